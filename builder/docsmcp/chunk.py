@@ -1,0 +1,421 @@
+"""Chunking on the markdown-it token stream.
+
+A file becomes a list of top-level blocks (heading, paragraph, code, table, list, html, ...) with
+their source line ranges. Blocks are grouped into sections at the configured heading level;
+oversize sections are split at finer headings, then between blocks (list items and table rows
+being the finest units, a table part repeating its header); tiny chunks merge backwards.
+Display text is always a slice of the original lines, never re-rendered markdown.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections import defaultdict
+from dataclasses import dataclass, field, replace
+
+from markdown_it import MarkdownIt
+from markdown_it.token import Token
+
+from .manifest import SourceFile
+from .mdx import admonitions_to_text, drop_esm
+
+SPLIT_LEVEL = {"file": 0, "h1": 1, "h2": 2, "h3": 3}
+_TAG = re.compile(r"<[^>]*>")
+_SLUG_DROP = re.compile(r"[^a-z0-9 -]")
+
+
+def slugify(text: str) -> str:
+    """docs-mcp slug: lowercase, keep [a-z0-9 -], spaces to '-', collapse '-'.
+
+    A heading with nothing left (CJK, emoji, punctuation) gets a slug derived from its text
+    hash, so different headings still get different ids that do not depend on their order.
+    """
+    slug = _SLUG_DROP.sub("", text.lower())
+    slug = re.sub(r"-+", "-", re.sub(r"\s+", "-", slug.strip())).strip("-")
+    if slug:
+        return slug
+    if not text.strip():
+        return "section"
+    return "section-" + hashlib.sha256(text.strip().encode()).hexdigest()[:8]
+
+
+@dataclass(frozen=True)
+class Block:
+    kind: str  # heading | paragraph | code | table | list | html | blockquote | other
+    start: int  # first line, 0-based
+    end: int  # one past the last line
+    search: str  # block-aware searchable text
+    level: int = 0  # heading level, for headings
+    title: str = ""  # heading text, for headings
+    prefix: tuple[int, int] | None = None  # table header lines a table-row part repeats
+    parts: tuple[Block, ...] = ()  # list items or table rows, the finest split units
+
+
+@dataclass(frozen=True)
+class Chunk:
+    id: str
+    path: str
+    heading: str
+    breadcrumb: str
+    level: int
+    text: str  # original markdown
+    search_text: str  # block-aware body text for the full-text index
+    heading_text: str  # heading trail (one heading per line) for the boosted field
+    line_start: int  # 1-based, inclusive
+    line_end: int  # 1-based, inclusive
+    metadata: tuple[tuple[str, str], ...] = ()
+
+
+@dataclass
+class _Section:
+    id: str
+    heading: str
+    level: int
+    trail: tuple[tuple[int, str], ...]  # (level, text) of ancestors and own heading
+    blocks: list[Block]
+    shallow: bool = False  # starts at a heading shallower than the split level
+    segments: list[tuple[int, int]] = field(default_factory=list)
+
+
+def _parser() -> MarkdownIt:
+    return MarkdownIt("commonmark").enable(["table", "strikethrough"])
+
+
+_MD = _parser()
+
+
+def _inline_text(token: Token) -> str:
+    out: list[str] = []
+    for child in token.children or []:
+        if child.type in ("text", "code_inline"):
+            out.append(child.content)
+        elif child.type == "softbreak":
+            out.append(" ")
+        elif child.type == "hardbreak":
+            out.append("\n")
+        elif child.type == "image":
+            out.append(child.content)
+    return "".join(out)
+
+
+def _group_text(tokens: list[Token]) -> str:
+    """Searchable text of a token group: each paragraph, cell, item or code block on its own line."""
+    out: list[str] = []
+    for t in tokens:
+        if t.type == "inline":
+            out.append(_inline_text(t))
+        elif t.type in ("fence", "code_block"):
+            out.append(t.content.rstrip("\n"))
+        elif t.type == "html_block":
+            out.append(_TAG.sub(" ", t.content).strip())
+    return "\n".join(s for s in out if s.strip())
+
+
+def _blocks(tokens: list[Token], n_lines: int) -> list[Block]:
+    blocks: list[Block] = []
+    i = 0
+    while i < len(tokens):
+        t = tokens[i]
+        j = i
+        if t.nesting == 1:
+            while tokens[j].level != 0 or tokens[j].nesting != -1:
+                j += 1
+        group = tokens[i : j + 1]
+        i = j + 1
+        if t.map is None:
+            continue
+        start, end = t.map
+        if t.type == "heading_open":
+            title = _inline_text(group[1]).strip()
+            blocks.append(Block("heading", start, end, title, int(t.tag[1]), title))
+        elif t.type == "table_open":
+            blocks.append(_table_block(group, start, end))
+        elif t.type in ("bullet_list_open", "ordered_list_open"):
+            blocks.append(_list_block(group, start, end))
+        elif t.type in ("fence", "code_block"):
+            blocks.append(Block("code", start, end, _group_text(group)))
+        elif t.type == "paragraph_open":
+            blocks.append(Block("paragraph", start, end, _group_text(group)))
+        elif t.type == "html_block":
+            blocks.append(Block("html", start, end, _group_text(group)))
+        elif t.type == "blockquote_open":
+            blocks.append(Block("blockquote", start, end, _group_text(group)))
+        else:
+            blocks.append(Block("other", start, end, _group_text(group)))
+    return blocks
+
+
+def _table_block(group: list[Token], start: int, end: int) -> Block:
+    header_end = start
+    rows: list[Block] = []
+    row_tokens: list[Token] = []
+    in_body = False
+    for t in group:
+        if t.type == "tbody_open" and t.map:
+            header_end = t.map[0]
+            in_body = True
+        if t.type == "tr_open":
+            row_tokens = [t]
+        elif row_tokens:
+            row_tokens.append(t)
+            if t.type == "tr_close":
+                tr = row_tokens[0]
+                if in_body and tr.map:
+                    rows.append(Block("row", tr.map[0], tr.map[1], _group_text(row_tokens)))
+                row_tokens = []
+    if header_end == start:  # a table with no body rows
+        header_end = end
+    prefix = (start, header_end)
+    rows = [replace(r, prefix=prefix) for r in rows]
+    return Block("table", start, end, _group_text(group), prefix=prefix, parts=tuple(rows))
+
+
+def _list_block(group: list[Token], start: int, end: int) -> Block:
+    items: list[Block] = []
+    bounds = [t.map[0] for t in group if t.type == "list_item_open" and t.level == 1 and t.map]
+    bounds.append(end)
+    item_tokens: list[list[Token]] = []
+    for t in group[1:-1]:
+        if t.type == "list_item_open" and t.level == 1:
+            item_tokens.append([])
+        if item_tokens:
+            item_tokens[-1].append(t)
+    for k, toks in enumerate(item_tokens):
+        items.append(Block("item", bounds[k], bounds[k + 1], _group_text(toks)))
+    return Block("list", start, end, _group_text(group), parts=tuple(items))
+
+
+class _Ids:
+    """Allocates ids, with '-2', '-3' suffixes counted per parent id."""
+
+    def __init__(self) -> None:
+        self._seen: dict[str, dict[str, int]] = defaultdict(dict)
+
+    def child(self, parent: str, slug: str, sep: str) -> str:
+        counts = self._seen[parent]
+        n = counts.get(slug, 0) + 1
+        counts[slug] = n
+        return f"{parent}{sep}{slug if n == 1 else f'{slug}-{n}'}"
+
+
+class _FileChunker:
+    def __init__(self, sf: SourceFile, lines: list[str]) -> None:
+        self.sf = sf
+        self.lines = lines
+        self.max = sf.strategy.max_chunk_size
+        self.ids = _Ids()
+        cum = [0]
+        for line in lines:
+            cum.append(cum[-1] + len(line) + 1)
+        self.cum = cum
+
+    def size(self, segments: list[tuple[int, int]]) -> int:
+        return sum(self.cum[e] - self.cum[s] for s, e in segments)
+
+    def block_size(self, b: Block) -> int:
+        return self.cum[b.end] - self.cum[b.start]
+
+    # -- sections at the split level ---------------------------------------------------------
+
+    def sections(self, blocks: list[Block]) -> list[_Section]:
+        path = self.sf.path
+        split = SPLIT_LEVEL[self.sf.strategy.chunk_by]
+        first_id = path if split == 0 else f"{path}#_preamble"
+        current = _Section(first_id, self.sf.title or "", 0, (), [])
+        out = [current]
+        stack: list[tuple[int, str, str]] = []  # (level, id, text)
+        for b in blocks:
+            if b.kind == "heading" and b.level <= split:
+                while stack and stack[-1][0] >= b.level:
+                    stack.pop()
+                if stack:
+                    cid = self.ids.child(stack[-1][1], slugify(b.title), "/")
+                else:
+                    cid = self.ids.child(path, slugify(b.title), "#")
+                stack.append((b.level, cid, b.title))
+                trail = tuple((lvl, text) for lvl, _, text in stack)
+                current = _Section(cid, b.title, b.level, trail, [b], shallow=b.level < split)
+                out.append(current)
+            else:
+                current.blocks.append(b)
+        # A heading with nothing under it reads as the title of what follows: merge it forward.
+        merged: list[_Section] = []
+        carry: list[Block] = []
+        for k, sec in enumerate(out):
+            sec.blocks = carry + sec.blocks
+            carry = []
+            heading_only = len(sec.blocks) >= 1 and all(b.kind == "heading" for b in sec.blocks)
+            if heading_only and k + 1 < len(out) and sec.level > 0:
+                carry = sec.blocks
+                continue
+            merged.append(sec)
+        return [s for s in merged if any(b.search.strip() for b in s.blocks)]
+
+    # -- oversize splitting -------------------------------------------------------------------
+
+    def split(self, sec: _Section) -> list[_Section]:
+        span = [(sec.blocks[0].start, sec.blocks[-1].end)]
+        if self.size(span) <= self.max:
+            return [sec]
+        own = 1 if sec.blocks[0].kind == "heading" and sec.level > 0 else 0
+        levels = [b.level for b in sec.blocks[own:] if b.kind == "heading" and b.level > sec.level]
+        if levels:
+            return [part for sub in self._split_headings(sec, own, min(levels)) for part in self.split(sub)]
+        return self._split_blocks(sec)
+
+    def _split_headings(self, sec: _Section, own: int, level: int) -> list[_Section]:
+        subs: list[_Section] = []
+        head: list[Block] = sec.blocks[:own]
+        current: _Section | None = None
+        sep = "/" if "#" in sec.id[len(self.sf.path) :] else "#"
+        for b in sec.blocks[own:]:
+            if b.kind == "heading" and b.level == level:
+                cid = self.ids.child(sec.id, slugify(b.title), sep)
+                current = _Section(cid, b.title, b.level, sec.trail + ((b.level, b.title),), [b])
+                subs.append(current)
+            elif current is None:
+                head.append(b)
+            else:
+                current.blocks.append(b)
+        if any(b.search.strip() for b in head):
+            subs.insert(0, _Section(sec.id, sec.heading, sec.level, sec.trail, head, sec.shallow))
+        elif head and subs:  # a bare heading joins the first subsection
+            subs[0].blocks = head + subs[0].blocks
+        return subs
+
+    def _split_blocks(self, sec: _Section) -> list[_Section]:
+        items: list[Block] = []
+        for b in sec.blocks:
+            if b.parts and self.block_size(b) > self.max:
+                items.extend(b.parts)
+            else:
+                items.append(b)
+        groups: list[list[Block]] = [[]]
+        size = 0
+        for it in items:
+            s = self.block_size(it)
+            if it.prefix and not (groups[-1] and groups[-1][-1].prefix == it.prefix):
+                s += self.cum[it.prefix[1]] - self.cum[it.prefix[0]]
+            if groups[-1] and size + s > self.max:
+                carry = []
+                # Never end a part on a heading: it belongs with what it introduces.
+                while len(groups[-1]) > 1 and groups[-1][-1].kind == "heading":
+                    carry.insert(0, groups[-1].pop())
+                groups.append(carry)
+                size = sum(self.block_size(b) for b in carry)
+            groups[-1].append(it)
+            size += s
+        out: list[_Section] = []
+        for n, group in enumerate(groups, start=1):
+            if n == 1:
+                cid = sec.id
+            elif "#" in sec.id[len(self.sf.path) :]:
+                cid = f"{sec.id}-part-{n}"
+            else:
+                cid = f"{sec.id}#_part-{n}"
+            part = _Section(cid, sec.heading, sec.level, sec.trail, group, sec.shallow and n == 1)
+            part.segments = self._segments(group)
+            out.append(part)
+        return out
+
+    def _segments(self, blocks: list[Block]) -> list[tuple[int, int]]:
+        segs: list[tuple[int, int]] = []
+        prev: Block | None = None
+        for b in blocks:
+            if b.prefix and not (prev is not None and prev.prefix == b.prefix):
+                # A table part repeats its header: a jump back in the file, so only blank
+                # lines may be bridged when joining it to what precedes or follows.
+                self._append(segs, b.prefix, strict=True)
+                self._append(segs, (b.start, b.end), strict=True)
+            else:
+                self._append(segs, (b.start, b.end), strict=False)
+            prev = b
+        return segs
+
+    def _append(self, segs: list[tuple[int, int]], seg: tuple[int, int], strict: bool) -> None:
+        if segs and segs[-1][1] <= seg[0]:
+            gap = range(segs[-1][1], seg[0])
+            if not strict or not any(self.lines[k].strip() for k in gap):
+                segs[-1] = (segs[-1][0], seg[1])
+                return
+        segs.append(seg)
+
+    # -- tiny chunks ---------------------------------------------------------------------------
+
+    def merge_small(self, secs: list[_Section]) -> list[_Section]:
+        minimum = self.sf.strategy.min_chunk_size
+        out: list[_Section] = []
+        for sec in secs:
+            if (
+                out
+                and not sec.shallow
+                and self.size(sec.segments) < minimum
+                and self.size(out[-1].segments) + self.size(sec.segments) <= self.max
+            ):
+                prev = out[-1]
+                prev.blocks = prev.blocks + sec.blocks
+                for seg in sec.segments:
+                    self._append(prev.segments, seg, strict=False)
+                continue
+            out.append(sec)
+        return out
+
+    # -- output --------------------------------------------------------------------------------
+
+    def chunk(self, sec: _Section) -> Chunk:
+        text = "\n".join("\n".join(self.lines[s:e]) for s, e in sec.segments).strip("\n")
+        search_blocks: list[str] = []
+        seen_prefix: tuple[int, int] | None = None
+        for b in sec.blocks:
+            if b.prefix and b.prefix != seen_prefix and b.kind == "row":
+                search_blocks.append(self._header_text(b.prefix))
+            seen_prefix = b.prefix
+            search_blocks.append(b.search)
+        trail = list(sec.trail)
+        title = self.sf.title
+        if title and not any(level == 1 for level, _ in trail):
+            trail.insert(0, (1, title))
+        headings = [t for _, t in trail if t]
+        if not headings and title:
+            headings = [title]
+        return Chunk(
+            id=sec.id,
+            path=self.sf.path,
+            heading=sec.heading or (title or ""),
+            breadcrumb=" > ".join([self.sf.path, *headings]),
+            level=sec.level,
+            text=text,
+            search_text="\n".join(s for s in search_blocks if s.strip()),
+            heading_text="\n".join(headings),
+            line_start=sec.segments[0][0] + 1,
+            line_end=sec.segments[-1][1],
+            metadata=self.sf.metadata,
+        )
+
+    def _header_text(self, prefix: tuple[int, int]) -> str:
+        cells = self.lines[prefix[0]].strip().strip("|").split("|")
+        return "\n".join(c.strip() for c in cells if c.strip())
+
+
+def split_lines(sf: SourceFile) -> tuple[list[str], list[str]]:
+    """(display lines, parse lines) of a file; both keep the file's line numbering."""
+    lines = sf.body.split("\n")
+    if sf.path.endswith(".mdx"):
+        lines = drop_esm(lines)
+    return lines, admonitions_to_text(lines)
+
+
+def chunk_file(sf: SourceFile) -> list[Chunk]:
+    display, parse = split_lines(sf)
+    tokens = _MD.parse("\n".join(parse))
+    blocks = _blocks(tokens, len(display))
+    fc = _FileChunker(sf, display)
+    sections: list[_Section] = []
+    for sec in fc.sections(blocks):
+        for part in fc.split(sec):
+            if not part.segments:
+                part.segments = fc._segments(part.blocks)
+            sections.append(part)
+    sections = fc.merge_small(sections)
+    return [fc.chunk(s) for s in sections]

@@ -1,0 +1,144 @@
+"""BM25F inverted index with precomputed impacts, laid out as memory-mappable arrays.
+
+Every (term, chunk) pair stores its final BM25F contribution ("impact"), so the runtime scores
+a query by adding a few slices of float16 arrays: no document lengths, no idf, no per-query
+arithmetic beyond a sum. Word bigrams live in the same dictionary (``"a b"``) and give the
+phrase/proximity signal.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+
+import numpy as np
+
+from docsmcp_runtime.analyzer import AnalyzerConfig, analyze
+
+from .chunk import Chunk
+
+FIELDS = ("heading", "body", "context")
+
+
+@dataclass(frozen=True)
+class LexicalParams:
+    k1: float = 1.2
+    b: float = 0.75
+    heading_weight: float = 3.0
+    body_weight: float = 1.0
+    context_weight: float = 0.5
+
+    def to_json(self) -> dict:
+        return {
+            "scoring": "bm25f",
+            "k1": self.k1,
+            "b": self.b,
+            "field_weights": {
+                "heading": self.heading_weight,
+                "body": self.body_weight,
+                "context": self.context_weight,
+            },
+        }
+
+
+@dataclass(frozen=True)
+class LexicalIndex:
+    terms: bytes  # sorted UTF-8 terms, concatenated
+    term_offsets: np.ndarray  # uint64 [n_terms + 1] into `terms`
+    postings_offsets: np.ndarray  # uint64 [n_terms + 1] into the postings arrays
+    postings_docs: np.ndarray  # uint32 chunk row numbers, ascending within a term
+    postings_impacts: np.ndarray  # float16 BM25F impacts
+
+
+def context_text(chunk: Chunk) -> str:
+    """Where a chunk lives: its path and metadata values (e.g. "python", "dub")."""
+    return "\n".join([chunk.path, *(value for _, value in chunk.metadata)])
+
+
+def _field_terms(chunk: Chunk, config: AnalyzerConfig) -> list[list[str]]:
+    out = []
+    for text in (chunk.heading_text, chunk.search_text, context_text(chunk)):
+        terms: list[str] = []
+        # Bigrams never cross a line: lines separate headings, cells, items and paragraphs.
+        for line in text.split("\n"):
+            a = analyze(line, config)
+            terms.extend(a.terms)
+            terms.extend(a.bigrams)
+        out.append(terms)
+    return out
+
+
+def build_index(chunks: list[Chunk], config: AnalyzerConfig, params: LexicalParams) -> LexicalIndex:
+    vocab: dict[str, int] = {}
+    docs: list[np.ndarray] = []
+    term_ids: list[np.ndarray] = []
+    tfs: list[np.ndarray] = []
+    field_of: list[np.ndarray] = []
+    lengths = np.zeros((len(FIELDS), len(chunks)), dtype=np.float64)
+    for d, chunk in enumerate(chunks):
+        for f, terms in enumerate(_field_terms(chunk, config)):
+            lengths[f, d] = len(terms)
+            if not terms:
+                continue
+            counts = Counter(terms)
+            ids = np.fromiter((vocab.setdefault(t, len(vocab)) for t in counts), np.int64)
+            term_ids.append(ids)
+            tfs.append(np.fromiter(counts.values(), np.float64, len(counts)))
+            docs.append(np.full(len(counts), d, np.int64))
+            field_of.append(np.full(len(counts), f, np.int8))
+    n_docs = len(chunks)
+    if not vocab:
+        return LexicalIndex(
+            b"",
+            np.zeros(1, np.uint64),
+            np.zeros(1, np.uint64),
+            np.zeros(0, np.uint32),
+            np.zeros(0, np.float16),
+        )
+    doc = np.concatenate(docs)
+    tid = np.concatenate(term_ids)
+    tf = np.concatenate(tfs)
+    fld = np.concatenate(field_of)
+
+    # BM25F: per-field length normalisation and weight, summed before saturation.
+    weights = np.array([params.heading_weight, params.body_weight, params.context_weight])
+    avg = np.maximum(lengths.mean(axis=1), 1e-9)
+    norm = 1.0 - params.b + params.b * lengths / avg[:, None]
+    pseudo = weights[fld] * tf / norm[fld, doc]
+
+    # Sum the fields of each (term, doc) pair: sort by (term, doc) and reduce runs.
+    key = tid * n_docs + doc
+    order = np.argsort(key, kind="stable")
+    key, pseudo = key[order], pseudo[order]
+    starts = np.flatnonzero(np.r_[True, key[1:] != key[:-1]])
+    pseudo = np.add.reduceat(pseudo, starts)
+    key = key[starts]
+    tid, doc = key // n_docs, key % n_docs
+
+    df = np.bincount(tid, minlength=len(vocab)).astype(np.float64)
+    idf = np.log1p((n_docs - df + 0.5) / (df + 0.5))
+    impact = idf[tid] * pseudo * (params.k1 + 1.0) / (params.k1 + pseudo)
+
+    # Lay out postings by term in UTF-8 byte order, so readers can binary-search the dictionary.
+    words = list(vocab)
+    encoded = [w.encode() for w in words]
+    rank_order = sorted(range(len(words)), key=encoded.__getitem__)
+    rank = np.empty(len(words), np.int64)
+    rank[rank_order] = np.arange(len(words))
+    new_tid = rank[tid]
+    order = np.lexsort((doc, new_tid))
+    new_tid, doc, impact = new_tid[order], doc[order], impact[order]
+    counts = np.bincount(new_tid, minlength=len(words))
+    postings_offsets = np.zeros(len(words) + 1, np.uint64)
+    np.cumsum(counts, out=postings_offsets[1:])
+    sorted_terms = [encoded[i] for i in rank_order]
+    term_offsets = np.zeros(len(words) + 1, np.uint64)
+    np.cumsum([len(t) for t in sorted_terms], out=term_offsets[1:])
+    return LexicalIndex(
+        terms=b"".join(sorted_terms),
+        term_offsets=term_offsets,
+        postings_offsets=postings_offsets,
+        postings_docs=doc.astype(np.uint32),
+        postings_impacts=impact.astype(np.float16),
+    )
+

@@ -1,0 +1,78 @@
+"""Line-preserving preprocessing of MDX / Docusaurus markdown before parsing.
+
+Every function keeps the number of lines unchanged, so markdown-it's line maps still point at the
+original source and chunks can report exact source line ranges and keep the original text.
+"""
+
+from __future__ import annotations
+
+import re
+
+_FENCE = re.compile(r"^\s{0,3}(`{3,}|~{3,})")
+_ESM = re.compile(r"^(import|export)\b")
+_ADMONITION_OPEN = re.compile(r"^\s{0,3}:::\s*([A-Za-z]+)(?:\[(.*?)\]|\s+(.*?))?\s*$")
+_ADMONITION_CLOSE = re.compile(r"^\s{0,3}:::\s*$")
+
+
+def fenced_lines(lines: list[str]) -> list[bool]:
+    """Mark the lines that belong to fenced code blocks (fences included)."""
+    inside: list[bool] = []
+    fence: str | None = None
+    for line in lines:
+        m = _FENCE.match(line)
+        if fence is None:
+            if m:
+                fence = m.group(1)
+                inside.append(True)
+                continue
+            inside.append(False)
+        else:
+            inside.append(True)
+            if m and m.group(1)[0] == fence[0] and len(m.group(1)) >= len(fence):
+                rest = line.strip()[len(m.group(1)) :]
+                if not rest.strip():
+                    fence = None
+    return inside
+
+
+def drop_esm(lines: list[str]) -> list[str]:
+    """Blank MDX `import`/`export` statements (they are build-time code, not documentation)."""
+    out = list(lines)
+    code = fenced_lines(lines)
+    i = 0
+    while i < len(lines):
+        if not code[i] and _ESM.match(lines[i]):
+            # A statement may span lines (`import {\n a,\n} from 'x';`): blank until it closes.
+            j = i
+            depth = 0
+            while True:
+                depth += lines[j].count("{") + lines[j].count("(") + lines[j].count("[")
+                depth -= lines[j].count("}") + lines[j].count(")") + lines[j].count("]")
+                out[j] = ""
+                if depth <= 0 or j + 1 >= len(lines) or not lines[j + 1].strip():
+                    break
+                j += 1
+            i = j + 1
+            continue
+        i += 1
+    return out
+
+
+def admonitions_to_text(lines: list[str]) -> list[str]:
+    """Turn Docusaurus `:::tip Title` fences into a plain label line, so the label stays searchable."""
+    out = list(lines)
+    code = fenced_lines(lines)
+    for i, line in enumerate(lines):
+        if code[i]:
+            continue
+        m = _ADMONITION_OPEN.match(line)
+        if m:
+            kind, bracket, rest = m.groups()
+            title = (bracket or rest or "").strip()
+            label = kind.capitalize() + (f": {title}" if title else "")
+            # A blank line after keeps the label its own paragraph, but we may not add lines;
+            # a trailing hard break ("\\") ends the label's line in the same paragraph instead.
+            out[i] = f"{label}\\"
+        elif _ADMONITION_CLOSE.match(line):
+            out[i] = ""
+    return out

@@ -1,0 +1,119 @@
+"""Text analysis shared by the builder (documents) and the runtime (queries).
+
+Both sides must produce identical terms, so this module is the single source of truth and its
+options are recorded in the bundle's ``metadata.json`` (``analyzer``) and read back at query time.
+
+Terms:
+- an identifier such as ``links.createMany`` yields the whole (``links.createmany``), each
+  separator-delimited part (``links``, ``createmany``) and each camelCase word (``create``,
+  ``many``); ``TS_UD_CS_CORE`` yields ``ts_ud_cs_core``, ``ts``, ``ud``, ``cs``, ``core``;
+- runs of CJK characters yield overlapping character bigrams (a lone character yields itself);
+- words are NFKC-normalised and lower-cased, optionally plural-stemmed, optionally stop-filtered;
+- adjacent words also form bigram terms ``"a b"`` (a space never occurs inside a term), which
+  carry the phrase/proximity signal without positional postings.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass
+from functools import lru_cache
+
+ANALYZER_NAME = "docsmcp-1"
+
+_CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af\u31f0-\u31ff"
+# A word character that is not CJK: CJK runs are handled separately as bigrams.
+_W = rf"[^\W{_CJK}]"
+_TOKEN = re.compile(rf"(?P<cjk>[{_CJK}]+)|(?P<word>{_W}+(?:[.:/@\-]{_W}+)*)")
+_SEPARATORS = re.compile(r"[.:/@\-]+")
+_CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+|[^\W\d_]+")
+
+STOPWORDS = frozenset(
+    """a an and are as at be by for from how i in is it of on or that the this to was what when
+    where which with do does can my me we you your""".split()
+)
+
+
+@dataclass(frozen=True)
+class AnalyzerConfig:
+    """Options that change which terms are produced; stored in the bundle."""
+
+    stem: bool = True
+    stopwords: bool = True
+
+    def to_json(self) -> dict:
+        return {"name": ANALYZER_NAME, "stem": self.stem, "stopwords": self.stopwords}
+
+    @classmethod
+    def from_json(cls, data: dict) -> AnalyzerConfig:
+        if data.get("name") != ANALYZER_NAME:
+            raise ValueError(f"unknown analyzer {data.get('name')!r}, expected {ANALYZER_NAME!r}")
+        return cls(stem=bool(data["stem"]), stopwords=bool(data["stopwords"]))
+
+
+def stem(word: str) -> str:
+    """Harman's 'S' stemmer: folds English plurals only, which never mangles identifiers."""
+    if len(word) <= 3 or not word.isascii() or not word.isalpha():
+        return word
+    if word.endswith("ies") and not word.endswith(("eies", "aies")):
+        return word[:-3] + "y"
+    if word.endswith("es") and not word.endswith(("aes", "ees", "oes", "ses", "xes")):
+        return word[:-1]
+    if word.endswith("s") and not word.endswith(("us", "ss", "is")):
+        return word[:-1]
+    return word
+
+
+@lru_cache(maxsize=200_000)
+def _expand(raw: str, do_stem: bool) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """Return (extra whole-form terms, word sequence) for one raw identifier-like token."""
+    words: list[str] = []
+    wholes: list[str] = []
+    for part in _SEPARATORS.split(raw):
+        part = part.strip("_")
+        if not part:
+            continue
+        pieces = [p for p in part.split("_") if p]
+        sub: list[str] = []
+        for piece in pieces:
+            sub.extend(_CAMEL.findall(piece) or [piece])
+        lowered = [s.lower() for s in sub]
+        if len(lowered) > 1:
+            wholes.append(part.lower())
+        words.extend(lowered)
+    lowered_raw = raw.lower()
+    if len(words) > 1 and lowered_raw not in wholes:
+        wholes.insert(0, lowered_raw)
+    if do_stem:
+        words = [stem(w) for w in words]
+    return tuple(wholes), tuple(words)
+
+
+@dataclass(frozen=True)
+class Analysis:
+    terms: list[str]  # every unigram term, with repetition (term frequency counts)
+    bigrams: list[str]  # adjacent-word pairs, with repetition
+
+
+def analyze(text: str, config: AnalyzerConfig) -> Analysis:
+    text = unicodedata.normalize("NFKC", text)
+    terms: list[str] = []
+    sequence: list[str] = []
+    stop = STOPWORDS if config.stopwords else frozenset()
+    for m in _TOKEN.finditer(text):
+        cjk = m.group("cjk")
+        if cjk is not None:
+            grams = [cjk] if len(cjk) == 1 else [cjk[i : i + 2] for i in range(len(cjk) - 1)]
+            terms.extend(grams)
+            sequence.extend(grams)
+            continue
+        wholes, words = _expand(m.group("word"), config.stem)
+        terms.extend(wholes)
+        for w in words:
+            if w in stop:
+                continue
+            terms.append(w)
+            sequence.append(w)
+    bigrams = [f"{a} {b}" for a, b in zip(sequence, sequence[1:])]
+    return Analysis(terms, bigrams)

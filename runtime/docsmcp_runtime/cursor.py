@@ -1,0 +1,77 @@
+"""Stateless pagination cursors, HMAC-signed and bound to query, filters and bundle.
+
+Any replica holding the same bundle (and, if set, the same DOCSMCP_CURSOR_SECRET) can serve the
+next page: the cursor carries everything needed and no server keeps state.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import hmac
+import json
+import os
+
+SECRET_ENV = "DOCSMCP_CURSOR_SECRET"
+
+
+class CursorError(ValueError):
+    pass
+
+
+def cursor_secret(bundle_id: str) -> bytes:
+    configured = os.environ.get(SECRET_ENV)
+    if configured:
+        return configured.encode()
+    return hashlib.sha256(b"docsmcp-cursor\0" + bundle_id.encode()).digest()
+
+
+def _b64(data: bytes) -> str:
+    return base64.urlsafe_b64encode(data).rstrip(b"=").decode()
+
+
+def _unb64(text: str) -> bytes:
+    return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
+
+
+def binding(query: str, filters: dict[str, str]) -> str:
+    canonical = json.dumps([query.strip(), sorted(filters.items())], ensure_ascii=False)
+    return hashlib.sha256(canonical.encode()).hexdigest()[:16]
+
+
+def _sign(secret: bytes, payload: str) -> str:
+    return _b64(hmac.new(secret, payload.encode(), hashlib.sha256).digest()[:16])
+
+
+def encode_cursor(secret: bytes, bundle_id: str, query: str, filters: dict[str, str], offset: int) -> str:
+    body = {"v": 1, "o": offset, "b": bundle_id, "q": binding(query, filters)}
+    payload = _b64(json.dumps(body, separators=(",", ":")).encode())
+    return f"{payload}.{_sign(secret, payload)}"
+
+
+def decode_cursor(
+    secret: bytes, bundle_id: str, query: str, filters: dict[str, str], cursor: str
+) -> int:
+    """Return the offset a cursor points at, or raise CursorError saying what is wrong."""
+    try:
+        payload, signature = cursor.split(".")
+        body = json.loads(_unb64(payload))
+        offset = body["o"]
+        valid = body.get("v") == 1 and isinstance(offset, int) and offset >= 0
+    except (ValueError, KeyError, TypeError, UnicodeDecodeError):
+        valid = False
+    if not valid:
+        raise CursorError("Invalid cursor: malformed cursor. Omit cursor to start a new search.")
+    if body.get("b") != bundle_id:
+        raise CursorError(
+            "Invalid cursor: the documentation bundle changed since this cursor was issued; "
+            "search again without a cursor."
+        )
+    if not hmac.compare_digest(signature, _sign(secret, payload)):
+        raise CursorError(
+            "Invalid cursor: signature check failed (the cursor was altered or issued by "
+            "another server). Omit cursor to start a new search."
+        )
+    if body.get("q") != binding(query, filters):
+        raise CursorError("Invalid cursor: does not match current query or filters.")
+    return offset

@@ -1,0 +1,64 @@
+"""Full-text scoring over the bundle's impact-ordered CSR postings."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .analyzer import AnalyzerConfig, analyze
+
+# Weight of word-bigram (phrase/proximity) impacts relative to single-term impacts.
+PHRASE_WEIGHT = 1.0
+
+
+class Lexicon:
+    def __init__(self, arrays: dict[str, np.ndarray]) -> None:
+        self.terms = arrays["terms"]
+        self.term_offsets = arrays["term_offsets"]
+        self.postings_offsets = arrays["postings_offsets"]
+        self.docs = arrays["postings_docs"]
+        self.impacts = arrays["postings_impacts"]
+        self.n_terms = len(self.term_offsets) - 1
+
+    def _term(self, i: int) -> bytes:
+        return bytes(self.terms[int(self.term_offsets[i]) : int(self.term_offsets[i + 1])])
+
+    def lookup(self, term: str) -> int | None:
+        """Binary search of the UTF-8-sorted dictionary."""
+        key = term.encode()
+        lo, hi = 0, self.n_terms
+        while lo < hi:
+            mid = (lo + hi) // 2
+            if self._term(mid) < key:
+                lo = mid + 1
+            else:
+                hi = mid
+        if lo < self.n_terms and self._term(lo) == key:
+            return lo
+        return None
+
+    def postings(self, term_id: int) -> tuple[np.ndarray, np.ndarray]:
+        a, b = int(self.postings_offsets[term_id]), int(self.postings_offsets[term_id + 1])
+        return self.docs[a:b], self.impacts[a:b]
+
+
+def query_terms(query: str, config: AnalyzerConfig) -> tuple[list[str], list[str]]:
+    terms: list[str] = []
+    bigrams: list[str] = []
+    for line in query.split("\n"):
+        a = analyze(line, config)
+        terms.extend(t for t in a.terms if t not in terms)
+        bigrams.extend(b for b in a.bigrams if b not in bigrams)
+    return terms, bigrams
+
+
+def score(lexicon: Lexicon, n_docs: int, terms: list[str], bigrams: list[str]) -> np.ndarray:
+    scores = np.zeros(n_docs, dtype=np.float32)
+    for weight, group in ((1.0, terms), (PHRASE_WEIGHT, bigrams)):
+        for term in group:
+            tid = lexicon.lookup(term)
+            if tid is None:
+                continue
+            docs, impacts = lexicon.postings(tid)
+            # Doc ids are unique within a posting list, so fancy-index addition is exact.
+            scores[docs] += impacts.astype(np.float32) * weight
+    return scores

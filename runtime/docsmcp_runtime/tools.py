@@ -1,0 +1,331 @@
+"""The MCP tools `search_docs` and `get_doc` over an opened bundle (the docs-mcp tool contract)."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from . import __version__
+from .bundle import Bundle
+from .cursor import CursorError, cursor_secret, decode_cursor, encode_cursor
+from .errors import INVALID_PARAMS, ProtocolError
+from .search import Searcher, snippet
+
+MAX_LIMIT = 50
+DEFAULT_LIMIT = 10
+MAX_CONTEXT = 5
+_RESERVED = ("query", "limit", "cursor")
+
+ANNOTATIONS = {
+    "readOnlyHint": True,
+    "destructiveHint": False,
+    "idempotentHint": True,
+    "openWorldHint": False,
+}
+
+
+def default_tool_descriptions(corpus_description: str) -> dict[str, dict[str, str]]:
+    return {
+        "search_docs": {
+            "description": (
+                f"Search {corpus_description}: the authoritative reference for this documentation "
+                "set, with API docs, code examples and guides. Use exact identifiers (method, "
+                "class, error names) or describe the task in a few words; apply the filters to "
+                "narrow results. Returns ranked sections; read one in full with get_doc."
+            )
+        },
+        "get_doc": {
+            "description": (
+                "Retrieve the full markdown of a documentation section by its chunk_id (as "
+                "returned by search_docs). Sections are self-contained: leave context at 0 on "
+                "the first read; use context 1-3 only when the section refers to adjacent ones."
+            )
+        },
+    }
+
+
+_HIT_SCHEMA = {
+    "type": "object",
+    "properties": {
+        "chunk_id": {"type": "string"},
+        "score": {"type": "number"},
+        "heading": {"type": "string"},
+        "breadcrumb": {"type": "string"},
+        "snippet": {"type": "string"},
+        "filepath": {"type": "string"},
+        "metadata": {"type": "object", "additionalProperties": {"type": "string"}},
+    },
+    "required": ["chunk_id", "score", "heading", "breadcrumb", "snippet", "filepath", "metadata"],
+}
+
+SEARCH_OUTPUT_SCHEMA = {
+    "type": "object",
+    "properties": {
+        "hits": {"type": "array", "items": _HIT_SCHEMA},
+        "next_cursor": {"type": ["string", "null"]},
+        "hint": {
+            "type": ["object", "null"],
+            "properties": {
+                "message": {"type": "string"},
+                "suggested_filters": {
+                    "type": "object",
+                    "additionalProperties": {"type": "array", "items": {"type": "string"}},
+                },
+            },
+            "required": ["message", "suggested_filters"],
+        },
+    },
+    "required": ["hits", "next_cursor", "hint"],
+}
+
+
+class ToolInputError(ValueError):
+    """Bad tool arguments: reported to the model as an isError result it can correct."""
+
+
+def _text_result(text: str, is_error: bool = False) -> dict:
+    return {"content": [{"type": "text", "text": text}], "isError": is_error}
+
+
+class DocsApp:
+    """What the protocol layer serves: server identity, instructions and the two tools."""
+
+    server_name = "docsmcp"
+    server_version = __version__
+
+    def __init__(self, bundle: Bundle) -> None:
+        self.bundle = bundle
+        self.searcher = Searcher(bundle)
+        self.taxonomy: dict[str, dict] = bundle.metadata["taxonomy"]
+        self.instructions: str | None = bundle.metadata.get("instructions")
+        self._secret = cursor_secret(bundle.bundle_id)
+        self._tools = self._build_tools()
+
+    # -- tool definitions -----------------------------------------------------------------
+
+    def _build_tools(self) -> list[dict]:
+        descriptions = self.bundle.metadata["tools"]
+        properties: dict[str, Any] = {
+            "query": {
+                "type": "string",
+                "minLength": 1,
+                "description": (
+                    "The search query: method names, class names, error types, or a short "
+                    "description of the task (e.g. 'links.create', 'RateLimitError', "
+                    "'how to paginate')."
+                ),
+            },
+            "limit": {
+                "type": "integer",
+                "minimum": 1,
+                "maximum": MAX_LIMIT,
+                "default": DEFAULT_LIMIT,
+                "description": f"Maximum number of results to return. Default is {DEFAULT_LIMIT}.",
+            },
+            "cursor": {
+                "type": "string",
+                "description": (
+                    "Opaque pagination token (next_cursor of a previous search with the same "
+                    "query and filters). Omit for the first page."
+                ),
+            },
+        }
+        for key, info in self.taxonomy.items():
+            if key in _RESERVED:
+                continue
+            properties[key] = {
+                "type": "string",
+                "description": info["description"],
+                "enum": list(info["values"]),
+            }
+        search = {
+            "name": "search_docs",
+            "title": "Search documentation",
+            "description": descriptions["search_docs"]["description"],
+            "inputSchema": {
+                "type": "object",
+                "properties": properties,
+                "required": ["query"],
+                "additionalProperties": False,
+            },
+            "outputSchema": SEARCH_OUTPUT_SCHEMA,
+            "annotations": {"title": "Search documentation", **ANNOTATIONS},
+        }
+        get_doc = {
+            "name": "get_doc",
+            "title": "Read a documentation section",
+            "description": descriptions["get_doc"]["description"],
+            "inputSchema": {
+                "type": "object",
+                "properties": {
+                    "chunk_id": {
+                        "type": "string",
+                        "minLength": 1,
+                        "description": (
+                            "The exact chunk_id returned by search_docs "
+                            "(e.g. 'guides/retries.md#backoff-strategy')."
+                        ),
+                    },
+                    "context": {
+                        "type": "integer",
+                        "minimum": 0,
+                        "maximum": MAX_CONTEXT,
+                        "default": 0,
+                        "description": (
+                            "Number of adjacent sections of the same page to include before "
+                            "and after the target. Default 0 (recommended)."
+                        ),
+                    },
+                },
+                "required": ["chunk_id"],
+                "additionalProperties": False,
+            },
+            "annotations": {"title": "Read a documentation section", **ANNOTATIONS},
+        }
+        return [search, get_doc]
+
+    def list_tools(self) -> list[dict]:
+        return self._tools
+
+    def call_tool(self, name: str, arguments: dict) -> dict:
+        if name == "search_docs":
+            handler = self.search_docs
+        elif name == "get_doc":
+            handler = self.get_doc
+        else:
+            raise ProtocolError(INVALID_PARAMS, f"Unknown tool '{name}'.")
+        try:
+            return handler(arguments)
+        except ToolInputError as exc:
+            return _text_result(str(exc), is_error=True)
+
+    # -- search_docs ----------------------------------------------------------------------
+
+    def _search_args(self, args: dict) -> tuple[str, int, str | None, dict[str, str]]:
+        allowed = set(_RESERVED) | set(self.taxonomy)
+        for key in args:
+            if key not in allowed:
+                raise ToolInputError(
+                    f"Unexpected field '{key}'. Allowed fields: {', '.join(sorted(allowed))}."
+                )
+        query = args.get("query")
+        if not isinstance(query, str) or not query.strip():
+            raise ToolInputError("query must be a non-empty string")
+        limit = args.get("limit", DEFAULT_LIMIT)
+        if isinstance(limit, float) and limit.is_integer():
+            limit = int(limit)
+        if not isinstance(limit, int) or isinstance(limit, bool):
+            raise ToolInputError("limit must be an integer")
+        if not 1 <= limit <= MAX_LIMIT:
+            raise ToolInputError(f"limit must be between 1 and {MAX_LIMIT}")
+        cursor = args.get("cursor")
+        if cursor is not None and (not isinstance(cursor, str) or not cursor):
+            raise ToolInputError("cursor must be a non-empty string")
+        filters: dict[str, str] = {}
+        for key in sorted(self.taxonomy):
+            if key not in args or args[key] is None:
+                continue
+            value = args[key]
+            values = self.taxonomy[key]["values"]
+            if not isinstance(value, str) or value not in values:
+                raise ToolInputError(
+                    f"Invalid taxonomy value for '{key}': {json.dumps(value)}. "
+                    f"Allowed values: {', '.join(values)}"
+                )
+            filters[key] = value
+        return query, limit, cursor, filters
+
+    def search_docs(self, args: dict) -> dict:
+        query, limit, cursor, filters = self._search_args(args)
+        offset = 0
+        if cursor is not None:
+            try:
+                offset = decode_cursor(self._secret, self.bundle.bundle_id, query, filters, cursor)
+            except CursorError as exc:
+                raise ToolInputError(str(exc)) from None
+        page = self.searcher.search(query, filters, offset, limit)
+        bundle = self.bundle
+        hits = [
+            {
+                "chunk_id": bundle.ids[row],
+                "score": round(score, 6),
+                "heading": bundle.headings[row],
+                "breadcrumb": bundle.breadcrumbs[row],
+                "snippet": snippet(bundle.text(row), query),
+                "filepath": bundle.paths[row],
+                "metadata": bundle.chunk_meta(row),
+            }
+            for row, score in zip(page.rows, page.scores)
+        ]
+        next_offset = offset + len(hits)
+        next_cursor = None
+        if hits and next_offset < page.total:
+            next_cursor = encode_cursor(self._secret, bundle.bundle_id, query, filters, next_offset)
+        hint = None
+        if not hits:
+            hint = self._hint(query, filters, page.suggested_filters, page.corpus_matches, offset)
+        result = {"hits": hits, "next_cursor": next_cursor, "hint": hint}
+        return {
+            "content": [{"type": "text", "text": json.dumps(result, indent=2, ensure_ascii=False)}],
+            "structuredContent": result,
+            "isError": False,
+        }
+
+    def _hint(
+        self, query: str, filters: dict[str, str], suggested: dict, corpus_matches: int, offset: int
+    ) -> dict:
+        if offset > 0:
+            message = "No more results for this query; this was the last page."
+        elif corpus_matches == 0:
+            message = (
+                "0 results found. No matches were found for this query in the indexed corpus; "
+                "try other words or an identifier that appears in the docs."
+            )
+        elif filters:
+            active = ", ".join(f"{k}='{v}'" for k, v in filters.items())
+            message = f"0 results found for query '{query}' with filters {active}."
+            if suggested:
+                message += " Matches exist under the values listed in suggested_filters."
+            else:
+                message += " Remove a filter to see matches elsewhere in the corpus."
+        else:
+            message = f"0 results found for query '{query}'."
+        return {"message": message, "suggested_filters": suggested}
+
+    # -- get_doc --------------------------------------------------------------------------
+
+    def get_doc(self, args: dict) -> dict:
+        for key in args:
+            if key not in ("chunk_id", "context"):
+                raise ToolInputError(f"Unexpected field '{key}'. Allowed fields: chunk_id, context.")
+        chunk_id = args.get("chunk_id")
+        if not isinstance(chunk_id, str):
+            raise ToolInputError("chunk_id must be a non-empty string")
+        context = args.get("context", 0)
+        if isinstance(context, float) and context.is_integer():
+            context = int(context)
+        if not isinstance(context, int) or isinstance(context, bool):
+            raise ToolInputError("context must be an integer")
+        if not 0 <= context <= MAX_CONTEXT:
+            raise ToolInputError(f"context must be between 0 and {MAX_CONTEXT}")
+        if not chunk_id or chunk_id != chunk_id.strip() or any(ord(ch) < 32 for ch in chunk_id):
+            raise ToolInputError(
+                f"Chunk ID '{chunk_id}' has invalid format. "
+                "Expected {filepath} or {filepath}#{heading-path}."
+            )
+        bundle = self.bundle
+        row = bundle.row_of(chunk_id)
+        if row is None:
+            raise ToolInputError(
+                f"Chunk ID '{chunk_id}' not found. Use search_docs to discover valid chunk IDs."
+            )
+        position = int(bundle.positions[row])
+        total = int(bundle.file_counts[row])
+        first = row - position
+        parts = []
+        for r in range(max(first, row - context), min(first + total, row + context + 1)):
+            offset = r - row
+            role = "Target" if offset == 0 else f"Context: {offset:+d}"
+            header = f"--- Chunk: {bundle.ids[r]} (Chunk {r - first + 1} of {total}) ({role}) ---"
+            parts.append(f"{header}\n{bundle.text(r)}")
+        return _text_result("\n\n".join(parts))

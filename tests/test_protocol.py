@@ -1,0 +1,366 @@
+"""MCP protocol layer and stdio transport.
+
+Three layers of tests:
+* in-process Dispatcher / stdio.serve with a stub App (fast, no bundle needed);
+* the real `docsmcp_runtime` process driven by the official `mcp` SDK client, in each
+  connection mode (legacy handshake, pinned 2026-07-28, auto-probe);
+* the real process driven over raw pipes, for error paths the SDK never produces.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import io
+import json
+import os
+import queue
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+import pytest
+from docsmcp_runtime.errors import INVALID_PARAMS, ProtocolError
+from docsmcp_runtime.protocol import Dispatcher, Session, encode
+from docsmcp_runtime.stdio import serve
+
+MODERN = "2026-07-28"
+LEGACY = "2025-11-25"
+MODERN_META = {
+    "io.modelcontextprotocol/protocolVersion": MODERN,
+    "io.modelcontextprotocol/clientCapabilities": {},
+    "io.modelcontextprotocol/clientInfo": {"name": "pytest", "version": "0"},
+}
+TOOL_NAMES = {"search_docs", "get_doc"}
+READ_TIMEOUT = 30.0
+
+
+# --------------------------------------------------------------------------- stub app
+
+
+class StubApp:
+    server_name = "stub"
+    server_version = "9.9.9"
+    instructions = "Use echo."
+
+    def list_tools(self) -> list[dict]:
+        return [{"name": "echo", "inputSchema": {"type": "object"}}]
+
+    def call_tool(self, name: str, arguments: dict) -> dict:
+        if name == "crash":
+            raise RuntimeError("boom")
+        if name == "nan":
+            return {"content": [], "structuredContent": {"score": float("nan")}}
+        if name != "echo":
+            raise ProtocolError(INVALID_PARAMS, f"Unknown tool: {name}")
+        text = json.dumps(arguments, ensure_ascii=False)
+        return {"content": [{"type": "text", "text": text}], "isError": False}
+
+
+def _req(id_: object, method: str, params: dict | None = None) -> dict:
+    msg: dict = {"jsonrpc": "2.0", "id": id_, "method": method}
+    if params is not None:
+        msg["params"] = params
+    return msg
+
+
+def test_dispatcher_initialize_then_legacy_requests() -> None:
+    d, session = Dispatcher(StubApp()), Session()
+    init = d.handle_message(_req(1, "initialize", {"protocolVersion": "2025-06-18"}), session)
+    assert init["result"]["protocolVersion"] == "2025-06-18"
+    assert init["result"]["instructions"] == "Use echo."
+    assert session.protocol_version == "2025-06-18"
+    listed = d.handle_message(_req(2, "tools/list"), session)["result"]
+    # Legacy results have no 2026-only fields.
+    assert listed == {"tools": StubApp().list_tools()}
+
+
+def test_dispatcher_modern_results_are_stamped() -> None:
+    d = Dispatcher(StubApp())
+    resp = d.handle_message(_req("c", "tools/call", {"name": "echo", "_meta": MODERN_META}))
+    result = resp["result"]
+    assert resp["id"] == "c"
+    assert result["resultType"] == "complete"
+    assert result["_meta"]["io.modelcontextprotocol/serverInfo"] == {
+        "name": "stub",
+        "version": "9.9.9",
+    }
+
+
+def test_dispatcher_internal_error_is_generic(capsys: pytest.CaptureFixture[str]) -> None:
+    d = Dispatcher(StubApp())
+    resp = d.handle_message(_req(1, "tools/call", {"name": "crash"}))
+    assert resp["error"] == {"code": -32603, "message": "Internal error"}
+    assert "boom" not in json.dumps(resp)  # details go to stderr only
+    assert "RuntimeError: boom" in capsys.readouterr().err
+
+
+def test_encode_unserializable_result_becomes_internal_error() -> None:
+    d = Dispatcher(StubApp())
+    line = encode(d.handle_message(_req(7, "tools/call", {"name": "nan"})))
+    assert json.loads(line) == {
+        "jsonrpc": "2.0",
+        "id": 7,
+        "error": {"code": -32603, "message": "Internal error"},
+    }
+
+
+def test_encode_lone_surrogate_stays_valid_json() -> None:
+    line = encode({"jsonrpc": "2.0", "id": 1, "result": {"text": "x\ud800y"}})
+    assert json.loads(line)["result"]["text"] == "x\ud800y"
+
+
+def test_serve_in_memory_streams() -> None:
+    lines = [
+        json.dumps(_req(1, "ping")),
+        "",
+        "{not json",
+        json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+        json.dumps(_req(2, "tools/call", {"name": "echo", "arguments": {"q": "héllo"}})),
+    ]
+    stdin = io.BytesIO(("\n".join(lines) + "\n").encode())
+    stdout = io.BytesIO()
+    assert serve(StubApp(), stdin=stdin, stdout=stdout) == 0
+    out = stdout.getvalue()
+    assert "héllo".encode() in out  # ensure_ascii=False
+    replies = [json.loads(x) for x in out.splitlines()]
+    assert [r.get("id") for r in replies] == [1, None, 2]
+    assert replies[1]["error"]["code"] == -32700
+
+
+# --------------------------------------------------------------------------- real process
+
+
+def _server_command(bundle: Path) -> list[str]:
+    # `python -m` rather than the console script: it works without the venv on PATH.
+    return [sys.executable, "-m", "docsmcp_runtime", "--bundle", str(bundle)]
+
+
+def _sample_arguments(tool: object) -> dict:
+    """Arguments filling every required string property of a tool's input schema."""
+    schema = tool.input_schema
+    props = schema.get("properties", {})
+    return {
+        name: "getting started"
+        for name in schema.get("required", [])
+        if props.get(name, {}).get("type") == "string"
+    }
+
+
+async def _exercise_sdk_client(bundle: Path, mode: str) -> dict:
+    from mcp import Client, StdioServerParameters
+
+    command, *args = _server_command(bundle)
+    # The SDK launches servers with a minimal allow-listed environment (no PYTHONPATH,
+    # no VIRTUAL_ENV); hand over ours so the child imports the same packages we do.
+    params = StdioServerParameters(command=command, args=args, env=dict(os.environ))
+    async with Client(params, mode=mode, read_timeout_seconds=READ_TIMEOUT) as client:
+        instructions = client.instructions
+        if instructions is None and mode == MODERN:
+            # A pinned modern client adopts a synthesized DiscoverResult without any wire
+            # traffic, so it only learns the instructions by asking.
+            instructions = (await client.session.send_discover(MODERN)).get("instructions")
+        tools = (await client.list_tools()).tools
+        search = next(t for t in tools if t.name == "search_docs")
+        found = await client.call_tool("search_docs", _sample_arguments(search))
+        missing_args = await client.call_tool("get_doc", {})
+        return {
+            "version": client.protocol_version,
+            "instructions": instructions,
+            "tool_names": {t.name for t in tools},
+            "found": found,
+            "missing_args": missing_args,
+        }
+
+
+@pytest.mark.parametrize(
+    ("mode", "expected_version"),
+    [("legacy", LEGACY), (MODERN, MODERN), ("auto", MODERN)],
+)
+def test_sdk_client_modes(example_bundle: Path, mode: str, expected_version: str) -> None:
+    seen = asyncio.run(_exercise_sdk_client(example_bundle, mode))
+    assert seen["version"] == expected_version
+    assert isinstance(seen["instructions"], str) and seen["instructions"].strip()
+    assert seen["tool_names"] >= TOOL_NAMES
+    assert not seen["found"].is_error
+    assert seen["found"].content
+    # Input validation failures are tool results the model can see, not protocol errors.
+    assert seen["missing_args"].is_error
+
+
+class RawServer:
+    """The runtime process on plain pipes: write lines, read lines (with a timeout)."""
+
+    def __init__(self, bundle: Path) -> None:
+        self.proc = subprocess.Popen(
+            _server_command(bundle),
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+        )
+        self._lines: queue.Queue[bytes] = queue.Queue()
+        threading.Thread(target=self._pump, daemon=True).start()
+
+    def _pump(self) -> None:
+        for line in self.proc.stdout:
+            self._lines.put(line)
+        self._lines.put(b"")  # EOF marker
+
+    def send(self, message: object) -> None:
+        raw = message if isinstance(message, bytes) else json.dumps(message).encode()
+        self.proc.stdin.write(raw + b"\n")
+        self.proc.stdin.flush()
+
+    def receive(self) -> dict:
+        line = self._lines.get(timeout=READ_TIMEOUT)
+        assert line, "server closed stdout"
+        assert line.endswith(b"\n") and line.count(b"\n") == 1
+        return json.loads(line)
+
+    def request(self, message: object) -> dict:
+        self.send(message)
+        return self.receive()
+
+    def close(self) -> int:
+        self.proc.stdin.close()
+        try:
+            return self.proc.wait(timeout=READ_TIMEOUT)
+        finally:
+            if self.proc.poll() is None:
+                self.proc.kill()
+
+
+@pytest.fixture
+def raw_server(example_bundle: Path):
+    server = RawServer(example_bundle)
+    yield server
+    server.close()
+
+
+def test_raw_malformed_json_then_keeps_answering(raw_server: RawServer) -> None:
+    assert raw_server.request(b'{"jsonrpc": "2.0", "id": 1, "method": ') == {
+        "jsonrpc": "2.0",
+        "id": None,
+        "error": {"code": -32700, "message": "Parse error"},
+    }
+    assert raw_server.request(_req(2, "ping")) == {"jsonrpc": "2.0", "id": 2, "result": {}}
+
+
+def test_raw_unknown_method(raw_server: RawServer) -> None:
+    resp = raw_server.request(_req("x-1", "resources/list"))
+    assert resp["id"] == "x-1"
+    assert resp["error"]["code"] == -32601
+
+
+@pytest.mark.parametrize(
+    "params",
+    [
+        [1, 2],  # params must be an object
+        {"arguments": {}},  # no tool name
+        {"name": 42},
+        {"name": "search_docs", "arguments": "query"},
+        {"name": "no_such_tool", "arguments": {}},
+    ],
+)
+def test_raw_bad_params(raw_server: RawServer, params: object) -> None:
+    resp = raw_server.request(_req(3, "tools/call", params))
+    assert resp["id"] == 3
+    assert resp["error"]["code"] == -32602
+
+
+def test_raw_batch_rejected(raw_server: RawServer) -> None:
+    resp = raw_server.request([_req(1, "ping"), _req(2, "ping")])
+    assert resp["id"] is None
+    assert resp["error"]["code"] == -32600
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        {"jsonrpc": "2.0", "id": None, "method": "ping"},
+        {"jsonrpc": "2.0", "id": 1.5, "method": "ping"},
+        {"jsonrpc": "1.0", "id": 1, "method": "ping"},
+        {"jsonrpc": "2.0", "id": 1},
+        "ping",
+    ],
+)
+def test_raw_invalid_request(raw_server: RawServer, message: object) -> None:
+    assert raw_server.request(message)["error"]["code"] == -32600
+
+
+def test_raw_notifications_get_no_reply(raw_server: RawServer) -> None:
+    raw_server.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+    raw_server.send({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {}})
+    raw_server.send({"jsonrpc": "2.0", "method": "no/such/notification", "params": 7})
+    raw_server.send(b"")  # blank lines are ignored too
+    # The very next line must answer this ping: nothing was sent for the above.
+    assert raw_server.request(_req(99, "ping"))["id"] == 99
+
+
+def test_raw_ids_echoed_exactly(raw_server: RawServer) -> None:
+    for id_ in ("abc", "", 0, -5, 2**53 + 1):
+        assert raw_server.request(_req(id_, "ping"))["id"] == id_
+
+
+def test_raw_initialize_unknown_version_negotiates_latest(raw_server: RawServer) -> None:
+    resp = raw_server.request(
+        _req(
+            1,
+            "initialize",
+            {
+                "protocolVersion": "1999-01-01",
+                "capabilities": {},
+                "clientInfo": {"name": "raw", "version": "0"},
+            },
+        )
+    )
+    result = resp["result"]
+    assert result["protocolVersion"] == LEGACY
+    assert result["serverInfo"]["name"]
+    assert "tools" in result["capabilities"]
+    raw_server.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+    assert raw_server.request(_req(2, "ping"))["result"] == {}
+
+
+def test_raw_initialize_supported_old_version_is_kept(raw_server: RawServer) -> None:
+    resp = raw_server.request(_req(1, "initialize", {"protocolVersion": "2025-06-18"}))
+    assert resp["result"]["protocolVersion"] == "2025-06-18"
+
+
+def test_raw_unsupported_modern_version(raw_server: RawServer) -> None:
+    meta = {**MODERN_META, "io.modelcontextprotocol/protocolVersion": "2099-01-01"}
+    resp = raw_server.request(_req(5, "tools/list", {"_meta": meta}))
+    error = resp["error"]
+    assert error["code"] == -32022
+    assert MODERN in error["data"]["supported"]
+    assert error["data"]["requested"] == "2099-01-01"
+
+
+def test_raw_modern_request_missing_capabilities(raw_server: RawServer) -> None:
+    meta = {"io.modelcontextprotocol/protocolVersion": MODERN}
+    resp = raw_server.request(_req(6, "tools/list", {"_meta": meta}))
+    assert resp["error"]["code"] == -32602
+
+
+def test_raw_discover(raw_server: RawServer) -> None:
+    result = raw_server.request(_req(1, "server/discover", {"_meta": MODERN_META}))["result"]
+    assert result["resultType"] == "complete"
+    assert result["supportedVersions"][0] == MODERN
+    assert LEGACY in result["supportedVersions"]
+    assert "tools" in result["capabilities"]
+    assert result["cacheScope"] in ("public", "private")
+    assert result["ttlMs"] >= 0
+    assert result["_meta"]["io.modelcontextprotocol/serverInfo"]["name"]
+
+
+def test_raw_modern_tools_list_is_cacheable(raw_server: RawServer) -> None:
+    result = raw_server.request(_req(1, "tools/list", {"_meta": MODERN_META}))["result"]
+    assert result["resultType"] == "complete"
+    assert {"ttlMs", "cacheScope"} <= result.keys()
+    assert {t["name"] for t in result["tools"]} >= TOOL_NAMES
+
+
+def test_raw_eof_exits_cleanly(example_bundle: Path) -> None:
+    server = RawServer(example_bundle)
+    assert server.request(_req(1, "ping"))["id"] == 1
+    assert server.close() == 0
