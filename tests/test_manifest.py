@@ -345,8 +345,8 @@ def test_every_problem_reported_together(tmp_path: Path) -> None:
         "yaml.md:3: invalid YAML frontmatter: ",
     ]
     got = [str(p) for p in corpus.problems]
-    assert [g[: len(e)] for g, e in zip(got, expected, strict=False)] == expected
-    assert len(got) == len(expected)
+    assert got[:-1] == expected[:-1]
+    assert got[-1].startswith(expected[-1])
     # Usable files are still returned; the non-UTF-8 one is not.
     paths = [f.path for f in corpus.files]
     assert "latin1.md" not in paths

@@ -168,7 +168,7 @@ def _table_block(group: list[Token], start: int, end: int) -> Block:
         header_end = end
     prefix = (start, header_end)
     rows = [replace(r, prefix=prefix) for r in rows]
-    return Block("table", start, end, _group_text(group), prefix=prefix, parts=tuple(rows))
+    return Block("table", start, end, _group_text(group), parts=tuple(rows))
 
 
 def _list_block(group: list[Token], start: int, end: int) -> Block:
