@@ -61,8 +61,11 @@ class Searcher:
         total = len(candidates)
         end = offset + limit
         if total > end:
-            top = np.argpartition(-scores[candidates], end - 1)[:end]
-            candidates = candidates[top]
+            # Keep everything scoring at least the end-th best, ties included, so the row-order
+            # tie-break below decides which equal-scored chunks make the page.
+            cand_scores = scores[candidates]
+            threshold = -np.partition(-cand_scores, end - 1)[end - 1]
+            candidates = candidates[cand_scores >= threshold]
         # Highest score first; equal scores in bundle order, so pages are stable.
         order = np.lexsort((candidates, -scores[candidates]))
         rows = candidates[order][offset:end]

@@ -1,0 +1,192 @@
+"""Chunking rules, chunk ids and searchable text, on real files written to a temporary docs folder."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from docsmcp.chunk import Chunk, chunk_file, slugify
+from docsmcp.manifest import load_corpus
+from docsmcp_runtime.analyzer import AnalyzerConfig, analyze
+
+
+def chunks_of(tmp_path: Path, text: str, name: str = "page.md", **strategy: object) -> list[Chunk]:
+    docs = tmp_path / "docs"
+    (docs / name).parent.mkdir(parents=True, exist_ok=True)
+    (docs / name).write_text(text, encoding="utf-8")
+    manifest = {"version": "1", "strategy": {"chunk_by": "h2", **strategy}}
+    (docs / ".docs-mcp.json").write_text(json.dumps(manifest), encoding="utf-8")
+    corpus = load_corpus(docs)
+    assert not corpus.problems, corpus.problems
+    (sf,) = [f for f in corpus.files if f.path == name]
+    return chunk_file(sf)
+
+
+def ids(chunks: list[Chunk]) -> list[str]:
+    return [c.id for c in chunks]
+
+
+def test_slug_rules() -> None:
+    assert slugify("Create Many (bulk)!") == "create-many-bulk"
+    assert slugify("  a -- b  ") == "a-b"
+    assert slugify("update_many") == "updatemany"
+    assert slugify("会话密钥") == slugify("会话密钥")  # stable
+    assert slugify("会话密钥") != slugify("会话管理")  # distinct
+    assert slugify("会话密钥").startswith("section-")
+    assert slugify("") == "section"
+
+
+def test_docs_mcp_ids_with_preamble_duplicates_and_parents(tmp_path: Path) -> None:
+    text = "intro\n\n# Auth\n\nabout auth\n\n## Login\n\none\n\n## Login\n\ntwo\n\n# Billing\n\n## Retry\n\nthree\n"
+    assert ids(chunks_of(tmp_path, text)) == [
+        "page.md#_preamble",
+        "page.md#auth",
+        "page.md#auth/login",
+        "page.md#auth/login-2",
+        "page.md#billing/retry",
+    ]
+
+
+def test_duplicate_parents_carry_their_suffix(tmp_path: Path) -> None:
+    text = "# Examples\n\n## Setup\n\na\n\n# Examples\n\n## Setup\n\nb\n"
+    assert ids(chunks_of(tmp_path, text)) == [
+        "page.md#examples/setup",
+        "page.md#examples-2/setup",
+    ]
+
+
+def test_shallower_heading_always_starts_a_chunk(tmp_path: Path) -> None:
+    # With chunk_by h3, an h1 and h2 with their own text are never swallowed by the h3 before.
+    text = "# A\n\nalpha\n\n### a1\n\nx\n\n## B\n\nbeta\n\n### b1\n\ny\n\n# C\n\ngamma\n"
+    chunks = chunks_of(tmp_path, text, chunk_by="h3")
+    assert ids(chunks) == ["page.md#a", "page.md#a/a1", "page.md#a/b", "page.md#a/b/b1", "page.md#c"]
+    assert chunks[2].text == "## B\n\nbeta"
+    assert chunks[4].text == "# C\n\ngamma"
+
+
+def test_heading_without_text_joins_the_next_section(tmp_path: Path) -> None:
+    chunks = chunks_of(tmp_path, "# Links\n\n## Overview\n\nAll about links.\n")
+    assert ids(chunks) == ["page.md#links/overview"]
+    assert chunks[0].text == "# Links\n\n## Overview\n\nAll about links."
+    assert chunks[0].breadcrumb == "page.md > Links > Overview"
+    assert (chunks[0].line_start, chunks[0].line_end) == (1, 5)
+
+
+def test_chunk_by_file_and_h1(tmp_path: Path) -> None:
+    text = "# T\n\nt\n\n## S\n\ns\n"
+    assert ids(chunks_of(tmp_path, text, chunk_by="file")) == ["page.md"]
+    assert ids(chunks_of(tmp_path, text, chunk_by="h1")) == ["page.md#t"]
+
+
+def test_inline_hint_changes_the_split_level(tmp_path: Path) -> None:
+    text = '<!-- mcp_chunking_hint: {"chunk_by": "h3"} -->\n# T\n\n## S\n\ns\n\n### D\n\nd\n'
+    assert ids(chunks_of(tmp_path, text)) == ["page.md#t/s", "page.md#t/s/d"]
+
+
+def test_oversize_section_splits_at_finer_headings_then_blocks(tmp_path: Path) -> None:
+    para = "word " * 60  # 300 characters
+    text = (
+        f"## Big\n\n{para}\n\n### One\n\n{para}\n\n{para}\n\n{para}\n\n### Two\n\n{para}\n\n"
+        f"## Small\n\nok\n"
+    )
+    chunks = chunks_of(tmp_path, text, max_chunk_size=700)
+    assert ids(chunks) == [
+        "page.md#big",
+        "page.md#big/one",
+        "page.md#big/one-part-2",
+        "page.md#big/two",
+        "page.md#small",
+    ]
+    assert chunks[1].breadcrumb == "page.md > Big > One"
+    assert chunks[2].heading == "One"
+    assert all(len(c.text) <= 700 for c in chunks)
+
+
+def test_code_blocks_and_list_items_are_never_cut(tmp_path: Path) -> None:
+    code = "\n".join(f"line_{i} = {i}" for i in range(100))  # ~1300 characters
+    items = "\n".join(f"- item {i} " + "x" * 80 for i in range(12))
+    text = f"## S\n\n```python\n{code}\n```\n\n{items}\n"
+    chunks = chunks_of(tmp_path, text, max_chunk_size=400)
+    assert any(f"```python\n{code}\n```" in c.text for c in chunks)  # whole, though over the limit
+    item_lines = [line for c in chunks for line in c.text.splitlines() if line.startswith("- item")]
+    assert len(item_lines) == 12  # each item intact, none duplicated
+    assert all(c.text.count("```") in (0, 2) for c in chunks)
+    assert [c.id for c in chunks][:2] == ["page.md#s", "page.md#s-part-2"]
+
+
+def test_tables_split_between_rows_and_repeat_the_header(tmp_path: Path) -> None:
+    rows = "\n".join(f"| `field_{i}` | string | description of field {i} |" for i in range(30))
+    text = f"## Fields\n\n| Name | Type | Description |\n|---|---|---|\n{rows}\n"
+    chunks = chunks_of(tmp_path, text, max_chunk_size=600)
+    assert len(chunks) > 2
+    for c in chunks:
+        table_lines = [ln for ln in c.text.splitlines() if ln.startswith("|")]
+        assert table_lines[:2] == ["| Name | Type | Description |", "|---|---|---|"]
+    body_rows = [ln for c in chunks for ln in c.text.splitlines() if "`field_" in ln]
+    assert body_rows == rows.splitlines()  # every row once, in order
+    assert "Name" in chunks[1].search_text  # the header is searchable in every part
+
+
+def test_tiny_chunks_merge_into_the_previous_chunk(tmp_path: Path) -> None:
+    text = "## Long\n\n" + "text " * 40 + "\n\n## Tiny\n\nx\n\n## Next\n\n" + "more " * 40 + "\n"
+    chunks = chunks_of(tmp_path, text, min_chunk_size=50)
+    assert ids(chunks) == ["page.md#long", "page.md#next"]
+    assert "## Tiny\n\nx" in chunks[0].text
+    # ...but never across files and never a heading shallower than the split level.
+    text2 = "## A\n\n" + "a " * 60 + "\n\n# Top\n\nt\n"
+    assert ids(chunks_of(tmp_path, text2, name="other.md", min_chunk_size=50)) == [
+        "other.md#a",
+        "other.md#top",
+    ]
+
+
+def test_mdx_imports_jsx_and_admonitions(tmp_path: Path) -> None:
+    text = (
+        "---\ntitle: Guide\n---\nimport Tabs from '@theme/Tabs';\nimport {\n  A,\n} from 'x';\n"
+        "export const meta = {a: 1};\n\n# Guide\n\n## Install\n\n<Tabs>\n<TabItem value=\"npm\">\n\n"
+        "Run the **installer** now.\n\n</TabItem>\n</Tabs>\n\n:::warning[Work in Progress]\n"
+        "Beta only.\n:::\n\nSee <Tooltip content={t.x}>state channel</Tooltip> docs.\n"
+    )
+    (chunk,) = chunks_of(tmp_path, text, name="guide.mdx")
+    assert chunk.id == "guide.mdx#guide/install"
+    assert "import" not in chunk.text and "export" not in chunk.text
+    assert "<TabItem" in chunk.text  # display keeps the original markdown
+    assert "Run the installer now." in chunk.search_text
+    assert "Warning: Work in Progress" in chunk.search_text
+    assert "Beta only." in chunk.search_text
+    assert "state channel" in chunk.search_text
+    assert "Tooltip" not in chunk.search_text and "TabItem" not in chunk.search_text
+
+
+def test_frontmatter_title_and_line_numbers(tmp_path: Path) -> None:
+    text = "---\ntitle: Configuration\n---\n\nIntro text.\n\n## Options\n\nSet it.\n"
+    chunks = chunks_of(tmp_path, text)
+    assert ids(chunks) == ["page.md#_preamble", "page.md#options"]
+    assert chunks[0].heading == "Configuration"
+    assert chunks[1].breadcrumb == "page.md > Configuration > Options"
+    assert (chunks[1].line_start, chunks[1].line_end) == (7, 9)
+
+
+def test_searchable_text_is_block_aware(tmp_path: Path) -> None:
+    text = (
+        "## Ops\n\n| Method | Returns |\n|---|---|\n| `links.upsert` | Link |\n\n"
+        "- first item\n- second item\n\n```ts\nconst x = client.createMany();\n```\n"
+    )
+    (chunk,) = chunks_of(tmp_path, text)
+    lines = chunk.search_text.splitlines()
+    assert {"Method", "Returns", "links.upsert", "Link", "first item", "second item"} <= set(lines)
+    assert "const x = client.createMany();" in lines
+    config = AnalyzerConfig()
+    # A bigram never spans two cells: "upsert link" is not a phrase of this chunk.
+    bigrams = [b for line in lines for b in analyze(line, config).bigrams]
+    assert "upsert link" not in bigrams
+    assert "create many" in bigrams
+
+
+@pytest.mark.parametrize("name", ["my guide/C# tips.md", "a b/ü.md"])
+def test_unusual_paths_keep_their_exact_text(tmp_path: Path, name: str) -> None:
+    chunks = chunks_of(tmp_path, "## Setup\n\nDo it.\n", name=name)
+    assert ids(chunks) == [f"{name}#setup"]
+    assert chunks[0].path == name
