@@ -13,7 +13,6 @@ import numpy as np
 import pyarrow.parquet as pq
 import pytest
 from conftest import EXAMPLE_DOCS, REPO, build_bundle, corpus, run_docsmcp
-
 from docsmcp_runtime.analyzer import AnalyzerConfig, analyze
 from docsmcp_runtime.bundle import open_bundle
 from docsmcp_runtime.tools import DocsApp
@@ -66,13 +65,17 @@ class SpecReader:
         return lo if lo < len(self.arr["term_offsets"]) - 1 and self.term(lo) == key else None
 
     def scores(self, query: str) -> np.ndarray:
-        a = analyze(query, AnalyzerConfig(self.meta["analyzer"]["stem"], self.meta["analyzer"]["stopwords"]))
+        a = analyze(
+            query, AnalyzerConfig(self.meta["analyzer"]["stem"], self.meta["analyzer"]["stopwords"])
+        )
         total = np.zeros(len(self.rows), np.float32)
         for t in dict.fromkeys(a.terms + a.bigrams):
             i = self.lookup(t)
             if i is not None:
                 s, e = self.arr["postings_offsets"][i : i + 2]
-                total[self.arr["postings_docs"][s:e]] += self.arr["postings_impacts"][s:e].astype(np.float32)
+                total[self.arr["postings_docs"][s:e]] += self.arr["postings_impacts"][s:e].astype(
+                    np.float32
+                )
         return total
 
 
@@ -137,7 +140,9 @@ def test_facets_encode_metadata(reader: SpecReader) -> None:
 @pytest.mark.parametrize(
     "query", ["withHandshakeTimeout", "session keys", "challenge period", "app session quorum"]
 )
-def test_spec_reader_ranks_like_the_runtime(reader: SpecReader, yellow_bundle: Path, query: str) -> None:
+def test_spec_reader_ranks_like_the_runtime(
+    reader: SpecReader, yellow_bundle: Path, query: str
+) -> None:
     scores = reader.scores(query)
     matched = np.flatnonzero(scores > 0)
     expected = [reader.rows[i]["id"] for i in sorted(matched, key=lambda i: (-scores[i], i))[:10]]
@@ -185,4 +190,6 @@ def test_rebuild_replaces_an_existing_bundle(tmp_path: Path) -> None:
     build_bundle(docs, out)
     meta = json.loads((out / "metadata.json").read_text())
     assert meta["bundle_id"] != old_id
-    assert "python/extra.md#extra/webhooks" in [r["id"] for r in pq.read_table(out / "chunks.parquet").to_pylist()]
+    assert "python/extra.md#extra/webhooks" in [
+        r["id"] for r in pq.read_table(out / "chunks.parquet").to_pylist()
+    ]

@@ -1,4 +1,4 @@
-"""Chunking rules, chunk ids and searchable text, on real files written to a temporary docs folder."""
+"""Chunking rules, chunk ids and searchable text, on real files in a temporary docs folder."""
 
 from __future__ import annotations
 
@@ -6,7 +6,6 @@ import json
 from pathlib import Path
 
 import pytest
-
 from docsmcp.chunk import Chunk, chunk_file, slugify
 from docsmcp.manifest import load_corpus
 from docsmcp_runtime.analyzer import AnalyzerConfig, analyze
@@ -39,7 +38,10 @@ def test_slug_rules() -> None:
 
 
 def test_docs_mcp_ids_with_preamble_duplicates_and_parents(tmp_path: Path) -> None:
-    text = "intro\n\n# Auth\n\nabout auth\n\n## Login\n\none\n\n## Login\n\ntwo\n\n# Billing\n\n## Retry\n\nthree\n"
+    text = (
+        "intro\n\n# Auth\n\nabout auth\n\n## Login\n\none\n\n## Login\n\ntwo\n\n"
+        "# Billing\n\n## Retry\n\nthree\n"
+    )
     assert ids(chunks_of(tmp_path, text)) == [
         "page.md#_preamble",
         "page.md#auth",
@@ -61,7 +63,13 @@ def test_shallower_heading_always_starts_a_chunk(tmp_path: Path) -> None:
     # With chunk_by h3, an h1 and h2 with their own text are never swallowed by the h3 before.
     text = "# A\n\nalpha\n\n### a1\n\nx\n\n## B\n\nbeta\n\n### b1\n\ny\n\n# C\n\ngamma\n"
     chunks = chunks_of(tmp_path, text, chunk_by="h3")
-    assert ids(chunks) == ["page.md#a", "page.md#a/a1", "page.md#a/b", "page.md#a/b/b1", "page.md#c"]
+    assert ids(chunks) == [
+        "page.md#a",
+        "page.md#a/a1",
+        "page.md#a/b",
+        "page.md#a/b/b1",
+        "page.md#c",
+    ]
     assert chunks[2].text == "## B\n\nbeta"
     assert chunks[4].text == "# C\n\ngamma"
 
@@ -145,7 +153,7 @@ def test_tiny_chunks_merge_into_the_previous_chunk(tmp_path: Path) -> None:
 def test_mdx_imports_jsx_and_admonitions(tmp_path: Path) -> None:
     text = (
         "---\ntitle: Guide\n---\nimport Tabs from '@theme/Tabs';\nimport {\n  A,\n} from 'x';\n"
-        "export const meta = {a: 1};\n\n# Guide\n\n## Install\n\n<Tabs>\n<TabItem value=\"npm\">\n\n"
+        'export const meta = {a: 1};\n\n# Guide\n\n## Install\n\n<Tabs>\n<TabItem value="npm">\n\n'
         "Run the **installer** now.\n\n</TabItem>\n</Tabs>\n\n:::warning[Work in Progress]\n"
         "Beta only.\n:::\n\nSee <Tooltip content={t.x}>state channel</Tooltip> docs.\n"
     )

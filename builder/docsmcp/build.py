@@ -56,13 +56,17 @@ def collect(options: BuildOptions) -> Collected:
         for c in chunk_file(sf):
             if c.id in seen:
                 problems.append(
-                    Problem(sf.path, c.line_start, f"duplicate chunk id {c.id!r} (also in {seen[c.id]})")
+                    Problem(
+                        sf.path, c.line_start, f"duplicate chunk id {c.id!r} (also in {seen[c.id]})"
+                    )
                 )
                 continue
             seen[c.id] = sf.path
             chunks.append(c)
     if not corpus.files and not problems:
-        problems.append(Problem(".", None, "no .md or .mdx files found (check --include/--exclude)"))
+        problems.append(
+            Problem(".", None, "no .md or .mdx files found (check --include/--exclude)")
+        )
     return Collected(corpus, chunks, problems)
 
 
@@ -88,7 +92,9 @@ def taxonomy_json(corpus: Corpus, chunks: list[Chunk]) -> dict:
     for key in sorted(values):
         cfg = corpus.taxonomy.get(key)
         out[key] = {
-            "description": (cfg.description if cfg and cfg.description else f"Filter results by {key}."),
+            "description": (
+                cfg.description if cfg and cfg.description else f"Filter results by {key}."
+            ),
             "vector_collapse": bool(cfg and cfg.vector_collapse),
             "values": sorted(values[key]),
         }

@@ -100,7 +100,7 @@ def _inline_text(token: Token) -> str:
 
 
 def _group_text(tokens: list[Token]) -> str:
-    """Searchable text of a token group: each paragraph, cell, item or code block on its own line."""
+    """Searchable text of a token group: each paragraph, cell, item or code block on a line."""
     out: list[str] = []
     for t in tokens:
         if t.type == "inline":
@@ -261,7 +261,11 @@ class _FileChunker:
         own = 1 if sec.blocks[0].kind == "heading" and sec.level > 0 else 0
         levels = [b.level for b in sec.blocks[own:] if b.kind == "heading" and b.level > sec.level]
         if levels:
-            return [part for sub in self._split_headings(sec, own, min(levels)) for part in self.split(sub)]
+            return [
+                part
+                for sub in self._split_headings(sec, own, min(levels))
+                for part in self.split(sub)
+            ]
         return self._split_blocks(sec)
 
     def _split_headings(self, sec: _Section, own: int, level: int) -> list[_Section]:

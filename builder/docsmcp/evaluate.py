@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import re
 import sys
 import time
@@ -564,10 +565,13 @@ def run_eval_cli(args: Any) -> int:
             return _error(f"--bundle {spec!r}: corpus {name!r} is given twice")
         apps[name] = DocsApp(bundle)
     report = evaluate(apps, cases, k)
-    if args.json:
-        print(json.dumps(report.to_json(), indent=2, ensure_ascii=False))
-    else:
-        print(format_report(report))
+    text = json.dumps(report.to_json(), indent=2, ensure_ascii=False) if args.json else None
+    try:
+        print(text if text is not None else format_report(report), flush=True)
+    except BrokenPipeError:
+        # the reader went away (`| head`): as the Python docs advise, silence the flush at exit
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 1
     if cases and not report.results:
         print(
             f"{PROG}: warning: no case is for the corpora of the given bundles "

@@ -12,7 +12,6 @@ from collections import Counter
 from dataclasses import dataclass
 
 import numpy as np
-
 from docsmcp_runtime.analyzer import AnalyzerConfig, analyze
 
 from .chunk import Chunk
@@ -141,4 +140,3 @@ def build_index(chunks: list[Chunk], config: AnalyzerConfig, params: LexicalPara
         postings_docs=doc.astype(np.uint32),
         postings_impacts=impact.astype(np.float16),
     )
-

@@ -59,7 +59,7 @@ def drop_esm(lines: list[str]) -> list[str]:
 
 
 def admonitions_to_text(lines: list[str]) -> list[str]:
-    """Turn Docusaurus `:::tip Title` fences into a plain label line, so the label stays searchable."""
+    """Turn Docusaurus `:::tip Title` fences into a label line, so the label stays searchable."""
     out = list(lines)
     code = fenced_lines(lines)
     for i, line in enumerate(lines):

@@ -11,7 +11,6 @@ from pathlib import Path
 import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
-
 from docsmcp_runtime.bundle import (
     ARRAYS,
     CHUNKS_FILE,
@@ -66,7 +65,9 @@ def chunk_table(chunks: list[Chunk]) -> pa.Table:
         "file_chunk_count": [counts[c.path] for c in chunks],
         "line_start": [c.line_start for c in chunks],
         "line_end": [c.line_end for c in chunks],
-        "metadata": [json.dumps(dict(c.metadata), sort_keys=True, ensure_ascii=False) for c in chunks],
+        "metadata": [
+            json.dumps(dict(c.metadata), sort_keys=True, ensure_ascii=False) for c in chunks
+        ],
         "text": [c.text for c in chunks],
     }
     return pa.table(columns, schema=CHUNK_SCHEMA)

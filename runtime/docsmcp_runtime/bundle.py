@@ -135,7 +135,9 @@ def open_bundle(path: str | Path, verify: bool = True) -> Bundle:
     except BundleError:
         raise
     except (KeyError, TypeError, ValueError) as exc:
-        raise BundleError(f"{meta_path}: malformed metadata ({type(exc).__name__}: {exc})") from None
+        raise BundleError(
+            f"{meta_path}: malformed metadata ({type(exc).__name__}: {exc})"
+        ) from None
 
     try:
         parquet = pq.ParquetFile(root / CHUNKS_FILE, memory_map=True)

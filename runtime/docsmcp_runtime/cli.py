@@ -1,4 +1,4 @@
-"""Command line: `docsmcp-runtime --bundle DIR` serves MCP over stdio; `... search QUERY` prints hits."""
+"""Command line: `docsmcp-runtime --bundle DIR` serves MCP over stdio; `search` prints hits."""
 
 from __future__ import annotations
 

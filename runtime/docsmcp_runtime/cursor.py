@@ -43,7 +43,9 @@ def _sign(secret: bytes, payload: str) -> str:
     return _b64(hmac.new(secret, payload.encode(), hashlib.sha256).digest()[:16])
 
 
-def encode_cursor(secret: bytes, bundle_id: str, query: str, filters: dict[str, str], offset: int) -> str:
+def encode_cursor(
+    secret: bytes, bundle_id: str, query: str, filters: dict[str, str], offset: int
+) -> str:
     body = {"v": 1, "o": offset, "b": bundle_id, "q": binding(query, filters)}
     payload = _b64(json.dumps(body, separators=(",", ":")).encode())
     return f"{payload}.{_sign(secret, payload)}"

@@ -255,7 +255,7 @@ class DocsApp:
                 "filepath": bundle.paths[row],
                 "metadata": bundle.chunk_meta(row),
             }
-            for row, score in zip(page.rows, page.scores)
+            for row, score in zip(page.rows, page.scores, strict=True)
         ]
         next_offset = offset + len(hits)
         next_cursor = None
@@ -297,7 +297,9 @@ class DocsApp:
     def get_doc(self, args: dict) -> dict:
         for key in args:
             if key not in ("chunk_id", "context"):
-                raise ToolInputError(f"Unexpected field '{key}'. Allowed fields: chunk_id, context.")
+                raise ToolInputError(
+                    f"Unexpected field '{key}'. Allowed fields: chunk_id, context."
+                )
         chunk_id = args.get("chunk_id")
         if not isinstance(chunk_id, str):
             raise ToolInputError("chunk_id must be a non-empty string")
