@@ -1,8 +1,9 @@
 """`docsmcp eval`: case loading, the judging rule, metric arithmetic and the CLI.
 
-Exact arithmetic is checked against a stub app whose hits are fixed, so ranking changes made
-elsewhere cannot move the numbers; the real yellow-docs bundle checks the end-to-end path with
-cases whose answer is certain (an identifier found in one section only).
+Exact arithmetic is checked on the real example bundle (examples/acme-sdk) with ranks observed
+from real searches and pinned (each pin is re-checked before the arithmetic that uses it); the
+real yellow-docs bundle checks the end-to-end path with cases whose answer is certain (an
+identifier found in one section only). No part of the app is faked.
 """
 
 from __future__ import annotations
@@ -55,175 +56,275 @@ def rel(file: str, heading: str | None = None) -> dict:
     return {"file": file, "heading": heading}
 
 
-# --------------------------------------------------------------------------- stub app
+# --------------------------------------------------------------------------- example corpus
+#
+# Metric arithmetic over the real example bundle (examples/acme-sdk, 17 chunks). Expected ranks
+# were first observed from real search_docs calls on a freshly built bundle and are pinned
+# below; each query is chosen so that the pinned positions rest on identifiers found in one or
+# a few sections only, not on near-ties. `ranked()` re-checks every pinned position before the
+# arithmetic, so a ranking change elsewhere fails there, with the observed order in the message.
+
+ACME = "acme-sdk"  # the example bundle's name (its docs directory)
+ERRORS = "guides/errors.mdx"
+ERRORS_MAIN = "guides/errors.mdx#error-handling"
+ERRORS_RETRIES = "guides/errors.mdx#error-handling/retries"
+SCOPED_KEYS = "guides/authentication.md#authentication/scoped-keys"
+PY_README = "python/README.md"
+PY_PAYMENTS = "python/payments.md"
+PY_CREATE = "python/payments.md#payments/create"
+PY_LIST = "python/payments.md#payments/listpayments"
+PY_QUICK = "python/README.md#acme-python-sdk/quick-start"
+PY_REFUND = "python/payments.md#payments/refund"
+TS_README = "typescript/README.md"
+TS_INSTALL = "typescript/README.md#acme-typescript-sdk/installation"
+TS_QUICK = "typescript/README.md#acme-typescript-sdk/quick-start"
+TS_REFUND = "typescript/payments.md#payments/refund"
 
 
-def hit(file: str, heading: str, metadata: dict | None = None, breadcrumb: str = "") -> dict:
-    return {
-        "chunk_id": f"{file}#{heading.lower().replace(' ', '-')}",
-        "score": 1.0,
-        "heading": heading,
-        "breadcrumb": breadcrumb or f"{file} > Title > {heading}",
-        "snippet": "",
-        "filepath": file,
-        "metadata": metadata or {},
-    }
+@pytest.fixture(scope="module")
+def example_app(example_bundle: Path) -> DocsApp:
+    return DocsApp(open_bundle(example_bundle))
 
 
-class StubApp:
-    """Fixed search results per query and chunk texts, behind DocsApp's call_tool surface."""
-
-    def __init__(self, results: dict[str, dict], texts: dict[str, str] | None = None) -> None:
-        self.results = results
-        self.texts = texts or {}
-        self.calls: list[tuple[str, dict]] = []
-
-    def call_tool(self, name: str, arguments: dict) -> dict:
-        self.calls.append((name, arguments))
-        if name == "get_doc":
-            cid = arguments["chunk_id"]
-            text = f"--- Chunk: {cid} (Chunk 1 of 1) (Target) ---\n{self.texts.get(cid, 'x' * 10)}"
-            return {"content": [{"type": "text", "text": text}], "isError": False}
-        result = self.results[arguments["query"]]
-        if "error" in result:
-            return {"content": [{"type": "text", "text": result["error"]}], "isError": True}
-        hits = result.get("hits", [])[: arguments["limit"]]
-        return {
-            "structuredContent": {"hits": hits, "next_cursor": None, "hint": result.get("hint")},
-            "isError": False,
-        }
+def acme(id: str, query: str, relevant: list[dict], **extra: object) -> dict:
+    return case(id, query, relevant, **{"corpus": ACME, **extra})
 
 
-def stub_report(results: dict[str, dict], cases: list[dict], k: int = 5, texts=None):
-    return evaluate({YELLOW: StubApp(results, texts)}, cases, k)  # type: ignore[dict-item]
+def search_hits(app: DocsApp, query: str, limit: int = 5, **filters: str) -> list[dict]:
+    result = app.call_tool("search_docs", {"query": query, "limit": limit, **filters})
+    assert not result["isError"], result
+    return result["structuredContent"]["hits"]
 
 
-def test_ranks_and_ndcg_arithmetic() -> None:
-    hits = [hit("a.md", "One"), hit("b.md", "Two"), hit("b.md", "Three"), hit("c.md", "Four")]
+def ranked(app: DocsApp, query: str, limit: int = 5, **filters: str) -> list[str]:
+    """The chunk ids the real search returns, for checking the pinned ranks."""
+    return [h["chunk_id"] for h in search_hits(app, query, limit, **filters)]
+
+
+def get_doc_content(app: DocsApp, chunk_id: str) -> str:
+    """A chunk's markdown as get_doc returns it, without the delimiter line."""
+    result = app.call_tool("get_doc", {"chunk_id": chunk_id})
+    assert not result["isError"], result
+    header, _, content = result["content"][0]["text"].partition("\n")
+    assert header.startswith(f"--- Chunk: {chunk_id} (")
+    return content
+
+
+def test_reciprocal_ranks_at_1_2_3_and_absent(example_app: DocsApp) -> None:
+    # RateLimitExceededError is only in the errors table; PermissionDeniedError is in the short
+    # "Scoped keys" section and the errors table; BadRequestError is in both (short) refund
+    # sections and the errors table; npm is only in the TypeScript installation section.
+    assert ranked(example_app, "RateLimitExceededError")[0] == ERRORS_MAIN
+    assert ranked(example_app, "PermissionDeniedError")[:2] == [SCOPED_KEYS, ERRORS_MAIN]
+    top3 = ranked(example_app, "BadRequestError")[:3]
+    assert set(top3[:2]) == {PY_REFUND, TS_REFUND} and top3[2] == ERRORS_MAIN, top3
+    assert ranked(example_app, "npm") == [TS_INSTALL]
+
     cases = [
-        case("first", "q", [rel("a.md", "One")]),
-        case("second", "q", [rel("b.md", "Two")]),
-        case("missing", "q", [rel("nope.md", "One")]),
-        # two entries at ranks 2 and 4: DCG = 1/log2(3) + 1/log2(5), ideal = 1 + 1/log2(3)
-        case("two", "q", [rel("b.md", "two"), rel("c.md", "FOUR")]),
-        # a whole-file entry matched by ranks 2 and 3 gains once; duplicates are one entry
-        case("file", "q", [rel("b.md"), rel("b.md")]),
-        # one entry found at rank 1, one never: ideal counts both
-        case("half", "q", [rel("a.md", "One"), rel("zzz.md", None)]),
+        acme("first", "RateLimitExceededError", [rel(ERRORS, "Error handling")]),
+        acme("second", "PermissionDeniedError", [rel(ERRORS, "Error handling")]),
+        acme("third", "BadRequestError", [rel(ERRORS, "Error handling")]),
+        acme("absent", "npm", [rel(PY_README, "Installation")]),
     ]
-    report = stub_report({"q": {"hits": hits}}, cases)
+    report = evaluate({ACME: example_app}, cases, k=5)
     by_id = {r.id: r for r in report.results}
-    assert [by_id[i].first_rank for i in ("first", "second", "missing", "two", "file", "half")] == [
+    assert [by_id[i].first_rank for i in ("first", "second", "third", "absent")] == [
         1,
         2,
+        3,
         None,
-        2,
-        2,
-        1,
     ]
-    assert by_id["file"].gains == (0, 1, 0, 0)
+    expected_rr = {"first": 1.0, "second": 1 / 2, "third": 1 / 3, "absent": 0.0}
+    expected_ndcg = {"first": 1.0, "second": 1 / math.log2(3), "third": 0.5, "absent": 0.0}
+    for cid in expected_rr:
+        assert by_id[cid].reciprocal_rank == pytest.approx(expected_rr[cid]), cid
+        assert by_id[cid].ndcg == pytest.approx(expected_ndcg[cid]), cid
+    assert by_id["absent"].chunk_ids == (TS_INSTALL,)
+    assert by_id["absent"].matched == ((),)
+    m = report.overall
+    assert m.cases == m.answerable == 4
+    assert m.mrr == pytest.approx((1 + 1 / 2 + 1 / 3 + 0) / 4)
+    assert m.ndcg == pytest.approx(sum(expected_ndcg.values()) / 4)
+    assert m.hit_rate == pytest.approx(3 / 4)
+    assert m.facet_precision == 1.0  # no filters anywhere
+    assert m.no_answer_ok is None
+    assert [r.id for r in report.failing] == ["absent"]
+
+
+def test_ndcg_two_entries_whole_file_and_duplicates(example_app: DocsApp) -> None:
+    # sk_test_123: the retries example first, then both quick starts (in either order).
+    sk = ranked(example_app, "sk_test_123")
+    assert sk[0] == ERRORS_RETRIES and set(sk[1:3]) == {PY_QUICK, TS_QUICK}, sk
+    # RetryConfig: only in the retries section; two more weak hits, one the errors intro.
+    retry = ranked(example_app, "RetryConfig")
+    assert retry[0] == ERRORS_RETRIES and ERRORS_MAIN in retry and len(retry) == 3, retry
+    assert ranked(example_app, "RateLimitExceededError")[0] == ERRORS_MAIN
+
+    cases = [
+        # two entries (headings compared casefolded, whitespace collapsed) at ranks 2 and 3:
+        # DCG = 1/log2(3) + 1/log2(4), ideal = 1 + 1/log2(3)
+        acme(
+            "two", "sk_test_123", [rel(PY_README, "QUICK START"), rel(TS_README, "quick   start")]
+        ),
+        # a whole-file entry matched by two hits gains once; duplicates are one entry
+        acme("file", "RetryConfig", [rel(ERRORS), rel(ERRORS)]),
+        # a heading entry also satisfied through a later hit's breadcrumb gains once
+        acme("crumb", "RetryConfig", [rel(ERRORS, "Error handling")]),
+        # one entry found at rank 1, one never: the ideal counts both
+        acme("half", "RateLimitExceededError", [rel(ERRORS, "Error handling"), rel("nope.md")]),
+    ]
+    report = evaluate({ACME: example_app}, cases, k=5)
+    by_id = {r.id: r for r in report.results}
+    assert [by_id[i].first_rank for i in ("two", "file", "crumb", "half")] == [2, 1, 1, 1]
+    assert by_id["two"].gains == (0, 1, 1, 0)
     assert len(by_id["file"].relevant) == 1
+    assert by_id["file"].gains == (1, 0, 0)
+    assert sum(bool(m) for m in by_id["file"].matched) == 2  # retries and the errors intro
+    assert by_id["crumb"].matched[0] == (0,)  # retries, via "... > Error handling > Retries"
+    assert by_id["crumb"].gains == (1, 0, 0)
     ideal2 = 1 + 1 / math.log2(3)
     expected_ndcg = {
-        "first": 1.0,
-        "second": 1 / math.log2(3),
-        "missing": 0.0,
-        "two": (1 / math.log2(3) + 1 / math.log2(5)) / ideal2,
-        "file": 1 / math.log2(3),
+        "two": (1 / math.log2(3) + 1 / math.log2(4)) / ideal2,
+        "file": 1.0,
+        "crumb": 1.0,
         "half": 1 / ideal2,
     }
     for cid, value in expected_ndcg.items():
         assert by_id[cid].ndcg == pytest.approx(value), cid
     m = report.overall
-    assert m.cases == m.answerable == 6
-    assert m.mrr == pytest.approx((1 + 0.5 + 0 + 0.5 + 0.5 + 1) / 6)
-    assert m.ndcg == pytest.approx(sum(expected_ndcg.values()) / 6)
-    assert m.hit_rate == pytest.approx(5 / 6)
-    assert m.facet_precision == 1.0  # no filters anywhere
-    assert m.no_answer_ok is None
-    assert [r.id for r in report.failing] == ["missing"]
+    assert m.mrr == pytest.approx((1 / 2 + 1 + 1 + 1) / 4)
+    assert m.ndcg == pytest.approx(sum(expected_ndcg.values()) / 4)
+    assert m.hit_rate == 1.0
+    assert report.failing == ()
 
 
-def test_chunk_covering_two_entries_gains_once() -> None:
-    texts = {"a.md#one": "# One\n\ntext\n\n## Two\n\nmore"}
-    report = stub_report(
-        {"q": {"hits": [hit("a.md", "One")]}},
-        [case("c", "q", [rel("a.md", "One"), rel("a.md", "Two")])],
-        texts=texts,
+def test_chunk_covering_two_entries_gains_once(example_app: DocsApp) -> None:
+    # The Python `create` section holds a `### Parameters` H3; "ISO currency code" is only there.
+    hits = ranked(example_app, "ISO currency code")
+    assert hits[0] == PY_CREATE and not any(h.startswith(PY_PAYMENTS) for h in hits[1:]), hits
+    assert {"create", "parameters"} <= heading_lines(get_doc_content(example_app, PY_CREATE))
+    report = evaluate(
+        {ACME: example_app},
+        [
+            acme(
+                "c",
+                "ISO currency code",
+                [rel(PY_PAYMENTS, "create"), rel(PY_PAYMENTS, "Parameters")],
+            )
+        ],
     )
     (r,) = report.results
-    assert r.matched == ((0, 1),)
+    assert r.matched[0] == (0, 1)
+    assert r.gains[0] == 1 and sum(r.gains) == 1
     assert r.ndcg == pytest.approx(1 / (1 + 1 / math.log2(3)))
 
 
-def test_cutoff_k_limits_hits_and_ideal() -> None:
-    hits = [hit("a.md", "One"), hit("b.md", "Two"), hit("c.md", "Three")]
-    cases = [case("c", "q", [rel("c.md", "Three"), rel("b.md", "Two"), rel("a.md", "One")])]
-    report = stub_report({"q": {"hits": hits}}, cases, k=2)
-    (r,) = report.results
-    assert r.chunk_ids == ("a.md#one", "b.md#two")
-    assert r.ndcg == pytest.approx(1.0)  # ideal is min(k, 3) = 2 gains
-    assert report.k == 2
-
-
-def test_facet_precision_and_no_answer_cases() -> None:
-    inside = {"version": "0.5.x", "section": "learn"}
-    outside = {"version": "current", "section": "learn"}
-    f = {"version": "0.5.x"}
-    results = {
-        "mixed": {"hits": [hit("a.md", "A", inside), hit("b.md", "B", outside)]},
-        "none": {"hits": [], "hint": {"message": "0 results", "suggested_filters": {}}},
-        "hinted": {
-            "hits": [hit("a.md", "A", inside)],
-            "hint": {"message": "maybe", "suggested_filters": {}},
-        },
-        "silent": {"hits": [hit("a.md", "A", inside)]},
-        "leaky": {"hits": [hit("b.md", "B", outside)], "hint": {"message": "m"}},
-        "broken": {"error": "Invalid taxonomy value for 'version'"},
-    }
+def test_cutoff_k_limits_hits_and_ideal(example_app: DocsApp) -> None:
+    assert ranked(example_app, "PermissionDeniedError", limit=2) == [SCOPED_KEYS, ERRORS_MAIN]
+    assert set(ranked(example_app, "BadRequestError", limit=2)) == {PY_REFUND, TS_REFUND}
     cases = [
-        case("mixed", "mixed", [rel("a.md", "A")], filters=f),
-        case("none", "none", [], filters=f, category="facet"),
-        case("hinted", "hinted", [], filters=f, category="facet"),
-        case("silent", "silent", [], filters=f, category="facet"),
-        case("leaky", "leaky", [], filters=f, category="facet"),
-        case("broken", "broken", [rel("a.md", "A")], filters=f),
+        # three entries, two in the top 2: the ideal is min(k, 3) = 2 gains
+        acme(
+            "ideal",
+            "PermissionDeniedError",
+            [
+                rel(ERRORS, "Error handling"),
+                rel("guides/authentication.md", "Scoped keys"),
+                rel(PY_README),
+            ],
+        ),
+        # found at rank 3, so a miss at k=2
+        acme("cut", "BadRequestError", [rel(ERRORS, "Error handling")]),
     ]
-    report = stub_report(results, cases)
+    report = evaluate({ACME: example_app}, cases, k=2)
     by_id = {r.id: r for r in report.results}
-    assert by_id["mixed"].facet_precision == 0.5
+    assert report.k == 2
+    assert by_id["ideal"].chunk_ids == (SCOPED_KEYS, ERRORS_MAIN)
+    assert by_id["ideal"].gains == (1, 1)
+    assert by_id["ideal"].ndcg == pytest.approx(1.0)
+    assert set(by_id["cut"].chunk_ids) == {PY_REFUND, TS_REFUND}
+    assert by_id["cut"].first_rank is None and by_id["cut"].ndcg == 0.0
+    m = report.overall
+    assert (m.mrr, m.hit_rate) == (pytest.approx(0.5), pytest.approx(0.5))
+    assert [r.id for r in report.failing] == ["cut"]
+
+
+def test_facet_precision_and_no_answer_cases(example_app: DocsApp) -> None:
+    py = {"language": "python"}
+    # With language=python the scope=global-guide guides stay in (auto-include): two of the
+    # three sk_test_123 hits are guides, which carry no language, so they count as outside.
+    sk = search_hits(example_app, "sk_test_123", **py)
+    assert {h["chunk_id"] for h in sk} == {
+        ERRORS_RETRIES,
+        PY_QUICK,
+        "guides/authentication.md#authentication",
+    }
+    assert sk[0]["chunk_id"] in (ERRORS_RETRIES, PY_QUICK)
+    cases = [
+        acme(
+            "mixed",
+            "sk_test_123",
+            [rel(PY_README, "Quick start"), rel(ERRORS, "Retries")],
+            filters=py,
+        ),
+        # npm is TypeScript-only: no hits, a hint suggesting language=typescript
+        acme("none", "npm", [], filters=py, category="facet"),
+        acme("none-scope", "npm", [], filters={"scope": "global-guide"}, category="facet"),
+        # hits, all inside the filter, but no hint: not a correct no-answer
+        acme("silent", "refund", [], filters={"language": "typescript"}, category="facet"),
+        # hits outside the filters (the auto-included guides) and no hint
+        acme("leaky", "sk_test_123", [], filters=py, category="facet"),
+        acme("broken", "npm", [rel(TS_README, "Installation")], filters={"language": "rust"}),
+    ]
+    report = evaluate({ACME: example_app}, cases, k=5)
+    by_id = {r.id: r for r in report.results}
+    assert by_id["mixed"].first_rank == 1
+    assert sorted(by_id["mixed"].in_filter) == [False, False, True]
+    assert by_id["mixed"].facet_precision == pytest.approx(1 / 3)
+    assert by_id["none"].chunk_ids == ()
+    assert by_id["none"].hint is not None and "language='python'" in by_id["none"].hint
     assert by_id["none"].facet_precision is None  # no hits: nothing to be precise about
-    assert by_id["leaky"].facet_precision == 0.0
-    assert [by_id[i].no_answer_ok for i in ("none", "hinted", "silent", "leaky")] == [
+    assert by_id["silent"].chunk_ids == (TS_REFUND,) and by_id["silent"].hint is None
+    assert by_id["silent"].facet_precision == 1.0
+    assert by_id["leaky"].facet_precision == pytest.approx(1 / 3)
+    assert [by_id[i].no_answer_ok for i in ("none", "none-scope", "silent", "leaky")] == [
         True,
         True,
         False,
         False,
     ]
-    assert by_id["broken"].error == "Invalid taxonomy value for 'version'"
+    assert by_id["broken"].error.startswith("Invalid taxonomy value for 'language'")
+    assert '"rust"' in by_id["broken"].error
     assert by_id["broken"].chunk_ids == ()
+    assert by_id["broken"].facet_precision is None
     m = report.overall
     assert (m.cases, m.answerable, m.no_answer, m.errors) == (6, 2, 4, 1)
     # no-answer cases stay out of MRR; the error is a miss
     assert m.mrr == pytest.approx(0.5)
     assert m.hit_rate == pytest.approx(0.5)
     assert m.no_answer_ok == pytest.approx(0.5)
-    # mixed 0.5, hinted 1, silent 1, leaky 0 (none and broken have no hits)
-    assert m.facet_precision == pytest.approx(2.5 / 4)
+    # mixed 1/3, silent 1, leaky 1/3 (none, none-scope and broken have no hits)
+    assert m.facet_precision == pytest.approx((1 / 3 + 1 + 1 / 3) / 3)
     facet = report.by_category["facet"]
     assert (facet.cases, facet.answerable, facet.mrr, facet.no_answer_ok) == (4, 0, None, 0.5)
     assert {r.id for r in report.failing} == {"silent", "leaky", "broken"}
 
 
-def test_hit_sizes_and_latency() -> None:
-    texts = {"a.md#a": "x" * 100, "b.md#b": "y" * 300}
-    report = stub_report(
-        {"q": {"hits": [hit("a.md", "A"), hit("b.md", "B")]}, "p": {"hits": [hit("a.md", "A")]}},
-        [case("1", "q", [rel("a.md")]), case("2", "p", [rel("a.md")])],
-        texts=texts,
+def test_hit_sizes_and_latency(example_app: DocsApp) -> None:
+    report = evaluate(
+        {ACME: example_app},
+        [acme("1", "npm", [rel(TS_README)]), acme("2", "RetryConfig", [rel(ERRORS)])],
     )
-    assert [r.hit_chars for r in report.results] == [(100, 300), (100,)]
-    assert report.overall.mean_hit_chars == pytest.approx(500 / 3)
+    sizes = [
+        tuple(len(get_doc_content(example_app, cid)) for cid in r.chunk_ids) for r in report.results
+    ]
+    assert [len(s) for s in sizes] == [1, 3]
+    assert all(n > 0 for s in sizes for n in s)
+    assert [r.hit_chars for r in report.results] == sizes
+    # per hit, not per case: the case with three hits weighs three times
+    all_sizes = [n for s in sizes for n in s]
+    assert report.overall.mean_hit_chars == pytest.approx(sum(all_sizes) / 4)
+    assert report.by_corpus[ACME].mean_hit_chars == report.overall.mean_hit_chars
     assert report.overall.latency_p50_ms is not None
     assert 0 <= report.overall.latency_p50_ms <= report.overall.latency_p95_ms
 
@@ -235,17 +336,31 @@ def test_percentile_interpolates() -> None:
     assert percentile([float(i) for i in range(1, 101)], 0.95) == pytest.approx(95.05)
 
 
-def test_skipped_cases_and_get_doc_cached() -> None:
-    app = StubApp({"q": {"hits": [hit("a.md", "A")]}})
+class RecordingApp(DocsApp):
+    """The real DocsApp over a real bundle, additionally recording the tool calls it gets."""
+
+    def __init__(self, bundle_path: Path) -> None:
+        super().__init__(open_bundle(bundle_path))
+        self.calls: list[tuple[str, dict]] = []
+
+    def call_tool(self, name: str, arguments: dict) -> dict:
+        self.calls.append((name, dict(arguments)))
+        return super().call_tool(name, arguments)
+
+
+def test_skipped_cases_and_get_doc_cached(example_bundle: Path) -> None:
+    app = RecordingApp(example_bundle)
     cases = [
-        case("1", "q", [rel("a.md")]),
-        case("2", "q", [rel("a.md")]),
-        case("3", "q", [rel("a.md")], corpus="other"),
+        acme("1", "npm", [rel(TS_README)]),
+        acme("2", "npm", [rel(TS_README)]),
+        acme("3", "npm", [rel(TS_README)], corpus="other"),
     ]
-    report = evaluate({YELLOW: app}, cases)  # type: ignore[dict-item]
+    report = evaluate({ACME: app}, cases)
     assert [r.id for r in report.results] == ["1", "2"]
     assert [c["id"] for c in report.skipped] == ["3"]
-    assert sum(name == "get_doc" for name, _ in app.calls) == 1
+    # npm has one hit; the second case reads it from the cache
+    assert [a for name, a in app.calls if name == "get_doc"] == [{"chunk_id": TS_INSTALL}]
+    assert sum(name == "search_docs" for name, _ in app.calls) == 2
     doc = report.to_json()
     assert (doc["cases"], doc["evaluated"], doc["skipped"]) == (3, 2, 1)
     assert "1 skipped" in format_report(report)
@@ -280,16 +395,16 @@ def test_chunk_content_strips_delimiter() -> None:
     assert chunk_content({"content": [], "isError": True}) == ""
 
 
-def test_satisfies_compares_whole_breadcrumb_parts() -> None:
-    h = hit("a.md", "create_many", breadcrumb="a.md > Links > create_many")
-    assert not satisfies(h, Entry("a.md", "create"), set())
-    assert satisfies(h, Entry("a.md", "links"), set())
-    assert satisfies(h, Entry("a.md", "create_many"), set())
-    assert not satisfies(h, Entry("b.md", "links"), set())
-    assert satisfies(h, Entry("a.md", None), set())
-    assert satisfies(h, Entry("a.md", "q"), {"q"})
-    nested = hit("a.md", "x", breadcrumb="a.md > A > B > x")
-    assert satisfies(nested, Entry("a.md", "a > b"), set())
+def test_satisfies_compares_whole_breadcrumb_parts(example_app: DocsApp) -> None:
+    (h,) = [x for x in search_hits(example_app, "list_payments") if x["chunk_id"] == PY_LIST]
+    assert h["breadcrumb"] == "python/payments.md > Payments > list_payments"
+    assert not satisfies(h, Entry(PY_PAYMENTS, "list"), set())
+    assert satisfies(h, Entry(PY_PAYMENTS, "payments"), set())
+    assert satisfies(h, Entry(PY_PAYMENTS, "list_payments"), set())
+    assert not satisfies(h, Entry("typescript/payments.md", "payments"), set())
+    assert satisfies(h, Entry(PY_PAYMENTS, None), set())
+    assert satisfies(h, Entry(PY_PAYMENTS, "q"), {"q"})
+    assert satisfies(h, Entry(PY_PAYMENTS, "payments > list_payments"), set())
 
 
 def test_parse_bundle_arg() -> None:

@@ -1,7 +1,7 @@
 """MCP protocol layer and stdio transport.
 
 Three layers of tests:
-* in-process Dispatcher / stdio.serve with a stub App (fast, no bundle needed);
+* in-process Dispatcher / stdio.serve over a real DocsApp on the example bundle;
 * the real `docsmcp_runtime` process driven by the official `mcp` SDK client, in each
   connection mode (legacy handshake, pinned 2026-07-28, auto-probe);
 * the real process driven over raw pipes, for error paths the SDK never produces.
@@ -14,15 +14,19 @@ import io
 import json
 import os
 import queue
+import shutil
 import subprocess
 import sys
 import threading
 from pathlib import Path
 
 import pytest
-from docsmcp_runtime.errors import INVALID_PARAMS, ProtocolError
+from conftest import EXAMPLE_DOCS
+from docsmcp_runtime import __version__ as runtime_version
+from docsmcp_runtime.bundle import open_bundle
 from docsmcp_runtime.protocol import Dispatcher, Session, encode
 from docsmcp_runtime.stdio import serve
+from docsmcp_runtime.tools import DocsApp
 
 MODERN = "2026-07-28"
 LEGACY = "2025-11-25"
@@ -35,26 +39,17 @@ TOOL_NAMES = {"search_docs", "get_doc"}
 READ_TIMEOUT = 30.0
 
 
-# --------------------------------------------------------------------------- stub app
+# --------------------------------------------------------------------------- in-process, real app
 
 
-class StubApp:
-    server_name = "stub"
-    server_version = "9.9.9"
-    instructions = "Use echo."
+@pytest.fixture(scope="module")
+def example_app(example_bundle: Path) -> DocsApp:
+    return DocsApp(open_bundle(example_bundle))
 
-    def list_tools(self) -> list[dict]:
-        return [{"name": "echo", "inputSchema": {"type": "object"}}]
 
-    def call_tool(self, name: str, arguments: dict) -> dict:
-        if name == "crash":
-            raise RuntimeError("boom")
-        if name == "nan":
-            return {"content": [], "structuredContent": {"score": float("nan")}}
-        if name != "echo":
-            raise ProtocolError(INVALID_PARAMS, f"Unknown tool: {name}")
-        text = json.dumps(arguments, ensure_ascii=False)
-        return {"content": [{"type": "text", "text": text}], "isError": False}
+def _manifest_instructions() -> str:
+    manifest = json.loads((EXAMPLE_DOCS / ".docs-mcp.json").read_text(encoding="utf-8"))
+    return manifest["mcpServerInstructions"]
 
 
 def _req(id_: object, method: str, params: dict | None = None) -> dict:
@@ -64,41 +59,94 @@ def _req(id_: object, method: str, params: dict | None = None) -> dict:
     return msg
 
 
-def test_dispatcher_initialize_then_legacy_requests() -> None:
-    d, session = Dispatcher(StubApp()), Session()
+def test_dispatcher_initialize_then_legacy_requests(example_app: DocsApp) -> None:
+    d, session = Dispatcher(example_app), Session()
     init = d.handle_message(_req(1, "initialize", {"protocolVersion": "2025-06-18"}), session)
     assert init["result"]["protocolVersion"] == "2025-06-18"
-    assert init["result"]["instructions"] == "Use echo."
+    assert init["result"]["instructions"] == _manifest_instructions()
+    assert init["result"]["serverInfo"] == {"name": "docsmcp", "version": runtime_version}
     assert session.protocol_version == "2025-06-18"
     listed = d.handle_message(_req(2, "tools/list"), session)["result"]
     # Legacy results have no 2026-only fields.
-    assert listed == {"tools": StubApp().list_tools()}
+    assert listed == {"tools": example_app.list_tools()}
+    assert [t["name"] for t in listed["tools"]] == ["search_docs", "get_doc"]
+    props = listed["tools"][0]["inputSchema"]["properties"]
+    assert props["language"]["enum"] == ["python", "typescript"]
+    assert props["scope"]["enum"] == ["global-guide", "sdk-specific"]
 
 
-def test_dispatcher_modern_results_are_stamped() -> None:
-    d = Dispatcher(StubApp())
-    resp = d.handle_message(_req("c", "tools/call", {"name": "echo", "_meta": MODERN_META}))
+def test_dispatcher_modern_results_are_stamped(example_app: DocsApp) -> None:
+    d = Dispatcher(example_app)
+    params = {"name": "search_docs", "arguments": {"query": "npm"}, "_meta": MODERN_META}
+    resp = d.handle_message(_req("c", "tools/call", params))
     result = resp["result"]
     assert resp["id"] == "c"
     assert result["resultType"] == "complete"
     assert result["_meta"]["io.modelcontextprotocol/serverInfo"] == {
-        "name": "stub",
-        "version": "9.9.9",
+        "name": "docsmcp",
+        "version": runtime_version,
+    }
+    assert result["isError"] is False
+    structured = result["structuredContent"]
+    assert set(structured) == {"hits", "next_cursor", "hint"}
+    # npm occurs in one section only: the TypeScript installation.
+    (found,) = structured["hits"]
+    assert found["chunk_id"] == "typescript/README.md#acme-typescript-sdk/installation"
+    assert set(found) == {
+        "chunk_id",
+        "score",
+        "heading",
+        "breadcrumb",
+        "snippet",
+        "filepath",
+        "metadata",
+    }
+    assert found["metadata"] == {"language": "typescript", "scope": "sdk-specific"}
+    assert structured["next_cursor"] is None and structured["hint"] is None
+    assert json.loads(result["content"][0]["text"]) == structured
+
+
+def test_dispatcher_unknown_tool(example_app: DocsApp) -> None:
+    resp = Dispatcher(example_app).handle_message(_req(4, "tools/call", {"name": "x"}))
+    assert resp == {
+        "jsonrpc": "2.0",
+        "id": 4,
+        "error": {"code": -32602, "message": "Unknown tool 'x'."},
     }
 
 
-def test_dispatcher_internal_error_is_generic(capsys: pytest.CaptureFixture[str]) -> None:
-    d = Dispatcher(StubApp())
-    resp = d.handle_message(_req(1, "tools/call", {"name": "crash"}))
-    assert resp["error"] == {"code": -32603, "message": "Internal error"}
-    assert "boom" not in json.dumps(resp)  # details go to stderr only
-    assert "RuntimeError: boom" in capsys.readouterr().err
+def test_dispatcher_internal_error_is_generic(
+    example_bundle: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # A real bundle rewritten on disk under a running server: chunk texts are read lazily, so
+    # the next search fails inside the app (a pyarrow OSError), which must stay generic.
+    bundle = shutil.copytree(example_bundle, tmp_path / "idx")
+    app = DocsApp(open_bundle(bundle))
+    chunks = bundle / "chunks.parquet"
+    with chunks.open("r+b") as fh:  # same size, so the memory map stays valid
+        fh.write(b"\0" * chunks.stat().st_size)
+    resp = Dispatcher(app).handle_message(
+        _req(1, "tools/call", {"name": "search_docs", "arguments": {"query": "npm"}})
+    )
+    assert resp == {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "error": {"code": -32603, "message": "Internal error"},
+    }
+    err = capsys.readouterr().err
+    assert "internal error in tools/call: OSError" in err  # details go to stderr only
+    detail = err.split("OSError: ", 1)[1].strip()
+    assert detail and detail not in json.dumps(resp)
 
 
-def test_encode_unserializable_result_becomes_internal_error() -> None:
-    d = Dispatcher(StubApp())
-    line = encode(d.handle_message(_req(7, "tools/call", {"name": "nan"})))
-    assert json.loads(line) == {
+def test_encode_unserializable_result_becomes_internal_error(example_app: DocsApp) -> None:
+    d = Dispatcher(example_app)
+    resp = d.handle_message(
+        _req(7, "tools/call", {"name": "search_docs", "arguments": {"query": "npm"}})
+    )
+    assert json.loads(encode(resp))["result"]["structuredContent"]["hits"]
+    resp["result"]["structuredContent"]["hits"][0]["score"] = float("nan")  # not JSON
+    assert json.loads(encode(resp)) == {
         "jsonrpc": "2.0",
         "id": 7,
         "error": {"code": -32603, "message": "Internal error"},
@@ -110,22 +158,30 @@ def test_encode_lone_surrogate_stays_valid_json() -> None:
     assert json.loads(line)["result"]["text"] == "x\ud800y"
 
 
-def test_serve_in_memory_streams() -> None:
+def test_serve_in_memory_streams(example_app: DocsApp) -> None:
     lines = [
         json.dumps(_req(1, "ping")),
         "",
         "{not json",
         json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}),
-        json.dumps(_req(2, "tools/call", {"name": "echo", "arguments": {"q": "héllo"}})),
+        json.dumps(_req(2, "tools/call", {"name": "get_doc", "arguments": {"chunk_id": "héllo"}})),
+        json.dumps(_req(3, "tools/call", {"name": "search_docs", "arguments": {"query": "npm"}})),
     ]
     stdin = io.BytesIO(("\n".join(lines) + "\n").encode())
     stdout = io.BytesIO()
-    assert serve(StubApp(), stdin=stdin, stdout=stdout) == 0
+    assert serve(example_app, stdin=stdin, stdout=stdout) == 0
     out = stdout.getvalue()
     assert "héllo".encode() in out  # ensure_ascii=False
     replies = [json.loads(x) for x in out.splitlines()]
-    assert [r.get("id") for r in replies] == [1, None, 2]
+    assert [r.get("id") for r in replies] == [1, None, 2, 3]
     assert replies[1]["error"]["code"] == -32700
+    missing = replies[2]["result"]
+    assert missing["isError"] is True
+    assert "Chunk ID 'héllo' not found" in missing["content"][0]["text"]
+    hits = replies[3]["result"]["structuredContent"]["hits"]
+    assert [h["chunk_id"] for h in hits] == [
+        "typescript/README.md#acme-typescript-sdk/installation"
+    ]
 
 
 # --------------------------------------------------------------------------- real process

@@ -18,8 +18,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import EXAMPLE_DOCS, build_bundle
-from mcp_client import McpSession, server_command
+from conftest import EVAL_CASES, EXAMPLE_DOCS, build_bundle
+from mcp_client import McpSession
 
 HIT_FIELDS = {"chunk_id", "score", "heading", "breadcrumb", "snippet", "filepath", "metadata"}
 PY_SDK = {"language": "python", "scope": "sdk-specific"}
@@ -102,11 +102,11 @@ def _ids(result: dict[str, Any]) -> list[str]:
     return [hit["chunk_id"] for hit in result["hits"]]
 
 
-def _section(rel: str, heading_line: str) -> str:
-    """The markdown of one section of an example file, from its heading to the next h2."""
+def _section(rel: str, heading_line: str, until: str = "\n## ") -> str:
+    """The source markdown of an example file from `heading_line` to `until` (the next h2)."""
     text = (EXAMPLE_DOCS / rel).read_text(encoding="utf-8")
     start = text.index(heading_line)
-    end = text.find("\n## ", start + len(heading_line))
+    end = text.find(until, start + len(heading_line))
     return text[start : end if end >= 0 else len(text)].strip()
 
 
@@ -268,25 +268,52 @@ def test_ranking_yellow_identifier(yellow: McpSession) -> None:
     assert labelled["hits"][0]["heading"] == "Client Options"
 
 
+# Labelled dev cases whose relevant section the lexical ranking puts first today: a regression
+# on any of them is a ranking change a user would notice.
+TOP1_CASES = [
+    "dev-001", "dev-002", "dev-003", "dev-004", "dev-007", "dev-008", "dev-009",
+    "dev-035", "dev-037", "dev-039", "dev-041", "dev-043", "dev-044", "dev-045",
+]  # fmt: skip
+
+
+def _eval_case(case_id: str) -> dict[str, Any]:
+    for line in EVAL_CASES.read_text(encoding="utf-8").splitlines():
+        case = json.loads(line)
+        if case["id"] == case_id:
+            return case
+    raise AssertionError(f"{case_id} missing from {EVAL_CASES}")
+
+
+@pytest.mark.parametrize("case_id", TOP1_CASES)
+def test_ranking_labelled_cases_top1(request: pytest.FixtureRequest, case_id: str) -> None:
+    case = _eval_case(case_id)
+    fixture = {"speakeasy-sdks": "speakeasy", "yellow-docs": "yellow"}[case["corpus"]]
+    session: McpSession = request.getfixturevalue(fixture)
+    top = session.search(query=case["query"], limit=1, **case["filters"])["hits"][0]
+    relevant = [(r["file"], r["heading"]) for r in case["relevant"]]
+    # heading null labels a whole file: any of its sections counts.
+    assert (top["filepath"], top["heading"]) in relevant or (top["filepath"], None) in relevant, (
+        top["chunk_id"]
+    )
+    assert all(top["metadata"].get(k) == v for k, v in case["filters"].items())
+
+
 # --------------------------------------------------------------------------- filters
 
 
 def test_filters_apply_before_ranking(example: McpSession) -> None:
     everything = example.search(query="payments create", limit=50)["hits"]
     assert {h["metadata"].get("language") for h in everything} >= {"python", "typescript"}
-    python = example.search(query="payments create", language="typescript", limit=50)["hits"]
-    # The filtered ranking is the unfiltered one restricted to matching chunks: same order,
-    # same scores, nothing lost below a top-k cut.
-    expected = [
-        h
-        for h in everything
-        if h["metadata"].get("language") == "typescript" or h["metadata"] == GUIDE
-    ]
+    # Unfiltered, a typescript section wins; a filter must not just drop it from a top-k.
+    assert everything[0]["metadata"] == TS_SDK
+    python = example.search(query="payments create", language="python", limit=50)["hits"]
+    # The filtered ranking is the unfiltered one restricted to matching chunks (python pages
+    # plus the auto-included guides): same order, same scores, nothing lost below a cut.
+    expected = [h for h in everything if h["metadata"] in (PY_SDK, GUIDE)]
     assert python == expected
-    # Asking for one hit still gives the best typescript one, even where python ranks higher.
-    assert example.search(query="payments create", language="typescript", limit=1)["hits"] == [
-        expected[0]
-    ]
+    top = example.search(query="payments create", language="python", limit=1)["hits"]
+    assert top == [expected[0]]
+    assert top[0]["chunk_id"] == "python/payments.md#payments/create"
 
 
 def test_limit_is_respected(example: McpSession) -> None:
@@ -301,7 +328,7 @@ def test_explicit_filters_restrict_every_hit(example: McpSession) -> None:
     hits = example.search(query="payments", language="python", scope="sdk-specific", limit=50)
     assert hits["hits"]
     assert all(h["metadata"] == PY_SDK for h in hits["hits"])
-    guides = example.search(query="key", language="typescript", scope="global-guide", limit=50)
+    guides = example.search(query="key", scope="global-guide", limit=50)
     assert guides["hits"]
     assert all(h["metadata"] == GUIDE for h in guides["hits"])
 
@@ -509,7 +536,8 @@ def test_get_doc_target_only(example: McpSession) -> None:
 
 def test_get_doc_context_one(example: McpSession) -> None:
     text = example.get_doc("python/payments.md#payments/listpayments", context=1)
-    create = _section("python/payments.md", "# Payments")  # the page intro rides with ## create
+    # The page's h1 has no body of its own, so it rides with the first section.
+    create = _section("python/payments.md", "# Payments", until="\n## list_payments")
     assert text == (
         "--- Chunk: python/payments.md#payments/create (Chunk 1 of 3) (Context: -1) ---\n"
         f"{create}\n\n"
@@ -525,8 +553,9 @@ def test_get_doc_context_stays_in_file(example: McpSession) -> None:
     first = example.get_doc("python/payments.md#payments/create", context=1)
     assert first.startswith("--- Chunk: python/payments.md#payments/create (Chunk 1 of 3) (Target)")
     assert "(Context: -1)" not in first
-    assert "--- Chunk: python/payments.md#payments/listpayments (Chunk 2 of 3) (Context: +1) ---" in (
-        first
+    assert (
+        "--- Chunk: python/payments.md#payments/listpayments (Chunk 2 of 3) (Context: +1) ---"
+        in (first)
     )
     assert "python/payments.md#payments/refund" not in first
     # Last chunk, widest context: only its own file's earlier chunks, never the next file.
@@ -597,7 +626,9 @@ def _runtime(*args: str | Path, stdin: str | None = None) -> subprocess.Complete
 def test_cli_search_prints_ranked_hits(example_bundle: Path) -> None:
     proc = _runtime("--bundle", example_bundle, "search", "listPayments", "--language", "python")
     assert proc.returncode == 0, proc.stderr
-    ranked = [line.split()[1] for line in proc.stdout.splitlines() if line[:3].strip()[:-1].isdigit()]
+    ranked = [
+        line.split()[1] for line in proc.stdout.splitlines() if line[:3].strip()[:-1].isdigit()
+    ]
     assert ranked[0] == "python/payments.md#payments/listpayments"
     assert proc.stdout.startswith(" 1. python/payments.md#payments/listpayments  (score ")
     assert not any(cid.startswith("typescript/") for cid in ranked)
@@ -605,7 +636,13 @@ def test_cli_search_prints_ranked_hits(example_bundle: Path) -> None:
 
 def test_cli_search_json_matches_mcp(example: McpSession, example_bundle: Path) -> None:
     proc = _runtime(
-        "--bundle", example_bundle, "search", "payments create", "--language", "typescript", "--json"
+        "--bundle",
+        example_bundle,
+        "search",
+        "payments create",
+        "--language",
+        "typescript",
+        "--json",
     )
     assert proc.returncode == 0, proc.stderr
     expected = example.search(query="payments create", language="typescript")
@@ -618,6 +655,31 @@ def test_cli_unknown_flag(example_bundle: Path) -> None:
     assert proc.stdout == ""
     assert proc.stderr.count("\n") == 1
     assert proc.stderr.startswith("docsmcp-runtime: error:") and "--foo" in proc.stderr
+
+
+def test_cli_invalid_filter_value(example_bundle: Path) -> None:
+    proc = _runtime("--bundle", example_bundle, "search", "payments", "--language", "rust")
+    assert proc.returncode == 2 and proc.stdout == ""
+    assert proc.stderr == (
+        "docsmcp-runtime: error: Invalid taxonomy value for 'language': \"rust\". "
+        "Allowed values: python, typescript\n"
+    )
+
+
+def test_cli_zero_hits_prints_hint(example_bundle: Path) -> None:
+    proc = _runtime("--bundle", example_bundle, "search", "npm", "--language", "python")
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stdout.splitlines()
+    assert lines[0].startswith("0 results found for query 'npm'")
+    assert lines[1:] == ["  try --language typescript"]
+
+
+def test_cli_missing_bundle_dir(tmp_path: Path) -> None:
+    proc = _runtime("--bundle", tmp_path / "nope", "search", "payments")
+    assert proc.returncode == 2 and proc.stdout == ""
+    assert (
+        proc.stderr == f"docsmcp-runtime: error: bundle directory not found: {tmp_path / 'nope'}\n"
+    )
 
 
 def _flip_byte(path: Path) -> None:
@@ -658,8 +720,5 @@ def test_cli_corrupt_bundle_fails_in_one_line(
     assert proc.stderr.count("\n") == 1, proc.stderr
     assert proc.stderr.startswith("docsmcp-runtime: error: ")
     assert filename in proc.stderr
-
-
-def test_server_command_is_the_module_entry_point(example_bundle: Path) -> None:
-    # The MCP fixtures launch exactly what a user configures in a client.
-    assert server_command(example_bundle)[1:3] == ["-m", "docsmcp_runtime"]
+    if filename == "metadata.json":
+        assert "version 99" in proc.stderr

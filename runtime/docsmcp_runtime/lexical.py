@@ -6,10 +6,6 @@ import numpy as np
 
 from .analyzer import AnalyzerConfig, analyze
 
-# Weight of word-bigram (phrase/proximity) impacts relative to single-term impacts.
-PHRASE_WEIGHT = 1.0
-
-
 class Lexicon:
     def __init__(self, arrays: dict[str, np.ndarray]) -> None:
         self.terms = arrays["terms"]
@@ -20,7 +16,7 @@ class Lexicon:
         self.n_terms = len(self.term_offsets) - 1
 
     def _term(self, i: int) -> bytes:
-        return bytes(self.terms[int(self.term_offsets[i]) : int(self.term_offsets[i + 1])])
+        return self.terms[self.term_offsets[i] : self.term_offsets[i + 1]].tobytes()
 
     def lookup(self, term: str) -> int | None:
         """Binary search of the UTF-8-sorted dictionary."""
@@ -51,9 +47,12 @@ def query_terms(query: str, config: AnalyzerConfig) -> tuple[list[str], list[str
     return terms, bigrams
 
 
-def score(lexicon: Lexicon, n_docs: int, terms: list[str], bigrams: list[str]) -> np.ndarray:
+def score(
+    lexicon: Lexicon, n_docs: int, terms: list[str], bigrams: list[str], phrase_weight: float
+) -> np.ndarray:
+    """Sum of impacts; bigram (phrase/proximity) impacts count `phrase_weight` times."""
     scores = np.zeros(n_docs, dtype=np.float32)
-    for weight, group in ((1.0, terms), (PHRASE_WEIGHT, bigrams)):
+    for weight, group in ((1.0, terms), (phrase_weight, bigrams)):
         for term in group:
             tid = lexicon.lookup(term)
             if tid is None:

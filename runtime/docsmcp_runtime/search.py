@@ -31,6 +31,7 @@ class Searcher:
         self.facets = bundle.arrays["facets"]
         self.taxonomy = bundle.metadata["taxonomy"]
         self.keys = bundle.taxonomy_keys
+        self.phrase_weight = float(bundle.metadata["lexical"]["phrase_weight"])
 
     def _code(self, key: str, value: str) -> int:
         return self.taxonomy[key]["values"].index(value) + 1
@@ -55,7 +56,7 @@ class Searcher:
 
     def search(self, query: str, filters: dict[str, str], offset: int, limit: int) -> Page:
         terms, bigrams = query_terms(query, self.bundle.analyzer)
-        scores = score(self.lexicon, self.bundle.n_chunks, terms, bigrams)
+        scores = score(self.lexicon, self.bundle.n_chunks, terms, bigrams, self.phrase_weight)
         matched = scores > 0
         candidates = np.flatnonzero(matched & self.mask(filters))
         total = len(candidates)
@@ -97,22 +98,27 @@ class Searcher:
 _WORD = re.compile(r"\w+", re.UNICODE)
 
 
-def snippet(text: str, query: str, width: int = SNIPPET_CHARS) -> str:
+def snippet_pattern(query: str) -> re.Pattern[str] | None:
+    """One alternation over the query's words, so each snippet is a single regex pass.
+
+    Matching word starts by prefix also catches plurals and camelCase heads ("link" in
+    "links", "linksUpsert").
+    """
+    words = sorted({w.lower() for w in _WORD.findall(query) if len(w) > 1}, key=len, reverse=True)
+    if not words:
+        return None
+    stems = [re.escape(w[:-1] if len(w) > 4 else w) for w in words]
+    return re.compile(r"(?<!\w)(?:" + "|".join(stems) + ")", re.IGNORECASE)
+
+
+def snippet(text: str, pattern: re.Pattern[str] | None, width: int = SNIPPET_CHARS) -> str:
     """A window of the original text (original case) around the densest cluster of query words."""
     flat = " ".join(text.split())
-    words = {w.lower() for w in _WORD.findall(query) if len(w) > 1}
     if len(flat) <= width:
         return flat
-    lowered = flat.lower()
-    hits: list[tuple[int, str]] = []
-    for w in words:
-        # Prefix match also catches plurals and camelCase heads ("link" in "links", "linksUpsert").
-        for m in re.finditer(r"(?<!\w)" + re.escape(w[:-1] if len(w) > 4 else w), lowered):
-            hits.append((m.start(), w))
-    if not hits:
-        start = 0
-    else:
-        hits.sort()
+    hits = [(m.start(), m.group().lower()) for m in pattern.finditer(flat)] if pattern else []
+    start = 0
+    if hits:
         # Sliding window over match positions: the start whose window holds most distinct words.
         best, best_count = hits[0][0], 0
         inside: dict[str, int] = {}

@@ -9,7 +9,7 @@ from . import __version__
 from .bundle import Bundle
 from .cursor import CursorError, cursor_secret, decode_cursor, encode_cursor
 from .errors import INVALID_PARAMS, ProtocolError
-from .search import Searcher, snippet
+from .search import Searcher, snippet, snippet_pattern
 
 MAX_LIMIT = 50
 DEFAULT_LIMIT = 10
@@ -245,14 +245,15 @@ class DocsApp:
                 raise ToolInputError(str(exc)) from None
         page = self.searcher.search(query, filters, offset, limit)
         bundle = self.bundle
+        pattern = snippet_pattern(query)
         hits = [
             {
-                "chunk_id": bundle.ids[row],
+                "chunk_id": bundle.ids[row].as_py(),
                 "score": round(score, 6),
-                "heading": bundle.headings[row],
-                "breadcrumb": bundle.breadcrumbs[row],
-                "snippet": snippet(bundle.text(row), query),
-                "filepath": bundle.paths[row],
+                "heading": bundle.headings[row].as_py(),
+                "breadcrumb": bundle.breadcrumbs[row].as_py(),
+                "snippet": snippet(bundle.text(row), pattern),
+                "filepath": bundle.paths[row].as_py(),
                 "metadata": bundle.chunk_meta(row),
             }
             for row, score in zip(page.rows, page.scores, strict=True)
@@ -328,6 +329,6 @@ class DocsApp:
         for r in range(max(first, row - context), min(first + total, row + context + 1)):
             offset = r - row
             role = "Target" if offset == 0 else f"Context: {offset:+d}"
-            header = f"--- Chunk: {bundle.ids[r]} (Chunk {r - first + 1} of {total}) ({role}) ---"
+            header = f"--- Chunk: {bundle.id(r)} (Chunk {r - first + 1} of {total}) ({role}) ---"
             parts.append(f"{header}\n{bundle.text(r)}")
         return _text_result("\n\n".join(parts))

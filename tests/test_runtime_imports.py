@@ -1,0 +1,150 @@
+"""The runtime stays lean: serving and searching a bundle imports none of the builder's stack.
+
+A deployment installs only `docsmcp-runtime` (numpy + pyarrow); an accidental import of the
+builder, the MCP SDK or a parsing/ML library would work on a dev machine and break there (or
+slow start-up). Imports are observed in real child processes, since a test process has already
+imported pytest, mcp and friends.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from conftest import REPO
+
+# Top-level packages the runtime must never import. `docsmcp` is the builder package; the
+# runtime's own `docsmcp_runtime` has a different top-level name and is of course allowed.
+FORBIDDEN = {
+    "docsmcp",
+    "mcp",
+    "pydantic",
+    "markdown_it",
+    "mdit_py_plugins",
+    "sklearn",
+    "openai",
+    "yaml",
+    "jsonschema",
+}
+MARKER = "@@MODULES@@"
+TIMEOUT = 60
+
+
+def _forbidden(modules: set[str]) -> set[str]:
+    return {m for m in modules if m.split(".")[0] in FORBIDDEN}
+
+
+def _importtime_modules(stderr: str) -> set[str]:
+    """Module names from `python -X importtime` output ("import time: self | cum | name")."""
+    names = set()
+    for line in stderr.splitlines():
+        match = re.match(r"import time:\s+\d+\s+\|\s+\d+\s+\|\s+(\S+)\s*$", line)
+        if match:
+            names.add(match.group(1))
+    return names
+
+
+def test_search_path_imports(example_bundle: Path) -> None:
+    code = (
+        "import json, sys\n"
+        "from docsmcp_runtime.cli import main\n"
+        "argv = ['--bundle', sys.argv[1], 'search', 'payments create', '--language', 'python']\n"
+        "rc = main(argv)\n"
+        f"print({MARKER!r} + json.dumps([rc, sorted(sys.modules)]))\n"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", code, str(example_bundle)],
+        capture_output=True,
+        text=True,
+        timeout=TIMEOUT,
+    )
+    assert proc.returncode == 0, proc.stderr
+    output, _, tail = proc.stdout.rpartition(MARKER)
+    rc, modules = json.loads(tail)
+    assert rc == 0
+    assert " 1. python/payments.md#payments/create" in output  # it really searched
+    modules = set(modules)
+    assert {"docsmcp_runtime.search", "numpy", "pyarrow"} <= modules
+    assert _forbidden(modules) == set()
+
+
+def test_search_cli_importtime(example_bundle: Path) -> None:
+    proc = subprocess.run(
+        [sys.executable, "-X", "importtime", "-m", "docsmcp_runtime"]
+        + ["--bundle", str(example_bundle), "search", "refund"],
+        capture_output=True,
+        text=True,
+        timeout=TIMEOUT,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert "payments.md#payments/refund" in proc.stdout
+    modules = _importtime_modules(proc.stderr)
+    assert {"docsmcp_runtime.cli", "numpy", "pyarrow"} <= modules
+    assert _forbidden(modules) == set()
+
+
+def test_stdio_server_imports(example_bundle: Path) -> None:
+    """Initialize and search over raw JSON-RPC on the pipes; every import is logged to stderr."""
+    requests = [
+        {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "initialize",
+            "params": {
+                "protocolVersion": "2025-06-18",
+                "capabilities": {},
+                "clientInfo": {"name": "import-check", "version": "0"},
+            },
+        },
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        {
+            "jsonrpc": "2.0",
+            "id": 2,
+            "method": "tools/call",
+            "params": {"name": "search_docs", "arguments": {"query": "refund", "limit": 1}},
+        },
+        {
+            "jsonrpc": "2.0",
+            "id": 3,
+            "method": "tools/call",
+            "params": {
+                "name": "get_doc",
+                "arguments": {"chunk_id": "python/payments.md#payments/refund"},
+            },
+        },
+    ]
+    proc = subprocess.run(
+        [sys.executable, "-X", "importtime", "-m", "docsmcp_runtime"]
+        + ["--bundle", str(example_bundle)],
+        input="".join(json.dumps(r) + "\n" for r in requests),
+        capture_output=True,
+        text=True,
+        timeout=TIMEOUT,
+    )
+    assert proc.returncode == 0, proc.stderr  # EOF on stdin ends the server cleanly
+    replies = {r["id"]: r for r in map(json.loads, proc.stdout.splitlines())}
+    assert set(replies) == {1, 2, 3}
+    hits = replies[2]["result"]["structuredContent"]["hits"]
+    assert [h["chunk_id"] for h in hits] in (
+        ["python/payments.md#payments/refund"],
+        ["typescript/payments.md#payments/refund"],
+    )
+    assert replies[3]["result"]["isError"] is False
+    assert replies[3]["result"]["content"][0]["text"].startswith(
+        "--- Chunk: python/payments.md#payments/refund (Chunk 3 of 3) (Target) ---\n## refund"
+    )
+    modules = _importtime_modules(proc.stderr)
+    assert {"docsmcp_runtime.stdio", "docsmcp_runtime.protocol", "numpy", "pyarrow"} <= modules
+    assert _forbidden(modules) == set()
+
+
+def test_runtime_dependencies_are_numpy_and_pyarrow() -> None:
+    tomllib = pytest.importorskip("tomllib")
+    project = tomllib.loads((REPO / "runtime" / "pyproject.toml").read_text("utf-8"))["project"]
+    names = {re.match(r"[A-Za-z0-9_.-]+", dep).group(0).lower() for dep in project["dependencies"]}
+    assert names == {"numpy", "pyarrow"}
+    assert not project.get("optional-dependencies")
