@@ -211,3 +211,11 @@ def _check_shapes(root: Path, arrays: dict[str, np.ndarray], n_chunks: int, n_ke
         fail("postings_impacts and postings_docs differ in length")
     if arrays["facets"].shape != (n_chunks, n_keys):
         fail("facets.bin shape does not match the chunk table and taxonomy")
+    # Cheap bounds checks (a few ms even at scale) so that a bundle corrupted behind --no-verify
+    # fails here with a message instead of inside a search.
+    for name in ("term_offsets", "postings_offsets"):
+        if len(arrays[name]) and np.any(np.diff(arrays[name].astype(np.int64)) < 0):
+            fail(f"{name} is not ascending")
+    docs = arrays["postings_docs"]
+    if len(docs) and int(docs.max()) >= n_chunks:
+        fail("postings_docs.bin refers to rows beyond the chunk table")

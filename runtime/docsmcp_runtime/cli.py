@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import textwrap
 
@@ -69,7 +70,12 @@ def main(argv: list[str] | None = None) -> int:
         return _fail(str(exc))
     app = DocsApp(bundle)
     if args.command == "search":
-        return _search(app, args, extra)
+        try:
+            return _search(app, args, extra)
+        except BrokenPipeError:
+            # `... search q | head`: the reader left; say nothing more, even at exit.
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+            return 0
     from .stdio import serve
 
     return serve(app)

@@ -1,0 +1,114 @@
+"""The builder's command line as users run it: validate, build, and their errors."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pyarrow.parquet as pq
+from conftest import EXAMPLE_DOCS, run_docsmcp
+
+
+def ids_of(bundle: Path) -> list[str]:
+    return pq.read_table(bundle / "chunks.parquet", columns=["id"]).column("id").to_pylist()
+
+
+def test_validate_ok_on_the_example(tmp_path: Path) -> None:
+    proc = run_docsmcp("validate", "--docs-dir", EXAMPLE_DOCS)
+    assert proc.stdout.strip() == "ok: 6 files, 17 chunks, taxonomy keys: language, scope"
+
+
+def test_validate_reports_every_problem_at_once(tmp_path: Path) -> None:
+    docs = tmp_path / "docs"
+    (docs / "sub").mkdir(parents=True)
+    (docs / ".docs-mcp.json").write_text('{"version": "1", "strategy": {"chunk_by": "h4"}}')
+    (docs / "sub" / ".docs-mcp.json").write_text('{"version": "1",\n "metadata": {"a": 1}\n')
+    (docs / "front.md").write_text("---\nmetadata:\n  language: [go]\n---\n# T\n")
+    (docs / "latin1.md").write_bytes("# Caf\xe9\n".encode("latin-1"))
+    (docs / "sub" / "ok.md").write_text("# fine\n")
+    proc = run_docsmcp("validate", "--docs-dir", docs, check=False)
+    assert proc.returncode == 1
+    err = proc.stderr
+    assert "Traceback" not in err
+    assert ".docs-mcp.json: $.strategy.chunk_by: 'h4' is not one of 'h1', 'h2', 'h3', 'file'" in err
+    assert "sub/.docs-mcp.json:3:" in err  # JSON syntax error, with its line
+    assert "front.md:" in err and "language" in err
+    assert "latin1.md:1: not valid UTF-8 at byte 5" in err
+    assert err.splitlines()[-1] == "docsmcp: 4 problem(s) found; nothing was built"
+
+
+def test_duplicate_ids_are_rejected_with_file_and_line(tmp_path: Path) -> None:
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / ".docs-mcp.json").write_text(
+        '{"version": "1", "strategy": {"chunk_by": "h2", "max_chunk_size": 200}}'
+    )
+    big = "word " * 30
+    (docs / "dup.md").write_text(f"## X\n\n{big}\n\n{big}\n\n## X Part 2\n\nsmall\n")
+    proc = run_docsmcp("build", "--docs-dir", docs, "--out", tmp_path / "idx", check=False)
+    assert proc.returncode == 1
+    assert "dup.md:7: duplicate chunk id 'dup.md#x-part-2' (also in dup.md)" in proc.stderr
+    assert not (tmp_path / "idx").exists()
+
+
+def test_include_and_exclude_flags(tmp_path: Path) -> None:
+    out = tmp_path / "idx"
+    run_docsmcp("build", "--docs-dir", EXAMPLE_DOCS, "--out", out, "--exclude", "typescript/**")
+    paths = {i.split("#")[0] for i in ids_of(out)}
+    assert paths == {
+        "guides/authentication.md",
+        "guides/errors.mdx",
+        "python/README.md",
+        "python/payments.md",
+    }
+    run_docsmcp("build", "--docs-dir", EXAMPLE_DOCS, "--out", out, "--include", "guides/*")
+    assert {i.split("#")[0] for i in ids_of(out)} == {"guides/authentication.md", "guides/errors.mdx"}
+
+
+def test_build_prints_a_summary_and_records_options(tmp_path: Path) -> None:
+    out = tmp_path / "idx"
+    proc = run_docsmcp(
+        "build", "--docs-dir", EXAMPLE_DOCS, "--out", out, "--name", "acme",
+        "--description", "the Acme Payments docs", "--instructions", "Be brief.",
+    )  # fmt: skip
+    assert proc.stdout.startswith(f"built {out}: 6 files, 17 chunks, ")
+    meta = json.loads((out / "metadata.json").read_text())
+    assert meta["name"] == "acme"
+    assert meta["instructions"] == "Be brief."
+    assert meta["description"] == "the Acme Payments docs"
+    assert meta["tools"]["search_docs"]["description"].startswith("Search the Acme Payments docs")
+    assert meta["taxonomy"]["language"] == {
+        "description": "SDK language the page documents.",
+        "vector_collapse": True,
+        "values": ["python", "typescript"],
+    }
+
+
+def test_missing_docs_dir_and_unwritable_out(tmp_path: Path) -> None:
+    proc = run_docsmcp("build", "--docs-dir", tmp_path / "nope", "--out", tmp_path / "i", check=False)
+    assert proc.returncode == 2
+    assert proc.stderr.strip() == f"docsmcp: error: --docs-dir {tmp_path / 'nope'} is not a directory"
+    blocker = tmp_path / "file"
+    blocker.write_text("x")
+    proc = run_docsmcp("build", "--docs-dir", EXAMPLE_DOCS, "--out", blocker, check=False)
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr
+    assert blocker.read_text() == "x"
+
+
+def test_empty_docs_dir_is_a_problem(tmp_path: Path) -> None:
+    (tmp_path / "docs").mkdir()
+    proc = run_docsmcp("validate", "--docs-dir", tmp_path / "docs", check=False)
+    assert proc.returncode == 1
+    assert "no .md or .mdx files found" in proc.stderr
+
+
+def test_broken_markdown_still_builds(tmp_path: Path) -> None:
+    docs = tmp_path / "docs"
+    shutil.copytree(EXAMPLE_DOCS, docs)
+    (docs / "broken.md").write_text(
+        "## Unclosed fence\n\n```python\nprint(1)\n\n## Not a heading inside the fence\n"
+        "| bad | table\n|---\n<div unclosed\n"
+    )
+    run_docsmcp("build", "--docs-dir", docs, "--out", tmp_path / "idx")
+    assert "broken.md#unclosed-fence" in ids_of(tmp_path / "idx")
