@@ -63,7 +63,10 @@ def test_include_and_exclude_flags(tmp_path: Path) -> None:
         "python/payments.md",
     }
     run_docsmcp("build", "--docs-dir", EXAMPLE_DOCS, "--out", out, "--include", "guides/*")
-    assert {i.split("#")[0] for i in ids_of(out)} == {"guides/authentication.md", "guides/errors.mdx"}
+    assert {i.split("#")[0] for i in ids_of(out)} == {
+        "guides/authentication.md",
+        "guides/errors.mdx",
+    }
 
 
 def test_build_prints_a_summary_and_records_options(tmp_path: Path) -> None:
@@ -86,9 +89,13 @@ def test_build_prints_a_summary_and_records_options(tmp_path: Path) -> None:
 
 
 def test_missing_docs_dir_and_unwritable_out(tmp_path: Path) -> None:
-    proc = run_docsmcp("build", "--docs-dir", tmp_path / "nope", "--out", tmp_path / "i", check=False)
+    proc = run_docsmcp(
+        "build", "--docs-dir", tmp_path / "nope", "--out", tmp_path / "i", check=False
+    )
     assert proc.returncode == 2
-    assert proc.stderr.strip() == f"docsmcp: error: --docs-dir {tmp_path / 'nope'} is not a directory"
+    assert (
+        proc.stderr.strip() == f"docsmcp: error: --docs-dir {tmp_path / 'nope'} is not a directory"
+    )
     blocker = tmp_path / "file"
     blocker.write_text("x")
     proc = run_docsmcp("build", "--docs-dir", EXAMPLE_DOCS, "--out", blocker, check=False)

@@ -6,6 +6,7 @@ import numpy as np
 
 from .analyzer import AnalyzerConfig, analyze
 
+
 class Lexicon:
     def __init__(self, arrays: dict[str, np.ndarray]) -> None:
         self.terms = arrays["terms"]
