@@ -119,3 +119,18 @@ def test_broken_markdown_still_builds(tmp_path: Path) -> None:
     )
     run_docsmcp("build", "--docs-dir", docs, "--out", tmp_path / "idx")
     assert "broken.md#unclosed-fence" in ids_of(tmp_path / "idx")
+
+
+def test_source_commit_is_recorded_for_a_git_checkout(tmp_path: Path) -> None:
+    import subprocess
+
+    docs = tmp_path / "docs"
+    shutil.copytree(EXAMPLE_DOCS, docs)
+    git = ["git", "-C", str(docs), "-c", "user.name=t", "-c", "user.email=t@example.com"]
+    subprocess.run([*git, "init", "-q"], check=True)
+    subprocess.run([*git, "add", "."], check=True)
+    subprocess.run([*git, "commit", "-qm", "docs"], check=True)
+    head = subprocess.run([*git, "rev-parse", "HEAD"], capture_output=True, text=True).stdout
+    out = tmp_path / "idx"
+    run_docsmcp("build", "--docs-dir", docs, "--out", out)
+    assert json.loads((out / "metadata.json").read_text())["source"] == {"commit": head.strip()}

@@ -83,6 +83,17 @@ class ToolInputError(ValueError):
     """Bad tool arguments: reported to the model as an isError result it can correct."""
 
 
+def _int_arg(args: dict, name: str, default: int, low: int, high: int) -> int:
+    value = args.get(name, default)
+    if isinstance(value, float) and value.is_integer():
+        value = int(value)  # JSON clients may send 5.0
+    if not isinstance(value, int) or isinstance(value, bool):
+        raise ToolInputError(f"{name} must be an integer")
+    if not low <= value <= high:
+        raise ToolInputError(f"{name} must be between {low} and {high}")
+    return value
+
+
 def _text_result(text: str, is_error: bool = False) -> dict:
     return {"content": [{"type": "text", "text": text}], "isError": is_error}
 
@@ -211,13 +222,7 @@ class DocsApp:
         query = args.get("query")
         if not isinstance(query, str) or not query.strip():
             raise ToolInputError("query must be a non-empty string")
-        limit = args.get("limit", DEFAULT_LIMIT)
-        if isinstance(limit, float) and limit.is_integer():
-            limit = int(limit)
-        if not isinstance(limit, int) or isinstance(limit, bool):
-            raise ToolInputError("limit must be an integer")
-        if not 1 <= limit <= MAX_LIMIT:
-            raise ToolInputError(f"limit must be between 1 and {MAX_LIMIT}")
+        limit = _int_arg(args, "limit", DEFAULT_LIMIT, 1, MAX_LIMIT)
         cursor = args.get("cursor")
         if cursor is not None and (not isinstance(cursor, str) or not cursor):
             raise ToolInputError("cursor must be a non-empty string")
@@ -304,13 +309,7 @@ class DocsApp:
         chunk_id = args.get("chunk_id")
         if not isinstance(chunk_id, str):
             raise ToolInputError("chunk_id must be a non-empty string")
-        context = args.get("context", 0)
-        if isinstance(context, float) and context.is_integer():
-            context = int(context)
-        if not isinstance(context, int) or isinstance(context, bool):
-            raise ToolInputError("context must be an integer")
-        if not 0 <= context <= MAX_CONTEXT:
-            raise ToolInputError(f"context must be between 0 and {MAX_CONTEXT}")
+        context = _int_arg(args, "context", 0, 0, MAX_CONTEXT)
         if not chunk_id or chunk_id != chunk_id.strip() or any(ord(ch) < 32 for ch in chunk_id):
             raise ToolInputError(
                 f"Chunk ID '{chunk_id}' has invalid format. "
