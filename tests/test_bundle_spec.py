@@ -68,16 +68,16 @@ class SpecReader:
         a = analyze(
             query, AnalyzerConfig(self.meta["analyzer"]["stem"], self.meta["analyzer"]["stopwords"])
         )
-        total = np.zeros(len(self.rows), np.float32)
-        phrase = self.meta["lexical"]["phrase_weight"]
-        for weight, terms in ((1.0, a.terms), (phrase, a.bigrams)):
+        sums = []
+        for terms in (a.terms, a.bigrams):
+            total = np.zeros(len(self.rows), np.float32)
             for t in dict.fromkeys(terms):
                 i = self.lookup(t)
                 if i is not None:
                     s, e = self.arr["postings_offsets"][i : i + 2]
-                    imp = self.arr["postings_impacts"][s:e].astype(np.float32)
-                    total[self.arr["postings_docs"][s:e]] += imp * np.float32(weight)
-        return total
+                    total[self.arr["postings_docs"][s:e]] += self.arr["postings_impacts"][s:e]
+            sums.append(total)
+        return sums[0] + sums[1] * np.float32(self.meta["lexical"]["phrase_weight"])
 
 
 @pytest.fixture(scope="module")

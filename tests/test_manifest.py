@@ -95,7 +95,7 @@ def test_defaults_without_manifest_and_hidden_skipped(tmp_path: Path) -> None:
     assert [f.path for f in corpus.files] == ["a.md", "sub/b.mdx"]
     assert corpus.problems == ()
     a = corpus.files[0]
-    assert a.strategy == Strategy("h2", 20000, 0)
+    assert a.strategy == Strategy("h2", None, 0)
     assert (a.metadata, a.title, a.manifest) == ((), None, None)
     assert corpus.taxonomy == {} and corpus.instructions is None
 
@@ -182,7 +182,7 @@ def test_overrides_order_merge_and_replace(tmp_path: Path) -> None:
     # Metadata merges key-wise, last match wins; the strategy is replaced whole, so the
     # manifest's 8000/100 sizes go back to the defaults.
     assert dict(x.metadata) == {"product": "p", "section": "deep", "level": "2"}
-    assert x.strategy == Strategy("h1", 20000, 0)
+    assert x.strategy == Strategy("h1", None, 0)
     y = files["docs/guides/y.md"]
     assert dict(y.metadata) == {"product": "p", "section": "guides", "level": "2"}
     assert y.strategy == Strategy("h2", 8000, 100)
@@ -266,7 +266,7 @@ def test_frontmatter_beats_hint_and_overrides(tmp_path: Path) -> None:
     assert meta.title == "Meta"
     assert dict(meta.metadata) == {"product": "p", "lang": "zig", "extra": "x"}
     assert meta.strategy == Strategy("h3", 600, 0)  # inline hint over the override
-    assert files["strategy.md"].strategy == Strategy("h3", 20000, 5)  # replaces entirely
+    assert files["strategy.md"].strategy == Strategy("h3", None, 5)  # replaces entirely
     assert set(corpus.taxonomy) == {"extra", "lang", "product"}
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import subprocess
+import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -11,10 +12,16 @@ from docsmcp_runtime.analyzer import AnalyzerConfig
 from docsmcp_runtime.tools import default_tool_descriptions
 
 from . import __version__
-from .chunk import Chunk, chunk_file
+from .chunk import DEFAULT_MAX_CHUNK_SIZE, Chunk, chunk_file
+from .embed import EmbeddingOptions, EmbeddingProvider, make_provider
 from .index import LexicalParams, build_index
 from .manifest import Corpus, Problem, load_corpus
+from .vectorize import IVF_THRESHOLD, build_ivf, embed_chunks
 from .write import write_bundle
+
+# Characters per model token when sizing chunks for an embedding context window (English
+# prose and code average about four).
+CHARS_PER_TOKEN = 4
 
 
 @dataclass(frozen=True)
@@ -29,6 +36,12 @@ class BuildOptions:
     get_doc_description: str | None = None
     analyzer: AnalyzerConfig = field(default_factory=AnalyzerConfig)
     lexical: LexicalParams = field(default_factory=LexicalParams)
+    embedding: EmbeddingOptions = field(default_factory=EmbeddingOptions)
+    cache_dir: Path | None = None  # embedding cache; default: beside the output, <out>.cache
+    fusion: dict[str, float] = field(default_factory=dict)  # RRF weights overriding defaults
+    similarity_floor: float | None = None  # default: the provider's
+    collapse_similarity: float | None = None
+    ivf_threshold: int = IVF_THRESHOLD  # chunks above which an IVF index is built
 
 
 @dataclass(frozen=True)
@@ -46,14 +59,22 @@ class BuildError(Exception):
         self.problems = problems
 
 
-def collect(options: BuildOptions) -> Collected:
+def default_max_chunk_size(provider: EmbeddingProvider | None) -> int:
+    """Chunks are sized to fit the provider's context window unless a manifest says otherwise."""
+    if provider is None:
+        return DEFAULT_MAX_CHUNK_SIZE
+    return max(500, min(DEFAULT_MAX_CHUNK_SIZE, provider.context_tokens * CHARS_PER_TOKEN))
+
+
+def collect(options: BuildOptions, provider: EmbeddingProvider | None = None) -> Collected:
     """Load and chunk the corpus, gathering every problem a build would reject."""
     corpus = load_corpus(options.docs_dir, options.include, options.exclude)
     problems = list(corpus.problems)
     chunks: list[Chunk] = []
     seen: dict[str, str] = {}
+    default_max = default_max_chunk_size(provider)
     for sf in corpus.files:
-        for c in chunk_file(sf):
+        for c in chunk_file(sf, default_max):
             if c.id in seen:
                 problems.append(
                     Problem(
@@ -110,11 +131,16 @@ def describe(name: str, corpus: Corpus, taxonomy: dict) -> str:
 def build(options: BuildOptions, out: Path) -> dict:
     """Build a bundle at `out`; raise BuildError listing every problem, leaving `out` untouched."""
     started = time.perf_counter()
-    collected = collect(options)
+    provider = make_provider(options.embedding)
+    collected = collect(options, provider)
     if collected.problems:
         raise BuildError(collected.problems)
     corpus, chunks = collected.corpus, collected.chunks
     index = build_index(chunks, options.analyzer, options.lexical)
+    embedding, arrays, files = None, {}, {}
+    if provider is not None:
+        cache_dir = options.cache_dir or out.with_name(out.name + ".cache")
+        embedding, arrays, files = _vectors(options, provider, chunks, cache_dir)
     taxonomy = taxonomy_json(corpus, chunks)
     name = options.name or options.docs_dir.resolve().name
     description = options.description or describe(name, corpus, taxonomy)
@@ -132,7 +158,7 @@ def build(options: BuildOptions, out: Path) -> dict:
         "taxonomy": taxonomy,
         "analyzer": options.analyzer.to_json(),
         "lexical": options.lexical.to_json(),
-        "embedding": None,
+        "embedding": embedding,
         "source": {"commit": source_commit(options.docs_dir)},
         "build": {"builder": f"docsmcp {__version__}"},
         "stats": {
@@ -143,6 +169,56 @@ def build(options: BuildOptions, out: Path) -> dict:
             "postings": int(len(index.postings_docs)),
         },
     }
-    final = write_bundle(out, chunks, index, metadata)
+    final = write_bundle(out, chunks, index, metadata, arrays, files)
     final["_seconds"] = time.perf_counter() - started
     return final
+
+
+def _vectors(
+    options: BuildOptions, provider: EmbeddingProvider, chunks: list[Chunk], cache_dir: Path
+) -> tuple[dict, dict, dict]:
+    """The bundle's `embedding` metadata, vector arrays and provider files."""
+    vectors, stats = embed_chunks(provider, chunks, cache_dir)
+    spec = provider.bundle_spec()
+    index: dict = {"type": "exact"}
+    arrays = {}
+    if len(chunks) > options.ivf_threshold > 0:
+        ivf = build_ivf(vectors)
+        index = {"type": "ivf", "lists": len(ivf.centroids), "probe": ivf.probe}
+        arrays = {
+            "vectors.bin": vectors[ivf.order].astype("<f2"),
+            "vector_rows.bin": ivf.order.astype("<u4"),
+            "ivf_centroids.bin": ivf.centroids.astype("<f4"),
+            "ivf_offsets.bin": ivf.offsets.astype("<u8"),
+        }
+    else:
+        arrays = {"vectors.bin": vectors.astype("<f2")}
+    defaults = getattr(provider, "search_defaults", {})
+    floor = options.similarity_floor
+    if floor is None:
+        floor = defaults.get("similarity_floor", 0.3)
+    collapse = options.collapse_similarity
+    if collapse is None:
+        collapse = defaults.get("collapse_similarity", 0.8)
+    weights = {"lexical": 1.0, "proximity": 0.5, "vector": 1.0, **options.fusion}
+    metadata = {
+        "provider": provider.name,
+        "model": provider.model,
+        "dimensions": provider.dimensions,
+        "context_tokens": provider.context_tokens,
+        "fingerprint": provider.fingerprint(),
+        "input": "Document: {headings}. Content: {text}",
+        "index": index,
+        "similarity_floor": floor,
+        "collapse_similarity": collapse,
+        "fusion": {"k": 60, "weights": weights},
+        "options": spec,
+    }
+    if stats.total:
+        # Not in metadata.json: a cached rebuild must give the same bytes as a fresh one.
+        print(
+            f"embedded {stats.embedded} of {stats.total} chunks with {provider.name} "
+            f"({stats.cached} from the cache {cache_dir})",
+            file=sys.stderr,
+        )
+    return metadata, arrays, provider.bundle_files()

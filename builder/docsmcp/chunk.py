@@ -21,6 +21,7 @@ from .manifest import SourceFile
 from .mdx import admonitions_to_text, drop_esm
 
 SPLIT_LEVEL = {"file": 0, "h1": 1, "h2": 2, "h3": 3}
+DEFAULT_MAX_CHUNK_SIZE = 20000
 _TAG = re.compile(r"<[^>]*>")
 _SLUG_DROP = re.compile(r"[^a-z0-9 -]")
 
@@ -200,10 +201,10 @@ class _Ids:
 
 
 class _FileChunker:
-    def __init__(self, sf: SourceFile, lines: list[str]) -> None:
+    def __init__(self, sf: SourceFile, lines: list[str], default_max: int) -> None:
         self.sf = sf
         self.lines = lines
-        self.max = sf.strategy.max_chunk_size
+        self.max = sf.strategy.max_chunk_size or default_max
         self.ids = _Ids()
         cum = [0]
         for line in lines:
@@ -410,11 +411,11 @@ def split_lines(sf: SourceFile) -> tuple[list[str], list[str]]:
     return lines, admonitions_to_text(lines)
 
 
-def chunk_file(sf: SourceFile) -> list[Chunk]:
+def chunk_file(sf: SourceFile, default_max: int = DEFAULT_MAX_CHUNK_SIZE) -> list[Chunk]:
     display, parse = split_lines(sf)
     tokens = _MD.parse("\n".join(parse))
     blocks = _blocks(tokens, len(display))
-    fc = _FileChunker(sf, display)
+    fc = _FileChunker(sf, display, default_max)
     sections: list[_Section] = []
     for sec in fc.sections(blocks):
         for part in fc.split(sec):

@@ -32,7 +32,9 @@ _BOM = b"\xef\xbb\xbf"
 @dataclass(frozen=True)
 class Strategy:
     chunk_by: str = "h2"  # "h1" | "h2" | "h3" | "file"
-    max_chunk_size: int = 20000  # characters
+    # Characters; None = the build's default: 20000, or less when an embedding provider's
+    # context window is smaller (so chunks are not cut when embedded).
+    max_chunk_size: int | None = None
     min_chunk_size: int = 0  # 0 = no merging of tiny chunks
 
 
@@ -155,13 +157,13 @@ def _strategy_from(raw: Mapping[str, Any]) -> Strategy:
     default = Strategy()
     return Strategy(
         chunk_by=raw["chunk_by"],
-        max_chunk_size=int(raw.get("max_chunk_size", default.max_chunk_size)),
+        max_chunk_size=raw.get("max_chunk_size", default.max_chunk_size),
         min_chunk_size=int(raw.get("min_chunk_size", default.min_chunk_size)),
     )
 
 
 def _size_problem(strategy: Strategy) -> str | None:
-    if strategy.max_chunk_size < strategy.min_chunk_size:
+    if strategy.max_chunk_size is not None and strategy.max_chunk_size < strategy.min_chunk_size:
         return (
             f"max_chunk_size ({strategy.max_chunk_size}) must be >= "
             f"min_chunk_size ({strategy.min_chunk_size})"

@@ -85,8 +85,18 @@ def facet_matrix(chunks: list[Chunk], taxonomy: dict[str, list[str]]) -> np.ndar
     return out
 
 
-def write_bundle(out: Path, chunks: list[Chunk], index: LexicalIndex, metadata: dict) -> dict:
+def write_bundle(
+    out: Path,
+    chunks: list[Chunk],
+    index: LexicalIndex,
+    metadata: dict,
+    extra_arrays: dict[str, np.ndarray] | None = None,
+    extra_files: dict[str, bytes] | None = None,
+) -> dict:
     """Write into a sibling temporary directory, then swap it into place.
+
+    `extra_arrays` (file name → array, e.g. vectors.bin) are written raw with dtype and shape
+    recorded; `extra_files` (e.g. a provider's query-embedding table) are written as given.
 
     A failure at any point leaves `out` exactly as it was. Returns the final metadata.
     """
@@ -103,7 +113,9 @@ def write_bundle(out: Path, chunks: list[Chunk], index: LexicalIndex, metadata: 
     shutil.rmtree(tmp, ignore_errors=True)
     tmp.mkdir()
     try:
-        metadata = _write_contents(tmp, chunks, index, metadata)
+        metadata = _write_contents(
+            tmp, chunks, index, metadata, extra_arrays or {}, extra_files or {}
+        )
         if out.exists():
             os.replace(out, old)
             try:
@@ -119,7 +131,14 @@ def write_bundle(out: Path, chunks: list[Chunk], index: LexicalIndex, metadata: 
     return metadata
 
 
-def _write_contents(tmp: Path, chunks: list[Chunk], index: LexicalIndex, metadata: dict) -> dict:
+def _write_contents(
+    tmp: Path,
+    chunks: list[Chunk],
+    index: LexicalIndex,
+    metadata: dict,
+    extra_arrays: dict[str, np.ndarray],
+    extra_files: dict[str, bytes],
+) -> dict:
     pq.write_table(
         chunk_table(chunks),
         tmp / CHUNKS_FILE,
@@ -138,10 +157,17 @@ def _write_contents(tmp: Path, chunks: list[Chunk], index: LexicalIndex, metadat
         "facets": facet_matrix(chunks, {k: v["values"] for k, v in metadata["taxonomy"].items()}),
     }
     files: dict[str, dict] = {}
-    for name, (filename, dtype) in ARRAYS.items():
-        arr = np.ascontiguousarray(arrays[name], dtype=dtype)
+    named = {
+        filename: arrays[name].astype(dtype, copy=False)
+        for name, (filename, dtype) in ARRAYS.items()
+    }
+    for filename, array in {**named, **extra_arrays}.items():
+        arr = np.ascontiguousarray(array)
         arr.tofile(tmp / filename)
-        files[filename] = {"dtype": np.dtype(dtype).str, "shape": list(arr.shape)}
+        files[filename] = {"dtype": arr.dtype.str, "shape": list(arr.shape)}
+    for filename, data in extra_files.items():
+        (tmp / filename).write_bytes(data)
+        files[filename] = {}
     files[CHUNKS_FILE] = {}
     for filename, info in files.items():
         info["bytes"] = (tmp / filename).stat().st_size

@@ -37,6 +37,14 @@ ARRAYS: dict[str, tuple[str, str]] = {
     "facets": ("facets.bin", "<u2"),
 }
 
+# Present only in bundles built with an embedding provider (see bundle-spec.md, Vectors).
+VECTOR_ARRAYS: dict[str, tuple[str, str]] = {
+    "vectors": ("vectors.bin", "<f2"),
+    "vector_rows": ("vector_rows.bin", "<u4"),
+    "ivf_centroids": ("ivf_centroids.bin", "<f4"),
+    "ivf_offsets": ("ivf_offsets.bin", "<u8"),
+}
+
 # Decompressed row groups of display text kept in memory (256 rows each).
 _TEXT_CACHE_GROUPS = 16
 
@@ -133,7 +141,8 @@ def open_bundle(path: str | Path, verify: bool = True) -> Bundle:
         for name, info in sorted(files.items()):
             _check_file(root, name, info, verify)
         arrays = {}
-        for name, (filename, dtype) in ARRAYS.items():
+        optional = {k: v for k, v in VECTOR_ARRAYS.items() if v[0] in files}
+        for name, (filename, dtype) in {**ARRAYS, **optional}.items():
             info = files[filename]
             shape = tuple(info["shape"])
             if int(np.prod(shape)) == 0:
@@ -158,6 +167,7 @@ def open_bundle(path: str | Path, verify: bool = True) -> Bundle:
     sizes = [parquet.metadata.row_group(i).num_rows for i in range(parquet.num_row_groups)]
     starts = np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(np.int64)
     _check_shapes(root, arrays, n, len(taxonomy_keys))
+    _check_vectors(root, metadata.get("embedding"), arrays, n)
     return Bundle(
         path=root,
         metadata=metadata,
@@ -219,3 +229,33 @@ def _check_shapes(root: Path, arrays: dict[str, np.ndarray], n_chunks: int, n_ke
     docs = arrays["postings_docs"]
     if len(docs) and int(docs.max()) >= n_chunks:
         fail("postings_docs.bin refers to rows beyond the chunk table")
+
+
+def _check_vectors(
+    root: Path, spec: dict | None, arrays: dict[str, np.ndarray], n_chunks: int
+) -> None:
+    def fail(what: str) -> None:
+        raise BundleError(f"{root}: inconsistent bundle ({what})")
+
+    if spec is None:
+        if "vectors" in arrays:
+            fail("vectors.bin present but metadata.json has no embedding section")
+        return
+    vectors = arrays.get("vectors")
+    if vectors is None:
+        fail("metadata.json describes embeddings but vectors.bin is not listed")
+        return
+    if vectors.shape != (n_chunks, int(spec["dimensions"])):
+        fail(f"vectors.bin shape {vectors.shape} is not ({n_chunks}, {spec['dimensions']})")
+    if (spec.get("index") or {}).get("type") == "ivf":
+        missing = [k for k in ("vector_rows", "ivf_centroids", "ivf_offsets") if k not in arrays]
+        if missing:
+            fail(f"IVF index without {', '.join(missing)}")
+        lists = int(spec["index"]["lists"])
+        if arrays["ivf_centroids"].shape != (lists, vectors.shape[1]):
+            fail("ivf_centroids.bin shape does not match the index")
+        offsets = arrays["ivf_offsets"]
+        if len(offsets) != lists + 1 or int(offsets[-1]) != n_chunks:
+            fail("ivf_offsets.bin does not cover the vectors")
+        if len(arrays["vector_rows"]) != n_chunks:
+            fail("vector_rows.bin length differs from the chunk count")

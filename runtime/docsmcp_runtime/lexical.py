@@ -48,17 +48,14 @@ def query_terms(query: str, config: AnalyzerConfig) -> tuple[list[str], list[str
     return terms, bigrams
 
 
-def score(
-    lexicon: Lexicon, n_docs: int, terms: list[str], bigrams: list[str], phrase_weight: float
-) -> np.ndarray:
-    """Sum of impacts; bigram (phrase/proximity) impacts count `phrase_weight` times."""
+def score(lexicon: Lexicon, n_docs: int, terms: list[str]) -> np.ndarray:
+    """Sum of the stored impacts of `terms` per row (float32)."""
     scores = np.zeros(n_docs, dtype=np.float32)
-    for weight, group in ((1.0, terms), (phrase_weight, bigrams)):
-        for term in group:
-            tid = lexicon.lookup(term)
-            if tid is None:
-                continue
-            docs, impacts = lexicon.postings(tid)
-            # Doc ids are unique within a posting list, so fancy-index addition is exact.
-            scores[docs] += impacts.astype(np.float32) * weight
+    for term in terms:
+        tid = lexicon.lookup(term)
+        if tid is None:
+            continue
+        docs, impacts = lexicon.postings(tid)
+        # Doc ids are unique within a posting list, so fancy-index addition is exact.
+        scores[docs] += impacts.astype(np.float32)
     return scores

@@ -3,16 +3,35 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
 from .bundle import Bundle
+from .embedding import EmbeddingError, QueryEmbedder
 from .lexical import Lexicon, query_terms, score
+from .vectors import VectorIndex
 
 SNIPPET_CHARS = 240
 # When `language` is filtered and `scope` is not, guides for every language stay visible.
 AUTO_INCLUDE = ("language", "scope", "global-guide")
+
+
+@dataclass(frozen=True)
+class Fusion:
+    """Weighted Reciprocal Rank Fusion of the full-text, proximity and vector lists."""
+
+    k: float = 60.0
+    lexical: float = 1.0
+    proximity: float = 0.5
+    vector: float = 1.0
+    depth: int = 200  # candidates taken from each list
+
+    @classmethod
+    def from_spec(cls, spec: dict | None, override: dict[str, float] | None = None) -> Fusion:
+        fields = dict((spec or {}).get("weights", {}))
+        fields.update(override or {})
+        return cls(k=float((spec or {}).get("k", 60.0)), **{k: float(v) for k, v in fields.items()})
 
 
 @dataclass(frozen=True)
@@ -22,16 +41,37 @@ class Page:
     total: int
     suggested_filters: dict[str, list[str]]
     corpus_matches: int  # matches ignoring filters, for the zero-result hint
+    also_in: list[dict[str, list[str]]] = field(default_factory=list)  # per row, collapsed variants
+    degraded: str | None = None  # why vector search was skipped for this query
+
+
+_TRAIL_DROP = re.compile(r"[^0-9a-z]+")
 
 
 class Searcher:
-    def __init__(self, bundle: Bundle) -> None:
+    def __init__(
+        self,
+        bundle: Bundle,
+        embedder: QueryEmbedder | None = None,
+        fusion: dict[str, float] | None = None,
+        similarity_floor: float | None = None,
+    ) -> None:
         self.bundle = bundle
         self.lexicon = Lexicon(bundle.arrays)
         self.facets = bundle.arrays["facets"]
         self.taxonomy = bundle.metadata["taxonomy"]
         self.keys = bundle.taxonomy_keys
         self.phrase_weight = float(bundle.metadata["lexical"]["phrase_weight"])
+        spec = bundle.metadata.get("embedding")
+        self.vectors = VectorIndex(bundle.arrays, spec) if spec else None
+        self.embedder = embedder
+        self.fusion = Fusion.from_spec(spec and spec.get("fusion"), fusion)
+        floor = similarity_floor
+        if floor is None:
+            floor = (spec or {}).get("similarity_floor")
+        self.floor = float(floor if floor is not None else 0.0)
+        self.collapse_similarity = float((spec or {}).get("collapse_similarity", 0.0))
+        self.collapse_keys = [k for k, v in self.taxonomy.items() if v.get("vector_collapse")]
 
     def _code(self, key: str, value: str) -> int:
         return self.taxonomy[key]["values"].index(value) + 1
@@ -54,32 +94,112 @@ class Searcher:
             mask &= selected
         return mask
 
+    def embed_query(self, query: str) -> tuple[np.ndarray | None, str | None]:
+        """(query vector, None), or (None, reason) when this bundle's vectors cannot be used."""
+        if self.vectors is None:
+            return None, None
+        if self.embedder is None:
+            return None, "no query embedder for this bundle's provider"
+        try:
+            vector = self.embedder.embed(query)
+        except EmbeddingError as exc:
+            return None, str(exc)
+        return np.asarray(vector, dtype=np.float32), None
+
     def search(self, query: str, filters: dict[str, str], offset: int, limit: int) -> Page:
         terms, bigrams = query_terms(query, self.bundle.analyzer)
-        scores = score(self.lexicon, self.bundle.n_chunks, terms, bigrams, self.phrase_weight)
-        matched = scores > 0
-        candidates = np.flatnonzero(matched & self.mask(filters))
-        total = len(candidates)
+        n = self.bundle.n_chunks
+        lexical = score(self.lexicon, n, terms)
+        proximity = score(self.lexicon, n, bigrams)
+        mask = self.mask(filters)
+        qvec, degraded = self.embed_query(query)
         end = offset + limit
-        if total > end:
-            # Keep everything scoring at least the end-th best, ties included, so the row-order
-            # tie-break below decides which equal-scored chunks make the page.
-            cand_scores = scores[candidates]
-            threshold = -np.partition(-cand_scores, end - 1)[end - 1]
-            candidates = candidates[cand_scores >= threshold]
-        # Highest score first; equal scores in bundle order, so pages are stable.
-        order = np.lexsort((candidates, -scores[candidates]))
-        rows = candidates[order][offset:end]
+        if qvec is None:
+            scores = lexical + proximity * np.float32(self.phrase_weight)
+            matched = scores > 0
+            keep = matched & mask
+            total = int(keep.sum())
+            ranked, ranked_scores = _rank(scores, keep, end)
+            also_in: list[dict[str, list[str]]] = [{} for _ in ranked]
+        else:
+            ranked, ranked_scores = self._fuse(lexical, proximity, qvec, mask)
+            ranked, ranked_scores, also_in = self._collapse(ranked, ranked_scores, filters)
+            matched = (lexical > 0) | (proximity > 0)
+            total = len(ranked)
         suggested: dict[str, list[str]] = {}
         if total == 0 and filters:
             suggested = self._suggest(matched, filters)
         return Page(
-            rows=[int(r) for r in rows],
-            scores=[float(scores[r]) for r in rows],
+            rows=[int(r) for r in ranked[offset:end]],
+            scores=[float(x) for x in ranked_scores[offset:end]],
             total=total,
             suggested_filters=suggested,
             corpus_matches=int(matched.sum()),
+            also_in=also_in[offset:end],
+            degraded=degraded,
         )
+
+    def _fuse(
+        self, lexical: np.ndarray, proximity: np.ndarray, qvec: np.ndarray, mask: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray]:
+        f = self.fusion
+        assert self.vectors is not None
+        vec_rows, _ = self.vectors.search(qvec, mask, self.floor, f.depth)
+        lex_rows, _ = _rank(lexical, (lexical > 0) & mask, f.depth)
+        prox_rows, _ = _rank(proximity, (proximity > 0) & mask, f.depth)
+        fused = np.zeros(self.bundle.n_chunks, dtype=np.float64)
+        for weight, rows in ((f.lexical, lex_rows), (f.proximity, prox_rows), (f.vector, vec_rows)):
+            if weight and len(rows):
+                fused[rows] += weight / (f.k + np.arange(1, len(rows) + 1))
+        return _rank(fused, fused > 0, None)
+
+    def _collapse(
+        self, rows: np.ndarray, scores: np.ndarray, filters: dict[str, str]
+    ) -> tuple[np.ndarray, np.ndarray, list[dict[str, list[str]]]]:
+        """Fold variants of one section that differ only in a vector_collapse key (the same
+        operation documented per language) into the best-ranked one, listing the others."""
+        keys = [k for k in self.collapse_keys if k not in filters]
+        if not keys or not len(rows):
+            return rows, scores, [{} for _ in rows]
+        leaders: dict[tuple, int] = {}
+        kept: list[int] = []
+        also: list[dict[str, set[str]]] = []
+        for i, row in enumerate(rows.tolist()):
+            meta = self.bundle.chunk_meta(row)
+            signature = (
+                self._trail(row),
+                tuple(sorted((k, v) for k, v in meta.items() if k not in keys)),
+            )
+            leader = leaders.get(signature)
+            if leader is not None and self._variant(rows[kept[leader]], row, meta, keys):
+                for key in keys:
+                    if key in meta:
+                        also[leader].setdefault(key, set()).add(meta[key])
+                continue
+            if leader is None:
+                leaders[signature] = len(kept)
+            kept.append(i)
+            also.append({})
+        lead_meta = [self.bundle.chunk_meta(int(rows[i])) for i in kept]
+        also_in = [
+            {k: sorted(v - {m.get(k)}) for k, v in a.items() if v - {m.get(k)}}
+            for a, m in zip(also, lead_meta, strict=True)
+        ]
+        index = np.array(kept, dtype=np.int64)
+        return rows[index], scores[index], also_in
+
+    def _trail(self, row: int) -> tuple[str, ...]:
+        crumbs = self.bundle.breadcrumbs[row].as_py().split(" > ")[1:]
+        return tuple(_TRAIL_DROP.sub("", c.lower()) for c in crumbs)
+
+    def _variant(self, leader: int, row: int, meta: dict[str, str], keys: list[str]) -> bool:
+        lead = self.bundle.chunk_meta(int(leader))
+        if all(lead.get(k) == meta.get(k) for k in keys):
+            return False  # same language: a genuine second hit, not a variant
+        if self.vectors is None or self.collapse_similarity <= 0:
+            return True
+        a, b = self.vectors.vector_of(int(leader)), self.vectors.vector_of(row)
+        return float(a @ b) >= self.collapse_similarity
 
     def _suggest(self, matched: np.ndarray, filters: dict[str, str]) -> dict[str, list[str]]:
         """For each active filter: the other values that would give matches, the rest kept."""
@@ -93,6 +213,19 @@ class Searcher:
             if found:
                 out[key] = found
         return out
+
+
+def _rank(scores: np.ndarray, keep: np.ndarray, depth: int | None) -> tuple[np.ndarray, np.ndarray]:
+    """Rows where `keep`, highest score first, equal scores in row order; at most `depth`."""
+    rows = np.flatnonzero(keep)
+    if depth is not None and len(rows) > depth:
+        # Keep everything scoring at least the depth-th best, ties included, so the row-order
+        # tie-break below decides which equal-scored rows stay.
+        threshold = -np.partition(-scores[rows], depth - 1)[depth - 1]
+        rows = rows[scores[rows] >= threshold]
+    order = np.lexsort((rows, -scores[rows]))
+    rows = rows[order][:depth]
+    return rows, scores[rows]
 
 
 _WORD = re.compile(r"\w+", re.UNICODE)

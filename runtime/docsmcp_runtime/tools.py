@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import json
+import sys
 from typing import Any
 
 from . import __version__
 from .bundle import Bundle
 from .cursor import CursorError, cursor_secret, decode_cursor, encode_cursor
+from .embedding import EmbeddingError, query_embedder
 from .errors import INVALID_PARAMS, ProtocolError
 from .search import Searcher, snippet, snippet_pattern
 
@@ -54,6 +56,11 @@ _HIT_SCHEMA = {
         "snippet": {"type": "string"},
         "filepath": {"type": "string"},
         "metadata": {"type": "object", "additionalProperties": {"type": "string"}},
+        "also_in": {
+            "type": "object",
+            "description": "Other taxonomy values under which the same section also exists.",
+            "additionalProperties": {"type": "array", "items": {"type": "string"}},
+        },
     },
     "required": ["chunk_id", "score", "heading", "breadcrumb", "snippet", "filepath", "metadata"],
 }
@@ -73,6 +80,10 @@ SEARCH_OUTPUT_SCHEMA = {
                 },
             },
             "required": ["message", "suggested_filters"],
+        },
+        "degraded": {
+            "type": "string",
+            "description": "Present when semantic search failed and results are full-text only.",
         },
     },
     "required": ["hits", "next_cursor", "hint"],
@@ -104,9 +115,22 @@ class DocsApp:
     server_name = "docsmcp"
     server_version = __version__
 
-    def __init__(self, bundle: Bundle) -> None:
+    def __init__(
+        self,
+        bundle: Bundle,
+        fusion: dict[str, float] | None = None,
+        similarity_floor: float | None = None,
+    ) -> None:
         self.bundle = bundle
-        self.searcher = Searcher(bundle)
+        spec = bundle.metadata.get("embedding")
+        embedder = None
+        self._degraded_warned = False
+        if spec:
+            try:
+                embedder = query_embedder(spec, bundle.path)
+            except EmbeddingError as exc:
+                self._warn_degraded(str(exc))
+        self.searcher = Searcher(bundle, embedder, fusion, similarity_floor)
         self.taxonomy: dict[str, dict] = bundle.metadata["taxonomy"]
         self.instructions: str | None = bundle.metadata.get("instructions")
         self._secret = cursor_secret(bundle.bundle_id)
@@ -195,6 +219,15 @@ class DocsApp:
         }
         return [search, get_doc]
 
+    def _warn_degraded(self, reason: str) -> None:
+        if not self._degraded_warned:
+            self._degraded_warned = True
+            print(
+                f"docsmcp-runtime: warning: vector search unavailable ({reason}); "
+                "searching full-text only",
+                file=sys.stderr,
+            )
+
     def list_tools(self) -> list[dict]:
         return self._tools
 
@@ -251,8 +284,9 @@ class DocsApp:
         page = self.searcher.search(query, filters, offset, limit)
         bundle = self.bundle
         pattern = snippet_pattern(query)
-        hits = [
-            {
+        hits = []
+        for i, (row, score) in enumerate(zip(page.rows, page.scores, strict=True)):
+            hit = {
                 "chunk_id": bundle.ids[row].as_py(),
                 "score": round(score, 6),
                 "heading": bundle.headings[row].as_py(),
@@ -261,8 +295,10 @@ class DocsApp:
                 "filepath": bundle.paths[row].as_py(),
                 "metadata": bundle.chunk_meta(row),
             }
-            for row, score in zip(page.rows, page.scores, strict=True)
-        ]
+            if page.also_in and page.also_in[i]:
+                # The same section exists for these other values: filter to read one of them.
+                hit["also_in"] = page.also_in[i]
+            hits.append(hit)
         next_offset = offset + len(hits)
         next_cursor = None
         if hits and next_offset < page.total:
@@ -270,7 +306,12 @@ class DocsApp:
         hint = None
         if not hits:
             hint = self._hint(query, filters, page.suggested_filters, page.corpus_matches, offset)
-        result = {"hits": hits, "next_cursor": next_cursor, "hint": hint}
+        result: dict[str, Any] = {"hits": hits, "next_cursor": next_cursor, "hint": hint}
+        if page.degraded:
+            self._warn_degraded(page.degraded)
+            result["degraded"] = (
+                f"Semantic search was unavailable ({page.degraded}); results are full-text only."
+            )
         return {
             "content": [{"type": "text", "text": json.dumps(result, indent=2, ensure_ascii=False)}],
             "structuredContent": result,

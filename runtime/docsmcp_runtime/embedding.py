@@ -1,0 +1,74 @@
+"""Query embedding at search time, for bundles built with an embedding provider.
+
+Each provider the builder offers has a query-side embedder here, chosen by
+``metadata.json["embedding"]["provider"]``. They return one L2-normalised float32 vector, or raise
+EmbeddingError, in which case search carries on full-text only and says it degraded.
+Only `hash` and `static` work offline with numpy alone; `openai` uses the standard library's HTTP
+client; `sentence-transformers` is imported only when a bundle asks for it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections import Counter
+from pathlib import Path
+from typing import Protocol
+
+import numpy as np
+
+from .analyzer import AnalyzerConfig, analyze
+
+
+class EmbeddingError(Exception):
+    """A query could not be embedded (network, missing package, bad bundle data)."""
+
+
+class QueryEmbedder(Protocol):
+    def embed(self, text: str) -> np.ndarray:
+        """One L2-normalised float32 vector of the bundle's dimensions."""
+        ...
+
+
+def normalise(matrix: np.ndarray) -> np.ndarray:
+    """Rows scaled to unit length; all-zero rows stay zero."""
+    matrix = np.asarray(matrix, dtype=np.float32)
+    norms = np.linalg.norm(matrix, axis=-1, keepdims=True)
+    return matrix / np.where(norms == 0, 1.0, norms)
+
+
+# -- hash: deterministic bag-of-terms vectors, for tests of the vector path ----------------
+
+_HASH_ANALYZER = AnalyzerConfig(stem=True, stopwords=True)
+
+
+def hash_vectors(texts: list[str], dimensions: int) -> np.ndarray:
+    """Feature hashing of analyzer terms (signed, log-scaled counts), one row per text.
+
+    Not semantic: two texts are similar when they share words. It exists so the whole vector
+    path (storage, search, fusion, collapse, caching) can be exercised without a model.
+    """
+    out = np.zeros((len(texts), dimensions), dtype=np.float32)
+    for row, text in enumerate(texts):
+        counts = Counter(analyze(text, _HASH_ANALYZER).terms)
+        for term, count in counts.items():
+            digest = hashlib.blake2b(term.encode(), digest_size=8).digest()
+            value = int.from_bytes(digest, "little")
+            sign = 1.0 if value & 1 else -1.0
+            out[row, (value >> 1) % dimensions] += sign * (1.0 + np.log(count))
+    return normalise(out)
+
+
+class HashEmbedder:
+    def __init__(self, dimensions: int) -> None:
+        self.dimensions = dimensions
+
+    def embed(self, text: str) -> np.ndarray:
+        return hash_vectors([text], self.dimensions)[0]
+
+
+def query_embedder(spec: dict, bundle_dir: Path) -> QueryEmbedder:
+    """The embedder for a bundle's `embedding` section; raises EmbeddingError if unavailable."""
+    provider = spec.get("provider")
+    if provider == "hash":
+        return HashEmbedder(int(spec["dimensions"]))
+    raise EmbeddingError(f"this runtime cannot embed queries for provider {provider!r}")

@@ -1,0 +1,80 @@
+"""Vector search over the bundle's float16 matrix: exact, or IVF when the bundle has lists."""
+
+from __future__ import annotations
+
+import threading
+
+import numpy as np
+
+
+class VectorIndex:
+    def __init__(self, arrays: dict[str, np.ndarray], spec: dict) -> None:
+        self.vectors = arrays["vectors"]
+        index = spec.get("index") or {"type": "exact"}
+        self.ivf = index["type"] == "ivf"
+        self.probe = int(index.get("probe", 0))
+        self.rows = arrays.get("vector_rows")  # chunk row of each vector row (IVF order)
+        self.centroids = arrays.get("ivf_centroids")
+        self.offsets = arrays.get("ivf_offsets")
+        self._dense: np.ndarray | None = None
+        self._inverse: np.ndarray | None = None
+        self._lock = threading.Lock()
+
+    @property
+    def dimensions(self) -> int:
+        return int(self.vectors.shape[1])
+
+    def _matrix(self) -> np.ndarray:
+        # float16 has no BLAS path: one float32 copy, made on first use, keeps queries fast.
+        with self._lock:
+            if self._dense is None:
+                self._dense = np.asarray(self.vectors, dtype=np.float32)
+        return self._dense
+
+    def search(
+        self, query: np.ndarray, mask: np.ndarray, floor: float, top: int
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """(rows, sims): chunk rows in `mask` with similarity ≥ floor, best first, ties by row."""
+        if self.ivf:
+            rows, sims = self._ivf(query)
+        else:
+            sims = self._matrix() @ query
+            rows = np.arange(len(sims))
+        keep = (sims >= floor) & mask[rows]
+        rows, sims = rows[keep], sims[keep]
+        if len(rows) > top:
+            threshold = -np.partition(-sims, top - 1)[top - 1]
+            keep = sims >= threshold
+            rows, sims = rows[keep], sims[keep]
+        order = np.lexsort((rows, -sims))[:top]
+        return rows[order], sims[order]
+
+    def _ivf(self, query: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        assert self.centroids is not None and self.offsets is not None and self.rows is not None
+        lists = np.argsort(-(self.centroids @ query), kind="stable")[: self.probe]
+        parts_rows, parts_sims = [], []
+        for lst in np.sort(lists):
+            a, b = int(self.offsets[lst]), int(self.offsets[lst + 1])
+            if a == b:
+                continue
+            parts_sims.append(np.asarray(self.vectors[a:b], dtype=np.float32) @ query)
+            parts_rows.append(np.asarray(self.rows[a:b], dtype=np.int64))
+        if not parts_rows:
+            return np.zeros(0, np.int64), np.zeros(0, np.float32)
+        return np.concatenate(parts_rows), np.concatenate(parts_sims)
+
+    def vector_of(self, row: int) -> np.ndarray:
+        """The stored vector of a chunk row (for collapsing near-identical variants)."""
+        if self.rows is None:
+            return np.asarray(self.vectors[row], dtype=np.float32)
+        where = self._row_index()[row]
+        return np.asarray(self.vectors[where], dtype=np.float32)
+
+    def _row_index(self) -> np.ndarray:
+        assert self.rows is not None
+        with self._lock:
+            if self._inverse is None:
+                inverse = np.empty(len(self.rows), dtype=np.int64)
+                inverse[np.asarray(self.rows, dtype=np.int64)] = np.arange(len(self.rows))
+                self._inverse = inverse
+        return self._inverse
