@@ -108,6 +108,10 @@ def make_provider(options: EmbeddingOptions) -> EmbeddingProvider | None:
         return None
     if options.provider == "hash":
         return HashProvider(options)
+    if options.provider == "openai":
+        from .providers_openai import OpenAIProvider  # lazy: only builds that ask for it
+
+        return OpenAIProvider(options)
     raise ProviderError(
         f"embedding provider {options.provider!r} is not available; choose one of "
         + ", ".join(PROVIDERS)

@@ -71,4 +71,8 @@ def query_embedder(spec: dict, bundle_dir: Path) -> QueryEmbedder:
     provider = spec.get("provider")
     if provider == "hash":
         return HashEmbedder(int(spec["dimensions"]))
+    if provider == "openai":
+        from .openai_client import OpenAIQueryEmbedder  # lazy: only bundles built with openai
+
+        return OpenAIQueryEmbedder(spec)
     raise EmbeddingError(f"this runtime cannot embed queries for provider {provider!r}")
