@@ -58,6 +58,9 @@ class OpenAIStub:
     always: Fault | None = None
     requests: list[Request] = field(default_factory=list)
     max_in_flight: int = 0
+    # Embed a text as if it were another one: scripted "meaning", e.g. a paraphrase that
+    # shares no word with the section it should find.
+    same_as: dict[str, str] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         self._lock = threading.Lock()

@@ -214,7 +214,7 @@ def _vectors(
         "fusion": {"k": 60, "weights": weights},
         "options": spec,
     }
-    if stats.total:
+    if stats.total and not options.embedding.extra.get("quiet"):
         # Not in metadata.json: a cached rebuild must give the same bytes as a fresh one.
         print(
             f"embedded {stats.embedded} of {stats.total} chunks with {provider.name} "

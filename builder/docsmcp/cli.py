@@ -1,4 +1,4 @@
-"""Command line of the builder: `docsmcp build`, `docsmcp validate`, `docsmcp eval`."""
+"""Command line of the builder: `docsmcp build`, `validate`, `eval`, `pack`, `verify`."""
 
 from __future__ import annotations
 
@@ -7,8 +7,12 @@ import sys
 import textwrap
 from pathlib import Path
 
+from docsmcp_runtime.search import parse_fusion_weights
+
 from . import __version__
 from .build import BuildError, BuildOptions, build, collect
+from .embed import PROVIDERS, EmbeddingOptions, ProviderError
+from .vectorize import IVF_THRESHOLD
 from .write import OutputError
 
 PROG = "docsmcp"
@@ -58,6 +62,43 @@ def _parser() -> argparse.ArgumentParser:
     b.add_argument("--tool-description-search", help="replace the search_docs description")
     b.add_argument("--tool-description-get-doc", help="replace the get_doc description")
     b.add_argument("-q", "--quiet", action="store_true", help="print nothing on success")
+    g = b.add_argument_group("embeddings (hybrid search)")
+    g.add_argument(
+        "--embedding-provider",
+        choices=PROVIDERS,
+        default="none",
+        help="none (full-text only, default), hash (tests), static (local, offline), "
+        "openai (any OpenAI-compatible endpoint), sentence-transformers (local model)",
+    )
+    g.add_argument("--embedding-model", help="model name, or a model/table directory")
+    g.add_argument("--embedding-dimensions", type=int, help="vector size (where adjustable)")
+    g.add_argument("--embedding-base-url", help="openai: endpoint, e.g. http://localhost:8080/v1")
+    g.add_argument(
+        "--embedding-api-key-env",
+        default="OPENAI_API_KEY",
+        metavar="VAR",
+        help="openai: environment variable holding the API key (default: OPENAI_API_KEY)",
+    )
+    g.add_argument("--embedding-concurrency", type=int, default=4, help="parallel requests")
+    g.add_argument("--embedding-batch-size", type=int, default=64, help="inputs per request")
+    g.add_argument(
+        "--cache-dir", type=Path, help="embedding cache for incremental builds (default: OUT.cache)"
+    )
+    g.add_argument(
+        "--fusion-weights",
+        metavar="NAME=W,...",
+        help="RRF weights of the lexical, proximity and vector lists (default: 1,0.5,1)",
+    )
+    g.add_argument("--similarity-floor", type=float, help="minimum cosine of vector-only hits")
+    g.add_argument(
+        "--collapse-similarity", type=float, help="minimum cosine for collapsing section variants"
+    )
+    g.add_argument(
+        "--ivf-threshold",
+        type=int,
+        default=IVF_THRESHOLD,
+        help=f"build an IVF index above this many chunks (default: {IVF_THRESHOLD}; 0 = never)",
+    )
 
     v = sub.add_parser("validate", help="report every problem a build would reject")
     _add_corpus_args(v)
@@ -73,11 +114,56 @@ def _parser() -> argparse.ArgumentParser:
     e.add_argument("--cases", required=True, type=Path, help="JSONL file of labelled cases")
     e.add_argument("--json", action="store_true", help="print the full report as JSON")
     e.add_argument("--k", type=int, default=5, help="cut-off rank (default: 5)")
+
+    k = sub.add_parser(
+        "pack",
+        help="pack a bundle as a reproducible .tar.gz and/or an OCI image layout",
+        description="Pack a bundle directory. The same bundle always gives the same bytes "
+        "(entry mtime: $SOURCE_DATE_EPOCH or 0). -o also writes ARCHIVE.sha256.",
+    )
+    k.add_argument("bundle", type=Path, metavar="DIR", help="bundle directory")
+    k.add_argument("-o", "--output", type=Path, metavar="ARCHIVE", help="write a .tar.gz here")
+    k.add_argument("--oci", type=Path, metavar="DIR", help="write an OCI image layout here")
+    k.add_argument("--tag", default="latest", help="tag of the OCI manifest (default: latest)")
+
+    y = sub.add_parser(
+        "verify",
+        help="check a bundle, archive or OCI layout against the bundle spec",
+        description="Check every checksum and invariant of bundle-spec.md; report every "
+        "problem found.",
+    )
+    y.add_argument("target", type=Path, metavar="DIR|ARCHIVE|OCI_DIR")
     return p
 
 
+def _embedding_options(args: argparse.Namespace) -> EmbeddingOptions:
+    if not hasattr(args, "embedding_provider"):
+        return EmbeddingOptions()
+    return EmbeddingOptions(
+        provider=args.embedding_provider,
+        model=args.embedding_model,
+        dimensions=args.embedding_dimensions,
+        base_url=args.embedding_base_url,
+        api_key_env=args.embedding_api_key_env,
+        concurrency=args.embedding_concurrency,
+        batch_size=args.embedding_batch_size,
+        extra={"quiet": True} if args.quiet else {},
+    )
+
+
 def _options(args: argparse.Namespace) -> BuildOptions:
+    extra = {}
+    if hasattr(args, "embedding_provider"):
+        extra = {
+            "embedding": _embedding_options(args),
+            "cache_dir": args.cache_dir,
+            "fusion": parse_fusion_weights(args.fusion_weights),
+            "similarity_floor": args.similarity_floor,
+            "collapse_similarity": args.collapse_similarity,
+            "ivf_threshold": args.ivf_threshold,
+        }
     return BuildOptions(
+        **extra,
         docs_dir=args.docs_dir,
         include=tuple(args.include),
         exclude=tuple(args.exclude),
@@ -99,6 +185,10 @@ def main(argv: list[str] | None = None) -> int:
         from .evaluate import run_eval_cli
 
         return run_eval_cli(args)
+    if args.command == "pack":
+        return _pack(args)
+    if args.command == "verify":
+        return _verify(args)
     if not args.docs_dir.is_dir():
         _err(f"error: --docs-dir {args.docs_dir} is not a directory")
         return 2
@@ -115,7 +205,15 @@ def main(argv: list[str] | None = None) -> int:
         )
         return 0
     try:
-        metadata = build(_options(args), args.out)
+        options = _options(args)
+    except ValueError as exc:  # malformed --fusion-weights
+        _err(f"error: --fusion-weights: {exc}")
+        return 2
+    try:
+        metadata = build(options, args.out)
+    except ProviderError as exc:
+        _err(f"error: {exc}; {args.out} was left untouched")
+        return 1
     except BuildError as exc:
         for problem in exc.problems:
             print(problem, file=sys.stderr)
@@ -135,6 +233,44 @@ def main(argv: list[str] | None = None) -> int:
             f"{stats['terms']} terms, {size / 1e6:.1f} MB "
             f"({size / max(stats['corpus_bytes'], 1):.2f}x corpus) in {metadata['_seconds']:.1f}s"
         )
+    return 0
+
+
+def _pack(args: argparse.Namespace) -> int:
+    from .pack import PackError, pack
+
+    if args.output is None and args.oci is None:
+        _err("error: pack needs -o ARCHIVE and/or --oci DIR")
+        return 2
+    try:
+        result = pack(args.bundle, archive=args.output, oci_dir=args.oci, tag=args.tag)
+    except PackError as exc:
+        _err(f"error: {exc}")
+        return 1
+    if result.archive is not None:
+        # sha256sum format, the same line as ARCHIVE.sha256
+        print(f"{result.digest}  {args.output}")
+    if result.oci_dir is not None:
+        print(
+            f"oci layout {args.oci}:{result.tag}: manifest {result.manifest_digest}, "
+            f"layer sha256:{result.digest} ({result.size} bytes)"
+        )
+    return 0
+
+
+def _verify(args: argparse.Namespace) -> int:
+    from .verify import verify
+
+    if not args.target.exists():
+        _err(f"error: {args.target} does not exist")
+        return 2
+    report = verify(args.target)
+    if report.problems:
+        for problem in report.problems:
+            print(problem, file=sys.stderr)
+        _err(f"{len(report.problems)} problem(s) found in {report.kind} {args.target}")
+        return 1
+    print(f"ok: {args.target}: {report.summary}")
     return 0
 
 

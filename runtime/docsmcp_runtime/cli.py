@@ -1,4 +1,5 @@
-"""Command line: `docsmcp-runtime --bundle DIR` serves MCP over stdio; `search` prints hits."""
+"""Command line: `docsmcp-runtime --bundle DIR` serves MCP over stdio (or HTTP with
+`--transport http`); `search` prints hits."""
 
 from __future__ import annotations
 
@@ -9,8 +10,10 @@ import sys
 import textwrap
 
 from . import __version__
+from .archive import resolve_bundle
 from .bundle import open_bundle
 from .errors import BundleError
+from .search import SearchOptions, parse_fusion_weights
 from .tools import DocsApp
 
 PROG = "docsmcp-runtime"
@@ -19,26 +22,48 @@ PROG = "docsmcp-runtime"
 def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog=PROG,
-        description="Serve a docsmcp bundle over MCP (stdio), or search it from the terminal.",
+        description="Serve a docsmcp bundle over MCP (stdio or HTTP), or search it from the "
+        "terminal.",
         epilog=textwrap.dedent(
             """\
             examples:
               docsmcp-runtime --bundle ./idx                      serve MCP over stdio
+              docsmcp-runtime --bundle ./idx --transport http     serve http://127.0.0.1:20310/mcp
               docsmcp-runtime --bundle ./idx search "links upsert" --language python
             """
         ),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    p.add_argument("--bundle", required=True, metavar="DIR", help="bundle directory to serve")
     p.add_argument(
-        "--transport", choices=["stdio"], default="stdio", help="MCP transport (default: stdio)"
+        "--bundle",
+        required=True,
+        metavar="PATH",
+        help="bundle directory, .tar.gz archive (docsmcp pack) or OCI layout directory[:tag]",
+    )
+    p.add_argument(
+        "--transport",
+        choices=["stdio", "http"],
+        default="stdio",
+        help="MCP transport (default: stdio); http needs docsmcp-runtime[http]",
     )
     p.add_argument(
         "--no-verify",
         action="store_true",
         help="skip sha256 checks of bundle files at start-up (sizes are still checked)",
     )
+    p.add_argument(
+        "--fusion-weights",
+        metavar="NAME=W,...",
+        help="override the bundle's hybrid-search weights, e.g. lexical=1,proximity=0.5,vector=1",
+    )
+    p.add_argument(
+        "--similarity-floor",
+        type=float,
+        metavar="COSINE",
+        help="override the minimum similarity of vector-only hits",
+    )
     p.add_argument("--version", action="version", version=f"{PROG} {__version__}")
+    _http_options(p)
     sub = p.add_subparsers(dest="command")
     s = sub.add_parser(
         "search",
@@ -52,6 +77,131 @@ def _parser() -> argparse.ArgumentParser:
     s.add_argument("--filter", action="append", default=[], metavar="KEY=VALUE")
     s.add_argument("--json", action="store_true", help="print the raw search_docs JSON result")
     return p
+
+
+# Options of `--transport http`; their defaults live in http.py and are applied in _serve_http
+# (None here tells "not given" apart, so they can be refused with the stdio transport).
+_HTTP_OPTIONS = (
+    "host",
+    "port",
+    "allow_origin",
+    "allow_host",
+    "cors_origin",
+    "auth_token",
+    "max_body_bytes",
+    "threads",
+    "log_level",
+    "watch",
+    "watch_interval",
+    "shutdown_timeout",
+)
+
+
+def _int_at_least(low: int, high: int | None = None):  # noqa: ANN202 - argparse type factory
+    def convert(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}") from None
+        if value < low or (high is not None and value > high):
+            bound = f"between {low} and {high}" if high is not None else f">= {low}"
+            raise argparse.ArgumentTypeError(f"must be {bound}, got {value}")
+        return value
+
+    return convert
+
+
+def _positive_float(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
+    if not value > 0:
+        raise argparse.ArgumentTypeError(f"must be > 0, got {text}")
+    return value
+
+
+def _http_options(p: argparse.ArgumentParser) -> None:
+    from . import http
+
+    g = p.add_argument_group("HTTP transport (--transport http)")
+    g.add_argument(
+        "--host", help=f"address to bind (default: {http.DEFAULT_HOST}; 0.0.0.0 for all)"
+    )
+    g.add_argument(
+        "--port",
+        type=_int_at_least(0, 65535),
+        help=f"port to bind (default: {http.DEFAULT_PORT}; 0 picks a free one, see the log)",
+    )
+    g.add_argument(
+        "--allow-origin",
+        action="append",
+        metavar="ORIGIN",
+        help="browser Origin allowed to call /mcp (repeatable); others get 403. "
+        "Requests without Origin are always allowed; localhost origins are allowed "
+        "when bound to loopback",
+    )
+    g.add_argument(
+        "--allow-host",
+        action="append",
+        metavar="HOST",
+        help="Host header value to accept besides localhost/127.0.0.1/[::1] (repeatable; "
+        "without it, Host is only checked when bound to loopback)",
+    )
+    g.add_argument(
+        "--cors-origin",
+        action="append",
+        metavar="ORIGIN",
+        help="send CORS headers and answer preflights for this origin (repeatable; '*' for any)",
+    )
+    g.add_argument(
+        "--auth-token",
+        metavar="TOKEN",
+        help=f"require Authorization: Bearer TOKEN on /mcp (default: ${http.ENV_AUTH_TOKEN}; "
+        "prefer the variable, command lines are visible to other users)",
+    )
+    g.add_argument(
+        "--max-body-bytes",
+        type=_int_at_least(1),
+        metavar="N",
+        help=f"largest request body accepted, else 413 (default: {http.DEFAULT_MAX_BODY_BYTES})",
+    )
+    g.add_argument(
+        "--threads",
+        type=_int_at_least(1, 256),
+        metavar="N",
+        help=f"worker threads answering requests in parallel (default: {http.DEFAULT_THREADS})",
+    )
+    g.add_argument(
+        "--log-level",
+        choices=logs_levels(),
+        help="JSON log lines on stderr at this level and above (default: info)",
+    )
+    g.add_argument(
+        "--watch",
+        action="store_const",
+        const=True,
+        help="serve a new bundle when --bundle is atomically replaced (symlink swap or rename)",
+    )
+    g.add_argument(
+        "--watch-interval",
+        type=_positive_float,
+        metavar="SECONDS",
+        help=f"how often --watch checks the bundle path (default: {http.DEFAULT_WATCH_INTERVAL})",
+    )
+    g.add_argument(
+        "--shutdown-timeout",
+        type=_int_at_least(0),
+        metavar="SECONDS",
+        help="on SIGTERM/SIGINT, how long requests in flight may take to finish "
+        f"(default: {http.DEFAULT_SHUTDOWN_TIMEOUT})",
+    )
+
+
+def logs_levels() -> tuple[str, ...]:
+    from .logs import LEVELS
+
+    return LEVELS
 
 
 def _fail(message: str) -> int:
@@ -77,11 +227,22 @@ def main(argv: list[str] | None = None) -> int:
     args, extra = parser.parse_known_args(argv)
     if extra and args.command != "search":
         parser.error(f"unrecognized arguments: {' '.join(extra)}")
+    if args.transport == "http" and args.command is None:
+        return _serve_http(args)
+    if args.command is None:
+        for name in _HTTP_OPTIONS:
+            if getattr(args, name) is not None:
+                flag = "--" + name.replace("_", "-")
+                parser.error(f"{flag} only applies to --transport http")
     try:
-        bundle = open_bundle(args.bundle, verify=not args.no_verify)
+        options = _search_options(args)
+    except ValueError as exc:
+        return _fail(f"--fusion-weights: {exc}")
+    try:
+        bundle = open_bundle(resolve_bundle(args.bundle), verify=not args.no_verify)
     except BundleError as exc:
         return _fail(str(exc))
-    app = DocsApp(bundle)
+    app = DocsApp(bundle, options)
     if args.command == "search":
         try:
             return _search(app, args, extra)
@@ -92,6 +253,72 @@ def main(argv: list[str] | None = None) -> int:
     from .stdio import serve
 
     return serve(app)
+
+
+def _search_options(args: argparse.Namespace) -> SearchOptions:
+    weights = parse_fusion_weights(args.fusion_weights)
+    return SearchOptions(tuple(sorted(weights.items())), args.similarity_floor)
+
+
+def _serve_http(args: argparse.Namespace) -> int:
+    try:
+        import uvicorn  # noqa: F401 - only checking that the extra is installed
+    except ImportError:
+        return _fail(
+            "--transport http needs uvicorn; install it with: pip install 'docsmcp-runtime[http]'"
+        )
+    from . import http, logs
+
+    try:
+        search = _search_options(args)
+    except ValueError as exc:
+        return _fail(f"--fusion-weights: {exc}")
+    host = args.host or http.DEFAULT_HOST
+    port = http.DEFAULT_PORT if args.port is None else args.port
+    token = args.auth_token if args.auth_token is not None else os.environ.get(http.ENV_AUTH_TOKEN)
+    if token is not None and not token.strip():
+        return _fail(f"the auth token (--auth-token or ${http.ENV_AUTH_TOKEN}) is empty")
+    settings = http.HttpSettings(
+        bundle=args.bundle,
+        verify=not args.no_verify,
+        auth_token=token,
+        allow_origins=tuple(args.allow_origin or ()),
+        allow_hosts=tuple(args.allow_host or ()),
+        cors_origins=tuple(args.cors_origin or ()),
+        loopback=http.is_loopback(host),
+        max_body_bytes=args.max_body_bytes or http.DEFAULT_MAX_BODY_BYTES,
+        threads=args.threads or http.DEFAULT_THREADS,
+        watch=bool(args.watch),
+        watch_interval=args.watch_interval or http.DEFAULT_WATCH_INTERVAL,
+        search=search,
+    )
+    timeout = (
+        http.DEFAULT_SHUTDOWN_TIMEOUT if args.shutdown_timeout is None else args.shutdown_timeout
+    )
+    logs.configure(args.log_level or "info")
+    # Start-up failures stay plain one-line errors (printed after the block); once the app
+    # exists, anything written to stderr becomes a JSON event like the rest of the log.
+    with logs.stderr_as_events():
+        try:
+            app = http.McpHttpApp(settings)
+        except BundleError as exc:
+            problem = str(exc)
+        else:
+            try:
+                sock = http.bind(host, port)
+            except OSError as exc:
+                app.close()
+                problem = f"cannot listen on {host}:{port}: {exc.strerror or exc}"
+            else:
+                if not settings.loopback and not token:
+                    logs.event(
+                        logs.WARNING,
+                        "no_auth",
+                        message=f"listening on {host} without --auth-token: anyone who can "
+                        "reach the port can query the documentation",
+                    )
+                return http.serve(app, sock, timeout)
+    return _fail(problem)
 
 
 def _search(app: DocsApp, args: argparse.Namespace, extra: list[str]) -> int:

@@ -34,6 +34,30 @@ class Fusion:
         return cls(k=float((spec or {}).get("k", 60.0)), **{k: float(v) for k, v in fields.items()})
 
 
+def parse_fusion_weights(text: str | None) -> dict[str, float]:
+    """`lexical=1,vector=0.5` → {"lexical": 1.0, "vector": 0.5}; ValueError when malformed."""
+    weights: dict[str, float] = {}
+    for item in (text or "").split(","):
+        if not item.strip():
+            continue
+        name, sep, value = item.partition("=")
+        name = name.strip()
+        if not sep or name not in ("lexical", "proximity", "vector"):
+            raise ValueError(f"expected lexical=W, proximity=W or vector=W, got {item.strip()!r}")
+        weights[name] = float(value)
+        if not weights[name] >= 0:
+            raise ValueError(f"weight {name} must be a number >= 0")
+    return weights
+
+
+@dataclass(frozen=True)
+class SearchOptions:
+    """Runtime overrides of the bundle's hybrid-search settings (flags or environment)."""
+
+    fusion: tuple[tuple[str, float], ...] = ()
+    similarity_floor: float | None = None
+
+
 @dataclass(frozen=True)
 class Page:
     rows: list[int]

@@ -11,7 +11,7 @@ from .bundle import Bundle
 from .cursor import CursorError, cursor_secret, decode_cursor, encode_cursor
 from .embedding import EmbeddingError, query_embedder
 from .errors import INVALID_PARAMS, ProtocolError
-from .search import Searcher, snippet, snippet_pattern
+from .search import Searcher, SearchOptions, snippet, snippet_pattern
 
 MAX_LIMIT = 50
 DEFAULT_LIMIT = 10
@@ -115,12 +115,8 @@ class DocsApp:
     server_name = "docsmcp"
     server_version = __version__
 
-    def __init__(
-        self,
-        bundle: Bundle,
-        fusion: dict[str, float] | None = None,
-        similarity_floor: float | None = None,
-    ) -> None:
+    def __init__(self, bundle: Bundle, options: SearchOptions | None = None) -> None:
+        options = options or SearchOptions()
         self.bundle = bundle
         spec = bundle.metadata.get("embedding")
         embedder = None
@@ -130,7 +126,7 @@ class DocsApp:
                 embedder = query_embedder(spec, bundle.path)
             except EmbeddingError as exc:
                 self._warn_degraded(str(exc))
-        self.searcher = Searcher(bundle, embedder, fusion, similarity_floor)
+        self.searcher = Searcher(bundle, embedder, dict(options.fusion), options.similarity_floor)
         self.taxonomy: dict[str, dict] = bundle.metadata["taxonomy"]
         self.instructions: str | None = bundle.metadata.get("instructions")
         self._secret = cursor_secret(bundle.bundle_id)

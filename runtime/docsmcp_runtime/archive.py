@@ -1,0 +1,356 @@
+"""Serving a bundle shipped as a `.tar.gz` archive or an OCI image layout (bundle-spec.md,
+*Archives and OCI artifacts*).
+
+`resolve_bundle` turns what the user passed to `--bundle` into a bundle directory to memory-map:
+a plain directory is returned as is; an archive is checked against its digest, unpacked once
+into a cache keyed by that digest and reused by every later start. Standard library only: the
+runtime depends on numpy and pyarrow and nothing else.
+"""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+import json
+import os
+import re
+import shutil
+import stat
+import tarfile
+import tempfile
+import zlib
+from dataclasses import dataclass
+from pathlib import Path
+
+from .bundle import METADATA_FILE, open_bundle
+from .errors import BundleError
+
+OCI_LAYOUT_FILE = "oci-layout"
+OCI_INDEX_FILE = "index.json"
+OCI_LAYOUT_VERSION = "1.0.0"
+OCI_INDEX_MEDIA_TYPE = "application/vnd.oci.image.index.v1+json"
+OCI_MANIFEST_MEDIA_TYPE = "application/vnd.oci.image.manifest.v1+json"
+OCI_EMPTY_MEDIA_TYPE = "application/vnd.oci.empty.v1+json"
+OCI_REF_NAME = "org.opencontainers.image.ref.name"
+OCI_TITLE = "org.opencontainers.image.title"
+ARTIFACT_TYPE = "application/vnd.docsmcp.bundle.v1"
+LAYER_MEDIA_TYPE = "application/vnd.docsmcp.bundle.layer.v1.tar+gzip"
+LAYER_TITLE = "bundle.tar.gz"
+ANNOTATION_BUNDLE_ID = "dev.docsmcp.bundle_id"
+ANNOTATION_FORMAT_VERSION = "dev.docsmcp.format_version"
+
+# A bundle has 8 files; anything far beyond that is not a bundle, and refusing early bounds the
+# work a hostile archive can cause.
+MAX_MEMBERS = 64
+# Manifests and index.json are a few hundred bytes; never read a huge "JSON" blob into memory.
+MAX_JSON_BYTES = 1 << 20
+
+_HEX64 = re.compile(r"[0-9a-f]{64}")
+# A bundle member is a plain file name: no directories, no hidden or special names.
+_MEMBER_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]*")
+
+
+@dataclass(frozen=True)
+class ArchiveSource:
+    """A bundle archive whose bytes match `digest` (hex sha256), ready to unpack."""
+
+    archive: Path
+    digest: str
+    label: str  # how to name it in messages: the path, or "LAYOUT:tag"
+
+
+def default_cache_dir() -> Path:
+    """`$DOCSMCP_CACHE_DIR`, else `$XDG_CACHE_HOME/docsmcp`, else `~/.cache/docsmcp`."""
+    explicit = os.environ.get("DOCSMCP_CACHE_DIR")
+    if explicit:
+        return Path(explicit)
+    xdg = os.environ.get("XDG_CACHE_HOME")
+    if xdg:
+        return Path(xdg) / "docsmcp"
+    return Path.home() / ".cache" / "docsmcp"
+
+
+def sha256_of(path: Path) -> str:
+    h = hashlib.sha256()
+    with path.open("rb") as fh:
+        while block := fh.read(1 << 20):
+            h.update(block)
+    return h.hexdigest()
+
+
+def is_oci_layout(path: Path) -> bool:
+    return path.is_dir() and (path / OCI_LAYOUT_FILE).is_file()
+
+
+def locate_archive(spec: str | Path) -> ArchiveSource | None:
+    """The verified archive behind `spec`, or None when `spec` is a plain directory.
+
+    `spec` is a `.tar.gz` file (checked against `FILE.sha256` when that exists), an OCI layout
+    directory (the layer is checked against the manifest's digest), or `LAYOUT:TAG` to pick a
+    tag of a layout that holds several. Raises BundleError with a one-line reason.
+    """
+    path = Path(spec)
+    tag = None
+    if not path.exists():
+        # `layout:tag`, as oras spells it; only when the part before the colon is a layout.
+        head, sep, tail = str(spec).rpartition(":")
+        if sep and head and is_oci_layout(Path(head)):
+            path, tag = Path(head), tail
+        else:
+            raise BundleError(f"bundle not found: {spec}")
+    if path.is_dir():
+        if is_oci_layout(path):
+            return _locate_oci(path, tag)
+        return None
+    if not path.is_file():
+        raise BundleError(f"{path}: not a bundle directory, archive or OCI layout")
+    try:
+        digest = sha256_of(path)
+    except OSError as exc:
+        raise BundleError(f"{path}: cannot read archive ({exc.strerror or exc})") from None
+    expected = _digest_file(path)
+    if expected is not None and expected != digest:
+        raise BundleError(
+            f"{path}: sha256 {digest} does not match {path.name}.sha256 ({expected}); "
+            "the archive is corrupt or was altered"
+        )
+    return ArchiveSource(path, digest, str(path))
+
+
+def _digest_file(archive: Path) -> str | None:
+    """The hex digest recorded in `ARCHIVE.sha256` (sha256sum format), if that file exists."""
+    sidecar = archive.with_name(archive.name + ".sha256")
+    if not sidecar.is_file():
+        return None
+    try:
+        first = sidecar.read_text(encoding="utf-8").split()
+    except (OSError, UnicodeDecodeError) as exc:
+        raise BundleError(f"{sidecar}: unreadable digest file ({exc})") from None
+    value = first[0].lower() if first else ""
+    value = value.removeprefix("sha256:")
+    if not _HEX64.fullmatch(value):
+        raise BundleError(f"{sidecar}: not a sha256sum line (expected 64 hex digits first)")
+    return value
+
+
+def _read_json(path: Path, what: str) -> dict:
+    try:
+        if path.stat().st_size > MAX_JSON_BYTES:
+            raise BundleError(f"{path}: {what} is implausibly large")
+        data = json.loads(path.read_bytes())
+    except FileNotFoundError:
+        raise BundleError(f"{path}: {what} is missing") from None
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise BundleError(f"{path}: unreadable {what} ({exc})") from None
+    if not isinstance(data, dict):
+        raise BundleError(f"{path}: {what} is not a JSON object")
+    return data
+
+
+def _blob_path(layout: Path, descriptor: object, what: str) -> tuple[Path, str, int]:
+    """(blob file, hex digest, size) of a descriptor, after checking its shape."""
+    if not isinstance(descriptor, dict):
+        raise BundleError(f"{layout}: malformed {what} descriptor")
+    digest, size = descriptor.get("digest"), descriptor.get("size")
+    if not isinstance(digest, str) or not isinstance(size, int) or size < 0:
+        raise BundleError(f"{layout}: {what} descriptor lacks a digest or size")
+    algo, _, hexdigest = digest.partition(":")
+    if algo != "sha256" or not _HEX64.fullmatch(hexdigest):
+        raise BundleError(f"{layout}: unsupported {what} digest {digest!r} (need sha256)")
+    return layout / "blobs" / "sha256" / hexdigest, hexdigest, size
+
+
+def _checked_blob(layout: Path, descriptor: object, what: str) -> tuple[Path, str]:
+    blob, hexdigest, size = _blob_path(layout, descriptor, what)
+    if not blob.is_file():
+        raise BundleError(f"{blob}: {what} blob is missing from the OCI layout")
+    actual_size = blob.stat().st_size
+    if actual_size != size:
+        raise BundleError(
+            f"{blob}: {what} blob has {actual_size} bytes, its descriptor says {size}"
+        )
+    actual = sha256_of(blob)
+    if actual != hexdigest:
+        raise BundleError(
+            f"{blob}: {what} blob sha256 is {actual}, its descriptor says {hexdigest} "
+            "(corrupt or altered)"
+        )
+    return blob, hexdigest
+
+
+def _locate_oci(layout: Path, tag: str | None) -> ArchiveSource:
+    marker = _read_json(layout / OCI_LAYOUT_FILE, "oci-layout file")
+    if marker.get("imageLayoutVersion") != OCI_LAYOUT_VERSION:
+        raise BundleError(
+            f"{layout / OCI_LAYOUT_FILE}: unsupported imageLayoutVersion "
+            f"{marker.get('imageLayoutVersion')!r}"
+        )
+    index = _read_json(layout / OCI_INDEX_FILE, "OCI index")
+    manifests = index.get("manifests")
+    if not isinstance(manifests, list) or not manifests:
+        raise BundleError(f"{layout / OCI_INDEX_FILE}: lists no manifests")
+    descriptor = _pick_manifest(layout, manifests, tag)
+    label = f"{layout}:{tag}" if tag else str(layout)
+    manifest_blob, _ = _checked_blob(layout, descriptor, "manifest")
+    manifest = _read_json(manifest_blob, "manifest")
+    if manifest.get("mediaType", OCI_MANIFEST_MEDIA_TYPE) != OCI_MANIFEST_MEDIA_TYPE:
+        raise BundleError(f"{label}: manifest is not an OCI image manifest")
+    if manifest.get("artifactType") != ARTIFACT_TYPE:
+        raise BundleError(
+            f"{label}: artifactType is {manifest.get('artifactType')!r}, "
+            f"not a docsmcp bundle ({ARTIFACT_TYPE})"
+        )
+    layers = manifest.get("layers")
+    ours = [
+        layer
+        for layer in (layers if isinstance(layers, list) else [])
+        if isinstance(layer, dict) and layer.get("mediaType") == LAYER_MEDIA_TYPE
+    ]
+    if len(ours) != 1:
+        raise BundleError(
+            f"{label}: manifest must have exactly one layer of type {LAYER_MEDIA_TYPE} "
+            f"(found {len(ours)})"
+        )
+    blob, hexdigest = _checked_blob(layout, ours[0], "layer")
+    return ArchiveSource(blob, hexdigest, label)
+
+
+def _pick_manifest(layout: Path, manifests: list, tag: str | None) -> object:
+    def ref(d: object) -> str | None:
+        annotations = d.get("annotations") if isinstance(d, dict) else None
+        return annotations.get(OCI_REF_NAME) if isinstance(annotations, dict) else None
+
+    if tag is not None:
+        tagged = [d for d in manifests if ref(d) == tag]
+        if not tagged:
+            known = sorted(str(ref(d)) for d in manifests if ref(d))
+            raise BundleError(
+                f"{layout}: no manifest tagged {tag!r} (tags: {', '.join(known) or 'none'})"
+            )
+        return tagged[0]
+    if len(manifests) == 1:
+        return manifests[0]
+    latest = [d for d in manifests if ref(d) == "latest"]
+    if latest:
+        return latest[0]
+    known = sorted(str(ref(d)) for d in manifests if ref(d))
+    raise BundleError(
+        f"{layout}: holds {len(manifests)} manifests; pick one as {layout}:TAG "
+        f"(tags: {', '.join(known) or 'none'})"
+    )
+
+
+def extract_archive(source: ArchiveSource, dest: Path) -> list[str]:
+    """Unpack the bundle files of `source` into the existing empty directory `dest`.
+
+    Only regular files with plain names at the top level are accepted; anything else (absolute
+    or `..` paths, subdirectories, links, devices, duplicates) refuses the whole archive. Paths
+    are built from the checked names, never by tarfile, so nothing is written outside `dest`.
+    Returns the member names in archive order. The caller removes `dest` on failure.
+    """
+    names: list[str] = []
+    try:
+        with tarfile.open(source.archive, mode="r|gz") as tar:
+            for member in tar:
+                name = member.name
+                if not member.isreg():
+                    kind = _kind(member)
+                    raise BundleError(f"{source.label}: refusing {kind} member {name!r}")
+                if not _MEMBER_NAME.fullmatch(name):
+                    raise BundleError(
+                        f"{source.label}: refusing member {name!r} (bundle archives hold only "
+                        "plain file names at the top level)"
+                    )
+                if len(names) >= MAX_MEMBERS:
+                    raise BundleError(f"{source.label}: too many members for a bundle")
+                fh = tar.extractfile(member)
+                assert fh is not None  # regular file
+                try:
+                    # O_EXCL: a duplicate name is refused instead of silently replacing.
+                    with (dest / name).open("xb") as out:
+                        shutil.copyfileobj(fh, out, 1 << 20)
+                        out.flush()
+                        os.fsync(out.fileno())
+                except FileExistsError:
+                    raise BundleError(f"{source.label}: duplicate member {name!r}") from None
+                os.chmod(dest / name, 0o644)
+                names.append(name)
+    except BundleError:
+        raise
+    except (tarfile.TarError, EOFError, zlib.error, gzip.BadGzipFile) as exc:
+        raise BundleError(
+            f"{source.label}: not a readable .tar.gz bundle archive ({exc or type(exc).__name__})"
+        ) from None
+    except OSError as exc:
+        raise BundleError(f"{source.label}: cannot unpack ({exc.strerror or exc})") from None
+    if METADATA_FILE not in names:
+        raise BundleError(f"{source.label}: archive holds no {METADATA_FILE}; not a bundle")
+    return names
+
+
+def _kind(member: tarfile.TarInfo) -> str:
+    if member.isdir():
+        return "directory"
+    if member.issym():
+        return "symlink"
+    if member.islnk():
+        return "hard link"
+    if member.isdev():
+        return "device"
+    return "non-regular"
+
+
+def resolve_bundle(spec: str | Path, cache_dir: Path | None = None) -> Path:
+    """The bundle directory to memory-map for `spec`.
+
+    - a bundle directory: returned unchanged (the caller opens and checks it);
+    - a `.tar.gz` archive, an OCI layout directory, or `LAYOUT:TAG`: the archive (or layer) is
+      hashed and checked against its digest, then unpacked once into
+      `CACHE/bundles/<sha256 of the archive>/` and verified with `open_bundle(verify=True)`.
+      Later calls with the same archive return that directory without unpacking again.
+
+    `cache_dir` defaults to `default_cache_dir()`. Unpacking goes to a temporary directory in
+    the cache that is renamed into place, so a crash never leaves a half-written bundle and
+    concurrent starters are safe: whoever renames second discards its copy and uses the first.
+    Raises BundleError with a one-line reason.
+    """
+    source = locate_archive(spec)
+    if source is None:
+        return Path(spec)
+    bundles = (cache_dir if cache_dir is not None else default_cache_dir()) / "bundles"
+    final = bundles / source.digest
+    if (final / METADATA_FILE).is_file():
+        return final
+    try:
+        bundles.mkdir(parents=True, exist_ok=True)
+        tmp = Path(tempfile.mkdtemp(prefix=f".{source.digest[:16]}.tmp-", dir=bundles))
+    except OSError as exc:
+        raise BundleError(
+            f"cannot create cache directory {bundles} ({exc.strerror or exc}); "
+            "set DOCSMCP_CACHE_DIR to a writable directory"
+        ) from None
+    try:
+        names = extract_archive(source, tmp)
+        try:
+            bundle = open_bundle(tmp, verify=True)
+        except BundleError as exc:
+            # Name the archive, not the temporary directory that is about to disappear.
+            raise BundleError(str(exc).replace(str(tmp), f"{source.label} (unpacked)")) from None
+        stray = sorted(set(names) - {METADATA_FILE, *bundle.metadata["files"]})
+        del bundle  # drop its memory maps before the rename
+        if stray:
+            raise BundleError(
+                f"{source.label}: files not listed in {METADATA_FILE}: {', '.join(stray)}"
+            )
+        os.chmod(tmp, stat.S_IRWXU | stat.S_IRGRP | stat.S_IXGRP | stat.S_IROTH | stat.S_IXOTH)
+        try:
+            os.rename(tmp, final)
+        except OSError:
+            # Lost a race with another starter: its copy is identical (same digest).
+            if not (final / METADATA_FILE).is_file():
+                raise
+    except OSError as exc:
+        raise BundleError(f"cannot write cache {final} ({exc.strerror or exc})") from None
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    return final
