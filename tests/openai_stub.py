@@ -136,7 +136,9 @@ class OpenAIStub:
             {
                 "object": "embedding",
                 "index": i,
-                "embedding": stub_vector(text, dims or self.dimensions).tolist(),
+                "embedding": stub_vector(
+                    self.same_as.get(text, text), dims or self.dimensions
+                ).tolist(),
             }
             for i, text in enumerate(inputs)
         ]
