@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import numpy as np
 from docsmcp_runtime.analyzer import AnalyzerConfig
 from docsmcp_runtime.tools import default_tool_descriptions
 
@@ -174,6 +176,17 @@ def build(options: BuildOptions, out: Path) -> dict:
     return final
 
 
+def collapse_groups(chunks: list[Chunk]) -> np.ndarray:
+    """uint32 per chunk: equal for chunks with the same normalised heading trail, i.e. the
+    candidates for being one section documented in several variants (e.g. per language)."""
+    ids: dict[tuple[str, ...], int] = {}
+    out = np.zeros(len(chunks), dtype="<u4")
+    for row, c in enumerate(chunks):
+        trail = tuple(re.sub(r"[^0-9a-z]+", "", h.lower()) for h in c.heading_text.split("\n") if h)
+        out[row] = ids.setdefault(trail, len(ids))
+    return out
+
+
 def _vectors(
     options: BuildOptions, provider: EmbeddingProvider, chunks: list[Chunk], cache_dir: Path
 ) -> tuple[dict, dict, dict]:
@@ -193,6 +206,7 @@ def _vectors(
         }
     else:
         arrays = {"vectors.bin": vectors.astype("<f2")}
+    arrays["collapse_groups.bin"] = collapse_groups(chunks)
     defaults = getattr(provider, "search_defaults", {})
     floor = options.similarity_floor
     if floor is None:

@@ -43,6 +43,7 @@ VECTOR_ARRAYS: dict[str, tuple[str, str]] = {
     "vector_rows": ("vector_rows.bin", "<u4"),
     "ivf_centroids": ("ivf_centroids.bin", "<f4"),
     "ivf_offsets": ("ivf_offsets.bin", "<u8"),
+    "collapse_groups": ("collapse_groups.bin", "<u4"),
 }
 
 # Decompressed row groups of display text kept in memory (256 rows each).
@@ -259,3 +260,6 @@ def _check_vectors(
             fail("ivf_offsets.bin does not cover the vectors")
         if len(arrays["vector_rows"]) != n_chunks:
             fail("vector_rows.bin length differs from the chunk count")
+    groups = arrays.get("collapse_groups")
+    if groups is None or groups.shape != (n_chunks,):
+        fail("collapse_groups.bin is missing or does not have one entry per chunk")

@@ -69,9 +69,6 @@ class Page:
     degraded: str | None = None  # why vector search was skipped for this query
 
 
-_TRAIL_DROP = re.compile(r"[^0-9a-z]+")
-
-
 class Searcher:
     def __init__(
         self,
@@ -181,49 +178,45 @@ class Searcher:
         self, rows: np.ndarray, scores: np.ndarray, filters: dict[str, str]
     ) -> tuple[np.ndarray, np.ndarray, list[dict[str, list[str]]]]:
         """Fold variants of one section that differ only in a vector_collapse key (the same
-        operation documented per language) into the best-ranked one, listing the others."""
+        operation documented per language) into the best-ranked one, listing the others.
+
+        A row's leader is the best-ranked row with the same heading trail (collapse_groups)
+        and the same values for every other taxonomy key; the row folds into it when its
+        collapse-key values differ and their vectors are at least `collapse_similarity` alike.
+        """
         keys = [k for k in self.collapse_keys if k not in filters]
         if not keys or not len(rows):
             return rows, scores, [{} for _ in rows]
-        leaders: dict[tuple, int] = {}
-        kept: list[int] = []
-        also: list[dict[str, set[str]]] = []
-        for i, row in enumerate(rows.tolist()):
-            meta = self.bundle.chunk_meta(row)
-            signature = (
-                self._trail(row),
-                tuple(sorted((k, v) for k, v in meta.items() if k not in keys)),
-            )
-            leader = leaders.get(signature)
-            if leader is not None and self._variant(rows[kept[leader]], row, meta, keys):
-                for key in keys:
-                    if key in meta:
-                        also[leader].setdefault(key, set()).add(meta[key])
-                continue
-            if leader is None:
-                leaders[signature] = len(kept)
-            kept.append(i)
-            also.append({})
-        lead_meta = [self.bundle.chunk_meta(int(rows[i])) for i in kept]
+        assert self.vectors is not None
+        key_cols = [self.keys.index(k) for k in keys]
+        other_cols = [i for i in range(len(self.keys)) if i not in key_cols]
+        facets = np.asarray(self.facets[rows], dtype=np.int64)
+        groups = np.asarray(self.bundle.arrays["collapse_groups"][rows], dtype=np.int64)
+        signature = np.column_stack([groups, facets[:, other_cols]])
+        _, first, inverse = np.unique(signature, axis=0, return_index=True, return_inverse=True)
+        leader = first[inverse.reshape(-1)]  # position (in `rows`) of each row's leader
+        candidate = leader != np.arange(len(rows))
+        differs = np.any(facets[:, key_cols] != facets[leader][:, key_cols], axis=1)
+        folded = candidate & differs
+        if folded.any() and self.collapse_similarity > 0:
+            pos = np.flatnonzero(folded)
+            a = self.vectors.vectors_of(rows[pos])
+            b = self.vectors.vectors_of(rows[leader[pos]])
+            alike = np.einsum("ij,ij->i", a, b) >= self.collapse_similarity
+            folded[pos[~alike]] = False
+        kept = np.flatnonzero(~folded)
+        also: dict[int, dict[str, set[str]]] = {}
+        for pos in np.flatnonzero(folded).tolist():
+            lead = int(leader[pos])
+            for key, col in zip(keys, key_cols, strict=True):
+                code = int(facets[pos, col])
+                if code and code != facets[lead, col]:
+                    value = self.taxonomy[key]["values"][code - 1]
+                    also.setdefault(lead, {}).setdefault(key, set()).add(value)
         also_in = [
-            {k: sorted(v - {m.get(k)}) for k, v in a.items() if v - {m.get(k)}}
-            for a, m in zip(also, lead_meta, strict=True)
+            {k: sorted(v) for k, v in sorted(also.get(int(p), {}).items())} for p in kept.tolist()
         ]
-        index = np.array(kept, dtype=np.int64)
-        return rows[index], scores[index], also_in
-
-    def _trail(self, row: int) -> tuple[str, ...]:
-        crumbs = self.bundle.breadcrumbs[row].as_py().split(" > ")[1:]
-        return tuple(_TRAIL_DROP.sub("", c.lower()) for c in crumbs)
-
-    def _variant(self, leader: int, row: int, meta: dict[str, str], keys: list[str]) -> bool:
-        lead = self.bundle.chunk_meta(int(leader))
-        if all(lead.get(k) == meta.get(k) for k in keys):
-            return False  # same language: a genuine second hit, not a variant
-        if self.vectors is None or self.collapse_similarity <= 0:
-            return True
-        a, b = self.vectors.vector_of(int(leader)), self.vectors.vector_of(row)
-        return float(a @ b) >= self.collapse_similarity
+        return rows[kept], scores[kept], also_in
 
     def _suggest(self, matched: np.ndarray, filters: dict[str, str]) -> dict[str, list[str]]:
         """For each active filter: the other values that would give matches, the rest kept."""

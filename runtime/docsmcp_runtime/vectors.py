@@ -7,6 +7,12 @@ import threading
 import numpy as np
 
 
+def _matvec(matrix: np.ndarray, query: np.ndarray) -> np.ndarray:
+    # einsum's own loop, not BLAS: multi-threaded OpenBLAS gemv measured 7.9 ms against 0.8 ms
+    # here (10,765 x 256 on 2 cores), and concurrent requests are better served one core each.
+    return np.einsum("ij,j->i", matrix, query)
+
+
 class VectorIndex:
     def __init__(self, arrays: dict[str, np.ndarray], spec: dict) -> None:
         self.vectors = arrays["vectors"]
@@ -37,11 +43,12 @@ class VectorIndex:
         """(rows, sims): chunk rows in `mask` with similarity ≥ floor, best first, ties by row."""
         if self.ivf:
             rows, sims = self._ivf(query)
+            keep = (sims >= floor) & mask[rows]
+            rows, sims = rows[keep], sims[keep]
         else:
-            sims = self._matrix() @ query
-            rows = np.arange(len(sims))
-        keep = (sims >= floor) & mask[rows]
-        rows, sims = rows[keep], sims[keep]
+            all_sims = _matvec(self._matrix(), query)
+            rows = np.flatnonzero((all_sims >= floor) & mask)
+            sims = all_sims[rows]
         if len(rows) > top:
             threshold = -np.partition(-sims, top - 1)[top - 1]
             keep = sims >= threshold
@@ -51,23 +58,21 @@ class VectorIndex:
 
     def _ivf(self, query: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         assert self.centroids is not None and self.offsets is not None and self.rows is not None
-        lists = np.argsort(-(self.centroids @ query), kind="stable")[: self.probe]
+        lists = np.argsort(-_matvec(self.centroids, query), kind="stable")[: self.probe]
         parts_rows, parts_sims = [], []
         for lst in np.sort(lists):
             a, b = int(self.offsets[lst]), int(self.offsets[lst + 1])
             if a == b:
                 continue
-            parts_sims.append(np.asarray(self.vectors[a:b], dtype=np.float32) @ query)
+            parts_sims.append(_matvec(np.asarray(self.vectors[a:b], dtype=np.float32), query))
             parts_rows.append(np.asarray(self.rows[a:b], dtype=np.int64))
         if not parts_rows:
             return np.zeros(0, np.int64), np.zeros(0, np.float32)
         return np.concatenate(parts_rows), np.concatenate(parts_sims)
 
-    def vector_of(self, row: int) -> np.ndarray:
-        """The stored vector of a chunk row (for collapsing near-identical variants)."""
-        if self.rows is None:
-            return np.asarray(self.vectors[row], dtype=np.float32)
-        where = self._row_index()[row]
+    def vectors_of(self, rows: np.ndarray) -> np.ndarray:
+        """float32 stored vectors of these chunk rows (for collapsing near-identical variants)."""
+        where = rows if self.rows is None else self._row_index()[rows]
         return np.asarray(self.vectors[where], dtype=np.float32)
 
     def _row_index(self) -> np.ndarray:
