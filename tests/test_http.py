@@ -440,6 +440,20 @@ def test_400_header_mismatch_on_modern_requests(server: ServerProcess) -> None:
         }
 
 
+def test_sep_2575_envelope_rules(server: ServerProcess) -> None:
+    # A 2026-07-28 request without the _meta envelope: invalid params, not a header mismatch.
+    bare = {"jsonrpc": "2.0", "id": 7, "method": "tools/list", "params": {}}
+    resp = post(server.port, bare, modern_headers("tools/list"))
+    assert resp.status == 400
+    assert rpc_error(resp)["code"] == -32602
+    assert "params._meta is missing required key" in rpc_error(resp)["message"]
+    # The handshake does not exist in 2026-07-28: initialize stamped with it is unknown.
+    init = modern("initialize", {"protocolVersion": MODERN, "capabilities": {}})
+    resp = post(server.port, init, modern_headers("initialize"))
+    assert resp.status == 404
+    assert rpc_error(resp) == {"code": -32601, "message": "Method not found: initialize"}
+
+
 def test_400_unsupported_protocol_version(server: ServerProcess) -> None:
     msg = modern("tools/list")
     msg["params"]["_meta"][META_VERSION] = "2099-01-01"

@@ -433,7 +433,9 @@ def answer_post(served: Served, body: bytes, headers: Headers) -> Reply:
         return Reply(202, log=log)
 
     meta = params.get("_meta")
-    enveloped = method != "initialize" and isinstance(meta, dict) and META_PROTOCOL_VERSION in meta
+    enveloped = isinstance(meta, dict) and META_PROTOCOL_VERSION in meta
+    if method == "initialize" and enveloped and meta[META_PROTOCOL_VERSION] not in MODERN_VERSIONS:
+        enveloped = False  # a legacy handshake that happens to carry _meta
     session: Session | None = None
     if enveloped:
         body_version = meta[META_PROTOCOL_VERSION]
@@ -453,16 +455,18 @@ def answer_post(served: Served, body: bytes, headers: Headers) -> Reply:
             return _rpc_error(400, HEADER_MISMATCH, problem, id_, log=log)
     elif isinstance(method, str):
         session = Session()  # fresh per request: nothing outlives it
+        if version_header in MODERN_VERSIONS:
+            # A 2026-07-28 request whose body lacks the required _meta envelope: invalid
+            # params (SEP-2575), the same answer protocol.py gives on stdio.
+            return _rpc_error(
+                400,
+                INVALID_PARAMS,
+                f"Invalid params: params._meta is missing required key {META_PROTOCOL_VERSION} "
+                f"(sent with MCP-Protocol-Version {version_header!r})",
+                id_,
+                log=log,
+            )
         if method != "initialize" and version_header is not None:
-            if version_header in MODERN_VERSIONS:
-                return _rpc_error(
-                    400,
-                    HEADER_MISMATCH,
-                    f"Header mismatch: MCP-Protocol-Version header value {version_header!r} "
-                    f"needs params._meta[{META_PROTOCOL_VERSION!r}] in the body",
-                    id_,
-                    log=log,
-                )
             if version_header not in KNOWN_VERSIONS:
                 return _unsupported_version(id_, version_header, log)
             session.protocol_version = version_header  # the version the client negotiated

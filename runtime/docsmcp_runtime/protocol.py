@@ -232,8 +232,10 @@ def _request_context(method: str, params: dict, session: Session) -> _Context:
     """Decide the era and version of one request; raise ProtocolError if its envelope is bad."""
     meta = params.get("_meta")
     enveloped = isinstance(meta, dict) and META_PROTOCOL_VERSION in meta
-    # The handshake does not exist in the modern era, so `initialize` is legacy even if
-    # a client stamps an envelope on it.
+    if method == "initialize" and enveloped and meta[META_PROTOCOL_VERSION] in MODERN_VERSIONS:
+        # 2026-07-28 removed the handshake: a request stamped with that revision asking for it
+        # is asking for a method that does not exist there (SEP-2575).
+        raise ProtocolError(METHOD_NOT_FOUND, "Method not found: initialize")
     if method == "initialize" or (not enveloped and method not in _MODERN_ONLY):
         return _Context(version=session.protocol_version or LATEST_LEGACY_VERSION, modern=False)
 
