@@ -73,7 +73,7 @@ def test_metadata_records_the_embedding(openai_bundle: Path, stub: OpenAIStub) -
     )
     assert emb["index"] == {"type": "exact"}
     assert emb["similarity_floor"] == 0.25
-    assert emb["fusion"] == {"k": 60, "weights": {"lexical": 1.0, "proximity": 0.5, "vector": 1.0}}
+    assert emb["fusion"] == {"k": 60, "weights": {"lexical": 1.0, "proximity": 0.0, "vector": 1.0}}
     assert emb["options"] == {  # where to embed queries; the key itself is never stored
         "base_url": stub.base_url,
         "model": "text-embedding-3-small",
@@ -114,9 +114,8 @@ def test_fusion_of_full_text_and_vectors(session: McpSession) -> None:
     other = "typescript" if top["metadata"]["language"] == "python" else "python"
     assert top["also_in"] == {"language": [other]}
     assert all(h["chunk_id"] not in (PY_REFUND, TS_REFUND) for h in hits[1:])
-    # The stub gives this query an unrelated vector, so only the full-text and proximity
-    # lists rank it: 1/(60+1) + 0.5/(60+1).
-    assert top["score"] == round(1.5 / 61, 6)
+    # The stub gives this query an unrelated vector, so only the full-text list ranks it.
+    assert top["score"] == round(1.0 / 61, 6)
 
 
 def test_degraded_mode_when_the_endpoint_is_down(openai_bundle: Path) -> None:
@@ -198,9 +197,9 @@ def test_hash_fusion_scores_are_reciprocal_ranks(tmp_path: Path) -> None:
     idx = build_bundle(EXAMPLE_DOCS, tmp_path / "idx", "--embedding-provider", "hash")
     with McpSession(idx) as s:
         hits = s.search(query="Refund a payment in full or in part", language="python")["hits"]
-    # First in the full-text, proximity and vector lists: (1 + 0.5 + 1) / (60 + 1).
+    # First in the full-text (weight 1) and vector (hash default 0.5) lists: 1.5 / (60 + 1).
     assert hits[0]["chunk_id"] == PY_REFUND
-    assert hits[0]["score"] == round(2.5 / 61, 6)
+    assert hits[0]["score"] == round(1.5 / 61, 6)
 
 
 def test_ivf_index_above_the_threshold(tmp_path: Path) -> None:
@@ -246,3 +245,29 @@ def test_missing_api_key_is_a_clear_error(tmp_path: Path) -> None:
     assert proc.returncode == 1
     assert "Traceback" not in proc.stderr and "OPENAI_API_KEY" in proc.stderr
     assert not (tmp_path / "i").exists()
+
+
+def test_static_provider_needs_no_other_flag_and_works_offline(tmp_path: Path) -> None:
+    idx = build_bundle(EXAMPLE_DOCS, tmp_path / "idx", "--embedding-provider", "static")
+    meta = json.loads((idx / "metadata.json").read_text())
+    emb = meta["embedding"]
+    assert (emb["provider"], emb["dimensions"]) == ("static", 256)
+    assert emb["fusion"]["weights"] == {"lexical": 1.0, "proximity": 0.0, "vector": 0.05}
+    assert {"static_vocab.txt", "static_table.bin"} <= set(meta["files"])
+    assert run_docsmcp("verify", idx).returncode == 0
+
+    def search(query: str, *flags: str) -> list[str]:
+        proc = subprocess.run(
+            [sys.executable, "-m", "docsmcp_runtime", "--bundle", str(idx), *flags,
+             "search", query, "--json"],
+            capture_output=True, text=True, timeout=60,
+        )  # fmt: skip
+        assert proc.returncode == 0, proc.stderr
+        return [h["chunk_id"] for h in json.loads(proc.stdout)["hits"]]
+
+    # The vector list alone (full-text switched off) finds sections by meaning.
+    assert search("page through results", "--fusion-weights", "lexical=0,vector=1")[:2] == [
+        "python/README.md#acme-python-sdk/pagination",
+        "typescript/README.md#acme-typescript-sdk/pagination",
+    ]
+    assert search("weather in paris tomorrow") == []  # below the similarity floor

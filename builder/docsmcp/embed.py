@@ -43,7 +43,8 @@ class EmbeddingProvider(Protocol):
     dimensions: int
     context_tokens: int  # the model's context window, in its own tokens
     # Calibrated per model: {"similarity_floor": cosine below which a vector-only candidate is
-    # dropped, "collapse_similarity": cosine above which two variants of a section fold}.
+    # dropped, "collapse_similarity": cosine above which two variants of a section fold,
+    # "vector_weight": the vector list's RRF weight}.
     search_defaults: dict[str, float]
 
     def fingerprint(self) -> str:
@@ -84,7 +85,7 @@ class HashProvider:
     context_tokens = 1_000_000
     # Shared words are the only signal, so unrelated texts sit near 0 and variants of one
     # section (same prose, different code) near 0.5-0.9.
-    search_defaults = {"similarity_floor": 0.15, "collapse_similarity": 0.5}
+    search_defaults = {"similarity_floor": 0.15, "collapse_similarity": 0.5, "vector_weight": 0.5}
 
     def __init__(self, options: EmbeddingOptions) -> None:
         self.dimensions = options.dimensions or 256
@@ -108,6 +109,10 @@ def make_provider(options: EmbeddingOptions) -> EmbeddingProvider | None:
         return None
     if options.provider == "hash":
         return HashProvider(options)
+    if options.provider == "static":
+        from .providers_static import StaticProvider  # lazy: reads the 8 MB table only when chosen
+
+        return StaticProvider(options)
     if options.provider == "openai":
         from .providers_openai import OpenAIProvider  # lazy: only builds that ask for it
 

@@ -71,6 +71,13 @@ def query_embedder(spec: dict, bundle_dir: Path) -> QueryEmbedder:
     provider = spec.get("provider")
     if provider == "hash":
         return HashEmbedder(int(spec["dimensions"]))
+    if provider == "static":
+        from .static_model import StaticModel  # lazy: static_model imports this module
+
+        # Provider data lives under `options`; the table's shape needs `dimensions` too.
+        return StaticModel.load(
+            bundle_dir, {**spec.get("options", {}), "dimensions": spec["dimensions"]}
+        )
     if provider == "openai":
         from .openai_client import OpenAIQueryEmbedder  # lazy: only bundles built with openai
 

@@ -23,7 +23,7 @@ class Fusion:
 
     k: float = 60.0
     lexical: float = 1.0
-    proximity: float = 0.5
+    proximity: float = 0.0
     vector: float = 1.0
     depth: int = 200  # candidates taken from each list
 
@@ -166,7 +166,10 @@ class Searcher:
         f = self.fusion
         assert self.vectors is not None
         vec_rows, _ = self.vectors.search(qvec, mask, self.floor, f.depth)
-        lex_rows, _ = _rank(lexical, (lexical > 0) & mask, f.depth)
+        # The full-text list is the full-text-only ranking itself (terms + weighted bigrams),
+        # so score margins of exact identifier matches survive the fusion.
+        full = lexical + proximity * np.float32(self.phrase_weight)
+        lex_rows, _ = _rank(full, (full > 0) & mask, f.depth)
         prox_rows, _ = _rank(proximity, (proximity > 0) & mask, f.depth)
         fused = np.zeros(self.bundle.n_chunks, dtype=np.float64)
         for weight, rows in ((f.lexical, lex_rows), (f.proximity, prox_rows), (f.vector, vec_rows)):
