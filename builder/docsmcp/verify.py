@@ -220,7 +220,13 @@ def _check_file_set(ctx: _Context) -> None:
     listed = {METADATA_FILE, *ctx.files}
     for name in sorted(SPEC_FILES - listed):
         ctx.problem(f"{METADATA_FILE}: files lacks {name}")
-    for name in sorted(listed - SPEC_FILES - set(OPTIONAL_ARRAYS)):
+    embedding = ctx.meta.get("embedding") if isinstance(ctx.meta, dict) else None
+    options = embedding.get("options", {}) if isinstance(embedding, dict) else {}
+    # A provider may ship files for query embedding (the static table), named in its options.
+    provider_files = (
+        set((options.get("files") or {}).values()) if isinstance(options, dict) else set()
+    )
+    for name in sorted(listed - SPEC_FILES - set(OPTIONAL_ARRAYS) - provider_files):
         ctx.problem(f"{METADATA_FILE}: files lists {name!r}, which is not a bundle file")
     for entry in sorted(ctx.root.iterdir()):
         if entry.name not in listed | SPEC_FILES:
