@@ -677,9 +677,7 @@ def test_cli_zero_hits_prints_hint(example_bundle: Path) -> None:
 def test_cli_missing_bundle_dir(tmp_path: Path) -> None:
     proc = _runtime("--bundle", tmp_path / "nope", "search", "payments")
     assert proc.returncode == 2 and proc.stdout == ""
-    assert (
-        proc.stderr == f"docsmcp-runtime: error: bundle not found: {tmp_path / 'nope'}\n"
-    )
+    assert proc.stderr == f"docsmcp-runtime: error: bundle not found: {tmp_path / 'nope'}\n"
 
 
 def _flip_byte(path: Path) -> None:
