@@ -783,6 +783,33 @@ def test_watch_switches_to_a_replaced_bundle(
         assert srv.stop() == 0
 
 
+def test_watch_follows_a_rebuild_renamed_into_place(tmp_path: Path) -> None:
+    # `docsmcp build --out PATH` swaps the new bundle in by renaming directories: the other
+    # atomic replacement a deployment does.
+    docs = tmp_path / "docs"
+    shutil.copytree(EXAMPLE_DOCS, docs)
+    idx = build_bundle(docs, tmp_path / "idx")
+    srv = start(idx, "--watch", "--watch-interval", "0.1")
+    try:
+        assert not post(srv.port, search_msg("webhook signature")).json()["result"][
+            "structuredContent"
+        ]["hits"]
+        with (docs / "python" / "payments.md").open("a") as fh:
+            fh.write("\n## Payment webhooks\n\nVerify the webhook signature of every event.\n")
+        build_bundle(docs, idx)
+        new_id = json.loads((idx / "metadata.json").read_text())["bundle_id"]
+        deadline = time.monotonic() + 15
+        while call(srv.port, "GET", "/healthz").json()["bundle_id"] != new_id:
+            assert time.monotonic() < deadline, "\n".join(srv.stderr)
+            time.sleep(0.05)
+        hits = post(srv.port, search_msg("webhook signature")).json()["result"][
+            "structuredContent"
+        ]["hits"]
+        assert hits[0]["chunk_id"] == "python/payments.md#payments/payment-webhooks"
+    finally:
+        assert srv.stop() == 0
+
+
 def test_asgi_factory_from_environment(example_bundle: Path) -> None:
     port = free_port()
     command = [
