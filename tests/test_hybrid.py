@@ -306,3 +306,11 @@ def test_default_chunk_size_follows_the_context_window(tmp_path: Path) -> None:
     ]
     # 6 KB: one chunk by default; MiniLM's 256-token window (~1,024 characters) splits it.
     assert count[0] == 1 and count[1] == 6
+
+
+def test_degraded_result_through_the_sdk_client(openai_bundle: Path) -> None:
+    with McpSession(
+        openai_bundle, env={"DOCSMCP_EMBEDDING_BASE_URL": "http://127.0.0.1:9/v1"}
+    ) as s:
+        result = s.search(query="refund")  # the SDK checks it against the output schema
+    assert result["hits"] and "results are full-text only" in result["degraded"]
