@@ -23,7 +23,8 @@ def _default_model_dir() -> Path | None:
 class SentenceTransformersProvider:
     name = "sentence-transformers"
     # all-MiniLM-L6-v2 on speakeasy-sdks: off-topic queries peak ~0.3, answers 0.4-0.7.
-    search_defaults = {"similarity_floor": 0.35, "collapse_similarity": 0.9, "vector_weight": 0.25}
+    # Dev set (MRR@5): vector weight 0 / 0.1 / 0.5 / 1 gave 0.614 / 0.625 / 0.610 / 0.581.
+    search_defaults = {"similarity_floor": 0.35, "collapse_similarity": 0.9, "vector_weight": 0.1}
 
     def __init__(self, options: EmbeddingOptions) -> None:
         folder = Path(options.model).expanduser() if options.model else _default_model_dir()
