@@ -503,3 +503,23 @@ def test_resolved_archive_is_gzip_of_the_bundle(packed: dict[str, Path]) -> None
     """The archive is a plain tar.gz any tool can read (`tar xzf`)."""
     with gzip.open(packed["archive"]) as gz, tarfile.open(fileobj=gz, mode="r|") as tar:
         assert "metadata.json" in [m.name for m in tar]
+
+
+def test_runtime_cli_serves_archives_and_oci_layouts(
+    packed: dict[str, Path], example_bundle: Path, tmp_path: Path
+) -> None:
+    env = {**os.environ, "DOCSMCP_CACHE_DIR": str(tmp_path / "cache")}
+
+    def hits(bundle: str) -> list[str]:
+        proc = subprocess.run(
+            [sys.executable, "-m", "docsmcp_runtime", "--bundle", bundle, "search", "refund",
+             "--json"],
+            capture_output=True, text=True, timeout=60, env=env,
+        )  # fmt: skip
+        assert proc.returncode == 0, proc.stderr
+        return [h["chunk_id"] for h in json.loads(proc.stdout)["hits"]]
+
+    expected = hits(str(example_bundle))
+    assert hits(str(packed["archive"])) == expected
+    assert hits(str(packed["oci"])) == expected
+    assert hits(f"{packed['oci']}:v1") == expected
