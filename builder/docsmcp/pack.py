@@ -34,9 +34,8 @@ from docsmcp_runtime.archive import (
     OCI_REF_NAME,
     OCI_TITLE,
     is_oci_layout,
-    sha256_of,
 )
-from docsmcp_runtime.bundle import METADATA_FILE, open_bundle
+from docsmcp_runtime.bundle import METADATA_FILE, open_bundle, sha256_file
 from docsmcp_runtime.errors import BundleError
 
 EMPTY_CONFIG = b"{}"
@@ -235,7 +234,7 @@ def pack(
             tar_path = oci_dir.parent / f".{oci_dir.name}.tar.gz.tmp-{pid}"
         staged.append(tar_path)
         write_tar_gz(bundle_dir, names, tar_path, mtime)
-        digest = sha256_of(tar_path)
+        digest = sha256_file(tar_path)
         size = tar_path.stat().st_size
         manifest_digest = None
         if oci_dir is not None:

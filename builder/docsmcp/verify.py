@@ -34,24 +34,14 @@ from docsmcp_runtime.bundle import (
     FORMAT_VERSION,
     METADATA_FILE,
     open_bundle,
+    sha256_file,
 )
 from docsmcp_runtime.errors import BundleError
 
-# The chunk table of bundle-spec.md, column by column.
-CHUNK_COLUMNS: list[tuple[str, pa.DataType]] = [
-    ("id", pa.string()),
-    ("path", pa.string()),
-    ("heading", pa.string()),
-    ("breadcrumb", pa.string()),
-    ("level", pa.int8()),
-    ("position", pa.int32()),
-    ("file_chunk_count", pa.int32()),
-    ("line_start", pa.int32()),
-    ("line_end", pa.int32()),
-    ("metadata", pa.string()),
-    ("text", pa.string()),
-]
-ROW_GROUP_SIZE = 256
+from .write import CHUNK_SCHEMA, ROW_GROUP_SIZE
+
+# The chunk table of bundle-spec.md, column by column (the writer's schema is the spec's).
+CHUNK_COLUMNS: list[tuple[str, pa.DataType]] = [(f.name, f.type) for f in CHUNK_SCHEMA]
 ARRAY_NDIM = {"facets.bin": 2}  # every other required array is 1-D
 SPEC_FILES = frozenset({METADATA_FILE, CHUNKS_FILE, *(f for f, _ in ARRAYS.values())})
 # Optional arrays (the embedding vectors) that a bundle may list in `files`: their sizes, sha256
@@ -252,12 +242,9 @@ def _check_checksums(ctx: _Context) -> None:
             ctx.problem(f"{name}: {size} bytes, metadata.json says {info.get('bytes')}")
             continue
         sized.add(name)
-        h = hashlib.sha256()
-        with path.open("rb") as fh:
-            while block := fh.read(1 << 20):
-                h.update(block)
-        if h.hexdigest() != info.get("sha256"):
-            ctx.problem(f"{name}: sha256 {h.hexdigest()} does not match metadata.json")
+        actual = sha256_file(path)
+        if actual != info.get("sha256"):
+            ctx.problem(f"{name}: sha256 {actual} does not match metadata.json")
     ctx.sized = frozenset(sized)
 
 

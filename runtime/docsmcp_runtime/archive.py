@@ -10,7 +10,6 @@ runtime depends on numpy and pyarrow and nothing else.
 from __future__ import annotations
 
 import gzip
-import hashlib
 import json
 import os
 import re
@@ -22,7 +21,7 @@ import zlib
 from dataclasses import dataclass
 from pathlib import Path
 
-from .bundle import METADATA_FILE, open_bundle
+from .bundle import METADATA_FILE, open_bundle, sha256_file
 from .errors import BundleError
 
 OCI_LAYOUT_FILE = "oci-layout"
@@ -70,14 +69,6 @@ def default_cache_dir() -> Path:
     return Path.home() / ".cache" / "docsmcp"
 
 
-def sha256_of(path: Path) -> str:
-    h = hashlib.sha256()
-    with path.open("rb") as fh:
-        while block := fh.read(1 << 20):
-            h.update(block)
-    return h.hexdigest()
-
-
 def is_oci_layout(path: Path) -> bool:
     return path.is_dir() and (path / OCI_LAYOUT_FILE).is_file()
 
@@ -105,7 +96,7 @@ def locate_archive(spec: str | Path) -> ArchiveSource | None:
     if not path.is_file():
         raise BundleError(f"{path}: not a bundle directory, archive or OCI layout")
     try:
-        digest = sha256_of(path)
+        digest = sha256_file(path)
     except OSError as exc:
         raise BundleError(f"{path}: cannot read archive ({exc.strerror or exc})") from None
     expected = _digest_file(path)
@@ -169,7 +160,7 @@ def _checked_blob(layout: Path, descriptor: object, what: str) -> tuple[Path, st
         raise BundleError(
             f"{blob}: {what} blob has {actual_size} bytes, its descriptor says {size}"
         )
-    actual = sha256_of(blob)
+    actual = sha256_file(blob)
     if actual != hexdigest:
         raise BundleError(
             f"{blob}: {what} blob sha256 is {actual}, its descriptor says {hexdigest} "
