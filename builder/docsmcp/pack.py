@@ -38,6 +38,8 @@ from docsmcp_runtime.archive import (
 from docsmcp_runtime.bundle import METADATA_FILE, open_bundle, sha256_file
 from docsmcp_runtime.errors import BundleError
 
+from .write import swap_dir
+
 EMPTY_CONFIG = b"{}"
 DEFAULT_TAG = "latest"
 # The OCI distribution spec's tag grammar.
@@ -181,22 +183,6 @@ def _check_replaceable_layout(dest: Path) -> None:
         )
 
 
-def _swap_dir(tmp: Path, dest: Path) -> None:
-    """Put the finished directory `tmp` at `dest`, replacing an old one only once `tmp` is
-    complete, so a failure leaves `dest` as it was."""
-    if not dest.exists():
-        os.replace(tmp, dest)
-        return
-    old = dest.parent / f".{dest.name}.old-{os.getpid()}"
-    os.replace(dest, old)
-    try:
-        os.replace(tmp, dest)
-    except OSError:
-        os.replace(old, dest)
-        raise
-    shutil.rmtree(old, ignore_errors=True)
-
-
 def pack(
     bundle_dir: Path,
     archive: Path | None = None,
@@ -250,7 +236,7 @@ def pack(
             os.replace(tar_path, archive)
             os.replace(sidecar_tmp, sidecar)
         if oci_dir is not None:
-            _swap_dir(oci_tmp, oci_dir)
+            swap_dir(oci_tmp, oci_dir)
     except OSError as exc:
         where = f" {exc.filename}" if exc.filename else ""
         raise PackError(f"cannot write{where}: {exc.strerror or exc}") from None

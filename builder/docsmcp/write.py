@@ -109,26 +109,32 @@ def write_bundle(
         raise OutputError(f"refusing to replace {out}: it is a file, not a bundle directory")
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = out.parent / f".{out.name}.tmp-{os.getpid()}"
-    old = out.parent / f".{out.name}.old-{os.getpid()}"
     shutil.rmtree(tmp, ignore_errors=True)
     tmp.mkdir()
     try:
         metadata = _write_contents(
             tmp, chunks, index, metadata, extra_arrays or {}, extra_files or {}
         )
-        if out.exists():
-            os.replace(out, old)
-            try:
-                os.replace(tmp, out)
-            except OSError:
-                os.replace(old, out)
-                raise
-            shutil.rmtree(old, ignore_errors=True)
-        else:
-            os.replace(tmp, out)
+        swap_dir(tmp, out)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     return metadata
+
+
+def swap_dir(tmp: Path, dest: Path) -> None:
+    """Put the finished directory `tmp` at `dest`, replacing an old one only once `tmp` is
+    complete, so a failure leaves `dest` as it was."""
+    if not dest.exists():
+        os.replace(tmp, dest)
+        return
+    old = dest.parent / f".{dest.name}.old-{os.getpid()}"
+    os.replace(dest, old)
+    try:
+        os.replace(tmp, dest)
+    except OSError:
+        os.replace(old, dest)
+        raise
+    shutil.rmtree(old, ignore_errors=True)
 
 
 def _write_contents(
