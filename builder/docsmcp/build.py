@@ -193,8 +193,6 @@ def _vectors(
     """The bundle's `embedding` metadata, vector arrays and provider files."""
     vectors, stats = embed_chunks(provider, chunks, cache_dir)
     spec = provider.bundle_spec()
-    index: dict = {"type": "exact"}
-    arrays = {}
     if len(chunks) > options.ivf_threshold > 0:
         ivf = build_ivf(vectors)
         index = {"type": "ivf", "lists": len(ivf.centroids), "probe": ivf.probe}
@@ -205,9 +203,10 @@ def _vectors(
             "ivf_offsets.bin": ivf.offsets.astype("<u8"),
         }
     else:
+        index = {"type": "exact"}
         arrays = {"vectors.bin": vectors.astype("<f2")}
     arrays["collapse_groups.bin"] = collapse_groups(chunks)
-    defaults = getattr(provider, "search_defaults", {})
+    defaults = provider.search_defaults
     floor = options.similarity_floor
     if floor is None:
         floor = defaults.get("similarity_floor", 0.3)

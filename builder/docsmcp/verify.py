@@ -20,7 +20,6 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
-from docsmcp_runtime import bundle as bundle_format
 from docsmcp_runtime.archive import (
     ArchiveSource,
     extract_archive,
@@ -33,6 +32,7 @@ from docsmcp_runtime.bundle import (
     FORMAT,
     FORMAT_VERSION,
     METADATA_FILE,
+    VECTOR_ARRAYS,
     open_bundle,
     sha256_file,
 )
@@ -47,7 +47,7 @@ SPEC_FILES = frozenset({METADATA_FILE, CHUNKS_FILE, *(f for f, _ in ARRAYS.value
 # Optional arrays (the embedding vectors) that a bundle may list in `files`: their sizes, sha256
 # and dtypes are checked here; their own invariants belong to the runtime's open_bundle checks.
 # Read from the runtime so the two never disagree on what may be present.
-OPTIONAL_ARRAYS: dict[str, str] = dict(getattr(bundle_format, "VECTOR_ARRAYS", {}).values())
+OPTIONAL_ARRAYS: dict[str, str] = dict(VECTOR_ARRAYS.values())
 # Bytes of padded term matrix built at once when checking the dictionary order.
 _SORT_BLOCK_BYTES = 32 << 20
 
