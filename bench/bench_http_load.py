@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any
 
 # The query mix is the one bench_speakeasy.py times over stdio, so the two benchmarks compare.
-from bench_speakeasy import DEFAULT_DOCS, QUERIES, pct, tool
+from bench_speakeasy import DEFAULT_DOCS, QUERIES, pct, print_table, tool
 
 MODERN = "2026-07-28"
 LEGACY = "2025-11-25"
@@ -332,15 +332,6 @@ def run_phase(
 # ---------------------------------------------------------------------------------------------
 
 
-def print_table(headers: tuple[str, ...], rows: list[tuple[str, ...]]) -> None:
-    widths = [max(len(r[i]) for r in [headers, *rows]) for i in range(len(headers))]
-    line = "  ".join(h.ljust(w) for h, w in zip(headers, widths, strict=True))
-    print(line)
-    print("-" * len(line))
-    for row in rows:
-        print("  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)).rstrip())
-
-
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--docs-dir", type=Path, default=DEFAULT_DOCS, help="corpus to build")
@@ -397,9 +388,9 @@ def main(argv: list[str] | None = None) -> int:
 
     print()
     print_table(
-        ("phase", "s", "requests", "req/s", "p50 ms", "p99 ms", "srv p50", "srv p99", "srv CPU",
-         "errors", "RSS MB", "anon", "file", "growth"),
-        [
+        headers=("phase", "s", "requests", "req/s", "p50 ms", "p99 ms", "srv p50", "srv p99",
+                 "srv CPU", "errors", "RSS MB", "anon", "file", "growth"),
+        rows=[
             (p.name, f"{p.seconds:.1f}", str(p.requests), f"{p.rps:.0f}", f"{p.p50_ms:.2f}",
              f"{p.p99_ms:.2f}", f"{p.server_p50_ms:.2f}", f"{p.server_p99_ms:.2f}",
              f"{p.server_cpu:.2f}", str(p.errors), f"{p.rss_after_mb:.1f}",
@@ -421,8 +412,8 @@ def main(argv: list[str] | None = None) -> int:
         ("exit code after SIGTERM", str(exit_code), "0", exit_code == 0),
     ]  # fmt: skip
     print_table(
-        ("check", "value", "target", "result"),
         [(n, v, t, "PASS" if ok else "FAIL") for n, v, t, ok in checks],
+        headers=("check", "value", "target", "result"),
     )
 
     if args.json is not None:

@@ -355,9 +355,11 @@ def spread_ms(seconds: list[float]) -> str:
     return f"{pct(ms, 50):.0f} ms (min {min(ms):.0f}, max {max(ms):.0f})"
 
 
-def print_table(rows: list[tuple[str, str, str, str]]) -> None:
-    headers = ("figure", "value", "target", "result")
-    widths = [max(len(r[i]) for r in [headers, *rows]) for i in range(4)]
+def print_table(
+    rows: list[tuple[str, ...]],
+    headers: tuple[str, ...] = ("figure", "value", "target", "result"),
+) -> None:
+    widths = [max(len(r[i]) for r in [headers, *rows]) for i in range(len(headers))]
     line = "  ".join(h.ljust(w) for h, w in zip(headers, widths, strict=True))
     print(line)
     print("-" * len(line))
