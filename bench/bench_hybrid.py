@@ -73,13 +73,15 @@ def measure_query_embedding(bundle: Path, passes: int) -> dict[str, float] | Non
 
     In-process, so this is the embedder alone, without JSON-RPC or ranking. None without vectors.
     """
-    from docsmcp_runtime.embedding import query_embedder  # runtime import: only when needed
+    # Runtime imports: only when needed.
+    from docsmcp_runtime.embedding import query_embedder
+    from docsmcp_runtime.format import METADATA_FILE, Metadata
 
-    meta = json.loads((bundle / "metadata.json").read_text("utf-8"))
-    if not meta.get("embedding"):
+    meta = Metadata.from_json(json.loads((bundle / METADATA_FILE).read_text("utf-8")))
+    if meta.embedding is None:
         return None
     t0 = time.perf_counter()
-    embedder = query_embedder(meta["embedding"], bundle)
+    embedder = query_embedder(meta.embedding, bundle)
     load_ms = (time.perf_counter() - t0) * 1e3
     texts = [q["query"] for q in QUERIES]
 

@@ -292,15 +292,13 @@ def main(argv: list[str] | None = None) -> int:
         if log.exists():
             fig["build_log"] = [ln for ln in log.read_text().splitlines() if "embedded" in ln]
         ivf_b = open_bundle(ivf_dir, verify=False)
-        spec_exact = exact_b.metadata["embedding"]
-        spec_ivf = ivf_b.metadata["embedding"]
-        if spec_ivf["index"]["type"] != "ivf" or spec_exact["index"]["type"] != "exact":
-            sys.exit(
-                f"bench: want exact + ivf bundles, got {spec_exact['index']} / {spec_ivf['index']}"
-            )
+        spec_exact = exact_b.metadata.embedding
+        spec_ivf = ivf_b.metadata.embedding
+        if spec_exact is None or spec_ivf is None or not spec_ivf.index.ivf or spec_exact.index.ivf:
+            sys.exit("bench: want an exact and an ivf bundle")
         if ivf_b.n_chunks != chunks:
             sys.exit(f"bench: bundles differ in chunk count ({chunks} vs {ivf_b.n_chunks})")
-        lists, probe = int(spec_ivf["index"]["lists"]), int(spec_ivf["index"]["probe"])
+        lists, probe = spec_ivf.index.lists, spec_ivf.index.probe
         fig.update(lists=lists, probe=probe)
         for name, path in (("exact", exact_dir), ("ivf", ivf_dir)):
             fig[f"bundle_{name}_bytes"] = tree_bytes(path)

@@ -35,9 +35,10 @@ RESPONSE_TIMEOUT_S = 30.0
 TARGETS = {
     "build_s": 20.0,
     "size_ratio": 1.0,
-    "cold_start_p50_s": 0.5,
-    "search_p50_ms": 5.0,
-    "peak_rss_mb": 150.0,
+    # The runtime budgets of ../shared/DECISIONS.md (full-text bundle, stdio).
+    "cold_start_p50_s": 0.3,
+    "search_p50_ms": 3.0,
+    "peak_rss_mb": 160.0,
 }
 
 # Fixed query mix: exact identifiers from the SDK references, task-style questions, and

@@ -18,7 +18,6 @@ from pathlib import Path
 from docsmcp.build import BuildOptions, collect
 from docsmcp.embed import EmbeddingOptions, embedding_input
 from docsmcp.providers_static import DEFAULT_TABLE, StaticProvider
-from docsmcp.static_table import read_table
 from docsmcp_runtime.static_model import StaticModel
 
 REPO = Path(__file__).resolve().parent.parent
@@ -53,8 +52,9 @@ def main() -> int:
     parser.add_argument("--queries", type=int, default=200)
     args = parser.parse_args()
 
+    provider = StaticProvider(EmbeddingOptions(provider="static", model=str(args.table)))
     start = time.perf_counter()
-    model = StaticModel.load(args.table, read_table(args.table).meta)
+    model = StaticModel.load(args.table, provider.bundle_spec(), provider.dimensions)
     load_ms = (time.perf_counter() - start) * 1e3
     print(f"table: {args.table} ({model.dims} dims), load {load_ms:.1f} ms")
 
@@ -73,7 +73,6 @@ def main() -> int:
     if args.docs_dir.is_dir():
         chunks = collect(BuildOptions(args.docs_dir)).chunks
         texts = [embedding_input(c) for c in chunks]
-        provider = StaticProvider(EmbeddingOptions(provider="static", model=str(args.table)))
         start = time.perf_counter()
         provider.embed_documents(texts, [c.id for c in chunks])
         seconds = time.perf_counter() - start

@@ -1,30 +1,175 @@
-"""Shared fixtures: real bundles built once per test session from the repo's example corpus and
-the real corpora in ../shared/corpora (read-only; builds only read them)."""
+"""Shared fixtures: real bundles built once per test session from the repo's example corpus, the
+tiny fixture corpus in tests/fixtures/ and the real corpora in ../shared/corpora (read-only;
+builds only read them).
+
+Tiers (markers registered below; see `MARKERS`):
+- fast: `python -m pytest -m "not corpus and not slow and not network and not extras"` needs
+  nothing but the repo (run it with DOCSMCP_SHARED=/nonexistent to prove it), under 30 s;
+- `corpus`: needs the shared corpora or eval cases under $DOCSMCP_SHARED (default ../shared);
+- `network`: needs the npm registry; `extras`: needs an optional extra (torch,
+  sentence-transformers: skipped with a reason without it, ~60 s with it);
+- `slow`: system tests that need none of the above but take long (alone, or as a group of
+  tests that each start server processes or wait on purpose).
+Tests using the real-corpus bundle fixtures are marked `corpus` automatically; tests that read
+`corpus()`, `CORPORA` or the eval cases directly carry the mark themselves.
+"""
 
 from __future__ import annotations
 
+import atexit
+import json
+import locale
 import os
+import select
+import signal
 import subprocess
 import sys
+import tempfile
+import threading
 from pathlib import Path
 
 import pytest
 
 REPO = Path(__file__).resolve().parents[1]
 EXAMPLE_DOCS = REPO / "examples" / "acme-sdk"
+TINY_DOCS = Path(__file__).resolve().parent / "fixtures" / "tiny-docs"
 SHARED = Path(os.environ.get("DOCSMCP_SHARED", REPO.parent / "shared"))
 CORPORA = SHARED / "corpora"
 EVAL_CASES = SHARED / "eval" / "dev-cases.jsonl"
+EVAL_CASES_NL = SHARED / "eval" / "dev-cases-nl.jsonl"
+CLI_FORK = Path(__file__).resolve().parent / "fixtures" / "cli_fork.py"
+USE_CLI_FORK = os.environ.get("DOCSMCP_TEST_CLI_FORK", "1") != "0" and hasattr(os, "fork")
+
+MARKERS = {
+    "corpus": "needs the shared corpora or eval cases in $DOCSMCP_SHARED (default ../shared)",
+    "network": "needs the network (the npm registry for the MCP conformance suite)",
+    "extras": "needs an optional extra that the test extra does not install (torch, "
+    "sentence-transformers, ...); skipped with a reason when it is missing",
+    "slow": "test that needs no corpus, network or extra but takes long: ~4 s or more alone "
+    "(fresh venvs, every code point), or one of a group of tests that each start server "
+    "processes or wait on purpose and together take over ~5 s (HTTP transport, raw stdio "
+    "protocol, retry timing, archive cache across processes, IVF k-means)",
+}
+# Session fixtures that build bundles from ../shared: a test using one is a `corpus` test.
+CORPUS_FIXTURES = frozenset({"yellow_bundle", "speakeasy_bundle", "rust_bundle"})
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    for name, description in MARKERS.items():
+        config.addinivalue_line("markers", f"{name}: {description}")
+
+
+@pytest.hookimpl(tryfirst=True)  # before pytest's own -m deselection sees the items
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    for item in items:
+        if CORPUS_FIXTURES.intersection(getattr(item, "fixturenames", ())):
+            item.add_marker(pytest.mark.corpus)
+
+
+class _CliZygote:
+    """Client of tests/fixtures/cli_fork.py: one pre-imported process that forks a fresh child
+    per CLI call (see that file). Started on first use, stopped when the session ends."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._proc: subprocess.Popen[bytes] | None = None
+        self._buffer = b""
+        self._log = None
+
+    def _start(self) -> None:
+        self._log = tempfile.TemporaryFile()  # noqa: SIM115 - lives as long as the zygote
+        self._buffer = b""
+        self._proc = subprocess.Popen(
+            [sys.executable, str(CLI_FORK)],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=self._log,
+            bufsize=0,
+        )
+        atexit.register(self.close)
+
+    def _reply(self, timeout: float) -> dict:
+        assert self._proc is not None and self._proc.stdout is not None
+        fd = self._proc.stdout.fileno()
+        while b"\n" not in self._buffer:
+            if not select.select([fd], [], [], timeout)[0]:
+                raise TimeoutError
+            data = os.read(fd, 4096)
+            if not data:
+                assert self._log is not None
+                self._log.seek(0)
+                log = self._log.read().decode(errors="replace")
+                self._proc = None
+                raise RuntimeError(f"{CLI_FORK.name} exited unexpectedly:\n{log}")
+            self._buffer += data
+        line, _, self._buffer = self._buffer.partition(b"\n")
+        return json.loads(line)
+
+    def run(self, argv: list[str], timeout: float) -> subprocess.CompletedProcess[str]:
+        cmd = [sys.executable, "-m", "docsmcp.cli", *argv]
+        with self._lock, tempfile.TemporaryDirectory(prefix="docsmcp-cli-") as tmp:
+            if self._proc is None or self._proc.poll() is not None:
+                self._start()
+            assert self._proc is not None and self._proc.stdin is not None
+            out, err = Path(tmp, "stdout"), Path(tmp, "stderr")
+            out.touch()
+            err.touch()
+            request = {
+                "argv": argv,
+                "env": dict(os.environ),
+                "cwd": os.getcwd(),
+                "stdout": str(out),
+                "stderr": str(err),
+            }
+            self._proc.stdin.write(json.dumps(request).encode() + b"\n")
+            pid = self._reply(60)["pid"]
+            try:
+                returncode = self._reply(timeout)["returncode"]
+            except TimeoutError:
+                os.kill(pid, signal.SIGKILL)
+                self._reply(60)
+                raise subprocess.TimeoutExpired(
+                    cmd, timeout, _text(out.read_bytes()), _text(err.read_bytes())
+                ) from None
+            return subprocess.CompletedProcess(
+                cmd, returncode, _text(out.read_bytes()), _text(err.read_bytes())
+            )
+
+    def close(self) -> None:
+        if self._proc is not None and self._proc.poll() is None:
+            assert self._proc.stdin is not None
+            self._proc.stdin.close()
+            try:
+                self._proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self._proc.kill()
+                self._proc.wait()
+        self._proc = None
+
+
+def _text(data: bytes) -> str:
+    """Decode like `subprocess.run(text=True)`: locale encoding, universal newlines."""
+    text = data.decode(locale.getpreferredencoding(False))
+    return text.replace("\r\n", "\n").replace("\r", "\n")
+
+
+_ZYGOTE = _CliZygote() if USE_CLI_FORK else None
 
 
 def run_docsmcp(*args: str | Path, check: bool = True) -> subprocess.CompletedProcess[str]:
-    """Run the builder CLI in a child process, exactly as a user would."""
-    proc = subprocess.run(
-        [sys.executable, "-m", "docsmcp.cli", *map(str, args)],
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
+    """Run the builder CLI in a child process, exactly as a user would: `python -m docsmcp.cli`,
+    forked from a pre-imported zygote unless DOCSMCP_TEST_CLI_FORK=0 (the child still gets its
+    own argv, environment, working directory, stdio and exit code)."""
+    argv = [str(a) for a in args]
+    if _ZYGOTE is not None:
+        proc = _ZYGOTE.run(argv, timeout=600)
+    else:
+        proc = subprocess.run(
+            [sys.executable, "-m", "docsmcp.cli", *argv],
+            capture_output=True,
+            text=True,
+            timeout=600,
+        )
     if check and proc.returncode != 0:
         raise AssertionError(f"docsmcp {args} failed ({proc.returncode}):\n{proc.stderr}")
     return proc
@@ -38,13 +183,23 @@ def build_bundle(docs_dir: Path, out: Path, *extra: str) -> Path:
 def corpus(name: str) -> Path:
     path = CORPORA / name
     if not path.is_dir():
-        pytest.fail(f"shared corpus missing: {path}")
+        pytest.fail(
+            f"shared corpus missing: {path} (set DOCSMCP_SHARED, or deselect these tests with "
+            '-m "not corpus")'
+        )
     return path
 
 
 @pytest.fixture(scope="session")
 def example_bundle(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return build_bundle(EXAMPLE_DOCS, tmp_path_factory.mktemp("example") / "idx")
+
+
+@pytest.fixture(scope="session")
+def tiny_bundle(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The fixture corpus of tests/fixtures/tiny-docs: two taxonomy keys, code fences, a table,
+    MDX, camelCase and snake_case identifiers and CJK headings, in 13 chunks."""
+    return build_bundle(TINY_DOCS, tmp_path_factory.mktemp("tiny") / "idx")
 
 
 @pytest.fixture(scope="session")

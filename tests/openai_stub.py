@@ -23,6 +23,11 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import numpy as np
 
 
+class _Server(ThreadingHTTPServer):
+    # Tests open more concurrent connections than the default backlog of 5.
+    request_queue_size = 64
+
+
 @dataclass(frozen=True)
 class Fault:
     status: int | None = None  # answer with this HTTP status and an OpenAI-style error body
@@ -66,7 +71,7 @@ class OpenAIStub:
         self._lock = threading.Lock()
         self._in_flight = 0
         self._closing = threading.Event()  # cuts sleeps short when the stub shuts down
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), _handler_for(self))
+        self._server = _Server(("127.0.0.1", 0), _handler_for(self))
         self._server.daemon_threads = True
         # A short poll interval makes shutdown() (every test's teardown) quick.
         self._thread = threading.Thread(

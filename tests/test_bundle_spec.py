@@ -1,21 +1,27 @@
-"""The bundle as bundle-spec.md describes it: a reader written from the spec alone (numpy,
-pyarrow, hashlib; nothing from docsmcp_runtime) must find what the runtime finds."""
+"""The bundle as bundle-spec.md describes it: a reader written from the spec alone
+(tests/spec_reader.py: numpy, pyarrow, hashlib, unicodedata; nothing from docsmcp_runtime) must
+find what the runtime finds, and its analyzer must yield exactly the runtime analyzer's terms."""
 
 from __future__ import annotations
 
-import hashlib
 import json
 import shutil
+import sys
+import unicodedata
 from pathlib import Path
 
 import jsonschema
 import numpy as np
 import pyarrow.parquet as pq
 import pytest
-from conftest import EXAMPLE_DOCS, REPO, build_bundle, corpus, run_docsmcp
+from conftest import EXAMPLE_DOCS, REPO, SHARED, build_bundle, corpus, run_docsmcp
 from docsmcp_runtime.analyzer import AnalyzerConfig, analyze
 from docsmcp_runtime.bundle import open_bundle
+from docsmcp_runtime.lexical import query_terms as runtime_query_terms
 from docsmcp_runtime.tools import DocsApp
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from spec_reader import DEFAULT_STOPWORDS, Analyzer, SpecReader, analyze_line, query_terms
 
 SPEC_FILES = {
     "metadata.json",
@@ -27,57 +33,7 @@ SPEC_FILES = {
     "postings_impacts.bin",
     "facets.bin",
 }
-
-
-class SpecReader:
-    """Follows bundle-spec.md literally."""
-
-    def __init__(self, root: Path) -> None:
-        self.meta = json.loads((root / "metadata.json").read_text(encoding="utf-8"))
-        assert self.meta["format"] == "docsmcp-bundle" and self.meta["format_version"] == 1
-        digest = hashlib.sha256()
-        for name in sorted(self.meta["files"]):
-            info = self.meta["files"][name]
-            data = (root / name).read_bytes()
-            assert len(data) == info["bytes"], name
-            assert hashlib.sha256(data).hexdigest() == info["sha256"], name
-            digest.update(f"{name}\0{info['sha256']}\n".encode())
-        assert self.meta["bundle_id"] == digest.hexdigest()[:32]
-        self.arr = {}
-        for name, info in self.meta["files"].items():
-            if name.endswith(".bin"):
-                a = np.fromfile(root / name, dtype=np.dtype(info["dtype"]))
-                self.arr[name[:-4]] = a.reshape(info["shape"])
-        self.rows = pq.read_table(root / "chunks.parquet").to_pylist()
-
-    def term(self, i: int) -> bytes:
-        off = self.arr["term_offsets"]
-        return self.arr["terms"][off[i] : off[i + 1]].tobytes()
-
-    def lookup(self, term: str) -> int | None:
-        key, lo, hi = term.encode(), 0, len(self.arr["term_offsets"]) - 1
-        while lo < hi:
-            mid = (lo + hi) // 2
-            if self.term(mid) < key:
-                lo = mid + 1
-            else:
-                hi = mid
-        return lo if lo < len(self.arr["term_offsets"]) - 1 and self.term(lo) == key else None
-
-    def scores(self, query: str) -> np.ndarray:
-        a = analyze(
-            query, AnalyzerConfig(self.meta["analyzer"]["stem"], self.meta["analyzer"]["stopwords"])
-        )
-        sums = []
-        for terms in (a.terms, a.bigrams):
-            total = np.zeros(len(self.rows), np.float32)
-            for t in dict.fromkeys(terms):
-                i = self.lookup(t)
-                if i is not None:
-                    s, e = self.arr["postings_offsets"][i : i + 2]
-                    total[self.arr["postings_docs"][s:e]] += self.arr["postings_impacts"][s:e]
-            sums.append(total)
-        return sums[0] + sums[1] * np.float32(self.meta["lexical"]["phrase_weight"])
+EVAL_FILES = ("dev-cases.jsonl", "dev-cases-nl.jsonl")
 
 
 @pytest.fixture(scope="module")
@@ -138,20 +94,230 @@ def test_facets_encode_metadata(reader: SpecReader) -> None:
             assert (values[code - 1] if code else None) == meta.get(key)
 
 
-@pytest.mark.parametrize(
-    "query", ["withHandshakeTimeout", "session keys", "challenge period", "app session quorum"]
-)
-def test_spec_reader_ranks_like_the_runtime(
-    reader: SpecReader, yellow_bundle: Path, query: str
+# -- the spec reader ranks like the runtime ---------------------------------------------------
+
+
+def _eval_queries(corpus_name: str) -> list[tuple[str, dict[str, str]]]:
+    cases = []
+    for name in EVAL_FILES:
+        path = SHARED / "eval" / name
+        if not path.is_file():
+            pytest.fail(f"eval cases missing: {path}")
+        for line in path.read_text(encoding="utf-8").splitlines():
+            case = json.loads(line)
+            if line.strip() and case["corpus"] == corpus_name:
+                cases.append((case["query"], case.get("filters") or {}))
+    return cases
+
+
+def _runtime_ids(app: DocsApp, query: str, filters: dict[str, str]) -> list[str]:
+    result = app.call_tool("search_docs", {"query": query, "limit": 10, **filters})
+    return [h["chunk_id"] for h in result["structuredContent"]["hits"]]
+
+
+EXTRA_QUERIES = {  # identifiers, bigrams, stop words, several lines
+    "yellow-docs": [
+        "withHandshakeTimeout",
+        "session keys",
+        "challenge period",
+        "app session quorum",
+        "how does the app session\nwork with session keys?",
+    ],
+    "speakeasy-sdks": ["d_client.links.create_many", "RateLimitExceeded error handling"],
+    "rust-reference": ["impl Trait for Vec<T>", "r#raw identifiers", "non_exhaustive"],
+}
+
+
+@pytest.mark.corpus
+@pytest.mark.parametrize("corpus_name", ["yellow-docs", "speakeasy-sdks", "rust-reference"])
+def test_spec_reader_ranks_every_eval_query_like_the_runtime(
+    corpus_name: str, request: pytest.FixtureRequest
 ) -> None:
-    scores = reader.scores(query)
-    matched = np.flatnonzero(scores > 0)
-    expected = [reader.rows[i]["id"] for i in sorted(matched, key=lambda i: (-scores[i], i))[:10]]
-    app = DocsApp(open_bundle(yellow_bundle))
-    hits = app.call_tool("search_docs", {"query": query, "limit": 10})["structuredContent"]["hits"]
-    assert [h["chunk_id"] for h in hits] == expected
+    """Unfiltered top 10 of every dev query (and filtered, where the spec's *Facets* rule alone
+    decides: the runtime also keeps `scope=global-guide` rows when `language` is filtered)."""
+    fixture = {"yellow-docs": "yellow_bundle", "speakeasy-sdks": "speakeasy_bundle"}
+    bundle = request.getfixturevalue(fixture.get(corpus_name, "rust_bundle"))
+    reader = SpecReader(bundle)
+    app = DocsApp(open_bundle(bundle))
+    cases = _eval_queries(corpus_name)
+    assert cases, f"no eval cases for {corpus_name}"
+    cases += [(q, {}) for q in EXTRA_QUERIES[corpus_name]]
+    mismatches, compared = [], 0
+    for query, filters in cases:
+        runs = [{}] if not filters or "language" in filters else [{}, filters]
+        for f in runs:
+            expected = _runtime_ids(app, query, f)
+            got = reader.search(query, limit=10, filters=f)
+            compared += 1
+            if got != expected:
+                mismatches.append((query, f, got, expected))
+    assert not mismatches, f"{len(mismatches)} of {compared} searches differ: {mismatches[:3]}"
 
 
+def test_analyzer_metadata_forms() -> None:
+    """`stopwords`: a byte-ordered list, or legacy true (the default list) / false (none)."""
+    base = {"name": "docsmcp-1", "stem": True}
+    assert Analyzer.from_metadata({**base, "stopwords": True}).stopwords == set(DEFAULT_STOPWORDS)
+    assert Analyzer.from_metadata({**base, "stopwords": False}).stopwords == set()
+    assert Analyzer.from_metadata({**base, "stopwords": []}).stopwords == set()
+    assert Analyzer.from_metadata({**base, "stopwords": ["of", "the"]}).stopwords == {"of", "the"}
+    for bad in (["the", "of"], ["of", "of"], "the", [1]):
+        with pytest.raises(ValueError):
+            Analyzer.from_metadata({**base, "stopwords": bad})
+    with pytest.raises(ValueError):
+        Analyzer.from_metadata({**base, "name": "docsmcp-2", "stopwords": []})
+
+
+def test_spec_default_stop_list_is_the_runtime_default() -> None:
+    assert list(DEFAULT_STOPWORDS) == sorted(DEFAULT_STOPWORDS, key=str.encode)
+    legacy = AnalyzerConfig.from_json({"name": "docsmcp-1", "stem": True, "stopwords": True})
+    assert tuple(legacy.stopwords) == DEFAULT_STOPWORDS
+
+
+def test_bundle_analyzer_metadata_is_read(reader: SpecReader) -> None:
+    stop = reader.meta["analyzer"]["stopwords"]
+    assert isinstance(stop, bool) or stop == sorted(set(stop), key=str.encode)
+    assert reader.analyzer.stem is reader.meta["analyzer"]["stem"]
+
+
+# -- the spec analyzer yields exactly the runtime analyzer's terms ----------------------------
+
+
+def _configs() -> list[tuple[Analyzer, AnalyzerConfig]]:
+    """Each (spec, runtime) pair built from the same `analyzer` metadata."""
+    out = []
+    for stem in (True, False):
+        for stop in (list(DEFAULT_STOPWORDS), []):
+            meta = {"name": "docsmcp-1", "stem": stem, "stopwords": stop}
+            out.append((Analyzer.from_metadata(meta), AnalyzerConfig.from_json(meta)))
+    return out
+
+
+CONFIGS = _configs()
+
+
+def assert_same_analysis(text: str, spec: Analyzer, runtime: AnalyzerConfig) -> None:
+    a = analyze(text, runtime)
+    assert analyze_line(text, spec) == (a.terms, a.bigrams), text
+    assert query_terms(text, spec) == runtime_query_terms(text, runtime), text
+
+
+_IDENT_WORDS = [
+    "get", "Set", "HTTP", "Server", "ID", "id", "v2", "X", "json", "URL", "Many", "a", "the",
+    "does", "queries", "types", "classes", "status", "analysis", "eies", "aies", "boxes", "es",
+    "ies", "s", "ss", "IO", "ABCdef", "iOS", "2FA", "x86", "B2B", "Vec",
+]  # fmt: skip
+_SPECIALS = [
+    # non-ASCII letters, Final_Sigma, special casing, title case, NFKC ligatures and compatibility
+    "é", "É", "ß", "Straße", "ΟΔΟΣ", "Σ", "ς", "İ", "ǅ", "Ǆ", "ﬁ", "K", "Å", "ŉ", "ẞ", "Ⅻ", "ⅻ",
+    "Москва", "עברית", "عربي", "ह", "ि", "ـ",
+    # numbers: superscripts, other decimal digits, letter-like and other numbers
+    "²", "³", "½", "٣", "٤٥", "௰", "①", "𝟙", "༳", "፳", "〇", "Ⅷ", "ↂ",
+    # combining marks: non-spacing, spacing, enclosing; composable and not
+    "\u0301", "\u0308", "\u0327", "\u20d7", "\u093f", "\u20dd", "q\u0301", "e\u0301", "\u3099",
+    # CJK, kana, Hangul, Jamo, halfwidth and fullwidth forms, ideographs outside the CJK ranges
+    "東京", "タワー", "ｶﾀｶﾅ", "ー", "・", "〜", "。", "한국어", "가", "ᄒ", "ㄱ", "ㇰ", "豈",
+    "𠀀", "𪜀", "ｱﾞ", "ＡＢＣ", "ａｂｃ１２", "＿", "．", "／", "＠", "－", "‐", "\u3000",
+    # spaces and invisible characters
+    "\u00a0", "\u200b", "\u2028", "\ufeff", "\t", "\r",
+]  # fmt: skip
+_PUNCT = list(" .:/@-_,;!?()[]{}'\"#*`~+=<>|\\$%&^") + ["..", "::", "--", "__", "._", "_."]
+
+identifier = st.lists(st.sampled_from(_IDENT_WORDS), min_size=1, max_size=4).flatmap(
+    lambda words: st.lists(
+        st.sampled_from(["", "_", ".", ":", "/", "@", "-", "__"]),
+        min_size=len(words) + 1,
+        max_size=len(words) + 1,
+    ).map(lambda seps: seps[0] + "".join(w + s for w, s in zip(words, seps[1:], strict=True)))
+)
+fragment = st.one_of(
+    identifier,
+    st.sampled_from(_SPECIALS),
+    st.sampled_from(_PUNCT),
+    st.from_regex(r"[0-9]{1,4}", fullmatch=True),
+    st.from_regex(r"[A-Za-z_][A-Za-z0-9_]{0,10}", fullmatch=True),
+    st.characters(categories=["Lu", "Ll", "Lt", "Lm", "Lo", "Nd", "Nl", "No", "Mn", "Mc", "Me"]),
+    st.characters(categories=["Pc", "Pd", "Ps", "Pe", "Po", "Sm", "Sc", "Sk", "So", "Zs", "Cf"]),
+    st.characters(min_codepoint=0x3000, max_codepoint=0xFFEF),
+    st.characters(),
+)
+texts = st.lists(fragment, max_size=16).map("".join)
+
+
+@settings(
+    max_examples=300,
+    deadline=None,
+    derandomize=True,
+    database=None,
+    suppress_health_check=[HealthCheck.too_slow],
+)
+@given(text=texts, line_break=st.sampled_from(["", "\n"]), config=st.sampled_from(CONFIGS))
+def test_spec_analyzer_matches_the_runtime_on_generated_text(
+    text: str, line_break: str, config: tuple[Analyzer, AnalyzerConfig]
+) -> None:
+    assert_same_analysis(text + line_break + text[::-1], *config)
+
+
+def _corpus_lines() -> list[str]:
+    """Every distinct non-ASCII line of the shared corpora, and every 20th distinct line."""
+    lines: dict[str, None] = {}
+    for name in ("yellow-docs", "speakeasy-sdks", "rust-reference"):
+        for path in sorted(corpus(name).rglob("*.md*")):
+            lines.update(dict.fromkeys(path.read_text(encoding="utf-8").split("\n")))
+    distinct = list(lines)
+    return [line for i, line in enumerate(distinct) if i % 20 == 0 or not line.isascii()]
+
+
+@pytest.mark.corpus
+def test_spec_analyzer_matches_the_runtime_on_corpus_lines() -> None:
+    lines = _corpus_lines()
+    assert len(lines) > 1000
+    for spec, runtime in CONFIGS:
+        for line in lines:
+            a = analyze(line, runtime)
+            assert analyze_line(line, spec) == (a.terms, a.bigrams), line
+
+
+def _code_points() -> list[int]:
+    """Every code point except unassigned ones and the inside of large uniform blocks
+    (ideographs, Hangul syllables, private use, surrogates), of which every 97th is kept."""
+    uniform = [
+        (0x3400, 0x4DBF), (0x4E00, 0x9FFF), (0xAC00, 0xD7A3), (0xD800, 0xF8FF),
+        (0x20000, 0x3134F), (0x31350, 0xDFFFF), (0xF0000, 0x10FFFF),
+    ]  # fmt: skip
+    skip = np.zeros(sys.maxunicode + 1, bool)
+    for lo, hi in uniform:
+        skip[lo : hi + 1] = True
+    for cp in range(sys.maxunicode + 1):
+        if not skip[cp] and unicodedata.category(chr(cp)) == "Cn":
+            skip[cp] = True
+    skip[::97] = False
+    return np.flatnonzero(~skip).tolist()
+
+
+@pytest.mark.slow
+def test_spec_character_classes_match_the_runtime_on_every_code_point() -> None:
+    """Each code point c in contexts that exercise every rule: alone, inside and after ASCII
+    upper, lower and digit runs, next to `_`, separators, a non-ASCII letter, a non-ASCII digit
+    and CJK."""
+    templates = ["{c}", "a{c}b", "AB{c}cD{c}", "x{c}9{c}", "_{c}_a.{c}-b", "é{c}Ω{c}٣{c}"]
+    templates.append("東{c}京")
+    spec, runtime = CONFIGS[1]  # stemming, no stop words: every sub-word stays visible
+    cps = _code_points()
+    for i in range(0, len(cps), 64):
+        block = [chr(cp) for cp in cps[i : i + 64]]
+        line = " ".join(t.format(c=c) for c in block for t in templates)
+        a = analyze(line, runtime)
+        if analyze_line(line, spec) != (a.terms, a.bigrams):
+            for c in block:  # name the first code point that differs
+                for t in templates:
+                    text = t.format(c=c)
+                    b = analyze(text, runtime)
+                    assert analyze_line(text, spec) == (b.terms, b.bigrams), f"U+{ord(c):04X}"
+            raise AssertionError(f"block at U+{cps[i]:04X} differs")
+
+
+@pytest.mark.corpus
 def test_build_is_deterministic(tmp_path: Path) -> None:
     a = build_bundle(corpus("yellow-docs"), tmp_path / "a")
     b = build_bundle(corpus("yellow-docs"), tmp_path / "b")

@@ -85,7 +85,10 @@ def test_build_prints_a_summary_and_records_options(tmp_path: Path) -> None:
         "description": "SDK language the page documents.",
         "vector_collapse": True,
         "values": ["python", "typescript"],
+        # The default rule: filtering a language keeps the guides for every language visible.
+        "auto_include": {"scope": ["global-guide"]},
     }
+    assert meta["requires"] == ["auto-include"]
 
 
 def test_missing_docs_dir_and_unwritable_out(tmp_path: Path) -> None:

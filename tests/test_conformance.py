@@ -22,6 +22,8 @@ SCRIPT = BENCH / "conformance.py"
 EXPECTED = BENCH / "conformance-expected.json"
 EXIT_SKIP = 77  # bench/conformance.py: a prerequisite is unavailable
 
+pytestmark = pytest.mark.network
+
 
 def test_conformance_suite_server_scenarios() -> None:
     if shutil.which("npm") is None:

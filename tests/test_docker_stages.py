@@ -146,6 +146,7 @@ def stages(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Stage]:
     return replay(REPO / "Dockerfile", tmp_path_factory.mktemp("docker"))
 
 
+@pytest.mark.slow
 def test_build_stage_produces_a_bundle(stages: dict[str, Stage]) -> None:
     meta = json.loads((stages["build"].host("/bundle") / "metadata.json").read_text())
     assert meta["format_version"] == 1 and meta["stats"]["files"] == 6
@@ -154,6 +155,7 @@ def test_build_stage_produces_a_bundle(stages: dict[str, Stage]) -> None:
     ) + "\n"
 
 
+@pytest.mark.slow
 def test_runtime_environment_has_no_builder_dependencies(stages: dict[str, Stage]) -> None:
     pip = stages["runtime"].host("/opt/docsmcp/bin/pip")
     listed = json.loads(subprocess.check_output([pip, "list", "--format", "json"], text=True))
@@ -162,6 +164,7 @@ def test_runtime_environment_has_no_builder_dependencies(stages: dict[str, Stage
     assert not names & BUILDER_ONLY
 
 
+@pytest.mark.slow
 def test_runtime_stage_serves_and_passes_its_healthcheck(stages: dict[str, Stage]) -> None:
     rt = stages["runtime"]
     assert rt.exposed == ["20310"]

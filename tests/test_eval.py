@@ -430,6 +430,7 @@ def test_parse_bundle_arg() -> None:
 # --------------------------------------------------------------------------- load_cases
 
 
+@pytest.mark.corpus
 def test_load_cases_defaults_and_dev_set() -> None:
     dev = load_cases(EVAL_CASES)
     assert len(dev) >= 50

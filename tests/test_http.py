@@ -42,6 +42,8 @@ SERVER = f"docsmcp-runtime/{__version__}"
 START_TIMEOUT = 30.0
 TS = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$")
 
+pytestmark = pytest.mark.slow  # real server processes throughout: ~8 s
+
 
 # ---------------------------------------------------------------------------------------------
 # A real server process and plain HTTP helpers
@@ -452,6 +454,33 @@ def test_sep_2575_envelope_rules(server: ServerProcess) -> None:
     resp = post(server.port, init, modern_headers("initialize"))
     assert resp.status == 404
     assert rpc_error(resp) == {"code": -32601, "message": "Method not found: initialize"}
+
+
+def test_both_transports_classify_a_legacy_version_in_meta_alike(
+    server: ServerProcess, example_bundle: Path
+) -> None:
+    """A handshake-era version stamped in params._meta is served as that revision by stdio and
+    HTTP alike (protocol.classify decides for both): no 2026 routing headers required, a
+    legacy-shaped result, and a header that contradicts the body is a mismatch."""
+    from docsmcp_runtime.bundle import open_bundle
+    from docsmcp_runtime.protocol import Dispatcher
+    from docsmcp_runtime.tools import DocsApp
+
+    msg = {
+        "jsonrpc": "2.0",
+        "id": 9,
+        "method": "tools/list",
+        "params": {"_meta": {META_VERSION: LEGACY}},
+    }
+    stdio = Dispatcher(DocsApp(open_bundle(example_bundle))).handle_message(msg)
+    http = post(server.port, msg)
+    assert http.status == 200
+    assert http.json() == stdio
+    assert "resultType" not in stdio["result"]  # a 2025-11-25 result, not a 2026-07-28 one
+    with_header = post(server.port, msg, {"MCP-Protocol-Version": LEGACY})
+    assert with_header.status == 200 and with_header.json() == stdio
+    contradicted = post(server.port, msg, {"MCP-Protocol-Version": "2025-06-18"})
+    assert contradicted.status == 400 and rpc_error(contradicted)["code"] == -32020
 
 
 def test_400_unsupported_protocol_version(server: ServerProcess) -> None:

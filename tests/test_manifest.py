@@ -8,6 +8,7 @@ from pathlib import Path
 
 import jsonschema
 import pytest
+from conftest import CORPORA
 from docsmcp.discover import discover, glob_match, glob_to_regex
 from docsmcp.manifest import (
     Corpus,
@@ -18,8 +19,6 @@ from docsmcp.manifest import (
     load_corpus,
     manifest_schema,
 )
-
-CORPORA = Path("/work/shared/corpora")
 
 
 def write(root: Path, rel: str, content: str | bytes | dict) -> Path:
@@ -407,6 +406,7 @@ def test_instructions_root_first_else_first_in_path_order(tmp_path: Path) -> Non
     assert load_corpus(tmp_path).instructions == "root"
 
 
+@pytest.mark.corpus
 def test_schema_is_valid_and_documented() -> None:
     schema = manifest_schema()
     jsonschema.Draft202012Validator.check_schema(schema)
@@ -431,6 +431,7 @@ def test_schema_is_valid_and_documented() -> None:
 # --- real corpora ------------------------------------------------------------------------------
 
 
+@pytest.mark.corpus
 def test_yellow_docs_corpus() -> None:
     corpus = load_corpus(CORPORA / "yellow-docs")
     assert corpus.problems == ()
@@ -454,6 +455,7 @@ def test_yellow_docs_corpus() -> None:
     assert corpus.instructions is not None and corpus.instructions.startswith("Documentation of")
 
 
+@pytest.mark.corpus
 def test_speakeasy_sdks_corpus() -> None:
     corpus = load_corpus(CORPORA / "speakeasy-sdks")
     assert corpus.problems == ()

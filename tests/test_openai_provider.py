@@ -8,16 +8,22 @@ from __future__ import annotations
 
 import email.message
 import email.utils
+import logging
 import socket
 import time
+from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import replace
 
 import numpy as np
 import pytest
 from docsmcp.embed import EmbeddingOptions, ProviderError
+from docsmcp.logs import configure as configure_logs
 from docsmcp.providers_openai import OpenAIProvider
 from docsmcp_runtime.embedding import EmbeddingError, normalise
+from docsmcp_runtime.format import OpenAIOptions
 from docsmcp_runtime.openai_client import (
+    DEFAULT_BASE_URL,
     OpenAIError,
     OpenAIQueryEmbedder,
     parse_retry_after,
@@ -38,6 +44,14 @@ def stub(monkeypatch: pytest.MonkeyPatch):
     monkeypatch.delenv("DOCSMCP_EMBEDDING_TIMEOUT", raising=False)
     with OpenAIStub(api_key=KEY) as server:
         yield server
+
+
+@pytest.fixture(autouse=True)
+def builder_logs() -> Iterator[None]:
+    """The builder's stderr lines as the CLI shows them (after capsys swapped sys.stderr)."""
+    configure_logs()
+    yield
+    logging.getLogger("docsmcp").handlers.clear()
 
 
 def make_provider(stub: OpenAIStub, extra: dict | None = None, **options) -> OpenAIProvider:
@@ -110,6 +124,7 @@ def test_batches_really_run_in_parallel(stub: OpenAIStub) -> None:
 # -- retries and failures ------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_429_retry_after_is_honoured(stub: OpenAIStub) -> None:
     stub.faults.append(Fault(status=429, retry_after="1"))
     texts, ids = texts_and_ids(2)
@@ -230,6 +245,7 @@ def test_cost_estimate_and_final_line(stub: OpenAIStub, capsys) -> None:
     assert err.index("est.") < err.index("embedded")
 
 
+@pytest.mark.slow
 def test_progress_at_most_once_a_second(stub: OpenAIStub, capsys) -> None:
     stub.delay = 0.6
     texts, ids = texts_and_ids(3)
@@ -281,7 +297,7 @@ def test_fingerprint_and_bundle_spec(stub: OpenAIStub) -> None:
     )
     assert provider.fingerprint() == moved.fingerprint()
     assert provider.fingerprint() != make_provider(stub, dimensions=16).fingerprint()
-    assert provider.bundle_spec() == {
+    assert provider.bundle_spec().to_json() == {
         "base_url": stub.base_url,
         "model": "text-embedding-3-small",
         "dimensions": DIMS,
@@ -295,15 +311,9 @@ def test_fingerprint_and_bundle_spec(stub: OpenAIStub) -> None:
 # -- query side ----------------------------------------------------------------------------
 
 
-def query_spec(stub: OpenAIStub) -> dict:
-    """metadata.json's `embedding` as the builder writes it (search keys left out)."""
-    provider = make_provider(stub)
-    return {
-        "provider": provider.name,
-        "model": provider.model,
-        "dimensions": provider.dimensions,
-        "options": provider.bundle_spec(),
-    }
+def query_spec(stub: OpenAIStub) -> OpenAIOptions:
+    """metadata.json's `embedding.options` as the builder writes them."""
+    return make_provider(stub).bundle_spec()
 
 
 def test_query_vector_matches_the_documents_vector(stub: OpenAIStub) -> None:
@@ -325,6 +335,7 @@ def test_query_vectors_are_cached(stub: OpenAIStub) -> None:
     assert len(stub.requests) == 2
 
 
+@pytest.mark.slow
 def test_query_cache_is_thread_safe_and_bounded(stub: OpenAIStub) -> None:
     embedder = OpenAIQueryEmbedder(query_spec(stub))
     queries = [f"query {i % 300}" for i in range(600)]
@@ -339,8 +350,7 @@ def test_query_cache_is_thread_safe_and_bounded(stub: OpenAIStub) -> None:
 
 
 def test_query_fails_fast_when_server_is_down(stub: OpenAIStub) -> None:
-    spec = query_spec(stub)
-    spec["options"]["base_url"] = closed_port_url()
+    spec = replace(query_spec(stub), base_url=closed_port_url())
     started = time.monotonic()
     with pytest.raises(EmbeddingError, match="connection failed"):
         OpenAIQueryEmbedder(spec).embed("anything")
@@ -358,8 +368,7 @@ def test_query_times_out_without_retrying(stub: OpenAIStub, monkeypatch) -> None
 
 
 def test_query_base_url_from_environment(stub: OpenAIStub, monkeypatch) -> None:
-    spec = query_spec(stub)
-    spec["options"]["base_url"] = closed_port_url()
+    spec = replace(query_spec(stub), base_url=closed_port_url())
     monkeypatch.setenv("DOCSMCP_EMBEDDING_BASE_URL", stub.base_url)
     vector = OpenAIQueryEmbedder(spec).embed("hello")
     np.testing.assert_allclose(vector, expected(["hello"])[0], atol=1e-6)
@@ -368,6 +377,6 @@ def test_query_base_url_from_environment(stub: OpenAIStub, monkeypatch) -> None:
 def test_query_embedder_needs_a_key_for_a_remote_url(monkeypatch) -> None:
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     monkeypatch.delenv("DOCSMCP_EMBEDDING_BASE_URL", raising=False)
-    spec = {"provider": "openai", "model": "text-embedding-3-small", "dimensions": 1536}
+    spec = OpenAIOptions(DEFAULT_BASE_URL, "text-embedding-3-small", 1536)
     with pytest.raises(EmbeddingError, match="OPENAI_API_KEY is not set"):
         OpenAIQueryEmbedder(spec)

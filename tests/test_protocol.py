@@ -24,6 +24,7 @@ import pytest
 from conftest import EXAMPLE_DOCS
 from docsmcp_runtime import __version__ as runtime_version
 from docsmcp_runtime.bundle import open_bundle
+from docsmcp_runtime.logs import configure_text
 from docsmcp_runtime.protocol import Dispatcher, Session, encode
 from docsmcp_runtime.stdio import serve
 from docsmcp_runtime.tools import DocsApp
@@ -120,6 +121,7 @@ def test_dispatcher_internal_error_is_generic(
 ) -> None:
     # A real bundle rewritten on disk under a running server: chunk texts are read lazily, so
     # the next search fails inside the app (a pyarrow OSError), which must stay generic.
+    configure_text("docsmcp-runtime")  # as the CLI does: diagnostics on stderr
     bundle = shutil.copytree(example_bundle, tmp_path / "idx")
     app = DocsApp(open_bundle(bundle))
     chunks = bundle / "chunks.parquet"
@@ -229,6 +231,7 @@ async def _exercise_sdk_client(bundle: Path, mode: str) -> dict:
         }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("mode", "expected_version"),
     [("legacy", LEGACY), (MODERN, MODERN), ("auto", MODERN)],
@@ -293,6 +296,7 @@ def raw_server(example_bundle: Path):
     server.close()
 
 
+@pytest.mark.slow
 def test_raw_malformed_json_then_keeps_answering(raw_server: RawServer) -> None:
     assert raw_server.request(b'{"jsonrpc": "2.0", "id": 1, "method": ') == {
         "jsonrpc": "2.0",
@@ -302,12 +306,14 @@ def test_raw_malformed_json_then_keeps_answering(raw_server: RawServer) -> None:
     assert raw_server.request(_req(2, "ping")) == {"jsonrpc": "2.0", "id": 2, "result": {}}
 
 
+@pytest.mark.slow
 def test_raw_unknown_method(raw_server: RawServer) -> None:
     resp = raw_server.request(_req("x-1", "resources/list"))
     assert resp["id"] == "x-1"
     assert resp["error"]["code"] == -32601
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "params",
     [
@@ -324,12 +330,14 @@ def test_raw_bad_params(raw_server: RawServer, params: object) -> None:
     assert resp["error"]["code"] == -32602
 
 
+@pytest.mark.slow
 def test_raw_batch_rejected(raw_server: RawServer) -> None:
     resp = raw_server.request([_req(1, "ping"), _req(2, "ping")])
     assert resp["id"] is None
     assert resp["error"]["code"] == -32600
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "message",
     [
@@ -344,6 +352,7 @@ def test_raw_invalid_request(raw_server: RawServer, message: object) -> None:
     assert raw_server.request(message)["error"]["code"] == -32600
 
 
+@pytest.mark.slow
 def test_raw_notifications_get_no_reply(raw_server: RawServer) -> None:
     raw_server.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
     raw_server.send({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {}})
@@ -353,11 +362,13 @@ def test_raw_notifications_get_no_reply(raw_server: RawServer) -> None:
     assert raw_server.request(_req(99, "ping"))["id"] == 99
 
 
+@pytest.mark.slow
 def test_raw_ids_echoed_exactly(raw_server: RawServer) -> None:
     for id_ in ("abc", "", 0, -5, 2**53 + 1):
         assert raw_server.request(_req(id_, "ping"))["id"] == id_
 
 
+@pytest.mark.slow
 def test_raw_initialize_unknown_version_negotiates_latest(raw_server: RawServer) -> None:
     resp = raw_server.request(
         _req(
@@ -378,11 +389,13 @@ def test_raw_initialize_unknown_version_negotiates_latest(raw_server: RawServer)
     assert raw_server.request(_req(2, "ping"))["result"] == {}
 
 
+@pytest.mark.slow
 def test_raw_initialize_supported_old_version_is_kept(raw_server: RawServer) -> None:
     resp = raw_server.request(_req(1, "initialize", {"protocolVersion": "2025-06-18"}))
     assert resp["result"]["protocolVersion"] == "2025-06-18"
 
 
+@pytest.mark.slow
 def test_raw_unsupported_modern_version(raw_server: RawServer) -> None:
     meta = {**MODERN_META, "io.modelcontextprotocol/protocolVersion": "2099-01-01"}
     resp = raw_server.request(_req(5, "tools/list", {"_meta": meta}))
@@ -392,12 +405,14 @@ def test_raw_unsupported_modern_version(raw_server: RawServer) -> None:
     assert error["data"]["requested"] == "2099-01-01"
 
 
+@pytest.mark.slow
 def test_raw_modern_request_missing_capabilities(raw_server: RawServer) -> None:
     meta = {"io.modelcontextprotocol/protocolVersion": MODERN}
     resp = raw_server.request(_req(6, "tools/list", {"_meta": meta}))
     assert resp["error"]["code"] == -32602
 
 
+@pytest.mark.slow
 def test_raw_discover(raw_server: RawServer) -> None:
     result = raw_server.request(_req(1, "server/discover", {"_meta": MODERN_META}))["result"]
     assert result["resultType"] == "complete"
@@ -409,6 +424,7 @@ def test_raw_discover(raw_server: RawServer) -> None:
     assert result["_meta"]["io.modelcontextprotocol/serverInfo"]["name"]
 
 
+@pytest.mark.slow
 def test_raw_modern_tools_list_is_cacheable(raw_server: RawServer) -> None:
     result = raw_server.request(_req(1, "tools/list", {"_meta": MODERN_META}))["result"]
     assert result["resultType"] == "complete"
@@ -416,6 +432,7 @@ def test_raw_modern_tools_list_is_cacheable(raw_server: RawServer) -> None:
     assert {t["name"] for t in result["tools"]} >= TOOL_NAMES
 
 
+@pytest.mark.slow
 def test_raw_eof_exits_cleanly(example_bundle: Path) -> None:
     server = RawServer(example_bundle)
     assert server.request(_req(1, "ping"))["id"] == 1

@@ -30,6 +30,7 @@ from docsmcp.static_table import (
     write_table,
 )
 from docsmcp_runtime.embedding import EmbeddingError
+from docsmcp_runtime.format import MetadataError, StaticOptions
 from docsmcp_runtime.static_model import (
     TABLE_FILE,
     VOCAB_FILE,
@@ -106,6 +107,7 @@ def _reference_strings() -> list[str]:
     return strings
 
 
+@pytest.mark.corpus
 def test_tokenizer_matches_reference_bert_tokenizer(tokenizer: WordPieceTokenizer) -> None:
     tokenizers = pytest.importorskip("tokenizers", reason="`tokenizers` is not installed")
     reference = tokenizers.BertWordPieceTokenizer(
@@ -122,7 +124,7 @@ def test_tokenizer_matches_reference_bert_tokenizer(tokenizer: WordPieceTokenize
 
 
 def test_query_embedding_deterministic_and_normalised(provider: StaticProvider) -> None:
-    model = StaticModel.load(DEFAULT_TABLE, {**read_table(DEFAULT_TABLE).meta})
+    model = StaticModel.load(DEFAULT_TABLE, provider.bundle_spec(), provider.dimensions)
     a = model.embed("how do I create a short link with a custom domain?")
     b = model.embed("how do I create a short link with a custom domain?")
     assert a.dtype == np.float32 and a.shape == (provider.dimensions,)
@@ -138,9 +140,11 @@ def test_documents_and_queries_are_embedded_identically(
     """The runtime, reading only the bundle files, embeds text exactly as the builder did."""
     for name, data in provider.bundle_files().items():
         (tmp_path / name).write_bytes(data)
-    spec = {"provider": "static", "dimensions": provider.dimensions, **provider.bundle_spec()}
-    spec = json.loads(json.dumps(spec))  # as read back from metadata.json
-    runtime = StaticModel.load(tmp_path, spec)
+    # As read back from metadata.json:
+    written = json.loads(json.dumps(provider.bundle_spec().to_json()))
+    runtime = StaticModel.load(
+        tmp_path, StaticOptions.from_json(written, "options"), provider.dimensions
+    )
     texts = ["Retry with exponential backoff", "links.upsert(request)", "Überprüfung 東京"]
     docs = provider.embed_documents(texts, ["a", "b", "c"])
     assert docs.dtype == np.float32 and docs.shape == (3, provider.dimensions)
@@ -148,6 +152,7 @@ def test_documents_and_queries_are_embedded_identically(
         assert np.array_equal(row, runtime.embed(text))
 
 
+@pytest.mark.corpus
 def test_same_topic_is_more_similar(provider: StaticProvider) -> None:
     links = section(SPEAKEASY / "dub-python/docs/sdks/links/README.md", "## create")
     ocr = section(SPEAKEASY / "mistral-python/docs/sdks/ocr/README.md", "## process")
@@ -188,8 +193,8 @@ def test_provider_description(provider: StaticProvider) -> None:
     assert provider.dimensions == meta["dimensions"]
     assert provider.model == meta["name"]
     spec = provider.bundle_spec()
-    assert spec["files"] == {"vocab": VOCAB_FILE, "table": TABLE_FILE}
-    assert spec["encoding"] == meta["encoding"]
+    assert spec.files == (VOCAB_FILE, TABLE_FILE)
+    assert spec.encoding == meta["encoding"]
     files = provider.bundle_files()
     assert set(files) == {VOCAB_FILE, TABLE_FILE}
     assert files[TABLE_FILE] == (DEFAULT_TABLE / TABLE_FILE).read_bytes()
@@ -236,17 +241,18 @@ def test_provider_errors(tmp_path: Path) -> None:
 def test_runtime_refuses_broken_table_with_embedding_error(tmp_path: Path) -> None:
     (tmp_path / VOCAB_FILE).write_text("[UNK]\nhello\n", "utf-8")
     (tmp_path / TABLE_FILE).write_bytes(b"\0" * 6)
-    spec = {"dimensions": 2, "encoding": "f16"}
+    options = {"encoding": "f16", "files": {"vocab": VOCAB_FILE, "table": TABLE_FILE}}
+    spec = StaticOptions.from_json({**options, "table_sha256": "0" * 64}, "options")
     with pytest.raises(EmbeddingError):  # so search degrades to full text
-        StaticModel.load(tmp_path, spec)
-    with pytest.raises(StaticModelError, match="encoding"):
-        StaticModel.load(tmp_path, {**spec, "encoding": "bf16"})
+        StaticModel.load(tmp_path, spec, 2)
     with pytest.raises(StaticModelError, match="cannot read"):
-        StaticModel.load(tmp_path / "missing", spec)
-    with pytest.raises(StaticModelError, match="cannot read"):
-        StaticModel.load(tmp_path, {"encoding": "f16"})  # no dimensions
-    with pytest.raises(StaticModelError, match="plain file name"):
-        StaticModel.load(tmp_path, {**spec, "files": {"table": "../static_table.bin"}})
+        StaticModel.load(tmp_path / "missing", spec, 2)
+    # What metadata.json names is checked when it is read, before any file is opened.
+    with pytest.raises(MetadataError, match="encoding"):
+        StaticOptions.from_json({**options, "encoding": "bf16", "table_sha256": "0"}, "options")
+    traversal = {**options, "files": {"vocab": VOCAB_FILE, "table": "../static_table.bin"}}
+    with pytest.raises(MetadataError, match="plain file name"):
+        StaticOptions.from_json({**traversal, "table_sha256": "0"}, "options")
 
 
 def test_table_encodings_round_trip() -> None:
@@ -323,7 +329,7 @@ def test_input_embeddings_table_without_torch(tmp_path: Path) -> None:
     argv = ["--model-dir", str(model_dir), "--out", str(out), "--method", "input-embeddings"]
     assert main([*argv, "--dims", "4", "--encoding", "i8"]) == 0
     provider = StaticProvider(EmbeddingOptions(provider="static", model=str(out)))
-    assert provider.dimensions == 4 and provider.bundle_spec()["encoding"] == "i8"
+    assert provider.dimensions == 4 and provider.bundle_spec().encoding == "i8"
     vectors = provider.embed_documents(["Create short links", "the"], ["a", "b"])
     assert np.allclose(np.linalg.norm(vectors, axis=1), 1.0, atol=1e-5)
     # Without PCA or weighting the table is the matrix itself (to float16 precision).
@@ -333,6 +339,7 @@ def test_input_embeddings_table_without_torch(tmp_path: Path) -> None:
     assert json.loads((out / META_FILE).read_text())["source"]["method"] == "input-embeddings"
 
 
+@pytest.mark.extras
 def test_distilled_table_from_a_local_model_offline(tmp_path: Path) -> None:
     torch = pytest.importorskip("torch", reason="torch is not installed (docsmcp[static-distill])")
     transformers = pytest.importorskip("transformers", reason="transformers is not installed")

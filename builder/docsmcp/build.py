@@ -2,24 +2,39 @@
 
 from __future__ import annotations
 
+import logging
 import re
 import subprocess
-import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
-from docsmcp_runtime.analyzer import AnalyzerConfig
-from docsmcp_runtime.tools import default_tool_descriptions
+from docsmcp_runtime.format import (
+    MAX_TAXONOMY_VALUES,
+    PROVIDERS,
+    VECTOR_ARRAYS,
+    AnalyzerConfig,
+    Embedding,
+    Fusion,
+    FusionWeights,
+    LexicalParams,
+    Metadata,
+    Stats,
+    TaxonomyKey,
+    ToolTexts,
+    VectorIndexSpec,
+)
 
 from . import __version__
 from .chunk import DEFAULT_MAX_CHUNK_SIZE, Chunk, chunk_file
 from .embed import EmbeddingOptions, EmbeddingProvider, make_provider
-from .index import LexicalParams, build_index
-from .manifest import Corpus, Problem, load_corpus
+from .index import build_index
+from .manifest import DEFAULT_AUTO_INCLUDE, Corpus, Problem, load_corpus
 from .vectorize import IVF_THRESHOLD, build_ivf, embed_chunks
 from .write import write_bundle
+
+log = logging.getLogger(__name__)
 
 # Characters per model token when sizing chunks for an embedding context window (English
 # prose and code average about four).
@@ -40,7 +55,7 @@ class BuildOptions:
     lexical: LexicalParams = field(default_factory=LexicalParams)
     embedding: EmbeddingOptions = field(default_factory=EmbeddingOptions)
     cache_dir: Path | None = None  # embedding cache; default: beside the output, <out>.cache
-    fusion: dict[str, float] = field(default_factory=dict)  # RRF weights overriding defaults
+    fusion: FusionWeights = FusionWeights()  # RRF weights overriding the provider's defaults
     similarity_floor: float | None = None  # default: the provider's
     collapse_similarity: float | None = None
     ivf_threshold: int = IVF_THRESHOLD  # chunks above which an IVF index is built
@@ -50,7 +65,14 @@ class BuildOptions:
 class Collected:
     corpus: Corpus
     chunks: list[Chunk]
+    taxonomy: dict[str, TaxonomyKey]  # the bundle's taxonomy: keys and values in byte order
     problems: list[Problem]
+
+
+@dataclass(frozen=True)
+class Built:
+    metadata: Metadata
+    seconds: float
 
 
 class BuildError(Exception):
@@ -90,7 +112,8 @@ def collect(options: BuildOptions, provider: EmbeddingProvider | None = None) ->
         problems.append(
             Problem(".", None, "no .md or .mdx files found (check --include/--exclude)")
         )
-    return Collected(corpus, chunks, problems)
+    taxonomy = taxonomy_of(corpus, chunks, problems)
+    return Collected(corpus, chunks, taxonomy, problems)
 
 
 def source_commit(docs_dir: Path) -> str | None:
@@ -106,81 +129,122 @@ def source_commit(docs_dir: Path) -> str | None:
     return res.stdout.strip() if res.returncode == 0 and res.stdout.strip() else None
 
 
-def taxonomy_json(corpus: Corpus, chunks: list[Chunk]) -> dict:
+def taxonomy_of(corpus: Corpus, chunks: list[Chunk], problems: list[Problem]) -> dict:
+    """Every metadata key with its sorted values, description and search rules; problems
+    (too many values for a facet code, auto_include naming what does not exist) are appended."""
     values: dict[str, set[str]] = {k: set() for k in corpus.taxonomy}
     for c in chunks:
         for k, v in c.metadata:
             values.setdefault(k, set()).add(v)
-    out = {}
-    for key in sorted(values):
+    out: dict[str, TaxonomyKey] = {}
+    for key in sorted(values, key=str.encode):
         cfg = corpus.taxonomy.get(key)
-        out[key] = {
-            "description": (
-                cfg.description if cfg and cfg.description else f"Filter results by {key}."
-            ),
-            "vector_collapse": bool(cfg and cfg.vector_collapse),
-            "values": sorted(values[key]),
-        }
+        if len(values[key]) > MAX_TAXONOMY_VALUES:
+            problems.append(
+                Problem(
+                    ".",
+                    None,
+                    f"metadata key {key!r} has {len(values[key])} distinct values; "
+                    f"a filter key may have at most {MAX_TAXONOMY_VALUES}",
+                )
+            )
+        out[key] = TaxonomyKey(
+            description=cfg.description if cfg and cfg.description else f"Filter results by {key}.",
+            vector_collapse=bool(cfg and cfg.vector_collapse),
+            values=tuple(sorted(values[key], key=str.encode)),
+        )
+    for key, entry in out.items():
+        declared = corpus.taxonomy.get(key)
+        rules = declared.auto_include if declared and declared.auto_include is not None else None
+        if rules is None:
+            # The default rule applies only where the corpus has what it names.
+            rules = {
+                other: tuple(v for v in vals if other in out and v in out[other].values)
+                for other, vals in DEFAULT_AUTO_INCLUDE.get(key, {}).items()
+            }
+            rules = {k: v for k, v in rules.items() if v}
+        else:
+            for other, vals in rules.items():
+                missing = [v for v in vals if other not in out or v not in out[other].values]
+                if other not in out:
+                    problems.append(
+                        Problem(
+                            ".",
+                            None,
+                            f"taxonomy {key!r}: auto_include names "
+                            f"key {other!r}, which no file has",
+                        )
+                    )
+                elif missing:
+                    problems.append(
+                        Problem(
+                            ".",
+                            None,
+                            f"taxonomy {key!r}: auto_include values "
+                            f"{missing} of {other!r} occur in no file",
+                        )
+                    )
+            rules = {k: v for k, v in rules.items() if k in out and v}
+        if rules:
+            ordered = {k: tuple(sorted(v, key=str.encode)) for k, v in sorted(rules.items())}
+            out[key] = TaxonomyKey(entry.description, entry.vector_collapse, entry.values, ordered)
     return out
 
 
-def describe(name: str, corpus: Corpus, taxonomy: dict) -> str:
-    facets = "; ".join(f"{k}: {', '.join(v['values'])}" for k, v in taxonomy.items() if v["values"])
+def describe(name: str, corpus: Corpus, taxonomy: dict[str, TaxonomyKey]) -> str:
+    facets = "; ".join(f"{k}: {', '.join(v.values)}" for k, v in taxonomy.items() if v.values)
     text = f"{name} documentation ({len(corpus.files)} pages"
     return text + (f"; {facets})" if facets else ")")
 
 
-def build(options: BuildOptions, out: Path) -> dict:
+def build(options: BuildOptions, out: Path) -> Built:
     """Build a bundle at `out`; raise BuildError listing every problem, leaving `out` untouched."""
     started = time.perf_counter()
     provider = make_provider(options.embedding)
     collected = collect(options, provider)
     if collected.problems:
         raise BuildError(collected.problems)
-    corpus, chunks = collected.corpus, collected.chunks
+    corpus, chunks, taxonomy = collected.corpus, collected.chunks, collected.taxonomy
     index = build_index(chunks, options.analyzer, options.lexical)
     embedding, arrays, files = None, {}, {}
     if provider is not None:
         cache_dir = options.cache_dir or out.with_name(out.name + ".cache")
         embedding, arrays, files = _vectors(options, provider, chunks, cache_dir)
-    taxonomy = taxonomy_json(corpus, chunks)
     name = options.name or options.docs_dir.resolve().name
     description = options.description or describe(name, corpus, taxonomy)
-    tools = default_tool_descriptions(description)
+    tools = dict(ToolTexts.defaults(description).descriptions)
     if options.search_description:
-        tools["search_docs"]["description"] = options.search_description
+        tools["search_docs"] = options.search_description
     if options.get_doc_description:
-        tools["get_doc"]["description"] = options.get_doc_description
-    corpus_bytes = sum(len(sf.text.encode()) for sf in corpus.files)
-    metadata = {
-        "name": name,
-        "description": description,
-        "instructions": options.instructions or corpus.instructions,
-        "tools": tools,
-        "taxonomy": taxonomy,
-        "analyzer": options.analyzer.to_json(),
-        "lexical": options.lexical.to_json(),
-        "embedding": embedding,
-        "source": {"commit": source_commit(options.docs_dir)},
-        "build": {"builder": f"docsmcp {__version__}"},
-        "stats": {
-            "files": len(corpus.files),
-            "chunks": len(chunks),
-            "corpus_bytes": corpus_bytes,
-            "terms": int(len(index.term_offsets) - 1),
-            "postings": int(len(index.postings_docs)),
-        },
-    }
+        tools["get_doc"] = options.get_doc_description
+    metadata = Metadata(
+        name=name,
+        description=description,
+        instructions=options.instructions or corpus.instructions,
+        tools=ToolTexts(tools),
+        taxonomy=taxonomy,
+        analyzer=options.analyzer,
+        lexical=options.lexical,
+        embedding=embedding,
+        source_commit=source_commit(options.docs_dir),
+        builder=f"docsmcp {__version__}",
+        stats=Stats(
+            files=len(corpus.files),
+            chunks=len(chunks),
+            corpus_bytes=sum(len(sf.text.encode()) for sf in corpus.files),
+            terms=int(len(index.term_offsets) - 1),
+            postings=int(len(index.postings_docs)),
+        ),
+    )
     final = write_bundle(out, chunks, index, metadata, arrays, files)
-    final["_seconds"] = time.perf_counter() - started
-    return final
+    return Built(final, time.perf_counter() - started)
 
 
 def collapse_groups(chunks: list[Chunk]) -> np.ndarray:
     """uint32 per chunk: equal for chunks with the same normalised heading trail, i.e. the
     candidates for being one section documented in several variants (e.g. per language)."""
     ids: dict[tuple[str, ...], int] = {}
-    out = np.zeros(len(chunks), dtype="<u4")
+    out = np.zeros(len(chunks), dtype=VECTOR_ARRAYS["collapse_groups"].dtype)
     for row, c in enumerate(chunks):
         trail = tuple(re.sub(r"[^0-9a-z]+", "", h.lower()) for h in c.heading_text.split("\n") if h)
         out[row] = ids.setdefault(trail, len(ids))
@@ -189,56 +253,45 @@ def collapse_groups(chunks: list[Chunk]) -> np.ndarray:
 
 def _vectors(
     options: BuildOptions, provider: EmbeddingProvider, chunks: list[Chunk], cache_dir: Path
-) -> tuple[dict, dict, dict]:
-    """The bundle's `embedding` metadata, vector arrays and provider files."""
+) -> tuple[Embedding, dict[str, np.ndarray], dict[str, bytes]]:
+    """The bundle's `embedding` section, vector arrays (by array name) and provider files."""
     vectors, stats = embed_chunks(provider, chunks, cache_dir)
-    spec = provider.bundle_spec()
     if len(chunks) > options.ivf_threshold > 0:
         ivf = build_ivf(vectors)
-        index = {"type": "ivf", "lists": len(ivf.centroids), "probe": ivf.probe}
+        index = VectorIndexSpec("ivf", len(ivf.centroids), ivf.probe)
         arrays = {
-            "vectors.bin": vectors[ivf.order].astype("<f2"),
-            "vector_rows.bin": ivf.order.astype("<u4"),
-            "ivf_centroids.bin": ivf.centroids.astype("<f4"),
-            "ivf_offsets.bin": ivf.offsets.astype("<u8"),
+            "vectors": vectors[ivf.order],
+            "vector_rows": ivf.order,
+            "ivf_centroids": ivf.centroids,
+            "ivf_offsets": ivf.offsets,
         }
     else:
-        index = {"type": "exact"}
-        arrays = {"vectors.bin": vectors.astype("<f2")}
-    arrays["collapse_groups.bin"] = collapse_groups(chunks)
-    defaults = provider.search_defaults
+        index = VectorIndexSpec()
+        arrays = {"vectors": vectors}
+    arrays["collapse_groups"] = collapse_groups(chunks)
+    defaults = PROVIDERS[provider.name].defaults
     floor = options.similarity_floor
-    if floor is None:
-        floor = defaults.get("similarity_floor", 0.3)
     collapse = options.collapse_similarity
-    if collapse is None:
-        collapse = defaults.get("collapse_similarity", 0.8)
-    # Bigrams already count inside the full-text list (lexical.phrase_weight), so the separate
-    # proximity list starts at 0: with it at 0.5 the dev-set MRR fell 0.634 -> 0.577 (static).
-    weights = {
-        "lexical": 1.0,
-        "proximity": 0.0,
-        "vector": float(defaults.get("vector_weight", 1.0)),
-        **options.fusion,
-    }
-    metadata = {
-        "provider": provider.name,
-        "model": provider.model,
-        "dimensions": provider.dimensions,
-        "context_tokens": provider.context_tokens,
-        "fingerprint": provider.fingerprint(),
-        "input": "Document: {headings}. Content: {text}",
-        "index": index,
-        "similarity_floor": floor,
-        "collapse_similarity": collapse,
-        "fusion": {"k": 60, "weights": weights},
-        "options": spec,
-    }
-    if stats.total and not options.embedding.extra.get("quiet"):
+    metadata = Embedding(
+        provider=provider.name,
+        model=provider.model,
+        dimensions=provider.dimensions,
+        context_tokens=provider.context_tokens,
+        fingerprint=provider.fingerprint(),
+        index=index,
+        similarity_floor=defaults.similarity_floor if floor is None else floor,
+        collapse_similarity=defaults.collapse_similarity if collapse is None else collapse,
+        fusion=Fusion(vector=defaults.vector_weight).with_weights(options.fusion),
+        options=provider.bundle_spec(),
+    )
+    if stats.total:
         # Not in metadata.json: a cached rebuild must give the same bytes as a fresh one.
-        print(
-            f"embedded {stats.embedded} of {stats.total} chunks with {provider.name} "
-            f"({stats.cached} from the cache {cache_dir})",
-            file=sys.stderr,
+        log.info(
+            "embedded %d of %d chunks with %s (%d from the cache %s)",
+            stats.embedded,
+            stats.total,
+            provider.name,
+            stats.cached,
+            cache_dir,
         )
     return metadata, arrays, provider.bundle_files()

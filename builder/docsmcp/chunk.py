@@ -113,7 +113,7 @@ def _group_text(tokens: list[Token]) -> str:
     return "\n".join(s for s in out if s.strip())
 
 
-def _blocks(tokens: list[Token], n_lines: int) -> list[Block]:
+def _blocks(tokens: list[Token]) -> list[Block]:
     blocks: list[Block] = []
     i = 0
     while i < len(tokens):
@@ -414,7 +414,7 @@ def split_lines(sf: SourceFile) -> tuple[list[str], list[str]]:
 def chunk_file(sf: SourceFile, default_max: int = DEFAULT_MAX_CHUNK_SIZE) -> list[Chunk]:
     display, parse = split_lines(sf)
     tokens = _MD.parse("\n".join(parse))
-    blocks = _blocks(tokens, len(display))
+    blocks = _blocks(tokens)
     fc = _FileChunker(sf, display, default_max)
     sections: list[_Section] = []
     for sec in fc.sections(blocks):

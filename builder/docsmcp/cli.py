@@ -7,11 +7,12 @@ import sys
 import textwrap
 from pathlib import Path
 
-from docsmcp_runtime.search import parse_fusion_weights
+from docsmcp_runtime.format import FUSION_LISTS, PROVIDERS, Fusion, FusionWeights
+from docsmcp_runtime.search import parse_cosine
 
-from . import __version__
+from . import __version__, logs
 from .build import BuildError, BuildOptions, build, collect
-from .embed import PROVIDERS, EmbeddingOptions, ProviderError
+from .embed import PROVIDER_CHOICES, EmbeddingOptions, ProviderError
 from .vectorize import IVF_THRESHOLD
 from .write import OutputError
 
@@ -19,13 +20,16 @@ PROG = "docsmcp"
 
 
 def _add_corpus_args(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--docs-dir", required=True, type=Path, help="folder of .md/.mdx files")
+    p.add_argument(
+        "--docs-dir", required=True, type=Path, metavar="DIR", help="folder of .md/.mdx files"
+    )
     p.add_argument(
         "--include",
         action="append",
         default=[],
         metavar="GLOB",
-        help="only index files matching GLOB (relative to --docs-dir; repeatable)",
+        help="only index files matching GLOB (relative to --docs-dir; ** crosses folders; "
+        "repeatable)",
     )
     p.add_argument(
         "--exclude",
@@ -55,49 +59,105 @@ def _parser() -> argparse.ArgumentParser:
 
     b = sub.add_parser("build", help="build a bundle from a folder of markdown")
     _add_corpus_args(b)
-    b.add_argument("--out", required=True, type=Path, help="bundle directory to (re)place")
-    b.add_argument("--name", help="corpus name (default: the docs folder's name)")
-    b.add_argument("--description", help="corpus description used in the tool descriptions")
-    b.add_argument("--instructions", help="MCP server instructions (default: from the manifest)")
-    b.add_argument("--tool-description-search", help="replace the search_docs description")
-    b.add_argument("--tool-description-get-doc", help="replace the get_doc description")
+    b.add_argument(
+        "--out", required=True, type=Path, metavar="DIR", help="bundle directory to (re)place"
+    )
+    b.add_argument("--name", metavar="TEXT", help="corpus name (default: the docs folder's name)")
+    b.add_argument(
+        "--description", metavar="TEXT", help="corpus description used in the tool descriptions"
+    )
+    b.add_argument(
+        "--instructions",
+        metavar="TEXT",
+        help="MCP server instructions (default: mcpServerInstructions of the root manifest)",
+    )
+    b.add_argument(
+        "--tool-description-search", metavar="TEXT", help="replace the search_docs description"
+    )
+    b.add_argument(
+        "--tool-description-get-doc", metavar="TEXT", help="replace the get_doc description"
+    )
     b.add_argument("-q", "--quiet", action="store_true", help="print nothing on success")
     g = b.add_argument_group("embeddings (hybrid search)")
     g.add_argument(
         "--embedding-provider",
-        choices=PROVIDERS,
+        choices=PROVIDER_CHOICES,
         default="none",
-        help="none (full-text only, default), hash (tests), static (local, offline), "
-        "openai (any OpenAI-compatible endpoint), sentence-transformers (local model)",
+        help="none (full-text only, default); "
+        + "; ".join(f"{name}: {info.summary}" for name, info in PROVIDERS.items()),
     )
-    g.add_argument("--embedding-model", help="model name, or a model/table directory")
-    g.add_argument("--embedding-dimensions", type=int, help="vector size (where adjustable)")
-    g.add_argument("--embedding-base-url", help="openai: endpoint, e.g. http://localhost:8080/v1")
+    g.add_argument(
+        "--embedding-model",
+        metavar="NAME|DIR",
+        help="model name (openai), model directory (sentence-transformers) or table directory "
+        "(static; default: the table shipped with docsmcp)",
+    )
+    g.add_argument(
+        "--embedding-dimensions", type=int, metavar="N", help="vector size (where adjustable)"
+    )
+    g.add_argument(
+        "--embedding-base-url",
+        metavar="URL",
+        help="openai: endpoint, e.g. http://localhost:8080/v1",
+    )
     g.add_argument(
         "--embedding-api-key-env",
-        default="OPENAI_API_KEY",
+        default=EmbeddingOptions.api_key_env,
         metavar="VAR",
-        help="openai: environment variable holding the API key (default: OPENAI_API_KEY)",
+        help="openai: environment variable holding the API key",
     )
-    g.add_argument("--embedding-concurrency", type=int, default=4, help="parallel requests")
-    g.add_argument("--embedding-batch-size", type=int, default=64, help="inputs per request")
     g.add_argument(
-        "--cache-dir", type=Path, help="embedding cache for incremental builds (default: OUT.cache)"
+        "--embedding-concurrency",
+        type=int,
+        default=EmbeddingOptions.concurrency,
+        metavar="N",
+        help="openai: parallel requests (429 and 5xx are retried, honouring Retry-After)",
+    )
+    g.add_argument(
+        "--embedding-batch-size",
+        type=int,
+        default=EmbeddingOptions.batch_size,
+        metavar="N",
+        help="inputs per request",
+    )
+    g.add_argument(
+        "--cache-dir",
+        type=Path,
+        metavar="DIR",
+        help="embedding cache, so rebuilds embed only sections whose text changed "
+        "(default: OUT.cache)",
     )
     g.add_argument(
         "--fusion-weights",
         metavar="NAME=W,...",
-        help="RRF weights of the lexical, proximity and vector lists (default: 1,0.5,1)",
+        help="Reciprocal Rank Fusion weights of the "
+        f"{', '.join(FUSION_LISTS)} lists, e.g. vector=0.2 (default: "
+        f"lexical={Fusion(vector=0).lexical:g}, proximity={Fusion(vector=0).proximity:g}, "
+        "vector: the provider's; k = "
+        f"{Fusion(vector=0).k:g})",
     )
-    g.add_argument("--similarity-floor", type=float, help="minimum cosine of vector-only hits")
     g.add_argument(
-        "--collapse-similarity", type=float, help="minimum cosine for collapsing section variants"
+        "--similarity-floor",
+        metavar="COSINE",
+        help="minimum cosine of hits found only by vectors, so unrelated queries still get no "
+        "hits (default: the provider's, "
+        + ", ".join(f"{n} {i.defaults.similarity_floor:g}" for n, i in PROVIDERS.items())
+        + ")",
+    )
+    g.add_argument(
+        "--collapse-similarity",
+        metavar="COSINE",
+        help="minimum cosine for collapsing variants of one section (default: the provider's, "
+        + ", ".join(f"{n} {i.defaults.collapse_similarity:g}" for n, i in PROVIDERS.items())
+        + ")",
     )
     g.add_argument(
         "--ivf-threshold",
         type=int,
         default=IVF_THRESHOLD,
-        help=f"build an IVF index above this many chunks (default: {IVF_THRESHOLD}; 0 = never)",
+        metavar="N",
+        help="above this many chunks, partition vectors with k-means (needs docsmcp[ivf]; "
+        "0 = never)",
     )
 
     v = sub.add_parser("validate", help="report every problem a build would reject")
@@ -111,7 +171,9 @@ def _parser() -> argparse.ArgumentParser:
         metavar="[CORPUS=]DIR",
         help="bundle to evaluate; CORPUS defaults to the bundle's name (repeatable)",
     )
-    e.add_argument("--cases", required=True, type=Path, help="JSONL file of labelled cases")
+    e.add_argument(
+        "--cases", required=True, type=Path, metavar="FILE", help="JSONL file of labelled cases"
+    )
     e.add_argument("--json", action="store_true", help="print the full report as JSON")
     e.add_argument("--k", type=int, default=5, help="cut-off rank (default: 5)")
 
@@ -132,7 +194,12 @@ def _parser() -> argparse.ArgumentParser:
         description="Check every checksum and invariant of bundle-spec.md; report every "
         "problem found.",
     )
-    y.add_argument("target", type=Path, metavar="DIR|ARCHIVE|OCI_DIR")
+    y.add_argument(
+        "target",
+        type=Path,
+        metavar="DIR|ARCHIVE|OCI_DIR",
+        help="bundle directory, .tar.gz archive or OCI layout (LAYOUT:TAG for one tag)",
+    )
     return p
 
 
@@ -147,7 +214,6 @@ def _embedding_options(args: argparse.Namespace) -> EmbeddingOptions:
         api_key_env=args.embedding_api_key_env,
         concurrency=args.embedding_concurrency,
         batch_size=args.embedding_batch_size,
-        extra={"quiet": True} if args.quiet else {},
     )
 
 
@@ -157,9 +223,9 @@ def _options(args: argparse.Namespace) -> BuildOptions:
         extra = {
             "embedding": _embedding_options(args),
             "cache_dir": args.cache_dir,
-            "fusion": parse_fusion_weights(args.fusion_weights),
-            "similarity_floor": args.similarity_floor,
-            "collapse_similarity": args.collapse_similarity,
+            "fusion": _fusion(args.fusion_weights),
+            "similarity_floor": _cosine("--similarity-floor", args.similarity_floor),
+            "collapse_similarity": _cosine("--collapse-similarity", args.collapse_similarity),
             "ivf_threshold": args.ivf_threshold,
         }
     return BuildOptions(
@@ -175,12 +241,28 @@ def _options(args: argparse.Namespace) -> BuildOptions:
     )
 
 
+def _cosine(flag: str, text: str | None) -> float | None:
+    """A --*-similarity value (None when not given); ValueError naming the flag."""
+    try:
+        return None if text is None else parse_cosine(text)
+    except ValueError as exc:
+        raise ValueError(f"{flag}: {exc}") from None
+
+
+def _fusion(text: str | None) -> FusionWeights:
+    try:
+        return FusionWeights.parse(text)
+    except ValueError as exc:
+        raise ValueError(f"--fusion-weights: {exc}") from None
+
+
 def _err(message: str) -> None:
     print(f"{PROG}: {message}", file=sys.stderr)
 
 
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
+    logs.configure(quiet=bool(getattr(args, "quiet", False)))
     if args.command == "eval":
         from .evaluate import run_eval_cli
 
@@ -193,7 +275,7 @@ def main(argv: list[str] | None = None) -> int:
         _err(f"error: --docs-dir {args.docs_dir} is not a directory")
         return 2
     if args.command == "validate":
-        collected = collect(_options(args))
+        collected = collect(_options(args))  # validate has no flags that can be malformed
         for problem in collected.problems:
             print(problem, file=sys.stderr)
         if collected.problems:
@@ -206,11 +288,11 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     try:
         options = _options(args)
-    except ValueError as exc:  # malformed --fusion-weights
-        _err(f"error: --fusion-weights: {exc}")
+    except ValueError as exc:  # a malformed --fusion-weights or similarity
+        _err(f"error: {exc}")
         return 2
     try:
-        metadata = build(options, args.out)
+        built = build(options, args.out)
     except ProviderError as exc:
         _err(f"error: {exc}; {args.out} was left untouched")
         return 1
@@ -226,12 +308,12 @@ def main(argv: list[str] | None = None) -> int:
         _err(f"error: cannot write {args.out}: {exc.strerror or exc}")
         return 2
     if not args.quiet:
-        stats = metadata["stats"]
-        size = sum(f["bytes"] for f in metadata["files"].values())
+        stats = built.metadata.stats
+        size = sum(f.bytes for f in built.metadata.files.values())
         print(
-            f"built {args.out}: {stats['files']} files, {stats['chunks']} chunks, "
-            f"{stats['terms']} terms, {size / 1e6:.1f} MB "
-            f"({size / max(stats['corpus_bytes'], 1):.2f}x corpus) in {metadata['_seconds']:.1f}s"
+            f"built {args.out}: {stats.files} files, {stats.chunks} chunks, "
+            f"{stats.terms} terms, {size / 1e6:.1f} MB "
+            f"({size / max(stats.corpus_bytes, 1):.2f}x corpus) in {built.seconds:.1f}s"
         )
     return 0
 

@@ -9,16 +9,27 @@ from __future__ import annotations
 
 import hashlib
 import json
-import sys
+import logging
 from dataclasses import dataclass, field
 from typing import Protocol
 
 import numpy as np
 from docsmcp_runtime.embedding import hash_vectors
+from docsmcp_runtime.format import (
+    EMBEDDING_INPUT,
+    PROVIDERS,
+    NoOptions,
+    OpenAIOptions,
+    ProviderOptions,
+)
+from docsmcp_runtime.format.providers import load
 
 from .chunk import Chunk
 
-PROVIDERS = ("none", "hash", "static", "openai", "sentence-transformers")
+# `none` builds a full-text-only bundle; the others come from the one provider registry.
+PROVIDER_CHOICES = ("none", *PROVIDERS)
+
+log = logging.getLogger(__name__)
 
 
 class ProviderError(Exception):
@@ -31,7 +42,7 @@ class EmbeddingOptions:
     model: str | None = None
     dimensions: int | None = None
     base_url: str | None = None  # openai: any OpenAI-compatible endpoint
-    api_key_env: str = "OPENAI_API_KEY"
+    api_key_env: str = OpenAIOptions.api_key_env
     concurrency: int = 4
     batch_size: int = 64
     extra: dict = field(default_factory=dict)
@@ -42,10 +53,6 @@ class EmbeddingProvider(Protocol):
     model: str
     dimensions: int
     context_tokens: int  # the model's context window, in its own tokens
-    # Calibrated per model: {"similarity_floor": cosine below which a vector-only candidate is
-    # dropped, "collapse_similarity": cosine above which two variants of a section fold,
-    # "vector_weight": the vector list's RRF weight}.
-    search_defaults: dict[str, float]
 
     def fingerprint(self) -> str:
         """Changes whenever the same input could give a different vector (model, dims, ...)."""
@@ -55,8 +62,8 @@ class EmbeddingProvider(Protocol):
         """float32 [len(texts), dimensions], rows L2-normalised. `ids` name inputs in messages."""
         ...
 
-    def bundle_spec(self) -> dict:
-        """The `embedding` options the runtime needs to embed queries (never secrets)."""
+    def bundle_spec(self) -> ProviderOptions:
+        """The `embedding.options` the runtime needs to embed queries (never secrets)."""
         ...
 
     def bundle_files(self) -> dict[str, bytes]:
@@ -67,7 +74,7 @@ class EmbeddingProvider(Protocol):
 def embedding_input(chunk: Chunk) -> str:
     """Breadcrumb context + content, so a section is embedded together with where it sits."""
     headings = " > ".join(h for h in chunk.heading_text.split("\n") if h)
-    return f"Document: {headings or chunk.path}. Content: {chunk.search_text}"
+    return EMBEDDING_INPUT.format(headings=headings or chunk.path, text=chunk.search_text)
 
 
 def fingerprint_of(config: dict) -> str:
@@ -75,7 +82,7 @@ def fingerprint_of(config: dict) -> str:
 
 
 def warn(message: str) -> None:
-    print(f"docsmcp: warning: {message}", file=sys.stderr)
+    log.warning("%s", message)
 
 
 class HashProvider:
@@ -83,9 +90,6 @@ class HashProvider:
 
     name = "hash"
     context_tokens = 1_000_000
-    # Shared words are the only signal, so unrelated texts sit near 0 and variants of one
-    # section (same prose, different code) near 0.5-0.9.
-    search_defaults = {"similarity_floor": 0.15, "collapse_similarity": 0.5, "vector_weight": 0.5}
 
     def __init__(self, options: EmbeddingOptions) -> None:
         self.dimensions = options.dimensions or 256
@@ -97,31 +101,21 @@ class HashProvider:
     def embed_documents(self, texts: list[str], ids: list[str]) -> np.ndarray:
         return hash_vectors(texts, self.dimensions)
 
-    def bundle_spec(self) -> dict:
-        return {}
+    def bundle_spec(self) -> NoOptions:
+        return NoOptions()
 
     def bundle_files(self) -> dict[str, bytes]:
         return {}
 
 
 def make_provider(options: EmbeddingOptions) -> EmbeddingProvider | None:
+    """The provider `options.provider` names (imported only when chosen), or None for `none`."""
     if options.provider == "none":
         return None
-    if options.provider == "hash":
-        return HashProvider(options)
-    if options.provider == "static":
-        from .providers_static import StaticProvider  # lazy: reads the 8 MB table only when chosen
-
-        return StaticProvider(options)
-    if options.provider == "sentence-transformers":
-        from .providers_st import SentenceTransformersProvider  # lazy: imports torch
-
-        return SentenceTransformersProvider(options)
-    if options.provider == "openai":
-        from .providers_openai import OpenAIProvider  # lazy: only builds that ask for it
-
-        return OpenAIProvider(options)
-    raise ProviderError(
-        f"embedding provider {options.provider!r} is not available; choose one of "
-        + ", ".join(PROVIDERS)
-    )
+    info = PROVIDERS.get(options.provider)
+    if info is None:
+        raise ProviderError(
+            f"embedding provider {options.provider!r} is not available; choose one of "
+            + ", ".join(PROVIDER_CHOICES)
+        )
+    return load(info.builder)(options)

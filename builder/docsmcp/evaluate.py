@@ -45,12 +45,13 @@ from docsmcp_runtime.bundle import open_bundle
 from docsmcp_runtime.errors import BundleError
 from docsmcp_runtime.tools import MAX_LIMIT, DocsApp
 
+from .fences import fenced_lines
+
 PROG = "docsmcp"
 DEFAULT_CATEGORY = "uncategorized"
 
 # An ATX heading line: up to 3 spaces, 1-6 #s, then a space and the text, optional closing #s.
 _ATX = re.compile(r"^ {0,3}#{1,6}(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*$")
-_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 _DELIMITER = re.compile(r"^--- Chunk: .* ---$")
 
 
@@ -135,15 +136,9 @@ def heading_lines(content: str) -> set[str]:
     """Normalised texts of the ATX heading lines of markdown, ignoring fenced code
     (a `# comment` in a shell or Python block is not a heading)."""
     found: set[str] = set()
-    fence: str | None = None
-    for line in content.splitlines():
-        m = _FENCE.match(line)
-        if fence is not None:
-            if m and m.group(1)[0] == fence[0] and len(m.group(1)) >= len(fence):
-                fence = None
-            continue
-        if m:
-            fence = m.group(1)
+    lines = content.splitlines()
+    for line, code in zip(lines, fenced_lines(lines), strict=True):
+        if code:
             continue
         h = _ATX.match(line)
         if h and h.group(1):
@@ -558,7 +553,7 @@ def run_eval_cli(args: Any) -> int:
             bundle = open_bundle(path)
         except BundleError as exc:
             return _error(str(exc))
-        name = corpus if corpus is not None else str(bundle.metadata.get("name") or "")
+        name = corpus if corpus is not None else bundle.metadata.name
         if not name:
             return _error(f"--bundle {spec!r}: the bundle has no name; pass CORPUS={path}")
         if name in apps:

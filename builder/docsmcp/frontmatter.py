@@ -12,11 +12,10 @@ from typing import Any
 
 import yaml
 
+from .fences import fenced_lines
+
 # An HTML comment, so renderers hide it; the payload is JSON, e.g. {"chunk_by": "h3"}.
 _HINT_RE = re.compile(r"<!--\s*mcp_chunking_hint\s*:\s*(.*?)\s*-->", re.DOTALL)
-# Any indentation is accepted (not just CommonMark's 0-3 spaces) because fences nested in
-# list items are indented further, and hints in those fences must be ignored too.
-_FENCE_RE = re.compile(r"^[ \t]*(`{3,}|~{3,})(.*)$")
 # libyaml is ~20x faster, which matters on 50k-file corpora where every file has frontmatter.
 _LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
@@ -79,32 +78,6 @@ def split_frontmatter(text: str) -> Frontmatter:
         message = f"frontmatter must be a mapping, got {type(data).__name__}"
         return Frontmatter({}, body, yaml_text, ((1, message),))
     return Frontmatter(data, body, yaml_text)
-
-
-def fenced_lines(lines: list[str]) -> list[bool]:
-    """For each line, whether it belongs to a fenced code block (fence lines included)."""
-    flags = []
-    fence: str | None = None  # the opening fence while inside a block
-    for line in lines:
-        m = _FENCE_RE.match(line)
-        if fence is None:
-            # A backtick fence's info string cannot contain backticks (CommonMark), which
-            # keeps one-line ```code``` spans from opening a block.
-            if m and not (m.group(1)[0] == "`" and "`" in m.group(2)):
-                fence = m.group(1)
-                flags.append(True)
-            else:
-                flags.append(False)
-        else:
-            flags.append(True)
-            if (
-                m
-                and m.group(1)[0] == fence[0]
-                and len(m.group(1)) >= len(fence)
-                and not m.group(2).strip()
-            ):
-                fence = None
-    return flags
 
 
 def find_inline_hints(body: str) -> list[tuple[int, str]]:

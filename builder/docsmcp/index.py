@@ -13,35 +13,13 @@ from dataclasses import dataclass
 
 import numpy as np
 from docsmcp_runtime.analyzer import AnalyzerConfig, analyze
+from docsmcp_runtime.format import LexicalParams
 
 from .chunk import Chunk
 
 FIELDS = ("heading", "body", "context")
 
-
-@dataclass(frozen=True)
-class LexicalParams:
-    # Chosen on the dev set (see the issue notes): b=0.5 beat 0.75 and 0.9 on every corpus;
-    # bigrams at a quarter of a term's weight kept hit@5 best while not drowning single terms.
-    k1: float = 1.2
-    b: float = 0.5
-    heading_weight: float = 3.0
-    body_weight: float = 1.0
-    context_weight: float = 0.5
-    phrase_weight: float = 0.25
-
-    def to_json(self) -> dict:
-        return {
-            "scoring": "bm25f",
-            "k1": self.k1,
-            "b": self.b,
-            "phrase_weight": self.phrase_weight,
-            "field_weights": {
-                "heading": self.heading_weight,
-                "body": self.body_weight,
-                "context": self.context_weight,
-            },
-        }
+__all__ = ["FIELDS", "LexicalIndex", "LexicalParams", "build_index", "context_text"]
 
 
 @dataclass(frozen=True)

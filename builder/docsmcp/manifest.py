@@ -38,10 +38,19 @@ class Strategy:
     min_chunk_size: int = 0  # 0 = no merging of tiny chunks
 
 
+# Today's behaviour of the docs-mcp contract, as data: filtering `language` keeps the pages that
+# apply to every language visible. Applies when no manifest declares `auto_include` for the key.
+DEFAULT_AUTO_INCLUDE: dict[str, dict[str, tuple[str, ...]]] = {
+    "language": {"scope": ("global-guide",)}
+}
+
+
 @dataclass(frozen=True)
 class TaxonomyKey:
     description: str | None = None
     vector_collapse: bool = False
+    # Other key -> values kept visible when this key is filtered; None = not declared.
+    auto_include: Mapping[str, tuple[str, ...]] | None = None
 
 
 @dataclass(frozen=True)
@@ -210,10 +219,19 @@ def _parse_manifest(data: dict[str, Any], path: str, folder: str) -> tuple[Manif
                 problems.append(f"{_json_path(['overrides', i, 'metadata', key])}: {msg}")
         ov_metadata = {k: v.strip() for k, v in raw.get("metadata", {}).items()}
         overrides.append(Override(raw["pattern"], ov_strategy, ov_metadata))
-    taxonomy = {
-        key: TaxonomyKey(cfg.get("description"), bool(cfg.get("vector_collapse", False)))
-        for key, cfg in data.get("taxonomy", {}).items()
-    }
+    taxonomy = {}
+    for key, cfg in data.get("taxonomy", {}).items():
+        include = cfg.get("auto_include")
+        if include is not None:
+            include = {k: tuple(dict.fromkeys(v)) for k, v in include.items()}
+            if key in include:
+                problems.append(
+                    f"{_json_path(['taxonomy', key, 'auto_include', key])}: a key cannot "
+                    "auto-include its own values"
+                )
+        taxonomy[key] = TaxonomyKey(
+            cfg.get("description"), bool(cfg.get("vector_collapse", False)), include
+        )
     manifest = Manifest(
         path=path,
         folder=folder,
@@ -437,7 +455,14 @@ def _taxonomy(
                             f"with {description!r} in {described_in[key]}",
                         )
                     )
-            merged[key] = TaxonomyKey(description, prev.vector_collapse or cfg.vector_collapse)
+            include = prev.auto_include
+            if cfg.auto_include is not None:  # declarations merge, value lists included
+                include = dict(include or {})
+                for other, values in cfg.auto_include.items():
+                    include[other] = tuple(dict.fromkeys((*include.get(other, ()), *values)))
+            merged[key] = TaxonomyKey(
+                description, prev.vector_collapse or cfg.vector_collapse, include
+            )
     for source in files:
         for key, _ in source.metadata:
             merged.setdefault(key, TaxonomyKey())

@@ -8,31 +8,11 @@ from __future__ import annotations
 
 import re
 
-_FENCE = re.compile(r"^\s{0,3}(`{3,}|~{3,})")
+from .fences import fenced_lines
+
 _ESM = re.compile(r"^(import|export)\b")
 _ADMONITION_OPEN = re.compile(r"^\s{0,3}:::\s*([A-Za-z]+)(?:\[(.*?)\]|\s+(.*?))?\s*$")
 _ADMONITION_CLOSE = re.compile(r"^\s{0,3}:::\s*$")
-
-
-def fenced_lines(lines: list[str]) -> list[bool]:
-    """Mark the lines that belong to fenced code blocks (fences included)."""
-    inside: list[bool] = []
-    fence: str | None = None
-    for line in lines:
-        m = _FENCE.match(line)
-        if fence is None:
-            if m:
-                fence = m.group(1)
-                inside.append(True)
-                continue
-            inside.append(False)
-        else:
-            inside.append(True)
-            if m and m.group(1)[0] == fence[0] and len(m.group(1)) >= len(fence):
-                rest = line.strip()[len(m.group(1)) :]
-                if not rest.strip():
-                    fence = None
-    return inside
 
 
 def drop_esm(lines: list[str]) -> list[str]:

@@ -35,8 +35,9 @@ from docsmcp_runtime.archive import (
     OCI_TITLE,
     is_oci_layout,
 )
-from docsmcp_runtime.bundle import METADATA_FILE, open_bundle, sha256_file
+from docsmcp_runtime.bundle import open_bundle
 from docsmcp_runtime.errors import BundleError
+from docsmcp_runtime.format import METADATA_FILE, Metadata, sha256_file
 
 from .write import swap_dir
 
@@ -71,7 +72,7 @@ def source_date_epoch() -> int:
     return int(value)
 
 
-def bundle_members(bundle_dir: Path) -> tuple[dict, list[str]]:
+def bundle_members(bundle_dir: Path) -> tuple[Metadata, list[str]]:
     """(metadata, member names in archive order) of a valid bundle; PackError otherwise.
 
     An archive must hold exactly one bundle and nothing else, so besides the checks of
@@ -83,7 +84,7 @@ def bundle_members(bundle_dir: Path) -> tuple[dict, list[str]]:
         raise PackError(f"not a valid bundle: {exc}") from None
     metadata = bundle.metadata
     del bundle
-    names = sorted({METADATA_FILE, *metadata["files"]}, key=lambda n: n.encode())
+    names = sorted({METADATA_FILE, *metadata.files}, key=lambda n: n.encode())
     stray = sorted(p.name for p in bundle_dir.iterdir() if p.name not in names)
     if stray:
         raise PackError(
@@ -127,7 +128,7 @@ def _put_blob(blobs: Path, data: bytes) -> dict:
     return {"digest": f"sha256:{digest}", "size": len(data)}
 
 
-def write_oci_layout(layer: Path, digest: str, metadata: dict, dest: Path, tag: str) -> str:
+def write_oci_layout(layer: Path, digest: str, metadata: Metadata, dest: Path, tag: str) -> str:
     """Fill the empty directory `dest` with an OCI image layout holding one manifest whose only
     layer is `layer` (a bundle .tar.gz with hex sha256 `digest`). Returns the manifest digest."""
     blobs = dest / "blobs" / "sha256"
@@ -146,14 +147,14 @@ def write_oci_layout(layer: Path, digest: str, metadata: dict, dest: Path, tag: 
                 "size": layer.stat().st_size,
                 "annotations": {
                     OCI_TITLE: LAYER_TITLE,
-                    ANNOTATION_BUNDLE_ID: metadata["bundle_id"],
-                    ANNOTATION_FORMAT_VERSION: str(metadata["format_version"]),
+                    ANNOTATION_BUNDLE_ID: metadata.bundle_id,
+                    ANNOTATION_FORMAT_VERSION: str(metadata.format_version),
                 },
             }
         ],
         "annotations": {
-            ANNOTATION_BUNDLE_ID: metadata["bundle_id"],
-            ANNOTATION_FORMAT_VERSION: str(metadata["format_version"]),
+            ANNOTATION_BUNDLE_ID: metadata.bundle_id,
+            ANNOTATION_FORMAT_VERSION: str(metadata.format_version),
         },
     }
     manifest_desc = _put_blob(blobs, _json_bytes(manifest))
@@ -247,7 +248,7 @@ def pack(
             else:
                 path.unlink(missing_ok=True)
     return PackResult(
-        bundle_id=metadata["bundle_id"],
+        bundle_id=metadata.bundle_id,
         digest=digest,
         size=size,
         archive=archive,

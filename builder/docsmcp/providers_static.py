@@ -15,12 +15,12 @@ import hashlib
 from pathlib import Path
 
 import numpy as np
+from docsmcp_runtime.format import StaticOptions, TokenizerOptions
 from docsmcp_runtime.static_model import (
     TABLE_FILE,
     VOCAB_FILE,
     StaticModel,
     StaticModelError,
-    TokenizerOptions,
     parse_table,
     read_vocab,
 )
@@ -35,11 +35,6 @@ class StaticProvider:
     name = "static"
     # Mean pooling has no context window: a chunk of any length is embedded whole.
     context_tokens = 1_000_000
-    # Measured on speakeasy-sdks: off-topic queries reach 0.18-0.45 against the corpus, the
-    # answers of dev queries 0.47-0.77; variants of one section across languages ~0.9.
-    # Fusion weight from the dev set (k = 60): any larger vector weight reorders exact
-    # identifier matches (exact-name MRR 1.0 -> 0.63 at 0.25), and overall MRR is best near 0.
-    search_defaults = {"similarity_floor": 0.5, "collapse_similarity": 0.85, "vector_weight": 0.05}
 
     def __init__(self, options: EmbeddingOptions) -> None:
         folder = Path(options.model).expanduser() if options.model else DEFAULT_TABLE
@@ -82,13 +77,14 @@ class StaticProvider:
     def embed_documents(self, texts: list[str], ids: list[str]) -> np.ndarray:
         return self._model.embed_many(texts)
 
-    def bundle_spec(self) -> dict:
-        return {
-            "encoding": self._encoding,
-            "tokenizer": self._tokenizer.to_json(),
-            "files": {"vocab": VOCAB_FILE, "table": TABLE_FILE},
-            "table_sha256": self._table_sha256,
-        }
+    def bundle_spec(self) -> StaticOptions:
+        return StaticOptions(
+            encoding=self._encoding,
+            table_sha256=self._table_sha256,
+            tokenizer=self._tokenizer,
+            vocab_file=VOCAB_FILE,
+            table_file=TABLE_FILE,
+        )
 
     def bundle_files(self) -> dict[str, bytes]:
         return {VOCAB_FILE: self._files.vocab, TABLE_FILE: self._files.table}

@@ -2,44 +2,33 @@
 
 from __future__ import annotations
 
-import hashlib
+import dataclasses
 import json
 import os
 import shutil
+from collections.abc import Mapping
 from pathlib import Path
 
 import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
-from docsmcp_runtime.bundle import (
+from docsmcp_runtime.format import (
+    ALL_ARRAYS,
     ARRAYS,
+    CHUNK_COMPRESSION,
+    CHUNK_SCHEMA,
     CHUNKS_FILE,
-    FORMAT,
-    FORMAT_VERSION,
     METADATA_FILE,
+    ROW_GROUP_SIZE,
+    FileEntry,
+    Metadata,
+    TaxonomyKey,
+    bundle_id,
     sha256_file,
 )
 
 from .chunk import Chunk
 from .index import LexicalIndex
-
-ROW_GROUP_SIZE = 256
-
-CHUNK_SCHEMA = pa.schema(
-    [
-        ("id", pa.string()),
-        ("path", pa.string()),
-        ("heading", pa.string()),
-        ("breadcrumb", pa.string()),
-        ("level", pa.int8()),
-        ("position", pa.int32()),
-        ("file_chunk_count", pa.int32()),
-        ("line_start", pa.int32()),
-        ("line_end", pa.int32()),
-        ("metadata", pa.string()),
-        ("text", pa.string()),
-    ]
-)
 
 
 class OutputError(Exception):
@@ -73,10 +62,10 @@ def chunk_table(chunks: list[Chunk]) -> pa.Table:
     return pa.table(columns, schema=CHUNK_SCHEMA)
 
 
-def facet_matrix(chunks: list[Chunk], taxonomy: dict[str, list[str]]) -> np.ndarray:
+def facet_matrix(chunks: list[Chunk], taxonomy: Mapping[str, TaxonomyKey]) -> np.ndarray:
     keys = list(taxonomy)
-    codes = {k: {v: i + 1 for i, v in enumerate(vals)} for k, vals in taxonomy.items()}
-    out = np.zeros((len(chunks), len(keys)), dtype="<u2")
+    codes = {k: {v: i + 1 for i, v in enumerate(t.values)} for k, t in taxonomy.items()}
+    out = np.zeros((len(chunks), len(keys)), dtype=ARRAYS["facets"].dtype)
     for row, c in enumerate(chunks):
         meta = dict(c.metadata)
         for col, key in enumerate(keys):
@@ -89,14 +78,15 @@ def write_bundle(
     out: Path,
     chunks: list[Chunk],
     index: LexicalIndex,
-    metadata: dict,
+    metadata: Metadata,
     extra_arrays: dict[str, np.ndarray] | None = None,
     extra_files: dict[str, bytes] | None = None,
-) -> dict:
+) -> Metadata:
     """Write into a sibling temporary directory, then swap it into place.
 
-    `extra_arrays` (file name → array, e.g. vectors.bin) are written raw with dtype and shape
+    `extra_arrays` (array name → array, e.g. "vectors") are written raw with dtype and shape
     recorded; `extra_files` (e.g. a provider's query-embedding table) are written as given.
+    `metadata` is complete but for `files`, `bundle_id` and `requires`, filled in here.
 
     A failure at any point leaves `out` exactly as it was. Returns the final metadata.
     """
@@ -141,14 +131,14 @@ def _write_contents(
     tmp: Path,
     chunks: list[Chunk],
     index: LexicalIndex,
-    metadata: dict,
+    metadata: Metadata,
     extra_arrays: dict[str, np.ndarray],
     extra_files: dict[str, bytes],
-) -> dict:
+) -> Metadata:
     pq.write_table(
         chunk_table(chunks),
         tmp / CHUNKS_FILE,
-        compression="zstd",
+        compression=CHUNK_COMPRESSION,
         compression_level=9,
         row_group_size=ROW_GROUP_SIZE,
         use_dictionary=["path", "metadata"],
@@ -160,35 +150,30 @@ def _write_contents(
         "postings_offsets": index.postings_offsets,
         "postings_docs": index.postings_docs,
         "postings_impacts": index.postings_impacts,
-        "facets": facet_matrix(chunks, {k: v["values"] for k, v in metadata["taxonomy"].items()}),
+        "facets": facet_matrix(chunks, metadata.taxonomy),
+        **extra_arrays,
     }
-    files: dict[str, dict] = {}
-    named = {
-        filename: arrays[name].astype(dtype, copy=False)
-        for name, (filename, dtype) in ARRAYS.items()
-    }
-    for filename, array in {**named, **extra_arrays}.items():
-        arr = np.ascontiguousarray(array)
-        arr.tofile(tmp / filename)
-        files[filename] = {"dtype": arr.dtype.str, "shape": list(arr.shape)}
+    files: dict[str, FileEntry] = {}
+    for name, array in arrays.items():
+        spec = ALL_ARRAYS[name]
+        arr = np.ascontiguousarray(array.astype(spec.dtype, copy=False))
+        arr.tofile(tmp / spec.file)
+        files[spec.file] = _entry(tmp / spec.file, spec.dtype, tuple(arr.shape))
     for filename, data in extra_files.items():
         (tmp / filename).write_bytes(data)
-        files[filename] = {}
-    files[CHUNKS_FILE] = {}
-    for filename, info in files.items():
-        info["bytes"] = (tmp / filename).stat().st_size
-        info["sha256"] = sha256_file(tmp / filename)
-    digest = hashlib.sha256()
-    for filename in sorted(files):
-        digest.update(f"{filename}\0{files[filename]['sha256']}\n".encode())
-    final = {
-        "format": FORMAT,
-        "format_version": FORMAT_VERSION,
-        "bundle_id": digest.hexdigest()[:32],
-        **metadata,
-        "files": dict(sorted(files.items())),
-    }
+        files[filename] = _entry(tmp / filename)
+    files[CHUNKS_FILE] = _entry(tmp / CHUNKS_FILE)
+    final = dataclasses.replace(
+        metadata,
+        files=files,
+        bundle_id=bundle_id({name: entry.sha256 for name, entry in files.items()}),
+        requires=metadata.required_features(),
+    )
     (tmp / METADATA_FILE).write_text(
-        json.dumps(final, indent=2, ensure_ascii=False, sort_keys=False) + "\n", encoding="utf-8"
+        json.dumps(final.to_json(), indent=2, ensure_ascii=False) + "\n", encoding="utf-8"
     )
     return final
+
+
+def _entry(path: Path, dtype: str | None = None, shape: tuple[int, ...] | None = None) -> FileEntry:
+    return FileEntry(path.stat().st_size, sha256_file(path), dtype, shape)

@@ -1,7 +1,9 @@
 """Text analysis shared by the builder (documents) and the runtime (queries).
 
 Both sides must produce identical terms, so this module is the single source of truth and its
-options are recorded in the bundle's ``metadata.json`` (``analyzer``) and read back at query time.
+options (`format.AnalyzerConfig`: stemming and the stop-word list) are recorded in the bundle's
+``metadata.json`` (``analyzer``) and read back at query time. bundle-spec.md, *Terms*, states
+these rules for other readers.
 
 Terms:
 - an identifier such as ``links.createMany`` yields the whole (``links.createmany``), each
@@ -20,7 +22,9 @@ import unicodedata
 from dataclasses import dataclass
 from functools import lru_cache
 
-ANALYZER_NAME = "docsmcp-1"
+from .format import AnalyzerConfig
+
+__all__ = ["AnalyzerConfig", "Analysis", "analyze", "stem"]
 
 _CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af\u31f0-\u31ff"
 # A word character that is not CJK: CJK runs are handled separately as bigrams.
@@ -29,28 +33,10 @@ _TOKEN = re.compile(rf"(?P<cjk>[{_CJK}]+)|(?P<word>{_W}+(?:[.:/@\-]{_W}+)*)")
 _SEPARATORS = re.compile(r"[.:/@\-]+")
 _CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+|[^\W\d_]+")
 
-# Question words and glue: measured on the dev set (see the issue notes), not assumed.
-STOPWORDS = frozenset(
-    "a an and are as at be by can do does for from how i in is it me my of on or that the "
-    "this to was we what when where which with you your".split()
-)
 
-
-@dataclass(frozen=True)
-class AnalyzerConfig:
-    """Options that change which terms are produced; stored in the bundle."""
-
-    stem: bool = True
-    stopwords: bool = True
-
-    def to_json(self) -> dict:
-        return {"name": ANALYZER_NAME, "stem": self.stem, "stopwords": self.stopwords}
-
-    @classmethod
-    def from_json(cls, data: dict) -> AnalyzerConfig:
-        if data.get("name") != ANALYZER_NAME:
-            raise ValueError(f"unknown analyzer {data.get('name')!r}, expected {ANALYZER_NAME!r}")
-        return cls(stem=bool(data["stem"]), stopwords=bool(data["stopwords"]))
+@lru_cache(maxsize=16)
+def _stop_set(stopwords: tuple[str, ...]) -> frozenset[str]:
+    return frozenset(stopwords)
 
 
 def stem(word: str) -> str:
@@ -101,7 +87,7 @@ def analyze(text: str, config: AnalyzerConfig) -> Analysis:
     text = unicodedata.normalize("NFKC", text)
     terms: list[str] = []
     sequence: list[str] = []
-    stop = STOPWORDS if config.stopwords else frozenset()
+    stop = _stop_set(config.stopwords)
     for m in _TOKEN.finditer(text):
         cjk = m.group("cjk")
         if cjk is not None:

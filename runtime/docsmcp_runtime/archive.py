@@ -21,8 +21,9 @@ import zlib
 from dataclasses import dataclass
 from pathlib import Path
 
-from .bundle import METADATA_FILE, open_bundle, sha256_file
+from .bundle import open_bundle
 from .errors import BundleError
+from .format import MAX_FILES, METADATA_FILE, sha256_file
 
 OCI_LAYOUT_FILE = "oci-layout"
 OCI_INDEX_FILE = "index.json"
@@ -38,9 +39,9 @@ LAYER_TITLE = "bundle.tar.gz"
 ANNOTATION_BUNDLE_ID = "dev.docsmcp.bundle_id"
 ANNOTATION_FORMAT_VERSION = "dev.docsmcp.format_version"
 
-# A bundle has 8 files; anything far beyond that is not a bundle, and refusing early bounds the
-# work a hostile archive can cause.
-MAX_MEMBERS = 64
+# Anything far beyond a bundle's files is not a bundle; refusing early bounds the work a hostile
+# archive can cause.
+MAX_MEMBERS = MAX_FILES
 # Manifests and index.json are a few hundred bytes; never read a huge "JSON" blob into memory.
 MAX_JSON_BYTES = 1 << 20
 
@@ -327,7 +328,7 @@ def resolve_bundle(spec: str | Path, cache_dir: Path | None = None) -> Path:
         except BundleError as exc:
             # Name the archive, not the temporary directory that is about to disappear.
             raise BundleError(str(exc).replace(str(tmp), f"{source.label} (unpacked)")) from None
-        stray = sorted(set(names) - {METADATA_FILE, *bundle.metadata["files"]})
+        stray = sorted(set(names) - {METADATA_FILE, *bundle.metadata.files})
         del bundle  # drop its memory maps before the rename
         if stray:
             raise BundleError(

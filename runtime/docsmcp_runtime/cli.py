@@ -9,11 +9,12 @@ import os
 import sys
 import textwrap
 
-from . import __version__
+from . import __version__, logs
 from .archive import resolve_bundle
 from .bundle import open_bundle
 from .errors import BundleError
-from .search import SearchOptions, parse_fusion_weights
+from .format import FUSION_LISTS, FusionWeights
+from .search import SearchOptions, parse_cosine
 from .tools import DocsApp
 
 PROG = "docsmcp-runtime"
@@ -54,13 +55,13 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--fusion-weights",
         metavar="NAME=W,...",
-        help="override the bundle's hybrid-search weights, e.g. lexical=1,proximity=0.5,vector=1",
+        help="override the bundle's hybrid-search weights of the "
+        f"{', '.join(FUSION_LISTS)} lists, e.g. vector=0.2 (others keep the bundle's values)",
     )
     p.add_argument(
         "--similarity-floor",
-        type=float,
         metavar="COSINE",
-        help="override the minimum similarity of vector-only hits",
+        help="override the bundle's minimum similarity of vector-only hits (-1 to 1)",
     )
     p.add_argument("--version", action="version", version=f"{PROG} {__version__}")
     _http_options(p)
@@ -71,16 +72,22 @@ def _parser() -> argparse.ArgumentParser:
         description="Search the bundle. Filter with --KEY VALUE for any taxonomy key "
         "(e.g. --language python) or --filter KEY=VALUE.",
     )
-    s.add_argument("query")
-    s.add_argument("--limit", type=int, default=10)
-    s.add_argument("--cursor")
-    s.add_argument("--filter", action="append", default=[], metavar="KEY=VALUE")
+    s.add_argument("query", help="what to search for: identifiers or a few words")
+    s.add_argument("--limit", type=int, default=10, metavar="N", help="hits per page")
+    s.add_argument("--cursor", help="next page: the cursor printed after the previous page")
+    s.add_argument(
+        "--filter",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="taxonomy filter (repeatable), same as --KEY VALUE",
+    )
     s.add_argument("--json", action="store_true", help="print the raw search_docs JSON result")
     return p
 
 
-# Options of `--transport http`; their defaults live in http.py and are applied in _serve_http
-# (None here tells "not given" apart, so they can be refused with the stdio transport).
+# Options of `--transport http`; their defaults live in http/settings.py and are applied in
+# _serve_http (None here tells "not given" apart, so they can be refused with the stdio transport).
 _HTTP_OPTIONS = (
     "host",
     "port",
@@ -111,6 +118,21 @@ def _int_at_least(low: int, high: int | None = None):  # noqa: ANN202 - argparse
     return convert
 
 
+def _search_options(args: argparse.Namespace) -> SearchOptions:
+    """--fusion-weights and --similarity-floor, parsed here so a mistake is one line."""
+    try:
+        weights = FusionWeights.parse(args.fusion_weights)
+    except ValueError as exc:
+        raise ValueError(f"--fusion-weights: {exc}") from None
+    floor = None
+    if args.similarity_floor is not None:
+        try:
+            floor = parse_cosine(args.similarity_floor)
+        except ValueError as exc:
+            raise ValueError(f"--similarity-floor: {exc}") from None
+    return SearchOptions(weights, floor)
+
+
 def _positive_float(text: str) -> float:
     try:
         value = float(text)
@@ -122,7 +144,7 @@ def _positive_float(text: str) -> float:
 
 
 def _http_options(p: argparse.ArgumentParser) -> None:
-    from . import http
+    from .http import settings as http
 
     g = p.add_argument_group("HTTP transport (--transport http)")
     g.add_argument(
@@ -137,9 +159,9 @@ def _http_options(p: argparse.ArgumentParser) -> None:
         "--allow-origin",
         action="append",
         metavar="ORIGIN",
-        help="browser Origin allowed to call /mcp (repeatable); others get 403. "
-        "Requests without Origin are always allowed; localhost origins are allowed "
-        "when bound to loopback",
+        help="browser Origin allowed to call /mcp (repeatable); others get 403 "
+        "(DNS-rebinding protection). Requests without Origin are always allowed; localhost "
+        "origins are allowed when bound to loopback",
     )
     g.add_argument(
         "--allow-host",
@@ -152,13 +174,14 @@ def _http_options(p: argparse.ArgumentParser) -> None:
         "--cors-origin",
         action="append",
         metavar="ORIGIN",
-        help="send CORS headers and answer preflights for this origin (repeatable; '*' for any)",
+        help="send CORS headers and answer preflights for this origin (repeatable; none by "
+        "default, and '*' only if you pass it)",
     )
     g.add_argument(
         "--auth-token",
         metavar="TOKEN",
-        help=f"require Authorization: Bearer TOKEN on /mcp (default: ${http.ENV_AUTH_TOKEN}; "
-        "prefer the variable, command lines are visible to other users)",
+        help="require Authorization: Bearer TOKEN on /mcp, else 401 (default: "
+        f"${http.ENV_AUTH_TOKEN}; prefer the variable, command lines are visible to other users)",
     )
     g.add_argument(
         "--max-body-bytes",
@@ -181,7 +204,8 @@ def _http_options(p: argparse.ArgumentParser) -> None:
         "--watch",
         action="store_const",
         const=True,
-        help="serve a new bundle when --bundle is atomically replaced (symlink swap or rename)",
+        help="serve a new bundle when --bundle is atomically replaced (symlink swap or rename), "
+        "between requests; cursors of the old bundle then ask to search again",
     )
     g.add_argument(
         "--watch-interval",
@@ -199,9 +223,7 @@ def _http_options(p: argparse.ArgumentParser) -> None:
 
 
 def logs_levels() -> tuple[str, ...]:
-    from .logs import LEVELS
-
-    return LEVELS
+    return logs.LEVELS
 
 
 def _fail(message: str) -> int:
@@ -234,10 +256,11 @@ def main(argv: list[str] | None = None) -> int:
             if getattr(args, name) is not None:
                 flag = "--" + name.replace("_", "-")
                 parser.error(f"{flag} only applies to --transport http")
+    logs.configure_text(PROG)
     try:
         options = _search_options(args)
     except ValueError as exc:
-        return _fail(f"--fusion-weights: {exc}")
+        return _fail(str(exc))
     try:
         bundle = open_bundle(resolve_bundle(args.bundle), verify=not args.no_verify)
     except BundleError as exc:
@@ -255,11 +278,6 @@ def main(argv: list[str] | None = None) -> int:
     return serve(app)
 
 
-def _search_options(args: argparse.Namespace) -> SearchOptions:
-    weights = parse_fusion_weights(args.fusion_weights)
-    return SearchOptions(tuple(sorted(weights.items())), args.similarity_floor)
-
-
 def _serve_http(args: argparse.Namespace) -> int:
     try:
         import uvicorn  # noqa: F401 - only checking that the extra is installed
@@ -267,12 +285,13 @@ def _serve_http(args: argparse.Namespace) -> int:
         return _fail(
             "--transport http needs uvicorn; install it with: pip install 'docsmcp-runtime[http]'"
         )
-    from . import http, logs
+    from .http import app as http_app
+    from .http import settings as http
 
     try:
         search = _search_options(args)
     except ValueError as exc:
-        return _fail(f"--fusion-weights: {exc}")
+        return _fail(str(exc))
     host = args.host or http.DEFAULT_HOST
     port = http.DEFAULT_PORT if args.port is None else args.port
     token = args.auth_token if args.auth_token is not None else os.environ.get(http.ENV_AUTH_TOKEN)
@@ -295,30 +314,25 @@ def _serve_http(args: argparse.Namespace) -> int:
     timeout = (
         http.DEFAULT_SHUTDOWN_TIMEOUT if args.shutdown_timeout is None else args.shutdown_timeout
     )
+    # Start-up failures stay plain one-line errors; once serving, every line is JSON.
     logs.configure(args.log_level or "info")
-    # Start-up failures stay plain one-line errors (printed after the block); once the app
-    # exists, anything written to stderr becomes a JSON event like the rest of the log.
-    with logs.stderr_as_events():
-        try:
-            app = http.McpHttpApp(settings)
-        except BundleError as exc:
-            problem = str(exc)
-        else:
-            try:
-                sock = http.bind(host, port)
-            except OSError as exc:
-                app.close()
-                problem = f"cannot listen on {host}:{port}: {exc.strerror or exc}"
-            else:
-                if not settings.loopback and not token:
-                    logs.event(
-                        logs.WARNING,
-                        "no_auth",
-                        message=f"listening on {host} without --auth-token: anyone who can "
-                        "reach the port can query the documentation",
-                    )
-                return http.serve(app, sock, timeout)
-    return _fail(problem)
+    try:
+        app = http_app.McpHttpApp(settings)
+    except BundleError as exc:
+        return _fail(str(exc))
+    try:
+        sock = http_app.bind(host, port)
+    except OSError as exc:
+        app.close()
+        return _fail(f"cannot listen on {host}:{port}: {exc.strerror or exc}")
+    if not settings.loopback and not token:
+        logs.event(
+            logs.WARNING,
+            "no_auth",
+            message=f"listening on {host} without --auth-token: anyone who can "
+            "reach the port can query the documentation",
+        )
+    return http_app.serve(app, sock, timeout)
 
 
 def _search(app: DocsApp, args: argparse.Namespace, extra: list[str]) -> int:

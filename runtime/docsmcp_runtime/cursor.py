@@ -35,7 +35,8 @@ def _unb64(text: str) -> bytes:
 
 
 def binding(query: str, filters: dict[str, str]) -> str:
-    canonical = json.dumps([query.strip(), sorted(filters.items())], ensure_ascii=False)
+    # ensure_ascii: a query may hold lone surrogates (legal as JSON escapes), which have no UTF-8.
+    canonical = json.dumps([query.strip(), sorted(filters.items())])
     return hashlib.sha256(canonical.encode()).hexdigest()[:16]
 
 
@@ -69,7 +70,7 @@ def decode_cursor(
             "Invalid cursor: the documentation bundle changed since this cursor was issued; "
             "search again without a cursor."
         )
-    if not hmac.compare_digest(signature, _sign(secret, payload)):
+    if not signature.isascii() or not hmac.compare_digest(signature, _sign(secret, payload)):
         raise CursorError(
             "Invalid cursor: signature check failed (the cursor was altered or issued by "
             "another server). Omit cursor to start a new search."

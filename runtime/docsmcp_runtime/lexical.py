@@ -39,13 +39,15 @@ class Lexicon:
 
 
 def query_terms(query: str, config: AnalyzerConfig) -> tuple[list[str], list[str]]:
-    terms: list[str] = []
-    bigrams: list[str] = []
+    """The distinct terms and distinct bigrams of a query, in first-seen order; each line is
+    analysed on its own, as document lines are (bigrams never cross a line)."""
+    terms: dict[str, None] = {}
+    bigrams: dict[str, None] = {}
     for line in query.split("\n"):
         a = analyze(line, config)
-        terms.extend(t for t in a.terms if t not in terms)
-        bigrams.extend(b for b in a.bigrams if b not in bigrams)
-    return terms, bigrams
+        terms.update(dict.fromkeys(a.terms))
+        bigrams.update(dict.fromkeys(a.bigrams))
+    return list(terms), list(bigrams)
 
 
 def score(lexicon: Lexicon, n_docs: int, terms: list[str]) -> np.ndarray:

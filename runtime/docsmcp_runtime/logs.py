@@ -1,8 +1,11 @@
-"""Structured logs for the HTTP server: one JSON object per line on stderr.
+"""The runtime's diagnostics, all through `logging` (logger `docsmcp_runtime` and its children).
 
-Every line has `ts` (UTC, ISO 8601 with milliseconds), `level` and `event`; the rest are the
-event's fields (`method`, `path`, `status`, `duration_ms`, `rpc_method`, ...). Log shippers
-(journald, Docker, Cloud Logging, Loki) ingest such lines without a parsing rule.
+Serving stdio or running a terminal command, records are plain lines on stderr
+(`docsmcp-runtime: warning: ...`, `configure_text`). Serving HTTP, they are structured: one
+JSON object per line on stderr (`configure`). Every JSON line has `ts` (UTC, ISO 8601 with
+milliseconds), `level` and `event`; the rest are the event's fields (`method`, `path`,
+`status`, `duration_ms`, `rpc_method`, ...). Log shippers (journald, Docker, Cloud Logging,
+Loki) ingest such lines without a parsing rule.
 
 uvicorn's own loggers are routed through the same formatter, so a deployment never sees two
 log formats; its access log is off because `request` events carry the same facts and more.
@@ -10,14 +13,10 @@ log formats; its access log is off because `request` events carry the same facts
 
 from __future__ import annotations
 
-import io
 import json
 import logging
 import sys
-import threading
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 from typing import Any, TextIO
 
 LOGGER_NAME = "docsmcp_runtime"
@@ -70,8 +69,6 @@ def log_config(level: str, stream: TextIO | None = None) -> dict[str, Any]:
             "stderr": {
                 "class": "logging.StreamHandler",
                 "formatter": "json",
-                # The stream object itself, not "ext://sys.stderr": sys.stderr is replaced
-                # by StderrEvents while serving, which would send log lines back to logging.
                 "stream": stream or sys.stderr,
             }
         },
@@ -80,6 +77,8 @@ def log_config(level: str, stream: TextIO | None = None) -> dict[str, Any]:
             "uvicorn": {"handlers": ["stderr"], "level": theirs, "propagate": False},
             "uvicorn.error": {"level": theirs},
             "uvicorn.access": {"handlers": [], "level": "CRITICAL", "propagate": False},
+            # `warnings` go through logging (captureWarnings), so they are JSON lines too.
+            "py.warnings": {"handlers": ["stderr"], "level": "WARNING", "propagate": False},
         },
     }
 
@@ -89,48 +88,50 @@ def configure(level: str) -> None:
     import logging.config  # only the HTTP server needs it; keep stdio start-up lean
 
     logging.config.dictConfig(log_config(level))
+    logging.captureWarnings(True)
 
 
-class StderrEvents(io.TextIOBase):
-    """Stands in for sys.stderr while serving HTTP: each line printed by code that writes plain
-    text (protocol.note, the vector-search degraded warning, the warnings module) becomes a
-    JSON `stderr` event, so every line on the real stderr stays one JSON object."""
+class StderrHandler(logging.StreamHandler):
+    """Writes to whatever `sys.stderr` is when a record arrives (tests and hosts swap it)."""
 
     def __init__(self) -> None:
-        self._pending = ""
-        self._lock = threading.Lock()
+        super().__init__()
 
-    def writable(self) -> bool:
-        return True
+    @property
+    def stream(self) -> TextIO:  # type: ignore[override]
+        return sys.stderr
 
-    def write(self, text: str) -> int:
-        with self._lock:
-            *lines, self._pending = (self._pending + text).split("\n")
-        for line in lines:
-            self._emit(line)
-        return len(text)
-
-    def flush(self) -> None:
-        with self._lock:
-            line, self._pending = self._pending, ""
-        self._emit(line)
-
-    def _emit(self, line: str) -> None:
-        if line.strip():
-            event(logging.WARNING, "stderr", message=line.removeprefix("docsmcp-runtime: "))
+    @stream.setter
+    def stream(self, value: TextIO) -> None:
+        pass
 
 
-@contextmanager
-def stderr_as_events() -> Iterator[None]:
-    """Route plain-text writes to sys.stderr through StderrEvents for the duration."""
-    saved = sys.stderr
-    adapter = StderrEvents()
-    sys.stderr = adapter
-    try:
-        yield
-    finally:
-        adapter.flush()
-        sys.stderr = saved
+class TextFormatter(logging.Formatter):
+    """One plain line per record, `docsmcp-runtime: warning: message`, as the CLI's own errors
+    look; used on stdio and for terminal commands, where JSON would be noise."""
+
+    def __init__(self, prog: str) -> None:
+        super().__init__()
+        self.prog = prog
+
+    def format(self, record: logging.LogRecord) -> str:
+        level = "" if record.levelno == logging.INFO else record.levelname.lower() + ": "
+        text = " ".join(record.getMessage().split())
+        if record.exc_info and record.exc_info[1] is not None:
+            exc = record.exc_info[1]
+            text += f" ({type(exc).__name__}: {' '.join(str(exc).split())})"
+        return f"{self.prog}: {level}{text}"
+
+
+def configure_text(prog: str, level: str = "info", stream: TextIO | None = None) -> None:
+    """Send our records to stderr as plain lines (stdio serving and terminal commands)."""
+    handler = logging.StreamHandler(stream) if stream is not None else StderrHandler()
+    handler.setFormatter(TextFormatter(prog))
+    _logger.handlers[:] = [handler]
+    _logger.setLevel(level.upper())
+    _logger.propagate = False
+    logging.captureWarnings(True)  # `warnings` lines come through the same handler
+    logging.getLogger("py.warnings").handlers[:] = [handler]
 
 
 def configure_if_unset(level: str) -> None:

@@ -18,13 +18,16 @@ import urllib.error
 import urllib.parse
 import urllib.request
 from collections import OrderedDict
+from collections.abc import Mapping
+from pathlib import Path
 
 import numpy as np
 
 from .embedding import EmbeddingError, normalise
+from .format import Embedding, OpenAIOptions
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
-DEFAULT_API_KEY_ENV = "OPENAI_API_KEY"
+DEFAULT_API_KEY_ENV = OpenAIOptions.api_key_env
 BASE_URL_ENV = "DOCSMCP_EMBEDDING_BASE_URL"
 TIMEOUT_ENV = "DOCSMCP_EMBEDDING_TIMEOUT"
 QUERY_TIMEOUT = 2.0
@@ -201,20 +204,15 @@ class OpenAIQueryEmbedder:
     No retries: a query waits at most the timeout, then search falls back to full-text.
     """
 
-    def __init__(self, spec: dict, environ: dict[str, str] | None = None) -> None:
-        """`spec` is metadata.json's `embedding` object (the provider's data under `options`)
-        or that `options` object itself."""
+    def __init__(self, options: OpenAIOptions, environ: Mapping[str, str] | None = None) -> None:
+        """`options`: the bundle's `embedding.options` (endpoint, model, dimensions)."""
         env = os.environ if environ is None else environ
-        spec = {**spec, **(spec.get("options") or {})}
-        try:
-            self.model = str(spec["model"])
-            self.dimensions = int(spec["dimensions"])
-        except (KeyError, TypeError, ValueError) as err:
-            raise EmbeddingError(f"bundle embedding spec lacks model/dimensions: {err}") from err
-        self.base_url = env.get(BASE_URL_ENV) or spec.get("base_url") or DEFAULT_BASE_URL
+        self.model = options.model
+        self.dimensions = options.dimensions
+        self.base_url = env.get(BASE_URL_ENV) or options.base_url or DEFAULT_BASE_URL
         # Only models that accept `dimensions` get it, exactly as the builder sent it.
-        self.send_dimensions = bool(spec.get("send_dimensions", False))
-        key_env = spec.get("api_key_env") or DEFAULT_API_KEY_ENV
+        self.send_dimensions = options.send_dimensions
+        key_env = options.api_key_env or DEFAULT_API_KEY_ENV
         self.api_key = env.get(key_env) or None
         if self.api_key is None and not is_local_url(self.base_url):
             raise EmbeddingError(
@@ -259,3 +257,9 @@ class OpenAIQueryEmbedder:
             while len(self._cache) > QUERY_CACHE_SIZE:
                 self._cache.popitem(last=False)
         return result
+
+
+def openai_embedder(spec: Embedding, bundle_dir: Path) -> OpenAIQueryEmbedder:
+    """The query embedder of a bundle built with the `openai` provider."""
+    assert isinstance(spec.options, OpenAIOptions)
+    return OpenAIQueryEmbedder(spec.options)

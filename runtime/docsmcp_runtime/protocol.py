@@ -19,9 +19,10 @@ fast and must not pull in the `mcp` SDK or pydantic.
 from __future__ import annotations
 
 import json
-import sys
+import logging
 from collections.abc import Callable
-from typing import Any, NamedTuple, Protocol
+from dataclasses import dataclass, field
+from typing import Any, Protocol
 
 from .errors import (
     INTERNAL_ERROR,
@@ -74,19 +75,7 @@ class Session:
         self.protocol_version: str | None = None
 
 
-class _Context(NamedTuple):
-    """How one request is being served."""
-
-    version: str
-    modern: bool
-
-
-_Handler = Callable[[App, dict, _Context, Session], dict]
-
-
-def note(text: str) -> None:
-    """Write a one-line diagnostic to stderr (stdout belongs to the protocol)."""
-    print("docsmcp-runtime: " + " ".join(text.split()), file=sys.stderr, flush=True)
+log = logging.getLogger(__name__)
 
 
 def error_response(id_: object, code: int, message: str, data: object | None = None) -> dict:
@@ -137,7 +126,7 @@ def encode(message: dict) -> bytes:
     try:
         text = _dumps(message)
     except (TypeError, ValueError, RecursionError) as exc:
-        note(f"cannot serialize response: {type(exc).__name__}: {exc}")
+        log.error("cannot serialize response: %s: %s", type(exc).__name__, exc)
         message = error_response(message.get("id"), INTERNAL_ERROR, "Internal error")
         text = _dumps(message)
     try:
@@ -157,7 +146,7 @@ def _server_info(app: App) -> dict:
 # ---------------------------------------------------------------------------
 
 
-def _initialize(app: App, params: dict, ctx: _Context, session: Session) -> dict:
+def _initialize(app: App, params: dict, ctx: Message, session: Session) -> dict:
     requested = params.get("protocolVersion")
     # Negotiation per 2025-11-25 lifecycle: echo a version we support, otherwise offer
     # our latest and let the client decide whether to disconnect.
@@ -173,11 +162,11 @@ def _initialize(app: App, params: dict, ctx: _Context, session: Session) -> dict
     return result
 
 
-def _ping(app: App, params: dict, ctx: _Context, session: Session) -> dict:
+def _ping(app: App, params: dict, ctx: Message, session: Session) -> dict:
     return {}
 
 
-def _discover(app: App, params: dict, ctx: _Context, session: Session) -> dict:
+def _discover(app: App, params: dict, ctx: Message, session: Session) -> dict:
     result: dict[str, Any] = {
         "resultType": "complete",
         "supportedVersions": list(SUPPORTED_VERSIONS),
@@ -191,7 +180,7 @@ def _discover(app: App, params: dict, ctx: _Context, session: Session) -> dict:
     return result
 
 
-def _tools_list(app: App, params: dict, ctx: _Context, session: Session) -> dict:
+def _tools_list(app: App, params: dict, ctx: Message, session: Session) -> dict:
     result: dict[str, Any] = {"tools": app.list_tools()}
     if ctx.modern:
         result["ttlMs"] = CACHE_TTL_MS
@@ -199,7 +188,7 @@ def _tools_list(app: App, params: dict, ctx: _Context, session: Session) -> dict
     return result
 
 
-def _tools_call(app: App, params: dict, ctx: _Context, session: Session) -> dict:
+def _tools_call(app: App, params: dict, ctx: Message, session: Session) -> dict:
     name = params.get("name")
     if not isinstance(name, str):
         raise ProtocolError(INVALID_PARAMS, "Invalid params: 'name' must be a string")
@@ -210,6 +199,8 @@ def _tools_call(app: App, params: dict, ctx: _Context, session: Session) -> dict
         raise ProtocolError(INVALID_PARAMS, "Invalid params: 'arguments' must be an object")
     return app.call_tool(name, arguments)
 
+
+_Handler = Callable[[App, dict, "Message", Session], dict]
 
 _LEGACY_METHODS: dict[str, _Handler] = {
     "initialize": _initialize,
@@ -228,43 +219,137 @@ _MODERN_METHODS: dict[str, _Handler] = {
 _MODERN_ONLY = frozenset(_MODERN_METHODS) - frozenset(_LEGACY_METHODS)
 
 
-def _request_context(method: str, params: dict, session: Session) -> _Context:
-    """Decide the era and version of one request; raise ProtocolError if its envelope is bad."""
-    meta = params.get("_meta")
-    enveloped = isinstance(meta, dict) and META_PROTOCOL_VERSION in meta
-    if method == "initialize" and enveloped and meta[META_PROTOCOL_VERSION] in MODERN_VERSIONS:
-        # 2026-07-28 removed the handshake: a request stamped with that revision asking for it
-        # is asking for a method that does not exist there (SEP-2575).
-        raise ProtocolError(METHOD_NOT_FOUND, "Method not found: initialize")
-    if method == "initialize" or (not enveloped and method not in _MODERN_ONLY):
-        return _Context(version=session.protocol_version or LATEST_LEGACY_VERSION, modern=False)
+@dataclass(frozen=True)
+class Message:
+    """One incoming JSON-RPC message, classified: what it is, and for a request, which protocol
+    era and version serve it. Both transports use this, so they never disagree.
 
-    meta = meta if isinstance(meta, dict) else {}
+    kind: "request" (answer it), "notification" or "response" (answer nothing), "invalid"
+    (answer `error`). A request may carry `error` too: its envelope was bad, answer that.
+    """
+
+    kind: str
+    id: str | int | None = None
+    method: str | None = None
+    params: dict = field(default_factory=dict)
+    modern: bool = False
+    version: str = LATEST_LEGACY_VERSION
+    error: ProtocolError | None = None
+
+
+def _invalid(message: str, id_: str | int | None = None, code: int = INVALID_REQUEST) -> Message:
+    return Message("invalid", id_, error=ProtocolError(code, message))
+
+
+def classify(msg: object, session: Session) -> Message:
+    """Classify one parsed message. `session` holds the version a legacy client negotiated
+    (HTTP sets it from the MCP-Protocol-Version header; stdio from `initialize`)."""
+    if isinstance(msg, list):
+        # JSON-RPC batching was removed from MCP in 2025-06-18.
+        return _invalid("Invalid Request: batching is not supported")
+    if not isinstance(msg, dict):
+        return _invalid("Invalid Request: expected a JSON object")
+    method = msg.get("method")
+    if "id" not in msg:
+        # Notifications (and anything else without an id) never get a reply. The ones we know
+        # need no action: notifications/initialized carries no state we use, and
+        # notifications/cancelled arrives after its (synchronous) request finished.
+        if not isinstance(method, str) and "result" not in msg and "error" not in msg:
+            return _invalid("Invalid Request: not a JSON-RPC request or notification")
+        return Message("notification", method=method if isinstance(method, str) else None)
+    if "method" not in msg and ("result" in msg or "error" in msg):
+        return Message("response")  # we never send requests, so nothing to correlate
+    id_ = msg["id"]
+    if not _valid_id(id_):
+        return _invalid("Invalid Request: id must be a string or integer")
+    if msg.get("jsonrpc") != "2.0":
+        return _invalid('Invalid Request: jsonrpc must be "2.0"', id_)
+    if not isinstance(method, str):
+        return _invalid("Invalid Request: method must be a string", id_)
+    params = msg.get("params")
+    if params is None:
+        params = {}
+    elif not isinstance(params, dict):
+        return _invalid("Invalid params: params must be an object", id_, INVALID_PARAMS)
+    return _request(id_, method, params, session)
+
+
+def _request(id_: str | int, method: str, params: dict, session: Session) -> Message:
+    """Decide the era and version of one request, or the error its envelope deserves.
+
+    A request is modern when `params._meta` carries a protocol version that is a modern one; a
+    handshake-era version stamped there is served statelessly as that legacy revision.
+    """
+    meta = params.get("_meta")
+    stamped = meta.get(META_PROTOCOL_VERSION) if isinstance(meta, dict) else None
+    enveloped = isinstance(meta, dict) and META_PROTOCOL_VERSION in meta
+    legacy = Message(
+        "request", id_, method, params, False, session.protocol_version or LATEST_LEGACY_VERSION
+    )
+    if method == "initialize":
+        if enveloped and stamped in MODERN_VERSIONS:
+            # 2026-07-28 removed the handshake: a request stamped with that revision asking for
+            # it asks for a method that does not exist there (SEP-2575).
+            return _error(legacy, True, METHOD_NOT_FOUND, "Method not found: initialize")
+        return legacy
+    if not enveloped:
+        if method in _MODERN_ONLY:
+            return _error(
+                legacy,
+                True,
+                INVALID_PARAMS,
+                f"Invalid params: params._meta is missing required key(s): "
+                f"{META_PROTOCOL_VERSION}, {META_CLIENT_CAPABILITIES}",
+            )
+        return legacy
+    assert isinstance(meta, dict)
+    # A handshake-era version in the envelope is served as that revision, statelessly.
+    modern = stamped not in LEGACY_VERSIONS
     missing = [k for k in (META_PROTOCOL_VERSION, META_CLIENT_CAPABILITIES) if k not in meta]
-    if missing:
-        raise ProtocolError(
+    if missing and modern:
+        return _error(
+            legacy,
+            modern,
             INVALID_PARAMS,
             "Invalid params: params._meta is missing required key(s): " + ", ".join(missing),
         )
-    version = meta[META_PROTOCOL_VERSION]
-    if not isinstance(version, str):
-        raise ProtocolError(
-            INVALID_PARAMS, f"Invalid params: {META_PROTOCOL_VERSION} must be a string"
+    if not isinstance(stamped, str):
+        return _error(
+            legacy,
+            modern,
+            INVALID_PARAMS,
+            f"Invalid params: {META_PROTOCOL_VERSION} must be a string",
         )
-    if not isinstance(meta[META_CLIENT_CAPABILITIES], dict):
-        raise ProtocolError(
-            INVALID_PARAMS, f"Invalid params: {META_CLIENT_CAPABILITIES} must be an object"
+    capabilities = meta.get(META_CLIENT_CAPABILITIES, {})
+    if not isinstance(capabilities, dict):
+        return _error(
+            legacy,
+            modern,
+            INVALID_PARAMS,
+            f"Invalid params: {META_CLIENT_CAPABILITIES} must be an object",
         )
-    if version in MODERN_VERSIONS:
-        return _Context(version=version, modern=True)
-    if version in LEGACY_VERSIONS:
-        # A handshake-era version stamped per request: serve it statelessly with that
-        # revision's result shapes rather than refusing a version we do speak.
-        return _Context(version=version, modern=False)
-    raise ProtocolError(
+    if stamped in MODERN_VERSIONS or stamped in LEGACY_VERSIONS:
+        return Message("request", id_, method, params, modern, stamped)
+    return _error(
+        legacy,
+        True,
         UNSUPPORTED_PROTOCOL_VERSION,
         "Unsupported protocol version",
-        {"supported": list(SUPPORTED_VERSIONS), "requested": version},
+        {"supported": list(SUPPORTED_VERSIONS), "requested": stamped},
+    )
+
+
+def _error(
+    base: Message, modern: bool, code: int, text: str, data: object | None = None
+) -> Message:
+    return Message(
+        "request",
+        base.id,
+        base.method,
+        base.params,
+        modern,
+        base.version,
+        ProtocolError(code, text, data),
     )
 
 
@@ -306,51 +391,32 @@ class Dispatcher:
         """Handle one already-parsed message; returns the response, or None if none is due."""
         if session is None:
             session = Session()  # stateless: nothing carries over to the next message
-        if isinstance(msg, list):
-            # JSON-RPC batching was removed from MCP in 2025-06-18.
-            return error_response(
-                None, INVALID_REQUEST, "Invalid Request: batching is not supported"
-            )
-        if not isinstance(msg, dict):
-            return error_response(None, INVALID_REQUEST, "Invalid Request: expected a JSON object")
-        if "id" not in msg:
-            # Notifications (and anything else without an id) never get a reply. The ones
-            # we know need no action: notifications/initialized carries no state we use,
-            # and notifications/cancelled arrives after its (synchronous) request finished.
+        return self.respond(classify(msg, session), session)
+
+    def respond(self, message: Message, session: Session) -> dict | None:
+        """The response to a classified message (None for notifications and responses)."""
+        if message.kind in ("notification", "response"):
             return None
-        id_ = msg["id"]
-        if "method" not in msg and ("result" in msg or "error" in msg):
-            return None  # a response; we never send requests, so nothing to correlate
-        if not _valid_id(id_):
-            return error_response(
-                None, INVALID_REQUEST, "Invalid Request: id must be a string or integer"
-            )
-        if msg.get("jsonrpc") != "2.0":
-            return error_response(id_, INVALID_REQUEST, 'Invalid Request: jsonrpc must be "2.0"')
-        method = msg.get("method")
-        if not isinstance(method, str):
-            return error_response(id_, INVALID_REQUEST, "Invalid Request: method must be a string")
-        params = msg.get("params")
-        if params is None:
-            params = {}
-        elif not isinstance(params, dict):
-            return error_response(id_, INVALID_PARAMS, "Invalid params: params must be an object")
-
+        if message.error is not None:
+            return {"jsonrpc": "2.0", "id": message.id, "error": message.error.to_error()}
+        assert message.method is not None
         try:
-            result = self._dispatch(method, params, session)
+            result = self._dispatch(message, session)
         except ProtocolError as exc:
-            return {"jsonrpc": "2.0", "id": id_, "error": exc.to_error()}
+            return {"jsonrpc": "2.0", "id": message.id, "error": exc.to_error()}
         except Exception as exc:  # never let an application bug kill the connection
-            note(f"internal error in {method}: {type(exc).__name__}: {exc}")
-            return error_response(id_, INTERNAL_ERROR, "Internal error")
-        return {"jsonrpc": "2.0", "id": id_, "result": result}
+            log.error("internal error in %s: %s: %s", message.method, type(exc).__name__, exc)
+            log.debug("traceback of the internal error", exc_info=True)
+            return error_response(message.id, INTERNAL_ERROR, "Internal error")
+        return {"jsonrpc": "2.0", "id": message.id, "result": result}
 
-    def _dispatch(self, method: str, params: dict, session: Session) -> dict:
-        ctx = _request_context(method, params, session)
-        handler = (_MODERN_METHODS if ctx.modern else _LEGACY_METHODS).get(method)
+    def _dispatch(self, message: Message, session: Session) -> dict:
+        method = message.method
+        assert method is not None
+        handler = (_MODERN_METHODS if message.modern else _LEGACY_METHODS).get(method)
         if handler is None:
             raise ProtocolError(METHOD_NOT_FOUND, f"Method not found: {method}")
-        result = handler(self.app, params, ctx, session)
+        result = handler(self.app, message.params, message, session)
         if not isinstance(result, dict):
             raise TypeError(f"{method} handler returned {type(result).__name__}, not a dict")
-        return _finish_modern(self.app, result) if ctx.modern else result
+        return _finish_modern(self.app, result) if message.modern else result

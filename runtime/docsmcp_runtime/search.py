@@ -9,53 +9,33 @@ import numpy as np
 
 from .bundle import Bundle
 from .embedding import EmbeddingError, QueryEmbedder
+from .format import FusionWeights
 from .lexical import Lexicon, query_terms, score
+from .selection import rank
 from .vectors import VectorIndex
 
 SNIPPET_CHARS = 240
-# When `language` is filtered and `scope` is not, guides for every language stay visible.
-AUTO_INCLUDE = ("language", "scope", "global-guide")
-
-
-@dataclass(frozen=True)
-class Fusion:
-    """Weighted Reciprocal Rank Fusion of the full-text, proximity and vector lists."""
-
-    k: float = 60.0
-    lexical: float = 1.0
-    proximity: float = 0.0
-    vector: float = 1.0
-    depth: int = 200  # candidates taken from each list
-
-    @classmethod
-    def from_spec(cls, spec: dict | None, override: dict[str, float] | None = None) -> Fusion:
-        fields = dict((spec or {}).get("weights", {}))
-        fields.update(override or {})
-        return cls(k=float((spec or {}).get("k", 60.0)), **{k: float(v) for k, v in fields.items()})
-
-
-def parse_fusion_weights(text: str | None) -> dict[str, float]:
-    """`lexical=1,vector=0.5` → {"lexical": 1.0, "vector": 0.5}; ValueError when malformed."""
-    weights: dict[str, float] = {}
-    for item in (text or "").split(","):
-        if not item.strip():
-            continue
-        name, sep, value = item.partition("=")
-        name = name.strip()
-        if not sep or name not in ("lexical", "proximity", "vector"):
-            raise ValueError(f"expected lexical=W, proximity=W or vector=W, got {item.strip()!r}")
-        weights[name] = float(value)
-        if not weights[name] >= 0:
-            raise ValueError(f"weight {name} must be a number >= 0")
-    return weights
+# Candidates taken from each ranked list before fusion.
+FUSION_DEPTH = 200
 
 
 @dataclass(frozen=True)
 class SearchOptions:
     """Runtime overrides of the bundle's hybrid-search settings (flags or environment)."""
 
-    fusion: tuple[tuple[str, float], ...] = ()
+    fusion: FusionWeights = FusionWeights()
     similarity_floor: float | None = None
+
+
+def parse_cosine(text: str) -> float:
+    """A similarity given on a command line or in the environment: a number in [-1, 1]."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise ValueError(f"expected a number, got {text!r}") from None
+    if not -1.0 <= value <= 1.0:  # also refuses nan
+        raise ValueError(f"must be a cosine between -1 and 1, got {text}")
+    return value
 
 
 @dataclass(frozen=True)
@@ -74,44 +54,39 @@ class Searcher:
         self,
         bundle: Bundle,
         embedder: QueryEmbedder | None = None,
-        fusion: dict[str, float] | None = None,
-        similarity_floor: float | None = None,
+        options: SearchOptions = SearchOptions(),
     ) -> None:
         self.bundle = bundle
+        meta = bundle.metadata
         self.lexicon = Lexicon(bundle.arrays)
         self.facets = bundle.arrays["facets"]
-        self.taxonomy = bundle.metadata["taxonomy"]
+        self.taxonomy = meta.taxonomy
         self.keys = bundle.taxonomy_keys
-        self.phrase_weight = float(bundle.metadata["lexical"]["phrase_weight"])
-        spec = bundle.metadata.get("embedding")
+        self.phrase_weight = np.float32(meta.lexical.phrase_weight)
+        spec = meta.embedding
         self.vectors = VectorIndex(bundle.arrays, spec) if spec else None
         self.embedder = embedder
-        self.fusion = Fusion.from_spec(spec and spec.get("fusion"), fusion)
-        floor = similarity_floor
-        if floor is None:
-            floor = (spec or {}).get("similarity_floor")
-        self.floor = float(floor if floor is not None else 0.0)
-        self.collapse_similarity = float((spec or {}).get("collapse_similarity", 0.0))
-        self.collapse_keys = [k for k, v in self.taxonomy.items() if v.get("vector_collapse")]
-
-    def _code(self, key: str, value: str) -> int:
-        return self.taxonomy[key]["values"].index(value) + 1
+        self.fusion = spec.fusion.with_weights(options.fusion) if spec else None
+        floor = options.similarity_floor
+        self.floor = floor if floor is not None else (spec.similarity_floor if spec else 0.0)
+        self.collapse_similarity = spec.collapse_similarity if spec else 0.0
+        self.collapse_keys = [k for k, v in self.taxonomy.items() if v.vector_collapse]
 
     def _column(self, key: str) -> np.ndarray:
         return self.facets[:, self.keys.index(key)]
 
     def mask(self, filters: dict[str, str]) -> np.ndarray:
+        """Rows matching every filter. A filtered key's `auto_include` keeps rows with those
+        values of another key visible too, unless that key is filtered as well (bundle-spec.md,
+        *Facets*): filtering `language` still shows `scope = global-guide` pages."""
         mask = np.ones(self.bundle.n_chunks, dtype=bool)
-        lang, scope, guide = AUTO_INCLUDE
         for key, value in filters.items():
-            selected = self._column(key) == self._code(key, value)
-            if (
-                key == lang
-                and scope not in filters
-                and scope in self.taxonomy
-                and guide in self.taxonomy[scope]["values"]
-            ):
-                selected |= self._column(scope) == self._code(scope, guide)
+            entry = self.taxonomy[key]
+            selected = self._column(key) == entry.code(value)
+            for other, values in entry.auto_include.items():
+                if other not in filters:
+                    codes = [self.taxonomy[other].code(v) for v in values]
+                    selected |= np.isin(self._column(other), codes)
             mask &= selected
         return mask
 
@@ -128,7 +103,7 @@ class Searcher:
         return np.asarray(vector, dtype=np.float32), None
 
     def search(self, query: str, filters: dict[str, str], offset: int, limit: int) -> Page:
-        terms, bigrams = query_terms(query, self.bundle.analyzer)
+        terms, bigrams = query_terms(query, self.bundle.metadata.analyzer)
         n = self.bundle.n_chunks
         lexical = score(self.lexicon, n, terms)
         proximity = score(self.lexicon, n, bigrams)
@@ -136,11 +111,11 @@ class Searcher:
         qvec, degraded = self.embed_query(query)
         end = offset + limit
         if qvec is None:
-            scores = lexical + proximity * np.float32(self.phrase_weight)
+            scores = lexical + proximity * self.phrase_weight
             matched = scores > 0
             keep = matched & mask
             total = int(keep.sum())
-            ranked, ranked_scores = _rank(scores, keep, end)
+            ranked, ranked_scores = rank(scores, keep, end)
             also_in: list[dict[str, list[str]]] = [{} for _ in ranked]
         else:
             ranked, ranked_scores = self._fuse(lexical, proximity, qvec, mask)
@@ -164,18 +139,18 @@ class Searcher:
         self, lexical: np.ndarray, proximity: np.ndarray, qvec: np.ndarray, mask: np.ndarray
     ) -> tuple[np.ndarray, np.ndarray]:
         f = self.fusion
-        assert self.vectors is not None
-        vec_rows, _ = self.vectors.search(qvec, mask, self.floor, f.depth)
+        assert self.vectors is not None and f is not None
+        vec_rows, _ = self.vectors.search(qvec, mask, self.floor, FUSION_DEPTH)
         # The full-text list is the full-text-only ranking itself (terms + weighted bigrams),
         # so score margins of exact identifier matches survive the fusion.
-        full = lexical + proximity * np.float32(self.phrase_weight)
-        lex_rows, _ = _rank(full, (full > 0) & mask, f.depth)
-        prox_rows, _ = _rank(proximity, (proximity > 0) & mask, f.depth)
+        full = lexical + proximity * self.phrase_weight
+        lex_rows, _ = rank(full, (full > 0) & mask, FUSION_DEPTH)
+        prox_rows, _ = rank(proximity, (proximity > 0) & mask, FUSION_DEPTH)
         fused = np.zeros(self.bundle.n_chunks, dtype=np.float64)
         for weight, rows in ((f.lexical, lex_rows), (f.proximity, prox_rows), (f.vector, vec_rows)):
             if weight and len(rows):
                 fused[rows] += weight / (f.k + np.arange(1, len(rows) + 1))
-        return _rank(fused, fused > 0, None)
+        return rank(fused, fused > 0, None)
 
     def _collapse(
         self, rows: np.ndarray, scores: np.ndarray, filters: dict[str, str]
@@ -214,7 +189,7 @@ class Searcher:
             for key, col in zip(keys, key_cols, strict=True):
                 code = int(facets[pos, col])
                 if code and code != facets[lead, col]:
-                    value = self.taxonomy[key]["values"][code - 1]
+                    value = self.taxonomy[key].values[code - 1]
                     also.setdefault(lead, {}).setdefault(key, set()).add(value)
         also_in = [
             {k: sorted(v) for k, v in sorted(also.get(int(p), {}).items())} for p in kept.tolist()
@@ -228,24 +203,11 @@ class Searcher:
             others = {k: v for k, v in filters.items() if k != key}
             rows = matched & self.mask(others)
             codes = np.unique(self._column(key)[rows])
-            values = self.taxonomy[key]["values"]
+            values = self.taxonomy[key].values
             found = sorted(values[c - 1] for c in codes if c > 0 and values[c - 1] != filters[key])
             if found:
                 out[key] = found
         return out
-
-
-def _rank(scores: np.ndarray, keep: np.ndarray, depth: int | None) -> tuple[np.ndarray, np.ndarray]:
-    """Rows where `keep`, highest score first, equal scores in row order; at most `depth`."""
-    rows = np.flatnonzero(keep)
-    if depth is not None and len(rows) > depth:
-        # Keep everything scoring at least the depth-th best, ties included, so the row-order
-        # tie-break below decides which equal-scored rows stay.
-        threshold = -np.partition(-scores[rows], depth - 1)[depth - 1]
-        rows = rows[scores[rows] >= threshold]
-    order = np.lexsort((rows, -scores[rows]))
-    rows = rows[order][:depth]
-    return rows, scores[rows]
 
 
 _WORD = re.compile(r"\w+", re.UNICODE)

@@ -30,10 +30,18 @@ from pathlib import Path
 import numpy as np
 
 from .embedding import EmbeddingError
+from .format import Embedding, StaticOptions, TokenizerOptions
+from .format.providers import (
+    STATIC_ENCODINGS,
+    STATIC_ROW_DTYPES,
+    STATIC_SCALE_DTYPE,
+    STATIC_TABLE_FILE,
+    STATIC_VOCAB_FILE,
+)
 
-VOCAB_FILE = "static_vocab.txt"
-TABLE_FILE = "static_table.bin"
-ENCODINGS = ("f16", "i8")
+VOCAB_FILE = STATIC_VOCAB_FILE
+TABLE_FILE = STATIC_TABLE_FILE
+ENCODINGS = STATIC_ENCODINGS
 MAX_WORD_CHARS = 100  # the `tokenizers` WordPiece default: longer words become [UNK]
 WORD_CACHE = 1 << 16  # distinct words kept tokenised; queries and docs repeat words a lot
 
@@ -58,34 +66,6 @@ class StaticModelError(EmbeddingError):
     """The table files are missing, inconsistent or of an unknown encoding.
 
     An EmbeddingError, so a bundle with a broken table degrades to full-text search."""
-
-
-@dataclass(frozen=True)
-class TokenizerOptions:
-    lowercase: bool = True
-    strip_accents: bool = True
-    cjk_chars: bool = True  # pad CJK ideographs with spaces (BERT's tokenize_chinese_chars)
-    unk_token: str = "[UNK]"
-    continuation_prefix: str = "##"
-
-    def to_json(self) -> dict:
-        return {
-            "lowercase": self.lowercase,
-            "strip_accents": self.strip_accents,
-            "cjk_chars": self.cjk_chars,
-            "unk_token": self.unk_token,
-            "continuation_prefix": self.continuation_prefix,
-        }
-
-    @classmethod
-    def from_json(cls, data: dict) -> TokenizerOptions:
-        return cls(
-            lowercase=bool(data.get("lowercase", True)),
-            strip_accents=bool(data.get("strip_accents", True)),
-            cjk_chars=bool(data.get("cjk_chars", True)),
-            unk_token=str(data.get("unk_token", "[UNK]")),
-            continuation_prefix=str(data.get("continuation_prefix", "##")),
-        )
 
 
 def _is_cjk(cp: int) -> bool:
@@ -208,10 +188,10 @@ class StaticTable:
 def table_bytes(rows: np.ndarray, scales: np.ndarray | None) -> bytes:
     """The `static_table.bin` content for float16 rows, or int8 rows plus float32 scales."""
     if scales is None:
-        return np.ascontiguousarray(rows, dtype="<f2").tobytes()
+        return np.ascontiguousarray(rows, dtype=STATIC_ROW_DTYPES["f16"]).tobytes()
     return (
-        np.ascontiguousarray(rows, dtype="|i1").tobytes()
-        + np.ascontiguousarray(scales, dtype="<f4").tobytes()
+        np.ascontiguousarray(rows, dtype=STATIC_ROW_DTYPES["i8"]).tobytes()
+        + np.ascontiguousarray(scales, dtype=STATIC_SCALE_DTYPE).tobytes()
     )
 
 
@@ -222,14 +202,14 @@ def parse_table(data: bytes | np.ndarray, n_vocab: int, dims: int, encoding: str
         expected = n_vocab * dims * 2
         if buf.size != expected:
             raise StaticModelError(f"{TABLE_FILE}: {buf.size} bytes, expected {expected}")
-        return StaticTable(buf.view("<f2").reshape(n_vocab, dims), None)
+        return StaticTable(buf.view(STATIC_ROW_DTYPES["f16"]).reshape(n_vocab, dims), None)
     if encoding == "i8":
         body = n_vocab * dims
         expected = body + n_vocab * 4
         if buf.size != expected:
             raise StaticModelError(f"{TABLE_FILE}: {buf.size} bytes, expected {expected}")
-        rows = buf[:body].view("|i1").reshape(n_vocab, dims)
-        return StaticTable(rows, buf[body:].view("<f4"))
+        rows = buf[:body].view(STATIC_ROW_DTYPES["i8"]).reshape(n_vocab, dims)
+        return StaticTable(rows, buf[body:].view(STATIC_SCALE_DTYPE))
     raise StaticModelError(f"unknown static table encoding {encoding!r}; known: {ENCODINGS}")
 
 
@@ -258,25 +238,16 @@ class StaticModel:
         self._skip[special] = True
 
     @classmethod
-    def load(cls, folder: Path, spec: dict) -> StaticModel:
-        """Load from a folder holding the two files; `spec` as written by the builder."""
-        names = spec.get("files") or {}
-        vocab_name = str(names.get("vocab", VOCAB_FILE))
-        table_name = str(names.get("table", TABLE_FILE))
-        for name in (vocab_name, table_name):
-            # File names come from metadata.json: never let them point outside the bundle.
-            if name != Path(name).name or name in ("", ".", ".."):
-                raise StaticModelError(f"static table file name {name!r} is not a plain file name")
+    def load(cls, folder: Path, options: StaticOptions, dimensions: int) -> StaticModel:
+        """Load from a folder holding the two files named in the bundle's options."""
         try:
-            dims = int(spec["dimensions"])
-            vocab = read_vocab((Path(folder) / vocab_name).read_bytes())
+            vocab = read_vocab((Path(folder) / options.vocab_file).read_bytes())
             # memmap: the table stays in the page cache, shared between runtime replicas.
-            raw = np.memmap(Path(folder) / table_name, dtype=np.uint8, mode="r")
-        except (OSError, ValueError, KeyError, TypeError) as exc:
+            raw = np.memmap(Path(folder) / options.table_file, dtype=np.uint8, mode="r")
+        except (OSError, ValueError) as exc:
             raise StaticModelError(f"cannot read static table: {exc!r}") from exc
-        table = parse_table(raw, len(vocab), dims, str(spec.get("encoding", "f16")))
-        options = TokenizerOptions.from_json(spec.get("tokenizer", {}))
-        return cls(vocab, table, options)
+        table = parse_table(raw, len(vocab), dimensions, options.encoding)
+        return cls(vocab, table, options.tokenizer)
 
     def token_ids(self, text: str) -> np.ndarray:
         ids = np.fromiter(self.tokenizer.encode(text), dtype=np.int64)
@@ -299,3 +270,9 @@ class StaticModel:
         for i, text in enumerate(texts):
             out[i] = self.embed(text)
         return out
+
+
+def static_embedder(spec: Embedding, bundle_dir: Path) -> StaticModel:
+    """The query embedder of a bundle built with the `static` provider."""
+    assert isinstance(spec.options, StaticOptions)
+    return StaticModel.load(bundle_dir, spec.options, spec.dimensions)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-import sys
+import logging
 from typing import Any
 
 from . import __version__
@@ -12,6 +12,8 @@ from .cursor import CursorError, cursor_secret, decode_cursor, encode_cursor
 from .embedding import EmbeddingError, query_embedder
 from .errors import INVALID_PARAMS, ProtocolError
 from .search import Searcher, SearchOptions, snippet, snippet_pattern
+
+log = logging.getLogger(__name__)
 
 MAX_LIMIT = 50
 DEFAULT_LIMIT = 10
@@ -24,26 +26,6 @@ ANNOTATIONS = {
     "idempotentHint": True,
     "openWorldHint": False,
 }
-
-
-def default_tool_descriptions(corpus_description: str) -> dict[str, dict[str, str]]:
-    return {
-        "search_docs": {
-            "description": (
-                f"Search {corpus_description}: the authoritative reference for this documentation "
-                "set, with API docs, code examples and guides. Use exact identifiers (method, "
-                "class, error names) or describe the task in a few words; apply the filters to "
-                "narrow results. Returns ranked sections; read one in full with get_doc."
-            )
-        },
-        "get_doc": {
-            "description": (
-                "Retrieve the full markdown of a documentation section by its chunk_id (as "
-                "returned by search_docs). Sections are self-contained: leave context at 0 on "
-                "the first read; use context 1-3 only when the section refers to adjacent ones."
-            )
-        },
-    }
 
 
 _HIT_SCHEMA = {
@@ -116,9 +98,8 @@ class DocsApp:
     server_version = __version__
 
     def __init__(self, bundle: Bundle, options: SearchOptions | None = None) -> None:
-        options = options or SearchOptions()
         self.bundle = bundle
-        spec = bundle.metadata.get("embedding")
+        spec = bundle.metadata.embedding
         embedder = None
         self._degraded_warned = False
         if spec:
@@ -126,16 +107,16 @@ class DocsApp:
                 embedder = query_embedder(spec, bundle.path)
             except EmbeddingError as exc:
                 self._warn_degraded(str(exc))
-        self.searcher = Searcher(bundle, embedder, dict(options.fusion), options.similarity_floor)
-        self.taxonomy: dict[str, dict] = bundle.metadata["taxonomy"]
-        self.instructions: str | None = bundle.metadata.get("instructions")
+        self.searcher = Searcher(bundle, embedder, options or SearchOptions())
+        self.taxonomy = bundle.metadata.taxonomy
+        self.instructions: str | None = bundle.metadata.instructions
         self._secret = cursor_secret(bundle.bundle_id)
         self._tools = self._build_tools()
 
     # -- tool definitions -----------------------------------------------------------------
 
     def _build_tools(self) -> list[dict]:
-        descriptions = self.bundle.metadata["tools"]
+        descriptions = self.bundle.metadata.tools.descriptions
         properties: dict[str, Any] = {
             "query": {
                 "type": "string",
@@ -166,13 +147,13 @@ class DocsApp:
                 continue
             properties[key] = {
                 "type": "string",
-                "description": info["description"],
-                "enum": list(info["values"]),
+                "description": info.description,
+                "enum": list(info.values),
             }
         search = {
             "name": "search_docs",
             "title": "Search documentation",
-            "description": descriptions["search_docs"]["description"],
+            "description": descriptions["search_docs"],
             "inputSchema": {
                 "type": "object",
                 "properties": properties,
@@ -185,7 +166,7 @@ class DocsApp:
         get_doc = {
             "name": "get_doc",
             "title": "Read a documentation section",
-            "description": descriptions["get_doc"]["description"],
+            "description": descriptions["get_doc"],
             "inputSchema": {
                 "type": "object",
                 "properties": {
@@ -218,11 +199,7 @@ class DocsApp:
     def _warn_degraded(self, reason: str) -> None:
         if not self._degraded_warned:
             self._degraded_warned = True
-            print(
-                f"docsmcp-runtime: warning: vector search unavailable ({reason}); "
-                "searching full-text only",
-                file=sys.stderr,
-            )
+            log.warning("vector search unavailable (%s); searching full-text only", reason)
 
     def list_tools(self) -> list[dict]:
         return self._tools
@@ -260,7 +237,7 @@ class DocsApp:
             if key not in args or args[key] is None:
                 continue
             value = args[key]
-            values = self.taxonomy[key]["values"]
+            values = self.taxonomy[key].values
             if not isinstance(value, str) or value not in values:
                 raise ToolInputError(
                     f"Invalid taxonomy value for '{key}': {json.dumps(value)}. "

@@ -6,6 +6,9 @@ import threading
 
 import numpy as np
 
+from .format import Embedding
+from .selection import topk
+
 
 def _matvec(matrix: np.ndarray, query: np.ndarray) -> np.ndarray:
     # einsum's own loop, not BLAS: multi-threaded OpenBLAS gemv measured 7.9 ms against 0.8 ms
@@ -14,21 +17,16 @@ def _matvec(matrix: np.ndarray, query: np.ndarray) -> np.ndarray:
 
 
 class VectorIndex:
-    def __init__(self, arrays: dict[str, np.ndarray], spec: dict) -> None:
+    def __init__(self, arrays: dict[str, np.ndarray], spec: Embedding) -> None:
         self.vectors = arrays["vectors"]
-        index = spec.get("index") or {"type": "exact"}
-        self.ivf = index["type"] == "ivf"
-        self.probe = int(index.get("probe", 0))
+        self.ivf = spec.index.ivf
+        self.probe = spec.index.probe
         self.rows = arrays.get("vector_rows")  # chunk row of each vector row (IVF order)
         self.centroids = arrays.get("ivf_centroids")
         self.offsets = arrays.get("ivf_offsets")
         self._dense: np.ndarray | None = None
         self._inverse: np.ndarray | None = None
         self._lock = threading.Lock()
-
-    @property
-    def dimensions(self) -> int:
-        return int(self.vectors.shape[1])
 
     def _matrix(self) -> np.ndarray:
         # float16 has no BLAS path: one float32 copy, made on first use, keeps queries fast.
@@ -49,12 +47,7 @@ class VectorIndex:
             all_sims = _matvec(self._matrix(), query)
             rows = np.flatnonzero((all_sims >= floor) & mask)
             sims = all_sims[rows]
-        if len(rows) > top:
-            threshold = -np.partition(-sims, top - 1)[top - 1]
-            keep = sims >= threshold
-            rows, sims = rows[keep], sims[keep]
-        order = np.lexsort((rows, -sims))[:top]
-        return rows[order], sims[order]
+        return topk(rows, sims, top)
 
     def _ivf(self, query: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         assert self.centroids is not None and self.offsets is not None and self.rows is not None

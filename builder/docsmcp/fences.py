@@ -1,0 +1,40 @@
+"""Which lines of markdown are inside fenced code blocks: one tracker for every pre-parse pass
+(MDX import stripping, admonitions, inline chunking hints, eval heading judging).
+
+CommonMark rules, with one widening: a fence may be indented any amount, because fences nested
+in list items are indented further and what is inside them is code all the same.
+- an opening fence is 3+ backticks or 3+ tildes; a backtick fence's info string cannot contain
+  a backtick, so a one-line ```js``` span opens nothing;
+- the block closes at a fence of the same character, at least as long, with nothing after it
+  but spaces (an unclosed block runs to the end of the text).
+"""
+
+from __future__ import annotations
+
+import re
+
+_FENCE = re.compile(r"^[ \t]*(`{3,}|~{3,})(.*)$")
+
+
+def fenced_lines(lines: list[str]) -> list[bool]:
+    """For each line, whether it belongs to a fenced code block (fence lines included)."""
+    flags: list[bool] = []
+    fence: str | None = None  # the opening fence while inside a block
+    for line in lines:
+        m = _FENCE.match(line)
+        if fence is None:
+            opens = m is not None and not (m.group(1)[0] == "`" and "`" in m.group(2))
+            if opens:
+                assert m is not None
+                fence = m.group(1)
+            flags.append(opens)
+            continue
+        flags.append(True)
+        if (
+            m is not None
+            and m.group(1)[0] == fence[0]
+            and len(m.group(1)) >= len(fence)
+            and not m.group(2).strip()
+        ):
+            fence = None
+    return flags

@@ -1,0 +1,55 @@
+"""The Streamable HTTP transport (`docsmcp-runtime --transport http`, extra `[http]`).
+
+- `app`: the stateless ASGI application, `POST /mcp` and `/healthz`, and the uvicorn runner;
+- `security`: Host/Origin checks (DNS-rebinding protection), bearer auth and CORS;
+- `watch`: the served bundle and `--watch` (serving a new bundle when its path is replaced);
+- `settings`: defaults, `DOCSMCP_*` environment variables and `HttpSettings`.
+
+`create_app()` builds the app from environment variables for any ASGI server:
+`DOCSMCP_BUNDLE=./idx uvicorn --factory docsmcp_runtime.http:create_app`. The package imports
+only its settings eagerly, so `docsmcp-runtime --help` and the stdio transport stay quick.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from .settings import (
+    DEFAULT_HOST,
+    DEFAULT_MAX_BODY_BYTES,
+    DEFAULT_PORT,
+    DEFAULT_SHUTDOWN_TIMEOUT,
+    DEFAULT_THREADS,
+    DEFAULT_WATCH_INTERVAL,
+    ENV_AUTH_TOKEN,
+    HEALTH_PATH,
+    MCP_PATH,
+    HttpSettings,
+    is_loopback,
+)
+
+if TYPE_CHECKING:
+    from .app import McpHttpApp
+
+
+def create_app() -> McpHttpApp:
+    """ASGI app factory for `uvicorn --factory docsmcp_runtime.http:create_app` and friends."""
+    from .app import create_app as create
+
+    return create()
+
+
+__all__ = [
+    "DEFAULT_HOST",
+    "DEFAULT_MAX_BODY_BYTES",
+    "DEFAULT_PORT",
+    "DEFAULT_SHUTDOWN_TIMEOUT",
+    "DEFAULT_THREADS",
+    "DEFAULT_WATCH_INTERVAL",
+    "ENV_AUTH_TOKEN",
+    "HEALTH_PATH",
+    "MCP_PATH",
+    "HttpSettings",
+    "create_app",
+    "is_loopback",
+]

@@ -1,0 +1,555 @@
+"""MCP Streamable HTTP transport: a dependency-free ASGI application, stateless by design.
+
+`POST /mcp` takes one JSON-RPC message and answers `application/json` (requests) or
+`202 Accepted` with no body (notifications and responses). Nothing is kept between requests:
+no `Mcp-Session-Id` is ever issued, the legacy `initialize` is answered without creating state
+and every request gets a fresh `Session`, so any replica can answer any request.
+
+Both protocol eras are served; `protocol.classify` decides which one a message belongs to, for
+this transport and for stdio alike:
+
+* 2026-07-28 ("modern"): requests carry their version in `params._meta`. The
+  `MCP-Protocol-Version`, `Mcp-Method` and (for `tools/call`) `Mcp-Name` headers are required
+  and must match the body, else 400 with JSON-RPC error -32020 (HeaderMismatch). JSON-RPC
+  errors map to HTTP statuses as the spec and the official SDK do: -32601 → 404,
+  -32700/-32600/-32602/-32020/-32022 → 400, -32603 → 500.
+* 2025-11-25 and older ("legacy"): `MCP-Protocol-Version` is optional (absent means
+  2025-03-26); an unknown value → 400 with -32022. JSON-RPC errors are answered 200 (as
+  legacy servers do), except malformed messages (400) and internal errors (500).
+
+Transport-level rejections: 404 unknown path, 405 `GET`/`DELETE`/... on /mcp (`Allow: POST`),
+406 an `Accept` header without `application/json`, 415 a body that is not `application/json`,
+413 a body over the limit, 400 (-32700) malformed JSON, 401 a missing or wrong bearer token,
+403 a disallowed `Origin` or `Host` (security.py). Their bodies are JSON-RPC errors without an
+id, so MCP clients show the reason; only the unknown-path 404 is plain text, because a JSON-RPC
+body on a 404 tells clients "a modern server that lacks this method" rather than "wrong URL".
+
+Searches are CPU work: each request is parsed and answered on a bounded thread pool so the
+event loop keeps accepting and concurrent requests run in parallel (numpy releases the GIL for
+the heavy parts; the bundle's shared text cache is lock-protected).
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import logging
+import os
+import signal
+import socket
+import time
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from .. import __version__, logs
+from ..errors import (
+    HEADER_MISMATCH,
+    INTERNAL_ERROR,
+    INVALID_PARAMS,
+    INVALID_REQUEST,
+    PARSE_ERROR,
+    BundleError,
+)
+from ..protocol import (
+    LEGACY_VERSIONS,
+    META_PROTOCOL_VERSION,
+    MODERN_VERSIONS,
+    Message,
+    Session,
+    classify,
+    parse,
+)
+from .replies import (
+    LEGACY_STATUS,
+    MODERN_STATUS,
+    Headers,
+    Reply,
+    first,
+    plain,
+    rpc_error,
+    rpc_reply,
+    unsupported_version,
+)
+from .security import TransportSecurity
+from .settings import (
+    HEALTH_PATH,
+    MCP_PATH,
+    SERVER_HEADER,
+    HttpSettings,
+    settings_from_env,
+)
+from .watch import BundleWatcher, Served, load, signature
+
+KNOWN_VERSIONS = frozenset(LEGACY_VERSIONS) | frozenset(MODERN_VERSIONS)
+ROUTING_HEADERS = ("mcp-protocol-version", "mcp-method", "mcp-name")
+
+
+# ---------------------------------------------------------------------------------------------
+# POST /mcp: one JSON-RPC message (runs on the thread pool)
+# ---------------------------------------------------------------------------------------------
+
+
+def _decode_header_value(value: str) -> str | None:
+    """Undo the `=?base64?...?=` sentinel encoding of Mcp-Name; None if it is malformed."""
+    if value.startswith("=?base64?") and value.endswith("?=") and len(value) >= 11:
+        try:
+            return base64.b64decode(value[9:-2], validate=True).decode("utf-8")
+        except (binascii.Error, UnicodeDecodeError):
+            return None
+    return value
+
+
+def _routing_mismatch(headers: Headers, method: str, params: dict, required: bool) -> str | None:
+    """Why Mcp-Method / Mcp-Name disagree with the body, or None. Absent is fine unless required."""
+    sent_method = headers.get("mcp-method", [None])[0]
+    if sent_method is None:
+        if required:
+            return "Header mismatch: required header Mcp-Method is missing"
+    elif sent_method != method:
+        return (
+            f"Header mismatch: Mcp-Method header value {sent_method!r} does not match "
+            f"body value {method!r}"
+        )
+    name = params.get("name")
+    if method == "tools/call" and isinstance(name, str):
+        sent_name = headers.get("mcp-name", [None])[0]
+        if sent_name is None:
+            if required:
+                return "Header mismatch: required header Mcp-Name is missing"
+        elif _decode_header_value(sent_name) != name:
+            return (
+                f"Header mismatch: Mcp-Name header value {sent_name!r} does not match "
+                f"body value {name!r}"
+            )
+    return None
+
+
+def answer_post(served: Served, body: bytes, headers: Headers) -> Reply:
+    """Answer the body of one `POST /mcp` (transport checks already passed)."""
+    try:
+        msg = parse(body)
+    except ValueError:
+        return rpc_error(400, PARSE_ERROR, "Parse error")
+    log: dict[str, Any] = {}
+    version_header = first(headers, "mcp-protocol-version")
+    session = Session()  # fresh per request: nothing outlives it
+    if version_header in LEGACY_VERSIONS:
+        session.protocol_version = version_header  # the version the client negotiated
+    message = classify(msg, session)
+    log["rpc_method"] = message.method
+    if message.method == "tools/call" and isinstance(message.params.get("name"), str):
+        log["tool"] = message.params["name"]
+    if message.id is not None and len(str(message.id)) <= 100:
+        log["rpc_id"] = message.id  # lets a client's request be found in the logs
+    for name in ROUTING_HEADERS:
+        if len(headers.get(name, ())) > 1:
+            # First-copy and last-copy readers along the way would disagree.
+            return rpc_error(
+                400,
+                HEADER_MISMATCH,
+                f"Header mismatch: {name} header appears more than once",
+                message.id,
+            )
+    if version_header is not None:
+        log["protocol_version"] = version_header
+    dispatcher = served.dispatcher
+    if message.kind in ("notification", "response"):
+        # Accept, answer nothing.
+        if version_header is not None and version_header not in KNOWN_VERSIONS:
+            return unsupported_version(None, version_header, log)
+        return Reply(202, log=log)
+    if message.kind == "invalid":
+        return rpc_reply(400, dispatcher.respond(message, session) or {}, log)
+    problem = _transport_problem(message, headers, version_header)
+    if problem is not None:
+        code, text = problem
+        if code == UNSUPPORTED:
+            assert version_header is not None
+            return unsupported_version(message.id, version_header, log)
+        return rpc_error(400, code, text, message.id, log=log)
+    if message.modern:
+        log["protocol_version"] = message.version
+    response = dispatcher.respond(message, session)
+    if response is None:  # cannot happen for a request; be safe anyway
+        return Reply(202, log=log)
+    error = response.get("error")
+    status = 200
+    if isinstance(error, dict):
+        status = (MODERN_STATUS if message.modern else LEGACY_STATUS).get(error.get("code"), 200)
+    return rpc_reply(status, response, log)
+
+
+UNSUPPORTED = -1  # _transport_problem: the version header names no revision we speak
+
+
+def _transport_problem(
+    message: Message, headers: Headers, version_header: str | None
+) -> tuple[int, str] | None:
+    """What the HTTP headers of a request get wrong, given what its body says."""
+    if message.error is not None:
+        return None  # the body's own problem is the answer
+    assert message.method is not None
+    if message.modern:
+        # Header checks come before the body's version is used, as in the spec's validation
+        # ladder: a client that disagrees with itself is told so.
+        if version_header is None:
+            return (
+                HEADER_MISMATCH,
+                "Header mismatch: required header MCP-Protocol-Version is missing",
+            )
+        if version_header != message.version:
+            return HEADER_MISMATCH, (
+                f"Header mismatch: MCP-Protocol-Version header value {version_header!r} does not "
+                f"match body value {message.version!r}"
+            )
+        problem = _routing_mismatch(headers, message.method, message.params, required=True)
+        return (HEADER_MISMATCH, problem) if problem else None
+    # A handshake-era request: the header is optional, but when the body stamps a version too,
+    # the two must agree.
+    meta = message.params.get("_meta")
+    stamped = meta.get(META_PROTOCOL_VERSION) if isinstance(meta, dict) else None
+    if stamped is not None and version_header is not None and stamped != version_header:
+        return HEADER_MISMATCH, (
+            f"Header mismatch: MCP-Protocol-Version header value {version_header!r} does not "
+            f"match body value {stamped!r}"
+        )
+    if version_header in MODERN_VERSIONS:
+        # A 2026-07-28 request whose body lacks the required _meta envelope: invalid params
+        # (SEP-2575), the answer protocol.classify gives on stdio too.
+        return INVALID_PARAMS, (
+            f"Invalid params: params._meta is missing required key {META_PROTOCOL_VERSION} "
+            f"(sent with MCP-Protocol-Version {version_header!r})"
+        )
+    if message.method != "initialize" and version_header not in (None, *KNOWN_VERSIONS):
+        return UNSUPPORTED, ""
+    problem = _routing_mismatch(headers, message.method, message.params, required=False)
+    return (HEADER_MISMATCH, problem) if problem else None
+
+
+# ---------------------------------------------------------------------------------------------
+# The ASGI application
+# ---------------------------------------------------------------------------------------------
+
+Scope = dict[str, Any]
+Receive = Callable[[], Awaitable[dict[str, Any]]]
+Send = Callable[[dict[str, Any]], Awaitable[None]]
+
+
+class _BodyTooLarge(Exception):
+    pass
+
+
+class _Disconnected(Exception):
+    pass
+
+
+def _header_map(scope: Scope) -> dict[str, list[str]]:
+    out: dict[str, list[str]] = {}
+    for raw_name, raw_value in scope.get("headers", ()):
+        out.setdefault(raw_name.decode("latin-1").lower(), []).append(raw_value.decode("latin-1"))
+    return out
+
+
+def _media_type(value: str) -> tuple[str, dict[str, str]]:
+    kind, *params = value.split(";")
+    parsed = {}
+    for p in params:
+        key, _, val = p.partition("=")
+        parsed[key.strip().lower()] = val.strip().strip('"').lower()
+    return kind.strip().lower(), parsed
+
+
+def _accepts_json(accept: str | None) -> bool:
+    if accept is None or not accept.strip():
+        return True  # no preference stated
+    for item in accept.split(","):
+        kind, params = _media_type(item)
+        if kind in ("application/json", "application/*", "*/*") and params.get("q") not in (
+            "0",
+            "0.0",
+            "0.00",
+            "0.000",
+        ):
+            return True
+    return False
+
+
+class McpHttpApp:
+    """The ASGI application. Holds the served bundle, the thread pool and the optional watcher."""
+
+    def __init__(self, settings: HttpSettings) -> None:
+        self.settings = settings
+        self.security = TransportSecurity(settings)
+        seen = signature(settings.bundle) if settings.watch else None
+        # With --watch, open the resolved directory: PATH may be swapped while we read it.
+        self._served = load(
+            seen.real if seen else settings.bundle, settings.verify, settings.search
+        )
+        # Imported here, not at module level, so `docsmcp-runtime --help` and the stdio
+        # transport (which import this module for its defaults) stay quick to start.
+        from concurrent.futures import ThreadPoolExecutor
+
+        self._executor = ThreadPoolExecutor(
+            max_workers=settings.threads, thread_name_prefix="docsmcp-http"
+        )
+        self._watcher = (
+            BundleWatcher(settings, seen, lambda: self._served, self._install)
+            if settings.watch
+            else None
+        )
+
+    @property
+    def bundle_id(self) -> str:
+        return self._served.bundle_id
+
+    def _install(self, served: Served) -> None:
+        self._served = served  # one reference assignment: atomic for concurrent readers
+
+    def start(self) -> None:
+        """Start background work (the watcher); idempotent, also triggered by the first request."""
+        if self._watcher is not None:
+            self._watcher.start()
+
+    def close(self) -> None:
+        if self._watcher is not None:
+            self._watcher.stop()
+        self._executor.shutdown(wait=False, cancel_futures=True)
+
+    # -- ASGI entry point ---------------------------------------------------------------------
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        kind = scope.get("type")
+        if kind == "lifespan":
+            await self._lifespan(receive, send)
+            return
+        if kind != "http":  # websockets: not part of MCP
+            await receive()
+            await send({"type": "websocket.close", "code": 1003})
+            return
+        self.start()
+        started = time.perf_counter()
+        served = self._served  # the whole request is answered from one bundle
+        headers = _header_map(scope)
+        try:
+            reply = await self._route(scope, receive, headers, served)
+        except _Disconnected:
+            logs.event(
+                logging.DEBUG,
+                "client_disconnected",
+                method=scope.get("method"),
+                path=scope.get("path"),
+            )
+            return
+        except Exception as exc:  # a bug must cost one request, never the server
+            logs.event(
+                logging.ERROR,
+                "internal_error",
+                error=f"{type(exc).__name__}: {exc}",
+                path=scope.get("path"),
+            )
+            reply = rpc_error(500, INTERNAL_ERROR, "Internal error")
+        await self._send(scope, send, headers, reply, served)
+        client = scope.get("client")
+        logs.event(
+            logging.ERROR if reply.status >= 500 else logging.INFO,
+            "request",
+            method=scope.get("method"),
+            path=scope.get("path"),
+            status=reply.status,
+            duration_ms=round((time.perf_counter() - started) * 1000, 2),
+            client=client[0] if client else None,
+            bundle_id=served.bundle_id,
+            bytes_out=len(reply.body),
+            **reply.log,
+        )
+
+    async def _lifespan(self, receive: Receive, send: Send) -> None:
+        while True:
+            message = await receive()
+            if message["type"] == "lifespan.startup":
+                self.start()
+                await send({"type": "lifespan.startup.complete"})
+            elif message["type"] == "lifespan.shutdown":
+                self.close()
+                await send({"type": "lifespan.shutdown.complete"})
+                return
+
+    async def _send(
+        self, scope: Scope, send: Send, headers: Headers, reply: Reply, served: Served
+    ) -> None:
+        out = [
+            (b"server", SERVER_HEADER.encode()),
+            (b"x-docsmcp-bundle", served.bundle_id.encode()),
+            (b"cache-control", b"no-store"),
+        ]
+        if reply.content_type:
+            out.append((b"content-type", reply.content_type.encode()))
+        if reply.status not in (204, 304):
+            out.append((b"content-length", str(len(reply.body)).encode()))
+        out.extend((k.lower().encode(), v.encode("latin-1")) for k, v in reply.headers)
+        out.extend(self.security.cors_headers(first(headers, "origin")))
+        await send({"type": "http.response.start", "status": reply.status, "headers": out})
+        body = b"" if scope.get("method") == "HEAD" else reply.body
+        await send({"type": "http.response.body", "body": body})
+
+    # -- routing and transport checks ---------------------------------------------------------
+
+    async def _route(
+        self, scope: Scope, receive: Receive, headers: Headers, served: Served
+    ) -> Reply:
+        path = scope.get("path", "")
+        method = scope.get("method", "")
+        forbidden = self.security.check_host(headers) or self.security.check_origin(headers)
+        if forbidden is not None:
+            return forbidden
+        if path == HEALTH_PATH:
+            if method in ("GET", "HEAD"):
+                return Reply(200, served.health, "application/json")
+            return plain(405, "Method Not Allowed\n", (("Allow", "GET, HEAD"),))
+        if path != MCP_PATH:
+            return plain(404, f"Not Found: the MCP endpoint is {MCP_PATH}\n")
+        if method == "OPTIONS":
+            return self.security.preflight(headers)
+        unauthorized = self.security.check_auth(headers)
+        if unauthorized is not None:
+            return unauthorized
+        if method != "POST":
+            # 2026-07-28 removed the GET stream and sessions (so DELETE); 2025-11-25 allows a
+            # server without them to say 405.
+            return rpc_error(
+                405,
+                INVALID_REQUEST,
+                f"Method Not Allowed: {method} is not supported; send JSON-RPC messages with POST",
+                headers=(("Allow", self.security.allowed_methods()),),
+            )
+        if not _accepts_json(first(headers, "accept")):
+            return rpc_error(
+                406, INVALID_REQUEST, "Not Acceptable: the client must accept application/json"
+            )
+        kind, params = _media_type(first(headers, "content-type") or "")
+        if kind != "application/json" or params.get("charset", "utf-8") not in ("utf-8", "utf8"):
+            return rpc_error(
+                415,
+                INVALID_REQUEST,
+                "Unsupported Media Type: the body must be application/json (UTF-8)",
+            )
+        limit = self.settings.max_body_bytes
+        length = first(headers, "content-length")
+        try:
+            if length is not None and int(length) > limit:
+                raise _BodyTooLarge
+            body = await self._read_body(receive, limit)
+        except _BodyTooLarge:
+            return rpc_error(
+                413,
+                INVALID_REQUEST,
+                f"Payload Too Large: the limit is {limit} bytes",
+                # The rest of the body is not read, so this connection cannot be reused.
+                headers=(("Connection", "close"),),
+            )
+        except ValueError:
+            return rpc_error(400, INVALID_REQUEST, "Invalid Content-Length")
+        import asyncio  # already loaded by any ASGI server; see __init__ for why it is here
+
+        loop = asyncio.get_running_loop()
+        reply = await loop.run_in_executor(self._executor, answer_post, served, body, headers)
+        reply.log["bytes_in"] = len(body)
+        return reply
+
+    async def _read_body(self, receive: Receive, limit: int) -> bytes:
+        chunks: list[bytes] = []
+        size = 0
+        while True:
+            message = await receive()
+            if message["type"] == "http.disconnect":
+                raise _Disconnected
+            chunk = message.get("body", b"")
+            size += len(chunk)
+            if size > limit:
+                raise _BodyTooLarge
+            chunks.append(chunk)
+            if not message.get("more_body", False):
+                return b"".join(chunks)
+
+
+# ---------------------------------------------------------------------------------------------
+# ASGI factory (environment) and the uvicorn runner (CLI)
+# ---------------------------------------------------------------------------------------------
+
+
+def create_app() -> McpHttpApp:
+    """ASGI app factory for `uvicorn --factory docsmcp_runtime.http:create_app` and friends."""
+    settings = settings_from_env()
+    try:
+        app = McpHttpApp(settings)
+    except BundleError as exc:
+        # SystemExit with a message: ASGI servers print it and stop, without a traceback.
+        raise SystemExit(f"docsmcp-runtime: error: {exc}") from None
+    logs.event(logging.INFO, "app_created", bundle=settings.bundle, bundle_id=app.bundle_id)
+    return app
+
+
+def bind(host: str, port: int) -> socket.socket:
+    """A listening socket, so the real port is known (and logged) before serving starts."""
+    info = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
+    family, kind, proto, _, address = info[0]
+    sock = socket.socket(family, kind, proto)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind(address)
+        # Listening now means clients that connect before uvicorn's loop runs wait in the
+        # backlog instead of being refused.
+        sock.listen(2048)
+    except OSError:
+        sock.close()
+        raise
+    return sock
+
+
+def serve(app: McpHttpApp, sock: socket.socket, shutdown_timeout: int) -> int:
+    """Run uvicorn on `sock` until SIGTERM/SIGINT; requests in flight finish first.
+
+    Logging must already be set up (`logs.configure`); uvicorn is told to leave it alone.
+    """
+    import uvicorn  # the `http` extra; the CLI checked it is installed
+
+    config = uvicorn.Config(
+        app,
+        log_config=None,  # keep logs.configure's JSON handlers for uvicorn's loggers too
+        access_log=False,  # our `request` events replace it
+        server_header=False,  # we send our own Server header
+        lifespan="on",
+        timeout_graceful_shutdown=shutdown_timeout,
+    )
+    server = uvicorn.Server(config)
+    host, port = sock.getsockname()[:2]
+    shown = f"[{host}]" if ":" in host else host
+    logs.event(
+        logging.INFO,
+        "listening",
+        host=host,
+        port=port,
+        url=f"http://{shown}:{port}{MCP_PATH}",
+        bundle_id=app.bundle_id,
+        pid=os.getpid(),
+        version=__version__,
+    )
+    # uvicorn re-raises the stopping signal once it has shut down gracefully; with the default
+    # handlers that would kill the process (SIGTERM) or raise KeyboardInterrupt (SIGINT). These
+    # handlers absorb it, so a graceful stop exits 0.
+    received: list[int] = []
+    stops = (signal.SIGTERM, signal.SIGINT)
+    previous = {sig: signal.signal(sig, lambda s, _f: received.append(s)) for sig in stops}
+    try:
+        server.run(sockets=[sock])
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+        sock.close()
+        app.close()
+    logs.event(
+        logging.INFO,
+        "stopped",
+        signal=signal.Signals(received[0]).name if received else None,
+    )
+    return 0 if server.started else 1

@@ -1,0 +1,138 @@
+"""Settings of the HTTP transport: defaults, environment variables, and `HttpSettings`."""
+
+from __future__ import annotations
+
+import ipaddress
+import os
+from dataclasses import dataclass
+
+from .. import __version__, logs
+from ..format import FusionWeights
+from ..search import SearchOptions, parse_cosine
+
+DEFAULT_HOST = "127.0.0.1"
+DEFAULT_PORT = 20310
+DEFAULT_MAX_BODY_BYTES = 1 << 20
+DEFAULT_THREADS = 8
+DEFAULT_WATCH_INTERVAL = 1.0
+DEFAULT_SHUTDOWN_TIMEOUT = 10
+MCP_PATH = "/mcp"
+HEALTH_PATH = "/healthz"
+
+ENV_BUNDLE = "DOCSMCP_BUNDLE"
+ENV_AUTH_TOKEN = "DOCSMCP_AUTH_TOKEN"
+ENV_ALLOW_ORIGINS = "DOCSMCP_ALLOW_ORIGINS"
+ENV_ALLOW_HOSTS = "DOCSMCP_ALLOW_HOSTS"
+ENV_CORS_ORIGINS = "DOCSMCP_CORS_ORIGINS"
+ENV_MAX_BODY_BYTES = "DOCSMCP_MAX_BODY_BYTES"
+ENV_THREADS = "DOCSMCP_THREADS"
+ENV_WATCH = "DOCSMCP_WATCH"
+ENV_NO_VERIFY = "DOCSMCP_NO_VERIFY"
+ENV_LOG_LEVEL = "DOCSMCP_LOG_LEVEL"
+ENV_FUSION_WEIGHTS = "DOCSMCP_FUSION_WEIGHTS"
+ENV_SIMILARITY_FLOOR = "DOCSMCP_SIMILARITY_FLOOR"
+
+
+SERVER_HEADER = f"docsmcp-runtime/{__version__}"
+
+
+@dataclass(frozen=True)
+class HttpSettings:
+    """Everything the ASGI app needs; the CLI and `create_app` fill it from flags or env."""
+
+    bundle: str
+    verify: bool = True
+    auth_token: str | None = None
+    allow_origins: tuple[str, ...] = ()
+    allow_hosts: tuple[str, ...] = ()
+    cors_origins: tuple[str, ...] = ()
+    # Bound to a loopback address: localhost origins are trusted and `Host` is checked.
+    loopback: bool = False
+    max_body_bytes: int = DEFAULT_MAX_BODY_BYTES
+    threads: int = DEFAULT_THREADS
+    watch: bool = False
+    watch_interval: float = DEFAULT_WATCH_INTERVAL
+    search: SearchOptions = SearchOptions()
+
+
+def is_loopback(host: str) -> bool:
+    """Whether a bind address only accepts connections from this machine."""
+    if host.lower() == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+def _env_list(name: str) -> tuple[str, ...]:
+    return tuple(v.strip() for v in os.environ.get(name, "").split(",") if v.strip())
+
+
+def _env_int(name: str, default: int, low: int) -> int:
+    raw = os.environ.get(name, "").strip()
+    if not raw:
+        return default
+    try:
+        value = int(raw)
+    except ValueError:
+        value = low - 1
+    if value < low:
+        raise SystemExit(f"docsmcp-runtime: error: {name} must be an integer >= {low}, got {raw!r}")
+    return value
+
+
+def _env_flag(name: str) -> bool:
+    return os.environ.get(name, "").strip().lower() in ("1", "true", "yes", "on")
+
+
+def settings_from_env() -> HttpSettings:
+    """HttpSettings from DOCSMCP_* variables; exits with a one-line message when they are bad.
+
+    The host's bind address is unknown here, so nothing is trusted implicitly: no localhost
+    origins, and `Host` is checked only when DOCSMCP_ALLOW_HOSTS is set.
+    """
+    bundle = os.environ.get(ENV_BUNDLE, "").strip()
+    if not bundle:
+        raise SystemExit(f"docsmcp-runtime: error: set {ENV_BUNDLE} to the bundle directory")
+    level = os.environ.get(ENV_LOG_LEVEL, "info").strip().lower() or "info"
+    if level not in logs.LEVELS:
+        raise SystemExit(
+            f"docsmcp-runtime: error: {ENV_LOG_LEVEL} must be one of {', '.join(logs.LEVELS)}"
+        )
+    logs.configure_if_unset(level)
+    return HttpSettings(
+        bundle=bundle,
+        verify=not _env_flag(ENV_NO_VERIFY),
+        auth_token=_env_token(),
+        allow_origins=_env_list(ENV_ALLOW_ORIGINS),
+        allow_hosts=_env_list(ENV_ALLOW_HOSTS),
+        cors_origins=_env_list(ENV_CORS_ORIGINS),
+        max_body_bytes=_env_int(ENV_MAX_BODY_BYTES, DEFAULT_MAX_BODY_BYTES, 1),
+        threads=_env_int(ENV_THREADS, DEFAULT_THREADS, 1),
+        watch=_env_flag(ENV_WATCH),
+        search=_env_search_options(),
+    )
+
+
+def _env_token() -> str | None:
+    """The bearer token; set but blank is refused (it would silently mean "no auth")."""
+    token = os.environ.get(ENV_AUTH_TOKEN)
+    if token is not None and not token.strip():
+        raise SystemExit(f"docsmcp-runtime: error: {ENV_AUTH_TOKEN} is set but empty")
+    return token
+
+
+def _env_search_options() -> SearchOptions:
+    try:
+        weights = FusionWeights.parse(os.environ.get(ENV_FUSION_WEIGHTS))
+    except ValueError as exc:
+        raise SystemExit(f"docsmcp-runtime: error: {ENV_FUSION_WEIGHTS}: {exc}") from None
+    raw = os.environ.get(ENV_SIMILARITY_FLOOR, "").strip()
+    floor = None
+    if raw:
+        try:
+            floor = parse_cosine(raw)
+        except ValueError as exc:
+            raise SystemExit(f"docsmcp-runtime: error: {ENV_SIMILARITY_FLOOR}: {exc}") from None
+    return SearchOptions(weights, floor)

@@ -1,0 +1,138 @@
+"""The served bundle, and `--watch`: serving a new bundle when its path is atomically replaced."""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from .. import __version__, logs
+from ..archive import resolve_bundle
+from ..bundle import Bundle, open_bundle
+from ..errors import BundleError
+from ..format import METADATA_FILE
+from ..protocol import Dispatcher
+from ..search import SearchOptions
+from ..tools import DocsApp
+from .settings import HttpSettings
+
+
+@dataclass(frozen=True)
+class Served:
+    """One opened bundle and what answering from it needs. Replaced whole by --watch."""
+
+    dispatcher: Dispatcher
+    bundle_id: str
+    health: bytes  # the /healthz body, encoded once
+
+
+def load(path: str, verify: bool, search: SearchOptions) -> Served:
+    """Open a bundle (directory, archive or OCI layout) for serving; raises BundleError."""
+    bundle = open_bundle(resolve_bundle(path), verify=verify)
+    return Served(Dispatcher(DocsApp(bundle, search)), bundle.bundle_id, _health_body(bundle))
+
+
+def _health_body(bundle: Bundle) -> bytes:
+    meta = bundle.metadata
+    doc = {
+        "status": "ok",
+        "bundle_id": bundle.bundle_id,
+        "format_version": meta.format_version,
+        "name": meta.name,
+        "build": {"builder": meta.builder},
+        "source_commit": meta.source_commit,
+        "chunks": bundle.n_chunks,
+        "runtime": __version__,
+    }
+    return json.dumps(doc, ensure_ascii=False).encode()
+
+
+@dataclass(frozen=True)
+class Signature:
+    """What changes when PATH is replaced: its resolved target and its metadata file's identity."""
+
+    real: str
+    ids: tuple[int, ...]
+
+
+def signature(path: str) -> Signature | None:
+    real = os.path.realpath(path)
+    try:
+        d = os.stat(real)
+        m = os.stat(os.path.join(real, METADATA_FILE))
+    except OSError:
+        return None  # mid-swap or gone; the next poll decides
+    return Signature(real, (d.st_dev, d.st_ino, m.st_ino, m.st_mtime_ns, m.st_size))
+
+
+class BundleWatcher:
+    """Polls the bundle path and installs a new bundle once it has been opened completely.
+
+    Requests in flight keep the `Served` they started with (their mmaps stay valid even if
+    the old directory is deleted), so a swap never drops or mixes a request. A bundle that
+    fails to open is logged and skipped; the old one keeps serving until PATH changes again.
+    """
+
+    def __init__(
+        self,
+        settings: HttpSettings,
+        seen: Signature | None,
+        current: Callable[[], Served],
+        install: Callable[[Served], None],
+    ) -> None:
+        self._settings = settings
+        self._seen = seen
+        self._current = current
+        self._install = install
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        self._start_lock = threading.Lock()
+
+    def start(self) -> None:
+        with self._start_lock:
+            if self._thread is None:
+                self._thread = threading.Thread(target=self._run, name="docsmcp-watch", daemon=True)
+                self._thread.start()
+
+    def stop(self) -> None:
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join(timeout=5)
+
+    def _run(self) -> None:
+        while not self._stop.wait(self._settings.watch_interval):
+            try:
+                self.check()
+            except Exception as exc:  # the watcher must outlive any surprise
+                logs.event(logging.ERROR, "watch_error", error=f"{type(exc).__name__}: {exc}")
+
+    def check(self) -> None:
+        sig = signature(self._settings.bundle)
+        if sig is None or sig == self._seen:
+            return
+        self._seen = sig
+        old = self._current()
+        try:
+            new = load(sig.real, self._settings.verify, self._settings.search)
+        except BundleError as exc:
+            logs.event(
+                logging.ERROR,
+                "bundle_reload_failed",
+                path=sig.real,
+                error=str(exc),
+                bundle_id=old.bundle_id,
+            )
+            return
+        if new.bundle_id == old.bundle_id:
+            return  # same content under a new inode (e.g. a rebuild): nothing to do
+        self._install(new)
+        logs.event(
+            logging.INFO,
+            "bundle_reloaded",
+            path=sig.real,
+            old_bundle_id=old.bundle_id,
+            bundle_id=new.bundle_id,
+        )

@@ -1,0 +1,29 @@
+"""Top-k selection: the one ranking primitive every list (full-text, vectors, fusion) uses."""
+
+from __future__ import annotations
+
+import numpy as np
+
+
+def topk(rows: np.ndarray, values: np.ndarray, k: int | None) -> tuple[np.ndarray, np.ndarray]:
+    """The candidates (`rows`, `values`) ranked by value, highest first, equal values in row
+    order; at most `k` of them (all when `k` is None).
+
+    Uses a partition first, so ranking the best 200 of a million candidates does not sort them
+    all. Everything scoring at least the k-th best is kept until the final cut, ties included,
+    so the row-order tie-break decides which equal-valued rows stay.
+    """
+    if k is not None and len(rows) > k:
+        if k <= 0:
+            return rows[:0], values[:0]
+        threshold = -np.partition(-values, k - 1)[k - 1]
+        keep = values >= threshold
+        rows, values = rows[keep], values[keep]
+    order = np.lexsort((rows, -values))[:k]
+    return rows[order], values[order]
+
+
+def rank(scores: np.ndarray, keep: np.ndarray, k: int | None) -> tuple[np.ndarray, np.ndarray]:
+    """Rows where `keep`, ranked by `scores[row]` (see topk)."""
+    rows = np.flatnonzero(keep)
+    return topk(rows, scores[rows], k)

@@ -1,0 +1,280 @@
+"""Full-text impacts and scores against a BM25F computed independently from bundle-spec.md.
+
+The chunks of the tiny fixture corpus come from the builder (`collect`) and the index from
+`build_index`, exactly as `docsmcp build` makes them. The reference below re-derives every
+impact from the spec's *Full-text index* formula in plain Python float64: its own field texts,
+line-by-line term counting, field lengths, averages, df and idf. It borrows only the tokeniser
+(`docsmcp_runtime.analyzer.analyze`, one line in, terms and bigram terms out), which
+test_chunk.py and the analyzer's own tests cover.
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import numpy as np
+import pytest
+from conftest import TINY_DOCS
+from docsmcp.build import BuildOptions, collect
+from docsmcp.index import LexicalIndex, LexicalParams, build_index
+from docsmcp_runtime.analyzer import AnalyzerConfig, analyze
+from docsmcp_runtime.bundle import open_bundle
+from docsmcp_runtime.lexical import Lexicon, query_terms, score
+from docsmcp_runtime.tools import DocsApp
+
+CONFIG = AnalyzerConfig()
+PARAMS = LexicalParams()
+FIELDS = ("heading", "body", "context")
+
+QUERIES = [
+    "create widget",
+    "createWidget retryPolicy",
+    "client.widgets.create_widget",
+    "会话密钥",
+    "exponential backoff retries",
+    "HTTPServer errors",
+    "page_size pageToken",
+    "WidgetNotFoundError 404",
+    "global-guide",
+    "how do I delete a widget?",
+    "widgets\nlist",  # two lines: no bigram across them
+    "typescript",
+    "python",
+    "zzexcludedword",  # only in a file the manifest excludes
+]
+
+
+# --------------------------------------------------------------------------- the reference
+
+
+def line_terms(text: str) -> list[str]:
+    """A field's terms with repetition: each LF-separated line analysed on its own, its terms
+    then its bigram terms (so bigrams never span two lines)."""
+    out: list[str] = []
+    for line in text.split("\n"):
+        analysis = analyze(line, CONFIG)
+        out.extend(analysis.terms)
+        out.extend(analysis.bigrams)
+    return out
+
+
+def field_texts(chunk) -> dict[str, str]:
+    """heading: the heading trail, one per line; body: the searchable text; context: the path
+    and then each metadata value on its own line."""
+    values = [value for _, value in chunk.metadata]
+    return {
+        "heading": chunk.heading_text,
+        "body": chunk.search_text,
+        "context": "\n".join([chunk.path, *values]),
+    }
+
+
+class ReferenceBM25F:
+    def __init__(self, chunks: list, params: dict) -> None:
+        k1, b = params["k1"], params["b"]
+        weights = params["field_weights"]
+        self.n = len(chunks)
+        # counts[term][row][field] = tf; lengths[row][field] = the field's term count
+        counts: dict[str, dict[int, dict[str, int]]] = {}
+        lengths: list[dict[str, int]] = []
+        for row, chunk in enumerate(chunks):
+            lengths.append({})
+            for name, text in field_texts(chunk).items():
+                terms = line_terms(text)
+                lengths[row][name] = len(terms)
+                for term in terms:
+                    per_field = counts.setdefault(term, {}).setdefault(row, {})
+                    per_field[name] = per_field.get(name, 0) + 1
+        avglen = {f: sum(lens[f] for lens in lengths) / self.n for f in FIELDS}
+        self.impacts: dict[str, dict[int, float]] = {}
+        for term, rows in counts.items():
+            df = len(rows)
+            idf = math.log(1.0 + (self.n - df + 0.5) / (df + 0.5))
+            for row, tfs in rows.items():
+                pseudo = 0.0
+                for name, tf in tfs.items():
+                    norm = 1.0 - b + b * lengths[row][name] / avglen[name]
+                    pseudo += weights[name] * tf / norm
+                impact = idf * pseudo * (k1 + 1.0) / (k1 + pseudo)
+                self.impacts.setdefault(term, {})[row] = impact
+        self.counts = counts
+
+    def query(self, text: str) -> tuple[list[str], list[str]]:
+        """Distinct terms and distinct bigram terms of all lines, in first-seen order."""
+        terms: list[str] = []
+        bigrams: list[str] = []
+        for line in text.split("\n"):
+            analysis = analyze(line, CONFIG)
+            for seen, new in ((terms, analysis.terms), (bigrams, analysis.bigrams)):
+                for term in new:
+                    if term not in seen:
+                        seen.append(term)
+        return terms, bigrams
+
+    def sum32(self, terms: list[str]) -> np.ndarray:
+        """Per row, the stored (float16) impacts of `terms` added in float32 in query order."""
+        out = np.zeros(self.n, dtype=np.float32)
+        for term in terms:
+            for row, impact in self.impacts.get(term, {}).items():
+                out[row] = np.float32(out[row] + np.float32(np.float16(impact)))
+        return out
+
+    def score32(self, query: str, phrase_weight: float) -> np.ndarray:
+        terms, bigrams = self.query(query)
+        return self.sum32(terms) + self.sum32(bigrams) * np.float32(phrase_weight)
+
+
+# --------------------------------------------------------------------------- fixtures
+
+
+@pytest.fixture(scope="module")
+def chunks() -> list:
+    collected = collect(BuildOptions(docs_dir=TINY_DOCS))
+    assert collected.problems == []
+    return collected.chunks
+
+
+@pytest.fixture(scope="module")
+def index(chunks: list) -> LexicalIndex:
+    return build_index(chunks, CONFIG, PARAMS)
+
+
+@pytest.fixture(scope="module")
+def reference(chunks: list) -> ReferenceBM25F:
+    return ReferenceBM25F(chunks, PARAMS.to_json())
+
+
+def lexicon_of(index: LexicalIndex) -> Lexicon:
+    return Lexicon(
+        {
+            "terms": np.frombuffer(index.terms, dtype=np.uint8),
+            "term_offsets": index.term_offsets,
+            "postings_offsets": index.postings_offsets,
+            "postings_docs": index.postings_docs,
+            "postings_impacts": index.postings_impacts,
+        }
+    )
+
+
+def dictionary(index: LexicalIndex) -> list[str]:
+    offsets = index.term_offsets.tolist()
+    return [index.terms[a:b].decode("utf-8") for a, b in zip(offsets, offsets[1:], strict=False)]
+
+
+# --------------------------------------------------------------------------- tests
+
+
+def test_the_tiny_corpus_exercises_every_kind_of_term(
+    reference: ReferenceBM25F, chunks: list
+) -> None:
+    terms = reference.counts
+    # identifiers: whole forms and sub-words of snake_case, camelCase and dotted names
+    assert {"create_widget", "createwidget", "create", "widget", "retry_policy"} <= terms.keys()
+    assert {"client.widgets.createwidget", "httpserver", "http", "server"} <= terms.keys()
+    assert {"会话", "话密", "密钥"} <= terms.keys()  # CJK bigram grams
+    assert "exponential backoff" in terms and "global-guide" in terms
+    assert "zzexcludedword" not in terms  # NOTES.md is excluded by the manifest
+    # repetition within a field, a term in several fields of one chunk, terms in many chunks
+    assert any(tf > 1 for rows in terms.values() for f in rows.values() for tf in f.values())
+    assert any(len(f) == 3 for rows in terms.values() for f in rows.values())
+    assert max(len(rows) for rows in terms.values()) >= len(chunks) // 2
+    assert len(chunks) == 13
+
+
+def test_dictionary_and_postings_rows_match_the_reference(
+    index: LexicalIndex, reference: ReferenceBM25F
+) -> None:
+    words = dictionary(index)
+    assert words == sorted(reference.impacts, key=lambda t: t.encode("utf-8"))
+    offsets = index.postings_offsets.tolist()
+    for i, term in enumerate(words):
+        rows = index.postings_docs[offsets[i] : offsets[i + 1]].tolist()
+        assert rows == sorted(reference.impacts[term]), term
+
+
+def test_every_impact_is_the_reference_bm25f_in_float16(
+    index: LexicalIndex, reference: ReferenceBM25F
+) -> None:
+    offsets = index.postings_offsets.tolist()
+    assert index.postings_impacts.dtype == np.float16
+    checked = exact = 0
+    for i, term in enumerate(dictionary(index)):
+        rows = index.postings_docs[offsets[i] : offsets[i + 1]].tolist()
+        stored = index.postings_impacts[offsets[i] : offsets[i + 1]]
+        for row, value in zip(rows, stored, strict=True):
+            expected = reference.impacts[term][row]
+            assert expected > 0
+            checked += 1
+            if value == np.float16(expected):
+                exact += 1
+                continue
+            # float64 summation order may differ in the last bit: then the stored value must
+            # still be within half a float16 step of the exact impact.
+            half_step = float(np.spacing(value)) / 2
+            assert abs(float(value) - expected) <= half_step * (1 + 1e-6), (term, row)
+    assert checked == len(index.postings_docs) > 300
+    assert exact >= checked * 0.99, f"only {exact} of {checked} impacts round identically"
+
+
+@pytest.mark.parametrize("query", QUERIES)
+def test_runtime_score_sums_the_reference_impacts(
+    index: LexicalIndex, reference: ReferenceBM25F, query: str
+) -> None:
+    terms, bigrams = reference.query(query)
+    assert query_terms(query, CONFIG) == (terms, bigrams)
+    lexicon = lexicon_of(index)
+    rows = range(reference.n)
+    for group in (terms, bigrams):
+        got = score(lexicon, reference.n, group)
+        assert got.dtype == np.float32
+        np.testing.assert_array_equal(got, reference.sum32(group))
+        # and against the unrounded float64 impacts: float16 keeps ~3 significant digits
+        exact = [sum(reference.impacts.get(t, {}).get(row, 0.0) for t in group) for row in rows]
+        np.testing.assert_allclose(got, exact, rtol=2e-3, atol=1e-6)
+    if query == "zzexcludedword":
+        assert not score(lexicon, reference.n, terms).any()
+
+
+@pytest.fixture(scope="module")
+def tiny_app(tiny_bundle: Path) -> DocsApp:
+    return DocsApp(open_bundle(tiny_bundle))
+
+
+def search_rows(app: DocsApp, chunks: list, query: str) -> tuple[list[int], list[float]]:
+    result = app.call_tool("search_docs", {"query": query, "limit": 50})
+    assert not result.get("isError"), result
+    hits = result["structuredContent"]["hits"]
+    row_of = {c.id: row for row, c in enumerate(chunks)}
+    return [row_of[h["chunk_id"]] for h in hits], [h["score"] for h in hits]
+
+
+@pytest.mark.parametrize("query", QUERIES)
+def test_ranking_is_by_reference_score_then_row(
+    tiny_app: DocsApp, chunks: list, reference: ReferenceBM25F, query: str
+) -> None:
+    scores = reference.score32(query, PARAMS.phrase_weight)
+    matching = [row for row in range(reference.n) if scores[row] > 0]
+    expected = sorted(matching, key=lambda row: (-scores[row], row))
+    rows, shown = search_rows(tiny_app, chunks, query)
+    assert rows == expected
+    assert shown == pytest.approx([float(scores[r]) for r in rows], abs=1e-5)
+
+
+def test_equal_scores_rank_in_row_order(
+    tiny_app: DocsApp, chunks: list, reference: ReferenceBM25F
+) -> None:
+    # "global-guide" is only in the context field of the six guide chunks, whose contexts have
+    # equal length (guides/errors.md, guides/sessions.md): six equal scores.
+    rows, shown = search_rows(tiny_app, chunks, "global-guide")
+    assert len(rows) == 6 and len(set(shown)) == 1
+    assert rows == sorted(rows)
+    assert all(chunks[r].path.startswith("guides/") for r in rows)
+    # "python": one chunk says it in its body, three more only in their context; those three
+    # tie below the first and keep row order
+    scores = reference.score32("python", PARAMS.phrase_weight)
+    rows, _ = search_rows(tiny_app, chunks, "python")
+    tied = [r for r in rows if sum(scores[x] == scores[r] for x in rows) > 1]
+    assert len(rows) == 4 and tied == rows[1:] == sorted(tied)
+    for a, b in zip(rows, rows[1:], strict=False):
+        assert scores[a] > scores[b] or (scores[a] == scores[b] and a < b)
