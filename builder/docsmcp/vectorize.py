@@ -76,7 +76,9 @@ def build_ivf(vectors: np.ndarray, lists: int | None = None, seed: int = 0) -> I
             "(or build with --ivf-threshold 0 to keep exact search)"
         ) from None
     n = len(vectors)
-    lists = lists or max(1, int(round(4 * math.sqrt(n))))
+    # Never more lists than vectors (k-means needs a sample per centre), which small corpora
+    # built with a low --ivf-threshold would otherwise ask for.
+    lists = min(n, lists or max(1, int(round(4 * math.sqrt(n)))))
     km = MiniBatchKMeans(
         n_clusters=lists, random_state=seed, batch_size=4096, n_init=1, max_iter=50
     ).fit(vectors)
