@@ -38,6 +38,9 @@ CORPORA = SHARED / "corpora"
 EVAL_CASES = SHARED / "eval" / "dev-cases.jsonl"
 EVAL_CASES_NL = SHARED / "eval" / "dev-cases-nl.jsonl"
 CLI_FORK = Path(__file__).resolve().parent / "fixtures" / "cli_fork.py"
+# Examples per fuzz test (Hypothesis, derandomized, so CI is repeatable): CI's default keeps
+# each fuzz test to a second or two; DOCSMCP_FUZZ_EXAMPLES=5000 digs deeper locally.
+FUZZ_EXAMPLES = int(os.environ.get("DOCSMCP_FUZZ_EXAMPLES", "150"))
 USE_CLI_FORK = os.environ.get("DOCSMCP_TEST_CLI_FORK", "1") != "0" and hasattr(os, "fork")
 
 MARKERS = {

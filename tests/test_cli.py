@@ -124,6 +124,29 @@ def test_broken_markdown_still_builds(tmp_path: Path) -> None:
     assert "broken.md#unclosed-fence" in ids_of(tmp_path / "idx")
 
 
+def test_source_commit_only_for_docs_tracked_in_the_repository(tmp_path: Path) -> None:
+    """`git -C` walks up to any enclosing repository: docs that merely lie inside one (untracked)
+    must not record, and later expose, that repository's commit."""
+    import subprocess
+
+    repo = tmp_path / "home"
+    git = ["git", "-C", str(repo), "-c", "user.name=t", "-c", "user.email=t@example.com"]
+    (repo / "dotfiles").mkdir(parents=True)
+    (repo / "dotfiles" / "bashrc").write_text("alias ll='ls -l'\n")
+    subprocess.run([*git, "init", "-q"], check=True)
+    subprocess.run([*git, "add", "."], check=True)
+    subprocess.run([*git, "commit", "-qm", "private"], check=True)
+    untracked = shutil.copytree(EXAMPLE_DOCS, repo / "projects" / "docs")
+    run_docsmcp("build", "--docs-dir", untracked, "--out", tmp_path / "a")
+    assert json.loads((tmp_path / "a" / "metadata.json").read_text())["source"] == {"commit": None}
+    subprocess.run([*git, "add", "projects"], check=True)  # now the docs are part of the repo
+    subprocess.run([*git, "commit", "-qm", "docs"], check=True)
+    head = subprocess.run([*git, "rev-parse", "HEAD"], capture_output=True, text=True).stdout
+    run_docsmcp("build", "--docs-dir", untracked, "--out", tmp_path / "b")
+    meta = json.loads((tmp_path / "b" / "metadata.json").read_text())
+    assert meta["source"] == {"commit": head.strip()}
+
+
 def test_source_commit_is_recorded_for_a_git_checkout(tmp_path: Path) -> None:
     import subprocess
 

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import EXAMPLE_DOCS, build_bundle
+from conftest import EXAMPLE_DOCS, FUZZ_EXAMPLES, build_bundle
 from docsmcp_runtime.bundle import open_bundle
 from docsmcp_runtime.embedding import model_fingerprint
 from docsmcp_runtime.errors import BundleError
@@ -346,7 +346,7 @@ def fuzz_bundle(example_bundle: Path, tmp_path_factory: pytest.TempPathFactory) 
 
 
 @settings(
-    max_examples=200,
+    max_examples=FUZZ_EXAMPLES,
     deadline=None,
     derandomize=True,
     database=None,

@@ -314,6 +314,22 @@ def test_concurrent_clients_get_correct_answers(server: ServerProcess) -> None:
 # ---------------------------------------------------------------------------------------------
 
 
+def test_healthz_names_the_source_commit_only_when_asked(tmp_path: Path) -> None:
+    docs = shutil.copytree(EXAMPLE_DOCS, tmp_path / "docs")
+    git = ["git", "-C", str(docs), "-c", "user.name=t", "-c", "user.email=t@example.com"]
+    for args in (["init", "-q"], ["add", "."], ["commit", "-qm", "docs"]):
+        subprocess.run([*git, *args], check=True)
+    bundle = build_bundle(docs, tmp_path / "idx")
+    commit = json.loads((bundle / "metadata.json").read_text())["source"]["commit"]
+    assert commit
+    for flags, expected in (((), None), (("--health-commit",), commit)):
+        srv = start(bundle, *flags)
+        try:
+            assert call(srv.port, "GET", "/healthz").json()["source_commit"] == expected
+        finally:
+            assert srv.stop() == 0
+
+
 def test_healthz(server: ServerProcess, bundle_id: str, example_bundle: Path) -> None:
     meta = json.loads((example_bundle / "metadata.json").read_text())
     resp = call(server.port, "GET", "/healthz")
@@ -326,7 +342,7 @@ def test_healthz(server: ServerProcess, bundle_id: str, example_bundle: Path) ->
         "format_version": 1,
         "name": meta["name"],
         "build": meta["build"],
-        "source_commit": meta["source"]["commit"],
+        "source_commit": None,  # opt-in: --health-commit
         "chunks": meta["stats"]["chunks"],
         "runtime": __version__,
     }

@@ -46,6 +46,9 @@ class BuildOptions:
     docs_dir: Path
     include: tuple[str, ...] = ()
     exclude: tuple[str, ...] = ()
+    # Folders besides docs_dir that files may be read from (--source-root): symlinks into
+    # them are followed; whatever leads outside every root is refused.
+    source_roots: tuple[Path, ...] = ()
     name: str | None = None
     description: str | None = None
     instructions: str | None = None
@@ -92,7 +95,7 @@ def default_max_chunk_size(provider: EmbeddingProvider | None) -> int:
 
 def collect(options: BuildOptions, provider: EmbeddingProvider | None = None) -> Collected:
     """Load and chunk the corpus, gathering every problem a build would reject."""
-    corpus = load_corpus(options.docs_dir, options.include, options.exclude)
+    corpus = load_corpus(options.docs_dir, options.include, options.exclude, options.source_roots)
     problems = list(corpus.problems)
     chunks: list[Chunk] = []
     seen: dict[str, str] = {}
@@ -117,16 +120,27 @@ def collect(options: BuildOptions, provider: EmbeddingProvider | None = None) ->
 
 
 def source_commit(docs_dir: Path) -> str | None:
-    try:
-        res = subprocess.run(
-            ["git", "-C", str(docs_dir), "rev-parse", "HEAD"],
-            capture_output=True,
-            text=True,
-            timeout=10,
-        )
-    except (OSError, subprocess.SubprocessError):
+    """The commit of the git work tree the docs are tracked in, else None.
+
+    `git -C DIR` walks up to any enclosing repository, so a docs folder that merely lies inside
+    someone's checkout (a home directory under git, a build folder) would record that unrelated
+    commit; the commit is kept only when git tracks files under the docs folder itself.
+    """
+
+    def git(*args: str) -> str | None:
+        try:
+            res = subprocess.run(
+                ["git", "-C", str(docs_dir), *args], capture_output=True, text=True, timeout=10
+            )
+        except (OSError, subprocess.SubprocessError):
+            return None
+        return res.stdout if res.returncode == 0 else None
+
+    tracked = git("ls-files", "-z", "--", ".")
+    if not tracked:  # not a work tree, or nothing of the docs is tracked
         return None
-    return res.stdout.strip() if res.returncode == 0 and res.stdout.strip() else None
+    commit = (git("rev-parse", "--verify", "HEAD") or "").strip()
+    return commit or None
 
 
 def taxonomy_of(corpus: Corpus, chunks: list[Chunk], problems: list[Problem]) -> dict:

@@ -100,6 +100,14 @@ def _inline_text(token: Token) -> str:
     return "".join(out)
 
 
+def _strip_tags(html: str) -> str:
+    """`html` with every `<...>` replaced by a space. Only the text up to the last `>` can hold a
+    tag: after it, each `<` would make the regex scan to the end in vain (quadratic in a block
+    of unclosed `<!--` lines)."""
+    end = html.rfind(">") + 1
+    return _TAG.sub(" ", html[:end]) + html[end:]
+
+
 def _group_text(tokens: list[Token]) -> str:
     """Searchable text of a token group: each paragraph, cell, item or code block on a line."""
     out: list[str] = []
@@ -109,7 +117,7 @@ def _group_text(tokens: list[Token]) -> str:
         elif t.type in ("fence", "code_block"):
             out.append(t.content.rstrip("\n"))
         elif t.type == "html_block":
-            out.append(_TAG.sub(" ", t.content).strip())
+            out.append(_strip_tags(t.content).strip())
     return "\n".join(s for s in out if s.strip())
 
 
@@ -241,15 +249,18 @@ class _FileChunker:
             else:
                 current.blocks.append(b)
         # A heading with nothing under it reads as the title of what follows: merge it forward.
+        # The carried headings are only joined to the section that keeps them, so a run of
+        # bare headings costs linear time and memory (not a growing copy per heading).
         merged: list[_Section] = []
         carry: list[Block] = []
         for k, sec in enumerate(out):
-            sec.blocks = carry + sec.blocks
-            carry = []
-            heading_only = len(sec.blocks) >= 1 and all(b.kind == "heading" for b in sec.blocks)
-            if heading_only and k + 1 < len(out) and sec.level > 0:
-                carry = sec.blocks
+            heading_only = all(b.kind == "heading" for b in sec.blocks)
+            if (carry or sec.blocks) and heading_only and k + 1 < len(out) and sec.level > 0:
+                carry.extend(sec.blocks)
                 continue
+            if carry:
+                sec.blocks = carry + sec.blocks
+                carry = []
             merged.append(sec)
         return [s for s in merged if any(b.search.strip() for b in s.blocks)]
 
@@ -296,23 +307,8 @@ class _FileChunker:
                 items.extend(b.parts)
             else:
                 items.append(b)
-        groups: list[list[Block]] = [[]]
-        size = 0
-        for it in items:
-            s = self.block_size(it)
-            if it.prefix and not (groups[-1] and groups[-1][-1].prefix == it.prefix):
-                s += self.cum[it.prefix[1]] - self.cum[it.prefix[0]]
-            if groups[-1] and size + s > self.max:
-                carry = []
-                # Never end a part on a heading: it belongs with what it introduces.
-                while len(groups[-1]) > 1 and groups[-1][-1].kind == "heading":
-                    carry.insert(0, groups[-1].pop())
-                groups.append(carry)
-                size = sum(self.block_size(b) for b in carry)
-            groups[-1].append(it)
-            size += s
         out: list[_Section] = []
-        for n, group in enumerate(groups, start=1):
+        for n, group in enumerate(self._pack(items), start=1):
             if n == 1:
                 cid = sec.id
             elif "#" in sec.id[len(self.sf.path) :]:
@@ -323,6 +319,36 @@ class _FileChunker:
             part.segments = self._segments(group)
             out.append(part)
         return out
+
+    def _pack(self, items: list[Block]) -> list[list[Block]]:
+        """Cut `items` into consecutive groups of at most `max` characters (a group's first
+        table row counts its repeated header), never ending a group on a heading.
+
+        Groups are index ranges over `items`, and sizes come from prefix sums: moving the
+        trailing headings of a full group into the next one is then O(1), so even a file of
+        nothing but headings packs in linear time."""
+        sizes = [0]
+        for it in items:
+            sizes.append(sizes[-1] + self.block_size(it))
+        starts = [0]  # first item of each group
+        size = 0
+        run = 0  # first item of the trailing run of headings in the current group
+        for k, it in enumerate(items):
+            s = self.block_size(it)
+            if it.prefix and not (k > starts[-1] and items[k - 1].prefix == it.prefix):
+                s += self.cum[it.prefix[1]] - self.cum[it.prefix[0]]
+            if k > starts[-1] and size + s > self.max:
+                # Never end a part on a heading: it belongs with what it introduces (but a
+                # part keeps at least one block).
+                start = max(starts[-1] + 1, run)
+                starts.append(start)
+                run = start
+                size = sizes[k] - sizes[start]
+            size += s
+            if it.kind != "heading":
+                run = k + 1
+        bounds = [*starts, len(items)]
+        return [items[a:b] for a, b in zip(bounds, bounds[1:], strict=False) if a < b]
 
     def _segments(self, blocks: list[Block]) -> list[tuple[int, int]]:
         segs: list[tuple[int, int]] = []
@@ -338,32 +364,35 @@ class _FileChunker:
             prev = b
         return segs
 
-    def _append(self, segs: list[tuple[int, int]], seg: tuple[int, int], strict: bool) -> None:
+    def _append(self, segs: list[tuple[int, int]], seg: tuple[int, int], strict: bool) -> int:
+        """Add `seg`, joining it to the last segment across a gap (of blank lines only when
+        `strict`); returns by how many characters the segments grew."""
         if segs and segs[-1][1] <= seg[0]:
             gap = range(segs[-1][1], seg[0])
             if not strict or not any(self.lines[k].strip() for k in gap):
+                grown = self.cum[seg[1]] - self.cum[segs[-1][1]]
                 segs[-1] = (segs[-1][0], seg[1])
-                return
+                return grown
         segs.append(seg)
+        return self.cum[seg[1]] - self.cum[seg[0]]
 
     # -- tiny chunks ---------------------------------------------------------------------------
 
     def merge_small(self, secs: list[_Section]) -> list[_Section]:
         minimum = self.sf.strategy.min_chunk_size
         out: list[_Section] = []
+        last = 0  # size of out[-1], kept up to date so many merges into one chunk stay linear
         for sec in secs:
-            if (
-                out
-                and not sec.shallow
-                and self.size(sec.segments) < minimum
-                and self.size(out[-1].segments) + self.size(sec.segments) <= self.max
-            ):
+            size = self.size(sec.segments)
+            if out and not sec.shallow and size < minimum and last + size <= self.max:
                 prev = out[-1]
-                prev.blocks = prev.blocks + sec.blocks
+                prev.blocks.extend(sec.blocks)
                 for seg in sec.segments:
-                    self._append(prev.segments, seg, strict=False)
+                    last += self._append(prev.segments, seg, strict=False)
                 continue
+            sec.blocks = list(sec.blocks)  # its own list: later merges extend it in place
             out.append(sec)
+            last = size
         return out
 
     # -- output --------------------------------------------------------------------------------

@@ -38,6 +38,16 @@ def _add_corpus_args(p: argparse.ArgumentParser) -> None:
         metavar="GLOB",
         help="leave out files matching GLOB, e.g. '**/CHANGELOG.md' (repeatable)",
     )
+    p.add_argument(
+        "--source-root",
+        action="append",
+        default=[],
+        type=Path,
+        metavar="DIR",
+        help="also read files under DIR, e.g. the repository root, through symlinks in "
+        "--docs-dir (repeatable); a file or symlink leading outside --docs-dir and every "
+        "--source-root is refused",
+    )
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -233,6 +243,7 @@ def _options(args: argparse.Namespace) -> BuildOptions:
         docs_dir=args.docs_dir,
         include=tuple(args.include),
         exclude=tuple(args.exclude),
+        source_roots=tuple(args.source_root),
         name=getattr(args, "name", None),
         description=getattr(args, "description", None),
         instructions=getattr(args, "instructions", None),
@@ -271,9 +282,12 @@ def main(argv: list[str] | None = None) -> int:
         return _pack(args)
     if args.command == "verify":
         return _verify(args)
-    if not args.docs_dir.is_dir():
-        _err(f"error: --docs-dir {args.docs_dir} is not a directory")
-        return 2
+    for flag, folder in [("--docs-dir", args.docs_dir)] + [
+        ("--source-root", root) for root in args.source_root
+    ]:
+        if not folder.is_dir():
+            _err(f"error: {flag} {folder} is not a directory")
+            return 2
     if args.command == "validate":
         collected = collect(_options(args))  # validate has no flags that can be malformed
         for problem in collected.problems:

@@ -4,13 +4,15 @@ Precedence for one file, lowest first: defaults < governing manifest (the neares
 ``.docs-mcp.json`` up the tree; never merged with its parents) < its matching overrides, top
 to bottom < the first inline ``<!-- mcp_chunking_hint: {...} -->`` outside code fences <
 frontmatter. Nothing here raises on bad input: every problem is collected, so an author sees
-all of them at once, and a build refuses when there is any.
+all of them at once, and a build refuses when there is any. Files are read only inside the
+source roots and within the limits of limits.py (see discover.py).
 """
 
 from __future__ import annotations
 
 import functools
 import json
+import logging
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -20,13 +22,37 @@ from typing import Any
 
 import jsonschema
 
-from docsmcp.discover import discover, find_manifests, glob_match, selected
+from docsmcp.discover import (
+    Entry,
+    Refused,
+    glob_match,
+    glob_problem,
+    matches_any,
+    read_file,
+    scan,
+    selected,
+    shown,
+    source_roots,
+)
 from docsmcp.frontmatter import Frontmatter, find_inline_hints, split_frontmatter
+from docsmcp.limits import (
+    MAX_FILE_BYTES,
+    MAX_FILE_LINES,
+    MAX_JSON_DEPTH,
+    MAX_JSON_INT_DIGITS,
+    MAX_MANIFEST_BYTES,
+    MAX_TABLE_CELLS,
+)
+
+log = logging.getLogger(__name__)
 
 CHUNK_BY_VALUES = ("h1", "h2", "h3", "file")
 METADATA_KEY_RE = re.compile(r"^[A-Za-z0-9_.-]{1,64}$")
 MAX_METADATA_VALUE = 128
 _BOM = b"\xef\xbb\xbf"
+# Values from the docs quoted in a message are cut to this many characters: a message is one
+# line, whatever the input.
+_QUOTE_CHARS = 80
 
 
 @dataclass(frozen=True)
@@ -138,16 +164,25 @@ def _json_path(parts: Iterable[str | int]) -> str:
 
 
 def _one_of(values: Iterable[Any]) -> str:
-    return ", ".join(repr(v) for v in values)
+    return ", ".join(_quote(v) for v in values)
+
+
+def _clip(text: str, limit: int = _QUOTE_CHARS) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _quote(value: Any) -> str:
+    """repr(value), cut to a readable length (and made printable: no raw newlines)."""
+    return _clip(repr(value))
 
 
 def _error_message(error: jsonschema.ValidationError) -> str:
     # jsonschema's enum/const wording shows Python lists; this names the allowed values.
     if error.validator == "enum":
-        return f"{error.instance!r} is not one of {_one_of(error.validator_value)}"
+        return f"{_quote(error.instance)} is not one of {_one_of(error.validator_value)}"
     if error.validator == "const":
-        return f"{error.instance!r} is not allowed, expected {error.validator_value!r}"
-    return error.message
+        return f"{_quote(error.instance)} is not allowed, expected {error.validator_value!r}"
+    return _clip(error.message.replace("\n", " "), 4 * _QUOTE_CHARS)
 
 
 def _sort_key(error: jsonschema.ValidationError) -> tuple[Any, ...]:
@@ -183,7 +218,7 @@ def _size_problem(strategy: Strategy) -> str | None:
 def _metadata_entry_problem(key: Any, value: Any, what: str = "metadata") -> str | None:
     """Why a metadata entry is unacceptable, or None. Values are judged after stripping."""
     if not isinstance(key, str) or not METADATA_KEY_RE.match(key):
-        return f"{what} key {key!r} must be 1-64 characters of A-Z a-z 0-9 _ . -"
+        return f"{what} key {_quote(key)} must be 1-64 characters of A-Z a-z 0-9 _ . -"
     if not isinstance(value, str):
         return f"{what} value for {key!r} must be a string, got {type(value).__name__}"
     stripped = value.strip()
@@ -194,6 +229,88 @@ def _metadata_entry_problem(key: Any, value: Any, what: str = "metadata") -> str
             f"{what} value for {key!r} is {len(stripped)} characters long; "
             f"at most {MAX_METADATA_VALUE} are allowed"
         )
+    return None
+
+
+# --- JSON ------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class JsonProblem:
+    line: int | None  # 1-based, in the parsed text
+    column: int | None
+    message: str
+
+
+class _LongInt(ValueError):
+    pass
+
+
+def _parse_int(digits: str) -> int:
+    # Python refuses ints of over 4,300 digits with a ValueError of its own; this names the
+    # problem, and where it is, before that.
+    if len(digits.lstrip("-")) > MAX_JSON_INT_DIGITS:
+        raise _LongInt(digits)
+    return int(digits)
+
+
+def load_json(text: str) -> tuple[Any, JsonProblem | None]:
+    """(value, None), or (None, why not) for invalid JSON, an over-long integer or nesting
+    deeper than MAX_JSON_DEPTH: what nests that deep would exhaust the stack of the parser or
+    of schema validation."""
+    too_deep = f"nested deeper than {MAX_JSON_DEPTH} levels of arrays and objects"
+    try:
+        value = json.loads(text, parse_int=_parse_int)
+    except json.JSONDecodeError as exc:
+        return None, JsonProblem(exc.lineno, exc.colno, f"invalid JSON: {exc.msg}")
+    except _LongInt as exc:
+        line = text.count("\n", 0, max(text.find(exc.args[0]), 0)) + 1
+        return None, JsonProblem(
+            line, None, f"an integer of more than {MAX_JSON_INT_DIGITS} digits"
+        )
+    except RecursionError:
+        return None, JsonProblem(_line_too_deep(text), None, too_deep)
+    if _json_depth(value) > MAX_JSON_DEPTH:
+        return None, JsonProblem(_line_too_deep(text), None, too_deep)
+    return value, None
+
+
+def _json_depth(value: Any) -> int:
+    """Nesting depth of parsed JSON (a scalar is 0, `[]` is 1), without recursion; it stops
+    counting past MAX_JSON_DEPTH."""
+    deepest = 0
+    stack = [(value, 1)]
+    while stack and deepest <= MAX_JSON_DEPTH:
+        node, depth = stack.pop()
+        if isinstance(node, dict):
+            node = list(node.values())
+        if isinstance(node, list):
+            deepest = max(deepest, depth)
+            stack.extend((child, depth + 1) for child in node)
+    return deepest
+
+
+def _line_too_deep(text: str) -> int | None:
+    """The line where JSON text first nests deeper than MAX_JSON_DEPTH (strings skipped)."""
+    depth, line, in_string, escaped = 0, 1, False, False
+    for ch in text:
+        if ch == "\n":
+            line += 1
+        if in_string:
+            if escaped:
+                escaped = False
+            elif ch == "\\":
+                escaped = True
+            elif ch == '"':
+                in_string = False
+        elif ch == '"':
+            in_string = True
+        elif ch in "[{":
+            depth += 1
+            if depth > MAX_JSON_DEPTH:
+                return line
+        elif ch in "]}":
+            depth -= 1
     return None
 
 
@@ -246,25 +363,47 @@ def _parse_manifest(data: dict[str, Any], path: str, folder: str) -> tuple[Manif
     return manifest, problems
 
 
-def load_manifest(docs_dir: Path, path: str) -> tuple[Manifest, list[Problem]]:
-    """Read and validate the manifest at ``path`` (relative to docs_dir)."""
+def _glob_problems(data: dict[str, Any]) -> list[str]:
+    """Messages for the globs of schema-valid manifest data that cannot be used."""
+    found = [(["include", i], p) for i, p in enumerate(data.get("include", ()))]
+    found += [(["exclude", i], p) for i, p in enumerate(data.get("exclude", ()))]
+    found += [
+        (["overrides", i, "pattern"], o["pattern"]) for i, o in enumerate(data.get("overrides", ()))
+    ]
+    return [
+        f"{_json_path(where)}: glob {_quote(pattern)} {msg}"
+        for where, pattern in found
+        if (msg := glob_problem(pattern))
+    ]
+
+
+def load_manifest(
+    docs_dir: Path, path: str, roots: Sequence[Path] | None = None
+) -> tuple[Manifest, list[Problem]]:
+    """Read and validate the manifest at ``path`` (relative to docs_dir), reading only inside
+    ``roots`` (default: the docs dir)."""
     folder = path.rpartition("/")[0]
     empty = Manifest(path=path, folder=folder)
+    roots = source_roots(docs_dir) if roots is None else roots
     try:
-        raw = (Path(docs_dir) / path).read_bytes()
+        raw = read_file(docs_dir, path, roots, MAX_MANIFEST_BYTES)
+    except Refused as exc:
+        return empty, [Problem(path, None, f"manifest {exc}")]
     except OSError as exc:
         return empty, [Problem(path, None, f"cannot read manifest: {exc.strerror}")]
     try:
         text = raw.removeprefix(_BOM).decode("utf-8")
     except UnicodeDecodeError as exc:
         return empty, [Problem(path, None, f"not valid UTF-8 at byte {exc.start}")]
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        return empty, [Problem(path, exc.lineno, f"invalid JSON: {exc.msg} (column {exc.colno})")]
+    data, problem = load_json(text)
+    if problem is not None:
+        column = f" (column {problem.column})" if problem.column else ""
+        return empty, [Problem(path, problem.line, f"{problem.message}{column}")]
     errors = schema_errors(data)
     if errors:
         return empty, [Problem(path, None, f"{where}: {msg}") for where, msg in errors]
+    if bad_globs := _glob_problems(data):
+        return empty, [Problem(path, None, m) for m in bad_globs]
     manifest, messages = _parse_manifest(data, path, folder)
     return manifest, [Problem(path, None, m) for m in sorted(messages)]
 
@@ -290,20 +429,24 @@ def _relative_to(path: str, folder: str) -> str:
 def _chunk_by_from_hint(value: Any) -> tuple[str | None, str | None]:
     """Read a chunking hint (``"h3"`` or ``{"chunk_by": "h3"}``): (chunk_by, problem)."""
     if isinstance(value, Mapping):
-        extra = sorted(str(k) for k in value if k != "chunk_by")
+        extra = sorted(_clip(str(k)) for k in value if k != "chunk_by")
         if extra:
             return None, f"only chunk_by can be set, unexpected {_one_of(extra)}"
         if "chunk_by" not in value:
             return None, "chunk_by is missing"
         value = value["chunk_by"]
-    if value not in CHUNK_BY_VALUES or not isinstance(value, str):
-        return None, f"{value!r} is not one of {_one_of(CHUNK_BY_VALUES)}"
+    if not isinstance(value, str) or value not in CHUNK_BY_VALUES:
+        return None, f"{_quote(value)} is not one of {_one_of(CHUNK_BY_VALUES)}"
     return value, None
 
 
-def _read_text(docs_dir: Path, path: str) -> tuple[str | None, Problem | None]:
+def _read_text(
+    docs_dir: Path, path: str, roots: Sequence[Path]
+) -> tuple[str | None, Problem | None]:
     try:
-        raw = (docs_dir / path).read_bytes()
+        raw = read_file(docs_dir, path, roots, MAX_FILE_BYTES)
+    except Refused as exc:
+        return None, Problem(path, None, f"file {exc}")
     except OSError as exc:
         return None, Problem(path, None, f"cannot read file: {exc.strerror}")
     # Offsets are reported in the file as stored, BOM included.
@@ -313,7 +456,48 @@ def _read_text(docs_dir: Path, path: str) -> tuple[str | None, Problem | None]:
     except UnicodeDecodeError as exc:
         line = raw[: offset + exc.start].count(b"\n") + 1
         return None, Problem(path, line, f"not valid UTF-8 at byte {offset + exc.start}")
-    return text.replace("\r\n", "\n").replace("\r", "\n"), None
+    text = text.replace("\r\n", "\n").replace("\r", "\n")
+    if message := _structure_problem(text):
+        return None, Problem(path, None, f"{message}; split it or leave it out")
+    return text, None
+
+
+def _structure_problem(text: str) -> str | None:
+    """Why a file is too large to parse within the limits of limits.py, measured before parsing."""
+    lines = text.count("\n") + 1
+    if lines > MAX_FILE_LINES:
+        return f"file has {lines:,} lines; at most {MAX_FILE_LINES:,} are allowed per file"
+    cells = _table_cells(text.split("\n")) if "|" in text else 0  # a header needs a `|`
+    if cells > MAX_TABLE_CELLS:
+        return (
+            f"file has tables of {cells:,} cells (rows times header columns); "
+            f"at most {MAX_TABLE_CELLS:,} are allowed per file"
+        )
+    return None
+
+
+# A table's delimiter row (`|---|:-:|`), also inside blockquotes and list items.
+_DELIMITER_ROW = re.compile(r"[ \t>]*[-:|][-:| \t]*")
+
+
+def _table_cells(lines: list[str]) -> int:
+    """At least as many as the table cells markdown-it makes of ``lines``: for every delimiter
+    row after a line with a `|`, its columns times the rows from its header to the next blank
+    line. markdown-it fills every body row up to the header's width (rules_block/table.py), so
+    rows of one character can each cost a thousand cells. Fenced code counts too: a fence line
+    can be a table's header for markdown-it, whose table rule runs first."""
+    cells = 0
+    rows = 0  # non-blank lines from the one after the current line to the next blank one
+    for i in range(len(lines) - 1, 0, -1):
+        line = lines[i]
+        if not line.strip():
+            rows = 0
+            continue
+        if "|" in lines[i - 1] and "-" in line and _DELIMITER_ROW.fullmatch(line):
+            columns = sum("-" in part for part in line.split("|"))  # each is `:?-+:?`
+            cells += columns * (1 + rows)
+        rows += 1
+    return cells
 
 
 @dataclass
@@ -329,10 +513,10 @@ class _Settings:
 def _apply_inline_hint(body: str, settings: _Settings) -> None:
     chosen = None
     for line, payload in find_inline_hints(body):
-        try:
-            value = json.loads(payload)
-        except json.JSONDecodeError as exc:
-            settings.problems.append((line, f"inline mcp_chunking_hint: invalid JSON: {exc.msg}"))
+        value, problem = load_json(payload)
+        if problem is not None:
+            where = line + (problem.line or 1) - 1  # the payload starts on the hint's line
+            settings.problems.append((where, f"inline mcp_chunking_hint: {problem.message}"))
             continue
         chunk_by, msg = _chunk_by_from_hint(value)
         if msg:
@@ -396,10 +580,12 @@ def _apply_frontmatter(fm: Frontmatter, settings: _Settings) -> None:
 
 
 def load_file(
-    docs_dir: Path, path: str, manifest: Manifest | None
+    docs_dir: Path, path: str, manifest: Manifest | None, roots: Sequence[Path] | None = None
 ) -> tuple[SourceFile | None, list[Problem]]:
-    """Read one markdown file and resolve its strategy and metadata."""
-    text, problem = _read_text(docs_dir, path)
+    """Read one markdown file (only inside ``roots``, default the docs dir) and resolve its
+    strategy and metadata."""
+    roots = source_roots(docs_dir) if roots is None else roots
+    text, problem = _read_text(docs_dir, path, roots)
     if text is None:
         return None, [problem] if problem else []
     fm = split_frontmatter(text)
@@ -451,8 +637,8 @@ def _taxonomy(
                         Problem(
                             manifest.path,
                             None,
-                            f"taxonomy key {key!r}: description {cfg.description!r} conflicts "
-                            f"with {description!r} in {described_in[key]}",
+                            f"taxonomy key {key!r}: description {_quote(cfg.description)} "
+                            f"conflicts with {_quote(description)} in {described_in[key]}",
                         )
                     )
             include = prev.auto_include
@@ -469,6 +655,15 @@ def _taxonomy(
     return dict(sorted(merged.items())), problems
 
 
+def _refuse(entry: Entry, problems: list[Problem]) -> None:
+    """A Problem for a refused entry; a warning for one skipped (a FIFO, socket or device is
+    not documentation, but never worth failing a build)."""
+    if entry.skip:
+        log.warning("%s: skipped, it is %s", shown(entry.path), entry.skip)
+    elif entry.refusal:
+        problems.append(Problem(shown(entry.path), None, entry.refusal))
+
+
 def _instructions(manifests: Sequence[Manifest]) -> str | None:
     root = next((m for m in manifests if m.folder == ""), None)
     if root is not None and root.instructions is not None:
@@ -476,29 +671,83 @@ def _instructions(manifests: Sequence[Manifest]) -> str | None:
     return next((m.instructions for m in manifests if m.instructions is not None), None)
 
 
-def load_corpus(docs_dir: Path, include: Sequence[str] = (), exclude: Sequence[str] = ()) -> Corpus:
+def _flag_problems(include: Sequence[str], exclude: Sequence[str]) -> list[Problem]:
+    return [
+        Problem(".", None, f"{flag} {_quote(pattern)} {msg}")
+        for flag, patterns in (("--include", include), ("--exclude", exclude))
+        for pattern in patterns
+        if (msg := glob_problem(pattern))
+    ]
+
+
+def _left_out(
+    path: str, manifests: Mapping[str, Manifest], include: Sequence[str], exclude: Sequence[str]
+) -> bool:
+    """Whether the globs (the flags', then the governing manifest's) leave a file out."""
+    if not selected(path, include, exclude):
+        return True
+    manifest = _governing(manifests, path)
+    relative = _relative_to(path, manifest.folder) if manifest else path
+    return manifest is not None and not selected(relative, manifest.include, manifest.exclude)
+
+
+# A name no file can have: an exclude glob that matches `folder/<it>` (`folder/**`,
+# `folder/*`) matches whatever the folder holds.
+_ANY_CHILD = "\x00"
+
+
+def _folder_left_out(path: str, manifests: Mapping[str, Manifest], exclude: Sequence[str]) -> bool:
+    """Whether exclude globs (the flags', the governing manifest's) leave out all of a folder."""
+    manifest = _governing(manifests, path)
+    relative = _relative_to(path, manifest.folder) if manifest else path
+    globs = [(exclude, path)]
+    if manifest is not None:
+        globs.append((manifest.exclude, relative))
+    return any(
+        matches_any(patterns, folder) or matches_any(patterns, f"{folder}/{_ANY_CHILD}")
+        for patterns, folder in globs
+    )
+
+
+def load_corpus(
+    docs_dir: Path,
+    include: Sequence[str] = (),
+    exclude: Sequence[str] = (),
+    extra_roots: Sequence[Path] = (),
+) -> Corpus:
     """Discover, read and configure every markdown file under ``docs_dir``.
 
-    ``include``/``exclude`` are globs relative to docs_dir. Raises FileNotFoundError only if
-    docs_dir is not a directory; everything else ends up in ``Corpus.problems``.
+    ``include``/``exclude`` are globs relative to docs_dir. Files are read only inside the
+    source roots: docs_dir and ``extra_roots``. Raises FileNotFoundError only if docs_dir is
+    not a directory; everything else ends up in ``Corpus.problems``.
     """
     docs_dir = Path(docs_dir)
     if not docs_dir.is_dir():
         raise FileNotFoundError(f"docs directory not found (or not a directory): {docs_dir}")
-    problems: list[Problem] = []
+    problems = _flag_problems(include, exclude)
+    if problems:
+        return Corpus((), {}, None, tuple(problems))
+    roots = source_roots(docs_dir, extra_roots)
+    listing = scan(docs_dir, extra_roots)
     manifests: dict[str, Manifest] = {}
-    for path in find_manifests(docs_dir):
-        manifest, found = load_manifest(docs_dir, path)
+    for entry in listing.manifests:
+        if entry.skip or entry.refusal:
+            _refuse(entry, problems)
+            continue
+        manifest, found = load_manifest(docs_dir, entry.path, roots)
         manifests[manifest.folder] = manifest
         problems.extend(found)
+    for entry in listing.folders:
+        if not _folder_left_out(entry.path, manifests, exclude):
+            _refuse(entry, problems)
     files = []
-    for path in discover(docs_dir, include, exclude):
-        manifest = _governing(manifests, path)
-        if manifest is not None and not selected(
-            _relative_to(path, manifest.folder), manifest.include, manifest.exclude
-        ):
+    for entry in listing.markdown:
+        if _left_out(entry.path, manifests, include, exclude):
             continue
-        source, found = load_file(docs_dir, path, manifest)
+        if entry.skip or entry.refusal:
+            _refuse(entry, problems)
+            continue
+        source, found = load_file(docs_dir, entry.path, _governing(manifests, entry.path), roots)
         problems.extend(found)
         if source is not None:
             files.append(source)

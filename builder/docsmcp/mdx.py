@@ -11,7 +11,9 @@ import re
 from .fences import fenced_lines
 
 _ESM = re.compile(r"^(import|export)\b")
-_ADMONITION_OPEN = re.compile(r"^\s{0,3}:::\s*([A-Za-z]+)(?:\[(.*?)\]|\s+(.*?))?\s*$")
+# `:::kind`, then optionally `[title]` or whitespace and a title (see _admonition). The rest of
+# the line is cut with str methods: a lazy `\s+(.*?)\s*$` is quadratic in runs of whitespace.
+_ADMONITION_KIND = re.compile(r"^\s{0,3}:::\s*([A-Za-z]+)")
 _ADMONITION_CLOSE = re.compile(r"^\s{0,3}:::\s*$")
 
 
@@ -38,6 +40,22 @@ def drop_esm(lines: list[str]) -> list[str]:
     return out
 
 
+def _admonition(line: str) -> tuple[str, str] | None:
+    """(kind, title) of a `:::kind Title` or `:::kind[Title]` line, else None."""
+    m = _ADMONITION_KIND.match(line)
+    if m is None:
+        return None
+    rest = line[m.end() :]
+    tail = rest.rstrip()
+    if not tail:
+        return m.group(1), ""
+    if len(tail) >= 2 and tail[0] == "[" and tail[-1] == "]":
+        return m.group(1), tail[1:-1].strip()
+    if rest[0].isspace():
+        return m.group(1), tail.strip()
+    return None  # e.g. `:::tip!`: not an admonition
+
+
 def admonitions_to_text(lines: list[str]) -> list[str]:
     """Turn Docusaurus `:::tip Title` fences into a label line, so the label stays searchable."""
     out = list(lines)
@@ -45,10 +63,9 @@ def admonitions_to_text(lines: list[str]) -> list[str]:
     for i, line in enumerate(lines):
         if code[i]:
             continue
-        m = _ADMONITION_OPEN.match(line)
-        if m:
-            kind, bracket, rest = m.groups()
-            title = (bracket or rest or "").strip()
+        found = _admonition(line)
+        if found:
+            kind, title = found
             label = kind.capitalize() + (f": {title}" if title else "")
             # A blank line after keeps the label its own paragraph, but we may not add lines;
             # a trailing hard break ("\\") ends the label's line in the same paragraph instead.

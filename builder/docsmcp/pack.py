@@ -38,8 +38,7 @@ from docsmcp_runtime.archive import (
 from docsmcp_runtime.bundle import open_bundle
 from docsmcp_runtime.errors import BundleError
 from docsmcp_runtime.format import METADATA_FILE, Metadata, sha256_file
-
-from .write import swap_dir
+from docsmcp_runtime.swap import swap_dir
 
 EMPTY_CONFIG = b"{}"
 DEFAULT_TAG = "latest"

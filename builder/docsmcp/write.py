@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import os
 import shutil
 from collections.abc import Mapping
 from pathlib import Path
@@ -18,14 +17,19 @@ from docsmcp_runtime.format import (
     CHUNK_COMPRESSION,
     CHUNK_SCHEMA,
     CHUNKS_FILE,
+    FORMAT,
+    MAX_METADATA_DEPTH,
     METADATA_FILE,
     ROW_GROUP_SIZE,
     FileEntry,
     Metadata,
+    MetadataError,
     TaxonomyKey,
     bundle_id,
     sha256_file,
 )
+from docsmcp_runtime.format.jsonread import loads
+from docsmcp_runtime.swap import recover, staging_path, swap_dir
 
 from .chunk import Chunk
 from .index import LexicalIndex
@@ -91,14 +95,10 @@ def write_bundle(
     A failure at any point leaves `out` exactly as it was. Returns the final metadata.
     """
     out = out.resolve()
-    if out.exists() and not (out / METADATA_FILE).is_file() and any(out.iterdir()):
-        raise OutputError(
-            f"refusing to replace {out}: it is a non-empty directory that is not a docsmcp bundle"
-        )
-    if out.exists() and not out.is_dir():
-        raise OutputError(f"refusing to replace {out}: it is a file, not a bundle directory")
+    recover(out)  # what an interrupted earlier build left: restore or remove it
+    check_replaceable(out)
     out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = out.parent / f".{out.name}.tmp-{os.getpid()}"
+    tmp = staging_path(out)
     shutil.rmtree(tmp, ignore_errors=True)
     tmp.mkdir()
     try:
@@ -111,20 +111,40 @@ def write_bundle(
     return metadata
 
 
-def swap_dir(tmp: Path, dest: Path) -> None:
-    """Put the finished directory `tmp` at `dest`, replacing an old one only once `tmp` is
-    complete, so a failure leaves `dest` as it was."""
-    if not dest.exists():
-        os.replace(tmp, dest)
+def check_replaceable(out: Path) -> None:
+    """Refuse (OutputError, one line) to replace anything but a docsmcp bundle or an empty
+    folder: a bundle is a folder whose metadata.json has the format marker and which holds only
+    the files it lists. A user's folder that merely contains a metadata.json is never deleted."""
+    if not out.exists() and not out.is_symlink():
         return
-    old = dest.parent / f".{dest.name}.old-{os.getpid()}"
-    os.replace(dest, old)
+    if not out.is_dir():
+        raise OutputError(f"refusing to replace {out}: it is not a directory")
+    entries = sorted(out.iterdir())
+    if not entries:
+        return
+    reason = _not_a_bundle(out, entries)
+    if reason:
+        raise OutputError(
+            f"refusing to replace {out}: {reason}; choose another --out or remove it yourself"
+        )
+
+
+def _not_a_bundle(out: Path, entries: list[Path]) -> str | None:
+    not_bundle = "it is a non-empty directory that is not a docsmcp bundle"
     try:
-        os.replace(tmp, dest)
-    except OSError:
-        os.replace(old, dest)
-        raise
-    shutil.rmtree(old, ignore_errors=True)
+        meta = loads((out / METADATA_FILE).read_text(encoding="utf-8"), MAX_METADATA_DEPTH)
+    except (OSError, UnicodeDecodeError, MetadataError):
+        return f"{not_bundle} (no readable metadata.json)"
+    if not isinstance(meta, dict) or meta.get("format") != FORMAT:
+        return not_bundle
+    files = meta.get("files")
+    listed = {METADATA_FILE, *(files if isinstance(files, dict) else ())}
+    for entry in entries:
+        if entry.name not in listed:
+            return f"it holds {entry.name!r}, which is not part of the bundle"
+        if entry.is_symlink() or not entry.is_file():
+            return f"its {entry.name!r} is not a regular file"
+    return None
 
 
 def _write_contents(

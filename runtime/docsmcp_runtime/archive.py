@@ -23,7 +23,17 @@ from pathlib import Path
 
 from .bundle import open_bundle
 from .errors import BundleError
-from .format import MAX_FILES, METADATA_FILE, sha256_file
+from .format import (
+    MAX_FILES,
+    MAX_METADATA_BYTES,
+    MAX_METADATA_DEPTH,
+    METADATA_FILE,
+    MetadataError,
+    sha256_file,
+)
+from .format.jsonread import loads
+from .format.metadata import file_entry
+from .swap import recover
 
 OCI_LAYOUT_FILE = "oci-layout"
 OCI_INDEX_FILE = "index.json"
@@ -238,8 +248,20 @@ def extract_archive(source: ArchiveSource, dest: Path) -> list[str]:
     Only regular files with plain names at the top level are accepted; anything else (absolute
     or `..` paths, subdirectories, links, devices, duplicates) refuses the whole archive. Paths
     are built from the checked names, never by tarfile, so nothing is written outside `dest`.
-    Returns the member names in archive order. The caller removes `dest` on failure.
+    Nothing is written before a first pass has checked every member's size against the
+    `metadata.json` inside (so a small archive cannot fill the disk with data it does not
+    declare) and that the disk has room for them. Returns the member names in archive order.
+    The caller removes `dest` on failure.
     """
+    sizes = _declared_sizes(source)
+    try:
+        free = shutil.disk_usage(dest).free
+    except OSError:
+        free = None
+    if free is not None and sum(sizes.values()) > free:
+        raise BundleError(
+            f"{source.label}: unpacking needs {sum(sizes.values())} bytes, {dest} has {free} free"
+        )
     names: list[str] = []
     try:
         with tarfile.open(source.archive, mode="r|gz") as tar:
@@ -255,6 +277,8 @@ def extract_archive(source: ArchiveSource, dest: Path) -> list[str]:
                     )
                 if len(names) >= MAX_MEMBERS:
                     raise BundleError(f"{source.label}: too many members for a bundle")
+                if sizes.get(name) != member.size:  # the archive changed under us
+                    raise BundleError(f"{source.label}: member {name!r} changed while unpacking")
                 fh = tar.extractfile(member)
                 assert fh is not None  # regular file
                 try:
@@ -278,6 +302,70 @@ def extract_archive(source: ArchiveSource, dest: Path) -> list[str]:
     if METADATA_FILE not in names:
         raise BundleError(f"{source.label}: archive holds no {METADATA_FILE}; not a bundle")
     return names
+
+
+def _declared_sizes(source: ArchiveSource) -> dict[str, int]:
+    """First pass, reading without writing: every member a plain regular file listed in the
+    archive's metadata.json with exactly the size it declares. Returns name -> size."""
+    sizes: dict[str, int] = {}
+    metadata: bytes | None = None
+    try:
+        with tarfile.open(source.archive, mode="r|gz") as tar:
+            for member in tar:
+                name = member.name
+                if not member.isreg():
+                    raise BundleError(f"{source.label}: refusing {_kind(member)} member {name!r}")
+                if not _MEMBER_NAME.fullmatch(name):
+                    raise BundleError(
+                        f"{source.label}: refusing member {name!r} (bundle archives hold only "
+                        "plain file names at the top level)"
+                    )
+                if name in sizes:
+                    raise BundleError(f"{source.label}: duplicate member {name!r}")
+                if len(sizes) >= MAX_MEMBERS:
+                    raise BundleError(f"{source.label}: too many members for a bundle")
+                sizes[name] = member.size
+                if name == METADATA_FILE:
+                    if member.size > MAX_METADATA_BYTES:
+                        raise BundleError(
+                            f"{source.label}: {METADATA_FILE} of {member.size} bytes is over "
+                            f"the {MAX_METADATA_BYTES}-byte limit"
+                        )
+                    fh = tar.extractfile(member)
+                    assert fh is not None
+                    metadata = fh.read()
+    except BundleError:
+        raise
+    except (tarfile.TarError, EOFError, zlib.error, gzip.BadGzipFile) as exc:
+        raise BundleError(
+            f"{source.label}: not a readable .tar.gz bundle archive ({exc or type(exc).__name__})"
+        ) from None
+    except OSError as exc:
+        raise BundleError(f"{source.label}: cannot read ({exc.strerror or exc})") from None
+    if metadata is None:
+        raise BundleError(f"{source.label}: archive holds no {METADATA_FILE}; not a bundle")
+    declared = _declared_files(source, metadata)
+    for name, size in sizes.items():
+        if name == METADATA_FILE:
+            continue
+        if name not in declared:
+            raise BundleError(f"{source.label}: files not listed in {METADATA_FILE}: {name}")
+        if declared[name] != size:
+            raise BundleError(
+                f"{source.label}: member {name!r} has {size} bytes, {METADATA_FILE} declares "
+                f"{declared[name]}"
+            )
+    return sizes
+
+
+def _declared_files(source: ArchiveSource, metadata: bytes) -> dict[str, int]:
+    """name -> bytes of the `files` of an archived metadata.json (fully checked after unpacking)."""
+    try:
+        meta = loads(metadata.decode("utf-8"), MAX_METADATA_DEPTH)
+        files = meta["files"]
+        return {name: file_entry(name, entry).bytes for name, entry in files.items()}
+    except (UnicodeDecodeError, MetadataError, KeyError, TypeError, AttributeError) as exc:
+        raise BundleError(f"{source.label}: unusable {METADATA_FILE} ({exc})") from None
 
 
 def _kind(member: tarfile.TarInfo) -> str:
@@ -306,9 +394,16 @@ def resolve_bundle(spec: str | Path, cache_dir: Path | None = None) -> Path:
     concurrent starters are safe: whoever renames second discards its copy and uses the first.
     Raises BundleError with a one-line reason.
     """
+    path = Path(spec)
+    if not path.exists() and not path.is_symlink():
+        # A build replacing PATH may have died between its two renames: use (and restore) the
+        # previous bundle it parked beside PATH (swap.py).
+        recovered = recover(path, remove=False)
+        if recovered is not None:
+            return recovered
     source = locate_archive(spec)
     if source is None:
-        return Path(spec)
+        return path
     bundles = (cache_dir if cache_dir is not None else default_cache_dir()) / "bundles"
     final = bundles / source.digest
     if (final / METADATA_FILE).is_file():

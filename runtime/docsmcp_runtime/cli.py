@@ -14,7 +14,13 @@ from .archive import resolve_bundle
 from .bundle import open_bundle
 from .errors import BundleError
 from .format import FUSION_LISTS, FusionWeights
-from .search import SearchOptions, parse_cosine
+from .search import (
+    DEFAULT_TIME_BUDGET,
+    TIME_BUDGET_ENV,
+    SearchOptions,
+    parse_cosine,
+    parse_seconds,
+)
 from .tools import DocsApp
 
 PROG = "docsmcp-runtime"
@@ -63,6 +69,13 @@ def _parser() -> argparse.ArgumentParser:
         metavar="COSINE",
         help="override the bundle's minimum similarity of vector-only hits (-1 to 1)",
     )
+    p.add_argument(
+        "--search-timeout",
+        metavar="SECONDS",
+        default=os.environ.get(TIME_BUDGET_ENV),
+        help=f"time budget of one search; past it the search stops with a tool error, never "
+        f"a partial result (default: ${TIME_BUDGET_ENV}, else {DEFAULT_TIME_BUDGET:g})",
+    )
     p.add_argument("--version", action="version", version=f"{PROG} {__version__}")
     _http_options(p)
     sub = p.add_subparsers(dest="command")
@@ -96,8 +109,13 @@ _HTTP_OPTIONS = (
     "cors_origin",
     "auth_token",
     "max_body_bytes",
+    "body_timeout",
+    "header_timeout",
+    "max_header_bytes",
+    "max_connections",
     "threads",
     "log_level",
+    "health_commit",
     "watch",
     "watch_interval",
     "shutdown_timeout",
@@ -130,7 +148,13 @@ def _search_options(args: argparse.Namespace) -> SearchOptions:
             floor = parse_cosine(args.similarity_floor)
         except ValueError as exc:
             raise ValueError(f"--similarity-floor: {exc}") from None
-    return SearchOptions(weights, floor)
+    budget = DEFAULT_TIME_BUDGET
+    if args.search_timeout is not None:
+        try:
+            budget = parse_seconds(args.search_timeout)
+        except ValueError as exc:
+            raise ValueError(f"--search-timeout / ${TIME_BUDGET_ENV}: {exc}") from None
+    return SearchOptions(weights, floor, budget)
 
 
 def _positive_float(text: str) -> float:
@@ -190,6 +214,35 @@ def _http_options(p: argparse.ArgumentParser) -> None:
         help=f"largest request body accepted, else 413 (default: {http.DEFAULT_MAX_BODY_BYTES})",
     )
     g.add_argument(
+        "--body-timeout",
+        type=_positive_float,
+        metavar="SECONDS",
+        help="a request body must arrive within this time after its headers, else 408 "
+        f"(default: {http.DEFAULT_BODY_TIMEOUT:g})",
+    )
+    g.add_argument(
+        "--header-timeout",
+        type=_positive_float,
+        metavar="SECONDS",
+        help="a request's line and headers must arrive within this time of the connection "
+        "opening (or of their first byte on a kept-alive connection), however slowly they "
+        f"trickle in, else 408 and close (default: {http.DEFAULT_HEADER_TIMEOUT:g})",
+    )
+    g.add_argument(
+        "--max-header-bytes",
+        type=_int_at_least(1024),
+        metavar="N",
+        help="largest request line and headers accepted, else 431 and close "
+        f"(default: {http.DEFAULT_MAX_HEADER_BYTES})",
+    )
+    g.add_argument(
+        "--max-connections",
+        type=_int_at_least(1),
+        metavar="N",
+        help="open connections served at once; a connection beyond them is answered 503 at "
+        f"once and closed (default: {http.DEFAULT_MAX_CONNECTIONS})",
+    )
+    g.add_argument(
         "--threads",
         type=_int_at_least(1, 256),
         metavar="N",
@@ -199,6 +252,13 @@ def _http_options(p: argparse.ArgumentParser) -> None:
         "--log-level",
         choices=logs_levels(),
         help="JSON log lines on stderr at this level and above (default: info)",
+    )
+    g.add_argument(
+        "--health-commit",
+        action="store_const",
+        const=True,
+        help="name the docs' source commit in /healthz (default: off, so a public health check "
+        f"does not reveal it; ${http.ENV_HEALTH_COMMIT}=1 under plain uvicorn)",
     )
     g.add_argument(
         "--watch",
@@ -306,10 +366,12 @@ def _serve_http(args: argparse.Namespace) -> int:
         cors_origins=tuple(args.cors_origin or ()),
         loopback=http.is_loopback(host),
         max_body_bytes=args.max_body_bytes or http.DEFAULT_MAX_BODY_BYTES,
+        body_timeout=args.body_timeout or http.DEFAULT_BODY_TIMEOUT,
         threads=args.threads or http.DEFAULT_THREADS,
         watch=bool(args.watch),
         watch_interval=args.watch_interval or http.DEFAULT_WATCH_INTERVAL,
         search=search,
+        health_commit=bool(args.health_commit),
     )
     timeout = (
         http.DEFAULT_SHUTDOWN_TIMEOUT if args.shutdown_timeout is None else args.shutdown_timeout
@@ -332,7 +394,12 @@ def _serve_http(args: argparse.Namespace) -> int:
             message=f"listening on {host} without --auth-token: anyone who can "
             "reach the port can query the documentation",
         )
-    return http_app.serve(app, sock, timeout)
+    limits = http.ConnectionLimits(
+        header_timeout=args.header_timeout or http.DEFAULT_HEADER_TIMEOUT,
+        max_connections=args.max_connections or http.DEFAULT_MAX_CONNECTIONS,
+        max_header_bytes=args.max_header_bytes or http.DEFAULT_MAX_HEADER_BYTES,
+    )
+    return http_app.serve(app, sock, timeout, limits)
 
 
 def _search(app: DocsApp, args: argparse.Namespace, extra: list[str]) -> int:

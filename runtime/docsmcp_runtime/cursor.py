@@ -2,6 +2,12 @@
 
 Any replica holding the same bundle (and, if set, the same DOCSMCP_CURSOR_SECRET) can serve the
 next page: the cursor carries everything needed and no server keeps state.
+
+Without DOCSMCP_CURSOR_SECRET the key derives from the (public) bundle id: cursors then detect
+damage and mismatches (another query, filters or bundle) but are not unforgeable. That is by
+design: a cursor only selects an offset into results the caller may fetch anyway, and every
+offset is range-checked. Set the secret (the same on every replica) when cursors must be
+tamper-evident.
 """
 
 from __future__ import annotations
@@ -13,6 +19,8 @@ import json
 import os
 
 SECRET_ENV = "DOCSMCP_CURSOR_SECRET"
+# A real cursor is about 110 characters; anything far longer is not one (and is not decoded).
+MAX_CURSOR_CHARS = 1024
 
 
 class CursorError(ValueError):
@@ -53,14 +61,29 @@ def encode_cursor(
 
 
 def decode_cursor(
-    secret: bytes, bundle_id: str, query: str, filters: dict[str, str], cursor: str
+    secret: bytes,
+    bundle_id: str,
+    query: str,
+    filters: dict[str, str],
+    cursor: str,
+    max_offset: int | None = None,
 ) -> int:
-    """Return the offset a cursor points at, or raise CursorError saying what is wrong."""
+    """Return the offset a cursor points at, or raise CursorError saying what is wrong.
+
+    The offset must be an integer from 0 to `max_offset` (the bundle's chunk count: no result
+    list is longer), whoever signed the cursor."""
+    if len(cursor) > MAX_CURSOR_CHARS:
+        raise CursorError("Invalid cursor: malformed cursor. Omit cursor to start a new search.")
     try:
         payload, signature = cursor.split(".")
         body = json.loads(_unb64(payload))
         offset = body["o"]
-        valid = body.get("v") == 1 and isinstance(offset, int) and offset >= 0
+        valid = (
+            body.get("v") == 1
+            and isinstance(offset, int)
+            and not isinstance(offset, bool)
+            and 0 <= offset <= (max_offset if max_offset is not None else offset)
+        )
     except (ValueError, KeyError, TypeError, UnicodeDecodeError):
         valid = False
     if not valid:

@@ -31,5 +31,9 @@ class ProtocolError(Exception):
         return error
 
 
+class SearchTimeout(Exception):
+    """A search ran past its time budget (it is abandoned: never a partial result)."""
+
+
 class BundleError(Exception):
     """An index bundle is missing, unreadable or malformed; the message is a single line."""

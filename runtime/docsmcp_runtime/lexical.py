@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import time
+
 import numpy as np
 
 from .analyzer import AnalyzerConfig, analyze
+from .errors import SearchTimeout
 
 
 class Lexicon:
@@ -50,10 +53,15 @@ def query_terms(query: str, config: AnalyzerConfig) -> tuple[list[str], list[str
     return list(terms), list(bigrams)
 
 
-def score(lexicon: Lexicon, n_docs: int, terms: list[str]) -> np.ndarray:
-    """Sum of the stored impacts of `terms` per row (float32)."""
+def score(
+    lexicon: Lexicon, n_docs: int, terms: list[str], deadline: float | None = None
+) -> np.ndarray:
+    """Sum of the stored impacts of `terms` per row (float32). Past `deadline` (a
+    time.monotonic() value) it raises SearchTimeout between terms."""
     scores = np.zeros(n_docs, dtype=np.float32)
     for term in terms:
+        if deadline is not None and time.monotonic() > deadline:
+            raise SearchTimeout
         tid = lexicon.lookup(term)
         if tid is None:
             continue

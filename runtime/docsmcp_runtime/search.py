@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import re
+import time
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from .bundle import Bundle
 from .embedding import EmbeddingError, QueryEmbedder
+from .errors import SearchTimeout
 from .format import FusionWeights
 from .lexical import Lexicon, query_terms, score
 from .selection import rank
@@ -17,6 +19,12 @@ from .vectors import VectorIndex
 SNIPPET_CHARS = 240
 # Candidates taken from each ranked list before fusion.
 FUSION_DEPTH = 200
+# Distinct terms (and, separately, distinct bigram terms) of one query that are scored; the rest
+# are dropped with a note. Each costs a dictionary lookup and a pass over its postings.
+MAX_QUERY_TERMS = 64
+# Seconds one search may take before it is abandoned with a tool error (never a partial result).
+DEFAULT_TIME_BUDGET = 5.0
+TIME_BUDGET_ENV = "DOCSMCP_SEARCH_TIMEOUT"
 
 
 @dataclass(frozen=True)
@@ -25,6 +33,23 @@ class SearchOptions:
 
     fusion: FusionWeights = FusionWeights()
     similarity_floor: float | None = None
+    time_budget: float = DEFAULT_TIME_BUDGET  # seconds per search
+
+
+def _check(deadline: float) -> None:
+    if time.monotonic() > deadline:
+        raise SearchTimeout
+
+
+def parse_seconds(text: str) -> float:
+    """A time budget given on a command line or in the environment: a finite number > 0."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise ValueError(f"expected a number of seconds, got {text!r}") from None
+    if not 0 < value < float("inf"):
+        raise ValueError(f"must be a number of seconds > 0, got {text}")
+    return value
 
 
 def parse_cosine(text: str) -> float:
@@ -47,6 +72,7 @@ class Page:
     corpus_matches: int  # matches ignoring filters, for the zero-result hint
     also_in: list[dict[str, list[str]]] = field(default_factory=list)  # per row, collapsed variants
     degraded: str | None = None  # why vector search was skipped for this query
+    notes: list[str] = field(default_factory=list)  # what was adjusted (e.g. terms dropped)
 
 
 class Searcher:
@@ -71,6 +97,7 @@ class Searcher:
         self.floor = floor if floor is not None else (spec.similarity_floor if spec else 0.0)
         self.collapse_similarity = spec.collapse_similarity if spec else 0.0
         self.collapse_keys = [k for k, v in self.taxonomy.items() if v.vector_collapse]
+        self.time_budget = options.time_budget
 
     def _column(self, key: str) -> np.ndarray:
         return self.facets[:, self.keys.index(key)]
@@ -103,12 +130,25 @@ class Searcher:
         return np.asarray(vector, dtype=np.float32), None
 
     def search(self, query: str, filters: dict[str, str], offset: int, limit: int) -> Page:
+        """Raises SearchTimeout when the time budget runs out."""
+        deadline = time.monotonic() + self.time_budget
         terms, bigrams = query_terms(query, self.bundle.metadata.analyzer)
+        notes = []
+        if len(terms) > MAX_QUERY_TERMS or len(bigrams) > MAX_QUERY_TERMS:
+            notes.append(
+                f"Only the first {MAX_QUERY_TERMS} distinct words of the query were searched."
+            )
+            terms, bigrams = terms[:MAX_QUERY_TERMS], bigrams[:MAX_QUERY_TERMS]
         n = self.bundle.n_chunks
-        lexical = score(self.lexicon, n, terms)
-        proximity = score(self.lexicon, n, bigrams)
+        lexical = score(self.lexicon, n, terms, deadline)
+        proximity = score(self.lexicon, n, bigrams, deadline)
         mask = self.mask(filters)
+        started = time.monotonic()
         qvec, degraded = self.embed_query(query)
+        # Embedding is bounded on its own (provider timeouts, a one-off model load): the budget
+        # covers the work done here, over the bundle.
+        deadline += time.monotonic() - started
+        _check(deadline)
         end = offset + limit
         if qvec is None:
             scores = lexical + proximity * self.phrase_weight
@@ -133,6 +173,7 @@ class Searcher:
             corpus_matches=int(matched.sum()),
             also_in=also_in[offset:end],
             degraded=degraded,
+            notes=notes,
         )
 
     def _fuse(

@@ -10,7 +10,7 @@ from . import __version__
 from .bundle import Bundle
 from .cursor import CursorError, cursor_secret, decode_cursor, encode_cursor
 from .embedding import EmbeddingError, query_embedder
-from .errors import INVALID_PARAMS, ProtocolError
+from .errors import INVALID_PARAMS, ProtocolError, SearchTimeout
 from .search import Searcher, SearchOptions, snippet, snippet_pattern
 
 log = logging.getLogger(__name__)
@@ -18,6 +18,9 @@ log = logging.getLogger(__name__)
 MAX_LIMIT = 50
 DEFAULT_LIMIT = 10
 MAX_CONTEXT = 5
+# Longer queries are cut here (and their terms at MAX_QUERY_TERMS, see search.py) with a note:
+# an error message or a stack trace pasted as a query still searches, in bounded time.
+MAX_QUERY_CHARS = 2048
 _RESERVED = ("query", "limit", "cursor")
 
 ANNOTATIONS = {
@@ -67,6 +70,11 @@ SEARCH_OUTPUT_SCHEMA = {
             "type": "string",
             "description": "Present when semantic search failed and results are full-text only.",
         },
+        "notes": {
+            "type": "array",
+            "items": {"type": "string"},
+            "description": "Present when an argument was adjusted: a clamped number, a cut query.",
+        },
     },
     "required": ["hits", "next_cursor", "hint"],
 }
@@ -76,15 +84,32 @@ class ToolInputError(ValueError):
     """Bad tool arguments: reported to the model as an isError result it can correct."""
 
 
-def _int_arg(args: dict, name: str, default: int, low: int, high: int) -> int:
+def _int_arg(
+    args: dict, name: str, default: int, low: int, high: int, notes: list[str]
+) -> int:
+    """An integer argument; out of range is clamped (and noted), a wrong type is an error."""
     value = args.get(name, default)
     if isinstance(value, float) and value.is_integer():
         value = int(value)  # JSON clients may send 5.0
     if not isinstance(value, int) or isinstance(value, bool):
         raise ToolInputError(f"{name} must be an integer")
     if not low <= value <= high:
-        raise ToolInputError(f"{name} must be between {low} and {high}")
+        clamped = min(max(value, low), high)
+        notes.append(f"{name} {value} is outside {low}..{high}; used {clamped}.")
+        return clamped
     return value
+
+
+def _query_arg(args: dict, notes: list[str]) -> str:
+    query = args.get("query")
+    if not isinstance(query, str) or not query.strip():
+        raise ToolInputError("query must be a non-empty string")
+    if len(query) > MAX_QUERY_CHARS:
+        notes.append(
+            f"The query was cut to its first {MAX_QUERY_CHARS} of {len(query)} characters."
+        )
+        query = query[:MAX_QUERY_CHARS]
+    return query
 
 
 def _text_result(text: str, is_error: bool = False) -> dict:
@@ -218,17 +243,17 @@ class DocsApp:
 
     # -- search_docs ----------------------------------------------------------------------
 
-    def _search_args(self, args: dict) -> tuple[str, int, str | None, dict[str, str]]:
+    def _search_args(
+        self, args: dict, notes: list[str]
+    ) -> tuple[str, int, str | None, dict[str, str]]:
         allowed = set(_RESERVED) | set(self.taxonomy)
         for key in args:
             if key not in allowed:
                 raise ToolInputError(
                     f"Unexpected field '{key}'. Allowed fields: {', '.join(sorted(allowed))}."
                 )
-        query = args.get("query")
-        if not isinstance(query, str) or not query.strip():
-            raise ToolInputError("query must be a non-empty string")
-        limit = _int_arg(args, "limit", DEFAULT_LIMIT, 1, MAX_LIMIT)
+        query = _query_arg(args, notes)
+        limit = _int_arg(args, "limit", DEFAULT_LIMIT, 1, MAX_LIMIT, notes)
         cursor = args.get("cursor")
         if cursor is not None and (not isinstance(cursor, str) or not cursor):
             raise ToolInputError("cursor must be a non-empty string")
@@ -247,14 +272,29 @@ class DocsApp:
         return query, limit, cursor, filters
 
     def search_docs(self, args: dict) -> dict:
-        query, limit, cursor, filters = self._search_args(args)
+        notes: list[str] = []
+        query, limit, cursor, filters = self._search_args(args, notes)
         offset = 0
         if cursor is not None:
             try:
-                offset = decode_cursor(self._secret, self.bundle.bundle_id, query, filters, cursor)
+                offset = decode_cursor(
+                    self._secret,
+                    self.bundle.bundle_id,
+                    query,
+                    filters,
+                    cursor,
+                    max_offset=self.bundle.n_chunks,
+                )
             except CursorError as exc:
                 raise ToolInputError(str(exc)) from None
-        page = self.searcher.search(query, filters, offset, limit)
+        try:
+            page = self.searcher.search(query, filters, offset, limit)
+        except SearchTimeout:
+            raise ToolInputError(
+                f"The search took longer than its {self.searcher.time_budget:g} s budget and was "
+                "stopped; try a shorter or more specific query."
+            ) from None
+        notes.extend(page.notes)
         bundle = self.bundle
         pattern = snippet_pattern(query)
         hits = []
@@ -280,6 +320,8 @@ class DocsApp:
         if not hits:
             hint = self._hint(query, filters, page.suggested_filters, page.corpus_matches, offset)
         result: dict[str, Any] = {"hits": hits, "next_cursor": next_cursor, "hint": hint}
+        if notes:
+            result["notes"] = notes
         if page.degraded:
             self._warn_degraded(page.degraded)
             result["degraded"] = (
@@ -323,7 +365,8 @@ class DocsApp:
         chunk_id = args.get("chunk_id")
         if not isinstance(chunk_id, str):
             raise ToolInputError("chunk_id must be a non-empty string")
-        context = _int_arg(args, "context", 0, 0, MAX_CONTEXT)
+        notes: list[str] = []
+        context = _int_arg(args, "context", 0, 0, MAX_CONTEXT, notes)
         if not chunk_id or chunk_id != chunk_id.strip() or any(ord(ch) < 32 for ch in chunk_id):
             raise ToolInputError(
                 f"Chunk ID '{chunk_id}' has invalid format. "
@@ -344,4 +387,7 @@ class DocsApp:
             role = "Target" if offset == 0 else f"Context: {offset:+d}"
             header = f"--- Chunk: {bundle.id(r)} (Chunk {r - first + 1} of {total}) ({role}) ---"
             parts.append(f"{header}\n{bundle.text(r)}")
-        return _text_result("\n\n".join(parts))
+        result = _text_result("\n\n".join(parts))
+        if notes:  # a separate block, so the document text stays exactly the chunks
+            result["content"].append({"type": "text", "text": "Note: " + " ".join(notes)})
+        return result

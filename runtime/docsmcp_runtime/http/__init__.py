@@ -2,6 +2,7 @@
 
 - `app`: the stateless ASGI application, `POST /mcp` and `/healthz`, and the uvicorn runner;
 - `security`: Host/Origin checks (DNS-rebinding protection), bearer auth and CORS;
+- `guard`: bounds on slow and excess clients (request-head deadline, head size, connection cap);
 - `watch`: the served bundle and `--watch` (serving a new bundle when its path is replaced);
 - `settings`: defaults, `DOCSMCP_*` environment variables and `HttpSettings`.
 

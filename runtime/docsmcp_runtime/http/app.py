@@ -19,14 +19,20 @@ this transport and for stdio alike:
 
 Transport-level rejections: 404 unknown path, 405 `GET`/`DELETE`/... on /mcp (`Allow: POST`),
 406 an `Accept` header without `application/json`, 415 a body that is not `application/json`,
-413 a body over the limit, 400 (-32700) malformed JSON, 401 a missing or wrong bearer token,
-403 a disallowed `Origin` or `Host` (security.py). Their bodies are JSON-RPC errors without an
-id, so MCP clients show the reason; only the unknown-path 404 is plain text, because a JSON-RPC
-body on a 404 tells clients "a modern server that lacks this method" rather than "wrong URL".
+413 a body over the limit, 408 a body that did not arrive within the body timeout, 400 (-32700)
+malformed JSON, 401 a missing or wrong bearer token, 403 a disallowed `Origin` or `Host`
+(security.py). Their bodies are JSON-RPC errors without an id, so MCP clients show the reason;
+only the unknown-path 404 is plain text, because a JSON-RPC body on a 404 tells clients "a
+modern server that lacks this method" rather than "wrong URL".
 
 Searches are CPU work: each request is parsed and answered on a bounded thread pool so the
 event loop keeps accepting and concurrent requests run in parallel (numpy releases the GIL for
 the heavy parts; the bundle's shared text cache is lock-protected).
+
+Slow and excess clients are bounded below the app, in uvicorn's HTTP protocol
+(`guard.guarded_protocol`): a deadline for the request head, a cap on its size and a cap on open
+connections. `serve` always uses it; plain uvicorn gets it with
+`--http docsmcp_runtime.http.guard:GuardedH11Protocol` (guard.py).
 """
 
 from __future__ import annotations
@@ -59,6 +65,7 @@ from ..protocol import (
     classify,
     parse,
 )
+from . import guard
 from .replies import (
     LEGACY_STATUS,
     MODERN_STATUS,
@@ -73,8 +80,10 @@ from .replies import (
 from .security import TransportSecurity
 from .settings import (
     HEALTH_PATH,
+    LIMIT_ENVS,
     MCP_PATH,
     SERVER_HEADER,
+    ConnectionLimits,
     HttpSettings,
     settings_from_env,
 )
@@ -282,9 +291,7 @@ class McpHttpApp:
         self.security = TransportSecurity(settings)
         seen = signature(settings.bundle) if settings.watch else None
         # With --watch, open the resolved directory: PATH may be swapped while we read it.
-        self._served = load(
-            seen.real if seen else settings.bundle, settings.verify, settings.search
-        )
+        self._served = load(seen.real if seen else settings.bundle, settings)
         # Imported here, not at module level, so `docsmcp-runtime --help` and the stdio
         # transport (which import this module for its defaults) stay quick to start.
         from concurrent.futures import ThreadPoolExecutor
@@ -433,12 +440,25 @@ class McpHttpApp:
                 INVALID_REQUEST,
                 "Unsupported Media Type: the body must be application/json (UTF-8)",
             )
+        import asyncio  # already loaded by any ASGI server; see __init__ for why it is here
+
         limit = self.settings.max_body_bytes
         length = first(headers, "content-length")
         try:
             if length is not None and int(length) > limit:
                 raise _BodyTooLarge
-            body = await self._read_body(receive, limit)
+            # A deadline for the whole body, so trickling bytes cannot hold the request open.
+            body = await asyncio.wait_for(
+                self._read_body(receive, limit), self.settings.body_timeout
+            )
+        except asyncio.TimeoutError:
+            seconds = self.settings.body_timeout
+            return rpc_error(
+                408,
+                INVALID_REQUEST,
+                f"Request Timeout: the body did not arrive within {seconds:g} s",
+                headers=(("Connection", "close"),),
+            )
         except _BodyTooLarge:
             return rpc_error(
                 413,
@@ -449,8 +469,6 @@ class McpHttpApp:
             )
         except ValueError:
             return rpc_error(400, INVALID_REQUEST, "Invalid Content-Length")
-        import asyncio  # already loaded by any ASGI server; see __init__ for why it is here
-
         loop = asyncio.get_running_loop()
         reply = await loop.run_in_executor(self._executor, answer_post, served, body, headers)
         reply.log["bytes_in"] = len(body)
@@ -486,6 +504,15 @@ def create_app() -> McpHttpApp:
         # SystemExit with a message: ASGI servers print it and stop, without a traceback.
         raise SystemExit(f"docsmcp-runtime: error: {exc}") from None
     logs.event(logging.INFO, "app_created", bundle=settings.bundle, bundle_id=app.bundle_id)
+    unused = [name for name in LIMIT_ENVS if os.environ.get(name, "").strip()]
+    if unused and "GuardedH11Protocol" not in vars(guard):
+        # The server loads its protocol before the app: the guard would exist by now.
+        logs.event(
+            logging.WARNING,
+            "connection_limits_unused",
+            message=f"{', '.join(unused)} apply only with uvicorn's "
+            "--http docsmcp_runtime.http.guard:GuardedH11Protocol (or docsmcp-runtime itself)",
+        )
     return app
 
 
@@ -506,13 +533,19 @@ def bind(host: str, port: int) -> socket.socket:
     return sock
 
 
-def serve(app: McpHttpApp, sock: socket.socket, shutdown_timeout: int) -> int:
+def serve(
+    app: McpHttpApp,
+    sock: socket.socket,
+    shutdown_timeout: int,
+    limits: ConnectionLimits | None = None,
+) -> int:
     """Run uvicorn on `sock` until SIGTERM/SIGINT; requests in flight finish first.
 
     Logging must already be set up (`logs.configure`); uvicorn is told to leave it alone.
     """
     import uvicorn  # the `http` extra; the CLI checked it is installed
 
+    limits = limits or ConnectionLimits()
     config = uvicorn.Config(
         app,
         log_config=None,  # keep logs.configure's JSON handlers for uvicorn's loggers too
@@ -520,6 +553,10 @@ def serve(app: McpHttpApp, sock: socket.socket, shutdown_timeout: int) -> int:
         server_header=False,  # we send our own Server header
         lifespan="on",
         timeout_graceful_shutdown=shutdown_timeout,
+        # h11 always (not httptools when installed): the guard below is built on it.
+        http=guard.guarded_protocol(limits),
+        h11_max_incomplete_event_size=limits.max_header_bytes,
+        backlog=guard.fit_descriptors(limits),
     )
     server = uvicorn.Server(config)
     host, port = sock.getsockname()[:2]

@@ -8,7 +8,13 @@ from dataclasses import dataclass
 
 from .. import __version__, logs
 from ..format import FusionWeights
-from ..search import SearchOptions, parse_cosine
+from ..search import (
+    DEFAULT_TIME_BUDGET,
+    TIME_BUDGET_ENV,
+    SearchOptions,
+    parse_cosine,
+    parse_seconds,
+)
 
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 20310
@@ -16,6 +22,12 @@ DEFAULT_MAX_BODY_BYTES = 1 << 20
 DEFAULT_THREADS = 8
 DEFAULT_WATCH_INTERVAL = 1.0
 DEFAULT_SHUTDOWN_TIMEOUT = 10
+# Slow and excess clients (see `guard.guarded_protocol`). A real client sends its request head in
+# one packet and its body right after: these bounds only cut off clients that trickle bytes.
+DEFAULT_HEADER_TIMEOUT = 10.0  # request head complete within this many seconds (a deadline)
+DEFAULT_BODY_TIMEOUT = 30.0  # request body complete within this many seconds of its head
+DEFAULT_MAX_CONNECTIONS = 256  # open connections; more are answered 503 and closed
+DEFAULT_MAX_HEADER_BYTES = 16 * 1024  # request line + headers, else 431 (h11's own default)
 MCP_PATH = "/mcp"
 HEALTH_PATH = "/healthz"
 
@@ -25,9 +37,16 @@ ENV_ALLOW_ORIGINS = "DOCSMCP_ALLOW_ORIGINS"
 ENV_ALLOW_HOSTS = "DOCSMCP_ALLOW_HOSTS"
 ENV_CORS_ORIGINS = "DOCSMCP_CORS_ORIGINS"
 ENV_MAX_BODY_BYTES = "DOCSMCP_MAX_BODY_BYTES"
+ENV_BODY_TIMEOUT = "DOCSMCP_BODY_TIMEOUT"
+ENV_HEADER_TIMEOUT = "DOCSMCP_HEADER_TIMEOUT"
+ENV_MAX_CONNECTIONS = "DOCSMCP_MAX_CONNECTIONS"
+ENV_MAX_HEADER_BYTES = "DOCSMCP_MAX_HEADER_BYTES"
+# Read by the protocol guard, not the app (see ConnectionLimits).
+LIMIT_ENVS = (ENV_HEADER_TIMEOUT, ENV_MAX_CONNECTIONS, ENV_MAX_HEADER_BYTES)
 ENV_THREADS = "DOCSMCP_THREADS"
 ENV_WATCH = "DOCSMCP_WATCH"
 ENV_NO_VERIFY = "DOCSMCP_NO_VERIFY"
+ENV_HEALTH_COMMIT = "DOCSMCP_HEALTH_COMMIT"
 ENV_LOG_LEVEL = "DOCSMCP_LOG_LEVEL"
 ENV_FUSION_WEIGHTS = "DOCSMCP_FUSION_WEIGHTS"
 ENV_SIMILARITY_FLOOR = "DOCSMCP_SIMILARITY_FLOOR"
@@ -49,10 +68,25 @@ class HttpSettings:
     # Bound to a loopback address: localhost origins are trusted and `Host` is checked.
     loopback: bool = False
     max_body_bytes: int = DEFAULT_MAX_BODY_BYTES
+    body_timeout: float = DEFAULT_BODY_TIMEOUT
     threads: int = DEFAULT_THREADS
     watch: bool = False
     watch_interval: float = DEFAULT_WATCH_INTERVAL
     search: SearchOptions = SearchOptions()
+    # /healthz names the source commit only when asked: a public health check should not
+    # tell the world which revision of a private repository the docs came from.
+    health_commit: bool = False
+
+
+@dataclass(frozen=True)
+class ConnectionLimits:
+    """Bounds on slow and excess clients, enforced by the HTTP protocol (not the ASGI app):
+    `docsmcp-runtime --transport http` always, plain uvicorn with
+    `--http docsmcp_runtime.http.guard:GuardedH11Protocol`."""
+
+    header_timeout: float = DEFAULT_HEADER_TIMEOUT
+    max_connections: int = DEFAULT_MAX_CONNECTIONS
+    max_header_bytes: int = DEFAULT_MAX_HEADER_BYTES
 
 
 def is_loopback(host: str) -> bool:
@@ -79,6 +113,21 @@ def _env_int(name: str, default: int, low: int) -> int:
         value = low - 1
     if value < low:
         raise SystemExit(f"docsmcp-runtime: error: {name} must be an integer >= {low}, got {raw!r}")
+    return value
+
+
+def _env_seconds(name: str, default: float) -> float:
+    raw = os.environ.get(name, "").strip()
+    if not raw:
+        return default
+    try:
+        value = float(raw)
+    except ValueError:
+        value = float("nan")
+    if not 0 < value < float("inf"):
+        raise SystemExit(
+            f"docsmcp-runtime: error: {name} must be a number of seconds > 0, got {raw!r}"
+        )
     return value
 
 
@@ -109,9 +158,20 @@ def settings_from_env() -> HttpSettings:
         allow_hosts=_env_list(ENV_ALLOW_HOSTS),
         cors_origins=_env_list(ENV_CORS_ORIGINS),
         max_body_bytes=_env_int(ENV_MAX_BODY_BYTES, DEFAULT_MAX_BODY_BYTES, 1),
+        body_timeout=_env_seconds(ENV_BODY_TIMEOUT, DEFAULT_BODY_TIMEOUT),
         threads=_env_int(ENV_THREADS, DEFAULT_THREADS, 1),
         watch=_env_flag(ENV_WATCH),
         search=_env_search_options(),
+        health_commit=_env_flag(ENV_HEALTH_COMMIT),
+    )
+
+
+def limits_from_env() -> ConnectionLimits:
+    """ConnectionLimits from DOCSMCP_* variables (for uvicorn's `--http` option)."""
+    return ConnectionLimits(
+        header_timeout=_env_seconds(ENV_HEADER_TIMEOUT, DEFAULT_HEADER_TIMEOUT),
+        max_connections=_env_int(ENV_MAX_CONNECTIONS, DEFAULT_MAX_CONNECTIONS, 1),
+        max_header_bytes=_env_int(ENV_MAX_HEADER_BYTES, DEFAULT_MAX_HEADER_BYTES, 1024),
     )
 
 
@@ -135,4 +195,11 @@ def _env_search_options() -> SearchOptions:
             floor = parse_cosine(raw)
         except ValueError as exc:
             raise SystemExit(f"docsmcp-runtime: error: {ENV_SIMILARITY_FLOOR}: {exc}") from None
-    return SearchOptions(weights, floor)
+    budget = DEFAULT_TIME_BUDGET
+    raw = os.environ.get(TIME_BUDGET_ENV, "").strip()
+    if raw:
+        try:
+            budget = parse_seconds(raw)
+        except ValueError as exc:
+            raise SystemExit(f"docsmcp-runtime: error: {TIME_BUDGET_ENV}: {exc}") from None
+    return SearchOptions(weights, floor, budget)

@@ -13,9 +13,8 @@ from .. import __version__, logs
 from ..archive import resolve_bundle
 from ..bundle import Bundle, open_bundle
 from ..errors import BundleError
-from ..format import METADATA_FILE
+from ..format import MAX_FILES, METADATA_FILE
 from ..protocol import Dispatcher
-from ..search import SearchOptions
 from ..tools import DocsApp
 from .settings import HttpSettings
 
@@ -29,13 +28,17 @@ class Served:
     health: bytes  # the /healthz body, encoded once
 
 
-def load(path: str, verify: bool, search: SearchOptions) -> Served:
+def load(path: str, settings: HttpSettings) -> Served:
     """Open a bundle (directory, archive or OCI layout) for serving; raises BundleError."""
-    bundle = open_bundle(resolve_bundle(path), verify=verify)
-    return Served(Dispatcher(DocsApp(bundle, search)), bundle.bundle_id, _health_body(bundle))
+    bundle = open_bundle(resolve_bundle(path), verify=settings.verify)
+    return Served(
+        Dispatcher(DocsApp(bundle, settings.search)),
+        bundle.bundle_id,
+        _health_body(bundle, settings.health_commit),
+    )
 
 
-def _health_body(bundle: Bundle) -> bytes:
+def _health_body(bundle: Bundle, with_commit: bool) -> bytes:
     meta = bundle.metadata
     doc = {
         "status": "ok",
@@ -43,7 +46,7 @@ def _health_body(bundle: Bundle) -> bytes:
         "format_version": meta.format_version,
         "name": meta.name,
         "build": {"builder": meta.builder},
-        "source_commit": meta.source_commit,
+        "source_commit": meta.source_commit if with_commit else None,
         "chunks": bundle.n_chunks,
         "runtime": __version__,
     }
@@ -52,20 +55,30 @@ def _health_body(bundle: Bundle) -> bytes:
 
 @dataclass(frozen=True)
 class Signature:
-    """What changes when PATH is replaced: its resolved target and its metadata file's identity."""
+    """What changes when PATH changes: its resolved target, and the identity, size and mtime of
+    every file in it (a bundle holds a dozen), so a copy still in progress is looked at again
+    when any of its files changes."""
 
     real: str
-    ids: tuple[int, ...]
+    ids: tuple[object, ...]
 
 
 def signature(path: str) -> Signature | None:
     real = os.path.realpath(path)
     try:
         d = os.stat(real)
-        m = os.stat(os.path.join(real, METADATA_FILE))
+        if not os.path.isfile(os.path.join(real, METADATA_FILE)):
+            return None  # mid-swap or gone; the next poll decides
+        with os.scandir(real) as it:
+            entries = sorted(it, key=lambda e: e.name)[: 2 * MAX_FILES]
+        files = tuple(
+            (e.name, s.st_ino, s.st_mtime_ns, s.st_size)
+            for e in entries
+            for s in (e.stat(follow_symlinks=False),)
+        )
     except OSError:
-        return None  # mid-swap or gone; the next poll decides
-    return Signature(real, (d.st_dev, d.st_ino, m.st_ino, m.st_mtime_ns, m.st_size))
+        return None
+    return Signature(real, (d.st_dev, d.st_ino, *files))
 
 
 class BundleWatcher:
@@ -73,7 +86,8 @@ class BundleWatcher:
 
     Requests in flight keep the `Served` they started with (their mmaps stay valid even if
     the old directory is deleted), so a swap never drops or mixes a request. A bundle that
-    fails to open is logged and skipped; the old one keeps serving until PATH changes again.
+    fails to open is logged and skipped; the old one keeps serving, and the bundle is tried
+    again as soon as any of its files changes (a copy that was still in progress).
     """
 
     def __init__(
@@ -116,7 +130,7 @@ class BundleWatcher:
         self._seen = sig
         old = self._current()
         try:
-            new = load(sig.real, self._settings.verify, self._settings.search)
+            new = load(sig.real, self._settings)
         except BundleError as exc:
             logs.event(
                 logging.ERROR,
@@ -124,6 +138,8 @@ class BundleWatcher:
                 path=sig.real,
                 error=str(exc),
                 bundle_id=old.bundle_id,
+                message=f"still serving bundle {old.bundle_id}; will try again when a file "
+                "of the bundle changes",
             )
             return
         if new.bundle_id == old.bundle_id:

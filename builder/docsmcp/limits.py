@@ -1,0 +1,44 @@
+"""Size and structure limits of the builder's input: one home for every bound on hostile input.
+
+Each limit sits far above what real documentation needs (the largest of the ~53,000 files of the
+test corpora, win32's 48,209 included, is 609 KB, with 8,043 lines and 11,040 table cells; no
+manifest is over 2 KB) and keeps the worst case of one file bounded: about 1 GB of memory and
+20 s, whatever its shape. Input beyond a limit is refused with one Problem naming the file
+(and line, where there is one), so `docsmcp validate` lists it and `build` writes nothing; it
+is never truncated silently.
+"""
+
+from __future__ import annotations
+
+# Markdown files. The parser keeps several tokens per table cell, list item, line or inline
+# mark, 300-400 bytes each: an unlimited 16 MB table took 4 GB, 1 MB of one-column table rows
+# 1.3 GB. The size and line limits bound what one file can cost to about 0.9 GB and 18 s (2 MiB
+# of `*a*`; 100,000 list items or table rows take 0.3 GB).
+MAX_FILE_BYTES = 2 * 1024 * 1024
+MAX_FILE_LINES = 100_000
+# Table cells per file (rows times the header's columns, counted before parsing), about 1.4 KB
+# each once parsed. markdown-it fills every body row up to the header's width, so 1.5 KB of
+# text (128 header columns, 512 rows of one character) makes 65,536 cells: 20 such tables took
+# 1.4 GB. The largest real file (win32's Direct3D format tables) has 11,040.
+MAX_TABLE_CELLS = 200_000
+
+# Manifests (.docs-mcp.json) and the JSON of inline chunking hints.
+MAX_MANIFEST_BYTES = 1024 * 1024
+# Nesting of arrays and objects: a valid manifest needs 4 levels. Deeper input would exhaust
+# the stack of the JSON parser or of schema validation.
+MAX_JSON_DEPTH = 64
+# Digits of a JSON integer: Python refuses to parse ints of over 4,300 digits, and no setting
+# needs more than a handful.
+MAX_JSON_INT_DIGITS = 100
+
+# YAML frontmatter. libyaml's composer recurses once per nesting level and crashes the process
+# (a segfault, not an exception) beyond some 10,000 levels, so nesting is measured before
+# anything is built from the text. Aliases may repeat a node many times ("billion laughs"): the
+# node count is taken with every alias expanded.
+MAX_YAML_DEPTH = 64
+MAX_YAML_NODES = 10_000
+
+# Globs (--include, --exclude, manifest include/exclude/override patterns). Each {a,b} group
+# multiplies the alternatives a pattern stands for: {a,b} 25 times would be 2^25 patterns.
+MAX_GLOB_CHARS = 1024
+MAX_GLOB_ALTERNATIVES = 64

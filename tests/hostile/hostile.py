@@ -1,0 +1,128 @@
+"""Helpers of the hostile-input tests (tests/hostile/): real docs trees in tmp_path, the builder
+called in-process under a time budget, generators of hostile files, and the settings of the
+bounded Hypothesis fuzz tests."""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Callable
+from pathlib import Path
+from typing import TypeVar
+
+from conftest import FUZZ_EXAMPLES
+from docsmcp.build import BuildOptions, Collected, collect
+from docsmcp.logs import LOGGER_NAME
+from hypothesis import HealthCheck, settings
+
+T = TypeVar("T")
+
+# Derandomized and without a database, so CI always runs the same examples; the count scales
+# with DOCSMCP_FUZZ_EXAMPLES (tests/conftest.py) to dig deeper locally.
+FUZZ = settings(
+    derandomize=True,
+    database=None,
+    deadline=None,
+    max_examples=FUZZ_EXAMPLES,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
+)
+
+
+def fuzz(share: float) -> settings:
+    """FUZZ with `share` of the examples, for tests whose examples cost more."""
+    return settings(FUZZ, max_examples=max(10, int(FUZZ_EXAMPLES * share)))
+
+
+def write_tree(root: Path, files: dict[str, str | bytes]) -> Path:
+    """Write `files` (relative path -> text or bytes) under `root`; returns `root`."""
+    for rel, data in files.items():
+        path = root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if isinstance(data, bytes):
+            path.write_bytes(data)
+        else:
+            path.write_text(data, encoding="utf-8")
+    return root
+
+
+def within(seconds: float, fn: Callable[[], T]) -> T:
+    """fn(), failing the test if it takes longer than `seconds`: a hang or a quadratic path
+    fails fast instead of stalling the suite (the worker thread is a daemon, abandoned)."""
+    result: list[T] = []
+    error: list[BaseException] = []
+
+    def run() -> None:
+        try:
+            result.append(fn())
+        except BaseException as exc:  # re-raised in the test's thread
+            error.append(exc)
+
+    worker = threading.Thread(target=run, daemon=True)
+    worker.start()
+    worker.join(seconds)
+    if worker.is_alive():
+        raise AssertionError(f"still running after {seconds} s (a hang or a quadratic path)")
+    if error:
+        raise error[0]
+    return result[0]
+
+
+def collect_docs(docs: Path, seconds: float = 30, **options: object) -> Collected:
+    """The builder's collect step on `docs`, in-process, within `seconds`."""
+    return within(seconds, lambda: collect(BuildOptions(docs_dir=docs, **options)))
+
+
+class Warnings(logging.Handler):
+    """The builder's warnings while in use (`with Warnings() as w:` ... `w.messages`), taken
+    from its own logger: the CLI's logs.configure stops propagation to the root logger, so
+    pytest's caplog would miss them once any test ran the CLI in-process."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.WARNING)
+        self.messages: list[str] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.messages.append(record.getMessage())
+
+    def __enter__(self) -> Warnings:
+        logging.getLogger(LOGGER_NAME).addHandler(self)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        logging.getLogger(LOGGER_NAME).removeHandler(self)
+
+
+def problems_of(collected: Collected) -> list[str]:
+    """The problems as `docsmcp validate` prints them; each must be one line."""
+    lines = [str(p) for p in collected.problems]
+    for line in lines:
+        assert "\n" not in line and "\r" not in line, line
+    return lines
+
+
+# --- hostile files: each at a size where the quadratic paths the issue found (or like them)
+# took from tens of seconds to hours, while a linear builder needs well under a second.
+
+
+def unclosed_hints(n: int) -> str:
+    return "# T\n\n" + '<!-- mcp_chunking_hint: {"chunk_by": "h3"}\n' * n
+
+
+def flat_headings(n: int) -> str:
+    return "## h\n" * n
+
+
+def nested_headings(n: int) -> str:
+    return "".join("#" * (1 + k % 6) + f" h{k}\n" for k in range(n))
+
+
+def tiny_sections(n: int) -> str:
+    return "## h\nx\n" * n
+
+
+def html_without_gt(n: int) -> str:
+    return "<div>\n" + "<" * n + "\n"
+
+
+def admonition_spaces(n: int) -> str:
+    return ":::tip a" + " " * n + "b\n\ntext\n:::\n"

@@ -1,0 +1,321 @@
+"""Issue 8, item 9 (builder): no input makes `docsmcp validate` or `build` print a traceback.
+
+Bounded Hypothesis fuzzing of everything the builder parses (manifests: random JSON trees and
+mutations of a real one; YAML frontmatter: random YAML-ish text, deep nesting, anchors and
+aliases, "billion laughs"; inline chunking hints; markdown bodies) through the real collect
+step, in-process: the result is a list of one-line Problems or a clean collect, never an
+exception, a hang or a crash. The inputs the issue found (100k `[`, a 5,000-digit integer,
+50,000 levels of YAML that segfaulted libyaml, deep JSON in a hint, a file name that is not
+UTF-8) go end to end through the CLI: one line per problem, exit code 1, `--out` untouched.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from pathlib import Path
+
+import pytest
+from conftest import EXAMPLE_DOCS, run_docsmcp
+from docsmcp import limits
+from hostile import collect_docs, fuzz, problems_of, write_tree
+from hypothesis import given
+from hypothesis import strategies as st
+
+REAL_MANIFEST = (EXAMPLE_DOCS / ".docs-mcp.json").read_bytes()
+PAGES = {
+    "a.md": "---\ntitle: A\n---\n# A\n\ntext\n",
+    "guides/b.md": "# B\n\n## Part\n\ntext\n",
+    "sub/c.mdx": "import X from 'y'\n\n# C\n\n:::tip Hi\ntext\n:::\n",
+}
+
+
+def _collect_ok(docs: Path) -> list[str]:
+    """collect on `docs`: it must return, within the budget, problems of one line each."""
+    return problems_of(collect_docs(docs, seconds=20))
+
+
+# --- manifests --------------------------------------------------------------------------------
+
+_WORDS = [
+    "version", "1", "strategy", "chunk_by", "h2", "file", "max_chunk_size", "min_chunk_size",
+    "metadata", "language", "taxonomy", "vector_collapse", "description", "auto_include",
+    "properties", "mcp_resource", "overrides", "pattern", "include", "exclude",
+    "mcpServerInstructions", "**/*.md", "guides/**", "{a,b}", "[z-a]", "{" * 3, "", "\x00",
+]  # fmt: skip
+_SCALARS = (
+    st.none()
+    | st.booleans()
+    | st.integers(min_value=-(10**30), max_value=10**30)
+    | st.floats(allow_nan=True, allow_infinity=True)
+    | st.sampled_from(_WORDS)
+    | st.text(max_size=8)
+)
+_JSON = st.recursive(
+    _SCALARS,
+    lambda inner: (
+        st.lists(inner, max_size=4)
+        | st.dictionaries(st.sampled_from(_WORDS) | st.text(max_size=4), inner, max_size=5)
+    ),
+    max_leaves=25,
+)
+
+
+def _deep_json(depth: int, kind: str) -> str:
+    if kind == "[":
+        return "[" * depth + "]" * depth
+    return '{"a": ' * depth + "1" + "}" * depth
+
+
+@fuzz(0.5)
+@given(_JSON)
+def test_random_manifest_trees_give_problems_not_exceptions(tmp_path: Path, tree) -> None:
+    write_tree(tmp_path, PAGES)
+    write_tree(tmp_path, {".docs-mcp.json": json.dumps(tree), "guides/.docs-mcp.json": "{}"})
+    _collect_ok(tmp_path)
+
+
+_DAMAGE = [b"[" * 200, b"{", b"}", b'"', b"\\", b"9" * 120, b"\xff", b"\x00", b"NaN", b"1e999",
+           b"-", b",", b":", b"\xef\xbb\xbf", b"[z-a]", b"{a,b}" * 8, b"\n"]  # fmt: skip
+
+
+@fuzz(0.5)
+@given(
+    st.lists(
+        st.tuples(st.integers(0, len(REAL_MANIFEST)), st.sampled_from(["ins", "del", "sub"])),
+        min_size=1,
+        max_size=4,
+    ),
+    st.lists(st.sampled_from(_DAMAGE), min_size=4, max_size=4),
+)
+def test_mutated_real_manifest_gives_problems_not_exceptions(tmp_path: Path, edits, payloads):
+    data = bytearray(REAL_MANIFEST)
+    for (at, op), payload in zip(edits, payloads, strict=False):
+        at = min(at, len(data))
+        if op == "ins":
+            data[at:at] = payload
+        elif op == "del":
+            del data[at : at + len(payload)]
+        else:
+            data[at : at + len(payload)] = payload
+    write_tree(tmp_path, {**PAGES, ".docs-mcp.json": bytes(data)})
+    _collect_ok(tmp_path)
+
+
+@pytest.mark.parametrize("depth", [limits.MAX_JSON_DEPTH, limits.MAX_JSON_DEPTH + 1, 100_000])
+@pytest.mark.parametrize("kind", ["[", "{"])
+def test_deep_manifest_is_one_problem_at_its_line(tmp_path: Path, depth: int, kind: str) -> None:
+    write_tree(tmp_path, {"a.md": "# A\n", ".docs-mcp.json": "\n" + _deep_json(depth, kind)})
+    problems = _collect_ok(tmp_path)
+    if depth <= limits.MAX_JSON_DEPTH:  # parsed; the schema says what is wrong with it
+        assert problems and all(":2:" not in p for p in problems)
+    else:
+        assert problems == [
+            f".docs-mcp.json:2: nested deeper than {limits.MAX_JSON_DEPTH} levels of arrays "
+            "and objects"
+        ]
+
+
+def test_long_integer_in_a_manifest_is_one_problem(tmp_path: Path) -> None:
+    digits = "9" * (limits.MAX_JSON_INT_DIGITS + 1)
+    manifest = f'{{"version": "1",\n "strategy": {{"chunk_by": "h2", "max_chunk_size": {digits}}}}}'
+    write_tree(tmp_path, {"a.md": "# A\n", ".docs-mcp.json": manifest})
+    assert _collect_ok(tmp_path) == [
+        f".docs-mcp.json:2: an integer of more than {limits.MAX_JSON_INT_DIGITS} digits"
+    ]
+    ok = manifest.replace(digits, "9" * limits.MAX_JSON_INT_DIGITS)
+    write_tree(tmp_path, {".docs-mcp.json": ok})
+    assert _collect_ok(tmp_path) == []
+
+
+# --- frontmatter -------------------------------------------------------------------------------
+
+_YAML = [
+    "title", "metadata", "mcp_metadata", "mcp_strategy", "chunk_by", "mcp_chunking_hint", "k",
+    ": ", ":", " ", "\n", "  ", "- ", "[", "]", "{", "}", ", ", "&a ", "*a", "&b ", "*b",
+    "!!set ", "!!int ", "!!binary ", "!!timestamp ", "!!python/object:os.system ", "? ", "'",
+    '"', "|\n", ">\n", "# c", "2024-13-45", "2024-01-01", "9" * 5000, "h2", "null", "~", "true",
+    "1e400", ".nan", "\t", "%YAML 1.1\n", "<<: *a", "\\", "\x00", "\ufeff", "1:2:3", "0x1F",
+]  # fmt: skip
+
+
+def _page(yaml_text: str) -> str:
+    return f"---\n{yaml_text}\n---\n# Page\n\ntext\n"
+
+
+@fuzz(1)
+@given(st.lists(st.sampled_from(_YAML), max_size=30).map("".join))
+def test_random_frontmatter_gives_problems_not_exceptions(tmp_path: Path, yaml_text: str):
+    write_tree(tmp_path, {"a.md": _page(yaml_text)})
+    _collect_ok(tmp_path)
+
+
+_NESTING = {
+    "flow sequences": lambda n: "x: " + "[" * n + "]" * n,
+    "flow mappings": lambda n: "x: " + "{a: " * n + "b" + "}" * n,
+    "block sequences": lambda n: "x:\n" + "- " * n + "a",
+    "block mappings": lambda n: "".join(" " * i + f"k{i}:\n" for i in range(n)) + " " * n + "v",
+    "explicit keys": lambda n: "? " * n + "a",
+    "mixed": lambda n: "x: " + "[{a: " * (n // 2) + "b" + "}]" * (n // 2),
+}
+
+
+@pytest.mark.parametrize("shape", _NESTING)
+@pytest.mark.parametrize("depth", [limits.MAX_YAML_DEPTH // 2, limits.MAX_YAML_DEPTH * 2, 50_000])
+def test_deep_frontmatter_is_refused_before_libyaml_recurses(
+    tmp_path: Path, shape: str, depth: int
+) -> None:
+    """50,000 levels segfaulted the builder inside libyaml's composer: no exception to catch,
+    the process died. Nesting is measured on the event stream first."""
+    if shape == "block mappings" and depth > 1000:
+        depth = 1000  # quadratic text (indentation); 1,000 levels already show the guard
+    write_tree(tmp_path, {"a.md": _page(_NESTING[shape](depth))})
+    problems = _collect_ok(tmp_path)
+    deep = [p for p in problems if f"nests deeper than {limits.MAX_YAML_DEPTH} levels" in p]
+    assert bool(deep) is (depth > limits.MAX_YAML_DEPTH), problems
+    assert all(re.fullmatch(r"a\.md:\d+: .*", p) for p in problems)
+
+
+def test_yaml_depth_limit_is_inclusive(tmp_path: Path) -> None:
+    """The root mapping is one level, each `[` one more."""
+    write_tree(tmp_path, {"a.md": _page(_NESTING["flow sequences"](limits.MAX_YAML_DEPTH - 1))})
+    assert _collect_ok(tmp_path) == []
+    write_tree(tmp_path, {"a.md": _page(_NESTING["flow sequences"](limits.MAX_YAML_DEPTH))})
+    assert _collect_ok(tmp_path) == [
+        f"a.md:2: YAML frontmatter nests deeper than {limits.MAX_YAML_DEPTH} levels"
+    ]
+
+
+def _laughs(levels: int, fanout: int) -> str:
+    """YAML whose level i lists level i-1 `fanout` times, used as the chunking hint."""
+    lines = ["l0: &l0 [x, x, x, x, x, x, x, x, x, x]"]
+    for i in range(1, levels + 1):
+        lines.append(f"l{i}: &l{i} [" + ", ".join([f"*l{i - 1}"] * fanout) + "]")
+    return "\n".join([*lines, f"mcp_chunking_hint: *l{levels}"])
+
+
+@pytest.mark.parametrize("levels, fanout", [(8, 10), (30, 2), (3, 10)])
+def test_yaml_alias_expansion_is_bounded(tmp_path: Path, levels: int, fanout: int) -> None:
+    """'Billion laughs': each level refers `fanout` times to the previous one. Anything that
+    walks the loaded data (schema checks, a value quoted in a message) would take forever."""
+    yaml_text = _laughs(levels, fanout) + f"\nmcp_strategy: {{chunk_by: *l{levels}}}"
+    write_tree(tmp_path, {"a.md": _page(yaml_text)})
+    problems = _collect_ok(tmp_path)
+    if fanout ** (levels + 1) > limits.MAX_YAML_NODES or levels + 2 > limits.MAX_YAML_DEPTH:
+        assert problems and "YAML frontmatter" in problems[0]
+    else:
+        assert problems and all(len(p) < 400 for p in problems)  # quoted values are clipped
+
+
+@pytest.mark.parametrize(
+    "yaml_text",
+    [
+        "a: &a [*a]",
+        "a: &a {b: *a}\nmetadata: *a",
+        "title: &t [1, *t]",
+        "d: 2024-13-45",
+        "n: " + "9" * 5000,
+        "n: !!int ''",
+        "x: !!binary 'not base64!'",
+        "x: !!python/object:os.system ls",
+        "? [a, b]\n: c",
+    ],
+)
+def test_odd_frontmatter_is_one_problem(tmp_path: Path, yaml_text: str) -> None:
+    write_tree(tmp_path, {"a.md": _page(yaml_text)})
+    problems = _collect_ok(tmp_path)
+    assert len(problems) == 1 and problems[0].startswith("a.md:")
+
+
+# --- inline hints and markdown bodies ----------------------------------------------------------
+
+_HINT_PAYLOADS = st.one_of(
+    _JSON.map(json.dumps),
+    st.text(max_size=20),
+    st.sampled_from(["[" * 3000, '{"chunk_by": ' * 2000, "9" * 5000, '{"chunk_by": "h3"}']),
+)
+
+
+@fuzz(0.5)
+@given(st.lists(st.tuples(_HINT_PAYLOADS, st.booleans()), max_size=4))
+def test_random_inline_hints_give_problems_not_exceptions(tmp_path: Path, hints) -> None:
+    body = "".join(
+        f"text\n<!-- mcp_chunking_hint: {payload}{' -->' if closed else ''}\n"
+        for payload, closed in hints
+    )
+    write_tree(tmp_path, {"a.md": "# Page\n\n" + body + "\n## End\n\ntext\n"})
+    _collect_ok(tmp_path)
+
+
+def test_deep_json_in_an_inline_hint_is_one_problem(tmp_path: Path) -> None:
+    write_tree(tmp_path, {"a.md": "# A\n\n<!-- mcp_chunking_hint: " + "[" * 100_000 + " -->\n"})
+    assert _collect_ok(tmp_path) == [
+        f"a.md:3: inline mcp_chunking_hint: nested deeper than {limits.MAX_JSON_DEPTH} levels of "
+        "arrays and objects"
+    ]
+
+
+_MARKDOWN = [
+    "# A", "## B", "### C", "#### D", "text", "", "", "- item", "  - nested", "1. one", "> q",
+    "| a | b |", "|---|---|", "| 1 | 2 |", "```", "~~~", "    code", "<div>", "</div>",
+    "<!-- c -->", "<!-- mcp_chunking_hint: {\"chunk_by\": \"h3\"} -->", "<!-- mcp_chunking_hint:",
+    "-->", ":::tip T", ":::", "import x from 'y'", "export const a = {", "}", "---", "***",
+    "[ref]: http://x", "<<<<", "*a* `b` [c](d)", "\\", "\t", "\x00", "\u2028", "#" * 7 + " x",
+]  # fmt: skip
+
+
+@fuzz(1)
+@given(
+    st.lists(st.sampled_from(_MARKDOWN), max_size=40).map("\n".join),
+    st.sampled_from(["a.md", "a.mdx"]),
+)
+def test_random_markdown_bodies_collect(tmp_path: Path, body: str, name: str) -> None:
+    for old in ("a.md", "a.mdx"):
+        (tmp_path / old).unlink(missing_ok=True)
+    write_tree(tmp_path, {name: body})
+    _collect_ok(tmp_path)
+
+
+# --- end to end: one line per problem ------------------------------------------------------------
+
+_CASES = {
+    "manifest of 100k '['": {"a.md": "# A\n", ".docs-mcp.json": "[" * 100_000},
+    "5,000-digit integer": {
+        "a.md": "# A\n",
+        ".docs-mcp.json": '{"version": "1", "strategy": {"chunk_by": "h2", "max_chunk_size": '
+        + "9" * 5000
+        + "}}",
+    },
+    "deep JSON in a hint": {"a.md": "# A\n<!-- mcp_chunking_hint: " + "[" * 100_000 + " -->\n"},
+    "frontmatter 50,000 levels deep": {"a.md": _page("x: " + "[" * 50_000 + "]" * 50_000)},
+    "billion laughs": {"a.md": _page(_laughs(8, 10))},
+}
+
+
+@pytest.mark.parametrize("case", _CASES)
+@pytest.mark.parametrize("command", ["validate", "build"])
+def test_cli_reports_hostile_input_in_one_line(tmp_path: Path, case: str, command: str) -> None:
+    docs = write_tree(tmp_path / "docs", _CASES[case])
+    out = tmp_path / "idx"
+    extra = ("--out", out) if command == "build" else ()
+    proc = run_docsmcp(command, "--docs-dir", docs, *extra, check=False)
+    assert proc.returncode == 1, proc.stderr
+    *problems, summary = proc.stderr.splitlines()
+    assert len(problems) == 1 and re.fullmatch(r"(a\.md|\.docs-mcp\.json):\d+: \S.*", problems[0])
+    assert summary.startswith("docsmcp: 1 problem(s) found;") and "Traceback" not in proc.stderr
+    assert not out.exists()
+
+
+def test_cli_refuses_a_file_name_that_is_not_utf8(tmp_path: Path) -> None:
+    """pyarrow used to fail with a UnicodeEncodeError traceback writing the chunk table."""
+    docs = write_tree(tmp_path / "docs", {"ok.md": "# OK\n\ntext\n"})
+    with open(os.fsencode(docs) + b"/caf\xe9.md", "wb") as f:
+        f.write(b"# Cafe\n\ntext\n")
+    out = tmp_path / "idx"
+    proc = run_docsmcp("build", "--docs-dir", docs, "--out", out, check=False)
+    assert proc.returncode == 1 and not out.exists()
+    assert proc.stderr.splitlines() == [
+        "caf\\xe9.md: file name is not valid UTF-8; rename it (chunk ids are UTF-8 text)",
+        f"docsmcp: 1 problem(s) found; {out} was left untouched",
+    ]
