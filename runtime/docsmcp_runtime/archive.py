@@ -9,6 +9,7 @@ runtime depends on numpy and pyarrow and nothing else.
 
 from __future__ import annotations
 
+import contextlib
 import gzip
 import json
 import os
@@ -18,6 +19,7 @@ import stat
 import tarfile
 import tempfile
 import zlib
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -263,34 +265,29 @@ def extract_archive(source: ArchiveSource, dest: Path) -> list[str]:
             f"{source.label}: unpacking needs {sum(sizes.values())} bytes, {dest} has {free} free"
         )
     names: list[str] = []
+    with _reading(source, "cannot unpack"), tarfile.open(source.archive, mode="r|gz") as tar:
+        for member in tar:
+            name = member.name
+            # Checked by the first pass; the same archive must show the same members now.
+            if not member.isreg() or sizes.get(name) != member.size or name in names:
+                raise BundleError(f"{source.label}: member {name!r} changed while unpacking")
+            fh = tar.extractfile(member)
+            assert fh is not None  # regular file
+            # O_EXCL: nothing existing is ever replaced. Names are checked plain file names.
+            with (dest / name).open("xb") as out:
+                shutil.copyfileobj(fh, out, 1 << 20)
+                out.flush()
+                os.fsync(out.fileno())
+            os.chmod(dest / name, 0o644)
+            names.append(name)
+    return names
+
+
+@contextlib.contextmanager
+def _reading(source: ArchiveSource, failure: str) -> Iterator[None]:
+    """Turn what reading a damaged or unreadable archive raises into one-line BundleErrors."""
     try:
-        with tarfile.open(source.archive, mode="r|gz") as tar:
-            for member in tar:
-                name = member.name
-                if not member.isreg():
-                    kind = _kind(member)
-                    raise BundleError(f"{source.label}: refusing {kind} member {name!r}")
-                if not _MEMBER_NAME.fullmatch(name):
-                    raise BundleError(
-                        f"{source.label}: refusing member {name!r} (bundle archives hold only "
-                        "plain file names at the top level)"
-                    )
-                if len(names) >= MAX_MEMBERS:
-                    raise BundleError(f"{source.label}: too many members for a bundle")
-                if sizes.get(name) != member.size:  # the archive changed under us
-                    raise BundleError(f"{source.label}: member {name!r} changed while unpacking")
-                fh = tar.extractfile(member)
-                assert fh is not None  # regular file
-                try:
-                    # O_EXCL: a duplicate name is refused instead of silently replacing.
-                    with (dest / name).open("xb") as out:
-                        shutil.copyfileobj(fh, out, 1 << 20)
-                        out.flush()
-                        os.fsync(out.fileno())
-                except FileExistsError:
-                    raise BundleError(f"{source.label}: duplicate member {name!r}") from None
-                os.chmod(dest / name, 0o644)
-                names.append(name)
+        yield
     except BundleError:
         raise
     except (tarfile.TarError, EOFError, zlib.error, gzip.BadGzipFile) as exc:
@@ -298,10 +295,7 @@ def extract_archive(source: ArchiveSource, dest: Path) -> list[str]:
             f"{source.label}: not a readable .tar.gz bundle archive ({exc or type(exc).__name__})"
         ) from None
     except OSError as exc:
-        raise BundleError(f"{source.label}: cannot unpack ({exc.strerror or exc})") from None
-    if METADATA_FILE not in names:
-        raise BundleError(f"{source.label}: archive holds no {METADATA_FILE}; not a bundle")
-    return names
+        raise BundleError(f"{source.label}: {failure} ({exc.strerror or exc})") from None
 
 
 def _declared_sizes(source: ArchiveSource) -> dict[str, int]:
@@ -309,39 +303,30 @@ def _declared_sizes(source: ArchiveSource) -> dict[str, int]:
     archive's metadata.json with exactly the size it declares. Returns name -> size."""
     sizes: dict[str, int] = {}
     metadata: bytes | None = None
-    try:
-        with tarfile.open(source.archive, mode="r|gz") as tar:
-            for member in tar:
-                name = member.name
-                if not member.isreg():
-                    raise BundleError(f"{source.label}: refusing {_kind(member)} member {name!r}")
-                if not _MEMBER_NAME.fullmatch(name):
+    with _reading(source, "cannot read"), tarfile.open(source.archive, mode="r|gz") as tar:
+        for member in tar:
+            name = member.name
+            if not member.isreg():
+                raise BundleError(f"{source.label}: refusing {_kind(member)} member {name!r}")
+            if not _MEMBER_NAME.fullmatch(name):
+                raise BundleError(
+                    f"{source.label}: refusing member {name!r} (bundle archives hold only "
+                    "plain file names at the top level)"
+                )
+            if name in sizes:
+                raise BundleError(f"{source.label}: duplicate member {name!r}")
+            if len(sizes) >= MAX_MEMBERS:
+                raise BundleError(f"{source.label}: too many members for a bundle")
+            sizes[name] = member.size
+            if name == METADATA_FILE:
+                if member.size > MAX_METADATA_BYTES:
                     raise BundleError(
-                        f"{source.label}: refusing member {name!r} (bundle archives hold only "
-                        "plain file names at the top level)"
+                        f"{source.label}: {METADATA_FILE} of {member.size} bytes is over "
+                        f"the {MAX_METADATA_BYTES}-byte limit"
                     )
-                if name in sizes:
-                    raise BundleError(f"{source.label}: duplicate member {name!r}")
-                if len(sizes) >= MAX_MEMBERS:
-                    raise BundleError(f"{source.label}: too many members for a bundle")
-                sizes[name] = member.size
-                if name == METADATA_FILE:
-                    if member.size > MAX_METADATA_BYTES:
-                        raise BundleError(
-                            f"{source.label}: {METADATA_FILE} of {member.size} bytes is over "
-                            f"the {MAX_METADATA_BYTES}-byte limit"
-                        )
-                    fh = tar.extractfile(member)
-                    assert fh is not None
-                    metadata = fh.read()
-    except BundleError:
-        raise
-    except (tarfile.TarError, EOFError, zlib.error, gzip.BadGzipFile) as exc:
-        raise BundleError(
-            f"{source.label}: not a readable .tar.gz bundle archive ({exc or type(exc).__name__})"
-        ) from None
-    except OSError as exc:
-        raise BundleError(f"{source.label}: cannot read ({exc.strerror or exc})") from None
+                fh = tar.extractfile(member)
+                assert fh is not None
+                metadata = fh.read()
     if metadata is None:
         raise BundleError(f"{source.label}: archive holds no {METADATA_FILE}; not a bundle")
     declared = _declared_files(source, metadata)

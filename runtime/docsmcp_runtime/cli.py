@@ -13,14 +13,8 @@ from . import __version__, logs
 from .archive import resolve_bundle
 from .bundle import open_bundle
 from .errors import BundleError
-from .format import FUSION_LISTS, FusionWeights
-from .search import (
-    DEFAULT_TIME_BUDGET,
-    TIME_BUDGET_ENV,
-    SearchOptions,
-    parse_cosine,
-    parse_seconds,
-)
+from .format import FUSION_LISTS
+from .search import DEFAULT_TIME_BUDGET, TIME_BUDGET_ENV, SearchOptions
 from .tools import DocsApp
 
 PROG = "docsmcp-runtime"
@@ -137,24 +131,9 @@ def _int_at_least(low: int, high: int | None = None):  # noqa: ANN202 - argparse
 
 
 def _search_options(args: argparse.Namespace) -> SearchOptions:
-    """--fusion-weights and --similarity-floor, parsed here so a mistake is one line."""
-    try:
-        weights = FusionWeights.parse(args.fusion_weights)
-    except ValueError as exc:
-        raise ValueError(f"--fusion-weights: {exc}") from None
-    floor = None
-    if args.similarity_floor is not None:
-        try:
-            floor = parse_cosine(args.similarity_floor)
-        except ValueError as exc:
-            raise ValueError(f"--similarity-floor: {exc}") from None
-    budget = DEFAULT_TIME_BUDGET
-    if args.search_timeout is not None:
-        try:
-            budget = parse_seconds(args.search_timeout)
-        except ValueError as exc:
-            raise ValueError(f"--search-timeout / ${TIME_BUDGET_ENV}: {exc}") from None
-    return SearchOptions(weights, floor, budget)
+    """--fusion-weights, --similarity-floor, --search-timeout: parsed here, so a mistake is one
+    line (argparse's own errors print the usage too)."""
+    return SearchOptions.parse(args.fusion_weights, args.similarity_floor, args.search_timeout)
 
 
 def _positive_float(text: str) -> float:

@@ -27,6 +27,9 @@ DEFAULT_TIME_BUDGET = 5.0
 TIME_BUDGET_ENV = "DOCSMCP_SEARCH_TIMEOUT"
 
 
+CLI_NAMES = ("--fusion-weights", "--similarity-floor", "--search-timeout")
+
+
 @dataclass(frozen=True)
 class SearchOptions:
     """Runtime overrides of the bundle's hybrid-search settings (flags or environment)."""
@@ -34,6 +37,30 @@ class SearchOptions:
     fusion: FusionWeights = FusionWeights()
     similarity_floor: float | None = None
     time_budget: float = DEFAULT_TIME_BUDGET  # seconds per search
+
+    @classmethod
+    def parse(
+        cls,
+        fusion_weights: str | None,
+        similarity_floor: str | None,
+        time_budget: str | None,
+        names: tuple[str, str, str] = (
+            "--fusion-weights",
+            "--similarity-floor",
+            "--search-timeout",
+        ),
+    ) -> SearchOptions:
+        """From command-line or environment text (None: not given); ValueError naming `names`."""
+        parsers = (FusionWeights.parse, parse_cosine, parse_seconds)
+        texts = (fusion_weights, similarity_floor, time_budget)
+        values = []
+        for name, parse, text in zip(names, parsers, texts, strict=True):
+            try:
+                values.append(parse(text) if text is not None and text.strip() else None)
+            except ValueError as exc:
+                raise ValueError(f"{name}: {exc}") from None
+        weights, floor, budget = values
+        return cls(weights or FusionWeights(), floor, budget or DEFAULT_TIME_BUDGET)
 
 
 def _check(deadline: float) -> None:

@@ -84,9 +84,7 @@ class ToolInputError(ValueError):
     """Bad tool arguments: reported to the model as an isError result it can correct."""
 
 
-def _int_arg(
-    args: dict, name: str, default: int, low: int, high: int, notes: list[str]
-) -> int:
+def _int_arg(args: dict, name: str, default: int, low: int, high: int, notes: list[str]) -> int:
     """An integer argument; out of range is clamped (and noted), a wrong type is an error."""
     value = args.get(name, default)
     if isinstance(value, float) and value.is_integer():

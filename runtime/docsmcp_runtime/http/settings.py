@@ -7,14 +7,7 @@ import os
 from dataclasses import dataclass
 
 from .. import __version__, logs
-from ..format import FusionWeights
-from ..search import (
-    DEFAULT_TIME_BUDGET,
-    TIME_BUDGET_ENV,
-    SearchOptions,
-    parse_cosine,
-    parse_seconds,
-)
+from ..search import TIME_BUDGET_ENV, SearchOptions
 
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 20310
@@ -184,22 +177,8 @@ def _env_token() -> str | None:
 
 
 def _env_search_options() -> SearchOptions:
+    names = (ENV_FUSION_WEIGHTS, ENV_SIMILARITY_FLOOR, TIME_BUDGET_ENV)
     try:
-        weights = FusionWeights.parse(os.environ.get(ENV_FUSION_WEIGHTS))
+        return SearchOptions.parse(*(os.environ.get(name) for name in names), names=names)
     except ValueError as exc:
-        raise SystemExit(f"docsmcp-runtime: error: {ENV_FUSION_WEIGHTS}: {exc}") from None
-    raw = os.environ.get(ENV_SIMILARITY_FLOOR, "").strip()
-    floor = None
-    if raw:
-        try:
-            floor = parse_cosine(raw)
-        except ValueError as exc:
-            raise SystemExit(f"docsmcp-runtime: error: {ENV_SIMILARITY_FLOOR}: {exc}") from None
-    budget = DEFAULT_TIME_BUDGET
-    raw = os.environ.get(TIME_BUDGET_ENV, "").strip()
-    if raw:
-        try:
-            budget = parse_seconds(raw)
-        except ValueError as exc:
-            raise SystemExit(f"docsmcp-runtime: error: {TIME_BUDGET_ENV}: {exc}") from None
-    return SearchOptions(weights, floor, budget)
+        raise SystemExit(f"docsmcp-runtime: error: {exc}") from None
