@@ -4,8 +4,14 @@ Installs the pinned `@modelcontextprotocol/conformance` npm package into a cache
 (once), builds the example bundle, starts the server on 127.0.0.1 with a free port, runs every
 server scenario of the package (`--suite all`) against it and compares each scenario's outcome
 with bench/conformance-expected.json. Scenarios marked "n/a" there need features docsmcp does
-not offer (resources, prompts, sampling, the reference server's fixture tools...): they run
-anyway and their outcome is shown, but only the applicable ones decide the exit code.
+not offer (sampling, elicitation, logging, resource subscriptions, binary content) or the
+reference server's fixtures: its tools (`test_simple_text`...), resources (`test://static-text`,
+`test://template/{id}/data`...) and prompts (`test_simple_prompt`, `test_prompt_with_arguments`,
+which completion-complete completes too). docsmcp serves docs:// pages, a docs://{name}/{+path}
+template, the prompts search-and-cite and explain-page and their completions instead, so a
+fixture name is "not found" there, as the spec says; tests/test_resources.py covers those. The
+n/a scenarios run anyway and their outcome is shown, but only the applicable ones (including
+resources-list and prompts-list) decide the exit code.
 
     /work/venv/bin/python bench/conformance.py [--json out.json] [--keep DIR]
 

@@ -84,7 +84,8 @@ def test_exactly_the_spec_files_with_sizes_hashes_and_bundle_id(bundle: TinyBund
     assert meta["format"] == "docsmcp-bundle" and meta["format_version"] == 1
     assert meta["embedding"] is None
     files = meta["files"]
-    assert set(files) == {*ARRAY_FILES, "chunks.parquet"}
+    browse = {"pages.parquet", "sections.parquet", "api.parquet", "code.parquet"}
+    assert set(files) == {*ARRAY_FILES, "chunks.parquet", *browse}
     assert {p.name for p in bundle.root.iterdir()} == {*files, "metadata.json"}
     assert list(files) == sorted(files)
     digest = hashlib.sha256()

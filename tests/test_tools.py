@@ -21,7 +21,16 @@ import pytest
 from conftest import EXAMPLE_DOCS, build_bundle
 from mcp_client import McpSession
 
-HIT_FIELDS = {"chunk_id", "score", "heading", "breadcrumb", "snippet", "filepath", "metadata"}
+HIT_FIELDS = {
+    "chunk_id",
+    "score",
+    "heading",
+    "breadcrumb",
+    "snippet",
+    "filepath",
+    "metadata",
+    "source",
+}
 PY_SDK = {"language": "python", "scope": "sdk-specific"}
 TS_SDK = {"language": "typescript", "scope": "sdk-specific"}
 GUIDE = {"scope": "global-guide"}
@@ -114,7 +123,14 @@ def _section(rel: str, heading_line: str, until: str = "\n## ") -> str:
 
 
 def test_tools_list_exact_names(example: McpSession) -> None:
-    assert sorted(t.name for t in example.list_tools()) == ["get_doc", "search_docs"]
+    assert [t.name for t in example.list_tools()] == [
+        "search_docs",
+        "get_doc",
+        "list_sections",
+        "get_page",
+        "get_api_reference",
+        "get_code_examples",
+    ]
 
 
 def test_search_docs_input_schema(example: McpSession, example_bundle: Path) -> None:
@@ -125,7 +141,8 @@ def test_search_docs_input_schema(example: McpSession, example_bundle: Path) -> 
     assert schema["required"] == ["query"]
     assert schema["additionalProperties"] is False
     props = schema["properties"]
-    assert set(props) == {"query", "limit", "cursor", "language", "scope"}
+    assert set(props) == {"query", "limit", "cursor", "expand_references", "language", "scope"}
+    assert props["expand_references"]["type"] == "boolean"
     assert props["query"]["type"] == "string"
     assert props["cursor"]["type"] == "string"
     limit = props["limit"]
@@ -147,9 +164,10 @@ def test_search_docs_input_schema(example: McpSession, example_bundle: Path) -> 
 def test_get_doc_input_schema(example: McpSession) -> None:
     tool = next(t for t in example.list_tools() if t.name == "get_doc")
     schema = tool.input_schema
-    assert schema["required"] == ["chunk_id"]
+    # chunk_id, or section (+ document): neither is required on its own.
+    assert schema["required"] == []
     assert schema["additionalProperties"] is False
-    assert set(schema["properties"]) == {"chunk_id", "context"}
+    assert set(schema["properties"]) == {"chunk_id", "section", "document", "context"}
     context = schema["properties"]["context"]
     assert (context["type"], context["minimum"], context["maximum"], context["default"]) == (
         "integer",
@@ -212,6 +230,7 @@ def test_search_result_contract(example: McpSession) -> None:
         ),
         "filepath": "python/payments.md",
         "metadata": PY_SDK,
+        "source": {"file": "python/payments.md", "lines": [20, 22]},
     }
 
 
@@ -452,7 +471,8 @@ def test_numbers_out_of_range_are_clamped_with_a_note(example: McpSession) -> No
     [
         (
             {"query": "payments", "foo": 1},
-            "Unexpected field 'foo'. Allowed fields: cursor, language, limit, query, scope.",
+            "Unexpected field 'foo'. Allowed fields: cursor, expand_references, language, limit, "
+            "query, scope.",
         ),
         ({"query": "payments", "limit": "x"}, "limit must be an integer"),
         ({"query": "payments", "limit": True}, "limit must be an integer"),
@@ -479,10 +499,10 @@ def test_search_bad_arguments(example: McpSession, arguments: dict, message: str
     ("arguments", "message"),
     [
         ({"chunk_id": "python/payments.md", "context": "1"}, "context must be an integer"),
-        ({}, "chunk_id must be a non-empty string"),
+        ({}, "chunk_id must be a non-empty string (or give section)"),
         (
             {"chunk_id": "x", "extra": True},
-            "Unexpected field 'extra'. Allowed fields: chunk_id, context.",
+            "Unexpected field 'extra'. Allowed fields: chunk_id, context, document, section.",
         ),
         (
             {"chunk_id": "python/payments.md#payments/nope"},

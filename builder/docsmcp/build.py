@@ -27,10 +27,11 @@ from docsmcp_runtime.format import (
 )
 
 from . import __version__
-from .chunk import DEFAULT_MAX_CHUNK_SIZE, Chunk, chunk_file
+from .chunk import DEFAULT_MAX_CHUNK_SIZE, Chunk, chunk_parsed, parse_file
 from .embed import EmbeddingOptions, EmbeddingProvider, make_provider
 from .index import build_index
 from .manifest import DEFAULT_AUTO_INCLUDE, Corpus, Problem, load_corpus
+from .tables import TableBuilder
 from .vectorize import IVF_THRESHOLD, build_ivf, embed_chunks
 from .write import write_bundle
 
@@ -70,6 +71,7 @@ class Collected:
     chunks: list[Chunk]
     taxonomy: dict[str, TaxonomyKey]  # the bundle's taxonomy: keys and values in byte order
     problems: list[Problem]
+    tables: TableBuilder  # what the browse tables need of each file, gathered while chunking
 
 
 @dataclass(frozen=True)
@@ -98,10 +100,13 @@ def collect(options: BuildOptions, provider: EmbeddingProvider | None = None) ->
     corpus = load_corpus(options.docs_dir, options.include, options.exclude, options.source_roots)
     problems = list(corpus.problems)
     chunks: list[Chunk] = []
+    tables = TableBuilder()
     seen: dict[str, str] = {}
     default_max = default_max_chunk_size(provider)
     for sf in corpus.files:
-        for c in chunk_file(sf, default_max):
+        parsed = parse_file(sf)
+        kept: list[Chunk] = []
+        for c in chunk_parsed(parsed, default_max):
             if c.id in seen:
                 problems.append(
                     Problem(
@@ -110,13 +115,15 @@ def collect(options: BuildOptions, provider: EmbeddingProvider | None = None) ->
                 )
                 continue
             seen[c.id] = sf.path
-            chunks.append(c)
+            kept.append(c)
+        chunks.extend(kept)
+        tables.add(parsed, kept)
     if not corpus.files and not problems:
         problems.append(
             Problem(".", None, "no .md or .mdx files found (check --include/--exclude)")
         )
     taxonomy = taxonomy_of(corpus, chunks, problems)
-    return Collected(corpus, chunks, taxonomy, problems)
+    return Collected(corpus, chunks, taxonomy, problems, tables)
 
 
 def source_commit(docs_dir: Path) -> str | None:
@@ -220,6 +227,9 @@ def build(options: BuildOptions, out: Path) -> Built:
         raise BuildError(collected.problems)
     corpus, chunks, taxonomy = collected.corpus, collected.chunks, collected.taxonomy
     index = build_index(chunks, options.analyzer, options.lexical)
+    browse = collected.tables.finish()
+    for kind, (found, resolved) in sorted(browse.xref.stats.items()):
+        log.info("references (%s): %d of %d resolved", kind, resolved, found)
     embedding, arrays, files = None, {}, {}
     if provider is not None:
         cache_dir = options.cache_dir or out.with_name(out.name + ".cache")
@@ -250,7 +260,7 @@ def build(options: BuildOptions, out: Path) -> Built:
             postings=int(len(index.postings_docs)),
         ),
     )
-    final = write_bundle(out, chunks, index, metadata, arrays, files)
+    final = write_bundle(out, chunks, index, metadata, arrays, files, browse.tables)
     return Built(final, time.perf_counter() - started)
 
 

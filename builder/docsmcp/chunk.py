@@ -440,16 +440,34 @@ def split_lines(sf: SourceFile) -> tuple[list[str], list[str]]:
     return lines, admonitions_to_text(lines)
 
 
-def chunk_file(sf: SourceFile, default_max: int = DEFAULT_MAX_CHUNK_SIZE) -> list[Chunk]:
+@dataclass(frozen=True)
+class ParsedFile:
+    """One markdown parse of a file, shared by the chunker and every extractor (links, API
+    entries, code examples), so no file is parsed twice. Line numbers are 0-based file lines."""
+
+    source: SourceFile
+    lines: list[str]  # display lines: the text chunks are sliced from
+    tokens: list[Token]  # markdown-it tokens of the parse lines
+    blocks: list[Block]  # top-level blocks with their line ranges
+
+
+def parse_file(sf: SourceFile) -> ParsedFile:
     display, parse = split_lines(sf)
     tokens = _MD.parse("\n".join(parse))
-    blocks = _blocks(tokens)
-    fc = _FileChunker(sf, display, default_max)
+    return ParsedFile(sf, display, tokens, _blocks(tokens))
+
+
+def chunk_parsed(parsed: ParsedFile, default_max: int = DEFAULT_MAX_CHUNK_SIZE) -> list[Chunk]:
+    fc = _FileChunker(parsed.source, parsed.lines, default_max)
     sections: list[_Section] = []
-    for sec in fc.sections(blocks):
+    for sec in fc.sections(parsed.blocks):
         for part in fc.split(sec):
             if not part.segments:
                 part.segments = fc._segments(part.blocks)
             sections.append(part)
     sections = fc.merge_small(sections)
     return [fc.chunk(s) for s in sections]
+
+
+def chunk_file(sf: SourceFile, default_max: int = DEFAULT_MAX_CHUNK_SIZE) -> list[Chunk]:
+    return chunk_parsed(parse_file(sf), default_max)

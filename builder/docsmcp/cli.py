@@ -186,6 +186,11 @@ def _parser() -> argparse.ArgumentParser:
     )
     e.add_argument("--json", action="store_true", help="print the full report as JSON")
     e.add_argument("--k", type=int, default=5, help="cut-off rank (default: 5)")
+    e.add_argument(
+        "--expand-references",
+        action="store_true",
+        help="search as `docsmcp-runtime --expand-references` does (referenced sections join)",
+    )
 
     k = sub.add_parser(
         "pack",

@@ -43,7 +43,9 @@ from typing import Any
 
 from docsmcp_runtime.bundle import open_bundle
 from docsmcp_runtime.errors import BundleError
-from docsmcp_runtime.tools import MAX_LIMIT, DocsApp
+from docsmcp_runtime.search import SearchOptions
+from docsmcp_runtime.tooldefs import MAX_LIMIT
+from docsmcp_runtime.tools import DocsApp
 
 from .fences import fenced_lines
 
@@ -558,7 +560,8 @@ def run_eval_cli(args: Any) -> int:
             return _error(f"--bundle {spec!r}: the bundle has no name; pass CORPUS={path}")
         if name in apps:
             return _error(f"--bundle {spec!r}: corpus {name!r} is given twice")
-        apps[name] = DocsApp(bundle)
+        options = SearchOptions(expand_references=bool(getattr(args, "expand_references", False)))
+        apps[name] = DocsApp(bundle, options)
     report = evaluate(apps, cases, k)
     text = json.dumps(report.to_json(), indent=2, ensure_ascii=False) if args.json else None
     try:

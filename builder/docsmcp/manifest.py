@@ -13,6 +13,7 @@ from __future__ import annotations
 import functools
 import json
 import logging
+import math
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -100,6 +101,9 @@ class SourceFile:
     metadata: tuple[tuple[str, str], ...]  # sorted (key, value) pairs
     title: str | None  # frontmatter title
     manifest: str | None  # relative path of the governing manifest
+    # The frontmatter as canonical JSON (sorted keys; dates and other YAML scalars as strings),
+    # shown by get_page: kept as text so the dataclass stays hashable and the bundle exact.
+    frontmatter: str = "{}"
 
 
 @dataclass(frozen=True)
@@ -611,8 +615,29 @@ def load_file(
         metadata=tuple(sorted(settings.metadata.items())),
         title=settings.title,
         manifest=manifest.path if manifest else None,
+        frontmatter=frontmatter_json(fm.data),
     )
     return source, [Problem(path, line, msg) for line, msg in settings.problems]
+
+
+def frontmatter_json(data: object) -> str:
+    """Frontmatter as canonical JSON; values JSON lacks (dates, sets) become their str()."""
+    if not isinstance(data, dict) or not data:
+        return "{}"
+    return json.dumps(_plain(data), sort_keys=True, ensure_ascii=False, allow_nan=False)
+
+
+def _plain(value: object) -> object:
+    # YAML allows non-string keys (`1: x`), NaN and dates; JSON objects need string keys.
+    if isinstance(value, dict):
+        return {str(k): _plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    if value is None or isinstance(value, (str, bool, int)):
+        return value
+    if isinstance(value, float) and math.isfinite(value):
+        return value
+    return str(value)
 
 
 # --- corpus ----------------------------------------------------------------------------------

@@ -21,6 +21,8 @@ from docsmcp_runtime.format import (
     MAX_METADATA_DEPTH,
     METADATA_FILE,
     ROW_GROUP_SIZE,
+    TABLE_ROW_GROUP_SIZE,
+    TABLES,
     FileEntry,
     Metadata,
     MetadataError,
@@ -85,11 +87,13 @@ def write_bundle(
     metadata: Metadata,
     extra_arrays: dict[str, np.ndarray] | None = None,
     extra_files: dict[str, bytes] | None = None,
+    tables: dict[str, pa.Table] | None = None,
 ) -> Metadata:
     """Write into a sibling temporary directory, then swap it into place.
 
     `extra_arrays` (array name → array, e.g. "vectors") are written raw with dtype and shape
-    recorded; `extra_files` (e.g. a provider's query-embedding table) are written as given.
+    recorded; `extra_files` (e.g. a provider's query-embedding table) are written as given;
+    `tables` (file name → table, format.TABLES) are the browse tables.
     `metadata` is complete but for `files`, `bundle_id` and `requires`, filled in here.
 
     A failure at any point leaves `out` exactly as it was. Returns the final metadata.
@@ -103,7 +107,7 @@ def write_bundle(
     tmp.mkdir()
     try:
         metadata = _write_contents(
-            tmp, chunks, index, metadata, extra_arrays or {}, extra_files or {}
+            tmp, chunks, index, metadata, extra_arrays or {}, extra_files or {}, tables or {}
         )
         swap_dir(tmp, out)
     finally:
@@ -154,6 +158,7 @@ def _write_contents(
     metadata: Metadata,
     extra_arrays: dict[str, np.ndarray],
     extra_files: dict[str, bytes],
+    tables: dict[str, pa.Table],
 ) -> Metadata:
     pq.write_table(
         chunk_table(chunks),
@@ -183,6 +188,16 @@ def _write_contents(
         (tmp / filename).write_bytes(data)
         files[filename] = _entry(tmp / filename)
     files[CHUNKS_FILE] = _entry(tmp / CHUNKS_FILE)
+    for filename, table in sorted(tables.items()):
+        pq.write_table(
+            table.cast(TABLES[filename]),
+            tmp / filename,
+            compression=CHUNK_COMPRESSION,
+            compression_level=9,
+            row_group_size=TABLE_ROW_GROUP_SIZE,
+            write_statistics=False,
+        )
+        files[filename] = _entry(tmp / filename)
     final = dataclasses.replace(
         metadata,
         files=files,

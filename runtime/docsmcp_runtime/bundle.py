@@ -19,6 +19,7 @@ import pyarrow.parquet as pq
 
 from .errors import BundleError
 from .format import Inspection, Metadata
+from .format.checks import table_problems
 
 # Decompressed row groups of display text kept in memory (256 rows each).
 _TEXT_CACHE_GROUPS = 16
@@ -36,12 +37,15 @@ class Bundle:
     breadcrumbs: pa.Array
     positions: np.ndarray
     file_counts: np.ndarray
+    line_starts: np.ndarray
+    line_ends: np.ndarray
     chunk_metadata: pa.Array  # JSON objects, decoded on use
     _parquet: pq.ParquetFile
     _row_group_starts: np.ndarray
     _text_cache: OrderedDict[int, pa.Array] = field(default_factory=OrderedDict)
     _lock: threading.Lock = field(default_factory=threading.Lock)
     _id_index: dict[str, int] | None = None
+    _tables: dict[str, pa.Table | None] = field(default_factory=dict)
 
     @property
     def bundle_id(self) -> str:
@@ -61,6 +65,26 @@ class Bundle:
             if self._id_index is None:
                 self._id_index = {cid: i for i, cid in enumerate(self.ids.to_pylist())}
         return self._id_index.get(chunk_id)
+
+    def table(self, name: str) -> pa.Table | None:
+        """A browse table (format.TABLES), read and checked on first use; None when the bundle
+        predates it. A damaged table raises BundleError naming the file and the problem."""
+        with self._lock:
+            if name in self._tables:
+                return self._tables[name]
+            table = None
+            if name in self.metadata.files:
+                path = self.path / name
+                try:
+                    # ParquetFile, not read_table: that one imports pyarrow.dataset (~35 ms).
+                    table = pq.ParquetFile(path).read()
+                except (OSError, pa.ArrowException) as exc:
+                    raise BundleError(f"{path}: unreadable table ({exc})") from None
+                for problem in table_problems(name, table, self.n_chunks):
+                    raise BundleError(f"{path}: {problem}")
+                table = table.combine_chunks()
+            self._tables[name] = table
+            return table
 
     def id(self, row: int) -> str:
         return self.ids[row].as_py()
@@ -107,6 +131,8 @@ def open_bundle(path: str | Path, verify: bool = True) -> Bundle:
         breadcrumbs=table.column("breadcrumb").combine_chunks(),
         positions=table.column("position").to_numpy(),
         file_counts=table.column("file_chunk_count").to_numpy(),
+        line_starts=table.column("line_start").to_numpy(),
+        line_ends=table.column("line_end").to_numpy(),
         chunk_metadata=table.column("metadata").combine_chunks(),
         _parquet=parquet,
         _row_group_starts=starts,

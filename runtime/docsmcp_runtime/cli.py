@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import os
 import sys
@@ -14,7 +15,8 @@ from .archive import resolve_bundle
 from .bundle import open_bundle
 from .errors import BundleError
 from .format import FUSION_LISTS
-from .search import DEFAULT_TIME_BUDGET, TIME_BUDGET_ENV, SearchOptions
+from .search import DEFAULT_TIME_BUDGET, EXPAND_ENV, TIME_BUDGET_ENV, SearchOptions
+from .tooldefs import TOOL_NAMES, TOOL_PREFIX_ENV, TOOLS_ENV, ToolSelection
 from .tools import DocsApp
 
 PROG = "docsmcp-runtime"
@@ -69,6 +71,27 @@ def _parser() -> argparse.ArgumentParser:
         default=os.environ.get(TIME_BUDGET_ENV),
         help=f"time budget of one search; past it the search stops with a tool error, never "
         f"a partial result (default: ${TIME_BUDGET_ENV}, else {DEFAULT_TIME_BUDGET:g})",
+    )
+    p.add_argument(
+        "--expand-references",
+        action="store_true",
+        default=None,
+        help="search_docs also returns the sections its best hits refer to, unless a call says "
+        f"otherwise (default: ${EXPAND_ENV} set to 1, else off)",
+    )
+    p.add_argument(
+        "--tools",
+        metavar="LIST",
+        default=os.environ.get(TOOLS_ENV),
+        help=f"comma-separated tools to expose (default: ${TOOLS_ENV}, else all: "
+        f"{', '.join(TOOL_NAMES)})",
+    )
+    p.add_argument(
+        "--tool-prefix",
+        metavar="PREFIX",
+        default=os.environ.get(TOOL_PREFIX_ENV),
+        help="put PREFIX before every tool name, so two docs servers can sit side by side in one "
+        f"client (default: ${TOOL_PREFIX_ENV}, else none)",
     )
     p.add_argument("--version", action="version", version=f"{PROG} {__version__}")
     _http_options(p)
@@ -131,9 +154,18 @@ def _int_at_least(low: int, high: int | None = None):  # noqa: ANN202 - argparse
 
 
 def _search_options(args: argparse.Namespace) -> SearchOptions:
-    """--fusion-weights, --similarity-floor, --search-timeout: parsed here, so a mistake is one
-    line (argparse's own errors print the usage too)."""
-    return SearchOptions.parse(args.fusion_weights, args.similarity_floor, args.search_timeout)
+    """--fusion-weights, --similarity-floor, --search-timeout, --expand-references: parsed here,
+    so a mistake is one line (argparse's own errors print the usage too)."""
+    options = SearchOptions.parse(args.fusion_weights, args.similarity_floor, args.search_timeout)
+    expand = args.expand_references
+    if expand is None:
+        expand = os.environ.get(EXPAND_ENV, "").strip().lower() in ("1", "true", "yes", "on")
+    return dataclasses.replace(options, expand_references=expand)
+
+
+def _tool_selection(args: argparse.Namespace) -> ToolSelection:
+    """--tools and --tool-prefix; ValueError naming the bad one."""
+    return ToolSelection.parse(args.tools, args.tool_prefix)
 
 
 def _positive_float(text: str) -> float:
@@ -298,13 +330,14 @@ def main(argv: list[str] | None = None) -> int:
     logs.configure_text(PROG)
     try:
         options = _search_options(args)
+        selection = _tool_selection(args)
     except ValueError as exc:
         return _fail(str(exc))
     try:
         bundle = open_bundle(resolve_bundle(args.bundle), verify=not args.no_verify)
     except BundleError as exc:
         return _fail(str(exc))
-    app = DocsApp(bundle, options)
+    app = DocsApp(bundle, options, selection)
     if args.command == "search":
         try:
             return _search(app, args, extra)
@@ -329,6 +362,7 @@ def _serve_http(args: argparse.Namespace) -> int:
 
     try:
         search = _search_options(args)
+        selection = _tool_selection(args)
     except ValueError as exc:
         return _fail(str(exc))
     host = args.host or http.DEFAULT_HOST
@@ -350,6 +384,7 @@ def _serve_http(args: argparse.Namespace) -> int:
         watch=bool(args.watch),
         watch_interval=args.watch_interval or http.DEFAULT_WATCH_INTERVAL,
         search=search,
+        tools=selection,
         health_commit=bool(args.health_commit),
     )
     timeout = (

@@ -12,6 +12,11 @@ else is served as legacy, even without a prior `initialize`, so naive clients st
 The only per-connection state is the legacy negotiated version, kept in a `Session` the
 transport owns (HTTP can pass none and stay fully stateless).
 
+Methods: tools (list, call), resources (list, templates/list, read; no subscribe),
+prompts (list, get) and completion/complete, in both eras. 2026-07-28 differs in the results
+only: the list results and resources/read carry the cache hints `ttlMs` and `cacheScope`, and
+a resource that does not exist is -32602 (Invalid params) instead of -32002.
+
 This module deliberately depends on the standard library only: the runtime must start
 fast and must not pull in the `mcp` SDK or pydantic.
 """
@@ -52,6 +57,11 @@ META_SERVER_INFO = "io.modelcontextprotocol/serverInfo"
 # same URL, so keep caches reasonably short.
 CACHE_TTL_MS = 300_000
 
+# resources/read of a URI that names nothing: -32002 up to 2025-11-25; 2026-07-28 made it -32602
+# (Invalid params). Apps raise ProtocolError(RESOURCE_NOT_FOUND, ...); _resources_read
+# renumbers it for modern requests.
+RESOURCE_NOT_FOUND = -32002
+
 
 class App(Protocol):
     """The application the protocol layer serves (implemented in tools.py)."""
@@ -63,6 +73,25 @@ class App(Protocol):
     def list_tools(self) -> list[dict]: ...
 
     def call_tool(self, name: str, arguments: dict) -> dict: ...
+
+    # Resources, prompts and completions. Parameters arrive with their JSON shapes checked;
+    # each returns the method's result object (without the 2026-07-28 stamps) or raises
+    # ProtocolError.
+
+    def list_resources(self, cursor: str | None) -> dict: ...
+
+    def list_resource_templates(self) -> dict: ...
+
+    def read_resource(self, uri: str) -> dict: ...  # unknown: ProtocolError(RESOURCE_NOT_FOUND)
+
+    def list_prompts(self) -> dict: ...
+
+    def get_prompt(self, name: str, arguments: dict[str, str]) -> dict: ...
+
+    def complete(self, ref: dict, argument: dict, context: dict[str, str]) -> dict:
+        """`ref`: {"type": "ref/prompt", "name": str} or {"type": "ref/resource", "uri": str};
+        `argument`: {"name": str, "value": str}; `context`: context.arguments ({} if none)."""
+        ...
 
 
 class Session:
@@ -154,7 +183,12 @@ def _initialize(app: App, params: dict, ctx: Message, session: Session) -> dict:
     session.protocol_version = version
     result: dict[str, Any] = {
         "protocolVersion": version,
-        "capabilities": {"tools": {"listChanged": False}},
+        "capabilities": {
+            "tools": {"listChanged": False},
+            "resources": {"subscribe": False, "listChanged": False},
+            "prompts": {"listChanged": False},
+            "completions": {},
+        },
         "serverInfo": _server_info(app),
     }
     if app.instructions is not None:
@@ -170,7 +204,8 @@ def _discover(app: App, params: dict, ctx: Message, session: Session) -> dict:
     result: dict[str, Any] = {
         "resultType": "complete",
         "supportedVersions": list(SUPPORTED_VERSIONS),
-        "capabilities": {"tools": {}},
+        # Absent listChanged / subscribe mean false; resources/subscribe is not offered.
+        "capabilities": {"tools": {}, "resources": {}, "prompts": {}, "completions": {}},
         "ttlMs": CACHE_TTL_MS,
         "cacheScope": "public",
         "_meta": {META_SERVER_INFO: _server_info(app)},
@@ -180,12 +215,18 @@ def _discover(app: App, params: dict, ctx: Message, session: Session) -> dict:
     return result
 
 
-def _tools_list(app: App, params: dict, ctx: Message, session: Session) -> dict:
-    result: dict[str, Any] = {"tools": app.list_tools()}
+def _cacheable(result: dict, ctx: Message) -> dict:
+    """2026-07-28 CacheableResult fields (list results, resources/read): the docs are public
+    and change only with a new bundle."""
     if ctx.modern:
+        result = dict(result)
         result["ttlMs"] = CACHE_TTL_MS
         result["cacheScope"] = "public"
     return result
+
+
+def _tools_list(app: App, params: dict, ctx: Message, session: Session) -> dict:
+    return _cacheable({"tools": app.list_tools()}, ctx)
 
 
 def _tools_call(app: App, params: dict, ctx: Message, session: Session) -> dict:
@@ -200,6 +241,92 @@ def _tools_call(app: App, params: dict, ctx: Message, session: Session) -> dict:
     return app.call_tool(name, arguments)
 
 
+def _invalid_params(message: str) -> ProtocolError:
+    return ProtocolError(INVALID_PARAMS, f"Invalid params: {message}")
+
+
+def _cursor(params: dict) -> str | None:
+    cursor = params.get("cursor")
+    if cursor is not None and (not isinstance(cursor, str) or not cursor):
+        raise _invalid_params("'cursor' must be a non-empty string")
+    return cursor
+
+
+def _no_cursor(params: dict, method: str) -> None:
+    """Lists that fit one page: any cursor is one this server never issued."""
+    if _cursor(params) is not None:
+        raise _invalid_params(f"invalid cursor; {method} has a single page, omit the cursor")
+
+
+def _string_map(value: object, what: str) -> dict[str, str]:
+    if value is None:
+        return {}
+    if not isinstance(value, dict) or not all(isinstance(v, str) for v in value.values()):
+        raise _invalid_params(f"'{what}' must be an object of string values")
+    return value
+
+
+def _resources_list(app: App, params: dict, ctx: Message, session: Session) -> dict:
+    return _cacheable(app.list_resources(_cursor(params)), ctx)
+
+
+def _resources_templates_list(app: App, params: dict, ctx: Message, session: Session) -> dict:
+    _no_cursor(params, "resources/templates/list")
+    return _cacheable(app.list_resource_templates(), ctx)
+
+
+def _resources_read(app: App, params: dict, ctx: Message, session: Session) -> dict:
+    uri = params.get("uri")
+    if not isinstance(uri, str) or not uri:
+        raise _invalid_params("'uri' must be a non-empty string")
+    try:
+        result = app.read_resource(uri)
+    except ProtocolError as exc:
+        if exc.code == RESOURCE_NOT_FOUND and ctx.modern:
+            raise ProtocolError(INVALID_PARAMS, exc.message, exc.data) from None
+        raise
+    return _cacheable(result, ctx)
+
+
+def _prompts_list(app: App, params: dict, ctx: Message, session: Session) -> dict:
+    _no_cursor(params, "prompts/list")
+    return _cacheable(app.list_prompts(), ctx)
+
+
+def _prompts_get(app: App, params: dict, ctx: Message, session: Session) -> dict:
+    name = params.get("name")
+    if not isinstance(name, str):
+        raise _invalid_params("'name' must be a string")
+    return app.get_prompt(name, _string_map(params.get("arguments"), "arguments"))
+
+
+def _completion_complete(app: App, params: dict, ctx: Message, session: Session) -> dict:
+    ref = params.get("ref")
+    if not isinstance(ref, dict):
+        raise _invalid_params("'ref' must be an object")
+    kind = ref.get("type")
+    if kind == "ref/prompt":
+        if not isinstance(ref.get("name"), str):
+            raise _invalid_params("'ref.name' must be a string")
+    elif kind == "ref/resource":
+        if not isinstance(ref.get("uri"), str):
+            raise _invalid_params("'ref.uri' must be a string")
+    else:
+        raise _invalid_params('\'ref.type\' must be "ref/prompt" or "ref/resource"')
+    argument = params.get("argument")
+    if (
+        not isinstance(argument, dict)
+        or not isinstance(argument.get("name"), str)
+        or not isinstance(argument.get("value"), str)
+    ):
+        raise _invalid_params("'argument' must be an object with string 'name' and 'value'")
+    context = params.get("context")
+    if context is not None and not isinstance(context, dict):
+        raise _invalid_params("'context' must be an object")
+    arguments = _string_map((context or {}).get("arguments"), "context.arguments")
+    return app.complete(ref, argument, arguments)
+
+
 _Handler = Callable[[App, dict, "Message", Session], dict]
 
 _LEGACY_METHODS: dict[str, _Handler] = {
@@ -208,12 +335,24 @@ _LEGACY_METHODS: dict[str, _Handler] = {
     # Harmless to answer without an envelope; a modern client always sends one.
     "tools/list": _tools_list,
     "tools/call": _tools_call,
+    "resources/list": _resources_list,
+    "resources/templates/list": _resources_templates_list,
+    "resources/read": _resources_read,
+    "prompts/list": _prompts_list,
+    "prompts/get": _prompts_get,
+    "completion/complete": _completion_complete,
 }
-# 2026-07-28 removed initialize and ping.
+# 2026-07-28 removed initialize and ping (and resources/subscribe, which we never offered).
 _MODERN_METHODS: dict[str, _Handler] = {
     "server/discover": _discover,
     "tools/list": _tools_list,
     "tools/call": _tools_call,
+    "resources/list": _resources_list,
+    "resources/templates/list": _resources_templates_list,
+    "resources/read": _resources_read,
+    "prompts/list": _prompts_list,
+    "prompts/get": _prompts_get,
+    "completion/complete": _completion_complete,
 }
 # Methods that exist only in the modern era: without the envelope they are malformed.
 _MODERN_ONLY = frozenset(_MODERN_METHODS) - frozenset(_LEGACY_METHODS)

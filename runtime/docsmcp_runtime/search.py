@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -13,7 +14,7 @@ from .embedding import EmbeddingError, QueryEmbedder
 from .errors import SearchTimeout
 from .format import FusionWeights
 from .lexical import Lexicon, query_terms, score
-from .selection import rank
+from .selection import rank, topk
 from .vectors import VectorIndex
 
 SNIPPET_CHARS = 240
@@ -25,6 +26,13 @@ MAX_QUERY_TERMS = 64
 # Seconds one search may take before it is abandoned with a tool error (never a partial result).
 DEFAULT_TIME_BUDGET = 5.0
 TIME_BUDGET_ENV = "DOCSMCP_SEARCH_TIMEOUT"
+EXPAND_ENV = "DOCSMCP_EXPAND_REFERENCES"
+# Reference expansion (search_docs expand_references): the references of the best hits join the
+# candidates, each scored at a fraction of the hit that refers to it. A fixed number of parent
+# hits, whatever the page asked for, keeps pages of one query consistent.
+EXPAND_PARENTS = 5
+EXPAND_PER_HIT = 5
+REFERENCE_DISCOUNT = 0.5
 
 
 CLI_NAMES = ("--fusion-weights", "--similarity-floor", "--search-timeout")
@@ -37,6 +45,8 @@ class SearchOptions:
     fusion: FusionWeights = FusionWeights()
     similarity_floor: float | None = None
     time_budget: float = DEFAULT_TIME_BUDGET  # seconds per search
+    # search_docs' expand_references when a call does not say (--expand-references).
+    expand_references: bool = False
 
     @classmethod
     def parse(
@@ -100,6 +110,7 @@ class Page:
     also_in: list[dict[str, list[str]]] = field(default_factory=list)  # per row, collapsed variants
     degraded: str | None = None  # why vector search was skipped for this query
     notes: list[str] = field(default_factory=list)  # what was adjusted (e.g. terms dropped)
+    reached_by: dict[int, int] = field(default_factory=dict)  # row → the hit that refers to it
 
 
 class Searcher:
@@ -125,6 +136,7 @@ class Searcher:
         self.collapse_similarity = spec.collapse_similarity if spec else 0.0
         self.collapse_keys = [k for k, v in self.taxonomy.items() if v.vector_collapse]
         self.time_budget = options.time_budget
+        self.expand_references = options.expand_references
 
     def _column(self, key: str) -> np.ndarray:
         return self.facets[:, self.keys.index(key)]
@@ -156,8 +168,16 @@ class Searcher:
             return None, str(exc)
         return np.asarray(vector, dtype=np.float32), None
 
-    def search(self, query: str, filters: dict[str, str], offset: int, limit: int) -> Page:
-        """Raises SearchTimeout when the time budget runs out."""
+    def search(
+        self,
+        query: str,
+        filters: dict[str, str],
+        offset: int,
+        limit: int,
+        references: Callable[[int], np.ndarray] | None = None,
+    ) -> Page:
+        """Raises SearchTimeout when the time budget runs out. `references` (row → referenced
+        rows) turns on reference expansion."""
         deadline = time.monotonic() + self.time_budget
         terms, bigrams = query_terms(query, self.bundle.metadata.analyzer)
         notes = []
@@ -184,11 +204,20 @@ class Searcher:
             total = int(keep.sum())
             ranked, ranked_scores = rank(scores, keep, end)
             also_in: list[dict[str, list[str]]] = [{} for _ in ranked]
+            ranked_set = keep
         else:
             ranked, ranked_scores = self._fuse(lexical, proximity, qvec, mask)
             ranked, ranked_scores, also_in = self._collapse(ranked, ranked_scores, filters)
             matched = (lexical > 0) | (proximity > 0)
             total = len(ranked)
+            ranked_set = np.zeros(n, dtype=bool)
+            ranked_set[ranked] = True
+        reached_by: dict[int, int] = {}
+        if references is not None and len(ranked):
+            ranked, ranked_scores, also_in, reached_by = _expand(
+                ranked, ranked_scores, also_in, ranked_set, mask, references, end
+            )
+            total += len(reached_by)
         suggested: dict[str, list[str]] = {}
         if total == 0 and filters:
             suggested = self._suggest(matched, filters)
@@ -201,6 +230,7 @@ class Searcher:
             also_in=also_in[offset:end],
             degraded=degraded,
             notes=notes,
+            reached_by={r: p for r, p in reached_by.items() if r in ranked[offset:end]},
         )
 
     def _fuse(
@@ -276,6 +306,35 @@ class Searcher:
             if found:
                 out[key] = found
         return out
+
+
+def _expand(
+    rows: np.ndarray,
+    scores: np.ndarray,
+    also_in: list[dict[str, list[str]]],
+    ranked: np.ndarray,
+    mask: np.ndarray,
+    references: Callable[[int], np.ndarray],
+    end: int,
+) -> tuple[np.ndarray, np.ndarray, list[dict[str, list[str]]], dict[int, int]]:
+    """Add what the best hits refer to (rows not ranked already, passing the filters)."""
+    reached: dict[int, int] = {}
+    added_scores: list[float] = []
+    for parent, value in zip(
+        rows[:EXPAND_PARENTS].tolist(), scores[:EXPAND_PARENTS].tolist(), strict=True
+    ):
+        for target in references(parent)[:EXPAND_PER_HIT].tolist():
+            if not ranked[target] and mask[target] and target not in reached:
+                reached[target] = parent
+                added_scores.append(value * REFERENCE_DISCOUNT)
+    if not reached:
+        return rows, scores, also_in, reached
+    extra = np.fromiter(reached, dtype=rows.dtype, count=len(reached))
+    all_rows = np.concatenate([rows, extra])
+    all_scores = np.concatenate([scores, np.asarray(added_scores, dtype=scores.dtype)])
+    out_rows, out_scores = topk(all_rows, all_scores, end)
+    extras = dict(zip(rows.tolist(), also_in, strict=True))
+    return out_rows, out_scores, [extras.get(r, {}) for r in out_rows.tolist()], reached
 
 
 _WORD = re.compile(r"\w+", re.UNICODE)

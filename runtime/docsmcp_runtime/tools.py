@@ -1,126 +1,88 @@
-"""The MCP tools `search_docs` and `get_doc` over an opened bundle (the docs-mcp tool contract)."""
+"""The MCP tools over an opened bundle: `search_docs` and `get_doc` (the docs-mcp tool contract),
+and the browse tools `list_sections`, `get_page`, `get_api_reference`, `get_code_examples`
+(definitions in tooldefs.py; tables they read are loaded on their first call)."""
 
 from __future__ import annotations
 
 import json
 import logging
+import threading
+from collections.abc import Callable
+from functools import cached_property
 from typing import Any
 
+import numpy as np
+
 from . import __version__
+from .apiref import ApiRegistry
 from .bundle import Bundle
 from .cursor import CursorError, cursor_secret, decode_cursor, encode_cursor
 from .embedding import EmbeddingError, query_embedder
-from .errors import INVALID_PARAMS, ProtocolError, SearchTimeout
+from .errors import INVALID_PARAMS, BundleError, ProtocolError, SearchTimeout
+from .examples import CodeIndex
+from .languages import DIAGRAM_LANGUAGES, normalise_language
+from .pages import PageIndex, tree
 from .search import Searcher, SearchOptions, snippet, snippet_pattern
+from .sections import SectionIndex
+from .toolargs import (
+    MAX_QUERY_CHARS,
+    Pager,
+    ToolInputError,
+    bool_arg,
+    check_fields,
+    close_matches,
+    cursor_arg,
+    int_arg,
+    json_result,
+    not_found,
+    query_arg,
+    str_arg,
+    text_result,
+)
+from .tooldefs import (
+    DEFAULT_DEPTH,
+    DEFAULT_LIMIT,
+    DEFAULT_LIST,
+    FILTERED,
+    GET_API_REFERENCE,
+    GET_CODE_EXAMPLES,
+    GET_DOC,
+    GET_PAGE,
+    LIST_SECTIONS,
+    MAX_CONTEXT,
+    MAX_DEPTH,
+    MAX_LIMIT,
+    MAX_LIST,
+    MAX_PAGE_CHARS,
+    SEARCH_DOCS,
+    ToolSelection,
+    definitions,
+)
+
+__all__ = ["MAX_QUERY_CHARS", "DocsApp", "ToolInputError", "ToolSelection"]
 
 log = logging.getLogger(__name__)
 
-MAX_LIMIT = 50
-DEFAULT_LIMIT = 10
-MAX_CONTEXT = 5
-# Longer queries are cut here (and their terms at MAX_QUERY_TERMS, see search.py) with a note:
-# an error message or a stack trace pasted as a query still searches, in bounded time.
-MAX_QUERY_CHARS = 2048
-_RESERVED = ("query", "limit", "cursor")
-
-ANNOTATIONS = {
-    "readOnlyHint": True,
-    "destructiveHint": False,
-    "idempotentHint": True,
-    "openWorldHint": False,
-}
-
-
-_HIT_SCHEMA = {
-    "type": "object",
-    "properties": {
-        "chunk_id": {"type": "string"},
-        "score": {"type": "number"},
-        "heading": {"type": "string"},
-        "breadcrumb": {"type": "string"},
-        "snippet": {"type": "string"},
-        "filepath": {"type": "string"},
-        "metadata": {"type": "object", "additionalProperties": {"type": "string"}},
-        "also_in": {
-            "type": "object",
-            "description": "Other taxonomy values under which the same section also exists.",
-            "additionalProperties": {"type": "array", "items": {"type": "string"}},
-        },
-    },
-    "required": ["chunk_id", "score", "heading", "breadcrumb", "snippet", "filepath", "metadata"],
-}
-
-SEARCH_OUTPUT_SCHEMA = {
-    "type": "object",
-    "properties": {
-        "hits": {"type": "array", "items": _HIT_SCHEMA},
-        "next_cursor": {"type": ["string", "null"]},
-        "hint": {
-            "type": ["object", "null"],
-            "properties": {
-                "message": {"type": "string"},
-                "suggested_filters": {
-                    "type": "object",
-                    "additionalProperties": {"type": "array", "items": {"type": "string"}},
-                },
-            },
-            "required": ["message", "suggested_filters"],
-        },
-        "degraded": {
-            "type": "string",
-            "description": "Present when semantic search failed and results are full-text only.",
-        },
-        "notes": {
-            "type": "array",
-            "items": {"type": "string"},
-            "description": "Present when an argument was adjusted: a clamped number, a cut query.",
-        },
-    },
-    "required": ["hits", "next_cursor", "hint"],
-}
-
-
-class ToolInputError(ValueError):
-    """Bad tool arguments: reported to the model as an isError result it can correct."""
-
-
-def _int_arg(args: dict, name: str, default: int, low: int, high: int, notes: list[str]) -> int:
-    """An integer argument; out of range is clamped (and noted), a wrong type is an error."""
-    value = args.get(name, default)
-    if isinstance(value, float) and value.is_integer():
-        value = int(value)  # JSON clients may send 5.0
-    if not isinstance(value, int) or isinstance(value, bool):
-        raise ToolInputError(f"{name} must be an integer")
-    if not low <= value <= high:
-        clamped = min(max(value, low), high)
-        notes.append(f"{name} {value} is outside {low}..{high}; used {clamped}.")
-        return clamped
-    return value
-
-
-def _query_arg(args: dict, notes: list[str]) -> str:
-    query = args.get("query")
-    if not isinstance(query, str) or not query.strip():
-        raise ToolInputError("query must be a non-empty string")
-    if len(query) > MAX_QUERY_CHARS:
-        notes.append(
-            f"The query was cut to its first {MAX_QUERY_CHARS} of {len(query)} characters."
-        )
-        query = query[:MAX_QUERY_CHARS]
-    return query
-
-
-def _text_result(text: str, is_error: bool = False) -> dict:
-    return {"content": [{"type": "text", "text": text}], "isError": is_error}
+# Chunks searched for code examples before their blocks are gathered.
+CODE_SEARCH_DEPTH = 50
+# Pages get_page's search fallback weighs.
+PAGE_SEARCH_DEPTH = 20
+# list_sections listings remembered (oldest dropped first); each is at most a few thousand entries.
+TREE_CACHE = 64
 
 
 class DocsApp:
-    """What the protocol layer serves: server identity, instructions and the two tools."""
+    """What the protocol layer serves: server identity, instructions and the tools."""
 
     server_name = "docsmcp"
     server_version = __version__
 
-    def __init__(self, bundle: Bundle, options: SearchOptions | None = None) -> None:
+    def __init__(
+        self,
+        bundle: Bundle,
+        options: SearchOptions | None = None,
+        selection: ToolSelection | None = None,
+    ) -> None:
         self.bundle = bundle
         spec = bundle.metadata.embedding
         embedder = None
@@ -133,91 +95,42 @@ class DocsApp:
         self.searcher = Searcher(bundle, embedder, options or SearchOptions())
         self.taxonomy = bundle.metadata.taxonomy
         self.instructions: str | None = bundle.metadata.instructions
+        self.selection = selection or ToolSelection()
+        self.expand_references = self.searcher.expand_references  # search_docs' default
         self._secret = cursor_secret(bundle.bundle_id)
-        self._tools = self._build_tools()
+        all_tools = definitions(bundle.metadata.tools.descriptions, self.taxonomy)
+        self._handlers: dict[str, Callable[[dict], dict]] = {
+            SEARCH_DOCS: self.search_docs,
+            GET_DOC: self.get_doc,
+            LIST_SECTIONS: self.list_sections,
+            GET_PAGE: self.get_page,
+            GET_API_REFERENCE: self.get_api_reference,
+            GET_CODE_EXAMPLES: self.get_code_examples,
+        }
+        self._schemas = {name: all_tools[name]["inputSchema"] for name in all_tools}
+        prefix = self.selection.prefix
+        self._tools = [{**all_tools[name], "name": prefix + name} for name in self.selection.names]
+        self._by_exposed = {prefix + name: name for name in self.selection.names}
+        self._trees: dict[tuple, list[dict]] = {}
+        self._trees_lock = threading.Lock()
 
-    # -- tool definitions -----------------------------------------------------------------
+    # -- tables, loaded on first use -----------------------------------------------------------
 
-    def _build_tools(self) -> list[dict]:
-        descriptions = self.bundle.metadata.tools.descriptions
-        properties: dict[str, Any] = {
-            "query": {
-                "type": "string",
-                "minLength": 1,
-                "description": (
-                    "The search query: method names, class names, error types, or a short "
-                    "description of the task (e.g. 'links.create', 'RateLimitError', "
-                    "'how to paginate')."
-                ),
-            },
-            "limit": {
-                "type": "integer",
-                "minimum": 1,
-                "maximum": MAX_LIMIT,
-                "default": DEFAULT_LIMIT,
-                "description": f"Maximum number of results to return. Default is {DEFAULT_LIMIT}.",
-            },
-            "cursor": {
-                "type": "string",
-                "description": (
-                    "Opaque pagination token (next_cursor of a previous search with the same "
-                    "query and filters). Omit for the first page."
-                ),
-            },
-        }
-        for key, info in self.taxonomy.items():
-            if key in _RESERVED:
-                continue
-            properties[key] = {
-                "type": "string",
-                "description": info.description,
-                "enum": list(info.values),
-            }
-        search = {
-            "name": "search_docs",
-            "title": "Search documentation",
-            "description": descriptions["search_docs"],
-            "inputSchema": {
-                "type": "object",
-                "properties": properties,
-                "required": ["query"],
-                "additionalProperties": False,
-            },
-            "outputSchema": SEARCH_OUTPUT_SCHEMA,
-            "annotations": {"title": "Search documentation", **ANNOTATIONS},
-        }
-        get_doc = {
-            "name": "get_doc",
-            "title": "Read a documentation section",
-            "description": descriptions["get_doc"],
-            "inputSchema": {
-                "type": "object",
-                "properties": {
-                    "chunk_id": {
-                        "type": "string",
-                        "minLength": 1,
-                        "description": (
-                            "The exact chunk_id returned by search_docs "
-                            "(e.g. 'guides/retries.md#backoff-strategy')."
-                        ),
-                    },
-                    "context": {
-                        "type": "integer",
-                        "minimum": 0,
-                        "maximum": MAX_CONTEXT,
-                        "default": 0,
-                        "description": (
-                            "Number of adjacent sections of the same page to include before "
-                            "and after the target. Default 0 (recommended)."
-                        ),
-                    },
-                },
-                "required": ["chunk_id"],
-                "additionalProperties": False,
-            },
-            "annotations": {"title": "Read a documentation section", **ANNOTATIONS},
-        }
-        return [search, get_doc]
+    @cached_property
+    def pages(self) -> PageIndex:
+        return PageIndex(self.bundle)
+
+    @cached_property
+    def sections(self) -> SectionIndex:
+        return SectionIndex(self.bundle)
+
+    @cached_property
+    def api(self) -> ApiRegistry:
+        return ApiRegistry(self.bundle)
+
+    @cached_property
+    def code(self) -> CodeIndex:
+        return CodeIndex(self.bundle)
 
     def _warn_degraded(self, reason: str) -> None:
         if not self._degraded_warned:
@@ -228,35 +141,28 @@ class DocsApp:
         return self._tools
 
     def call_tool(self, name: str, arguments: dict) -> dict:
-        if name == "search_docs":
-            handler = self.search_docs
-        elif name == "get_doc":
-            handler = self.get_doc
-        else:
+        tool = self._by_exposed.get(name)
+        if tool is None:
             raise ProtocolError(INVALID_PARAMS, f"Unknown tool '{name}'.")
         try:
-            return handler(arguments)
+            return self._handlers[tool](arguments)
         except ToolInputError as exc:
-            return _text_result(str(exc), is_error=True)
+            return text_result(str(exc), is_error=True)
+        except BundleError as exc:  # a browse table failed its checks on first use
+            log.error("%s", exc)
+            return text_result(f"The bundle is damaged: {exc}", is_error=True)
 
-    # -- search_docs ----------------------------------------------------------------------
+    def _pager(self, tool: str, binding: dict) -> Pager:
+        return Pager(self._secret, self.bundle.bundle_id, tool, binding)
 
-    def _search_args(
-        self, args: dict, notes: list[str]
-    ) -> tuple[str, int, str | None, dict[str, str]]:
-        allowed = set(_RESERVED) | set(self.taxonomy)
-        for key in args:
-            if key not in allowed:
-                raise ToolInputError(
-                    f"Unexpected field '{key}'. Allowed fields: {', '.join(sorted(allowed))}."
-                )
-        query = _query_arg(args, notes)
-        limit = _int_arg(args, "limit", DEFAULT_LIMIT, 1, MAX_LIMIT, notes)
-        cursor = args.get("cursor")
-        if cursor is not None and (not isinstance(cursor, str) or not cursor):
-            raise ToolInputError("cursor must be a non-empty string")
+    # -- shared argument handling ----------------------------------------------------------------
+
+    def _filter_args(self, tool: str, args: dict, own: tuple[str, ...]) -> dict[str, str]:
+        """The taxonomy filters of a call, checked against the bundle's values."""
+        allowed = [k for k in self.taxonomy if k not in own] if tool in FILTERED else []
+        check_fields(args, (*own, *allowed))
         filters: dict[str, str] = {}
-        for key in sorted(self.taxonomy):
+        for key in sorted(allowed):
             if key not in args or args[key] is None:
                 continue
             value = args[key]
@@ -267,18 +173,32 @@ class DocsApp:
                     f"Allowed values: {', '.join(values)}"
                 )
             filters[key] = value
-        return query, limit, cursor, filters
+        return filters
+
+    def _source(self, row: int) -> dict:
+        bundle = self.bundle
+        return {
+            "file": bundle.paths[row].as_py(),
+            "lines": [int(bundle.line_starts[row]), int(bundle.line_ends[row])],
+        }
+
+    # -- search_docs ----------------------------------------------------------------------
 
     def search_docs(self, args: dict) -> dict:
         notes: list[str] = []
-        query, limit, cursor, filters = self._search_args(args, notes)
+        own = ("query", "limit", "cursor", "expand_references")
+        filters = self._filter_args(SEARCH_DOCS, args, own)
+        query = query_arg(args, notes)
+        limit = int_arg(args, "limit", DEFAULT_LIMIT, 1, MAX_LIMIT, notes)
+        cursor = cursor_arg(args)
+        expand = bool_arg(args, "expand_references", self.expand_references)
         offset = 0
         if cursor is not None:
             try:
                 offset = decode_cursor(
                     self._secret,
                     self.bundle.bundle_id,
-                    query,
+                    query + ("\0expand" if expand else ""),
                     filters,
                     cursor,
                     max_offset=self.bundle.n_chunks,
@@ -286,7 +206,14 @@ class DocsApp:
             except CursorError as exc:
                 raise ToolInputError(str(exc)) from None
         try:
-            page = self.searcher.search(query, filters, offset, limit)
+            sections: SectionIndex | None = self.sections
+        except BundleError as exc:  # search goes on without section ids and references
+            log.error("%s", exc)
+            sections = None
+        try:
+            page = self.searcher.search(
+                query, filters, offset, limit, sections.references if expand and sections else None
+            )
         except SearchTimeout:
             raise ToolInputError(
                 f"The search took longer than its {self.searcher.time_budget:g} s budget and was "
@@ -297,7 +224,7 @@ class DocsApp:
         pattern = snippet_pattern(query)
         hits = []
         for i, (row, score) in enumerate(zip(page.rows, page.scores, strict=True)):
-            hit = {
+            hit: dict[str, Any] = {
                 "chunk_id": bundle.ids[row].as_py(),
                 "score": round(score, 6),
                 "heading": bundle.headings[row].as_py(),
@@ -305,31 +232,36 @@ class DocsApp:
                 "snippet": snippet(bundle.text(row), pattern),
                 "filepath": bundle.paths[row].as_py(),
                 "metadata": bundle.chunk_meta(row),
+                "source": self._source(row),
             }
             if page.also_in and page.also_in[i]:
                 # The same section exists for these other values: filter to read one of them.
                 hit["also_in"] = page.also_in[i]
+            if sections is not None:
+                hit.update(sections.hit_fields(row))
+            if row in page.reached_by:
+                hit["reached_by_reference"] = bundle.id(page.reached_by[row])
             hits.append(hit)
         next_offset = offset + len(hits)
         next_cursor = None
         if hits and next_offset < page.total:
-            next_cursor = encode_cursor(self._secret, bundle.bundle_id, query, filters, next_offset)
+            next_cursor = encode_cursor(
+                self._secret,
+                bundle.bundle_id,
+                query + ("\0expand" if expand else ""),
+                filters,
+                next_offset,
+            )
         hint = None
         if not hits:
             hint = self._hint(query, filters, page.suggested_filters, page.corpus_matches, offset)
         result: dict[str, Any] = {"hits": hits, "next_cursor": next_cursor, "hint": hint}
-        if notes:
-            result["notes"] = notes
         if page.degraded:
             self._warn_degraded(page.degraded)
             result["degraded"] = (
                 f"Semantic search was unavailable ({page.degraded}); results are full-text only."
             )
-        return {
-            "content": [{"type": "text", "text": json.dumps(result, indent=2, ensure_ascii=False)}],
-            "structuredContent": result,
-            "isError": False,
-        }
+        return json_result(result, notes)
 
     def _hint(
         self, query: str, filters: dict[str, str], suggested: dict, corpus_matches: int, offset: int
@@ -355,27 +287,23 @@ class DocsApp:
     # -- get_doc --------------------------------------------------------------------------
 
     def get_doc(self, args: dict) -> dict:
-        for key in args:
-            if key not in ("chunk_id", "context"):
-                raise ToolInputError(
-                    f"Unexpected field '{key}'. Allowed fields: chunk_id, context."
-                )
-        chunk_id = args.get("chunk_id")
-        if not isinstance(chunk_id, str):
-            raise ToolInputError("chunk_id must be a non-empty string")
+        check_fields(args, ("chunk_id", "section", "document", "context"))
         notes: list[str] = []
-        context = _int_arg(args, "context", 0, 0, MAX_CONTEXT, notes)
-        if not chunk_id or chunk_id != chunk_id.strip() or any(ord(ch) < 32 for ch in chunk_id):
-            raise ToolInputError(
-                f"Chunk ID '{chunk_id}' has invalid format. "
-                "Expected {filepath} or {filepath}#{heading-path}."
-            )
+        context = int_arg(args, "context", 0, 0, MAX_CONTEXT, notes)
+        chunk_id = args.get("chunk_id")
+        section = str_arg(args, "section")
+        document = str_arg(args, "document")
+        if chunk_id is None and section is None:
+            raise ToolInputError("chunk_id must be a non-empty string (or give section)")
+        if chunk_id is not None and section is not None:
+            raise ToolInputError("give chunk_id or section, not both")
+        if document is not None and section is None:
+            raise ToolInputError("document is only used with section")
+        if section is not None:
+            row = self._section_row(section, document)
+        else:
+            row = self._chunk_row(chunk_id)
         bundle = self.bundle
-        row = bundle.row_of(chunk_id)
-        if row is None:
-            raise ToolInputError(
-                f"Chunk ID '{chunk_id}' not found. Use search_docs to discover valid chunk IDs."
-            )
         position = int(bundle.positions[row])
         total = int(bundle.file_counts[row])
         first = row - position
@@ -385,7 +313,350 @@ class DocsApp:
             role = "Target" if offset == 0 else f"Context: {offset:+d}"
             header = f"--- Chunk: {bundle.id(r)} (Chunk {r - first + 1} of {total}) ({role}) ---"
             parts.append(f"{header}\n{bundle.text(r)}")
-        result = _text_result("\n\n".join(parts))
+        result = text_result("\n\n".join(parts))
         if notes:  # a separate block, so the document text stays exactly the chunks
             result["content"].append({"type": "text", "text": "Note: " + " ".join(notes)})
         return result
+
+    def _chunk_row(self, chunk_id: object) -> int:
+        if not isinstance(chunk_id, str):
+            raise ToolInputError("chunk_id must be a non-empty string")
+        if not chunk_id or chunk_id != chunk_id.strip() or any(ord(ch) < 32 for ch in chunk_id):
+            raise ToolInputError(
+                f"Chunk ID '{chunk_id}' has invalid format. "
+                "Expected {filepath} or {filepath}#{heading-path}."
+            )
+        row = self.bundle.row_of(chunk_id)
+        if row is None:
+            raise ToolInputError(
+                f"Chunk ID '{chunk_id}' not found. Use search_docs to discover valid chunk IDs."
+            )
+        return row
+
+    def _section_row(self, section: str, document: str | None) -> int:
+        rows = self.sections.rows_named(section)
+        pages = self.pages
+        if document is not None:
+            match = pages.find(document, lambda q: [])
+            if match.index is None:
+                raise not_found(
+                    f"Document '{document}'",
+                    close_matches(document, pages.paths),
+                    "Give a page path, file name or title.",
+                )
+            first = int(pages.first_rows[match.index])
+            end = first + int(pages.counts[match.index])
+            rows = [r for r in rows if first <= r < end]
+        if not rows:
+            raise not_found(
+                f"Section '{section}'" + (f" in '{document}'" if document else ""),
+                close_matches(section, self.sections.names()),
+                "Section numbers and rule ids appear as section_id / rule_ids in search hits.",
+            )
+        documents = sorted({pages.paths[pages.page_of_row(r)] for r in rows}, key=str.encode)
+        if len(documents) > 1:
+            raise ToolInputError(
+                f"Section '{section}' exists in {len(documents)} documents: "
+                f"{', '.join(documents[:10])}. Give document to choose one."
+            )
+        return rows[0]
+
+    # -- list_sections --------------------------------------------------------------------
+
+    def list_sections(self, args: dict) -> dict:
+        notes: list[str] = []
+        own = ("category", "path", "depth", "limit", "cursor")
+        filters = self._filter_args(LIST_SECTIONS, args, own)
+        category = str_arg(args, "category")
+        path = str_arg(args, "path")
+        depth = int_arg(args, "depth", DEFAULT_DEPTH, 1, MAX_DEPTH, notes)
+        limit = int_arg(args, "limit", DEFAULT_LIST, 1, MAX_LIST, notes)
+        cursor = cursor_arg(args)
+        pages = self.pages
+        root, matched_by = "", "all"
+        if path is not None:
+            root = path.removeprefix("./").lstrip("/")
+            if root and not root.endswith("/") and not pages.under(root + "/"):
+                found = pages.folder(root)
+                if found is None and not pages.under(root):
+                    raise not_found(
+                        f"Path '{path}'",
+                        close_matches(root, _folders(pages.paths)),
+                        "Call list_sections without arguments to see the top folders.",
+                    )
+                root = found or root
+            elif root and not root.endswith("/"):
+                root += "/"
+            matched_by = "path"
+        if category is not None:
+            filters, root, matched_by = self._category(category, filters, root)
+        entries = self._tree(root, depth, tuple(sorted(filters.items())))
+        pager = self._pager(
+            LIST_SECTIONS, {"root": root, "depth": depth, "filters": filters, "by": matched_by}
+        )
+        offset = pager.offset(cursor, len(entries))
+        shown = entries[offset : offset + limit]
+        result: dict[str, Any] = {
+            "root": root,
+            "matched_by": matched_by,
+            "entries": shown,
+            "total": len(entries),
+            "next_cursor": pager.next(offset, len(shown), len(entries)),
+        }
+        if offset == 0 and not root and not filters and self.taxonomy:
+            result["categories"] = self._category_counts()
+        return json_result(result, notes)
+
+    def _tree(self, root: str, depth: int, filters: tuple[tuple[str, str], ...]) -> list[dict]:
+        """The entries of one listing, remembered: the bundle never changes under a server."""
+        key = (root, depth, filters)
+        entries = self._trees.get(key)
+        if entries is None:
+            pages = self.pages
+            indices = list(pages.under(root))
+            if filters:
+                mask = self.searcher.mask(dict(filters))
+                keep = mask[pages.first_rows[indices[0] : indices[-1] + 1]] if indices else []
+                indices = [i for i, kept in zip(indices, keep, strict=True) if kept]
+            entries = tree(pages, indices, root, depth)
+            with self._trees_lock:  # HTTP serves calls from several threads
+                if len(self._trees) >= TREE_CACHE:
+                    self._trees.pop(next(iter(self._trees)))
+                self._trees[key] = entries
+        return entries
+
+    def _category(
+        self, category: str, filters: dict[str, str], root: str
+    ) -> tuple[dict[str, str], str, str]:
+        """A category is a taxonomy value ('python', or 'language=python') or a folder name."""
+        key, _, value = category.partition("=")
+        if value and key.strip() in self.taxonomy:
+            key, value = key.strip(), value.strip()
+            if value not in self.taxonomy[key].values:
+                raise not_found(
+                    f"Value '{value}' of '{key}'",
+                    close_matches(value, self.taxonomy[key].values),
+                    f"Values: {', '.join(self.taxonomy[key].values)}.",
+                )
+            return {**filters, key: value}, root, "taxonomy"
+        # A folder of that name first (its tree is what a reader browses), then a filter value.
+        folder = self.pages.folder(root + category) or self.pages.folder(category)
+        if folder is not None and folder.startswith(root):
+            return filters, folder, "folder"
+        for key, info in self.taxonomy.items():
+            if category in info.values and key not in filters:
+                return {**filters, key: category}, root, "taxonomy"
+        values = [v for info in self.taxonomy.values() for v in info.values]
+        raise not_found(
+            f"Category '{category}'",
+            close_matches(category, [*values, *_folders(self.pages.paths)]),
+            "A category is a folder name or a filter value; call list_sections without "
+            "arguments to see them.",
+        )
+
+    def _category_counts(self) -> dict[str, dict[str, int]]:
+        firsts = self.pages.first_rows
+        facets = self.bundle.arrays["facets"]
+        out: dict[str, dict[str, int]] = {}
+        for col, (key, info) in enumerate(self.taxonomy.items()):
+            codes = np.asarray(facets[firsts, col], dtype=np.int64)
+            counts = np.bincount(codes, minlength=len(info.values) + 1)
+            out[key] = {v: int(counts[i + 1]) for i, v in enumerate(info.values) if counts[i + 1]}
+        return out
+
+    # -- get_page ---------------------------------------------------------------------------
+
+    def get_page(self, args: dict) -> dict:
+        check_fields(args, ("path", "cursor"))
+        wanted = str_arg(args, "path", required=True)
+        assert wanted is not None
+        cursor = cursor_arg(args)
+        pages = self.pages
+
+        def search(query: str) -> list[int]:
+            try:
+                return self.searcher.search(query, {}, 0, PAGE_SEARCH_DEPTH).rows
+            except SearchTimeout:
+                return []
+
+        match = pages.find(wanted, search)
+        if match.index is None:
+            raise not_found(
+                f"Page '{wanted}'",
+                close_matches(wanted, pages.paths),
+                "Use list_sections to browse the pages or search_docs to find one.",
+            )
+        i = match.index
+        first, count = int(pages.first_rows[i]), int(pages.counts[i])
+        pager = self._pager(GET_PAGE, {"path": pages.paths[i]})
+        start = pager.offset(cursor, count)
+        bundle = self.bundle
+        texts: list[str] = []
+        size = 0
+        end = start
+        while end < count and (
+            end == start or size + len(bundle.text(first + end)) <= MAX_PAGE_CHARS
+        ):
+            text = bundle.text(first + end)
+            texts.append(text)
+            size += len(text) + 2
+            end += 1
+        result: dict[str, Any] = {
+            "path": pages.paths[i],
+            "title": pages.titles[i],
+            "matched_by": match.matched_by,
+        }
+        if pages.descriptions[i]:
+            result["description"] = pages.descriptions[i]
+        if match.runners_up:
+            result["runners_up"] = [pages.entry(j) for j in match.runners_up]
+        frontmatter = pages.frontmatter(i)
+        if frontmatter:
+            result["frontmatter"] = frontmatter
+        result["metadata"] = bundle.chunk_meta(first)
+        result["chunk_ids"] = [bundle.id(first + k) for k in range(start, end)]
+        result["text"] = "\n\n".join(texts)
+        result["source"] = {
+            "file": pages.paths[i],
+            "lines": [
+                int(bundle.line_starts[first + start]),
+                int(bundle.line_ends[first + end - 1]),
+            ],
+        }
+        result["next_cursor"] = pager.next(start, end - start, count)
+        return json_result(result)
+
+    # -- get_api_reference ----------------------------------------------------------------
+
+    def get_api_reference(self, args: dict) -> dict:
+        notes: list[str] = []
+        own = ("method", "limit", "cursor")
+        filters = self._filter_args(GET_API_REFERENCE, args, own)
+        method = str_arg(args, "method")
+        cursor = cursor_arg(args)
+        api = self.api
+        if not api.available:
+            raise ToolInputError(
+                "This bundle has no API registry (built before docsmcp 0.2); rebuild it to use "
+                "get_api_reference, or use search_docs."
+            )
+        entries = list(range(len(api))) if method is None else api.lookup(method)
+        if filters:
+            mask = self.searcher.mask(filters)
+            entries = [i for i in entries if mask[int(api.rows[i])]]
+        if method is not None and not entries:
+            raise not_found(
+                f"Method '{method}'" + (f" with {filters}" if filters else ""),
+                close_matches(method, api.known_names()),
+                "Call get_api_reference without method to list every entry.",
+            )
+        limit = int_arg(
+            args, "limit", DEFAULT_LIMIT if method else DEFAULT_LIST, 1, MAX_LIST, notes
+        )
+        pager = self._pager(GET_API_REFERENCE, {"method": method, "filters": filters})
+        offset = pager.offset(cursor, len(entries))
+        shown = entries[offset : offset + limit]
+        result: dict[str, Any] = {}
+        if method is not None:
+            result["method"] = method
+            result["entries"] = [api.spec(i) for i in shown]
+        else:
+            grouped: dict[str, list[dict]] = {}
+            for i in shown:
+                grouped.setdefault(api.categories[i] or "(none)", []).append(api.summary(i))
+            result["categories"] = grouped
+        result["total"] = len(entries)
+        result["next_cursor"] = pager.next(offset, len(shown), len(entries))
+        return json_result(result, notes)
+
+    # -- get_code_examples ----------------------------------------------------------------
+
+    def get_code_examples(self, args: dict) -> dict:
+        notes: list[str] = []
+        own = ("query", "topic", "language", "limit")
+        filters = self._filter_args(GET_CODE_EXAMPLES, args, own)
+        if "query" in args and "topic" in args:
+            raise ToolInputError("give query or topic, not both")
+        query = query_arg(args, notes, "topic" if "topic" in args else "query")
+        limit = int_arg(args, "limit", DEFAULT_LIMIT, 1, MAX_LIMIT, notes)
+        language = str_arg(args, "language")
+        code = self.code
+        if not code.available:
+            raise ToolInputError(
+                "This bundle has no code table (built before docsmcp 0.2); rebuild it to use "
+                "get_code_examples, or use search_docs."
+            )
+        wanted = normalise_language(language) if language else None
+        # A corpus documented per language (a taxonomy key `language`) is filtered too.
+        facet = self.taxonomy.get("language")
+        if wanted and facet is not None:
+            value = next((v for v in facet.values if normalise_language(v) == wanted), None)
+            if value is not None and "language" not in filters:
+                filters = {**filters, "language": value}
+        try:
+            page = self.searcher.search(query, filters, 0, CODE_SEARCH_DEPTH)
+        except SearchTimeout:
+            raise ToolInputError(
+                f"The search took longer than its {self.searcher.time_budget:g} s budget and was "
+                "stopped; try a shorter or more specific query."
+            ) from None
+        notes.extend(page.notes)
+        examples: list[dict] = []
+        for row in page.rows:
+            for i in code.of_row(row):
+                language = code.languages[i]
+                if (wanted and language != wanted) or (
+                    not wanted and language in DIAGRAM_LANGUAGES
+                ):
+                    continue
+                examples.append(code.example(i))
+                if len(examples) == limit:
+                    break
+            if len(examples) == limit:
+                break
+        result: dict[str, Any] = {"examples": examples}
+        if not examples:
+            result["languages"] = code.language_set()
+            notes.append(
+                "No code examples matched"
+                + (f" in {wanted}" if wanted else "")
+                + "; try other words"
+                + (" or another language" if wanted else "")
+                + "."
+            )
+        return json_result(result, notes)
+
+    # -- resources, prompts and completions (resources.py; built on first use) ----------------
+
+    @cached_property
+    def docs_resources(self) -> Any:
+        from .resources import DocsResources
+
+        return DocsResources(self.bundle, lambda: self.pages)
+
+    def list_resources(self, cursor: str | None) -> dict:
+        return self.docs_resources.list_resources(cursor)
+
+    def list_resource_templates(self) -> dict:
+        return self.docs_resources.list_resource_templates()
+
+    def read_resource(self, uri: str) -> dict:
+        return self.docs_resources.read_resource(uri)
+
+    def list_prompts(self) -> dict:
+        return self.docs_resources.list_prompts()
+
+    def get_prompt(self, name: str, arguments: dict[str, str]) -> dict:
+        return self.docs_resources.get_prompt(name, arguments)
+
+    def complete(self, ref: dict, argument: dict, context: dict[str, str]) -> dict:
+        return self.docs_resources.complete(ref, argument, context)
+
+
+def _folders(paths: list[str]) -> list[str]:
+    out: set[str] = set()
+    for path in paths:
+        parts = path.split("/")[:-1]
+        for k in range(1, len(parts) + 1):
+            out.add("/".join(parts[:k]))
+    return sorted(out)

@@ -133,6 +133,36 @@ def test_fuzzed_get_doc_arguments(app: DocsApp, arguments: dict) -> None:
     _tool_result(app.call_tool("get_doc", arguments))
 
 
+BROWSE_KEYS = {
+    "list_sections": ["category", "path", "depth", "limit", "cursor", "language", "scope", "x"],
+    "get_page": ["path", "cursor", "query"],
+    "get_api_reference": ["method", "limit", "cursor", "language", "x"],
+    "get_code_examples": ["query", "topic", "language", "limit", "scope", "x"],
+    "get_doc": ["chunk_id", "section", "document", "context"],
+    "search_docs": ["query", "expand_references", "limit", "language"],
+}
+BROWSE_PLAUSIBLE = PLAUSIBLE | st.sampled_from(
+    ["python/", "guides", "create", "payments.create", "ts", "1.2", "r[x.y]", "§3", "../..",
+     "typescript/README", 0, -1, 10**12, 2.5, True]
+)  # fmt: skip
+
+
+@FUZZ
+@given(
+    st.sampled_from(sorted(BROWSE_KEYS)).flatmap(
+        lambda tool: st.tuples(
+            st.just(tool),
+            st.dictionaries(
+                st.sampled_from(BROWSE_KEYS[tool]), BROWSE_PLAUSIBLE | JSON, max_size=4
+            ),
+        )
+    )
+)
+def test_fuzzed_browse_arguments(app: DocsApp, call: tuple[str, dict]) -> None:
+    tool, arguments = call
+    _tool_result(app.call_tool(tool, arguments))
+
+
 def _tool_result(result: dict) -> None:
     """A tool result the model can use: content, isError, and valid JSON on the wire."""
     assert isinstance(result["isError"], bool) and result["content"]

@@ -26,26 +26,41 @@ import pyarrow.parquet as pq
 from .jsonread import MetadataError, loads
 from .layout import (
     ALL_ARRAYS,
+    API_FILE,
     ARRAY_BY_FILE,
     ARRAYS,
     CHUNK_COMPRESSION,
     CHUNK_SCHEMA,
     CHUNKS_FILE,
+    CODE_FILE,
     FORMAT,
     FORMAT_VERSION,
     IVF_ARRAYS,
     MAX_METADATA_BYTES,
     MAX_METADATA_DEPTH,
     METADATA_FILE,
+    PAGES_FILE,
     REQUIRED_FILES,
     ROW_GROUP_SIZE,
+    SECTIONS_FILE,
+    TABLES,
     VECTOR_ARRAYS,
     sha256_file,
 )
 from .metadata import FileEntry, Metadata, check_file_count, file_entry
 
 # Columns the runtime reads at open; `text` is read lazily by row group.
-EAGER_COLUMNS = ("id", "path", "heading", "breadcrumb", "position", "file_chunk_count", "metadata")
+EAGER_COLUMNS = (
+    "id",
+    "path",
+    "heading",
+    "breadcrumb",
+    "position",
+    "file_chunk_count",
+    "line_start",
+    "line_end",
+    "metadata",
+)
 # Bytes of padded term matrix built at once when checking the dictionary order.
 _SORT_BLOCK_BYTES = 32 << 20
 
@@ -109,6 +124,26 @@ class Inspection:
             yield from self._vectors()
         if self.deep:
             yield from self._deep()
+            yield from self._browse_tables()
+
+    def _browse_tables(self) -> Iterator[Problem]:
+        """Read every browse table present and check it (the runtime does this lazily)."""
+        if self.n_chunks is None or self.table is None:
+            return
+        import pyarrow.compute as pc
+
+        texts = self.table.column("text")
+        lengths = pc.utf8_length(texts).to_numpy(zero_copy_only=False).astype(np.int64)
+        for name in TABLES:
+            if name not in self.sized:
+                continue
+            try:
+                table = pq.read_table(self.root / name)
+            except (OSError, pa.ArrowException) as exc:
+                yield Problem(name, f"unreadable table ({exc})")
+                continue
+            for message in table_problems(name, table, self.n_chunks, lengths):
+                yield Problem(name, message)
 
     def _read_metadata(self) -> Iterator[Problem]:
         path = self.root / METADATA_FILE
@@ -618,6 +653,73 @@ def _string_buffers(column: pa.ChunkedArray | pa.Array) -> tuple[np.ndarray, np.
     off = np.frombuffer(offsets, dtype=np.int32)[array.offset : array.offset + len(array) + 1]
     raw = np.frombuffer(data, dtype=np.uint8) if data is not None else np.zeros(0, np.uint8)
     return off.astype(np.int64), raw
+
+
+def list_parts(column: pa.ListArray) -> tuple[np.ndarray, pa.Array]:
+    """(offsets from 0, values) of a list array. Not `flatten()`: that imports pyarrow.compute,
+    40 ms the runtime's first search would pay."""
+    offsets = column.offsets.to_numpy().astype(np.int64)
+    start = int(offsets[0]) if len(offsets) else 0
+    end = int(offsets[-1]) if len(offsets) else 0
+    return offsets - start, column.values.slice(start, end - start)
+
+
+def table_problems(
+    name: str, table: pa.Table, n_chunks: int, text_lengths: np.ndarray | None = None
+) -> Iterator[str]:
+    """What is wrong with a browse table (bundle-spec.md, *Browse tables*): its schema, and
+    every row number, range and offset it holds. `text_lengths` (characters of each chunk's
+    text) lets code offsets be checked; the runtime passes None and slices defensively."""
+    schema = TABLES[name]
+    if not table.schema.equals(schema, check_metadata=False):
+        yield f"schema {table.schema.names} is not the spec's {schema.names}"
+        return
+    for column in schema.names:
+        if column in ("section_id", "summary"):
+            continue
+        if table.column(column).null_count:
+            yield f"column {column} has nulls"
+            return
+
+    def ints(column: str) -> np.ndarray:
+        return table.column(column).to_numpy().astype(np.int64)
+
+    if name == PAGES_FILE:
+        first, count = ints("first_row"), ints("chunk_count")
+        expected = np.concatenate([[0], np.cumsum(count)[:-1]]) if len(count) else first
+        if (count < 1).any() or not np.array_equal(first, expected) or count.sum() != n_chunks:
+            yield "pages do not cover the chunk rows in order"
+        paths = table.column("path").to_pylist()
+        if paths != sorted(paths, key=str.encode) or len(set(paths)) != len(paths):
+            yield "paths are not unique and in byte order"
+    elif name == SECTIONS_FILE:
+        if table.num_rows != n_chunks:
+            yield f"{table.num_rows} rows; the bundle has {n_chunks} chunks"
+        _, values = list_parts(table.column("references").combine_chunks())
+        targets = values.to_numpy()
+        if len(targets) and int(targets.max()) >= n_chunks:
+            yield "a reference names a row past the last chunk"
+    else:
+        rows = ints("row")
+        if len(rows) and (rows.max() >= n_chunks):
+            yield "a row number past the last chunk"
+        if name == API_FILE:
+            for column in ("parameters", "examples"):
+                for text in table.column(column).to_pylist():
+                    try:
+                        if not isinstance(loads(text, MAX_METADATA_DEPTH), list):
+                            raise MetadataError("(root)", "not a JSON array")
+                    except MetadataError:
+                        yield f"column {column} holds a value that is not a JSON array"
+                        break
+        if name == CODE_FILE:
+            start, end, context = ints("start"), ints("end"), ints("context_start")
+            if (context < 0).any() or (context > start).any() or (start >= end).any():
+                yield "code offsets out of order"
+            elif text_lengths is not None and len(rows) and (end > text_lengths[rows]).any():
+                yield "code offsets past the end of the chunk text"
+            if len(rows) and (np.diff(rows) < 0).any():
+                yield "rows are not in chunk order"
 
 
 def check(root: Path, *, hashes: bool = True, deep: bool = False) -> Iterator[Problem]:

@@ -35,6 +35,68 @@ CHUNK_SCHEMA = pa.schema(
 )
 
 
+# -- Browse tables (bundle-spec.md, *Browse tables*): optional, each read on first use of the
+# tools that need it. A reader that does not know them ignores them (search is unaffected).
+PAGES_FILE = "pages.parquet"
+PAGES_SCHEMA = pa.schema(
+    [
+        ("path", pa.string()),
+        ("title", pa.string()),
+        ("description", pa.string()),
+        ("frontmatter", pa.string()),  # JSON object
+        ("first_row", pa.int32()),
+        ("chunk_count", pa.int32()),
+        ("line_count", pa.int32()),
+    ]
+)
+# One row per chunk, in chunk order.
+SECTIONS_FILE = "sections.parquet"
+SECTIONS_SCHEMA = pa.schema(
+    [
+        ("section_id", pa.string()),  # null: the chunk's heading is not numbered
+        ("rule_ids", pa.list_(pa.string())),
+        ("references", pa.list_(pa.uint32())),  # target chunk rows
+        ("summary", pa.string()),  # null unless some chunk refers to this one
+    ]
+)
+API_FILE = "api.parquet"
+API_SCHEMA = pa.schema(
+    [
+        ("name", pa.string()),
+        ("category", pa.string()),
+        ("kind", pa.string()),
+        ("signature", pa.string()),
+        ("description", pa.string()),
+        ("parameters", pa.string()),  # JSON array of {name, type, required, description}
+        ("returns", pa.string()),
+        ("examples", pa.string()),  # JSON array of {language, code}
+        ("row", pa.uint32()),  # the chunk holding the entry's heading
+        ("line_start", pa.int32()),
+        ("line_end", pa.int32()),
+    ]
+)
+# One row per fenced code block, ordered by chunk row; offsets are characters of the chunk text.
+CODE_FILE = "code.parquet"
+CODE_SCHEMA = pa.schema(
+    [
+        ("row", pa.uint32()),
+        ("language", pa.string()),  # normalised (languages.normalise_language); "" unknown
+        ("start", pa.int32()),  # the code's first character in the chunk text
+        ("end", pa.int32()),  # one past its last
+        ("context_start", pa.int32()),  # start of the prose before it (== start when none)
+        ("line_start", pa.int32()),  # the fence lines in the source file, 1-based, inclusive
+        ("line_end", pa.int32()),
+    ]
+)
+TABLES = {
+    PAGES_FILE: PAGES_SCHEMA,
+    SECTIONS_FILE: SECTIONS_SCHEMA,
+    API_FILE: API_SCHEMA,
+    CODE_FILE: CODE_SCHEMA,
+}
+TABLE_ROW_GROUP_SIZE = 4096
+
+
 @dataclass(frozen=True)
 class ArraySpec:
     """A raw little-endian array file: its name, NumPy dtype string and number of dimensions."""
@@ -80,7 +142,7 @@ REQUIRED_FILES = (CHUNKS_FILE, *(s.file for s in ARRAYS.values()))
 MAX_TAXONOMY_VALUES = 0xFFFF
 # Row numbers are uint32.
 MAX_CHUNKS = 0xFFFFFFFF
-# A bundle has 8 files, 14 with every optional one; far more is not a bundle (bounds archives).
+# A bundle has 8 files, 18 with every optional one; far more is not a bundle (bounds archives).
 MAX_FILES = 64
 # metadata.json is small (taxonomy values and tool texts); a reader never parses more.
 MAX_METADATA_BYTES = 16 << 20

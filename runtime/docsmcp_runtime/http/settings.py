@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import dataclasses
 import ipaddress
 import os
 from dataclasses import dataclass
 
 from .. import __version__, logs
-from ..search import TIME_BUDGET_ENV, SearchOptions
+from ..search import EXPAND_ENV, TIME_BUDGET_ENV, SearchOptions
+from ..tooldefs import TOOL_PREFIX_ENV, TOOLS_ENV, ToolSelection
 
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 20310
@@ -66,6 +68,7 @@ class HttpSettings:
     watch: bool = False
     watch_interval: float = DEFAULT_WATCH_INTERVAL
     search: SearchOptions = SearchOptions()
+    tools: ToolSelection = ToolSelection()
     # /healthz names the source commit only when asked: a public health check should not
     # tell the world which revision of a private repository the docs came from.
     health_commit: bool = False
@@ -155,6 +158,7 @@ def settings_from_env() -> HttpSettings:
         threads=_env_int(ENV_THREADS, DEFAULT_THREADS, 1),
         watch=_env_flag(ENV_WATCH),
         search=_env_search_options(),
+        tools=_env_tools(),
         health_commit=_env_flag(ENV_HEALTH_COMMIT),
     )
 
@@ -179,6 +183,15 @@ def _env_token() -> str | None:
 def _env_search_options() -> SearchOptions:
     names = (ENV_FUSION_WEIGHTS, ENV_SIMILARITY_FLOOR, TIME_BUDGET_ENV)
     try:
-        return SearchOptions.parse(*(os.environ.get(name) for name in names), names=names)
+        options = SearchOptions.parse(*(os.environ.get(name) for name in names), names=names)
     except ValueError as exc:
         raise SystemExit(f"docsmcp-runtime: error: {exc}") from None
+    return dataclasses.replace(options, expand_references=_env_flag(EXPAND_ENV))
+
+
+def _env_tools() -> ToolSelection:
+    try:
+        return ToolSelection.parse(os.environ.get(TOOLS_ENV), os.environ.get(TOOL_PREFIX_ENV))
+    except ValueError as exc:
+        message = str(exc).replace("--tools", TOOLS_ENV).replace("--tool-prefix", TOOL_PREFIX_ENV)
+        raise SystemExit(f"docsmcp-runtime: error: {message}") from None

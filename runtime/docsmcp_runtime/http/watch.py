@@ -32,7 +32,7 @@ def load(path: str, settings: HttpSettings) -> Served:
     """Open a bundle (directory, archive or OCI layout) for serving; raises BundleError."""
     bundle = open_bundle(resolve_bundle(path), verify=settings.verify)
     return Served(
-        Dispatcher(DocsApp(bundle, settings.search)),
+        Dispatcher(DocsApp(bundle, settings.search, settings.tools)),
         bundle.bundle_id,
         _health_body(bundle, settings.health_commit),
     )

@@ -1,0 +1,241 @@
+"""The browse tables of a bundle (bundle-spec.md, *Browse tables*): pages, sections (section ids,
+rule ids, references), the API registry and code blocks, made from the one parse of each file.
+
+Everything the browse tools answer is computed here once, so the runtime only looks up rows.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from pathlib import PurePosixPath
+
+import pyarrow as pa
+from docsmcp_runtime.format import (
+    API_FILE,
+    API_SCHEMA,
+    CODE_FILE,
+    CODE_SCHEMA,
+    PAGES_FILE,
+    PAGES_SCHEMA,
+    SECTIONS_FILE,
+    SECTIONS_SCHEMA,
+)
+from docsmcp_runtime.languages import normalise_language
+
+from .apiref import ApiEntry, extract_api
+from .chunk import Chunk, ParsedFile
+from .xref import CrossRefs, FileRefs, extract_refs, resolve_refs, summary
+
+# The prose shown before a code example: at most this many characters of its paragraph.
+CONTEXT_CHARS = 400
+
+
+@dataclass(frozen=True)
+class Tables:
+    """The browse tables by file name, and what was measured making them."""
+
+    tables: dict[str, pa.Table]
+    xref: CrossRefs
+    api_entries: int
+    code_blocks: int
+
+
+class TableBuilder:
+    """Takes each file right after it is parsed and chunked (`add`), keeping only the small
+    records the tables need, so no parse outlives its file; `finish` resolves the references
+    across files and makes the tables."""
+
+    def __init__(self) -> None:
+        self._rows = 0
+        self._pages: list[tuple[str, str, str, str, int, int, int]] = []
+        self._api: list[tuple[ApiEntry, int]] = []
+        self._code: list[tuple[int, str, int, int, int, int, int]] = []
+        self._refs: list[FileRefs] = []
+
+    def add(self, parsed: ParsedFile, chunks: list[Chunk]) -> None:
+        first = self._rows
+        self._rows += len(chunks)
+        self._refs.append(extract_refs(parsed, chunks, first))
+        if not chunks:
+            return  # a page with nothing to index is not in the bundle
+        self._pages.append(
+            (
+                parsed.source.path,
+                page_title(parsed),
+                page_description(parsed),
+                parsed.source.frontmatter,
+                first,
+                len(chunks),
+                len(parsed.lines),
+            )
+        )
+        rows = {c.id: first + k for k, c in enumerate(chunks)}
+        self._api.extend(
+            (e, rows[e.chunk_id]) for e in extract_api(parsed, chunks) if e.chunk_id in rows
+        )
+        self._code.extend(_code_blocks(parsed, chunks, first))
+
+    def finish(self) -> Tables:
+        xref = resolve_refs(self._refs, self._rows)
+        code = self._code
+        tables = {
+            PAGES_FILE: _table(self._pages, PAGES_SCHEMA),
+            SECTIONS_FILE: pa.table(
+                {
+                    "section_id": xref.section_ids,
+                    "rule_ids": [list(r) for r in xref.rule_ids],
+                    "references": [list(r) for r in xref.references],
+                    "summary": xref.summaries,
+                },
+                schema=SECTIONS_SCHEMA,
+            ),
+            API_FILE: _api_table(self._api),
+            CODE_FILE: _table(code, CODE_SCHEMA),
+        }
+        return Tables(tables, xref, len(self._api), len(code))
+
+
+def _table(rows: list[tuple], schema: pa.Schema) -> pa.Table:
+    columns = zip(*rows, strict=True) if rows else [[] for _ in schema.names]
+    return pa.table(dict(zip(schema.names, columns, strict=True)), schema=schema)
+
+
+# -- pages ------------------------------------------------------------------------------------
+
+
+def page_title(parsed: ParsedFile) -> str:
+    """Frontmatter title, else the first level-1 heading, else the first heading, else the
+    file name without extension (what a reader of the page would call it)."""
+    if parsed.source.title:
+        return parsed.source.title
+    headings = [b for b in parsed.blocks if b.kind == "heading" and b.title]
+    for b in headings:
+        if b.level == 1:
+            return b.title
+    if headings:
+        return headings[0].title
+    return PurePosixPath(parsed.source.path).stem
+
+
+def page_description(parsed: ParsedFile) -> str:
+    """Frontmatter description, else the first sentence(s) of the first paragraph."""
+    frontmatter = json.loads(parsed.source.frontmatter)
+    described = frontmatter.get("description")
+    if isinstance(described, str) and described.strip():
+        return summary(described)
+    for b in parsed.blocks:
+        if b.kind == "paragraph" and b.search.strip():
+            text = summary(b.search)
+            if text:
+                return text
+    return ""
+
+
+# -- API registry -----------------------------------------------------------------------------
+
+
+def _api_table(entries: list[tuple[ApiEntry, int]]) -> pa.Table:
+    def params(e: ApiEntry) -> str:
+        return json.dumps(
+            [
+                {
+                    "name": p.name,
+                    "type": p.type,
+                    "required": p.required,
+                    "description": p.description,
+                }
+                for p in e.parameters
+            ],
+            ensure_ascii=False,
+        )
+
+    def examples(e: ApiEntry) -> str:
+        return json.dumps(
+            [{"language": x.language, "code": x.code} for x in e.examples], ensure_ascii=False
+        )
+
+    kept = [e for e, _ in entries]
+    columns = {
+        "name": [e.name for e in kept],
+        "category": [e.category for e in kept],
+        "kind": [e.kind for e in kept],
+        "signature": [e.signature for e in kept],
+        "description": [e.description for e in kept],
+        "parameters": [params(e) for e in kept],
+        "returns": [e.returns for e in kept],
+        "examples": [examples(e) for e in kept],
+        "row": [row for _, row in entries],
+        "line_start": [e.line_start for e in kept],
+        "line_end": [e.line_end for e in kept],
+    }
+    return pa.table(columns, schema=API_SCHEMA)
+
+
+# -- code blocks ------------------------------------------------------------------------------
+
+_BLANK_LINE = re.compile(r"\n[ \t]*\n")
+
+
+def _code_blocks(
+    parsed: ParsedFile, chunks: list[Chunk], first_row: int
+) -> list[tuple[int, str, int, int, int, int, int]]:
+    """(row, language, start, end, context_start, line_start, line_end) of every fenced code
+    block, located by its exact source text in the chunk that holds its first line."""
+    out: list[tuple[int, str, int, int, int, int, int]] = []
+    lines = parsed.lines
+    k = 0
+    for t in parsed.tokens:
+        if t.type != "fence" or t.map is None:
+            continue
+        m0, m1 = t.map
+        while k < len(chunks) and chunks[k].line_end < m0 + 1:
+            k += 1
+        if k == len(chunks):
+            break
+        chunk = chunks[k]
+        if chunk.line_start > m0 + 1:
+            continue  # not indexed (e.g. a block the chunker dropped as empty)
+        source = "\n".join(lines[m0:m1])
+        at = chunk.text.find(source)
+        if at < 0:
+            continue
+        opening = lines[m0]
+        start = at + len(opening) + 1
+        end = at + len(source)
+        closing = lines[m1 - 1].strip() if m1 - 1 > m0 else ""
+        if closing.startswith(t.markup) and not closing.strip(t.markup[0]):
+            end = at + len(source) - len(lines[m1 - 1]) - 1
+        if end <= start:
+            continue  # an empty block shows nothing
+        context = _context_start(chunk.text, at)
+        out.append(
+            (
+                first_row + k,
+                normalise_language(t.info),
+                start,
+                end,
+                start if context == at else context,
+                m0 + 1,
+                m1,
+            )
+        )
+    return out
+
+
+def _context_start(text: str, fence_at: int) -> int:
+    """Start of the paragraph just before a fence (at most CONTEXT_CHARS, from a line start),
+    or `fence_at` when what precedes is not prose (another block of code, nothing)."""
+    before = text[:fence_at].rstrip()
+    if not before:
+        return fence_at
+    cut = max((m.end() for m in _BLANK_LINE.finditer(before)), default=0)
+    paragraph = before[cut:]
+    if paragraph.lstrip().startswith(("```", "~~~", "|", "<!--")) or paragraph.endswith("```"):
+        return fence_at
+    lowest = len(before) - CONTEXT_CHARS
+    if cut < lowest:
+        newline = before.find("\n", lowest)
+        cut = newline + 1 if newline >= 0 else lowest
+    return cut

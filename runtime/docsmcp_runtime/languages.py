@@ -1,0 +1,79 @@
+"""Canonical names for code-fence languages, shared by the builder (which records the language
+of every code block and API example) and the runtime (which filters them by language).
+
+`normalise_language` takes a whole fence info string (```` ```tsx title="app.tsx" {1,3} ````)
+and returns one canonical lowercase name: a known alias maps through `LANGUAGE_ALIASES`, any
+other language is kept as the lowercased first word of the info string, and no info is "".
+Standard library only: the runtime imports it.
+"""
+
+from __future__ import annotations
+
+import re
+
+# Canonical name -> the aliases that map to it (the canonical name maps to itself as well).
+LANGUAGE_ALIASES: dict[str, tuple[str, ...]] = {
+    "typescript": ("ts", "tsx", "typescript", "mts", "cts"),
+    "javascript": ("js", "jsx", "javascript", "mjs", "cjs", "node", "nodejs"),
+    "python": ("py", "python", "python3", "py3"),
+    "bash": ("sh", "bash", "shell", "zsh", "console", "shell-session", "shellsession"),
+    "go": ("go", "golang"),
+    "ruby": ("rb", "ruby"),
+    "rust": ("rs", "rust"),
+    "php": ("php",),
+    "java": ("java",),
+    "kotlin": ("kotlin", "kt", "kts"),
+    "csharp": ("csharp", "cs", "c#"),
+    "cpp": ("cpp", "c++", "cc", "cxx"),
+    "yaml": ("yaml", "yml"),
+    "json": ("json", "jsonc", "json5"),
+    "html": ("html", "htm"),
+    "css": ("css",),
+    "sql": ("sql",),
+    "toml": ("toml",),
+    "text": ("text", "txt", "plaintext", "plain"),
+    "markdown": ("markdown", "md", "mdx"),
+}
+
+# Fences that draw rather than run: get_code_examples leaves them out unless asked for by name.
+DIAGRAM_LANGUAGES = frozenset({"mermaid", "plantuml", "puml", "dot", "graphviz", "d2", "ditaa"})
+
+_ALIAS_TO_NAME: dict[str, str] = {
+    alias: name for name, aliases in LANGUAGE_ALIASES.items() for alias in (name, *aliases)
+}
+# `{...}` attribute groups (line highlights, Pandoc classes) and `key=value` options.
+_ATTRIBUTES = re.compile(r"""\{[^}]*\}?|[\w-]+=(?:"[^"]*"|'[^']*'|\S*)""")
+_FIRST_WORD = re.compile(r"[^\s,;:{}=]+")
+
+
+def normalise_language(name: str) -> str:
+    """The canonical language of a fence info string (or of a bare language name).
+
+    >>> normalise_language("tsx title='App.tsx' {1,3}")
+    'typescript'
+    >>> normalise_language("{.python}")
+    'python'
+    >>> normalise_language("")
+    ''
+    """
+    info = name.strip()
+    if not info:
+        return ""
+    word = ""
+    if info.startswith("{"):
+        # Pandoc style `{.python .numberLines}`: the first class names the language.
+        inner = info[1:].split("}", 1)[0]
+        for part in inner.split():
+            if part.startswith(".") and len(part) > 1:
+                word = part[1:]
+                break
+    if not word:
+        m = _FIRST_WORD.search(_ATTRIBUTES.sub(" ", info))
+        if m is None:
+            return ""
+        word = m.group(0)
+    word = word.lower().lstrip(".")
+    if word.startswith("language-"):  # `class="language-js"` style
+        word = word[len("language-") :]
+    word = word.strip("\"'`")
+    return _ALIAS_TO_NAME.get(word, word)
