@@ -29,6 +29,7 @@ import threading
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, settings
 
 REPO = Path(__file__).resolve().parents[1]
 EXAMPLE_DOCS = REPO / "examples" / "acme-sdk"
@@ -41,6 +42,15 @@ CLI_FORK = Path(__file__).resolve().parent / "fixtures" / "cli_fork.py"
 # Examples per fuzz test (Hypothesis, derandomized, so CI is repeatable): CI's default keeps
 # each fuzz test to a second or two; DOCSMCP_FUZZ_EXAMPLES=5000 digs deeper locally.
 FUZZ_EXAMPLES = int(os.environ.get("DOCSMCP_FUZZ_EXAMPLES", "150"))
+# The settings of every fuzz test: derandomized and without a database, so CI always runs the
+# same examples.
+FUZZ = settings(
+    derandomize=True,
+    database=None,
+    deadline=None,
+    max_examples=FUZZ_EXAMPLES,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
+)
 USE_CLI_FORK = os.environ.get("DOCSMCP_TEST_CLI_FORK", "1") != "0" and hasattr(os, "fork")
 
 MARKERS = {

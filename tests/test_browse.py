@@ -18,6 +18,7 @@ from conftest import build_bundle
 from docsmcp_runtime.format import TABLES, bundle_id, sha256_file
 from docsmcp_runtime.tooldefs import MAX_DEPTH, MAX_LIST, TOOL_NAMES
 from mcp_client import McpSession, text_of
+from test_http import MODERN, modern, modern_headers, post, rpc_error, sdk, start
 
 PROTOCOL = """---
 title: Protocol basics
@@ -521,3 +522,45 @@ def test_rust_rule_ids_are_attributes_get_doc_resolves(rust_bundle: Path) -> Non
         assert not result.is_error and "## Generic functions" in text_of(result)
         linked = [h for h in hits if h.get("references")]
         assert linked and all(r["id"] and r["title"] for h in linked for r in h["references"])
+
+
+# --------------------------------------------------------------------------- over HTTP
+
+
+@pytest.mark.parametrize("mode", ["legacy", MODERN])
+def test_browse_tools_over_http_in_both_revisions(browse_bundle: Path, mode: str) -> None:
+    server = start(browse_bundle)
+    try:
+
+        async def body(client: Any) -> tuple:
+            listed = await client.call_tool("list_sections", {"category": "protocol"})
+            api = await client.call_tool("get_api_reference", {"method": "open_channel"})
+            page = await client.call_tool("get_page", {"path": "protocol/sessions"})
+            code = await client.call_tool("get_code_examples", {"query": "retry", "language": "py"})
+            section = await client.call_tool("get_doc", {"section": "3.1"})
+            return listed, api, page, code, section
+
+        listed, api, page, code, section = sdk(server.url, mode, body)
+    finally:
+        assert server.stop() == 0
+    assert listed.structured_content["root"] == "docs/protocol/"
+    assert api.structured_content["entries"][0]["parameters"][0]["name"] == "chain_id"
+    assert page.structured_content["path"] == "docs/protocol/sessions.md"
+    assert code.structured_content["examples"][0]["language"] == "python"
+    assert "Session keys expire" in section.content[0].text
+
+
+def test_modern_http_checks_mcp_name_on_resources_read(browse_bundle: Path) -> None:
+    server = start(browse_bundle)
+    try:
+        uri = "docs://src/docs/protocol/sessions.md"
+        message = modern("resources/read", {"uri": uri})
+        good = post(server.port, message, modern_headers("resources/read", uri))
+        bad = post(server.port, message, modern_headers("resources/read", "docs://src/x.md"))
+        missing = post(server.port, message, modern_headers("resources/read"))
+    finally:
+        assert server.stop() == 0
+    assert good.status == 200, good.json()
+    assert good.json()["result"]["contents"][0]["text"].startswith("# Sessions")
+    assert bad.status == 400 and rpc_error(bad)["code"] == -32020
+    assert missing.status == 400 and "Mcp-Name is missing" in rpc_error(missing)["message"]

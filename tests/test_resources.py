@@ -24,11 +24,11 @@ from urllib.parse import quote
 
 import anyio
 import pytest
-from conftest import FUZZ_EXAMPLES, build_bundle
+from conftest import FUZZ, build_bundle
 from docsmcp_runtime.bundle import Bundle, open_bundle
 from docsmcp_runtime.protocol import Dispatcher, Session, encode
 from docsmcp_runtime.tools import DocsApp
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 from mcp import Client, types
 from mcp.shared.exceptions import MCPError
@@ -552,13 +552,6 @@ def test_nothing_is_built_before_the_first_resource_call(example_bundle: Path) -
 
 # --------------------------------------------------------------------------- fuzzing
 
-FUZZ = settings(
-    max_examples=FUZZ_EXAMPLES,
-    deadline=None,
-    derandomize=True,
-    database=None,
-    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
-)
 JSON = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=20),
     lambda inner: (

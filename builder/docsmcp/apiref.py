@@ -36,6 +36,7 @@ from functools import lru_cache
 from docsmcp_runtime.languages import DIAGRAM_LANGUAGES, normalise_language
 
 from .chunk import Block, Chunk, ParsedFile
+from .xref import truncate
 
 MAX_EXAMPLES = 5
 MAX_EXAMPLE_CHARS = 4000
@@ -281,16 +282,6 @@ _EMOJI_TEXT = {
 }
 
 
-def _truncate(text: str, limit: int) -> str:
-    if len(text) <= limit:
-        return text
-    cut = text[: limit - 1]
-    space = cut.rfind(" ")
-    if space > limit // 2:
-        cut = cut[:space]
-    return cut.rstrip(" ,;:") + "…"
-
-
 def _norm_word(text: str) -> str:
     """A heading or label as a role lookup key: lowercase, no trailing colon/punctuation."""
     return clean_inline(text).lower().strip(_KEY_STRIP)
@@ -440,8 +431,8 @@ def _parse_table(lines: list[str], block: Block) -> _Table | None:
         name = clean_inline(cell(name_col))
         if not name:
             continue
-        type_ = _truncate(clean_inline(cell(type_col)), 200)
-        desc = _truncate(clean_inline(cell(desc_col)), MAX_PARAM_DESCRIPTION_CHARS)
+        type_ = truncate(clean_inline(cell(type_col)), 200)
+        desc = truncate(clean_inline(cell(desc_col)), MAX_PARAM_DESCRIPTION_CHARS)
         required = _required(cell(req_col)) if req_col >= 0 else None
         if required is not None and negate:
             required = not required
@@ -470,7 +461,7 @@ def _parse_values(lines: list[str], block: Block) -> list[Parameter]:
             name = clean_inline(cells[0]) if cells else ""
             value = clean_inline(cells[value_col]) if 0 <= value_col < len(cells) else ""
             if name:
-                out.append(Parameter(name, "", None, _truncate(value, 200)))
+                out.append(Parameter(name, "", None, truncate(value, 200)))
     return out
 
 
@@ -496,9 +487,9 @@ def _parse_list(lines: list[str], block: Block) -> list[Parameter]:
         params.append(
             Parameter(
                 name.rstrip("?"),
-                _truncate(type_, 200),
+                truncate(type_, 200),
                 required,
-                _truncate(desc, MAX_PARAM_DESCRIPTION_CHARS),
+                truncate(desc, MAX_PARAM_DESCRIPTION_CHARS),
             )
         )
     return params
@@ -578,12 +569,12 @@ def _call_line(code: str, segment: str) -> tuple[str, bool] | None:
                 tail = re.split(r"\{|=>|//|#\s", call[k + 1 :], maxsplit=1)[0]
                 tail = tail.strip().rstrip(";").strip()
                 text = f"{before}{call[: k + 1]} {tail}".strip()
-                return _truncate(text, MAX_SIGNATURE_CHARS), constructed
+                return truncate(text, MAX_SIGNATURE_CHARS), constructed
         elif ch == "," and depth == 1:
             last_comma = k
     cut = last_comma if last_comma > 0 else call.index("(") + 1
     call = call[:cut] + (", …)" if last_comma > 0 else "…)")
-    return _truncate((before + call).strip(), MAX_SIGNATURE_CHARS), constructed
+    return truncate((before + call).strip(), MAX_SIGNATURE_CHARS), constructed
 
 
 def _declaration(code: str, segment: str) -> str:
@@ -594,7 +585,7 @@ def _declaration(code: str, segment: str) -> str:
         if _DECL_PREFIX.match(code, start, at):
             end = code.find("\n", at)
             line = code[start : end if end >= 0 else len(code)]
-            return _truncate(line.strip().rstrip("{").rstrip(), MAX_SIGNATURE_CHARS)
+            return truncate(line.strip().rstrip("{").rstrip(), MAX_SIGNATURE_CHARS)
         at = _mentions(code, segment, at + 1)
     return ""
 
@@ -745,7 +736,7 @@ def _scan(
                     label_role = _ROLES[word]
                     _role_signals(s, word, label_role)
                     if rest and label_role & _RETURNS and not s.returns_type:
-                        s.returns_type = _truncate(clean_inline(rest), MAX_RETURNS_CHARS)
+                        s.returns_type = truncate(clean_inline(rest), MAX_RETURNS_CHARS)
                     description_done = description_done or bool(s.description)
                     continue
                 if not rest and (lm.group(2) or lm.group(1).rstrip().endswith(":")):
@@ -759,7 +750,7 @@ def _scan(
                 if _TYPE_SPAN.match(raw) and len(text) <= MAX_RETURNS_CHARS:
                     s.returns_type = s.returns_type or text
                 elif not s.returns_text:
-                    s.returns_text = _truncate(text, MAX_RETURNS_CHARS)
+                    s.returns_text = truncate(text, MAX_RETURNS_CHARS)
                 continue
             if not description_done and (current <= 0 or current & _EXAMPLE):
                 text = clean_inline(raw)
@@ -786,7 +777,7 @@ def _scan(
                         fields = ", ".join(
                             f"{p.name} ({p.type})" if p.type else p.name for p in table.params
                         )
-                        s.returns_fields = _truncate("fields: " + fields, MAX_RETURNS_CHARS)
+                        s.returns_fields = truncate("fields: " + fields, MAX_RETURNS_CHARS)
                     continue
                 if counts:
                     s.evidence = True
@@ -920,7 +911,7 @@ def extract_api(parsed: ParsedFile, chunks: list[Chunk]) -> list[ApiEntry]:
         if kind == "type":
             signature = ident.signature or s.declaration
             if not signature and s.variant_names:
-                signature = _truncate(" | ".join(s.variant_names), MAX_SIGNATURE_CHARS)
+                signature = truncate(" | ".join(s.variant_names), MAX_SIGNATURE_CHARS)
         else:
             signature = ident.signature or s.call_signature
             names = [p.name for p in s.params if not _NESTED_PARAM.search(p.name)]
@@ -934,7 +925,7 @@ def extract_api(parsed: ParsedFile, chunks: list[Chunk]) -> list[ApiEntry]:
             rm = _RETURNS_IN_SIG.search(signature)
             if rm:
                 returns = (rm.group(1) or rm.group(2) or "").strip()
-        description = _truncate(" ".join(s.description), MAX_DESCRIPTION_CHARS)
+        description = truncate(" ".join(s.description), MAX_DESCRIPTION_CHARS)
         last = max(blocks[h.end_index - 1].end, h.block.end)  # blocks are in line order
         line_start = min(h.block.start + 1, max(n_lines, 1))
         line_end = max(line_start, min(last, n_lines))

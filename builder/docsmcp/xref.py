@@ -187,7 +187,15 @@ def summary(text: str, limit: int = 200) -> str:
         out = candidate
     if out:
         return out
-    cut = prose[: limit - 1]
+    return truncate(prose, limit)
+
+
+def truncate(text: str, limit: int) -> str:
+    """`text` cut to at most `limit` characters at a word boundary (when one lies in its second
+    half), with an ellipsis when cut."""
+    if len(text) <= limit:
+        return text
+    cut = text[: limit - 1]
     space = cut.rfind(" ")
     if space > limit // 2:
         cut = cut[:space]

@@ -329,31 +329,25 @@ def _completion_complete(app: App, params: dict, ctx: Message, session: Session)
 
 _Handler = Callable[[App, dict, "Message", Session], dict]
 
+# What both eras answer alike (a modern client always sends the envelope; a legacy one never
+# does, and it is harmless to answer these without one).
+_SHARED_METHODS: dict[str, _Handler] = {
+    "tools/list": _tools_list,
+    "tools/call": _tools_call,
+    "resources/list": _resources_list,
+    "resources/templates/list": _resources_templates_list,
+    "resources/read": _resources_read,
+    "prompts/list": _prompts_list,
+    "prompts/get": _prompts_get,
+    "completion/complete": _completion_complete,
+}
 _LEGACY_METHODS: dict[str, _Handler] = {
     "initialize": _initialize,
     "ping": _ping,
-    # Harmless to answer without an envelope; a modern client always sends one.
-    "tools/list": _tools_list,
-    "tools/call": _tools_call,
-    "resources/list": _resources_list,
-    "resources/templates/list": _resources_templates_list,
-    "resources/read": _resources_read,
-    "prompts/list": _prompts_list,
-    "prompts/get": _prompts_get,
-    "completion/complete": _completion_complete,
+    **_SHARED_METHODS,
 }
 # 2026-07-28 removed initialize and ping (and resources/subscribe, which we never offered).
-_MODERN_METHODS: dict[str, _Handler] = {
-    "server/discover": _discover,
-    "tools/list": _tools_list,
-    "tools/call": _tools_call,
-    "resources/list": _resources_list,
-    "resources/templates/list": _resources_templates_list,
-    "resources/read": _resources_read,
-    "prompts/list": _prompts_list,
-    "prompts/get": _prompts_get,
-    "completion/complete": _completion_complete,
-}
+_MODERN_METHODS: dict[str, _Handler] = {"server/discover": _discover, **_SHARED_METHODS}
 # Methods that exist only in the modern era: without the envelope they are malformed.
 _MODERN_ONLY = frozenset(_MODERN_METHODS) - frozenset(_LEGACY_METHODS)
 

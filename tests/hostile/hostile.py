@@ -10,22 +10,12 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TypeVar
 
-from conftest import FUZZ_EXAMPLES
+from conftest import FUZZ, FUZZ_EXAMPLES
 from docsmcp.build import BuildOptions, Collected, collect
 from docsmcp.logs import LOGGER_NAME
-from hypothesis import HealthCheck, settings
+from hypothesis import settings
 
 T = TypeVar("T")
-
-# Derandomized and without a database, so CI always runs the same examples; the count scales
-# with DOCSMCP_FUZZ_EXAMPLES (tests/conftest.py) to dig deeper locally.
-FUZZ = settings(
-    derandomize=True,
-    database=None,
-    deadline=None,
-    max_examples=FUZZ_EXAMPLES,
-    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
-)
 
 
 def fuzz(share: float) -> settings:

@@ -16,22 +16,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import FUZZ_EXAMPLES
+from conftest import FUZZ
 from docsmcp_runtime.bundle import open_bundle
 from docsmcp_runtime.errors import INTERNAL_ERROR
 from docsmcp_runtime.protocol import Dispatcher, Session, encode
 from docsmcp_runtime.search import MAX_QUERY_TERMS
 from docsmcp_runtime.tools import MAX_QUERY_CHARS, DocsApp
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given
 from hypothesis import strategies as st
-
-FUZZ = settings(
-    max_examples=FUZZ_EXAMPLES,
-    deadline=None,
-    derandomize=True,
-    database=None,
-    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
-)
 
 
 @pytest.fixture(scope="module")

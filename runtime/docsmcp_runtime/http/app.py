@@ -9,10 +9,11 @@ Both protocol eras are served; `protocol.classify` decides which one a message b
 this transport and for stdio alike:
 
 * 2026-07-28 ("modern"): requests carry their version in `params._meta`. The
-  `MCP-Protocol-Version`, `Mcp-Method` and (for `tools/call`) `Mcp-Name` headers are required
-  and must match the body, else 400 with JSON-RPC error -32020 (HeaderMismatch). JSON-RPC
-  errors map to HTTP statuses as the spec and the official SDK do: -32601 → 404,
-  -32700/-32600/-32602/-32020/-32022 → 400, -32603 → 500.
+  `MCP-Protocol-Version`, `Mcp-Method` and (for `tools/call`, `resources/read` and
+  `prompts/get`) `Mcp-Name` headers are required and must match the body, else 400 with
+  JSON-RPC error -32020 (HeaderMismatch). JSON-RPC errors map to HTTP statuses as the spec
+  and the official SDK do: -32601 → 404, -32700/-32600/-32602/-32020/-32022 → 400, -32603 →
+  500.
 * 2025-11-25 and older ("legacy"): `MCP-Protocol-Version` is optional (absent means
   2025-03-26); an unknown value → 400 with -32022. JSON-RPC errors are answered 200 (as
   legacy servers do), except malformed messages (400) and internal errors (500).
@@ -91,6 +92,8 @@ from .watch import BundleWatcher, Served, load, signature
 
 KNOWN_VERSIONS = frozenset(LEGACY_VERSIONS) | frozenset(MODERN_VERSIONS)
 ROUTING_HEADERS = ("mcp-protocol-version", "mcp-method", "mcp-name")
+# The requests that carry Mcp-Name, and the body field it repeats (2026-07-28 transport).
+NAMED_METHODS = {"tools/call": "name", "resources/read": "uri", "prompts/get": "name"}
 
 
 # ---------------------------------------------------------------------------------------------
@@ -119,8 +122,9 @@ def _routing_mismatch(headers: Headers, method: str, params: dict, required: boo
             f"Header mismatch: Mcp-Method header value {sent_method!r} does not match "
             f"body value {method!r}"
         )
-    name = params.get("name")
-    if method == "tools/call" and isinstance(name, str):
+    source = NAMED_METHODS.get(method)
+    name = params.get(source) if source else None
+    if isinstance(name, str):
         sent_name = headers.get("mcp-name", [None])[0]
         if sent_name is None:
             if required:
