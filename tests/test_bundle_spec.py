@@ -26,6 +26,10 @@ from spec_reader import DEFAULT_STOPWORDS, Analyzer, SpecReader, analyze_line, q
 SPEC_FILES = {
     "metadata.json",
     "chunks.parquet",
+    "pages.parquet",
+    "sections.parquet",
+    "api.parquet",
+    "code.parquet",
     "terms.bin",
     "term_offsets.bin",
     "postings_offsets.bin",
@@ -43,6 +47,45 @@ def reader(yellow_bundle: Path) -> SpecReader:
 
 def test_bundle_holds_exactly_the_spec_files(yellow_bundle: Path) -> None:
     assert {p.name for p in yellow_bundle.iterdir()} == SPEC_FILES
+
+
+def test_browse_tables_read_as_the_spec_says(yellow_bundle: Path) -> None:
+    """Read the four browse tables with plain pyarrow, from bundle-spec.md alone."""
+    chunks = pq.read_table(yellow_bundle / "chunks.parquet")
+    texts, paths = chunks.column("text").to_pylist(), chunks.column("path").to_pylist()
+    n = len(texts)
+    pages = pq.read_table(yellow_bundle / "pages.parquet").to_pylist()
+    row = 0
+    for page in pages:  # pages cover the rows in order
+        assert page["first_row"] == row and page["chunk_count"] >= 1
+        assert set(paths[row : row + page["chunk_count"]]) == {page["path"]}
+        assert isinstance(json.loads(page["frontmatter"]), dict) and page["title"]
+        row += page["chunk_count"]
+    assert row == n
+    sections = pq.read_table(yellow_bundle / "sections.parquet").to_pylist()
+    assert len(sections) == n
+    targets = {t for s in sections for t in s["references"]}
+    for r, s in enumerate(sections):
+        assert r not in s["references"] and all(0 <= t < n for t in s["references"])
+        assert (s["summary"] is not None) <= (r in targets)  # summaries only on targets
+        assert s["summary"] is None or len(s["summary"]) <= 200
+    code = pq.read_table(yellow_bundle / "code.parquet").to_pylist()
+    assert code and [c["row"] for c in code] == sorted(c["row"] for c in code)
+    for c in code:  # the code, and before it the prose and the opening fence line
+        text = texts[c["row"]]
+        assert c["context_start"] <= c["start"] < c["end"] <= len(text)
+        opening = text[: c["start"]].rstrip("\n").rsplit("\n", 1)[-1].lstrip()
+        assert opening.startswith(("```", "~~~")), opening
+        assert not text[c["start"] : c["end"]].rstrip().endswith("```")
+    api = pq.read_table(yellow_bundle / "api.parquet").to_pylist()
+    assert {"method", "type"} >= {a["kind"] for a in api} and api
+    for a in api:
+        assert a["row"] < n and a["line_start"] <= a["line_end"]
+        assert all(
+            {"name", "type", "required", "description"} <= set(p)
+            for p in json.loads(a["parameters"])
+        )
+        assert all({"language", "code"} <= set(x) for x in json.loads(a["examples"]))
 
 
 def test_metadata_matches_its_json_schema(yellow_bundle: Path, example_bundle: Path) -> None:

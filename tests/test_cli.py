@@ -76,6 +76,8 @@ def test_build_prints_a_summary_and_records_options(tmp_path: Path) -> None:
         "--description", "the Acme Payments docs", "--instructions", "Be brief.",
     )  # fmt: skip
     assert proc.stdout.startswith(f"built {out}: 6 files, 17 chunks, ")
+    assert proc.stdout.rstrip().endswith("; no cross references, 2 API entries, 10 code blocks")
+    assert proc.stderr == ""
     meta = json.loads((out / "metadata.json").read_text())
     assert meta["name"] == "acme"
     assert meta["instructions"] == "Be brief."

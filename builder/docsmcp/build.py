@@ -78,6 +78,9 @@ class Collected:
 class Built:
     metadata: Metadata
     seconds: float
+    references: dict[str, tuple[int, int]]  # per kind (link, section, ...): (found, resolved)
+    api_entries: int
+    code_blocks: int
 
 
 class BuildError(Exception):
@@ -228,8 +231,6 @@ def build(options: BuildOptions, out: Path) -> Built:
     corpus, chunks, taxonomy = collected.corpus, collected.chunks, collected.taxonomy
     index = build_index(chunks, options.analyzer, options.lexical)
     browse = collected.tables.finish()
-    for kind, (found, resolved) in sorted(browse.xref.stats.items()):
-        log.info("references (%s): %d of %d resolved", kind, resolved, found)
     embedding, arrays, files = None, {}, {}
     if provider is not None:
         cache_dir = options.cache_dir or out.with_name(out.name + ".cache")
@@ -261,7 +262,13 @@ def build(options: BuildOptions, out: Path) -> Built:
         ),
     )
     final = write_bundle(out, chunks, index, metadata, arrays, files, browse.tables)
-    return Built(final, time.perf_counter() - started)
+    return Built(
+        final,
+        time.perf_counter() - started,
+        browse.xref.stats,
+        browse.api_entries,
+        browse.code_blocks,
+    )
 
 
 def collapse_groups(chunks: list[Chunk]) -> np.ndarray:

@@ -332,9 +332,19 @@ def main(argv: list[str] | None = None) -> int:
         print(
             f"built {args.out}: {stats.files} files, {stats.chunks} chunks, "
             f"{stats.terms} terms, {size / 1e6:.1f} MB "
-            f"({size / max(stats.corpus_bytes, 1):.2f}x corpus) in {built.seconds:.1f}s"
+            f"({size / max(stats.corpus_bytes, 1):.2f}x corpus) in {built.seconds:.1f}s; "
+            f"{_references(built.references)}, {built.api_entries} API entries, "
+            f"{built.code_blocks} code blocks"
         )
     return 0
+
+
+def _references(stats: dict[str, tuple[int, int]]) -> str:
+    found = sum(f for f, _ in stats.values())
+    resolved = sum(r for _, r in stats.values())
+    if not found:
+        return "no cross references"
+    return f"{resolved} of {found} cross references resolved ({100 * resolved / found:.1f}%)"
 
 
 def _pack(args: argparse.Namespace) -> int:
