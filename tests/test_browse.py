@@ -14,7 +14,7 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
-from conftest import build_bundle
+from conftest import build_bundle, run_docsmcp
 from docsmcp_runtime.format import TABLES, bundle_id, sha256_file
 from docsmcp_runtime.tooldefs import MAX_DEPTH, MAX_LIST, TOOL_NAMES
 from mcp_client import McpSession, text_of
@@ -189,6 +189,8 @@ def test_list_sections_root_folds_deep_folders_and_counts(session: McpSession) -
     folders = {e["folder"]: e["pages"] for e in out["entries"] if "folder" in e}
     assert folders["docs/faq/"] == 30 and folders["docs/handbook/"] == 1
     assert out["total"] == len(out["entries"]) and out["next_cursor"] is None
+    # no taxonomy: the categories are the top folders
+    assert out["categories"] == {"folder": {"docs": len(FILES)}}
 
 
 def test_list_sections_of_a_folder_shows_titles_and_descriptions(session: McpSession) -> None:
@@ -429,6 +431,11 @@ def _rewrite(bundle: Path, name: str, table: pa.Table) -> None:
             lambda t: t.set_column(0, "row", pa.array([10**6] * t.num_rows, pa.uint32())),
             "past the last chunk",
         ),
+        (
+            "api.parquet",
+            lambda t: t.set_column(5, "parameters", pa.array(["{}"] * t.num_rows)),
+            "column parameters of entry 0",
+        ),
     ],
 )
 def test_a_damaged_browse_table_is_one_clear_error(
@@ -443,6 +450,7 @@ def test_a_damaged_browse_table_is_one_clear_error(
             "pages.parquet": ("list_sections", {}),
             "sections.parquet": ("get_doc", {"section": "2.2"}),
             "code.parquet": ("get_code_examples", {"query": "retry"}),
+            "api.parquet": ("get_api_reference", {"method": "open_channel"}),
         }[name]
         error = s.tool_error(tool, arguments)
         assert error.startswith("The bundle is damaged: ") and name in error and problem in error
@@ -564,3 +572,17 @@ def test_modern_http_checks_mcp_name_on_resources_read(browse_bundle: Path) -> N
     assert good.json()["result"]["contents"][0]["text"].startswith("# Sessions")
     assert bad.status == 400 and rpc_error(bad)["code"] == -32020
     assert missing.status == 400 and "Mcp-Name is missing" in rpc_error(missing)["message"]
+
+
+def test_verify_checks_every_browse_table_against_the_texts(
+    browse_bundle: Path, tmp_path: Path
+) -> None:
+    assert run_docsmcp("verify", browse_bundle).returncode == 0
+    bad = tmp_path / "bad"
+    shutil.copytree(browse_bundle, bad)
+    table = pq.read_table(bad / "code.parquet")
+    longer = pa.array([e + 10**5 for e in table.column("end").to_pylist()], pa.int32())
+    _rewrite(bad, "code.parquet", table.set_column(3, "end", longer))
+    proc = run_docsmcp("verify", bad, check=False)
+    assert proc.returncode != 0
+    assert "code.parquet: code offsets past the end of the chunk text" in proc.stdout + proc.stderr

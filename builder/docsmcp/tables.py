@@ -28,8 +28,12 @@ from .apiref import ApiEntry, extract_api
 from .chunk import Chunk, ParsedFile
 from .xref import CrossRefs, FileRefs, extract_refs, resolve_refs, summary
 
-# The prose shown before a code example: at most this many characters of its paragraph.
+# The prose shown before a code example: at most this many characters of its paragraph, found
+# past at most CONTEXT_SKIP paragraphs of markup or headings.
 CONTEXT_CHARS = 400
+CONTEXT_SKIP = 3
+# A line that is markup, not prose: tags, comments, headings, admonition fences.
+_MARKUP_LINE = re.compile(r"^\s*(?:</?[A-Za-z][^>]*>|<!--.*-->|#{1,6}\s.*|:::.*)?\s*$")
 
 
 @dataclass(frozen=True)
@@ -225,17 +229,24 @@ def _code_blocks(
 
 
 def _context_start(text: str, fence_at: int) -> int:
-    """Start of the paragraph just before a fence (at most CONTEXT_CHARS, from a line start),
-    or `fence_at` when what precedes is not prose (another block of code, nothing)."""
+    """Start of the prose just before a fence: the nearest paragraph, looking past up to
+    CONTEXT_SKIP paragraphs of markup only (JSX/HTML tags, comments such as
+    `<!-- UsageSnippet -->`) and headings, at most CONTEXT_CHARS before the fence and from a line
+    start; `fence_at` when there is none (nothing, or another code block or a table first)."""
     before = text[:fence_at].rstrip()
-    if not before:
-        return fence_at
-    cut = max((m.end() for m in _BLANK_LINE.finditer(before)), default=0)
-    paragraph = before[cut:]
-    if paragraph.lstrip().startswith(("```", "~~~", "|", "<!--")) or paragraph.endswith("```"):
-        return fence_at
-    lowest = len(before) - CONTEXT_CHARS
-    if cut < lowest:
-        newline = before.find("\n", lowest)
-        cut = newline + 1 if newline >= 0 else lowest
-    return cut
+    end = len(before)
+    for _ in range(CONTEXT_SKIP + 1):
+        if end <= 0:
+            return fence_at
+        cut = max((m.end() for m in _BLANK_LINE.finditer(before, 0, end)), default=0)
+        paragraph = before[cut:end].strip()
+        if paragraph.startswith(("```", "~~~", "|")) or paragraph.endswith(("```", "~~~")):
+            return fence_at  # code or a table: not prose about this block
+        if not all(_MARKUP_LINE.match(line) for line in paragraph.splitlines()):
+            lowest = len(before) - CONTEXT_CHARS
+            if cut < lowest:
+                newline = before.find("\n", lowest)
+                cut = newline + 1 if newline >= 0 else lowest
+            return cut
+        end = cut - 1
+    return fence_at

@@ -3,13 +3,14 @@
 
 from __future__ import annotations
 
-import json
 import re
 
 import numpy as np
 
 from .bundle import Bundle
-from .format import API_FILE
+from .errors import BundleError
+from .format import API_FILE, MetadataError
+from .format.checks import api_json
 
 _IDENT = re.compile(r"[^0-9a-z_.]+")
 
@@ -92,9 +93,9 @@ class ApiRegistry:
             "kind": self.kinds[i],
             "signature": t.column("signature")[i].as_py(),
             "description": t.column("description")[i].as_py(),
-            "parameters": json.loads(t.column("parameters")[i].as_py()),
+            "parameters": self._json("parameters", i),
             "returns": t.column("returns")[i].as_py(),
-            "examples": json.loads(t.column("examples")[i].as_py()),
+            "examples": self._json("examples", i),
             "chunk_id": bundle.id(row),
             "filepath": path,
             "metadata": bundle.chunk_meta(row),
@@ -104,6 +105,14 @@ class ApiRegistry:
             },
         }
         return {k: v for k, v in out.items() if v not in ("", [], {})}
+
+    def _json(self, column: str, i: int) -> list:
+        assert self._table is not None
+        try:
+            return api_json(self._table.column(column)[i].as_py())
+        except MetadataError as exc:
+            path = self.bundle.path / API_FILE
+            raise BundleError(f"{path}: column {column} of entry {i}: {exc}") from None
 
     def summary(self, i: int) -> dict:
         """One entry in a listing: name, kind, signature, the first sentence, where it is."""

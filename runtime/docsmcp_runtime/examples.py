@@ -3,11 +3,14 @@
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 
 from .bundle import Bundle
 from .format import CODE_FILE
 
+_TAG_LINE = re.compile(r"^\s*(?:</?[A-Za-z][^>]*>|<!--.*-->)\s*$")
 # Characters of code shown per example; longer blocks are cut with a note in the example.
 MAX_CODE_CHARS = 4000
 
@@ -66,5 +69,10 @@ class CodeIndex:
 
 def _prose(before: str) -> str:
     """The prose before a code block: what lies between `context_start` and the code, less the
-    opening fence line."""
-    return before[: before.rstrip("\n").rfind("\n") + 1].strip()
+    opening fence line and lines that are only tags or comments (`<TabItem>`, `<!-- -->`)."""
+    kept = [
+        line
+        for line in before[: before.rstrip("\n").rfind("\n") + 1].splitlines()
+        if not _TAG_LINE.match(line)
+    ]
+    return "\n".join(kept).strip()

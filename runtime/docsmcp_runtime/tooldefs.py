@@ -228,7 +228,8 @@ LIST_SECTIONS_OUTPUT = {
         "next_cursor": {"type": ["string", "null"]},
         "categories": {
             "type": "object",
-            "description": "Filter values with their page counts (first page of the root only).",
+            "description": "Pages per filter value, or per top folder (key `folder`) when the "
+            "docs have no filters; on the first page of the whole tree only.",
             "additionalProperties": {"type": "object", "additionalProperties": {"type": "integer"}},
         },
         "notes": _NOTES,

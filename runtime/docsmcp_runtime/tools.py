@@ -403,7 +403,7 @@ class DocsApp:
             "total": len(entries),
             "next_cursor": pager.next(offset, len(shown), len(entries)),
         }
-        if offset == 0 and not root and not filters and self.taxonomy:
+        if offset == 0 and not root and not filters:
             result["categories"] = self._category_counts()
         return json_result(result, notes)
 
@@ -455,6 +455,13 @@ class DocsApp:
         )
 
     def _category_counts(self) -> dict[str, dict[str, int]]:
+        """Pages per taxonomy value; without a taxonomy, pages per top folder (key `folder`)."""
+        if not self.taxonomy:
+            tops: dict[str, int] = {}
+            for path in self.pages.paths:
+                top = path.split("/", 1)[0] if "/" in path else "."
+                tops[top] = tops.get(top, 0) + 1
+            return {"folder": tops}
         firsts = self.pages.first_rows
         facets = self.bundle.arrays["facets"]
         out: dict[str, dict[str, int]] = {}

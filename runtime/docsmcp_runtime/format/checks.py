@@ -664,12 +664,22 @@ def list_parts(column: pa.ListArray) -> tuple[np.ndarray, pa.Array]:
     return offsets - start, column.values.slice(start, end - start)
 
 
+def api_json(text: str) -> list:
+    """One JSON column value of `api.parquet` (an array), or MetadataError."""
+    value = loads(text, MAX_METADATA_DEPTH)
+    if not isinstance(value, list):
+        raise MetadataError("(root)", "not a JSON array")
+    return value
+
+
 def table_problems(
     name: str, table: pa.Table, n_chunks: int, text_lengths: np.ndarray | None = None
 ) -> Iterator[str]:
     """What is wrong with a browse table (bundle-spec.md, *Browse tables*): its schema, and
     every row number, range and offset it holds. `text_lengths` (characters of each chunk's
-    text) lets code offsets be checked; the runtime passes None and slices defensively."""
+    text, `docsmcp verify`) also checks code offsets against the texts and parses every JSON
+    value of `api`; the runtime passes None, slices defensively and parses an entry's JSON when
+    it shows it (`api_json`)."""
     schema = TABLES[name]
     if not table.schema.equals(schema, check_metadata=False):
         yield f"schema {table.schema.names} is not the spec's {schema.names}"
@@ -703,12 +713,11 @@ def table_problems(
         rows = ints("row")
         if len(rows) and (rows.max() >= n_chunks):
             yield "a row number past the last chunk"
-        if name == API_FILE:
+        if name == API_FILE and text_lengths is not None:
             for column in ("parameters", "examples"):
                 for text in table.column(column).to_pylist():
                     try:
-                        if not isinstance(loads(text, MAX_METADATA_DEPTH), list):
-                            raise MetadataError("(root)", "not a JSON array")
+                        api_json(text)
                     except MetadataError:
                         yield f"column {column} holds a value that is not a JSON array"
                         break
