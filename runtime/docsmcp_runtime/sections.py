@@ -14,7 +14,7 @@ from .format.checks import list_parts
 # A rule id may be given in its source form, `r[items.fn.generics]`.
 _RULE_FORM = re.compile(r"^r\[(.+)\]$")
 # References listed on one hit (the rest are in the chunk itself).
-MAX_REFERENCES_SHOWN = 10
+MAX_REFERENCES_SHOWN = 5
 
 
 def normalise_section(text: str) -> str:

@@ -162,7 +162,8 @@ HIT_SCHEMA = {
         "references": {
             "type": "array",
             "items": _REFERENCE,
-            "description": "Sections this one refers to (links, 'see section X').",
+            "description": "Up to 5 sections this one refers to (links, 'see section X'), "
+            "in order of appearance.",
         },
         "reached_by_reference": {
             "type": "string",
