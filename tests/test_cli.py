@@ -140,13 +140,17 @@ def test_source_commit_only_for_docs_tracked_in_the_repository(tmp_path: Path) -
     subprocess.run([*git, "commit", "-qm", "private"], check=True)
     untracked = shutil.copytree(EXAMPLE_DOCS, repo / "projects" / "docs")
     run_docsmcp("build", "--docs-dir", untracked, "--out", tmp_path / "a")
-    assert json.loads((tmp_path / "a" / "metadata.json").read_text())["source"] == {"commit": None}
+    assert json.loads((tmp_path / "a" / "metadata.json").read_text())["source"] == {
+        "commit": None,
+        "commit_date": None,
+        "url": None,
+    }
     subprocess.run([*git, "add", "projects"], check=True)  # now the docs are part of the repo
     subprocess.run([*git, "commit", "-qm", "docs"], check=True)
     head = subprocess.run([*git, "rev-parse", "HEAD"], capture_output=True, text=True).stdout
     run_docsmcp("build", "--docs-dir", untracked, "--out", tmp_path / "b")
     meta = json.loads((tmp_path / "b" / "metadata.json").read_text())
-    assert meta["source"] == {"commit": head.strip()}
+    assert meta["source"]["commit"] == head.strip() and meta["source"]["commit_date"]
 
 
 def test_source_commit_is_recorded_for_a_git_checkout(tmp_path: Path) -> None:
@@ -161,4 +165,4 @@ def test_source_commit_is_recorded_for_a_git_checkout(tmp_path: Path) -> None:
     head = subprocess.run([*git, "rev-parse", "HEAD"], capture_output=True, text=True).stdout
     out = tmp_path / "idx"
     run_docsmcp("build", "--docs-dir", docs, "--out", out)
-    assert json.loads((out / "metadata.json").read_text())["source"] == {"commit": head.strip()}
+    assert json.loads((out / "metadata.json").read_text())["source"]["commit"] == head.strip()

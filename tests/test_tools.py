@@ -141,7 +141,16 @@ def test_search_docs_input_schema(example: McpSession, example_bundle: Path) -> 
     assert schema["required"] == ["query"]
     assert schema["additionalProperties"] is False
     props = schema["properties"]
-    assert set(props) == {"query", "limit", "cursor", "expand_references", "language", "scope"}
+    assert set(props) == {
+        "query",
+        "limit",
+        "cursor",
+        "expand_references",
+        "max_tokens",
+        "exclude",
+        "language",
+        "scope",
+    }
     assert props["expand_references"]["type"] == "boolean"
     assert props["query"]["type"] == "string"
     assert props["cursor"]["type"] == "string"
@@ -167,7 +176,14 @@ def test_get_doc_input_schema(example: McpSession) -> None:
     # chunk_id, or section (+ document): neither is required on its own.
     assert schema["required"] == []
     assert schema["additionalProperties"] is False
-    assert set(schema["properties"]) == {"chunk_id", "section", "document", "context"}
+    assert set(schema["properties"]) == {
+        "chunk_id",
+        "section",
+        "document",
+        "context",
+        "max_tokens",
+        "cursor",
+    }
     context = schema["properties"]["context"]
     assert (context["type"], context["minimum"], context["maximum"], context["default"]) == (
         "integer",
@@ -219,7 +235,10 @@ def test_search_result_contract(example: McpSession) -> None:
         assert isinstance(hit["score"], float) and hit["score"] > 0
     scores = [hit["score"] for hit in result["hits"]]
     assert scores == sorted(scores, reverse=True)
-    assert result["hits"][0] == {
+    top = dict(result["hits"][0])
+    # Inside a git checkout (like this repository) the source also names the commit.
+    top["source"] = {k: v for k, v in top["source"].items() if k not in ("commit", "commit_date")}
+    assert top == {
         "chunk_id": "python/payments.md#payments/listpayments",
         "score": result["hits"][0]["score"],
         "heading": "list_payments",
@@ -471,8 +490,8 @@ def test_numbers_out_of_range_are_clamped_with_a_note(example: McpSession) -> No
     [
         (
             {"query": "payments", "foo": 1},
-            "Unexpected field 'foo'. Allowed fields: cursor, expand_references, language, limit, "
-            "query, scope.",
+            "Unexpected field 'foo'. Allowed fields: cursor, exclude, expand_references, language, "
+            "limit, max_tokens, query, scope.",
         ),
         ({"query": "payments", "limit": "x"}, "limit must be an integer"),
         ({"query": "payments", "limit": True}, "limit must be an integer"),
@@ -502,7 +521,8 @@ def test_search_bad_arguments(example: McpSession, arguments: dict, message: str
         ({}, "chunk_id must be a non-empty string (or give section)"),
         (
             {"chunk_id": "x", "extra": True},
-            "Unexpected field 'extra'. Allowed fields: chunk_id, context, document, section.",
+            "Unexpected field 'extra'. Allowed fields: chunk_id, context, cursor, document, "
+            "max_tokens, section.",
         ),
         (
             {"chunk_id": "python/payments.md#payments/nope"},

@@ -20,6 +20,7 @@ from docsmcp_runtime.format import (
     FusionWeights,
     LexicalParams,
     Metadata,
+    Source,
     Stats,
     TaxonomyKey,
     ToolTexts,
@@ -63,6 +64,10 @@ class BuildOptions:
     similarity_floor: float | None = None  # default: the provider's
     collapse_similarity: float | None = None
     ivf_threshold: int = IVF_THRESHOLD  # chunks above which an IVF index is built
+    # Link template of hits (format.URL_PLACEHOLDERS), e.g.
+    # https://github.com/org/repo/blob/{commit}/docs/{path}#L{line_start}-L{line_end}
+    source_url: str | None = None
+    corpus_version: str | None = None  # the docs' own version, e.g. "2.4.0"
 
 
 @dataclass(frozen=True)
@@ -129,8 +134,9 @@ def collect(options: BuildOptions, provider: EmbeddingProvider | None = None) ->
     return Collected(corpus, chunks, taxonomy, problems, tables)
 
 
-def source_commit(docs_dir: Path) -> str | None:
-    """The commit of the git work tree the docs are tracked in, else None.
+def source_commit(docs_dir: Path) -> tuple[str | None, str | None]:
+    """(commit, its committer date in ISO 8601) of the git work tree the docs are tracked in,
+    else (None, None). The date is the commit's, never the clock's: same commit, same bundle.
 
     `git -C DIR` walks up to any enclosing repository, so a docs folder that merely lies inside
     someone's checkout (a home directory under git, a build folder) would record that unrelated
@@ -148,9 +154,12 @@ def source_commit(docs_dir: Path) -> str | None:
 
     tracked = git("ls-files", "-z", "--", ".")
     if not tracked:  # not a work tree, or nothing of the docs is tracked
-        return None
+        return None, None
     commit = (git("rev-parse", "--verify", "HEAD") or "").strip()
-    return commit or None
+    if not commit:
+        return None, None
+    date = (git("show", "-s", "--format=%cI", commit) or "").strip()
+    return commit, date or None
 
 
 def taxonomy_of(corpus: Corpus, chunks: list[Chunk], problems: list[Problem]) -> dict:
@@ -251,7 +260,8 @@ def build(options: BuildOptions, out: Path) -> Built:
         analyzer=options.analyzer,
         lexical=options.lexical,
         embedding=embedding,
-        source_commit=source_commit(options.docs_dir),
+        source=Source(*source_commit(options.docs_dir), url=options.source_url),
+        version=options.corpus_version,
         builder=f"docsmcp {__version__}",
         stats=Stats(
             files=len(corpus.files),

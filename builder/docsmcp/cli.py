@@ -7,7 +7,14 @@ import sys
 import textwrap
 from pathlib import Path
 
-from docsmcp_runtime.format import FUSION_LISTS, PROVIDERS, Fusion, FusionWeights
+from docsmcp_runtime.format import (
+    FUSION_LISTS,
+    PROVIDERS,
+    URL_PLACEHOLDERS,
+    Fusion,
+    FusionWeights,
+    check_url_template,
+)
 from docsmcp_runtime.search import parse_cosine
 
 from . import __version__, logs
@@ -86,6 +93,16 @@ def _parser() -> argparse.ArgumentParser:
     )
     b.add_argument(
         "--tool-description-get-doc", metavar="TEXT", help="replace the get_doc description"
+    )
+    b.add_argument(
+        "--source-url",
+        metavar="TEMPLATE",
+        help="link template of hits, e.g. https://github.com/ORG/REPO/blob/{commit}/docs/{path}"
+        "#L{line_start}-L{line_end} or https://docs.example.com/{path_noext}#{anchor} "
+        "(placeholders: " + ", ".join("{" + n + "}" for n in URL_PLACEHOLDERS) + ")",
+    )
+    b.add_argument(
+        "--corpus-version", metavar="TEXT", help="the docs' own version, shown on every hit"
     )
     b.add_argument("-q", "--quiet", action="store_true", help="print nothing on success")
     g = b.add_argument_group("embeddings (hybrid search)")
@@ -191,6 +208,12 @@ def _parser() -> argparse.ArgumentParser:
         action="store_true",
         help="search as `docsmcp-runtime --expand-references` does (referenced sections join)",
     )
+    e.add_argument(
+        "--max-tokens",
+        type=int,
+        metavar="N",
+        help="search with this response budget, as `docsmcp-runtime --max-tokens N` does",
+    )
 
     k = sub.add_parser(
         "pack",
@@ -215,6 +238,55 @@ def _parser() -> argparse.ArgumentParser:
         metavar="DIR|ARCHIVE|OCI_DIR",
         help="bundle directory, .tar.gz archive or OCI layout (LAYOUT:TAG for one tag)",
     )
+
+    d = sub.add_parser(
+        "diff",
+        help="list the sections added, removed, changed and moved between two bundles",
+        description="List the sections added, removed, changed and moved between two bundles "
+        "of the same docs: sections are paired by chunk id, then heading trail, then text "
+        "similarity. Exit 0 whatever the differences, 2 when a bundle cannot be read.",
+    )
+    d.add_argument("old", type=Path, metavar="OLD_BUNDLE", help="bundle of the older docs")
+    d.add_argument("new", type=Path, metavar="NEW_BUNDLE", help="bundle of the newer docs")
+    d.add_argument("--json", action="store_true", help="print the report as JSON")
+    d.add_argument(
+        "--limit",
+        type=int,
+        metavar="N",
+        help="list at most N entries of each kind (the counts cover every section; default: all)",
+    )
+    d.add_argument(
+        "--min-similarity",
+        type=float,
+        default=0.5,
+        metavar="RATIO",
+        help="word similarity (0-1) two sections need to pair by text alone",
+    )
+
+    x = sub.add_parser(
+        "export",
+        help="write a bundle's pages as llms.txt and llms-full.txt",
+        description="Write llms.txt (title, summary, one section per top folder, a link line "
+        "per page) and llms-full.txt (every page's full text, each framed by a '# title' line "
+        "and a source comment, which docsmcp build splits back into pages) from a bundle. "
+        "The same bundle always gives the same bytes.",
+    )
+    x.add_argument(
+        "--llms-txt",
+        required=True,
+        type=Path,
+        metavar="DIR",
+        help="folder to write llms.txt and llms-full.txt into (created if missing; replaces "
+        "only an earlier export)",
+    )
+    x.add_argument("--bundle", required=True, type=Path, metavar="DIR", help="bundle directory")
+    x.add_argument(
+        "--base-url",
+        metavar="URL",
+        help="link pages as URL/PATH without the .md/.mdx extension (default: the page path, "
+        "relative)",
+    )
+    x.add_argument("-q", "--quiet", action="store_true", help="print nothing on success")
     return p
 
 
@@ -242,6 +314,8 @@ def _options(args: argparse.Namespace) -> BuildOptions:
             "similarity_floor": _cosine("--similarity-floor", args.similarity_floor),
             "collapse_similarity": _cosine("--collapse-similarity", args.collapse_similarity),
             "ivf_threshold": args.ivf_threshold,
+            "source_url": _url_template(args.source_url),
+            "corpus_version": args.corpus_version,
         }
     return BuildOptions(
         **extra,
@@ -255,6 +329,14 @@ def _options(args: argparse.Namespace) -> BuildOptions:
         search_description=getattr(args, "tool_description_search", None),
         get_doc_description=getattr(args, "tool_description_get_doc", None),
     )
+
+
+def _url_template(text: str | None) -> str | None:
+    """--source-url, checked (ValueError naming the flag)."""
+    try:
+        return None if text is None else check_url_template(text)
+    except ValueError as exc:
+        raise ValueError(f"--source-url: {exc}") from None
 
 
 def _cosine(flag: str, text: str | None) -> float | None:
@@ -287,6 +369,12 @@ def main(argv: list[str] | None = None) -> int:
         return _pack(args)
     if args.command == "verify":
         return _verify(args)
+    if args.command == "export":
+        return _export(args)
+    if args.command == "diff":
+        from .diff import run_diff_cli
+
+        return run_diff_cli(args)
     for flag, folder in [("--docs-dir", args.docs_dir)] + [
         ("--source-root", root) for root in args.source_root
     ]:
@@ -382,6 +470,25 @@ def _verify(args: argparse.Namespace) -> int:
         _err(f"{len(report.problems)} problem(s) found in {report.kind} {args.target}")
         return 1
     print(f"ok: {args.target}: {report.summary}")
+    return 0
+
+
+def _export(args: argparse.Namespace) -> int:
+    from .llms import ExportError, export_llms
+
+    try:
+        done = export_llms(args.bundle, args.llms_txt, base_url=args.base_url)
+    except ExportError as exc:
+        _err(f"error: {exc}")
+        return 1 if exc.bundle else 2
+    except OSError as exc:
+        _err(f"error: cannot write {args.llms_txt}: {exc.strerror or exc}")
+        return 2
+    if not args.quiet:
+        print(
+            f"wrote {done.llms_txt} ({done.pages} pages in {done.sections} sections) "
+            f"and {done.llms_full_txt}"
+        )
     return 0
 
 

@@ -28,6 +28,9 @@ log = logging.getLogger(__name__)
 
 MANIFEST_NAME = ".docs-mcp.json"
 MARKDOWN_SUFFIXES = (".md", ".mdx")
+# A concatenation of pages (`llms-full.txt`, `NAME.llms-full.txt`): read as markdown, then split
+# into pages by llms.py.
+LLMS_FULL_NAME = "llms-full.txt"
 
 
 class GlobError(ValueError):
@@ -346,9 +349,17 @@ def _outside(target: str) -> str:
 def _kind(name: str) -> str | None:
     if name == MANIFEST_NAME:
         return "manifest"
-    if not name.startswith(".") and name.lower().endswith(MARKDOWN_SUFFIXES):
+    if not name.startswith(".") and (
+        name.lower().endswith(MARKDOWN_SUFFIXES) or is_llms_full(name)
+    ):
         return "markdown"
     return None
+
+
+def is_llms_full(path: str) -> bool:
+    """Whether the file at ``path`` is an llms-full.txt, which the builder splits into pages."""
+    name = path.rpartition("/")[2].lower()
+    return name == LLMS_FULL_NAME or name.endswith("." + LLMS_FULL_NAME)
 
 
 def _join(folder: str, name: str) -> str:

@@ -41,6 +41,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from docsmcp_runtime.budget import MAX_TOKENS, MIN_TOKENS
 from docsmcp_runtime.bundle import open_bundle
 from docsmcp_runtime.errors import BundleError
 from docsmcp_runtime.search import SearchOptions
@@ -542,6 +543,9 @@ def run_eval_cli(args: Any) -> int:
     k = args.k
     if not 1 <= k <= MAX_LIMIT:
         return _error(f"--k must be between 1 and {MAX_LIMIT}")
+    budget = getattr(args, "max_tokens", None)
+    if budget is not None and not MIN_TOKENS <= budget <= MAX_TOKENS:
+        return _error(f"--max-tokens must be between {MIN_TOKENS} and {MAX_TOKENS}")
     try:
         cases = load_cases(args.cases)
     except CaseError as exc:
@@ -560,7 +564,10 @@ def run_eval_cli(args: Any) -> int:
             return _error(f"--bundle {spec!r}: the bundle has no name; pass CORPUS={path}")
         if name in apps:
             return _error(f"--bundle {spec!r}: corpus {name!r} is given twice")
-        options = SearchOptions(expand_references=bool(getattr(args, "expand_references", False)))
+        options = SearchOptions(
+            expand_references=bool(getattr(args, "expand_references", False)),
+            max_tokens=getattr(args, "max_tokens", None),
+        )
         apps[name] = DocsApp(bundle, options)
     report = evaluate(apps, cases, k)
     text = json.dumps(report.to_json(), indent=2, ensure_ascii=False) if args.json else None

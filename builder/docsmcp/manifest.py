@@ -28,6 +28,7 @@ from docsmcp.discover import (
     Refused,
     glob_match,
     glob_problem,
+    is_llms_full,
     matches_any,
     read_file,
     scan,
@@ -44,6 +45,7 @@ from docsmcp.limits import (
     MAX_MANIFEST_BYTES,
     MAX_TABLE_CELLS,
 )
+from docsmcp.llms import split_llms_full
 
 log = logging.getLogger(__name__)
 
@@ -592,10 +594,24 @@ def load_file(
     text, problem = _read_text(docs_dir, path, roots)
     if text is None:
         return None, [problem] if problem else []
-    fm = split_frontmatter(text)
+    return configure_file(path, text, manifest)
+
+
+def configure_file(
+    path: str,
+    text: str,
+    manifest: Manifest | None,
+    *,
+    frontmatter: bool = True,
+    title: str | None = None,
+) -> tuple[SourceFile, list[Problem]]:
+    """Resolve the strategy and metadata of a file's text. A page of an llms-full.txt has no
+    frontmatter (``frontmatter=False``) and may have a ``title`` of its own."""
+    fm = split_frontmatter(text) if frontmatter else Frontmatter({}, text)
     settings = _Settings(
         strategy=manifest.strategy if manifest else Strategy(),
         metadata=dict(manifest.metadata) if manifest else {},
+        title=title,
         problems=list(fm.problems),
     )
     if manifest:
@@ -734,6 +750,36 @@ def _folder_left_out(path: str, manifests: Mapping[str, Manifest], exclude: Sequ
     )
 
 
+def _load_llms_full(
+    docs_dir: Path,
+    path: str,
+    roots: Sequence[Path],
+    manifests: Mapping[str, Manifest],
+    include: Sequence[str],
+    exclude: Sequence[str],
+) -> tuple[list[SourceFile], list[Problem]]:
+    """The pages of an llms-full.txt (read under the limits of any markdown file), each at
+    ``path/NAME`` (llms.py), configured like a file there and selected by the globs."""
+    text, problem = _read_text(docs_dir, path, roots)
+    if text is None:
+        return [], [problem] if problem else []
+    files, problems = [], []
+    for page in split_llms_full(text):
+        page_path = f"{path}/{page.name}"
+        if _left_out(page_path, manifests, include, exclude):
+            continue
+        source, found = configure_file(
+            page_path,
+            page.text,
+            _governing(manifests, page_path),
+            frontmatter=False,
+            title=page.title,
+        )
+        files.append(source)
+        problems.extend(found)
+    return files, problems
+
+
 def load_corpus(
     docs_dir: Path,
     include: Sequence[str] = (),
@@ -771,6 +817,11 @@ def load_corpus(
             continue
         if entry.skip or entry.refusal:
             _refuse(entry, problems)
+            continue
+        if is_llms_full(entry.path):
+            pages, found = _load_llms_full(docs_dir, entry.path, roots, manifests, include, exclude)
+            problems.extend(found)
+            files.extend(pages)
             continue
         source, found = load_file(docs_dir, entry.path, _governing(manifests, entry.path), roots)
         problems.extend(found)

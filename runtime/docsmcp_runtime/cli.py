@@ -15,7 +15,14 @@ from .archive import resolve_bundle
 from .bundle import open_bundle
 from .errors import BundleError
 from .format import FUSION_LISTS
-from .search import DEFAULT_TIME_BUDGET, EXPAND_ENV, TIME_BUDGET_ENV, SearchOptions
+from .search import (
+    DEFAULT_TIME_BUDGET,
+    EXPAND_ENV,
+    MAX_TOKENS_ENV,
+    TIME_BUDGET_ENV,
+    SearchOptions,
+    parse_max_tokens,
+)
 from .tooldefs import TOOL_NAMES, TOOL_PREFIX_ENV, TOOLS_ENV, ToolSelection
 from .tools import DocsApp
 
@@ -78,6 +85,13 @@ def _parser() -> argparse.ArgumentParser:
         default=None,
         help="search_docs also returns the sections its best hits refer to, unless a call says "
         f"otherwise (default: ${EXPAND_ENV} set to 1, else off)",
+    )
+    p.add_argument(
+        "--max-tokens",
+        metavar="N",
+        default=os.environ.get(MAX_TOKENS_ENV),
+        help="response budget of calls that name none (search_docs, get_doc, get_page), in "
+        f"tokens estimated as characters / 4 (default: ${MAX_TOKENS_ENV}, else unbounded)",
     )
     p.add_argument(
         "--tools",
@@ -160,7 +174,8 @@ def _search_options(args: argparse.Namespace) -> SearchOptions:
     expand = args.expand_references
     if expand is None:
         expand = os.environ.get(EXPAND_ENV, "").strip().lower() in ("1", "true", "yes", "on")
-    return dataclasses.replace(options, expand_references=expand)
+    budget = parse_max_tokens(args.max_tokens, "--max-tokens")
+    return dataclasses.replace(options, expand_references=expand, max_tokens=budget)
 
 
 def _tool_selection(args: argparse.Namespace) -> ToolSelection:

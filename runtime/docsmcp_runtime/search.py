@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from .budget import MAX_TOKENS, MIN_TOKENS
 from .bundle import Bundle
 from .embedding import EmbeddingError, QueryEmbedder
 from .errors import SearchTimeout
@@ -27,6 +28,7 @@ MAX_QUERY_TERMS = 64
 DEFAULT_TIME_BUDGET = 5.0
 TIME_BUDGET_ENV = "DOCSMCP_SEARCH_TIMEOUT"
 EXPAND_ENV = "DOCSMCP_EXPAND_REFERENCES"
+MAX_TOKENS_ENV = "DOCSMCP_MAX_TOKENS"
 # Reference expansion (search_docs expand_references): the references of the best hits join the
 # candidates, each scored at a fraction of the hit that refers to it. A fixed number of parent
 # hits, whatever the page asked for, keeps pages of one query consistent.
@@ -47,6 +49,8 @@ class SearchOptions:
     time_budget: float = DEFAULT_TIME_BUDGET  # seconds per search
     # search_docs' expand_references when a call does not say (--expand-references).
     expand_references: bool = False
+    # The response budget of a call that names none (--max-tokens); None: unbounded.
+    max_tokens: int | None = None
 
     @classmethod
     def parse(
@@ -86,6 +90,20 @@ def parse_seconds(text: str) -> float:
         raise ValueError(f"expected a number of seconds, got {text!r}") from None
     if not 0 < value < float("inf"):
         raise ValueError(f"must be a number of seconds > 0, got {text}")
+    return value
+
+
+def parse_max_tokens(text: str | None, name: str) -> int | None:
+    """A server's default response budget: None (not given) or an integer in range; ValueError
+    naming `name` otherwise."""
+    if text is None or not text.strip():
+        return None
+    try:
+        value = int(text)
+    except ValueError:
+        raise ValueError(f"{name}: expected a number of tokens, got {text!r}") from None
+    if not MIN_TOKENS <= value <= MAX_TOKENS:
+        raise ValueError(f"{name}: must be between {MIN_TOKENS} and {MAX_TOKENS}, got {value}")
     return value
 
 
@@ -137,6 +155,7 @@ class Searcher:
         self.collapse_keys = [k for k, v in self.taxonomy.items() if v.vector_collapse]
         self.time_budget = options.time_budget
         self.expand_references = options.expand_references
+        self.max_tokens = options.max_tokens
 
     def _column(self, key: str) -> np.ndarray:
         return self.facets[:, self.keys.index(key)]
@@ -175,9 +194,10 @@ class Searcher:
         offset: int,
         limit: int,
         references: Callable[[int], np.ndarray] | None = None,
+        exclude: np.ndarray | None = None,
     ) -> Page:
         """Raises SearchTimeout when the time budget runs out. `references` (row → referenced
-        rows) turns on reference expansion."""
+        rows) turns on reference expansion; `exclude` (rows) are never returned."""
         deadline = time.monotonic() + self.time_budget
         terms, bigrams = query_terms(query, self.bundle.metadata.analyzer)
         notes = []
@@ -190,6 +210,8 @@ class Searcher:
         lexical = score(self.lexicon, n, terms, deadline)
         proximity = score(self.lexicon, n, bigrams, deadline)
         mask = self.mask(filters)
+        if exclude is not None and len(exclude):
+            mask[exclude] = False
         started = time.monotonic()
         qvec, degraded = self.embed_query(query)
         # Embedding is bounded on its own (provider timeouts, a one-off model load): the budget

@@ -7,7 +7,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from .budget import MAX_TOKENS, MIN_TOKENS
 from .format import TaxonomyKey
+from .versions import VERSION_KEY
 
 SEARCH_DOCS = "search_docs"
 GET_DOC = "get_doc"
@@ -23,6 +25,8 @@ FILTERED = (SEARCH_DOCS, LIST_SECTIONS, GET_API_REFERENCE, GET_CODE_EXAMPLES)
 
 MAX_LIMIT = 50
 DEFAULT_LIMIT = 10
+# Chunk ids one search_docs call may exclude (a long conversation's worth of reads).
+MAX_EXCLUDE = 500
 MAX_CONTEXT = 5
 # list_sections and get_api_reference listings: entries per page.
 MAX_LIST = 500
@@ -97,11 +101,24 @@ class ToolSelection:
 
 
 def _filters(taxonomy: dict[str, TaxonomyKey], skip: tuple[str, ...] = ()) -> dict[str, Any]:
-    return {
-        key: {"type": "string", "description": info.description, "enum": list(info.values)}
-        for key, info in taxonomy.items()
-        if key not in skip
-    }
+    out: dict[str, Any] = {}
+    for key, info in taxonomy.items():
+        if key in skip:
+            continue
+        if key == VERSION_KEY:  # also `latest` and ranges: no enum, the values in the text
+            out[key] = {
+                "type": "string",
+                "description": f"{info.description} One of: {', '.join(info.values)}; or "
+                "latest, or a range such as 1.x, >=1.2, ^1.2 (the newest match answers).",
+                "examples": list(info.values),
+            }
+        else:
+            out[key] = {
+                "type": "string",
+                "description": info.description,
+                "enum": list(info.values),
+            }
+    return out
 
 
 _LIMIT = {
@@ -116,12 +133,25 @@ _CURSOR = {
     "description": "Opaque continuation token (next_cursor of the previous call with the same "
     "arguments). Omit for the first page.",
 }
+_MAX_TOKENS = {
+    "type": "integer",
+    "minimum": MIN_TOKENS,
+    "maximum": MAX_TOKENS,
+    "description": "Response budget in tokens (estimated as characters / 4). What does not fit "
+    "is left out and the result says so; continue with the cursor. Default: the server's "
+    "(--max-tokens), else unbounded.",
+}
 _SOURCE = {
     "type": "object",
-    "description": "Where the text comes from: the file and its line range.",
+    "description": "Where the text comes from: the file and its line range; when the bundle "
+    "knows them, the git commit, its date, the docs version and a link to cite.",
     "properties": {
         "file": {"type": "string"},
         "lines": {"type": "array", "items": {"type": "integer"}, "minItems": 2, "maxItems": 2},
+        "commit": {"type": "string"},
+        "commit_date": {"type": "string"},
+        "version": {"type": "string"},
+        "url": {"type": "string"},
     },
     "required": ["file"],
 }
@@ -164,6 +194,10 @@ HIT_SCHEMA = {
             "items": _REFERENCE,
             "description": "Up to 5 sections this one refers to (links, 'see section X'), "
             "in order of appearance.",
+        },
+        "truncated": {
+            "type": "boolean",
+            "description": "Present when the hit was shortened to fit max_tokens.",
         },
         "reached_by_reference": {
             "type": "string",
@@ -390,6 +424,14 @@ def definitions(
                     "description": "Also return the sections the best hits refer to (one hop), "
                     "marked reached_by_reference.",
                 },
+                "max_tokens": _MAX_TOKENS,
+                "exclude": {
+                    "type": "array",
+                    "items": {"type": "string"},
+                    "maxItems": MAX_EXCLUDE,
+                    "description": "chunk_ids already seen: they are never returned, so a "
+                    "follow-up search brings new material.",
+                },
             },
             ["query"],
             SEARCH_OUTPUT_SCHEMA,
@@ -428,6 +470,8 @@ def definitions(
                         "and after the target. Default 0 (recommended)."
                     ),
                 },
+                "max_tokens": _MAX_TOKENS,
+                "cursor": _CURSOR,
             },
             [],
             None,
@@ -468,6 +512,7 @@ def definitions(
                     "description": "The page's path (extension optional), file name or title.",
                 },
                 "cursor": _CURSOR,
+                "max_tokens": _MAX_TOKENS,
             },
             ["path"],
             GET_PAGE_OUTPUT,

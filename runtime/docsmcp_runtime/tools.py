@@ -15,6 +15,14 @@ import numpy as np
 
 from . import __version__
 from .apiref import ApiRegistry
+from .budget import (
+    CHARS_PER_TOKEN,
+    MAX_TOKENS,
+    MIN_TOKENS,
+    approx_tokens,
+    cut_point,
+    pack_hits,
+)
 from .bundle import Bundle
 from .cursor import CursorError, cursor_secret, decode_cursor, encode_cursor
 from .embedding import EmbeddingError, query_embedder
@@ -51,6 +59,7 @@ from .tooldefs import (
     LIST_SECTIONS,
     MAX_CONTEXT,
     MAX_DEPTH,
+    MAX_EXCLUDE,
     MAX_LIMIT,
     MAX_LIST,
     MAX_PAGE_CHARS,
@@ -58,6 +67,8 @@ from .tooldefs import (
     ToolSelection,
     definitions,
 )
+from .versions import VERSION_KEY
+from .versions import resolve as resolve_version
 
 __all__ = ["MAX_QUERY_CHARS", "DocsApp", "ToolInputError", "ToolSelection"]
 
@@ -112,6 +123,13 @@ class DocsApp:
         self._tools = [{**all_tools[name], "name": prefix + name} for name in self.selection.names]
         self._by_exposed = {prefix + name: name for name in self.selection.names}
         self._trees: dict[tuple, list[dict]] = {}
+        source = bundle.metadata.source
+        provenance = {
+            "commit": source.commit,
+            "commit_date": source.commit_date,
+            "version": bundle.metadata.version,
+        }
+        self._provenance = {k: v for k, v in provenance.items() if v is not None}
         self._trees_lock = threading.Lock()
 
     # -- tables, loaded on first use -----------------------------------------------------------
@@ -157,8 +175,11 @@ class DocsApp:
 
     # -- shared argument handling ----------------------------------------------------------------
 
-    def _filter_args(self, tool: str, args: dict, own: tuple[str, ...]) -> dict[str, str]:
-        """The taxonomy filters of a call, checked against the bundle's values."""
+    def _filter_args(
+        self, tool: str, args: dict, own: tuple[str, ...], notes: list[str] | None = None
+    ) -> dict[str, str]:
+        """The taxonomy filters of a call, checked against the bundle's values; a `version`
+        may be `latest` or a range, resolved to one value (noted in `notes`)."""
         allowed = [k for k in self.taxonomy if k not in own] if tool in FILTERED else []
         check_fields(args, (*own, *allowed))
         filters: dict[str, str] = {}
@@ -167,7 +188,17 @@ class DocsApp:
                 continue
             value = args[key]
             values = self.taxonomy[key].values
-            if not isinstance(value, str) or value not in values:
+            if key == VERSION_KEY and isinstance(value, str) and value not in values:
+                resolved = resolve_version(value, values)
+                if resolved is None:
+                    raise ToolInputError(
+                        f"No version matches {json.dumps(value)}. Available versions: "
+                        f"{', '.join(values)} (or latest, or a range such as 1.x, >=1.2, ^1.2)."
+                    )
+                if notes is not None:
+                    notes.append(f"version {json.dumps(value)} resolved to {resolved!r}.")
+                value = resolved
+            elif not isinstance(value, str) or value not in values:
                 raise ToolInputError(
                     f"Invalid taxonomy value for '{key}': {json.dumps(value)}. "
                     f"Allowed values: {', '.join(values)}"
@@ -175,30 +206,67 @@ class DocsApp:
             filters[key] = value
         return filters
 
+    def _budget_arg(self, args: dict, notes: list[str]) -> int | None:
+        """`max_tokens` of a call, else the server's default (--max-tokens), else None."""
+        if args.get("max_tokens") is None:
+            return self.searcher.max_tokens
+        return int_arg(args, "max_tokens", 0, MIN_TOKENS, MAX_TOKENS, notes)
+
+    def _exclude_arg(self, args: dict, notes: list[str]) -> tuple[np.ndarray | None, str]:
+        """Rows of the chunk ids in `exclude`, and what cursors must be bound to for them."""
+        value = args.get("exclude")
+        if value is None:
+            return None, ""
+        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+            raise ToolInputError("exclude must be an array of chunk ids")
+        if len(value) > MAX_EXCLUDE:
+            raise ToolInputError(f"exclude takes at most {MAX_EXCLUDE} chunk ids")
+        rows = sorted({r for r in map(self.bundle.row_of, value) if r is not None})
+        unknown = len(set(value)) - len(rows)
+        if unknown:
+            notes.append(f"{unknown} chunk id(s) in exclude do not exist and were ignored.")
+        if not rows:
+            return None, ""
+        return np.asarray(rows, dtype=np.int64), "\0exclude:" + ",".join(map(str, rows))
+
     def _source(self, row: int) -> dict:
+        """Where a chunk comes from: file and lines, and (when the build knew them) the commit,
+        its date, the corpus version and a link made from the bundle's URL template."""
         bundle = self.bundle
-        return {
-            "file": bundle.paths[row].as_py(),
-            "lines": [int(bundle.line_starts[row]), int(bundle.line_ends[row])],
-        }
+        file = bundle.paths[row].as_py()
+        start, end = int(bundle.line_starts[row]), int(bundle.line_ends[row])
+        out: dict[str, Any] = {"file": file, "lines": [start, end], **self._provenance}
+        if bundle.metadata.source.url is not None:
+            anchor = bundle.id(row).partition("#")[2].rpartition("/")[2]
+            if anchor.startswith("_"):  # _preamble, _part-2: no heading of their own
+                anchor = ""
+            url = bundle.metadata.source.link(file, start, end, anchor)
+            if url is not None:
+                out["url"] = url
+        return out
 
     # -- search_docs ----------------------------------------------------------------------
 
     def search_docs(self, args: dict) -> dict:
         notes: list[str] = []
-        own = ("query", "limit", "cursor", "expand_references")
-        filters = self._filter_args(SEARCH_DOCS, args, own)
+        own = ("query", "limit", "cursor", "expand_references", "max_tokens", "exclude")
+        filters = self._filter_args(SEARCH_DOCS, args, own, notes)
         query = query_arg(args, notes)
         limit = int_arg(args, "limit", DEFAULT_LIMIT, 1, MAX_LIMIT, notes)
         cursor = cursor_arg(args)
         expand = bool_arg(args, "expand_references", self.expand_references)
+        budget = self._budget_arg(args, notes)
+        exclude, excluded_key = self._exclude_arg(args, notes)
+        # What a cursor is bound to besides query and filters: a page of another result list
+        # (expanded, other rows excluded) must not continue this one.
+        bound = query + ("\0expand" if expand else "") + excluded_key
         offset = 0
         if cursor is not None:
             try:
                 offset = decode_cursor(
                     self._secret,
                     self.bundle.bundle_id,
-                    query + ("\0expand" if expand else ""),
+                    bound,
                     filters,
                     cursor,
                     max_offset=self.bundle.n_chunks,
@@ -212,7 +280,12 @@ class DocsApp:
             sections = None
         try:
             page = self.searcher.search(
-                query, filters, offset, limit, sections.references if expand and sections else None
+                query,
+                filters,
+                offset,
+                limit,
+                sections.references if expand and sections else None,
+                exclude,
             )
         except SearchTimeout:
             raise ToolInputError(
@@ -242,16 +315,19 @@ class DocsApp:
             if row in page.reached_by:
                 hit["reached_by_reference"] = bundle.id(page.reached_by[row])
             hits.append(hit)
+        if budget is not None and hits:
+            shown = len(hits)
+            hits, used, shortened = pack_hits(hits, budget)
+            if len(hits) < shown or shortened:
+                notes.append(
+                    f"max_tokens {budget}: {len(hits)} of {shown} hits fit (~{used} tokens"
+                    + ("; the last one shortened" if shortened else "")
+                    + "). Continue with next_cursor, or raise max_tokens."
+                )
         next_offset = offset + len(hits)
         next_cursor = None
         if hits and next_offset < page.total:
-            next_cursor = encode_cursor(
-                self._secret,
-                bundle.bundle_id,
-                query + ("\0expand" if expand else ""),
-                filters,
-                next_offset,
-            )
+            next_cursor = encode_cursor(self._secret, bundle.bundle_id, bound, filters, next_offset)
         hint = None
         if not hits:
             hint = self._hint(query, filters, page.suggested_filters, page.corpus_matches, offset)
@@ -287,12 +363,14 @@ class DocsApp:
     # -- get_doc --------------------------------------------------------------------------
 
     def get_doc(self, args: dict) -> dict:
-        check_fields(args, ("chunk_id", "section", "document", "context"))
+        check_fields(args, ("chunk_id", "section", "document", "context", "max_tokens", "cursor"))
         notes: list[str] = []
         context = int_arg(args, "context", 0, 0, MAX_CONTEXT, notes)
         chunk_id = args.get("chunk_id")
         section = str_arg(args, "section")
         document = str_arg(args, "document")
+        budget = self._budget_arg(args, notes)
+        cursor = cursor_arg(args)
         if chunk_id is None and section is None:
             raise ToolInputError("chunk_id must be a non-empty string (or give section)")
         if chunk_id is not None and section is not None:
@@ -313,8 +391,23 @@ class DocsApp:
             role = "Target" if offset == 0 else f"Context: {offset:+d}"
             header = f"--- Chunk: {bundle.id(r)} (Chunk {r - first + 1} of {total}) ({role}) ---"
             parts.append(f"{header}\n{bundle.text(r)}")
-        result = text_result("\n\n".join(parts))
-        if notes:  # a separate block, so the document text stays exactly the chunks
+        text = "\n\n".join(parts)
+        pager = self._pager(GET_DOC, {"row": row, "context": context})
+        start = pager.offset(cursor, len(text))
+        end = len(text) if budget is None else cut_point(text, start, budget)
+        result = text_result(text[start:end])
+        if start or end < len(text):
+            # A separate block, so the document text stays exactly (a part of) the chunks.
+            part = (
+                f"Characters {start}-{end} of {len(text)} (~{approx_tokens(text)} tokens)"
+                + (f" with max_tokens {budget}" if budget is not None else "")
+                + "."
+            )
+            following = pager.next(start, end - start, len(text))
+            if following:
+                part += f" The rest: call get_doc with the same arguments and cursor {following!r}."
+            result["content"].append({"type": "text", "text": part})
+        if notes:
             result["content"].append({"type": "text", "text": "Note: " + " ".join(notes)})
         return result
 
@@ -366,7 +459,7 @@ class DocsApp:
     def list_sections(self, args: dict) -> dict:
         notes: list[str] = []
         own = ("category", "path", "depth", "limit", "cursor")
-        filters = self._filter_args(LIST_SECTIONS, args, own)
+        filters = self._filter_args(LIST_SECTIONS, args, own, notes)
         category = str_arg(args, "category")
         path = str_arg(args, "path")
         depth = int_arg(args, "depth", DEFAULT_DEPTH, 1, MAX_DEPTH, notes)
@@ -474,10 +567,14 @@ class DocsApp:
     # -- get_page ---------------------------------------------------------------------------
 
     def get_page(self, args: dict) -> dict:
-        check_fields(args, ("path", "cursor"))
+        check_fields(args, ("path", "cursor", "max_tokens"))
         wanted = str_arg(args, "path", required=True)
         assert wanted is not None
         cursor = cursor_arg(args)
+        notes: list[str] = []
+        budget = self._budget_arg(args, notes)
+        # Whole chunks up to the budget (or MAX_PAGE_CHARS), at least one per call.
+        allowance = MAX_PAGE_CHARS if budget is None else budget * CHARS_PER_TOKEN
         pages = self.pages
 
         def search(query: str) -> list[int]:
@@ -501,9 +598,7 @@ class DocsApp:
         texts: list[str] = []
         size = 0
         end = start
-        while end < count and (
-            end == start or size + len(bundle.text(first + end)) <= MAX_PAGE_CHARS
-        ):
+        while end < count and (end == start or size + len(bundle.text(first + end)) <= allowance):
             text = bundle.text(first + end)
             texts.append(text)
             size += len(text) + 2
@@ -531,14 +626,20 @@ class DocsApp:
             ],
         }
         result["next_cursor"] = pager.next(start, end - start, count)
-        return json_result(result)
+        if result["next_cursor"]:
+            notes.append(
+                f"Chunks {start + 1}-{end} of {count} of this page"
+                + (f" (max_tokens {budget})" if budget is not None else "")
+                + "; continue with next_cursor."
+            )
+        return json_result(result, notes)
 
     # -- get_api_reference ----------------------------------------------------------------
 
     def get_api_reference(self, args: dict) -> dict:
         notes: list[str] = []
         own = ("method", "limit", "cursor")
-        filters = self._filter_args(GET_API_REFERENCE, args, own)
+        filters = self._filter_args(GET_API_REFERENCE, args, own, notes)
         method = str_arg(args, "method")
         cursor = cursor_arg(args)
         api = self.api
@@ -581,7 +682,7 @@ class DocsApp:
     def get_code_examples(self, args: dict) -> dict:
         notes: list[str] = []
         own = ("query", "topic", "language", "limit")
-        filters = self._filter_args(GET_CODE_EXAMPLES, args, own)
+        filters = self._filter_args(GET_CODE_EXAMPLES, args, own, notes)
         if "query" in args and "topic" in args:
             raise ToolInputError("give query or topic, not both")
         query = query_arg(args, notes, "topic" if "topic" in args else "query")

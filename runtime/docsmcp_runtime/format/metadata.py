@@ -13,6 +13,7 @@ import re
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field, fields, replace
 from typing import Any
+from urllib.parse import quote
 
 import numpy as np
 
@@ -452,6 +453,68 @@ class FileEntry:
         return cls(size, digest, dtype, shape)
 
 
+# -- provenance ---------------------------------------------------------------------------------
+
+# The placeholders a source URL template may use (bundle-spec.md, *`metadata.json`*).
+URL_PLACEHOLDERS = ("commit", "path", "path_noext", "line_start", "line_end", "anchor")
+_PLACEHOLDER = re.compile(r"\{([^{}]*)\}")
+
+
+def check_url_template(template: str) -> str:
+    """`template` if it names only known placeholders; ValueError naming the first unknown."""
+    for name in _PLACEHOLDER.findall(template):
+        if name not in URL_PLACEHOLDERS:
+            known = ", ".join("{" + p + "}" for p in URL_PLACEHOLDERS)
+            raise ValueError(f"unknown placeholder {{{name}}}; use {known}")
+    if "{" in _PLACEHOLDER.sub("", template) or "}" in _PLACEHOLDER.sub("", template):
+        raise ValueError("unbalanced { or }")
+    return template
+
+
+@dataclass(frozen=True)
+class Source:
+    """`source`: where the docs came from. `commit` and `commit_date` come from git at build
+    time (never the clock); `url` is a template a hit's link is made from."""
+
+    commit: str | None = None
+    commit_date: str | None = None  # ISO 8601 committer date of `commit`
+    url: str | None = None
+
+    def to_json(self) -> dict:
+        return {"commit": self.commit, "commit_date": self.commit_date, "url": self.url}
+
+    @classmethod
+    def from_json(cls, value: object, path: str = "source") -> Source:
+        data = j.obj(value, path)
+        url = j.optional(data, "url", path, j.string_or_null, None)
+        if url is not None:
+            try:
+                check_url_template(url)
+            except ValueError as exc:
+                raise MetadataError(j.join(path, "url"), str(exc)) from None
+        return cls(
+            commit=j.field(data, "commit", path, j.string_or_null),
+            commit_date=j.optional(data, "commit_date", path, j.string_or_null, None),
+            url=url,
+        )
+
+    def link(self, file: str, line_start: int, line_end: int, anchor: str) -> str | None:
+        """The URL of one place in the docs, or None without a template (or without the commit
+        a template asks for)."""
+        if self.url is None or ("{commit}" in self.url and self.commit is None):
+            return None
+        stem = file.rsplit(".", 1)[0] if "." in file.rsplit("/", 1)[-1] else file
+        values = {
+            "commit": self.commit or "",
+            "path": quote(file, safe="/"),
+            "path_noext": quote(stem, safe="/"),
+            "line_start": str(line_start),
+            "line_end": str(line_end),
+            "anchor": quote(anchor, safe=""),
+        }
+        return _PLACEHOLDER.sub(lambda m: values[m.group(1)], self.url)
+
+
 # -- the whole file -----------------------------------------------------------------------------
 
 
@@ -468,7 +531,8 @@ class Metadata:
     lexical: LexicalParams
     embedding: Embedding | None
     stats: Stats
-    source_commit: str | None = None
+    source: Source = Source()
+    version: str | None = None  # the corpus version (`--corpus-version`)
     builder: str = ""
     bundle_id: str = ""
     files: Mapping[str, FileEntry] = field(default_factory=dict)
@@ -499,7 +563,8 @@ class Metadata:
             "analyzer": self.analyzer.to_json(),
             "lexical": self.lexical.to_json(),
             "embedding": self.embedding.to_json() if self.embedding else None,
-            "source": {"commit": self.source_commit},
+            "version": self.version,
+            "source": self.source.to_json(),
             "build": {"builder": self.builder},
             "stats": self.stats.to_json(),
             "files": {name: self.files[name].to_json() for name in sorted(self.files)},
@@ -530,7 +595,6 @@ class Metadata:
         taxonomy = _taxonomy(j.field(data, "taxonomy", "", j.obj))
         embedding = j.field(data, "embedding", "", _embedding_or_null)
         files = parse_files(j.field(data, "files", "", j.obj))
-        source = j.field(data, "source", "", j.obj)
         build = j.field(data, "build", "", j.obj)
         meta = cls(
             requires=requires,
@@ -543,7 +607,8 @@ class Metadata:
             analyzer=j.field(data, "analyzer", "", AnalyzerConfig.from_json),
             lexical=j.field(data, "lexical", "", LexicalParams.from_json),
             embedding=embedding,
-            source_commit=j.field(source, "commit", "source", j.string_or_null),
+            source=j.field(data, "source", "", Source.from_json),
+            version=j.optional(data, "version", "", j.string_or_null, None),
             builder=j.field(build, "builder", "build", j.string),
             stats=j.field(data, "stats", "", Stats.from_json),
             files=files,

@@ -8,7 +8,13 @@ import os
 from dataclasses import dataclass
 
 from .. import __version__, logs
-from ..search import EXPAND_ENV, TIME_BUDGET_ENV, SearchOptions
+from ..search import (
+    EXPAND_ENV,
+    MAX_TOKENS_ENV,
+    TIME_BUDGET_ENV,
+    SearchOptions,
+    parse_max_tokens,
+)
 from ..tooldefs import TOOL_PREFIX_ENV, TOOLS_ENV, ToolSelection
 
 DEFAULT_HOST = "127.0.0.1"
@@ -186,7 +192,11 @@ def _env_search_options() -> SearchOptions:
         options = SearchOptions.parse(*(os.environ.get(name) for name in names), names=names)
     except ValueError as exc:
         raise SystemExit(f"docsmcp-runtime: error: {exc}") from None
-    return dataclasses.replace(options, expand_references=_env_flag(EXPAND_ENV))
+    try:
+        budget = parse_max_tokens(os.environ.get(MAX_TOKENS_ENV), MAX_TOKENS_ENV)
+    except ValueError as exc:
+        raise SystemExit(f"docsmcp-runtime: error: {exc}") from None
+    return dataclasses.replace(options, expand_references=_env_flag(EXPAND_ENV), max_tokens=budget)
 
 
 def _env_tools() -> ToolSelection:

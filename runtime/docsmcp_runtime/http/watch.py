@@ -46,7 +46,7 @@ def _health_body(bundle: Bundle, with_commit: bool) -> bytes:
         "format_version": meta.format_version,
         "name": meta.name,
         "build": {"builder": meta.builder},
-        "source_commit": meta.source_commit if with_commit else None,
+        "source_commit": meta.source.commit if with_commit else None,
         "chunks": bundle.n_chunks,
         "runtime": __version__,
     }

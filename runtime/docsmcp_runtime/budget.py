@@ -1,0 +1,77 @@
+"""Response budgets (`max_tokens`): a dependency-free token estimate and the rules that fit a
+result into it (bundle-spec.md, *Response budgets*).
+
+Tokens are estimated as characters / 4, rounded up: the usual figure for English prose and code
+with BPE tokenizers, no tokenizer download, the same answer everywhere. An estimate, so budgets
+are approximate by design; the result always says when something was left out.
+"""
+
+from __future__ import annotations
+
+import json
+
+CHARS_PER_TOKEN = 4
+MIN_TOKENS = 50
+MAX_TOKENS = 1_000_000
+# A hit that does not fit whole is shown shortened when at least this many tokens remain.
+MIN_PASSAGE_TOKENS = 40
+# Fields a shortened hit keeps (the rest: snippet cut to fit, references dropped).
+_ESSENTIAL = ("chunk_id", "score", "heading", "breadcrumb", "filepath", "metadata", "source")
+
+
+def approx_tokens(text: str) -> int:
+    return (len(text) + CHARS_PER_TOKEN - 1) // CHARS_PER_TOKEN
+
+
+def hit_tokens(hit: dict) -> int:
+    """What one hit costs: its compact JSON."""
+    return approx_tokens(json.dumps(hit, ensure_ascii=False, separators=(",", ":")))
+
+
+def cut_point(text: str, start: int, tokens: int) -> int:
+    """Where to end a part of `text` that starts at `start` and holds at most `tokens`: at a line
+    end (or else a space) in the last fifth of the allowance, so text is not cut mid-word."""
+    limit = start + tokens * CHARS_PER_TOKEN
+    if limit >= len(text):
+        return len(text)
+    floor = start + (limit - start) * 4 // 5
+    for sep in ("\n", " "):
+        at = text.rfind(sep, floor, limit)
+        if at > start:
+            return at + 1
+    return max(limit, start + 1)
+
+
+def pack_hits(hits: list[dict], budget: int) -> tuple[list[dict], int, bool]:
+    """The best hits that fit `budget` tokens: whole hits in rank order, then the next one
+    shortened (its snippet cut, references dropped) if enough remains. Returns (hits kept, tokens
+    used, whether the last kept hit was shortened). At least one hit is always kept."""
+    kept: list[dict] = []
+    used = 0
+    for hit in hits:
+        cost = hit_tokens(hit)
+        if used + cost <= budget:
+            kept.append(hit)
+            used += cost
+            continue
+        remaining = budget - used
+        if remaining >= MIN_PASSAGE_TOKENS or not kept:
+            short = _shorten(hit, remaining)
+            cost = hit_tokens(short)
+            if used + cost <= budget or not kept:
+                kept.append(short)
+                return kept, used + cost, True
+        break
+    return kept, used, False
+
+
+def _shorten(hit: dict, tokens: int) -> dict:
+    """The hit with only its essential fields and as much of its snippet (its best passage) as
+    fits in `tokens`."""
+    short = {k: hit[k] for k in _ESSENTIAL if k in hit}
+    short["truncated"] = True
+    base = hit_tokens({**short, "snippet": ""})
+    room = max(0, (tokens - base) * CHARS_PER_TOKEN)
+    snippet = hit.get("snippet", "")
+    short["snippet"] = snippet if len(snippet) <= room else snippet[: max(0, room - 1)] + "…"
+    return short

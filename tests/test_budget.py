@@ -1,0 +1,214 @@
+"""Response budgets (`max_tokens`) and `exclude`, as an agent meets them: the runtime over stdio
+driven by the official `mcp` SDK client (and HTTP for the server default), plus the packing
+rules of docsmcp_runtime/budget.py checked as properties."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conftest import EXAMPLE_DOCS, FUZZ, build_bundle
+from docsmcp_runtime.budget import (
+    CHARS_PER_TOKEN,
+    approx_tokens,
+    cut_point,
+    hit_tokens,
+    pack_hits,
+)
+from hypothesis import given
+from hypothesis import strategies as st
+from mcp_client import McpSession, text_of
+from test_http import MODERN, sdk, start
+
+LONG_PAGE = "# Big page\n\n" + "\n\n".join(
+    f"Paragraph {i}: " + " ".join(f"word{i}x{j}" for j in range(40)) for i in range(200)
+)
+
+
+@pytest.fixture(scope="module")
+def budget_bundle(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    docs = tmp_path_factory.mktemp("budget") / "docs"
+    shutil.copytree(EXAMPLE_DOCS, docs)
+    (docs / "big.md").write_text(LONG_PAGE, encoding="utf-8")
+    return build_bundle(docs, docs.parent / "idx")
+
+
+@pytest.fixture(scope="module")
+def session(budget_bundle: Path) -> Iterator[McpSession]:
+    with McpSession(budget_bundle) as s:
+        yield s
+
+
+def search(session: McpSession, **arguments: Any) -> dict:
+    return session.search(**arguments)
+
+
+# --------------------------------------------------------------------------- the rules
+
+
+def test_tokens_are_characters_over_four_rounded_up() -> None:
+    assert CHARS_PER_TOKEN == 4
+    assert [approx_tokens("x" * n) for n in (0, 1, 4, 5, 8)] == [0, 1, 1, 2, 2]
+
+
+@FUZZ
+@given(st.text(max_size=3000), st.integers(0, 2000), st.integers(1, 400))
+def test_cut_point_moves_forward_and_stays_in_the_allowance(
+    text: str, start: int, tokens: int
+) -> None:
+    start = min(start, max(len(text) - 1, 0))
+    end = cut_point(text, start, tokens)
+    assert start < end <= len(text) or (not text and end == 0)
+    assert end - start <= tokens * CHARS_PER_TOKEN or end == start + 1
+
+
+HIT = st.fixed_dictionaries(
+    {
+        "chunk_id": st.text(min_size=1, max_size=40),
+        "score": st.floats(0, 100),
+        "heading": st.text(max_size=40),
+        "breadcrumb": st.text(max_size=80),
+        "snippet": st.text(max_size=400),
+        "filepath": st.text(max_size=40),
+        "metadata": st.dictionaries(st.text(max_size=8), st.text(max_size=8), max_size=2),
+        "source": st.just({"file": "a.md", "lines": [1, 2]}),
+    }
+)
+
+
+@FUZZ
+@given(st.lists(HIT, min_size=1, max_size=12), st.integers(50, 3000))
+def test_packed_hits_are_a_ranked_prefix_within_the_budget(hits: list[dict], budget: int) -> None:
+    kept, used, shortened = pack_hits(hits, budget)
+    assert 1 <= len(kept) <= len(hits)
+    whole = kept[:-1] if shortened else kept
+    assert whole == hits[: len(whole)]  # whole hits, in rank order
+    if shortened:
+        assert kept[-1]["truncated"] is True
+        assert kept[-1]["chunk_id"] == hits[len(kept) - 1]["chunk_id"]
+    assert used == sum(hit_tokens(h) for h in kept)
+    assert used <= budget or len(kept) == 1  # only a lone first hit may overrun
+
+
+# --------------------------------------------------------------------------- search_docs
+
+
+def test_search_without_budget_is_unchanged(session: McpSession) -> None:
+    result = search(session, query="payment", limit=10)
+    assert "notes" not in result and all("truncated" not in h for h in result["hits"])
+
+
+def test_search_packs_hits_into_the_budget_and_pages_on(session: McpSession) -> None:
+    full = search(session, query="payment", limit=10)["hits"]
+    assert len(full) >= 4
+    budget = sum(hit_tokens(h) for h in full[:2]) + 10
+    first = search(session, query="payment", limit=10, max_tokens=budget)
+    assert [h["chunk_id"] for h in first["hits"]] == [h["chunk_id"] for h in full[:2]]
+    assert first["notes"][0].startswith(f"max_tokens {budget}: 2 of 10 hits fit")
+    # next_cursor continues right after what was shown
+    after = search(session, query="payment", limit=10, cursor=first["next_cursor"])
+    rest = [h["chunk_id"] for h in full[2:]]
+    assert [h["chunk_id"] for h in after["hits"]][: len(rest)] == rest
+    room = sum(hit_tokens(h) for h in full[:3]) - 20  # the third fits only shortened
+    shortened = search(session, query="payment", limit=10, max_tokens=room)
+    last = shortened["hits"][-1]
+    assert last["truncated"] is True and len(shortened["hits"]) == 3
+    assert "the last one shortened" in shortened["notes"][0]
+
+
+def test_budget_out_of_range_is_clamped_and_wrong_type_refused(session: McpSession) -> None:
+    result = search(session, query="payment", max_tokens=1)
+    assert "max_tokens 1 is outside 50..1000000; used 50." in result["notes"]
+    assert len(result["hits"]) == 1
+    error = session.tool_error("search_docs", {"query": "payment", "max_tokens": "lots"})
+    assert error == "max_tokens must be an integer"
+
+
+# --------------------------------------------------------------------------- exclude
+
+
+def test_exclude_returns_new_material_and_binds_cursors(session: McpSession) -> None:
+    first = search(session, query="payment", limit=3)
+    seen = [h["chunk_id"] for h in first["hits"]]
+    follow = search(session, query="payment", limit=3, exclude=seen)
+    assert follow["hits"] and not {h["chunk_id"] for h in follow["hits"]} & set(seen)
+    # a cursor of the first list does not continue the excluded one
+    error = session.tool_error(
+        "search_docs",
+        {"query": "payment", "limit": 3, "exclude": seen, "cursor": first["next_cursor"]},
+    )
+    assert "cursor" in error.lower()
+    noted = search(session, query="payment", exclude=["nope.md#x", seen[0]])
+    assert noted["notes"] == ["1 chunk id(s) in exclude do not exist and were ignored."]
+    assert session.tool_error("search_docs", {"query": "x", "exclude": "a.md"}) == (
+        "exclude must be an array of chunk ids"
+    )
+    too_many = session.tool_error("search_docs", {"query": "x", "exclude": ["a"] * 501})
+    assert too_many == "exclude takes at most 500 chunk ids"
+
+
+# --------------------------------------------------------------------------- get_doc, get_page
+
+
+def _doc_parts(session: McpSession, arguments: dict) -> tuple[str, str | None, list[str]]:
+    result = session.call("get_doc", arguments)
+    assert not result.is_error, result.content[0].text
+    texts = [block.text for block in result.content]
+    cursor = None
+    for extra in texts[1:]:
+        if "cursor '" in extra:
+            cursor = extra.split("cursor '", 1)[1].split("'", 1)[0]
+    return texts[0], cursor, texts[1:]
+
+
+def test_get_doc_returns_a_long_chunk_in_budgeted_parts(session: McpSession) -> None:
+    chunk_id = "big.md#big-page"
+    whole = text_of(session.call("get_doc", {"chunk_id": chunk_id}))
+    assert approx_tokens(whole) > 600
+    pieces, cursor = [], None
+    while True:
+        arguments: dict[str, Any] = {"chunk_id": chunk_id, "max_tokens": 200}
+        if cursor:
+            arguments["cursor"] = cursor
+        text, cursor, extra = _doc_parts(session, arguments)
+        assert approx_tokens(text) <= 200
+        assert extra[0].startswith("Characters ")
+        pieces.append(text)
+        if cursor is None:
+            break
+    assert "".join(pieces) == whole and len(pieces) >= 3
+    bad = session.tool_error("get_doc", {"chunk_id": chunk_id, "cursor": "x"})
+    assert "cursor" in bad.lower()
+
+
+def test_get_page_honours_the_budget(session: McpSession) -> None:
+    result = session.call("get_page", {"path": "guides/errors.mdx", "max_tokens": 60})
+    page = result.structured_content
+    assert page["next_cursor"] and len(page["chunk_ids"]) == 1
+    assert page["notes"][0].endswith("(max_tokens 60); continue with next_cursor.")
+
+
+# --------------------------------------------------------------------------- server default
+
+
+@pytest.mark.parametrize("mode", ["legacy", MODERN])
+def test_server_default_budget_over_http(budget_bundle: Path, mode: str) -> None:
+    server = start(budget_bundle, env={"DOCSMCP_MAX_TOKENS": "120"})
+    try:
+
+        async def body(client: Any) -> tuple:
+            found = await client.call_tool("search_docs", {"query": "payment"})
+            wide = await client.call_tool("search_docs", {"query": "payment", "max_tokens": 100000})
+            return found, wide
+
+        found, wide = sdk(server.url, mode, body)
+    finally:
+        assert server.stop() == 0
+    narrow_hits = found.structured_content["hits"]
+    assert len(narrow_hits) < len(wide.structured_content["hits"])
+    assert "max_tokens 120" in found.structured_content["notes"][0]
+    assert json.loads(found.content[0].text) == found.structured_content
