@@ -61,6 +61,8 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from urllib.parse import quote
 
+from docsmcp_runtime.swap import pid_alive
+
 from .discover import LLMS_FULL_NAME, MARKDOWN_SUFFIXES, path_problem
 from .fences import fenced_lines
 
@@ -215,7 +217,7 @@ def _prepare(out_dir: Path) -> None:
     for entry in sorted(os.listdir(out_dir)):
         temp = _TEMP.fullmatch(entry)
         if temp is not None:
-            if not _alive(int(temp.group(2))):
+            if not pid_alive(int(temp.group(2))):
                 with contextlib.suppress(OSError):
                     os.unlink(out_dir / entry)
         elif entry not in (LLMS_TXT_NAME, LLMS_FULL_NAME):
@@ -226,18 +228,6 @@ def _prepare(out_dir: Path) -> None:
             f"{out_dir} holds {shown}; --llms-txt writes only into a new or empty folder or "
             f"one holding nothing but {LLMS_TXT_NAME} and {LLMS_FULL_NAME}"
         )
-
-
-def _alive(pid: int) -> bool:
-    if pid == os.getpid():
-        return True
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except OSError:
-        return True  # someone else's process
-    return True
 
 
 def _write_atomic(path: Path, data: bytes) -> None:

@@ -118,13 +118,14 @@ def _leftovers(dest: Path) -> list[Path]:
             and match["name"] == dest.name
             and item.is_dir()
             and not item.is_symlink()
-            and not _alive(int(match["pid"]))
+            and not pid_alive(int(match["pid"]))
         ):
             out.append(item)
     return sorted(out)
 
 
-def _alive(pid: int) -> bool:
+def pid_alive(pid: int) -> bool:
+    """Whether a process of that number may still be writing (this one counts as alive)."""
     if pid == os.getpid():
         return True
     try:
