@@ -28,12 +28,13 @@ from docsmcp_runtime.format import (
 )
 
 from . import __version__
-from .chunk import DEFAULT_MAX_CHUNK_SIZE, Chunk, chunk_parsed, parse_file
+from .chunk import DEFAULT_MAX_CHUNK_SIZE, Chunk
 from .embed import EmbeddingOptions, EmbeddingProvider, make_provider
 from .index import build_index
 from .manifest import DEFAULT_AUTO_INCLUDE, Corpus, Problem, load_corpus
 from .tables import TableBuilder
 from .vectorize import IVF_THRESHOLD, build_ivf, embed_chunks
+from .workers import default_workers, process_all
 from .write import write_bundle
 
 log = logging.getLogger(__name__)
@@ -68,6 +69,7 @@ class BuildOptions:
     # https://github.com/org/repo/blob/{commit}/docs/{path}#L{line_start}-L{line_end}
     source_url: str | None = None
     corpus_version: str | None = None  # the docs' own version, e.g. "2.4.0"
+    workers: int = 0  # processes parsing and chunking; 0: one per core (same bundle either way)
 
 
 @dataclass(frozen=True)
@@ -111,10 +113,11 @@ def collect(options: BuildOptions, provider: EmbeddingProvider | None = None) ->
     tables = TableBuilder()
     seen: dict[str, str] = {}
     default_max = default_max_chunk_size(provider)
-    for sf in corpus.files:
-        parsed = parse_file(sf)
+    workers = options.workers or default_workers()
+    processed = process_all(corpus.files, default_max, workers)
+    for sf, (file_chunks, records) in zip(corpus.files, processed, strict=True):
         kept: list[Chunk] = []
-        for c in chunk_parsed(parsed, default_max):
+        for c in file_chunks:
             if c.id in seen:
                 problems.append(
                     Problem(
@@ -125,7 +128,9 @@ def collect(options: BuildOptions, provider: EmbeddingProvider | None = None) ->
             seen[c.id] = sf.path
             kept.append(c)
         chunks.extend(kept)
-        tables.add(parsed, kept)
+        if len(kept) == len(file_chunks):
+            tables.add(records)
+        # else: the build stops on the duplicate ids; the tables are never written
     if not corpus.files and not problems:
         problems.append(
             Problem(".", None, "no .md or .mdx files found (check --include/--exclude)")

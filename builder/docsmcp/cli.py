@@ -104,6 +104,14 @@ def _parser() -> argparse.ArgumentParser:
     b.add_argument(
         "--corpus-version", metavar="TEXT", help="the docs' own version, shown on every hit"
     )
+    b.add_argument(
+        "--workers",
+        type=int,
+        default=0,
+        metavar="N",
+        help="processes that parse and chunk (default: one per core); the bundle is the same "
+        "whatever N",
+    )
     b.add_argument("-q", "--quiet", action="store_true", help="print nothing on success")
     g = b.add_argument_group("embeddings (hybrid search)")
     g.add_argument(
@@ -316,6 +324,7 @@ def _options(args: argparse.Namespace) -> BuildOptions:
             "ivf_threshold": args.ivf_threshold,
             "source_url": _url_template(args.source_url),
             "corpus_version": args.corpus_version,
+            "workers": _workers(args.workers),
         }
     return BuildOptions(
         **extra,
@@ -329,6 +338,12 @@ def _options(args: argparse.Namespace) -> BuildOptions:
         search_description=getattr(args, "tool_description_search", None),
         get_doc_description=getattr(args, "tool_description_get_doc", None),
     )
+
+
+def _workers(value: int) -> int:
+    if value < 0:
+        raise ValueError(f"--workers must be 0 (one per core) or more, got {value}")
+    return value
 
 
 def _url_template(text: str | None) -> str | None:

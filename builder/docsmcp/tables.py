@@ -26,7 +26,7 @@ from docsmcp_runtime.languages import normalise_language
 
 from .apiref import ApiEntry, extract_api
 from .chunk import Chunk, ParsedFile
-from .xref import CrossRefs, FileRefs, extract_refs, resolve_refs, summary
+from .xref import CrossRefs, FileRefs, extract_refs, resolve_refs, shift_refs, summary
 
 # The prose shown before a code example: at most this many characters of its paragraph, found
 # past at most CONTEXT_SKIP paragraphs of markup or headings.
@@ -46,10 +46,41 @@ class Tables:
     code_blocks: int
 
 
+@dataclass(frozen=True)
+class FileRecords:
+    """What the tables need of one file, with rows counted from the file's first chunk (0), so
+    it can be made in a worker process and placed in the bundle afterwards (`TableBuilder`)."""
+
+    rows: int  # chunks of the file
+    refs: FileRefs
+    page: tuple[str, str, str, str, int, int] | None  # path, title, description, frontmatter,
+    # chunk count, line count; None for a file without chunks
+    api: tuple[tuple[ApiEntry, int], ...]
+    code: tuple[tuple[int, str, int, int, int, int, int], ...]
+
+
+def file_records(parsed: ParsedFile, chunks: list[Chunk]) -> FileRecords:
+    """The records of one parsed and chunked file. Keeps nothing of the parse."""
+    refs = extract_refs(parsed, chunks, 0)
+    if not chunks:  # a page with nothing to index is not in the bundle
+        return FileRecords(0, refs, None, (), ())
+    source = parsed.source
+    page = (
+        source.path,
+        page_title(parsed),
+        page_description(parsed),
+        source.frontmatter,
+        len(chunks),
+        len(parsed.lines),
+    )
+    rows = {c.id: k for k, c in enumerate(chunks)}
+    api = tuple((e, rows[e.chunk_id]) for e in extract_api(parsed, chunks) if e.chunk_id in rows)
+    return FileRecords(len(chunks), refs, page, api, tuple(_code_blocks(parsed, chunks, 0)))
+
+
 class TableBuilder:
-    """Takes each file right after it is parsed and chunked (`add`), keeping only the small
-    records the tables need, so no parse outlives its file; `finish` resolves the references
-    across files and makes the tables."""
+    """Takes each file's records in bundle order (`add`), placing their rows after the rows
+    before them; `finish` resolves the references across files and makes the tables."""
 
     def __init__(self) -> None:
         self._rows = 0
@@ -58,28 +89,16 @@ class TableBuilder:
         self._code: list[tuple[int, str, int, int, int, int, int]] = []
         self._refs: list[FileRefs] = []
 
-    def add(self, parsed: ParsedFile, chunks: list[Chunk]) -> None:
+    def add(self, records: FileRecords) -> None:
         first = self._rows
-        self._rows += len(chunks)
-        self._refs.append(extract_refs(parsed, chunks, first))
-        if not chunks:
-            return  # a page with nothing to index is not in the bundle
-        self._pages.append(
-            (
-                parsed.source.path,
-                page_title(parsed),
-                page_description(parsed),
-                parsed.source.frontmatter,
-                first,
-                len(chunks),
-                len(parsed.lines),
-            )
-        )
-        rows = {c.id: first + k for k, c in enumerate(chunks)}
-        self._api.extend(
-            (e, rows[e.chunk_id]) for e in extract_api(parsed, chunks) if e.chunk_id in rows
-        )
-        self._code.extend(_code_blocks(parsed, chunks, first))
+        self._rows += records.rows
+        self._refs.append(shift_refs(records.refs, first))
+        if records.page is None:
+            return
+        path, title, description, frontmatter, count, lines = records.page
+        self._pages.append((path, title, description, frontmatter, first, count, lines))
+        self._api.extend((entry, first + row) for entry, row in records.api)
+        self._code.extend((first + row, *rest) for row, *rest in records.code)
 
     def finish(self) -> Tables:
         xref = resolve_refs(self._refs, self._rows)

@@ -31,6 +31,7 @@ Nothing here raises on odd input: a reference that cannot be resolved only count
 from __future__ import annotations
 
 import bisect
+import dataclasses
 import posixpath
 import re
 from collections.abc import Iterator
@@ -467,6 +468,27 @@ def _external(href: str) -> bool:
     if not href:
         return True
     return len(href) <= _MAX_HREF and (href.startswith("//") or bool(_SCHEME.match(href)))
+
+
+def shift_refs(refs: FileRefs, offset: int) -> FileRefs:
+    """The same record with every row moved by `offset` (a file extracted on its own, at row 0,
+    then placed in the bundle)."""
+    if not offset:
+        return refs
+
+    def moved(rows: dict[str, int]) -> dict[str, int]:
+        return {key: row + offset for key, row in rows.items()}
+
+    return dataclasses.replace(
+        refs,
+        first_row=refs.first_row + offset,
+        anchors=moved(refs.anchors),
+        rules=moved(refs.rules),
+        productions=moved(refs.productions),
+        sections=moved(refs.sections),
+        summaries={row + offset: text for row, text in refs.summaries.items()},
+        refs=tuple((kind, row + offset, payload) for kind, row, payload in refs.refs),
+    )
 
 
 def extract_refs(parsed: ParsedFile, chunks: list[Chunk], first_row: int) -> FileRefs:

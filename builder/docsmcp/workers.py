@@ -1,0 +1,73 @@
+"""Parse and chunk the files of a corpus on every core, in corpus order.
+
+Each file's work (markdown parse, chunking, the browse-table records) is independent and pure,
+so worker processes do it and hand back plain data; results come back in the order of the
+files, which makes the bundle byte-identical whatever the number of workers (tested). On Linux
+the workers are forked after the corpus is read, so they get the files without copying them
+through a pipe; elsewhere the files are sent to them.
+"""
+
+from __future__ import annotations
+
+import functools
+import multiprocessing
+import os
+from collections.abc import Iterator, Sequence
+
+from .chunk import Chunk, chunk_parsed, parse_file
+from .manifest import SourceFile
+from .tables import FileRecords, file_records
+
+# Below this many files a pool costs more than it saves.
+MIN_FILES_PER_WORKER = 32
+# Files handed to a worker at a time: large enough to amortise the round trip.
+BATCH = 16
+
+# The files of the build in progress, inherited by forked workers (set only around a pool).
+_FILES: Sequence[SourceFile] = ()
+
+
+def default_workers() -> int:
+    """Every core this process may use."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        return os.cpu_count() or 1
+
+
+def process(sf: SourceFile, default_max: int) -> tuple[list[Chunk], FileRecords]:
+    """One file's chunks and table records."""
+    parsed = parse_file(sf)
+    chunks = chunk_parsed(parsed, default_max)
+    return chunks, file_records(parsed, chunks)
+
+
+def _process_index(index: int, default_max: int) -> tuple[list[Chunk], FileRecords]:
+    return process(_FILES[index], default_max)
+
+
+def process_all(
+    files: Sequence[SourceFile], default_max: int, workers: int
+) -> Iterator[tuple[list[Chunk], FileRecords]]:
+    """`process` of every file, in order, on up to `workers` processes."""
+    workers = min(workers, len(files) // MIN_FILES_PER_WORKER)
+    if workers <= 1:
+        for sf in files:
+            yield process(sf, default_max)
+        return
+    # multiprocessing.Pool.imap, not ProcessPoolExecutor.map: measured on speakeasy-sdks with 2
+    # workers, the executor kept one worker busy at a time (7.8 s vs 8.1 s alone), imap both
+    # (4.6 s).
+    global _FILES
+    if "fork" in multiprocessing.get_all_start_methods():
+        _FILES = files
+        try:
+            with multiprocessing.get_context("fork").Pool(workers) as pool:
+                job = functools.partial(_process_index, default_max=default_max)
+                yield from pool.imap(job, range(len(files)), chunksize=BATCH)
+        finally:
+            _FILES = ()
+        return
+    with multiprocessing.get_context("spawn").Pool(workers) as pool:
+        job = functools.partial(process, default_max=default_max)
+        yield from pool.imap(job, files, chunksize=BATCH)
