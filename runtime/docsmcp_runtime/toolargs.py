@@ -142,11 +142,13 @@ def text_result(text: str, is_error: bool = False) -> dict:
 
 def json_result(result: dict[str, Any], notes: list[str] | None = None) -> dict:
     """A structured result: the same object as JSON text (for clients without
-    structuredContent) and as structuredContent."""
+    structuredContent) and as structuredContent. The text is compact JSON: fewer tokens for the
+    model, and the C encoder (`indent` takes json's pure-Python path: ~20 % of a search)."""
     if notes:
         result["notes"] = notes
+    text = json.dumps(result, ensure_ascii=False, separators=(",", ":"))
     return {
-        "content": [{"type": "text", "text": json.dumps(result, indent=2, ensure_ascii=False)}],
+        "content": [{"type": "text", "text": text}],
         "structuredContent": result,
         "isError": False,
     }
