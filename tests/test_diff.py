@@ -8,7 +8,7 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import CORPORA, build_bundle, run_docsmcp
+from conftest import build_bundle, corpus, run_docsmcp
 from docsmcp.diff import (
     EXCERPT_CHARS,
     EXCERPT_LINE_CHARS,
@@ -288,18 +288,14 @@ def test_the_api_reads_bundles_as_the_cli_does(bundles: tuple[Path, Path]) -> No
     assert report.to_json() == _json(*bundles)
 
 
-YELLOW = CORPORA / "yellow-docs"
-
-
 @pytest.mark.corpus
 def test_yellow_docs_versions(tmp_path: Path) -> None:
     """The README's commands on yellow-docs (corpus path from $DOCSMCP_SHARED): the frozen
     0.5.x copy against the current docs, each folder built as its own bundle."""
-    if not YELLOW.is_dir():
-        pytest.skip(f"shared corpus missing: {YELLOW} (set DOCSMCP_SHARED)")
+    yellow = corpus("yellow-docs")  # the corpus tier fails, never skips, without its corpora
     old, new = tmp_path / "idx-yellow-0.5", tmp_path / "idx-yellow-next"
-    run_docsmcp("build", "--docs-dir", YELLOW / "versioned_docs" / "version-0.5.x", "--out", old)
-    run_docsmcp("build", "--docs-dir", YELLOW / "docs", "--out", new)
+    run_docsmcp("build", "--docs-dir", yellow / "versioned_docs" / "version-0.5.x", "--out", old)
+    run_docsmcp("build", "--docs-dir", yellow / "docs", "--out", new)
     started = time.perf_counter()
     proc = run_docsmcp("diff", old, new, "--json")
     assert time.perf_counter() - started < 10  # ~0.7 s measured, process start included
