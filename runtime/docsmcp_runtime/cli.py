@@ -27,6 +27,7 @@ from .tooldefs import TOOL_NAMES, TOOL_PREFIX_ENV, TOOLS_ENV, ToolSelection
 from .tools import DocsApp
 
 PROG = "docsmcp-runtime"
+BUNDLE_HELP = "bundle directory, .tar.gz archive (docsmcp pack) or OCI layout directory[:tag]"
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -44,12 +45,7 @@ def _parser() -> argparse.ArgumentParser:
         ),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    p.add_argument(
-        "--bundle",
-        required=True,
-        metavar="PATH",
-        help="bundle directory, .tar.gz archive (docsmcp pack) or OCI layout directory[:tag]",
-    )
+    p.add_argument("--bundle", metavar="PATH", help=f"{BUNDLE_HELP} (required)")
     p.add_argument(
         "--transport",
         choices=["stdio", "http"],
@@ -109,16 +105,41 @@ def _parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--version", action="version", version=f"{PROG} {__version__}")
     _http_options(p)
-    sub = p.add_subparsers(dest="command")
-    s = sub.add_parser(
+    sub = p.add_subparsers(dest="command", metavar="COMMAND")
+
+    def command(name: str, help_: str, description: str, examples: str) -> argparse.ArgumentParser:
+        c = sub.add_parser(
+            name,
+            help=help_,
+            description=description,
+            epilog="examples:\n" + textwrap.indent(textwrap.dedent(examples).strip(), "  "),
+            formatter_class=argparse.RawDescriptionHelpFormatter,
+        )
+        # --bundle is accepted after the command too (`search "x" --bundle ./idx`).
+        c.add_argument("--bundle", metavar="PATH", default=argparse.SUPPRESS, help=BUNDLE_HELP)
+        c.add_argument("--json", action="store_true", help="print the tool's JSON result")
+        return c
+
+    s = command(
         "search",
-        help="search the bundle and print ranked hits",
-        description="Search the bundle. Filter with --KEY VALUE for any taxonomy key "
-        "(e.g. --language python) or --filter KEY=VALUE.",
+        "search the bundle and print ranked hits",
+        "Search the bundle and print the ranked hits: id, score, breadcrumb and snippet. Filter "
+        "with --KEY VALUE for any taxonomy key (e.g. --language python) or --filter KEY=VALUE. "
+        "Scores rank hits within one result list only: full-text scores are BM25 sums (often "
+        "1-30), hybrid scores are rank-fusion sums (about 0.01-0.05); compare order, not values.",
+        """
+        docsmcp-runtime --bundle ./idx search "links upsert" --language python
+        docsmcp-runtime search "retry" --bundle ./idx --limit 3 --show-cursor
+        """,
     )
     s.add_argument("query", help="what to search for: identifiers or a few words")
-    s.add_argument("--limit", type=int, default=10, metavar="N", help="hits per page")
-    s.add_argument("--cursor", help="next page: the cursor printed after the previous page")
+    s.add_argument("--limit", type=int, default=10, metavar="N", help="hits per page (1-50)")
+    s.add_argument("--cursor", help="continue a previous search: the cursor --show-cursor printed")
+    s.add_argument(
+        "--show-cursor",
+        action="store_true",
+        help="print the cursor of the next page (for --cursor) when there are more hits",
+    )
     s.add_argument(
         "--filter",
         action="append",
@@ -126,7 +147,34 @@ def _parser() -> argparse.ArgumentParser:
         metavar="KEY=VALUE",
         help="taxonomy filter (repeatable), same as --KEY VALUE",
     )
-    s.add_argument("--json", action="store_true", help="print the raw search_docs JSON result")
+    g = command(
+        "get",
+        "print a section (chunk id) or a whole page (path)",
+        "Print one section by its chunk id (as search prints it), with --context neighbouring "
+        "sections, or a whole page by its path (extension optional) or title.",
+        """
+        docsmcp-runtime --bundle ./idx get "python/payments.md#payments/create"
+        docsmcp-runtime --bundle ./idx get python/payments --json
+        """,
+    )
+    g.add_argument("id", metavar="ID", help="a chunk id (path#heading) or a page path or title")
+    g.add_argument(
+        "--context", type=int, default=0, metavar="N", help="sections before and after (0-5)"
+    )
+    t = command(
+        "toc",
+        "print the table of contents (the page tree)",
+        "Print the page tree with titles, under a folder or category when given; folders deeper "
+        "than --depth are folded into one line with their page count.",
+        """
+        docsmcp-runtime --bundle ./idx toc
+        docsmcp-runtime --bundle ./idx toc guides --depth 3
+        """,
+    )
+    t.add_argument(
+        "prefix", nargs="?", metavar="PREFIX", help="a folder path or name, or a filter value"
+    )
+    t.add_argument("--depth", type=int, default=2, metavar="N", help="folder levels (1-10)")
     return p
 
 
@@ -335,6 +383,8 @@ def main(argv: list[str] | None = None) -> int:
     args, extra = parser.parse_known_args(argv)
     if extra and args.command != "search":
         parser.error(f"unrecognized arguments: {' '.join(extra)}")
+    if args.bundle is None:
+        parser.error("the following arguments are required: --bundle")
     if args.transport == "http" and args.command is None:
         return _serve_http(args)
     if args.command is None:
@@ -353,9 +403,10 @@ def main(argv: list[str] | None = None) -> int:
     except BundleError as exc:
         return _fail(str(exc))
     app = DocsApp(bundle, options, selection)
-    if args.command == "search":
+    if args.command is not None:
+        reader = {"search": _search, "get": _get, "toc": _toc}[args.command]
         try:
-            return _search(app, args, extra)
+            return reader(app, args, extra)
         except BrokenPipeError:
             # `... search q | head`: the reader left; say nothing more, even at exit.
             os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
@@ -472,6 +523,86 @@ def _search(app: DocsApp, args: argparse.Namespace, extra: list[str]) -> int:
         print(f"    {hit['breadcrumb']}")
         print(textwrap.indent(textwrap.fill(hit["snippet"], 96), "    "))
         print()
+    for note in data.get("notes", ()):
+        print(f"note: {note}")
     if data["next_cursor"]:
-        print(f"more: --cursor {data['next_cursor']}")
+        if args.show_cursor:
+            print(f"more: --cursor {data['next_cursor']}")
+        else:
+            print("more hits: raise --limit, or add --show-cursor for the next page")
+    return 0
+
+
+def _call(app: DocsApp, tool: str, arguments: dict) -> dict | None:
+    """A tool's result, or None after printing its error (one line)."""
+    result = app.call_tool(tool, arguments)
+    if result["isError"]:
+        _fail(result["content"][0]["text"])
+        return None
+    return result
+
+
+def _get(app: DocsApp, args: argparse.Namespace, extra: list[str]) -> int:
+    """A chunk by id (get_doc) or else a page by path or title (get_page)."""
+    if "#" in args.id or app.bundle.row_of(args.id) is not None:
+        result = _call(app, "get_doc", {"chunk_id": args.id, "context": args.context})
+        if result is None:
+            return 1
+        texts = [block["text"] for block in result["content"]]
+        if args.json:
+            print(json.dumps({"chunk_id": args.id, "text": texts[0], "notes": texts[1:]}))
+        else:
+            print("\n\n".join(texts))
+        return 0
+    result = _call(app, "get_page", {"path": args.id})
+    if result is None:
+        return 1
+    page = result["structuredContent"]
+    if args.json:
+        print(json.dumps(page, indent=2, ensure_ascii=False))
+        return 0
+    how = "" if page["matched_by"] == "path" else f" (matched by {page['matched_by']})"
+    print(f"=== {page['path']}: {page['title']}{how} ===\n")
+    print(page["text"])
+    cursor = page["next_cursor"]
+    while cursor:  # a terminal reader wants the whole page
+        more = _call(app, "get_page", {"path": page["path"], "cursor": cursor})
+        if more is None:
+            return 1
+        print("\n" + more["structuredContent"]["text"])
+        cursor = more["structuredContent"]["next_cursor"]
+    return 0
+
+
+def _toc(app: DocsApp, args: argparse.Namespace, extra: list[str]) -> int:
+    """The page tree of list_sections, every page of it, as an indented outline."""
+    arguments: dict = {"depth": args.depth, "limit": 500}
+    if args.prefix:
+        arguments["category"] = args.prefix
+    entries: list[dict] = []
+    first: dict | None = None
+    while True:
+        result = _call(app, "list_sections", arguments)
+        if result is None:
+            return 1
+        data = result["structuredContent"]
+        first = first or data
+        entries.extend(data["entries"])
+        if not data["next_cursor"]:
+            break
+        arguments["cursor"] = data["next_cursor"]
+    assert first is not None
+    if args.json:
+        print(json.dumps({**first, "entries": entries, "next_cursor": None}, indent=2))
+        return 0
+    root = first["root"]
+    print(f"{root or '(all pages)'}  {len(entries)} entries")
+    for entry in entries:
+        indent = "  " * (entry["depth"] + 1)
+        if "folder" in entry:
+            print(f"{indent}{entry['folder'][len(root) :]}  ({entry['pages']} pages)")
+        else:
+            print(f"{indent}{entry['path'][len(root) :]}: {entry['title']}")
+    for note in first.get("notes", ()):
+        print(f"note: {note}")
     return 0
