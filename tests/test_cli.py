@@ -69,6 +69,43 @@ def test_include_and_exclude_flags(tmp_path: Path) -> None:
     }
 
 
+def test_build_json_summary_has_seconds_per_phase(tmp_path: Path) -> None:
+    proc = run_docsmcp("build", "--docs-dir", EXAMPLE_DOCS, "--out", tmp_path / "idx", "--json")
+    summary = json.loads(proc.stdout)
+    assert (summary["files"], summary["chunks"], summary["api_entries"]) == (6, 17, 2)
+    assert list(summary["phases"]) == ["read and parse", "index", "browse tables", "write"]
+    files = [p for p in (tmp_path / "idx").iterdir() if p.name != "metadata.json"]
+    assert summary["bytes"] == sum(p.stat().st_size for p in files)  # the files metadata lists
+
+
+def test_progress_lines_on_a_terminal_and_in_logs(tmp_path: Path) -> None:
+    import io
+
+    from docsmcp.progress import Progress
+
+    class Tty(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    tty = Tty()
+    bar = Progress("docsmcp", "parsing files", 3, stream=tty)
+    for _ in range(3):
+        bar.advance()
+        bar._shown = 0  # as if time had passed
+    bar.close()
+    assert "\r\x1b[Kdocsmcp: parsing files 3/3 (" in tty.getvalue()
+    log = io.StringIO()
+    plain = Progress("docsmcp", "parsing files", 10, stream=log)
+    plain.started -= 60  # a long build: a line every few seconds, never a carriage return
+    plain.advance()
+    assert log.getvalue().startswith("docsmcp: parsing files 1/10 (") and "\r" not in log.getvalue()
+    quiet = io.StringIO()
+    silent = Progress("docsmcp", "parsing files", 10, stream=quiet, enabled=False)
+    silent.started -= 60
+    silent.advance()
+    assert quiet.getvalue() == ""
+
+
 def test_build_prints_a_summary_and_records_options(tmp_path: Path) -> None:
     out = tmp_path / "idx"
     proc = run_docsmcp(
@@ -76,8 +113,10 @@ def test_build_prints_a_summary_and_records_options(tmp_path: Path) -> None:
         "--description", "the Acme Payments docs", "--instructions", "Be brief.",
     )  # fmt: skip
     assert proc.stdout.startswith(f"built {out}: 6 files, 17 chunks, ")
-    assert proc.stdout.rstrip().endswith("; no cross references, 2 API entries, 10 code blocks")
-    assert proc.stderr == ""
+    summary, phases = proc.stdout.rstrip().split("\n")
+    assert summary.endswith("; no cross references, 2 API entries, 10 code blocks")
+    assert phases.startswith("  read and parse ") and phases.rstrip().endswith("s")
+    assert proc.stderr == ""  # no progress lines for a build of seconds when not a terminal
     meta = json.loads((out / "metadata.json").read_text())
     assert meta["name"] == "acme"
     assert meta["instructions"] == "Be brief."

@@ -6,6 +6,7 @@ import logging
 import re
 import subprocess
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -32,12 +33,16 @@ from .chunk import DEFAULT_MAX_CHUNK_SIZE, Chunk
 from .embed import EmbeddingOptions, EmbeddingProvider, make_provider
 from .index import build_index
 from .manifest import DEFAULT_AUTO_INCLUDE, Corpus, Problem, load_corpus
+from .progress import Progress
 from .tables import TableBuilder
 from .vectorize import IVF_THRESHOLD, build_ivf, embed_chunks
 from .workers import default_workers, process_all
 from .write import write_bundle
 
 log = logging.getLogger(__name__)
+
+# Makes the progress counter of a build phase: (label, total) -> Progress.
+Reporter = Callable[[str, int], Progress]
 
 # Characters per model token when sizing chunks for an embedding context window (English
 # prose and code average about four).
@@ -85,6 +90,7 @@ class Collected:
 class Built:
     metadata: Metadata
     seconds: float
+    phases: dict[str, float]  # seconds per phase, in order
     references: dict[str, tuple[int, int]]  # per kind (link, section, ...): (found, resolved)
     api_entries: int
     code_blocks: int
@@ -105,9 +111,15 @@ def default_max_chunk_size(provider: EmbeddingProvider | None) -> int:
     return max(500, min(DEFAULT_MAX_CHUNK_SIZE, provider.context_tokens * CHARS_PER_TOKEN))
 
 
-def collect(options: BuildOptions, provider: EmbeddingProvider | None = None) -> Collected:
-    """Load and chunk the corpus, gathering every problem a build would reject."""
+def collect(
+    options: BuildOptions,
+    provider: EmbeddingProvider | None = None,
+    progress: Reporter | None = None,
+) -> Collected:
+    """Load and chunk the corpus, gathering every problem a build would reject. `progress`
+    makes the counter of a phase (label, total)."""
     corpus = load_corpus(options.docs_dir, options.include, options.exclude, options.source_roots)
+    counter = progress("parsing files", len(corpus.files)) if progress else None
     problems = list(corpus.problems)
     chunks: list[Chunk] = []
     tables = TableBuilder()
@@ -128,9 +140,13 @@ def collect(options: BuildOptions, provider: EmbeddingProvider | None = None) ->
             seen[c.id] = sf.path
             kept.append(c)
         chunks.extend(kept)
+        if counter is not None:
+            counter.advance()
         if len(kept) == len(file_chunks):
             tables.add(records)
         # else: the build stops on the duplicate ids; the tables are never written
+    if counter is not None:
+        counter.close()
     if not corpus.files and not problems:
         problems.append(
             Problem(".", None, "no .md or .mdx files found (check --include/--exclude)")
@@ -235,20 +251,32 @@ def describe(name: str, corpus: Corpus, taxonomy: dict[str, TaxonomyKey]) -> str
     return text + (f"; {facets})" if facets else ")")
 
 
-def build(options: BuildOptions, out: Path) -> Built:
-    """Build a bundle at `out`; raise BuildError listing every problem, leaving `out` untouched."""
+def build(options: BuildOptions, out: Path, progress: Reporter | None = None) -> Built:
+    """Build a bundle at `out`; raise BuildError listing every problem, leaving `out` untouched.
+    `progress` makes the counter of a phase (label, total), for a terminal."""
     started = time.perf_counter()
+    phases: dict[str, float] = {}
+
+    def phase(name: str, since: float) -> float:
+        now = time.perf_counter()
+        phases[name] = round(now - since, 3)
+        return now
+
     provider = make_provider(options.embedding)
-    collected = collect(options, provider)
+    collected = collect(options, provider, progress)
     if collected.problems:
         raise BuildError(collected.problems)
+    mark = phase("read and parse", started)
     corpus, chunks, taxonomy = collected.corpus, collected.chunks, collected.taxonomy
     index = build_index(chunks, options.analyzer, options.lexical)
+    mark = phase("index", mark)
     browse = collected.tables.finish()
+    mark = phase("browse tables", mark)
     embedding, arrays, files = None, {}, {}
     if provider is not None:
         cache_dir = options.cache_dir or out.with_name(out.name + ".cache")
         embedding, arrays, files = _vectors(options, provider, chunks, cache_dir)
+        mark = phase("embed", mark)
     name = options.name or options.docs_dir.resolve().name
     description = options.description or describe(name, corpus, taxonomy)
     tools = dict(ToolTexts.defaults(description).descriptions)
@@ -277,9 +305,11 @@ def build(options: BuildOptions, out: Path) -> Built:
         ),
     )
     final = write_bundle(out, chunks, index, metadata, arrays, files, browse.tables)
+    phase("write", mark)
     return Built(
         final,
         time.perf_counter() - started,
+        phases,
         browse.xref.stats,
         browse.api_entries,
         browse.code_blocks,

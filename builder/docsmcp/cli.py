@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 import textwrap
 from pathlib import Path
@@ -20,6 +21,7 @@ from docsmcp_runtime.search import parse_cosine
 from . import __version__, logs
 from .build import BuildError, BuildOptions, build, collect
 from .embed import PROVIDER_CHOICES, EmbeddingOptions, ProviderError
+from .progress import Progress
 from .vectorize import IVF_THRESHOLD
 from .write import OutputError
 
@@ -112,7 +114,14 @@ def _parser() -> argparse.ArgumentParser:
         help="processes that parse and chunk (default: one per core); the bundle is the same "
         "whatever N",
     )
-    b.add_argument("-q", "--quiet", action="store_true", help="print nothing on success")
+    b.add_argument(
+        "-q", "--quiet", action="store_true", help="print nothing on success (no progress either)"
+    )
+    b.add_argument(
+        "--json",
+        action="store_true",
+        help="print the summary as JSON (files, chunks, sizes, seconds per phase, references)",
+    )
     g = b.add_argument_group("embeddings (hybrid search)")
     g.add_argument(
         "--embedding-provider",
@@ -413,8 +422,12 @@ def main(argv: list[str] | None = None) -> int:
     except ValueError as exc:  # a malformed --fusion-weights or similarity
         _err(f"error: {exc}")
         return 2
+
+    def reporter(label: str, total: int) -> Progress:
+        return Progress(PROG, label, total, enabled=not args.quiet)
+
     try:
-        built = build(options, args.out)
+        built = build(options, args.out, reporter)
     except ProviderError as exc:
         _err(f"error: {exc}; {args.out} was left untouched")
         return 1
@@ -429,9 +442,30 @@ def main(argv: list[str] | None = None) -> int:
     except OSError as exc:
         _err(f"error: cannot write {args.out}: {exc.strerror or exc}")
         return 2
-    if not args.quiet:
-        stats = built.metadata.stats
-        size = sum(f.bytes for f in built.metadata.files.values())
+    stats = built.metadata.stats
+    size = sum(f.bytes for f in built.metadata.files.values())
+    if args.json:
+        found = sum(f for f, _ in built.references.values())
+        summary = {
+            "out": str(args.out),
+            "bundle_id": built.metadata.bundle_id,
+            "files": stats.files,
+            "chunks": stats.chunks,
+            "terms": stats.terms,
+            "postings": stats.postings,
+            "bytes": size,
+            "corpus_bytes": stats.corpus_bytes,
+            "seconds": round(built.seconds, 3),
+            "phases": built.phases,
+            "references": {
+                "found": found,
+                "resolved": sum(r for _, r in built.references.values()),
+            },
+            "api_entries": built.api_entries,
+            "code_blocks": built.code_blocks,
+        }
+        print(json.dumps(summary, indent=2))
+    elif not args.quiet:
         print(
             f"built {args.out}: {stats.files} files, {stats.chunks} chunks, "
             f"{stats.terms} terms, {size / 1e6:.1f} MB "
@@ -439,6 +473,7 @@ def main(argv: list[str] | None = None) -> int:
             f"{_references(built.references)}, {built.api_entries} API entries, "
             f"{built.code_blocks} code blocks"
         )
+        print("  " + ", ".join(f"{name} {sec:.1f}s" for name, sec in built.phases.items()))
     return 0
 
 

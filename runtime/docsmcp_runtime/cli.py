@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import json
+import logging
 import os
 import sys
 import textwrap
@@ -413,6 +414,14 @@ def main(argv: list[str] | None = None) -> int:
             return 0
     from .stdio import serve
 
+    tools = ", ".join(t["name"] for t in app.list_tools())
+    logging.getLogger(__name__).info(
+        "serving %s (bundle %s, %d chunks) over stdio; tools: %s",
+        bundle.metadata.name,
+        bundle.bundle_id,
+        bundle.n_chunks,
+        tools,
+    )
     return serve(app)
 
 
