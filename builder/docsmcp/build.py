@@ -33,6 +33,7 @@ from .chunk import DEFAULT_MAX_CHUNK_SIZE, Chunk
 from .embed import EmbeddingOptions, EmbeddingProvider, make_provider
 from .index import build_index
 from .manifest import DEFAULT_AUTO_INCLUDE, Corpus, Problem, load_corpus
+from .parse_cache import ParseCache, file_key
 from .progress import Progress
 from .tables import TableBuilder
 from .vectorize import IVF_THRESHOLD, build_ivf, embed_chunks
@@ -65,7 +66,8 @@ class BuildOptions:
     analyzer: AnalyzerConfig = field(default_factory=AnalyzerConfig)
     lexical: LexicalParams = field(default_factory=LexicalParams)
     embedding: EmbeddingOptions = field(default_factory=EmbeddingOptions)
-    cache_dir: Path | None = None  # embedding cache; default: beside the output, <out>.cache
+    # Embedding and parse caches; default: beside the output, <out>.cache.
+    cache_dir: Path | None = None
     fusion: FusionWeights = FusionWeights()  # RRF weights overriding the provider's defaults
     similarity_floor: float | None = None  # default: the provider's
     collapse_similarity: float | None = None
@@ -75,6 +77,7 @@ class BuildOptions:
     source_url: str | None = None
     corpus_version: str | None = None  # the docs' own version, e.g. "2.4.0"
     workers: int = 0  # processes parsing and chunking; 0: one per core (same bundle either way)
+    parse_cache: bool = True  # reuse files parsed by an earlier build (--no-cache: off)
 
 
 @dataclass(frozen=True)
@@ -91,6 +94,7 @@ class Built:
     metadata: Metadata
     seconds: float
     phases: dict[str, float]  # seconds per phase, in order
+    cached_files: int  # files taken from the parse cache instead of parsed
     references: dict[str, tuple[int, int]]  # per kind (link, section, ...): (found, resolved)
     api_entries: int
     code_blocks: int
@@ -115,9 +119,11 @@ def collect(
     options: BuildOptions,
     provider: EmbeddingProvider | None = None,
     progress: Reporter | None = None,
+    cache: ParseCache | None = None,
 ) -> Collected:
     """Load and chunk the corpus, gathering every problem a build would reject. `progress`
-    makes the counter of a phase (label, total)."""
+    makes the counter of a phase (label, total); `cache` holds files parsed by earlier builds
+    (only the others are parsed, on `options.workers` processes)."""
     corpus = load_corpus(options.docs_dir, options.include, options.exclude, options.source_roots)
     counter = progress("parsing files", len(corpus.files)) if progress else None
     problems = list(corpus.problems)
@@ -126,8 +132,18 @@ def collect(
     seen: dict[str, str] = {}
     default_max = default_max_chunk_size(provider)
     workers = options.workers or default_workers()
-    processed = process_all(corpus.files, default_max, workers)
-    for sf, (file_chunks, records) in zip(corpus.files, processed, strict=True):
+    files = corpus.files
+    keys = [file_key(sf, default_max) for sf in files] if cache is not None else []
+    cached = [cache.get(key) for key in keys] if cache is not None else [None] * len(files)
+    missing = [sf for sf, hit in zip(files, cached, strict=True) if hit is None]
+    processed = process_all(missing, default_max, workers)
+    for i, sf in enumerate(files):
+        entry = cached[i]
+        if entry is None:
+            entry = next(processed)
+            if cache is not None:
+                cache.put(keys[i], entry)
+        file_chunks, records = entry
         kept: list[Chunk] = []
         for c in file_chunks:
             if c.id in seen:
@@ -263,7 +279,11 @@ def build(options: BuildOptions, out: Path, progress: Reporter | None = None) ->
         return now
 
     provider = make_provider(options.embedding)
-    collected = collect(options, provider, progress)
+    cache_dir = options.cache_dir or out.with_name(out.name + ".cache")
+    parse_cache = ParseCache(cache_dir) if options.parse_cache else None
+    collected = collect(options, provider, progress, parse_cache)
+    if parse_cache is not None:
+        parse_cache.save()
     if collected.problems:
         raise BuildError(collected.problems)
     mark = phase("read and parse", started)
@@ -274,7 +294,6 @@ def build(options: BuildOptions, out: Path, progress: Reporter | None = None) ->
     mark = phase("browse tables", mark)
     embedding, arrays, files = None, {}, {}
     if provider is not None:
-        cache_dir = options.cache_dir or out.with_name(out.name + ".cache")
         embedding, arrays, files = _vectors(options, provider, chunks, cache_dir)
         mark = phase("embed", mark)
     name = options.name or options.docs_dir.resolve().name
@@ -310,6 +329,7 @@ def build(options: BuildOptions, out: Path, progress: Reporter | None = None) ->
         final,
         time.perf_counter() - started,
         phases,
+        parse_cache.hits if parse_cache is not None else 0,
         browse.xref.stats,
         browse.api_entries,
         browse.code_blocks,

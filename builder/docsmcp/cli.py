@@ -115,6 +115,11 @@ def _parser() -> argparse.ArgumentParser:
         "whatever N",
     )
     b.add_argument(
+        "--no-cache",
+        action="store_true",
+        help="parse every file, neither reading nor writing the parse cache",
+    )
+    b.add_argument(
         "-q", "--quiet", action="store_true", help="print nothing on success (no progress either)"
     )
     b.add_argument(
@@ -168,8 +173,8 @@ def _parser() -> argparse.ArgumentParser:
         "--cache-dir",
         type=Path,
         metavar="DIR",
-        help="embedding cache, so rebuilds embed only sections whose text changed "
-        "(default: OUT.cache)",
+        help="cache of parsed files and embeddings, so rebuilds parse only files and embed "
+        "only sections whose text changed (default: OUT.cache)",
     )
     g.add_argument(
         "--fusion-weights",
@@ -304,6 +309,36 @@ def _parser() -> argparse.ArgumentParser:
         "relative)",
     )
     x.add_argument("-q", "--quiet", action="store_true", help="print nothing on success")
+
+    n = sub.add_parser(
+        "init",
+        help="propose a starting .docs-mcp.json from a docs folder's structure",
+        description="Propose a .docs-mcp.json from the folder structure (language, product and "
+        "version folders become taxonomy keys with overrides), heading statistics (chunk_by, "
+        "max_chunk_size) and the files found (changelog and vendored folder excludes); "
+        "validate it as docsmcp validate does and report why. The same folder always gives "
+        "the same proposal.",
+        epilog="examples:\n  docsmcp init --docs-dir ./docs > proposal.json\n"
+        "  docsmcp init --docs-dir ./docs --write",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    n.add_argument(
+        "--docs-dir", required=True, type=Path, metavar="DIR", help="folder of .md/.mdx files"
+    )
+    where = n.add_mutually_exclusive_group()
+    where.add_argument(
+        "--write",
+        action="store_true",
+        help="write DIR/.docs-mcp.json (the report goes to stdout)",
+    )
+    where.add_argument(
+        "--stdout",
+        action="store_true",
+        help="print the proposal on stdout and the report on stderr (the default)",
+    )
+    n.add_argument(
+        "--force", action="store_true", help="with --write, replace an existing .docs-mcp.json"
+    )
     return p
 
 
@@ -334,6 +369,7 @@ def _options(args: argparse.Namespace) -> BuildOptions:
             "source_url": _url_template(args.source_url),
             "corpus_version": args.corpus_version,
             "workers": _workers(args.workers),
+            "parse_cache": not args.no_cache,
         }
     return BuildOptions(
         **extra,
@@ -395,6 +431,10 @@ def main(argv: list[str] | None = None) -> int:
         return _verify(args)
     if args.command == "export":
         return _export(args)
+    if args.command == "init":
+        from .init import run_init_cli
+
+        return run_init_cli(args)
     if args.command == "diff":
         from .diff import run_diff_cli
 
@@ -457,6 +497,7 @@ def main(argv: list[str] | None = None) -> int:
             "corpus_bytes": stats.corpus_bytes,
             "seconds": round(built.seconds, 3),
             "phases": built.phases,
+            "cached_files": built.cached_files,
             "references": {
                 "found": found,
                 "resolved": sum(r for _, r in built.references.values()),
@@ -473,7 +514,8 @@ def main(argv: list[str] | None = None) -> int:
             f"{_references(built.references)}, {built.api_entries} API entries, "
             f"{built.code_blocks} code blocks"
         )
-        print("  " + ", ".join(f"{name} {sec:.1f}s" for name, sec in built.phases.items()))
+        cached = f"; {built.cached_files} files from the parse cache" if built.cached_files else ""
+        print("  " + ", ".join(f"{name} {sec:.1f}s" for name, sec in built.phases.items()) + cached)
     return 0
 
 

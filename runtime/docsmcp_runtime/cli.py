@@ -176,6 +176,42 @@ def _parser() -> argparse.ArgumentParser:
         "prefix", nargs="?", metavar="PREFIX", help="a folder path or name, or a filter value"
     )
     t.add_argument("--depth", type=int, default=2, metavar="N", help="folder levels (1-10)")
+    from .clientconfig import CLIENTS, RUNTIME_COMMAND
+
+    k = command(
+        "config",
+        "print the snippet or command that adds this server to an MCP client",
+        "Print the exact command (claude-code) or JSON (claude-desktop, cursor, vscode) that "
+        "registers this bundle's server in an MCP client, with the bundle's absolute path; "
+        "where it goes is printed on stderr. The bundle is not opened.",
+        """
+        docsmcp-runtime config --client claude-code --bundle ./idx
+        docsmcp-runtime config --client vscode --bundle ./idx > .vscode/mcp.json
+        docsmcp-runtime config --client cursor --bundle ./idx --transport http --url http://127.0.0.1:20310/mcp
+        """,
+    )
+    next(
+        a for a in k._actions if a.dest == "json"
+    ).help = "print client, name, where it goes and the snippet as one JSON object"
+    k.add_argument("--client", required=True, choices=CLIENTS, help="the MCP client")
+    k.add_argument(
+        "--name", metavar="NAME", help="server name (default: the bundle's name in metadata.json)"
+    )
+    k.add_argument(
+        "--transport",
+        choices=["stdio", "http"],
+        default=argparse.SUPPRESS,
+        help="stdio: the client starts docsmcp-runtime (default); http: it connects to --url",
+    )
+    k.add_argument("--url", metavar="URL", help="with --transport http: the server's /mcp URL")
+    k.add_argument(
+        "--command",
+        dest="command_name",
+        default=RUNTIME_COMMAND,
+        metavar="CMD",
+        help="the runtime command the client runs, e.g. an absolute path when the client's PATH "
+        "lacks it",
+    )
     return p
 
 
@@ -386,6 +422,10 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(f"unrecognized arguments: {' '.join(extra)}")
     if args.bundle is None:
         parser.error("the following arguments are required: --bundle")
+    if args.command == "config":
+        from .clientconfig import run as config_run
+
+        return config_run(args)
     if args.transport == "http" and args.command is None:
         return _serve_http(args)
     if args.command is None:

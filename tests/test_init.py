@@ -1,0 +1,275 @@
+"""`docsmcp init`: a starting .docs-mcp.json proposed from a docs tree's names and structure."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from conftest import FUZZ, build_bundle, corpus, run_docsmcp
+from docsmcp.init import propose, validate_proposal
+from hypothesis import given
+from hypothesis import strategies as st
+
+PAGE = "# Title\n\nIntro text.\n\n## Install\n\n{body}\n\n## Usage\n\n{body}\n"
+
+
+def _tree(root: Path, files: dict[str, str]) -> Path:
+    for rel, text in files.items():
+        path = root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    return root
+
+
+def _page(words: int = 40) -> str:
+    return PAGE.format(body=" ".join(["lorem"] * words))
+
+
+def _overrides(manifest: dict) -> dict[str, dict]:
+    return {o["pattern"]: o["metadata"] for o in manifest.get("overrides", [])}
+
+
+def test_language_folders_and_scope(tmp_path):
+    docs = _tree(
+        tmp_path / "docs",
+        {
+            "index.md": _page(),
+            "guides/auth.md": _page(),
+            "python/quickstart.md": _page(),
+            "ts/quickstart.md": _page(),
+            "golang/quickstart.md": _page(),
+        },
+    )
+    proposal = propose(docs)
+    manifest = proposal.manifest
+    assert _overrides(manifest) == {
+        "golang/**": {"language": "go", "scope": "sdk-specific"},
+        "python/**": {"language": "python", "scope": "sdk-specific"},
+        "ts/**": {"language": "typescript", "scope": "sdk-specific"},
+    }
+    assert manifest["metadata"] == {"scope": "global-guide"}
+    assert manifest["taxonomy"]["language"]["vector_collapse"] is True
+    assert all(cfg["description"] for cfg in manifest["taxonomy"].values())
+    assert dict(proposal.values["language"]) == {"go": 1, "python": 1, "typescript": 1}
+    assert dict(proposal.values["scope"]) == {"global-guide": 2, "sdk-specific": 3}
+
+
+def test_one_language_folder_is_no_taxonomy(tmp_path):
+    docs = _tree(tmp_path / "d", {"python/a.md": _page(), "guides/b.md": _page()})
+    assert "taxonomy" not in propose(docs).manifest
+
+
+def test_second_level_language_folders(tmp_path):
+    docs = _tree(
+        tmp_path / "d",
+        {"sdks/python/a.md": _page(), "sdks/ruby/a.md": _page(), "intro.md": _page()},
+    )
+    overrides = _overrides(propose(docs).manifest)
+    assert overrides["sdks/python/**"]["language"] == "python"
+    assert overrides["sdks/ruby/**"]["language"] == "ruby"
+
+
+def test_product_prefixes_and_language_suffixes(tmp_path):
+    docs = _tree(
+        tmp_path / "sdks",
+        {
+            "acme-python/docs/a.md": _page(),
+            "acme-go/docs/a.md": _page(),
+            "zeta-ts/docs/a.md": _page(),
+            "zeta-python/README.md": _page(),
+        },
+    )
+    proposal = propose(docs)
+    overrides = _overrides(proposal.manifest)
+    assert overrides["acme-go/**"] == {"language": "go", "product": "acme"}
+    assert overrides["zeta-ts/**"] == {"language": "typescript", "product": "zeta"}
+    assert set(proposal.values["product"]) == {"acme", "zeta"}
+    assert "scope" not in proposal.manifest["taxonomy"]  # every page has a language
+
+
+def test_version_folders(tmp_path):
+    docs = _tree(
+        tmp_path / "site",
+        {
+            "docs/intro.md": _page(),
+            "versioned_docs/version-0.5.x/intro.md": _page(),
+            "versioned_docs/version-1.x/intro.md": _page(),
+            "blog/2024/post.md": _page(),
+        },
+    )
+    proposal = propose(docs)
+    assert _overrides(proposal.manifest) == {
+        "docs/**": {"version": "current"},
+        "versioned_docs/version-0.5.x/**": {"version": "0.5.x"},
+        "versioned_docs/version-1.x/**": {"version": "1.x"},
+    }
+    assert proposal.manifest["taxonomy"]["version"]["description"]
+
+
+def test_v_folders_and_next(tmp_path):
+    docs = _tree(tmp_path / "d", {"v1/a.md": _page(), "v2/a.md": _page(), "next/a.md": _page()})
+    overrides = _overrides(propose(docs).manifest)
+    assert {k: v["version"] for k, v in overrides.items()} == {
+        "next/**": "next",
+        "v1/**": "v1",
+        "v2/**": "v2",
+    }
+
+
+def test_years_and_numbered_chapters_are_not_versions(tmp_path):
+    docs = _tree(tmp_path / "d", {"2023/a.md": _page(), "2024/a.md": _page(), "01/a.md": _page()})
+    assert "taxonomy" not in propose(docs).manifest
+
+
+def test_changelog_and_vendor_excludes(tmp_path):
+    docs = _tree(
+        tmp_path / "d",
+        {
+            "index.md": _page(),
+            "CHANGELOG.md": "# 1.0\n",
+            "pkg/RELEASES.md": "# 1.0\n",
+            "changelog/2024.md": "# x\n",
+            "node_modules/lib/README.md": "# lib\n",
+            "api/_build/out.md": "# built\n",
+        },
+    )
+    proposal = propose(docs)
+    assert proposal.manifest["exclude"] == [
+        "**/_build/**",
+        "**/changelog/**",
+        "**/node_modules/**",
+        "CHANGELOG*",
+        "RELEASES*",
+    ]
+    assert proposal.files == 1
+    clean = _tree(tmp_path / "clean", {"index.md": _page()})
+    assert "exclude" not in propose(clean).manifest
+
+
+def test_changelog_glob_never_hides_other_pages(tmp_path):
+    docs = _tree(tmp_path / "d", {"releases.md": "# r\n", "releases-api.md": _page()})
+    proposal = propose(docs)
+    assert proposal.manifest["exclude"] == ["releases.md"]
+    assert proposal.files == 1
+
+
+def test_heading_level_choice(tmp_path):
+    long_h3 = "# T\n\n" + "\n\n".join(
+        f"## Part {i}\n\n" + "\n\n".join(f"### Step {j}\n\n" + "word " * 700 for j in range(4))
+        for i in range(3)
+    )
+    deep = _tree(tmp_path / "deep", {f"p{i}.md": long_h3 for i in range(3)})
+    assert propose(deep).level == "h3"
+    sections = "# T\n\n" + "\n\n".join(f"## S{i}\n\n" + "word " * 600 for i in range(8))
+    mid = _tree(tmp_path / "mid", {f"p{i}.md": sections for i in range(3)})
+    assert propose(mid).level == "h2"
+    small = _tree(tmp_path / "small", {f"p{i}.md": _page(20) for i in range(3)})
+    proposal = propose(small)
+    assert proposal.level == "h1"
+    assert 4000 <= proposal.max_chunk_size <= 20000
+
+
+def test_deterministic(tmp_path):
+    files = {"python/a.md": _page(), "ruby/b.md": _page(), "v1/c.md": _page(), "v2/c.md": _page()}
+    first = propose(_tree(tmp_path / "a", files)).text()
+    second = propose(_tree(tmp_path / "b", dict(reversed(files.items())))).text()
+    assert first == second
+    assert first == json.dumps(json.loads(first), indent=2, sort_keys=True) + "\n"
+
+
+def test_write_force_and_stdout(tmp_path):
+    docs = _tree(tmp_path / "docs", {"python/a.md": _page(), "typescript/a.md": _page()})
+    shown = run_docsmcp("init", "--docs-dir", docs)
+    proposal = json.loads(shown.stdout)
+    assert "validate: ok: 2 files" in shown.stderr
+    assert "language: 2 values" in shown.stderr
+    assert not (docs / ".docs-mcp.json").exists()
+    wrote = run_docsmcp("init", "--docs-dir", docs, "--write")
+    assert json.loads((docs / ".docs-mcp.json").read_text()) == proposal
+    assert "wrote" in wrote.stdout
+    (docs / ".docs-mcp.json").write_text('{"version": "1"}')
+    refused = run_docsmcp("init", "--docs-dir", docs, "--write", check=False)
+    assert refused.returncode == 2
+    assert len(refused.stderr.strip().splitlines()) == 1
+    assert "--force" in refused.stderr
+    assert (docs / ".docs-mcp.json").read_text() == '{"version": "1"}'
+    run_docsmcp("init", "--docs-dir", docs, "--write", "--force")
+    assert json.loads((docs / ".docs-mcp.json").read_text()) == proposal
+
+
+def test_proposal_validates_and_builds(tmp_path):
+    docs = _tree(
+        tmp_path / "docs",
+        {
+            "guides/start.md": _page(),
+            "python/v1/a.md": _page(),
+            "python/v2/a.md": _page(),
+            "ts/a.md": _page(),
+            "CHANGELOG.md": "# 1.0\n\nchanges\n",
+        },
+    )
+    proposal = propose(docs)
+    collected = validate_proposal(docs, proposal, workers=1)
+    assert collected.problems == []
+    assert len(collected.corpus.files) == 4
+    run_docsmcp("init", "--docs-dir", docs, "--write")
+    bundle = build_bundle(docs, tmp_path / "idx")
+    taxonomy = json.loads((bundle / "metadata.json").read_text())["taxonomy"]
+    assert taxonomy["language"]["values"] == ["python", "typescript"]
+    assert taxonomy["language"]["vector_collapse"] is True
+    assert taxonomy["scope"]["values"] == ["global-guide", "sdk-specific"]
+
+
+_NAMES = st.sampled_from(
+    ["python", "ts", "dub-go", "acme-ruby", "v1", "v2", "1.x", "current", "versioned_docs",
+     "docs", "version-0.5.x", "CHANGELOG.md", "node_modules", "a[b]", "x{y,z}", "*", "guides",
+     "RELEASES.md", "changelog", "_build", "é", "2024"]
+)  # fmt: skip
+
+
+@FUZZ
+@given(
+    paths=st.lists(st.lists(_NAMES, min_size=1, max_size=4), max_size=8),
+    text=st.sampled_from(["", "# a\n", _page(5), "```\n# not\n```\n## b\n", "### c\n#"]),
+)
+def test_init_never_raises_on_random_trees(tmp_path_factory, paths, text):
+    docs = tmp_path_factory.mktemp("fuzz")
+    for parts in paths:
+        path = docs.joinpath(*parts)
+        name = path.name if path.suffix == ".md" else "page.md"
+        target = path if path.suffix == ".md" else path / name
+        if any(p.is_file() for p in target.parents if p != docs and p.exists()):
+            continue
+        if target.is_dir():
+            continue
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(text, encoding="utf-8")
+    proposal = propose(docs)
+    manifest = json.loads(proposal.text())
+    assert manifest["version"] == "1"
+    collected = validate_proposal(docs, proposal, workers=1)
+    # Whatever the tree, the manifest itself is never the problem.
+    assert not [p for p in collected.problems if p.path == ".docs-mcp.json"]
+
+
+@pytest.mark.corpus
+def test_speakeasy_sdks_proposal():
+    proposal = propose(corpus("speakeasy-sdks"))
+    languages = set(proposal.values["language"])
+    assert {"python", "typescript", "go", "php", "ruby"} <= languages
+    assert set(proposal.values["product"]) >= {"dub", "mistral"}
+    assert proposal.manifest["taxonomy"]["language"]["vector_collapse"] is True
+    assert "RELEASES*" in proposal.manifest["exclude"]
+    assert proposal.level == "h2"
+
+
+@pytest.mark.corpus
+def test_yellow_docs_proposal():
+    docs = corpus("yellow-docs")
+    proposal = propose(docs)
+    assert set(proposal.values["version"]) == {"current", "0.5.x"}
+    assert proposal.level == "h2"
+    collected = validate_proposal(docs, proposal)
+    assert collected.problems == []
+    assert set(collected.taxonomy["version"].values) == {"current", "0.5.x"}

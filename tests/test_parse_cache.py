@@ -1,0 +1,58 @@
+"""The parse cache (issue 14, "incremental"): a rebuild parses only the files that changed, and
+its bundle is byte-identical to a clean build; a damaged or planted cache is ignored with one
+warning and never executed."""
+
+from __future__ import annotations
+
+import filecmp
+import json
+import shutil
+from pathlib import Path
+
+from conftest import EXAMPLE_DOCS, run_docsmcp
+
+
+def _build(docs: Path, out: Path, *extra: str) -> dict:
+    proc = run_docsmcp("build", "--docs-dir", docs, "--out", out, "--json", *extra)
+    return json.loads(proc.stdout)
+
+
+def _same(a: Path, b: Path) -> bool:
+    names = sorted(p.name for p in a.iterdir())
+    if names != sorted(p.name for p in b.iterdir()):
+        return False
+    _, mismatch, errors = filecmp.cmpfiles(a, b, names, shallow=False)
+    return not mismatch and not errors
+
+
+def test_rebuild_parses_only_what_changed_and_matches_a_clean_build(tmp_path: Path) -> None:
+    docs = tmp_path / "docs"
+    shutil.copytree(EXAMPLE_DOCS, docs)
+    out = tmp_path / "idx"
+    assert _build(docs, out)["cached_files"] == 0
+    assert list((tmp_path / "idx.cache").glob("parsed-*.marshal"))
+    assert _build(docs, out)["cached_files"] == 6
+    page = docs / "python" / "payments.md"
+    page.write_text(page.read_text() + "\n## Disputes\n\nOpen a dispute with `disputes.create`.\n")
+    rebuilt = _build(docs, out)
+    assert rebuilt["cached_files"] == 5  # only the edited page was parsed again
+    clean = _build(docs, tmp_path / "clean", "--no-cache")
+    assert clean["cached_files"] == 0 and not (tmp_path / "clean.cache").exists()
+    assert _same(out, tmp_path / "clean")
+    (docs / "guides" / "authentication.md").unlink()  # deleted pages leave the cache
+    assert _build(docs, out)["cached_files"] == 5
+
+
+def test_a_damaged_or_planted_cache_is_ignored_with_one_warning(tmp_path: Path) -> None:
+    docs = tmp_path / "docs"
+    shutil.copytree(EXAMPLE_DOCS, docs)
+    out = tmp_path / "idx"
+    _build(docs, out)
+    (cache_file,) = (tmp_path / "idx.cache").glob("parsed-*.marshal")
+    for payload in (b"garbage", cache_file.read_bytes()[:100]):
+        cache_file.write_bytes(payload)
+        proc = run_docsmcp("build", "--docs-dir", docs, "--out", out, "--json")
+        assert json.loads(proc.stdout)["cached_files"] == 0
+        assert proc.stderr.count("\n") == 1 and "ignoring the parse cache" in proc.stderr
+    _build(docs, tmp_path / "clean", "--no-cache")
+    assert _same(out, tmp_path / "clean")
