@@ -56,3 +56,15 @@ def test_a_damaged_or_planted_cache_is_ignored_with_one_warning(tmp_path: Path) 
         assert proc.stderr.count("\n") == 1 and "ignoring the parse cache" in proc.stderr
     _build(docs, tmp_path / "clean", "--no-cache")
     assert _same(out, tmp_path / "clean")
+
+
+def test_a_killed_writer_s_temp_file_is_removed(tmp_path: Path) -> None:
+    docs = tmp_path / "docs"
+    shutil.copytree(EXAMPLE_DOCS, docs)
+    out = tmp_path / "idx"
+    _build(docs, out)
+    leftover = tmp_path / "idx.cache" / ".parsed-0123456789abcdef.marshal.tmp-999999999"
+    leftover.write_bytes(b"half written")
+    (docs / "python" / "payments.md").write_text("# Payments\n\n## create\n\nChanged.\n")
+    _build(docs, out)  # the cache changes, so it is written, and the dead writer's file goes
+    assert not leftover.exists()

@@ -23,6 +23,7 @@ from functools import cache
 from pathlib import Path
 
 import docsmcp_runtime
+from docsmcp_runtime.swap import pid_alive
 
 from .apiref import ApiEntry, Example, Parameter
 from .chunk import Chunk
@@ -147,5 +148,9 @@ class ParseCache:
             for old in self.path.parent.glob("parsed-*.marshal"):
                 if old != self.path:  # a cache of other code: never read again
                     old.unlink(missing_ok=True)
+            for temp in self.path.parent.glob(".parsed-*.marshal.tmp-*"):
+                pid = temp.name.rpartition("-")[2]
+                if pid.isdigit() and not pid_alive(int(pid)):  # left by a killed build
+                    temp.unlink(missing_ok=True)
         except OSError as exc:
             warn(f"cannot write the parse cache {self.path} ({exc.strerror or exc})")

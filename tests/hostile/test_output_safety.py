@@ -175,7 +175,9 @@ def test_a_build_killed_at_any_step_leaves_a_bundle(tmp_path: Path, mode: str) -
         # ...and the next build cleans up after the dead one.
         build_bundle(docs, out)
         assert _served_ids(out) == new_ids
-        assert [p.name for p in work.iterdir()] == ["idx"], crash_at
+        assert sorted(p.name for p in work.iterdir()) == ["idx", "idx.cache"], crash_at
+        cached = [p.name for p in (work / "idx.cache").iterdir()]
+        assert len(cached) == 1 and cached[0].startswith("parsed-"), (crash_at, cached)
         if finished:
             break
         crash_at += 1
