@@ -31,7 +31,7 @@ from docsmcp_runtime.format import (
 from . import __version__
 from .chunk import DEFAULT_MAX_CHUNK_SIZE, Chunk
 from .embed import EmbeddingOptions, EmbeddingProvider, make_provider
-from .index import build_index
+from .index import FieldCounts, build_index
 from .manifest import DEFAULT_AUTO_INCLUDE, Corpus, Problem, load_corpus
 from .parse_cache import ParseCache, file_key
 from .progress import Progress
@@ -87,6 +87,7 @@ class Collected:
     taxonomy: dict[str, TaxonomyKey]  # the bundle's taxonomy: keys and values in byte order
     problems: list[Problem]
     tables: TableBuilder  # what the browse tables need of each file, gathered while chunking
+    analysed: list[FieldCounts]  # per chunk, made with the parse (workers, cache)
 
 
 @dataclass(frozen=True)
@@ -128,24 +129,25 @@ def collect(
     counter = progress("parsing files", len(corpus.files)) if progress else None
     problems = list(corpus.problems)
     chunks: list[Chunk] = []
+    analysed: list[FieldCounts] = []  # per kept chunk: its analysed fields, for the index
     tables = TableBuilder()
     seen: dict[str, str] = {}
     default_max = default_max_chunk_size(provider)
     workers = options.workers or default_workers()
     files = corpus.files
-    keys = [file_key(sf, default_max) for sf in files] if cache is not None else []
+    keys = [file_key(sf, default_max, options.analyzer) for sf in files] if cache else []
     cached = [cache.get(key) for key in keys] if cache is not None else [None] * len(files)
     missing = [sf for sf, hit in zip(files, cached, strict=True) if hit is None]
-    processed = process_all(missing, default_max, workers)
+    processed = process_all(missing, default_max, options.analyzer, workers)
     for i, sf in enumerate(files):
         entry = cached[i]
         if entry is None:
             entry = next(processed)
             if cache is not None:
                 cache.put(keys[i], entry)
-        file_chunks, records = entry
+        file_chunks, records, file_analysed = entry
         kept: list[Chunk] = []
-        for c in file_chunks:
+        for c, fields in zip(file_chunks, file_analysed, strict=True):
             if c.id in seen:
                 problems.append(
                     Problem(
@@ -155,6 +157,7 @@ def collect(
                 continue
             seen[c.id] = sf.path
             kept.append(c)
+            analysed.append(fields)
         chunks.extend(kept)
         if counter is not None:
             counter.advance()
@@ -168,7 +171,7 @@ def collect(
             Problem(".", None, "no .md or .mdx files found (check --include/--exclude)")
         )
     taxonomy = taxonomy_of(corpus, chunks, problems)
-    return Collected(corpus, chunks, taxonomy, problems, tables)
+    return Collected(corpus, chunks, taxonomy, problems, tables, analysed)
 
 
 def source_commit(docs_dir: Path) -> tuple[str | None, str | None]:
@@ -288,7 +291,7 @@ def build(options: BuildOptions, out: Path, progress: Reporter | None = None) ->
         raise BuildError(collected.problems)
     mark = phase("read and parse", started)
     corpus, chunks, taxonomy = collected.corpus, collected.chunks, collected.taxonomy
-    index = build_index(chunks, options.analyzer, options.lexical)
+    index = build_index(chunks, options.analyzer, options.lexical, collected.analysed)
     mark = phase("index", mark)
     browse = collected.tables.finish()
     mark = phase("browse tables", mark)

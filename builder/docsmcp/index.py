@@ -19,7 +19,15 @@ from .chunk import Chunk
 
 FIELDS = ("heading", "body", "context")
 
-__all__ = ["FIELDS", "LexicalIndex", "LexicalParams", "build_index", "context_text"]
+__all__ = [
+    "FIELDS",
+    "FieldCounts",
+    "LexicalIndex",
+    "LexicalParams",
+    "analyse_chunk",
+    "build_index",
+    "context_text",
+]
 
 
 @dataclass(frozen=True)
@@ -49,7 +57,32 @@ def _field_terms(chunk: Chunk, config: AnalyzerConfig) -> list[list[str]]:
     return out
 
 
-def build_index(chunks: list[Chunk], config: AnalyzerConfig, params: LexicalParams) -> LexicalIndex:
+# One chunk's analysed fields: per field, its distinct terms in first-seen order joined by "\n"
+# (terms never hold a newline: one string moves between processes far cheaper than thousands),
+# their counts as little-endian uint32 bytes, and the field's length in terms.
+FieldCounts = tuple[tuple[str, bytes, int], ...]
+# The counts' dtype (an in-build transfer encoding, not a bundle array).
+_COUNT = np.dtype(np.uint32).newbyteorder("<")
+
+
+def analyse_chunk(chunk: Chunk, config: AnalyzerConfig) -> FieldCounts:
+    """What the index needs of one chunk, computable apart (in a worker, or from a cache)."""
+    out = []
+    for terms in _field_terms(chunk, config):
+        counts = Counter(terms)
+        tf = np.fromiter(counts.values(), _COUNT, len(counts)).tobytes()
+        out.append(("\n".join(counts), tf, len(terms)))
+    return tuple(out)
+
+
+def build_index(
+    chunks: list[Chunk],
+    config: AnalyzerConfig,
+    params: LexicalParams,
+    analysed: list[FieldCounts] | None = None,
+) -> LexicalIndex:
+    """The index of `chunks`; `analysed` (`analyse_chunk` of each, e.g. made by workers) saves
+    analysing them here. The result is the same either way."""
     vocab: dict[str, int] = {}
     docs: list[np.ndarray] = []
     term_ids: list[np.ndarray] = []
@@ -57,16 +90,17 @@ def build_index(chunks: list[Chunk], config: AnalyzerConfig, params: LexicalPara
     field_of: list[np.ndarray] = []
     lengths = np.zeros((len(FIELDS), len(chunks)), dtype=np.float64)
     for d, chunk in enumerate(chunks):
-        for f, terms in enumerate(_field_terms(chunk, config)):
-            lengths[f, d] = len(terms)
-            if not terms:
+        fields = analysed[d] if analysed is not None else analyse_chunk(chunk, config)
+        for f, (joined, counts, length) in enumerate(fields):
+            lengths[f, d] = length
+            if not joined:
                 continue
-            counts = Counter(terms)
-            ids = np.fromiter((vocab.setdefault(t, len(vocab)) for t in counts), np.int64)
+            terms = joined.split("\n")
+            ids = np.fromiter((vocab.setdefault(t, len(vocab)) for t in terms), np.int64)
             term_ids.append(ids)
-            tfs.append(np.fromiter(counts.values(), np.float64, len(counts)))
-            docs.append(np.full(len(counts), d, np.int64))
-            field_of.append(np.full(len(counts), f, np.int8))
+            tfs.append(np.frombuffer(counts, _COUNT).astype(np.float64))
+            docs.append(np.full(len(terms), d, np.int64))
+            field_of.append(np.full(len(terms), f, np.int8))
     n_docs = len(chunks)
     if not vocab:
         return LexicalIndex(

@@ -32,9 +32,9 @@ from .manifest import SourceFile
 from .tables import FileRecords
 from .xref import FileRefs
 
-Entry = tuple[list[Chunk], FileRecords]
+Entry = tuple[list[Chunk], FileRecords, list]  # chunks, records, analysed fields per chunk
 # Bump when the stored tuples change shape.
-CACHE_FORMAT = 2
+CACHE_FORMAT = 4
 
 
 @cache
@@ -48,8 +48,9 @@ def code_fingerprint() -> str:
     return digest.hexdigest()[:16]
 
 
-def file_key(sf: SourceFile, default_max: int) -> str:
+def file_key(sf: SourceFile, default_max: int, analyzer: object) -> str:
     parts = (
+        repr(analyzer),
         sf.path,
         sf.text,
         _values(sf.strategy),
@@ -68,7 +69,7 @@ def _values(obj: object) -> tuple:
 
 
 def _dump(entry: Entry) -> tuple:
-    chunks, rec = entry
+    chunks, rec, analysed = entry
     api = tuple(
         (
             _values(dataclasses.replace(e, parameters=(), examples=())),
@@ -81,11 +82,12 @@ def _dump(entry: Entry) -> tuple:
     return (
         tuple(_values(c) for c in chunks),
         (rec.rows, _values(rec.refs), rec.page, api, rec.code),
+        tuple(analysed),
     )
 
 
 def _load(stored: tuple) -> Entry:
-    chunks, (rows, refs, page, api, code) = stored
+    chunks, (rows, refs, page, api, code), analysed = stored
     entries = []
     for fields, params, examples, row in api:
         entry = ApiEntry(*fields)
@@ -98,6 +100,7 @@ def _load(stored: tuple) -> Entry:
     return (
         [Chunk(*c) for c in chunks],
         FileRecords(rows, FileRefs(*refs), page, tuple(entries), code),
+        list(analysed),
     )
 
 

@@ -14,9 +14,15 @@ import multiprocessing
 import os
 from collections.abc import Iterator, Sequence
 
+from docsmcp_runtime.analyzer import AnalyzerConfig
+
 from .chunk import Chunk, chunk_parsed, parse_file
+from .index import FieldCounts, analyse_chunk
 from .manifest import SourceFile
 from .tables import FileRecords, file_records
+
+# One file's chunks, its table records and the analysed fields of each chunk.
+Processed = tuple[list[Chunk], FileRecords, list[FieldCounts]]
 
 # Below this many files a pool costs more than it saves.
 MIN_FILES_PER_WORKER = 32
@@ -35,25 +41,25 @@ def default_workers() -> int:
         return os.cpu_count() or 1
 
 
-def process(sf: SourceFile, default_max: int) -> tuple[list[Chunk], FileRecords]:
-    """One file's chunks and table records."""
+def process(sf: SourceFile, default_max: int, analyzer: AnalyzerConfig) -> Processed:
+    """One file's chunks, table records and analysed chunk fields (for the index)."""
     parsed = parse_file(sf)
     chunks = chunk_parsed(parsed, default_max)
-    return chunks, file_records(parsed, chunks)
+    return chunks, file_records(parsed, chunks), [analyse_chunk(c, analyzer) for c in chunks]
 
 
-def _process_index(index: int, default_max: int) -> tuple[list[Chunk], FileRecords]:
-    return process(_FILES[index], default_max)
+def _process_index(index: int, default_max: int, analyzer: AnalyzerConfig) -> Processed:
+    return process(_FILES[index], default_max, analyzer)
 
 
 def process_all(
-    files: Sequence[SourceFile], default_max: int, workers: int
-) -> Iterator[tuple[list[Chunk], FileRecords]]:
+    files: Sequence[SourceFile], default_max: int, analyzer: AnalyzerConfig, workers: int
+) -> Iterator[Processed]:
     """`process` of every file, in order, on up to `workers` processes."""
     workers = min(workers, len(files) // MIN_FILES_PER_WORKER)
     if workers <= 1:
         for sf in files:
-            yield process(sf, default_max)
+            yield process(sf, default_max, analyzer)
         return
     # multiprocessing.Pool.imap, not ProcessPoolExecutor.map: measured on speakeasy-sdks with 2
     # workers, the executor kept one worker busy at a time (7.8 s vs 8.1 s alone), imap both
@@ -63,11 +69,11 @@ def process_all(
         _FILES = files
         try:
             with multiprocessing.get_context("fork").Pool(workers) as pool:
-                job = functools.partial(_process_index, default_max=default_max)
+                job = functools.partial(_process_index, default_max=default_max, analyzer=analyzer)
                 yield from pool.imap(job, range(len(files)), chunksize=BATCH)
         finally:
             _FILES = ()
         return
     with multiprocessing.get_context("spawn").Pool(workers) as pool:
-        job = functools.partial(process, default_max=default_max)
+        job = functools.partial(process, default_max=default_max, analyzer=analyzer)
         yield from pool.imap(job, files, chunksize=BATCH)
