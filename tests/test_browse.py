@@ -561,10 +561,11 @@ def test_browse_tools_over_http_in_both_revisions(browse_bundle: Path, mode: str
 def test_modern_http_checks_mcp_name_on_resources_read(browse_bundle: Path) -> None:
     server = start(browse_bundle)
     try:
-        uri = "docs://src/docs/protocol/sessions.md"
+        name = json.loads((browse_bundle / "metadata.json").read_text())["name"]
+        uri = f"docs://{name}/docs/protocol/sessions.md"
         message = modern("resources/read", {"uri": uri})
         good = post(server.port, message, modern_headers("resources/read", uri))
-        bad = post(server.port, message, modern_headers("resources/read", "docs://src/x.md"))
+        bad = post(server.port, message, modern_headers("resources/read", f"docs://{name}/x.md"))
         missing = post(server.port, message, modern_headers("resources/read"))
     finally:
         assert server.stop() == 0

@@ -151,7 +151,20 @@ def test_empty_docs_dir_is_a_problem(tmp_path: Path) -> None:
     (tmp_path / "docs").mkdir()
     proc = run_docsmcp("validate", "--docs-dir", tmp_path / "docs", check=False)
     assert proc.returncode == 1
-    assert "no .md or .mdx files found" in proc.stderr
+    assert f"no .md or .mdx files found in {tmp_path / 'docs'}" in proc.stderr
+    assert "--include" not in proc.stderr  # no advice about flags that were not given
+    filtered = run_docsmcp(
+        "validate", "--docs-dir", EXAMPLE_DOCS, "--include", "nothing/**", check=False
+    )
+    assert "(check --include/--exclude)" in filtered.stderr
+
+
+def test_a_generic_docs_folder_is_named_after_its_project(tmp_path: Path) -> None:
+    docs = tmp_path / "acme" / "docs"
+    shutil.copytree(EXAMPLE_DOCS, docs)
+    run_docsmcp("build", "--docs-dir", docs, "--out", tmp_path / "idx")
+    meta = json.loads((tmp_path / "idx" / "metadata.json").read_text())
+    assert meta["name"] == "acme" and "acme documentation" in meta["description"]
 
 
 def test_broken_markdown_still_builds(tmp_path: Path) -> None:

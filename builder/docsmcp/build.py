@@ -167,9 +167,9 @@ def collect(
     if counter is not None:
         counter.close()
     if not corpus.files and not problems:
-        problems.append(
-            Problem(".", None, "no .md or .mdx files found (check --include/--exclude)")
-        )
+        where = options.docs_dir
+        hint = " (check --include/--exclude)" if options.include or options.exclude else ""
+        problems.append(Problem(".", None, f"no .md or .mdx files found in {where}{hint}"))
     taxonomy = taxonomy_of(corpus, chunks, problems)
     return Collected(corpus, chunks, taxonomy, problems, tables, analysed)
 
@@ -264,6 +264,21 @@ def taxonomy_of(corpus: Corpus, chunks: list[Chunk], problems: list[Problem]) ->
     return out
 
 
+# Folder names that say where docs live, not what they document ("Search docs documentation").
+GENERIC_FOLDERS = frozenset(
+    {"docs", "doc", "documentation", "src", "site", "content", "pages", "md"}
+)
+
+
+def default_name(docs_dir: Path) -> str:
+    """The corpus name when none is given: the docs folder's name, or the name of the folder
+    holding it when the docs folder is called something generic (`acme/docs` → acme)."""
+    folder = docs_dir.resolve()
+    while folder.name.lower() in GENERIC_FOLDERS and folder.parent != folder:
+        folder = folder.parent
+    return folder.name or docs_dir.resolve().name or "docs"
+
+
 def describe(name: str, corpus: Corpus, taxonomy: dict[str, TaxonomyKey]) -> str:
     facets = "; ".join(f"{k}: {', '.join(v.values)}" for k, v in taxonomy.items() if v.values)
     text = f"{name} documentation ({len(corpus.files)} pages"
@@ -299,7 +314,7 @@ def build(options: BuildOptions, out: Path, progress: Reporter | None = None) ->
     if provider is not None:
         embedding, arrays, files = _vectors(options, provider, chunks, cache_dir)
         mark = phase("embed", mark)
-    name = options.name or options.docs_dir.resolve().name
+    name = options.name or default_name(options.docs_dir)
     description = options.description or describe(name, corpus, taxonomy)
     tools = dict(ToolTexts.defaults(description).descriptions)
     if options.search_description:

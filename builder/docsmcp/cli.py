@@ -76,7 +76,14 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--version", action="version", version=f"{PROG} {__version__}")
     sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
-    b = sub.add_parser("build", help="build a bundle from a folder of markdown")
+    b = sub.add_parser(
+        "build",
+        help="build a bundle from a folder of markdown",
+        description="Build a bundle from a folder of markdown: discover the .md/.mdx files, "
+        "apply .docs-mcp.json manifests and frontmatter, chunk, index, and write OUT "
+        "atomically (an existing bundle is replaced only when the build succeeds). Example: "
+        "docsmcp build --docs-dir examples/acme-sdk --out ./idx",
+    )
     _add_corpus_args(b)
     b.add_argument(
         "--out", required=True, type=Path, metavar="DIR", help="bundle directory to (re)place"
@@ -209,10 +216,27 @@ def _parser() -> argparse.ArgumentParser:
         "0 = never)",
     )
 
-    v = sub.add_parser("validate", help="report every problem a build would reject")
+    v = sub.add_parser(
+        "validate",
+        help="report every problem a build would reject",
+        description="Read the docs and manifests as a build would and list every problem "
+        "(file:line and what is wrong), writing nothing. Exit 0 when a build would succeed. "
+        "Example: docsmcp validate --docs-dir examples/acme-sdk",
+    )
     _add_corpus_args(v)
 
-    e = sub.add_parser("eval", help="score a bundle against labelled queries")
+    e = sub.add_parser(
+        "eval",
+        help="score a bundle against labelled queries",
+        description="Score bundles against labelled queries: MRR@k, nDCG@k and hit@k per "
+        "category and corpus, with the misses listed. Cases are JSON lines like {\"id\": "
+        "\"dev-001\", \"corpus\": \"acme-sdk\", \"category\": \"exact-name\", \"query\": "
+        "\"create payment\", \"filters\": {\"language\": \"python\"}, \"relevant\": [{\"file\": "
+        "\"python/payments.md\", \"heading\": \"create\"}]}; a hit is relevant when its file "
+        "matches and the heading is null, or appears in the hit's heading or breadcrumb, or is a "
+        "heading line of its text (../shared/eval/README.md, *Judging a hit*). "
+        "Example: docsmcp eval --bundle ./idx --cases cases.jsonl",
+    )
     e.add_argument(
         "--bundle",
         action="append",
