@@ -229,10 +229,10 @@ def _parser() -> argparse.ArgumentParser:
         "eval",
         help="score a bundle against labelled queries",
         description="Score bundles against labelled queries: MRR@k, nDCG@k and hit@k per "
-        "category and corpus, with the misses listed. Cases are JSON lines like {\"id\": "
-        "\"dev-001\", \"corpus\": \"acme-sdk\", \"category\": \"exact-name\", \"query\": "
-        "\"create payment\", \"filters\": {\"language\": \"python\"}, \"relevant\": [{\"file\": "
-        "\"python/payments.md\", \"heading\": \"create\"}]}; a hit is relevant when its file "
+        'category and corpus, with the misses listed. Cases are JSON lines like {"id": '
+        '"dev-001", "corpus": "acme-sdk", "category": "exact-name", "query": '
+        '"create payment", "filters": {"language": "python"}, "relevant": [{"file": '
+        '"python/payments.md", "heading": "create"}]}; a hit is relevant when its file '
         "matches and the heading is null, or appears in the hit's heading or breadcrumb, or is a "
         "heading line of its text (../shared/eval/README.md, *Judging a hit*). "
         "Example: docsmcp eval --bundle ./idx --cases cases.jsonl",
