@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import json
 import logging
 import os
@@ -22,7 +21,6 @@ from .search import (
     MAX_TOKENS_ENV,
     TIME_BUDGET_ENV,
     SearchOptions,
-    parse_max_tokens,
 )
 from .tooldefs import TOOL_NAMES, TOOL_PREFIX_ENV, TOOLS_ENV, ToolSelection
 from .tools import DocsApp
@@ -253,14 +251,16 @@ def _int_at_least(low: int, high: int | None = None):  # noqa: ANN202 - argparse
 
 
 def _search_options(args: argparse.Namespace) -> SearchOptions:
-    """--fusion-weights, --similarity-floor, --search-timeout, --expand-references: parsed here,
-    so a mistake is one line (argparse's own errors print the usage too)."""
-    options = SearchOptions.parse(args.fusion_weights, args.similarity_floor, args.search_timeout)
-    expand = args.expand_references
-    if expand is None:
-        expand = os.environ.get(EXPAND_ENV, "").strip().lower() in ("1", "true", "yes", "on")
-    budget = parse_max_tokens(args.max_tokens, "--max-tokens")
-    return dataclasses.replace(options, expand_references=expand, max_tokens=budget)
+    """The search options (search.CLI_NAMES): parsed here, so a mistake is one line (argparse's
+    own errors print the usage too)."""
+    expand = "1" if args.expand_references else os.environ.get(EXPAND_ENV)
+    return SearchOptions.parse(
+        args.fusion_weights,
+        args.similarity_floor,
+        args.search_timeout,
+        expand,
+        args.max_tokens,
+    )
 
 
 def _tool_selection(args: argparse.Namespace) -> ToolSelection:

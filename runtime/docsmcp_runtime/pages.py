@@ -81,6 +81,7 @@ class PageIndex:
         self._by_lower = by_lower
         self._by_stem = by_stem
         self._folder_names: dict[str, str] | None = None
+        self._folder_paths: list[str] | None = None
 
     def __len__(self) -> int:
         return len(self.paths)
@@ -113,14 +114,23 @@ class PageIndex:
             found = min(tails, key=lambda f: (f.count("/"), f.encode()), default=None)
         return found + "/" if found else None
 
+    def folder_paths(self) -> list[str]:
+        """Every folder that holds a page, at any depth, sorted (without the final '/')."""
+        self._folders()
+        assert self._folder_paths is not None
+        return self._folder_paths
+
     def _folders(self) -> dict[str, str]:
-        """Folder name and folder path (lower case) → the shallowest such folder, built once."""
+        """Folder name and folder path (lower case) → the shallowest such folder, built once
+        (with `folder_paths`)."""
         if self._folder_names is None:
             best: dict[str, str] = {}
+            every: set[str] = set()
             for path in self.paths:
                 parts = path.split("/")[:-1]
                 for depth in range(len(parts)):
                     folder = "/".join(parts[: depth + 1])
+                    every.add(folder)
                     for key in (parts[depth].lower(), folder.lower()):
                         known = best.get(key)
                         if known is None or (folder.count("/"), folder.encode()) < (
@@ -129,6 +139,7 @@ class PageIndex:
                         ):
                             best[key] = folder
             self._folder_names = best
+            self._folder_paths = sorted(every)
         return self._folder_names
 
     def find(self, query: str, search: Callable[[str], list[int]]) -> PageMatch:

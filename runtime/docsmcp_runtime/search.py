@@ -37,7 +37,16 @@ EXPAND_PER_HIT = 5
 REFERENCE_DISCOUNT = 0.5
 
 
-CLI_NAMES = ("--fusion-weights", "--similarity-floor", "--search-timeout")
+# The flags SearchOptions.parse reads, in its order (the environment has its own names).
+CLI_NAMES = (
+    "--fusion-weights",
+    "--similarity-floor",
+    "--search-timeout",
+    "--expand-references",
+    "--max-tokens",
+)
+# What a yes/no setting given as text (an environment variable) accepts as yes.
+TRUE_WORDS = ("1", "true", "yes", "on")
 
 
 @dataclass(frozen=True)
@@ -58,23 +67,23 @@ class SearchOptions:
         fusion_weights: str | None,
         similarity_floor: str | None,
         time_budget: str | None,
-        names: tuple[str, str, str] = (
-            "--fusion-weights",
-            "--similarity-floor",
-            "--search-timeout",
-        ),
+        expand_references: str | None = None,
+        max_tokens: str | None = None,
+        names: tuple[str, ...] = CLI_NAMES,
     ) -> SearchOptions:
         """From command-line or environment text (None: not given); ValueError naming `names`."""
-        parsers = (FusionWeights.parse, parse_cosine, parse_seconds)
-        texts = (fusion_weights, similarity_floor, time_budget)
+        parsers = (FusionWeights.parse, parse_cosine, parse_seconds, parse_flag, parse_max_tokens)
+        texts = (fusion_weights, similarity_floor, time_budget, expand_references, max_tokens)
         values = []
         for name, parse, text in zip(names, parsers, texts, strict=True):
             try:
                 values.append(parse(text) if text is not None and text.strip() else None)
             except ValueError as exc:
                 raise ValueError(f"{name}: {exc}") from None
-        weights, floor, budget = values
-        return cls(weights or FusionWeights(), floor, budget or DEFAULT_TIME_BUDGET)
+        weights, floor, budget, expand, tokens = values
+        return cls(
+            weights or FusionWeights(), floor, budget or DEFAULT_TIME_BUDGET, bool(expand), tokens
+        )
 
 
 def _check(deadline: float) -> None:
@@ -93,17 +102,19 @@ def parse_seconds(text: str) -> float:
     return value
 
 
-def parse_max_tokens(text: str | None, name: str) -> int | None:
-    """A server's default response budget: None (not given) or an integer in range; ValueError
-    naming `name` otherwise."""
-    if text is None or not text.strip():
-        return None
+def parse_flag(text: str) -> bool:
+    """A yes/no setting given as text: one of TRUE_WORDS is yes, anything else no."""
+    return text.strip().lower() in TRUE_WORDS
+
+
+def parse_max_tokens(text: str) -> int:
+    """A server's default response budget: an integer in MIN_TOKENS..MAX_TOKENS."""
     try:
         value = int(text)
     except ValueError:
-        raise ValueError(f"{name}: expected a number of tokens, got {text!r}") from None
+        raise ValueError(f"expected a number of tokens, got {text!r}") from None
     if not MIN_TOKENS <= value <= MAX_TOKENS:
-        raise ValueError(f"{name}: must be between {MIN_TOKENS} and {MAX_TOKENS}, got {value}")
+        raise ValueError(f"must be between {MIN_TOKENS} and {MAX_TOKENS}, got {value}")
     return value
 
 

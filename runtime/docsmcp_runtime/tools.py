@@ -474,7 +474,7 @@ class DocsApp:
                 if found is None and not pages.under(root):
                     raise not_found(
                         f"Path '{path}'",
-                        close_matches(root, _folders(pages.paths)),
+                        close_matches(root, pages.folder_paths()),
                         "Call list_sections without arguments to see the top folders.",
                     )
                 root = found or root
@@ -542,7 +542,7 @@ class DocsApp:
         values = [v for info in self.taxonomy.values() for v in info.values]
         raise not_found(
             f"Category '{category}'",
-            close_matches(category, [*values, *_folders(self.pages.paths)]),
+            close_matches(category, [*values, *self.pages.folder_paths()]),
             "A category is a folder name or a filter value; call list_sections without "
             "arguments to see them.",
         )
@@ -598,8 +598,10 @@ class DocsApp:
         texts: list[str] = []
         size = 0
         end = start
-        while end < count and (end == start or size + len(bundle.text(first + end)) <= allowance):
+        while end < count:
             text = bundle.text(first + end)
+            if end > start and size + len(text) > allowance:
+                break
             texts.append(text)
             size += len(text) + 2
             end += 1
@@ -759,12 +761,3 @@ class DocsApp:
 
     def complete(self, ref: dict, argument: dict, context: dict[str, str]) -> dict:
         return self.docs_resources.complete(ref, argument, context)
-
-
-def _folders(paths: list[str]) -> list[str]:
-    out: set[str] = set()
-    for path in paths:
-        parts = path.split("/")[:-1]
-        for k in range(1, len(parts) + 1):
-            out.add("/".join(parts[:k]))
-    return sorted(out)

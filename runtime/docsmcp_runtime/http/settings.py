@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 import ipaddress
 import os
 from dataclasses import dataclass
@@ -13,7 +12,7 @@ from ..search import (
     MAX_TOKENS_ENV,
     TIME_BUDGET_ENV,
     SearchOptions,
-    parse_max_tokens,
+    parse_flag,
 )
 from ..tooldefs import TOOL_PREFIX_ENV, TOOLS_ENV, ToolSelection
 
@@ -134,7 +133,7 @@ def _env_seconds(name: str, default: float) -> float:
 
 
 def _env_flag(name: str) -> bool:
-    return os.environ.get(name, "").strip().lower() in ("1", "true", "yes", "on")
+    return parse_flag(os.environ.get(name, ""))
 
 
 def settings_from_env() -> HttpSettings:
@@ -187,16 +186,11 @@ def _env_token() -> str | None:
 
 
 def _env_search_options() -> SearchOptions:
-    names = (ENV_FUSION_WEIGHTS, ENV_SIMILARITY_FLOOR, TIME_BUDGET_ENV)
+    names = (ENV_FUSION_WEIGHTS, ENV_SIMILARITY_FLOOR, TIME_BUDGET_ENV, EXPAND_ENV, MAX_TOKENS_ENV)
     try:
-        options = SearchOptions.parse(*(os.environ.get(name) for name in names), names=names)
+        return SearchOptions.parse(*(os.environ.get(name) for name in names), names=names)
     except ValueError as exc:
         raise SystemExit(f"docsmcp-runtime: error: {exc}") from None
-    try:
-        budget = parse_max_tokens(os.environ.get(MAX_TOKENS_ENV), MAX_TOKENS_ENV)
-    except ValueError as exc:
-        raise SystemExit(f"docsmcp-runtime: error: {exc}") from None
-    return dataclasses.replace(options, expand_references=_env_flag(EXPAND_ENV), max_tokens=budget)
 
 
 def _env_tools() -> ToolSelection:
