@@ -426,3 +426,42 @@ def resolve_bundle(spec: str | Path, cache_dir: Path | None = None) -> Path:
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     return final
+
+
+# The most bundles one server opens from `--bundle` values (each is memory-mapped and holds a
+# few open files): far above the 20 of the multi-bundle benchmark, far below any fd limit.
+MAX_BUNDLES = 200
+
+
+def _is_bundle(path: Path) -> bool:
+    if path.is_dir():
+        return (path / METADATA_FILE).is_file() or is_oci_layout(path)
+    return path.is_file() and path.name.endswith(".tar.gz")
+
+
+def expand_bundles(specs: list[str] | tuple[str, ...]) -> list[str]:
+    """The bundles named by `--bundle` values, in order: a bundle (directory, archive, OCI
+    layout, `LAYOUT:TAG`) stands for itself; a directory that is none of these but holds
+    bundles stands for them, sorted by name (hidden entries skipped). BundleError otherwise."""
+    out: list[str] = []
+    for spec in specs:
+        path = Path(spec)
+        if path.is_dir() and not _is_bundle(path):
+            try:
+                children = sorted(
+                    (c for c in path.iterdir() if not c.name.startswith(".") and _is_bundle(c)),
+                    key=lambda c: c.name.encode(),
+                )
+            except OSError as exc:
+                raise BundleError(f"{path}: cannot list ({exc.strerror or exc})") from None
+            if not children:
+                raise BundleError(
+                    f"{path}: neither a bundle (no {METADATA_FILE}) nor a directory of bundles; "
+                    "build one with: docsmcp build --docs-dir DOCS --out DIR"
+                )
+            out.extend(str(c) for c in children)
+        else:
+            out.append(str(spec))
+    if len(out) > MAX_BUNDLES:
+        raise BundleError(f"{len(out)} bundles given; one server serves at most {MAX_BUNDLES}")
+    return out

@@ -46,6 +46,9 @@ class Bundle:
     _lock: threading.Lock = field(default_factory=threading.Lock)
     _id_index: dict[str, int] | None = None
     _tables: dict[str, pa.Table | None] = field(default_factory=dict)
+    # `LIBRARY:` when a server serves several bundles (libraries.py): every chunk id it shows
+    # carries the prefix, and ids are accepted with or without it.
+    id_prefix: str = ""
 
     @property
     def bundle_id(self) -> str:
@@ -60,6 +63,8 @@ class Bundle:
         return len(self.ids)
 
     def row_of(self, chunk_id: str) -> int | None:
+        if self.id_prefix and chunk_id.startswith(self.id_prefix):
+            chunk_id = chunk_id[len(self.id_prefix) :]
         # Built on the first get_doc only: search never needs it.
         with self._lock:
             if self._id_index is None:
@@ -87,7 +92,8 @@ class Bundle:
             return table
 
     def id(self, row: int) -> str:
-        return self.ids[row].as_py()
+        """The chunk id as shown to clients (with the library prefix, if any)."""
+        return self.id_prefix + self.ids[row].as_py()
 
     def text(self, row: int) -> str:
         rg = int(np.searchsorted(self._row_group_starts, row, side="right")) - 1

@@ -11,10 +11,10 @@ import sys
 import textwrap
 
 from . import __version__, logs
-from .archive import resolve_bundle
-from .bundle import open_bundle
 from .errors import BundleError
 from .format import FUSION_LISTS
+from .libraries import open_bundles, serving_app
+from .protocol import App
 from .search import (
     DEFAULT_TIME_BUDGET,
     EXPAND_ENV,
@@ -23,7 +23,6 @@ from .search import (
     SearchOptions,
 )
 from .tooldefs import TOOL_NAMES, TOOL_PREFIX_ENV, TOOLS_ENV, ToolSelection
-from .tools import DocsApp
 
 PROG = "docsmcp-runtime"
 BUNDLE_HELP = "bundle directory, .tar.gz archive (docsmcp pack) or OCI layout directory[:tag]"
@@ -44,7 +43,13 @@ def _parser() -> argparse.ArgumentParser:
         ),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    p.add_argument("--bundle", metavar="PATH", help=f"{BUNDLE_HELP} (required)")
+    p.add_argument(
+        "--bundle",
+        metavar="PATH",
+        action="append",
+        help=f"{BUNDLE_HELP}, or a directory of bundles; repeat it to serve several bundles "
+        "as libraries (required)",
+    )
     p.add_argument(
         "--transport",
         choices=["stdio", "http"],
@@ -115,7 +120,12 @@ def _parser() -> argparse.ArgumentParser:
             formatter_class=argparse.RawDescriptionHelpFormatter,
         )
         # --bundle is accepted after the command too (`search "x" --bundle ./idx`).
-        c.add_argument("--bundle", metavar="PATH", default=argparse.SUPPRESS, help=BUNDLE_HELP)
+        c.add_argument(
+            "--bundle", metavar="PATH", action="append", default=argparse.SUPPRESS, help=BUNDLE_HELP
+        )
+        c.add_argument(
+            "--library", metavar="NAME", help="with several bundles: the library to read (its name)"
+        )
         c.add_argument("--json", action="store_true", help="print the tool's JSON result")
         return c
 
@@ -440,10 +450,10 @@ def main(argv: list[str] | None = None) -> int:
     except ValueError as exc:
         return _fail(str(exc))
     try:
-        bundle = open_bundle(resolve_bundle(args.bundle), verify=not args.no_verify)
+        bundles = open_bundles(args.bundle, verify=not args.no_verify)
+        app = serving_app(bundles, options, selection)
     except BundleError as exc:
         return _fail(str(exc))
-    app = DocsApp(bundle, options, selection)
     if args.command is not None:
         reader = {"search": _search, "get": _get, "toc": _toc}[args.command]
         try:
@@ -455,13 +465,14 @@ def main(argv: list[str] | None = None) -> int:
     from .stdio import serve
 
     tools = ", ".join(t["name"] for t in app.list_tools())
-    logging.getLogger(__name__).info(
-        "serving %s (bundle %s, %d chunks) over stdio; tools: %s",
-        bundle.metadata.name,
-        bundle.bundle_id,
-        bundle.n_chunks,
-        tools,
-    )
+    for bundle in bundles:
+        logging.getLogger(__name__).info(
+            "serving %s (bundle %s, %d chunks) over stdio; tools: %s",
+            bundle.metadata.name,
+            bundle.bundle_id,
+            bundle.n_chunks,
+            tools,
+        )
     return serve(app)
 
 
@@ -486,7 +497,8 @@ def _serve_http(args: argparse.Namespace) -> int:
     if token is not None and not token.strip():
         return _fail(f"the auth token (--auth-token or ${http.ENV_AUTH_TOKEN}) is empty")
     settings = http.HttpSettings(
-        bundle=args.bundle,
+        bundle=args.bundle[0],
+        more_bundles=tuple(args.bundle[1:]),
         verify=not args.no_verify,
         auth_token=token,
         allow_origins=tuple(args.allow_origin or ()),
@@ -531,7 +543,7 @@ def _serve_http(args: argparse.Namespace) -> int:
     return http_app.serve(app, sock, timeout, limits)
 
 
-def _search(app: DocsApp, args: argparse.Namespace, extra: list[str]) -> int:
+def _search(app: App, args: argparse.Namespace, extra: list[str]) -> int:
     filters: dict[str, str] = {}
     for item in args.filter:
         key, sep, value = item.partition("=")
@@ -552,6 +564,8 @@ def _search(app: DocsApp, args: argparse.Namespace, extra: list[str]) -> int:
             return _fail(f"unknown option {flag} (filters: {known})")
         filters[key] = value
     arguments: dict = {"query": args.query, "limit": args.limit, **filters}
+    if args.library:
+        arguments["library"] = args.library
     if args.cursor:
         arguments["cursor"] = args.cursor
     result = app.call_tool("search_docs", arguments)
@@ -582,7 +596,7 @@ def _search(app: DocsApp, args: argparse.Namespace, extra: list[str]) -> int:
     return 0
 
 
-def _call(app: DocsApp, tool: str, arguments: dict) -> dict | None:
+def _call(app: App, tool: str, arguments: dict) -> dict | None:
     """A tool's result, or None after printing its error (one line)."""
     result = app.call_tool(tool, arguments)
     if result["isError"]:
@@ -591,10 +605,11 @@ def _call(app: DocsApp, tool: str, arguments: dict) -> dict | None:
     return result
 
 
-def _get(app: DocsApp, args: argparse.Namespace, extra: list[str]) -> int:
+def _get(app: App, args: argparse.Namespace, extra: list[str]) -> int:
     """A chunk by id (get_doc) or else a page by path or title (get_page)."""
-    if "#" in args.id or app.bundle.row_of(args.id) is not None:
-        result = _call(app, "get_doc", {"chunk_id": args.id, "context": args.context})
+    library = {"library": args.library} if args.library else {}
+    if "#" in args.id or app.has_chunk(args.id):
+        result = _call(app, "get_doc", {"chunk_id": args.id, "context": args.context, **library})
         if result is None:
             return 1
         texts = [block["text"] for block in result["content"]]
@@ -603,7 +618,7 @@ def _get(app: DocsApp, args: argparse.Namespace, extra: list[str]) -> int:
         else:
             print("\n\n".join(texts))
         return 0
-    result = _call(app, "get_page", {"path": args.id})
+    result = _call(app, "get_page", {"path": args.id, **library})
     if result is None:
         return 1
     page = result["structuredContent"]
@@ -615,7 +630,7 @@ def _get(app: DocsApp, args: argparse.Namespace, extra: list[str]) -> int:
     print(page["text"])
     cursor = page["next_cursor"]
     while cursor:  # a terminal reader wants the whole page
-        more = _call(app, "get_page", {"path": page["path"], "cursor": cursor})
+        more = _call(app, "get_page", {"path": page["path"], "cursor": cursor, **library})
         if more is None:
             return 1
         print("\n" + more["structuredContent"]["text"])
@@ -623,9 +638,11 @@ def _get(app: DocsApp, args: argparse.Namespace, extra: list[str]) -> int:
     return 0
 
 
-def _toc(app: DocsApp, args: argparse.Namespace, extra: list[str]) -> int:
+def _toc(app: App, args: argparse.Namespace, extra: list[str]) -> int:
     """The page tree of list_sections, every page of it, as an indented outline."""
     arguments: dict = {"depth": args.depth, "limit": 500}
+    if args.library:
+        arguments["library"] = args.library
     if args.prefix:
         arguments["category"] = args.prefix
     entries: list[dict] = []
@@ -635,6 +652,11 @@ def _toc(app: DocsApp, args: argparse.Namespace, extra: list[str]) -> int:
         if result is None:
             return 1
         data = result["structuredContent"]
+        if "libraries" in data:  # several bundles and no --library: name them
+            for lib in data["libraries"]:
+                print(f"{lib['library']}: {lib['description']}  ({lib['pages']} pages)")
+            print("note: add --library NAME to see one library's pages")
+            return 0
         first = first or data
         entries.extend(data["entries"])
         if not data["next_cursor"]:

@@ -83,24 +83,27 @@ def default_name(spec: str) -> str:
 
 def make(
     client: str,
-    bundle: str,
+    bundle: str | list[str],
     name: str | None = None,
     transport: str = "stdio",
     url: str | None = None,
     command: str = RUNTIME_COMMAND,
 ) -> ClientConfig:
-    """The registration of ``bundle`` for ``client``; ConfigError for what cannot be done."""
+    """The registration of ``bundle`` (one, or several served as libraries) for ``client``;
+    ConfigError for what cannot be done."""
+    bundles = [bundle] if isinstance(bundle, str) else list(bundle)
     if client not in CLIENTS:
         raise ConfigError(f"unknown client {client!r}; one of {', '.join(CLIENTS)}")
     if transport == "http" and not url:
         raise ConfigError("--transport http needs --url (where docsmcp-runtime serves /mcp)")
     if transport == "stdio" and url:
         raise ConfigError("--url applies to --transport http only")
-    absolute = bundle_argument(bundle)
-    name = (name if name is not None else default_name(bundle)).strip()
+    args = [word for spec in bundles for word in ("--bundle", bundle_argument(spec))]
+    if name is None and len(bundles) > 1:
+        name = "docs"  # several libraries: no one bundle's name fits
+    name = (name if name is not None else default_name(bundles[0])).strip()
     if not name:
         raise ConfigError("--name must not be empty")
-    args = ["--bundle", absolute]
     if client == "claude-code":
         if transport == "http":
             words = ["claude", "mcp", "add", "--transport", "http", name, str(url)]

@@ -21,22 +21,29 @@ from .budget import (
     MIN_TOKENS,
     approx_tokens,
     cut_point,
-    pack_hits,
 )
 from .bundle import Bundle
-from .cursor import CursorError, cursor_secret, decode_cursor, encode_cursor
+from .cursor import cursor_secret, encode_cursor
 from .embedding import EmbeddingError, query_embedder
 from .errors import INVALID_PARAMS, BundleError, ProtocolError, SearchTimeout
 from .examples import CodeIndex
 from .languages import DIAGRAM_LANGUAGES, normalise_language
 from .pages import PageIndex, tree
-from .search import Searcher, SearchOptions, snippet, snippet_pattern
+from .search import Page, Searcher, SearchOptions, snippet, snippet_pattern
+from .searchcall import (
+    SEARCH_OWN,
+    SearchCall,
+    decode_offset,
+    degraded_message,
+    fit_hits,
+    search_call,
+    search_hint,
+)
 from .sections import SectionIndex
 from .toolargs import (
     MAX_QUERY_CHARS,
     Pager,
     ToolInputError,
-    bool_arg,
     check_fields,
     close_matches,
     cursor_arg,
@@ -158,6 +165,9 @@ class DocsApp:
     def list_tools(self) -> list[dict]:
         return self._tools
 
+    def has_chunk(self, chunk_id: str) -> bool:
+        return self.bundle.row_of(chunk_id) is not None
+
     def call_tool(self, name: str, arguments: dict) -> dict:
         tool = self._by_exposed.get(name)
         if tool is None:
@@ -249,42 +259,69 @@ class DocsApp:
 
     def search_docs(self, args: dict) -> dict:
         notes: list[str] = []
-        own = ("query", "limit", "cursor", "expand_references", "max_tokens", "exclude")
-        filters = self._filter_args(SEARCH_DOCS, args, own, notes)
-        query = query_arg(args, notes)
-        limit = int_arg(args, "limit", DEFAULT_LIMIT, 1, MAX_LIMIT, notes)
-        cursor = cursor_arg(args)
-        expand = bool_arg(args, "expand_references", self.expand_references)
+        filters = self._filter_args(SEARCH_DOCS, args, SEARCH_OWN, notes)
+        call = search_call(args, notes, self.expand_references)
         budget = self._budget_arg(args, notes)
         exclude, excluded_key = self._exclude_arg(args, notes)
         # What a cursor is bound to besides query and filters: a page of another result list
         # (expanded, other rows excluded) must not continue this one.
-        bound = query + ("\0expand" if expand else "") + excluded_key
+        bound = call.bound + excluded_key
         offset = 0
-        if cursor is not None:
-            try:
-                offset = decode_cursor(
-                    self._secret,
-                    self.bundle.bundle_id,
-                    bound,
-                    filters,
-                    cursor,
-                    max_offset=self.bundle.n_chunks,
-                )
-            except CursorError as exc:
-                raise ToolInputError(str(exc)) from None
+        if call.cursor is not None:
+            offset = decode_offset(
+                self._secret,
+                self.bundle.bundle_id,
+                bound,
+                filters,
+                call.cursor,
+                self.bundle.n_chunks,
+            )
+        page = self.ranked(call, filters, offset, exclude)
+        notes.extend(page.notes)
+        pattern = snippet_pattern(call.query)
+        hits = [
+            self.hit(row, score, pattern, page, i)
+            for i, (row, score) in enumerate(zip(page.rows, page.scores, strict=True))
+        ]
+        hits = fit_hits(hits, budget, notes)
+        next_offset = offset + len(hits)
+        next_cursor = None
+        if hits and next_offset < page.total:
+            next_cursor = encode_cursor(
+                self._secret, self.bundle.bundle_id, bound, filters, next_offset
+            )
+        hint = None
+        if not hits:
+            hint = search_hint(
+                call.query, filters, page.suggested_filters, page.corpus_matches, offset
+            )
+        result: dict[str, Any] = {"hits": hits, "next_cursor": next_cursor, "hint": hint}
+        if page.degraded:
+            self._warn_degraded(page.degraded)
+            result["degraded"] = degraded_message(page.degraded)
+        return json_result(result, notes)
+
+    @cached_property
+    def _sections_or_none(self) -> SectionIndex | None:
         try:
-            sections: SectionIndex | None = self.sections
+            return self.sections
         except BundleError as exc:  # search goes on without section ids and references
             log.error("%s", exc)
-            sections = None
+            return None
+
+    def ranked(
+        self, call: SearchCall, filters: dict[str, str], offset: int, exclude: np.ndarray | None
+    ) -> Page:
+        """The rows of one page of a search (the searcher's Page); a spent time budget is a
+        tool error."""
+        sections = self._sections_or_none
         try:
-            page = self.searcher.search(
-                query,
+            return self.searcher.search(
+                call.query,
                 filters,
                 offset,
-                limit,
-                sections.references if expand and sections else None,
+                call.limit,
+                sections.references if call.expand and sections else None,
                 exclude,
             )
         except SearchTimeout:
@@ -292,73 +329,29 @@ class DocsApp:
                 f"The search took longer than its {self.searcher.time_budget:g} s budget and was "
                 "stopped; try a shorter or more specific query."
             ) from None
-        notes.extend(page.notes)
-        bundle = self.bundle
-        pattern = snippet_pattern(query)
-        hits = []
-        for i, (row, score) in enumerate(zip(page.rows, page.scores, strict=True)):
-            hit: dict[str, Any] = {
-                "chunk_id": bundle.ids[row].as_py(),
-                "score": round(score, 6),
-                "heading": bundle.headings[row].as_py(),
-                "breadcrumb": bundle.breadcrumbs[row].as_py(),
-                "snippet": snippet(bundle.text(row), pattern),
-                "filepath": bundle.paths[row].as_py(),
-                "metadata": bundle.chunk_meta(row),
-                "source": self._source(row),
-            }
-            if page.also_in and page.also_in[i]:
-                # The same section exists for these other values: filter to read one of them.
-                hit["also_in"] = page.also_in[i]
-            if sections is not None:
-                hit.update(sections.hit_fields(row))
-            if row in page.reached_by:
-                hit["reached_by_reference"] = bundle.id(page.reached_by[row])
-            hits.append(hit)
-        if budget is not None and hits:
-            shown = len(hits)
-            hits, used, shortened = pack_hits(hits, budget)
-            if len(hits) < shown or shortened:
-                notes.append(
-                    f"max_tokens {budget}: {len(hits)} of {shown} hits fit (~{used} tokens"
-                    + ("; the last one shortened" if shortened else "")
-                    + "). Continue with next_cursor, or raise max_tokens."
-                )
-        next_offset = offset + len(hits)
-        next_cursor = None
-        if hits and next_offset < page.total:
-            next_cursor = encode_cursor(self._secret, bundle.bundle_id, bound, filters, next_offset)
-        hint = None
-        if not hits:
-            hint = self._hint(query, filters, page.suggested_filters, page.corpus_matches, offset)
-        result: dict[str, Any] = {"hits": hits, "next_cursor": next_cursor, "hint": hint}
-        if page.degraded:
-            self._warn_degraded(page.degraded)
-            result["degraded"] = (
-                f"Semantic search was unavailable ({page.degraded}); results are full-text only."
-            )
-        return json_result(result, notes)
 
-    def _hint(
-        self, query: str, filters: dict[str, str], suggested: dict, corpus_matches: int, offset: int
-    ) -> dict:
-        if offset > 0:
-            message = "No more results for this query; this was the last page."
-        elif corpus_matches == 0:
-            message = (
-                "0 results found. No matches were found for this query in the indexed corpus; "
-                "try other words or an identifier that appears in the docs."
-            )
-        elif filters:
-            active = ", ".join(f"{k}='{v}'" for k, v in filters.items())
-            message = f"0 results found for query '{query}' with filters {active}."
-            if suggested:
-                message += " Matches exist under the values listed in suggested_filters."
-            else:
-                message += " Remove a filter to see matches elsewhere in the corpus."
-        else:
-            message = f"0 results found for query '{query}'."
-        return {"message": message, "suggested_filters": suggested}
+    def hit(self, row: int, score: float, pattern: Any, page: Page, i: int) -> dict[str, Any]:
+        """One search hit: the i-th row of `page`, in the shape the tool contract fixes."""
+        bundle = self.bundle
+        hit: dict[str, Any] = {
+            "chunk_id": bundle.id(row),
+            "score": round(score, 6),
+            "heading": bundle.headings[row].as_py(),
+            "breadcrumb": bundle.breadcrumbs[row].as_py(),
+            "snippet": snippet(bundle.text(row), pattern),
+            "filepath": bundle.paths[row].as_py(),
+            "metadata": bundle.chunk_meta(row),
+            "source": self._source(row),
+        }
+        if page.also_in and page.also_in[i]:
+            # The same section exists for these other values: filter to read one of them.
+            hit["also_in"] = page.also_in[i]
+        sections = self._sections_or_none
+        if sections is not None:
+            hit.update(sections.hit_fields(row))
+        if row in page.reached_by:
+            hit["reached_by_reference"] = bundle.id(page.reached_by[row])
+        return hit
 
     # -- get_doc --------------------------------------------------------------------------
 

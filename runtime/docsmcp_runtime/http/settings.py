@@ -60,6 +60,8 @@ class HttpSettings:
     """Everything the ASGI app needs; the CLI and `create_app` fill it from flags or env."""
 
     bundle: str
+    # Further --bundle values: several bundles are served as libraries (libraries.py).
+    more_bundles: tuple[str, ...] = ()
     verify: bool = True
     auth_token: str | None = None
     allow_origins: tuple[str, ...] = ()

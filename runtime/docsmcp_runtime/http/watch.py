@@ -10,12 +10,11 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from .. import __version__, logs
-from ..archive import resolve_bundle
-from ..bundle import Bundle, open_bundle
+from ..bundle import Bundle
 from ..errors import BundleError
 from ..format import MAX_FILES, METADATA_FILE
+from ..libraries import LibraryApp, open_bundles, serving_app
 from ..protocol import Dispatcher
-from ..tools import DocsApp
 from .settings import HttpSettings
 
 
@@ -30,12 +29,38 @@ class Served:
 
 def load(path: str, settings: HttpSettings) -> Served:
     """Open a bundle (directory, archive or OCI layout) for serving; raises BundleError."""
-    bundle = open_bundle(resolve_bundle(path), verify=settings.verify)
-    return Served(
-        Dispatcher(DocsApp(bundle, settings.search, settings.tools)),
-        bundle.bundle_id,
-        _health_body(bundle, settings.health_commit),
-    )
+    bundles = open_bundles([path, *settings.more_bundles], verify=settings.verify)
+    if settings.watch and len(bundles) > 1:
+        raise BundleError("--watch follows one bundle path; serve several bundles without --watch")
+    app = serving_app(bundles, settings.search, settings.tools)
+    if len(bundles) == 1:
+        return Served(
+            Dispatcher(app), bundles[0].bundle_id, _health_body(bundles[0], settings.health_commit)
+        )
+    assert isinstance(app, LibraryApp)
+    return Served(Dispatcher(app), app.bundle_id, _libraries_health(app, settings.health_commit))
+
+
+def _libraries_health(app: LibraryApp, with_commit: bool) -> bytes:
+    """/healthz of a server of several bundles: the sum, and each library's own figures."""
+    doc = {
+        "status": "ok",
+        "bundle_id": app.bundle_id,
+        "chunks": sum(a.bundle.n_chunks for a in app.apps),
+        "runtime": __version__,
+        "libraries": [
+            {
+                "name": a.bundle.metadata.name,
+                "version": a.bundle.metadata.version,
+                "bundle_id": a.bundle.bundle_id,
+                "format_version": a.bundle.metadata.format_version,
+                "source_commit": a.bundle.metadata.source.commit if with_commit else None,
+                "chunks": a.bundle.n_chunks,
+            }
+            for a in app.apps
+        ],
+    }
+    return json.dumps(doc, ensure_ascii=False).encode()
 
 
 def _health_body(bundle: Bundle, with_commit: bool) -> bytes:
