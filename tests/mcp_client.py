@@ -22,9 +22,16 @@ from mcp import Client, StdioServerParameters, types
 READ_TIMEOUT = 30.0
 
 
-def server_command(bundle: Path) -> list[str]:
+def server_command(bundle: Path | list[Path]) -> list[str]:
+    """The server of one bundle, or of several (served as libraries)."""
+    bundles = bundle if isinstance(bundle, list) else [bundle]
     # `python -m` rather than the console script: it works without the venv on PATH.
-    return [sys.executable, "-m", "docsmcp_runtime", "--bundle", str(bundle)]
+    return [
+        sys.executable,
+        "-m",
+        "docsmcp_runtime",
+        *(a for b in bundles for a in ("--bundle", str(b))),
+    ]
 
 
 class McpSession:
@@ -32,7 +39,7 @@ class McpSession:
 
     def __init__(
         self,
-        bundle: Path,
+        bundle: Path | list[Path],
         *,
         mode: str = "legacy",
         env: Mapping[str, str | None] | None = None,

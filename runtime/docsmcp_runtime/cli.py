@@ -652,8 +652,8 @@ def _toc(app: App, args: argparse.Namespace, extra: list[str]) -> int:
         if result is None:
             return 1
         data = result["structuredContent"]
-        if "libraries" in data:  # several bundles and no --library: name them
-            for lib in data["libraries"]:
+        if data.get("matched_by") == "libraries":  # several bundles, no --library: name them
+            for lib in data["entries"]:
                 print(f"{lib['library']}: {lib['description']}  ({lib['pages']} pages)")
             print("note: add --library NAME to see one library's pages")
             return 0

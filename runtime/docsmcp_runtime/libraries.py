@@ -590,10 +590,8 @@ class LibraryApp:
                 entry["versions"] = versions
             entries.append(entry)
         notes.append(f"Call list_sections with {LIBRARY_ARG} to browse one library.")
-        return json_result(
-            {"root": "", "matched_by": "libraries", "libraries": entries, "total": len(entries)},
-            notes,
-        )
+        listing = {"root": "", "matched_by": "libraries", "entries": entries}
+        return json_result({**listing, "total": len(entries), "next_cursor": None}, notes)
 
     def get_page(self, args: dict) -> dict:
         notes: list[str] = []

@@ -175,6 +175,10 @@ HIT_SCHEMA = {
     "type": "object",
     "properties": {
         "chunk_id": {"type": "string"},
+        "library": {
+            "type": "string",
+            "description": "The library of the hit, when the server serves several.",
+        },
         "score": {"type": "number"},
         "heading": {"type": "string"},
         "breadcrumb": {"type": "string"},
@@ -250,6 +254,10 @@ _PAGE_ENTRY = {
         "folder": {"type": "string"},
         "pages": {"type": "integer"},
         "depth": {"type": "integer"},
+        # A server of several bundles lists its libraries first (libraries.py).
+        "library": {"type": "string"},
+        "chunks": {"type": "integer"},
+        "versions": {"type": "array", "items": {"type": "string"}},
     },
 }
 
