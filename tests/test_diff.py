@@ -19,6 +19,7 @@ from docsmcp.diff import (
     diff_bundles,
     excerpt,
 )
+from mcp_client import McpSession, text_of
 
 LOREM = (
     "The client keeps one connection per region and retries idempotent calls with jittered "
@@ -323,3 +324,26 @@ def test_yellow_docs_versions(tmp_path: Path) -> None:
     lines = run_docsmcp("diff", old, new, "--limit", "3").stdout.splitlines()
     assert lines[2] == ", ".join(f"{counts[k]} {k}" for k in KINDS)
     assert f"added ({counts['added']}; 3 listed):" in lines
+    # The same comparison as an MCP tool, when both versions are served as one library.
+    for bundle, version in ((old, "0.5.x"), (new, "1.0")):
+        run_docsmcp(
+            "build",
+            "--docs-dir",
+            yellow / ("docs" if version == "1.0" else "versioned_docs/version-0.5.x"),
+            "--out",
+            bundle,
+            "--name",
+            "yellow",
+            "--corpus-version",
+            version,
+        )
+    with McpSession([old, new]) as session:
+        result = session.call("compare_versions", {"limit": 500})
+        assert not result.is_error, text_of(result)
+        tool = result.structured_content
+        assert (tool["old_version"], tool["new_version"]) == ("0.5.x", "1.0")
+        assert tool["counts"] == counts
+        entry = next(e for e in tool["entries"] if e["new_id"] == "yellow@1.0:" + step2["new_id"])
+        assert entry["excerpt"] == step2["excerpt"]
+        hits = session.search(query="createAppSessionMessage", version="0.5.x", limit=3)["hits"]
+        assert hits and all(h["chunk_id"].startswith("yellow@0.5.x:") for h in hits)

@@ -23,11 +23,16 @@ def acme(example_bundle: Path) -> Path:
 
 @pytest.fixture(scope="module")
 def versions(tmp_path_factory: pytest.TempPathFactory) -> list[Path]:
-    """The tiny corpus as two versions of one library, `widgets` 1.0 and 2.0."""
+    """The tiny corpus as two versions of one library, `widgets` 1.0 and 2.0; 2.0 changes the
+    retry delays and adds a section on jitter."""
     root = tmp_path_factory.mktemp("versions")
+    newer = shutil.copytree(TINY_DOCS, root / "docs-2.0")
+    errors = newer / "guides" / "errors.md"
+    text = errors.read_text().replace("then 2 s, then 4 s", "then 3 s, then 9 s")
+    errors.write_text(text + "\n## Jitter\n\nEach delay gets up to 20 % random jitter.\n")
     return [
-        build_bundle(TINY_DOCS, root / f"v{v}", "--name", "widgets", "--corpus-version", v)
-        for v in ("1.0", "2.0")
+        build_bundle(docs, root / f"v{v}", "--name", "widgets", "--corpus-version", v)
+        for docs, v in ((TINY_DOCS, "1.0"), (newer, "2.0"))
     ]
 
 
@@ -246,3 +251,27 @@ def test_http_serves_several_bundles(acme: Path, tiny_bundle: Path) -> None:
         "0",
     )
     assert out.returncode == 2 and "--watch follows one bundle path" in out.stderr
+
+
+def test_compare_versions_lists_what_changed(versions: list[Path], tiny_bundle: Path) -> None:
+    with McpSession([*versions, tiny_bundle]) as s:
+        names = [t.name for t in s.list_tools()]
+        assert "compare_versions" in names
+        result = s.call("compare_versions", {"library": "widgets"})
+        assert not result.is_error, text_of(result)
+        data = result.structured_content
+        assert (data["old_version"], data["new_version"]) == ("1.0", "2.0")
+        assert data["counts"]["added"] == 1 and data["counts"]["changed"] == 1
+        added = next(e for e in data["entries"] if e["kind"] == "added")
+        assert (
+            added["new_id"].startswith("widgets@2.0:guides/errors.md#") and added["old_id"] is None
+        )
+        changed = next(e for e in data["entries"] if e["kind"] == "changed")
+        assert "3 s" in changed["excerpt"] and "2 s" in changed["excerpt"]
+        assert s.get_doc(changed["old_id"]).count("then 2 s") == 1  # ids read back
+        narrowed = s.call("compare_versions", {"library": "widgets", "path": "python/"})
+        assert narrowed.structured_content["counts"]["changed"] == 0
+        error = s.tool_error("compare_versions", {"library": _names(tiny_bundle)})
+        assert "no two versions" in error
+    with McpSession(versions[0]) as single:  # one bundle: no such tool
+        assert "compare_versions" not in [t.name for t in single.list_tools()]

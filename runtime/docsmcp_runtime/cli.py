@@ -22,7 +22,7 @@ from .search import (
     TIME_BUDGET_ENV,
     SearchOptions,
 )
-from .tooldefs import TOOL_NAMES, TOOL_PREFIX_ENV, TOOLS_ENV, ToolSelection
+from .tooldefs import TOOL_NAMES, TOOL_PREFIX_ENV, TOOLS_ENV, VERSION_TOOLS, ToolSelection
 
 PROG = "docsmcp-runtime"
 BUNDLE_HELP = "bundle directory, .tar.gz archive (docsmcp pack) or OCI layout directory[:tag]"
@@ -98,7 +98,8 @@ def _parser() -> argparse.ArgumentParser:
         metavar="LIST",
         default=os.environ.get(TOOLS_ENV),
         help=f"comma-separated tools to expose (default: ${TOOLS_ENV}, else all: "
-        f"{', '.join(TOOL_NAMES)})",
+        f"{', '.join(TOOL_NAMES)}; and {', '.join(VERSION_TOOLS)} when several versions of a "
+        "library are served)",
     )
     p.add_argument(
         "--tool-prefix",

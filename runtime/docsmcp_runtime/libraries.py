@@ -22,6 +22,7 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
+import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -31,6 +32,7 @@ import numpy as np
 from . import __version__
 from .archive import expand_bundles, resolve_bundle
 from .bundle import Bundle, open_bundle
+from .changes import KINDS, LISTED, DiffError, Report, classify, match, side_of
 from .cursor import cursor_secret, encode_cursor
 from .errors import INVALID_PARAMS, BundleError, ProtocolError
 from .format import TaxonomyKey, ToolTexts
@@ -48,20 +50,27 @@ from .searchcall import (
 from .toolargs import (
     MAX_QUERY_CHARS,
     ToolInputError,
+    check_fields,
     close_matches,
+    int_arg,
     json_result,
     str_arg,
     text_result,
 )
 from .tooldefs import (
+    COMPARE_LIMIT,
+    COMPARE_VERSIONS,
     GET_API_REFERENCE,
     GET_CODE_EXAMPLES,
     GET_DOC,
     GET_PAGE,
     LIST_SECTIONS,
+    MAX_COMPARE_LIMIT,
     MAX_EXCLUDE,
     SEARCH_DOCS,
+    VERSION_TOOLS,
     ToolSelection,
+    compare_definition,
     definitions,
 )
 from .tools import DocsApp
@@ -76,6 +85,8 @@ LIBRARY_ARG = "library"
 # Reciprocal-rank fusion: a hit at rank r (0-based) of a library's list scores w / (K + r + 1).
 FUSION_K = 60
 _PREFIX_SEP = ":"
+# compare_versions reports remembered per server (a report holds both bundles' texts).
+REPORT_CACHE = 4
 
 
 @dataclass(frozen=True)
@@ -208,9 +219,6 @@ class LibraryApp:
         self.bundle_id = hashlib.sha256(joined.encode()).hexdigest()[:32]
         self._secret = cursor_secret(self.bundle_id)
         self.instructions = self._instructions()
-        self._tools = self._tool_definitions()
-        prefix = self.selection.prefix
-        self._by_exposed = {prefix + name: name for name in self.selection.names}
         self._handlers: dict[str, Callable[[dict], dict]] = {
             SEARCH_DOCS: self.search_docs,
             GET_DOC: self.get_doc,
@@ -219,6 +227,18 @@ class LibraryApp:
             GET_API_REFERENCE: self.get_api_reference,
             GET_CODE_EXAMPLES: self.get_code_examples,
         }
+        self._versioned = {
+            lib.name: lib for lib in self.libraries.values() if len(_versions(lib)) > 1
+        }
+        if self._versioned:
+            self._handlers[COMPARE_VERSIONS] = self.compare_versions
+        self._tools = self._tool_definitions()
+        prefix = self.selection.prefix
+        self._by_exposed = {
+            prefix + name: name for name in self.selection.names if name in self._handlers
+        }
+        self._reports: dict[tuple[str, str], Report] = {}  # compare_versions, recent pairs
+        self._reports_lock = threading.Lock()
 
     # -- what the server says about itself ------------------------------------------------------
 
@@ -264,9 +284,18 @@ class LibraryApp:
                 )
                 + ". Also latest (the default) or a range such as 1.x, >=1.2, ^1.2.",
             }
+        if self._versioned:
+            tools[COMPARE_VERSIONS] = compare_definition(
+                {name: _versions(lib) for name, lib in self._versioned.items()}
+            )
         out = []
         prefix = self.selection.prefix
         for name in self.selection.names:
+            if name not in tools:
+                continue
+            if name in VERSION_TOOLS:
+                out.append({**tools[name], "name": prefix + name})
+                continue
             tool = json.loads(json.dumps(tools[name]))  # a copy: the definitions are shared
             props = tool["inputSchema"]["properties"]
             props[LIBRARY_ARG] = library
@@ -662,6 +691,86 @@ class LibraryApp:
             notes.append("No code examples matched in any library; try other words.")
         return json_result(result, notes)
 
+    # -- compare_versions -----------------------------------------------------------------------
+
+    def compare_versions(self, args: dict) -> dict:
+        check_fields(args, ("library", "old_version", "new_version", "path", "limit"))
+        notes: list[str] = []
+        name = str_arg(args, LIBRARY_ARG)
+        if name is None:
+            if len(self._versioned) > 1:
+                raise ToolInputError(
+                    f"compare_versions needs `{LIBRARY_ARG}`: one of {', '.join(self._versioned)}."
+                )
+            name = next(iter(self._versioned))
+        lib = self._versioned.get(name)
+        if lib is None:
+            raise ToolInputError(
+                f"'{name}' has no two versions to compare; libraries with versions: "
+                f"{', '.join(self._versioned)}."
+            )
+        versions = _versions(lib)
+        new_version = self._version_arg(lib, args, "new_version", "latest", notes)
+        before = [v for v in versions if _version_key(v) < _version_key(new_version)]
+        default_old = before[-1] if before else None
+        old_arg = str_arg(args, "old_version")
+        if old_arg is None and default_old is None:
+            raise ToolInputError(
+                f"{new_version} is the oldest version of {name}; give old_version "
+                f"({', '.join(versions)})."
+            )
+        old_version = self._version_arg(lib, args, "old_version", default_old, notes)
+        path = str_arg(args, "path")
+        limit = int_arg(args, "limit", COMPARE_LIMIT, 1, MAX_COMPARE_LIMIT, notes)
+        old_app = lib.apps[lib.versions.index(old_version)]
+        new_app = lib.apps[lib.versions.index(new_version)]
+        report = self._report(old_app, new_app)
+        result = {
+            LIBRARY_ARG: name,
+            "old_version": old_version,
+            "new_version": new_version,
+            **compare_result(
+                report, old_app.bundle.id_prefix, new_app.bundle.id_prefix, path, limit
+            ),
+        }
+        if old_version == new_version:
+            notes.append("old_version and new_version are the same version: nothing changed.")
+        return json_result(result, notes)
+
+    @staticmethod
+    def _version_arg(
+        lib: Library, args: dict, key: str, default: str | None, notes: list[str]
+    ) -> str:
+        wanted = str_arg(args, key) or default
+        assert wanted is not None
+        versions = _versions(lib)
+        resolved = resolve_version(wanted, versions)
+        if resolved is None:
+            raise ToolInputError(
+                f"No version of {lib.name} matches {json.dumps(wanted)} ({key}). Available "
+                f"versions: {', '.join(versions)}."
+            )
+        if resolved != wanted and str_arg(args, key) is not None:
+            notes.append(f"{key} {json.dumps(wanted)} resolved to {resolved!r}.")
+        return resolved
+
+    def _report(self, old: DocsApp, new: DocsApp) -> Report:
+        """The comparison of two bundles, remembered (bundles never change under a server)."""
+        key = (old.bundle.bundle_id + _key_of(old), new.bundle.bundle_id + _key_of(new))
+        report = self._reports.get(key)
+        if report is None:
+            try:
+                a = side_of(old.bundle, _key_of(old))
+                b = side_of(new.bundle, _key_of(new))
+            except DiffError as exc:
+                raise BundleError(str(exc)) from None
+            report = classify(a, b, match(a, b))
+            with self._reports_lock:
+                if len(self._reports) >= REPORT_CACHE:
+                    self._reports.pop(next(iter(self._reports)))
+                self._reports[key] = report
+        return report
+
     # -- resources, prompts, completions ----------------------------------------------------------
 
     # resources.py is imported on first use, as DocsApp does: start-up stays lean.
@@ -833,6 +942,65 @@ def resource_pages(app: LibraryApp, cursor: str | None) -> dict:
     if nxt is not None:
         page["nextCursor"] = base64.urlsafe_b64encode(nxt.encode()).decode()
     return page
+
+
+def _versions(lib: Library) -> tuple[str, ...]:
+    """A library's named versions, oldest first."""
+    return tuple(v for v in lib.versions if v)
+
+
+def _version_key(version: str) -> tuple:
+    from .versions import _key, parse
+
+    parts = parse(version)
+    return (parts is not None, _key(parts) if parts else (), version)
+
+
+def compare_result(
+    report: Report, old_prefix: str, new_prefix: str, path: str | None, limit: int
+) -> dict[str, Any]:
+    """compare_versions' answer from a report: counts and pages (under `path` when given), and
+    at most `limit` entries (and pages) of each kind, ids with the versions' prefixes."""
+    entries = list(report.entries)
+    pages = {
+        "added": list(report.pages_added),
+        "removed": list(report.pages_removed),
+        "moved": [m.to_json() for m in report.pages_moved],
+    }
+    if path:
+        prefix = path.removeprefix("./").lstrip("/")
+
+        def under(p: str | None) -> bool:
+            return p is not None and p.startswith(prefix)
+
+        entries = [
+            e
+            for e in entries
+            if under(e.old.path if e.old else None) or under(e.new.path if e.new else None)
+        ]
+        pages = {
+            "added": [p for p in pages["added"] if under(p)],
+            "removed": [p for p in pages["removed"] if under(p)],
+            "moved": [m for m in pages["moved"] if under(m["old_path"]) or under(m["new_path"])],
+        }
+    counts = {kind: sum(e.kind == kind for e in entries) for kind in KINDS}
+    shown: dict[str, int] = dict.fromkeys(LISTED, 0)
+    listed = []
+    for entry in entries:
+        if entry.kind in LISTED and shown[entry.kind] < limit:
+            shown[entry.kind] += 1
+            data = entry.to_json()
+            for side, prefix_ in (("old_id", old_prefix), ("new_id", new_prefix)):
+                if data[side] is not None:
+                    data[side] = prefix_ + data[side]
+            listed.append(data)
+    return {
+        "counts": counts,
+        "page_counts": {kind: len(items) for kind, items in pages.items()},
+        "pages": {kind: items[:limit] for kind, items in pages.items()},
+        "entries": listed,
+        "omitted": {k: counts[k] - shown[k] for k in LISTED},
+    }
 
 
 def _has_page(app: DocsApp, path: str) -> bool:

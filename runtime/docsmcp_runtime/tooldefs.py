@@ -18,6 +18,10 @@ GET_PAGE = "get_page"
 GET_API_REFERENCE = "get_api_reference"
 GET_CODE_EXAMPLES = "get_code_examples"
 TOOL_NAMES = (SEARCH_DOCS, GET_DOC, LIST_SECTIONS, GET_PAGE, GET_API_REFERENCE, GET_CODE_EXAMPLES)
+COMPARE_VERSIONS = "compare_versions"
+# Tools a server lists only when it serves several versions of one library (libraries.py).
+VERSION_TOOLS = (COMPARE_VERSIONS,)
+ALL_TOOL_NAMES = TOOL_NAMES + VERSION_TOOLS
 TOOLS_ENV = "DOCSMCP_TOOLS"
 TOOL_PREFIX_ENV = "DOCSMCP_TOOL_PREFIX"
 # Tools that take the bundle's taxonomy keys as filter arguments.
@@ -73,22 +77,22 @@ class ToolSelection:
     """Which tools a server exposes (`--tools`) and under which prefix (`--tool-prefix`), so two
     docs servers can sit side by side in one client."""
 
-    names: tuple[str, ...] = TOOL_NAMES
+    names: tuple[str, ...] = ALL_TOOL_NAMES
     prefix: str = ""
 
     @classmethod
     def parse(cls, tools: str | None, prefix: str | None) -> ToolSelection:
         """From `--tools a,b` and `--tool-prefix P` text; ValueError naming the bad part."""
-        names = TOOL_NAMES
+        names = ALL_TOOL_NAMES
         if tools is not None and tools.strip():
             wanted = [t.strip() for t in tools.split(",") if t.strip()]
-            unknown = [t for t in wanted if t not in TOOL_NAMES]
+            unknown = [t for t in wanted if t not in ALL_TOOL_NAMES]
             if unknown:
                 raise ValueError(
                     f"--tools: unknown tool(s) {', '.join(unknown)}; "
-                    f"choose from {', '.join(TOOL_NAMES)}"
+                    f"choose from {', '.join(ALL_TOOL_NAMES)}"
                 )
-            names = tuple(t for t in TOOL_NAMES if t in wanted)
+            names = tuple(t for t in ALL_TOOL_NAMES if t in wanted)
         prefix = (prefix or "").strip()
         if prefix and (
             len(prefix) > MAX_PREFIX_CHARS
@@ -559,4 +563,89 @@ def definitions(
             [],
             CODE_OUTPUT,
         ),
+    }
+
+
+COMPARE_LIMIT = 20  # entries listed per kind by default
+MAX_COMPARE_LIMIT = 500
+
+COMPARE_OUTPUT = {
+    "type": "object",
+    "properties": {
+        "library": {"type": "string"},
+        "old_version": {"type": "string"},
+        "new_version": {"type": "string"},
+        "counts": {"type": "object", "additionalProperties": {"type": "integer"}},
+        "page_counts": {"type": "object", "additionalProperties": {"type": "integer"}},
+        "pages": {
+            "type": "object",
+            "description": "Pages added, removed and moved (at most `limit` of each).",
+        },
+        "entries": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "properties": {
+                    "kind": {"type": "string", "enum": ["added", "removed", "changed", "moved"]},
+                    "old_id": {"type": ["string", "null"]},
+                    "new_id": {"type": ["string", "null"]},
+                    "heading": {"type": "string"},
+                    "excerpt": {"type": ["string", "null"]},
+                },
+                "required": ["kind"],
+            },
+        },
+        "omitted": {"type": "object", "additionalProperties": {"type": "integer"}},
+        "notes": _NOTES,
+    },
+    "required": ["library", "old_version", "new_version", "counts", "entries"],
+}
+
+
+def compare_definition(versions: Mapping[str, tuple[str, ...]]) -> dict:
+    """compare_versions for the libraries that have several versions (name → versions)."""
+    listed = "; ".join(f"{name}: {', '.join(v)}" for name, v in versions.items())
+    title = "Compare two versions of the docs"
+    return {
+        "name": COMPARE_VERSIONS,
+        "title": title,
+        "description": (
+            "What changed between two versions of a library's documentation: sections added, "
+            "removed, changed (with a short diff excerpt) or moved, and pages added, removed "
+            f"or moved. Versions served: {listed}."
+        ),
+        "inputSchema": {
+            "type": "object",
+            "properties": {
+                "library": {
+                    "type": "string",
+                    "enum": list(versions),
+                    "description": "The library (needed when several have versions).",
+                },
+                "old_version": {
+                    "type": "string",
+                    "description": "The older version (default: the one before new_version).",
+                },
+                "new_version": {
+                    "type": "string",
+                    "description": "The newer version (default: latest). Ranges such as 1.x "
+                    "resolve to their newest match.",
+                },
+                "path": {
+                    "type": "string",
+                    "description": "Only pages under this path prefix (e.g. guides/).",
+                },
+                "limit": {
+                    "type": "integer",
+                    "minimum": 1,
+                    "maximum": MAX_COMPARE_LIMIT,
+                    "default": COMPARE_LIMIT,
+                    "description": "Entries listed per kind (the counts cover all of them).",
+                },
+            },
+            "required": [],
+            "additionalProperties": False,
+        },
+        "outputSchema": COMPARE_OUTPUT,
+        "annotations": {"title": title, **ANNOTATIONS},
     }

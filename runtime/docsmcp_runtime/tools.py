@@ -127,8 +127,9 @@ class DocsApp:
         }
         self._schemas = {name: all_tools[name]["inputSchema"] for name in all_tools}
         prefix = self.selection.prefix
-        self._tools = [{**all_tools[name], "name": prefix + name} for name in self.selection.names]
-        self._by_exposed = {prefix + name: name for name in self.selection.names}
+        names = [name for name in self.selection.names if name in all_tools]
+        self._tools = [{**all_tools[name], "name": prefix + name} for name in names]
+        self._by_exposed = {prefix + name: name for name in names}
         self._trees: dict[tuple, list[dict]] = {}
         source = bundle.metadata.source
         provenance = {
