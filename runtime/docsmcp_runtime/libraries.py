@@ -403,6 +403,10 @@ class LibraryApp:
             )
         return out
 
+    def _each_latest(self) -> list[DocsApp]:
+        """One app per library: its latest version."""
+        return [lib.latest for lib in self.libraries.values()]
+
     def _routed(self, tool: str, args: dict, notes: list[str], named: str | None) -> DocsApp:
         """The app a call addresses: `library`, else the prefix of the id/path argument `named`
         (which is rewritten without it), else the only library; otherwise a tool error."""
@@ -626,14 +630,17 @@ class LibraryApp:
         notes: list[str] = []
         path = args.get("path")
         if LIBRARY_ARG not in args and isinstance(path, str) and self.split_id(path)[0] is None:
-            having = [a for a in self.apps if _has_page(a, path)]
-            if len(having) == 1:
-                return self._tagged(having[0], having[0].get_page(args), notes)
-            if len(having) > 1:
-                raise ToolInputError(
-                    f"Page '{path}' exists in {', '.join(_key_of(a) for a in having)}; give "
-                    f"{LIBRARY_ARG} or prefix the path (LIBRARY:path)."
-                )
+            # The libraries where the path names a page exactly, else by its end or title
+            # (no search: that would find something everywhere).
+            for how in (("path",), ("path-suffix", "title")):
+                having = [a for a in self._each_latest() if _page_match(a, path) in how]
+                if len(having) == 1:
+                    return self._tagged(having[0], having[0].get_page(args), notes)
+                if len(having) > 1:
+                    raise ToolInputError(
+                        f"Page '{path}' exists in {', '.join(_key_of(a) for a in having)}; give "
+                        f"{LIBRARY_ARG} or prefix the path (LIBRARY:path)."
+                    )
         app = self._routed(GET_PAGE, args, notes, "path")
         return self._tagged(app, app.get_page(args), notes)
 
@@ -1003,9 +1010,10 @@ def compare_result(
     }
 
 
-def _has_page(app: DocsApp, path: str) -> bool:
-    """Whether `path` names a page of the app exactly (with or without its extension)."""
-    return app.pages.find(path, lambda _query: []).matched_by == "path"
+def _page_match(app: DocsApp, path: str) -> str | None:
+    """How `path` names a page of the app without searching (PageMatch.matched_by), or None."""
+    found = app.pages.find(path, lambda _query: [])
+    return found.matched_by if found.index is not None else None
 
 
 def _key_of(app: DocsApp) -> str:
