@@ -185,6 +185,24 @@ def _parser() -> argparse.ArgumentParser:
         "prefix", nargs="?", metavar="PREFIX", help="a folder path or name, or a filter value"
     )
     t.add_argument("--depth", type=int, default=2, metavar="N", help="folder levels (1-10)")
+    w = command(
+        "playground",
+        "serve the playground page over HTTP on this machine",
+        "Serve MCP over HTTP on 127.0.0.1 with the playground page at /playground: search with "
+        "the filters, see why each hit ranks (the parts of its score), read hits with their "
+        "neighbours, browse the page tree, and the exact MCP request and response of each action. "
+        "Same as --transport http --playground; the HTTP options apply.",
+        """
+        docsmcp-runtime --bundle ./idx playground
+        docsmcp-runtime --bundle ./idx --port 8080 playground
+        """,
+    )
+    for action in w._actions:  # the readers' options mean nothing here
+        if action.dest in ("json", "library"):
+            action.help = argparse.SUPPRESS
+    w.add_argument(
+        "--port", type=int, default=argparse.SUPPRESS, metavar="N", help="port (default: 20310)"
+    )
     from .clientconfig import CLIENTS, RUNTIME_COMMAND
 
     k = command(
@@ -228,6 +246,7 @@ def _parser() -> argparse.ArgumentParser:
 # _serve_http (None here tells "not given" apart, so they can be refused with the stdio transport).
 _HTTP_OPTIONS = (
     "host",
+    "playground",
     "port",
     "allow_origin",
     "allow_host",
@@ -376,6 +395,13 @@ def _http_options(p: argparse.ArgumentParser) -> None:
         help="JSON log lines on stderr at this level and above (default: info)",
     )
     g.add_argument(
+        "--playground",
+        action="store_const",
+        const=True,
+        help="also serve the playground page at /playground (and /playground/explain), under "
+        "the same Host, Origin and token checks as /mcp",
+    )
+    g.add_argument(
         "--health-commit",
         action="store_const",
         const=True,
@@ -437,7 +463,9 @@ def main(argv: list[str] | None = None) -> int:
         from .clientconfig import run as config_run
 
         return config_run(args)
-    if args.transport == "http" and args.command is None:
+    if args.command == "playground":
+        args.transport, args.playground = "http", True
+    if args.transport == "http" and args.command in (None, "playground"):
         return _serve_http(args)
     if args.command is None:
         for name in _HTTP_OPTIONS:
@@ -514,6 +542,7 @@ def _serve_http(args: argparse.Namespace) -> int:
         search=search,
         tools=selection,
         health_commit=bool(args.health_commit),
+        playground=bool(args.playground),
     )
     timeout = (
         http.DEFAULT_SHUTDOWN_TIMEOUT if args.shutdown_timeout is None else args.shutdown_timeout

@@ -698,6 +698,20 @@ class LibraryApp:
             notes.append("No code examples matched in any library; try other words.")
         return json_result(result, notes)
 
+    def explain(self, args: dict) -> dict:
+        """DocsApp.explain over the libraries the chunk ids name (their filters only)."""
+        ids = args.get("chunk_ids")
+        if not isinstance(ids, list) or not all(isinstance(i, str) for i in ids):
+            raise ToolInputError("chunk_ids must be an array of chunk ids")
+        out: dict[str, Any] = {}
+        for app in self.apps:
+            mine = [i for i in ids if self.split_id(i)[0] is app]
+            if not mine:
+                continue
+            own = {k: v for k, v in args.items() if k in app.taxonomy}
+            out.update(app.explain({**own, "query": args.get("query"), "chunk_ids": mine}))
+        return out
+
     # -- compare_versions -----------------------------------------------------------------------
 
     def compare_versions(self, args: dict) -> dict:

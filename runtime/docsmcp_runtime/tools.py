@@ -730,6 +730,23 @@ class DocsApp:
             )
         return json_result(result, notes)
 
+    # -- the playground's "why this rank" (explain.py; not an MCP tool) -------------------------
+
+    def explain(self, args: dict) -> dict:
+        """{chunk_id: the parts of its score} for a search_docs query and filters; ToolInputError
+        for bad arguments."""
+        from .explain import explain
+
+        filters = self._filter_args(SEARCH_DOCS, args, ("query", "chunk_ids"), [])
+        query = query_arg(args, [])
+        ids = args.get("chunk_ids")
+        if not isinstance(ids, list) or not all(isinstance(i, str) for i in ids):
+            raise ToolInputError("chunk_ids must be an array of chunk ids")
+        rows = {cid: self.bundle.row_of(cid) for cid in ids[:MAX_LIMIT]}
+        known = [(cid, row) for cid, row in rows.items() if row is not None]
+        parts = explain(self.searcher, query, filters, [row for _, row in known])
+        return {cid: part for (cid, _), part in zip(known, parts, strict=True)}
+
     # -- resources, prompts and completions (resources.py; built on first use) ----------------
 
     @cached_property

@@ -67,6 +67,7 @@ from ..protocol import (
     parse,
 )
 from . import guard
+from .playground import EXPLAIN_PATH, PLAYGROUND_PATH, explain_reply, page_reply
 from .replies import (
     LEGACY_STATUS,
     MODERN_STATUS,
@@ -417,6 +418,8 @@ class McpHttpApp:
             if method in ("GET", "HEAD"):
                 return Reply(200, served.health, "application/json")
             return plain(405, "Method Not Allowed\n", (("Allow", "GET, HEAD"),))
+        if self.settings.playground and path in (PLAYGROUND_PATH, EXPLAIN_PATH):
+            return await self._playground(path, method, receive, headers, served)
         if path != MCP_PATH:
             return plain(404, f"Not Found: the MCP endpoint is {MCP_PATH}\n")
         if method == "OPTIONS":
@@ -444,7 +447,40 @@ class McpHttpApp:
                 INVALID_REQUEST,
                 "Unsupported Media Type: the body must be application/json (UTF-8)",
             )
+        body = await self._body(receive, headers)
+        if isinstance(body, Reply):
+            return body
         import asyncio  # already loaded by any ASGI server; see __init__ for why it is here
+
+        loop = asyncio.get_running_loop()
+        reply = await loop.run_in_executor(self._executor, answer_post, served, body, headers)
+        reply.log["bytes_in"] = len(body)
+        return reply
+
+    async def _playground(
+        self, path: str, method: str, receive: Receive, headers: Headers, served: Served
+    ) -> Reply:
+        if path == PLAYGROUND_PATH:
+            if method in ("GET", "HEAD"):
+                return page_reply()
+            return plain(405, "Method Not Allowed\n", (("Allow", "GET, HEAD"),))
+        unauthorized = self.security.check_auth(headers)
+        if unauthorized is not None:
+            return unauthorized
+        if method != "POST":
+            return plain(405, "Method Not Allowed\n", (("Allow", "POST"),))
+        body = await self._body(receive, headers)
+        if isinstance(body, Reply):
+            return body
+        import asyncio
+
+        app = served.dispatcher.app
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(self._executor, explain_reply, app, body)
+
+    async def _body(self, receive: Receive, headers: Headers) -> bytes | Reply:
+        """The request body, bounded in size and time; the error reply otherwise."""
+        import asyncio
 
         limit = self.settings.max_body_bytes
         length = first(headers, "content-length")
@@ -473,10 +509,7 @@ class McpHttpApp:
             )
         except ValueError:
             return rpc_error(400, INVALID_REQUEST, "Invalid Content-Length")
-        loop = asyncio.get_running_loop()
-        reply = await loop.run_in_executor(self._executor, answer_post, served, body, headers)
-        reply.log["bytes_in"] = len(body)
-        return reply
+        return body
 
     async def _read_body(self, receive: Receive, limit: int) -> bytes:
         chunks: list[bytes] = []
@@ -571,10 +604,12 @@ def serve(
         host=host,
         port=port,
         url=f"http://{shown}:{port}{MCP_PATH}",
+        playground=f"http://{shown}:{port}{PLAYGROUND_PATH}" if app.settings.playground else None,
         bundle_id=app.bundle_id,
         pid=os.getpid(),
         version=__version__,
     )
+
     # uvicorn re-raises the stopping signal once it has shut down gracefully; with the default
     # handlers that would kill the process (SIGTERM) or raise KeyboardInterrupt (SIGINT). These
     # handlers absorb it, so a graceful stop exits 0.

@@ -79,6 +79,8 @@ class HttpSettings:
     # /healthz names the source commit only when asked: a public health check should not
     # tell the world which revision of a private repository the docs came from.
     health_commit: bool = False
+    # Serve the playground page (GET /playground) and its explain endpoint (--playground).
+    playground: bool = False
 
 
 @dataclass(frozen=True)
