@@ -7,7 +7,7 @@ import shutil
 from pathlib import Path
 
 import pyarrow.parquet as pq
-from conftest import EXAMPLE_DOCS, run_docsmcp
+from conftest import EXAMPLE_DOCS, TINY_DOCS, run_docsmcp
 
 
 def ids_of(bundle: Path) -> list[str]:
@@ -76,6 +76,29 @@ def test_build_json_summary_has_seconds_per_phase(tmp_path: Path) -> None:
     assert list(summary["phases"]) == ["read and parse", "index", "browse tables", "write"]
     files = [p for p in (tmp_path / "idx").iterdir() if p.name != "metadata.json"]
     assert summary["bytes"] == sum(p.stat().st_size for p in files)  # the files metadata lists
+
+
+def test_every_long_phase_reports_progress(tmp_path: Path) -> None:
+    """A build with embeddings counts its files, then its chunks as the provider embeds them;
+    eval counts its cases (each phase a Progress with the right total, run to its end)."""
+    from docsmcp.build import BuildOptions, build
+    from docsmcp.embed import EmbeddingOptions
+    from docsmcp.progress import Progress
+
+    seen: list[Progress] = []
+
+    def reporter(label: str, total: int) -> Progress:
+        seen.append(Progress("docsmcp", label, total, enabled=False))
+        return seen[-1]
+
+    options = BuildOptions(
+        docs_dir=TINY_DOCS, embedding=EmbeddingOptions(provider="static"), parse_cache=False
+    )
+    chunks = build(options, tmp_path / "idx", reporter).metadata.stats.chunks
+    assert [(p.label, p.total, p.done) for p in seen] == [
+        ("parsing files", 4, 4),
+        ("embedding chunks", chunks, chunks),
+    ]
 
 
 def test_progress_lines_on_a_terminal_and_in_logs(tmp_path: Path) -> None:

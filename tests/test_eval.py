@@ -132,7 +132,9 @@ def test_reciprocal_ranks_at_1_2_3_and_absent(example_app: DocsApp) -> None:
         ),
         acme("absent", "npm", [rel(PY_README, "Installation")]),
     ]
-    report = evaluate({ACME: example_app}, cases, k=5)
+    ticks: list[int] = []
+    report = evaluate({ACME: example_app}, cases, k=5, advance=lambda: ticks.append(1))
+    assert len(ticks) == len(cases)  # the progress counter of `docsmcp eval` sees every case
     by_id = {r.id: r for r in report.results}
     assert [by_id[i].first_rank for i in ("first", "second", "third", "absent")] == [
         1,

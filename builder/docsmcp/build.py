@@ -312,7 +312,7 @@ def build(options: BuildOptions, out: Path, progress: Reporter | None = None) ->
     mark = phase("browse tables", mark)
     embedding, arrays, files = None, {}, {}
     if provider is not None:
-        embedding, arrays, files = _vectors(options, provider, chunks, cache_dir)
+        embedding, arrays, files = _vectors(options, provider, chunks, cache_dir, progress)
         mark = phase("embed", mark)
     name = options.name or default_name(options.docs_dir)
     description = options.description or describe(name, corpus, taxonomy)
@@ -366,10 +366,14 @@ def collapse_groups(chunks: list[Chunk]) -> np.ndarray:
 
 
 def _vectors(
-    options: BuildOptions, provider: EmbeddingProvider, chunks: list[Chunk], cache_dir: Path
+    options: BuildOptions,
+    provider: EmbeddingProvider,
+    chunks: list[Chunk],
+    cache_dir: Path,
+    progress: Reporter | None = None,
 ) -> tuple[Embedding, dict[str, np.ndarray], dict[str, bytes]]:
     """The bundle's `embedding` section, vector arrays (by array name) and provider files."""
-    vectors, stats = embed_chunks(provider, chunks, cache_dir)
+    vectors, stats = embed_chunks(provider, chunks, cache_dir, progress)
     if len(chunks) > options.ivf_threshold > 0:
         ivf = build_ivf(vectors)
         index = VectorIndexSpec("ivf", len(ivf.centroids), ivf.probe)

@@ -36,7 +36,7 @@ import os
 import re
 import sys
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -441,8 +441,14 @@ def _grouped(results: list[CaseResult], key: str) -> dict[str, Metrics]:
     return {name: Metrics.of(groups[name]) for name in sorted(groups)}
 
 
-def evaluate(apps: dict[str, DocsApp], cases: list[dict], k: int = 5) -> EvalReport:
-    """Run every case whose corpus is a key of `apps`; the others are reported as skipped."""
+def evaluate(
+    apps: dict[str, DocsApp],
+    cases: list[dict],
+    k: int = 5,
+    advance: Callable[[], None] | None = None,
+) -> EvalReport:
+    """Run every case whose corpus is a key of `apps`; the others are reported as skipped.
+    `advance` is called after each case (a progress counter)."""
     if not 1 <= k <= MAX_LIMIT:
         raise ValueError(f"k must be between 1 and {MAX_LIMIT}")
     caches = {name: _ContentCache(app) for name, app in apps.items()}
@@ -454,6 +460,8 @@ def evaluate(apps: dict[str, DocsApp], cases: list[dict], k: int = 5) -> EvalRep
             skipped.append(case)
             continue
         results.append(_run_case(apps[corpus], caches[corpus], case, k))
+        if advance is not None:
+            advance()
     return EvalReport(
         k=k,
         results=tuple(results),
@@ -569,7 +577,11 @@ def run_eval_cli(args: Any) -> int:
             max_tokens=getattr(args, "max_tokens", None),
         )
         apps[name] = DocsApp(bundle, options)
-    report = evaluate(apps, cases, k)
+    from .progress import Progress
+
+    counter = Progress("docsmcp", "evaluating cases", len(cases))
+    report = evaluate(apps, cases, k, counter.advance)
+    counter.close()
     text = json.dumps(report.to_json(), indent=2, ensure_ascii=False) if args.json else None
     try:
         print(text if text is not None else format_report(report), flush=True)

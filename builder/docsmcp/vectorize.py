@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -12,9 +13,13 @@ from docsmcp_runtime.embedding import normalise
 from .chunk import Chunk
 from .embed import EmbeddingProvider, ProviderError, embedding_input, warn
 from .embed_cache import EmbeddingCache, input_key
+from .progress import Progress
 
 # Below this many chunks exact search is fast enough (and exact); above, IVF lists are built.
 IVF_THRESHOLD = 50_000
+# Texts handed to the provider per call (a multiple of every provider's batch size), so a
+# long embedding shows progress; vectors do not depend on how inputs are grouped.
+EMBED_BLOCK = 512
 
 
 @dataclass(frozen=True)
@@ -33,9 +38,13 @@ class Ivf:
 
 
 def embed_chunks(
-    provider: EmbeddingProvider, chunks: list[Chunk], cache_dir: Path
+    provider: EmbeddingProvider,
+    chunks: list[Chunk],
+    cache_dir: Path,
+    progress: Callable[[str, int], Progress] | None = None,
 ) -> tuple[np.ndarray, EmbedStats]:
-    """float32 [len(chunks), dims] L2-normalised vectors; only cache misses reach the provider."""
+    """float32 [len(chunks), dims] L2-normalised vectors; only cache misses reach the provider,
+    in blocks of EMBED_BLOCK texts so `progress` (a counter factory) can show them go by."""
     fingerprint = provider.fingerprint()
     cache = EmbeddingCache(cache_dir, fingerprint, provider.dimensions)
     texts = [embedding_input(c) for c in chunks]
@@ -48,17 +57,21 @@ def embed_chunks(
             missing.append(i)
         else:
             vectors[i] = hit
-    if missing:
-        fresh = provider.embed_documents(
-            [texts[i] for i in missing], [chunks[i].id for i in missing]
-        )
+    counter = progress("embedding chunks", len(missing)) if progress and missing else None
+    for start in range(0, len(missing), EMBED_BLOCK):
+        block = missing[start : start + EMBED_BLOCK]
+        fresh = provider.embed_documents([texts[i] for i in block], [chunks[i].id for i in block])
         fresh = np.asarray(fresh, dtype=np.float32)
-        if fresh.shape != (len(missing), provider.dimensions):
+        if fresh.shape != (len(block), provider.dimensions):
             raise ProviderError(
                 f"provider {provider.name} returned vectors of shape {fresh.shape}, "
-                f"expected ({len(missing)}, {provider.dimensions})"
+                f"expected ({len(block)}, {provider.dimensions})"
             )
-        vectors[missing] = normalise(fresh)
+        vectors[block] = normalise(fresh)
+        if counter is not None:
+            counter.advance(len(block))
+    if counter is not None:
+        counter.close()
     try:
         cache.save(keys, vectors)
     except OSError as exc:
