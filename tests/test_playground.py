@@ -145,3 +145,34 @@ def test_in_a_real_browser(server, tmp_path: Path) -> None:
         b.screenshot(shots / "search-390x844.png")
     for name in ("search-1280x800.png", "browse-1280x800.png", "search-390x844.png"):
         assert (shots / name).stat().st_size > 5000
+
+
+def test_several_libraries_in_a_real_browser(
+    example_bundle: Path, tiny_bundle: Path, tmp_path: Path
+) -> None:
+    executable = chromium()
+    if executable is None:
+        pytest.skip("chromium is not installed (.ci/run installs Debian's chromium with apt)")
+    srv = start(example_bundle, "--bundle", str(tiny_bundle), "--playground")
+    try:
+        with Browser(executable, tmp_path / "profile") as b:
+            b.goto(f"http://127.0.0.1:{srv.port}/playground")
+            b.wait("document.getElementById('status').textContent.includes('tools')")
+            libraries = b.js(
+                "[...document.querySelectorAll('#filter-library option')].map(o => o.value)"
+            )
+            assert libraries == ["", "acme-sdk", "tiny-docs"]
+            b.js(
+                "document.getElementById('filter-library').value = 'tiny-docs';"
+                "document.getElementById('query').value = 'widget';"
+                "document.getElementById('go').click()"
+            )
+            b.wait("document.querySelectorAll('#hits li').length > 0")
+            tags = b.js("[...document.querySelectorAll('#hits .lib')].map(e => e.textContent)")
+            assert tags and set(tags) == {"tiny-docs"}
+            b.wait("document.querySelectorAll('#hits details.why').length > 0")
+            b.js("document.getElementById('tab-tree').click()")
+            b.wait("document.querySelectorAll('#tree button').length > 0")
+            b.screenshot(ARTIFACTS / "playground" / "libraries-1280x800.png")
+    finally:
+        assert srv.stop() == 0
