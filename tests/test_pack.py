@@ -530,3 +530,24 @@ def test_runtime_cli_serves_archives_and_oci_layouts(
     assert hits(str(packed["archive"])) == expected
     assert hits(str(packed["oci"])) == expected
     assert hits(f"{packed['oci']}:v1") == expected
+
+
+def test_pack_counts_the_mib_it_compresses(speakeasy_bundle: Path, tmp_path: Path) -> None:
+    from docsmcp.pack import MIB, pack
+    from docsmcp.progress import Progress
+
+    seen: list[Progress] = []
+
+    def reporter(label: str, total: int) -> Progress:
+        seen.append(Progress("docsmcp", label, total, enabled=False))
+        return seen[-1]
+
+    pack(speakeasy_bundle, archive=tmp_path / "a.tar.gz", progress=reporter)
+    quiet = pack(speakeasy_bundle, archive=tmp_path / "b.tar.gz")
+    size = sum(p.stat().st_size for p in speakeasy_bundle.iterdir() if p.is_file())
+    (counter,) = seen
+    assert counter.label == "packing MiB" and counter.total == size // MIB >= 5
+    assert counter.total <= counter.done <= counter.total + 1
+    # counting reads changes nothing in the archive
+    assert (tmp_path / "a.tar.gz").read_bytes() == (tmp_path / "b.tar.gz").read_bytes()
+    assert quiet.size == (tmp_path / "a.tar.gz").stat().st_size

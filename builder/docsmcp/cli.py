@@ -558,7 +558,13 @@ def _pack(args: argparse.Namespace) -> int:
         _err("error: pack needs -o ARCHIVE and/or --oci DIR")
         return 2
     try:
-        result = pack(args.bundle, archive=args.output, oci_dir=args.oci, tag=args.tag)
+        result = pack(
+            args.bundle,
+            archive=args.output,
+            oci_dir=args.oci,
+            tag=args.tag,
+            progress=lambda label, total: Progress(PROG, label, total),
+        )
     except PackError as exc:
         _err(f"error: {exc}")
         return 1

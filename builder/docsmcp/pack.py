@@ -16,8 +16,10 @@ import os
 import re
 import shutil
 import tarfile
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import BinaryIO
 
 from docsmcp_runtime.archive import (
     ANNOTATION_BUNDLE_ID,
@@ -39,6 +41,8 @@ from docsmcp_runtime.bundle import open_bundle
 from docsmcp_runtime.errors import BundleError
 from docsmcp_runtime.format import METADATA_FILE, Metadata, sha256_file
 from docsmcp_runtime.swap import swap_dir
+
+from .progress import Progress
 
 EMPTY_CONFIG = b"{}"
 DEFAULT_TAG = "latest"
@@ -93,8 +97,43 @@ def bundle_members(bundle_dir: Path) -> tuple[Metadata, list[str]]:
     return metadata, names
 
 
-def write_tar_gz(bundle_dir: Path, names: list[str], out: Path, mtime: int) -> None:
-    """Write the reproducible archive of `names` (already in byte order) to `out`."""
+class _Counted:
+    """A file read through: every MiB read advances `counter` (compressing is the slow part)."""
+
+    def __init__(self, counter: Progress) -> None:
+        self.counter, self.pending = counter, 0  # bytes read since the last whole MiB
+        self.fh: BinaryIO | None = None
+
+    def over(self, fh: BinaryIO) -> _Counted:
+        """Read `fh` next (the count carries on across files)."""
+        self.fh = fh
+        return self
+
+    def read(self, size: int = -1) -> bytes:
+        assert self.fh is not None
+        data = self.fh.read(size)
+        self.pending += len(data)
+        if self.pending >= MIB:
+            self.counter.advance(self.pending // MIB)
+            self.pending %= MIB
+        return data
+
+
+MIB = 1 << 20
+
+
+def write_tar_gz(
+    bundle_dir: Path,
+    names: list[str],
+    out: Path,
+    mtime: int,
+    progress: Callable[[str, int], Progress] | None = None,
+) -> None:
+    """Write the reproducible archive of `names` (already in byte order) to `out`; `progress`
+    makes a counter of the MiB compressed."""
+    sizes = [(bundle_dir / name).stat().st_size for name in names]
+    counter = progress("packing MiB", sum(sizes) // MIB) if progress else None
+    counted = _Counted(counter) if counter is not None else None
     with out.open("wb") as raw:
         # filename="" and mtime=0 keep the name and time out of the gzip header; Python always
         # writes OS=255, so the header is fixed and the bytes depend only on the content.
@@ -111,7 +150,9 @@ def write_tar_gz(bundle_dir: Path, names: list[str], out: Path, mtime: int) -> N
                 info.uid = info.gid = 0
                 info.uname = info.gname = ""
                 with path.open("rb") as fh:
-                    tar.addfile(info, fh)
+                    tar.addfile(info, counted.over(fh) if counted is not None else fh)
+        if counter is not None:
+            counter.close()
         raw.flush()
         os.fsync(raw.fileno())
 
@@ -188,6 +229,7 @@ def pack(
     archive: Path | None = None,
     oci_dir: Path | None = None,
     tag: str = DEFAULT_TAG,
+    progress: Callable[[str, int], Progress] | None = None,
 ) -> PackResult:
     """Write the bundle at `bundle_dir` as `archive` (plus `archive.sha256`) and/or as an OCI
     layout at `oci_dir`. Every output is written beside its destination and renamed into place:
@@ -219,7 +261,7 @@ def pack(
             oci_dir.parent.mkdir(parents=True, exist_ok=True)
             tar_path = oci_dir.parent / f".{oci_dir.name}.tar.gz.tmp-{pid}"
         staged.append(tar_path)
-        write_tar_gz(bundle_dir, names, tar_path, mtime)
+        write_tar_gz(bundle_dir, names, tar_path, mtime, progress)
         digest = sha256_file(tar_path)
         size = tar_path.stat().st_size
         manifest_digest = None
