@@ -11,6 +11,7 @@ FROM ${PYTHON_IMAGE} AS build
 WORKDIR /src
 COPY runtime/ runtime/
 COPY builder/ builder/
+COPY _build/ _build/
 COPY pyproject.toml README.md ./
 RUN python -m venv /opt/builder && /opt/builder/bin/pip install --no-cache-dir ./runtime .
 ARG DOCS_DIR=examples/acme-sdk
