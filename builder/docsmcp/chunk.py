@@ -17,6 +17,7 @@ from dataclasses import dataclass, field, replace
 from markdown_it import MarkdownIt
 from markdown_it.token import Token
 
+from .dialects import Tab, rewrite
 from .manifest import SourceFile
 from .mdx import admonitions_to_text, drop_esm
 
@@ -77,6 +78,7 @@ class _Section:
     blocks: list[Block]
     shallow: bool = False  # starts at a heading shallower than the split level
     segments: list[tuple[int, int]] = field(default_factory=list)
+    language: str = ""  # the programming language of a code tab's own chunk
 
 
 def _parser() -> MarkdownIt:
@@ -209,9 +211,14 @@ class _Ids:
 
 
 class _FileChunker:
-    def __init__(self, sf: SourceFile, lines: list[str], default_max: int) -> None:
+    def __init__(
+        self, sf: SourceFile, lines: list[str], default_max: int, tabbed: bool = False
+    ) -> None:
         self.sf = sf
         self.lines = lines
+        # With language tabs split out, a chunk's blocks may skip lines of another chunk: its
+        # segments then bridge blank lines only.
+        self.tabbed = tabbed
         self.max = sf.strategy.max_chunk_size or default_max
         self.ids = _Ids()
         cum = [0]
@@ -266,8 +273,39 @@ class _FileChunker:
 
     # -- oversize splitting -------------------------------------------------------------------
 
+    # -- language tabs -------------------------------------------------------------------------
+
+    def split_tabs(self, sec: _Section, tabs: tuple[Tab, ...]) -> list[_Section]:
+        """`sec` without the blocks of its language tabs, then one section per language holding
+        that language's tabs (ids `<sec id>/<language>`), so a language filter sees its tab only.
+        Tabs that are not languages (npm/yarn, macOS/Linux) stay in `sec`, labelled."""
+        found: dict[str, tuple[str, list[Block]]] = {}
+        rest: list[Block] = []
+        for b in sec.blocks:
+            tab = next((t for t in tabs if t.start <= b.start and b.end <= t.end), None)
+            if tab is None:
+                rest.append(b)
+            else:
+                found.setdefault(tab.language, (tab.label, []))[1].append(b)
+        if not found:
+            return [sec]
+        out: list[_Section] = []
+        if rest:
+            parent = _Section(sec.id, sec.heading, sec.level, sec.trail, rest, sec.shallow)
+            parent.segments = self._segments(rest)
+            out.append(parent)
+        sep = "/" if "#" in sec.id[len(self.sf.path) :] else "#"
+        for language, (label, blocks) in found.items():
+            cid = self.ids.child(sec.id, slugify(language), sep)
+            heading = f"{sec.heading} ({label})" if sec.heading else label
+            trail = (*sec.trail, (sec.level + 1, label))
+            child = _Section(cid, heading, sec.level, trail, blocks, language=language)
+            child.segments = self._segments(blocks)
+            out.append(child)
+        return out
+
     def split(self, sec: _Section) -> list[_Section]:
-        span = [(sec.blocks[0].start, sec.blocks[-1].end)]
+        span = sec.segments or [(sec.blocks[0].start, sec.blocks[-1].end)]
         if self.size(span) <= self.max:
             return [sec]
         own = 1 if sec.blocks[0].kind == "heading" and sec.level > 0 else 0
@@ -360,7 +398,7 @@ class _FileChunker:
                 self._append(segs, b.prefix, strict=True)
                 self._append(segs, (b.start, b.end), strict=True)
             else:
-                self._append(segs, (b.start, b.end), strict=False)
+                self._append(segs, (b.start, b.end), strict=self.tabbed)
             prev = b
         return segs
 
@@ -384,11 +422,17 @@ class _FileChunker:
         last = 0  # size of out[-1], kept up to date so many merges into one chunk stay linear
         for sec in secs:
             size = self.size(sec.segments)
-            if out and not sec.shallow and size < minimum and last + size <= self.max:
+            if (
+                out
+                and not sec.shallow
+                and size < minimum
+                and last + size <= self.max
+                and out[-1].language == sec.language
+            ):
                 prev = out[-1]
                 prev.blocks.extend(sec.blocks)
                 for seg in sec.segments:
-                    last += self._append(prev.segments, seg, strict=False)
+                    last += self._append(prev.segments, seg, strict=self.tabbed)
                 continue
             sec.blocks = list(sec.blocks)  # its own list: later merges extend it in place
             out.append(sec)
@@ -413,6 +457,9 @@ class _FileChunker:
         headings = [t for _, t in trail if t]
         if not headings and title:
             headings = [title]
+        metadata = self.sf.metadata
+        if sec.language:
+            metadata = tuple(sorted({**dict(metadata), "language": sec.language}.items()))
         return Chunk(
             id=sec.id,
             path=self.sf.path,
@@ -424,7 +471,7 @@ class _FileChunker:
             heading_text="\n".join(headings),
             line_start=sec.segments[0][0] + 1,
             line_end=sec.segments[-1][1],
-            metadata=self.sf.metadata,
+            metadata=metadata,
         )
 
     def _header_text(self, prefix: tuple[int, int]) -> str:
@@ -432,12 +479,14 @@ class _FileChunker:
         return "\n".join(c.strip() for c in cells if c.strip())
 
 
-def split_lines(sf: SourceFile) -> tuple[list[str], list[str]]:
-    """(display lines, parse lines) of a file; both keep the file's line numbering."""
+def split_lines(sf: SourceFile) -> tuple[list[str], list[str], tuple[Tab, ...]]:
+    """(display lines, parse lines, code tabs) of a file; the lines keep the file's numbering."""
     lines = sf.body.split("\n")
     if sf.path.endswith(".mdx"):
         lines = drop_esm(lines)
-    return lines, admonitions_to_text(lines)
+    dialect = rewrite(lines)
+    display = admonitions_to_text(dialect.display, hard_break=False)
+    return display, admonitions_to_text(dialect.parse), dialect.tabs
 
 
 @dataclass(frozen=True)
@@ -449,22 +498,26 @@ class ParsedFile:
     lines: list[str]  # display lines: the text chunks are sliced from
     tokens: list[Token]  # markdown-it tokens of the parse lines
     blocks: list[Block]  # top-level blocks with their line ranges
+    tabs: tuple[Tab, ...] = ()  # content tabs (dialects.Tab), in file order
 
 
 def parse_file(sf: SourceFile) -> ParsedFile:
-    display, parse = split_lines(sf)
+    display, parse, tabs = split_lines(sf)
     tokens = _MD.parse("\n".join(parse))
-    return ParsedFile(sf, display, tokens, _blocks(tokens))
+    return ParsedFile(sf, display, tokens, _blocks(tokens), tabs)
 
 
 def chunk_parsed(parsed: ParsedFile, default_max: int = DEFAULT_MAX_CHUNK_SIZE) -> list[Chunk]:
-    fc = _FileChunker(parsed.source, parsed.lines, default_max)
+    tabs = tuple(t for t in parsed.tabs if t.language)
+    fc = _FileChunker(parsed.source, parsed.lines, default_max, tabbed=bool(tabs))
     sections: list[_Section] = []
-    for sec in fc.sections(parsed.blocks):
-        for part in fc.split(sec):
-            if not part.segments:
-                part.segments = fc._segments(part.blocks)
-            sections.append(part)
+    for whole in fc.sections(parsed.blocks):
+        for sec in fc.split_tabs(whole, tabs) if tabs else [whole]:
+            for part in fc.split(sec):
+                if not part.segments:
+                    part.segments = fc._segments(part.blocks)
+                part.language = sec.language
+                sections.append(part)
     sections = fc.merge_small(sections)
     return [fc.chunk(s) for s in sections]
 

@@ -56,8 +56,10 @@ def _admonition(line: str) -> tuple[str, str] | None:
     return None  # e.g. `:::tip!`: not an admonition
 
 
-def admonitions_to_text(lines: list[str]) -> list[str]:
-    """Turn Docusaurus `:::tip Title` fences into a label line, so the label stays searchable."""
+def admonitions_to_text(lines: list[str], hard_break: bool = True) -> list[str]:
+    """Turn Docusaurus `:::tip Title` fences into a label line, so the label stays searchable
+    (and the display text reads without `:::`); `hard_break` ends the label's line in the
+    paragraph that follows (parse text)."""
     out = list(lines)
     code = fenced_lines(lines)
     for i, line in enumerate(lines):
@@ -69,7 +71,7 @@ def admonitions_to_text(lines: list[str]) -> list[str]:
             label = kind.capitalize() + (f": {title}" if title else "")
             # A blank line after keeps the label its own paragraph, but we may not add lines;
             # a trailing hard break ("\\") ends the label's line in the same paragraph instead.
-            out[i] = f"{label}\\"
+            out[i] = f"{label}\\" if hard_break else label
         elif _ADMONITION_CLOSE.match(line):
             out[i] = ""
     return out
