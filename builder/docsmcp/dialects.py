@@ -35,8 +35,16 @@ from .fences import fenced_lines
 
 # `=== "Label"`, `===+ "Label"` (selected), `===! "Label"` (starts a new tab set).
 _MATERIAL_TAB = re.compile(r'^([ \t]*)===([+!]?)[ \t]+"([^"\n]*)"[ \t]*$')
-_TABS_OPEN = re.compile(r"^[ \t]*<Tabs\b")
-_TABS_CLOSE = re.compile(r"^[ \t]*</Tabs>[ \t]*$")
+# `<Tabs>` or a site's own wrapper around it (`<CodeTabs>`, `<LanguageTabs>`, `<SDKTabs>`).
+_TABS_OPEN = re.compile(r"^[ \t]*<((?:[A-Z]\w*)?Tabs)\b")
+_TABS_CLOSE = re.compile(r"^[ \t]*</((?:[A-Z]\w*)?Tabs)>[ \t]*$")
+# `values={[{label: 'Python', value: 'py'}, ...]}` of older Docusaurus tab sets.
+_VALUES_ENTRY = re.compile(
+    r"""\{\s*label:\s*(["'])(.*?)\1\s*,\s*value:\s*(["'])(.*?)\3\s*,?\s*\}"""
+    r"""|\{\s*value:\s*(["'])(.*?)\5\s*,\s*label:\s*(["'])(.*?)\7\s*,?\s*\}"""
+)
+# Words of a tab label that say "an SDK" rather than name a language (`TypeScript SDK`).
+_GENERIC_LABEL_WORDS = frozenset({"sdk", "client", "library", "api"})
 _TABITEM_OPEN = re.compile(r"^[ \t]*<TabItem\b([^>]*)>[ \t]*$")
 _TABITEM_CLOSE = re.compile(r"^[ \t]*</TabItem>[ \t]*$")
 # JSX string props: `name="v"`, `name='v'`, `name={"v"}`, `name={'v'}`.
@@ -71,13 +79,24 @@ class Rewritten:
     tabs: tuple[Tab, ...]  # in file order
 
 
+def _language_word(text: str) -> str:
+    """The SDK language `text` names as a whole (`py`, `TypeScript SDK`, `Node.js`), else ""."""
+    words = [w for w in re.split(r"[\s()]+", text.lower()) if w and w not in _GENERIC_LABEL_WORDS]
+    if len(words) != 1:
+        return ""  # `Python 3.10 and above` is a version of the page, not a language choice
+    word = words[0].removesuffix(".js") if words[0] != ".js" else words[0]
+    lang = normalise_language(word)
+    return lang if lang in SDK_LANGUAGES else ""
+
+
 def tab_language(label: str, value: str = "", group_id: str = "") -> str:
     """The programming language a tab stands for, or "": its `value` or label must name an SDK
-    language (`py`, `TypeScript`, `golang`), or any word when the set's `groupId` says the tabs
-    are languages (`groupId="language"`). npm/yarn, macOS/Linux, JSON/YAML are not languages."""
-    for word in (value, label):
-        lang = normalise_language(word) if word.strip() else ""
-        if lang in SDK_LANGUAGES:
+    language as a whole (`py`, `TypeScript`, `golang`), or be any one word when the set's
+    `groupId` says the tabs are languages (`groupId="language"`). npm/yarn, macOS/Linux,
+    JSON/YAML and `Python 3.10 and above` are not language tabs."""
+    for text in (value, label):
+        lang = _language_word(text)
+        if lang:
             return lang
     if "lang" in group_id.lower() and value.strip():
         lang = normalise_language(value)
@@ -151,6 +170,7 @@ def _docusaurus_tabs(
     labels: dict[int, str] = {}
     group = first_group - 1
     group_id = ""
+    set_labels: dict[str, str] = {}
     open_item: tuple[int, str, str] | None = None  # (line, label, language)
     depth = 0
     i = 0
@@ -167,7 +187,11 @@ def _docusaurus_tabs(
             tag = " ".join(lines[i : j + 1])
             if depth == 0:
                 group += 1
-                group_id = _props(tag).get("groupId", "")
+                group_id = _props(tag).get("groupId", "") or _TABS_OPEN.match(line).group(1)
+                set_labels = {
+                    (m.group(4) or m.group(6)): (m.group(2) or m.group(8))
+                    for m in _VALUES_ENTRY.finditer(tag)
+                }
             depth += 1
             blank.update(range(i, j + 1))
             i = j + 1
@@ -178,7 +202,7 @@ def _docusaurus_tabs(
         elif depth == 1 and (m := _TABITEM_OPEN.match(line)):
             props = _props(m.group(1))
             value = props.get("value", "")
-            label = props.get("label", "") or value
+            label = props.get("label", "") or set_labels.get(value, "") or value
             labels[i] = label
             open_item = (i, label, tab_language(label, value, group_id))
         elif depth == 1 and _TABITEM_CLOSE.match(line):
