@@ -268,3 +268,41 @@ def test_chunking_dialect_soup_gives_unique_ids_and_exact_lines(
     for c in chunks:
         assert 1 <= c.line_start <= c.line_end
         assert dict(c.metadata).get("language", "x") != ""
+
+
+# -- MDX exports and JSX string props --------------------------------------------------------------
+
+
+def test_mdx_exports_give_title_and_description(tmp_path: Path) -> None:
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    # Shaped like Tailwind's and Next.js app-router pages: no frontmatter, ESM metadata.
+    (docs / "padding.mdx").write_text(
+        'import { ApiTable } from "@/components/api-table.tsx";\n'
+        'export const title = "padding";\n'
+        'export const description = "Utilities for controlling an element\'s padding.";\n\n'
+        '<ApiTable rows={[["p-<number>", "padding: calc(var(--spacing) * <number>);"]]} />\n\n'
+        "## Examples\n\n"
+        '<Figure hint="Try it" caption="Padding on a single side" alt="boxes with padding">\n\n'
+        "Use `pt-<number>` utilities.\n\n</Figure>\n",
+        encoding="utf-8",
+    )
+    (docs / "layout.mdx").write_text(
+        "export const metadata = {\n  title: 'Layout',\n  description: `Pages and layouts`,\n};\n\n"
+        "Intro.\n",
+        encoding="utf-8",
+    )
+    chunks = _chunks(docs, "padding.mdx")
+    assert chunks[-1].breadcrumb == "padding.mdx > padding > Examples"
+    assert "Padding on a single side" in chunks[-1].search_text
+    assert "boxes with padding" in chunks[-1].search_text
+    assert "Try it" not in chunks[-1].search_text  # not a text prop
+    out = tmp_path / "idx"
+    build_bundle(docs, out)
+    with McpSession(out) as s:
+        page = s.call("get_page", {"path": "padding.mdx"})
+        layout = s.call("get_page", {"path": "layout.mdx"})
+    from mcp_client import text_of
+
+    assert "Utilities for controlling an element's padding." in text_of(page)
+    assert "Layout" in text_of(layout) and "Pages and layouts" in text_of(layout)

@@ -10,6 +10,7 @@ Display text is always a slice of the original lines, never re-rendered markdown
 from __future__ import annotations
 
 import hashlib
+import json
 import re
 from collections import defaultdict
 from dataclasses import dataclass, field, replace
@@ -19,11 +20,16 @@ from markdown_it.token import Token
 
 from .dialects import Tab, rewrite
 from .manifest import SourceFile
-from .mdx import admonitions_to_text, drop_esm
+from .mdx import admonitions_to_text, drop_esm, esm_metadata
 
 SPLIT_LEVEL = {"file": 0, "h1": 1, "h2": 2, "h3": 3}
 DEFAULT_MAX_CHUNK_SIZE = 20000
 _TAG = re.compile(r"<[^>]*>")
+# String props of JSX/HTML tags that hold reader-facing text (`<Card title="Install">`).
+_TEXT_PROP = re.compile(
+    r"""\b(?:title|description|label|alt|caption|summary|content|text|heading|subtitle)"""
+    r"""=(?:"([^"<>]*)"|'([^'<>]*)'|\{["']([^"'<>{}]*)["']\})"""
+)
 _SLUG_DROP = re.compile(r"[^a-z0-9 -]")
 
 
@@ -107,7 +113,17 @@ def _strip_tags(html: str) -> str:
     tag: after it, each `<` would make the regex scan to the end in vain (quadratic in a block
     of unclosed `<!--` lines)."""
     end = html.rfind(">") + 1
-    return _TAG.sub(" ", html[:end]) + html[end:]
+    return _TAG.sub(_tag_text, html[:end]) + html[end:]
+
+
+def _tag_text(tag: re.Match[str]) -> str:
+    """A tag as the text its string props show the reader (` Install `), else a space."""
+    if "=" not in tag.group(0):
+        return " "
+    props = [
+        next(g for g in m.groups() if g is not None) for m in _TEXT_PROP.finditer(tag.group(0))
+    ]
+    return " " + " ".join(p.strip() for p in props if p.strip()) + " " if props else " "
 
 
 def _group_text(tokens: list[Token]) -> str:
@@ -502,9 +518,27 @@ class ParsedFile:
 
 
 def parse_file(sf: SourceFile) -> ParsedFile:
+    if sf.path.endswith(".mdx") and "export " in sf.body:
+        sf = _with_esm_metadata(sf)
     display, parse, tabs = split_lines(sf)
     tokens = _MD.parse("\n".join(parse))
     return ParsedFile(sf, display, tokens, _blocks(tokens), tabs)
+
+
+def _with_esm_metadata(sf: SourceFile) -> SourceFile:
+    """`sf` with the title and description its MDX exports give, where frontmatter gives none
+    (the description joins the frontmatter JSON, where `get_page` and the page table read it)."""
+    exported = esm_metadata(sf.body.split("\n"))
+    if not exported:
+        return sf
+    frontmatter = json.loads(sf.frontmatter)
+    if "description" in exported and not frontmatter.get("description"):
+        frontmatter["description"] = exported["description"]
+    return replace(
+        sf,
+        title=sf.title or exported.get("title"),
+        frontmatter=json.dumps(frontmatter, ensure_ascii=False, sort_keys=True),
+    )
 
 
 def chunk_parsed(parsed: ParsedFile, default_max: int = DEFAULT_MAX_CHUNK_SIZE) -> list[Chunk]:
