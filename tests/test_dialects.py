@@ -72,7 +72,7 @@ def test_the_guide_text_outside_the_tabs_stays_one_chunk() -> None:
     assert dict(parent.metadata) == {"scope": "global-guide"}
     ts = chunks["guides/errors.mdx#error-handling/retries/typescript"]
     assert ts.text.startswith("TypeScript\n\n```typescript\n")
-    assert ts.heading == "Retries (TypeScript)"
+    assert ts.heading == "TypeScript"
     assert ts.breadcrumb == "guides/errors.mdx > Error handling > Retries > TypeScript"
     assert (ts.line_start, ts.line_end) == (33, 37)
 

@@ -313,9 +313,9 @@ class _FileChunker:
         sep = "/" if "#" in sec.id[len(self.sf.path) :] else "#"
         for language, (label, blocks) in found.items():
             cid = self.ids.child(sec.id, slugify(language), sep)
-            heading = f"{sec.heading} ({label})" if sec.heading else label
+            # The tab's label heads it (its first line), under the section's heading trail.
             trail = (*sec.trail, (sec.level + 1, label))
-            child = _Section(cid, heading, sec.level, trail, blocks, language=language)
+            child = _Section(cid, label, sec.level, trail, blocks, language=language)
             child.segments = self._segments(blocks)
             out.append(child)
         return out
@@ -493,6 +493,25 @@ class _FileChunker:
     def _header_text(self, prefix: tuple[int, int]) -> str:
         cells = self.lines[prefix[0]].strip().strip("|").split("|")
         return "\n".join(c.strip() for c in cells if c.strip())
+
+
+def file_line(sf: SourceFile, line: int) -> int:
+    """The line of the file itself (0-based) that line `line` of its parsed text is: they differ
+    after includes (includes.py) made the text longer."""
+    line_map = sf.line_map
+    return line_map[line] if line_map and 0 <= line < len(line_map) else line
+
+
+def in_file_lines(chunk: Chunk, sf: SourceFile) -> Chunk:
+    """`chunk` with the line range of the file itself rather than of its include-expanded text
+    (the last step: extractors locate blocks in chunks by the parsed text's lines)."""
+    if not sf.line_map:
+        return chunk
+    return replace(
+        chunk,
+        line_start=file_line(sf, chunk.line_start - 1) + 1,
+        line_end=file_line(sf, chunk.line_end - 1) + 1,
+    )
 
 
 def split_lines(sf: SourceFile) -> tuple[list[str], list[str], tuple[Tab, ...]]:

@@ -25,7 +25,7 @@ from docsmcp_runtime.format import (
 from docsmcp_runtime.languages import normalise_language
 
 from .apiref import ApiEntry, extract_api
-from .chunk import Chunk, ParsedFile
+from .chunk import Chunk, ParsedFile, file_line
 from .xref import CrossRefs, FileRefs, extract_refs, resolve_refs, shift_refs, summary
 
 # The prose shown before a code example: at most this many characters of its paragraph, found
@@ -217,13 +217,19 @@ def _code_blocks(
             k += 1
         if k == len(chunks):
             break
-        chunk = chunks[k]
-        if chunk.line_start > m0 + 1:
+        if chunks[k].line_start > m0 + 1:
             continue  # not indexed (e.g. a block the chunker dropped as empty)
         source = "\n".join(lines[m0:m1])
-        at = chunk.text.find(source)
+        # Chunks may overlap (a section and its language tabs, dialects.py): the block belongs
+        # to the first one, in row order, whose text holds it.
+        j, at = k, -1
+        while j < len(chunks) and chunks[j].line_start <= m0 + 1:
+            if chunks[j].line_end >= m0 + 1 and (at := chunks[j].text.find(source)) >= 0:
+                break
+            j += 1
         if at < 0:
             continue
+        chunk = chunks[j]
         opening = lines[m0]
         start = at + len(opening) + 1
         end = at + len(source)
@@ -235,13 +241,13 @@ def _code_blocks(
         context = _context_start(chunk.text, at)
         out.append(
             (
-                first_row + k,
+                first_row + j,
                 normalise_language(t.info),
                 start,
                 end,
                 start if context == at else context,
-                m0 + 1,
-                m1,
+                file_line(parsed.source, m0) + 1,
+                file_line(parsed.source, m1 - 1) + 1,
             )
         )
     return out
