@@ -270,7 +270,7 @@ def test_chunking_dialect_soup_gives_unique_ids_and_exact_lines(
         assert dict(c.metadata).get("language", "x") != ""
 
 
-# -- MDX exports and JSX string props --------------------------------------------------------------
+# -- MDX exports and JSX string props ------------------------------------------------------------
 
 
 def test_mdx_exports_give_title_and_description(tmp_path: Path) -> None:
@@ -306,3 +306,37 @@ def test_mdx_exports_give_title_and_description(tmp_path: Path) -> None:
 
     assert "Utilities for controlling an element's padding." in text_of(page)
     assert "Layout" in text_of(layout) and "Pages and layouts" in text_of(layout)
+
+
+# -- a real mkdocs-material site -----------------------------------------------------------------
+
+PYDANTIC = FIXTURES / "pydantic-docs" / "docs"
+
+
+def test_real_mkdocs_material_pages_read_cleanly() -> None:
+    corpus = load_corpus(PYDANTIC)
+    assert not corpus.problems
+    seen = 0
+    for sf in corpus.files:
+        for c in chunk_file(sf):
+            for line in c.text.split("\n"):
+                assert not line.lstrip().startswith(("!!!", "???", "=== ")), (c.id, line)
+                assert "][pydantic." not in line and "[](){#" not in line, (c.id, line)
+                assert "{ #" not in line and "{:" not in line, (c.id, line)
+            seen += 1
+    assert seen > 10
+    strict = {
+        c.id: c
+        for sf in corpus.files
+        if sf.path == "concepts/strict_mode.md"
+        for c in chunk_file(sf)
+    }
+    first = strict["concepts/strict_mode.md#_preamble"].text
+    # `??? api "API Documentation"` and its indented body, a mkdocs-autorefs link kept as text
+    assert first.startswith("API Documentation\n`pydantic.types.Strict`<br>")
+    perf = [
+        c for sf in corpus.files if sf.path == "concepts/performance.md" for c in chunk_file(sf)
+    ]
+    tabs = "\n".join(c.text for c in perf)
+    assert ":x: Bad\n" in tabs and ":white_check_mark: Good\n" in tabs  # not languages: kept
+    assert all("language" not in dict(c.metadata) for c in perf)

@@ -56,6 +56,8 @@ _ATTR_LIST = re.compile(
 )
 _ATTR_ID = re.compile(r"(?:^|[\s{:])#([\w:-]+)")
 _HEADING = re.compile(r"^[ ]{0,3}#{1,6}[ \t]")
+# mkdocs-autorefs anchors: `[](){#some-anchor}` on a line of their own.
+_AUTOREF_ANCHOR = re.compile(r"^[ \t]*\[\]\(\)\{#[\w:.-]+\}[ \t]*$")
 _ATTR_LINE = re.compile(r"^[ \t]*\{:[^}\n]*\}[ \t]*$")
 _ABBREVIATION = re.compile(r"^\*\[([^\]\n]+)\]:[ \t]*(.*)$")
 _REF_DEFINITION = re.compile(r"^[ ]{0,3}\[([^\]\n]+)\]:")
@@ -229,7 +231,9 @@ def _admonitions(lines: list[str]) -> tuple[dict[int, str], list[int]]:
         kind = str(t.meta.get("tag", "")).strip() or "note"
         title = t.content.strip()
         label = kind.capitalize()
-        if title and title.lower() != kind.lower():
+        if title and kind.lower() in title.lower():
+            label = title  # `??? api "API Documentation"`: the title says it already
+        elif title:
             label += f": {title}"
         labels[start] = label
         for line in range(start + 1, min(end, len(lines))):
@@ -247,7 +251,7 @@ _ADMON_MD = _parser()
 def _inline_cleanup(line: str, defined: set[str]) -> str:
     """Attribute lists, abbreviation definitions and undefined reference links of one line."""
     if "{" in line and "}" in line:
-        if _ATTR_LINE.match(line):
+        if _ATTR_LINE.match(line) or _AUTOREF_ANCHOR.match(line):
             return ""
         attrs = _ATTR_LIST.search(line)
         if attrs:
