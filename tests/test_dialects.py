@@ -340,3 +340,47 @@ def test_real_mkdocs_material_pages_read_cleanly() -> None:
     tabs = "\n".join(c.text for c in perf)
     assert ":x: Bad\n" in tabs and ":white_check_mark: Good\n" in tabs  # not languages: kept
     assert all("language" not in dict(c.metadata) for c in perf)
+
+
+_ESM_PIECES = st.sampled_from(
+    [
+        "export const title = 'T';",
+        'export const description = "D \\" q";',
+        "export const metadata = {",
+        "  title: `Tmpl`,",
+        "  description: 'x',",
+        "  other: { a: [1, {b: 2}] },",
+        "};",
+        "}",
+        "export default function X() {",
+        "import A from 'a'",
+        "```",
+        "",
+        "# Heading",
+        "text {with} braces",
+    ]
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(_ESM_PIECES, max_size=30))
+def test_esm_metadata_never_fails(pieces: list[str]) -> None:
+    from docsmcp.mdx import esm_metadata
+
+    found = esm_metadata(pieces)
+    assert set(found) <= {"title", "description"}
+    assert all(isinstance(v, str) and v for v in found.values())
+
+
+def test_builds_with_tabs_and_includes_are_identical_whatever_the_workers(tmp_path: Path) -> None:
+    docs = tmp_path / "docs"
+    import shutil
+
+    shutil.copytree(DOCUSAURUS_TABS, docs / "tabs")
+    shutil.copytree(FIXTURES / "pydantic-docs" / "docs", docs / "pydantic")
+    one = build_bundle(docs, tmp_path / "one", "--workers", "1", "--no-cache")
+    two = build_bundle(docs, tmp_path / "two", "--workers", "2", "--no-cache")
+    names = sorted(p.name for p in one.iterdir())
+    assert names == sorted(p.name for p in two.iterdir())
+    for name in names:
+        assert (one / name).read_bytes() == (two / name).read_bytes(), name
