@@ -87,14 +87,21 @@ def docusaurus(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def test_real_docusaurus_language_tabs_are_split_and_filtered(docusaurus: Path) -> None:
     meta = json.loads((docusaurus / "metadata.json").read_text())
-    assert meta["taxonomy"]["language"]["values"] == ["go", "python", "typescript"]
+    # Only the tabs name a language: a filter keeps the pages' other text (include_unset).
+    assert meta["taxonomy"]["language"] == {
+        "description": "Filter results by language.",
+        "vector_collapse": False,
+        "values": ["go", "python", "typescript"],
+        "include_unset": True,
+    }
+    assert meta["requires"] == ["include-unset"]
     with McpSession(docusaurus) as s:
         for language in ("go", "python", "typescript"):
-            hits = s.search(query="retrieve messages from a topic", language=language, limit=20)
-            assert hits["hits"], language
-            for hit in hits["hits"]:
-                assert hit["metadata"]["language"] == language
-                assert hit["chunk_id"].endswith("/" + language), hit["chunk_id"]
+            hits = s.search(query="retrieve messages from a topic", language=language, limit=50)
+            own = [h for h in hits["hits"] if h["metadata"].get("language") == language]
+            assert own and all(h["chunk_id"].endswith("/" + language) for h in own), language
+            assert all(h["metadata"].get("language") in (None, language) for h in hits["hits"])
+            assert any("language" not in h["metadata"] for h in hits["hits"])
         text = s.get_doc("hcs-10/base-client.mdx#hcs-10-base-client/core-functionality/go")
     assert "```go" in text and "```typescript" not in text and "```python" not in text
     assert not any(mark in text for mark in DIALECT_SYNTAX), text
@@ -384,3 +391,21 @@ def test_builds_with_tabs_and_includes_are_identical_whatever_the_workers(tmp_pa
     assert names == sorted(p.name for p in two.iterdir())
     for name in names:
         assert (one / name).read_bytes() == (two / name).read_bytes(), name
+
+
+def test_the_spec_reader_filters_tabs_like_the_runtime(docusaurus: Path, example: Path) -> None:
+    from docsmcp_runtime.bundle import open_bundle
+    from docsmcp_runtime.tools import DocsApp
+    from spec_reader import SpecReader
+
+    cases = (
+        (docusaurus, "retrieve messages from a topic", ("go", "python", "typescript")),
+        (example, "retry", ("python", "typescript")),
+    )
+    for bundle, query, languages in cases:
+        app, reader = DocsApp(open_bundle(bundle)), SpecReader(bundle)
+        for language in languages:
+            args = {"query": query, "language": language, "limit": 10}
+            hits = app.call_tool("search_docs", args)["structuredContent"]["hits"]
+            expected = [h["chunk_id"] for h in hits]
+            assert reader.search(query, limit=10, filters={"language": language}) == expected

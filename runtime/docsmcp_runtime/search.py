@@ -176,7 +176,8 @@ class Searcher:
         values of another key visible too, unless that key is filtered as well (bundle-spec.md,
         *Facets*): filtering `language` still shows `scope = global-guide` pages. A row with a
         value of its own for the filtered key is judged by that value only: a guide's
-        TypeScript tab (`language = typescript`) is not shown to a Python filter."""
+        TypeScript tab (`language = typescript`) is not shown to a Python filter. A key with
+        `include_unset` keeps the rows without a value too."""
         mask = np.ones(self.bundle.n_chunks, dtype=bool)
         for key, value in filters.items():
             entry = self.taxonomy[key]
@@ -186,6 +187,8 @@ class Searcher:
                 if other not in filters:
                     codes = [self.taxonomy[other].code(v) for v in values]
                     selected |= np.isin(self._column(other), codes) & (column == 0)
+            if entry.include_unset:
+                selected |= column == 0
             mask &= selected
         return mask
 
