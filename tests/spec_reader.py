@@ -330,11 +330,23 @@ class SpecReader:
         return self.impact_sum(terms) + self.impact_sum(bigrams) * weight
 
     def facet_mask(self, filters: dict[str, str]) -> np.ndarray:
-        keys = list(self.meta["taxonomy"])
+        """*Facets*: the value's rows; with `auto_include`, also the rows without a value of
+        their own whose other key (not filtered) has one of the listed values; with
+        `include_unset`, also every row without a value."""
+        taxonomy = self.meta["taxonomy"]
+        keys = list(taxonomy)
+        facets = self.arr["facets"]
         mask = np.ones(len(self.rows), bool)
         for key, value in filters.items():
-            code = 1 + self.meta["taxonomy"][key]["values"].index(value)
-            mask &= self.arr["facets"][:, keys.index(key)] == code
+            column = facets[:, keys.index(key)]
+            selected = column == 1 + taxonomy[key]["values"].index(value)
+            for other, values in taxonomy[key].get("auto_include", {}).items():
+                if other not in filters:
+                    codes = [1 + taxonomy[other]["values"].index(v) for v in values]
+                    selected |= np.isin(facets[:, keys.index(other)], codes) & (column == 0)
+            if taxonomy[key].get("include_unset", False):
+                selected |= column == 0
+            mask &= selected
         return mask
 
     def search(self, query: str, limit: int = 10, filters: dict | None = None) -> list[str]:

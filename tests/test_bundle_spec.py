@@ -176,8 +176,8 @@ EXTRA_QUERIES = {  # identifiers, bigrams, stop words, several lines
 def test_spec_reader_ranks_every_eval_query_like_the_runtime(
     corpus_name: str, request: pytest.FixtureRequest
 ) -> None:
-    """Unfiltered top 10 of every dev query (and filtered, where the spec's *Facets* rule alone
-    decides: the runtime also keeps `scope=global-guide` rows when `language` is filtered)."""
+    """Top 10 of every dev query, unfiltered and with its filters (the spec reader applies
+    *Facets* as written: `auto_include`, own values first, `include_unset`)."""
     fixture = {"yellow-docs": "yellow_bundle", "speakeasy-sdks": "speakeasy_bundle"}
     bundle = request.getfixturevalue(fixture.get(corpus_name, "rust_bundle"))
     reader = SpecReader(bundle)
@@ -187,7 +187,7 @@ def test_spec_reader_ranks_every_eval_query_like_the_runtime(
     cases += [(q, {}) for q in EXTRA_QUERIES[corpus_name]]
     mismatches, compared = [], 0
     for query, filters in cases:
-        runs = [{}] if not filters or "language" in filters else [{}, filters]
+        runs = [{}] if not filters else [{}, filters]
         for f in runs:
             expected = _runtime_ids(app, query, f)
             got = reader.search(query, limit=10, filters=f)

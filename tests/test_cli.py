@@ -16,7 +16,7 @@ def ids_of(bundle: Path) -> list[str]:
 
 def test_validate_ok_on_the_example(tmp_path: Path) -> None:
     proc = run_docsmcp("validate", "--docs-dir", EXAMPLE_DOCS)
-    assert proc.stdout.strip() == "ok: 6 files, 17 chunks, taxonomy keys: language, scope"
+    assert proc.stdout.strip() == "ok: 6 files, 19 chunks, taxonomy keys: language, scope"
 
 
 def test_validate_reports_every_problem_at_once(tmp_path: Path) -> None:
@@ -72,7 +72,7 @@ def test_include_and_exclude_flags(tmp_path: Path) -> None:
 def test_build_json_summary_has_seconds_per_phase(tmp_path: Path) -> None:
     proc = run_docsmcp("build", "--docs-dir", EXAMPLE_DOCS, "--out", tmp_path / "idx", "--json")
     summary = json.loads(proc.stdout)
-    assert (summary["files"], summary["chunks"], summary["api_entries"]) == (6, 17, 2)
+    assert (summary["files"], summary["chunks"], summary["api_entries"]) == (6, 19, 2)
     assert list(summary["phases"]) == ["read and parse", "index", "browse tables", "write"]
     files = [p for p in (tmp_path / "idx").iterdir() if p.name != "metadata.json"]
     assert summary["bytes"] == sum(p.stat().st_size for p in files)  # the files metadata lists
@@ -135,7 +135,7 @@ def test_build_prints_a_summary_and_records_options(tmp_path: Path) -> None:
         "build", "--docs-dir", EXAMPLE_DOCS, "--out", out, "--name", "acme",
         "--description", "the Acme Payments docs", "--instructions", "Be brief.",
     )  # fmt: skip
-    assert proc.stdout.startswith(f"built {out}: 6 files, 17 chunks, ")
+    assert proc.stdout.startswith(f"built {out}: 6 files, 19 chunks, ")
     summary, phases = proc.stdout.rstrip().split("\n")
     assert summary.endswith("; no cross references, 2 API entries, 10 code blocks")
     assert phases.startswith("  read and parse ") and phases.rstrip().endswith("s")

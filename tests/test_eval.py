@@ -58,7 +58,7 @@ def rel(file: str, heading: str | None = None) -> dict:
 
 # --------------------------------------------------------------------------- example corpus
 #
-# Metric arithmetic over the real example bundle (examples/acme-sdk, 17 chunks). Expected ranks
+# Metric arithmetic over the real example bundle (examples/acme-sdk, 19 chunks). Expected ranks
 # were first observed from real search_docs calls on a freshly built bundle and are pinned
 # below; each query is chosen so that the pinned positions rest on identifiers found in one or
 # a few sections only, not on near-ties. `ranked()` re-checks every pinned position before the
@@ -68,6 +68,9 @@ ACME = "acme-sdk"  # the example bundle's name (its docs directory)
 ERRORS = "guides/errors.mdx"
 ERRORS_MAIN = "guides/errors.mdx#error-handling"
 ERRORS_RETRIES = "guides/errors.mdx#error-handling/retries"
+# The retries section's language tabs are chunks of their own (dialects.py).
+ERRORS_RETRIES_PY = ERRORS_RETRIES + "/python"
+ERRORS_RETRIES_TS = ERRORS_RETRIES + "/typescript"
 SCOPED_KEYS = "guides/authentication.md#authentication/scoped-keys"
 PY_README = "python/README.md"
 PY_PAYMENTS = "python/payments.md"
@@ -166,17 +169,20 @@ def test_reciprocal_ranks_at_1_2_3_and_absent(example_app: DocsApp) -> None:
 
 
 def test_ndcg_two_entries_whole_file_and_duplicates(example_app: DocsApp) -> None:
-    # sk_test_123: the retries example first, then both quick starts (in either order).
+    # sk_test_123: the retries example's two tabs first, then both quick starts (either order).
     sk = ranked(example_app, "sk_test_123")
-    assert sk[0] == ERRORS_RETRIES and set(sk[1:3]) == {PY_QUICK, TS_QUICK}, sk
-    # RetryConfig: only in the retries section; two more weak hits, one the errors intro.
+    assert set(sk[:2]) == {ERRORS_RETRIES_PY, ERRORS_RETRIES_TS}, sk
+    assert set(sk[2:4]) == {PY_QUICK, TS_QUICK}, sk
+    # RetryConfig: only in the retries section's Python tab; four more weak hits, three of them
+    # the rest of the errors page.
     retry = ranked(example_app, "RetryConfig")
-    assert retry[0] == ERRORS_RETRIES and ERRORS_MAIN in retry and len(retry) == 3, retry
+    assert retry[0] == ERRORS_RETRIES_PY and ERRORS_MAIN in retry and len(retry) == 5, retry
+    assert sum(h.startswith(ERRORS) for h in retry) == 4, retry
     assert ranked(example_app, "RateLimitExceededError")[0] == ERRORS_MAIN
 
     cases = [
-        # two entries (headings compared casefolded, whitespace collapsed) at ranks 2 and 3:
-        # DCG = 1/log2(3) + 1/log2(4), ideal = 1 + 1/log2(3)
+        # two entries (headings compared casefolded, whitespace collapsed) at ranks 3 and 4:
+        # DCG = 1/log2(4) + 1/log2(5), ideal = 1 + 1/log2(3)
         acme(
             "two", "sk_test_123", [rel(PY_README, "QUICK START"), rel(TS_README, "quick   start")]
         ),
@@ -189,16 +195,16 @@ def test_ndcg_two_entries_whole_file_and_duplicates(example_app: DocsApp) -> Non
     ]
     report = evaluate({ACME: example_app}, cases, k=5)
     by_id = {r.id: r for r in report.results}
-    assert [by_id[i].first_rank for i in ("two", "file", "crumb", "half")] == [2, 1, 1, 1]
-    assert by_id["two"].gains == (0, 1, 1, 0)
+    assert [by_id[i].first_rank for i in ("two", "file", "crumb", "half")] == [3, 1, 1, 1]
+    assert by_id["two"].gains == (0, 0, 1, 1, 0)
     assert len(by_id["file"].relevant) == 1
-    assert by_id["file"].gains == (1, 0, 0)
-    assert sum(bool(m) for m in by_id["file"].matched) == 2  # retries and the errors intro
-    assert by_id["crumb"].matched[0] == (0,)  # retries, via "... > Error handling > Retries"
-    assert by_id["crumb"].gains == (1, 0, 0)
+    assert by_id["file"].gains == (1, 0, 0, 0, 0)
+    assert sum(bool(m) for m in by_id["file"].matched) == 4  # the errors page's four hits
+    assert by_id["crumb"].matched[0] == (0,)  # the tab, via "... > Error handling > Retries"
+    assert by_id["crumb"].gains == (1, 0, 0, 0, 0)
     ideal2 = 1 + 1 / math.log2(3)
     expected_ndcg = {
-        "two": (1 / math.log2(3) + 1 / math.log2(4)) / ideal2,
+        "two": (1 / math.log2(4) + 1 / math.log2(5)) / ideal2,
         "file": 1.0,
         "crumb": 1.0,
         "half": 1 / ideal2,
@@ -206,7 +212,7 @@ def test_ndcg_two_entries_whole_file_and_duplicates(example_app: DocsApp) -> Non
     for cid, value in expected_ndcg.items():
         assert by_id[cid].ndcg == pytest.approx(value), cid
     m = report.overall
-    assert m.mrr == pytest.approx((1 / 2 + 1 + 1 + 1) / 4)
+    assert m.mrr == pytest.approx((1 / 3 + 1 + 1 + 1) / 4)
     assert m.ndcg == pytest.approx(sum(expected_ndcg.values()) / 4)
     assert m.hit_rate == 1.0
     assert report.failing == ()
@@ -267,15 +273,16 @@ def test_cutoff_k_limits_hits_and_ideal(example_app: DocsApp) -> None:
 
 def test_facet_precision_and_no_answer_cases(example_app: DocsApp) -> None:
     py = {"language": "python"}
-    # With language=python the scope=global-guide guides stay in (auto-include): two of the
-    # three sk_test_123 hits are guides, which carry no language, so they count as outside.
+    # With language=python the scope=global-guide guides stay in (auto-include): one of the
+    # three sk_test_123 hits is a guide without a language, so it counts as outside (the
+    # errors guide's Python tab carries language=python).
     sk = search_hits(example_app, "sk_test_123", **py)
     assert {h["chunk_id"] for h in sk} == {
-        ERRORS_RETRIES,
+        ERRORS_RETRIES_PY,
         PY_QUICK,
         "guides/authentication.md#authentication",
     }
-    assert sk[0]["chunk_id"] in (ERRORS_RETRIES, PY_QUICK)
+    assert sk[0]["chunk_id"] in (ERRORS_RETRIES_PY, PY_QUICK)
     cases = [
         acme(
             "mixed",
@@ -295,14 +302,14 @@ def test_facet_precision_and_no_answer_cases(example_app: DocsApp) -> None:
     report = evaluate({ACME: example_app}, cases, k=5)
     by_id = {r.id: r for r in report.results}
     assert by_id["mixed"].first_rank == 1
-    assert sorted(by_id["mixed"].in_filter) == [False, False, True]
-    assert by_id["mixed"].facet_precision == pytest.approx(1 / 3)
+    assert sorted(by_id["mixed"].in_filter) == [False, True, True]
+    assert by_id["mixed"].facet_precision == pytest.approx(2 / 3)
     assert by_id["none"].chunk_ids == ()
     assert by_id["none"].hint is not None and "language='python'" in by_id["none"].hint
     assert by_id["none"].facet_precision is None  # no hits: nothing to be precise about
     assert by_id["silent"].chunk_ids == (TS_REFUND,) and by_id["silent"].hint is None
     assert by_id["silent"].facet_precision == 1.0
-    assert by_id["leaky"].facet_precision == pytest.approx(1 / 3)
+    assert by_id["leaky"].facet_precision == pytest.approx(2 / 3)
     assert [by_id[i].no_answer_ok for i in ("none", "none-scope", "silent", "leaky")] == [
         True,
         True,
@@ -319,8 +326,8 @@ def test_facet_precision_and_no_answer_cases(example_app: DocsApp) -> None:
     assert m.mrr == pytest.approx(0.5)
     assert m.hit_rate == pytest.approx(0.5)
     assert m.no_answer_ok == pytest.approx(0.5)
-    # mixed 1/3, silent 1, leaky 1/3 (none, none-scope and broken have no hits)
-    assert m.facet_precision == pytest.approx((1 / 3 + 1 + 1 / 3) / 3)
+    # mixed 2/3, silent 1, leaky 2/3 (none, none-scope and broken have no hits)
+    assert m.facet_precision == pytest.approx((2 / 3 + 1 + 2 / 3) / 3)
     facet = report.by_category["facet"]
     assert (facet.cases, facet.answerable, facet.mrr, facet.no_answer_ok) == (4, 0, None, 0.5)
     assert {r.id for r in report.failing} == {"silent", "leaky", "broken"}
@@ -334,12 +341,12 @@ def test_hit_sizes_and_latency(example_app: DocsApp) -> None:
     sizes = [
         tuple(len(get_doc_content(example_app, cid)) for cid in r.chunk_ids) for r in report.results
     ]
-    assert [len(s) for s in sizes] == [1, 3]
+    assert [len(s) for s in sizes] == [1, 5]
     assert all(n > 0 for s in sizes for n in s)
     assert [r.hit_chars for r in report.results] == sizes
-    # per hit, not per case: the case with three hits weighs three times
+    # per hit, not per case: the case with five hits weighs five times
     all_sizes = [n for s in sizes for n in s]
-    assert report.overall.mean_hit_chars == pytest.approx(sum(all_sizes) / 4)
+    assert report.overall.mean_hit_chars == pytest.approx(sum(all_sizes) / 6)
     assert report.by_corpus[ACME].mean_hit_chars == report.overall.mean_hit_chars
     assert report.overall.latency_p50_ms is not None
     assert 0 <= report.overall.latency_p50_ms <= report.overall.latency_p95_ms

@@ -82,8 +82,8 @@ def test_metadata_records_the_embedding(openai_bundle: Path, stub: OpenAIStub) -
         "send_dimensions": True,
         "api_key_env": "OPENAI_API_KEY",
     }
-    assert meta["files"]["vectors.bin"]["shape"] == [17, 256]
-    vectors = np.fromfile(openai_bundle / "vectors.bin", dtype="<f2").reshape(17, 256)
+    assert meta["files"]["vectors.bin"]["shape"] == [19, 256]
+    vectors = np.fromfile(openai_bundle / "vectors.bin", dtype="<f2").reshape(19, 256)
     assert np.allclose(np.linalg.norm(vectors.astype(np.float32), axis=1), 1.0, atol=1e-3)
     assert run_docsmcp("verify", openai_bundle).returncode == 0
 
@@ -159,7 +159,7 @@ def test_incremental_builds_embed_only_changed_chunks(tmp_path: Path) -> None:
 
     with OpenAIStub() as stub:
         openai_build(stub, docs, out)
-        assert len(sent(stub)) == 17
+        assert len(sent(stub)) == 19
         stub.requests.clear()
         openai_build(stub, docs, out)
         assert sent(stub) == []  # unchanged docs: everything from the cache
@@ -175,13 +175,13 @@ def test_incremental_builds_embed_only_changed_chunks(tmp_path: Path) -> None:
         assert sent(stub) == []
         (cache_file,) = cache.glob("*.npz")
         with np.load(cache_file) as data:
-            assert len(data["keys"]) == 14  # entries of the deleted file were pruned
-        assert "embedded 0 of 14 chunks" in proc.stderr
+            assert len(data["keys"]) == 16  # entries of the deleted file were pruned
+        assert "embedded 0 of 16 chunks" in proc.stderr
 
         cache_file.write_bytes(b"not a cache")
         proc = openai_build(stub, docs, out)
         assert "is unreadable" in proc.stderr and "discarding it" in proc.stderr
-        assert len(sent(stub)) == 14
+        assert len(sent(stub)) == 16
 
 
 def test_hash_vectors_are_deterministic_and_cached_builds_identical(tmp_path: Path) -> None:
@@ -214,7 +214,7 @@ def test_ivf_index_above_the_threshold(tmp_path: Path) -> None:
     assert index["type"] == "ivf" and index["lists"] == 16 and index["probe"] == 1
     assert {"vector_rows.bin", "ivf_centroids.bin", "ivf_offsets.bin"} <= set(meta["files"])
     rows = np.fromfile(ivf / "vector_rows.bin", dtype="<u4")
-    assert sorted(rows.tolist()) == list(range(17))
+    assert sorted(rows.tolist()) == list(range(19))
     assert run_docsmcp("verify", ivf).returncode == 0
     for bundle in (exact, ivf):
         with McpSession(bundle) as s:

@@ -90,7 +90,13 @@ def test_the_language_default_can_be_turned_off(tmp_path: Path) -> None:
         for h in app_off.call_tool("search_docs", args)["structuredContent"]["hits"]
     }
     assert scopes_default == {"global-guide", "sdk-specific"}
-    assert scopes_off == {"sdk-specific"}
+    # Without the rule, only Python rows are left: the Python SDK pages and the Python tab of a
+    # guide (a row with a language of its own), never a guide's other text.
+    hits_off = app_off.call_tool("search_docs", args)["structuredContent"]["hits"]
+    assert {h["metadata"]["language"] for h in hits_off} == {"python"}
+    assert scopes_off == {"sdk-specific", "global-guide"}
+    guides = [h for h in hits_off if h["metadata"]["scope"] == "global-guide"]
+    assert guides and all(h["chunk_id"].endswith("/python") for h in guides), guides
 
 
 def test_rules_naming_what_does_not_exist_are_reported(tmp_path: Path) -> None:

@@ -342,14 +342,19 @@ def test_explicit_filters_restrict_every_hit(example: McpSession) -> None:
     assert all(h["metadata"] == PY_SDK for h in hits["hits"])
     guides = example.search(query="key", scope="global-guide", limit=50)
     assert guides["hits"]
-    assert all(h["metadata"] == GUIDE for h in guides["hits"])
+    # A guide's language tabs are guides too, with their own language.
+    assert all(h["metadata"]["scope"] == GUIDE["scope"] for h in guides["hits"])
+    assert all(h["metadata"] == GUIDE for h in guides["hits"] if "/retries/" not in h["chunk_id"])
 
 
 def test_language_filter_auto_includes_global_guides(example: McpSession) -> None:
     result = example.search(query="retries backoff", language="python", limit=50)
     assert "guides/errors.mdx#error-handling/retries" in _ids(result)
     assert _ids(result)[0] == "guides/errors.mdx#error-handling/retries"
-    assert all(h["metadata"] in (PY_SDK, GUIDE) for h in result["hits"])
+    assert "guides/errors.mdx#error-handling/retries/python" in _ids(result)
+    assert "guides/errors.mdx#error-handling/retries/typescript" not in _ids(result)
+    py_guide = {**GUIDE, "language": "python"}
+    assert all(h["metadata"] in (PY_SDK, GUIDE, py_guide) for h in result["hits"])
 
 
 def test_explicit_scope_disables_auto_include(example: McpSession) -> None:

@@ -7,7 +7,7 @@ import re
 import subprocess
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
@@ -261,6 +261,10 @@ def taxonomy_of(corpus: Corpus, chunks: list[Chunk], problems: list[Problem]) ->
         if rules:
             ordered = {k: tuple(sorted(v, key=str.encode)) for k, v in sorted(rules.items())}
             out[key] = TaxonomyKey(entry.description, entry.vector_collapse, entry.values, ordered)
+    if "language" in out and not any(dict(f.metadata).get("language") for f in corpus.files):
+        # Every `language` value comes from code tabs split into chunks of their own
+        # (dialects.py): the other pages apply to every language, so a filter keeps them.
+        out["language"] = replace(out["language"], include_unset=True)
     return out
 
 

@@ -10,6 +10,7 @@ Display text is always a slice of the original lines, never re-rendered markdown
 from __future__ import annotations
 
 import hashlib
+import json
 import re
 from collections import defaultdict
 from dataclasses import dataclass, field, replace
@@ -17,12 +18,18 @@ from dataclasses import dataclass, field, replace
 from markdown_it import MarkdownIt
 from markdown_it.token import Token
 
+from .dialects import Tab, rewrite
 from .manifest import SourceFile
-from .mdx import admonitions_to_text, drop_esm
+from .mdx import admonitions_to_text, drop_esm, esm_metadata
 
 SPLIT_LEVEL = {"file": 0, "h1": 1, "h2": 2, "h3": 3}
 DEFAULT_MAX_CHUNK_SIZE = 20000
 _TAG = re.compile(r"<[^>]*>")
+# String props of JSX/HTML tags that hold reader-facing text (`<Card title="Install">`).
+_TEXT_PROP = re.compile(
+    r"""\b(?:title|description|label|alt|caption|summary|content|text|heading|subtitle)"""
+    r"""=(?:"([^"<>]*)"|'([^'<>]*)'|\{["']([^"'<>{}]*)["']\})"""
+)
 _SLUG_DROP = re.compile(r"[^a-z0-9 -]")
 
 
@@ -77,6 +84,7 @@ class _Section:
     blocks: list[Block]
     shallow: bool = False  # starts at a heading shallower than the split level
     segments: list[tuple[int, int]] = field(default_factory=list)
+    language: str = ""  # the programming language of a code tab's own chunk
 
 
 def _parser() -> MarkdownIt:
@@ -105,7 +113,17 @@ def _strip_tags(html: str) -> str:
     tag: after it, each `<` would make the regex scan to the end in vain (quadratic in a block
     of unclosed `<!--` lines)."""
     end = html.rfind(">") + 1
-    return _TAG.sub(" ", html[:end]) + html[end:]
+    return _TAG.sub(_tag_text, html[:end]) + html[end:]
+
+
+def _tag_text(tag: re.Match[str]) -> str:
+    """A tag as the text its string props show the reader (` Install `), else a space."""
+    if "=" not in tag.group(0):
+        return " "
+    props = [
+        next(g for g in m.groups() if g is not None) for m in _TEXT_PROP.finditer(tag.group(0))
+    ]
+    return " " + " ".join(p.strip() for p in props if p.strip()) + " " if props else " "
 
 
 def _group_text(tokens: list[Token]) -> str:
@@ -209,9 +227,14 @@ class _Ids:
 
 
 class _FileChunker:
-    def __init__(self, sf: SourceFile, lines: list[str], default_max: int) -> None:
+    def __init__(
+        self, sf: SourceFile, lines: list[str], default_max: int, tabbed: bool = False
+    ) -> None:
         self.sf = sf
         self.lines = lines
+        # With language tabs split out, a chunk's blocks may skip lines of another chunk: its
+        # segments then bridge blank lines only.
+        self.tabbed = tabbed
         self.max = sf.strategy.max_chunk_size or default_max
         self.ids = _Ids()
         cum = [0]
@@ -266,8 +289,39 @@ class _FileChunker:
 
     # -- oversize splitting -------------------------------------------------------------------
 
+    # -- language tabs -------------------------------------------------------------------------
+
+    def split_tabs(self, sec: _Section, tabs: tuple[Tab, ...]) -> list[_Section]:
+        """`sec` without the blocks of its language tabs, then one section per language holding
+        that language's tabs (ids `<sec id>/<language>`), so a language filter sees its tab only.
+        Tabs that are not languages (npm/yarn, macOS/Linux) stay in `sec`, labelled."""
+        found: dict[str, tuple[str, list[Block]]] = {}
+        rest: list[Block] = []
+        for b in sec.blocks:
+            tab = next((t for t in tabs if t.start <= b.start and b.end <= t.end), None)
+            if tab is None:
+                rest.append(b)
+            else:
+                found.setdefault(tab.language, (tab.label, []))[1].append(b)
+        if not found:
+            return [sec]
+        out: list[_Section] = []
+        if rest:
+            parent = _Section(sec.id, sec.heading, sec.level, sec.trail, rest, sec.shallow)
+            parent.segments = self._segments(rest)
+            out.append(parent)
+        sep = "/" if "#" in sec.id[len(self.sf.path) :] else "#"
+        for language, (label, blocks) in found.items():
+            cid = self.ids.child(sec.id, slugify(language), sep)
+            # The tab's label heads it (its first line), under the section's heading trail.
+            trail = (*sec.trail, (sec.level + 1, label))
+            child = _Section(cid, label, sec.level, trail, blocks, language=language)
+            child.segments = self._segments(blocks)
+            out.append(child)
+        return out
+
     def split(self, sec: _Section) -> list[_Section]:
-        span = [(sec.blocks[0].start, sec.blocks[-1].end)]
+        span = sec.segments or [(sec.blocks[0].start, sec.blocks[-1].end)]
         if self.size(span) <= self.max:
             return [sec]
         own = 1 if sec.blocks[0].kind == "heading" and sec.level > 0 else 0
@@ -360,7 +414,7 @@ class _FileChunker:
                 self._append(segs, b.prefix, strict=True)
                 self._append(segs, (b.start, b.end), strict=True)
             else:
-                self._append(segs, (b.start, b.end), strict=False)
+                self._append(segs, (b.start, b.end), strict=self.tabbed)
             prev = b
         return segs
 
@@ -384,11 +438,17 @@ class _FileChunker:
         last = 0  # size of out[-1], kept up to date so many merges into one chunk stay linear
         for sec in secs:
             size = self.size(sec.segments)
-            if out and not sec.shallow and size < minimum and last + size <= self.max:
+            if (
+                out
+                and not sec.shallow
+                and size < minimum
+                and last + size <= self.max
+                and out[-1].language == sec.language
+            ):
                 prev = out[-1]
                 prev.blocks.extend(sec.blocks)
                 for seg in sec.segments:
-                    last += self._append(prev.segments, seg, strict=False)
+                    last += self._append(prev.segments, seg, strict=self.tabbed)
                 continue
             sec.blocks = list(sec.blocks)  # its own list: later merges extend it in place
             out.append(sec)
@@ -413,6 +473,9 @@ class _FileChunker:
         headings = [t for _, t in trail if t]
         if not headings and title:
             headings = [title]
+        metadata = self.sf.metadata
+        if sec.language:
+            metadata = tuple(sorted({**dict(metadata), "language": sec.language}.items()))
         return Chunk(
             id=sec.id,
             path=self.sf.path,
@@ -424,7 +487,7 @@ class _FileChunker:
             heading_text="\n".join(headings),
             line_start=sec.segments[0][0] + 1,
             line_end=sec.segments[-1][1],
-            metadata=self.sf.metadata,
+            metadata=metadata,
         )
 
     def _header_text(self, prefix: tuple[int, int]) -> str:
@@ -432,12 +495,33 @@ class _FileChunker:
         return "\n".join(c.strip() for c in cells if c.strip())
 
 
-def split_lines(sf: SourceFile) -> tuple[list[str], list[str]]:
-    """(display lines, parse lines) of a file; both keep the file's line numbering."""
+def file_line(sf: SourceFile, line: int) -> int:
+    """The line of the file itself (0-based) that line `line` of its parsed text is: they differ
+    after includes (includes.py) made the text longer."""
+    line_map = sf.line_map
+    return line_map[line] if line_map and 0 <= line < len(line_map) else line
+
+
+def in_file_lines(chunk: Chunk, sf: SourceFile) -> Chunk:
+    """`chunk` with the line range of the file itself rather than of its include-expanded text
+    (the last step: extractors locate blocks in chunks by the parsed text's lines)."""
+    if not sf.line_map:
+        return chunk
+    return replace(
+        chunk,
+        line_start=file_line(sf, chunk.line_start - 1) + 1,
+        line_end=file_line(sf, chunk.line_end - 1) + 1,
+    )
+
+
+def split_lines(sf: SourceFile) -> tuple[list[str], list[str], tuple[Tab, ...]]:
+    """(display lines, parse lines, code tabs) of a file; the lines keep the file's numbering."""
     lines = sf.body.split("\n")
     if sf.path.endswith(".mdx"):
         lines = drop_esm(lines)
-    return lines, admonitions_to_text(lines)
+    dialect = rewrite(lines)
+    display = admonitions_to_text(dialect.display, hard_break=False)
+    return display, admonitions_to_text(dialect.parse), dialect.tabs
 
 
 @dataclass(frozen=True)
@@ -449,22 +533,44 @@ class ParsedFile:
     lines: list[str]  # display lines: the text chunks are sliced from
     tokens: list[Token]  # markdown-it tokens of the parse lines
     blocks: list[Block]  # top-level blocks with their line ranges
+    tabs: tuple[Tab, ...] = ()  # content tabs (dialects.Tab), in file order
 
 
 def parse_file(sf: SourceFile) -> ParsedFile:
-    display, parse = split_lines(sf)
+    if sf.path.endswith(".mdx") and "export " in sf.body:
+        sf = _with_esm_metadata(sf)
+    display, parse, tabs = split_lines(sf)
     tokens = _MD.parse("\n".join(parse))
-    return ParsedFile(sf, display, tokens, _blocks(tokens))
+    return ParsedFile(sf, display, tokens, _blocks(tokens), tabs)
+
+
+def _with_esm_metadata(sf: SourceFile) -> SourceFile:
+    """`sf` with the title and description its MDX exports give, where frontmatter gives none
+    (the description joins the frontmatter JSON, where `get_page` and the page table read it)."""
+    exported = esm_metadata(sf.body.split("\n"))
+    if not exported:
+        return sf
+    frontmatter = json.loads(sf.frontmatter)
+    if "description" in exported and not frontmatter.get("description"):
+        frontmatter["description"] = exported["description"]
+    return replace(
+        sf,
+        title=sf.title or exported.get("title"),
+        frontmatter=json.dumps(frontmatter, ensure_ascii=False, sort_keys=True),
+    )
 
 
 def chunk_parsed(parsed: ParsedFile, default_max: int = DEFAULT_MAX_CHUNK_SIZE) -> list[Chunk]:
-    fc = _FileChunker(parsed.source, parsed.lines, default_max)
+    tabs = tuple(t for t in parsed.tabs if t.language)
+    fc = _FileChunker(parsed.source, parsed.lines, default_max, tabbed=bool(tabs))
     sections: list[_Section] = []
-    for sec in fc.sections(parsed.blocks):
-        for part in fc.split(sec):
-            if not part.segments:
-                part.segments = fc._segments(part.blocks)
-            sections.append(part)
+    for whole in fc.sections(parsed.blocks):
+        for sec in fc.split_tabs(whole, tabs) if tabs else [whole]:
+            for part in fc.split(sec):
+                if not part.segments:
+                    part.segments = fc._segments(part.blocks)
+                part.language = sec.language
+                sections.append(part)
     sections = fc.merge_small(sections)
     return [fc.chunk(s) for s in sections]
 

@@ -57,6 +57,16 @@ def _add_corpus_args(p: argparse.ArgumentParser) -> None:
         "--docs-dir (repeatable); a file or symlink leading outside --docs-dir and every "
         "--source-root is refused",
     )
+    p.add_argument(
+        "--api-source",
+        action="append",
+        default=[],
+        type=Path,
+        metavar="DIR",
+        help="folder holding the Python package that mkdocstrings pages (`::: pkg.module`) "
+        "document: their docstrings and signatures are read with ast, never imported "
+        "(repeatable; a source root too)",
+    )
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -400,7 +410,7 @@ def _options(args: argparse.Namespace) -> BuildOptions:
         docs_dir=args.docs_dir,
         include=tuple(args.include),
         exclude=tuple(args.exclude),
-        source_roots=tuple(args.source_root),
+        source_roots=tuple(args.source_root) + tuple(getattr(args, "api_source", ())),
         name=getattr(args, "name", None),
         description=getattr(args, "description", None),
         instructions=getattr(args, "instructions", None),
@@ -463,9 +473,11 @@ def main(argv: list[str] | None = None) -> int:
         from .diff import run_diff_cli
 
         return run_diff_cli(args)
-    for flag, folder in [("--docs-dir", args.docs_dir)] + [
-        ("--source-root", root) for root in args.source_root
-    ]:
+    for flag, folder in (
+        [("--docs-dir", args.docs_dir)]
+        + [("--source-root", root) for root in args.source_root]
+        + [("--api-source", root) for root in getattr(args, "api_source", ())]
+    ):
         if not folder.is_dir():
             _err(f"error: {flag} {folder} is not a directory")
             return 2

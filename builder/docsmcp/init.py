@@ -48,7 +48,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from docsmcp_runtime.languages import LANGUAGE_ALIASES, normalise_language
+from docsmcp_runtime.languages import SDK_LANGUAGES as _SDK_LANGUAGES
+from docsmcp_runtime.languages import normalise_language
 
 from .discover import MANIFEST_NAME, glob_match, scan, source_roots
 from .fences import fenced_lines
@@ -63,9 +64,6 @@ MAX_CHUNK_FLOOR = 4000
 MAX_CHUNK_CEILING = 20000
 LEVELS = ("h1", "h2", "h3")
 
-# Canonical names of languages.py that are data, markup or shells, not SDK languages.
-_NOT_SDK = frozenset({"bash", "css", "html", "json", "markdown", "sql", "text", "toml", "yaml"})
-_SDK_LANGUAGES = frozenset(LANGUAGE_ALIASES) - _NOT_SDK
 # Parts of a folder name that say "an SDK" rather than name a product.
 _GENERIC = frozenset({"sdk", "sdks", "client", "clients", "lib", "libs", "library", "api", "docs"})
 _VERSION = re.compile(

@@ -23,6 +23,7 @@ from typing import Any
 
 import jsonschema
 
+from docsmcp import includes
 from docsmcp.discover import (
     Entry,
     Refused,
@@ -106,6 +107,9 @@ class SourceFile:
     # The frontmatter as canonical JSON (sorted keys; dates and other YAML scalars as strings),
     # shown by get_page: kept as text so the dataclass stays hashable and the bundle exact.
     frontmatter: str = "{}"
+    # Where includes (includes.py) made `body` longer: for each line of `body`, the line of
+    # `text` it comes from (0-based). Empty: `body` has the lines of `text`.
+    line_map: tuple[int, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -826,7 +830,7 @@ def load_corpus(
         source, found = load_file(docs_dir, entry.path, _governing(manifests, entry.path), roots)
         problems.extend(found)
         if source is not None:
-            files.append(source)
+            files.append(includes.resolve(docs_dir, source, roots))
     ordered = sorted(manifests.values(), key=lambda m: m.path)
     taxonomy, found = _taxonomy(ordered, files)
     problems.extend(found)

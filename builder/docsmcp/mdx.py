@@ -40,6 +40,39 @@ def drop_esm(lines: list[str]) -> list[str]:
     return out
 
 
+# `title: "x"` / `description: 'x'` inside `export const metadata = {...}`, or
+# `export const title = "x"` on its own; template literals without `${` count as strings.
+_EXPORT_FIELD = re.compile(
+    r"""(?:\bexport\s+const\s+|[{,]\s*)(title|description)\s*[:=]\s*"""
+    r"""(?:"((?:[^"\\\n]|\\.)*)"|'((?:[^'\\\n]|\\.)*)'|`([^`$]*)`)"""
+)
+
+
+def esm_metadata(lines: list[str]) -> dict[str, str]:
+    """`title` and `description` a Next.js-style MDX page exports (`export const title = …`,
+    `export const metadata = {title: …, description: …}`): what frontmatter says elsewhere."""
+    found: dict[str, str] = {}
+    code = fenced_lines(lines)
+    statement: list[str] = []
+    depth = 0
+    for i, line in enumerate(lines):
+        if code[i]:
+            continue
+        if not statement and not line.startswith("export "):
+            continue
+        statement.append(line)
+        depth += line.count("{") - line.count("}")
+        if depth > 0 and i + 1 < len(lines) and lines[i + 1].strip() and len(statement) < 200:
+            continue
+        for m in _EXPORT_FIELD.finditer(" ".join(statement)):
+            value = next(g for g in m.groups()[1:] if g is not None)
+            value = re.sub(r"\\(.)", r"\1", value).strip()
+            if value:
+                found.setdefault(m.group(1), value)
+        statement, depth = [], 0
+    return found
+
+
 def _admonition(line: str) -> tuple[str, str] | None:
     """(kind, title) of a `:::kind Title` or `:::kind[Title]` line, else None."""
     m = _ADMONITION_KIND.match(line)
@@ -56,8 +89,10 @@ def _admonition(line: str) -> tuple[str, str] | None:
     return None  # e.g. `:::tip!`: not an admonition
 
 
-def admonitions_to_text(lines: list[str]) -> list[str]:
-    """Turn Docusaurus `:::tip Title` fences into a label line, so the label stays searchable."""
+def admonitions_to_text(lines: list[str], hard_break: bool = True) -> list[str]:
+    """Turn Docusaurus `:::tip Title` fences into a label line, so the label stays searchable
+    (and the display text reads without `:::`); `hard_break` ends the label's line in the
+    paragraph that follows (parse text)."""
     out = list(lines)
     code = fenced_lines(lines)
     for i, line in enumerate(lines):
@@ -69,7 +104,7 @@ def admonitions_to_text(lines: list[str]) -> list[str]:
             label = kind.capitalize() + (f": {title}" if title else "")
             # A blank line after keeps the label its own paragraph, but we may not add lines;
             # a trailing hard break ("\\") ends the label's line in the same paragraph instead.
-            out[i] = f"{label}\\"
+            out[i] = f"{label}\\" if hard_break else label
         elif _ADMONITION_CLOSE.match(line):
             out[i] = ""
     return out

@@ -53,6 +53,7 @@ def file_key(sf: SourceFile, default_max: int, analyzer: object) -> str:
         repr(analyzer),
         sf.path,
         sf.text,
+        sf.body if sf.line_map else "",  # what includes added
         _values(sf.strategy),
         sf.metadata,
         sf.title,

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import PurePosixPath
 
 import pyarrow as pa
@@ -25,7 +25,8 @@ from docsmcp_runtime.format import (
 from docsmcp_runtime.languages import normalise_language
 
 from .apiref import ApiEntry, extract_api
-from .chunk import Chunk, ParsedFile
+from .chunk import Chunk, ParsedFile, file_line
+from .manifest import SourceFile
 from .xref import CrossRefs, FileRefs, extract_refs, resolve_refs, shift_refs, summary
 
 # The prose shown before a code example: at most this many characters of its paragraph, found
@@ -71,11 +72,26 @@ def file_records(parsed: ParsedFile, chunks: list[Chunk]) -> FileRecords:
         page_description(parsed),
         source.frontmatter,
         len(chunks),
-        len(parsed.lines),
+        len(source.text.split("\n")) if source.line_map else len(parsed.lines),
     )
     rows = {c.id: k for k, c in enumerate(chunks)}
-    api = tuple((e, rows[e.chunk_id]) for e in extract_api(parsed, chunks) if e.chunk_id in rows)
+    api = tuple(
+        (_in_file_lines(e, source), rows[e.chunk_id])
+        for e in extract_api(parsed, chunks)
+        if e.chunk_id in rows
+    )
     return FileRecords(len(chunks), refs, page, api, tuple(_code_blocks(parsed, chunks, 0)))
+
+
+def _in_file_lines(entry: ApiEntry, source: SourceFile) -> ApiEntry:
+    """`entry` with the page's own lines, where includes made the parsed text longer."""
+    if not source.line_map:
+        return entry
+    return replace(
+        entry,
+        line_start=file_line(source, entry.line_start - 1) + 1,
+        line_end=file_line(source, entry.line_end - 1) + 1,
+    )
 
 
 class TableBuilder:
@@ -217,13 +233,19 @@ def _code_blocks(
             k += 1
         if k == len(chunks):
             break
-        chunk = chunks[k]
-        if chunk.line_start > m0 + 1:
+        if chunks[k].line_start > m0 + 1:
             continue  # not indexed (e.g. a block the chunker dropped as empty)
         source = "\n".join(lines[m0:m1])
-        at = chunk.text.find(source)
+        # Chunks may overlap (a section and its language tabs, dialects.py): the block belongs
+        # to the first one, in row order, whose text holds it.
+        j, at = k, -1
+        while j < len(chunks) and chunks[j].line_start <= m0 + 1:
+            if chunks[j].line_end >= m0 + 1 and (at := chunks[j].text.find(source)) >= 0:
+                break
+            j += 1
         if at < 0:
             continue
+        chunk = chunks[j]
         opening = lines[m0]
         start = at + len(opening) + 1
         end = at + len(source)
@@ -235,13 +257,13 @@ def _code_blocks(
         context = _context_start(chunk.text, at)
         out.append(
             (
-                first_row + k,
+                first_row + j,
                 normalise_language(t.info),
                 start,
                 end,
                 start if context == at else context,
-                m0 + 1,
-                m1,
+                file_line(parsed.source, m0) + 1,
+                file_line(parsed.source, m1 - 1) + 1,
             )
         )
     return out

@@ -16,7 +16,7 @@ from collections.abc import Iterator, Sequence
 
 from docsmcp_runtime.analyzer import AnalyzerConfig
 
-from .chunk import Chunk, chunk_parsed, parse_file
+from .chunk import Chunk, chunk_parsed, in_file_lines, parse_file
 from .index import FieldCounts, analyse_chunk
 from .manifest import SourceFile
 from .tables import FileRecords, file_records
@@ -45,7 +45,9 @@ def process(sf: SourceFile, default_max: int, analyzer: AnalyzerConfig) -> Proce
     """One file's chunks, table records and analysed chunk fields (for the index)."""
     parsed = parse_file(sf)
     chunks = chunk_parsed(parsed, default_max)
-    return chunks, file_records(parsed, chunks), [analyse_chunk(c, analyzer) for c in chunks]
+    records = file_records(parsed, chunks)
+    chunks = [in_file_lines(c, parsed.source) for c in chunks]
+    return chunks, records, [analyse_chunk(c, analyzer) for c in chunks]
 
 
 def _process_index(index: int, default_max: int, analyzer: AnalyzerConfig) -> Processed:

@@ -35,6 +35,12 @@ LANGUAGE_ALIASES: dict[str, tuple[str, ...]] = {
     "markdown": ("markdown", "md", "mdx"),
 }
 
+# Canonical names that are data, markup or shells: not a language an SDK or a code tab is in.
+NOT_SDK_LANGUAGES = frozenset(
+    {"bash", "css", "html", "json", "markdown", "sql", "text", "toml", "yaml"}
+)
+SDK_LANGUAGES = frozenset(LANGUAGE_ALIASES) - NOT_SDK_LANGUAGES
+
 # Fences that draw rather than run: get_code_examples leaves them out unless asked for by name.
 DIAGRAM_LANGUAGES = frozenset({"mermaid", "plantuml", "puml", "dot", "graphviz", "d2", "ditaa"})
 

@@ -174,15 +174,21 @@ class Searcher:
     def mask(self, filters: dict[str, str]) -> np.ndarray:
         """Rows matching every filter. A filtered key's `auto_include` keeps rows with those
         values of another key visible too, unless that key is filtered as well (bundle-spec.md,
-        *Facets*): filtering `language` still shows `scope = global-guide` pages."""
+        *Facets*): filtering `language` still shows `scope = global-guide` pages. A row with a
+        value of its own for the filtered key is judged by that value only: a guide's
+        TypeScript tab (`language = typescript`) is not shown to a Python filter. A key with
+        `include_unset` keeps the rows without a value too."""
         mask = np.ones(self.bundle.n_chunks, dtype=bool)
         for key, value in filters.items():
             entry = self.taxonomy[key]
-            selected = self._column(key) == entry.code(value)
+            column = self._column(key)
+            selected = column == entry.code(value)
             for other, values in entry.auto_include.items():
                 if other not in filters:
                     codes = [self.taxonomy[other].code(v) for v in values]
-                    selected |= np.isin(self._column(other), codes)
+                    selected |= np.isin(self._column(other), codes) & (column == 0)
+            if entry.include_unset:
+                selected |= column == 0
             mask &= selected
         return mask
 

@@ -33,7 +33,9 @@ from .providers import PROVIDERS, ProviderOptions, RawOptions
 
 # Features a reader must understand (bundle-spec.md, *Compatibility*). This reader knows these.
 FEATURE_AUTO_INCLUDE = "auto-include"
-KNOWN_FEATURES = frozenset({FEATURE_AUTO_INCLUDE})
+# A taxonomy key whose filter also keeps the rows without a value (`include_unset`).
+FEATURE_INCLUDE_UNSET = "include-unset"
+KNOWN_FEATURES = frozenset({FEATURE_AUTO_INCLUDE, FEATURE_INCLUDE_UNSET})
 
 ANALYZER_NAME = "docsmcp-1"
 # Question words and glue, measured on the dev set (dropping them helped every corpus). Bundles
@@ -111,12 +113,15 @@ class TaxonomyKey:
 
     `auto_include` maps other keys to values that stay visible when this key is filtered and
     the other key is not (e.g. filtering `language` keeps `scope = global-guide` pages).
+    `include_unset`: a filter on this key also keeps the rows without a value for it (a corpus
+    whose only `language` values are its code tabs: the other pages apply to every language).
     """
 
     description: str
     vector_collapse: bool = False
     values: tuple[str, ...] = ()
     auto_include: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    include_unset: bool = False
 
     def code(self, value: str) -> int:
         """The facet code of `value` (1-based; 0 means no value); ValueError if unknown."""
@@ -130,6 +135,8 @@ class TaxonomyKey:
         }
         if self.auto_include:  # written only when used, so other bundles keep their bytes
             out["auto_include"] = {k: list(v) for k, v in self.auto_include.items()}
+        if self.include_unset:
+            out["include_unset"] = True
         return out
 
     @classmethod
@@ -158,6 +165,9 @@ class TaxonomyKey:
             vector_collapse=j.field(data, "vector_collapse", path, j.boolean),
             values=values,
             auto_include=auto,
+            include_unset=j.boolean(
+                data.get("include_unset", False), j.join(path, "include_unset")
+            ),
         )
 
 
@@ -544,6 +554,8 @@ class Metadata:
         features = set()
         if any(key.auto_include for key in self.taxonomy.values()):
             features.add(FEATURE_AUTO_INCLUDE)
+        if any(key.include_unset for key in self.taxonomy.values()):
+            features.add(FEATURE_INCLUDE_UNSET)
         return tuple(sorted(features))
 
     def file_digests(self) -> dict[str, str]:

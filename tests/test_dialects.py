@@ -1,0 +1,411 @@
+"""Markdown dialects: mkdocs-material admonitions, content tabs split per language, attribute
+lists, abbreviations and reference links; on the example corpus and real docs extracts."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from conftest import EXAMPLE_DOCS, build_bundle
+from docsmcp.chunk import chunk_file
+from docsmcp.dialects import rewrite, tab_language
+from docsmcp.manifest import load_corpus
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from mcp_client import McpSession
+
+FIXTURES = Path(__file__).parent / "fixtures"
+DOCUSAURUS_TABS = FIXTURES / "docusaurus-language-tabs" / "docs"
+DIALECT_SYNTAX = (
+    "<TabItem",
+    "</TabItem>",
+    "<Tabs",
+    "</Tabs>",
+    "LanguageTabs>",
+    "!!!",
+    "???",
+    "===",
+)
+
+
+def _chunks(docs: Path, path: str) -> list:
+    corpus = load_corpus(docs)
+    assert not corpus.problems, corpus.problems
+    (sf,) = [f for f in corpus.files if f.path == path]
+    return chunk_file(sf)
+
+
+# -- the language-filter leak on the example corpus ---------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def example(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return build_bundle(EXAMPLE_DOCS, tmp_path_factory.mktemp("dialects") / "idx")
+
+
+def test_a_language_filter_sees_only_its_tab_of_a_guide(example: Path) -> None:
+    with McpSession(example) as s:
+        hits = s.search(query="retry with backoff", language="python")["hits"]
+        texts = [s.get_doc(h["chunk_id"]) for h in hits]
+        ts_hits = s.search(query="retry with backoff", language="typescript")["hits"]
+    top = hits[0]
+    assert top["chunk_id"].startswith("guides/errors.mdx#error-handling/retries")
+    for hit, text in zip(hits, texts, strict=True):
+        assert "new Acme({" not in text and "maxAttempts" not in text, hit["chunk_id"]
+        assert "TabItem" not in text and "</Tabs>" not in text, hit["chunk_id"]
+        assert hit["metadata"].get("language") in (None, "python"), hit
+    python_tab = next(h for h in hits if h["chunk_id"].endswith("/retries/python"))
+    assert python_tab["metadata"] == {"language": "python", "scope": "global-guide"}
+    assert "retries=RetryConfig(max_attempts=5" in texts[hits.index(python_tab)]
+    ts_ids = [h["chunk_id"] for h in ts_hits]
+    assert "guides/errors.mdx#error-handling/retries/typescript" in ts_ids
+    assert not any(i.endswith("/python") for i in ts_ids)
+
+
+def test_the_guide_text_outside_the_tabs_stays_one_chunk() -> None:
+    chunks = {c.id: c for c in _chunks(EXAMPLE_DOCS, "guides/errors.mdx")}
+    parent = chunks["guides/errors.mdx#error-handling/retries"]
+    assert parent.text == (
+        "## Retries\nRetries use exponential backoff with jitter and stop after `max_attempts`."
+    )
+    assert dict(parent.metadata) == {"scope": "global-guide"}
+    ts = chunks["guides/errors.mdx#error-handling/retries/typescript"]
+    assert ts.text.startswith("TypeScript\n\n```typescript\n")
+    assert ts.heading == "TypeScript"
+    assert ts.breadcrumb == "guides/errors.mdx > Error handling > Retries > TypeScript"
+    assert (ts.line_start, ts.line_end) == (33, 37)
+
+
+# -- a real Docusaurus site with language tabs ----------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def docusaurus(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return build_bundle(DOCUSAURUS_TABS, tmp_path_factory.mktemp("docusaurus") / "idx")
+
+
+def test_real_docusaurus_language_tabs_are_split_and_filtered(docusaurus: Path) -> None:
+    meta = json.loads((docusaurus / "metadata.json").read_text())
+    # Only the tabs name a language: a filter keeps the pages' other text (include_unset).
+    assert meta["taxonomy"]["language"] == {
+        "description": "Filter results by language.",
+        "vector_collapse": False,
+        "values": ["go", "python", "typescript"],
+        "include_unset": True,
+    }
+    assert meta["requires"] == ["include-unset"]
+    with McpSession(docusaurus) as s:
+        for language in ("go", "python", "typescript"):
+            hits = s.search(query="retrieve messages from a topic", language=language, limit=50)
+            own = [h for h in hits["hits"] if h["metadata"].get("language") == language]
+            assert own and all(h["chunk_id"].endswith("/" + language) for h in own), language
+            assert all(h["metadata"].get("language") in (None, language) for h in hits["hits"])
+            assert any("language" not in h["metadata"] for h in hits["hits"])
+        text = s.get_doc("hcs-10/base-client.mdx#hcs-10-base-client/core-functionality/go")
+    assert "```go" in text and "```typescript" not in text and "```python" not in text
+    assert not any(mark in text for mark in DIALECT_SYNTAX), text
+
+
+def test_real_docusaurus_pages_read_without_tab_markup() -> None:
+    for path in ("hcs-10/base-client.mdx", "hcs-11/api.mdx"):
+        chunks = _chunks(DOCUSAURUS_TABS, path)
+        for c in chunks:
+            assert not any(mark in c.text for mark in DIALECT_SYNTAX), (c.id, c.text)
+        untabbed = [c for c in chunks if not dict(c.metadata).get("language")]
+        assert untabbed and all("```go" not in c.text for c in untabbed)
+
+
+# -- non-language tabs stay together, labelled --------------------------------------------------
+
+
+def test_tabs_that_are_not_languages_stay_in_their_section(tmp_path: Path) -> None:
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "install.mdx").write_text(
+        '# Install\n\n## Get it\n\n<Tabs groupId="pm">\n  <TabItem value="npm" label="npm">\n\n'
+        '```bash\nnpm i acme\n```\n\n  </TabItem>\n  <TabItem value="yarn" label="yarn">\n\n'
+        "```bash\nyarn add acme\n```\n\n  </TabItem>\n</Tabs>\n\n"
+        '=== "Python 3.9 and above"\n\n    ```python\n    x: list[int]\n    ```\n\n'
+        '=== "Python 3.10 and above"\n\n    ```python\n    x: int | None\n    ```\n',
+        encoding="utf-8",
+    )
+    (chunk,) = _chunks(docs, "install.mdx")
+    assert chunk.id == "install.mdx#install/get-it" and chunk.metadata == ()
+    assert "\nnpm\n" in chunk.text and "\nyarn\n" in chunk.text
+    assert "Python 3.9 and above\n\n```python\nx: list[int]\n```" in chunk.text
+    assert not any(mark in chunk.text for mark in DIALECT_SYNTAX)
+
+
+def test_tab_language_names() -> None:
+    assert tab_language("Python") == "python"
+    assert tab_language("TypeScript SDK") == "typescript"
+    assert tab_language("Node.js", "node") == "javascript"
+    assert tab_language("Go", "golang") == "go"
+    assert tab_language("Kotlin", "kt") == "kotlin"
+    assert tab_language("x", "zig", "code-language") == "zig"  # the set says: languages
+    for label in ("npm", "yarn", "Sandbox", "macOS", "JSON", "cURL", "Python 3.10 and above"):
+        assert tab_language(label, label.lower()) == "", label
+
+
+# -- mkdocs-material ------------------------------------------------------------------------------
+
+
+def test_mkdocs_material_tabs_split_per_language(tmp_path: Path) -> None:
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "page.md").write_text(
+        "# Page\n\n## Call it\n\nIntro.\n\n"
+        '=== "Python"\n\n    ```python\n    client.call()\n    ```\n\n'
+        "    !!! note\n        Needs Python 3.9.\n\n"
+        '=== "Go"\n\n    ```go\n    client.Call()\n    ```\n\nAfter the tabs.\n',
+        encoding="utf-8",
+    )
+    chunks = {c.id: c for c in _chunks(docs, "page.md")}
+    assert list(chunks) == [
+        "page.md#page/call-it",
+        "page.md#page/call-it/python",
+        "page.md#page/call-it/go",
+    ]
+    assert chunks["page.md#page/call-it"].text == "# Page\n\n## Call it\n\nIntro.\nAfter the tabs."
+    py = chunks["page.md#page/call-it/python"]
+    assert py.text == "Python\n\n```python\nclient.call()\n```\n\nNote\nNeeds Python 3.9."
+    assert dict(py.metadata) == {"language": "python"}
+    assert "Needs Python 3.9." in py.search_text and "client.call()" in py.search_text
+
+
+def test_admonitions_attribute_lists_abbreviations_and_reference_links() -> None:
+    lines = [
+        "## Models { #models .api }",
+        "",
+        '!!! tip "Use `model_validate`"',
+        "    Validate [`dicts`][pydantic.BaseModel.model_validate] with it.",
+        "",
+        "    ??? example",
+        "        ```py",
+        "        Model(x=1)  # [a][b] stays",
+        "        ```",
+        "",
+        "A paragraph with an id.",
+        "{: #para }",
+        "*[HTML]: Hyper Text Markup Language",
+        "See [the guide][guide] and [`x[0][1]`] and `y[0][1]`.",
+        "",
+        "[guide]: https://example.com/guide",
+    ]
+    out = rewrite(lines)
+    assert len(out.display) == len(lines) == len(out.parse)
+    assert out.display[:10] == [
+        "## Models {#models}",
+        "",
+        "Tip: Use `model_validate`",
+        "Validate `dicts` with it.",
+        "",
+        "Example",
+        "```py",
+        "Model(x=1)  # [a][b] stays",
+        "```",
+        "",
+    ]
+    assert out.parse[2] == "Tip: Use `model_validate`\\"
+    assert out.display[11] == ""
+    assert out.display[12] == "HTML: Hyper Text Markup Language"
+    assert out.display[13] == lines[13]  # a defined reference and code spans are kept
+    assert out.tabs == ()
+
+
+def test_fenced_dialect_syntax_is_left_alone() -> None:
+    lines = ["```md", '!!! note "x"', "    body", '=== "Python"', "<Tabs>", "```"]
+    out = rewrite(lines)
+    assert out.display == lines and out.tabs == ()
+
+
+# -- robustness -----------------------------------------------------------------------------------
+
+_PIECES = st.sampled_from(
+    [
+        "!!! note",
+        '!!! tip "T"',
+        "???+ example",
+        '=== "Python"',
+        '=== "Go"',
+        '===! "npm"',
+        "    body",
+        "        deeper",
+        "\tTabbed",
+        "<Tabs>",
+        "</Tabs>",
+        '<TabItem value="py" label="Python">',
+        '<TabItem value="go">',
+        "</TabItem>",
+        "<CodeTabs",
+        "  values={[{label: 'Go', value: 'go'}]}>",
+        "</CodeTabs>",
+        "```",
+        "## Heading { #id }",
+        "{: .cls }",
+        "*[A]: b",
+        "[a][b] [c][]",
+        "[b]: /x",
+        "",
+        "text",
+    ]
+)
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(_PIECES, max_size=40))
+def test_rewrite_keeps_lines_and_never_fails(pieces: list[str]) -> None:
+    out = rewrite(pieces)
+    assert len(out.display) == len(out.parse) == len(pieces)
+    for tab in out.tabs:
+        assert 0 <= tab.start < tab.end <= len(pieces)
+
+
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(_PIECES, max_size=40))
+def test_chunking_dialect_soup_gives_unique_ids_and_exact_lines(
+    tmp_path_factory: pytest.TempPathFactory, pieces: list[str]
+) -> None:
+    docs = tmp_path_factory.mktemp("soup")
+    (docs / "p.mdx").write_text("# P\n\n## S\n\n" + "\n".join(pieces) + "\n", encoding="utf-8")
+    chunks = _chunks(docs, "p.mdx")
+    ids = [c.id for c in chunks]
+    assert len(ids) == len(set(ids))
+    for c in chunks:
+        assert 1 <= c.line_start <= c.line_end
+        assert dict(c.metadata).get("language", "x") != ""
+
+
+# -- MDX exports and JSX string props ------------------------------------------------------------
+
+
+def test_mdx_exports_give_title_and_description(tmp_path: Path) -> None:
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    # Shaped like Tailwind's and Next.js app-router pages: no frontmatter, ESM metadata.
+    (docs / "padding.mdx").write_text(
+        'import { ApiTable } from "@/components/api-table.tsx";\n'
+        'export const title = "padding";\n'
+        'export const description = "Utilities for controlling an element\'s padding.";\n\n'
+        '<ApiTable rows={[["p-<number>", "padding: calc(var(--spacing) * <number>);"]]} />\n\n'
+        "## Examples\n\n"
+        '<Figure hint="Try it" caption="Padding on a single side" alt="boxes with padding">\n\n'
+        "Use `pt-<number>` utilities.\n\n</Figure>\n",
+        encoding="utf-8",
+    )
+    (docs / "layout.mdx").write_text(
+        "export const metadata = {\n  title: 'Layout',\n  description: `Pages and layouts`,\n};\n\n"
+        "Intro.\n",
+        encoding="utf-8",
+    )
+    chunks = _chunks(docs, "padding.mdx")
+    assert chunks[-1].breadcrumb == "padding.mdx > padding > Examples"
+    assert "Padding on a single side" in chunks[-1].search_text
+    assert "boxes with padding" in chunks[-1].search_text
+    assert "Try it" not in chunks[-1].search_text  # not a text prop
+    out = tmp_path / "idx"
+    build_bundle(docs, out)
+    with McpSession(out) as s:
+        page = s.call("get_page", {"path": "padding.mdx"})
+        layout = s.call("get_page", {"path": "layout.mdx"})
+    from mcp_client import text_of
+
+    assert "Utilities for controlling an element's padding." in text_of(page)
+    assert "Layout" in text_of(layout) and "Pages and layouts" in text_of(layout)
+
+
+# -- a real mkdocs-material site -----------------------------------------------------------------
+
+PYDANTIC = FIXTURES / "pydantic-docs" / "docs"
+
+
+def test_real_mkdocs_material_pages_read_cleanly() -> None:
+    corpus = load_corpus(PYDANTIC)
+    assert not corpus.problems
+    seen = 0
+    for sf in corpus.files:
+        for c in chunk_file(sf):
+            for line in c.text.split("\n"):
+                assert not line.lstrip().startswith(("!!!", "???", "=== ")), (c.id, line)
+                assert "][pydantic." not in line and "[](){#" not in line, (c.id, line)
+                assert "{ #" not in line and "{:" not in line, (c.id, line)
+            seen += 1
+    assert seen > 10
+    strict = {
+        c.id: c
+        for sf in corpus.files
+        if sf.path == "concepts/strict_mode.md"
+        for c in chunk_file(sf)
+    }
+    first = strict["concepts/strict_mode.md#_preamble"].text
+    # `??? api "API Documentation"` and its indented body, a mkdocs-autorefs link kept as text
+    assert first.startswith("API Documentation\n`pydantic.types.Strict`<br>")
+    perf = [
+        c for sf in corpus.files if sf.path == "concepts/performance.md" for c in chunk_file(sf)
+    ]
+    tabs = "\n".join(c.text for c in perf)
+    assert ":x: Bad\n" in tabs and ":white_check_mark: Good\n" in tabs  # not languages: kept
+    assert all("language" not in dict(c.metadata) for c in perf)
+
+
+_ESM_PIECES = st.sampled_from(
+    [
+        "export const title = 'T';",
+        'export const description = "D \\" q";',
+        "export const metadata = {",
+        "  title: `Tmpl`,",
+        "  description: 'x',",
+        "  other: { a: [1, {b: 2}] },",
+        "};",
+        "}",
+        "export default function X() {",
+        "import A from 'a'",
+        "```",
+        "",
+        "# Heading",
+        "text {with} braces",
+    ]
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(_ESM_PIECES, max_size=30))
+def test_esm_metadata_never_fails(pieces: list[str]) -> None:
+    from docsmcp.mdx import esm_metadata
+
+    found = esm_metadata(pieces)
+    assert set(found) <= {"title", "description"}
+    assert all(isinstance(v, str) and v for v in found.values())
+
+
+def test_builds_with_tabs_and_includes_are_identical_whatever_the_workers(tmp_path: Path) -> None:
+    docs = tmp_path / "docs"
+    import shutil
+
+    shutil.copytree(DOCUSAURUS_TABS, docs / "tabs")
+    shutil.copytree(FIXTURES / "pydantic-docs" / "docs", docs / "pydantic")
+    one = build_bundle(docs, tmp_path / "one", "--workers", "1", "--no-cache")
+    two = build_bundle(docs, tmp_path / "two", "--workers", "2", "--no-cache")
+    names = sorted(p.name for p in one.iterdir())
+    assert names == sorted(p.name for p in two.iterdir())
+    for name in names:
+        assert (one / name).read_bytes() == (two / name).read_bytes(), name
+
+
+def test_the_spec_reader_filters_tabs_like_the_runtime(docusaurus: Path, example: Path) -> None:
+    from docsmcp_runtime.bundle import open_bundle
+    from docsmcp_runtime.tools import DocsApp
+    from spec_reader import SpecReader
+
+    cases = (
+        (docusaurus, "retrieve messages from a topic", ("go", "python", "typescript")),
+        (example, "retry", ("python", "typescript")),
+    )
+    for bundle, query, languages in cases:
+        app, reader = DocsApp(open_bundle(bundle)), SpecReader(bundle)
+        for language in languages:
+            args = {"query": query, "language": language, "limit": 10}
+            hits = app.call_tool("search_docs", args)["structuredContent"]["hits"]
+            expected = [h["chunk_id"] for h in hits]
+            assert reader.search(query, limit=10, filters={"language": language}) == expected

@@ -1,0 +1,151 @@
+"""File includes (includes.py): mdBook `{{#include}}`, FastAPI `{* … *}` and pymdownx snippets
+`--8<--`, resolved inside the source roots only, on real extracts (the Rust book, FastAPI)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from conftest import build_bundle, run_docsmcp
+from docsmcp.includes import expand
+from docsmcp_runtime.bundle import open_bundle
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from mcp_client import McpSession
+
+FIXTURES = Path(__file__).parent / "fixtures"
+BOOK = FIXTURES / "mdbook-includes"
+FASTAPI = FIXTURES / "fastapi-docs"
+CHAPTER = "ch03-01-variables-and-mutability.md"
+
+
+def _texts(bundle: Path) -> dict[str, str]:
+    b = open_bundle(bundle)
+    return {b.id(r): b.text(r) for r in range(b.n_chunks)}
+
+
+def test_mdbook_includes_resolve_from_a_source_root(tmp_path: Path) -> None:
+    out = build_bundle(BOOK / "src", tmp_path / "idx", "--source-root", BOOK)
+    text = "\n".join(_texts(out).values())
+    assert "{{#" not in text
+    # `{{#rustdoc_include …/main.rs:here}}`: the anchored lines only, without the markers
+    assert '    let spaces = "   ";\n    let spaces = spaces.len();' in text
+    assert "ANCHOR" not in text and "fn main() {\n    let spaces" not in text
+    # a whole file, and a program's output
+    assert "let mut x = 5;" in text and "cannot assign twice to immutable variable" in text
+    # hits still name lines of the chapter itself
+    lines = (BOOK / "src" / CHAPTER).read_text().count("\n") + 1
+    with McpSession(out) as s:
+        hits = s.search(query="shadowing spaces len", limit=5)["hits"]
+    assert hits and all(
+        1 <= h["source"]["lines"][0] <= h["source"]["lines"][1] <= lines for h in hits
+    )
+
+
+def test_an_include_outside_the_roots_is_refused_in_one_line(tmp_path: Path) -> None:
+    proc = run_docsmcp("build", "--docs-dir", BOOK / "src", "--out", tmp_path / "idx", "--quiet")
+    warnings = [x for x in proc.stderr.splitlines() if "include" in x]
+    assert len(warnings) == 1, proc.stderr
+    assert CHAPTER in warnings[0] and "--source-root" in warnings[0]
+    assert "(9 includes left as written)" in warnings[0]
+    text = "\n".join(_texts(tmp_path / "idx").values())
+    assert "{{#rustdoc_include ../listings/" in text  # left as written, nothing read
+    assert "let mut x = 5;" not in text
+
+
+def test_fastapi_code_includes_become_code_blocks(tmp_path: Path) -> None:
+    docs = FASTAPI / "docs" / "en" / "docs"
+    out = build_bundle(docs, tmp_path / "idx", "--source-root", FASTAPI)
+    text = "\n".join(_texts(out).values())
+    assert "{*" not in text
+    assert "```python\nfrom fastapi import FastAPI\n\napp = FastAPI()\n" in text
+    meta = json.loads((out / "metadata.json").read_text())
+    assert meta["stats"]["files"] == 1
+    with McpSession(out) as s:
+        examples = s.call("get_code_examples", {"query": "FastAPI app root", "language": "python"})
+    assert not examples.is_error and "from fastapi import FastAPI" in examples.content[0].text
+
+
+def test_snippets_sections_lines_and_blocks(tmp_path: Path) -> None:
+    docs = tmp_path / "docs"
+    (docs / "includes").mkdir(parents=True)
+    (docs / "includes" / "abbr.md").write_text("*[API]: Application Programming Interface\n")
+    (docs / "includes" / "code.py").write_text(
+        "import os\n# --8<-- [start:main]\ndef main():\n    return os.getcwd()\n"
+        "# --8<-- [end:main]\nprint(main())\n"
+    )
+    (tmp_path / "outside.md").write_text("SECRET\n")
+    page = (
+        '# Page\n\n## Use\n\n```python\n--8<-- "includes/code.py:main"\n```\n\n'
+        '```python\n--8<-- "includes/code.py:1:1"\n```\n\n'
+        "--8<--\nincludes/abbr.md\n--8<--\n\n"
+        '--8<-- "../outside.md"\n\nThe API is small.\n'
+    )
+    (docs / "page.md").write_text(page)
+    expanded = expand(docs, "page.md", page, [docs.resolve()])
+    body = expanded.body.split("\n")
+    assert "def main():\n    return os.getcwd()\n```" in expanded.body
+    assert "# --8<--" not in expanded.body
+    assert "```python\nimport os\n```" in expanded.body
+    assert "*[API]: Application Programming Interface" in body
+    assert "SECRET" not in expanded.body and '--8<-- "../outside.md"' in body
+    assert expanded.warning is not None and "../outside.md" in expanded.warning
+    assert len(expanded.line_map) == len(body)
+    assert expanded.line_map == tuple(sorted(expanded.line_map))
+    # the last line maps to the page's own last line
+    assert expanded.line_map[-1] == page.count("\n")
+
+
+_PIECES = st.sampled_from(
+    [
+        '--8<-- "a.md"',
+        '--8<-- "a.md:1:2"',
+        '--8<-- "a.md:sec"',
+        '--8<-- "missing.md"',
+        '--8<-- "../../etc/passwd"',
+        "--8<--",
+        "a.md",
+        "--8<-- [start:sec]",
+        "{{#include a.md}}",
+        "{{#include a.md:2}}",
+        "{{#include a.md:x}} and {{#include b.rs:1:1}}",
+        "{* b.rs ln[1:2] hl[1] *}",
+        "{* ../../nope.py *}",
+        "// ANCHOR: x",
+        "text",
+        "",
+    ]
+)
+
+
+@settings(
+    max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(st.lists(_PIECES, max_size=30))
+def test_expand_never_fails_and_maps_every_line(tmp_path: Path, pieces: list[str]) -> None:
+    docs = tmp_path / "fuzz"
+    docs.mkdir(exist_ok=True)
+    # a.md includes itself: depth is bounded
+    (docs / "a.md").write_text('one\n--8<-- "a.md"\n{{#include a.md}}\n--8<-- [start:sec]\ntwo\n')
+    (docs / "b.rs").write_text("// ANCHOR: x\nfn b() {}\n// ANCHOR_END: x\n")
+    body = "\n".join(pieces)
+    out = expand(docs, "p.md", body, [docs.resolve()])
+    lines = out.body.split("\n")
+    if out.line_map:
+        assert len(out.line_map) == len(lines)
+        assert list(out.line_map) == sorted(out.line_map)
+        assert all(0 <= n < len(pieces) for n in out.line_map)
+    else:
+        assert out.body == body
+    assert "root:" not in out.body
+
+
+@pytest.mark.parametrize("name", ["a.md", "b.md"])
+def test_includes_do_not_loop(tmp_path: Path, name: str) -> None:
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "a.md").write_text('A\n--8<-- "b.md"\n')
+    (docs / "b.md").write_text('B\n--8<-- "a.md"\n')
+    out = expand(docs, name, (docs / name).read_text(), [docs.resolve()])
+    assert out.body.count("A") + out.body.count("B") <= 12
