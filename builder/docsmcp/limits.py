@@ -42,3 +42,8 @@ MAX_YAML_NODES = 10_000
 # multiplies the alternatives a pattern stands for: {a,b} 25 times would be 2^25 patterns.
 MAX_GLOB_CHARS = 1024
 MAX_GLOB_ALTERNATIVES = 64
+
+# A PDF (pdf.py): its size in bytes and pages. Far above real manuals (fullrefman.pdf: 6.5 MB,
+# 2,415 pages); pages are read in ranges, so memory grows with the text, not the page count.
+MAX_PDF_BYTES = 512 * 1024 * 1024
+MAX_PDF_PAGES = 100_000

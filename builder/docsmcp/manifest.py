@@ -46,6 +46,7 @@ from docsmcp.limits import (
     MAX_TABLE_CELLS,
 )
 from docsmcp.llms import split_llms_full
+from docsmcp.pdf import PdfOptions, is_pdf
 
 log = logging.getLogger(__name__)
 
@@ -106,6 +107,10 @@ class SourceFile:
     # The frontmatter as canonical JSON (sorted keys; dates and other YAML scalars as strings),
     # shown by get_page: kept as text so the dataclass stays hashable and the bundle exact.
     frontmatter: str = "{}"
+    # A PDF's text (pdf.py): the first line (0-based) of each page, so chunks get page ranges,
+    # and the section numbers taken off its headings, (heading line, number). Empty for markdown.
+    page_starts: tuple[int, ...] = ()
+    section_numbers: tuple[tuple[int, str], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -785,6 +790,7 @@ def load_corpus(
     include: Sequence[str] = (),
     exclude: Sequence[str] = (),
     extra_roots: Sequence[Path] = (),
+    pdf: PdfOptions | None = None,
 ) -> Corpus:
     """Discover, read and configure every markdown file under ``docs_dir``.
 
@@ -817,6 +823,16 @@ def load_corpus(
             continue
         if entry.skip or entry.refusal:
             _refuse(entry, problems)
+            continue
+        if is_pdf(entry.path):
+            from docsmcp.pdf_source import load_pdf  # imports this module
+
+            source, found = load_pdf(
+                docs_dir, entry.path, _governing(manifests, entry.path), roots, pdf
+            )
+            problems.extend(found)
+            if source is not None:
+                files.append(source)
             continue
         if is_llms_full(entry.path):
             pages, found = _load_llms_full(docs_dir, entry.path, roots, manifests, include, exclude)

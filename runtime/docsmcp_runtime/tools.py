@@ -236,6 +236,9 @@ class DocsApp:
         file = bundle.paths[row].as_py()
         start, end = int(bundle.line_starts[row]), int(bundle.line_ends[row])
         out: dict[str, Any] = {"file": file, "lines": [start, end], **self._provenance}
+        pages = bundle.arrays.get("page_ranges")
+        if pages is not None and row < len(pages) and pages[row, 0]:  # a chunk of a PDF
+            out["pages"] = [int(pages[row, 0]), int(pages[row, 1])]
         if bundle.metadata.source.url is not None:
             anchor = bundle.id(row).partition("#")[2].rpartition("/")[2]
             if anchor.startswith("_"):  # _preamble, _part-2: no heading of their own

@@ -132,7 +132,12 @@ VECTOR_ARRAYS = _specs(
 )
 IVF_ARRAYS = ("vector_rows", "ivf_centroids", "ivf_offsets")
 
-ALL_ARRAYS = {**ARRAYS, **VECTOR_ARRAYS}
+# Bundles with chunks cut from PDFs (bundle-spec.md, *Page ranges*): per chunk, the first and
+# last page (1-based) its text came from; 0, 0 for a chunk of a markdown file. Optional: a
+# reader that does not know it serves correct results (hits only lack `source.pages`).
+PAGE_ARRAYS = _specs(ArraySpec("page_ranges", "page_ranges.bin", "<u4", ndim=2))
+
+ALL_ARRAYS = {**ARRAYS, **VECTOR_ARRAYS, **PAGE_ARRAYS}
 ARRAY_BY_FILE = {s.file: s for s in ALL_ARRAYS.values()}
 # The files every bundle has besides metadata.json.
 REQUIRED_FILES = (CHUNKS_FILE, *(s.file for s in ARRAYS.values()))

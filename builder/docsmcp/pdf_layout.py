@@ -1,0 +1,407 @@
+"""From the text lines of PDF pages to markdown-like text (issue 10).
+
+Pure functions over plain records, so they are tested and fuzzed without a PDF library; `pdf.py`
+reads the pages (pypdfium2) and calls `assemble`. What a page line becomes:
+
+- page headers and footers (a first or last line carrying the printed page number, or repeated
+  on many pages) and table-of-contents lines (dot leaders) are dropped;
+- outline (bookmark) entries become `#` headings at their depth + 1, placed on the line of their
+  page that carries the title (else at the top of the page); without an outline, bold lines
+  larger than the body text become headings, numbered ones at their number's depth;
+- a section number in front of a heading (`5.10.2 Calling .External`) is taken off the heading
+  text and recorded as its section id (`section_numbers`);
+- runs of monospaced lines become fenced code blocks, with indentation rebuilt from the x
+  positions; other lines are prose: paragraphs break at larger vertical gaps, words hyphenated
+  at a line end are joined, ligatures, non-breaking spaces and soft hyphens are normalised, and
+  characters that would start markdown syntax are escaped.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+# Heading markers deeper than this are not markdown headings.
+MAX_LEVEL = 6
+# A header or footer repeated (digits ignored) on at least this share of the pages is dropped.
+REPEAT_SHARE = 0.25
+# Headings recognised by typography are at most this long.
+MAX_HEADING_CHARS = 90
+# Monospace characters are about this many font sizes wide (CMTT 0.525, Inconsolata 0.5).
+MONO_ADVANCE = 0.52
+# At most this many spaces of rebuilt indentation.
+MAX_INDENT = 40
+
+_ODD = {
+    "\u00a0": " ",  # no-break space
+    "\u2007": " ",
+    "\u202f": " ",
+    "\u2009": " ",
+    "\u200a": " ",
+    "\u2002": " ",
+    "\u2003": " ",
+    "\u00ad": "",  # soft hyphen
+    "\u200b": "",
+    "\u200c": "",
+    "\u200d": "",
+    "\u2060": "",
+    "\ufeff": "",
+    "\ufb00": "ff",
+    "\ufb01": "fi",
+    "\ufb02": "fl",
+    "\ufb03": "ffi",
+    "\ufb04": "ffl",
+    "\ufb05": "st",
+    "\ufb06": "st",
+    "\u2010": "-",
+    "\u2011": "-",
+    "\u2212": "-",
+    "\ufffe": "",  # pdfium: a hyphen where it joined a word broken across lines
+    "\uffff": "",
+}
+_ODD_TABLE = str.maketrans(_ODD)
+# Control characters (pdfium's \x02 marks a hyphen it broke a word at; \r appears inside lines).
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
+_DOT_LEADER = re.compile(r"(?:\.\s?){3,}\s*[0-9ivxlc]+\s*$|…{2,}")
+_NUMBER_EDGE = re.compile(r"^\s*(\d{1,5})\b|\b(\d{1,5})\s*$")
+_ROMAN = re.compile(r"^\s*[ivxlcdm]{1,8}\s*$|^\s*\d{1,5}\s*$", re.IGNORECASE)
+_SECTION_NUMBER = re.compile(
+    r"^(?:(?:chapter|appendix|section|part)\s+)?"
+    r"((?:[A-Z]|\d{1,3})(?:\.\d{1,3})*)(?:\.|:)?\s+(?=\S)(.*)$",
+    re.IGNORECASE,
+)
+_LETTERS = re.compile(r"[^0-9a-z]+")
+# Markdown syntax a prose line must not start with.
+_BLOCK_START = re.compile(r"^(?:[#>|]|[-+*](?:\s|$)|\d{1,9}[.)](?:\s|$)|[=-]+\s*$|```|~~~|<)")
+_INLINE_HTML = re.compile(r"<(?=[A-Za-z/!?])")
+
+
+@dataclass(frozen=True)
+class Line:
+    """One text line of a page, as the reader found it (PDF user space: y grows upwards)."""
+
+    text: str
+    x: float  # left of the first character
+    y: float  # baseline (bottom) of the first character
+    size: float  # font size
+    bold: bool
+    mono: bool  # every word starts in a monospaced font
+
+
+@dataclass(frozen=True)
+class OutlineEntry:
+    title: str
+    level: int  # 0 for top level
+    page: int  # 0-based
+    y: float | None  # target position on the page, when the destination has one
+
+
+@dataclass(frozen=True)
+class Markdown:
+    text: str
+    page_starts: tuple[int, ...]  # per page, the first markdown line (0-based) it produced
+    section_numbers: tuple[tuple[int, str], ...]  # (heading line, 0-based; section number)
+    headers_dropped: int  # header/footer lines removed
+
+
+def clean(text: str) -> str:
+    """Ligatures, odd spaces, soft hyphens and control characters normalised; NFC."""
+    text = _CONTROL.sub("", text.translate(_ODD_TABLE))
+    return unicodedata.normalize("NFC", text).strip()
+
+
+def split_number(title: str) -> tuple[str | None, str]:
+    """(section number, rest) of a numbered title: `5.10.2 Calling .External` -> ("5.10.2",
+    "Calling .External"); (None, title) when it has none. A plain number needs more text after
+    it, and years/large numbers are not section numbers."""
+    m = _SECTION_NUMBER.match(title.strip())
+    if m is None:
+        return None, title.strip()
+    number, rest = m.group(1), m.group(2).strip()
+    first = number.split(".")[0]
+    if first.isdigit() and int(first) > 199:
+        return None, title.strip()
+    # a lone letter is a number only after a word such as Appendix
+    lone = len(number) == 1 and number.isalpha()
+    if lone and not re.match(r"(?i)(appendix|annex|part)\s", title.strip()):
+        return None, title.strip()
+    return number, rest
+
+
+def _key(text: str) -> str:
+    return _LETTERS.sub("", text.casefold())
+
+
+def _drop_headers(pages: Sequence[Sequence[Line]]) -> tuple[list[list[Line]], int]:
+    """Pages without their running headers/footers and table-of-contents lines."""
+    n = len(pages)
+    offsets: Counter[int] = Counter()
+    shapes: Counter[str] = Counter()
+    for i, lines in enumerate(pages):
+        for line in _edges(lines):
+            shapes[re.sub(r"\d+", "#", line.text.strip())] += 1
+            m = _NUMBER_EDGE.search(line.text)
+            if m:
+                offsets[int(m.group(1) or m.group(2)) - i] += 1
+    offset, count = offsets.most_common(1)[0] if offsets else (None, 0)
+    if count < max(2, n // 5):
+        offset = None
+    repeated = {s for s, c in shapes.items() if n >= 4 and c >= max(3, REPEAT_SHARE * n)}
+    out: list[list[Line]] = []
+    dropped = 0
+    for i, lines in enumerate(pages):
+        edges = {id(x) for x in _edges(lines)}
+        kept = []
+        for line in lines:
+            if id(line) in edges and _is_header(line, i, offset, repeated):
+                dropped += 1
+                continue
+            if _DOT_LEADER.search(line.text):
+                continue
+            kept.append(line)
+        out.append(kept)
+    return out, dropped
+
+
+def _edges(lines: Sequence[Line]) -> list[Line]:
+    """The first and last line of a page (by position: the top and bottom ones)."""
+    if not lines:
+        return []
+    top = max(lines, key=lambda x: x.y)
+    bottom = min(lines, key=lambda x: x.y)
+    return [top] if top is bottom else [top, bottom]
+
+
+def _is_header(line: Line, page: int, offset: int | None, repeated: set[str]) -> bool:
+    text = line.text.strip()
+    if _ROMAN.match(text):
+        return True
+    if re.sub(r"\d+", "#", text) in repeated:
+        return True
+    if offset is not None and len(text) <= 120:
+        m = _NUMBER_EDGE.search(text)
+        if m and int(m.group(1) or m.group(2)) - page == offset:
+            return True
+    return False
+
+
+def _body_size(pages: Sequence[Sequence[Line]]) -> float:
+    sizes: Counter[float] = Counter()
+    for lines in pages:
+        for line in lines:
+            sizes[round(line.size, 1)] += len(line.text)
+    return sizes.most_common(1)[0][0] if sizes else 10.0
+
+
+def _place_outline(
+    pages: Sequence[Sequence[Line]], outline: Sequence[OutlineEntry], body: float
+) -> dict[tuple[int, int], list[tuple[int, str, int]]]:
+    """Where each outline entry goes: (page, line index) -> [(level, title, lines taken)].
+    A title found on its page claims that line (and the next when it wraps); otherwise the
+    heading goes before the first line below its destination (or at the page top)."""
+    by_page: dict[int, list[OutlineEntry]] = {}
+    for e in outline:
+        if 0 <= e.page < len(pages):
+            by_page.setdefault(e.page, []).append(e)
+    placed: dict[tuple[int, int], list[tuple[int, str, int]]] = {}
+    for page, entries in by_page.items():
+        lines = pages[page]
+        keys = [_key(split_number(x.text)[1]) for x in lines]
+        full = [_key(x.text) for x in lines]
+        cursor = 0
+        for e in entries:
+            want = _key(split_number(e.title)[1])
+            want_full = _key(e.title)
+            found = None
+            for k in range(cursor, len(lines)):
+                if want and (keys[k] == want or full[k] == want_full):
+                    found = (k, 1)
+                    break
+                if (
+                    want
+                    and (lines[k].bold or lines[k].size > body + 0.5)
+                    and keys[k].startswith(want)
+                ):
+                    found = (k, -1)  # a title line that says more: the heading goes before it
+                    break
+                wraps = want and k + 1 < len(lines) and len(keys[k]) >= 3
+                if (
+                    wraps
+                    and want.startswith(keys[k])
+                    and _joined_key(lines[k], lines[k + 1]) == want
+                ):
+                    found = (k, 2)
+                    break
+            if found is None:
+                k = cursor
+                if e.y is not None:
+                    while k < len(lines) and lines[k].y > e.y + 2:
+                        k += 1
+                placed.setdefault((page, k), []).append((e.level, e.title, 0))
+                continue
+            k, taken = found
+            text = " ".join(lines[j].text for j in range(k, k + taken)) if taken > 0 else e.title
+            placed.setdefault((page, k), []).append((e.level, text, taken))
+            cursor = k + max(taken, 1)
+    return placed
+
+
+def _joined_key(a: Line, b: Line) -> str:
+    return _key(split_number(a.text + " " + b.text)[1])
+
+
+def _typographic(line: Line, body: float) -> bool:
+    text = line.text.strip()
+    return (
+        line.bold
+        and not line.mono
+        and line.size >= body - 0.2
+        and 0 < len(text) <= MAX_HEADING_CHARS
+        and not text.endswith((",", ";", ".", ":"))
+        and (text[0].isupper() or text[0].isdigit())
+    )
+
+
+def _escape(text: str) -> str:
+    """A prose line that markdown reads as prose: block syntax at its start and inline HTML
+    escaped with a backslash."""
+    if _BLOCK_START.match(text):
+        text = "\\" + text
+    return _INLINE_HTML.sub(r"\\<", text)
+
+
+def _fence(code: list[str]) -> str:
+    longest = max((len(m.group()) for c in code for m in re.finditer(r"`{3,}|~{3,}", c)), default=0)
+    return "`" * max(3, longest + 1)
+
+
+class _Writer:
+    def __init__(self) -> None:
+        self.lines: list[str] = []
+        self.numbers: list[tuple[int, str]] = []
+        self.code: list[tuple[float, str]] = []  # (x, text) of the open code run
+        self.code_size = 10.0
+        self.prose_open = False
+
+    def blank(self) -> None:
+        self.flush_code()
+        if self.lines and self.lines[-1] != "":
+            self.lines.append("")
+        self.prose_open = False
+
+    def heading(self, level: int, title: str) -> None:
+        self.blank()
+        number, rest = split_number(clean(title))
+        text = rest if number is not None and rest else clean(title)
+        if number is not None:
+            self.numbers.append((len(self.lines), number))
+        self.lines.append("#" * max(1, min(MAX_LEVEL, level)) + " " + _escape_heading(text))
+        self.lines.append("")
+
+    def prose(self, text: str, new_paragraph: bool) -> None:
+        self.flush_code()
+        if new_paragraph:
+            self.blank()
+        if self.prose_open and self.lines:
+            last = self.lines[-1]
+            if re.search(r"[A-Za-z]{2}[-\x02]$", last) and text[:1].islower():
+                self.lines[-1] = last[:-1] + _INLINE_HTML.sub(r"\\<", text)
+                return
+        self.lines.append(_escape(text))
+        self.prose_open = True
+
+    def code_line(self, x: float, text: str, size: float) -> None:
+        if not self.code:
+            self.blank()
+            self.code_size = size
+        self.code.append((x, text))
+
+    def flush_code(self) -> None:
+        if not self.code:
+            return
+        left = min(x for x, _ in self.code)
+        width = max(1.0, MONO_ADVANCE * self.code_size)
+        body = [
+            " " * min(MAX_INDENT, max(0, round((x - left) / width))) + text for x, text in self.code
+        ]
+        fence = _fence(body)
+        self.code = []
+        self.lines.extend([fence, *body, fence, ""])
+        self.prose_open = False
+
+
+def _escape_heading(text: str) -> str:
+    # a heading's closing #s would be dropped; keep them as text
+    return re.sub(r"(\s)#+\s*$", lambda m: m.group(0).replace("#", "\\#"), text)
+
+
+def assemble(pages: Sequence[Sequence[Line]], outline: Sequence[OutlineEntry]) -> Markdown:
+    """The markdown of a document's pages, given its outline (may be empty)."""
+    pages = [[Line(clean(x.text), x.x, x.y, x.size, x.bold, x.mono) for x in p] for p in pages]
+    pages = [[x for x in p if x.text] for p in pages]
+    kept, dropped = _drop_headers(pages)
+    body = _body_size(kept)
+    placed = _place_outline(kept, outline, body)
+    numbered_levels = not outline
+    sizes = sorted(
+        {round(x.size, 1) for p in kept for x in p if _typographic(x, body)}, reverse=True
+    )
+    w = _Writer()
+    level = 0  # the level of the last outline heading; 0: none yet
+    page_starts: list[int] = []
+    for p, lines in enumerate(kept):
+        page_starts.append(len(w.lines))
+        skip = 0
+        prev: Line | None = None
+        for k, line in enumerate(lines):
+            as_prose = False
+            for lvl, title, taken in placed.get((p, k), ()):
+                w.heading(lvl + 1, title)
+                level = lvl + 1
+                skip = max(skip, taken)
+                as_prose = taken < 0
+            if skip > 0:
+                skip -= 1
+                prev = None
+                continue
+            heading_ok = numbered_levels or level > 0  # no headings from a cover page
+            if line.mono:
+                w.code_line(line.x, line.text, line.size)
+            elif (
+                heading_ok
+                and not as_prose
+                and _typographic(line, body)
+                and not (prev is not None and prev.bold and _near(prev, line))
+            ):
+                if numbered_levels:
+                    number, _ = split_number(line.text)
+                    depth = (
+                        number.count(".") + 1 if number else sizes.index(round(line.size, 1)) + 1
+                    )
+                    w.heading(depth, line.text)
+                else:
+                    w.heading(min(MAX_LEVEL, level + 1), line.text)
+            else:
+                w.prose(line.text, prev is None or _gap(prev, line, body))
+            prev = line
+        for lvl, title, _ in placed.get((p, len(lines)), ()):
+            w.heading(lvl + 1, title)
+            level = lvl + 1
+    w.blank()
+    text = "\n".join(w.lines).strip("\n") + "\n"
+    return Markdown(text, tuple(page_starts), tuple(w.numbers), dropped)
+
+
+def _near(a: Line, b: Line) -> bool:
+    """Whether b continues the line a (a wrapped heading)."""
+    return 0 < a.y - b.y <= 1.6 * max(a.size, b.size)
+
+
+def _gap(a: Line, b: Line, body: float) -> bool:
+    """Whether b starts a new paragraph after a: a larger vertical gap than line spacing, or a
+    jump up (a new column or page)."""
+    dy = a.y - b.y
+    return dy <= 0 or dy > 1.45 * max(body, b.size)
