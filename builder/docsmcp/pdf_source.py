@@ -18,7 +18,7 @@ log = logging.getLogger(__name__)
 
 # A PDF chunk is at most this many characters unless a manifest sets max_chunk_size: reference
 # manuals must not come back as ten-page chunks (the mean hit stays under 2,000 characters).
-PDF_MAX_CHUNK_SIZE = 3000
+PDF_MAX_CHUNK_SIZE = 2500
 
 
 def load_pdf(

@@ -31,7 +31,7 @@ from .examples import CodeIndex
 from .languages import DIAGRAM_LANGUAGES, normalise_language
 from .pages import PageIndex, tree
 from .search import Searcher, SearchOptions, snippet, snippet_pattern
-from .sections import SectionIndex
+from .sections import SectionIndex, section_query
 from .toolargs import (
     MAX_QUERY_CHARS,
     Pager,
@@ -80,6 +80,8 @@ CODE_SEARCH_DEPTH = 50
 PAGE_SEARCH_DEPTH = 20
 # list_sections listings remembered (oldest dropped first); each is at most a few thousand entries.
 TREE_CACHE = 64
+# Sections a section-lookup query (`R-exts 5.10.2`) puts first, at most.
+MAX_PINNED = 5
 
 
 class DocsApp:
@@ -289,6 +291,7 @@ class DocsApp:
                 limit,
                 sections.references if expand and sections else None,
                 exclude,
+                self._section_pins(query, sections),
             )
         except SearchTimeout:
             raise ToolInputError(
@@ -428,6 +431,28 @@ class DocsApp:
                 f"Chunk ID '{chunk_id}' not found. Use search_docs to discover valid chunk IDs."
             )
         return row
+
+    def _section_pins(self, query: str, sections: SectionIndex | None) -> list[int]:
+        """The rows a section lookup query names (`R-exts 5.10.2`, `R-lang section 3.5.2`,
+        `§3.14`): the section with that number, in the named document when one is named (a
+        path, file stem or title, as `get_doc`'s `document`); none for other queries."""
+        lookup = section_query(query)
+        if lookup is None or sections is None or not sections.available:
+            return []
+        document, number = lookup
+        rows = sections.rows_named(number)
+        if not rows or document is None:
+            return rows[:MAX_PINNED]
+        try:
+            pages = self.pages
+        except BundleError:
+            return []
+        match = pages.find(document, lambda q: [])
+        if match.index is None:
+            return []
+        first = int(pages.first_rows[match.index])
+        end = first + int(pages.counts[match.index])
+        return [r for r in rows if first <= r < end][:MAX_PINNED]
 
     def _section_row(self, section: str, document: str | None) -> int:
         rows = self.sections.rows_named(section)
