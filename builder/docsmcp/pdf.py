@@ -190,10 +190,22 @@ def _read_page(doc, index: int) -> tuple[tuple, ...]:
                         ctypes.byref(bottom),
                         ctypes.byref(top),
                     )
+                    x, y = left.value, bottom.value
                     size, bold, mono = _line_fonts(tp.raw, raw, first, stripped, buf, flags)
-                    out.append((stripped, left.value, bottom.value, size, bold, mono))
+                    advance = 0.0
+                    if mono and len(stripped) > 1:
+                        raw.FPDFText_GetCharBox(
+                            tp.raw,
+                            first + len(stripped) - 1,
+                            ctypes.byref(left),
+                            ctypes.byref(right),
+                            ctypes.byref(bottom),
+                            ctypes.byref(top),
+                        )
+                        advance = max(0.0, (right.value - x) / len(stripped))
+                    out.append((stripped, x, y, size, bold, mono, advance))
                 elif stripped:
-                    out.append((stripped, 0.0, -float(len(out)), 10.0, False, False))
+                    out.append((stripped, 0.0, -float(len(out)), 10.0, False, False, 0.0))
                 pos += len(piece) + 2
             return tuple(out)
         finally:

@@ -74,8 +74,8 @@ _SECTION_NUMBER = re.compile(
     re.IGNORECASE,
 )
 _LETTERS = re.compile(r"[^0-9a-z]+")
-# Markdown syntax a prose line must not start with.
-_BLOCK_START = re.compile(r"^(?:[#>|]|[-+*](?:\s|$)|\d{1,9}[.)](?:\s|$)|[=-]+\s*$|```|~~~|<)")
+# Markdown syntax a prose line must not start with (`<` is escaped wherever it may open HTML).
+_BLOCK_START = re.compile(r"^(?:[#>|]|[-+*](?:\s|$)|\d{1,9}[.)](?:\s|$)|[=-]+\s*$|```|~~~)")
 _INLINE_HTML = re.compile(r"<(?=[A-Za-z/!?])")
 
 
@@ -89,6 +89,7 @@ class Line:
     size: float  # font size
     bold: bool
     mono: bool  # every word starts in a monospaced font
+    advance: float = 0.0  # mean character advance of a monospaced line (0: unknown)
 
 
 @dataclass(frozen=True)
@@ -282,7 +283,7 @@ class _Writer:
     def __init__(self) -> None:
         self.lines: list[str] = []
         self.numbers: list[tuple[int, str]] = []
-        self.code: list[tuple[float, str]] = []  # (x, text) of the open code run
+        self.code: list[tuple[float, str, float]] = []  # (x, text, advance) of the code run
         self.code_size = 10.0
         self.prose_open = False
 
@@ -313,19 +314,22 @@ class _Writer:
         self.lines.append(_escape(text))
         self.prose_open = True
 
-    def code_line(self, x: float, text: str, size: float) -> None:
+    def code_line(self, x: float, text: str, size: float, advance: float) -> None:
         if not self.code:
             self.blank()
             self.code_size = size
-        self.code.append((x, text))
+        self.code.append((x, text, advance))
 
     def flush_code(self) -> None:
         if not self.code:
             return
-        left = min(x for x, _ in self.code)
-        width = max(1.0, MONO_ADVANCE * self.code_size)
+        left = min(x for x, _, _ in self.code)
+        measured = sorted(a for _, _, a in self.code if a > 0)
+        width = measured[len(measured) // 2] if measured else MONO_ADVANCE * self.code_size
+        width = max(1.0, width)
         body = [
-            " " * min(MAX_INDENT, max(0, round((x - left) / width))) + text for x, text in self.code
+            " " * min(MAX_INDENT, max(0, round((x - left) / width))) + text
+            for x, text, _ in self.code
         ]
         fence = _fence(body)
         self.code = []
@@ -340,7 +344,9 @@ def _escape_heading(text: str) -> str:
 
 def assemble(pages: Sequence[Sequence[Line]], outline: Sequence[OutlineEntry]) -> Markdown:
     """The markdown of a document's pages, given its outline (may be empty)."""
-    pages = [[Line(clean(x.text), x.x, x.y, x.size, x.bold, x.mono) for x in p] for p in pages]
+    pages = [
+        [Line(clean(x.text), x.x, x.y, x.size, x.bold, x.mono, x.advance) for x in p] for p in pages
+    ]
     pages = [[x for x in p if x.text] for p in pages]
     kept, dropped = _drop_headers(pages)
     body = _body_size(kept)
@@ -369,7 +375,7 @@ def assemble(pages: Sequence[Sequence[Line]], outline: Sequence[OutlineEntry]) -
                 continue
             heading_ok = numbered_levels or level > 0  # no headings from a cover page
             if line.mono:
-                w.code_line(line.x, line.text, line.size)
+                w.code_line(line.x, line.text, line.size, line.advance)
             elif (
                 heading_ok
                 and not as_prose

@@ -40,6 +40,10 @@ def load_pdf(
         result = extract(data, options.workers, cache, max_pages=MAX_PDF_PAGES)
     except PdfError as exc:
         return None, [Problem(path, None, str(exc))]
+    if not result.text.strip():
+        return None, [
+            Problem(path, None, "PDF has no text layer (a scan?); OCR it first or leave it out")
+        ]
     where = shown(path)
     if not result.outline:
         log.warning("%s: no outline (bookmarks); headings guessed from the typography", where)
@@ -56,10 +60,6 @@ def load_pdf(
             result.empty_pages,
             result.pages,
         )
-    if not result.text.strip():
-        return None, [
-            Problem(path, None, "PDF has no text layer (a scan?); OCR it first or leave it out")
-        ]
     source, problems = configure_file(
         path, result.text, manifest, frontmatter=False, title=result.title
     )

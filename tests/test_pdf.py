@@ -1,0 +1,361 @@
+"""PDF manuals as sources (issue 10): real PDFs written by the tests (tests/pdf_fixtures.py),
+built by the real CLI and served by the real runtime over MCP stdio; bad input (encrypted,
+damaged, HTML, scanned, broken outlines) as one line each; the layout rules and the
+section-lookup parser fuzzed."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pdf_fixtures as fx
+import pytest
+from conftest import FUZZ, run_docsmcp
+from docsmcp.pdf import PdfCache, PdfError, extract
+from docsmcp.pdf_layout import Line, OutlineEntry, assemble, clean, split_number
+from docsmcp_runtime.sections import section_query
+from hypothesis import given
+from hypothesis import strategies as st
+from mcp_client import McpSession, text_of
+
+
+def _build(docs: Path, out: Path, *extra: str) -> subprocess.CompletedProcess[str]:
+    return run_docsmcp("build", "--docs-dir", docs, "--out", out, *extra, check=False)
+
+
+@pytest.fixture(scope="module")
+def manual_bundle(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
+    root = tmp_path_factory.mktemp("pdf")
+    docs = root / "docs"
+    docs.mkdir()
+    fx.manual(docs / "manual.pdf")
+    (docs / "guide.md").write_text("# Guide\n\nA markdown page beside the PDF about widgets.\n")
+    (docs / ".docs-mcp.json").write_text(
+        json.dumps(
+            {
+                "version": "1",
+                "metadata": {"product": "widget"},
+                "overrides": [{"pattern": "*.pdf", "metadata": {"kind": "manual"}}],
+            }
+        )
+    )
+    proc = _build(docs, root / "bundle")
+    assert proc.returncode == 0, proc.stderr
+    return root / "bundle", proc.stderr
+
+
+@pytest.fixture(scope="module")
+def session(manual_bundle: tuple[Path, str]):
+    with McpSession(manual_bundle[0]) as s:
+        yield s
+
+
+def test_pdf_chunks_have_outline_headings_section_ids_and_pages(session: McpSession) -> None:
+    hits = session.search(query="WIDGET_MAX_THREADS")["hits"]
+    top = hits[0]
+    assert top["filepath"] == "manual.pdf"
+    assert top["heading"] == "Options"  # the number is the section id, not heading text
+    assert top["breadcrumb"] == "manual.pdf > Reference > Options"
+    assert top["section_id"] == "2.1"
+    assert top["source"]["file"] == "manual.pdf"
+    assert top["source"]["pages"] == [2, 2]
+    assert top["metadata"] == {"kind": "manual", "product": "widget"}  # manifest + override
+    # the markdown page beside it has lines only
+    md = session.search(query="markdown page beside")["hits"][0]
+    assert md["filepath"] == "guide.md" and "pages" not in md["source"]
+
+
+def test_pdf_text_is_clean(session: McpSession) -> None:
+    hit = session.search(query="installer configuration restart")["hits"][0]
+    assert hit["heading"] == "Installing"
+    text = session.get_doc(hit["chunk_id"])
+    assert "the configuration is read again" in text  # hyphenation joined
+    assert "```\nwidget install --prefix /opt/widget\nif ready:\n" in text  # code block
+    assert "\n    start_widget(R_registerRoutines)\n" in text  # indentation rebuilt
+    assert "## Installing" in text
+    page = session.call("get_page", {"path": "manual.pdf"})
+    assert not page.is_error, text_of(page)
+    body = page.structured_content["text"]
+    assert "Widget Manual   " not in body  # running headers dropped
+    assert not any(line.strip().isdigit() for line in body.splitlines())  # page numbers too
+    # the identifier stays one searchable word
+    assert session.search(query="R_registerRoutines")["hits"][0]["heading"] == "Installing"
+
+
+def test_pdf_metadata_fills_title_and_description(session: McpSession) -> None:
+    page = session.call("get_page", {"path": "manual"}).structured_content
+    assert page["path"] == "manual.pdf"
+    assert page["title"] == "Widget Manual"
+    assert page["frontmatter"]["author"] == "ACME Docs Team"
+    listing = session.call("list_sections", {"path": "manual.pdf"}).structured_content
+    assert "How to install and configure widgets" in json.dumps(listing)
+
+
+def test_section_lookups_resolve_in_search_and_get_doc(session: McpSession) -> None:
+    assert session.search(query="manual 2.2")["hits"][0]["heading"] == "Limits"
+    assert session.search(query="manual section 2.3")["hits"][0]["heading"] == "Troubleshooting"
+    assert session.search(query="§2.1")["hits"][0]["heading"] == "Options"
+    result = session.call("get_doc", {"section": "2.1", "document": "manual"})
+    assert not result.is_error, text_of(result)
+    assert "WIDGET_TIMEOUT" in text_of(result)
+    error = session.tool_error("get_doc", {"section": "9.9", "document": "manual"})
+    assert "9.9" in error
+
+
+def test_pdf_cross_references_resolve(session: McpSession) -> None:
+    hit = next(
+        h for h in session.search(query="connections limits")["hits"] if h["heading"] == "Limits"
+    )
+    assert [r["id"] for r in hit["references"]] == ["manual.pdf#reference/options"]
+
+
+def test_pdf_code_examples(session: McpSession) -> None:
+    result = session.call("get_code_examples", {"query": "install widget prefix"})
+    assert not result.is_error, text_of(result)
+    codes = [e["code"] for e in result.structured_content["examples"]]
+    assert any("widget install --prefix /opt/widget" in c for c in codes)
+
+
+def test_outline_less_pdf_gets_headings_from_typography(tmp_path: Path) -> None:
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    fx.write_manual(docs / "plain.pdf", fx.MANUAL, outline=False)
+    proc = _build(docs, tmp_path / "out")
+    assert proc.returncode == 0, proc.stderr
+    assert "plain.pdf: no outline (bookmarks); headings guessed from the typography" in proc.stderr
+    with McpSession(tmp_path / "out") as s:
+        top = s.search(query="WIDGET_MAX_THREADS")["hits"][0]
+        assert (top["heading"], top["section_id"]) == ("Options", "2.1")
+        assert top["breadcrumb"] == "plain.pdf > Reference > Options"
+
+
+def test_bad_pdfs_are_one_line_each_and_no_bundle(tmp_path: Path) -> None:
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    good = fx.manual(tmp_path / "good.pdf")
+    (docs / "page.pdf").write_text("<!DOCTYPE html><html><body>Not found</body></html>")
+    (docs / "garbage.pdf").write_bytes(b"%PDF-1.7\n" + bytes(range(256)) * 8)
+    fx.encrypted(good, docs / "locked.pdf", user_password="secret")
+    fx.image_only(docs / "scan.pdf")
+    proc = _build(docs, tmp_path / "out")
+    assert proc.returncode != 0
+    assert "Traceback" not in proc.stderr
+    lines = proc.stderr.splitlines()
+
+    def line_of(name: str) -> str:
+        found = [x for x in lines if name in x]
+        assert len(found) == 1, (name, proc.stderr)
+        return found[0]
+
+    assert "is HTML, not a PDF" in line_of("page.pdf")
+    assert "damaged or unsupported PDF" in line_of("garbage.pdf")
+    assert "encrypted PDF that needs a password" in line_of("locked.pdf")
+    assert "no text layer" in line_of("scan.pdf")
+    assert not (tmp_path / "out").exists()
+
+
+def test_empty_password_truncated_and_partly_scanned_pdfs(tmp_path: Path) -> None:
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    good = fx.manual(tmp_path / "good.pdf")
+    fx.encrypted(good, docs / "open.pdf", user_password="")
+    fx.image_only(docs / "mixed.pdf", text_pages=1)
+    data = good.read_bytes()
+    (docs / "cut.pdf").write_bytes(data[: len(data) // 2])
+    proc = _build(docs, tmp_path / "out")
+    assert "Traceback" not in proc.stderr
+    assert "mixed.pdf: 1 of 2 pages have no text layer" in proc.stderr
+    if proc.returncode:  # a truncated file is readable or one line, never a crash
+        assert [x for x in proc.stderr.splitlines() if "error" in x.lower()] == [
+            x for x in proc.stderr.splitlines() if "cut.pdf" in x and "error" in x.lower()
+        ]
+        return
+    with McpSession(tmp_path / "out") as s:
+        assert s.search(query="WIDGET_TIMEOUT", limit=50)["hits"][0]["filepath"] in (
+            "open.pdf",
+            "cut.pdf",
+        )
+        assert s.search(query="quokkas")["hits"][0]["filepath"] == "mixed.pdf"
+
+
+def test_broken_outline_entries_are_skipped(tmp_path: Path) -> None:
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    fx.broken_outline(fx.manual(tmp_path / "good.pdf"), docs / "broken.pdf")
+    proc = _build(docs, tmp_path / "out")
+    assert proc.returncode == 0, proc.stderr
+    assert "outline entries ignored" in proc.stderr
+    with McpSession(tmp_path / "out") as s:
+        assert s.search(query="WIDGET_MAX_THREADS")["hits"][0]["heading"] == "Options"
+
+
+def test_extraction_is_cached_and_the_bundle_the_same_whatever_the_workers(
+    tmp_path: Path,
+) -> None:
+    pdf = fx.write_manual(tmp_path / "long.pdf", fx.MANUAL * 40)  # 120 pages: several ranges
+    data = pdf.read_bytes()
+    cache = PdfCache(tmp_path / "cache")
+    first = extract(data, workers=2, cache=cache)
+    assert cache.hits == 0 and first.pages == 120
+    again = extract(data, workers=1, cache=cache)
+    assert cache.hits == 1 and again == first
+    assert extract(data, workers=1) == first  # one worker reads the same text
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    pdf.rename(docs / "long.pdf")
+    ids = []
+    for n, workers in enumerate(("1", "2", "2")):
+        out = tmp_path / f"out{n}"
+        cache_args = ("--no-cache",) if n < 2 else ("--cache-dir", str(tmp_path / "c"))
+        proc = _build(docs, out, "--workers", workers, *cache_args)
+        assert proc.returncode == 0, proc.stderr
+        ids.append(json.loads((out / "metadata.json").read_text())["bundle_id"])
+    assert len(set(ids)) == 1
+    assert list((tmp_path / "c" / "pdf").glob("*.marshal.z"))
+
+
+def test_pdf_cache_evicts_least_recently_used(tmp_path: Path) -> None:
+    cache = PdfCache(tmp_path, max_bytes=1)
+    one = extract(fx.manual(tmp_path / "a.pdf").read_bytes(), cache=cache)
+    assert one.pages == 3
+    assert len(list((tmp_path / "pdf").glob("*.marshal.z"))) == 0  # over the bound: evicted
+
+
+def test_too_many_pages_is_refused(tmp_path: Path) -> None:
+    data = fx.manual(tmp_path / "a.pdf").read_bytes()
+    with pytest.raises(PdfError, match="has 3 pages; at most 2 are allowed"):
+        extract(data, max_pages=2)
+
+
+@pytest.mark.slow
+def test_ten_thousand_pages_in_bounded_memory(tmp_path: Path) -> None:
+    big = fx.many_pages(tmp_path / "big.pdf", 10_000)
+    code = (
+        "import resource, sys; from pathlib import Path; from docsmcp.pdf import extract; "
+        "r = extract(Path(sys.argv[1]).read_bytes(), workers=2); "
+        "print(r.pages, len(r.page_starts), "
+        "resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, "
+        "resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", code, str(big)], capture_output=True, text=True, timeout=600
+    )
+    assert proc.returncode == 0, proc.stderr
+    pages, starts, rss, child = map(int, proc.stdout.split())
+    assert pages == starts == 10_000
+    assert max(rss, child) < 1024 * 1024  # KiB: under 1 GiB
+
+
+# -- layout rules ------------------------------------------------------------------------------
+
+
+def test_clean_normalises_ligatures_spaces_and_soft_hyphens() -> None:
+    assert clean("e\ufb03cient \ufb01le\u00a0name co\u00adoperate\x02 \ufeff") == (
+        "efficient file name cooperate"
+    )
+
+
+@pytest.mark.parametrize(
+    ("title", "expected"),
+    [
+        ("5.10.2 Calling .External", ("5.10.2", "Calling .External")),
+        ("1 Creating R packages", ("1", "Creating R packages")),
+        ("Appendix A The command-line tools", ("A", "The command-line tools")),
+        ("A.2 Details", ("A.2", "Details")),
+        ("2024 roadmap", (None, "2024 roadmap")),
+        ("A Tour", (None, "A Tour")),
+        ("Package structure", (None, "Package structure")),
+    ],
+)
+def test_split_number(title: str, expected: tuple) -> None:
+    assert split_number(title) == expected
+
+
+def test_headers_footers_and_toc_lines_are_dropped() -> None:
+    pages = [
+        [
+            Line(f"Chapter 1: Basics {n + 5}", 72, 750, 9, False, False),
+            Line("Body text of the page.", 72, 700, 10, False, False),
+            Line("Some entry . . . . . . . 12", 72, 680, 10, False, False),
+            Line(str(n + 5), 300, 40, 9, False, False),
+        ]
+        for n in range(6)
+    ]
+    md = assemble(pages, [])
+    assert "Chapter 1" not in md.text and "Some entry" not in md.text
+    assert md.text.count("Body text of the page.") == 6
+    assert md.headers_dropped == 12
+
+
+def test_markdown_syntax_in_prose_is_escaped() -> None:
+    lines = [
+        Line(text, 72, 700 - 13 * i, 10, False, False)
+        for i, text in enumerate(["# not a heading", "- not a list", "<b> not html", "---"])
+    ]
+    md = assemble([lines], [])
+    assert md.text.splitlines() == [
+        "\\# not a heading",
+        "\\- not a list",
+        "\\<b> not html",
+        "\\---",
+    ]
+
+
+_line = st.builds(
+    Line,
+    text=st.text(max_size=40),
+    x=st.floats(0, 600, allow_nan=False),
+    y=st.floats(0, 800, allow_nan=False),
+    size=st.floats(1, 30, allow_nan=False),
+    bold=st.booleans(),
+    mono=st.booleans(),
+    advance=st.floats(0, 20, allow_nan=False),
+)
+_entry = st.builds(
+    OutlineEntry,
+    title=st.text(max_size=30),
+    level=st.integers(0, 20),
+    page=st.integers(-2, 8),
+    y=st.none() | st.floats(-100, 900, allow_nan=False),
+)
+
+
+@FUZZ
+@given(st.lists(st.lists(_line, max_size=12), max_size=6), st.lists(_entry, max_size=8))
+def test_assemble_fuzz(pages: list[list[Line]], outline: list[OutlineEntry]) -> None:
+    md = assemble(pages, outline)
+    lines = md.text.split("\n")
+    assert len(md.page_starts) == len(pages)
+    assert list(md.page_starts) == sorted(md.page_starts)
+    assert all(0 <= s <= len(lines) for s in md.page_starts)
+    for line, number in md.section_numbers:
+        assert lines[line].startswith("#") and number
+
+
+@pytest.mark.parametrize(
+    ("query", "expected"),
+    [
+        ("R-exts 5.10.2", ("R-exts", "5.10.2")),
+        ("R-lang section 3.5.2", ("R-lang", "3.5.2")),
+        ("§3.14", (None, "3.14")),
+        ("section 5", (None, "5")),
+        ("MS-DTYP 2.4.2.1", ("MS-DTYP", "2.4.2.1")),
+        ("404", None),
+        ("python 3", None),
+        ("how do I use section 5.2 of the guide", None),
+    ],
+)
+def test_section_query(query: str, expected: tuple | None) -> None:
+    assert section_query(query) == expected
+
+
+@FUZZ
+@given(st.text(max_size=300))
+def test_section_query_fuzz(query: str) -> None:
+    got = section_query(query)
+    if got is not None:
+        document, number = got
+        assert number and number in query
+        assert document is None or document in query
