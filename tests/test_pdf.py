@@ -8,11 +8,12 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
 
 import pdf_fixtures as fx
 import pytest
-from conftest import FUZZ, run_docsmcp
+from conftest import FUZZ, REPO, run_docsmcp
 from docsmcp.pdf import PdfCache, PdfError, extract
 from docsmcp.pdf_layout import Line, OutlineEntry, assemble, clean, split_number
 from docsmcp_runtime.sections import section_query
@@ -359,3 +360,29 @@ def test_section_query_fuzz(query: str) -> None:
         document, number = got
         assert number and number in query
         assert document is None or document in query
+
+
+def test_readme_pdf_commands_run_as_written(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    readme = (REPO / "README.md").read_text("utf-8")
+    section = readme.split("\n### PDF manuals\n", 1)[1].split("\n### ", 1)[0]
+    block = section.split("```bash\n", 1)[1].split("```", 1)[0]
+    commands = [line.split("#")[0].split() for line in block.strip().split("\n")]
+    assert [c[:2] for c in commands] == [
+        ["pip", "install"],
+        ["docsmcp", "build"],
+        ["docsmcp", "verify"],
+    ]
+    # the install line names the extra this repository declares (not run: it needs PyPI)
+    assert commands[0][2] == "'docsmcp[pdf]'"
+    extras = tomllib.loads((REPO / "pyproject.toml").read_text())["project"][
+        "optional-dependencies"
+    ]
+    assert any(d.startswith("pypdfium2") for d in extras["pdf"])
+    monkeypatch.chdir(tmp_path)
+    Path("manuals").mkdir()
+    fx.manual(Path("manuals/manual.pdf"))
+    for command in commands[1:]:
+        run_docsmcp(*command[1:])
+    assert json.loads(Path("idx-pdf/metadata.json").read_text())["stats"]["files"] == 1

@@ -78,8 +78,9 @@ def _parser() -> argparse.ArgumentParser:
 
     b = sub.add_parser(
         "build",
-        help="build a bundle from a folder of markdown",
-        description="Build a bundle from a folder of markdown: discover the .md/.mdx files, "
+        help="build a bundle from a folder of markdown (and PDF manuals)",
+        description="Build a bundle from a folder of markdown: discover the .md/.mdx files "
+        "(and .pdf manuals, with the pdf extra), "
         "apply .docs-mcp.json manifests and frontmatter, chunk, index, and write OUT "
         "atomically (an existing bundle is replaced only when the build succeeds). Example: "
         "docsmcp build --docs-dir examples/acme-sdk --out ./idx",
