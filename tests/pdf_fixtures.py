@@ -4,7 +4,8 @@ damaged outlines and page copies), so no binary fixture is committed.
 A page is a list of items laid out top-down like a texinfo manual: `("h", level, "1.1 Title")`
 (bold; an outline entry when the document has one, titled without its number below the top
 level, as texinfo does), `("p", "text")` (a prose line; an empty string ends a paragraph),
-`("code", "text", indent)` (Courier, `indent` characters to the right). Every page gets a running
+`("code", "text", indent)` (Courier, `indent` characters to the right), `("link", "text",
+page)` (a line under a link annotation to the top of that 1-based page). Every page gets a running
 header `TITLE  N` and a footer with the page number, as printed manuals do.
 """
 
@@ -63,6 +64,13 @@ def write_manual(
                 pdf.set_font("Helvetica", size=10)
                 pdf.text(LEFT, y, item[1])
                 y += LINE
+            elif kind == "link":  # a line that is a link annotation to the top of a page
+                _, text, target = item
+                pdf.set_font("Helvetica", size=10)
+                pdf.text(LEFT, y, text)
+                link = pdf.add_link(page=target, y=TOP - 20)
+                pdf.link(LEFT, y - 9, pdf.get_string_width(text), 12, link)
+                y += LINE
             elif kind == "code":
                 pdf.set_font("Courier", size=10)
                 pdf.text(LEFT + 20 + 6 * item[2], y, item[1])
@@ -99,6 +107,8 @@ MANUAL = [
         ("p", ""),
         ("h", 1, "2.2 Limits"),
         ("p", "A widget accepts at most 512 connections; see Section 2.1 [Options]."),
+        ("p", ""),
+        ("link", "What to do when a widget fails", 3),
     ],
     [
         ("h", 1, "2.3 Troubleshooting"),

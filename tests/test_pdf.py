@@ -8,14 +8,14 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-import tomllib
 from pathlib import Path
 
 import pdf_fixtures as fx
 import pytest
+import tomllib
 from conftest import FUZZ, REPO, run_docsmcp
 from docsmcp.pdf import PdfCache, PdfError, extract
-from docsmcp.pdf_layout import Line, OutlineEntry, assemble, clean, split_number
+from docsmcp.pdf_layout import Line, Link, OutlineEntry, assemble, clean, split_number
 from docsmcp_runtime.sections import section_query
 from hypothesis import given
 from hypothesis import strategies as st
@@ -109,7 +109,10 @@ def test_pdf_cross_references_resolve(session: McpSession) -> None:
     hit = next(
         h for h in session.search(query="connections limits")["hits"] if h["heading"] == "Limits"
     )
-    assert [r["id"] for r in hit["references"]] == ["manual.pdf#reference/options"]
+    assert [r["id"] for r in hit["references"]] == [
+        "manual.pdf#reference/options",  # `see Section 2.1` in the text
+        "manual.pdf#reference/troubleshooting",  # a link annotation to page 3
+    ]
 
 
 def test_pdf_code_examples(session: McpSession) -> None:
@@ -314,6 +317,14 @@ _line = st.builds(
     mono=st.booleans(),
     advance=st.floats(0, 20, allow_nan=False),
 )
+_link = st.builds(
+    Link,
+    text=st.text(max_size=30),
+    bottom=st.floats(0, 800, allow_nan=False),
+    top=st.floats(0, 800, allow_nan=False),
+    page=st.integers(0, 8),
+    y=st.none() | st.floats(-100, 900, allow_nan=False),
+)
 _entry = st.builds(
     OutlineEntry,
     title=st.text(max_size=30),
@@ -324,15 +335,22 @@ _entry = st.builds(
 
 
 @FUZZ
-@given(st.lists(st.lists(_line, max_size=12), max_size=6), st.lists(_entry, max_size=8))
-def test_assemble_fuzz(pages: list[list[Line]], outline: list[OutlineEntry]) -> None:
-    md = assemble(pages, outline)
+@given(
+    st.lists(st.lists(_line, max_size=12), max_size=6),
+    st.lists(_entry, max_size=8),
+    st.lists(st.lists(_link, max_size=4), max_size=6),
+)
+def test_assemble_fuzz(
+    pages: list[list[Line]], outline: list[OutlineEntry], links: list[list[Link]]
+) -> None:
+    md = assemble(pages, outline, links)
     lines = md.text.split("\n")
     assert len(md.page_starts) == len(pages)
     assert list(md.page_starts) == sorted(md.page_starts)
     assert all(0 <= s <= len(lines) for s in md.page_starts)
     for line, number in md.section_numbers:
         assert lines[line].startswith("#") and number
+    assert "\x00" not in md.text  # every link marker resolved or removed
 
 
 @pytest.mark.parametrize(

@@ -36,7 +36,7 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
-from .pdf_layout import Line, Markdown, OutlineEntry, assemble, clean
+from .pdf_layout import Line, Link, Markdown, OutlineEntry, assemble, clean
 
 log = logging.getLogger(__name__)
 
@@ -45,6 +45,8 @@ PAGES_PER_TASK = 48
 # Outline entries read at most (a damaged outline can loop or be huge).
 MAX_OUTLINE = 100_000
 MAX_OUTLINE_DEPTH = 16
+# Link annotations read per page at most.
+MAX_LINKS_PER_PAGE = 500
 # Seconds a PDF may take to read, per 1,000 pages, with a floor.
 SECONDS_PER_1000_PAGES = 300
 MIN_SECONDS = 120
@@ -161,60 +163,111 @@ def _line_fonts(tp, raw, start: int, text: str, buf, flags) -> tuple[float, bool
     return size, bold_first, mono
 
 
-def _read_page(doc, index: int) -> tuple[tuple, ...]:
-    import pypdfium2.raw as raw
-
+def _read_page(doc, index: int) -> tuple[tuple[tuple, ...], tuple[tuple, ...]]:
+    """(lines, links) of a page: each line (text, x, y, size, bold, mono, advance), each link
+    annotation to a page of this document (text, bottom, top, target page, target y)."""
     page = doc[index]
     try:
         tp = page.get_textpage()
         try:
-            n = tp.count_chars()
-            if n <= 0:
-                return ()
-            text = tp.get_text_range()
-            exact = len(text) == n  # else char indices cannot be located: no font info
-            buf = ctypes.create_string_buffer(128)
-            flags = ctypes.c_int()
-            left, right, bottom, top = (ctypes.c_double() for _ in range(4))
-            out = []
-            pos = 0
-            for piece in text.split("\r\n"):
-                stripped = piece.strip()
-                if stripped and exact:
-                    first = pos + (len(piece) - len(piece.lstrip()))
-                    raw.FPDFText_GetCharBox(
-                        tp.raw,
-                        first,
-                        ctypes.byref(left),
-                        ctypes.byref(right),
-                        ctypes.byref(bottom),
-                        ctypes.byref(top),
-                    )
-                    x, y = left.value, bottom.value
-                    size, bold, mono = _line_fonts(tp.raw, raw, first, stripped, buf, flags)
-                    advance = 0.0
-                    if mono and len(stripped) > 1:
-                        raw.FPDFText_GetCharBox(
-                            tp.raw,
-                            first + len(stripped) - 1,
-                            ctypes.byref(left),
-                            ctypes.byref(right),
-                            ctypes.byref(bottom),
-                            ctypes.byref(top),
-                        )
-                        advance = max(0.0, (right.value - x) / len(stripped))
-                    out.append((stripped, x, y, size, bold, mono, advance))
-                elif stripped:
-                    out.append((stripped, 0.0, -float(len(out)), 10.0, False, False, 0.0))
-                pos += len(piece) + 2
-            return tuple(out)
+            lines = _page_lines(tp)
+            return lines, (_page_links(doc, page, tp) if lines else ())
         finally:
             tp.close()
     finally:
         page.close()
 
 
-def _read_range(start: int, end: int) -> list[tuple[tuple, ...]]:
+def _page_links(doc, page, tp) -> tuple[tuple, ...]:
+    import pypdfium2.raw as raw
+
+    out = []
+    pos = ctypes.c_int(0)
+    link = raw.FPDF_LINK()
+    while len(out) < MAX_LINKS_PER_PAGE and raw.FPDFLink_Enumerate(
+        page.raw, ctypes.byref(pos), ctypes.byref(link)
+    ):
+        dest = raw.FPDFLink_GetDest(doc.raw, link)
+        if not dest:
+            action = raw.FPDFLink_GetAction(link)
+            if not action or raw.FPDFAction_GetType(action) != raw.PDFACTION_GOTO:
+                continue  # a URL or another file: not a reference inside the bundle
+            dest = raw.FPDFAction_GetDest(doc.raw, action)
+        if not dest:
+            continue
+        target = raw.FPDFDest_GetDestPageIndex(doc.raw, dest)
+        if target < 0:
+            continue
+        has = [ctypes.c_int() for _ in range(3)]
+        xyz = [ctypes.c_float() for _ in range(3)]
+        y = None
+        if raw.FPDFDest_GetLocationInPage(dest, *map(ctypes.byref, has + xyz)) and has[1].value:
+            y = float(xyz[1].value)
+        rect = raw.FS_RECTF()
+        if not raw.FPDFLink_GetAnnotRect(link, ctypes.byref(rect)):
+            continue
+        n = raw.FPDFText_GetBoundedText(
+            tp.raw, rect.left, rect.top, rect.right, rect.bottom, None, 0
+        )
+        if n <= 0 or n > 500:
+            continue
+        buf = (ctypes.c_ushort * (n + 1))()
+        got = raw.FPDFText_GetBoundedText(
+            tp.raw, rect.left, rect.top, rect.right, rect.bottom, buf, n + 1
+        )
+        text = bytes(buf)[: 2 * max(0, got)].decode("utf-16-le", "replace")
+        text = text.replace("\x00", "").replace("\r\n", " ")
+        low, high = sorted((float(rect.bottom), float(rect.top)))
+        out.append((text, low, high, int(target), y))
+    return tuple(out)
+
+
+def _page_lines(tp) -> tuple[tuple, ...]:
+    import pypdfium2.raw as raw
+
+    n = tp.count_chars()
+    if n <= 0:
+        return ()
+    text = tp.get_text_range()
+    exact = len(text) == n  # else char indices cannot be located: no font info
+    buf = ctypes.create_string_buffer(128)
+    flags = ctypes.c_int()
+    left, right, bottom, top = (ctypes.c_double() for _ in range(4))
+    out = []
+    pos = 0
+    for piece in text.split("\r\n"):
+        stripped = piece.strip()
+        if stripped and exact:
+            first = pos + (len(piece) - len(piece.lstrip()))
+            raw.FPDFText_GetCharBox(
+                tp.raw,
+                first,
+                ctypes.byref(left),
+                ctypes.byref(right),
+                ctypes.byref(bottom),
+                ctypes.byref(top),
+            )
+            x, y = left.value, bottom.value
+            size, bold, mono = _line_fonts(tp.raw, raw, first, stripped, buf, flags)
+            advance = 0.0
+            if mono and len(stripped) > 1:
+                raw.FPDFText_GetCharBox(
+                    tp.raw,
+                    first + len(stripped) - 1,
+                    ctypes.byref(left),
+                    ctypes.byref(right),
+                    ctypes.byref(bottom),
+                    ctypes.byref(top),
+                )
+                advance = max(0.0, (right.value - x) / len(stripped))
+            out.append((stripped, x, y, size, bold, mono, advance))
+        elif stripped:
+            out.append((stripped, 0.0, -float(len(out)), 10.0, False, False, 0.0))
+        pos += len(piece) + 2
+    return tuple(out)
+
+
+def _read_range(start: int, end: int) -> list[tuple[tuple[tuple, ...], tuple[tuple, ...]]]:
     doc = _open(_DATA)
     try:
         return [_read_page(doc, i) for i in range(start, end)]
@@ -296,15 +349,16 @@ def read_pdf(
         doc.close()
     limit = time_limit or max(MIN_SECONDS, SECONDS_PER_1000_PAGES * pages / 1000)
     ranges = [(a, min(pages, a + PAGES_PER_TASK)) for a in range(0, pages, PAGES_PER_TASK)]
-    raw_pages: list[tuple[tuple, ...]] = []
+    raw_pages: list[tuple[tuple[tuple, ...], tuple[tuple, ...]]] = []
     _DATA = data
     try:
         raw_pages = _run(ranges, workers, limit)
     finally:
         _DATA = b""
-    lines = [[Line(*x) for x in page] for page in raw_pages]
-    md: Markdown = assemble(lines, outline)
-    empty = sum(1 for page in raw_pages if not page)
+    lines = [[Line(*x) for x in page] for page, _ in raw_pages]
+    links = [[Link(*x) for x in found] for _, found in raw_pages]
+    md: Markdown = assemble(lines, outline, links)
+    empty = sum(1 for page, _ in raw_pages if not page)
     first = next((p for p in lines if p), [])
     title = meta.get("Title") or _title_from_first_page(first)
     return Extracted(
@@ -321,7 +375,7 @@ def read_pdf(
     )
 
 
-def _run(ranges: list[tuple[int, int]], workers: int, limit: float) -> list[tuple[tuple, ...]]:
+def _run(ranges: list[tuple[int, int]], workers: int, limit: float) -> list:
     """The pages of every range, in order, read by worker processes (forked, so they share the
     PDF's bytes). Even one worker runs in a child: a PDF that crashes the library or never
     finishes costs a Problem, not the build."""
@@ -331,7 +385,7 @@ def _run(ranges: list[tuple[int, int]], workers: int, limit: float) -> list[tupl
         "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn"
     )
     if context.get_start_method() != "fork":  # the bytes cannot be inherited: read here
-        out: list[tuple[tuple, ...]] = []
+        out: list = []
         for a, b in ranges:
             out.extend(_read_range(a, b))
         return out

@@ -18,6 +18,7 @@ reads the pages (pypdfium2) and calls `assemble`. What a page line becomes:
 
 from __future__ import annotations
 
+import bisect
 import re
 import unicodedata
 from collections import Counter
@@ -98,6 +99,17 @@ class OutlineEntry:
     level: int  # 0 for top level
     page: int  # 0-based
     y: float | None  # target position on the page, when the destination has one
+
+
+@dataclass(frozen=True)
+class Link:
+    """A link annotation of a page to a place in the same document."""
+
+    text: str  # the text under the annotation's rectangle
+    bottom: float
+    top: float
+    page: int  # target page, 0-based
+    y: float | None  # target position on that page, when the destination has one
 
 
 @dataclass(frozen=True)
@@ -286,6 +298,8 @@ class _Writer:
         self.code: list[tuple[float, str, float]] = []  # (x, text, advance) of the code run
         self.code_size = 10.0
         self.prose_open = False
+        self.anchors: list[tuple[int, float, str]] = []  # (page, y, heading text) in order
+        self.where: tuple[int, float] = (0, 0.0)  # page and y of what is being written
 
     def blank(self) -> None:
         self.flush_code()
@@ -299,19 +313,21 @@ class _Writer:
         text = rest if number is not None and rest else clean(title)
         if number is not None:
             self.numbers.append((len(self.lines), number))
+        self.anchors.append((*self.where, text))
         self.lines.append("#" * max(1, min(MAX_LEVEL, level)) + " " + _escape_heading(text))
         self.lines.append("")
 
     def prose(self, text: str, new_paragraph: bool) -> None:
+        """Add an escaped prose line (joined to the last one when a word was broken there)."""
         self.flush_code()
         if new_paragraph:
             self.blank()
         if self.prose_open and self.lines:
             last = self.lines[-1]
             if re.search(r"[A-Za-z]{2}[-\x02]$", last) and text[:1].islower():
-                self.lines[-1] = last[:-1] + _INLINE_HTML.sub(r"\\<", text)
+                self.lines[-1] = last[:-1] + text
                 return
-        self.lines.append(_escape(text))
+        self.lines.append(text)
         self.prose_open = True
 
     def code_line(self, x: float, text: str, size: float, advance: float) -> None:
@@ -342,8 +358,13 @@ def _escape_heading(text: str) -> str:
     return re.sub(r"(\s)#+\s*$", lambda m: m.group(0).replace("#", "\\#"), text)
 
 
-def assemble(pages: Sequence[Sequence[Line]], outline: Sequence[OutlineEntry]) -> Markdown:
-    """The markdown of a document's pages, given its outline (may be empty)."""
+def assemble(
+    pages: Sequence[Sequence[Line]],
+    outline: Sequence[OutlineEntry],
+    links: Sequence[Sequence[Link]] = (),
+) -> Markdown:
+    """The markdown of a document's pages, given its outline and the link annotations of
+    each page (either may be empty)."""
     pages = [
         [Line(clean(x.text), x.x, x.y, x.size, x.bold, x.mono, x.advance) for x in p] for p in pages
     ]
@@ -358,11 +379,14 @@ def assemble(pages: Sequence[Sequence[Line]], outline: Sequence[OutlineEntry]) -
     w = _Writer()
     level = 0  # the level of the last outline heading; 0: none yet
     page_starts: list[int] = []
+    targets: list[tuple[int, float | None]] = []  # link destinations, by marker number
     for p, lines in enumerate(kept):
         page_starts.append(len(w.lines))
         skip = 0
         prev: Line | None = None
+        page_links = links[p] if p < len(links) else ()
         for k, line in enumerate(lines):
+            w.where = (p, line.y)
             as_prose = False
             for lvl, title, taken in placed.get((p, k), ()):
                 w.heading(lvl + 1, title)
@@ -391,14 +415,88 @@ def assemble(pages: Sequence[Sequence[Line]], outline: Sequence[OutlineEntry]) -
                 else:
                     w.heading(min(MAX_LEVEL, level + 1), line.text)
             else:
-                w.prose(line.text, prev is None or _gap(prev, line, body))
+                text = _escape(line.text)
+                for link in page_links:
+                    if link.bottom - 2 <= line.y <= link.top + 2:
+                        text = _mark_link(text, link, targets)
+                w.prose(text, prev is None or _gap(prev, line, body))
             prev = line
+        w.where = (p, -1e9)
         for lvl, title, _ in placed.get((p, len(lines)), ()):
             w.heading(lvl + 1, title)
             level = lvl + 1
     w.blank()
     text = "\n".join(w.lines).strip("\n") + "\n"
+    if targets:
+        text = _resolve_links(text, targets, w.anchors, body)
     return Markdown(text, tuple(page_starts), tuple(w.numbers), dropped)
+
+
+# Link text that can sit inside [...] unchanged: balanced brackets, no code spans, escapes or
+# HTML.
+_LINKABLE = re.compile(r"^[^\[\]`\\<]*(?:\[[^\[\]`\\<]*\][^\[\]`\\<]*)*$")
+_MARKER = re.compile(r"\[((?:[^\[\]\n]|\[[^\[\]\n]*\])*)\]\(#\x00(\d+)\x00\)")
+_ANCHOR_DROP = re.compile(r"[\W_]+")
+
+
+def _mark_link(text: str, link: Link, targets: list[tuple[int, float | None]]) -> str:
+    """`text` (an escaped prose line) with the link's text made a markdown link to a marker
+    that `_resolve_links` replaces by the heading anchor at the link's destination."""
+    label = clean(link.text)
+    if len(label) < 2 or not _LINKABLE.match(label):
+        return text
+    at = text.find(label)
+    if at < 0 or "\x00" in text[at : at + len(label)]:
+        return text
+    if text.rfind("](#\x00", 0, at) > text.rfind(")", 0, at):  # inside another link
+        return text
+    targets.append((link.page, link.y))
+    marker = f"[{label}](#\x00{len(targets) - 1}\x00)"
+    return text[:at] + marker + text[at + len(label) :]
+
+
+def _resolve_links(
+    text: str,
+    targets: list[tuple[int, float | None]],
+    anchors: list[tuple[int, float, str]],
+    body: float,
+) -> str:
+    """Markers replaced by `#anchor` of the heading at or before each destination (the anchor
+    xref computes: letters and digits of the heading, a count after a repeated one); a
+    destination before every heading leaves plain text."""
+    names: list[str] = []
+    seen: dict[str, int] = {}
+    for _, _, title in anchors:
+        key = _ANCHOR_DROP.sub("", _unescape(title).lower())
+        n = seen.get(key, 0)
+        seen[key] = n + 1
+        names.append(key if n == 0 else f"{key}{n}")
+    near = 12 * body  # how far below its destination a heading may start
+    keys: list[tuple[int, float]] = []
+    for page, y, _ in anchors:  # kept non-decreasing, so bisect finds neighbours
+        key = (page, -y)
+        keys.append(max(keys[-1], key) if keys else key)
+
+    def anchor(target: tuple[int, float | None]) -> str | None:
+        page, y = target
+        probe = (page, -y if y is not None else -float("inf"))
+        k = bisect.bisect_left(keys, probe)
+        # A destination names the heading just below it on its page (a chapter title sits
+        # well below the top of the page its destination points at), else the section it
+        # falls in: the last heading above it.
+        if k < len(keys) and anchors[k][0] == page and (y is None or y - anchors[k][1] <= near):
+            return names[k] or None
+        return names[k - 1] if k > 0 and names[k - 1] else None
+
+    def replace(m: re.Match[str]) -> str:
+        name = anchor(targets[int(m.group(2))])
+        return f"[{m.group(1)}](#{name})" if name else m.group(1)
+
+    return _MARKER.sub(replace, text)
+
+
+def _unescape(text: str) -> str:
+    return re.sub(r"\\([!-/:-@\[-`{-~])", r"\1", text)
 
 
 def _near(a: Line, b: Line) -> bool:
