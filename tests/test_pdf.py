@@ -6,6 +6,7 @@ section-lookup parser fuzzed."""
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -14,7 +15,8 @@ import pdf_fixtures as fx
 import pytest
 import tomllib
 from conftest import FUZZ, REPO, run_docsmcp
-from docsmcp.pdf import PdfCache, PdfError, extract
+from docsmcp import pdf as pdf_module
+from docsmcp.pdf import PdfCache, PdfError, extract, read_pdf
 from docsmcp.pdf_layout import Line, Link, OutlineEntry, assemble, clean, split_number
 from docsmcp_runtime.sections import section_query
 from hypothesis import given
@@ -404,3 +406,18 @@ def test_readme_pdf_commands_run_as_written(
     for command in commands[1:]:
         run_docsmcp(*command[1:])
     assert json.loads(Path("idx-pdf/metadata.json").read_text())["stats"]["files"] == 1
+
+
+def _crash(start: int, end: int) -> list:
+    os._exit(3)  # a PDF library dying in a worker (fault injection)
+
+
+def test_a_crashing_or_endless_read_is_one_problem(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    data = fx.manual(tmp_path / "a.pdf").read_bytes()
+    with pytest.raises(PdfError, match=r"^reading took over 0 s; the PDF may be damaged"):
+        read_pdf(data, workers=1, time_limit=1e-9)
+    monkeypatch.setattr(pdf_module, "_read_range", _crash)
+    with pytest.raises(PdfError, match="^the PDF library crashed reading this file"):
+        read_pdf(data, workers=2)
