@@ -193,3 +193,21 @@ def many_pages(path: Path, pages: int) -> Path:
         writer.write(fh)
     source.unlink()
     return path
+
+
+def two_columns(path: Path, rows: int = 8) -> Path:
+    """One page of two text columns whose content interleaves them (left 1, right 1, left 2,
+    ...), under a title spanning both: only positions give the reading order."""
+    from fpdf import FPDF
+
+    pdf = FPDF(unit="pt", format="letter")
+    pdf.set_auto_page_break(False)
+    pdf.add_page()
+    pdf.set_font("Helvetica", size=10)
+    pdf.text(LEFT, TOP, "A title line that runs across both of the columns of this page here")
+    for i in range(rows):
+        y = TOP + 30 + LINE * i
+        pdf.text(LEFT, y, f"left column line {i + 1} about apples")
+        pdf.text(330, y, f"right column line {i + 1} about pears")
+    pdf.output(str(path))
+    return path

@@ -257,6 +257,15 @@ def test_ten_thousand_pages_in_bounded_memory(tmp_path: Path) -> None:
 # -- layout rules ------------------------------------------------------------------------------
 
 
+def test_two_column_pages_read_column_by_column(tmp_path: Path) -> None:
+    text = extract(fx.two_columns(tmp_path / "cols.pdf").read_bytes()).text
+    lines = [x for x in text.splitlines() if "column line" in x]
+    assert lines == [f"left column line {i} about apples" for i in range(1, 9)] + [
+        f"right column line {i} about pears" for i in range(1, 9)
+    ]
+    assert text.index("A title line") < text.index("left column line 1")
+
+
 def test_clean_normalises_ligatures_spaces_and_soft_hyphens() -> None:
     assert clean("e\ufb03cient \ufb01le\u00a0name co\u00adoperate\x02 \ufeff") == (
         "efficient file name cooperate"
@@ -318,6 +327,16 @@ _line = st.builds(
     bold=st.booleans(),
     mono=st.booleans(),
     advance=st.floats(0, 20, allow_nan=False),
+    right=st.floats(0, 700, allow_nan=False),
+    parts=st.lists(
+        st.tuples(
+            st.integers(-2, 50),
+            st.integers(-2, 50),
+            st.floats(0, 700, allow_nan=False),
+            st.floats(0, 700, allow_nan=False),
+        ),
+        max_size=3,
+    ).map(tuple),
 )
 _link = st.builds(
     Link,

@@ -45,6 +45,11 @@ PAGES_PER_TASK = 48
 # Outline entries read at most (a damaged outline can loop or be huge).
 MAX_OUTLINE = 100_000
 MAX_OUTLINE_DEPTH = 16
+# A line wider than this many font sizes per character may run across columns: its word gaps
+# are measured, and a gap of over COLUMN_GAP font sizes splits it (at most MAX_COLUMNS times).
+WIDE_LINE = 0.62
+COLUMN_GAP = 2.5
+MAX_COLUMNS = 3
 # Link annotations read per page at most.
 MAX_LINKS_PER_PAGE = 500
 # Seconds a PDF may take to read, per 1,000 pages, with a floor.
@@ -249,22 +254,56 @@ def _page_lines(tp) -> tuple[tuple, ...]:
             )
             x, y = left.value, bottom.value
             size, bold, mono = _line_fonts(tp.raw, raw, first, stripped, buf, flags)
-            advance = 0.0
-            if mono and len(stripped) > 1:
-                raw.FPDFText_GetCharBox(
-                    tp.raw,
-                    first + len(stripped) - 1,
-                    ctypes.byref(left),
-                    ctypes.byref(right),
-                    ctypes.byref(bottom),
-                    ctypes.byref(top),
-                )
-                advance = max(0.0, (right.value - x) / len(stripped))
-            out.append((stripped, x, y, size, bold, mono, advance))
+            raw.FPDFText_GetCharBox(
+                tp.raw,
+                first + len(stripped) - 1,
+                ctypes.byref(left),
+                ctypes.byref(right),
+                ctypes.byref(bottom),
+                ctypes.byref(top),
+            )
+            end = max(x, right.value)
+            advance = (end - x) / len(stripped) if mono and len(stripped) > 1 else 0.0
+            parts: tuple[tuple[int, int, float, float], ...] = ()
+            if not mono and len(stripped) > 20 and end - x > WIDE_LINE * size * len(stripped):
+                cuts = _column_gaps(tp.raw, raw, first, stripped, size)
+                if cuts:  # maybe one text line across columns: where each column's part is
+                    bounds = [(0, x), *cuts, (len(stripped), 0.0)]
+                    parts = tuple(
+                        (
+                            a,
+                            b,
+                            ax,
+                            _box(tp.raw, raw, first + a + len(stripped[a:b].rstrip()) - 1)[1],
+                        )
+                        for (a, ax), (b, _) in zip(bounds, bounds[1:], strict=False)
+                    )
+            out.append((stripped, x, y, size, bold, mono, advance, end, parts))
         elif stripped:
-            out.append((stripped, 0.0, -float(len(out)), 10.0, False, False, 0.0))
+            out.append((stripped, 0.0, -float(len(out)), 10.0, False, False, 0.0, 0.0, ()))
         pos += len(piece) + 2
     return tuple(out)
+
+
+def _box(tp, raw, index: int) -> tuple[float, float]:
+    """(left, right) of a character."""
+    box = [ctypes.c_double() for _ in range(4)]
+    raw.FPDFText_GetCharBox(tp, index, *map(ctypes.byref, box))
+    return box[0].value, box[1].value
+
+
+def _column_gaps(tp, raw, first: int, text: str, size: float) -> list[tuple[int, float]]:
+    """Where a line pdfium joined across columns breaks: (offset in text, x) of each word that
+    starts more than COLUMN_GAP font sizes right of the word before it."""
+    cuts = []
+    for m in re.finditer(r"\s+", text):
+        if m.end() >= len(text):
+            break
+        before = _box(tp, raw, first + m.start() - 1)[1]
+        after = _box(tp, raw, first + m.end())[0]
+        if after - before > COLUMN_GAP * size:
+            cuts.append((m.end(), after))
+    return cuts[:MAX_COLUMNS]
 
 
 def _read_range(start: int, end: int) -> list[tuple[tuple[tuple, ...], tuple[tuple, ...]]]:

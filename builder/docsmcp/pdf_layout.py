@@ -35,6 +35,11 @@ MAX_HEADING_CHARS = 90
 MONO_ADVANCE = 0.52
 # At most this many spaces of rebuilt indentation.
 MAX_INDENT = 40
+# A page is two columns when at least this many lines sit in each half, and at most this share
+# of its lines cross the middle (points of slack around the middle).
+MIN_COLUMN_LINES = 5
+SPANNING_SHARE = 0.2
+COLUMN_SLACK = 5.0
 
 _ODD = {
     "\u00a0": " ",  # no-break space
@@ -66,7 +71,7 @@ _ODD = {
 _ODD_TABLE = str.maketrans(_ODD)
 # Control characters (pdfium's \x02 marks a hyphen it broke a word at; \r appears inside lines).
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
-_DOT_LEADER = re.compile(r"(?:\.\s?){3,}\s*[0-9ivxlc]+\s*$|…{2,}")
+_DOT_LEADER = re.compile(r"(?:\.\s?){3,}\s*[0-9ivxlc]+(?:\s*,\s*[0-9ivxlc]+)*\s*$|…{2,}")
 _NUMBER_EDGE = re.compile(r"^\s*(\d{1,5})\b|\b(\d{1,5})\s*$")
 _ROMAN = re.compile(r"^\s*[ivxlcdm]{1,8}\s*$|^\s*\d{1,5}\s*$", re.IGNORECASE)
 _SECTION_NUMBER = re.compile(
@@ -91,6 +96,10 @@ class Line:
     bold: bool
     mono: bool  # every word starts in a monospaced font
     advance: float = 0.0  # mean character advance of a monospaced line (0: unknown)
+    right: float = 0.0  # right edge of the last character (0: unknown)
+    # Where a line with wide gaps would split if its page has columns: (start, end) offsets in
+    # text, with the part's left and right edges.
+    parts: tuple[tuple[int, int, float, float], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -146,6 +155,53 @@ def split_number(title: str) -> tuple[str | None, str]:
 
 def _key(text: str) -> str:
     return _LETTERS.sub("", text.casefold())
+
+
+def reading_order(lines: list[Line]) -> list[Line]:
+    """A two-column page's lines column by column: within each band between lines that span
+    both columns (titles, figures), the left column top to bottom, then the right one; lines
+    the reader joined across the columns are split first. Other pages keep the order and the
+    lines the PDF gave (content order, which is right for one column)."""
+    split = _split_parts(lines)
+    ordered = _columns(split)
+    return lines if ordered is None else ordered
+
+
+def _split_parts(lines: list[Line]) -> list[Line]:
+    out = []
+    for x in lines:
+        if not x.parts:
+            out.append(x)
+            continue
+        for a, b, left, right in x.parts:
+            text = x.text[max(0, a) : max(0, b)].strip()
+            if text:
+                out.append(Line(text, left, x.y, x.size, x.bold, x.mono, 0.0, right))
+    return out
+
+
+def _columns(lines: list[Line]) -> list[Line] | None:
+    known = [x for x in lines if x.right > x.x]
+    if len(known) < MIN_COLUMN_LINES * 2 or len(known) < len(lines):
+        return None
+    mid = (min(x.x for x in known) + max(x.right for x in known)) / 2
+    left = [x for x in known if x.right <= mid + COLUMN_SLACK]
+    right = [x for x in known if x.x >= mid - COLUMN_SLACK and x.right > mid + COLUMN_SLACK]
+    if len(left) < MIN_COLUMN_LINES or len(right) < MIN_COLUMN_LINES:
+        return None
+    spanning = [x for x in known if x.right > mid + COLUMN_SLACK and x.x < mid - COLUMN_SLACK]
+    if len(spanning) > SPANNING_SHARE * len(known):
+        return None
+    out: list[Line] = []
+    above = float("inf")
+    for cut in [*sorted(spanning, key=lambda x: -x.y), None]:
+        below = cut.y if cut is not None else -float("inf")
+        for column in (left, right):
+            out.extend(sorted((x for x in column if below < x.y <= above), key=lambda x: -x.y))
+        if cut is not None:
+            out.append(cut)
+        above = below
+    return out if len(out) == len(lines) else None
 
 
 def _drop_headers(pages: Sequence[Sequence[Line]]) -> tuple[list[list[Line]], int]:
@@ -365,11 +421,17 @@ def assemble(
 ) -> Markdown:
     """The markdown of a document's pages, given its outline and the link annotations of
     each page (either may be empty)."""
-    pages = [
-        [Line(clean(x.text), x.x, x.y, x.size, x.bold, x.mono, x.advance) for x in p] for p in pages
+    # Headers go first (a header across a two-column page is one line), then the columns are
+    # ordered (their parts are offsets into the text as read), then the text is cleaned.
+    bare, dropped = _drop_headers([[x for x in p if x.text.strip()] for p in pages])
+    kept = [
+        [
+            Line(clean(x.text), x.x, x.y, x.size, x.bold, x.mono, x.advance, x.right)
+            for x in reading_order(p)
+            if clean(x.text)
+        ]
+        for p in bare
     ]
-    pages = [[x for x in p if x.text] for p in pages]
-    kept, dropped = _drop_headers(pages)
     body = _body_size(kept)
     placed = _place_outline(kept, outline, body)
     numbered_levels = not outline
@@ -508,4 +570,5 @@ def _gap(a: Line, b: Line, body: float) -> bool:
     """Whether b starts a new paragraph after a: a larger vertical gap than line spacing, or a
     jump up (a new column or page)."""
     dy = a.y - b.y
-    return dy <= 0 or dy > 1.45 * max(body, b.size)
+    # the same baseline (a table row or a label split off its text) continues the paragraph
+    return dy < -1 or dy > 1.45 * max(body, b.size)
