@@ -432,6 +432,9 @@ def assemble(
         ]
         for p in bare
     ]
+    titles = {_key(split_number(e.title)[1]) for e in outline} - {""}
+    if titles:  # table-of-contents lines without dot leaders: an outline title and a page
+        kept = [[x for x in p if not _toc_entry(x.text, titles)] for p in kept]
     body = _body_size(kept)
     placed = _place_outline(kept, outline, body)
     numbered_levels = not outline
@@ -559,6 +562,15 @@ def _resolve_links(
 
 def _unescape(text: str) -> str:
     return re.sub(r"\\([!-/:-@\[-`{-~])", r"\1", text)
+
+
+_PAGE_AT_END = re.compile(r"^(.*\S)\s+(?:\d{1,5}|[ivxlc]{1,6})$")
+
+
+def _toc_entry(text: str, titles: set[str]) -> bool:
+    """Whether a line is an outline title followed by a page number (a contents entry)."""
+    m = _PAGE_AT_END.match(text)
+    return m is not None and _key(split_number(m.group(1))[1]) in titles
 
 
 def _near(a: Line, b: Line) -> bool:
