@@ -263,6 +263,8 @@ def _page_lines(tp) -> tuple[tuple, ...]:
                 ctypes.byref(top),
             )
             end = max(x, right.value)
+            if "\ufffe" in stripped:  # pdfium joined a hyphenated word's two lines: the
+                y = bottom.value  # paragraph goes on from the lower one
             advance = (end - x) / len(stripped) if mono and len(stripped) > 1 else 0.0
             parts: tuple[tuple[int, int, float, float], ...] = ()
             if not mono and len(stripped) > 20 and end - x > WIDE_LINE * size * len(stripped):
