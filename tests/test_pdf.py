@@ -131,6 +131,9 @@ def test_outline_less_pdf_gets_headings_from_typography(tmp_path: Path) -> None:
     proc = _build(docs, tmp_path / "out")
     assert proc.returncode == 0, proc.stderr
     assert "plain.pdf: no outline (bookmarks); headings guessed from the typography" in proc.stderr
+    assert "PDFs: 1 files, 3 pages; no outline (headings from typography): plain.pdf" in (
+        proc.stdout
+    )
     with McpSession(tmp_path / "out") as s:
         top = s.search(query="WIDGET_MAX_THREADS")["hits"][0]
         assert (top["heading"], top["section_id"]) == ("Options", "2.1")
@@ -219,6 +222,10 @@ def test_extraction_is_cached_and_the_bundle_the_same_whatever_the_workers(
         assert proc.returncode == 0, proc.stderr
         ids.append(json.loads((out / "metadata.json").read_text())["bundle_id"])
     assert len(set(ids)) == 1
+    again = _build(docs, tmp_path / "out3", "--cache-dir", str(tmp_path / "c"), "--json")
+    assert json.loads(again.stdout)["pdfs"] == [
+        {"path": "long.pdf", "pages": 120, "empty_pages": 0, "outline": True, "cached": True}
+    ]
     assert list((tmp_path / "c" / "pdf").glob("*.marshal.z"))
 
 

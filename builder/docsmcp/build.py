@@ -34,7 +34,7 @@ from .embed import EmbeddingOptions, EmbeddingProvider, make_provider
 from .index import FieldCounts, build_index
 from .manifest import DEFAULT_AUTO_INCLUDE, Corpus, Problem, load_corpus
 from .parse_cache import ParseCache, file_key
-from .pdf import PdfOptions
+from .pdf import PdfOptions, PdfSummary
 from .progress import Progress
 from .tables import TableBuilder
 from .vectorize import IVF_THRESHOLD, build_ivf, embed_chunks
@@ -100,6 +100,7 @@ class Built:
     references: dict[str, tuple[int, int]]  # per kind (link, section, ...): (found, resolved)
     api_entries: int
     code_blocks: int
+    pdfs: tuple[PdfSummary, ...] = ()  # the PDFs read (pages, outline, from the cache)
 
 
 class BuildError(Exception):
@@ -357,6 +358,7 @@ def build(options: BuildOptions, out: Path, progress: Reporter | None = None) ->
         browse.xref.stats,
         browse.api_entries,
         browse.code_blocks,
+        corpus.pdfs,
     )
 
 

@@ -46,7 +46,7 @@ from docsmcp.limits import (
     MAX_TABLE_CELLS,
 )
 from docsmcp.llms import split_llms_full
-from docsmcp.pdf import PdfOptions, is_pdf
+from docsmcp.pdf import PdfOptions, PdfSummary, is_pdf
 
 log = logging.getLogger(__name__)
 
@@ -119,6 +119,7 @@ class Corpus:
     taxonomy: dict[str, TaxonomyKey]  # keys sorted
     instructions: str | None
     problems: tuple[Problem, ...]
+    pdfs: tuple[PdfSummary, ...] = ()  # the PDFs read, for the build summary
 
 
 @dataclass(frozen=True)
@@ -818,6 +819,7 @@ def load_corpus(
         if not _folder_left_out(entry.path, manifests, exclude):
             _refuse(entry, problems)
     files = []
+    pdfs: list[PdfSummary] = []
     for entry in listing.markdown:
         if _left_out(entry.path, manifests, include, exclude):
             continue
@@ -827,10 +829,12 @@ def load_corpus(
         if is_pdf(entry.path):
             from docsmcp.pdf_source import load_pdf  # imports this module
 
-            source, found = load_pdf(
+            source, found, summary = load_pdf(
                 docs_dir, entry.path, _governing(manifests, entry.path), roots, pdf
             )
             problems.extend(found)
+            if summary is not None:
+                pdfs.append(summary)
             if source is not None:
                 files.append(source)
             continue
@@ -853,4 +857,5 @@ def load_corpus(
         taxonomy=taxonomy,
         instructions=_instructions(ordered),
         problems=tuple(problems),
+        pdfs=tuple(pdfs),
     )

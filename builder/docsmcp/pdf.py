@@ -76,6 +76,17 @@ class PdfOptions:
     cache_dir: Path | None = None
 
 
+@dataclass(frozen=True)
+class PdfSummary:
+    """What the build summary says about one PDF."""
+
+    path: str
+    pages: int
+    empty_pages: int  # pages without a text layer
+    outline: bool
+    cached: bool  # taken from the extraction cache
+
+
 class PdfError(Exception):
     """A PDF that cannot be read; the message is one line saying why and what to do."""
 

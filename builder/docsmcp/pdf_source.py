@@ -12,7 +12,7 @@ from pathlib import Path
 from .discover import Refused, read_file, shown
 from .limits import MAX_PDF_BYTES, MAX_PDF_PAGES
 from .manifest import Manifest, Problem, SourceFile, configure_file
-from .pdf import PdfCache, PdfError, PdfOptions, extract, frontmatter
+from .pdf import PdfCache, PdfError, PdfOptions, PdfSummary, extract, frontmatter
 
 log = logging.getLogger(__name__)
 
@@ -27,23 +27,30 @@ def load_pdf(
     manifest: Manifest | None,
     roots: Sequence[Path],
     options: PdfOptions | None,
-) -> tuple[SourceFile | None, list[Problem]]:
+) -> tuple[SourceFile | None, list[Problem], PdfSummary | None]:
+    """The PDF at ``path`` as a SourceFile, its problems, and what the build summary says of it
+    (None when it could not be read)."""
     options = options or PdfOptions()
     try:
         data = read_file(docs_dir, path, roots, MAX_PDF_BYTES)
     except Refused as exc:
-        return None, [Problem(path, None, f"file {exc}")]
+        return None, [Problem(path, None, f"file {exc}")], None
     except OSError as exc:
-        return None, [Problem(path, None, f"cannot read file: {exc.strerror}")]
+        return None, [Problem(path, None, f"cannot read file: {exc.strerror}")], None
     cache = PdfCache(options.cache_dir) if options.cache_dir is not None else None
+    hits = cache.hits if cache is not None else 0
     try:
         result = extract(data, options.workers, cache, max_pages=MAX_PDF_PAGES)
     except PdfError as exc:
-        return None, [Problem(path, None, str(exc))]
+        return None, [Problem(path, None, str(exc))], None
+    cached = cache is not None and cache.hits > hits
+    summary = PdfSummary(path, result.pages, result.empty_pages, result.outline, cached)
     if not result.text.strip():
-        return None, [
-            Problem(path, None, "PDF has no text layer (a scan?); OCR it first or leave it out")
-        ]
+        return (
+            None,
+            [Problem(path, None, "PDF has no text layer (a scan?); OCR it first or leave it out")],
+            None,
+        )
     where = shown(path)
     if not result.outline:
         log.warning("%s: no outline (bookmarks); headings guessed from the typography", where)
@@ -73,4 +80,4 @@ def load_pdf(
         page_starts=result.page_starts,
         section_numbers=result.section_numbers,
     )
-    return source, problems
+    return source, problems, summary
