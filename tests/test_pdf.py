@@ -447,3 +447,16 @@ def test_a_crashing_or_endless_read_is_one_problem(
     monkeypatch.setattr(pdf_module, "_read_range", _crash)
     with pytest.raises(PdfError, match="^the PDF library crashed reading this file"):
         read_pdf(data, workers=2)
+
+
+@FUZZ
+@given(st.text(max_size=200))
+def test_clean_and_split_number_fuzz(text: str) -> None:
+    cleaned = clean(text)
+    assert clean(cleaned) == cleaned  # idempotent: text cleaned twice reads the same
+    assert not any(ch in cleaned for ch in "\u00ad\u00a0\ufb01\ufffe\x02")
+    number, rest = split_number(text)
+    if number is not None:
+        assert number in text and rest and rest in text
+    else:
+        assert rest == text.strip()
