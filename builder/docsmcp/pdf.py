@@ -52,6 +52,8 @@ COLUMN_GAP = 2.5
 MAX_COLUMNS = 3
 # Link annotations read per page at most.
 MAX_LINKS_PER_PAGE = 500
+# Characters of a link's text read at most (a longer text is not found in its line anyway).
+MAX_LINK_TEXT = 300
 # Seconds a PDF may take to read, per 1,000 pages, with a floor.
 SECONDS_PER_1000_PAGES = 300
 MIN_SECONDS = 120
@@ -200,6 +202,7 @@ def _page_links(doc, page, tp) -> tuple[tuple, ...]:
     out = []
     pos = ctypes.c_int(0)
     link = raw.FPDF_LINK()
+    text_buf = (ctypes.c_ushort * (MAX_LINK_TEXT + 1))()
     while len(out) < MAX_LINKS_PER_PAGE and raw.FPDFLink_Enumerate(
         page.raw, ctypes.byref(pos), ctypes.byref(link)
     ):
@@ -222,16 +225,13 @@ def _page_links(doc, page, tp) -> tuple[tuple, ...]:
         rect = raw.FS_RECTF()
         if not raw.FPDFLink_GetAnnotRect(link, ctypes.byref(rect)):
             continue
-        n = raw.FPDFText_GetBoundedText(
-            tp.raw, rect.left, rect.top, rect.right, rect.bottom, None, 0
-        )
-        if n <= 0 or n > 500:
-            continue
-        buf = (ctypes.c_ushort * (n + 1))()
+        # one call with a buffer for the longest link text kept (longer ones are cut)
         got = raw.FPDFText_GetBoundedText(
-            tp.raw, rect.left, rect.top, rect.right, rect.bottom, buf, n + 1
+            tp.raw, rect.left, rect.top, rect.right, rect.bottom, text_buf, MAX_LINK_TEXT
         )
-        text = bytes(buf)[: 2 * max(0, got)].decode("utf-16-le", "replace")
+        if got <= 0:
+            continue
+        text = bytes(text_buf)[: 2 * min(got, MAX_LINK_TEXT)].decode("utf-16-le", "replace")
         text = text.replace("\x00", "").replace("\r\n", " ")
         low, high = sorted((float(rect.bottom), float(rect.top)))
         out.append((text, low, high, int(target), y))
