@@ -426,9 +426,9 @@ def assemble(
     bare, dropped = _drop_headers([[x for x in p if x.text.strip()] for p in pages])
     kept = [
         [
-            Line(clean(x.text), x.x, x.y, x.size, x.bold, x.mono, x.advance, x.right)
+            Line(text, x.x, x.y, x.size, x.bold, x.mono, x.advance, x.right)
             for x in reading_order(p)
-            if clean(x.text)
+            if (text := clean(x.text))
         ]
         for p in bare
     ]
