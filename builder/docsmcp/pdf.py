@@ -36,11 +36,11 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
+from .discover import PDF_SUFFIXES
 from .pdf_layout import Line, Link, Markdown, OutlineEntry, assemble, clean
 
 log = logging.getLogger(__name__)
 
-PDF_SUFFIXES = (".pdf",)
 PAGES_PER_TASK = 48
 # Outline entries read at most (a damaged outline can loop or be huge).
 MAX_OUTLINE = 100_000
