@@ -460,3 +460,23 @@ def test_clean_and_split_number_fuzz(text: str) -> None:
         assert number in text and rest and rest in text
     else:
         assert rest == text.strip()
+
+
+def test_without_the_pdf_extra_a_pdf_is_one_line_naming_it(tmp_path: Path) -> None:
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    fx.manual(docs / "manual.pdf")
+    (docs / "page.md").write_text("# Page\n\nMarkdown still builds.\n")
+    code = (
+        "import sys; sys.modules['pypdfium2'] = None; from docsmcp.cli import main; "
+        "sys.exit(main(['build', '--docs-dir', sys.argv[1], '--out', sys.argv[2]]))"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", code, str(docs), str(tmp_path / "out")],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert proc.returncode == 1
+    assert "manual.pdf: PDF support needs pypdfium2: pip install 'docsmcp[pdf]'" in proc.stderr
+    assert "Traceback" not in proc.stderr
