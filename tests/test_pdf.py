@@ -480,3 +480,19 @@ def test_without_the_pdf_extra_a_pdf_is_one_line_naming_it(tmp_path: Path) -> No
     assert proc.returncode == 1
     assert "manual.pdf: PDF support needs pypdfium2: pip install 'docsmcp[pdf]'" in proc.stderr
     assert "Traceback" not in proc.stderr
+
+
+def test_heading_text_survives_markdown() -> None:
+    from docsmcp.chunk import chunk_file
+    from docsmcp.manifest import configure_file
+
+    lines = [
+        Line("2.1 Including <stdio.h> ##", 72, 700, 12, True, False),
+        Line("Body text about R_registerRoutines.", 72, 680, 10, False, False),
+    ]
+    md = assemble([lines], [OutlineEntry("Including <stdio.h> ##", 1, 0, 710.0)])
+    source, problems = configure_file("a.pdf", md.text, None, frontmatter=False)
+    assert not problems
+    chunk = chunk_file(source)[-1]
+    assert chunk.heading == "Including <stdio.h> ##"
+    assert md.section_numbers == ((0, "2.1"),)

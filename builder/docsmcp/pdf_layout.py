@@ -410,7 +410,10 @@ class _Writer:
 
 
 def _escape_heading(text: str) -> str:
-    # a heading's closing #s would be dropped; keep them as text
+    """Heading text markdown keeps as written: closing #s (which would be dropped) and a `<`
+    that may open inline HTML (which would vanish) are escaped; underscores and brackets stay
+    as they are, so identifiers read the same in the text."""
+    text = _INLINE_HTML.sub(r"\\<", text)
     return re.sub(r"(\s)#+\s*$", lambda m: m.group(0).replace("#", "\\#"), text)
 
 
