@@ -496,3 +496,19 @@ def test_heading_text_survives_markdown() -> None:
     chunk = chunk_file(source)[-1]
     assert chunk.heading == "Including <stdio.h> ##"
     assert md.section_numbers == ((0, "2.1"),)
+
+
+def test_too_much_text_is_refused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from docsmcp import limits
+    from docsmcp.pdf_source import load_pdf
+
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    fx.manual(docs / "manual.pdf")
+    monkeypatch.setattr(limits, "MAX_PDF_TEXT_BYTES", 100)
+    source, problems, _ = load_pdf(docs, "manual.pdf", None, (docs.resolve(),), None)
+    assert source is None
+    assert [str(p) for p in problems] == [
+        f"manual.pdf: PDF text is {problems[0].message.split()[3]} bytes; at most 100 are "
+        "allowed per PDF; split it (qpdf --split-pages=N IN OUT) or leave it out"
+    ]

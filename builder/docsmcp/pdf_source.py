@@ -9,6 +9,7 @@ import logging
 from collections.abc import Sequence
 from pathlib import Path
 
+from . import limits
 from .discover import Refused, read_file, shown
 from .limits import MAX_PDF_BYTES, MAX_PDF_PAGES
 from .manifest import Manifest, Problem, SourceFile, configure_file
@@ -51,6 +52,13 @@ def load_pdf(
             [Problem(path, None, "PDF has no text layer (a scan?); OCR it first or leave it out")],
             None,
         )
+    size = len(result.text.encode())
+    if size > limits.MAX_PDF_TEXT_BYTES:
+        message = (
+            f"PDF text is {size:,} bytes; at most {limits.MAX_PDF_TEXT_BYTES:,} are allowed per "
+            "PDF; split it (qpdf --split-pages=N IN OUT) or leave it out"
+        )
+        return None, [Problem(path, None, message)], None
     where = shown(path)
     if not result.outline:
         log.warning("%s: no outline (bookmarks); headings guessed from the typography", where)
