@@ -512,3 +512,12 @@ def test_too_much_text_is_refused(tmp_path: Path, monkeypatch: pytest.MonkeyPatc
         f"manual.pdf: PDF text is {problems[0].message.split()[3]} bytes; at most 100 are "
         "allowed per PDF; split it (qpdf --split-pages=N IN OUT) or leave it out"
     ]
+
+
+def test_a_raised_footnote_number_opens_its_footnote() -> None:
+    lines = [
+        Line("Body text of the page with a note.", 72, 700, 10, False, False),
+        Line("1", 72, 102, 6, False, False),
+        Line("The footnote itself.", 78, 98, 8, False, False),
+    ]
+    assert assemble([lines], []).text.splitlines()[-1] == "1 The footnote itself."

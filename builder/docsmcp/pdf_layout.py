@@ -453,6 +453,7 @@ def assemble(
         skip = 0
         prev: Line | None = None
         page_links = links[p] if p < len(links) else ()
+        marker = ""
         for k, line in enumerate(lines):
             w.where = (p, line.y)
             as_prose = False
@@ -482,11 +483,17 @@ def assemble(
                     w.heading(depth, line.text)
                 else:
                     w.heading(min(MAX_LEVEL, level + 1), line.text)
+            elif _footnote_mark(line, body) and k + 1 < len(lines):
+                marker = line.text  # a raised footnote number: it opens the next line
+                prev = None
+                continue
             else:
                 text = _escape(line.text)
                 for link in page_links:
                     if link.bottom - 2 <= line.y <= link.top + 2:
                         text = _mark_link(text, link, targets)
+                if marker:
+                    text, marker = f"{marker} {text}", ""
                 w.prose(text, prev is None or _gap(prev, line, body))
             prev = line
         w.where = (p, -1e9)
@@ -574,6 +581,11 @@ def _toc_entry(text: str, titles: set[str]) -> bool:
     """Whether a line is an outline title followed by a page number (a contents entry)."""
     m = _PAGE_AT_END.match(text)
     return m is not None and _key(split_number(m.group(1))[1]) in titles
+
+
+def _footnote_mark(line: Line, body: float) -> bool:
+    """A footnote's number on a line of its own: 1-3 digits in a smaller font."""
+    return len(line.text) <= 3 and line.text.isdigit() and line.size < 0.9 * body
 
 
 def _near(a: Line, b: Line) -> bool:
