@@ -117,6 +117,16 @@ def test_pdf_cross_references_resolve(session: McpSession) -> None:
     ]
 
 
+def test_pdf_api_reference_answers(session: McpSession) -> None:
+    # a manual without API entries: the listing is empty and a lookup says so in one line
+    listing = session.call("get_api_reference", {})
+    assert not listing.is_error, text_of(listing)
+    assert listing.structured_content["total"] == 0
+    result = session.call("get_api_reference", {"method": "start_widget"})
+    assert result.is_error
+    assert text_of(result).startswith("Method 'start_widget' not found.")
+
+
 def test_pdf_code_examples(session: McpSession) -> None:
     result = session.call("get_code_examples", {"query": "install widget prefix"})
     assert not result.is_error, text_of(result)
