@@ -34,6 +34,7 @@ from .embed import EmbeddingOptions, EmbeddingProvider, make_provider
 from .index import FieldCounts, build_index
 from .manifest import DEFAULT_AUTO_INCLUDE, Corpus, Problem, load_corpus
 from .parse_cache import ParseCache, file_key
+from .pdf import PdfOptions, PdfSummary
 from .progress import Progress
 from .tables import TableBuilder
 from .vectorize import IVF_THRESHOLD, build_ivf, embed_chunks
@@ -99,6 +100,7 @@ class Built:
     references: dict[str, tuple[int, int]]  # per kind (link, section, ...): (found, resolved)
     api_entries: int
     code_blocks: int
+    pdfs: tuple[PdfSummary, ...] = ()  # the PDFs read (pages, outline, from the cache)
 
 
 class BuildError(Exception):
@@ -121,11 +123,16 @@ def collect(
     provider: EmbeddingProvider | None = None,
     progress: Reporter | None = None,
     cache: ParseCache | None = None,
+    cache_dir: Path | None = None,
 ) -> Collected:
     """Load and chunk the corpus, gathering every problem a build would reject. `progress`
     makes the counter of a phase (label, total); `cache` holds files parsed by earlier builds
     (only the others are parsed, on `options.workers` processes)."""
-    corpus = load_corpus(options.docs_dir, options.include, options.exclude, options.source_roots)
+    workers = options.workers or default_workers()
+    pdf = PdfOptions(workers, cache_dir)  # cache_dir None: PDFs are read afresh
+    corpus = load_corpus(
+        options.docs_dir, options.include, options.exclude, options.source_roots, pdf
+    )
     counter = progress("parsing files", len(corpus.files)) if progress else None
     problems = list(corpus.problems)
     chunks: list[Chunk] = []
@@ -133,7 +140,6 @@ def collect(
     tables = TableBuilder()
     seen: dict[str, str] = {}
     default_max = default_max_chunk_size(provider)
-    workers = options.workers or default_workers()
     files = corpus.files
     keys = [file_key(sf, default_max, options.analyzer) for sf in files] if cache else []
     cached = [cache.get(key) for key in keys] if cache is not None else [None] * len(files)
@@ -169,7 +175,7 @@ def collect(
     if not corpus.files and not problems:
         where = options.docs_dir
         hint = " (check --include/--exclude)" if options.include or options.exclude else ""
-        problems.append(Problem(".", None, f"no .md or .mdx files found in {where}{hint}"))
+        problems.append(Problem(".", None, f"no .md, .mdx or .pdf files found in {where}{hint}"))
     taxonomy = taxonomy_of(corpus, chunks, problems)
     return Collected(corpus, chunks, taxonomy, problems, tables, analysed)
 
@@ -303,7 +309,8 @@ def build(options: BuildOptions, out: Path, progress: Reporter | None = None) ->
     provider = make_provider(options.embedding)
     cache_dir = options.cache_dir or out.with_name(out.name + ".cache")
     parse_cache = ParseCache(cache_dir) if options.parse_cache else None
-    collected = collect(options, provider, progress, parse_cache)
+    pdf_cache = cache_dir if options.parse_cache else None
+    collected = collect(options, provider, progress, parse_cache, pdf_cache)
     if parse_cache is not None:
         parse_cache.save()
     if collected.problems:
@@ -355,6 +362,7 @@ def build(options: BuildOptions, out: Path, progress: Reporter | None = None) ->
         browse.xref.stats,
         browse.api_entries,
         browse.code_blocks,
+        corpus.pdfs,
     )
 
 

@@ -9,6 +9,7 @@ Display text is always a slice of the original lines, never re-rendered markdown
 
 from __future__ import annotations
 
+import bisect
 import hashlib
 import json
 import re
@@ -73,6 +74,7 @@ class Chunk:
     line_start: int  # 1-based, inclusive
     line_end: int  # 1-based, inclusive
     metadata: tuple[tuple[str, str], ...] = ()
+    pages: tuple[int, int] | None = None  # 1-based, inclusive: a PDF's pages the text came from
 
 
 @dataclass
@@ -488,7 +490,16 @@ class _FileChunker:
             line_start=sec.segments[0][0] + 1,
             line_end=sec.segments[-1][1],
             metadata=metadata,
+            pages=self._pages(sec.segments[0][0], sec.segments[-1][1] - 1),
         )
+
+    def _pages(self, first: int, last: int) -> tuple[int, int] | None:
+        """1-based page range of 0-based lines first..last of a PDF's text, else None."""
+        starts = self.sf.page_starts
+        if not starts:
+            return None
+        a = max(1, bisect.bisect_right(starts, first))
+        return a, max(a, bisect.bisect_right(starts, last))
 
     def _header_text(self, prefix: tuple[int, int]) -> str:
         cells = self.lines[prefix[0]].strip().strip("|").split("|")

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import sys
 import textwrap
+from collections.abc import Sequence
 from pathlib import Path
 
 from docsmcp_runtime.format import (
@@ -21,6 +23,7 @@ from docsmcp_runtime.search import parse_cosine
 from . import __version__, logs
 from .build import BuildError, BuildOptions, build, collect
 from .embed import PROVIDER_CHOICES, EmbeddingOptions, ProviderError
+from .pdf import PdfSummary
 from .progress import Progress
 from .vectorize import IVF_THRESHOLD
 from .write import OutputError
@@ -88,8 +91,9 @@ def _parser() -> argparse.ArgumentParser:
 
     b = sub.add_parser(
         "build",
-        help="build a bundle from a folder of markdown",
-        description="Build a bundle from a folder of markdown: discover the .md/.mdx files, "
+        help="build a bundle from a folder of markdown (and PDF manuals)",
+        description="Build a bundle from a folder of markdown: discover the .md/.mdx files "
+        "(and .pdf manuals, with the pdf extra), "
         "apply .docs-mcp.json manifests and frontmatter, chunk, index, and write OUT "
         "atomically (an existing bundle is replaced only when the build succeeds). Example: "
         "docsmcp build --docs-dir examples/acme-sdk --out ./idx",
@@ -540,6 +544,7 @@ def main(argv: list[str] | None = None) -> int:
             },
             "api_entries": built.api_entries,
             "code_blocks": built.code_blocks,
+            "pdfs": [dataclasses.asdict(p) for p in built.pdfs],
         }
         print(json.dumps(summary, indent=2))
     elif not args.quiet:
@@ -552,7 +557,25 @@ def main(argv: list[str] | None = None) -> int:
         )
         cached = f"; {built.cached_files} files from the parse cache" if built.cached_files else ""
         print("  " + ", ".join(f"{name} {sec:.1f}s" for name, sec in built.phases.items()) + cached)
+        if built.pdfs:
+            print("  " + _pdf_summary(built.pdfs))
     return 0
+
+
+def _pdf_summary(pdfs: Sequence[PdfSummary]) -> str:
+    """One line on the PDFs of a build: pages, cache, files without an outline or text."""
+    pages = sum(p.pages for p in pdfs)
+    cached = sum(p.cached for p in pdfs)
+    line = f"PDFs: {len(pdfs)} files, {pages:,} pages"
+    if cached:
+        line += f" ({cached} from the extraction cache)"
+    bare = [p.path for p in pdfs if not p.outline]
+    if bare:
+        line += f"; no outline (headings from typography): {', '.join(bare)}"
+    empty = [f"{p.path} ({p.empty_pages})" for p in pdfs if p.empty_pages]
+    if empty:
+        line += f"; pages without a text layer: {', '.join(empty)}"
+    return line
 
 
 def _references(stats: dict[str, tuple[int, int]]) -> str:

@@ -28,6 +28,8 @@ log = logging.getLogger(__name__)
 
 MANIFEST_NAME = ".docs-mcp.json"
 MARKDOWN_SUFFIXES = (".md", ".mdx")
+# PDF manuals are sources too (pdf.py turns them into markdown-like text); listed with markdown.
+PDF_SUFFIXES = (".pdf",)
 # A concatenation of pages (`llms-full.txt`, `NAME.llms-full.txt`): read as markdown, then split
 # into pages by llms.py.
 LLMS_FULL_NAME = "llms-full.txt"
@@ -262,7 +264,7 @@ class Entry:
 
 @dataclass(frozen=True)
 class Listing:
-    markdown: tuple[Entry, ...]  # every .md/.mdx file, sorted by path
+    markdown: tuple[Entry, ...]  # every .md/.mdx/.pdf file, sorted by path
     manifests: tuple[Entry, ...]  # every .docs-mcp.json, sorted by path
     folders: tuple[Entry, ...]  # symlinked folders refused for leaving the source roots
 
@@ -350,7 +352,7 @@ def _kind(name: str) -> str | None:
     if name == MANIFEST_NAME:
         return "manifest"
     if not name.startswith(".") and (
-        name.lower().endswith(MARKDOWN_SUFFIXES) or is_llms_full(name)
+        name.lower().endswith(MARKDOWN_SUFFIXES + PDF_SUFFIXES) or is_llms_full(name)
     ):
         return "markdown"
     return None

@@ -42,3 +42,12 @@ MAX_YAML_NODES = 10_000
 # multiplies the alternatives a pattern stands for: {a,b} 25 times would be 2^25 patterns.
 MAX_GLOB_CHARS = 1024
 MAX_GLOB_ALTERNATIVES = 64
+
+# A PDF (pdf.py): its size in bytes and pages. Far above real manuals (fullrefman.pdf: 6.5 MB,
+# 2,415 pages); pages are read in ranges, so memory grows with the text, not the page count.
+MAX_PDF_BYTES = 512 * 1024 * 1024
+MAX_PDF_PAGES = 100_000
+# The text extracted from one PDF: it is parsed as one markdown file, at about 37 MB of memory
+# per MB of text (fullrefman.pdf: 4.7 MB of text, 2,415 pages, 170 MB), so 24 MiB keeps one
+# PDF under ~1 GB; a 10,000-page manual as dense as fullrefman has ~19 MB.
+MAX_PDF_TEXT_BYTES = 24 * 1024 * 1024

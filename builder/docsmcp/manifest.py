@@ -47,6 +47,7 @@ from docsmcp.limits import (
     MAX_TABLE_CELLS,
 )
 from docsmcp.llms import split_llms_full
+from docsmcp.pdf import PdfOptions, PdfSummary, is_pdf
 
 log = logging.getLogger(__name__)
 
@@ -110,6 +111,10 @@ class SourceFile:
     # Where includes (includes.py) made `body` longer: for each line of `body`, the line of
     # `text` it comes from (0-based). Empty: `body` has the lines of `text`.
     line_map: tuple[int, ...] = ()
+    # A PDF's text (pdf.py): the first line (0-based) of each page, so chunks get page ranges,
+    # and the section numbers taken off its headings, (heading line, number). Empty for markdown.
+    page_starts: tuple[int, ...] = ()
+    section_numbers: tuple[tuple[int, str], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -118,6 +123,7 @@ class Corpus:
     taxonomy: dict[str, TaxonomyKey]  # keys sorted
     instructions: str | None
     problems: tuple[Problem, ...]
+    pdfs: tuple[PdfSummary, ...] = ()  # the PDFs read, for the build summary
 
 
 @dataclass(frozen=True)
@@ -789,6 +795,7 @@ def load_corpus(
     include: Sequence[str] = (),
     exclude: Sequence[str] = (),
     extra_roots: Sequence[Path] = (),
+    pdf: PdfOptions | None = None,
 ) -> Corpus:
     """Discover, read and configure every markdown file under ``docs_dir``.
 
@@ -816,11 +823,24 @@ def load_corpus(
         if not _folder_left_out(entry.path, manifests, exclude):
             _refuse(entry, problems)
     files = []
+    pdfs: list[PdfSummary] = []
     for entry in listing.markdown:
         if _left_out(entry.path, manifests, include, exclude):
             continue
         if entry.skip or entry.refusal:
             _refuse(entry, problems)
+            continue
+        if is_pdf(entry.path):
+            from docsmcp.pdf_source import load_pdf  # imports this module
+
+            source, found, summary = load_pdf(
+                docs_dir, entry.path, _governing(manifests, entry.path), roots, pdf
+            )
+            problems.extend(found)
+            if summary is not None:
+                pdfs.append(summary)
+            if source is not None:
+                files.append(source)
             continue
         if is_llms_full(entry.path):
             pages, found = _load_llms_full(docs_dir, entry.path, roots, manifests, include, exclude)
@@ -841,4 +861,5 @@ def load_corpus(
         taxonomy=taxonomy,
         instructions=_instructions(ordered),
         problems=tuple(problems),
+        pdfs=tuple(pdfs),
     )

@@ -34,7 +34,7 @@ from .xref import FileRefs
 
 Entry = tuple[list[Chunk], FileRecords, list]  # chunks, records, analysed fields per chunk
 # Bump when the stored tuples change shape.
-CACHE_FORMAT = 4
+CACHE_FORMAT = 5
 
 
 @cache
@@ -58,6 +58,8 @@ def file_key(sf: SourceFile, default_max: int, analyzer: object) -> str:
         sf.metadata,
         sf.title,
         sf.frontmatter,
+        sf.page_starts,
+        sf.section_numbers,
         default_max,
     )
     # repr, not marshal: marshal's bytes depend on object identity (its back-references).

@@ -178,6 +178,8 @@ def _write_contents(
         "facets": facet_matrix(chunks, metadata.taxonomy),
         **extra_arrays,
     }
+    if any(c.pages for c in chunks):  # only bundles with PDFs carry page ranges
+        arrays["page_ranges"] = np.array([c.pages or (0, 0) for c in chunks], dtype=np.uint32)
     files: dict[str, FileEntry] = {}
     for name, array in arrays.items():
         spec = ALL_ARRAYS[name]

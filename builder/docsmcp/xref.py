@@ -290,6 +290,23 @@ class _FileIndex:
         self.sections: dict[str, int] = {}
         self.rule_ids: dict[int, list[str]] = {}  # row -> rule ids, rows that have some
         self.doc_keys: tuple[str, ...] = ()
+        # Section numbers a PDF's headings carried (taken off the heading text), by line.
+        self.numbers = dict(parsed.source.section_numbers)
+
+    def chunk_section_ids(self, chunks: list[Chunk]) -> tuple[str | None, ...]:
+        """Each chunk's section id: the number of its own heading."""
+        if not self.numbers:
+            return tuple(section_id(c.heading) for c in chunks)
+        out: list[str | None] = []
+        for c in chunks:
+            sid = None
+            for line in range(c.line_start - 1, c.line_end):
+                number = self.numbers.get(line)
+                if number is not None and _heading_title(self.parsed.lines[line]) == c.heading:
+                    sid = number
+                    break
+            out.append(sid or section_id(c.heading))
+        return tuple(out)
 
     def row_at(self, line: int) -> int | None:
         """Row of the chunk covering 0-based `line`, else None."""
@@ -344,7 +361,7 @@ class _FileIndex:
             n = counts.get(key, 0)
             counts[key] = n + 1
             self.anchors.setdefault(key if n == 0 else f"{key}{n}", row)
-            sid = section_id(title)
+            sid = self.numbers.get(b.start) or section_id(title)
             if sid is not None:
                 self.sections.setdefault(sid, row)
         if self.sections:
@@ -462,6 +479,11 @@ class _FileIndex:
         return out
 
 
+def _heading_title(line: str) -> str:
+    """The text of an ATX heading line as the chunker reads it (markdown escapes removed)."""
+    return re.sub(r"\\([!-/:-@\[-`{-~])", r"\1", line.lstrip("#").strip())
+
+
 def _external(href: str) -> bool:
     """Whether `resolve_link` ignores `href` whatever the other files are (empty, a URL)."""
     href = href.strip()
@@ -511,7 +533,7 @@ def extract_refs(parsed: ParsedFile, chunks: list[Chunk], first_row: int) -> Fil
         path=f.path,
         first_row=first_row,
         count=f.count,
-        section_ids=tuple(section_id(c.heading) for c in chunks),
+        section_ids=f.chunk_section_ids(chunks),
         rule_ids=tuple(
             tuple(f.rule_ids[row]) if row in f.rule_ids else no_rules
             for row in range(first_row, first_row + f.count)

@@ -19,7 +19,7 @@ import numpy as np
 from .bundle import Bundle
 from .format import PAGES_FILE
 
-_EXTENSIONS = (".md", ".mdx", ".markdown")
+_EXTENSIONS = (".md", ".mdx", ".markdown", ".pdf")
 # Folder pages that stand for their folder (`docs/guide/` is `docs/guide/index.md`).
 _INDEX_STEMS = ("index", "readme", "_index")
 _WORD = re.compile(r"[0-9a-z]+")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -212,9 +212,11 @@ class Searcher:
         limit: int,
         references: Callable[[int], np.ndarray] | None = None,
         exclude: np.ndarray | None = None,
+        pinned: Sequence[int] = (),
     ) -> Page:
         """Raises SearchTimeout when the time budget runs out. `references` (row → referenced
-        rows) turns on reference expansion; `exclude` (rows) are never returned."""
+        rows) turns on reference expansion; `exclude` (rows) are never returned; `pinned` rows
+        (a section the query names) come first when the filters keep them."""
         deadline = time.monotonic() + self.time_budget
         terms, bigrams = query_terms(query, self.bundle.metadata.analyzer)
         notes = []
@@ -251,6 +253,10 @@ class Searcher:
             total = len(ranked)
             ranked_set = np.zeros(n, dtype=bool)
             ranked_set[ranked] = True
+        pins = [r for r in dict.fromkeys(pinned) if 0 <= r < n and mask[r]]
+        if pins:
+            ranked, ranked_scores, also_in, added = _pin(ranked, ranked_scores, also_in, pins)
+            total += added
         reached_by: dict[int, int] = {}
         if references is not None and len(ranked):
             ranked, ranked_scores, also_in, reached_by = _expand(
@@ -345,6 +351,22 @@ class Searcher:
             if found:
                 out[key] = found
         return out
+
+
+def _pin(
+    ranked: np.ndarray, scores: np.ndarray, also_in: list, pins: list[int]
+) -> tuple[np.ndarray, np.ndarray, list, int]:
+    """`pins` first (scored as the best hit), then the ranking without them; and how many of
+    the pins were not ranked before."""
+    ranked = np.asarray(ranked, dtype=np.int64)
+    scores = np.asarray(scores, dtype=np.float64)
+    keep = ~np.isin(ranked, pins)
+    top = float(scores[0]) if len(scores) else 1.0
+    added = len(pins) - int((~keep).sum())
+    rows = np.concatenate([np.asarray(pins, dtype=np.int64), ranked[keep]])
+    new_scores = np.concatenate([np.full(len(pins), top), scores[keep]])
+    kept_also = [a for a, k in zip(also_in, keep, strict=True) if k]
+    return rows, new_scores, [{} for _ in pins] + kept_also, added
 
 
 def _expand(

@@ -17,6 +17,30 @@ _RULE_FORM = re.compile(r"^r\[(.+)\]$")
 MAX_REFERENCES_SHOWN = 5
 
 
+# A query that names a section and nothing else: `R-exts 5.10.2`, `R-lang section 3.5.2`,
+# `§3.14`, `MS-DTYP 2.4.2.1`, `section 5`. A plain number needs a section word (else `404` or
+# `2024` would be section lookups).
+_SECTION_QUERY = re.compile(
+    r"^\s*(?:(?P<doc>.{1,200}?)\s+)??(?:(?P<word>section|sect\.|sec\.|chapter|appendix|§)\s*)?"
+    r"(?P<num>(?:[A-Z]|\d{1,3})(?:\.\d{1,3})+|\d{1,3}|[A-Z])\.?\s*$",
+    re.IGNORECASE,
+)
+
+
+def section_query(query: str) -> tuple[str | None, str] | None:
+    """(document or None, section number) when `query` is a section lookup, else None."""
+    m = _SECTION_QUERY.match(query)
+    if m is None:
+        return None
+    num, word = m.group("num"), m.group("word")
+    if "." not in num and not word:
+        return None
+    if "." not in num and num.isalpha() and (word or "").lower() not in ("appendix", "section"):
+        return None
+    doc = (m.group("doc") or "").strip() or None
+    return doc, num
+
+
 def normalise_section(text: str) -> str:
     """`§ 3.14`, `Section 3.14.` and `3.14` name the same section; `r[a.b]` is the rule `a.b`."""
     text = text.strip()

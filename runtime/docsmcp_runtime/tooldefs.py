@@ -147,11 +147,13 @@ _MAX_TOKENS = {
 }
 _SOURCE = {
     "type": "object",
-    "description": "Where the text comes from: the file and its line range; when the bundle "
-    "knows them, the git commit, its date, the docs version and a link to cite.",
+    "description": "Where the text comes from: the file and its line range (for a PDF also "
+    "its page range); when the bundle knows them, the git commit, its date, the docs version "
+    "and a link to cite.",
     "properties": {
         "file": {"type": "string"},
         "lines": {"type": "array", "items": {"type": "integer"}, "minItems": 2, "maxItems": 2},
+        "pages": {"type": "array", "items": {"type": "integer"}, "minItems": 2, "maxItems": 2},
         "commit": {"type": "string"},
         "commit_date": {"type": "string"},
         "version": {"type": "string"},

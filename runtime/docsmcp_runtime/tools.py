@@ -39,7 +39,7 @@ from .searchcall import (
     search_call,
     search_hint,
 )
-from .sections import SectionIndex
+from .sections import SectionIndex, section_query
 from .toolargs import (
     MAX_QUERY_CHARS,
     Pager,
@@ -87,6 +87,8 @@ CODE_SEARCH_DEPTH = 50
 PAGE_SEARCH_DEPTH = 20
 # list_sections listings remembered (oldest dropped first); each is at most a few thousand entries.
 TREE_CACHE = 64
+# Sections a section-lookup query (`R-exts 5.10.2`) puts first, at most.
+MAX_PINNED = 5
 
 
 class DocsApp:
@@ -247,6 +249,9 @@ class DocsApp:
         file = bundle.paths[row].as_py()
         start, end = int(bundle.line_starts[row]), int(bundle.line_ends[row])
         out: dict[str, Any] = {"file": file, "lines": [start, end], **self._provenance}
+        pages = bundle.arrays.get("page_ranges")
+        if pages is not None and row < len(pages) and pages[row, 0]:  # a chunk of a PDF
+            out["pages"] = [int(pages[row, 0]), int(pages[row, 1])]
         if bundle.metadata.source.url is not None:
             anchor = bundle.id(row).partition("#")[2].rpartition("/")[2]
             if anchor.startswith("_"):  # _preamble, _part-2: no heading of their own
@@ -324,6 +329,7 @@ class DocsApp:
                 call.limit,
                 sections.references if call.expand and sections else None,
                 exclude,
+                self._section_pins(call.query, sections),
             )
         except SearchTimeout:
             raise ToolInputError(
@@ -419,6 +425,28 @@ class DocsApp:
                 f"Chunk ID '{chunk_id}' not found. Use search_docs to discover valid chunk IDs."
             )
         return row
+
+    def _section_pins(self, query: str, sections: SectionIndex | None) -> list[int]:
+        """The rows a section lookup query names (`R-exts 5.10.2`, `R-lang section 3.5.2`,
+        `§3.14`): the section with that number, in the named document when one is named (a
+        path, file stem or title, as `get_doc`'s `document`); none for other queries."""
+        lookup = section_query(query)
+        if lookup is None or sections is None or not sections.available:
+            return []
+        document, number = lookup
+        rows = sections.rows_named(number)
+        if not rows or document is None:
+            return rows[:MAX_PINNED]
+        try:
+            pages = self.pages
+        except BundleError:
+            return []
+        match = pages.find(document, lambda q: [])
+        if match.index is None:
+            return []
+        first = int(pages.first_rows[match.index])
+        end = first + int(pages.counts[match.index])
+        return [r for r in rows if first <= r < end][:MAX_PINNED]
 
     def _section_row(self, section: str, document: str | None) -> int:
         rows = self.sections.rows_named(section)

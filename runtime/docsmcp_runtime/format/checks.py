@@ -316,6 +316,16 @@ class Inspection:
         if n is not None and docs is not None and len(docs) and int(docs.max()) >= n:
             beyond = int(np.count_nonzero(docs >= n))
             yield Problem("postings_docs.bin", f"{beyond} row number(s) >= n_chunks ({n})")
+        pages = a.get("page_ranges")
+        if pages is not None and n is not None:
+            if pages.shape != (n, 2):
+                yield Problem(
+                    "page_ranges.bin",
+                    f"shape {list(pages.shape)}, expected [n_chunks, 2] = {[n, 2]}",
+                )
+            elif len(pages) and np.any(pages[:, 0] > pages[:, 1]):
+                bad = int(np.count_nonzero(pages[:, 0] > pages[:, 1]))
+                yield Problem("page_ranges.bin", f"{bad} range(s) end before they start")
         facets = a.get("facets")
         if facets is not None and n is not None and self.metadata is not None:
             want = (n, len(self.metadata.taxonomy))

@@ -132,7 +132,12 @@ VECTOR_ARRAYS = _specs(
 )
 IVF_ARRAYS = ("vector_rows", "ivf_centroids", "ivf_offsets")
 
-ALL_ARRAYS = {**ARRAYS, **VECTOR_ARRAYS}
+# Bundles with chunks cut from PDFs (bundle-spec.md, *Page ranges*): per chunk, the first and
+# last page (1-based) its text came from; 0, 0 for a chunk of a markdown file. Optional: a
+# reader that does not know it serves correct results (hits only lack `source.pages`).
+PAGE_ARRAYS = _specs(ArraySpec("page_ranges", "page_ranges.bin", "<u4", ndim=2))
+
+ALL_ARRAYS = {**ARRAYS, **VECTOR_ARRAYS, **PAGE_ARRAYS}
 ARRAY_BY_FILE = {s.file: s for s in ALL_ARRAYS.values()}
 # The files every bundle has besides metadata.json.
 REQUIRED_FILES = (CHUNKS_FILE, *(s.file for s in ARRAYS.values()))
@@ -142,7 +147,7 @@ REQUIRED_FILES = (CHUNKS_FILE, *(s.file for s in ARRAYS.values()))
 MAX_TAXONOMY_VALUES = 0xFFFF
 # Row numbers are uint32.
 MAX_CHUNKS = 0xFFFFFFFF
-# A bundle has 8 files, 18 with every optional one; far more is not a bundle (bounds archives).
+# A bundle has 8 files, 19 with every optional one; far more is not a bundle (bounds archives).
 MAX_FILES = 64
 # metadata.json is small (taxonomy values and tool texts); a reader never parses more.
 MAX_METADATA_BYTES = 16 << 20

@@ -1,0 +1,213 @@
+"""Small PDFs written by the tests themselves (fpdf2 for text and outlines, pypdf for encryption,
+damaged outlines and page copies), so no binary fixture is committed.
+
+A page is a list of items laid out top-down like a texinfo manual: `("h", level, "1.1 Title")`
+(bold; an outline entry when the document has one, titled without its number below the top
+level, as texinfo does), `("p", "text")` (a prose line; an empty string ends a paragraph),
+`("code", "text", indent)` (Courier, `indent` characters to the right), `("link", "text",
+page)` (a line under a link annotation to the top of that 1-based page). Every page gets a running
+header `TITLE  N` and a footer with the page number, as printed manuals do.
+"""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Sequence
+from pathlib import Path
+
+Item = tuple
+
+LEFT = 72.0
+LINE = 13.0
+TOP = 80.0
+
+
+def write_manual(
+    path: Path,
+    pages: Sequence[Sequence[Item]],
+    *,
+    outline: bool = True,
+    title: str = "Widget Manual",
+    header: str = "Widget Manual",
+    first_page_number: int = 1,
+) -> Path:
+    from fpdf import FPDF
+
+    pdf = FPDF(unit="pt", format="letter")
+    pdf.set_auto_page_break(False)
+    pdf.set_title(title)
+    pdf.set_author("ACME Docs Team")
+    pdf.set_subject("How to install and configure widgets")
+    for n, items in enumerate(pages):
+        pdf.add_page()
+        number = first_page_number + n
+        pdf.set_font("Helvetica", size=9)
+        pdf.text(LEFT, 40, f"{header}   {number}")
+        pdf.text(300, 760, str(number))
+        y = TOP
+        for item in items:
+            kind = item[0]
+            if kind == "h":
+                _, level, text = item
+                y += LINE
+                if outline:
+                    pdf.set_y(y - 12)
+                    number_part, _, rest = text.partition(" ")
+                    pdf.start_section(text if level == 0 else rest, level=level)
+                pdf.set_font("Helvetica", "B", 14 if level == 0 else 12)
+                pdf.text(LEFT, y, text)
+                y += LINE + 4
+            elif kind == "p":
+                if not item[1]:
+                    y += LINE * 0.8
+                    continue
+                pdf.set_font("Helvetica", size=10)
+                pdf.text(LEFT, y, item[1])
+                y += LINE
+            elif kind == "link":  # a line that is a link annotation to the top of a page
+                _, text, target = item
+                pdf.set_font("Helvetica", size=10)
+                pdf.text(LEFT, y, text)
+                link = pdf.add_link(page=target, y=TOP - 20)
+                pdf.link(LEFT, y - 9, pdf.get_string_width(text), 12, link)
+                y += LINE
+            elif kind == "code":
+                pdf.set_font("Courier", size=10)
+                pdf.text(LEFT + 20 + 6 * item[2], y, item[1])
+                y += LINE
+            else:
+                raise ValueError(kind)
+    pdf.output(str(path))
+    return path
+
+
+MANUAL = [
+    [
+        ("h", 0, "1 Getting started"),
+        ("p", "Widgets read their settings from a file named widget.toml at start."),
+        ("p", "See Section 2.1 [Options] for every option a widget knows."),
+        ("p", ""),
+        ("h", 1, "1.1 Installing"),
+        ("p", "Run the installer once; the config-"),
+        ("p", "uration is read again after every restart."),
+        ("p", ""),
+        ("code", "widget install --prefix /opt/widget", 0),
+        ("code", "if ready:", 0),
+        ("code", "start_widget(R_registerRoutines)", 4),
+        ("p", ""),
+        ("p", "Afterwards the widget is ready to serve requests."),
+    ],
+    [
+        ("h", 0, "2 Reference"),
+        ("p", "This chapter lists every option and limit of a widget."),
+        ("p", ""),
+        ("h", 1, "2.1 Options"),
+        ("p", "The option WIDGET_MAX_THREADS sets how many threads serve requests."),
+        ("p", "The option WIDGET_TIMEOUT sets the seconds a request may take."),
+        ("p", ""),
+        ("h", 1, "2.2 Limits"),
+        ("p", "A widget accepts at most 512 connections; see Section 2.1 [Options]."),
+        ("p", ""),
+        ("link", "What to do when a widget fails", 3),
+    ],
+    [
+        ("h", 1, "2.3 Troubleshooting"),
+        ("p", "When a widget does not start, read the log file widget.log first."),
+        ("p", "Zorblax errors mean the license file is missing."),
+    ],
+]
+
+
+def manual(path: Path, **kwargs) -> Path:
+    return write_manual(path, MANUAL, **kwargs)
+
+
+def encrypted(source: Path, path: Path, user_password: str) -> Path:
+    """`source` encrypted with RC4 (no extra crypto library needed), with that user password;
+    an empty user password opens without asking, as many vendor PDFs do."""
+    from pypdf import PdfReader, PdfWriter
+
+    writer = PdfWriter(clone_from=PdfReader(source))
+    writer.encrypt(user_password=user_password, owner_password="owner", algorithm="RC4-128")
+    with path.open("wb") as fh:
+        writer.write(fh)
+    return path
+
+
+def image_only(path: Path, text_pages: int = 0) -> Path:
+    """A scan: pages holding only an image, after `text_pages` pages of text."""
+    from fpdf import FPDF
+    from PIL import Image
+
+    pdf = FPDF(unit="pt", format="letter")
+    pdf.set_auto_page_break(False)
+    for n in range(text_pages):
+        pdf.add_page()
+        pdf.set_font("Helvetica", size=10)
+        pdf.text(LEFT, TOP, f"Page {n + 1} has a text layer about quokkas.")
+    pdf.add_page()
+    buf = io.BytesIO()
+    Image.new("L", (64, 64), 200).save(buf, format="PNG")
+    buf.seek(0)
+    pdf.image(buf, x=LEFT, y=TOP, w=200)
+    pdf.output(str(path))
+    return path
+
+
+def broken_outline(source: Path, path: Path) -> Path:
+    """`source` with an outline whose entries point beyond the last page, at nothing, and
+    whose sibling chain loops back on itself."""
+    from pypdf import PdfReader, PdfWriter
+    from pypdf.generic import ArrayObject, NameObject, NullObject, NumberObject
+
+    writer = PdfWriter(clone_from=PdfReader(source))
+    good = writer.add_outline_item(title="Good entry", page_number=0)
+    beyond = writer.add_outline_item(title="Beyond the end", page_number=0)
+    nowhere = writer.add_outline_item(title="Nowhere", page_number=0)
+    # page 99 of a 3-page file (a page number where a page object belongs), and no page at all
+    beyond_obj = beyond.get_object()
+    beyond_obj[NameObject("/Dest")] = ArrayObject(
+        [NumberObject(99), NameObject("/XYZ"), NullObject(), NullObject(), NullObject()]
+    )
+    nowhere_obj = nowhere.get_object()
+    nowhere_obj[NameObject("/Dest")] = ArrayObject([NullObject(), NameObject("/Fit")])
+    # the last entry's next sibling is the first: a cycle
+    nowhere_obj[NameObject("/Next")] = good
+    with path.open("wb") as fh:
+        writer.write(fh)
+    return path
+
+
+def many_pages(path: Path, pages: int) -> Path:
+    """A PDF of `pages` pages (one written page, repeated: small and quick to write)."""
+    from pypdf import PdfWriter
+
+    source = write_manual(path.with_suffix(".one.pdf"), [[("p", "A page of the big manual.")]])
+    writer = PdfWriter()
+    from pypdf import PdfReader
+
+    page = PdfReader(source).pages[0]
+    for _ in range(pages):
+        writer.add_page(page)
+    with path.open("wb") as fh:
+        writer.write(fh)
+    source.unlink()
+    return path
+
+
+def two_columns(path: Path, rows: int = 8) -> Path:
+    """One page of two text columns whose content interleaves them (left 1, right 1, left 2,
+    ...), under a title spanning both: only positions give the reading order."""
+    from fpdf import FPDF
+
+    pdf = FPDF(unit="pt", format="letter")
+    pdf.set_auto_page_break(False)
+    pdf.add_page()
+    pdf.set_font("Helvetica", size=10)
+    pdf.text(LEFT, TOP, "A title line that runs across both of the columns of this page here")
+    for i in range(rows):
+        y = TOP + 30 + LINE * i
+        pdf.text(LEFT, y, f"left column line {i + 1} about apples")
+        pdf.text(330, y, f"right column line {i + 1} about pears")
+    pdf.output(str(path))
+    return path
