@@ -22,6 +22,7 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
+import math
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -84,6 +85,9 @@ log = logging.getLogger(__name__)
 LIBRARY_ARG = "library"
 # Reciprocal-rank fusion: a hit at rank r (0-based) of a library's list scores w / (K + r + 1).
 FUSION_K = 60
+# library_weight: df / chunks is scaled by this before log1p (10: a word in every tenth chunk
+# counts about log 2; measured against 100 and 1000 in DECISIONS.md).
+DENSITY_SCALE = 10.0
 _PREFIX_SEP = ":"
 # compare_versions reports remembered per server (a report holds both bundles' texts).
 REPORT_CACHE = 4
@@ -888,14 +892,26 @@ class Fused:
     notes: list[str]
 
 
-def coverage(app: DocsApp, query: str) -> float:
-    """Share of the query's terms that occur anywhere in the bundle: a library that lacks
-    most of the words asked for ranks its best hits below one that has them all."""
+def library_weight(app: DocsApp, query: str) -> float:
+    """How much a library's ranked list counts in fusion for `query`: its *coverage* (the share
+    of the query's terms in its dictionary: a library lacking most of the words asked for ranks
+    its best hits below one that has them all) times one plus their mean *density*
+    (`log1p(DENSITY_SCALE * df / chunks)`: words the library is about weigh more than words it
+    merely contains, whatever its size). Measured in DECISIONS.md, *Several bundles*."""
     terms, _ = query_terms(query, app.bundle.metadata.analyzer)
     if not terms:
         return 0.0
     lexicon = app.searcher.lexicon
-    return sum(lexicon.lookup(t) is not None for t in terms) / len(terms)
+    n = max(app.bundle.n_chunks, 1)
+    found = density = 0.0
+    for term in terms:
+        tid = lexicon.lookup(term)
+        if tid is None:
+            continue
+        found += 1
+        df = int(lexicon.postings_offsets[tid + 1] - lexicon.postings_offsets[tid])
+        density += math.log1p(DENSITY_SCALE * df / n)
+    return (found / len(terms)) * (1.0 + density / len(terms))
 
 
 def fuse_search(
@@ -925,7 +941,7 @@ def fuse_search(
         for note in page.notes:
             if note not in notes:
                 notes.append(note)
-        weight = coverage(app, call.query)
+        weight = library_weight(app, call.query)
         for i in range(len(page.rows)):
             ranked.append((weight / (FUSION_K + i + 1), order, i, app, page))
     ranked.sort(key=lambda r: (-r[0], r[1], r[2]))
