@@ -28,6 +28,8 @@ from docsmcp.discover import (
     Refused,
     glob_match,
     glob_problem,
+    is_generated_page,
+    is_html,
     is_llms_full,
     matches_any,
     read_file,
@@ -812,7 +814,11 @@ def load_corpus(
         if not _folder_left_out(entry.path, manifests, exclude):
             _refuse(entry, problems)
     files = []
+    # A saved HTML site is read only when the folder has no markdown or reST sources.
+    sources = any(not is_html(e.path) for e in listing.markdown)
     for entry in listing.markdown:
+        if is_html(entry.path) and (sources or is_generated_page(entry.path)):
+            continue
         if _left_out(entry.path, manifests, include, exclude):
             continue
         if entry.skip or entry.refusal:

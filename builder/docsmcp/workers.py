@@ -17,6 +17,7 @@ from collections.abc import Iterator, Sequence
 from docsmcp_runtime.analyzer import AnalyzerConfig
 
 from .chunk import Chunk, chunk_parsed, parse_file
+from .convert import convert_source
 from .index import FieldCounts, analyse_chunk
 from .manifest import SourceFile
 from .tables import FileRecords, file_records
@@ -43,7 +44,7 @@ def default_workers() -> int:
 
 def process(sf: SourceFile, default_max: int, analyzer: AnalyzerConfig) -> Processed:
     """One file's chunks, table records and analysed chunk fields (for the index)."""
-    parsed = parse_file(sf)
+    parsed = parse_file(convert_source(sf))
     chunks = chunk_parsed(parsed, default_max)
     return chunks, file_records(parsed, chunks), [analyse_chunk(c, analyzer) for c in chunks]
 

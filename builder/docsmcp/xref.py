@@ -86,9 +86,18 @@ def _has_text_ref(text: str) -> bool:
 
 
 _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.\-]*:")
-_DOC_EXTS = (".md", ".mdx", ".markdown")
+_DOC_EXTS = (".md", ".mdx", ".markdown", ".rst")
 _HTML_EXTS = (".html", ".htm")
-_INDEX_NAMES = ("index.md", "index.mdx", "README.md", "readme.md", "_index.md")
+# index.html / index.rst: pages of a saved HTML site or a Sphinx project (convert.py).
+_INDEX_NAMES = (
+    "index.md",
+    "index.mdx",
+    "README.md",
+    "readme.md",
+    "_index.md",
+    "index.html",
+    "index.rst",
+)
 _EXPLICIT_ID = re.compile(r"\{#([^{}\s]+)\}\s*$")
 _HTML_ANCHOR = re.compile(
     r"<[A-Za-z][\w-]{0,30}\s[^<>\n]{0,200}?\b(?:name|id)\s*=\s*[\"']([^\"'<>\n]{1,200})[\"']"
@@ -576,6 +585,7 @@ class _Resolver:
             yield trimmed
             return
         if lower.endswith(_HTML_EXTS) and not folder:  # mdBook: `x.html` is `x.md`
+            yield trimmed  # a page of a saved HTML site (convert.py)
             stem = trimmed[: trimmed.rfind(".")]
             yield stem + ".md"
             yield stem + ".mdx"

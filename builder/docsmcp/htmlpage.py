@@ -1,0 +1,368 @@
+"""A saved HTML page (a Sphinx or mkdocs `site/` build, a saved docs page) as markdown.
+
+The page is parsed with the standard library's `html.parser` (tolerant of real-world HTML, no
+dependency) into a small tree; its main content is chosen (mkdocs-material's
+`article.md-content__inner`, `[role=main]`, `<main>`, Sphinx's `div.body` / `div.document`,
+`<article>`, else `<body>`), navigation, headers, footers, sidebars, scripts and Sphinx's `¶`
+links are dropped, and the rest is written as markdown the chunker reads like any page:
+`#` headings, fenced code with the language of `language-x` / `highlight-x` classes, tables
+as pipe rows, lists, admonition titles as a `Note:` label line, and links kept as written
+(relative links between pages resolve in xref like `.md` ones). Deterministic: the same page
+always gives the same text.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from html.parser import HTMLParser
+
+# Elements never holding documentation text.
+_DROP_TAGS = frozenset(
+    "nav header footer aside script style noscript template svg form button iframe canvas "
+    "object select input textarea head title meta link".split()
+)
+# Classes of navigation and decoration inside the content (Sphinx, mkdocs, mkdocs-material).
+_DROP_CLASSES = frozenset(
+    "headerlink sphinxsidebar sphinxsidebarwrapper related md-sidebar md-header md-footer "
+    "md-source-file md-content__button md-top md-dialog md-search clearer footer "
+    "rst-footer-buttons wy-breadcrumbs".split()
+)
+_VOID = frozenset("area base br col embed hr img input link meta param source track wbr".split())
+_BLOCK = frozenset(
+    "address article blockquote dd details div dl dt figcaption figure h1 h2 h3 h4 h5 h6 hr "
+    "li main ol p pre section summary table ul".split()
+)
+# Open elements a new one implicitly closes (HTML's optional end tags).
+_CLOSES = {
+    "p": {"p"},
+    "li": {"li", "p"},
+    "dt": {"dt", "dd", "p"},
+    "dd": {"dt", "dd", "p"},
+    "tr": {"tr", "td", "th", "p"},
+    "td": {"td", "th", "p"},
+    "th": {"td", "th", "p"},
+    "thead": {"tbody", "tr", "td", "th"},
+    "tbody": {"thead", "tbody", "tr", "td", "th"},
+}
+# Deeper nesting is flattened into the element at this depth (hostile input stays linear).
+MAX_DEPTH = 200
+_LANG = re.compile(r"(?:^|\s)(?:language|lang|highlight|sourceCode)-([A-Za-z0-9_+#.-]+)")
+_NO_LANG = frozenset({"default", "text", "none", "plain", "plaintext", "notranslate", "console"})
+_SPACE = re.compile(r"\s+")
+# A paragraph line markdown would read as something else (heading, quote, list item).
+_MARKUP_START = re.compile(r"^([#>]|[-+*](?=\s)|\d{1,9}[.)](?=\s))")
+
+
+@dataclass
+class Node:
+    tag: str
+    attrs: dict[str, str]
+    children: list[Node | str] = field(default_factory=list)
+
+    @property
+    def classes(self) -> list[str]:
+        return self.attrs.get("class", "").split()
+
+
+class _TreeBuilder(HTMLParser):
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.root = Node("#root", {})
+        self.stack = [self.root]
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        closes = _CLOSES.get(tag, {"p"} if tag in _BLOCK else ())
+        if closes:
+            # Close an open element that this one ends implicitly, within the nearest list or
+            # table (never across it: a nested list's <li> does not close the outer one).
+            for i in range(len(self.stack) - 1, 0, -1):
+                open_tag = self.stack[i].tag
+                if open_tag in closes:
+                    del self.stack[i:]
+                    break
+                if open_tag in ("ul", "ol", "dl", "table", "div", "section", "blockquote"):
+                    break
+        node = Node(tag, {k: v or "" for k, v in attrs})
+        self.stack[-1].children.append(node)
+        if tag not in _VOID and len(self.stack) < MAX_DEPTH:
+            self.stack.append(node)
+
+    def handle_startendtag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.stack[-1].children.append(Node(tag, {k: v or "" for k, v in attrs}))
+
+    def handle_endtag(self, tag: str) -> None:
+        for i in range(len(self.stack) - 1, 0, -1):
+            if self.stack[i].tag == tag:
+                del self.stack[i:]
+                return
+
+    def handle_data(self, data: str) -> None:
+        self.stack[-1].children.append(data)
+
+
+def parse_html(text: str) -> Node:
+    builder = _TreeBuilder()
+    builder.feed(text)
+    builder.close()
+    return builder.root
+
+
+def _walk(node: Node):
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        yield current
+        stack.extend(reversed([c for c in current.children if isinstance(c, Node)]))
+
+
+def _main_content(root: Node) -> Node:
+    tests = (
+        lambda n: n.tag == "article" and "md-content__inner" in n.classes,
+        lambda n: n.attrs.get("role") == "main",
+        lambda n: n.tag == "main",
+        lambda n: n.tag == "div" and "body" in n.classes,
+        lambda n: n.tag == "div" and "document" in n.classes,
+        lambda n: n.tag == "article",
+        lambda n: n.tag == "body",
+    )
+    nodes = list(_walk(root))
+    for test in tests:
+        for n in nodes:
+            if test(n):
+                return n
+    return root
+
+
+def _text(node: Node | str) -> str:
+    """Every character of the text under `node`, as written (for code)."""
+    if isinstance(node, str):
+        return node
+    out: list[str] = []
+    stack: list[Node | str] = [node]
+    while stack:
+        current = stack.pop()
+        if isinstance(current, str):
+            out.append(current)
+        elif current.tag == "br":
+            out.append("\n")
+        elif not _dropped(current):
+            stack.extend(reversed(current.children))
+    return "".join(out)
+
+
+def _dropped(node: Node) -> bool:
+    if node.tag in _DROP_TAGS:
+        return True
+    return any(c in _DROP_CLASSES for c in node.classes)
+
+
+def _language(node: Node, ancestors: list[Node]) -> str:
+    candidates = [node] + [c for c in node.children if isinstance(c, Node)] + ancestors[::-1][:3]
+    for n in candidates:
+        m = _LANG.search(n.attrs.get("class", ""))
+        if m and m.group(1).lower() not in _NO_LANG:
+            return m.group(1).lower()
+    return ""
+
+
+def _fence(code: str, lang: str) -> str:
+    longest = max((len(m) for m in re.findall(r"`+", code)), default=0)
+    ticks = "`" * max(3, longest + 1)
+    return f"{ticks}{lang}\n{code.rstrip()}\n{ticks}"
+
+
+def _code_span(text: str) -> str:
+    text = _SPACE.sub(" ", text)
+    if not text.strip():
+        return text
+    longest = max((len(m) for m in re.findall(r"`+", text)), default=0)
+    ticks = "`" * (longest + 1)
+    pad = " " if text.startswith("`") or text.endswith("`") else ""
+    return f"{ticks}{pad}{text}{pad}{ticks}"
+
+
+class _Renderer:
+    def __init__(self) -> None:
+        self.ancestors: list[Node] = []
+        self.first_h1: str | None = None  # the page title, when the content has an h1
+
+    # -- inline ---------------------------------------------------------------------------------
+
+    def inline(self, node: Node | str) -> str:
+        if isinstance(node, str):
+            return node
+        if _dropped(node):
+            return ""
+        tag = node.tag
+        if tag == "br":
+            return "\n"
+        if tag == "img":
+            return node.attrs.get("alt", "")
+        if tag in ("code", "tt", "kbd", "samp"):
+            return _code_span(_text(node))
+        inner = "".join(self.inline(c) for c in node.children)
+        if tag in ("strong", "b") and inner.strip():
+            return f"**{inner.strip()}**"
+        if tag in ("em", "i") and inner.strip():
+            return f"*{inner.strip()}*"
+        if tag == "a":
+            href = node.attrs.get("href", "").strip()
+            label = _SPACE.sub(" ", inner).strip()
+            if href and label and not href.lower().startswith("javascript:"):
+                label = label.replace("[", "\\[").replace("]", "\\]")
+                return f"[{label}]({href.replace(' ', '%20').replace(')', '%29')})"
+        return inner
+
+    def _paragraph(self, parts: list[Node | str]) -> str:
+        text = "".join(self.inline(p) for p in parts)
+        lines = [_SPACE.sub(" ", line).strip() for line in text.split("\n")]
+        lines = [_MARKUP_START.sub(r"\\\1", line) for line in lines if line]
+        return "\n".join(lines)
+
+    # -- blocks ---------------------------------------------------------------------------------
+
+    def blocks(self, node: Node) -> list[str]:
+        """Markdown blocks of a container's children."""
+        out: list[str] = []
+        run: list[Node | str] = []
+
+        def flush() -> None:
+            if run:
+                text = self._paragraph(run)
+                if text:
+                    out.append(text)
+                run.clear()
+
+        self.ancestors.append(node)
+        try:
+            for child in node.children:
+                if isinstance(child, Node) and _dropped(child):
+                    continue
+                if isinstance(child, Node) and (child.tag in _BLOCK or child.tag in _OWN_BLOCK):
+                    flush()
+                    out.extend(self.block(child))
+                else:
+                    run.append(child)
+            flush()
+        finally:
+            self.ancestors.pop()
+        return out
+
+    def block(self, node: Node) -> list[str]:
+        tag = node.tag
+        if tag in ("h1", "h2", "h3", "h4", "h5", "h6"):
+            text = _SPACE.sub(" ", "".join(self.inline(c) for c in node.children)).strip()
+            if tag == "h1" and text and self.first_h1 is None:
+                self.first_h1 = _SPACE.sub(" ", _text(node)).strip()
+            return [f"{'#' * int(tag[1])} {text}"] if text else []
+        if tag == "pre":
+            code = _text(node).strip("\n")
+            return [_fence(code, _language(node, self.ancestors))] if code.strip() else []
+        if tag in ("ul", "ol"):
+            return self._list(node, ordered=tag == "ol")
+        if tag == "table":
+            return self._table(node)
+        if tag == "blockquote":
+            inner = "\n\n".join(self.blocks(node))
+            return ["\n".join(f"> {line}" if line else ">" for line in inner.split("\n"))]
+        if tag == "hr":
+            return []
+        if tag == "p" and "admonition-title" in node.classes or tag == "summary":
+            return self._admonition_label(self._paragraph(node.children))
+        if tag == "dt":
+            text = self._paragraph(node.children)
+            return [f"**{text}**"] if text and "\n" not in text else [text] if text else []
+        return self.blocks(node)
+
+    def _admonition_label(self, title: str) -> list[str]:
+        """`Warning: Rate limits` (kind and title), like the `:::warning Rate limits` label of
+        a markdown admonition; Sphinx's titles are the kind itself (`Note`)."""
+        kind = ""
+        for n in reversed(self.ancestors):
+            if "admonition" in n.classes or n.tag == "details":
+                kind = next((c for c in n.classes if c in _ADMONITION_KINDS), "")
+                break
+        label = title.rstrip(":").strip()
+        if kind and label.lower() != kind:
+            label = f"{kind.capitalize()}: {label}" if label else kind.capitalize()
+        return [label] if label else []
+
+    def _list(self, node: Node, ordered: bool) -> list[str]:
+        items: list[str] = []
+        number = int(node.attrs.get("start", "1")) if node.attrs.get("start", "").isdigit() else 1
+        for child in node.children:
+            if not isinstance(child, Node) or child.tag != "li":
+                continue
+            marker = f"{number}. " if ordered else "- "
+            number += 1
+            body = "\n\n".join(self.blocks(child)) or ""
+            pad = " " * len(marker)
+            lines = body.split("\n")
+            text = (
+                marker
+                + lines[0]
+                + "".join("\n" + (pad + line if line else "") for line in lines[1:])
+            )
+            items.append(text.rstrip())
+        return ["\n".join(items)] if items else []
+
+    def _table(self, node: Node) -> list[str]:
+        rows: list[list[str]] = []
+        header_rows = 0
+        for n in _walk(node):
+            if n.tag != "tr" or n is node:
+                continue
+            cells = [c for c in n.children if isinstance(c, Node) and c.tag in ("td", "th")]
+            if not cells:
+                continue
+            texts = []
+            for cell in cells:
+                text = " ".join(b.replace("\n", " ") for b in self.blocks(cell))
+                text = _SPACE.sub(" ", text).strip().replace("|", "\\|")
+                texts.append(text)
+                span = cell.attrs.get("colspan", "1")
+                texts.extend([""] * (min(int(span), 50) - 1 if span.isdigit() else 0))
+            if all(c.tag == "th" for c in cells) and len(rows) == header_rows:
+                header_rows += 1
+            rows.append(texts)
+        if not rows:
+            return []
+        width = max(len(r) for r in rows)
+        rows = [r + [""] * (width - len(r)) for r in rows]
+        lines = ["| " + " | ".join(rows[0]) + " |", "|" + "---|" * width]
+        lines += ["| " + " | ".join(r) + " |" for r in rows[1:]]
+        return ["\n".join(lines)]
+
+
+# Admonition kinds of Sphinx, mkdocs and mkdocs-material (the class beside `admonition`).
+_ADMONITION_KINDS = frozenset(
+    "note warning tip danger important hint caution attention error seealso info success "
+    "question failure bug example quote abstract todo".split()
+)
+# Not HTML block elements, but written as blocks of their own.
+_OWN_BLOCK = frozenset({"tr", "td", "th", "thead", "tbody"})
+
+
+@dataclass(frozen=True)
+class Converted:
+    text: str  # markdown
+    title: str | None
+
+
+def html_to_markdown(text: str) -> Converted:
+    root = parse_html(text)
+    renderer = _Renderer()
+    blocks = renderer.blocks(_main_content(root))
+    body = "\n\n".join(b for b in blocks if b.strip())
+    title = renderer.first_h1
+    if title is None:
+        for n in _walk(root):
+            if n.tag == "title":
+                title = _SPACE.sub(" ", _text_all(n)).strip() or None
+                break
+    return Converted(body + "\n" if body else "", title)
+
+
+def _text_all(node: Node) -> str:
+    return "".join(c if isinstance(c, str) else _text_all(c) for c in node.children)

@@ -1,0 +1,206 @@
+"""Saved HTML sites as docs (issue 11, item 3): real builds of a Sphinx project (an extract of
+Flask's docs) and of a mkdocs-material site (tests/fixtures/html-*/SOURCE.txt), built into
+bundles and read back through the official `mcp` SDK client; plus bounded fuzzing of the HTML
+converter."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+from conftest import FUZZ, build_bundle, run_docsmcp
+from docsmcp.htmlpage import MAX_DEPTH, html_to_markdown
+from hypothesis import given
+from hypothesis import strategies as st
+from mcp_client import McpSession, text_of
+
+FIXTURES = Path(__file__).resolve().parent / "fixtures"
+SPHINX = FIXTURES / "html-sphinx"
+MKDOCS = FIXTURES / "html-mkdocs"
+# What a page's chrome or HTML markup would leave in the text if it were not dropped.
+LEFTOVERS = re.compile(r"</?[a-z]+[ >]|¶|Skip to content|Navigation|Quick search|&[a-z]+;")
+
+
+@pytest.fixture(scope="module")
+def sphinx_bundle(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return build_bundle(SPHINX, tmp_path_factory.mktemp("sphinx") / "idx")
+
+
+@pytest.fixture(scope="module")
+def mkdocs_bundle(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return build_bundle(MKDOCS, tmp_path_factory.mktemp("mkdocs") / "idx")
+
+
+def test_a_sphinx_site_reads_cleanly(sphinx_bundle: Path) -> None:
+    meta = json.loads((sphinx_bundle / "metadata.json").read_text())
+    assert meta["stats"]["files"] == 6  # search.html, a generated page, is left out
+    with McpSession(sphinx_bundle) as s:
+        hit = s.search(query="debug mode reload", limit=1)["hits"][0]
+        assert hit["chunk_id"] == "quickstart.html#quickstart/debug-mode"
+        assert hit["breadcrumb"] == "quickstart.html > Quickstart > Debug Mode"
+        text = s.get_doc("quickstart.html#quickstart/a-minimal-application")
+        assert "```python\nfrom flask import Flask\n" in text  # highlight-python kept
+        install = s.get_doc("installation.html#installation/install-flask")
+        assert "```sh\n$ pip install Flask\n```" in install
+        assert "[Quickstart](quickstart.html)" in install  # links kept as written
+        for chunk_id in (hit["chunk_id"], "installation.html#installation/dependencies"):
+            body = s.get_doc(chunk_id)
+            assert not LEFTOVERS.search(body), LEFTOVERS.search(body)
+        assert s.tool_error("get_doc", {"chunk_id": "search.html"})
+
+
+def test_sphinx_links_between_pages_resolve(tmp_path: Path) -> None:
+    res = run_docsmcp("build", "--docs-dir", SPHINX, "--out", tmp_path / "idx", "--json")
+    refs = json.loads(res.stdout)["references"]
+    # Every link to a page of the site resolves (index.html's toctree, quickstart.html#anchors);
+    # the rest point at api.html, which the fixture leaves out.
+    text = "".join(p.read_text() for p in SPHINX.rglob("*.html"))
+    to_api = len(re.findall(r'href="(?:\.\./)?api\.html', text))
+    assert refs["found"] - refs["resolved"] <= to_api + 2
+    assert refs["resolved"] >= 38
+
+
+def test_a_mkdocs_material_site_reads_cleanly(mkdocs_bundle: Path) -> None:
+    meta = json.loads((mkdocs_bundle / "metadata.json").read_text())
+    assert meta["stats"]["files"] == 4  # 404.html is left out
+    with McpSession(mkdocs_bundle) as s:
+        page = json.loads(text_of(s.call("get_page", {"path": "index.html"})))
+        assert page["title"] == "Acme widgets"
+        home = "\n".join(_strings(page))  # every text of the page, whatever key holds it
+        assert "# Acme widgets" in home
+        assert "Warning: Rate limits\n\nMore than 100 requests" in home  # admonition label
+        assert "```python\nfrom acme import Client" in home  # language-python
+        assert not LEFTOVERS.search(home), LEFTOVERS.search(home)
+        errors = s.get_doc("guides/errors/index.html#errors/error-codes")
+        assert "| 429 | `RateLimitError` | yes |" in errors  # tables as pipe rows
+        hits = s.search(query="exponential backoff retries", limit=1)["hits"]
+        assert hits[0]["filepath"] == "guides/errors/index.html"
+        assert hits[0]["heading"] == "Retries"
+
+
+def _strings(value: object):
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, dict):
+        for v in value.values():
+            yield from _strings(v)
+    elif isinstance(value, list):
+        for v in value:
+            yield from _strings(v)
+
+
+def test_mkdocs_directory_links_resolve(tmp_path: Path) -> None:
+    res = run_docsmcp("build", "--docs-dir", MKDOCS, "--out", tmp_path / "idx", "--json")
+    refs = json.loads(res.stdout)["references"]
+    assert refs["found"] >= 3 and refs["resolved"] == refs["found"]  # guides/errors/#retries
+
+
+def test_html_beside_markdown_is_not_indexed(tmp_path: Path) -> None:
+    """In a source folder, .html files are templates (mkdocs overrides/): only a folder without
+    markdown or reST is read as a saved site."""
+    docs = tmp_path / "docs"
+    (docs / "overrides").mkdir(parents=True)
+    (docs / "index.md").write_text("# Home\n\nHello.\n")
+    (docs / "overrides" / "main.html").write_text("{% extends 'base.html' %}<p>template</p>")
+    res = run_docsmcp("validate", "--docs-dir", docs)
+    assert res.stdout.startswith("ok: 1 files")
+
+
+def test_a_saved_site_is_byte_identical_across_builds(tmp_path: Path) -> None:
+    site = tmp_path / "site"
+    shutil.copytree(MKDOCS, site)
+    a = build_bundle(site, tmp_path / "a", "--no-cache")
+    b = build_bundle(site, tmp_path / "b", "--workers", "1")
+    c = build_bundle(site, tmp_path / "b", "--workers", "2")  # from the parse cache
+    del c
+    meta_a = json.loads((a / "metadata.json").read_text())
+    meta_b = json.loads((b / "metadata.json").read_text())
+    assert meta_a["bundle_id"] == meta_b["bundle_id"]
+
+
+# --- the converter alone -------------------------------------------------------------------
+
+
+def test_converter_structure() -> None:
+    page = """<html><head><title>T — Site</title></head><body>
+    <nav><a href="/">Home</a></nav><header>Site header</header>
+    <main><h1>Title<a class="headerlink" href="#t">¶</a></h1>
+    <p>Intro with <code>x()</code>, <strong>bold</strong> and <a href="b.html#y">a link</a>.
+    <p># not a heading
+    <ul><li>one<li>two<ul><li>nested</ul></ul>
+    <table><tr><th>A<th>B<tr><td>1<td>x|y</table>
+    <div class="admonition note"><p class="admonition-title">Note</p><p>Careful.</p></div>
+    <pre class="language-rust"><code>fn main() {}</code></pre>
+    </main><footer>Footer text</footer></body></html>"""
+    out = html_to_markdown(page)
+    assert out.title == "Title"
+    assert out.text == (
+        "# Title\n\n"
+        "Intro with `x()`, **bold** and [a link](b.html#y).\n\n"
+        "\\# not a heading\n\n"
+        "- one\n- two\n\n  - nested\n\n"
+        "| A | B |\n|---|---|\n| 1 | x\\|y |\n\n"
+        "Note\n\nCareful.\n\n"
+        "```rust\nfn main() {}\n```\n"
+    )
+
+
+def test_title_falls_back_to_the_title_element() -> None:
+    assert html_to_markdown("<title> Only  a title </title><p>x</p>").title == "Only a title"
+
+
+def test_deep_nesting_is_flattened_not_a_crash() -> None:
+    deep = "<div>" * 50_000 + "<p>deep text</p>" + "</div>" * 50_000
+    assert "deep text" in html_to_markdown(deep).text
+    assert MAX_DEPTH < 300
+
+
+@FUZZ
+@given(
+    st.lists(
+        st.one_of(
+            st.sampled_from(
+                [
+                    "<p>",
+                    "</p>",
+                    "<ul>",
+                    "<li>",
+                    "</ul>",
+                    "<table>",
+                    "<tr>",
+                    "<td>",
+                    "<th>",
+                    "</table>",
+                    "<pre>",
+                    "</pre>",
+                    "<code>",
+                    "</code>",
+                    "<h2>",
+                    "</h2>",
+                    "<a href='x.html'>",
+                    "</a>",
+                    "<nav>",
+                    "</nav>",
+                    "<br>",
+                    "<!--",
+                    "-->",
+                    "<main>",
+                    "&amp;",
+                    "`",
+                    "|",
+                    "\n",
+                ]
+            ),
+            st.text(max_size=20),
+        ),
+        max_size=60,
+    )
+)
+def test_fuzz_any_html_converts_deterministically(parts: list[str]) -> None:
+    page = "".join(parts)
+    first = html_to_markdown(page)
+    assert first == html_to_markdown(page)
+    assert first.text == "" or first.text.endswith("\n")
