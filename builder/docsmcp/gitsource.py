@@ -32,6 +32,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
+from docsmcp_runtime.format import METADATA_FILE
+
 log = logging.getLogger(__name__)
 
 # Seconds a fetch may take (a large repository over a slow link), and any other git command.
@@ -290,7 +292,7 @@ def up_to_date(co: Checkout, out: Path, key: str) -> bool:
     """Whether `out` is the bundle the last build made from the same inputs (`key`)."""
     try:
         stamps = json.loads(co.stamp_path.read_text())
-        meta = json.loads((out / "metadata.json").read_text())
+        meta = json.loads((out / METADATA_FILE).read_text())
     except (OSError, ValueError):
         return False
     mine = stamps.get(os.path.realpath(out)) if isinstance(stamps, dict) else None

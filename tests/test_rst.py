@@ -1,0 +1,164 @@
+"""reStructuredText pages (issue 11, item 1, last bullet): a real extract of Flask's Sphinx docs
+(tests/fixtures/flask-rst/SOURCE.txt) built into a bundle and read back through the official
+`mcp` SDK client, Sphinx directives and roles handled, unknown directives kept as text with one
+warning each; plus bounded fuzzing of the converter."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+from conftest import FUZZ, build_bundle, run_docsmcp
+from docsmcp.rst import rst_to_markdown
+from hypothesis import given
+from hypothesis import strategies as st
+from mcp_client import McpSession
+
+FLASK = Path(__file__).resolve().parent / "fixtures" / "flask-rst"
+# reST markup that must not survive conversion (directives, roles, targets, section underlines).
+LEFTOVERS = re.compile(r"^\s*\.\. [\w:-]+::|:[a-z]+:`|^\.\. _|^[=~^-]{4,}$", re.MULTILINE)
+
+
+@pytest.fixture(scope="module")
+def flask_bundle(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return build_bundle(FLASK, tmp_path_factory.mktemp("flask-rst") / "idx")
+
+
+def test_a_sphinx_project_reads_cleanly(flask_bundle: Path) -> None:
+    meta = json.loads((flask_bundle / "metadata.json").read_text())
+    assert meta["stats"]["files"] == 7
+    with McpSession(flask_bundle) as s:
+        hit = s.search(query="debug mode reloader interactive debugger", limit=1)["hits"][0]
+        assert hit["chunk_id"] == "quickstart.rst#quickstart/debug-mode"
+        assert hit["breadcrumb"] == "quickstart.rst > Quickstart > Debug Mode"
+        minimal = s.get_doc("quickstart.rst#quickstart/a-minimal-application")
+        assert "```python\nfrom flask import Flask\n" in minimal  # code-block python
+        assert "1. First we imported the `Flask` class." in minimal  # :class: as code
+        install = s.get_doc("installation.rst#installation/virtual-environments")
+        # sphinx-tabs' group-tab labels stay, each tab's code is a fenced block
+        assert "macOS/Linux\n\n```text\n$ mkdir myproject" in install
+        deps = s.get_doc("installation.rst#installation/dependencies")
+        assert "[Werkzeug](https://palletsprojects.com/p/werkzeug/) implements WSGI" in deps
+        assert "[signals](signals.rst)" in deps  # :doc: becomes a link to the page
+        api = s.get_doc("api.rst#api/application-object")
+        assert "`Flask` (API reference generated from the code by autodoc)" in api
+        for chunk_id in (hit["chunk_id"], "installation.rst#installation/dependencies"):
+            body = s.get_doc(chunk_id)
+            assert not LEFTOVERS.search(body), LEFTOVERS.search(body)
+        # admonition with a title, versionadded
+        discovery = s.search(query="Application Discovery Behavior", limit=1)["hits"][0]
+        assert "Application Discovery Behavior\n\nAs a shortcut" in s.get_doc(discovery["chunk_id"])
+
+
+def test_doc_and_toctree_links_resolve(tmp_path: Path) -> None:
+    res = run_docsmcp("build", "--docs-dir", FLASK, "--out", tmp_path / "idx", "--json")
+    refs = json.loads(res.stdout)["references"]
+    # Links to pages of the extract resolve (index's toctree, :doc:`installation`, ...); the
+    # others name pages the extract leaves out.
+    assert refs["resolved"] >= 19
+
+
+def test_sphinx_roles_and_same_page_refs() -> None:
+    text = """Title
+=====
+
+.. _setup-label:
+
+Setup
+-----
+
+See :ref:`the setup <setup-label>`, :ref:`elsewhere`, :func:`~flask.json.dumps`,
+:meth:`.Flask.run`, :doc:`/tutorial/index`, :pep:`8` and :issue:`123`.
+
+.. note:: Mind the gap.
+
+.. versionchanged:: 2.0
+   Renamed.
+
+.. mystery:: arg
+
+   Inner *text*.
+
+========  =====
+Name      Value
+========  =====
+``a|b``   1
+========  =====
+"""
+    out = rst_to_markdown("guide/page.rst", text)
+    assert out.title == "Title"
+    assert out.text == (
+        "# Title\n\n"
+        "## Setup\n\n"
+        "See [the setup](#setup), elsewhere, `dumps`,\n"
+        "`Flask.run`, [index](../tutorial/index.rst), [PEP 8](https://peps.python.org/pep-0008) and 123.\n\n"
+        "Note\n\nMind the gap.\n\n"
+        "Changed in version 2.0: Renamed.\n\n"
+        "arg\n\nInner *text*.\n\n"
+        "| Name | Value |\n|---|---|\n| `a\\|b` | 1 |\n"
+    )
+
+
+def test_unknown_directives_warn_once_per_name(tmp_path: Path) -> None:
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    for i in range(3):
+        (docs / f"p{i}.rst").write_text(
+            f"Page {i}\n======\n\n.. frobnicate:: x\n\n   kept text {i}\n\n.. zorble::\n"
+        )
+    res = run_docsmcp("build", "--docs-dir", docs, "--out", tmp_path / "idx", "--workers", "1")
+    warnings = [line for line in res.stderr.splitlines() if "unknown reST directive" in line]
+    assert len(warnings) == 2, res.stderr  # frobnicate and zorble, once each
+    assert "'frobnicate': its content is kept as text" in warnings[0]
+    with McpSession(tmp_path / "idx") as s:
+        assert "kept text 2" in s.get_doc("p2.rst#page-2")
+
+
+def test_include_and_raw_never_read_files(tmp_path: Path) -> None:
+    secret = tmp_path / "secret.txt"
+    secret.write_text("TOP SECRET")
+    text = f"T\n=\n\n.. include:: {secret}\n\n.. raw:: html\n   :file: {secret}\n\nafter\n"
+    out = rst_to_markdown("p.rst", text)
+    assert "TOP SECRET" not in out.text and "after" in out.text
+
+
+@FUZZ
+@given(
+    st.lists(
+        st.one_of(
+            st.sampled_from(
+                [
+                    "Title\n=====\n",
+                    "\n",
+                    "   ",
+                    ".. note::",
+                    ".. code-block:: python\n\n   x = 1\n",
+                    ".. toctree::\n\n   a\n   B <b>\n",
+                    ".. unknownthing:: y\n",
+                    ":ref:`x`",
+                    ":doc:`../a`",
+                    ":func:`~a.b`",
+                    "* item\n",
+                    "1. one\n",
+                    "``code``",
+                    "`link <http://x>`_",
+                    "+---+\n| a |\n+---+\n",
+                    "====  ==\n a    b\n====  ==\n",
+                    "::\n\n    literal\n",
+                    ".. _label:\n",
+                    "|sub|",
+                    "[#]_",
+                ]
+            ),
+            st.text(max_size=15),
+        ),
+        max_size=30,
+    )
+)
+def test_fuzz_any_rst_converts_deterministically(parts: list[str]) -> None:
+    text = "".join(parts)
+    first = rst_to_markdown("fuzz.rst", text)
+    assert first == rst_to_markdown("fuzz.rst", text)
+    assert first.text == "" or first.text.endswith("\n")
