@@ -409,9 +409,7 @@ class _Writer:
         if isinstance(node, nodes.definition_list):
             out = []
             for item in node.children:
-                term = " ".join(
-                    self.inline(c) for c in item.children if isinstance(c, nodes.term)
-                )
+                term = " ".join(self.inline(c) for c in item.children if isinstance(c, nodes.term))
                 classifiers = [
                     self.inline(c) for c in item.children if isinstance(c, nodes.classifier)
                 ]
