@@ -204,3 +204,34 @@ def test_fuzz_any_html_converts_deterministically(parts: list[str]) -> None:
     first = html_to_markdown(page)
     assert first == html_to_markdown(page)
     assert first.text == "" or first.text.endswith("\n")
+
+
+def test_links_to_element_ids_resolve(tmp_path: Path) -> None:
+    """Sphinx links to API entries by their element id (`api.html#pkg.func`), not a heading:
+    the converter keeps each id's line, so the link resolves to the chunk holding it."""
+    site = tmp_path / "site"
+    site.mkdir()
+    entries = "".join(
+        f'<dl class="py function"><dt class="sig" id="pkg.f{i}">pkg.f{i}(x)'
+        f'<a class="headerlink" href="#pkg.f{i}">¶</a></dt><dd><p>Does {i}.</p></dd></dl>'
+        for i in range(3)
+    )
+    (site / "api.html").write_text(
+        f'<div role="main"><h1>API</h1><h2 id="funcs">Functions</h2>{entries}'
+        "<h2>Other</h2><p>More.</p></div>"
+    )
+    (site / "guide.html").write_text(
+        '<main><h1>Guide</h1><p>Call <a href="api.html#pkg.f2"><code>f2</code></a>, '
+        'see <a href="api.html#funcs">functions</a> and <a href="api.html#nowhere">x</a>.'
+        "</p></main>"
+    )
+    res = run_docsmcp("build", "--docs-dir", site, "--out", tmp_path / "idx", "--json")
+    refs = json.loads(res.stdout)["references"]
+    assert (refs["found"], refs["resolved"]) == (3, 2)
+    out = html_to_markdown((site / "api.html").read_text())
+    assert "`pkg.f1(x)`\n\nDoes 1." in out.text and "\x00" not in out.text
+    lines = out.text.split("\n")
+    assert [(lines[n], name) for n, name in out.anchors][:2] == [
+        ("## Functions", "funcs"),
+        ("`pkg.f0(x)`", "pkg.f0"),
+    ]

@@ -20,13 +20,14 @@ from .manifest import SourceFile
 class Converted:
     text: str  # markdown
     title: str | None  # the page title found in the file, if any
+    anchors: tuple[tuple[int, str], ...] = ()  # (0-based line of `text`, element id)
 
 
 def _html(path: str, text: str) -> Converted:
     from .htmlpage import html_to_markdown
 
     done = html_to_markdown(text)
-    return Converted(done.text, done.title)
+    return Converted(done.text, done.title, done.anchors)
 
 
 def _rst(path: str, text: str) -> Converted:
@@ -57,4 +58,10 @@ def convert_source(sf: SourceFile) -> SourceFile:
     if convert is None:
         return sf
     done = convert(sf.path, sf.text)
-    return dataclasses.replace(sf, text=done.text, body=done.text, title=sf.title or done.title)
+    return dataclasses.replace(
+        sf,
+        text=done.text,
+        body=done.text,
+        title=sf.title or done.title,
+        anchors=done.anchors,
+    )

@@ -50,6 +50,8 @@ MAX_DEPTH = 200
 _LANG = re.compile(r"(?:^|\s)(?:language|lang|highlight|sourceCode)-([A-Za-z0-9_+#.-]+)")
 _NO_LANG = frozenset({"default", "text", "none", "plain", "plaintext", "notranslate", "console"})
 _SPACE = re.compile(r"\s+")
+# Marks an element id in the text being written (removed, with its line recorded, at the end).
+_MARK = re.compile("\x00([^\x00]*)\x00")
 # A paragraph line markdown would read as something else (heading, quote, list item).
 _MARKUP_START = re.compile(r"^([#>]|[-+*](?=\s)|\d{1,9}[.)](?=\s))")
 
@@ -191,9 +193,15 @@ class _Renderer:
 
     def inline(self, node: Node | str) -> str:
         if isinstance(node, str):
-            return node
+            return node.replace("\x00", "")
         if _dropped(node):
             return ""
+        mark = _mark(node)
+        if mark:
+            return mark + self._inline(node)
+        return self._inline(node)
+
+    def _inline(self, node: Node) -> str:
         tag = node.tag
         if tag == "br":
             return "\n"
@@ -216,9 +224,17 @@ class _Renderer:
 
     def _paragraph(self, parts: list[Node | str]) -> str:
         text = "".join(self.inline(p) for p in parts)
-        lines = [_SPACE.sub(" ", line).strip() for line in text.split("\n")]
-        lines = [_MARKUP_START.sub(r"\\\1", line) for line in lines if line]
-        return "\n".join(lines)
+        out = []
+        for line in text.split("\n"):
+            marks = "".join(m.group(0) for m in _MARK.finditer(line))
+            line = _SPACE.sub(" ", _MARK.sub("", line)).strip()
+            if line:  # ids move to the line's end, so the escape below sees its start
+                out.append(_MARKUP_START.sub(r"\\\1", line) + marks)
+            elif marks and out:
+                out[-1] += marks
+            elif marks:
+                out.append(marks)
+        return "\n".join(out)
 
     # -- blocks ---------------------------------------------------------------------------------
 
@@ -241,7 +257,13 @@ class _Renderer:
                     continue
                 if isinstance(child, Node) and (child.tag in _BLOCK or child.tag in _OWN_BLOCK):
                     flush()
-                    out.extend(self.block(child))
+                    written = self.block(child)
+                    mark = _mark(child)
+                    if mark and written:
+                        written[0] = _mark_first_line(written[0], mark)
+                    elif mark:
+                        run.append(mark)  # an empty element: its id goes with what follows
+                    out.extend(written)
                 else:
                     run.append(child)
             flush()
@@ -270,6 +292,9 @@ class _Renderer:
             return []
         if tag == "p" and "admonition-title" in node.classes or tag == "summary":
             return self._admonition_label(self._paragraph(node.children))
+        if tag == "dt" and "sig" in node.classes:  # a Sphinx API signature: code, as written
+            marks = "".join(_mark(n) for n in _walk(node) if n is not node)
+            return [_code_span(_text(node)) + marks]
         if tag == "dt":
             text = self._paragraph(node.children)
             return [f"**{text}**"] if text and "\n" not in text else [text] if text else []
@@ -344,24 +369,48 @@ _ADMONITION_KINDS = frozenset(
 _OWN_BLOCK = frozenset({"tr", "td", "th", "thead", "tbody"})
 
 
+def _mark(node: Node) -> str:
+    ids = [node.attrs.get("id", ""), node.attrs.get("name", "") if node.tag == "a" else ""]
+    return "".join(f"\x00{i.strip()}\x00" for i in ids if i.strip())
+
+
+def _mark_first_line(block: str, mark: str) -> str:
+    first, sep, rest = block.partition("\n")
+    return first + mark + sep + rest
+
+
+def _take_marks(text: str) -> tuple[str, tuple[tuple[int, str], ...]]:
+    """`text` without its id marks, and (0-based line, id) of each."""
+    if "\x00" not in text:
+        return text, ()
+    lines = text.split("\n")
+    anchors = []
+    for i, line in enumerate(lines):
+        if "\x00" in line:
+            anchors.extend((i, m.group(1)) for m in _MARK.finditer(line))
+            lines[i] = _MARK.sub("", line).replace("\x00", "").rstrip()
+    return "\n".join(lines), tuple(anchors)
+
+
 @dataclass(frozen=True)
 class Converted:
     text: str  # markdown
     title: str | None
+    anchors: tuple[tuple[int, str], ...] = ()  # (0-based line, element id)
 
 
 def html_to_markdown(text: str) -> Converted:
-    root = parse_html(text)
+    root = parse_html(text.replace("\x00", ""))  # NUL marks ids while writing
     renderer = _Renderer()
     blocks = renderer.blocks(_main_content(root))
-    body = "\n\n".join(b for b in blocks if b.strip())
+    body, anchors = _take_marks("\n\n".join(b for b in blocks if _MARK.sub("", b).strip()))
     title = renderer.first_h1
     if title is None:
         for n in _walk(root):
             if n.tag == "title":
                 title = _SPACE.sub(" ", _text_all(n)).strip() or None
                 break
-    return Converted(body + "\n" if body else "", title)
+    return Converted(body + "\n" if body else "", title, anchors)
 
 
 def _text_all(node: Node) -> str:

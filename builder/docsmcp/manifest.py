@@ -108,6 +108,9 @@ class SourceFile:
     # The frontmatter as canonical JSON (sorted keys; dates and other YAML scalars as strings),
     # shown by get_page: kept as text so the dataclass stays hashable and the bundle exact.
     frontmatter: str = "{}"
+    # Anchors of a converted page (convert.py) that are no heading of its markdown, e.g. the
+    # ids of a saved HTML page's API entries: (0-based line, id), for links to resolve.
+    anchors: tuple[tuple[int, str], ...] = ()
 
 
 @dataclass(frozen=True)

@@ -398,7 +398,12 @@ class _FileIndex:
             self.rules.setdefault(rule, row)
 
     def _index_html_anchors(self) -> None:
-        """Anchors of HTML elements (`<a name="x">`, `<span id="x">`) and grammar productions."""
+        """Anchors of HTML elements (`<a name="x">`, `<span id="x">`), of a converted page's
+        elements (`SourceFile.anchors`) and grammar productions."""
+        for line, name in self.parsed.source.anchors:
+            row = self.row_from(line)
+            if row is not None:
+                self.anchors.setdefault(_norm(name), row)
         body = self.parsed.source.body
         html = "id=" in body or "name=" in body
         grammar = GRAMMAR_FENCE in body
