@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import re
 import shutil
+import time
 from pathlib import Path
 
 import pytest
@@ -235,3 +236,30 @@ def test_links_to_element_ids_resolve(tmp_path: Path) -> None:
         ("## Functions", "funcs"),
         ("`pkg.f0(x)`", "pkg.f0"),
     ]
+
+
+@pytest.mark.parametrize(
+    ("name", "page", "within"),
+    [
+        # html.parser alone rescans to the end from each unclosed construct: minutes
+        ("unclosed comments", "<!--" * 200_000, 2.0),
+        ("unclosed tags", "<a " * 200_000, 5.0),
+        ("unclosed declarations", "<!x" * 200_000, 5.0),
+        ("unclosed processing instructions", "<?x" * 200_000, 5.0),
+        ("unclosed end tags", "</x" * 200_000, 5.0),
+        ("unclosed attribute quotes", '<a href="' * 100_000, 5.0),
+        ("many script tags", "<script></script>" * 50_000, 5.0),
+        ("deep rows", "<table>" + "<tr><td>x" * 20_000 + "</table>", 5.0),
+    ],
+)
+def test_hostile_html_converts_in_linear_time(name: str, page: str, within: float) -> None:
+    started = time.perf_counter()
+    html_to_markdown(page)
+    assert time.perf_counter() - started < within, name
+
+
+def test_colspan_cannot_multiply_a_page() -> None:
+    page = "<table><tr>" + '<td colspan="50">x' * 20_000 + "</table>"
+    out = html_to_markdown(page)
+    assert len(out.text) < 3 * len(page)  # not 20,000 x 50 padded cells
+    assert out.text.count("x") == 20_000

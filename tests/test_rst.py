@@ -7,10 +7,13 @@ from __future__ import annotations
 
 import json
 import re
+import textwrap
+import time
 from pathlib import Path
 
 import pytest
 from conftest import FUZZ, build_bundle, run_docsmcp
+from docsmcp.limits import MAX_RST_EXPLICIT_MARKUP
 from docsmcp.rst import rst_to_markdown
 from hypothesis import given
 from hypothesis import strategies as st
@@ -163,3 +166,21 @@ def test_fuzz_any_rst_converts_deterministically(parts: list[str]) -> None:
     first = rst_to_markdown("fuzz.rst", text)
     assert first == rst_to_markdown("fuzz.rst", text)
     assert first.text == "" or first.text.endswith("\n")
+
+
+def test_many_references_convert_in_linear_time() -> None:
+    """docutils' reference and substitution transforms are quadratic (20,000 `name_`
+    references: 13 s); the converter parses without them."""
+    for unit in ("a_ ", "|x| ", ":func:`x` "):
+        text = "\n".join(textwrap.wrap(unit * 20_000, 80))
+        started = time.perf_counter()
+        out = rst_to_markdown("p.rst", text)
+        assert time.perf_counter() - started < 5, unit
+        assert out.text.count("x" if unit != "a_ " else "a") >= 20_000
+
+
+def test_too_much_explicit_markup_is_plain_text(caplog: pytest.LogCaptureFixture) -> None:
+    text = "".join(f".. [#] note {i}\n\n" for i in range(MAX_RST_EXPLICIT_MARKUP + 1))
+    out = rst_to_markdown("notes.rst", text)
+    assert out.text.startswith("```rst\n.. [#] note 0\n")
+    assert "notes.rst: 10001 explicit markup lines" in caplog.text

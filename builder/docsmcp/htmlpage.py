@@ -17,6 +17,8 @@ import re
 from dataclasses import dataclass, field
 from html.parser import HTMLParser
 
+from .limits import MAX_TABLE_CELLS
+
 # Elements never holding documentation text.
 _DROP_TAGS = frozenset(
     "nav header footer aside script style noscript template svg form button iframe canvas "
@@ -47,6 +49,24 @@ _CLOSES = {
 }
 # Deeper nesting is flattened into the element at this depth (hostile input stays linear).
 MAX_DEPTH = 200
+# Open elements an end tag (or an implicitly closing start tag) looks through for its match.
+SCAN = 64
+# Elements whose children an implicitly closing start tag never closes beyond.
+_SCOPES = frozenset({"ul", "ol", "dl", "table", "div", "section", "blockquote"})
+# A complete tag at a `<`: html.parser rescans to the end of the text from every `<` that starts
+# an unterminated construct (quadratic), so any other `<` is escaped first. Names and unquoted
+# values exclude `<`, so a failed match stops at the next one (linear).
+_TAG_AT = re.compile(
+    r"""</?[A-Za-z][^\s/><"'=]*"""
+    r"""(?:\s+[^\s/><"'=]+(?:\s*=\s*(?:"[^"]*"|'[^']*'|[^\s>"'<=`]+))?)*\s*/?>"""
+)
+_RAW_TEXT = re.compile(r"<(script|style|textarea|title)\b", re.IGNORECASE)
+_RAW_END = {
+    t: re.compile(f"</{t}", re.IGNORECASE) for t in ("script", "style", "textarea", "title")
+}
+# Table cells (rows times columns) a page may write as pipe tables; tables beyond are written as
+# plain lines, so colspan padding cannot multiply a page's size (limits.py's table limit).
+MAX_PAGE_CELLS = MAX_TABLE_CELLS
 _LANG = re.compile(r"(?:^|\s)(?:language|lang|highlight|sourceCode)-([A-Za-z0-9_+#.-]+)")
 _NO_LANG = frozenset({"default", "text", "none", "plain", "plaintext", "notranslate", "console"})
 _SPACE = re.compile(r"\s+")
@@ -76,15 +96,18 @@ class _TreeBuilder(HTMLParser):
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         closes = _CLOSES.get(tag, {"p"} if tag in _BLOCK else ())
         if closes:
-            # Close an open element that this one ends implicitly, within the nearest list or
-            # table (never across it: a nested list's <li> does not close the outer one).
-            for i in range(len(self.stack) - 1, 0, -1):
+            # Close the outermost open element this one ends implicitly (a new <tr> ends the
+            # open <td> and <tr>), within the nearest list or table: a nested list's <li> does
+            # not close the outer one. Looked for among the innermost SCAN elements only.
+            cut = 0
+            for i in range(len(self.stack) - 1, max(0, len(self.stack) - 1 - SCAN), -1):
                 open_tag = self.stack[i].tag
                 if open_tag in closes:
-                    del self.stack[i:]
+                    cut = i
+                elif open_tag in _SCOPES:
                     break
-                if open_tag in ("ul", "ol", "dl", "table", "div", "section", "blockquote"):
-                    break
+            if cut:
+                del self.stack[cut:]
         node = Node(tag, {k: v or "" for k, v in attrs})
         self.stack[-1].children.append(node)
         if tag not in _VOID and len(self.stack) < MAX_DEPTH:
@@ -94,7 +117,7 @@ class _TreeBuilder(HTMLParser):
         self.stack[-1].children.append(Node(tag, {k: v or "" for k, v in attrs}))
 
     def handle_endtag(self, tag: str) -> None:
-        for i in range(len(self.stack) - 1, 0, -1):
+        for i in range(len(self.stack) - 1, max(0, len(self.stack) - 1 - SCAN), -1):
             if self.stack[i].tag == tag:
                 del self.stack[i:]
                 return
@@ -103,9 +126,58 @@ class _TreeBuilder(HTMLParser):
         self.stack[-1].children.append(data)
 
 
+def _sanitized(text: str) -> str:
+    """`text` that html.parser reads in linear time, with the same meaning: comments,
+    declarations and processing instructions removed (an unclosed comment runs to the end, as in
+    browsers), and every `<` that starts no complete tag written `&lt;`. Found with `str.find`
+    and anchored matches, each failing at the next `<` at the latest."""
+    if "<" not in text:
+        return text
+    out: list[str] = []
+    at = 0
+    n = len(text)
+    no_close_after = n + 1  # no `>` at or after this position (a failed find says so)
+    while at < n:
+        lt = text.find("<", at)
+        if lt < 0:
+            break
+        out.append(text[at:lt])
+        if text.startswith("<!--", lt):
+            end = text.find("-->", lt + 4)
+            if end < 0:
+                return "".join(out)
+            at = end + 3
+            continue
+        if text.startswith(("<!", "<?"), lt):
+            end = text.find(">", lt) if lt < no_close_after else -1
+            if end < 0:
+                no_close_after = min(no_close_after, lt)
+                out.append("&lt;")
+                at = lt + 1
+            else:
+                at = end + 1
+            continue
+        m = _TAG_AT.match(text, lt)
+        if m is None:
+            out.append("&lt;")
+            at = lt + 1
+            continue
+        out.append(m.group(0))
+        at = m.end()
+        raw = _RAW_TEXT.match(m.group(0))
+        if raw is not None and not m.group(0).endswith("/>"):
+            # Script and style text is not markup: skip to its end tag (or the end).
+            end = _RAW_END[raw.group(1).lower()].search(text, at)
+            close = n if end is None else end.start()
+            out.append(text[at:close].replace("<", "&lt;"))
+            at = close
+    out.append(text[at:])
+    return "".join(out)
+
+
 def parse_html(text: str) -> Node:
     builder = _TreeBuilder()
-    builder.feed(text)
+    builder.feed(_sanitized(text))
     builder.close()
     return builder.root
 
@@ -188,6 +260,7 @@ class _Renderer:
     def __init__(self) -> None:
         self.ancestors: list[Node] = []
         self.first_h1: str | None = None  # the page title, when the content has an h1
+        self.cells = 0  # table cells written so far (MAX_PAGE_CELLS)
 
     # -- inline ---------------------------------------------------------------------------------
 
@@ -354,6 +427,9 @@ class _Renderer:
         if not rows:
             return []
         width = max(len(r) for r in rows)
+        self.cells += width * len(rows)
+        if self.cells > MAX_PAGE_CELLS:
+            return ["\n".join(" | ".join(c for c in r if c) for r in rows)]
         rows = [r + [""] * (width - len(r)) for r in rows]
         lines = ["| " + " | ".join(rows[0]) + " |", "|" + "---|" * width]
         lines += ["| " + " | ".join(r) + " |" for r in rows[1:]]

@@ -42,3 +42,8 @@ MAX_YAML_NODES = 10_000
 # multiplies the alternatives a pattern stands for: {a,b} 25 times would be 2^25 patterns.
 MAX_GLOB_CHARS = 1024
 MAX_GLOB_ALTERNATIVES = 64
+
+# reStructuredText (rst.py): docutils spends about half a millisecond per explicit markup line
+# (`.. x::`, `.. _label:`, `.. [#]`), worse than linearly for footnotes; a page with more is
+# indexed as plain text with a warning (the largest page of CPython's docs has about 1,500).
+MAX_RST_EXPLICIT_MARKUP = 10_000

@@ -23,12 +23,13 @@ import re
 from dataclasses import dataclass
 
 from docutils import nodes
-from docutils.core import publish_doctree
-from docutils.parsers.rst import Directive, directives, roles
+from docutils.frontend import get_default_settings
+from docutils.parsers.rst import Directive, Parser, directives, roles
 from docutils.parsers.rst.languages import en as _ENGLISH  # directive and role names
-from docutils.utils import unescape
+from docutils.utils import new_document, unescape
 
 from .chunk import slugify
+from .limits import MAX_RST_EXPLICIT_MARKUP
 
 log = logging.getLogger(__name__)
 
@@ -39,13 +40,11 @@ _SETTINGS = {
     "raw_enabled": False,
     "report_level": 5,  # no messages on stderr: problems stay in the tree, and are skipped
     "halt_level": 5,
-    "doctitle_xform": False,  # keep the page's first heading a section (a chunk) of its own
-    "sectsubtitle_xform": False,
     "syntax_highlight": "none",
-    "_disable_config": True,
     "warning_stream": False,
-    "line_length_limit": 100_000,
+    "line_length_limit": 10_000_000,  # the file limits (limits.py) bound lines already
 }
+_PARSER = Parser()
 _WARNED: set[str] = set()
 
 # Roles whose text is code (Sphinx's Python, C, JS domains and standard roles).
@@ -67,6 +66,7 @@ _ADMONITIONS = {
     "seealso": "See also",
 }
 _DIRECTIVE = re.compile(r"^[ \t]*\.\.[ \t]+([A-Za-z][\w:.+-]*)::", re.MULTILINE)
+_EXPLICIT_LINE = re.compile(r"^[ \t]*\.\.[ \t]", re.MULTILINE)
 _ROLE = re.compile(r"(?<![\w`]):([A-Za-z][\w:.+-]*):`")
 _EXPLICIT = re.compile(r"^(.*?)\s*<([^<>]+)>$", re.DOTALL)
 
@@ -353,11 +353,19 @@ class Converted:
     title: str | None
 
 
+def _section_of(node: nodes.Node) -> nodes.section | None:
+    while node is not None and not isinstance(node, nodes.section):
+        node = node.parent
+    return node
+
+
 class _Writer:
     def __init__(self, document: nodes.document) -> None:
         self.title: str | None = None
         # Labels and ids of sections in this page -> the slug of their heading.
         self.anchors: dict[str, str] = {}
+        # Names of hyperlink targets (`.. _Werkzeug: https://...`) -> their URL.
+        self.uris: dict[str, str] = {}
         for section in document.findall(nodes.section):
             heading = section.next_node(nodes.title)
             if heading is None:
@@ -365,6 +373,26 @@ class _Writer:
             slug = slugify(heading.astext())
             for name in [*section["ids"], *section["names"]]:
                 self.anchors.setdefault(name, slug)
+        # `.. _label:` labels the element after it in document order (docutils puts a label
+        # written just before a heading at the end of the previous section): that section, or
+        # the section holding that element.
+        pending: list[str] = []
+        for node in document.findall(nodes.Element):
+            if isinstance(node, nodes.target):
+                if node.get("refuri"):
+                    for name in node["names"]:
+                        self.uris.setdefault(name, node["refuri"])
+                else:
+                    pending.extend(node["names"])
+                continue
+            if not pending or isinstance(node, (nodes.document, nodes.Invisible)):
+                continue
+            section = node if isinstance(node, nodes.section) else _section_of(node)
+            slug = self.anchors.get(section["ids"][0]) if section and section["ids"] else None
+            for name in pending:
+                if slug:
+                    self.anchors.setdefault(name, slug)
+            pending = []
 
     def blocks(self, node: nodes.Node, depth: int) -> list[str]:
         out: list[str] = []
@@ -493,6 +521,11 @@ class _Writer:
             return f"*{inner.strip()}*"
         if isinstance(node, nodes.reference):
             href = node.get("refuri")
+            if href is None and node.get("refname"):
+                name = node["refname"]
+                href = self.uris.get(name)
+                if href is None and name in self.anchors:
+                    href = f"#{self.anchors[name]}"
             if href is None and node.get("refname_label"):
                 slug = self.anchors.get(nodes.fully_normalize_name(node["refname_label"]))
                 href = f"#{slug}" if slug else None
@@ -567,13 +600,36 @@ def _code_span(text: str) -> str:
 _register()
 
 
+def _parse(path: str, text: str) -> nodes.document:
+    """The document tree of `text`, parsed only: docutils' transforms (resolving references,
+    substitutions, footnote numbers) are left out, since two of them are quadratic in the number
+    of references (a paragraph of 20,000 `name_` references: 13 s) and the writer resolves the
+    page's own targets itself."""
+    settings = get_default_settings(Parser)
+    for key, value in _SETTINGS.items():
+        setattr(settings, key, value)
+    document = new_document(path, settings)
+    _PARSER.parse(text, document)
+    return document
+
+
 def rst_to_markdown(path: str, text: str) -> Converted:
     """The markdown of the reST page at `path` (its POSIX path in the docs, for links)."""
     token = _PAGE.set(path)
     try:
+        explicit = len(_EXPLICIT_LINE.findall(text))
+        if explicit > MAX_RST_EXPLICIT_MARKUP:
+            log.warning(
+                "%s: %d explicit markup lines (at most %d are parsed per page); indexed as "
+                "plain text",
+                path,
+                explicit,
+                MAX_RST_EXPLICIT_MARKUP,
+            )
+            return Converted(_fence(text, "rst") + "\n", None)
         _prepare(text)
         try:
-            document = publish_doctree(text, source_path=path, settings_overrides=_SETTINGS)
+            document = _parse(path, text)
         except Exception as exc:  # noqa: BLE001 - docutils on hostile input: keep the text
             log.warning("%s: reStructuredText not parsed (%s); indexed as plain text", path, exc)
             return Converted(_fence(text, "rst") + "\n", None)
