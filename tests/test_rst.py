@@ -108,11 +108,11 @@ Name      Value
 def test_unknown_directives_warn_once_per_name(tmp_path: Path) -> None:
     docs = tmp_path / "docs"
     docs.mkdir()
-    for i in range(3):
+    for i in range(70):  # enough pages for two worker processes, each meeting both names
         (docs / f"p{i}.rst").write_text(
             f"Page {i}\n======\n\n.. frobnicate:: x\n\n   kept text {i}\n\n.. zorble::\n"
         )
-    res = run_docsmcp("build", "--docs-dir", docs, "--out", tmp_path / "idx", "--workers", "1")
+    res = run_docsmcp("build", "--docs-dir", docs, "--out", tmp_path / "idx", "--workers", "2")
     warnings = [line for line in res.stderr.splitlines() if "unknown reST directive" in line]
     assert len(warnings) == 2, res.stderr  # frobnicate and zorble, once each
     assert "'frobnicate': its content is kept as text" in warnings[0]
@@ -184,3 +184,19 @@ def test_too_much_explicit_markup_is_plain_text(caplog: pytest.LogCaptureFixture
     out = rst_to_markdown("notes.rst", text)
     assert out.text.startswith("```rst\n.. [#] note 0\n")
     assert "notes.rst: 10001 explicit markup lines" in caplog.text
+
+
+def test_the_readme_commands_build(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """README, *Sphinx projects and saved HTML sites*: its two commands, exactly as written,
+    from a folder where `tests/fixtures` is the repository's."""
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text()
+    section = readme.split("### Sphinx projects (reStructuredText) and saved HTML sites")[1]
+    block = section.split("```bash\n", 1)[1].split("```", 1)[0]
+    commands = [line.split("#")[0].split() for line in block.splitlines() if line.strip()]
+    assert [c[:3] for c in commands] == [["docsmcp", "build", "--docs-dir"]] * 2
+    (tmp_path / "tests").symlink_to(FLASK.parents[1])
+    monkeypatch.chdir(tmp_path)
+    for command in commands:
+        run_docsmcp(*command[1:], "--quiet")
+    for out in ("idx-rst", "idx-html"):
+        assert json.loads((tmp_path / out / "metadata.json").read_text())["stats"]["files"] >= 6

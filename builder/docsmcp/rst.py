@@ -30,6 +30,7 @@ from docutils.utils import new_document, unescape
 
 from .chunk import slugify
 from .limits import MAX_RST_EXPLICIT_MARKUP
+from .logs import warn_once
 
 log = logging.getLogger(__name__)
 
@@ -45,7 +46,6 @@ _SETTINGS = {
     "line_length_limit": 10_000_000,  # the file limits (limits.py) bound lines already
 }
 _PARSER = Parser()
-_WARNED: set[str] = set()
 
 # Roles whose text is code (Sphinx's Python, C, JS domains and standard roles).
 _CODE_ROLES = frozenset(
@@ -64,6 +64,7 @@ _ADMONITIONS = {
     "tip": "Tip",
     "warning": "Warning",
     "seealso": "See also",
+    "todo": "Todo",
 }
 _DIRECTIVE = re.compile(r"^[ \t]*\.\.[ \t]+([A-Za-z][\w:.+-]*)::", re.MULTILINE)
 _EXPLICIT_LINE = re.compile(r"^[ \t]*\.\.[ \t]", re.MULTILINE)
@@ -106,15 +107,14 @@ class _Generic(Directive):
 
 class _Unknown(_Generic):
     def run(self) -> list[nodes.Node]:
-        if self.name not in _WARNED:
-            _WARNED.add(self.name)
-            log.warning(
-                "%s:%d: unknown reST directive %r: its content is kept as text "
-                "(one warning per directive name)",
-                _PAGE.get(),
-                self.lineno,
-                self.name,
-            )
+        warn_once(
+            f"rst-directive {self.name}",
+            "%s:%d: unknown reST directive %r: its content is kept as text "
+            "(one warning per directive name)",
+            _PAGE.get(),
+            self.lineno,
+            self.name,
+        )
         return super().run()
 
 
@@ -167,6 +167,10 @@ class _Version(Directive):
         "versionchanged": "Changed in version",
         "deprecated": "Deprecated since version",
         "versionremoved": "Removed in version",
+        "version-added": "Added in version",  # Sphinx 7.3's spellings
+        "version-changed": "Changed in version",
+        "version-deprecated": "Deprecated since version",
+        "version-removed": "Removed in version",
     }
 
     def run(self) -> list[nodes.Node]:
@@ -234,14 +238,15 @@ class _Admonition(_Generic):
 
 _SILENT = (
     "index highlight currentmodule module default-domain tabularcolumns sectionauthor "
-    "codeauthor moduleauthor rst-class only-not todolist autosummary inheritance-diagram "
+    "codeauthor moduleauthor rst-class cssclass todolist autosummary inheritance-diagram "
     "graphviz digraph plot literalinclude testsetup testcleanup ifconfig"
 ).split()
 _DESCRIBED = (
     "function class method attribute data exception decorator classmethod staticmethod "
     "property type option envvar describe object program cmdoption confval event setting "
     "autofunction autoclass automodule autoattribute automethod autodata autoexception "
-    "autodecorator autoproperty autonewtypedata"
+    "autodecorator autoproperty autonewtypedata directive directive:option role struct union "
+    "var alias concept enumerator macro member namespace namespace-push namespace-pop"
 ).split()
 _CONTAINERS = (
     "tabs tab group-tab code-tab tab-set tab-item grid grid-item grid-item-card card "

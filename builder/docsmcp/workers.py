@@ -16,6 +16,7 @@ from collections.abc import Iterator, Sequence
 
 from docsmcp_runtime.analyzer import AnalyzerConfig
 
+from . import logs
 from .chunk import Chunk, chunk_parsed, parse_file
 from .convert import convert_source
 from .index import FieldCounts, analyse_chunk
@@ -69,7 +70,7 @@ def process_all(
     if "fork" in multiprocessing.get_all_start_methods():
         _FILES = files
         try:
-            with multiprocessing.get_context("fork").Pool(workers) as pool:
+            with logs.once_per_build(), multiprocessing.get_context("fork").Pool(workers) as pool:
                 job = functools.partial(_process_index, default_max=default_max, analyzer=analyzer)
                 yield from pool.imap(job, range(len(files)), chunksize=BATCH)
         finally:
