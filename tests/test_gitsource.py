@@ -4,6 +4,7 @@ is read back through the official `mcp` SDK client. Failures are one line each, 
 
 from __future__ import annotations
 
+import fcntl
 import http.server
 import json
 import os
@@ -219,3 +220,27 @@ def test_validate_reads_a_git_source(origin: Path, tmp_path: Path, monkeypatch) 
     res = run_docsmcp("validate", "--docs-dir", f"file://{origin}", "--subdir", "docs")
     assert res.stdout.startswith("ok: 2 files")
     assert (tmp_path / "cache" / "git").is_dir()
+
+
+def test_a_build_reading_a_checkout_holds_off_another(origin: Path, tmp_path: Path) -> None:
+    """A build reads the work tree after the checkout: another build of the same repository
+    (another ref) waits for it instead of changing the files under it."""
+    from docsmcp.gitsource import cache_entry, wanted
+
+    cache = tmp_path / "cache"
+    url = f"file://{origin}"
+    _build(url, tmp_path / "first", cache, "--quiet")
+    entry = cache_entry(cache, wanted(url, None, None))
+    with open(entry.with_name(entry.name + ".lock"), "a") as reader:
+        fcntl.flock(reader, fcntl.LOCK_SH)  # as a build in progress holds it
+        done: list[subprocess.CompletedProcess[str]] = []
+        worker = threading.Thread(
+            target=lambda: done.append(_build(url, tmp_path / "second", cache, "--ref", "v1"))
+        )
+        worker.start()
+        worker.join(timeout=3)
+        assert worker.is_alive() and not done  # waiting for the lock
+        fcntl.flock(reader, fcntl.LOCK_UN)
+    worker.join(timeout=60)
+    assert done and done[0].returncode == 0
+    assert _meta(tmp_path / "second")["source"]["commit"] == _git(origin, "rev-parse", "v1")

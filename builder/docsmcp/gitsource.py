@@ -169,10 +169,26 @@ def _locked(path: Path) -> Iterator[None]:
             fcntl.flock(handle, fcntl.LOCK_UN)
 
 
+# Lock files of the checkouts this process reads (kept open, shared, until it exits or checks
+# the same repository out again).
+_HELD: dict[Path, object] = {}
+
+
 def checkout(source: GitSource, cache_root: Path) -> Checkout:
-    """Fetch `source` into the cache and check out its commit; GitError on any failure."""
+    """Fetch `source` into the cache and check out its commit; GitError on any failure.
+
+    The work tree is locked exclusively while it is fetched and checked out, then shared until
+    this process exits: another build of the same repository (another ref, say) waits rather
+    than changing files this one is reading."""
     entry = cache_entry(cache_root, source)
-    with _locked(entry.with_name(entry.name + ".lock")):
+    lock = entry.with_name(entry.name + ".lock")
+    lock.parent.mkdir(parents=True, exist_ok=True)
+    held = _HELD.pop(lock, None)
+    if held is not None:  # this process is done with its earlier checkout (else: deadlock)
+        held.close()
+    handle = open(lock, "a")  # noqa: SIM115 - held until the process exits
+    fcntl.flock(handle, fcntl.LOCK_EX)
+    try:
         repo = entry / "repo"
         _init(repo, source.location)
         commit = _fetch(repo, source)
@@ -190,6 +206,11 @@ def checkout(source: GitSource, cache_root: Path) -> Checkout:
         _ok(_git(repo, "checkout", "--quiet", "--force", "--detach", commit), "cannot check out")
         _ok(_git(repo, "clean", "-qffdx"), "cannot clean the checkout")
         os.utime(entry)  # most recently used
+    except BaseException:
+        handle.close()
+        raise
+    fcntl.flock(handle, fcntl.LOCK_SH)
+    _HELD[lock] = handle
     _evict(cache_root / "git", keep=entry)
     folder = PurePosixPath(source.subdir).name if source.subdir else ""
     generic = {"docs", "doc", "documentation", "src", "site", "content", "pages", ""}
@@ -307,7 +328,7 @@ def up_to_date(co: Checkout, out: Path, key: str) -> bool:
 
 def record_build(co: Checkout, out: Path, key: str, bundle_id: str) -> None:
     """Remember that `out` holds `bundle_id`, built from inputs `key` (best effort)."""
-    with _locked(co.repo_dir.parent.with_name(co.repo_dir.parent.name + ".lock")):
+    with _locked(co.stamp_path.with_name(STAMP_NAME + ".lock")):
         try:
             stamps = json.loads(co.stamp_path.read_text())
             if not isinstance(stamps, dict):
