@@ -263,3 +263,28 @@ def test_colspan_cannot_multiply_a_page() -> None:
     out = html_to_markdown(page)
     assert len(out.text) < 3 * len(page)  # not 20,000 x 50 padded cells
     assert out.text.count("x") == 20_000
+
+
+def test_large_pages_and_generated_indexes(tmp_path: Path) -> None:
+    """An HTML page may be larger than a markdown file (markup is most of it), and Sphinx's
+    generated indexes (genindex-all.html, often the largest page) are left out unread."""
+    site = tmp_path / "site"
+    site.mkdir()
+    script = "<script>var searchIndex = [" + '"entry",' * 300_000 + "];</script>"
+    (site / "big.html").write_text(
+        f"<html><head>{script}</head><main><h1>Big</h1><p>last words</p></main></html>"
+    )
+    assert (site / "big.html").stat().st_size > 2 * 1024 * 1024
+    (site / "genindex-all.html").write_text("<main><h1>Index</h1></main>" + "x" * 9_000_000)
+    (site / "genindex-A.html").write_text("<main><h1>Index A</h1></main>")
+    res = run_docsmcp("build", "--docs-dir", site, "--out", tmp_path / "idx", "--json")
+    assert json.loads(res.stdout)["files"] == 1
+    with McpSession(tmp_path / "idx") as s:
+        assert s.search(query="last words", limit=1)["hits"][0]["filepath"] == "big.html"
+
+
+def test_text_never_becomes_a_table() -> None:
+    """A delimiter row in a paragraph's text would make markdown-it build a table (of a size
+    the converter does not bound): it is escaped."""
+    out = html_to_markdown("<p>" + "|" * 1000 + "<br>" + "-|" * 1000 + "<br>x</p>")
+    assert "\\|" in out.text.split("\n")[1]

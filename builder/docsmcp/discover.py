@@ -371,8 +371,10 @@ def is_html(path: str) -> bool:
 
 
 def is_generated_page(path: str) -> bool:
-    """A site generator's own page (404, search, index of names): not indexed."""
-    return path.lower() in SITE_GENERATED or path.lower().startswith("search/")
+    """A site generator's own page (404, search, index of names, Sphinx's `genindex-A.html`
+    and `genindex-all.html`): not indexed."""
+    lower = path.lower()
+    return lower in SITE_GENERATED or lower.startswith(("search/", "genindex"))
 
 
 def is_llms_full(path: str) -> bool:

@@ -72,6 +72,9 @@ _NO_LANG = frozenset({"default", "text", "none", "plain", "plaintext", "notransl
 _SPACE = re.compile(r"\s+")
 # Marks an element id in the text being written (removed, with its line recorded, at the end).
 _MARK = re.compile("\x00([^\x00]*)\x00")
+# A table's delimiter row (`|---|:-:|`): in a paragraph's text it would make the lines above and
+# below it a markdown table.
+_DELIMITER_ROW = re.compile(r"[ \t]*[-:|][-:| \t]*")
 # A paragraph line markdown would read as something else (heading, quote, list item).
 _MARKUP_START = re.compile(r"^([#>]|[-+*](?=\s)|\d{1,9}[.)](?=\s))")
 
@@ -301,6 +304,8 @@ class _Renderer:
         for line in text.split("\n"):
             marks = "".join(m.group(0) for m in _MARK.finditer(line))
             line = _SPACE.sub(" ", _MARK.sub("", line)).strip()
+            if _DELIMITER_ROW.fullmatch(line) and "|" in line and "-" in line:
+                line = line.replace("|", "\\|")  # text, not a table (its size is unbounded)
             if line:  # ids move to the line's end, so the escape below sees its start
                 out.append(_MARKUP_START.sub(r"\\\1", line) + marks)
             elif marks and out:

@@ -47,3 +47,8 @@ MAX_GLOB_ALTERNATIVES = 64
 # (`.. x::`, `.. _label:`, `.. [#]`), worse than linearly for footnotes; a page with more is
 # indexed as plain text with a warning (the largest page of CPython's docs has about 1,500).
 MAX_RST_EXPLICIT_MARKUP = 10_000
+
+# A saved HTML page (htmlpage.py): markup is several times its text, and html.parser reads about
+# 1 MB/s, so a page may be 8 MiB (8 s); the line and table limits above apply to the markdown
+# it becomes (its tables are bounded by the converter), not to the HTML.
+MAX_HTML_BYTES = 8 * 1024 * 1024

@@ -42,6 +42,7 @@ from docsmcp.frontmatter import Frontmatter, find_inline_hints, split_frontmatte
 from docsmcp.limits import (
     MAX_FILE_BYTES,
     MAX_FILE_LINES,
+    MAX_HTML_BYTES,
     MAX_JSON_DEPTH,
     MAX_JSON_INT_DIGITS,
     MAX_MANIFEST_BYTES,
@@ -455,7 +456,7 @@ def _read_text(
     docs_dir: Path, path: str, roots: Sequence[Path]
 ) -> tuple[str | None, Problem | None]:
     try:
-        raw = read_file(docs_dir, path, roots, MAX_FILE_BYTES)
+        raw = read_file(docs_dir, path, roots, MAX_HTML_BYTES if is_html(path) else MAX_FILE_BYTES)
     except Refused as exc:
         return None, Problem(path, None, f"file {exc}")
     except OSError as exc:
@@ -468,7 +469,7 @@ def _read_text(
         line = raw[: offset + exc.start].count(b"\n") + 1
         return None, Problem(path, line, f"not valid UTF-8 at byte {offset + exc.start}")
     text = text.replace("\r\n", "\n").replace("\r", "\n")
-    if message := _structure_problem(text):
+    if not is_html(path) and (message := _structure_problem(text)):
         return None, Problem(path, None, f"{message}; split it or leave it out")
     return text, None
 

@@ -568,12 +568,17 @@ class _Writer:
         return head + ["\n".join(lines)]
 
 
+_DELIMITER_ROW = re.compile(r"[ \t]*[-:|][-:| \t]*")
 _MARKUP_START = re.compile(r"^([#>]|[-+*](?=\s)|\d{1,9}[.)](?=\s)|```|~~~)", re.MULTILINE)
 
 
 def _escape_lines(text: str) -> str:
     """Text whose lines markdown would read as markup (a heading, list item, fence) escaped."""
     lines = [line.strip() for line in text.split("\n")]
+    lines = [
+        line.replace("|", "\\|") if "|" in line and _DELIMITER_ROW.fullmatch(line) else line
+        for line in lines
+    ]  # a delimiter row in text would make a markdown table of the lines around it
     return "\n".join(_MARKUP_START.sub(r"\\\1", line) for line in lines if line)
 
 
