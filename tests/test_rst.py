@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
 import textwrap
 import time
 from pathlib import Path
@@ -200,3 +201,25 @@ def test_the_readme_commands_build(tmp_path: Path, monkeypatch: pytest.MonkeyPat
         run_docsmcp(*command[1:], "--quiet")
     for out in ("idx-rst", "idx-html"):
         assert json.loads((tmp_path / out / "metadata.json").read_text())["stats"]["files"] >= 6
+
+
+def test_converted_pages_are_byte_identical_whatever_the_workers(tmp_path: Path) -> None:
+    """Conversion runs in the worker processes: 1 or 2 of them (70 pages: a real pool) give
+    the same bundle, and so does a rebuild from the parse cache."""
+    docs = tmp_path / "docs"
+    shutil.copytree(FLASK, docs)
+    for i in range(64):
+        (docs / f"extra{i}.rst").write_text(
+            f"Extra {i}\n========\n\n.. _extra-{i}:\n\nPart\n----\n\nSee :ref:`extra-{i}` and "
+            f":doc:`index`.\n\n.. code-block:: python\n\n   x = {i}\n"
+        )
+    ids = []
+    cache = str(tmp_path / "cache")
+    for n, extra in (
+        ("1", ["--no-cache"]),
+        ("2", ["--cache-dir", cache]),
+        ("2", ["--cache-dir", cache]),
+    ):
+        out = build_bundle(docs, tmp_path / f"idx{len(ids)}", "--workers", n, *extra)
+        ids.append(json.loads((out / "metadata.json").read_text())["bundle_id"])
+    assert len(set(ids)) == 1
