@@ -34,7 +34,7 @@ def _rst(path: str, text: str) -> Converted:
     from .rst import rst_to_markdown
 
     done = rst_to_markdown(path, text)
-    return Converted(done.text, done.title)
+    return Converted(done.text, done.title, done.anchors)
 
 
 CONVERTERS: dict[str, Callable[[str, str], Converted]] = {

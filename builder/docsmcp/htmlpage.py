@@ -460,7 +460,7 @@ def _mark_first_line(block: str, mark: str) -> str:
     return first + mark + sep + rest
 
 
-def _take_marks(text: str) -> tuple[str, tuple[tuple[int, str], ...]]:
+def take_marks(text: str) -> tuple[str, tuple[tuple[int, str], ...]]:
     """`text` without its id marks, and (0-based line, id) of each."""
     if "\x00" not in text:
         return text, ()
@@ -484,7 +484,7 @@ def html_to_markdown(text: str) -> Converted:
     root = parse_html(text.replace("\x00", ""))  # NUL marks ids while writing
     renderer = _Renderer()
     blocks = renderer.blocks(_main_content(root))
-    body, anchors = _take_marks("\n\n".join(b for b in blocks if _MARK.sub("", b).strip()))
+    body, anchors = take_marks("\n\n".join(b for b in blocks if _MARK.sub("", b).strip()))
     title = renderer.first_h1
     if title is None:
         for n in _walk(root):

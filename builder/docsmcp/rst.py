@@ -29,6 +29,7 @@ from docutils.parsers.rst.languages import en as _ENGLISH  # directive and role 
 from docutils.utils import new_document, unescape
 
 from .chunk import slugify
+from .htmlpage import take_marks
 from .limits import MAX_RST_EXPLICIT_MARKUP
 from .logs import warn_once
 
@@ -356,6 +357,7 @@ def _prepare(text: str) -> None:
 class Converted:
     text: str
     title: str | None
+    anchors: tuple[tuple[int, str], ...] = ()  # (0-based line, label)
 
 
 def _section_of(node: nodes.Node) -> nodes.section | None:
@@ -371,6 +373,9 @@ class _Writer:
         self.anchors: dict[str, str] = {}
         # Names of hyperlink targets (`.. _Werkzeug: https://...`) -> their URL.
         self.uris: dict[str, str] = {}
+        # Labels (`.. _label:`) of each section (by id()): written as anchors of its heading
+        # line (convert.Converted.anchors), so `:ref:` from other pages resolves (xref).
+        self.labels: dict[int, list[str]] = {}
         for section in document.findall(nodes.section):
             heading = section.next_node(nodes.title)
             if heading is None:
@@ -397,6 +402,8 @@ class _Writer:
             for name in pending:
                 if slug:
                     self.anchors.setdefault(name, slug)
+            if section is not None:
+                self.labels.setdefault(id(section), []).extend(pending)
             pending = []
 
     def blocks(self, node: nodes.Node, depth: int) -> list[str]:
@@ -414,7 +421,8 @@ class _Writer:
                 self.title = heading.astext().strip()
             level = min(depth + 1, 6)
             body = [c for c in node.children if c is not heading]
-            out = [f"{'#' * level} {text}"] if text else []
+            marks = "".join(f"\x00{label}\x00" for label in self.labels.get(id(node), ()))
+            out = [f"{'#' * level} {text}{marks}"] if text else []
             for child in body:
                 out.extend(self.block(child, depth + 1))
             return out
@@ -532,8 +540,11 @@ class _Writer:
                 if href is None and name in self.anchors:
                     href = f"#{self.anchors[name]}"
             if href is None and node.get("refname_label"):
-                slug = self.anchors.get(nodes.fully_normalize_name(node["refname_label"]))
-                href = f"#{slug}" if slug else None
+                label = nodes.fully_normalize_name(node["refname_label"])
+                slug = self.anchors.get(label)
+                # A label of another page: xref resolves `#label` from a .rst page against
+                # the labels of every .rst page.
+                href = f"#{slug}" if slug else f"#{label}"
             if href is None and node.get("refid"):
                 slug = self.anchors.get(node["refid"])
                 href = f"#{slug}" if slug else None
@@ -644,7 +655,7 @@ def rst_to_markdown(path: str, text: str) -> Converted:
             log.warning("%s: reStructuredText not parsed (%s); indexed as plain text", path, exc)
             return Converted(_fence(text, "rst") + "\n", None)
         writer = _Writer(document)
-        body = "\n\n".join(writer.blocks(document, 0))
-        return Converted(body + "\n" if body else "", writer.title)
+        body, anchors = take_marks("\n\n".join(writer.blocks(document, 0)))
+        return Converted(body + "\n" if body else "", writer.title, anchors)
     finally:
         _PAGE.reset(token)

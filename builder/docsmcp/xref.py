@@ -552,7 +552,13 @@ class _Resolver:
         self.sections_global: dict[str, list[int]] = {}  # section id -> rows
         self.sections_by_dir: dict[tuple[str, str], int] = {}
         self.sections_by_doc: dict[tuple[str, str], int] = {}
+        # Anchors of every reST page: Sphinx's `:ref:` labels are global (rst.py writes a
+        # label of another page as `#label`).
+        self.rst_anchors: dict[str, int] = {}
         for k, f in enumerate(files):
+            if f.path.lower().endswith(".rst"):
+                for key, row in f.anchors.items():
+                    self.rst_anchors.setdefault(key, row)
             self.by_path.setdefault(f.path, k)
             self.by_lower_path.setdefault(f.path.lower(), k)
             folder = posixpath.dirname(f.path)
@@ -626,7 +632,12 @@ class _Resolver:
         if path.count("/") > _MAX_PARTS or "\x00" in path:
             return None
         if not path:
-            return self._anchor(source, anchor) if anchor else IGNORED
+            if not anchor:
+                return IGNORED
+            row = self._anchor(source, anchor)
+            if row is None and source.path.lower().endswith(".rst"):
+                row = self.rst_anchors.get(_norm(anchor))
+            return row
         target = self._resolve_path(path, source)
         if target is None:
             if "/" not in path and not anchor:
