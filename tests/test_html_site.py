@@ -47,6 +47,10 @@ def test_a_sphinx_site_reads_cleanly(sphinx_bundle: Path) -> None:
         install = s.get_doc("installation.html#installation/install-flask")
         assert "```sh\n$ pip install Flask\n```" in install
         assert "[Quickstart](quickstart.html)" in install  # links kept as written
+        venv = s.get_doc("installation.html#installation/virtual-environments")
+        # sphinx-tabs: each tab's label, then its panel
+        assert "macOS/Linux\n\n```\n$ mkdir myproject" in venv
+        assert "Windows\n\n```\n> mkdir myproject" in venv
         for chunk_id in (hit["chunk_id"], "installation.html#installation/dependencies"):
             body = s.get_doc(chunk_id)
             assert not LEFTOVERS.search(body), LEFTOVERS.search(body)
@@ -147,6 +151,34 @@ def test_converter_structure() -> None:
         "Note\n\nCareful.\n\n"
         "```rust\nfn main() {}\n```\n"
     )
+
+
+def test_content_tabs_keep_their_labels() -> None:
+    """mkdocs-material (pymdownx.tabbed, alternate style, as mkdocs 1.6 writes it) and
+    sphinx-design tab sets: each label, then its panel."""
+    material = (
+        '<main><div class="tabbed-set tabbed-alternate" data-tabs="1:2">'
+        '<input checked="checked" id="__tabbed_1_1" name="__tabbed_1" type="radio" />'
+        '<input id="__tabbed_1_2" name="__tabbed_1" type="radio" /><div class="tabbed-labels">'
+        '<label for="__tabbed_1_1">Python</label><label for="__tabbed_1_2">TypeScript</label>'
+        '</div><div class="tabbed-content"><div class="tabbed-block"><div class="language-python'
+        ' highlight"><pre><span></span><code>pip install acme\n</code></pre></div></div>'
+        '<div class="tabbed-block"><div class="language-ts highlight"><pre><span></span><code>'
+        "npm install acme\n</code></pre></div></div></div></div><p>After.</p></main>"
+    )
+    assert html_to_markdown(material).text == (
+        "Python\n\n```python\npip install acme\n```\n\n"
+        "TypeScript\n\n```ts\nnpm install acme\n```\n\nAfter.\n"
+    )
+    design = (
+        '<main><div class="sd-tab-set docutils"><input checked="checked" id="sd-tab-item-0" '
+        'name="sd-tab-set-0" type="radio"><label class="sd-tab-label" for="sd-tab-item-0">'
+        'pip</label><div class="sd-tab-content docutils"><p>pip install x</p></div>'
+        '<input id="sd-tab-item-1" name="sd-tab-set-0" type="radio"><label class="sd-tab-label"'
+        ' for="sd-tab-item-1">uv</label><div class="sd-tab-content docutils"><p>uv add x</p>'
+        "</div></div></main>"
+    )
+    assert html_to_markdown(design).text == "pip\n\npip install x\n\nuv\n\nuv add x\n"
 
 
 def test_title_falls_back_to_the_title_element() -> None:

@@ -351,6 +351,10 @@ class _Renderer:
 
     def block(self, node: Node) -> list[str]:
         tag = node.tag
+        if any(c in _TAB_SETS for c in node.classes):
+            tabs = self._tabs(node)
+            if tabs is not None:
+                return tabs
         if tag in ("h1", "h2", "h3", "h4", "h5", "h6"):
             text = _SPACE.sub(" ", "".join(self.inline(c) for c in node.children)).strip()
             if tag == "h1" and text and self.first_h1 is None:
@@ -377,6 +381,44 @@ class _Renderer:
             text = self._paragraph(node.children)
             return [f"**{text}**"] if text and "\n" not in text else [text] if text else []
         return self.blocks(node)
+
+    def _tabs(self, node: Node) -> list[str] | None:
+        """Content tabs (mkdocs-material, sphinx-design, sphinx-tabs): each tab's label, then
+        its panel, in order; None when labels and panels do not pair up."""
+        labels: list[str] = []
+        panels: list[Node] = []
+        stack: list[Node] = [node]
+        while stack:
+            current = stack.pop()
+            for child in reversed(current.children):
+                if not isinstance(child, Node):
+                    continue
+                holder = "tabbed-content" in child.classes and any(
+                    isinstance(g, Node) and "tabbed-block" in g.classes for g in child.children
+                )  # mkdocs-material's alternate style: one block per tab inside it
+                if not holder and (
+                    any(c in _TAB_PANELS for c in child.classes)
+                    or child.attrs.get("role") == "tabpanel"
+                ):
+                    panels.append(child)
+                elif child.tag == "label" or child.attrs.get("role") == "tab":
+                    labels.append(_SPACE.sub(" ", _text_all(child)).strip())
+                else:
+                    stack.append(child)
+        labels.reverse()
+        panels.reverse()
+        if not panels or len(labels) != len(panels):
+            return None
+        out: list[str] = []
+        self.ancestors.append(node)
+        try:
+            for label, panel in zip(labels, panels, strict=True):
+                if label:
+                    out.append(_MARKUP_START.sub(r"\\\1", label))
+                out.extend(self.blocks(panel))
+        finally:
+            self.ancestors.pop()
+        return out
 
     def _admonition_label(self, title: str) -> list[str]:
         """`Warning: Rate limits` (kind and title), like the `:::warning Rate limits` label of
@@ -441,6 +483,9 @@ class _Renderer:
         return ["\n".join(lines)]
 
 
+# Content tab sets (mkdocs-material, sphinx-design, sphinx-tabs) and their panels.
+_TAB_SETS = frozenset({"tabbed-set", "sd-tab-set", "sphinx-tabs"})
+_TAB_PANELS = frozenset({"tabbed-block", "tabbed-content", "sd-tab-content"})
 # Admonition kinds of Sphinx, mkdocs and mkdocs-material (the class beside `admonition`).
 _ADMONITION_KINDS = frozenset(
     "note warning tip danger important hint caution attention error seealso info success "
