@@ -320,3 +320,24 @@ def test_text_never_becomes_a_table() -> None:
     the converter does not bound): it is escaped."""
     out = html_to_markdown("<p>" + "|" * 1000 + "<br>" + "-|" * 1000 + "<br>x</p>")
     assert "\\|" in out.text.split("\n")[1]
+
+
+def test_a_page_in_its_declared_charset(tmp_path: Path) -> None:
+    """Older saved sites are windows-1252: decoded as the page declares; a page that is not
+    UTF-8 and declares nothing (or a charset its bytes do not fit) is one line naming it."""
+    site = tmp_path / "site"
+    site.mkdir()
+    (site / "old.html").write_bytes(
+        b'<html><head><meta http-equiv="Content-Type" content="text/html; charset=windows-1252">'
+        b"</head><body><main><h1>Caf\xe9</h1><p>\x93Quoted\x94 na\xefve text</p></main></body>"
+        b"</html>"
+    )
+    run_docsmcp("build", "--docs-dir", site, "--out", tmp_path / "idx", "--quiet")
+    with McpSession(tmp_path / "idx") as s:
+        hit = s.search(query="naïve", limit=1)["hits"][0]
+        assert hit["heading"] == "Café"
+        assert "\u201cQuoted\u201d naïve text" in s.get_doc(hit["chunk_id"])
+    (site / "bad.html").write_bytes(b"<main><h1>Bad</h1><p>\xff\xfe</p></main>")
+    res = run_docsmcp("validate", "--docs-dir", site, check=False)
+    assert res.returncode == 1
+    assert "bad.html:1: not valid UTF-8 at byte 21" in res.stderr

@@ -466,12 +466,30 @@ def _read_text(
     try:
         text = raw[offset:].decode("utf-8")
     except UnicodeDecodeError as exc:
-        line = raw[: offset + exc.start].count(b"\n") + 1
-        return None, Problem(path, line, f"not valid UTF-8 at byte {offset + exc.start}")
+        text = _declared_html(raw) if is_html(path) else None
+        if text is None:
+            line = raw[: offset + exc.start].count(b"\n") + 1
+            return None, Problem(path, line, f"not valid UTF-8 at byte {offset + exc.start}")
     text = text.replace("\r\n", "\n").replace("\r", "\n")
     if not is_html(path) and (message := _structure_problem(text)):
         return None, Problem(path, None, f"{message}; split it or leave it out")
     return text, None
+
+
+# `<meta charset="...">` or `content="text/html; charset=..."` near the start of a saved page.
+_HTML_CHARSET = re.compile(rb"""charset\s*=\s*["']?\s*([A-Za-z0-9_.:-]{1,40})""", re.IGNORECASE)
+
+
+def _declared_html(raw: bytes) -> str | None:
+    """A saved HTML page that is not UTF-8, decoded with the charset it declares (older sites
+    are often windows-1252); None when it declares none or the bytes do not fit it."""
+    m = _HTML_CHARSET.search(raw[:4096])
+    if m is None:
+        return None
+    try:
+        return raw.decode(m.group(1).decode("ascii"))
+    except (LookupError, UnicodeDecodeError):
+        return None
 
 
 def _structure_problem(text: str) -> str | None:
