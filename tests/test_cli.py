@@ -174,7 +174,7 @@ def test_empty_docs_dir_is_a_problem(tmp_path: Path) -> None:
     (tmp_path / "docs").mkdir()
     proc = run_docsmcp("validate", "--docs-dir", tmp_path / "docs", check=False)
     assert proc.returncode == 1
-    assert f"no .md, .mdx or .pdf files found in {tmp_path / 'docs'}" in proc.stderr
+    assert f"no .md, .mdx, .rst, .html or .pdf files found in {tmp_path / 'docs'}" in proc.stderr
     assert "--include" not in proc.stderr  # no advice about flags that were not given
     filtered = run_docsmcp(
         "validate", "--docs-dir", EXAMPLE_DOCS, "--include", "nothing/**", check=False

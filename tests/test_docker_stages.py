@@ -23,7 +23,15 @@ from pathlib import Path
 import pytest
 from conftest import REPO
 
-BUILDER_ONLY = {"docsmcp", "markdown-it-py", "mdit-py-plugins", "pyyaml", "jsonschema", "mdurl"}
+BUILDER_ONLY = {
+    "docsmcp",
+    "markdown-it-py",
+    "mdit-py-plugins",
+    "pyyaml",
+    "jsonschema",
+    "mdurl",
+    "docutils",
+}
 
 
 @dataclass

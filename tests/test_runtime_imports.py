@@ -25,6 +25,7 @@ FORBIDDEN = {
     "pydantic",
     "markdown_it",
     "mdit_py_plugins",
+    "docutils",
     "sklearn",
     "openai",
     "yaml",

@@ -175,7 +175,8 @@ def collect(
     if not corpus.files and not problems:
         where = options.docs_dir
         hint = " (check --include/--exclude)" if options.include or options.exclude else ""
-        problems.append(Problem(".", None, f"no .md, .mdx or .pdf files found in {where}{hint}"))
+        found = f"no .md, .mdx, .rst, .html or .pdf files found in {where}{hint}"
+        problems.append(Problem(".", None, found))
     taxonomy = taxonomy_of(corpus, chunks, problems)
     return Collected(corpus, chunks, taxonomy, problems, tables, analysed)
 

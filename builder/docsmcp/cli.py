@@ -23,6 +23,7 @@ from docsmcp_runtime.search import parse_cosine
 from . import __version__, logs
 from .build import BuildError, BuildOptions, build, collect
 from .embed import PROVIDER_CHOICES, EmbeddingOptions, ProviderError
+from .gitsource import Checkout, GitError, record_build, up_to_date
 from .pdf import PdfSummary
 from .progress import Progress
 from .vectorize import IVF_THRESHOLD
@@ -33,7 +34,22 @@ PROG = "docsmcp"
 
 def _add_corpus_args(p: argparse.ArgumentParser) -> None:
     p.add_argument(
-        "--docs-dir", required=True, type=Path, metavar="DIR", help="folder of .md/.mdx files"
+        "--docs-dir",
+        required=True,
+        metavar="DIR|URL",
+        help="folder of .md/.mdx/.rst files or of a saved HTML site, or a git repository (URL, "
+        "or a local repository with --ref/--subdir)",
+    )
+    p.add_argument(
+        "--ref",
+        metavar="REF",
+        help="git branch, tag or commit to read --docs-dir at (default: the remote's HEAD); "
+        "the repository is fetched into the cache and a rebuild of an unchanged tree is skipped",
+    )
+    p.add_argument(
+        "--subdir",
+        metavar="DIR",
+        help="the docs folder inside the git repository --docs-dir names (default: its root)",
     )
     p.add_argument(
         "--include",
@@ -477,6 +493,11 @@ def main(argv: list[str] | None = None) -> int:
         from .diff import run_diff_cli
 
         return run_diff_cli(args)
+    try:
+        checkout = _git_source(args)
+    except GitError as exc:
+        _err(f"error: {exc}")
+        return 2
     for flag, folder in (
         [("--docs-dir", args.docs_dir)]
         + [("--source-root", root) for root in args.source_root]
@@ -506,6 +527,9 @@ def main(argv: list[str] | None = None) -> int:
     def reporter(label: str, total: int) -> Progress:
         return Progress(PROG, label, total, enabled=not args.quiet)
 
+    stamp = gitsource_stamp(options, checkout) if checkout is not None else None
+    if checkout is not None and stamp is not None and up_to_date(checkout, args.out, stamp):
+        return _skipped(args, checkout)
     try:
         built = build(options, args.out, reporter)
     except ProviderError as exc:
@@ -522,6 +546,8 @@ def main(argv: list[str] | None = None) -> int:
     except OSError as exc:
         _err(f"error: cannot write {args.out}: {exc.strerror or exc}")
         return 2
+    if checkout is not None and stamp is not None:
+        record_build(checkout, args.out, stamp, built.metadata.bundle_id)
     stats = built.metadata.stats
     size = sum(f.bytes for f in built.metadata.files.values())
     if args.json:
@@ -576,6 +602,58 @@ def _pdf_summary(pdfs: Sequence[PdfSummary]) -> str:
     if empty:
         line += f"; pages without a text layer: {', '.join(empty)}"
     return line
+
+
+def _git_source(args: argparse.Namespace) -> Checkout | None:
+    """Fetch and check out the git repository --docs-dir names (then pointing args.docs_dir at
+    the checkout), or None for a plain folder."""
+    from .gitsource import checkout, wanted
+
+    source = wanted(args.docs_dir, args.ref, args.subdir)
+    if source is None:
+        args.docs_dir = Path(args.docs_dir)
+        return None
+    from docsmcp_runtime.archive import default_cache_dir
+
+    cache = getattr(args, "cache_dir", None) or default_cache_dir()
+    done = checkout(source, cache)
+    args.docs_dir = done.docs_dir
+    if getattr(args, "name", None) is None and hasattr(args, "name"):
+        args.name = done.name
+    return done
+
+
+def gitsource_stamp(options: BuildOptions, co: Checkout) -> str | None:
+    """What a bundle built from `co` with `options` depends on, or None when it depends on
+    files outside git's view (an --embedding-model folder) and so is always rebuilt."""
+    import dataclasses
+
+    from .gitsource import stamp_key
+    from .parse_cache import code_fingerprint
+
+    model = options.embedding.model
+    if model and Path(model).exists():
+        return None
+    roots = [Path(r).resolve() for r in options.source_roots]
+    repo = co.repo_dir.resolve()
+    if any(repo != r and repo not in r.parents for r in roots):
+        return None  # a source root outside the repository: its content is not in the tree
+    settings = dataclasses.replace(
+        options, docs_dir=Path("."), cache_dir=None, workers=0, parse_cache=True
+    )
+    return stamp_key(co, repr(settings), code_fingerprint(), whole_tree=bool(roots))
+
+
+def _skipped(args: argparse.Namespace, co: Checkout) -> int:
+    at = co.source.ref or "HEAD"
+    if args.json:
+        print(json.dumps({"out": str(args.out), "skipped": True, "commit": co.commit}, indent=2))
+    elif not args.quiet:
+        print(
+            f"{args.out} is up to date: the docs tree of {co.source.location} at {at} "
+            f"(commit {co.commit[:12]}) is unchanged since it was built; nothing rebuilt"
+        )
+    return 0
 
 
 def _references(stats: dict[str, tuple[int, int]]) -> str:

@@ -30,6 +30,14 @@ MANIFEST_NAME = ".docs-mcp.json"
 MARKDOWN_SUFFIXES = (".md", ".mdx")
 # PDF manuals are sources too (pdf.py turns them into markdown-like text); listed with markdown.
 PDF_SUFFIXES = (".pdf",)
+# Pages converted to markdown before parsing (convert.py). HTML pages are read only from a folder
+# without markdown or reStructuredText sources (a saved site), since a source folder's .html
+# files are templates and partials (mkdocs `overrides/`, Sphinx `_templates/`).
+HTML_SUFFIXES = (".html", ".htm")
+RST_SUFFIXES = (".rst",)
+CONVERTED_SUFFIXES = HTML_SUFFIXES + RST_SUFFIXES
+# Every file the builder reads as a page.
+SOURCE_SUFFIXES = MARKDOWN_SUFFIXES + PDF_SUFFIXES + CONVERTED_SUFFIXES
 # A concatenation of pages (`llms-full.txt`, `NAME.llms-full.txt`): read as markdown, then split
 # into pages by llms.py.
 LLMS_FULL_NAME = "llms-full.txt"
@@ -351,11 +359,24 @@ def _outside(target: str) -> str:
 def _kind(name: str) -> str | None:
     if name == MANIFEST_NAME:
         return "manifest"
-    if not name.startswith(".") and (
-        name.lower().endswith(MARKDOWN_SUFFIXES + PDF_SUFFIXES) or is_llms_full(name)
-    ):
+    if not name.startswith(".") and (name.lower().endswith(SOURCE_SUFFIXES) or is_llms_full(name)):
         return "markdown"
     return None
+
+
+# Pages a site generator writes that hold no documentation (Sphinx's indexes, search pages).
+SITE_GENERATED = frozenset({"404.html", "search.html", "genindex.html", "py-modindex.html"})
+
+
+def is_html(path: str) -> bool:
+    return path.lower().endswith(HTML_SUFFIXES)
+
+
+def is_generated_page(path: str) -> bool:
+    """A site generator's own page (404, search, index of names, Sphinx's `genindex-A.html`
+    and `genindex-all.html`): not indexed."""
+    lower = path.lower()
+    return lower in SITE_GENERATED or lower.startswith(("search/", "genindex"))
 
 
 def is_llms_full(path: str) -> bool:

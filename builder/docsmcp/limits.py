@@ -51,3 +51,13 @@ MAX_PDF_PAGES = 100_000
 # per MB of text (fullrefman.pdf: 4.7 MB of text, 2,415 pages, 170 MB), so 24 MiB keeps one
 # PDF under ~1 GB; a 10,000-page manual as dense as fullrefman has ~19 MB.
 MAX_PDF_TEXT_BYTES = 24 * 1024 * 1024
+
+# reStructuredText (rst.py): docutils spends about half a millisecond per explicit markup line
+# (`.. x::`, `.. _label:`, `.. [#]`), worse than linearly for footnotes; a page with more is
+# indexed as plain text with a warning (the largest page of CPython's docs has about 1,500).
+MAX_RST_EXPLICIT_MARKUP = 10_000
+
+# A saved HTML page (htmlpage.py): markup is several times its text, and html.parser reads about
+# 1 MB/s, so a page may be 8 MiB (8 s); the line and table limits above apply to the markdown
+# it becomes (its tables are bounded by the converter), not to the HTML.
+MAX_HTML_BYTES = 8 * 1024 * 1024

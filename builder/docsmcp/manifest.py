@@ -29,6 +29,8 @@ from docsmcp.discover import (
     Refused,
     glob_match,
     glob_problem,
+    is_generated_page,
+    is_html,
     is_llms_full,
     matches_any,
     read_file,
@@ -41,6 +43,7 @@ from docsmcp.frontmatter import Frontmatter, find_inline_hints, split_frontmatte
 from docsmcp.limits import (
     MAX_FILE_BYTES,
     MAX_FILE_LINES,
+    MAX_HTML_BYTES,
     MAX_JSON_DEPTH,
     MAX_JSON_INT_DIGITS,
     MAX_MANIFEST_BYTES,
@@ -115,6 +118,9 @@ class SourceFile:
     # and the section numbers taken off its headings, (heading line, number). Empty for markdown.
     page_starts: tuple[int, ...] = ()
     section_numbers: tuple[tuple[int, str], ...] = ()
+    # Anchors of a converted page (convert.py) that are no heading of its markdown, e.g. the
+    # ids of a saved HTML page's API entries: (0-based line, id), for links to resolve.
+    anchors: tuple[tuple[int, str], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -460,7 +466,7 @@ def _read_text(
     docs_dir: Path, path: str, roots: Sequence[Path]
 ) -> tuple[str | None, Problem | None]:
     try:
-        raw = read_file(docs_dir, path, roots, MAX_FILE_BYTES)
+        raw = read_file(docs_dir, path, roots, MAX_HTML_BYTES if is_html(path) else MAX_FILE_BYTES)
     except Refused as exc:
         return None, Problem(path, None, f"file {exc}")
     except OSError as exc:
@@ -470,12 +476,30 @@ def _read_text(
     try:
         text = raw[offset:].decode("utf-8")
     except UnicodeDecodeError as exc:
-        line = raw[: offset + exc.start].count(b"\n") + 1
-        return None, Problem(path, line, f"not valid UTF-8 at byte {offset + exc.start}")
+        text = _declared_html(raw) if is_html(path) else None
+        if text is None:
+            line = raw[: offset + exc.start].count(b"\n") + 1
+            return None, Problem(path, line, f"not valid UTF-8 at byte {offset + exc.start}")
     text = text.replace("\r\n", "\n").replace("\r", "\n")
-    if message := _structure_problem(text):
+    if not is_html(path) and (message := _structure_problem(text)):
         return None, Problem(path, None, f"{message}; split it or leave it out")
     return text, None
+
+
+# `<meta charset="...">` or `content="text/html; charset=..."` near the start of a saved page.
+_HTML_CHARSET = re.compile(rb"""charset\s*=\s*["']?\s*([A-Za-z0-9_.:-]{1,40})""", re.IGNORECASE)
+
+
+def _declared_html(raw: bytes) -> str | None:
+    """A saved HTML page that is not UTF-8, decoded with the charset it declares (older sites
+    are often windows-1252); None when it declares none or the bytes do not fit it."""
+    m = _HTML_CHARSET.search(raw[:4096])
+    if m is None:
+        return None
+    try:
+        return raw.decode(m.group(1).decode("ascii"))
+    except (LookupError, UnicodeDecodeError):
+        return None
 
 
 def _structure_problem(text: str) -> str | None:
@@ -824,7 +848,11 @@ def load_corpus(
             _refuse(entry, problems)
     files = []
     pdfs: list[PdfSummary] = []
+    # A saved HTML site is read only when the folder has no markdown or reST sources.
+    sources = any(not is_html(e.path) for e in listing.markdown)
     for entry in listing.markdown:
+        if is_html(entry.path) and (sources or is_generated_page(entry.path)):
+            continue
         if _left_out(entry.path, manifests, include, exclude):
             continue
         if entry.skip or entry.refusal:

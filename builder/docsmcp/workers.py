@@ -16,7 +16,9 @@ from collections.abc import Iterator, Sequence
 
 from docsmcp_runtime.analyzer import AnalyzerConfig
 
+from . import logs
 from .chunk import Chunk, chunk_parsed, in_file_lines, parse_file
+from .convert import convert_source
 from .index import FieldCounts, analyse_chunk
 from .manifest import SourceFile
 from .tables import FileRecords, file_records
@@ -43,7 +45,7 @@ def default_workers() -> int:
 
 def process(sf: SourceFile, default_max: int, analyzer: AnalyzerConfig) -> Processed:
     """One file's chunks, table records and analysed chunk fields (for the index)."""
-    parsed = parse_file(sf)
+    parsed = parse_file(convert_source(sf))
     chunks = chunk_parsed(parsed, default_max)
     records = file_records(parsed, chunks)
     chunks = [in_file_lines(c, parsed.source) for c in chunks]
@@ -70,7 +72,7 @@ def process_all(
     if "fork" in multiprocessing.get_all_start_methods():
         _FILES = files
         try:
-            with multiprocessing.get_context("fork").Pool(workers) as pool:
+            with logs.once_per_build(), multiprocessing.get_context("fork").Pool(workers) as pool:
                 job = functools.partial(_process_index, default_max=default_max, analyzer=analyzer)
                 yield from pool.imap(job, range(len(files)), chunksize=BATCH)
         finally:

@@ -86,9 +86,18 @@ def _has_text_ref(text: str) -> bool:
 
 
 _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.\-]*:")
-_DOC_EXTS = (".md", ".mdx", ".markdown")
+_DOC_EXTS = (".md", ".mdx", ".markdown", ".rst")
 _HTML_EXTS = (".html", ".htm")
-_INDEX_NAMES = ("index.md", "index.mdx", "README.md", "readme.md", "_index.md")
+# index.html / index.rst: pages of a saved HTML site or a Sphinx project (convert.py).
+_INDEX_NAMES = (
+    "index.md",
+    "index.mdx",
+    "README.md",
+    "readme.md",
+    "_index.md",
+    "index.html",
+    "index.rst",
+)
 _EXPLICIT_ID = re.compile(r"\{#([^{}\s]+)\}\s*$")
 _HTML_ANCHOR = re.compile(
     r"<[A-Za-z][\w-]{0,30}\s[^<>\n]{0,200}?\b(?:name|id)\s*=\s*[\"']([^\"'<>\n]{1,200})[\"']"
@@ -406,7 +415,12 @@ class _FileIndex:
             self.rules.setdefault(rule, row)
 
     def _index_html_anchors(self) -> None:
-        """Anchors of HTML elements (`<a name="x">`, `<span id="x">`) and grammar productions."""
+        """Anchors of HTML elements (`<a name="x">`, `<span id="x">`), of a converted page's
+        elements (`SourceFile.anchors`) and grammar productions."""
+        for line, name in self.parsed.source.anchors:
+            row = self.row_from(line)
+            if row is not None:
+                self.anchors.setdefault(_norm(name), row)
         body = self.parsed.source.body
         html = "id=" in body or "name=" in body
         grammar = GRAMMAR_FENCE in body
@@ -560,7 +574,13 @@ class _Resolver:
         self.sections_global: dict[str, list[int]] = {}  # section id -> rows
         self.sections_by_dir: dict[tuple[str, str], int] = {}
         self.sections_by_doc: dict[tuple[str, str], int] = {}
+        # Anchors of every reST page: Sphinx's `:ref:` labels are global (rst.py writes a
+        # label of another page as `#label`).
+        self.rst_anchors: dict[str, int] = {}
         for k, f in enumerate(files):
+            if f.path.lower().endswith(".rst"):
+                for key, row in f.anchors.items():
+                    self.rst_anchors.setdefault(key, row)
             self.by_path.setdefault(f.path, k)
             self.by_lower_path.setdefault(f.path.lower(), k)
             folder = posixpath.dirname(f.path)
@@ -598,6 +618,7 @@ class _Resolver:
             yield trimmed
             return
         if lower.endswith(_HTML_EXTS) and not folder:  # mdBook: `x.html` is `x.md`
+            yield trimmed  # a page of a saved HTML site (convert.py)
             stem = trimmed[: trimmed.rfind(".")]
             yield stem + ".md"
             yield stem + ".mdx"
@@ -633,7 +654,12 @@ class _Resolver:
         if path.count("/") > _MAX_PARTS or "\x00" in path:
             return None
         if not path:
-            return self._anchor(source, anchor) if anchor else IGNORED
+            if not anchor:
+                return IGNORED
+            row = self._anchor(source, anchor)
+            if row is None and source.path.lower().endswith(".rst"):
+                row = self.rst_anchors.get(_norm(anchor))
+            return row
         target = self._resolve_path(path, source)
         if target is None:
             if "/" not in path and not anchor:

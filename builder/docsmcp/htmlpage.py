@@ -1,0 +1,543 @@
+"""A saved HTML page (a Sphinx or mkdocs `site/` build, a saved docs page) as markdown.
+
+The page is parsed with the standard library's `html.parser` (tolerant of real-world HTML, no
+dependency) into a small tree; its main content is chosen (mkdocs-material's
+`article.md-content__inner`, `[role=main]`, `<main>`, Sphinx's `div.body` / `div.document`,
+`<article>`, else `<body>`), navigation, headers, footers, sidebars, scripts and Sphinx's `¶`
+links are dropped, and the rest is written as markdown the chunker reads like any page:
+`#` headings, fenced code with the language of `language-x` / `highlight-x` classes, tables
+as pipe rows, lists, admonition titles as a `Note:` label line, and links kept as written
+(relative links between pages resolve in xref like `.md` ones). Deterministic: the same page
+always gives the same text.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from html.parser import HTMLParser
+
+from .limits import MAX_TABLE_CELLS
+
+# Elements never holding documentation text.
+_DROP_TAGS = frozenset(
+    "nav header footer aside script style noscript template svg form button iframe canvas "
+    "object select input textarea head title meta link".split()
+)
+# Classes of navigation and decoration inside the content (Sphinx, mkdocs, mkdocs-material).
+_DROP_CLASSES = frozenset(
+    "headerlink sphinxsidebar sphinxsidebarwrapper related md-sidebar md-header md-footer "
+    "md-source-file md-content__button md-top md-dialog md-search clearer footer "
+    "rst-footer-buttons wy-breadcrumbs".split()
+)
+_VOID = frozenset("area base br col embed hr img input link meta param source track wbr".split())
+_BLOCK = frozenset(
+    "address article blockquote dd details div dl dt figcaption figure h1 h2 h3 h4 h5 h6 hr "
+    "li main ol p pre section summary table ul".split()
+)
+# Open elements a new one implicitly closes (HTML's optional end tags).
+_CLOSES = {
+    "p": {"p"},
+    "li": {"li", "p"},
+    "dt": {"dt", "dd", "p"},
+    "dd": {"dt", "dd", "p"},
+    "tr": {"tr", "td", "th", "p"},
+    "td": {"td", "th", "p"},
+    "th": {"td", "th", "p"},
+    "thead": {"tbody", "tr", "td", "th"},
+    "tbody": {"thead", "tbody", "tr", "td", "th"},
+}
+# Deeper nesting is flattened into the element at this depth (hostile input stays linear).
+MAX_DEPTH = 200
+# Open elements an end tag (or an implicitly closing start tag) looks through for its match.
+SCAN = 64
+# Elements whose children an implicitly closing start tag never closes beyond.
+_SCOPES = frozenset({"ul", "ol", "dl", "table", "div", "section", "blockquote"})
+# A complete tag at a `<`: html.parser rescans to the end of the text from every `<` that starts
+# an unterminated construct (quadratic), so any other `<` is escaped first. Names and unquoted
+# values exclude `<`, so a failed match stops at the next one (linear).
+_TAG_AT = re.compile(
+    r"""</?[A-Za-z][^\s/><"'=]*"""
+    r"""(?:\s+[^\s/><"'=]+(?:\s*=\s*(?:"[^"]*"|'[^']*'|[^\s>"'<=`]+))?)*\s*/?>"""
+)
+_RAW_TEXT = re.compile(r"<(script|style|textarea|title)\b", re.IGNORECASE)
+_RAW_END = {
+    t: re.compile(f"</{t}", re.IGNORECASE) for t in ("script", "style", "textarea", "title")
+}
+# Table cells (rows times columns) a page may write as pipe tables; tables beyond are written as
+# plain lines, so colspan padding cannot multiply a page's size (limits.py's table limit).
+MAX_PAGE_CELLS = MAX_TABLE_CELLS
+_LANG = re.compile(r"(?:^|\s)(?:language|lang|highlight|sourceCode)-([A-Za-z0-9_+#.-]+)")
+_NO_LANG = frozenset({"default", "text", "none", "plain", "plaintext", "notranslate", "console"})
+_SPACE = re.compile(r"\s+")
+# Marks an element id in the text being written (removed, with its line recorded, at the end).
+_MARK = re.compile("\x00([^\x00]*)\x00")
+# A table's delimiter row (`|---|:-:|`): in a paragraph's text it would make the lines above and
+# below it a markdown table.
+_DELIMITER_ROW = re.compile(r"[ \t]*[-:|][-:| \t]*")
+# A paragraph line markdown would read as something else (heading, quote, list item).
+_MARKUP_START = re.compile(r"^([#>]|[-+*](?=\s)|\d{1,9}[.)](?=\s))")
+
+
+@dataclass
+class Node:
+    tag: str
+    attrs: dict[str, str]
+    children: list[Node | str] = field(default_factory=list)
+
+    @property
+    def classes(self) -> list[str]:
+        return self.attrs.get("class", "").split()
+
+
+class _TreeBuilder(HTMLParser):
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.root = Node("#root", {})
+        self.stack = [self.root]
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        closes = _CLOSES.get(tag, {"p"} if tag in _BLOCK else ())
+        if closes:
+            # Close the outermost open element this one ends implicitly (a new <tr> ends the
+            # open <td> and <tr>), within the nearest list or table: a nested list's <li> does
+            # not close the outer one. Looked for among the innermost SCAN elements only.
+            cut = 0
+            for i in range(len(self.stack) - 1, max(0, len(self.stack) - 1 - SCAN), -1):
+                open_tag = self.stack[i].tag
+                if open_tag in closes:
+                    cut = i
+                elif open_tag in _SCOPES:
+                    break
+            if cut:
+                del self.stack[cut:]
+        node = Node(tag, {k: v or "" for k, v in attrs})
+        self.stack[-1].children.append(node)
+        if tag not in _VOID and len(self.stack) < MAX_DEPTH:
+            self.stack.append(node)
+
+    def handle_startendtag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.stack[-1].children.append(Node(tag, {k: v or "" for k, v in attrs}))
+
+    def handle_endtag(self, tag: str) -> None:
+        for i in range(len(self.stack) - 1, max(0, len(self.stack) - 1 - SCAN), -1):
+            if self.stack[i].tag == tag:
+                del self.stack[i:]
+                return
+
+    def handle_data(self, data: str) -> None:
+        self.stack[-1].children.append(data)
+
+
+def _sanitized(text: str) -> str:
+    """`text` that html.parser reads in linear time, with the same meaning: comments,
+    declarations and processing instructions removed (an unclosed comment runs to the end, as in
+    browsers), and every `<` that starts no complete tag written `&lt;`. Found with `str.find`
+    and anchored matches, each failing at the next `<` at the latest."""
+    if "<" not in text:
+        return text
+    out: list[str] = []
+    at = 0
+    n = len(text)
+    no_close_after = n + 1  # no `>` at or after this position (a failed find says so)
+    while at < n:
+        lt = text.find("<", at)
+        if lt < 0:
+            break
+        out.append(text[at:lt])
+        if text.startswith("<!--", lt):
+            end = text.find("-->", lt + 4)
+            if end < 0:
+                return "".join(out)
+            at = end + 3
+            continue
+        if text.startswith(("<!", "<?"), lt):
+            end = text.find(">", lt) if lt < no_close_after else -1
+            if end < 0:
+                no_close_after = min(no_close_after, lt)
+                out.append("&lt;")
+                at = lt + 1
+            else:
+                at = end + 1
+            continue
+        m = _TAG_AT.match(text, lt)
+        if m is None:
+            out.append("&lt;")
+            at = lt + 1
+            continue
+        out.append(m.group(0))
+        at = m.end()
+        raw = _RAW_TEXT.match(m.group(0))
+        if raw is not None and not m.group(0).endswith("/>"):
+            # Script and style text is not markup: skip to its end tag (or the end).
+            end = _RAW_END[raw.group(1).lower()].search(text, at)
+            close = n if end is None else end.start()
+            out.append(text[at:close].replace("<", "&lt;"))
+            at = close
+    out.append(text[at:])
+    return "".join(out)
+
+
+def parse_html(text: str) -> Node:
+    builder = _TreeBuilder()
+    builder.feed(_sanitized(text))
+    builder.close()
+    return builder.root
+
+
+def _walk(node: Node):
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        yield current
+        stack.extend(reversed([c for c in current.children if isinstance(c, Node)]))
+
+
+def _main_content(root: Node) -> Node:
+    tests = (
+        lambda n: n.tag == "article" and "md-content__inner" in n.classes,
+        lambda n: n.attrs.get("role") == "main",
+        lambda n: n.tag == "main",
+        lambda n: n.tag == "div" and "body" in n.classes,
+        lambda n: n.tag == "div" and "document" in n.classes,
+        lambda n: n.tag == "article",
+        lambda n: n.tag == "body",
+    )
+    nodes = list(_walk(root))
+    for test in tests:
+        for n in nodes:
+            if test(n):
+                return n
+    return root
+
+
+def _text(node: Node | str) -> str:
+    """Every character of the text under `node`, as written (for code)."""
+    if isinstance(node, str):
+        return node
+    out: list[str] = []
+    stack: list[Node | str] = [node]
+    while stack:
+        current = stack.pop()
+        if isinstance(current, str):
+            out.append(current)
+        elif current.tag == "br":
+            out.append("\n")
+        elif not _dropped(current):
+            stack.extend(reversed(current.children))
+    return "".join(out)
+
+
+def _dropped(node: Node) -> bool:
+    if node.tag in _DROP_TAGS:
+        return True
+    return any(c in _DROP_CLASSES for c in node.classes)
+
+
+def _language(node: Node, ancestors: list[Node]) -> str:
+    candidates = [node] + [c for c in node.children if isinstance(c, Node)] + ancestors[::-1][:3]
+    for n in candidates:
+        m = _LANG.search(n.attrs.get("class", ""))
+        if m and m.group(1).lower() not in _NO_LANG:
+            return m.group(1).lower()
+    return ""
+
+
+def _fence(code: str, lang: str) -> str:
+    longest = max((len(m) for m in re.findall(r"`+", code)), default=0)
+    ticks = "`" * max(3, longest + 1)
+    return f"{ticks}{lang}\n{code.rstrip()}\n{ticks}"
+
+
+def _code_span(text: str) -> str:
+    text = _SPACE.sub(" ", text)
+    if not text.strip():
+        return text
+    longest = max((len(m) for m in re.findall(r"`+", text)), default=0)
+    ticks = "`" * (longest + 1)
+    pad = " " if text.startswith("`") or text.endswith("`") else ""
+    return f"{ticks}{pad}{text}{pad}{ticks}"
+
+
+class _Renderer:
+    def __init__(self) -> None:
+        self.ancestors: list[Node] = []
+        self.first_h1: str | None = None  # the page title, when the content has an h1
+        self.cells = 0  # table cells written so far (MAX_PAGE_CELLS)
+
+    # -- inline ---------------------------------------------------------------------------------
+
+    def inline(self, node: Node | str) -> str:
+        if isinstance(node, str):
+            return node.replace("\x00", "")
+        if _dropped(node):
+            return ""
+        mark = _mark(node)
+        if mark:
+            return mark + self._inline(node)
+        return self._inline(node)
+
+    def _inline(self, node: Node) -> str:
+        tag = node.tag
+        if tag == "br":
+            return "\n"
+        if tag == "img":
+            return node.attrs.get("alt", "")
+        if tag in ("code", "tt", "kbd", "samp"):
+            return _code_span(_text(node))
+        inner = "".join(self.inline(c) for c in node.children)
+        if tag in ("strong", "b") and inner.strip():
+            return f"**{inner.strip()}**"
+        if tag in ("em", "i") and inner.strip():
+            return f"*{inner.strip()}*"
+        if tag == "a":
+            href = node.attrs.get("href", "").strip()
+            label = _SPACE.sub(" ", inner).strip()
+            if href and label and not href.lower().startswith("javascript:"):
+                label = label.replace("[", "\\[").replace("]", "\\]")
+                return f"[{label}]({href.replace(' ', '%20').replace(')', '%29')})"
+        return inner
+
+    def _paragraph(self, parts: list[Node | str]) -> str:
+        text = "".join(self.inline(p) for p in parts)
+        out = []
+        for line in text.split("\n"):
+            marks = "".join(m.group(0) for m in _MARK.finditer(line))
+            line = _SPACE.sub(" ", _MARK.sub("", line)).strip()
+            if _DELIMITER_ROW.fullmatch(line) and "|" in line and "-" in line:
+                line = line.replace("|", "\\|")  # text, not a table (its size is unbounded)
+            if line:  # ids move to the line's end, so the escape below sees its start
+                out.append(_MARKUP_START.sub(r"\\\1", line) + marks)
+            elif marks and out:
+                out[-1] += marks
+            elif marks:
+                out.append(marks)
+        return "\n".join(out)
+
+    # -- blocks ---------------------------------------------------------------------------------
+
+    def blocks(self, node: Node) -> list[str]:
+        """Markdown blocks of a container's children."""
+        out: list[str] = []
+        run: list[Node | str] = []
+
+        def flush() -> None:
+            if run:
+                text = self._paragraph(run)
+                if text:
+                    out.append(text)
+                run.clear()
+
+        self.ancestors.append(node)
+        try:
+            for child in node.children:
+                if isinstance(child, Node) and _dropped(child):
+                    continue
+                if isinstance(child, Node) and (child.tag in _BLOCK or child.tag in _OWN_BLOCK):
+                    flush()
+                    written = self.block(child)
+                    mark = _mark(child)
+                    if mark and written:
+                        written[0] = _mark_first_line(written[0], mark)
+                    elif mark:
+                        run.append(mark)  # an empty element: its id goes with what follows
+                    out.extend(written)
+                else:
+                    run.append(child)
+            flush()
+        finally:
+            self.ancestors.pop()
+        return out
+
+    def block(self, node: Node) -> list[str]:
+        tag = node.tag
+        if any(c in _TAB_SETS for c in node.classes):
+            tabs = self._tabs(node)
+            if tabs is not None:
+                return tabs
+        if tag in ("h1", "h2", "h3", "h4", "h5", "h6"):
+            text = _SPACE.sub(" ", "".join(self.inline(c) for c in node.children)).strip()
+            if tag == "h1" and text and self.first_h1 is None:
+                self.first_h1 = _SPACE.sub(" ", _text(node)).strip()
+            return [f"{'#' * int(tag[1])} {text}"] if text else []
+        if tag == "pre":
+            code = _text(node).strip("\n")
+            return [_fence(code, _language(node, self.ancestors))] if code.strip() else []
+        if tag in ("ul", "ol"):
+            return self._list(node, ordered=tag == "ol")
+        if tag == "table":
+            return self._table(node)
+        if tag == "blockquote":
+            inner = "\n\n".join(self.blocks(node))
+            return ["\n".join(f"> {line}" if line else ">" for line in inner.split("\n"))]
+        if tag == "hr":
+            return []
+        if tag == "p" and "admonition-title" in node.classes or tag == "summary":
+            return self._admonition_label(self._paragraph(node.children))
+        if tag == "dt" and "sig" in node.classes:  # a Sphinx API signature: code, as written
+            marks = "".join(_mark(n) for n in _walk(node) if n is not node)
+            return [_code_span(_text(node)) + marks]
+        if tag == "dt":
+            text = self._paragraph(node.children)
+            return [f"**{text}**"] if text and "\n" not in text else [text] if text else []
+        return self.blocks(node)
+
+    def _tabs(self, node: Node) -> list[str] | None:
+        """Content tabs (mkdocs-material, sphinx-design, sphinx-tabs): each tab's label, then
+        its panel, in order; None when labels and panels do not pair up."""
+        labels: list[str] = []
+        panels: list[Node] = []
+        stack: list[Node] = [node]
+        while stack:
+            current = stack.pop()
+            for child in reversed(current.children):
+                if not isinstance(child, Node):
+                    continue
+                holder = "tabbed-content" in child.classes and any(
+                    isinstance(g, Node) and "tabbed-block" in g.classes for g in child.children
+                )  # mkdocs-material's alternate style: one block per tab inside it
+                if not holder and (
+                    any(c in _TAB_PANELS for c in child.classes)
+                    or child.attrs.get("role") == "tabpanel"
+                ):
+                    panels.append(child)
+                elif child.tag == "label" or child.attrs.get("role") == "tab":
+                    labels.append(_SPACE.sub(" ", _text_all(child)).strip())
+                else:
+                    stack.append(child)
+        labels.reverse()
+        panels.reverse()
+        if not panels or len(labels) != len(panels):
+            return None
+        out: list[str] = []
+        self.ancestors.append(node)
+        try:
+            for label, panel in zip(labels, panels, strict=True):
+                if label:
+                    out.append(_MARKUP_START.sub(r"\\\1", label))
+                out.extend(self.blocks(panel))
+        finally:
+            self.ancestors.pop()
+        return out
+
+    def _admonition_label(self, title: str) -> list[str]:
+        """`Warning: Rate limits` (kind and title), like the `:::warning Rate limits` label of
+        a markdown admonition; Sphinx's titles are the kind itself (`Note`)."""
+        kind = ""
+        for n in reversed(self.ancestors):
+            if "admonition" in n.classes or n.tag == "details":
+                kind = next((c for c in n.classes if c in _ADMONITION_KINDS), "")
+                break
+        label = title.rstrip(":").strip()
+        if kind and label.lower() != kind:
+            label = f"{kind.capitalize()}: {label}" if label else kind.capitalize()
+        return [label] if label else []
+
+    def _list(self, node: Node, ordered: bool) -> list[str]:
+        items: list[str] = []
+        number = int(node.attrs.get("start", "1")) if node.attrs.get("start", "").isdigit() else 1
+        for child in node.children:
+            if not isinstance(child, Node) or child.tag != "li":
+                continue
+            marker = f"{number}. " if ordered else "- "
+            number += 1
+            body = "\n\n".join(self.blocks(child)) or ""
+            pad = " " * len(marker)
+            lines = body.split("\n")
+            text = (
+                marker
+                + lines[0]
+                + "".join("\n" + (pad + line if line else "") for line in lines[1:])
+            )
+            items.append(text.rstrip())
+        return ["\n".join(items)] if items else []
+
+    def _table(self, node: Node) -> list[str]:
+        rows: list[list[str]] = []
+        header_rows = 0
+        for n in _walk(node):
+            if n.tag != "tr" or n is node:
+                continue
+            cells = [c for c in n.children if isinstance(c, Node) and c.tag in ("td", "th")]
+            if not cells:
+                continue
+            texts = []
+            for cell in cells:
+                text = " ".join(b.replace("\n", " ") for b in self.blocks(cell))
+                text = _SPACE.sub(" ", text).strip().replace("|", "\\|")
+                texts.append(text)
+                span = cell.attrs.get("colspan", "1")
+                texts.extend([""] * (min(int(span), 50) - 1 if span.isdigit() else 0))
+            if all(c.tag == "th" for c in cells) and len(rows) == header_rows:
+                header_rows += 1
+            rows.append(texts)
+        if not rows:
+            return []
+        width = max(len(r) for r in rows)
+        self.cells += width * len(rows)
+        if self.cells > MAX_PAGE_CELLS:
+            return ["\n".join(" | ".join(c for c in r if c) for r in rows)]
+        rows = [r + [""] * (width - len(r)) for r in rows]
+        lines = ["| " + " | ".join(rows[0]) + " |", "|" + "---|" * width]
+        lines += ["| " + " | ".join(r) + " |" for r in rows[1:]]
+        return ["\n".join(lines)]
+
+
+# Content tab sets (mkdocs-material, sphinx-design, sphinx-tabs) and their panels.
+_TAB_SETS = frozenset({"tabbed-set", "sd-tab-set", "sphinx-tabs"})
+_TAB_PANELS = frozenset({"tabbed-block", "tabbed-content", "sd-tab-content"})
+# Admonition kinds of Sphinx, mkdocs and mkdocs-material (the class beside `admonition`).
+_ADMONITION_KINDS = frozenset(
+    "note warning tip danger important hint caution attention error seealso info success "
+    "question failure bug example quote abstract todo".split()
+)
+# Not HTML block elements, but written as blocks of their own.
+_OWN_BLOCK = frozenset({"tr", "td", "th", "thead", "tbody"})
+
+
+def _mark(node: Node) -> str:
+    ids = [node.attrs.get("id", ""), node.attrs.get("name", "") if node.tag == "a" else ""]
+    return "".join(f"\x00{i.strip()}\x00" for i in ids if i.strip())
+
+
+def _mark_first_line(block: str, mark: str) -> str:
+    first, sep, rest = block.partition("\n")
+    return first + mark + sep + rest
+
+
+def take_marks(text: str) -> tuple[str, tuple[tuple[int, str], ...]]:
+    """`text` without its id marks, and (0-based line, id) of each."""
+    if "\x00" not in text:
+        return text, ()
+    lines = text.split("\n")
+    anchors = []
+    for i, line in enumerate(lines):
+        if "\x00" in line:
+            anchors.extend((i, m.group(1)) for m in _MARK.finditer(line))
+            lines[i] = _MARK.sub("", line).replace("\x00", "").rstrip()
+    return "\n".join(lines), tuple(anchors)
+
+
+@dataclass(frozen=True)
+class Converted:
+    text: str  # markdown
+    title: str | None
+    anchors: tuple[tuple[int, str], ...] = ()  # (0-based line, element id)
+
+
+def html_to_markdown(text: str) -> Converted:
+    root = parse_html(text.replace("\x00", ""))  # NUL marks ids while writing
+    renderer = _Renderer()
+    blocks = renderer.blocks(_main_content(root))
+    body, anchors = take_marks("\n\n".join(b for b in blocks if _MARK.sub("", b).strip()))
+    title = renderer.first_h1
+    if title is None:
+        for n in _walk(root):
+            if n.tag == "title":
+                title = _SPACE.sub(" ", _text_all(n)).strip() or None
+                break
+    return Converted(body + "\n" if body else "", title, anchors)
+
+
+def _text_all(node: Node) -> str:
+    return "".join(c if isinstance(c, str) else _text_all(c) for c in node.children)
