@@ -211,7 +211,7 @@ def test_ivf_index_above_the_threshold(tmp_path: Path) -> None:
     )
     meta = json.loads((ivf / "metadata.json").read_text())
     index = meta["embedding"]["index"]
-    assert index["type"] == "ivf" and index["lists"] == 16 and index["probe"] == 1
+    assert index["type"] == "ivf" and index["lists"] == 17 and index["probe"] == 2  # 4·√19
     assert {"vector_rows.bin", "ivf_centroids.bin", "ivf_offsets.bin"} <= set(meta["files"])
     rows = np.fromfile(ivf / "vector_rows.bin", dtype="<u4")
     assert sorted(rows.tolist()) == list(range(19))

@@ -58,8 +58,11 @@ def test_readme_try_it_runs_as_written(tmp_path: Path) -> None:
     assert command.startswith("python3 -m venv .venv")
     done = _bash(command, _checkout(tmp_path / "docsmcp"))
     assert done.returncode == 0, done.stderr[-2000:]
-    first = done.stdout.splitlines()[0]
-    assert first.startswith(" 1. ") and "#" in first and "retries" in done.stdout.lower()
+    # pip speaks first (on stdout); then the ranked hits, the Python tab's text among them
+    hits = done.stdout[done.stdout.index("\n 1. ") + 1 :]
+    first = hits.splitlines()[0]
+    assert first.startswith(" 1. guides/errors.mdx#error-handling/retries"), hits[:400]
+    assert "language=python" in hits and "</TabItem>" not in hits
 
 
 def test_pip_install_dot_brings_the_runtime(tmp_path: Path) -> None:
