@@ -37,6 +37,12 @@ TINY_DOCS = Path(__file__).resolve().parent / "fixtures" / "tiny-docs"
 SHARED = Path(os.environ.get("DOCSMCP_SHARED", REPO.parent / "shared"))
 CORPORA = SHARED / "corpora"
 EVAL_CASES = SHARED / "eval" / "dev-cases.jsonl"
+
+# Builds cache into the cache root (builder/docsmcp/cache.py): the tests get their own, so they
+# never read or fill the user's ~/.cache/docsmcp. Set before any child process starts.
+TEST_CACHE = Path(tempfile.mkdtemp(prefix="docsmcp-test-cache-"))
+os.environ["DOCSMCP_CACHE_DIR"] = str(TEST_CACHE)
+atexit.register(lambda: __import__("shutil").rmtree(TEST_CACHE, ignore_errors=True))
 EVAL_CASES_NL = SHARED / "eval" / "dev-cases-nl.jsonl"
 CLI_FORK = Path(__file__).resolve().parent / "fixtures" / "cli_fork.py"
 # Examples per fuzz test (Hypothesis, derandomized, so CI is repeatable): CI's default keeps

@@ -14,8 +14,9 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import EXAMPLE_DOCS, build_bundle, run_docsmcp
+from conftest import EXAMPLE_DOCS, TEST_CACHE, build_bundle, run_docsmcp
 from docsmcp.build import BuildOptions, collect
+from docsmcp.cache import output_key
 from docsmcp.embed import embedding_input
 from mcp_client import McpSession
 from openai_stub import OpenAIStub
@@ -152,7 +153,7 @@ def test_degraded_mode_when_the_endpoint_is_down(openai_bundle: Path) -> None:
 def test_incremental_builds_embed_only_changed_chunks(tmp_path: Path) -> None:
     docs = tmp_path / "docs"
     shutil.copytree(EXAMPLE_DOCS, docs)
-    out, cache = tmp_path / "idx", tmp_path / "idx.cache"
+    out, cache = tmp_path / "idx", TEST_CACHE / "embeddings"
 
     def sent(stub: OpenAIStub) -> list[str]:
         return [text for r in stub.requests for text in r.inputs]
@@ -173,7 +174,7 @@ def test_incremental_builds_embed_only_changed_chunks(tmp_path: Path) -> None:
         (docs / "typescript" / "payments.md").unlink()
         proc = openai_build(stub, docs, out)
         assert sent(stub) == []
-        (cache_file,) = cache.glob("*.npz")
+        (cache_file,) = cache.glob(f"{output_key(out)}-*.npz")
         with np.load(cache_file) as data:
             assert len(data["keys"]) == 16  # entries of the deleted file were pruned
         assert "embedded 0 of 16 chunks" in proc.stderr

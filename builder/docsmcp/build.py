@@ -29,6 +29,7 @@ from docsmcp_runtime.format import (
 )
 
 from . import __version__
+from .cache import cache_root, output_key
 from .chunk import DEFAULT_MAX_CHUNK_SIZE, Chunk
 from .embed import EmbeddingOptions, EmbeddingProvider, make_provider
 from .index import FieldCounts, build_index
@@ -67,7 +68,8 @@ class BuildOptions:
     analyzer: AnalyzerConfig = field(default_factory=AnalyzerConfig)
     lexical: LexicalParams = field(default_factory=LexicalParams)
     embedding: EmbeddingOptions = field(default_factory=EmbeddingOptions)
-    # Embedding and parse caches; default: beside the output, <out>.cache.
+    # The cache root (cache.py); default: $DOCSMCP_CACHE_DIR, else $XDG_CACHE_HOME/docsmcp,
+    # else ~/.cache/docsmcp.
     cache_dir: Path | None = None
     fusion: FusionWeights = FusionWeights()  # RRF weights overriding the provider's defaults
     similarity_floor: float | None = None  # default: the provider's
@@ -308,8 +310,9 @@ def build(options: BuildOptions, out: Path, progress: Reporter | None = None) ->
         return now
 
     provider = make_provider(options.embedding)
-    cache_dir = options.cache_dir or out.with_name(out.name + ".cache")
-    parse_cache = ParseCache(cache_dir) if options.parse_cache else None
+    cache_dir = cache_root(options.cache_dir)
+    key = output_key(out)
+    parse_cache = ParseCache(cache_dir / "parsed", key) if options.parse_cache else None
     pdf_cache = cache_dir if options.parse_cache else None
     collected = collect(options, provider, progress, parse_cache, pdf_cache)
     if parse_cache is not None:
@@ -324,7 +327,9 @@ def build(options: BuildOptions, out: Path, progress: Reporter | None = None) ->
     mark = phase("browse tables", mark)
     embedding, arrays, files = None, {}, {}
     if provider is not None:
-        embedding, arrays, files = _vectors(options, provider, chunks, cache_dir, progress)
+        embedding, arrays, files = _vectors(
+            options, provider, chunks, cache_dir / "embeddings", progress, key
+        )
         mark = phase("embed", mark)
     name = options.name or default_name(options.docs_dir)
     description = options.description or describe(name, corpus, taxonomy)
@@ -384,9 +389,10 @@ def _vectors(
     chunks: list[Chunk],
     cache_dir: Path,
     progress: Reporter | None = None,
+    key: str = "",
 ) -> tuple[Embedding, dict[str, np.ndarray], dict[str, bytes]]:
     """The bundle's `embedding` section, vector arrays (by array name) and provider files."""
-    vectors, stats = embed_chunks(provider, chunks, cache_dir, progress)
+    vectors, stats = embed_chunks(provider, chunks, cache_dir, progress, key)
     if len(chunks) > options.ivf_threshold > 0:
         ivf = build_ivf(vectors)
         index = VectorIndexSpec("ivf", len(ivf.centroids), ivf.probe)

@@ -22,6 +22,7 @@ from docsmcp_runtime.search import parse_cosine
 
 from . import __version__, logs
 from .build import BuildError, BuildOptions, build, collect
+from .cache import KIND_NAMES, cache_root
 from .embed import PROVIDER_CHOICES, EmbeddingOptions, ProviderError
 from .gitsource import Checkout, GitError, record_build, up_to_date
 from .pdf import PdfSummary
@@ -210,8 +211,10 @@ def _parser() -> argparse.ArgumentParser:
         "--cache-dir",
         type=Path,
         metavar="DIR",
-        help="cache of parsed files and embeddings, so rebuilds parse only files and embed "
-        "only sections whose text changed (default: OUT.cache)",
+        help="cache root: parsed files, embeddings, PDF text and git checkouts, so rebuilds "
+        "parse only files and embed only sections whose text changed (default: "
+        "$DOCSMCP_CACHE_DIR, else $XDG_CACHE_HOME/docsmcp, else ~/.cache/docsmcp; see "
+        "docsmcp cache)",
     )
     g.add_argument(
         "--fusion-weights",
@@ -338,6 +341,32 @@ def _parser() -> argparse.ArgumentParser:
         metavar="RATIO",
         help="word similarity (0-1) two sections need to pair by text alone",
     )
+
+    c = sub.add_parser(
+        "cache",
+        help="show or empty the cache (parsed files, embeddings, PDF text, git, bundles)",
+        description="Show what the cache root holds, per kind, or empty some kinds. Every kind "
+        "is bounded (least recently used entries go first) and bundles never depend on it: "
+        "cleaning only costs time on the next build.",
+        epilog="examples:\n  docsmcp cache info\n  docsmcp cache clean --kind pdf --kind git"
+        "\n  docsmcp cache clean --cache-dir /tmp/docsmcp-cache",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    c.add_argument("action", choices=["info", "clean"], help="info: sizes; clean: remove entries")
+    c.add_argument(
+        "--kind",
+        action="append",
+        choices=KIND_NAMES,
+        help="with clean: only this kind (repeatable; default: every kind)",
+    )
+    c.add_argument(
+        "--cache-dir",
+        type=Path,
+        metavar="DIR",
+        help="the cache root (default: $DOCSMCP_CACHE_DIR, else $XDG_CACHE_HOME/docsmcp, else "
+        "~/.cache/docsmcp)",
+    )
+    c.add_argument("--json", action="store_true", help="print the figures as JSON")
 
     x = sub.add_parser(
         "export",
@@ -493,6 +522,8 @@ def main(argv: list[str] | None = None) -> int:
         from .diff import run_diff_cli
 
         return run_diff_cli(args)
+    if args.command == "cache":
+        return _cache(args)
     try:
         checkout = _git_source(args)
     except GitError as exc:
@@ -613,9 +644,7 @@ def _git_source(args: argparse.Namespace) -> Checkout | None:
     if source is None:
         args.docs_dir = Path(args.docs_dir)
         return None
-    from docsmcp_runtime.archive import default_cache_dir
-
-    cache = getattr(args, "cache_dir", None) or default_cache_dir()
+    cache = cache_root(getattr(args, "cache_dir", None))
     done = checkout(source, cache)
     args.docs_dir = done.docs_dir
     if getattr(args, "name", None) is None and hasattr(args, "name"):
@@ -662,6 +691,47 @@ def _references(stats: dict[str, tuple[int, int]]) -> str:
     if not found:
         return "no cross references"
     return f"{resolved} of {found} cross references resolved ({100 * resolved / found:.1f}%)"
+
+
+def _cache(args: argparse.Namespace) -> int:
+    from .cache import clean, info
+
+    root = cache_root(args.cache_dir)
+    if args.action == "clean":
+        kinds = tuple(args.kind or KIND_NAMES)
+        freed = clean(root, kinds)
+        if args.json:
+            print(json.dumps({"root": str(root), "cleaned": list(kinds), "freed_bytes": freed}))
+        else:
+            print(f"{root}: removed {', '.join(kinds)} ({freed / 1e6:,.1f} MB freed)")
+        return 0
+    if args.kind:
+        _err("error: --kind applies to clean")
+        return 2
+    rows = info(root)
+    if args.json:
+        out = {
+            "root": str(root),
+            "kinds": {
+                r.kind.name: {
+                    "path": str(r.path),
+                    "entries": r.entries,
+                    "bytes": r.bytes,
+                    "max_bytes": r.kind.max_bytes,
+                }
+                for r in rows
+            },
+        }
+        print(json.dumps(out, indent=2))
+        return 0
+    print(f"cache root: {root}")
+    for r in rows:
+        bound = f" of {r.kind.max_bytes / 1e9:g} GB" if r.kind.max_bytes else ""
+        print(
+            f"  {r.kind.name:<11} {r.entries:>5} entries {r.bytes / 1e6:>10,.1f} MB{bound}"
+            f"  {r.kind.what}"
+        )
+    return 0
 
 
 def _pack(args: argparse.Namespace) -> int:

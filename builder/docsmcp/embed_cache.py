@@ -1,6 +1,7 @@
 """Embedding cache for incremental builds.
 
-One file per provider fingerprint, `<fingerprint>.npz`, holding the sha256 of each embedding
+One file per output bundle and provider fingerprint in the cache root's `embeddings/` folder,
+`<output key>-<fingerprint>.npz` (cache.py), holding the sha256 of each embedding
 input and its vector. A build embeds only inputs whose key is missing, then rewrites the file
 with exactly the entries it used, so entries of deleted or edited sections are pruned. A cache
 that cannot be read is discarded with a warning: it only ever saves time.
@@ -15,7 +16,10 @@ from pathlib import Path
 
 import numpy as np
 
+from .cache import KINDS, evict
 from .embed import warn
+
+EMBEDDINGS_MAX_BYTES = next(k.max_bytes for k in KINDS if k.name == "embeddings") or 0
 
 
 def input_key(fingerprint: str, text: str) -> str:
@@ -23,8 +27,9 @@ def input_key(fingerprint: str, text: str) -> str:
 
 
 class EmbeddingCache:
-    def __init__(self, directory: Path, fingerprint: str, dimensions: int) -> None:
-        self.path = directory / f"{fingerprint}.npz"
+    def __init__(self, directory: Path, fingerprint: str, dimensions: int, key: str = "") -> None:
+        # `key` names the output bundle (cache.output_key): bundles sharing the root keep theirs.
+        self.path = directory / (f"{key}-{fingerprint}.npz" if key else f"{fingerprint}.npz")
         self.dimensions = dimensions
         self.entries: dict[str, np.ndarray] = self._load()
 
@@ -51,3 +56,4 @@ class EmbeddingCache:
         with tmp.open("wb") as fh:
             np.savez(fh, keys=np.array(keys, dtype="U64"), vectors=vectors.astype(np.float32))
         os.replace(tmp, self.path)
+        evict(self.path.parent, EMBEDDINGS_MAX_BYTES, keep=(self.path,))

@@ -1,7 +1,7 @@
 """Per-file cache of parsing and chunking, so a rebuild parses only the files that changed.
 
-One file per builder code fingerprint in the build's cache folder (`--cache-dir`, default
-`OUT.cache`, beside the embedding cache): `parsed-<code>.marshal`, a dict from a file's key to
+One file per output bundle and builder code fingerprint in the cache root's `parsed/` folder
+(cache.py): `<output key>-<code>.marshal`, a dict from a file's key to
 its chunks and table records. The key hashes everything the result depends on: the file's path,
 text, strategy, metadata, title and frontmatter, and the build's default chunk size; the code
 fingerprint hashes the builder's and runtime's sources, so any change of the code starts a new
@@ -26,6 +26,7 @@ import docsmcp_runtime
 from docsmcp_runtime.swap import pid_alive
 
 from .apiref import ApiEntry, Example, Parameter
+from .cache import KINDS, evict, touch
 from .chunk import Chunk
 from .embed import warn
 from .manifest import SourceFile
@@ -33,6 +34,7 @@ from .tables import FileRecords
 from .xref import FileRefs
 
 Entry = tuple[list[Chunk], FileRecords, list]  # chunks, records, analysed fields per chunk
+PARSED_MAX_BYTES = next(k.max_bytes for k in KINDS if k.name == "parsed") or 0
 # Bump when the stored tuples change shape.
 CACHE_FORMAT = 5
 
@@ -108,9 +110,14 @@ def _load(stored: tuple) -> Entry:
 
 
 class ParseCache:
-    def __init__(self, directory: Path) -> None:
-        self.path = directory / f"parsed-{code_fingerprint()}.marshal"
+    """The parse cache of one output bundle: `DIR/<output key>-<code fingerprint>.marshal`."""
+
+    def __init__(self, directory: Path, key: str) -> None:
+        self.key = key
+        self.path = directory / f"{key}-{code_fingerprint()}.marshal"
         self.stored: dict[str, tuple] = self._read()
+        if self.stored:
+            touch(self.path)  # used: the last to be evicted
         self.used: dict[str, tuple] = {}
         self.hits = 0
 
@@ -151,12 +158,13 @@ class ParseCache:
             # zlib level 1: a third of the size for ~0.2 s on speakeasy-sdks
             tmp.write_bytes(zlib.compress(marshal.dumps(self.used), 1))
             os.replace(tmp, self.path)
-            for old in self.path.parent.glob("parsed-*.marshal"):
-                if old != self.path:  # a cache of other code: never read again
+            for old in self.path.parent.glob(f"{self.key}-*.marshal"):
+                if old != self.path:  # this bundle's cache of other code: never read again
                     old.unlink(missing_ok=True)
-            for temp in self.path.parent.glob(".parsed-*.marshal.tmp-*"):
+            for temp in self.path.parent.glob(".*.marshal.tmp-*"):
                 pid = temp.name.rpartition("-")[2]
                 if pid.isdigit() and not pid_alive(int(pid)):  # left by a killed build
                     temp.unlink(missing_ok=True)
+            evict(self.path.parent, PARSED_MAX_BYTES, keep=(self.path,))
         except OSError as exc:
             warn(f"cannot write the parse cache {self.path} ({exc.strerror or exc})")

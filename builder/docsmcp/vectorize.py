@@ -42,11 +42,12 @@ def embed_chunks(
     chunks: list[Chunk],
     cache_dir: Path,
     progress: Callable[[str, int], Progress] | None = None,
+    key: str = "",
 ) -> tuple[np.ndarray, EmbedStats]:
     """float32 [len(chunks), dims] L2-normalised vectors; only cache misses reach the provider,
     in blocks of EMBED_BLOCK texts so `progress` (a counter factory) can show them go by."""
     fingerprint = provider.fingerprint()
-    cache = EmbeddingCache(cache_dir, fingerprint, provider.dimensions)
+    cache = EmbeddingCache(cache_dir, fingerprint, provider.dimensions, key)
     texts = [embedding_input(c) for c in chunks]
     keys = [input_key(fingerprint, t) for t in texts]
     vectors = np.zeros((len(chunks), provider.dimensions), dtype=np.float32)
