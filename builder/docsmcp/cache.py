@@ -115,7 +115,12 @@ def info(root: Path) -> list[KindInfo]:
     out = []
     for kind in KINDS:
         folder = root / kind.name
-        entries = [e for e in _entries(folder) if not e.name.startswith(".")]
+        # Lock files (git checkouts in use) and temporary files are not entries of their own.
+        entries = [
+            e
+            for e in _entries(folder)
+            if not e.name.startswith(".") and not e.name.endswith(".lock")
+        ]
         out.append(KindInfo(kind, folder, len(entries), sum(_size(e) for e in entries)))
     return out
 

@@ -22,7 +22,7 @@ from docsmcp_runtime.search import parse_cosine
 
 from . import __version__, logs
 from .build import BuildError, BuildOptions, build, collect
-from .cache import KIND_NAMES, cache_root
+from .cache import GIB, KIND_NAMES, cache_root
 from .embed import PROVIDER_CHOICES, EmbeddingOptions, ProviderError
 from .gitsource import Checkout, GitError, record_build, up_to_date
 from .pdf import PdfSummary
@@ -726,7 +726,7 @@ def _cache(args: argparse.Namespace) -> int:
         return 0
     print(f"cache root: {root}")
     for r in rows:
-        bound = f" of {r.kind.max_bytes / 1e9:g} GB" if r.kind.max_bytes else ""
+        bound = f" of {r.kind.max_bytes / GIB:g} GiB" if r.kind.max_bytes else ""
         print(
             f"  {r.kind.name:<11} {r.entries:>5} entries {r.bytes / 1e6:>10,.1f} MB{bound}"
             f"  {r.kind.what}"
