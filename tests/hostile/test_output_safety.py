@@ -19,7 +19,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import EXAMPLE_DOCS, build_bundle, run_docsmcp
+from conftest import EXAMPLE_DOCS, TEST_CACHE, build_bundle, run_docsmcp
+from docsmcp.cache import output_key
 
 pytestmark = pytest.mark.slow  # dozens of builds and runtime starts in child processes
 
@@ -175,9 +176,10 @@ def test_a_build_killed_at_any_step_leaves_a_bundle(tmp_path: Path, mode: str) -
         # ...and the next build cleans up after the dead one.
         build_bundle(docs, out)
         assert _served_ids(out) == new_ids
-        assert sorted(p.name for p in work.iterdir()) == ["idx", "idx.cache"], crash_at
-        cached = [p.name for p in (work / "idx.cache").iterdir()]
-        assert len(cached) == 1 and cached[0].startswith("parsed-"), (crash_at, cached)
+        assert sorted(p.name for p in work.iterdir()) == ["idx"], crash_at
+        key = output_key(out)  # its parse cache, in the cache root: one file, no temp leftovers
+        cached = [p.name for p in (TEST_CACHE / "parsed").iterdir() if key in p.name]
+        assert len(cached) == 1 and cached[0].startswith(key), (crash_at, cached)
         if finished:
             break
         crash_at += 1
