@@ -7,7 +7,7 @@ import dataclasses
 import json
 import sys
 import textwrap
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from docsmcp_runtime.format import (
@@ -108,9 +108,9 @@ def _parser() -> argparse.ArgumentParser:
 
     b = sub.add_parser(
         "build",
-        help="build a bundle from a folder of markdown (and PDF manuals)",
-        description="Build a bundle from a folder of markdown: discover the .md/.mdx files "
-        "(and .pdf manuals, with the pdf extra), "
+        help="build a bundle from a folder of docs (markdown, reST, HTML, PDF manuals)",
+        description="Build a bundle from a folder of docs (or a git repository): discover the "
+        ".md/.mdx and .rst files (a saved site's .html pages; .pdf manuals with the pdf extra), "
         "apply .docs-mcp.json manifests and frontmatter, chunk, index, and write OUT "
         "atomically (an existing bundle is replaced only when the build succeeds). Example: "
         "docsmcp build --docs-dir examples/acme-sdk --out ./idx",
@@ -160,6 +160,14 @@ def _parser() -> argparse.ArgumentParser:
     b.add_argument(
         "-q", "--quiet", action="store_true", help="print nothing on success (no progress either)"
     )
+    b.add_argument(
+        "--watch",
+        action="store_true",
+        help="after the build, rebuild whenever a file under --docs-dir (or a source root) "
+        "changes, until Ctrl-C; each rebuild is incremental and swapped in atomically, so "
+        "`docsmcp-runtime --watch` serves it; a failed rebuild keeps the last bundle",
+    )
+    b.add_argument("--watch-rounds", type=int, help=argparse.SUPPRESS)  # tests: stop after N
     b.add_argument(
         "--json",
         action="store_true",
@@ -558,6 +566,32 @@ def main(argv: list[str] | None = None) -> int:
     def reporter(label: str, total: int) -> Progress:
         return Progress(PROG, label, total, enabled=not args.quiet)
 
+    if getattr(args, "watch", False):
+        if checkout is not None:
+            _err("error: --watch follows a local folder; a git source is built once")
+            return 2
+        from .watch import watch
+
+        # A first build with problems does not stop the watch: the author is fixing them.
+        _build_once(args, options, checkout, reporter)
+        roots = [args.docs_dir, *args.source_root, *getattr(args, "api_source", ())]
+        return watch(
+            roots,
+            lambda: _build_once(args, options, checkout, reporter),
+            lambda line: None if args.quiet else print(f"{PROG}: {line}", file=sys.stderr),
+            skip=args.out,
+            rounds=args.watch_rounds,
+        )
+    return _build_once(args, options, checkout, reporter)
+
+
+def _build_once(
+    args: argparse.Namespace,
+    options: BuildOptions,
+    checkout: Checkout | None,
+    reporter: Callable[[str, int], Progress],
+) -> int:
+    """One build with its summary: 0 built, 1 problems (OUT untouched), 2 cannot write."""
     stamp = gitsource_stamp(options, checkout) if checkout is not None else None
     if checkout is not None and stamp is not None and up_to_date(checkout, args.out, stamp):
         return _skipped(args, checkout)
