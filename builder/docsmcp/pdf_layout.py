@@ -166,9 +166,25 @@ def reading_order(lines: list[Line]) -> list[Line]:
     both columns (titles, figures), the left column top to bottom, then the right one; lines
     the reader joined across the columns are split first. Other pages keep the order and the
     lines the PDF gave (content order, which is right for one column)."""
+    if _has_table(lines):
+        return lines
     split = _split_parts(lines)
     ordered = _columns(split)
     return lines if ordered is None else ordered
+
+
+# A table's first column is narrow: its cells have at most this many characters on average
+# (lines pdfium joined across two columns of prose have long first parts).
+TABLE_FIRST_CELL = 30
+
+
+def _has_table(lines: list[Line]) -> bool:
+    """Whether a page holds a table (whose aligned cells would look like two columns)."""
+    for table in find_tables(lines):
+        firsts = [len(row[0]) for row in table.rows]
+        if sum(firsts) <= TABLE_FIRST_CELL * len(firsts):
+            return True
+    return False
 
 
 def _split_parts(lines: list[Line]) -> list[Line]:
