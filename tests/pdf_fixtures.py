@@ -20,6 +20,8 @@ Item = tuple
 LEFT = 72.0
 LINE = 13.0
 TOP = 80.0
+# Table columns: points right of LEFT.
+COLUMNS = (0.0, 110.0, 260.0)
 
 
 def write_manual(
@@ -75,6 +77,25 @@ def write_manual(
                 pdf.set_font("Courier", size=10)
                 pdf.text(LEFT + 20 + 6 * item[2], y, item[1])
                 y += LINE
+            elif kind == "row":  # one text object, cells placed by kerning, as pdfTeX does
+                _, cells, style = item
+                pdf.set_font("Helvetica", style, size=10)
+                pdf.text(LEFT, y, " ")  # puts the font on the page
+                parts, at = [], 0.0
+                for column, cell in zip(COLUMNS, cells, strict=False):
+                    if cell:
+                        parts.append(
+                            f"{-(column - at) * 100:.0f} ({cell})" if parts else f"({cell})"
+                        )
+                        at = column + pdf.get_string_width(cell)
+                font = f"/F{pdf.current_font.i} 10 Tf"
+                at_y = pdf.h - y
+                pdf._out(f"BT {font} {LEFT:.2f} {at_y:.2f} Td [{' '.join(parts)}] TJ ET")
+                y += LINE
+            elif kind == "wrap":
+                pdf.set_font("Helvetica", size=10)
+                pdf.text(LEFT + COLUMNS[item[1]], y, item[2])
+                y += LINE
             else:
                 raise ValueError(kind)
     pdf.output(str(path))
@@ -116,6 +137,37 @@ MANUAL = [
         ("p", "Zorblax errors mean the license file is missing."),
     ],
 ]
+
+
+TABLES = [
+    [
+        ("h", 0, "1 Options"),
+        ("p", "The configure script takes these options, one row each:"),
+        ("p", ""),
+        ("row", ("Option", "Default", "What it does"), "B"),
+        ("row", ("--with-blas", "no", "use an external BLAS library"), ""),
+        ("row", ("--enable-shlib", "yes", "build the shared library libwidget"), ""),
+        ("wrap", 2, "so that front ends can embed it"),
+        ("row", ("--with-x", "", "use the X11 window system"), ""),
+        ("p", ""),
+        ("p", "Arguments of widget_open:"),
+        ("p", ""),
+        ("row", ("path", "the file to open, relative to the working"), ""),
+        ("wrap", 1, "directory, or absolute"),
+        ("row", ("mode", "one of r, w or a"), ""),
+        ("p", ""),
+        ("p", "Output of summary, as printed:"),
+        ("code", "Min.    Median    Max.", 0),
+        ("code", "1.60    4.00      5.10", 0),
+        ("p", "After the table comes prose about the options again."),
+    ]
+]
+
+
+def tables(path: Path) -> Path:
+    """A page with a table of options (a bold header, a wrapped cell, an empty cell), an
+    argument table without a header, and aligned code output that is no table."""
+    return write_manual(path, TABLES)
 
 
 def manual(path: Path, **kwargs) -> Path:

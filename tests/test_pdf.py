@@ -18,6 +18,7 @@ from conftest import FUZZ, REPO, run_docsmcp
 from docsmcp import pdf as pdf_module
 from docsmcp.pdf import PdfCache, PdfError, extract, read_pdf
 from docsmcp.pdf_layout import Line, Link, OutlineEntry, assemble, clean, split_number
+from docsmcp.pdf_tables import find_tables, render
 from docsmcp_runtime.sections import section_query
 from hypothesis import given
 from hypothesis import strategies as st
@@ -354,6 +355,9 @@ _line = st.builds(
         ),
         max_size=3,
     ).map(tuple),
+    cells=st.lists(
+        st.tuples(st.integers(-2, 50), st.floats(-10, 700, allow_nan=False)), max_size=4
+    ).map(tuple),
 )
 _link = st.builds(
     Link,
@@ -531,3 +535,88 @@ def test_a_raised_footnote_number_opens_its_footnote() -> None:
         Line("The footnote itself.", 78, 98, 8, False, False),
     ]
     assert assemble([lines], []).text.splitlines()[-1] == "1 The footnote itself."
+
+
+def test_get_doc_names_the_pages_of_a_pdf_chunk(session: McpSession) -> None:
+    hit = session.search(query="WIDGET_MAX_THREADS")["hits"][0]
+    assert hit["source"]["pages"] == [2, 2]
+    text = session.get_doc(hit["chunk_id"])
+    assert text.startswith(f"--- Chunk: {hit['chunk_id']} (Chunk ")
+    assert text.split("\n")[0].endswith("(Target) (page 2) ---")
+    md = session.search(query="markdown page beside")["hits"][0]
+    assert session.get_doc(md["chunk_id"]).split("\n")[0].endswith("(Target) ---")
+
+
+def test_pdf_tables_are_kept_row_by_row(tmp_path: Path) -> None:
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    fx.tables(docs / "tables.pdf")
+    assert _build(docs, tmp_path / "bundle").returncode == 0
+    with McpSession(tmp_path / "bundle") as s:
+        hit = s.search(query="enable-shlib shared library")["hits"][0]
+        text = s.get_doc(hit["chunk_id"])
+    lines = text.split("\n")
+    assert lines[0].endswith("(page 1) ---")
+    at = lines.index("| Option | Default | What it does |")  # a bold first row: the header
+    assert lines[at + 1 : at + 5] == [
+        "|---|---|---|",
+        "| --with-blas | no | use an external BLAS library |",
+        # the wrapped cell stays in its row
+        "| --enable-shlib | yes | build the shared library libwidget so that front ends can "
+        "embed it |",
+        "| --with-x |  | use the X11 window system |",  # an empty cell keeps its column
+    ]
+    at = lines.index("| path | the file to open, relative to the working directory, or absolute |")
+    assert lines[at - 2 : at] == ["|  |  |", "|---|---|"]  # no header row: an empty one
+    assert lines[at + 1] == "| mode | one of r, w or a |"
+    # aligned code output stays a code block, and the prose after it a paragraph
+    assert "```\nMin. Median Max.\n1.60 4.00 5.10\n```" in text
+    assert "After the table comes prose about the options again." in lines
+
+
+def _row(text: str, y: float, *cells: tuple[str, float], mono: bool = False) -> Line:
+    """A line of cells: the first at x 72, the others at their x."""
+    full, starts = text, []
+    for cell, x in cells:
+        full += " "
+        starts.append((len(full), x))
+        full += cell
+    return Line(full, 72.0, y, 10.0, False, mono, 0.0, 0.0, (), tuple(starts))
+
+
+def test_find_tables_needs_aligned_cells() -> None:
+    rows = [_row(f"key{i}", 700 - 13 * i, (f"value {i}", 180.0)) for i in range(3)]
+    prose = [
+        Line("A paragraph line of prose.", 72.0, 600 - 13 * i, 10.0, False, False) for i in range(3)
+    ]
+    (table,) = find_tables([*rows, *prose])
+    assert (table.start, table.end, table.header) == (0, 3, None)
+    assert render(table)[2:] == [f"| key{i} | value {i} |" for i in range(3)]
+    assert find_tables(prose) == []
+    # cells that do not line up, a lone row, or code output are no table
+    assert find_tables([rows[0], _row("key", 687, ("value", 300.0)), *prose]) == []
+    assert find_tables(rows[:1] + prose) == []
+    code = [_row("1.60", 700 - 13 * i, ("4.00", 180.0), mono=True) for i in range(3)]
+    assert find_tables(code) == []
+    assert find_tables(rows, stops={1}) == []  # a heading between them
+
+
+def test_table_cells_escape_pipes_and_html() -> None:
+    rows = [_row("a|b", 700, ("<b>x", 180.0)), _row("c", 687, ("d", 180.0))]
+    assert render(find_tables(rows)[0])[2] == "| a\\|b | \\<b>x |"
+
+
+@FUZZ
+@given(st.lists(_line, max_size=16))
+def test_find_tables_fuzz(lines: list[Line]) -> None:
+    tables = find_tables(lines)
+    end = 0
+    for table in tables:
+        assert end <= table.start < table.end <= len(lines)
+        end = table.end
+        out = render(table)
+        width = out[1].count("|") - 1
+        assert all(x.startswith("| ") and x.endswith(" |") for x in out[:1] + out[2:])
+        assert all("\n" not in x for x in out)
+        assert len(out) == len(table.rows) + 2 and width >= 2
+        assert all(len(r) == width for r in table.rows)

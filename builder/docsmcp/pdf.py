@@ -50,6 +50,11 @@ MAX_OUTLINE_DEPTH = 16
 WIDE_LINE = 0.62
 COLUMN_GAP = 2.5
 MAX_COLUMNS = 3
+# Word gaps of a line are measured (its first MAX_CELL_GAPS ones): a gap wider than CELL_GAP
+# font sizes starts a table cell (justified prose stays under 1; table columns are wider).
+CELL_GAP = 1.5
+MAX_CELL_GAPS = 40
+MAX_CELLS = 12
 # Link annotations read per page at most.
 MAX_LINKS_PER_PAGE = 500
 # Characters of a link's text read at most (a longer text is not found in its line anyway).
@@ -182,8 +187,9 @@ def _line_fonts(tp, raw, start: int, text: str, buf, flags) -> tuple[float, bool
 
 
 def _read_page(doc, index: int) -> tuple[tuple[tuple, ...], tuple[tuple, ...]]:
-    """(lines, links) of a page: each line (text, x, y, size, bold, mono, advance), each link
-    annotation to a page of this document (text, bottom, top, target page, target y)."""
+    """(lines, links) of a page: each line (text, x, y, size, bold, mono, advance, right, parts,
+    cells), each link annotation to a page of this document (text, bottom, top, target page,
+    target y)."""
     page = doc[index]
     try:
         tp = page.get_textpage()
@@ -291,9 +297,10 @@ def _page_lines(tp) -> tuple[tuple, ...]:
                         )
                         for (a, ax), (b, _) in zip(bounds, bounds[1:], strict=False)
                     )
-            out.append((stripped, x, y, size, bold, mono, advance, end, parts))
+            cells = _cell_starts(tp.raw, raw, first, stripped, size)
+            out.append((stripped, x, y, size, bold, mono, advance, end, parts, cells))
         elif stripped:
-            out.append((stripped, 0.0, -float(len(out)), 10.0, False, False, 0.0, 0.0, ()))
+            out.append((stripped, 0.0, -float(len(out)), 10.0, False, False, 0.0, 0.0, (), ()))
         pos += len(piece) + 2
     return tuple(out)
 
@@ -317,6 +324,21 @@ def _column_gaps(tp, raw, first: int, text: str, size: float) -> list[tuple[int,
         if after - before > COLUMN_GAP * size:
             cuts.append((m.end(), after))
     return cuts[:MAX_COLUMNS]
+
+
+def _cell_starts(tp, raw, first: int, text: str, size: float) -> tuple[tuple[int, float], ...]:
+    """Where a line's table cells start after its first: (offset in text, x) of each word that
+    starts more than CELL_GAP font sizes right of the word before it (pdfium writes such a gap
+    as one space, so the text alone cannot tell a table row from a sentence)."""
+    cuts: list[tuple[int, float]] = []
+    for n, m in enumerate(re.finditer(r"\s+", text)):
+        if n >= MAX_CELL_GAPS or m.end() >= len(text) or len(cuts) >= MAX_CELLS - 1:
+            break
+        before = _box(tp, raw, first + m.start() - 1)[1]
+        after = _box(tp, raw, first + m.end())[0]
+        if after - before > CELL_GAP * max(size, 1.0):
+            cuts.append((m.end(), after))
+    return tuple(cuts)
 
 
 def _read_range(start: int, end: int) -> list[tuple[tuple[tuple, ...], tuple[tuple, ...]]]:

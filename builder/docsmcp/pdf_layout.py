@@ -25,6 +25,8 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from .pdf_tables import cells_of, find_tables, render
+
 # Heading markers deeper than this are not markdown headings.
 MAX_LEVEL = 6
 # A header or footer repeated (digits ignored) on at least this share of the pages is dropped.
@@ -100,6 +102,8 @@ class Line:
     # Where a line with wide gaps would split if its page has columns: (start, end) offsets in
     # text, with the part's left and right edges.
     parts: tuple[tuple[int, int, float, float], ...] = ()
+    # Where table cells start after the first (words after a wide gap): (offset in text, x).
+    cells: tuple[tuple[int, float], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -162,9 +166,25 @@ def reading_order(lines: list[Line]) -> list[Line]:
     both columns (titles, figures), the left column top to bottom, then the right one; lines
     the reader joined across the columns are split first. Other pages keep the order and the
     lines the PDF gave (content order, which is right for one column)."""
+    if _has_table(lines):
+        return lines
     split = _split_parts(lines)
     ordered = _columns(split)
     return lines if ordered is None else ordered
+
+
+# A table's first column is narrow: its cells have at most this many characters on average
+# (lines pdfium joined across two columns of prose have long first parts).
+TABLE_FIRST_CELL = 30
+
+
+def _has_table(lines: list[Line]) -> bool:
+    """Whether a page holds a table (whose aligned cells would look like two columns)."""
+    for table in find_tables(lines):
+        firsts = [len(row[0]) for row in table.rows]
+        if sum(firsts) <= TABLE_FIRST_CELL * len(firsts):
+            return True
+    return False
 
 
 def _split_parts(lines: list[Line]) -> list[Line]:
@@ -202,6 +222,38 @@ def _columns(lines: list[Line]) -> list[Line] | None:
             out.append(cut)
         above = below
     return out if len(out) == len(lines) else None
+
+
+def _cleaned(line: Line) -> Line | None:
+    """A line with its text cleaned (each table cell on its own, so cell starts stay right);
+    None when nothing is left."""
+    if not line.cells:
+        text = clean(line.text)
+        return (
+            Line(text, line.x, line.y, line.size, line.bold, line.mono, line.advance, line.right)
+            if text
+            else None
+        )
+    pieces = [(x, t) for x, raw in cells_of(line) if (t := clean(raw))]
+    if not pieces:
+        return None
+    text, cells = pieces[0][1], []
+    for x, t in pieces[1:]:
+        text += " "
+        cells.append((len(text), x))
+        text += t
+    return Line(
+        text,
+        pieces[0][0],
+        line.y,
+        line.size,
+        line.bold,
+        line.mono,
+        line.advance,
+        line.right,
+        (),
+        tuple(cells),
+    )
 
 
 def _drop_headers(pages: Sequence[Sequence[Line]]) -> tuple[list[list[Line]], int]:
@@ -318,6 +370,21 @@ def _place_outline(
     return placed
 
 
+def _heading_lines(
+    page: int,
+    lines: Sequence[Line],
+    placed: dict[tuple[int, int], list[tuple[int, str, int]]],
+    body: float,
+) -> set[int]:
+    """Lines of a page a table may not hold: outline headings (and the lines they take) and
+    one-cell bold lines that may be headings."""
+    out = {k for k, line in enumerate(lines) if _typographic(line, body) and not line.cells}
+    for k in range(len(lines) + 1):
+        for _, _, taken in placed.get((page, k), ()):
+            out.update(range(k, k + max(taken, 1)))
+    return out
+
+
 def _joined_key(a: Line, b: Line) -> str:
     return _key(split_number(a.text + " " + b.text)[1])
 
@@ -386,6 +453,11 @@ class _Writer:
         self.lines.append(text)
         self.prose_open = True
 
+    def table(self, lines: list[str]) -> None:
+        self.blank()
+        self.lines.extend([*lines, ""])
+        self.prose_open = False
+
     def code_line(self, x: float, text: str, size: float, advance: float) -> None:
         if not self.code:
             self.blank()
@@ -427,14 +499,7 @@ def assemble(
     # Headers go first (a header across a two-column page is one line), then the columns are
     # ordered (their parts are offsets into the text as read), then the text is cleaned.
     bare, dropped = _drop_headers([[x for x in p if x.text.strip()] for p in pages])
-    kept = [
-        [
-            Line(text, x.x, x.y, x.size, x.bold, x.mono, x.advance, x.right)
-            for x in reading_order(p)
-            if (text := clean(x.text))
-        ]
-        for p in bare
-    ]
+    kept = [[c for x in reading_order(p) if (c := _cleaned(x)) is not None] for p in bare]
     titles = {_key(split_number(e.title)[1]) for e in outline} - {""}
     if titles:  # table-of-contents lines without dot leaders: an outline title and a page
         kept = [[x for x in p if not _toc_entry(x.text, titles)] for p in kept]
@@ -454,6 +519,8 @@ def assemble(
         prev: Line | None = None
         page_links = links[p] if p < len(links) else ()
         marker = ""
+        tables = {t.start: t for t in find_tables(lines, _heading_lines(p, lines, placed, body))}
+        table_end = 0
         for k, line in enumerate(lines):
             w.where = (p, line.y)
             as_prose = False
@@ -464,6 +531,12 @@ def assemble(
                 as_prose = taken < 0
             if skip > 0:
                 skip -= 1
+                prev = None
+                continue
+            if k in tables:  # a table: its rows, one markdown line each
+                w.table(render(tables[k]))
+                table_end = tables[k].end
+            if k < table_end:
                 prev = None
                 continue
             heading_ok = numbered_levels or level > 0  # no headings from a cover page

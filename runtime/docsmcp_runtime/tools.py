@@ -242,6 +242,13 @@ class DocsApp:
             return None, ""
         return np.asarray(rows, dtype=np.int64), "\0exclude:" + ",".join(map(str, rows))
 
+    def _pages(self, row: int) -> tuple[int, int] | None:
+        """The first and last page of a PDF's chunk (1-based); None for other chunks."""
+        pages = self.bundle.arrays.get("page_ranges")
+        if pages is not None and row < len(pages) and pages[row, 0]:
+            return int(pages[row, 0]), int(pages[row, 1])
+        return None
+
     def _source(self, row: int) -> dict:
         """Where a chunk comes from: file and lines, and (when the build knew them) the commit,
         its date, the corpus version and a link made from the bundle's URL template."""
@@ -249,9 +256,9 @@ class DocsApp:
         file = bundle.paths[row].as_py()
         start, end = int(bundle.line_starts[row]), int(bundle.line_ends[row])
         out: dict[str, Any] = {"file": file, "lines": [start, end], **self._provenance}
-        pages = bundle.arrays.get("page_ranges")
-        if pages is not None and row < len(pages) and pages[row, 0]:  # a chunk of a PDF
-            out["pages"] = [int(pages[row, 0]), int(pages[row, 1])]
+        pages = self._pages(row)
+        if pages is not None:
+            out["pages"] = list(pages)
         if bundle.metadata.source.url is not None:
             anchor = bundle.id(row).partition("#")[2].rpartition("/")[2]
             if anchor.startswith("_"):  # _preamble, _part-2: no heading of their own
@@ -389,7 +396,12 @@ class DocsApp:
         for r in range(max(first, row - context), min(first + total, row + context + 1)):
             offset = r - row
             role = "Target" if offset == 0 else f"Context: {offset:+d}"
-            header = f"--- Chunk: {bundle.id(r)} (Chunk {r - first + 1} of {total}) ({role}) ---"
+            header = f"--- Chunk: {bundle.id(r)} (Chunk {r - first + 1} of {total}) ({role})"
+            pages = self._pages(r)
+            if pages is not None:  # a PDF's chunk names its pages, as its hits do
+                a, b = pages
+                header += f" (page {a})" if a == b else f" (pages {a}-{b})"
+            header += " ---"
             parts.append(f"{header}\n{bundle.text(r)}")
         text = "\n\n".join(parts)
         pager = self._pager(GET_DOC, {"row": row, "context": context})
