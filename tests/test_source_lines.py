@@ -241,3 +241,23 @@ def test_fuzz_take_lines(lines: list[tuple[int | None, str]], count: int) -> Non
             if highest <= mark < count:
                 assert got == mark
             highest = max(highest, mark)
+
+
+def test_source_url_and_get_page_name_lines_of_the_html_file(tmp_path: Path) -> None:
+    docs = SITES["html-sphinx"]
+    template = "https://example.com/{path}#L{line_start}-L{line_end}"
+    bundle = build_bundle(docs, tmp_path / "idx", "--source-url", template)
+    with McpSession(bundle) as s:
+        hit = s.search(query="HTML escaping markupsafe escape", limit=1)["hits"][0]
+        assert hit["chunk_id"] == "quickstart.html#quickstart/html-escaping"
+        start, end = hit["source"]["lines"]
+        assert hit["source"]["url"] == f"https://example.com/quickstart.html#L{start}-L{end}"
+        source = _source(docs, "quickstart.html", start, end)
+        assert source.startswith("<h2>HTML Escaping")  # the heading's own line
+        assert source.count("<h2>") == 1  # and ends before the next section
+        result = s.call("get_page", {"path": "quickstart.html"})
+        assert not result.is_error
+        page = result.structured_content
+        first, last = page["source"]["lines"]
+        assert "<h1>Quickstart" in _source(docs, "quickstart.html", first, first)
+        assert last <= len((docs / "quickstart.html").read_text(encoding="utf-8").split("\n"))
