@@ -7,8 +7,9 @@ dependency) into a small tree; its main content is chosen (mkdocs-material's
 links are dropped, and the rest is written as markdown the chunker reads like any page:
 `#` headings, fenced code with the language of `language-x` / `highlight-x` classes, tables
 as pipe rows, lists, admonition titles as a `Note:` label line, and links kept as written
-(relative links between pages resolve in xref like `.md` ones). Deterministic: the same page
-always gives the same text.
+(relative links between pages resolve in xref like `.md` ones). Each block carries the page
+line its element starts on (`getpos()`, linemap.py), so chunks name lines of the .html file.
+Deterministic: the same page always gives the same text.
 """
 
 from __future__ import annotations
