@@ -21,20 +21,22 @@ class Converted:
     text: str  # markdown
     title: str | None  # the page title found in the file, if any
     anchors: tuple[tuple[int, str], ...] = ()  # (0-based line of `text`, element id)
+    # For each line of `text`, the 0-based line of the source file it comes from (linemap.py).
+    line_map: tuple[int, ...] = ()
 
 
 def _html(path: str, text: str) -> Converted:
     from .htmlpage import html_to_markdown
 
     done = html_to_markdown(text)
-    return Converted(done.text, done.title, done.anchors)
+    return Converted(done.text, done.title, done.anchors, done.line_map)
 
 
 def _rst(path: str, text: str) -> Converted:
     from .rst import rst_to_markdown
 
     done = rst_to_markdown(path, text)
-    return Converted(done.text, done.title, done.anchors)
+    return Converted(done.text, done.title, done.anchors, done.line_map)
 
 
 CONVERTERS: dict[str, Callable[[str, str], Converted]] = {
@@ -52,16 +54,18 @@ def converter_for(path: str) -> Callable[[str, str], Converted] | None:
 
 
 def convert_source(sf: SourceFile) -> SourceFile:
-    """`sf` with its text converted to markdown when its suffix has a converter; the title of
-    the file (a manifest's or frontmatter's wins) becomes the page title."""
+    """`sf` with its body converted to markdown when its suffix has a converter; the title of
+    the file (a manifest's or frontmatter's wins) becomes the page title. `text` stays the
+    file's own and `line_map` maps the markdown's lines to it, as after includes, so every line
+    number the bundle stores for the page is a line of the file."""
     convert = converter_for(sf.path)
     if convert is None:
         return sf
     done = convert(sf.path, sf.text)
     return dataclasses.replace(
         sf,
-        text=done.text,
         body=done.text,
+        line_map=done.line_map or (0,) * (done.text.count("\n") + 1),
         title=sf.title or done.title,
         anchors=done.anchors,
     )

@@ -7,8 +7,9 @@ dependency) into a small tree; its main content is chosen (mkdocs-material's
 links are dropped, and the rest is written as markdown the chunker reads like any page:
 `#` headings, fenced code with the language of `language-x` / `highlight-x` classes, tables
 as pipe rows, lists, admonition titles as a `Note:` label line, and links kept as written
-(relative links between pages resolve in xref like `.md` ones). Deterministic: the same page
-always gives the same text.
+(relative links between pages resolve in xref like `.md` ones). Each block carries the page
+line its element starts on (`getpos()`, linemap.py), so chunks name lines of the .html file.
+Deterministic: the same page always gives the same text.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from dataclasses import dataclass, field
 from html.parser import HTMLParser
 
 from .limits import MAX_TABLE_CELLS
+from .linemap import line_mark, mark_first, strip_mark_char, take_lines, without_marks
 
 # Elements never holding documentation text.
 _DROP_TAGS = frozenset(
@@ -84,10 +86,25 @@ class Node:
     tag: str
     attrs: dict[str, str]
     children: list[Node | str] = field(default_factory=list)
+    line: int | None = None  # 0-based line of the page its start tag is on
 
     @property
     def classes(self) -> list[str]:
         return self.attrs.get("class", "").split()
+
+
+class _Data(str):
+    """Text of the page with the 0-based line it starts on (for the line map)."""
+
+    line: int
+
+
+def _data(text: str, line: int) -> str:
+    if not text.strip():
+        return text
+    out = _Data(text)
+    out.line = line
+    return out
 
 
 class _TreeBuilder(HTMLParser):
@@ -111,13 +128,14 @@ class _TreeBuilder(HTMLParser):
                     break
             if cut:
                 del self.stack[cut:]
-        node = Node(tag, {k: v or "" for k, v in attrs})
+        node = Node(tag, {k: v or "" for k, v in attrs}, line=self.getpos()[0] - 1)
         self.stack[-1].children.append(node)
         if tag not in _VOID and len(self.stack) < MAX_DEPTH:
             self.stack.append(node)
 
     def handle_startendtag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        self.stack[-1].children.append(Node(tag, {k: v or "" for k, v in attrs}))
+        node = Node(tag, {k: v or "" for k, v in attrs}, line=self.getpos()[0] - 1)
+        self.stack[-1].children.append(node)
 
     def handle_endtag(self, tag: str) -> None:
         for i in range(len(self.stack) - 1, max(0, len(self.stack) - 1 - SCAN), -1):
@@ -126,14 +144,15 @@ class _TreeBuilder(HTMLParser):
                 return
 
     def handle_data(self, data: str) -> None:
-        self.stack[-1].children.append(data)
+        self.stack[-1].children.append(_data(data, self.getpos()[0] - 1))
 
 
 def _sanitized(text: str) -> str:
     """`text` that html.parser reads in linear time, with the same meaning: comments,
     declarations and processing instructions removed (an unclosed comment runs to the end, as in
     browsers), and every `<` that starts no complete tag written `&lt;`. Found with `str.find`
-    and anchored matches, each failing at the next `<` at the latest."""
+    and anchored matches, each failing at the next `<` at the latest. What is removed leaves
+    its line breaks, so lines keep the page's numbers."""
     if "<" not in text:
         return text
     out: list[str] = []
@@ -149,6 +168,7 @@ def _sanitized(text: str) -> str:
             end = text.find("-->", lt + 4)
             if end < 0:
                 return "".join(out)
+            out.append("\n" * text.count("\n", lt, end))
             at = end + 3
             continue
         if text.startswith(("<!", "<?"), lt):
@@ -158,6 +178,7 @@ def _sanitized(text: str) -> str:
                 out.append("&lt;")
                 at = lt + 1
             else:
+                out.append("\n" * text.count("\n", lt, end))
                 at = end + 1
             continue
         m = _TAG_AT.match(text, lt)
@@ -325,7 +346,7 @@ class _Renderer:
             if run:
                 text = self._paragraph(run)
                 if text:
-                    out.append(text)
+                    out.append(line_mark(_first_line(run)) + text)
                 run.clear()
 
         self.ancestors.append(node)
@@ -335,7 +356,7 @@ class _Renderer:
                     continue
                 if isinstance(child, Node) and (child.tag in _BLOCK or child.tag in _OWN_BLOCK):
                     flush()
-                    written = self.block(child)
+                    written = mark_first(self.block(child), child.line)
                     mark = _mark(child)
                     if mark and written:
                         written[0] = _mark_first_line(written[0], mark)
@@ -362,7 +383,9 @@ class _Renderer:
             return [f"{'#' * int(tag[1])} {text}"] if text else []
         if tag == "pre":
             code = _text(node).strip("\n")
-            return [_fence(code, _language(node, self.ancestors))] if code.strip() else []
+            if not code.strip():
+                return []
+            return [_fence(line_mark(_code_line(node)) + code, _language(node, self.ancestors))]
         if tag in ("ul", "ol"):
             return self._list(node, ordered=tag == "ol")
         if tag == "table":
@@ -495,6 +518,33 @@ _ADMONITION_KINDS = frozenset(
 _OWN_BLOCK = frozenset({"tr", "td", "th", "thead", "tbody"})
 
 
+def _first_line(parts: list[Node | str]) -> int | None:
+    """The page line of the first text or element of `parts` whose line is known."""
+    for part in parts:
+        line = getattr(part, "line", None)
+        if line is not None and (not isinstance(part, str) or part.strip()):
+            return line
+    return None
+
+
+def _code_line(pre: Node) -> int | None:
+    """The page line of a `<pre>`'s first line of code: where its first text that is not
+    blank starts, past the line breaks that open it."""
+    stack: list[Node | str] = [pre]
+    while stack:
+        current = stack.pop()
+        if isinstance(current, str):
+            if not current.strip():
+                continue
+            line = getattr(current, "line", None)
+            if line is None:
+                return None
+            return line + current[: len(current) - len(current.lstrip())].count("\n")
+        if not _dropped(current):
+            stack.extend(reversed(current.children))
+    return None
+
+
 def _mark(node: Node) -> str:
     ids = [node.attrs.get("id", ""), node.attrs.get("name", "") if node.tag == "a" else ""]
     return "".join(f"\x00{i.strip()}\x00" for i in ids if i.strip())
@@ -523,20 +573,27 @@ class Converted:
     text: str  # markdown
     title: str | None
     anchors: tuple[tuple[int, str], ...] = ()  # (0-based line, element id)
+    line_map: tuple[int, ...] = ()  # per line of `text`: its 0-based line in the page
 
 
 def html_to_markdown(text: str) -> Converted:
-    root = parse_html(text.replace("\x00", ""))  # NUL marks ids while writing
+    """The markdown of a saved HTML page, and the page's line each of its lines comes from."""
+    text = strip_mark_char(text.replace("\x00", ""))  # NUL marks ids while writing, \x01 lines
+    root = parse_html(text)
     renderer = _Renderer()
     blocks = renderer.blocks(_main_content(root))
-    body, anchors = take_marks("\n\n".join(b for b in blocks if _MARK.sub("", b).strip()))
+    kept = [b for b in blocks if without_marks(_MARK.sub("", b)).strip()]
+    body, line_map = take_lines("\n\n".join(kept), text.count("\n") + 1)
+    body, anchors = take_marks(body)
     title = renderer.first_h1
     if title is None:
         for n in _walk(root):
             if n.tag == "title":
                 title = _SPACE.sub(" ", _text_all(n)).strip() or None
                 break
-    return Converted(body + "\n" if body else "", title, anchors)
+    if not body:
+        return Converted("", title, (), (0,))
+    return Converted(body + "\n", title, anchors, (*line_map, line_map[-1]))
 
 
 def _text_all(node: Node) -> str:

@@ -11,7 +11,8 @@ same page (else its text), and code roles (`:func:`, `:class:`, ...) as code spa
 docutils alone knows none of Sphinx's directives and roles: they are registered here (toctree,
 code-block, versionadded, the Python domain, autodoc's `auto*` stubs, `seealso`, ...).
 Directives still unknown are kept as text (their content parsed as reST) with one warning per
-directive name and process. Same text, same markdown: deterministic.
+directive name and process. Each block carries its source line (linemap.py), so chunks name
+lines of the .rst file. Same text, same markdown: deterministic.
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ from docutils.utils import new_document, unescape
 from .chunk import slugify
 from .htmlpage import take_marks
 from .limits import MAX_RST_EXPLICIT_MARKUP
+from .linemap import line_mark, mark_first, strip_mark_char, take_lines, without_marks
 from .logs import warn_once
 
 log = logging.getLogger(__name__)
@@ -98,6 +100,7 @@ class _Generic(Directive):
 
     def run(self) -> list[nodes.Node]:
         box = nodes.container(classes=["generic", self.name])
+        box.line = self.lineno
         label = self.label or " ".join(self.arguments)
         if label:
             box += nodes.paragraph(text=label, classes=["label"])
@@ -130,6 +133,7 @@ class _Code(Directive):
         text = "\n".join(self.content)
         block = nodes.literal_block(text, text)
         block["language"] = self.arguments[0] if self.arguments else ""
+        block.line = self.lineno
         return [block]
 
 
@@ -141,6 +145,7 @@ class _Toctree(Directive):
 
     def run(self) -> list[nodes.Node]:
         items = nodes.bullet_list()
+        items.line = self.lineno
         for line in self.content:
             entry = line.strip()
             if not entry or entry == "self" or "*" in entry:
@@ -180,6 +185,7 @@ class _Version(Directive):
         # As Sphinx writes it: "Changed in version 2.0: Renamed." or "... 2.0."
         text += f": {self.arguments[1]}" if len(self.arguments) > 1 else "."
         para = nodes.paragraph(text=text)
+        para.line = self.lineno
         out: list[nodes.Node] = [para]
         if self.content:
             box = nodes.container()
@@ -200,6 +206,7 @@ class _Described(Directive):
     def run(self) -> list[nodes.Node]:
         signature = " ".join(self.arguments).strip()
         box = nodes.container(classes=["described"])
+        box.line = self.lineno
         if signature:
             para = nodes.paragraph()
             para += nodes.literal(signature, signature)
@@ -228,6 +235,7 @@ class _Admonition(_Generic):
 
     def run(self) -> list[nodes.Node]:
         box = nodes.container(classes=["admonition-box"])
+        box.line = self.lineno
         label = _ADMONITIONS.get(self.name, self.name.capitalize())
         if self.arguments:
             label += ": " + " ".join(self.arguments)
@@ -358,6 +366,7 @@ class Converted:
     text: str
     title: str | None
     anchors: tuple[tuple[int, str], ...] = ()  # (0-based line, label)
+    line_map: tuple[int, ...] = ()  # per line of `text`: its 0-based line in the page
 
 
 def _section_of(node: nodes.Node) -> nodes.section | None:
@@ -366,9 +375,18 @@ def _section_of(node: nodes.Node) -> nodes.section | None:
     return node
 
 
+# Source lines a code block's first line is looked for in, after the last line written.
+CODE_SEARCH_LINES = 200
+
+
 class _Writer:
-    def __init__(self, document: nodes.document) -> None:
+    def __init__(self, document: nodes.document, source: list[str]) -> None:
         self.title: str | None = None
+        # The page's lines (stripped) and the last source line marked, for `_line`.
+        self.source = source
+        self.cursor = 0
+        # Literal blocks (by id()) -> the source line of their first line.
+        self.code_lines: dict[int, int] = {}
         # Labels and ids of sections in this page -> the slug of their heading.
         self.anchors: dict[str, str] = {}
         # Names of hyperlink targets (`.. _Werkzeug: https://...`) -> their URL.
@@ -410,9 +428,55 @@ class _Writer:
         out: list[str] = []
         for child in node.children:
             out.extend(self.block(child, depth))
-        return [b for b in out if b.strip()]
+        return [b for b in out if without_marks(b).strip()]
 
     def block(self, node: nodes.Node, depth: int) -> list[str]:
+        """The markdown blocks of `node`, the first marked with its source line (linemap.py)."""
+        line = self._line(node) if isinstance(node, nodes.Element) else None
+        if line is not None:
+            self.cursor = max(self.cursor, line)
+        return mark_first(self._block(node, depth), line)
+
+    def _line(self, node: nodes.Element) -> int | None:
+        """The 0-based source line `node` starts at, as far as docutils says (a title's is its
+        underline; a literal block's is looked for by its first line)."""
+        if isinstance(node, nodes.section):
+            heading = node.next_node(nodes.title)
+            return self._line(heading) if heading is not None else None
+        if isinstance(node, (nodes.literal_block, nodes.doctest_block)):
+            start = self._code_line(node)
+            if start is None:
+                return None
+            self.code_lines[id(node)] = start
+            return max(start - 1, 0)
+        if not node.line:
+            return None
+        line = min(node.line - 1, len(self.source) - 1)
+        if isinstance(node, nodes.title) and line >= 1 and self.source[line - 1]:
+            return line - 1  # the title's text, above its underline
+        return line
+
+    def _code_line(self, node: nodes.Element) -> int | None:
+        """The source line of a literal block's first non-blank line: near docutils' line (the
+        line after the block for `::` blocks, the directive's for `code-block`), else the first
+        line after the last one written that holds it."""
+        code = node.astext().split("\n")
+        skip = next((i for i, c in enumerate(code) if c.strip()), None)
+        if skip is None:
+            return None
+        first = code[skip].strip()
+        near: list[int] = []
+        if node.line:
+            after = node.line - 1
+            near = [after - len(code) - 1 + skip, after - len(code) + skip, after - 1 + skip]
+            near += range(after + 1 + skip, after + 8 + skip)
+        window = range(self.cursor, min(len(self.source), self.cursor + CODE_SEARCH_LINES))
+        for at in (*near, *window):
+            if self.cursor <= at < len(self.source) and self.source[at] == first:
+                return at - skip
+        return None
+
+    def _block(self, node: nodes.Node, depth: int) -> list[str]:
         if isinstance(node, nodes.section):
             heading = node.next_node(nodes.title)
             text = self.inline(heading) if heading is not None else ""
@@ -439,7 +503,8 @@ class _Writer:
                 lang = classes[0] if classes else ""
             if isinstance(node, nodes.doctest_block):
                 lang = "pycon"
-            return [_fence(node.astext(), lang)]
+            start = self.code_lines.get(id(node))
+            return [_fence(line_mark(start) + node.astext(), lang)]
         if isinstance(node, (nodes.bullet_list, nodes.enumerated_list)):
             ordered = isinstance(node, nodes.enumerated_list)
             items = []
@@ -456,7 +521,8 @@ class _Writer:
                 ]
                 if classifiers:
                     term += " : " + " : ".join(classifiers)
-                out.append(f"**{' '.join(term.split())}**")
+                mark = line_mark(item.line - 1 if item.line else None)
+                out.append(f"{mark}**{' '.join(term.split())}**")
                 for c in item.children:
                     if isinstance(c, nodes.definition):
                         out.extend(self.blocks(c, depth))
@@ -635,8 +701,11 @@ def _parse(path: str, text: str) -> nodes.document:
 
 
 def rst_to_markdown(path: str, text: str) -> Converted:
-    """The markdown of the reST page at `path` (its POSIX path in the docs, for links)."""
+    """The markdown of the reST page at `path` (its POSIX path in the docs, for links), and
+    the page's line each of its lines comes from."""
     token = _PAGE.set(path)
+    text = strip_mark_char(text)  # the line marks' character (linemap.py)
+    count = text.count("\n") + 1
     try:
         explicit = len(_EXPLICIT_LINE.findall(text))
         if explicit > MAX_RST_EXPLICIT_MARKUP:
@@ -647,15 +716,25 @@ def rst_to_markdown(path: str, text: str) -> Converted:
                 explicit,
                 MAX_RST_EXPLICIT_MARKUP,
             )
-            return Converted(_fence(text, "rst") + "\n", None)
+            return _plain(text, count)
         _prepare(text)
         try:
             document = _parse(path, text)
         except Exception as exc:  # noqa: BLE001 - docutils on hostile input: keep the text
             log.warning("%s: reStructuredText not parsed (%s); indexed as plain text", path, exc)
-            return Converted(_fence(text, "rst") + "\n", None)
-        writer = _Writer(document)
-        body, anchors = take_marks("\n\n".join(writer.blocks(document, 0)))
-        return Converted(body + "\n" if body else "", writer.title, anchors)
+            return _plain(text, count)
+        writer = _Writer(document, [line.strip() for line in text.split("\n")])
+        blocks = writer.blocks(document, 0)
+        if not blocks:
+            return Converted("", writer.title, (), (0,))
+        body, line_map = take_lines("\n\n".join(blocks) + "\n", count)
+        body, anchors = take_marks(body)
+        return Converted(body, writer.title, anchors, line_map)
     finally:
         _PAGE.reset(token)
+
+
+def _plain(text: str, count: int) -> Converted:
+    """The page as one fenced block of reST (line i of the page is line i + 1 of it)."""
+    body, line_map = take_lines(_fence(line_mark(0) + text, "rst") + "\n", count)
+    return Converted(body, None, (), line_map)
