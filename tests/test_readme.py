@@ -32,6 +32,7 @@ from checkout import checkout
 from conftest import EXAMPLE_DOCS, FUZZ, SHARED
 from hypothesis import given
 from hypothesis import strategies as st
+from mcp_client import McpSession
 from readme_commands import SHARED_NEED, Block, Command, bash_blocks, split_comment
 
 REPO = Path(__file__).resolve().parents[1]
@@ -208,7 +209,23 @@ def _serve(command: Command, sandbox: Sandbox) -> str:
         except subprocess.TimeoutExpired:
             os.killpg(proc.pid, signal.SIGKILL)
             proc.wait()
+    if not http:
+        _answers(command, sandbox)
     return ready
+
+
+def _answers(command: Command, sandbox: Sandbox) -> None:
+    """A stdio server command, run as written by the official MCP client, answers: its tools,
+    and the tool call its comment names."""
+    with McpSession([], argv=["bash", "-c", command.text], cwd=sandbox.root, env=sandbox.env) as s:
+        tools = {tool.name: tool for tool in s.list_tools()}
+        assert "search_docs" in tools, (command.line, sorted(tools))
+        call = re.search(r"tools/call (\w+) (\{.*\})", command.text)
+        if call:
+            result = s.call(call.group(1), json.loads(call.group(2)))
+            assert not result.is_error and result.structured_content, (command.line, result)
+        if "two libraries" in command.text:
+            assert "library" in tools["search_docs"].input_schema["properties"]
 
 
 # What the README says a command prints, checked where it is cheap: command prefix -> check.
