@@ -26,6 +26,7 @@ import time
 import urllib.request
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import pytest
 from checkout import checkout
@@ -33,6 +34,7 @@ from conftest import EXAMPLE_DOCS, FUZZ, SHARED
 from hypothesis import given
 from hypothesis import strategies as st
 from mcp_client import McpSession
+from openai_stub import OpenAIStub
 from readme_commands import SHARED_NEED, Block, Command, bash_blocks, split_comment
 
 REPO = Path(__file__).resolve().parents[1]
@@ -43,6 +45,9 @@ RUN_THE_TESTS = "Run the tests"
 HTTP_PORT = 20310  # the runtime's default port, which the README's server commands use
 # Programs an unmarked command may start: what the checkout and its venv provide.
 RUNNABLE = {".", "python3", "python", "pip", "ruff", "docsmcp", "docsmcp-runtime", "mkdir"}
+# What a `needs:` mark names that the test provides itself (port, server), so the command runs.
+EMBEDDINGS_SERVER = "an embeddings server on :8080"
+EMBEDDINGS_PORT = 8080
 STOP_TIMEOUT = 20.0
 READY_TIMEOUT = 60.0
 
@@ -245,7 +250,7 @@ def _check(command: Command, output: str) -> None:
         assert json.loads(output)["playground"] == f"http://127.0.0.1:{HTTP_PORT}/playground"
 
 
-def _block_param(block: Block) -> pytest.param:  # type: ignore[valid-type]
+def _block_param(block: Block) -> Any:
     needs_shared = any(SHARED_NEED in c.needs for c in block.commands)
     slug = re.sub(r"[^a-z0-9]+", "-", block.heading.lower()).strip("-")
     return pytest.param(
@@ -264,9 +269,18 @@ def test_readme_block_runs_as_written(block: Block, sandbox: Sandbox) -> None:
     _prepare(block, sandbox)
     ran, skipped = 0, []
     for command in block.commands:
-        other_needs = [n for n in command.needs if n != SHARED_NEED]
+        other_needs = [n for n in command.needs if n not in (SHARED_NEED, EMBEDDINGS_SERVER)]
         if other_needs:
             skipped.append(f"line {command.line} needs {', '.join(other_needs)}")
+            continue
+        if EMBEDDINGS_SERVER in command.needs:
+            if not _port_free(EMBEDDINGS_PORT):
+                skipped.append(f"line {command.line}: port {EMBEDDINGS_PORT} is in use")
+                continue
+            with OpenAIStub(port=EMBEDDINGS_PORT, dimensions=768) as stub:  # my-model's size
+                sandbox.outputs[command.text] = _bash(command, sandbox)
+            assert stub.requests, f"README line {command.line} never asked {stub.base_url}"
+            ran += 1
             continue
         if SHARED_NEED in command.needs and not SHARED.is_dir():
             pytest.fail(  # the corpus tier fails, never skips, without its corpora
