@@ -43,7 +43,11 @@ class McpSession:
         *,
         mode: str = "legacy",
         env: Mapping[str, str | None] | None = None,
+        argv: list[str] | None = None,
+        cwd: Path | None = None,
     ) -> None:
+        """`argv` (run in `cwd`) replaces the server command of `bundle`: e.g. a README
+        command run by bash, exactly as written."""
         self.bundle = bundle
         # The SDK launches servers with a minimal allow-listed environment; hand over ours so
         # the child imports the same (editable) packages. `None` values remove a variable.
@@ -53,8 +57,8 @@ class McpSession:
                 environ.pop(key, None)
             else:
                 environ[key] = value
-        command, *args = server_command(bundle)
-        params = StdioServerParameters(command=command, args=args, env=environ)
+        command, *args = argv or server_command(bundle)
+        params = StdioServerParameters(command=command, args=args, env=environ, cwd=cwd)
         self._stack = ExitStack()
         try:
             self._portal = self._stack.enter_context(start_blocking_portal())

@@ -66,12 +66,13 @@ class OpenAIStub:
     # Embed a text as if it were another one: scripted "meaning", e.g. a paraphrase that
     # shares no word with the section it should find.
     same_as: dict[str, str] = field(default_factory=dict)
+    port: int = 0  # 0: a free port (see base_url); a fixed one for commands that name it
 
     def __post_init__(self) -> None:
         self._lock = threading.Lock()
         self._in_flight = 0
         self._closing = threading.Event()  # cuts sleeps short when the stub shuts down
-        self._server = _Server(("127.0.0.1", 0), _handler_for(self))
+        self._server = _Server(("127.0.0.1", self.port), _handler_for(self))
         self._server.daemon_threads = True
         # A short poll interval makes shutdown() (every test's teardown) quick.
         self._thread = threading.Thread(

@@ -340,10 +340,7 @@ def test_readme_commands_run_as_written(
     assert [c[:2] for c in commands] == [["docsmcp", "export"], ["docsmcp", "build"]]
     monkeypatch.chdir(tmp_path)
     shutil.copytree(example_bundle, "idx")
-    for command in commands:
-        if command[1] == "build":  # the folder the second command builds from
-            Path("llms-docs").mkdir()
-            shutil.copy("site/llms-full.txt", "llms-docs")
+    for command in commands:  # the build reads the export's site/llms-full.txt back
         run_docsmcp(*command[1:])
     assert _untabbed(_chunks(Path("idx-llms"), PREFIX)) == _untabbed(_chunks(example_bundle))
 

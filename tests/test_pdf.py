@@ -434,8 +434,8 @@ def test_readme_pdf_commands_run_as_written(
         ["docsmcp", "build"],
         ["docsmcp", "verify"],
     ]
-    # the install line names the extra this repository declares (not run: it needs PyPI)
-    assert commands[0][2] == "'docsmcp[pdf]'"
+    # the install line names the extra this checkout declares (run by tests/test_readme.py)
+    assert commands[0][2] == "'.[pdf]'"
     extras = tomllib.loads((REPO / "pyproject.toml").read_text())["project"][
         "optional-dependencies"
     ]

@@ -1,0 +1,109 @@
+"""The commands of the README's ```bash blocks, with the marks that say what a command needs.
+
+A command is one logical line of a block (lines ending in `\\` continue it). Its trailing
+comment may say `needs: WHAT` (this machine or CI may lack WHAT: the command is not run, WHAT
+is the reason; `needs: ../shared` ones run where the shared corpora exist) and/or
+`runs until stopped` (a server). A comment line alone before a block's first command marks
+every command of the block. The convention is described in the README, *Run the tests*.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+SHARED_NEED = "../shared"
+_NEEDS = re.compile(r"needs: ([^;]+)")
+_SERVES = "runs until stopped"
+
+
+@dataclass(frozen=True)
+class Command:
+    text: str  # exactly as written, continuation lines included
+    line: int  # 1-based line of the README where it starts
+    needs: tuple[str, ...]  # what it needs beyond the checkout (empty: runs anywhere)
+    serves: bool  # a server that runs until stopped
+
+
+@dataclass(frozen=True)
+class Block:
+    heading: str  # the nearest heading above the block
+    line: int  # 1-based line of the opening fence
+    commands: tuple[Command, ...]
+
+
+def split_comment(line: str) -> tuple[str, str]:
+    """`line` as its code and its trailing comment (`#` outside quotes, at the start or after
+    whitespace, as bash reads it); code + comment == line."""
+    quote = ""
+    escaped = False
+    for i, ch in enumerate(line):
+        if escaped:
+            escaped = False
+        elif ch == "\\" and quote != "'":
+            escaped = True
+        elif quote:
+            if ch == quote:
+                quote = ""
+        elif ch in "'\"":
+            quote = ch
+        elif ch == "#" and (i == 0 or line[i - 1].isspace()):
+            return line[:i], line[i:]
+    return line, ""
+
+
+def _marks(comment: str) -> tuple[tuple[str, ...], bool]:
+    needs = tuple(m.group(1).strip() for m in _NEEDS.finditer(comment))
+    return needs, _SERVES in comment
+
+
+def bash_blocks(readme: str) -> list[Block]:
+    """Every ```bash block of `readme`, in order."""
+    blocks: list[Block] = []
+    heading = ""
+    lines = readme.splitlines()
+    i = 0
+    while i < len(lines):
+        line = lines[i]
+        if line.startswith("```"):
+            fence_line = i + 1
+            info = line[3:].strip()
+            body: list[tuple[int, str]] = []
+            i += 1
+            while i < len(lines) and not lines[i].startswith("```"):
+                body.append((i + 1, lines[i]))
+                i += 1
+            if info == "bash":
+                blocks.append(Block(heading, fence_line, _commands(body)))
+        elif line.startswith("#"):
+            heading = line.lstrip("#").strip()
+        i += 1
+    return blocks
+
+
+def _commands(body: list[tuple[int, str]]) -> tuple[Command, ...]:
+    commands: list[Command] = []
+    block_needs: tuple[str, ...] = ()
+    block_serves = False
+    pending: list[str] = []
+    start = 0
+    for number, line in body:
+        code, comment = split_comment(line)
+        if not pending and not code.strip():
+            if comment and not commands:  # a comment line above the first command
+                needs, serves = _marks(comment)
+                block_needs += needs
+                block_serves = block_serves or serves
+            continue
+        if not pending:
+            start = number
+        pending.append(line)
+        if code.rstrip().endswith("\\"):
+            continue
+        text = "\n".join(pending)
+        needs, serves = _marks("\n".join(split_comment(p)[1] for p in pending))
+        commands.append(Command(text, start, block_needs + needs, block_serves or serves))
+        pending = []
+    if pending:
+        raise ValueError(f"README line {start}: a command ends with a line continuation")
+    return tuple(commands)
