@@ -35,12 +35,32 @@ def test_mkdocstrings_page_is_rendered_from_the_source(tmp_path: Path) -> None:
     assert not entries.is_error and "validate_email" in entries.content[0].text
 
 
+def test_lazily_imported_objects_are_followed(tmp_path: Path) -> None:
+    """`::: pydantic.BaseModel`: pydantic's __init__ imports it on first use, through its
+    `_dynamic_imports` table (PEP 562 `__getattr__`); the page renders it from main.py."""
+    out = build_bundle(PYDANTIC / "docs", tmp_path / "idx", "--api-source", PYDANTIC)
+    page = {k: v for k, v in _texts(out).items() if k.startswith("api/base_model.md")}
+    text = "\n".join(page.values())
+    assert ":::" not in text and "members:" not in text
+    assert (
+        "## `pydantic.BaseModel`" in text and "A base class for creating Pydantic models." in text
+    )
+    assert "def model_dump(self, *," in text
+    assert "## `pydantic.create_model`" in text
+    with McpSession(out) as s:
+        hits = s.search(query="BaseModel model_dump_json", limit=3)["hits"]
+    assert any(h["chunk_id"].startswith("api/base_model.md#") for h in hits), hits
+
+
 def test_without_its_source_the_page_says_so_and_the_build_warns_once(tmp_path: Path) -> None:
     proc = run_docsmcp("build", "--docs-dir", PYDANTIC / "docs", "--out", tmp_path / "idx")
     warnings = [x for x in proc.stderr.splitlines() if "warning" in x]
-    assert len(warnings) == 1 and "api/networks.md" in warnings[0], proc.stderr
-    assert "mkdocstrings" in warnings[0] and "--api-source" in warnings[0]
-    (text,) = [v for k, v in _texts(tmp_path / "idx").items() if k.startswith("api/")]
+    # one line per generated page
+    assert len(warnings) == 2, proc.stderr
+    assert "api/base_model.md" in warnings[0] and "api/networks.md" in warnings[1]
+    assert all("mkdocstrings" in w and "--api-source" in w for w in warnings)
+    texts = _texts(tmp_path / "idx")
+    (text,) = [v for k, v in texts.items() if k.startswith("api/networks.md")]
     assert (
         text == "API reference of `pydantic.networks` (generated from its source by mkdocstrings)."
     )

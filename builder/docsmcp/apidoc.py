@@ -5,7 +5,8 @@ object (the directive's object at level 2, its members at level 3), its signatur
 `python` block and its docstring. The source is parsed, never imported or run: the module is
 looked for in every source root (`--docs-dir`, `--source-root`, `--api-source`), as
 `a/b.py` or `a/b/__init__.py`, also under `src/`, and read through `discover.read_file`. An
-object a package re-exports with `from .module import Name` is followed (a few levels).
+object a package re-exports with `from .module import Name` is followed (a few levels), and
+so is one it imports lazily through a table such as pydantic's `_dynamic_imports`.
 
 Members: a module's public classes and functions (its `__all__` when it lists them), a class's
 public methods plus `__init__`; names starting with `_` are left out, as mkdocstrings' default
@@ -116,11 +117,38 @@ class Sources:
                 found = self.module(target) if target else None
                 if found is not None:
                     return self._member(target, found[0], original, follow - 1)
+        lazy = _lazy_target(node, name)
+        if lazy is not None:  # a package importing on first use (PEP 562 `__getattr__`)
+            base = module if self._is_package(module) else module.rpartition(".")[0]
+            target = base + lazy if lazy.startswith(".") else lazy
+            found = self.module(target)
+            if found is not None:
+                return self._member(target, found[0], name, follow - 1)
         return None, module
 
     def _is_package(self, module: str) -> bool:
         found = self.module(module)
         return found is not None and found[1].endswith("/__init__.py")
+
+
+def _lazy_target(node: ast.Module, name: str) -> str | None:
+    """The module a lazy-import table at module level names for `name`: a dict literal such as
+    pydantic's `_dynamic_imports = {'BaseModel': (__spec__.parent, '.main')}` (the last string
+    of the value), the convention of packages that import on first attribute access."""
+    for child in node.body:
+        value = child.value if isinstance(child, ast.Assign | ast.AnnAssign) else None
+        if not isinstance(value, ast.Dict):
+            continue
+        for key, item in zip(value.keys, value.values, strict=True):
+            if not (isinstance(key, ast.Constant) and key.value == name):
+                continue
+            parts = item.elts if isinstance(item, ast.Tuple) else [item]
+            last = parts[-1] if parts else None
+            if isinstance(last, ast.Constant) and isinstance(last.value, str):
+                module = last.value
+                if module.startswith(".") or module.replace(".", "").isidentifier():
+                    return module
+    return None
 
 
 def render(identifier: str, sources: Sources) -> list[str] | None:
