@@ -34,6 +34,7 @@ characters; line numbers are those of the source files).
 
 from __future__ import annotations
 
+import dataclasses
 import difflib
 import os
 import re
@@ -181,6 +182,26 @@ class Report:
                 shown[entry.kind] += 1
                 entries.append(entry)
         return entries
+
+    def under(self, prefix: str) -> Report:
+        """The report restricted to pages under the path `prefix` (either side's path)."""
+
+        def inside(path: str | None) -> bool:
+            return path is not None and path.startswith(prefix)
+
+        return dataclasses.replace(
+            self,
+            entries=tuple(
+                e
+                for e in self.entries
+                if inside(e.old.path if e.old else None) or inside(e.new.path if e.new else None)
+            ),
+            pages_added=tuple(p for p in self.pages_added if inside(p)),
+            pages_removed=tuple(p for p in self.pages_removed if inside(p)),
+            pages_moved=tuple(
+                m for m in self.pages_moved if inside(m.old_path) or inside(m.new_path)
+            ),
+        )
 
     def to_json(self, limit: int | None = None) -> dict[str, Any]:
         listed = self.listed(limit)

@@ -23,6 +23,7 @@ def _impacts(searcher: Searcher, terms: list[str], rows: list[int]) -> list[dict
     """Per row: term → its stored impact in that row (terms absent from the row left out)."""
     out: list[dict[str, float]] = [{} for _ in rows]
     wanted = np.asarray(rows, dtype=np.int64)
+    position = {row: i for i, row in enumerate(rows)}
     for term in terms:
         tid = searcher.lexicon.lookup(term)
         if tid is None:
@@ -30,9 +31,7 @@ def _impacts(searcher: Searcher, terms: list[str], rows: list[int]) -> list[dict
         docs, impacts = searcher.lexicon.postings(tid)
         hit = np.isin(docs, wanted)
         for doc, impact in zip(docs[hit].tolist(), impacts[hit].tolist(), strict=True):
-            for i, row in enumerate(rows):
-                if row == doc:
-                    out[i][term] = round(float(impact), 4)
+            out[position[doc]][term] = round(float(impact), 4)
     return out
 
 

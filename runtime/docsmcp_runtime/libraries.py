@@ -33,7 +33,7 @@ import numpy as np
 from . import __version__
 from .archive import expand_bundles, resolve_bundle
 from .bundle import Bundle, open_bundle
-from .changes import KINDS, LISTED, DiffError, Report, classify, match, side_of
+from .changes import DiffError, Report, classify, match, side_of
 from .cursor import cursor_secret, encode_cursor
 from .errors import INVALID_PARAMS, BundleError, ProtocolError
 from .format import TaxonomyKey, ToolTexts
@@ -44,6 +44,7 @@ from .searchcall import (
     SearchCall,
     decode_offset,
     degraded_message,
+    exclude_ids,
     fit_hits,
     search_call,
     search_hint,
@@ -61,13 +62,14 @@ from .toolargs import (
 from .tooldefs import (
     COMPARE_LIMIT,
     COMPARE_VERSIONS,
+    DEFAULT_LIMIT,
     GET_API_REFERENCE,
     GET_CODE_EXAMPLES,
     GET_DOC,
     GET_PAGE,
     LIST_SECTIONS,
     MAX_COMPARE_LIMIT,
-    MAX_EXCLUDE,
+    MAX_LIMIT,
     SEARCH_DOCS,
     VERSION_TOOLS,
     ToolSelection,
@@ -103,10 +105,14 @@ class Library:
     versions: tuple[str, ...]  # the metadata version of each app ("" when it has none)
 
     @property
+    def named(self) -> tuple[str, ...]:
+        """The versions that have a name, oldest first."""
+        return tuple(v for v in self.versions if v)
+
+    @property
     def latest(self) -> DocsApp:
-        versioned = tuple(v for v in self.versions if v)
-        if versioned:
-            newest = resolve_version("latest", versioned)
+        if self.named:
+            newest = resolve_version("latest", self.named)
             if newest is not None:
                 return self.apps[self.versions.index(newest)]
         return self.apps[-1]
@@ -116,8 +122,7 @@ class Library:
         request was resolved (a range, `latest`); None when no bundle matches."""
         if version is None:
             return self.latest, None
-        versioned = tuple(v for v in self.versions if v)
-        resolved = resolve_version(version, versioned) if versioned else None
+        resolved = resolve_version(version, self.named) if self.named else None
         if resolved is None:
             return None
         note = None if resolved == version else f"version {json.dumps(version)} resolved to "
@@ -231,9 +236,7 @@ class LibraryApp:
             GET_API_REFERENCE: self.get_api_reference,
             GET_CODE_EXAMPLES: self.get_code_examples,
         }
-        self._versioned = {
-            lib.name: lib for lib in self.libraries.values() if len(_versions(lib)) > 1
-        }
+        self._versioned = {lib.name: lib for lib in self.libraries.values() if len(lib.named) > 1}
         if self._versioned:
             self._handlers[COMPARE_VERSIONS] = self.compare_versions
         self._tools = self._tool_definitions()
@@ -254,10 +257,9 @@ class LibraryApp:
             "",
         ]
         for lib in self.libraries.values():
-            versions = [v for v in lib.versions if v]
             line = f"- {lib.name}: {lib.description}"
-            if len(lib.apps) > 1 and versions:
-                line += f" (versions {', '.join(versions)}; `version` picks one, default latest)"
+            if len(lib.apps) > 1 and lib.named:
+                line += f" (versions {', '.join(lib.named)}; `version` picks one, default latest)"
             lines.append(line)
             own = lib.latest.instructions
             if own:
@@ -283,14 +285,12 @@ class LibraryApp:
             version = {
                 "type": "string",
                 "description": "Version of the library's docs: "
-                + "; ".join(
-                    f"{lib.name}: {', '.join(v for v in lib.versions if v)}" for lib in several
-                )
+                + "; ".join(f"{lib.name}: {', '.join(lib.named)}" for lib in several)
                 + ". Also latest (the default) or a range such as 1.x, >=1.2, ^1.2.",
             }
         if self._versioned:
             tools[COMPARE_VERSIONS] = compare_definition(
-                {name: _versions(lib) for name, lib in self._versioned.items()}
+                {name: lib.named for name, lib in self._versioned.items()}
             )
         out = []
         prefix = self.selection.prefix
@@ -382,7 +382,7 @@ class LibraryApp:
     def _one(self, lib: Library, args: dict, notes: list[str]) -> DocsApp:
         app = self._pick(lib, args, notes)
         if app is None:
-            available = ", ".join(v for v in lib.versions if v) or "none"
+            available = ", ".join(lib.named) or "none"
             raise ToolInputError(
                 f"No version of {lib.name} matches {json.dumps(args.get(VERSION_KEY))}. "
                 f"Available versions: {available} (or latest, or a range such as 1.x, >=1.2)."
@@ -401,7 +401,7 @@ class LibraryApp:
             raise ToolInputError(
                 f"No library has version {json.dumps(args.get(VERSION_KEY))}. "
                 + "; ".join(
-                    f"{lib.name}: {', '.join(v for v in lib.versions if v) or 'unversioned'}"
+                    f"{lib.name}: {', '.join(lib.named) or 'unversioned'}"
                     for lib in self.libraries.values()
                 )
             )
@@ -487,16 +487,12 @@ class LibraryApp:
             raise first_error
         return out
 
-    def _exclude_rows(self, args: dict, notes: list[str]) -> tuple[dict[int, np.ndarray], str]:
-        """Per app (by position): rows of the ids in `exclude`; what cursors bind to."""
-        value = args.get("exclude")
+    def _exclude_rows(self, args: dict, notes: list[str]) -> tuple[dict[str, np.ndarray], str]:
+        """Per app (by its library key): rows of the ids in `exclude`; what cursors bind to."""
+        value = exclude_ids(args)
         if value is None:
             return {}, ""
-        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-            raise ToolInputError("exclude must be an array of chunk ids")
-        if len(value) > MAX_EXCLUDE:
-            raise ToolInputError(f"exclude takes at most {MAX_EXCLUDE} chunk ids")
-        found: dict[int, set[int]] = {}
+        found: dict[str, set[int]] = {}
         unknown = 0
         for chunk_id in set(value):
             owner, _ = self.split_id(chunk_id)
@@ -505,7 +501,7 @@ class LibraryApp:
             for app in apps:
                 row = app.bundle.row_of(chunk_id)
                 if row is not None:
-                    found.setdefault(self.apps.index(app), set()).add(row)
+                    found.setdefault(_key_of(app), set()).add(row)
                     hits += 1
             unknown += hits == 0
         if unknown:
@@ -530,7 +526,7 @@ class LibraryApp:
             offset = decode_offset(
                 self._secret, self.bundle_id, bound, filters, call.cursor, total_rows
             )
-        fused = fuse_search(parts, call, offset, excluded, self.apps)
+        fused = fuse_search(parts, call, offset, excluded)
         notes.extend(fused.notes)
         pattern = snippet_pattern(call.query)
         hits = []
@@ -622,9 +618,8 @@ class LibraryApp:
                 "pages": len(app.pages.paths),
                 "chunks": app.bundle.n_chunks,
             }
-            versions = [v for v in lib.versions if v]
-            if versions:
-                entry["versions"] = versions
+            if lib.named:
+                entry["versions"] = list(lib.named)
             entries.append(entry)
         notes.append(f"Call list_sections with {LIBRARY_ARG} to browse one library.")
         listing = {"root": "", "matched_by": "libraries", "entries": entries}
@@ -694,10 +689,9 @@ class LibraryApp:
                     examples.append(
                         {LIBRARY_ARG: app.bundle.metadata.name, **content["examples"][n]}
                     )
-        wanted = args.get("limit")
-        cap = wanted if isinstance(wanted, int) and not isinstance(wanted, bool) else None
-        cap = cap if cap and cap > 0 else len(per_app[0][1]["examples"]) or limit
-        result: dict[str, Any] = {"examples": examples[: max(cap, 1)]}
+        # The same limit each library applied (its clamping notes are in its own results).
+        cap = int_arg(args, "limit", DEFAULT_LIMIT, 1, MAX_LIMIT, [])
+        result: dict[str, Any] = {"examples": examples[:cap]}
         if not examples:
             notes.append("No code examples matched in any library; try other words.")
         return json_result(result, notes)
@@ -734,7 +728,7 @@ class LibraryApp:
                 f"'{name}' has no two versions to compare; libraries with versions: "
                 f"{', '.join(self._versioned)}."
             )
-        versions = _versions(lib)
+        versions = lib.named
         new_version = self._version_arg(lib, args, "new_version", "latest", notes)
         before = [v for v in versions if _version_key(v) < _version_key(new_version)]
         default_old = before[-1] if before else None
@@ -768,7 +762,7 @@ class LibraryApp:
     ) -> str:
         wanted = str_arg(args, key) or default
         assert wanted is not None
-        versions = _versions(lib)
+        versions = lib.named
         resolved = resolve_version(wanted, versions)
         if resolved is None:
             raise ToolInputError(
@@ -918,8 +912,7 @@ def fuse_search(
     parts: Sequence[tuple[DocsApp, dict[str, str]]],
     call: SearchCall,
     offset: int,
-    excluded: dict[int, np.ndarray],
-    apps: list[DocsApp],
+    excluded: dict[str, np.ndarray],
 ) -> Fused:
     """Each library's best `offset + limit` rows, fused by rank (see FUSION_K): order is the
     fused score, then the library's order, then its own rank — deterministic."""
@@ -931,7 +924,7 @@ def fuse_search(
     notes: list[str] = []
     for order, (app, filters) in enumerate(parts):
         window = SearchCall(call.query, depth, None, call.expand)
-        page = app.ranked(window, filters, 0, excluded.get(apps.index(app)))
+        page = app.ranked(window, filters, 0, excluded.get(_key_of(app)))
         total += page.total
         corpus_matches += page.corpus_matches
         for key, values in page.suggested_filters.items():
@@ -981,11 +974,6 @@ def resource_pages(app: LibraryApp, cursor: str | None) -> dict:
     return page
 
 
-def _versions(lib: Library) -> tuple[str, ...]:
-    """A library's named versions, oldest first."""
-    return tuple(v for v in lib.versions if v)
-
-
 def _version_key(version: str) -> tuple:
     from .versions import _key, parse
 
@@ -998,45 +986,20 @@ def compare_result(
 ) -> dict[str, Any]:
     """compare_versions' answer from a report: counts and pages (under `path` when given), and
     at most `limit` entries (and pages) of each kind, ids with the versions' prefixes."""
-    entries = list(report.entries)
-    pages = {
-        "added": list(report.pages_added),
-        "removed": list(report.pages_removed),
-        "moved": [m.to_json() for m in report.pages_moved],
-    }
     if path:
-        prefix = path.removeprefix("./").lstrip("/")
-
-        def under(p: str | None) -> bool:
-            return p is not None and p.startswith(prefix)
-
-        entries = [
-            e
-            for e in entries
-            if under(e.old.path if e.old else None) or under(e.new.path if e.new else None)
-        ]
-        pages = {
-            "added": [p for p in pages["added"] if under(p)],
-            "removed": [p for p in pages["removed"] if under(p)],
-            "moved": [m for m in pages["moved"] if under(m["old_path"]) or under(m["new_path"])],
-        }
-    counts = {kind: sum(e.kind == kind for e in entries) for kind in KINDS}
-    shown: dict[str, int] = dict.fromkeys(LISTED, 0)
-    listed = []
-    for entry in entries:
-        if entry.kind in LISTED and shown[entry.kind] < limit:
-            shown[entry.kind] += 1
-            data = entry.to_json()
-            for side, prefix_ in (("old_id", old_prefix), ("new_id", new_prefix)):
-                if data[side] is not None:
-                    data[side] = prefix_ + data[side]
-            listed.append(data)
+        report = report.under(path.removeprefix("./").lstrip("/"))
+    data = report.to_json(limit)
+    for entry in data["entries"]:
+        for side, prefix in (("old_id", old_prefix), ("new_id", new_prefix)):
+            if entry[side] is not None:
+                entry[side] = prefix + entry[side]
+    pages = data["pages"]
     return {
-        "counts": counts,
+        "counts": data["counts"],
         "page_counts": {kind: len(items) for kind, items in pages.items()},
         "pages": {kind: items[:limit] for kind, items in pages.items()},
-        "entries": listed,
-        "omitted": {k: counts[k] - shown[k] for k in LISTED},
+        "entries": data["entries"],
+        "omitted": data["omitted"],
     }
 
 
@@ -1056,8 +1019,6 @@ def _description(app: DocsApp) -> str:
 
 
 def _version_order(app: DocsApp) -> tuple:
-    from .versions import _key, parse
-
+    """Unversioned bundles first, then by `_version_key`."""
     version = app.bundle.metadata.version or ""
-    parts = parse(version) if version else None
-    return (version != "", parts is not None, _key(parts) if parts else (), version)
+    return (version != "", *_version_key(version))

@@ -10,7 +10,7 @@ from typing import Any
 from .budget import pack_hits
 from .cursor import CursorError, decode_cursor
 from .toolargs import ToolInputError, bool_arg, cursor_arg, int_arg, query_arg
-from .tooldefs import DEFAULT_LIMIT, MAX_LIMIT
+from .tooldefs import DEFAULT_LIMIT, MAX_EXCLUDE, MAX_LIMIT
 
 # search_docs' own arguments (the taxonomy filters and `library` come on top).
 SEARCH_OWN = ("query", "limit", "cursor", "expand_references", "max_tokens", "exclude")
@@ -38,6 +38,18 @@ def search_call(args: dict, notes: list[str], expand_default: bool) -> SearchCal
         cursor=cursor_arg(args),
         expand=bool_arg(args, "expand_references", expand_default),
     )
+
+
+def exclude_ids(args: dict) -> list[str] | None:
+    """The chunk ids of `exclude` (None when absent); a wrong shape or too many is a tool error."""
+    value = args.get("exclude")
+    if value is None:
+        return None
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise ToolInputError("exclude must be an array of chunk ids")
+    if len(value) > MAX_EXCLUDE:
+        raise ToolInputError(f"exclude takes at most {MAX_EXCLUDE} chunk ids")
+    return value
 
 
 def decode_offset(

@@ -35,6 +35,7 @@ from .searchcall import (
     SearchCall,
     decode_offset,
     degraded_message,
+    exclude_ids,
     fit_hits,
     search_call,
     search_hint,
@@ -66,7 +67,6 @@ from .tooldefs import (
     LIST_SECTIONS,
     MAX_CONTEXT,
     MAX_DEPTH,
-    MAX_EXCLUDE,
     MAX_LIMIT,
     MAX_LIST,
     MAX_PAGE_CHARS,
@@ -227,13 +227,9 @@ class DocsApp:
 
     def _exclude_arg(self, args: dict, notes: list[str]) -> tuple[np.ndarray | None, str]:
         """Rows of the chunk ids in `exclude`, and what cursors must be bound to for them."""
-        value = args.get("exclude")
+        value = exclude_ids(args)
         if value is None:
             return None, ""
-        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-            raise ToolInputError("exclude must be an array of chunk ids")
-        if len(value) > MAX_EXCLUDE:
-            raise ToolInputError(f"exclude takes at most {MAX_EXCLUDE} chunk ids")
         rows = sorted({r for r in map(self.bundle.row_of, value) if r is not None})
         unknown = len(set(value)) - len(rows)
         if unknown:
