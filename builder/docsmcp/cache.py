@@ -40,6 +40,13 @@ KINDS = (
 KIND_NAMES = tuple(k.name for k in KINDS)
 
 
+def max_bytes(kind: str) -> int:
+    """The size bound of a kind that has one (parsed, embeddings, pdf)."""
+    bound = next(k.max_bytes for k in KINDS if k.name == kind)
+    assert bound is not None, f"{kind} is not bounded by size"
+    return bound
+
+
 def cache_root(given: Path | None) -> Path:
     """`--cache-dir` when given, else the default root shared with the runtime."""
     return Path(given) if given is not None else default_cache_dir()

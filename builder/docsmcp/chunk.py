@@ -15,6 +15,7 @@ import json
 import re
 from collections import defaultdict
 from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING, TypeVar
 
 from markdown_it import MarkdownIt
 from markdown_it.token import Token
@@ -22,6 +23,9 @@ from markdown_it.token import Token
 from .dialects import Tab, rewrite
 from .manifest import SourceFile
 from .mdx import admonitions_to_text, drop_esm, esm_metadata
+
+if TYPE_CHECKING:  # apiref imports this module
+    from .apiref import ApiEntry
 
 SPLIT_LEVEL = {"file": 0, "h1": 1, "h2": 2, "h3": 3}
 DEFAULT_MAX_CHUNK_SIZE = 20000
@@ -513,15 +517,19 @@ def file_line(sf: SourceFile, line: int) -> int:
     return line_map[line] if line_map and 0 <= line < len(line_map) else line
 
 
-def in_file_lines(chunk: Chunk, sf: SourceFile) -> Chunk:
-    """`chunk` with the line range of the file itself rather than of its include-expanded text
-    (the last step: extractors locate blocks in chunks by the parsed text's lines)."""
+Lined = TypeVar("Lined", "Chunk", "ApiEntry")
+
+
+def in_file_lines(item: Lined, sf: SourceFile) -> Lined:
+    """`item` (a chunk, an API entry) with the line range of the file itself rather than of its
+    include-expanded or converted text (the last step: extractors locate blocks in chunks by the
+    parsed text's lines)."""
     if not sf.line_map:
-        return chunk
+        return item
     return replace(
-        chunk,
-        line_start=file_line(sf, chunk.line_start - 1) + 1,
-        line_end=file_line(sf, chunk.line_end - 1) + 1,
+        item,
+        line_start=file_line(sf, item.line_start - 1) + 1,
+        line_end=file_line(sf, item.line_end - 1) + 1,
     )
 
 

@@ -16,10 +16,10 @@ from pathlib import Path
 
 import numpy as np
 
-from .cache import KINDS, evict
+from .cache import evict, max_bytes
 from .embed import warn
 
-EMBEDDINGS_MAX_BYTES = next(k.max_bytes for k in KINDS if k.name == "embeddings") or 0
+EMBEDDINGS_MAX_BYTES = max_bytes("embeddings")
 
 
 def input_key(fingerprint: str, text: str) -> str:

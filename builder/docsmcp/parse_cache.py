@@ -26,7 +26,7 @@ import docsmcp_runtime
 from docsmcp_runtime.swap import pid_alive
 
 from .apiref import ApiEntry, Example, Parameter
-from .cache import KINDS, evict, touch
+from .cache import evict, max_bytes, touch
 from .chunk import Chunk
 from .embed import warn
 from .manifest import SourceFile
@@ -34,7 +34,7 @@ from .tables import FileRecords
 from .xref import FileRefs
 
 Entry = tuple[list[Chunk], FileRecords, list]  # chunks, records, analysed fields per chunk
-PARSED_MAX_BYTES = next(k.max_bytes for k in KINDS if k.name == "parsed") or 0
+PARSED_MAX_BYTES = max_bytes("parsed")
 # Bump when the stored tuples change shape.
 CACHE_FORMAT = 5
 

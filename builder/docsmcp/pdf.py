@@ -36,6 +36,7 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
+from .cache import evict, max_bytes
 from .discover import PDF_SUFFIXES
 from .pdf_layout import Line, Link, Markdown, OutlineEntry, assemble, clean
 
@@ -62,8 +63,8 @@ MAX_LINK_TEXT = 300
 # Seconds a PDF may take to read, per 1,000 pages, with a floor.
 SECONDS_PER_1000_PAGES = 300
 MIN_SECONDS = 120
-CACHE_FOLDER = "pdf"
-CACHE_MAX_BYTES = 1 << 30
+CACHE_FOLDER = "pdf"  # a kind of the cache root (cache.py)
+CACHE_MAX_BYTES = max_bytes(CACHE_FOLDER)
 INSTALL_HINT = "PDF support needs pypdfium2: pip install 'docsmcp[pdf]'"
 # Font names of monospaced faces (TeX's CMTT/SFTT/LMMono, Inconsolata, Courier, DejaVu Sans
 # Mono, Consolas, Menlo, Source Code Pro, ...).
@@ -525,24 +526,9 @@ class PdfCache:
             tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
             tmp.write_bytes(zlib.compress(marshal.dumps(values), 1))
             os.replace(tmp, path)
-            self._evict()
+            evict(self.dir, self.max_bytes)  # the new entry too, when it alone is too big
         except OSError as exc:
             log.warning("cannot write the PDF cache %s (%s)", path, exc.strerror or exc)
-
-    def _evict(self) -> None:
-        files = []
-        for f in self.dir.glob("*.marshal.z"):
-            try:
-                st = f.stat()
-            except OSError:
-                continue
-            files.append((st.st_mtime, st.st_size, f))
-        total = sum(size for _, size, _ in files)
-        for _, size, f in sorted(files, key=lambda t: (t[0], t[2].name)):
-            if total <= self.max_bytes:
-                break
-            f.unlink(missing_ok=True)
-            total -= size
 
 
 def extract(

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import PurePosixPath
 
 import pyarrow as pa
@@ -25,8 +25,7 @@ from docsmcp_runtime.format import (
 from docsmcp_runtime.languages import normalise_language
 
 from .apiref import ApiEntry, extract_api
-from .chunk import Chunk, ParsedFile, file_line
-from .manifest import SourceFile
+from .chunk import Chunk, ParsedFile, file_line, in_file_lines
 from .xref import CrossRefs, FileRefs, extract_refs, resolve_refs, shift_refs, summary
 
 # The prose shown before a code example: at most this many characters of its paragraph, found
@@ -76,22 +75,11 @@ def file_records(parsed: ParsedFile, chunks: list[Chunk]) -> FileRecords:
     )
     rows = {c.id: k for k, c in enumerate(chunks)}
     api = tuple(
-        (_in_file_lines(e, source), rows[e.chunk_id])
+        (in_file_lines(e, source), rows[e.chunk_id])
         for e in extract_api(parsed, chunks)
         if e.chunk_id in rows
     )
     return FileRecords(len(chunks), refs, page, api, tuple(_code_blocks(parsed, chunks, 0)))
-
-
-def _in_file_lines(entry: ApiEntry, source: SourceFile) -> ApiEntry:
-    """`entry` with the page's own lines, where includes made the parsed text longer."""
-    if not source.line_map:
-        return entry
-    return replace(
-        entry,
-        line_start=file_line(source, entry.line_start - 1) + 1,
-        line_end=file_line(source, entry.line_end - 1) + 1,
-    )
 
 
 class TableBuilder:
