@@ -30,6 +30,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_speakeasy import (  # noqa: E402 - the shared raw-pipe client and helpers
     Server,
     check_response,
+    measure_cold,
     pct,
     print_table,
     tool,
@@ -82,24 +83,8 @@ def build_shelf(shelf: Path, count: int) -> list[str]:
 
 
 def cold_start(bundle: Path, runs: int, tmp: Path) -> tuple[list[float], float]:
-    """Spawn → initialize → first search across all libraries answered; max VmHWM."""
-    times, rss = [], 0.0
-    for i in range(runs):
-        with (tmp / f"cold-{i}.err").open("w+b") as err:
-            t0 = time.perf_counter()
-            server = Server.spawn(tool("docsmcp-runtime"), bundle, err)
-            try:
-
-                def first(server: Server = server) -> None:
-                    server.initialize()
-                    server.send(server.search_request({"query": "retry", "limit": 10}))
-                    check_response(server.read_line(), want_tool_result=True)
-
-                with_timeout(server, first)
-                times.append(time.perf_counter() - t0)
-                rss = max(rss, vm_hwm_mb(server.proc.pid))
-            finally:
-                server.close()
+    """Spawn → initialize → first search answered (across all libraries of a shelf); max VmHWM."""
+    times, _, rss = measure_cold(bundle, runs, tmp)
     return times, rss
 
 
