@@ -137,6 +137,52 @@ def test_tabs_that_are_not_languages_stay_in_their_section(tmp_path: Path) -> No
     assert not any(mark in chunk.text for mark in DIALECT_SYNTAX)
 
 
+def test_one_line_tabs_are_split_per_language(tmp_path: Path) -> None:
+    """`<TabItem …>text</TabItem>` on one line, tab after tab with no blank line between them
+    (one paragraph to markdown), still gives each language its own chunk."""
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "setup.mdx").write_text(
+        '# Setup\n\n## Install\n\nPick your client.\n\n<Tabs groupId="language">\n'
+        '<TabItem value="python" label="Python">Run `pip install acme` first.</TabItem>\n'
+        '<TabItem value="go" label="Go">Run `go get acme.dev/acme`\nthen import it.</TabItem>\n'
+        "</Tabs>\n",
+        encoding="utf-8",
+    )
+    chunks = {c.id: c for c in _chunks(docs, "setup.mdx")}
+    assert set(chunks) == {
+        "setup.mdx#setup/install",
+        "setup.mdx#setup/install/python",
+        "setup.mdx#setup/install/go",
+    }
+    python, go = chunks["setup.mdx#setup/install/python"], chunks["setup.mdx#setup/install/go"]
+    assert dict(python.metadata) == {"language": "python"}
+    assert python.text == "Python: Run `pip install acme` first."
+    assert dict(go.metadata) == {"language": "go"}
+    assert go.text == "Go: Run `go get acme.dev/acme`\nthen import it."
+    assert (go.line_start, go.line_end) == (9, 10)
+    assert "pip" not in chunks["setup.mdx#setup/install"].text
+    for c in chunks.values():
+        assert not any(mark in c.text for mark in DIALECT_SYNTAX), c.text
+
+
+def test_explicit_heading_ids_leave_titles_and_keep_ids(tmp_path: Path) -> None:
+    """`## Title {#id}` (Docusaurus, mdBook): the title and text read without it and the chunk
+    id is the same as before (links to `#id` resolve: test_xref.py)."""
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "a.md").write_text(
+        "# Guide {#guide}\n\nIntro.\n\n## Configure the client {#configure}\n\nSet `timeout`.\n",
+        encoding="utf-8",
+    )
+    chunks = {c.id: c for c in _chunks(docs, "a.md")}
+    c = chunks["a.md#guide-guide/configure-the-client-configure"]
+    assert c.heading == "Configure the client"
+    assert c.breadcrumb == "a.md > Guide > Configure the client"
+    assert c.text == "## Configure the client\n\nSet `timeout`."
+    assert chunks["a.md#guide-guide"].text == "# Guide\n\nIntro."
+
+
 def test_tab_language_names() -> None:
     assert tab_language("Python") == "python"
     assert tab_language("TypeScript SDK") == "typescript"
@@ -195,8 +241,9 @@ def test_admonitions_attribute_lists_abbreviations_and_reference_links() -> None
     ]
     out = rewrite(lines)
     assert len(out.display) == len(lines) == len(out.parse)
+    assert out.parse[0] == "## Models {#models}"  # the anchor links reach, and the chunk id
     assert out.display[:10] == [
-        "## Models {#models}",
+        "## Models",
         "",
         "Tip: Use `model_validate`",
         "Validate `dicts` with it.",
@@ -237,12 +284,16 @@ _PIECES = st.sampled_from(
         "</Tabs>",
         '<TabItem value="py" label="Python">',
         '<TabItem value="go">',
+        '<TabItem value="ts" label="TypeScript">npm i acme</TabItem>',
+        '<TabItem value="rust">cargo add acme',
+        "the end</TabItem>",
         "</TabItem>",
         "<CodeTabs",
         "  values={[{label: 'Go', value: 'go'}]}>",
         "</CodeTabs>",
         "```",
         "## Heading { #id }",
+        "### Custom {#custom-id}",
         "{: .cls }",
         "*[A]: b",
         "[a][b] [c][]",

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, TypeVar
 from markdown_it import MarkdownIt
 from markdown_it.token import Token
 
-from .dialects import Tab, rewrite
+from .dialects import EXPLICIT_ID, Tab, rewrite
 from .manifest import SourceFile
 from .mdx import admonitions_to_text, drop_esm, esm_metadata
 
@@ -60,9 +60,16 @@ class Block:
     end: int  # one past the last line
     search: str  # block-aware searchable text
     level: int = 0  # heading level, for headings
-    title: str = ""  # heading text, for headings
+    title: str = ""  # heading text, for headings (without an explicit `{#id}`)
+    anchor: str = ""  # a heading's explicit `{#id}` (Docusaurus, mdBook, pandoc, attr_list)
     prefix: tuple[int, int] | None = None  # table header lines a table-row part repeats
     parts: tuple[Block, ...] = ()  # list items or table rows, the finest split units
+
+
+def _heading_slug(b: Block) -> str:
+    # Chunk ids keep the heading as written, explicit id included (`install-guide-install`),
+    # as they always have: the id grammar follows the heading line, not its display title.
+    return slugify(f"{b.title} {{#{b.anchor}}}" if b.anchor else b.title)
 
 
 @dataclass(frozen=True)
@@ -161,7 +168,10 @@ def _blocks(tokens: list[Token]) -> list[Block]:
         start, end = t.map
         if t.type == "heading_open":
             title = _inline_text(group[1]).strip()
-            blocks.append(Block("heading", start, end, title, int(t.tag[1]), title))
+            explicit = EXPLICIT_ID.search(title)
+            anchor = explicit.group(1) if explicit else ""
+            title = title[: explicit.start()] if explicit else title
+            blocks.append(Block("heading", start, end, title, int(t.tag[1]), title, anchor=anchor))
         elif t.type == "table_open":
             blocks.append(_table_block(group, start, end))
         elif t.type in ("bullet_list_open", "ordered_list_open"):
@@ -268,9 +278,9 @@ class _FileChunker:
                 while stack and stack[-1][0] >= b.level:
                     stack.pop()
                 if stack:
-                    cid = self.ids.child(stack[-1][1], slugify(b.title), "/")
+                    cid = self.ids.child(stack[-1][1], _heading_slug(b), "/")
                 else:
-                    cid = self.ids.child(path, slugify(b.title), "#")
+                    cid = self.ids.child(path, _heading_slug(b), "#")
                 stack.append((b.level, cid, b.title))
                 trail = tuple((lvl, text) for lvl, _, text in stack)
                 current = _Section(cid, b.title, b.level, trail, [b], shallow=b.level < split)
@@ -303,7 +313,7 @@ class _FileChunker:
         Tabs that are not languages (npm/yarn, macOS/Linux) stay in `sec`, labelled."""
         found: dict[str, tuple[str, list[Block]]] = {}
         rest: list[Block] = []
-        for b in sec.blocks:
+        for b in (piece for block in sec.blocks for piece in self._cut_at_tabs(block, tabs)):
             tab = next((t for t in tabs if t.start <= b.start and b.end <= t.end), None)
             if tab is None:
                 rest.append(b)
@@ -326,6 +336,21 @@ class _FileChunker:
             out.append(child)
         return out
 
+    def _cut_at_tabs(self, b: Block, tabs: tuple[Tab, ...]) -> list[Block]:
+        """`b`, or its pieces when it is a paragraph running across tab boundaries: one-line
+        tabs (`<TabItem …>text</TabItem>`) on consecutive lines parse as one paragraph, and each
+        tab's text must land in its own language's section."""
+        if b.kind != "paragraph":
+            return [b]
+        cuts = sorted({x for t in tabs for x in (t.start, t.end) if b.start < x < b.end})
+        if not cuts:
+            return [b]
+        edges = [b.start, *cuts, b.end]
+        return [
+            Block("paragraph", s, e, " ".join(line.strip() for line in self.lines[s:e]).strip())
+            for s, e in zip(edges, edges[1:], strict=False)
+        ]
+
     def split(self, sec: _Section) -> list[_Section]:
         span = sec.segments or [(sec.blocks[0].start, sec.blocks[-1].end)]
         if self.size(span) <= self.max:
@@ -347,7 +372,7 @@ class _FileChunker:
         sep = "/" if "#" in sec.id[len(self.sf.path) :] else "#"
         for b in sec.blocks[own:]:
             if b.kind == "heading" and b.level == level:
-                cid = self.ids.child(sec.id, slugify(b.title), sep)
+                cid = self.ids.child(sec.id, _heading_slug(b), sep)
                 current = _Section(cid, b.title, b.level, sec.trail + ((b.level, b.title),), [b])
                 subs.append(current)
             elif current is None:

@@ -45,8 +45,11 @@ _VALUES_ENTRY = re.compile(
 )
 # Words of a tab label that say "an SDK" rather than name a language (`TypeScript SDK`).
 _GENERIC_LABEL_WORDS = frozenset({"sdk", "client", "library", "api"})
-_TABITEM_OPEN = re.compile(r"^[ \t]*<TabItem\b([^>]*)>[ \t]*$")
+# `<TabItem …>` alone on its line, or followed by the tab's text (`<TabItem …>pip install x`).
+_TABITEM_OPEN = re.compile(r"^[ \t]*<TabItem\b([^>]*)>[ \t]*(.*?)[ \t]*$")
 _TABITEM_CLOSE = re.compile(r"^[ \t]*</TabItem>[ \t]*$")
+# `</TabItem>` ending a line of the tab's text (`…text</TabItem>`).
+_TABITEM_CLOSE_END = re.compile(r"[ \t]*</TabItem>[ \t]*$")
 # JSX string props: `name="v"`, `name='v'`, `name={"v"}`, `name={'v'}`.
 _PROP = re.compile(r"""([A-Za-z_][\w-]*)=(?:"([^"]*)"|'([^']*)'|\{["']([^"'{}]*)["']\})""")
 # Attribute list: `{ #id .class key=value }` or `{: … }`, every word an attribute.
@@ -56,6 +59,10 @@ _ATTR_LIST = re.compile(
 )
 _ATTR_ID = re.compile(r"(?:^|[\s{:])#([\w:-]+)")
 _HEADING = re.compile(r"^[ ]{0,3}#{1,6}[ \t]")
+# An explicit heading id ending the heading: `## Install {#install}` (Docusaurus, mdBook, pandoc,
+# and attribute lists once rewritten). The parse text keeps it (the heading's anchor for links,
+# and part of its chunk id); the display text drops it.
+EXPLICIT_ID = re.compile(r"[ \t]*\{#([^{}\s]+)\}\s*$")
 # mkdocs-autorefs anchors: `[](){#some-anchor}` on a line of their own.
 _AUTOREF_ANCHOR = re.compile(r"^[ \t]*\[\]\(\)\{#[\w:.-]+\}[ \t]*$")
 _ATTR_LINE = re.compile(r"^[ \t]*\{:[^}\n]*\}[ \t]*$")
@@ -165,11 +172,12 @@ def _props(text: str) -> dict[str, str]:
 
 def _docusaurus_tabs(
     lines: list[str], code: list[bool], first_group: int
-) -> tuple[list[Tab], set[int], dict[int, str]]:
-    """Docusaurus tabs: (tabs, lines to blank, label lines)."""
+) -> tuple[list[Tab], set[int], dict[int, str], dict[int, str]]:
+    """Docusaurus tabs: (tabs, lines to blank, label lines, tab text lines without tags)."""
     tabs: list[Tab] = []
     blank: set[int] = set()
     labels: dict[int, str] = {}
+    texts: dict[int, str] = {}
     group = first_group - 1
     group_id = ""
     set_labels: dict[str, str] = {}
@@ -205,16 +213,31 @@ def _docusaurus_tabs(
             props = _props(m.group(1))
             value = props.get("value", "")
             label = props.get("label", "") or set_labels.get(value, "") or value
-            labels[i] = label
             open_item = (i, label, tab_language(label, value, group_id))
+            text = m.group(2)
+            closed = _TABITEM_CLOSE_END.search(text)
+            if closed:
+                text = text[: closed.start()]
+            if text:  # text on the tag's own line follows the label there (no line is added)
+                texts[i] = f"{label}: {text}" if label else text
+            else:
+                labels[i] = label
+            if closed:
+                tabs.append(Tab(group, i, i + 1, label, open_item[2]))
+                open_item = None
         elif depth == 1 and _TABITEM_CLOSE.match(line):
             blank.add(i)
             if open_item is not None:
                 start, label, language = open_item
                 tabs.append(Tab(group, start, i + 1, label, language))
                 open_item = None
+        elif depth == 1 and open_item is not None and (closed := _TABITEM_CLOSE_END.search(line)):
+            texts[i] = line[: closed.start()]
+            start, label, language = open_item
+            tabs.append(Tab(group, start, i + 1, label, language))
+            open_item = None
         i += 1
-    return tabs, blank, labels
+    return tabs, blank, labels, texts
 
 
 def _admonitions(lines: list[str]) -> tuple[dict[int, str], list[int]]:
@@ -277,7 +300,7 @@ def rewrite(lines: list[str]) -> Rewritten:
     code = fenced_lines(lines)
     material, dedent_tabs = _material_tabs(lines, code, 0)
     groups = max((t.group for t in material), default=-1) + 1
-    docusaurus, blank, tab_labels = _docusaurus_tabs(lines, code, groups)
+    docusaurus, blank, tab_labels, tab_texts = _docusaurus_tabs(lines, code, groups)
     out = list(lines)
     for tab in material:
         tab_labels[tab.start] = tab.label
@@ -286,6 +309,8 @@ def rewrite(lines: list[str]) -> Rewritten:
             out[i] = ""
         elif i in tab_labels:
             out[i] = tab_labels[i]
+        elif i in tab_texts:
+            out[i] = tab_texts[i]
         elif dedent_tabs[i]:
             out[i] = _dedent(out[i], dedent_tabs[i])
     # Admonitions are found after the tab bodies are dedented, so those inside tabs count too.
@@ -308,5 +333,7 @@ def rewrite(lines: list[str]) -> Rewritten:
         # A label ends its line within the paragraph that follows (no lines may be added).
         if i in labels or i in tab_labels:
             parse[i] = out[i] + "\\"
+        elif not code[i] and "{#" in out[i] and _HEADING.match(out[i]):
+            out[i] = EXPLICIT_ID.sub("", out[i])
     tabs = tuple(sorted([*material, *docusaurus], key=lambda t: t.start))
     return Rewritten(out, parse, tabs)

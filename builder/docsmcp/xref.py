@@ -98,7 +98,6 @@ _INDEX_NAMES = (
     "index.html",
     "index.rst",
 )
-_EXPLICIT_ID = re.compile(r"\{#([^{}\s]+)\}\s*$")
 _HTML_ANCHOR = re.compile(
     r"<[A-Za-z][\w-]{0,30}\s[^<>\n]{0,200}?\b(?:name|id)\s*=\s*[\"']([^\"'<>\n]{1,200})[\"']"
 )
@@ -361,16 +360,13 @@ class _FileIndex:
             row = self.row_from(b.start)
             if row is None:
                 continue
-            title = b.title
-            explicit = _EXPLICIT_ID.search(title)
-            if explicit:
-                self.anchors.setdefault(_norm(explicit.group(1)), row)
-                title = title[: explicit.start()]
-            key = _norm(title)
+            if b.anchor:
+                self.anchors.setdefault(_norm(b.anchor), row)
+            key = _norm(b.title)
             n = counts.get(key, 0)
             counts[key] = n + 1
             self.anchors.setdefault(key if n == 0 else f"{key}{n}", row)
-            sid = self.numbers.get(b.start) or section_id(title)
+            sid = self.numbers.get(b.start) or section_id(b.title)
             if sid is not None:
                 self.sections.setdefault(sid, row)
         if self.sections:
