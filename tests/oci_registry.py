@@ -119,7 +119,9 @@ class TokenServer:
             "jti": f"{now}-{len(self.requests)}",
             "access": access,
         }
-        signing_input = f"{_b64url(json.dumps(header).encode())}.{_b64url(json.dumps(claims).encode())}"
+        signing_input = (
+            f"{_b64url(json.dumps(header).encode())}.{_b64url(json.dumps(claims).encode())}"
+        )
         signature = subprocess.run(
             ["openssl", "dgst", "-sha256", "-sign", str(self.key)],
             input=signing_input.encode(),
@@ -154,9 +156,7 @@ class Registry:
     def blob_data(self, digest: str) -> Path:
         """Where the registry's filesystem driver keeps a blob's bytes."""
         hexdigest = digest.removeprefix("sha256:")
-        return (
-            self.storage / "docker/registry/v2/blobs/sha256" / hexdigest[:2] / hexdigest / "data"
-        )
+        return self.storage / "docker/registry/v2/blobs/sha256" / hexdigest[:2] / hexdigest / "data"
 
     def _config(self) -> Path:
         lines = [

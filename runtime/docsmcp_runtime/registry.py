@@ -121,6 +121,9 @@ def parse_reference(text: str) -> Reference:
     if len(text) > MAX_REFERENCE_CHARS:
         raise ValueError(f"OCI reference longer than {MAX_REFERENCE_CHARS} characters")
     body = text.removeprefix(SCHEME)
+    if not (body.isascii() and body.isprintable()) or " " in body:
+        # Every part of a reference is printable ASCII; quote rather than echo the rest.
+        raise ValueError(f"not an OCI reference: {text!r}")
     shown = SCHEME + body
     name, at, digest = body.partition("@")
     if at and not _DIGEST.fullmatch(digest):
