@@ -164,6 +164,8 @@ def test_pull_serves_over_mcp_like_the_directory(
     assert (cache / "bundles" / layer / "metadata.json").is_file()
     assert [p.name for p in (cache / "bundles").iterdir()] == [layer]
     assert len(list((cache / "oci").glob("*.json"))) == 1
+    shown = json.loads(run_docsmcp("cache", "info", "--cache-dir", cache, "--json").stdout)
+    assert shown["kinds"]["oci"]["entries"] == shown["kinds"]["bundles"]["entries"] == 1
 
 
 @needs_registry

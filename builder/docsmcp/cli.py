@@ -316,8 +316,8 @@ def _parser() -> argparse.ArgumentParser:
     u = sub.add_parser(
         "push",
         help="publish a bundle to an OCI registry (the artifact pack --oci writes)",
-        description="Publish a bundle as an OCI artifact, exactly the one `pack --oci` writes "
-        "(same digests), and print its manifest digest. Blobs the registry already has are not "
+        description="Publish a bundle as an OCI artifact, exactly the one pack --oci writes "
+        "(same digests), and print REGISTRY/REPO:TAG@sha256:... (its manifest digest). Blobs the registry already has are not "
         "sent again; pushing the same bundle twice changes nothing. Credentials come from "
         "$DOCSMCP_REGISTRY_USERNAME / $DOCSMCP_REGISTRY_PASSWORD or docker's config file "
         "($DOCKER_CONFIG/config.json, ~/.docker/config.json), never from the command line. "
@@ -372,7 +372,7 @@ def _parser() -> argparse.ArgumentParser:
 
     c = sub.add_parser(
         "cache",
-        help="show or empty the cache (parsed files, embeddings, PDF text, git, bundles)",
+        help="show or empty the cache (parsed, embeddings, PDF text, git, bundles, OCI pulls)",
         description="Show what the cache root holds, per kind, or empty some kinds. Every kind "
         "is bounded (least recently used entries go first) and bundles never depend on it: "
         "cleaning only costs time on the next build.",
