@@ -166,6 +166,15 @@ def test_pull_serves_over_mcp_like_the_directory(
     assert len(list((cache / "oci").glob("*.json"))) == 1
     shown = json.loads(run_docsmcp("cache", "info", "--cache-dir", cache, "--json").stdout)
     assert shown["kinds"]["oci"]["entries"] == shown["kinds"]["bundles"]["entries"] == 1
+    # The terminal readers resolve --bundle the same way (here from the cache just filled).
+    toc = subprocess.run(
+        [sys.executable, "-m", "docsmcp_runtime", "toc", "--bundle", f"oci://{ref}"],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "DOCSMCP_CACHE_DIR": str(cache)},
+        timeout=120,
+    )
+    assert toc.returncode == 0 and "guides/errors.md" in toc.stdout, toc.stderr
 
 
 @needs_registry
@@ -253,6 +262,43 @@ def test_corrupted_blob_in_the_registry_is_refused(
 
 
 @needs_registry
+def test_an_image_that_is_not_a_bundle_is_refused(registry: Registry, tmp_path: Path) -> None:
+    """A manifest of another artifact type under the tag: refused in one line, nothing cached."""
+    import hashlib
+
+    from docsmcp_runtime.registry import EMPTY_CONFIG, Session
+
+    ref = parse_reference(f"{registry.host}/docs/not-a-bundle:v1")
+    session = Session(ref, actions="pull,push")
+    layer = b"just some bytes"
+    for data in (EMPTY_CONFIG, layer):
+        digest = "sha256:" + hashlib.sha256(data).hexdigest()
+        session.upload_blob(digest, len(data), data)
+    manifest = {
+        "schemaVersion": 2,
+        "mediaType": "application/vnd.oci.image.manifest.v1+json",
+        "artifactType": "application/vnd.example.other.v1",
+        "config": {
+            "mediaType": "application/vnd.oci.empty.v1+json",
+            "digest": "sha256:" + hashlib.sha256(EMPTY_CONFIG).hexdigest(),
+            "size": 2,
+        },
+        "layers": [
+            {
+                "mediaType": "application/octet-stream",
+                "digest": "sha256:" + hashlib.sha256(layer).hexdigest(),
+                "size": len(layer),
+            }
+        ],
+    }
+    session.put_manifest("v1", json.dumps(manifest).encode())
+    cache = tmp_path / "cache"
+    line = one_line_error(runtime_search(f"oci://{ref}", cache))
+    assert "artifactType is 'application/vnd.example.other.v1', not a docsmcp bundle" in line
+    assert not (cache / "bundles").exists() and not (cache / "oci").exists()
+
+
+@needs_registry
 def test_reference_errors_are_one_line(registry: Registry, tmp_path: Path) -> None:
     cache = tmp_path / "cache"
     line = one_line_error(runtime_search(f"oci://{registry.host}/docs/absent:v9", cache))
@@ -330,6 +376,16 @@ def test_credentials_from_env_and_docker_config(
     if private_registry.token_server is not None:
         # The bearer flow really went through the token server, asking for the push scope.
         assert any("push" in r for r in private_registry.token_server.requests)
+
+
+def test_client_config_keeps_the_reference() -> None:
+    from docsmcp_runtime.clientconfig import ConfigError, make
+
+    config = make("claude-code", "oci://ghcr.io/acme/docs-bundle:1.2.0")
+    assert config.name == "docs-bundle"
+    assert "--bundle oci://ghcr.io/acme/docs-bundle:1.2.0" in config.text
+    with pytest.raises(ConfigError, match="invalid repository"):
+        make("claude-code", "oci://ghcr.io/Acme/docs")
 
 
 # -- parsers (fuzz) ----------------------------------------------------------------------------

@@ -412,8 +412,10 @@ class Session:
                 raise RegistryError(
                     f"{self.registry}: unreadable WWW-Authenticate header ({exc})"
                 ) from None
-        if self.authorization is not None:
+        if self.authorization is not None and self.authorization.startswith("Basic "):
             raise RegistryError(self._rejected())
+        # A Bearer token may have expired during a long push: ask for a new one (a request
+        # refused again right after is reported as rejected by `request`).
         schemes = {c.scheme: c for c in parsed}
         if self.credentials is None:
             self.credentials = find_credentials(self.registry)
