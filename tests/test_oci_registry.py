@@ -7,6 +7,7 @@ credentials. The runtime runs as real processes: the MCP SDK over stdio for serv
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import subprocess
@@ -376,6 +377,78 @@ def test_credentials_from_env_and_docker_config(
     if private_registry.token_server is not None:
         # The bearer flow really went through the token server, asking for the push scope.
         assert any("push" in r for r in private_registry.token_server.requests)
+
+
+# -- registries that misbehave (local stand-ins: what the reference registry never does) -------
+
+
+class _Misbehaving:
+    """A local HTTP server for /v2/ paths: `silent` accepts and never answers; `huge` answers a
+    manifest request with more bytes than any manifest may have."""
+
+    def __init__(self, mode: str) -> None:
+        import socket
+        import threading
+
+        self.mode, self.sock = mode, socket.socket()
+        self.sock.bind(("127.0.0.1", 0))
+        self.sock.listen(8)
+        self.host = f"127.0.0.1:{self.sock.getsockname()[1]}"
+        self.held: list[socket.socket] = []
+        threading.Thread(target=self._serve, daemon=True).start()
+
+    def _serve(self) -> None:
+        while True:
+            try:
+                conn, _ = self.sock.accept()
+            except OSError:
+                return
+            self.held.append(conn)
+            if self.mode == "huge":
+                conn.recv(65536)
+                body_size = 5 << 20
+                head = (
+                    "HTTP/1.1 200 OK\r\nContent-Type: application/vnd.oci.image.manifest.v1+json"
+                    f"\r\nContent-Length: {body_size}\r\n\r\n"
+                )
+                with contextlib.suppress(OSError):
+                    conn.sendall(head.encode() + b" " * body_size)
+
+    def close(self) -> None:
+        self.sock.close()
+        for conn in self.held:
+            conn.close()
+
+
+def test_a_silent_registry_times_out_in_one_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from docsmcp_runtime.archive import resolve_bundle
+    from docsmcp_runtime.errors import BundleError
+
+    monkeypatch.setenv("DOCSMCP_REGISTRY_TIMEOUT", "0.5")
+    server = _Misbehaving("silent")
+    try:
+        with pytest.raises(BundleError) as caught:
+            resolve_bundle(f"oci://{server.host}/docs/x:v1", tmp_path / "cache")
+    finally:
+        server.close()
+    assert str(caught.value) == (
+        f"cannot reach {server.host} (timed out); no cached copy of {server.host}/docs/x:v1 "
+        "to serve"
+    )
+
+
+def test_an_oversized_manifest_is_refused(tmp_path: Path) -> None:
+    from docsmcp_runtime.archive import resolve_bundle
+    from docsmcp_runtime.errors import BundleError
+
+    server = _Misbehaving("huge")
+    try:
+        with pytest.raises(BundleError, match="manifest is larger than 4194304 bytes; refusing"):
+            resolve_bundle(f"oci://{server.host}/docs/x:v1", tmp_path / "cache")
+    finally:
+        server.close()
 
 
 def test_client_config_keeps_the_reference() -> None:
