@@ -317,8 +317,9 @@ def _parser() -> argparse.ArgumentParser:
         "push",
         help="publish a bundle to an OCI registry (the artifact pack --oci writes)",
         description="Publish a bundle as an OCI artifact, exactly the one pack --oci writes "
-        "(same digests), and print REGISTRY/REPO:TAG@sha256:... (its manifest digest). Blobs the registry already has are not "
-        "sent again; pushing the same bundle twice changes nothing. Credentials come from "
+        "(same digests), and print REGISTRY/REPO:TAG@sha256:... (its manifest digest). Blobs "
+        "the registry already has are not sent again; pushing the same bundle twice changes "
+        "nothing. Credentials come from "
         "$DOCSMCP_REGISTRY_USERNAME / $DOCSMCP_REGISTRY_PASSWORD or docker's config file "
         "($DOCKER_CONFIG/config.json, ~/.docker/config.json), never from the command line. "
         "localhost and 127.* registries are reached over http, others over https "
