@@ -451,6 +451,30 @@ def test_an_oversized_manifest_is_refused(tmp_path: Path) -> None:
         server.close()
 
 
+def test_manifest_annotations_name_the_docs(tiny_bundle: Path) -> None:
+    """Standard OCI keys for name, description, version and commit; nothing time-dependent."""
+    import dataclasses
+
+    from docsmcp.pack import oci_manifest
+    from docsmcp_runtime.bundle import open_bundle
+    from docsmcp_runtime.format.metadata import Source
+
+    metadata = open_bundle(tiny_bundle, verify=False).metadata
+    dated = dataclasses.replace(
+        metadata, version="2.1.0", source=Source(commit="0123abc", commit_date="2026-01-02")
+    )
+    manifest = json.loads(oci_manifest("ab" * 32, 123, dated))
+    assert manifest["annotations"] == {
+        "dev.docsmcp.bundle_id": metadata.bundle_id,
+        "dev.docsmcp.format_version": str(metadata.format_version),
+        "org.opencontainers.image.title": metadata.name,
+        "org.opencontainers.image.description": metadata.description,
+        "org.opencontainers.image.version": "2.1.0",
+        "org.opencontainers.image.revision": "0123abc",
+    }
+    assert oci_manifest("ab" * 32, 123, dated) == oci_manifest("ab" * 32, 123, dated)
+
+
 def test_client_config_keeps_the_reference() -> None:
     from docsmcp_runtime.clientconfig import ConfigError, make
 
