@@ -8,6 +8,7 @@ use time: readers touch what they use). Bundles never depend on it; `docsmcp cac
     pdf/          PDF extractions by the PDF's sha256 (pdf.py)
     git/          git checkouts, one per repository (gitsource.py)
     bundles/      archives and OCI layouts the runtime unpacked (docsmcp_runtime.archive)
+    oci/          what each pulled oci:// reference resolved to (docsmcp_runtime.registry)
 """
 
 from __future__ import annotations
@@ -35,7 +36,8 @@ KINDS = (
     Kind("embeddings", "section vectors, per output bundle and provider", 2 * GIB),
     Kind("pdf", "text extracted from PDFs, by content hash", 1 * GIB),
     Kind("git", "git checkouts (at most 16 repositories)", None),
-    Kind("bundles", "archives and OCI layouts unpacked by the runtime", None),
+    Kind("bundles", "archives, OCI layouts and registry pulls unpacked by the runtime", None),
+    Kind("oci", "oci:// references and the digests they last resolved to (at most 1,000)", None),
 )
 KIND_NAMES = tuple(k.name for k in KINDS)
 

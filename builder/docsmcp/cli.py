@@ -313,6 +313,27 @@ def _parser() -> argparse.ArgumentParser:
     k.add_argument("--oci", type=Path, metavar="DIR", help="write an OCI image layout here")
     k.add_argument("--tag", default="latest", help="tag of the OCI manifest (default: latest)")
 
+    u = sub.add_parser(
+        "push",
+        help="publish a bundle to an OCI registry (the artifact pack --oci writes)",
+        description="Publish a bundle as an OCI artifact, exactly the one pack --oci writes "
+        "(same digests), and print REGISTRY/REPO:TAG@sha256:... (its manifest digest). Blobs "
+        "the registry already has are not sent again; pushing the same bundle twice changes "
+        "nothing. Credentials come from "
+        "$DOCSMCP_REGISTRY_USERNAME / $DOCSMCP_REGISTRY_PASSWORD or docker's config file "
+        "($DOCKER_CONFIG/config.json, ~/.docker/config.json), never from the command line. "
+        "localhost and 127.* registries are reached over http, others over https "
+        "($DOCSMCP_REGISTRY_PLAIN_HTTP=HOST[:PORT],... for more plain-http hosts).",
+        epilog="examples:\n  docsmcp push ./idx localhost:5000/docs/acme:v1"
+        "\n  docsmcp push idx.tar.gz ghcr.io/acme/docs-bundle:latest --json",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    u.add_argument(
+        "bundle", type=Path, metavar="BUNDLE", help="bundle directory, .tar.gz or OCI layout"
+    )
+    u.add_argument("reference", metavar="REGISTRY/REPO:TAG", help="where to push (tag: latest)")
+    u.add_argument("--json", action="store_true", help="print the result as JSON")
+
     y = sub.add_parser(
         "verify",
         help="check a bundle, archive or OCI layout against the bundle spec",
@@ -352,7 +373,7 @@ def _parser() -> argparse.ArgumentParser:
 
     c = sub.add_parser(
         "cache",
-        help="show or empty the cache (parsed files, embeddings, PDF text, git, bundles)",
+        help="show or empty the cache (parsed, embeddings, PDF text, git, bundles, OCI pulls)",
         description="Show what the cache root holds, per kind, or empty some kinds. Every kind "
         "is bounded (least recently used entries go first) and bundles never depend on it: "
         "cleaning only costs time on the next build.",
@@ -520,6 +541,8 @@ def main(argv: list[str] | None = None) -> int:
         return _pack(args)
     if args.command == "verify":
         return _verify(args)
+    if args.command == "push":
+        return _push(args)
     if args.command == "export":
         return _export(args)
     if args.command == "init":
@@ -793,6 +816,35 @@ def _pack(args: argparse.Namespace) -> int:
             f"oci layout {args.oci}:{result.tag}: manifest {result.manifest_digest}, "
             f"layer sha256:{result.digest} ({result.size} bytes)"
         )
+    return 0
+
+
+def _push(args: argparse.Namespace) -> int:
+    from docsmcp_runtime.errors import BundleError
+
+    from .pack import PackError
+    from .push import push
+
+    try:
+        done = push(args.bundle, args.reference, lambda label, total: Progress(PROG, label, total))
+    except (PackError, BundleError) as exc:
+        _err(f"error: {exc}")
+        return 1
+    if args.json:
+        out = {
+            "reference": done.reference,
+            "digest": done.digest,
+            "layer": f"sha256:{done.layer_digest}",
+            "size": done.layer_size,
+            "uploaded": list(done.uploaded),
+            "tagged": done.tagged,
+        }
+        print(json.dumps(out, indent=2))
+        return 0
+    sent = f"{len(done.uploaded)} blob(s) uploaded" if done.uploaded else "no blob uploaded"
+    tag = "tag set" if done.tagged else "tag already there"
+    _err(f"pushed {done.reference} ({done.layer_size} bytes; {sent}; {tag})")
+    print(done.pinned)
     return 0
 
 

@@ -13,7 +13,6 @@ import gzip
 import hashlib
 import json
 import os
-import re
 import shutil
 import tarfile
 from collections.abc import Callable
@@ -40,14 +39,12 @@ from docsmcp_runtime.archive import (
 from docsmcp_runtime.bundle import open_bundle
 from docsmcp_runtime.errors import BundleError
 from docsmcp_runtime.format import METADATA_FILE, Metadata, sha256_file
+from docsmcp_runtime.registry import EMPTY_CONFIG, TAG_PATTERN
 from docsmcp_runtime.swap import swap_dir
 
 from .progress import Progress
 
-EMPTY_CONFIG = b"{}"
 DEFAULT_TAG = "latest"
-# The OCI distribution spec's tag grammar.
-TAG_PATTERN = re.compile(r"[A-Za-z0-9_][A-Za-z0-9._-]{0,127}")
 
 
 class PackError(Exception):
@@ -163,18 +160,40 @@ def _json_bytes(obj: dict) -> bytes:
 
 
 def _put_blob(blobs: Path, data: bytes) -> dict:
-    digest = hashlib.sha256(data).hexdigest()
-    (blobs / digest).write_bytes(data)
-    return {"digest": f"sha256:{digest}", "size": len(data)}
+    descriptor = _descriptor(data)
+    (blobs / descriptor["digest"].removeprefix("sha256:")).write_bytes(data)
+    return descriptor
 
 
-def write_oci_layout(layer: Path, digest: str, metadata: Metadata, dest: Path, tag: str) -> str:
-    """Fill the empty directory `dest` with an OCI image layout holding one manifest whose only
-    layer is `layer` (a bundle .tar.gz with hex sha256 `digest`). Returns the manifest digest."""
-    blobs = dest / "blobs" / "sha256"
-    blobs.mkdir(parents=True)
-    shutil.copyfile(layer, blobs / digest)
-    config = {"mediaType": OCI_EMPTY_MEDIA_TYPE, **_put_blob(blobs, EMPTY_CONFIG), "data": "e30="}
+# Standard keys (OCI image-spec annotations.md) where one fits; docsmcp's own beside them.
+ANNOTATION_TITLE = "org.opencontainers.image.title"
+ANNOTATION_DESCRIPTION = "org.opencontainers.image.description"
+ANNOTATION_VERSION = "org.opencontainers.image.version"
+ANNOTATION_REVISION = "org.opencontainers.image.revision"
+
+
+def manifest_annotations(metadata: Metadata) -> dict[str, str]:
+    """The manifest's annotations: name, description, version and source commit of the docs
+    when known, bundle id and format version. No creation time: the same bundle must give the
+    same manifest digest whenever it is packed or pushed."""
+    annotations = {
+        ANNOTATION_BUNDLE_ID: metadata.bundle_id,
+        ANNOTATION_FORMAT_VERSION: str(metadata.format_version),
+        ANNOTATION_TITLE: metadata.name,
+    }
+    if metadata.description:
+        annotations[ANNOTATION_DESCRIPTION] = metadata.description
+    if metadata.version:
+        annotations[ANNOTATION_VERSION] = metadata.version
+    if metadata.source.commit:
+        annotations[ANNOTATION_REVISION] = metadata.source.commit
+    return annotations
+
+
+def oci_manifest(digest: str, size: int, metadata: Metadata) -> bytes:
+    """The OCI manifest of a bundle whose archive (the one layer) has hex sha256 `digest`:
+    the same bytes for `pack --oci` and `push`."""
+    config = {"mediaType": OCI_EMPTY_MEDIA_TYPE, **_descriptor(EMPTY_CONFIG), "data": "e30="}
     manifest = {
         "schemaVersion": 2,
         "mediaType": OCI_MANIFEST_MEDIA_TYPE,
@@ -184,7 +203,7 @@ def write_oci_layout(layer: Path, digest: str, metadata: Metadata, dest: Path, t
             {
                 "mediaType": LAYER_MEDIA_TYPE,
                 "digest": f"sha256:{digest}",
-                "size": layer.stat().st_size,
+                "size": size,
                 "annotations": {
                     OCI_TITLE: LAYER_TITLE,
                     ANNOTATION_BUNDLE_ID: metadata.bundle_id,
@@ -192,12 +211,23 @@ def write_oci_layout(layer: Path, digest: str, metadata: Metadata, dest: Path, t
                 },
             }
         ],
-        "annotations": {
-            ANNOTATION_BUNDLE_ID: metadata.bundle_id,
-            ANNOTATION_FORMAT_VERSION: str(metadata.format_version),
-        },
+        "annotations": manifest_annotations(metadata),
     }
-    manifest_desc = _put_blob(blobs, _json_bytes(manifest))
+    return _json_bytes(manifest)
+
+
+def _descriptor(data: bytes) -> dict:
+    return {"digest": f"sha256:{hashlib.sha256(data).hexdigest()}", "size": len(data)}
+
+
+def write_oci_layout(layer: Path, digest: str, metadata: Metadata, dest: Path, tag: str) -> str:
+    """Fill the empty directory `dest` with an OCI image layout holding one manifest whose only
+    layer is `layer` (a bundle .tar.gz with hex sha256 `digest`). Returns the manifest digest."""
+    blobs = dest / "blobs" / "sha256"
+    blobs.mkdir(parents=True)
+    shutil.copyfile(layer, blobs / digest)
+    _put_blob(blobs, EMPTY_CONFIG)
+    manifest_desc = _put_blob(blobs, oci_manifest(digest, layer.stat().st_size, metadata))
     index = {
         "schemaVersion": 2,
         "mediaType": OCI_INDEX_MEDIA_TYPE,

@@ -50,6 +50,7 @@ LAYER_MEDIA_TYPE = "application/vnd.docsmcp.bundle.layer.v1.tar+gzip"
 LAYER_TITLE = "bundle.tar.gz"
 ANNOTATION_BUNDLE_ID = "dev.docsmcp.bundle_id"
 ANNOTATION_FORMAT_VERSION = "dev.docsmcp.format_version"
+OCI_SCHEME = "oci://"  # `--bundle oci://REGISTRY/REPO:TAG` (registry.py)
 
 # Anything far beyond a bundle's files is not a bundle; refusing early bounds the work a hostile
 # archive can cause.
@@ -153,14 +154,8 @@ def _read_json(path: Path, what: str) -> dict:
 
 def _blob_path(layout: Path, descriptor: object, what: str) -> tuple[Path, str, int]:
     """(blob file, hex digest, size) of a descriptor, after checking its shape."""
-    if not isinstance(descriptor, dict):
-        raise BundleError(f"{layout}: malformed {what} descriptor")
-    digest, size = descriptor.get("digest"), descriptor.get("size")
-    if not isinstance(digest, str) or not isinstance(size, int) or size < 0:
-        raise BundleError(f"{layout}: {what} descriptor lacks a digest or size")
-    algo, _, hexdigest = digest.partition(":")
-    if algo != "sha256" or not _HEX64.fullmatch(hexdigest):
-        raise BundleError(f"{layout}: unsupported {what} digest {digest!r} (need sha256)")
+    digest, size = _descriptor(descriptor, str(layout), what)
+    hexdigest = digest.removeprefix("sha256:")
     return layout / "blobs" / "sha256" / hexdigest, hexdigest, size
 
 
@@ -197,6 +192,29 @@ def _locate_oci(layout: Path, tag: str | None) -> ArchiveSource:
     label = f"{layout}:{tag}" if tag else str(layout)
     manifest_blob, _ = _checked_blob(layout, descriptor, "manifest")
     manifest = _read_json(manifest_blob, "manifest")
+    _, layer = bundle_layer(manifest, label)
+    blob, hexdigest = _checked_blob(layout, layer, "layer")
+    return ArchiveSource(blob, hexdigest, label)
+
+
+def _descriptor(descriptor: object, label: str, what: str) -> tuple[str, int]:
+    """("sha256:<hex>", size) of a descriptor, after checking its shape."""
+    if not isinstance(descriptor, dict):
+        raise BundleError(f"{label}: malformed {what} descriptor")
+    digest, size = descriptor.get("digest"), descriptor.get("size")
+    if not isinstance(digest, str) or not isinstance(size, int) or size < 0:
+        raise BundleError(f"{label}: {what} descriptor lacks a digest or size")
+    algo, _, hexdigest = digest.partition(":")
+    if algo != "sha256" or not _HEX64.fullmatch(hexdigest):
+        raise BundleError(f"{label}: unsupported {what} digest {digest!r} (need sha256)")
+    return digest, size
+
+
+def bundle_layer(manifest: object, label: str) -> tuple[tuple[str, int], dict]:
+    """((config digest, size), layer descriptor) of a docsmcp bundle manifest (from an OCI
+    layout or a registry); BundleError when it is not one."""
+    if not isinstance(manifest, dict):
+        raise BundleError(f"{label}: the manifest is not a JSON object")
     if manifest.get("mediaType", OCI_MANIFEST_MEDIA_TYPE) != OCI_MANIFEST_MEDIA_TYPE:
         raise BundleError(f"{label}: manifest is not an OCI image manifest")
     if manifest.get("artifactType") != ARTIFACT_TYPE:
@@ -204,6 +222,7 @@ def _locate_oci(layout: Path, tag: str | None) -> ArchiveSource:
             f"{label}: artifactType is {manifest.get('artifactType')!r}, "
             f"not a docsmcp bundle ({ARTIFACT_TYPE})"
         )
+    config = _descriptor(manifest.get("config"), label, "config")
     layers = manifest.get("layers")
     ours = [
         layer
@@ -215,8 +234,8 @@ def _locate_oci(layout: Path, tag: str | None) -> ArchiveSource:
             f"{label}: manifest must have exactly one layer of type {LAYER_MEDIA_TYPE} "
             f"(found {len(ours)})"
         )
-    blob, hexdigest = _checked_blob(layout, ours[0], "layer")
-    return ArchiveSource(blob, hexdigest, label)
+    _descriptor(ours[0], label, "layer")
+    return config, ours[0]
 
 
 def _pick_manifest(layout: Path, manifests: list, tag: str | None) -> object:
@@ -379,6 +398,11 @@ def resolve_bundle(spec: str | Path, cache_dir: Path | None = None) -> Path:
     concurrent starters are safe: whoever renames second discards its copy and uses the first.
     Raises BundleError with a one-line reason.
     """
+    if isinstance(spec, str) and spec.startswith(OCI_SCHEME):
+        # Only OCI references pay for importing the HTTP client.
+        from .registry import pull_bundle
+
+        return pull_bundle(spec, cache_dir if cache_dir is not None else default_cache_dir())
     path = Path(spec)
     if not path.exists() and not path.is_symlink():
         # A build replacing PATH may have died between its two renames: use (and restore) the
@@ -389,7 +413,18 @@ def resolve_bundle(spec: str | Path, cache_dir: Path | None = None) -> Path:
     source = locate_archive(spec)
     if source is None:
         return path
-    bundles = (cache_dir if cache_dir is not None else default_cache_dir()) / "bundles"
+    return unpack_to_cache(source, cache_dir if cache_dir is not None else default_cache_dir())
+
+
+def cached_bundle(cache_dir: Path, digest: str) -> Path | None:
+    """The unpacked bundle of the archive with hex sha256 `digest`, if the cache holds it."""
+    final = cache_dir / "bundles" / digest
+    return final if (final / METADATA_FILE).is_file() else None
+
+
+def unpack_to_cache(source: ArchiveSource, cache_dir: Path) -> Path:
+    """`CACHE/bundles/<digest>/`, unpacked from `source` and verified unless already there."""
+    bundles = cache_dir / "bundles"
     final = bundles / source.digest
     if (final / METADATA_FILE).is_file():
         return final

@@ -25,7 +25,10 @@ from .search import (
 from .tooldefs import TOOL_NAMES, TOOL_PREFIX_ENV, TOOLS_ENV, VERSION_TOOLS, ToolSelection
 
 PROG = "docsmcp-runtime"
-BUNDLE_HELP = "bundle directory, .tar.gz archive (docsmcp pack) or OCI layout directory[:tag]"
+BUNDLE_HELP = (
+    "bundle directory, .tar.gz archive (docsmcp pack), OCI layout directory[:tag], or "
+    "oci://REGISTRY/REPO[:TAG|@sha256:...] (pulled into the cache; docsmcp push)"
+)
 
 
 def _parser() -> argparse.ArgumentParser:

@@ -46,8 +46,27 @@ class ClientConfig:
     is_json: bool
 
 
+def _is_oci(spec: str) -> bool:
+    # registry.py (and the archive module it needs) only for OCI references: this command
+    # reads at most one metadata.json.
+    return spec.startswith("oci://")
+
+
+def _oci_reference(spec: str):  # noqa: ANN202 - registry.Reference, imported only here
+    from .registry import parse_reference
+
+    try:
+        reference = parse_reference(spec)
+    except ValueError as exc:
+        raise ConfigError(f"--bundle {exc}") from None
+    return reference
+
+
 def bundle_argument(spec: str) -> str:
-    """The --bundle value made absolute: a directory or archive path, or `LAYOUT:TAG`."""
+    """The --bundle value made absolute: a directory or archive path, or `LAYOUT:TAG`; an
+    `oci://` reference is kept as written once it parses."""
+    if _is_oci(spec):
+        return "oci://" + str(_oci_reference(spec))
     path = Path(spec)
     if not path.exists():
         layout, sep, tag = spec.rpartition(":")
@@ -60,6 +79,9 @@ def bundle_argument(spec: str) -> str:
 def default_name(spec: str) -> str:
     """The bundle's own name (metadata.json `name`) for a bundle directory; for an archive or
     OCI layout, its file name without `.tar.gz` or `:TAG`."""
+    if _is_oci(spec):
+        # The repository's last component: oci://ghcr.io/acme/docs-bundle:1.2 -> docs-bundle
+        return _oci_reference(spec).repository.rpartition("/")[2]
     path = Path(spec)
     if path.is_dir() and (path / METADATA_FILE).is_file():
         try:

@@ -29,6 +29,10 @@ class Served:
 
 def load(path: str, settings: HttpSettings) -> Served:
     """Open a bundle (directory, archive or OCI layout) for serving; raises BundleError."""
+    if settings.watch and str(path).startswith("oci://"):
+        raise BundleError(
+            "--watch follows a bundle path; an oci:// reference is resolved once, at start"
+        )
     bundles = open_bundles([path, *settings.more_bundles], verify=settings.verify)
     if settings.watch and len(bundles) > 1:
         raise BundleError("--watch follows one bundle path; serve several bundles without --watch")
