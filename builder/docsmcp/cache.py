@@ -8,6 +8,8 @@ use time: readers touch what they use). Bundles never depend on it; `docsmcp cac
     pdf/          PDF extractions by the PDF's sha256 (pdf.py)
     git/          git checkouts, one per repository (gitsource.py)
     bundles/      archives and OCI layouts the runtime unpacked (docsmcp_runtime.archive)
+    downloads/    https:// bundles: partial downloads, and which sha256 each URL served last
+                  (docsmcp_runtime.remote)
 """
 
 from __future__ import annotations
@@ -36,6 +38,8 @@ KINDS = (
     Kind("pdf", "text extracted from PDFs, by content hash", 1 * GIB),
     Kind("git", "git checkouts (at most 16 repositories)", None),
     Kind("bundles", "archives and OCI layouts unpacked by the runtime", None),
+    # One partial file per URL at most, deleted once unpacked into bundles/; records are tiny.
+    Kind("downloads", "https:// bundle downloads in progress and their URL records", None),
 )
 KIND_NAMES = tuple(k.name for k in KINDS)
 

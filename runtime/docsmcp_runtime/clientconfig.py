@@ -24,7 +24,9 @@ import os
 import shlex
 from dataclasses import dataclass
 from pathlib import Path
+from urllib.parse import urlsplit
 
+from .archive import is_remote
 from .format.layout import METADATA_FILE
 
 CLIENTS = ("claude-code", "claude-desktop", "cursor", "vscode")
@@ -47,7 +49,10 @@ class ClientConfig:
 
 
 def bundle_argument(spec: str) -> str:
-    """The --bundle value made absolute: a directory or archive path, or `LAYOUT:TAG`."""
+    """The --bundle value made absolute: a directory or archive path, or `LAYOUT:TAG`; a URL
+    stays as it is (with its `#sha256=` pin)."""
+    if is_remote(spec):
+        return spec
     path = Path(spec)
     if not path.exists():
         layout, sep, tag = spec.rpartition(":")
@@ -59,8 +64,10 @@ def bundle_argument(spec: str) -> str:
 
 def default_name(spec: str) -> str:
     """The bundle's own name (metadata.json `name`) for a bundle directory; for an archive or
-    OCI layout, its file name without `.tar.gz` or `:TAG`."""
+    OCI layout, its file name without `.tar.gz` or `:TAG`; for a URL, its last path segment."""
     path = Path(spec)
+    if is_remote(spec):
+        path = Path(urlsplit(spec).path.rstrip("/") or "/")
     if path.is_dir() and (path / METADATA_FILE).is_file():
         try:
             with open(path / METADATA_FILE, "rb") as f:
@@ -73,7 +80,10 @@ def default_name(spec: str) -> str:
         if isinstance(name, str) and name.strip():
             return name.strip()
         raise ConfigError(f"{path / METADATA_FILE}: no name; pass --name")
-    base = Path(bundle_argument(spec).rpartition(":")[0] if not path.exists() else spec).name
+    if is_remote(spec):
+        base = path.name
+    else:
+        base = Path(bundle_argument(spec).rpartition(":")[0] if not path.exists() else spec).name
     for suffix in (".tar.gz", ".tgz"):
         base = base.removesuffix(suffix)
     if not base:

@@ -29,7 +29,9 @@ class Served:
 
 def load(path: str, settings: HttpSettings) -> Served:
     """Open a bundle (directory, archive or OCI layout) for serving; raises BundleError."""
-    bundles = open_bundles([path, *settings.more_bundles], verify=settings.verify)
+    bundles = open_bundles(
+        [path, *settings.more_bundles], verify=settings.verify, fetch=settings.fetch
+    )
     if settings.watch and len(bundles) > 1:
         raise BundleError("--watch follows one bundle path; serve several bundles without --watch")
     app = serving_app(bundles, settings.search, settings.tools)
