@@ -454,7 +454,7 @@ def _receive(
                     f"--bundle-timeout to allow more)"
                 )
             try:
-                block = response.read(BLOCK)
+                block = response.read1(BLOCK)
             except (OSError, http.client.HTTPException) as exc:
                 return have, str(exc) or type(exc).__name__
             if not block:
