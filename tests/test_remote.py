@@ -456,3 +456,21 @@ def test_fetch_options_parse():
     assert FetchOptions.from_env({"DOCSMCP_BUNDLE_UNVERIFIED": "1"}).unverified
     with pytest.raises(ValueError, match="DOCSMCP_BUNDLE_TIMEOUT must be seconds"):
         FetchOptions.from_env({"DOCSMCP_BUNDLE_TIMEOUT": "0"})
+
+
+def test_range_beyond_a_shrunk_file_restarts(server, assets, tmp_path):
+    """Without validators the server cannot tell the file changed; a Range past its new end is
+    answered 416, and the download starts over from the first byte. (Unverified, so the
+    expected digest stays the same; a new sidecar digest alone already restarts.)"""
+    server.behaviour.validators = False
+    shutil.copy(assets / "idx.tar.gz", assets / "shrinks.tar.gz")
+    server.behaviour.drop_after, server.behaviour.drops = 1000, 4
+    with pytest.raises(BundleError, match="interrupted"):
+        resolve(server.url("shrinks.tar.gz"), tmp_path, unverified=True)
+    (assets / "shrinks.tar.gz").write_bytes(b"short" * 20)
+    server.requests.clear()
+    with pytest.raises(BundleError, match="not a readable .tar.gz bundle archive"):
+        resolve(server.url("shrinks.tar.gz"), tmp_path, unverified=True)
+    asked = server.asset_requests("shrinks.tar.gz")
+    assert [h.get("range") for h in asked] == ["bytes=4000-", None]
+    assert not list((tmp_path / "downloads").glob("*.part"))
