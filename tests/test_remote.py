@@ -474,3 +474,65 @@ def test_range_beyond_a_shrunk_file_restarts(server, assets, tmp_path):
     asked = server.asset_requests("shrinks.tar.gz")
     assert [h.get("range") for h in asked] == ["bytes=4000-", None]
     assert not list((tmp_path / "downloads").glob("*.part"))
+
+
+def test_silent_host_times_out_as_unreachable(tmp_path):
+    """A host that accepts the connection and never answers: the per-read timeout ends it."""
+    import socket
+
+    with socket.socket() as listener:
+        listener.bind(("127.0.0.1", 0))
+        listener.listen(4)  # connections queue in the backlog; nothing ever answers
+        url = f"http://127.0.0.1:{listener.getsockname()[1]}/idx.tar.gz"
+        started = time.monotonic()
+        with pytest.raises(BundleError, match="cannot reach 127.0.0.1:.*timed out"):
+            resolve(url, tmp_path, timeout=0.5)
+    assert time.monotonic() - started < 5
+
+
+@pytest.mark.slow
+def test_concurrent_starts_download_once(server, assets, tmp_path):
+    """Two processes starting on one URL: one downloads, the other waits on the lock and then
+    finds the bundle cached (only the sidecar is asked again)."""
+    server.behaviour.trickle = 0.0001  # a download of a few seconds
+    code = (
+        "import sys; from pathlib import Path; from docsmcp_runtime.archive import resolve_bundle;"
+        " print(resolve_bundle(sys.argv[1], Path(sys.argv[2])))"
+    )
+    url = server.url("idx.tar.gz")
+    procs = [
+        subprocess.Popen(
+            [sys.executable, "-c", code, url, str(tmp_path)],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for _ in range(2)
+    ]
+    outputs = [p.communicate(timeout=120) for p in procs]
+    assert all(p.returncode == 0 for p in procs), outputs
+    assert {out.strip() for out, _ in outputs} == {
+        str(tmp_path / "bundles" / sha256(assets / "idx.tar.gz"))
+    }
+    assert len(server.asset_requests("idx.tar.gz")) == 1
+    assert len(server.asset_requests("idx.tar.gz.sha256")) == 2
+
+
+@pytest.mark.slow
+def test_http_transport_serves_a_url(server, assets, tmp_path):
+    from test_http import post, search_msg, start
+
+    digest = sha256(assets / "idx.tar.gz")
+    env = {"DOCSMCP_CACHE_DIR": str(tmp_path)}
+    srv = start(server.url("bare.tar.gz"), "--bundle-sha256", digest, env=env)
+    try:
+        resp = post(srv.port, search_msg("retry"))
+        assert resp.status == 200 and resp.json()["result"]["structuredContent"]["hits"]
+    finally:
+        assert srv.stop() == 0
+    assert (tmp_path / "bundles" / digest).is_dir()
+    assert "--watch" in one_line_error(
+        runtime(
+            "--bundle", server.url("bare.tar.gz"), "--transport", "http", "--watch", cache=tmp_path
+        )
+    )
