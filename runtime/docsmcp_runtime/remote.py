@@ -411,7 +411,8 @@ def _download(
                 total = int(length) if length and length.isdigit() else None
                 have, mode = 0, "wb"
                 if state:
-                    log.info("%s: the server ignored the Range request; restarting", ref.url)
+                    # It ignores Range, or If-Range told it the file changed: all of it again.
+                    log.info("%s: the server sent the whole file again; restarting", ref.url)
             else:
                 raise BundleError(f"{ref.url}: unexpected HTTP {response.status}")
             if total is not None and total > opts.max_bytes:
