@@ -31,10 +31,6 @@ BUNDLE_HELP = (
     "bundle directory, .tar.gz archive (docsmcp pack), OCI layout directory[:tag] or "
     "https:// URL of an archive"
 )
-SHA256_HELP = (
-    "sha256 of the archive an https:// --bundle names (repeatable: one per URL, in order); "
-    "default: ${ENV}, else the URL.sha256 sidecar"
-)
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -69,7 +65,8 @@ def _parser() -> argparse.ArgumentParser:
         "--bundle-sha256",
         metavar="HEX",
         action="append",
-        help=SHA256_HELP.replace("${ENV}", "$" + remote.ENV_SHA256),
+        help="sha256 of the archive an https:// --bundle names (repeatable: one per URL, in "
+        f"order); default: ${remote.ENV_SHA256}, else the URL.sha256 sidecar",
     )
     p.add_argument(
         "--bundle-unverified",
