@@ -12,6 +12,7 @@ import email.utils
 import hashlib
 import http.server
 import re
+import ssl
 import threading
 import time
 from dataclasses import dataclass, field
@@ -34,8 +35,10 @@ class Behaviour:
 
 
 class AssetServer:
-    def __init__(self, root: Path) -> None:
+    def __init__(self, root: Path, tls: tuple[Path, Path] | None = None) -> None:
+        """`tls`: (certificate, key) PEM files to serve https instead of http."""
         self.root = root
+        self.scheme = "https" if tls else "http"
         self.behaviour = Behaviour()
         self.requests: list[tuple[str, dict[str, str]]] = []
         server = self
@@ -52,12 +55,16 @@ class AssetServer:
 
         self.httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.httpd.daemon_threads = True
+        if tls:
+            context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+            context.load_cert_chain(*tls)
+            self.httpd.socket = context.wrap_socket(self.httpd.socket, server_side=True)
         self.port = self.httpd.server_address[1]
         self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
         self.thread.start()
 
     def url(self, path: str) -> str:
-        return f"http://127.0.0.1:{self.port}/{path.lstrip('/')}"
+        return f"{self.scheme}://127.0.0.1:{self.port}/{path.lstrip('/')}"
 
     def stop(self) -> None:
         self.httpd.shutdown()

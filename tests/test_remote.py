@@ -536,3 +536,51 @@ def test_http_transport_serves_a_url(server, assets, tmp_path):
             "--bundle", server.url("bare.tar.gz"), "--transport", "http", "--watch", cache=tmp_path
         )
     )
+
+
+@pytest.fixture(scope="module")
+def tls_files(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    """A self-signed certificate for 127.0.0.1 (openssl, as on the CI machine)."""
+    if shutil.which("openssl") is None:
+        pytest.skip("the openssl command is missing: cannot make a test certificate")
+    folder = tmp_path_factory.mktemp("tls")
+    cert, key = folder / "cert.pem", folder / "key.pem"
+    subprocess.run(
+        ["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2"]
+        + ["-keyout", str(key), "-out", str(cert), "-subj", "/CN=127.0.0.1"]
+        + ["-addext", "subjectAltName=IP:127.0.0.1"],
+        check=True,
+        capture_output=True,
+    )
+    return cert, key
+
+
+def test_https_with_a_trusted_certificate(assets, tls_files, tmp_path, monkeypatch):
+    server = AssetServer(assets, tls=tls_files)
+    try:
+        url = server.url("idx.tar.gz")
+        assert url.startswith("https://")
+        # Not trusted: refused (as unreachable, so nothing cached means one error line).
+        with pytest.raises(BundleError, match="cannot reach .*CERTIFICATE_VERIFY_FAILED"):
+            resolve(url, tmp_path)
+        # Trusted through the standard OpenSSL variable, as a private CA would be.
+        monkeypatch.setenv("SSL_CERT_FILE", str(tls_files[0]))
+        server.behaviour.redirects = {"/moved.tar.gz.sha256": "/idx.tar.gz.sha256"}
+        server.behaviour.redirects["/moved.tar.gz"] = "/idx.tar.gz"
+        assert resolve(url, tmp_path).name == sha256(assets / "idx.tar.gz")
+        assert resolve(server.url("moved.tar.gz"), tmp_path / "again").name == sha256(
+            assets / "idx.tar.gz"
+        )
+    finally:
+        server.stop()
+
+
+@FUZZ
+@given(st.one_of(st.none(), st.text(max_size=30)), st.one_of(st.none(), st.text(max_size=30)))
+def test_fetch_options_parse_fuzz(max_bytes, timeout):
+    try:
+        options = FetchOptions.parse(max_bytes, timeout, False)
+    except ValueError as exc:
+        assert "\n" not in str(exc) and str(exc).startswith("--bundle-")
+        return
+    assert options.max_bytes >= 1 and 0 < options.timeout <= 3600
