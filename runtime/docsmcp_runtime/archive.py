@@ -402,10 +402,12 @@ def resolve_bundle(
     An `https://` URL is downloaded first (remote.py; `fetch` bounds it, default from the
     environment). Raises BundleError with a one-line reason.
     """
-    root = cache_dir if cache_dir is not None else default_cache_dir()
+    # The default root only when it is needed: a plain directory must serve even where no home
+    # directory can be found (containers run under an arbitrary uid without HOME).
     if is_remote(spec):
-        from .remote import resolve_remote  # urllib is imported only for URLs
+        from .remote import resolve_remote  # here: remote.py imports this module
 
+        root = cache_dir if cache_dir is not None else default_cache_dir()
         return resolve_remote(str(spec), root, fetch)
     path = Path(spec)
     if not path.exists() and not path.is_symlink():
@@ -417,7 +419,7 @@ def resolve_bundle(
     source = locate_archive(spec)
     if source is None:
         return path
-    return unpack_cached(source, root)
+    return unpack_cached(source, cache_dir if cache_dir is not None else default_cache_dir())
 
 
 def unpack_cached(source: ArchiveSource, root: Path) -> Path:
