@@ -148,5 +148,6 @@ def test_runtime_dependencies_are_numpy_and_pyarrow() -> None:
     project = tomllib.loads((REPO / "runtime" / "pyproject.toml").read_text("utf-8"))["project"]
     names = {re.match(r"[A-Za-z0-9_.-]+", dep).group(0).lower() for dep in project["dependencies"]}
     assert names == {"numpy", "pyarrow"}
-    # Extras are opt-in transports only (HTTP needs an ASGI server); never builder code.
-    assert set(project.get("optional-dependencies", {})) <= {"http"}
+    # Extras are opt-in transports only (HTTP needs an ASGI server, Lambda an event adapter);
+    # never builder code.
+    assert set(project.get("optional-dependencies", {})) <= {"http", "lambda"}

@@ -9,6 +9,8 @@ use time: readers touch what they use). Bundles never depend on it; `docsmcp cac
     git/          git checkouts, one per repository (gitsource.py)
     bundles/      archives and OCI layouts the runtime unpacked (docsmcp_runtime.archive)
     oci/          what each pulled oci:// reference resolved to (docsmcp_runtime.registry)
+    downloads/    https:// bundles: partial downloads, and which sha256 each URL served last
+                  (docsmcp_runtime.remote)
 """
 
 from __future__ import annotations
@@ -36,8 +38,10 @@ KINDS = (
     Kind("embeddings", "section vectors, per output bundle and provider", 2 * GIB),
     Kind("pdf", "text extracted from PDFs, by content hash", 1 * GIB),
     Kind("git", "git checkouts (at most 16 repositories)", None),
-    Kind("bundles", "archives, OCI layouts and registry pulls unpacked by the runtime", None),
+    Kind("bundles", "archives, OCI layouts, pulls and downloads unpacked by the runtime", None),
     Kind("oci", "oci:// references and the digests they last resolved to (at most 1,000)", None),
+    # One partial file per URL at most, deleted once unpacked into bundles/; records are tiny.
+    Kind("downloads", "https:// bundle downloads in progress and their URL records", None),
 )
 KIND_NAMES = tuple(k.name for k in KINDS)
 

@@ -22,6 +22,7 @@ import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from .bundle import open_bundle
 from .errors import BundleError
@@ -36,6 +37,9 @@ from .format import (
 from .format.jsonread import loads
 from .format.metadata import file_entry
 from .swap import recover
+
+if TYPE_CHECKING:
+    from .remote import FetchOptions
 
 OCI_LAYOUT_FILE = "oci-layout"
 OCI_INDEX_FILE = "index.json"
@@ -83,6 +87,15 @@ def default_cache_dir() -> Path:
     return Path.home() / ".cache" / "docsmcp"
 
 
+# Schemes of release assets (remote.py): https, and http only to this machine (tests).
+REMOTE_SCHEMES = ("https://", "http://")
+
+
+def is_remote(spec: str | Path) -> bool:
+    """Whether a `--bundle` value is a URL (downloaded by remote.py) rather than a path."""
+    return isinstance(spec, str) and spec.lower().startswith(REMOTE_SCHEMES)
+
+
 def is_oci_layout(path: Path) -> bool:
     return path.is_dir() and (path / OCI_LAYOUT_FILE).is_file()
 
@@ -128,14 +141,21 @@ def _digest_file(archive: Path) -> str | None:
     if not sidecar.is_file():
         return None
     try:
-        first = sidecar.read_text(encoding="utf-8").split()
+        text = sidecar.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         raise BundleError(f"{sidecar}: unreadable digest file ({exc})") from None
-    value = first[0].lower() if first else ""
-    value = value.removeprefix("sha256:")
-    if not _HEX64.fullmatch(value):
+    value = parse_sha256sum(text)
+    if value is None:
         raise BundleError(f"{sidecar}: not a sha256sum line (expected 64 hex digits first)")
     return value
+
+
+def parse_sha256sum(text: str) -> str | None:
+    """The lower-case hex digest that starts a `sha256sum` line (`HEX  NAME`, or `sha256:HEX`),
+    or None when the text does not start with one."""
+    first = text.split(maxsplit=1)
+    value = first[0].lower().removeprefix("sha256:") if first else ""
+    return value if _HEX64.fullmatch(value) else None
 
 
 def _read_json(path: Path, what: str) -> dict:
@@ -384,10 +404,13 @@ def _kind(member: tarfile.TarInfo) -> str:
     return "non-regular"
 
 
-def resolve_bundle(spec: str | Path, cache_dir: Path | None = None) -> Path:
+def resolve_bundle(
+    spec: str | Path, cache_dir: Path | None = None, fetch: FetchOptions | None = None
+) -> Path:
     """The bundle directory to memory-map for `spec`.
 
     - a bundle directory: returned unchanged (the caller opens and checks it);
+    - an `oci://` reference (registry.py) or an `https://` URL (remote.py): pulled, then as below;
     - a `.tar.gz` archive, an OCI layout directory, or `LAYOUT:TAG`: the archive (or layer) is
       hashed and checked against its digest, then unpacked once into
       `CACHE/bundles/<sha256 of the archive>/` and verified with `open_bundle(verify=True)`.
@@ -396,13 +419,21 @@ def resolve_bundle(spec: str | Path, cache_dir: Path | None = None) -> Path:
     `cache_dir` defaults to `default_cache_dir()`. Unpacking goes to a temporary directory in
     the cache that is renamed into place, so a crash never leaves a half-written bundle and
     concurrent starters are safe: whoever renames second discards its copy and uses the first.
-    Raises BundleError with a one-line reason.
+    An `https://` URL is downloaded first (remote.py; `fetch` bounds it, default from the
+    environment). Raises BundleError with a one-line reason.
     """
+    # The default root only when it is needed: a plain directory must serve even where no home
+    # directory can be found (containers run under an arbitrary uid without HOME). Only
+    # references and URLs pay for importing the HTTP clients (both modules import this one).
     if isinstance(spec, str) and spec.startswith(OCI_SCHEME):
-        # Only OCI references pay for importing the HTTP client.
         from .registry import pull_bundle
 
         return pull_bundle(spec, cache_dir if cache_dir is not None else default_cache_dir())
+    if is_remote(spec):
+        from .remote import resolve_remote
+
+        root = cache_dir if cache_dir is not None else default_cache_dir()
+        return resolve_remote(str(spec), root, fetch)
     path = Path(spec)
     if not path.exists() and not path.is_symlink():
         # A build replacing PATH may have died between its two renames: use (and restore) the
@@ -481,7 +512,7 @@ def expand_bundles(specs: list[str] | tuple[str, ...]) -> list[str]:
     out: list[str] = []
     for spec in specs:
         path = Path(spec)
-        if path.is_dir() and not _is_bundle(path):
+        if not is_remote(spec) and path.is_dir() and not _is_bundle(path):
             try:
                 children = sorted(
                     (c for c in path.iterdir() if not c.name.startswith(".") and _is_bundle(c)),

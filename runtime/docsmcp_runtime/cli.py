@@ -10,7 +10,8 @@ import os
 import sys
 import textwrap
 
-from . import __version__, logs
+from . import __version__, logs, remote
+from .archive import is_remote
 from .errors import BundleError
 from .format import FUSION_LISTS
 from .libraries import open_bundles, serving_app
@@ -21,13 +22,15 @@ from .search import (
     MAX_TOKENS_ENV,
     TIME_BUDGET_ENV,
     SearchOptions,
+    parse_flag,
 )
 from .tooldefs import TOOL_NAMES, TOOL_PREFIX_ENV, TOOLS_ENV, VERSION_TOOLS, ToolSelection
 
 PROG = "docsmcp-runtime"
 BUNDLE_HELP = (
-    "bundle directory, .tar.gz archive (docsmcp pack), OCI layout directory[:tag], or "
-    "oci://REGISTRY/REPO[:TAG|@sha256:...] (pulled into the cache; docsmcp push)"
+    "bundle directory, .tar.gz archive (docsmcp pack), OCI layout directory[:tag], "
+    "https:// URL of an archive, or oci://REGISTRY/REPO[:TAG|@sha256:...] (pulled into the "
+    "cache; docsmcp push)"
 )
 
 
@@ -58,6 +61,35 @@ def _parser() -> argparse.ArgumentParser:
         choices=["stdio", "http"],
         default="stdio",
         help="MCP transport (default: stdio); http needs docsmcp-runtime[http]",
+    )
+    p.add_argument(
+        "--bundle-sha256",
+        metavar="HEX",
+        action="append",
+        help="sha256 of the archive an https:// --bundle names (repeatable: one per URL, in "
+        f"order); default: ${remote.ENV_SHA256}, else the URL.sha256 sidecar",
+    )
+    p.add_argument(
+        "--bundle-unverified",
+        action="store_true",
+        default=None,
+        help="serve an https:// bundle that has neither a pin nor a sidecar, unchecked "
+        f"(default: ${remote.ENV_UNVERIFIED} set to 1, else refused)",
+    )
+    p.add_argument(
+        "--bundle-max-bytes",
+        metavar="N",
+        default=os.environ.get(remote.ENV_MAX_BYTES),
+        help="largest https:// archive downloaded, else refused (default: "
+        f"${remote.ENV_MAX_BYTES}, else {remote.DEFAULT_MAX_BYTES})",
+    )
+    p.add_argument(
+        "--bundle-timeout",
+        metavar="SECONDS",
+        default=os.environ.get(remote.ENV_TIMEOUT),
+        help="an https:// download waits this long for a connection or data, and takes at most "
+        f"{remote.DEADLINE_FACTOR} times this in all (default: ${remote.ENV_TIMEOUT}, else "
+        f"{remote.DEFAULT_TIMEOUT:g})",
     )
     p.add_argument(
         "--no-verify",
@@ -126,6 +158,13 @@ def _parser() -> argparse.ArgumentParser:
         # --bundle is accepted after the command too (`search "x" --bundle ./idx`).
         c.add_argument(
             "--bundle", metavar="PATH", action="append", default=argparse.SUPPRESS, help=BUNDLE_HELP
+        )
+        c.add_argument(
+            "--bundle-sha256",
+            metavar="HEX",
+            action="append",
+            default=argparse.SUPPRESS,
+            help=argparse.SUPPRESS,
         )
         c.add_argument(
             "--library", metavar="NAME", help="with several bundles: the library to read (its name)"
@@ -296,6 +335,17 @@ def _search_options(args: argparse.Namespace) -> SearchOptions:
     )
 
 
+def _remote_bundles(args: argparse.Namespace) -> tuple[list[str], remote.FetchOptions]:
+    """--bundle values with their --bundle-sha256 pins, and the download bounds; ValueError."""
+    pins = args.bundle_sha256 or []
+    env_pin = os.environ.get(remote.ENV_SHA256, "").strip()
+    if not pins and env_pin and any(is_remote(b) for b in args.bundle):
+        pins = [env_pin]
+    unverified = args.bundle_unverified or parse_flag(os.environ.get(remote.ENV_UNVERIFIED, ""))
+    fetch = remote.FetchOptions.parse(args.bundle_max_bytes, args.bundle_timeout, unverified)
+    return remote.pin_specs(args.bundle, pins), fetch
+
+
 def _tool_selection(args: argparse.Namespace) -> ToolSelection:
     """--tools and --tool-prefix; ValueError naming the bad one."""
     return ToolSelection.parse(args.tools, args.tool_prefix)
@@ -462,6 +512,10 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(f"unrecognized arguments: {' '.join(extra)}")
     if args.bundle is None:
         parser.error("the following arguments are required: --bundle")
+    try:
+        args.bundle, args.fetch = _remote_bundles(args)
+    except ValueError as exc:
+        return _fail(str(exc))
     if args.command == "config":
         from .clientconfig import run as config_run
 
@@ -482,7 +536,7 @@ def main(argv: list[str] | None = None) -> int:
     except ValueError as exc:
         return _fail(str(exc))
     try:
-        bundles = open_bundles(args.bundle, verify=not args.no_verify)
+        bundles = open_bundles(args.bundle, verify=not args.no_verify, fetch=args.fetch)
         app = serving_app(bundles, options, selection)
     except BundleError as exc:
         return _fail(str(exc))
@@ -523,6 +577,8 @@ def _serve_http(args: argparse.Namespace) -> int:
         selection = _tool_selection(args)
     except ValueError as exc:
         return _fail(str(exc))
+    if args.watch and any(is_remote(b) for b in args.bundle):
+        return _fail("--watch follows a bundle path; an https:// bundle changes only by URL or pin")
     host = args.host or http.DEFAULT_HOST
     port = http.DEFAULT_PORT if args.port is None else args.port
     token = args.auth_token if args.auth_token is not None else os.environ.get(http.ENV_AUTH_TOKEN)
@@ -546,6 +602,7 @@ def _serve_http(args: argparse.Namespace) -> int:
         tools=selection,
         health_commit=bool(args.health_commit),
         playground=bool(args.playground),
+        fetch=args.fetch,
     )
     timeout = (
         http.DEFAULT_SHUTDOWN_TIMEOUT if args.shutdown_timeout is None else args.shutdown_timeout

@@ -24,7 +24,9 @@ import os
 import shlex
 from dataclasses import dataclass
 from pathlib import Path
+from urllib.parse import urlsplit
 
+from .archive import is_remote
 from .format.layout import METADATA_FILE
 
 CLIENTS = ("claude-code", "claude-desktop", "cursor", "vscode")
@@ -64,9 +66,12 @@ def _oci_reference(spec: str):  # noqa: ANN202 - registry.Reference, imported on
 
 def bundle_argument(spec: str) -> str:
     """The --bundle value made absolute: a directory or archive path, or `LAYOUT:TAG`; an
-    `oci://` reference is kept as written once it parses."""
+    `oci://` reference is kept as written once it parses, a URL as it is (with its `#sha256=`
+    pin)."""
     if _is_oci(spec):
         return "oci://" + str(_oci_reference(spec))
+    if is_remote(spec):
+        return spec
     path = Path(spec)
     if not path.exists():
         layout, sep, tag = spec.rpartition(":")
@@ -78,11 +83,13 @@ def bundle_argument(spec: str) -> str:
 
 def default_name(spec: str) -> str:
     """The bundle's own name (metadata.json `name`) for a bundle directory; for an archive or
-    OCI layout, its file name without `.tar.gz` or `:TAG`."""
+    OCI layout, its file name without `.tar.gz` or `:TAG`; for a URL, its last path segment."""
     if _is_oci(spec):
         # The repository's last component: oci://ghcr.io/acme/docs-bundle:1.2 -> docs-bundle
         return _oci_reference(spec).repository.rpartition("/")[2]
     path = Path(spec)
+    if is_remote(spec):
+        path = Path(urlsplit(spec).path.rstrip("/") or "/")
     if path.is_dir() and (path / METADATA_FILE).is_file():
         try:
             with open(path / METADATA_FILE, "rb") as f:
@@ -95,7 +102,10 @@ def default_name(spec: str) -> str:
         if isinstance(name, str) and name.strip():
             return name.strip()
         raise ConfigError(f"{path / METADATA_FILE}: no name; pass --name")
-    base = Path(bundle_argument(spec).rpartition(":")[0] if not path.exists() else spec).name
+    if is_remote(spec):
+        base = path.name
+    else:
+        base = Path(bundle_argument(spec).rpartition(":")[0] if not path.exists() else spec).name
     for suffix in (".tar.gz", ".tgz"):
         base = base.removesuffix(suffix)
     if not base:

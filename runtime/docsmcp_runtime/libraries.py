@@ -26,7 +26,7 @@ import math
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -79,6 +79,9 @@ from .tooldefs import (
 from .tools import DocsApp
 from .versions import VERSION_KEY
 from .versions import resolve as resolve_version
+
+if TYPE_CHECKING:
+    from .remote import FetchOptions
 
 __all__ = ["LIBRARY_ARG", "MAX_QUERY_CHARS", "LibraryApp", "library_keys", "serving_app"]
 
@@ -156,10 +159,16 @@ def library_keys(bundles: Sequence[Bundle]) -> list[str]:
     return keys
 
 
-def open_bundles(specs: Sequence[str], verify: bool = True) -> list[Bundle]:
-    """Open every bundle `--bundle` values name (archive.expand_bundles); BundleError naming
-    the first that fails, or two that would share one id prefix."""
-    bundles = [open_bundle(resolve_bundle(s), verify=verify) for s in expand_bundles(list(specs))]
+def open_bundles(
+    specs: Sequence[str], verify: bool = True, fetch: FetchOptions | None = None
+) -> list[Bundle]:
+    """Open every bundle `--bundle` values name (archive.expand_bundles; URLs downloaded within
+    `fetch`'s bounds); BundleError naming the first that fails, or two that would share one id
+    prefix."""
+    bundles = [
+        open_bundle(resolve_bundle(s, fetch=fetch), verify=verify)
+        for s in expand_bundles(list(specs))
+    ]
     if len(bundles) > 1:
         library_keys(bundles)  # refuse duplicates before anything serves
     return bundles

@@ -5,6 +5,7 @@ from __future__ import annotations
 import ipaddress
 import os
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from .. import __version__, logs
 from ..search import (
@@ -15,6 +16,9 @@ from ..search import (
     parse_flag,
 )
 from ..tooldefs import TOOL_PREFIX_ENV, TOOLS_ENV, ToolSelection
+
+if TYPE_CHECKING:
+    from ..remote import FetchOptions
 
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 20310
@@ -81,6 +85,8 @@ class HttpSettings:
     health_commit: bool = False
     # Serve the playground page (GET /playground) and its explain endpoint (--playground).
     playground: bool = False
+    # Bounds of https:// bundle downloads (remote.py); None: from DOCSMCP_BUNDLE_* variables.
+    fetch: FetchOptions | None = None
 
 
 @dataclass(frozen=True)
@@ -156,7 +162,7 @@ def settings_from_env() -> HttpSettings:
         )
     logs.configure_if_unset(level)
     return HttpSettings(
-        bundle=bundle,
+        bundle=_env_pinned(bundle),
         verify=not _env_flag(ENV_NO_VERIFY),
         auth_token=_env_token(),
         allow_origins=_env_list(ENV_ALLOW_ORIGINS),
@@ -170,6 +176,19 @@ def settings_from_env() -> HttpSettings:
         tools=_env_tools(),
         health_commit=_env_flag(ENV_HEALTH_COMMIT),
     )
+
+
+def _env_pinned(bundle: str) -> str:
+    """DOCSMCP_BUNDLE with DOCSMCP_BUNDLE_SHA256 as its pin, when that is set (remote.py)."""
+    from ..remote import ENV_SHA256, FetchOptions, pin_specs
+
+    pin = os.environ.get(ENV_SHA256, "").strip()
+    try:
+        FetchOptions.from_env()  # refuse bad DOCSMCP_BUNDLE_* values now, in one line
+        return pin_specs([bundle], [pin] if pin else [])[0]
+    except ValueError as exc:
+        message = str(exc).replace("--bundle-sha256", ENV_SHA256).replace("--bundle", ENV_BUNDLE)
+        raise SystemExit(f"docsmcp-runtime: error: {message}") from None
 
 
 def limits_from_env() -> ConnectionLimits:

@@ -33,7 +33,9 @@ def load(path: str, settings: HttpSettings) -> Served:
         raise BundleError(
             "--watch follows a bundle path; an oci:// reference is resolved once, at start"
         )
-    bundles = open_bundles([path, *settings.more_bundles], verify=settings.verify)
+    bundles = open_bundles(
+        [path, *settings.more_bundles], verify=settings.verify, fetch=settings.fetch
+    )
     if settings.watch and len(bundles) > 1:
         raise BundleError("--watch follows one bundle path; serve several bundles without --watch")
     app = serving_app(bundles, settings.search, settings.tools)
