@@ -57,7 +57,14 @@ SEGMENTS_PER_PASS = 1 << 20
 NOISE = 0.05  # standard deviation of the per-coordinate noise added to each copy's vectors
 LLOYD_ITERATIONS = 4
 # Files of the full-text index the hybrid bundle shares with the full-text one.
-SHARED = ("terms", "term_offsets", "postings_offsets", "postings_docs", "postings_impacts", "facets")
+SHARED = (
+    "terms",
+    "term_offsets",
+    "postings_offsets",
+    "postings_docs",
+    "postings_impacts",
+    "facets",
+)
 
 
 def build_source(docs: Path, out: Path) -> Path:
@@ -123,7 +130,11 @@ def write_postings(src: Path, meta: dict, out: Path, copies: int, rare_df: int) 
         open(out / ALL_ARRAYS["postings_impacts"].file, "wb") as fi,
     ):
         for a in range(0, len(st), SEGMENTS_PER_PASS):
-            t, c, ln = st[a : a + SEGMENTS_PER_PASS], sc[a : a + SEGMENTS_PER_PASS], lens[a : a + SEGMENTS_PER_PASS]
+            t, c, ln = (
+                st[a : a + SEGMENTS_PER_PASS],
+                sc[a : a + SEGMENTS_PER_PASS],
+                lens[a : a + SEGMENTS_PER_PASS],
+            )
             total = int(ln.sum())
             seg_start = np.repeat(np.cumsum(ln) - ln, ln)
             source = np.repeat(poff[t], ln) + (np.arange(total) - seg_start)
@@ -146,13 +157,19 @@ def write_chunks(src: Path, out: Path, copies: int) -> None:
             prefix = pa.scalar(f"c{c:03d}/")
             copy = table.set_column(0, "id", pc.binary_join_element_wise(prefix, table["id"], ""))
             for i, column in ((1, "path"), (3, "breadcrumb")):  # a breadcrumb starts with the path
-                copy = copy.set_column(i, column, pc.binary_join_element_wise(prefix, copy[column], ""))
+                copy = copy.set_column(
+                    i, column, pc.binary_join_element_wise(prefix, copy[column], "")
+                )
             pending.append(copy)
             held += copy.num_rows
             if held >= 64 * ROW_GROUP_SIZE or c == copies - 1:
                 merged = pa.concat_tables(pending)
                 # Whole row groups only, except at the very end (the spec's fixed group size).
-                cut = merged.num_rows if c == copies - 1 else merged.num_rows // ROW_GROUP_SIZE * ROW_GROUP_SIZE
+                cut = (
+                    merged.num_rows
+                    if c == copies - 1
+                    else merged.num_rows // ROW_GROUP_SIZE * ROW_GROUP_SIZE
+                )
                 writer.write_table(merged.slice(0, cut), row_group_size=ROW_GROUP_SIZE)
                 pending, held = [merged.slice(cut)], merged.num_rows - cut
     finally:
@@ -191,7 +208,9 @@ def write_vectors(src: Path, meta: dict, out: Path, copies: int, seed: int) -> t
                 continue
             rows = (np.arange(copies)[None, :] * n + members[:, None]).T.ravel()
             src_rows = np.tile(members, copies)
-            v = base[src_rows] + rng.normal(0, NOISE, (len(src_rows), base.shape[1])).astype(np.float32)
+            v = base[src_rows] + rng.normal(0, NOISE, (len(src_rows), base.shape[1])).astype(
+                np.float32
+            )
             v /= np.linalg.norm(v, axis=1, keepdims=True)
             order_rows = np.argsort(rows, kind="stable")
             v[order_rows].astype("<f2").tofile(fv)

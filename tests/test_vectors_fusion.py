@@ -19,7 +19,7 @@ from docsmcp_runtime.format import FusionWeights
 from docsmcp_runtime.lexical import query_terms, score
 from docsmcp_runtime.search import FUSION_DEPTH, Searcher, SearchOptions
 from docsmcp_runtime.selection import topk
-from docsmcp_runtime.vectors import VectorIndex, similarities
+from docsmcp_runtime.vectors import VectorIndex, similarities, widen
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -185,3 +185,22 @@ def test_fusion_is_weighted_rrf(hash_bundle: Path, query: str, override: FusionW
     want = reference_topk(list(expected), list(expected.values()), None)
     assert rows.tolist() == [r for r, _ in want]
     np.testing.assert_allclose(scores, [s for _, s in want], rtol=1e-12)
+
+
+@settings(max_examples=200, derandomize=True, database=None, deadline=None)
+@given(bits=st.lists(st.integers(0, 0xFFFF), min_size=1, max_size=64))
+def test_widen_is_numpys_float16_cast_bit_for_bit(bits: list[int]) -> None:
+    """Every float16 bit pattern (zeros, subnormals, normals, infinities, NaNs) widens to the
+    float32 numpy's own cast gives, so blocked search ranks exactly as before."""
+    half = np.array(bits, dtype=np.uint16).view(np.float16).reshape(1, -1)
+    out = np.empty(half.shape, np.float32)
+    got = widen(half, out, np.empty(half.shape, np.uint32))
+    assert got.view(np.uint32).tolist() == half.astype(np.float32).view(np.uint32).tolist()
+
+
+def test_widen_covers_every_finite_float16() -> None:
+    half = np.arange(0x10000, dtype=np.uint32).astype(np.uint16).view(np.float16)
+    finite = half[np.isfinite(half)].reshape(1, -1)
+    out = np.empty(finite.shape, np.float32)
+    got = widen(finite, out, np.empty(finite.shape, np.uint32))
+    assert np.array_equal(got.view(np.uint32), finite.astype(np.float32).view(np.uint32))

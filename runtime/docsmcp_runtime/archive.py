@@ -405,6 +405,7 @@ def resolve_bundle(spec: str | Path, cache_dir: Path | None = None) -> Path:
         names = extract_archive(source, tmp)
         try:
             bundle = open_bundle(tmp, verify=True)
+            bundle.ready()  # every file, large ones too, before the copy enters the cache
         except BundleError as exc:
             # Name the archive, not the temporary directory that is about to disappear.
             raise BundleError(str(exc).replace(str(tmp), f"{source.label} (unpacked)")) from None

@@ -217,6 +217,7 @@ class Searcher:
         """Raises SearchTimeout when the time budget runs out. `references` (row → referenced
         rows) turns on reference expansion; `exclude` (rows) are never returned; `pinned` rows
         (a section the query names) come first when the filters keep them."""
+        self.bundle.ready()  # the background check of large files (integrity.py) comes first
         deadline = time.monotonic() + self.time_budget
         terms, bigrams = query_terms(query, self.bundle.metadata.analyzer)
         notes = []
