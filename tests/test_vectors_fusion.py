@@ -19,7 +19,13 @@ from docsmcp_runtime.format import FusionWeights
 from docsmcp_runtime.lexical import query_terms, score
 from docsmcp_runtime.search import FUSION_DEPTH, Searcher, SearchOptions
 from docsmcp_runtime.selection import topk
-from docsmcp_runtime.vectors import VectorIndex, similarities, widen
+from docsmcp_runtime.vectors import (
+    VectorIndex,
+    run_similarities,
+    similarities,
+    vectors_file,
+    widen,
+)
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -111,6 +117,25 @@ def test_blocked_float16_similarities_equal_one_float32_copy(
     assert rows.tolist() == want_rows.tolist() and sims.tobytes() == want_sims.tobytes()
 
 
+@pytest.mark.parametrize("step", [1, 3, 0], ids=["row", "odd", "default"])
+def test_rows_read_with_pread_equal_the_mapped_rows(hash_bundle: Path, step: int) -> None:
+    """IVF lists are read from the file (pread), not the mapping: same bits, runs of any length
+    across block boundaries, in the order given."""
+    bundle = open_bundle(hash_bundle)
+    assert bundle.metadata.embedding is not None
+    qvec = np.asarray(HashEmbedder(bundle.metadata.embedding.dimensions).embed("retry"), np.float32)
+    matrix = bundle.arrays["vectors"]
+    n = len(matrix)
+    half = max(4, n // 2)
+    assert n > half + 1
+    runs = [(0, 2), (2, 2), (3, half), (half + 1, n)]  # an empty run, a row skipped
+    index = np.concatenate([np.arange(a, b) for a, b in runs])
+    path = vectors_file(bundle)
+    assert path is not None
+    got = run_similarities(path, matrix.shape[1], runs, qvec, step)
+    assert got.tobytes() == similarities(matrix, qvec, index).tobytes()
+
+
 @pytest.mark.slow  # k-means needs scikit-learn, a second and a half to import
 @pytest.mark.parametrize("query", QUERIES)
 def test_ivf_probing_every_list_equals_exact_search(
@@ -123,8 +148,14 @@ def test_ivf_probing_every_list_equals_exact_search(
     exact_rows, _ = VectorIndex(exact.arrays, exact.metadata.embedding).search(qvec, mask, 0, 20)
     index = VectorIndex(ivf.arrays, ivf.metadata.embedding)
     index.probe = ivf.metadata.embedding.index.lists  # read every list: nothing approximated
-    ivf_rows, _ = index.search(qvec, mask, 0, 20)
+    ivf_rows, ivf_sims = index.search(qvec, mask, 0, 20)
     assert ivf_rows.tolist() == exact_rows.tolist()
+    # Reading the lists with pread (as a Searcher does) gives the same bits as the mapping.
+    read = VectorIndex(ivf.arrays, ivf.metadata.embedding, vectors_file(ivf))
+    for probe in (1, index.probe):
+        read.probe = index.probe = probe
+        got, want = read.search(qvec, mask, 0, 20), index.search(qvec, mask, 0, 20)
+        assert got[0].tolist() == want[0].tolist() and got[1].tobytes() == want[1].tobytes()
     # Stored vectors of chunk rows are found whatever the storage order.
     np.testing.assert_array_equal(
         index.vectors_of(np.arange(exact.n_chunks)),

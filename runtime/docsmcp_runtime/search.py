@@ -16,7 +16,7 @@ from .errors import SearchTimeout
 from .format import FusionWeights
 from .lexical import Lexicon, query_terms, score
 from .selection import rank, topk
-from .vectors import VectorIndex
+from .vectors import VectorIndex, vectors_file
 
 SNIPPET_CHARS = 240
 # Candidates taken from each ranked list before fusion.
@@ -157,7 +157,7 @@ class Searcher:
         self.keys = bundle.taxonomy_keys
         self.phrase_weight = np.float32(meta.lexical.phrase_weight)
         spec = meta.embedding
-        self.vectors = VectorIndex(bundle.arrays, spec) if spec else None
+        self.vectors = VectorIndex(bundle.arrays, spec, vectors_file(bundle)) if spec else None
         self.embedder = embedder
         self.fusion = spec.fusion.with_weights(options.fusion) if spec else None
         floor = options.similarity_floor
