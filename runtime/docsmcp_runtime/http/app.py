@@ -41,6 +41,7 @@ from __future__ import annotations
 import base64
 import binascii
 import contextlib
+import gc
 import logging
 import os
 import signal
@@ -50,6 +51,7 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from .. import __version__, logs
+from ..bundle import Bundle
 from ..errors import (
     HEADER_MISMATCH,
     INTERNAL_ERROR,
@@ -318,6 +320,9 @@ class McpHttpApp:
 
     def _install(self, served: Served) -> None:
         self._served = served  # one reference assignment: atomic for concurrent readers
+
+    def bundles(self) -> tuple[Bundle, ...]:
+        return self._served.bundles
 
     def ready(self) -> None:
         """Wait for the background check of the served bundles' large files (integrity.py);
@@ -667,6 +672,16 @@ def serve_workers(
     # No thread may run while forking (a child would inherit its locks but not the thread):
     # the background check of large files finishes here, once for every worker.
     app.ready()
+    # What every worker would otherwise make for itself is made once and shared (copy on
+    # write, never written): decompressed chunk text, and the modules uvicorn loads to serve.
+    for bundle in app.bundles():
+        bundle.warm()
+    import h11  # noqa: F401 - loaded by every worker's uvicorn.Server
+    import uvicorn.lifespan.on  # noqa: F401
+    import uvicorn.loops.asyncio  # noqa: F401
+    import uvicorn.protocols.http.h11_impl  # noqa: F401
+
+    gc.freeze()  # the collector of a worker must not write to (so copy) the parent's objects
     children: dict[int, float] = {}  # pid → start time
     stopping: list[int] = []
 
