@@ -132,12 +132,8 @@ class Bundle:
         if found is not None:
             return found
         parquet = self._chunk_file()
-        try:
-            column = parquet.read(columns=[name]).column(0)
-        except (OSError, pa.ArrowException) as exc:
-            raise BundleError(
-                f"{self.path / CHUNKS_FILE}: unreadable chunk table ({exc})"
-            ) from None
+        # A read error here (a file changed under the server) is an internal error, as ever.
+        column = parquet.read(columns=[name]).column(0)
         problem = null_problem(name, column)
         if problem is not None:
             raise BundleError(f"{self.path / CHUNKS_FILE}: {problem}")
@@ -170,12 +166,7 @@ class Bundle:
                 return group
         parquet = self._chunk_file()
         names = [n for n in (*EAGER_COLUMNS, "text") if n not in self._columns]
-        try:
-            table = parquet.read_row_group(rg, columns=names)
-        except (OSError, pa.ArrowException) as exc:
-            raise BundleError(
-                f"{self.path / CHUNKS_FILE}: unreadable chunk table ({exc})"
-            ) from None
+        table = parquet.read_row_group(rg, columns=names)
         group = {}
         for name in names:
             column = table.column(name)
