@@ -16,6 +16,7 @@ from conftest import TINY_DOCS, build_bundle
 from docsmcp_runtime.bundle import open_bundle
 from docsmcp_runtime.embedding import HashEmbedder
 from docsmcp_runtime.format import FusionWeights
+from docsmcp_runtime.half import widen
 from docsmcp_runtime.lexical import query_terms, score
 from docsmcp_runtime.search import FUSION_DEPTH, Searcher, SearchOptions
 from docsmcp_runtime.selection import topk
@@ -24,7 +25,6 @@ from docsmcp_runtime.vectors import (
     run_similarities,
     similarities,
     vectors_file,
-    widen,
 )
 from hypothesis import given, settings
 from hypothesis import strategies as st
