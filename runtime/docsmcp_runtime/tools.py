@@ -144,6 +144,12 @@ class DocsApp:
 
     # -- tables, loaded on first use -----------------------------------------------------------
 
+    def warm(self) -> None:
+        """Load now what searches load on first use (before `--workers` fork, so every worker
+        shares it): the chunk text cache and the section table."""
+        self.bundle.warm()
+        _ = self._sections_or_none
+
     @cached_property
     def pages(self) -> PageIndex:
         return PageIndex(self.bundle)

@@ -674,8 +674,9 @@ def serve_workers(
     app.ready()
     # What every worker would otherwise make for itself is made once and shared (copy on
     # write, never written): decompressed chunk text, and the modules uvicorn loads to serve.
-    for bundle in app.bundles():
-        bundle.warm()
+    served = app._served.dispatcher.app
+    for docs in getattr(served, "apps", None) or [served]:  # one DocsApp, or a LibraryApp's
+        docs.warm()
     import h11  # noqa: F401 - loaded by every worker's uvicorn.Server
     import uvicorn.lifespan.on  # noqa: F401
     import uvicorn.loops.asyncio  # noqa: F401
