@@ -231,3 +231,29 @@ def test_workers_refuse_a_corrupt_bundle_before_serving(
     assert done.returncode != 0
     last = done.stderr.strip().splitlines()[-1]
     assert "postings_docs.bin: sha256" in last and "Traceback" not in done.stderr
+
+
+def test_a_large_chunk_table_is_checked_against_facets_before_use(
+    example_bundle: Path, tmp_path: Path
+) -> None:
+    """A large chunk table is not opened at open: its row count comes from facets.bin, and the
+    background check refuses a table that disagrees (behind valid checksums)."""
+    import pyarrow.parquet as pq
+    from docsmcp_runtime.format import CHUNK_COMPRESSION, ROW_GROUP_SIZE
+
+    bundle_dir = _copy(example_bundle, tmp_path)
+    table = pq.ParquetFile(bundle_dir / "chunks.parquet").read()
+    path = bundle_dir / "chunks.parquet"
+    pq.write_table(table.slice(0, table.num_rows - 1), path, compression=CHUNK_COMPRESSION,
+                   row_group_size=ROW_GROUP_SIZE)  # fmt: skip
+    meta = json.loads((bundle_dir / "metadata.json").read_text())
+    meta["files"]["chunks.parquet"] = {"bytes": path.stat().st_size, "sha256": sha256_file(path)}
+    meta["bundle_id"] = bundle_id({n: f["sha256"] for n, f in meta["files"].items()})
+    (bundle_dir / "metadata.json").write_text(json.dumps(meta))
+    with pytest.raises(BundleError, match=r"n_chunks|facets\.bin"):
+        open_bundle(bundle_dir)  # small: checked at open, as always
+    bundle = open_bundle(bundle_dir, lazy=0)
+    assert bundle.n_chunks == table.num_rows
+    want = f"chunks.parquet: {table.num_rows - 1} rows, facets.bin has {table.num_rows}"
+    with pytest.raises(BundleError, match=want):
+        bundle.ready()
