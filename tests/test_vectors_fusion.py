@@ -16,10 +16,16 @@ from conftest import TINY_DOCS, build_bundle
 from docsmcp_runtime.bundle import open_bundle
 from docsmcp_runtime.embedding import HashEmbedder
 from docsmcp_runtime.format import FusionWeights
+from docsmcp_runtime.half import widen
 from docsmcp_runtime.lexical import query_terms, score
 from docsmcp_runtime.search import FUSION_DEPTH, Searcher, SearchOptions
 from docsmcp_runtime.selection import topk
-from docsmcp_runtime.vectors import VectorIndex
+from docsmcp_runtime.vectors import (
+    VectorIndex,
+    run_similarities,
+    similarities,
+    vectors_file,
+)
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -85,6 +91,51 @@ def test_exact_vector_search_is_brute_force(hash_bundle: Path, query: str) -> No
     assert masked.tolist() == [r for r, _ in _brute_force(hash_bundle, qvec, 0.05)[1:11]]
 
 
+@pytest.mark.parametrize("query", QUERIES)
+@pytest.mark.parametrize("step", [1, 7, 64, 0], ids=["row", "odd", "64", "default"])
+def test_blocked_float16_similarities_equal_one_float32_copy(
+    hash_bundle: Path, query: str, step: int
+) -> None:
+    """Searching the float16 matrix a block at a time (no float32 copy of every vector) gives
+    bit-identical similarities, hence rankings, to the float32 copy exact search used to keep;
+    also for gathered rows (the IVF path), whatever the block size."""
+    bundle = open_bundle(hash_bundle)
+    assert bundle.metadata.embedding is not None
+    qvec = np.asarray(HashEmbedder(bundle.metadata.embedding.dimensions).embed(query), np.float32)
+    matrix = bundle.arrays["vectors"]
+    dense = np.einsum("ij,j->i", np.asarray(matrix, dtype=np.float32), qvec)
+    blocked = similarities(matrix, qvec, step=step)
+    assert blocked.dtype == np.float32 and blocked.tobytes() == dense.tobytes()
+    index = np.arange(len(matrix))[::-3]
+    gathered = similarities(matrix, qvec, index, step=step)
+    assert gathered.tobytes() == dense[index].tobytes()
+    # The ranking the old float32 copy gave: same rows, same order, same scores.
+    index_ = VectorIndex(bundle.arrays, bundle.metadata.embedding)
+    mask = np.ones(bundle.n_chunks, dtype=bool)
+    rows, sims = index_.search(qvec, mask, 0.0, 50)
+    want_rows, want_sims = topk(np.flatnonzero(dense >= 0.0), dense[dense >= 0.0], 50)
+    assert rows.tolist() == want_rows.tolist() and sims.tobytes() == want_sims.tobytes()
+
+
+@pytest.mark.parametrize("step", [1, 3, 0], ids=["row", "odd", "default"])
+def test_rows_read_with_pread_equal_the_mapped_rows(hash_bundle: Path, step: int) -> None:
+    """IVF lists are read from the file (pread), not the mapping: same bits, runs of any length
+    across block boundaries, in the order given."""
+    bundle = open_bundle(hash_bundle)
+    assert bundle.metadata.embedding is not None
+    qvec = np.asarray(HashEmbedder(bundle.metadata.embedding.dimensions).embed("retry"), np.float32)
+    matrix = bundle.arrays["vectors"]
+    n = len(matrix)
+    half = max(4, n // 2)
+    assert n > half + 1
+    runs = [(0, 2), (2, 2), (3, half), (half + 1, n)]  # an empty run, a row skipped
+    index = np.concatenate([np.arange(a, b) for a, b in runs])
+    path = vectors_file(bundle)
+    assert path is not None
+    got = run_similarities(path, matrix.shape[1], runs, qvec, step)
+    assert got.tobytes() == similarities(matrix, qvec, index).tobytes()
+
+
 @pytest.mark.slow  # k-means needs scikit-learn, a second and a half to import
 @pytest.mark.parametrize("query", QUERIES)
 def test_ivf_probing_every_list_equals_exact_search(
@@ -97,8 +148,14 @@ def test_ivf_probing_every_list_equals_exact_search(
     exact_rows, _ = VectorIndex(exact.arrays, exact.metadata.embedding).search(qvec, mask, 0, 20)
     index = VectorIndex(ivf.arrays, ivf.metadata.embedding)
     index.probe = ivf.metadata.embedding.index.lists  # read every list: nothing approximated
-    ivf_rows, _ = index.search(qvec, mask, 0, 20)
+    ivf_rows, ivf_sims = index.search(qvec, mask, 0, 20)
     assert ivf_rows.tolist() == exact_rows.tolist()
+    # Reading the lists with pread (as a Searcher does) gives the same bits as the mapping.
+    read = VectorIndex(ivf.arrays, ivf.metadata.embedding, vectors_file(ivf))
+    for probe in (1, index.probe):
+        read.probe = index.probe = probe
+        got, want = read.search(qvec, mask, 0, 20), index.search(qvec, mask, 0, 20)
+        assert got[0].tolist() == want[0].tolist() and got[1].tobytes() == want[1].tobytes()
     # Stored vectors of chunk rows are found whatever the storage order.
     np.testing.assert_array_equal(
         index.vectors_of(np.arange(exact.n_chunks)),
@@ -159,3 +216,22 @@ def test_fusion_is_weighted_rrf(hash_bundle: Path, query: str, override: FusionW
     want = reference_topk(list(expected), list(expected.values()), None)
     assert rows.tolist() == [r for r, _ in want]
     np.testing.assert_allclose(scores, [s for _, s in want], rtol=1e-12)
+
+
+@settings(max_examples=200, derandomize=True, database=None, deadline=None)
+@given(bits=st.lists(st.integers(0, 0xFFFF), min_size=1, max_size=64))
+def test_widen_is_numpys_float16_cast_bit_for_bit(bits: list[int]) -> None:
+    """Every float16 bit pattern (zeros, subnormals, normals, infinities, NaNs) widens to the
+    float32 numpy's own cast gives, so blocked search ranks exactly as before."""
+    half = np.array(bits, dtype=np.uint16).view(np.float16).reshape(1, -1)
+    out = np.empty(half.shape, np.float32)
+    got = widen(half, out, np.empty(half.shape, np.uint32))
+    assert got.view(np.uint32).tolist() == half.astype(np.float32).view(np.uint32).tolist()
+
+
+def test_widen_covers_every_finite_float16() -> None:
+    half = np.arange(0x10000, dtype=np.uint32).astype(np.uint16).view(np.float16)
+    finite = half[np.isfinite(half)].reshape(1, -1)
+    out = np.empty(finite.shape, np.float32)
+    got = widen(finite, out, np.empty(finite.shape, np.uint32))
+    assert np.array_equal(got.view(np.uint32), finite.astype(np.float32).view(np.uint32))

@@ -471,6 +471,7 @@ def unpack_to_cache(source: ArchiveSource, cache_dir: Path) -> Path:
         names = extract_archive(source, tmp)
         try:
             bundle = open_bundle(tmp, verify=True)
+            bundle.ready()  # every file, large ones too, before the copy enters the cache
         except BundleError as exc:
             # Name the archive, not the temporary directory that is about to disappear.
             raise BundleError(str(exc).replace(str(tmp), f"{source.label} (unpacked)")) from None

@@ -1,8 +1,12 @@
 """Opening a bundle for serving (the format and its checks live in `format/`).
 
-Arrays are memory-mapped, never read whole; the chunk table's small columns are read once at
-open and the display text is read per row group on demand, so start-up cost does not grow with
-the size of the documentation.
+Arrays are memory-mapped, never read whole. The chunk table's small columns of a small table are
+read once at open; those of a large table (above `integrity.lazy_bytes()`, a million chunks is
+~130 MB) are read a row group at a time as results show rows, and a whole column only when a tool
+needs one (`get_doc`'s id lookup, the page list), so neither start-up time nor memory grows with
+the size of the documentation. The display text is always read per row group on demand. Files
+above `lazy_bytes()` are checked in a background thread (integrity.py); every access to bundle
+data waits for that check (`ready`).
 """
 
 from __future__ import annotations
@@ -12,17 +16,24 @@ import threading
 from collections import OrderedDict
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
 from .errors import BundleError
-from .format import Inspection, Metadata
-from .format.checks import table_problems
+from .format import CHUNKS_FILE, EAGER_COLUMNS, ROW_GROUP_SIZE, Inspection, Metadata
+from .format.checks import null_problem, table_problems
+from .integrity import BackgroundCheck, lazy_bytes
 
-# Decompressed row groups of display text kept in memory (256 rows each).
-_TEXT_CACHE_GROUPS = 16
+# Decompressed row groups of the chunk table kept in memory, least recently used first out. By
+# bytes, not groups: decompressing a row group is most of a search's CPU time (a speakeasy-sdks
+# search shows ~2.6 groups), and 24 MB holds all of a 20 MB corpus' text, so a warm server of
+# such a bundle decompresses nothing; a million-chunk one keeps its most used ~50 groups.
+ROW_GROUP_CACHE_BYTES = 24 << 20
+# Columns held as numpy (integers); the other eager columns are Arrow strings.
+_INT_COLUMNS = ("position", "file_chunk_count", "line_start", "line_end")
 
 
 @dataclass
@@ -30,25 +41,43 @@ class Bundle:
     path: Path
     metadata: Metadata
     arrays: dict[str, np.ndarray]  # by array name (format.ARRAYS / VECTOR_ARRAYS)
-    # Arrow arrays, not Python lists: compact, and only the rows a result shows are converted.
-    ids: pa.Array
-    paths: pa.Array
-    headings: pa.Array
-    breadcrumbs: pa.Array
-    positions: np.ndarray
-    file_counts: np.ndarray
-    line_starts: np.ndarray
-    line_ends: np.ndarray
-    chunk_metadata: pa.Array  # JSON objects, decoded on use
-    _parquet: pq.ParquetFile
-    _row_group_starts: np.ndarray
-    _text_cache: OrderedDict[int, pa.Array] = field(default_factory=OrderedDict)
+    n_chunks: int
+    # Whole columns read so far (format.EAGER_COLUMNS), as Arrow arrays (strings: compact, only
+    # the rows a result shows are converted) or numpy (integers).
+    _columns: dict[str, Any]
+    _parquet: pq.ParquetFile | None  # None until the background check has opened it
+    _groups: OrderedDict[int, dict[str, pa.Array]] = field(default_factory=OrderedDict)
+    _group_bytes: int = 0  # decompressed bytes held in _groups
     _lock: threading.Lock = field(default_factory=threading.Lock)
     _id_index: dict[str, int] | None = None
     _tables: dict[str, pa.Table | None] = field(default_factory=dict)
     # `LIBRARY:` when a server serves several bundles (libraries.py): every chunk id it shows
     # carries the prefix, and ids are accepted with or without it.
     id_prefix: str = ""
+    # The checks of the large files, still running or done (None: everything checked at open).
+    background: BackgroundCheck | None = None
+
+    def ready(self) -> None:
+        """Return once every file passed its checks; BundleError (one line) naming the file
+        that failed. Called before any bundle data is used; instant once they have passed."""
+        check = self.background
+        if check is not None:
+            check.wait()
+            with self._lock:
+                if self._parquet is None:
+                    self._parquet = check.parquet
+            self.background = None  # passed: later calls skip the wait
+
+    @property
+    def integrity(self) -> str | None:
+        """ "checking" while the background check runs, its one-line problem if it failed,
+        None once everything passed (for /healthz)."""
+        check = self.background
+        if check is None:
+            return None
+        if not check.done:
+            return "checking"
+        return check.problem
 
     @property
     def bundle_id(self) -> str:
@@ -58,22 +87,123 @@ class Bundle:
     def taxonomy_keys(self) -> list[str]:
         return list(self.metadata.taxonomy)
 
+    # -- the chunk table's columns ----------------------------------------------------------------
+
     @property
-    def n_chunks(self) -> int:
-        return len(self.ids)
+    def ids(self) -> pa.Array:
+        return self.column("id")
+
+    @property
+    def paths(self) -> pa.Array:
+        return self.column("path")
+
+    @property
+    def headings(self) -> pa.Array:
+        return self.column("heading")
+
+    @property
+    def breadcrumbs(self) -> pa.Array:
+        return self.column("breadcrumb")
+
+    @property
+    def chunk_metadata(self) -> pa.Array:
+        """JSON objects, decoded on use."""
+        return self.column("metadata")
+
+    @property
+    def positions(self) -> np.ndarray:
+        return self.column("position")
+
+    @property
+    def file_counts(self) -> np.ndarray:
+        return self.column("file_chunk_count")
+
+    @property
+    def line_starts(self) -> np.ndarray:
+        return self.column("line_start")
+
+    @property
+    def line_ends(self) -> np.ndarray:
+        return self.column("line_end")
+
+    def column(self, name: str) -> Any:
+        """A whole column of the chunk table (format.EAGER_COLUMNS), read on first use."""
+        found = self._columns.get(name)
+        if found is not None:
+            return found
+        parquet = self._chunk_file()
+        # A read error here (a file changed under the server) is an internal error, as ever.
+        column = parquet.read(columns=[name]).column(0)
+        problem = null_problem(name, column)
+        if problem is not None:
+            raise BundleError(f"{self.path / CHUNKS_FILE}: {problem}")
+        value = column.to_numpy() if name in _INT_COLUMNS else column.combine_chunks()
+        with self._lock:
+            return self._columns.setdefault(name, value)
+
+    def cell(self, row: int, name: str) -> Any:
+        """One value of the chunk table as a Python object: from a whole column already read,
+        else from its row group (so showing ten hits reads ten row groups at most)."""
+        column = self._columns.get(name)
+        if column is not None:
+            value = column[row]
+            return int(value) if name in _INT_COLUMNS else value.as_py()
+        value = self._group(row)[name][row % ROW_GROUP_SIZE]
+        return int(value.as_py()) if name in _INT_COLUMNS else value.as_py()
+
+    def _chunk_file(self) -> pq.ParquetFile:
+        self.ready()
+        assert self._parquet is not None
+        return self._parquet
+
+    def _group(self, row: int) -> dict[str, pa.Array]:
+        """The columns of `row`'s row group not held whole (text always), cached."""
+        rg = row // ROW_GROUP_SIZE  # fixed-size row groups (bundle-spec.md)
+        with self._lock:
+            group = self._groups.get(rg)
+            if group is not None:
+                self._groups.move_to_end(rg)
+                return group
+        parquet = self._chunk_file()
+        names = [n for n in (*EAGER_COLUMNS, "text") if n not in self._columns]
+        table = parquet.read_row_group(rg, columns=names)
+        group = {}
+        for name in names:
+            column = table.column(name)
+            problem = null_problem(name, column)
+            if problem is not None:  # large tables are checked here, one row group at a time
+                raise BundleError(f"{self.path / CHUNKS_FILE}: {problem} (row group {rg})")
+            group[name] = column.combine_chunks()
+        with self._lock:
+            if rg not in self._groups:
+                self._groups[rg] = group
+                self._group_bytes += _nbytes(group)
+            while self._group_bytes > ROW_GROUP_CACHE_BYTES and len(self._groups) > 1:
+                self._group_bytes -= _nbytes(self._groups.popitem(last=False)[1])
+        return group
+
+    def warm(self) -> None:
+        """Fill the row-group cache (up to its bound, in row order): before `--workers` fork,
+        so every worker shares these decompressed pages instead of decompressing its own."""
+        for rg in range(0, self.n_chunks, ROW_GROUP_SIZE):
+            self._group(rg)
+            if self._group_bytes >= ROW_GROUP_CACHE_BYTES:
+                return
 
     def row_of(self, chunk_id: str) -> int | None:
         if self.id_prefix and chunk_id.startswith(self.id_prefix):
             chunk_id = chunk_id[len(self.id_prefix) :]
         # Built on the first get_doc only: search never needs it.
+        ids = self.ids
         with self._lock:
             if self._id_index is None:
-                self._id_index = {cid: i for i, cid in enumerate(self.ids.to_pylist())}
+                self._id_index = {cid: i for i, cid in enumerate(ids.to_pylist())}
         return self._id_index.get(chunk_id)
 
     def table(self, name: str) -> pa.Table | None:
         """A browse table (format.TABLES), read and checked on first use; None when the bundle
         predates it. A damaged table raises BundleError naming the file and the problem."""
+        self.ready()
         with self._lock:
             if name in self._tables:
                 return self._tables[name]
@@ -93,53 +223,51 @@ class Bundle:
 
     def id(self, row: int) -> str:
         """The chunk id as shown to clients (with the library prefix, if any)."""
-        return self.id_prefix + self.ids[row].as_py()
+        return self.id_prefix + self.cell(row, "id")
 
     def text(self, row: int) -> str:
-        rg = int(np.searchsorted(self._row_group_starts, row, side="right")) - 1
-        with self._lock:
-            column = self._text_cache.get(rg)
-            if column is None:
-                column = self._parquet.read_row_group(rg, columns=["text"]).column(0)
-                self._text_cache[rg] = column
-                if len(self._text_cache) > _TEXT_CACHE_GROUPS:
-                    self._text_cache.popitem(last=False)
-            else:
-                self._text_cache.move_to_end(rg)
-        return column[row - int(self._row_group_starts[rg])].as_py()
+        return self.cell(row, "text")
 
     def chunk_meta(self, row: int) -> dict[str, str]:
-        return json.loads(self.chunk_metadata[row].as_py())
+        return json.loads(self.cell(row, "metadata"))
 
 
-def open_bundle(path: str | Path, verify: bool = True) -> Bundle:
+def _nbytes(group: dict[str, pa.Array]) -> int:
+    return sum(column.nbytes for column in group.values())
+
+
+def open_bundle(path: str | Path, verify: bool = True, lazy: int | None = None) -> Bundle:
     """Open a bundle directory; raise BundleError naming the first problem in one line.
 
-    `verify` checks every file's sha256 (sizes, shapes and metadata are always checked).
+    `verify` checks every file's sha256 (sizes, shapes and metadata are always checked). Files
+    larger than `lazy` bytes (default `integrity.lazy_bytes()`) are checked in a background
+    thread instead; `Bundle.ready()` waits for that check and raises its problem.
     """
+    # Arrow's default pool (jemalloc) keeps what it freed: decompressing row groups for every
+    # search grew a speakeasy-sdks server by ~50 MB that the C allocator gives back.
+    pa.set_memory_pool(pa.system_memory_pool())
     root = Path(path)
-    inspection = Inspection(root, hashes=verify)
+    inspection = Inspection(root, hashes=verify, lazy_bytes=lazy_bytes() if lazy is None else lazy)
     for problem in inspection.problems():
         where = root / problem.file if problem.file else root
         raise BundleError(f"{where}: {problem.message}" if problem.file else problem.message)
-    metadata, table, parquet = inspection.metadata, inspection.table, inspection.parquet
-    assert metadata is not None and table is not None and parquet is not None
-    md = parquet.metadata
-    sizes = [md.row_group(i).num_rows for i in range(md.num_row_groups)]
-    starts = np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(np.int64)
+    metadata, table = inspection.metadata, inspection.table
+    assert metadata is not None and inspection.n_chunks is not None
+    columns: dict[str, Any] = {}
+    if table is not None:  # a small table, read at open
+        for name in table.column_names:
+            column = table.column(name)
+            columns[name] = column.to_numpy() if name in _INT_COLUMNS else column.combine_chunks()
+    background = None
+    if inspection.deferred:
+        files = {n: metadata.files[n].sha256 if verify else None for n in inspection.deferred}
+        background = BackgroundCheck(root, files, inspection.n_chunks, open_table=table is None)
     return Bundle(
         path=root,
         metadata=metadata,
         arrays=inspection.arrays,
-        ids=table.column("id").combine_chunks(),
-        paths=table.column("path").combine_chunks(),
-        headings=table.column("heading").combine_chunks(),
-        breadcrumbs=table.column("breadcrumb").combine_chunks(),
-        positions=table.column("position").to_numpy(),
-        file_counts=table.column("file_chunk_count").to_numpy(),
-        line_starts=table.column("line_start").to_numpy(),
-        line_ends=table.column("line_end").to_numpy(),
-        chunk_metadata=table.column("metadata").combine_chunks(),
-        _parquet=parquet,
-        _row_group_starts=starts,
+        n_chunks=inspection.n_chunks,
+        _columns=columns,
+        _parquet=inspection.parquet,
+        background=background,
     )

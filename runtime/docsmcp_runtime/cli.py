@@ -300,6 +300,7 @@ _HTTP_OPTIONS = (
     "max_header_bytes",
     "max_connections",
     "threads",
+    "workers",
     "log_level",
     "health_commit",
     "watch",
@@ -441,6 +442,13 @@ def _http_options(p: argparse.ArgumentParser) -> None:
         type=_int_at_least(1, 256),
         metavar="N",
         help=f"worker threads answering requests in parallel (default: {http.DEFAULT_THREADS})",
+    )
+    g.add_argument(
+        "--workers",
+        type=_int_at_least(1, 64),
+        metavar="N",
+        help="processes answering requests, sharing the port and the memory-mapped bundle "
+        "(pre-forked; each has its own --threads); use up to one per core (default: 1)",
     )
     g.add_argument(
         "--log-level",
@@ -630,6 +638,13 @@ def _serve_http(args: argparse.Namespace) -> int:
         max_connections=args.max_connections or http.DEFAULT_MAX_CONNECTIONS,
         max_header_bytes=args.max_header_bytes or http.DEFAULT_MAX_HEADER_BYTES,
     )
+    if (args.workers or 1) > 1:
+        try:
+            return http_app.serve_workers(app, sock, timeout, limits, args.workers)
+        except BundleError as exc:
+            sock.close()
+            app.close()
+            return _fail(str(exc))
     return http_app.serve(app, sock, timeout, limits)
 
 

@@ -8,6 +8,7 @@ import numpy as np
 
 from .analyzer import AnalyzerConfig, analyze
 from .errors import SearchTimeout
+from .half import widen
 
 
 class Lexicon:
@@ -66,6 +67,8 @@ def score(
         if tid is None:
             continue
         docs, impacts = lexicon.postings(tid)
+        # widen: numpy's float16 cast, bit for bit, at about two thirds of its CPU time.
+        wide = widen(impacts, np.empty(len(impacts), np.float32), np.empty(len(impacts), np.uint32))
         # Doc ids are unique within a posting list, so fancy-index addition is exact.
-        scores[docs] += impacts.astype(np.float32)
+        scores[docs] += wide
     return scores

@@ -330,6 +330,8 @@ class LibraryApp:
         if tool is None:
             raise ProtocolError(INVALID_PARAMS, f"Unknown tool '{name}'.")
         try:
+            for app in self.apps:  # large files still being checked, or failed (integrity.py)
+                app.bundle.ready()
             return self._handlers[tool](dict(arguments))
         except ToolInputError as exc:
             return text_result(str(exc), is_error=True)

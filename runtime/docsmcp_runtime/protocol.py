@@ -36,6 +36,7 @@ from .errors import (
     METHOD_NOT_FOUND,
     PARSE_ERROR,
     UNSUPPORTED_PROTOCOL_VERSION,
+    BundleError,
     ProtocolError,
 )
 
@@ -539,6 +540,9 @@ class Dispatcher:
             result = self._dispatch(message, session)
         except ProtocolError as exc:
             return {"jsonrpc": "2.0", "id": message.id, "error": exc.to_error()}
+        except BundleError as exc:  # a file that failed its (background) check: never served
+            log.error("%s", exc)
+            return error_response(message.id, INTERNAL_ERROR, f"The bundle is damaged: {exc}")
         except Exception as exc:  # never let an application bug kill the connection
             log.error("internal error in %s: %s: %s", message.method, type(exc).__name__, exc)
             log.debug("traceback of the internal error", exc_info=True)

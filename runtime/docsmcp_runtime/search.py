@@ -16,7 +16,7 @@ from .errors import SearchTimeout
 from .format import FusionWeights
 from .lexical import Lexicon, query_terms, score
 from .selection import rank, topk
-from .vectors import VectorIndex
+from .vectors import VectorIndex, vectors_file
 
 SNIPPET_CHARS = 240
 # Candidates taken from each ranked list before fusion.
@@ -157,7 +157,7 @@ class Searcher:
         self.keys = bundle.taxonomy_keys
         self.phrase_weight = np.float32(meta.lexical.phrase_weight)
         spec = meta.embedding
-        self.vectors = VectorIndex(bundle.arrays, spec) if spec else None
+        self.vectors = VectorIndex(bundle.arrays, spec, vectors_file(bundle)) if spec else None
         self.embedder = embedder
         self.fusion = spec.fusion.with_weights(options.fusion) if spec else None
         floor = options.similarity_floor
@@ -217,6 +217,7 @@ class Searcher:
         """Raises SearchTimeout when the time budget runs out. `references` (row → referenced
         rows) turns on reference expansion; `exclude` (rows) are never returned; `pinned` rows
         (a section the query names) come first when the filters keep them."""
+        self.bundle.ready()  # the background check of large files (integrity.py) comes first
         deadline = time.monotonic() + self.time_budget
         terms, bigrams = query_terms(query, self.bundle.metadata.analyzer)
         notes = []

@@ -144,6 +144,12 @@ class DocsApp:
 
     # -- tables, loaded on first use -----------------------------------------------------------
 
+    def warm(self) -> None:
+        """Load now what searches load on first use (before `--workers` fork, so every worker
+        shares it): the chunk text cache and the section table."""
+        self.bundle.warm()
+        _ = self._sections_or_none
+
     @cached_property
     def pages(self) -> PageIndex:
         return PageIndex(self.bundle)
@@ -176,6 +182,7 @@ class DocsApp:
         if tool is None:
             raise ProtocolError(INVALID_PARAMS, f"Unknown tool '{name}'.")
         try:
+            self.bundle.ready()  # a large file still being checked, or failed (integrity.py)
             return self._handlers[tool](arguments)
         except ToolInputError as exc:
             return text_result(str(exc), is_error=True)
@@ -249,8 +256,8 @@ class DocsApp:
         """Where a chunk comes from: file and lines, and (when the build knew them) the commit,
         its date, the corpus version and a link made from the bundle's URL template."""
         bundle = self.bundle
-        file = bundle.paths[row].as_py()
-        start, end = int(bundle.line_starts[row]), int(bundle.line_ends[row])
+        file = bundle.cell(row, "path")
+        start, end = bundle.cell(row, "line_start"), bundle.cell(row, "line_end")
         out: dict[str, Any] = {"file": file, "lines": [start, end], **self._provenance}
         pages = self._pages(row)
         if pages is not None:
@@ -346,10 +353,10 @@ class DocsApp:
         hit: dict[str, Any] = {
             "chunk_id": bundle.id(row),
             "score": round(score, 6),
-            "heading": bundle.headings[row].as_py(),
-            "breadcrumb": bundle.breadcrumbs[row].as_py(),
+            "heading": bundle.cell(row, "heading"),
+            "breadcrumb": bundle.cell(row, "breadcrumb"),
             "snippet": snippet(bundle.text(row), pattern),
-            "filepath": bundle.paths[row].as_py(),
+            "filepath": bundle.cell(row, "path"),
             "metadata": bundle.chunk_meta(row),
             "source": self._source(row),
         }
@@ -385,8 +392,8 @@ class DocsApp:
         else:
             row = self._chunk_row(chunk_id)
         bundle = self.bundle
-        position = int(bundle.positions[row])
-        total = int(bundle.file_counts[row])
+        position = bundle.cell(row, "position")
+        total = bundle.cell(row, "file_chunk_count")
         first = row - position
         parts = []
         for r in range(max(first, row - context), min(first + total, row + context + 1)):

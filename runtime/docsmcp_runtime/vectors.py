@@ -2,12 +2,25 @@
 
 from __future__ import annotations
 
+import os
 import threading
+from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
-from .format import Embedding
+from .errors import BundleError
+from .format import VECTOR_ARRAYS, Embedding
+from .half import widen
 from .selection import topk
+
+if TYPE_CHECKING:
+    from .bundle import Bundle
+
+# float32 bytes converted at once from the stored float16 matrix: small enough that a search
+# holds no full-size copy (a million 256-d vectors are 1 GB as float32), large enough that the
+# per-block overhead is noise. A row's similarity does not depend on the block it falls in.
+BLOCK_BYTES = 4 << 20
 
 
 def _matvec(matrix: np.ndarray, query: np.ndarray) -> np.ndarray:
@@ -16,24 +29,82 @@ def _matvec(matrix: np.ndarray, query: np.ndarray) -> np.ndarray:
     return np.einsum("ij,j->i", matrix, query)
 
 
+def block_rows(dimensions: int) -> int:
+    """Rows of a float32 block of BLOCK_BYTES (at least one)."""
+    return max(1, BLOCK_BYTES // (4 * max(1, dimensions)))
+
+
+def similarities(
+    matrix: np.ndarray, query: np.ndarray, index: np.ndarray | None = None, step: int = 0
+) -> np.ndarray:
+    """float32 dot products of `query` with the float16 rows of `matrix` (all rows, or the
+    rows `index` names, in that order), converting `step` rows (default: block_rows) at a time."""
+    n = len(matrix) if index is None else len(index)
+    out = np.empty(n, dtype=np.float32)
+    step = step or block_rows(matrix.shape[1])
+    shape = (min(step, n), matrix.shape[1])
+    buffer, scratch = np.empty(shape, dtype=np.float32), np.empty(shape, dtype=np.uint32)
+    for start in range(0, n, step):
+        stop = min(n, start + step)
+        rows = matrix[start:stop] if index is None else matrix[index[start:stop]]
+        block = widen(rows, buffer[: stop - start], scratch[: stop - start])
+        out[start:stop] = _matvec(block, query)
+    return out
+
+
+def _read_exactly(fd: int, buffer: memoryview, offset: int) -> None:
+    while len(buffer):
+        got = os.preadv(fd, [buffer], offset)
+        if got <= 0:
+            raise OSError(f"vectors file ends before byte {offset}")
+        buffer, offset = buffer[got:], offset + got
+
+
+def run_similarities(
+    path: Path, dims: int, runs: list[tuple[int, int]], query: np.ndarray, step: int = 0
+) -> np.ndarray:
+    """`similarities` of the float16 rows in `runs` ([start, end) row ranges, in order) of the
+    raw matrix file at `path`, read with pread a block at a time rather than through the memory
+    map: a query's probed lists then pass through the page cache without becoming part of the
+    process (a million vectors are 512 MB; mapped, every list ever probed stays resident)."""
+    n = sum(b - a for a, b in runs)
+    out = np.empty(n, dtype=np.float32)
+    step = step or block_rows(dims)
+    shape = (min(step, n), dims)
+    half = np.empty(shape, dtype=np.float16)
+    buffer, scratch = np.empty(shape, dtype=np.float32), np.empty(shape, dtype=np.uint32)
+    raw = memoryview(half).cast("B")
+    row_bytes = dims * 2
+    filled = done = 0
+    with open(path, "rb", buffering=0) as fh:
+        for a, b in runs:
+            while a < b:
+                take = min(b - a, len(half) - filled)
+                view = raw[filled * row_bytes : (filled + take) * row_bytes]
+                _read_exactly(fh.fileno(), view, a * row_bytes)
+                filled, a = filled + take, a + take
+                if filled == len(half) or done + filled == n:
+                    block = widen(half[:filled], buffer[:filled], scratch[:filled])
+                    out[done : done + filled] = _matvec(block, query)
+                    done, filled = done + filled, 0
+    return out
+
+
 class VectorIndex:
-    def __init__(self, arrays: dict[str, np.ndarray], spec: Embedding) -> None:
+    def __init__(
+        self, arrays: dict[str, np.ndarray], spec: Embedding, source: Path | None = None
+    ) -> None:
+        """`source`: the vectors file itself; IVF searches then read their lists with pread
+        (run_similarities) instead of through the mapped `arrays["vectors"]`."""
         self.vectors = arrays["vectors"]
+        self.source = source
         self.ivf = spec.index.ivf
         self.probe = spec.index.probe
         self.rows = arrays.get("vector_rows")  # chunk row of each vector row (IVF order)
         self.centroids = arrays.get("ivf_centroids")
         self.offsets = arrays.get("ivf_offsets")
-        self._dense: np.ndarray | None = None
         self._inverse: np.ndarray | None = None
         self._lock = threading.Lock()
-
-    def _matrix(self) -> np.ndarray:
-        # float16 has no BLAS path: one float32 copy, made on first use, keeps queries fast.
-        with self._lock:
-            if self._dense is None:
-                self._dense = np.asarray(self.vectors, dtype=np.float32)
-        return self._dense
 
     def search(
         self, query: np.ndarray, mask: np.ndarray, floor: float, top: int
@@ -44,7 +115,7 @@ class VectorIndex:
             keep = (sims >= floor) & mask[rows]
             rows, sims = rows[keep], sims[keep]
         else:
-            all_sims = _matvec(self._matrix(), query)
+            all_sims = similarities(self.vectors, query)
             rows = np.flatnonzero((all_sims >= floor) & mask)
             sims = all_sims[rows]
         return topk(rows, sims, top)
@@ -56,10 +127,17 @@ class VectorIndex:
         ends = self.offsets[lists + 1].astype(np.int64)
         if not int((ends - starts).sum()):
             return np.zeros(0, np.int64), np.zeros(0, np.float32)
-        # One gather of every probed list (they are contiguous runs of the stored matrix), then
-        # one conversion and one product, instead of a Python loop over lists.
+        # The probed lists' rows gathered and converted a block at a time, instead of a Python
+        # loop over lists or one float32 copy of every probed vector.
         index = np.concatenate([np.arange(a, b) for a, b in zip(starts, ends, strict=True)])
-        sims = _matvec(np.asarray(self.vectors[index], dtype=np.float32), query)
+        if self.source is not None:
+            runs = [(a, b) for a, b in zip(starts.tolist(), ends.tolist(), strict=True) if b > a]
+            try:
+                sims = run_similarities(self.source, self.vectors.shape[1], runs, query)
+            except OSError as exc:
+                raise BundleError(f"{self.source}: unreadable ({exc})") from None
+        else:
+            sims = similarities(self.vectors, query, index)
         return np.asarray(self.rows[index], dtype=np.int64), sims
 
     def vectors_of(self, rows: np.ndarray) -> np.ndarray:
@@ -75,3 +153,9 @@ class VectorIndex:
                 inverse[np.asarray(self.rows, dtype=np.int64)] = np.arange(len(self.rows))
                 self._inverse = inverse
         return self._inverse
+
+
+def vectors_file(bundle: Bundle) -> Path | None:
+    """The bundle's vectors file, for reading IVF lists with pread (None when it has none)."""
+    name = VECTOR_ARRAYS["vectors"].file
+    return bundle.path / name if name in bundle.metadata.files else None

@@ -12,6 +12,7 @@ chunk metadata, stats), vectorised with numpy so even large bundles check in sec
 
 from __future__ import annotations
 
+import hashlib
 import json
 import mmap
 from collections.abc import Iterator, Mapping
@@ -86,9 +87,15 @@ class Inspection:
         hashes: bool = True,
         deep: bool = False,
         columns: tuple[str, ...] | None = EAGER_COLUMNS,
+        lazy_bytes: int | None = None,
     ) -> None:
         self.root = Path(root)
         self.hashes = hashes
+        # Files larger than this are not read whole here: their sha256 and the whole-file bound
+        # check of postings_docs.bin are left to the caller (`deferred`, `scan_problem`), which
+        # runs them off the open path (bundle.py). None: everything is checked here.
+        self.lazy_bytes = lazy_bytes
+        self.deferred: list[str] = []  # files whose sha256 (if asked) and scans were deferred
         self.deep = deep
         self.columns = columns if not deep else None  # deep checks read every column
         self.raw: dict[str, Any] | None = None
@@ -217,12 +224,12 @@ class Inspection:
                 yield Problem(name, f"{size} bytes, metadata.json says {entry.bytes}")
                 continue
             self.sized.add(name)
-            if self.hashes:
+            if self.lazy_bytes is not None and size > self.lazy_bytes:
+                self.deferred.append(name)
+            elif self.hashes:
                 actual = sha256_file(path)
                 if actual != entry.sha256:
-                    yield Problem(
-                        name, f"sha256 {actual} does not match metadata.json (corrupt bundle)"
-                    )
+                    yield Problem(name, sha256_mismatch(actual))
         if self.deep:
             listed = {METADATA_FILE, *self.entries}
             for item in sorted(self.root.iterdir()):
@@ -243,26 +250,22 @@ class Inspection:
     def _chunk_table(self) -> Iterator[Problem]:
         if CHUNKS_FILE not in self.sized:
             return
+        facets = self.entries.get(ARRAYS["facets"].file)
+        if CHUNKS_FILE in self.deferred and facets is not None and facets.shape:
+            # A large table is opened and checked in the background with its sha256 (its
+            # footer alone is ~0.3 s per million rows); facets.bin's shape gives the row count,
+            # which that check compares with the table's.
+            self.n_chunks = int(facets.shape[0])
+            return
         path = self.root / CHUNKS_FILE
         try:
             parquet = pq.ParquetFile(path, memory_map=True)
-            schema = parquet.schema_arrow
         except (OSError, pa.ArrowException) as exc:
             yield Problem(CHUNKS_FILE, f"unreadable chunk table ({exc})")
             return
-        got = [(f.name, f.type) for f in schema]
-        want = [(f.name, f.type) for f in CHUNK_SCHEMA]
-        if got != want:
-            yield Problem(
-                CHUNKS_FILE,
-                f"columns are {[f'{n}: {t}' for n, t in got]}, expected "
-                f"{[f'{n}: {t}' for n, t in want]}",
-            )
-            return
-        md = parquet.metadata
-        sizes = [md.row_group(i).num_rows for i in range(md.num_row_groups)]
-        if any(s != ROW_GROUP_SIZE for s in sizes[:-1]) or (sizes and sizes[-1] > ROW_GROUP_SIZE):
-            yield Problem(CHUNKS_FILE, f"row groups are not of {ROW_GROUP_SIZE} rows ({sizes[:5]})")
+        problem = chunk_table_problem(parquet, None)
+        if problem is not None:
+            yield Problem(CHUNKS_FILE, problem)
             return
         try:
             table = parquet.read(columns=list(self.columns) if self.columns else None)
@@ -270,9 +273,9 @@ class Inspection:
             yield Problem(CHUNKS_FILE, f"unreadable chunk table ({exc})")
             return
         for name in table.column_names:
-            nulls = table.column(name).null_count
-            if nulls:
-                yield Problem(CHUNKS_FILE, f"column {name} has {nulls} nulls")
+            problem = null_problem(name, table.column(name))
+            if problem is not None:
+                yield Problem(CHUNKS_FILE, problem)
                 return
         self.parquet, self.table, self.n_chunks = parquet, table, table.num_rows
 
@@ -313,9 +316,11 @@ class Inspection:
                 "postings_impacts.bin", f"{len(imps)} entries, postings_docs.bin has {len(docs)}"
             )
         n = self.n_chunks
-        if n is not None and docs is not None and len(docs) and int(docs.max()) >= n:
-            beyond = int(np.count_nonzero(docs >= n))
-            yield Problem("postings_docs.bin", f"{beyond} row number(s) >= n_chunks ({n})")
+        docs_file = ARRAYS["postings_docs"].file
+        if docs_file in self.deferred:
+            pass  # scanned with its sha256 (scan_problem)
+        elif n is not None and docs is not None and len(docs) and int(docs.max()) >= n:
+            yield Problem(docs_file, rows_beyond(int(np.count_nonzero(docs >= n)), n))
         pages = a.get("page_ranges")
         if pages is not None and n is not None:
             if pages.shape != (n, 2):
@@ -593,6 +598,67 @@ class Inspection:
 
 
 # -- helpers -------------------------------------------------------------------------------
+
+
+def chunk_table_problem(parquet: pq.ParquetFile, n_chunks: int | None) -> str | None:
+    """What is wrong with the chunk table's layout (schema, row groups, and the row count when
+    `n_chunks` is known), or None."""
+    try:
+        schema = parquet.schema_arrow
+    except (OSError, pa.ArrowException) as exc:
+        return f"unreadable chunk table ({exc})"
+    got = [(f.name, f.type) for f in schema]
+    want = [(f.name, f.type) for f in CHUNK_SCHEMA]
+    if got != want:
+        return (
+            f"columns are {[f'{n}: {t}' for n, t in got]}, expected "
+            f"{[f'{n}: {t}' for n, t in want]}"
+        )
+    md = parquet.metadata
+    sizes = [md.row_group(i).num_rows for i in range(md.num_row_groups)]
+    if any(s != ROW_GROUP_SIZE for s in sizes[:-1]) or (sizes and sizes[-1] > ROW_GROUP_SIZE):
+        return f"row groups are not of {ROW_GROUP_SIZE} rows ({sizes[:5]})"
+    if n_chunks is not None and md.num_rows != n_chunks:
+        return f"{md.num_rows} rows, facets.bin has {n_chunks}"
+    return None
+
+
+def null_problem(name: str, column: pa.ChunkedArray | pa.Array) -> str | None:
+    nulls = column.null_count
+    return f"column {name} has {nulls} nulls" if nulls else None
+
+
+def sha256_mismatch(actual: str) -> str:
+    return f"sha256 {actual} does not match metadata.json (corrupt bundle)"
+
+
+def rows_beyond(count: int, n_chunks: int) -> str:
+    return f"{count} row number(s) >= n_chunks ({n_chunks})"
+
+
+# Bytes read at a time by scan_problem (a multiple of every array's item size).
+_SCAN_BLOCK = 4 << 20
+
+
+def scan_problem(root: Path, name: str, sha256: str | None, n_chunks: int) -> str | None:
+    """The whole-file checks of one deferred file in one streaming read (no mmap, so the pages
+    it reads are not charged to the process): its sha256 when `sha256` is given, and for
+    postings_docs.bin the row bound. The problem's message, or None."""
+    digest = hashlib.sha256() if sha256 is not None else None
+    bounded = name == ARRAYS["postings_docs"].file
+    beyond = 0
+    with (root / name).open("rb") as fh:
+        while block := fh.read(_SCAN_BLOCK):
+            if digest is not None:
+                digest.update(block)
+            if bounded:
+                values = np.frombuffer(block, dtype=ARRAYS["postings_docs"].dtype)
+                beyond += int(np.count_nonzero(values >= n_chunks))
+    if digest is not None and digest.hexdigest() != sha256:
+        return sha256_mismatch(digest.hexdigest())
+    if beyond:
+        return rows_beyond(beyond, n_chunks)
+    return None
 
 
 def _map(path: Path, dtype: str, shape: tuple[int, ...]) -> np.ndarray:

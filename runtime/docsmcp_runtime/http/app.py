@@ -40,6 +40,8 @@ from __future__ import annotations
 
 import base64
 import binascii
+import contextlib
+import gc
 import logging
 import os
 import signal
@@ -49,6 +51,7 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from .. import __version__, logs
+from ..bundle import Bundle
 from ..errors import (
     HEADER_MISMATCH,
     INTERNAL_ERROR,
@@ -294,6 +297,7 @@ class McpHttpApp:
     def __init__(self, settings: HttpSettings) -> None:
         self.settings = settings
         self.security = TransportSecurity(settings)
+        self.worker: int | None = None  # the process id of a --workers process, for the logs
         seen = signature(settings.bundle) if settings.watch else None
         # With --watch, open the resolved directory: PATH may be swapped while we read it.
         self._served = load(seen.real if seen else settings.bundle, settings)
@@ -316,6 +320,15 @@ class McpHttpApp:
 
     def _install(self, served: Served) -> None:
         self._served = served  # one reference assignment: atomic for concurrent readers
+
+    def bundles(self) -> tuple[Bundle, ...]:
+        return self._served.bundles
+
+    def ready(self) -> None:
+        """Wait for the background check of the served bundles' large files (integrity.py);
+        BundleError naming a file that failed."""
+        for bundle in self._served.bundles:
+            bundle.ready()
 
     def start(self) -> None:
         """Start background work (the watcher); idempotent, also triggered by the first request."""
@@ -372,6 +385,7 @@ class McpHttpApp:
             client=client[0] if client else None,
             bundle_id=served.bundle_id,
             bytes_out=len(reply.body),
+            **({"worker": self.worker} if self.worker else {}),
             **reply.log,
         )
 
@@ -416,7 +430,8 @@ class McpHttpApp:
             return forbidden
         if path == HEALTH_PATH:
             if method in ("GET", "HEAD"):
-                return Reply(200, served.health, "application/json")
+                status, body = served.health_reply()
+                return Reply(status, body, "application/json")
             return plain(405, "Method Not Allowed\n", (("Allow", "GET, HEAD"),))
         if self.settings.playground and path in (PLAYGROUND_PATH, EXPLAIN_PATH):
             return await self._playground(path, method, receive, headers, served)
@@ -629,3 +644,97 @@ def serve(
         signal=signal.Signals(received[0]).name if received else None,
     )
     return 0 if server.started else 1
+
+
+# ---------------------------------------------------------------------------------------------
+# --workers N: pre-forked processes sharing one listening socket and one memory-mapped bundle
+# ---------------------------------------------------------------------------------------------
+
+# A worker that dies sooner than this after its start is not restarted (a crash loop): the
+# server stops instead, with the worker's exit status.
+WORKER_MIN_LIFETIME_S = 5.0
+
+
+def serve_workers(
+    app: McpHttpApp,
+    sock: socket.socket,
+    shutdown_timeout: int,
+    limits: ConnectionLimits | None,
+    workers: int,
+) -> int:
+    """Fork `workers` processes that each run `serve` on the same listening socket (the kernel
+    hands each new connection to one of them) and supervise them until SIGTERM/SIGINT, which is
+    passed on; a worker that dies is replaced. The bundle is opened and checked once, before the
+    fork, so its memory maps and page cache are shared and each worker costs only its own heap.
+    Every worker answers every request alike: cursors are signed with a key all share (the
+    bundle id, or DOCSMCP_CURSOR_SECRET), and no state lives between requests.
+    """
+    # No thread may run while forking (a child would inherit its locks but not the thread):
+    # the background check of large files finishes here, once for every worker.
+    app.ready()
+    # What every worker would otherwise make for itself is made once and shared (copy on
+    # write, never written): decompressed chunk text, and the modules uvicorn loads to serve.
+    served = app._served.dispatcher.app
+    for docs in getattr(served, "apps", None) or [served]:  # one DocsApp, or a LibraryApp's
+        docs.warm()
+    import h11  # noqa: F401 - loaded by every worker's uvicorn.Server
+    import uvicorn.lifespan.on  # noqa: F401
+    import uvicorn.loops.asyncio  # noqa: F401
+    import uvicorn.protocols.http.h11_impl  # noqa: F401
+
+    gc.freeze()  # the collector of a worker must not write to (so copy) the parent's objects
+    children: dict[int, float] = {}  # pid → start time
+    stopping: list[int] = []
+
+    def spawn() -> None:
+        pid = os.fork()
+        if pid == 0:  # the worker
+            code = 1
+            try:
+                for sig in (signal.SIGTERM, signal.SIGINT):
+                    signal.signal(sig, signal.SIG_DFL)
+                app.worker = os.getpid()
+                code = serve(app, sock, shutdown_timeout, limits)
+            finally:
+                os._exit(code)
+        children[pid] = time.monotonic()
+
+    def stop(sig: int, _frame: object) -> None:
+        stopping.append(sig)
+        for pid in list(children):
+            with contextlib.suppress(ProcessLookupError):  # already gone
+                os.kill(pid, sig)
+
+    previous = {s: signal.signal(s, stop) for s in (signal.SIGTERM, signal.SIGINT)}
+    status = 0
+    try:
+        for _ in range(workers):
+            spawn()
+        logs.event(logging.INFO, "workers_started", workers=workers, pids=sorted(children))
+        while children:
+            pid, raw = os.wait()
+            started = children.pop(pid, None)
+            if started is None:
+                continue
+            code = os.waitstatus_to_exitcode(raw)
+            if stopping:
+                status = status or (code if code > 0 else 0)
+                continue
+            logs.event(logging.ERROR, "worker_exited", pid=pid, status=code)
+            if time.monotonic() - started < WORKER_MIN_LIFETIME_S:
+                status = code if code > 0 else 1
+                stop(signal.SIGTERM, None)
+                continue
+            spawn()
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+        sock.close()
+        app.close()
+    logs.event(
+        logging.INFO,
+        "stopped",
+        signal=signal.Signals(stopping[0]).name if stopping else None,
+        workers=workers,
+    )
+    return status

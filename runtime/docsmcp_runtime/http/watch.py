@@ -25,6 +25,17 @@ class Served:
     dispatcher: Dispatcher
     bundle_id: str
     health: bytes  # the /healthz body, encoded once
+    bundles: tuple[Bundle, ...] = ()
+
+    def health_reply(self) -> tuple[int, bytes]:
+        """/healthz: 200 and the body above, or 503 naming a file that failed the background
+        check of large files (integrity.py): a bundle that serves tool errors is not healthy."""
+        for bundle in self.bundles:
+            problem = bundle.integrity
+            if problem is not None and problem != "checking":
+                doc = {"status": "error", "bundle_id": bundle.bundle_id, "error": problem}
+                return 503, json.dumps(doc, ensure_ascii=False).encode()
+        return 200, self.health
 
 
 def load(path: str, settings: HttpSettings) -> Served:
@@ -41,10 +52,14 @@ def load(path: str, settings: HttpSettings) -> Served:
     app = serving_app(bundles, settings.search, settings.tools)
     if len(bundles) == 1:
         return Served(
-            Dispatcher(app), bundles[0].bundle_id, _health_body(bundles[0], settings.health_commit)
+            Dispatcher(app),
+            bundles[0].bundle_id,
+            _health_body(bundles[0], settings.health_commit),
+            tuple(bundles),
         )
     assert isinstance(app, LibraryApp)
-    return Served(Dispatcher(app), app.bundle_id, _libraries_health(app, settings.health_commit))
+    health = _libraries_health(app, settings.health_commit)
+    return Served(Dispatcher(app), app.bundle_id, health, tuple(bundles))
 
 
 def _libraries_health(app: LibraryApp, with_commit: bool) -> bytes:
@@ -162,6 +177,8 @@ class BundleWatcher:
         old = self._current()
         try:
             new = load(sig.real, self._settings)
+            for bundle in new.bundles:  # a swap installs only a completely checked bundle
+                bundle.ready()
         except BundleError as exc:
             logs.event(
                 logging.ERROR,
