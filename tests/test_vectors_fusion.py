@@ -137,10 +137,15 @@ def _reference_fusion(bundle_dir: Path, query: str, weights: dict[str, float]) -
 @pytest.mark.parametrize("query", QUERIES)
 @pytest.mark.parametrize(
     "override",
-    [FusionWeights(), FusionWeights(proximity=0.5, vector=1.0), FusionWeights(lexical=0.0)],
+    [
+        FusionWeights(lexical=1.0),
+        FusionWeights(proximity=0.5, vector=1.0),
+        FusionWeights(lexical=0.0),
+    ],
     ids=["bundle", "all-lists", "vector-only"],
 )
 def test_fusion_is_weighted_rrf(hash_bundle: Path, query: str, override: FusionWeights) -> None:
+    """Any --fusion-weights given: the weighted RRF of bundle-spec.md, for every query class."""
     bundle = open_bundle(hash_bundle)
     spec = bundle.metadata.embedding
     assert spec is not None
