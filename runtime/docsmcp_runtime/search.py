@@ -13,7 +13,7 @@ from .budget import MAX_TOKENS, MIN_TOKENS
 from .bundle import Bundle
 from .embedding import EmbeddingError, QueryEmbedder
 from .errors import SearchTimeout
-from .format import FusionWeights
+from .format import PROVIDERS, Fusion, FusionWeights
 from .fusion import CONVEX, RRF, FusionPolicy, convex, policy_for, rrf
 from .intent import QUERY_CLASSES, Named, named_values, query_class
 from .lexical import Lexicon, query_terms, score
@@ -170,10 +170,13 @@ class Searcher:
         self.embedder = embedder
         self.fusion = spec.fusion.with_weights(options.fusion) if spec else None
         self.policy = options.policy
-        if self.policy is None and spec:
-            if options.fusion.given():
-                weights = dict.fromkeys(QUERY_CLASSES, self.fusion.vector if self.fusion else 0.0)
-                self.policy = FusionPolicy(RRF, weights)
+        if self.policy is None and spec and self.fusion:
+            # Weights other than the provider's defaults, given at build or serve time
+            # (--fusion-weights), select the weighted RRF of bundle-spec.md with them.
+            info = PROVIDERS.get(spec.provider)
+            default = Fusion(info.defaults.vector_weight) if info else None
+            if options.fusion.given() or spec.fusion != default:
+                self.policy = FusionPolicy(RRF, dict.fromkeys(QUERY_CLASSES, self.fusion.vector))
             else:
                 self.policy = policy_for(spec.provider)
         self.name_boost = options.name_boost
