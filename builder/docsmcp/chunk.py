@@ -413,13 +413,16 @@ class _FileChunker:
             s = self.block_size(it)
             if it.prefix and not (k > starts[-1] and items[k - 1].prefix == it.prefix):
                 s += self.cum[it.prefix[1]] - self.cum[it.prefix[0]]
-            if k > starts[-1] and size + s > limit:
-                # Never end a part on a heading: it belongs with what it introduces (but a
-                # part keeps at least one block).
+            if k > starts[-1] and size + s > limit and run > starts[-1]:
+                # Never end a part on a heading: it belongs with what it introduces, so a part
+                # of nothing but headings takes the next block whatever its size.
                 start = max(starts[-1] + 1, run)
                 starts.append(start)
                 run = start
                 size = sizes[k] - sizes[start]
+                if it.prefix and (k == start or items[k - 1].prefix != it.prefix):
+                    # The new part's first row repeats the table's header: count it.
+                    s = self.block_size(it) + self.cum[it.prefix[1]] - self.cum[it.prefix[0]]
             size += s
             if it.kind != "heading":
                 run = k + 1
