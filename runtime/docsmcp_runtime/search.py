@@ -265,7 +265,7 @@ class Searcher:
             scores = lexical + proximity * self.phrase_weight
             matched = scores > 0
             if named:
-                scores = scores * self._boost(named)
+                scores = scores * self.boost_factor(named)
             keep = matched & mask
             total = int(keep.sum())
             ranked, ranked_scores = rank(scores, keep, end)
@@ -309,7 +309,7 @@ class Searcher:
             return []
         return [n for n in named_values(query, self._values) if n.key not in filters]
 
-    def _boost(self, named: Sequence[Named]) -> np.ndarray:
+    def boost_factor(self, named: Sequence[Named]) -> np.ndarray:
         """Per row: 1 + name_boost for each key whose named value(s) the row has, else 1."""
         factor = np.ones(self.bundle.n_chunks, dtype=np.float32)
         for key in dict.fromkeys(n.key for n in named):
@@ -344,7 +344,7 @@ class Searcher:
             lists = [(f.lexical, lex_rows), (f.proximity, prox_rows), (share, vec_rows)]
             fused = rrf(n, lists, f.k)
         if named:
-            fused *= self._boost(named)
+            fused *= self.boost_factor(named)
         return rank(fused, fused > 0, None)
 
     def _collapse(
