@@ -8,7 +8,8 @@ or, with `--compare BEFORE.json AFTER.json`, the before → after table of two s
         --setting default --setting no-boost --json out.json
     python bench/bench_ranking.py --compare before.json after.json
 
-Settings (`--setting NAME`, repeatable): `default` (the runtime's defaults), `no-boost` (no
+Settings (`--setting NAME`, repeatable): `default` (the runtime's defaults), `main` (RRF with
+the bundle's weights and no taxonomy boost, as before issue 16), `no-boost` (no
 taxonomy boost), `rrf` (RRF with the bundle's weights), `vector=W` (one convex α for every query
 class), `rrf-vector=W`, `alpha=ID,MIX,Q` (convex α per class), `agree=A` (with default α),
 `boost=B` (taxonomy boost factor). Figures only: nothing here is a unit test.
@@ -43,6 +44,8 @@ def options(setting: str) -> SearchOptions:
     name, _, value = setting.partition("=")
     if name == "default":
         return SearchOptions()
+    if name == "main":  # as before issue 16: RRF with the bundle's weights, no taxonomy boost
+        return SearchOptions(fusion=FusionWeights(lexical=1.0), name_boost=0.0)
     if name == "no-boost":
         return SearchOptions(name_boost=0.0)
     if name == "boost":
