@@ -18,6 +18,7 @@ from conftest import EXAMPLE_DOCS, REPO, SHARED, build_bundle, corpus, run_docsm
 from docsmcp_runtime.analyzer import AnalyzerConfig, analyze
 from docsmcp_runtime.bundle import open_bundle
 from docsmcp_runtime.lexical import query_terms as runtime_query_terms
+from docsmcp_runtime.search import SearchOptions
 from docsmcp_runtime.tools import DocsApp
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -181,7 +182,8 @@ def test_spec_reader_ranks_every_eval_query_like_the_runtime(
     fixture = {"yellow-docs": "yellow_bundle", "speakeasy-sdks": "speakeasy_bundle"}
     bundle = request.getfixturevalue(fixture.get(corpus_name, "rust_bundle"))
     reader = SpecReader(bundle)
-    app = DocsApp(open_bundle(bundle))
+    # The format's ranking: without the runtime's taxonomy boost (a policy on top of it).
+    app = DocsApp(open_bundle(bundle), SearchOptions(name_boost=0.0))
     cases = _eval_queries(corpus_name)
     assert cases, f"no eval cases for {corpus_name}"
     cases += [(q, {}) for q in EXTRA_QUERIES[corpus_name]]

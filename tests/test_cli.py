@@ -73,7 +73,7 @@ def test_build_json_summary_has_seconds_per_phase(tmp_path: Path) -> None:
     proc = run_docsmcp("build", "--docs-dir", EXAMPLE_DOCS, "--out", tmp_path / "idx", "--json")
     summary = json.loads(proc.stdout)
     assert (summary["files"], summary["chunks"], summary["api_entries"]) == (6, 19, 2)
-    assert list(summary["phases"]) == ["read and parse", "index", "browse tables", "write"]
+    assert list(summary["phases"]) == ["read and parse", "browse tables", "index", "write"]
     files = [p for p in (tmp_path / "idx").iterdir() if p.name != "metadata.json"]
     assert summary["bytes"] == sum(p.stat().st_size for p in files)  # the files metadata lists
 

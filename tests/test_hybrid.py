@@ -18,7 +18,7 @@ from conftest import EXAMPLE_DOCS, TEST_CACHE, build_bundle, run_docsmcp
 from docsmcp.build import BuildOptions, collect
 from docsmcp.cache import output_key
 from docsmcp.embed import embedding_input
-from mcp_client import McpSession
+from mcp_client import McpSession, server_command
 from openai_stub import OpenAIStub
 
 PARAPHRASE = "reimburse the purchaser"  # no word of it occurs in the example corpus
@@ -95,7 +95,8 @@ def test_vector_only_hit_with_collapse(session: McpSession) -> None:
     (hit,) = result["hits"]  # nothing else clears the similarity floor
     assert hit["chunk_id"] == PY_REFUND
     assert hit["also_in"] == {"language": ["typescript"]}
-    assert hit["score"] == round(0.1 / 61, 6)  # rank 1 of the vector list only (weight 0.1)
+    # Only the vector list holds it, first: α of the query's class (0.1) × normalised cosine 1.
+    assert hit["score"] == 0.1
 
 
 def test_collapse_is_skipped_when_the_key_is_filtered(session: McpSession) -> None:
@@ -116,8 +117,9 @@ def test_fusion_of_full_text_and_vectors(session: McpSession) -> None:
     other = "typescript" if top["metadata"]["language"] == "python" else "python"
     assert top["also_in"] == {"language": [other]}
     assert all(h["chunk_id"] not in (PY_REFUND, TS_REFUND) for h in hits[1:])
-    # The stub gives this query an unrelated vector, so only the full-text list ranks it.
-    assert top["score"] == round(1.0 / 61, 6)
+    # The stub gives this query an unrelated vector, so only the full-text list ranks it:
+    # (1 − α) × its normalised full-text score 1.
+    assert top["score"] == 0.9
 
 
 def test_degraded_mode_when_the_endpoint_is_down(openai_bundle: Path) -> None:
@@ -195,11 +197,19 @@ def test_hash_vectors_are_deterministic_and_cached_builds_identical(tmp_path: Pa
         assert (a / name).read_bytes() == (b / name).read_bytes(), name
 
 
-def test_hash_fusion_scores_are_reciprocal_ranks(tmp_path: Path) -> None:
+def test_hash_fusion_scores(tmp_path: Path) -> None:
     idx = build_bundle(EXAMPLE_DOCS, tmp_path / "idx", "--embedding-provider", "hash")
+    query = {"query": "Refund a payment in full or in part", "language": "python"}
     with McpSession(idx) as s:
-        hits = s.search(query="Refund a payment in full or in part", language="python")["hits"]
-    # First in the full-text (weight 1) and vector (hash default 0.5) lists: 1.5 / (60 + 1).
+        hits = s.search(**query)["hits"]
+    # First in the full-text and the vector list: (1 − α) × 1 + α × 1.
+    assert hits[0]["chunk_id"] == PY_REFUND
+    assert hits[0]["score"] == 1.0
+    # --fusion-weights: reciprocal ranks, first in the full-text (weight 1) and vector (0.5)
+    # lists: 1.5 / (60 + 1).
+    argv = [*server_command(idx), "--fusion-weights", "vector=0.5"]
+    with McpSession(idx, argv=argv) as s:
+        hits = s.search(**query)["hits"]
     assert hits[0]["chunk_id"] == PY_REFUND
     assert hits[0]["score"] == round(1.5 / 61, 6)
 

@@ -21,6 +21,7 @@ from docsmcp.index import LexicalIndex, LexicalParams, build_index
 from docsmcp_runtime.analyzer import AnalyzerConfig, analyze
 from docsmcp_runtime.bundle import open_bundle
 from docsmcp_runtime.lexical import Lexicon, query_terms, score
+from docsmcp_runtime.search import SearchOptions
 from docsmcp_runtime.tools import DocsApp
 
 CONFIG = AnalyzerConfig()
@@ -238,7 +239,9 @@ def test_runtime_score_sums_the_reference_impacts(
 
 @pytest.fixture(scope="module")
 def tiny_app(tiny_bundle: Path) -> DocsApp:
-    return DocsApp(open_bundle(tiny_bundle))
+    # The stored scores alone: the runtime's boost of a language the query names ("python")
+    # multiplies them on top (tests/test_ranking_intent.py).
+    return DocsApp(open_bundle(tiny_bundle), SearchOptions(name_boost=0.0))
 
 
 def search_rows(app: DocsApp, chunks: list, query: str) -> tuple[list[int], list[float]]:

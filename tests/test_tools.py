@@ -292,7 +292,9 @@ def test_ranking_speakeasy_facet_case(speakeasy: McpSession) -> None:
 )
 def test_ranking_speakeasy_identifiers(speakeasy: McpSession, query: str, top: str) -> None:
     filters = {"language": "python", "product": "dub"} if "update_many" in query else {}
-    assert _ids(speakeasy.search(query=query, limit=3, **filters))[0] == top
+    first = _ids(speakeasy.search(query=query, limit=3, **filters))[0]
+    # The section, or a part of it (a section of tables splits at its subheadings).
+    assert first == top or first.startswith(top + "/")
 
 
 def test_ranking_yellow_identifier(yellow: McpSession) -> None:

@@ -16,7 +16,9 @@ from conftest import TINY_DOCS, build_bundle
 from docsmcp_runtime.bundle import open_bundle
 from docsmcp_runtime.embedding import HashEmbedder
 from docsmcp_runtime.format import FusionWeights
+from docsmcp_runtime.fusion import CONVEX, FusionPolicy, convex
 from docsmcp_runtime.half import widen
+from docsmcp_runtime.intent import IDENTIFIER, QUERY_CLASSES, query_class
 from docsmcp_runtime.lexical import query_terms, score
 from docsmcp_runtime.search import FUSION_DEPTH, Searcher, SearchOptions
 from docsmcp_runtime.selection import topk
@@ -194,10 +196,15 @@ def _reference_fusion(bundle_dir: Path, query: str, weights: dict[str, float]) -
 @pytest.mark.parametrize("query", QUERIES)
 @pytest.mark.parametrize(
     "override",
-    [FusionWeights(), FusionWeights(proximity=0.5, vector=1.0), FusionWeights(lexical=0.0)],
+    [
+        FusionWeights(lexical=1.0),
+        FusionWeights(proximity=0.5, vector=1.0),
+        FusionWeights(lexical=0.0),
+    ],
     ids=["bundle", "all-lists", "vector-only"],
 )
 def test_fusion_is_weighted_rrf(hash_bundle: Path, query: str, override: FusionWeights) -> None:
+    """Any --fusion-weights given: the weighted RRF of bundle-spec.md, for every query class."""
     bundle = open_bundle(hash_bundle)
     spec = bundle.metadata.embedding
     assert spec is not None
@@ -235,3 +242,63 @@ def test_widen_covers_every_finite_float16() -> None:
     out = np.empty(finite.shape, np.float32)
     got = widen(finite, out, np.empty(finite.shape, np.uint32))
     assert np.array_equal(got.view(np.uint32), finite.astype(np.float32).view(np.uint32))
+
+
+IDENTIFIER_QUERIES = ["createWidget", "retry_policy", "client.create_widget", "pageToken page_size"]
+
+
+@pytest.mark.parametrize("query", IDENTIFIER_QUERIES)
+def test_identifier_queries_keep_the_full_text_order(hash_bundle: Path, query: str) -> None:
+    """The default fusion gives identifier queries no vector share: whatever the vector list
+    says, the hybrid ranking is the full-text ranking (so an exact match stays first)."""
+    assert query_class(query) == IDENTIFIER
+    bundle = open_bundle(hash_bundle)
+    spec = bundle.metadata.embedding
+    assert spec is not None
+    hybrid = Searcher(bundle, HashEmbedder(spec.dimensions)).search(query, {}, 0, 20)
+    full = Searcher(bundle).search(query, {}, 0, 20)  # no embedder: full text only
+    # Hybrid search folds language variants into one hit (also_in); the rest is the same order.
+    assert hybrid.rows and hybrid.rows[0] == full.rows[0]
+    assert hybrid.rows == [r for r in full.rows if r in hybrid.rows]
+
+
+def test_a_vector_share_does_reorder_these_queries(hash_bundle: Path) -> None:
+    """The check above can fail: given a vector share, the same queries rank differently."""
+    bundle = open_bundle(hash_bundle)
+    spec = bundle.metadata.embedding
+    assert spec is not None
+    leaning = SearchOptions(policy=FusionPolicy(CONVEX, dict.fromkeys(QUERY_CLASSES, 0.45)))
+    hybrid = Searcher(bundle, HashEmbedder(spec.dimensions), leaning)
+    default = Searcher(bundle, HashEmbedder(spec.dimensions))
+    assert any(
+        hybrid.search(q, {}, 0, 20).rows != default.search(q, {}, 0, 20).rows
+        for q in IDENTIFIER_QUERIES
+    )
+
+
+@settings(max_examples=300, derandomize=True, database=None, deadline=None)
+@given(
+    full=st.dictionaries(st.integers(0, 49), st.floats(0.01, 50.0), min_size=1, max_size=30),
+    vec=st.dictionaries(st.integers(0, 49), st.floats(-1.0, 1.0), max_size=30),
+    alpha=st.floats(0.0, 0.49),
+    floor=st.floats(-1.0, 0.9),
+    agreement=st.sampled_from([0.0, 0.05]),
+)
+def test_convex_fusion_never_puts_a_vector_only_row_above_the_full_text_best(
+    full: dict[int, float], vec: dict[int, float], alpha: float, floor: float, agreement: float
+) -> None:
+    """With α < 0.5 a row no full-text list holds can never outrank the full-text best, and at
+    α = 0 the fused order is the full-text order."""
+    vec = {r: s for r, s in vec.items() if s >= floor}
+    full_rows, full_scores = topk(np.array(list(full)), np.array(list(full.values())), None)
+    vec_rows, vec_sims = topk(
+        np.array(list(vec), dtype=np.int64), np.array(list(vec.values())), None
+    )
+    fused = convex(50, full_rows, full_scores, vec_rows, vec_sims, alpha, floor, agreement)
+    rows, _ = topk(np.flatnonzero(fused > 0), fused[fused > 0], None)
+    best = int(full_rows[0])
+    above = rows.tolist()[: rows.tolist().index(best)]
+    assert all(r in full for r in above)
+    zero = convex(50, full_rows, full_scores, vec_rows, vec_sims, 0.0, floor)
+    zrows, _ = topk(np.flatnonzero(zero > 0), zero[zero > 0], None)
+    assert zrows.tolist() == full_rows.tolist()

@@ -321,10 +321,13 @@ def build(options: BuildOptions, out: Path, progress: Reporter | None = None) ->
         raise BuildError(collected.problems)
     mark = phase("read and parse", started)
     corpus, chunks, taxonomy = collected.corpus, collected.chunks, collected.taxonomy
-    index = build_index(chunks, options.analyzer, options.lexical, collected.analysed)
-    mark = phase("index", mark)
+    # References resolve first: the texts of links to a chunk are a field of its index entry.
     browse = collected.tables.finish()
     mark = phase("browse tables", mark)
+    index = build_index(
+        chunks, options.analyzer, options.lexical, collected.analysed, browse.xref.anchors
+    )
+    mark = phase("index", mark)
     embedding, arrays, files = None, {}, {}
     if provider is not None:
         embedding, arrays, files = _vectors(

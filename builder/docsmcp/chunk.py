@@ -28,7 +28,14 @@ if TYPE_CHECKING:  # apiref imports this module
     from .apiref import ApiEntry
 
 SPLIT_LEVEL = {"file": 0, "h1": 1, "h2": 2, "h3": 3}
-DEFAULT_MAX_CHUNK_SIZE = 20000
+# Without a manifest's max_chunk_size, sections split above 2,500 characters (as PDFs do): a
+# hit is what an agent reads, and 9,000-character reference sections cost more than they
+# answer (issue 16, *Smaller, sharper hits*: rust-reference hits 5,600 -> 1,700 characters).
+DEFAULT_MAX_CHUNK_SIZE = 2500
+# Sections that are mostly table (API field and parameter tables) split between rows at this
+# size whatever max_chunk_size says: each part repeats the header, so it reads on its own, and
+# a 12,000-character field table is what an agent's context can least afford.
+TABLE_MAX_CHUNK_SIZE = 2500
 _TAG = re.compile(r"<[^>]*>")
 # String props of JSX/HTML tags that hold reader-facing text (`<Card title="Install">`).
 _TEXT_PROP = re.compile(
@@ -351,9 +358,18 @@ class _FileChunker:
             for s, e in zip(edges, edges[1:], strict=False)
         ]
 
+    def limit(self, sec: _Section) -> int:
+        """The size `sec` splits above: max_chunk_size, or less for a section that is mostly
+        table (TABLE_MAX_CHUNK_SIZE)."""
+        tables = sum(self.block_size(b) for b in sec.blocks if b.kind == "table")
+        if tables and 2 * tables >= sum(self.block_size(b) for b in sec.blocks):
+            return min(self.max, TABLE_MAX_CHUNK_SIZE)
+        return self.max
+
     def split(self, sec: _Section) -> list[_Section]:
         span = sec.segments or [(sec.blocks[0].start, sec.blocks[-1].end)]
-        if self.size(span) <= self.max:
+        limit = self.limit(sec)
+        if self.size(span) <= limit:
             return [sec]
         own = 1 if sec.blocks[0].kind == "heading" and sec.level > 0 else 0
         levels = [b.level for b in sec.blocks[own:] if b.kind == "heading" and b.level > sec.level]
@@ -363,7 +379,7 @@ class _FileChunker:
                 for sub in self._split_headings(sec, own, min(levels))
                 for part in self.split(sub)
             ]
-        return self._split_blocks(sec)
+        return self._split_blocks(sec, limit)
 
     def _split_headings(self, sec: _Section, own: int, level: int) -> list[_Section]:
         subs: list[_Section] = []
@@ -385,15 +401,15 @@ class _FileChunker:
             subs[0].blocks = head + subs[0].blocks
         return subs
 
-    def _split_blocks(self, sec: _Section) -> list[_Section]:
+    def _split_blocks(self, sec: _Section, limit: int) -> list[_Section]:
         items: list[Block] = []
         for b in sec.blocks:
-            if b.parts and self.block_size(b) > self.max:
+            if b.parts and self.block_size(b) > limit:
                 items.extend(b.parts)
             else:
                 items.append(b)
         out: list[_Section] = []
-        for n, group in enumerate(self._pack(items), start=1):
+        for n, group in enumerate(self._pack(items, limit), start=1):
             if n == 1:
                 cid = sec.id
             elif "#" in sec.id[len(self.sf.path) :]:
@@ -405,8 +421,8 @@ class _FileChunker:
             out.append(part)
         return out
 
-    def _pack(self, items: list[Block]) -> list[list[Block]]:
-        """Cut `items` into consecutive groups of at most `max` characters (a group's first
+    def _pack(self, items: list[Block], limit: int) -> list[list[Block]]:
+        """Cut `items` into consecutive groups of at most `limit` characters (a group's first
         table row counts its repeated header), never ending a group on a heading.
 
         Groups are index ranges over `items`, and sizes come from prefix sums: moving the
@@ -422,13 +438,16 @@ class _FileChunker:
             s = self.block_size(it)
             if it.prefix and not (k > starts[-1] and items[k - 1].prefix == it.prefix):
                 s += self.cum[it.prefix[1]] - self.cum[it.prefix[0]]
-            if k > starts[-1] and size + s > self.max:
-                # Never end a part on a heading: it belongs with what it introduces (but a
-                # part keeps at least one block).
+            if k > starts[-1] and size + s > limit and run > starts[-1]:
+                # Never end a part on a heading: it belongs with what it introduces, so a part
+                # of nothing but headings takes the next block whatever its size.
                 start = max(starts[-1] + 1, run)
                 starts.append(start)
                 run = start
                 size = sizes[k] - sizes[start]
+                if it.prefix and (k == start or items[k - 1].prefix != it.prefix):
+                    # The new part's first row repeats the table's header: count it.
+                    s = self.block_size(it) + self.cum[it.prefix[1]] - self.cum[it.prefix[0]]
             size += s
             if it.kind != "heading":
                 run = k + 1

@@ -228,7 +228,8 @@ def _parser() -> argparse.ArgumentParser:
         "--fusion-weights",
         metavar="NAME=W,...",
         help="Reciprocal Rank Fusion weights of the "
-        f"{', '.join(FUSION_LISTS)} lists, e.g. vector=0.2 (default: "
+        f"{', '.join(FUSION_LISTS)} lists, e.g. vector=0.2; weights other than the "
+        "provider's make the runtime fuse by RRF instead of its query-aware default (default: "
         f"lexical={Fusion(vector=0).lexical:g}, proximity={Fusion(vector=0).proximity:g}, "
         "vector: the provider's; k = "
         f"{Fusion(vector=0).k:g})",

@@ -8,7 +8,9 @@ phrase/proximity signal.
 
 from __future__ import annotations
 
+import json
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -17,7 +19,12 @@ from docsmcp_runtime.format import LexicalParams
 
 from .chunk import Chunk
 
-FIELDS = ("heading", "body", "context")
+# `page`: what the page's frontmatter says about it (description, keywords), on its first chunk.
+# `anchors` (the texts of links from other chunks to this one) is known only once references
+# resolve across files, so it is analysed in `build_index`, not with the other fields.
+FIELDS = ("heading", "body", "context", "page", "anchors")
+# Frontmatter keys whose text describes a page (strings, or lists of strings).
+PAGE_KEYS = ("description", "keywords", "tags", "summary")
 
 __all__ = [
     "FIELDS",
@@ -44,9 +51,26 @@ def context_text(chunk: Chunk) -> str:
     return "\n".join([chunk.path, *(value for _, value in chunk.metadata)])
 
 
-def _field_terms(chunk: Chunk, config: AnalyzerConfig) -> list[list[str]]:
+def page_text(frontmatter: str) -> str:
+    """The `page` field of a file's first chunk: PAGE_KEYS of its frontmatter (canonical JSON),
+    one value per line."""
+    try:
+        data = json.loads(frontmatter)
+    except ValueError:
+        return ""
+    if not isinstance(data, dict):
+        return ""
+    lines: list[str] = []
+    for key in PAGE_KEYS:
+        value = data.get(key)
+        values = value if isinstance(value, list) else [value]
+        lines.extend(v.strip() for v in values if isinstance(v, str) and v.strip())
+    return "\n".join(lines)
+
+
+def _field_terms(chunk: Chunk, config: AnalyzerConfig, page: str) -> list[list[str]]:
     out = []
-    for text in (chunk.heading_text, chunk.search_text, context_text(chunk)):
+    for text in (chunk.heading_text, chunk.search_text, context_text(chunk), page):
         terms: list[str] = []
         # Bigrams never cross a line: lines separate headings, cells, items and paragraphs.
         for line in text.split("\n"):
@@ -65,14 +89,27 @@ FieldCounts = tuple[tuple[str, bytes, int], ...]
 _COUNT = np.dtype(np.uint32).newbyteorder("<")
 
 
-def analyse_chunk(chunk: Chunk, config: AnalyzerConfig) -> FieldCounts:
-    """What the index needs of one chunk, computable apart (in a worker, or from a cache)."""
-    out = []
-    for terms in _field_terms(chunk, config):
-        counts = Counter(terms)
-        tf = np.fromiter(counts.values(), _COUNT, len(counts)).tobytes()
-        out.append(("\n".join(counts), tf, len(terms)))
-    return tuple(out)
+def _counted(terms: list[str]) -> tuple[str, bytes, int]:
+    counts = Counter(terms)
+    tf = np.fromiter(counts.values(), _COUNT, len(counts)).tobytes()
+    return "\n".join(counts), tf, len(terms)
+
+
+def analyse_chunk(chunk: Chunk, config: AnalyzerConfig, page: str = "") -> FieldCounts:
+    """What the index needs of one chunk's own fields (all but `anchors`), computable apart
+    (in a worker, or from a cache); `page` is `page_text` for a file's first chunk, else ""."""
+    return tuple(_counted(terms) for terms in _field_terms(chunk, config, page))
+
+
+def analyse_anchors(texts: Sequence[str], config: AnalyzerConfig) -> tuple[str, bytes, int]:
+    """The `anchors` field of one chunk: each link text analysed as a line of its own."""
+    terms: list[str] = []
+    for text in texts:
+        for line in text.split("\n"):
+            a = analyze(line, config)
+            terms.extend(a.terms)
+            terms.extend(a.bigrams)
+    return _counted(terms)
 
 
 def build_index(
@@ -80,9 +117,12 @@ def build_index(
     config: AnalyzerConfig,
     params: LexicalParams,
     analysed: list[FieldCounts] | None = None,
+    anchors: Sequence[Sequence[str]] | None = None,
 ) -> LexicalIndex:
     """The index of `chunks`; `analysed` (`analyse_chunk` of each, e.g. made by workers) saves
-    analysing them here. The result is the same either way."""
+    analysing them here. The result is the same either way. `anchors`: per chunk, the texts of
+    the links that lead to it (none when not given)."""
+    no_anchors = ("", b"", 0)
     vocab: dict[str, int] = {}
     docs: list[np.ndarray] = []
     term_ids: list[np.ndarray] = []
@@ -91,7 +131,9 @@ def build_index(
     lengths = np.zeros((len(FIELDS), len(chunks)), dtype=np.float64)
     for d, chunk in enumerate(chunks):
         fields = analysed[d] if analysed is not None else analyse_chunk(chunk, config)
-        for f, (joined, counts, length) in enumerate(fields):
+        texts = anchors[d] if anchors is not None else ()
+        linked = analyse_anchors(texts, config) if texts else no_anchors
+        for f, (joined, counts, length) in enumerate((*fields, linked)):
             lengths[f, d] = length
             if not joined:
                 continue
@@ -116,7 +158,15 @@ def build_index(
     fld = np.concatenate(field_of)
 
     # BM25F: per-field length normalisation and weight, summed before saturation.
-    weights = np.array([params.heading_weight, params.body_weight, params.context_weight])
+    weights = np.array(
+        [
+            params.heading_weight,
+            params.body_weight,
+            params.context_weight,
+            params.page_weight,
+            params.anchors_weight,
+        ]
+    )
     avg = np.maximum(lengths.mean(axis=1), 1e-9)
     norm = 1.0 - params.b + params.b * lengths / avg[:, None]
     pseudo = weights[fld] * tf / norm[fld, doc]

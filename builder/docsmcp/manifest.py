@@ -66,8 +66,9 @@ _QUOTE_CHARS = 80
 @dataclass(frozen=True)
 class Strategy:
     chunk_by: str = "h2"  # "h1" | "h2" | "h3" | "file"
-    # Characters; None = the build's default: 20000, or less when an embedding provider's
-    # context window is smaller (so chunks are not cut when embedded).
+    # Characters; None = the build's default: 2,500 (chunk.DEFAULT_MAX_CHUNK_SIZE), or less
+    # when an embedding provider's context window is smaller (so chunks are not cut when
+    # embedded).
     max_chunk_size: int | None = None
     min_chunk_size: int = 0  # 0 = no merging of tiny chunks
 

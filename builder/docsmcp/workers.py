@@ -19,7 +19,7 @@ from docsmcp_runtime.analyzer import AnalyzerConfig
 from . import logs
 from .chunk import Chunk, chunk_parsed, in_file_lines, parse_file
 from .convert import convert_source
-from .index import FieldCounts, analyse_chunk
+from .index import FieldCounts, analyse_chunk, page_text
 from .manifest import SourceFile
 from .tables import FileRecords, file_records
 
@@ -49,7 +49,12 @@ def process(sf: SourceFile, default_max: int, analyzer: AnalyzerConfig) -> Proce
     chunks = chunk_parsed(parsed, default_max)
     records = file_records(parsed, chunks)
     chunks = [in_file_lines(c, parsed.source) for c in chunks]
-    return chunks, records, [analyse_chunk(c, analyzer) for c in chunks]
+    page = page_text(parsed.source.frontmatter)
+    return (
+        chunks,
+        records,
+        [analyse_chunk(c, analyzer, "" if i else page) for i, c in enumerate(chunks)],
+    )
 
 
 def _process_index(index: int, default_max: int, analyzer: AnalyzerConfig) -> Processed:

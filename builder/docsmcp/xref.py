@@ -253,6 +253,8 @@ class CrossRefs:
     summaries: list[str | None]
     # per reference kind ("link", "section", "document-section"): (found, resolved)
     stats: dict[str, tuple[int, int]]
+    # per chunk row: distinct texts of the links (from other chunks) that resolve to it
+    anchors: list[tuple[str, ...]] = dataclasses.field(default_factory=list)
 
 
 @dataclass(frozen=True, slots=True)
@@ -275,6 +277,8 @@ class FileRefs:
     # unresolved references in order: ("link", row, href), ("section", row, sid),
     # ("document-section", row, (doc, sid)); external URLs are left out
     refs: tuple[tuple[str, int, str | tuple[str, str]], ...]
+    # per reference in `refs`: a link's text (its anchor text), "" for other references
+    texts: tuple[str, ...] = ()
 
 
 class _FileIndex:
@@ -447,6 +451,7 @@ class _FileIndex:
         """The references of the file, unresolved, in order (those without a source row and
         external URLs left out: they count for nothing)."""
         out: list[tuple[str, int, str | tuple[str, str]]] = []
+        self.texts: list[str] = []  # anchor text per reference of `out`
         if not self.count:
             return out
         texty = _has_text_ref(self.parsed.source.body)
@@ -461,10 +466,11 @@ class _FileIndex:
             if kind == "inline":
                 content = t.content
                 if "[" in content or "href" in content:
-                    for offset, href in _inline_links(t):
+                    for offset, href, text in _inline_links(t):
                         source = self.row_at(t.map[0] + offset)
                         if source is not None and not _external(href):
                             out.append(("link", source, href))
+                            self.texts.append(text)
                 if texty and not heading and _has_text_ref(content):
                     at = _Lines(content, t.map[0])
                     for m in _TEXT_REF.finditer(content):
@@ -479,6 +485,7 @@ class _FileIndex:
                             out.append(("document-section", source, (doc, sid)))
                         else:
                             out.append(("section", source, sid))
+                        self.texts.append("")
                 heading = False
             elif kind == "html_block" and "href" in t.content:
                 at = _Lines(t.content, t.map[0])
@@ -486,6 +493,7 @@ class _FileIndex:
                     source = self.row_at(at.at(m.start()))
                     if source is not None and not _external(m.group(1)):
                         out.append(("link", source, m.group(1)))
+                        self.texts.append("")
         return out
 
 
@@ -555,6 +563,7 @@ def extract_refs(parsed: ParsedFile, chunks: list[Chunk], first_row: int) -> Fil
         doc_keys=f.doc_keys,
         summaries=summaries,
         refs=tuple(refs),
+        texts=tuple(f.texts),
     )
 
 
@@ -769,22 +778,45 @@ class _Lines:
         return self.line
 
 
-def _inline_links(token: Token) -> Iterator[tuple[int, str]]:
-    """(line offset in the block, href) of each link in an inline token."""
+def _inline_links(token: Token) -> Iterator[tuple[int, str, str]]:
+    """(line offset in the block, href, link text) of each link in an inline token (the text
+    of an HTML link is "")."""
     offset = 0
+    open_at: tuple[int, str] | None = None  # the markdown link being read: (offset, href)
+    words: list[str] = []
     for child in token.children or ():
         kind = child.type
         if kind == "softbreak" or kind == "hardbreak":
             offset += 1
+            words.append(" ")
         elif kind == "link_open":
             href = child.attrs.get("href")
-            if isinstance(href, str):
-                yield offset, href
+            if open_at is not None:  # nested (invalid in markdown): the outer one ends here
+                yield open_at[0], open_at[1], _link_text(words)
+            open_at = (offset, href) if isinstance(href, str) else None
+            words = []
+        elif kind == "link_close":
+            if open_at is not None:
+                yield open_at[0], open_at[1], _link_text(words)
+            open_at = None
         elif kind == "html_inline" and "href" in child.content:
             for m in _HTML_HREF.finditer(child.content):
-                yield offset, m.group(1)
-        elif kind == "text" and "\n" in child.content:
-            offset += child.content.count("\n")
+                yield offset, m.group(1), ""
+        elif kind == "text" or kind == "code_inline":
+            if open_at is not None:
+                words.append(child.content)
+            if "\n" in child.content:
+                offset += child.content.count("\n")
+    if open_at is not None:
+        yield open_at[0], open_at[1], _link_text(words)
+
+
+# At most this many characters of one link's text are kept as anchor text.
+MAX_ANCHOR_CHARS = 200
+
+
+def _link_text(words: list[str]) -> str:
+    return " ".join("".join(words).split())[:MAX_ANCHOR_CHARS]
 
 
 def resolve_refs(files: list[FileRefs], n_rows: int) -> CrossRefs:
@@ -794,8 +826,10 @@ def resolve_refs(files: list[FileRefs], n_rows: int) -> CrossRefs:
     refs: dict[int, dict[int, None]] = {}  # source row -> targets (an ordered set)
     found = dict.fromkeys(KINDS, 0)
     resolved = dict.fromkeys(KINDS, 0)
+    anchors: dict[int, dict[str, None]] = {}  # target row -> link texts (an ordered set)
     for f in files:
-        for kind, source, payload in f.refs:
+        texts = f.texts if len(f.texts) == len(f.refs) else ("",) * len(f.refs)
+        for (kind, source, payload), text in zip(f.refs, texts, strict=True):
             if isinstance(payload, tuple):  # document-section: (doc, sid)
                 target = res.resolve_doc_section(*payload)
             elif kind == "link":
@@ -810,6 +844,8 @@ def resolve_refs(files: list[FileRefs], n_rows: int) -> CrossRefs:
             resolved[kind] += 1
             if target != source:
                 refs.setdefault(source, {}).setdefault(target, None)
+                if anchor_text(text):
+                    anchors.setdefault(target, {}).setdefault(text, None)
 
     references = [tuple(refs[k]) if k in refs else () for k in range(n_rows)]
     targeted = {t for r in references for t in r}
@@ -829,7 +865,39 @@ def resolve_refs(files: list[FileRefs], n_rows: int) -> CrossRefs:
         references=references,
         summaries=summaries,
         stats={k: (found[k], resolved[k]) for k in KINDS},
+        anchors=[tuple(anchors[k])[:MAX_ANCHORS] if k in anchors else () for k in range(n_rows)],
     )
+
+
+# Link texts that say nothing about their target ("see here"); compared casefolded.
+GENERIC_ANCHORS = frozenset(
+    {
+        "here",
+        "click here",
+        "this",
+        "this page",
+        "link",
+        "this link",
+        "more",
+        "read more",
+        "learn more",
+        "see",
+        "see here",
+        "docs",
+        "documentation",
+        "details",
+        "see more",
+        "source",
+    }
+)
+# Distinct anchor texts kept per target row (in order of first appearance).
+MAX_ANCHORS = 64
+
+
+def anchor_text(text: str) -> bool:
+    """Whether a link's text says something about its target: not empty, generic or a URL."""
+    low = text.strip().casefold()
+    return bool(low) and low not in GENERIC_ANCHORS and not _external(low) and "://" not in low
 
 
 def cross_references(files: list[ParsedFile], chunks_per_file: list[list[Chunk]]) -> CrossRefs:

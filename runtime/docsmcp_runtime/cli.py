@@ -99,8 +99,9 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--fusion-weights",
         metavar="NAME=W,...",
-        help="override the bundle's hybrid-search weights of the "
-        f"{', '.join(FUSION_LISTS)} lists, e.g. vector=0.2 (others keep the bundle's values)",
+        help="fuse hybrid results by Reciprocal Rank Fusion with these weights of the "
+        f"{', '.join(FUSION_LISTS)} lists, e.g. vector=0.2 (others keep the bundle's values), "
+        "instead of the default query-aware fusion of normalised scores",
     )
     p.add_argument(
         "--similarity-floor",

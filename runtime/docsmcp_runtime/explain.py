@@ -3,14 +3,18 @@ debugging a ranking). Recomputed from the same arrays search uses, for a few row
 
 Full text: the score is the sum, over the query's terms, of each term's stored impact in the
 chunk (BM25F, bundle-spec.md *Lexical index*), plus the phrase weight times the same sum over the
-query's bigrams. Hybrid bundles fuse ranked lists by reciprocal rank: each list a row appears in
-adds `weight / (k + rank)`; the parts show the row's rank and contribution in each list.
+query's bigrams. Hybrid bundles fuse ranked lists (fusion.py): by default a convex combination
+of normalised scores, each list adding `weight · normalised score` (weights 1 − α and α, α by the
+query's class); with RRF weights each list adds `weight / (k + rank)`. The parts show the row's
+rank and contribution in each list, and a taxonomy boost (a value the query names) as `boost`.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
+from .fusion import CONVEX
+from .intent import query_class
 from .lexical import query_terms, score
 from .search import FUSION_DEPTH, Searcher
 from .selection import rank
@@ -65,9 +69,29 @@ def explain(searcher: Searcher, query: str, filters: dict[str, str], rows: list[
                 "full_text": round(float(lexical[row] + proximity[row] * weight), 4),
             }
         )
+    named = searcher.named(query, filters)
+    if named:
+        factor = searcher.boost_factor(named)
+        for i, row in enumerate(rows):
+            if factor[row] != 1:
+                out[i]["boost"] = {
+                    "factor": float(factor[row]),
+                    "named": [f"{n.key}={n.value}" for n in named],
+                }
     qvec, degraded = searcher.embed_query(query)
-    if searcher.fusion is None:
+    if searcher.fusion is None or searcher.policy is None:
         return out
+    if searcher.policy.method == CONVEX:
+        return _convex(
+            searcher,
+            query,
+            filters,
+            rows,
+            out,
+            full_text(lexical, proximity, searcher),
+            qvec,
+            degraded,
+        )
     mask = searcher.mask(filters)
     fusion = searcher.fusion
     full = lexical + proximity * searcher.phrase_weight
@@ -82,6 +106,8 @@ def explain(searcher: Searcher, query: str, filters: dict[str, str], rows: list[
         lists["vector"] = (fusion.vector, [position.get(r) for r in rows])
         found = {int(r): float(s) for r, s in zip(vec_rows.tolist(), sims.tolist(), strict=True)}
         similarity = [found.get(r) for r in rows]
+    for part in out:
+        part["method"] = "rrf"
     for i, part in enumerate(out):
         fused = {}
         for name, (w, ranks) in lists.items():
@@ -95,6 +121,58 @@ def explain(searcher: Searcher, query: str, filters: dict[str, str], rows: list[
         part["fused"] = round(sum(f["contribution"] for f in fused.values()), 6)
         if similarity[i] is not None:
             part["similarity"] = round(similarity[i], 4)
+        if degraded:
+            part["degraded"] = degraded
+    return out
+
+
+def full_text(lexical: np.ndarray, proximity: np.ndarray, searcher: Searcher) -> np.ndarray:
+    return lexical + proximity * searcher.phrase_weight
+
+
+def _convex(
+    searcher: Searcher,
+    query: str,
+    filters: dict[str, str],
+    rows: list[int],
+    out: list[dict],
+    full: np.ndarray,
+    qvec: np.ndarray | None,
+    degraded: str | None,
+) -> list[dict]:
+    """The parts of a convex fusion (fusion.convex): each list's weight times the row's
+    normalised score in it."""
+    assert searcher.policy is not None
+    mask = searcher.mask(filters)
+    cls = query_class(query)
+    alpha = searcher.policy.vector_share(cls)
+    full_rows, full_scores = rank(full, (full > 0) & mask, FUSION_DEPTH)
+    top = float(full_scores[0]) if len(full_scores) else 0.0
+    in_full = {int(r): k + 1 for k, r in enumerate(full_rows.tolist())}
+    sims: dict[int, tuple[int, float]] = {}
+    best = searcher.floor
+    if qvec is not None and searcher.vectors is not None:
+        vec_rows, vec_sims = searcher.vectors.search(qvec, mask, searcher.floor, FUSION_DEPTH)
+        sims = {
+            int(r): (k + 1, float(x))
+            for k, (r, x) in enumerate(zip(vec_rows, vec_sims, strict=True))
+        }
+        best = float(vec_sims[0]) if len(vec_sims) else best
+    span = best - searcher.floor
+    for row, part in zip(rows, out, strict=True):
+        r = in_full.get(row)
+        lex = (1 - alpha) * float(full[row]) / top if r and top > 0 else 0.0
+        v = sims.get(row)
+        vec = alpha * max(0.0, (v[1] - searcher.floor) / span) if v and span > 0 else 0.0
+        part["method"] = "convex"
+        part["query_class"] = cls
+        part["fusion"] = {
+            "full_text": {"rank": r, "weight": round(1 - alpha, 6), "contribution": round(lex, 6)},
+            "vector": {"rank": v[0] if v else None, "weight": alpha, "contribution": round(vec, 6)},
+        }
+        part["fused"] = round(lex + vec, 6)
+        if v:
+            part["similarity"] = round(v[1], 4)
         if degraded:
             part["degraded"] = degraded
     return out

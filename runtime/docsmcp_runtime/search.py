@@ -13,7 +13,9 @@ from .budget import MAX_TOKENS, MIN_TOKENS
 from .bundle import Bundle
 from .embedding import EmbeddingError, QueryEmbedder
 from .errors import SearchTimeout
-from .format import FusionWeights
+from .format import PROVIDERS, Fusion, FusionWeights
+from .fusion import CONVEX, RRF, FusionPolicy, convex, policy_for, rrf
+from .intent import QUERY_CLASSES, Named, named_values, query_class
 from .lexical import Lexicon, query_terms, score
 from .selection import rank, topk
 from .vectors import VectorIndex, vectors_file
@@ -35,6 +37,9 @@ MAX_TOKENS_ENV = "DOCSMCP_MAX_TOKENS"
 EXPAND_PARENTS = 5
 EXPAND_PER_HIT = 5
 REFERENCE_DISCOUNT = 0.5
+# A taxonomy value the query names (intent.named_values) multiplies its rows' scores by
+# 1 + NAME_BOOST when the call does not filter that key: a boost, never a filter.
+NAME_BOOST = 1.0
 
 
 # The flags SearchOptions.parse reads, in its order (the environment has its own names).
@@ -60,6 +65,10 @@ class SearchOptions:
     expand_references: bool = False
     # The response budget of a call that names none (--max-tokens); None: unbounded.
     max_tokens: int | None = None
+    # How hybrid lists fuse; None: the provider's policy (fusion.POLICIES), or plain RRF with
+    # the bundle's weights when `fusion` gives any weight (--fusion-weights).
+    policy: FusionPolicy | None = None
+    name_boost: float = NAME_BOOST  # 0: taxonomy values named in queries are not boosted
 
     @classmethod
     def parse(
@@ -160,6 +169,18 @@ class Searcher:
         self.vectors = VectorIndex(bundle.arrays, spec, vectors_file(bundle)) if spec else None
         self.embedder = embedder
         self.fusion = spec.fusion.with_weights(options.fusion) if spec else None
+        self.policy = options.policy
+        if self.policy is None and spec and self.fusion:
+            # Weights other than the provider's defaults, given at build or serve time
+            # (--fusion-weights), select the weighted RRF of bundle-spec.md with them.
+            info = PROVIDERS.get(spec.provider)
+            default = Fusion(info.defaults.vector_weight) if info else None
+            if options.fusion.given() or spec.fusion != default:
+                self.policy = FusionPolicy(RRF, dict.fromkeys(QUERY_CLASSES, self.fusion.vector))
+            else:
+                self.policy = policy_for(spec.provider)
+        self.name_boost = options.name_boost
+        self._values = {k: v.values for k, v in self.taxonomy.items()}
         floor = options.similarity_floor
         self.floor = floor if floor is not None else (spec.similarity_floor if spec else 0.0)
         self.collapse_similarity = spec.collapse_similarity if spec else 0.0
@@ -226,6 +247,8 @@ class Searcher:
                 f"Only the first {MAX_QUERY_TERMS} distinct words of the query were searched."
             )
             terms, bigrams = terms[:MAX_QUERY_TERMS], bigrams[:MAX_QUERY_TERMS]
+        named = self.named(query, filters)
+        notes.extend(n.note() for n in named)
         n = self.bundle.n_chunks
         lexical = score(self.lexicon, n, terms, deadline)
         proximity = score(self.lexicon, n, bigrams, deadline)
@@ -242,13 +265,15 @@ class Searcher:
         if qvec is None:
             scores = lexical + proximity * self.phrase_weight
             matched = scores > 0
+            if named:
+                scores = scores * self.boost_factor(named)
             keep = matched & mask
             total = int(keep.sum())
             ranked, ranked_scores = rank(scores, keep, end)
             also_in: list[dict[str, list[str]]] = [{} for _ in ranked]
             ranked_set = keep
         else:
-            ranked, ranked_scores = self._fuse(lexical, proximity, qvec, mask)
+            ranked, ranked_scores = self._fuse(lexical, proximity, qvec, mask, query, named)
             ranked, ranked_scores, also_in = self._collapse(ranked, ranked_scores, filters)
             matched = (lexical > 0) | (proximity > 0)
             total = len(ranked)
@@ -279,21 +304,48 @@ class Searcher:
             reached_by={r: p for r, p in reached_by.items() if r in ranked[offset:end]},
         )
 
+    def named(self, query: str, filters: dict[str, str]) -> list[Named]:
+        """Taxonomy values the query names, for keys the call does not filter."""
+        if not self.name_boost or not self._values:
+            return []
+        return [n for n in named_values(query, self._values) if n.key not in filters]
+
+    def boost_factor(self, named: Sequence[Named]) -> np.ndarray:
+        """Per row: 1 + name_boost for each key whose named value(s) the row has, else 1."""
+        factor = np.ones(self.bundle.n_chunks, dtype=np.float32)
+        for key in dict.fromkeys(n.key for n in named):
+            codes = [self.taxonomy[key].code(n.value) for n in named if n.key == key]
+            factor[np.isin(self._column(key), codes)] *= np.float32(1.0 + self.name_boost)
+        return factor
+
     def _fuse(
-        self, lexical: np.ndarray, proximity: np.ndarray, qvec: np.ndarray, mask: np.ndarray
+        self,
+        lexical: np.ndarray,
+        proximity: np.ndarray,
+        qvec: np.ndarray,
+        mask: np.ndarray,
+        query: str = "",
+        named: Sequence[Named] = (),
     ) -> tuple[np.ndarray, np.ndarray]:
-        f = self.fusion
-        assert self.vectors is not None and f is not None
-        vec_rows, _ = self.vectors.search(qvec, mask, self.floor, FUSION_DEPTH)
+        f, policy = self.fusion, self.policy
+        assert self.vectors is not None and f is not None and policy is not None
+        n = self.bundle.n_chunks
+        share = policy.vector_share(query_class(query))
+        vec_rows, vec_sims = self.vectors.search(qvec, mask, self.floor, FUSION_DEPTH)
         # The full-text list is the full-text-only ranking itself (terms + weighted bigrams),
         # so score margins of exact identifier matches survive the fusion.
         full = lexical + proximity * self.phrase_weight
-        lex_rows, _ = rank(full, (full > 0) & mask, FUSION_DEPTH)
-        prox_rows, _ = rank(proximity, (proximity > 0) & mask, FUSION_DEPTH)
-        fused = np.zeros(self.bundle.n_chunks, dtype=np.float64)
-        for weight, rows in ((f.lexical, lex_rows), (f.proximity, prox_rows), (f.vector, vec_rows)):
-            if weight and len(rows):
-                fused[rows] += weight / (f.k + np.arange(1, len(rows) + 1))
+        lex_rows, lex_scores = rank(full, (full > 0) & mask, FUSION_DEPTH)
+        if policy.method == CONVEX:
+            fused = convex(
+                n, lex_rows, lex_scores, vec_rows, vec_sims, share, self.floor, policy.agreement
+            )
+        else:
+            prox_rows, _ = rank(proximity, (proximity > 0) & mask, FUSION_DEPTH)
+            lists = [(f.lexical, lex_rows), (f.proximity, prox_rows), (share, vec_rows)]
+            fused = rrf(n, lists, f.k)
+        if named:
+            fused *= self.boost_factor(named)
         return rank(fused, fused > 0, None)
 
     def _collapse(

@@ -1,0 +1,130 @@
+"""Document-side fields (anchor texts of incoming links, frontmatter description and keywords)
+and hit size (long sections and tables split at 2,500 characters), on real builds of small
+docs folders written here."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from conftest import build_bundle
+from docsmcp.chunk import DEFAULT_MAX_CHUNK_SIZE, TABLE_MAX_CHUNK_SIZE, Chunk, chunk_file
+from docsmcp.index import page_text
+from docsmcp.manifest import load_corpus
+from docsmcp.xref import anchor_text
+from docsmcp_runtime.bundle import open_bundle
+from docsmcp_runtime.search import Searcher
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+PAGES = {
+    "guide.md": (
+        "# Guide\n\n## Setup\n\nBefore anything else, [frobnicate the widgets](widgets.md#install)."
+        "\nMore in [here](widgets.md#remove).\n"
+    ),
+    "widgets.md": (
+        "# Widgets\n\n## Install\n\nRun the installer, then call init.\n\n"
+        "## Remove\n\nRun the uninstaller.\n"
+    ),
+    "physics.md": (
+        "---\ntitle: Physics\ndescription: A primer on quantum entanglement.\n"
+        "keywords: [spooky, action]\n---\n\n# Physics\n\nParticles and how they interact.\n\n"
+        "## Waves\n\nInterference patterns.\n"
+    ),
+}
+
+
+@pytest.fixture(scope="module")
+def fields_bundle(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    docs = tmp_path_factory.mktemp("fields") / "docs"
+    docs.mkdir()
+    for name, text in PAGES.items():
+        (docs / name).write_text(text, encoding="utf-8")
+    return build_bundle(docs, docs.parent / "idx")
+
+
+def _ids(bundle: Path, query: str) -> list[str]:
+    b = open_bundle(bundle)
+    return [b.id(r) for r in Searcher(b).search(query, {}, 0, 10).rows]
+
+
+def test_anchor_text_finds_the_link_target(fields_bundle: Path) -> None:
+    # "frobnicate" is only in guide.md's link to the Install section: both are found.
+    assert sorted(_ids(fields_bundle, "frobnicate")) == [
+        "guide.md#guide/setup",
+        "widgets.md#widgets/install",
+    ]
+
+
+def test_generic_link_text_adds_nothing(fields_bundle: Path) -> None:
+    assert "widgets.md#widgets/remove" not in _ids(fields_bundle, "here")
+
+
+def test_frontmatter_description_and_keywords_find_the_page(fields_bundle: Path) -> None:
+    for query in ("entanglement", "spooky action"):
+        assert _ids(fields_bundle, query) == ["physics.md#physics"]
+
+
+def test_field_weights_are_recorded(fields_bundle: Path) -> None:
+    weights = json.loads((fields_bundle / "metadata.json").read_text())["lexical"]["field_weights"]
+    assert weights == {"heading": 3.0, "body": 1.0, "context": 0.5, "page": 3.0, "anchors": 3.0}
+
+
+def test_page_text() -> None:
+    frontmatter = json.dumps({"description": "About X.", "keywords": ["a", "b", 3], "title": "T"})
+    assert page_text(frontmatter) == "About X.\na\nb"
+    assert page_text("{}") == "" and page_text("[]") == "" and page_text("{") == ""
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(max_size=80))
+def test_anchor_text_rule_never_raises(text: str) -> None:
+    assert anchor_text(text) in (True, False)
+    assert not anchor_text("  Click HERE ") and not anchor_text("https://example.com/x")
+    assert anchor_text("frobnicate the widgets")
+
+
+# -- hit size ---------------------------------------------------------------------------------
+
+
+def chunks_of(tmp_path: Path, text: str, manifest: dict | None) -> list[Chunk]:
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "page.md").write_text(text, encoding="utf-8")
+    if manifest is not None:
+        (docs / ".docs-mcp.json").write_text(json.dumps(manifest), encoding="utf-8")
+    corpus = load_corpus(docs)
+    assert not corpus.problems, corpus.problems
+    (sf,) = corpus.files
+    return chunk_file(sf)
+
+
+def test_long_sections_split_at_the_default_size(tmp_path: Path) -> None:
+    paragraph = "The borrow checker enforces the aliasing rules of references. " * 6
+    text = "# Reference\n\n## Lifetimes\n\n" + "\n\n".join([paragraph] * 20) + "\n"
+    chunks = chunks_of(tmp_path, text, None)
+    assert DEFAULT_MAX_CHUNK_SIZE == 2500
+    assert len(chunks) > 3 and all(len(c.text) <= DEFAULT_MAX_CHUNK_SIZE for c in chunks)
+    assert chunks[0].id == "page.md#reference/lifetimes"
+    assert chunks[1].id == "page.md#reference/lifetimes-part-2"
+    # Every part keeps the heading trail (the breadcrumb and the boosted heading field).
+    assert all(c.breadcrumb == "page.md > Reference > Lifetimes" for c in chunks)
+
+
+def test_table_sections_split_whatever_the_manifest_says(tmp_path: Path) -> None:
+    header = "| Field | Type | Description |\n|---|---|---|\n"
+    rows = "".join(
+        f"| `field_{i}` | string | What field {i} holds, in some words. |\n" for i in range(120)
+    )
+    text = "# Model\n\n## Fields\n\n" + header + rows
+    manifest = {"version": "1", "strategy": {"chunk_by": "h2", "max_chunk_size": 12000}}
+    chunks = chunks_of(tmp_path, text, manifest)
+    assert len(text) > 6000 and len(chunks) >= 3
+    assert all(len(c.text) <= TABLE_MAX_CHUNK_SIZE for c in chunks)
+    # Each part repeats the header, so it reads on its own.
+    assert all("| Field | Type | Description |" in c.text for c in chunks)
+    # Prose under the same manifest keeps the manifest's size.
+    prose = "# Guide\n\n## Intro\n\n" + ("Plain words in a paragraph. " * 200) + "\n"
+    (tmp_path / "docs").rename(tmp_path / "old")
+    assert len(chunks_of(tmp_path, prose, manifest)) == 1

@@ -1,0 +1,160 @@
+"""Query understanding (runtime intent.py): taxonomy values named in a query boost their rows,
+and the identifier/question class of a query; through the real runtime over MCP where the
+result is what an agent sees."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from conftest import build_bundle
+from docsmcp_runtime.bundle import open_bundle
+from docsmcp_runtime.intent import (
+    IDENTIFIER,
+    MIXED,
+    QUERY_CLASSES,
+    QUESTION,
+    named_values,
+    query_class,
+)
+from docsmcp_runtime.search import Searcher, SearchOptions
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from mcp_client import McpSession
+
+FIXTURE = Path(__file__).parent / "fixtures" / "two-sdks"
+GO_PAGE = "go/links.md#links/create-a-short-link"
+PYTHON_PAGE = "python/links.md#links/create-a-short-link"
+SDK_TAXONOMY = {
+    "language": ["go", "php", "python", "ruby", "typescript"],
+    "product": ["dub", "mistral"],
+}
+
+
+@pytest.fixture(scope="module")
+def two_sdks(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return build_bundle(FIXTURE, tmp_path_factory.mktemp("two-sdks") / "idx")
+
+
+@pytest.fixture(scope="module")
+def session(two_sdks: Path):
+    with McpSession(two_sdks) as s:
+        yield s
+
+
+def _search(session: McpSession, **args: object) -> dict:
+    return session.search(limit=5, **args)
+
+
+def test_language_named_in_query_ranks_its_page_first(session: McpSession) -> None:
+    # Without the language named, the Python page is first (the fixture is written so)...
+    plain = _search(session, query="create a short link")
+    assert plain["hits"][0]["chunk_id"] == PYTHON_PAGE
+    # ...and "in the Go SDK" brings the Go page up, saying why.
+    named = _search(session, query="create a short link in the Go SDK")
+    assert named["hits"][0]["chunk_id"] == GO_PAGE
+    assert any("boosted language=go" in n and "'Go'" in n for n in named["notes"])
+    # A boost, never a filter: the Python page is still there.
+    assert PYTHON_PAGE in [h["chunk_id"] for h in named["hits"]]
+
+
+def test_alias_names_a_language(session: McpSession) -> None:
+    result = _search(session, query="create a short link with golang")
+    assert result["hits"][0]["chunk_id"] == GO_PAGE
+    assert any("boosted language=go" in n and "golang" in n for n in result["notes"])
+
+
+def test_a_filter_on_the_key_wins_over_the_named_value(session: McpSession) -> None:
+    result = _search(session, query="create a short link in the Go SDK", language="python")
+    assert result["hits"][0]["chunk_id"] == PYTHON_PAGE
+    assert not any("boosted" in n for n in result.get("notes") or [])
+
+
+def test_query_naming_nothing_is_unchanged(two_sdks: Path) -> None:
+    bundle = open_bundle(two_sdks)
+    on = Searcher(bundle)
+    off = Searcher(bundle, options=SearchOptions(name_boost=0.0))
+    for query in ("create a short link", "delete", "go create a short link", "links"):
+        a, b = on.search(query, {}, 0, 10), off.search(query, {}, 0, 10)
+        assert (a.rows, a.scores, a.notes) == (b.rows, b.scores, b.notes)
+    # The same searcher does boost a query that names a language (so the check above can fail).
+    a = on.search("create a short link in the Go SDK", {}, 0, 10)
+    b = off.search("create a short link in the Go SDK", {}, 0, 10)
+    assert a.rows != b.rows
+
+
+@pytest.mark.parametrize(
+    ("query", "expected"),
+    [
+        ("Dub python: fetch a customer", {("product", "dub"), ("language", "python")}),
+        ("Mistral TS: upload a file", {("product", "mistral"), ("language", "typescript")}),
+        ("Dub node client retries", {("product", "dub"), ("language", "typescript")}),
+        ("Go SDK: settle on chain", {("language", "go")}),
+        ("the go sdk retries", {("language", "go")}),
+        ("how do I go about retries", set()),
+        ("go to the settings page", set()),
+        ("PHP client pagination", {("language", "php")}),
+        ("update many links at once", set()),
+    ],
+)
+def test_named_values(query: str, expected: set[tuple[str, str]]) -> None:
+    assert {(n.key, n.value) for n in named_values(query, SDK_TAXONOMY)} == expected
+
+
+def test_only_languages_and_named_keys_are_detected() -> None:
+    # yellow-docs' `section` values are ordinary words of questions: never boosted.
+    taxonomy = {"section": ["build", "learn", "protocol"], "version": ["0.5.x", "current"]}
+    assert named_values("build a new config struct and learn the protocol", taxonomy) == []
+    # JavaScript named in a corpus that documents its JavaScript SDK as TypeScript.
+    assert [n.value for n in named_values("node.js client", {"lang": ["typescript"]})] == [
+        "typescript"
+    ]
+    assert [n.value for n in named_values("C# client", {"language": ["csharp", "go"]})] == [
+        "csharp"
+    ]
+
+
+@pytest.mark.parametrize(
+    ("query", "expected"),
+    [
+        ("d_client.links.create_many python", IDENTIFIER),
+        ("mistral.classifiers.moderateChat", IDENTIFIER),
+        ("#[track_caller] attribute", IDENTIFIER),
+        ("R_LIBS_USER", IDENTIFIER),
+        ("withHandshakeTimeout default @yellow-org/sdk", IDENTIFIER),
+        ("in what order does Rust run drop for a struct's fields and tuple elements", QUESTION),
+        ("how do I page through results?", QUESTION),
+        ("make a short URL for a marketing landing page using the Dub python SDK", QUESTION),
+        ("pagination", MIXED),
+        ("session keys", MIXED),
+        ("", MIXED),
+    ],
+)
+def test_query_class(query: str, expected: str) -> None:
+    assert query_class(query) == expected
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(max_size=300))
+def test_query_understanding_never_raises_and_is_deterministic(query: str) -> None:
+    cls = query_class(query)
+    assert cls in QUERY_CLASSES and query_class(query) == cls
+    found = named_values(query, SDK_TAXONOMY)
+    assert found == named_values(query, SDK_TAXONOMY)
+    for n in found:
+        assert n.value in SDK_TAXONOMY[n.key] and n.words
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(
+        st.sampled_from(["Go", "go", "SDK", "golang", "node", "C#", "dub", "x.y", "a_b", "?", " "])
+    ),
+    st.dictionaries(
+        st.sampled_from(["language", "product", "lang"]), st.lists(st.text(max_size=8))
+    ),
+)
+def test_named_values_of_any_taxonomy(words: list[str], taxonomy: dict[str, list[str]]) -> None:
+    query = " ".join(words)
+    for n in named_values(query, taxonomy):
+        assert n.value in taxonomy[n.key]
