@@ -80,3 +80,19 @@ def test_speakeasy_parses_the_same() -> None:
     for path in files[::7]:
         text = path.read_text(encoding="utf-8")
         assert _tokens(chunk._MD, text) == _tokens(STOCK, text), path
+
+
+def test_remembered_cells_are_fresh_tokens() -> None:
+    """Repeated contents come from the memo as copies: equal to a fresh parse, sharing nothing
+    (core rules after `inline` edit tokens in place), and reference links are not remembered
+    across documents that define them differently."""
+    text = "| a | b |\n|---|---|\n| *x_y* | [r] |\n| *x_y* | [r] |\n\n*x_y* and `c`\n"
+    first, second = chunk._MD.parse(text), chunk._MD.parse(text)
+    assert [t.as_dict() for t in first] == [t.as_dict() for t in second] == _tokens(STOCK, text)
+    cells = [t for t in second if t.type == "inline" and t.content == "*x_y*"]
+    assert len(cells) == 2 and cells[0].children[0] is not cells[1].children[0]
+    cells[0].children[1].content = "changed"
+    assert cells[1].children[1].content == "x_y"
+    for target in ("one", "two"):
+        doc = f"[r] and [r][]\n\n[r]: https://example.com/{target}\n"
+        assert _tokens(chunk._MD, doc) == _tokens(STOCK, doc)
