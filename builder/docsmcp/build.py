@@ -32,7 +32,7 @@ from . import __version__
 from .cache import cache_root, output_key
 from .chunk import DEFAULT_MAX_CHUNK_SIZE, Chunk
 from .embed import EmbeddingOptions, EmbeddingProvider, make_provider
-from .index import FieldCounts, build_index
+from .index import IndexBuilder
 from .manifest import DEFAULT_AUTO_INCLUDE, Corpus, Problem, load_corpus
 from .parse_cache import ParseCache, file_key
 from .pdf import PdfOptions, PdfSummary
@@ -90,7 +90,8 @@ class Collected:
     taxonomy: dict[str, TaxonomyKey]  # the bundle's taxonomy: keys and values in byte order
     problems: list[Problem]
     tables: TableBuilder  # what the browse tables need of each file, gathered while chunking
-    analysed: list[FieldCounts]  # per chunk, made with the parse (workers, cache)
+    index: IndexBuilder  # fed each kept chunk's analysed fields, made with the parse
+    corpus_bytes: int = 0  # UTF-8 bytes of the files' text (corpus.files no longer hold it)
 
 
 @dataclass(frozen=True)
@@ -138,17 +139,25 @@ def collect(
     counter = progress("parsing files", len(corpus.files)) if progress else None
     problems = list(corpus.problems)
     chunks: list[Chunk] = []
-    analysed: list[FieldCounts] = []  # per kept chunk: its analysed fields, for the index
+    index = IndexBuilder()  # each kept chunk's analysed fields, spilled to disk as they come
     tables = TableBuilder()
     seen: dict[str, str] = {}
     default_max = default_max_chunk_size(provider)
-    files = corpus.files
+    # Each file's text is let go once it is chunked (`files[i]` becomes a copy without it, and
+    # process_all drops its list once forked workers hold it): no second copy of the corpus
+    # lives beside the chunks (win32: 48k files, ~800 MB of str).
+    files = list(corpus.files)
+    corpus = replace(corpus, files=())
+    corpus_bytes = 0
     keys = [file_key(sf, default_max, options.analyzer) for sf in files] if cache else []
     cached = [cache.get(key) for key in keys] if cache is not None else [None] * len(files)
     missing = [sf for sf, hit in zip(files, cached, strict=True) if hit is None]
     processed = process_all(missing, default_max, options.analyzer, workers)
+    del missing
     for i, sf in enumerate(files):
-        entry = cached[i]
+        corpus_bytes += len(sf.text.encode())
+        files[i] = replace(sf, text="", body="")
+        entry, cached[i] = cached[i], None
         if entry is None:
             entry = next(processed)
             if cache is not None:
@@ -165,7 +174,7 @@ def collect(
                 continue
             seen[c.id] = sf.path
             kept.append(c)
-            analysed.append(fields)
+            index.add(fields)
         chunks.extend(kept)
         if counter is not None:
             counter.advance()
@@ -174,13 +183,14 @@ def collect(
         # else: the build stops on the duplicate ids; the tables are never written
     if counter is not None:
         counter.close()
+    corpus = replace(corpus, files=tuple(files))
     if not corpus.files and not problems:
         where = options.docs_dir
         hint = " (check --include/--exclude)" if options.include or options.exclude else ""
         found = f"no .md, .mdx, .rst, .html or .pdf files found in {where}{hint}"
         problems.append(Problem(".", None, found))
     taxonomy = taxonomy_of(corpus, chunks, problems)
-    return Collected(corpus, chunks, taxonomy, problems, tables, analysed)
+    return Collected(corpus, chunks, taxonomy, problems, tables, index, corpus_bytes)
 
 
 def source_commit(docs_dir: Path) -> tuple[str | None, str | None]:
@@ -321,7 +331,7 @@ def build(options: BuildOptions, out: Path, progress: Reporter | None = None) ->
         raise BuildError(collected.problems)
     mark = phase("read and parse", started)
     corpus, chunks, taxonomy = collected.corpus, collected.chunks, collected.taxonomy
-    index = build_index(chunks, options.analyzer, options.lexical, collected.analysed)
+    index = collected.index.finish(options.lexical)
     mark = phase("index", mark)
     browse = collected.tables.finish()
     mark = phase("browse tables", mark)
@@ -353,7 +363,7 @@ def build(options: BuildOptions, out: Path, progress: Reporter | None = None) ->
         stats=Stats(
             files=len(corpus.files),
             chunks=len(chunks),
-            corpus_bytes=sum(len(sf.text.encode()) for sf in corpus.files),
+            corpus_bytes=collected.corpus_bytes,
             terms=int(len(index.term_offsets) - 1),
             postings=int(len(index.postings_docs)),
         ),

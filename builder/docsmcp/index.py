@@ -8,6 +8,7 @@ phrase/proximity signal.
 
 from __future__ import annotations
 
+import tempfile
 from collections import Counter
 from dataclasses import dataclass
 from functools import lru_cache
@@ -23,6 +24,7 @@ FIELDS = ("heading", "body", "context")
 __all__ = [
     "FIELDS",
     "FieldCounts",
+    "IndexBuilder",
     "LexicalIndex",
     "LexicalParams",
     "analyse_chunk",
@@ -84,17 +86,156 @@ def analyse_chunk(chunk: Chunk, config: AnalyzerConfig) -> FieldCounts:
 
 # (term, chunk, field) entries mapped to term ids at a time: bounds the Python strings alive
 # at once (one per entry) while keeping the per-block numpy calls few.
-BLOCK_ENTRIES = 1 << 20
+BLOCK_ENTRIES = 1 << 18
+# What a spilled block holds per entry, and per posting once its fields are summed.
+_ENTRY = np.dtype([("tid", "<i4"), ("slot", "<i8"), ("tf", "<u4")])
+_POSTING = np.dtype([("tid", "<i4"), ("doc", "<u4"), ("pseudo", "<f8")])
 
 
-@dataclass
-class _Block:
-    """One block's postings, a field sum per (term, chunk): term ids ascending, chunks
-    ascending within a term (the order of the final layout)."""
+class IndexBuilder:
+    """The lexical index built chunk by chunk (`add`, in row order), in bounded memory.
 
-    tid: np.ndarray  # int32 term ids (first-seen order)
-    doc: np.ndarray  # uint32 chunk rows
-    pseudo: np.ndarray  # float64 BM25F pseudo-frequency, before saturation
+    Each block of about `BLOCK_ENTRIES` (term, chunk, field) entries has its terms mapped to
+    ids with one dictionary pass and is written to an unnamed temporary file as numpy records
+    (16 bytes an entry): what stays in memory is the vocabulary and three lengths per chunk,
+    not an object per term. `finish` sums the fields of each (term, chunk) block by block
+    (chunks never span blocks), spills those sums, and scatters the impacts into the final
+    arrays once the document frequencies are known. win32 (19.7 M postings): tens of MB.
+    """
+
+    def __init__(self, directory: str | None = None) -> None:
+        self._dir = directory
+        # Closed by `finish` (or with the builder): it lives across `add` calls.
+        self._entries = tempfile.TemporaryFile(dir=directory)  # noqa: SIM115
+        self._blocks: list[int] = []  # entries per spilled block
+        self._lengths: list[int] = []  # per chunk, per field
+        self._vocab: dict[str, int] = {}
+        self._joined: list[str] = []
+        self._counts: list[bytes] = []
+        self._slots: list[int] = []  # chunk row * len(FIELDS) + field of each joined string
+        self._size = 0
+        self._docs = 0
+
+    def add(self, fields: FieldCounts) -> None:
+        """The next chunk's analysed fields (`analyse_chunk`)."""
+        row = self._docs * len(FIELDS)
+        self._docs += 1
+        for f, (terms, tf, length) in enumerate(fields):
+            self._lengths.append(length)
+            if terms:
+                self._joined.append(terms)
+                self._counts.append(tf)
+                self._slots.append(row + f)
+                self._size += len(tf) // _COUNT.itemsize
+        if self._size >= BLOCK_ENTRIES:
+            self._flush()
+
+    def _flush(self) -> None:
+        if not self._joined:
+            return
+        terms = "\n".join(self._joined).split("\n")
+        sizes = np.fromiter(map(len, self._counts), np.int64, len(self._counts))
+        block = np.empty(len(terms), _ENTRY)
+        block["tf"] = np.frombuffer(b"".join(self._counts), _COUNT)
+        block["slot"] = np.repeat(np.array(self._slots, np.int64), sizes // _COUNT.itemsize)
+        # New terms get the next ids, in C loops. Which id a term gets changes nothing in the
+        # bundle: terms are laid out in byte order and sums are per (term, chunk).
+        vocab = self._vocab
+        fresh = set(terms).difference(vocab)
+        vocab.update(zip(fresh, range(len(vocab), len(vocab) + len(fresh)), strict=True))
+        block["tid"] = np.fromiter(map(vocab.__getitem__, terms), np.int32, len(terms))
+        block.tofile(self._entries)
+        self._blocks.append(len(block))
+        self._joined, self._counts, self._slots, self._size = [], [], [], 0
+
+    def finish(self, params: LexicalParams) -> LexicalIndex:
+        self._flush()
+        n_docs = self._docs
+        vocab = self._vocab
+        if not vocab:
+            self._entries.close()
+            return LexicalIndex(
+                b"",
+                np.zeros(1, np.uint64),
+                np.zeros(1, np.uint64),
+                np.zeros(0, np.uint32),
+                np.zeros(0, np.float16),
+            )
+        lengths = np.array(self._lengths, np.float64).reshape(n_docs, len(FIELDS)).T
+        self._lengths = []
+        # BM25F: per-field length normalisation and weight, summed before saturation.
+        weights = np.array([params.heading_weight, params.body_weight, params.context_weight])
+        avg = np.maximum(lengths.mean(axis=1), 1e-9)
+        norm = 1.0 - params.b + params.b * lengths / avg[:, None]
+        df = np.zeros(len(vocab), np.int64)
+        postings = tempfile.TemporaryFile(dir=self._dir)  # noqa: SIM115 (closed below)
+        sums: list[int] = []
+        with self._entries as entries:
+            entries.seek(0)
+            for count in self._blocks:
+                block = _field_sums(np.fromfile(entries, _ENTRY, count), weights, norm)
+                df += np.bincount(block["tid"], minlength=len(vocab))
+                block.tofile(postings)
+                sums.append(len(block))
+        idf = np.log1p((n_docs - df + 0.5) / (df + 0.5))
+
+        # Lay out postings by term in UTF-8 byte order, so readers can binary-search the
+        # dictionary.
+        encoded = [w.encode() for w in vocab]
+        self._vocab = {}
+        del vocab
+        rank_order = sorted(range(len(encoded)), key=encoded.__getitem__)
+        rank = np.empty(len(encoded), np.int64)
+        rank[rank_order] = np.arange(len(encoded))
+        postings_offsets = np.zeros(len(encoded) + 1, np.uint64)
+        np.cumsum(df[rank_order], out=postings_offsets[1:])
+        # Each term's postings fill its slice block after block, so chunks stay ascending.
+        cursor = postings_offsets[:-1].astype(np.int64)[rank]  # by term id
+        total = int(postings_offsets[-1])
+        postings_docs = np.empty(total, np.uint32)
+        postings_impacts = np.empty(total, np.float16)
+        k1 = params.k1
+        with postings:
+            postings.seek(0)
+            for count in sums:
+                block = np.fromfile(postings, _POSTING, count)
+                tid, pseudo = block["tid"], block["pseudo"]
+                impact = idf[tid] * pseudo * (k1 + 1.0) / (k1 + pseudo)
+                starts = np.flatnonzero(np.r_[True, tid[1:] != tid[:-1]])
+                run = np.diff(np.r_[starts, len(tid)])
+                at = cursor[tid] + (np.arange(len(tid)) - np.repeat(starts, run))
+                postings_docs[at] = block["doc"]
+                postings_impacts[at] = impact.astype(np.float16)
+                cursor[tid[starts]] += run
+        sorted_terms = [encoded[i] for i in rank_order]
+        term_offsets = np.zeros(len(encoded) + 1, np.uint64)
+        np.cumsum([len(t) for t in sorted_terms], out=term_offsets[1:])
+        return LexicalIndex(
+            terms=b"".join(sorted_terms),
+            term_offsets=term_offsets,
+            postings_offsets=postings_offsets,
+            postings_docs=postings_docs,
+            postings_impacts=postings_impacts,
+        )
+
+
+def _field_sums(entries: np.ndarray, weights: np.ndarray, norm: np.ndarray) -> np.ndarray:
+    """A block's entries as postings (`_POSTING`): fields summed per (term, chunk), ordered by
+    term id then chunk."""
+    n_docs = norm.shape[1]
+    doc, fld = np.divmod(entries["slot"], len(FIELDS))
+    pseudo = weights[fld] * entries["tf"].astype(np.float64) / norm[fld, doc]
+    # Sort by (term, doc) and reduce runs. The sort is stable, so fields are added in field
+    # order whatever the block size.
+    key = entries["tid"].astype(np.int64) * n_docs + doc
+    order = np.argsort(key, kind="stable")
+    key, pseudo = key[order], pseudo[order]
+    starts = np.flatnonzero(np.r_[True, key[1:] != key[:-1]])
+    out = np.empty(len(starts), _POSTING)
+    out["pseudo"] = np.add.reduceat(pseudo, starts)
+    tid, doc = np.divmod(key[starts], n_docs)
+    out["tid"], out["doc"] = tid, doc
+    return out
 
 
 def build_index(
@@ -104,119 +245,8 @@ def build_index(
     analysed: list[FieldCounts] | None = None,
 ) -> LexicalIndex:
     """The index of `chunks`; `analysed` (`analyse_chunk` of each, e.g. made by workers) saves
-    analysing them here. The result is the same either way.
-
-    Chunks are taken in blocks of about `BLOCK_ENTRIES` (term, chunk, field) entries: a block's
-    terms are mapped to ids with one dictionary pass, its fields summed per (term, chunk), and
-    only those sums (16 bytes a posting) are kept; impacts are scattered into the final arrays
-    once the document frequencies are known. Memory is the postings, not an object per term.
-    """
-    n_docs = len(chunks)
-    if analysed is None:
-        analysed = [analyse_chunk(c, config) for c in chunks]
-    lengths = np.array(
-        [[fields[f][2] for fields in analysed] for f in range(len(FIELDS))], dtype=np.float64
-    ).reshape(len(FIELDS), n_docs)
-    # BM25F: per-field length normalisation and weight, summed before saturation.
-    weights = np.array([params.heading_weight, params.body_weight, params.context_weight])
-    avg = np.maximum(lengths.mean(axis=1), 1e-9) if n_docs else np.ones(len(FIELDS))
-    norm = 1.0 - params.b + params.b * lengths / avg[:, None]
-
-    vocab: dict[str, int] = {}
-    blocks: list[_Block] = []
-    joined: list[str] = []
-    counts: list[bytes] = []
-    slots: list[int] = []  # chunk row * len(FIELDS) + field of each joined string
-    size = 0
-    for d, fields in enumerate(analysed):
-        for f, (terms, tf, _) in enumerate(fields):
-            if terms:
-                joined.append(terms)
-                counts.append(tf)
-                slots.append(d * len(FIELDS) + f)
-                size += len(tf) // _COUNT.itemsize
-        if size >= BLOCK_ENTRIES:
-            blocks.append(_block(vocab, joined, counts, slots, weights, norm))
-            joined, counts, slots, size = [], [], [], 0
-    if joined:
-        blocks.append(_block(vocab, joined, counts, slots, weights, norm))
-    if not vocab:
-        return LexicalIndex(
-            b"",
-            np.zeros(1, np.uint64),
-            np.zeros(1, np.uint64),
-            np.zeros(0, np.uint32),
-            np.zeros(0, np.float16),
-        )
-
-    df = np.zeros(len(vocab), np.int64)
-    for block in blocks:
-        df += np.bincount(block.tid, minlength=len(vocab))
-    idf = np.log1p((n_docs - df + 0.5) / (df + 0.5))
-
-    # Lay out postings by term in UTF-8 byte order, so readers can binary-search the dictionary.
-    encoded = [w.encode() for w in vocab]
-    del vocab
-    rank_order = sorted(range(len(encoded)), key=encoded.__getitem__)
-    rank = np.empty(len(encoded), np.int64)
-    rank[rank_order] = np.arange(len(encoded))
-    postings_offsets = np.zeros(len(encoded) + 1, np.uint64)
-    np.cumsum(df[rank_order], out=postings_offsets[1:])
-    # Each term's postings fill its slice block after block, so chunks stay ascending.
-    cursor = postings_offsets[:-1].astype(np.int64)[rank]  # by term id
-    total = int(postings_offsets[-1])
-    postings_docs = np.empty(total, np.uint32)
-    postings_impacts = np.empty(total, np.float16)
-    while blocks:
-        block = blocks.pop(0)
-        impact = idf[block.tid] * block.pseudo * (params.k1 + 1.0) / (params.k1 + block.pseudo)
-        starts = np.flatnonzero(np.r_[True, block.tid[1:] != block.tid[:-1]])
-        run = np.diff(np.r_[starts, len(block.tid)])
-        within = np.arange(len(block.tid)) - np.repeat(starts, run)
-        at = cursor[block.tid] + within
-        postings_docs[at] = block.doc
-        postings_impacts[at] = impact.astype(np.float16)
-        cursor[block.tid[starts]] += run
-    sorted_terms = [encoded[i] for i in rank_order]
-    term_offsets = np.zeros(len(encoded) + 1, np.uint64)
-    np.cumsum([len(t) for t in sorted_terms], out=term_offsets[1:])
-    return LexicalIndex(
-        terms=b"".join(sorted_terms),
-        term_offsets=term_offsets,
-        postings_offsets=postings_offsets,
-        postings_docs=postings_docs,
-        postings_impacts=postings_impacts,
-    )
-
-
-def _block(
-    vocab: dict[str, int],
-    joined: list[str],
-    counts: list[bytes],
-    slots: list[int],
-    weights: np.ndarray,
-    norm: np.ndarray,
-) -> _Block:
-    """One block of analysed fields as field-summed postings; new terms join `vocab`."""
-    terms = "\n".join(joined).split("\n")
-    tf = np.frombuffer(b"".join(counts), _COUNT)
-    sizes = np.fromiter((len(c) for c in counts), np.int64, len(counts)) // _COUNT.itemsize
-    slot = np.repeat(np.array(slots, np.int64), sizes)
-    # New terms get the next ids, in C loops. Which id a term gets changes nothing in the
-    # bundle: terms are laid out in byte order and sums are per (term, chunk).
-    fresh = set(terms).difference(vocab)
-    vocab.update(zip(fresh, range(len(vocab), len(vocab) + len(fresh)), strict=True))
-    tid = np.fromiter(map(vocab.__getitem__, terms), np.int64, len(terms))
-    del terms
-    doc, fld = np.divmod(slot, len(FIELDS))
-    pseudo = weights[fld] * tf.astype(np.float64) / norm[fld, doc]
-    # Sum the fields of each (term, doc) pair: sort by (term, doc) and reduce runs. The sort is
-    # stable, so fields are added in field order whatever the block size.
-    key = tid * norm.shape[1] + doc
-    order = np.argsort(key, kind="stable")
-    key, pseudo = key[order], pseudo[order]
-    starts = np.flatnonzero(np.r_[True, key[1:] != key[:-1]])
-    pseudo = np.add.reduceat(pseudo, starts)
-    key = key[starts]
-    tid, doc = np.divmod(key, norm.shape[1])
-    return _Block(tid.astype(np.int32), doc.astype(np.uint32), pseudo)
+    analysing them here. The result is the same either way."""
+    builder = IndexBuilder()
+    for d, chunk in enumerate(chunks):
+        builder.add(analysed[d] if analysed is not None else analyse_chunk(chunk, config))
+    return builder.finish(params)
