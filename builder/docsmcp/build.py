@@ -31,6 +31,7 @@ from docsmcp_runtime.format import (
 from . import __version__
 from .cache import cache_root, output_key
 from .chunk import DEFAULT_MAX_CHUNK_SIZE, Chunk
+from .convert import converter_for
 from .embed import EmbeddingOptions, EmbeddingProvider, make_provider
 from .index import IndexBuilder
 from .manifest import DEFAULT_AUTO_INCLUDE, Corpus, Problem, load_corpus
@@ -148,14 +149,16 @@ def collect(
     # lives beside the chunks (win32: 48k files, ~800 MB of str).
     files = list(corpus.files)
     corpus = replace(corpus, files=())
-    corpus_bytes = 0
+    corpus_bytes = sum(len(sf.text.encode()) for sf in files)
     keys = [file_key(sf, default_max, options.analyzer) for sf in files] if cache else []
     cached = [cache.get(key) for key in keys] if cache is not None else [None] * len(files)
+    for i, sf in enumerate(files):
+        if not sf.line_map and converter_for(sf.path) is None:
+            files[i] = replace(sf, text="")  # parsing a markdown page reads only its body
     missing = [sf for sf, hit in zip(files, cached, strict=True) if hit is None]
     processed = process_all(missing, default_max, options.analyzer, workers)
     del missing
     for i, sf in enumerate(files):
-        corpus_bytes += len(sf.text.encode())
         files[i] = replace(sf, text="", body="")
         entry, cached[i] = cached[i], None
         if entry is None:

@@ -103,8 +103,9 @@ class IndexBuilder:
     arrays once the document frequencies are known. win32 (19.7 M postings): tens of MB.
     """
 
-    def __init__(self, directory: str | None = None) -> None:
+    def __init__(self, directory: str | None = None, block_entries: int = BLOCK_ENTRIES) -> None:
         self._dir = directory
+        self._block_entries = block_entries
         # Closed by `finish` (or with the builder): it lives across `add` calls.
         self._entries = tempfile.TemporaryFile(dir=directory)  # noqa: SIM115
         self._blocks: list[int] = []  # entries per spilled block
@@ -127,7 +128,7 @@ class IndexBuilder:
                 self._counts.append(tf)
                 self._slots.append(row + f)
                 self._size += len(tf) // _COUNT.itemsize
-        if self._size >= BLOCK_ENTRIES:
+        if self._size >= self._block_entries:
             self._flush()
 
     def _flush(self) -> None:
