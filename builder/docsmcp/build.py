@@ -128,10 +128,12 @@ def collect(
     progress: Reporter | None = None,
     cache: ParseCache | None = None,
     cache_dir: Path | None = None,
+    lean: bool = False,
 ) -> Collected:
     """Load and chunk the corpus, gathering every problem a build would reject. `progress`
     makes the counter of a phase (label, total); `cache` holds files parsed by earlier builds
-    (only the others are parsed, on `options.workers` processes)."""
+    (only the others are parsed, on `options.workers` processes). `lean`: the chunks keep no
+    search text (the index has it analysed; only embeddings read it again)."""
     workers = options.workers or default_workers()
     pdf = PdfOptions(workers, cache_dir)  # cache_dir None: PDFs are read afresh
     corpus = load_corpus(
@@ -176,7 +178,7 @@ def collect(
                 )
                 continue
             seen[c.id] = sf.path
-            kept.append(c)
+            kept.append(replace(c, search_text="") if lean else c)
             index.add(fields)
         chunks.extend(kept)
         if counter is not None:
@@ -327,7 +329,7 @@ def build(options: BuildOptions, out: Path, progress: Reporter | None = None) ->
     key = output_key(out)
     parse_cache = ParseCache(cache_dir / "parsed", key) if options.parse_cache else None
     pdf_cache = cache_dir if options.parse_cache else None
-    collected = collect(options, provider, progress, parse_cache, pdf_cache)
+    collected = collect(options, provider, progress, parse_cache, pdf_cache, provider is None)
     if parse_cache is not None:
         parse_cache.save()
     if collected.problems:
