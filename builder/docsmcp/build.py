@@ -35,6 +35,7 @@ from .convert import converter_for
 from .embed import EmbeddingOptions, EmbeddingProvider, make_provider
 from .index import IndexBuilder
 from .manifest import DEFAULT_AUTO_INCLUDE, Corpus, Problem, load_corpus
+from .memtrim import release_free_memory
 from .parse_cache import ParseCache, file_key
 from .pdf import PdfOptions, PdfSummary
 from .progress import Progress
@@ -47,6 +48,9 @@ log = logging.getLogger(__name__)
 
 # Makes the progress counter of a build phase: (label, total) -> Progress.
 Reporter = Callable[[str, int], Progress]
+
+# Files chunked between two hand-backs of freed memory (memtrim.py) while collecting.
+TRIM_EVERY = 4096
 
 # Characters per model token when sizing chunks for an embedding context window (English
 # prose and code average about four).
@@ -158,10 +162,13 @@ def collect(
         if not sf.line_map and converter_for(sf.path) is None:
             files[i] = replace(sf, text="")  # parsing a markdown page reads only its body
     missing = [sf for sf, hit in zip(files, cached, strict=True) if hit is None]
+    release_free_memory()  # before workers fork: they inherit the process as it is
     processed = process_all(missing, default_max, options.analyzer, workers)
     del missing
     for i, sf in enumerate(files):
         files[i] = replace(sf, text="", body="")
+        if i % TRIM_EVERY == TRIM_EVERY - 1:
+            release_free_memory()
         entry, cached[i] = cached[i], None
         if entry is None:
             entry = next(processed)
