@@ -88,8 +88,9 @@ def analyse_chunk(chunk: Chunk, config: AnalyzerConfig) -> FieldCounts:
 # at once (one per entry) while keeping the per-block numpy calls few.
 BLOCK_ENTRIES = 1 << 18
 # What a spilled block holds per entry, and per posting once its fields are summed.
-_ENTRY = np.dtype([("tid", "<i4"), ("slot", "<i8"), ("tf", "<u4")])
-_POSTING = np.dtype([("tid", "<i4"), ("doc", "<u4"), ("pseudo", "<f8")])
+# (In-build temporary files, read back by the same process: native byte order.)
+_ENTRY = np.dtype([("tid", np.int32), ("slot", np.int64), ("tf", np.uint32)])
+_POSTING = np.dtype([("tid", np.int32), ("doc", np.uint32), ("pseudo", np.float64)])
 
 
 class IndexBuilder:
