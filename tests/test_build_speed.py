@@ -57,3 +57,31 @@ def test_speakeasy_same_bytes_across_workers_and_rebuilds(tmp_path: Path) -> Non
     page = docs / "dub-python" / "README.md"
     page.write_text(page.read_text() + "\n## Rebuilt\n\nA paragraph with `links.rebuilt`.\n")
     _same(build("two", "--workers", "2"), build("clean", "--no-cache"))
+
+
+@pytest.mark.corpus
+@pytest.mark.parametrize("slice_rows", [256, 512])
+def test_the_chunk_table_written_in_slices_has_the_same_bytes(slice_rows: int) -> None:
+    """write.py writes the chunk table slice by slice (memory); the bytes are those of one
+    `write_table` of the whole table with the bundle's settings."""
+    import io
+
+    import pyarrow.parquet as pq
+    from docsmcp.write import CHUNK_SCHEMA, chunk_table
+    from docsmcp_runtime.format import CHUNK_COMPRESSION, ROW_GROUP_SIZE
+
+    chunks = collect(BuildOptions(docs_dir=corpus("yellow-docs"))).chunks
+    assert len(chunks) > 2 * slice_rows
+    settings = dict(
+        compression=CHUNK_COMPRESSION,
+        compression_level=9,
+        use_dictionary=["path", "metadata"],
+        write_statistics=False,
+    )
+    whole, sliced = io.BytesIO(), io.BytesIO()
+    pq.write_table(chunk_table(chunks), whole, row_group_size=ROW_GROUP_SIZE, **settings)
+    with pq.ParquetWriter(sliced, CHUNK_SCHEMA, **settings) as writer:
+        for start in range(0, len(chunks), slice_rows):
+            part = chunk_table(chunks, start, start + slice_rows)
+            writer.write_table(part, row_group_size=ROW_GROUP_SIZE)
+    assert whole.getvalue() == sliced.getvalue()
