@@ -31,9 +31,11 @@ from docsmcp_runtime.format import (
 from . import __version__
 from .cache import cache_root, output_key
 from .chunk import DEFAULT_MAX_CHUNK_SIZE, Chunk
+from .convert import converter_for
 from .embed import EmbeddingOptions, EmbeddingProvider, make_provider
-from .index import FieldCounts, build_index
+from .index import IndexBuilder
 from .manifest import DEFAULT_AUTO_INCLUDE, Corpus, Problem, load_corpus
+from .memtrim import release_free_memory
 from .parse_cache import ParseCache, file_key
 from .pdf import PdfOptions, PdfSummary
 from .progress import Progress
@@ -46,6 +48,9 @@ log = logging.getLogger(__name__)
 
 # Makes the progress counter of a build phase: (label, total) -> Progress.
 Reporter = Callable[[str, int], Progress]
+
+# Files chunked between two hand-backs of freed memory (memtrim.py) while collecting.
+TRIM_EVERY = 4096
 
 # Characters per model token when sizing chunks for an embedding context window (English
 # prose and code average about four).
@@ -90,7 +95,8 @@ class Collected:
     taxonomy: dict[str, TaxonomyKey]  # the bundle's taxonomy: keys and values in byte order
     problems: list[Problem]
     tables: TableBuilder  # what the browse tables need of each file, gathered while chunking
-    analysed: list[FieldCounts]  # per chunk, made with the parse (workers, cache)
+    index: IndexBuilder  # fed each kept chunk's analysed fields, made with the parse
+    corpus_bytes: int = 0  # UTF-8 bytes of the files' text (corpus.files no longer hold it)
 
 
 @dataclass(frozen=True)
@@ -126,10 +132,12 @@ def collect(
     progress: Reporter | None = None,
     cache: ParseCache | None = None,
     cache_dir: Path | None = None,
+    lean: bool = False,
 ) -> Collected:
     """Load and chunk the corpus, gathering every problem a build would reject. `progress`
     makes the counter of a phase (label, total); `cache` holds files parsed by earlier builds
-    (only the others are parsed, on `options.workers` processes)."""
+    (only the others are parsed, on `options.workers` processes). `lean`: the chunks keep no
+    search text (the index has it analysed; only embeddings read it again)."""
     workers = options.workers or default_workers()
     pdf = PdfOptions(workers, cache_dir)  # cache_dir None: PDFs are read afresh
     corpus = load_corpus(
@@ -138,17 +146,30 @@ def collect(
     counter = progress("parsing files", len(corpus.files)) if progress else None
     problems = list(corpus.problems)
     chunks: list[Chunk] = []
-    analysed: list[FieldCounts] = []  # per kept chunk: its analysed fields, for the index
+    index = IndexBuilder()  # each kept chunk's analysed fields, spilled to disk as they come
     tables = TableBuilder()
     seen: dict[str, str] = {}
     default_max = default_max_chunk_size(provider)
-    files = corpus.files
+    # Each file's text is let go once it is chunked (`files[i]` becomes a copy without it, and
+    # process_all drops its list once forked workers hold it): no second copy of the corpus
+    # lives beside the chunks (win32: 48k files, ~800 MB of str).
+    files = list(corpus.files)
+    corpus = replace(corpus, files=())
+    corpus_bytes = sum(len(sf.text.encode()) for sf in files)
     keys = [file_key(sf, default_max, options.analyzer) for sf in files] if cache else []
     cached = [cache.get(key) for key in keys] if cache is not None else [None] * len(files)
-    missing = [sf for sf, hit in zip(files, cached, strict=True) if hit is None]
-    processed = process_all(missing, default_max, options.analyzer, workers)
     for i, sf in enumerate(files):
-        entry = cached[i]
+        if not sf.line_map and converter_for(sf.path) is None:
+            files[i] = replace(sf, text="")  # parsing a markdown page reads only its body
+    missing = [sf for sf, hit in zip(files, cached, strict=True) if hit is None]
+    release_free_memory()  # before workers fork: they inherit the process as it is
+    processed = process_all(missing, default_max, options.analyzer, workers)
+    del missing
+    for i, sf in enumerate(files):
+        files[i] = replace(sf, text="", body="")
+        if i % TRIM_EVERY == TRIM_EVERY - 1:
+            release_free_memory()
+        entry, cached[i] = cached[i], None
         if entry is None:
             entry = next(processed)
             if cache is not None:
@@ -164,8 +185,8 @@ def collect(
                 )
                 continue
             seen[c.id] = sf.path
-            kept.append(c)
-            analysed.append(fields)
+            kept.append(replace(c, search_text="") if lean else c)
+            index.add(fields)
         chunks.extend(kept)
         if counter is not None:
             counter.advance()
@@ -174,13 +195,14 @@ def collect(
         # else: the build stops on the duplicate ids; the tables are never written
     if counter is not None:
         counter.close()
+    corpus = replace(corpus, files=tuple(files))
     if not corpus.files and not problems:
         where = options.docs_dir
         hint = " (check --include/--exclude)" if options.include or options.exclude else ""
         found = f"no .md, .mdx, .rst, .html or .pdf files found in {where}{hint}"
         problems.append(Problem(".", None, found))
     taxonomy = taxonomy_of(corpus, chunks, problems)
-    return Collected(corpus, chunks, taxonomy, problems, tables, analysed)
+    return Collected(corpus, chunks, taxonomy, problems, tables, index, corpus_bytes)
 
 
 def source_commit(docs_dir: Path) -> tuple[str | None, str | None]:
@@ -314,7 +336,7 @@ def build(options: BuildOptions, out: Path, progress: Reporter | None = None) ->
     key = output_key(out)
     parse_cache = ParseCache(cache_dir / "parsed", key) if options.parse_cache else None
     pdf_cache = cache_dir if options.parse_cache else None
-    collected = collect(options, provider, progress, parse_cache, pdf_cache)
+    collected = collect(options, provider, progress, parse_cache, pdf_cache, provider is None)
     if parse_cache is not None:
         parse_cache.save()
     if collected.problems:
@@ -324,9 +346,7 @@ def build(options: BuildOptions, out: Path, progress: Reporter | None = None) ->
     # References resolve first: the texts of links to a chunk are a field of its index entry.
     browse = collected.tables.finish()
     mark = phase("browse tables", mark)
-    index = build_index(
-        chunks, options.analyzer, options.lexical, collected.analysed, browse.xref.anchors
-    )
+    index = collected.index.finish(options.lexical, browse.xref.anchors, options.analyzer)
     mark = phase("index", mark)
     embedding, arrays, files = None, {}, {}
     if provider is not None:
@@ -356,7 +376,7 @@ def build(options: BuildOptions, out: Path, progress: Reporter | None = None) ->
         stats=Stats(
             files=len(corpus.files),
             chunks=len(chunks),
-            corpus_bytes=sum(len(sf.text.encode()) for sf in corpus.files),
+            corpus_bytes=collected.corpus_bytes,
             terms=int(len(index.term_offsets) - 1),
             postings=int(len(index.postings_docs)),
         ),

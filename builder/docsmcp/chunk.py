@@ -22,6 +22,7 @@ from markdown_it.token import Token
 
 from .dialects import EXPLICIT_ID, Tab, rewrite
 from .manifest import SourceFile
+from .mdfast import install as install_fast_paths
 from .mdx import admonitions_to_text, drop_esm, esm_metadata
 
 if TYPE_CHECKING:  # apiref imports this module
@@ -108,7 +109,7 @@ class _Section:
 
 
 def _parser() -> MarkdownIt:
-    return MarkdownIt("commonmark").enable(["table", "strikethrough"])
+    return install_fast_paths(MarkdownIt("commonmark").enable(["table", "strikethrough"]))
 
 
 _MD = _parser()

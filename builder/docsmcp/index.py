@@ -9,9 +9,11 @@ phrase/proximity signal.
 from __future__ import annotations
 
 import json
+import tempfile
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 import numpy as np
 from docsmcp_runtime.analyzer import AnalyzerConfig, analyze
@@ -29,6 +31,7 @@ PAGE_KEYS = ("description", "keywords", "tags", "summary")
 __all__ = [
     "FIELDS",
     "FieldCounts",
+    "IndexBuilder",
     "LexicalIndex",
     "LexicalParams",
     "analyse_chunk",
@@ -68,15 +71,21 @@ def page_text(frontmatter: str) -> str:
     return "\n".join(lines)
 
 
+@lru_cache(maxsize=1 << 16)
+def _line_terms(line: str, config: AnalyzerConfig) -> tuple[str, ...]:
+    """A line's terms then bigrams. Remembered: lines repeat across chunks (table cells, type
+    names, paths): 89k lines of a third of speakeasy-sdks are 14.6k distinct ones."""
+    a = analyze(line, config)
+    return (*a.terms, *a.bigrams)
+
+
 def _field_terms(chunk: Chunk, config: AnalyzerConfig, page: str) -> list[list[str]]:
     out = []
     for text in (chunk.heading_text, chunk.search_text, context_text(chunk), page):
         terms: list[str] = []
         # Bigrams never cross a line: lines separate headings, cells, items and paragraphs.
         for line in text.split("\n"):
-            a = analyze(line, config)
-            terms.extend(a.terms)
-            terms.extend(a.bigrams)
+            terms.extend(_line_terms(line, config))
         out.append(terms)
     return out
 
@@ -112,6 +121,218 @@ def analyse_anchors(texts: Sequence[str], config: AnalyzerConfig) -> tuple[str, 
     return _counted(terms)
 
 
+# (term, chunk, field) entries mapped to term ids at a time: bounds the Python strings alive
+# at once (one per entry) while keeping the per-block numpy calls few.
+BLOCK_ENTRIES = 1 << 18
+# What a spilled block holds per entry, and per posting once its fields are summed.
+# (In-build temporary files, read back by the same process: native byte order.)
+_ENTRY = np.dtype([("tid", np.int32), ("slot", np.int64), ("tf", np.uint32)])
+_POSTING = np.dtype([("tid", np.int32), ("doc", np.uint32), ("pseudo", np.float64)])
+
+
+class IndexBuilder:
+    """The lexical index built chunk by chunk (`add`, in row order), in bounded memory.
+
+    Each block of about `BLOCK_ENTRIES` (term, chunk, field) entries has its terms mapped to
+    ids with one dictionary pass and is written to an unnamed temporary file as numpy records
+    (16 bytes an entry): what stays in memory is the vocabulary and three lengths per chunk,
+    not an object per term. `finish` sums the fields of each (term, chunk) block by block
+    (chunks never span blocks), spills those sums, and scatters the impacts into the final
+    arrays once the document frequencies are known. win32 (19.7 M postings): tens of MB.
+    """
+
+    def __init__(self, directory: str | None = None, block_entries: int = BLOCK_ENTRIES) -> None:
+        self._dir = directory
+        self._block_entries = block_entries
+        # Closed by `finish` (or with the builder): it lives across `add` calls.
+        self._entries = tempfile.TemporaryFile(dir=directory)  # noqa: SIM115
+        self._blocks: list[int] = []  # entries per spilled block
+        self._lengths: list[int] = []  # per chunk, per field
+        self._vocab: dict[str, int] = {}
+        self._joined: list[str] = []
+        self._counts: list[bytes] = []
+        self._slots: list[int] = []  # chunk row * len(FIELDS) + field of each joined string
+        self._size = 0
+        self._docs = 0
+        self._first_docs: list[int] = []  # the first chunk row of each spilled block
+
+    def add(self, fields: FieldCounts) -> None:
+        """The next chunk's analysed fields (`analyse_chunk`: all but `anchors`, which `finish`
+        adds once references have resolved)."""
+        row = self._docs * len(FIELDS)
+        self._docs += 1
+        for f, (terms, tf, length) in enumerate(fields):
+            self._lengths.append(length)
+            if terms:
+                self._joined.append(terms)
+                self._counts.append(tf)
+                self._slots.append(row + f)
+                self._size += len(tf) // _COUNT.itemsize
+        self._lengths.extend([0] * (len(FIELDS) - len(fields)))
+        if self._size >= self._block_entries:
+            self._flush()
+
+    def _entry_block(self, joined: list[str], counts: list[bytes], slots: list[int]) -> np.ndarray:
+        terms = "\n".join(joined).split("\n")
+        sizes = np.fromiter(map(len, counts), np.int64, len(counts))
+        block = np.empty(len(terms), _ENTRY)
+        block["tf"] = np.frombuffer(b"".join(counts), _COUNT)
+        block["slot"] = np.repeat(np.array(slots, np.int64), sizes // _COUNT.itemsize)
+        # New terms get the next ids, in C loops. Which id a term gets changes nothing in the
+        # bundle: terms are laid out in byte order and sums are per (term, chunk).
+        vocab = self._vocab
+        fresh = set(terms).difference(vocab)
+        vocab.update(zip(fresh, range(len(vocab), len(vocab) + len(fresh)), strict=True))
+        block["tid"] = np.fromiter(map(vocab.__getitem__, terms), np.int32, len(terms))
+        return block
+
+    def _flush(self) -> None:
+        if not self._joined:
+            return
+        self._first_docs.append(self._slots[0] // len(FIELDS))
+        block = self._entry_block(self._joined, self._counts, self._slots)
+        block.tofile(self._entries)
+        self._blocks.append(len(block))
+        self._joined, self._counts, self._slots, self._size = [], [], [], 0
+
+    def _anchor_blocks(
+        self, anchors: Sequence[Sequence[str]] | None, config: AnalyzerConfig | None
+    ) -> dict[int, np.ndarray]:
+        """The `anchors` field's entries, by the spilled block holding their chunk's other
+        fields (sums are per block, so a chunk's fields must meet in one), and its lengths."""
+        if not anchors or config is None:
+            return {}
+        at = FIELDS.index("anchors")
+        joined: list[str] = []
+        counts: list[bytes] = []
+        slots: list[int] = []
+        for d, texts in enumerate(anchors):
+            if not texts:
+                continue
+            terms, tf, length = analyse_anchors(texts, config)
+            self._lengths[d * len(FIELDS) + at] = length
+            if terms:
+                joined.append(terms)
+                counts.append(tf)
+                slots.append(d * len(FIELDS) + at)
+        if not joined:
+            return {}
+        entries = self._entry_block(joined, counts, slots)
+        docs = entries["slot"] // len(FIELDS)
+        which = np.maximum(np.searchsorted(self._first_docs, docs, side="right") - 1, 0)
+        return {int(b): entries[which == b] for b in np.unique(which)}
+
+    def finish(
+        self,
+        params: LexicalParams,
+        anchors: Sequence[Sequence[str]] | None = None,
+        config: AnalyzerConfig | None = None,
+    ) -> LexicalIndex:
+        """The index; `anchors` (per chunk row, the texts of links to it, analysed with
+        `config`) fill the `anchors` field."""
+        self._flush()
+        extra = self._anchor_blocks(anchors, config)
+        n_docs = self._docs
+        vocab = self._vocab
+        if not vocab:
+            self._entries.close()
+            return LexicalIndex(
+                b"",
+                np.zeros(1, np.uint64),
+                np.zeros(1, np.uint64),
+                np.zeros(0, np.uint32),
+                np.zeros(0, np.float16),
+            )
+        lengths = np.array(self._lengths, np.float64).reshape(n_docs, len(FIELDS)).T
+        self._lengths = []
+        # BM25F: per-field length normalisation and weight, summed before saturation.
+        weights = np.array(
+            [
+                params.heading_weight,
+                params.body_weight,
+                params.context_weight,
+                params.page_weight,
+                params.anchors_weight,
+            ]
+        )
+        avg = np.maximum(lengths.mean(axis=1), 1e-9)
+        norm = 1.0 - params.b + params.b * lengths / avg[:, None]
+        df = np.zeros(len(vocab), np.int64)
+        postings = tempfile.TemporaryFile(dir=self._dir)  # noqa: SIM115 (closed below)
+        sums: list[int] = []
+        with self._entries as entries:
+            entries.seek(0)
+            # An index of anchor texts only (no other entries) is one block of them.
+            blocks = self._blocks or ([0] if extra else [])
+            for i, count in enumerate(blocks):
+                block = np.fromfile(entries, _ENTRY, count)
+                if i in extra:  # after the block's own entries: fields sum in field order
+                    block = np.concatenate([block, extra[i]])
+                block = _field_sums(block, weights, norm)
+                df += np.bincount(block["tid"], minlength=len(vocab))
+                block.tofile(postings)
+                sums.append(len(block))
+        idf = np.log1p((n_docs - df + 0.5) / (df + 0.5))
+
+        # Lay out postings by term in UTF-8 byte order, so readers can binary-search the
+        # dictionary.
+        encoded = [w.encode() for w in vocab]
+        self._vocab = {}
+        del vocab
+        rank_order = sorted(range(len(encoded)), key=encoded.__getitem__)
+        rank = np.empty(len(encoded), np.int64)
+        rank[rank_order] = np.arange(len(encoded))
+        postings_offsets = np.zeros(len(encoded) + 1, np.uint64)
+        np.cumsum(df[rank_order], out=postings_offsets[1:])
+        # Each term's postings fill its slice block after block, so chunks stay ascending.
+        cursor = postings_offsets[:-1].astype(np.int64)[rank]  # by term id
+        total = int(postings_offsets[-1])
+        postings_docs = np.empty(total, np.uint32)
+        postings_impacts = np.empty(total, np.float16)
+        k1 = params.k1
+        with postings:
+            postings.seek(0)
+            for count in sums:
+                block = np.fromfile(postings, _POSTING, count)
+                tid, pseudo = block["tid"], block["pseudo"]
+                impact = idf[tid] * pseudo * (k1 + 1.0) / (k1 + pseudo)
+                starts = np.flatnonzero(np.r_[True, tid[1:] != tid[:-1]])
+                run = np.diff(np.r_[starts, len(tid)])
+                at = cursor[tid] + (np.arange(len(tid)) - np.repeat(starts, run))
+                postings_docs[at] = block["doc"]
+                postings_impacts[at] = impact.astype(np.float16)
+                cursor[tid[starts]] += run
+        sorted_terms = [encoded[i] for i in rank_order]
+        term_offsets = np.zeros(len(encoded) + 1, np.uint64)
+        np.cumsum([len(t) for t in sorted_terms], out=term_offsets[1:])
+        return LexicalIndex(
+            terms=b"".join(sorted_terms),
+            term_offsets=term_offsets,
+            postings_offsets=postings_offsets,
+            postings_docs=postings_docs,
+            postings_impacts=postings_impacts,
+        )
+
+
+def _field_sums(entries: np.ndarray, weights: np.ndarray, norm: np.ndarray) -> np.ndarray:
+    """A block's entries as postings (`_POSTING`): fields summed per (term, chunk), ordered by
+    term id then chunk."""
+    n_docs = norm.shape[1]
+    doc, fld = np.divmod(entries["slot"], len(FIELDS))
+    pseudo = weights[fld] * entries["tf"].astype(np.float64) / norm[fld, doc]
+    # Sort by (term, doc) and reduce runs. The sort is stable, so fields are added in field
+    # order whatever the block size.
+    key = entries["tid"].astype(np.int64) * n_docs + doc
+    order = np.argsort(key, kind="stable")
+    key, pseudo = key[order], pseudo[order]
+    starts = np.flatnonzero(np.r_[True, key[1:] != key[:-1]])
+    out = np.empty(len(starts), _POSTING)
+    out["pseudo"] = np.add.reduceat(pseudo, starts)
+    tid, doc = np.divmod(key[starts], n_docs)
+    out["tid"], out["doc"] = tid, doc
+    return out
+
+
 def build_index(
     chunks: list[Chunk],
     config: AnalyzerConfig,
@@ -122,87 +343,7 @@ def build_index(
     """The index of `chunks`; `analysed` (`analyse_chunk` of each, e.g. made by workers) saves
     analysing them here. The result is the same either way. `anchors`: per chunk, the texts of
     the links that lead to it (none when not given)."""
-    no_anchors = ("", b"", 0)
-    vocab: dict[str, int] = {}
-    docs: list[np.ndarray] = []
-    term_ids: list[np.ndarray] = []
-    tfs: list[np.ndarray] = []
-    field_of: list[np.ndarray] = []
-    lengths = np.zeros((len(FIELDS), len(chunks)), dtype=np.float64)
+    builder = IndexBuilder()
     for d, chunk in enumerate(chunks):
-        fields = analysed[d] if analysed is not None else analyse_chunk(chunk, config)
-        texts = anchors[d] if anchors is not None else ()
-        linked = analyse_anchors(texts, config) if texts else no_anchors
-        for f, (joined, counts, length) in enumerate((*fields, linked)):
-            lengths[f, d] = length
-            if not joined:
-                continue
-            terms = joined.split("\n")
-            ids = np.fromiter((vocab.setdefault(t, len(vocab)) for t in terms), np.int64)
-            term_ids.append(ids)
-            tfs.append(np.frombuffer(counts, _COUNT).astype(np.float64))
-            docs.append(np.full(len(terms), d, np.int64))
-            field_of.append(np.full(len(terms), f, np.int8))
-    n_docs = len(chunks)
-    if not vocab:
-        return LexicalIndex(
-            b"",
-            np.zeros(1, np.uint64),
-            np.zeros(1, np.uint64),
-            np.zeros(0, np.uint32),
-            np.zeros(0, np.float16),
-        )
-    doc = np.concatenate(docs)
-    tid = np.concatenate(term_ids)
-    tf = np.concatenate(tfs)
-    fld = np.concatenate(field_of)
-
-    # BM25F: per-field length normalisation and weight, summed before saturation.
-    weights = np.array(
-        [
-            params.heading_weight,
-            params.body_weight,
-            params.context_weight,
-            params.page_weight,
-            params.anchors_weight,
-        ]
-    )
-    avg = np.maximum(lengths.mean(axis=1), 1e-9)
-    norm = 1.0 - params.b + params.b * lengths / avg[:, None]
-    pseudo = weights[fld] * tf / norm[fld, doc]
-
-    # Sum the fields of each (term, doc) pair: sort by (term, doc) and reduce runs.
-    key = tid * n_docs + doc
-    order = np.argsort(key, kind="stable")
-    key, pseudo = key[order], pseudo[order]
-    starts = np.flatnonzero(np.r_[True, key[1:] != key[:-1]])
-    pseudo = np.add.reduceat(pseudo, starts)
-    key = key[starts]
-    tid, doc = key // n_docs, key % n_docs
-
-    df = np.bincount(tid, minlength=len(vocab)).astype(np.float64)
-    idf = np.log1p((n_docs - df + 0.5) / (df + 0.5))
-    impact = idf[tid] * pseudo * (params.k1 + 1.0) / (params.k1 + pseudo)
-
-    # Lay out postings by term in UTF-8 byte order, so readers can binary-search the dictionary.
-    words = list(vocab)
-    encoded = [w.encode() for w in words]
-    rank_order = sorted(range(len(words)), key=encoded.__getitem__)
-    rank = np.empty(len(words), np.int64)
-    rank[rank_order] = np.arange(len(words))
-    new_tid = rank[tid]
-    order = np.lexsort((doc, new_tid))
-    new_tid, doc, impact = new_tid[order], doc[order], impact[order]
-    counts = np.bincount(new_tid, minlength=len(words))
-    postings_offsets = np.zeros(len(words) + 1, np.uint64)
-    np.cumsum(counts, out=postings_offsets[1:])
-    sorted_terms = [encoded[i] for i in rank_order]
-    term_offsets = np.zeros(len(words) + 1, np.uint64)
-    np.cumsum([len(t) for t in sorted_terms], out=term_offsets[1:])
-    return LexicalIndex(
-        terms=b"".join(sorted_terms),
-        term_offsets=term_offsets,
-        postings_offsets=postings_offsets,
-        postings_docs=doc.astype(np.uint32),
-        postings_impacts=impact.astype(np.float16),
-    )
+        builder.add(analysed[d] if analysed is not None else analyse_chunk(chunk, config))
+    return builder.finish(params, anchors, config)

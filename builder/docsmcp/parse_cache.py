@@ -1,13 +1,14 @@
 """Per-file cache of parsing and chunking, so a rebuild parses only the files that changed.
 
 One file per output bundle and builder code fingerprint in the cache root's `parsed/` folder
-(cache.py): `<output key>-<code>.marshal`, a dict from a file's key to
-its chunks and table records. The key hashes everything the result depends on: the file's path,
-text, strategy, metadata, title and frontmatter, and the build's default chunk size; the code
-fingerprint hashes the builder's and runtime's sources, so any change of the code starts a new
-cache. A build rewrites the file with exactly the entries it used (deleted files are pruned).
+(cache.py): `<output key>-<code>.marshal`, one record per file key holding its chunks, table
+records and analysed fields (format at `MAGIC`). The key hashes everything the result depends
+on: the file's path, text, strategy, metadata, title and frontmatter, and the build's default
+chunk size; the code fingerprint hashes the builder's and runtime's sources, so any change of
+the code starts a new cache. A build rewrites the file with exactly the entries it used
+(deleted files are pruned).
 
-The format is `marshal` of plain tuples, not pickle: loading a damaged or planted cache file
+Each record is `marshal` of plain tuples, not pickle: loading a damaged or planted cache file
 can fail, but never runs code. A cache that cannot be read is ignored with a warning: the
 bundle never depends on it (a rebuild from the cache is byte-identical to a clean one, tested).
 """
@@ -18,9 +19,12 @@ import dataclasses
 import hashlib
 import marshal
 import os
+import struct
+import tempfile
 import zlib
 from functools import cache
 from pathlib import Path
+from typing import BinaryIO
 
 import docsmcp_runtime
 from docsmcp_runtime.swap import pid_alive
@@ -36,7 +40,7 @@ from .xref import FileRefs
 Entry = tuple[list[Chunk], FileRecords, list]  # chunks, records, analysed fields per chunk
 PARSED_MAX_BYTES = max_bytes("parsed")
 # Bump when the stored tuples change shape.
-CACHE_FORMAT = 5
+CACHE_FORMAT = 7
 
 
 @cache
@@ -109,54 +113,116 @@ def _load(stored: tuple) -> Entry:
     )
 
 
+# The file: MAGIC, then one record per entry: the key's 32 sha256 bytes, the payload's length
+# (uint32, little-endian) and the payload, zlib(marshal(entry)). Records are read one at a time
+# (an index of offsets is all that is kept in memory), so a build never holds the whole cache
+# or a marshal of it: win32's cache is larger than the memory a build may use.
+MAGIC = b"docsmcp-parsed\0" + bytes([CACHE_FORMAT])
+_HEAD = struct.Struct("<32sI")
+
+
 class ParseCache:
     """The parse cache of one output bundle: `DIR/<output key>-<code fingerprint>.marshal`."""
 
     def __init__(self, directory: Path, key: str) -> None:
         self.key = key
         self.path = directory / f"{key}-{code_fingerprint()}.marshal"
-        self.stored: dict[str, tuple] = self._read()
+        self._file: BinaryIO | None = None
+        self._new: BinaryIO | None = None
+        self.stored: dict[str, tuple[int, int]] = self._read()  # key -> (offset, length)
         if self.stored:
             touch(self.path)  # used: the last to be evicted
-        self.used: dict[str, tuple] = {}
+        # key -> (file, offset, length) of its record's payload, in use order; new entries
+        # go to a side file until `save`.
+        self.used: dict[str, tuple[BinaryIO, int, int]] = {}
         self.hits = 0
 
-    def _read(self) -> dict[str, tuple]:
+    def _read(self) -> dict[str, tuple[int, int]]:
         if not self.path.exists():
             return {}
+        index: dict[str, tuple[int, int]] = {}
         try:
-            data = marshal.loads(zlib.decompress(self.path.read_bytes()))
-            if not isinstance(data, dict):
-                raise ValueError("not a dict")
-            return data
-        except (OSError, ValueError, EOFError, TypeError, zlib.error) as exc:
+            f = self.path.open("rb")
+            self._file = f
+            size = os.fstat(f.fileno()).st_size
+            if f.read(len(MAGIC)) != MAGIC:
+                raise ValueError("not a parse cache of this builder")
+            at = len(MAGIC)
+            while at < size:
+                head = f.read(_HEAD.size)
+                if len(head) != _HEAD.size:
+                    raise ValueError("truncated")
+                digest, length = _HEAD.unpack(head)
+                at += _HEAD.size
+                if at + length > size:
+                    raise ValueError("truncated")
+                index[digest.hex()] = (at, length)
+                at += length
+                f.seek(at)
+            return index
+        except (OSError, ValueError) as exc:
+            self.close()
             warn(f"ignoring the parse cache {self.path} ({exc}); parsing every file")
             return {}
 
     def get(self, key: str) -> Entry | None:
-        stored = self.stored.get(key)
-        if stored is None:
+        where = self.stored.get(key)
+        if where is None or self._file is None:
             return None
         try:
+            self._file.seek(where[0])
+            stored = marshal.loads(zlib.decompress(self._file.read(where[1])))
             entry = _load(stored)
-        except (TypeError, ValueError):  # a damaged entry: parse the file again
-            return None
-        self.used[key] = stored
+        except (OSError, TypeError, ValueError, EOFError, zlib.error):
+            return None  # a damaged entry: parse the file again
+        self.used[key] = (self._file, *where)
         self.hits += 1
         return entry
 
     def put(self, key: str, entry: Entry) -> None:
-        self.used[key] = _dump(entry)
+        # zlib level 1: a third of the size for ~0.2 s on speakeasy-sdks
+        payload = zlib.compress(marshal.dumps(_dump(entry)), 1)
+        try:
+            if self._new is None:
+                # closed by `save`/`close`: it lives across `put` calls
+                self._new = tempfile.TemporaryFile(dir=self._tmp_dir())  # noqa: SIM115
+            offset = self._new.seek(0, os.SEEK_END)
+            self._new.write(payload)
+        except OSError:
+            return  # no room for it: the next build parses the file again
+        self.used[key] = (self._new, offset, len(payload))
+
+    def _tmp_dir(self) -> str | None:
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            return str(self.path.parent)
+        except OSError:
+            return None
+
+    def close(self) -> None:
+        for f in (self._file, self._new):
+            if f is not None:
+                f.close()
+        self._file = self._new = None
 
     def save(self) -> None:
         """Write the entries this build used, if they differ from what was read."""
-        if self.used.keys() == self.stored.keys():
-            return
+        try:
+            if self.used.keys() != self.stored.keys():
+                self._write()
+        finally:
+            self.close()
+
+    def _write(self) -> None:
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             tmp = self.path.with_name(f".{self.path.name}.tmp-{os.getpid()}")
-            # zlib level 1: a third of the size for ~0.2 s on speakeasy-sdks
-            tmp.write_bytes(zlib.compress(marshal.dumps(self.used), 1))
+            with tmp.open("wb") as out:
+                out.write(MAGIC)
+                for key, (source, offset, length) in self.used.items():
+                    source.seek(offset)
+                    out.write(_HEAD.pack(bytes.fromhex(key), length))
+                    out.write(source.read(length))
             os.replace(tmp, self.path)
             for old in self.path.parent.glob(f"{self.key}-*.marshal"):
                 if old != self.path:  # this bundle's cache of other code: never read again

@@ -62,9 +62,11 @@ def _process_index(index: int, default_max: int, analyzer: AnalyzerConfig) -> Pr
 
 
 def process_all(
-    files: Sequence[SourceFile], default_max: int, analyzer: AnalyzerConfig, workers: int
+    files: list[SourceFile], default_max: int, analyzer: AnalyzerConfig, workers: int
 ) -> Iterator[Processed]:
-    """`process` of every file, in order, on up to `workers` processes."""
+    """`process` of every file, in order, on up to `workers` processes. Forked workers get
+    `files` by inheritance; the list is then emptied (the caller's too), so this process keeps
+    no copy of texts that are parsed elsewhere."""
     workers = min(workers, len(files) // MIN_FILES_PER_WORKER)
     if workers <= 1:
         for sf in files:
@@ -78,8 +80,11 @@ def process_all(
         _FILES = files
         try:
             with logs.once_per_build(), multiprocessing.get_context("fork").Pool(workers) as pool:
+                count = len(files)
+                _FILES = ()
+                files.clear()  # the workers have their copy
                 job = functools.partial(_process_index, default_max=default_max, analyzer=analyzer)
-                yield from pool.imap(job, range(len(files)), chunksize=BATCH)
+                yield from pool.imap(job, range(count), chunksize=BATCH)
         finally:
             _FILES = ()
         return

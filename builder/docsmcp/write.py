@@ -41,7 +41,12 @@ class OutputError(Exception):
     """The output location cannot be written safely."""
 
 
-def chunk_table(chunks: list[Chunk]) -> pa.Table:
+# Chunk rows turned into Arrow at a time when writing: one slice's copy of the texts, not all.
+WRITE_SLICE = ROW_GROUP_SIZE * 64
+
+
+def chunk_table(chunks: list[Chunk], start: int = 0, stop: int | None = None) -> pa.Table:
+    """Rows `start:stop` of the chunk table of `chunks`."""
     counts: dict[str, int] = {}
     for c in chunks:
         counts[c.path] = counts.get(c.path, 0) + 1
@@ -50,6 +55,7 @@ def chunk_table(chunks: list[Chunk]) -> pa.Table:
     for c in chunks:
         positions.append(seen.get(c.path, 0))
         seen[c.path] = positions[-1] + 1
+    chunks, positions = chunks[start:stop], positions[start:stop]
     columns = {
         "id": [c.id for c in chunks],
         "path": [c.path for c in chunks],
@@ -160,15 +166,18 @@ def _write_contents(
     extra_files: dict[str, bytes],
     tables: dict[str, pa.Table],
 ) -> Metadata:
-    pq.write_table(
-        chunk_table(chunks),
+    # Written slice by slice: the same row groups (and bytes) as one write_table of it all.
+    with pq.ParquetWriter(
         tmp / CHUNKS_FILE,
+        CHUNK_SCHEMA,
         compression=CHUNK_COMPRESSION,
         compression_level=9,
-        row_group_size=ROW_GROUP_SIZE,
         use_dictionary=["path", "metadata"],
         write_statistics=False,
-    )
+    ) as writer:
+        for start in range(0, max(len(chunks), 1), WRITE_SLICE):
+            part = chunk_table(chunks, start, start + WRITE_SLICE)
+            writer.write_table(part, row_group_size=ROW_GROUP_SIZE)
     arrays = {
         "terms": np.frombuffer(index.terms, dtype=np.uint8),
         "term_offsets": index.term_offsets,

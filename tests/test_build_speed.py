@@ -1,0 +1,104 @@
+"""Build speed and memory (issue 14): the streaming index gives the same arrays whatever its
+block size, and on a real corpus the bundle is byte-identical across worker counts and between
+a rebuild from the parse cache and a clean build."""
+
+from __future__ import annotations
+
+import filecmp
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pytest
+from conftest import EXAMPLE_DOCS, corpus, run_docsmcp
+from docsmcp.build import BuildOptions, collect
+from docsmcp.index import IndexBuilder, LexicalParams, analyse_chunk
+
+FIELDS = ("terms", "term_offsets", "postings_offsets", "postings_docs", "postings_impacts")
+
+
+@pytest.mark.parametrize("block_entries", [1, 7, 100, 1 << 18])
+def test_index_blocks_do_not_change_the_index(block_entries: int, tmp_path: Path) -> None:
+    docs = tmp_path / "docs"
+    shutil.copytree(EXAMPLE_DOCS, docs)
+    (docs / "guides" / "links.md").write_text(
+        "# Links\n\nSee [signing requests](authentication.md), [refunds in Python]"
+        "(../python/payments.md) and [handling failures](errors.mdx).\n",
+        encoding="utf-8",
+    )
+    collected = collect(BuildOptions(docs_dir=docs))
+    options = BuildOptions(docs_dir=docs)
+    # The anchors field joins each chunk's block at the end: it must land with the chunk's
+    # other fields whatever the block boundaries.
+    anchors = collected.tables.finish().xref.anchors
+    assert sum(1 for texts in anchors if texts) >= 3
+    indexes = []
+    for size in (block_entries, 1 << 30):  # many spilled blocks, then one
+        builder = IndexBuilder(block_entries=size)
+        for chunk in collected.chunks:
+            builder.add(analyse_chunk(chunk, options.analyzer))
+        indexes.append(builder.finish(LexicalParams(), anchors, options.analyzer))
+    many, one = indexes
+    assert len(one.postings_docs) > 100
+    without = IndexBuilder()
+    for chunk in collected.chunks:
+        without.add(analyse_chunk(chunk, options.analyzer))
+    assert not np.array_equal(
+        without.finish(LexicalParams()).postings_impacts, one.postings_impacts
+    )
+    for name in FIELDS:
+        a, b = getattr(many, name), getattr(one, name)
+        assert a == b if isinstance(a, bytes) else np.array_equal(a, b) and a.dtype == b.dtype
+
+
+def _same(a: Path, b: Path) -> None:
+    names = sorted(p.name for p in a.iterdir())
+    assert names == sorted(p.name for p in b.iterdir())
+    _, mismatch, errors = filecmp.cmpfiles(a, b, names, shallow=False)
+    assert mismatch == [] and errors == [], mismatch
+
+
+@pytest.mark.corpus
+def test_speakeasy_same_bytes_across_workers_and_rebuilds(tmp_path: Path) -> None:
+    docs = tmp_path / "docs"
+    shutil.copytree(corpus("speakeasy-sdks"), docs)
+    docs.chmod(0o755)
+    for path in docs.rglob("*"):
+        path.chmod(0o755 if path.is_dir() else 0o644)
+
+    def build(out: str, *extra: str) -> Path:
+        run_docsmcp("build", "--docs-dir", docs, "--out", tmp_path / out, "-q", *extra)
+        return tmp_path / out
+
+    _same(build("one", "--workers", "1", "--no-cache"), build("two", "--workers", "2"))
+    page = docs / "dub-python" / "README.md"
+    page.write_text(page.read_text() + "\n## Rebuilt\n\nA paragraph with `links.rebuilt`.\n")
+    _same(build("two", "--workers", "2"), build("clean", "--no-cache"))
+
+
+@pytest.mark.corpus
+@pytest.mark.parametrize("slice_rows", [256, 512])
+def test_the_chunk_table_written_in_slices_has_the_same_bytes(slice_rows: int) -> None:
+    """write.py writes the chunk table slice by slice (memory); the bytes are those of one
+    `write_table` of the whole table with the bundle's settings."""
+    import io
+
+    import pyarrow.parquet as pq
+    from docsmcp.write import CHUNK_SCHEMA, chunk_table
+    from docsmcp_runtime.format import CHUNK_COMPRESSION, ROW_GROUP_SIZE
+
+    chunks = collect(BuildOptions(docs_dir=corpus("yellow-docs"))).chunks
+    assert len(chunks) > 2 * slice_rows
+    settings = dict(
+        compression=CHUNK_COMPRESSION,
+        compression_level=9,
+        use_dictionary=["path", "metadata"],
+        write_statistics=False,
+    )
+    whole, sliced = io.BytesIO(), io.BytesIO()
+    pq.write_table(chunk_table(chunks), whole, row_group_size=ROW_GROUP_SIZE, **settings)
+    with pq.ParquetWriter(sliced, CHUNK_SCHEMA, **settings) as writer:
+        for start in range(0, len(chunks), slice_rows):
+            part = chunk_table(chunks, start, start + slice_rows)
+            writer.write_table(part, row_group_size=ROW_GROUP_SIZE)
+    assert whole.getvalue() == sliced.getvalue()

@@ -1,0 +1,98 @@
+"""The parse fast paths (mdfast.py) give exactly markdown-it-py's tokens: fuzzed documents and
+every fixture are parsed by the builder's parser and by a stock markdown-it-py parser of the
+same configuration, and every token (children included) must be equal."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from conftest import corpus
+from docsmcp import chunk, mdfast
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from markdown_it import MarkdownIt
+from markdown_it.rules_block.table import escapedSplit
+
+STOCK = MarkdownIt("commonmark").enable(["table", "strikethrough"])
+FIXTURES = Path(__file__).parent / "fixtures"
+
+# Characters every inline and table rule reacts to, plus plain text and line structure.
+_ALPHABET = st.sampled_from(list("ab Z09.|\\`*_~[]()!<>&#;:-=+/\"'\n\t") + ["  ", "| ", "---"])
+_LINE = st.lists(_ALPHABET, max_size=40).map("".join)
+_TABLE_ROW = st.lists(
+    st.text(st.sampled_from(list("ab `*_\\|[]()!<&~:-")), max_size=12), min_size=1, max_size=5
+).map(lambda cells: "| " + " | ".join(cells) + " |")
+
+
+def _tokens(md: MarkdownIt, text: str) -> list[dict]:
+    return [t.as_dict() for t in md.parse(text)]
+
+
+def test_the_builder_parser_has_both_fast_paths() -> None:
+    """If markdown-it-py changes shape the fast paths switch off; this says when that happens."""
+    md = chunk._MD
+    table = next(r for r in md.block.ruler.__rules__ if r.name == "table")
+    assert table.fn.__globals__["escapedSplit"] is mdfast.escaped_split
+    assert list(table.alt) == list(
+        next(r for r in STOCK.block.ruler.__rules__ if r.name == "table").alt
+    )
+    inline = next(r for r in md.core.ruler.__rules__ if r.name == "inline")
+    assert inline.fn.__qualname__.startswith("_fast_inline")
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(st.sampled_from(list("ab|\\ `x")), max_size=30))
+def test_escaped_split_is_markdown_its(line: str) -> None:
+    assert mdfast.escaped_split(line) == escapedSplit(line)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_LINE, max_size=12))
+def test_fuzzed_documents_parse_the_same(lines: list[str]) -> None:
+    text = "\n".join(lines)
+    assert _tokens(chunk._MD, text) == _tokens(STOCK, text)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    _TABLE_ROW,
+    st.sampled_from(["|---|", "| :-- | --: |", "|---|---|---|", "--- | ---"]),
+    st.lists(_TABLE_ROW, max_size=6),
+)
+def test_fuzzed_tables_parse_the_same(header: str, rule: str, rows: list[str]) -> None:
+    text = "\n".join([header, rule, *rows, "", "after"])
+    assert _tokens(chunk._MD, text) == _tokens(STOCK, text)
+
+
+@pytest.mark.parametrize(
+    "path", sorted(p for p in FIXTURES.rglob("*") if p.suffix in (".md", ".mdx")), ids=str
+)
+def test_fixtures_parse_the_same(path: Path) -> None:
+    text = path.read_text(encoding="utf-8", errors="replace")
+    assert _tokens(chunk._MD, text) == _tokens(STOCK, text)
+
+
+@pytest.mark.corpus
+def test_speakeasy_parses_the_same() -> None:
+    files = sorted(corpus("speakeasy-sdks").rglob("*.md"))
+    assert len(files) > 4000
+    for path in files[::7]:
+        text = path.read_text(encoding="utf-8")
+        assert _tokens(chunk._MD, text) == _tokens(STOCK, text), path
+
+
+def test_remembered_cells_are_fresh_tokens() -> None:
+    """Repeated contents come from the memo as copies: equal to a fresh parse, sharing nothing
+    (core rules after `inline` edit tokens in place), and reference links are not remembered
+    across documents that define them differently."""
+    text = "| a | b |\n|---|---|\n| *x_y* | [r] |\n| *x_y* | [r] |\n\n*x_y* and `c`\n"
+    first, second = chunk._MD.parse(text), chunk._MD.parse(text)
+    assert [t.as_dict() for t in first] == [t.as_dict() for t in second] == _tokens(STOCK, text)
+    cells = [t for t in second if t.type == "inline" and t.content == "*x_y*"]
+    assert len(cells) == 2 and cells[0].children[0] is not cells[1].children[0]
+    cells[0].children[1].content = "changed"
+    assert cells[1].children[1].content == "x_y"
+    for target in ("one", "two"):
+        doc = f"[r] and [r][]\n\n[r]: https://example.com/{target}\n"
+        assert _tokens(chunk._MD, doc) == _tokens(STOCK, doc)
