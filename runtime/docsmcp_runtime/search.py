@@ -15,6 +15,7 @@ from .embedding import EmbeddingError, QueryEmbedder
 from .errors import SearchTimeout
 from .format import FusionWeights
 from .lexical import Lexicon, query_terms, score
+from .rerank import RerankOptions
 from .selection import rank, topk
 from .vectors import VectorIndex
 
@@ -60,6 +61,8 @@ class SearchOptions:
     expand_references: bool = False
     # The response budget of a call that names none (--max-tokens); None: unbounded.
     max_tokens: int | None = None
+    # An OpenAI-compatible chat endpoint reranking the fused top (--rerank-url); None: off.
+    rerank: RerankOptions | None = None
 
     @classmethod
     def parse(
