@@ -30,11 +30,12 @@ byte-identical build and never retrains. torch and sentence-transformers are bui
 
 from __future__ import annotations
 
+import argparse
 import hashlib
 import json
 import logging
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import numpy as np
@@ -77,7 +78,8 @@ class AdaptOptions:
     batch_size: int = 128
     learning_rate: float = 0.01
     temperature: float = 0.05
-    distill_weight: float = 1.0  # weight of the distillation loss beside the contrastive one
+    distill_weight: float = 1.0  # weight of the distillation loss
+    contrastive_weight: float = 1.0  # weight of the mined-pair ranking loss
     anchor_weight: float = 0.1  # pull of the rows towards their starting values
     seed: int = 0
     encoding: str = "i8"
@@ -322,7 +324,9 @@ def train_rows(
                 cand = pool([body_ids[r] for r in positives] + [body_ids[r] for r in negatives])
                 logits = q_vec @ cand.T / options.temperature
                 labels = torch.arange(len(pairs))
-                loss = loss + torch.nn.functional.cross_entropy(logits, labels)
+                loss = loss + options.contrastive_weight * torch.nn.functional.cross_entropy(
+                    logits, labels
+                )
                 touched += [query_ids[i] for i in pairs]
             ids = np.unique(
                 np.concatenate([t for t in touched if len(t)] or [np.zeros(0, np.int64)])
@@ -487,6 +491,8 @@ def add_adapt_parser(sub) -> None:  # sub: argparse subparsers
         "$DOCSMCP_CACHE_DIR, else $XDG_CACHE_HOME/docsmcp, else ~/.cache/docsmcp)",
     )
     a.add_argument("-q", "--quiet", action="store_true", help="print nothing on success")
+    # Experiments (bench/bench_adapt.py): any AdaptOptions field, e.g. --set anchor_weight=0.5.
+    a.add_argument("--set", action="append", default=[], help=argparse.SUPPRESS)
 
 
 def run_adapt_cli(args) -> int:
@@ -509,6 +515,13 @@ def run_adapt_cli(args) -> int:
         print("docsmcp: error: --epochs must be at least 1", file=sys.stderr)
         return 2
     options = AdaptOptions(epochs=args.epochs, seed=args.seed, encoding=args.encoding)
+    for item in args.set:
+        name, _, value = item.partition("=")
+        if name not in AdaptOptions.__dataclass_fields__:
+            print(f"docsmcp: error: --set {item}: no such option", file=sys.stderr)
+            return 2
+        kind = type(getattr(options, name))
+        options = replace(options, **{name: kind(value)})
     started = time.monotonic()
     try:
         files = adapt_table(
