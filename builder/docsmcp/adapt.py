@@ -43,6 +43,7 @@ import pyarrow.parquet as pq
 from docsmcp_runtime.format.metadata import EMBEDDING_INPUT
 from docsmcp_runtime.static_model import StaticModel, StaticTable
 
+from .cache import output_key
 from .embed_cache import EmbeddingCache, input_key
 from .static_table import (
     DEFAULT_SIF,
@@ -180,7 +181,8 @@ def _windows(text: str) -> list[str]:
 class Teacher:
     """A local sentence-transformers model on the CPU, one thread; vectors cached by text."""
 
-    def __init__(self, folder: Path, cache_dir: Path | None) -> None:
+    def __init__(self, folder: Path, cache_dir: Path | None, key: str) -> None:
+        """`key` names the cache file (one per bundle, as the build's embedding cache)."""
         try:
             from sentence_transformers import SentenceTransformer
         except ImportError:
@@ -203,7 +205,7 @@ class Teacher:
             dimension_of = self.model.get_sentence_embedding_dimension
         self.dimensions = int(dimension_of())
         self.cache = (
-            EmbeddingCache(cache_dir, self.fingerprint, self.dimensions, "adapt")
+            EmbeddingCache(cache_dir, self.fingerprint, self.dimensions, f"adapt-{key}")
             if cache_dir is not None
             else None
         )
@@ -356,7 +358,7 @@ def adapt_table(
     started = time.monotonic()
     import torch  # noqa: F401  (fails early, with the teacher's message, when missing)
 
-    teacher = Teacher(teacher_dir, cache_dir)
+    teacher = Teacher(teacher_dir, cache_dir, output_key(bundle))
     torch.set_num_threads(1)
     mined = mine(bundle)
     if not mined.docs:
@@ -370,12 +372,9 @@ def adapt_table(
     body_ids = _flat(model, mined.bodies, MAX_DOC_TOKENS)
     query_ids = _flat(model, mined.queries, None)
     log.info("adapt: %d sections, %d mined queries", len(mined.docs), len(mined.queries))
-    doc_targets = teacher.encode(mined.docs)
-    query_targets = (
-        teacher.encode(mined.queries)
-        if mined.queries
-        else np.zeros((0, teacher.dimensions), np.float32)
-    )
+    # One call, so the cache file (one per bundle) holds both.
+    targets = teacher.encode(mined.docs + mined.queries)
+    doc_targets, query_targets = targets[: len(mined.docs)], targets[len(mined.docs) :]
     rows = train_rows(
         init, mined, doc_ids, body_ids, query_ids, doc_targets, query_targets, options
     )
