@@ -40,6 +40,7 @@ from pathlib import Path
 
 import numpy as np
 import pyarrow.parquet as pq
+from docsmcp_runtime.format import API_FILE, CHUNKS_FILE, METADATA_FILE, PAGES_FILE
 from docsmcp_runtime.format.metadata import EMBEDDING_INPUT
 from docsmcp_runtime.static_model import StaticModel, StaticTable
 
@@ -116,7 +117,7 @@ def _strip_heading_lines(text: str) -> str:
 def mine(bundle: Path) -> Mined:
     """Sections and (query, section) pairs from a built bundle, in bundle order."""
     try:
-        chunks = pq.read_table(bundle / "chunks.parquet", columns=["path", "breadcrumb", "text"])
+        chunks = pq.read_table(bundle / CHUNKS_FILE, columns=["path", "breadcrumb", "text"])
     except (OSError, ValueError) as exc:
         raise AdaptError(f"{bundle}: not a docsmcp bundle ({exc})") from None
     paths = chunks.column("path").to_pylist()
@@ -144,8 +145,8 @@ def mine(bundle: Path) -> Mined:
     first_row = {}
     for row, path in enumerate(paths):
         first_row.setdefault(path, row)
-    if (bundle / "pages.parquet").is_file():
-        table = pq.read_table(bundle / "pages.parquet", columns=["path", "title", "description"])
+    if (bundle / PAGES_FILE).is_file():
+        table = pq.read_table(bundle / PAGES_FILE, columns=["path", "title", "description"])
         for path, title, description in zip(
             *(table.column(c).to_pylist() for c in table.column_names), strict=True
         ):
@@ -153,8 +154,8 @@ def mine(bundle: Path) -> Mined:
             if row is not None:
                 offer(title, row)
                 offer(description, row)
-    if (bundle / "api.parquet").is_file():
-        table = pq.read_table(bundle / "api.parquet", columns=["name", "row"])
+    if (bundle / API_FILE).is_file():
+        table = pq.read_table(bundle / API_FILE, columns=["name", "row"])
         for name, row in zip(
             *(table.column(c).to_pylist() for c in table.column_names), strict=True
         ):
@@ -382,7 +383,7 @@ def adapt_table(
         data = table_bytes(*quantise_int8(rows))
     else:
         data = table_bytes(rows.astype(np.float16), None)
-    bundle_id = json.loads((bundle / "metadata.json").read_text("utf-8")).get("bundle_id")
+    bundle_id = json.loads((bundle / METADATA_FILE).read_text("utf-8")).get("bundle_id")
     digest = hashlib.sha256(data).hexdigest()[:12]
     meta = {
         "name": f"adapted-{digest}-{rows.shape[1]}-{options.encoding}",
