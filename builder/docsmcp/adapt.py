@@ -85,6 +85,10 @@ class AdaptOptions:
     anchor_weight: float = 0.1  # pull of the rows towards their starting values
     seed: int = 0
     encoding: str = "i8"
+    # Sections the teacher embeds for the distillation loss, spread evenly over the bundle: the
+    # teacher is the cost (~0.15 CPU-s per window), and docs repeat themselves (one SDK per
+    # language), so a sample teaches the rows as much. Mined queries are short: all are used.
+    teacher_sections: int = 1000
 
 
 @dataclass(frozen=True)
@@ -253,6 +257,13 @@ def _flat(model: StaticModel, texts: list[str], limit: int | None) -> tuple[list
     return out
 
 
+def teacher_sample(n: int, size: int) -> list[int]:
+    """`size` section rows spread evenly over `n` (all when n <= size)."""
+    if n <= size:
+        return list(range(n))
+    return sorted(set(np.linspace(0, n - 1, size).round().astype(int).tolist()))
+
+
 def train_rows(
     init: np.ndarray,
     mined: Mined,
@@ -300,7 +311,9 @@ def train_rows(
         )
         return torch.nn.functional.normalize(pooled, dim=1, eps=1e-8)
 
-    n_pairs, n_docs = len(mined.queries), len(mined.docs)
+    # Distillation runs over the sampled sections (doc_ids, doc_targets), the ranking loss over
+    # every mined pair, with negatives from all sections.
+    n_pairs, n_docs, n_sections = len(mined.queries), len(doc_ids), len(mined.docs)
     steps = max(1, -(-max(n_pairs, n_docs) // options.batch_size))
     for epoch in range(options.epochs):
         pair_order = rng.permutation(n_pairs) if n_pairs else np.zeros(0, np.int64)
@@ -322,7 +335,9 @@ def train_rows(
                     siblings = by_page[pages[row]]
                     siblings = siblings[siblings != row]
                     negatives.append(
-                        int(rng.choice(siblings)) if len(siblings) else int(rng.integers(n_docs))
+                        int(rng.choice(siblings))
+                        if len(siblings)
+                        else int(rng.integers(n_sections))
                     )
                 cand = pool([body_ids[r] for r in positives] + [body_ids[r] for r in negatives])
                 logits = q_vec @ cand.T / options.temperature
@@ -373,12 +388,14 @@ def adapt_table(
     body_ids = _flat(model, mined.bodies, MAX_DOC_TOKENS)
     query_ids = _flat(model, mined.queries, None)
     log.info("adapt: %d sections, %d mined queries", len(mined.docs), len(mined.queries))
+    sample = teacher_sample(len(mined.docs), options.teacher_sections)
     # One call, so the cache file (one per bundle) holds both.
-    targets = teacher.encode(mined.docs + mined.queries)
-    doc_targets, query_targets = targets[: len(mined.docs)], targets[len(mined.docs) :]
+    targets = teacher.encode([mined.docs[i] for i in sample] + mined.queries)
+    doc_targets, query_targets = targets[: len(sample)], targets[len(sample) :]
     rows = train_rows(
-        init, mined, doc_ids, body_ids, query_ids, doc_targets, query_targets, options
-    )
+        init, mined, [doc_ids[i] for i in sample], body_ids, query_ids, doc_targets,
+        query_targets, options,
+    )  # fmt: skip
     if options.encoding == "i8":
         data = table_bytes(*quantise_int8(rows))
     else:
