@@ -1,4 +1,5 @@
-"""A local OpenAI-compatible `/v1/embeddings` server for tests (this machine has no internet).
+"""A local OpenAI-compatible `/v1/embeddings` (and `/v1/chat/completions`) server for tests
+(this machine has no internet).
 
 Real HTTP on 127.0.0.1 in a background thread. The vector of an input is a pseudo-random vector
 seeded by the input's hash, so identical inputs always get identical vectors. Faults are
@@ -8,6 +9,10 @@ scripted: each request takes the next fault from `faults` (then `always`, if set
         stub.faults += [Fault(status=429, retry_after="1"), Fault(shuffle=True)]
         ... point a client at stub.base_url ...
         assert stub.requests[0].inputs == [...]
+
+Chat completions (the reranker's protocol) answer with `chat(messages)`, by default the numbered
+candidates (`[N] ...` lines of the last message) in reverse order as `{"ranking": [...]}`; the
+same faults apply, and `chats` records each request's messages.
 """
 
 from __future__ import annotations
@@ -15,8 +20,10 @@ from __future__ import annotations
 import hashlib
 import json
 import random
+import re
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
@@ -67,6 +74,9 @@ class OpenAIStub:
     # shares no word with the section it should find.
     same_as: dict[str, str] = field(default_factory=dict)
     port: int = 0  # 0: a free port (see base_url); a fixed one for commands that name it
+    # The assistant's reply to a chat request (its messages); default: reverse_ranking.
+    chat: Callable[[list[dict]], str] | None = None
+    chats: list[list[dict]] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         self._lock = threading.Lock()
@@ -114,6 +124,31 @@ class OpenAIStub:
         finally:
             self._end()
 
+    def _answer_chat(self, body: bytes) -> tuple[int, dict[str, str], bytes]:
+        fault = self._begin()
+        try:
+            try:
+                messages = json.loads(body)["messages"]
+                assert isinstance(messages, list) and messages
+            except (ValueError, KeyError, TypeError, AssertionError):
+                return _error(400, "'messages' must be a non-empty list.")
+            with self._lock:
+                self.chats.append(messages)
+            if self.delay or (fault and fault.delay):
+                self._closing.wait(self.delay + (fault.delay if fault else 0.0))
+            if fault and fault.status:
+                return _error(fault.status, f"scripted {fault.status}")
+            if fault and fault.malformed:
+                return 200, {}, b'{"choices": [ this is not json'
+            content = (self.chat or reverse_ranking)(messages)
+            reply = {
+                "object": "chat.completion",
+                "choices": [{"index": 0, "message": {"role": "assistant", "content": content}}],
+            }
+            return 200, {}, json.dumps(reply).encode()
+        finally:
+            self._end()
+
     def _respond(self, headers, body: bytes, fault: Fault | None):
         if self.api_key and headers.get("Authorization") != f"Bearer {self.api_key}":
             return _error(401, "Incorrect API key provided.")
@@ -158,6 +193,12 @@ class OpenAIStub:
         return 200, {}, json.dumps(document).encode()
 
 
+def reverse_ranking(messages: list[dict]) -> str:
+    """The candidates numbered in the last message, last first: an order no search makes."""
+    numbers = [int(n) for n in re.findall(r"^\[(\d+)\]", messages[-1]["content"], re.M)]
+    return json.dumps({"ranking": numbers[::-1]})
+
+
 def _error(status: int, message: str, headers: dict[str, str] | None = None):
     body = {"error": {"message": message, "type": "stub_error", "code": status}}
     return status, headers or {}, json.dumps(body).encode()
@@ -167,10 +208,13 @@ def _handler_for(stub: OpenAIStub) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
         def do_POST(self) -> None:  # noqa: N802 (http.server's naming)
             body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
-            if self.path.rstrip("/") != "/v1/embeddings":
-                status, headers, payload = _error(404, f"no route {self.path}")
-            else:
+            route = self.path.rstrip("/")
+            if route == "/v1/embeddings":
                 status, headers, payload = stub._answer(self.headers, body)
+            elif route == "/v1/chat/completions":
+                status, headers, payload = stub._answer_chat(body)
+            else:
+                status, headers, payload = _error(404, f"no route {self.path}")
             try:
                 self.send_response(status)
                 self.send_header("Content-Type", "application/json")

@@ -267,6 +267,10 @@ def _parser() -> argparse.ArgumentParser:
     )
     _add_corpus_args(v)
 
+    from .adapt import add_adapt_parser
+
+    add_adapt_parser(sub)
+
     e = sub.add_parser(
         "eval",
         help="score a bundle against labelled queries",
@@ -538,6 +542,10 @@ def main(argv: list[str] | None = None) -> int:
         from .evaluate import run_eval_cli
 
         return run_eval_cli(args)
+    if args.command == "adapt":
+        from .adapt import run_adapt_cli
+
+        return run_adapt_cli(args)
     if args.command == "pack":
         return _pack(args)
     if args.command == "verify":

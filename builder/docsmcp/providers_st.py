@@ -8,12 +8,17 @@ import logging
 from pathlib import Path
 
 import numpy as np
+from docsmcp_runtime.budget import CHARS_PER_TOKEN  # characters per model token, roughly
 from docsmcp_runtime.embedding import model_fingerprint, packaged_model_dir
 from docsmcp_runtime.format import SentenceTransformersOptions
 
-from .embed import EmbeddingOptions, ProviderError, fingerprint_of, warn
+from .embed import EmbeddingOptions, ProviderError, fingerprint_of
 
 log = logging.getLogger(__name__)
+
+# Windows of one chunk that are embedded and averaged; the rest of a very long chunk is left out
+# (its head says what it is about, and each window costs a forward pass).
+MAX_WINDOWS = 4
 
 
 class SentenceTransformersProvider:
@@ -60,26 +65,37 @@ class SentenceTransformersProvider:
 
     def fingerprint(self) -> str:
         return fingerprint_of(
-            {"provider": self.name, "model": self.model, "content": self._content, "v": 2}
+            {"provider": self.name, "model": self.model, "content": self._content, "v": 3}
         )
 
     def embed_documents(self, texts: list[str], ids: list[str]) -> np.ndarray:
-        too_long = [i for i, t in enumerate(texts) if len(t) > self.context_tokens * 4]
-        for i in too_long[:20]:
-            warn(
-                f"{ids[i]}: longer than the model's {self.context_tokens}-token window; "
-                "only its beginning is embedded"
+        """A text longer than the model's window is embedded as the mean of its first
+        MAX_WINDOWS windows (chunks are not cut to the window: build.default_max_chunk_size)."""
+        span = self.context_tokens * CHARS_PER_TOKEN
+        pieces: list[str] = []
+        owner: list[int] = []
+        for i, text in enumerate(texts):
+            for start in range(0, max(1, len(text)), span)[:MAX_WINDOWS]:
+                pieces.append(text[start : start + span])
+                owner.append(i)
+        longer = sum(1 for t in texts if len(t) > span * MAX_WINDOWS)
+        if longer:
+            log.info(
+                "%d chunks are longer than %d windows of the model; their first %d are pooled",
+                longer,
+                MAX_WINDOWS,
+                MAX_WINDOWS,
             )
-        if len(too_long) > 20:
-            warn(f"... and {len(too_long) - 20} more chunks longer than the window")
         vectors = self._model.encode(
-            texts,
+            pieces,
             batch_size=self.batch_size,
             normalize_embeddings=True,
             show_progress_bar=log.isEnabledFor(logging.INFO),
             convert_to_numpy=True,
         )
-        return np.asarray(vectors, dtype=np.float32)
+        pooled = np.zeros((len(texts), self.dimensions), dtype=np.float64)
+        np.add.at(pooled, np.asarray(owner), np.asarray(vectors, dtype=np.float64))
+        return pooled.astype(np.float32)  # normalised by the caller (vectorize.embed_chunks)
 
     def bundle_spec(self) -> SentenceTransformersOptions:
         # The weights stay out of the bundle: the runtime finds the model by $DOCSMCP_ST_MODEL

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import logging
 import os
@@ -16,6 +17,8 @@ from .errors import BundleError
 from .format import FUSION_LISTS
 from .libraries import open_bundles, serving_app
 from .protocol import App
+from .rerank import MAX_DEPTH as MAX_RERANK_DEPTH
+from .rerank import RerankOptions
 from .search import (
     DEFAULT_TIME_BUDGET,
     EXPAND_ENV,
@@ -107,6 +110,40 @@ def _parser() -> argparse.ArgumentParser:
         "--similarity-floor",
         metavar="COSINE",
         help="override the bundle's minimum similarity of vector-only hits (-1 to 1)",
+    )
+    rr = p.add_argument_group("reranking (optional, off by default)")
+    rr.add_argument(
+        "--rerank-url",
+        metavar="URL",
+        help="OpenAI-compatible endpoint whose chat model reranks the top hits of each search, "
+        "e.g. http://localhost:8080/v1; on a timeout or a bad reply the search order is kept "
+        "and the result says so in a note",
+    )
+    rr.add_argument(
+        "--rerank-model",
+        default="gpt-4o-mini",
+        metavar="NAME",
+        help="chat model of --rerank-url (default: gpt-4o-mini)",
+    )
+    rr.add_argument(
+        "--rerank-api-key-env",
+        default="OPENAI_API_KEY",
+        metavar="VAR",
+        help="environment variable holding the endpoint's API key (default: OPENAI_API_KEY)",
+    )
+    rr.add_argument(
+        "--rerank-depth",
+        type=int,
+        default=30,
+        metavar="N",
+        help="candidates sent to the model (1-50, default: 30)",
+    )
+    rr.add_argument(
+        "--rerank-timeout",
+        type=float,
+        default=5.0,
+        metavar="SECONDS",
+        help="socket timeout of the rerank request (default: 5)",
     )
     p.add_argument(
         "--search-timeout",
@@ -328,13 +365,27 @@ def _search_options(args: argparse.Namespace) -> SearchOptions:
     """The search options (search.CLI_NAMES): parsed here, so a mistake is one line (argparse's
     own errors print the usage too)."""
     expand = "1" if args.expand_references else os.environ.get(EXPAND_ENV)
-    return SearchOptions.parse(
+    options = SearchOptions.parse(
         args.fusion_weights,
         args.similarity_floor,
         args.search_timeout,
         expand,
         args.max_tokens,
     )
+    if not getattr(args, "rerank_url", None):
+        return options
+    if not 1 <= args.rerank_depth <= MAX_RERANK_DEPTH:
+        raise ValueError(f"--rerank-depth: must be between 1 and {MAX_RERANK_DEPTH}")
+    if not args.rerank_timeout > 0:
+        raise ValueError("--rerank-timeout: must be > 0")
+    rerank = RerankOptions(
+        args.rerank_url,
+        args.rerank_model,
+        args.rerank_api_key_env,
+        args.rerank_depth,
+        args.rerank_timeout,
+    )
+    return dataclasses.replace(options, rerank=rerank)
 
 
 def _remote_bundles(args: argparse.Namespace) -> tuple[list[str], remote.FetchOptions]:

@@ -17,6 +17,7 @@ from .format import PROVIDERS, Fusion, FusionWeights
 from .fusion import CONVEX, RRF, FusionPolicy, convex, policy_for, rrf
 from .intent import QUERY_CLASSES, Named, named_values, query_class
 from .lexical import Lexicon, query_terms, score
+from .rerank import RerankOptions
 from .selection import rank, topk
 from .vectors import VectorIndex, vectors_file
 
@@ -69,6 +70,8 @@ class SearchOptions:
     # the bundle's weights when `fusion` gives any weight (--fusion-weights).
     policy: FusionPolicy | None = None
     name_boost: float = NAME_BOOST  # 0: taxonomy values named in queries are not boosted
+    # An OpenAI-compatible chat endpoint reranking the fused top (--rerank-url); None: off.
+    rerank: RerankOptions | None = None
 
     @classmethod
     def parse(

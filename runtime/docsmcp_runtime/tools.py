@@ -29,6 +29,7 @@ from .errors import INVALID_PARAMS, BundleError, ProtocolError, SearchTimeout
 from .examples import CodeIndex
 from .languages import DIAGRAM_LANGUAGES, normalise_language
 from .pages import PageIndex, tree
+from .rerank import ChatReranker, reranked_page
 from .search import Page, Searcher, SearchOptions, snippet, snippet_pattern
 from .searchcall import (
     SEARCH_OWN,
@@ -113,6 +114,8 @@ class DocsApp:
             except EmbeddingError as exc:
                 self._warn_degraded(str(exc))
         self.searcher = Searcher(bundle, embedder, options or SearchOptions())
+        rerank = (options or SearchOptions()).rerank
+        self.reranker = ChatReranker(rerank) if rerank else None
         self.taxonomy = bundle.metadata.taxonomy
         self.instructions: str | None = bundle.metadata.instructions
         self.selection = selection or ToolSelection()
@@ -331,12 +334,13 @@ class DocsApp:
         """The rows of one page of a search (the searcher's Page); a spent time budget is a
         tool error."""
         sections = self._sections_or_none
+        depth = self.reranker.depth if self.reranker else 0
         try:
-            return self.searcher.search(
+            page = self.searcher.search(
                 call.query,
                 filters,
-                offset,
-                call.limit,
+                0 if depth else offset,
+                max(depth, offset + call.limit) if depth else call.limit,
                 sections.references if call.expand and sections else None,
                 exclude,
                 self._section_pins(call.query, sections),
@@ -346,6 +350,11 @@ class DocsApp:
                 f"The search took longer than its {self.searcher.time_budget:g} s budget and was "
                 "stopped; try a shorter or more specific query."
             ) from None
+        if not depth:
+            return page
+        return reranked_page(
+            self.reranker, self.bundle, call.query, filters, page, offset, call.limit
+        )
 
     def hit(self, row: int, score: float, pattern: Any, page: Page, i: int) -> dict[str, Any]:
         """One search hit: the i-th row of `page`, in the shape the tool contract fixes."""
