@@ -366,6 +366,29 @@ def test_mdx_exports_give_title_and_description(tmp_path: Path) -> None:
     assert "Layout" in text_of(layout) and "Pages and layouts" in text_of(layout)
 
 
+SUPABASE = FIXTURES / "supabase-mdx" / "docs"
+
+
+def test_real_mdx_page_takes_its_title_from_its_export_and_reads_cleanly(tmp_path: Path) -> None:
+    """Supabase's docs (Next.js MDX): no frontmatter, no H1, `export const meta = {title,
+    description}`, and its own `<Tabs>`/`<TabPanel label>` components."""
+    chunks = _chunks(SUPABASE, "guides/auth/auth-captcha.mdx")
+    assert {c.breadcrumb.split(" > ")[1] for c in chunks} == {"Enable Captcha Protection"}
+    for c in chunks:
+        assert not any(mark in c.text for mark in (*DIALECT_SYNTAX, "<TabPanel", "</TabPanel>"))
+        assert "export const" not in c.text and "export default" not in c.text, c.id
+    signup = next(c for c in chunks if c.id.endswith("#sign-up-for-captcha"))
+    assert "\nHCaptcha\n" in signup.text and "\nTurnstile\n" in signup.text  # the tab labels
+    out = build_bundle(SUPABASE, tmp_path / "idx")
+    with McpSession(out) as s:
+        page = s.call("get_page", {"path": "guides/auth/auth-captcha.mdx"})
+        hits = s.search(query="Enable Captcha Protection")["hits"]
+    from mcp_client import text_of
+
+    assert "Add Captcha Protection to your Supabase project" in text_of(page)
+    assert hits[0]["breadcrumb"].startswith("guides/auth/auth-captcha.mdx > Enable Captcha")
+
+
 # -- a real mkdocs-material site -----------------------------------------------------------------
 
 PYDANTIC = FIXTURES / "pydantic-docs" / "docs"

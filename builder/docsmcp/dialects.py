@@ -45,11 +45,14 @@ _VALUES_ENTRY = re.compile(
 )
 # Words of a tab label that say "an SDK" rather than name a language (`TypeScript SDK`).
 _GENERIC_LABEL_WORDS = frozenset({"sdk", "client", "library", "api"})
-# `<TabItem …>` alone on its line, or followed by the tab's text (`<TabItem …>pip install x`).
-_TABITEM_OPEN = re.compile(r"^[ \t]*<TabItem\b([^>]*)>[ \t]*(.*?)[ \t]*$")
-_TABITEM_CLOSE = re.compile(r"^[ \t]*</TabItem>[ \t]*$")
-# `</TabItem>` ending a line of the tab's text (`…text</TabItem>`).
-_TABITEM_CLOSE_END = re.compile(r"[ \t]*</TabItem>[ \t]*$")
+# A tab of a set: Docusaurus `<TabItem value label>`, and the `<TabPanel id label>` /
+# `<Tab title>` of sites' own components (Supabase, Mintlify). Alone on its line, or followed
+# by the tab's text (`<TabItem …>pip install x`).
+_TAB_TAG = r"(?:TabItem|TabPanel|Tab)"
+_TABITEM_OPEN = re.compile(r"^[ \t]*<" + _TAB_TAG + r"\b([^>]*)>[ \t]*(.*?)[ \t]*$")
+_TABITEM_CLOSE = re.compile(r"^[ \t]*</" + _TAB_TAG + r">[ \t]*$")
+# The closing tag ending a line of the tab's text (`…text</TabItem>`).
+_TABITEM_CLOSE_END = re.compile(r"[ \t]*</" + _TAB_TAG + r">[ \t]*$")
 # JSX string props: `name="v"`, `name='v'`, `name={"v"}`, `name={'v'}`.
 _PROP = re.compile(r"""([A-Za-z_][\w-]*)=(?:"([^"]*)"|'([^']*)'|\{["']([^"'{}]*)["']\})""")
 # Attribute list: `{ #id .class key=value }` or `{: … }`, every word an attribute.
@@ -212,7 +215,12 @@ def _docusaurus_tabs(
         elif depth == 1 and (m := _TABITEM_OPEN.match(line)):
             props = _props(m.group(1))
             value = props.get("value", "")
-            label = props.get("label", "") or set_labels.get(value, "") or value
+            label = (
+                props.get("label", "")
+                or props.get("title", "")
+                or set_labels.get(value, "")
+                or value
+            )
             open_item = (i, label, tab_language(label, value, group_id))
             text = m.group(2)
             closed = _TABITEM_CLOSE_END.search(text)
