@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 from conftest import build_bundle
-from docsmcp.chunk import DEFAULT_MAX_CHUNK_SIZE, TABLE_MAX_CHUNK_SIZE, Chunk, chunk_file
+from docsmcp.chunk import DEFAULT_MAX_CHUNK_SIZE, Chunk, chunk_file
 from docsmcp.index import page_text
 from docsmcp.manifest import load_corpus
 from docsmcp.xref import anchor_text
@@ -112,19 +112,18 @@ def test_long_sections_split_at_the_default_size(tmp_path: Path) -> None:
     assert all(c.breadcrumb == "page.md > Reference > Lifetimes" for c in chunks)
 
 
-def test_table_sections_split_whatever_the_manifest_says(tmp_path: Path) -> None:
+def test_table_sections_split_at_the_default_size_and_the_manifest_wins(tmp_path: Path) -> None:
     header = "| Field | Type | Description |\n|---|---|---|\n"
     rows = "".join(
         f"| `field_{i}` | string | What field {i} holds, in some words. |\n" for i in range(120)
     )
     text = "# Model\n\n## Fields\n\n" + header + rows
-    manifest = {"version": "1", "strategy": {"chunk_by": "h2", "max_chunk_size": 12000}}
-    chunks = chunks_of(tmp_path, text, manifest)
+    chunks = chunks_of(tmp_path, text, None)
     assert len(text) > 6000 and len(chunks) >= 3
-    assert all(len(c.text) <= TABLE_MAX_CHUNK_SIZE for c in chunks)
+    assert all(len(c.text) <= DEFAULT_MAX_CHUNK_SIZE for c in chunks)
     # Each part repeats the header, so it reads on its own.
     assert all("| Field | Type | Description |" in c.text for c in chunks)
-    # Prose under the same manifest keeps the manifest's size.
-    prose = "# Guide\n\n## Intro\n\n" + ("Plain words in a paragraph. " * 200) + "\n"
+    # A manifest's max_chunk_size is what the docs' owner chose: tables keep it too.
+    manifest = {"version": "1", "strategy": {"chunk_by": "h2", "max_chunk_size": 12000}}
     (tmp_path / "docs").rename(tmp_path / "old")
-    assert len(chunks_of(tmp_path, prose, manifest)) == 1
+    assert len(chunks_of(tmp_path, text, manifest)) == 1

@@ -32,11 +32,10 @@ SPLIT_LEVEL = {"file": 0, "h1": 1, "h2": 2, "h3": 3}
 # Without a manifest's max_chunk_size, sections split above 2,500 characters (as PDFs do): a
 # hit is what an agent reads, and 9,000-character reference sections cost more than they
 # answer (issue 16, *Smaller, sharper hits*: rust-reference hits 5,600 -> 1,700 characters).
+# A manifest's max_chunk_size wins, for tables too: capping tables below it (tried: 2,500) cut
+# speakeasy-sdks hits from 3,100 to 1,100 characters but doubled its chunks (10,765 -> 22,919),
+# broke the runtime's budgets (cold start 377 ms, RSS 180 MB) and lost 0.026 MRR@5.
 DEFAULT_MAX_CHUNK_SIZE = 2500
-# Sections that are mostly table (API field and parameter tables) split between rows at this
-# size whatever max_chunk_size says: each part repeats the header, so it reads on its own, and
-# a 12,000-character field table is what an agent's context can least afford.
-TABLE_MAX_CHUNK_SIZE = 2500
 _TAG = re.compile(r"<[^>]*>")
 # String props of JSX/HTML tags that hold reader-facing text (`<Card title="Install">`).
 _TEXT_PROP = re.compile(
@@ -359,17 +358,9 @@ class _FileChunker:
             for s, e in zip(edges, edges[1:], strict=False)
         ]
 
-    def limit(self, sec: _Section) -> int:
-        """The size `sec` splits above: max_chunk_size, or less for a section that is mostly
-        table (TABLE_MAX_CHUNK_SIZE)."""
-        tables = sum(self.block_size(b) for b in sec.blocks if b.kind == "table")
-        if tables and 2 * tables >= sum(self.block_size(b) for b in sec.blocks):
-            return min(self.max, TABLE_MAX_CHUNK_SIZE)
-        return self.max
-
     def split(self, sec: _Section) -> list[_Section]:
         span = sec.segments or [(sec.blocks[0].start, sec.blocks[-1].end)]
-        limit = self.limit(sec)
+        limit = self.max
         if self.size(span) <= limit:
             return [sec]
         own = 1 if sec.blocks[0].kind == "heading" and sec.level > 0 else 0
