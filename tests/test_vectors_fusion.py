@@ -111,12 +111,15 @@ def test_blocked_float16_similarities_equal_one_float32_copy(
     index = np.arange(len(matrix))[::-3]
     gathered = similarities(matrix, qvec, index, step=step)
     assert gathered.tobytes() == dense[index].tobytes()
-    # The ranking the old float32 copy gave: same rows, same order, same scores.
-    index_ = VectorIndex(bundle.arrays, bundle.metadata.embedding)
+    # The ranking a float32 copy gives: same rows, same order, same scores, whether the index
+    # keeps such a copy (a small matrix, the default here) or converts blocks per query.
     mask = np.ones(bundle.n_chunks, dtype=bool)
-    rows, sims = index_.search(qvec, mask, 0.0, 50)
     want_rows, want_sims = topk(np.flatnonzero(dense >= 0.0), dense[dense >= 0.0], 50)
-    assert rows.tolist() == want_rows.tolist() and sims.tobytes() == want_sims.tobytes()
+    for dense_max in (0, 1 << 30):
+        index_ = VectorIndex(bundle.arrays, bundle.metadata.embedding, dense_max_bytes=dense_max)
+        rows, sims = index_.search(qvec, mask, 0.0, 50)
+        assert rows.tolist() == want_rows.tolist() and sims.tobytes() == want_sims.tobytes()
+        assert (index_._dense is None) == (dense_max == 0)
 
 
 @pytest.mark.parametrize("step", [1, 3, 0], ids=["row", "odd", "default"])

@@ -21,6 +21,10 @@ if TYPE_CHECKING:
 # holds no full-size copy (a million 256-d vectors are 1 GB as float32), large enough that the
 # per-block overhead is noise. A row's similarity does not depend on the block it falls in.
 BLOCK_BYTES = 4 << 20
+# An exact (non-IVF) matrix whose float32 form is at most this size keeps that copy, made on
+# first use: widening every row on every query cost speakeasy-sdks (11k x 256) 6 ms of its
+# 8 ms static-hybrid search, and the copy is 11 MB. Larger matrices are searched in blocks.
+DENSE_MAX_BYTES = 16 << 20
 
 
 def _matvec(matrix: np.ndarray, query: np.ndarray) -> np.ndarray:
@@ -49,6 +53,17 @@ def similarities(
         rows = matrix[start:stop] if index is None else matrix[index[start:stop]]
         block = widen(rows, buffer[: stop - start], scratch[: stop - start])
         out[start:stop] = _matvec(block, query)
+    return out
+
+
+def widened(matrix: np.ndarray) -> np.ndarray:
+    """`matrix` (float16 rows) as float32, widened block by block like `similarities`."""
+    out = np.empty(matrix.shape, dtype=np.float32)
+    step = block_rows(matrix.shape[1])
+    scratch = np.empty((min(step, len(matrix)), matrix.shape[1]), dtype=np.uint32)
+    for start in range(0, len(matrix), step):
+        stop = min(len(matrix), start + step)
+        widen(matrix[start:stop], out[start:stop], scratch[: stop - start])
     return out
 
 
@@ -92,11 +107,17 @@ def run_similarities(
 
 class VectorIndex:
     def __init__(
-        self, arrays: dict[str, np.ndarray], spec: Embedding, source: Path | None = None
+        self,
+        arrays: dict[str, np.ndarray],
+        spec: Embedding,
+        source: Path | None = None,
+        dense_max_bytes: int = DENSE_MAX_BYTES,
     ) -> None:
         """`source`: the vectors file itself; IVF searches then read their lists with pread
-        (run_similarities) instead of through the mapped `arrays["vectors"]`."""
+        (run_similarities) instead of through the mapped `arrays["vectors"]`.
+        `dense_max_bytes`: an exact matrix up to this size as float32 is kept as such."""
         self.vectors = arrays["vectors"]
+        self.dense_max_bytes = dense_max_bytes
         self.source = source
         self.ivf = spec.index.ivf
         self.probe = spec.index.probe
@@ -104,6 +125,7 @@ class VectorIndex:
         self.centroids = arrays.get("ivf_centroids")
         self.offsets = arrays.get("ivf_offsets")
         self._inverse: np.ndarray | None = None
+        self._dense: np.ndarray | None = None
         self._lock = threading.Lock()
 
     def search(
@@ -115,10 +137,19 @@ class VectorIndex:
             keep = (sims >= floor) & mask[rows]
             rows, sims = rows[keep], sims[keep]
         else:
-            all_sims = similarities(self.vectors, query)
+            dense = self._dense_copy()
+            all_sims = similarities(self.vectors, query) if dense is None else _matvec(dense, query)
             rows = np.flatnonzero((all_sims >= floor) & mask)
             sims = all_sims[rows]
         return topk(rows, sims, top)
+
+    def _dense_copy(self) -> np.ndarray | None:
+        """The float32 copy of a small exact matrix (`dense_max_bytes`), else None."""
+        if self._dense is None and 4 * self.vectors.size <= self.dense_max_bytes:
+            with self._lock:
+                if self._dense is None:
+                    self._dense = widened(self.vectors)
+        return self._dense
 
     def _ivf(self, query: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         assert self.centroids is not None and self.offsets is not None and self.rows is not None
