@@ -376,3 +376,14 @@ def test_fuzzed_metadata_opens_or_is_refused_in_one_line(fuzz_bundle: Path, data
             assert "\n" not in str(exc)
     finally:
         (fuzz_bundle / METADATA_FILE).write_bytes(saved)
+
+
+def test_a_shape_beyond_int64_is_refused_in_one_line(example_bundle: Path, tmp_path: Path) -> None:
+    """Found by the fuzz test above: a shape of 2**64 overflowed numpy's int64 (a traceback)."""
+    bundle = tmp_path / "idx"
+    shutil.copytree(example_bundle, bundle)
+    meta = json.loads((bundle / "metadata.json").read_text())
+    meta["files"]["terms.bin"]["shape"] = [2**64]
+    (bundle / "metadata.json").write_text(json.dumps(meta))
+    with pytest.raises(BundleError, match=r"terms\.bin shape \[18446744073709551616\]"):
+        open_bundle(bundle, verify=False)

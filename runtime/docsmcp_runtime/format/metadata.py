@@ -9,6 +9,7 @@ readers skip. A feature a reader must understand to serve correct results is nam
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field, fields, replace
@@ -698,7 +699,8 @@ def file_entry(name: str, value: object) -> FileEntry:
     shape = list(entry.shape or ())
     if len(shape) != spec.ndim:
         raise MetadataError(where, f"{name} shape {shape} is not {spec.ndim}-dimensional")
-    need = int(np.prod(shape, dtype=np.int64)) * np.dtype(spec.dtype).itemsize
+    # Python integers: a hostile shape (2**64) must be refused, not overflow numpy's int64.
+    need = math.prod(shape) * np.dtype(spec.dtype).itemsize
     if need != entry.bytes:
         raise MetadataError(
             where,
