@@ -62,7 +62,9 @@ MAX_MEMBERS = MAX_FILES
 # Manifests and index.json are a few hundred bytes; never read a huge "JSON" blob into memory.
 MAX_JSON_BYTES = 1 << 20
 
-_HEX64 = re.compile(r"[0-9a-f]{64}")
+# A sha256 in hex: archive digests, pins, cache entry names (one home for registry.py and
+# remote.py too).
+HEX64 = re.compile(r"[0-9a-f]{64}")
 # A bundle member is a plain file name: no directories, no hidden or special names.
 _MEMBER_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]*")
 
@@ -155,7 +157,7 @@ def parse_sha256sum(text: str) -> str | None:
     or None when the text does not start with one."""
     first = text.split(maxsplit=1)
     value = first[0].lower().removeprefix("sha256:") if first else ""
-    return value if _HEX64.fullmatch(value) else None
+    return value if HEX64.fullmatch(value) else None
 
 
 def _read_json(path: Path, what: str) -> dict:
@@ -225,7 +227,7 @@ def _descriptor(descriptor: object, label: str, what: str) -> tuple[str, int]:
     if not isinstance(digest, str) or not isinstance(size, int) or size < 0:
         raise BundleError(f"{label}: {what} descriptor lacks a digest or size")
     algo, _, hexdigest = digest.partition(":")
-    if algo != "sha256" or not _HEX64.fullmatch(hexdigest):
+    if algo != "sha256" or not HEX64.fullmatch(hexdigest):
         raise BundleError(f"{label}: unsupported {what} digest {digest!r} (need sha256)")
     return digest, size
 
@@ -447,8 +449,11 @@ def resolve_bundle(
     return unpack_to_cache(source, cache_dir if cache_dir is not None else default_cache_dir())
 
 
-def cached_bundle(cache_dir: Path, digest: str) -> Path | None:
-    """The unpacked bundle of the archive with hex sha256 `digest`, if the cache holds it."""
+def cached_bundle(cache_dir: Path, digest: str | None) -> Path | None:
+    """The unpacked bundle of the archive with hex sha256 `digest`, if the cache holds it (None
+    for no digest or anything but 64 hex digits: never a path outside `bundles/`)."""
+    if not digest or not HEX64.fullmatch(digest):
+        return None
     final = cache_dir / "bundles" / digest
     return final if (final / METADATA_FILE).is_file() else None
 

@@ -37,6 +37,7 @@ from email.message import Message
 from pathlib import Path
 from typing import BinaryIO
 
+from .archive import HEX64
 from .archive import OCI_MANIFEST_MEDIA_TYPE as MANIFEST_MEDIA_TYPE
 from .archive import OCI_SCHEME as SCHEME
 from .errors import BundleError
@@ -64,7 +65,6 @@ EMPTY_CONFIG = b"{}"
 
 _log = logging.getLogger(__name__)
 
-_HEX64 = re.compile(r"[0-9a-f]{64}")
 _DIGEST = re.compile(r"sha256:[0-9a-f]{64}")
 TAG_PATTERN = re.compile(r"[A-Za-z0-9_][A-Za-z0-9._-]{0,127}")
 _COMPONENT = r"[a-z0-9]+(?:(?:\.|_|__|-+)[a-z0-9]+)*"
@@ -666,7 +666,7 @@ def read_record(cache_dir: Path, reference: Reference) -> Record | None:
     if (
         record.reference != _record_key(reference)
         or not _DIGEST.fullmatch(record.manifest)
-        or not _HEX64.fullmatch(record.layer)
+        or not HEX64.fullmatch(record.layer)
         or (reference.digest is not None and record.manifest != reference.digest)
     ):
         return None

@@ -35,9 +35,16 @@ from typing import TYPE_CHECKING
 from urllib.parse import urlsplit, urlunsplit
 
 from . import __version__
-from .archive import ArchiveSource, is_remote, parse_sha256sum, unpack_to_cache
+from .archive import (
+    HEX64,
+    ArchiveSource,
+    cached_bundle,
+    is_remote,
+    parse_sha256sum,
+    unpack_to_cache,
+)
 from .errors import BundleError
-from .format import METADATA_FILE, sha256_file
+from .format import sha256_file
 from .search import parse_flag
 
 if TYPE_CHECKING:  # imported where used: the CLI loads this module on every start
@@ -67,7 +74,6 @@ ENV_MAX_BYTES = "DOCSMCP_BUNDLE_MAX_BYTES"
 ENV_TIMEOUT = "DOCSMCP_BUNDLE_TIMEOUT"
 ENV_UNVERIFIED = "DOCSMCP_BUNDLE_UNVERIFIED"
 
-_HEX64 = re.compile(r"[0-9a-f]{64}")
 _CONTENT_RANGE = re.compile(r"bytes\s+(\d{1,19})-(\d{1,19})/(\d{1,19}|\*)", re.IGNORECASE)
 _REDIRECTS = (301, 302, 303, 307, 308)
 
@@ -164,7 +170,7 @@ def parse_remote(spec: str) -> RemoteRef:
         if key != "sha256" or not sep:
             raise ValueError(f"unknown URL fragment #{parts.fragment[:40]} (only #sha256=HEX)")
         pin = value.lower().removeprefix("sha256:")
-        if not _HEX64.fullmatch(pin):
+        if not HEX64.fullmatch(pin):
             raise ValueError("#sha256= needs the archive's sha256 as 64 hex digits")
     netloc = f"[{host}]" if ":" in host else host
     if port is not None:
@@ -176,7 +182,7 @@ def with_pin(spec: str, hexdigest: str) -> str:
     """`spec` with `#sha256=HEX` (what `--bundle-sha256 HEX` means); ValueError if malformed or
     the URL already pins another digest."""
     value = hexdigest.strip().lower().removeprefix("sha256:")
-    if not _HEX64.fullmatch(value):
+    if not HEX64.fullmatch(value):
         raise ValueError(f"--bundle-sha256 needs 64 hex digits, got {hexdigest!r}")
     ref = parse_remote(spec)
     if ref.pin is not None and ref.pin != value:
@@ -510,11 +516,6 @@ def _locked(path: Path, deadline: float, ref: RemoteRef) -> Iterator[None]:
         os.close(fd)
 
 
-def _cached(root: Path, digest: str | None) -> Path | None:
-    bundle = root / "bundles" / digest if digest and _HEX64.fullmatch(digest) else None
-    return bundle if bundle is not None and (bundle / METADATA_FILE).is_file() else None
-
-
 def resolve_remote(spec: str, root: Path, fetch: FetchOptions | None = None) -> Path:
     """The cached bundle directory of a release-asset URL, downloading it when needed."""
     try:
@@ -522,7 +523,7 @@ def resolve_remote(spec: str, root: Path, fetch: FetchOptions | None = None) -> 
         ref = parse_remote(spec)
     except ValueError as exc:
         raise BundleError(f"{_shown(spec)}: {exc}") from None
-    hit = _cached(root, ref.pin)
+    hit = cached_bundle(root, ref.pin)
     if hit is not None:  # a pin names exactly these bytes: no need to ask anyone
         return hit
     downloads = root / DOWNLOADS
@@ -538,7 +539,7 @@ def resolve_remote(spec: str, root: Path, fetch: FetchOptions | None = None) -> 
     partial = _Partial(downloads / f"{key}.part", downloads / f"{key}.part.json")
     deadline = time.monotonic() + opts.timeout * DEADLINE_FACTOR
     with _locked(downloads / f"{key}.lock", deadline, ref):
-        hit = _cached(root, ref.pin)
+        hit = cached_bundle(root, ref.pin)
         if hit is not None:  # another process finished while we waited
             return hit
         opener = _opener()
@@ -549,7 +550,7 @@ def resolve_remote(spec: str, root: Path, fetch: FetchOptions | None = None) -> 
                 expected, how = None, "unverified"
             else:
                 expected, how = _fetch_sidecar(opener, ref, opts.timeout), "sidecar"
-            hit = _cached(root, expected)
+            hit = cached_bundle(root, expected)
             if hit is None:
                 archive = _download(opener, ref, partial, expected, opts, deadline)
         except _Unreachable as exc:
@@ -595,7 +596,7 @@ def _offline(ref: RemoteRef, root: Path, record_path: Path, reason: str) -> Path
     """The copy this URL served last, when the host cannot be reached."""
     record = _read_json(record_path)
     digest = record.get("sha256") if record.get("url") == ref.url else None
-    hit = _cached(root, digest) if ref.pin in (None, digest) else None
+    hit = cached_bundle(root, digest) if ref.pin in (None, digest) else None
     if hit is None:
         raise BundleError(
             f"{ref.url}: cannot reach {ref.host} ({reason}) and no copy of it is cached"
