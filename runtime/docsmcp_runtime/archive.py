@@ -285,6 +285,18 @@ def _pick_manifest(layout: Path, manifests: list, tag: str | None) -> object:
     )
 
 
+def check_room(label: str, folder: Path, needed: int, doing: str) -> None:
+    """Refuse in one line `doing` what needs `needed` bytes in `folder` when its disk has less
+    free (unpacking, downloading a layer or an https archive); a disk whose usage cannot be read
+    is not refused."""
+    try:
+        free = shutil.disk_usage(folder).free
+    except OSError:
+        return
+    if needed > free:
+        raise BundleError(f"{label}: {doing} needs {needed} bytes, {folder} has {free} free")
+
+
 def extract_archive(source: ArchiveSource, dest: Path) -> list[str]:
     """Unpack the bundle files of `source` into the existing empty directory `dest`.
 
@@ -297,14 +309,7 @@ def extract_archive(source: ArchiveSource, dest: Path) -> list[str]:
     The caller removes `dest` on failure.
     """
     sizes = _declared_sizes(source)
-    try:
-        free = shutil.disk_usage(dest).free
-    except OSError:
-        free = None
-    if free is not None and sum(sizes.values()) > free:
-        raise BundleError(
-            f"{source.label}: unpacking needs {sum(sizes.values())} bytes, {dest} has {free} free"
-        )
+    check_room(source.label, dest, sum(sizes.values()), "unpacking")
     names: list[str] = []
     with _reading(source, "cannot unpack"), tarfile.open(source.archive, mode="r|gz") as tar:
         for member in tar:

@@ -24,7 +24,6 @@ import json
 import logging
 import os
 import re
-import shutil
 import socket
 import ssl
 import tempfile
@@ -743,14 +742,14 @@ def pull_bundle(spec: str, cache_dir: Path) -> Path:
 
 
 def _download_layer(session: Session, cache_dir: Path, label: str, digest: str, size: int) -> Path:
-    from .archive import ArchiveSource, unpack_to_cache
+    from .archive import ArchiveSource, check_room, unpack_to_cache
 
     if size > MAX_LAYER_BYTES:
         raise RegistryError(f"{label}: bundle layer of {size} bytes is over {MAX_LAYER_BYTES}")
     bundles = cache_dir / "bundles"
     try:
         bundles.mkdir(parents=True, exist_ok=True)
-        free = shutil.disk_usage(bundles).free
+        check_room(label, bundles, size, "downloading the layer")  # before a file is open
         fd, name = tempfile.mkstemp(prefix=f".{digest[7:23]}.pull-", dir=bundles)
     except OSError as exc:
         raise RegistryError(
@@ -759,8 +758,6 @@ def _download_layer(session: Session, cache_dir: Path, label: str, digest: str, 
         ) from None
     tmp = Path(name)
     try:
-        if size > free:
-            raise RegistryError(f"{label}: the layer needs {size} bytes, {bundles} has {free}")
         with os.fdopen(fd, "wb") as out:
             session.download_blob(digest, size, out)
         return unpack_to_cache(ArchiveSource(tmp, digest.removeprefix("sha256:"), label), cache_dir)

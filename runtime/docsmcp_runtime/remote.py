@@ -26,7 +26,6 @@ import json
 import logging
 import os
 import re
-import shutil
 import time
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -39,6 +38,7 @@ from .archive import (
     HEX64,
     ArchiveSource,
     cached_bundle,
+    check_room,
     is_remote,
     parse_sha256sum,
     unpack_to_cache,
@@ -424,7 +424,7 @@ def _download(
             if total is not None and total > opts.max_bytes:
                 partial.discard()
                 raise _too_big(ref, total, opts)
-            _check_room(ref, partial.part.parent, (total or 0) - have)
+            check_room(ref.url, partial.part.parent, (total or 0) - have, "downloading")
             state = {"url": ref.url, "expected": expected, "total": total, **seen}
             partial.save(state)
             if have == 0:
@@ -479,15 +479,6 @@ def _receive(
     if total is not None and have < total:
         return have, f"{have} of {total} bytes"
     return have, ""
-
-
-def _check_room(ref: RemoteRef, folder: Path, needed: int) -> None:
-    try:
-        free = shutil.disk_usage(folder).free
-    except OSError:
-        return
-    if needed > free:
-        raise BundleError(f"{ref.url}: downloading needs {needed} bytes, {folder} has {free} free")
 
 
 @contextlib.contextmanager
