@@ -166,7 +166,10 @@ class Bundle:
                 return group
         parquet = self._chunk_file()
         names = [n for n in (*EAGER_COLUMNS, "text") if n not in self._columns]
-        table = parquet.read_row_group(rg, columns=names)
+        # One thread: Arrow's pool decoding the columns in parallel doubled the wall time of a
+        # row group read (1.16 vs 0.55 ms, 1M-chunk bundle, 2 cores) and adds nothing when
+        # concurrent requests already keep the cores busy.
+        table = parquet.read_row_group(rg, columns=names, use_threads=False)
         group = {}
         for name in names:
             column = table.column(name)

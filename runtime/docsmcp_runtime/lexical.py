@@ -55,11 +55,18 @@ def query_terms(query: str, config: AnalyzerConfig) -> tuple[list[str], list[str
 
 
 def score(
-    lexicon: Lexicon, n_docs: int, terms: list[str], deadline: float | None = None
+    lexicon: Lexicon,
+    n_docs: int,
+    terms: list[str],
+    deadline: float | None = None,
+    out: np.ndarray | None = None,
 ) -> np.ndarray:
-    """Sum of the stored impacts of `terms` per row (float32). Past `deadline` (a
-    time.monotonic() value) it raises SearchTimeout between terms."""
-    scores = np.zeros(n_docs, dtype=np.float32)
+    """Sum of the stored impacts of `terms` per row (float32), into `out` when given (any
+    float32 array of `n_docs`, overwritten). Past `deadline` (a time.monotonic() value) it
+    raises SearchTimeout between terms."""
+    scores = np.zeros(n_docs, dtype=np.float32) if out is None else out
+    if out is not None:
+        scores.fill(0)
     for term in terms:
         if deadline is not None and time.monotonic() > deadline:
             raise SearchTimeout
@@ -69,6 +76,8 @@ def score(
         docs, impacts = lexicon.postings(tid)
         # widen: numpy's float16 cast, bit for bit, at about two thirds of its CPU time.
         wide = widen(impacts, np.empty(len(impacts), np.float32), np.empty(len(impacts), np.uint32))
-        # Doc ids are unique within a posting list, so fancy-index addition is exact.
-        scores[docs] += wide
+        # Doc ids are unique within a posting list, so each row gets exactly one float32
+        # addition, as `scores[docs] += wide` would do; add.at does it in place, without that
+        # form's index casts and temporaries (a third of its CPU time at a million chunks).
+        np.add.at(scores, docs, wide)
     return scores

@@ -20,6 +20,7 @@ from .lexical import Lexicon, query_terms, score
 from .rerank import RerankOptions
 from .selection import rank, topk
 from .vectors import VectorIndex, vectors_file
+from .workspace import Workspace, WorkspacePool
 
 SNIPPET_CHARS = 240
 # Candidates taken from each ranked list before fusion.
@@ -191,18 +192,20 @@ class Searcher:
         self.time_budget = options.time_budget
         self.expand_references = options.expand_references
         self.max_tokens = options.max_tokens
+        self.work = WorkspacePool(bundle.n_chunks)
 
     def _column(self, key: str) -> np.ndarray:
         return self.facets[:, self.keys.index(key)]
 
-    def mask(self, filters: dict[str, str]) -> np.ndarray:
+    def mask(self, filters: dict[str, str], out: np.ndarray | None = None) -> np.ndarray:
         """Rows matching every filter. A filtered key's `auto_include` keeps rows with those
         values of another key visible too, unless that key is filtered as well (bundle-spec.md,
         *Facets*): filtering `language` still shows `scope = global-guide` pages. A row with a
         value of its own for the filtered key is judged by that value only: a guide's
         TypeScript tab (`language = typescript`) is not shown to a Python filter. A key with
-        `include_unset` keeps the rows without a value too."""
-        mask = np.ones(self.bundle.n_chunks, dtype=bool)
+        `include_unset` keeps the rows without a value too. `out`: a bool array to fill."""
+        mask = np.ones(self.bundle.n_chunks, dtype=bool) if out is None else out
+        mask.fill(True)
         for key, value in filters.items():
             entry = self.taxonomy[key]
             column = self._column(key)
@@ -242,6 +245,22 @@ class Searcher:
         rows) turns on reference expansion; `exclude` (rows) are never returned; `pinned` rows
         (a section the query names) come first when the filters keep them."""
         self.bundle.ready()  # the background check of large files (integrity.py) comes first
+        with self.work.lease() as work:
+            return self._search(work, query, filters, offset, limit, references, exclude, pinned)
+
+    def _search(
+        self,
+        work: Workspace,
+        query: str,
+        filters: dict[str, str],
+        offset: int,
+        limit: int,
+        references: Callable[[int], np.ndarray] | None,
+        exclude: np.ndarray | None,
+        pinned: Sequence[int],
+    ) -> Page:
+        # Every array of one value per chunk comes from `work` (workspace.py) and is used only
+        # within this call: the Page holds plain lists.
         deadline = time.monotonic() + self.time_budget
         terms, bigrams = query_terms(query, self.bundle.metadata.analyzer)
         notes = []
@@ -253,9 +272,9 @@ class Searcher:
         named = self.named(query, filters)
         notes.extend(n.note() for n in named)
         n = self.bundle.n_chunks
-        lexical = score(self.lexicon, n, terms, deadline)
-        proximity = score(self.lexicon, n, bigrams, deadline)
-        mask = self.mask(filters)
+        lexical = score(self.lexicon, n, terms, deadline, work.array("lexical", np.float32))
+        proximity = score(self.lexicon, n, bigrams, deadline, work.array("proximity", np.float32))
+        mask = self.mask(filters, work.array("mask", bool))
         if exclude is not None and len(exclude):
             mask[exclude] = False
         started = time.monotonic()
@@ -266,21 +285,24 @@ class Searcher:
         _check(deadline)
         end = offset + limit
         if qvec is None:
-            scores = lexical + proximity * self.phrase_weight
-            matched = scores > 0
+            # lexical + proximity * phrase_weight, in place (the same float32 operations).
+            scores = np.multiply(proximity, self.phrase_weight, out=proximity)
+            np.add(lexical, scores, out=scores)
+            matched = np.greater(scores, 0, out=work.array("matched", bool))
             if named:
-                scores = scores * self.boost_factor(named)
-            keep = matched & mask
-            total = int(keep.sum())
+                np.multiply(scores, self.boost_factor(named), out=scores)
+            keep = np.logical_and(matched, mask, out=work.array("keep", bool))
+            total = int(np.count_nonzero(keep))
             ranked, ranked_scores = rank(scores, keep, end)
             also_in: list[dict[str, list[str]]] = [{} for _ in ranked]
             ranked_set = keep
         else:
             ranked, ranked_scores = self._fuse(lexical, proximity, qvec, mask, query, named)
             ranked, ranked_scores, also_in = self._collapse(ranked, ranked_scores, filters)
-            matched = (lexical > 0) | (proximity > 0)
+            matched = np.greater(lexical, 0, out=work.array("matched", bool))
+            matched |= proximity > 0
             total = len(ranked)
-            ranked_set = np.zeros(n, dtype=bool)
+            ranked_set = work.zeros("keep", bool)
             ranked_set[ranked] = True
         pins = [r for r in dict.fromkeys(pinned) if 0 <= r < n and mask[r]]
         if pins:
@@ -300,7 +322,7 @@ class Searcher:
             scores=[float(x) for x in ranked_scores[offset:end]],
             total=total,
             suggested_filters=suggested,
-            corpus_matches=int(matched.sum()),
+            corpus_matches=int(np.count_nonzero(matched)),
             also_in=also_in[offset:end],
             degraded=degraded,
             notes=notes,

@@ -16,7 +16,8 @@ def topk(rows: np.ndarray, values: np.ndarray, k: int | None) -> tuple[np.ndarra
     if k is not None and len(rows) > k:
         if k <= 0:
             return rows[:0], values[:0]
-        threshold = -np.partition(-values, k - 1)[k - 1]
+        # The k-th largest value (partitioning `values` itself, not a negated copy).
+        threshold = np.partition(values, len(values) - k)[len(values) - k]
         keep = values >= threshold
         rows, values = rows[keep], values[keep]
     order = np.lexsort((rows, -values))[:k]
