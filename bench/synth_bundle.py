@@ -45,10 +45,12 @@ from docsmcp_runtime.format import (
     CHUNK_SCHEMA,
     CHUNKS_FILE,
     METADATA_FILE,
+    Q8_ARRAYS,
     ROW_GROUP_SIZE,
     bundle_id,
     sha256_file,
 )
+from docsmcp_runtime.format.quantise import QUANTISE_BLOCK, q8_scale
 
 REPO = Path(__file__).resolve().parent.parent
 DEFAULT_DOCS = REPO.parent / "shared" / "corpora" / "speakeasy-sdks"
@@ -221,6 +223,37 @@ def write_vectors(src: Path, meta: dict, out: Path, copies: int, seed: int) -> t
     return lists, probe
 
 
+def write_q8(out: Path, total: int, dims: int) -> None:
+    """vectors_q8.bin and vectors_q8_scale.bin from vectors.bin (format/quantise.py's rule),
+    a block at a time."""
+    vectors = np.memmap(out / "vectors.bin", dtype="<f2", mode="r", shape=(total, dims))
+    scale = q8_scale(vectors)
+    with open(out / ALL_ARRAYS["vectors_q8"].file, "wb") as fq:
+        for start in range(0, total, QUANTISE_BLOCK):
+            block = np.asarray(vectors[start : start + QUANTISE_BLOCK], dtype=np.float32)
+            q = np.clip(np.rint(block / scale), -127, 127)
+            q.astype(np.int8).tofile(fq)
+    scale.astype("<f4").tofile(out / ALL_ARRAYS["vectors_q8_scale"].file)
+
+
+def add_q8(bundle: Path) -> None:
+    """Give an IVF bundle written by an older synth_bundle.py its int8 vectors (in place)."""
+    meta = json.loads((bundle / METADATA_FILE).read_text())
+    total, dims = meta["stats"]["chunks"], meta["embedding"]["dimensions"]
+    write_q8(bundle, total, dims)
+    shapes = {n: f["shape"] for n, f in meta["files"].items() if "shape" in f}
+    shapes.update(_q8_shapes(total, dims))
+    keep = set(meta["files"]) | {ALL_ARRAYS[a].file for a in Q8_ARRAYS}
+    finish(bundle, meta, shapes, keep)
+
+
+def _q8_shapes(total: int, dims: int) -> dict[str, list[int]]:
+    return {
+        ALL_ARRAYS["vectors_q8"].file: [total, dims],
+        ALL_ARRAYS["vectors_q8_scale"].file: [dims],
+    }
+
+
 def finish(out: Path, meta: dict, shapes: dict[str, list[int]], keep: set[str]) -> None:
     files = {}
     for name in sorted(keep):
@@ -280,13 +313,15 @@ def generate(src: Path, out: Path, chunks: int, rare_df: int, seed: int) -> None
     print(f"vectors: {total:,} x {meta['embedding']['dimensions']}, IVF {lists} lists, "
           f"probe {probe} ({time.monotonic() - t0:.0f} s)")  # fmt: skip
     dims = meta["embedding"]["dimensions"]
+    write_q8(hy, total, dims)
+    shapes.update(_q8_shapes(total, dims))
     shapes.update({
         "vectors.bin": [total, dims], "collapse_groups.bin": [total], "vector_rows.bin": [total],
         "ivf_centroids.bin": [lists, dims], "ivf_offsets.bin": [lists + 1],
     })  # fmt: skip
     embedding = {**meta["embedding"], "index": {"type": "ivf", "lists": lists, "probe": probe}}
     vec_files = {"vectors.bin", "collapse_groups.bin", "vector_rows.bin", "ivf_centroids.bin",
-                 "ivf_offsets.bin"}  # fmt: skip
+                 "ivf_offsets.bin", *(ALL_ARRAYS[a].file for a in Q8_ARRAYS)}  # fmt: skip
     finish(hy, {**base, "embedding": embedding}, shapes, full_files | vec_files | extra)
 
 
@@ -298,7 +333,13 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--chunks", type=int, default=1_000_000, help="about this many chunks")
     ap.add_argument("--rare-df", type=int, default=2, help="terms this rare get per-copy names")
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--add-q8", action="store_true",
+                    help="only add the int8 vectors to an existing OUT/hybrid")  # fmt: skip
     args = ap.parse_args(argv)
+    if args.add_q8:
+        add_q8(args.out / "hybrid")
+        print(f"added int8 vectors to {args.out / 'hybrid'}")
+        return 0
     tmp = Path(tempfile.mkdtemp(prefix="docsmcp-synth-"))
     try:
         source = args.source

@@ -27,6 +27,7 @@ from docsmcp_runtime.format import (
     ToolTexts,
     VectorIndexSpec,
 )
+from docsmcp_runtime.format.quantise import quantise
 
 from . import __version__
 from .cache import cache_root, output_key
@@ -421,6 +422,10 @@ def _vectors(
             "ivf_centroids": ivf.centroids,
             "ivf_offsets": ivf.offsets,
         }
+        # int8 copies for choosing candidates cheaply (format/quantise.py), from the float16
+        # values the bundle stores, so the runtime's error bound holds for them.
+        stored = arrays["vectors"].astype(VECTOR_ARRAYS["vectors"].dtype)
+        arrays["vectors_q8"], arrays["vectors_q8_scale"] = quantise(stored)
     else:
         index = VectorIndexSpec()
         arrays = {"vectors": vectors}

@@ -10,7 +10,8 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from .errors import BundleError
-from .format import VECTOR_ARRAYS, Embedding
+from .format import Q8_ARRAYS, VECTOR_ARRAYS, Embedding
+from .format.quantise import error_bound
 from .half import widen
 from .selection import topk
 
@@ -25,6 +26,10 @@ BLOCK_BYTES = 4 << 20
 # first use: widening every row on every query cost speakeasy-sdks (11k x 256) 6 ms of its
 # 8 ms static-hybrid search, and the copy is 11 MB. Larger matrices are searched in blocks.
 DENSE_MAX_BYTES = 16 << 20
+# An IVF search with int8 vectors (format/quantise.py) rescores this many times `top` of its
+# best int8 candidates from the float16 matrix first, more only when the int8 error bound says
+# a row outside them could still rank: results are exactly the float16 search's.
+RESCORE_FACTOR = 2
 
 
 def _matvec(matrix: np.ndarray, query: np.ndarray) -> np.ndarray:
@@ -76,20 +81,27 @@ def _read_exactly(fd: int, buffer: memoryview, offset: int) -> None:
 
 
 def run_similarities(
-    path: Path, dims: int, runs: list[tuple[int, int]], query: np.ndarray, step: int = 0
+    path: Path,
+    dims: int,
+    runs: list[tuple[int, int]],
+    query: np.ndarray,
+    step: int = 0,
+    dtype: type = np.float16,
 ) -> np.ndarray:
     """`similarities` of the float16 rows in `runs` ([start, end) row ranges, in order) of the
     raw matrix file at `path`, read with pread a block at a time rather than through the memory
     map: a query's probed lists then pass through the page cache without becoming part of the
-    process (a million vectors are 512 MB; mapped, every list ever probed stays resident)."""
+    process (a million vectors are 512 MB; mapped, every list ever probed stays resident).
+    `dtype` int8: the file holds int8 rows (vectors_q8.bin), converted with one cast (a
+    quarter of widen's CPU time)."""
     n = sum(b - a for a, b in runs)
     out = np.empty(n, dtype=np.float32)
     step = step or block_rows(dims)
     shape = (min(step, n), dims)
-    half = np.empty(shape, dtype=np.float16)
+    half = np.empty(shape, dtype=dtype)
     buffer, scratch = np.empty(shape, dtype=np.float32), np.empty(shape, dtype=np.uint32)
     raw = memoryview(half).cast("B")
-    row_bytes = dims * 2
+    row_bytes = dims * half.itemsize
     filled = done = 0
     with open(path, "rb", buffering=0) as fh:
         for a, b in runs:
@@ -99,10 +111,37 @@ def run_similarities(
                 _read_exactly(fh.fileno(), view, a * row_bytes)
                 filled, a = filled + take, a + take
                 if filled == len(half) or done + filled == n:
-                    block = widen(half[:filled], buffer[:filled], scratch[:filled])
+                    if dtype == np.float16:
+                        block = widen(half[:filled], buffer[:filled], scratch[:filled])
+                    else:
+                        block = buffer[:filled]
+                        np.copyto(block, half[:filled], casting="unsafe")
                     out[done : done + filled] = _matvec(block, query)
                     done, filled = done + filled, 0
     return out
+
+
+def _runs(stored: np.ndarray) -> list[tuple[int, int]]:
+    """[start, end) ranges of consecutive values of an ascending array of row numbers."""
+    breaks = np.flatnonzero(np.diff(stored) != 1) + 1
+    firsts = stored[np.concatenate([[0], breaks])]
+    lasts = stored[np.concatenate([breaks - 1, [len(stored) - 1]])] + 1
+    return list(zip(firsts.tolist(), lasts.tolist(), strict=True))
+
+
+def read_rows(path: Path, dims: int, runs: list[tuple[int, int]]) -> np.ndarray:
+    """The float16 rows in `runs` of the raw matrix file at `path`, as float32, with pread."""
+    n = sum(b - a for a, b in runs)
+    half = np.empty((n, dims), dtype=np.float16)
+    raw = memoryview(half).cast("B")
+    row_bytes, done = dims * 2, 0
+    with open(path, "rb", buffering=0) as fh:
+        for a, b in runs:
+            _read_exactly(
+                fh.fileno(), raw[done * row_bytes : (done + b - a) * row_bytes], a * row_bytes
+            )
+            done += b - a
+    return half.astype(np.float32)
 
 
 class VectorIndex:
@@ -124,6 +163,15 @@ class VectorIndex:
         self.rows = arrays.get("vector_rows")  # chunk row of each vector row (IVF order)
         self.centroids = arrays.get("ivf_centroids")
         self.offsets = arrays.get("ivf_offsets")
+        self.q8_scale = arrays.get("vectors_q8_scale")
+        self.rescore_factor = RESCORE_FACTOR
+        q8_file = VECTOR_ARRAYS["vectors_q8"].file
+        # The int8 path needs the file to pread and both arrays (checked as a pair at open).
+        self.q8_source = (
+            source.with_name(q8_file)
+            if source is not None and all(k in arrays for k in Q8_ARRAYS)
+            else None
+        )
         self._inverse: np.ndarray | None = None
         self._dense: np.ndarray | None = None
         self._lock = threading.Lock()
@@ -132,7 +180,9 @@ class VectorIndex:
         self, query: np.ndarray, mask: np.ndarray, floor: float, top: int
     ) -> tuple[np.ndarray, np.ndarray]:
         """(rows, sims): chunk rows in `mask` with similarity ≥ floor, best first, ties by row."""
-        if self.ivf:
+        if self.ivf and self.q8_source is not None:
+            rows, sims = self._ivf_q8(query, mask, floor, top)
+        elif self.ivf:
             rows, sims = self._ivf(query)
             keep = (sims >= floor) & mask[rows]
             rows, sims = rows[keep], sims[keep]
@@ -151,11 +201,68 @@ class VectorIndex:
                     self._dense = widened(self.vectors)
         return self._dense
 
+    def _probed(self, query: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """[start, end) stored rows of the `probe` lists whose centres are nearest, in order."""
+        assert self.centroids is not None and self.offsets is not None
+        lists = np.sort(np.argsort(-_matvec(self.centroids, query), kind="stable")[: self.probe])
+        return self.offsets[lists].astype(np.int64), self.offsets[lists + 1].astype(np.int64)
+
+    def _ivf_q8(
+        self, query: np.ndarray, mask: np.ndarray, floor: float, top: int
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """The probed rows in `mask` with similarity ≥ floor, with their float16 similarity:
+        every row that can be among the `top` best, chosen by int8 scores (bundle-spec.md,
+        *Quantised vectors*). A row left out scores at most its int8 score + the error bound,
+        which is below the `top`-th best rescored similarity (or the floor)."""
+        assert self.rows is not None and self.q8_scale is not None and self.q8_source
+        starts, ends = self._probed(query)
+        runs = [(a, b) for a, b in zip(starts.tolist(), ends.tolist(), strict=True) if b > a]
+        if not runs:
+            return np.zeros(0, np.int64), np.zeros(0, np.float32)
+        index = np.concatenate([np.arange(a, b) for a, b in runs])
+        rows = np.asarray(self.rows[index], dtype=np.int64)
+        scale = np.asarray(self.q8_scale, dtype=np.float32)
+        dims = self.vectors.shape[1]
+        try:
+            approx = run_similarities(self.q8_source, dims, runs, query * scale, dtype=np.int8)
+        except OSError as exc:
+            raise BundleError(f"{self.q8_source}: unreadable ({exc})") from None
+        where = np.flatnonzero(mask[rows])
+        approx = approx[where]
+        bound = error_bound(query, scale)
+        take = max(1, self.rescore_factor * top)
+        while True:
+            if take >= len(where):
+                chosen = np.arange(len(where))
+                rest = -np.inf
+            else:
+                part = np.argpartition(approx, len(approx) - take)
+                chosen, rest = part[len(approx) - take :], float(np.max(approx[part[:-take]]))
+            positions = np.sort(where[chosen])
+            sims = self._exact(index[positions], query)
+            above = sims[sims >= floor]
+            cut = float(floor)
+            if len(above) >= top:
+                cut = max(cut, float(np.partition(above, len(above) - top)[len(above) - top]))
+            if rest + bound < cut or take >= len(where):
+                break
+            take *= 4
+        keep = sims >= floor
+        return rows[positions[keep]], sims[keep]
+
+    def _exact(self, stored: np.ndarray, query: np.ndarray) -> np.ndarray:
+        """float16 similarities of these stored rows (ascending), read by pread in runs."""
+        if not len(stored):
+            return np.zeros(0, np.float32)
+        assert self.source is not None
+        try:
+            return run_similarities(self.source, self.vectors.shape[1], _runs(stored), query)
+        except OSError as exc:
+            raise BundleError(f"{self.source}: unreadable ({exc})") from None
+
     def _ivf(self, query: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         assert self.centroids is not None and self.offsets is not None and self.rows is not None
-        lists = np.sort(np.argsort(-_matvec(self.centroids, query), kind="stable")[: self.probe])
-        starts = self.offsets[lists].astype(np.int64)
-        ends = self.offsets[lists + 1].astype(np.int64)
+        starts, ends = self._probed(query)
         if not int((ends - starts).sum()):
             return np.zeros(0, np.int64), np.zeros(0, np.float32)
         # The probed lists' rows gathered and converted a block at a time, instead of a Python
@@ -174,7 +281,20 @@ class VectorIndex:
     def vectors_of(self, rows: np.ndarray) -> np.ndarray:
         """float32 stored vectors of these chunk rows (for collapsing near-identical variants)."""
         where = rows if self.rows is None else self._row_index()[rows]
-        return np.asarray(self.vectors[where], dtype=np.float32)
+        if self.source is None or not len(where):
+            return np.asarray(self.vectors[where], dtype=np.float32)
+        # With pread, like the lists: each row touched through the mapping kept its
+        # neighbourhood resident (137 MB of vectors.bin after 120 searches of a million chunks).
+        order = np.argsort(where, kind="stable")
+        positions = np.asarray(where, dtype=np.int64)[order]
+        unique, inverse = np.unique(positions, return_inverse=True)
+        try:
+            rows_read = read_rows(self.source, self.vectors.shape[1], _runs(unique))
+        except OSError as exc:
+            raise BundleError(f"{self.source}: unreadable ({exc})") from None
+        out = np.empty((len(where), self.vectors.shape[1]), dtype=np.float32)
+        out[order] = rows_read[inverse.reshape(-1)]
+        return out
 
     def _row_index(self) -> np.ndarray:
         assert self.rows is not None

@@ -41,6 +41,7 @@ from .layout import (
     MAX_METADATA_DEPTH,
     METADATA_FILE,
     PAGES_FILE,
+    Q8_ARRAYS,
     REQUIRED_FILES,
     ROW_GROUP_SIZE,
     SECTIONS_FILE,
@@ -49,6 +50,7 @@ from .layout import (
     sha256_file,
 )
 from .metadata import FileEntry, Metadata, check_file_count, file_entry
+from .quantise import q8_problem
 
 # Columns the runtime reads at open; `text` is read lazily by row group.
 EAGER_COLUMNS = (
@@ -379,6 +381,7 @@ class Inspection:
         groups = a.get("collapse_groups")
         if groups is not None and groups.shape != (n,):
             yield Problem("collapse_groups.bin", f"shape {list(groups.shape)} is not [{n}]")
+        yield from self._q8(n, spec.dimensions)
         if not spec.index.ivf:
             return
         rows, centroids, offsets = (a.get(k) for k in IVF_ARRAYS)
@@ -394,6 +397,26 @@ class Inspection:
         if rows is not None and (len(rows) != n or (n and int(rows.max()) >= n)):
             yield Problem("vector_rows.bin", "is not one chunk row per stored vector")
 
+    def _q8(self, n: int, dims: int) -> Iterator[Problem]:
+        """The optional int8 vectors come as a pair, shaped like vectors.bin, with a finite
+        step > 0 per dimension (the runtime's error bound divides nothing but trusts it)."""
+        files = [VECTOR_ARRAYS[k].file for k in Q8_ARRAYS]
+        present = [f for f in files if f in self.entries]
+        if not present:
+            return
+        if len(present) == 1:
+            missing = next(f for f in files if f not in present)
+            yield Problem(METADATA_FILE, f"lists {present[0]} without {missing}")
+            return
+        q8, scale = (self.arrays.get(k) for k in Q8_ARRAYS)
+        if q8 is not None and q8.shape != (n, dims):
+            yield Problem(files[0], f"shape {list(q8.shape)} is not [{n}, {dims}]")
+        if scale is not None:
+            if scale.shape != (dims,):
+                yield Problem(files[1], f"shape {list(scale.shape)} is not [{dims}]")
+            elif not (np.all(np.isfinite(scale)) and np.all(scale > 0)):
+                yield Problem(files[1], "steps must be finite and > 0")
+
     # -- deep checks (docsmcp verify) -------------------------------------------------------------
 
     def _deep(self) -> Iterator[Problem]:
@@ -404,6 +427,16 @@ class Inspection:
             yield from self._chunk_rows(self.table)
             yield from self._chunk_metadata(self.table)
         yield from self._stats()
+        yield from self._q8_bound()
+
+    def _q8_bound(self) -> Iterator[Problem]:
+        vectors, q8, scale = (self.arrays.get(k) for k in ("vectors", *Q8_ARRAYS))
+        if vectors is None or q8 is None or scale is None or q8.shape != vectors.shape:
+            return
+        if scale.shape == (vectors.shape[1],):
+            problem = q8_problem(vectors, q8, scale)
+            if problem is not None:
+                yield Problem(VECTOR_ARRAYS["vectors_q8"].file, problem)
 
     def _compression(self) -> Iterator[Problem]:
         if self.parquet is None:

@@ -129,8 +129,14 @@ VECTOR_ARRAYS = _specs(
     ArraySpec("vector_rows", "vector_rows.bin", "<u4"),
     ArraySpec("ivf_centroids", "ivf_centroids.bin", "<f4", ndim=2),
     ArraySpec("ivf_offsets", "ivf_offsets.bin", "<u8"),
+    # Optional int8 copies of `vectors` (same row order) and their per-dimension steps
+    # (bundle-spec.md, *Quantised vectors*; format/quantise.py): an IVF search scores its
+    # probed lists with these and rescores the best from `vectors`.
+    ArraySpec("vectors_q8", "vectors_q8.bin", "|i1", ndim=2),
+    ArraySpec("vectors_q8_scale", "vectors_q8_scale.bin", "<f4"),
 )
 IVF_ARRAYS = ("vector_rows", "ivf_centroids", "ivf_offsets")
+Q8_ARRAYS = ("vectors_q8", "vectors_q8_scale")
 
 # Bundles with chunks cut from PDFs (bundle-spec.md, *Page ranges*): per chunk, the first and
 # last page (1-based) its text came from; 0, 0 for a chunk of a markdown file. Optional: a
