@@ -297,7 +297,7 @@ class Searcher:
             also_in: list[dict[str, list[str]]] = [{} for _ in ranked]
             ranked_set = keep
         else:
-            ranked, ranked_scores = self._fuse(lexical, proximity, qvec, mask, query, named)
+            ranked, ranked_scores = self._fuse(work, lexical, proximity, qvec, mask, query, named)
             ranked, ranked_scores, also_in = self._collapse(ranked, ranked_scores, filters)
             matched = np.greater(lexical, 0, out=work.array("matched", bool))
             matched |= proximity > 0
@@ -345,6 +345,7 @@ class Searcher:
 
     def _fuse(
         self,
+        work: Workspace,
         lexical: np.ndarray,
         proximity: np.ndarray,
         qvec: np.ndarray,
@@ -359,19 +360,25 @@ class Searcher:
         vec_rows, vec_sims = self.vectors.search(qvec, mask, self.floor, FUSION_DEPTH)
         # The full-text list is the full-text-only ranking itself (terms + weighted bigrams),
         # so score margins of exact identifier matches survive the fusion.
-        full = lexical + proximity * self.phrase_weight
-        lex_rows, lex_scores = rank(full, (full > 0) & mask, FUSION_DEPTH)
+        # lexical + proximity * phrase_weight (the same float32 operations, into `work`).
+        full = np.multiply(proximity, self.phrase_weight, out=work.array("full", np.float32))
+        np.add(lexical, full, out=full)
+        keep = np.greater(full, 0, out=work.array("fuse_keep", bool))
+        lex_rows, lex_scores = rank(full, np.logical_and(keep, mask, out=keep), FUSION_DEPTH)
+        fused = work.array("fused", np.float64)
         if policy.method == CONVEX:
             fused = convex(
-                n, lex_rows, lex_scores, vec_rows, vec_sims, share, self.floor, policy.agreement
-            )
+                n, lex_rows, lex_scores, vec_rows, vec_sims, share, self.floor, policy.agreement,
+                out=fused,
+            )  # fmt: skip
         else:
-            prox_rows, _ = rank(proximity, (proximity > 0) & mask, FUSION_DEPTH)
+            keep = np.greater(proximity, 0, out=keep)
+            prox_rows, _ = rank(proximity, np.logical_and(keep, mask, out=keep), FUSION_DEPTH)
             lists = [(f.lexical, lex_rows), (f.proximity, prox_rows), (share, vec_rows)]
-            fused = rrf(n, lists, f.k)
+            fused = rrf(n, lists, f.k, out=fused)
         if named:
             fused *= self.boost_factor(named)
-        return rank(fused, fused > 0, None)
+        return rank(fused, np.greater(fused, 0, out=keep), None)
 
     def _collapse(
         self, rows: np.ndarray, scores: np.ndarray, filters: dict[str, str]

@@ -14,6 +14,7 @@ from .format import Q8_ARRAYS, VECTOR_ARRAYS, Embedding
 from .format.quantise import error_bound
 from .half import widen
 from .selection import topk
+from .workspace import WorkspacePool
 
 if TYPE_CHECKING:
     from .bundle import Bundle
@@ -86,22 +87,19 @@ def run_similarities(
     runs: list[tuple[int, int]],
     query: np.ndarray,
     step: int = 0,
-    dtype: type = np.float16,
 ) -> np.ndarray:
     """`similarities` of the float16 rows in `runs` ([start, end) row ranges, in order) of the
     raw matrix file at `path`, read with pread a block at a time rather than through the memory
     map: a query's probed lists then pass through the page cache without becoming part of the
-    process (a million vectors are 512 MB; mapped, every list ever probed stays resident).
-    `dtype` int8: the file holds int8 rows (vectors_q8.bin), converted with one cast (a
-    quarter of widen's CPU time)."""
+    process (a million vectors are 512 MB; mapped, every list ever probed stays resident)."""
     n = sum(b - a for a, b in runs)
     out = np.empty(n, dtype=np.float32)
     step = step or block_rows(dims)
     shape = (min(step, n), dims)
-    half = np.empty(shape, dtype=dtype)
+    half = np.empty(shape, dtype=np.float16)
     buffer, scratch = np.empty(shape, dtype=np.float32), np.empty(shape, dtype=np.uint32)
     raw = memoryview(half).cast("B")
-    row_bytes = dims * half.itemsize
+    row_bytes = dims * 2
     filled = done = 0
     with open(path, "rb", buffering=0) as fh:
         for a, b in runs:
@@ -111,11 +109,7 @@ def run_similarities(
                 _read_exactly(fh.fileno(), view, a * row_bytes)
                 filled, a = filled + take, a + take
                 if filled == len(half) or done + filled == n:
-                    if dtype == np.float16:
-                        block = widen(half[:filled], buffer[:filled], scratch[:filled])
-                    else:
-                        block = buffer[:filled]
-                        np.copyto(block, half[:filled], casting="unsafe")
+                    block = widen(half[:filled], buffer[:filled], scratch[:filled])
                     out[done : done + filled] = _matvec(block, query)
                     done, filled = done + filled, 0
     return out
@@ -129,19 +123,34 @@ def _runs(stored: np.ndarray) -> list[tuple[int, int]]:
     return list(zip(firsts.tolist(), lasts.tolist(), strict=True))
 
 
-def read_rows(path: Path, dims: int, runs: list[tuple[int, int]]) -> np.ndarray:
-    """The float16 rows in `runs` of the raw matrix file at `path`, as float32, with pread."""
-    n = sum(b - a for a, b in runs)
-    half = np.empty((n, dims), dtype=np.float16)
-    raw = memoryview(half).cast("B")
-    row_bytes, done = dims * 2, 0
+def read_runs(path: Path, runs: list[tuple[int, int]], row_bytes: int, out: np.ndarray) -> None:
+    """Rows `runs` ([start, end) ranges) of the raw matrix file at `path` into `out` (a
+    contiguous array of their bytes), one pread per run."""
+    raw = memoryview(out.reshape(-1).view(np.uint8))
+    done = 0
     with open(path, "rb", buffering=0) as fh:
+        fd = fh.fileno()
         for a, b in runs:
-            _read_exactly(
-                fh.fileno(), raw[done * row_bytes : (done + b - a) * row_bytes], a * row_bytes
-            )
-            done += b - a
-    return half.astype(np.float32)
+            size = (b - a) * row_bytes
+            view = raw[done : done + size]
+            # One call per run (a search reads hundreds); a short read is finished by the loop.
+            if os.preadv(fd, [view], a * row_bytes) != size:
+                _read_exactly(fd, view, a * row_bytes)
+            done += size
+
+
+def q8_similarities(q8: np.ndarray, scaled: np.ndarray, index: np.ndarray) -> np.ndarray:
+    """float32 dot products of `scaled` (query * steps) with the int8 rows `index` of `q8`,
+    gathered and cast a block at a time (a cast is a quarter of widen's CPU time)."""
+    out = np.empty(len(index), dtype=np.float32)
+    step = block_rows(q8.shape[1])
+    buffer = np.empty((min(step, len(index)), q8.shape[1]), dtype=np.float32)
+    for start in range(0, len(index), step):
+        stop = min(len(index), start + step)
+        block = buffer[: stop - start]
+        np.copyto(block, q8[index[start:stop]], casting="unsafe")
+        out[start:stop] = _matvec(block, scaled)
+    return out
 
 
 class VectorIndex:
@@ -165,6 +174,7 @@ class VectorIndex:
         self.offsets = arrays.get("ivf_offsets")
         self.q8_scale = arrays.get("vectors_q8_scale")
         self.rescore_factor = RESCORE_FACTOR
+        self._work = WorkspacePool(0)  # buffers of the int8 rows read per search
         q8_file = VECTOR_ARRAYS["vectors_q8"].file
         # The int8 path needs the file to pread and both arrays (checked as a pair at open).
         self.q8_source = (
@@ -223,12 +233,15 @@ class VectorIndex:
         rows = np.asarray(self.rows[index], dtype=np.int64)
         scale = np.asarray(self.q8_scale, dtype=np.float32)
         dims = self.vectors.shape[1]
-        try:
-            approx = run_similarities(self.q8_source, dims, runs, query * scale, dtype=np.int8)
-        except OSError as exc:
-            raise BundleError(f"{self.q8_source}: unreadable ({exc})") from None
+        # Only the rows the filters keep are scored.
         where = np.flatnonzero(mask[rows])
-        approx = approx[where]
+        with self._work.lease() as work:
+            q8 = work.buffer("q8", len(index) * dims, np.int8)
+            try:
+                read_runs(self.q8_source, runs, dims, q8)
+            except OSError as exc:
+                raise BundleError(f"{self.q8_source}: unreadable ({exc})") from None
+            approx = q8_similarities(q8.reshape(len(index), dims), query * scale, where)
         bound = error_bound(query, scale)
         take = max(1, self.rescore_factor * top)
         while True:
@@ -252,13 +265,22 @@ class VectorIndex:
 
     def _exact(self, stored: np.ndarray, query: np.ndarray) -> np.ndarray:
         """float16 similarities of these stored rows (ascending), read by pread in runs."""
+        return similarities(self._read(stored), query)
+
+    def _read(self, stored: np.ndarray) -> np.ndarray:
+        """The float16 rows at these stored positions (ascending), read with pread: through
+        the mapping, each row read made its neighbourhood resident (the page cache's large
+        folios: ~250 MB for one million-chunk search)."""
+        dims = self.vectors.shape[1]
+        out = np.empty((len(stored), dims), dtype=np.float16)
         if not len(stored):
-            return np.zeros(0, np.float32)
+            return out
         assert self.source is not None
         try:
-            return run_similarities(self.source, self.vectors.shape[1], _runs(stored), query)
+            read_runs(self.source, _runs(stored), dims * 2, out)
         except OSError as exc:
             raise BundleError(f"{self.source}: unreadable ({exc})") from None
+        return out
 
     def _ivf(self, query: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         assert self.centroids is not None and self.offsets is not None and self.rows is not None
@@ -283,18 +305,9 @@ class VectorIndex:
         where = rows if self.rows is None else self._row_index()[rows]
         if self.source is None or not len(where):
             return np.asarray(self.vectors[where], dtype=np.float32)
-        # With pread, like the lists: each row touched through the mapping kept its
-        # neighbourhood resident (137 MB of vectors.bin after 120 searches of a million chunks).
-        order = np.argsort(where, kind="stable")
-        positions = np.asarray(where, dtype=np.int64)[order]
-        unique, inverse = np.unique(positions, return_inverse=True)
-        try:
-            rows_read = read_rows(self.source, self.vectors.shape[1], _runs(unique))
-        except OSError as exc:
-            raise BundleError(f"{self.source}: unreadable ({exc})") from None
-        out = np.empty((len(where), self.vectors.shape[1]), dtype=np.float32)
-        out[order] = rows_read[inverse.reshape(-1)]
-        return out
+        # With pread, like the lists (see _read).
+        unique, inverse = np.unique(np.asarray(where, dtype=np.int64), return_inverse=True)
+        return np.asarray(self._read(unique)[inverse.reshape(-1)], dtype=np.float32)
 
     def _row_index(self) -> np.ndarray:
         assert self.rows is not None

@@ -36,6 +36,15 @@ class Workspace:
             found = self._arrays[key] = np.empty(self.n, dtype=dtype)
         return found
 
+    def buffer(self, name: str, size: int, dtype: type | np.dtype) -> np.ndarray:
+        """A one-dimensional array of at least `size` values (grown, never shrunk), sliced to
+        `size`: for work whose size varies per search (the rows of the probed IVF lists)."""
+        key = (f"buffer:{name}", np.dtype(dtype).str)
+        found = self._arrays.get(key)
+        if found is None or len(found) < size:
+            found = self._arrays[key] = np.empty(max(size, 1), dtype=dtype)
+        return found[:size]
+
     def zeros(self, name: str, dtype: type | np.dtype) -> np.ndarray:
         out = self.array(name, dtype)
         out.fill(0)
