@@ -297,7 +297,7 @@ class Searcher:
             also_in: list[dict[str, list[str]]] = [{} for _ in ranked]
             ranked_set = keep
         else:
-            ranked, ranked_scores = self._fuse(work, lexical, proximity, qvec, mask, query, named)
+            ranked, ranked_scores = self._fuse(lexical, proximity, qvec, mask, query, named, work)
             ranked, ranked_scores, also_in = self._collapse(ranked, ranked_scores, filters)
             matched = np.greater(lexical, 0, out=work.array("matched", bool))
             matched |= proximity > 0
@@ -345,15 +345,16 @@ class Searcher:
 
     def _fuse(
         self,
-        work: Workspace,
         lexical: np.ndarray,
         proximity: np.ndarray,
         qvec: np.ndarray,
         mask: np.ndarray,
         query: str = "",
         named: Sequence[Named] = (),
+        work: Workspace | None = None,
     ) -> tuple[np.ndarray, np.ndarray]:
         f, policy = self.fusion, self.policy
+        work = work or Workspace(self.bundle.n_chunks)
         assert self.vectors is not None and f is not None and policy is not None
         n = self.bundle.n_chunks
         share = policy.vector_share(query_class(query))
