@@ -20,7 +20,7 @@ from .lexical import Lexicon, query_terms, score
 from .rerank import RerankOptions
 from .selection import rank, topk
 from .vectors import VectorIndex, vectors_file
-from .workspace import Workspace, WorkspacePool
+from .workspace import Workspace, WorkspacePool, large_mappings, release
 
 SNIPPET_CHARS = 240
 # Candidates taken from each ranked list before fusion.
@@ -193,6 +193,8 @@ class Searcher:
         self.expand_references = options.expand_references
         self.max_tokens = options.max_tokens
         self.work = WorkspacePool(bundle.n_chunks)
+        # The postings and dictionary of a large bundle are given back after each search.
+        self._mapped = large_mappings(bundle.arrays, ("terms", "postings_docs", "postings_impacts"))
 
     def _column(self, key: str) -> np.ndarray:
         return self.facets[:, self.keys.index(key)]
@@ -245,8 +247,14 @@ class Searcher:
         rows) turns on reference expansion; `exclude` (rows) are never returned; `pinned` rows
         (a section the query names) come first when the filters keep them."""
         self.bundle.ready()  # the background check of large files (integrity.py) comes first
-        with self.work.lease() as work:
-            return self._search(work, query, filters, offset, limit, references, exclude, pinned)
+        try:
+            with self.work.lease() as work:
+                return self._search(
+                    work, query, filters, offset, limit, references, exclude, pinned
+                )
+        finally:
+            for array in self._mapped:
+                release(array)
 
     def _search(
         self,

@@ -9,12 +9,15 @@ overwrites what it leases (`fill`, `out=`), so nothing leaks from one query to t
 
 from __future__ import annotations
 
+import mmap
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 
 import numpy as np
 
+# Mapped arrays at least this large give their pages back after each search (`release`).
+RELEASE_BYTES = 64 << 20
 # Idle workspaces kept for reuse: one per concurrently searching thread on a small machine.
 # More concurrent searches get a fresh workspace that is dropped afterwards, so the memory kept
 # is bounded (a million chunks: ~14 MB per workspace) whatever the HTTP thread count.
@@ -72,3 +75,20 @@ class WorkspacePool:
             with self._lock:
                 if len(self._idle) < self.keep_idle:
                     self._idle.append(work)
+
+
+def release(array: np.ndarray) -> None:
+    """Unmap this process's pages of the file under `array`; the page cache keeps them and
+    the next read maps them again (a few faults: the cache holds large folios). The postings
+    a million-chunk bundle's searches touch otherwise stay resident: 140 MB after 120
+    searches, for ~0.5 ms of faults per search when given back."""
+    base: object = array
+    while isinstance(base, np.ndarray | memoryview):
+        base = base.base if isinstance(base, np.ndarray) else base.obj
+    if isinstance(base, mmap.mmap) and hasattr(mmap, "MADV_DONTNEED"):
+        base.madvise(mmap.MADV_DONTNEED)
+
+
+def large_mappings(arrays: dict[str, np.ndarray], names: tuple[str, ...]) -> list[np.ndarray]:
+    """The arrays among `names` of at least RELEASE_BYTES (small bundles keep their pages)."""
+    return [arrays[n] for n in names if n in arrays and arrays[n].nbytes >= RELEASE_BYTES]
