@@ -32,6 +32,10 @@ from .integrity import BackgroundCheck, lazy_bytes
 # search shows ~2.6 groups), and 24 MB holds all of a 20 MB corpus' text, so a warm server of
 # such a bundle decompresses nothing; a million-chunk one keeps its most used ~50 groups.
 ROW_GROUP_CACHE_BYTES = 24 << 20
+# Row groups a result needs that are read concurrently (`prefetch`): decoding releases the GIL,
+# so on two cores ten row groups of a million-chunk bundle take half the wall time. One search
+# still uses at most this many threads.
+PREFETCH_THREADS = 2
 # Columns held as numpy (integers); the other eager columns are Arrow strings.
 _INT_COLUMNS = ("position", "file_chunk_count", "line_start", "line_end")
 
@@ -47,6 +51,11 @@ class Bundle:
     _columns: dict[str, Any]
     _parquet: pq.ParquetFile | None  # None until the background check has opened it
     _groups: OrderedDict[int, dict[str, pa.Array]] = field(default_factory=OrderedDict)
+    _group_sizes: dict[int, int] = field(default_factory=dict)  # decompressed bytes per group
+    _prefetcher: Any = None  # a ThreadPoolExecutor, made on the first prefetch that needs it
+    _thread_readers: threading.local = field(default_factory=threading.local)
+    # The thread that opened the bundle reads with the shared ParquetFile, others their own.
+    _owner: threading.Thread = field(default_factory=threading.current_thread)
     _group_bytes: int = 0  # decompressed bytes held in _groups
     _lock: threading.Lock = field(default_factory=threading.Lock)
     _id_index: dict[str, int] | None = None
@@ -131,7 +140,7 @@ class Bundle:
         found = self._columns.get(name)
         if found is not None:
             return found
-        parquet = self._chunk_file()
+        parquet = self._reader()
         # A read error here (a file changed under the server) is an internal error, as ever.
         column = parquet.read(columns=[name]).column(0)
         problem = null_problem(name, column)
@@ -164,7 +173,7 @@ class Bundle:
             if group is not None:
                 self._groups.move_to_end(rg)
                 return group
-        parquet = self._chunk_file()
+        parquet = self._reader()
         names = [n for n in (*EAGER_COLUMNS, "text") if n not in self._columns]
         # One thread: Arrow's pool decoding the columns in parallel doubled the wall time of a
         # row group read (1.16 vs 0.55 ms, 1M-chunk bundle, 2 cores) and adds nothing when
@@ -177,13 +186,53 @@ class Bundle:
             if problem is not None:  # large tables are checked here, one row group at a time
                 raise BundleError(f"{self.path / CHUNKS_FILE}: {problem} (row group {rg})")
             group[name] = column.combine_chunks()
+        size = _nbytes(group)
         with self._lock:
             if rg not in self._groups:
                 self._groups[rg] = group
-                self._group_bytes += _nbytes(group)
+                self._group_sizes[rg] = size
+                self._group_bytes += size
             while self._group_bytes > ROW_GROUP_CACHE_BYTES and len(self._groups) > 1:
-                self._group_bytes -= _nbytes(self._groups.popitem(last=False)[1])
+                evicted, _ = self._groups.popitem(last=False)
+                self._group_bytes -= self._group_sizes.pop(evicted)
         return group
+
+    def prefetch(self, rows: list[int]) -> None:
+        """Read the row groups of `rows` that are not cached, PREFETCH_THREADS at a time, so
+        showing a page of hits waits for the slowest read, not for their sum."""
+        with self._lock:
+            wanted = list(dict.fromkeys(r // ROW_GROUP_SIZE for r in rows))
+            missing = [rg for rg in wanted if rg not in self._groups]
+        if len(missing) < 2:
+            return
+        if self._prefetcher is None:
+            from concurrent.futures import ThreadPoolExecutor  # only servers of large bundles
+
+            with self._lock:
+                if self._prefetcher is None:
+                    self._prefetcher = ThreadPoolExecutor(
+                        PREFETCH_THREADS, thread_name_prefix="docsmcp-rows"
+                    )
+        for _ in self._prefetcher.map(self._prefetch_group, missing):
+            pass
+
+    def _prefetch_group(self, rg: int) -> None:
+        self._group(rg * ROW_GROUP_SIZE)
+
+    def _reader(self) -> pq.ParquetFile:
+        """This thread's reader of the chunk table: one ParquetFile read from two threads at
+        once crashed the interpreter (pyarrow 26, prefetching a million-chunk bundle), and
+        HTTP requests run on several threads. Readers share the parsed footer."""
+        shared = self._chunk_file()
+        if threading.current_thread() is self._owner:
+            return shared
+        local = self._thread_readers
+        reader = getattr(local, "parquet", None)
+        if reader is None:
+            reader = local.parquet = pq.ParquetFile(
+                self.path / CHUNKS_FILE, metadata=shared.metadata
+            )
+        return reader
 
     def warm(self) -> None:
         """Fill the row-group cache (up to its bound, in row order): before `--workers` fork,

@@ -298,6 +298,7 @@ class DocsApp:
         page = self.ranked(call, filters, offset, exclude)
         notes.extend(page.notes)
         pattern = snippet_pattern(call.query)
+        self.bundle.prefetch(page.rows)
         hits = [
             self.hit(row, score, pattern, page, i)
             for i, (row, score) in enumerate(zip(page.rows, page.scores, strict=True))
