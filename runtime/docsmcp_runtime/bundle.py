@@ -65,6 +65,7 @@ class Bundle:
     id_prefix: str = ""
     # The checks of the large files, still running or done (None: everything checked at open).
     background: BackgroundCheck | None = None
+    large_table: bool = False  # the chunk table is too large to read at open (integrity.py)
 
     def ready(self) -> None:
         """Return once every file passed its checks; BundleError (one line) naming the file
@@ -199,7 +200,11 @@ class Bundle:
 
     def prefetch(self, rows: list[int]) -> None:
         """Read the row groups of `rows` that are not cached, PREFETCH_THREADS at a time, so
-        showing a page of hits waits for the slowest read, not for their sum."""
+        showing a page of hits waits for the slowest read, not for their sum. Only for a large
+        chunk table (read per row group from the start): a small one is soon all cached, and
+        the threads' own malloc arenas cost a speakeasy-sdks server ~27 MB of its budget."""
+        if not self.large_table:
+            return
         with self._lock:
             wanted = list(dict.fromkeys(r // ROW_GROUP_SIZE for r in rows))
             missing = [rg for rg in wanted if rg not in self._groups]
@@ -322,4 +327,5 @@ def open_bundle(path: str | Path, verify: bool = True, lazy: int | None = None) 
         _columns=columns,
         _parquet=inspection.parquet,
         background=background,
+        large_table=table is None,
     )
