@@ -139,16 +139,28 @@ def read_runs(path: Path, runs: list[tuple[int, int]], row_bytes: int, out: np.n
             done += size
 
 
-def q8_similarities(q8: np.ndarray, scaled: np.ndarray, index: np.ndarray) -> np.ndarray:
-    """float32 dot products of `scaled` (query * steps) with the int8 rows `index` of `q8`,
-    gathered and cast a block at a time (a cast is a quarter of widen's CPU time)."""
-    out = np.empty(len(index), dtype=np.float32)
+def _ranges(starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
+    """The concatenated ranges [starts[i], ends[i]) without a Python loop (251 lists a query)."""
+    lengths = ends - starts
+    first = np.cumsum(lengths) - lengths  # where each range begins in the result
+    return np.arange(int(lengths.sum()), dtype=np.int64) + np.repeat(starts - first, lengths)
+
+
+def q8_similarities(
+    q8: np.ndarray, scaled: np.ndarray, index: np.ndarray | None = None
+) -> np.ndarray:
+    """float32 dot products of `scaled` (query * steps) with the int8 rows of `q8` (all, or
+    those `index` names), cast a block at a time (a cast is a quarter of widen's CPU time;
+    slices instead of gathers when every row is wanted save another quarter)."""
+    n = len(q8) if index is None else len(index)
+    out = np.empty(n, dtype=np.float32)
     step = block_rows(q8.shape[1])
-    buffer = np.empty((min(step, len(index)), q8.shape[1]), dtype=np.float32)
-    for start in range(0, len(index), step):
-        stop = min(len(index), start + step)
+    buffer = np.empty((min(step, n), q8.shape[1]), dtype=np.float32)
+    for start in range(0, n, step):
+        stop = min(n, start + step)
         block = buffer[: stop - start]
-        np.copyto(block, q8[index[start:stop]], casting="unsafe")
+        rows = q8[start:stop] if index is None else q8[index[start:stop]]
+        np.copyto(block, rows, casting="unsafe")
         out[start:stop] = _matvec(block, scaled)
     return out
 
@@ -229,7 +241,7 @@ class VectorIndex:
         runs = [(a, b) for a, b in zip(starts.tolist(), ends.tolist(), strict=True) if b > a]
         if not runs:
             return np.zeros(0, np.int64), np.zeros(0, np.float32)
-        index = np.concatenate([np.arange(a, b) for a, b in runs])
+        index = _ranges(starts, ends)
         rows = np.asarray(self.rows[index], dtype=np.int64)
         scale = np.asarray(self.q8_scale, dtype=np.float32)
         dims = self.vectors.shape[1]
@@ -241,7 +253,10 @@ class VectorIndex:
                 read_runs(self.q8_source, runs, dims, q8)
             except OSError as exc:
                 raise BundleError(f"{self.q8_source}: unreadable ({exc})") from None
-            approx = q8_similarities(q8.reshape(len(index), dims), query * scale, where)
+            every = len(where) == len(index)  # no filter removed a probed row
+            approx = q8_similarities(
+                q8.reshape(len(index), dims), query * scale, None if every else where
+            )
         bound = error_bound(query, scale)
         take = max(1, self.rescore_factor * top)
         while True:
