@@ -14,10 +14,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 from conftest import build_bundle
-from docsmcp_runtime import workspace
+from docsmcp_runtime import vectors, workspace
 from docsmcp_runtime.bundle import open_bundle
 from docsmcp_runtime.format import ALL_ARRAYS, ROW_GROUP_SIZE
 from docsmcp_runtime.tools import DocsApp
+from docsmcp_runtime.vectors import VectorIndex, vectors_file
 from docsmcp_runtime.workspace import Workspace, WorkspacePool, large_mappings, release
 
 QUERIES = ["create payment", "retry", "authentication error", "refund", "client", "webhook",
@@ -127,3 +128,22 @@ def test_large_mappings_give_their_pages_back_after_a_search(
     before = _page(app, "create payment")
     assert before and _resident_kb(docs) == 0  # the search released what it read
     assert _page(app, "create payment") == before  # and reads it again as it was
+
+
+def test_vectors_of_a_large_matrix_are_read_not_mapped(
+    many_rows: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Rows asked in any order, repeated, come back as the mapped matrix holds them."""
+    bundle = open_bundle(many_rows)
+    spec = bundle.metadata.embedding
+    assert spec is not None
+    index = VectorIndex(bundle.arrays, spec, vectors_file(bundle))
+    rows = np.random.default_rng(0).integers(0, bundle.n_chunks, 300)
+    want = np.asarray(bundle.arrays["vectors"][rows], dtype=np.float32)
+    monkeypatch.setattr(vectors, "RELEASE_BYTES", 0)  # every matrix counts as large
+    docs = bundle.path / ALL_ARRAYS["vectors"].file
+    release(bundle.arrays["vectors"])
+    before = _resident_kb(docs)  # (other tests' bundles may map the file too)
+    got = index.vectors_of(rows)
+    assert got.tobytes() == want.tobytes()
+    assert _resident_kb(docs) == before  # read with pread: nothing more of the file mapped

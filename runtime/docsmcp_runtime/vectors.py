@@ -14,7 +14,7 @@ from .format import Q8_ARRAYS, VECTOR_ARRAYS, Embedding
 from .format.quantise import error_bound
 from .half import widen
 from .selection import topk
-from .workspace import WorkspacePool
+from .workspace import RELEASE_BYTES, WorkspacePool
 
 if TYPE_CHECKING:
     from .bundle import Bundle
@@ -318,9 +318,9 @@ class VectorIndex:
     def vectors_of(self, rows: np.ndarray) -> np.ndarray:
         """float32 stored vectors of these chunk rows (for collapsing near-identical variants)."""
         where = rows if self.rows is None else self._row_index()[rows]
-        if self.source is None or not len(where):
+        if self.source is None or not len(where) or self.vectors.nbytes < RELEASE_BYTES:
             return np.asarray(self.vectors[where], dtype=np.float32)
-        # With pread, like the lists (see _read).
+        # A large matrix with pread, like the lists (see _read).
         unique, inverse = np.unique(np.asarray(where, dtype=np.int64), return_inverse=True)
         return np.asarray(self._read(unique)[inverse.reshape(-1)], dtype=np.float32)
 
