@@ -9,6 +9,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import TypeVar
 
 import numpy as np
 from docsmcp_runtime.format import (
@@ -46,6 +47,7 @@ from .write import write_bundle
 
 log = logging.getLogger(__name__)
 
+T = TypeVar("T")
 # Makes the progress counter of a build phase: (label, total) -> Progress.
 Reporter = Callable[[str, int], Progress]
 
@@ -153,16 +155,16 @@ def collect(
     corpus = replace(corpus, files=())
     corpus_bytes = sum(len(sf.text.encode()) for sf in files)
     keys = [file_key(sf, default_max, options.analyzer) for sf in files] if cache else []
-    cached = [cache.get(key) for key in keys] if cache is not None else [None] * len(files)
+    cached = [cache.get(key, lean) for key in keys] if cache is not None else [None] * len(files)
     for i, sf in enumerate(files):
         if not sf.line_map and converter_for(sf.path) is None:
-            files[i] = replace(sf, text="")  # parsing a markdown page reads only its body
+            files[i] = _copy(sf, text="")  # parsing a markdown page reads only its body
     missing = [sf for sf, hit in zip(files, cached, strict=True) if hit is None]
     release_free_memory()  # before workers fork: they inherit the process as it is
     processed = process_all(missing, default_max, options.analyzer, workers)
     del missing
     for i, sf in enumerate(files):
-        files[i] = replace(sf, text="", body="")
+        files[i] = _copy(sf, text="", body="")
         if i % TRIM_EVERY == TRIM_EVERY - 1:
             release_free_memory()
         entry, cached[i] = cached[i], None
@@ -181,7 +183,7 @@ def collect(
                 )
                 continue
             seen[c.id] = sf.path
-            kept.append(replace(c, search_text="") if lean else c)
+            kept.append(_copy(c, search_text="") if lean and c.search_text else c)
             index.add(fields)
         chunks.extend(kept)
         if counter is not None:
@@ -199,6 +201,15 @@ def collect(
         problems.append(Problem(".", None, found))
     taxonomy = taxonomy_of(corpus, chunks, problems)
     return Collected(corpus, chunks, taxonomy, problems, tables, index, corpus_bytes)
+
+
+def _copy(obj: T, **values: object) -> T:
+    """`dataclasses.replace` of a frozen dataclass without `__post_init__` or slots (Chunk,
+    SourceFile): its attributes copied with `values` set, in one C call. replace() runs
+    __init__, a setattr per field: 13-27 us a call, 0.3 s of a speakeasy-sdks rebuild's 16k."""
+    new = object.__new__(type(obj))
+    new.__dict__.update(obj.__dict__, **values)
+    return new
 
 
 def source_commit(docs_dir: Path) -> tuple[str | None, str | None]:
