@@ -6,8 +6,7 @@ records and analysed fields (format at `MAGIC`), LZ4-compressed. The key hashes 
 result depends on: the file's path, text, strategy, metadata, title and frontmatter, and the
 build's default chunk size; the code fingerprint hashes the builder's and runtime's sources, so
 any change of the code starts a new cache. A build rewrites the file with exactly the entries it
-used
-(deleted files are pruned).
+used (deleted files are pruned).
 
 Each record is `marshal` of plain tuples, not pickle: loading a damaged or planted cache file
 can fail, but never runs code. A cache that cannot be read is ignored with a warning: the
