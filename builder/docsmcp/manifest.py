@@ -19,9 +19,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
-from typing import Any
-
-import jsonschema
+from typing import TYPE_CHECKING, Any
 
 from docsmcp import includes
 from docsmcp.discover import (
@@ -51,6 +49,9 @@ from docsmcp.limits import (
 )
 from docsmcp.llms import split_llms_full
 from docsmcp.pdf import PdfOptions, PdfSummary, is_pdf
+
+if TYPE_CHECKING:
+    import jsonschema
 
 log = logging.getLogger(__name__)
 
@@ -171,6 +172,10 @@ def _validator(definition: str | None) -> jsonschema.protocols.Validator:
     if definition is not None:
         # A wrapper that keeps $defs so the definition's own $refs still resolve.
         schema = {"$defs": schema["$defs"], "$ref": f"#/$defs/{definition}"}
+    # Imported here: jsonschema (with attrs, referencing, rpds) was a tenth of the builder's
+    # start-up, and only a corpus with a manifest or an mcp_strategy needs it.
+    import jsonschema
+
     return jsonschema.Draft202012Validator(schema)
 
 
