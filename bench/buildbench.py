@@ -9,6 +9,7 @@ and reading every corpus file (the disk).
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import shutil
 import subprocess
@@ -43,6 +44,21 @@ def run(cmd: list[str], env: dict[str, str] | None = None) -> Run:
             f"bench: {' '.join(cmd)} failed ({proc.returncode}):\n{err.decode()}{out.decode()}"
         )
     return Run(wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss * 1024 / 1e6)
+
+
+def ensure_bytecode() -> str:
+    """Compile docsmcp's and the runtime's sources to bytecode (`__pycache__`, as an installed
+    wheel has it) and say so. With PYTHONDONTWRITEBYTECODE=1 (set on this machine) an editable
+    install never writes it, so every process compiled ~140 modules from source: ~75 ms of the
+    runtime's cold start and ~0.1 s of each `docsmcp` start, which no user pays."""
+    folders = []
+    for name in ("docsmcp", "docsmcp_runtime"):
+        spec = importlib.util.find_spec(name)
+        if spec is not None and spec.submodule_search_locations:
+            folders.extend(spec.submodule_search_locations)
+    subprocess.run([sys.executable, "-m", "compileall", "-q", *folders], check=True)
+    unset = " (PYTHONDONTWRITEBYTECODE is set: compiled here)" if sys.dont_write_bytecode else ""
+    return f"bytecode: compiled for {len(folders)} packages{unset}"
 
 
 def read_floor(docs: Path) -> float:
