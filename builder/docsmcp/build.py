@@ -33,8 +33,10 @@ from . import __version__
 from .cache import cache_root, output_key
 from .chunk import DEFAULT_MAX_CHUNK_SIZE, Chunk
 from .convert import converter_for
+from .discover import source_roots
 from .embed import EmbeddingOptions, EmbeddingProvider, make_provider
 from .index import IndexBuilder
+from .known_files import KnownFiles
 from .manifest import DEFAULT_AUTO_INCLUDE, Corpus, Problem, load_corpus
 from .memtrim import release_free_memory
 from .parse_cache import ParseCache, file_key
@@ -95,6 +97,7 @@ class Collected:
     tables: TableBuilder  # what the browse tables need of each file, gathered while chunking
     index: IndexBuilder  # fed each kept chunk's analysed fields, made with the parse
     corpus_bytes: int = 0  # UTF-8 bytes of the files' text (corpus.files no longer hold it)
+    unread_files: int = 0  # files unchanged since the last build, not read (known_files.py)
 
 
 @dataclass(frozen=True)
@@ -107,6 +110,7 @@ class Built:
     api_entries: int
     code_blocks: int
     pdfs: tuple[PdfSummary, ...] = ()  # the PDFs read (pages, outline, from the cache)
+    unread_files: int = 0  # of cached_files, those not even read (unchanged since last build)
 
 
 class BuildError(Exception):
@@ -131,15 +135,26 @@ def collect(
     cache: ParseCache | None = None,
     cache_dir: Path | None = None,
     lean: bool = False,
+    reuse_unchanged: bool = True,
 ) -> Collected:
     """Load and chunk the corpus, gathering every problem a build would reject. `progress`
     makes the counter of a phase (label, total); `cache` holds files parsed by earlier builds
     (only the others are parsed, on `options.workers` processes). `lean`: the chunks keep no
-    search text (the index has it analysed; only embeddings read it again)."""
+    search text (the index has it analysed; only embeddings read it again). With a cache,
+    files unchanged since the last build are not even read (known_files.py)."""
     workers = options.workers or default_workers()
     pdf = PdfOptions(workers, cache_dir)  # cache_dir None: PDFs are read afresh
+    known = None
+    if cache is not None and reuse_unchanged:
+        roots = source_roots(options.docs_dir, options.source_roots)
+        known = KnownFiles(cache, options.docs_dir, roots)
     corpus = load_corpus(
-        options.docs_dir, options.include, options.exclude, options.source_roots, pdf
+        options.docs_dir,
+        options.include,
+        options.exclude,
+        options.source_roots,
+        pdf,
+        known.reuse if known is not None else None,
     )
     counter = progress("parsing files", len(corpus.files)) if progress else None
     problems = list(corpus.problems)
@@ -153,9 +168,27 @@ def collect(
     # lives beside the chunks (win32: 48k files, ~800 MB of str).
     files = list(corpus.files)
     corpus = replace(corpus, files=())
-    corpus_bytes = sum(len(sf.text.encode()) for sf in files)
-    keys = [file_key(sf, default_max, options.analyzer) for sf in files] if cache else []
+    taken = known.taken if known is not None else {}
+    sizes = [taken[sf.path].nbytes if sf.path in taken else len(sf.text.encode()) for sf in files]
+    corpus_bytes = sum(sizes)
+    keys = [
+        taken[sf.path].key if sf.path in taken else file_key(sf, default_max, options.analyzer)
+        for sf in files
+        if cache is not None
+    ]
     cached = [cache.get(key, lean) for key in keys] if cache is not None else [None] * len(files)
+    if cache is not None and any(
+        hit is None and sf.path in taken for sf, hit in zip(files, cached, strict=True)
+    ):
+        # The entry of a file that was not read is damaged: read every file after all.
+        assert known is not None
+        known.forget()
+        cache.hits = 0
+        if counter is not None:
+            counter.close()
+        return collect(options, provider, progress, cache, cache_dir, lean, False)
+    if known is not None:
+        known.record(files, keys, sizes, {p.path for p in problems})
     for i, sf in enumerate(files):
         if not sf.line_map and converter_for(sf.path) is None:
             files[i] = _copy(sf, text="")  # parsing a markdown page reads only its body
@@ -200,7 +233,7 @@ def collect(
         found = f"no .md, .mdx, .rst, .html or .pdf files found in {where}{hint}"
         problems.append(Problem(".", None, found))
     taxonomy = taxonomy_of(corpus, chunks, problems)
-    return Collected(corpus, chunks, taxonomy, problems, tables, index, corpus_bytes)
+    return Collected(corpus, chunks, taxonomy, problems, tables, index, corpus_bytes, len(taken))
 
 
 def _copy(obj: T, **values: object) -> T:
@@ -399,6 +432,7 @@ def build(options: BuildOptions, out: Path, progress: Reporter | None = None) ->
         browse.api_entries,
         browse.code_blocks,
         corpus.pdfs,
+        collected.unread_files,
     )
 
 

@@ -664,6 +664,7 @@ def _build_once(
             "seconds": round(built.seconds, 3),
             "phases": built.phases,
             "cached_files": built.cached_files,
+            "unread_files": built.unread_files,
             "references": {
                 "found": found,
                 "resolved": sum(r for _, r in built.references.values()),

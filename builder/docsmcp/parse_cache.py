@@ -168,6 +168,7 @@ class ParseCache:
         # order; new entries go to a side file until `save`.
         self.used: dict[str, tuple[BinaryIO, int, int, int, int]] = {}
         self.hits = 0
+        self._dirty = False  # a record was replaced (put_extra): the file must be rewritten
 
     def _read(self) -> dict[str, tuple[int, int, int, int]]:
         if not self.path.exists():
@@ -218,8 +219,32 @@ class ParseCache:
         self.hits += 1
         return entry
 
+    def get_extra(self, key: str) -> object:
+        """A record of plain data stored with `put_extra` (known_files.py), else None; kept by
+        `save` unless replaced."""
+        where = self.stored.get(key)
+        if where is None or self._file is None:
+            return None
+        try:
+            self._file.seek(where[0])
+            payload = self._file.read(where[1])
+            if zlib.crc32(payload) != where[3]:
+                return None
+            value = marshal.loads(_codec().decompress(payload, where[2], asbytes=True))
+        except (OSError, TypeError, ValueError, EOFError, pa.ArrowException):
+            return None
+        self.used[key] = (self._file, *where)
+        return value
+
+    def put_extra(self, key: str, value: object) -> None:
+        """Store plain data (marshal-able) under `key`, replacing what was there."""
+        self._store(key, marshal.dumps(value))
+        self._dirty = True
+
     def put(self, key: str, entry: Entry) -> None:
-        raw = marshal.dumps(_dump(entry))
+        self._store(key, marshal.dumps(_dump(entry)))
+
+    def _store(self, key: str, raw: bytes) -> None:
         payload = _codec().compress(raw, asbytes=True)
         try:
             if self._new is None:
@@ -247,7 +272,7 @@ class ParseCache:
     def save(self) -> None:
         """Write the entries this build used, if they differ from what was read."""
         try:
-            if self.used.keys() != self.stored.keys():
+            if self._dirty or self.used.keys() != self.stored.keys():
                 self._write()
         finally:
             self.close()
