@@ -131,10 +131,11 @@ class KnownFiles:
                 continue
             sig, at, digest = seen
             if sf.path not in self.taken:
-                plain = not (
-                    sf.line_map or sf.page_starts or sf.section_numbers or sf.anchors
-                ) and not has_directive(sf.body)
-                if not plain or max(sig[3], sig[4]) >= at - RACY_NS:
+                if max(sig[3], sig[4]) >= at - RACY_NS:
+                    continue  # racy
+                if sf.line_map or sf.page_starts or sf.section_numbers or sf.anchors:
+                    continue
+                if has_directive(sf.body):  # last: it reads the whole text
                     continue
             strategy = (sf.strategy.chunk_by, sf.strategy.max_chunk_size)
             values = (
