@@ -136,14 +136,12 @@ _API_FIELDS = tuple(f.name for f in dataclasses.fields(ApiEntry))
 _PARAMETERS, _EXAMPLES = _API_FIELDS.index("parameters"), _API_FIELDS.index("examples")
 
 
-# Where Chunk keeps the text only analysing needs (dropped by a lean load).
-_SEARCH_TEXT = tuple(f.name for f in dataclasses.fields(Chunk)).index("search_text")
-
-
 def _load(stored: tuple, lean: bool = False) -> Entry:
     chunks, (rows, refs, page, api, code), analysed = stored
-    if lean:
-        chunks = [(*c[:_SEARCH_TEXT], "", *c[_SEARCH_TEXT + 1 :]) for c in chunks]
+    made = [Chunk(*c) for c in chunks]
+    if lean:  # the text only analysing needs, dropped before anyone holds the chunk
+        for chunk in made:
+            chunk.__dict__["search_text"] = ""  # (frozen: no setattr; a new tuple cost more)
     entries = []
     for fields, params, examples, row in api:
         # Made in one call: dataclasses.replace of 5,409 entries cost 0.1 s of a rebuild.
@@ -152,7 +150,7 @@ def _load(stored: tuple, lean: bool = False) -> Entry:
         values[_EXAMPLES] = tuple(Example(*x) for x in examples)
         entries.append((ApiEntry(*values), row))
     return (
-        [Chunk(*c) for c in chunks],
+        made,
         FileRecords(rows, FileRefs(*refs), page, tuple(entries), code),
         list(analysed),
     )
