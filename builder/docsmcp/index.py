@@ -17,7 +17,6 @@ from functools import lru_cache
 
 import numpy as np
 import pyarrow as pa
-import pyarrow.compute as pc
 from docsmcp_runtime.analyzer import AnalyzerConfig, analyze
 from docsmcp_runtime.format import LexicalParams
 
@@ -178,6 +177,8 @@ class IndexBuilder:
         # terms meet the Python vocabulary, not each entry (speakeasy-sdks: 1.1 M entries,
         # 0.2 s -> 0.08 s). Which id a term gets changes nothing in the bundle: terms are laid
         # out in byte order and sums are per (term, chunk).
+        import pyarrow.compute as pc  # (here: ~50 ms to import, for builds only)
+
         text = pa.array(["\n".join(joined)], pa.large_string())
         encoded = pc.split_pattern(text, "\n").flatten().dictionary_encode()
         sizes = np.fromiter(map(len, counts), np.int64, len(counts))
