@@ -111,3 +111,30 @@ def test_a_racy_file_is_read_on_every_build(tmp_path: Path) -> None:
 def test_no_cache_reads_every_file(tmp_path: Path) -> None:
     docs, out = _settled(tmp_path)
     assert _build(docs, out, "--no-cache")["unread_files"] == 0
+
+
+def test_a_damaged_entry_of_an_unread_file_means_every_file_is_read(tmp_path: Path) -> None:
+    """The stat record says a file is unchanged, but its parse-cache entry cannot be loaded
+    (its CRC fails): the build reads every file after all, and the bundle is still exact."""
+    from conftest import TEST_CACHE
+    from docsmcp.cache import output_key
+    from docsmcp.known_files import RECORD
+    from docsmcp.parse_cache import _HEAD, MAGIC
+
+    docs, out = _settled(tmp_path)
+    (cache_file,) = (TEST_CACHE / "parsed").glob(f"{output_key(out)}-*.marshal")
+    data = bytearray(cache_file.read_bytes())
+    at, damaged = len(MAGIC), 0
+    while at < len(data):
+        key, length, _, _ = _HEAD.unpack_from(data, at)
+        at += _HEAD.size
+        if key.hex() != RECORD:
+            data[at + length // 2] ^= 0xFF  # one flipped byte in the middle of the payload
+            damaged += 1
+        at += length
+    assert damaged == MARKDOWN
+    cache_file.write_bytes(bytes(data))
+    rebuilt = _build(docs, out)
+    assert rebuilt["unread_files"] == 0 and rebuilt["cached_files"] == 0
+    assert _same(out, _clean(docs, tmp_path))
+    assert _build(docs, out)["cached_files"] == MARKDOWN  # the cache was written afresh
