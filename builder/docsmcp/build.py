@@ -57,6 +57,10 @@ Reporter = Callable[[str, int], Progress]
 
 # Files chunked between two hand-backs of freed memory (memtrim.py) while collecting.
 TRIM_EVERY = 4096
+# Files chunked between two freezes of what the main process keeps (gc.freeze): collections
+# stop rescanning every chunk kept so far (speakeasy-sdks, clean build: main process
+# 2.9-3.15 -> 2.6-2.9 s CPU).
+FREEZE_EVERY = 512
 
 
 @dataclass(frozen=True)
@@ -206,6 +210,8 @@ def collect(
         files[i] = _copy(sf, text="", body="")
         if i % TRIM_EVERY == TRIM_EVERY - 1:
             release_free_memory()
+        if i % FREEZE_EVERY == FREEZE_EVERY - 1:
+            gc.freeze()  # the chunks kept so far: later collections skip them (see _no_cyclic_gc)
         entry, cached[i] = cached[i], None
         if entry is None:
             entry = next(processed)
