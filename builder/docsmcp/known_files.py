@@ -130,13 +130,15 @@ class KnownFiles:
             if seen is None or sf.path in bad:
                 continue
             sig, at, digest = seen
-            if sf.path not in self.taken:
-                if max(sig[3], sig[4]) >= at - RACY_NS:
-                    continue  # racy
-                if sf.line_map or sf.page_starts or sf.section_numbers or sf.anchors:
-                    continue
-                if has_directive(sf.body):  # last: it reads the whole text
-                    continue
+            if sf.path in self.taken:
+                out[sf.path] = self.recorded[sf.path]  # as it was (same signature and key)
+                continue
+            if max(sig[3], sig[4]) >= at - RACY_NS:
+                continue  # racy
+            if sf.line_map or sf.page_starts or sf.section_numbers or sf.anchors:
+                continue
+            if has_directive(sf.body):  # last: it reads the whole text
+                continue
             strategy = (sf.strategy.chunk_by, sf.strategy.max_chunk_size)
             values = (
                 (*strategy, sf.strategy.min_chunk_size),
