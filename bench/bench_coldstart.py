@@ -146,6 +146,9 @@ def main(argv: list[str] | None = None) -> int:
     if args.bundle is None and not args.docs_dir.is_dir():
         print(f"bench_coldstart: skipped: corpus not found: {args.docs_dir} (pass --bundle)")
         return 0
+    import buildbench
+
+    print(buildbench.ensure_bytecode(), flush=True)
     with tempfile.TemporaryDirectory(prefix="bench-coldstart-") as tmp_name:
         tmp = Path(tmp_name)
         if args.bundle is not None:

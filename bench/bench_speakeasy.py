@@ -402,6 +402,7 @@ def main(argv: list[str] | None = None) -> int:
     def info(label: str, shown: str) -> None:
         rows.append((label, shown, "", ""))
 
+    print(buildbench.ensure_bytecode(), flush=True)
     with tempfile.TemporaryDirectory(prefix="bench-speakeasy-") as tmp_name:
         tmp = Path(tmp_name)
         corpus_bytes = tree_bytes(docs, MARKDOWN_SUFFIXES)

@@ -84,14 +84,14 @@ def test_the_chunk_table_written_in_slices_has_the_same_bytes(slice_rows: int) -
     import io
 
     import pyarrow.parquet as pq
-    from docsmcp.write import CHUNK_SCHEMA, chunk_table
+    from docsmcp.write import CHUNK_COMPRESSION_LEVEL, CHUNK_SCHEMA, chunk_table
     from docsmcp_runtime.format import CHUNK_COMPRESSION, ROW_GROUP_SIZE
 
     chunks = collect(BuildOptions(docs_dir=corpus("yellow-docs"))).chunks
     assert len(chunks) > 2 * slice_rows
     settings = dict(
         compression=CHUNK_COMPRESSION,
-        compression_level=9,
+        compression_level=CHUNK_COMPRESSION_LEVEL,
         use_dictionary=["path", "metadata"],
         write_statistics=False,
     )

@@ -15,17 +15,17 @@ import json
 import re
 from collections import defaultdict
 from dataclasses import dataclass, field, replace
+from functools import cache
 from typing import TYPE_CHECKING, TypeVar
-
-from markdown_it import MarkdownIt
-from markdown_it.token import Token
 
 from .dialects import EXPLICIT_ID, Tab, rewrite
 from .manifest import SourceFile
-from .mdfast import install as install_fast_paths
 from .mdx import admonitions_to_text, drop_esm, esm_metadata
 
 if TYPE_CHECKING:  # apiref imports this module
+    from markdown_it import MarkdownIt
+    from markdown_it.token import Token
+
     from .apiref import ApiEntry
 
 SPLIT_LEVEL = {"file": 0, "h1": 1, "h2": 2, "h3": 3}
@@ -107,11 +107,15 @@ class _Section:
     language: str = ""  # the programming language of a code tab's own chunk
 
 
+@cache
 def _parser() -> MarkdownIt:
+    """Made on first parse: a rebuild whose files all come from the parse cache never imports
+    markdown-it."""
+    from markdown_it import MarkdownIt
+
+    from .mdfast import install as install_fast_paths
+
     return install_fast_paths(MarkdownIt("commonmark").enable(["table", "strikethrough"]))
-
-
-_MD = _parser()
 
 
 def _inline_text(token: Token) -> str:
@@ -595,7 +599,7 @@ def parse_file(sf: SourceFile) -> ParsedFile:
     if sf.path.endswith(".mdx") and "export " in sf.body:
         sf = _with_esm_metadata(sf)
     display, parse, tabs = split_lines(sf)
-    tokens = _MD.parse("\n".join(parse))
+    tokens = _parser().parse("\n".join(parse))
     return ParsedFile(sf, display, tokens, _blocks(tokens), tabs)
 
 

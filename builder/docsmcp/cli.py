@@ -18,7 +18,6 @@ from docsmcp_runtime.format import (
     FusionWeights,
     check_url_template,
 )
-from docsmcp_runtime.search import parse_cosine
 
 from . import __version__, logs
 from .build import BuildError, BuildOptions, build, collect
@@ -519,7 +518,11 @@ def _url_template(text: str | None) -> str | None:
 def _cosine(flag: str, text: str | None) -> float | None:
     """A --*-similarity value (None when not given); ValueError naming the flag."""
     try:
-        return None if text is None else parse_cosine(text)
+        if text is None:
+            return None
+        from docsmcp_runtime.search import parse_cosine  # the runtime's search stack: lazily
+
+        return parse_cosine(text)
     except ValueError as exc:
         raise ValueError(f"{flag}: {exc}") from None
 
@@ -661,6 +664,7 @@ def _build_once(
             "seconds": round(built.seconds, 3),
             "phases": built.phases,
             "cached_files": built.cached_files,
+            "unread_files": built.unread_files,
             "references": {
                 "found": found,
                 "resolved": sum(r for _, r in built.references.values()),

@@ -26,12 +26,15 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import cache
+from typing import TYPE_CHECKING
 
 from docsmcp_runtime.languages import SDK_LANGUAGES, normalise_language
-from markdown_it import MarkdownIt
-from mdit_py_plugins.admon import admon_plugin
 
 from .fences import fenced_lines
+
+if TYPE_CHECKING:
+    from markdown_it import MarkdownIt
 
 # `=== "Label"`, `===+ "Label"` (selected), `===! "Label"` (starts a new tab set).
 _MATERIAL_TAB = re.compile(r'^([ \t]*)===([+!]?)[ \t]+"([^"\n]*)"[ \t]*$')
@@ -254,7 +257,7 @@ def _admonitions(lines: list[str]) -> tuple[dict[int, str], list[int]]:
     labels: dict[int, str] = {}
     if not any(("!!!" in s or "???" in s) for s in lines):
         return labels, dedent
-    tokens = _ADMON_MD.parse("\n".join(lines))
+    tokens = _parser().parse("\n".join(lines))
     for t in tokens:
         if t.type != "admonition_open" or t.map is None:
             continue
@@ -272,11 +275,13 @@ def _admonitions(lines: list[str]) -> tuple[dict[int, str], list[int]]:
     return labels, dedent
 
 
+@cache
 def _parser() -> MarkdownIt:
+    """Made on first use (see chunk._parser)."""
+    from markdown_it import MarkdownIt
+    from mdit_py_plugins.admon import admon_plugin
+
     return MarkdownIt("commonmark").use(admon_plugin)
-
-
-_ADMON_MD = _parser()
 
 
 def _inline_cleanup(line: str, defined: set[str]) -> str:

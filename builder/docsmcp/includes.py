@@ -71,13 +71,14 @@ class _Failures:
         self.first = self.first or what
 
 
-def _has_directive(body: str) -> bool:
+def has_directive(body: str) -> bool:
+    """Whether `body` may hold an include directive (of any dialect handled here)."""
     return "8<-" in body or "{{#" in body or "{*" in body or ":::" in body
 
 
 def expand(docs_dir: Path, path: str, body: str, roots: Sequence[Path]) -> Expanded:
     """`body` of the page at `path` (relative to docs_dir) with its includes resolved."""
-    if not _has_directive(body):
+    if not has_directive(body):
         return Expanded(body, (), None)
     failures = _Failures()
     reader = _Reader(docs_dir, roots, failures)
@@ -86,7 +87,7 @@ def expand(docs_dir: Path, path: str, body: str, roots: Sequence[Path]) -> Expan
     out: list[str] = []
     line_map: list[int] = []
     for number, line in enumerate(lines):
-        wanted = reader.block is not None or reader.options or _has_directive(line)
+        wanted = reader.block is not None or reader.options or has_directive(line)
         pieces = reader.line(path, line, 0, code[number]) if wanted else None
         if pieces is None:
             out.append(line)
@@ -232,7 +233,7 @@ class _Reader:
     def _nested(self, page: str, lines: list[str], depth: int) -> list[str]:
         out: list[str] = []
         for line in lines:
-            wanted = self.block is not None or self.options or _has_directive(line)
+            wanted = self.block is not None or self.options or has_directive(line)
             pieces = self.line(page, line, depth) if wanted else None
             out.extend([line] if pieces is None else pieces)
         return out

@@ -15,13 +15,11 @@ import json
 import logging
 import math
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
-from typing import Any
-
-import jsonschema
+from typing import TYPE_CHECKING, Any
 
 from docsmcp import includes
 from docsmcp.discover import (
@@ -51,6 +49,9 @@ from docsmcp.limits import (
 )
 from docsmcp.llms import split_llms_full
 from docsmcp.pdf import PdfOptions, PdfSummary, is_pdf
+
+if TYPE_CHECKING:
+    import jsonschema
 
 log = logging.getLogger(__name__)
 
@@ -171,6 +172,10 @@ def _validator(definition: str | None) -> jsonschema.protocols.Validator:
     if definition is not None:
         # A wrapper that keeps $defs so the definition's own $refs still resolve.
         schema = {"$defs": schema["$defs"], "$ref": f"#/$defs/{definition}"}
+    # Imported here: jsonschema (with attrs, referencing, rpds) was a tenth of the builder's
+    # start-up, and only a corpus with a manifest or an mcp_strategy needs it.
+    import jsonschema
+
     return jsonschema.Draft202012Validator(schema)
 
 
@@ -821,8 +826,12 @@ def load_corpus(
     exclude: Sequence[str] = (),
     extra_roots: Sequence[Path] = (),
     pdf: PdfOptions | None = None,
+    reuse: Callable[[str, Manifest | None], SourceFile | None] | None = None,
 ) -> Corpus:
     """Discover, read and configure every markdown file under ``docs_dir``.
+
+    ``reuse(path, governing manifest)`` may give a file as an earlier build read it (without
+    its text: known_files.py), which is then not read.
 
     ``include``/``exclude`` are globs relative to docs_dir. Files are read only inside the
     source roots: docs_dir and ``extra_roots``. Raises FileNotFoundError only if docs_dir is
@@ -876,7 +885,11 @@ def load_corpus(
             problems.extend(found)
             files.extend(pages)
             continue
-        source, found = load_file(docs_dir, entry.path, _governing(manifests, entry.path), roots)
+        governing = _governing(manifests, entry.path)
+        if reuse is not None and (known := reuse(entry.path, governing)) is not None:
+            files.append(known)
+            continue
+        source, found = load_file(docs_dir, entry.path, governing, roots)
         problems.extend(found)
         if source is not None:
             files.append(includes.resolve(docs_dir, source, roots))

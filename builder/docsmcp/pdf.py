@@ -35,10 +35,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from .cache import evict, max_bytes
 from .discover import PDF_SUFFIXES
-from .pdf_layout import Line, Link, Markdown, OutlineEntry, assemble, clean
+
+if TYPE_CHECKING:  # imported when a PDF is read: a corpus without PDFs never needs it
+    from .pdf_layout import Line, Markdown, OutlineEntry
 
 log = logging.getLogger(__name__)
 
@@ -351,6 +354,8 @@ def _read_range(start: int, end: int) -> list[tuple[tuple[tuple, ...], tuple[tup
 
 
 def _outline(doc, pages: int) -> tuple[list[OutlineEntry], int]:
+    from .pdf_layout import OutlineEntry, clean
+
     entries: list[OutlineEntry] = []
     bad = 0
     for n, mark in enumerate(doc.get_toc(max_depth=MAX_OUTLINE_DEPTH)):
@@ -375,6 +380,8 @@ def _outline(doc, pages: int) -> tuple[list[OutlineEntry], int]:
 
 
 def _metadata(doc) -> dict[str, str]:
+    from .pdf_layout import clean
+
     try:
         meta = doc.get_metadata_dict(skip_empty=True)
     except Exception:  # noqa: BLE001 - damaged metadata is no metadata
@@ -430,6 +437,8 @@ def read_pdf(
         raw_pages = _run(ranges, workers, limit)
     finally:
         _DATA = b""
+    from .pdf_layout import Line, Link, assemble
+
     lines = [[Line(*x) for x in page] for page, _ in raw_pages]
     links = [[Link(*x) for x in found] for _, found in raw_pages]
     md: Markdown = assemble(lines, outline, links)

@@ -112,8 +112,9 @@ class TableBuilder:
             SECTIONS_FILE: pa.table(
                 {
                     "section_id": xref.section_ids,
-                    "rule_ids": [list(r) for r in xref.rule_ids],
-                    "references": [list(r) for r in xref.references],
+                    # Arrow takes the tuples as they are (a list copy of each cost 0.1 s).
+                    "rule_ids": xref.rule_ids,
+                    "references": xref.references,
                     "summary": xref.summaries,
                 },
                 schema=SECTIONS_SCHEMA,

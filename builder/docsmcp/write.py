@@ -6,6 +6,7 @@ import dataclasses
 import json
 import shutil
 from collections.abc import Mapping
+from functools import lru_cache
 from pathlib import Path
 
 import numpy as np
@@ -41,6 +42,9 @@ class OutputError(Exception):
     """The output location cannot be written safely."""
 
 
+# zstd level of the chunk table: 6, not 9, compresses speakeasy-sdks' texts in 0.10 s instead of
+# 0.24 s (every build and rebuild pays it) for a file 2.4 % larger (1.14 vs 1.11 MB).
+CHUNK_COMPRESSION_LEVEL = 6
 # Chunk rows turned into Arrow at a time when writing: one slice's copy of the texts, not all.
 WRITE_SLICE = ROW_GROUP_SIZE * 64
 
@@ -66,12 +70,16 @@ def chunk_table(chunks: list[Chunk], start: int = 0, stop: int | None = None) ->
         "file_chunk_count": [counts[c.path] for c in chunks],
         "line_start": [c.line_start for c in chunks],
         "line_end": [c.line_end for c in chunks],
-        "metadata": [
-            json.dumps(dict(c.metadata), sort_keys=True, ensure_ascii=False) for c in chunks
-        ],
+        # A corpus has few distinct metadata sets: each is encoded once.
+        "metadata": [_metadata_json(c.metadata) for c in chunks],
         "text": [c.text for c in chunks],
     }
     return pa.table(columns, schema=CHUNK_SCHEMA)
+
+
+@lru_cache(maxsize=4096)
+def _metadata_json(metadata: tuple[tuple[str, str], ...]) -> str:
+    return json.dumps(dict(metadata), sort_keys=True, ensure_ascii=False)
 
 
 def facet_matrix(chunks: list[Chunk], taxonomy: Mapping[str, TaxonomyKey]) -> np.ndarray:
@@ -171,7 +179,7 @@ def _write_contents(
         tmp / CHUNKS_FILE,
         CHUNK_SCHEMA,
         compression=CHUNK_COMPRESSION,
-        compression_level=9,
+        compression_level=CHUNK_COMPRESSION_LEVEL,
         use_dictionary=["path", "metadata"],
         write_statistics=False,
     ) as writer:

@@ -36,11 +36,13 @@ import posixpath
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 from urllib.parse import unquote
 
-from markdown_it.token import Token
-
 from .chunk import Chunk, ParsedFile
+
+if TYPE_CHECKING:
+    from markdown_it.token import Token
 from .fences import fenced_lines
 
 # A line that holds only a rule marker; group 1 is the rule id. Data, not code: change this

@@ -10,14 +10,10 @@ runtime depends on numpy and pyarrow and nothing else.
 from __future__ import annotations
 
 import contextlib
-import gzip
 import json
 import os
 import re
-import shutil
 import stat
-import tarfile
-import tempfile
 import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -39,6 +35,8 @@ from .format.metadata import file_entry
 from .swap import recover
 
 if TYPE_CHECKING:
+    import tarfile
+
     from .remote import FetchOptions
 
 OCI_LAYOUT_FILE = "oci-layout"
@@ -289,6 +287,8 @@ def check_room(label: str, folder: Path, needed: int, doing: str) -> None:
     """Refuse in one line `doing` what needs `needed` bytes in `folder` when its disk has less
     free (unpacking, downloading a layer or an https archive); a disk whose usage cannot be read
     is not refused."""
+    import shutil  # (the archive modules are imported on use: a local bundle never needs them)
+
     try:
         free = shutil.disk_usage(folder).free
     except OSError:
@@ -308,6 +308,9 @@ def extract_archive(source: ArchiveSource, dest: Path) -> list[str]:
     declare) and that the disk has room for them. Returns the member names in archive order.
     The caller removes `dest` on failure.
     """
+    import shutil
+    import tarfile
+
     sizes = _declared_sizes(source)
     check_room(source.label, dest, sum(sizes.values()), "unpacking")
     names: list[str] = []
@@ -332,6 +335,9 @@ def extract_archive(source: ArchiveSource, dest: Path) -> list[str]:
 @contextlib.contextmanager
 def _reading(source: ArchiveSource, failure: str) -> Iterator[None]:
     """Turn what reading a damaged or unreadable archive raises into one-line BundleErrors."""
+    import gzip
+    import tarfile
+
     try:
         yield
     except BundleError:
@@ -347,6 +353,8 @@ def _reading(source: ArchiveSource, failure: str) -> Iterator[None]:
 def _declared_sizes(source: ArchiveSource) -> dict[str, int]:
     """First pass, reading without writing: every member a plain regular file listed in the
     archive's metadata.json with exactly the size it declares. Returns name -> size."""
+    import tarfile
+
     sizes: dict[str, int] = {}
     metadata: bytes | None = None
     with _reading(source, "cannot read"), tarfile.open(source.archive, mode="r|gz") as tar:
@@ -469,6 +477,9 @@ def unpack_to_cache(source: ArchiveSource, cache_dir: Path) -> Path:
     final = bundles / source.digest
     if (final / METADATA_FILE).is_file():
         return final
+    import shutil
+    import tempfile
+
     try:
         bundles.mkdir(parents=True, exist_ok=True)
         tmp = Path(tempfile.mkdtemp(prefix=f".{source.digest[:16]}.tmp-", dir=bundles))

@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import json
 import os
-import shlex
 from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -141,6 +140,8 @@ def make(
             words = ["claude", "mcp", "add", "--transport", "http", name, str(url)]
         else:
             words = ["claude", "mcp", "add", name, "--", command, *args]
+        import shlex  # this module is imported by every server start (the CLI's choices)
+
         return ClientConfig(client, name, "run in a terminal", shlex.join(words), False)
     if client == "claude-desktop":
         if transport == "http":

@@ -33,7 +33,6 @@ import numpy as np
 from . import __version__
 from .archive import expand_bundles, resolve_bundle
 from .bundle import Bundle, open_bundle
-from .changes import DiffError, Report, classify, match, side_of
 from .cursor import cursor_secret, encode_cursor
 from .errors import INVALID_PARAMS, BundleError, ProtocolError
 from .format import TaxonomyKey, ToolTexts
@@ -81,6 +80,7 @@ from .versions import VERSION_KEY
 from .versions import resolve as resolve_version
 
 if TYPE_CHECKING:
+    from .changes import Report
     from .remote import FetchOptions
 
 __all__ = ["LIBRARY_ARG", "MAX_QUERY_CHARS", "LibraryApp", "library_keys", "serving_app"]
@@ -789,6 +789,10 @@ class LibraryApp:
         key = (old.bundle.bundle_id + _key_of(old), new.bundle.bundle_id + _key_of(new))
         report = self._reports.get(key)
         if report is None:
+            # Imported on the first comparison: changes.py (with difflib) was ~10 ms of every
+            # server's cold start.
+            from .changes import DiffError, classify, match, side_of
+
             try:
                 a = side_of(old.bundle, _key_of(old))
                 b = side_of(new.bundle, _key_of(new))

@@ -16,12 +16,8 @@ import logging
 import os
 import re
 import threading
-import urllib.error
-import urllib.request
 from collections import OrderedDict
 from dataclasses import dataclass, replace
-
-from .openai_client import _api_message, _opener
 
 log = logging.getLogger(__name__)
 
@@ -105,6 +101,13 @@ class ChatReranker:
         self._lock = threading.Lock()
 
     def _post(self, query: str, candidates: list[Candidate]) -> str:
+        # Imported on the first rerank: the HTTP stack (urllib, http.client, email, ssl) is
+        # ~10 % of the runtime's cold start and most servers never rerank.
+        import urllib.error
+        import urllib.request
+
+        from .openai_client import _api_message, _opener
+
         o = self.options
         url = o.base_url.rstrip("/") + "/chat/completions"
         payload = {

@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 from conftest import corpus, run_docsmcp
 from docsmcp import limits
-from docsmcp.chunk import _MD, DEFAULT_MAX_CHUNK_SIZE, Block, _FileChunker, _Section
+from docsmcp.chunk import DEFAULT_MAX_CHUNK_SIZE, Block, _FileChunker, _parser, _Section
 from docsmcp.discover import (
     _expand_braces,
     _segment_tokens,
@@ -141,7 +141,7 @@ _TABLE_PARTS = ["| a |", "| a | b |", "|---|", "|-|-|", ":-:|", "---", "x", "", 
 @given(st.lists(st.lists(st.sampled_from(_TABLE_PARTS), max_size=4).map("".join), max_size=12))
 def test_table_cell_count_is_an_upper_bound(lines: list[str]) -> None:
     """The pre-parse count never undercounts what the parser makes: the limit cannot be evaded."""
-    made = sum(t.type in ("th_open", "td_open") for t in _MD.parse("\n".join(lines)))
+    made = sum(t.type in ("th_open", "td_open") for t in _parser().parse("\n".join(lines)))
     assert _table_cells(lines) >= made
 
 
