@@ -16,7 +16,7 @@ import pytest
 from conftest import build_bundle
 from docsmcp_runtime import vectors, workspace
 from docsmcp_runtime.bundle import open_bundle
-from docsmcp_runtime.format import ALL_ARRAYS, ROW_GROUP_SIZE
+from docsmcp_runtime.format import ROW_GROUP_SIZE
 from docsmcp_runtime.tools import DocsApp
 from docsmcp_runtime.vectors import VectorIndex, vectors_file
 from docsmcp_runtime.workspace import Workspace, WorkspacePool, large_mappings, release
@@ -101,12 +101,16 @@ def test_workspaces_are_reused_and_bounded() -> None:
     assert len(small) == 2 and len(big) == 10 and len(work.buffer("q8", 4, np.int8)) == 4
 
 
-def _resident_kb(path: Path) -> int:
-    """This process's resident kilobytes of mappings of `path` (/proc/self/smaps)."""
+def _resident_kb(array: np.ndarray) -> int:
+    """This process's resident kilobytes of the mapping holding `array`'s data
+    (/proc/self/smaps). Only that mapping: a bundle another test opened may map the same
+    file and keep its own pages."""
+    address = array.__array_interface__["data"][0]
     total, inside = 0, False
     for line in Path("/proc/self/smaps").read_text().splitlines():
-        if re.match(r"^[0-9a-f]+-[0-9a-f]+ ", line):
-            inside = line.rstrip().endswith(str(path))
+        span = re.match(r"^([0-9a-f]+)-([0-9a-f]+) ", line)
+        if span:
+            inside = int(span[1], 16) <= address < int(span[2], 16)
         elif inside and line.startswith("Rss:"):
             total += int(line.split()[1])
     return total
@@ -118,15 +122,15 @@ def test_large_mappings_give_their_pages_back_after_a_search(
 ) -> None:
     monkeypatch.setattr(workspace, "RELEASE_BYTES", 0)  # every mapping counts as large
     bundle = open_bundle(example_bundle)
-    docs = bundle.path / ALL_ARRAYS["postings_docs"].file
+    postings = bundle.arrays["postings_docs"]
     assert large_mappings(bundle.arrays, ("postings_docs",)) == [bundle.arrays["postings_docs"]]
     int(np.asarray(bundle.arrays["postings_docs"]).sum())  # touch every page
-    assert _resident_kb(docs) > 0
+    assert _resident_kb(postings) > 0
     release(bundle.arrays["postings_docs"])
-    assert _resident_kb(docs) == 0
+    assert _resident_kb(postings) == 0
     app = DocsApp(bundle)
     before = _page(app, "create payment")
-    assert before and _resident_kb(docs) == 0  # the search released what it read
+    assert before and _resident_kb(postings) == 0  # the search released what it read
     assert _page(app, "create payment") == before  # and reads it again as it was
 
 
@@ -141,9 +145,9 @@ def test_vectors_of_a_large_matrix_are_read_not_mapped(
     rows = np.random.default_rng(0).integers(0, bundle.n_chunks, 300)
     want = np.asarray(bundle.arrays["vectors"][rows], dtype=np.float32)
     monkeypatch.setattr(vectors, "RELEASE_BYTES", 0)  # every matrix counts as large
-    docs = bundle.path / ALL_ARRAYS["vectors"].file
-    release(bundle.arrays["vectors"])
-    before = _resident_kb(docs)  # (other tests' bundles may map the file too)
+    matrix = bundle.arrays["vectors"]
+    release(matrix)
+    before = _resident_kb(matrix)
     got = index.vectors_of(rows)
     assert got.tobytes() == want.tobytes()
-    assert _resident_kb(docs) == before  # read with pread: nothing more of the file mapped
+    assert _resident_kb(matrix) == before  # read with pread: nothing more of the file mapped
