@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 from conftest import EXAMPLE_DOCS, build_bundle
-from docsmcp.adapt import mine
+from docsmcp.pairs import mine
 from docsmcp.cli import main
 from mcp_client import McpSession
 
