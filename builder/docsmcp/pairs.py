@@ -74,12 +74,15 @@ def _stem(path: str) -> str:
 
 
 def _links(text: str, definitions: dict[str, str]) -> list[tuple[str, str]]:
-    """(anchor text, href) of the links in one chunk's markdown."""
+    """(anchor text, href) of the links in one chunk's markdown. A reference-style link whose
+    definition is not in the bundle (chunk texts drop definition lines) gets `#label` as its
+    href: its label names the target's heading (`[Timeouts]`, `[trait objects]`)."""
     out = [(m.group(1), m.group(2)) for m in _INLINE.finditer(text)]
     for m in _REFERENCE.finditer(text):
-        label = (m.group(2) or m.group(1)).strip().lower()
-        href = definitions.get(label)
-        if href:
+        label = (m.group(2) or m.group(1)).strip()
+        href = definitions.get(label.lower()) or ("#" + label if m.group(2) is not None
+                                                  or _slug(label) else "")  # fmt: skip
+        if href.strip("#"):
             out.append((m.group(1), href))
     return out
 
@@ -92,6 +95,10 @@ def _anchor_targets(
     if fragment:
         key = _slug(fragment)
         hits = [t for t in candidates if heads[t] and _slug(heads[t][-1]) == key]
+        if not hits and not file:  # a bare label: a page's name, plural or not
+            key = key.removesuffix("s")
+            hits = [t for t in candidates if t in first and
+                    _slug(_stem(paths[t])).removesuffix("s") == key]  # fmt: skip
         if file:
             hits = [t for t in hits if _stem(paths[t]) == _stem(file)]
     elif file:
