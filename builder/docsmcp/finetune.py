@@ -253,7 +253,7 @@ def add_finetune_parser(sub) -> None:  # sub: argparse subparsers
         "the docs already hold (headings, breadcrumbs, page titles and descriptions, API names, "
         "link anchor texts) with sibling sections as hard negatives and the multiple-negatives "
         "ranking loss. The defaults (768 pairs, 1 epoch, 128-token sequences, 1 thread) run in "
-        "under 10 minutes on a 2-core machine; more pairs cost about 0.7 s each. "
+        "under 10 minutes on a 2-core machine; more pairs cost about 0.3 CPU-s each. "
         "Deterministic: the same bundle, base model and options give a byte-identical model "
         "directory. Build with it: docsmcp build --embedding-provider sentence-transformers "
         "--embedding-model OUT, and serve with DOCSMCP_ST_MODEL=OUT. Needs torch (CPU: pip "
