@@ -95,7 +95,9 @@ def cold_start(bundle: Path, runs: int) -> tuple[float, float, float]:
 
 
 def parse_run(text: str) -> tuple[str, Path, str | None, float | None]:
-    body, _, alpha = text.partition("@")
+    body, sep, alpha = text.rpartition("@")
+    if not sep:
+        body, alpha = text, ""
     name, _, rest = body.partition(":")
     bundle, _, model = rest.partition(":")
     return name, Path(bundle), model or None, float(alpha) if alpha else None
