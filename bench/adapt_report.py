@@ -81,8 +81,10 @@ def cold_start(bundle: Path, runs: int) -> tuple[float, float, float]:
     """(median wall s to the first answer, median CPU s, median floor s) over `runs` spawns of
     `docsmcp-runtime --bundle BUNDLE` over stdio, interleaved with a `python -c pass` floor."""
     import bench_coldstart as cs
+    import bench_speakeasy
 
     cs.QUERY = COLD_QUERY
+    bench_speakeasy.RESPONSE_TIMEOUT_S = 300.0  # a transformer imports torch first
     walls, cpus, floors = [], [], []
     with tempfile.TemporaryDirectory() as tmp:
         for _ in range(runs):
@@ -116,7 +118,7 @@ def report_runs(specs: list[str], coldstart_runs: int, json_out: Path | None) ->
             if model:
                 os.environ["DOCSMCP_ST_MODEL"] = model
             results[name] = full_scores(bundle, corpus, alpha)
-            if coldstart_runs:
+            if coldstart_runs and alpha is None:  # the policy changes nothing at start-up
                 starts[name] = cold_start(bundle, coldstart_runs)
         everything[corpus] = {"scores": results, "cold_start": starts}
         first = next(iter(results.values()))

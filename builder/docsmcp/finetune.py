@@ -39,6 +39,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 import numpy as np
+from docsmcp_runtime.format import METADATA_FILE
 
 from .pairs import Mined, PairsError, mine
 
@@ -195,7 +196,7 @@ def finetune(
                 )  # fmt: skip
     model.max_seq_length = window
     model.eval()
-    bundle_id = json.loads((bundle / "metadata.json").read_text("utf-8")).get("bundle_id")
+    bundle_id = json.loads((bundle / METADATA_FILE).read_text("utf-8")).get("bundle_id")
     provenance = {
         "method": "docsmcp finetune",
         "base": base.resolve().name,
