@@ -185,3 +185,15 @@ def test_finetuning_is_deterministic_and_the_model_builds_and_serves(
     with McpSession(idx, env=env) as session:
         hits = session.search(query="how long does a call wait before giving up", limit=3)["hits"]
     assert hits and hits[0]["filepath"] == "guide/setup.md"
+
+
+def test_sentence_transformers_bundles_fuse_questions_at_the_measured_share() -> None:
+    from docsmcp_runtime.fusion import DEFAULT_POLICY, policy_for
+    from docsmcp_runtime.intent import IDENTIFIER, MIXED, QUESTION
+
+    st_policy = policy_for("sentence-transformers")
+    # Identifiers keep the full-text order exactly; questions lean on the transformer more than
+    # on a static table (bench/adapt_report.py figures in fusion.POLICIES).
+    assert st_policy.vector_share(IDENTIFIER) == 0.0
+    assert st_policy.vector_share(QUESTION) == st_policy.vector_share(MIXED) == 0.3
+    assert policy_for("static") is DEFAULT_POLICY
