@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 from conftest import EXAMPLE_DOCS, build_bundle
-from docsmcp.adapt import mine
 from docsmcp.cli import main
+from docsmcp.pairs import mine
 from mcp_client import McpSession
 
 

@@ -181,6 +181,7 @@ def test_get_doc_input_schema(example: McpSession) -> None:
         "section",
         "document",
         "context",
+        "query",
         "max_tokens",
         "cursor",
     }
@@ -529,7 +530,7 @@ def test_search_bad_arguments(example: McpSession, arguments: dict, message: str
         (
             {"chunk_id": "x", "extra": True},
             "Unexpected field 'extra'. Allowed fields: chunk_id, context, cursor, document, "
-            "max_tokens, section.",
+            "max_tokens, query, section.",
         ),
         (
             {"chunk_id": "python/payments.md#payments/nope"},

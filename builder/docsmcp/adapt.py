@@ -13,9 +13,9 @@ losses on the same rows the runtime pools:
   teacher's window);
 - contrastive (multiple-negatives ranking): a mined query should be nearer its section than the
   other sections of the batch and than a sibling section of the same page (hard negative).
-  Queries are what the docs already hold: headings and breadcrumbs -> section body (headings
-  removed, so the pair is not trivial), page titles and descriptions -> the page's first section,
-  API names -> their section. No LLM, no labels.
+  Queries are what the docs already hold (pairs.py, shared with `docsmcp finetune`): headings
+  and breadcrumbs, page titles and descriptions, API names and link anchor texts, each naming
+  one section. No LLM, no labels.
 Rows start from the teacher distilled token by token (static_table's `distill`, full teacher
 dimensions, SIF weights) and a penalty keeps them near that start, so tokens the corpus rarely
 uses stay what they were.
@@ -39,13 +39,12 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 import numpy as np
-import pyarrow.parquet as pq
-from docsmcp_runtime.format import API_FILE, CHUNKS_FILE, METADATA_FILE, PAGES_FILE
-from docsmcp_runtime.format.metadata import EMBEDDING_INPUT
+from docsmcp_runtime.format import METADATA_FILE
 from docsmcp_runtime.static_model import StaticModel, StaticTable
 
 from .cache import output_key
 from .embed_cache import EmbeddingCache, input_key
+from .pairs import Mined, PairsError, mine
 from .static_table import (
     DEFAULT_SIF,
     TableError,
@@ -65,10 +64,6 @@ log = logging.getLogger(__name__)
 # about 1,000 characters of docs text).
 WINDOW_CHARS = 1000
 WINDOWS = 2
-# A mined query text naming more sections than this is ambiguous ("Example", "Usage"): left out
-# of the contrastive pairs (it would make the other sections false negatives).
-MAX_QUERY_TARGETS = 1
-MIN_QUERY_CHARS = 3
 # Tokens of a section pooled in training; the runtime pools all, but the head dominates the mean
 # of long sections little, and this bounds a step's cost.
 MAX_DOC_TOKENS = 1024
@@ -91,87 +86,8 @@ class AdaptOptions:
     teacher_sections: int = 1000
 
 
-@dataclass(frozen=True)
-class Mined:
-    docs: list[str]  # one per section, what the builder embeds
-    bodies: list[str]  # one per section, its text without the heading trail
-    pages: list[int]  # page number of each section (siblings share it)
-    queries: list[str]
-    targets: list[int]  # the section each query names
-
-
 class AdaptError(Exception):
     """The bundle or teacher cannot be used (message is shown to the user)."""
-
-
-# -- mining -----------------------------------------------------------------------------------
-
-
-def _headings(breadcrumb: str, path: str) -> list[str]:
-    parts = [p.strip() for p in breadcrumb.split(" > ")]
-    if parts and parts[0] == path:
-        parts = parts[1:]
-    return [p for p in parts if p]
-
-
-def _strip_heading_lines(text: str) -> str:
-    return "\n".join(line for line in text.split("\n") if not line.lstrip().startswith("#"))
-
-
-def mine(bundle: Path) -> Mined:
-    """Sections and (query, section) pairs from a built bundle, in bundle order."""
-    try:
-        chunks = pq.read_table(bundle / CHUNKS_FILE, columns=["path", "breadcrumb", "text"])
-    except (OSError, ValueError) as exc:
-        raise AdaptError(f"{bundle}: not a docsmcp bundle ({exc})") from None
-    paths = chunks.column("path").to_pylist()
-    crumbs = chunks.column("breadcrumb").to_pylist()
-    texts = chunks.column("text").to_pylist()
-    page_of: dict[str, int] = {}
-    docs, bodies, pages = [], [], []
-    candidates: dict[str, set[int]] = {}
-
-    def offer(query: str | None, row: int) -> None:
-        query = " ".join((query or "").split())
-        if len(query) >= MIN_QUERY_CHARS:
-            candidates.setdefault(query, set()).add(row)
-
-    for row, (path, crumb, text) in enumerate(zip(paths, crumbs, texts, strict=True)):
-        heads = _headings(crumb or "", path)
-        docs.append(EMBEDDING_INPUT.format(headings=" > ".join(heads) or path, text=text))
-        body = _strip_heading_lines(text).strip()
-        bodies.append(body or text)
-        pages.append(page_of.setdefault(path, len(page_of)))
-        if heads:
-            offer(heads[-1], row)
-            if len(heads) > 1:
-                offer(" ".join(heads[-2:]), row)
-    first_row = {}
-    for row, path in enumerate(paths):
-        first_row.setdefault(path, row)
-    if (bundle / PAGES_FILE).is_file():
-        table = pq.read_table(bundle / PAGES_FILE, columns=["path", "title", "description"])
-        for path, title, description in zip(
-            *(table.column(c).to_pylist() for c in table.column_names), strict=True
-        ):
-            row = first_row.get(path)
-            if row is not None:
-                offer(title, row)
-                offer(description, row)
-    if (bundle / API_FILE).is_file():
-        table = pq.read_table(bundle / API_FILE, columns=["name", "row"])
-        for name, row in zip(
-            *(table.column(c).to_pylist() for c in table.column_names), strict=True
-        ):
-            if row is not None and 0 <= int(row) < len(docs):
-                offer(name, int(row))
-    queries, targets = [], []
-    for query in sorted(candidates):
-        rows = candidates[query]
-        if len(rows) <= MAX_QUERY_TARGETS:
-            queries.append(query)
-            targets.append(min(rows))
-    return Mined(docs, bodies, pages, queries, targets)
 
 
 # -- the teacher ------------------------------------------------------------------------------
@@ -376,7 +292,10 @@ def adapt_table(
 
     teacher = Teacher(teacher_dir, cache_dir, output_key(bundle))
     torch.set_num_threads(1)
-    mined = mine(bundle)
+    try:
+        mined = mine(bundle)
+    except PairsError as exc:
+        raise AdaptError(str(exc)) from None
     if not mined.docs:
         raise AdaptError(f"{bundle}: the bundle has no sections to adapt to")
     vocab = model_vocab(teacher_dir)

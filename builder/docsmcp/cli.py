@@ -269,6 +269,9 @@ def _parser() -> argparse.ArgumentParser:
     from .adapt import add_adapt_parser
 
     add_adapt_parser(sub)
+    from .finetune import add_finetune_parser
+
+    add_finetune_parser(sub)
 
     e = sub.add_parser(
         "eval",
@@ -549,6 +552,10 @@ def main(argv: list[str] | None = None) -> int:
         from .adapt import run_adapt_cli
 
         return run_adapt_cli(args)
+    if args.command == "finetune":
+        from .finetune import run_finetune_cli
+
+        return run_finetune_cli(args)
     if args.command == "pack":
         return _pack(args)
     if args.command == "verify":

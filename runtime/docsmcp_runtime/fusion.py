@@ -39,7 +39,15 @@ class FusionPolicy:
 
 DEFAULT_POLICY = FusionPolicy()
 # Provider name → its policy (providers not named here use DEFAULT_POLICY).
-POLICIES: dict[str, FusionPolicy] = {}
+# sentence-transformers: a transformer's cosines earn a larger share for questions. Measured
+# (bench/adapt_report.py, dev sets, all-MiniLM-L6-v2 and the same fine-tuned by `docsmcp
+# finetune`): at 0.3 rust-reference dev-cases 0.91 -> 0.93 and dev-cases-nl equal, yellow-docs
+# 0.69 -> 0.76 and 0.52 -> 0.67 over full text, speakeasy-sdks 0.50 -> 0.57 and 0.28 -> 0.25
+# (0.56 and 0.25 at 0.1), exact names unchanged (identifiers keep 0); at the default 0.1 the
+# vectors barely move rust-reference and yellow-docs rankings, at 0.5 rust-reference falls.
+POLICIES: dict[str, FusionPolicy] = {
+    "sentence-transformers": FusionPolicy(vector={IDENTIFIER: 0.0, MIXED: 0.3, QUESTION: 0.3}),
+}
 
 
 def policy_for(provider: str) -> FusionPolicy:

@@ -9,6 +9,7 @@ from typing import Any
 
 from .budget import MAX_TOKENS, MIN_TOKENS
 from .format import TaxonomyKey
+from .passage import PASSAGE_CHARS
 from .versions import VERSION_KEY
 
 SEARCH_DOCS = "search_docs"
@@ -483,6 +484,13 @@ def definitions(
                         "Number of adjacent sections of the same page to include before "
                         "and after the target. Default 0 (recommended)."
                     ),
+                },
+                "query": {
+                    "type": "string",
+                    "minLength": 1,
+                    "description": "The search query the hit came from: a section longer than "
+                    f"{PASSAGE_CHARS:,} characters then returns only its passage where the "
+                    "query's words are densest (a note says which part; omit query for all).",
                 },
                 "max_tokens": _MAX_TOKENS,
                 "cursor": _CURSOR,

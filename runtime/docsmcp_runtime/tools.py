@@ -29,6 +29,7 @@ from .errors import INVALID_PARAMS, BundleError, ProtocolError, SearchTimeout
 from .examples import CodeIndex
 from .languages import DIAGRAM_LANGUAGES, normalise_language
 from .pages import PageIndex, tree
+from .passage import best_passage
 from .rerank import ChatReranker, reranked_page
 from .search import Page, Searcher, SearchOptions, snippet, snippet_pattern
 from .searchcall import (
@@ -383,9 +384,12 @@ class DocsApp:
     # -- get_doc --------------------------------------------------------------------------
 
     def get_doc(self, args: dict) -> dict:
-        check_fields(args, ("chunk_id", "section", "document", "context", "max_tokens", "cursor"))
+        check_fields(
+            args, ("chunk_id", "section", "document", "context", "max_tokens", "cursor", "query")
+        )
         notes: list[str] = []
         context = int_arg(args, "context", 0, 0, MAX_CONTEXT, notes)
+        query = str_arg(args, "query")
         chunk_id = args.get("chunk_id")
         section = str_arg(args, "section")
         document = str_arg(args, "document")
@@ -406,6 +410,7 @@ class DocsApp:
         total = bundle.cell(row, "file_chunk_count")
         first = row - position
         parts = []
+        passage = None  # (start, end, length) of the target's text when trimmed to the query
         for r in range(max(first, row - context), min(first + total, row + context + 1)):
             offset = r - row
             role = "Target" if offset == 0 else f"Context: {offset:+d}"
@@ -415,7 +420,13 @@ class DocsApp:
                 a, b = pages
                 header += f" (page {a})" if a == b else f" (pages {a}-{b})"
             header += " ---"
-            parts.append(f"{header}\n{bundle.text(r)}")
+            body = bundle.text(r)
+            if query and not context and cursor is None:
+                span = best_passage(body, snippet_pattern(query))
+                if span is not None:
+                    passage = (*span, len(body))
+                    body = body[span[0] : span[1]]
+            parts.append(f"{header}\n{body}")
         text = "\n\n".join(parts)
         pager = self._pager(GET_DOC, {"row": row, "context": context})
         start = pager.offset(cursor, len(text))
@@ -432,6 +443,16 @@ class DocsApp:
             if following:
                 part += f" The rest: call get_doc with the same arguments and cursor {following!r}."
             result["content"].append({"type": "text", "text": part})
+        if passage is not None:
+            a, b, n = passage
+            result["content"].append(
+                {
+                    "type": "text",
+                    "text": f"Passage: characters {a}-{b} of this section's {n}, where the "
+                    "query's words are densest. The whole section: call get_doc with this "
+                    "chunk_id and no query.",
+                }
+            )
         if notes:
             result["content"].append({"type": "text", "text": "Note: " + " ".join(notes)})
         return result
