@@ -357,6 +357,10 @@ def test_chunks_do_not_follow_the_window_long_ones_pool_windows(tmp_path: Path) 
     docs.mkdir()
     prose = ["word " * 100] * 6 + ["refund the buyer's payment " * 18] * 6
     (docs / "big.md").write_text("## Big\n\n" + "\n\n".join(prose) + "\n")
+    # One 5,900-character section, longer than the window and than the default chunk size.
+    (docs / ".docs-mcp.json").write_text(
+        '{"version": "1", "strategy": {"chunk_by": "h2", "max_chunk_size": 8000}}'
+    )
     full = build_bundle(docs, tmp_path / "full")
     emb = build_bundle(docs, tmp_path / "st", "--embedding-provider", "sentence-transformers")
     count = [json.loads((b / "metadata.json").read_text())["stats"]["chunks"] for b in (full, emb)]
