@@ -42,7 +42,7 @@ from .progress import Progress
 from .tables import TableBuilder
 from .vectorize import IVF_THRESHOLD, build_ivf, embed_chunks
 from .workers import default_workers, process_all
-from .write import write_bundle
+from .write import ChunkRows, ChunkTableWriter, Facets, write_bundle
 
 log = logging.getLogger(__name__)
 
@@ -93,6 +93,9 @@ class Collected:
     tables: TableBuilder  # what the browse tables need of each file, gathered while chunking
     index: IndexBuilder  # fed each kept chunk's analysed fields, made with the parse
     corpus_bytes: int = 0  # UTF-8 bytes of the files' text (corpus.files no longer hold it)
+    # The chunk table, written as the chunks came (`collect(rows=...)`); `chunks` is then empty
+    # when collected `lean`.
+    rows: ChunkRows | None = None
 
 
 @dataclass(frozen=True)
@@ -129,11 +132,13 @@ def collect(
     cache: ParseCache | None = None,
     cache_dir: Path | None = None,
     lean: bool = False,
+    rows: ChunkTableWriter | None = None,
 ) -> Collected:
     """Load and chunk the corpus, gathering every problem a build would reject. `progress`
     makes the counter of a phase (label, total); `cache` holds files parsed by earlier builds
-    (only the others are parsed, on `options.workers` processes). `lean`: the chunks keep no
-    search text (the index has it analysed; only embeddings read it again)."""
+    (only the others are parsed, on `options.workers` processes). `rows`: the chunk table is
+    written there as chunks come. `lean`: the chunks keep no search text (the index has it
+    analysed; only embeddings read it again), and none are kept at all when `rows` has them."""
     workers = options.workers or default_workers()
     pdf = PdfOptions(workers, cache_dir)  # cache_dir None: PDFs are read afresh
     corpus = load_corpus(
@@ -142,6 +147,7 @@ def collect(
     counter = progress("parsing files", len(corpus.files)) if progress else None
     problems = list(corpus.problems)
     chunks: list[Chunk] = []
+    facets: list[Facets] = []  # per kept chunk (the taxonomy), whether or not chunks are kept
     index = IndexBuilder()  # each kept chunk's analysed fields, spilled to disk as they come
     tables = TableBuilder()
     seen: dict[str, str] = {}
@@ -181,9 +187,13 @@ def collect(
                 )
                 continue
             seen[c.id] = sf.path
-            kept.append(replace(c, search_text="") if lean else c)
+            kept.append(c)
+            facets.append(c.metadata)
             index.add(fields)
-        chunks.extend(kept)
+        if rows is not None:
+            rows.add(kept)
+        if not (lean and rows is not None):
+            chunks.extend([replace(c, search_text="") for c in kept] if lean else kept)
         if counter is not None:
             counter.advance()
         if len(kept) == len(file_chunks):
@@ -197,8 +207,9 @@ def collect(
         hint = " (check --include/--exclude)" if options.include or options.exclude else ""
         found = f"no .md, .mdx, .rst, .html or .pdf files found in {where}{hint}"
         problems.append(Problem(".", None, found))
-    taxonomy = taxonomy_of(corpus, chunks, problems)
-    return Collected(corpus, chunks, taxonomy, problems, tables, index, corpus_bytes)
+    taxonomy = taxonomy_of(corpus, facets, problems)
+    written = rows.finish() if rows is not None and not problems else None
+    return Collected(corpus, chunks, taxonomy, problems, tables, index, corpus_bytes, written)
 
 
 def source_commit(docs_dir: Path) -> tuple[str | None, str | None]:
@@ -229,12 +240,13 @@ def source_commit(docs_dir: Path) -> tuple[str | None, str | None]:
     return commit, date or None
 
 
-def taxonomy_of(corpus: Corpus, chunks: list[Chunk], problems: list[Problem]) -> dict:
-    """Every metadata key with its sorted values, description and search rules; problems
-    (too many values for a facet code, auto_include naming what does not exist) are appended."""
+def taxonomy_of(corpus: Corpus, facets: list[Facets], problems: list[Problem]) -> dict:
+    """Every metadata key with its sorted values, description and search rules (`facets`: each
+    chunk's metadata); problems (too many values for a facet code, auto_include naming what
+    does not exist) are appended."""
     values: dict[str, set[str]] = {k: set() for k in corpus.taxonomy}
-    for c in chunks:
-        for k, v in c.metadata:
+    for pairs in facets:
+        for k, v in pairs:
             values.setdefault(k, set()).add(v)
     out: dict[str, TaxonomyKey] = {}
     for key in sorted(values, key=str.encode):
@@ -319,6 +331,16 @@ def describe(name: str, corpus: Corpus, taxonomy: dict[str, TaxonomyKey]) -> str
 def build(options: BuildOptions, out: Path, progress: Reporter | None = None) -> Built:
     """Build a bundle at `out`; raise BuildError listing every problem, leaving `out` untouched.
     `progress` makes the counter of a phase (label, total), for a terminal."""
+    table = ChunkTableWriter()  # the chunk table, written while collecting
+    try:
+        return _build(options, out, progress, table)
+    finally:
+        table.discard()
+
+
+def _build(
+    options: BuildOptions, out: Path, progress: Reporter | None, table: ChunkTableWriter
+) -> Built:
     started = time.perf_counter()
     phases: dict[str, float] = {}
 
@@ -332,11 +354,14 @@ def build(options: BuildOptions, out: Path, progress: Reporter | None = None) ->
     key = output_key(out)
     parse_cache = ParseCache(cache_dir / "parsed", key) if options.parse_cache else None
     pdf_cache = cache_dir if options.parse_cache else None
-    collected = collect(options, provider, progress, parse_cache, pdf_cache, provider is None)
+    collected = collect(
+        options, provider, progress, parse_cache, pdf_cache, provider is None, table
+    )
     if parse_cache is not None:
         parse_cache.save()
-    if collected.problems:
+    if collected.problems or collected.rows is None:
         raise BuildError(collected.problems)
+    rows = collected.rows
     mark = phase("read and parse", started)
     corpus, chunks, taxonomy = collected.corpus, collected.chunks, collected.taxonomy
     # References resolve first: the texts of links to a chunk are a field of its index entry.
@@ -371,13 +396,13 @@ def build(options: BuildOptions, out: Path, progress: Reporter | None = None) ->
         builder=f"docsmcp {__version__}",
         stats=Stats(
             files=len(corpus.files),
-            chunks=len(chunks),
+            chunks=rows.count,
             corpus_bytes=collected.corpus_bytes,
             terms=int(len(index.term_offsets) - 1),
             postings=int(len(index.postings_docs)),
         ),
     )
-    final = write_bundle(out, chunks, index, metadata, arrays, files, browse.tables)
+    final = write_bundle(out, rows, index, metadata, arrays, files, browse.tables)
     phase("write", mark)
     return Built(
         final,

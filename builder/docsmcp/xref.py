@@ -34,7 +34,7 @@ import bisect
 import dataclasses
 import posixpath
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from urllib.parse import unquote
 
@@ -568,7 +568,7 @@ def extract_refs(parsed: ParsedFile, chunks: list[Chunk], first_row: int) -> Fil
 
 
 class _Resolver:
-    def __init__(self, files: list[FileRefs], n_rows: int) -> None:
+    def __init__(self, files: Sequence[FileRefs], n_rows: int) -> None:
         self.files = files
         self.rows = n_rows
         self.by_path: dict[str, int] = {}
@@ -819,10 +819,15 @@ def _link_text(words: list[str]) -> str:
     return " ".join("".join(words).split())[:MAX_ANCHOR_CHARS]
 
 
-def resolve_refs(files: list[FileRefs], n_rows: int) -> CrossRefs:
+def resolve_refs(
+    files: Iterable[FileRefs], n_rows: int, targets: list[FileRefs] | None = None
+) -> CrossRefs:
     """Section ids, rule ids, resolved references and target summaries of every chunk row, from
-    the records of every file of the bundle in row order (`n_rows`: the rows of all of them)."""
-    res = _Resolver(files, n_rows)
+    the records of every file of the bundle in row order (`n_rows`: the rows of all of them).
+    `targets`: the same records with only what a link is resolved against (path, rows,
+    anchors, rules, productions, sections, document keys), when `files` is only iterable
+    (tables.RefSpill reads records back from disk; `files` is iterated three times)."""
+    res = _Resolver(list(files) if targets is None else targets, n_rows)
     refs: dict[int, dict[int, None]] = {}  # source row -> targets (an ordered set)
     found = dict.fromkeys(KINDS, 0)
     resolved = dict.fromkeys(KINDS, 0)
