@@ -627,7 +627,26 @@ def chunk_parsed(parsed: ParsedFile, default_max: int = DEFAULT_MAX_CHUNK_SIZE) 
                 part.language = sec.language
                 sections.append(part)
     sections = fc.merge_small(sections)
+    _unique_ids(sections)
     return [fc.chunk(s) for s in sections]
+
+
+def _unique_ids(sections: list[_Section]) -> None:
+    """A part's id (`x-part-2`) can be a later heading's (win32's factoid pages: a table under
+    "Korean Factoids" split in parts, then "## Korean Factoids, part 2"): a repeated id gets
+    `-2`, `-3`, ... (one not taken in the file), as repeated headings do."""
+    taken = {s.id for s in sections}
+    if len(taken) == len(sections):
+        return
+    seen: set[str] = set()
+    for s in sections:
+        if s.id in seen:
+            n = 2
+            while f"{s.id}-{n}" in taken:
+                n += 1
+            s.id = f"{s.id}-{n}"
+            taken.add(s.id)
+        seen.add(s.id)
 
 
 def chunk_file(sf: SourceFile, default_max: int = DEFAULT_MAX_CHUNK_SIZE) -> list[Chunk]:
