@@ -79,7 +79,9 @@ def _plain_pattern(md: MarkdownIt) -> re.Pattern[str] | None:
 
 # Inline results remembered per parser, by content: table cells repeat (`*string*`,
 # `:heavy_check_mark:` are 30 % of speakeasy-sdks' non-plain cells; 12k distinct of 82k).
-MEMO_SIZE = 50_000
+# 8,192, not 50,000: speakeasy-sdks parses 13.6k contents instead of 12.6k, and a win32 worker
+# stays ~130 MB smaller (the memo's token lists were the largest thing a worker held).
+MEMO_SIZE = 8192
 _TOKEN_FIELDS = (
     "type tag nesting attrs map level children content markup info meta block hidden".split()
 )
