@@ -146,8 +146,11 @@ def test_a_part_id_never_repeats_a_later_heading(tmp_path: Path) -> None:
     text = f"# Factoids\n\n## Factoids\n\n{table}\n## Factoids, part 2\n\n{table}"
     chunks = chunks_of(tmp_path, text, max_chunk_size=600)
     assert len(ids(chunks)) == len(set(ids(chunks))), ids(chunks)
-    assert "page.md#factoids/factoids-part-2" in ids(chunks)  # the heading's own slug
+    assert "page.md#factoids/factoids-part-2" in ids(chunks)  # the heading keeps its slug
     assert "page.md#factoids/factoids-part-2-2" in ids(chunks)  # the part's, made unique
+    by_id = {c.id: c for c in chunks}
+    assert by_id["page.md#factoids/factoids-part-2"].heading == "Factoids, part 2"
+    assert by_id["page.md#factoids/factoids-part-2-2"].heading == "Factoids"
 
 
 def test_tiny_chunks_merge_into_the_previous_chunk(tmp_path: Path) -> None:
