@@ -77,28 +77,28 @@ def test_speakeasy_same_bytes_across_workers_and_rebuilds(tmp_path: Path) -> Non
 
 
 @pytest.mark.corpus
-@pytest.mark.parametrize("slice_rows", [256, 512])
-def test_the_chunk_table_written_in_slices_has_the_same_bytes(slice_rows: int) -> None:
-    """write.py writes the chunk table slice by slice (memory); the bytes are those of one
-    `write_table` of the whole table with the bundle's settings."""
+def test_the_streamed_chunk_table_has_the_same_bytes(tmp_path: Path) -> None:
+    """A build writes the chunk table file by file as chunks come (write.ChunkTableWriter, row
+    groups cut every ROW_GROUP_SIZE rows across files); the bytes are those of one
+    `write_table` of the whole table with the bundle's settings. Fails if a row group were cut
+    at a file boundary or a position/count were counted per row group."""
     import io
 
     import pyarrow.parquet as pq
-    from docsmcp.write import CHUNK_COMPRESSION_LEVEL, CHUNK_SCHEMA, chunk_table
-    from docsmcp_runtime.format import CHUNK_COMPRESSION, ROW_GROUP_SIZE
+    from docsmcp.write import CHUNK_WRITE_SETTINGS, chunk_rows, chunk_table
+    from docsmcp_runtime.format import ROW_GROUP_SIZE
 
     chunks = collect(BuildOptions(docs_dir=corpus("yellow-docs"))).chunks
-    assert len(chunks) > 2 * slice_rows
-    settings = dict(
-        compression=CHUNK_COMPRESSION,
-        compression_level=CHUNK_COMPRESSION_LEVEL,
-        use_dictionary=["path", "metadata"],
-        write_statistics=False,
+    assert len(chunks) > 2 * ROW_GROUP_SIZE and len({c.path for c in chunks}) > 10
+    whole = io.BytesIO()
+    pq.write_table(
+        chunk_table(chunks), whole, row_group_size=ROW_GROUP_SIZE, **CHUNK_WRITE_SETTINGS
     )
-    whole, sliced = io.BytesIO(), io.BytesIO()
-    pq.write_table(chunk_table(chunks), whole, row_group_size=ROW_GROUP_SIZE, **settings)
-    with pq.ParquetWriter(sliced, CHUNK_SCHEMA, **settings) as writer:
-        for start in range(0, len(chunks), slice_rows):
-            part = chunk_table(chunks, start, start + slice_rows)
-            writer.write_table(part, row_group_size=ROW_GROUP_SIZE)
-    assert whole.getvalue() == sliced.getvalue()
+    rows = chunk_rows(chunks, tmp_path)
+    try:
+        assert rows.count == len(chunks)
+        assert list(rows.metadata) == [c.metadata for c in chunks]
+        assert rows.file.read_bytes() == whole.getvalue()
+    finally:
+        rows.file.unlink()
+    assert list(tmp_path.iterdir()) == []

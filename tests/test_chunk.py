@@ -137,6 +137,22 @@ def test_tables_split_between_rows_and_repeat_the_header(tmp_path: Path) -> None
     assert "Name" in chunks[1].search_text  # the header is searchable in every part
 
 
+def test_a_part_id_never_repeats_a_later_heading(tmp_path: Path) -> None:
+    """win32's factoid pages: a table under "Factoids" splits in parts (`factoids-part-2`),
+    then comes "## Factoids, part 2" with the same slug: every id stays unique (the build
+    refused the page as duplicate ids)."""
+    rows = "\n".join(f"| U+{i:04X} | value {i} |" for i in range(40))
+    table = f"| Factoid | Value |\n|---|---|\n{rows}\n"
+    text = f"# Factoids\n\n## Factoids\n\n{table}\n## Factoids, part 2\n\n{table}"
+    chunks = chunks_of(tmp_path, text, max_chunk_size=600)
+    assert len(ids(chunks)) == len(set(ids(chunks))), ids(chunks)
+    assert "page.md#factoids/factoids-part-2" in ids(chunks)  # the heading keeps its slug
+    assert "page.md#factoids/factoids-part-2-2" in ids(chunks)  # the part's, made unique
+    by_id = {c.id: c for c in chunks}
+    assert by_id["page.md#factoids/factoids-part-2"].heading == "Factoids, part 2"
+    assert by_id["page.md#factoids/factoids-part-2-2"].heading == "Factoids"
+
+
 def test_tiny_chunks_merge_into_the_previous_chunk(tmp_path: Path) -> None:
     text = "## Long\n\n" + "text " * 40 + "\n\n## Tiny\n\nx\n\n## Next\n\n" + "more " * 40 + "\n"
     chunks = chunks_of(tmp_path, text, min_chunk_size=50)

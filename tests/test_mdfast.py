@@ -13,6 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from markdown_it import MarkdownIt
 from markdown_it.rules_block.table import escapedSplit
+from markdown_it.token import Token
 
 STOCK = MarkdownIt("commonmark").enable(["table", "strikethrough"])
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -51,7 +52,23 @@ def test_escaped_split_is_markdown_its(line: str) -> None:
 @given(st.lists(_LINE, max_size=12))
 def test_fuzzed_documents_parse_the_same(lines: list[str]) -> None:
     text = "\n".join(lines)
-    assert _tokens(chunk._parser(), text) == _tokens(STOCK, text)
+    expected = _tokens(STOCK, text)
+    assert _tokens(chunk._parser(), text) == expected
+    assert _tokens(chunk._parser(), text) == expected  # again: repeated contents come from the memo
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(_LINE, max_size=12))
+def test_copied_tokens_are_equal_and_share_nothing(lines: list[str]) -> None:
+    """mdfast._copy builds tokens field by field (not through Token's __init__): each copy
+    equals its token, children included, and shares no mutable field with it."""
+    for token in STOCK.parse("\n".join(lines)):
+        for t in [token, *(token.children or [])]:
+            c = mdfast._copy(t)
+            assert type(c) is Token and c == t and c.as_dict() == t.as_dict()
+            assert c.attrs is not t.attrs and c.meta is not t.meta
+            assert c.map is None or c.map is not t.map
+            assert c.children is None or (c.children is not t.children and c.children == t.children)
 
 
 @settings(max_examples=200, deadline=None)

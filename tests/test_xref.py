@@ -517,3 +517,35 @@ def test_yellow_docs_route_links_resolve() -> None:
     assert "docs/protocol/app-layer/off-chain/authentication.mdx" in targets
     assert x.stats["section"][1] >= 15  # the white paper's `section H.5` references
     assert x.section_ids[by_id[next(i for i in by_id if "/a1-name" in i)]] == "A.1"
+
+
+def _strip_inline_every_pattern(text: str) -> str:
+    """xref._strip_inline as it was before it skipped patterns whose first character is absent
+    (every substitution, always): the reference the guarded version must equal."""
+    import re
+
+    text = re.sub(r"!\[[^\]\n]{0,500}\]\([^)\n]{0,2000}\)", "", text)
+    text = re.sub(r"\[\^[^\]\n]{0,200}\]", "", text)
+    text = re.sub(r"\[([^\]\n]{0,500})\]\([^)\n]{0,2000}\)", r"\1", text)
+    text = re.sub(r"\[([^\]\n]{0,500})\]\[[^\]\n]{0,500}\]", r"\1", text)
+    text = re.sub(r"\[([^\]\n]{0,500})\]", r"\1", text)
+    end = text.rfind(">") + 1
+    text = re.sub(r"<[^<>]{0,2000}>", " ", text[:end]) + text[end:]
+    text = re.sub(r"\{[^{}\n]{0,500}\}", " ", text)
+    text = text.replace("`", "")
+    text = re.sub(r"(\*\*|__|\*|~~)(?=\S)|(?<=\S)(\*\*|__|\*|~~)", "", text)
+    text = re.sub(r"(?<![\w])_(?=\w)|(?<=\w)_(?![\w])", "", text)
+    return re.sub(r"\s+", " ", text).strip()
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    st.lists(
+        st.sampled_from(list("ab Z9_*~`[]()!^<>{}/#.\n\t") + ["**", "__", "~~", "](x)"]),
+        max_size=40,
+    ).map("".join)
+)
+def test_strip_inline_skipping_absent_patterns_changes_nothing(text: str) -> None:
+    from docsmcp.xref import _strip_inline
+
+    assert _strip_inline(text) == _strip_inline_every_pattern(text)

@@ -48,7 +48,7 @@ from .progress import Progress
 from .tables import TableBuilder
 from .vectorize import IVF_THRESHOLD, build_ivf, embed_chunks
 from .workers import default_workers, process_all
-from .write import write_bundle
+from .write import ChunkRows, ChunkTableWriter, Facets, write_bundle
 
 log = logging.getLogger(__name__)
 
@@ -105,6 +105,9 @@ class Collected:
     index: IndexBuilder  # fed each kept chunk's analysed fields, made with the parse
     corpus_bytes: int = 0  # UTF-8 bytes of the files' text (corpus.files no longer hold it)
     unread_files: int = 0  # files unchanged since the last build, not read (known_files.py)
+    # The chunk table, written as the chunks came (`collect(rows=...)`); `chunks` is then empty
+    # when collected `lean`.
+    rows: ChunkRows | None = None
 
 
 @dataclass(frozen=True)
@@ -143,12 +146,14 @@ def collect(
     cache_dir: Path | None = None,
     lean: bool = False,
     reuse_unchanged: bool = True,
+    rows: ChunkTableWriter | None = None,
 ) -> Collected:
     """Load and chunk the corpus, gathering every problem a build would reject. `progress`
     makes the counter of a phase (label, total); `cache` holds files parsed by earlier builds
-    (only the others are parsed, on `options.workers` processes). `lean`: the chunks keep no
-    search text (the index has it analysed; only embeddings read it again). With a cache,
-    files unchanged since the last build are not even read (known_files.py)."""
+    (only the others are parsed, on `options.workers` processes). `rows`: the chunk table is
+    written there as chunks come. `lean`: the chunks keep no search text (the index has it
+    analysed; only embeddings read it again), and none are kept at all when `rows` has them.
+    With a cache, files unchanged since the last build are not even read (known_files.py)."""
     workers = options.workers or default_workers()
     pdf = PdfOptions(workers, cache_dir)  # cache_dir None: PDFs are read afresh
     known = None
@@ -166,6 +171,7 @@ def collect(
     counter = progress("parsing files", len(corpus.files)) if progress else None
     problems = list(corpus.problems)
     chunks: list[Chunk] = []
+    facets: list[Facets] = []  # per kept chunk (the taxonomy), whether or not chunks are kept
     index = IndexBuilder()  # each kept chunk's analysed fields, spilled to disk as they come
     tables = TableBuilder()
     seen: dict[str, str] = {}
@@ -197,7 +203,7 @@ def collect(
         cache.hits = 0
         if counter is not None:
             counter.close()
-        return collect(options, provider, progress, cache, cache_dir, lean, False)
+        return collect(options, provider, progress, cache, cache_dir, lean, False, rows)
     if known is not None:
         known.record(files, keys, sizes, {p.path for p in problems})
     for i, sf in enumerate(files):
@@ -229,9 +235,15 @@ def collect(
                 )
                 continue
             seen[c.id] = sf.path
-            kept.append(_copy(c, search_text="") if lean and c.search_text else c)
+            kept.append(c)
+            facets.append(c.metadata)
             index.add(fields)
-        chunks.extend(kept)
+        if rows is not None:
+            rows.add(kept)
+        if not lean:
+            chunks.extend(kept)
+        elif rows is None:
+            chunks.extend(_copy(c, search_text="") if c.search_text else c for c in kept)
         if counter is not None:
             counter.advance()
         if len(kept) == len(file_chunks):
@@ -245,8 +257,19 @@ def collect(
         hint = " (check --include/--exclude)" if options.include or options.exclude else ""
         found = f"no .md, .mdx, .rst, .html or .pdf files found in {where}{hint}"
         problems.append(Problem(".", None, found))
-    taxonomy = taxonomy_of(corpus, chunks, problems)
-    return Collected(corpus, chunks, taxonomy, problems, tables, index, corpus_bytes, len(taken))
+    taxonomy = taxonomy_of(corpus, facets, problems)
+    written = rows.finish() if rows is not None and not problems else None
+    return Collected(
+        corpus,
+        chunks,
+        taxonomy,
+        problems,
+        tables,
+        index,
+        corpus_bytes,
+        unread_files=len(taken),
+        rows=written,
+    )
 
 
 @contextlib.contextmanager
@@ -302,12 +325,13 @@ def source_commit(docs_dir: Path) -> tuple[str | None, str | None]:
     return commit, date or None
 
 
-def taxonomy_of(corpus: Corpus, chunks: list[Chunk], problems: list[Problem]) -> dict:
-    """Every metadata key with its sorted values, description and search rules; problems
-    (too many values for a facet code, auto_include naming what does not exist) are appended."""
+def taxonomy_of(corpus: Corpus, facets: list[Facets], problems: list[Problem]) -> dict:
+    """Every metadata key with its sorted values, description and search rules (`facets`: each
+    chunk's metadata); problems (too many values for a facet code, auto_include naming what
+    does not exist) are appended."""
     values: dict[str, set[str]] = {k: set() for k in corpus.taxonomy}
-    for c in chunks:
-        for k, v in c.metadata:
+    for pairs in facets:
+        for k, v in pairs:
             values.setdefault(k, set()).add(v)
     out: dict[str, TaxonomyKey] = {}
     for key in sorted(values, key=str.encode):
@@ -392,13 +416,17 @@ def describe(name: str, corpus: Corpus, taxonomy: dict[str, TaxonomyKey]) -> str
 def build(options: BuildOptions, out: Path, progress: Reporter | None = None) -> Built:
     """Build a bundle at `out`; raise BuildError listing every problem, leaving `out` untouched.
     `progress` makes the counter of a phase (label, total), for a terminal."""
+    table = ChunkTableWriter()  # the chunk table, written while collecting
     try:
-        return _build(options, out, progress)
+        return _build(options, out, progress, table)
     finally:
+        table.discard()
         gc.unfreeze()  # what collect froze (_no_cyclic_gc) is collected as usual again
 
 
-def _build(options: BuildOptions, out: Path, progress: Reporter | None) -> Built:
+def _build(
+    options: BuildOptions, out: Path, progress: Reporter | None, table: ChunkTableWriter
+) -> Built:
     started = time.perf_counter()
     phases: dict[str, float] = {}
 
@@ -412,11 +440,14 @@ def _build(options: BuildOptions, out: Path, progress: Reporter | None) -> Built
     key = output_key(out)
     parse_cache = ParseCache(cache_dir / "parsed", key) if options.parse_cache else None
     pdf_cache = cache_dir if options.parse_cache else None
-    collected = collect(options, provider, progress, parse_cache, pdf_cache, provider is None)
+    collected = collect(
+        options, provider, progress, parse_cache, pdf_cache, provider is None, rows=table
+    )
     if parse_cache is not None:
         parse_cache.save()
-    if collected.problems:
+    if collected.problems or collected.rows is None:
         raise BuildError(collected.problems)
+    rows = collected.rows
     mark = phase("read and parse", started)
     corpus, chunks, taxonomy = collected.corpus, collected.chunks, collected.taxonomy
     # References resolve first: the texts of links to a chunk are a field of its index entry.
@@ -451,13 +482,13 @@ def _build(options: BuildOptions, out: Path, progress: Reporter | None) -> Built
         builder=f"docsmcp {__version__}",
         stats=Stats(
             files=len(corpus.files),
-            chunks=len(chunks),
+            chunks=rows.count,
             corpus_bytes=collected.corpus_bytes,
             terms=int(len(index.term_offsets) - 1),
             postings=int(len(index.postings_docs)),
         ),
     )
-    final = write_bundle(out, chunks, index, metadata, arrays, files, browse.tables)
+    final = write_bundle(out, rows, index, metadata, arrays, files, browse.tables)
     phase("write", mark)
     return Built(
         final,

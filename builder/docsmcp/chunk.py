@@ -105,6 +105,7 @@ class _Section:
     shallow: bool = False  # starts at a heading shallower than the split level
     segments: list[tuple[int, int]] = field(default_factory=list)
     language: str = ""  # the programming language of a code tab's own chunk
+    part: bool = False  # a second or later part of a section split by size (`-part-N` id)
 
 
 @cache
@@ -413,6 +414,7 @@ class _FileChunker:
             else:
                 cid = f"{sec.id}#_part-{n}"
             part = _Section(cid, sec.heading, sec.level, sec.trail, group, sec.shallow and n == 1)
+            part.part = n > 1
             part.segments = self._segments(group)
             out.append(part)
         return out
@@ -631,7 +633,25 @@ def chunk_parsed(parsed: ParsedFile, default_max: int = DEFAULT_MAX_CHUNK_SIZE) 
                 part.language = sec.language
                 sections.append(part)
     sections = fc.merge_small(sections)
+    _unique_ids(sections)
     return [fc.chunk(s) for s in sections]
+
+
+def _unique_ids(sections: list[_Section]) -> None:
+    """A part's id (`x-part-2`) can be a heading's (win32's factoid pages: a table under
+    "Korean Factoids" split in parts, then "## Korean Factoids, part 2"): the heading keeps its
+    id (the one its slug gives), the part takes `-2`, `-3`, ... (one not taken in the file)."""
+    if len({s.id for s in sections}) == len(sections):
+        return
+    taken = {s.id for s in sections if not s.part}
+    for s in sections:
+        if s.part:
+            if s.id in taken:
+                n = 2
+                while f"{s.id}-{n}" in taken:
+                    n += 1
+                s.id = f"{s.id}-{n}"
+            taken.add(s.id)
 
 
 def chunk_file(sf: SourceFile, default_max: int = DEFAULT_MAX_CHUNK_SIZE) -> list[Chunk]:

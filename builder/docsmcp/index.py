@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import tempfile
+from array import array
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -72,7 +73,9 @@ def page_text(frontmatter: str) -> str:
     return "\n".join(lines)
 
 
-@lru_cache(maxsize=1 << 16)
+# Lines remembered per process. 2^14, not more: on speakeasy-sdks 2^16 saved 14 analyses
+# out of 271k, and on win32 the larger cache held ~90 MB per worker (long paragraphs).
+@lru_cache(maxsize=1 << 14)
 def _line_terms(line: str, config: AnalyzerConfig) -> tuple[str, ...]:
     """A line's terms then bigrams. Remembered: lines repeat across chunks (table cells, type
     names, paths): 89k lines of a third of speakeasy-sdks are 14.6k distinct ones."""
@@ -126,6 +129,8 @@ def analyse_anchors(texts: Sequence[str], config: AnalyzerConfig) -> tuple[str, 
 BLOCK_ENTRIES = 1 << 18
 # What a spilled block holds per entry, and per posting once its fields are summed.
 # (In-build temporary files, read back by the same process: native byte order.)
+# Terms encoded at a time when the dictionary is laid out.
+ENCODE_SLICE = 1 << 16
 _ENTRY = np.dtype([("tid", np.int32), ("slot", np.int64), ("tf", np.uint32)])
 _POSTING = np.dtype([("tid", np.int32), ("doc", np.uint32), ("pseudo", np.float64)])
 
@@ -147,7 +152,7 @@ class IndexBuilder:
         # Closed by `finish` (or with the builder): it lives across `add` calls.
         self._entries = tempfile.TemporaryFile(dir=directory)  # noqa: SIM115
         self._blocks: list[int] = []  # entries per spilled block
-        self._lengths: list[int] = []  # per chunk, per field
+        self._lengths = array("q")  # per chunk, per field (not a list: 8 bytes, not ~36)
         self._vocab: dict[str, int] = {}
         self._joined: list[str] = []
         self._counts: list[bytes] = []
@@ -212,6 +217,8 @@ class IndexBuilder:
         joined: list[str] = []
         counts: list[bytes] = []
         slots: list[int] = []
+        size = 0
+        parts: list[np.ndarray] = []
         for d, texts in enumerate(anchors):
             if not texts:
                 continue
@@ -221,9 +228,18 @@ class IndexBuilder:
                 joined.append(terms)
                 counts.append(tf)
                 slots.append(d * len(FIELDS) + at)
-        if not joined:
+                size += len(tf) // _COUNT.itemsize
+            if size >= self._block_entries:
+                # Mapped to ids a block at a time, like the other fields: one Python string
+                # per entry of the whole corpus's anchors at once was ~+400 MB on win32.
+                parts.append(self._entry_block(joined, counts, slots))
+                joined, counts, slots, size = [], [], [], 0
+        if joined:
+            parts.append(self._entry_block(joined, counts, slots))
+        if not parts:
             return {}
-        entries = self._entry_block(joined, counts, slots)
+        entries = np.concatenate(parts)
+        del parts
         docs = entries["slot"] // len(FIELDS)
         which = np.maximum(np.searchsorted(self._first_docs, docs, side="right") - 1, 0)
         return {int(b): entries[which == b] for b in np.unique(which)}
@@ -250,7 +266,7 @@ class IndexBuilder:
                 np.zeros(0, np.float16),
             )
         lengths = np.array(self._lengths, np.float64).reshape(n_docs, len(FIELDS)).T
-        self._lengths = []
+        self._lengths = array("q")
         # BM25F: per-field length normalisation and weight, summed before saturation.
         weights = np.array(
             [
@@ -263,7 +279,12 @@ class IndexBuilder:
         )
         avg = np.maximum(lengths.mean(axis=1), 1e-9)
         norm = 1.0 - params.b + params.b * lengths / avg[:, None]
-        df = np.zeros(len(vocab), np.int64)
+        # The terms by id (ids are given in insertion order); the dictionary goes before the
+        # postings are made (win32: ~100 MB of table and id objects).
+        words = list(vocab)
+        self._vocab = {}
+        del vocab
+        df = np.zeros(len(words), np.int64)
         postings = tempfile.TemporaryFile(dir=self._dir)  # noqa: SIM115 (closed below)
         sums: list[int] = []
         with self._entries as entries:
@@ -275,20 +296,19 @@ class IndexBuilder:
                 if i in extra:  # after the block's own entries: fields sum in field order
                     block = np.concatenate([block, extra[i]])
                 block = _field_sums(block, weights, norm)
-                df += np.bincount(block["tid"], minlength=len(vocab))
+                df += np.bincount(block["tid"], minlength=len(words))
                 block.tofile(postings)
                 sums.append(len(block))
         idf = np.log1p((n_docs - df + 0.5) / (df + 0.5))
 
         # Lay out postings by term in UTF-8 byte order, so readers can binary-search the
-        # dictionary.
-        encoded = [w.encode() for w in vocab]
-        self._vocab = {}
-        del vocab
-        rank_order = sorted(range(len(encoded)), key=encoded.__getitem__)
-        rank = np.empty(len(encoded), np.int64)
-        rank[rank_order] = np.arange(len(encoded))
-        postings_offsets = np.zeros(len(encoded) + 1, np.uint64)
+        # dictionary. Strings compare by code point, which is UTF-8 byte order: the terms are
+        # sorted as they are, not as a second list of encoded copies (win32: 1.8 M terms).
+        rank_order = np.array(sorted(range(len(words)), key=words.__getitem__), np.int64)
+        n_terms = len(words)
+        rank = np.empty(n_terms, np.int64)
+        rank[rank_order] = np.arange(n_terms)
+        postings_offsets = np.zeros(n_terms + 1, np.uint64)
         np.cumsum(df[rank_order], out=postings_offsets[1:])
         # Each term's postings fill its slice block after block, so chunks stay ascending.
         cursor = postings_offsets[:-1].astype(np.int64)[rank]  # by term id
@@ -308,11 +328,17 @@ class IndexBuilder:
                 postings_docs[at] = block["doc"]
                 postings_impacts[at] = impact.astype(np.float16)
                 cursor[tid[starts]] += run
-        sorted_terms = [encoded[i] for i in rank_order]
-        term_offsets = np.zeros(len(encoded) + 1, np.uint64)
-        np.cumsum([len(t) for t in sorted_terms], out=term_offsets[1:])
+        # The dictionary bytes, encoded a slice of terms at a time.
+        blob = bytearray()
+        term_offsets = np.zeros(n_terms + 1, np.uint64)
+        for start in range(0, n_terms, ENCODE_SLICE):
+            encoded = [words[i].encode() for i in rank_order[start : start + ENCODE_SLICE]]
+            ends = np.cumsum([len(t) for t in encoded], dtype=np.uint64) + np.uint64(len(blob))
+            term_offsets[start + 1 : start + 1 + len(encoded)] = ends
+            blob += b"".join(encoded)
+        del words
         return LexicalIndex(
-            terms=b"".join(sorted_terms),
+            terms=bytes(blob),
             term_offsets=term_offsets,
             postings_offsets=postings_offsets,
             postings_docs=postings_docs,

@@ -79,29 +79,38 @@ def _plain_pattern(md: MarkdownIt) -> re.Pattern[str] | None:
 
 # Inline results remembered per parser, by content: table cells repeat (`*string*`,
 # `:heavy_check_mark:` are 30 % of speakeasy-sdks' non-plain cells; 12k distinct of 82k).
-MEMO_SIZE = 50_000
+# 8,192, not 50,000: speakeasy-sdks parses 13.6k contents instead of 12.6k, and a win32 worker
+# stays ~130 MB smaller (the memo's token lists were the largest thing a worker held).
+MEMO_SIZE = 8192
 _TOKEN_FIELDS = (
     "type tag nesting attrs map level children content markup info meta block hidden".split()
 )
 
 
+_new_token = object.__new__
+
+
 def _copy(t: Token) -> Token:
-    """A token no other token shares anything mutable with (later core rules edit tokens)."""
-    return Token(
-        t.type,
-        t.tag,
-        t.nesting,
-        dict(t.attrs),
-        list(t.map) if t.map is not None else None,
-        t.level,
-        [_copy(c) for c in t.children] if t.children is not None else None,
-        t.content,
-        t.markup,
-        t.info,
-        dict(t.meta),
-        t.block,
-        t.hidden,
-    )
+    """A token no other token shares anything mutable with (later core rules edit tokens).
+    Made field by field, not through `Token(...)`: the dataclass's `__init__` and
+    `__post_init__` were ~60 % of copying, which was ~9 % of a win32 worker's time (the memo
+    copies each remembered token out). Which fields a token has is checked (`_TOKEN_FIELDS`)
+    before the memo is used at all."""
+    c = _new_token(Token)
+    c.type = t.type
+    c.tag = t.tag
+    c.nesting = t.nesting
+    c.attrs = dict(t.attrs)
+    c.map = list(t.map) if t.map is not None else None
+    c.level = t.level
+    c.children = [_copy(x) for x in t.children] if t.children is not None else None
+    c.content = t.content
+    c.markup = t.markup
+    c.info = t.info
+    c.meta = dict(t.meta)
+    c.block = t.block
+    c.hidden = t.hidden
+    return c
 
 
 def _fast_inline(plain: re.Pattern[str], memo_ok: bool):  # type: ignore[no-untyped-def]

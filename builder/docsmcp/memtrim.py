@@ -12,6 +12,8 @@ import ctypes
 import functools
 import logging
 
+import pyarrow as pa
+
 log = logging.getLogger(__name__)
 
 
@@ -24,7 +26,10 @@ def _malloc_trim():  # type: ignore[no-untyped-def]
 
 
 def release_free_memory() -> None:
-    """Give the heap's free pages back to the system (a few ms), where glibc allows it."""
+    """Give the heap's free pages back to the system (a few ms), where glibc allows it, and
+    Arrow's pool its unused memory (the chunk table is written row group by row group while
+    collecting: its pool would otherwise keep the largest it ever held)."""
     trim = _malloc_trim()
     if trim is not None:
         trim(0)
+    pa.default_memory_pool().release_unused()

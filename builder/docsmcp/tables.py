@@ -6,8 +6,12 @@ Everything the browse tools answer is computed here once, so the runtime only lo
 
 from __future__ import annotations
 
+import dataclasses
 import json
+import marshal
 import re
+import tempfile
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import PurePosixPath
 
@@ -82,6 +86,40 @@ def file_records(parsed: ParsedFile, chunks: list[Chunk]) -> FileRecords:
     return FileRecords(len(chunks), refs, page, api, tuple(_code_blocks(parsed, chunks, 0)))
 
 
+class RefSpill:
+    """The reference records of every file, in bundle order, with what only the file's own
+    pass needs (its references and their texts, summaries, section and rule ids per row: most
+    of a record, win32 ~300 MB as objects) marshalled to an unnamed temporary file. What links
+    resolve against stays in memory (`targets`). Read in order; `marshal`, not pickle: the
+    file is this process's own, and marshal is the fastest for plain tuples and dicts."""
+
+    _SPILLED = ("section_ids", "rule_ids", "summaries", "refs", "texts")
+
+    def __init__(self) -> None:
+        self.targets: list[FileRefs] = []
+        self._file = tempfile.TemporaryFile()  # noqa: SIM115 (closed by `close`)
+        self._sizes: list[int] = []
+
+    def append(self, refs: FileRefs) -> None:
+        data = marshal.dumps(tuple(getattr(refs, name) for name in self._SPILLED))
+        self._file.write(data)
+        self._sizes.append(len(data))
+        empty = {"section_ids": (), "rule_ids": (), "summaries": {}, "refs": (), "texts": ()}
+        self.targets.append(dataclasses.replace(refs, **empty))
+
+    def __len__(self) -> int:
+        return len(self.targets)
+
+    def __iter__(self) -> Iterator[FileRefs]:
+        self._file.seek(0)
+        for target, size in zip(self.targets, self._sizes, strict=True):
+            spilled = marshal.loads(self._file.read(size))
+            yield dataclasses.replace(target, **dict(zip(self._SPILLED, spilled, strict=True)))
+
+    def close(self) -> None:
+        self._file.close()
+
+
 class TableBuilder:
     """Takes each file's records in bundle order (`add`), placing their rows after the rows
     before them; `finish` resolves the references across files and makes the tables."""
@@ -91,7 +129,7 @@ class TableBuilder:
         self._pages: list[tuple[str, str, str, str, int, int, int]] = []
         self._api: list[tuple[ApiEntry, int]] = []
         self._code: list[tuple[int, str, int, int, int, int, int]] = []
-        self._refs: list[FileRefs] = []
+        self._refs = RefSpill()
 
     def add(self, records: FileRecords) -> None:
         first = self._rows
@@ -105,7 +143,10 @@ class TableBuilder:
         self._code.extend((first + row, *rest) for row, *rest in records.code)
 
     def finish(self) -> Tables:
-        xref = resolve_refs(self._refs, self._rows)
+        try:
+            xref = resolve_refs(self._refs, self._rows, self._refs.targets)
+        finally:
+            self._refs.close()
         code = self._code
         tables = {
             PAGES_FILE: _table(self._pages, PAGES_SCHEMA),

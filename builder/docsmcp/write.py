@@ -4,8 +4,11 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import os
 import shutil
-from collections.abc import Mapping
+import tempfile
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
@@ -45,12 +48,11 @@ class OutputError(Exception):
 # zstd level of the chunk table: 6, not 9, compresses speakeasy-sdks' texts in 0.10 s instead of
 # 0.24 s (every build and rebuild pays it) for a file 2.4 % larger (1.14 vs 1.11 MB).
 CHUNK_COMPRESSION_LEVEL = 6
-# Chunk rows turned into Arrow at a time when writing: one slice's copy of the texts, not all.
-WRITE_SLICE = ROW_GROUP_SIZE * 64
 
 
 def chunk_table(chunks: list[Chunk], start: int = 0, stop: int | None = None) -> pa.Table:
-    """Rows `start:stop` of the chunk table of `chunks`."""
+    """Rows `start:stop` of the chunk table of `chunks` (all in memory; the build streams its
+    table with ChunkTableWriter)."""
     counts: dict[str, int] = {}
     for c in chunks:
         counts[c.path] = counts.get(c.path, 0) + 1
@@ -60,6 +62,104 @@ def chunk_table(chunks: list[Chunk], start: int = 0, stop: int | None = None) ->
         positions.append(seen.get(c.path, 0))
         seen[c.path] = positions[-1] + 1
     chunks, positions = chunks[start:stop], positions[start:stop]
+    return _chunk_columns(chunks, positions, [counts[c.path] for c in chunks])
+
+
+# The chunk table's Parquet settings (one home: the streamed writer and `chunk_table`'s users).
+CHUNK_WRITE_SETTINGS = dict(
+    compression=CHUNK_COMPRESSION,
+    compression_level=CHUNK_COMPRESSION_LEVEL,
+    use_dictionary=["path", "metadata"],
+    write_statistics=False,
+)
+
+Facets = tuple[tuple[str, str], ...]  # a chunk's metadata (key, value) pairs
+
+
+@dataclass(frozen=True)
+class ChunkRows:
+    """A chunk table already written (`ChunkTableWriter`) and what the bundle's other arrays
+    need of each row: its metadata (facets) and, for PDFs, its pages."""
+
+    file: Path  # the finished Parquet file, copied into the bundle
+    count: int
+    metadata: Sequence[Facets]
+    pages: Sequence[tuple[int, int] | None] | None  # None: no row has pages
+
+
+class ChunkTableWriter:
+    """The chunk table written row group by row group while a build collects its chunks, to a
+    temporary file: the main process never holds the chunks of the whole corpus (win32: ~400 MB
+    of Python objects). Row groups are cut every ROW_GROUP_SIZE rows, as one `write_table` of
+    the whole table would cut them, so the bytes are the same (tested). `discard` (or a failed
+    build) removes the file."""
+
+    def __init__(self, directory: str | Path | None = None) -> None:
+        fd, name = tempfile.mkstemp(prefix="docsmcp-chunks-", suffix=".parquet", dir=directory)
+        os.close(fd)
+        self.path = Path(name)
+        self._writer: pq.ParquetWriter | None = pq.ParquetWriter(
+            self.path, CHUNK_SCHEMA, **CHUNK_WRITE_SETTINGS
+        )
+        self._pending: list[Chunk] = []
+        self._positions: list[int] = []
+        self._counts: list[int] = []
+        self._metadata: list[Facets] = []
+        self._pages: list[tuple[int, int] | None] = []
+        self._count = 0
+
+    def add(self, chunks: Sequence[Chunk]) -> None:
+        """The kept chunks of the next file, in row order."""
+        for position, c in enumerate(chunks):
+            self._pending.append(c)
+            self._positions.append(position)
+            self._counts.append(len(chunks))
+            self._metadata.append(c.metadata)
+            self._pages.append(c.pages)
+        self._count += len(chunks)
+        while len(self._pending) >= ROW_GROUP_SIZE:
+            self._write(ROW_GROUP_SIZE)
+
+    def _write(self, rows: int) -> None:
+        assert self._writer is not None, "the chunk table is finished"
+        part = _chunk_columns(self._pending[:rows], self._positions[:rows], self._counts[:rows])
+        self._writer.write_table(part, row_group_size=ROW_GROUP_SIZE)
+        del self._pending[:rows], self._positions[:rows], self._counts[:rows]
+
+    def finish(self) -> ChunkRows:
+        """Write what is left and close the file."""
+        if self._writer is not None:
+            if self._pending or not self._count:  # an empty table: one empty write, as before
+                self._write(len(self._pending))
+            self._writer.close()
+            self._writer = None
+        pages = self._pages if any(p is not None for p in self._pages) else None
+        return ChunkRows(self.path, self._count, self._metadata, pages)
+
+    def discard(self) -> None:
+        if self._writer is not None:
+            self._writer.close()
+            self._writer = None
+        self.path.unlink(missing_ok=True)
+
+
+def chunk_rows(chunks: list[Chunk], directory: str | Path | None = None) -> ChunkRows:
+    """The chunk table of `chunks` written to a temporary file (ChunkTableWriter), one file's
+    chunks at a time: chunks of one path are contiguous."""
+    writer = ChunkTableWriter(directory)
+    try:
+        start = 0
+        for end in range(1, len(chunks) + 1):
+            if end == len(chunks) or chunks[end].path != chunks[start].path:
+                writer.add(chunks[start:end])
+                start = end
+        return writer.finish()
+    except BaseException:
+        writer.discard()
+        raise
+
+
+def _chunk_columns(chunks: list[Chunk], positions: list[int], counts: list[int]) -> pa.Table:
     columns = {
         "id": [c.id for c in chunks],
         "path": [c.path for c in chunks],
@@ -67,7 +167,7 @@ def chunk_table(chunks: list[Chunk], start: int = 0, stop: int | None = None) ->
         "breadcrumb": [c.breadcrumb for c in chunks],
         "level": [c.level for c in chunks],
         "position": positions,
-        "file_chunk_count": [counts[c.path] for c in chunks],
+        "file_chunk_count": counts,
         "line_start": [c.line_start for c in chunks],
         "line_end": [c.line_end for c in chunks],
         # A corpus has few distinct metadata sets: each is encoded once.
@@ -82,12 +182,15 @@ def _metadata_json(metadata: tuple[tuple[str, str], ...]) -> str:
     return json.dumps(dict(metadata), sort_keys=True, ensure_ascii=False)
 
 
-def facet_matrix(chunks: list[Chunk], taxonomy: Mapping[str, TaxonomyKey]) -> np.ndarray:
+def facet_matrix(metadata: Sequence[Facets], taxonomy: Mapping[str, TaxonomyKey]) -> np.ndarray:
+    """The facet code of each row (by its metadata) for each taxonomy key."""
     keys = list(taxonomy)
     codes = {k: {v: i + 1 for i, v in enumerate(t.values)} for k, t in taxonomy.items()}
-    out = np.zeros((len(chunks), len(keys)), dtype=ARRAYS["facets"].dtype)
-    for row, c in enumerate(chunks):
-        meta = dict(c.metadata)
+    out = np.zeros((len(metadata), len(keys)), dtype=ARRAYS["facets"].dtype)
+    for row, pairs in enumerate(metadata):
+        if not pairs:
+            continue
+        meta = dict(pairs)
         for col, key in enumerate(keys):
             if key in meta:
                 out[row, col] = codes[key][meta[key]]
@@ -96,7 +199,7 @@ def facet_matrix(chunks: list[Chunk], taxonomy: Mapping[str, TaxonomyKey]) -> np
 
 def write_bundle(
     out: Path,
-    chunks: list[Chunk],
+    chunks: ChunkRows | list[Chunk],
     index: LexicalIndex,
     metadata: Metadata,
     extra_arrays: dict[str, np.ndarray] | None = None,
@@ -110,8 +213,15 @@ def write_bundle(
     `tables` (file name → table, format.TABLES) are the browse tables.
     `metadata` is complete but for `files`, `bundle_id` and `requires`, filled in here.
 
+    `chunks`: the chunk table already written (ChunkRows), or the chunks themselves.
     A failure at any point leaves `out` exactly as it was. Returns the final metadata.
     """
+    if not isinstance(chunks, ChunkRows):
+        rows = chunk_rows(chunks)
+        try:
+            return write_bundle(out, rows, index, metadata, extra_arrays, extra_files, tables)
+        finally:
+            rows.file.unlink(missing_ok=True)
     out = out.resolve()
     recover(out)  # what an interrupted earlier build left: restore or remove it
     check_replaceable(out)
@@ -167,36 +277,25 @@ def _not_a_bundle(out: Path, entries: list[Path]) -> str | None:
 
 def _write_contents(
     tmp: Path,
-    chunks: list[Chunk],
+    chunks: ChunkRows,
     index: LexicalIndex,
     metadata: Metadata,
     extra_arrays: dict[str, np.ndarray],
     extra_files: dict[str, bytes],
     tables: dict[str, pa.Table],
 ) -> Metadata:
-    # Written slice by slice: the same row groups (and bytes) as one write_table of it all.
-    with pq.ParquetWriter(
-        tmp / CHUNKS_FILE,
-        CHUNK_SCHEMA,
-        compression=CHUNK_COMPRESSION,
-        compression_level=CHUNK_COMPRESSION_LEVEL,
-        use_dictionary=["path", "metadata"],
-        write_statistics=False,
-    ) as writer:
-        for start in range(0, max(len(chunks), 1), WRITE_SLICE):
-            part = chunk_table(chunks, start, start + WRITE_SLICE)
-            writer.write_table(part, row_group_size=ROW_GROUP_SIZE)
+    shutil.copyfile(chunks.file, tmp / CHUNKS_FILE)
     arrays = {
         "terms": np.frombuffer(index.terms, dtype=np.uint8),
         "term_offsets": index.term_offsets,
         "postings_offsets": index.postings_offsets,
         "postings_docs": index.postings_docs,
         "postings_impacts": index.postings_impacts,
-        "facets": facet_matrix(chunks, metadata.taxonomy),
+        "facets": facet_matrix(chunks.metadata, metadata.taxonomy),
         **extra_arrays,
     }
-    if any(c.pages for c in chunks):  # only bundles with PDFs carry page ranges
-        arrays["page_ranges"] = np.array([c.pages or (0, 0) for c in chunks], dtype=np.uint32)
+    if chunks.pages is not None:  # only bundles with PDFs carry page ranges
+        arrays["page_ranges"] = np.array([p or (0, 0) for p in chunks.pages], dtype=np.uint32)
     files: dict[str, FileEntry] = {}
     for name, array in arrays.items():
         spec = ALL_ARRAYS[name]
