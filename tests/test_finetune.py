@@ -12,7 +12,7 @@ import pytest
 from conftest import FUZZ_EXAMPLES, build_bundle
 from docsmcp.cli import main
 from docsmcp.finetune import FinetuneOptions, select_pairs
-from docsmcp.pairs import _links, mine
+from docsmcp.pairs import _links, mine, with_overrides
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from mcp_client import McpSession
@@ -197,3 +197,15 @@ def test_sentence_transformers_bundles_fuse_questions_at_the_measured_share() ->
     assert st_policy.vector_share(IDENTIFIER) == 0.0
     assert st_policy.vector_share(QUESTION) == st_policy.vector_share(MIXED) == 0.3
     assert policy_for("static") is DEFAULT_POLICY
+
+
+def test_set_overrides_parse_each_field_as_its_type() -> None:
+    """`--set NAME=VALUE` (adapt and finetune share it): typed, unknown names and bad values
+    refused in one line naming the item."""
+    base = FinetuneOptions()
+    got = with_overrides(base, ["epochs=3", "learning_rate=5e-5"])
+    assert (got.epochs, got.learning_rate) == (3, 5e-5) and base.epochs != 3
+    with pytest.raises(ValueError, match="--set nope=1: no such option"):
+        with_overrides(base, ["nope=1"])
+    with pytest.raises(ValueError, match="--set epochs=two: expected int"):
+        with_overrides(base, ["epochs=two"])

@@ -35,7 +35,7 @@ import hashlib
 import json
 import logging
 import time
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -44,7 +44,7 @@ from docsmcp_runtime.static_model import StaticModel, StaticTable
 
 from .cache import output_key
 from .embed_cache import EmbeddingCache, input_key
-from .pairs import Mined, PairsError, mine
+from .pairs import Mined, PairsError, mine, with_overrides
 from .static_table import (
     DEFAULT_SIF,
     TableError,
@@ -451,13 +451,11 @@ def run_adapt_cli(args) -> int:
         print("docsmcp: error: --epochs must be at least 1", file=sys.stderr)
         return 2
     options = AdaptOptions(epochs=args.epochs, seed=args.seed, encoding=args.encoding)
-    for item in args.set:
-        name, _, value = item.partition("=")
-        if name not in AdaptOptions.__dataclass_fields__:
-            print(f"docsmcp: error: --set {item}: no such option", file=sys.stderr)
-            return 2
-        kind = type(getattr(options, name))
-        options = replace(options, **{name: kind(value)})
+    try:
+        options = with_overrides(options, args.set)
+    except ValueError as exc:
+        print(f"docsmcp: error: {exc}", file=sys.stderr)
+        return 2
     started = time.monotonic()
     try:
         files = adapt_table(

@@ -35,13 +35,13 @@ import math
 import os
 import shutil
 import time
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 from docsmcp_runtime.format import METADATA_FILE
 
-from .pairs import Mined, PairsError, mine
+from .pairs import Mined, PairsError, mine, with_overrides
 
 log = logging.getLogger(__name__)
 
@@ -330,14 +330,11 @@ def run_finetune_cli(args) -> int:
         seed=args.seed,
         threads=args.threads,
     )
-    for item in args.set:
-        name, _, value = item.partition("=")
-        if name not in FinetuneOptions.__dataclass_fields__:
-            print(f"docsmcp: error: --set {item}: no such option", file=sys.stderr)
-            return 2
-        kind = type(getattr(options, name))
-        parsed = value.lower() in ("1", "true", "yes") if kind is bool else kind(value)
-        options = replace(options, **{name: parsed})
+    try:
+        options = with_overrides(options, args.set)
+    except ValueError as exc:
+        print(f"docsmcp: error: {exc}", file=sys.stderr)
+        return 2
     started = time.monotonic()
     try:
         made = finetune(args.bundle, Path(base), args.out, options)

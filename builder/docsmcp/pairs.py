@@ -17,8 +17,9 @@ from __future__ import annotations
 
 import posixpath
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import TypeVar
 
 import pyarrow.parquet as pq
 from docsmcp_runtime.format import API_FILE, CHUNKS_FILE, PAGES_FILE, SECTIONS_FILE
@@ -189,3 +190,24 @@ def _mine_anchors(references, paths, texts, heads, first: set[int], offer) -> No
             anchor = _INLINE_MARKUP.sub("", text).strip(_LOOSE_PUNCTUATION)
             if target is not None and len(anchor) <= MAX_ANCHOR_CHARS:
                 offer(anchor, target, "anchor")
+
+
+Options = TypeVar("Options")
+
+
+def with_overrides(options: Options, items: list[str]) -> Options:
+    """`options` (a frozen dataclass of a training command) with the hidden `--set NAME=VALUE`
+    experiments of `docsmcp adapt`/`finetune` applied, each parsed as its field's type (bool:
+    1/true/yes). ValueError names an unknown field or a value of the wrong type."""
+    fields = options.__dataclass_fields__  # type: ignore[attr-defined]
+    for item in items:
+        name, _, value = item.partition("=")
+        if name not in fields:
+            raise ValueError(f"--set {item}: no such option")
+        kind = type(getattr(options, name))
+        try:
+            parsed = value.lower() in ("1", "true", "yes") if kind is bool else kind(value)
+        except ValueError:
+            raise ValueError(f"--set {item}: expected {kind.__name__}") from None
+        options = replace(options, **{name: parsed})  # type: ignore[type-var]
+    return options
