@@ -310,6 +310,10 @@ def run_finetune_cli(args) -> int:
 
     from docsmcp_runtime.embedding import packaged_model_dir
 
+    for name in ("max_pairs", "epochs", "batch_size", "max_seq_length", "threads"):
+        if getattr(args, name) < 1:
+            print(f"docsmcp: error: --{name.replace('_', '-')} must be at least 1", file=sys.stderr)
+            return 2
     base = args.base or packaged_model_dir()
     if base is None:
         print(
@@ -318,10 +322,6 @@ def run_finetune_cli(args) -> int:
             file=sys.stderr,
         )
         return 2
-    for name in ("max_pairs", "epochs", "batch_size", "max_seq_length", "threads"):
-        if getattr(args, name) < 1:
-            print(f"docsmcp: error: --{name.replace('_', '-')} must be at least 1", file=sys.stderr)
-            return 2
     options = FinetuneOptions(
         max_pairs=args.max_pairs,
         epochs=args.epochs,

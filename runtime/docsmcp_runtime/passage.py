@@ -43,7 +43,8 @@ def best_passage(
     for i, start in enumerate(starts):
         limit = start + width
         j = bisect.bisect_right(ends, limit) - 1
-        end = ends[j] if j >= i else limit  # a first line longer than the window is cut
+        # A first line longer than the window is cut; so is an empty one (no empty window).
+        end = ends[j] if j >= i and ends[j] > start else limit
         while lo < len(matches) and matches[lo][0] < start:
             word = matches[lo][1]
             if lo < hi:
@@ -65,6 +66,7 @@ def best_passage(
             best = candidate
         if end >= len(text):
             break
-    if best[1] <= 0:  # no query word anywhere: the head
-        return 0, ends[bisect.bisect_right(ends, width) - 1] if ends[0] <= width else width
+    if best[1] <= 0:  # no query word anywhere: the head (whole lines, else cut at the width)
+        fit = ends[bisect.bisect_right(ends, width) - 1] if ends[0] <= width else 0
+        return 0, fit if fit > 0 else width
     return -best[2], best[3]
