@@ -220,25 +220,20 @@ class ParseCache:
         """The entry stored under `key`, else None; `lean`: its chunks without search text
         (a build without embeddings needs only their analysed fields)."""
         where = self.stored.get(key)
-        if where is None or self._file is None:
+        raw = self._record(where)
+        if raw is None:
             return None
         try:
-            self._file.seek(where[0])
-            payload = self._file.read(where[1])
-            if zlib.crc32(payload) != where[3]:
-                return None
-            raw = _codec().decompress(payload, where[2], asbytes=True)
             entry = _load(marshal.loads(raw), lean)
-        except (OSError, TypeError, ValueError, EOFError, pa.ArrowException):
+        except (TypeError, ValueError, EOFError):
             return None  # a damaged entry: parse the file again
         self.used[key] = (self._file, *where)
         self.hits += 1
         return entry
 
-    def get_extra(self, key: str) -> object:
-        """A record of plain data stored with `put_extra` (known_files.py), else None; kept by
-        `save` unless replaced."""
-        where = self.stored.get(key)
+    def _record(self, where: tuple[int, int, int, int] | None) -> bytes | None:
+        """The decompressed record at `where` (offset, size, raw size, CRC-32) of the cache
+        file, else None: absent, unreadable or damaged."""
         if where is None or self._file is None:
             return None
         try:
@@ -246,8 +241,20 @@ class ParseCache:
             payload = self._file.read(where[1])
             if zlib.crc32(payload) != where[3]:
                 return None
-            value = marshal.loads(_codec().decompress(payload, where[2], asbytes=True))
-        except (OSError, TypeError, ValueError, EOFError, pa.ArrowException):
+            return _codec().decompress(payload, where[2], asbytes=True)
+        except (OSError, ValueError, pa.ArrowException):
+            return None
+
+    def get_extra(self, key: str) -> object:
+        """A record of plain data stored with `put_extra` (known_files.py), else None; kept by
+        `save` unless replaced."""
+        where = self.stored.get(key)
+        raw = self._record(where)
+        if raw is None:
+            return None
+        try:
+            value = marshal.loads(raw)
+        except (TypeError, ValueError, EOFError):
             return None
         self.used[key] = (self._file, *where)
         return value
