@@ -156,7 +156,12 @@ def _prepare(block: Block, sandbox: Sandbox) -> None:
 
 
 def _port_free(port: int) -> bool:
+    """Whether the server could bind `port` now. With SO_REUSEADDR, as the runtime binds
+    (http/app.py `bind`): the connections a previous README server closed linger in TIME_WAIT
+    for a minute, which refuse a plain bind but not the server's (a skip of the next server
+    line in two CI runs)."""
     with socket.socket() as sock:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         try:
             sock.bind(("127.0.0.1", port))
         except OSError:
