@@ -568,6 +568,15 @@ def create_app() -> McpHttpApp:
     return app
 
 
+def _release(previous: dict, sock: socket.socket, app: McpHttpApp) -> None:
+    """End of serving (one process or the pre-fork parent): the signal handlers as they were,
+    the listening socket and the bundle closed."""
+    for sig, handler in previous.items():
+        signal.signal(sig, handler)
+    sock.close()
+    app.close()
+
+
 def bind(host: str, port: int) -> socket.socket:
     """A listening socket, so the real port is known (and logged) before serving starts."""
     info = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
@@ -634,10 +643,7 @@ def serve(
     try:
         server.run(sockets=[sock])
     finally:
-        for sig, handler in previous.items():
-            signal.signal(sig, handler)
-        sock.close()
-        app.close()
+        _release(previous, sock, app)
     logs.event(
         logging.INFO,
         "stopped",
@@ -727,10 +733,7 @@ def serve_workers(
                 continue
             spawn()
     finally:
-        for sig, handler in previous.items():
-            signal.signal(sig, handler)
-        sock.close()
-        app.close()
+        _release(previous, sock, app)
     logs.event(
         logging.INFO,
         "stopped",
