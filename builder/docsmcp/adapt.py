@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import argparse
 import hashlib
+import io
 import json
 import logging
 import time
@@ -41,6 +42,7 @@ from pathlib import Path
 import numpy as np
 from docsmcp_runtime.format import METADATA_FILE
 from docsmcp_runtime.static_model import StaticModel, StaticTable
+from docsmcp_runtime.swap import replace_file
 
 from .cache import output_key
 from .embed_cache import EmbeddingCache, input_key
@@ -355,10 +357,9 @@ def _cached_init(teacher: Teacher, cache_dir: Path | None) -> np.ndarray:
     rows = distilled_rows(teacher.folder)
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_name(f".{path.name}.tmp")
-        with open(tmp, "wb") as f:
-            np.save(f, rows)
-        tmp.replace(path)
+        buf = io.BytesIO()
+        np.save(buf, rows)
+        replace_file(path, buf.getvalue())  # two builds may distil at once
         evict(path.parent, max_bytes("embeddings"), keep=(path,))
     except OSError as exc:
         log.warning("could not write %s (%s)", path, exc.strerror or exc)

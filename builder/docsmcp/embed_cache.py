@@ -10,11 +10,12 @@ that cannot be read is discarded with a warning: it only ever saves time.
 from __future__ import annotations
 
 import hashlib
-import os
+import io
 import zipfile
 from pathlib import Path
 
 import numpy as np
+from docsmcp_runtime.swap import replace_file
 
 from .cache import evict, max_bytes
 from .embed import warn
@@ -52,8 +53,7 @@ class EmbeddingCache:
     def save(self, keys: list[str], vectors: np.ndarray) -> None:
         """Replace the cache with exactly these entries (atomically)."""
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = self.path.with_name(f".{self.path.name}.{os.getpid()}.tmp")
-        with tmp.open("wb") as fh:
-            np.savez(fh, keys=np.array(keys, dtype="U64"), vectors=vectors.astype(np.float32))
-        os.replace(tmp, self.path)
+        buf = io.BytesIO()
+        np.savez(buf, keys=np.array(keys, dtype="U64"), vectors=vectors.astype(np.float32))
+        replace_file(self.path, buf.getvalue())
         evict(self.path.parent, EMBEDDINGS_MAX_BYTES, keep=(self.path,))

@@ -33,6 +33,7 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
 from docsmcp_runtime.format import METADATA_FILE
+from docsmcp_runtime.swap import replace_file
 
 log = logging.getLogger(__name__)
 
@@ -341,9 +342,7 @@ def record_build(co: Checkout, out: Path, key: str, bundle_id: str) -> None:
             "commit": co.commit,
             "at": int(time.time()),
         }
-        tmp = co.stamp_path.with_name(f".{STAMP_NAME}.tmp-{os.getpid()}")
         try:
-            tmp.write_text(json.dumps(stamps, indent=1, sort_keys=True))
-            os.replace(tmp, co.stamp_path)
+            replace_file(co.stamp_path, json.dumps(stamps, indent=1, sort_keys=True).encode())
         except OSError as exc:
             log.warning("cannot record the build in %s: %s", co.stamp_path, exc.strerror or exc)

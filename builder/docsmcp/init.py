@@ -50,6 +50,7 @@ from pathlib import Path
 
 from docsmcp_runtime.languages import SDK_LANGUAGES as _SDK_LANGUAGES
 from docsmcp_runtime.languages import normalise_language
+from docsmcp_runtime.swap import replace_file
 
 from .discover import MANIFEST_NAME, glob_match, scan, source_roots
 from .fences import fenced_lines
@@ -470,8 +471,6 @@ def run_init_cli(args) -> int:  # noqa: ANN001 - an argparse.Namespace
     if collected.problems:
         err(f"nothing written to {target}; see the proposal with --stdout")
         return 1
-    tmp = target.with_name(f".{MANIFEST_NAME}.tmp-{os.getpid()}")
-    tmp.write_text(proposal.text(), encoding="utf-8")
-    os.replace(tmp, target)
+    replace_file(target, proposal.text().encode("utf-8"))
     print(f"wrote {target}", file=report)
     return 0

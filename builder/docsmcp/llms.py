@@ -61,7 +61,7 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from urllib.parse import quote
 
-from docsmcp_runtime.swap import pid_alive
+from docsmcp_runtime.swap import pid_alive, replace_file
 
 from .discover import LLMS_FULL_NAME, MARKDOWN_SUFFIXES, path_problem
 from .fences import fenced_lines
@@ -197,8 +197,12 @@ def export_llms(bundle_dir: Path, out_dir: Path, base_url: str | None = None) ->
     name, description, pages = read_pages(bundle_dir)
     _prepare(out_dir)
     llms_txt, llms_full = out_dir / LLMS_TXT_NAME, out_dir / LLMS_FULL_NAME
-    _write_atomic(llms_full, render_llms_full(pages).encode("utf-8"))
-    _write_atomic(llms_txt, render_llms_txt(name, description, pages, base_url).encode("utf-8"))
+    replace_file(llms_full, render_llms_full(pages).encode("utf-8"), durable=True)
+    replace_file(
+        llms_txt,
+        render_llms_txt(name, description, pages, base_url).encode("utf-8"),
+        durable=True,
+    )
     return Exported(len(pages), len(sections(pages)), llms_txt, llms_full)
 
 
@@ -228,26 +232,6 @@ def _prepare(out_dir: Path) -> None:
             f"{out_dir} holds {shown}; --llms-txt writes only into a new or empty folder or "
             f"one holding nothing but {LLMS_TXT_NAME} and {LLMS_FULL_NAME}"
         )
-
-
-def _write_atomic(path: Path, data: bytes) -> None:
-    tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
-    try:
-        with open(tmp, "wb") as f:
-            f.write(data)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
-    with contextlib.suppress(OSError):  # make the rename durable
-        fd = os.open(path.parent, os.O_RDONLY)
-        try:
-            os.fsync(fd)
-        finally:
-            os.close(fd)
 
 
 # --- import ------------------------------------------------------------------------------------

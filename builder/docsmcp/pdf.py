@@ -37,6 +37,8 @@ from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from docsmcp_runtime.swap import replace_file
+
 from .cache import evict, max_bytes
 from .discover import PDF_SUFFIXES
 
@@ -532,9 +534,7 @@ class PdfCache:
         values = tuple(getattr(result, f) for f in Extracted.__dataclass_fields__)
         try:
             self.dir.mkdir(parents=True, exist_ok=True)
-            tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
-            tmp.write_bytes(zlib.compress(marshal.dumps(values), 1))
-            os.replace(tmp, path)
+            replace_file(path, zlib.compress(marshal.dumps(values), 1))
             evict(self.dir, self.max_bytes)  # the new entry too, when it alone is too big
         except OSError as exc:
             log.warning("cannot write the PDF cache %s (%s)", path, exc.strerror or exc)

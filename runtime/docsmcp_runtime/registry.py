@@ -40,6 +40,7 @@ from .archive import HEX64
 from .archive import OCI_MANIFEST_MEDIA_TYPE as MANIFEST_MEDIA_TYPE
 from .archive import OCI_SCHEME as SCHEME
 from .errors import BundleError
+from .swap import replace_file
 
 ENV_USERNAME = "DOCSMCP_REGISTRY_USERNAME"
 ENV_PASSWORD = "DOCSMCP_REGISTRY_PASSWORD"
@@ -678,10 +679,7 @@ def _write_record(cache_dir: Path, reference: Reference, manifest: str, layer: s
     data = {"reference": _record_key(reference), "manifest": manifest, "layer": layer}
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=".rec-", dir=path.parent)
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            json.dump(data, fh, sort_keys=True)
-        os.replace(tmp, path)
+        replace_file(path, json.dumps(data, sort_keys=True).encode())
         records = sorted(
             (p for p in path.parent.glob("*.json")), key=lambda p: p.stat().st_mtime, reverse=True
         )

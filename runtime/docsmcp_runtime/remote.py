@@ -46,6 +46,7 @@ from .archive import (
 from .errors import BundleError
 from .format import sha256_file
 from .search import parse_flag
+from .swap import replace_file
 
 if TYPE_CHECKING:  # imported where used: the CLI loads this module on every start
     import http.client
@@ -344,9 +345,7 @@ def _read_json(path: Path) -> dict:
 
 
 def _write_json(path: Path, data: dict) -> None:
-    tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
-    tmp.write_text(json.dumps(data, sort_keys=True), encoding="utf-8")
-    os.replace(tmp, path)
+    replace_file(path, json.dumps(data, sort_keys=True).encode())
 
 
 def _validators(headers: http.client.HTTPMessage) -> dict:

@@ -1,5 +1,6 @@
-"""Replacing a directory (a bundle, an OCI layout) so that a crash at any instant leaves either
-the old one or the new one at its path, never neither, and cleaning what dead writers left.
+"""Replacing a file or a directory (a bundle, an OCI layout) so that a crash at any instant
+leaves either the old one or the new one at its path, never neither, and cleaning what dead
+writers left.
 
 The new directory is written beside the destination as `.NAME.tmp-PID`, then swapped in:
 
@@ -10,12 +11,16 @@ The new directory is written beside the destination as `.NAME.tmp-PID`, then swa
   which `recover()` renames back (the next build does, and so does the runtime when it opens
   NAME).
 
+A file is replaced the same way with one rename (`replace_file`): written whole to
+`.NAME.tmp-PID`, then renamed over NAME; a failure removes the temporary file.
+
 Leftovers are recognised by name and by their writer's PID no longer running. The runtime uses
 `recover()` too, when it opens NAME.
 """
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import errno
 import functools
@@ -37,6 +42,31 @@ _LEFTOVER = re.compile(r"\.(?P<name>.+)\.(?P<kind>tmp|old)-(?P<pid>[0-9]+)")
 def staging_path(dest: Path, kind: str = "tmp", pid: int | None = None) -> Path:
     """`.NAME.tmp-PID` (or `.old-`) beside `dest`: where a writer prepares or parks a copy."""
     return dest.parent / f".{dest.name}.{kind}-{os.getpid() if pid is None else pid}"
+
+
+def replace_file(path: Path, data: bytes, *, durable: bool = False) -> None:
+    """Put `data` at `path` so that readers see the old file or the new one, never a part of
+    either. `durable` also flushes the data and the rename to disk (files users keep, such as
+    exported pages; caches and records can be rebuilt, so they skip the two fsyncs)."""
+    tmp = staging_path(path)
+    try:
+        with open(tmp, "wb") as fh:
+            fh.write(data)
+            if durable:
+                fh.flush()
+                os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+    if durable:
+        with contextlib.suppress(OSError):  # the rename itself
+            fd = os.open(path.parent, os.O_RDONLY)
+            try:
+                os.fsync(fd)
+            finally:
+                os.close(fd)
 
 
 def exchange(a: Path, b: Path) -> bool:
