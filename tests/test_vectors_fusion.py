@@ -8,6 +8,9 @@ tiny fixture corpus with the deterministic `hash` provider.
 
 from __future__ import annotations
 
+import json
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -305,3 +308,32 @@ def test_convex_fusion_never_puts_a_vector_only_row_above_the_full_text_best(
     zero = convex(50, full_rows, full_scores, vec_rows, vec_sims, 0.0, floor)
     zrows, _ = topk(np.flatnonzero(zero > 0), zero[zero > 0], None)
     assert zrows.tolist() == full_rows.tolist()
+
+
+def _cli_search(bundle: Path, query: str, *options: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "docsmcp_runtime", "--bundle", str(bundle), *options,
+         "search", query, "--limit", "20", "--json"],
+        capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+
+
+@pytest.mark.slow  # k-means needs scikit-learn, a second and a half to import
+def test_ivf_probe_option_reads_more_lists(hash_bundle: Path, ivf_bundle: Path) -> None:
+    """`--ivf-probe N` overrides the bundle's probe: with every list read (a number above the
+    list count is clamped to it) the hybrid hits are the exact bundle's; 0 is one line."""
+    meta = open_bundle(ivf_bundle).metadata.embedding
+    assert meta is not None and meta.index.ivf and meta.index.probe < meta.index.lists
+    searcher = Searcher(open_bundle(ivf_bundle), options=SearchOptions(ivf_probe=10**6))
+    assert searcher.vectors is not None and searcher.vectors.probe == meta.index.lists
+    default = Searcher(open_bundle(ivf_bundle))
+    assert default.vectors is not None and default.vectors.probe == meta.index.probe
+    for query in QUERIES:
+        exact = _cli_search(hash_bundle, query)
+        every = _cli_search(ivf_bundle, query, "--ivf-probe", str(meta.index.lists + 5))
+        assert exact.returncode == every.returncode == 0, every.stderr
+        ids = [[h["chunk_id"] for h in json.loads(r.stdout)["hits"]] for r in (exact, every)]
+        assert ids[0] and ids[0] == ids[1]
+    bad = _cli_search(ivf_bundle, "retry", "--ivf-probe", "0")
+    assert bad.returncode == 2 and bad.stderr.count("\n") == 1
+    assert "--ivf-probe: must be at least 1, got 0" in bad.stderr

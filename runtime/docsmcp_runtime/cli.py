@@ -111,6 +111,12 @@ def _parser() -> argparse.ArgumentParser:
         metavar="COSINE",
         help="override the bundle's minimum similarity of vector-only hits (-1 to 1)",
     )
+    p.add_argument(
+        "--ivf-probe",
+        metavar="N",
+        help="lists an IVF bundle's vector search reads per query, instead of the bundle's "
+        "(lists/16): more finds more of the exact nearest vectors, more slowly",
+    )
     rr = p.add_argument_group("reranking (optional, off by default)")
     rr.add_argument(
         "--rerank-url",
@@ -371,6 +377,7 @@ def _search_options(args: argparse.Namespace) -> SearchOptions:
         args.search_timeout,
         expand,
         args.max_tokens,
+        args.ivf_probe,
     )
     if not getattr(args, "rerank_url", None):
         return options

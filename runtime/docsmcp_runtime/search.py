@@ -51,6 +51,7 @@ CLI_NAMES = (
     "--search-timeout",
     "--expand-references",
     "--max-tokens",
+    "--ivf-probe",
 )
 # What a yes/no setting given as text (an environment variable) accepts as yes.
 TRUE_WORDS = ("1", "true", "yes", "on")
@@ -73,6 +74,8 @@ class SearchOptions:
     name_boost: float = NAME_BOOST  # 0: taxonomy values named in queries are not boosted
     # An OpenAI-compatible chat endpoint reranking the fused top (--rerank-url); None: off.
     rerank: RerankOptions | None = None
+    # Lists an IVF search reads (--ivf-probe); None: the bundle's `index.probe`.
+    ivf_probe: int | None = None
 
     @classmethod
     def parse(
@@ -82,20 +85,40 @@ class SearchOptions:
         time_budget: str | None,
         expand_references: str | None = None,
         max_tokens: str | None = None,
+        ivf_probe: str | None = None,
         names: tuple[str, ...] = CLI_NAMES,
     ) -> SearchOptions:
         """From command-line or environment text (None: not given); ValueError naming `names`."""
-        parsers = (FusionWeights.parse, parse_cosine, parse_seconds, parse_flag, parse_max_tokens)
-        texts = (fusion_weights, similarity_floor, time_budget, expand_references, max_tokens)
+        parsers = (
+            FusionWeights.parse,
+            parse_cosine,
+            parse_seconds,
+            parse_flag,
+            parse_max_tokens,
+            parse_probe,
+        )
+        texts = (
+            fusion_weights,
+            similarity_floor,
+            time_budget,
+            expand_references,
+            max_tokens,
+            ivf_probe,
+        )
         values = []
         for name, parse, text in zip(names, parsers, texts, strict=True):
             try:
                 values.append(parse(text) if text is not None and text.strip() else None)
             except ValueError as exc:
                 raise ValueError(f"{name}: {exc}") from None
-        weights, floor, budget, expand, tokens = values
+        weights, floor, budget, expand, tokens, probe = values
         return cls(
-            weights or FusionWeights(), floor, budget or DEFAULT_TIME_BUDGET, bool(expand), tokens
+            weights or FusionWeights(),
+            floor,
+            budget or DEFAULT_TIME_BUDGET,
+            bool(expand),
+            tokens,
+            ivf_probe=probe,
         )
 
 
@@ -128,6 +151,17 @@ def parse_max_tokens(text: str) -> int:
         raise ValueError(f"expected a number of tokens, got {text!r}") from None
     if not MIN_TOKENS <= value <= MAX_TOKENS:
         raise ValueError(f"must be between {MIN_TOKENS} and {MAX_TOKENS}, got {value}")
+    return value
+
+
+def parse_probe(text: str) -> int:
+    """IVF lists read per query: an integer >= 1 (a bundle with fewer lists reads them all)."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise ValueError(f"expected a number of lists, got {text!r}") from None
+    if value < 1:
+        raise ValueError(f"must be at least 1, got {value}")
     return value
 
 
@@ -170,7 +204,11 @@ class Searcher:
         self.keys = bundle.taxonomy_keys
         self.phrase_weight = np.float32(meta.lexical.phrase_weight)
         spec = meta.embedding
-        self.vectors = VectorIndex(bundle.arrays, spec, vectors_file(bundle)) if spec else None
+        self.vectors = (
+            VectorIndex(bundle.arrays, spec, vectors_file(bundle), probe=options.ivf_probe)
+            if spec
+            else None
+        )
         self.embedder = embedder
         self.fusion = spec.fusion.with_weights(options.fusion) if spec else None
         self.policy = options.policy

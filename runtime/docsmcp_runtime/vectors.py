@@ -172,15 +172,17 @@ class VectorIndex:
         spec: Embedding,
         source: Path | None = None,
         dense_max_bytes: int = DENSE_MAX_BYTES,
+        probe: int | None = None,
     ) -> None:
         """`source`: the vectors file itself; IVF searches then read their lists with pread
         (run_similarities) instead of through the mapped `arrays["vectors"]`.
-        `dense_max_bytes`: an exact matrix up to this size as float32 is kept as such."""
+        `dense_max_bytes`: an exact matrix up to this size as float32 is kept as such.
+        `probe`: lists an IVF search reads instead of the bundle's `index.probe` (at most all)."""
         self.vectors = arrays["vectors"]
         self.dense_max_bytes = dense_max_bytes
         self.source = source
         self.ivf = spec.index.ivf
-        self.probe = spec.index.probe
+        self.probe = spec.index.probe if probe is None else min(probe, spec.index.lists)
         self.rows = arrays.get("vector_rows")  # chunk row of each vector row (IVF order)
         self.centroids = arrays.get("ivf_centroids")
         self.offsets = arrays.get("ivf_offsets")

@@ -54,6 +54,7 @@ ENV_HEALTH_COMMIT = "DOCSMCP_HEALTH_COMMIT"
 ENV_LOG_LEVEL = "DOCSMCP_LOG_LEVEL"
 ENV_FUSION_WEIGHTS = "DOCSMCP_FUSION_WEIGHTS"
 ENV_SIMILARITY_FLOOR = "DOCSMCP_SIMILARITY_FLOOR"
+ENV_IVF_PROBE = "DOCSMCP_IVF_PROBE"
 
 
 SERVER_HEADER = f"docsmcp-runtime/{__version__}"
@@ -209,7 +210,14 @@ def _env_token() -> str | None:
 
 
 def _env_search_options() -> SearchOptions:
-    names = (ENV_FUSION_WEIGHTS, ENV_SIMILARITY_FLOOR, TIME_BUDGET_ENV, EXPAND_ENV, MAX_TOKENS_ENV)
+    names = (
+        ENV_FUSION_WEIGHTS,
+        ENV_SIMILARITY_FLOOR,
+        TIME_BUDGET_ENV,
+        EXPAND_ENV,
+        MAX_TOKENS_ENV,
+        ENV_IVF_PROBE,
+    )
     try:
         return SearchOptions.parse(*(os.environ.get(name) for name in names), names=names)
     except ValueError as exc:
