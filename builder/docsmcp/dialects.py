@@ -284,6 +284,11 @@ def _parser() -> MarkdownIt:
     return MarkdownIt("commonmark").use(admon_plugin)
 
 
+def _may_clean(line: str) -> bool:
+    """Whether `_inline_cleanup` could change `line` (each of its rewrites needs one of these)."""
+    return "{" in line or "][" in line or line.startswith("*[")
+
+
 def _inline_cleanup(line: str, defined: set[str]) -> str:
     """Attribute lists, abbreviation definitions and undefined reference links of one line."""
     if "{" in line and "}" in line:
@@ -328,11 +333,12 @@ def rewrite(lines: list[str]) -> Rewritten:
             out[i] = _dedent(out[i], dedent_tabs[i])
     # Admonitions are found after the tab bodies are dedented, so those inside tabs count too.
     labels, dedent_admon = _admonitions(out)
-    code = fenced_lines(out)
+    if out != lines:  # (most files have no tabs: the same lines, the same fences)
+        code = fenced_lines(out)
     defined = {
         m.group(1).strip().lower()
         for i, line in enumerate(out)
-        if not code[i] and (m := _REF_DEFINITION.match(line))
+        if "]:" in line and not code[i] and (m := _REF_DEFINITION.match(line))
     }
     parse = list(out)
     for i in range(len(out)):
@@ -340,7 +346,7 @@ def rewrite(lines: list[str]) -> Rewritten:
             out[i] = labels[i]
         elif dedent_admon[i]:
             out[i] = _dedent(out[i], dedent_admon[i])
-        if not code[i] and i not in labels:
+        if not code[i] and i not in labels and _may_clean(out[i]):
             out[i] = _inline_cleanup(out[i], defined)
         parse[i] = out[i]
         # A label ends its line within the paragraph that follows (no lines may be added).

@@ -9,6 +9,7 @@ phrase/proximity signal.
 from __future__ import annotations
 
 import json
+import sys
 import tempfile
 from array import array
 from collections import Counter
@@ -73,23 +74,46 @@ def page_text(frontmatter: str) -> str:
     return "\n".join(lines)
 
 
-# Lines remembered per process. 2^14, not more: on speakeasy-sdks 2^16 saved 14 analyses
-# out of 271k, and on win32 the larger cache held ~90 MB per worker (long paragraphs).
-@lru_cache(maxsize=1 << 14)
+# Lines remembered per process and analyser options. 2^14, not more: on speakeasy-sdks 2^16
+# saved 14 analyses out of 271k, and on win32 the larger cache held ~90 MB per worker (long
+# paragraphs).
+LINE_CACHE = 1 << 14
+
+
+def _analyse_line(config: AnalyzerConfig):  # type: ignore[no-untyped-def]
+    """A line's terms then bigrams, remembered (lines repeat across chunks: table cells, type
+    names, paths; 89k lines of a third of speakeasy-sdks are 14.6k distinct ones). One cache
+    per options, keyed by the line alone: the options' hash (a tuple of stop words) was paid
+    on each of 271k lookups."""
+    found = _LINE_ANALYSERS.get(config)
+    if found is None:
+
+        @lru_cache(maxsize=LINE_CACHE)
+        def found(line: str) -> tuple[str, ...]:
+            a = analyze(line, config)
+            return (*a.terms, *a.bigrams)
+
+        _LINE_ANALYSERS.clear()  # one build, one set of options
+        _LINE_ANALYSERS[config] = found
+    return found
+
+
+_LINE_ANALYSERS: dict[AnalyzerConfig, object] = {}
+
+
 def _line_terms(line: str, config: AnalyzerConfig) -> tuple[str, ...]:
-    """A line's terms then bigrams. Remembered: lines repeat across chunks (table cells, type
-    names, paths): 89k lines of a third of speakeasy-sdks are 14.6k distinct ones."""
-    a = analyze(line, config)
-    return (*a.terms, *a.bigrams)
+    """A line's terms then bigrams (remembered)."""
+    return _analyse_line(config)(line)
 
 
 def _field_terms(chunk: Chunk, config: AnalyzerConfig, page: str) -> list[list[str]]:
+    line_terms = _analyse_line(config)
     out = []
     for text in (chunk.heading_text, chunk.search_text, context_text(chunk), page):
         terms: list[str] = []
         # Bigrams never cross a line: lines separate headings, cells, items and paragraphs.
         for line in text.split("\n"):
-            terms.extend(_line_terms(line, config))
+            terms.extend(line_terms(line))
         out.append(terms)
     return out
 
@@ -100,12 +124,18 @@ def _field_terms(chunk: Chunk, config: AnalyzerConfig, page: str) -> list[list[s
 FieldCounts = tuple[tuple[str, bytes, int], ...]
 # The counts' dtype (an in-build transfer encoding, not a bundle array).
 _COUNT = np.dtype(np.uint32).newbyteorder("<")
+# The same counts made by `array` (far cheaper than numpy for a few dozen values): a 4-byte
+# unsigned type, swapped on a big-endian machine.
+_ARRAY_CODE = next(code for code in "IL" if array(code).itemsize == 4)
+_SWAP = sys.byteorder != "little"
 
 
 def _counted(terms: list[str]) -> tuple[str, bytes, int]:
     counts = Counter(terms)
-    tf = np.fromiter(counts.values(), _COUNT, len(counts)).tobytes()
-    return "\n".join(counts), tf, len(terms)
+    tf = array(_ARRAY_CODE, counts.values())
+    if _SWAP:
+        tf.byteswap()
+    return "\n".join(counts), tf.tobytes(), len(terms)
 
 
 def analyse_chunk(chunk: Chunk, config: AnalyzerConfig, page: str = "") -> FieldCounts:
@@ -117,10 +147,11 @@ def analyse_chunk(chunk: Chunk, config: AnalyzerConfig, page: str = "") -> Field
 def analyse_anchors(texts: Sequence[str], config: AnalyzerConfig) -> tuple[str, bytes, int]:
     """The `anchors` field of one chunk: each link text analysed as a line of its own
     (remembered: link texts repeat, e.g. an error type's name linked from every method)."""
+    line_terms = _analyse_line(config)
     terms: list[str] = []
     for text in texts:
         for line in text.split("\n"):
-            terms.extend(_line_terms(line, config))
+            terms.extend(line_terms(line))
     return _counted(terms)
 
 
