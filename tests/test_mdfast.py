@@ -19,7 +19,9 @@ STOCK = MarkdownIt("commonmark").enable(["table", "strikethrough"])
 FIXTURES = Path(__file__).parent / "fixtures"
 
 # Characters every inline and table rule reacts to, plus plain text and line structure.
-_ALPHABET = st.sampled_from(list("ab Z09.|\\`*_~[]()!<>&#;:-=+/\"'\n\t") + ["  ", "| ", "---"])
+_ALPHABET = st.sampled_from(
+    list("ab Z09.|\\`*_~[]()!<>&#;:-=+/\"'\n\t") + ["  ", "| ", "---", "\r", "\r\n", "\0"]
+)
 _LINE = st.lists(_ALPHABET, max_size=40).map("".join)
 _TABLE_ROW = st.lists(
     st.text(st.sampled_from(list("ab `*_\\|[]()!<&~:-")), max_size=12), min_size=1, max_size=5
@@ -40,6 +42,8 @@ def test_the_builder_parser_has_both_fast_paths() -> None:
     )
     inline = next(r for r in md.core.ruler.__rules__ if r.name == "inline")
     assert inline.fn.__qualname__.startswith("_fast_inline")
+    normalize = next(r for r in md.core.ruler.__rules__ if r.name == "normalize")
+    assert normalize.fn is mdfast._fast_normalize
     # every chain of block rules is one rule dispatching on the line's first character
     for chain in ("", "paragraph", "reference", "blockquote", "list"):
         (rule,) = md.block.ruler.getRules(chain)

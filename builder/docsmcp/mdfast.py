@@ -20,6 +20,8 @@ plain text. Both fast paths keep markdown-it-py as the parser (../shared/DECISIO
   False at once (after a logging call and an indentation check): a table row used to try six
   terminator rules, it now tries none. An enabled rule not known here leaves the chains as
   they are.
+- The `normalize` core rule (two regex substitutions over the whole text: CR LF and CR to LF,
+  NUL to U+FFFD) runs only on a text holding a CR or a NUL: on any other it changes nothing.
 - Block tokens are made field by field (`_FastStateBlock.push`), not through `Token.__init__`
   and `__post_init__`: 616k tokens on speakeasy-sdks, most of them table cells.
 
@@ -38,6 +40,7 @@ from markdown_it import MarkdownIt
 from markdown_it import rules_block as stock_block
 from markdown_it.parser_block import ParserBlock
 from markdown_it.rules_block.state_block import StateBlock
+from markdown_it.rules_core import normalize as stock_normalize
 from markdown_it.rules_core.state_core import StateCore
 from markdown_it.token import Token
 
@@ -265,6 +268,13 @@ def _dispatch_chains(md: MarkdownIt) -> dict[str, list] | None:  # type: ignore[
     return chains
 
 
+def _fast_normalize(state: StateCore) -> None:
+    """markdown-it-py's `normalize`, skipped on a text it would leave as it is."""
+    src = state.src
+    if "\r" in src or "\0" in src:
+        stock_normalize(state)
+
+
 def _fast_inline(plain: re.Pattern[str], memo_ok: bool):  # type: ignore[no-untyped-def]
     """The core `inline` rule: plain contents become one text token directly, others are
     parsed once per content (reference links: once per document) and copied."""
@@ -314,6 +324,8 @@ def install(md: MarkdownIt) -> MarkdownIt:
     if table is not None:
         # `at` resets the chains a rule also serves (`alt`): keep them
         md.block.ruler.at("table", table, {"alt": list(_rule(md, "table").alt)})
+    if _core_rule(md, "normalize") is stock_normalize:
+        md.core.ruler.at("normalize", _fast_normalize)
     fields_ok = [f.name for f in dataclasses.fields(Token)] == _TOKEN_FIELDS
     plain = _plain_pattern(md)
     if plain is not None and "inline" in md.core.ruler.get_active_rules():
@@ -325,6 +337,11 @@ def install(md: MarkdownIt) -> MarkdownIt:
         # the ruler's compiled chains (what `getRules` returns), for this parser only
         md.block.ruler.__cache__ = chains
     return md
+
+
+def _core_rule(md: MarkdownIt, name: str):  # type: ignore[no-untyped-def]
+    """The function of the enabled core rule called `name`, else None."""
+    return next((r.fn for r in md.core.ruler.__rules__ if r.name == name and r.enabled), None)
 
 
 def _rule(md: MarkdownIt, name: str):  # type: ignore[no-untyped-def]
