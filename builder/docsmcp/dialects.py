@@ -255,9 +255,10 @@ def _admonitions(lines: list[str]) -> tuple[dict[int, str], list[int]]:
     """mkdocs-material admonitions, nested ones included: (label lines, columns to dedent)."""
     dedent = [0] * len(lines)
     labels: dict[int, str] = {}
-    if not any(("!!!" in s or "???" in s) for s in lines):
+    text = "\n".join(lines)  # one substring test, not one per line
+    if "!!!" not in text and "???" not in text:
         return labels, dedent
-    tokens = _parser().parse("\n".join(lines))
+    tokens = _parser().parse(text)
     for t in tokens:
         if t.type != "admonition_open" or t.map is None:
             continue
