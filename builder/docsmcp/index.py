@@ -12,10 +12,10 @@ import json
 import sys
 import tempfile
 from array import array
-from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
+from itertools import chain
 
 import numpy as np
 import pyarrow as pa
@@ -23,6 +23,15 @@ from docsmcp_runtime.analyzer import AnalyzerConfig, analyze
 from docsmcp_runtime.format import LexicalParams
 
 from .chunk import Chunk
+
+try:  # the C counting loop behind Counter (CPython); the same counts either way
+    from collections import _count_elements  # type: ignore[attr-defined]
+except ImportError:  # pragma: no cover
+
+    def _count_elements(counts: dict[str, int], terms: list[str]) -> None:
+        for term in terms:
+            counts[term] = counts.get(term, 0) + 1
+
 
 # `page`: what the page's frontmatter says about it (description, keywords), on its first chunk.
 # `anchors` (the texts of links from other chunks to this one) is known only once references
@@ -108,14 +117,11 @@ def _line_terms(line: str, config: AnalyzerConfig) -> tuple[str, ...]:
 
 def _field_terms(chunk: Chunk, config: AnalyzerConfig, page: str) -> list[list[str]]:
     line_terms = _analyse_line(config)
-    out = []
-    for text in (chunk.heading_text, chunk.search_text, context_text(chunk), page):
-        terms: list[str] = []
-        # Bigrams never cross a line: lines separate headings, cells, items and paragraphs.
-        for line in text.split("\n"):
-            terms.extend(line_terms(line))
-        out.append(terms)
-    return out
+    # Bigrams never cross a line: lines separate headings, cells, items and paragraphs.
+    return [
+        list(chain.from_iterable(map(line_terms, text.split("\n"))))
+        for text in (chunk.heading_text, chunk.search_text, context_text(chunk), page)
+    ]
 
 
 # One chunk's analysed fields: per field, its distinct terms in first-seen order joined by "\n"
@@ -131,7 +137,8 @@ _SWAP = sys.byteorder != "little"
 
 
 def _counted(terms: list[str]) -> tuple[str, bytes, int]:
-    counts = Counter(terms)
+    counts: dict[str, int] = {}
+    _count_elements(counts, terms)  # what Counter(terms) does, without its Python layers
     tf = array(_ARRAY_CODE, counts.values())
     if _SWAP:
         tf.byteswap()
