@@ -483,3 +483,46 @@ def test_the_spec_reader_filters_tabs_like_the_runtime(docusaurus: Path, example
             hits = app.call_tool("search_docs", args)["structuredContent"]["hits"]
             expected = [h["chunk_id"] for h in hits]
             assert reader.search(query, limit=10, filters={"language": language}) == expected
+
+
+# Lines of what the inline cleanup and explicit ids act on (attribute lists, abbreviations,
+# reference links and definitions, code fences), mixed with plain text.
+_CLEANUP_LINE = st.lists(
+    st.sampled_from(
+        [
+            "# ",
+            "## T ",
+            "{#id}",
+            "{: .x }",
+            "{ #a .b k=v }",
+            "*[HTML]: Hyper",
+            "[a][b]",
+            "[a][]",
+            "[b]: /u",
+            "`",
+            "```",
+            "~~~",
+            "{",
+            "}",
+            "text ",
+            " ",
+            "\t",
+            "[",
+            "]",
+            "][",
+            "{#x",
+        ]
+    ),
+    max_size=6,
+).map("".join)
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(_CLEANUP_LINE, max_size=10))
+def test_the_plain_file_path_rewrites_as_the_general_one(lines: list[str]) -> None:
+    """A file without labels, tabs or dedents takes a shorter loop in `rewrite`: the same lines
+    followed by an admonition (which sends them through the general loop) read the same."""
+    fast = rewrite(lines)
+    general = rewrite([*lines, "", "!!! note", "    x"])
+    assert fast.display == general.display[: len(lines)]
+    assert fast.parse == general.parse[: len(lines)]

@@ -89,3 +89,42 @@ def test_tracker_agrees_with_markdown_it(lines: list[str]) -> None:
             for i in range(start, min(end, len(lines))):
                 expected[i] = True
     assert fenced_lines(lines) == expected
+
+
+def _fenced_lines_line_by_line(lines: list[str]) -> list[bool]:
+    """The rules of fences.py applied line by line (what `fenced_lines` was before it scanned
+    the joined text with one regex): the reference the fast version is fuzzed against."""
+    import re
+
+    fence_re = re.compile(r"^[ \t]*(`{3,}|~{3,})(.*)$")
+    flags: list[bool] = []
+    fence: str | None = None
+    for line in lines:
+        m = fence_re.match(line)
+        if fence is None:
+            opens = m is not None and not (m.group(1)[0] == "`" and "`" in m.group(2))
+            if opens:
+                assert m is not None
+                fence = m.group(1)
+            flags.append(opens)
+            continue
+        flags.append(True)
+        if (
+            m is not None
+            and m.group(1)[0] == fence[0]
+            and len(m.group(1)) >= len(fence)
+            and not m.group(2).strip()
+        ):
+            fence = None
+    return flags
+
+
+_FENCE_PIECES = st.sampled_from(
+    ["```", "````", "~~~", "~~~~", "`", "~", " ", "\t", "js", "a", "`x`", "\r", "\u00a0", "\u2003"]
+)
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.lists(_FENCE_PIECES, max_size=5).map("".join), max_size=14))
+def test_fenced_lines_is_the_line_by_line_rule(lines: list[str]) -> None:
+    assert fenced_lines(lines) == _fenced_lines_line_by_line(lines)

@@ -19,7 +19,9 @@ STOCK = MarkdownIt("commonmark").enable(["table", "strikethrough"])
 FIXTURES = Path(__file__).parent / "fixtures"
 
 # Characters every inline and table rule reacts to, plus plain text and line structure.
-_ALPHABET = st.sampled_from(list("ab Z09.|\\`*_~[]()!<>&#;:-=+/\"'\n\t") + ["  ", "| ", "---"])
+_ALPHABET = st.sampled_from(
+    list("ab Z09.|\\`*_~[]()!<>&#;:-=+/\"'\n\t") + ["  ", "| ", "---", "\r", "\r\n", "\0"]
+)
 _LINE = st.lists(_ALPHABET, max_size=40).map("".join)
 _TABLE_ROW = st.lists(
     st.text(st.sampled_from(list("ab `*_\\|[]()!<&~:-")), max_size=12), min_size=1, max_size=5
@@ -40,6 +42,15 @@ def test_the_builder_parser_has_both_fast_paths() -> None:
     )
     inline = next(r for r in md.core.ruler.__rules__ if r.name == "inline")
     assert inline.fn.__qualname__.startswith("_fast_inline")
+    normalize = next(r for r in md.core.ruler.__rules__ if r.name == "normalize")
+    assert normalize.fn is mdfast._fast_normalize
+    # every chain of block rules is one rule dispatching on the line's first character
+    for chain in ("", "paragraph", "reference", "blockquote", "list"):
+        (rule,) = md.block.ruler.getRules(chain)
+        stock = STOCK.block.ruler.getRules(chain)
+        assert [f.__name__ for f in rule.chain] == [f.__name__ for f in stock]
+    assert isinstance(md.block.parse("a", md, {}, []), list)
+    assert type(md.block.parse("a\n\n| x |\n|---|\n| y |", md, {}, [])[0]) is Token
 
 
 @settings(max_examples=300, deadline=None)
@@ -79,6 +90,42 @@ def test_copied_tokens_are_equal_and_share_nothing(lines: list[str]) -> None:
 )
 def test_fuzzed_tables_parse_the_same(header: str, rule: str, rows: list[str]) -> None:
     text = "\n".join([header, rule, *rows, "", "after"])
+    assert _tokens(chunk._parser(), text) == _tokens(STOCK, text)
+
+
+# Lines opening every kind of block (and the indents that make code or continue items), so the
+# rules tried by first character meet each other as starts and as terminators.
+_BLOCK_LINE = st.tuples(
+    st.sampled_from(["", " ", "  ", "    ", "> ", ">", "- ", "* ", "+ ", "1. ", "2) ", "10. "]),
+    st.sampled_from(
+        [
+            "",
+            "# ",
+            "## ",
+            "```",
+            "~~~",
+            "---",
+            "***",
+            "___",
+            "<div>",
+            "<!-- ",
+            "[a]: /u",
+            "[a]",
+            "| a | b |",
+            "|---|---|",
+            "a | b",
+            ":-: | --",
+            "==",
+        ]
+    ),
+    _LINE,
+).map("".join)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_BLOCK_LINE, max_size=14))
+def test_fuzzed_block_structures_parse_the_same(lines: list[str]) -> None:
+    text = "\n".join(lines)
     assert _tokens(chunk._parser(), text) == _tokens(STOCK, text)
 
 

@@ -120,8 +120,15 @@ def _parser() -> MarkdownIt:
 
 
 def _inline_text(token: Token) -> str:
+    children = token.children
+    if not children:
+        return ""
+    if len(children) == 1:  # most cells and paragraphs: one text token
+        only = children[0]
+        if only.type in ("text", "code_inline", "image"):
+            return only.content
     out: list[str] = []
-    for child in token.children or []:
+    for child in children:
         if child.type in ("text", "code_inline"):
             out.append(child.content)
         elif child.type == "softbreak":
@@ -151,17 +158,26 @@ def _tag_text(tag: re.Match[str]) -> str:
     return " " + " ".join(p.strip() for p in props if p.strip()) + " " if props else " "
 
 
+def _token_text(t: Token) -> str | None:
+    """The searchable text of one token of a group, None for a token without any."""
+    kind = t.type
+    if kind == "inline":
+        return _inline_text(t)
+    if kind in ("fence", "code_block"):
+        return t.content.rstrip("\n")
+    if kind == "html_block":
+        return _strip_tags(t.content).strip()
+    return None
+
+
 def _group_text(tokens: list[Token]) -> str:
     """Searchable text of a token group: each paragraph, cell, item or code block on a line."""
     out: list[str] = []
     for t in tokens:
-        if t.type == "inline":
-            out.append(_inline_text(t))
-        elif t.type in ("fence", "code_block"):
-            out.append(t.content.rstrip("\n"))
-        elif t.type == "html_block":
-            out.append(_strip_tags(t.content).strip())
-    return "\n".join(s for s in out if s.strip())
+        text = _token_text(t)
+        if text is not None and text.strip():
+            out.append(text)
+    return "\n".join(out)
 
 
 def _blocks(tokens: list[Token]) -> list[Block]:
@@ -202,28 +218,34 @@ def _blocks(tokens: list[Token]) -> list[Block]:
 
 
 def _table_block(group: list[Token], start: int, end: int) -> Block:
+    """A table and its body rows (each repeating the header lines, `prefix`). Each token's
+    text is made once: the table's text is its rows' texts in order."""
     header_end = start
-    rows: list[Block] = []
-    row_tokens: list[Token] = []
+    texts: list[str] = []  # the non-blank texts of the table's tokens, in order
+    rows: list[tuple[int, int, int, int]] = []  # body rows: lines, and their slice of `texts`
     in_body = False
+    tr: Token | None = None  # the open row
+    first = 0  # where the open row's texts begin
     for t in group:
-        if t.type == "tbody_open" and t.map:
+        kind = t.type
+        if kind == "tbody_open" and t.map:
             header_end = t.map[0]
             in_body = True
-        if t.type == "tr_open":
-            row_tokens = [t]
-        elif row_tokens:
-            row_tokens.append(t)
-            if t.type == "tr_close":
-                tr = row_tokens[0]
-                if in_body and tr.map:
-                    rows.append(Block("row", tr.map[0], tr.map[1], _group_text(row_tokens)))
-                row_tokens = []
+        if kind == "tr_open":
+            tr, first = t, len(texts)
+            continue
+        text = _token_text(t)
+        if text is not None and text.strip():
+            texts.append(text)
+        if kind == "tr_close" and tr is not None:
+            if in_body and tr.map:
+                rows.append((tr.map[0], tr.map[1], first, len(texts)))
+            tr = None
     if header_end == start:  # a table with no body rows
         header_end = end
     prefix = (start, header_end)
-    rows = [replace(r, prefix=prefix) for r in rows]
-    return Block("table", start, end, _group_text(group), parts=tuple(rows))
+    parts = tuple(Block("row", s, e, "\n".join(texts[a:b]), prefix=prefix) for s, e, a, b in rows)
+    return Block("table", start, end, "\n".join(texts), parts=parts)
 
 
 def _list_block(group: list[Token], start: int, end: int) -> Block:

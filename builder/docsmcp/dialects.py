@@ -255,9 +255,10 @@ def _admonitions(lines: list[str]) -> tuple[dict[int, str], list[int]]:
     """mkdocs-material admonitions, nested ones included: (label lines, columns to dedent)."""
     dedent = [0] * len(lines)
     labels: dict[int, str] = {}
-    if not any(("!!!" in s or "???" in s) for s in lines):
+    text = "\n".join(lines)  # one substring test, not one per line
+    if "!!!" not in text and "???" not in text:
         return labels, dedent
-    tokens = _parser().parse("\n".join(lines))
+    tokens = _parser().parse(text)
     for t in tokens:
         if t.type != "admonition_open" or t.map is None:
             continue
@@ -284,12 +285,19 @@ def _parser() -> MarkdownIt:
     return MarkdownIt("commonmark").use(admon_plugin)
 
 
+def _may_clean(line: str) -> bool:
+    """Whether `_inline_cleanup` could change `line` (each of its rewrites needs one of these)."""
+    return "{" in line or "][" in line or line.startswith("*[")
+
+
 def _inline_cleanup(line: str, defined: set[str]) -> str:
     """Attribute lists, abbreviation definitions and undefined reference links of one line."""
     if "{" in line and "}" in line:
         if _ATTR_LINE.match(line) or _AUTOREF_ANCHOR.match(line):
             return ""
-        attrs = _ATTR_LIST.search(line)
+        # The list ends the line: a search on every line holding braces was ~5 % of a build
+        # (long table rows of JSON).
+        attrs = _ATTR_LIST.search(line) if line.rstrip(" \t").endswith("}") else None
         if attrs:
             # A heading keeps its id in the `{#id}` form every dialect shares (xref reads it
             # as the heading's anchor, and today's chunk ids include it).
@@ -317,7 +325,7 @@ def rewrite(lines: list[str]) -> Rewritten:
     out = list(lines)
     for tab in material:
         tab_labels[tab.start] = tab.label
-    for i in range(len(out)):
+    for i in range(len(out)) if blank or tab_labels or tab_texts or any(dedent_tabs) else ():
         if i in blank:
             out[i] = ""
         elif i in tab_labels:
@@ -328,19 +336,31 @@ def rewrite(lines: list[str]) -> Rewritten:
             out[i] = _dedent(out[i], dedent_tabs[i])
     # Admonitions are found after the tab bodies are dedented, so those inside tabs count too.
     labels, dedent_admon = _admonitions(out)
-    code = fenced_lines(out)
+    if out != lines:  # (most files have no tabs: the same lines, the same fences)
+        code = fenced_lines(out)
     defined = {
         m.group(1).strip().lower()
         for i, line in enumerate(out)
-        if not code[i] and (m := _REF_DEFINITION.match(line))
+        if "]:" in line and not code[i] and (m := _REF_DEFINITION.match(line))
     }
     parse = list(out)
+    if not labels and not tab_labels and not any(dedent_admon):
+        # Most files: no label or dedent, only the inline cleanup and explicit ids, on the
+        # lines that hold what they look for.
+        for i, line in enumerate(out):
+            if code[i] or not _may_clean(line):
+                continue
+            parse[i] = out[i] = line = _inline_cleanup(line, defined)
+            if "{#" in line and _HEADING.match(line):
+                out[i] = EXPLICIT_ID.sub("", line)
+        tabs = tuple(sorted([*material, *docusaurus], key=lambda t: t.start))
+        return Rewritten(out, parse, tabs)
     for i in range(len(out)):
         if i in labels:
             out[i] = labels[i]
         elif dedent_admon[i]:
             out[i] = _dedent(out[i], dedent_admon[i])
-        if not code[i] and i not in labels:
+        if not code[i] and i not in labels and _may_clean(out[i]):
             out[i] = _inline_cleanup(out[i], defined)
         parse[i] = out[i]
         # A label ends its line within the paragraph that follows (no lines may be added).

@@ -16,8 +16,22 @@ import re
 _FENCE = re.compile(r"^[ \t]*(`{3,}|~{3,})(.*)$")
 
 
+# The last lines given and their flags: a file's passes (dialect rewrite, admonitions of the
+# display and of the parse lines) mostly ask about the same lines, one after the other.
+_last: tuple[list[str], list[bool]] = ([], [])
+
+
 def fenced_lines(lines: list[str]) -> list[bool]:
     """For each line, whether it belongs to a fenced code block (fence lines included)."""
+    global _last
+    if lines == _last[0]:  # (equal lines are mostly the same objects: a cheap comparison)
+        return list(_last[1])
+    flags = _fenced_lines(lines)
+    _last = (list(lines), list(flags))
+    return flags
+
+
+def _fenced_lines(lines: list[str]) -> list[bool]:
     flags: list[bool] = []
     fence: str | None = None  # the opening fence while inside a block
     for line in lines:

@@ -9,12 +9,13 @@ phrase/proximity signal.
 from __future__ import annotations
 
 import json
+import sys
 import tempfile
 from array import array
-from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
+from itertools import chain
 
 import numpy as np
 import pyarrow as pa
@@ -22,6 +23,15 @@ from docsmcp_runtime.analyzer import AnalyzerConfig, analyze
 from docsmcp_runtime.format import LexicalParams
 
 from .chunk import Chunk
+
+try:  # the C counting loop behind Counter (CPython); the same counts either way
+    from collections import _count_elements  # type: ignore[attr-defined]
+except ImportError:  # pragma: no cover
+
+    def _count_elements(counts: dict[str, int], terms: list[str]) -> None:
+        for term in terms:
+            counts[term] = counts.get(term, 0) + 1
+
 
 # `page`: what the page's frontmatter says about it (description, keywords), on its first chunk.
 # `anchors` (the texts of links from other chunks to this one) is known only once references
@@ -73,25 +83,45 @@ def page_text(frontmatter: str) -> str:
     return "\n".join(lines)
 
 
-# Lines remembered per process. 2^14, not more: on speakeasy-sdks 2^16 saved 14 analyses
-# out of 271k, and on win32 the larger cache held ~90 MB per worker (long paragraphs).
-@lru_cache(maxsize=1 << 14)
+# Lines remembered per process and analyser options. 2^14, not more: on speakeasy-sdks 2^16
+# saved 14 analyses out of 271k, and on win32 the larger cache held ~90 MB per worker (long
+# paragraphs).
+LINE_CACHE = 1 << 14
+
+
+def _analyse_line(config: AnalyzerConfig):  # type: ignore[no-untyped-def]
+    """A line's terms then bigrams, remembered (lines repeat across chunks: table cells, type
+    names, paths; 89k lines of a third of speakeasy-sdks are 14.6k distinct ones). One cache
+    per options, keyed by the line alone: the options' hash (a tuple of stop words) was paid
+    on each of 271k lookups."""
+    found = _LINE_ANALYSERS.get(config)
+    if found is None:
+
+        @lru_cache(maxsize=LINE_CACHE)
+        def found(line: str) -> tuple[str, ...]:
+            a = analyze(line, config)
+            return (*a.terms, *a.bigrams)
+
+        _LINE_ANALYSERS.clear()  # one build, one set of options
+        _LINE_ANALYSERS[config] = found
+    return found
+
+
+_LINE_ANALYSERS: dict[AnalyzerConfig, object] = {}
+
+
 def _line_terms(line: str, config: AnalyzerConfig) -> tuple[str, ...]:
-    """A line's terms then bigrams. Remembered: lines repeat across chunks (table cells, type
-    names, paths): 89k lines of a third of speakeasy-sdks are 14.6k distinct ones."""
-    a = analyze(line, config)
-    return (*a.terms, *a.bigrams)
+    """A line's terms then bigrams (remembered)."""
+    return _analyse_line(config)(line)
 
 
 def _field_terms(chunk: Chunk, config: AnalyzerConfig, page: str) -> list[list[str]]:
-    out = []
-    for text in (chunk.heading_text, chunk.search_text, context_text(chunk), page):
-        terms: list[str] = []
-        # Bigrams never cross a line: lines separate headings, cells, items and paragraphs.
-        for line in text.split("\n"):
-            terms.extend(_line_terms(line, config))
-        out.append(terms)
-    return out
+    line_terms = _analyse_line(config)
+    # Bigrams never cross a line: lines separate headings, cells, items and paragraphs.
+    return [
+        list(chain.from_iterable(map(line_terms, text.split("\n"))))
+        for text in (chunk.heading_text, chunk.search_text, context_text(chunk), page)
+    ]
 
 
 # One chunk's analysed fields: per field, its distinct terms in first-seen order joined by "\n"
@@ -100,12 +130,19 @@ def _field_terms(chunk: Chunk, config: AnalyzerConfig, page: str) -> list[list[s
 FieldCounts = tuple[tuple[str, bytes, int], ...]
 # The counts' dtype (an in-build transfer encoding, not a bundle array).
 _COUNT = np.dtype(np.uint32).newbyteorder("<")
+# The same counts made by `array` (far cheaper than numpy for a few dozen values): a 4-byte
+# unsigned type, swapped on a big-endian machine.
+_ARRAY_CODE = next(code for code in "IL" if array(code).itemsize == 4)
+_SWAP = sys.byteorder != "little"
 
 
 def _counted(terms: list[str]) -> tuple[str, bytes, int]:
-    counts = Counter(terms)
-    tf = np.fromiter(counts.values(), _COUNT, len(counts)).tobytes()
-    return "\n".join(counts), tf, len(terms)
+    counts: dict[str, int] = {}
+    _count_elements(counts, terms)  # what Counter(terms) does, without its Python layers
+    tf = array(_ARRAY_CODE, counts.values())
+    if _SWAP:
+        tf.byteswap()
+    return "\n".join(counts), tf.tobytes(), len(terms)
 
 
 def analyse_chunk(chunk: Chunk, config: AnalyzerConfig, page: str = "") -> FieldCounts:
@@ -117,10 +154,11 @@ def analyse_chunk(chunk: Chunk, config: AnalyzerConfig, page: str = "") -> Field
 def analyse_anchors(texts: Sequence[str], config: AnalyzerConfig) -> tuple[str, bytes, int]:
     """The `anchors` field of one chunk: each link text analysed as a line of its own
     (remembered: link texts repeat, e.g. an error type's name linked from every method)."""
+    line_terms = _analyse_line(config)
     terms: list[str] = []
     for text in texts:
         for line in text.split("\n"):
-            terms.extend(_line_terms(line, config))
+            terms.extend(line_terms(line))
     return _counted(terms)
 
 

@@ -96,7 +96,7 @@ def admonitions_to_text(lines: list[str], hard_break: bool = True) -> list[str]:
     out = list(lines)
     code = fenced_lines(lines)
     for i, line in enumerate(lines):
-        if code[i]:
+        if code[i] or ":::" not in line:  # both patterns need `:::`
             continue
         found = _admonition(line)
         if found:

@@ -10,6 +10,7 @@ through a pipe; elsewhere the files are sent to them.
 from __future__ import annotations
 
 import functools
+import gc
 import multiprocessing
 import os
 from collections.abc import Iterator, Sequence
@@ -30,6 +31,13 @@ Processed = tuple[list[Chunk], FileRecords, list[FieldCounts]]
 MIN_FILES_PER_WORKER = 32
 # Files handed to a worker at a time: large enough to amortise the round trip.
 BATCH = 16
+
+# A worker's young-generation threshold (the default is 700 allocations): parsing a file makes
+# hundreds of thousands of short-lived tokens and almost no cycles (speakeasy-sdks: 15 cyclic
+# objects in 4,920 files), and each default collection also walked every cache a worker keeps
+# (line analyses, inline memo). Measured on speakeasy-sdks in one process: 2,713 collections,
+# 0.58 s of 6.9 s CPU; with this threshold 5 collections, 0.10 s; same peak RSS.
+WORKER_GC_YOUNG = 50_000
 
 # The files of the build in progress, inherited by forked workers (set only around a pool).
 _FILES: Sequence[SourceFile] = ()
@@ -57,6 +65,14 @@ def process(sf: SourceFile, default_max: int, analyzer: AnalyzerConfig) -> Proce
     )
 
 
+def _start_worker() -> None:
+    """A worker's garbage collector: what it inherits is left out of collections (never
+    scanned, so its pages stay shared with the parent) and young objects are collected far
+    less often (WORKER_GC_YOUNG)."""
+    gc.freeze()
+    gc.set_threshold(WORKER_GC_YOUNG, 20, 10)
+
+
 def _process_index(index: int, default_max: int, analyzer: AnalyzerConfig) -> Processed:
     return process(_FILES[index], default_max, analyzer)
 
@@ -69,8 +85,16 @@ def process_all(
     no copy of texts that are parsed elsewhere."""
     workers = min(workers, len(files) // MIN_FILES_PER_WORKER)
     if workers <= 1:
+        # Parsed here: the same collector settings as a worker's while it parses (restored
+        # between files: what the caller does with each result is its own business).
+        threshold = gc.get_threshold()
         for sf in files:
-            yield process(sf, default_max, analyzer)
+            gc.set_threshold(WORKER_GC_YOUNG, 20, 10)
+            try:
+                result = process(sf, default_max, analyzer)
+            finally:
+                gc.set_threshold(*threshold)
+            yield result
         return
     # multiprocessing.Pool.imap, not ProcessPoolExecutor.map: measured on speakeasy-sdks with 2
     # workers, the executor kept one worker busy at a time (7.8 s vs 8.1 s alone), imap both
@@ -79,7 +103,10 @@ def process_all(
     if "fork" in multiprocessing.get_all_start_methods():
         _FILES = files
         try:
-            with logs.once_per_build(), multiprocessing.get_context("fork").Pool(workers) as pool:
+            with (
+                logs.once_per_build(),
+                multiprocessing.get_context("fork").Pool(workers, _start_worker) as pool,
+            ):
                 count = len(files)
                 _FILES = ()
                 files.clear()  # the workers have their copy
@@ -88,6 +115,6 @@ def process_all(
         finally:
             _FILES = ()
         return
-    with multiprocessing.get_context("spawn").Pool(workers) as pool:
+    with multiprocessing.get_context("spawn").Pool(workers, _start_worker) as pool:
         job = functools.partial(process, default_max=default_max, analyzer=analyzer)
         yield from pool.imap(job, files, chunksize=BATCH)
