@@ -5,7 +5,11 @@ a rebuild from the parse cache and a clean build."""
 from __future__ import annotations
 
 import filecmp
+import os
 import shutil
+import signal
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -95,10 +99,46 @@ def test_the_streamed_chunk_table_has_the_same_bytes(tmp_path: Path) -> None:
         chunk_table(chunks), whole, row_group_size=ROW_GROUP_SIZE, **CHUNK_WRITE_SETTINGS
     )
     rows = chunk_rows(chunks, tmp_path)
-    try:
+    assert list(tmp_path.iterdir()) == []  # the file has no name
+    with rows.file:
         assert rows.count == len(chunks)
         assert list(rows.metadata) == [c.metadata for c in chunks]
-        assert rows.file.read_bytes() == whole.getvalue()
-    finally:
-        rows.file.unlink()
-    assert list(tmp_path.iterdir()) == []
+        rows.file.seek(0)
+        assert rows.file.read() == whole.getvalue()
+
+
+# Kills the build at the start of the index phase (fault injection into our own code: the
+# chunk table is written by then, the bundle not yet begun).
+_KILLED_AT_INDEX = """
+import os, signal, sys
+from docsmcp import index
+from docsmcp.cli import main
+
+def killed(*args, **kwargs):
+    os.kill(os.getpid(), signal.SIGKILL)
+
+index.IndexBuilder.finish = killed
+sys.exit(main())
+"""
+
+
+def test_a_killed_build_leaves_no_temporary_file(tmp_path: Path) -> None:
+    """The build's temporary files (chunk table, index blocks, reference spill, parse-cache
+    additions) have no name: a build killed midway leaves nothing in $TMPDIR, and no bundle."""
+    temp, out, cache = tmp_path / "temp", tmp_path / "idx", tmp_path / "cache"
+    temp.mkdir()
+    argv = ["build", "--docs-dir", str(EXAMPLE_DOCS), "--out", str(out), "--cache-dir", str(cache)]
+    proc = subprocess.run(
+        [sys.executable, "-c", _KILLED_AT_INDEX, *argv, "-q"],
+        env={**os.environ, "TMPDIR": str(temp)},
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert proc.returncode == -signal.SIGKILL, proc.stderr
+    assert list(temp.iterdir()) == []
+    assert not out.exists()
+    # The parse cache was saved before the index began: only that file, no temporary one.
+    assert [p.name.startswith(".") for p in (cache / "parsed").iterdir()] == [False]
+    run_docsmcp(*argv, "-q")  # the next build is unaffected
+    assert (out / "metadata.json").is_file()
