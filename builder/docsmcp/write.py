@@ -98,6 +98,7 @@ class ChunkTableWriter:
     (a named file in $TMPDIR was left by every killed build)."""
 
     def __init__(self, directory: str | Path | None = None) -> None:
+        self._dir = directory
         # Closed by `discard` (or with the process): it lives across `add` calls.
         self.file = tempfile.TemporaryFile(dir=directory)  # noqa: SIM115
         self._writer: pq.ParquetWriter | None = pq.ParquetWriter(
@@ -144,6 +145,11 @@ class ChunkTableWriter:
             self._writer.close()
             self._writer = None
         self.file.close()
+
+    def reset(self) -> None:
+        """Start the table again, empty (a build that collects its chunks afresh)."""
+        self.discard()
+        self.__init__(self._dir)  # type: ignore[misc]
 
 
 def chunk_rows(chunks: list[Chunk], directory: str | Path | None = None) -> ChunkRows:
