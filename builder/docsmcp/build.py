@@ -47,7 +47,7 @@ from .pdf import PdfOptions, PdfSummary
 from .progress import Progress
 from .tables import TableBuilder
 from .vectorize import IVF_THRESHOLD, build_ivf, embed_chunks
-from .workers import default_workers, process, process_all
+from .workers import Bodies, default_workers, process, process_all
 from .write import ChunkRows, ChunkTableWriter, Facets, write_bundle
 
 log = logging.getLogger(__name__)
@@ -196,12 +196,19 @@ def collect(
         return _reread(options, provider, progress, cache, cache_dir, lean, rows, known, counter)
     if known is not None:
         known.record(files, keys, sizes, {p.path for p in problems})
+    # Parsing a markdown page reads only its body; those of the pages to parse wait on disk
+    # for the process parsing them (workers.Bodies), so no text is left here.
+    bodies = Bodies()
+    missing = []
     for i, sf in enumerate(files):
-        if not sf.line_map and converter_for(sf.path) is None:
-            files[i] = _copy(sf, text="")  # parsing a markdown page reads only its body
-    missing = [sf for sf, hit in zip(files, hits, strict=True) if not hit]
+        markdown = not sf.line_map and converter_for(sf.path) is None
+        if not hits[i]:
+            bodies.add(sf.body if markdown else None)
+            missing.append(_copy(sf, text="", body="") if markdown else sf)
+        if markdown:
+            files[i] = _copy(sf, text="", body="" if not hits[i] else sf.body)
     release_free_memory()  # before workers fork: they inherit the process as it is
-    processed = process_all(missing, default_max, options.analyzer, workers)
+    processed = process_all(missing, default_max, options.analyzer, workers, bodies)
     del missing
     for i, sf in enumerate(files):
         files[i] = _copy(sf, text="", body="")
@@ -251,6 +258,7 @@ def collect(
         if len(kept) == len(file_chunks):
             tables.add(records)
         # else: the build stops on the duplicate ids; the tables are never written
+    bodies.close()
     if counter is not None:
         counter.close()
     corpus = replace(corpus, files=tuple(files))
