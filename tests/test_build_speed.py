@@ -142,3 +142,40 @@ def test_a_killed_build_leaves_no_temporary_file(tmp_path: Path) -> None:
     assert [p.name.startswith(".") for p in (cache / "parsed").iterdir()] == [False]
     run_docsmcp(*argv, "-q")  # the next build is unaffected
     assert (out / "metadata.json").is_file()
+
+
+_WORDS = ["z", "é", "a", "😀", "\uffff", "ab", "b", "éa", "zz", "0", "Ω", "a b", "é z", "~"]
+
+
+@pytest.mark.parametrize("block_entries", [1, 5, 1 << 18])
+@pytest.mark.parametrize("parts", [1, 3, 8, 300])
+def test_the_dictionary_is_in_utf8_byte_order_whatever_the_blocks(
+    block_entries: int, parts: int
+) -> None:
+    """Each block's terms are listed apart and merged at the end a range of first bytes at a
+    time: the dictionary is every distinct term once, in UTF-8 byte order (1-4 byte
+    characters), and each term's postings are its chunks, ascending, whatever the number of
+    blocks and of merge ranges."""
+    from docsmcp.index import FIELDS, _counted
+
+    rng = np.random.default_rng(7)
+    chunks = []
+    for _ in range(60):
+        fields = [
+            [str(w) for w in rng.choice(_WORDS, int(rng.integers(0, 6)))] for _ in FIELDS[:-1]
+        ]
+        chunks.append(fields)
+    builder = IndexBuilder(block_entries=block_entries, dictionary_parts=parts)
+    for fields in chunks:
+        builder.add(tuple(_counted(terms) for terms in fields))
+    index = builder.finish(LexicalParams())
+    distinct = sorted({t for fields in chunks for terms in fields for t in terms})
+    encoded = [t.encode() for t in distinct]
+    assert encoded == sorted(encoded)  # (code point order is byte order)
+    assert index.terms == b"".join(encoded)
+    ends = np.cumsum([len(t) for t in encoded])
+    assert index.term_offsets.tolist() == [0, *ends.tolist()]
+    for k, term in enumerate(distinct):
+        docs = index.postings_docs[index.postings_offsets[k] : index.postings_offsets[k + 1]]
+        expected = [d for d, fields in enumerate(chunks) if any(term in f for f in fields)]
+        assert docs.tolist() == expected, term

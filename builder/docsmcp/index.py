@@ -22,6 +22,7 @@ from docsmcp_runtime.analyzer import AnalyzerConfig, analyze
 from docsmcp_runtime.format import LexicalParams
 
 from .chunk import Chunk
+from .memtrim import release_free_memory
 
 # `page`: what the page's frontmatter says about it (description, keywords), on its first chunk.
 # `anchors` (the texts of links from other chunks to this one) is known only once references
@@ -132,6 +133,9 @@ BLOCK_ENTRIES = 1 << 18
 _ENTRY = np.dtype([("tid", np.int32), ("slot", np.int64), ("tf", np.uint32)])
 _POSTING = np.dtype([("tid", np.int32), ("doc", np.uint32), ("pseudo", np.float64)])
 _LENGTH = np.dtype(np.int32)  # a spilled term's length in bytes
+# Ranges of first bytes the dictionary is merged in (bounds the merge's memory; any number
+# gives the same dictionary).
+DICTIONARY_PARTS = 8
 
 
 class IndexBuilder:
@@ -147,9 +151,15 @@ class IndexBuilder:
     scatters the impacts into the final arrays once the document frequencies are known.
     """
 
-    def __init__(self, directory: str | None = None, block_entries: int = BLOCK_ENTRIES) -> None:
+    def __init__(
+        self,
+        directory: str | None = None,
+        block_entries: int = BLOCK_ENTRIES,
+        dictionary_parts: int = DICTIONARY_PARTS,
+    ) -> None:
         self._dir = directory
         self._block_entries = block_entries
+        self._dictionary_parts = dictionary_parts
         # Closed by `finish` (or with the builder): they live across `add` calls.
         self._entries = tempfile.TemporaryFile(dir=directory)  # noqa: SIM115
         self._term_bytes = tempfile.TemporaryFile(dir=directory)  # noqa: SIM115
@@ -257,10 +267,13 @@ class IndexBuilder:
         which = np.maximum(np.searchsorted(self._first_docs, docs, side="right") - 1, 0)
         return {int(b): entries[which == b] for b in np.unique(which)}
 
-    def _dictionary(self) -> tuple[pa.Array, list[np.ndarray]]:
-        """The sorted distinct terms of every spilled term list (binary, so sorted by UTF-8
-        bytes: the order readers binary-search) and, per list, each of its terms' number in
-        that order."""
+    def _dictionary(self) -> tuple[bytes, np.ndarray, list[np.ndarray]]:
+        """The sorted distinct terms of every spilled term list, as the dictionary's bytes and
+        offsets (sorted as UTF-8 bytes: the order readers binary-search), and, per list, each
+        of its terms' number in that order. Merged a range of first bytes at a time: terms of
+        a lower first byte sort first, so the parts' dictionaries follow one another, and the
+        hash table and sort of one part are alive at a time (win32: 4.1 M listed terms,
+        1.8 M distinct, ~350 MB at once)."""
         import pyarrow.compute as pc
 
         with self._term_lengths as lengths_file, self._term_bytes as bytes_file:
@@ -268,22 +281,37 @@ class IndexBuilder:
             lengths = np.fromfile(lengths_file, _LENGTH)
             offsets = np.zeros(len(lengths) + 1, np.int64)
             np.cumsum(lengths, out=offsets[1:])
-            del lengths
             bytes_file.seek(0)
             data = bytes_file.read()
         listed = pa.Array.from_buffers(
-            pa.large_binary(), len(offsets) - 1, [None, pa.py_buffer(offsets), pa.py_buffer(data)]
+            pa.large_binary(), len(lengths), [None, pa.py_buffer(offsets), pa.py_buffer(data)]
         )
-        encoded = pc.dictionary_encode(listed)
-        del listed, offsets, data
-        distinct = encoded.dictionary
-        order = pc.array_sort_indices(distinct).to_numpy()
-        rank = np.empty(len(order), np.int32)
-        rank[order] = np.arange(len(order), dtype=np.int32)
-        numbers = rank[encoded.indices.to_numpy()]
-        del encoded, rank
-        ends = np.cumsum(self._dict_sizes)[:-1]
-        return distinct.take(pa.array(order)), np.split(numbers, ends)
+        # Each term's first byte, -1 for the empty term (first of all).
+        first = np.full(len(lengths), -1, np.int16)
+        filled = lengths > 0
+        first[filled] = np.frombuffer(data, np.uint8)[offsets[:-1][filled]]
+        del lengths, filled
+        numbers = np.empty(len(first), np.int32)
+        blob = bytearray()
+        ends = [np.zeros(1, np.uint64)]
+        done = 0  # distinct terms of the parts before
+        for low, high in _ranges(first, self._dictionary_parts):
+            picked = np.flatnonzero((first >= low) & (first < high))
+            encoded = pc.dictionary_encode(listed.take(pa.array(picked)))
+            distinct = encoded.dictionary
+            order = pc.array_sort_indices(distinct).to_numpy()
+            rank = np.empty(len(order), np.int32)
+            rank[order] = np.arange(done, done + len(order), dtype=np.int32)
+            numbers[picked] = rank[encoded.indices.to_numpy()]
+            done += len(order)
+            del encoded, rank, picked
+            part_offsets, part_data = _binary_buffers(distinct.take(pa.array(order)))
+            ends.append((part_offsets[1:] - part_offsets[0] + len(blob)).astype(np.uint64))
+            blob += part_data
+            del distinct, order, part_data, part_offsets
+            release_free_memory()  # Arrow's pool keeps what the part freed
+        splits = np.cumsum(self._dict_sizes)[:-1]
+        return bytes(blob), np.concatenate(ends), np.split(numbers, splits)
 
     def finish(
         self,
@@ -306,9 +334,10 @@ class IndexBuilder:
                 np.zeros(0, np.uint32),
                 np.zeros(0, np.float16),
             )
-        terms, ids = self._dictionary()
+        terms, term_offsets, ids = self._dictionary()
+        release_free_memory()  # what Arrow's pool kept of the merge
         extra = self._anchor_blocks(parts, ids[len(self._blocks) :])
-        n_terms = len(terms)
+        n_terms = len(term_offsets) - 1
         lengths = np.array(self._lengths, np.float64).reshape(n_docs, len(FIELDS)).T
         self._lengths = array("q")
         # BM25F: per-field length normalisation and weight, summed before saturation.
@@ -341,6 +370,7 @@ class IndexBuilder:
                 block.tofile(postings)
                 sums.append(len(block))
         del ids, extra
+        release_free_memory()  # the blocks' sorts, before the postings arrays are made
         idf = np.log1p((n_docs - df + 0.5) / (df + 0.5))
 
         # Term numbers are the terms' byte order: each term's postings are one slice, and
@@ -364,14 +394,28 @@ class IndexBuilder:
                 postings_docs[at] = block["doc"]
                 postings_impacts[at] = impact.astype(np.float16)
                 cursor[tid[starts]] += run
-        offsets, data = _binary_buffers(terms)
         return LexicalIndex(
-            terms=bytes(data),
-            term_offsets=(offsets - offsets[0]).astype(np.uint64),
+            terms=terms,
+            term_offsets=term_offsets,
             postings_offsets=postings_offsets,
             postings_docs=postings_docs,
             postings_impacts=postings_impacts,
         )
+
+
+def _ranges(first: np.ndarray, parts: int) -> list[tuple[int, int]]:
+    """[low, high) ranges of first bytes (-1..255) holding about len(first) / parts terms
+    each, in order."""
+    counts = np.bincount(first.astype(np.int64) + 1, minlength=257)
+    target = max(1, -(-len(first) // parts))
+    out: list[tuple[int, int]] = []
+    low, held = -1, 0
+    for value in range(-1, 256):
+        held += int(counts[value + 1])
+        if held >= target or value == 255:
+            out.append((low, value + 1))
+            low, held = value + 1, 0
+    return out
 
 
 def _binary_buffers(values: pa.Array) -> tuple[np.ndarray, memoryview]:
