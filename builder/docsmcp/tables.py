@@ -112,9 +112,24 @@ class RefSpill:
 
     def __iter__(self) -> Iterator[FileRefs]:
         self._file.seek(0)
-        for target, size in zip(self.targets, self._sizes, strict=True):
-            spilled = marshal.loads(self._file.read(size))
-            yield dataclasses.replace(target, **dict(zip(self._SPILLED, spilled, strict=True)))
+        for t, size in zip(self.targets, self._sizes, strict=True):
+            section_ids, rule_ids, summaries, refs, texts = marshal.loads(self._file.read(size))
+            # (not dataclasses.replace: 2x the time, a third of reading 48k records back)
+            yield FileRefs(
+                t.path,
+                t.first_row,
+                t.count,
+                section_ids,
+                rule_ids,
+                t.anchors,
+                t.rules,
+                t.productions,
+                t.sections,
+                t.doc_keys,
+                summaries,
+                refs,
+                texts,
+            )
 
     def close(self) -> None:
         self._file.close()
