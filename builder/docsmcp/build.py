@@ -487,6 +487,8 @@ def _build(
     browse = collected.tables.finish()
     mark = phase("browse tables", mark)
     index = collected.index.finish(options.lexical, browse.xref.anchors, options.analyzer)
+    browse = browse.lean()  # the per-row lists are in the tables (and the index) now
+    release_free_memory()
     mark = phase("index", mark)
     embedding, arrays, files = None, {}, {}
     if provider is not None:
