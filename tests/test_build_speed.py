@@ -5,7 +5,11 @@ a rebuild from the parse cache and a clean build."""
 from __future__ import annotations
 
 import filecmp
+import os
 import shutil
+import signal
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -95,10 +99,83 @@ def test_the_streamed_chunk_table_has_the_same_bytes(tmp_path: Path) -> None:
         chunk_table(chunks), whole, row_group_size=ROW_GROUP_SIZE, **CHUNK_WRITE_SETTINGS
     )
     rows = chunk_rows(chunks, tmp_path)
-    try:
+    assert list(tmp_path.iterdir()) == []  # the file has no name
+    with rows.file:
         assert rows.count == len(chunks)
         assert list(rows.metadata) == [c.metadata for c in chunks]
-        assert rows.file.read_bytes() == whole.getvalue()
-    finally:
-        rows.file.unlink()
-    assert list(tmp_path.iterdir()) == []
+        rows.file.seek(0)
+        assert rows.file.read() == whole.getvalue()
+
+
+# Kills the build at the start of the index phase (fault injection into our own code: the
+# chunk table is written by then, the bundle not yet begun).
+_KILLED_AT_INDEX = """
+import os, signal, sys
+from docsmcp import index
+from docsmcp.cli import main
+
+def killed(*args, **kwargs):
+    os.kill(os.getpid(), signal.SIGKILL)
+
+index.IndexBuilder.finish = killed
+sys.exit(main())
+"""
+
+
+def test_a_killed_build_leaves_no_temporary_file(tmp_path: Path) -> None:
+    """The build's temporary files (chunk table, index blocks, reference spill, parse-cache
+    additions) have no name: a build killed midway leaves nothing in $TMPDIR, and no bundle."""
+    temp, out, cache = tmp_path / "temp", tmp_path / "idx", tmp_path / "cache"
+    temp.mkdir()
+    argv = ["build", "--docs-dir", str(EXAMPLE_DOCS), "--out", str(out), "--cache-dir", str(cache)]
+    proc = subprocess.run(
+        [sys.executable, "-c", _KILLED_AT_INDEX, *argv, "-q"],
+        env={**os.environ, "TMPDIR": str(temp)},
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert proc.returncode == -signal.SIGKILL, proc.stderr
+    assert list(temp.iterdir()) == []
+    assert not out.exists()
+    # The parse cache was saved before the index began: only that file, no temporary one.
+    assert [p.name.startswith(".") for p in (cache / "parsed").iterdir()] == [False]
+    run_docsmcp(*argv, "-q")  # the next build is unaffected
+    assert (out / "metadata.json").is_file()
+
+
+_WORDS = ["z", "é", "a", "😀", "\uffff", "ab", "b", "éa", "zz", "0", "Ω", "a b", "é z", "~"]
+
+
+@pytest.mark.parametrize("block_entries", [1, 5, 1 << 18])
+@pytest.mark.parametrize("parts", [1, 3, 8, 300])
+def test_the_dictionary_is_in_utf8_byte_order_whatever_the_blocks(
+    block_entries: int, parts: int
+) -> None:
+    """Each block's terms are listed apart and merged at the end a range of first bytes at a
+    time: the dictionary is every distinct term once, in UTF-8 byte order (1-4 byte
+    characters), and each term's postings are its chunks, ascending, whatever the number of
+    blocks and of merge ranges."""
+    from docsmcp.index import FIELDS, _counted
+
+    rng = np.random.default_rng(7)
+    chunks = []
+    for _ in range(60):
+        fields = [
+            [str(w) for w in rng.choice(_WORDS, int(rng.integers(0, 6)))] for _ in FIELDS[:-1]
+        ]
+        chunks.append(fields)
+    builder = IndexBuilder(block_entries=block_entries, dictionary_parts=parts)
+    for fields in chunks:
+        builder.add(tuple(_counted(terms) for terms in fields))
+    index = builder.finish(LexicalParams())
+    distinct = sorted({t for fields in chunks for terms in fields for t in terms})
+    encoded = [t.encode() for t in distinct]
+    assert encoded == sorted(encoded)  # (code point order is byte order)
+    assert index.terms == b"".join(encoded)
+    ends = np.cumsum([len(t) for t in encoded])
+    assert index.term_offsets.tolist() == [0, *ends.tolist()]
+    for k, term in enumerate(distinct):
+        docs = index.postings_docs[index.postings_offsets[k] : index.postings_offsets[k + 1]]
+        expected = [d for d, fields in enumerate(chunks) if any(term in f for f in fields)]
+        assert docs.tolist() == expected, term

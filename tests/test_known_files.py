@@ -113,6 +113,54 @@ def test_no_cache_reads_every_file(tmp_path: Path) -> None:
     assert _build(docs, out, "--no-cache")["unread_files"] == 0
 
 
+def _plant_undecodable_entries(out: Path) -> int:
+    """Every file's parse-cache record replaced by one whose CRC-32 is right but whose
+    content does not load (damage no checksum sees: found only when the entry is loaded, in
+    the middle of the build). Returns how many were replaced."""
+    import struct
+    import zlib
+
+    from conftest import TEST_CACHE
+    from docsmcp.cache import output_key
+    from docsmcp.known_files import RECORD
+    from docsmcp.parse_cache import _HEAD, MAGIC, _codec
+
+    (cache_file,) = (TEST_CACHE / "parsed").glob(f"{output_key(out)}-*.marshal")
+    data = cache_file.read_bytes()
+    raw = b"\xffnot marshal"
+    payload = _codec().compress(raw, asbytes=True)
+    kept, at, planted = bytearray(MAGIC), len(MAGIC), 0
+    while at < len(data):
+        key, length, size, crc = _HEAD.unpack_from(data, at)
+        body = data[at + _HEAD.size : at + _HEAD.size + length]
+        at += _HEAD.size + length
+        if key.hex() != RECORD:
+            body, size, crc = payload, len(raw), zlib.crc32(payload)
+            planted += 1
+        kept += struct.pack(_HEAD.format, key, len(body), size, crc) + body
+    cache_file.write_bytes(bytes(kept))
+    return planted
+
+
+def test_an_undecodable_entry_found_midway_is_parsed_again(tmp_path: Path) -> None:
+    """Entries are loaded one at a time as the build reaches them: one that passes its CRC but
+    does not load is found midway. An unread file's: the build starts over reading every file;
+    a read file's: that file is parsed in place. Either way the bundle is a clean build's."""
+    docs, out = _settled(tmp_path)
+    assert _plant_undecodable_entries(out) == MARKDOWN
+    rebuilt = _build(docs, out)
+    assert rebuilt["unread_files"] == 0 and rebuilt["cached_files"] == 0
+    assert _same(out, _clean(docs, tmp_path))
+    assert _build(docs, out)["cached_files"] == MARKDOWN  # the cache was written afresh
+    for page in docs.rglob("*.md*"):  # every file read (its signature changed), every entry bad
+        os.utime(page)
+    assert _plant_undecodable_entries(out) == MARKDOWN
+    rebuilt = _build(docs, out)
+    assert rebuilt["unread_files"] == 0 and rebuilt["cached_files"] == 0
+    assert _same(out, _clean(docs, tmp_path))
+    assert _build(docs, out)["cached_files"] == MARKDOWN
+
+
 def test_a_damaged_entry_of_an_unread_file_means_every_file_is_read(tmp_path: Path) -> None:
     """The stat record says a file is unchanged, but its parse-cache entry cannot be loaded
     (its CRC fails): the build reads every file after all, and the bundle is still exact."""

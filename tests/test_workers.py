@@ -4,8 +4,10 @@ whatever the number of worker processes, and a bad `--workers` is one line."""
 from __future__ import annotations
 
 import filecmp
+import json
 from pathlib import Path
 
+import pyarrow.parquet as pq
 import pytest
 from conftest import run_docsmcp
 from docsmcp.workers import MIN_FILES_PER_WORKER
@@ -49,3 +51,33 @@ def test_bad_workers_is_one_line(tmp_path: Path, value: str) -> None:
     assert proc.returncode == 2 and not (tmp_path / "idx").exists()
     # the last line names the flag (argparse prints its usage before a type error)
     assert "--workers" in proc.stderr.strip().splitlines()[-1]
+
+
+def test_bodies_read_back_by_the_workers_give_the_same_bytes(tmp_path: Path) -> None:
+    """The pages' bodies reach the workers through a temporary file (workers.Bodies), encoded
+    and decoded again: frontmatter and non-ASCII text (2-, 3- and 4-byte UTF-8) come back
+    exactly, beside a reST page that keeps its own text."""
+    docs = _corpus(tmp_path, 2 * MIN_FILES_PER_WORKER)
+    for i, page in enumerate(sorted(docs.rglob("*.md"))):
+        text = page.read_text(encoding="utf-8")
+        extra = f"\n## Größe {i}\n\nÉcrit — 日本語 😀 `größe_{i}`.\n"
+        front = f"---\ntitle: Page {i} 😀\ndescription: Über {i}\n---\n"
+        page.write_text(front + text + extra, encoding="utf-8")
+    (docs / "guide.rst").write_text(
+        "Guide\n=====\n\nSee ``größe`` and the usage.\n\nUsage\n-----\n\nRun it.\n",
+        encoding="utf-8",
+    )
+    outs = {}
+    for workers in ("1", "2"):
+        outs[workers] = tmp_path / f"idx{workers}"
+        run_docsmcp(
+            "build", "--docs-dir", docs, "--out", outs[workers], "--workers", workers, "--no-cache"
+        )
+    names = sorted(p.name for p in outs["1"].iterdir())
+    _, mismatch, errors = filecmp.cmpfiles(outs["1"], outs["2"], names, shallow=False)
+    assert mismatch == [] and errors == []
+    meta = json.loads((outs["2"] / "metadata.json").read_text(encoding="utf-8"))
+    assert meta["stats"]["files"] == 2 * MIN_FILES_PER_WORKER + 1
+    texts = pq.read_table(outs["2"] / "chunks.parquet", columns=["text"])["text"].to_pylist()
+    for i in range(2 * MIN_FILES_PER_WORKER):
+        assert sum(f"Écrit — 日本語 😀 `größe_{i}`." in t for t in texts) == 1

@@ -549,3 +549,31 @@ def test_strip_inline_skipping_absent_patterns_changes_nothing(text: str) -> Non
     from docsmcp.xref import _strip_inline
 
     assert _strip_inline(text) == _strip_inline_every_pattern(text)
+
+
+@pytest.mark.parametrize("remembered", [1, 2, 1 << 17])
+def test_remembered_link_paths_resolve_as_from_each_folder(
+    tmp_path: Path, remembered: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Link paths are remembered with the folder of the page linking (the same `../x.md`
+    means another file from another folder), a bounded number at a time: the references are
+    the same whatever the bound."""
+    import docsmcp.xref
+
+    pages = {
+        "a/x.md": "# A x\n\nIn a.\n",
+        "b/x.md": "# B x\n\nIn b.\n",
+        "x.md": "# Root x\n\nAt the root.\n",
+        "a/one.md": "# One\n\n[x](x.md) [root](../x.md) [b](/b/x) [gone](y.md) [x again](x.md)\n",
+        "a/two.md": "# Two\n\n[x](x.md) [b](../b/x.md) [gone](y.md)\n",
+        "b/one.md": "# B one\n\n[x](x.md) [root](../x.md) [a](/a/x) [gone](y.md)\n",
+        "c/one.md": "# C one\n\n[x](x.md) [a](../a/x.md) [route](/x)\n",
+    }
+    monkeypatch.setattr(docsmcp.xref, "MAX_REMEMBERED_PATHS", remembered)
+    r = refs(tmp_path, pages)
+    assert r.targets("a/one.md#one") == ["a/x.md#a-x", "x.md#root-x", "b/x.md#b-x"]
+    assert r.targets("a/two.md#two") == ["a/x.md#a-x", "b/x.md#b-x"]
+    assert r.targets("b/one.md#b-one") == ["b/x.md#b-x", "x.md#root-x", "a/x.md#a-x"]
+    # (no c/x.md: `x.md` from c/ is the route fallback, the root page)
+    assert r.targets("c/one.md#c-one") == ["x.md#root-x", "a/x.md#a-x"]
+    assert r.x.stats["link"] == (15, 12)

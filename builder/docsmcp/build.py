@@ -47,7 +47,7 @@ from .pdf import PdfOptions, PdfSummary
 from .progress import Progress
 from .tables import TableBuilder
 from .vectorize import IVF_THRESHOLD, build_ivf, embed_chunks
-from .workers import default_workers, process_all
+from .workers import Bodies, default_workers, process, process_all
 from .write import ChunkRows, ChunkTableWriter, Facets, write_bundle
 
 log = logging.getLogger(__name__)
@@ -189,29 +189,26 @@ def collect(
         for sf in files
         if cache is not None
     ]
-    with _no_cyclic_gc():
-        # Unmarshalling every cached file makes millions of objects that all stay alive: the
-        # collections they set off rescanned them all (a quarter of a rebuild's collect).
-        cached = [cache.get(key, lean) for key in keys] if cache is not None else []
-    cached = cached or [None] * len(files)
-    if cache is not None and any(
-        hit is None and sf.path in taken for sf, hit in zip(files, cached, strict=True)
-    ):
+    # Which files the cache holds; each entry is loaded only when its turn comes below.
+    hits = [cache.has(key) for key in keys] if cache is not None else [False] * len(files)
+    if any(not hit and sf.path in taken for sf, hit in zip(files, hits, strict=True)):
         # The entry of a file that was not read is damaged: read every file after all.
-        assert known is not None
-        known.forget()
-        cache.hits = 0
-        if counter is not None:
-            counter.close()
-        return collect(options, provider, progress, cache, cache_dir, lean, False, rows)
+        return _reread(options, provider, progress, cache, cache_dir, lean, rows, known, counter)
     if known is not None:
         known.record(files, keys, sizes, {p.path for p in problems})
+    # Parsing a markdown page reads only its body; those of the pages to parse wait on disk
+    # for the process parsing them (workers.Bodies), so no text is left here.
+    bodies = Bodies()
+    missing = []
     for i, sf in enumerate(files):
-        if not sf.line_map and converter_for(sf.path) is None:
-            files[i] = _copy(sf, text="")  # parsing a markdown page reads only its body
-    missing = [sf for sf, hit in zip(files, cached, strict=True) if hit is None]
+        markdown = not sf.line_map and converter_for(sf.path) is None
+        if not hits[i]:
+            bodies.add(sf.body if markdown else None)
+            missing.append(_copy(sf, text="", body="") if markdown else sf)
+        if markdown:
+            files[i] = _copy(sf, text="", body="" if not hits[i] else sf.body)
     release_free_memory()  # before workers fork: they inherit the process as it is
-    processed = process_all(missing, default_max, options.analyzer, workers)
+    processed = process_all(missing, default_max, options.analyzer, workers, bodies)
     del missing
     for i, sf in enumerate(files):
         files[i] = _copy(sf, text="", body="")
@@ -219,8 +216,20 @@ def collect(
             release_free_memory()
         if i % FREEZE_EVERY == FREEZE_EVERY - 1:
             gc.freeze()  # the chunks kept so far: later collections skip them (see _no_cyclic_gc)
-        entry, cached[i] = cached[i], None
-        if entry is None:
+        entry = None
+        if hits[i]:
+            assert cache is not None
+            with _no_cyclic_gc():
+                entry = cache.get(keys[i], lean)
+            if entry is None and sf.path in taken:  # checked whole, yet it does not load
+                processed.close()
+                return _reread(
+                    options, provider, progress, cache, cache_dir, lean, rows, known, counter
+                )
+            if entry is None:  # (this file was read: parse it here)
+                entry = process(sf, default_max, options.analyzer)
+                cache.put(keys[i], entry)
+        else:
             entry = next(processed)
             if cache is not None:
                 cache.put(keys[i], entry)
@@ -249,6 +258,7 @@ def collect(
         if len(kept) == len(file_chunks):
             tables.add(records)
         # else: the build stops on the duplicate ids; the tables are never written
+    bodies.close()
     if counter is not None:
         counter.close()
     corpus = replace(corpus, files=tuple(files))
@@ -270,6 +280,29 @@ def collect(
         unread_files=len(taken),
         rows=written,
     )
+
+
+def _reread(
+    options: BuildOptions,
+    provider: EmbeddingProvider | None,
+    progress: Reporter | None,
+    cache: ParseCache,
+    cache_dir: Path | None,
+    lean: bool,
+    rows: ChunkTableWriter | None,
+    known: KnownFiles | None,
+    counter: Progress | None,
+) -> Collected:
+    """`collect` again, reading every file: the cache entry of a file that was not read is
+    damaged (it was forgotten, so that file is parsed this time)."""
+    assert known is not None
+    known.forget()
+    cache.hits = 0
+    if counter is not None:
+        counter.close()
+    if rows is not None:
+        rows.reset()
+    return collect(options, provider, progress, cache, cache_dir, lean, False, rows)
 
 
 @contextlib.contextmanager
@@ -454,6 +487,8 @@ def _build(
     browse = collected.tables.finish()
     mark = phase("browse tables", mark)
     index = collected.index.finish(options.lexical, browse.xref.anchors, options.analyzer)
+    browse = browse.lean()  # the per-row lists are in the tables (and the index) now
+    release_free_memory()
     mark = phase("index", mark)
     embedding, arrays, files = None, {}, {}
     if provider is not None:

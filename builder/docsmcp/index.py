@@ -23,6 +23,7 @@ from docsmcp_runtime.analyzer import AnalyzerConfig, analyze
 from docsmcp_runtime.format import LexicalParams
 
 from .chunk import Chunk
+from .memtrim import release_free_memory
 
 try:  # the C counting loop behind Counter (CPython); the same counts either way
     from collections import _count_elements  # type: ignore[attr-defined]
@@ -167,31 +168,43 @@ def analyse_anchors(texts: Sequence[str], config: AnalyzerConfig) -> tuple[str, 
 BLOCK_ENTRIES = 1 << 18
 # What a spilled block holds per entry, and per posting once its fields are summed.
 # (In-build temporary files, read back by the same process: native byte order.)
-# Terms encoded at a time when the dictionary is laid out.
-ENCODE_SLICE = 1 << 16
 _ENTRY = np.dtype([("tid", np.int32), ("slot", np.int64), ("tf", np.uint32)])
 _POSTING = np.dtype([("tid", np.int32), ("doc", np.uint32), ("pseudo", np.float64)])
+_LENGTH = np.dtype(np.int32)  # a spilled term's length in bytes
+# Ranges of first bytes the dictionary is merged in (bounds the merge's memory; any number
+# gives the same dictionary).
+DICTIONARY_PARTS = 8
 
 
 class IndexBuilder:
     """The lexical index built chunk by chunk (`add`, in row order), in bounded memory.
 
-    Each block of about `BLOCK_ENTRIES` (term, chunk, field) entries has its terms mapped to
-    ids with one dictionary pass and is written to an unnamed temporary file as numpy records
-    (16 bytes an entry): what stays in memory is the vocabulary and three lengths per chunk,
-    not an object per term. `finish` sums the fields of each (term, chunk) block by block
-    (chunks never span blocks), spills those sums, and scatters the impacts into the final
-    arrays once the document frequencies are known. win32 (19.7 M postings): tens of MB.
+    Each block of about `BLOCK_ENTRIES` (term, chunk, field) entries is dictionary-encoded by
+    Arrow: its entries (16 bytes each, term ids local to the block) and its distinct terms are
+    written to unnamed temporary files. No Python string per term lives across blocks (a
+    dict of win32's 1.8 M terms was ~230 MB of the main process, and sorting it ~80 MB more).
+    `finish` merges the blocks' term lists into the sorted dictionary (Arrow, in C++), maps
+    each block's ids to the final term numbers (the terms' byte order), sums the fields of
+    each (term, chunk) block by block (chunks never span blocks), spills those sums, and
+    scatters the impacts into the final arrays once the document frequencies are known.
     """
 
-    def __init__(self, directory: str | None = None, block_entries: int = BLOCK_ENTRIES) -> None:
+    def __init__(
+        self,
+        directory: str | None = None,
+        block_entries: int = BLOCK_ENTRIES,
+        dictionary_parts: int = DICTIONARY_PARTS,
+    ) -> None:
         self._dir = directory
         self._block_entries = block_entries
-        # Closed by `finish` (or with the builder): it lives across `add` calls.
+        self._dictionary_parts = dictionary_parts
+        # Closed by `finish` (or with the builder): they live across `add` calls.
         self._entries = tempfile.TemporaryFile(dir=directory)  # noqa: SIM115
+        self._term_bytes = tempfile.TemporaryFile(dir=directory)  # noqa: SIM115
+        self._term_lengths = tempfile.TemporaryFile(dir=directory)  # noqa: SIM115
+        self._dict_sizes: list[int] = []  # distinct terms of each spilled term list
         self._blocks: list[int] = []  # entries per spilled block
         self._lengths = array("q")  # per chunk, per field (not a list: 8 bytes, not ~36)
-        self._vocab: dict[str, int] = {}
         self._joined: list[str] = []
         self._counts: list[bytes] = []
         self._slots: list[int] = []  # chunk row * len(FIELDS) + field of each joined string
@@ -216,10 +229,9 @@ class IndexBuilder:
             self._flush()
 
     def _entry_block(self, joined: list[str], counts: list[bytes], slots: list[int]) -> np.ndarray:
-        # The block's terms split and dictionary-encoded by Arrow (C++): only its distinct
-        # terms meet the Python vocabulary, not each entry (speakeasy-sdks: 1.1 M entries,
-        # 0.2 s -> 0.08 s). Which id a term gets changes nothing in the bundle: terms are laid
-        # out in byte order and sums are per (term, chunk).
+        """The entries of `joined` with term ids local to the block; the block's distinct terms
+        are spilled (the next term list, `_dict_sizes`) for `finish` to merge."""
+        # Split and dictionary-encoded by Arrow (C++): no Python string per entry or term.
         import pyarrow.compute as pc  # (here: ~50 ms to import, for builds only)
 
         text = pa.array(["\n".join(joined)], pa.large_string())
@@ -228,12 +240,15 @@ class IndexBuilder:
         block = np.empty(len(encoded), _ENTRY)
         block["tf"] = np.frombuffer(b"".join(counts), _COUNT)
         block["slot"] = np.repeat(np.array(slots, np.int64), sizes // _COUNT.itemsize)
-        vocab = self._vocab
-        distinct = encoded.dictionary.to_pylist()
-        # setdefault's default is computed before the insertion: new terms get the next ids.
-        ids = np.fromiter((vocab.setdefault(t, len(vocab)) for t in distinct), np.int32)
-        block["tid"] = ids[encoded.indices.to_numpy()]
+        block["tid"] = encoded.indices.to_numpy()
+        self._spill_terms(encoded.dictionary)
         return block
+
+    def _spill_terms(self, terms: pa.Array) -> None:
+        offsets, data = _binary_buffers(terms)
+        np.diff(offsets).astype(_LENGTH).tofile(self._term_lengths)
+        self._term_bytes.write(data)
+        self._dict_sizes.append(len(terms))
 
     def _flush(self) -> None:
         if not self._joined:
@@ -244,13 +259,13 @@ class IndexBuilder:
         self._blocks.append(len(block))
         self._joined, self._counts, self._slots, self._size = [], [], [], 0
 
-    def _anchor_blocks(
+    def _anchor_parts(
         self, anchors: Sequence[Sequence[str]] | None, config: AnalyzerConfig | None
-    ) -> dict[int, np.ndarray]:
-        """The `anchors` field's entries, by the spilled block holding their chunk's other
-        fields (sums are per block, so a chunk's fields must meet in one), and its lengths."""
+    ) -> list[np.ndarray]:
+        """The `anchors` field's entries, a part per spilled term list (after the blocks'),
+        with ids local to it; fills the field's lengths."""
         if not anchors or config is None:
-            return {}
+            return []
         at = FIELDS.index("anchors")
         joined: list[str] = []
         counts: list[bytes] = []
@@ -268,19 +283,73 @@ class IndexBuilder:
                 slots.append(d * len(FIELDS) + at)
                 size += len(tf) // _COUNT.itemsize
             if size >= self._block_entries:
-                # Mapped to ids a block at a time, like the other fields: one Python string
-                # per entry of the whole corpus's anchors at once was ~+400 MB on win32.
+                # A block at a time, like the other fields: one Python string per entry of
+                # the whole corpus's anchors at once was ~+400 MB on win32.
                 parts.append(self._entry_block(joined, counts, slots))
                 joined, counts, slots, size = [], [], [], 0
         if joined:
             parts.append(self._entry_block(joined, counts, slots))
+        return parts
+
+    def _anchor_blocks(self, parts: list[np.ndarray], ids: list[np.ndarray]) -> dict:
+        """The anchor entries with final term numbers (`ids`: per anchor part), by the spilled
+        block holding their chunk's other fields (sums are per block, so a chunk's fields must
+        meet in one)."""
         if not parts:
             return {}
+        for part, part_ids in zip(parts, ids, strict=True):
+            part["tid"] = part_ids[part["tid"]]
         entries = np.concatenate(parts)
-        del parts
+        parts.clear()
         docs = entries["slot"] // len(FIELDS)
         which = np.maximum(np.searchsorted(self._first_docs, docs, side="right") - 1, 0)
         return {int(b): entries[which == b] for b in np.unique(which)}
+
+    def _dictionary(self) -> tuple[bytes, np.ndarray, list[np.ndarray]]:
+        """The sorted distinct terms of every spilled term list, as the dictionary's bytes and
+        offsets (sorted as UTF-8 bytes: the order readers binary-search), and, per list, each
+        of its terms' number in that order. Merged a range of first bytes at a time: terms of
+        a lower first byte sort first, so the parts' dictionaries follow one another, and the
+        hash table and sort of one part are alive at a time (win32: 4.1 M listed terms,
+        1.8 M distinct, ~350 MB at once)."""
+        import pyarrow.compute as pc
+
+        with self._term_lengths as lengths_file, self._term_bytes as bytes_file:
+            lengths_file.seek(0)
+            lengths = np.fromfile(lengths_file, _LENGTH)
+            offsets = np.zeros(len(lengths) + 1, np.int64)
+            np.cumsum(lengths, out=offsets[1:])
+            bytes_file.seek(0)
+            data = bytes_file.read()
+        listed = pa.Array.from_buffers(
+            pa.large_binary(), len(lengths), [None, pa.py_buffer(offsets), pa.py_buffer(data)]
+        )
+        # Each term's first byte, -1 for the empty term (first of all).
+        first = np.full(len(lengths), -1, np.int16)
+        filled = lengths > 0
+        first[filled] = np.frombuffer(data, np.uint8)[offsets[:-1][filled]]
+        del lengths, filled
+        numbers = np.empty(len(first), np.int32)
+        blob = bytearray()
+        ends = [np.zeros(1, np.uint64)]
+        done = 0  # distinct terms of the parts before
+        for low, high in _ranges(first, self._dictionary_parts):
+            picked = np.flatnonzero((first >= low) & (first < high))
+            encoded = pc.dictionary_encode(listed.take(pa.array(picked)))
+            distinct = encoded.dictionary
+            order = pc.array_sort_indices(distinct).to_numpy()
+            rank = np.empty(len(order), np.int32)
+            rank[order] = np.arange(done, done + len(order), dtype=np.int32)
+            numbers[picked] = rank[encoded.indices.to_numpy()]
+            done += len(order)
+            del encoded, rank, picked
+            part_offsets, part_data = _binary_buffers(distinct.take(pa.array(order)))
+            ends.append((part_offsets[1:] - part_offsets[0] + len(blob)).astype(np.uint64))
+            blob += part_data
+            del distinct, order, part_data, part_offsets
+            release_free_memory()  # Arrow's pool keeps what the part freed
+        splits = np.cumsum(self._dict_sizes)[:-1]
+        return bytes(blob), np.concatenate(ends), np.split(numbers, splits)
 
     def finish(
         self,
@@ -291,11 +360,11 @@ class IndexBuilder:
         """The index; `anchors` (per chunk row, the texts of links to it, analysed with
         `config`) fill the `anchors` field."""
         self._flush()
-        extra = self._anchor_blocks(anchors, config)
+        parts = self._anchor_parts(anchors, config)
         n_docs = self._docs
-        vocab = self._vocab
-        if not vocab:
-            self._entries.close()
+        if not sum(self._dict_sizes):
+            for f in (self._entries, self._term_bytes, self._term_lengths):
+                f.close()
             return LexicalIndex(
                 b"",
                 np.zeros(1, np.uint64),
@@ -303,6 +372,10 @@ class IndexBuilder:
                 np.zeros(0, np.uint32),
                 np.zeros(0, np.float16),
             )
+        terms, term_offsets, ids = self._dictionary()
+        release_free_memory()  # what Arrow's pool kept of the merge
+        extra = self._anchor_blocks(parts, ids[len(self._blocks) :])
+        n_terms = len(term_offsets) - 1
         lengths = np.array(self._lengths, np.float64).reshape(n_docs, len(FIELDS)).T
         self._lengths = array("q")
         # BM25F: per-field length normalisation and weight, summed before saturation.
@@ -317,12 +390,7 @@ class IndexBuilder:
         )
         avg = np.maximum(lengths.mean(axis=1), 1e-9)
         norm = 1.0 - params.b + params.b * lengths / avg[:, None]
-        # The terms by id (ids are given in insertion order); the dictionary goes before the
-        # postings are made (win32: ~100 MB of table and id objects).
-        words = list(vocab)
-        self._vocab = {}
-        del vocab
-        df = np.zeros(len(words), np.int64)
+        df = np.zeros(n_terms, np.int64)
         postings = tempfile.TemporaryFile(dir=self._dir)  # noqa: SIM115 (closed below)
         sums: list[int] = []
         with self._entries as entries:
@@ -331,25 +399,23 @@ class IndexBuilder:
             blocks = self._blocks or ([0] if extra else [])
             for i, count in enumerate(blocks):
                 block = np.fromfile(entries, _ENTRY, count)
+                if count:
+                    block["tid"] = ids[i][block["tid"]]
                 if i in extra:  # after the block's own entries: fields sum in field order
                     block = np.concatenate([block, extra[i]])
                 block = _field_sums(block, weights, norm)
-                df += np.bincount(block["tid"], minlength=len(words))
+                df += np.bincount(block["tid"], minlength=n_terms)
                 block.tofile(postings)
                 sums.append(len(block))
+        del ids, extra
+        release_free_memory()  # the blocks' sorts, before the postings arrays are made
         idf = np.log1p((n_docs - df + 0.5) / (df + 0.5))
 
-        # Lay out postings by term in UTF-8 byte order, so readers can binary-search the
-        # dictionary. Strings compare by code point, which is UTF-8 byte order: the terms are
-        # sorted as they are, not as a second list of encoded copies (win32: 1.8 M terms).
-        rank_order = np.array(sorted(range(len(words)), key=words.__getitem__), np.int64)
-        n_terms = len(words)
-        rank = np.empty(n_terms, np.int64)
-        rank[rank_order] = np.arange(n_terms)
+        # Term numbers are the terms' byte order: each term's postings are one slice, and
+        # chunks stay ascending as the blocks fill it in order.
         postings_offsets = np.zeros(n_terms + 1, np.uint64)
-        np.cumsum(df[rank_order], out=postings_offsets[1:])
-        # Each term's postings fill its slice block after block, so chunks stay ascending.
-        cursor = postings_offsets[:-1].astype(np.int64)[rank]  # by term id
+        np.cumsum(df, out=postings_offsets[1:])
+        cursor = postings_offsets[:-1].astype(np.int64)
         total = int(postings_offsets[-1])
         postings_docs = np.empty(total, np.uint32)
         postings_impacts = np.empty(total, np.float16)
@@ -366,22 +432,39 @@ class IndexBuilder:
                 postings_docs[at] = block["doc"]
                 postings_impacts[at] = impact.astype(np.float16)
                 cursor[tid[starts]] += run
-        # The dictionary bytes, encoded a slice of terms at a time.
-        blob = bytearray()
-        term_offsets = np.zeros(n_terms + 1, np.uint64)
-        for start in range(0, n_terms, ENCODE_SLICE):
-            encoded = [words[i].encode() for i in rank_order[start : start + ENCODE_SLICE]]
-            ends = np.cumsum([len(t) for t in encoded], dtype=np.uint64) + np.uint64(len(blob))
-            term_offsets[start + 1 : start + 1 + len(encoded)] = ends
-            blob += b"".join(encoded)
-        del words
         return LexicalIndex(
-            terms=bytes(blob),
+            terms=terms,
             term_offsets=term_offsets,
             postings_offsets=postings_offsets,
             postings_docs=postings_docs,
             postings_impacts=postings_impacts,
         )
+
+
+def _ranges(first: np.ndarray, parts: int) -> list[tuple[int, int]]:
+    """[low, high) ranges of first bytes (-1..255) holding about len(first) / parts terms
+    each, in order."""
+    counts = np.bincount(first.astype(np.int64) + 1, minlength=257)
+    target = max(1, -(-len(first) // parts))
+    out: list[tuple[int, int]] = []
+    low, held = -1, 0
+    for value in range(-1, 256):
+        held += int(counts[value + 1])
+        if held >= target or value == 255:
+            out.append((low, value + 1))
+            low, held = value + 1, 0
+    return out
+
+
+def _binary_buffers(values: pa.Array) -> tuple[np.ndarray, memoryview]:
+    """The int64 offsets (n + 1, as stored: not rebased) and the data bytes they point into
+    of a (large) string or binary array."""
+    if not pa.types.is_large_binary(values.type) and not pa.types.is_large_string(values.type):
+        values = values.cast(pa.large_binary())
+    _, offsets_buf, data_buf = values.buffers()
+    offsets = np.frombuffer(offsets_buf, np.int64)[values.offset : values.offset + len(values) + 1]
+    data = memoryview(data_buf)[int(offsets[0]) : int(offsets[-1])] if data_buf else b""
+    return offsets, data
 
 
 def _field_sums(entries: np.ndarray, weights: np.ndarray, norm: np.ndarray) -> np.ndarray:

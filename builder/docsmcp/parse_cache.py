@@ -216,16 +216,36 @@ class ParseCache:
             warn(f"ignoring the parse cache {self.path} ({exc}); parsing every file")
             return {}
 
+    def has(self, key: str) -> bool:
+        """Whether `get` will find an entry under `key`: it is stored and its record reads back
+        whole (CRC-32), checked without loading it, so a build can load each entry only when
+        its turn comes (loading them all first held every chunk of a win32 rebuild at once:
+        ~2 GB). A damaged record is forgotten."""
+        where = self.stored.get(key)
+        if where is None or self._file is None:
+            return False
+        try:
+            self._file.seek(where[0])
+            whole = zlib.crc32(self._file.read(where[1])) == where[3]
+        except OSError:
+            whole = False
+        if not whole:
+            del self.stored[key]
+        return whole
+
     def get(self, key: str, lean: bool = False) -> Entry | None:
-        """The entry stored under `key`, else None; `lean`: its chunks without search text
-        (a build without embeddings needs only their analysed fields)."""
+        """The entry stored under `key`, else None (a damaged entry is then forgotten);
+        `lean`: its chunks without search text (a build without embeddings needs only their
+        analysed fields)."""
         where = self.stored.get(key)
         raw = self._record(where)
         if raw is None:
+            self.stored.pop(key, None)
             return None
         try:
             entry = _load(marshal.loads(raw), lean)
         except (TypeError, ValueError, EOFError):
+            self.stored.pop(key, None)
             return None  # a damaged entry: parse the file again
         self.used[key] = (self._file, *where)
         self.hits += 1

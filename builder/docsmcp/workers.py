@@ -4,15 +4,21 @@ Each file's work (markdown parse, chunking, the browse-table records) is indepen
 so worker processes do it and hand back plain data; results come back in the order of the
 files, which makes the bundle byte-identical whatever the number of workers (tested). On Linux
 the workers are forked after the corpus is read, so they get the files without copying them
-through a pipe; elsewhere the files are sent to them.
+through a pipe; elsewhere the files are sent to them. The markdown bodies wait in an unnamed
+temporary file (`Bodies`), not in the main process: each is read back by the process that
+parses it (win32: 238 MB of text no longer held by the main process, nor inherited by each
+worker at the fork).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import gc
 import multiprocessing
 import os
+import tempfile
+from array import array
 from collections.abc import Iterator, Sequence
 
 from docsmcp_runtime.analyzer import AnalyzerConfig
@@ -39,8 +45,48 @@ BATCH = 16
 # 0.58 s of 6.9 s CPU; with this threshold 5 collections, 0.10 s; same peak RSS.
 WORKER_GC_YOUNG = 50_000
 
-# The files of the build in progress, inherited by forked workers (set only around a pool).
+
+class Bodies:
+    """Files' bodies (`SourceFile.body`) in an unnamed temporary file, by the file's number in
+    the list `process_all` is given: the files themselves travel without them. Read back with
+    `os.pread`, which forked workers may call on the inherited descriptor at once (no shared
+    file offset)."""
+
+    def __init__(self) -> None:
+        self._file = tempfile.TemporaryFile()  # noqa: SIM115 (closed by `close`)
+        self._spans = array("q")  # offset, length of each file's body; -1: not spilled
+        self._size = 0
+
+    def add(self, body: str | None) -> None:
+        """The next file's body (None: the file keeps its own)."""
+        if body is None:
+            self._spans.extend((-1, 0))
+            return
+        data = body.encode("utf-8", "surrogatepass")
+        self._file.write(data)
+        self._spans.extend((self._size, len(data)))
+        self._size += len(data)
+
+    def ready(self) -> None:
+        """Every body is written: make them readable."""
+        self._file.flush()
+
+    def restore(self, number: int, sf: SourceFile) -> SourceFile:
+        """File `number` with its body back."""
+        offset, length = self._spans[2 * number], self._spans[2 * number + 1]
+        if offset < 0:
+            return sf
+        data = os.pread(self._file.fileno(), length, offset)
+        return dataclasses.replace(sf, body=data.decode("utf-8", "surrogatepass"))
+
+    def close(self) -> None:
+        self._file.close()
+
+
+# The files of the build in progress and their bodies, inherited by forked workers (set only
+# around a pool).
 _FILES: Sequence[SourceFile] = ()
+_BODIES: Bodies | None = None
 
 
 def default_workers() -> int:
@@ -74,24 +120,34 @@ def _start_worker() -> None:
 
 
 def _process_index(index: int, default_max: int, analyzer: AnalyzerConfig) -> Processed:
-    return process(_FILES[index], default_max, analyzer)
+    sf = _FILES[index]
+    if _BODIES is not None:
+        sf = _BODIES.restore(index, sf)
+    return process(sf, default_max, analyzer)
 
 
 def process_all(
-    files: list[SourceFile], default_max: int, analyzer: AnalyzerConfig, workers: int
+    files: list[SourceFile],
+    default_max: int,
+    analyzer: AnalyzerConfig,
+    workers: int,
+    bodies: Bodies | None = None,
 ) -> Iterator[Processed]:
-    """`process` of every file, in order, on up to `workers` processes. Forked workers get
-    `files` by inheritance; the list is then emptied (the caller's too), so this process keeps
-    no copy of texts that are parsed elsewhere."""
+    """`process` of every file, in order, on up to `workers` processes; `bodies` holds the
+    bodies the files were given without. Forked workers get `files` by inheritance; the list
+    is then emptied (the caller's too), so this process keeps no copy of texts that are parsed
+    elsewhere."""
+    if bodies is not None:
+        bodies.ready()
     workers = min(workers, len(files) // MIN_FILES_PER_WORKER)
     if workers <= 1:
         # Parsed here: the same collector settings as a worker's while it parses (restored
         # between files: what the caller does with each result is its own business).
         threshold = gc.get_threshold()
-        for sf in files:
+        for n, sf in enumerate(files):
             gc.set_threshold(WORKER_GC_YOUNG, 20, 10)
             try:
-                result = process(sf, default_max, analyzer)
+                result = process(bodies.restore(n, sf) if bodies else sf, default_max, analyzer)
             finally:
                 gc.set_threshold(*threshold)
             yield result
@@ -99,22 +155,23 @@ def process_all(
     # multiprocessing.Pool.imap, not ProcessPoolExecutor.map: measured on speakeasy-sdks with 2
     # workers, the executor kept one worker busy at a time (7.8 s vs 8.1 s alone), imap both
     # (4.6 s).
-    global _FILES
+    global _FILES, _BODIES
     if "fork" in multiprocessing.get_all_start_methods():
-        _FILES = files
+        _FILES, _BODIES = files, bodies
         try:
             with (
                 logs.once_per_build(),
                 multiprocessing.get_context("fork").Pool(workers, _start_worker) as pool,
             ):
                 count = len(files)
-                _FILES = ()
+                _FILES, _BODIES = (), None
                 files.clear()  # the workers have their copy
                 job = functools.partial(_process_index, default_max=default_max, analyzer=analyzer)
                 yield from pool.imap(job, range(count), chunksize=BATCH)
         finally:
-            _FILES = ()
+            _FILES, _BODIES = (), None
         return
+    whole = (bodies.restore(n, sf) if bodies else sf for n, sf in enumerate(files))
     with multiprocessing.get_context("spawn").Pool(workers, _start_worker) as pool:
         job = functools.partial(process, default_max=default_max, analyzer=analyzer)
-        yield from pool.imap(job, files, chunksize=BATCH)
+        yield from pool.imap(job, whole, chunksize=BATCH)

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import os
 import shutil
 import tempfile
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
+from typing import BinaryIO
 
 import numpy as np
 import pyarrow as pa
@@ -48,6 +48,8 @@ class OutputError(Exception):
 # zstd level of the chunk table: 6, not 9, compresses speakeasy-sdks' texts in 0.10 s instead of
 # 0.24 s (every build and rebuild pays it) for a file 2.4 % larger (1.14 vs 1.11 MB).
 CHUNK_COMPRESSION_LEVEL = 6
+# Bytes copied at a time from the chunk table's temporary file into the bundle.
+COPY_BUFFER = 1 << 20
 
 
 def chunk_table(chunks: list[Chunk], start: int = 0, stop: int | None = None) -> pa.Table:
@@ -81,7 +83,7 @@ class ChunkRows:
     """A chunk table already written (`ChunkTableWriter`) and what the bundle's other arrays
     need of each row: its metadata (facets) and, for PDFs, its pages."""
 
-    file: Path  # the finished Parquet file, copied into the bundle
+    file: BinaryIO  # the finished Parquet file (unnamed, open), copied into the bundle
     count: int
     metadata: Sequence[Facets]
     pages: Sequence[tuple[int, int] | None] | None  # None: no row has pages
@@ -91,15 +93,16 @@ class ChunkTableWriter:
     """The chunk table written row group by row group while a build collects its chunks, to a
     temporary file: the main process never holds the chunks of the whole corpus (win32: ~400 MB
     of Python objects). Row groups are cut every ROW_GROUP_SIZE rows, as one `write_table` of
-    the whole table would cut them, so the bytes are the same (tested). `discard` (or a failed
-    build) removes the file."""
+    the whole table would cut them, so the bytes are the same (tested). The file has no name
+    (`tempfile.TemporaryFile`): `discard` closes it, and a killed build leaves nothing behind
+    (a named file in $TMPDIR was left by every killed build)."""
 
     def __init__(self, directory: str | Path | None = None) -> None:
-        fd, name = tempfile.mkstemp(prefix="docsmcp-chunks-", suffix=".parquet", dir=directory)
-        os.close(fd)
-        self.path = Path(name)
+        self._dir = directory
+        # Closed by `discard` (or with the process): it lives across `add` calls.
+        self.file = tempfile.TemporaryFile(dir=directory)  # noqa: SIM115
         self._writer: pq.ParquetWriter | None = pq.ParquetWriter(
-            self.path, CHUNK_SCHEMA, **CHUNK_WRITE_SETTINGS
+            self.file, CHUNK_SCHEMA, **CHUNK_WRITE_SETTINGS
         )
         self._pending: list[Chunk] = []
         self._positions: list[int] = []
@@ -134,18 +137,24 @@ class ChunkTableWriter:
             self._writer.close()
             self._writer = None
         pages = self._pages if any(p is not None for p in self._pages) else None
-        return ChunkRows(self.path, self._count, self._metadata, pages)
+        self.file.flush()
+        return ChunkRows(self.file, self._count, self._metadata, pages)
 
     def discard(self) -> None:
         if self._writer is not None:
             self._writer.close()
             self._writer = None
-        self.path.unlink(missing_ok=True)
+        self.file.close()
+
+    def reset(self) -> None:
+        """Start the table again, empty (a build that collects its chunks afresh)."""
+        self.discard()
+        self.__init__(self._dir)  # type: ignore[misc]
 
 
 def chunk_rows(chunks: list[Chunk], directory: str | Path | None = None) -> ChunkRows:
-    """The chunk table of `chunks` written to a temporary file (ChunkTableWriter), one file's
-    chunks at a time: chunks of one path are contiguous."""
+    """The chunk table of `chunks` written to an unnamed temporary file (ChunkTableWriter; the
+    caller closes `file`), one file's chunks at a time: chunks of one path are contiguous."""
     writer = ChunkTableWriter(directory)
     try:
         start = 0
@@ -221,7 +230,7 @@ def write_bundle(
         try:
             return write_bundle(out, rows, index, metadata, extra_arrays, extra_files, tables)
         finally:
-            rows.file.unlink(missing_ok=True)
+            rows.file.close()
     out = out.resolve()
     recover(out)  # what an interrupted earlier build left: restore or remove it
     check_replaceable(out)
@@ -284,7 +293,9 @@ def _write_contents(
     extra_files: dict[str, bytes],
     tables: dict[str, pa.Table],
 ) -> Metadata:
-    shutil.copyfile(chunks.file, tmp / CHUNKS_FILE)
+    chunks.file.seek(0)
+    with open(tmp / CHUNKS_FILE, "wb") as dest:
+        shutil.copyfileobj(chunks.file, dest, COPY_BUFFER)
     arrays = {
         "terms": np.frombuffer(index.terms, dtype=np.uint8),
         "term_offsets": index.term_offsets,

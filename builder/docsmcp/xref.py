@@ -110,6 +110,8 @@ _MAX_PARTS = 64  # path segments a link may have before we give up on it
 
 KINDS = ("link", "section", "document-section")
 IGNORED = -1  # resolve_link: not a reference (external URL, empty link)
+# Link paths whose file the resolver remembers at a time (bounded: ~150 bytes each).
+MAX_REMEMBERED_PATHS = 1 << 17
 
 
 def section_id(heading: str) -> str | None:
@@ -602,6 +604,10 @@ class _Resolver:
         # Anchors of every reST page: Sphinx's `:ref:` labels are global (rst.py writes a
         # label of another page as `#label`).
         self.rst_anchors: dict[str, int] = {}
+        # (link path, source folder) -> file: pages of a folder link to the same pages, and
+        # each path tries up to ~10 candidate files (win32: 768k link paths, 8 M lookups).
+        self._paths: dict[tuple[str, str], int | None] = {}
+        self._source, self._base = "", ""  # the last source page and its folder
         for k, f in enumerate(files):
             if f.path.lower().endswith(".rst"):
                 for key, row in f.anchors.items():
@@ -701,10 +707,22 @@ class _Resolver:
         return self._anchor(self.files[target], anchor)
 
     def _resolve_path(self, path: str, source: FileRefs) -> int | None:
+        if source.path != self._source:  # links come file by file
+            self._source, self._base = source.path, posixpath.dirname(source.path)
+        base = self._base
+        key = (path, base)
+        found = self._paths.get(key, IGNORED)
+        if found == IGNORED:
+            if len(self._paths) >= MAX_REMEMBERED_PATHS:
+                self._paths.clear()  # (files come folder by folder: recent paths repeat)
+            found = self._paths[key] = self._resolve_path_from(path, base, source.path)
+        return found
+
+    def _resolve_path_from(self, path: str, base: str, source_path: str) -> int | None:
+        """`_resolve_path` of a link in a page of folder `base` (its path: `source_path`)."""
         slash = "/" if path.endswith("/") else ""
-        base = posixpath.dirname(source.path)
         if path.startswith("/"):
-            return self._resolve_absolute(path, source, slash)
+            return self._resolve_absolute(path, source_path, slash)
         joined = posixpath.normpath(posixpath.join(base, path))
         if joined == ".." or joined.startswith("../"):
             return None  # escapes the docs: not in the bundle
@@ -718,13 +736,13 @@ class _Resolver:
             return None
         return self._find("" if alt == "." else alt + slash)
 
-    def _resolve_absolute(self, path: str, source: FileRefs, slash: str) -> int | None:
+    def _resolve_absolute(self, path: str, source_path: str, slash: str) -> int | None:
         """`/docs/x`: against the docs root, under the source's top folder, and without a
         leading route segment that is no folder of the docs (`/docs/` when the docs root is
         the `docs` folder itself)."""
         rel = posixpath.normpath("/" + path.lstrip("/")).lstrip("/")
         tries = [rel]
-        top = source.path.partition("/")[0] if "/" in source.path else ""
+        top = source_path.partition("/")[0] if "/" in source_path else ""
         if top:
             tries.append(f"{top}/{rel}" if rel else top)
         head, _, tail = rel.partition("/")
@@ -846,7 +864,7 @@ def resolve_refs(
     the records of every file of the bundle in row order (`n_rows`: the rows of all of them).
     `targets`: the same records with only what a link is resolved against (path, rows,
     anchors, rules, productions, sections, document keys), when `files` is only iterable
-    (tables.RefSpill reads records back from disk; `files` is iterated three times)."""
+    (tables.RefSpill reads records back from disk; `files` is iterated twice)."""
     res = _Resolver(list(files) if targets is None else targets, n_rows)
     refs: dict[int, dict[int, None]] = {}  # source row -> targets (an ordered set)
     found = dict.fromkeys(KINDS, 0)
@@ -875,13 +893,12 @@ def resolve_refs(
     references = [tuple(refs[k]) if k in refs else () for k in range(n_rows)]
     targeted = {t for r in references for t in r}
     summaries: list[str | None] = [None] * n_rows
+    section_ids: list[str | None] = [None] * n_rows
+    rule_ids: list[tuple[str, ...]] = [()] * n_rows
     for f in files:
         for row, text in f.summaries.items():
             if row in targeted:
                 summaries[row] = text
-    section_ids: list[str | None] = [None] * n_rows
-    rule_ids: list[tuple[str, ...]] = [()] * n_rows
-    for f in files:
         section_ids[f.first_row : f.first_row + f.count] = f.section_ids
         rule_ids[f.first_row : f.first_row + f.count] = f.rule_ids
     return CrossRefs(
