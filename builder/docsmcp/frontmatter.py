@@ -93,7 +93,7 @@ def split_frontmatter(text: str) -> Frontmatter:
     if not isinstance(data, dict):
         message = f"frontmatter must be a mapping, got {type(data).__name__}"
         return Frontmatter({}, body, yaml_text, ((1, message),))
-    if message := _too_big(data):
+    if _may_be_big(yaml_text) and (message := _too_big(data)):
         return Frontmatter({}, body, None, ((1, f"YAML frontmatter {message}"),))
     return Frontmatter(data, body, yaml_text)
 
@@ -116,6 +116,14 @@ def _too_deep(yaml_text: str) -> tuple[int, str] | None:
         elif isinstance(event, _COLLECTION_END):
             depth -= 1
     return None
+
+
+def _may_be_big(yaml_text: str) -> bool:
+    """Whether YAML could load into more than MAX_YAML_NODES values or through aliases: only
+    an alias (`*name`) can share or repeat a node, and without one every value but a null
+    entry after `-`/`?`/`:` takes at least a character, so the count is at most 2·len + 1
+    (depth is checked on the text by `_too_deep`). Most frontmatter skips the graph walk."""
+    return "*" in yaml_text or 2 * len(yaml_text) + 1 > MAX_YAML_NODES
 
 
 def _too_big(data: Any) -> str | None:

@@ -17,8 +17,10 @@ import re
 from pathlib import Path
 
 import pytest
+import yaml
 from conftest import EXAMPLE_DOCS, run_docsmcp
 from docsmcp import limits
+from docsmcp.frontmatter import _LOADER, _may_be_big, _too_big
 from hostile import collect_docs, fuzz, problems_of, write_tree
 from hypothesis import given
 from hypothesis import strategies as st
@@ -319,3 +321,30 @@ def test_cli_refuses_a_file_name_that_is_not_utf8(tmp_path: Path) -> None:
         "caf\\xe9.md: file name is not valid UTF-8; rename it (chunk ids are UTF-8 text)",
         f"docsmcp: 1 problem(s) found; {out} was left untouched",
     ]
+
+
+def _values(data: object) -> int:
+    """Values of loaded YAML counted as a tree (what `_too_big` counts without aliases)."""
+    if isinstance(data, dict):
+        return 1 + sum(_values(k) + _values(v) for k, v in data.items())
+    if isinstance(data, (list, set)):
+        return 1 + sum(_values(v) for v in data)
+    return 1
+
+
+_YAML_PARTS = ["-", " ", "\n", "? ", ":", ": ", "[", "]", "{", "}", ",", "a", "&x ", "!!set ", "''"]
+
+
+@fuzz(1)
+@given(st.lists(st.sampled_from(_YAML_PARTS), max_size=40).map("".join))
+def test_yaml_without_aliases_has_at_most_two_values_a_character(yaml_text: str) -> None:
+    """The premise of frontmatter._may_be_big: YAML without `*` loads into a tree of at most
+    2·len + 1 values, so only text with an alias or over MAX_YAML_NODES / 2 characters needs
+    the graph walk."""
+    try:
+        data = yaml.load(yaml_text, Loader=_LOADER)
+    except (yaml.YAMLError, ValueError, TypeError):
+        return
+    assert _values(data) <= 2 * len(yaml_text) + 1
+    if not _may_be_big(yaml_text):  # the walk skipped: it would have found nothing
+        assert _too_big(data) is None
