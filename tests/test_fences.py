@@ -8,7 +8,7 @@ from pathlib import Path
 
 from conftest import build_bundle
 from docsmcp.evaluate import heading_lines
-from docsmcp.fences import fenced_lines
+from docsmcp.fences import _fenced_lines, fenced_lines
 from docsmcp.frontmatter import find_inline_hints
 from docsmcp.mdx import admonitions_to_text, drop_esm
 from docsmcp_runtime.bundle import open_bundle
@@ -91,34 +91,6 @@ def test_tracker_agrees_with_markdown_it(lines: list[str]) -> None:
     assert fenced_lines(lines) == expected
 
 
-def _fenced_lines_line_by_line(lines: list[str]) -> list[bool]:
-    """The rules of fences.py applied line by line (what `fenced_lines` was before it scanned
-    the joined text with one regex): the reference the fast version is fuzzed against."""
-    import re
-
-    fence_re = re.compile(r"^[ \t]*(`{3,}|~{3,})(.*)$")
-    flags: list[bool] = []
-    fence: str | None = None
-    for line in lines:
-        m = fence_re.match(line)
-        if fence is None:
-            opens = m is not None and not (m.group(1)[0] == "`" and "`" in m.group(2))
-            if opens:
-                assert m is not None
-                fence = m.group(1)
-            flags.append(opens)
-            continue
-        flags.append(True)
-        if (
-            m is not None
-            and m.group(1)[0] == fence[0]
-            and len(m.group(1)) >= len(fence)
-            and not m.group(2).strip()
-        ):
-            fence = None
-    return flags
-
-
 _FENCE_PIECES = st.sampled_from(
     ["```", "````", "~~~", "~~~~", "`", "~", " ", "\t", "js", "a", "`x`", "\r", "\u00a0", "\u2003"]
 )
@@ -126,5 +98,15 @@ _FENCE_PIECES = st.sampled_from(
 
 @settings(max_examples=400, deadline=None)
 @given(st.lists(st.lists(_FENCE_PIECES, max_size=5).map("".join), max_size=14))
-def test_fenced_lines_is_the_line_by_line_rule(lines: list[str]) -> None:
-    assert fenced_lines(lines) == _fenced_lines_line_by_line(lines)
+def test_remembered_fence_flags_are_the_rule_s(lines: list[str]) -> None:
+    """`fenced_lines` remembers the last lines' flags (a file's passes ask about the same
+    lines): asked again, after its answer was changed by the caller or about other lines, it
+    still gives what the rule gives."""
+    want = _fenced_lines(lines)
+    first = fenced_lines(lines)
+    assert first == want
+    first.append(True)  # the caller's copy, not the remembered one
+    assert fenced_lines(list(lines)) == want
+    other = [*lines, "```"]
+    assert fenced_lines(other) == _fenced_lines(other)
+    assert fenced_lines(lines) == want
