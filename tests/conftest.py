@@ -17,6 +17,7 @@ Tests using the real-corpus bundle fixtures are marked `corpus` automatically; t
 from __future__ import annotations
 
 import atexit
+import filecmp
 import json
 import locale
 import os
@@ -197,6 +198,16 @@ def run_docsmcp(*args: str | Path, check: bool = True) -> subprocess.CompletedPr
 def build_bundle(docs_dir: Path, out: Path, *extra: str) -> Path:
     run_docsmcp("build", "--docs-dir", docs_dir, "--out", out, "--quiet", *extra)
     return out
+
+
+def bundle_differences(a: Path, b: Path) -> list[str]:
+    """The file names whose bytes differ between two bundle folders, a file in one only
+    included; [] when they are byte-identical."""
+    names_a = {p.name for p in a.iterdir()}
+    names_b = {p.name for p in b.iterdir()}
+    both = sorted(names_a & names_b)
+    _, mismatch, errors = filecmp.cmpfiles(a, b, both, shallow=False)
+    return sorted(names_a ^ names_b) + mismatch + errors
 
 
 def corpus(name: str) -> Path:

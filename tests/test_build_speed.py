@@ -4,7 +4,6 @@ a rebuild from the parse cache and a clean build."""
 
 from __future__ import annotations
 
-import filecmp
 import os
 import shutil
 import signal
@@ -14,7 +13,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import EXAMPLE_DOCS, corpus, run_docsmcp
+from conftest import EXAMPLE_DOCS, bundle_differences, corpus, run_docsmcp
 from docsmcp.build import BuildOptions, collect
 from docsmcp.index import IndexBuilder, LexicalParams, analyse_chunk
 
@@ -55,13 +54,6 @@ def test_index_blocks_do_not_change_the_index(block_entries: int, tmp_path: Path
         assert a == b if isinstance(a, bytes) else np.array_equal(a, b) and a.dtype == b.dtype
 
 
-def _same(a: Path, b: Path) -> None:
-    names = sorted(p.name for p in a.iterdir())
-    assert names == sorted(p.name for p in b.iterdir())
-    _, mismatch, errors = filecmp.cmpfiles(a, b, names, shallow=False)
-    assert mismatch == [] and errors == [], mismatch
-
-
 @pytest.mark.corpus
 def test_speakeasy_same_bytes_across_workers_and_rebuilds(tmp_path: Path) -> None:
     docs = tmp_path / "docs"
@@ -74,10 +66,15 @@ def test_speakeasy_same_bytes_across_workers_and_rebuilds(tmp_path: Path) -> Non
         run_docsmcp("build", "--docs-dir", docs, "--out", tmp_path / out, "-q", *extra)
         return tmp_path / out
 
-    _same(build("one", "--workers", "1", "--no-cache"), build("two", "--workers", "2"))
+    assert (
+        bundle_differences(
+            build("one", "--workers", "1", "--no-cache"), build("two", "--workers", "2")
+        )
+        == []
+    )
     page = docs / "dub-python" / "README.md"
     page.write_text(page.read_text() + "\n## Rebuilt\n\nA paragraph with `links.rebuilt`.\n")
-    _same(build("two", "--workers", "2"), build("clean", "--no-cache"))
+    assert bundle_differences(build("two", "--workers", "2"), build("clean", "--no-cache")) == []
 
 
 @pytest.mark.corpus

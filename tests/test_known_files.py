@@ -5,14 +5,13 @@ moments before a build ("racy") are read again next time."""
 
 from __future__ import annotations
 
-import filecmp
 import json
 import os
 import shutil
 import time
 from pathlib import Path
 
-from conftest import EXAMPLE_DOCS, run_docsmcp
+from conftest import EXAMPLE_DOCS, bundle_differences, run_docsmcp
 from docsmcp.known_files import RACY_NS
 
 MARKDOWN = 6  # the example's markdown files (CHANGELOG.md is excluded by its manifest)
@@ -24,14 +23,6 @@ PLAIN = MARKDOWN - 1
 def _build(docs: Path, out: Path, *extra: str) -> dict:
     proc = run_docsmcp("build", "--docs-dir", docs, "--out", out, "--json", *extra)
     return json.loads(proc.stdout)
-
-
-def _same(a: Path, b: Path) -> bool:
-    names = sorted(p.name for p in a.iterdir())
-    if names != sorted(p.name for p in b.iterdir()):
-        return False
-    _, mismatch, errors = filecmp.cmpfiles(a, b, names, shallow=False)
-    return not mismatch and not errors
 
 
 def _clean(docs: Path, tmp_path: Path) -> Path:
@@ -69,7 +60,7 @@ def test_a_file_edited_with_its_size_and_mtime_put_back_is_read(tmp_path: Path) 
     assert page.stat().st_size == st.st_size and page.stat().st_mtime_ns == st.st_mtime_ns
     rebuilt = _build(docs, out)
     assert rebuilt["unread_files"] == PLAIN - 1  # ctime told: the page was read
-    assert _same(out, _clean(docs, tmp_path))
+    assert not bundle_differences(out, _clean(docs, tmp_path))
     assert {p.name: p.read_bytes() for p in out.iterdir()} != before  # the edit is in
 
 
@@ -80,7 +71,7 @@ def test_deleted_and_renamed_files(tmp_path: Path) -> None:
     rebuilt = _build(docs, out)
     assert rebuilt["files"] == MARKDOWN - 1
     assert rebuilt["unread_files"] == PLAIN - 2  # the renamed file is read under its name
-    assert _same(out, _clean(docs, tmp_path))
+    assert not bundle_differences(out, _clean(docs, tmp_path))
 
 
 def test_an_edited_manifest_rereads_the_files_it_governs(tmp_path: Path) -> None:
@@ -91,7 +82,7 @@ def test_an_edited_manifest_rereads_the_files_it_governs(tmp_path: Path) -> None
     manifest.write_text(json.dumps(config), encoding="utf-8")
     rebuilt = _build(docs, out)
     assert rebuilt["unread_files"] == 0  # every file is governed by the root manifest
-    assert _same(out, _clean(docs, tmp_path))
+    assert not bundle_differences(out, _clean(docs, tmp_path))
     meta = json.loads((out / "metadata.json").read_text(encoding="utf-8"))
     assert "py" in meta["taxonomy"]["language"]["values"]
 
@@ -105,7 +96,7 @@ def test_a_racy_file_is_read_on_every_build(tmp_path: Path) -> None:
     os.utime(page, ns=(future, future))
     for _ in range(2):
         assert _build(docs, out)["unread_files"] == PLAIN - 1
-    assert _same(out, _clean(docs, tmp_path))
+    assert not bundle_differences(out, _clean(docs, tmp_path))
 
 
 def test_no_cache_reads_every_file(tmp_path: Path) -> None:
@@ -150,14 +141,14 @@ def test_an_undecodable_entry_found_midway_is_parsed_again(tmp_path: Path) -> No
     assert _plant_undecodable_entries(out) == MARKDOWN
     rebuilt = _build(docs, out)
     assert rebuilt["unread_files"] == 0 and rebuilt["cached_files"] == 0
-    assert _same(out, _clean(docs, tmp_path))
+    assert not bundle_differences(out, _clean(docs, tmp_path))
     assert _build(docs, out)["cached_files"] == MARKDOWN  # the cache was written afresh
     for page in docs.rglob("*.md*"):  # every file read (its signature changed), every entry bad
         os.utime(page)
     assert _plant_undecodable_entries(out) == MARKDOWN
     rebuilt = _build(docs, out)
     assert rebuilt["unread_files"] == 0 and rebuilt["cached_files"] == 0
-    assert _same(out, _clean(docs, tmp_path))
+    assert not bundle_differences(out, _clean(docs, tmp_path))
     assert _build(docs, out)["cached_files"] == MARKDOWN
 
 
@@ -184,5 +175,5 @@ def test_a_damaged_entry_of_an_unread_file_means_every_file_is_read(tmp_path: Pa
     cache_file.write_bytes(bytes(data))
     rebuilt = _build(docs, out)
     assert rebuilt["unread_files"] == 0 and rebuilt["cached_files"] == 0
-    assert _same(out, _clean(docs, tmp_path))
+    assert not bundle_differences(out, _clean(docs, tmp_path))
     assert _build(docs, out)["cached_files"] == MARKDOWN  # the cache was written afresh

@@ -4,12 +4,11 @@ warning and never executed."""
 
 from __future__ import annotations
 
-import filecmp
 import json
 import shutil
 from pathlib import Path
 
-from conftest import EXAMPLE_DOCS, TEST_CACHE, run_docsmcp
+from conftest import EXAMPLE_DOCS, TEST_CACHE, bundle_differences, run_docsmcp
 from docsmcp.cache import output_key
 
 
@@ -21,14 +20,6 @@ def _build(docs: Path, out: Path, *extra: str) -> dict:
 def _cache_files(out: Path) -> list[Path]:
     """The parse cache files of the bundle at `out`, in the cache root's `parsed/` folder."""
     return list((TEST_CACHE / "parsed").glob(f"{output_key(out)}-*.marshal"))
-
-
-def _same(a: Path, b: Path) -> bool:
-    names = sorted(p.name for p in a.iterdir())
-    if names != sorted(p.name for p in b.iterdir()):
-        return False
-    _, mismatch, errors = filecmp.cmpfiles(a, b, names, shallow=False)
-    return not mismatch and not errors
 
 
 def test_rebuild_parses_only_what_changed_and_matches_a_clean_build(tmp_path: Path) -> None:
@@ -44,7 +35,7 @@ def test_rebuild_parses_only_what_changed_and_matches_a_clean_build(tmp_path: Pa
     assert rebuilt["cached_files"] == 5  # only the edited page was parsed again
     clean = _build(docs, tmp_path / "clean", "--no-cache")
     assert clean["cached_files"] == 0 and not _cache_files(tmp_path / "clean")
-    assert _same(out, tmp_path / "clean")
+    assert not bundle_differences(out, tmp_path / "clean")
     (docs / "guides" / "authentication.md").unlink()  # deleted pages leave the cache
     assert _build(docs, out)["cached_files"] == 5
 
@@ -61,7 +52,7 @@ def test_a_damaged_or_planted_cache_is_ignored_with_one_warning(tmp_path: Path) 
         assert json.loads(proc.stdout)["cached_files"] == 0
         assert proc.stderr.count("\n") == 1 and "ignoring the parse cache" in proc.stderr
     _build(docs, tmp_path / "clean", "--no-cache")
-    assert _same(out, tmp_path / "clean")
+    assert not bundle_differences(out, tmp_path / "clean")
 
 
 def test_a_killed_writer_s_temp_file_is_removed(tmp_path: Path) -> None:

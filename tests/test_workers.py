@@ -3,13 +3,12 @@ whatever the number of worker processes, and a bad `--workers` is one line."""
 
 from __future__ import annotations
 
-import filecmp
 import json
 from pathlib import Path
 
 import pyarrow.parquet as pq
 import pytest
-from conftest import run_docsmcp
+from conftest import bundle_differences, run_docsmcp
 from docsmcp.workers import MIN_FILES_PER_WORKER
 
 
@@ -37,9 +36,7 @@ def test_one_and_several_workers_build_the_same_bytes(tmp_path: Path) -> None:
     names = sorted(p.name for p in outs["1"].iterdir())
     assert "pages.parquet" in names and "sections.parquet" in names
     for workers in ("2", "3"):
-        assert sorted(p.name for p in outs[workers].iterdir()) == names
-        match, mismatch, errors = filecmp.cmpfiles(outs["1"], outs[workers], names, shallow=False)
-        assert mismatch == [] and errors == [], (workers, mismatch, errors)
+        assert bundle_differences(outs["1"], outs[workers]) == [], workers
 
 
 @pytest.mark.parametrize("value", ["-1", "two"])
@@ -73,9 +70,7 @@ def test_bodies_read_back_by_the_workers_give_the_same_bytes(tmp_path: Path) -> 
         run_docsmcp(
             "build", "--docs-dir", docs, "--out", outs[workers], "--workers", workers, "--no-cache"
         )
-    names = sorted(p.name for p in outs["1"].iterdir())
-    _, mismatch, errors = filecmp.cmpfiles(outs["1"], outs["2"], names, shallow=False)
-    assert mismatch == [] and errors == []
+    assert bundle_differences(outs["1"], outs["2"]) == []
     meta = json.loads((outs["2"] / "metadata.json").read_text(encoding="utf-8"))
     assert meta["stats"]["files"] == 2 * MIN_FILES_PER_WORKER + 1
     texts = pq.read_table(outs["2"] / "chunks.parquet", columns=["text"])["text"].to_pylist()

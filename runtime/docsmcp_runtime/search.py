@@ -143,26 +143,27 @@ def parse_flag(text: str) -> bool:
     return text.strip().lower() in TRUE_WORDS
 
 
-def parse_max_tokens(text: str) -> int:
-    """A server's default response budget: an integer in MIN_TOKENS..MAX_TOKENS."""
+def _parse_count(text: str, unit: str, low: int, high: int | None = None) -> int:
+    """An integer setting given as text, in low..high (no upper bound when `high` is None)."""
     try:
         value = int(text)
     except ValueError:
-        raise ValueError(f"expected a number of tokens, got {text!r}") from None
-    if not MIN_TOKENS <= value <= MAX_TOKENS:
-        raise ValueError(f"must be between {MIN_TOKENS} and {MAX_TOKENS}, got {value}")
+        raise ValueError(f"expected a number of {unit}, got {text!r}") from None
+    if high is None and value < low:
+        raise ValueError(f"must be at least {low}, got {value}")
+    if high is not None and not low <= value <= high:
+        raise ValueError(f"must be between {low} and {high}, got {value}")
     return value
+
+
+def parse_max_tokens(text: str) -> int:
+    """A server's default response budget: an integer in MIN_TOKENS..MAX_TOKENS."""
+    return _parse_count(text, "tokens", MIN_TOKENS, MAX_TOKENS)
 
 
 def parse_probe(text: str) -> int:
     """IVF lists read per query: an integer >= 1 (a bundle with fewer lists reads them all)."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise ValueError(f"expected a number of lists, got {text!r}") from None
-    if value < 1:
-        raise ValueError(f"must be at least 1, got {value}")
-    return value
+    return _parse_count(text, "lists", 1)
 
 
 def parse_cosine(text: str) -> float:
