@@ -42,7 +42,7 @@ from .index import IndexBuilder
 from .known_files import KnownFiles
 from .manifest import DEFAULT_AUTO_INCLUDE, Corpus, Problem, load_corpus
 from .memtrim import release_free_memory
-from .parse_cache import ParseCache, file_key
+from .parse_cache import ParseCache, file_key, pack
 from .pdf import PdfOptions, PdfSummary
 from .progress import Progress
 from .tables import TableBuilder
@@ -208,7 +208,7 @@ def collect(
         if markdown:
             files[i] = _copy(sf, text="", body="" if not hits[i] else sf.body)
     release_free_memory()  # before workers fork: they inherit the process as it is
-    processed = process_all(missing, default_max, options.analyzer, workers, bodies)
+    processed = process_all(missing, default_max, options.analyzer, workers, bodies, lean)
     del missing
     for i, sf in enumerate(files):
         files[i] = _copy(sf, text="", body="")
@@ -228,11 +228,11 @@ def collect(
                 )
             if entry is None:  # (this file was read: parse it here)
                 entry = process(sf, default_max, options.analyzer)
-                cache.put(keys[i], entry)
+                cache.put(keys[i], pack(entry))
         else:
-            entry = next(processed)
+            entry, packed = next(processed)
             if cache is not None:
-                cache.put(keys[i], entry)
+                cache.put(keys[i], packed or pack(entry))
         file_chunks, records, file_analysed = entry
         kept: list[Chunk] = []
         for c, fields in zip(file_chunks, file_analysed, strict=True):

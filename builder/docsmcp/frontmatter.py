@@ -6,6 +6,7 @@ precedence rules live in one place.
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass, field
 from typing import Any
@@ -25,6 +26,24 @@ _LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 # `? key`. Text with fewer of them than MAX_YAML_DEPTH cannot nest deeper.
 _NESTING_CHARS = "[{-?:"
 _COLLECTION_START = (yaml.SequenceStartEvent, yaml.MappingStartEvent)
+# The flat frontmatter most sites write (`key: value` lines, `key:` then `- value` lines), read
+# without libyaml: PyYAML's Python constructor and resolver were ~3 s of the 10 s win32's 48k
+# files took to read, before any worker could start (`_flat`, fuzzed against yaml.load).
+# A key: ASCII letters, digits, `_`, `.`, `-`, starting with a letter or `_`.
+_FLAT_KEY = re.compile(r"([A-Za-z_][A-Za-z0-9_.-]*):(?: +(.*))?")
+_FLAT_ITEM = re.compile(r"( *)- +(.*)")
+# A plain scalar read as written starts with none of YAML's indicators or a space, holds no
+# `: ` or ` #` (a mapping, a comment), and only characters YAML reads as printable within one
+# line (no tab; NEL, LS and PS break lines in YAML 1.1, CR ends one; a BOM is left out).
+_NOT_FIRST = frozenset("-?:,[]{}#&*!|>'\"%@` ")
+_NOT_PRINTABLE = re.compile(
+    r"[^\x20-\x7e\xa0-\u2027\u202a-\ud7ff\ue000-\ufefe\uff00-\ufffd\U00010000-\U0010ffff]"
+)
+_NOT_PLAIN = re.compile(_NOT_PRINTABLE.pattern + "|: | #")
+# The tags of plain scalars `_flat` makes itself (PyYAML's own constructors): a timestamp, `<<`
+# or `=` goes to PyYAML.
+_STR = "tag:yaml.org,2002:str"
+_FLAT_TAGS = frozenset(f"tag:yaml.org,2002:{t}" for t in ("str", "bool", "int", "float", "null"))
 _COLLECTION_END = (yaml.SequenceEndEvent, yaml.MappingEndEvent)
 
 
@@ -72,6 +91,8 @@ def split_frontmatter(text: str) -> Frontmatter:
         )
     yaml_text = "\n".join(lines[1:end])
     body = "\n".join([""] * (end + 1) + lines[end + 1 :])
+    if (flat := _flat(yaml_text)) is not None:
+        return Frontmatter(flat, body, yaml_text)
     try:
         if problem := _too_deep(yaml_text):
             return Frontmatter({}, body, None, (problem,))
@@ -96,6 +117,97 @@ def split_frontmatter(text: str) -> Frontmatter:
     if _may_be_big(yaml_text) and (message := _too_big(data)):
         return Frontmatter({}, body, None, ((1, f"YAML frontmatter {message}"),))
     return Frontmatter(data, body, yaml_text)
+
+
+def _flat(yaml_text: str) -> dict[str, Any] | None:
+    """`yaml.load(yaml_text)` when the text is only `key: value` lines and `key:` lines each
+    followed by `- value` items or by nothing (null), every key a plain scalar PyYAML reads as
+    a string and every value one it reads as a string, number, boolean or null; else None (the
+    text goes to PyYAML)."""
+    data: dict[str, Any] = {}
+    items: list[Any] | None = None  # the list being filled
+    bare = None  # the last key, if it had no value on its line (null unless items follow)
+    indent = -1  # the items' indentation
+    for line in yaml_text.split("\n"):
+        if (m := _FLAT_KEY.fullmatch(line)) is not None:
+            key, value = m[1], (m[2] or "").rstrip(" ")
+            if not _key_is_str(key):
+                return None
+            items, bare = None, None
+            if not value:
+                data[key], bare = None, key
+                continue
+            data[key] = _scalar(value)
+            if data[key] is _NOT_FLAT:
+                return None
+        elif (m := _FLAT_ITEM.fullmatch(line)) is not None and (bare or items is not None):
+            if bare is not None:
+                items, indent = [], len(m[1])
+                data[bare], bare = items, None
+            elif len(m[1]) != indent:
+                return None
+            value = m[2].rstrip(" ")
+            item = _scalar(value) if value else _NOT_FLAT
+            if item is _NOT_FLAT:
+                return None
+            assert items is not None
+            items.append(item)
+        elif line.lstrip(" ")[:1] not in ("", "#"):  # (a blank or comment line is nothing)
+            return None
+    return data or None
+
+
+# `_scalar` of text it cannot read as PyYAML does.
+_NOT_FLAT = object()
+
+
+def _scalar(plain: str) -> Any:
+    """The value of the plain or quoted scalar `plain` (non-empty, no surrounding spaces) as
+    PyYAML loads it, else _NOT_FLAT."""
+    if plain[0] == "'":  # single-quoted: a doubled quote inside is one quote
+        quoted = plain[1:-1]
+        if len(plain) < 2 or plain[-1] != "'" or "'" in quoted.replace("''", ""):
+            return _NOT_FLAT
+        return _NOT_FLAT if _NOT_PRINTABLE.search(quoted) else quoted.replace("''", "'")
+    if plain[0] == '"':  # double-quoted, taken only without escapes
+        quoted = plain[1:-1]
+        if len(plain) < 2 or plain[-1] != '"' or '"' in quoted or "\\" in quoted:
+            return _NOT_FLAT
+        return _NOT_FLAT if _NOT_PRINTABLE.search(quoted) else quoted
+    if plain[0] in _NOT_FIRST or plain[-1] == ":" or _NOT_PLAIN.search(plain):
+        return _NOT_FLAT
+    tag = _tag(plain)
+    if tag == _STR:
+        return plain
+    if tag not in _FLAT_TAGS:
+        return _NOT_FLAT
+    try:
+        return _CONSTRUCTOR.yaml_constructors[tag](_CONSTRUCTOR, yaml.ScalarNode(tag, plain))
+    except Exception:  # noqa: BLE001 (PyYAML decides what is wrong with it)
+        return _NOT_FLAT
+
+
+_CONSTRUCTOR = yaml.constructor.SafeConstructor()
+
+
+def _tag(plain: str) -> str:
+    """The tag PyYAML's implicit resolvers (keyed by first character) give a plain scalar."""
+    for tag, regexp in _resolvers(plain[0]):
+        if regexp.match(plain):
+            return tag
+    return _STR
+
+
+@functools.cache
+def _resolvers(first: str) -> tuple[tuple[str, re.Pattern], ...]:
+    table = _LOADER.yaml_implicit_resolvers
+    return (*table.get(first, ()), *table.get(None, ()))
+
+
+@functools.lru_cache(maxsize=1024)
+def _key_is_str(key: str) -> bool:
+    """`_tag(key) == _STR`, remembered: a corpus's files repeat a few keys."""
+    return _tag(key) == _STR
 
 
 def _too_deep(yaml_text: str) -> tuple[int, str] | None:

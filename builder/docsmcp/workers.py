@@ -1,7 +1,8 @@
 """Parse and chunk the files of a corpus on every core, in corpus order.
 
 Each file's work (markdown parse, chunking, the browse-table records) is independent and pure,
-so worker processes do it and hand back plain data; results come back in the order of the
+so worker processes do it and hand back plain data, packed as the parse cache stores it
+(`parse_cache.pack`: the main process only writes it there); results come back in the order of the
 files, which makes the bundle byte-identical whatever the number of workers (tested). On Linux
 the workers are forked after the corpus is read, so they get the files without copying them
 through a pipe; elsewhere the files are sent to them. The markdown bodies wait in an unnamed
@@ -28,6 +29,7 @@ from .chunk import Chunk, chunk_parsed, in_file_lines, parse_file
 from .convert import convert_source
 from .index import FieldCounts, analyse_chunk, page_text
 from .manifest import SourceFile
+from .parse_cache import Packed, pack, unpack
 from .tables import FileRecords, file_records
 
 # One file's chunks, its table records and the analysed fields of each chunk.
@@ -121,11 +123,15 @@ def _start_worker() -> None:
     gc.set_threshold(*_PARSE_GC)
 
 
-def _process_index(index: int, default_max: int, analyzer: AnalyzerConfig) -> Processed:
+def _process_packed(sf: SourceFile, default_max: int, analyzer: AnalyzerConfig) -> Packed:
+    return pack(process(sf, default_max, analyzer))
+
+
+def _process_index(index: int, default_max: int, analyzer: AnalyzerConfig) -> Packed:
     sf = _FILES[index]
     if _BODIES is not None:
         sf = _BODIES.restore(index, sf)
-    return process(sf, default_max, analyzer)
+    return _process_packed(sf, default_max, analyzer)
 
 
 def process_all(
@@ -134,11 +140,13 @@ def process_all(
     analyzer: AnalyzerConfig,
     workers: int,
     bodies: Bodies | None = None,
-) -> Iterator[Processed]:
-    """`process` of every file, in order, on up to `workers` processes; `bodies` holds the
-    bodies the files were given without. Forked workers get `files` by inheritance; the list
-    is then emptied (the caller's too), so this process keeps no copy of texts that are parsed
-    elsewhere."""
+    lean: bool = False,
+) -> Iterator[tuple[Processed, Packed | None]]:
+    """`process` of every file, in order, on up to `workers` processes, with the result packed
+    for the parse cache when a worker made it (None: parsed here); `bodies` holds the bodies the
+    files were given without; `lean`: chunks from workers come without search text (as
+    `ParseCache.get` gives them). Forked workers get `files` by inheritance; the list is then
+    emptied (the caller's too), so this process keeps no copy of texts parsed elsewhere."""
     if bodies is not None:
         bodies.ready()
     workers = min(workers, len(files) // MIN_FILES_PER_WORKER)
@@ -152,7 +160,7 @@ def process_all(
                 result = process(bodies.restore(n, sf) if bodies else sf, default_max, analyzer)
             finally:
                 gc.set_threshold(*threshold)
-            yield result
+            yield result, None
         return
     # multiprocessing.Pool.imap, not ProcessPoolExecutor.map: measured on speakeasy-sdks with 2
     # workers, the executor kept one worker busy at a time (7.8 s vs 8.1 s alone), imap both
@@ -169,11 +177,13 @@ def process_all(
                 _FILES, _BODIES = (), None
                 files.clear()  # the workers have their copy
                 job = functools.partial(_process_index, default_max=default_max, analyzer=analyzer)
-                yield from pool.imap(job, range(count), chunksize=BATCH)
+                for packed in pool.imap(job, range(count), chunksize=BATCH):
+                    yield unpack(packed, lean), packed
         finally:
             _FILES, _BODIES = (), None
         return
     whole = (bodies.restore(n, sf) if bodies else sf for n, sf in enumerate(files))
     with multiprocessing.get_context("spawn").Pool(workers, _start_worker) as pool:
-        job = functools.partial(process, default_max=default_max, analyzer=analyzer)
-        yield from pool.imap(job, whole, chunksize=BATCH)
+        job = functools.partial(_process_packed, default_max=default_max, analyzer=analyzer)
+        for packed in pool.imap(job, whole, chunksize=BATCH):
+            yield unpack(packed, lean), packed

@@ -20,7 +20,7 @@ import pytest
 import yaml
 from conftest import EXAMPLE_DOCS, run_docsmcp
 from docsmcp import limits
-from docsmcp.frontmatter import _LOADER, _may_be_big, _too_big
+from docsmcp.frontmatter import _LOADER, _flat, _may_be_big, _too_big
 from hostile import collect_docs, fuzz, problems_of, write_tree
 from hypothesis import given
 from hypothesis import strategies as st
@@ -348,3 +348,63 @@ def test_yaml_without_aliases_has_at_most_two_values_a_character(yaml_text: str)
     assert _values(data) <= 2 * len(yaml_text) + 1
     if not _may_be_big(yaml_text):  # the walk skipped: it would have found nothing
         assert _too_big(data) is None
+
+
+# Flat frontmatter read without PyYAML (frontmatter._flat): keys, separators and values that
+# PyYAML reads in every way (strings, booleans, nulls, numbers, dates, indicators, quotes,
+# comments, characters that break lines or are not printable), items at several indentations.
+_FLAT_KEYS = ["title", "a.b", "x-y", "_k", "on", "y", "Null", "1", "<<", "key ", "k#"]
+_FLAT_WORDS = [
+    "yes", "No", "~", "null", "1:30", "0x1F", "017", "1_000", ".inf", "-.5", "1e5", "2021-01-01",
+    "2021-13-45", "=", "<<", "'a''b'", "'a'b'", '"a b"', '"a\\"b"', "C#", "a #b", "a: b", "a:",
+    "http://x", "[a]", "{a: 1}", "&x a", "*x", "!!int 1", "|", ">", "@a", "`a`", "%a", "- a",
+    "?", "a, b", "-a", "9" * 5000,
+]  # fmt: skip
+_FLAT_CHARS = st.sampled_from(list("aZ0 :#-'\"\\,?[]{}&*!|>%@`.\t\r\x85\u2028\ufeff\xa0é\x00"))
+_FLAT_VALUES = st.one_of(
+    st.sampled_from(_FLAT_WORDS), st.lists(_FLAT_CHARS, max_size=8).map("".join)
+)
+_FLAT_LINES = st.one_of(
+    st.tuples(
+        st.sampled_from(_FLAT_KEYS), st.sampled_from([": ", ":", ":  ", ":\t"]), _FLAT_VALUES
+    ).map("".join),
+    st.tuples(st.sampled_from(["- ", " - ", "  - ", "-  ", "-"]), _FLAT_VALUES).map("".join),
+    st.sampled_from(["", "# note", "  # note", " ", "title: a\n  more"]),
+)
+
+
+def _typed(value: object) -> object:
+    """`value` with every scalar paired with its type (True == 1 in Python, not in YAML)."""
+    if isinstance(value, dict):
+        return {_typed(k): _typed(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_typed(v) for v in value]
+    return type(value), value
+
+
+@fuzz(1)
+@given(st.lists(_FLAT_LINES, max_size=8).map("\n".join))
+def test_flat_frontmatter_reads_as_pyyaml_does(yaml_text: str) -> None:
+    """What `_flat` reads without PyYAML is what PyYAML's loader gives, types included; text
+    PyYAML refuses is never read."""
+    flat = _flat(yaml_text)
+    if flat is None:
+        return
+    assert _typed(yaml.load(yaml_text, Loader=_LOADER)) == _typed(flat)
+
+
+@pytest.mark.parametrize(
+    "yaml_text",
+    [
+        "title: Composition swapchain\ndescription: A glossary, of terms.\nms.date: 09/10/2021",
+        "UID: NF:a.B::C\nprerelease: false\nreq.dll: \napi_type:\n - COM\napi_name:\n - B::C",
+        "title: 'It''s here'\nsidebar_position: 3\ndescription: \"C# and C++\"\n# a comment",
+        "id: intro\nslug: /\nkeywords:\n  - sdk\n  - quick start\ndraft: true\nweight: 1.5",
+    ],
+)  # fmt: skip
+def test_common_frontmatter_takes_the_flat_path(yaml_text: str) -> None:
+    """Frontmatter as MS Learn, Docusaurus and Hugo sites write it is read without PyYAML (the
+    speed-up is not lost to a too-strict rule), to what PyYAML gives."""
+    flat = _flat(yaml_text)
+    assert flat is not None
+    assert _typed(flat) == _typed(yaml.load(yaml_text, Loader=_LOADER))
