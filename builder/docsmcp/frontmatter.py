@@ -91,12 +91,13 @@ def split_frontmatter(text: str) -> Frontmatter:
         )
     yaml_text = "\n".join(lines[1:end])
     body = "\n".join([""] * (end + 1) + lines[end + 1 :])
-    if (flat := _flat(yaml_text)) is not None:
-        return Frontmatter(flat, body, yaml_text)
     try:
-        if problem := _too_deep(yaml_text):
-            return Frontmatter({}, body, None, (problem,))
-        data = yaml.load(yaml_text, Loader=_LOADER)  # a safe loader, C or Python
+        # Flat text is read without PyYAML, to the same values; it nests two levels at most.
+        data = _flat(yaml_text)
+        if data is None:
+            if problem := _too_deep(yaml_text):
+                return Frontmatter({}, body, None, (problem,))
+            data = yaml.load(yaml_text, Loader=_LOADER)  # a safe loader, C or Python
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         # Clamped to the last YAML line: libyaml puts end-of-input errors on the closing line.
@@ -140,7 +141,9 @@ def _flat(yaml_text: str) -> dict[str, Any] | None:
             data[key] = _scalar(value)
             if data[key] is _NOT_FLAT:
                 return None
-        elif (m := _FLAT_ITEM.fullmatch(line)) is not None and (bare or items is not None):
+        elif (m := _FLAT_ITEM.fullmatch(line)) is not None and (
+            bare is not None or items is not None
+        ):
             if bare is not None:
                 items, indent = [], len(m[1])
                 data[bare], bare = items, None

@@ -20,7 +20,7 @@ import pytest
 import yaml
 from conftest import EXAMPLE_DOCS, run_docsmcp
 from docsmcp import limits
-from docsmcp.frontmatter import _LOADER, _flat, _may_be_big, _too_big
+from docsmcp.frontmatter import _LOADER, _flat, _may_be_big, _too_big, split_frontmatter
 from hostile import collect_docs, fuzz, problems_of, write_tree
 from hypothesis import given
 from hypothesis import strategies as st
@@ -408,3 +408,18 @@ def test_common_frontmatter_takes_the_flat_path(yaml_text: str) -> None:
     flat = _flat(yaml_text)
     assert flat is not None
     assert _typed(flat) == _typed(yaml.load(yaml_text, Loader=_LOADER))
+
+
+def test_flat_frontmatter_keeps_the_value_limit() -> None:
+    """Flat frontmatter read without PyYAML meets the same MAX_YAML_NODES limit: one problem,
+    no data, as PyYAML's path gives."""
+    many = "tags:\n" + "- a\n" * (limits.MAX_YAML_NODES + 1) + "title: x"
+    assert _flat(many) is not None  # the flat path, not PyYAML's
+    found = split_frontmatter(f"---\n{many}\n---\n# Page\n")
+    assert found.data == {}
+    assert [m for _, m in found.problems] == [
+        f"YAML frontmatter has more than {limits.MAX_YAML_NODES} values (aliases counted in full)"
+    ]
+    few = "tags:\n" + "- a\n" * 10 + "title: x"
+    kept = split_frontmatter(f"---\n{few}\n---\n# Page\n")
+    assert kept.data == {"tags": ["a"] * 10, "title": "x"} and not kept.problems
