@@ -54,19 +54,10 @@ def policy_for(provider: str) -> FusionPolicy:
     return POLICIES.get(provider, DEFAULT_POLICY)
 
 
-def _zeros(n: int, out: np.ndarray | None) -> np.ndarray:
-    if out is None:
-        return np.zeros(n, dtype=np.float64)
-    out.fill(0)
-    return out
-
-
-def rrf(
-    n: int, lists: list[tuple[float, np.ndarray]], k: float, out: np.ndarray | None = None
-) -> np.ndarray:
-    """Σ over (weight, ranked rows) of weight / (k + rank), ranks from 1 (float64 per row;
-    into `out`, a float64 array of `n`, when given)."""
-    fused = _zeros(n, out)
+def rrf(n: int, lists: list[tuple[float, np.ndarray]], k: float) -> np.ndarray:
+    """Σ over (weight, ranked rows) of weight / (k + rank), ranks from 1: float64 per row of
+    `n` (rows are positions below `n`: of the bundle, or of the candidates being fused)."""
+    fused = np.zeros(n, dtype=np.float64)
     for weight, rows in lists:
         if weight and len(rows):
             fused[rows] += weight / (k + np.arange(1, len(rows) + 1))
@@ -82,12 +73,11 @@ def convex(
     alpha: float,
     floor: float,
     agreement: float = 0.0,
-    out: np.ndarray | None = None,
 ) -> np.ndarray:
-    """(1 − α)·normalised full-text + α·normalised cosine (+ agreement), float64 per row
-    (into `out` when given); 0 for rows in neither list. With α = 0 the order is the
+    """(1 − α)·normalised full-text + α·normalised cosine (+ agreement), float64 per row of
+    `n` (as in `rrf`); 0 for rows in neither list. With α = 0 the order is the
     full-text order exactly."""
-    fused = _zeros(n, out)
+    fused = np.zeros(n, dtype=np.float64)
     if len(full_rows):
         top = float(np.max(full_scores))
         if top > 0:
