@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -30,13 +31,16 @@ _CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af\u31f0-
 # A word character that is not CJK: CJK runs are handled separately as bigrams.
 _W = rf"[^\W{_CJK}]"
 _TOKEN = re.compile(rf"(?P<cjk>[{_CJK}]+)|(?P<word>{_W}+(?:[.:/@\-]{_W}+)*)")
+# The same tokens in ASCII text (most of any corpus), found without match objects: NFKC leaves
+# ASCII unchanged, no CJK character is ASCII, and an ASCII word character is [A-Za-z0-9_].
+# Measured on 236k win32 lines (10 MB): analyze 1.52 -> 0.87 s with `_tokens` below.
+_ASCII_WORD = re.compile(r"[A-Za-z0-9_]+(?:[.:/@\-][A-Za-z0-9_]+)*")
 _SEPARATORS = re.compile(r"[.:/@\-]+")
 _CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+|[^\W\d_]+")
 
 
-@lru_cache(maxsize=16)
-def _stop_set(stopwords: tuple[str, ...]) -> frozenset[str]:
-    return frozenset(stopwords)
+# Distinct tokens remembered per analyser options (identifiers and words repeat across lines).
+TOKEN_CACHE = 200_000
 
 
 def stem(word: str) -> str:
@@ -83,24 +87,43 @@ class Analysis:
     bigrams: list[str]  # adjacent-word pairs, with repetition
 
 
+Token = Callable[[str], tuple[tuple[str, ...], tuple[str, ...]]]
+
+
+@lru_cache(maxsize=16)
+def _tokens(config: AnalyzerConfig) -> Token:
+    """One identifier-like token's (terms, words of the phrase sequence) under `config`:
+    its wholes then its words without stop words, and those words. Remembered per token."""
+    stop = frozenset(config.stopwords)
+
+    @lru_cache(maxsize=TOKEN_CACHE)
+    def token(raw: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
+        wholes, words = _expand(raw, config.stem)
+        kept = tuple(w for w in words if w not in stop)
+        return wholes + kept, kept
+
+    return token
+
+
 def analyze(text: str, config: AnalyzerConfig) -> Analysis:
-    text = unicodedata.normalize("NFKC", text)
+    token = _tokens(config)
     terms: list[str] = []
     sequence: list[str] = []
-    stop = _stop_set(config.stopwords)
-    for m in _TOKEN.finditer(text):
-        cjk = m.group("cjk")
-        if cjk is not None:
-            grams = [cjk] if len(cjk) == 1 else [cjk[i : i + 2] for i in range(len(cjk) - 1)]
-            terms.extend(grams)
-            sequence.extend(grams)
-            continue
-        wholes, words = _expand(m.group("word"), config.stem)
-        terms.extend(wholes)
-        for w in words:
-            if w in stop:
+    if text.isascii():  # (constant time: CPython records it)
+        for raw in _ASCII_WORD.findall(text):
+            found, words = token(raw)
+            terms += found
+            sequence += words
+    else:
+        for m in _TOKEN.finditer(unicodedata.normalize("NFKC", text)):
+            cjk = m.group("cjk")
+            if cjk is not None:
+                grams = [cjk] if len(cjk) == 1 else [cjk[i : i + 2] for i in range(len(cjk) - 1)]
+                terms.extend(grams)
+                sequence.extend(grams)
                 continue
-            terms.append(w)
-            sequence.append(w)
+            found, words = token(m.group("word"))
+            terms += found
+            sequence += words
     bigrams = [f"{a} {b}" for a, b in zip(sequence, sequence[1:], strict=False)]
     return Analysis(terms, bigrams)
