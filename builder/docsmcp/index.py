@@ -471,13 +471,21 @@ def _field_sums(entries: np.ndarray, weights: np.ndarray, norm: np.ndarray) -> n
     """A block's entries as postings (`_POSTING`): fields summed per (term, chunk), ordered by
     term id then chunk."""
     n_docs = norm.shape[1]
-    doc, fld = np.divmod(entries["slot"], len(FIELDS))
+    slot = entries["slot"]
+    doc, fld = np.divmod(slot, len(FIELDS))
     pseudo = weights[fld] * entries["tf"].astype(np.float64) / norm[fld, doc]
-    # Sort by (term, doc) and reduce runs. The sort is stable, so fields are added in field
-    # order whatever the block size.
-    key = entries["tid"].astype(np.int64) * n_docs + doc
-    order = np.argsort(key, kind="stable")
-    key, pseudo = key[order], pseudo[order]
+    # Sort by (term, doc, field) and reduce the runs of (term, doc), so fields are added in
+    # field order whatever the block size. A (term, chunk, field) entry is unique, so the keys
+    # are: any sort gives this order, and numpy's default one took 0.4x the time of a stable
+    # sort of (term, doc) (win32: 1.8 s of the serial index finish).
+    unsorted = entries["tid"].astype(np.int64) * (n_docs * len(FIELDS)) + slot
+    order = np.argsort(unsorted)
+    key = unsorted[order]
+    if len(key) > 1 and bool(np.any(key[1:] == key[:-1])):  # (never from `add`: kept exact)
+        order = np.argsort(unsorted, kind="stable")
+        key = unsorted[order]
+    key //= len(FIELDS)  # term * n_docs + doc
+    pseudo = pseudo[order]
     starts = np.flatnonzero(np.r_[True, key[1:] != key[:-1]])
     out = np.empty(len(starts), _POSTING)
     out["pseudo"] = np.add.reduceat(pseudo, starts)

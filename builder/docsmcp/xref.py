@@ -607,7 +607,7 @@ class _Resolver:
         # (link path, source folder) -> file: pages of a folder link to the same pages, and
         # each path tries up to ~10 candidate files (win32: 768k link paths, 8 M lookups).
         self._paths: dict[tuple[str, str], int | None] = {}
-        self._source, self._base = "", ""  # the last source page and its folder
+        self._source, self._base, self._top = "", "", ""  # the last page, its folders
         for k, f in enumerate(files):
             if f.path.lower().endswith(".rst"):
                 for key, row in f.anchors.items():
@@ -629,13 +629,17 @@ class _Resolver:
                 for doc in f.doc_keys:
                     self.sections_by_doc.setdefault((doc, sid), row)
 
+        self.lower_folders = {folder.lower() for folder in self.folders}
+
     # -- links ----------------------------------------------------------------------------------
 
     def _file(self, path: str) -> int | None:
-        k = self.by_path.get(path)
-        if k is None:
-            k = self.by_lower_path.get(path.lower())
-        return k
+        """The file at `path`, else the first whose path is `path` but for case."""
+        k = self.by_lower_path.get(path.lower())
+        if k is None:  # (most candidates name no file: one lookup decides)
+            return None
+        exact = self.by_path.get(path)
+        return k if exact is None else exact
 
     def _candidates(self, path: str) -> Iterator[str]:
         """File paths a link path may mean, most literal first."""
@@ -659,8 +663,9 @@ class _Resolver:
         if not folder:  # a route: `./authentication` is `authentication.md(x)`
             yield trimmed + ".md"
             yield trimmed + ".mdx"
-        for name in _INDEX_NAMES:
-            yield f"{trimmed}/{name}"
+        if lower in self.lower_folders:  # (no index page of a folder that holds no page)
+            for name in _INDEX_NAMES:
+                yield f"{trimmed}/{name}"
 
     def _find(self, path: str) -> int | None:
         for cand in self._candidates(path):
@@ -680,8 +685,10 @@ class _Resolver:
         if href.startswith("//") or _SCHEME.match(href):
             return IGNORED
         path, _, anchor = href.partition("#")
-        path = unquote(path.partition("?")[0]).replace("\\", "/")
-        anchor = unquote(anchor).strip()
+        path = path.partition("?")[0]
+        # (unquote only where there is something to unquote: two calls a link were ~10 % here)
+        path = (unquote(path) if "%" in path else path).replace("\\", "/")
+        anchor = (unquote(anchor) if "%" in anchor else anchor).strip()
         if path.count("/") > _MAX_PARTS or "\x00" in path:
             return None
         if not path:
@@ -709,13 +716,16 @@ class _Resolver:
     def _resolve_path(self, path: str, source: FileRefs) -> int | None:
         if source.path != self._source:  # links come file by file
             self._source, self._base = source.path, posixpath.dirname(source.path)
-        base = self._base
-        key = (path, base)
+            self._top = source.path.partition("/")[0] if "/" in source.path else ""
+        # What the path resolves to depends on the source's folder, or for an absolute path
+        # only on its top folder: pages all over a corpus share those (win32: 780k links,
+        # most absolute, from 48k pages in ~5k folders).
+        key = (path, self._top if path.startswith("/") else self._base)
         found = self._paths.get(key, IGNORED)
         if found == IGNORED:
             if len(self._paths) >= MAX_REMEMBERED_PATHS:
                 self._paths.clear()  # (files come folder by folder: recent paths repeat)
-            found = self._paths[key] = self._resolve_path_from(path, base, source.path)
+            found = self._paths[key] = self._resolve_path_from(path, self._base, source.path)
         return found
 
     def _resolve_path_from(self, path: str, base: str, source_path: str) -> int | None:
