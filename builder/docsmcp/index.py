@@ -404,7 +404,12 @@ class IndexBuilder:
                 if i in extra:  # after the block's own entries: fields sum in field order
                     block = np.concatenate([block, extra[i]])
                 block = _field_sums(block, weights, norm)
-                df += np.bincount(block["tid"], minlength=n_terms)
+                # Document frequencies from the block's runs of terms (it is ordered by term):
+                # a bincount of every term of the corpus per block was ~0.7 s of win32's.
+                tid = block["tid"]
+                if len(tid):
+                    starts = np.flatnonzero(np.r_[True, tid[1:] != tid[:-1]])
+                    df[tid[starts]] += np.diff(np.r_[starts, len(tid)])
                 block.tofile(postings)
                 sums.append(len(block))
         del ids, extra
