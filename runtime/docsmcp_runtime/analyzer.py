@@ -39,7 +39,8 @@ _SEPARATORS = re.compile(r"[.:/@\-]+")
 _CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+|[^\W\d_]+")
 
 
-# Distinct tokens remembered per analyser options (identifiers and words repeat across lines).
+# Distinct tokens remembered per analyser options (identifiers and words repeat across lines);
+# `_expand` itself is not cached: `_tokens` is its only caller.
 TOKEN_CACHE = 200_000
 
 
@@ -56,7 +57,6 @@ def stem(word: str) -> str:
     return word
 
 
-@lru_cache(maxsize=200_000)
 def _expand(raw: str, do_stem: bool) -> tuple[tuple[str, ...], tuple[str, ...]]:
     """Return (extra whole-form terms, word sequence) for one raw identifier-like token."""
     words: list[str] = []

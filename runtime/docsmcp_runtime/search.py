@@ -389,8 +389,8 @@ class Searcher:
     def boost_factor(self, named: Sequence[Named], rows: np.ndarray | None = None) -> np.ndarray:
         """Per row (of the bundle, or of `rows`): 1 + name_boost for each key whose named
         value(s) the row has, else 1."""
-        n = self.bundle.n_chunks if rows is None else len(rows)
-        factor = np.ones(n, dtype=np.float32)
+        size = self.bundle.n_chunks if rows is None else len(rows)
+        factor = np.ones(size, dtype=np.float32)
         for key in dict.fromkeys(n.key for n in named):
             codes = [self.taxonomy[key].code(n.value) for n in named if n.key == key]
             column = self._column(key) if rows is None else self._column(key)[rows]
