@@ -153,6 +153,7 @@ def test_random_frontmatter_gives_problems_not_exceptions(tmp_path: Path, yaml_t
     _collect_ok(tmp_path)
 
 
+_TOO_DEEP = rf"nests deeper than {limits.MAX_YAML_DEPTH} levels|exceeded maximum nesting depth"
 _NESTING = {
     "flow sequences": lambda n: "x: " + "[" * n + "]" * n,
     "flow mappings": lambda n: "x: " + "{a: " * n + "b" + "}" * n,
@@ -174,7 +175,9 @@ def test_deep_frontmatter_is_refused_before_libyaml_recurses(
         depth = 1000  # quadratic text (indentation); 1,000 levels already show the guard
     write_tree(tmp_path, {"a.md": _page(_NESTING[shape](depth))})
     problems = _collect_ok(tmp_path)
-    deep = [p for p in problems if f"nests deeper than {limits.MAX_YAML_DEPTH} levels" in p]
+    # Ours, or (newer PyYAML, 6.0.4 here, stops ~1,000 levels of flow collections itself, before its
+    # parser yields our 65th event) libyaml's own: either way one line, and the process lives.
+    deep = [p for p in problems if re.search(_TOO_DEEP, p)]
     assert bool(deep) is (depth > limits.MAX_YAML_DEPTH), problems
     assert all(re.fullmatch(r"a\.md:\d+: .*", p) for p in problems)
 
