@@ -422,9 +422,7 @@ def test_section_query_fuzz(query: str) -> None:
         assert document is None or document in query
 
 
-def test_docs_pdf_commands_run_as_written(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_docs_pdf_commands_run_as_written(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     page = (REPO / "docs" / "sources.md").read_text("utf-8")
     section = page.split("\n## PDF manuals\n", 1)[1].split("\n## ", 1)[0]
     block = section.split("```bash\n", 1)[1].split("```", 1)[0]

@@ -310,29 +310,29 @@ def test_readme_block_runs_as_written(block: Block, sandbox: Sandbox) -> None:
     _prepare(block, sandbox)
     ran, skipped = 0, []
     for command in block.commands:
+        where = f"{command.page} line {command.line}"
         other_needs = [n for n in command.needs if n not in (SHARED_NEED, EMBEDDINGS_SERVER)]
         if other_needs:
-            skipped.append(f"line {command.line} needs {', '.join(other_needs)}")
+            skipped.append(f"{where} needs {', '.join(other_needs)}")
             continue
         if EMBEDDINGS_SERVER in command.needs:
             if not _port_free(EMBEDDINGS_PORT):
-                skipped.append(f"line {command.line}: port {EMBEDDINGS_PORT} is in use")
+                skipped.append(f"{where}: port {EMBEDDINGS_PORT} is in use")
                 continue
             with OpenAIStub(port=EMBEDDINGS_PORT, dimensions=768) as stub:  # my-model's size
                 sandbox.outputs[command.text] = _bash(command, sandbox)
-            assert stub.requests, f"{command.page} line {command.line} never asked {stub.base_url}"
+            assert stub.requests, f"{where} never asked {stub.base_url}"
             ran += 1
             continue
         if SHARED_NEED in command.needs and not SHARED.is_dir():
             pytest.fail(  # the corpus tier fails, never skips, without its corpora
-                f"{command.page} line {command.line} needs the shared corpora: {SHARED} is "
-                "missing (set "
+                f"{where} needs the shared corpora: {SHARED} is missing (set "
                 'DOCSMCP_SHARED, or deselect these tests with -m "not corpus")'
             )
         if command.serves:
             output = _serve(command, sandbox)
             if output.startswith("skipped: "):
-                skipped.append(f"line {command.line}: {output.removeprefix('skipped: ')}")
+                skipped.append(f"{where}: {output.removeprefix('skipped: ')}")
                 continue
         else:
             done = _bash(command, sandbox)
