@@ -321,7 +321,7 @@ def main(argv: list[str] | None = None) -> int:
     status = 0
     missing = missing_tables(known, rendered)
     if missing:
-        where = ", ".join(str(p) for p in files)
+        where = ", ".join(str(p) for p in args.files) or "README.md and docs/*.md"
         print(f"{where}: no cli-reference region for: {'; '.join(missing)}", file=sys.stderr)
         status = 1
     for path, new_text, stale in rewrites:
