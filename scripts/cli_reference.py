@@ -1,6 +1,7 @@
-"""Generate the CLI option tables of README.md from the argparse parsers.
+"""Generate the CLI option tables of the docs (README.md, docs/*.md) from the argparse parsers.
 
-The tables live between marker comments; everything else in README.md is left alone:
+The tables live between marker comments, in any of those markdown files (today: docs/cli.md);
+everything else in them is left alone:
 
     <!-- cli-reference: docsmcp build; docsmcp validate -->
     ...generated, do not edit...
@@ -11,9 +12,12 @@ program, then subcommand names: `docsmcp build`, `docsmcp-runtime search`) and o
 argument group title in brackets (`docsmcp build [embeddings (hybrid search)]`). Without a
 group, the table holds the command's own arguments (argparse's default "positional arguments"
 and "options" groups); named groups get their own tables. --help and --version are left out.
+Every table of every command must be shown by some region of some file: a new command or
+option group fails --check until a region names it.
 
-    python scripts/cli_reference.py            # rewrite README.md
-    python scripts/cli_reference.py --check    # exit 1 if README.md is out of date
+    python scripts/cli_reference.py                  # rewrite the stale regions of every file
+    python scripts/cli_reference.py --check          # exit 1 if any file is out of date
+    python scripts/cli_reference.py --check FILE...  # only these files, together (tests: copies)
 
 Help texts are read from the parsers' actions, not from format_help(), so the output does not
 depend on the terminal width.
@@ -29,7 +33,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-README = ROOT / "README.md"
+
+
+def doc_files(root: Path = ROOT) -> list[Path]:
+    """The markdown files that may hold regions: README.md, then docs/*.md by name."""
+    return [root / "README.md", *sorted((root / "docs").glob("*.md"))]
+
 
 BEGIN = re.compile(r"^<!-- cli-reference: (?P<spec>.+?) -->$")
 END = "<!-- /cli-reference -->"
@@ -237,12 +246,12 @@ def render_region(spec: str, known: dict[str, Command]) -> str:
     return "\n\n".join(parts)
 
 
-# --- README regions ----------------------------------------------------------------------------
+# --- regions in the docs -------------------------------------------------------------------------
 
 
 def regenerate(text: str, known: dict[str, Command]) -> tuple[str, list[str], set]:
-    """The README with every region rewritten, the specs of the regions that changed, and the
-    (command, group) tables the README renders."""
+    """`text` (one markdown file) with every region rewritten, the specs of the regions that
+    changed, and the (command, group) tables the file renders."""
     lines = text.split("\n")
     out: list[str] = []
     stale: list[str] = []
@@ -276,7 +285,7 @@ def regenerate(text: str, known: dict[str, Command]) -> tuple[str, list[str], se
 
 
 def missing_tables(known: dict[str, Command], rendered: set) -> list[str]:
-    """Tables with options that no region of the README shows."""
+    """Tables with options that no region of the files shows."""
     missing = []
     for name, command in known.items():
         for group, actions in _groups(command.parser).items():
@@ -287,33 +296,45 @@ def missing_tables(known: dict[str, Command], rendered: set) -> list[str]:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--check", action="store_true", help="exit 1 if README.md is out of date")
-    ap.add_argument("--readme", type=Path, default=README, metavar="PATH", help="README to use")
+    ap.add_argument("--check", action="store_true", help="exit 1 if any file is out of date")
+    ap.add_argument(
+        "files",
+        nargs="*",
+        type=Path,
+        metavar="FILE",
+        help="markdown files to regenerate together (default: README.md and docs/*.md)",
+    )
     args = ap.parse_args(argv)
+    files = args.files or doc_files()
     known = commands()
-    text = args.readme.read_text(encoding="utf-8")
-    try:
-        new_text, stale, rendered = regenerate(text, known)
-    except SpecError as exc:
-        print(f"{args.readme}: {exc}", file=sys.stderr)
-        return 2
-    missing = missing_tables(known, rendered)
-    status = 0
-    if missing:
-        print(f"{args.readme}: no cli-reference region for: {'; '.join(missing)}", file=sys.stderr)
-        status = 1
-    if args.check:
+    rendered: set = set()
+    rewrites: list[tuple[Path, str, list[str]]] = []
+    for path in files:
+        try:
+            new_text, stale, seen = regenerate(path.read_text(encoding="utf-8"), known)
+        except SpecError as exc:
+            print(f"{path}: {exc}", file=sys.stderr)
+            return 2
+        rendered |= seen
         if stale:
+            rewrites.append((path, new_text, stale))
+    status = 0
+    missing = missing_tables(known, rendered)
+    if missing:
+        where = ", ".join(str(p) for p in args.files) or "README.md and docs/*.md"
+        print(f"{where}: no cli-reference region for: {'; '.join(missing)}", file=sys.stderr)
+        status = 1
+    for path, new_text, stale in rewrites:
+        if args.check:
             print(
-                f"{args.readme}: CLI reference out of date: {'; '.join(stale)} "
+                f"{path}: CLI reference out of date: {'; '.join(stale)} "
                 f"(run python scripts/cli_reference.py)",
                 file=sys.stderr,
             )
             status = 1
-        return status
-    if stale:
-        args.readme.write_text(new_text, encoding="utf-8")
-        print(f"{args.readme}: rewrote {'; '.join(stale)}")
+        else:
+            path.write_text(new_text, encoding="utf-8")
+            print(f"{path}: rewrote {'; '.join(stale)}")
     return status
 
 

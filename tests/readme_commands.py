@@ -1,18 +1,23 @@
-"""The commands of the README's ```bash blocks, with the marks that say what a command needs.
+"""The commands of the ```bash blocks of README.md and the docs/ pages, with the marks that say
+what a command needs, and the order in which the pages are read.
 
 A command is one logical line of a block (lines ending in `\\` continue it). Its trailing
 comment may say `needs: WHAT` (this machine or CI may lack WHAT: the command is not run, WHAT
 is the reason; `needs: ../shared` ones run where the shared corpora exist) and/or
 `runs until stopped` (a server). A comment line alone before a block's first command marks
-every command of the block. The convention is described in the README, *Run the tests*.
+every command of the block. The convention is described in docs/development.md, *These docs
+are tested*.
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from pathlib import Path
 
 SHARED_NEED = "../shared"
+README = "README.md"
+INDEX = "docs/README.md"  # the guide's table of contents: it orders the pages
 _NEEDS = re.compile(r"needs: ([^;]+)")
 _SERVES = "runs until stopped"
 
@@ -20,9 +25,10 @@ _SERVES = "runs until stopped"
 @dataclass(frozen=True)
 class Command:
     text: str  # exactly as written, continuation lines included
-    line: int  # 1-based line of the README where it starts
+    line: int  # 1-based line of its page where it starts
     needs: tuple[str, ...]  # what it needs beyond the checkout (empty: runs anywhere)
     serves: bool  # a server that runs until stopped
+    page: str = README  # the page, relative to the repository root
 
 
 @dataclass(frozen=True)
@@ -30,6 +36,7 @@ class Block:
     heading: str  # the nearest heading above the block
     line: int  # 1-based line of the opening fence
     commands: tuple[Command, ...]
+    page: str = README  # the page, relative to the repository root
 
 
 def split_comment(line: str) -> tuple[str, str]:
@@ -57,8 +64,8 @@ def _marks(comment: str) -> tuple[tuple[str, ...], bool]:
     return needs, _SERVES in comment
 
 
-def bash_blocks(readme: str) -> list[Block]:
-    """Every ```bash block of `readme`, in order."""
+def bash_blocks(readme: str, page: str = README) -> list[Block]:
+    """Every ```bash block of `readme` (the text of `page`), in order."""
     blocks: list[Block] = []
     heading = ""
     lines = readme.splitlines()
@@ -74,14 +81,14 @@ def bash_blocks(readme: str) -> list[Block]:
                 body.append((i + 1, lines[i]))
                 i += 1
             if info == "bash":
-                blocks.append(Block(heading, fence_line, _commands(body)))
+                blocks.append(Block(heading, fence_line, _commands(body, page), page))
         elif line.startswith("#"):
             heading = line.lstrip("#").strip()
         i += 1
     return blocks
 
 
-def _commands(body: list[tuple[int, str]]) -> tuple[Command, ...]:
+def _commands(body: list[tuple[int, str]], page: str) -> tuple[Command, ...]:
     commands: list[Command] = []
     block_needs: tuple[str, ...] = ()
     block_serves = False
@@ -102,8 +109,28 @@ def _commands(body: list[tuple[int, str]]) -> tuple[Command, ...]:
             continue
         text = "\n".join(pending)
         needs, serves = _marks("\n".join(split_comment(p)[1] for p in pending))
-        commands.append(Command(text, start, block_needs + needs, block_serves or serves))
+        commands.append(Command(text, start, block_needs + needs, block_serves or serves, page))
         pending = []
     if pending:
-        raise ValueError(f"README line {start}: a command ends with a line continuation")
+        raise ValueError(f"{page} line {start}: a command ends with a line continuation")
     return tuple(commands)
+
+
+_PAGE_LINK = re.compile(r"\]\(([\w.-]+\.md)(?:#[^)]*)?\)")
+
+
+def doc_pages(repo: Path) -> list[str]:
+    """The pages whose commands run, in the order a reader meets them: README.md, the guide's
+    index (docs/README.md), then the docs/ pages in the order the index first links them, then
+    any page it does not link (by name; tests/test_readme.py requires that there are none)."""
+    docs = repo / "docs"
+    pages = [README]
+    if not (repo / INDEX).is_file():
+        return pages
+    pages.append(INDEX)
+    for name in _PAGE_LINK.findall((repo / INDEX).read_text(encoding="utf-8")):
+        page = f"docs/{name}"
+        if page not in pages and (docs / name).is_file():
+            pages.append(page)
+    pages += sorted(f"docs/{p.name}" for p in docs.glob("*.md") if f"docs/{p.name}" not in pages)
+    return pages

@@ -291,8 +291,9 @@ def test_the_api_reads_bundles_as_the_cli_does(bundles: tuple[Path, Path]) -> No
 
 @pytest.mark.corpus
 def test_yellow_docs_versions(tmp_path: Path) -> None:
-    """The README's commands on yellow-docs (corpus path from $DOCSMCP_SHARED): the frozen
-    0.5.x copy against the current docs, each folder built as its own bundle."""
+    """The commands of docs/tools.md, *What changed*, on yellow-docs (corpus path from
+    $DOCSMCP_SHARED): the frozen 0.5.x copy against the current docs, each folder built as its
+    own bundle."""
     yellow = corpus("yellow-docs")  # the corpus tier fails, never skips, without its corpora
     old, new = tmp_path / "idx-yellow-0.5", tmp_path / "idx-yellow-next"
     run_docsmcp("build", "--docs-dir", yellow / "versioned_docs" / "version-0.5.x", "--out", old)

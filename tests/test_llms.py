@@ -330,11 +330,11 @@ def test_llms_full_txt_is_read_under_the_limits_of_any_file(tmp_path: Path) -> N
     assert "llms-full.txt: file has 100,004 lines; at most 100,000" in proc.stderr
 
 
-def test_readme_commands_run_as_written(
+def test_docs_commands_run_as_written(
     example_bundle: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    readme = (REPO / "README.md").read_text("utf-8")
-    section = readme.split("\n### llms.txt\n", 1)[1].split("\n### ", 1)[0]
+    page = (REPO / "docs" / "sources.md").read_text("utf-8")
+    section = page.split("\n## llms.txt\n", 1)[1].split("\n## ", 1)[0]
     block = section.split("```bash\n", 1)[1].split("```", 1)[0]
     commands = [line.split("#")[0].split() for line in block.strip().split("\n")]
     assert [c[:2] for c in commands] == [["docsmcp", "export"], ["docsmcp", "build"]]

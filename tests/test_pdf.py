@@ -422,11 +422,9 @@ def test_section_query_fuzz(query: str) -> None:
         assert document is None or document in query
 
 
-def test_readme_pdf_commands_run_as_written(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    readme = (REPO / "README.md").read_text("utf-8")
-    section = readme.split("\n### PDF manuals\n", 1)[1].split("\n### ", 1)[0]
+def test_docs_pdf_commands_run_as_written(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    page = (REPO / "docs" / "sources.md").read_text("utf-8")
+    section = page.split("\n## PDF manuals\n", 1)[1].split("\n## ", 1)[0]
     block = section.split("```bash\n", 1)[1].split("```", 1)[0]
     commands = [line.split("#")[0].split() for line in block.strip().split("\n")]
     assert [c[:2] for c in commands] == [

@@ -1,12 +1,16 @@
-"""Every command of the README's ```bash blocks, run exactly as written (../shared/DECISIONS.md,
-*The README*), so the README cannot rot.
+"""Every command of the ```bash blocks of README.md and of the guide pages in docs/, run exactly
+as written (../shared/DECISIONS.md, *The README*), so the docs cannot rot.
 
 The commands run in order, as a reader would type them, in one copy of the checkout: first the
-Try-it command (a fresh venv, both distributions, a build of examples/acme-sdk into ./idx and a
-search), then every other block with that venv active. `./docs` is a copy of examples/acme-sdk
-(without its manifest when `docsmcp init --write` runs) and `./manuals` a small PDF manual; the
-shared corpora are `../shared` ($DOCSMCP_SHARED). Commands marked `needs: WHAT` are skipped with
-WHAT as the reason (`needs: ../shared` ones run in the corpus tier); `runs until stopped`
+README's Try-it command (a fresh venv, both distributions, a build of examples/acme-sdk into
+./idx and a search), then every other block with that venv active: the README's, then each
+docs/ page's in the order the guide's index (docs/README.md) lists the pages
+(readme_commands.doc_pages), so a page's commands see what earlier pages left. Test ids name
+the page and the block's line (`docs/serving.md:line9-serving-a-bundle`). `./docs` is a copy
+of examples/acme-sdk, the reader's docs (the checkout's own docs/ guide makes way for it;
+without its manifest when `docsmcp init --write` runs) and `./manuals` a small PDF manual; the
+shared corpora are `../shared` ($DOCSMCP_SHARED). Commands marked `needs: WHAT` are skipped
+with WHAT as the reason (`needs: ../shared` ones run in the corpus tier); `runs until stopped`
 servers are started, checked and stopped. The marks are parsed by tests/readme_commands.py.
 """
 
@@ -35,14 +39,23 @@ from hypothesis import given
 from hypothesis import strategies as st
 from mcp_client import McpSession
 from openai_stub import OpenAIStub
-from readme_commands import SHARED_NEED, Block, Command, bash_blocks, split_comment
+from readme_commands import (
+    INDEX,
+    README,
+    SHARED_NEED,
+    Block,
+    Command,
+    bash_blocks,
+    doc_pages,
+    split_comment,
+)
 
 REPO = Path(__file__).resolve().parents[1]
-README = (REPO / "README.md").read_text(encoding="utf-8")
-BLOCKS = bash_blocks(README)
+PAGES = doc_pages(REPO)  # README.md, then docs/ in the index's order
+BLOCKS = [b for page in PAGES for b in bash_blocks((REPO / page).read_text("utf-8"), page)]
 TRY_IT = "Try it (no API keys)"
 RUN_THE_TESTS = "Run the tests"
-HTTP_PORT = 20310  # the runtime's default port, which the README's server commands use
+HTTP_PORT = 20310  # the runtime's default port, which the docs' server commands use
 # Programs an unmarked command may start: what the checkout and its venv provide.
 RUNNABLE = {".", "python3", "python", "pip", "ruff", "docsmcp", "docsmcp-runtime", "mkdir"}
 # What a `needs:` mark names that the test provides itself (port, server), so the command runs.
@@ -61,6 +74,7 @@ class Sandbox:
 
 def _block(heading: str) -> Block:
     (block,) = [b for b in BLOCKS if b.heading == heading]
+    assert block.page == README, block
     return block
 
 
@@ -74,7 +88,7 @@ def _bash(command: Command, sandbox: Sandbox) -> subprocess.CompletedProcess[str
         timeout=900,
     )
     assert done.returncode == 0, (
-        f"README line {command.line} failed ({done.returncode}): {command.text}\n"
+        f"{command.page} line {command.line} failed ({done.returncode}): {command.text}\n"
         f"{done.stdout[-1500:]}\n{done.stderr[-2500:]}"
     )
     return done
@@ -85,6 +99,9 @@ def sandbox(tmp_path_factory: pytest.TempPathFactory) -> Sandbox:
     """A checkout copy after the README's Try-it command, with its venv active from then on."""
     base = tmp_path_factory.mktemp("readme")
     root = checkout(base / "docsmcp")
+    # The commands' ./docs is the reader's docs folder (a copy of examples/acme-sdk, made by
+    # _prepare), not this checkout's guide pages: those make way for it.
+    shutil.rmtree(root / "docs", ignore_errors=True)
     if SHARED.is_dir():
         (base / "shared").symlink_to(SHARED.resolve())  # the README's ../shared
     home = base / "home"
@@ -139,8 +156,26 @@ def test_every_unmarked_command_is_runnable_here() -> None:
             assert programs <= RUNNABLE, (command.line, command.text, programs - RUNNABLE)
 
 
+def test_every_guide_page_is_in_the_index() -> None:
+    """The index orders the pages whose commands run: a page it does not list would run last,
+    after whatever the listed pages left in the sandbox."""
+    index = (REPO / INDEX).read_text("utf-8")
+    for page in sorted((REPO / "docs").glob("*.md")):
+        if page.name != "README.md":
+            assert f"]({page.name})" in index, f"{INDEX} does not link {page.name}"
+    assert PAGES[:2] == [README, INDEX] and len(PAGES) == len(set(PAGES))
+    assert set(PAGES) == {README} | {f"docs/{p.name}" for p in (REPO / "docs").glob("*.md")}
+
+
+def test_blocks_are_collected_from_every_page_in_order() -> None:
+    pages = [b.page for b in BLOCKS]
+    assert pages[0] == README and pages == sorted(pages, key=PAGES.index)
+    assert {"docs/building.md", "docs/serving.md", "docs/sources.md"} <= set(pages)
+    assert all(c.page == b.page for b in BLOCKS for c in b.commands)
+
+
 def _prepare(block: Block, sandbox: Sandbox) -> None:
-    """The reader's own files the block names: `./docs` and `./manuals`."""
+    """The reader's own files the block names: `./docs` (examples/acme-sdk) and `./manuals`."""
     text = "\n".join(c.text for c in block.commands)
     docs = sandbox.root / "docs"
     if "./docs" in text and not docs.exists():
@@ -157,7 +192,7 @@ def _prepare(block: Block, sandbox: Sandbox) -> None:
 
 def _port_free(port: int) -> bool:
     """Whether the server could bind `port` now. With SO_REUSEADDR, as the runtime binds
-    (http/app.py `bind`): the connections a previous README server closed linger in TIME_WAIT
+    (http/app.py `bind`): the connections a previous docs server closed linger in TIME_WAIT
     for a minute, which refuse a plain bind but not the server's (a skip of the next server
     line in two CI runs)."""
     with socket.socket() as sock:
@@ -207,7 +242,8 @@ def _serve(command: Command, sandbox: Sandbox) -> str:
             seen.append(line)
             if "docsmcp-runtime: serving" in line or '"listening"' in line:
                 ready = line
-        assert ready is not None, f"README line {command.line}: no ready line\n{''.join(seen)}"
+        where = f"{command.page} line {command.line}"
+        assert ready is not None, f"{where}: no ready line\n{''.join(seen)}"
         if http:
             url = f"http://127.0.0.1:{HTTP_PORT}/healthz"
             with urllib.request.urlopen(url, timeout=10) as response:
@@ -238,7 +274,7 @@ def _answers(command: Command, sandbox: Sandbox) -> None:
             assert "library" in tools["search_docs"].input_schema["properties"]
 
 
-# What the README says a command prints, checked where it is cheap: command prefix -> check.
+# What the docs say a command prints, checked where it is cheap: command prefix -> check.
 def _check(command: Command, output: str) -> None:
     text = command.text
     if text.startswith("docsmcp diff ./idx-yellow-0.5 ./idx-yellow-next --limit 3"):
@@ -260,7 +296,7 @@ def _block_param(block: Block) -> Any:
     slug = re.sub(r"[^a-z0-9]+", "-", block.heading.lower()).strip("-")
     return pytest.param(
         block,
-        id=f"line{block.line}-{slug}",
+        id=f"{block.page}:line{block.line}-{slug}",
         marks=[pytest.mark.corpus] if needs_shared else [],
     )
 
@@ -274,28 +310,29 @@ def test_readme_block_runs_as_written(block: Block, sandbox: Sandbox) -> None:
     _prepare(block, sandbox)
     ran, skipped = 0, []
     for command in block.commands:
+        where = f"{command.page} line {command.line}"
         other_needs = [n for n in command.needs if n not in (SHARED_NEED, EMBEDDINGS_SERVER)]
         if other_needs:
-            skipped.append(f"line {command.line} needs {', '.join(other_needs)}")
+            skipped.append(f"{where} needs {', '.join(other_needs)}")
             continue
         if EMBEDDINGS_SERVER in command.needs:
             if not _port_free(EMBEDDINGS_PORT):
-                skipped.append(f"line {command.line}: port {EMBEDDINGS_PORT} is in use")
+                skipped.append(f"{where}: port {EMBEDDINGS_PORT} is in use")
                 continue
             with OpenAIStub(port=EMBEDDINGS_PORT, dimensions=768) as stub:  # my-model's size
                 sandbox.outputs[command.text] = _bash(command, sandbox)
-            assert stub.requests, f"README line {command.line} never asked {stub.base_url}"
+            assert stub.requests, f"{where} never asked {stub.base_url}"
             ran += 1
             continue
         if SHARED_NEED in command.needs and not SHARED.is_dir():
             pytest.fail(  # the corpus tier fails, never skips, without its corpora
-                f"README line {command.line} needs the shared corpora: {SHARED} is missing (set "
+                f"{where} needs the shared corpora: {SHARED} is missing (set "
                 'DOCSMCP_SHARED, or deselect these tests with -m "not corpus")'
             )
         if command.serves:
             output = _serve(command, sandbox)
             if output.startswith("skipped: "):
-                skipped.append(f"line {command.line}: {output.removeprefix('skipped: ')}")
+                skipped.append(f"{where}: {output.removeprefix('skipped: ')}")
                 continue
         else:
             done = _bash(command, sandbox)

@@ -191,11 +191,11 @@ def test_too_much_explicit_markup_is_plain_text(caplog: pytest.LogCaptureFixture
     assert "notes.rst: 10001 explicit markup lines" in caplog.text
 
 
-def test_the_readme_commands_build(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """README, *Sphinx projects and saved HTML sites*: its two commands, exactly as written,
-    from a folder where `tests/fixtures` is the repository's."""
-    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text()
-    section = readme.split("### Sphinx projects (reStructuredText) and saved HTML sites")[1]
+def test_the_docs_commands_build(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """docs/sources.md, *Sphinx projects and saved HTML sites*: its two commands, exactly as
+    written, from a folder where `tests/fixtures` is the repository's."""
+    page = (Path(__file__).resolve().parents[1] / "docs" / "sources.md").read_text()
+    section = page.split("## Sphinx projects (reStructuredText) and saved HTML sites")[1]
     block = section.split("```bash\n", 1)[1].split("```", 1)[0]
     commands = [line.split("#")[0].split() for line in block.splitlines() if line.strip()]
     assert [c[:3] for c in commands] == [["docsmcp", "build", "--docs-dir"]] * 2

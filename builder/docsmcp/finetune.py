@@ -12,8 +12,8 @@ hard negative of the batch (cosine x `scale`, cross-entropy). One query per sect
 never holds a section twice as a positive; a hard negative that is another query's positive is
 masked for that query.
 
-Cost bounds the defaults (README): a spike took 15.5 min and 5.8 GB for one epoch over 4,000
-pairs on 2 cores. The defaults (at most 768 pairs spread evenly over the bundle, one epoch,
+Cost bounds the defaults (docs/search.md): a spike took 15.5 min and 5.8 GB for one epoch over
+4,000 pairs on 2 cores. The defaults (at most 768 pairs spread evenly over the bundle, one epoch,
 sequences cut to 128 tokens, batches of 32) stay under 10 minutes on one core of a 2-core
 machine. The saved model keeps the base model's window (256 tokens for all-MiniLM-L6-v2): only
 training cuts sequences.
