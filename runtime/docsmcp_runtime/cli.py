@@ -11,15 +11,14 @@ import os
 import sys
 import textwrap
 
-from . import __version__, logs, remote
-from .archive import is_remote
+from . import __version__, logs
+from .distribution import remote
+from .distribution.archive import is_remote
 from .errors import BundleError
 from .format import FUSION_LISTS
-from .libraries import open_bundles, serving_app
-from .protocol import App
-from .rerank import MAX_DEPTH as MAX_RERANK_DEPTH
-from .rerank import RerankOptions
-from .search import (
+from .libraries.app import open_bundles, serving_app
+from .protocol.dispatcher import App
+from .search.engine import (
     DEFAULT_TIME_BUDGET,
     EXPAND_ENV,
     MAX_TOKENS_ENV,
@@ -27,7 +26,9 @@ from .search import (
     SearchOptions,
     parse_flag,
 )
-from .tooldefs import TOOL_NAMES, TOOL_PREFIX_ENV, TOOLS_ENV, VERSION_TOOLS, ToolSelection
+from .search.rerank import MAX_DEPTH as MAX_RERANK_DEPTH
+from .search.rerank import RerankOptions
+from .tools.tooldefs import TOOL_NAMES, TOOL_PREFIX_ENV, TOOLS_ENV, VERSION_TOOLS, ToolSelection
 
 PROG = "docsmcp-runtime"
 BUNDLE_HELP = (
@@ -289,7 +290,7 @@ def _parser() -> argparse.ArgumentParser:
     w.add_argument(
         "--port", type=int, default=argparse.SUPPRESS, metavar="N", help="port (default: 20310)"
     )
-    from .clientconfig import CLIENTS, RUNTIME_COMMAND
+    from .commands.clientconfig import CLIENTS, RUNTIME_COMMAND
 
     k = command(
         "config",
@@ -584,7 +585,7 @@ def main(argv: list[str] | None = None) -> int:
     except ValueError as exc:
         return _fail(str(exc))
     if args.command == "config":
-        from .clientconfig import run as config_run
+        from .commands.clientconfig import run as config_run
 
         return config_run(args)
     if args.command == "playground":
@@ -615,7 +616,7 @@ def main(argv: list[str] | None = None) -> int:
             # `... search q | head`: the reader left; say nothing more, even at exit.
             os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
             return 0
-    from .stdio import serve
+    from .protocol.stdio import serve
 
     tools = ", ".join(t["name"] for t in app.list_tools())
     for bundle in bundles:

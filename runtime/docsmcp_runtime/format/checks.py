@@ -95,7 +95,7 @@ class Inspection:
         self.hashes = hashes
         # Files larger than this are not read whole here: their sha256 and the whole-file bound
         # check of postings_docs.bin are left to the caller (`deferred`, `scan_problem`), which
-        # runs them off the open path (bundle.py). None: everything is checked here.
+        # runs them off the open path (bundle/reader.py). None: everything is checked here.
         self.lazy_bytes = lazy_bytes
         self.deferred: list[str] = []  # files whose sha256 (if asked) and scans were deferred
         self.deep = deep

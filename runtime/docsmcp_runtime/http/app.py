@@ -51,7 +51,7 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from .. import __version__, logs
-from ..bundle import Bundle
+from ..bundle.reader import Bundle
 from ..errors import (
     HEADER_MISMATCH,
     INTERNAL_ERROR,
@@ -60,7 +60,7 @@ from ..errors import (
     PARSE_ERROR,
     BundleError,
 )
-from ..protocol import (
+from ..protocol.dispatcher import (
     LEGACY_VERSIONS,
     META_PROTOCOL_VERSION,
     MODERN_VERSIONS,

@@ -1,0 +1,11 @@
+"""Getting a bundle onto this machine: what `--bundle` names (a folder, a `.tar.gz` archive, an
+OCI layout, an `https://` release asset or an `oci://` reference) becomes a local bundle folder.
+
+- `resolve`: the entry point, `resolve_bundle(spec)`, which picks one of the sources below;
+- `archive`: archives and OCI image layouts, checked against their digest and unpacked once
+  into the cache;
+- `remote`: release assets downloaded over HTTPS (resumable, pinned by sha256);
+- `registry`: a small OCI-distribution client for `oci://` pulls (and the builder's pushes);
+- `swap`: replacing a file or folder so that a crash never leaves neither (shared with the
+  builder).
+"""
