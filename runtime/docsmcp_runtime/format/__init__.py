@@ -5,7 +5,7 @@ providers (`providers`), and the invariant checks shared by the runtime and `doc
 spells a file name, a dtype or a default of the format.
 """
 
-from .checks import EAGER_COLUMNS, Inspection, Problem, check
+from .checks import EAGER_COLUMNS, Inspection, check
 from .jsonread import MetadataError
 from .layout import (
     ALL_ARRAYS,
@@ -64,6 +64,7 @@ from .metadata import (
     VectorIndexSpec,
     check_url_template,
 )
+from .problems import Problem
 from .providers import (
     PROVIDERS,
     STATIC_TABLE_FILE,
