@@ -22,6 +22,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from .deep import DeepChecks
+from .files import FileEntry, check_file_count, file_entry
 from .jsonread import MetadataError, loads
 from .layout import (
     ALL_ARRAYS,
@@ -40,7 +41,7 @@ from .layout import (
     VECTOR_ARRAYS,
     sha256_file,
 )
-from .metadata import FileEntry, Metadata, check_file_count, file_entry
+from .metadata import Metadata
 from .problems import (
     Problem,
     _map,
