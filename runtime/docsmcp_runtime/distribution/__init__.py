@@ -5,7 +5,8 @@ OCI layout, an `https://` release asset or an `oci://` reference) becomes a loca
 - `archive`: archives and OCI image layouts, checked against their digest and unpacked once
   into the cache;
 - `remote`: release assets downloaded over HTTPS (resumable, pinned by sha256);
-- `registry`: a small OCI-distribution client for `oci://` pulls (and the builder's pushes);
+- `registry`, `registry_client`, `registry_pull`: a small OCI-distribution client (references
+  and credentials, the HTTP `Session` the builder's pushes use too, `oci://` pulls);
 - `swap`: replacing a file or folder so that a crash never leaves neither (shared with the
   builder).
 """
