@@ -36,13 +36,13 @@ def resolve_bundle(
     """
     # The default root only when it is needed: a plain directory must serve even where no home
     # directory can be found (containers run under an arbitrary uid without HOME). Only
-    # references and URLs pay for importing the HTTP clients (remote.py, registry.py).
+    # references and URLs pay for importing the HTTP clients (remote_fetch.py, registry_pull.py).
     if isinstance(spec, str) and spec.startswith(OCI_SCHEME):
         from .registry_pull import pull_bundle
 
         return pull_bundle(spec, cache_dir if cache_dir is not None else default_cache_dir())
     if is_remote(spec):
-        from .remote import resolve_remote
+        from .remote_fetch import resolve_remote
 
         root = cache_dir if cache_dir is not None else default_cache_dir()
         return resolve_remote(str(spec), root, fetch)
