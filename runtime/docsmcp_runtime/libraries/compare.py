@@ -117,9 +117,11 @@ class CompareVersions:
         key = (old.bundle.bundle_id + _key_of(old), new.bundle.bundle_id + _key_of(new))
         report = self._reports.get(key)
         if report is None:
-            # Imported on the first comparison: changes.py (with difflib) was ~10 ms of every
-            # server's cold start.
-            from ..bundle.changes import DiffError, classify, match, side_of
+            # Imported on the first comparison: the changes modules (with difflib) were ~10 ms of
+            # every server's cold start.
+            from ..bundle.changes import DiffError, side_of
+            from ..bundle.changes_match import match
+            from ..bundle.changes_report import classify
 
             try:
                 a = side_of(old.bundle, _key_of(old))
