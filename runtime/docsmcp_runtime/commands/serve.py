@@ -22,6 +22,7 @@ def _serve_http(args: argparse.Namespace) -> int:
             "--transport http needs uvicorn; install it with: pip install 'docsmcp-runtime[http]'"
         )
     from ..http import app as http_app
+    from ..http import server as http_server
     from ..http import settings as http
 
     try:
@@ -66,7 +67,7 @@ def _serve_http(args: argparse.Namespace) -> int:
     except BundleError as exc:
         return _fail(str(exc))
     try:
-        sock = http_app.bind(host, port)
+        sock = http_server.bind(host, port)
     except OSError as exc:
         app.close()
         return _fail(f"cannot listen on {host}:{port}: {exc.strerror or exc}")
@@ -84,9 +85,9 @@ def _serve_http(args: argparse.Namespace) -> int:
     )
     if (args.workers or 1) > 1:
         try:
-            return http_app.serve_workers(app, sock, timeout, limits, args.workers)
+            return http_server.serve_workers(app, sock, timeout, limits, args.workers)
         except BundleError as exc:
             sock.close()
             app.close()
             return _fail(str(exc))
-    return http_app.serve(app, sock, timeout, limits)
+    return http_server.serve(app, sock, timeout, limits)
