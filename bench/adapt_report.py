@@ -51,11 +51,11 @@ def hit_sizes(app, cases: list[dict], k: int) -> tuple[float, float]:
 def full_scores(bundle: Path, corpus: str, alpha: float | None, k: int = 5) -> dict:
     """Per dev set: {category or 'all': (mrr, ndcg, hit)}, p50 ms, hit sizes."""
     from docsmcp.evaluate import evaluate, load_cases
-    from docsmcp_runtime.bundle import open_bundle
-    from docsmcp_runtime.fusion import FusionPolicy
-    from docsmcp_runtime.intent import IDENTIFIER, MIXED, QUESTION
-    from docsmcp_runtime.search import SearchOptions
-    from docsmcp_runtime.tools import DocsApp
+    from docsmcp_runtime.bundle.reader import open_bundle
+    from docsmcp_runtime.search.engine import SearchOptions
+    from docsmcp_runtime.search.fusion import FusionPolicy
+    from docsmcp_runtime.search.intent import IDENTIFIER, MIXED, QUESTION
+    from docsmcp_runtime.tools.app import DocsApp
 
     policy = None
     if alpha is not None:

@@ -18,10 +18,10 @@ import time
 from pathlib import Path
 
 from docsmcp.evaluate import evaluate, load_cases
-from docsmcp_runtime.bundle import open_bundle
+from docsmcp_runtime.bundle.reader import open_bundle
 from docsmcp_runtime.format import FusionWeights
-from docsmcp_runtime.search import SearchOptions
-from docsmcp_runtime.tools import DocsApp
+from docsmcp_runtime.search.engine import SearchOptions
+from docsmcp_runtime.tools.app import DocsApp
 
 SHARED = Path(__file__).resolve().parents[1].parent / "shared"
 DEV_SETS = ("dev-cases.jsonl", "dev-cases-nl.jsonl", "dev-cases-pdf.jsonl")

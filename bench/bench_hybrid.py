@@ -74,8 +74,8 @@ def measure_query_embedding(bundle: Path, passes: int) -> dict[str, float] | Non
     In-process, so this is the embedder alone, without JSON-RPC or ranking. None without vectors.
     """
     # Runtime imports: only when needed.
-    from docsmcp_runtime.embedding import query_embedder
     from docsmcp_runtime.format import METADATA_FILE, Metadata
+    from docsmcp_runtime.search.embedding import query_embedder
 
     meta = Metadata.from_json(json.loads((bundle / METADATA_FILE).read_text("utf-8")))
     if meta.embedding is None:

@@ -25,9 +25,9 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from docsmcp_runtime.bundle import Bundle, open_bundle
-from docsmcp_runtime.embedding import query_embedder
-from docsmcp_runtime.vectors import VectorIndex
+from docsmcp_runtime.bundle.reader import Bundle, open_bundle
+from docsmcp_runtime.search.embedding import query_embedder
+from docsmcp_runtime.search.vectors import VectorIndex
 
 # Reuse bench_speakeasy's raw-pipe client (it lives next to this file).
 sys.path.insert(0, str(Path(__file__).resolve().parent))

@@ -20,9 +20,9 @@ import time
 from pathlib import Path
 
 import numpy as np
-from docsmcp_runtime.bundle import open_bundle
-from docsmcp_runtime.embedding import query_embedder
-from docsmcp_runtime.vectors import VectorIndex, similarities, vectors_file
+from docsmcp_runtime.bundle.reader import open_bundle
+from docsmcp_runtime.search.embedding import query_embedder
+from docsmcp_runtime.search.vectors import VectorIndex, similarities, vectors_file
 
 REPO = Path(__file__).resolve().parent.parent
 EVAL = REPO.parent / "shared" / "eval"

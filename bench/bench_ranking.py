@@ -24,12 +24,12 @@ import sys
 from pathlib import Path
 
 from docsmcp.evaluate import evaluate, load_cases, parse_bundle_arg
-from docsmcp_runtime.bundle import open_bundle
+from docsmcp_runtime.bundle.reader import open_bundle
 from docsmcp_runtime.format import FusionWeights
-from docsmcp_runtime.fusion import CONVEX, DEFAULT_POLICY, RRF, FusionPolicy
-from docsmcp_runtime.intent import IDENTIFIER, MIXED, QUERY_CLASSES, QUESTION
-from docsmcp_runtime.search import SearchOptions
-from docsmcp_runtime.tools import DocsApp
+from docsmcp_runtime.search.engine import SearchOptions
+from docsmcp_runtime.search.fusion import CONVEX, DEFAULT_POLICY, RRF, FusionPolicy
+from docsmcp_runtime.search.intent import IDENTIFIER, MIXED, QUERY_CLASSES, QUESTION
+from docsmcp_runtime.tools.app import DocsApp
 
 SHARED = Path(__file__).resolve().parents[2] / "shared"
 CASES = ("dev-cases.jsonl", "dev-cases-nl.jsonl", "dev-cases-pdf.jsonl")

@@ -44,7 +44,7 @@ TARGETS = {"open_s": 0.5, "fulltext_p50_ms": 20.0, "hybrid_p50_ms": 30.0, "rss_m
 
 OPEN_SCRIPT = """
 import sys, time
-from docsmcp_runtime.bundle import open_bundle
+from docsmcp_runtime.bundle.reader import open_bundle
 t0 = time.perf_counter()
 bundle = open_bundle(sys.argv[1])
 t1 = time.perf_counter()

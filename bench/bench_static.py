@@ -18,7 +18,7 @@ from pathlib import Path
 from docsmcp.build import BuildOptions, collect
 from docsmcp.embed import EmbeddingOptions, embedding_input
 from docsmcp.providers_static import DEFAULT_TABLE, StaticProvider
-from docsmcp_runtime.static_model import StaticModel
+from docsmcp_runtime.search.static_model import StaticModel
 
 REPO = Path(__file__).resolve().parent.parent
 SHARED = REPO.parent / "shared"

@@ -24,8 +24,10 @@ from pathlib import Path
 from typing import Any
 
 from bench_speakeasy import QUERIES
-from docsmcp_runtime import search, tools, vectors
-from docsmcp_runtime.bundle import Bundle, open_bundle
+from docsmcp_runtime.bundle.reader import Bundle, open_bundle
+from docsmcp_runtime.search import engine as search
+from docsmcp_runtime.search import vectors
+from docsmcp_runtime.tools import app as tools
 
 STAGES: list[tuple[Any, str, str]] = [
     (search, "score", "full-text scoring (terms + bigrams)"),

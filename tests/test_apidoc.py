@@ -7,7 +7,7 @@ from pathlib import Path
 
 from conftest import build_bundle, run_docsmcp
 from docsmcp.apidoc import Sources, directive, render
-from docsmcp_runtime.bundle import open_bundle
+from docsmcp_runtime.bundle.reader import open_bundle
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from mcp_client import McpSession

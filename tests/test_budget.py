@@ -1,6 +1,6 @@
 """Response budgets (`max_tokens`) and `exclude`, as an agent meets them: the runtime over stdio
 driven by the official `mcp` SDK client (and HTTP for the server default), plus the packing
-rules of docsmcp_runtime/budget.py checked as properties."""
+rules of docsmcp_runtime/search/budget.py checked as properties."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 from conftest import EXAMPLE_DOCS, FUZZ, build_bundle
-from docsmcp_runtime.budget import (
+from docsmcp_runtime.search.budget import (
     CHARS_PER_TOKEN,
     approx_tokens,
     cut_point,

@@ -15,11 +15,11 @@ import numpy as np
 import pyarrow.parquet as pq
 import pytest
 from conftest import EXAMPLE_DOCS, REPO, SHARED, build_bundle, corpus, run_docsmcp
-from docsmcp_runtime.analyzer import AnalyzerConfig, analyze
-from docsmcp_runtime.bundle import open_bundle
-from docsmcp_runtime.lexical import query_terms as runtime_query_terms
-from docsmcp_runtime.search import SearchOptions
-from docsmcp_runtime.tools import DocsApp
+from docsmcp_runtime.bundle.reader import open_bundle
+from docsmcp_runtime.search.analyzer import AnalyzerConfig, analyze
+from docsmcp_runtime.search.engine import SearchOptions
+from docsmcp_runtime.search.lexical import query_terms as runtime_query_terms
+from docsmcp_runtime.tools.app import DocsApp
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from spec_reader import DEFAULT_STOPWORDS, Analyzer, SpecReader, analyze_line, query_terms

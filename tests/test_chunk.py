@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from docsmcp.chunk import Chunk, chunk_file, slugify
 from docsmcp.manifest import load_corpus
-from docsmcp_runtime.analyzer import AnalyzerConfig, analyze
+from docsmcp_runtime.search.analyzer import AnalyzerConfig, analyze
 
 
 def chunks_of(tmp_path: Path, text: str, name: str = "page.md", **strategy: object) -> list[Chunk]:

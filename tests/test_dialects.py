@@ -468,8 +468,8 @@ def test_builds_with_tabs_and_includes_are_identical_whatever_the_workers(tmp_pa
 
 
 def test_the_spec_reader_filters_tabs_like_the_runtime(docusaurus: Path, example: Path) -> None:
-    from docsmcp_runtime.bundle import open_bundle
-    from docsmcp_runtime.tools import DocsApp
+    from docsmcp_runtime.bundle.reader import open_bundle
+    from docsmcp_runtime.tools.app import DocsApp
     from spec_reader import SpecReader
 
     cases = (

@@ -27,8 +27,8 @@ from docsmcp.evaluate import (
     percentile,
     satisfies,
 )
-from docsmcp_runtime.bundle import open_bundle
-from docsmcp_runtime.tools import DocsApp
+from docsmcp_runtime.bundle.reader import open_bundle
+from docsmcp_runtime.tools.app import DocsApp
 
 YELLOW = "yellow-docs"
 TS_CONFIG = "docs/build/sdk/typescript/configuration.mdx"

@@ -11,8 +11,8 @@ from docsmcp.evaluate import heading_lines
 from docsmcp.fences import _fenced_lines, fenced_lines
 from docsmcp.frontmatter import find_inline_hints
 from docsmcp.mdx import admonitions_to_text, drop_esm
-from docsmcp_runtime.bundle import open_bundle
-from docsmcp_runtime.tools import DocsApp
+from docsmcp_runtime.bundle.reader import open_bundle
+from docsmcp_runtime.tools.app import DocsApp
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from markdown_it import MarkdownIt

@@ -167,7 +167,7 @@ def test_finetuning_is_deterministic_and_the_model_builds_and_serves(
     assert made["pairs"] == 6 and made["steps"] == 2 and made["options"]["threads"] == 1
     assert "fine-tuned on 6 pairs" in capsys.readouterr().err
     # Training moved the weights: the model is not the base model copied.
-    from docsmcp_runtime.embedding import packaged_model_dir
+    from docsmcp_runtime.search.embedding import packaged_model_dir
 
     base = (packaged_model_dir() / "model.safetensors").read_bytes()
     assert models[0]["model.safetensors"] != base
@@ -188,8 +188,8 @@ def test_finetuning_is_deterministic_and_the_model_builds_and_serves(
 
 
 def test_sentence_transformers_bundles_fuse_questions_at_the_measured_share() -> None:
-    from docsmcp_runtime.fusion import DEFAULT_POLICY, policy_for
-    from docsmcp_runtime.intent import IDENTIFIER, MIXED, QUESTION
+    from docsmcp_runtime.search.fusion import DEFAULT_POLICY, policy_for
+    from docsmcp_runtime.search.intent import IDENTIFIER, MIXED, QUESTION
 
     st_policy = policy_for("sentence-transformers")
     # Identifiers keep the full-text order exactly; questions lean on the transformer more than

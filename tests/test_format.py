@@ -18,8 +18,7 @@ from typing import Any
 
 import pytest
 from conftest import EXAMPLE_DOCS, FUZZ_EXAMPLES, build_bundle
-from docsmcp_runtime.bundle import open_bundle
-from docsmcp_runtime.embedding import model_fingerprint
+from docsmcp_runtime.bundle.reader import open_bundle
 from docsmcp_runtime.errors import BundleError
 from docsmcp_runtime.format import (
     DEFAULT_STOPWORDS,
@@ -32,7 +31,8 @@ from docsmcp_runtime.format import (
     sha256_file,
 )
 from docsmcp_runtime.format.providers import load
-from docsmcp_runtime.tools import DocsApp
+from docsmcp_runtime.search.embedding import model_fingerprint
+from docsmcp_runtime.tools.app import DocsApp
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 

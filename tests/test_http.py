@@ -31,7 +31,7 @@ import httpx2
 import pytest
 from conftest import EXAMPLE_DOCS, build_bundle
 from docsmcp_runtime import __version__
-from docsmcp_runtime.tooldefs import TOOL_NAMES
+from docsmcp_runtime.tools.tooldefs import TOOL_NAMES
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 
@@ -479,9 +479,9 @@ def test_both_transports_classify_a_legacy_version_in_meta_alike(
     """A handshake-era version stamped in params._meta is served as that revision by stdio and
     HTTP alike (protocol.classify decides for both): no 2026 routing headers required, a
     legacy-shaped result, and a header that contradicts the body is a mismatch."""
-    from docsmcp_runtime.bundle import open_bundle
-    from docsmcp_runtime.protocol import Dispatcher
-    from docsmcp_runtime.tools import DocsApp
+    from docsmcp_runtime.bundle.reader import open_bundle
+    from docsmcp_runtime.protocol.dispatcher import Dispatcher
+    from docsmcp_runtime.tools.app import DocsApp
 
     msg = {
         "jsonrpc": "2.0",

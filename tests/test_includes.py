@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from conftest import build_bundle, run_docsmcp
 from docsmcp.includes import expand
-from docsmcp_runtime.bundle import open_bundle
+from docsmcp_runtime.bundle.reader import open_bundle
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from mcp_client import McpSession

@@ -16,7 +16,7 @@ import pytest
 from conftest import EXAMPLE_DOCS, REPO, TINY_DOCS, build_bundle
 from docsmcp.build import BuildOptions, collect
 from docsmcp.index import LexicalParams, build_index
-from docsmcp_runtime.analyzer import AnalyzerConfig
+from docsmcp_runtime.search.analyzer import AnalyzerConfig
 
 ARRAY_FILES = {  # bundle-spec.md, Files: file -> dtype
     "terms.bin": "|u1",

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from docsmcp_runtime.languages import LANGUAGE_ALIASES, normalise_language
+from docsmcp_runtime.search.languages import LANGUAGE_ALIASES, normalise_language
 
 
 @pytest.mark.parametrize(

@@ -4,7 +4,7 @@ The chunks of the tiny fixture corpus come from the builder (`collect`) and the 
 `build_index`, exactly as `docsmcp build` makes them. The reference below re-derives every
 impact from the spec's *Full-text index* formula in plain Python float64: its own field texts,
 line-by-line term counting, field lengths, averages, df and idf. It borrows only the tokeniser
-(`docsmcp_runtime.analyzer.analyze`, one line in, terms and bigram terms out), which
+(`docsmcp_runtime.search.analyzer.analyze`, one line in, terms and bigram terms out), which
 test_chunk.py and the analyzer's own tests cover.
 """
 
@@ -18,11 +18,11 @@ import pytest
 from conftest import TINY_DOCS
 from docsmcp.build import BuildOptions, collect
 from docsmcp.index import LexicalIndex, LexicalParams, build_index
-from docsmcp_runtime.analyzer import AnalyzerConfig, analyze
-from docsmcp_runtime.bundle import open_bundle
-from docsmcp_runtime.lexical import Lexicon, query_terms, score
-from docsmcp_runtime.search import SearchOptions
-from docsmcp_runtime.tools import DocsApp
+from docsmcp_runtime.bundle.reader import open_bundle
+from docsmcp_runtime.search.analyzer import AnalyzerConfig, analyze
+from docsmcp_runtime.search.engine import SearchOptions
+from docsmcp_runtime.search.lexical import Lexicon, query_terms, score
+from docsmcp_runtime.tools.app import DocsApp
 
 CONFIG = AnalyzerConfig()
 PARAMS = LexicalParams()

@@ -1,4 +1,4 @@
-"""Several bundles in one server (libraries.py): the `library` argument, `LIBRARY:` id prefixes,
+"""Several bundles in one server (libraries/): the `library` argument, `LIBRARY:` id prefixes,
 search across libraries fused by rank, versions among a library's bundles, and the start-up
 errors — through the official MCP SDK over real stdio pipes, and the CLI as a user runs it."""
 

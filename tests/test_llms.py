@@ -16,7 +16,7 @@ import pytest
 from conftest import EXAMPLE_DOCS, FUZZ, REPO, build_bundle, run_docsmcp
 from docsmcp.discover import path_problem
 from docsmcp.llms import split_llms_full
-from docsmcp_runtime.bundle import open_bundle
+from docsmcp_runtime.bundle.reader import open_bundle
 from docsmcp_runtime.format import CHUNKS_FILE, METADATA_FILE, PAGES_FILE, TABLES, bundle_id
 from hypothesis import given
 from hypothesis import strategies as st

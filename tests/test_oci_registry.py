@@ -17,7 +17,7 @@ from pathlib import Path
 import oci_registry
 import pytest
 from conftest import FUZZ, run_docsmcp
-from docsmcp_runtime.registry import (
+from docsmcp_runtime.distribution.registry import (
     Challenge,
     Reference,
     parse_challenges,
@@ -267,7 +267,8 @@ def test_an_image_that_is_not_a_bundle_is_refused(registry: Registry, tmp_path: 
     """A manifest of another artifact type under the tag: refused in one line, nothing cached."""
     import hashlib
 
-    from docsmcp_runtime.registry import EMPTY_CONFIG, Session
+    from docsmcp_runtime.distribution.registry import EMPTY_CONFIG
+    from docsmcp_runtime.distribution.registry_client import Session
 
     ref = parse_reference(f"{registry.host}/docs/not-a-bundle:v1")
     session = Session(ref, actions="pull,push")
@@ -423,7 +424,7 @@ class _Misbehaving:
 def test_a_silent_registry_times_out_in_one_line(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from docsmcp_runtime.archive import resolve_bundle
+    from docsmcp_runtime.distribution.resolve import resolve_bundle
     from docsmcp_runtime.errors import BundleError
 
     monkeypatch.setenv("DOCSMCP_REGISTRY_TIMEOUT", "0.5")
@@ -440,7 +441,7 @@ def test_a_silent_registry_times_out_in_one_line(
 
 
 def test_an_oversized_manifest_is_refused(tmp_path: Path) -> None:
-    from docsmcp_runtime.archive import resolve_bundle
+    from docsmcp_runtime.distribution.resolve import resolve_bundle
     from docsmcp_runtime.errors import BundleError
 
     server = _Misbehaving("huge")
@@ -456,7 +457,7 @@ def test_manifest_annotations_name_the_docs(tiny_bundle: Path) -> None:
     import dataclasses
 
     from docsmcp.pack import oci_manifest
-    from docsmcp_runtime.bundle import open_bundle
+    from docsmcp_runtime.bundle.reader import open_bundle
     from docsmcp_runtime.format.metadata import Source
 
     metadata = open_bundle(tiny_bundle, verify=False).metadata
@@ -476,7 +477,7 @@ def test_manifest_annotations_name_the_docs(tiny_bundle: Path) -> None:
 
 
 def test_client_config_keeps_the_reference() -> None:
-    from docsmcp_runtime.clientconfig import ConfigError, make
+    from docsmcp_runtime.commands.clientconfig import ConfigError, make
 
     config = make("claude-code", "oci://ghcr.io/acme/docs-bundle:1.2.0")
     assert config.name == "docs-bundle"

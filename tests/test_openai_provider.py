@@ -20,9 +20,9 @@ import pytest
 from docsmcp.embed import EmbeddingOptions, ProviderError
 from docsmcp.logs import configure as configure_logs
 from docsmcp.providers_openai import OpenAIProvider
-from docsmcp_runtime.embedding import EmbeddingError, normalise
 from docsmcp_runtime.format import OpenAIOptions
-from docsmcp_runtime.openai_client import (
+from docsmcp_runtime.search.embedding import EmbeddingError, normalise
+from docsmcp_runtime.search.openai_client import (
     DEFAULT_BASE_URL,
     OpenAIError,
     OpenAIQueryEmbedder,

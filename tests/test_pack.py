@@ -18,10 +18,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 from conftest import EXAMPLE_DOCS, build_bundle, run_docsmcp
-from docsmcp_runtime.archive import resolve_bundle
-from docsmcp_runtime.bundle import open_bundle
+from docsmcp_runtime.bundle.reader import open_bundle
+from docsmcp_runtime.distribution.resolve import resolve_bundle
 from docsmcp_runtime.errors import BundleError
-from docsmcp_runtime.tools import DocsApp
+from docsmcp_runtime.tools.app import DocsApp
 
 QUERIES = [
     {"query": "retry with backoff"},
@@ -163,7 +163,7 @@ def test_second_resolve_reuses_the_cache(packed: dict[str, Path], tmp_path: Path
 @pytest.mark.slow
 def test_default_cache_dir_from_environment(packed: dict[str, Path], tmp_path: Path) -> None:
     code = (
-        "import sys; from docsmcp_runtime.archive import resolve_bundle; "
+        "import sys; from docsmcp_runtime.distribution.resolve import resolve_bundle; "
         "print(resolve_bundle(sys.argv[1]))"
     )
     cases = {
@@ -192,7 +192,8 @@ def test_default_cache_dir_from_environment(packed: dict[str, Path], tmp_path: P
 def test_concurrent_starters_share_one_copy(packed: dict[str, Path], tmp_path: Path) -> None:
     cache = tmp_path / "cache"
     code = (
-        "import sys; from pathlib import Path; from docsmcp_runtime.archive import resolve_bundle;"
+        "import sys; from pathlib import Path;"
+        " from docsmcp_runtime.distribution.resolve import resolve_bundle;"
         " print(resolve_bundle(sys.argv[1], Path(sys.argv[2])))"
     )
     procs = [

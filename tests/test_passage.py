@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 from conftest import FUZZ_EXAMPLES, build_bundle
-from docsmcp_runtime.passage import PASSAGE_CHARS, best_passage
-from docsmcp_runtime.search import snippet_pattern
+from docsmcp_runtime.search.engine import snippet_pattern
+from docsmcp_runtime.search.passage import PASSAGE_CHARS, best_passage
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from mcp_client import McpSession, text_of

@@ -19,7 +19,7 @@ from docsmcp import pdf as pdf_module
 from docsmcp.pdf import PdfCache, PdfError, extract, read_pdf
 from docsmcp.pdf_layout import Line, Link, OutlineEntry, assemble, clean, split_number
 from docsmcp.pdf_tables import find_tables, render
-from docsmcp_runtime.sections import section_query
+from docsmcp_runtime.browse.sections import section_query
 from hypothesis import given
 from hypothesis import strategies as st
 from mcp_client import McpSession, text_of

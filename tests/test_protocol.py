@@ -23,11 +23,11 @@ from pathlib import Path
 import pytest
 from conftest import EXAMPLE_DOCS
 from docsmcp_runtime import __version__ as runtime_version
-from docsmcp_runtime.bundle import open_bundle
+from docsmcp_runtime.bundle.reader import open_bundle
 from docsmcp_runtime.logs import configure_text
-from docsmcp_runtime.protocol import Dispatcher, Session, encode
-from docsmcp_runtime.stdio import serve
-from docsmcp_runtime.tools import DocsApp
+from docsmcp_runtime.protocol.dispatcher import Dispatcher, Session, encode
+from docsmcp_runtime.protocol.stdio import serve
+from docsmcp_runtime.tools.app import DocsApp
 
 MODERN = "2026-07-28"
 LEGACY = "2025-11-25"

@@ -18,13 +18,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 from conftest import EXAMPLE_DOCS, build_bundle, run_docsmcp
-from docsmcp_runtime.bundle import open_bundle
-from docsmcp_runtime.embedding import HashEmbedder
+from docsmcp_runtime.bundle.reader import open_bundle
 from docsmcp_runtime.errors import BundleError
 from docsmcp_runtime.format import ALL_ARRAYS, Q8_ARRAYS, VectorIndexSpec, bundle_id, sha256_file
 from docsmcp_runtime.format.quantise import error_bound, q8_problem, quantise
-from docsmcp_runtime.search import Searcher
-from docsmcp_runtime.vectors import VectorIndex, vectors_file
+from docsmcp_runtime.search.embedding import HashEmbedder
+from docsmcp_runtime.search.engine import Searcher
+from docsmcp_runtime.search.vectors import VectorIndex, vectors_file
 from hypothesis import given, settings
 from hypothesis import strategies as st
 

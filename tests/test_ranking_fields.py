@@ -13,8 +13,8 @@ from docsmcp.chunk import DEFAULT_MAX_CHUNK_SIZE, Chunk, chunk_file
 from docsmcp.index import page_text
 from docsmcp.manifest import load_corpus
 from docsmcp.xref import anchor_text
-from docsmcp_runtime.bundle import open_bundle
-from docsmcp_runtime.search import Searcher
+from docsmcp_runtime.bundle.reader import open_bundle
+from docsmcp_runtime.search.engine import Searcher
 from hypothesis import given, settings
 from hypothesis import strategies as st
 

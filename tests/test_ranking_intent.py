@@ -8,8 +8,9 @@ from pathlib import Path
 
 import pytest
 from conftest import build_bundle
-from docsmcp_runtime.bundle import open_bundle
-from docsmcp_runtime.intent import (
+from docsmcp_runtime.bundle.reader import open_bundle
+from docsmcp_runtime.search.engine import Searcher, SearchOptions
+from docsmcp_runtime.search.intent import (
     IDENTIFIER,
     MIXED,
     QUERY_CLASSES,
@@ -17,7 +18,6 @@ from docsmcp_runtime.intent import (
     named_values,
     query_class,
 )
-from docsmcp_runtime.search import Searcher, SearchOptions
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from mcp_client import McpSession

@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 from conftest import EVAL_CASES, EVAL_CASES_NL
 from docsmcp.evaluate import EvalReport, evaluate, format_report, load_cases
-from docsmcp_runtime.bundle import open_bundle
-from docsmcp_runtime.tools import DocsApp
+from docsmcp_runtime.bundle.reader import open_bundle
+from docsmcp_runtime.tools.app import DocsApp
 
 pytestmark = pytest.mark.corpus
 

@@ -1,6 +1,6 @@
-"""`--bundle https://...` release assets (runtime/docsmcp_runtime/remote.py), fetched from a real
-HTTP server on 127.0.0.1 (tests/asset_server.py): sidecar and pins, redirects, Range resume
-after dropped connections (in one start and across starts), servers that ignore Range or
+"""`--bundle https://...` release assets (runtime/docsmcp_runtime/distribution/remote.py), fetched
+from a real HTTP server on 127.0.0.1 (tests/asset_server.py): sidecar and pins, redirects, Range
+resume after dropped connections (in one start and across starts), servers that ignore Range or
 changed the file, wrong sha256, size caps, timeouts, the host down with and without a cached
 copy, several bundles, and the runtime serving a URL to the official MCP SDK client."""
 
@@ -17,15 +17,16 @@ from pathlib import Path
 import pytest
 from asset_server import AssetServer
 from conftest import FUZZ, build_bundle, run_docsmcp
-from docsmcp_runtime.archive import parse_sha256sum, resolve_bundle
-from docsmcp_runtime.errors import BundleError
-from docsmcp_runtime.remote import (
+from docsmcp_runtime.distribution.archive import parse_sha256sum
+from docsmcp_runtime.distribution.remote import (
     FetchOptions,
     parse_content_range,
     parse_remote,
     pin_specs,
     sidecar_url,
 )
+from docsmcp_runtime.distribution.resolve import resolve_bundle
+from docsmcp_runtime.errors import BundleError
 from hypothesis import given
 from hypothesis import strategies as st
 from mcp_client import McpSession
@@ -496,7 +497,8 @@ def test_concurrent_starts_download_once(server, assets, tmp_path):
     finds the bundle cached (only the sidecar is asked again)."""
     server.behaviour.trickle = 0.0001  # a download of a few seconds
     code = (
-        "import sys; from pathlib import Path; from docsmcp_runtime.archive import resolve_bundle;"
+        "import sys; from pathlib import Path;"
+        " from docsmcp_runtime.distribution.resolve import resolve_bundle;"
         " print(resolve_bundle(sys.argv[1], Path(sys.argv[2])))"
     )
     url = server.url("idx.tar.gz")

@@ -7,7 +7,7 @@ import json
 import subprocess
 
 import pytest
-from docsmcp_runtime.rerank import RerankError, parse_ranking
+from docsmcp_runtime.search.rerank import RerankError, parse_ranking
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from mcp_client import McpSession, server_command

@@ -1,4 +1,4 @@
-"""MCP resources, resource templates, prompts and completions (docsmcp_runtime/resources.py).
+"""MCP resources, resource templates, prompts and completions (docsmcp_runtime/tools/resources.py).
 
 The real runtime process is driven by the official `mcp` SDK client over stdio (legacy handshake
 and pinned 2026-07-28) and over Streamable HTTP on 127.0.0.1; the 2026-07-28 stateless envelope
@@ -25,9 +25,9 @@ from urllib.parse import quote
 import anyio
 import pytest
 from conftest import FUZZ, build_bundle
-from docsmcp_runtime.bundle import Bundle, open_bundle
-from docsmcp_runtime.protocol import Dispatcher, Session, encode
-from docsmcp_runtime.tools import DocsApp
+from docsmcp_runtime.bundle.reader import Bundle, open_bundle
+from docsmcp_runtime.protocol.dispatcher import Dispatcher, Session, encode
+from docsmcp_runtime.tools.app import DocsApp
 from hypothesis import given
 from hypothesis import strategies as st
 from mcp import Client, types

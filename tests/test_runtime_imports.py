@@ -69,7 +69,7 @@ def test_search_path_imports(example_bundle: Path) -> None:
     assert rc == 0
     assert " 1. python/payments.md#payments/create" in output  # it really searched
     modules = set(modules)
-    assert {"docsmcp_runtime.search", "numpy", "pyarrow"} <= modules
+    assert {"docsmcp_runtime.search.engine", "numpy", "pyarrow"} <= modules
     assert _forbidden(modules) == set()
 
 
@@ -139,7 +139,8 @@ def test_stdio_server_imports(example_bundle: Path) -> None:
         "--- Chunk: python/payments.md#payments/refund (Chunk 3 of 3) (Target) ---\n## refund"
     )
     modules = _importtime_modules(proc.stderr)
-    assert {"docsmcp_runtime.stdio", "docsmcp_runtime.protocol", "numpy", "pyarrow"} <= modules
+    stdio = {"docsmcp_runtime.protocol.stdio", "docsmcp_runtime.protocol.dispatcher"}
+    assert stdio | {"numpy", "pyarrow"} <= modules
     assert _forbidden(modules) == set()
 
 

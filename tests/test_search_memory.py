@@ -14,12 +14,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 from conftest import build_bundle
-from docsmcp_runtime import vectors, workspace
-from docsmcp_runtime.bundle import open_bundle
+from docsmcp_runtime.bundle.reader import open_bundle
 from docsmcp_runtime.format import ROW_GROUP_SIZE
-from docsmcp_runtime.tools import DocsApp
-from docsmcp_runtime.vectors import VectorIndex, vectors_file
-from docsmcp_runtime.workspace import Workspace, WorkspacePool, large_mappings, release
+from docsmcp_runtime.search import vectors, workspace
+from docsmcp_runtime.search.vectors import VectorIndex, vectors_file
+from docsmcp_runtime.search.workspace import Workspace, WorkspacePool, large_mappings, release
+from docsmcp_runtime.tools.app import DocsApp
 
 QUERIES = ["create payment", "retry", "authentication error", "refund", "client", "webhook",
            "list customers", "pagination", "python", "timeout"]  # fmt: skip

@@ -29,9 +29,9 @@ from docsmcp.static_table import (
     read_table,
     write_table,
 )
-from docsmcp_runtime.embedding import EmbeddingError
 from docsmcp_runtime.format import MetadataError, StaticOptions
-from docsmcp_runtime.static_model import (
+from docsmcp_runtime.search.embedding import EmbeddingError
+from docsmcp_runtime.search.static_model import (
     TABLE_FILE,
     VOCAB_FILE,
     StaticModel,
@@ -267,7 +267,7 @@ def test_table_encodings_round_trip() -> None:
 
 def test_runtime_module_imports_numpy_only() -> None:
     code = (
-        "import sys, docsmcp_runtime.static_model\n"
+        "import sys, docsmcp_runtime.search.static_model\n"
         "print(sorted({m.split('.')[0] for m in sys.modules}))\n"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)

@@ -12,7 +12,7 @@ from pathlib import Path
 # Fault injection: the real runtime, with a tool call that first writes to fd 1 three ways.
 NOISY_RUNTIME = """
 import ctypes, os, sys
-from docsmcp_runtime import tools
+from docsmcp_runtime.tools import app as tools
 
 real_call = tools.DocsApp.call_tool
 

@@ -9,8 +9,8 @@ import shutil
 from pathlib import Path
 
 from conftest import EXAMPLE_DOCS, build_bundle, run_docsmcp
-from docsmcp_runtime.bundle import open_bundle
-from docsmcp_runtime.tools import DocsApp
+from docsmcp_runtime.bundle.reader import open_bundle
+from docsmcp_runtime.tools.app import DocsApp
 
 
 def _write(root: Path, files: dict[str, str]) -> Path:

@@ -16,16 +16,16 @@ from pathlib import Path
 import numpy as np
 import pytest
 from conftest import TINY_DOCS, build_bundle
-from docsmcp_runtime.bundle import open_bundle
-from docsmcp_runtime.embedding import HashEmbedder
+from docsmcp_runtime.bundle.reader import open_bundle
 from docsmcp_runtime.format import FusionWeights
-from docsmcp_runtime.fusion import CONVEX, FusionPolicy, convex
-from docsmcp_runtime.half import widen
-from docsmcp_runtime.intent import IDENTIFIER, QUERY_CLASSES, query_class
-from docsmcp_runtime.lexical import query_terms, score
-from docsmcp_runtime.search import FUSION_DEPTH, Searcher, SearchOptions
-from docsmcp_runtime.selection import topk
-from docsmcp_runtime.vectors import (
+from docsmcp_runtime.search.embedding import HashEmbedder
+from docsmcp_runtime.search.engine import FUSION_DEPTH, Searcher, SearchOptions
+from docsmcp_runtime.search.fusion import CONVEX, FusionPolicy, convex
+from docsmcp_runtime.search.half import widen
+from docsmcp_runtime.search.intent import IDENTIFIER, QUERY_CLASSES, query_class
+from docsmcp_runtime.search.lexical import query_terms, score
+from docsmcp_runtime.search.selection import topk
+from docsmcp_runtime.search.vectors import (
     VectorIndex,
     run_similarities,
     similarities,
@@ -176,7 +176,7 @@ def _reference_fusion(bundle_dir: Path, query: str, weights: dict[str, float]) -
     bundle = open_bundle(bundle_dir)
     spec = bundle.metadata.embedding
     assert spec is not None
-    from docsmcp_runtime.lexical import Lexicon
+    from docsmcp_runtime.search.lexical import Lexicon
 
     terms, bigrams = query_terms(query, bundle.metadata.analyzer)
     lexicon = Lexicon(bundle.arrays)

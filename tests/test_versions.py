@@ -9,7 +9,7 @@ from collections.abc import Iterator
 
 import pytest
 from conftest import build_bundle
-from docsmcp_runtime.versions import parse, resolve
+from docsmcp_runtime.bundle.versions import parse, resolve
 from mcp_client import McpSession
 
 VALUES = ("0.4.x", "0.5.x", "1.2.0", "1.10.3", "2.0.0-beta", "current")

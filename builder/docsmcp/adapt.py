@@ -40,9 +40,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
+from docsmcp_runtime.distribution.swap import replace_file
 from docsmcp_runtime.format import METADATA_FILE
-from docsmcp_runtime.static_model import StaticModel, StaticTable
-from docsmcp_runtime.swap import replace_file
+from docsmcp_runtime.search.static_model import StaticModel, StaticTable
 
 from .cache import output_key
 from .embed_cache import EmbeddingCache, input_key
@@ -113,7 +113,7 @@ class Teacher:
                 "docsmcp adapt needs torch and sentence-transformers: "
                 "pip install torch==2.13.0 'docsmcp[sentence-transformers]'"
             ) from None
-        from docsmcp_runtime.embedding import model_fingerprint
+        from docsmcp_runtime.search.embedding import model_fingerprint
 
         self.folder = folder
         try:
@@ -435,7 +435,7 @@ def add_adapt_parser(sub) -> None:  # sub: argparse subparsers
 def run_adapt_cli(args) -> int:
     import sys
 
-    from docsmcp_runtime.embedding import packaged_model_dir
+    from docsmcp_runtime.search.embedding import packaged_model_dir
 
     from .cache import cache_root
     from .static_table import write_table

@@ -33,7 +33,7 @@ from bisect import bisect_right
 from dataclasses import dataclass, field
 from functools import lru_cache
 
-from docsmcp_runtime.languages import DIAGRAM_LANGUAGES, normalise_language
+from docsmcp_runtime.search.languages import DIAGRAM_LANGUAGES, normalise_language
 
 from .chunk import Block, Chunk, ParsedFile
 from .xref import truncate

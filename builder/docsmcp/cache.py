@@ -7,10 +7,12 @@ use time: readers touch what they use). Bundles never depend on it; `docsmcp cac
     embeddings/   embedding cache, one file per output bundle and provider (embed_cache.py)
     pdf/          PDF extractions by the PDF's sha256 (pdf.py)
     git/          git checkouts, one per repository (gitsource.py)
-    bundles/      archives and OCI layouts the runtime unpacked (docsmcp_runtime.archive)
-    oci/          what each pulled oci:// reference resolved to (docsmcp_runtime.registry)
+    bundles/      archives and OCI layouts the runtime unpacked
+                  (docsmcp_runtime.distribution.archive)
+    oci/          what each pulled oci:// reference resolved to
+                  (docsmcp_runtime.distribution.registry_pull)
     downloads/    https:// bundles: partial downloads, and which sha256 each URL served last
-                  (docsmcp_runtime.remote)
+                  (docsmcp_runtime.distribution.remote)
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
-from docsmcp_runtime.archive import default_cache_dir
+from docsmcp_runtime.distribution.archive import default_cache_dir
 
 
 @dataclass(frozen=True)

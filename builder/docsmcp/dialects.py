@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from functools import cache
 from typing import TYPE_CHECKING
 
-from docsmcp_runtime.languages import SDK_LANGUAGES, normalise_language
+from docsmcp_runtime.search.languages import SDK_LANGUAGES, normalise_language
 
 from .fences import fenced_lines
 

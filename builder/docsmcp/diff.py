@@ -1,6 +1,6 @@
 """`docsmcp diff OLD NEW`: the command line of the runtime's bundle comparison
-(`docsmcp_runtime.changes`, which the runtime's `compare_versions` tool shares): a readable or
-JSON report of the sections added, removed, changed or moved."""
+(`docsmcp_runtime.bundle.changes`, which the runtime's `compare_versions` tool shares): a
+readable or JSON report of the sections added, removed, changed or moved."""
 
 from __future__ import annotations
 
@@ -10,17 +10,11 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from docsmcp_runtime.changes import (
+from docsmcp_runtime.bundle.changes import KINDS, LISTED, SCHEMA, DiffError, Entry, Report, Section
+from docsmcp_runtime.bundle.changes_report import (
     EXCERPT_CHARS,
     EXCERPT_LINE_CHARS,
     EXCERPT_LINES,
-    KINDS,
-    LISTED,
-    SCHEMA,
-    DiffError,
-    Entry,
-    Report,
-    Section,
     diff_bundles,
     excerpt,
 )

@@ -14,7 +14,6 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 import numpy as np
-from docsmcp_runtime.embedding import hash_vectors
 from docsmcp_runtime.format import (
     EMBEDDING_INPUT,
     PROVIDERS,
@@ -23,6 +22,7 @@ from docsmcp_runtime.format import (
     ProviderOptions,
 )
 from docsmcp_runtime.format.providers import load
+from docsmcp_runtime.search.embedding import hash_vectors
 
 from .chunk import Chunk
 

@@ -15,7 +15,7 @@ import zipfile
 from pathlib import Path
 
 import numpy as np
-from docsmcp_runtime.swap import replace_file
+from docsmcp_runtime.distribution.swap import replace_file
 
 from .cache import evict, max_bytes
 from .embed import warn

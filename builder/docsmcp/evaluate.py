@@ -41,12 +41,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from docsmcp_runtime.budget import MAX_TOKENS, MIN_TOKENS
-from docsmcp_runtime.bundle import open_bundle
+from docsmcp_runtime.bundle.reader import open_bundle
 from docsmcp_runtime.errors import BundleError
-from docsmcp_runtime.search import SearchOptions
-from docsmcp_runtime.tooldefs import MAX_LIMIT
-from docsmcp_runtime.tools import DocsApp
+from docsmcp_runtime.search.budget import MAX_TOKENS, MIN_TOKENS
+from docsmcp_runtime.search.engine import SearchOptions
+from docsmcp_runtime.tools.app import DocsApp
+from docsmcp_runtime.tools.tooldefs import MAX_LIMIT
 
 from .fences import fenced_lines
 

@@ -308,7 +308,7 @@ def add_finetune_parser(sub) -> None:  # sub: argparse subparsers
 def run_finetune_cli(args) -> int:
     import sys
 
-    from docsmcp_runtime.embedding import packaged_model_dir
+    from docsmcp_runtime.search.embedding import packaged_model_dir
 
     for name in ("max_pairs", "epochs", "batch_size", "max_seq_length", "threads"):
         if getattr(args, name) < 1:

@@ -32,8 +32,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
+from docsmcp_runtime.distribution.swap import replace_file
 from docsmcp_runtime.format import METADATA_FILE
-from docsmcp_runtime.swap import replace_file
 
 log = logging.getLogger(__name__)
 

@@ -31,7 +31,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from docsmcp_runtime.languages import normalise_language
+from docsmcp_runtime.search.languages import normalise_language
 
 from . import apidoc
 from .discover import Refused, read_file

@@ -19,8 +19,8 @@ from itertools import chain
 
 import numpy as np
 import pyarrow as pa
-from docsmcp_runtime.analyzer import AnalyzerConfig, analyze
 from docsmcp_runtime.format import LexicalParams
+from docsmcp_runtime.search.analyzer import AnalyzerConfig, analyze
 
 from .chunk import Chunk
 from .memtrim import release_free_memory

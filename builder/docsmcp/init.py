@@ -12,9 +12,9 @@ The proposal is made from names and structure only, never from a list of known p
   else the file name itself.
 * **language**: among sibling folders at depth 1 (else depth 2), those whose name, or one
   `-`/`_`-separated part of it, is a programming language known to
-  `docsmcp_runtime.languages` (`python`, `ts`, `dub-python`, `sdk-go`, ...), when they name at
-  least two languages. Values are the canonical names (`ts` -> `typescript`); the key collapses
-  variants (`vector_collapse`). When other pages exist too, `scope` tells them apart as
+  `docsmcp_runtime.search.languages` (`python`, `ts`, `dub-python`, `sdk-go`, ...), when they
+  name at least two languages. Values are the canonical names (`ts` -> `typescript`); the key
+  collapses variants (`vector_collapse`). When other pages exist too, `scope` tells them apart as
   `global-guide` (every language) and `sdk-specific`, the docs-mcp convention the runtime
   applies by default for `language`.
 * **product**: top folders that are each a docs tree of their own (a language-suffixed name
@@ -48,9 +48,9 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from docsmcp_runtime.languages import SDK_LANGUAGES as _SDK_LANGUAGES
-from docsmcp_runtime.languages import normalise_language
-from docsmcp_runtime.swap import replace_file
+from docsmcp_runtime.distribution.swap import replace_file
+from docsmcp_runtime.search.languages import SDK_LANGUAGES as _SDK_LANGUAGES
+from docsmcp_runtime.search.languages import normalise_language
 
 from .discover import MANIFEST_NAME, glob_match, scan, source_roots
 from .fences import fenced_lines

@@ -61,7 +61,7 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from urllib.parse import quote
 
-from docsmcp_runtime.swap import pid_alive, replace_file
+from docsmcp_runtime.distribution.swap import pid_alive, replace_file
 
 from .discover import LLMS_FULL_NAME, MARKDOWN_SUFFIXES, path_problem
 from .fences import fenced_lines
@@ -115,9 +115,9 @@ class Exported:
 def read_pages(bundle_dir: Path) -> tuple[str, str, list[Page]]:
     """(name, description, pages in path order) of a bundle. Pages come from `pages.parquet`,
     or from the chunk table of a bundle built before it. Raises ExportError (one line)."""
-    from docsmcp_runtime.bundle import open_bundle
+    from docsmcp_runtime.browse.pages import PageIndex
+    from docsmcp_runtime.bundle.reader import open_bundle
     from docsmcp_runtime.errors import BundleError
-    from docsmcp_runtime.pages import PageIndex
 
     try:
         bundle = open_bundle(bundle_dir)

@@ -20,7 +20,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO
 
-from docsmcp_runtime.archive import (
+from docsmcp_runtime.bundle.reader import open_bundle
+from docsmcp_runtime.distribution.archive import (
     ANNOTATION_BUNDLE_ID,
     ANNOTATION_FORMAT_VERSION,
     ARTIFACT_TYPE,
@@ -36,11 +37,10 @@ from docsmcp_runtime.archive import (
     OCI_TITLE,
     is_oci_layout,
 )
-from docsmcp_runtime.bundle import open_bundle
+from docsmcp_runtime.distribution.registry import EMPTY_CONFIG, TAG_PATTERN
+from docsmcp_runtime.distribution.swap import swap_dir
 from docsmcp_runtime.errors import BundleError
 from docsmcp_runtime.format import METADATA_FILE, Metadata, sha256_file
-from docsmcp_runtime.registry import EMPTY_CONFIG, TAG_PATTERN
-from docsmcp_runtime.swap import swap_dir
 
 from .progress import Progress
 

@@ -30,7 +30,7 @@ from typing import BinaryIO
 
 import docsmcp_runtime
 import pyarrow as pa
-from docsmcp_runtime.swap import pid_alive
+from docsmcp_runtime.distribution.swap import pid_alive
 
 from .apiref import ApiEntry, Example, Parameter
 from .cache import evict, max_bytes, touch

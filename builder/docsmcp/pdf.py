@@ -37,7 +37,7 @@ from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from docsmcp_runtime.swap import replace_file
+from docsmcp_runtime.distribution.swap import replace_file
 
 from .cache import evict, max_bytes
 from .discover import PDF_SUFFIXES

@@ -17,9 +17,9 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from docsmcp_runtime.embedding import normalise
 from docsmcp_runtime.format import OpenAIOptions
-from docsmcp_runtime.openai_client import (
+from docsmcp_runtime.search.embedding import normalise
+from docsmcp_runtime.search.openai_client import (
     DEFAULT_BASE_URL,
     OpenAIError,
     is_local_url,

@@ -8,9 +8,9 @@ import logging
 from pathlib import Path
 
 import numpy as np
-from docsmcp_runtime.budget import CHARS_PER_TOKEN  # characters per model token, roughly
-from docsmcp_runtime.embedding import model_fingerprint, packaged_model_dir
 from docsmcp_runtime.format import SentenceTransformersOptions
+from docsmcp_runtime.search.budget import CHARS_PER_TOKEN  # characters per model token, roughly
+from docsmcp_runtime.search.embedding import model_fingerprint, packaged_model_dir
 
 from .embed import EmbeddingOptions, ProviderError, fingerprint_of
 

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import numpy as np
 from docsmcp_runtime.format import StaticOptions, TokenizerOptions
-from docsmcp_runtime.static_model import (
+from docsmcp_runtime.search.static_model import (
     TABLE_FILE,
     VOCAB_FILE,
     StaticModel,

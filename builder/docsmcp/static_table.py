@@ -16,8 +16,8 @@ mean of a text's rows is dominated by its rare, meaningful tokens. BERT vocabula
 ordered by frequency, so the row number stands in for the rank.
 
 The output folder holds `static_vocab.txt` and `static_table.bin` (formats: see
-docsmcp_runtime.static_model) and `static_meta.json` (name, dims, encoding, tokenizer options,
-how the table was made).
+docsmcp_runtime.search.static_model) and `static_meta.json` (name, dims, encoding, tokenizer
+options, how the table was made).
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
-from docsmcp_runtime.static_model import (
+from docsmcp_runtime.search.static_model import (
     ENCODINGS,
     TABLE_FILE,
     VOCAB_FILE,

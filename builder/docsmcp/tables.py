@@ -26,7 +26,7 @@ from docsmcp_runtime.format import (
     SECTIONS_FILE,
     SECTIONS_SCHEMA,
 )
-from docsmcp_runtime.languages import normalise_language
+from docsmcp_runtime.search.languages import normalise_language
 
 from .apiref import ApiEntry, extract_api
 from .chunk import Chunk, ParsedFile, file_line, in_file_lines

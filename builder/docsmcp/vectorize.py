@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
-from docsmcp_runtime.embedding import normalise
+from docsmcp_runtime.search.embedding import normalise
 
 from .chunk import Chunk
 from .embed import EmbeddingProvider, ProviderError, embedding_input, warn

@@ -15,7 +15,7 @@ from importlib import resources
 from pathlib import Path
 
 import jsonschema
-from docsmcp_runtime.archive import (
+from docsmcp_runtime.distribution.archive import (
     ArchiveSource,
     extract_archive,
     is_oci_layout,

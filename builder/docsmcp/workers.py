@@ -22,7 +22,7 @@ import tempfile
 from array import array
 from collections.abc import Iterator, Sequence
 
-from docsmcp_runtime.analyzer import AnalyzerConfig
+from docsmcp_runtime.search.analyzer import AnalyzerConfig
 
 from . import logs
 from .chunk import Chunk, chunk_parsed, in_file_lines, parse_file

@@ -15,6 +15,7 @@ from typing import BinaryIO
 import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
+from docsmcp_runtime.distribution.swap import recover, staging_path, swap_dir
 from docsmcp_runtime.format import (
     ALL_ARRAYS,
     ARRAYS,
@@ -35,7 +36,6 @@ from docsmcp_runtime.format import (
     sha256_file,
 )
 from docsmcp_runtime.format.jsonread import loads
-from docsmcp_runtime.swap import recover, staging_path, swap_dir
 
 from .chunk import Chunk
 from .index import LexicalIndex

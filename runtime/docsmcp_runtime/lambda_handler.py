@@ -28,7 +28,7 @@ import tempfile
 from collections.abc import Callable
 from typing import Any
 
-from .archive import is_remote
+from .distribution.archive import is_remote
 from .http.settings import ENV_BUNDLE
 
 Handler = Callable[[dict, Any], dict]

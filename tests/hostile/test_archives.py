@@ -12,7 +12,7 @@ import tarfile
 from pathlib import Path
 
 import pytest
-from docsmcp_runtime.archive import resolve_bundle
+from docsmcp_runtime.distribution.resolve import resolve_bundle
 from docsmcp_runtime.errors import BundleError
 
 pytestmark = pytest.mark.slow  # gzips tens of MiB
@@ -23,7 +23,7 @@ ZEROS = 64 << 20  # 64 MiB of zeros: about 64 KB gzipped
 UNPACK = """
 import sys
 from pathlib import Path
-from docsmcp_runtime.archive import resolve_bundle
+from docsmcp_runtime.distribution.resolve import resolve_bundle
 from docsmcp_runtime.errors import BundleError
 try:
     resolve_bundle(sys.argv[1], cache_dir=Path(sys.argv[2]))

@@ -17,8 +17,8 @@ from pathlib import Path
 import pytest
 from docsmcp.build import BuildOptions, build
 from docsmcp.discover import shown
-from docsmcp_runtime.bundle import open_bundle
-from docsmcp_runtime.tools import DocsApp
+from docsmcp_runtime.bundle.reader import open_bundle
+from docsmcp_runtime.tools.app import DocsApp
 from hostile import collect_docs, fuzz, problems_of, within, write_tree
 from hypothesis import given
 from hypothesis import strategies as st

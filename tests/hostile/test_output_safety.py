@@ -99,7 +99,7 @@ def test_only_bundles_and_empty_folders_are_replaced(example_bundle: Path, tmp_p
 CRASHING_BUILD = """
 import os, sys
 import docsmcp.write as write
-import docsmcp_runtime.swap as swap
+import docsmcp_runtime.distribution.swap as swap
 
 crash_at, exchange = int(sys.argv[1]), sys.argv[2] == "exchange"
 points = [0]

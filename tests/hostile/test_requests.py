@@ -17,11 +17,11 @@ from typing import Any
 
 import pytest
 from conftest import FUZZ
-from docsmcp_runtime.bundle import open_bundle
+from docsmcp_runtime.bundle.reader import open_bundle
 from docsmcp_runtime.errors import INTERNAL_ERROR
-from docsmcp_runtime.protocol import Dispatcher, Session, encode
-from docsmcp_runtime.search import MAX_QUERY_TERMS
-from docsmcp_runtime.tools import MAX_QUERY_CHARS, DocsApp
+from docsmcp_runtime.protocol.dispatcher import Dispatcher, Session, encode
+from docsmcp_runtime.search.engine import MAX_QUERY_TERMS
+from docsmcp_runtime.tools.app import MAX_QUERY_CHARS, DocsApp
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -234,7 +234,7 @@ def test_forged_cursor_offsets_are_refused(app: DocsApp, offset: object) -> None
     bundle id), so the offset inside is checked whoever signed it."""
     import base64
 
-    from docsmcp_runtime.cursor import _sign, binding, cursor_secret
+    from docsmcp_runtime.tools.cursor import _sign, binding, cursor_secret
 
     bundle_id = app.bundle.bundle_id
     body = {"v": 1, "o": offset, "b": bundle_id, "q": binding("payments", {})}

@@ -228,7 +228,7 @@ PROVIDERS: dict[str, ProviderInfo] = {
             # one section (same prose, different code) near 0.5-0.9.
             SearchDefaults(similarity_floor=0.15, collapse_similarity=0.5, vector_weight=0.5),
             "docsmcp.embed:HashProvider",
-            "docsmcp_runtime.embedding:hash_embedder",
+            "docsmcp_runtime.search.embedding:hash_embedder",
         ),
         ProviderInfo(
             "static",
@@ -241,7 +241,7 @@ PROVIDERS: dict[str, ProviderInfo] = {
             # exact identifier matches (exact-name MRR 1.0 -> 0.63 at 0.25).
             SearchDefaults(similarity_floor=0.5, collapse_similarity=0.85, vector_weight=0.05),
             "docsmcp.providers_static:StaticProvider",
-            "docsmcp_runtime.static_model:static_embedder",
+            "docsmcp_runtime.search.static_model:static_embedder",
         ),
         ProviderInfo(
             "openai",
@@ -254,7 +254,7 @@ PROVIDERS: dict[str, ProviderInfo] = {
             # identifier hits. Override with --fusion-weights.
             SearchDefaults(similarity_floor=0.25, collapse_similarity=0.9, vector_weight=0.1),
             "docsmcp.providers_openai:OpenAIProvider",
-            "docsmcp_runtime.openai_client:openai_embedder",
+            "docsmcp_runtime.search.openai_client:openai_embedder",
         ),
         ProviderInfo(
             "sentence-transformers",
@@ -265,7 +265,7 @@ PROVIDERS: dict[str, ProviderInfo] = {
             # Dev set (MRR@5): vector weight 0 / 0.1 / 0.5 / 1 gave 0.614 / 0.625 / 0.610 / 0.581.
             SearchDefaults(similarity_floor=0.35, collapse_similarity=0.9, vector_weight=0.1),
             "docsmcp.providers_st:SentenceTransformersProvider",
-            "docsmcp_runtime.embedding:sentence_transformers_embedder",
+            "docsmcp_runtime.search.embedding:sentence_transformers_embedder",
         ),
     )
 }

@@ -12,7 +12,7 @@ import re
 from functools import cache
 from importlib import resources
 
-from ..toolargs import ToolInputError
+from ..tools.toolargs import ToolInputError
 from .replies import Reply
 
 PLAYGROUND_PATH = "/playground"

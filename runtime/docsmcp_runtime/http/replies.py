@@ -15,7 +15,7 @@ from ..errors import (
     PARSE_ERROR,
     UNSUPPORTED_PROTOCOL_VERSION,
 )
-from ..protocol import SUPPORTED_VERSIONS, encode, error_response
+from ..protocol.dispatcher import SUPPORTED_VERSIONS, encode, error_response
 
 Headers = Mapping[str, list[str]]  # lower-case name → every value sent under it
 

@@ -8,17 +8,17 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from .. import __version__, logs
-from ..search import (
+from ..search.engine import (
     EXPAND_ENV,
     MAX_TOKENS_ENV,
     TIME_BUDGET_ENV,
     SearchOptions,
     parse_flag,
 )
-from ..tooldefs import TOOL_PREFIX_ENV, TOOLS_ENV, ToolSelection
+from ..tools.tooldefs import TOOL_PREFIX_ENV, TOOLS_ENV, ToolSelection
 
 if TYPE_CHECKING:
-    from ..remote import FetchOptions
+    from ..distribution.remote import FetchOptions
 
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 20310
@@ -65,7 +65,7 @@ class HttpSettings:
     """Everything the ASGI app needs; the CLI and `create_app` fill it from flags or env."""
 
     bundle: str
-    # Further --bundle values: several bundles are served as libraries (libraries.py).
+    # Further --bundle values: several bundles are served as libraries (libraries/).
     more_bundles: tuple[str, ...] = ()
     verify: bool = True
     auth_token: str | None = None
@@ -181,7 +181,7 @@ def settings_from_env() -> HttpSettings:
 
 def _env_pinned(bundle: str) -> str:
     """DOCSMCP_BUNDLE with DOCSMCP_BUNDLE_SHA256 as its pin, when that is set (remote.py)."""
-    from ..remote import ENV_SHA256, FetchOptions, pin_specs
+    from ..distribution.remote import ENV_SHA256, FetchOptions, pin_specs
 
     pin = os.environ.get(ENV_SHA256, "").strip()
     try:

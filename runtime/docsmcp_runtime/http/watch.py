@@ -10,11 +10,11 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from .. import __version__, logs
-from ..bundle import Bundle
+from ..bundle.reader import Bundle
 from ..errors import BundleError
 from ..format import MAX_FILES, METADATA_FILE
-from ..libraries import LibraryApp, open_bundles, serving_app
-from ..protocol import Dispatcher
+from ..libraries.app import LibraryApp, open_bundles, serving_app
+from ..protocol.dispatcher import Dispatcher
 from .settings import HttpSettings
 
 

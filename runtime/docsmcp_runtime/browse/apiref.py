@@ -1,0 +1,130 @@
+"""The API registry (`api.parquet`, bundle-spec.md, *Browse tables*): what
+`get_api_reference` looks up. Entries were extracted by the builder from the docs themselves."""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+
+from ..bundle.reader import Bundle
+from ..errors import BundleError
+from ..format import API_FILE, MetadataError
+from ..format.problems import api_json
+
+_IDENT = re.compile(r"[^0-9a-z_.]+")
+
+
+def method_key(text: str) -> str:
+    """How a method is looked up: lower case, no backticks, call parentheses or spaces
+    (`Links.create()` → `links.create`)."""
+    text = text.strip().strip("`").lower()
+    text = re.sub(r"\(.*\)$", "", text)
+    return _IDENT.sub("", text)
+
+
+def category_key(category: str) -> str:
+    return re.sub(r"[^0-9a-z]+", "", category.lower())
+
+
+class ApiRegistry:
+    def __init__(self, bundle: Bundle) -> None:
+        table = bundle.table(API_FILE)
+        self.bundle = bundle
+        self.available = table is not None
+        if table is None:
+            self.names: list[str] = []
+            self.categories: list[str] = []
+            self.rows = np.zeros(0, dtype=np.int64)
+            self._table = None
+            self._keys: dict[str, list[int]] = {}
+            return
+        self._table = table
+        self.names = table.column("name").to_pylist()
+        self.categories = table.column("category").to_pylist()
+        self.kinds: list[str] = table.column("kind").to_pylist()
+        self.rows = table.column("row").to_numpy().astype(np.int64)
+        keys: dict[str, list[int]] = {}
+        for i, (name, category) in enumerate(zip(self.names, self.categories, strict=True)):
+            key = method_key(name)
+            # `create` under "Links" is also `links.create`; `sdk.links.create` ends with it.
+            for k in {key, f"{category_key(category)}.{key}", key.rpartition(".")[2]}:
+                if k:
+                    keys.setdefault(k, []).append(i)
+        self._keys = keys
+
+    def __len__(self) -> int:
+        return len(self.names)
+
+    def lookup(self, method: str) -> list[int]:
+        """Entries named `method`: exactly, qualified by their category, or by its last part
+        (`dub.links.create` → `links.create`)."""
+        key = method_key(method)
+        found = self._keys.get(key)
+        if found:
+            return found
+        parts = key.split(".")
+        for start in range(1, len(parts) - 1):
+            found = self._keys.get(".".join(parts[start:]))
+            if found:
+                return found
+        return []
+
+    def known_names(self) -> list[str]:
+        return sorted(
+            {n for n in self.names}
+            | {
+                f"{category_key(c)}.{n}"
+                for n, c in zip(self.names, self.categories, strict=True)
+                if c
+            }
+        )
+
+    def spec(self, i: int) -> dict:
+        """One entry in full."""
+        assert self._table is not None
+        t = self._table
+        row = int(self.rows[i])
+        bundle = self.bundle
+        path = bundle.paths[row].as_py()
+        out = {
+            "name": self.names[i],
+            "category": self.categories[i],
+            "kind": self.kinds[i],
+            "signature": t.column("signature")[i].as_py(),
+            "description": t.column("description")[i].as_py(),
+            "parameters": self._json("parameters", i),
+            "returns": t.column("returns")[i].as_py(),
+            "examples": self._json("examples", i),
+            "chunk_id": bundle.id(row),
+            "filepath": path,
+            "metadata": bundle.chunk_meta(row),
+            "source": {
+                "file": path,
+                "lines": [t.column("line_start")[i].as_py(), t.column("line_end")[i].as_py()],
+            },
+        }
+        return {k: v for k, v in out.items() if v not in ("", [], {})}
+
+    def _json(self, column: str, i: int) -> list:
+        assert self._table is not None
+        try:
+            return api_json(self._table.column(column)[i].as_py())
+        except MetadataError as exc:
+            path = self.bundle.path / API_FILE
+            raise BundleError(f"{path}: column {column} of entry {i}: {exc}") from None
+
+    def summary(self, i: int) -> dict:
+        """One entry in a listing: name, kind, signature, the first sentence, where it is."""
+        assert self._table is not None
+        row = int(self.rows[i])
+        description = self._table.column("description")[i].as_py()
+        first = re.split(r"(?<=[.!?])\s", description, maxsplit=1)[0]
+        out = {
+            "name": self.names[i],
+            "kind": self.kinds[i],
+            "signature": self._table.column("signature")[i].as_py(),
+            "summary": first[:200],
+            "chunk_id": self.bundle.id(row),
+        }
+        return {k: v for k, v in out.items() if v}

@@ -1,0 +1,508 @@
+"""Serving a bundle shipped as a `.tar.gz` archive or an OCI image layout (bundle-spec.md,
+*Archives and OCI artifacts*).
+
+An archive is checked against its digest, unpacked once into a cache keyed by that digest and
+reused by every later start (`resolve_bundle`, in resolve.py, picks this module for archives and
+layouts). Standard library only: the runtime depends on numpy and pyarrow and nothing else.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import re
+import stat
+import zlib
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from ..bundle.reader import open_bundle
+from ..errors import BundleError
+from ..format import (
+    MAX_FILES,
+    MAX_METADATA_BYTES,
+    MAX_METADATA_DEPTH,
+    METADATA_FILE,
+    MetadataError,
+    sha256_file,
+)
+from ..format.files import file_entry
+from ..format.jsonread import loads
+
+if TYPE_CHECKING:
+    import tarfile
+
+OCI_LAYOUT_FILE = "oci-layout"
+OCI_INDEX_FILE = "index.json"
+OCI_LAYOUT_VERSION = "1.0.0"
+OCI_INDEX_MEDIA_TYPE = "application/vnd.oci.image.index.v1+json"
+OCI_MANIFEST_MEDIA_TYPE = "application/vnd.oci.image.manifest.v1+json"
+OCI_EMPTY_MEDIA_TYPE = "application/vnd.oci.empty.v1+json"
+OCI_REF_NAME = "org.opencontainers.image.ref.name"
+OCI_TITLE = "org.opencontainers.image.title"
+ARTIFACT_TYPE = "application/vnd.docsmcp.bundle.v1"
+LAYER_MEDIA_TYPE = "application/vnd.docsmcp.bundle.layer.v1.tar+gzip"
+LAYER_TITLE = "bundle.tar.gz"
+ANNOTATION_BUNDLE_ID = "dev.docsmcp.bundle_id"
+ANNOTATION_FORMAT_VERSION = "dev.docsmcp.format_version"
+OCI_SCHEME = "oci://"  # `--bundle oci://REGISTRY/REPO:TAG` (registry.py)
+
+# Anything far beyond a bundle's files is not a bundle; refusing early bounds the work a hostile
+# archive can cause.
+MAX_MEMBERS = MAX_FILES
+# Manifests and index.json are a few hundred bytes; never read a huge "JSON" blob into memory.
+MAX_JSON_BYTES = 1 << 20
+
+# A sha256 in hex: archive digests, pins, cache entry names (one home for registry.py and
+# remote.py too).
+HEX64 = re.compile(r"[0-9a-f]{64}")
+# A bundle member is a plain file name: no directories, no hidden or special names.
+_MEMBER_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]*")
+
+
+@dataclass(frozen=True)
+class ArchiveSource:
+    """A bundle archive whose bytes match `digest` (hex sha256), ready to unpack."""
+
+    archive: Path
+    digest: str
+    label: str  # how to name it in messages: the path, or "LAYOUT:tag"
+
+
+def default_cache_dir() -> Path:
+    """`$DOCSMCP_CACHE_DIR`, else `$XDG_CACHE_HOME/docsmcp`, else `~/.cache/docsmcp`."""
+    explicit = os.environ.get("DOCSMCP_CACHE_DIR")
+    if explicit:
+        return Path(explicit)
+    xdg = os.environ.get("XDG_CACHE_HOME")
+    if xdg:
+        return Path(xdg) / "docsmcp"
+    return Path.home() / ".cache" / "docsmcp"
+
+
+# Schemes of release assets (remote.py): https, and http only to this machine (tests).
+REMOTE_SCHEMES = ("https://", "http://")
+
+
+def is_remote(spec: str | Path) -> bool:
+    """Whether a `--bundle` value is a URL (downloaded by remote.py) rather than a path."""
+    return isinstance(spec, str) and spec.lower().startswith(REMOTE_SCHEMES)
+
+
+def is_oci_layout(path: Path) -> bool:
+    return path.is_dir() and (path / OCI_LAYOUT_FILE).is_file()
+
+
+def locate_archive(spec: str | Path) -> ArchiveSource | None:
+    """The verified archive behind `spec`, or None when `spec` is a plain directory.
+
+    `spec` is a `.tar.gz` file (checked against `FILE.sha256` when that exists), an OCI layout
+    directory (the layer is checked against the manifest's digest), or `LAYOUT:TAG` to pick a
+    tag of a layout that holds several. Raises BundleError with a one-line reason.
+    """
+    path = Path(spec)
+    tag = None
+    if not path.exists():
+        # `layout:tag`, as oras spells it; only when the part before the colon is a layout.
+        head, sep, tail = str(spec).rpartition(":")
+        if sep and head and is_oci_layout(Path(head)):
+            path, tag = Path(head), tail
+        else:
+            raise BundleError(f"bundle not found: {spec}")
+    if path.is_dir():
+        if is_oci_layout(path):
+            return _locate_oci(path, tag)
+        return None
+    if not path.is_file():
+        raise BundleError(f"{path}: not a bundle directory, archive or OCI layout")
+    try:
+        digest = sha256_file(path)
+    except OSError as exc:
+        raise BundleError(f"{path}: cannot read archive ({exc.strerror or exc})") from None
+    expected = _digest_file(path)
+    if expected is not None and expected != digest:
+        raise BundleError(
+            f"{path}: sha256 {digest} does not match {path.name}.sha256 ({expected}); "
+            "the archive is corrupt or was altered"
+        )
+    return ArchiveSource(path, digest, str(path))
+
+
+def _digest_file(archive: Path) -> str | None:
+    """The hex digest recorded in `ARCHIVE.sha256` (sha256sum format), if that file exists."""
+    sidecar = archive.with_name(archive.name + ".sha256")
+    if not sidecar.is_file():
+        return None
+    try:
+        text = sidecar.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise BundleError(f"{sidecar}: unreadable digest file ({exc})") from None
+    value = parse_sha256sum(text)
+    if value is None:
+        raise BundleError(f"{sidecar}: not a sha256sum line (expected 64 hex digits first)")
+    return value
+
+
+def parse_sha256sum(text: str) -> str | None:
+    """The lower-case hex digest that starts a `sha256sum` line (`HEX  NAME`, or `sha256:HEX`),
+    or None when the text does not start with one."""
+    first = text.split(maxsplit=1)
+    value = first[0].lower().removeprefix("sha256:") if first else ""
+    return value if HEX64.fullmatch(value) else None
+
+
+def _read_json(path: Path, what: str) -> dict:
+    try:
+        if path.stat().st_size > MAX_JSON_BYTES:
+            raise BundleError(f"{path}: {what} is implausibly large")
+        data = json.loads(path.read_bytes())
+    except FileNotFoundError:
+        raise BundleError(f"{path}: {what} is missing") from None
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise BundleError(f"{path}: unreadable {what} ({exc})") from None
+    if not isinstance(data, dict):
+        raise BundleError(f"{path}: {what} is not a JSON object")
+    return data
+
+
+def _blob_path(layout: Path, descriptor: object, what: str) -> tuple[Path, str, int]:
+    """(blob file, hex digest, size) of a descriptor, after checking its shape."""
+    digest, size = _descriptor(descriptor, str(layout), what)
+    hexdigest = digest.removeprefix("sha256:")
+    return layout / "blobs" / "sha256" / hexdigest, hexdigest, size
+
+
+def _checked_blob(layout: Path, descriptor: object, what: str) -> tuple[Path, str]:
+    blob, hexdigest, size = _blob_path(layout, descriptor, what)
+    if not blob.is_file():
+        raise BundleError(f"{blob}: {what} blob is missing from the OCI layout")
+    actual_size = blob.stat().st_size
+    if actual_size != size:
+        raise BundleError(
+            f"{blob}: {what} blob has {actual_size} bytes, its descriptor says {size}"
+        )
+    actual = sha256_file(blob)
+    if actual != hexdigest:
+        raise BundleError(
+            f"{blob}: {what} blob sha256 is {actual}, its descriptor says {hexdigest} "
+            "(corrupt or altered)"
+        )
+    return blob, hexdigest
+
+
+def _locate_oci(layout: Path, tag: str | None) -> ArchiveSource:
+    marker = _read_json(layout / OCI_LAYOUT_FILE, "oci-layout file")
+    if marker.get("imageLayoutVersion") != OCI_LAYOUT_VERSION:
+        raise BundleError(
+            f"{layout / OCI_LAYOUT_FILE}: unsupported imageLayoutVersion "
+            f"{marker.get('imageLayoutVersion')!r}"
+        )
+    index = _read_json(layout / OCI_INDEX_FILE, "OCI index")
+    manifests = index.get("manifests")
+    if not isinstance(manifests, list) or not manifests:
+        raise BundleError(f"{layout / OCI_INDEX_FILE}: lists no manifests")
+    descriptor = _pick_manifest(layout, manifests, tag)
+    label = f"{layout}:{tag}" if tag else str(layout)
+    manifest_blob, _ = _checked_blob(layout, descriptor, "manifest")
+    manifest = _read_json(manifest_blob, "manifest")
+    _, layer = bundle_layer(manifest, label)
+    blob, hexdigest = _checked_blob(layout, layer, "layer")
+    return ArchiveSource(blob, hexdigest, label)
+
+
+def _descriptor(descriptor: object, label: str, what: str) -> tuple[str, int]:
+    """("sha256:<hex>", size) of a descriptor, after checking its shape."""
+    if not isinstance(descriptor, dict):
+        raise BundleError(f"{label}: malformed {what} descriptor")
+    digest, size = descriptor.get("digest"), descriptor.get("size")
+    if not isinstance(digest, str) or not isinstance(size, int) or size < 0:
+        raise BundleError(f"{label}: {what} descriptor lacks a digest or size")
+    algo, _, hexdigest = digest.partition(":")
+    if algo != "sha256" or not HEX64.fullmatch(hexdigest):
+        raise BundleError(f"{label}: unsupported {what} digest {digest!r} (need sha256)")
+    return digest, size
+
+
+def bundle_layer(manifest: object, label: str) -> tuple[tuple[str, int], dict]:
+    """((config digest, size), layer descriptor) of a docsmcp bundle manifest (from an OCI
+    layout or a registry); BundleError when it is not one."""
+    if not isinstance(manifest, dict):
+        raise BundleError(f"{label}: the manifest is not a JSON object")
+    if manifest.get("mediaType", OCI_MANIFEST_MEDIA_TYPE) != OCI_MANIFEST_MEDIA_TYPE:
+        raise BundleError(f"{label}: manifest is not an OCI image manifest")
+    if manifest.get("artifactType") != ARTIFACT_TYPE:
+        raise BundleError(
+            f"{label}: artifactType is {manifest.get('artifactType')!r}, "
+            f"not a docsmcp bundle ({ARTIFACT_TYPE})"
+        )
+    config = _descriptor(manifest.get("config"), label, "config")
+    layers = manifest.get("layers")
+    ours = [
+        layer
+        for layer in (layers if isinstance(layers, list) else [])
+        if isinstance(layer, dict) and layer.get("mediaType") == LAYER_MEDIA_TYPE
+    ]
+    if len(ours) != 1:
+        raise BundleError(
+            f"{label}: manifest must have exactly one layer of type {LAYER_MEDIA_TYPE} "
+            f"(found {len(ours)})"
+        )
+    _descriptor(ours[0], label, "layer")
+    return config, ours[0]
+
+
+def _pick_manifest(layout: Path, manifests: list, tag: str | None) -> object:
+    def ref(d: object) -> str | None:
+        annotations = d.get("annotations") if isinstance(d, dict) else None
+        return annotations.get(OCI_REF_NAME) if isinstance(annotations, dict) else None
+
+    if tag is not None:
+        tagged = [d for d in manifests if ref(d) == tag]
+        if not tagged:
+            known = sorted(str(ref(d)) for d in manifests if ref(d))
+            raise BundleError(
+                f"{layout}: no manifest tagged {tag!r} (tags: {', '.join(known) or 'none'})"
+            )
+        return tagged[0]
+    if len(manifests) == 1:
+        return manifests[0]
+    latest = [d for d in manifests if ref(d) == "latest"]
+    if latest:
+        return latest[0]
+    known = sorted(str(ref(d)) for d in manifests if ref(d))
+    raise BundleError(
+        f"{layout}: holds {len(manifests)} manifests; pick one as {layout}:TAG "
+        f"(tags: {', '.join(known) or 'none'})"
+    )
+
+
+def check_room(label: str, folder: Path, needed: int, doing: str) -> None:
+    """Refuse in one line `doing` what needs `needed` bytes in `folder` when its disk has less
+    free (unpacking, downloading a layer or an https archive); a disk whose usage cannot be read
+    is not refused."""
+    import shutil  # (the archive modules are imported on use: a local bundle never needs them)
+
+    try:
+        free = shutil.disk_usage(folder).free
+    except OSError:
+        return
+    if needed > free:
+        raise BundleError(f"{label}: {doing} needs {needed} bytes, {folder} has {free} free")
+
+
+def extract_archive(source: ArchiveSource, dest: Path) -> list[str]:
+    """Unpack the bundle files of `source` into the existing empty directory `dest`.
+
+    Only regular files with plain names at the top level are accepted; anything else (absolute
+    or `..` paths, subdirectories, links, devices, duplicates) refuses the whole archive. Paths
+    are built from the checked names, never by tarfile, so nothing is written outside `dest`.
+    Nothing is written before a first pass has checked every member's size against the
+    `metadata.json` inside (so a small archive cannot fill the disk with data it does not
+    declare) and that the disk has room for them. Returns the member names in archive order.
+    The caller removes `dest` on failure.
+    """
+    import shutil
+    import tarfile
+
+    sizes = _declared_sizes(source)
+    check_room(source.label, dest, sum(sizes.values()), "unpacking")
+    names: list[str] = []
+    with _reading(source, "cannot unpack"), tarfile.open(source.archive, mode="r|gz") as tar:
+        for member in tar:
+            name = member.name
+            # Checked by the first pass; the same archive must show the same members now.
+            if not member.isreg() or sizes.get(name) != member.size or name in names:
+                raise BundleError(f"{source.label}: member {name!r} changed while unpacking")
+            fh = tar.extractfile(member)
+            assert fh is not None  # regular file
+            # O_EXCL: nothing existing is ever replaced. Names are checked plain file names.
+            with (dest / name).open("xb") as out:
+                shutil.copyfileobj(fh, out, 1 << 20)
+                out.flush()
+                os.fsync(out.fileno())
+            os.chmod(dest / name, 0o644)
+            names.append(name)
+    return names
+
+
+@contextlib.contextmanager
+def _reading(source: ArchiveSource, failure: str) -> Iterator[None]:
+    """Turn what reading a damaged or unreadable archive raises into one-line BundleErrors."""
+    import gzip
+    import tarfile
+
+    try:
+        yield
+    except BundleError:
+        raise
+    except (tarfile.TarError, EOFError, zlib.error, gzip.BadGzipFile) as exc:
+        raise BundleError(
+            f"{source.label}: not a readable .tar.gz bundle archive ({exc or type(exc).__name__})"
+        ) from None
+    except OSError as exc:
+        raise BundleError(f"{source.label}: {failure} ({exc.strerror or exc})") from None
+
+
+def _declared_sizes(source: ArchiveSource) -> dict[str, int]:
+    """First pass, reading without writing: every member a plain regular file listed in the
+    archive's metadata.json with exactly the size it declares. Returns name -> size."""
+    import tarfile
+
+    sizes: dict[str, int] = {}
+    metadata: bytes | None = None
+    with _reading(source, "cannot read"), tarfile.open(source.archive, mode="r|gz") as tar:
+        for member in tar:
+            name = member.name
+            if not member.isreg():
+                raise BundleError(f"{source.label}: refusing {_kind(member)} member {name!r}")
+            if not _MEMBER_NAME.fullmatch(name):
+                raise BundleError(
+                    f"{source.label}: refusing member {name!r} (bundle archives hold only "
+                    "plain file names at the top level)"
+                )
+            if name in sizes:
+                raise BundleError(f"{source.label}: duplicate member {name!r}")
+            if len(sizes) >= MAX_MEMBERS:
+                raise BundleError(f"{source.label}: too many members for a bundle")
+            sizes[name] = member.size
+            if name == METADATA_FILE:
+                if member.size > MAX_METADATA_BYTES:
+                    raise BundleError(
+                        f"{source.label}: {METADATA_FILE} of {member.size} bytes is over "
+                        f"the {MAX_METADATA_BYTES}-byte limit"
+                    )
+                fh = tar.extractfile(member)
+                assert fh is not None
+                metadata = fh.read()
+    if metadata is None:
+        raise BundleError(f"{source.label}: archive holds no {METADATA_FILE}; not a bundle")
+    declared = _declared_files(source, metadata)
+    for name, size in sizes.items():
+        if name == METADATA_FILE:
+            continue
+        if name not in declared:
+            raise BundleError(f"{source.label}: files not listed in {METADATA_FILE}: {name}")
+        if declared[name] != size:
+            raise BundleError(
+                f"{source.label}: member {name!r} has {size} bytes, {METADATA_FILE} declares "
+                f"{declared[name]}"
+            )
+    return sizes
+
+
+def _declared_files(source: ArchiveSource, metadata: bytes) -> dict[str, int]:
+    """name -> bytes of the `files` of an archived metadata.json (fully checked after unpacking)."""
+    try:
+        meta = loads(metadata.decode("utf-8"), MAX_METADATA_DEPTH)
+        files = meta["files"]
+        return {name: file_entry(name, entry).bytes for name, entry in files.items()}
+    except (UnicodeDecodeError, MetadataError, KeyError, TypeError, AttributeError) as exc:
+        raise BundleError(f"{source.label}: unusable {METADATA_FILE} ({exc})") from None
+
+
+def _kind(member: tarfile.TarInfo) -> str:
+    if member.isdir():
+        return "directory"
+    if member.issym():
+        return "symlink"
+    if member.islnk():
+        return "hard link"
+    if member.isdev():
+        return "device"
+    return "non-regular"
+
+
+def cached_bundle(cache_dir: Path, digest: str | None) -> Path | None:
+    """The unpacked bundle of the archive with hex sha256 `digest`, if the cache holds it (None
+    for no digest or anything but 64 hex digits: never a path outside `bundles/`)."""
+    if not digest or not HEX64.fullmatch(digest):
+        return None
+    final = cache_dir / "bundles" / digest
+    return final if (final / METADATA_FILE).is_file() else None
+
+
+def unpack_to_cache(source: ArchiveSource, cache_dir: Path) -> Path:
+    """`CACHE/bundles/<digest>/`, unpacked from `source` and verified unless already there."""
+    bundles = cache_dir / "bundles"
+    final = bundles / source.digest
+    if (final / METADATA_FILE).is_file():
+        return final
+    import shutil
+    import tempfile
+
+    try:
+        bundles.mkdir(parents=True, exist_ok=True)
+        tmp = Path(tempfile.mkdtemp(prefix=f".{source.digest[:16]}.tmp-", dir=bundles))
+    except OSError as exc:
+        raise BundleError(
+            f"cannot create cache directory {bundles} ({exc.strerror or exc}); "
+            "set DOCSMCP_CACHE_DIR to a writable directory"
+        ) from None
+    try:
+        names = extract_archive(source, tmp)
+        try:
+            bundle = open_bundle(tmp, verify=True)
+            bundle.ready()  # every file, large ones too, before the copy enters the cache
+        except BundleError as exc:
+            # Name the archive, not the temporary directory that is about to disappear.
+            raise BundleError(str(exc).replace(str(tmp), f"{source.label} (unpacked)")) from None
+        stray = sorted(set(names) - {METADATA_FILE, *bundle.metadata.files})
+        del bundle  # drop its memory maps before the rename
+        if stray:
+            raise BundleError(
+                f"{source.label}: files not listed in {METADATA_FILE}: {', '.join(stray)}"
+            )
+        os.chmod(tmp, stat.S_IRWXU | stat.S_IRGRP | stat.S_IXGRP | stat.S_IROTH | stat.S_IXOTH)
+        try:
+            os.rename(tmp, final)
+        except OSError:
+            # Lost a race with another starter: its copy is identical (same digest).
+            if not (final / METADATA_FILE).is_file():
+                raise
+    except OSError as exc:
+        raise BundleError(f"cannot write cache {final} ({exc.strerror or exc})") from None
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    return final
+
+
+# The most bundles one server opens from `--bundle` values (each is memory-mapped and holds a
+# few open files): far above the 20 of the multi-bundle benchmark, far below any fd limit.
+MAX_BUNDLES = 200
+
+
+def _is_bundle(path: Path) -> bool:
+    if path.is_dir():
+        return (path / METADATA_FILE).is_file() or is_oci_layout(path)
+    return path.is_file() and path.name.endswith(".tar.gz")
+
+
+def expand_bundles(specs: list[str] | tuple[str, ...]) -> list[str]:
+    """The bundles named by `--bundle` values, in order: a bundle (directory, archive, OCI
+    layout, `LAYOUT:TAG`) stands for itself; a directory that is none of these but holds
+    bundles stands for them, sorted by name (hidden entries skipped). BundleError otherwise."""
+    out: list[str] = []
+    for spec in specs:
+        path = Path(spec)
+        if not is_remote(spec) and path.is_dir() and not _is_bundle(path):
+            try:
+                children = sorted(
+                    (c for c in path.iterdir() if not c.name.startswith(".") and _is_bundle(c)),
+                    key=lambda c: c.name.encode(),
+                )
+            except OSError as exc:
+                raise BundleError(f"{path}: cannot list ({exc.strerror or exc})") from None
+            if not children:
+                raise BundleError(
+                    f"{path}: neither a bundle (no {METADATA_FILE}) nor a directory of bundles; "
+                    "build one with: docsmcp build --docs-dir DOCS --out DIR"
+                )
+            out.extend(str(c) for c in children)
+        else:
+            out.append(str(spec))
+    if len(out) > MAX_BUNDLES:
+        raise BundleError(f"{len(out)} bundles given; one server serves at most {MAX_BUNDLES}")
+    return out

@@ -1,0 +1,593 @@
+"""Query → ranked, filtered, paginated hits with snippets (the search_docs semantics)."""
+
+from __future__ import annotations
+
+import functools
+import re
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..bundle.reader import Bundle
+from ..errors import SearchTimeout
+from ..format import PROVIDERS, Fusion, FusionWeights
+from .budget import MAX_TOKENS, MIN_TOKENS
+from .embedding import EmbeddingError, QueryEmbedder
+from .fusion import CONVEX, RRF, FusionPolicy, convex, policy_for, rrf
+from .intent import QUERY_CLASSES, Named, named_values, query_class
+from .lexical import Lexicon, query_terms, score
+from .rerank import RerankOptions
+from .selection import rank, topk
+from .vectors import VectorIndex, vectors_file
+from .workspace import Workspace, WorkspacePool, large_mappings, release
+
+SNIPPET_CHARS = 240
+# Candidates taken from each ranked list before fusion.
+FUSION_DEPTH = 200
+# Distinct terms (and, separately, distinct bigram terms) of one query that are scored; the rest
+# are dropped with a note. Each costs a dictionary lookup and a pass over its postings.
+MAX_QUERY_TERMS = 64
+# Seconds one search may take before it is abandoned with a tool error (never a partial result).
+DEFAULT_TIME_BUDGET = 5.0
+TIME_BUDGET_ENV = "DOCSMCP_SEARCH_TIMEOUT"
+EXPAND_ENV = "DOCSMCP_EXPAND_REFERENCES"
+MAX_TOKENS_ENV = "DOCSMCP_MAX_TOKENS"
+# Reference expansion (search_docs expand_references): the references of the best hits join the
+# candidates, each scored at a fraction of the hit that refers to it. A fixed number of parent
+# hits, whatever the page asked for, keeps pages of one query consistent.
+EXPAND_PARENTS = 5
+EXPAND_PER_HIT = 5
+REFERENCE_DISCOUNT = 0.5
+# A taxonomy value the query names (intent.named_values) multiplies its rows' scores by
+# 1 + NAME_BOOST when the call does not filter that key: a boost, never a filter.
+NAME_BOOST = 1.0
+
+
+# The flags SearchOptions.parse reads, in its order (the environment has its own names).
+CLI_NAMES = (
+    "--fusion-weights",
+    "--similarity-floor",
+    "--search-timeout",
+    "--expand-references",
+    "--max-tokens",
+    "--ivf-probe",
+)
+# What a yes/no setting given as text (an environment variable) accepts as yes.
+TRUE_WORDS = ("1", "true", "yes", "on")
+
+
+@dataclass(frozen=True)
+class SearchOptions:
+    """Runtime overrides of the bundle's hybrid-search settings (flags or environment)."""
+
+    fusion: FusionWeights = FusionWeights()
+    similarity_floor: float | None = None
+    time_budget: float = DEFAULT_TIME_BUDGET  # seconds per search
+    # search_docs' expand_references when a call does not say (--expand-references).
+    expand_references: bool = False
+    # The response budget of a call that names none (--max-tokens); None: unbounded.
+    max_tokens: int | None = None
+    # How hybrid lists fuse; None: the provider's policy (fusion.POLICIES), or plain RRF with
+    # the bundle's weights when `fusion` gives any weight (--fusion-weights).
+    policy: FusionPolicy | None = None
+    name_boost: float = NAME_BOOST  # 0: taxonomy values named in queries are not boosted
+    # An OpenAI-compatible chat endpoint reranking the fused top (--rerank-url); None: off.
+    rerank: RerankOptions | None = None
+    # Lists an IVF search reads (--ivf-probe); None: the bundle's `index.probe`.
+    ivf_probe: int | None = None
+
+    @classmethod
+    def parse(
+        cls,
+        fusion_weights: str | None,
+        similarity_floor: str | None,
+        time_budget: str | None,
+        expand_references: str | None = None,
+        max_tokens: str | None = None,
+        ivf_probe: str | None = None,
+        names: tuple[str, ...] = CLI_NAMES,
+    ) -> SearchOptions:
+        """From command-line or environment text (None: not given); ValueError naming `names`."""
+        parsers = (
+            FusionWeights.parse,
+            parse_cosine,
+            parse_seconds,
+            parse_flag,
+            parse_max_tokens,
+            parse_probe,
+        )
+        texts = (
+            fusion_weights,
+            similarity_floor,
+            time_budget,
+            expand_references,
+            max_tokens,
+            ivf_probe,
+        )
+        values = []
+        for name, parse, text in zip(names, parsers, texts, strict=True):
+            try:
+                values.append(parse(text) if text is not None and text.strip() else None)
+            except ValueError as exc:
+                raise ValueError(f"{name}: {exc}") from None
+        weights, floor, budget, expand, tokens, probe = values
+        return cls(
+            weights or FusionWeights(),
+            floor,
+            budget or DEFAULT_TIME_BUDGET,
+            bool(expand),
+            tokens,
+            ivf_probe=probe,
+        )
+
+
+def _check(deadline: float) -> None:
+    if time.monotonic() > deadline:
+        raise SearchTimeout
+
+
+def parse_seconds(text: str) -> float:
+    """A time budget given on a command line or in the environment: a finite number > 0."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise ValueError(f"expected a number of seconds, got {text!r}") from None
+    if not 0 < value < float("inf"):
+        raise ValueError(f"must be a number of seconds > 0, got {text}")
+    return value
+
+
+def parse_flag(text: str) -> bool:
+    """A yes/no setting given as text: one of TRUE_WORDS is yes, anything else no."""
+    return text.strip().lower() in TRUE_WORDS
+
+
+def _parse_count(text: str, unit: str, low: int, high: int | None = None) -> int:
+    """An integer setting given as text, in low..high (no upper bound when `high` is None)."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise ValueError(f"expected a number of {unit}, got {text!r}") from None
+    if high is None and value < low:
+        raise ValueError(f"must be at least {low}, got {value}")
+    if high is not None and not low <= value <= high:
+        raise ValueError(f"must be between {low} and {high}, got {value}")
+    return value
+
+
+def parse_max_tokens(text: str) -> int:
+    """A server's default response budget: an integer in MIN_TOKENS..MAX_TOKENS."""
+    return _parse_count(text, "tokens", MIN_TOKENS, MAX_TOKENS)
+
+
+def parse_probe(text: str) -> int:
+    """IVF lists read per query: an integer >= 1 (a bundle with fewer lists reads them all)."""
+    return _parse_count(text, "lists", 1)
+
+
+def parse_cosine(text: str) -> float:
+    """A similarity given on a command line or in the environment: a number in [-1, 1]."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise ValueError(f"expected a number, got {text!r}") from None
+    if not -1.0 <= value <= 1.0:  # also refuses nan
+        raise ValueError(f"must be a cosine between -1 and 1, got {text}")
+    return value
+
+
+@dataclass(frozen=True)
+class Page:
+    rows: list[int]
+    scores: list[float]
+    total: int
+    suggested_filters: dict[str, list[str]]
+    corpus_matches: int  # matches ignoring filters, for the zero-result hint
+    also_in: list[dict[str, list[str]]] = field(default_factory=list)  # per row, collapsed variants
+    degraded: str | None = None  # why vector search was skipped for this query
+    notes: list[str] = field(default_factory=list)  # what was adjusted (e.g. terms dropped)
+    reached_by: dict[int, int] = field(default_factory=dict)  # row → the hit that refers to it
+
+
+class Searcher:
+    def __init__(
+        self,
+        bundle: Bundle,
+        embedder: QueryEmbedder | None = None,
+        options: SearchOptions = SearchOptions(),
+    ) -> None:
+        self.bundle = bundle
+        meta = bundle.metadata
+        self.lexicon = Lexicon(bundle.arrays)
+        self.facets = bundle.arrays["facets"]
+        self.taxonomy = meta.taxonomy
+        self.keys = bundle.taxonomy_keys
+        self.phrase_weight = np.float32(meta.lexical.phrase_weight)
+        spec = meta.embedding
+        self.vectors = (
+            VectorIndex(bundle.arrays, spec, vectors_file(bundle), probe=options.ivf_probe)
+            if spec
+            else None
+        )
+        self.embedder = embedder
+        self.fusion = spec.fusion.with_weights(options.fusion) if spec else None
+        self.policy = options.policy
+        if self.policy is None and spec and self.fusion:
+            # Weights other than the provider's defaults, given at build or serve time
+            # (--fusion-weights), select the weighted RRF of bundle-spec.md with them.
+            info = PROVIDERS.get(spec.provider)
+            default = Fusion(info.defaults.vector_weight) if info else None
+            if options.fusion.given() or spec.fusion != default:
+                self.policy = FusionPolicy(RRF, dict.fromkeys(QUERY_CLASSES, self.fusion.vector))
+            else:
+                self.policy = policy_for(spec.provider)
+        self.name_boost = options.name_boost
+        self._values = {k: v.values for k, v in self.taxonomy.items()}
+        floor = options.similarity_floor
+        self.floor = floor if floor is not None else (spec.similarity_floor if spec else 0.0)
+        self.collapse_similarity = spec.collapse_similarity if spec else 0.0
+        self.collapse_keys = [k for k, v in self.taxonomy.items() if v.vector_collapse]
+        self.time_budget = options.time_budget
+        self.expand_references = options.expand_references
+        self.max_tokens = options.max_tokens
+        self.work = WorkspacePool(bundle.n_chunks)
+        # The postings and dictionary of a large bundle are given back after each search.
+        self._mapped = large_mappings(bundle.arrays, ("terms", "postings_docs", "postings_impacts"))
+
+    def _column(self, key: str) -> np.ndarray:
+        return self.facets[:, self.keys.index(key)]
+
+    def mask(self, filters: dict[str, str], out: np.ndarray | None = None) -> np.ndarray:
+        """Rows matching every filter. A filtered key's `auto_include` keeps rows with those
+        values of another key visible too, unless that key is filtered as well (bundle-spec.md,
+        *Facets*): filtering `language` still shows `scope = global-guide` pages. A row with a
+        value of its own for the filtered key is judged by that value only: a guide's
+        TypeScript tab (`language = typescript`) is not shown to a Python filter. A key with
+        `include_unset` keeps the rows without a value too. `out`: a bool array to fill."""
+        mask = np.ones(self.bundle.n_chunks, dtype=bool) if out is None else out
+        mask.fill(True)
+        for key, value in filters.items():
+            entry = self.taxonomy[key]
+            column = self._column(key)
+            selected = column == entry.code(value)
+            for other, values in entry.auto_include.items():
+                if other not in filters:
+                    codes = [self.taxonomy[other].code(v) for v in values]
+                    selected |= np.isin(self._column(other), codes) & (column == 0)
+            if entry.include_unset:
+                selected |= column == 0
+            mask &= selected
+        return mask
+
+    def embed_query(self, query: str) -> tuple[np.ndarray | None, str | None]:
+        """(query vector, None), or (None, reason) when this bundle's vectors cannot be used."""
+        if self.vectors is None:
+            return None, None
+        if self.embedder is None:
+            return None, "no query embedder for this bundle's provider"
+        try:
+            vector = self.embedder.embed(query)
+        except EmbeddingError as exc:
+            return None, str(exc)
+        return np.asarray(vector, dtype=np.float32), None
+
+    def search(
+        self,
+        query: str,
+        filters: dict[str, str],
+        offset: int,
+        limit: int,
+        references: Callable[[int], np.ndarray] | None = None,
+        exclude: np.ndarray | None = None,
+        pinned: Sequence[int] = (),
+    ) -> Page:
+        """Raises SearchTimeout when the time budget runs out. `references` (row → referenced
+        rows) turns on reference expansion; `exclude` (rows) are never returned; `pinned` rows
+        (a section the query names) come first when the filters keep them."""
+        self.bundle.ready()  # the background check of large files (integrity.py) comes first
+        try:
+            with self.work.lease() as work:
+                return self._search(
+                    work, query, filters, offset, limit, references, exclude, pinned
+                )
+        finally:
+            for array in self._mapped:
+                release(array)
+
+    def _search(
+        self,
+        work: Workspace,
+        query: str,
+        filters: dict[str, str],
+        offset: int,
+        limit: int,
+        references: Callable[[int], np.ndarray] | None,
+        exclude: np.ndarray | None,
+        pinned: Sequence[int],
+    ) -> Page:
+        # Every array of one value per chunk comes from `work` (workspace.py) and is used only
+        # within this call: the Page holds plain lists.
+        deadline = time.monotonic() + self.time_budget
+        terms, bigrams = query_terms(query, self.bundle.metadata.analyzer)
+        notes = []
+        if len(terms) > MAX_QUERY_TERMS or len(bigrams) > MAX_QUERY_TERMS:
+            notes.append(
+                f"Only the first {MAX_QUERY_TERMS} distinct words of the query were searched."
+            )
+            terms, bigrams = terms[:MAX_QUERY_TERMS], bigrams[:MAX_QUERY_TERMS]
+        named = self.named(query, filters)
+        notes.extend(n.note() for n in named)
+        n = self.bundle.n_chunks
+        lexical = score(self.lexicon, n, terms, deadline, work.array("lexical", np.float32))
+        proximity = score(self.lexicon, n, bigrams, deadline, work.array("proximity", np.float32))
+        mask = self.mask(filters, work.array("mask", bool))
+        if exclude is not None and len(exclude):
+            mask[exclude] = False
+        started = time.monotonic()
+        qvec, degraded = self.embed_query(query)
+        # Embedding is bounded on its own (provider timeouts, a one-off model load): the budget
+        # covers the work done here, over the bundle.
+        deadline += time.monotonic() - started
+        _check(deadline)
+        end = offset + limit
+        if qvec is None:
+            # lexical + proximity * phrase_weight, in place (the same float32 operations).
+            scores = np.multiply(proximity, self.phrase_weight, out=proximity)
+            np.add(lexical, scores, out=scores)
+            matched = np.greater(scores, 0, out=work.array("matched", bool))
+            if named:
+                np.multiply(scores, self.boost_factor(named), out=scores)
+            keep = np.logical_and(matched, mask, out=work.array("keep", bool))
+            total = int(np.count_nonzero(keep))
+            ranked, ranked_scores = rank(scores, keep, end)
+            also_in: list[dict[str, list[str]]] = [{} for _ in ranked]
+            ranked_set: np.ndarray | None = keep
+        else:
+            ranked, ranked_scores = self._fuse(lexical, proximity, qvec, mask, query, named, work)
+            ranked, ranked_scores, also_in = self._collapse(ranked, ranked_scores, filters)
+            matched = np.greater(lexical, 0, out=work.array("matched", bool))
+            matched |= proximity > 0
+            total = len(ranked)
+            ranked_set = None  # the ranked rows, made below only when references need it
+        unpinned = ranked
+        pins = [r for r in dict.fromkeys(pinned) if 0 <= r < n and mask[r]]
+        if pins:
+            ranked, ranked_scores, also_in, added = _pin(ranked, ranked_scores, also_in, pins)
+            total += added
+        reached_by: dict[int, int] = {}
+        if references is not None and len(ranked):
+            if ranked_set is None:
+                ranked_set = work.zeros("keep", bool)
+                ranked_set[unpinned] = True
+            ranked, ranked_scores, also_in, reached_by = _expand(
+                ranked, ranked_scores, also_in, ranked_set, mask, references, end
+            )
+            total += len(reached_by)
+        suggested: dict[str, list[str]] = {}
+        if total == 0 and filters:
+            suggested = self._suggest(matched, filters)
+        return Page(
+            rows=[int(r) for r in ranked[offset:end]],
+            scores=[float(x) for x in ranked_scores[offset:end]],
+            total=total,
+            suggested_filters=suggested,
+            corpus_matches=int(np.count_nonzero(matched)),
+            also_in=also_in[offset:end],
+            degraded=degraded,
+            notes=notes,
+            reached_by={r: p for r, p in reached_by.items() if r in ranked[offset:end]},
+        )
+
+    def named(self, query: str, filters: dict[str, str]) -> list[Named]:
+        """Taxonomy values the query names, for keys the call does not filter."""
+        if not self.name_boost or not self._values:
+            return []
+        return [n for n in named_values(query, self._values) if n.key not in filters]
+
+    def boost_factor(self, named: Sequence[Named], rows: np.ndarray | None = None) -> np.ndarray:
+        """Per row (of the bundle, or of `rows`): 1 + name_boost for each key whose named
+        value(s) the row has, else 1."""
+        size = self.bundle.n_chunks if rows is None else len(rows)
+        factor = np.ones(size, dtype=np.float32)
+        for key in dict.fromkeys(n.key for n in named):
+            codes = [self.taxonomy[key].code(n.value) for n in named if n.key == key]
+            column = self._column(key) if rows is None else self._column(key)[rows]
+            factor[np.isin(column, codes)] *= np.float32(1.0 + self.name_boost)
+        return factor
+
+    def _fuse(
+        self,
+        lexical: np.ndarray,
+        proximity: np.ndarray,
+        qvec: np.ndarray,
+        mask: np.ndarray,
+        query: str = "",
+        named: Sequence[Named] = (),
+        work: Workspace | None = None,
+    ) -> tuple[np.ndarray, np.ndarray]:
+        f, policy = self.fusion, self.policy
+        work = work or Workspace(self.bundle.n_chunks)
+        assert self.vectors is not None and f is not None and policy is not None
+        share = policy.vector_share(query_class(query))
+        vec_rows, vec_sims = self.vectors.search(qvec, mask, self.floor, FUSION_DEPTH)
+        # The full-text list is the full-text-only ranking itself (terms + weighted bigrams),
+        # so score margins of exact identifier matches survive the fusion.
+        # lexical + proximity * phrase_weight (the same float32 operations, into `work`).
+        full = np.multiply(proximity, self.phrase_weight, out=work.array("full", np.float32))
+        np.add(lexical, full, out=full)
+        keep = np.greater(full, 0, out=work.array("fuse_keep", bool))
+        lex_rows, lex_scores = rank(full, np.logical_and(keep, mask, out=keep), FUSION_DEPTH)
+        prox_rows = lex_rows[:0]
+        if policy.method != CONVEX:
+            keep = np.greater(proximity, 0, out=keep)
+            prox_rows, _ = rank(proximity, np.logical_and(keep, mask, out=keep), FUSION_DEPTH)
+        # Only rows of a list can score, so fusion works on those (ascending, as row numbers):
+        # the same float64 operations per row as over every row of the bundle, without
+        # zeroing, comparing and scanning arrays of a million rows (1M-chunk bundle: ~1 ms).
+        rows = np.unique(np.concatenate([lex_rows, prox_rows, vec_rows]))
+        at = functools.partial(np.searchsorted, rows)
+        if policy.method == CONVEX:
+            fused = convex(
+                len(rows), at(lex_rows), lex_scores, at(vec_rows), vec_sims, share, self.floor,
+                policy.agreement,
+            )  # fmt: skip
+        else:
+            lists = [(f.lexical, at(lex_rows)), (f.proximity, at(prox_rows)), (share, at(vec_rows))]
+            fused = rrf(len(rows), lists, f.k)
+        if named:
+            fused *= self.boost_factor(named, rows)
+        keep_fused = fused > 0
+        return topk(rows[keep_fused], fused[keep_fused], None)
+
+    def _collapse(
+        self, rows: np.ndarray, scores: np.ndarray, filters: dict[str, str]
+    ) -> tuple[np.ndarray, np.ndarray, list[dict[str, list[str]]]]:
+        """Fold variants of one section that differ only in a vector_collapse key (the same
+        operation documented per language) into the best-ranked one, listing the others.
+
+        A row's leader is the best-ranked row with the same heading trail (collapse_groups)
+        and the same values for every other taxonomy key; the row folds into it when its
+        collapse-key values differ and their vectors are at least `collapse_similarity` alike.
+        """
+        keys = [k for k in self.collapse_keys if k not in filters]
+        if not keys or not len(rows):
+            return rows, scores, [{} for _ in rows]
+        assert self.vectors is not None
+        key_cols = [self.keys.index(k) for k in keys]
+        other_cols = [i for i in range(len(self.keys)) if i not in key_cols]
+        facets = np.asarray(self.facets[rows], dtype=np.int64)
+        groups = np.asarray(self.bundle.arrays["collapse_groups"][rows], dtype=np.int64)
+        signature = np.column_stack([groups, facets[:, other_cols]])
+        _, first, inverse = np.unique(signature, axis=0, return_index=True, return_inverse=True)
+        leader = first[inverse.reshape(-1)]  # position (in `rows`) of each row's leader
+        candidate = leader != np.arange(len(rows))
+        differs = np.any(facets[:, key_cols] != facets[leader][:, key_cols], axis=1)
+        folded = candidate & differs
+        if folded.any() and self.collapse_similarity > 0:
+            pos = np.flatnonzero(folded)
+            a = self.vectors.vectors_of(rows[pos])
+            b = self.vectors.vectors_of(rows[leader[pos]])
+            alike = np.einsum("ij,ij->i", a, b) >= self.collapse_similarity
+            folded[pos[~alike]] = False
+        kept = np.flatnonzero(~folded)
+        also: dict[int, dict[str, set[str]]] = {}
+        for pos in np.flatnonzero(folded).tolist():
+            lead = int(leader[pos])
+            for key, col in zip(keys, key_cols, strict=True):
+                code = int(facets[pos, col])
+                if code and code != facets[lead, col]:
+                    value = self.taxonomy[key].values[code - 1]
+                    also.setdefault(lead, {}).setdefault(key, set()).add(value)
+        also_in = [
+            {k: sorted(v) for k, v in sorted(also.get(int(p), {}).items())} for p in kept.tolist()
+        ]
+        return rows[kept], scores[kept], also_in
+
+    def _suggest(self, matched: np.ndarray, filters: dict[str, str]) -> dict[str, list[str]]:
+        """For each active filter: the other values that would give matches, the rest kept."""
+        out: dict[str, list[str]] = {}
+        for key in filters:
+            others = {k: v for k, v in filters.items() if k != key}
+            rows = matched & self.mask(others)
+            codes = np.unique(self._column(key)[rows])
+            values = self.taxonomy[key].values
+            found = sorted(values[c - 1] for c in codes if c > 0 and values[c - 1] != filters[key])
+            if found:
+                out[key] = found
+        return out
+
+
+def _pin(
+    ranked: np.ndarray, scores: np.ndarray, also_in: list, pins: list[int]
+) -> tuple[np.ndarray, np.ndarray, list, int]:
+    """`pins` first (scored as the best hit), then the ranking without them; and how many of
+    the pins were not ranked before."""
+    ranked = np.asarray(ranked, dtype=np.int64)
+    scores = np.asarray(scores, dtype=np.float64)
+    keep = ~np.isin(ranked, pins)
+    top = float(scores[0]) if len(scores) else 1.0
+    added = len(pins) - int((~keep).sum())
+    rows = np.concatenate([np.asarray(pins, dtype=np.int64), ranked[keep]])
+    new_scores = np.concatenate([np.full(len(pins), top), scores[keep]])
+    kept_also = [a for a, k in zip(also_in, keep, strict=True) if k]
+    return rows, new_scores, [{} for _ in pins] + kept_also, added
+
+
+def _expand(
+    rows: np.ndarray,
+    scores: np.ndarray,
+    also_in: list[dict[str, list[str]]],
+    ranked: np.ndarray,
+    mask: np.ndarray,
+    references: Callable[[int], np.ndarray],
+    end: int,
+) -> tuple[np.ndarray, np.ndarray, list[dict[str, list[str]]], dict[int, int]]:
+    """Add what the best hits refer to (rows not ranked already, passing the filters)."""
+    reached: dict[int, int] = {}
+    added_scores: list[float] = []
+    for parent, value in zip(
+        rows[:EXPAND_PARENTS].tolist(), scores[:EXPAND_PARENTS].tolist(), strict=True
+    ):
+        for target in references(parent)[:EXPAND_PER_HIT].tolist():
+            if not ranked[target] and mask[target] and target not in reached:
+                reached[target] = parent
+                added_scores.append(value * REFERENCE_DISCOUNT)
+    if not reached:
+        return rows, scores, also_in, reached
+    extra = np.fromiter(reached, dtype=rows.dtype, count=len(reached))
+    all_rows = np.concatenate([rows, extra])
+    all_scores = np.concatenate([scores, np.asarray(added_scores, dtype=scores.dtype)])
+    out_rows, out_scores = topk(all_rows, all_scores, end)
+    extras = dict(zip(rows.tolist(), also_in, strict=True))
+    return out_rows, out_scores, [extras.get(r, {}) for r in out_rows.tolist()], reached
+
+
+_WORD = re.compile(r"\w+", re.UNICODE)
+
+
+def snippet_pattern(query: str) -> re.Pattern[str] | None:
+    """One alternation over the query's words, so each snippet is a single regex pass.
+
+    Matching word starts by prefix also catches plurals and camelCase heads ("link" in
+    "links", "linksUpsert").
+    """
+    words = sorted({w.lower() for w in _WORD.findall(query) if len(w) > 1}, key=len, reverse=True)
+    if not words:
+        return None
+    stems = [re.escape(w[:-1] if len(w) > 4 else w) for w in words]
+    return re.compile(r"(?<!\w)(?:" + "|".join(stems) + ")", re.IGNORECASE)
+
+
+def snippet(text: str, pattern: re.Pattern[str] | None, width: int = SNIPPET_CHARS) -> str:
+    """A window of the original text (original case) around the densest cluster of query words."""
+    flat = " ".join(text.split())
+    if len(flat) <= width:
+        return flat
+    hits = [(m.start(), m.group().lower()) for m in pattern.finditer(flat)] if pattern else []
+    start = 0
+    if hits:
+        # Sliding window over match positions: the start whose window holds most distinct words.
+        best, best_count = hits[0][0], 0
+        inside: dict[str, int] = {}
+        j = 0
+        for pos, word in hits:
+            while j < len(hits) and hits[j][0] < pos + width - 60:
+                inside[hits[j][1]] = inside.get(hits[j][1], 0) + 1
+                j += 1
+            if len(inside) > best_count:
+                best, best_count = pos, len(inside)
+            inside[word] -= 1
+            if not inside[word]:
+                del inside[word]
+        start = max(0, best - 60)
+    end = min(len(flat), start + width)
+    start = max(0, end - width)
+    if start > 0:
+        space = flat.find(" ", start)
+        start = space + 1 if 0 <= space < start + 20 else start
+    if end < len(flat):
+        space = flat.rfind(" ", start, end)
+        end = space if space > end - 20 else end
+    return ("…" if start > 0 else "") + flat[start:end].strip() + ("…" if end < len(flat) else "")

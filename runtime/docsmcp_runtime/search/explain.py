@@ -1,0 +1,178 @@
+"""Why a hit ranks where it does: the parts of its score, for the playground (and anyone
+debugging a ranking). Recomputed from the same arrays search uses, for a few rows only.
+
+Full text: the score is the sum, over the query's terms, of each term's stored impact in the
+chunk (BM25F, bundle-spec.md *Lexical index*), plus the phrase weight times the same sum over the
+query's bigrams. Hybrid bundles fuse ranked lists (fusion.py): by default a convex combination
+of normalised scores, each list adding `weight · normalised score` (weights 1 − α and α, α by the
+query's class); with RRF weights each list adds `weight / (k + rank)`. The parts show the row's
+rank and contribution in each list, and a taxonomy boost (a value the query names) as `boost`.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .engine import FUSION_DEPTH, Searcher
+from .fusion import CONVEX
+from .intent import query_class
+from .lexical import query_terms, score
+from .selection import rank
+
+# Terms listed per hit (the largest impacts first).
+MAX_TERMS_SHOWN = 12
+
+
+def _impacts(searcher: Searcher, terms: list[str], rows: list[int]) -> list[dict[str, float]]:
+    """Per row: term → its stored impact in that row (terms absent from the row left out)."""
+    out: list[dict[str, float]] = [{} for _ in rows]
+    wanted = np.asarray(rows, dtype=np.int64)
+    position = {row: i for i, row in enumerate(rows)}
+    for term in terms:
+        tid = searcher.lexicon.lookup(term)
+        if tid is None:
+            continue
+        docs, impacts = searcher.lexicon.postings(tid)
+        hit = np.isin(docs, wanted)
+        for doc, impact in zip(docs[hit].tolist(), impacts[hit].tolist(), strict=True):
+            out[position[doc]][term] = round(float(impact), 4)
+    return out
+
+
+def _rank_of(values: np.ndarray, keep: np.ndarray, rows: list[int]) -> list[int | None]:
+    """1-based rank of each row in the list `values` restricted to `keep` (None: not in it,
+    or beyond the fusion depth)."""
+    ranked, _ = rank(values, keep, FUSION_DEPTH)
+    position = {int(r): i + 1 for i, r in enumerate(ranked.tolist())}
+    return [position.get(r) for r in rows]
+
+
+def explain(searcher: Searcher, query: str, filters: dict[str, str], rows: list[int]) -> list[dict]:
+    """The parts of each row's score for `query` under `filters` (see the module docstring)."""
+    terms, bigrams = query_terms(query, searcher.bundle.metadata.analyzer)
+    n = searcher.bundle.n_chunks
+    lexical = score(searcher.lexicon, n, terms)
+    proximity = score(searcher.lexicon, n, bigrams)
+    per_term = _impacts(searcher, terms, rows)
+    per_bigram = _impacts(searcher, bigrams, rows)
+    weight = float(searcher.phrase_weight)
+    out = []
+    for i, row in enumerate(rows):
+        terms_shown = sorted(per_term[i].items(), key=lambda kv: (-kv[1], kv[0]))
+        out.append(
+            {
+                "terms": dict(terms_shown[:MAX_TERMS_SHOWN]),
+                "missing_terms": [t for t in terms if t not in per_term[i]],
+                "lexical": round(float(lexical[row]), 4),
+                "phrases": dict(sorted(per_bigram[i].items())[:MAX_TERMS_SHOWN]),
+                "proximity": round(float(proximity[row]) * weight, 4),
+                "full_text": round(float(lexical[row] + proximity[row] * weight), 4),
+            }
+        )
+    named = searcher.named(query, filters)
+    if named:
+        factor = searcher.boost_factor(named)
+        for i, row in enumerate(rows):
+            if factor[row] != 1:
+                out[i]["boost"] = {
+                    "factor": float(factor[row]),
+                    "named": [f"{n.key}={n.value}" for n in named],
+                }
+    qvec, degraded = searcher.embed_query(query)
+    if searcher.fusion is None or searcher.policy is None:
+        return out
+    if searcher.policy.method == CONVEX:
+        return _convex(
+            searcher,
+            query,
+            filters,
+            rows,
+            out,
+            full_text(lexical, proximity, searcher),
+            qvec,
+            degraded,
+        )
+    mask = searcher.mask(filters)
+    fusion = searcher.fusion
+    full = lexical + proximity * searcher.phrase_weight
+    lists = {
+        "full_text": (fusion.lexical, _rank_of(full, (full > 0) & mask, rows)),
+        "proximity": (fusion.proximity, _rank_of(proximity, (proximity > 0) & mask, rows)),
+    }
+    similarity: list[float | None] = [None] * len(rows)
+    if qvec is not None and searcher.vectors is not None:
+        vec_rows, sims = searcher.vectors.search(qvec, mask, searcher.floor, FUSION_DEPTH)
+        position = {int(r): k + 1 for k, r in enumerate(vec_rows.tolist())}
+        lists["vector"] = (fusion.vector, [position.get(r) for r in rows])
+        found = {int(r): float(s) for r, s in zip(vec_rows.tolist(), sims.tolist(), strict=True)}
+        similarity = [found.get(r) for r in rows]
+    for part in out:
+        part["method"] = "rrf"
+    for i, part in enumerate(out):
+        fused = {}
+        for name, (w, ranks) in lists.items():
+            r = ranks[i]
+            fused[name] = {
+                "rank": r,
+                "weight": w,
+                "contribution": round(w / (fusion.k + r), 6) if r and w else 0.0,
+            }
+        part["fusion"] = fused
+        part["fused"] = round(sum(f["contribution"] for f in fused.values()), 6)
+        if similarity[i] is not None:
+            part["similarity"] = round(similarity[i], 4)
+        if degraded:
+            part["degraded"] = degraded
+    return out
+
+
+def full_text(lexical: np.ndarray, proximity: np.ndarray, searcher: Searcher) -> np.ndarray:
+    return lexical + proximity * searcher.phrase_weight
+
+
+def _convex(
+    searcher: Searcher,
+    query: str,
+    filters: dict[str, str],
+    rows: list[int],
+    out: list[dict],
+    full: np.ndarray,
+    qvec: np.ndarray | None,
+    degraded: str | None,
+) -> list[dict]:
+    """The parts of a convex fusion (fusion.convex): each list's weight times the row's
+    normalised score in it."""
+    assert searcher.policy is not None
+    mask = searcher.mask(filters)
+    cls = query_class(query)
+    alpha = searcher.policy.vector_share(cls)
+    full_rows, full_scores = rank(full, (full > 0) & mask, FUSION_DEPTH)
+    top = float(full_scores[0]) if len(full_scores) else 0.0
+    in_full = {int(r): k + 1 for k, r in enumerate(full_rows.tolist())}
+    sims: dict[int, tuple[int, float]] = {}
+    best = searcher.floor
+    if qvec is not None and searcher.vectors is not None:
+        vec_rows, vec_sims = searcher.vectors.search(qvec, mask, searcher.floor, FUSION_DEPTH)
+        sims = {
+            int(r): (k + 1, float(x))
+            for k, (r, x) in enumerate(zip(vec_rows, vec_sims, strict=True))
+        }
+        best = float(vec_sims[0]) if len(vec_sims) else best
+    span = best - searcher.floor
+    for row, part in zip(rows, out, strict=True):
+        r = in_full.get(row)
+        lex = (1 - alpha) * float(full[row]) / top if r and top > 0 else 0.0
+        v = sims.get(row)
+        vec = alpha * max(0.0, (v[1] - searcher.floor) / span) if v and span > 0 else 0.0
+        part["method"] = "convex"
+        part["query_class"] = cls
+        part["fusion"] = {
+            "full_text": {"rank": r, "weight": round(1 - alpha, 6), "contribution": round(lex, 6)},
+            "vector": {"rank": v[0] if v else None, "weight": alpha, "contribution": round(vec, 6)},
+        }
+        part["fused"] = round(lex + vec, 6)
+        if v:
+            part["similarity"] = round(v[1], 4)
+        if degraded:
+            part["degraded"] = degraded
+    return out

@@ -1,0 +1,188 @@
+"""What a query says about itself, before any index is read: which taxonomy values it names
+("in the Go SDK", "Python client") and whether it is an identifier lookup or a question.
+
+Both are cheap (one regex pass over at most MAX_QUERY_CHARS characters) and deterministic, and
+neither ever raises: any string is a query.
+
+Taxonomy values named in a query become a *boost*, never a filter (engine.py): a question that
+says "Dub python" ranks the python rows higher, but other rows stay reachable. Which values can
+be named:
+- a value that is a programming language (`languages.LANGUAGE_ALIASES`, the one home of language
+  names) is found by its name or any alias, plus the query-only spellings of QUERY_ALIASES
+  ("golang", "node", "C#", ".NET"), whatever the key is called;
+- a value of a key in NAMED_KEYS (`product`: the folder-derived product names of the docs-mcp
+  convention, as `docsmcp init` writes them) is found by its own name.
+Other keys are left alone: measured on yellow-docs, words such as `build`, `learn`, `protocol`
+or `current` are taxonomy values there and ordinary words in questions.
+
+Short language names that are ordinary words ("go") count only when written as a name: `Go`
+capitalised, or next to a word such as SDK, client or library ("go sdk").
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+
+from .languages import LANGUAGE_ALIASES
+
+# Query spellings of a language that fences do not use (fence aliases are in LANGUAGE_ALIASES).
+# A canonical name maps to the values it may stand for, best first: "node" is javascript, or
+# typescript in a corpus that documents its JavaScript SDK as TypeScript only.
+QUERY_ALIASES: dict[str, tuple[str, ...]] = {
+    "golang": ("go",),
+    "node": ("javascript", "typescript"),
+    "nodejs": ("javascript", "typescript"),
+    "node.js": ("javascript", "typescript"),
+    "js": ("javascript", "typescript"),
+    "javascript": ("javascript", "typescript"),
+    "ts": ("typescript",),
+    "c#": ("csharp",),
+    ".net": ("csharp",),
+    "dotnet": ("csharp",),
+    "py": ("python",),
+}
+# Keys (besides languages) whose values are names a user writes in a question.
+NAMED_KEYS = frozenset({"product"})
+# Aliases that are ordinary English words: they count only when written as a name.
+WORDLIKE = frozenset({"go", "node", "text", "plain", "shell", "console", "rust", "ruby"})
+# Words that make the word before them a name ("go sdk", "node client").
+NAME_CONTEXT = frozenset(
+    {
+        "sdk",
+        "sdks",
+        "client",
+        "clients",
+        "library",
+        "package",
+        "module",
+        "lang",
+        "language",
+        "version",
+        "code",
+        "example",
+        "examples",
+        "api",
+        "bindings",
+        "driver",
+    }
+)
+MAX_QUERY_CHARS = 2048
+
+# Words of a query as a user spells them: letters, digits and the marks of language names
+# (`c#`, `c++`, `node.js`, `.net`).
+_WORD = re.compile(r"\.?[A-Za-z0-9][A-Za-z0-9_+#.\-]*")
+_QUESTION_WORDS = frozenset(
+    {
+        "how",
+        "what",
+        "why",
+        "when",
+        "where",
+        "which",
+        "who",
+        "whom",
+        "whose",
+        "can",
+        "should",
+        "does",
+        "do",
+        "is",
+        "are",
+        "will",
+        "would",
+        "could",
+        "i",
+        "my",
+        "we",
+        "our",
+    }
+)
+# Identifier shapes: a.b / a::b / a_b / camelCase / CamelCase with an inner capital / call()
+# / #[attr] / $var / @scope/pkg / ALL_CAPS.
+_CODE = re.compile(
+    r"\w[.:]{1,2}\w|\w_\w|[a-z][A-Z]|[A-Z][a-z]+[A-Z]|\w\(|#\[|\$\w|@\w+/|^[A-Z][A-Z0-9]*_[A-Z0-9_]+$"
+)
+
+IDENTIFIER, MIXED, QUESTION = "identifier", "mixed", "question"
+QUERY_CLASSES = (IDENTIFIER, MIXED, QUESTION)
+
+
+@dataclass(frozen=True)
+class Named:
+    """A taxonomy value the query names, and the words that named it."""
+
+    key: str
+    value: str
+    words: tuple[str, ...]
+
+    def note(self) -> str:
+        said = ", ".join(repr(w) for w in self.words)
+        return (
+            f"boosted {self.key}={self.value}: named in the query ({said}); "
+            f"pass {self.key} to filter."
+        )
+
+
+def _words(query: str) -> list[str]:
+    return [w.rstrip(".-") or w for w in _WORD.findall(query[:MAX_QUERY_CHARS])]
+
+
+def _candidates(word: str) -> tuple[str, ...]:
+    """Language names `word` may stand for, best first."""
+    low = word.lower()
+    if low in QUERY_ALIASES:
+        return QUERY_ALIASES[low]
+    for name, aliases in LANGUAGE_ALIASES.items():
+        if low == name or low in aliases:
+            return (name,)
+    return ()
+
+
+def named_values(query: str, taxonomy: Mapping[str, Iterable[str]]) -> list[Named]:
+    """Values of `taxonomy` (key → values) that `query` names, in key order, one per value."""
+    words = _words(query)
+    lows = [w.lower() for w in words]
+    found: dict[tuple[str, str], list[str]] = {}
+    for key, values in taxonomy.items():
+        present = set(values)
+        for i, (word, low) in enumerate(zip(words, lows, strict=True)):
+            value = None
+            if key in NAMED_KEYS and low in present:
+                value = low
+            else:
+                langs = [c for c in _candidates(word) if c in present]
+                if langs and (low not in WORDLIKE or _as_name(words, lows, i)):
+                    value = langs[0]
+            if value is not None:
+                said = found.setdefault((key, value), [])
+                if word not in said:
+                    said.append(word)
+    return [Named(k, v, tuple(w)) for (k, v), w in found.items()]
+
+
+def _as_name(words: list[str], lows: list[str], i: int) -> bool:
+    """Whether an alias that is also an English word is written as a name here."""
+    word = words[i]
+    if word[0].isupper() and not (i == 0 and len(words) > 1 and lows[1] not in NAME_CONTEXT):
+        return True
+    return i + 1 < len(lows) and lows[i + 1] in NAME_CONTEXT
+
+
+def query_class(query: str) -> str:
+    """IDENTIFIER (names code: `links.create_many`, `#[track_caller]`, `R_LIBS_USER`, or a
+    short query of such words), QUESTION (a sentence: a question word or mark, or eight words
+    and more without code), else MIXED."""
+    text = query[:MAX_QUERY_CHARS].strip()
+    tokens = text.split()
+    if not tokens:
+        return MIXED
+    code = sum(1 for t in tokens if _CODE.search(t))
+    words = len(tokens)
+    asks = text.endswith("?") or tokens[0].lower() in _QUESTION_WORDS
+    if code and (code * 3 >= words or words <= 4):
+        return IDENTIFIER
+    if not code and (asks or words >= 8):
+        return QUESTION
+    return MIXED
