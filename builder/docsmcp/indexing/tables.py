@@ -28,13 +28,12 @@ from docsmcp_runtime.format import (
 )
 from docsmcp_runtime.languages import normalise_language
 
-from docsmcp.chunking.chunk import file_line, in_file_lines
 from docsmcp.enrich.apiref import extract_api
 from docsmcp.enrich.summary import summary
 from docsmcp.enrich.xref import CrossRefs, FileRefs, extract_refs, shift_refs
 from docsmcp.enrich.xref_resolve import resolve_refs
 from docsmcp.model.api import ApiEntry
-from docsmcp.model.chunk import Chunk, ParsedFile
+from docsmcp.model.chunk import Chunk, ParsedFile, file_line, in_file_lines
 
 # The prose shown before a code example: at most this many characters of its paragraph, found
 # past at most CONTEXT_SKIP paragraphs of markup or headings.

@@ -24,11 +24,11 @@ from collections.abc import Iterator, Sequence
 
 from docsmcp_runtime.analyzer import AnalyzerConfig
 
-from docsmcp.chunking.chunk import chunk_parsed, in_file_lines, parse_file
+from docsmcp.chunking.chunk import chunk_parsed, parse_file
 from docsmcp.common import logs
 from docsmcp.indexing.lexical import FieldCounts, analyse_chunk, page_text
 from docsmcp.indexing.tables import FileRecords, file_records
-from docsmcp.model.chunk import Chunk
+from docsmcp.model.chunk import Chunk, in_file_lines
 from docsmcp.model.source import SourceFile
 from docsmcp.pipeline.parse_cache import Packed, pack, unpack
 from docsmcp.sources.convert import convert_source
