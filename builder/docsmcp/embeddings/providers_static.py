@@ -29,7 +29,7 @@ from docsmcp_runtime.static_model import (
 from docsmcp.embeddings.embed import EmbeddingOptions, ProviderError, fingerprint_of
 from docsmcp.embeddings.static_table import TableError, TableFiles, read_table
 
-DEFAULT_TABLE = Path(__file__).resolve().parent / "data"
+DEFAULT_TABLE = Path(__file__).resolve().parents[1] / "data"
 
 
 class StaticProvider:

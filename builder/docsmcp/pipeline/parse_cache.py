@@ -32,6 +32,7 @@ import docsmcp_runtime
 import pyarrow as pa
 from docsmcp_runtime.swap import pid_alive
 
+import docsmcp
 from docsmcp.common.cache import evict, max_bytes, touch
 from docsmcp.embeddings.embed import warn
 from docsmcp.enrich.xref import FileRefs
@@ -59,7 +60,7 @@ def _codec() -> pa.Codec:
 def code_fingerprint() -> str:
     """sha256 of every source file of the builder and the runtime (what a result depends on)."""
     digest = hashlib.sha256(f"format {CACHE_FORMAT}\0".encode())
-    for package in (Path(__file__).parent, Path(docsmcp_runtime.__file__).parent):
+    for package in (Path(docsmcp.__file__).parent, Path(docsmcp_runtime.__file__).parent):
         for path in sorted(package.rglob("*.py")):
             digest.update(path.relative_to(package).as_posix().encode() + b"\0")
             digest.update(path.read_bytes())

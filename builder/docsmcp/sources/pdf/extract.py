@@ -134,7 +134,7 @@ def is_pdf(path: str) -> bool:
 def extractor_version() -> str:
     """Hash of the code that makes the text: a change starts a new cache entry."""
     digest = hashlib.sha256()
-    for name in ("pdf.py", "pdf_layout.py"):
+    for name in ("extract.py", "model.py", "reading.py", "layout.py"):
         digest.update((Path(__file__).parent / name).read_bytes())
     try:
         import pypdfium2
