@@ -43,7 +43,7 @@ MAX_YAML_NODES = 10_000
 MAX_GLOB_CHARS = 1024
 MAX_GLOB_ALTERNATIVES = 64
 
-# A PDF (pdf.py): its size in bytes and pages. Far above real manuals (fullrefman.pdf: 6.5 MB,
+# A PDF (sources/pdf/): its size in bytes and pages. Far above real manuals (fullrefman.pdf: 6.5 MB,
 # 2,415 pages); pages are read in ranges, so memory grows with the text, not the page count.
 MAX_PDF_BYTES = 512 * 1024 * 1024
 MAX_PDF_PAGES = 100_000

@@ -60,7 +60,7 @@ class SourceFile:
     # Where includes (includes.py) made `body` longer: for each line of `body`, the line of
     # `text` it comes from (0-based). Empty: `body` has the lines of `text`.
     line_map: tuple[int, ...] = ()
-    # A PDF's text (pdf.py): the first line (0-based) of each page, so chunks get page ranges,
+    # A PDF's text (sources/pdf/): the first line (0-based) of each page, so chunks get page ranges,
     # and the section numbers taken off its headings, (heading line, number). Empty for markdown.
     page_starts: tuple[int, ...] = ()
     section_numbers: tuple[tuple[int, str], ...] = ()

@@ -141,7 +141,7 @@ def _load_llms_full(
     exclude: Sequence[str],
 ) -> tuple[list[SourceFile], list[Problem]]:
     """The pages of an llms-full.txt (read under the limits of any markdown file), each at
-    ``path/NAME`` (llms.py), configured like a file there and selected by the globs."""
+    ``path/NAME`` (formats/llms_full.py), configured like a file there and selected by the globs."""
     text, problem = _read_text(docs_dir, path, roots)
     if text is None:
         return [], [problem] if problem else []

@@ -28,7 +28,7 @@ log = logging.getLogger(__name__)
 
 MANIFEST_NAME = ".docs-mcp.json"
 MARKDOWN_SUFFIXES = (".md", ".mdx")
-# PDF manuals are sources too (pdf.py turns them into markdown-like text); listed with markdown.
+# PDF manuals are sources too (pdf/ turns them into markdown-like text); listed with markdown.
 PDF_SUFFIXES = (".pdf",)
 # Pages converted to markdown before parsing (convert.py). HTML pages are read only from a folder
 # without markdown or reStructuredText sources (a saved site), since a source folder's .html
@@ -39,7 +39,7 @@ CONVERTED_SUFFIXES = HTML_SUFFIXES + RST_SUFFIXES
 # Every file the builder reads as a page.
 SOURCE_SUFFIXES = MARKDOWN_SUFFIXES + PDF_SUFFIXES + CONVERTED_SUFFIXES
 # A concatenation of pages (`llms-full.txt`, `NAME.llms-full.txt`): read as markdown, then split
-# into pages by llms.py.
+# into pages by formats/llms_full.py.
 LLMS_FULL_NAME = "llms-full.txt"
 
 

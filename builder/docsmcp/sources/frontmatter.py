@@ -1,6 +1,6 @@
 """In-file configuration syntax: the YAML frontmatter block and inline chunking hints.
 
-This module only finds and parses; manifest.py decides what the values mean, so that all
+This module only finds and parses; settings.py decides what the values mean, so that all
 precedence rules live in one place.
 """
 

@@ -1,6 +1,6 @@
 """From the text lines of PDF pages to markdown-like text (issue 10).
 
-Pure functions over plain records, so they are tested and fuzzed without a PDF library; `pdf.py`
+Pure functions over plain records, so they are tested and fuzzed without a PDF library; `extract.py`
 reads the pages (pypdfium2) and calls `assemble`. What a page line becomes:
 
 - page headers and footers (a first or last line carrying the printed page number, or repeated

@@ -1,4 +1,4 @@
-"""A PDF in the docs folder as a SourceFile: read inside the source roots, extracted (pdf.py),
+"""A PDF in the docs folder as a SourceFile: read inside the source roots, extracted (extract.py),
 configured by its manifest like a markdown file, with the document metadata as its title,
 description and frontmatter."""
 

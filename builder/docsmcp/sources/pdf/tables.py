@@ -1,6 +1,6 @@
 """Tables on a PDF page, kept row by row (issue 10).
 
-A PDF has no table structure, only words at positions: the reader (`pdf.py`) records where a
+A PDF has no table structure, only words at positions: the reader (`extract.py`) records where a
 line's words start after a wide gap (`Line.cells`), and a run of consecutive lines whose cells
 start at the same x positions is a table. Each row becomes one markdown pipe-table row, so a
 table is never joined into a paragraph nor cut inside a row:
