@@ -1,5 +1,6 @@
 """llms.txt both ways: `docsmcp export --llms-txt` writes a bundle's pages as `llms.txt` and
-`llms-full.txt`, and the builder reads an `llms-full.txt` back as pages.
+`llms-full.txt`, and the builder reads an `llms-full.txt` back as pages
+(sources/formats/llms_full.py).
 
 **llms.txt** (the https://llmstxt.org convention)::
 

@@ -1,5 +1,5 @@
 """Section numbers and rule ids: `section_id` reads a numbered heading (`2.4.1 Scope`), and the
-patterns of rule markers and grammar blocks that the chunker and cross references share.
+patterns of rule markers and grammar blocks that cross references and summaries share.
 """
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """One-line summaries of a section (its first prose sentence or two, markup stripped), shown with
-references and API entries.
+references (xref.py) and in the browse tables (indexing/tables.py).
 """
 
 from __future__ import annotations

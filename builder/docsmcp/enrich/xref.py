@@ -26,6 +26,10 @@ N` only in the document DOC (a file stem, folder name, frontmatter title or firs
 Headings finer than the chunks still count: a reference to one lands on the chunk holding it.
 
 Nothing here raises on odd input: a reference that cannot be resolved only counts as unresolved.
+
+Here: finding references per file (`extract_refs`); section numbers and rule markers are read
+by section_ids.py, summaries by summary.py, and references resolved across files by
+xref_resolve.py.
 """
 
 from __future__ import annotations

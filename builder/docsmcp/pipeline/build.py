@@ -1,4 +1,4 @@
-"""The build pipeline: discover → parse → chunk → index → write."""
+"""The build pipeline: discover → parse → chunk → index → write (collect.py: the first three)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""Load a docs folder into a Corpus: files, their chunking strategy and metadata, and problems.
+"""Manifests (`.docs-mcp.json`): schema validation and `load_manifest`. A file's settings are
+resolved by settings.py and the whole docs folder is loaded by corpus.py, by these rules.
 
 Precedence for one file, lowest first: defaults < governing manifest (the nearest
 ``.docs-mcp.json`` up the tree; never merged with its parents) < its matching overrides, top
