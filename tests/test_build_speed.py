@@ -108,7 +108,7 @@ def test_the_streamed_chunk_table_has_the_same_bytes(tmp_path: Path) -> None:
 # chunk table is written by then, the bundle not yet begun).
 _KILLED_AT_INDEX = """
 import os, signal, sys
-from docsmcp import index
+from docsmcp.indexing import lexical as index
 from docsmcp.cli import main
 
 def killed(*args, **kwargs):
