@@ -44,7 +44,7 @@ from bench_speakeasy import (  # noqa: E402
 
 REPO = Path(__file__).resolve().parent.parent
 DEFAULT_TAR = REPO.parent / "shared" / "corpora" / "win32-docs.tar.gz"
-DEFAULT_IVF_THRESHOLD = 50_000  # the builder's default (docsmcp.vectorize.IVF_THRESHOLD)
+DEFAULT_IVF_THRESHOLD = 50_000  # the builder's default (docsmcp.embeddings.vectorize.IVF_THRESHOLD)
 TOP = 10
 RECALL_POOR = 0.9
 

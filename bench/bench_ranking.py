@@ -23,7 +23,7 @@ import statistics
 import sys
 from pathlib import Path
 
-from docsmcp.evaluate import evaluate, load_cases, parse_bundle_arg
+from docsmcp.commands.evaluate import evaluate, load_cases, parse_bundle_arg
 from docsmcp_runtime.bundle.reader import open_bundle
 from docsmcp_runtime.format import FusionWeights
 from docsmcp_runtime.search.engine import SearchOptions

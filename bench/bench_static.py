@@ -15,9 +15,9 @@ import statistics
 import time
 from pathlib import Path
 
-from docsmcp.build import BuildOptions, collect
-from docsmcp.embed import EmbeddingOptions, embedding_input
-from docsmcp.providers_static import DEFAULT_TABLE, StaticProvider
+from docsmcp.embeddings.embed import EmbeddingOptions, embedding_input
+from docsmcp.embeddings.providers_static import DEFAULT_TABLE, StaticProvider
+from docsmcp.pipeline.collect import BuildOptions, collect
 from docsmcp_runtime.search.static_model import StaticModel
 
 REPO = Path(__file__).resolve().parent.parent

@@ -39,8 +39,8 @@ SHARED = Path(os.environ.get("DOCSMCP_SHARED", REPO.parent / "shared"))
 CORPORA = SHARED / "corpora"
 EVAL_CASES = SHARED / "eval" / "dev-cases.jsonl"
 
-# Builds cache into the cache root (builder/docsmcp/cache.py): the tests get their own, so they
-# never read or fill the user's ~/.cache/docsmcp. Set before any child process starts.
+# Builds cache into the cache root (builder/docsmcp/common/cache.py): the tests get their own, so
+# they never read or fill the user's ~/.cache/docsmcp. Set before any child process starts.
 TEST_CACHE = Path(tempfile.mkdtemp(prefix="docsmcp-test-cache-"))
 os.environ["DOCSMCP_CACHE_DIR"] = str(TEST_CACHE)
 atexit.register(lambda: __import__("shutil").rmtree(TEST_CACHE, ignore_errors=True))

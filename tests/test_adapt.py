@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from conftest import EXAMPLE_DOCS, build_bundle
 from docsmcp.cli import main
-from docsmcp.pairs import mine
+from docsmcp.embeddings.pairs import mine
 from mcp_client import McpSession
 
 

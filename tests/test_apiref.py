@@ -1,4 +1,4 @@
-"""API registry extraction (docsmcp.apiref): tiny inline fixtures for each structural rule, a
+"""API registry extraction (docsmcp.enrich.apiref): tiny inline fixtures for each structural rule, a
 fuzz test, and the real corpora (yellow-docs, the speakeasy SDK docs, rust-reference)."""
 
 from __future__ import annotations
@@ -9,9 +9,13 @@ from pathlib import Path
 
 import pytest
 from conftest import CORPORA, FUZZ_EXAMPLES
-from docsmcp.apiref import ApiEntry, clean_inline, extract_api
-from docsmcp.chunk import ParsedFile, chunk_parsed, parse_file
-from docsmcp.manifest import SourceFile, Strategy, load_corpus
+from docsmcp.chunking.chunk import chunk_parsed, parse_file
+from docsmcp.enrich.api_fields import clean_inline
+from docsmcp.enrich.apiref import extract_api
+from docsmcp.model.api import ApiEntry
+from docsmcp.model.chunk import ParsedFile
+from docsmcp.model.source import SourceFile, Strategy
+from docsmcp.sources.corpus import load_corpus
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 

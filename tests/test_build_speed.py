@@ -14,8 +14,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 from conftest import EXAMPLE_DOCS, bundle_differences, corpus, run_docsmcp
-from docsmcp.build import BuildOptions, collect
-from docsmcp.index import IndexBuilder, LexicalParams, analyse_chunk
+from docsmcp.indexing.lexical import IndexBuilder, LexicalParams, analyse_chunk
+from docsmcp.pipeline.collect import BuildOptions, collect
 
 FIELDS = ("terms", "term_offsets", "postings_offsets", "postings_docs", "postings_impacts")
 
@@ -86,7 +86,7 @@ def test_the_streamed_chunk_table_has_the_same_bytes(tmp_path: Path) -> None:
     import io
 
     import pyarrow.parquet as pq
-    from docsmcp.write import CHUNK_WRITE_SETTINGS, chunk_rows, chunk_table
+    from docsmcp.bundle.write import CHUNK_WRITE_SETTINGS, chunk_rows, chunk_table
     from docsmcp_runtime.format import ROW_GROUP_SIZE
 
     chunks = collect(BuildOptions(docs_dir=corpus("yellow-docs"))).chunks
@@ -108,7 +108,7 @@ def test_the_streamed_chunk_table_has_the_same_bytes(tmp_path: Path) -> None:
 # chunk table is written by then, the bundle not yet begun).
 _KILLED_AT_INDEX = """
 import os, signal, sys
-from docsmcp import index
+from docsmcp.indexing import lexical as index
 from docsmcp.cli import main
 
 def killed(*args, **kwargs):
@@ -153,7 +153,7 @@ def test_the_dictionary_is_in_utf8_byte_order_whatever_the_blocks(
     time: the dictionary is every distinct term once, in UTF-8 byte order (1-4 byte
     characters), and each term's postings are its chunks, ascending, whatever the number of
     blocks and of merge ranges."""
-    from docsmcp.index import FIELDS, _counted
+    from docsmcp.indexing.lexical import FIELDS, _counted
 
     rng = np.random.default_rng(7)
     chunks = []

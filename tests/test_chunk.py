@@ -6,8 +6,10 @@ import json
 from pathlib import Path
 
 import pytest
-from docsmcp.chunk import Chunk, chunk_file, slugify
-from docsmcp.manifest import load_corpus
+from docsmcp.chunking.chunk import chunk_file
+from docsmcp.model.chunk import Chunk
+from docsmcp.model.text import slugify
+from docsmcp.sources.corpus import load_corpus
 from docsmcp_runtime.search.analyzer import AnalyzerConfig, analyze
 
 

@@ -82,9 +82,10 @@ def test_build_json_summary_has_seconds_per_phase(tmp_path: Path) -> None:
 def test_every_long_phase_reports_progress(tmp_path: Path) -> None:
     """A build with embeddings counts its files, then its chunks as the provider embeds them;
     eval counts its cases (each phase a Progress with the right total, run to its end)."""
-    from docsmcp.build import BuildOptions, build
-    from docsmcp.embed import EmbeddingOptions
-    from docsmcp.progress import Progress
+    from docsmcp.common.progress import Progress
+    from docsmcp.embeddings.embed import EmbeddingOptions
+    from docsmcp.pipeline.build import build
+    from docsmcp.pipeline.collect import BuildOptions
 
     seen: list[Progress] = []
 
@@ -105,7 +106,7 @@ def test_every_long_phase_reports_progress(tmp_path: Path) -> None:
 def test_progress_lines_on_a_terminal_and_in_logs(tmp_path: Path) -> None:
     import io
 
-    from docsmcp.progress import Progress
+    from docsmcp.common.progress import Progress
 
     class Tty(io.StringIO):
         def isatty(self) -> bool:

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 from conftest import EXAMPLE_DOCS, build_bundle
-from docsmcp.chunk import chunk_file
-from docsmcp.dialects import rewrite, tab_language
-from docsmcp.manifest import load_corpus
+from docsmcp.chunking.chunk import chunk_file
+from docsmcp.sources.corpus import load_corpus
+from docsmcp.sources.formats.dialects import rewrite, tab_language
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from mcp_client import McpSession
@@ -446,7 +446,7 @@ _ESM_PIECES = st.sampled_from(
 @settings(max_examples=200, deadline=None)
 @given(st.lists(_ESM_PIECES, max_size=30))
 def test_esm_metadata_never_fails(pieces: list[str]) -> None:
-    from docsmcp.mdx import esm_metadata
+    from docsmcp.sources.formats.mdx import esm_metadata
 
     found = esm_metadata(pieces)
     assert set(found) <= {"title", "description"}

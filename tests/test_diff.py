@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 from conftest import build_bundle, corpus, run_docsmcp
-from docsmcp.diff import (
+from docsmcp.commands.diff import (
     EXCERPT_CHARS,
     EXCERPT_LINE_CHARS,
     EXCERPT_LINES,

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 from conftest import REPO, build_bundle
-from docsmcp_runtime.bundle import open_bundle
-from docsmcp_runtime.tools import DocsApp
+from docsmcp_runtime.bundle.reader import open_bundle
+from docsmcp_runtime.tools.app import DocsApp
 
 DOCS = REPO / "docs"
 PAGES = [REPO / "README.md", *sorted(DOCS.glob("*.md"))]

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from conftest import EVAL_CASES, run_docsmcp
 from docsmcp.cli import main
-from docsmcp.evaluate import (
+from docsmcp.commands.evaluate import (
     CaseError,
     Entry,
     chunk_content,

@@ -7,10 +7,10 @@ from __future__ import annotations
 from pathlib import Path
 
 from conftest import build_bundle
-from docsmcp.evaluate import heading_lines
-from docsmcp.fences import _fenced_lines, fenced_lines
-from docsmcp.frontmatter import find_inline_hints
-from docsmcp.mdx import admonitions_to_text, drop_esm
+from docsmcp.commands.evaluate import heading_lines
+from docsmcp.sources.formats.fences import _fenced_lines, fenced_lines
+from docsmcp.sources.formats.mdx import admonitions_to_text, drop_esm
+from docsmcp.sources.frontmatter import find_inline_hints
 from docsmcp_runtime.bundle.reader import open_bundle
 from docsmcp_runtime.tools.app import DocsApp
 from hypothesis import given, settings

@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 from conftest import FUZZ_EXAMPLES, build_bundle
 from docsmcp.cli import main
-from docsmcp.finetune import FinetuneOptions, select_pairs
-from docsmcp.pairs import _links, mine, with_overrides
+from docsmcp.embeddings.finetune import FinetuneOptions, select_pairs
+from docsmcp.embeddings.pairs import _links, mine, with_overrides
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from mcp_client import McpSession

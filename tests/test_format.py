@@ -99,7 +99,7 @@ def test_provider_registry_resolves_both_halves() -> None:
         assert callable(load(info.builder)) and callable(load(info.embedder))
         d = info.defaults
         assert 0 <= d.vector_weight <= 1 and -1 <= d.similarity_floor <= 1
-    from docsmcp.embed import PROVIDER_CHOICES
+    from docsmcp.embeddings.embed import PROVIDER_CHOICES
 
     assert ("none", *PROVIDERS) == PROVIDER_CHOICES
 

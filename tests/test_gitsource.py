@@ -225,7 +225,7 @@ def test_validate_reads_a_git_source(origin: Path, tmp_path: Path, monkeypatch) 
 def test_a_build_reading_a_checkout_holds_off_another(origin: Path, tmp_path: Path) -> None:
     """A build reads the work tree after the checkout: another build of the same repository
     (another ref) waits for it instead of changing the files under it."""
-    from docsmcp.gitsource import cache_entry, wanted
+    from docsmcp.sources.gitsource import cache_entry, wanted
 
     cache = tmp_path / "cache"
     url = f"file://{origin}"

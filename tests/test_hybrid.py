@@ -15,9 +15,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 from conftest import EXAMPLE_DOCS, TEST_CACHE, build_bundle, run_docsmcp
-from docsmcp.build import BuildOptions, collect
-from docsmcp.cache import output_key
-from docsmcp.embed import embedding_input
+from docsmcp.common.cache import output_key
+from docsmcp.embeddings.embed import embedding_input
+from docsmcp.pipeline.collect import BuildOptions, collect
 from mcp_client import McpSession, server_command
 from openai_stub import OpenAIStub
 

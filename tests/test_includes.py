@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 from conftest import build_bundle, run_docsmcp
-from docsmcp.includes import expand
+from docsmcp.sources.includes import expand
 from docsmcp_runtime.bundle.reader import open_bundle
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st

@@ -14,8 +14,8 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 from conftest import EXAMPLE_DOCS, REPO, TINY_DOCS, build_bundle
-from docsmcp.build import BuildOptions, collect
-from docsmcp.index import LexicalParams, build_index
+from docsmcp.indexing.lexical import LexicalParams, build_index
+from docsmcp.pipeline.collect import BuildOptions, collect
 from docsmcp_runtime.search.analyzer import AnalyzerConfig
 
 ARRAY_FILES = {  # bundle-spec.md, Files: file -> dtype

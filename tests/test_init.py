@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 from conftest import FUZZ, build_bundle, corpus, run_docsmcp
-from docsmcp.init import propose, validate_proposal
+from docsmcp.commands.init import propose, validate_proposal
 from hypothesis import given
 from hypothesis import strategies as st
 

@@ -12,7 +12,7 @@ import time
 from pathlib import Path
 
 from conftest import EXAMPLE_DOCS, bundle_differences, run_docsmcp
-from docsmcp.known_files import RACY_NS
+from docsmcp.pipeline.known_files import RACY_NS
 
 MARKDOWN = 6  # the example's markdown files (CHANGELOG.md is excluded by its manifest)
 # Of which errors.mdx has `:::` admonitions, which could be include directives (`::: module`,
@@ -112,9 +112,9 @@ def _plant_undecodable_entries(out: Path) -> int:
     import zlib
 
     from conftest import TEST_CACHE
-    from docsmcp.cache import output_key
-    from docsmcp.known_files import RECORD
-    from docsmcp.parse_cache import _HEAD, MAGIC, _codec
+    from docsmcp.common.cache import output_key
+    from docsmcp.pipeline.known_files import RECORD
+    from docsmcp.pipeline.parse_cache import _HEAD, MAGIC, _codec
 
     (cache_file,) = (TEST_CACHE / "parsed").glob(f"{output_key(out)}-*.marshal")
     data = cache_file.read_bytes()
@@ -156,9 +156,9 @@ def test_a_damaged_entry_of_an_unread_file_means_every_file_is_read(tmp_path: Pa
     """The stat record says a file is unchanged, but its parse-cache entry cannot be loaded
     (its CRC fails): the build reads every file after all, and the bundle is still exact."""
     from conftest import TEST_CACHE
-    from docsmcp.cache import output_key
-    from docsmcp.known_files import RECORD
-    from docsmcp.parse_cache import _HEAD, MAGIC
+    from docsmcp.common.cache import output_key
+    from docsmcp.pipeline.known_files import RECORD
+    from docsmcp.pipeline.parse_cache import _HEAD, MAGIC
 
     docs, out = _settled(tmp_path)
     (cache_file,) = (TEST_CACHE / "parsed").glob(f"{output_key(out)}-*.marshal")

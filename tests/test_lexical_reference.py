@@ -16,8 +16,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 from conftest import TINY_DOCS
-from docsmcp.build import BuildOptions, collect
-from docsmcp.index import LexicalIndex, LexicalParams, build_index
+from docsmcp.indexing.lexical import LexicalIndex, LexicalParams, build_index
+from docsmcp.pipeline.collect import BuildOptions, collect
 from docsmcp_runtime.bundle.reader import open_bundle
 from docsmcp_runtime.search.analyzer import AnalyzerConfig, analyze
 from docsmcp_runtime.search.engine import SearchOptions

@@ -1,7 +1,8 @@
-"""llms.txt both ways (builder/docsmcp/llms.py): `docsmcp export --llms-txt` writes llms.txt and
-llms-full.txt from a real bundle, deterministically and without clobbering unrelated folders; the
-builder splits an llms-full.txt back into pages (a docsmcp export gives back the same pages and
-chunks behind an `llms-full.txt/` prefix, other files split at `# ` headings).
+"""llms.txt both ways (builder/docsmcp/commands/export.py and sources/formats/llms_full.py):
+`docsmcp export --llms-txt` writes llms.txt and llms-full.txt from a real bundle, deterministically
+and without clobbering unrelated folders; the builder splits an llms-full.txt back into pages (a
+docsmcp export gives back the same pages and chunks behind an `llms-full.txt/` prefix,
+other files split at `# ` headings).
 """
 
 from __future__ import annotations
@@ -14,8 +15,8 @@ from pathlib import Path
 import pyarrow.parquet as pq
 import pytest
 from conftest import EXAMPLE_DOCS, FUZZ, REPO, build_bundle, run_docsmcp
-from docsmcp.discover import path_problem
-from docsmcp.llms import split_llms_full
+from docsmcp.sources.discover import path_problem
+from docsmcp.sources.formats.llms_full import split_llms_full
 from docsmcp_runtime.bundle.reader import open_bundle
 from docsmcp_runtime.format import CHUNKS_FILE, METADATA_FILE, PAGES_FILE, TABLES, bundle_id
 from hypothesis import given

@@ -9,16 +9,10 @@ from pathlib import Path
 import jsonschema
 import pytest
 from conftest import CORPORA
-from docsmcp.discover import discover, glob_match, glob_to_regex
-from docsmcp.manifest import (
-    Corpus,
-    Problem,
-    SourceFile,
-    Strategy,
-    TaxonomyKey,
-    load_corpus,
-    manifest_schema,
-)
+from docsmcp.model.source import Problem, SourceFile, Strategy, TaxonomyKey
+from docsmcp.sources.corpus import Corpus, load_corpus
+from docsmcp.sources.discover import discover, glob_match, glob_to_regex
+from docsmcp.sources.manifest import manifest_schema
 
 
 def write(root: Path, rel: str, content: str | bytes | dict) -> Path:

@@ -456,7 +456,7 @@ def test_manifest_annotations_name_the_docs(tiny_bundle: Path) -> None:
     """Standard OCI keys for name, description, version and commit; nothing time-dependent."""
     import dataclasses
 
-    from docsmcp.pack import oci_manifest
+    from docsmcp.commands.pack import oci_manifest
     from docsmcp_runtime.bundle.reader import open_bundle
     from docsmcp_runtime.format.metadata import Source
 

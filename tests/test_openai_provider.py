@@ -17,9 +17,9 @@ from dataclasses import replace
 
 import numpy as np
 import pytest
-from docsmcp.embed import EmbeddingOptions, ProviderError
-from docsmcp.logs import configure as configure_logs
-from docsmcp.providers_openai import OpenAIProvider
+from docsmcp.common.logs import configure as configure_logs
+from docsmcp.embeddings.embed import EmbeddingOptions, ProviderError
+from docsmcp.embeddings.providers_openai import OpenAIProvider
 from docsmcp_runtime.format import OpenAIOptions
 from docsmcp_runtime.search.embedding import EmbeddingError, normalise
 from docsmcp_runtime.search.openai_client import (

@@ -534,8 +534,8 @@ def test_runtime_cli_serves_archives_and_oci_layouts(
 
 
 def test_pack_counts_the_mib_it_compresses(speakeasy_bundle: Path, tmp_path: Path) -> None:
-    from docsmcp.pack import MIB, pack
-    from docsmcp.progress import Progress
+    from docsmcp.commands.pack import MIB, pack
+    from docsmcp.common.progress import Progress
 
     seen: list[Progress] = []
 

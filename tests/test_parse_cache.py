@@ -9,7 +9,7 @@ import shutil
 from pathlib import Path
 
 from conftest import EXAMPLE_DOCS, TEST_CACHE, bundle_differences, run_docsmcp
-from docsmcp.cache import output_key
+from docsmcp.common.cache import output_key
 
 
 def _build(docs: Path, out: Path, *extra: str) -> dict:
@@ -90,7 +90,7 @@ def test_bundles_share_the_cache_root_and_keep_their_own_entries(tmp_path: Path)
 def test_least_recently_used_entries_go_first(tmp_path: Path) -> None:
     import os
 
-    from docsmcp.cache import evict
+    from docsmcp.common.cache import evict
 
     for i, name in enumerate(("old", "mid", "new")):
         path = tmp_path / name

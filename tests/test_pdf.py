@@ -15,10 +15,12 @@ import pdf_fixtures as fx
 import pytest
 import tomllib
 from conftest import FUZZ, REPO, run_docsmcp
-from docsmcp import pdf as pdf_module
-from docsmcp.pdf import PdfCache, PdfError, extract, read_pdf
-from docsmcp.pdf_layout import Line, Link, OutlineEntry, assemble, clean, split_number
-from docsmcp.pdf_tables import find_tables, render
+from docsmcp.sources.pdf import extract as pdf_module
+from docsmcp.sources.pdf.extract import PdfCache, PdfError, extract, read_pdf
+from docsmcp.sources.pdf.layout import assemble
+from docsmcp.sources.pdf.model import Line, Link, OutlineEntry
+from docsmcp.sources.pdf.reading import clean, split_number
+from docsmcp.sources.pdf.tables import find_tables, render
 from docsmcp_runtime.browse.sections import section_query
 from hypothesis import given
 from hypothesis import strategies as st
@@ -257,7 +259,8 @@ def test_too_many_pages_is_refused(tmp_path: Path) -> None:
 def test_ten_thousand_pages_in_bounded_memory(tmp_path: Path) -> None:
     big = fx.many_pages(tmp_path / "big.pdf", 10_000)
     code = (
-        "import resource, sys; from pathlib import Path; from docsmcp.pdf import extract; "
+        "import resource, sys; from pathlib import Path; "
+        "from docsmcp.sources.pdf.extract import extract; "
         "r = extract(Path(sys.argv[1]).read_bytes(), workers=2); "
         "print(r.pages, len(r.page_starts), "
         "resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, "
@@ -495,8 +498,8 @@ def test_without_the_pdf_extra_a_pdf_is_one_line_naming_it(tmp_path: Path) -> No
 
 
 def test_heading_text_survives_markdown() -> None:
-    from docsmcp.chunk import chunk_file
-    from docsmcp.manifest import configure_file
+    from docsmcp.chunking.chunk import chunk_file
+    from docsmcp.sources.settings import configure_file
 
     lines = [
         Line("2.1 Including <stdio.h> ##", 72, 700, 12, True, False),
@@ -511,8 +514,8 @@ def test_heading_text_survives_markdown() -> None:
 
 
 def test_too_much_text_is_refused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from docsmcp import limits
-    from docsmcp.pdf_source import load_pdf
+    from docsmcp.common import limits
+    from docsmcp.sources.pdf.source import load_pdf
 
     docs = tmp_path / "docs"
     docs.mkdir()

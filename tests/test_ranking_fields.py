@@ -9,10 +9,11 @@ from pathlib import Path
 
 import pytest
 from conftest import build_bundle
-from docsmcp.chunk import DEFAULT_MAX_CHUNK_SIZE, Chunk, chunk_file
-from docsmcp.index import page_text
-from docsmcp.manifest import load_corpus
-from docsmcp.xref import anchor_text
+from docsmcp.chunking.chunk import DEFAULT_MAX_CHUNK_SIZE, chunk_file
+from docsmcp.enrich.xref_resolve import anchor_text
+from docsmcp.indexing.lexical import page_text
+from docsmcp.model.chunk import Chunk
+from docsmcp.sources.corpus import load_corpus
 from docsmcp_runtime.bundle.reader import open_bundle
 from docsmcp_runtime.search.engine import Searcher
 from hypothesis import given, settings

@@ -1,5 +1,6 @@
 """Ranking quality on the labelled dev sets, scored by the project's own evaluation
-(`docsmcp.evaluate`, the code behind `docsmcp eval`) over full-text bundles of the real corpora.
+(`docsmcp.commands.evaluate`, the code behind `docsmcp eval`) over full-text bundles of the real
+corpora.
 
 Each figure must stay at or above a floor a little under what the ranking reaches today, so a
 ranking change that costs a case or two fails here with the whole report in the message; an
@@ -12,7 +13,7 @@ from pathlib import Path
 
 import pytest
 from conftest import EVAL_CASES, EVAL_CASES_NL
-from docsmcp.evaluate import EvalReport, evaluate, format_report, load_cases
+from docsmcp.commands.evaluate import EvalReport, evaluate, format_report, load_cases
 from docsmcp_runtime.bundle.reader import open_bundle
 from docsmcp_runtime.tools.app import DocsApp
 

@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 from conftest import FUZZ, build_bundle, run_docsmcp
-from docsmcp.limits import MAX_RST_EXPLICIT_MARKUP
-from docsmcp.rst import rst_to_markdown
+from docsmcp.common.limits import MAX_RST_EXPLICIT_MARKUP
+from docsmcp.sources.formats.rst import rst_to_markdown
 from hypothesis import given
 from hypothesis import strategies as st
 from mcp_client import McpSession

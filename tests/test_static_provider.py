@@ -18,9 +18,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 from conftest import CORPORA
-from docsmcp.embed import EmbeddingOptions, ProviderError
-from docsmcp.providers_static import DEFAULT_TABLE, StaticProvider
-from docsmcp.static_table import (
+from docsmcp.embeddings.embed import EmbeddingOptions, ProviderError
+from docsmcp.embeddings.providers_static import DEFAULT_TABLE, StaticProvider
+from docsmcp.embeddings.static_table import (
     META_FILE,
     input_embeddings,
     main,
@@ -360,7 +360,7 @@ def test_distilled_table_from_a_local_model_offline(tmp_path: Path) -> None:
     cmd = [
         sys.executable,
         "-m",
-        "docsmcp.static_table",
+        "docsmcp.embeddings.static_table",
         "--model-dir",
         str(model_dir),
         "--out",

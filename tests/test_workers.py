@@ -9,7 +9,7 @@ from pathlib import Path
 import pyarrow.parquet as pq
 import pytest
 from conftest import bundle_differences, run_docsmcp
-from docsmcp.workers import MIN_FILES_PER_WORKER
+from docsmcp.pipeline.workers import MIN_FILES_PER_WORKER
 
 
 def _corpus(root: Path, files: int) -> Path:

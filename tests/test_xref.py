@@ -1,5 +1,6 @@
-"""Section ids, rule ids and cross references (docsmcp.xref), on small markdown files written to a
-temporary docs folder, on the shared corpora, and on fuzzed markdown."""
+"""Section ids, rule ids and cross references (docsmcp.enrich: section_ids, xref, xref_resolve),
+on small markdown files written to a temporary docs folder, on the shared corpora, and on fuzzed
+markdown."""
 
 from __future__ import annotations
 
@@ -10,18 +11,13 @@ from typing import Any
 
 import pytest
 from conftest import CORPORA, FUZZ_EXAMPLES
-from docsmcp.chunk import Chunk, ParsedFile, chunk_parsed, parse_file
-from docsmcp.manifest import load_corpus
-from docsmcp.xref import (
-    KINDS,
-    CrossRefs,
-    FileRefs,
-    cross_references,
-    extract_refs,
-    resolve_refs,
-    section_id,
-    summary,
-)
+from docsmcp.chunking.chunk import chunk_parsed, parse_file
+from docsmcp.enrich.section_ids import section_id
+from docsmcp.enrich.summary import summary
+from docsmcp.enrich.xref import KINDS, CrossRefs, FileRefs, extract_refs
+from docsmcp.enrich.xref_resolve import cross_references, resolve_refs
+from docsmcp.model.chunk import Chunk, ParsedFile
+from docsmcp.sources.corpus import load_corpus
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -546,7 +542,7 @@ def _strip_inline_every_pattern(text: str) -> str:
     ).map("".join)
 )
 def test_strip_inline_skipping_absent_patterns_changes_nothing(text: str) -> None:
-    from docsmcp.xref import _strip_inline
+    from docsmcp.enrich.summary import _strip_inline
 
     assert _strip_inline(text) == _strip_inline_every_pattern(text)
 
@@ -558,7 +554,7 @@ def test_remembered_link_paths_resolve_as_from_each_folder(
     """Link paths are remembered with the folder of the page linking (the same `../x.md`
     means another file from another folder), a bounded number at a time: the references are
     the same whatever the bound."""
-    import docsmcp.xref
+    import docsmcp.enrich.xref_resolve
 
     pages = {
         "a/x.md": "# A x\n\nIn a.\n",
@@ -569,7 +565,7 @@ def test_remembered_link_paths_resolve_as_from_each_folder(
         "b/one.md": "# B one\n\n[x](x.md) [root](../x.md) [a](/a/x) [gone](y.md)\n",
         "c/one.md": "# C one\n\n[x](x.md) [a](../a/x.md) [route](/x)\n",
     }
-    monkeypatch.setattr(docsmcp.xref, "MAX_REMEMBERED_PATHS", remembered)
+    monkeypatch.setattr(docsmcp.enrich.xref_resolve, "MAX_REMEMBERED_PATHS", remembered)
     r = refs(tmp_path, pages)
     assert r.targets("a/one.md#one") == ["a/x.md#a-x", "x.md#root-x", "b/x.md#b-x"]
     assert r.targets("a/two.md#two") == ["a/x.md#a-x", "b/x.md#b-x"]

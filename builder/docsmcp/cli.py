@@ -3,11 +3,8 @@
 from __future__ import annotations
 
 import argparse
-import dataclasses
-import json
 import sys
 import textwrap
-from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from docsmcp_runtime.format import (
@@ -15,21 +12,18 @@ from docsmcp_runtime.format import (
     PROVIDERS,
     URL_PLACEHOLDERS,
     Fusion,
-    FusionWeights,
-    check_url_template,
 )
 
-from . import __version__, logs
-from .build import BuildError, BuildOptions, build, collect
-from .cache import GIB, KIND_NAMES, cache_root
-from .embed import PROVIDER_CHOICES, EmbeddingOptions, ProviderError
-from .gitsource import Checkout, GitError, record_build, up_to_date
-from .pdf import PdfSummary
-from .progress import Progress
-from .vectorize import IVF_THRESHOLD
-from .write import OutputError
-
-PROG = "docsmcp"
+from docsmcp import __version__
+from docsmcp.commands.build import _build_once, _git_source, _options
+from docsmcp.commands.console import PROG, _err
+from docsmcp.common import logs
+from docsmcp.common.cache import KIND_NAMES
+from docsmcp.common.progress import Progress
+from docsmcp.embeddings.embed import PROVIDER_CHOICES, EmbeddingOptions
+from docsmcp.embeddings.vectorize import IVF_THRESHOLD
+from docsmcp.pipeline.collect import collect
+from docsmcp.sources.gitsource import GitError
 
 
 def _add_corpus_args(p: argparse.ArgumentParser) -> None:
@@ -266,10 +260,10 @@ def _parser() -> argparse.ArgumentParser:
     )
     _add_corpus_args(v)
 
-    from .adapt import add_adapt_parser
+    from docsmcp.embeddings.adapt import add_adapt_parser
 
     add_adapt_parser(sub)
-    from .finetune import add_finetune_parser
+    from docsmcp.embeddings.finetune import add_finetune_parser
 
     add_finetune_parser(sub)
 
@@ -461,118 +455,48 @@ def _parser() -> argparse.ArgumentParser:
     return p
 
 
-def _embedding_options(args: argparse.Namespace) -> EmbeddingOptions:
-    if not hasattr(args, "embedding_provider"):
-        return EmbeddingOptions()
-    return EmbeddingOptions(
-        provider=args.embedding_provider,
-        model=args.embedding_model,
-        dimensions=args.embedding_dimensions,
-        base_url=args.embedding_base_url,
-        api_key_env=args.embedding_api_key_env,
-        concurrency=args.embedding_concurrency,
-        batch_size=args.embedding_batch_size,
-    )
-
-
-def _options(args: argparse.Namespace) -> BuildOptions:
-    extra = {}
-    if hasattr(args, "embedding_provider"):
-        extra = {
-            "embedding": _embedding_options(args),
-            "cache_dir": args.cache_dir,
-            "fusion": _fusion(args.fusion_weights),
-            "similarity_floor": _cosine("--similarity-floor", args.similarity_floor),
-            "collapse_similarity": _cosine("--collapse-similarity", args.collapse_similarity),
-            "ivf_threshold": args.ivf_threshold,
-            "source_url": _url_template(args.source_url),
-            "corpus_version": args.corpus_version,
-            "workers": _workers(args.workers),
-            "parse_cache": not args.no_cache,
-        }
-    return BuildOptions(
-        **extra,
-        docs_dir=args.docs_dir,
-        include=tuple(args.include),
-        exclude=tuple(args.exclude),
-        source_roots=tuple(args.source_root) + tuple(getattr(args, "api_source", ())),
-        name=getattr(args, "name", None),
-        description=getattr(args, "description", None),
-        instructions=getattr(args, "instructions", None),
-        search_description=getattr(args, "tool_description_search", None),
-        get_doc_description=getattr(args, "tool_description_get_doc", None),
-    )
-
-
-def _workers(value: int) -> int:
-    if value < 0:
-        raise ValueError(f"--workers must be 0 (one per core) or more, got {value}")
-    return value
-
-
-def _url_template(text: str | None) -> str | None:
-    """--source-url, checked (ValueError naming the flag)."""
-    try:
-        return None if text is None else check_url_template(text)
-    except ValueError as exc:
-        raise ValueError(f"--source-url: {exc}") from None
-
-
-def _cosine(flag: str, text: str | None) -> float | None:
-    """A --*-similarity value (None when not given); ValueError naming the flag."""
-    try:
-        if text is None:
-            return None
-        from docsmcp_runtime.search.engine import parse_cosine  # the runtime's search stack: lazily
-
-        return parse_cosine(text)
-    except ValueError as exc:
-        raise ValueError(f"{flag}: {exc}") from None
-
-
-def _fusion(text: str | None) -> FusionWeights:
-    try:
-        return FusionWeights.parse(text)
-    except ValueError as exc:
-        raise ValueError(f"--fusion-weights: {exc}") from None
-
-
-def _err(message: str) -> None:
-    print(f"{PROG}: {message}", file=sys.stderr)
-
-
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     logs.configure(quiet=bool(getattr(args, "quiet", False)))
     if args.command == "eval":
-        from .evaluate import run_eval_cli
+        from docsmcp.commands.evaluate import run_eval_cli
 
         return run_eval_cli(args)
     if args.command == "adapt":
-        from .adapt import run_adapt_cli
+        from docsmcp.embeddings.adapt import run_adapt_cli
 
         return run_adapt_cli(args)
     if args.command == "finetune":
-        from .finetune import run_finetune_cli
+        from docsmcp.embeddings.finetune import run_finetune_cli
 
         return run_finetune_cli(args)
     if args.command == "pack":
+        from docsmcp.commands.pack import _pack
+
         return _pack(args)
     if args.command == "verify":
+        from docsmcp.commands.verify import _verify
+
         return _verify(args)
     if args.command == "push":
+        from docsmcp.commands.push import _push
+
         return _push(args)
     if args.command == "export":
+        from docsmcp.commands.export import _export
+
         return _export(args)
     if args.command == "init":
-        from .init import run_init_cli
+        from docsmcp.commands.init import run_init_cli
 
         return run_init_cli(args)
     if args.command == "diff":
-        from .diff import run_diff_cli
+        from docsmcp.commands.diff import run_diff_cli
 
         return run_diff_cli(args)
     if args.command == "cache":
+        from docsmcp.commands.cache import _cache
+
         return _cache(args)
     try:
         checkout = _git_source(args)
@@ -612,7 +536,7 @@ def main(argv: list[str] | None = None) -> int:
         if checkout is not None:
             _err("error: --watch follows a local folder; a git source is built once")
             return 2
-        from .watch import watch
+        from docsmcp.commands.watch import watch
 
         # A first build with problems does not stop the watch: the author is fixing them.
         _build_once(args, options, checkout, reporter)
@@ -625,282 +549,6 @@ def main(argv: list[str] | None = None) -> int:
             rounds=args.watch_rounds,
         )
     return _build_once(args, options, checkout, reporter)
-
-
-def _build_once(
-    args: argparse.Namespace,
-    options: BuildOptions,
-    checkout: Checkout | None,
-    reporter: Callable[[str, int], Progress],
-) -> int:
-    """One build with its summary: 0 built, 1 problems (OUT untouched), 2 cannot write."""
-    stamp = gitsource_stamp(options, checkout) if checkout is not None else None
-    if checkout is not None and stamp is not None and up_to_date(checkout, args.out, stamp):
-        return _skipped(args, checkout)
-    try:
-        built = build(options, args.out, reporter)
-    except ProviderError as exc:
-        _err(f"error: {exc}; {args.out} was left untouched")
-        return 1
-    except BuildError as exc:
-        for problem in exc.problems:
-            print(problem, file=sys.stderr)
-        _err(f"{len(exc.problems)} problem(s) found; {args.out} was left untouched")
-        return 1
-    except OutputError as exc:
-        _err(f"error: {exc}")
-        return 2
-    except OSError as exc:
-        _err(f"error: cannot write {args.out}: {exc.strerror or exc}")
-        return 2
-    if checkout is not None and stamp is not None:
-        record_build(checkout, args.out, stamp, built.metadata.bundle_id)
-    stats = built.metadata.stats
-    size = sum(f.bytes for f in built.metadata.files.values())
-    if args.json:
-        found = sum(f for f, _ in built.references.values())
-        summary = {
-            "out": str(args.out),
-            "bundle_id": built.metadata.bundle_id,
-            "files": stats.files,
-            "chunks": stats.chunks,
-            "terms": stats.terms,
-            "postings": stats.postings,
-            "bytes": size,
-            "corpus_bytes": stats.corpus_bytes,
-            "seconds": round(built.seconds, 3),
-            "phases": built.phases,
-            "cached_files": built.cached_files,
-            "unread_files": built.unread_files,
-            "references": {
-                "found": found,
-                "resolved": sum(r for _, r in built.references.values()),
-            },
-            "api_entries": built.api_entries,
-            "code_blocks": built.code_blocks,
-            "pdfs": [dataclasses.asdict(p) for p in built.pdfs],
-        }
-        print(json.dumps(summary, indent=2))
-    elif not args.quiet:
-        print(
-            f"built {args.out}: {stats.files} files, {stats.chunks} chunks, "
-            f"{stats.terms} terms, {size / 1e6:.1f} MB "
-            f"({size / max(stats.corpus_bytes, 1):.2f}x corpus) in {built.seconds:.1f}s; "
-            f"{_references(built.references)}, {built.api_entries} API entries, "
-            f"{built.code_blocks} code blocks"
-        )
-        cached = f"; {built.cached_files} files from the parse cache" if built.cached_files else ""
-        print("  " + ", ".join(f"{name} {sec:.1f}s" for name, sec in built.phases.items()) + cached)
-        if built.pdfs:
-            print("  " + _pdf_summary(built.pdfs))
-    return 0
-
-
-def _pdf_summary(pdfs: Sequence[PdfSummary]) -> str:
-    """One line on the PDFs of a build: pages, cache, files without an outline or text."""
-    pages = sum(p.pages for p in pdfs)
-    cached = sum(p.cached for p in pdfs)
-    line = f"PDFs: {len(pdfs)} files, {pages:,} pages"
-    if cached:
-        line += f" ({cached} from the extraction cache)"
-    bare = [p.path for p in pdfs if not p.outline]
-    if bare:
-        line += f"; no outline (headings from typography): {', '.join(bare)}"
-    empty = [f"{p.path} ({p.empty_pages})" for p in pdfs if p.empty_pages]
-    if empty:
-        line += f"; pages without a text layer: {', '.join(empty)}"
-    return line
-
-
-def _git_source(args: argparse.Namespace) -> Checkout | None:
-    """Fetch and check out the git repository --docs-dir names (then pointing args.docs_dir at
-    the checkout), or None for a plain folder."""
-    from .gitsource import checkout, wanted
-
-    source = wanted(args.docs_dir, args.ref, args.subdir)
-    if source is None:
-        args.docs_dir = Path(args.docs_dir)
-        return None
-    cache = cache_root(getattr(args, "cache_dir", None))
-    done = checkout(source, cache)
-    args.docs_dir = done.docs_dir
-    if getattr(args, "name", None) is None and hasattr(args, "name"):
-        args.name = done.name
-    return done
-
-
-def gitsource_stamp(options: BuildOptions, co: Checkout) -> str | None:
-    """What a bundle built from `co` with `options` depends on, or None when it depends on
-    files outside git's view (an --embedding-model folder) and so is always rebuilt."""
-    import dataclasses
-
-    from .gitsource import stamp_key
-    from .parse_cache import code_fingerprint
-
-    model = options.embedding.model
-    if model and Path(model).exists():
-        return None
-    roots = [Path(r).resolve() for r in options.source_roots]
-    repo = co.repo_dir.resolve()
-    if any(repo != r and repo not in r.parents for r in roots):
-        return None  # a source root outside the repository: its content is not in the tree
-    settings = dataclasses.replace(
-        options, docs_dir=Path("."), cache_dir=None, workers=0, parse_cache=True
-    )
-    return stamp_key(co, repr(settings), code_fingerprint(), whole_tree=bool(roots))
-
-
-def _skipped(args: argparse.Namespace, co: Checkout) -> int:
-    at = co.source.ref or "HEAD"
-    if args.json:
-        print(json.dumps({"out": str(args.out), "skipped": True, "commit": co.commit}, indent=2))
-    elif not args.quiet:
-        print(
-            f"{args.out} is up to date: the docs tree of {co.source.location} at {at} "
-            f"(commit {co.commit[:12]}) is unchanged since it was built; nothing rebuilt"
-        )
-    return 0
-
-
-def _references(stats: dict[str, tuple[int, int]]) -> str:
-    found = sum(f for f, _ in stats.values())
-    resolved = sum(r for _, r in stats.values())
-    if not found:
-        return "no cross references"
-    return f"{resolved} of {found} cross references resolved ({100 * resolved / found:.1f}%)"
-
-
-def _cache(args: argparse.Namespace) -> int:
-    from .cache import clean, info
-
-    root = cache_root(args.cache_dir)
-    if args.action == "clean":
-        kinds = tuple(args.kind or KIND_NAMES)
-        freed = clean(root, kinds)
-        if args.json:
-            print(json.dumps({"root": str(root), "cleaned": list(kinds), "freed_bytes": freed}))
-        else:
-            print(f"{root}: removed {', '.join(kinds)} ({freed / 1e6:,.1f} MB freed)")
-        return 0
-    if args.kind:
-        _err("error: --kind applies to clean")
-        return 2
-    rows = info(root)
-    if args.json:
-        out = {
-            "root": str(root),
-            "kinds": {
-                r.kind.name: {
-                    "path": str(r.path),
-                    "entries": r.entries,
-                    "bytes": r.bytes,
-                    "max_bytes": r.kind.max_bytes,
-                }
-                for r in rows
-            },
-        }
-        print(json.dumps(out, indent=2))
-        return 0
-    print(f"cache root: {root}")
-    for r in rows:
-        bound = f" of {r.kind.max_bytes / GIB:g} GiB" if r.kind.max_bytes else ""
-        print(
-            f"  {r.kind.name:<11} {r.entries:>5} entries {r.bytes / 1e6:>10,.1f} MB{bound}"
-            f"  {r.kind.what}"
-        )
-    return 0
-
-
-def _pack(args: argparse.Namespace) -> int:
-    from .pack import PackError, pack
-
-    if args.output is None and args.oci is None:
-        _err("error: pack needs -o ARCHIVE and/or --oci DIR")
-        return 2
-    try:
-        result = pack(
-            args.bundle,
-            archive=args.output,
-            oci_dir=args.oci,
-            tag=args.tag,
-            progress=lambda label, total: Progress(PROG, label, total),
-        )
-    except PackError as exc:
-        _err(f"error: {exc}")
-        return 1
-    if result.archive is not None:
-        # sha256sum format, the same line as ARCHIVE.sha256
-        print(f"{result.digest}  {args.output}")
-    if result.oci_dir is not None:
-        print(
-            f"oci layout {args.oci}:{result.tag}: manifest {result.manifest_digest}, "
-            f"layer sha256:{result.digest} ({result.size} bytes)"
-        )
-    return 0
-
-
-def _push(args: argparse.Namespace) -> int:
-    from docsmcp_runtime.errors import BundleError
-
-    from .pack import PackError
-    from .push import push
-
-    try:
-        done = push(args.bundle, args.reference, lambda label, total: Progress(PROG, label, total))
-    except (PackError, BundleError) as exc:
-        _err(f"error: {exc}")
-        return 1
-    if args.json:
-        out = {
-            "reference": done.reference,
-            "digest": done.digest,
-            "layer": f"sha256:{done.layer_digest}",
-            "size": done.layer_size,
-            "uploaded": list(done.uploaded),
-            "tagged": done.tagged,
-        }
-        print(json.dumps(out, indent=2))
-        return 0
-    sent = f"{len(done.uploaded)} blob(s) uploaded" if done.uploaded else "no blob uploaded"
-    tag = "tag set" if done.tagged else "tag already there"
-    _err(f"pushed {done.reference} ({done.layer_size} bytes; {sent}; {tag})")
-    print(done.pinned)
-    return 0
-
-
-def _verify(args: argparse.Namespace) -> int:
-    from .verify import verify
-
-    if not args.target.exists():
-        _err(f"error: {args.target} does not exist")
-        return 2
-    report = verify(args.target)
-    if report.problems:
-        for problem in report.problems:
-            print(problem, file=sys.stderr)
-        _err(f"{len(report.problems)} problem(s) found in {report.kind} {args.target}")
-        return 1
-    print(f"ok: {args.target}: {report.summary}")
-    return 0
-
-
-def _export(args: argparse.Namespace) -> int:
-    from .llms import ExportError, export_llms
-
-    try:
-        done = export_llms(args.bundle, args.llms_txt, base_url=args.base_url)
-    except ExportError as exc:
-        _err(f"error: {exc}")
-        return 1 if exc.bundle else 2
-    except OSError as exc:
-        _err(f"error: cannot write {args.llms_txt}: {exc.strerror or exc}")
-        return 2
-    if not args.quiet:
-        print(
-            f"wrote {done.llms_txt} ({done.pages} pages in {done.sections} sections) "
-            f"and {done.llms_full_txt}"
-        )
-    return 0
 
 
 if __name__ == "__main__":

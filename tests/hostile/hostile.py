@@ -11,8 +11,8 @@ from pathlib import Path
 from typing import TypeVar
 
 from conftest import FUZZ, FUZZ_EXAMPLES
-from docsmcp.build import BuildOptions, Collected, collect
-from docsmcp.logs import LOGGER_NAME
+from docsmcp.common.logs import LOGGER_NAME
+from docsmcp.pipeline.collect import BuildOptions, Collected, collect
 from hypothesis import settings
 
 T = TypeVar("T")

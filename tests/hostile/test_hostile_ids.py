@@ -15,8 +15,9 @@ import shutil
 from pathlib import Path
 
 import pytest
-from docsmcp.build import BuildOptions, build
-from docsmcp.discover import shown
+from docsmcp.pipeline.build import build
+from docsmcp.pipeline.collect import BuildOptions
+from docsmcp.sources.discover import shown
 from docsmcp_runtime.bundle.reader import open_bundle
 from docsmcp_runtime.tools.app import DocsApp
 from hostile import collect_docs, fuzz, problems_of, within, write_tree

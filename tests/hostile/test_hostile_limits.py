@@ -2,7 +2,7 @@
 
 Each hostile shape the issue found (or one like it: every pre-parse pass, the chunker, globs)
 runs in-process under a time budget at a size where the old code took from 25 s to hours; input
-beyond the documented limits of `docsmcp.limits` is refused with one Problem naming the file,
+beyond the documented limits of `docsmcp.common.limits` is refused with one Problem naming the file,
 before any work is spent on it. The glob matcher is checked against the plain regex that
 defines glob semantics, so making it linear changed no match.
 """
@@ -17,15 +17,13 @@ from pathlib import Path
 
 import pytest
 from conftest import corpus, run_docsmcp
-from docsmcp import limits
-from docsmcp.chunk import DEFAULT_MAX_CHUNK_SIZE, Block, _FileChunker, _parser, _Section
-from docsmcp.discover import (
-    _expand_braces,
-    _segment_tokens,
-    glob_match,
-    glob_problem,
-)
-from docsmcp.manifest import SourceFile, Strategy, _table_cells
+from docsmcp.chunking.blocks import _parser
+from docsmcp.chunking.chunk import DEFAULT_MAX_CHUNK_SIZE, _FileChunker, _Section
+from docsmcp.common import limits
+from docsmcp.model.chunk import Block
+from docsmcp.model.source import SourceFile, Strategy
+from docsmcp.sources.discover import _expand_braces, _segment_tokens, glob_match, glob_problem
+from docsmcp.sources.settings import _table_cells
 from hostile import (
     admonition_spaces,
     collect_docs,
@@ -246,7 +244,8 @@ def test_glob_matcher_agrees_with_the_reference_regex(pattern: str, path: str) -
 
 @pytest.mark.corpus
 def test_limits_are_far_above_real_docs() -> None:
-    """The claim of docsmcp/limits.py: real docs come nowhere near a limit (a third of it)."""
+    """The claim of docsmcp/common/limits.py: real docs come nowhere near a limit (a third of
+    it)."""
     largest, longest = 0, 0
     for name in ("yellow-docs", "rust-reference", "speakeasy-sdks"):
         for path in corpus(name).rglob("*.md*"):

@@ -19,8 +19,8 @@ from pathlib import Path
 import pytest
 import yaml
 from conftest import EXAMPLE_DOCS, run_docsmcp
-from docsmcp import limits
-from docsmcp.frontmatter import _LOADER, _flat, _may_be_big, _too_big, split_frontmatter
+from docsmcp.common import limits
+from docsmcp.sources.frontmatter import _LOADER, _flat, _may_be_big, _too_big, split_frontmatter
 from hostile import collect_docs, fuzz, problems_of, write_tree
 from hypothesis import given
 from hypothesis import strategies as st

@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 from conftest import EXAMPLE_DOCS, TEST_CACHE, build_bundle, run_docsmcp
-from docsmcp.cache import output_key
+from docsmcp.common.cache import output_key
 
 pytestmark = pytest.mark.slow  # dozens of builds and runtime starts in child processes
 
@@ -98,7 +98,7 @@ def test_only_bundles_and_empty_folders_are_replaced(example_bundle: Path, tmp_p
 
 CRASHING_BUILD = """
 import os, sys
-import docsmcp.write as write
+import docsmcp.bundle.write as write
 import docsmcp_runtime.distribution.swap as swap
 
 crash_at, exchange = int(sys.argv[1]), sys.argv[2] == "exchange"

@@ -227,7 +227,7 @@ PROVIDERS: dict[str, ProviderInfo] = {
             # Shared words are the only signal, so unrelated texts sit near 0 and variants of
             # one section (same prose, different code) near 0.5-0.9.
             SearchDefaults(similarity_floor=0.15, collapse_similarity=0.5, vector_weight=0.5),
-            "docsmcp.embed:HashProvider",
+            "docsmcp.embeddings.embed:HashProvider",
             "docsmcp_runtime.search.embedding:hash_embedder",
         ),
         ProviderInfo(
@@ -240,7 +240,7 @@ PROVIDERS: dict[str, ProviderInfo] = {
             # ~0.9. Fusion weight from the dev set (k = 60): any larger vector weight reorders
             # exact identifier matches (exact-name MRR 1.0 -> 0.63 at 0.25).
             SearchDefaults(similarity_floor=0.5, collapse_similarity=0.85, vector_weight=0.05),
-            "docsmcp.providers_static:StaticProvider",
+            "docsmcp.embeddings.providers_static:StaticProvider",
             "docsmcp_runtime.search.static_model:static_embedder",
         ),
         ProviderInfo(
@@ -253,7 +253,7 @@ PROVIDERS: dict[str, ProviderInfo] = {
             # (sentence-transformers, 0.1), since with k = 60 any larger weight reorders exact
             # identifier hits. Override with --fusion-weights.
             SearchDefaults(similarity_floor=0.25, collapse_similarity=0.9, vector_weight=0.1),
-            "docsmcp.providers_openai:OpenAIProvider",
+            "docsmcp.embeddings.providers_openai:OpenAIProvider",
             "docsmcp_runtime.search.openai_client:openai_embedder",
         ),
         ProviderInfo(
@@ -264,7 +264,7 @@ PROVIDERS: dict[str, ProviderInfo] = {
             # all-MiniLM-L6-v2 on speakeasy-sdks: off-topic queries peak ~0.3, answers 0.4-0.7.
             # Dev set (MRR@5): vector weight 0 / 0.1 / 0.5 / 1 gave 0.614 / 0.625 / 0.610 / 0.581.
             SearchDefaults(similarity_floor=0.35, collapse_similarity=0.9, vector_weight=0.1),
-            "docsmcp.providers_st:SentenceTransformersProvider",
+            "docsmcp.embeddings.providers_st:SentenceTransformersProvider",
             "docsmcp_runtime.search.embedding:sentence_transformers_embedder",
         ),
     )

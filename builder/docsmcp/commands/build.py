@@ -1,0 +1,246 @@
+"""The build and validate commands' glue: build options from the command line, a git source checked
+out (or skipped when up to date), one build with its summary.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+import sys
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+from docsmcp_runtime.format import (
+    FusionWeights,
+    check_url_template,
+)
+
+from docsmcp.bundle.write import OutputError
+from docsmcp.commands.console import _err
+from docsmcp.common.cache import cache_root
+from docsmcp.common.progress import Progress
+from docsmcp.embeddings.embed import EmbeddingOptions, ProviderError
+from docsmcp.pipeline.build import build
+from docsmcp.pipeline.collect import BuildError, BuildOptions
+from docsmcp.sources.gitsource import Checkout, record_build, up_to_date
+from docsmcp.sources.pdf.extract import PdfSummary
+
+
+def _embedding_options(args: argparse.Namespace) -> EmbeddingOptions:
+    if not hasattr(args, "embedding_provider"):
+        return EmbeddingOptions()
+    return EmbeddingOptions(
+        provider=args.embedding_provider,
+        model=args.embedding_model,
+        dimensions=args.embedding_dimensions,
+        base_url=args.embedding_base_url,
+        api_key_env=args.embedding_api_key_env,
+        concurrency=args.embedding_concurrency,
+        batch_size=args.embedding_batch_size,
+    )
+
+
+def _options(args: argparse.Namespace) -> BuildOptions:
+    extra = {}
+    if hasattr(args, "embedding_provider"):
+        extra = {
+            "embedding": _embedding_options(args),
+            "cache_dir": args.cache_dir,
+            "fusion": _fusion(args.fusion_weights),
+            "similarity_floor": _cosine("--similarity-floor", args.similarity_floor),
+            "collapse_similarity": _cosine("--collapse-similarity", args.collapse_similarity),
+            "ivf_threshold": args.ivf_threshold,
+            "source_url": _url_template(args.source_url),
+            "corpus_version": args.corpus_version,
+            "workers": _workers(args.workers),
+            "parse_cache": not args.no_cache,
+        }
+    return BuildOptions(
+        **extra,
+        docs_dir=args.docs_dir,
+        include=tuple(args.include),
+        exclude=tuple(args.exclude),
+        source_roots=tuple(args.source_root) + tuple(getattr(args, "api_source", ())),
+        name=getattr(args, "name", None),
+        description=getattr(args, "description", None),
+        instructions=getattr(args, "instructions", None),
+        search_description=getattr(args, "tool_description_search", None),
+        get_doc_description=getattr(args, "tool_description_get_doc", None),
+    )
+
+
+def _workers(value: int) -> int:
+    if value < 0:
+        raise ValueError(f"--workers must be 0 (one per core) or more, got {value}")
+    return value
+
+
+def _url_template(text: str | None) -> str | None:
+    """--source-url, checked (ValueError naming the flag)."""
+    try:
+        return None if text is None else check_url_template(text)
+    except ValueError as exc:
+        raise ValueError(f"--source-url: {exc}") from None
+
+
+def _cosine(flag: str, text: str | None) -> float | None:
+    """A --*-similarity value (None when not given); ValueError naming the flag."""
+    try:
+        if text is None:
+            return None
+        from docsmcp_runtime.search.engine import parse_cosine  # the runtime's search stack: lazily
+
+        return parse_cosine(text)
+    except ValueError as exc:
+        raise ValueError(f"{flag}: {exc}") from None
+
+
+def _fusion(text: str | None) -> FusionWeights:
+    try:
+        return FusionWeights.parse(text)
+    except ValueError as exc:
+        raise ValueError(f"--fusion-weights: {exc}") from None
+
+
+def _build_once(
+    args: argparse.Namespace,
+    options: BuildOptions,
+    checkout: Checkout | None,
+    reporter: Callable[[str, int], Progress],
+) -> int:
+    """One build with its summary: 0 built, 1 problems (OUT untouched), 2 cannot write."""
+    stamp = gitsource_stamp(options, checkout) if checkout is not None else None
+    if checkout is not None and stamp is not None and up_to_date(checkout, args.out, stamp):
+        return _skipped(args, checkout)
+    try:
+        built = build(options, args.out, reporter)
+    except ProviderError as exc:
+        _err(f"error: {exc}; {args.out} was left untouched")
+        return 1
+    except BuildError as exc:
+        for problem in exc.problems:
+            print(problem, file=sys.stderr)
+        _err(f"{len(exc.problems)} problem(s) found; {args.out} was left untouched")
+        return 1
+    except OutputError as exc:
+        _err(f"error: {exc}")
+        return 2
+    except OSError as exc:
+        _err(f"error: cannot write {args.out}: {exc.strerror or exc}")
+        return 2
+    if checkout is not None and stamp is not None:
+        record_build(checkout, args.out, stamp, built.metadata.bundle_id)
+    stats = built.metadata.stats
+    size = sum(f.bytes for f in built.metadata.files.values())
+    if args.json:
+        found = sum(f for f, _ in built.references.values())
+        summary = {
+            "out": str(args.out),
+            "bundle_id": built.metadata.bundle_id,
+            "files": stats.files,
+            "chunks": stats.chunks,
+            "terms": stats.terms,
+            "postings": stats.postings,
+            "bytes": size,
+            "corpus_bytes": stats.corpus_bytes,
+            "seconds": round(built.seconds, 3),
+            "phases": built.phases,
+            "cached_files": built.cached_files,
+            "unread_files": built.unread_files,
+            "references": {
+                "found": found,
+                "resolved": sum(r for _, r in built.references.values()),
+            },
+            "api_entries": built.api_entries,
+            "code_blocks": built.code_blocks,
+            "pdfs": [dataclasses.asdict(p) for p in built.pdfs],
+        }
+        print(json.dumps(summary, indent=2))
+    elif not args.quiet:
+        print(
+            f"built {args.out}: {stats.files} files, {stats.chunks} chunks, "
+            f"{stats.terms} terms, {size / 1e6:.1f} MB "
+            f"({size / max(stats.corpus_bytes, 1):.2f}x corpus) in {built.seconds:.1f}s; "
+            f"{_references(built.references)}, {built.api_entries} API entries, "
+            f"{built.code_blocks} code blocks"
+        )
+        cached = f"; {built.cached_files} files from the parse cache" if built.cached_files else ""
+        print("  " + ", ".join(f"{name} {sec:.1f}s" for name, sec in built.phases.items()) + cached)
+        if built.pdfs:
+            print("  " + _pdf_summary(built.pdfs))
+    return 0
+
+
+def _pdf_summary(pdfs: Sequence[PdfSummary]) -> str:
+    """One line on the PDFs of a build: pages, cache, files without an outline or text."""
+    pages = sum(p.pages for p in pdfs)
+    cached = sum(p.cached for p in pdfs)
+    line = f"PDFs: {len(pdfs)} files, {pages:,} pages"
+    if cached:
+        line += f" ({cached} from the extraction cache)"
+    bare = [p.path for p in pdfs if not p.outline]
+    if bare:
+        line += f"; no outline (headings from typography): {', '.join(bare)}"
+    empty = [f"{p.path} ({p.empty_pages})" for p in pdfs if p.empty_pages]
+    if empty:
+        line += f"; pages without a text layer: {', '.join(empty)}"
+    return line
+
+
+def _git_source(args: argparse.Namespace) -> Checkout | None:
+    """Fetch and check out the git repository --docs-dir names (then pointing args.docs_dir at
+    the checkout), or None for a plain folder."""
+    from docsmcp.sources.gitsource import checkout, wanted
+
+    source = wanted(args.docs_dir, args.ref, args.subdir)
+    if source is None:
+        args.docs_dir = Path(args.docs_dir)
+        return None
+    cache = cache_root(getattr(args, "cache_dir", None))
+    done = checkout(source, cache)
+    args.docs_dir = done.docs_dir
+    if getattr(args, "name", None) is None and hasattr(args, "name"):
+        args.name = done.name
+    return done
+
+
+def gitsource_stamp(options: BuildOptions, co: Checkout) -> str | None:
+    """What a bundle built from `co` with `options` depends on, or None when it depends on
+    files outside git's view (an --embedding-model folder) and so is always rebuilt."""
+    import dataclasses
+
+    from docsmcp.pipeline.parse_cache import code_fingerprint
+    from docsmcp.sources.gitsource import stamp_key
+
+    model = options.embedding.model
+    if model and Path(model).exists():
+        return None
+    roots = [Path(r).resolve() for r in options.source_roots]
+    repo = co.repo_dir.resolve()
+    if any(repo != r and repo not in r.parents for r in roots):
+        return None  # a source root outside the repository: its content is not in the tree
+    settings = dataclasses.replace(
+        options, docs_dir=Path("."), cache_dir=None, workers=0, parse_cache=True
+    )
+    return stamp_key(co, repr(settings), code_fingerprint(), whole_tree=bool(roots))
+
+
+def _skipped(args: argparse.Namespace, co: Checkout) -> int:
+    at = co.source.ref or "HEAD"
+    if args.json:
+        print(json.dumps({"out": str(args.out), "skipped": True, "commit": co.commit}, indent=2))
+    elif not args.quiet:
+        print(
+            f"{args.out} is up to date: the docs tree of {co.source.location} at {at} "
+            f"(commit {co.commit[:12]}) is unchanged since it was built; nothing rebuilt"
+        )
+    return 0
+
+
+def _references(stats: dict[str, tuple[int, int]]) -> str:
+    found = sum(f for f, _ in stats.values())
+    resolved = sum(r for _, r in stats.values())
+    if not found:
+        return "no cross references"
+    return f"{resolved} of {found} cross references resolved ({100 * resolved / found:.1f}%)"

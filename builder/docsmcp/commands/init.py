@@ -1,0 +1,477 @@
+"""`docsmcp init`: propose a starting `.docs-mcp.json` for a docs folder from its structure.
+
+The proposal is made from names and structure only, never from a list of known projects:
+
+* **Files**: the builder's own discovery (`discover.scan`) and reader (`manifest.load_file`,
+  within the same limits), so the same files count as in `docsmcp build`.
+* **exclude**: changelogs and release notes (a file whose name starts with `CHANGELOG` or is
+  `RELEASES`, `RELEASE-NOTES`, `RELEASE_NOTES` in any case; a folder named `changelog`,
+  `changelogs`, `release-notes` or `release_notes`) and vendored or generated folders
+  (`node_modules`, `bower_components`, `vendor`, `site-packages`, `__pycache__`, `_build`),
+  each only when such files exist. A file glob `STEM*` is used when it selects nothing else,
+  else the file name itself.
+* **language**: among sibling folders at depth 1 (else depth 2), those whose name, or one
+  `-`/`_`-separated part of it, is a programming language known to
+  `docsmcp_runtime.search.languages` (`python`, `ts`, `dub-python`, `sdk-go`, ...), when they
+  name at least two languages. Values are the canonical names (`ts` -> `typescript`); the key
+  collapses variants (`vector_collapse`). When other pages exist too, `scope` tells them apart as
+  `global-guide` (every language) and `sdk-specific`, the docs-mcp convention the runtime
+  applies by default for `language`.
+* **product**: top folders that are each a docs tree of their own (a language-suffixed name
+  whose rest names the product, `dub-go` -> `dub`; else a folder holding its own manifest or a
+  `docs/` folder), when they name at least two products.
+* **version**: folders at depth 1 or 2 named like versions (`v2`, `version-0.5.x`, `1.x`,
+  `2.0`; a plain number is not a version, a year folder is not either), with `current`,
+  `next`, `latest`, `stable` beside them, and Docusaurus' pairing: `X/` is `current` beside
+  `versioned_X/version-*/`. At least two values are needed. `version-` is dropped from values.
+* **strategy**: for h1, h2 and h3, every file is cut where the builder would cut it (a heading
+  of that level or shallower, outside code fences). A level's typical size is the
+  character-weighted median: half of the text lies in sections of at most that many characters.
+  Starting at h1, the next deeper level is taken while it is closer to TARGET_SECTION_CHARS
+  (4,000 characters, ~1,000 tokens) on a log scale and shrinks the typical size by at least a
+  quarter (DEEPER_GAIN). `max_chunk_size` is the weighted 90th percentile of that level, rounded
+  up to 1,000, within 4,000..20,000 (no text: h2 and 20,000).
+
+The proposal is then validated by the builder exactly as `docsmcp validate` does (through a
+temporary folder of symlinks holding the proposal as its root manifest).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import re
+import tempfile
+from collections import Counter, defaultdict
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from docsmcp_runtime.distribution.swap import replace_file
+from docsmcp_runtime.search.languages import SDK_LANGUAGES as _SDK_LANGUAGES
+from docsmcp_runtime.search.languages import normalise_language
+
+from docsmcp.sources.discover import MANIFEST_NAME, glob_match, scan, source_roots
+from docsmcp.sources.formats.fences import fenced_lines
+from docsmcp.sources.manifest import MAX_METADATA_VALUE
+from docsmcp.sources.settings import load_file
+
+# The typical section size init aims for, in characters (about 1,000 tokens): "half of the
+# text lies in sections of at most this size".
+TARGET_SECTION_CHARS = 4000
+# A deeper heading level must shrink the typical section by at least this factor to be chosen.
+DEEPER_GAIN = 0.75
+MAX_CHUNK_FLOOR = 4000
+MAX_CHUNK_CEILING = 20000
+LEVELS = ("h1", "h2", "h3")
+
+# Parts of a folder name that say "an SDK" rather than name a product.
+_GENERIC = frozenset({"sdk", "sdks", "client", "clients", "lib", "libs", "library", "api", "docs"})
+_VERSION = re.compile(
+    r"(?:version[-_]?|v)\d+(?:\.(?:\d+|x|\*))*(?:[-.]?[a-z]+\d*)?"  # v2, version-0.5.x
+    r"|\d+(?:\.(?:\d+|x|\*))+(?:[-.]?[a-z]+\d*)?",  # 1.x, 2.0, 0.5.1-beta
+    re.IGNORECASE,
+)
+_CURRENT = ("current", "next", "latest", "stable")
+_CHANGELOG_FILE = re.compile(r"(?:changelog[\w.-]*|releases|release[-_]notes)", re.IGNORECASE)
+_CHANGELOG_FOLDERS = frozenset({"changelog", "changelogs", "release-notes", "release_notes"})
+_VENDOR_FOLDERS = frozenset(
+    {"node_modules", "bower_components", "vendor", "site-packages", "__pycache__", "_build"}
+)
+_HEADING = re.compile(r" {0,3}(#{1,6})(?:[ \t]|$)")
+
+DESCRIPTIONS = {
+    "language": "Programming language of the SDK the page documents (from folder names).",
+    "product": "Product or library the page documents (from the top folder's name).",
+    "scope": "global-guide pages apply to every language; sdk-specific pages to one.",
+    "version": "Docs version the page belongs to (from versioned folder names).",
+}
+
+
+@dataclass
+class Proposal:
+    manifest: dict
+    files: int
+    values: dict[str, Counter]  # key -> value -> files
+    excluded: dict[str, int]  # exclude glob -> files it leaves out
+    level: str
+    medians: dict[str, int]  # level -> typical section size (characters, see _strategy)
+    max_chunk_size: int
+    nested: list[str] = field(default_factory=list)  # manifests below the root
+
+    def text(self) -> str:
+        """The manifest as written: sorted keys, two-space indent, final newline."""
+        return json.dumps(self.manifest, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
+
+    def report(self) -> list[str]:
+        lines = [f"{self.files} files"]
+        for glob, count in sorted(self.excluded.items()):
+            lines.append(f"exclude {glob}: {count} files")
+        for key in sorted(self.values):
+            counts = self.values[key]
+            shown = ", ".join(f"{v} ({n})" for v, n in sorted(counts.items()))
+            lines.append(f"{key}: {len(counts)} values: {shown}")
+        if not self.values:
+            lines.append("taxonomy: no language, product or version folders found")
+        medians = ", ".join(f"{lv} {self.medians[lv]:,}" for lv in LEVELS)
+        if not any(self.medians.values()):
+            lines.append(f"chunk_by {self.level} (the default): no text to measure")
+            return lines + self._nested()
+        lines.append(
+            f"chunk_by {self.level}: half the text is in sections of at most {medians} "
+            f"characters; {self.level} is the shallowest level closest to "
+            f"{TARGET_SECTION_CHARS:,} (a deeper one must cut that by "
+            f"{1 - DEEPER_GAIN:.0%}); max_chunk_size {self.max_chunk_size:,}: 90% of the text "
+            f"is in sections this small (rounded up, within {MAX_CHUNK_FLOOR:,}.."
+            f"{MAX_CHUNK_CEILING:,})"
+        )
+        return lines + self._nested()
+
+    def _nested(self) -> list[str]:
+        lines = []
+        if self.nested:
+            lines.append(
+                f"note: {len(self.nested)} manifest(s) below the root govern their own folders "
+                f"and take precedence there: {', '.join(self.nested[:5])}"
+                + (", ..." if len(self.nested) > 5 else "")
+            )
+        return lines
+
+
+# --- names ---------------------------------------------------------------------------------
+
+
+def _language_of(name: str) -> tuple[str, str] | None:
+    """(language, the rest of the name) when the folder name is a language or has exactly one
+    `-`/`_`-separated part that is one; the rest drops generic parts (`sdk`, `client`)."""
+    parts = [p for p in re.split(r"[-_]", name.lower()) if p]
+    found = [(i, normalise_language(p)) for i, p in enumerate(parts)]
+    hits = [(i, lang) for i, lang in found if lang in _SDK_LANGUAGES]
+    if len(hits) != 1:
+        return None
+    index, language = hits[0]
+    rest = [p for i, p in enumerate(parts) if i != index and p not in _GENERIC]
+    return language, "-".join(rest)
+
+
+def _version_of(name: str) -> str | None:
+    if not _VERSION.fullmatch(name):
+        return None
+    return re.sub(r"^version[-_]?", "", name, flags=re.IGNORECASE)
+
+
+def _usable_value(value: str) -> bool:
+    """Whether ``value`` is a metadata value the builder accepts (manifest.py's rule)."""
+    return 0 < len(value.strip()) <= MAX_METADATA_VALUE
+
+
+def _inside(path: str, folder: str) -> bool:
+    return path.startswith(folder + "/")
+
+
+def _stem(name: str) -> str:
+    return name.split(".", 1)[0]
+
+
+# --- the proposal ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _Tree:
+    paths: tuple[str, ...]  # markdown files, sorted
+    manifests: tuple[str, ...]
+
+    def folders(self, depth: int) -> dict[str, set[str]]:
+        """parent -> names of its child folders at ``depth`` (1: top folders)."""
+        out: dict[str, set[str]] = defaultdict(set)
+        for path in self.paths:
+            parts = path.split("/")[:-1]
+            if len(parts) >= depth:
+                out["/".join(parts[: depth - 1])].add(parts[depth - 1])
+        return out
+
+
+def _glob_escape(text: str) -> str:
+    """``text`` matched literally by a glob (discover.py's backslash escapes)."""
+    return re.sub(r"([][*?{}\\])", r"\\\1", text)
+
+
+def _excludes(tree: _Tree) -> dict[str, list[str]]:
+    """exclude glob -> the files it leaves out, for changelogs and vendored folders."""
+    found: dict[str, list[str]] = {}
+    for name in sorted(_CHANGELOG_FOLDERS | _VENDOR_FOLDERS):
+        hits = [p for p in tree.paths if name in p.split("/")[:-1]]
+        if hits:
+            found[f"**/{name}/**"] = hits
+    names = sorted({p.rpartition("/")[2] for p in tree.paths})
+    for stem in sorted({_stem(n) for n in names}):
+        if not _CHANGELOG_FILE.fullmatch(stem):
+            continue
+        glob = f"{stem}*"
+        wider = [p for p in tree.paths if glob_match(glob, p)]
+        if all(_CHANGELOG_FILE.fullmatch(_stem(p.rpartition("/")[2])) for p in wider):
+            found[glob] = wider
+            continue
+        for name in (n for n in names if _stem(n) == stem):
+            found[_glob_escape(name)] = [p for p in tree.paths if p.rpartition("/")[2] == name]
+    return found
+
+
+def _language_folders(tree: _Tree) -> dict[str, tuple[str, str]]:
+    """folder path -> (language, rest of its name), at the shallowest depth where sibling
+    folders name at least two languages."""
+    for depth in (1, 2):
+        out: dict[str, tuple[str, str]] = {}
+        for parent, names in sorted(tree.folders(depth).items()):
+            hits = {n: lang for n in sorted(names) if (lang := _language_of(n))}
+            if len({lang for lang, _ in hits.values()}) >= 2:
+                for name, lang in hits.items():
+                    out[f"{parent}/{name}" if parent else name] = lang
+        if out:
+            return out
+    return {}
+
+
+def _products(tree: _Tree, languages: Mapping[str, tuple[str, str]]) -> dict[str, str]:
+    """top folder -> product, when at least two top folders are docs trees of their own."""
+    out: dict[str, str] = {}
+    manifest_folders = {m.rpartition("/")[0] for m in tree.manifests}
+    for top in sorted(tree.folders(1).get("", ())):
+        if top in languages and languages[top][1]:
+            out[top] = languages[top][1]
+        elif top in manifest_folders or any(p.startswith(f"{top}/docs/") for p in tree.paths):
+            out[top] = _language_of(top)[1] if _language_of(top) else top.lower()
+    out = {k: v for k, v in out.items() if v}
+    return out if len(set(out.values())) >= 2 else {}
+
+
+def _versions(tree: _Tree) -> dict[str, str]:
+    """folder path -> version value."""
+    out: dict[str, str] = {}
+    for depth in (1, 2):
+        for parent, names in sorted(tree.folders(depth).items()):
+            versioned = {n: v for n in sorted(names) if (v := _version_of(n))}
+            if not versioned:
+                continue
+            for name, value in versioned.items():
+                out[f"{parent}/{name}" if parent else name] = value
+            for name in sorted(names):
+                if name.lower() in _CURRENT:
+                    out[f"{parent}/{name}" if parent else name] = name.lower()
+            # Docusaurus: versioned_docs/version-X beside docs/ (the current version).
+            m = re.fullmatch(r"versioned[-_](.+)", parent.rpartition("/")[2])
+            if m and depth == 2:
+                tops = tree.folders(1).get("", set())
+                if m.group(1) in tops and m.group(1) not in out:
+                    out[m.group(1)] = "current"
+        if len(set(out.values())) >= 2:
+            return out
+    return {}
+
+
+def _sections(body: str, level: int) -> list[int]:
+    """Character sizes of the sections a file splits into at headings of ``level`` or
+    shallower (outside code fences), the text before the first one included."""
+    lines = body.split("\n")
+    fenced = fenced_lines(lines)
+    sizes: list[int] = []
+    current = 0
+    for line, in_fence in zip(lines, fenced, strict=True):
+        m = None if in_fence else _HEADING.match(line)
+        if m is not None and len(m.group(1)) <= level:
+            if current:
+                sizes.append(current)
+            current = 0
+        current += len(line) + 1
+    if body.strip():
+        sizes.append(max(current, 1))
+    return [s for s in sizes if s > 1]
+
+
+def _weighted(sizes: Sequence[int], share: float) -> int:
+    """The smallest size S such that ``share`` of all the characters lie in sections of at
+    most S characters (``sizes`` sorted); 0 for no sections."""
+    total = sum(sizes)
+    running = 0
+    for size in sizes:
+        running += size
+        if running >= share * total:
+            return size
+    return 0
+
+
+def _strategy(bodies: Iterable[str]) -> tuple[str, dict[str, int], int]:
+    """(chunk_by, the typical section size of each level, max_chunk_size); see the module
+    docstring for the rule."""
+    per_level: dict[str, list[int]] = {lv: [] for lv in LEVELS}
+    for body in bodies:
+        for n, lv in enumerate(LEVELS, start=1):
+            per_level[lv].extend(_sections(body, n))
+    for sizes in per_level.values():
+        sizes.sort()
+    typical = {lv: _weighted(sizes, 0.5) for lv, sizes in per_level.items()}
+    if not per_level["h1"]:
+        return "h2", typical, MAX_CHUNK_CEILING
+
+    def distance(lv: str) -> float:
+        return abs(math.log(max(typical[lv], 1) / TARGET_SECTION_CHARS))
+
+    level = LEVELS[0]
+    for deeper in LEVELS[1:]:
+        if distance(deeper) < distance(level) and typical[deeper] <= DEEPER_GAIN * typical[level]:
+            level = deeper
+        else:
+            break
+    p90 = _weighted(per_level[level], 0.9)
+    max_size = min(MAX_CHUNK_CEILING, max(MAX_CHUNK_FLOOR, math.ceil(p90 / 1000) * 1000))
+    return level, typical, max_size
+
+
+def _read_tree(docs_dir: Path) -> tuple[_Tree, dict[str, str]]:
+    listing = scan(docs_dir)
+    roots = source_roots(docs_dir)
+    bodies: dict[str, str] = {}
+    for entry in listing.markdown:
+        if entry.refusal or entry.skip:
+            continue
+        source, _ = load_file(docs_dir, entry.path, None, roots)
+        if source is not None:
+            bodies[entry.path] = source.body
+    manifests = tuple(e.path for e in listing.manifests if e.refusal is None and e.skip is None)
+    return _Tree(tuple(sorted(bodies)), manifests), bodies
+
+
+def propose(docs_dir: Path) -> Proposal:
+    """The proposed manifest of ``docs_dir`` with what it is based on."""
+    docs_dir = Path(docs_dir)
+    tree, bodies = _read_tree(docs_dir)
+    excluded = _excludes(tree)
+    left_out = {p for paths in excluded.values() for p in paths}
+    kept = _Tree(tuple(p for p in tree.paths if p not in left_out), tree.manifests)
+
+    languages = _language_folders(kept)
+    products = _products(kept, languages)
+    versions = _versions(kept)
+    # folder -> metadata, one override per folder (metadata of overlapping folders merges).
+    by_folder: dict[str, dict[str, str]] = defaultdict(dict)
+    for key, found in (
+        ("language", {f: lang for f, (lang, _) in languages.items()}),
+        ("product", products),
+        ("version", versions),
+    ):
+        for folder, value in found.items():
+            if _usable_value(value):
+                by_folder[folder][key] = value.strip()
+    manifest: dict = {"version": "1"}
+    keys = sorted({k for metadata in by_folder.values() for k in metadata})
+    taxonomy: dict[str, dict] = {key: {"description": DESCRIPTIONS[key]} for key in keys}
+    if "language" in taxonomy:
+        taxonomy["language"]["vector_collapse"] = True
+        covered = [p for p in kept.paths if any(_inside(p, f) for f in languages)]
+        if len(covered) < len(kept.paths):  # pages for every language exist too
+            manifest["metadata"] = {"scope": "global-guide"}
+            taxonomy["scope"] = {"description": DESCRIPTIONS["scope"]}
+            for folder in languages:
+                by_folder[folder]["scope"] = "sdk-specific"
+    # Shallower folders first, so a deeper folder's value wins wherever both set a key.
+    ordered = sorted(by_folder.items(), key=lambda item: (item[0].count("/"), item[0]))
+    values: dict[str, Counter] = defaultdict(Counter)
+    for path in kept.paths:
+        metadata = dict(manifest.get("metadata", {}))
+        for folder, assigned in ordered:
+            if _inside(path, folder):
+                metadata.update(assigned)
+        for key, value in metadata.items():
+            values[key][value] += 1
+    level, medians, max_size = _strategy(bodies[p] for p in kept.paths)
+    manifest["strategy"] = {"chunk_by": level, "max_chunk_size": max_size}
+    if excluded:
+        manifest["exclude"] = sorted(excluded)
+    if taxonomy:
+        manifest["taxonomy"] = taxonomy
+    if ordered:
+        manifest["overrides"] = [
+            {"pattern": f"{_glob_escape(folder)}/**", "metadata": dict(sorted(metadata.items()))}
+            for folder, metadata in ordered
+        ]
+    nested = [m for m in tree.manifests if m != MANIFEST_NAME]
+    return Proposal(
+        manifest=manifest,
+        files=len(kept.paths),
+        values=dict(values),
+        excluded={g: len(p) for g, p in excluded.items()},
+        level=level,
+        medians=medians,
+        max_chunk_size=max_size,
+        nested=nested,
+    )
+
+
+# --- validation -----------------------------------------------------------------------------
+
+
+def validate_proposal(docs_dir: Path, proposal: Proposal, workers: int = 0):  # noqa: ANN201
+    """`docsmcp validate`'s Collected for ``docs_dir`` with the proposal as its root manifest.
+
+    The builder reads manifests from disk and the docs may be read-only, so the check runs on a
+    temporary folder holding the proposal and a symlink to every entry of ``docs_dir`` (which
+    is given as a source root, so the links are followed)."""
+    from docsmcp.pipeline.collect import BuildOptions, collect
+
+    docs_dir = Path(docs_dir)
+    with tempfile.TemporaryDirectory(prefix="docsmcp-init-") as tmp:
+        overlay = Path(tmp)
+        (overlay / MANIFEST_NAME).write_text(proposal.text(), encoding="utf-8")
+        for name in sorted(os.listdir(docs_dir)):
+            if name == MANIFEST_NAME or name.startswith("."):
+                continue  # hidden entries are never documentation
+            os.symlink(os.path.abspath(docs_dir / name), overlay / name)
+        options = BuildOptions(docs_dir=overlay, source_roots=(docs_dir,), workers=workers)
+        return collect(options)
+
+
+def describe(values: Mapping[str, Sequence[str]]) -> str:
+    return ", ".join(f"{k} ({len(v)})" for k, v in sorted(values.items())) or "none"
+
+
+def run_init_cli(args) -> int:  # noqa: ANN001 - an argparse.Namespace
+    """`docsmcp init`: the proposal on stdout (report on stderr) or written with --write."""
+    import sys
+
+    def err(message: str) -> None:
+        print(f"docsmcp: {message}", file=sys.stderr)
+
+    docs_dir: Path = args.docs_dir
+    if not docs_dir.is_dir():
+        err(f"error: --docs-dir {docs_dir} is not a directory")
+        return 2
+    target = docs_dir / MANIFEST_NAME
+    if args.write and not args.force and (target.exists() or target.is_symlink()):
+        err(f"error: {target} exists; pass --force to replace it (or --stdout to see the proposal)")
+        return 2
+    proposal = propose(docs_dir)
+    collected = validate_proposal(docs_dir, proposal)
+    report = sys.stdout if args.write else sys.stderr
+    for line in proposal.report():
+        print(line, file=report)
+    for problem in collected.problems:
+        print(problem, file=sys.stderr)
+    if collected.problems:
+        err(f"{len(collected.problems)} problem(s) found by validate with this manifest")
+    else:
+        keys = ", ".join(sorted(collected.corpus.taxonomy)) or "none"
+        print(
+            f"validate: ok: {len(collected.corpus.files)} files, {len(collected.chunks)} chunks, "
+            f"taxonomy keys: {keys}",
+            file=report,
+        )
+    if not args.write:
+        sys.stdout.write(proposal.text())
+        return 1 if collected.problems else 0
+    if collected.problems:
+        err(f"nothing written to {target}; see the proposal with --stdout")
+        return 1
+    replace_file(target, proposal.text().encode("utf-8"))
+    print(f"wrote {target}", file=report)
+    return 0

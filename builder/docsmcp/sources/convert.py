@@ -1,0 +1,71 @@
+"""Files that are not markdown, turned into markdown the chunker reads: one converter per suffix.
+
+`load_corpus` reads such a file like any page (source roots, limits, manifests); the worker that
+parses it converts it first (`convert_source`), so conversion runs on every core and is cached
+with the parse (the parse cache keys the file's original text). Chunk ids keep the file's own
+path (`guide/intro.html#intro/setup`); links between converted pages resolve in xref like links
+between markdown pages. Converters are pure functions of the text: deterministic.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable
+
+from docsmcp.model.source import SourceFile
+from docsmcp.sources.discover import HTML_SUFFIXES, RST_SUFFIXES
+
+
+@dataclasses.dataclass(frozen=True)
+class Converted:
+    text: str  # markdown
+    title: str | None  # the page title found in the file, if any
+    anchors: tuple[tuple[int, str], ...] = ()  # (0-based line of `text`, element id)
+    # For each line of `text`, the 0-based line of the source file it comes from (linemap.py).
+    line_map: tuple[int, ...] = ()
+
+
+def _html(path: str, text: str) -> Converted:
+    from docsmcp.sources.formats.htmlpage import html_to_markdown
+
+    done = html_to_markdown(text)
+    return Converted(done.text, done.title, done.anchors, done.line_map)
+
+
+def _rst(path: str, text: str) -> Converted:
+    from docsmcp.sources.formats.rst import rst_to_markdown
+
+    done = rst_to_markdown(path, text)
+    return Converted(done.text, done.title, done.anchors, done.line_map)
+
+
+CONVERTERS: dict[str, Callable[[str, str], Converted]] = {
+    **{suffix: _html for suffix in HTML_SUFFIXES},
+    **{suffix: _rst for suffix in RST_SUFFIXES},
+}
+
+
+def converter_for(path: str) -> Callable[[str, str], Converted] | None:
+    lower = path.lower()
+    for suffix, convert in CONVERTERS.items():
+        if lower.endswith(suffix):
+            return convert
+    return None
+
+
+def convert_source(sf: SourceFile) -> SourceFile:
+    """`sf` with its body converted to markdown when its suffix has a converter; the title of
+    the file (a manifest's or frontmatter's wins) becomes the page title. `text` stays the
+    file's own and `line_map` maps the markdown's lines to it, as after includes, so every line
+    number the bundle stores for the page is a line of the file."""
+    convert = converter_for(sf.path)
+    if convert is None:
+        return sf
+    done = convert(sf.path, sf.text)
+    return dataclasses.replace(
+        sf,
+        body=done.text,
+        line_map=done.line_map or (0,) * (done.text.count("\n") + 1),
+        title=sf.title or done.title,
+        anchors=done.anchors,
+    )

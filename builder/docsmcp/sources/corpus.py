@@ -1,0 +1,248 @@
+"""Load a docs folder into a `Corpus`: every selected file (markdown, llms-full.txt pages, PDFs,
+converted pages) with its settings, the taxonomy, instructions, and all problems at once
+(`load_corpus`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from docsmcp.model.source import Manifest, Problem, SourceFile, TaxonomyKey
+from docsmcp.sources import includes
+from docsmcp.sources.discover import (
+    Entry,
+    glob_problem,
+    is_generated_page,
+    is_html,
+    is_llms_full,
+    matches_any,
+    scan,
+    selected,
+    shown,
+    source_roots,
+)
+from docsmcp.sources.formats.llms_full import split_llms_full
+from docsmcp.sources.manifest import _governing, _quote, _relative_to, load_manifest, log
+from docsmcp.sources.pdf.extract import PdfOptions, PdfSummary, is_pdf
+from docsmcp.sources.pdf.source import load_pdf
+from docsmcp.sources.settings import _read_text, configure_file, load_file
+
+
+@dataclass(frozen=True)
+class Corpus:
+    files: tuple[SourceFile, ...]  # sorted by path
+    taxonomy: dict[str, TaxonomyKey]  # keys sorted
+    instructions: str | None
+    problems: tuple[Problem, ...]
+    pdfs: tuple[PdfSummary, ...] = ()  # the PDFs read, for the build summary
+
+
+# --- corpus ----------------------------------------------------------------------------------
+
+
+def _taxonomy(
+    manifests: Sequence[Manifest], files: Sequence[SourceFile]
+) -> tuple[dict[str, TaxonomyKey], list[Problem]]:
+    merged: dict[str, TaxonomyKey] = {}
+    described_in: dict[str, str] = {}  # key -> manifest that gave its description
+    problems = []
+    for manifest in manifests:
+        for key, cfg in manifest.taxonomy.items():
+            prev = merged.get(key, TaxonomyKey())
+            description = prev.description
+            if cfg.description is not None:
+                if description is None:
+                    description = cfg.description
+                    described_in[key] = manifest.path
+                elif cfg.description != description:
+                    problems.append(
+                        Problem(
+                            manifest.path,
+                            None,
+                            f"taxonomy key {key!r}: description {_quote(cfg.description)} "
+                            f"conflicts with {_quote(description)} in {described_in[key]}",
+                        )
+                    )
+            include = prev.auto_include
+            if cfg.auto_include is not None:  # declarations merge, value lists included
+                include = dict(include or {})
+                for other, values in cfg.auto_include.items():
+                    include[other] = tuple(dict.fromkeys((*include.get(other, ()), *values)))
+            merged[key] = TaxonomyKey(
+                description, prev.vector_collapse or cfg.vector_collapse, include
+            )
+    for source in files:
+        for key, _ in source.metadata:
+            merged.setdefault(key, TaxonomyKey())
+    return dict(sorted(merged.items())), problems
+
+
+def _refuse(entry: Entry, problems: list[Problem]) -> None:
+    """A Problem for a refused entry; a warning for one skipped (a FIFO, socket or device is
+    not documentation, but never worth failing a build)."""
+    if entry.skip:
+        log.warning("%s: skipped, it is %s", shown(entry.path), entry.skip)
+    elif entry.refusal:
+        problems.append(Problem(shown(entry.path), None, entry.refusal))
+
+
+def _instructions(manifests: Sequence[Manifest]) -> str | None:
+    root = next((m for m in manifests if m.folder == ""), None)
+    if root is not None and root.instructions is not None:
+        return root.instructions
+    return next((m.instructions for m in manifests if m.instructions is not None), None)
+
+
+def _flag_problems(include: Sequence[str], exclude: Sequence[str]) -> list[Problem]:
+    return [
+        Problem(".", None, f"{flag} {_quote(pattern)} {msg}")
+        for flag, patterns in (("--include", include), ("--exclude", exclude))
+        for pattern in patterns
+        if (msg := glob_problem(pattern))
+    ]
+
+
+def _left_out(
+    path: str, manifests: Mapping[str, Manifest], include: Sequence[str], exclude: Sequence[str]
+) -> bool:
+    """Whether the globs (the flags', then the governing manifest's) leave a file out."""
+    if not selected(path, include, exclude):
+        return True
+    manifest = _governing(manifests, path)
+    relative = _relative_to(path, manifest.folder) if manifest else path
+    return manifest is not None and not selected(relative, manifest.include, manifest.exclude)
+
+
+# A name no file can have: an exclude glob that matches `folder/<it>` (`folder/**`,
+# `folder/*`) matches whatever the folder holds.
+_ANY_CHILD = "\x00"
+
+
+def _folder_left_out(path: str, manifests: Mapping[str, Manifest], exclude: Sequence[str]) -> bool:
+    """Whether exclude globs (the flags', the governing manifest's) leave out all of a folder."""
+    manifest = _governing(manifests, path)
+    relative = _relative_to(path, manifest.folder) if manifest else path
+    globs = [(exclude, path)]
+    if manifest is not None:
+        globs.append((manifest.exclude, relative))
+    return any(
+        matches_any(patterns, folder) or matches_any(patterns, f"{folder}/{_ANY_CHILD}")
+        for patterns, folder in globs
+    )
+
+
+def _load_llms_full(
+    docs_dir: Path,
+    path: str,
+    roots: Sequence[Path],
+    manifests: Mapping[str, Manifest],
+    include: Sequence[str],
+    exclude: Sequence[str],
+) -> tuple[list[SourceFile], list[Problem]]:
+    """The pages of an llms-full.txt (read under the limits of any markdown file), each at
+    ``path/NAME`` (formats/llms_full.py), configured like a file there and selected by the globs."""
+    text, problem = _read_text(docs_dir, path, roots)
+    if text is None:
+        return [], [problem] if problem else []
+    files, problems = [], []
+    for page in split_llms_full(text):
+        page_path = f"{path}/{page.name}"
+        if _left_out(page_path, manifests, include, exclude):
+            continue
+        source, found = configure_file(
+            page_path,
+            page.text,
+            _governing(manifests, page_path),
+            frontmatter=False,
+            title=page.title,
+        )
+        files.append(source)
+        problems.extend(found)
+    return files, problems
+
+
+def load_corpus(
+    docs_dir: Path,
+    include: Sequence[str] = (),
+    exclude: Sequence[str] = (),
+    extra_roots: Sequence[Path] = (),
+    pdf: PdfOptions | None = None,
+    reuse: Callable[[str, Manifest | None], SourceFile | None] | None = None,
+) -> Corpus:
+    """Discover, read and configure every markdown file under ``docs_dir``.
+
+    ``reuse(path, governing manifest)`` may give a file as an earlier build read it (without
+    its text: known_files.py), which is then not read.
+
+    ``include``/``exclude`` are globs relative to docs_dir. Files are read only inside the
+    source roots: docs_dir and ``extra_roots``. Raises FileNotFoundError only if docs_dir is
+    not a directory; everything else ends up in ``Corpus.problems``.
+    """
+    docs_dir = Path(docs_dir)
+    if not docs_dir.is_dir():
+        raise FileNotFoundError(f"docs directory not found (or not a directory): {docs_dir}")
+    problems = _flag_problems(include, exclude)
+    if problems:
+        return Corpus((), {}, None, tuple(problems))
+    roots = source_roots(docs_dir, extra_roots)
+    listing = scan(docs_dir, extra_roots)
+    manifests: dict[str, Manifest] = {}
+    for entry in listing.manifests:
+        if entry.skip or entry.refusal:
+            _refuse(entry, problems)
+            continue
+        manifest, found = load_manifest(docs_dir, entry.path, roots)
+        manifests[manifest.folder] = manifest
+        problems.extend(found)
+    for entry in listing.folders:
+        if not _folder_left_out(entry.path, manifests, exclude):
+            _refuse(entry, problems)
+    files = []
+    pdfs: list[PdfSummary] = []
+    # A saved HTML site is read only when the folder has no markdown or reST sources.
+    sources = any(not is_html(e.path) for e in listing.markdown)
+    for entry in listing.markdown:
+        if is_html(entry.path) and (sources or is_generated_page(entry.path)):
+            continue
+        if _left_out(entry.path, manifests, include, exclude):
+            continue
+        if entry.skip or entry.refusal:
+            _refuse(entry, problems)
+            continue
+        if is_pdf(entry.path):
+            source, found, summary = load_pdf(
+                docs_dir, entry.path, _governing(manifests, entry.path), roots, pdf
+            )
+            problems.extend(found)
+            if summary is not None:
+                pdfs.append(summary)
+            if source is not None:
+                files.append(source)
+            continue
+        if is_llms_full(entry.path):
+            pages, found = _load_llms_full(docs_dir, entry.path, roots, manifests, include, exclude)
+            problems.extend(found)
+            files.extend(pages)
+            continue
+        governing = _governing(manifests, entry.path)
+        if reuse is not None and (known := reuse(entry.path, governing)) is not None:
+            files.append(known)
+            continue
+        source, found = load_file(docs_dir, entry.path, governing, roots)
+        problems.extend(found)
+        if source is not None:
+            files.append(includes.resolve(docs_dir, source, roots))
+    ordered = sorted(manifests.values(), key=lambda m: m.path)
+    taxonomy, found = _taxonomy(ordered, files)
+    problems.extend(found)
+    # Stable sort: a file's problems stay in the order they were found within one line.
+    problems.sort(key=lambda p: (p.path, p.line or 0))
+    return Corpus(
+        files=tuple(sorted(files, key=lambda f: f.path)),
+        taxonomy=taxonomy,
+        instructions=_instructions(ordered),
+        problems=tuple(problems),
+        pdfs=tuple(pdfs),
+    )

@@ -1,0 +1,559 @@
+"""Find the markdown files and manifests of a docs folder, and match paths against globs.
+
+Glob semantics are gitignore-ish, relative to a base folder:
+
+* ``*`` and ``?`` never cross ``/``; ``[...]`` (``[!...]`` or ``[^...]`` negates) is one
+  character other than ``/``; ``{a,b}`` alternates (nestable, may contain ``/``).
+* ``**`` as a whole path segment crosses folders: ``**/x`` (x at any depth), ``a/**``
+  (everything under a), ``a/**/b`` (zero or more folders between).
+* A pattern without ``/`` (ignoring a trailing one) matches at any depth, like ``.gitignore``.
+* A pattern that matches a folder also matches everything under it (``drafts`` excludes
+  ``drafts/x.md``).
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+import os
+import re
+import stat
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from docsmcp.common.limits import MAX_GLOB_ALTERNATIVES, MAX_GLOB_CHARS
+
+log = logging.getLogger(__name__)
+
+MANIFEST_NAME = ".docs-mcp.json"
+MARKDOWN_SUFFIXES = (".md", ".mdx")
+# PDF manuals are sources too (pdf/ turns them into markdown-like text); listed with markdown.
+PDF_SUFFIXES = (".pdf",)
+# Pages converted to markdown before parsing (convert.py). HTML pages are read only from a folder
+# without markdown or reStructuredText sources (a saved site), since a source folder's .html
+# files are templates and partials (mkdocs `overrides/`, Sphinx `_templates/`).
+HTML_SUFFIXES = (".html", ".htm")
+RST_SUFFIXES = (".rst",)
+CONVERTED_SUFFIXES = HTML_SUFFIXES + RST_SUFFIXES
+# Every file the builder reads as a page.
+SOURCE_SUFFIXES = MARKDOWN_SUFFIXES + PDF_SUFFIXES + CONVERTED_SUFFIXES
+# A concatenation of pages (`llms-full.txt`, `NAME.llms-full.txt`): read as markdown, then split
+# into pages by formats/llms_full.py.
+LLMS_FULL_NAME = "llms-full.txt"
+
+
+class GlobError(ValueError):
+    """A glob that cannot be used (too long, too many alternatives, a bad ``[...]`` range);
+    the message completes the sentence "glob 'PATTERN' ..."."""
+
+
+# --- globs -------------------------------------------------------------------------------------
+
+
+def _first_group(pattern: str) -> tuple[int, list[int], int] | None:
+    """(start, comma positions, end) of the first top-level ``{a,b}`` group, or None."""
+    depth = 0
+    start = -1
+    commas: list[int] = []
+    i = 0
+    while i < len(pattern):
+        ch = pattern[i]
+        if ch == "\\":
+            i += 2
+            continue
+        if ch == "{":
+            if depth == 0:
+                start = i
+                commas = []
+            depth += 1
+        elif ch == "}" and depth > 0:
+            depth -= 1
+            if depth == 0 and commas:
+                return start, commas, i
+            # A "{x}" group without a comma is literal, as in a shell: keep scanning.
+        elif ch == "," and depth == 1:
+            commas.append(i)
+        i += 1
+    return None
+
+
+def _expand_braces(pattern: str) -> list[str]:
+    """Every ``{a,b}`` alternative of ``pattern`` (nestable), like a shell expands them.
+
+    Iterative, and stopped as soon as the count passes MAX_GLOB_ALTERNATIVES: each group
+    multiplies the count, so expanding first and counting after could take forever."""
+    done: list[str] = []
+    todo = [pattern]
+    while todo:
+        current = todo.pop()
+        group = _first_group(current)
+        if group is None:
+            done.append(current)
+            continue
+        start, commas, end = group
+        head, tail = current[:start], current[end + 1 :]
+        bounds = [start, *commas, end]
+        alternatives = [current[a + 1 : b] for a, b in zip(bounds, bounds[1:], strict=False)]
+        todo.extend(head + alt + tail for alt in reversed(alternatives))
+        # Every pattern still to expand yields at least one: a lower bound of the total.
+        if len(done) + len(todo) > MAX_GLOB_ALTERNATIVES:
+            raise GlobError(
+                f"has {{a,b}} groups standing for more than {MAX_GLOB_ALTERNATIVES} alternatives"
+            )
+    return done
+
+
+# A star within a path segment, in the token lists of _segment_tokens.
+_STAR = None
+
+
+def _segment_tokens(segment: str) -> list[str | None]:
+    """One path segment (no ``/``) as regex tokens of one character each, or _STAR."""
+    out: list[str | None] = []
+    i = 0
+    n = len(segment)
+    while i < n:
+        ch = segment[i]
+        if ch == "*":
+            while i < n and segment[i] == "*":
+                i += 1
+            out.append(_STAR)
+            continue
+        if ch == "?":
+            out.append("[^/]")
+        elif ch == "[":
+            j = i + 1
+            negate = j < n and segment[j] in "!^"
+            if negate:
+                j += 1
+            if j < n and segment[j] == "]":  # a leading ']' is a literal member
+                j += 1
+            j = segment.find("]", j)  # str.find, not a scan per '[': "[[[[..." stays linear
+            if j < 0:
+                out.append(re.escape(ch))  # unclosed: a literal '['
+            else:
+                body = segment[i + 1 + negate : j]
+                body = body.replace("\\", "\\\\").replace("[", "\\[").replace("]", "\\]")
+                out.append(f"[^/{body}]" if negate else f"(?!/)[{body}]")
+                i = j
+        elif ch == "\\" and i + 1 < n:
+            i += 1
+            out.append(re.escape(segment[i]))
+        else:
+            out.append(re.escape(ch))
+        i += 1
+    return out
+
+
+def _segment_regex(segment: str) -> str:
+    """Regex of one segment. Stars split it into fixed-width pieces; each middle piece is found
+    by a committed (atomic) left-most search. Left-most is always a best choice, since a star
+    absorbs whatever a later piece skips, and committing keeps `*a*a*a*b` from backtracking
+    through every way of placing its pieces (exponential in the number of stars)."""
+    pieces: list[list[str]] = [[]]
+    for token in _segment_tokens(segment):
+        if token is _STAR:
+            pieces.append([])
+        else:
+            pieces[-1].append(token)
+    texts = ["".join(p) for p in pieces]
+    if len(texts) == 1:
+        return texts[0]
+    head, *middle, tail = texts
+    return head + "".join(f"(?>[^/]*?{m})" for m in middle) + "[^/]*" + tail
+
+
+def _translate_one(pattern: str) -> str:
+    """Regex of one brace-free glob, without the trailing "and everything under it".
+
+    A ``**/`` is ``(?:.*/)?`` (zero or more whole folders). What follows it up to the next
+    ``**`` spans a fixed number of segments, so its left-most occurrence is always a best
+    choice: it is found by a committed search, which keeps several ``**`` from backtracking
+    through every way of splitting the path (polynomial in its length, per ``**``)."""
+    while pattern.startswith("./"):
+        pattern = pattern[2:]
+    anchored = "/" in pattern.rstrip("/")
+    segments = [s for s in pattern.strip("/").split("/") if s and s != "."]
+    parts: list[str] = []
+    run: list[str] = []  # segments since the last **
+    # Whether `run` follows a ** (else it is anchored at the start). A pattern without / matches
+    # at any depth: as if it began with **/.
+    searched = not anchored
+
+    def close(at_end: bool) -> None:
+        if run and searched:
+            # At the end the last segment must end at a '/' or the end of the path.
+            boundary = "(?=/|\\Z)" if at_end else ""
+            parts.append(f"(?>(?:[^/]*/)*?{''.join(run)}{boundary})")
+        elif searched and at_end:
+            parts.append("(?:.*/)?")  # nothing follows it: no backtracking to fear
+        else:
+            parts.extend(run)
+        run.clear()
+
+    for i, seg in enumerate(segments):
+        last = i == len(segments) - 1
+        if seg != "**":
+            run.append(_segment_regex(seg) + ("" if last else "/"))
+            continue
+        close(at_end=False)
+        searched = not last
+        if last:
+            parts.append(".*")
+    close(at_end=True)
+    return "".join(parts)
+
+
+def glob_to_regex(pattern: str) -> str:
+    """A regex (for ``re.fullmatch`` with DOTALL) of the POSIX relative paths that ``pattern``
+    selects. Raises GlobError for a pattern over the limits."""
+    if len(pattern) > MAX_GLOB_CHARS:
+        raise GlobError(
+            f"is {len(pattern):,} characters long; at most {MAX_GLOB_CHARS:,} are allowed"
+        )
+    alternatives = sorted(set(_translate_one(p) for p in _expand_braces(pattern)))
+    return "(?:" + "|".join(alternatives) + ")(?:/.*)?"
+
+
+@functools.lru_cache(maxsize=4096)
+def compile_glob(pattern: str) -> re.Pattern[str]:
+    """The compiled glob; GlobError if it cannot be used."""
+    try:
+        return re.compile(glob_to_regex(pattern), re.DOTALL)
+    except re.error as exc:  # e.g. a reversed range: [z-a]
+        raise GlobError(f"is invalid: {exc.msg}") from None
+
+
+def glob_problem(pattern: str) -> str | None:
+    """Why ``pattern`` cannot be used as a glob, or None."""
+    try:
+        compile_glob(pattern)
+    except GlobError as exc:
+        return str(exc)
+    return None
+
+
+def glob_match(pattern: str, path: str) -> bool:
+    """True if the POSIX relative ``path`` is selected by ``pattern``."""
+    return compile_glob(pattern).fullmatch(path) is not None
+
+
+def matches_any(patterns: Iterable[str], path: str) -> bool:
+    return any(glob_match(p, path) for p in patterns)
+
+
+def selected(path: str, include: Sequence[str], exclude: Sequence[str]) -> bool:
+    """Include/exclude filter: empty include selects everything, exclude wins."""
+    if include and not matches_any(include, path):
+        return False
+    return not matches_any(exclude, path)
+
+
+# --- the docs tree ------------------------------------------------------------------------------
+# The builder reads only inside its source roots: the docs dir and any --source-root. It walks the
+# docs dir's own folders first, then folders reached through symlinks, each real folder once (a
+# symlink loop or a second way to a folder adds nothing). Symlinks whose real path leaves every
+# root are refused; FIFOs, sockets and devices are skipped with a warning, never opened.
+
+
+class Refused(Exception):
+    """A file the builder must not read; the message says why, in one line."""
+
+
+@dataclass(frozen=True)
+class Entry:
+    """A markdown file, manifest or symlinked folder met in the docs tree."""
+
+    path: str  # POSIX, relative to the docs dir (as the file system spells it)
+    refusal: str | None = None  # why it is refused (a Problem), or None
+    skip: str | None = None  # why it is left out (a warning): it is not a regular file
+
+
+@dataclass(frozen=True)
+class Listing:
+    markdown: tuple[Entry, ...]  # every .md/.mdx/.pdf file, sorted by path
+    manifests: tuple[Entry, ...]  # every .docs-mcp.json, sorted by path
+    folders: tuple[Entry, ...]  # symlinked folders refused for leaving the source roots
+
+
+def source_roots(docs_dir: Path, extra: Sequence[Path] = ()) -> tuple[Path, ...]:
+    """Real paths of the roots the builder may read: the docs dir, then `extra`."""
+    return tuple(dict.fromkeys(Path(os.path.realpath(r)) for r in (docs_dir, *extra)))
+
+
+def _inside(real: str, roots: Sequence[Path]) -> bool:
+    """Whether the real path ``real`` is one of ``roots`` or under one (compared as text: this
+    runs for every file read)."""
+    for root in roots:
+        prefix = str(root)
+        if real == prefix or real.startswith(prefix if prefix.endswith("/") else prefix + "/"):
+            return True
+    return False
+
+
+def shown(path: str) -> str:
+    """``path`` as one printable line: bytes that are not UTF-8 as ``\\xNN``, control
+    characters escaped (``\\n``, ``\\t``)."""
+    out = []
+    for ch in path:
+        code = ord(ch)
+        if 0xDC80 <= code <= 0xDCFF:  # os.fsdecode's stand-in for an undecodable byte
+            out.append(f"\\x{code - 0xDC00:02x}")
+        elif _unusable(ch):
+            out.append(ch.encode("unicode_escape").decode("ascii"))
+        else:
+            out.append(ch)
+    return "".join(out)
+
+
+def _unusable(ch: str) -> bool:
+    """Control characters (C0, DEL, C1), line/paragraph separators and lone surrogates: no chunk
+    id may contain them, since an id is one line of text that get_doc must accept back."""
+    code = ord(ch)
+    return (
+        code < 0x20
+        or 0x7F <= code <= 0x9F
+        or code in (0x2028, 0x2029)
+        or (0xD800 <= code <= 0xDFFF)
+    )
+
+
+def path_problem(path: str) -> str | None:
+    """Why a file at ``path`` cannot be indexed under that name, or None. Chunk ids begin with
+    the path, so it must be UTF-8 text that get_doc accepts back: no control characters, and
+    no whitespace to trim at its start."""
+    if path.isprintable():  # the usual case, answered in C: no control character, no surrogate
+        return None if path == path.lstrip() else _LEADING_SPACE
+    if any(0xDC80 <= ord(ch) <= 0xDCFF for ch in path):
+        return "file name is not valid UTF-8; rename it (chunk ids are UTF-8 text)"
+    bad = next((ch for ch in path if _unusable(ch)), None)
+    if bad is not None:
+        return (
+            f"file name contains the control character U+{ord(bad):04X}; rename it "
+            "(a chunk id begins with the path and must be one line of text)"
+        )
+    return None if path == path.lstrip() else _LEADING_SPACE
+
+
+_LEADING_SPACE = "file name starts with whitespace; rename it (chunk ids are trimmed)"
+
+
+def _special(mode: int) -> str:
+    if stat.S_ISFIFO(mode):
+        return "a named pipe (FIFO)"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "a device"
+    return "not a regular file"
+
+
+def _outside(target: str) -> str:
+    return (
+        f"symlink to {shown(target)}, outside the source roots "
+        "(--docs-dir and every --source-root); refused"
+    )
+
+
+def _kind(name: str) -> str | None:
+    if name == MANIFEST_NAME:
+        return "manifest"
+    if not name.startswith(".") and (name.lower().endswith(SOURCE_SUFFIXES) or is_llms_full(name)):
+        return "markdown"
+    return None
+
+
+# Pages a site generator writes that hold no documentation (Sphinx's indexes, search pages).
+SITE_GENERATED = frozenset({"404.html", "search.html", "genindex.html", "py-modindex.html"})
+
+
+def is_html(path: str) -> bool:
+    return path.lower().endswith(HTML_SUFFIXES)
+
+
+def is_generated_page(path: str) -> bool:
+    """A site generator's own page (404, search, index of names, Sphinx's `genindex-A.html`
+    and `genindex-all.html`): not indexed."""
+    lower = path.lower()
+    return lower in SITE_GENERATED or lower.startswith(("search/", "genindex"))
+
+
+def is_llms_full(path: str) -> bool:
+    """Whether the file at ``path`` is an llms-full.txt, which the builder splits into pages."""
+    name = path.rpartition("/")[2].lower()
+    return name == LLMS_FULL_NAME or name.endswith("." + LLMS_FULL_NAME)
+
+
+def _join(folder: str, name: str) -> str:
+    return f"{folder}/{name}" if folder else name
+
+
+class _Walker:
+    """Collects the entries of the docs tree; see the comment above `Refused`."""
+
+    def __init__(self, roots: Sequence[Path]) -> None:
+        self.roots = roots
+        self.visited: set[tuple[int, int]] = set()  # (device, inode) of every folder walked
+        self.links: list[tuple[str, str]] = []  # symlinked folders met: (path, real path)
+        self.entries: dict[str, list[Entry]] = {"markdown": [], "manifest": [], "folder": []}
+
+    def walk(self, rel: str, real: str) -> None:
+        stack = [(rel, real)]
+        while stack:
+            rel, real = stack.pop()
+            try:
+                with os.scandir(real) as it:
+                    found = sorted(it, key=lambda e: e.name)
+            except OSError as exc:
+                log.warning("%s: cannot list folder: %s", shown(rel or "."), exc.strerror)
+                continue
+            for entry in found:
+                sub = self._entry(rel, entry)
+                if sub is not None:
+                    stack.append(sub)
+
+    def _entry(self, rel: str, entry: os.DirEntry[str]) -> tuple[str, str] | None:
+        """Record one directory entry; returns a real subfolder to walk."""
+        path = _join(rel, entry.name)
+        try:
+            if entry.is_symlink():
+                self._symlink(path, entry)
+                return None
+            if entry.is_dir(follow_symlinks=False):
+                # Hidden folders (.git, .github, .docusaurus) are never documentation.
+                if entry.name.startswith(".") or not self._first_visit(entry.stat()):
+                    return None
+                return path, entry.path
+            kind = _kind(entry.name)
+            if kind is not None:
+                # is_file() answers from the listing itself; only an odd entry costs a stat.
+                regular = entry.is_file(follow_symlinks=False)
+                skip = None if regular else _special(entry.stat(follow_symlinks=False).st_mode)
+                self._add(kind, path, skip=skip)
+        except OSError as exc:  # vanished or unreadable while listing
+            if _kind(entry.name) is not None:
+                self._add(_kind(entry.name), path, refusal=f"cannot read: {exc.strerror}")
+        return None
+
+    def _symlink(self, path: str, entry: os.DirEntry[str]) -> None:
+        target = os.path.realpath(entry.path)
+        try:
+            st: os.stat_result | None = os.stat(target)
+        except OSError:
+            st = None  # dangling: reading it reports why
+        if st is not None and stat.S_ISDIR(st.st_mode):
+            if not entry.name.startswith("."):
+                self.links.append((path, target))
+            return
+        kind = _kind(entry.name)
+        if kind is None:
+            return
+        if not _inside(target, self.roots):
+            self._add(kind, path, refusal=_outside(target))
+        elif st is not None and not stat.S_ISREG(st.st_mode):
+            self._add(kind, path, skip=f"{_special(st.st_mode)} (through a symlink)")
+        else:
+            self._add(kind, path)
+
+    def _first_visit(self, st: os.stat_result) -> bool:
+        key = (st.st_dev, st.st_ino)
+        if key in self.visited:
+            return False
+        self.visited.add(key)
+        return True
+
+    def _add(self, kind: str, path: str, refusal: str | None = None, skip: str | None = None):
+        if refusal is None and skip is None:
+            refusal = path_problem(path)
+        self.entries[kind].append(Entry(path, refusal, skip))
+
+    def follow_links(self) -> None:
+        """Walk the symlinked folders met so far (and those met inside them), in order."""
+        done = 0
+        while done < len(self.links):
+            path, target = self.links[done]
+            done += 1
+            if not _inside(target, self.roots):
+                self._add("folder", path, refusal=_outside(target))
+                continue
+            try:
+                st = os.stat(target)
+            except OSError:
+                continue
+            if self._first_visit(st):
+                self.walk(path, target)
+
+
+def scan(docs_dir: Path, extra_roots: Sequence[Path] = ()) -> Listing:
+    """Every markdown file and manifest of ``docs_dir`` and of the folders linked into it."""
+    roots = source_roots(docs_dir, extra_roots)
+    top = os.path.realpath(docs_dir)
+    walker = _Walker(roots)
+    walker._first_visit(os.stat(top))
+    walker.walk("", top)
+    walker.follow_links()
+    by_path = {k: tuple(sorted(v, key=lambda e: e.path)) for k, v in walker.entries.items()}
+    return Listing(by_path["markdown"], by_path["manifest"], by_path["folder"])
+
+
+def read_file(docs_dir: Path, path: str, roots: Sequence[Path], limit: int) -> bytes:
+    """The bytes of the regular file at ``path`` (relative to docs_dir), at most ``limit``.
+
+    The scan already refused what leads outside the roots and skipped what is not a regular
+    file, without opening anything; this is the guard for a file changed since: it checks the
+    file it actually opened (without blocking, so a FIFO cannot hang the build). Raises
+    Refused for a file outside the roots, not regular or too large; OSError if unreadable."""
+    full = os.path.join(docs_dir, path)
+    fd = os.open(full, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    try:
+        real = _real_path(fd, full)
+        if not _inside(real, roots):
+            raise Refused(_outside(real))
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise Refused(f"{_special(info.st_mode)}; refused")
+        too_big = f"at most {limit:,} bytes are allowed per file; split it or leave it out"
+        if info.st_size > limit:
+            raise Refused(f"is {info.st_size:,} bytes; {too_big}")
+        # One byte more than fstat said shows whether the file grew since.
+        data = _read(fd, info.st_size + 1)
+        if len(data) > info.st_size:
+            data += _read(fd, limit + 1 - len(data))
+        if len(data) > limit:
+            raise Refused(f"is over {limit:,} bytes; {too_big}")
+        return data
+    finally:
+        os.close(fd)
+
+
+def _real_path(fd: int, path: str) -> str:
+    """The real path of the open file ``fd``: one readlink on Linux, else resolved again."""
+    try:
+        return os.readlink(f"/proc/self/fd/{fd}")
+    except OSError:
+        return os.path.realpath(path)
+
+
+def _read(fd: int, size: int) -> bytes:
+    """Up to ``size`` bytes from ``fd`` (fewer only at the end of the file)."""
+    parts = []
+    while size > 0 and (part := os.read(fd, size)):
+        parts.append(part)
+        size -= len(part)
+    return b"".join(parts)
+
+
+def discover(docs_dir: Path, include: Sequence[str] = (), exclude: Sequence[str] = ()) -> list[str]:
+    """Sorted POSIX paths (relative to docs_dir) of the readable markdown files selected by the
+    globs."""
+    return [
+        e.path
+        for e in scan(Path(docs_dir)).markdown
+        if e.refusal is None and e.skip is None and selected(e.path, include, exclude)
+    ]
+
+
+def find_manifests(docs_dir: Path) -> list[str]:
+    """Sorted POSIX paths (relative to docs_dir) of the manifests outside hidden folders."""
+    return [e.path for e in scan(Path(docs_dir)).manifests]

@@ -1,0 +1,238 @@
+"""mkdocstrings pages (`::: package.module.Object`) rendered from the Python source with `ast`.
+
+A mkdocstrings directive is replaced by what the site would show, as markdown: a heading per
+object (the directive's object at level 2, its members at level 3), its signature in a fenced
+`python` block and its docstring. The source is parsed, never imported or run: the module is
+looked for in every source root (`--docs-dir`, `--source-root`, `--api-source`), as
+`a/b.py` or `a/b/__init__.py`, also under `src/`, and read through `discover.read_file`. An
+object a package re-exports with `from .module import Name` is followed (a few levels), and
+so is one it imports lazily through a table such as pydantic's `_dynamic_imports`.
+
+Members: a module's public classes and functions (its `__all__` when it lists them), a class's
+public methods plus `__init__`; names starting with `_` are left out, as mkdocstrings' default
+filters do.
+"""
+
+from __future__ import annotations
+
+import ast
+import os
+import re
+from collections.abc import Sequence
+from pathlib import Path
+
+from docsmcp.common.limits import MAX_FILE_BYTES
+from docsmcp.sources.discover import Refused, read_file
+
+# `::: pydantic.networks`; a bare word may also be a Docusaurus admonition (`::: note`).
+DIRECTIVE = re.compile(r"^:::[ \t]+([A-Za-z_][\w]*(?:\.[A-Za-z_]\w*)*)[ \t]*$")
+_ADMONITION_KINDS = frozenset(
+    "note tip info warning danger caution important success secondary".split()
+)
+MAX_FOLLOW = 4  # re-exports followed per object
+
+_Def = ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef
+
+
+def directive(line: str) -> str | None:
+    """The object a mkdocstrings directive line names, else None."""
+    m = DIRECTIVE.match(line)
+    if m is None or ("." not in m.group(1) and m.group(1).lower() in _ADMONITION_KINDS):
+        return None
+    return m.group(1)
+
+
+class Sources:
+    """Finds and parses modules inside the source roots (each module read once)."""
+
+    def __init__(self, docs_dir: Path, roots: Sequence[Path]) -> None:
+        self.docs_dir = docs_dir
+        self.roots = roots
+        self._modules: dict[str, tuple[ast.Module, str] | None] = {}
+
+    def module(self, dotted: str) -> tuple[ast.Module, str] | None:
+        """(tree, file path) of module `dotted`, or None."""
+        if dotted not in self._modules:
+            self._modules[dotted] = self._load(dotted)
+        return self._modules[dotted]
+
+    def _load(self, dotted: str) -> tuple[ast.Module, str] | None:
+        parts = dotted.split(".")
+        for root in self.roots:
+            for base in (root, root / "src"):
+                for candidate in (
+                    base.joinpath(*parts[:-1], parts[-1] + ".py"),
+                    base.joinpath(*parts, "__init__.py"),
+                ):
+                    if not candidate.is_file():
+                        continue
+                    rel = os.path.relpath(candidate, self.docs_dir)
+                    try:
+                        raw = read_file(self.docs_dir, rel, self.roots, MAX_FILE_BYTES)
+                        tree = ast.parse(raw.decode("utf-8", errors="replace"))
+                    except (Refused, OSError, SyntaxError, ValueError, RecursionError):
+                        continue
+                    return tree, candidate.as_posix()
+        return None
+
+    def find(self, identifier: str) -> tuple[str, ast.AST] | None:
+        """(module name, node) of `identifier`: a module, or an object inside one."""
+        parts = identifier.split(".")
+        for n in range(len(parts), 0, -1):
+            found = self.module(".".join(parts[:n]))
+            if found is None:
+                continue
+            node: ast.AST | None = found[0]
+            module = ".".join(parts[:n])
+            for name in parts[n:]:
+                node, module = self._member(module, node, name, MAX_FOLLOW)
+                if node is None:
+                    break
+            if node is not None:
+                return module, node
+        return None
+
+    def _member(
+        self, module: str, node: ast.AST | None, name: str, follow: int
+    ) -> tuple[ast.AST | None, str]:
+        body = getattr(node, "body", [])
+        for child in _defs(node):
+            if child.name == name:
+                return child, module
+        if not isinstance(node, ast.Module) or follow <= 0:
+            return None, module
+        for child in body:  # `from .main import BaseModel` in a package's __init__
+            if isinstance(child, ast.ImportFrom) and any(
+                (a.asname or a.name) == name for a in child.names
+            ):
+                original = next(a.name for a in child.names if (a.asname or a.name) == name)
+                package = module.split(".")
+                is_package = self._is_package(module)
+                base = package if is_package else package[:-1]
+                if child.level:
+                    base = base[: len(base) - (child.level - 1)] if child.level > 1 else base
+                    target = ".".join([*base, *(child.module.split(".") if child.module else [])])
+                else:
+                    target = child.module or ""
+                found = self.module(target) if target else None
+                if found is not None:
+                    return self._member(target, found[0], original, follow - 1)
+        lazy = _lazy_target(node, name)
+        if lazy is not None:  # a package importing on first use (PEP 562 `__getattr__`)
+            base = module if self._is_package(module) else module.rpartition(".")[0]
+            target = base + lazy if lazy.startswith(".") else lazy
+            found = self.module(target)
+            if found is not None:
+                return self._member(target, found[0], name, follow - 1)
+        return None, module
+
+    def _is_package(self, module: str) -> bool:
+        found = self.module(module)
+        return found is not None and found[1].endswith("/__init__.py")
+
+
+def _lazy_target(node: ast.Module, name: str) -> str | None:
+    """The module a lazy-import table at module level names for `name`: a dict literal such as
+    pydantic's `_dynamic_imports = {'BaseModel': (__spec__.parent, '.main')}` (the last string
+    of the value), the convention of packages that import on first attribute access."""
+    for child in node.body:
+        value = child.value if isinstance(child, ast.Assign | ast.AnnAssign) else None
+        if not isinstance(value, ast.Dict):
+            continue
+        for key, item in zip(value.keys, value.values, strict=True):
+            if not (isinstance(key, ast.Constant) and key.value == name):
+                continue
+            parts = item.elts if isinstance(item, ast.Tuple) else [item]
+            last = parts[-1] if parts else None
+            if isinstance(last, ast.Constant) and isinstance(last.value, str):
+                module = last.value
+                if module.startswith(".") or module.replace(".", "").isidentifier():
+                    return module
+    return None
+
+
+def render(identifier: str, sources: Sources) -> list[str] | None:
+    """Markdown lines for `::: identifier`, or None when its source is not found."""
+    found = sources.find(identifier)
+    if found is None:
+        return None
+    _, node = found
+    out: list[str] = []
+    if isinstance(node, ast.Module):
+        out += [f"## `{identifier}`", ""]
+        out += _docstring(node)
+        for member in _public(node, module=True):
+            out += _object(member, 3, identifier)
+    else:
+        out += _object(node, 2, identifier.rsplit(".", 1)[0])
+        if isinstance(node, ast.ClassDef):
+            for member in _public(node, module=False):
+                out += _object(member, 3, identifier)
+    return out
+
+
+def _object(node: ast.AST, level: int, parent: str) -> list[str]:
+    if not isinstance(node, _Def):
+        return []
+    out = [f"{'#' * level} `{parent}.{node.name}`", "", "```python", _signature(node), "```", ""]
+    return out + _docstring(node)
+
+
+def _docstring(node: ast.AST) -> list[str]:
+    if not isinstance(node, (ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef, ast.Module)):
+        return []
+    text = ast.get_docstring(node, clean=True)
+    return [*text.split("\n"), ""] if text else []
+
+
+def _signature(node: _Def) -> str:
+    try:
+        if isinstance(node, ast.ClassDef):
+            bases = [ast.unparse(b) for b in node.bases] + [ast.unparse(k) for k in node.keywords]
+            return f"class {node.name}({', '.join(bases)})" if bases else f"class {node.name}"
+        prefix = "async def" if isinstance(node, ast.AsyncFunctionDef) else "def"
+        returns = f" -> {ast.unparse(node.returns)}" if node.returns else ""
+        return f"{prefix} {node.name}({ast.unparse(node.args)}){returns}"
+    except (ValueError, RecursionError):
+        return f"{type(node).__name__} {node.name}"
+
+
+def _defs(node: ast.AST | None) -> list[_Def]:
+    """The classes and functions defined in `node`'s body, also under `if`/`try` (a module's
+    `if TYPE_CHECKING: ... else: class EmailStr:`), first definition of each name kept."""
+    found: dict[str, _Def] = {}
+    stack = list(reversed(getattr(node, "body", [])))
+    while stack:
+        child = stack.pop()
+        if isinstance(child, _Def):
+            found.setdefault(child.name, child)
+        elif isinstance(child, (ast.If, ast.Try)):
+            nested = [*child.body, *child.orelse]
+            if isinstance(child, ast.Try):
+                nested += [*child.finalbody, *(x for h in child.handlers for x in h.body)]
+            stack.extend(reversed(nested))
+    return list(found.values())
+
+
+def _public(node: ast.ClassDef | ast.Module, module: bool) -> list[_Def]:
+    defs = _defs(node)
+    if module:
+        listed = _all_names(node)
+        if listed is not None:
+            return [d for d in defs if d.name in listed]
+        return [d for d in defs if not d.name.startswith("_")]
+    return [d for d in defs if not d.name.startswith("_") or d.name == "__init__"]
+
+
+def _all_names(node: ast.AST) -> set[str] | None:
+    for child in getattr(node, "body", []):
+        if isinstance(child, ast.Assign) and any(
+            isinstance(t, ast.Name) and t.id == "__all__" for t in child.targets
+        ):
+            try:
+                value = ast.literal_eval(child.value)
+            except (ValueError, SyntaxError, RecursionError):
+                return None
+            if isinstance(value, (list, tuple)) and all(isinstance(v, str) for v in value):
+                return set(value)
+    return None

@@ -1,0 +1,364 @@
+"""Line-preserving rewriting of markdown dialects before parsing, and where their tabs are.
+
+Every pass keeps the number of lines, so markdown-it's line maps still point at the source file
+and chunks report exact line ranges. What changes is the text of some lines, in the display text
+(what `get_doc` shows) and the parse text (what is indexed) alike, so no dialect syntax is left
+in either:
+
+- mkdocs-material admonitions `!!! kind "Title"`, `??? kind`, `???+ kind` (found by the
+  `admon` plugin of mdit-py-plugins, nested ones included): the marker line becomes the label
+  `Kind: Title` (as Docusaurus `:::kind Title` does in `mdx.admonitions_to_text`) and the body,
+  indented four columns, is dedented, so it parses as the paragraphs and code it is;
+- content tabs: pymdownx `=== "Label"` (body indented four columns, dedented) and Docusaurus
+  `<Tabs>`/`<TabItem value=… label=…>` (tags blanked): the marker line becomes the label, and
+  each tab is returned as a `Tab` with its line range and, when its label, `value` or the
+  set's `groupId` names a programming language, that language, so the chunker can give it a
+  chunk of its own;
+- attribute lists (`{ #anchor .class key=value }`, `{: … }`) at the end of a line or on a line
+  of their own are removed; abbreviation definitions `*[HTML]: Hyper Text…` become `HTML: Hyper
+  Text…`; reference-style links whose reference the page does not define (mkdocs autorefs,
+  `[`Model`][pydantic.BaseModel]`) keep their text only.
+
+Lines inside fenced code blocks are never touched.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import cache
+from typing import TYPE_CHECKING
+
+from docsmcp_runtime.search.languages import SDK_LANGUAGES, normalise_language
+
+from docsmcp.model.chunk import Tab
+from docsmcp.sources.formats.fences import fenced_lines
+
+if TYPE_CHECKING:
+    from markdown_it import MarkdownIt
+
+# `=== "Label"`, `===+ "Label"` (selected), `===! "Label"` (starts a new tab set).
+_MATERIAL_TAB = re.compile(r'^([ \t]*)===([+!]?)[ \t]+"([^"\n]*)"[ \t]*$')
+# `<Tabs>` or a site's own wrapper around it (`<CodeTabs>`, `<LanguageTabs>`, `<SDKTabs>`).
+_TABS_OPEN = re.compile(r"^[ \t]*<((?:[A-Z]\w*)?Tabs)\b")
+_TABS_CLOSE = re.compile(r"^[ \t]*</((?:[A-Z]\w*)?Tabs)>[ \t]*$")
+# `values={[{label: 'Python', value: 'py'}, ...]}` of older Docusaurus tab sets.
+_VALUES_ENTRY = re.compile(
+    r"""\{\s*label:\s*(["'])(.*?)\1\s*,\s*value:\s*(["'])(.*?)\3\s*,?\s*\}"""
+    r"""|\{\s*value:\s*(["'])(.*?)\5\s*,\s*label:\s*(["'])(.*?)\7\s*,?\s*\}"""
+)
+# Words of a tab label that say "an SDK" rather than name a language (`TypeScript SDK`).
+_GENERIC_LABEL_WORDS = frozenset({"sdk", "client", "library", "api"})
+# A tab of a set: Docusaurus `<TabItem value label>`, and the `<TabPanel id label>` /
+# `<Tab title>` of sites' own components (Supabase, Mintlify). Alone on its line, or followed
+# by the tab's text (`<TabItem …>pip install x`).
+_TAB_TAG = r"(?:TabItem|TabPanel|Tab)"
+_TABITEM_OPEN = re.compile(r"^[ \t]*<" + _TAB_TAG + r"\b([^>]*)>[ \t]*(.*?)[ \t]*$")
+_TABITEM_CLOSE = re.compile(r"^[ \t]*</" + _TAB_TAG + r">[ \t]*$")
+# The closing tag ending a line of the tab's text (`…text</TabItem>`).
+_TABITEM_CLOSE_END = re.compile(r"[ \t]*</" + _TAB_TAG + r">[ \t]*$")
+# JSX string props: `name="v"`, `name='v'`, `name={"v"}`, `name={'v'}`.
+_PROP = re.compile(r"""([A-Za-z_][\w-]*)=(?:"([^"]*)"|'([^']*)'|\{["']([^"'{}]*)["']\})""")
+# Attribute list: `{ #id .class key=value }` or `{: … }`, every word an attribute.
+_ATTR_WORD = r"""(?:[#.][\w:-]+|[\w-]+=(?:"[^"\n]*"|'[^'\n]*'|[^\s}]+))"""
+_ATTR_LIST = re.compile(
+    r"[ \t]*\{:?[ \t]*" + _ATTR_WORD + r"(?:[ \t]+" + _ATTR_WORD + r")*[ \t]*\}[ \t]*$"
+)
+_ATTR_ID = re.compile(r"(?:^|[\s{:])#([\w:-]+)")
+_HEADING = re.compile(r"^[ ]{0,3}#{1,6}[ \t]")
+# An explicit heading id ending the heading: `## Install {#install}` (Docusaurus, mdBook, pandoc,
+# and attribute lists once rewritten). The parse text keeps it (the heading's anchor for links,
+# and part of its chunk id); the display text drops it.
+EXPLICIT_ID = re.compile(r"[ \t]*\{#([^{}\s]+)\}\s*$")
+# mkdocs-autorefs anchors: `[](){#some-anchor}` on a line of their own.
+_AUTOREF_ANCHOR = re.compile(r"^[ \t]*\[\]\(\)\{#[\w:.-]+\}[ \t]*$")
+_ATTR_LINE = re.compile(r"^[ \t]*\{:[^}\n]*\}[ \t]*$")
+_ABBREVIATION = re.compile(r"^\*\[([^\]\n]+)\]:[ \t]*(.*)$")
+_REF_DEFINITION = re.compile(r"^[ ]{0,3}\[([^\]\n]+)\]:")
+# `[text][ref]` (no `]` inside either part); `text` may hold code spans and emphasis.
+_REF_LINK = re.compile(r"\[([^\[\]\n]+)\]\[([^\[\]\n]*)\]")
+
+
+@dataclass(frozen=True)
+class Rewritten:
+    display: list[str]  # what chunks show
+    parse: list[str]  # what markdown-it parses
+    tabs: tuple[Tab, ...]  # in file order
+
+
+def _language_word(text: str) -> str:
+    """The SDK language `text` names as a whole (`py`, `TypeScript SDK`, `Node.js`), else ""."""
+    words = [w for w in re.split(r"[\s()]+", text.lower()) if w and w not in _GENERIC_LABEL_WORDS]
+    if len(words) != 1:
+        return ""  # `Python 3.10 and above` is a version of the page, not a language choice
+    word = words[0].removesuffix(".js") if words[0] != ".js" else words[0]
+    lang = normalise_language(word)
+    return lang if lang in SDK_LANGUAGES else ""
+
+
+def tab_language(label: str, value: str = "", group_id: str = "") -> str:
+    """The programming language a tab stands for, or "": its `value` or label must name an SDK
+    language as a whole (`py`, `TypeScript`, `golang`), or be any one word when the set's
+    `groupId` says the tabs are languages (`groupId="language"`). npm/yarn, macOS/Linux,
+    JSON/YAML and `Python 3.10 and above` are not language tabs."""
+    for text in (value, label):
+        lang = _language_word(text)
+        if lang:
+            return lang
+    if "lang" in group_id.lower() and value.strip():
+        lang = normalise_language(value)
+        if lang and re.fullmatch(r"[a-z][a-z0-9+#._-]{0,30}", lang):
+            return lang
+    return ""
+
+
+def _width(line: str) -> int:
+    """Columns of leading whitespace (a tab counts to the next multiple of four)."""
+    expanded = line.expandtabs(4)
+    return len(expanded) - len(expanded.lstrip(" "))
+
+
+def _dedent(line: str, columns: int) -> str:
+    """`line` without up to `columns` columns of leading whitespace (tabs in it expanded)."""
+    if not line.strip():
+        return ""
+    body = line.lstrip(" \t")
+    lead = line[: len(line) - len(body)].expandtabs(4)
+    return lead[min(columns, len(lead)) :] + body
+
+
+def _material_tabs(
+    lines: list[str], code: list[bool], first_group: int
+) -> tuple[list[Tab], list[int]]:
+    """pymdownx tabs: (tabs, columns to dedent each line by)."""
+    dedent = [0] * len(lines)
+    tabs: list[Tab] = []
+    group = first_group - 1
+    last: tuple[int, int] | None = None  # (indent, end) of the previous tab
+    for i, line in enumerate(lines):
+        m = _MATERIAL_TAB.match(line) if not code[i] and "===" in line else None
+        if m is None:
+            continue
+        indent = _width(line)
+        j = i + 1
+        end = i + 1
+        while j < len(lines) and (not lines[j].strip() or _width(lines[j]) >= indent + 4):
+            if lines[j].strip():
+                end = j + 1
+            j += 1
+        for k in range(i + 1, end):
+            dedent[k] += 4
+        joined = (
+            last is not None
+            and last[0] == indent
+            and m.group(2) != "!"
+            and not any(s.strip() for s in lines[last[1] : i])
+        )
+        if not joined:
+            group += 1
+        label = m.group(3).strip()
+        tabs.append(Tab(group, i, end, label, tab_language(label)))
+        last = (indent, end)
+    return tabs, dedent
+
+
+def _props(text: str) -> dict[str, str]:
+    return {
+        m.group(1): next(g for g in m.groups()[1:] if g is not None) for m in _PROP.finditer(text)
+    }
+
+
+def _docusaurus_tabs(
+    lines: list[str], code: list[bool], first_group: int
+) -> tuple[list[Tab], set[int], dict[int, str], dict[int, str]]:
+    """Docusaurus tabs: (tabs, lines to blank, label lines, tab text lines without tags)."""
+    tabs: list[Tab] = []
+    blank: set[int] = set()
+    labels: dict[int, str] = {}
+    texts: dict[int, str] = {}
+    group = first_group - 1
+    group_id = ""
+    set_labels: dict[str, str] = {}
+    open_item: tuple[int, str, str] | None = None  # (line, label, language)
+    depth = 0
+    i = 0
+    while i < len(lines):
+        line = lines[i]
+        if code[i] or "Tab" not in line:
+            i += 1
+            continue
+        if _TABS_OPEN.match(line):
+            # The opening tag may span lines (`<Tabs\n  groupId="x"\n  values={[...]}>`).
+            j = i
+            while j + 1 < len(lines) and not lines[j].rstrip().endswith(">") and j - i < 50:
+                j += 1
+            tag = " ".join(lines[i : j + 1])
+            if depth == 0:
+                group += 1
+                group_id = _props(tag).get("groupId", "") or _TABS_OPEN.match(line).group(1)
+                set_labels = {
+                    (m.group(4) or m.group(6)): (m.group(2) or m.group(8))
+                    for m in _VALUES_ENTRY.finditer(tag)
+                }
+            depth += 1
+            blank.update(range(i, j + 1))
+            i = j + 1
+            continue
+        if depth and _TABS_CLOSE.match(line):
+            depth -= 1
+            blank.add(i)
+        elif depth == 1 and (m := _TABITEM_OPEN.match(line)):
+            props = _props(m.group(1))
+            value = props.get("value", "")
+            label = (
+                props.get("label", "")
+                or props.get("title", "")
+                or set_labels.get(value, "")
+                or value
+            )
+            open_item = (i, label, tab_language(label, value, group_id))
+            text = m.group(2)
+            closed = _TABITEM_CLOSE_END.search(text)
+            if closed:
+                text = text[: closed.start()]
+            if text:  # text on the tag's own line follows the label there (no line is added)
+                texts[i] = f"{label}: {text}" if label else text
+            else:
+                labels[i] = label
+            if closed:
+                tabs.append(Tab(group, i, i + 1, label, open_item[2]))
+                open_item = None
+        elif depth == 1 and _TABITEM_CLOSE.match(line):
+            blank.add(i)
+            if open_item is not None:
+                start, label, language = open_item
+                tabs.append(Tab(group, start, i + 1, label, language))
+                open_item = None
+        elif depth == 1 and open_item is not None and (closed := _TABITEM_CLOSE_END.search(line)):
+            texts[i] = line[: closed.start()]
+            start, label, language = open_item
+            tabs.append(Tab(group, start, i + 1, label, language))
+            open_item = None
+        i += 1
+    return tabs, blank, labels, texts
+
+
+def _admonitions(lines: list[str]) -> tuple[dict[int, str], list[int]]:
+    """mkdocs-material admonitions, nested ones included: (label lines, columns to dedent)."""
+    dedent = [0] * len(lines)
+    labels: dict[int, str] = {}
+    text = "\n".join(lines)  # one substring test, not one per line
+    if "!!!" not in text and "???" not in text:
+        return labels, dedent
+    tokens = _parser().parse(text)
+    for t in tokens:
+        if t.type != "admonition_open" or t.map is None:
+            continue
+        start, end = t.map
+        kind = str(t.meta.get("tag", "")).strip() or "note"
+        title = t.content.strip()
+        label = kind.capitalize()
+        if title and kind.lower() in title.lower():
+            label = title  # `??? api "API Documentation"`: the title says it already
+        elif title:
+            label += f": {title}"
+        labels[start] = label
+        for line in range(start + 1, min(end, len(lines))):
+            dedent[line] += 4
+    return labels, dedent
+
+
+@cache
+def _parser() -> MarkdownIt:
+    """Made on first use (see chunk._parser)."""
+    from markdown_it import MarkdownIt
+    from mdit_py_plugins.admon import admon_plugin
+
+    return MarkdownIt("commonmark").use(admon_plugin)
+
+
+def _may_clean(line: str) -> bool:
+    """Whether `_inline_cleanup` could change `line` (each of its rewrites needs one of these)."""
+    return "{" in line or "][" in line or line.startswith("*[")
+
+
+def _inline_cleanup(line: str, defined: set[str]) -> str:
+    """Attribute lists, abbreviation definitions and undefined reference links of one line."""
+    if "{" in line and "}" in line:
+        if _ATTR_LINE.match(line) or _AUTOREF_ANCHOR.match(line):
+            return ""
+        # The list ends the line: a search on every line holding braces was ~5 % of a build
+        # (long table rows of JSON).
+        attrs = _ATTR_LIST.search(line) if line.rstrip(" \t").endswith("}") else None
+        if attrs:
+            # A heading keeps its id in the `{#id}` form every dialect shares (xref reads it
+            # as the heading's anchor, and today's chunk ids include it).
+            anchor = _ATTR_ID.search(attrs.group(0)) if _HEADING.match(line) else None
+            line = line[: attrs.start()] + (f" {{#{anchor.group(1)}}}" if anchor else "")
+    if line.startswith("*[") and (m := _ABBREVIATION.match(line)):
+        return f"{m.group(1)}: {m.group(2)}"
+    if "][" in line:
+
+        def keep_text(m: re.Match[str]) -> str:
+            ref = (m.group(2) or m.group(1)).strip().lower()
+            in_code = line.count("`", 0, m.start()) % 2 == 1
+            return m.group(0) if in_code or ref in defined else m.group(1)
+
+        line = _REF_LINK.sub(keep_text, line)
+    return line
+
+
+def rewrite(lines: list[str]) -> Rewritten:
+    """The display and parse lines of a file with its dialect syntax rewritten, and its tabs."""
+    code = fenced_lines(lines)
+    material, dedent_tabs = _material_tabs(lines, code, 0)
+    groups = max((t.group for t in material), default=-1) + 1
+    docusaurus, blank, tab_labels, tab_texts = _docusaurus_tabs(lines, code, groups)
+    out = list(lines)
+    for tab in material:
+        tab_labels[tab.start] = tab.label
+    for i in range(len(out)) if blank or tab_labels or tab_texts or any(dedent_tabs) else ():
+        if i in blank:
+            out[i] = ""
+        elif i in tab_labels:
+            out[i] = tab_labels[i]
+        elif i in tab_texts:
+            out[i] = tab_texts[i]
+        elif dedent_tabs[i]:
+            out[i] = _dedent(out[i], dedent_tabs[i])
+    # Admonitions are found after the tab bodies are dedented, so those inside tabs count too.
+    labels, dedent_admon = _admonitions(out)
+    if out != lines:  # (most files have no tabs: the same lines, the same fences)
+        code = fenced_lines(out)
+    defined = {
+        m.group(1).strip().lower()
+        for i, line in enumerate(out)
+        if "]:" in line and not code[i] and (m := _REF_DEFINITION.match(line))
+    }
+    parse = list(out)
+    if not labels and not tab_labels and not any(dedent_admon):
+        # Most files: no label or dedent, only the inline cleanup and explicit ids, on the
+        # lines that hold what they look for.
+        for i, line in enumerate(out):
+            if code[i] or not _may_clean(line):
+                continue
+            parse[i] = out[i] = line = _inline_cleanup(line, defined)
+            if "{#" in line and _HEADING.match(line):
+                out[i] = EXPLICIT_ID.sub("", line)
+        tabs = tuple(sorted([*material, *docusaurus], key=lambda t: t.start))
+        return Rewritten(out, parse, tabs)
+    for i in range(len(out)):
+        if i in labels:
+            out[i] = labels[i]
+        elif dedent_admon[i]:
+            out[i] = _dedent(out[i], dedent_admon[i])
+        if not code[i] and i not in labels and _may_clean(out[i]):
+            out[i] = _inline_cleanup(out[i], defined)
+        parse[i] = out[i]
+        # A label ends its line within the paragraph that follows (no lines may be added).
+        if i in labels or i in tab_labels:
+            parse[i] = out[i] + "\\"
+        elif not code[i] and "{#" in out[i] and _HEADING.match(out[i]):
+            out[i] = EXPLICIT_ID.sub("", out[i])
+    tabs = tuple(sorted([*material, *docusaurus], key=lambda t: t.start))
+    return Rewritten(out, parse, tabs)

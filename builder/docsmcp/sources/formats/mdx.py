@@ -1,0 +1,110 @@
+"""Line-preserving preprocessing of MDX / Docusaurus markdown before parsing.
+
+Every function keeps the number of lines unchanged, so markdown-it's line maps still point at the
+original source and chunks can report exact source line ranges and keep the original text.
+"""
+
+from __future__ import annotations
+
+import re
+
+from docsmcp.sources.formats.fences import fenced_lines
+
+_ESM = re.compile(r"^(import|export)\b")
+# `:::kind`, then optionally `[title]` or whitespace and a title (see _admonition). The rest of
+# the line is cut with str methods: a lazy `\s+(.*?)\s*$` is quadratic in runs of whitespace.
+_ADMONITION_KIND = re.compile(r"^\s{0,3}:::\s*([A-Za-z]+)")
+_ADMONITION_CLOSE = re.compile(r"^\s{0,3}:::\s*$")
+
+
+def drop_esm(lines: list[str]) -> list[str]:
+    """Blank MDX `import`/`export` statements (they are build-time code, not documentation)."""
+    out = list(lines)
+    code = fenced_lines(lines)
+    i = 0
+    while i < len(lines):
+        if not code[i] and _ESM.match(lines[i]):
+            # A statement may span lines (`import {\n a,\n} from 'x';`): blank until it closes.
+            j = i
+            depth = 0
+            while True:
+                depth += lines[j].count("{") + lines[j].count("(") + lines[j].count("[")
+                depth -= lines[j].count("}") + lines[j].count(")") + lines[j].count("]")
+                out[j] = ""
+                if depth <= 0 or j + 1 >= len(lines) or not lines[j + 1].strip():
+                    break
+                j += 1
+            i = j + 1
+            continue
+        i += 1
+    return out
+
+
+# `title: "x"` / `description: 'x'` inside `export const metadata = {...}`, or
+# `export const title = "x"` on its own; template literals without `${` count as strings.
+_EXPORT_FIELD = re.compile(
+    r"""(?:\bexport\s+const\s+|[{,]\s*)(title|description)\s*[:=]\s*"""
+    r"""(?:"((?:[^"\\\n]|\\.)*)"|'((?:[^'\\\n]|\\.)*)'|`([^`$]*)`)"""
+)
+
+
+def esm_metadata(lines: list[str]) -> dict[str, str]:
+    """`title` and `description` a Next.js-style MDX page exports (`export const title = …`,
+    `export const metadata = {title: …, description: …}`): what frontmatter says elsewhere."""
+    found: dict[str, str] = {}
+    code = fenced_lines(lines)
+    statement: list[str] = []
+    depth = 0
+    for i, line in enumerate(lines):
+        if code[i]:
+            continue
+        if not statement and not line.startswith("export "):
+            continue
+        statement.append(line)
+        depth += line.count("{") - line.count("}")
+        if depth > 0 and i + 1 < len(lines) and lines[i + 1].strip() and len(statement) < 200:
+            continue
+        for m in _EXPORT_FIELD.finditer(" ".join(statement)):
+            value = next(g for g in m.groups()[1:] if g is not None)
+            value = re.sub(r"\\(.)", r"\1", value).strip()
+            if value:
+                found.setdefault(m.group(1), value)
+        statement, depth = [], 0
+    return found
+
+
+def _admonition(line: str) -> tuple[str, str] | None:
+    """(kind, title) of a `:::kind Title` or `:::kind[Title]` line, else None."""
+    m = _ADMONITION_KIND.match(line)
+    if m is None:
+        return None
+    rest = line[m.end() :]
+    tail = rest.rstrip()
+    if not tail:
+        return m.group(1), ""
+    if len(tail) >= 2 and tail[0] == "[" and tail[-1] == "]":
+        return m.group(1), tail[1:-1].strip()
+    if rest[0].isspace():
+        return m.group(1), tail.strip()
+    return None  # e.g. `:::tip!`: not an admonition
+
+
+def admonitions_to_text(lines: list[str], hard_break: bool = True) -> list[str]:
+    """Turn Docusaurus `:::tip Title` fences into a label line, so the label stays searchable
+    (and the display text reads without `:::`); `hard_break` ends the label's line in the
+    paragraph that follows (parse text)."""
+    out = list(lines)
+    code = fenced_lines(lines)
+    for i, line in enumerate(lines):
+        if code[i] or ":::" not in line:  # both patterns need `:::`
+            continue
+        found = _admonition(line)
+        if found:
+            kind, title = found
+            label = kind.capitalize() + (f": {title}" if title else "")
+            # A blank line after keeps the label its own paragraph, but we may not add lines;
+            # a trailing hard break ("\\") ends the label's line in the same paragraph instead.
+            out[i] = f"{label}\\" if hard_break else label
+        elif _ADMONITION_CLOSE.match(line):
+            out[i] = ""
+    return out

@@ -1,0 +1,337 @@
+"""The docutils directives and roles that rst.py registers for Sphinx sources: code, toctree,
+version notes, described objects, admonitions, silent and unknown ones, and link roles relative to
+the page being converted.
+"""
+
+from __future__ import annotations
+
+import contextvars
+import posixpath
+import re
+
+from docutils import nodes
+from docutils.parsers.rst import Directive, Parser, directives, roles
+from docutils.parsers.rst.languages import en as _ENGLISH  # directive and role names
+from docutils.utils import unescape
+
+from docsmcp.common.logs import warn_once
+
+# The page being converted (its POSIX path), for roles that link relative to it.
+_PAGE: contextvars.ContextVar[str] = contextvars.ContextVar("rst_page", default="")
+_SETTINGS = {
+    "file_insertion_enabled": False,  # `include`, `csv-table :file:`: never read other files
+    "raw_enabled": False,
+    "report_level": 5,  # no messages on stderr: problems stay in the tree, and are skipped
+    "halt_level": 5,
+    "syntax_highlight": "none",
+    "warning_stream": False,
+    "line_length_limit": 10_000_000,  # the file limits (limits.py) bound lines already
+}
+_PARSER = Parser()
+
+# Roles whose text is code (Sphinx's Python, C, JS domains and standard roles).
+_CODE_ROLES = frozenset(
+    "func meth class mod attr data exc obj const var envvar option program file samp kbd "
+    "command makevar mailheader regexp token keyword member macro type struct union enum "
+    "enumerator expr texpr cpp:func any".split()
+)
+_ADMONITIONS = {
+    "attention": "Attention",
+    "caution": "Caution",
+    "danger": "Danger",
+    "error": "Error",
+    "hint": "Hint",
+    "important": "Important",
+    "note": "Note",
+    "tip": "Tip",
+    "warning": "Warning",
+    "seealso": "See also",
+    "todo": "Todo",
+}
+_DIRECTIVE = re.compile(r"^[ \t]*\.\.[ \t]+([A-Za-z][\w:.+-]*)::", re.MULTILINE)
+_EXPLICIT_LINE = re.compile(r"^[ \t]*\.\.[ \t]", re.MULTILINE)
+_ROLE = re.compile(r"(?<![\w`]):([A-Za-z][\w:.+-]*):`")
+_EXPLICIT = re.compile(r"^(.*?)\s*<([^<>]+)>$", re.DOTALL)
+
+
+class _AnyOptions(dict):
+    """An option_spec accepting every option (Sphinx directives have many)."""
+
+    def __contains__(self, key: object) -> bool:
+        return True
+
+    def __bool__(self) -> bool:  # docutils parses options only when option_spec is truthy
+        return True
+
+    def __missing__(self, key: str):
+        return directives.unchanged
+
+
+class _Generic(Directive):
+    """A directive docutils does not know: its argument as a label line and its content parsed
+    as reST, so nothing of the page is lost."""
+
+    has_content = True
+    optional_arguments = 50
+    final_argument_whitespace = True
+    option_spec = _AnyOptions()
+    label = ""
+
+    def run(self) -> list[nodes.Node]:
+        box = nodes.container(classes=["generic", self.name])
+        box.line = self.lineno
+        label = self.label or " ".join(self.arguments)
+        if label:
+            box += nodes.paragraph(text=label, classes=["label"])
+        if self.content:
+            self.state.nested_parse(self.content, self.content_offset, box)
+        return [box]
+
+
+class _Unknown(_Generic):
+    def run(self) -> list[nodes.Node]:
+        warn_once(
+            f"rst-directive {self.name}",
+            "%s:%d: unknown reST directive %r: its content is kept as text "
+            "(one warning per directive name)",
+            _PAGE.get(),
+            self.lineno,
+            self.name,
+        )
+        return super().run()
+
+
+class _Code(Directive):
+    """`code-block`, `sourcecode`, `code`: a literal block with its language."""
+
+    has_content = True
+    optional_arguments = 1
+    option_spec = _AnyOptions()
+
+    def run(self) -> list[nodes.Node]:
+        text = "\n".join(self.content)
+        block = nodes.literal_block(text, text)
+        block["language"] = self.arguments[0] if self.arguments else ""
+        block.line = self.lineno
+        return [block]
+
+
+class _Toctree(Directive):
+    """The page's table of contents: a list of links to the pages it names."""
+
+    has_content = True
+    option_spec = _AnyOptions()
+
+    def run(self) -> list[nodes.Node]:
+        items = nodes.bullet_list()
+        items.line = self.lineno
+        for line in self.content:
+            entry = line.strip()
+            if not entry or entry == "self" or "*" in entry:
+                continue
+            title, target = _explicit(entry)
+            if re.match(r"^[a-z]+://", target):
+                ref = nodes.reference(title or target, title or target, refuri=target)
+            else:
+                href = _doc_href(target)
+                ref = nodes.reference(title or target, title or target, refuri=href)
+            items += nodes.list_item("", nodes.paragraph("", "", ref))
+        return [items] if len(items) else []
+
+
+class _Version(Directive):
+    """`versionadded 2.0`: "Added in version 2.0." and its text."""
+
+    has_content = True
+    required_arguments = 1
+    optional_arguments = 1
+    final_argument_whitespace = True
+    option_spec = _AnyOptions()
+    words = {
+        "versionadded": "Added in version",
+        "versionchanged": "Changed in version",
+        "deprecated": "Deprecated since version",
+        "versionremoved": "Removed in version",
+        "version-added": "Added in version",  # Sphinx 7.3's spellings
+        "version-changed": "Changed in version",
+        "version-deprecated": "Deprecated since version",
+        "version-removed": "Removed in version",
+    }
+
+    def run(self) -> list[nodes.Node]:
+        version = self.arguments[0]
+        text = f"{self.words.get(self.name, 'Version')} {version}"
+        # As Sphinx writes it: "Changed in version 2.0: Renamed." or "... 2.0."
+        text += f": {self.arguments[1]}" if len(self.arguments) > 1 else "."
+        para = nodes.paragraph(text=text)
+        para.line = self.lineno
+        out: list[nodes.Node] = [para]
+        if self.content:
+            box = nodes.container()
+            self.state.nested_parse(self.content, self.content_offset, box)
+            out.extend(box.children)
+        return out
+
+
+class _Described(Directive):
+    """An object description (`py:function`, `class`, `autofunction`, ...): its signature as a
+    code line and its content. autodoc's `auto*` stubs say that their text comes from the code."""
+
+    has_content = True
+    optional_arguments = 50
+    final_argument_whitespace = True
+    option_spec = _AnyOptions()
+
+    def run(self) -> list[nodes.Node]:
+        signature = " ".join(self.arguments).strip()
+        box = nodes.container(classes=["described"])
+        box.line = self.lineno
+        if signature:
+            para = nodes.paragraph()
+            para += nodes.literal(signature, signature)
+            if self.name.rpartition(":")[2].startswith("auto"):
+                para += nodes.Text(" (API reference generated from the code by autodoc)")
+            box += para
+        if self.content:
+            self.state.nested_parse(self.content, self.content_offset, box)
+        return [box]
+
+
+class _Silent(Directive):
+    """Directives that produce no documentation text (`index`, `highlight`, ...)."""
+
+    has_content = True
+    optional_arguments = 50
+    final_argument_whitespace = True
+    option_spec = _AnyOptions()
+
+    def run(self) -> list[nodes.Node]:
+        return []
+
+
+class _Admonition(_Generic):
+    optional_arguments = 0  # `.. note:: text`: the text is the body, as in docutils
+
+    def run(self) -> list[nodes.Node]:
+        box = nodes.container(classes=["admonition-box"])
+        box.line = self.lineno
+        label = _ADMONITIONS.get(self.name, self.name.capitalize())
+        if self.arguments:
+            label += ": " + " ".join(self.arguments)
+        box += nodes.paragraph(text=label, classes=["label"])
+        if self.content:
+            self.state.nested_parse(self.content, self.content_offset, box)
+        return [box]
+
+
+_SILENT = (
+    "index highlight currentmodule module default-domain tabularcolumns sectionauthor "
+    "codeauthor moduleauthor rst-class cssclass todolist autosummary inheritance-diagram "
+    "graphviz digraph plot literalinclude testsetup testcleanup ifconfig"
+).split()
+_DESCRIBED = (
+    "function class method attribute data exception decorator classmethod staticmethod "
+    "property type option envvar describe object program cmdoption confval event setting "
+    "autofunction autoclass automodule autoattribute automethod autodata autoexception "
+    "autodecorator autoproperty autonewtypedata directive directive:option role struct union "
+    "var alias concept enumerator macro member namespace namespace-push namespace-pop"
+).split()
+_CONTAINERS = (
+    "tabs tab group-tab code-tab tab-set tab-item grid grid-item grid-item-card card "
+    "dropdown container only glossary hlist centered rubric-like productionlist doctest "
+    "testcode testoutput jupyter-execute ipython"
+).split()
+
+
+def _register() -> None:
+    for name in ("code-block", "sourcecode", "code"):
+        directives.register_directive(name, _Code)
+    directives.register_directive("toctree", _Toctree)
+    for name in _Version.words:
+        directives.register_directive(name, _Version)
+    for name in _ADMONITIONS:
+        directives.register_directive(name, _Admonition)
+    for name in _SILENT:
+        directives.register_directive(name, _Silent)
+    for name in _DESCRIBED:
+        directives.register_directive(name, _Described)
+        for domain in ("py", "c", "cpp", "js", "std", "rst"):
+            directives.register_directive(f"{domain}:{name}", _Described)
+    for name in _CONTAINERS:
+        directives.register_directive(name, _Generic)
+    for name in ("py:module", "py:currentmodule"):
+        directives.register_directive(name, _Silent)
+    for name in ("ref", "doc", "term", "abbr", "guilabel", "menuselection", "numref"):
+        roles.register_local_role(name, _role)
+    for name in _CODE_ROLES:
+        roles.register_local_role(name, _role)
+
+
+def _explicit(text: str) -> tuple[str, str]:
+    """(title, target) of `Title <target>`, else ("", text)."""
+    m = _EXPLICIT.match(text)
+    return (m.group(1).strip(), m.group(2).strip()) if m else ("", text.strip())
+
+
+def _doc_href(target: str) -> str:
+    """The link from the current page to the page `target` names (`/x` from the docs root,
+    else relative to the page's folder), as the `.rst` file xref resolves."""
+    page = _PAGE.get()
+    target = target.strip()
+    if target.startswith("/"):
+        path = target.lstrip("/")
+        rel = posixpath.relpath(path, posixpath.dirname(page) or ".")
+    else:
+        rel = target
+    return rel if rel.endswith(".rst") else rel + ".rst"
+
+
+def _role(name, rawtext, text, lineno, inliner, options=None, content=None):
+    """Sphinx roles: `:doc:` and same-page `:ref:` as links, code roles as code spans, the rest
+    as their text."""
+    text = unescape(text)
+    base = name.rpartition(":")[2]
+    title, target = _explicit(text)
+    if base == "doc":
+        href = _doc_href(target)
+        label = title or target.rstrip("/").rpartition("/")[2]
+        return [nodes.reference(rawtext, label, refuri=href)], []
+    if base in ("ref", "numref"):
+        ref = nodes.reference(rawtext, title or target.replace("-", " "), refname_label=target)
+        return [ref], []
+    if base == "abbr":
+        return [nodes.Text(title or target)], []
+    if base in _CODE_ROLES or name in _CODE_ROLES:
+        shown = title or target
+        if not title:  # Sphinx: `!x` no link, `~a.b.c` shows c, `.x` a relative lookup
+            shown = shown.lstrip("!")
+            if shown.startswith("~"):
+                shown = shown[1:].rpartition(".")[2]
+            shown = shown.lstrip(".") or shown
+        return [nodes.literal(rawtext, shown)], []
+    return [nodes.Text(title or target)], []
+
+
+def _generic_role(name, rawtext, text, lineno, inliner, options=None, content=None):
+    """A role docutils and this module do not know (`:issue:`, extlinks): its text."""
+    title, target = _explicit(unescape(text))
+    return [nodes.Text(title or target)], []
+
+
+def _prepare(text: str) -> None:
+    """Register every directive and role of `text` that no one knows yet, generically."""
+    # docutils' own registries: what it knows (loaded lazily) and what was registered.
+    known_directives = (
+        directives._directive_registry.keys()
+        | directives._directives.keys()
+        | _ENGLISH.directives.keys()
+    )
+    for name in set(_DIRECTIVE.findall(text)):
+        if name.lower() not in known_directives:
+            directives.register_directive(name, _Unknown)
+    known_roles = roles._role_registry.keys() | roles._roles.keys() | _ENGLISH.roles.keys()
+    for name in set(_ROLE.findall(text)):
+        if name.rpartition(":")[2] in _CODE_ROLES:
+            roles.register_local_role(name, _role)
+        elif name.lower() not in known_roles:
+            roles.register_local_role(name, _generic_role)

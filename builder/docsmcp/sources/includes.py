@@ -1,0 +1,339 @@
+"""File includes of three dialects, resolved into a page's text before it is parsed:
+
+- pymdownx snippets (mkdocs-material): a line `--8<-- "path"` (optionally `path:START:END` lines,
+  or `path:name` for the lines between `--8<-- [start:name]` and `--8<-- [end:name]`), or a
+  block of paths between two `--8<--` lines; a path is looked up beside the page, then in the
+  docs folder, then in each source root (`--source-root`), as pymdownx's `base_path` does;
+- mdBook: `{{#include path}}`, `{{#include path:ANCHOR}}` (the lines between `ANCHOR: name`
+  and `ANCHOR_END: name` comments), `{{#include path:START:END}}`, and `{{#rustdoc_include …}}`
+  alike, relative to the page; lines naming anchors are dropped from what is included;
+- FastAPI: `{* ../../docs_src/app/tutorial001.py hl[3] ln[1:5] *}`, relative to the page,
+  included as a fenced code block in the file's language (`ln[...]` keeps those lines).
+
+Every file is read through `discover.read_file`, so only inside the source roots: a path outside
+them, missing or unreadable leaves the directive as it was, and the page gets one warning line
+naming the first such path and how many there were. Included markdown may include in turn, up to
+`MAX_DEPTH` levels; a page may grow to `limits.MAX_FILE_BYTES`.
+
+The page's lines change number, so the result carries `line_map`: for each line of the new text,
+the line of the original file it came from (an included line maps to its directive's line), so
+chunks still report source line ranges of the file itself.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import posixpath
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from docsmcp_runtime.search.languages import normalise_language
+
+from docsmcp.common.limits import MAX_FILE_BYTES
+from docsmcp.sources.discover import Refused, read_file
+from docsmcp.sources.formats import apidoc
+from docsmcp.sources.formats.fences import fenced_lines
+
+if TYPE_CHECKING:
+    from docsmcp.model.source import SourceFile
+
+log = logging.getLogger("docsmcp.sources.includes")
+
+MAX_DEPTH = 5
+
+_SNIPPET = re.compile(r"""^([ \t]*)-{1,}8<-{1,}[ \t]+(["'])([^"'\n]+)\2[ \t]*$""")
+_SNIPPET_BLOCK = re.compile(r"^[ \t]*-{1,}8<-{1,}[ \t]*$")
+_SNIPPET_SECTION = re.compile(r"-{1,}8<-{1,}[ \t]+\[(start|end):([\w-]+)\]")
+_MDBOOK = re.compile(r"\{\{#(include|rustdoc_include)[ \t]+([^}\s]+)[ \t]*\}\}")
+_MDBOOK_ANCHOR = re.compile(r"\bANCHOR(?:_END)?:[ \t]*([\w-]+)")
+_FASTAPI = re.compile(r"^([ \t]*)\{\*[ \t]+(\S+)((?:[ \t]+\w+\[[^\]\n]*\])*)[ \t]*\*\}[ \t]*$")
+_FASTAPI_LN = re.compile(r"\bln\[([^\]\n]*)\]")
+
+
+@dataclass(frozen=True)
+class Expanded:
+    body: str
+    line_map: tuple[int, ...]  # new line -> original line (0-based); () when nothing changed
+    warning: str | None  # one line about what could not be included
+
+
+class _Failures:
+    def __init__(self) -> None:
+        self.count = 0
+        self.first = ""
+
+    def add(self, what: str) -> None:
+        self.count += 1
+        self.first = self.first or what
+
+
+def has_directive(body: str) -> bool:
+    """Whether `body` may hold an include directive (of any dialect handled here)."""
+    # The two `{` forms only where a `{` is (a one-character scan; win32: 0.71 -> 0.46 s).
+    return ":::" in body or "8<-" in body or ("{" in body and ("{{#" in body or "{*" in body))
+
+
+def expand(docs_dir: Path, path: str, body: str, roots: Sequence[Path]) -> Expanded:
+    """`body` of the page at `path` (relative to docs_dir) with its includes resolved."""
+    if not has_directive(body):
+        return Expanded(body, (), None)
+    failures = _Failures()
+    reader = _Reader(docs_dir, roots, failures)
+    lines = body.split("\n")
+    code = fenced_lines(lines)  # a `::: object` shown in a code block is an example
+    out: list[str] = []
+    line_map: list[int] = []
+    for number, line in enumerate(lines):
+        wanted = reader.block is not None or reader.options or has_directive(line)
+        pieces = reader.line(path, line, 0, code[number]) if wanted else None
+        if pieces is None:
+            out.append(line)
+            line_map.append(number)
+            continue
+        pieces = pieces or [""]  # a marker or block line gone: a blank line keeps the page's shape
+        out.extend(pieces)
+        line_map.extend([number] * len(pieces))
+        if reader.size > MAX_FILE_BYTES:
+            return Expanded(
+                body,
+                (),
+                f"{path}: includes make the page over {MAX_FILE_BYTES:,} bytes; "
+                "they were left unresolved",
+            )
+    if reader.block is not None:  # an unclosed `--8<--` block: not one
+        return Expanded(body, (), None)
+    warnings = []
+    if failures.count:
+        more = f" ({failures.count} includes left as written)" if failures.count > 1 else ""
+        warnings.append(f"{path}: include not resolved: {failures.first}{more}")
+    if reader.api_missing:
+        more = f" (and {len(reader.api_missing) - 1} more)" if len(reader.api_missing) > 1 else ""
+        warnings.append(
+            f"{path}: generated by mkdocstrings from ::: {reader.api_missing[0]}{more}, whose "
+            "Python source is in no source root; give its package's folder with --api-source DIR"
+        )
+    warning = "\n".join(warnings) or None
+    if out == lines:
+        return Expanded(body, (), warning)
+    return Expanded("\n".join(out), tuple(line_map), warning)
+
+
+class _Reader:
+    def __init__(self, docs_dir: Path, roots: Sequence[Path], failures: _Failures) -> None:
+        self.docs_dir = docs_dir
+        self.roots = roots
+        self.failures = failures
+        self.size = 0
+        self.block: list[str] | None = None  # paths of an open `--8<--` block
+        self.options = False  # inside the indented options of a `::: object` directive
+        self.api_missing: list[str] = []  # mkdocstrings objects whose source was not found
+        self._sources: apidoc.Sources | None = None
+
+    # -- one line of a page -----------------------------------------------------------------
+
+    def line(self, page: str, line: str, depth: int, in_code: bool = False) -> list[str] | None:
+        """What `line` of `page` becomes (None: itself)."""
+        if self.options:
+            if line[:1] in (" ", "\t") and line.strip():
+                return []  # `    options:` and what follows, for mkdocstrings
+            self.options = False
+        if not in_code and line.startswith(":::") and (identifier := apidoc.directive(line)):
+            self.options = True
+            return self._api(identifier)
+        if self.block is not None:
+            if _SNIPPET_BLOCK.match(line):
+                paths, self.block = self.block, None
+                return [x for p in paths for x in self._snippet(page, p, "", depth)]
+            if line.strip() and not line.lstrip().startswith(";"):
+                self.block.append(line.strip())
+            return []
+        if _SNIPPET_BLOCK.match(line):
+            self.block = []
+            return []
+        if m := _SNIPPET.match(line):
+            return self._snippet(page, m.group(3), m.group(1), depth)
+        if _SNIPPET_SECTION.search(line):
+            return []  # a section marker of a file included elsewhere
+        if m := _FASTAPI.match(line):
+            return self._fastapi(page, m.group(2), m.group(3), m.group(1))
+        if "{{#" in line and _MDBOOK.search(line):
+            return self._mdbook(page, line, depth)
+        return None
+
+    # -- dialects ---------------------------------------------------------------------------
+
+    def _snippet(self, page: str, spec: str, indent: str, depth: int) -> list[str]:
+        name, section, start, end = spec, "", None, None
+        parts = spec.rsplit(":", 2)
+        if len(parts) == 3 and parts[1].lstrip("-").isdigit() and parts[2].lstrip("-").isdigit():
+            name, start, end = parts[0], int(parts[1]), int(parts[2])
+        elif ":" in spec and not re.match(r"^[A-Za-z]:[\\/]", spec):
+            head, tail = spec.rsplit(":", 1)
+            if tail.isdigit():
+                name, start, end = head, int(tail), None
+            elif re.fullmatch(r"[\w-]+", tail):
+                name, section = head, tail
+        text = self._read_first(self._candidates(page, name), spec)
+        if text is None:
+            return [f'{indent}--8<-- "{spec}"']
+        lines = text.split("\n")
+        if section:
+            lines = _section(lines, section)
+        elif start is not None:
+            lines = lines[max(start - 1, 0) : end]
+        lines = [x for x in lines if not _SNIPPET_SECTION.search(x)]
+        if name.endswith((".md", ".markdown", ".mdx")) and depth + 1 < MAX_DEPTH:
+            lines = self._nested(name, lines, depth + 1)
+        return [indent + x if x else x for x in lines]
+
+    def _mdbook(self, page: str, line: str, depth: int) -> list[str] | None:
+        out = line
+        for m in list(_MDBOOK.finditer(line))[::-1]:
+            spec = m.group(2)
+            name, _, selector = spec.partition(":")
+            target = posixpath.normpath(posixpath.join(posixpath.dirname(page), name))
+            text = self._read_first(self._candidates(page, name), spec)
+            if text is None:
+                continue
+            lines = text.split("\n")
+            if text.endswith("\n"):
+                lines = lines[:-1]
+            lines = _mdbook_select(lines, selector)
+            lines = [x for x in lines if not _MDBOOK_ANCHOR.search(x)]
+            if name.endswith((".md", ".markdown")) and depth + 1 < MAX_DEPTH:
+                lines = self._nested(target, lines, depth + 1)
+            out = out[: m.start()] + "\n".join(lines) + out[m.end() :]
+        return None if out == line else out.split("\n")
+
+    def _fastapi(self, page: str, name: str, options: str, indent: str) -> list[str]:
+        text = self._read_first(self._candidates(page, name), name)
+        if text is None:
+            return [f"{indent}{{* {name}{options} *}}"]
+        lines = text.rstrip("\n").split("\n")
+        if m := _FASTAPI_LN.search(options):
+            lines = _line_ranges(lines, m.group(1))
+        language = normalise_language(posixpath.splitext(name)[1].lstrip(".")) or ""
+        fence = "````" if any(x.lstrip().startswith("```") for x in lines) else "```"
+        body = [fence + language, *lines, fence]
+        return [indent + x if x else x for x in body]
+
+    def _api(self, identifier: str) -> list[str]:
+        if self._sources is None:
+            self._sources = apidoc.Sources(self.docs_dir, self.roots)
+        lines = apidoc.render(identifier, self._sources)
+        if lines is None:
+            self.api_missing.append(identifier)
+            return [f"API reference of `{identifier}` (generated from its source by mkdocstrings)."]
+        self.size += sum(len(x) + 1 for x in lines)
+        return lines
+
+    def _nested(self, page: str, lines: list[str], depth: int) -> list[str]:
+        out: list[str] = []
+        for line in lines:
+            wanted = self.block is not None or self.options or has_directive(line)
+            pieces = self.line(page, line, depth) if wanted else None
+            out.extend([line] if pieces is None else pieces)
+        return out
+
+    # -- reading ----------------------------------------------------------------------------
+
+    def _candidates(self, page: str, name: str) -> list[str]:
+        """Where `name` may be, relative to docs_dir: beside the page (mdBook), in the docs
+        folder, in the folder holding it (where mkdocs.yml usually is: pymdownx's and
+        FastAPI's base), then in each source root, as written and without its leading `../`."""
+        bare = re.sub(r"^(?:\.\./)+", "", name)
+        out = [posixpath.normpath(posixpath.join(posixpath.dirname(page), name)), name]
+        out.append(posixpath.normpath(posixpath.join("..", name)))
+        for root in self.roots:
+            for n in (name, bare):
+                out.append(os.path.relpath(os.path.join(root, n), self.docs_dir))
+        return list(dict.fromkeys(posixpath.normpath(c) for c in out))
+
+    def _read_first(self, candidates: list[str], spec: str) -> str | None:
+        """The text of the first candidate (paths relative to docs_dir) that exists."""
+        reason = "not found"
+        for rel in dict.fromkeys(candidates):
+            if not os.path.exists(os.path.join(self.docs_dir, rel)):
+                continue
+            try:
+                raw = read_file(self.docs_dir, rel, self.roots, MAX_FILE_BYTES)
+            except Refused as exc:
+                reason = (
+                    "outside the source roots; name its folder with --source-root"
+                    if "outside" in str(exc)
+                    else str(exc)
+                )
+                continue
+            except OSError as exc:
+                reason = exc.strerror or "cannot be read"
+                continue
+            text = raw.decode("utf-8", errors="replace").replace("\r\n", "\n").replace("\r", "\n")
+            self.size += len(text)
+            return text
+        self.failures.add(f"{spec} ({reason})")
+        return None
+
+
+def _section(lines: list[str], name: str) -> list[str]:
+    """The lines between `--8<-- [start:name]` and `--8<-- [end:name]`."""
+    out: list[str] = []
+    inside = False
+    for line in lines:
+        m = _SNIPPET_SECTION.search(line)
+        if m and m.group(2) == name:
+            inside = m.group(1) == "start"
+            continue
+        if inside:
+            out.append(line)
+    return out
+
+
+def _mdbook_select(lines: list[str], selector: str) -> list[str]:
+    """mdBook's `:10`, `:10:20`, `::20`, `:name` selections (1-based, inclusive)."""
+    if not selector:
+        return lines
+    parts = selector.split(":")
+    if all(p.isdigit() or not p for p in parts) and len(parts) <= 2:
+        start = int(parts[0]) if parts[0] else 1
+        end = int(parts[1]) if len(parts) == 2 and parts[1] else None
+        if len(parts) == 1:
+            return lines[start - 1 :]
+        return lines[start - 1 : end]
+    out: list[str] = []
+    inside = False
+    for line in lines:
+        m = _MDBOOK_ANCHOR.search(line)
+        if m and m.group(1) == selector:
+            inside = "ANCHOR_END" not in line
+            continue
+        if inside:
+            out.append(line)
+    return out
+
+
+def _line_ranges(lines: list[str], spec: str) -> list[str]:
+    """FastAPI's `ln[1:5,8]`: those lines (1-based, inclusive), in order."""
+    keep: list[int] = []
+    for part in spec.split(","):
+        a, _, b = part.strip().partition(":")
+        if not a.strip().isdigit():
+            continue
+        first = int(a)
+        last = int(b) if b.strip().isdigit() else (len(lines) if b == "" and ":" in part else first)
+        keep.extend(range(first, min(last, len(lines)) + 1))
+    return [lines[k - 1] for k in dict.fromkeys(keep) if 0 < k <= len(lines)] or lines
+
+
+def resolve(docs_dir: Path, source: SourceFile, roots: Sequence[Path]) -> SourceFile:
+    """`source` with its includes resolved (its `body` and `line_map`); warns in one line
+    about what could not be included."""
+    expanded = expand(docs_dir, source.path, source.body, roots)
+    for line in (expanded.warning or "").splitlines():
+        log.warning("%s", line)
+    if not expanded.line_map:
+        return source
+    return replace(source, body=expanded.body, line_map=expanded.line_map)

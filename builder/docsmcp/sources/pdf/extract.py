@@ -1,0 +1,572 @@
+"""PDF files as sources (issue 10): read with pypdfium2, pages in parallel, cached by content.
+
+`extract(data, name, workers, cache)` turns the bytes of a PDF into an `Extracted`: the
+markdown-like text of `pdf_layout.assemble`, the first markdown line of each page (chunks get
+their page range from it), the section numbers of its headings and the document metadata.
+
+- The pages are read in worker processes, in ranges of `PAGES_PER_TASK`, on up to `workers`
+  cores (one file of 2,415 pages uses both cores); results come back in page order, so the
+  text is the same whatever the number of workers. A worker that crashes (a PDF that breaks the
+  library) or a file that takes longer than `time_limit` is one Problem, never a hang.
+- The result is cached by the sha256 of the file and this code's version (`CACHE_FOLDER` under
+  the build's cache folder, least recently used files evicted beyond `CACHE_MAX_BYTES`); a
+  bundle never depends on the cache.
+- Bad input (not a PDF, encrypted with a password, damaged) is a `PdfError` whose message is one
+  actionable line; pages without a text layer (scans) are counted and reported.
+
+pypdfium2 (Apache-2.0 / BSD-3-Clause) is an optional dependency: the `pdf` extra. Without it a
+PDF is one Problem saying how to install it.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+import ctypes
+import hashlib
+import json
+import logging
+import marshal
+import multiprocessing
+import os
+import re
+import time
+import zlib
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from docsmcp_runtime.distribution.swap import replace_file
+
+from docsmcp.common.cache import evict, max_bytes
+from docsmcp.sources.discover import PDF_SUFFIXES
+
+if TYPE_CHECKING:  # imported when a PDF is read: a corpus without PDFs never needs it
+    from docsmcp.sources.pdf.model import Line, Markdown, OutlineEntry
+
+log = logging.getLogger(__name__)
+
+PAGES_PER_TASK = 48
+# Outline entries read at most (a damaged outline can loop or be huge).
+MAX_OUTLINE = 100_000
+MAX_OUTLINE_DEPTH = 16
+# A line wider than this many font sizes per character may run across columns: its word gaps
+# are measured, and a gap of over COLUMN_GAP font sizes splits it (at most MAX_COLUMNS times).
+WIDE_LINE = 0.62
+COLUMN_GAP = 2.5
+MAX_COLUMNS = 3
+# Word gaps of a line are measured (its first MAX_CELL_GAPS ones): a gap wider than CELL_GAP
+# font sizes starts a table cell (justified prose stays under 1; table columns are wider).
+CELL_GAP = 1.5
+MAX_CELL_GAPS = 40
+MAX_CELLS = 12
+# Link annotations read per page at most.
+MAX_LINKS_PER_PAGE = 500
+# Characters of a link's text read at most (a longer text is not found in its line anyway).
+MAX_LINK_TEXT = 300
+# Seconds a PDF may take to read, per 1,000 pages, with a floor.
+SECONDS_PER_1000_PAGES = 300
+MIN_SECONDS = 120
+CACHE_FOLDER = "pdf"  # a kind of the cache root (cache.py)
+CACHE_MAX_BYTES = max_bytes(CACHE_FOLDER)
+INSTALL_HINT = "PDF support needs pypdfium2: pip install 'docsmcp[pdf]'"
+# Font names of monospaced faces (TeX's CMTT/SFTT/LMMono, Inconsolata, Courier, DejaVu Sans
+# Mono, Consolas, Menlo, Source Code Pro, ...).
+_MONO_FONT = re.compile(
+    r"(?i)(mono|courier|consol|inconsolata|menlo|code|fixed|typewriter|"
+    r"(?:^|[+_-])(?:cm|sf|ec|lm)?tt\d|cmtt|sftt|lmtt|nimbusmon)"
+)
+_BOLD_FONT = re.compile(r"(?i)(bold|black|heavy|semibold|demi|medi|cmbx|sfbx|bx\d)")
+
+
+@dataclass(frozen=True)
+class PdfOptions:
+    """How a build reads PDFs: on how many processes, and where the extraction cache lives
+    (None: no cache)."""
+
+    workers: int = 1
+    cache_dir: Path | None = None
+
+
+@dataclass(frozen=True)
+class PdfSummary:
+    """What the build summary says about one PDF."""
+
+    path: str
+    pages: int
+    empty_pages: int  # pages without a text layer
+    outline: bool
+    cached: bool  # taken from the extraction cache
+
+
+class PdfError(Exception):
+    """A PDF that cannot be read; the message is one line saying why and what to do."""
+
+
+@dataclass(frozen=True)
+class Extracted:
+    text: str
+    page_starts: tuple[int, ...]
+    section_numbers: tuple[tuple[int, str], ...]
+    title: str | None
+    description: str | None
+    author: str | None
+    pages: int
+    empty_pages: int  # pages without a text layer (scanned or blank)
+    outline: bool  # whether the file had a usable outline
+    bad_outline: int  # outline entries dropped (destination missing or out of range)
+
+
+def available() -> bool:
+    try:
+        import pypdfium2  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+def is_pdf(path: str) -> bool:
+    return path.lower().endswith(PDF_SUFFIXES)
+
+
+@cache
+def extractor_version() -> str:
+    """Hash of the code that makes the text: a change starts a new cache entry."""
+    digest = hashlib.sha256()
+    for name in ("extract.py", "model.py", "reading.py", "layout.py"):
+        digest.update((Path(__file__).parent / name).read_bytes())
+    try:
+        import pypdfium2
+
+        digest.update(str(pypdfium2.PYPDFIUM_INFO).encode())
+    except (ImportError, AttributeError):
+        pass
+    return digest.hexdigest()[:16]
+
+
+# -- reading pages (in workers) -------------------------------------------------------------
+
+# The PDF of the extraction in progress, inherited by forked workers.
+_DATA: bytes = b""
+
+
+def _open(data: bytes):
+    import pypdfium2 as pdfium
+
+    try:
+        return pdfium.PdfDocument(data)
+    except pdfium.PdfiumError as exc:
+        message = str(exc)
+        if "password" in message.lower():
+            raise PdfError(
+                "encrypted PDF that needs a password; decrypt it (qpdf --decrypt --password=... "
+                "IN OUT) or leave it out"
+            ) from None
+        raise PdfError(
+            f"damaged or unsupported PDF ({message}); repair it or leave it out"
+        ) from None
+
+
+def _line_fonts(tp, raw, start: int, text: str, buf, flags) -> tuple[float, bool, bool]:
+    """(size, bold, mono) of a line: mono when every word starts in a monospaced font."""
+    starts = [start] + [start + m.end() for m in re.finditer(r"\s+", text) if m.end() < len(text)]
+    mono = True
+    size = 0.0
+    bold_first = False
+    for n, i in enumerate(starts[:24]):
+        raw.FPDFText_GetFontInfo(tp, i, buf, len(buf), ctypes.byref(flags))
+        name = buf.value.decode("latin-1", "replace")
+        if n == 0:
+            weight = raw.FPDFText_GetFontWeight(tp, i)
+            bold_first = bool(_BOLD_FONT.search(name)) or weight >= 600
+            size = float(raw.FPDFText_GetFontSize(tp, i))
+        if not _MONO_FONT.search(name) and not (flags.value & 1):
+            mono = False
+            if n > 0:
+                break
+    if len(starts) > 1 and bold_first:
+        last = start + len(text) - 1
+        raw.FPDFText_GetFontInfo(tp, last, buf, len(buf), ctypes.byref(flags))
+        bold_first = bool(_BOLD_FONT.search(buf.value.decode("latin-1", "replace")))
+    return size, bold_first, mono
+
+
+def _read_page(doc, index: int) -> tuple[tuple[tuple, ...], tuple[tuple, ...]]:
+    """(lines, links) of a page: each line (text, x, y, size, bold, mono, advance, right, parts,
+    cells), each link annotation to a page of this document (text, bottom, top, target page,
+    target y)."""
+    page = doc[index]
+    try:
+        tp = page.get_textpage()
+        try:
+            lines = _page_lines(tp)
+            return lines, (_page_links(doc, page, tp) if lines else ())
+        finally:
+            tp.close()
+    finally:
+        page.close()
+
+
+def _page_links(doc, page, tp) -> tuple[tuple, ...]:
+    import pypdfium2.raw as raw
+
+    out = []
+    pos = ctypes.c_int(0)
+    link = raw.FPDF_LINK()
+    text_buf = (ctypes.c_ushort * (MAX_LINK_TEXT + 1))()
+    while len(out) < MAX_LINKS_PER_PAGE and raw.FPDFLink_Enumerate(
+        page.raw, ctypes.byref(pos), ctypes.byref(link)
+    ):
+        dest = raw.FPDFLink_GetDest(doc.raw, link)
+        if not dest:
+            action = raw.FPDFLink_GetAction(link)
+            if not action or raw.FPDFAction_GetType(action) != raw.PDFACTION_GOTO:
+                continue  # a URL or another file: not a reference inside the bundle
+            dest = raw.FPDFAction_GetDest(doc.raw, action)
+        if not dest:
+            continue
+        target = raw.FPDFDest_GetDestPageIndex(doc.raw, dest)
+        if target < 0:
+            continue
+        has = [ctypes.c_int() for _ in range(3)]
+        xyz = [ctypes.c_float() for _ in range(3)]
+        y = None
+        if raw.FPDFDest_GetLocationInPage(dest, *map(ctypes.byref, has + xyz)) and has[1].value:
+            y = float(xyz[1].value)
+        rect = raw.FS_RECTF()
+        if not raw.FPDFLink_GetAnnotRect(link, ctypes.byref(rect)):
+            continue
+        # one call with a buffer for the longest link text kept (longer ones are cut)
+        got = raw.FPDFText_GetBoundedText(
+            tp.raw, rect.left, rect.top, rect.right, rect.bottom, text_buf, MAX_LINK_TEXT
+        )
+        if got <= 0:
+            continue
+        text = bytes(text_buf)[: 2 * min(got, MAX_LINK_TEXT)].decode("utf-16-le", "replace")
+        text = text.replace("\x00", "").replace("\r\n", " ")
+        low, high = sorted((float(rect.bottom), float(rect.top)))
+        out.append((text, low, high, int(target), y))
+    return tuple(out)
+
+
+def _page_lines(tp) -> tuple[tuple, ...]:
+    import pypdfium2.raw as raw
+
+    n = tp.count_chars()
+    if n <= 0:
+        return ()
+    text = tp.get_text_range()
+    exact = len(text) == n  # else char indices cannot be located: no font info
+    buf = ctypes.create_string_buffer(128)
+    flags = ctypes.c_int()
+    left, right, bottom, top = (ctypes.c_double() for _ in range(4))
+    out = []
+    pos = 0
+    for piece in text.split("\r\n"):
+        stripped = piece.strip()
+        if stripped and exact:
+            first = pos + (len(piece) - len(piece.lstrip()))
+            raw.FPDFText_GetCharBox(
+                tp.raw,
+                first,
+                ctypes.byref(left),
+                ctypes.byref(right),
+                ctypes.byref(bottom),
+                ctypes.byref(top),
+            )
+            x, y = left.value, bottom.value
+            size, bold, mono = _line_fonts(tp.raw, raw, first, stripped, buf, flags)
+            raw.FPDFText_GetCharBox(
+                tp.raw,
+                first + len(stripped) - 1,
+                ctypes.byref(left),
+                ctypes.byref(right),
+                ctypes.byref(bottom),
+                ctypes.byref(top),
+            )
+            end = max(x, right.value)
+            if "\ufffe" in stripped:  # pdfium joined a hyphenated word's two lines: the
+                y = bottom.value  # paragraph goes on from the lower one
+            advance = (end - x) / len(stripped) if mono and len(stripped) > 1 else 0.0
+            parts: tuple[tuple[int, int, float, float], ...] = ()
+            if not mono and len(stripped) > 20 and end - x > WIDE_LINE * size * len(stripped):
+                cuts = _column_gaps(tp.raw, raw, first, stripped, size)
+                if cuts:  # maybe one text line across columns: where each column's part is
+                    bounds = [(0, x), *cuts, (len(stripped), 0.0)]
+                    parts = tuple(
+                        (
+                            a,
+                            b,
+                            ax,
+                            _box(tp.raw, raw, first + a + len(stripped[a:b].rstrip()) - 1)[1],
+                        )
+                        for (a, ax), (b, _) in zip(bounds, bounds[1:], strict=False)
+                    )
+            cells = _cell_starts(tp.raw, raw, first, stripped, size)
+            out.append((stripped, x, y, size, bold, mono, advance, end, parts, cells))
+        elif stripped:
+            out.append((stripped, 0.0, -float(len(out)), 10.0, False, False, 0.0, 0.0, (), ()))
+        pos += len(piece) + 2
+    return tuple(out)
+
+
+def _box(tp, raw, index: int) -> tuple[float, float]:
+    """(left, right) of a character."""
+    box = [ctypes.c_double() for _ in range(4)]
+    raw.FPDFText_GetCharBox(tp, index, *map(ctypes.byref, box))
+    return box[0].value, box[1].value
+
+
+def _column_gaps(tp, raw, first: int, text: str, size: float) -> list[tuple[int, float]]:
+    """Where a line pdfium joined across columns breaks: (offset in text, x) of each word that
+    starts more than COLUMN_GAP font sizes right of the word before it."""
+    cuts = []
+    for m in re.finditer(r"\s+", text):
+        if m.end() >= len(text):
+            break
+        before = _box(tp, raw, first + m.start() - 1)[1]
+        after = _box(tp, raw, first + m.end())[0]
+        if after - before > COLUMN_GAP * size:
+            cuts.append((m.end(), after))
+    return cuts[:MAX_COLUMNS]
+
+
+def _cell_starts(tp, raw, first: int, text: str, size: float) -> tuple[tuple[int, float], ...]:
+    """Where a line's table cells start after its first: (offset in text, x) of each word that
+    starts more than CELL_GAP font sizes right of the word before it (pdfium writes such a gap
+    as one space, so the text alone cannot tell a table row from a sentence)."""
+    cuts: list[tuple[int, float]] = []
+    for n, m in enumerate(re.finditer(r"\s+", text)):
+        if n >= MAX_CELL_GAPS or m.end() >= len(text) or len(cuts) >= MAX_CELLS - 1:
+            break
+        before = _box(tp, raw, first + m.start() - 1)[1]
+        after = _box(tp, raw, first + m.end())[0]
+        if after - before > CELL_GAP * max(size, 1.0):
+            cuts.append((m.end(), after))
+    return tuple(cuts)
+
+
+def _read_range(start: int, end: int) -> list[tuple[tuple[tuple, ...], tuple[tuple, ...]]]:
+    doc = _open(_DATA)
+    try:
+        return [_read_page(doc, i) for i in range(start, end)]
+    finally:
+        doc.close()
+
+
+def _outline(doc, pages: int) -> tuple[list[OutlineEntry], int]:
+    from docsmcp.sources.pdf.model import OutlineEntry
+    from docsmcp.sources.pdf.reading import clean
+
+    entries: list[OutlineEntry] = []
+    bad = 0
+    for n, mark in enumerate(doc.get_toc(max_depth=MAX_OUTLINE_DEPTH)):
+        if n >= MAX_OUTLINE:
+            log.warning("outline has over %d entries; the rest are ignored", MAX_OUTLINE)
+            break
+        title = clean(mark.get_title() or "")
+        dest = mark.get_dest()
+        index = dest.get_index() if dest is not None else None
+        if not title or index is None or not 0 <= index < pages:
+            bad += 1
+            continue
+        y = None
+        try:
+            _, view = dest.get_view()
+            if len(view) >= 2 and view[1]:
+                y = float(view[1])
+        except Exception:  # noqa: BLE001 - a damaged view is only a missing position
+            y = None
+        entries.append(OutlineEntry(title, mark.level, index, y))
+    return entries, bad
+
+
+def _metadata(doc) -> dict[str, str]:
+    from docsmcp.sources.pdf.reading import clean
+
+    try:
+        meta = doc.get_metadata_dict(skip_empty=True)
+    except Exception:  # noqa: BLE001 - damaged metadata is no metadata
+        return {}
+    return {k: clean(v) for k, v in meta.items() if isinstance(v, str) and clean(v)}
+
+
+def _title_from_first_page(lines: Sequence[Line]) -> str | None:
+    """The largest text of the first page with text (a manual's cover title)."""
+    if not lines:
+        return None
+    top = max(x.size for x in lines)
+    parts = [x.text for x in lines if abs(x.size - top) < 0.1][:3]
+    title = " ".join(parts).strip()
+    return title[:200] or None
+
+
+def _check_header(data: bytes) -> None:
+    head = data[:1024]
+    if b"%PDF-" not in head:
+        shown = head[:40].decode("latin-1").strip().replace("\n", " ")
+        kind = "HTML" if re.search(rb"(?i)<(!doctype|html)", head) else "not a PDF"
+        raise PdfError(
+            f"{'is HTML, ' if kind == 'HTML' else 'is '}not a PDF (it starts with {shown!r}); "
+            "download the real file or leave it out"
+        )
+
+
+def read_pdf(
+    data: bytes, workers: int, time_limit: float | None = None, max_pages: int | None = None
+) -> Extracted:
+    """Read a PDF's pages (on up to ``workers`` processes) and assemble its markdown."""
+    global _DATA
+    _check_header(data)
+    try:
+        import pypdfium2  # noqa: F401
+    except ImportError:
+        raise PdfError(INSTALL_HINT) from None
+    doc = _open(data)
+    try:
+        pages = len(doc)
+        if max_pages is not None and pages > max_pages:
+            raise PdfError(f"has {pages:,} pages; at most {max_pages:,} are allowed; split it")
+        outline, bad = _outline(doc, pages)
+        meta = _metadata(doc)
+    finally:
+        doc.close()
+    limit = time_limit or max(MIN_SECONDS, SECONDS_PER_1000_PAGES * pages / 1000)
+    ranges = [(a, min(pages, a + PAGES_PER_TASK)) for a in range(0, pages, PAGES_PER_TASK)]
+    raw_pages: list[tuple[tuple[tuple, ...], tuple[tuple, ...]]] = []
+    _DATA = data
+    try:
+        raw_pages = _run(ranges, workers, limit)
+    finally:
+        _DATA = b""
+    from docsmcp.sources.pdf.layout import assemble
+    from docsmcp.sources.pdf.model import Line, Link
+
+    lines = [[Line(*x) for x in page] for page, _ in raw_pages]
+    links = [[Link(*x) for x in found] for _, found in raw_pages]
+    md: Markdown = assemble(lines, outline, links)
+    empty = sum(1 for page, _ in raw_pages if not page)
+    first = next((p for p in lines if p), [])
+    title = meta.get("Title") or _title_from_first_page(first)
+    return Extracted(
+        text=md.text,
+        page_starts=md.page_starts,
+        section_numbers=md.section_numbers,
+        title=title,
+        description=meta.get("Subject"),
+        author=meta.get("Author"),
+        pages=pages,
+        empty_pages=empty,
+        outline=bool(outline),
+        bad_outline=bad,
+    )
+
+
+def _run(ranges: list[tuple[int, int]], workers: int, limit: float) -> list:
+    """The pages of every range, in order, read by worker processes (forked, so they share the
+    PDF's bytes). Even one worker runs in a child: a PDF that crashes the library or never
+    finishes costs a Problem, not the build."""
+    if not ranges:
+        return []
+    context = multiprocessing.get_context(
+        "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn"
+    )
+    if context.get_start_method() != "fork":  # the bytes cannot be inherited: read here
+        out: list = []
+        for a, b in ranges:
+            out.extend(_read_range(a, b))
+        return out
+    deadline = time.monotonic() + limit
+    pool = concurrent.futures.ProcessPoolExecutor(
+        max_workers=max(1, min(workers, len(ranges))), mp_context=context
+    )
+    try:
+        futures = [pool.submit(_read_range, a, b) for a, b in ranges]
+        out = []
+        for future in futures:
+            remaining = deadline - time.monotonic()
+            out.extend(future.result(timeout=max(0.0, remaining)))
+        return out
+    except concurrent.futures.TimeoutError:
+        raise PdfError(
+            f"reading took over {limit:.0f} s; the PDF may be damaged or hostile; leave it out"
+        ) from None
+    except concurrent.futures.process.BrokenProcessPool:
+        raise PdfError(
+            "the PDF library crashed reading this file; repair it or leave it out"
+        ) from None
+    finally:
+        for process in list(getattr(pool, "_processes", {}).values()):
+            if process.is_alive():
+                process.kill()
+        pool.shutdown(wait=True, cancel_futures=True)
+
+
+# -- the cache --------------------------------------------------------------------------------
+
+
+class PdfCache:
+    """Extractions by content hash, one file each; least recently used beyond a size evicted."""
+
+    def __init__(self, directory: Path, max_bytes: int = CACHE_MAX_BYTES) -> None:
+        self.dir = directory / CACHE_FOLDER
+        self.max_bytes = max_bytes
+        self.hits = 0
+
+    def _path(self, digest: str) -> Path:
+        return self.dir / f"{digest}-{extractor_version()}.marshal.z"
+
+    def get(self, digest: str) -> Extracted | None:
+        path = self._path(digest)
+        try:
+            stored = marshal.loads(zlib.decompress(path.read_bytes()))
+            result = Extracted(*stored)
+            os.utime(path)  # recently used
+        except FileNotFoundError:
+            return None
+        except (OSError, ValueError, EOFError, TypeError, zlib.error) as exc:
+            log.warning("ignoring the PDF cache entry %s (%s)", path, exc)
+            return None
+        self.hits += 1
+        return result
+
+    def put(self, digest: str, result: Extracted) -> None:
+        path = self._path(digest)
+        values = tuple(getattr(result, f) for f in Extracted.__dataclass_fields__)
+        try:
+            self.dir.mkdir(parents=True, exist_ok=True)
+            replace_file(path, zlib.compress(marshal.dumps(values), 1))
+            evict(self.dir, self.max_bytes)  # the new entry too, when it alone is too big
+        except OSError as exc:
+            log.warning("cannot write the PDF cache %s (%s)", path, exc.strerror or exc)
+
+
+def extract(
+    data: bytes,
+    workers: int = 1,
+    cache: PdfCache | None = None,
+    time_limit: float | None = None,
+    max_pages: int | None = None,
+) -> Extracted:
+    """`read_pdf`, through the cache when one is given."""
+    digest = hashlib.sha256(data).hexdigest()
+    if cache is not None:
+        hit = cache.get(digest)
+        if hit is not None:
+            return hit
+    result = read_pdf(data, workers, time_limit, max_pages)
+    if cache is not None:
+        cache.put(digest, result)
+    return result
+
+
+def frontmatter(result: Extracted) -> str:
+    """The PDF's document metadata as the page's frontmatter JSON (shown by get_page)."""
+    data = {
+        "title": result.title,
+        "description": result.description,
+        "author": result.author,
+        "pages": result.pages,
+    }
+    return json.dumps({k: v for k, v in data.items() if v}, sort_keys=True, ensure_ascii=False)
