@@ -202,7 +202,9 @@ def test_a_password_prompt_never_hangs(tmp_path: Path) -> None:
             pass
 
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Private)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread = threading.Thread(
+        target=server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True
+    )
     thread.start()
     try:
         url = f"http://127.0.0.1:{server.server_address[1]}/private.git"
