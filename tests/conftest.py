@@ -65,13 +65,22 @@ MARKERS = {
     "network": "needs the network (the npm registry for the MCP conformance suite)",
     "extras": "needs an optional extra that the test extra does not install (torch, "
     "sentence-transformers, ...); skipped with a reason when it is missing",
-    "slow": "test that needs no corpus, network or extra but takes long: ~4 s or more alone "
-    "(fresh venvs, every code point), or one of a group of tests that each start server "
-    "processes or wait on purpose and together take over ~5 s (HTTP transport, raw stdio "
-    "protocol, retry timing, archive cache across processes, IVF k-means)",
+    "slow": "test that needs no corpus, network or extra but is too slow for the fast tier: "
+    "~1 s or more alone (fresh venvs, every code point, build worker pools, several server "
+    "or CLI processes started afresh, fuzz tests with costly examples), one that waits on "
+    "purpose (locks, timeouts, racy timestamps), or one of a group of tests that each start "
+    "server processes and together take over ~5 s (HTTP transport, raw stdio protocol, "
+    "retry timing, archive cache across processes, IVF k-means)",
 }
 # Session fixtures that build bundles from ../shared: a test using one is a `corpus` test.
 CORPUS_FIXTURES = frozenset({"yellow_bundle", "speakeasy_bundle", "rust_bundle"})
+# Tests marked `slow` here rather than by a decorator, in files that do not import pytest: a
+# file (every test in it) or a file::test, with why.
+SLOW_TESTS = {
+    "test_known_files.py": "each test waits 2.2 s on purpose (racy timestamps), ~6 builds",
+    "test_fences.py::test_remembered_fence_flags_are_the_rule_s": "fuzz, ~1-2 s",
+    "test_fences.py::test_tracker_agrees_with_markdown_it": "fuzz, ~1 s",
+}
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -84,6 +93,10 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     for item in items:
         if CORPUS_FIXTURES.intersection(getattr(item, "fixturenames", ())):
             item.add_marker(pytest.mark.corpus)
+        file, _, name = item.nodeid.partition("::")
+        file = file.rpartition("/")[2]
+        if file in SLOW_TESTS or f"{file}::{name.partition('[')[0]}" in SLOW_TESTS:
+            item.add_marker(pytest.mark.slow)
 
 
 class _CliZygote:

@@ -94,6 +94,7 @@ def test_a_file_url_builds_with_its_commit_and_serves(origin: Path, tmp_path: Pa
         assert "WIDGET_MODE" in s.get_doc("guide.md#guide/configure")
 
 
+@pytest.mark.slow  # git and 4 builds
 def test_unchanged_tree_is_skipped_changed_tree_rebuilt(origin: Path, tmp_path: Path) -> None:
     out, cache = tmp_path / "idx", tmp_path / "cache"
     url = f"file://{origin}"
@@ -224,6 +225,7 @@ def test_validate_reads_a_git_source(origin: Path, tmp_path: Path, monkeypatch) 
     assert (tmp_path / "cache" / "git").is_dir()
 
 
+@pytest.mark.slow  # waits 3 s on purpose
 def test_a_build_reading_a_checkout_holds_off_another(origin: Path, tmp_path: Path) -> None:
     """A build reads the work tree after the checkout: another build of the same repository
     (another ref) waits for it instead of changing the files under it."""

@@ -185,6 +185,7 @@ def test_title_falls_back_to_the_title_element() -> None:
     assert html_to_markdown("<title> Only  a title </title><p>x</p>").title == "Only a title"
 
 
+@pytest.mark.slow  # ~3-5 s alone
 def test_deep_nesting_is_flattened_not_a_crash() -> None:
     deep = "<div>" * 50_000 + "<p>deep text</p>" + "</div>" * 50_000
     assert "deep text" in html_to_markdown(deep).text

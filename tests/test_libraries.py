@@ -184,6 +184,7 @@ def _runtime(*args: str) -> subprocess.CompletedProcess[str]:
     )
 
 
+@pytest.mark.slow  # several processes
 def test_a_directory_of_bundles_and_the_cli_reader(
     tmp_path: Path, acme: Path, tiny_bundle: Path
 ) -> None:

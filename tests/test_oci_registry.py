@@ -497,6 +497,7 @@ _references = st.builds(
 ).filter(lambda r: r.tag is not None or r.digest is not None)
 
 
+@pytest.mark.slow  # fuzz, ~1 s
 @FUZZ
 @given(_references, st.booleans())
 def test_reference_round_trip(ref: Reference, scheme: bool) -> None:

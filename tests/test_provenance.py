@@ -84,6 +84,7 @@ def test_a_site_template_links_the_heading_anchor(repo: tuple[Path, str], tmp_pa
     assert source["url"] == f"https://docs.acme.test/{stem}#create"
 
 
+@pytest.mark.slow  # builds and a server
 def test_without_git_no_commit_and_no_commit_link(tmp_path: Path) -> None:
     docs = tmp_path / "docs"
     shutil.copytree(EXAMPLE_DOCS, docs)
