@@ -80,6 +80,12 @@ SLOW_TESTS = {
     "test_known_files.py": "each test waits 2.2 s on purpose (racy timestamps), ~6 builds",
     "test_fences.py::test_remembered_fence_flags_are_the_rule_s": "fuzz, ~1-2 s",
     "test_fences.py::test_tracker_agrees_with_markdown_it": "fuzz, ~1 s",
+    "test_parse_cache.py::test_rebuild_parses_only_what_changed_and_matches_a_clean_build": "5 "
+    "builds",
+    "test_parse_cache.py::test_a_damaged_or_planted_cache_is_ignored_with_one_warning": "several "
+    "builds",
+    "test_parse_cache.py::test_bundles_share_the_cache_root_and_keep_their_own_entries": "5 "
+    "builds and 2 cache commands",
 }
 
 

@@ -131,6 +131,7 @@ def test_a_bundle_changed_since_is_rebuilt(origin: Path, tmp_path: Path) -> None
     assert _meta(out)["stats"]["files"] == 3
 
 
+@pytest.mark.slow  # git and 4 builds
 def test_refs_tags_branches_and_commits(origin: Path, tmp_path: Path) -> None:
     first = _git(origin, "rev-parse", "HEAD")
     _git(origin, "checkout", "-q", "-b", "next")

@@ -152,6 +152,7 @@ def test_degraded_mode_when_the_endpoint_is_down(openai_bundle: Path) -> None:
     assert len(warnings) == 1 and "searching full-text only" in warnings[0]
 
 
+@pytest.mark.slow  # 5 builds
 def test_incremental_builds_embed_only_changed_chunks(tmp_path: Path) -> None:
     docs = tmp_path / "docs"
     shutil.copytree(EXAMPLE_DOCS, docs)

@@ -202,6 +202,7 @@ def test_a_directory_of_bundles_and_the_cli_reader(
     assert one.returncode == 0 and "guides/errors.md" in one.stdout
 
 
+@pytest.mark.slow  # server processes that fail to start
 def test_start_up_errors_are_one_line(tmp_path: Path, versions: list[Path]) -> None:
     empty = tmp_path / "empty"
     empty.mkdir()

@@ -52,6 +52,7 @@ def _top_source(bundle: Path, query: str = "create payment") -> dict:
         return s.search(query=query, limit=1)["hits"][0]["source"]
 
 
+@pytest.mark.slow  # git, a build, a server
 def test_hits_carry_commit_date_version_and_a_github_link(
     repo: tuple[Path, str], tmp_path: Path
 ) -> None:

@@ -244,6 +244,7 @@ _HINT_PAYLOADS = st.one_of(
 )
 
 
+@pytest.mark.slow  # fuzz
 @fuzz(0.5)
 @given(st.lists(st.tuples(_HINT_PAYLOADS, st.booleans()), max_size=4))
 def test_random_inline_hints_give_problems_not_exceptions(tmp_path: Path, hints) -> None:
