@@ -17,6 +17,7 @@ Tests using the real-corpus bundle fixtures are marked `corpus` automatically; t
 from __future__ import annotations
 
 import atexit
+import fcntl
 import filecmp
 import json
 import locale
@@ -239,28 +240,43 @@ def corpus(name: str) -> Path:
     return path
 
 
+def session_bundle(tmp_path_factory: pytest.TempPathFactory, name: str, docs_dir: Path) -> Path:
+    """A bundle built once per test run: under pytest-xdist (`-n`), the first worker to need it
+    builds it in the folder the workers share, under a lock, and the others wait and read it."""
+    if os.environ.get("PYTEST_XDIST_WORKER") is None:
+        return build_bundle(docs_dir, tmp_path_factory.mktemp(name) / "idx")
+    shared = tmp_path_factory.getbasetemp().parent  # the run's, above every worker's own
+    out, done = shared / f"{name}-shared" / "idx", shared / f"{name}-shared.done"
+    with open(shared / f"{name}-shared.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not done.exists():
+            build_bundle(docs_dir, out)
+            done.touch()
+    return out
+
+
 @pytest.fixture(scope="session")
 def example_bundle(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return build_bundle(EXAMPLE_DOCS, tmp_path_factory.mktemp("example") / "idx")
+    return session_bundle(tmp_path_factory, "example", EXAMPLE_DOCS)
 
 
 @pytest.fixture(scope="session")
 def tiny_bundle(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The fixture corpus of tests/fixtures/tiny-docs: two taxonomy keys, code fences, a table,
     MDX, camelCase and snake_case identifiers and CJK headings, in 13 chunks."""
-    return build_bundle(TINY_DOCS, tmp_path_factory.mktemp("tiny") / "idx")
+    return session_bundle(tmp_path_factory, "tiny", TINY_DOCS)
 
 
 @pytest.fixture(scope="session")
 def yellow_bundle(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return build_bundle(corpus("yellow-docs"), tmp_path_factory.mktemp("yellow") / "idx")
+    return session_bundle(tmp_path_factory, "yellow", corpus("yellow-docs"))
 
 
 @pytest.fixture(scope="session")
 def speakeasy_bundle(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return build_bundle(corpus("speakeasy-sdks"), tmp_path_factory.mktemp("speakeasy") / "idx")
+    return session_bundle(tmp_path_factory, "speakeasy", corpus("speakeasy-sdks"))
 
 
 @pytest.fixture(scope="session")
 def rust_bundle(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return build_bundle(corpus("rust-reference"), tmp_path_factory.mktemp("rust") / "idx")
+    return session_bundle(tmp_path_factory, "rust", corpus("rust-reference"))
