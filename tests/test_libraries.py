@@ -255,6 +255,7 @@ def test_http_serves_several_bundles(acme: Path, tiny_bundle: Path) -> None:
     assert out.returncode == 2 and "--watch follows one bundle path" in out.stderr
 
 
+@pytest.mark.slow  # 2 processes, ~1.5 s
 def test_compare_versions_lists_what_changed(versions: list[Path], tiny_bundle: Path) -> None:
     with McpSession([*versions, tiny_bundle]) as s:
         names = [t.name for t in s.list_tools()]

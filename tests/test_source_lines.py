@@ -183,6 +183,7 @@ _RST_PARTS = st.sampled_from(
 )
 
 
+@pytest.mark.slow  # fuzz, ~1 s
 @FUZZ
 @given(st.lists(st.one_of(_RST_PARTS, st.text(max_size=20)), max_size=14))
 def test_fuzz_rst_line_map_is_monotone_and_in_the_file(parts: list[str]) -> None:

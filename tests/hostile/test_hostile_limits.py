@@ -229,6 +229,7 @@ _GLOB_PARTS = ["a", "b", "/", "*", "?", ".", "**", "**/", "/**/", "{a,b}", "{,a}
 _PATH_PARTS = ["a", "b", "ab", "ba", "/", ".md", "aa", "b/a", "\n"]
 
 
+@pytest.mark.slow  # fuzz, ~1 s
 @fuzz(4)
 @given(
     st.lists(st.sampled_from(_GLOB_PARTS), max_size=10).map("".join),
