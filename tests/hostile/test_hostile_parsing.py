@@ -83,6 +83,7 @@ _DAMAGE = [b"[" * 200, b"{", b"}", b'"', b"\\", b"9" * 120, b"\xff", b"\x00", b"
            b"-", b",", b":", b"\xef\xbb\xbf", b"[z-a]", b"{a,b}" * 8, b"\n"]  # fmt: skip
 
 
+@pytest.mark.slow  # fuzz
 @fuzz(0.5)
 @given(
     st.lists(
