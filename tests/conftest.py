@@ -5,8 +5,8 @@ builds only read them).
 Tiers (markers registered below; see `MARKERS`):
 - fast: `python -m pytest -n auto --dist loadfile -m "not corpus and not slow and not network
   and not extras"` needs nothing but the repo (run it with DOCSMCP_SHARED=/nonexistent to prove
-  it): ~1,170 tests, ~100 CPU-seconds (~180 before issue 26 moved 86 tests to `slow`), so about
-  a minute on 2 cores with pytest-xdist's `-n auto`, twice that without it;
+  it): ~1,160 tests, ~95 CPU-seconds (~180 before issue 26 moved 91 tests to `slow`): 55 s on
+  2 cores with pytest-xdist's `-n auto`, 90 s without it;
 - `corpus`: needs the shared corpora or eval cases under $DOCSMCP_SHARED (default ../shared);
 - `network`: needs the npm registry; `extras`: needs an optional extra (torch,
   sentence-transformers: skipped with a reason without it, ~60 s with it);
@@ -14,10 +14,10 @@ Tiers (markers registered below; see `MARKERS`):
   processes, a real registry, waits on purpose, costly fuzz examples), or belong to a group of
   tests that each start server processes.
 The whole suite (`python -m pytest -q -n auto --dist loadfile`, what .ci/run runs) runs every
-tier; 7 minutes on a loaded 2-core machine (~8 minutes serial on a quiet one). `--dist loadfile`
-keeps a file's tests on one worker (its module fixtures built once; test_readme's servers on
-their fixed ports one at a time); the session bundles below are built once per run and shared
-by the workers (`session_bundle`).
+tier: ~6 minutes on a 2-core machine busy with other work (~8 minutes serial on a quiet one,
+before xdist). `--dist loadfile` keeps a file's tests on one worker (its module fixtures built
+once; test_readme's servers on their fixed ports one at a time); the session bundles below are
+built once per run and shared by the workers (`session_bundle`).
 Tests using the real-corpus bundle fixtures are marked `corpus` automatically, and those in
 `SLOW_TESTS` `slow`; tests that read `corpus()`, `CORPORA` or the eval cases directly carry the
 mark themselves.
