@@ -3,20 +3,30 @@ tiny fixture corpus in tests/fixtures/ and the real corpora in ../shared/corpora
 builds only read them).
 
 Tiers (markers registered below; see `MARKERS`):
-- fast: `python -m pytest -m "not corpus and not slow and not network and not extras"` needs
-  nothing but the repo (run it with DOCSMCP_SHARED=/nonexistent to prove it), under 30 s;
+- fast: `python -m pytest -n auto --dist loadfile -m "not corpus and not slow and not network
+  and not extras"` needs nothing but the repo (run it with DOCSMCP_SHARED=/nonexistent to prove
+  it): ~1,160 tests, ~95 CPU-seconds (~180 before issue 26 moved 91 tests to `slow`): 55 s on
+  2 cores with pytest-xdist's `-n auto`, 90 s without it;
 - `corpus`: needs the shared corpora or eval cases under $DOCSMCP_SHARED (default ../shared);
 - `network`: needs the npm registry; `extras`: needs an optional extra (torch,
   sentence-transformers: skipped with a reason without it, ~60 s with it);
-- `slow`: system tests that need none of the above but take long (alone, or as a group of
-  tests that each start server processes or wait on purpose).
-Tests using the real-corpus bundle fixtures are marked `corpus` automatically; tests that read
-`corpus()`, `CORPORA` or the eval cases directly carry the mark themselves.
+- `slow`: tests that need none of the above but take ~1 s or more each (worker pools, several
+  processes, a real registry, waits on purpose, costly fuzz examples), or belong to a group of
+  tests that each start server processes.
+The whole suite (`python -m pytest -q -n auto --dist loadfile`, what .ci/run runs) runs every
+tier: ~6 minutes on a 2-core machine busy with other work (~8 minutes serial on a quiet one,
+before xdist). `--dist loadfile` keeps a file's tests on one worker (its module fixtures built
+once; test_readme's servers on their fixed ports one at a time); the session bundles below are
+built once per run and shared by the workers (`session_bundle`).
+Tests using the real-corpus bundle fixtures are marked `corpus` automatically, and those in
+`SLOW_TESTS` `slow`; tests that read `corpus()`, `CORPORA` or the eval cases directly carry the
+mark themselves.
 """
 
 from __future__ import annotations
 
 import atexit
+import fcntl
 import filecmp
 import json
 import locale
@@ -65,13 +75,28 @@ MARKERS = {
     "network": "needs the network (the npm registry for the MCP conformance suite)",
     "extras": "needs an optional extra that the test extra does not install (torch, "
     "sentence-transformers, ...); skipped with a reason when it is missing",
-    "slow": "test that needs no corpus, network or extra but takes long: ~4 s or more alone "
-    "(fresh venvs, every code point), or one of a group of tests that each start server "
-    "processes or wait on purpose and together take over ~5 s (HTTP transport, raw stdio "
-    "protocol, retry timing, archive cache across processes, IVF k-means)",
+    "slow": "test that needs no corpus, network or extra but is too slow for the fast tier: "
+    "~1 s or more alone (fresh venvs, every code point, build worker pools, several server "
+    "or CLI processes started afresh, fuzz tests with costly examples), one that waits on "
+    "purpose (locks, timeouts, racy timestamps), or one of a group of tests that each start "
+    "server processes and together take over ~5 s (HTTP transport, raw stdio protocol, "
+    "retry timing, archive cache across processes, IVF k-means)",
 }
 # Session fixtures that build bundles from ../shared: a test using one is a `corpus` test.
 CORPUS_FIXTURES = frozenset({"yellow_bundle", "speakeasy_bundle", "rust_bundle"})
+# Tests marked `slow` here rather than by a decorator, in files that do not import pytest: a
+# file (every test in it) or a file::test, with why.
+SLOW_TESTS = {
+    "test_known_files.py": "each test waits 2.2 s on purpose (racy timestamps), ~6 builds",
+    "test_fences.py::test_remembered_fence_flags_are_the_rule_s": "fuzz, ~1-2 s",
+    "test_fences.py::test_tracker_agrees_with_markdown_it": "fuzz, ~1 s",
+    "test_parse_cache.py::test_rebuild_parses_only_what_changed_and_matches_a_clean_build": "5 "
+    "builds",
+    "test_parse_cache.py::test_a_damaged_or_planted_cache_is_ignored_with_one_warning": "several "
+    "builds",
+    "test_parse_cache.py::test_bundles_share_the_cache_root_and_keep_their_own_entries": "5 "
+    "builds and 2 cache commands",
+}
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -84,6 +109,10 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     for item in items:
         if CORPUS_FIXTURES.intersection(getattr(item, "fixturenames", ())):
             item.add_marker(pytest.mark.corpus)
+        file, _, name = item.nodeid.partition("::")
+        file = file.rpartition("/")[2]
+        if file in SLOW_TESTS or f"{file}::{name.partition('[')[0]}" in SLOW_TESTS:
+            item.add_marker(pytest.mark.slow)
 
 
 class _CliZygote:
@@ -220,28 +249,43 @@ def corpus(name: str) -> Path:
     return path
 
 
+def session_bundle(tmp_path_factory: pytest.TempPathFactory, name: str, docs_dir: Path) -> Path:
+    """A bundle built once per test run: under pytest-xdist (`-n`), the first worker to need it
+    builds it in the folder the workers share, under a lock, and the others wait and read it."""
+    if os.environ.get("PYTEST_XDIST_WORKER") is None:
+        return build_bundle(docs_dir, tmp_path_factory.mktemp(name) / "idx")
+    shared = tmp_path_factory.getbasetemp().parent  # the run's, above every worker's own
+    out, done = shared / f"{name}-shared" / "idx", shared / f"{name}-shared.done"
+    with open(shared / f"{name}-shared.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not done.exists():
+            build_bundle(docs_dir, out)
+            done.touch()
+    return out
+
+
 @pytest.fixture(scope="session")
 def example_bundle(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return build_bundle(EXAMPLE_DOCS, tmp_path_factory.mktemp("example") / "idx")
+    return session_bundle(tmp_path_factory, "example", EXAMPLE_DOCS)
 
 
 @pytest.fixture(scope="session")
 def tiny_bundle(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The fixture corpus of tests/fixtures/tiny-docs: two taxonomy keys, code fences, a table,
     MDX, camelCase and snake_case identifiers and CJK headings, in 13 chunks."""
-    return build_bundle(TINY_DOCS, tmp_path_factory.mktemp("tiny") / "idx")
+    return session_bundle(tmp_path_factory, "tiny", TINY_DOCS)
 
 
 @pytest.fixture(scope="session")
 def yellow_bundle(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return build_bundle(corpus("yellow-docs"), tmp_path_factory.mktemp("yellow") / "idx")
+    return session_bundle(tmp_path_factory, "yellow", corpus("yellow-docs"))
 
 
 @pytest.fixture(scope="session")
 def speakeasy_bundle(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return build_bundle(corpus("speakeasy-sdks"), tmp_path_factory.mktemp("speakeasy") / "idx")
+    return session_bundle(tmp_path_factory, "speakeasy", corpus("speakeasy-sdks"))
 
 
 @pytest.fixture(scope="session")
 def rust_bundle(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return build_bundle(corpus("rust-reference"), tmp_path_factory.mktemp("rust") / "idx")
+    return session_bundle(tmp_path_factory, "rust", corpus("rust-reference"))

@@ -380,6 +380,7 @@ def test_get_doc_resolves_section_numbers_and_rule_ids(session: McpSession) -> N
 # --------------------------------------------------------------------------- selection, compat
 
 
+@pytest.mark.slow  # several server processes
 def test_tools_and_prefix_choose_what_a_server_exposes(browse_bundle: Path) -> None:
     env = {"DOCSMCP_TOOLS": "search_docs,get_api_reference", "DOCSMCP_TOOL_PREFIX": "acme_"}
     with McpSession(browse_bundle, env=env) as s:
@@ -389,6 +390,7 @@ def test_tools_and_prefix_choose_what_a_server_exposes(browse_bundle: Path) -> N
         assert not s.call("acme_search_docs", {"query": "frame"}).is_error
 
 
+@pytest.mark.slow  # a build, a server
 def test_a_bundle_without_browse_tables_still_serves_what_it_can(
     browse_bundle: Path, tmp_path: Path
 ) -> None:
@@ -535,6 +537,7 @@ def test_rust_rule_ids_are_attributes_get_doc_resolves(rust_bundle: Path) -> Non
 # --------------------------------------------------------------------------- over HTTP
 
 
+@pytest.mark.slow  # an HTTP server process each
 @pytest.mark.parametrize("mode", ["legacy", MODERN])
 def test_browse_tools_over_http_in_both_revisions(browse_bundle: Path, mode: str) -> None:
     server = start(browse_bundle)
@@ -558,6 +561,7 @@ def test_browse_tools_over_http_in_both_revisions(browse_bundle: Path, mode: str
     assert "Session keys expire" in section.content[0].text
 
 
+@pytest.mark.slow  # an HTTP server process
 def test_modern_http_checks_mcp_name_on_resources_read(browse_bundle: Path) -> None:
     server = start(browse_bundle)
     try:

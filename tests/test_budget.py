@@ -80,6 +80,7 @@ HIT = st.fixed_dictionaries(
 )
 
 
+@pytest.mark.slow  # fuzz, ~1-2 s
 @FUZZ
 @given(st.lists(HIT, min_size=1, max_size=12), st.integers(50, 3000))
 def test_packed_hits_are_a_ranked_prefix_within_the_budget(hits: list[dict], budget: int) -> None:
@@ -195,6 +196,7 @@ def test_get_page_honours_the_budget(session: McpSession) -> None:
 # --------------------------------------------------------------------------- server default
 
 
+@pytest.mark.slow  # an HTTP server process per revision
 @pytest.mark.parametrize("mode", ["legacy", MODERN])
 def test_server_default_budget_over_http(budget_bundle: Path, mode: str) -> None:
     server = start(budget_bundle, env={"DOCSMCP_MAX_TOKENS": "120"})

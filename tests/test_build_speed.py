@@ -119,6 +119,7 @@ sys.exit(main())
 """
 
 
+@pytest.mark.slow  # kills a build process
 def test_a_killed_build_leaves_no_temporary_file(tmp_path: Path) -> None:
     """The build's temporary files (chunk table, index blocks, reference spill, parse-cache
     additions) have no name: a build killed midway leaves nothing in $TMPDIR, and no bundle."""

@@ -289,6 +289,7 @@ fragment = st.one_of(
 texts = st.lists(fragment, max_size=16).map("".join)
 
 
+@pytest.mark.slow  # fuzz, ~1-2 s
 @settings(
     max_examples=300,
     deadline=None,

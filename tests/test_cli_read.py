@@ -20,6 +20,7 @@ def runtime(*args: str | Path) -> subprocess.CompletedProcess[str]:
     )
 
 
+@pytest.mark.slow  # 4 runtime processes
 def test_get_prints_a_chunk_with_context_or_a_whole_page(example_bundle: Path) -> None:
     chunk = runtime("--bundle", example_bundle, "get", "python/payments.md#payments/create")
     assert chunk.returncode == 0, chunk.stderr
@@ -44,6 +45,7 @@ def test_get_of_nothing_is_one_line(example_bundle: Path) -> None:
     assert "not found" in missing.stderr
 
 
+@pytest.mark.slow  # several runtime processes
 def test_toc_prints_the_page_tree(example_bundle: Path) -> None:
     toc = runtime("--bundle", example_bundle, "toc")
     assert toc.returncode == 0, toc.stderr
@@ -57,6 +59,7 @@ def test_toc_prints_the_page_tree(example_bundle: Path) -> None:
     assert tree["total"] == 6 and len(tree["entries"]) == 6
 
 
+@pytest.mark.slow  # several runtime processes
 def test_search_prints_the_cursor_only_when_asked(example_bundle: Path) -> None:
     plain = runtime("search", "payment", "--limit", "2", "--bundle", example_bundle)
     assert plain.returncode == 0, plain.stderr

@@ -60,6 +60,7 @@ def test_json_clients(example_bundle, client, top, extra):
     assert out.stderr.startswith("# ")  # where the snippet goes
 
 
+@pytest.mark.slow  # 5 runtime processes
 def test_http_transport(example_bundle):
     url = "http://127.0.0.1:20310/mcp"
     vscode = _config("--client", "vscode", "--bundle", str(example_bundle), "--transport", "http",
@@ -89,6 +90,7 @@ def test_json_output_and_command(example_bundle, capsys):
     assert data["command"].endswith(f"-- /opt/venv/bin/docsmcp-runtime --bundle {example_bundle}")
 
 
+@pytest.mark.slow  # 3 runtime processes
 def test_bundle_is_required_and_not_opened(tmp_path, example_bundle):
     missing = _config("--client", "vscode")
     assert missing.returncode == 2 and "--bundle" in missing.stderr

@@ -40,8 +40,8 @@ def _chunks(docs: Path, path: str) -> list:
 
 
 @pytest.fixture(scope="module")
-def example(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return build_bundle(EXAMPLE_DOCS, tmp_path_factory.mktemp("dialects") / "idx")
+def example(example_bundle: Path) -> Path:
+    return example_bundle  # the session's build of the example corpus (read only here)
 
 
 def test_a_language_filter_sees_only_its_tab_of_a_guide(example: Path) -> None:
@@ -517,6 +517,7 @@ _CLEANUP_LINE = st.lists(
 ).map("".join)
 
 
+@pytest.mark.slow  # fuzz, ~1 s
 @settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(_CLEANUP_LINE, max_size=10))
 def test_the_plain_file_path_rewrites_as_the_general_one(lines: list[str]) -> None:

@@ -345,6 +345,7 @@ def fuzz_bundle(example_bundle: Path, tmp_path_factory: pytest.TempPathFactory) 
     return Path(shutil.copytree(example_bundle, tmp_path_factory.mktemp("fuzz") / "idx"))
 
 
+@pytest.mark.slow  # fuzz, ~2 s
 @settings(
     max_examples=FUZZ_EXAMPLES,
     deadline=None,

@@ -94,6 +94,7 @@ def test_a_file_url_builds_with_its_commit_and_serves(origin: Path, tmp_path: Pa
         assert "WIDGET_MODE" in s.get_doc("guide.md#guide/configure")
 
 
+@pytest.mark.slow  # git and 4 builds
 def test_unchanged_tree_is_skipped_changed_tree_rebuilt(origin: Path, tmp_path: Path) -> None:
     out, cache = tmp_path / "idx", tmp_path / "cache"
     url = f"file://{origin}"
@@ -130,6 +131,7 @@ def test_a_bundle_changed_since_is_rebuilt(origin: Path, tmp_path: Path) -> None
     assert _meta(out)["stats"]["files"] == 3
 
 
+@pytest.mark.slow  # git and 4 builds
 def test_refs_tags_branches_and_commits(origin: Path, tmp_path: Path) -> None:
     first = _git(origin, "rev-parse", "HEAD")
     _git(origin, "checkout", "-q", "-b", "next")
@@ -202,7 +204,9 @@ def test_a_password_prompt_never_hangs(tmp_path: Path) -> None:
             pass
 
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Private)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread = threading.Thread(
+        target=server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True
+    )
     thread.start()
     try:
         url = f"http://127.0.0.1:{server.server_address[1]}/private.git"
@@ -222,6 +226,7 @@ def test_validate_reads_a_git_source(origin: Path, tmp_path: Path, monkeypatch) 
     assert (tmp_path / "cache" / "git").is_dir()
 
 
+@pytest.mark.slow  # waits 3 s on purpose
 def test_a_build_reading_a_checkout_holds_off_another(origin: Path, tmp_path: Path) -> None:
     """A build reads the work tree after the checkout: another build of the same repository
     (another ref) waits for it instead of changing the files under it."""

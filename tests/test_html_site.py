@@ -186,6 +186,7 @@ def test_title_falls_back_to_the_title_element() -> None:
     assert html_to_markdown("<title> Only  a title </title><p>x</p>").title == "Only a title"
 
 
+@pytest.mark.slow  # ~3-5 s alone
 def test_deep_nesting_is_flattened_not_a_crash() -> None:
     deep = "<div>" * 50_000 + "<p>deep text</p>" + "</div>" * 50_000
     assert "deep text" in html_to_markdown(deep).text
@@ -281,8 +282,12 @@ def test_links_to_element_ids_resolve(tmp_path: Path) -> None:
         ("unclosed processing instructions", "<?x" * 200_000, 5.0),
         ("unclosed end tags", "</x" * 200_000, 5.0),
         ("unclosed attribute quotes", '<a href="' * 100_000, 5.0),
-        ("many script tags", "<script></script>" * 50_000, 5.0),
-        ("deep rows", "<table>" + "<tr><td>x" * 20_000 + "</table>", 5.0),
+        pytest.param(  # ~1 s
+            "many script tags", "<script></script>" * 50_000, 5.0, marks=pytest.mark.slow
+        ),
+        pytest.param(  # ~1 s
+            "deep rows", "<table>" + "<tr><td>x" * 20_000 + "</table>", 5.0, marks=pytest.mark.slow
+        ),
     ],
 )
 def test_hostile_html_converts_in_linear_time(name: str, page: str, within: float) -> None:

@@ -152,6 +152,7 @@ def test_degraded_mode_when_the_endpoint_is_down(openai_bundle: Path) -> None:
     assert len(warnings) == 1 and "searching full-text only" in warnings[0]
 
 
+@pytest.mark.slow  # 5 builds
 def test_incremental_builds_embed_only_changed_chunks(tmp_path: Path) -> None:
     docs = tmp_path / "docs"
     shutil.copytree(EXAMPLE_DOCS, docs)
@@ -197,6 +198,7 @@ def test_hash_vectors_are_deterministic_and_cached_builds_identical(tmp_path: Pa
         assert (a / name).read_bytes() == (b / name).read_bytes(), name
 
 
+@pytest.mark.slow  # builds and server processes
 def test_hash_fusion_scores(tmp_path: Path) -> None:
     idx = build_bundle(EXAMPLE_DOCS, tmp_path / "idx", "--embedding-provider", "hash")
     query = {"query": "Refund a payment in full or in part", "language": "python"}
@@ -260,6 +262,7 @@ def test_missing_api_key_is_a_clear_error(tmp_path: Path) -> None:
     assert not (tmp_path / "i").exists()
 
 
+@pytest.mark.slow  # builds and servers
 def test_static_provider_needs_no_other_flag_and_works_offline(tmp_path: Path) -> None:
     idx = build_bundle(EXAMPLE_DOCS, tmp_path / "idx", "--embedding-provider", "static")
     meta = json.loads((idx / "metadata.json").read_text())

@@ -119,6 +119,7 @@ _PIECES = st.sampled_from(
 )
 
 
+@pytest.mark.slow  # fuzz, ~1-2 s
 @settings(
     max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )

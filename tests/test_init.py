@@ -228,6 +228,7 @@ _NAMES = st.sampled_from(
 )  # fmt: skip
 
 
+@pytest.mark.slow  # fuzz, ~2 s
 @FUZZ
 @given(
     paths=st.lists(st.lists(_NAMES, min_size=1, max_size=4), max_size=8),

@@ -184,6 +184,7 @@ def _runtime(*args: str) -> subprocess.CompletedProcess[str]:
     )
 
 
+@pytest.mark.slow  # several processes
 def test_a_directory_of_bundles_and_the_cli_reader(
     tmp_path: Path, acme: Path, tiny_bundle: Path
 ) -> None:
@@ -201,6 +202,7 @@ def test_a_directory_of_bundles_and_the_cli_reader(
     assert one.returncode == 0 and "guides/errors.md" in one.stdout
 
 
+@pytest.mark.slow  # server processes that fail to start
 def test_start_up_errors_are_one_line(tmp_path: Path, versions: list[Path]) -> None:
     empty = tmp_path / "empty"
     empty.mkdir()
@@ -253,6 +255,7 @@ def test_http_serves_several_bundles(acme: Path, tiny_bundle: Path) -> None:
     assert out.returncode == 2 and "--watch follows one bundle path" in out.stderr
 
 
+@pytest.mark.slow  # 2 processes, ~1.5 s
 def test_compare_versions_lists_what_changed(versions: list[Path], tiny_bundle: Path) -> None:
     with McpSession([*versions, tiny_bundle]) as s:
         names = [t.name for t in s.list_tools()]

@@ -60,6 +60,7 @@ def test_escaped_split_is_markdown_its(line: str) -> None:
     assert mdfast.escaped_split(line) == escapedSplit(line)
 
 
+@pytest.mark.slow  # fuzz, ~1 s
 @settings(max_examples=300, deadline=None)
 @given(st.lists(_LINE, max_size=12))
 def test_fuzzed_documents_parse_the_same(lines: list[str]) -> None:
@@ -124,6 +125,7 @@ _BLOCK_LINE = st.tuples(
 ).map("".join)
 
 
+@pytest.mark.slow  # fuzz, ~1 s
 @settings(max_examples=300, deadline=None)
 @given(st.lists(_BLOCK_LINE, max_size=14))
 def test_fuzzed_block_structures_parse_the_same(lines: list[str]) -> None:

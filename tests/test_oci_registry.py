@@ -81,6 +81,7 @@ def registry(tmp_path_factory: pytest.TempPathFactory):
 # -- push --------------------------------------------------------------------------------------
 
 
+@pytest.mark.slow  # a real registry process
 @needs_registry
 def test_push_is_the_pack_artifact_and_twice_is_a_no_op(
     registry: Registry, tiny_bundle: Path, tmp_path: Path
@@ -116,6 +117,7 @@ def test_push_is_the_pack_artifact_and_twice_is_a_no_op(
     assert plain.stdout.strip() == f"{ref}@{first['digest']}"
 
 
+@pytest.mark.slow  # a real registry
 @needs_registry
 def test_push_an_archive_or_layout_gives_the_same_digest(
     registry: Registry, tiny_bundle: Path, tmp_path: Path
@@ -128,6 +130,7 @@ def test_push_an_archive_or_layout_gives_the_same_digest(
     assert from_archive["uploaded"] == from_layout["uploaded"] == []
 
 
+@pytest.mark.slow  # a real registry process
 @needs_registry
 def test_push_refuses_bad_input_in_one_line(
     registry: Registry, tiny_bundle: Path, tmp_path: Path
@@ -147,6 +150,7 @@ def test_push_refuses_bad_input_in_one_line(
 # -- pull and serve ----------------------------------------------------------------------------
 
 
+@pytest.mark.slow  # a real registry, servers
 @needs_registry
 def test_pull_serves_over_mcp_like_the_directory(
     registry: Registry, tiny_bundle: Path, tmp_path: Path
@@ -178,6 +182,7 @@ def test_pull_serves_over_mcp_like_the_directory(
     assert toc.returncode == 0 and "guides/errors.md" in toc.stdout, toc.stderr
 
 
+@pytest.mark.slow  # a real registry, servers
 @needs_registry
 def test_several_bundles_and_pinned_digests(
     registry: Registry, tiny_bundle: Path, example_bundle: Path, tmp_path: Path
@@ -211,6 +216,7 @@ def test_several_bundles_and_pinned_digests(
         registry.start()
 
 
+@pytest.mark.slow  # a real registry
 @needs_registry
 def test_registry_down_serves_the_cached_copy_and_says_so(
     registry: Registry, tiny_bundle: Path, tmp_path: Path
@@ -240,6 +246,7 @@ def test_registry_down_serves_the_cached_copy_and_says_so(
         registry.start()
 
 
+@pytest.mark.slow  # a real registry process
 @needs_registry
 def test_corrupted_blob_in_the_registry_is_refused(
     registry: Registry, tiny_bundle: Path, example_bundle: Path, tmp_path: Path
@@ -262,6 +269,7 @@ def test_corrupted_blob_in_the_registry_is_refused(
     assert not (cache / "oci").exists()
 
 
+@pytest.mark.slow  # a real registry process
 @needs_registry
 def test_an_image_that_is_not_a_bundle_is_refused(registry: Registry, tmp_path: Path) -> None:
     """A manifest of another artifact type under the tag: refused in one line, nothing cached."""
@@ -300,6 +308,7 @@ def test_an_image_that_is_not_a_bundle_is_refused(registry: Registry, tmp_path: 
     assert not (cache / "bundles").exists() and not (cache / "oci").exists()
 
 
+@pytest.mark.slow  # a real registry process
 @needs_registry
 def test_reference_errors_are_one_line(registry: Registry, tmp_path: Path) -> None:
     cache = tmp_path / "cache"
@@ -325,6 +334,7 @@ def private_registry(request: pytest.FixtureRequest, tmp_path_factory: pytest.Te
     reg.close()
 
 
+@pytest.mark.slow  # real registry, token server
 @needs_registry
 def test_credentials_from_env_and_docker_config(
     private_registry: Registry,
@@ -498,6 +508,7 @@ _references = st.builds(
 ).filter(lambda r: r.tag is not None or r.digest is not None)
 
 
+@pytest.mark.slow  # fuzz, ~1 s
 @FUZZ
 @given(_references, st.booleans())
 def test_reference_round_trip(ref: Reference, scheme: bool) -> None:

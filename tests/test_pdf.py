@@ -213,6 +213,7 @@ def test_broken_outline_entries_are_skipped(tmp_path: Path) -> None:
         assert s.search(query="WIDGET_MAX_THREADS")["hits"][0]["heading"] == "Options"
 
 
+@pytest.mark.slow  # worker pools
 def test_extraction_is_cached_and_the_bundle_the_same_whatever_the_workers(
     tmp_path: Path,
 ) -> None:
@@ -379,6 +380,7 @@ _entry = st.builds(
 )
 
 
+@pytest.mark.slow  # fuzz, ~2-3 s
 @FUZZ
 @given(
     st.lists(st.lists(_line, max_size=12), max_size=6),
@@ -607,6 +609,7 @@ def test_table_cells_escape_pipes_and_html() -> None:
     assert render(find_tables(rows)[0])[2] == "| a\\|b | \\<b>x |"
 
 
+@pytest.mark.slow  # fuzz, ~1 s
 @FUZZ
 @given(st.lists(_line, max_size=16))
 def test_find_tables_fuzz(lines: list[Line]) -> None:

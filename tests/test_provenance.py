@@ -52,6 +52,7 @@ def _top_source(bundle: Path, query: str = "create payment") -> dict:
         return s.search(query=query, limit=1)["hits"][0]["source"]
 
 
+@pytest.mark.slow  # git, a build, a server
 def test_hits_carry_commit_date_version_and_a_github_link(
     repo: tuple[Path, str], tmp_path: Path
 ) -> None:
@@ -84,6 +85,7 @@ def test_a_site_template_links_the_heading_anchor(repo: tuple[Path, str], tmp_pa
     assert source["url"] == f"https://docs.acme.test/{stem}#create"
 
 
+@pytest.mark.slow  # builds and a server
 def test_without_git_no_commit_and_no_commit_link(tmp_path: Path) -> None:
     docs = tmp_path / "docs"
     shutil.copytree(EXAMPLE_DOCS, docs)

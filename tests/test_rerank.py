@@ -32,6 +32,7 @@ def _ids(result: dict) -> list[str]:
     return [h["chunk_id"] for h in result["hits"]]
 
 
+@pytest.mark.slow  # 2 server processes
 def test_the_models_order_is_applied_and_pages_agree(example_bundle, stub) -> None:
     with McpSession(example_bundle) as plain:
         fused = _ids(plain.search(query=QUERY, limit=30))
@@ -47,6 +48,7 @@ def test_the_models_order_is_applied_and_pages_agree(example_bundle, stub) -> No
     assert f"Query: {QUERY}" in messages[-1]["content"]
 
 
+@pytest.mark.slow  # 2 servers, waits on purpose
 def test_a_timeout_keeps_the_fused_order_with_a_note(example_bundle, stub) -> None:
     with McpSession(example_bundle) as plain:
         fused = _ids(plain.search(query=QUERY, limit=5))
@@ -57,6 +59,7 @@ def test_a_timeout_keeps_the_fused_order_with_a_note(example_bundle, stub) -> No
     assert any("Reranking was skipped" in n for n in result["notes"])
 
 
+@pytest.mark.slow  # 2 server processes each
 @pytest.mark.parametrize(
     "fault_or_reply",
     [Fault(malformed=True), Fault(status=500), "I cannot rank these.", '{"ranking": [99, 0]}'],
@@ -74,6 +77,7 @@ def test_a_bad_reply_keeps_the_fused_order_with_a_note(example_bundle, stub, fau
     assert any("Reranking was skipped" in n for n in result["notes"])
 
 
+@pytest.mark.slow  # 2 servers
 def test_a_partial_ranking_puts_the_named_first_then_the_rest_in_order(example_bundle, stub):
     with McpSession(example_bundle) as plain:
         fused = _ids(plain.search(query=QUERY, limit=5))

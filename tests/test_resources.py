@@ -635,6 +635,7 @@ PARAMS = st.one_of(
 )
 
 
+@pytest.mark.slow  # fuzz against a server, ~2 s
 @FUZZ
 @given(PARAMS, st.booleans())
 def test_fuzzed_params_never_internal_error(

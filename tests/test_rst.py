@@ -107,6 +107,7 @@ Name      Value
     assert out.anchors == ((2, "setup-label"),)  # the label's heading line, for xref
 
 
+@pytest.mark.slow  # a worker pool and a server
 def test_unknown_directives_warn_once_per_name(tmp_path: Path) -> None:
     docs = tmp_path / "docs"
     docs.mkdir()
@@ -133,6 +134,7 @@ def test_include_and_raw_never_read_files(tmp_path: Path) -> None:
     assert "TOP SECRET" not in out.text and "after" in out.text
 
 
+@pytest.mark.slow  # fuzz, ~1-2 s
 @FUZZ
 @given(
     st.lists(
@@ -173,6 +175,7 @@ def test_fuzz_any_rst_converts_deterministically(parts: list[str]) -> None:
     assert first.text == "" or first.text.endswith("\n")
 
 
+@pytest.mark.slow  # ~3 s alone
 def test_many_references_convert_in_linear_time() -> None:
     """docutils' reference and substitution transforms are quadratic (20,000 `name_`
     references: 13 s); the converter parses without them."""
@@ -207,6 +210,7 @@ def test_the_docs_commands_build(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
         assert json.loads((tmp_path / out / "metadata.json").read_text())["stats"]["files"] >= 6
 
 
+@pytest.mark.slow  # worker pools
 def test_converted_pages_are_byte_identical_whatever_the_workers(tmp_path: Path) -> None:
     """Conversion runs in the worker processes: 1 or 2 of them (70 pages: a real pool) give
     the same bundle, and so does a rebuild from the parse cache."""

@@ -142,6 +142,7 @@ def test_stdio_server_starts_then_refuses_a_corrupt_large_file(
         assert "\n" not in text
 
 
+@pytest.mark.slow  # 2 server processes
 def test_stdio_server_with_lazy_checks_serves_a_sound_bundle(hash_bundle: Path) -> None:
     with McpSession(hash_bundle, env={LAZY_BYTES_ENV: "0"}) as lazy:
         got = lazy.search(query="retry with backoff", limit=5)

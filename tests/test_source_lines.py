@@ -131,6 +131,7 @@ def test_api_entries_and_page_line_counts_are_the_files(site) -> None:
             assert entry["name"].lower() in html.unescape(source).lower(), (entry["name"], source)
 
 
+@pytest.mark.slow  # builds, a server
 def test_hits_over_mcp_name_source_lines_that_hold_the_chunk(tmp_path: Path) -> None:
     bundle = build_bundle(SITES["flask-rst"], tmp_path / "idx")
     with McpSession(bundle) as s:
@@ -182,6 +183,7 @@ _RST_PARTS = st.sampled_from(
 )
 
 
+@pytest.mark.slow  # fuzz, ~1 s
 @FUZZ
 @given(st.lists(st.one_of(_RST_PARTS, st.text(max_size=20)), max_size=14))
 def test_fuzz_rst_line_map_is_monotone_and_in_the_file(parts: list[str]) -> None:

@@ -464,6 +464,7 @@ def test_cursor_valid_across_server_processes(example: McpSession, example_bundl
         assert replica.search(query="payments", limit=2, cursor=first["next_cursor"]) == second_page
 
 
+@pytest.mark.slow  # 2 more server processes
 def test_cursor_secret_must_match(example: McpSession, example_bundle: Path) -> None:
     with (
         McpSession(example_bundle, env={CURSOR_SECRET: "alpha-secret"}) as alpha,

@@ -282,6 +282,7 @@ def test_a_vector_share_does_reorder_these_queries(hash_bundle: Path) -> None:
     )
 
 
+@pytest.mark.slow  # fuzz
 @settings(max_examples=300, derandomize=True, database=None, deadline=None)
 @given(
     full=st.dictionaries(st.integers(0, 49), st.floats(0.01, 50.0), min_size=1, max_size=30),

@@ -27,6 +27,7 @@ def _corpus(root: Path, files: int) -> Path:
     return docs
 
 
+@pytest.mark.slow  # build worker pools
 def test_one_and_several_workers_build_the_same_bytes(tmp_path: Path) -> None:
     docs = _corpus(tmp_path, 3 * MIN_FILES_PER_WORKER)  # enough files for a pool of 3
     outs = {}
@@ -50,6 +51,7 @@ def test_bad_workers_is_one_line(tmp_path: Path, value: str) -> None:
     assert "--workers" in proc.stderr.strip().splitlines()[-1]
 
 
+@pytest.mark.slow  # build worker pools
 def test_bodies_read_back_by_the_workers_give_the_same_bytes(tmp_path: Path) -> None:
     """The pages' bodies reach the workers through a temporary file (workers.Bodies), encoded
     and decoded again: frontmatter and non-ASCII text (2-, 3- and 4-byte UTF-8) come back

@@ -434,6 +434,7 @@ _TEXT = st.text(
 _DOC = st.lists(st.one_of(_FRAGMENTS, _TEXT), max_size=25).map("".join)
 
 
+@pytest.mark.slow  # fuzz, ~1 s
 @settings(
     max_examples=FUZZ_EXAMPLES,
     deadline=None,

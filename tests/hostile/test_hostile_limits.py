@@ -58,6 +58,7 @@ def test_hostile_shape_is_collected_in_linear_time(tmp_path: Path, shape: str) -
     assert collected.problems == [] and collected.chunks
 
 
+@pytest.mark.slow  # ~1 s alone
 def test_merging_many_tiny_sections_is_linear() -> None:
     """min_chunk_size merges every tiny section into the one before: 60,000 sections used to
     copy the growing chunk's block list once per merge."""
@@ -227,6 +228,7 @@ _GLOB_PARTS = ["a", "b", "/", "*", "?", ".", "**", "**/", "/**/", "{a,b}", "{,a}
 _PATH_PARTS = ["a", "b", "ab", "ba", "/", ".md", "aa", "b/a", "\n"]
 
 
+@pytest.mark.slow  # fuzz, ~1 s
 @fuzz(4)
 @given(
     st.lists(st.sampled_from(_GLOB_PARTS), max_size=10).map("".join),

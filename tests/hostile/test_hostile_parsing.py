@@ -70,6 +70,7 @@ def _deep_json(depth: int, kind: str) -> str:
     return '{"a": ' * depth + "1" + "}" * depth
 
 
+@pytest.mark.slow  # fuzz
 @fuzz(0.5)
 @given(_JSON)
 def test_random_manifest_trees_give_problems_not_exceptions(tmp_path: Path, tree) -> None:
@@ -82,6 +83,7 @@ _DAMAGE = [b"[" * 200, b"{", b"}", b'"', b"\\", b"9" * 120, b"\xff", b"\x00", b"
            b"-", b",", b":", b"\xef\xbb\xbf", b"[z-a]", b"{a,b}" * 8, b"\n"]  # fmt: skip
 
 
+@pytest.mark.slow  # fuzz
 @fuzz(0.5)
 @given(
     st.lists(
@@ -146,6 +148,7 @@ def _page(yaml_text: str) -> str:
     return f"---\n{yaml_text}\n---\n# Page\n\ntext\n"
 
 
+@pytest.mark.slow  # fuzz
 @fuzz(1)
 @given(st.lists(st.sampled_from(_YAML), max_size=30).map("".join))
 def test_random_frontmatter_gives_problems_not_exceptions(tmp_path: Path, yaml_text: str):
@@ -242,6 +245,7 @@ _HINT_PAYLOADS = st.one_of(
 )
 
 
+@pytest.mark.slow  # fuzz
 @fuzz(0.5)
 @given(st.lists(st.tuples(_HINT_PAYLOADS, st.booleans()), max_size=4))
 def test_random_inline_hints_give_problems_not_exceptions(tmp_path: Path, hints) -> None:
@@ -270,6 +274,7 @@ _MARKDOWN = [
 ]  # fmt: skip
 
 
+@pytest.mark.slow  # fuzz, ~1 s
 @fuzz(1)
 @given(
     st.lists(st.sampled_from(_MARKDOWN), max_size=40).map("\n".join),

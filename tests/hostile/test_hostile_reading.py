@@ -172,6 +172,7 @@ def test_read_file_never_blocks_or_reads_past_its_limit(docs: Path, outside: Pat
     assert read_file(docs, "index.md", roots, 100) == b"# Index\n\nHello.\n"
 
 
+@pytest.mark.slow  # a fresh `python -m docsmcp.cli` (no fork)
 def test_cli_build_with_a_fifo_ends_and_says_why(docs: Path, tmp_path: Path) -> None:
     """End to end in a child process with a hard timeout: a FIFO used to block forever."""
     os.mkfifo(docs / "pipe.md")

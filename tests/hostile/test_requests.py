@@ -113,6 +113,7 @@ PLAUSIBLE = st.sampled_from(
 )  # fmt: skip
 
 
+@pytest.mark.slow  # fuzz, ~1.5 s
 @FUZZ
 @given(st.dictionaries(SEARCH_KEYS, PLAUSIBLE | JSON, max_size=5))
 def test_fuzzed_search_arguments(app: DocsApp, arguments: dict) -> None:
