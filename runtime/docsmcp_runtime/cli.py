@@ -28,7 +28,7 @@ from .search.engine import (
 )
 from .search.rerank import MAX_DEPTH as MAX_RERANK_DEPTH
 from .search.rerank import RerankOptions
-from .tools.tooldefs import TOOL_NAMES, TOOL_PREFIX_ENV, TOOLS_ENV, VERSION_TOOLS, ToolSelection
+from .tools.registry import TOOL_NAMES, TOOL_PREFIX_ENV, TOOLS_ENV, VERSION_TOOLS, ToolSelection
 
 PROG = "docsmcp-runtime"
 BUNDLE_HELP = (

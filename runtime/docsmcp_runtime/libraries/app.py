@@ -23,7 +23,6 @@ import hashlib
 import json
 import logging
 import math
-import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -32,53 +31,42 @@ import numpy as np
 
 from .. import __version__
 from ..bundle.reader import Bundle, open_bundle
-from ..bundle.versions import VERSION_KEY
+from ..bundle.versions import VERSION_KEY, order_key
 from ..bundle.versions import resolve as resolve_version
 from ..distribution.archive import expand_bundles
 from ..distribution.resolve import resolve_bundle
 from ..errors import INVALID_PARAMS, BundleError, ProtocolError
 from ..format import TaxonomyKey, ToolTexts
+from ..protocol.cursor import cursor_secret, encode_cursor
 from ..search.engine import SearchOptions, snippet_pattern
 from ..search.lexical import query_terms
+from ..tools import (
+    compare_versions,
+    get_api_reference,
+    get_code_examples,
+    get_doc,
+    get_page,
+    list_sections,
+    search_docs,
+)
 from ..tools.app import DocsApp
-from ..tools.cursor import cursor_secret, encode_cursor
-from ..tools.searchcall import (
-    SEARCH_OWN,
-    SearchCall,
-    decode_offset,
-    degraded_message,
-    exclude_ids,
-    fit_hits,
-    search_call,
-    search_hint,
-)
-from ..tools.toolargs import (
+from ..tools.arguments import (
     MAX_QUERY_CHARS,
+    SearchCall,
     ToolInputError,
-    check_fields,
-    close_matches,
-    int_arg,
-    json_result,
+    exclude_ids,
+    filter_args,
+    limit_arg,
+    max_tokens_arg,
+    search_call,
+    search_offset,
     str_arg,
-    text_result,
 )
-from ..tools.tooldefs import (
-    COMPARE_LIMIT,
-    COMPARE_VERSIONS,
-    DEFAULT_LIMIT,
-    GET_API_REFERENCE,
-    GET_CODE_EXAMPLES,
-    GET_DOC,
-    GET_PAGE,
-    LIST_SECTIONS,
-    MAX_COMPARE_LIMIT,
-    MAX_LIMIT,
-    SEARCH_DOCS,
-    VERSION_TOOLS,
-    ToolSelection,
-    compare_definition,
-    definitions,
-)
+from ..tools.context import DocsContext, Memo
+from ..tools.hits import hit, search_page
+from ..tools.registry import VERSION_TOOLS, ToolSelection, answer, definitions
+from ..tools.results import close_matches, json_result, text_result
+from ..tools.search_docs import degraded_message, fit_hits, search_hint
 
 if TYPE_CHECKING:
     from ..bundle.changes import Report
@@ -239,23 +227,22 @@ class LibraryApp:
         self._secret = cursor_secret(self.bundle_id)
         self.instructions = self._instructions()
         self._handlers: dict[str, Callable[[dict], dict]] = {
-            SEARCH_DOCS: self.search_docs,
-            GET_DOC: self.get_doc,
-            LIST_SECTIONS: self.list_sections,
-            GET_PAGE: self.get_page,
-            GET_API_REFERENCE: self.get_api_reference,
-            GET_CODE_EXAMPLES: self.get_code_examples,
+            search_docs.NAME: self.search_docs,
+            get_doc.NAME: self.get_doc,
+            list_sections.NAME: self.list_sections,
+            get_page.NAME: self.get_page,
+            get_api_reference.NAME: self.get_api_reference,
+            get_code_examples.NAME: self.get_code_examples,
         }
-        self._versioned = {lib.name: lib for lib in self.libraries.values() if len(lib.named) > 1}
-        if self._versioned:
-            self._handlers[COMPARE_VERSIONS] = self.compare_versions
+        self.versioned = {lib.name: lib for lib in self.libraries.values() if len(lib.named) > 1}
+        if self.versioned:
+            self._handlers[compare_versions.NAME] = self.compare_versions
         self._tools = self._tool_definitions()
         prefix = self.selection.prefix
         self._by_exposed = {
             prefix + name: name for name in self.selection.names if name in self._handlers
         }
-        self._reports: dict[tuple[str, str], Report] = {}  # compare_versions, recent pairs
-        self._reports_lock = threading.Lock()
+        self._reports = Memo(REPORT_CACHE)  # compare_versions, recent pairs
 
     # -- what the server says about itself ------------------------------------------------------
 
@@ -298,9 +285,9 @@ class LibraryApp:
                 + "; ".join(f"{lib.name}: {', '.join(lib.named)}" for lib in several)
                 + ". Also latest (the default) or a range such as 1.x, >=1.2, ^1.2.",
             }
-        if self._versioned:
-            tools[COMPARE_VERSIONS] = compare_definition(
-                {name: lib.named for name, lib in self._versioned.items()}
+        if self.versioned:
+            tools[compare_versions.NAME] = compare_versions.definition(
+                {name: lib.named for name, lib in self.versioned.items()}
             )
         out = []
         prefix = self.selection.prefix
@@ -470,7 +457,7 @@ class LibraryApp:
         lib = self._library_arg(args)
         if lib is not None:
             app = self._one(lib, args, notes)
-            return self._tagged_hits(app, app.search_docs(args), notes)
+            return self._tagged_hits(app, answer(app, search_docs.NAME, args), notes)
         return self._fused_search(args, notes)
 
     def _tagged_hits(self, app: DocsApp, result: dict, notes: list[str]) -> dict:
@@ -489,7 +476,7 @@ class LibraryApp:
         first_error: ToolInputError | None = None
         for app, own_args in self._each(args, notes):
             try:
-                filters = app._filter_args(tool, own_args, own, notes)
+                filters = filter_args(app.taxonomy, own_args, own, notes)
             except ToolInputError as exc:
                 first_error = first_error or exc
                 continue
@@ -523,11 +510,11 @@ class LibraryApp:
         return rows, key
 
     def _fused_search(self, args: dict, notes: list[str]) -> dict:
-        own = (*SEARCH_OWN, VERSION_KEY)
-        parts = self._participants(SEARCH_DOCS, args, notes, SEARCH_OWN)
+        own = (*search_docs.OWN, VERSION_KEY)
+        parts = self._participants(search_docs.NAME, args, notes, search_docs.OWN)
         first = parts[0][0]
         call = search_call(args, notes, first.expand_references)
-        budget = first._budget_arg(args, notes)
+        budget = max_tokens_arg(args, first.max_tokens, notes)
         excluded, excluded_key = self._exclude_rows(args, notes)
         filters = {k: str(args[k]) for k in sorted(args) if k not in own and args[k] is not None}
         keys = ",".join(_key_of(app) for app, _ in parts)
@@ -535,7 +522,7 @@ class LibraryApp:
         total_rows = sum(app.bundle.n_chunks for app, _ in parts)
         offset = 0
         if call.cursor is not None:
-            offset = decode_offset(
+            offset = search_offset(
                 self._secret, self.bundle_id, bound, filters, call.cursor, total_rows
             )
         fused = fuse_search(parts, call, offset, excluded)
@@ -543,9 +530,9 @@ class LibraryApp:
         pattern = snippet_pattern(call.query)
         hits = []
         for app, page, i, score in fused.shown:
-            hit = app.hit(page.rows[i], score, pattern, page, i)
-            hit[LIBRARY_ARG] = app.bundle.metadata.name
-            hits.append(hit)
+            one = hit(app, page.rows[i], score, pattern, page, i)
+            one[LIBRARY_ARG] = app.bundle.metadata.name
+            hits.append(one)
         hits = fit_hits(hits, budget, notes)
         next_offset = offset + len(hits)
         next_cursor = None
@@ -574,11 +561,11 @@ class LibraryApp:
                         "(LIBRARY:id) or give library."
                     )
                 if having:
-                    return having[0].get_doc(args)
+                    return answer(having[0], get_doc.NAME, args)
         if LIBRARY_ARG not in args and "section" in args and "chunk_id" not in args:
             return self._section_anywhere(args, notes)
-        app = self._routed(GET_DOC, args, notes, "chunk_id")
-        result = app.get_doc(args)
+        app = self._routed(get_doc.NAME, args, notes, "chunk_id")
+        result = answer(app, get_doc.NAME, args)
         if notes and not result.get("isError"):
             result["content"].append({"type": "text", "text": "Note: " + " ".join(notes)})
         return result
@@ -587,7 +574,7 @@ class LibraryApp:
         """get_doc by section without a library: the one library where it resolves."""
         answers = []
         for app, own in self._each(args, notes):
-            result = app.get_doc(dict(own))
+            result = answer(app, get_doc.NAME, dict(own))
             if not result.get("isError"):
                 answers.append((app, result))
         if len(answers) == 1:
@@ -608,8 +595,8 @@ class LibraryApp:
         prefixed = isinstance(path, str) and self.split_id(path)[0] is not None
         if LIBRARY_ARG not in args and not prefixed and len(self.libraries) > 1:
             return self._library_listing(args, notes)
-        app = self._routed(LIST_SECTIONS, args, notes, "path")
-        return self._tagged(app, app.list_sections(args), notes)
+        app = self._routed(list_sections.NAME, args, notes, "path")
+        return self._tagged(app, answer(app, list_sections.NAME, args), notes)
 
     def _library_listing(self, args: dict, notes: list[str]) -> dict:
         """list_sections without a library: the libraries, each with its description and size."""
@@ -646,20 +633,20 @@ class LibraryApp:
             for how in (("path",), ("path-suffix", "title")):
                 having = [a for a in self._each_latest() if _page_match(a, path) in how]
                 if len(having) == 1:
-                    return self._tagged(having[0], having[0].get_page(args), notes)
+                    return self._tagged(having[0], answer(having[0], get_page.NAME, args), notes)
                 if len(having) > 1:
                     raise ToolInputError(
                         f"Page '{path}' exists in {', '.join(_key_of(a) for a in having)}; give "
                         f"{LIBRARY_ARG} or prefix the path (LIBRARY:path)."
                     )
-        app = self._routed(GET_PAGE, args, notes, "path")
-        return self._tagged(app, app.get_page(args), notes)
+        app = self._routed(get_page.NAME, args, notes, "path")
+        return self._tagged(app, answer(app, get_page.NAME, args), notes)
 
     def get_api_reference(self, args: dict) -> dict:
         notes: list[str] = []
         if LIBRARY_ARG in args or len(self.libraries) == 1:
-            app = self._routed(GET_API_REFERENCE, args, notes, None)
-            return self._tagged(app, app.get_api_reference(args), notes)
+            app = self._routed(get_api_reference.NAME, args, notes, None)
+            return self._tagged(app, answer(app, get_api_reference.NAME, args), notes)
         method = args.get("method")
         if method is None or args.get("cursor") is not None:
             raise ToolInputError(
@@ -669,7 +656,7 @@ class LibraryApp:
         entries: list[dict] = []
         errors = []
         for app, own in self._each(args, notes):
-            result = app.get_api_reference(own)
+            result = answer(app, get_api_reference.NAME, own)
             if result.get("isError"):
                 errors.append(result["content"][0]["text"])
                 continue
@@ -682,13 +669,14 @@ class LibraryApp:
     def get_code_examples(self, args: dict) -> dict:
         notes: list[str] = []
         if LIBRARY_ARG in args or len(self.libraries) == 1:
-            app = self._routed(GET_CODE_EXAMPLES, args, notes, None)
-            return self._tagged(app, app.get_code_examples(args), notes)
-        own = ("query", "topic", "language", "limit")
-        parts = self._participants(GET_CODE_EXAMPLES, args, notes, own)
+            app = self._routed(get_code_examples.NAME, args, notes, None)
+            return self._tagged(app, answer(app, get_code_examples.NAME, args), notes)
+        own = get_code_examples.OWN
+        parts = self._participants(get_code_examples.NAME, args, notes, own)
         per_app = []
         for app, filters in parts:
-            result = app.get_code_examples({**{k: args[k] for k in own if k in args}, **filters})
+            mine = {**{k: args[k] for k in own if k in args}, **filters}
+            result = answer(app, get_code_examples.NAME, mine)
             if result.get("isError"):
                 raise ToolInputError(result["content"][0]["text"])
             per_app.append((app, result["structuredContent"]))
@@ -702,7 +690,7 @@ class LibraryApp:
                         {LIBRARY_ARG: app.bundle.metadata.name, **content["examples"][n]}
                     )
         # The same limit each library applied (its clamping notes are in its own results).
-        cap = int_arg(args, "limit", DEFAULT_LIMIT, 1, MAX_LIMIT, [])
+        cap = limit_arg(args, [])
         result: dict[str, Any] = {"examples": examples[:cap]}
         if not examples:
             notes.append("No code examples matched in any library; try other words.")
@@ -725,71 +713,12 @@ class LibraryApp:
     # -- compare_versions -----------------------------------------------------------------------
 
     def compare_versions(self, args: dict) -> dict:
-        check_fields(args, ("library", "old_version", "new_version", "path", "limit"))
-        notes: list[str] = []
-        name = str_arg(args, LIBRARY_ARG)
-        if name is None:
-            if len(self._versioned) > 1:
-                raise ToolInputError(
-                    f"compare_versions needs `{LIBRARY_ARG}`: one of {', '.join(self._versioned)}."
-                )
-            name = next(iter(self._versioned))
-        lib = self._versioned.get(name)
-        if lib is None:
-            raise ToolInputError(
-                f"'{name}' has no two versions to compare; libraries with versions: "
-                f"{', '.join(self._versioned)}."
-            )
-        versions = lib.named
-        new_version = self._version_arg(lib, args, "new_version", "latest", notes)
-        before = [v for v in versions if _version_key(v) < _version_key(new_version)]
-        default_old = before[-1] if before else None
-        old_arg = str_arg(args, "old_version")
-        if old_arg is None and default_old is None:
-            raise ToolInputError(
-                f"{new_version} is the oldest version of {name}; give old_version "
-                f"({', '.join(versions)})."
-            )
-        old_version = self._version_arg(lib, args, "old_version", default_old, notes)
-        path = str_arg(args, "path")
-        limit = int_arg(args, "limit", COMPARE_LIMIT, 1, MAX_COMPARE_LIMIT, notes)
-        old_app = lib.apps[lib.versions.index(old_version)]
-        new_app = lib.apps[lib.versions.index(new_version)]
-        report = self._report(old_app, new_app)
-        result = {
-            LIBRARY_ARG: name,
-            "old_version": old_version,
-            "new_version": new_version,
-            **compare_result(
-                report, old_app.bundle.id_prefix, new_app.bundle.id_prefix, path, limit
-            ),
-        }
-        if old_version == new_version:
-            notes.append("old_version and new_version are the same version: nothing changed.")
-        return json_result(result, notes)
+        return compare_versions.run(self, compare_versions.parse(self, args))
 
-    @staticmethod
-    def _version_arg(
-        lib: Library, args: dict, key: str, default: str | None, notes: list[str]
-    ) -> str:
-        wanted = str_arg(args, key) or default
-        assert wanted is not None
-        versions = lib.named
-        resolved = resolve_version(wanted, versions)
-        if resolved is None:
-            raise ToolInputError(
-                f"No version of {lib.name} matches {json.dumps(wanted)} ({key}). Available "
-                f"versions: {', '.join(versions)}."
-            )
-        if resolved != wanted and str_arg(args, key) is not None:
-            notes.append(f"{key} {json.dumps(wanted)} resolved to {resolved!r}.")
-        return resolved
-
-    def _report(self, old: DocsApp, new: DocsApp) -> Report:
+    def report(self, old: DocsContext, new: DocsContext) -> Report:
         """The comparison of two bundles, remembered (bundles never change under a server)."""
-        key = (old.bundle.bundle_id + _key_of(old), new.bundle.bundle_id + _key_of(new))
-        report = self._reports.get(key)
-        if report is None:
+
+        def compare() -> Report:
             # Imported on the first comparison: changes.py (with difflib) was ~10 ms of every
             # server's cold start.
             from ..bundle.changes import DiffError, classify, match, side_of
@@ -799,20 +728,18 @@ class LibraryApp:
                 b = side_of(new.bundle, _key_of(new))
             except DiffError as exc:
                 raise BundleError(str(exc)) from None
-            report = classify(a, b, match(a, b))
-            with self._reports_lock:
-                if len(self._reports) >= REPORT_CACHE:
-                    self._reports.pop(next(iter(self._reports)))
-                self._reports[key] = report
-        return report
+            return classify(a, b, match(a, b))
+
+        key = (old.bundle.bundle_id + _key_of(old), new.bundle.bundle_id + _key_of(new))
+        return self._reports.get(key, compare)
 
     # -- resources, prompts, completions ----------------------------------------------------------
 
-    # resources.py is imported on first use, as DocsApp does: start-up stays lean.
+    # features/ is imported on first use, as DocsApp does: start-up stays lean.
 
     def _owner_of_uri(self, uri: str) -> DocsApp | None:
         for app in self.apps:
-            if app.docs_resources._parse(uri) is not None:
+            if app.docs_resources.parse(uri) is not None:
                 return app
         return None
 
@@ -829,8 +756,8 @@ class LibraryApp:
     def read_resource(self, uri: str) -> dict:
         owner = self._owner_of_uri(uri)
         if owner is None:
+            from ..features.resources import SCHEME
             from ..protocol.dispatcher import RESOURCE_NOT_FOUND
-            from ..tools.resources import SCHEME
 
             raise ProtocolError(
                 RESOURCE_NOT_FOUND,
@@ -840,7 +767,7 @@ class LibraryApp:
         return self.libraries[owner.bundle.metadata.name].latest.read_resource(uri)
 
     def list_prompts(self) -> dict:
-        from ..tools.resources import SEARCH_PROMPT
+        from ..features.prompts import SEARCH_PROMPT
 
         prompts = json.loads(json.dumps(self.apps[0].list_prompts()))
         library = {
@@ -872,7 +799,7 @@ class LibraryApp:
         return lib.latest.get_prompt(name, rest)
 
     def complete(self, ref: dict, argument: dict, context: dict[str, str]) -> dict:
-        from ..tools.resources import EXPLAIN_PROMPT
+        from ..features.prompts import EXPLAIN_PROMPT
 
         if argument["name"] == LIBRARY_ARG and ref["type"] == "ref/prompt":
             value = argument["value"].casefold()
@@ -939,8 +866,9 @@ def fuse_search(
     degraded = None
     notes: list[str] = []
     for order, (app, filters) in enumerate(parts):
-        window = SearchCall(call.query, depth, None, call.expand)
-        page = app.ranked(window, filters, 0, excluded.get(_key_of(app)))
+        page = search_page(
+            app, call.query, depth, call.expand, filters, 0, excluded.get(_key_of(app))
+        )
         total += page.total
         corpus_matches += page.corpus_matches
         for key, values in page.suggested_filters.items():
@@ -990,35 +918,6 @@ def resource_pages(app: LibraryApp, cursor: str | None) -> dict:
     return page
 
 
-def _version_key(version: str) -> tuple:
-    from ..bundle.versions import _key, parse
-
-    parts = parse(version)
-    return (parts is not None, _key(parts) if parts else (), version)
-
-
-def compare_result(
-    report: Report, old_prefix: str, new_prefix: str, path: str | None, limit: int
-) -> dict[str, Any]:
-    """compare_versions' answer from a report: counts and pages (under `path` when given), and
-    at most `limit` entries (and pages) of each kind, ids with the versions' prefixes."""
-    if path:
-        report = report.under(path.removeprefix("./").lstrip("/"))
-    data = report.to_json(limit)
-    for entry in data["entries"]:
-        for side, prefix in (("old_id", old_prefix), ("new_id", new_prefix)):
-            if entry[side] is not None:
-                entry[side] = prefix + entry[side]
-    pages = data["pages"]
-    return {
-        "counts": data["counts"],
-        "page_counts": {kind: len(items) for kind, items in pages.items()},
-        "pages": {kind: items[:limit] for kind, items in pages.items()},
-        "entries": data["entries"],
-        "omitted": data["omitted"],
-    }
-
-
 def _page_match(app: DocsApp, path: str) -> str | None:
     """How `path` names a page of the app without searching (PageMatch.matched_by), or None."""
     found = app.pages.find(path, lambda _query: [])
@@ -1035,6 +934,6 @@ def _description(app: DocsApp) -> str:
 
 
 def _version_order(app: DocsApp) -> tuple:
-    """Unversioned bundles first, then by `_version_key`."""
+    """Unversioned bundles first, then by `order_key`."""
     version = app.bundle.metadata.version or ""
-    return (version != "", *_version_key(version))
+    return (version != "", *order_key(version))
