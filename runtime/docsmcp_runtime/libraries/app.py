@@ -63,10 +63,10 @@ from ..tools.arguments import (
     str_arg,
 )
 from ..tools.context import DocsContext, Memo
-from ..tools.hits import hit, search_page
+from ..tools.hits import fit_hits, hit, search_page
 from ..tools.registry import VERSION_TOOLS, ToolSelection, answer, definitions
 from ..tools.results import close_matches, json_result, text_result
-from ..tools.search_docs import degraded_message, fit_hits, search_hint
+from ..tools.search_docs import degraded_message, search_hint
 
 if TYPE_CHECKING:
     from ..bundle.changes import Report

@@ -1,7 +1,7 @@
 """Search hits: one page of a ranked search (reranked when the server reranks, section lookups
-such as `R-exts 5.10.2` put first), and each of its rows as a hit in the shape the tool contract
-fixes, citing where its text comes from. search_docs answers with them, as does a server of
-several bundles (libraries/)."""
+such as `R-exts 5.10.2` put first), each of its rows as a hit in the shape the tool contract
+fixes, citing where its text comes from, and the hits that fit a response budget. search_docs
+answers with them, as does a server of several bundles (libraries/)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,8 @@ import numpy as np
 
 from ..browse.sections import SectionIndex, section_query
 from ..errors import BundleError, SearchTimeout
-from ..search.engine import Page, Searcher, snippet
+from ..search.budget import pack_hits
+from ..search.engine import Page, Searcher, snippet, snippet_pattern
 from ..search.rerank import reranked_page
 from .arguments import ToolInputError
 from .context import DocsContext
@@ -143,6 +144,16 @@ def _section_pins(context: DocsContext, query: str, sections: SectionIndex | Non
     return [r for r in rows if first <= r < end][:MAX_PINNED]
 
 
+def page_hits(context: DocsContext, page: Page, query: str) -> list[dict]:
+    """The hits of one page of a search for `query`."""
+    pattern = snippet_pattern(query)
+    context.bundle.prefetch(page.rows)
+    return [
+        hit(context, row, score, pattern, page, i)
+        for i, (row, score) in enumerate(zip(page.rows, page.scores, strict=True))
+    ]
+
+
 def hit(context: DocsContext, row: int, score: float, pattern: Any, page: Page, i: int) -> dict:
     """One search hit: the i-th row of `page`, in the shape the tool contract fixes."""
     bundle = context.bundle
@@ -193,3 +204,19 @@ def page_range(context: DocsContext, row: int) -> tuple[int, int] | None:
     if pages is not None and row < len(pages) and pages[row, 0]:
         return int(pages[row, 0]), int(pages[row, 1])
     return None
+
+
+def fit_hits(hits: list[dict], budget: int | None, notes: list[str]) -> list[dict]:
+    """The hits that fit `max_tokens` (whole hits first, then the best passage of the next),
+    with a note saying what was left out."""
+    if budget is None or not hits:
+        return hits
+    shown = len(hits)
+    hits, used, shortened = pack_hits(hits, budget)
+    if len(hits) < shown or shortened:
+        notes.append(
+            f"max_tokens {budget}: {len(hits)} of {shown} hits fit (~{used} tokens"
+            + ("; the last one shortened" if shortened else "")
+            + "). Continue with next_cursor, or raise max_tokens."
+        )
+    return hits

@@ -61,7 +61,8 @@ def definitions(
 def answer(context: DocsContext, name: str, args: dict) -> dict:
     """The result of the tool `name` over one bundle; ToolInputError for bad arguments."""
     tool = BY_NAME[name]
-    return tool.run(context, tool.parse(context, args))
+    request = tool.parse(context, args)
+    return tool.run(context, request)
 
 
 @dataclass(frozen=True)

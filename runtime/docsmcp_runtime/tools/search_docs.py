@@ -10,8 +10,6 @@ from typing import Any
 import numpy as np
 
 from ..protocol.cursor import encode_cursor
-from ..search.budget import pack_hits
-from ..search.engine import snippet_pattern
 from .arguments import (
     MAX_EXCLUDE,
     SearchCall,
@@ -22,7 +20,7 @@ from .arguments import (
     search_offset,
 )
 from .context import DocsContext
-from .hits import HIT_SCHEMA, hit, search_page
+from .hits import HIT_SCHEMA, fit_hits, page_hits, search_page
 from .results import json_result
 from .schemas import LIMIT, MAX_TOKENS_ARG, NOTES, tool_definition
 
@@ -98,7 +96,8 @@ def definition(description: str, taxonomy: dict) -> dict:
 
 @dataclass(frozen=True, eq=False)
 class SearchRequest:
-    """One search_docs call over one bundle."""
+    """One search_docs call over one bundle: what is searched, from which offset (the cursor's),
+    and how much is shown."""
 
     call: SearchCall
     filters: dict[str, str]
@@ -107,6 +106,7 @@ class SearchRequest:
     # What a cursor is bound to besides query and filters: a page of another result list
     # (expanded, other rows excluded) must not continue this one.
     bound: str
+    offset: int
     notes: tuple[str, ...]
 
 
@@ -116,33 +116,30 @@ def parse(context: DocsContext, args: dict) -> SearchRequest:
     call = search_call(args, notes, context.expand_references)
     max_tokens = max_tokens_arg(args, context.max_tokens, notes)
     exclude, excluded = exclude_arg(context.bundle, args, notes)
-    return SearchRequest(call, filters, max_tokens, exclude, call.bound + excluded, tuple(notes))
+    bound = call.bound + excluded
+    offset = 0
+    if call.cursor is not None:
+        bundle = context.bundle
+        offset = search_offset(
+            context.secret, bundle.bundle_id, bound, filters, call.cursor, bundle.n_chunks
+        )
+    return SearchRequest(call, filters, max_tokens, exclude, bound, offset, tuple(notes))
 
 
 def run(context: DocsContext, request: SearchRequest) -> dict:
     notes = list(request.notes)
-    call, filters, bundle = request.call, request.filters, context.bundle
-    offset = 0
-    if call.cursor is not None:
-        offset = search_offset(
-            context.secret, bundle.bundle_id, request.bound, filters, call.cursor, bundle.n_chunks
-        )
+    call, filters, offset = request.call, request.filters, request.offset
     page = search_page(
         context, call.query, call.limit, call.expand, filters, offset, request.exclude
     )
     notes.extend(page.notes)
-    pattern = snippet_pattern(call.query)
-    bundle.prefetch(page.rows)
-    hits = [
-        hit(context, row, score, pattern, page, i)
-        for i, (row, score) in enumerate(zip(page.rows, page.scores, strict=True))
-    ]
+    hits = page_hits(context, page, call.query)
     hits = fit_hits(hits, request.max_tokens, notes)
     next_offset = offset + len(hits)
     next_cursor = None
     if hits and next_offset < page.total:
         next_cursor = encode_cursor(
-            context.secret, bundle.bundle_id, request.bound, filters, next_offset
+            context.secret, context.bundle.bundle_id, request.bound, filters, next_offset
         )
     hint = None
     if not hits:
@@ -152,22 +149,6 @@ def run(context: DocsContext, request: SearchRequest) -> dict:
         context.warn_degraded(page.degraded)
         result["degraded"] = degraded_message(page.degraded)
     return json_result(result, notes)
-
-
-def fit_hits(hits: list[dict], budget: int | None, notes: list[str]) -> list[dict]:
-    """The hits that fit `max_tokens` (whole hits first, then the best passage of the next),
-    with a note saying what was left out."""
-    if budget is None or not hits:
-        return hits
-    shown = len(hits)
-    hits, used, shortened = pack_hits(hits, budget)
-    if len(hits) < shown or shortened:
-        notes.append(
-            f"max_tokens {budget}: {len(hits)} of {shown} hits fit (~{used} tokens"
-            + ("; the last one shortened" if shortened else "")
-            + "). Continue with next_cursor, or raise max_tokens."
-        )
-    return hits
 
 
 def degraded_message(reason: str) -> str:
