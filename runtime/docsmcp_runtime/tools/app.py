@@ -20,7 +20,7 @@ from .results import text_result
 if TYPE_CHECKING:
     from ..features.resources import DocsResources
 
-__all__ = ["DocsApp", "ToolInputError", "ToolSelection"]
+__all__ = ["DocsApp"]
 
 log = logging.getLogger(__name__)
 
