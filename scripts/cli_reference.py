@@ -52,7 +52,7 @@ class Command:
 
 def _parsers() -> list[argparse.ArgumentParser]:
     from docsmcp.cli import _parser as builder_parser
-    from docsmcp_runtime.cli import _parser as runtime_parser
+    from docsmcp_runtime.commands.parser import _parser as runtime_parser
 
     return [builder_parser(), runtime_parser()]
 

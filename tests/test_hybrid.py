@@ -365,7 +365,7 @@ def test_chunks_do_not_follow_the_window_long_ones_pool_windows(tmp_path: Path) 
     emb = build_bundle(docs, tmp_path / "st", "--embedding-provider", "sentence-transformers")
     count = [json.loads((b / "metadata.json").read_text())["stats"]["chunks"] for b in (full, emb)]
     assert count == [1, 1]
-    from docsmcp_runtime.format.metadata import EMBEDDING_INPUT
+    from docsmcp_runtime.format.ranking import EMBEDDING_INPUT
 
     text = pq.read_table(emb / "chunks.parquet").column("text")[0].as_py()
     model = st.SentenceTransformer(str(gt.get_model_path()), device="cpu")

@@ -267,7 +267,8 @@ def test_an_image_that_is_not_a_bundle_is_refused(registry: Registry, tmp_path: 
     """A manifest of another artifact type under the tag: refused in one line, nothing cached."""
     import hashlib
 
-    from docsmcp_runtime.distribution.registry import EMPTY_CONFIG, Session
+    from docsmcp_runtime.distribution.registry import EMPTY_CONFIG
+    from docsmcp_runtime.distribution.registry_client import Session
 
     ref = parse_reference(f"{registry.host}/docs/not-a-bundle:v1")
     session = Session(ref, actions="pull,push")

@@ -10,7 +10,7 @@ use time: readers touch what they use). Bundles never depend on it; `docsmcp cac
     bundles/      archives and OCI layouts the runtime unpacked
                   (docsmcp_runtime.distribution.archive)
     oci/          what each pulled oci:// reference resolved to
-                  (docsmcp_runtime.distribution.registry)
+                  (docsmcp_runtime.distribution.registry_pull)
     downloads/    https:// bundles: partial downloads, and which sha256 each URL served last
                   (docsmcp_runtime.distribution.remote)
 """

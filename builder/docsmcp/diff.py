@@ -10,17 +10,11 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from docsmcp_runtime.bundle.changes import (
+from docsmcp_runtime.bundle.changes import KINDS, LISTED, SCHEMA, DiffError, Entry, Report, Section
+from docsmcp_runtime.bundle.changes_report import (
     EXCERPT_CHARS,
     EXCERPT_LINE_CHARS,
     EXCERPT_LINES,
-    KINDS,
-    LISTED,
-    SCHEMA,
-    DiffError,
-    Entry,
-    Report,
-    Section,
     diff_bundles,
     excerpt,
 )

@@ -23,7 +23,7 @@ from typing import TypeVar
 
 import pyarrow.parquet as pq
 from docsmcp_runtime.format import API_FILE, CHUNKS_FILE, PAGES_FILE, SECTIONS_FILE
-from docsmcp_runtime.format.metadata import EMBEDDING_INPUT
+from docsmcp_runtime.format.ranking import EMBEDDING_INPUT
 
 # A mined query text naming more sections than this is ambiguous: left out.
 MAX_QUERY_TARGETS = 1

@@ -4,7 +4,7 @@ The artifact is exactly what `docsmcp pack --oci` writes (`pack.oci_manifest`, t
 reproducible archive as its one layer), so the digests are the same whichever way a bundle
 travels. Blobs the registry already holds are skipped (HEAD), and a tag already pointing at the
 same manifest is left alone: pushing the same bundle twice uploads nothing. The HTTP client is
-the runtime's (`docsmcp_runtime.distribution.registry`), standard library only.
+the runtime's (`docsmcp_runtime.distribution.registry_client`), standard library only.
 """
 
 from __future__ import annotations
@@ -17,7 +17,8 @@ from pathlib import Path
 
 from docsmcp_runtime.bundle.reader import open_bundle
 from docsmcp_runtime.distribution.archive import locate_archive, unpack_to_cache
-from docsmcp_runtime.distribution.registry import EMPTY_CONFIG, Session, parse_reference
+from docsmcp_runtime.distribution.registry import EMPTY_CONFIG, parse_reference
+from docsmcp_runtime.distribution.registry_client import Session
 from docsmcp_runtime.errors import BundleError
 from docsmcp_runtime.format import Metadata, sha256_file
 

@@ -425,7 +425,7 @@ def test_plain_uvicorn_with_the_guarded_protocol(example_bundle: Path) -> None:
 def test_limit_flags_are_checked(
     capsys: pytest.CaptureFixture[str], flag: str, value: str, message: str
 ) -> None:
-    from docsmcp_runtime.cli import _parser
+    from docsmcp_runtime.commands.parser import _parser
 
     with pytest.raises(SystemExit) as exc:
         _parser().parse_known_args(["--bundle", "idx", "--transport", "http", flag, value])

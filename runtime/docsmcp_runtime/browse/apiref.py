@@ -10,7 +10,7 @@ import numpy as np
 from ..bundle.reader import Bundle
 from ..errors import BundleError
 from ..format import API_FILE, MetadataError
-from ..format.checks import api_json
+from ..format.problems import api_json
 
 _IDENT = re.compile(r"[^0-9a-z_.]+")
 

@@ -9,7 +9,7 @@ import numpy as np
 
 from ..bundle.reader import Bundle
 from ..format import SECTIONS_FILE
-from ..format.checks import list_parts
+from ..format.problems import list_parts
 
 # A rule id may be given in its source form, `r[items.fn.generics]`.
 _RULE_FORM = re.compile(r"^r\[(.+)\]$")

@@ -21,7 +21,7 @@ import pyarrow.parquet as pq
 
 from ..errors import BundleError
 from ..format import CHUNKS_FILE
-from ..format.checks import chunk_table_problem, scan_problem
+from ..format.problems import chunk_table_problem, scan_problem
 
 log = logging.getLogger(__name__)
 

@@ -24,7 +24,7 @@ import pyarrow.parquet as pq
 
 from ..errors import BundleError
 from ..format import CHUNKS_FILE, EAGER_COLUMNS, ROW_GROUP_SIZE, Inspection, Metadata
-from ..format.checks import null_problem, table_problems
+from ..format.problems import null_problem, table_problems
 from .integrity import BackgroundCheck, lazy_bytes
 
 # Decompressed row groups of the chunk table kept in memory, least recently used first out. By

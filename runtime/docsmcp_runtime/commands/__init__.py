@@ -1,4 +1,5 @@
-"""The command line's subcommands beside serving (`cli.py` parses the arguments and dispatches):
-`clientconfig` is `docsmcp-runtime config`, the snippet that registers a server in an MCP
-client.
+"""The command line's parts (`cli.main` parses the arguments and dispatches): `parser` (the
+arguments and subcommands), `options` (arguments -> search options, bundles, tool selection),
+`terminal` (`search`, `get`, `toc`), `serve` (`--transport http`) and `clientconfig`
+(`docsmcp-runtime config`, the snippet that registers a server in an MCP client).
 """

@@ -4,8 +4,10 @@ OCI layout, an `https://` release asset or an `oci://` reference) becomes a loca
 - `resolve`: the entry point, `resolve_bundle(spec)`, which picks one of the sources below;
 - `archive`: archives and OCI image layouts, checked against their digest and unpacked once
   into the cache;
-- `remote`: release assets downloaded over HTTPS (resumable, pinned by sha256);
-- `registry`: a small OCI-distribution client for `oci://` pulls (and the builder's pushes);
+- `remote`, `remote_fetch`: release assets downloaded over HTTPS (pins and bounds; the
+  resumable download);
+- `registry`, `registry_client`, `registry_pull`: a small OCI-distribution client (references
+  and credentials, the HTTP `Session` the builder's pushes use too, `oci://` pulls);
 - `swap`: replacing a file or folder so that a crash never leaves neither (shared with the
   builder).
 """

@@ -29,8 +29,8 @@ from ..format import (
     MetadataError,
     sha256_file,
 )
+from ..format.files import file_entry
 from ..format.jsonread import loads
-from ..format.metadata import file_entry
 
 if TYPE_CHECKING:
     import tarfile

@@ -1,6 +1,6 @@
 """What the user passed to `--bundle`, as a bundle directory to memory-map: a plain directory is
 returned as is; an archive or OCI layout is checked and unpacked into the cache (archive.py); an
-`https://` URL (remote.py) or an `oci://` reference (registry.py) is downloaded first.
+`https://` URL (remote.py) or an `oci://` reference (registry_pull.py) is downloaded first.
 """
 
 from __future__ import annotations
@@ -21,7 +21,8 @@ def resolve_bundle(
     """The bundle directory to memory-map for `spec`.
 
     - a bundle directory: returned unchanged (the caller opens and checks it);
-    - an `oci://` reference (registry.py) or an `https://` URL (remote.py): pulled, then as below;
+    - an `oci://` reference (registry_pull.py) or an `https://` URL (remote.py): pulled, then as
+      below;
     - a `.tar.gz` archive, an OCI layout directory, or `LAYOUT:TAG`: the archive (or layer) is
       hashed and checked against its digest, then unpacked once into
       `CACHE/bundles/<sha256 of the archive>/` and verified with `open_bundle(verify=True)`.
@@ -35,13 +36,13 @@ def resolve_bundle(
     """
     # The default root only when it is needed: a plain directory must serve even where no home
     # directory can be found (containers run under an arbitrary uid without HOME). Only
-    # references and URLs pay for importing the HTTP clients (remote.py, registry.py).
+    # references and URLs pay for importing the HTTP clients (remote_fetch.py, registry_pull.py).
     if isinstance(spec, str) and spec.startswith(OCI_SCHEME):
-        from .registry import pull_bundle
+        from .registry_pull import pull_bundle
 
         return pull_bundle(spec, cache_dir if cache_dir is not None else default_cache_dir())
     if is_remote(spec):
-        from .remote import resolve_remote
+        from .remote_fetch import resolve_remote
 
         root = cache_dir if cache_dir is not None else default_cache_dir()
         return resolve_remote(str(spec), root, fetch)

@@ -1,11 +1,13 @@
 """The bundle format (bundle-spec.md) in one place: file names, dtypes and the chunk schema
-(`layout`), `metadata.json` as typed sections with every default (`metadata`), the embedding
-providers (`providers`), and the invariant checks shared by the runtime and `docsmcp verify`
-(`checks`). The writer, the reader and the verifier all use this package; no other module
-spells a file name, a dtype or a default of the format.
+(`layout`), `metadata.json` as typed sections with every default (`metadata`, with `ranking`
+and `files`), the embedding providers (`providers`), and the invariant checks shared by the
+runtime and `docsmcp verify` (`checks`, with `problems` and `deep`). The writer, the reader and
+the verifier all use this package; no other module spells a file name, a dtype or a default of
+the format.
 """
 
-from .checks import EAGER_COLUMNS, Inspection, Problem, check
+from .checks import EAGER_COLUMNS, Inspection, check
+from .files import FileEntry
 from .jsonread import MetadataError
 from .layout import (
     ALL_ARRAYS,
@@ -43,27 +45,17 @@ from .layout import (
     sha256_file,
 )
 from .metadata import (
-    ANALYZER_NAME,
-    DEFAULT_STOPWORDS,
-    EMBEDDING_INPUT,
     FEATURE_AUTO_INCLUDE,
-    FUSION_LISTS,
     KNOWN_FEATURES,
     URL_PLACEHOLDERS,
-    AnalyzerConfig,
-    Embedding,
-    FileEntry,
-    Fusion,
-    FusionWeights,
-    LexicalParams,
     Metadata,
     Source,
     Stats,
     TaxonomyKey,
     ToolTexts,
-    VectorIndexSpec,
     check_url_template,
 )
+from .problems import Problem
 from .providers import (
     PROVIDERS,
     STATIC_TABLE_FILE,
@@ -77,6 +69,18 @@ from .providers import (
     SentenceTransformersOptions,
     StaticOptions,
     TokenizerOptions,
+)
+from .ranking import (
+    ANALYZER_NAME,
+    DEFAULT_STOPWORDS,
+    EMBEDDING_INPUT,
+    FUSION_LISTS,
+    AnalyzerConfig,
+    Embedding,
+    Fusion,
+    FusionWeights,
+    LexicalParams,
+    VectorIndexSpec,
 )
 
 __all__ = [

@@ -7,16 +7,13 @@ problem was yielded, `metadata`, `arrays` (memory-mapped) and the chunk table ar
 Cheap checks always run (metadata, the file set, sizes, sha256 when asked, array shapes and
 bounds that a search would otherwise trip over); `deep=True` adds the whole-file invariants
 (dictionary order, postings order, the chunk table's order and ids, facet codes against the
-chunk metadata, stats), vectorised with numpy so even large bundles check in seconds.
+chunk metadata, stats), vectorised with numpy so even large bundles check in seconds: they are
+deep.py's. `Problem` and the checks of one file or table the runtime reuses are problems.py's.
 """
 
 from __future__ import annotations
 
-import hashlib
-import json
-import mmap
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -24,33 +21,36 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from .deep import DeepChecks
+from .files import FileEntry, check_file_count, file_entry
 from .jsonread import MetadataError, loads
 from .layout import (
     ALL_ARRAYS,
-    API_FILE,
     ARRAY_BY_FILE,
     ARRAYS,
-    CHUNK_COMPRESSION,
-    CHUNK_SCHEMA,
     CHUNKS_FILE,
-    CODE_FILE,
     FORMAT,
     FORMAT_VERSION,
     IVF_ARRAYS,
     MAX_METADATA_BYTES,
     MAX_METADATA_DEPTH,
     METADATA_FILE,
-    PAGES_FILE,
     Q8_ARRAYS,
     REQUIRED_FILES,
-    ROW_GROUP_SIZE,
-    SECTIONS_FILE,
     TABLES,
     VECTOR_ARRAYS,
     sha256_file,
 )
-from .metadata import FileEntry, Metadata, check_file_count, file_entry
-from .quantise import q8_problem
+from .metadata import Metadata
+from .problems import (
+    Problem,
+    _map,
+    chunk_table_problem,
+    null_problem,
+    rows_beyond,
+    sha256_mismatch,
+    table_problems,
+)
 
 # Columns the runtime reads at open; `text` is read lazily by row group.
 EAGER_COLUMNS = (
@@ -64,22 +64,9 @@ EAGER_COLUMNS = (
     "line_end",
     "metadata",
 )
-# Bytes of padded term matrix built at once when checking the dictionary order.
-_SORT_BLOCK_BYTES = 32 << 20
 
 
-@dataclass(frozen=True)
-class Problem:
-    """One reason a bundle is not what the spec says; `file` names the bundle file concerned."""
-
-    file: str
-    message: str
-
-    def __str__(self) -> str:
-        return f"{self.file}: {self.message}" if self.file else self.message
-
-
-class Inspection:
+class Inspection(DeepChecks):
     """One pass over a bundle directory. Iterate `problems()` once; then use the parts."""
 
     def __init__(
@@ -417,427 +404,8 @@ class Inspection:
             elif not (np.all(np.isfinite(scale)) and np.all(scale > 0)):
                 yield Problem(files[1], "steps must be finite and > 0")
 
-    # -- deep checks (docsmcp verify) -------------------------------------------------------------
-
-    def _deep(self) -> Iterator[Problem]:
-        yield from self._compression()
-        yield from self._terms()
-        yield from self._postings()
-        if self.table is not None:
-            yield from self._chunk_rows(self.table)
-            yield from self._chunk_metadata(self.table)
-        yield from self._stats()
-        yield from self._q8_bound()
-
-    def _q8_bound(self) -> Iterator[Problem]:
-        vectors, q8, scale = (self.arrays.get(k) for k in ("vectors", *Q8_ARRAYS))
-        if vectors is None or q8 is None or scale is None or q8.shape != vectors.shape:
-            return
-        if scale.shape == (vectors.shape[1],):
-            problem = q8_problem(vectors, q8, scale)
-            if problem is not None:
-                yield Problem(VECTOR_ARRAYS["vectors_q8"].file, problem)
-
-    def _compression(self) -> Iterator[Problem]:
-        if self.parquet is None:
-            return
-        md = self.parquet.metadata
-        codecs = {
-            md.row_group(i).column(j).compression
-            for i in range(md.num_row_groups)
-            for j in range(md.num_columns)
-        }
-        if codecs - {CHUNK_COMPRESSION.upper()}:
-            yield Problem(CHUNKS_FILE, f"compression {sorted(codecs)}, expected zstd")
-
-    def _terms(self) -> Iterator[Problem]:
-        terms, off = self.arrays.get("terms"), self.arrays.get("term_offsets")
-        if terms is None or off is None or not _offsets_fit(off, len(terms)):
-            return
-        n = len(off) - 1
-        starts = off[:-1].astype(np.int64)
-        lengths = np.diff(off.astype(np.int64))
-        try:
-            terms.tobytes().decode("utf-8")
-        except UnicodeDecodeError as exc:
-            at = _term_at(off, exc.start)
-            yield Problem("terms.bin", f"not UTF-8 at byte {exc.start} (term {at})")
-            return
-        # Valid UTF-8 overall and no term starting inside a character: every term is UTF-8.
-        lead = terms[starts[lengths > 0]]
-        split = int(np.count_nonzero((lead & 0xC0) == 0x80))
-        if split:
-            yield Problem("term_offsets.bin", f"{split} offset(s) fall inside a UTF-8 character")
-        if np.any(terms == 0):
-            yield Problem("terms.bin", "contains NUL bytes")
-            return  # the padded comparison below treats NUL as padding
-        if np.any(lengths == 0):
-            yield Problem("terms.bin", f"{int(np.count_nonzero(lengths == 0))} empty term(s)")
-        # Spaces: only bigram terms have one, between two non-empty parts.
-        space_at = np.flatnonzero(terms == 0x20)
-        if len(space_at):
-            owner = np.searchsorted(starts, space_at, side="right") - 1
-            edge = (space_at == starts[owner]) | (space_at == starts[owner] + lengths[owner] - 1)
-            multiple = np.bincount(owner, minlength=n) > 1
-            if np.any(edge) or np.any(multiple):
-                bad = int(np.count_nonzero(multiple)) + int(np.count_nonzero(edge))
-                yield Problem("terms.bin", f"{bad} term(s) with misplaced spaces (bigrams: 'a b')")
-        unsorted = _unsorted_terms(terms, starts, lengths)
-        if len(unsorted):
-            i = int(unsorted[0])
-            yield Problem(
-                "terms.bin",
-                f"dictionary not strictly ascending at {len(unsorted)} place(s), first "
-                f"{_term(terms, off, i)!r} >= {_term(terms, off, i + 1)!r} (terms {i}, {i + 1})",
-            )
-
-    def _postings(self) -> Iterator[Problem]:
-        a = self.arrays
-        poff, docs, imps = (
-            a.get("postings_offsets"),
-            a.get("postings_docs"),
-            a.get("postings_impacts"),
-        )
-        if imps is not None:
-            bad = int(np.count_nonzero(~np.isfinite(imps) | (imps < 0)))
-            if bad:
-                yield Problem("postings_impacts.bin", f"{bad} impact(s) negative, infinite or NaN")
-        if docs is None or poff is None or not _offsets_fit(poff, len(docs)) or len(docs) < 2:
-            return
-        # Positions where a new term's postings begin may go down; nowhere else.
-        begins = np.zeros(len(docs), dtype=bool)
-        firsts = poff[:-1][poff[:-1] < len(docs)].astype(np.int64)
-        begins[firsts] = True
-        step = np.diff(docs.astype(np.int64))
-        bad = np.flatnonzero((step <= 0) & ~begins[1:])
-        if len(bad):
-            term = _term_at(poff, int(bad[0]) + 1)
-            terms, toff = a.get("terms"), a.get("term_offsets")
-            name = ""
-            if terms is not None and toff is not None and term + 1 < len(toff):
-                name = f" {_term(terms, toff, term)!r}"
-            yield Problem(
-                "postings_docs.bin",
-                f"rows not strictly ascending within a term at {len(bad)} place(s), first in "
-                f"term {term}{name}",
-            )
-
-    def _chunk_rows(self, table: pa.Table) -> Iterator[Problem]:
-        import pyarrow.compute as pc  # deep checks only: 40 ms of import the runtime never pays
-
-        n = table.num_rows
-        ids = table.column("id")
-        duplicates = n - len(pc.unique(ids))
-        if duplicates:
-            yield Problem(CHUNKS_FILE, f"{duplicates} duplicate chunk id(s)")
-        # Order by path (bytes), then position; positions 0..count-1 within each file.
-        encoded = pc.dictionary_encode(table.column("path").combine_chunks())
-        dictionary = encoded.dictionary.to_pylist()
-        rank_of = np.argsort(np.argsort([p.encode() for p in dictionary], kind="stable"))
-        rank = rank_of[encoded.indices.to_numpy()] if n else np.zeros(0, dtype=np.int64)
-        position = table.column("position").to_numpy().astype(np.int64)
-        count = table.column("file_chunk_count").to_numpy().astype(np.int64)
-        if n:
-            if np.any(np.diff(rank) < 0):
-                yield Problem(CHUNKS_FILE, "rows are not ordered by path")
-            first = np.concatenate([[True], rank[1:] != rank[:-1]])
-            group_start = np.maximum.accumulate(np.where(first, np.arange(n), 0))
-            group_size = np.diff(np.append(np.flatnonzero(first), n))
-            bad_pos = int(np.count_nonzero(position != np.arange(n) - group_start))
-            if bad_pos:
-                yield Problem(
-                    CHUNKS_FILE,
-                    f"{bad_pos} row(s) whose position is not its place within the file "
-                    "(rows must be ordered by path, then position)",
-                )
-            bad_count = int(np.count_nonzero(count != np.repeat(group_size, group_size)))
-            if bad_count:
-                yield Problem(CHUNKS_FILE, f"{bad_count} row(s) whose file_chunk_count is wrong")
-        level = table.column("level").to_numpy()
-        if np.any((level < 0) | (level > 6)):
-            yield Problem(CHUNKS_FILE, "level outside 0..6")
-        start = table.column("line_start").to_numpy()
-        end = table.column("line_end").to_numpy()
-        bad_lines = int(np.count_nonzero((start < 1) | (end < start)))
-        if bad_lines:
-            yield Problem(CHUNKS_FILE, f"{bad_lines} bad line ranges")
-        paths = table.column("path")
-        # `{path}` or `{path}#...`; breadcrumbs `{path}` or `{path} > ...`.
-        for what, column, sep in (("chunk id", "id", "#"), ("breadcrumb", "breadcrumb", " > ")):
-            values = table.column(column)
-            same = pc.equal(values, paths).to_numpy(zero_copy_only=False)
-            prefixed = _starts_with(values, pc.binary_join_element_wise(paths, sep, ""))
-            bad = int(np.count_nonzero(~(same | prefixed)))
-            if bad:
-                yield Problem(CHUNKS_FILE, f"{bad} {what}(s) that do not start with the row's path")
-
-    def _chunk_metadata(self, table: pa.Table) -> Iterator[Problem]:
-        import pyarrow.compute as pc
-
-        taxonomy = self.metadata.taxonomy if self.metadata is not None else None
-        encoded = pc.dictionary_encode(table.column("metadata").combine_chunks())
-        distinct = encoded.dictionary.to_pylist()
-        keys = list(taxonomy or {})
-        codes = np.zeros((len(distinct), len(keys)), dtype=np.int64)
-        found: list[str] = []
-        for j, text in enumerate(distinct):
-            try:
-                obj = json.loads(text)
-            except ValueError:
-                found.append(f"not JSON: {text[:60]!r}")
-                continue
-            if not isinstance(obj, dict) or not all(isinstance(v, str) for v in obj.values()):
-                found.append(f"not an object of strings: {text[:60]!r}")
-                continue
-            if list(obj) != sorted(obj):
-                found.append(f"keys not sorted: {text[:60]!r}")
-            if taxonomy is None:
-                continue
-            for key, value in obj.items():
-                if key not in taxonomy:
-                    found.append(f"key {key!r} is not in the taxonomy")
-                elif value not in taxonomy[key].values:
-                    found.append(f"value {value!r} of {key!r} is not in the taxonomy")
-                else:
-                    codes[j, keys.index(key)] = taxonomy[key].code(value)
-        for message in dict.fromkeys(found):
-            yield Problem(CHUNKS_FILE, f"metadata {message}")
-        facets = self.arrays.get("facets")
-        if taxonomy is None or facets is None or facets.shape != (table.num_rows, len(keys)):
-            return
-        expected = codes[encoded.indices.to_numpy()] if table.num_rows else codes[:0]
-        wrong = np.flatnonzero(np.any(facets.astype(np.int64) != expected, axis=1))
-        if len(wrong):
-            yield Problem(
-                "facets.bin",
-                f"{len(wrong)} row(s) disagree with the chunk metadata, first row {int(wrong[0])}",
-            )
-
-    def _stats(self) -> Iterator[Problem]:
-        if self.metadata is None:
-            return
-        stats = self.metadata.stats
-        toff, docs = self.arrays.get("term_offsets"), self.arrays.get("postings_docs")
-        actual = {
-            "chunks": self.n_chunks,
-            "terms": len(toff) - 1 if toff is not None and len(toff) else None,
-            "postings": len(docs) if docs is not None else None,
-        }
-        for key, got in actual.items():
-            if got is not None and getattr(stats, key) != got:
-                yield Problem(
-                    METADATA_FILE, f"stats.{key} is {getattr(stats, key)}, the bundle has {got}"
-                )
-
 
 # -- helpers -------------------------------------------------------------------------------
-
-
-def chunk_table_problem(parquet: pq.ParquetFile, n_chunks: int | None) -> str | None:
-    """What is wrong with the chunk table's layout (schema, row groups, and the row count when
-    `n_chunks` is known), or None."""
-    try:
-        schema = parquet.schema_arrow
-    except (OSError, pa.ArrowException) as exc:
-        return f"unreadable chunk table ({exc})"
-    got = [(f.name, f.type) for f in schema]
-    want = [(f.name, f.type) for f in CHUNK_SCHEMA]
-    if got != want:
-        return (
-            f"columns are {[f'{n}: {t}' for n, t in got]}, expected "
-            f"{[f'{n}: {t}' for n, t in want]}"
-        )
-    md = parquet.metadata
-    sizes = [md.row_group(i).num_rows for i in range(md.num_row_groups)]
-    if any(s != ROW_GROUP_SIZE for s in sizes[:-1]) or (sizes and sizes[-1] > ROW_GROUP_SIZE):
-        return f"row groups are not of {ROW_GROUP_SIZE} rows ({sizes[:5]})"
-    if n_chunks is not None and md.num_rows != n_chunks:
-        return f"{md.num_rows} rows, facets.bin has {n_chunks}"
-    return None
-
-
-def null_problem(name: str, column: pa.ChunkedArray | pa.Array) -> str | None:
-    nulls = column.null_count
-    return f"column {name} has {nulls} nulls" if nulls else None
-
-
-def sha256_mismatch(actual: str) -> str:
-    return f"sha256 {actual} does not match metadata.json (corrupt bundle)"
-
-
-def rows_beyond(count: int, n_chunks: int) -> str:
-    return f"{count} row number(s) >= n_chunks ({n_chunks})"
-
-
-# Bytes read at a time by scan_problem (a multiple of every array's item size).
-_SCAN_BLOCK = 4 << 20
-
-
-def scan_problem(root: Path, name: str, sha256: str | None, n_chunks: int) -> str | None:
-    """The whole-file checks of one deferred file in one streaming read (no mmap, so the pages
-    it reads are not charged to the process): its sha256 when `sha256` is given, and for
-    postings_docs.bin the row bound. The problem's message, or None."""
-    digest = hashlib.sha256() if sha256 is not None else None
-    bounded = name == ARRAYS["postings_docs"].file
-    beyond = 0
-    with (root / name).open("rb") as fh:
-        while block := fh.read(_SCAN_BLOCK):
-            if digest is not None:
-                digest.update(block)
-            if bounded:
-                values = np.frombuffer(block, dtype=ARRAYS["postings_docs"].dtype)
-                beyond += int(np.count_nonzero(values >= n_chunks))
-    if digest is not None and digest.hexdigest() != sha256:
-        return sha256_mismatch(digest.hexdigest())
-    if beyond:
-        return rows_beyond(beyond, n_chunks)
-    return None
-
-
-def _map(path: Path, dtype: str, shape: tuple[int, ...]) -> np.ndarray:
-    """A read-only array over an mmap. Plain ndarray views index much faster than np.memmap."""
-    with path.open("rb") as fh:
-        mapped = mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ)
-    return np.frombuffer(mapped, dtype=dtype).reshape(shape)
-
-
-def _offsets_fit(off: np.ndarray, end: int) -> bool:
-    return (
-        len(off) > 0
-        and int(off[0]) == 0
-        and int(off[-1]) == end
-        and not (len(off) > 1 and np.any(off[1:] < off[:-1]))
-    )
-
-
-def _unsorted_terms(terms: np.ndarray, starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
-    """Indices i where term i >= term i+1 (bytewise), comparing NUL-padded fixed-width rows."""
-    n = len(lengths)
-    if n < 2:
-        return np.array([], dtype=np.int64)
-    width = max(int(lengths.max()), 1)
-    rows_per_block = max(2, _SORT_BLOCK_BYTES // width)
-    bad = []
-    # Blocks overlap by one term so that every consecutive pair is compared once.
-    for lo in range(0, n - 1, rows_per_block - 1):
-        hi = min(n, lo + rows_per_block)
-        lens = lengths[lo:hi]
-        matrix = np.zeros((hi - lo, width), dtype=np.uint8)
-        row = np.repeat(np.arange(hi - lo), lens)
-        col = np.arange(int(lens.sum())) - np.repeat(np.cumsum(lens) - lens, lens)
-        matrix[row, col] = terms[int(starts[lo]) : int(starts[lo]) + int(lens.sum())]
-        keys = matrix.view(f"S{width}").ravel()
-        bad.append(lo + np.flatnonzero(keys[1:] <= keys[:-1]))
-    return np.concatenate(bad)
-
-
-def _term(terms: np.ndarray, off: np.ndarray, i: int) -> str:
-    return terms[int(off[i]) : int(off[i + 1])].tobytes().decode("utf-8", "replace")
-
-
-def _term_at(off: np.ndarray, byte: int) -> int:
-    return int(np.searchsorted(off, byte, side="right")) - 1
-
-
-def _starts_with(values: pa.ChunkedArray, prefixes: pa.ChunkedArray) -> np.ndarray:
-    """Element-wise `values[i].startswith(prefixes[i])` over the raw Arrow buffers (pyarrow's
-    own starts_with takes one pattern for all rows)."""
-    v_off, v_data = _string_buffers(values)
-    p_off, p_data = _string_buffers(prefixes)
-    v_len, p_len = np.diff(v_off), np.diff(p_off)
-    n = len(p_len)
-    total = int(p_len.sum())
-    row = np.repeat(np.arange(n), p_len)
-    k = np.arange(total) - np.repeat(p_off[:-1] - p_off[0], p_len)
-    in_range = k < v_len[row]
-    v_pos = np.where(in_range, v_off[row] + k, 0)
-    differs = ~in_range | (v_data[v_pos] != p_data[p_off[row] + k])
-    return (v_len >= p_len) & (np.bincount(row[differs], minlength=n) == 0)
-
-
-def _string_buffers(column: pa.ChunkedArray | pa.Array) -> tuple[np.ndarray, np.ndarray]:
-    """(int64 offsets, uint8 data) of a null-free string column."""
-    array = column.combine_chunks() if isinstance(column, pa.ChunkedArray) else column
-    _, offsets, data = array.buffers()
-    off = np.frombuffer(offsets, dtype=np.int32)[array.offset : array.offset + len(array) + 1]
-    raw = np.frombuffer(data, dtype=np.uint8) if data is not None else np.zeros(0, np.uint8)
-    return off.astype(np.int64), raw
-
-
-def list_parts(column: pa.ListArray) -> tuple[np.ndarray, pa.Array]:
-    """(offsets from 0, values) of a list array. Not `flatten()`: that imports pyarrow.compute,
-    40 ms the runtime's first search would pay."""
-    offsets = column.offsets.to_numpy().astype(np.int64)
-    start = int(offsets[0]) if len(offsets) else 0
-    end = int(offsets[-1]) if len(offsets) else 0
-    return offsets - start, column.values.slice(start, end - start)
-
-
-def api_json(text: str) -> list:
-    """One JSON column value of `api.parquet` (an array), or MetadataError."""
-    value = loads(text, MAX_METADATA_DEPTH)
-    if not isinstance(value, list):
-        raise MetadataError("(root)", "not a JSON array")
-    return value
-
-
-def table_problems(
-    name: str, table: pa.Table, n_chunks: int, text_lengths: np.ndarray | None = None
-) -> Iterator[str]:
-    """What is wrong with a browse table (bundle-spec.md, *Browse tables*): its schema, and
-    every row number, range and offset it holds. `text_lengths` (characters of each chunk's
-    text, `docsmcp verify`) also checks code offsets against the texts and parses every JSON
-    value of `api`; the runtime passes None, slices defensively and parses an entry's JSON when
-    it shows it (`api_json`)."""
-    schema = TABLES[name]
-    if not table.schema.equals(schema, check_metadata=False):
-        yield f"schema {table.schema.names} is not the spec's {schema.names}"
-        return
-    for column in schema.names:
-        if column in ("section_id", "summary"):
-            continue
-        if table.column(column).null_count:
-            yield f"column {column} has nulls"
-            return
-
-    def ints(column: str) -> np.ndarray:
-        return table.column(column).to_numpy().astype(np.int64)
-
-    if name == PAGES_FILE:
-        first, count = ints("first_row"), ints("chunk_count")
-        expected = np.concatenate([[0], np.cumsum(count)[:-1]]) if len(count) else first
-        if (count < 1).any() or not np.array_equal(first, expected) or count.sum() != n_chunks:
-            yield "pages do not cover the chunk rows in order"
-        paths = table.column("path").to_pylist()
-        if paths != sorted(paths, key=str.encode) or len(set(paths)) != len(paths):
-            yield "paths are not unique and in byte order"
-    elif name == SECTIONS_FILE:
-        if table.num_rows != n_chunks:
-            yield f"{table.num_rows} rows; the bundle has {n_chunks} chunks"
-        _, values = list_parts(table.column("references").combine_chunks())
-        targets = values.to_numpy()
-        if len(targets) and int(targets.max()) >= n_chunks:
-            yield "a reference names a row past the last chunk"
-    else:
-        rows = ints("row")
-        if len(rows) and (rows.max() >= n_chunks):
-            yield "a row number past the last chunk"
-        if name == API_FILE and text_lengths is not None:
-            for column in ("parameters", "examples"):
-                for text in table.column(column).to_pylist():
-                    try:
-                        api_json(text)
-                    except MetadataError:
-                        yield f"column {column} holds a value that is not a JSON array"
-                        break
-        if name == CODE_FILE:
-            start, end, context = ints("start"), ints("end"), ints("context_start")
-            if (context < 0).any() or (context > start).any() or (start >= end).any():
-                yield "code offsets out of order"
-            elif text_lengths is not None and len(rows) and (end > text_lengths[rows]).any():
-                yield "code offsets past the end of the chunk text"
-            if len(rows) and (np.diff(rows) < 0).any():
-                yield "rows are not in chunk order"
 
 
 def check(root: Path, *, hashes: bool = True, deep: bool = False) -> Iterator[Problem]:

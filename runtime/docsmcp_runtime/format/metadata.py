@@ -1,5 +1,6 @@
 """`metadata.json` as frozen dataclasses, one per section, each with `from_json`/`to_json`
-(bundle-spec.md, *`metadata.json`*). Every default of the format lives here.
+(bundle-spec.md, *`metadata.json`*). Every default of the format lives here, in ranking.py (the
+sections that say how the bundle ranks) and in files.py (the `files` section).
 
 Reading is strict for the keys this version knows (types, finite numbers, sorted lists, the
 bundle id formula) and ignores keys it does not know, so a newer builder may add keys that older
@@ -9,28 +10,17 @@ readers skip. A feature a reader must understand to serve correct results is nam
 
 from __future__ import annotations
 
-import math
 import re
 from collections.abc import Mapping
-from dataclasses import asdict, dataclass, field, fields, replace
+from dataclasses import asdict, dataclass, field, fields
 from typing import Any
 from urllib.parse import quote
 
-import numpy as np
-
 from . import jsonread as j
+from .files import FileEntry, parse_files
 from .jsonread import MetadataError
-from .layout import (
-    ARRAY_BY_FILE,
-    FORMAT,
-    FORMAT_VERSION,
-    MAX_FILES,
-    MAX_TAXONOMY_VALUES,
-    REQUIRED_FILES,
-    bundle_id,
-    is_plain_name,
-)
-from .providers import PROVIDERS, ProviderOptions, RawOptions
+from .layout import FORMAT, FORMAT_VERSION, MAX_TAXONOMY_VALUES, bundle_id
+from .ranking import AnalyzerConfig, Embedding, LexicalParams
 
 # Features a reader must understand (bundle-spec.md, *Compatibility*). This reader knows these.
 FEATURE_AUTO_INCLUDE = "auto-include"
@@ -38,22 +28,6 @@ FEATURE_AUTO_INCLUDE = "auto-include"
 FEATURE_INCLUDE_UNSET = "include-unset"
 KNOWN_FEATURES = frozenset({FEATURE_AUTO_INCLUDE, FEATURE_INCLUDE_UNSET})
 
-ANALYZER_NAME = "docsmcp-1"
-# Question words and glue, measured on the dev set (dropping them helped every corpus). Bundles
-# store the list they were built with; legacy bundles say `"stopwords": true` for this list.
-DEFAULT_STOPWORDS = tuple(
-    sorted(
-        "a an and are as at be by can do does for from how i in is it me my of on or that the "
-        "this to was we what when where which with you your".split()
-    )
-)
-
-# Weights and scoring parameters beyond this are not a tuning but damage: 1e308 would overflow
-# every score to infinity.
-MAX_WEIGHT = 1e6
-
-# What a chunk's vector is computed from (bundle-spec.md, *Vectors*).
-EMBEDDING_INPUT = "Document: {headings}. Content: {text}"
 
 # Taxonomy keys and values (as in manifests): keys are filters, so they stay identifier-like.
 TAXONOMY_KEY = re.compile(r"[A-Za-z0-9_.-]{1,64}")
@@ -173,260 +147,6 @@ class TaxonomyKey:
 
 
 @dataclass(frozen=True)
-class AnalyzerConfig:
-    """`analyzer`: options that change which terms text yields (bundle-spec.md, *Terms*)."""
-
-    stem: bool = True
-    stopwords: tuple[str, ...] = DEFAULT_STOPWORDS  # sorted; () for none
-
-    def to_json(self) -> dict:
-        return {"name": ANALYZER_NAME, "stem": self.stem, "stopwords": list(self.stopwords)}
-
-    @classmethod
-    def from_json(cls, value: object, path: str = "analyzer") -> AnalyzerConfig:
-        data = j.obj(value, path)
-        name = j.field(data, "name", path, j.string)
-        if name != ANALYZER_NAME:
-            raise MetadataError(
-                j.join(path, "name"), f"unknown analyzer {name!r}, expected {ANALYZER_NAME!r}"
-            )
-        raw = data.get("stopwords")
-        where = j.join(path, "stopwords")
-        if isinstance(raw, bool):  # bundles written before the list was stored
-            stopwords = DEFAULT_STOPWORDS if raw else ()
-        else:
-            stopwords = j.sorted_unique(j.field(data, "stopwords", path, j.strings), where)
-        return cls(stem=j.field(data, "stem", path, j.boolean), stopwords=stopwords)
-
-
-@dataclass(frozen=True)
-class LexicalParams:
-    """`lexical`: how impacts were computed, and the query-time weight of bigram terms."""
-
-    # Chosen on the dev set: b=0.5 beat 0.75 and 0.9 on every corpus; bigrams at a quarter of a
-    # term's weight kept hit@5 best while not drowning single terms.
-    k1: float = 1.2
-    b: float = 0.5
-    heading_weight: float = 3.0
-    body_weight: float = 1.0
-    context_weight: float = 0.5
-    # Frontmatter description and keywords of a page, on its first chunk, and the texts of
-    # links to a chunk from other chunks (bundle-spec.md, *Full-text index*): words that name
-    # the chunk rather than discuss it, weighted like its headings (dev sets: weight 3 won one
-    # case on each of speakeasy-sdks and yellow-docs over weight 1, lost none).
-    page_weight: float = 3.0
-    anchors_weight: float = 3.0
-    phrase_weight: float = 0.25
-
-    def to_json(self) -> dict:
-        return {
-            "scoring": "bm25f",
-            "k1": self.k1,
-            "b": self.b,
-            "phrase_weight": self.phrase_weight,
-            "field_weights": {
-                "heading": self.heading_weight,
-                "body": self.body_weight,
-                "context": self.context_weight,
-                "page": self.page_weight,
-                "anchors": self.anchors_weight,
-            },
-        }
-
-    @classmethod
-    def from_json(cls, value: object, path: str = "lexical") -> LexicalParams:
-        data = j.obj(value, path)
-        scoring = j.field(data, "scoring", path, j.string)
-        if scoring != "bm25f":
-            raise MetadataError(j.join(path, "scoring"), f"unknown scoring {scoring!r}")
-        weights_path = j.join(path, "field_weights")
-        weights = j.field(data, "field_weights", path, j.obj)
-
-        def weight(name: str) -> float:
-            return j.field(weights, name, weights_path, _nonnegative)
-
-        return cls(
-            k1=j.field(data, "k1", path, _nonnegative),
-            b=j.field(data, "b", path, lambda v, p: j.number(v, p, 0.0, 1.0)),
-            heading_weight=weight("heading"),
-            body_weight=weight("body"),
-            context_weight=weight("context"),
-            # Bundles from before these fields were indexed do not have them: weight 0.
-            page_weight=j.optional(weights, "page", weights_path, _nonnegative, 0.0),
-            anchors_weight=j.optional(weights, "anchors", weights_path, _nonnegative, 0.0),
-            phrase_weight=j.field(data, "phrase_weight", path, _nonnegative),
-        )
-
-
-FUSION_LISTS = ("lexical", "proximity", "vector")
-
-
-@dataclass(frozen=True)
-class FusionWeights:
-    """Weights given on a command line or in the environment (`lexical=1,vector=0.5`); None
-    keeps the bundle's (runtime) or the provider's default (builder)."""
-
-    lexical: float | None = None
-    proximity: float | None = None
-    vector: float | None = None
-
-    @classmethod
-    def parse(cls, text: str | None) -> FusionWeights:
-        """`lexical=1,vector=0.5` → FusionWeights(1.0, None, 0.5); ValueError when malformed."""
-        found: dict[str, float] = {}
-        for item in (text or "").split(","):
-            if not item.strip():
-                continue
-            name, sep, raw = item.partition("=")
-            name = name.strip()
-            if not sep or name not in FUSION_LISTS:
-                raise ValueError(
-                    f"expected {', '.join(f'{n}=W' for n in FUSION_LISTS)}, got {item.strip()!r}"
-                )
-            try:
-                value = float(raw)
-            except ValueError:
-                raise ValueError(f"weight {name} must be a number, got {raw.strip()!r}") from None
-            if not 0 <= value < float("inf"):
-                raise ValueError(f"weight {name} must be a finite number >= 0")
-            found[name] = value
-        return cls(**found)
-
-    def given(self) -> dict[str, float]:
-        return {n: getattr(self, n) for n in FUSION_LISTS if getattr(self, n) is not None}
-
-
-@dataclass(frozen=True)
-class Fusion:
-    """`embedding.fusion`: weighted Reciprocal Rank Fusion of the three ranked lists."""
-
-    vector: float  # per provider (SearchDefaults.vector_weight): no format-wide default
-    lexical: float = 1.0
-    # Bigrams already count inside the full-text list (lexical.phrase_weight), so the separate
-    # proximity list starts at 0: at 0.5 the dev-set MRR fell 0.634 -> 0.577 (static).
-    proximity: float = 0.0
-    k: float = 60
-
-    def with_weights(self, weights: FusionWeights) -> Fusion:
-        return replace(self, **weights.given())
-
-    def to_json(self) -> dict:
-        return {
-            "k": self.k,
-            "weights": {
-                "lexical": self.lexical,
-                "proximity": self.proximity,
-                "vector": self.vector,
-            },
-        }
-
-    @classmethod
-    def from_json(cls, value: object, path: str) -> Fusion:
-        data = j.obj(value, path)
-        where = j.join(path, "weights")
-        weights = j.field(data, "weights", path, j.obj)
-        k = j.field(data, "k", path, _nonnegative)
-        if not k > 0:
-            raise MetadataError(j.join(path, "k"), "must be > 0")
-        read = {n: j.field(weights, n, where, _nonnegative) for n in FUSION_LISTS}
-        return cls(k=k, **read)
-
-
-@dataclass(frozen=True)
-class VectorIndexSpec:
-    """`embedding.index`: exact search, or IVF lists of which `probe` are read per query."""
-
-    type: str = "exact"
-    lists: int = 0
-    probe: int = 0
-
-    @property
-    def ivf(self) -> bool:
-        return self.type == "ivf"
-
-    def to_json(self) -> dict:
-        if not self.ivf:
-            return {"type": "exact"}
-        return {"type": "ivf", "lists": self.lists, "probe": self.probe}
-
-    @classmethod
-    def from_json(cls, value: object, path: str) -> VectorIndexSpec:
-        data = j.obj(value, path)
-        kind = j.field(data, "type", path, j.string)
-        if kind == "exact":
-            return cls()
-        if kind != "ivf":
-            raise MetadataError(j.join(path, "type"), f"unknown index type {kind!r}")
-        lists = j.field(data, "lists", path, lambda v, p: j.integer(v, p, 1))
-        probe = j.field(data, "probe", path, lambda v, p: j.integer(v, p, 1, lists))
-        return cls("ivf", lists, probe)
-
-
-@dataclass(frozen=True)
-class Embedding:
-    """`embedding`: how chunks were embedded and how the runtime searches the vectors."""
-
-    provider: str
-    model: str
-    dimensions: int
-    context_tokens: int
-    fingerprint: str
-    fusion: Fusion
-    options: ProviderOptions
-    similarity_floor: float
-    collapse_similarity: float
-    index: VectorIndexSpec = VectorIndexSpec()
-    input: str = EMBEDDING_INPUT
-
-    def to_json(self) -> dict:
-        return {
-            "provider": self.provider,
-            "model": self.model,
-            "dimensions": self.dimensions,
-            "context_tokens": self.context_tokens,
-            "fingerprint": self.fingerprint,
-            "input": self.input,
-            "index": self.index.to_json(),
-            "similarity_floor": self.similarity_floor,
-            "collapse_similarity": self.collapse_similarity,
-            "fusion": self.fusion.to_json(),
-            "options": self.options.to_json(),
-        }
-
-    @classmethod
-    def from_json(cls, value: object, path: str = "embedding") -> Embedding:
-        data = j.obj(value, path)
-        provider = j.field(data, "provider", path, j.nonempty)
-        info = PROVIDERS.get(provider)
-        options_path = j.join(path, "options")
-        raw_options = j.field(data, "options", path, j.obj)
-        # A provider this reader does not know keeps its options raw: search degrades to
-        # full-text with a message instead of refusing the bundle.
-        options = (
-            info.options.from_json(raw_options, options_path)
-            if info is not None
-            else RawOptions(dict(raw_options))
-        )
-
-        def cosine(v: object, p: str) -> float:
-            return j.number(v, p, -1.0, 1.0)
-
-        return cls(
-            provider=provider,
-            model=j.field(data, "model", path, j.string),
-            dimensions=j.field(data, "dimensions", path, lambda v, p: j.integer(v, p, 1)),
-            context_tokens=j.field(data, "context_tokens", path, lambda v, p: j.integer(v, p, 1)),
-            fingerprint=j.field(data, "fingerprint", path, j.string),
-            input=j.field(data, "input", path, j.string),
-            index=j.field(data, "index", path, VectorIndexSpec.from_json),
-            similarity_floor=j.field(data, "similarity_floor", path, cosine),
-            collapse_similarity=j.field(data, "collapse_similarity", path, cosine),
-            fusion=j.field(data, "fusion", path, Fusion.from_json),
-            options=options,
-        )
-
-
-@dataclass(frozen=True)
 class Stats:
     files: int = 0
     chunks: int = 0
@@ -441,38 +161,6 @@ class Stats:
     def from_json(cls, value: object, path: str = "stats") -> Stats:
         data = j.obj(value, path)
         return cls(**{f.name: j.field(data, f.name, path, j.integer) for f in fields(cls)})
-
-
-@dataclass(frozen=True)
-class FileEntry:
-    """One entry of `files`: size and sha256, plus dtype and shape for raw arrays."""
-
-    bytes: int
-    sha256: str
-    dtype: str | None = None
-    shape: tuple[int, ...] | None = None
-
-    def to_json(self) -> dict:
-        out: dict[str, Any] = {}
-        if self.dtype is not None:
-            out["dtype"] = self.dtype
-            out["shape"] = list(self.shape or ())
-        out["bytes"] = self.bytes
-        out["sha256"] = self.sha256
-        return out
-
-    @classmethod
-    def from_json(cls, value: object, path: str, array: bool) -> FileEntry:
-        data = j.obj(value, path)
-        digest = j.field(data, "sha256", path, j.string)
-        if not re.fullmatch(r"[0-9a-f]{64}", digest):
-            raise MetadataError(j.join(path, "sha256"), "expected 64 lower-case hex digits")
-        size = j.field(data, "bytes", path, j.integer)
-        if not array:
-            return cls(size, digest)
-        dtype = j.field(data, "dtype", path, j.string)
-        shape = j.field(data, "shape", path, _shape)
-        return cls(size, digest, dtype, shape)
 
 
 # -- provenance ---------------------------------------------------------------------------------
@@ -650,17 +338,6 @@ class Metadata:
 # -- helpers --------------------------------------------------------------------------------------
 
 
-def _nonnegative(value: object, path: str) -> float:
-    """A weight or scoring parameter: finite, >= 0 and at most MAX_WEIGHT."""
-    return j.number(value, path, 0.0, MAX_WEIGHT)
-
-
-def _shape(value: object, path: str) -> tuple[int, ...]:
-    if not isinstance(value, list) or not 1 <= len(value) <= 2:
-        raise MetadataError(path, "expected a list of 1 or 2 integers")
-    return tuple(j.integer(v, j.join(path, i)) for i, v in enumerate(value))
-
-
 def _taxonomy(data: Mapping[str, Any]) -> dict[str, TaxonomyKey]:
     keys = list(data)
     j.sorted_unique(tuple(keys), "taxonomy")
@@ -682,42 +359,3 @@ def _taxonomy(data: Mapping[str, Any]) -> dict[str, TaxonomyKey]:
 
 def _embedding_or_null(value: object, path: str) -> Embedding | None:
     return None if value is None else Embedding.from_json(value, path)
-
-
-def file_entry(name: str, value: object) -> FileEntry:
-    """One entry of `files`, with an array's dtype, shape and size checked against each other;
-    raises MetadataError."""
-    where = j.join("files", name)
-    if not is_plain_name(name):
-        raise MetadataError("files", f"invalid file name {name!r}")
-    spec = ARRAY_BY_FILE.get(name)
-    entry = FileEntry.from_json(value, where, array=spec is not None)
-    if spec is None:
-        return entry
-    if entry.dtype != spec.dtype:
-        raise MetadataError(where, f"{name} dtype is {entry.dtype!r}, not {spec.dtype!r}")
-    shape = list(entry.shape or ())
-    if len(shape) != spec.ndim:
-        raise MetadataError(where, f"{name} shape {shape} is not {spec.ndim}-dimensional")
-    # Python integers: a hostile shape (2**64) must be refused, not overflow numpy's int64.
-    need = math.prod(shape) * np.dtype(spec.dtype).itemsize
-    if need != entry.bytes:
-        raise MetadataError(
-            where,
-            f"{name} shape {shape} of {spec.dtype} takes {need} bytes, files says {entry.bytes}",
-        )
-    return entry
-
-
-def check_file_count(data: Mapping[str, Any]) -> None:
-    if len(data) > MAX_FILES:
-        raise MetadataError("files", f"lists {len(data)} files; a bundle has at most {MAX_FILES}")
-
-
-def parse_files(data: Mapping[str, Any]) -> dict[str, FileEntry]:
-    check_file_count(data)
-    out = {name: file_entry(name, entry) for name, entry in data.items()}
-    for name in REQUIRED_FILES:
-        if name not in out:
-            raise MetadataError("files", f"missing {name}")
-    return out

@@ -1,6 +1,7 @@
 """The Streamable HTTP transport (`docsmcp-runtime --transport http`, extra `[http]`).
 
-- `app`: the stateless ASGI application, `POST /mcp` and `/healthz`, and the uvicorn runner;
+- `app`: the stateless ASGI application, `POST /mcp` (`post`) and `/healthz`; `server`: the
+  uvicorn runner (one process or `--workers N`);
 - `security`: Host/Origin checks (DNS-rebinding protection), bearer auth and CORS;
 - `guard`: bounds on slow and excess clients (request-head deadline, head size, connection cap);
 - `watch`: the served bundle and `--watch` (serving a new bundle when its path is replaced);

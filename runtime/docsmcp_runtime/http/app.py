@@ -32,216 +32,35 @@ the heavy parts; the bundle's shared text cache is lock-protected).
 
 Slow and excess clients are bounded below the app, in uvicorn's HTTP protocol
 (`guard.guarded_protocol`): a deadline for the request head, a cap on its size and a cap on open
-connections. `serve` always uses it; plain uvicorn gets it with
+connections. `serve` (server.py) always uses it; plain uvicorn gets it with
 `--http docsmcp_runtime.http.guard:GuardedH11Protocol` (guard.py).
 """
 
 from __future__ import annotations
 
-import base64
-import binascii
-import contextlib
-import gc
 import logging
 import os
-import signal
-import socket
 import time
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from .. import __version__, logs
+from .. import logs
 from ..bundle.reader import Bundle
-from ..errors import (
-    HEADER_MISMATCH,
-    INTERNAL_ERROR,
-    INVALID_PARAMS,
-    INVALID_REQUEST,
-    PARSE_ERROR,
-    BundleError,
-)
-from ..protocol.dispatcher import (
-    LEGACY_VERSIONS,
-    META_PROTOCOL_VERSION,
-    MODERN_VERSIONS,
-    Message,
-    Session,
-    classify,
-    parse,
-)
+from ..errors import INTERNAL_ERROR, INVALID_REQUEST, BundleError
 from . import guard
 from .playground import EXPLAIN_PATH, PLAYGROUND_PATH, explain_reply, page_reply
-from .replies import (
-    LEGACY_STATUS,
-    MODERN_STATUS,
-    Headers,
-    Reply,
-    first,
-    plain,
-    rpc_error,
-    rpc_reply,
-    unsupported_version,
-)
+from .post import answer_post
+from .replies import Headers, Reply, first, plain, rpc_error
 from .security import TransportSecurity
 from .settings import (
     HEALTH_PATH,
     LIMIT_ENVS,
     MCP_PATH,
     SERVER_HEADER,
-    ConnectionLimits,
     HttpSettings,
     settings_from_env,
 )
 from .watch import BundleWatcher, Served, load, signature
-
-KNOWN_VERSIONS = frozenset(LEGACY_VERSIONS) | frozenset(MODERN_VERSIONS)
-ROUTING_HEADERS = ("mcp-protocol-version", "mcp-method", "mcp-name")
-# The requests that carry Mcp-Name, and the body field it repeats (2026-07-28 transport).
-NAMED_METHODS = {"tools/call": "name", "resources/read": "uri", "prompts/get": "name"}
-
-
-# ---------------------------------------------------------------------------------------------
-# POST /mcp: one JSON-RPC message (runs on the thread pool)
-# ---------------------------------------------------------------------------------------------
-
-
-def _decode_header_value(value: str) -> str | None:
-    """Undo the `=?base64?...?=` sentinel encoding of Mcp-Name; None if it is malformed."""
-    if value.startswith("=?base64?") and value.endswith("?=") and len(value) >= 11:
-        try:
-            return base64.b64decode(value[9:-2], validate=True).decode("utf-8")
-        except (binascii.Error, UnicodeDecodeError):
-            return None
-    return value
-
-
-def _routing_mismatch(headers: Headers, method: str, params: dict, required: bool) -> str | None:
-    """Why Mcp-Method / Mcp-Name disagree with the body, or None. Absent is fine unless required."""
-    sent_method = headers.get("mcp-method", [None])[0]
-    if sent_method is None:
-        if required:
-            return "Header mismatch: required header Mcp-Method is missing"
-    elif sent_method != method:
-        return (
-            f"Header mismatch: Mcp-Method header value {sent_method!r} does not match "
-            f"body value {method!r}"
-        )
-    source = NAMED_METHODS.get(method)
-    name = params.get(source) if source else None
-    if isinstance(name, str):
-        sent_name = headers.get("mcp-name", [None])[0]
-        if sent_name is None:
-            if required:
-                return "Header mismatch: required header Mcp-Name is missing"
-        elif _decode_header_value(sent_name) != name:
-            return (
-                f"Header mismatch: Mcp-Name header value {sent_name!r} does not match "
-                f"body value {name!r}"
-            )
-    return None
-
-
-def answer_post(served: Served, body: bytes, headers: Headers) -> Reply:
-    """Answer the body of one `POST /mcp` (transport checks already passed)."""
-    try:
-        msg = parse(body)
-    except ValueError:
-        return rpc_error(400, PARSE_ERROR, "Parse error")
-    log: dict[str, Any] = {}
-    version_header = first(headers, "mcp-protocol-version")
-    session = Session()  # fresh per request: nothing outlives it
-    if version_header in LEGACY_VERSIONS:
-        session.protocol_version = version_header  # the version the client negotiated
-    message = classify(msg, session)
-    log["rpc_method"] = message.method
-    if message.method == "tools/call" and isinstance(message.params.get("name"), str):
-        log["tool"] = message.params["name"]
-    if message.id is not None and len(str(message.id)) <= 100:
-        log["rpc_id"] = message.id  # lets a client's request be found in the logs
-    for name in ROUTING_HEADERS:
-        if len(headers.get(name, ())) > 1:
-            # First-copy and last-copy readers along the way would disagree.
-            return rpc_error(
-                400,
-                HEADER_MISMATCH,
-                f"Header mismatch: {name} header appears more than once",
-                message.id,
-            )
-    if version_header is not None:
-        log["protocol_version"] = version_header
-    dispatcher = served.dispatcher
-    if message.kind in ("notification", "response"):
-        # Accept, answer nothing.
-        if version_header is not None and version_header not in KNOWN_VERSIONS:
-            return unsupported_version(None, version_header, log)
-        return Reply(202, log=log)
-    if message.kind == "invalid":
-        return rpc_reply(400, dispatcher.respond(message, session) or {}, log)
-    problem = _transport_problem(message, headers, version_header)
-    if problem is not None:
-        code, text = problem
-        if code == UNSUPPORTED:
-            assert version_header is not None
-            return unsupported_version(message.id, version_header, log)
-        return rpc_error(400, code, text, message.id, log=log)
-    if message.modern:
-        log["protocol_version"] = message.version
-    response = dispatcher.respond(message, session)
-    if response is None:  # cannot happen for a request; be safe anyway
-        return Reply(202, log=log)
-    error = response.get("error")
-    status = 200
-    if isinstance(error, dict):
-        status = (MODERN_STATUS if message.modern else LEGACY_STATUS).get(error.get("code"), 200)
-    return rpc_reply(status, response, log)
-
-
-UNSUPPORTED = -1  # _transport_problem: the version header names no revision we speak
-
-
-def _transport_problem(
-    message: Message, headers: Headers, version_header: str | None
-) -> tuple[int, str] | None:
-    """What the HTTP headers of a request get wrong, given what its body says."""
-    if message.error is not None:
-        return None  # the body's own problem is the answer
-    assert message.method is not None
-    if message.modern:
-        # Header checks come before the body's version is used, as in the spec's validation
-        # ladder: a client that disagrees with itself is told so.
-        if version_header is None:
-            return (
-                HEADER_MISMATCH,
-                "Header mismatch: required header MCP-Protocol-Version is missing",
-            )
-        if version_header != message.version:
-            return HEADER_MISMATCH, (
-                f"Header mismatch: MCP-Protocol-Version header value {version_header!r} does not "
-                f"match body value {message.version!r}"
-            )
-        problem = _routing_mismatch(headers, message.method, message.params, required=True)
-        return (HEADER_MISMATCH, problem) if problem else None
-    # A handshake-era request: the header is optional, but when the body stamps a version too,
-    # the two must agree.
-    meta = message.params.get("_meta")
-    stamped = meta.get(META_PROTOCOL_VERSION) if isinstance(meta, dict) else None
-    if stamped is not None and version_header is not None and stamped != version_header:
-        return HEADER_MISMATCH, (
-            f"Header mismatch: MCP-Protocol-Version header value {version_header!r} does not "
-            f"match body value {stamped!r}"
-        )
-    if version_header in MODERN_VERSIONS:
-        # A 2026-07-28 request whose body lacks the required _meta envelope: invalid params
-        # (SEP-2575), the answer protocol.classify gives on stdio too.
-        return INVALID_PARAMS, (
-            f"Invalid params: params._meta is missing required key {META_PROTOCOL_VERSION} "
-            f"(sent with MCP-Protocol-Version {version_header!r})"
-        )
-    if message.method != "initialize" and version_header not in (None, *KNOWN_VERSIONS):
-        return UNSUPPORTED, ""
-    problem = _routing_mismatch(headers, message.method, message.params, required=False)
-    return (HEADER_MISMATCH, problem) if problem else None
-
 
 # ---------------------------------------------------------------------------------------------
 # The ASGI application
@@ -543,7 +362,7 @@ class McpHttpApp:
 
 
 # ---------------------------------------------------------------------------------------------
-# ASGI factory (environment) and the uvicorn runner (CLI)
+# ASGI factory (environment); the uvicorn runner is server.py's
 # ---------------------------------------------------------------------------------------------
 
 
@@ -566,178 +385,3 @@ def create_app() -> McpHttpApp:
             "--http docsmcp_runtime.http.guard:GuardedH11Protocol (or docsmcp-runtime itself)",
         )
     return app
-
-
-def _release(previous: dict, sock: socket.socket, app: McpHttpApp) -> None:
-    """End of serving (one process or the pre-fork parent): the signal handlers as they were,
-    the listening socket and the bundle closed."""
-    for sig, handler in previous.items():
-        signal.signal(sig, handler)
-    sock.close()
-    app.close()
-
-
-def bind(host: str, port: int) -> socket.socket:
-    """A listening socket, so the real port is known (and logged) before serving starts."""
-    info = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
-    family, kind, proto, _, address = info[0]
-    sock = socket.socket(family, kind, proto)
-    try:
-        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        sock.bind(address)
-        # Listening now means clients that connect before uvicorn's loop runs wait in the
-        # backlog instead of being refused.
-        sock.listen(2048)
-    except OSError:
-        sock.close()
-        raise
-    return sock
-
-
-def serve(
-    app: McpHttpApp,
-    sock: socket.socket,
-    shutdown_timeout: int,
-    limits: ConnectionLimits | None = None,
-) -> int:
-    """Run uvicorn on `sock` until SIGTERM/SIGINT; requests in flight finish first.
-
-    Logging must already be set up (`logs.configure`); uvicorn is told to leave it alone.
-    """
-    import uvicorn  # the `http` extra; the CLI checked it is installed
-
-    limits = limits or ConnectionLimits()
-    config = uvicorn.Config(
-        app,
-        log_config=None,  # keep logs.configure's JSON handlers for uvicorn's loggers too
-        access_log=False,  # our `request` events replace it
-        server_header=False,  # we send our own Server header
-        lifespan="on",
-        timeout_graceful_shutdown=shutdown_timeout,
-        # h11 always (not httptools when installed): the guard below is built on it.
-        http=guard.guarded_protocol(limits),
-        h11_max_incomplete_event_size=limits.max_header_bytes,
-        backlog=guard.fit_descriptors(limits),
-    )
-    server = uvicorn.Server(config)
-    host, port = sock.getsockname()[:2]
-    shown = f"[{host}]" if ":" in host else host
-    logs.event(
-        logging.INFO,
-        "listening",
-        host=host,
-        port=port,
-        url=f"http://{shown}:{port}{MCP_PATH}",
-        playground=f"http://{shown}:{port}{PLAYGROUND_PATH}" if app.settings.playground else None,
-        bundle_id=app.bundle_id,
-        pid=os.getpid(),
-        version=__version__,
-    )
-
-    # uvicorn re-raises the stopping signal once it has shut down gracefully; with the default
-    # handlers that would kill the process (SIGTERM) or raise KeyboardInterrupt (SIGINT). These
-    # handlers absorb it, so a graceful stop exits 0.
-    received: list[int] = []
-    stops = (signal.SIGTERM, signal.SIGINT)
-    previous = {sig: signal.signal(sig, lambda s, _f: received.append(s)) for sig in stops}
-    try:
-        server.run(sockets=[sock])
-    finally:
-        _release(previous, sock, app)
-    logs.event(
-        logging.INFO,
-        "stopped",
-        signal=signal.Signals(received[0]).name if received else None,
-    )
-    return 0 if server.started else 1
-
-
-# ---------------------------------------------------------------------------------------------
-# --workers N: pre-forked processes sharing one listening socket and one memory-mapped bundle
-# ---------------------------------------------------------------------------------------------
-
-# A worker that dies sooner than this after its start is not restarted (a crash loop): the
-# server stops instead, with the worker's exit status.
-WORKER_MIN_LIFETIME_S = 5.0
-
-
-def serve_workers(
-    app: McpHttpApp,
-    sock: socket.socket,
-    shutdown_timeout: int,
-    limits: ConnectionLimits | None,
-    workers: int,
-) -> int:
-    """Fork `workers` processes that each run `serve` on the same listening socket (the kernel
-    hands each new connection to one of them) and supervise them until SIGTERM/SIGINT, which is
-    passed on; a worker that dies is replaced. The bundle is opened and checked once, before the
-    fork, so its memory maps and page cache are shared and each worker costs only its own heap.
-    Every worker answers every request alike: cursors are signed with a key all share (the
-    bundle id, or DOCSMCP_CURSOR_SECRET), and no state lives between requests.
-    """
-    # No thread may run while forking (a child would inherit its locks but not the thread):
-    # the background check of large files finishes here, once for every worker.
-    app.ready()
-    # What every worker would otherwise make for itself is made once and shared (copy on
-    # write, never written): decompressed chunk text, and the modules uvicorn loads to serve.
-    served = app._served.dispatcher.app
-    for docs in getattr(served, "apps", None) or [served]:  # one DocsApp, or a LibraryApp's
-        docs.warm()
-    import h11  # noqa: F401 - loaded by every worker's uvicorn.Server
-    import uvicorn.lifespan.on  # noqa: F401
-    import uvicorn.loops.asyncio  # noqa: F401
-    import uvicorn.protocols.http.h11_impl  # noqa: F401
-
-    gc.freeze()  # the collector of a worker must not write to (so copy) the parent's objects
-    children: dict[int, float] = {}  # pid → start time
-    stopping: list[int] = []
-
-    def spawn() -> None:
-        pid = os.fork()
-        if pid == 0:  # the worker
-            code = 1
-            try:
-                for sig in (signal.SIGTERM, signal.SIGINT):
-                    signal.signal(sig, signal.SIG_DFL)
-                app.worker = os.getpid()
-                code = serve(app, sock, shutdown_timeout, limits)
-            finally:
-                os._exit(code)
-        children[pid] = time.monotonic()
-
-    def stop(sig: int, _frame: object) -> None:
-        stopping.append(sig)
-        for pid in list(children):
-            with contextlib.suppress(ProcessLookupError):  # already gone
-                os.kill(pid, sig)
-
-    previous = {s: signal.signal(s, stop) for s in (signal.SIGTERM, signal.SIGINT)}
-    status = 0
-    try:
-        for _ in range(workers):
-            spawn()
-        logs.event(logging.INFO, "workers_started", workers=workers, pids=sorted(children))
-        while children:
-            pid, raw = os.wait()
-            started = children.pop(pid, None)
-            if started is None:
-                continue
-            code = os.waitstatus_to_exitcode(raw)
-            if stopping:
-                status = status or (code if code > 0 else 0)
-                continue
-            logs.event(logging.ERROR, "worker_exited", pid=pid, status=code)
-            if time.monotonic() - started < WORKER_MIN_LIFETIME_S:
-                status = code if code > 0 else 1
-                stop(signal.SIGTERM, None)
-                continue
-            spawn()
-    finally:
-        _release(previous, sock, app)
-    logs.event(
-        logging.INFO,
-        "stopped",
-        signal=signal.Signals(stopping[0]).name if stopping else None,
-        workers=workers,
-    )
-    return status

@@ -1,4 +1,6 @@
 """Several bundles in one server: each bundle is a library (its metadata `name`), several bundles
-of one name are its versions. `app` holds `LibraryApp`, which routes every tool call to one
-library or fuses the answers of all of them.
+of one name are its versions. `app` holds `LibraryApp` (and `open_bundles`, `serving_app`),
+which answers every tool for all libraries; `library` (a library and its id prefix), `routing`
+(which library a call addresses), `fusion` (`search_docs` over all libraries), `compare`
+(`compare_versions`) and `resources` (resources, prompts, completions) are its parts.
 """

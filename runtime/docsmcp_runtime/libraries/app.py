@@ -22,24 +22,20 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
-import math
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from .. import __version__
 from ..bundle.reader import Bundle, open_bundle
-from ..bundle.versions import VERSION_KEY, order_key
-from ..bundle.versions import resolve as resolve_version
+from ..bundle.versions import VERSION_KEY
 from ..distribution.archive import expand_bundles
 from ..distribution.resolve import resolve_bundle
 from ..errors import INVALID_PARAMS, BundleError, ProtocolError
-from ..format import TaxonomyKey, ToolTexts
+from ..format import ToolTexts
 from ..protocol.cursor import cursor_secret, encode_cursor
 from ..search.engine import SearchOptions, snippet_pattern
-from ..search.lexical import query_terms
 from ..tools import (
     compare_versions,
     get_api_reference,
@@ -52,7 +48,6 @@ from ..tools import (
 from ..tools.app import DocsApp
 from ..tools.arguments import (
     MAX_QUERY_CHARS,
-    SearchCall,
     ToolInputError,
     exclude_ids,
     filter_args,
@@ -60,92 +55,34 @@ from ..tools.arguments import (
     max_tokens_arg,
     search_call,
     search_offset,
-    str_arg,
 )
-from ..tools.context import DocsContext, Memo
-from ..tools.hits import fit_hits, hit, search_page
+from ..tools.context import Memo
+from ..tools.hits import fit_hits, hit
 from ..tools.registry import VERSION_TOOLS, ToolSelection, answer, definitions
-from ..tools.results import close_matches, json_result, text_result
+from ..tools.results import json_result, text_result
 from ..tools.search_docs import degraded_message, search_hint
+from .compare import REPORT_CACHE, CompareVersions
+from .fusion import fuse_search
+from .library import (
+    _PREFIX_SEP,
+    LIBRARY_ARG,
+    Library,
+    _description,
+    _key_of,
+    _merged_taxonomy,
+    _page_match,
+    _version_order,
+    library_keys,
+)
+from .resources import LibraryResources
+from .routing import LibraryRouter
 
 if TYPE_CHECKING:
-    from ..bundle.changes import Report
     from ..distribution.remote import FetchOptions
 
 __all__ = ["LIBRARY_ARG", "MAX_QUERY_CHARS", "LibraryApp", "library_keys", "serving_app"]
 
 log = logging.getLogger(__name__)
-
-LIBRARY_ARG = "library"
-# Reciprocal-rank fusion: a hit at rank r (0-based) of a library's list scores w / (K + r + 1).
-FUSION_K = 60
-# library_weight: df / chunks is scaled by this before log1p (10: a word in every tenth chunk
-# counts about log 2; measured against 100 and 1000 in DECISIONS.md).
-DENSITY_SCALE = 10.0
-_PREFIX_SEP = ":"
-# compare_versions reports remembered per server (a report holds both bundles' texts).
-REPORT_CACHE = 4
-
-
-@dataclass(frozen=True)
-class Library:
-    """The bundles of one name, oldest version first (unversioned ones before versioned)."""
-
-    name: str
-    description: str
-    apps: tuple[DocsApp, ...]
-    versions: tuple[str, ...]  # the metadata version of each app ("" when it has none)
-
-    @property
-    def named(self) -> tuple[str, ...]:
-        """The versions that have a name, oldest first."""
-        return tuple(v for v in self.versions if v)
-
-    @property
-    def latest(self) -> DocsApp:
-        if self.named:
-            newest = resolve_version("latest", self.named)
-            if newest is not None:
-                return self.apps[self.versions.index(newest)]
-        return self.apps[-1]
-
-    def pick(self, version: str | None) -> tuple[DocsApp, str | None] | None:
-        """The bundle a `version` names among this library's bundles, and a note when the
-        request was resolved (a range, `latest`); None when no bundle matches."""
-        if version is None:
-            return self.latest, None
-        resolved = resolve_version(version, self.named) if self.named else None
-        if resolved is None:
-            return None
-        note = None if resolved == version else f"version {json.dumps(version)} resolved to "
-        app = self.apps[self.versions.index(resolved)]
-        return app, (note + repr(resolved) + f" in {self.name}.") if note else None
-
-
-def library_keys(bundles: Sequence[Bundle]) -> list[str]:
-    """The id prefix (without `:`) of each bundle: its name, or NAME@VERSION when several
-    bundles share the name. Raises BundleError for two bundles of one name and version."""
-    by_name: dict[str, list[int]] = {}
-    for i, b in enumerate(bundles):
-        by_name.setdefault(b.metadata.name, []).append(i)
-    keys = [""] * len(bundles)
-    for name, members in by_name.items():
-        if len(members) == 1:
-            keys[members[0]] = name
-            continue
-        seen: dict[str, int] = {}
-        for i in members:
-            version = bundles[i].metadata.version or ""
-            if version in seen:
-                other = bundles[seen[version]].path
-                what = f"version {version!r}" if version else "no version"
-                raise BundleError(
-                    f"{bundles[i].path}: two bundles are named {name!r} with {what} (also "
-                    f"{other}); rebuild one with another --name or --corpus-version"
-                )
-            seen[version] = i
-            keys[i] = f"{name}@{version}" if version else name
-    return keys
 
 
 def open_bundles(
@@ -174,20 +111,7 @@ def serving_app(
     return LibraryApp(bundles, options, selection)
 
 
-def _merged_taxonomy(apps: Sequence[DocsApp]) -> dict[str, TaxonomyKey]:
-    """Every library's filter keys, with the values of all of them (first description wins)."""
-    merged: dict[str, tuple[str, list[str]]] = {}
-    for app in apps:
-        for key, info in app.taxonomy.items():
-            description, values = merged.setdefault(key, (info.description, []))
-            values.extend(v for v in info.values if v not in values)
-    return {
-        key: TaxonomyKey(description=description, values=tuple(values))
-        for key, (description, values) in sorted(merged.items())
-    }
-
-
-class LibraryApp:
+class LibraryApp(LibraryRouter, CompareVersions, LibraryResources):
     """The App protocol (protocol/dispatcher.py) over several bundles; see the module docstring."""
 
     server_name = "docsmcp"
@@ -242,7 +166,7 @@ class LibraryApp:
         self._by_exposed = {
             prefix + name: name for name in self.selection.names if name in self._handlers
         }
-        self._reports = Memo(REPORT_CACHE)  # compare_versions, recent pairs
+        self._reports = Memo(REPORT_CACHE)  # compare_versions, recent pairs (compare.py)
 
     # -- what the server says about itself ------------------------------------------------------
 
@@ -327,128 +251,7 @@ class LibraryApp:
             log.error("%s", exc)
             return text_result(f"The bundle is damaged: {exc}", is_error=True)
 
-    # -- choosing the library -------------------------------------------------------------------
-
-    def split_id(self, text: str) -> tuple[DocsApp | None, str]:
-        """(the app whose prefix `text` starts with, the rest) — (None, text) without one."""
-        for key in self._prefixes:
-            if text.startswith(key + _PREFIX_SEP):
-                return self.keys[key], text[len(key) + 1 :]
-        return None, text
-
-    def _library_arg(self, args: dict) -> Library | None:
-        name = str_arg(args, LIBRARY_ARG)
-        args.pop(LIBRARY_ARG, None)
-        if name is None:
-            return None
-        lib = self.libraries.get(name)
-        if lib is None:
-            folded = {n.casefold(): n for n in self.libraries}
-            if name.casefold() in folded:
-                return self.libraries[folded[name.casefold()]]
-            close = close_matches(name, self.libraries)
-            raise ToolInputError(
-                f"Unknown library '{name}'. Libraries: {', '.join(self.libraries)}."
-                + (f" Did you mean {', '.join(close)}?" if close else "")
-            )
-        return lib
-
-    def _pick(self, lib: Library, args: dict, notes: list[str]) -> DocsApp | None:
-        """The bundle of `lib` a call means: `version` among its bundles (consumed from args),
-        or, for a library of one bundle, its taxonomy filter or its own version. None when
-        the version matches nothing here."""
-        version = args.get(VERSION_KEY)
-        if version is not None and not isinstance(version, str):
-            raise ToolInputError("version must be a string")
-        if len(lib.apps) == 1:
-            app = lib.apps[0]
-            if version is None or VERSION_KEY in app.taxonomy:
-                return app
-            args.pop(VERSION_KEY)
-            own = app.bundle.metadata.version
-            if own and resolve_version(version, (own,)) == own:
-                return app
-            return None
-        args.pop(VERSION_KEY, None)
-        picked = lib.pick(version)
-        if picked is None:
-            return None
-        app, note = picked
-        if note:
-            notes.append(note)
-        return app
-
-    def _one(self, lib: Library, args: dict, notes: list[str]) -> DocsApp:
-        app = self._pick(lib, args, notes)
-        if app is None:
-            available = ", ".join(lib.named) or "none"
-            raise ToolInputError(
-                f"No version of {lib.name} matches {json.dumps(args.get(VERSION_KEY))}. "
-                f"Available versions: {available} (or latest, or a range such as 1.x, >=1.2)."
-            )
-        return app
-
-    def _each(self, args: dict, notes: list[str]) -> list[tuple[DocsApp, dict]]:
-        """(app, its arguments) of every library a fanned-out call reaches (one bundle each)."""
-        out = []
-        for lib in self.libraries.values():
-            own = dict(args)
-            app = self._pick(lib, own, notes)
-            if app is not None:
-                out.append((app, own))
-        if not out:
-            raise ToolInputError(
-                f"No library has version {json.dumps(args.get(VERSION_KEY))}. "
-                + "; ".join(
-                    f"{lib.name}: {', '.join(lib.named) or 'unversioned'}"
-                    for lib in self.libraries.values()
-                )
-            )
-        return out
-
-    def _each_latest(self) -> list[DocsApp]:
-        """One app per library: its latest version."""
-        return [lib.latest for lib in self.libraries.values()]
-
-    def _routed(self, tool: str, args: dict, notes: list[str], named: str | None) -> DocsApp:
-        """The app a call addresses: `library`, else the prefix of the id/path argument `named`
-        (which is rewritten without it), else the only library; otherwise a tool error."""
-        lib = self._library_arg(args)
-        if lib is not None:
-            app = self._one(lib, args, notes)
-            if named and isinstance(args.get(named), str):
-                owner, rest = self.split_id(args[named])
-                if owner is not None and owner is not app:
-                    raise ToolInputError(
-                        f"{named} '{args[named]}' belongs to {_key_of(owner)}, not {lib.name}."
-                    )
-                args[named] = rest
-            return app
-        if named and isinstance(args.get(named), str):
-            owner, rest = self.split_id(args[named])
-            if owner is not None:
-                args[named] = rest
-                return owner
-        if len(self.libraries) == 1:
-            return self._one(next(iter(self.libraries.values())), args, notes)
-        raise ToolInputError(
-            f"{tool} needs `{LIBRARY_ARG}` here: one of {', '.join(self.libraries)}"
-            + (f" (or a {named} that starts with LIBRARY:)" if named else "")
-            + "."
-        )
-
-    @staticmethod
-    def _tagged(app: DocsApp, result: dict, notes: list[str]) -> dict:
-        """A delegated result, with the library named and this call's notes added."""
-        content = result.get("structuredContent")
-        if content is None or result.get("isError"):
-            if notes and not result.get("isError"):
-                result["content"].append({"type": "text", "text": "Note: " + " ".join(notes)})
-            return result
-        content = {LIBRARY_ARG: app.bundle.metadata.name, **content}
-        if notes:
-            content["notes"] = [*notes, *content.get("notes", [])]
-        return json_result(content)
+    # choosing the library: routing.py
 
     # -- search_docs ------------------------------------------------------------------------------
 
@@ -710,230 +513,4 @@ class LibraryApp:
             out.update(app.explain({**own, "query": args.get("query"), "chunk_ids": mine}))
         return out
 
-    # -- compare_versions -----------------------------------------------------------------------
-
-    def compare_versions(self, args: dict) -> dict:
-        return compare_versions.run(self, compare_versions.parse(self, args))
-
-    def report(self, old: DocsContext, new: DocsContext) -> Report:
-        """The comparison of two bundles, remembered (bundles never change under a server)."""
-
-        def compare() -> Report:
-            # Imported on the first comparison: changes.py (with difflib) was ~10 ms of every
-            # server's cold start.
-            from ..bundle.changes import DiffError, classify, match, side_of
-
-            try:
-                a = side_of(old.bundle, _key_of(old))
-                b = side_of(new.bundle, _key_of(new))
-            except DiffError as exc:
-                raise BundleError(str(exc)) from None
-            return classify(a, b, match(a, b))
-
-        key = (old.bundle.bundle_id + _key_of(old), new.bundle.bundle_id + _key_of(new))
-        return self._reports.get(key, compare)
-
-    # -- resources, prompts, completions ----------------------------------------------------------
-
-    # features/ is imported on first use, as DocsApp does: start-up stays lean.
-
-    def _owner_of_uri(self, uri: str) -> DocsApp | None:
-        for app in self.apps:
-            if app.docs_resources.parse(uri) is not None:
-                return app
-        return None
-
-    def list_resources(self, cursor: str | None) -> dict:
-        return resource_pages(self, cursor)
-
-    def list_resource_templates(self) -> dict:
-        # One template per library name (a library's versions share its name).
-        out = []
-        for lib in self.libraries.values():
-            out.extend(lib.latest.list_resource_templates()["resourceTemplates"])
-        return {"resourceTemplates": out}
-
-    def read_resource(self, uri: str) -> dict:
-        owner = self._owner_of_uri(uri)
-        if owner is None:
-            from ..features.resources import SCHEME
-            from ..protocol.dispatcher import RESOURCE_NOT_FOUND
-
-            raise ProtocolError(
-                RESOURCE_NOT_FOUND,
-                f"Resource not found: {uri}",
-                {"uri": uri, "libraries": [f"{SCHEME}://{n}/" for n in self.libraries]},
-            )
-        return self.libraries[owner.bundle.metadata.name].latest.read_resource(uri)
-
-    def list_prompts(self) -> dict:
-        from ..features.prompts import SEARCH_PROMPT
-
-        prompts = json.loads(json.dumps(self.apps[0].list_prompts()))
-        library = {
-            "name": LIBRARY_ARG,
-            "description": f"Library: one of {', '.join(self.libraries)}.",
-            "required": True,
-        }
-        for prompt in prompts["prompts"]:
-            if prompt["name"] == SEARCH_PROMPT:
-                prompt["arguments"] = [prompt["arguments"][0], library]
-                prompt["description"] = prompt["description"].replace(
-                    f"the {self.apps[0].bundle.metadata.name} documentation",
-                    "the documentation of one library",
-                )
-            else:
-                prompt["arguments"].append(library)
-        return prompts
-
-    def get_prompt(self, name: str, arguments: dict[str, str]) -> dict:
-        name_of = arguments.get(LIBRARY_ARG, "").strip()
-        lib = self.libraries.get(name_of)
-        if lib is None:
-            raise ProtocolError(
-                INVALID_PARAMS,
-                f"Invalid params: prompt '{name}' needs argument '{LIBRARY_ARG}', one of "
-                f"{', '.join(self.libraries)}",
-            )
-        rest = {k: v for k, v in arguments.items() if k != LIBRARY_ARG}
-        return lib.latest.get_prompt(name, rest)
-
-    def complete(self, ref: dict, argument: dict, context: dict[str, str]) -> dict:
-        from ..features.prompts import EXPLAIN_PROMPT
-
-        if argument["name"] == LIBRARY_ARG and ref["type"] == "ref/prompt":
-            value = argument["value"].casefold()
-            names = [n for n in self.libraries if n.casefold().startswith(value)]
-            return {"completion": {"values": names, "total": len(names), "hasMore": False}}
-        if ref["type"] == "ref/resource":
-            owner = None
-            for lib in self.libraries.values():
-                if lib.latest.docs_resources.template == ref["uri"]:
-                    owner = lib.latest
-            owner = owner or self._owner_of_uri(ref["uri"])
-            if owner is not None:
-                return owner.complete(ref, argument, context)
-        lib = self.libraries.get(context.get(LIBRARY_ARG, ""))
-        if lib is not None and ref["type"] == "ref/prompt" and ref["name"] == EXPLAIN_PROMPT:
-            return lib.latest.complete(ref, argument, context)
-        return {"completion": {"values": [], "total": 0, "hasMore": False}}
-
-
-@dataclass(frozen=True)
-class Fused:
-    shown: list[tuple[DocsApp, Any, int, float]]  # (app, its page, index in page, fused score)
-    total: int
-    corpus_matches: int
-    suggested: dict
-    degraded: str | None
-    notes: list[str]
-
-
-def library_weight(app: DocsApp, query: str) -> float:
-    """How much a library's ranked list counts in fusion for `query`: its *coverage* (the share
-    of the query's terms in its dictionary: a library lacking most of the words asked for ranks
-    its best hits below one that has them all) times one plus their mean *density*
-    (`log1p(DENSITY_SCALE * df / chunks)`: words the library is about weigh more than words it
-    merely contains, whatever its size). Measured in DECISIONS.md, *Several bundles*."""
-    terms, _ = query_terms(query, app.bundle.metadata.analyzer)
-    if not terms:
-        return 0.0
-    lexicon = app.searcher.lexicon
-    n = max(app.bundle.n_chunks, 1)
-    found = density = 0.0
-    for term in terms:
-        tid = lexicon.lookup(term)
-        if tid is None:
-            continue
-        found += 1
-        df = int(lexicon.postings_offsets[tid + 1] - lexicon.postings_offsets[tid])
-        density += math.log1p(DENSITY_SCALE * df / n)
-    return (found / len(terms)) * (1.0 + density / len(terms))
-
-
-def fuse_search(
-    parts: Sequence[tuple[DocsApp, dict[str, str]]],
-    call: SearchCall,
-    offset: int,
-    excluded: dict[str, np.ndarray],
-) -> Fused:
-    """Each library's best `offset + limit` rows, fused by rank (see FUSION_K): order is the
-    fused score, then the library's order, then its own rank — deterministic."""
-    depth = offset + call.limit
-    ranked = []
-    total = corpus_matches = 0
-    suggested: dict[str, list[str]] = {}
-    degraded = None
-    notes: list[str] = []
-    for order, (app, filters) in enumerate(parts):
-        page = search_page(
-            app, call.query, depth, call.expand, filters, 0, excluded.get(_key_of(app))
-        )
-        total += page.total
-        corpus_matches += page.corpus_matches
-        for key, values in page.suggested_filters.items():
-            merged = suggested.setdefault(key, [])
-            merged.extend(v for v in values if v not in merged)
-        degraded = degraded or page.degraded
-        for note in page.notes:
-            if note not in notes:
-                notes.append(note)
-        weight = library_weight(app, call.query)
-        for i in range(len(page.rows)):
-            ranked.append((weight / (FUSION_K + i + 1), order, i, app, page))
-    ranked.sort(key=lambda r: (-r[0], r[1], r[2]))
-    shown = [(app, page, i, score) for score, _, i, app, page in ranked[offset:depth]]
-    return Fused(shown, total, corpus_matches, suggested, degraded, notes)
-
-
-def resource_pages(app: LibraryApp, cursor: str | None) -> dict:
-    """resources/list over every library, in library order, one page of each at a time: a
-    cursor is `LIBRARY\\0its own cursor`, base64'd so that it stays opaque."""
-    import base64
-
-    libs = list(app.libraries.values())
-    start, inner = 0, None
-    if cursor is not None:
-        try:
-            name, _, inner_text = base64.urlsafe_b64decode(cursor.encode()).decode().partition("\0")
-        except (ValueError, UnicodeDecodeError):
-            name, inner_text = "", ""
-        names = [lib.name for lib in libs]
-        if name not in names:
-            raise ProtocolError(
-                INVALID_PARAMS,
-                "Invalid params: invalid cursor; list resources again without a cursor",
-            )
-        start, inner = names.index(name), inner_text or None
-    page = libs[start].latest.list_resources(inner)
-    following = page.pop("nextCursor", None)
-    if following is None and start + 1 < len(libs):
-        nxt = f"{libs[start + 1].name}\0"
-    elif following is not None:
-        nxt = f"{libs[start].name}\0{following}"
-    else:
-        nxt = None
-    if nxt is not None:
-        page["nextCursor"] = base64.urlsafe_b64encode(nxt.encode()).decode()
-    return page
-
-
-def _page_match(app: DocsApp, path: str) -> str | None:
-    """How `path` names a page of the app without searching (PageMatch.matched_by), or None."""
-    found = app.pages.find(path, lambda _query: [])
-    return found.matched_by if found.index is not None else None
-
-
-def _key_of(app: DocsApp) -> str:
-    return app.bundle.id_prefix.removesuffix(_PREFIX_SEP)
-
-
-def _description(app: DocsApp) -> str:
-    meta = app.bundle.metadata
-    return (meta.description or f"{meta.name} documentation").strip()
-
-
-def _version_order(app: DocsApp) -> tuple:
-    """Unversioned bundles first, then by `order_key`."""
-    version = app.bundle.metadata.version or ""
-    return (version != "", *order_key(version))
+    # compare_versions: compare.py; resources, prompts and completions: resources.py.
