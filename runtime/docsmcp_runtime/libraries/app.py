@@ -19,6 +19,7 @@ columns read), so cold start and memory grow with the bundles' own sizes only.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import logging
@@ -58,7 +59,7 @@ from ..tools.arguments import (
 )
 from ..tools.context import Memo
 from ..tools.hits import fit_hits, hit
-from ..tools.registry import VERSION_TOOLS, ToolSelection, answer, definitions
+from ..tools.registry import TOOL_NAMES, VERSION_TOOLS, ToolSelection, answer, definitions
 from ..tools.results import json_result, text_result
 from ..tools.search_docs import degraded_message, search_hint
 from .compare import REPORT_CACHE, CompareVersions
@@ -150,7 +151,12 @@ class LibraryApp(LibraryRouter, CompareVersions, LibraryResources):
         self.bundle_id = hashlib.sha256(joined.encode()).hexdigest()[:32]
         self._secret = cursor_secret(self.bundle_id)
         self.instructions = self._instructions()
+        # A tool of the registry that is not routed here answers for one library (`library`, or
+        # the only one); the others choose their libraries below.
         self._handlers: dict[str, Callable[[dict], dict]] = {
+            name: functools.partial(self._in_one_library, name) for name in TOOL_NAMES
+        }
+        self._handlers |= {
             search_docs.NAME: self.search_docs,
             get_doc.NAME: self.get_doc,
             list_sections.NAME: self.list_sections,
@@ -252,6 +258,12 @@ class LibraryApp(LibraryRouter, CompareVersions, LibraryResources):
             return text_result(f"The bundle is damaged: {exc}", is_error=True)
 
     # choosing the library: routing.py
+
+    def _in_one_library(self, tool: str, args: dict) -> dict:
+        """A tool without routing of its own: the library `library` names, or the only one."""
+        notes: list[str] = []
+        app = self._routed(tool, args, notes, None)
+        return self._tagged(app, answer(app, tool, args), notes)
 
     # -- search_docs ------------------------------------------------------------------------------
 
