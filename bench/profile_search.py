@@ -27,7 +27,7 @@ from bench_speakeasy import QUERIES
 from docsmcp_runtime.bundle.reader import Bundle, open_bundle
 from docsmcp_runtime.search import engine as search
 from docsmcp_runtime.search import vectors
-from docsmcp_runtime.tools import search_docs
+from docsmcp_runtime.tools import hits
 from docsmcp_runtime.tools.app import DocsApp
 
 STAGES: list[tuple[Any, str, str]] = [
@@ -39,7 +39,7 @@ STAGES: list[tuple[Any, str, str]] = [
     (search.Searcher, "_collapse", "collapse"),
     (search.Searcher, "search", "ranking total (Searcher.search)"),
     (Bundle, "prefetch", "row-group prefetch (2 threads)"),
-    (search_docs, "hit", "hits: row reads + snippets"),
+    (hits, "hit", "hits: row reads + snippets"),
 ]
 
 
