@@ -27,7 +27,8 @@ from bench_speakeasy import QUERIES
 from docsmcp_runtime.bundle.reader import Bundle, open_bundle
 from docsmcp_runtime.search import engine as search
 from docsmcp_runtime.search import vectors
-from docsmcp_runtime.tools import app as tools
+from docsmcp_runtime.tools import hits
+from docsmcp_runtime.tools.app import DocsApp
 
 STAGES: list[tuple[Any, str, str]] = [
     (search, "score", "full-text scoring (terms + bigrams)"),
@@ -38,7 +39,7 @@ STAGES: list[tuple[Any, str, str]] = [
     (search.Searcher, "_collapse", "collapse"),
     (search.Searcher, "search", "ranking total (Searcher.search)"),
     (Bundle, "prefetch", "row-group prefetch (2 threads)"),
-    (tools.DocsApp, "hit", "hits: row reads + snippets"),
+    (hits, "hit", "hits: row reads + snippets"),
 ]
 
 
@@ -61,7 +62,7 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     bundle = open_bundle(args.bundle)
     bundle.ready()
-    app = tools.DocsApp(bundle)
+    app = DocsApp(bundle)
 
     def run() -> None:
         for q in QUERIES:

@@ -16,7 +16,9 @@ import pyarrow.parquet as pq
 import pytest
 from conftest import build_bundle, run_docsmcp
 from docsmcp_runtime.format import TABLES, bundle_id, sha256_file
-from docsmcp_runtime.tools.tooldefs import MAX_DEPTH, MAX_LIST, TOOL_NAMES
+from docsmcp_runtime.tools.arguments import MAX_LIST
+from docsmcp_runtime.tools.list_sections import MAX_DEPTH
+from docsmcp_runtime.tools.registry import TOOL_NAMES
 from mcp_client import McpSession, text_of
 from test_http import MODERN, modern, modern_headers, post, rpc_error, sdk, start
 

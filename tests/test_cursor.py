@@ -1,4 +1,4 @@
-"""Pagination cursors (docsmcp_runtime/tools/cursor.py) on their own: signed, bound to the query,
+"""Pagination cursors (docsmcp_runtime/protocol/cursor.py) on their own: signed, bound to the query,
 filters and bundle, and keyed by DOCSMCP_CURSOR_SECRET when it is set. test_tools.py covers
 the same rules end to end through the MCP server."""
 
@@ -8,7 +8,7 @@ import base64
 import json
 
 import pytest
-from docsmcp_runtime.tools.cursor import (
+from docsmcp_runtime.protocol.cursor import (
     SECRET_ENV,
     CursorError,
     cursor_secret,

@@ -31,7 +31,7 @@ import httpx2
 import pytest
 from conftest import EXAMPLE_DOCS, build_bundle
 from docsmcp_runtime import __version__
-from docsmcp_runtime.tools.tooldefs import TOOL_NAMES
+from docsmcp_runtime.tools.registry import TOOL_NAMES
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 

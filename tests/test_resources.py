@@ -1,4 +1,4 @@
-"""MCP resources, resource templates, prompts and completions (docsmcp_runtime/tools/resources.py).
+"""MCP resources, resource templates, prompts and completions (docsmcp_runtime/features/).
 
 The real runtime process is driven by the official `mcp` SDK client over stdio (legacy handshake
 and pinned 2026-07-28) and over Streamable HTTP on 127.0.0.1; the 2026-07-28 stateless envelope

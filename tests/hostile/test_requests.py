@@ -21,7 +21,8 @@ from docsmcp_runtime.bundle.reader import open_bundle
 from docsmcp_runtime.errors import INTERNAL_ERROR
 from docsmcp_runtime.protocol.dispatcher import Dispatcher, Session, encode
 from docsmcp_runtime.search.engine import MAX_QUERY_TERMS
-from docsmcp_runtime.tools.app import MAX_QUERY_CHARS, DocsApp
+from docsmcp_runtime.tools.app import DocsApp
+from docsmcp_runtime.tools.arguments import MAX_QUERY_CHARS
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -235,7 +236,7 @@ def test_forged_cursor_offsets_are_refused(app: DocsApp, offset: object) -> None
     bundle id), so the offset inside is checked whoever signed it."""
     import base64
 
-    from docsmcp_runtime.tools.cursor import _sign, binding, cursor_secret
+    from docsmcp_runtime.protocol.cursor import _sign, binding, cursor_secret
 
     bundle_id = app.bundle.bundle_id
     body = {"v": 1, "o": offset, "b": bundle_id, "q": binding("payments", {})}

@@ -46,7 +46,7 @@ from docsmcp_runtime.errors import BundleError
 from docsmcp_runtime.search.budget import MAX_TOKENS, MIN_TOKENS
 from docsmcp_runtime.search.engine import SearchOptions
 from docsmcp_runtime.tools.app import DocsApp
-from docsmcp_runtime.tools.tooldefs import MAX_LIMIT
+from docsmcp_runtime.tools.arguments import MAX_LIMIT
 
 from docsmcp.sources.formats.fences import fenced_lines
 

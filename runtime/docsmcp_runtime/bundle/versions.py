@@ -80,3 +80,10 @@ def resolve(request: str, values: tuple[str, ...]) -> str | None:
         return None
     fitting = [(v, p) for v, p in numbered if _matches(op, target, p)]
     return max(fitting, key=lambda vp: _key(vp[1]))[0] if fitting else None
+
+
+def order_key(version: str) -> tuple:
+    """Sorts versions oldest first: those that are no version (`current`) before numbered
+    ones, then by their numbers, then by their text."""
+    parts = parse(version)
+    return (parts is not None, _key(parts) if parts else (), version)

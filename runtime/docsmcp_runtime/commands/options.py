@@ -13,7 +13,7 @@ from ..distribution.archive import is_remote
 from ..search.engine import EXPAND_ENV, SearchOptions, parse_flag
 from ..search.rerank import MAX_DEPTH as MAX_RERANK_DEPTH
 from ..search.rerank import RerankOptions
-from ..tools.tooldefs import ToolSelection
+from ..tools.registry import ToolSelection
 
 
 def _search_options(args: argparse.Namespace) -> SearchOptions:

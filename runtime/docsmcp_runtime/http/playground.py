@@ -12,7 +12,7 @@ import re
 from functools import cache
 from importlib import resources
 
-from ..tools.toolargs import ToolInputError
+from ..tools.arguments import ToolInputError
 from .replies import Reply
 
 PLAYGROUND_PATH = "/playground"

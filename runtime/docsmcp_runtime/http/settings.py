@@ -15,7 +15,7 @@ from ..search.engine import (
     SearchOptions,
     parse_flag,
 )
-from ..tools.tooldefs import TOOL_PREFIX_ENV, TOOLS_ENV, ToolSelection
+from ..tools.registry import TOOL_PREFIX_ENV, TOOLS_ENV, ToolSelection
 
 if TYPE_CHECKING:
     from ..distribution.remote import FetchOptions

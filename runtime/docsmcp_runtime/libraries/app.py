@@ -19,10 +19,10 @@ columns read), so cold start and memory grow with the bundles' own sizes only.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import logging
-import threading
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -35,35 +35,34 @@ from ..distribution.archive import expand_bundles
 from ..distribution.resolve import resolve_bundle
 from ..errors import INVALID_PARAMS, BundleError, ProtocolError
 from ..format import ToolTexts
+from ..protocol.cursor import cursor_secret, encode_cursor
 from ..search.engine import SearchOptions, snippet_pattern
+from ..tools import (
+    compare_versions,
+    get_api_reference,
+    get_code_examples,
+    get_doc,
+    get_page,
+    list_sections,
+    search_docs,
+)
 from ..tools.app import DocsApp
-from ..tools.cursor import cursor_secret, encode_cursor
-from ..tools.searchcall import (
-    SEARCH_OWN,
-    decode_offset,
-    degraded_message,
+from ..tools.arguments import (
+    MAX_QUERY_CHARS,
+    ToolInputError,
     exclude_ids,
-    fit_hits,
+    filter_args,
+    limit_arg,
+    max_tokens_arg,
     search_call,
-    search_hint,
+    search_offset,
 )
-from ..tools.toolargs import MAX_QUERY_CHARS, ToolInputError, int_arg, json_result, text_result
-from ..tools.tooldefs import (
-    COMPARE_VERSIONS,
-    DEFAULT_LIMIT,
-    GET_API_REFERENCE,
-    GET_CODE_EXAMPLES,
-    GET_DOC,
-    GET_PAGE,
-    LIST_SECTIONS,
-    MAX_LIMIT,
-    SEARCH_DOCS,
-    VERSION_TOOLS,
-    ToolSelection,
-    compare_definition,
-    definitions,
-)
-from .compare import CompareVersions
+from ..tools.context import Memo
+from ..tools.hits import fit_hits, hit
+from ..tools.registry import TOOL_NAMES, VERSION_TOOLS, ToolSelection, answer, definitions
+from ..tools.results import json_result, text_result
+from ..tools.search_docs import degraded_message, search_hint
+from .compare import REPORT_CACHE, CompareVersions
 from .fusion import fuse_search
 from .library import (
     _PREFIX_SEP,
@@ -80,7 +79,6 @@ from .resources import LibraryResources
 from .routing import LibraryRouter
 
 if TYPE_CHECKING:
-    from ..bundle.changes import Report
     from ..distribution.remote import FetchOptions
 
 __all__ = ["LIBRARY_ARG", "MAX_QUERY_CHARS", "LibraryApp", "library_keys", "serving_app"]
@@ -153,24 +151,28 @@ class LibraryApp(LibraryRouter, CompareVersions, LibraryResources):
         self.bundle_id = hashlib.sha256(joined.encode()).hexdigest()[:32]
         self._secret = cursor_secret(self.bundle_id)
         self.instructions = self._instructions()
+        # A tool of the registry that is not routed here answers for one library (`library`, or
+        # the only one); the others choose their libraries below.
         self._handlers: dict[str, Callable[[dict], dict]] = {
-            SEARCH_DOCS: self.search_docs,
-            GET_DOC: self.get_doc,
-            LIST_SECTIONS: self.list_sections,
-            GET_PAGE: self.get_page,
-            GET_API_REFERENCE: self.get_api_reference,
-            GET_CODE_EXAMPLES: self.get_code_examples,
+            name: functools.partial(self._in_one_library, name) for name in TOOL_NAMES
         }
-        self._versioned = {lib.name: lib for lib in self.libraries.values() if len(lib.named) > 1}
-        if self._versioned:
-            self._handlers[COMPARE_VERSIONS] = self.compare_versions
+        self._handlers |= {
+            search_docs.NAME: self.search_docs,
+            get_doc.NAME: self.get_doc,
+            list_sections.NAME: self.list_sections,
+            get_page.NAME: self.get_page,
+            get_api_reference.NAME: self.get_api_reference,
+            get_code_examples.NAME: self.get_code_examples,
+        }
+        self.versioned = {lib.name: lib for lib in self.libraries.values() if len(lib.named) > 1}
+        if self.versioned:
+            self._handlers[compare_versions.NAME] = self.compare_versions
         self._tools = self._tool_definitions()
         prefix = self.selection.prefix
         self._by_exposed = {
             prefix + name: name for name in self.selection.names if name in self._handlers
         }
-        self._reports: dict[tuple[str, str], Report] = {}  # compare_versions, recent pairs
-        self._reports_lock = threading.Lock()
+        self._reports = Memo(REPORT_CACHE)  # compare_versions, recent pairs (compare.py)
 
     # -- what the server says about itself ------------------------------------------------------
 
@@ -213,9 +215,9 @@ class LibraryApp(LibraryRouter, CompareVersions, LibraryResources):
                 + "; ".join(f"{lib.name}: {', '.join(lib.named)}" for lib in several)
                 + ". Also latest (the default) or a range such as 1.x, >=1.2, ^1.2.",
             }
-        if self._versioned:
-            tools[COMPARE_VERSIONS] = compare_definition(
-                {name: lib.named for name, lib in self._versioned.items()}
+        if self.versioned:
+            tools[compare_versions.NAME] = compare_versions.definition(
+                {name: lib.named for name, lib in self.versioned.items()}
             )
         out = []
         prefix = self.selection.prefix
@@ -257,6 +259,12 @@ class LibraryApp(LibraryRouter, CompareVersions, LibraryResources):
 
     # choosing the library: routing.py
 
+    def _in_one_library(self, tool: str, args: dict) -> dict:
+        """A tool without routing of its own: the library `library` names, or the only one."""
+        notes: list[str] = []
+        app = self._routed(tool, args, notes, None)
+        return self._tagged(app, answer(app, tool, args), notes)
+
     # -- search_docs ------------------------------------------------------------------------------
 
     def search_docs(self, args: dict) -> dict:
@@ -264,7 +272,7 @@ class LibraryApp(LibraryRouter, CompareVersions, LibraryResources):
         lib = self._library_arg(args)
         if lib is not None:
             app = self._one(lib, args, notes)
-            return self._tagged_hits(app, app.search_docs(args), notes)
+            return self._tagged_hits(app, answer(app, search_docs.NAME, args), notes)
         return self._fused_search(args, notes)
 
     def _tagged_hits(self, app: DocsApp, result: dict, notes: list[str]) -> dict:
@@ -283,7 +291,7 @@ class LibraryApp(LibraryRouter, CompareVersions, LibraryResources):
         first_error: ToolInputError | None = None
         for app, own_args in self._each(args, notes):
             try:
-                filters = app._filter_args(tool, own_args, own, notes)
+                filters = filter_args(app.taxonomy, own_args, own, notes)
             except ToolInputError as exc:
                 first_error = first_error or exc
                 continue
@@ -317,11 +325,11 @@ class LibraryApp(LibraryRouter, CompareVersions, LibraryResources):
         return rows, key
 
     def _fused_search(self, args: dict, notes: list[str]) -> dict:
-        own = (*SEARCH_OWN, VERSION_KEY)
-        parts = self._participants(SEARCH_DOCS, args, notes, SEARCH_OWN)
+        own = (*search_docs.OWN, VERSION_KEY)
+        parts = self._participants(search_docs.NAME, args, notes, search_docs.OWN)
         first = parts[0][0]
         call = search_call(args, notes, first.expand_references)
-        budget = first._budget_arg(args, notes)
+        budget = max_tokens_arg(args, first.max_tokens, notes)
         excluded, excluded_key = self._exclude_rows(args, notes)
         filters = {k: str(args[k]) for k in sorted(args) if k not in own and args[k] is not None}
         keys = ",".join(_key_of(app) for app, _ in parts)
@@ -329,7 +337,7 @@ class LibraryApp(LibraryRouter, CompareVersions, LibraryResources):
         total_rows = sum(app.bundle.n_chunks for app, _ in parts)
         offset = 0
         if call.cursor is not None:
-            offset = decode_offset(
+            offset = search_offset(
                 self._secret, self.bundle_id, bound, filters, call.cursor, total_rows
             )
         fused = fuse_search(parts, call, offset, excluded)
@@ -337,9 +345,9 @@ class LibraryApp(LibraryRouter, CompareVersions, LibraryResources):
         pattern = snippet_pattern(call.query)
         hits = []
         for app, page, i, score in fused.shown:
-            hit = app.hit(page.rows[i], score, pattern, page, i)
-            hit[LIBRARY_ARG] = app.bundle.metadata.name
-            hits.append(hit)
+            one = hit(app, page.rows[i], score, pattern, page, i)
+            one[LIBRARY_ARG] = app.bundle.metadata.name
+            hits.append(one)
         hits = fit_hits(hits, budget, notes)
         next_offset = offset + len(hits)
         next_cursor = None
@@ -368,11 +376,11 @@ class LibraryApp(LibraryRouter, CompareVersions, LibraryResources):
                         "(LIBRARY:id) or give library."
                     )
                 if having:
-                    return having[0].get_doc(args)
+                    return answer(having[0], get_doc.NAME, args)
         if LIBRARY_ARG not in args and "section" in args and "chunk_id" not in args:
             return self._section_anywhere(args, notes)
-        app = self._routed(GET_DOC, args, notes, "chunk_id")
-        result = app.get_doc(args)
+        app = self._routed(get_doc.NAME, args, notes, "chunk_id")
+        result = answer(app, get_doc.NAME, args)
         if notes and not result.get("isError"):
             result["content"].append({"type": "text", "text": "Note: " + " ".join(notes)})
         return result
@@ -381,7 +389,7 @@ class LibraryApp(LibraryRouter, CompareVersions, LibraryResources):
         """get_doc by section without a library: the one library where it resolves."""
         answers = []
         for app, own in self._each(args, notes):
-            result = app.get_doc(dict(own))
+            result = answer(app, get_doc.NAME, dict(own))
             if not result.get("isError"):
                 answers.append((app, result))
         if len(answers) == 1:
@@ -402,8 +410,8 @@ class LibraryApp(LibraryRouter, CompareVersions, LibraryResources):
         prefixed = isinstance(path, str) and self.split_id(path)[0] is not None
         if LIBRARY_ARG not in args and not prefixed and len(self.libraries) > 1:
             return self._library_listing(args, notes)
-        app = self._routed(LIST_SECTIONS, args, notes, "path")
-        return self._tagged(app, app.list_sections(args), notes)
+        app = self._routed(list_sections.NAME, args, notes, "path")
+        return self._tagged(app, answer(app, list_sections.NAME, args), notes)
 
     def _library_listing(self, args: dict, notes: list[str]) -> dict:
         """list_sections without a library: the libraries, each with its description and size."""
@@ -440,20 +448,20 @@ class LibraryApp(LibraryRouter, CompareVersions, LibraryResources):
             for how in (("path",), ("path-suffix", "title")):
                 having = [a for a in self._each_latest() if _page_match(a, path) in how]
                 if len(having) == 1:
-                    return self._tagged(having[0], having[0].get_page(args), notes)
+                    return self._tagged(having[0], answer(having[0], get_page.NAME, args), notes)
                 if len(having) > 1:
                     raise ToolInputError(
                         f"Page '{path}' exists in {', '.join(_key_of(a) for a in having)}; give "
                         f"{LIBRARY_ARG} or prefix the path (LIBRARY:path)."
                     )
-        app = self._routed(GET_PAGE, args, notes, "path")
-        return self._tagged(app, app.get_page(args), notes)
+        app = self._routed(get_page.NAME, args, notes, "path")
+        return self._tagged(app, answer(app, get_page.NAME, args), notes)
 
     def get_api_reference(self, args: dict) -> dict:
         notes: list[str] = []
         if LIBRARY_ARG in args or len(self.libraries) == 1:
-            app = self._routed(GET_API_REFERENCE, args, notes, None)
-            return self._tagged(app, app.get_api_reference(args), notes)
+            app = self._routed(get_api_reference.NAME, args, notes, None)
+            return self._tagged(app, answer(app, get_api_reference.NAME, args), notes)
         method = args.get("method")
         if method is None or args.get("cursor") is not None:
             raise ToolInputError(
@@ -463,7 +471,7 @@ class LibraryApp(LibraryRouter, CompareVersions, LibraryResources):
         entries: list[dict] = []
         errors = []
         for app, own in self._each(args, notes):
-            result = app.get_api_reference(own)
+            result = answer(app, get_api_reference.NAME, own)
             if result.get("isError"):
                 errors.append(result["content"][0]["text"])
                 continue
@@ -476,13 +484,14 @@ class LibraryApp(LibraryRouter, CompareVersions, LibraryResources):
     def get_code_examples(self, args: dict) -> dict:
         notes: list[str] = []
         if LIBRARY_ARG in args or len(self.libraries) == 1:
-            app = self._routed(GET_CODE_EXAMPLES, args, notes, None)
-            return self._tagged(app, app.get_code_examples(args), notes)
-        own = ("query", "topic", "language", "limit")
-        parts = self._participants(GET_CODE_EXAMPLES, args, notes, own)
+            app = self._routed(get_code_examples.NAME, args, notes, None)
+            return self._tagged(app, answer(app, get_code_examples.NAME, args), notes)
+        own = get_code_examples.OWN
+        parts = self._participants(get_code_examples.NAME, args, notes, own)
         per_app = []
         for app, filters in parts:
-            result = app.get_code_examples({**{k: args[k] for k in own if k in args}, **filters})
+            mine = {**{k: args[k] for k in own if k in args}, **filters}
+            result = answer(app, get_code_examples.NAME, mine)
             if result.get("isError"):
                 raise ToolInputError(result["content"][0]["text"])
             per_app.append((app, result["structuredContent"]))
@@ -496,7 +505,7 @@ class LibraryApp(LibraryRouter, CompareVersions, LibraryResources):
                         {LIBRARY_ARG: app.bundle.metadata.name, **content["examples"][n]}
                     )
         # The same limit each library applied (its clamping notes are in its own results).
-        cap = int_arg(args, "limit", DEFAULT_LIMIT, 1, MAX_LIMIT, [])
+        cap = limit_arg(args, [])
         result: dict[str, Any] = {"examples": examples[:cap]}
         if not examples:
             notes.append("No code examples matched in any library; try other words.")

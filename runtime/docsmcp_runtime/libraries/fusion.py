@@ -13,7 +13,8 @@ import numpy as np
 
 from ..search.lexical import query_terms
 from ..tools.app import DocsApp
-from ..tools.searchcall import SearchCall
+from ..tools.arguments import SearchCall
+from ..tools.hits import search_page
 from .library import _key_of
 
 # Reciprocal-rank fusion: a hit at rank r (0-based) of a library's list scores w / (K + r + 1).
@@ -72,8 +73,9 @@ def fuse_search(
     degraded = None
     notes: list[str] = []
     for order, (app, filters) in enumerate(parts):
-        window = SearchCall(call.query, depth, None, call.expand)
-        page = app.ranked(window, filters, 0, excluded.get(_key_of(app)))
+        page = search_page(
+            app, call.query, depth, call.expand, filters, 0, excluded.get(_key_of(app))
+        )
         total += page.total
         corpus_matches += page.corpus_matches
         for key, values in page.suggested_filters.items():

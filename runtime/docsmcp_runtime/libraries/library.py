@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ..bundle.reader import Bundle
+from ..bundle.versions import order_key
 from ..bundle.versions import resolve as resolve_version
 from ..errors import BundleError
 from ..format import TaxonomyKey
@@ -94,13 +95,6 @@ def _merged_taxonomy(apps: Sequence[DocsApp]) -> dict[str, TaxonomyKey]:
     }
 
 
-def _version_key(version: str) -> tuple:
-    from ..bundle.versions import _key, parse
-
-    parts = parse(version)
-    return (parts is not None, _key(parts) if parts else (), version)
-
-
 def _page_match(app: DocsApp, path: str) -> str | None:
     """How `path` names a page of the app without searching (PageMatch.matched_by), or None."""
     found = app.pages.find(path, lambda _query: [])
@@ -117,6 +111,6 @@ def _description(app: DocsApp) -> str:
 
 
 def _version_order(app: DocsApp) -> tuple:
-    """Unversioned bundles first, then by `_version_key`."""
+    """Unversioned bundles first, then by `order_key`."""
     version = app.bundle.metadata.version or ""
-    return (version != "", *_version_key(version))
+    return (version != "", *order_key(version))

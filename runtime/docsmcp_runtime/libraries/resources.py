@@ -46,14 +46,14 @@ def resource_pages(app: LibraryResources, cursor: str | None) -> dict:
 class LibraryResources:
     """LibraryApp's resources, prompts and completions (a mixin: it reads the app's libraries).
 
-    tools/resources.py is imported on first use, as DocsApp does: start-up stays lean."""
+    features/ is imported on first use, as DocsApp does: start-up stays lean."""
 
     apps: list[DocsApp]
     libraries: dict[str, Library]
 
     def _owner_of_uri(self, uri: str) -> DocsApp | None:
         for app in self.apps:
-            if app.docs_resources._parse(uri) is not None:
+            if app.docs_resources.parse(uri) is not None:
                 return app
         return None
 
@@ -70,8 +70,8 @@ class LibraryResources:
     def read_resource(self, uri: str) -> dict:
         owner = self._owner_of_uri(uri)
         if owner is None:
+            from ..features.resources import SCHEME
             from ..protocol.dispatcher import RESOURCE_NOT_FOUND
-            from ..tools.resources import SCHEME
 
             raise ProtocolError(
                 RESOURCE_NOT_FOUND,
@@ -81,7 +81,7 @@ class LibraryResources:
         return self.libraries[owner.bundle.metadata.name].latest.read_resource(uri)
 
     def list_prompts(self) -> dict:
-        from ..tools.resources import SEARCH_PROMPT
+        from ..features.prompts import SEARCH_PROMPT
 
         prompts = json.loads(json.dumps(self.apps[0].list_prompts()))
         library = {
@@ -113,7 +113,7 @@ class LibraryResources:
         return lib.latest.get_prompt(name, rest)
 
     def complete(self, ref: dict, argument: dict, context: dict[str, str]) -> dict:
-        from ..tools.resources import EXPLAIN_PROMPT
+        from ..features.prompts import EXPLAIN_PROMPT
 
         if argument["name"] == LIBRARY_ARG and ref["type"] == "ref/prompt":
             value = argument["value"].casefold()

@@ -9,7 +9,8 @@ import json
 from ..bundle.versions import VERSION_KEY
 from ..bundle.versions import resolve as resolve_version
 from ..tools.app import DocsApp
-from ..tools.toolargs import ToolInputError, close_matches, json_result, str_arg
+from ..tools.arguments import ToolInputError, str_arg
+from ..tools.results import close_matches, json_result
 from .library import _PREFIX_SEP, LIBRARY_ARG, Library, _key_of
 
 
