@@ -15,7 +15,10 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import run_docsmcp
+from conftest import FUZZ, run_docsmcp
+from docsmcp.sources.gitsource import GitError, wanted
+from hypothesis import given
+from hypothesis import strategies as st
 from mcp_client import McpSession
 
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="needs the git binary")
@@ -161,6 +164,57 @@ def test_bad_ref_or_subdir_is_one_line(
     assert res.returncode == 2
     assert res.stderr.count("\n") == 1 and message in res.stderr, res.stderr
     assert not out.exists()
+
+
+@pytest.mark.parametrize("local", [False, True], ids=["file-url", "local-path"])
+@pytest.mark.parametrize(
+    "ref",
+    ["--upload-pack=touch {pwned};false", "-uPWNED", "main..dev", "ma in", "HEAD@{{1}}"],
+)
+def test_a_ref_that_is_no_ref_name_is_refused_before_git_runs(
+    origin: Path, tmp_path: Path, ref: str, local: bool
+) -> None:
+    """Issue 31: `--ref` went to `git fetch ... origin REF` with nothing ending the options, so
+    `--upload-pack=CMD` ran CMD on the builder's machine. A ref must be a ref name or an id."""
+    pwned = tmp_path / "PWNED"
+    ref = ref.format(pwned=pwned)
+    out = tmp_path / "idx"
+    url = str(origin) if local else f"file://{origin}"
+    res = _build(url, out, tmp_path / "cache", f"--ref={ref}", check=False)
+    assert not pwned.exists()
+    assert res.returncode == 2
+    assert res.stderr.count("\n") == 1, res.stderr
+    assert f"--ref {ref!r} is not a branch, tag or commit name" in res.stderr, res.stderr
+    assert not out.exists()
+
+
+@FUZZ
+@given(st.text(st.sampled_from("ab1/.-@{}~^:?*[\\ \x00lock"), min_size=1, max_size=12))
+def test_every_ref_we_accept_is_a_ref_name_git_accepts(ref: str) -> None:
+    """The ref check against git's own (`git check-ref-format --allow-onelevel`), and never a
+    leading `-`: what wanted() lets through, git reads as a name, not an option."""
+    try:
+        wanted("file:///repo.git", ref, None)
+    except GitError:
+        return
+    assert not ref.startswith("-")
+    git = subprocess.run(["git", "check-ref-format", "--allow-onelevel", ref], capture_output=True)
+    assert git.returncode == 0, ref
+
+
+@pytest.mark.parametrize(
+    "url", ["ext::sh -c touch% {pwned}", "ext://sh -c touch% {pwned}", "fd::3", "git+ext://x"]
+)
+def test_a_remote_only_through_the_transports_a_user_means(tmp_path: Path, url: str) -> None:
+    """`ext::` and `fd::` run commands or read descriptors: never a docs source. A URL scheme
+    other than https, http, ssh, git or file is refused in one line; git itself is told the
+    same (GIT_ALLOW_PROTOCOL) for whatever reaches it."""
+    pwned = tmp_path / "PWNED"
+    url = url.format(pwned=pwned)
+    res = _build(url, tmp_path / "idx", tmp_path / "cache", "--ref", "main", check=False)
+    assert not pwned.exists()
+    assert res.returncode == 2
+    assert res.stderr.count("\n") == 1, res.stderr
 
 
 @pytest.mark.parametrize(

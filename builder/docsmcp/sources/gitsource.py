@@ -47,6 +47,16 @@ STAMP_NAME = "built.json"
 # `scheme://...` or scp-like `user@host:path`: a remote, not a local folder.
 _URL = re.compile(r"^(?:[A-Za-z][A-Za-z0-9+.-]*://|[\w.-]+@[\w.-]+:)")
 _HEX = re.compile(r"^[0-9a-fA-F]{7,64}$")
+# The transports a user means by a docs URL. Never `ext::` (runs a command) or `fd::`; git is
+# told the same (GIT_ALLOW_PROTOCOL in _env) for whatever reaches it, submodules and redirects
+# included. `file` also covers local paths.
+ALLOWED_SCHEMES = ("https", "http", "ssh", "git", "file")
+_SCHEME = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]*)(://|::)")
+# git check-ref-format's rules (a name, not a pattern): no control character, space or
+# ~ ^ : ? * [ \, no "..", "@{", "//", no component starting with "." or ending with ".lock",
+# not starting or ending with "/", not ending with ".", not "@". And never a leading "-": git
+# would read the ref as an option (`--upload-pack=CMD` runs CMD).
+_BAD_REF = re.compile(r"[\x00-\x20\x7f~^:?*\[\\]|\.\.|@\{|//|(^|/)\.|\.lock(/|$)|^[-/]|[/.]$|^@$")
 
 
 class GitError(Exception):
@@ -82,6 +92,14 @@ def is_remote(location: str) -> bool:
 def wanted(docs_dir: str, ref: str | None, subdir: str | None) -> GitSource | None:
     """The git source `--docs-dir` names: a URL, or a local path given with --ref or --subdir;
     None for a plain folder. Raises GitError for a subfolder that would leave the repository."""
+    scheme = _SCHEME.match(docs_dir)
+    if scheme and (scheme.group(2) == "::" or scheme.group(1).lower() not in ALLOWED_SCHEMES):
+        raise GitError(
+            f"--docs-dir {docs_dir!r}: a git URL must be {', '.join(ALLOWED_SCHEMES[:-1])} or "
+            "file://, user@host:path, or a local path"
+        )
+    if ref is not None and (not ref or _BAD_REF.search(ref)):
+        raise GitError(f"--ref {ref!r} is not a branch, tag or commit name")
     if not is_remote(docs_dir) and ref is None and subdir is None:
         return None
     location = docs_dir if is_remote(docs_dir) else os.path.abspath(docs_dir)
@@ -108,6 +126,7 @@ def _env() -> dict[str, str]:
         GIT_ASKPASS="",
         SSH_ASKPASS="",
         LC_ALL="C",  # messages we read are git's English ones
+        GIT_ALLOW_PROTOCOL=":".join(ALLOWED_SCHEMES),
     )
     env.setdefault("GIT_SSH_COMMAND", "ssh -o BatchMode=yes -o ConnectTimeout=30")
     return env
@@ -227,9 +246,9 @@ def _init(repo: Path, location: str) -> None:
             shutil.rmtree(repo)
         repo.mkdir(parents=True)
         _ok(_git(repo, "init", "--quiet"), f"cannot create a repository in {repo}")
-        _ok(_git(repo, "remote", "add", "origin", location), "cannot add the remote")
+        _ok(_git(repo, "remote", "add", "--", "origin", location), "cannot add the remote")
     else:
-        _ok(_git(repo, "remote", "set-url", "origin", location), "cannot set the remote")
+        _ok(_git(repo, "remote", "set-url", "--", "origin", location), "cannot set the remote")
 
 
 def _fetch(repo: Path, source: GitSource) -> str:
@@ -242,6 +261,7 @@ def _fetch(repo: Path, source: GitSource) -> str:
         "--no-tags",
         "--depth",
         "1",
+        "--end-of-options",  # the ref is checked in wanted(); this is the second lock
         "origin",
         wanted_ref,
         timeout=FETCH_TIMEOUT,
@@ -270,7 +290,9 @@ def _fetch_all(repo: Path, source: GitSource) -> str:
     if shallow:
         args.insert(2, "--unshallow")
     _ok(_git(repo, *args, timeout=FETCH_TIMEOUT), f"cannot fetch {source.location}")
-    res = _git(repo, "rev-parse", "--verify", "--quiet", f"{source.ref}^{{commit}}")
+    res = _git(
+        repo, "rev-parse", "--verify", "--quiet", "--end-of-options", f"{source.ref}^{{commit}}"
+    )
     if res.returncode != 0:
         raise GitError(f"ref {source.ref!r} not found in {source.location}")
     return res.stdout.strip()
