@@ -705,6 +705,30 @@ def test_401_bearer_token(example_bundle: Path, bundle_id: str) -> None:
         assert srv.stop() == 0
 
 
+def test_a_token_read_from_a_secret_file_and_a_non_ascii_token_are_accepted(
+    example_bundle: Path,
+) -> None:
+    """Issue 31: a token with the trailing newline of a secret file was accepted at start-up,
+    but clients' tokens were stripped and the server's not: every request was 401. And a
+    non-ASCII token could never match (the header read as Latin-1, the token as UTF-8). One
+    normalisation for both sides: surrounding whitespace stripped, the bytes as sent."""
+    token = "s3cret-\u00fc-token"
+    srv = start(example_bundle, env={"DOCSMCP_AUTH_TOKEN": f"  {token}\n"})
+    try:
+        body = json.dumps(search_msg("payment")).encode()
+        for sent, status in ((token, b"200"), (token[:-1], b"401"), ("", b"401")):
+            with socket.create_connection(("127.0.0.1", srv.port), timeout=30) as s:
+                s.sendall(
+                    b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+                    b"Accept: application/json, text/event-stream\r\nConnection: close\r\n"
+                    b"Authorization: Bearer " + sent.encode() + b"\r\n"
+                    b"Content-Length: " + str(len(body)).encode() + b"\r\n\r\n" + body
+                )
+                assert s.recv(4096).split(b" ")[1] == status, sent
+    finally:
+        assert srv.stop() == 0
+
+
 def test_cors_only_when_configured(example_bundle: Path) -> None:
     app = "https://app.example"
     srv = start(example_bundle, "--cors-origin", app)

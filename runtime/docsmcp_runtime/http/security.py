@@ -46,6 +46,13 @@ def host_name(host: str) -> str:
     return name if sep and port.isdigit() else host
 
 
+def token_bytes(token: str, sent: bool = False) -> bytes:
+    """A bearer token as compared, the one normalisation of both sides: surrounding whitespace
+    dropped (a secret file's newline), then its bytes: UTF-8 for the server's own, the bytes as
+    sent for a client's (headers are decoded as Latin-1, which gives those bytes back)."""
+    return token.strip().encode("latin-1", "replace") if sent else token.strip().encode()
+
+
 class TransportSecurity:
     """The checks for one server's settings, precomputed once."""
 
@@ -64,7 +71,9 @@ class TransportSecurity:
         # None: no Host check (bound to a public interface without an explicit list).
         self.hosts: frozenset[str] | None = frozenset(hosts) if hosts else None
         self.token_digest = (
-            hashlib.sha256(settings.auth_token.encode()).digest() if settings.auth_token else None
+            hashlib.sha256(token_bytes(settings.auth_token)).digest()
+            if settings.auth_token
+            else None
         )
 
     def check_host(self, headers: Headers) -> Reply | None:
@@ -102,7 +111,7 @@ class TransportSecurity:
                 headers=(("WWW-Authenticate", WWW_AUTHENTICATE),),
             )
         # Digests have equal length, so the comparison leaks neither content nor length.
-        digest = hashlib.sha256(credentials.strip().encode("utf-8", "surrogateescape")).digest()
+        digest = hashlib.sha256(token_bytes(credentials, sent=True)).digest()
         if hmac.compare_digest(digest, self.token_digest):
             return None
         return rpc_error(
