@@ -274,3 +274,39 @@ def test_yellow_docs_proposal():
     collected = validate_proposal(docs, proposal)
     assert collected.problems == []
     assert set(collected.taxonomy["version"].values) == {"current", "0.5.x"}
+
+
+@pytest.mark.slow  # two CLI processes, each validating the example corpus
+@pytest.mark.parametrize("command", ["init", "validate"])
+def test_a_reader_that_goes_away_gets_no_traceback_and_init_still_writes(
+    tmp_path: Path, command: str
+) -> None:
+    """Issue 28: `docsmcp init --write | head` ended in a BrokenPipe traceback without writing
+    the manifest. Here stdout is a pipe whose reader is already gone, so every write fails."""
+    import os
+    import shutil
+    import subprocess
+    import sys
+
+    from conftest import EXAMPLE_DOCS
+
+    docs = tmp_path / "docs"
+    shutil.copytree(EXAMPLE_DOCS, docs)
+    (docs / ".docs-mcp.json").unlink(missing_ok=True)
+    args = ["init", "--write"] if command == "init" else ["validate"]
+    read, write = os.pipe()
+    os.close(read)
+    try:
+        done = subprocess.run(
+            [sys.executable, "-m", "docsmcp.cli", *args, "--docs-dir", str(docs)],
+            stdout=write,
+            stderr=subprocess.PIPE,
+            text=True,
+            timeout=120,
+        )
+    finally:
+        os.close(write)
+    assert "Traceback" not in done.stderr and "BrokenPipe" not in done.stderr, done.stderr
+    assert done.returncode == 1
+    if command == "init":
+        assert json.loads((docs / ".docs-mcp.json").read_text())

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import textwrap
 from pathlib import Path
@@ -458,6 +459,16 @@ def _parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     logs.configure(quiet=bool(getattr(args, "quiet", False)))
+    try:
+        return _run(args)
+    except BrokenPipeError:
+        # The reader went away (`docsmcp ... | head`): no traceback, whatever the command. As
+        # the Python docs advise, stdout goes to devnull so the flush at exit cannot raise again.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 1
+
+
+def _run(args: argparse.Namespace) -> int:
     if args.command == "eval":
         from docsmcp.commands.evaluate import run_eval_cli
 

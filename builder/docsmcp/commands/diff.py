@@ -5,7 +5,6 @@ readable or JSON report of the sections added, removed, changed or moved."""
 from __future__ import annotations
 
 import json
-import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -108,9 +107,5 @@ def run_diff_cli(args: Any) -> int:
         text = json.dumps(report.to_json(args.limit), indent=2, ensure_ascii=False)
     else:
         text = format_report(report, args.limit)
-    try:
-        print(text, flush=True)
-    except BrokenPipeError:
-        # the reader went away (`| head`): as the Python docs advise, silence the flush at exit
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    print(text, flush=True)  # a reader gone away (`| head`): cli.main
     return 0

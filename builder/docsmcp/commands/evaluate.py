@@ -32,7 +32,6 @@ from __future__ import annotations
 
 import json
 import math
-import os
 import re
 import sys
 import time
@@ -583,12 +582,8 @@ def run_eval_cli(args: Any) -> int:
     report = evaluate(apps, cases, k, counter.advance)
     counter.close()
     text = json.dumps(report.to_json(), indent=2, ensure_ascii=False) if args.json else None
-    try:
-        print(text if text is not None else format_report(report), flush=True)
-    except BrokenPipeError:
-        # the reader went away (`| head`): as the Python docs advise, silence the flush at exit
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        return 1
+    # a reader gone away (`| head`): cli.main
+    print(text if text is not None else format_report(report), flush=True)
     if cases and not report.results:
         print(
             f"{PROG}: warning: no case is for the corpora of the given bundles "

@@ -452,6 +452,10 @@ def run_init_cli(args) -> int:  # noqa: ANN001 - an argparse.Namespace
         return 2
     proposal = propose(docs_dir)
     collected = validate_proposal(docs_dir, proposal)
+    if args.write and not collected.problems:
+        # Written before anything is printed: a reader that goes away (`| head`) loses only
+        # the report, never the file.
+        replace_file(target, proposal.text().encode("utf-8"))
     report = sys.stdout if args.write else sys.stderr
     for line in proposal.report():
         print(line, file=report)
@@ -472,6 +476,5 @@ def run_init_cli(args) -> int:  # noqa: ANN001 - an argparse.Namespace
     if collected.problems:
         err(f"nothing written to {target}; see the proposal with --stdout")
         return 1
-    replace_file(target, proposal.text().encode("utf-8"))
     print(f"wrote {target}", file=report)
     return 0
