@@ -267,6 +267,20 @@ def test_get_page_fuzzy_match_says_so_and_lists_runners_up(session: McpSession) 
     assert error.startswith("Page 'qqqqzzzz' not found.")
 
 
+@pytest.mark.parametrize(
+    "asked", ["docs/protocol/basic.md", "docs/guides/no-such-page", "protocol/basis.mdx"]
+)
+def test_get_page_of_a_path_that_names_no_page_is_an_error_with_the_closest(
+    session: McpSession, asked: str
+) -> None:
+    """Issue 28: a guessed path that does not exist answered with the search fallback's first
+    page (107,926 characters on FastAPI's docs). A path is an error naming the closest paths;
+    free words (above) still find a page by search."""
+    error = session.tool_error("get_page", {"path": asked})
+    assert error.startswith(f"Page '{asked}' not found."), error
+    assert "docs/" in error and len(error) < 1000, error
+
+
 def test_get_page_continues_a_long_page_with_a_cursor(session: McpSession) -> None:
     path = "docs/handbook/deep/deeper/handbook.md"
     out = ok(session, "get_page", path=path)

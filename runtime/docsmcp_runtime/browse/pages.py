@@ -22,6 +22,10 @@ from ..format import PAGES_FILE
 _EXTENSIONS = (".md", ".mdx", ".markdown", ".pdf")
 # Folder pages that stand for their folder (`docs/guide/` is `docs/guide/index.md`).
 _INDEX_STEMS = ("index", "readme", "_index")
+# What names a page rather than a topic: a folder separator or a document suffix. Such a query
+# that names no page is an error with the closest paths, never the search fallback's best page
+# (which may be 100k characters an agent did not ask for).
+_PATH_LIKE = re.compile(r"/|\.(?:md|mdx|markdown|rst|txt|html?|pdf|ipynb)$", re.IGNORECASE)
 _WORD = re.compile(r"[0-9a-z]+")
 
 
@@ -145,7 +149,7 @@ class PageIndex:
     def find(self, query: str, search: Callable[[str], list[int]]) -> PageMatch:
         """Exact path (with or without extension, or a folder's index page), then a unique path
         suffix, then a title, then the pages of the best full-text hits (`search` maps a query
-        to ranked chunk rows)."""
+        to ranked chunk rows); a path-like query that names no page finds nothing."""
         wanted = query.strip().removeprefix("./").lstrip("/")
         lowered = wanted.lower()
         exact = self._by_lower.get(lowered)
@@ -167,6 +171,8 @@ class PageIndex:
         titled = [i for i, t in enumerate(self.titles) if t.strip().lower() == lowered]
         if titled:
             return PageMatch(titled[0], "title", tuple(titled[1:5]))
+        if _PATH_LIKE.search(wanted):
+            return PageMatch(None, "path")
         ranked: list[int] = []
         for row in search(wanted):
             page = self.page_of_row(row)
