@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gc
+import logging
 import re
 import subprocess
 import time
@@ -30,9 +31,11 @@ from docsmcp.common.memtrim import release_free_memory
 from docsmcp.embeddings.embed import EmbeddingProvider, make_provider
 from docsmcp.embeddings.vectorize import build_ivf, embed_chunks
 from docsmcp.model.chunk import Chunk
-from docsmcp.pipeline.collect import BuildError, BuildOptions, Built, Reporter, collect, log
+from docsmcp.pipeline.collect import BuildError, BuildOptions, Built, Reporter, collect
 from docsmcp.pipeline.parse_cache import ParseCache
 from docsmcp.sources.corpus import Corpus
+
+log = logging.getLogger(__name__)
 
 
 def source_commit(docs_dir: Path) -> tuple[str | None, str | None]:

@@ -5,6 +5,7 @@ converted pages) with its settings, the taxonomy, instructions, and all problems
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -24,10 +25,12 @@ from docsmcp.sources.discover import (
     source_roots,
 )
 from docsmcp.sources.formats.llms_full import split_llms_full
-from docsmcp.sources.manifest import _governing, _quote, _relative_to, load_manifest, log
+from docsmcp.sources.manifest import _governing, _quote, _relative_to, load_manifest
 from docsmcp.sources.pdf.extract import PdfOptions, PdfSummary, is_pdf
 from docsmcp.sources.pdf.source import load_pdf
 from docsmcp.sources.settings import _read_text, configure_file, load_file
+
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
