@@ -35,7 +35,7 @@ COLD_QUERY = {"query": "how do I handle errors returned by the API", "limit": 5}
 def hit_sizes(app, cases: list[dict], k: int) -> tuple[float, float]:
     """Mean and p95 of what an agent reads per hit: get_doc of the hit with the search query
     (the best passage of a long chunk, tools.PASSAGE_CHARS), in characters."""
-    from docsmcp.commands.evaluate import percentile
+    from docsmcp.commands.eval_metrics import percentile
 
     sizes = []
     for case in cases:
@@ -50,7 +50,8 @@ def hit_sizes(app, cases: list[dict], k: int) -> tuple[float, float]:
 
 def full_scores(bundle: Path, corpus: str, alpha: float | None, k: int = 5) -> dict:
     """Per dev set: {category or 'all': (mrr, ndcg, hit)}, p50 ms, hit sizes."""
-    from docsmcp.commands.evaluate import evaluate, load_cases
+    from docsmcp.commands.eval_cases import load_cases
+    from docsmcp.commands.evaluate import evaluate
     from docsmcp_runtime.bundle.reader import open_bundle
     from docsmcp_runtime.search.engine import SearchOptions
     from docsmcp_runtime.search.fusion import FusionPolicy

@@ -17,7 +17,8 @@ import sys
 import time
 from pathlib import Path
 
-from docsmcp.commands.evaluate import evaluate, load_cases
+from docsmcp.commands.eval_cases import load_cases
+from docsmcp.commands.evaluate import evaluate
 from docsmcp_runtime.bundle.reader import open_bundle
 from docsmcp_runtime.format import FusionWeights
 from docsmcp_runtime.search.engine import SearchOptions

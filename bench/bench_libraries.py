@@ -120,7 +120,8 @@ def latency(bundle: Path, repeat: int, library: str | None, tmp: Path) -> tuple[
 
 def fusion_quality(built: Path, corpora: list[str]) -> None:
     """Dev sets against one server of all corpora (no `library`) and each corpus alone."""
-    from docsmcp.commands.evaluate import evaluate, load_cases
+    from docsmcp.commands.eval_cases import load_cases
+    from docsmcp.commands.evaluate import evaluate
     from docsmcp_runtime.bundle.reader import open_bundle
     from docsmcp_runtime.libraries.app import serving_app
 

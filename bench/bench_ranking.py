@@ -23,7 +23,8 @@ import statistics
 import sys
 from pathlib import Path
 
-from docsmcp.commands.evaluate import evaluate, load_cases, parse_bundle_arg
+from docsmcp.commands.eval_cases import load_cases
+from docsmcp.commands.evaluate import evaluate, parse_bundle_arg
 from docsmcp_runtime.bundle.reader import open_bundle
 from docsmcp_runtime.format import FusionWeights
 from docsmcp_runtime.search.engine import SearchOptions
@@ -32,7 +33,7 @@ from docsmcp_runtime.search.intent import IDENTIFIER, MIXED, QUERY_CLASSES, QUES
 from docsmcp_runtime.tools.app import DocsApp
 
 SHARED = Path(__file__).resolve().parents[2] / "shared"
-CASES = ("dev-cases.jsonl", "dev-cases-nl.jsonl", "dev-cases-pdf.jsonl")
+CASES = ("dev-cases.jsonl", "dev-cases-nl.jsonl", "dev-cases-pdf.jsonl", "dev-cases-mcp.jsonl")
 
 
 def _classes(text: str) -> dict[str, float]:

@@ -15,18 +15,16 @@ from pathlib import Path
 import pytest
 from conftest import EVAL_CASES, run_docsmcp
 from docsmcp.cli import main
-from docsmcp.commands.evaluate import (
+from docsmcp.commands.eval_cases import (
     CaseError,
     Entry,
     chunk_content,
-    evaluate,
-    format_report,
     heading_lines,
     load_cases,
-    parse_bundle_arg,
-    percentile,
     satisfies,
 )
+from docsmcp.commands.eval_metrics import format_report, percentile
+from docsmcp.commands.evaluate import evaluate, parse_bundle_arg
 from docsmcp_runtime.bundle.reader import open_bundle
 from docsmcp_runtime.tools.app import DocsApp
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from conftest import build_bundle
-from docsmcp.commands.evaluate import heading_lines
+from docsmcp.commands.eval_cases import heading_lines
 from docsmcp.sources.formats.fences import _fenced_lines, fenced_lines
 from docsmcp.sources.formats.mdx import admonitions_to_text, drop_esm
 from docsmcp.sources.frontmatter import find_inline_hints

@@ -13,7 +13,9 @@ from pathlib import Path
 
 import pytest
 from conftest import EVAL_CASES, EVAL_CASES_NL
-from docsmcp.commands.evaluate import EvalReport, evaluate, format_report, load_cases
+from docsmcp.commands.eval_cases import load_cases
+from docsmcp.commands.eval_metrics import EvalReport, format_report
+from docsmcp.commands.evaluate import evaluate
 from docsmcp_runtime.bundle.reader import open_bundle
 from docsmcp_runtime.tools.app import DocsApp
 

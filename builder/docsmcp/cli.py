@@ -293,6 +293,12 @@ def _parser() -> argparse.ArgumentParser:
     e.add_argument("--json", action="store_true", help="print the full report as JSON")
     e.add_argument("--k", type=int, default=5, help="cut-off rank (default: 5)")
     e.add_argument(
+        "--pages",
+        action="store_true",
+        help="also rank distinct pages (the first k distinct files, following next_cursor) "
+        "and score them with the cases' graded judgments (`grade` 1-3): a second table",
+    )
+    e.add_argument(
         "--expand-references",
         action="store_true",
         help="search as `docsmcp-runtime --expand-references` does (referenced sections join)",
