@@ -8,6 +8,7 @@ import sys
 import textwrap
 from pathlib import Path
 
+from docsmcp_runtime.commands.argparsing import OneLineParser
 from docsmcp_runtime.format import (
     FUSION_LISTS,
     PROVIDERS,
@@ -84,7 +85,7 @@ def _add_corpus_args(p: argparse.ArgumentParser) -> None:
 
 
 def _parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(
+    p = OneLineParser(
         prog=PROG,
         description="Build, check and evaluate docsmcp documentation bundles.",
         epilog=textwrap.dedent(

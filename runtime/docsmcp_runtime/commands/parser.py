@@ -14,6 +14,7 @@ from ..distribution import remote
 from ..format import FUSION_LISTS
 from ..search.engine import DEFAULT_TIME_BUDGET, EXPAND_ENV, MAX_TOKENS_ENV, TIME_BUDGET_ENV
 from ..tools.registry import TOOL_NAMES, TOOL_PREFIX_ENV, TOOLS_ENV, VERSION_TOOLS
+from .argparsing import OneLineParser
 
 PROG = "docsmcp-runtime"
 
@@ -26,7 +27,7 @@ BUNDLE_HELP = (
 
 
 def _parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(
+    p = OneLineParser(
         prog=PROG,
         description="Serve a docsmcp bundle over MCP (stdio or HTTP), or search it from the "
         "terminal.",

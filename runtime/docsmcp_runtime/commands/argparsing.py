@@ -1,0 +1,83 @@
+"""The argument parser of both command lines (docsmcp and docsmcp-runtime): usage errors in one
+line that names the fix.
+
+argparse reports what it trips over next, with the whole usage above it: `docsmcp build
+--doc-dir ./docs --out ./idx` says that --docs-dir is required, and `docsmcp-runtime --bundel
+./idx` that './idx' is not a command (16-21 lines). An option nobody defined is the cause in both,
+so it is named first, with the closest option there is.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import sys
+from collections.abc import Sequence
+from typing import NoReturn
+
+# A negative number is a value, not an option (argparse's own rule).
+_NUMBER = re.compile(r"^-\d+$|^-\d*\.\d+$")
+_UNRECOGNIZED = "unrecognized arguments: "
+
+
+class OneLineParser(argparse.ArgumentParser):
+    """An ArgumentParser (and, through add_subparsers, its commands' parsers) whose usage
+    errors are one line: `PROG: error: unknown option --bundel; did you mean --bundle?`, or
+    argparse's own message without the usage block (`PROG --help` shows that)."""
+
+    _argv: Sequence[str] = ()
+
+    def parse_known_args(self, args=None, namespace=None):  # type: ignore[no-untyped-def, override]
+        self._argv = list(sys.argv[1:] if args is None else args)
+        return super().parse_known_args(args, namespace)
+
+    def _commands(self) -> dict[str, argparse.ArgumentParser]:
+        found: dict[str, argparse.ArgumentParser] = {}
+        for action in self._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                found.update(action.choices)
+        return found
+
+    def _reached(self) -> argparse.ArgumentParser:
+        """The parser the arguments reach: a command's own, once one is named."""
+        commands = self._commands()
+        return next((commands[t] for t in self._argv if t in commands), self)
+
+    def unknown_option(self, message: str) -> str | None:
+        """The first option of the arguments that this parser does not define (an unambiguous
+        prefix of one counts as defined, as argparse accepts it), before any command name; or
+        the first option argparse left over (`unrecognized arguments`, after a command)."""
+        if message.startswith(_UNRECOGNIZED):
+            extra = message[len(_UNRECOGNIZED) :].split()
+            return next((t.split("=", 1)[0] for t in extra if _is_option(t)), None)
+        commands = self._commands()
+        known = self._option_string_actions
+        for token in self._argv:
+            if token == "--" or token in commands:
+                return None
+            if not _is_option(token):
+                continue
+            name = token.split("=", 1)[0]
+            if name in known:
+                continue
+            abbreviated = self.allow_abbrev and name.startswith("--")
+            if abbreviated and any(option.startswith(name) for option in known):
+                continue
+            return name
+        return None
+
+    def error(self, message: str) -> NoReturn:
+        unknown = self.unknown_option(message)
+        if unknown is not None:
+            import difflib  # (only on this path: the command line starts without it)
+
+            reached = self._reached()
+            longs = [o for o in reached._option_string_actions if o.startswith("--")]
+            close = difflib.get_close_matches(unknown, longs, n=1, cutoff=0.6)
+            message = f"unknown option {unknown}" + (f"; did you mean {close[0]}?" if close else "")
+            self.exit(2, f"{reached.prog}: error: {message}\n")
+        self.exit(2, f"{self.prog}: error: {message}\n")
+
+
+def _is_option(token: str) -> bool:
+    return token.startswith("-") and token != "-" and not _NUMBER.match(token)
