@@ -34,7 +34,10 @@ def test_validate_reports_every_problem_at_once(tmp_path: Path) -> None:
     assert ".docs-mcp.json: $.strategy.chunk_by: 'h4' is not one of 'h1', 'h2', 'h3', 'file'" in err
     assert "sub/.docs-mcp.json:3:" in err  # JSON syntax error, with its line
     assert "front.md:" in err and "language" in err
-    assert "latin1.md:1: not valid UTF-8 at byte 5" in err
+    assert (
+        "latin1.md:1: not valid UTF-8 at column 6 (byte 0xe9); save it as UTF-8 or leave it out "
+        "with --exclude latin1.md"
+    ) in err
     assert err.splitlines()[-1] == "docsmcp: 4 problem(s) found; nothing was built"
 
 
@@ -176,7 +179,9 @@ def test_empty_docs_dir_is_a_problem(tmp_path: Path) -> None:
     (tmp_path / "docs").mkdir()
     proc = run_docsmcp("validate", "--docs-dir", tmp_path / "docs", check=False)
     assert proc.returncode == 1
-    assert f"no .md, .mdx, .rst, .html or .pdf files found in {tmp_path / 'docs'}" in proc.stderr
+    assert proc.stderr.splitlines()[0] == (
+        f"no .md, .mdx, .rst, .html or .pdf files found in {tmp_path / 'docs'}"
+    )
     assert "--include" not in proc.stderr  # no advice about flags that were not given
     filtered = run_docsmcp(
         "validate", "--docs-dir", EXAMPLE_DOCS, "--include", "nothing/**", check=False
@@ -243,3 +248,28 @@ def test_source_commit_is_recorded_for_a_git_checkout(tmp_path: Path) -> None:
     out = tmp_path / "idx"
     run_docsmcp("build", "--docs-dir", docs, "--out", out)
     assert json.loads((out / "metadata.json").read_text())["source"]["commit"] == head.strip()
+
+
+def test_out_inside_the_docs_folder_is_refused(tmp_path: Path) -> None:
+    docs = tmp_path / "docs"
+    shutil.copytree(EXAMPLE_DOCS, docs)
+    proc = run_docsmcp("build", "--docs-dir", docs, "--out", docs / "idx", check=False)
+    assert proc.returncode == 2 and not (docs / "idx").exists()
+    assert proc.stderr == (
+        f"docsmcp: error: --out {docs / 'idx'} is inside --docs-dir {docs}: the bundle would sit "
+        "among the docs it indexes (and --watch would rebuild on its own output); write it "
+        "outside the docs folder\n"
+    )
+
+
+def test_a_failed_first_build_says_nothing_was_written(tmp_path: Path) -> None:
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "a.md").write_bytes(b"# A\n\nok\n\xff\n")
+    proc = run_docsmcp("build", "--docs-dir", docs, "--out", tmp_path / "idx", check=False)
+    assert proc.returncode == 1 and not (tmp_path / "idx").exists()
+    assert proc.stderr.splitlines() == [
+        "a.md:4: not valid UTF-8 at column 1 (byte 0xff); save it as UTF-8 or leave it out with "
+        "--exclude a.md",
+        "docsmcp: 1 problem(s) found; nothing was written",
+    ]

@@ -348,4 +348,4 @@ def test_a_page_in_its_declared_charset(tmp_path: Path) -> None:
     (site / "bad.html").write_bytes(b"<main><h1>Bad</h1><p>\xff\xfe</p></main>")
     res = run_docsmcp("validate", "--docs-dir", site, check=False)
     assert res.returncode == 1
-    assert "bad.html:1: not valid UTF-8 at byte 21" in res.stderr
+    assert "bad.html:1: not valid UTF-8 at column 22 (byte 0xff)" in res.stderr

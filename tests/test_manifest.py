@@ -12,7 +12,7 @@ from conftest import CORPORA
 from docsmcp.model.source import Problem, SourceFile, Strategy, TaxonomyKey
 from docsmcp.sources.corpus import Corpus, load_corpus
 from docsmcp.sources.discover import discover, glob_match, glob_to_regex
-from docsmcp.sources.manifest import manifest_schema
+from docsmcp.sources.manifest import load_manifest, manifest_schema
 
 
 def write(root: Path, rel: str, content: str | bytes | dict) -> Path:
@@ -324,7 +324,8 @@ def test_every_problem_reported_together(tmp_path: Path) -> None:
         "hints.md:2: inline mcp_chunking_hint: invalid JSON: Expecting property name enclosed in"
         " double quotes",
         "hints.md:4: inline mcp_chunking_hint: 'h9' is not one of 'h1', 'h2', 'h3', 'file'",
-        "latin1.md:2: not valid UTF-8 at byte 8",
+        "latin1.md:2: not valid UTF-8 at column 4 (byte 0xe9); save it as UTF-8 or leave it out"
+        " with --exclude latin1.md",
         "list.md:1: frontmatter must be a mapping, got list",
         "open.md:1: unterminated frontmatter: no closing '---' line",
         "sizes/.docs-mcp.json: $.metadata.blank: metadata value for 'blank' must not be empty",
@@ -475,3 +476,12 @@ def test_speakeasy_sdks_corpus() -> None:
     assert readme.strategy == Strategy("h2", 12000, 0)
     assert readme.manifest == "dub-ts/.docs-mcp.json"
     assert corpus.instructions is None
+
+
+def test_a_manifest_that_is_not_utf8_names_line_and_column(tmp_path: Path) -> None:
+    raw = b'\xef\xbb\xbf{"version": "1",\n "description": "caf\xe9"}'  # a BOM, then Latin-1
+    (tmp_path / ".docs-mcp.json").write_bytes(raw)
+    _, problems = load_manifest(tmp_path, ".docs-mcp.json")
+    assert [str(p) for p in problems] == [
+        ".docs-mcp.json:2: not valid UTF-8 at column 21 (byte 0xe9); save it as UTF-8"
+    ]

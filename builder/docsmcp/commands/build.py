@@ -103,6 +103,23 @@ def _fusion(text: str | None) -> FusionWeights:
         raise ValueError(f"--fusion-weights: {exc}") from None
 
 
+def _untouched(out: Path) -> str:
+    """What a failed build did to --out: nothing, said of a bundle that exists."""
+    return f"{out} was left untouched" if Path(out).exists() else "nothing was written"
+
+
+def _inside_docs(out: Path, docs_dir: Path) -> str | None:
+    """Why --out cannot be where it is (inside the docs folder), or None."""
+    try:
+        Path(out).resolve().relative_to(Path(docs_dir).resolve())
+    except ValueError:
+        return None
+    return (
+        f"--out {out} is inside --docs-dir {docs_dir}: the bundle would sit among the docs it "
+        "indexes (and --watch would rebuild on its own output); write it outside the docs folder"
+    )
+
+
 def _build_once(
     args: argparse.Namespace,
     options: BuildOptions,
@@ -110,18 +127,21 @@ def _build_once(
     reporter: Callable[[str, int], Progress],
 ) -> int:
     """One build with its summary: 0 built, 1 problems (OUT untouched), 2 cannot write."""
+    if checkout is None and (reason := _inside_docs(args.out, options.docs_dir)):
+        _err(f"error: {reason}")
+        return 2
     stamp = gitsource_stamp(options, checkout) if checkout is not None else None
     if checkout is not None and stamp is not None and up_to_date(checkout, args.out, stamp):
         return _skipped(args, checkout)
     try:
         built = build(options, args.out, reporter)
     except ProviderError as exc:
-        _err(f"error: {exc}; {args.out} was left untouched")
+        _err(f"error: {exc}; {_untouched(args.out)}")
         return 1
     except BuildError as exc:
         for problem in exc.problems:
             print(problem, file=sys.stderr)
-        _err(f"{len(exc.problems)} problem(s) found; {args.out} was left untouched")
+        _err(f"{len(exc.problems)} problem(s) found; {_untouched(args.out)}")
         return 1
     except OutputError as exc:
         _err(f"error: {exc}")

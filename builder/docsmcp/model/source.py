@@ -40,6 +40,8 @@ class Problem:
     message: str
 
     def __str__(self) -> str:
+        if not self.path:  # about the build as a whole (no files found)
+            return self.message
         if self.line is None:
             return f"{self.path}: {self.message}"
         return f"{self.path}:{self.line}: {self.message}"

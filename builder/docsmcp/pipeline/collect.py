@@ -256,7 +256,7 @@ def collect(
         where = options.docs_dir
         hint = " (check --include/--exclude)" if options.include or options.exclude else ""
         found = f"no .md, .mdx, .rst, .html or .pdf files found in {where}{hint}"
-        problems.append(Problem(".", None, found))
+        problems.append(Problem("", None, found))
     taxonomy = taxonomy_of(corpus, facets, problems)
     written = rows.finish() if rows is not None and not problems else None
     return Collected(

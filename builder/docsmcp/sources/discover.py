@@ -433,7 +433,8 @@ class _Walker:
                 self._add(kind, path, skip=skip)
         except OSError as exc:  # vanished or unreadable while listing
             if _kind(entry.name) is not None:
-                self._add(_kind(entry.name), path, refusal=f"cannot read: {exc.strerror}")
+                refusal = f"cannot read: {exc.strerror}; {leave_out(path)}"
+                self._add(_kind(entry.name), path, refusal=refusal)
         return None
 
     def _symlink(self, path: str, entry: os.DirEntry[str]) -> None:
@@ -495,6 +496,21 @@ def scan(docs_dir: Path, extra_roots: Sequence[Path] = ()) -> Listing:
     walker.follow_links()
     by_path = {k: tuple(sorted(v, key=lambda e: e.path)) for k, v in walker.entries.items()}
     return Listing(by_path["markdown"], by_path["manifest"], by_path["folder"])
+
+
+def leave_out(path: str) -> str:
+    """The end of a message about one file a build cannot use: how to build without it."""
+    import shlex
+
+    return f"leave it out with --exclude {shlex.quote(path)}"
+
+
+def not_utf8(raw: bytes, start: int) -> tuple[int, str]:
+    """(line, message) for the first byte of `raw` (a file as stored) that is not UTF-8, at
+    offset `start`: the line and column an editor shows, and the byte itself."""
+    line = raw.count(b"\n", 0, start) + 1
+    column = start - (raw.rfind(b"\n", 0, start) + 1) + 1
+    return line, f"not valid UTF-8 at column {column} (byte 0x{raw[start]:02x})"
 
 
 def read_file(docs_dir: Path, path: str, roots: Sequence[Path], limit: int) -> bytes:

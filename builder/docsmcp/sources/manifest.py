@@ -30,6 +30,7 @@ from docsmcp.model.source import Manifest, Override, Problem, Strategy, Taxonomy
 from docsmcp.sources.discover import (
     Refused,
     glob_problem,
+    not_utf8,
     read_file,
     source_roots,
 )
@@ -314,7 +315,8 @@ def load_manifest(
     try:
         text = raw.removeprefix(_BOM).decode("utf-8")
     except UnicodeDecodeError as exc:
-        return empty, [Problem(path, None, f"not valid UTF-8 at byte {exc.start}")]
+        line, message = not_utf8(raw, exc.start + (len(_BOM) if raw.startswith(_BOM) else 0))
+        return empty, [Problem(path, line, f"{message}; save it as UTF-8")]
     data, problem = load_json(text)
     if problem is not None:
         column = f" (column {problem.column})" if problem.column else ""

@@ -24,6 +24,8 @@ from docsmcp.sources.discover import (
     Refused,
     glob_match,
     is_html,
+    leave_out,
+    not_utf8,
     read_file,
     source_roots,
 )
@@ -65,7 +67,7 @@ def _read_text(
     except Refused as exc:
         return None, Problem(path, None, f"file {exc}")
     except OSError as exc:
-        return None, Problem(path, None, f"cannot read file: {exc.strerror}")
+        return None, Problem(path, None, f"cannot read file: {exc.strerror}; {leave_out(path)}")
     # Offsets are reported in the file as stored, BOM included.
     offset = len(_BOM) if raw.startswith(_BOM) else 0
     try:
@@ -73,8 +75,8 @@ def _read_text(
     except UnicodeDecodeError as exc:
         text = _declared_html(raw) if is_html(path) else None
         if text is None:
-            line = raw[: offset + exc.start].count(b"\n") + 1
-            return None, Problem(path, line, f"not valid UTF-8 at byte {offset + exc.start}")
+            line, message = not_utf8(raw, offset + exc.start)
+            return None, Problem(path, line, f"{message}; save it as UTF-8 or {leave_out(path)}")
     text = text.replace("\r\n", "\n").replace("\r", "\n")
     if not is_html(path) and (message := _structure_problem(text)):
         return None, Problem(path, None, f"{message}; split it or leave it out")
