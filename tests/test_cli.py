@@ -7,6 +7,7 @@ import shutil
 from pathlib import Path
 
 import pyarrow.parquet as pq
+import pytest
 from conftest import EXAMPLE_DOCS, TINY_DOCS, run_docsmcp
 
 
@@ -104,6 +105,34 @@ def test_every_long_phase_reports_progress(tmp_path: Path) -> None:
         ("parsing files", 4, 4),
         ("embedding chunks", chunks, chunks),
     ]
+
+
+def test_a_pdf_counts_its_pages_as_they_are_read(tmp_path: Path) -> None:
+    """A PDF takes seconds to minutes: its pages are counted as each range is read, before the
+    file counter starts (a terminal line, or a log line every few seconds)."""
+    import pdf_fixtures as fx
+    from docsmcp.common.progress import Progress
+    from docsmcp.pipeline.build import build
+    from docsmcp.pipeline.collect import BuildOptions
+
+    pytest.importorskip("pypdfium2", reason="the pdf extra reads PDFs")
+    (tmp_path / "docs").mkdir()
+    fx.manual(tmp_path / "docs" / "manual.pdf")
+    seen: list[Progress] = []
+
+    def reporter(label: str, total: int) -> Progress:
+        seen.append(Progress("docsmcp", label, total, enabled=False))
+        return seen[-1]
+
+    options = BuildOptions(docs_dir=tmp_path / "docs", parse_cache=False, workers=2)
+    built = build(options, tmp_path / "idx", reporter)
+    pages = built.pdfs[0].pages
+    assert pages > 1
+    assert [(p.label, p.total, p.done) for p in seen] == [
+        ("reading manual.pdf pages", pages, pages),
+        ("parsing files", 1, 1),
+    ]
+    assert seen[0].line().endswith(f" pages {pages}/{pages} (0s)")  # done: no ETA
 
 
 def test_progress_lines_on_a_terminal_and_in_logs(tmp_path: Path) -> None:

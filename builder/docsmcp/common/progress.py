@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import sys
 import time
+from collections.abc import Callable
 from typing import TextIO
 
 # A terminal line is redrawn at most this often; a log line is written at most this often.
@@ -50,7 +51,9 @@ class Progress:
         elapsed = time.monotonic() - self.started
         rate = self.done / elapsed if elapsed > 0 else 0.0
         text = f"{self.prog}: {self.label} {self.done}/{self.total}"
-        if self.done and rate:
+        if self.done >= self.total:
+            text += f" ({_duration(elapsed)})"
+        elif self.done and rate:
             left = (self.total - self.done) / rate
             text += f" ({rate:,.0f}/s, {_duration(elapsed)} elapsed, ETA {_duration(left)})"
         return text
@@ -76,3 +79,7 @@ class Progress:
         if self.tty:
             self.stream.write("\r\x1b[K")
             self.stream.flush()
+
+
+# What a command hands its phases: makes the counter of one (label, total).
+Reporter = Callable[[str, int], Progress]

@@ -28,10 +28,11 @@ from docsmcp import __version__
 from docsmcp.bundle.write import ChunkTableWriter, write_bundle
 from docsmcp.common.cache import cache_root, output_key
 from docsmcp.common.memtrim import release_free_memory
+from docsmcp.common.progress import Reporter
 from docsmcp.embeddings.embed import EmbeddingProvider, make_provider
 from docsmcp.embeddings.vectorize import build_ivf, embed_chunks
 from docsmcp.model.chunk import Chunk
-from docsmcp.pipeline.collect import BuildError, BuildOptions, Built, Reporter, collect
+from docsmcp.pipeline.collect import BuildError, BuildOptions, Built, collect
 from docsmcp.pipeline.parse_cache import ParseCache
 from docsmcp.sources.corpus import Corpus
 

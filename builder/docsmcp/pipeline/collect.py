@@ -8,7 +8,7 @@ from __future__ import annotations
 import contextlib
 import gc
 import logging
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TypeVar
@@ -25,7 +25,7 @@ from docsmcp_runtime.format import (
 from docsmcp.bundle.write import ChunkRows, ChunkTableWriter, Facets
 from docsmcp.chunking.chunk import DEFAULT_MAX_CHUNK_SIZE
 from docsmcp.common.memtrim import release_free_memory
-from docsmcp.common.progress import Progress
+from docsmcp.common.progress import Progress, Reporter
 from docsmcp.embeddings.embed import EmbeddingOptions, EmbeddingProvider
 from docsmcp.embeddings.vectorize import IVF_THRESHOLD
 from docsmcp.indexing.lexical import IndexBuilder
@@ -43,8 +43,6 @@ from docsmcp.sources.pdf.extract import PdfOptions, PdfSummary
 log = logging.getLogger(__name__)
 
 T = TypeVar("T")
-# Makes the progress counter of a build phase: (label, total) -> Progress.
-Reporter = Callable[[str, int], Progress]
 
 # Files chunked between two hand-backs of freed memory (memtrim.py) while collecting.
 TRIM_EVERY = 4096
@@ -145,7 +143,7 @@ def collect(
     analysed; only embeddings read it again), and none are kept at all when `rows` has them.
     With a cache, files unchanged since the last build are not even read (known_files.py)."""
     workers = options.workers or default_workers()
-    pdf = PdfOptions(workers, cache_dir)  # cache_dir None: PDFs are read afresh
+    pdf = PdfOptions(workers, cache_dir, progress)  # cache_dir None: PDFs are read afresh
     known = None
     if cache is not None and reuse_unchanged:
         roots = source_roots(options.docs_dir, options.source_roots)

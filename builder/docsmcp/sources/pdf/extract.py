@@ -31,7 +31,7 @@ import os
 import re
 import time
 import zlib
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -40,6 +40,7 @@ from typing import TYPE_CHECKING
 from docsmcp_runtime.distribution.swap import replace_file
 
 from docsmcp.common.cache import evict, max_bytes
+from docsmcp.common.progress import Reporter
 from docsmcp.sources.discover import PDF_SUFFIXES
 
 if TYPE_CHECKING:  # imported when a PDF is read: a corpus without PDFs never needs it
@@ -87,6 +88,9 @@ class PdfOptions:
 
     workers: int = 1
     cache_dir: Path | None = None
+    # Makes the counter of a PDF's pages (label, total) as it is read: a terminal line, or a
+    # log line every few seconds (common/progress.py); None: silent.
+    progress: Reporter | None = None
 
 
 @dataclass(frozen=True)
@@ -414,9 +418,15 @@ def _check_header(data: bytes) -> None:
 
 
 def read_pdf(
-    data: bytes, workers: int, time_limit: float | None = None, max_pages: int | None = None
+    data: bytes,
+    workers: int,
+    time_limit: float | None = None,
+    max_pages: int | None = None,
+    progress: Reporter | None = None,
+    name: str = "PDF",
 ) -> Extracted:
-    """Read a PDF's pages (on up to ``workers`` processes) and assemble its markdown."""
+    """Read a PDF's pages (on up to ``workers`` processes) and assemble its markdown;
+    `progress` counts the pages of `name` as they are read."""
     global _DATA
     _check_header(data)
     try:
@@ -436,10 +446,13 @@ def read_pdf(
     ranges = [(a, min(pages, a + PAGES_PER_TASK)) for a in range(0, pages, PAGES_PER_TASK)]
     raw_pages: list[tuple[tuple[tuple, ...], tuple[tuple, ...]]] = []
     _DATA = data
+    counter = progress(f"reading {name} pages", pages) if progress else None
     try:
-        raw_pages = _run(ranges, workers, limit)
+        raw_pages = _run(ranges, workers, limit, counter.advance if counter else None)
     finally:
         _DATA = b""
+        if counter is not None:
+            counter.close()
     from docsmcp.sources.pdf.layout import assemble
     from docsmcp.sources.pdf.model import Line, Link
 
@@ -463,10 +476,15 @@ def read_pdf(
     )
 
 
-def _run(ranges: list[tuple[int, int]], workers: int, limit: float) -> list:
+def _run(
+    ranges: list[tuple[int, int]],
+    workers: int,
+    limit: float,
+    advance: Callable[[int], None] | None = None,
+) -> list:
     """The pages of every range, in order, read by worker processes (forked, so they share the
     PDF's bytes). Even one worker runs in a child: a PDF that crashes the library or never
-    finishes costs a Problem, not the build."""
+    finishes costs a Problem, not the build. `advance(pages)` is called as each range is in."""
     if not ranges:
         return []
     context = multiprocessing.get_context(
@@ -476,6 +494,8 @@ def _run(ranges: list[tuple[int, int]], workers: int, limit: float) -> list:
         out: list = []
         for a, b in ranges:
             out.extend(_read_range(a, b))
+            if advance is not None:
+                advance(b - a)
         return out
     deadline = time.monotonic() + limit
     pool = concurrent.futures.ProcessPoolExecutor(
@@ -484,9 +504,11 @@ def _run(ranges: list[tuple[int, int]], workers: int, limit: float) -> list:
     try:
         futures = [pool.submit(_read_range, a, b) for a, b in ranges]
         out = []
-        for future in futures:
+        for future, (a, b) in zip(futures, ranges, strict=True):
             remaining = deadline - time.monotonic()
             out.extend(future.result(timeout=max(0.0, remaining)))
+            if advance is not None:
+                advance(b - a)
         return out
     except concurrent.futures.TimeoutError:
         raise PdfError(
@@ -548,6 +570,8 @@ def extract(
     cache: PdfCache | None = None,
     time_limit: float | None = None,
     max_pages: int | None = None,
+    progress: Reporter | None = None,
+    name: str = "PDF",
 ) -> Extracted:
     """`read_pdf`, through the cache when one is given."""
     digest = hashlib.sha256(data).hexdigest()
@@ -555,7 +579,7 @@ def extract(
         hit = cache.get(digest)
         if hit is not None:
             return hit
-    result = read_pdf(data, workers, time_limit, max_pages)
+    result = read_pdf(data, workers, time_limit, max_pages, progress, name)
     if cache is not None:
         cache.put(digest, result)
     return result

@@ -49,7 +49,9 @@ def load_pdf(
     cache = PdfCache(options.cache_dir) if options.cache_dir is not None else None
     hits = cache.hits if cache is not None else 0
     try:
-        result = extract(data, options.workers, cache, max_pages=MAX_PDF_PAGES)
+        result = extract(
+            data, options.workers, cache, None, MAX_PDF_PAGES, options.progress, shown(path)
+        )
     except PdfError as exc:
         return None, [Problem(path, None, str(exc))], None
     cached = cache is not None and cache.hits > hits
