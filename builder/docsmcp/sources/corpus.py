@@ -204,6 +204,7 @@ def load_corpus(
             _refuse(entry, problems)
     files = []
     pdfs: list[PdfSummary] = []
+    unresolved = includes.Unresolved()
     # A saved HTML site is read only when the folder has no markdown or reST sources.
     sources = any(not is_html(e.path) for e in listing.markdown)
     for entry in listing.markdown:
@@ -236,7 +237,8 @@ def load_corpus(
         source, found = load_file(docs_dir, entry.path, governing, roots)
         problems.extend(found)
         if source is not None:
-            files.append(includes.resolve(docs_dir, source, roots))
+            files.append(includes.resolve(docs_dir, source, roots, unresolved))
+    unresolved.log()
     ordered = sorted(manifests.values(), key=lambda m: m.path)
     taxonomy, found = _taxonomy(ordered, files)
     problems.extend(found)

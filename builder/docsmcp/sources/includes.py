@@ -11,9 +11,11 @@
   included as a fenced code block in the file's language (`ln[...]` keeps those lines).
 
 Every file is read through `discover.read_file`, so only inside the source roots: a path outside
-them, missing or unreadable leaves the directive as it was, and the page gets one warning line
-naming the first such path and how many there were. Included markdown may include in turn, up to
-`MAX_DEPTH` levels; a page may grow to `limits.MAX_FILE_BYTES`.
+them, missing or unreadable leaves the directive as it was. An unreadable file gets its page one
+warning line naming the first such path and how many there were; missing files and files
+outside the source roots are summed up for the whole build in one line each (`Unresolved`),
+the latter naming the `--source-root` that would include them. Included markdown may include
+in turn, up to `MAX_DEPTH` levels; a page may grow to `limits.MAX_FILE_BYTES`.
 
 The page's lines change number, so the result carries `line_map`: for each line of the new text,
 the line of the original file it came from (an included line maps to its directive's line), so
@@ -58,17 +60,70 @@ _FASTAPI_LN = re.compile(r"\bln\[([^\]\n]*)\]")
 class Expanded:
     body: str
     line_map: tuple[int, ...]  # new line -> original line (0-based); () when nothing changed
-    warning: str | None  # one line about what could not be included
+    warning: str | None  # one line about what could not be included (other than below)
+    # Included files that were not found (as written), and those found outside the source roots
+    # (as written, real path): said once for the whole build (Unresolved), not once per page.
+    missing: tuple[str, ...] = ()
+    outside: tuple[tuple[str, str], ...] = ()
 
 
 class _Failures:
     def __init__(self) -> None:
         self.count = 0
         self.first = ""
+        self.missing: list[str] = []
+        self.outside: list[tuple[str, str]] = []
 
     def add(self, what: str) -> None:
         self.count += 1
         self.first = self.first or what
+
+
+class Unresolved:
+    """The includes of a whole build that are missing or outside the source roots: one summary
+    line each (FastAPI's `{* ../../docs_src/… *}` from a docs folder built alone gave 113
+    warning lines, one per page, and no hint at the fix)."""
+
+    def __init__(self) -> None:
+        self.missing: dict[str, str] = {}  # page -> its first missing include
+        self.missing_count = 0
+        self.outside: dict[str, str] = {}  # page -> its first include outside the source roots
+        self.outside_paths: list[str] = []  # their real paths
+
+    def add(self, page: str, expanded: Expanded) -> None:
+        if expanded.missing:
+            self.missing.setdefault(page, expanded.missing[0])
+            self.missing_count += len(expanded.missing)
+        if expanded.outside:
+            self.outside.setdefault(page, expanded.outside[0][0])
+            self.outside_paths.extend(real for _, real in expanded.outside)
+
+    def lines(self) -> list[str]:
+        out = []
+        if self.outside:
+            page, first = next(iter(self.outside.items()))
+            folder = os.path.commonpath([os.path.dirname(p) for p in self.outside_paths])
+            out.append(
+                f"{len(self.outside_paths)} includes in {_pages(len(self.outside))} read files "
+                f"outside the source roots (first: {first}, from {page}); add --source-root "
+                f"{folder} to include them"
+            )
+        if self.missing:
+            page, first = next(iter(self.missing.items()))
+            out.append(
+                f"{self.missing_count} includes in {_pages(len(self.missing))} name files that "
+                f"do not exist (first: {first}, from {page}); they are left as written (a "
+                "folder beside the docs? copy it along, or name it with --source-root)"
+            )
+        return out
+
+    def log(self) -> None:
+        for line in self.lines():
+            log.warning("%s", line)
+
+
+def _pages(n: int) -> str:
+    return f"{n} page" if n == 1 else f"{n} pages"
 
 
 def has_directive(body: str) -> bool:
@@ -110,6 +165,7 @@ def expand(docs_dir: Path, path: str, body: str, roots: Sequence[Path]) -> Expan
     if failures.count:
         more = f" ({failures.count} includes left as written)" if failures.count > 1 else ""
         warnings.append(f"{path}: include not resolved: {failures.first}{more}")
+    missing, outside = tuple(failures.missing), tuple(failures.outside)
     if reader.api_missing:
         more = f" (and {len(reader.api_missing) - 1} more)" if len(reader.api_missing) > 1 else ""
         warnings.append(
@@ -118,8 +174,8 @@ def expand(docs_dir: Path, path: str, body: str, roots: Sequence[Path]) -> Expan
         )
     warning = "\n".join(warnings) or None
     if out == lines:
-        return Expanded(body, (), warning)
-    return Expanded("\n".join(out), tuple(line_map), warning)
+        return Expanded(body, (), warning, missing, outside)
+    return Expanded("\n".join(out), tuple(line_map), warning, missing, outside)
 
 
 class _Reader:
@@ -255,18 +311,18 @@ class _Reader:
 
     def _read_first(self, candidates: list[str], spec: str) -> str | None:
         """The text of the first candidate (paths relative to docs_dir) that exists."""
-        reason = "not found"
+        reason = None
+        outside = None
         for rel in dict.fromkeys(candidates):
             if not os.path.exists(os.path.join(self.docs_dir, rel)):
                 continue
             try:
                 raw = read_file(self.docs_dir, rel, self.roots, MAX_FILE_BYTES)
             except Refused as exc:
-                reason = (
-                    "outside the source roots; name its folder with --source-root"
-                    if "outside" in str(exc)
-                    else str(exc)
-                )
+                if "outside" in str(exc):
+                    outside = outside or os.path.realpath(os.path.join(self.docs_dir, rel))
+                else:
+                    reason = str(exc)
                 continue
             except OSError as exc:
                 reason = exc.strerror or "cannot be read"
@@ -274,7 +330,12 @@ class _Reader:
             text = raw.decode("utf-8", errors="replace").replace("\r\n", "\n").replace("\r", "\n")
             self.size += len(text)
             return text
-        self.failures.add(f"{spec} ({reason})")
+        if reason is not None:  # a file that exists and cannot be read: said for its page
+            self.failures.add(f"{spec} ({reason})")
+        elif outside is not None:
+            self.failures.outside.append((spec, outside))
+        else:
+            self.failures.missing.append(spec)
         return None
 
 
@@ -328,12 +389,24 @@ def _line_ranges(lines: list[str], spec: str) -> list[str]:
     return [lines[k - 1] for k in dict.fromkeys(keep) if 0 < k <= len(lines)] or lines
 
 
-def resolve(docs_dir: Path, source: SourceFile, roots: Sequence[Path]) -> SourceFile:
+def resolve(
+    docs_dir: Path,
+    source: SourceFile,
+    roots: Sequence[Path],
+    unresolved: Unresolved | None = None,
+) -> SourceFile:
     """`source` with its includes resolved (its `body` and `line_map`); warns in one line
-    about what could not be included."""
+    about what could not be read, and adds what was missing or outside the source roots to
+    `unresolved` (the build's summary; None: warned here too)."""
     expanded = expand(docs_dir, source.path, source.body, roots)
     for line in (expanded.warning or "").splitlines():
         log.warning("%s", line)
+    if unresolved is not None:
+        unresolved.add(source.path, expanded)
+    elif expanded.missing or expanded.outside:
+        alone = Unresolved()
+        alone.add(source.path, expanded)
+        alone.log()
     if not expanded.line_map:
         return source
     return replace(source, body=expanded.body, line_map=expanded.line_map)
