@@ -14,6 +14,7 @@ import pytest
 from conftest import EXAMPLE_DOCS, FUZZ, build_bundle
 from docsmcp_runtime.search.budget import (
     CHARS_PER_TOKEN,
+    DEFAULT_MAX_TOKENS,
     approx_tokens,
     cut_point,
     hit_tokens,
@@ -214,3 +215,71 @@ def test_server_default_budget_over_http(budget_bundle: Path, mode: str) -> None
     assert len(narrow_hits) < len(wide.structured_content["hits"])
     assert "max_tokens 120" in found.structured_content["notes"][0]
     assert json.loads(found.content[0].text) == found.structured_content
+
+
+# --------------------------------------------------------------------------- default budgets
+
+
+def test_every_tool_answers_within_a_default_budget(session: McpSession) -> None:
+    """A call that names no max_tokens, on a server without --max-tokens, gets at most
+    DEFAULT_MAX_TOKENS (a guessed path cost 107,926 characters of FastAPI's release notes)."""
+    page = session.call("get_page", {"path": "big.md"}).structured_content
+    assert approx_tokens(page["text"]) <= DEFAULT_MAX_TOKENS
+    assert page["next_cursor"]
+    assert page["notes"][-1].endswith(
+        f"(max_tokens {DEFAULT_MAX_TOKENS}); continue with next_cursor."
+    )
+    rest = session.call("get_page", {"path": "big.md", "cursor": page["next_cursor"]})
+    assert rest.structured_content["chunk_ids"][0] not in page["chunk_ids"]
+    text, cursor, extra = _doc_parts(session, {"chunk_id": page["chunk_ids"][0]})
+    assert approx_tokens(text) <= DEFAULT_MAX_TOKENS
+
+
+@pytest.mark.parametrize(
+    ("tool", "arguments", "items", "what"),
+    [
+        ("list_sections", {"depth": 3}, "entries", "entries"),
+        ("get_api_reference", {}, "categories", "entries"),
+        ("get_code_examples", {"query": "payment", "limit": 10}, "examples", "examples"),
+    ],
+)
+def test_list_tools_keep_whole_entries_within_max_tokens(
+    session: McpSession, tool: str, arguments: dict, items: str, what: str
+) -> None:
+    full = session.call(tool, arguments).structured_content
+
+    def entries(result: dict) -> list:
+        found = result[items]
+        return [e for group in found.values() for e in group] if isinstance(found, dict) else found
+
+    every = entries(full)
+    assert len(every) >= 2, full
+    budget = max(50, hit_tokens(every[0]) + 5)  # room for the first entry only
+    narrow = session.call(tool, {**arguments, "max_tokens": budget}).structured_content
+    kept = entries(narrow)
+    assert kept == every[: len(kept)] and 1 <= len(kept) < len(every)
+    assert narrow["notes"][-1].startswith(f"max_tokens {budget}: {len(kept)} of ")
+    assert f" {what} fit (~" in narrow["notes"][-1]
+    if "next_cursor" in narrow:  # the cursor continues right after what was shown
+        after = session.call(tool, {**arguments, "cursor": narrow["next_cursor"]})
+        assert entries(after.structured_content)[0] == every[len(kept)]
+
+
+def test_the_terminal_get_prints_one_budget_then_says_how_to_see_more(
+    budget_bundle: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from docsmcp_runtime.cli import main
+
+    def get(*args: str) -> str:
+        assert main(["--bundle", str(budget_bundle), "get", "big.md", *args]) == 0
+        return capsys.readouterr().out
+
+    part = get()
+    assert approx_tokens(part) < DEFAULT_MAX_TOKENS + 100
+    last = part.rstrip().splitlines()[-1]
+    assert last.startswith("--- ") and "add --full for all of it, or --cursor " in last
+    cursor = last.split("--cursor ", 1)[1].split()[0]
+    whole = get("--full")
+    assert "--- " not in whole.splitlines()[-1] and whole.count("Paragraph ") == 200
+    following = get("--cursor", cursor)
+    assert following.split("\n\n", 1)[1][:40] in whole

@@ -26,6 +26,7 @@ from docsmcp.commands.eval_cases import (
 from docsmcp.commands.eval_metrics import format_report, percentile
 from docsmcp.commands.evaluate import evaluate, parse_bundle_arg
 from docsmcp_runtime.bundle.reader import open_bundle
+from docsmcp_runtime.search.budget import MAX_TOKENS
 from docsmcp_runtime.tools.app import DocsApp
 
 YELLOW = "yellow-docs"
@@ -379,8 +380,9 @@ def test_skipped_cases_and_get_doc_cached(example_bundle: Path) -> None:
     report = evaluate({ACME: app}, cases)
     assert [r.id for r in report.results] == ["1", "2"]
     assert [c["id"] for c in report.skipped] == ["3"]
-    # npm has one hit; the second case reads it from the cache
-    assert [a for name, a in app.calls if name == "get_doc"] == [{"chunk_id": TS_INSTALL}]
+    # npm has one hit; the second case reads it from the cache (whole: not one default budget)
+    whole = {"chunk_id": TS_INSTALL, "max_tokens": MAX_TOKENS}
+    assert [a for name, a in app.calls if name == "get_doc"] == [whole]
     assert sum(name == "search_docs" for name, _ in app.calls) == 2
     doc = report.to_json()
     assert (doc["cases"], doc["evaluated"], doc["skipped"]) == (3, 2, 1)

@@ -48,7 +48,9 @@ class _ContentCache:
 
     def get(self, chunk_id: str) -> tuple[int, set[str]]:
         if chunk_id not in self._cache:
-            content = chunk_content(self.app.call_tool("get_doc", {"chunk_id": chunk_id}))
+            # the whole chunk (not one default response budget): judged on all its headings
+            whole = {"chunk_id": chunk_id, "max_tokens": MAX_TOKENS}
+            content = chunk_content(self.app.call_tool("get_doc", whole))
             self._cache[chunk_id] = (len(content), heading_lines(content))
         return self._cache[chunk_id]
 

@@ -240,12 +240,20 @@ def _parser() -> argparse.ArgumentParser:
         """
         docsmcp-runtime --bundle ./idx get "python/payments.md#payments/create"
         docsmcp-runtime --bundle ./idx get python/payments --json
+        docsmcp-runtime --bundle ./idx get python/payments --full
         """,
     )
     g.add_argument("id", metavar="ID", help="a chunk id (path#heading) or a page path or title")
     g.add_argument(
         "--context", type=int, default=0, metavar="N", help="sections before and after (0-5)"
     )
+    g.add_argument(
+        "--full",
+        action="store_true",
+        help="print the whole page or section (default: one response budget, then a line saying "
+        "how to see more)",
+    )
+    g.add_argument("--cursor", metavar="TOKEN", help="continue where a previous get stopped")
     t = command(
         "toc",
         "print the table of contents (the page tree)",

@@ -6,9 +6,11 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import textwrap
 
 from ..protocol.dispatcher import App
+from ..search.budget import MAX_TOKENS
 from .parser import _fail
 
 
@@ -75,19 +77,25 @@ def _call(app: App, tool: str, arguments: dict) -> dict | None:
 
 
 def _get(app: App, args: argparse.Namespace, extra: list[str]) -> int:
-    """A chunk by id (get_doc) or else a page by path or title (get_page)."""
+    """A chunk by id (get_doc) or else a page by path or title (get_page): one response budget
+    (the tools' default), then a line saying how to see the rest; all of it with --full."""
     library = {"library": args.library} if args.library else {}
+    cursor = {"cursor": args.cursor} if args.cursor else {}
+    whole = {"max_tokens": MAX_TOKENS} if args.full else {}
     if "#" in args.id or app.has_chunk(args.id):
-        result = _call(app, "get_doc", {"chunk_id": args.id, "context": args.context, **library})
+        arguments = {"chunk_id": args.id, "context": args.context, **library, **cursor, **whole}
+        result = _call(app, "get_doc", arguments)
         if result is None:
             return 1
         texts = [block["text"] for block in result["content"]]
         if args.json:
             print(json.dumps({"chunk_id": args.id, "text": texts[0], "notes": texts[1:]}))
-        else:
-            print("\n\n".join(texts))
+            return 0
+        print(texts[0])
+        for note in texts[1:]:
+            print(f"\nnote: {_cli_words(note)}")
         return 0
-    result = _call(app, "get_page", {"path": args.id, **library})
+    result = _call(app, "get_page", {"path": args.id, **library, **cursor, **whole})
     if result is None:
         return 1
     page = result["structuredContent"]
@@ -97,14 +105,29 @@ def _get(app: App, args: argparse.Namespace, extra: list[str]) -> int:
     how = "" if page["matched_by"] == "path" else f" (matched by {page['matched_by']})"
     print(f"=== {page['path']}: {page['title']}{how} ===\n")
     print(page["text"])
-    cursor = page["next_cursor"]
-    while cursor:  # a terminal reader wants the whole page
-        more = _call(app, "get_page", {"path": page["path"], "cursor": cursor, **library})
+    following = page["next_cursor"]
+    while following and args.full:  # (a page over MAX_TOKENS: the rest, part by part)
+        more = _call(app, "get_page", {"path": page["path"], "cursor": following, **library})
         if more is None:
             return 1
         print("\n" + more["structuredContent"]["text"])
-        cursor = more["structuredContent"]["next_cursor"]
+        following = more["structuredContent"]["next_cursor"]
+    if following:
+        shown = len(page["chunk_ids"])
+        print(
+            f"\n--- {shown} section{'s' if shown != 1 else ''} shown; the page goes on: add "
+            f"--full for all of it, or --cursor {following} for the next part ---"
+        )
     return 0
+
+
+def _cli_words(note: str) -> str:
+    """A tool's note about continuing, in this command's words (--cursor, not the call)."""
+    return re.sub(
+        r"call get_doc with the same arguments and cursor '([^']+)'",
+        r"add --cursor \1 (or --full)",
+        note,
+    )
 
 
 def _toc(app: App, args: argparse.Namespace, extra: list[str]) -> int:

@@ -13,6 +13,11 @@ import json
 CHARS_PER_TOKEN = 4
 MIN_TOKENS = 50
 MAX_TOKENS = 1_000_000
+# The budget of a call that names no max_tokens, on a server started without --max-tokens: an
+# agent that guesses a path or lists the root pays at most this (unbounded, get_page gave a
+# 107,926-character page and list_sections ~20,000 characters at FastAPI's root). The usual
+# search (10 hits) takes ~1,000.
+DEFAULT_MAX_TOKENS = 5_000
 # A hit that does not fit whole is shown shortened when at least this many tokens remain.
 MIN_PASSAGE_TOKENS = 40
 # Fields a shortened hit keeps (the rest: snippet cut to fit, references dropped).
@@ -75,3 +80,23 @@ def _shorten(hit: dict, tokens: int) -> dict:
     snippet = hit.get("snippet", "")
     short["snippet"] = snippet if len(snippet) <= room else snippet[: max(0, room - 1)] + "…"
     return short
+
+
+def fit_entries(entries: list[dict], budget: int) -> tuple[int, int]:
+    """How many of `entries` (list items of a result, in order) fit `budget` tokens, at least
+    one, and the tokens they take."""
+    used = 0
+    for n, entry in enumerate(entries):
+        cost = hit_tokens(entry)
+        if n and used + cost > budget:
+            return n, used
+        used += cost
+    return len(entries), used
+
+
+def budget_note(budget: int, kept: int, total: int, what: str, used: int) -> str:
+    """What a budget left out of a list, and how to get the rest."""
+    return (
+        f"max_tokens {budget}: {kept} of {total} {what} fit (~{used} tokens). Continue with "
+        "next_cursor, or raise max_tokens."
+    )

@@ -14,7 +14,7 @@ import numpy as np
 from ..bundle.versions import VERSION_KEY
 from ..bundle.versions import resolve as resolve_version
 from ..protocol.cursor import CursorError, decode_cursor, encode_cursor
-from ..search.budget import MAX_TOKENS, MIN_TOKENS
+from ..search.budget import DEFAULT_MAX_TOKENS, MAX_TOKENS, MIN_TOKENS
 
 if TYPE_CHECKING:
     from ..bundle.reader import Bundle
@@ -211,10 +211,11 @@ def filter_args(
     return filters
 
 
-def max_tokens_arg(args: dict, default: int | None, notes: list[str]) -> int | None:
-    """`max_tokens` of a call, else the server's default (--max-tokens), else None."""
+def max_tokens_arg(args: dict, default: int | None, notes: list[str]) -> int:
+    """`max_tokens` of a call, else the server's default (--max-tokens), else
+    DEFAULT_MAX_TOKENS."""
     if args.get("max_tokens") is None:
-        return default
+        return DEFAULT_MAX_TOKENS if default is None else default
     return int_arg(args, "max_tokens", 0, MIN_TOKENS, MAX_TOKENS, notes)
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from ..search.budget import budget_note, fit_entries
 from .arguments import (
     DEFAULT_LIMIT,
     DEFAULT_LIST,
@@ -14,11 +15,12 @@ from .arguments import (
     cursor_arg,
     filter_args,
     limit_arg,
+    max_tokens_arg,
     str_arg,
 )
 from .context import DocsContext
 from .results import close_matches, json_result, not_found
-from .schemas import CURSOR, LIMIT, NOTES, SOURCE, STRING_MAP, tool_definition
+from .schemas import CURSOR, LIMIT, MAX_TOKENS_ARG, NOTES, SOURCE, STRING_MAP, tool_definition
 
 NAME = "get_api_reference"
 TITLE = "Look up an API method"
@@ -36,6 +38,7 @@ ARGUMENTS = {
     },
     "limit": {**LIMIT, "maximum": MAX_LIST},
     "cursor": CURSOR,
+    "max_tokens": MAX_TOKENS_ARG,
 }
 OWN = tuple(ARGUMENTS)
 
@@ -104,6 +107,7 @@ class ApiRequest:
     filters: dict[str, str]
     limit: int
     cursor: str | None
+    max_tokens: int
     notes: tuple[str, ...]
 
 
@@ -129,7 +133,8 @@ def parse(context: DocsContext, args: dict) -> ApiRequest:
             "Call get_api_reference without method to list every entry.",
         )
     limit = limit_arg(args, notes, DEFAULT_LIMIT if method else DEFAULT_LIST, MAX_LIST)
-    return ApiRequest(method, entries, filters, limit, cursor, tuple(notes))
+    max_tokens = max_tokens_arg(args, context.max_tokens, notes)
+    return ApiRequest(method, entries, filters, limit, cursor, max_tokens, tuple(notes))
 
 
 def run(context: DocsContext, request: ApiRequest) -> dict:
@@ -137,15 +142,21 @@ def run(context: DocsContext, request: ApiRequest) -> dict:
     pager = context.pager(NAME, {"method": method, "filters": request.filters})
     offset = pager.offset(request.cursor, len(entries))
     shown = entries[offset : offset + request.limit]
+    items = [api.spec(i) if method is not None else api.summary(i) for i in shown]
+    notes = list(request.notes)
+    fit, used = fit_entries(items, request.max_tokens)
+    if fit < len(items):
+        notes.append(budget_note(request.max_tokens, fit, len(items), "entries", used))
+        shown, items = shown[:fit], items[:fit]
     result: dict[str, Any] = {}
     if method is not None:
         result["method"] = method
-        result["entries"] = [api.spec(i) for i in shown]
+        result["entries"] = items
     else:
         grouped: dict[str, list[dict]] = {}
-        for i in shown:
-            grouped.setdefault(api.categories[i] or "(none)", []).append(api.summary(i))
+        for i, item in zip(shown, items, strict=True):
+            grouped.setdefault(api.categories[i] or "(none)", []).append(item)
         result["categories"] = grouped
     result["total"] = len(entries)
     result["next_cursor"] = pager.next(offset, len(shown), len(entries))
-    return json_result(result, list(request.notes))
+    return json_result(result, notes)

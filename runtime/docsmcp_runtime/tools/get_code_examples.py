@@ -7,12 +7,13 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..errors import SearchTimeout
+from ..search.budget import fit_entries
 from ..search.languages import DIAGRAM_LANGUAGES, normalise_language
-from .arguments import ToolInputError, filter_args, limit_arg, query_arg, str_arg
+from .arguments import ToolInputError, filter_args, limit_arg, max_tokens_arg, query_arg, str_arg
 from .context import DocsContext
 from .hits import timed_out
 from .results import json_result
-from .schemas import LIMIT, NOTES, SOURCE, STRING_MAP, tool_definition
+from .schemas import LIMIT, MAX_TOKENS_ARG, NOTES, SOURCE, STRING_MAP, tool_definition
 
 NAME = "get_code_examples"
 TITLE = "Find code examples"
@@ -35,6 +36,7 @@ ARGUMENTS = {
         "description": "Only code in this language (aliases accepted: ts, py, sh...).",
     },
     "limit": LIMIT,
+    "max_tokens": MAX_TOKENS_ARG,
 }
 OWN = tuple(ARGUMENTS)
 
@@ -83,6 +85,7 @@ class CodeRequest:
     language: str | None  # normalised (py -> python)
     filters: dict[str, str]
     limit: int
+    max_tokens: int
     notes: tuple[str, ...]
 
 
@@ -94,9 +97,9 @@ def parse(context: DocsContext, args: dict) -> CodeRequest:
     query = query_arg(args, notes, "topic" if "topic" in args else "query")
     limit = limit_arg(args, notes)
     language = str_arg(args, "language")
-    return CodeRequest(
-        query, normalise_language(language) if language else None, filters, limit, tuple(notes)
-    )
+    max_tokens = max_tokens_arg(args, context.max_tokens, notes)
+    language = normalise_language(language) if language else None
+    return CodeRequest(query, language, filters, limit, max_tokens, tuple(notes))
 
 
 def run(context: DocsContext, request: CodeRequest) -> dict:
@@ -130,6 +133,13 @@ def run(context: DocsContext, request: CodeRequest) -> dict:
                 break
         if len(examples) == limit:
             break
+    fit, used = fit_entries(examples, request.max_tokens)
+    if fit < len(examples):
+        notes.append(
+            f"max_tokens {request.max_tokens}: {fit} of {len(examples)} examples fit "
+            f"(~{used} tokens); raise max_tokens for more."
+        )
+        examples = examples[:fit]
     result: dict[str, Any] = {"examples": examples}
     if not examples:
         result["languages"] = code.language_set()

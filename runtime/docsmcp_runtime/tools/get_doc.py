@@ -81,7 +81,7 @@ class DocRequest:
     row: int
     around: int  # `context`: sections of the same page before and after
     query: str | None
-    max_tokens: int | None
+    max_tokens: int
     cursor: str | None
     notes: tuple[str, ...]
 
@@ -183,14 +183,13 @@ def run(context: DocsContext, request: DocRequest) -> dict:
     text = "\n\n".join(parts)
     pager = context.pager(NAME, {"row": row, "context": around})
     start = pager.offset(cursor, len(text))
-    end = len(text) if budget is None else cut_point(text, start, budget)
+    end = cut_point(text, start, budget)
     result = text_result(text[start:end])
     if start or end < len(text):
         # A separate block, so the document text stays exactly (a part of) the chunks.
         part = (
             f"Characters {start}-{end} of {len(text)} (~{approx_tokens(text)} tokens)"
-            + (f" with max_tokens {budget}" if budget is not None else "")
-            + "."
+            + f" with max_tokens {budget}."
         )
         following = pager.next(start, end - start, len(text))
         if following:

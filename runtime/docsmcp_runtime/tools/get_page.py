@@ -21,8 +21,6 @@ DESCRIPTION = (
     "title; a near miss is matched by search and the runners-up are listed. Long pages "
     "continue with next_cursor."
 )
-# Whole chunks up to this many characters per call (without max_tokens), then a cursor.
-MAX_PAGE_CHARS = 100_000
 # Pages the search fallback weighs.
 PAGE_SEARCH_DEPTH = 20
 
@@ -66,7 +64,7 @@ class PageRequest:
 
     match: PageMatch
     cursor: str | None
-    max_tokens: int | None
+    max_tokens: int
     notes: tuple[str, ...]
 
 
@@ -98,8 +96,8 @@ def parse(context: DocsContext, args: dict) -> PageRequest:
 def run(context: DocsContext, request: PageRequest) -> dict:
     notes = list(request.notes)
     budget = request.max_tokens
-    # Whole chunks up to the budget (or MAX_PAGE_CHARS), at least one per call.
-    allowance = MAX_PAGE_CHARS if budget is None else budget * CHARS_PER_TOKEN
+    # Whole chunks up to the budget, at least one per call.
+    allowance = budget * CHARS_PER_TOKEN
     pages, match = context.pages, request.match
     i = match.index
     assert i is not None
@@ -143,7 +141,7 @@ def run(context: DocsContext, request: PageRequest) -> dict:
     if result["next_cursor"]:
         notes.append(
             f"Chunks {start + 1}-{end} of {count} of this page"
-            + (f" (max_tokens {budget})" if budget is not None else "")
+            + f" (max_tokens {budget})"
             + "; continue with next_cursor."
         )
     return json_result(result, notes)

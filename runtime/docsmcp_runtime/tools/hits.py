@@ -206,10 +206,10 @@ def page_range(context: DocsContext, row: int) -> tuple[int, int] | None:
     return None
 
 
-def fit_hits(hits: list[dict], budget: int | None, notes: list[str]) -> list[dict]:
+def fit_hits(hits: list[dict], budget: int, notes: list[str]) -> list[dict]:
     """The hits that fit `max_tokens` (whole hits first, then the best passage of the next),
     with a note saying what was left out."""
-    if budget is None or not hits:
+    if not hits:
         return hits
     shown = len(hits)
     hits, used, shortened = pack_hits(hits, budget)

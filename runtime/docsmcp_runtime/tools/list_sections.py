@@ -10,6 +10,7 @@ from typing import Any
 import numpy as np
 
 from ..browse.pages import tree
+from ..search.budget import budget_note, fit_entries
 from .arguments import (
     DEFAULT_LIST,
     MAX_LIST,
@@ -17,11 +18,12 @@ from .arguments import (
     filter_args,
     int_arg,
     limit_arg,
+    max_tokens_arg,
     str_arg,
 )
 from .context import DocsContext
 from .results import close_matches, json_result, not_found
-from .schemas import CURSOR, LIMIT, NOTES, PAGE_ENTRY, tool_definition
+from .schemas import CURSOR, LIMIT, MAX_TOKENS_ARG, NOTES, PAGE_ENTRY, tool_definition
 
 NAME = "list_sections"
 TITLE = "Browse the documentation tree"
@@ -52,6 +54,7 @@ ARGUMENTS = {
     },
     "limit": {**LIMIT, "maximum": MAX_LIST, "default": DEFAULT_LIST},
     "cursor": CURSOR,
+    "max_tokens": MAX_TOKENS_ARG,
 }
 OWN = tuple(ARGUMENTS)
 
@@ -90,6 +93,7 @@ class ListRequest:
     depth: int
     limit: int
     cursor: str | None
+    max_tokens: int
     notes: tuple[str, ...]
 
 
@@ -101,6 +105,7 @@ def parse(context: DocsContext, args: dict) -> ListRequest:
     depth = int_arg(args, "depth", DEFAULT_DEPTH, 1, MAX_DEPTH, notes)
     limit = limit_arg(args, notes, DEFAULT_LIST, MAX_LIST)
     cursor = cursor_arg(args)
+    max_tokens = max_tokens_arg(args, context.max_tokens, notes)
     pages = context.pages
     root, matched_by = "", "all"
     if path is not None:
@@ -119,7 +124,7 @@ def parse(context: DocsContext, args: dict) -> ListRequest:
         matched_by = "path"
     if category is not None:
         filters, root, matched_by = _category(context, category, filters, root)
-    return ListRequest(root, matched_by, filters, depth, limit, cursor, tuple(notes))
+    return ListRequest(root, matched_by, filters, depth, limit, cursor, max_tokens, tuple(notes))
 
 
 def _category(
@@ -163,6 +168,10 @@ def run(context: DocsContext, request: ListRequest) -> dict:
     )
     offset = pager.offset(request.cursor, len(entries))
     shown = entries[offset : offset + request.limit]
+    fit, used = fit_entries(shown, request.max_tokens)
+    if fit < len(shown):
+        notes.append(budget_note(request.max_tokens, fit, len(shown), "entries", used))
+        shown = shown[:fit]
     result: dict[str, Any] = {
         "root": root,
         "matched_by": request.matched_by,

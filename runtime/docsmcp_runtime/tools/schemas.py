@@ -8,7 +8,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from ..bundle.versions import VERSION_KEY
-from ..search.budget import MAX_TOKENS, MIN_TOKENS
+from ..search.budget import DEFAULT_MAX_TOKENS, MAX_TOKENS, MIN_TOKENS
 from .arguments import DEFAULT_LIMIT, MAX_LIMIT
 
 if TYPE_CHECKING:
@@ -39,7 +39,7 @@ MAX_TOKENS_ARG = {
     "maximum": MAX_TOKENS,
     "description": "Response budget in tokens (estimated as characters / 4). What does not fit "
     "is left out and the result says so; continue with the cursor. Default: the server's "
-    "(--max-tokens), else unbounded.",
+    f"(--max-tokens), else {DEFAULT_MAX_TOKENS:,}.",
 }
 
 SOURCE = {

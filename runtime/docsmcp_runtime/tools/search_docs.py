@@ -101,7 +101,7 @@ class SearchRequest:
 
     call: SearchCall
     filters: dict[str, str]
-    max_tokens: int | None
+    max_tokens: int
     exclude: np.ndarray | None  # rows never returned
     # What a cursor is bound to besides query and filters: a page of another result list
     # (expanded, other rows excluded) must not continue this one.
