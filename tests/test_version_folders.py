@@ -15,6 +15,7 @@ import pytest
 from conftest import build_bundle, corpus, run_docsmcp
 from docsmcp.commands.init import propose, validate_proposal
 from docsmcp.sources.versions import detect
+from docsmcp_runtime.search.intent import named_versions
 from mcp_client import McpSession
 
 PAGE = "# {title}\n\n{text}\n\n## Details\n\nMore about {title} in this version.\n"
@@ -206,6 +207,48 @@ def test_a_named_version_or_a_filter_reaches_that_version(session: McpSession) -
     assert "notes" not in filtered
     latest = session.search(query="streamable HTTP", version="latest")
     assert latest["notes"] == ["version \"latest\" resolved to '2025-06-18'."]
+
+
+def test_a_named_draft_reaches_it(session: McpSession) -> None:
+    result = session.search(query="draft streamable HTTP")
+    assert result["hits"][0]["filepath"] == "spec/draft/transports.md"
+    assert result["notes"][0].startswith("Searched version draft (named in the query)")
+
+
+@pytest.mark.parametrize(
+    ("query", "values", "named"),
+    [
+        ("2025-03-26 HTTP+SSE transport", ("2025-03-26", "2026-07-28", "draft"), ["2025-03-26"]),
+        ("what the draft spec says", ("2026-07-28", "draft"), ["draft"]),
+        ("in 0.5 how do channels close", ("0.5.x", "current"), ["0.5.x"]),
+        ("v2 auth", ("v1", "v2"), ["v2"]),
+        ("error 404 on python 3", ("2.x", "3.x"), []),  # plain numbers name no version
+        ("next steps with the current API", ("1.0", "current", "next"), []),
+        ("2024-01-01 outage", ("2025-03-26", "draft"), []),  # no such version
+    ],
+)
+def test_versions_a_query_names(query: str, values: tuple[str, ...], named: list[str]) -> None:
+    assert named_versions(query, values) == named
+
+
+def test_a_version_key_without_latest_searches_every_version(tmp_path: Path) -> None:
+    docs = _tree(tmp_path / "docs", SITE)
+    manifest = {
+        "version": "1",
+        "taxonomy": {"version": {"description": "Docs version."}},
+        "overrides": [
+            {"pattern": f"spec/{v}/**", "metadata": {"version": v}}
+            for v in ("2024-11-05", "2025-06-18", "draft")
+        ],
+    }
+    (docs / ".docs-mcp.json").write_text(json.dumps(manifest), encoding="utf-8")
+    bundle = build_bundle(docs, tmp_path / "idx")
+    entry = json.loads((bundle / "metadata.json").read_text())["taxonomy"]["version"]
+    assert "latest" not in entry  # a hand-written key opts in with `latest`
+    with McpSession(bundle) as s:
+        result = s.search(query="resume a stream with Last-Event-ID")
+    assert "notes" not in result
+    assert {h["metadata"]["version"] for h in result["hits"]} == {"2025-06-18", "draft"}
 
 
 def test_only_other_versions_match_then_the_hint_names_them(session: McpSession) -> None:
