@@ -64,11 +64,12 @@ class Layout:
 
     def value_of(self, path: str) -> str | None:
         """The version of the file at `path`: its deepest version folder's value."""
-        best = None
-        for folder, value in self.folders.items():
-            if path.startswith(folder + "/") and (best is None or len(folder) > len(best[0])):
-                best = (folder, value)
-        return best[1] if best else None
+        folder = path.rpartition("/")[0]
+        while folder:  # a dictionary look-up per folder level, deepest first
+            if folder in self.folders:
+                return self.folders[folder]
+            folder = folder.rpartition("/")[0]
+        return None
 
 
 def value_of_name(name: str) -> str | None:
