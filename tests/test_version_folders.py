@@ -209,6 +209,15 @@ def test_a_named_version_or_a_filter_reaches_that_version(session: McpSession) -
     assert latest["notes"] == ["version \"latest\" resolved to '2025-06-18'."]
 
 
+def test_the_version_argument_names_the_default(session: McpSession) -> None:
+    tool = next(t for t in session.list_tools() if t.name == "search_docs")
+    described = tool.input_schema["properties"]["version"]["description"]
+    assert described.endswith(
+        "Without it, search answers from 2025-06-18 (the latest release) and the pages "
+        "without a version."
+    )
+
+
 def test_a_named_draft_reaches_it(session: McpSession) -> None:
     result = session.search(query="draft streamable HTTP")
     assert result["hits"][0]["filepath"] == "spec/draft/transports.md"
