@@ -253,6 +253,9 @@ DAMAGE: dict[str, tuple[Callable[[dict], None], str]] = {
         _set("taxonomy/z z", {"description": "", "vector_collapse": False, "values": []}),
         "taxonomy/z z",
     ),  # fmt: skip
+    "latest not a value": (_set("taxonomy/language/latest", "cobol"), "language/latest"),
+    "latest not a string": (_set("taxonomy/language/latest", ["go"]), "language/latest"),
+    "latest empty": (_set("taxonomy/language/latest", ""), "language/latest"),
     "requires not a list": (_set("requires", "auto-include"), "requires"),
     "facets dtype": (_set("files/facets.bin/dtype", "<u4"), "facets.bin dtype"),
 }

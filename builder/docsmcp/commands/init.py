@@ -20,10 +20,11 @@ The proposal is made from names and structure only, never from a list of known p
 * **product**: top folders that are each a docs tree of their own (a language-suffixed name
   whose rest names the product, `dub-go` -> `dub`; else a folder holding its own manifest or a
   `docs/` folder), when they name at least two products.
-* **version**: folders at depth 1 or 2 named like versions (`v2`, `version-0.5.x`, `1.x`,
-  `2.0`; a plain number is not a version, a year folder is not either), with `current`,
-  `next`, `latest`, `stable` beside them, and Docusaurus' pairing: `X/` is `current` beside
-  `versioned_X/version-*/`. At least two values are needed. `version-` is dropped from values.
+* **version**: version folders as users lay them out (`v2`, `1.x`, `version-0.5.x`,
+  `2025-11-25`, with `next`/`draft`/`current`/`latest` beside them; Docusaurus' `X/` as
+  `current` beside `versioned_X/version-*/`; mike folders), and the latest release as the
+  key's `latest`: `docsmcp.sources.versions` (the rule `docsmcp build` applies too when no
+  manifest names `version`).
 * **strategy**: for h1, h2 and h3, every file is cut where the builder would cut it (a heading
   of that level or shallower, outside code fences). A level's typical size is the
   character-weighted median: half of the text lies in sections of at most that many characters.
@@ -56,6 +57,8 @@ from docsmcp.sources.discover import MANIFEST_NAME, glob_match, scan, source_roo
 from docsmcp.sources.formats.fences import fenced_lines
 from docsmcp.sources.manifest import MAX_METADATA_VALUE
 from docsmcp.sources.settings import load_file
+from docsmcp.sources.versions import DESCRIPTION as VERSION_DESCRIPTION
+from docsmcp.sources.versions import detect as detect_versions
 
 # The typical section size init aims for, in characters (about 1,000 tokens): "half of the
 # text lies in sections of at most this size".
@@ -68,12 +71,6 @@ LEVELS = ("h1", "h2", "h3")
 
 # Parts of a folder name that say "an SDK" rather than name a product.
 _GENERIC = frozenset({"sdk", "sdks", "client", "clients", "lib", "libs", "library", "api", "docs"})
-_VERSION = re.compile(
-    r"(?:version[-_]?|v)\d+(?:\.(?:\d+|x|\*))*(?:[-.]?[a-z]+\d*)?"  # v2, version-0.5.x
-    r"|\d+(?:\.(?:\d+|x|\*))+(?:[-.]?[a-z]+\d*)?",  # 1.x, 2.0, 0.5.1-beta
-    re.IGNORECASE,
-)
-_CURRENT = ("current", "next", "latest", "stable")
 _CHANGELOG_FILE = re.compile(r"(?:changelog[\w.-]*|releases|release[-_]notes)", re.IGNORECASE)
 _CHANGELOG_FOLDERS = frozenset({"changelog", "changelogs", "release-notes", "release_notes"})
 _VENDOR_FOLDERS = frozenset(
@@ -85,7 +82,7 @@ DESCRIPTIONS = {
     "language": "Programming language of the SDK the page documents (from folder names).",
     "product": "Product or library the page documents (from the top folder's name).",
     "scope": "global-guide pages apply to every language; sdk-specific pages to one.",
-    "version": "Docs version the page belongs to (from versioned folder names).",
+    "version": VERSION_DESCRIPTION,
 }
 
 
@@ -99,6 +96,7 @@ class Proposal:
     medians: dict[str, int]  # level -> typical section size (characters, see _strategy)
     max_chunk_size: int
     nested: list[str] = field(default_factory=list)  # manifests below the root
+    latest: str = ""  # the latest version and why, for the report ("" without versions)
 
     def text(self) -> str:
         """The manifest as written: sorted keys, two-space indent, final newline."""
@@ -112,6 +110,8 @@ class Proposal:
             counts = self.values[key]
             shown = ", ".join(f"{v} ({n})" for v, n in sorted(counts.items()))
             lines.append(f"{key}: {len(counts)} values: {shown}")
+            if key == "version" and self.latest:
+                lines.append(f"version: latest {self.latest}")
         if not self.values:
             lines.append("taxonomy: no language, product or version folders found")
         medians = ", ".join(f"{lv} {self.medians[lv]:,}" for lv in LEVELS)
@@ -153,12 +153,6 @@ def _language_of(name: str) -> tuple[str, str] | None:
     index, language = hits[0]
     rest = [p for i, p in enumerate(parts) if i != index and p not in _GENERIC]
     return language, "-".join(rest)
-
-
-def _version_of(name: str) -> str | None:
-    if not _VERSION.fullmatch(name):
-        return None
-    return re.sub(r"^version[-_]?", "", name, flags=re.IGNORECASE)
 
 
 def _usable_value(value: str) -> bool:
@@ -246,30 +240,6 @@ def _products(tree: _Tree, languages: Mapping[str, tuple[str, str]]) -> dict[str
     return out if len(set(out.values())) >= 2 else {}
 
 
-def _versions(tree: _Tree) -> dict[str, str]:
-    """folder path -> version value."""
-    out: dict[str, str] = {}
-    for depth in (1, 2):
-        for parent, names in sorted(tree.folders(depth).items()):
-            versioned = {n: v for n in sorted(names) if (v := _version_of(n))}
-            if not versioned:
-                continue
-            for name, value in versioned.items():
-                out[f"{parent}/{name}" if parent else name] = value
-            for name in sorted(names):
-                if name.lower() in _CURRENT:
-                    out[f"{parent}/{name}" if parent else name] = name.lower()
-            # Docusaurus: versioned_docs/version-X beside docs/ (the current version).
-            m = re.fullmatch(r"versioned[-_](.+)", parent.rpartition("/")[2])
-            if m and depth == 2:
-                tops = tree.folders(1).get("", set())
-                if m.group(1) in tops and m.group(1) not in out:
-                    out[m.group(1)] = "current"
-        if len(set(out.values())) >= 2:
-            return out
-    return {}
-
-
 def _sections(body: str, level: int) -> list[int]:
     """Character sizes of the sections a file splits into at headings of ``level`` or
     shallower (outside code fences), the text before the first one included."""
@@ -352,7 +322,8 @@ def propose(docs_dir: Path) -> Proposal:
 
     languages = _language_folders(kept)
     products = _products(kept, languages)
-    versions = _versions(kept)
+    layout = detect_versions(docs_dir, kept.paths)
+    versions = dict(layout.folders)
     # folder -> metadata, one override per folder (metadata of overlapping folders merges).
     by_folder: dict[str, dict[str, str]] = defaultdict(dict)
     for key, found in (
@@ -374,6 +345,8 @@ def propose(docs_dir: Path) -> Proposal:
             taxonomy["scope"] = {"description": DESCRIPTIONS["scope"]}
             for folder in languages:
                 by_folder[folder]["scope"] = "sdk-specific"
+    if "version" in taxonomy and layout.latest is not None:
+        taxonomy["version"]["latest"] = layout.latest
     # Shallower folders first, so a deeper folder's value wins wherever both set a key.
     ordered = sorted(by_folder.items(), key=lambda item: (item[0].count("/"), item[0]))
     values: dict[str, Counter] = defaultdict(Counter)
@@ -405,6 +378,7 @@ def propose(docs_dir: Path) -> Proposal:
         medians=medians,
         max_chunk_size=max_size,
         nested=nested,
+        latest=f"{layout.latest} ({layout.why})" if "version" in taxonomy and layout.latest else "",
     )
 
 

@@ -31,6 +31,8 @@ class TaxonomyKey:
     vector_collapse: bool = False
     # Other key -> values kept visible when this key is filtered; None = not declared.
     auto_include: Mapping[str, tuple[str, ...]] | None = None
+    # `version` only: the latest released value (sources/versions.py); None = not declared.
+    latest: str | None = None
 
 
 @dataclass(frozen=True)

@@ -338,10 +338,17 @@ def taxonomy_of(corpus: Corpus, facets: list[Facets], problems: list[Problem]) -
                     f"a filter key may have at most {MAX_TAXONOMY_VALUES}",
                 )
             )
+        latest = cfg.latest if cfg else None
+        if latest is not None and latest not in values[key]:
+            problems.append(
+                Problem(".", None, f"taxonomy {key!r}: latest {latest!r} occurs in no file")
+            )
+            latest = None
         out[key] = TaxonomyKey(
             description=cfg.description if cfg and cfg.description else f"Filter results by {key}.",
             vector_collapse=bool(cfg and cfg.vector_collapse),
             values=tuple(sorted(values[key], key=str.encode)),
+            latest=latest,
         )
     for key, entry in out.items():
         declared = corpus.taxonomy.get(key)
@@ -377,7 +384,7 @@ def taxonomy_of(corpus: Corpus, facets: list[Facets], problems: list[Problem]) -
             rules = {k: v for k, v in rules.items() if k in out and v}
         if rules:
             ordered = {k: tuple(sorted(v, key=str.encode)) for k, v in sorted(rules.items())}
-            out[key] = TaxonomyKey(entry.description, entry.vector_collapse, entry.values, ordered)
+            out[key] = replace(entry, auto_include=ordered)
     if "language" in out and not any(dict(f.metadata).get("language") for f in corpus.files):
         # Every `language` value comes from code tabs split into chunks of their own
         # (dialects.py): the other pages apply to every language, so a filter keeps them.

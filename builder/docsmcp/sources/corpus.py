@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from docsmcp.model.source import Manifest, Problem, SourceFile, TaxonomyKey
@@ -29,6 +29,10 @@ from docsmcp.sources.manifest import _governing, _quote, _relative_to, load_mani
 from docsmcp.sources.pdf.extract import PdfOptions, PdfSummary, is_pdf
 from docsmcp.sources.pdf.source import load_pdf
 from docsmcp.sources.settings import _read_text, configure_file, load_file
+from docsmcp.sources.versions import DESCRIPTION as VERSION_DESCRIPTION
+from docsmcp.sources.versions import KEY as VERSION_KEY
+from docsmcp.sources.versions import Layout
+from docsmcp.sources.versions import detect as detect_versions
 
 log = logging.getLogger(__name__)
 
@@ -73,8 +77,21 @@ def _taxonomy(
                 include = dict(include or {})
                 for other, values in cfg.auto_include.items():
                     include[other] = tuple(dict.fromkeys((*include.get(other, ()), *values)))
+            latest = prev.latest
+            if cfg.latest is not None and latest is not None and cfg.latest != latest:
+                problems.append(
+                    Problem(
+                        manifest.path,
+                        None,
+                        f"taxonomy key {key!r}: latest {_quote(cfg.latest)} conflicts with "
+                        f"{_quote(latest)} in another manifest",
+                    )
+                )
             merged[key] = TaxonomyKey(
-                description, prev.vector_collapse or cfg.vector_collapse, include
+                description,
+                prev.vector_collapse or cfg.vector_collapse,
+                include,
+                latest if latest is not None else cfg.latest,
             )
     for source in files:
         for key, _ in source.metadata:
@@ -166,6 +183,37 @@ def _load_llms_full(
     return files, problems
 
 
+def _names_version(manifests: Mapping[str, Manifest]) -> bool:
+    """Whether a manifest says anything about `version` (then no folder is detected)."""
+    return any(
+        VERSION_KEY in m.taxonomy
+        or VERSION_KEY in m.metadata
+        or any(VERSION_KEY in o.metadata for o in m.overrides)
+        for m in manifests.values()
+    )
+
+
+class _Versioned:
+    """The governing manifest of a file in a version folder, with the folder's version as
+    manifest-wide metadata (the weakest setting: overrides and frontmatter still win). One
+    object per (manifest, value), so known_files.py digests each once, and a changed layout
+    changes the digest (the file is read again)."""
+
+    def __init__(self, layout: Layout) -> None:
+        self.layout = layout
+        self._made: dict[tuple[str | None, str], Manifest] = {}
+
+    def manifest(self, governing: Manifest | None, path: str) -> Manifest | None:
+        value = self.layout.value_of(path)
+        if value is None:
+            return governing
+        key = (governing.path if governing else None, value)
+        if key not in self._made:
+            base = governing or Manifest(path="", folder="")
+            self._made[key] = replace(base, metadata={**base.metadata, VERSION_KEY: value})
+        return self._made[key]
+
+
 def load_corpus(
     docs_dir: Path,
     include: Sequence[str] = (),
@@ -207,6 +255,13 @@ def load_corpus(
     unresolved = includes.Unresolved()
     # A saved HTML site is read only when the folder has no markdown or reST sources.
     sources = any(not is_html(e.path) for e in listing.markdown)
+    layout = Layout()
+    if not _names_version(manifests):  # version folders as users lay them out
+        paths = [e.path for e in listing.markdown if not e.skip and not e.refusal]
+        layout = detect_versions(
+            docs_dir, (p for p in paths if not _left_out(p, manifests, include, exclude))
+        )
+    versioned = _Versioned(layout)
     for entry in listing.markdown:
         if is_html(entry.path) and (sources or is_generated_page(entry.path)):
             continue
@@ -215,10 +270,12 @@ def load_corpus(
         if entry.skip or entry.refusal:
             _refuse(entry, problems)
             continue
+        governing = _governing(manifests, entry.path)
+        configured = versioned.manifest(governing, entry.path)
         if is_pdf(entry.path):
-            source, found, summary = load_pdf(
-                docs_dir, entry.path, _governing(manifests, entry.path), roots, pdf
-            )
+            source, found, summary = load_pdf(docs_dir, entry.path, configured, roots, pdf)
+            if source is not None and governing is None:
+                source = replace(source, manifest=None)  # the version came from no manifest
             problems.extend(found)
             if summary is not None:
                 pdfs.append(summary)
@@ -230,18 +287,21 @@ def load_corpus(
             problems.extend(found)
             files.extend(pages)
             continue
-        governing = _governing(manifests, entry.path)
-        if reuse is not None and (known := reuse(entry.path, governing)) is not None:
+        if reuse is not None and (known := reuse(entry.path, configured)) is not None:
             files.append(known)
             continue
-        source, found = load_file(docs_dir, entry.path, governing, roots)
+        source, found = load_file(docs_dir, entry.path, configured, roots)
         problems.extend(found)
+        if source is not None and governing is None:
+            source = replace(source, manifest=None)  # the version came from no manifest
         if source is not None:
             files.append(includes.resolve(docs_dir, source, roots, unresolved))
     unresolved.log()
     ordered = sorted(manifests.values(), key=lambda m: m.path)
     taxonomy, found = _taxonomy(ordered, files)
     problems.extend(found)
+    if layout.folders and VERSION_KEY in taxonomy:
+        taxonomy[VERSION_KEY] = TaxonomyKey(VERSION_DESCRIPTION, latest=layout.latest)
     # Stable sort: a file's problems stay in the order they were found within one line.
     problems.sort(key=lambda p: (p.path, p.line or 0))
     return Corpus(

@@ -267,8 +267,17 @@ def _parse_manifest(data: dict[str, Any], path: str, folder: str) -> tuple[Manif
                     f"{_json_path(['taxonomy', key, 'auto_include', key])}: a key cannot "
                     "auto-include its own values"
                 )
+        latest = cfg.get("latest")
+        if latest is not None and key != "version":
+            problems.append(
+                f"{_json_path(['taxonomy', key, 'latest'])}: only the key 'version' has "
+                "a latest value"
+            )
         taxonomy[key] = TaxonomyKey(
-            cfg.get("description"), bool(cfg.get("vector_collapse", False)), include
+            cfg.get("description"),
+            bool(cfg.get("vector_collapse", False)),
+            include,
+            latest.strip() if latest is not None and key == "version" else None,
         )
     manifest = Manifest(
         path=path,

@@ -3,9 +3,14 @@
 `~1.2`, `0.5`), resolved against the bundle's values; plain strings match exactly.
 
 Values are compared as dotted numbers (a leading `v` dropped, `x`/`*` parts as wildcards,
-anything after `-`/`+` ignored for ordering); a value that is not a version at all (`current`,
-`next`) only matches itself, except that `latest` prefers `latest`, `current` or `stable` when
-the docs name one (Docusaurus calls its newest docs `current`)."""
+anything after `-`/`+` ignored for ordering) or as dates (`2025-11-25`: year, month, day); a
+value that is not a version at all (`current`, `next`) only matches itself. `latest` is the
+bundle's recorded latest release when it has one (the taxonomy entry's `latest`,
+bundle-spec.md), else `latest`, `current` or `stable` when the docs name one, else the highest
+number.
+
+`is_release` is the one rule of what counts as released (the builder picks the recorded latest
+with it): a number or date without a pre-release mark, or `latest`/`stable`."""
 
 from __future__ import annotations
 
@@ -16,6 +21,14 @@ VERSION_KEY = "version"
 LATEST_NAMES = ("latest", "current", "stable")
 _NUMBERS = re.compile(r"^v?(\d+|[x*])(?:\.(\d+|[x*]))*(?:[-+].*)?$", re.IGNORECASE)
 _RANGE = re.compile(r"^(>=|<=|>|<|=|\^|~)?\s*(.+)$")
+_DATE = re.compile(r"^(\d{4})-(\d{2})-(\d{2})$")
+# A pre-release mark after the numbers: 2.0.0-rc1, 1.0-beta, 3.1a2, 0.9.dev1, 1.0-SNAPSHOT.
+_PRERELEASE = re.compile(
+    r"(?:^|[-+._\d])(?:rc|beta|alpha|a|b|dev|pre|preview|snapshot|canary|nightly|next)\d*(?:$|[-+.])",
+    re.IGNORECASE,
+)
+# Channel names that stand for a released version (mike's and Read the Docs' aliases).
+RELEASED_NAMES = ("latest", "stable")
 
 Parts = tuple[int | None, ...]  # None: a wildcard part
 
@@ -23,6 +36,8 @@ Parts = tuple[int | None, ...]  # None: a wildcard part
 def parse(value: str) -> Parts | None:
     """`0.5.x` → (0, 5, None); `v2.4.0-beta` → (2, 4, 0); `current` → None."""
     text = value.strip()
+    if date := _DATE.match(text):
+        return tuple(int(p) for p in date.groups())
     if not _NUMBERS.match(text):
         return None
     core = re.split(r"[-+]", text.lstrip("vV"), maxsplit=1)[0]
@@ -57,14 +72,28 @@ def _matches(op: str, wanted: Parts, value: Parts) -> bool:
     return False
 
 
-def resolve(request: str, values: tuple[str, ...]) -> str | None:
-    """The value a request names: itself, the newest for `latest`, or the newest matching a
-    range; None when nothing matches."""
+def is_release(value: str) -> bool:
+    """Whether `value` names a released version: a number or date with no pre-release mark
+    (`2.0.0-rc1`, `1.0b2`, `0.9.dev1` are not), or `latest`/`stable`."""
+    text = value.strip()
+    if text.lower() in RELEASED_NAMES:
+        return True
+    if parse(text) is None:
+        return False  # draft, next, current, main, unreleased, ...
+    return _DATE.match(text) is not None or not _PRERELEASE.search(text.lstrip("vV"))
+
+
+def resolve(request: str, values: tuple[str, ...], latest: str | None = None) -> str | None:
+    """The value a request names: itself, the newest for `latest` (`latest`: the bundle's
+    recorded latest release, when it has one), or the newest matching a range; None when
+    nothing matches."""
     if request in values:
         return request
     wanted = request.strip()
     versions = [(v, parse(v)) for v in values]
     numbered = [(v, p) for v, p in versions if p is not None]
+    if wanted.lower() == "latest" and latest in values:
+        return latest
     if wanted.lower() == "latest":
         for name in LATEST_NAMES:
             for v in values:

@@ -97,6 +97,8 @@ class TaxonomyKey:
     values: tuple[str, ...] = ()
     auto_include: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     include_unset: bool = False
+    # The latest released value (key `version`): search's default version (search/versions.py).
+    latest: str | None = None
 
     def code(self, value: str) -> int:
         """The facet code of `value` (1-based; 0 means no value); ValueError if unknown."""
@@ -112,6 +114,8 @@ class TaxonomyKey:
             out["auto_include"] = {k: list(v) for k, v in self.auto_include.items()}
         if self.include_unset:
             out["include_unset"] = True
+        if self.latest is not None:
+            out["latest"] = self.latest
         return out
 
     @classmethod
@@ -135,6 +139,9 @@ class TaxonomyKey:
             )
             for key, vals in include.items()
         }
+        latest = j.optional(data, "latest", path, j.nonempty, None)
+        if latest is not None and latest not in values:
+            raise MetadataError(j.join(path, "latest"), "must be one of the key's values")
         return cls(
             description=j.field(data, "description", path, j.string),
             vector_collapse=j.field(data, "vector_collapse", path, j.boolean),
@@ -143,6 +150,7 @@ class TaxonomyKey:
             include_unset=j.boolean(
                 data.get("include_unset", False), j.join(path, "include_unset")
             ),
+            latest=latest,
         )
 
 

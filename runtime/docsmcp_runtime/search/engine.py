@@ -21,6 +21,7 @@ from .lexical import Lexicon, query_terms, score
 from .rerank import RerankOptions
 from .selection import rank, topk
 from .vectors import VectorIndex, vectors_file
+from .versions import Versions
 from .workspace import Workspace, WorkspacePool, large_mappings, release
 
 SNIPPET_CHARS = 240
@@ -204,6 +205,7 @@ class Searcher:
         self.facets = bundle.arrays["facets"]
         self.taxonomy = meta.taxonomy
         self.keys = bundle.taxonomy_keys
+        self.versions = Versions(bundle, dict(self.taxonomy), self.facets)  # the default version
         self.phrase_weight = np.float32(meta.lexical.phrase_weight)
         spec = meta.embedding
         self.vectors = (
@@ -317,12 +319,13 @@ class Searcher:
                 f"Only the first {MAX_QUERY_TERMS} distinct words of the query were searched."
             )
             terms, bigrams = terms[:MAX_QUERY_TERMS], bigrams[:MAX_QUERY_TERMS]
-        named = self.named(query, filters)
-        notes.extend(n.note() for n in named)
+        named, scope = self.versions.scope(query, self.named(query, filters), filters)
+        notes.extend([*(n.note() for n in named), *scope.notes])
         n = self.bundle.n_chunks
         lexical = score(self.lexicon, n, terms, deadline, work.array("lexical", np.float32))
         proximity = score(self.lexicon, n, bigrams, deadline, work.array("proximity", np.float32))
         mask = self.mask(filters, work.array("mask", bool))
+        self.versions.restrict(scope, mask)
         if exclude is not None and len(exclude):
             mask[exclude] = False
         started = time.monotonic()
@@ -366,15 +369,15 @@ class Searcher:
             )
             total += len(reached_by)
         suggested: dict[str, list[str]] = {}
-        if total == 0 and filters:
-            suggested = self._suggest(matched, filters)
+        if total == 0 and (filters or scope.values):
+            suggested = self._suggest(matched, self.versions.filters(scope, filters))
         return Page(
             rows=[int(r) for r in ranked[offset:end]],
             scores=[float(x) for x in ranked_scores[offset:end]],
             total=total,
             suggested_filters=suggested,
             corpus_matches=int(np.count_nonzero(matched)),
-            also_in=also_in[offset:end],
+            also_in=self.versions.fold(scope, ranked[offset:end], also_in[offset:end]),
             degraded=degraded,
             notes=notes,
             reached_by={r: p for r, p in reached_by.items() if r in ranked[offset:end]},

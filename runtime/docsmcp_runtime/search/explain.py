@@ -93,6 +93,7 @@ def explain(searcher: Searcher, query: str, filters: dict[str, str], rows: list[
             degraded,
         )
     mask = searcher.mask(filters)
+    searcher.versions.restrict(searcher.versions.scope(query, [], filters)[1], mask)
     fusion = searcher.fusion
     full = lexical + proximity * searcher.phrase_weight
     lists = {
@@ -144,6 +145,7 @@ def _convex(
     normalised score in it."""
     assert searcher.policy is not None
     mask = searcher.mask(filters)
+    searcher.versions.restrict(searcher.versions.scope(query, [], filters)[1], mask)
     cls = query_class(query)
     alpha = searcher.policy.vector_share(cls)
     full_rows, full_scores = rank(full, (full > 0) & mask, FUSION_DEPTH)

@@ -25,6 +25,7 @@ import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
+from ..bundle.versions import resolve
 from .languages import LANGUAGE_ALIASES
 
 # Query spellings of a language that fences do not use (fence aliases are in LANGUAGE_ALIASES).
@@ -69,6 +70,10 @@ NAME_CONTEXT = frozenset(
     }
 )
 MAX_QUERY_CHARS = 2048
+# Version channels a query names by their name when the docs have such a version folder.
+NAMED_CHANNELS = frozenset({"draft", "unreleased", "canary", "nightly"})
+# A query word shaped like a version: 2025-03-26, 0.5, 1.x, v2, v1.4.
+_VERSION_WORD = re.compile(r"v?\d+(?:[.-](?:\d+|x))+|v\d+", re.IGNORECASE)
 
 # Words of a query as a user spells them: letters, digits and the marks of language names
 # (`c#`, `c++`, `node.js`, `.net`).
@@ -160,6 +165,25 @@ def named_values(query: str, taxonomy: Mapping[str, Iterable[str]]) -> list[Name
                 if word not in said:
                     said.append(word)
     return [Named(k, v, tuple(w)) for (k, v), w in found.items()]
+
+
+def named_versions(query: str, values: Iterable[str]) -> list[str]:
+    """Versions among `values` that `query` names: a word shaped like a version (a digit and
+    a `.` or `-`, or `v2`) that is a value or, as a request (`0.5` for `0.5.x`), resolves to
+    one, or a channel such as `draft` that is a value. A plain number ("error 404", "python
+    3") names none, nor do `next`, `current` or `latest` (ordinary words in questions)."""
+    values = tuple(values)
+    found: list[str] = []
+    for word in _words(query):
+        if word.lower() in NAMED_CHANNELS:
+            value = word.lower() if word.lower() in values else None
+        elif _VERSION_WORD.fullmatch(word):
+            value = resolve(word, values)
+        else:
+            continue
+        if value is not None and value not in found:
+            found.append(value)
+    return found
 
 
 def _as_name(words: list[str], lows: list[str], i: int) -> bool:

@@ -193,7 +193,7 @@ def filter_args(
         value = args[key]
         values = taxonomy[key].values
         if key == VERSION_KEY and isinstance(value, str) and value not in values:
-            resolved = resolve_version(value, values)
+            resolved = resolve_version(value, values, taxonomy[key].latest)
             if resolved is None:
                 raise ToolInputError(
                     f"No version matches {json.dumps(value)}. Available versions: "

@@ -94,7 +94,13 @@ def filter_properties(
             out[key] = {
                 "type": "string",
                 "description": f"{info.description} One of: {', '.join(info.values)}; or "
-                "latest, or a range such as 1.x, >=1.2, ^1.2 (the newest match answers).",
+                "latest, or a range such as 1.x, >=1.2, ^1.2 (the newest match answers)."
+                + (
+                    f" Without it, search answers from {info.latest} (the latest release) and "
+                    "the pages without a version."
+                    if info.latest is not None
+                    else ""
+                ),
                 "examples": list(info.values),
             }
         else:

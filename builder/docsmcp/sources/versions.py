@@ -1,0 +1,209 @@
+"""Version folders as users lay them out, and which version is the latest release: the one home
+of this rule, used by `docsmcp init` (which proposes it in the manifest) and by `docsmcp build`
+(which applies it when no manifest says anything about `version`).
+
+Folders (at the shallowest depth of 1 to 3 where sibling folders give at least two values):
+* numbered: `v2`, `2.x`, `1.4`, `0.5.1-beta`, `version-0.5.x` (`version-` is dropped from the
+  value); a plain number or a year is not a version (`01/`, `2024/` are chapters and archives);
+* dated: `2025-11-25` (a protocol's revisions), except under a `blog`, `news` or `posts` folder;
+* channels beside at least one of those: `next`, `draft`, `unreleased`, `current`, `latest`,
+  `stable`, `main`, `master`, `dev`, `canary`, `nightly` (alone they are ordinary folder names);
+* Docusaurus: `X/` is `current` beside `versioned_X/version-*/`; mkdocs-mike folders are
+  numbered or channel folders (`0.2/`, `latest/`).
+
+The latest release (`latest_of`): the version the site's own configuration shows by default,
+when it names one of the values (Mintlify `docs.json`/`mint.json`: the `versions` entry with
+`default: true` or "latest" in its label; mike's `versions.json`: the version with the `latest`
+alias; Docusaurus: `lastVersion` in `docusaurus.config.*`, else the first of `versions.json`);
+otherwise the highest released number or date (`docsmcp_runtime.bundle.versions.is_release`:
+no draft, next, current or -rc/-beta/-alpha), else `stable` or `latest` when such a folder exists.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import re
+from collections import defaultdict
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from docsmcp_runtime.bundle.versions import is_release, order_key, parse
+
+log = logging.getLogger(__name__)
+
+KEY = "version"
+DESCRIPTION = "Docs version the page belongs to (from versioned folder names)."
+MAX_DEPTH = 3
+_NUMBERED = re.compile(
+    r"(?:version[-_]?|v)\d+(?:\.(?:\d+|x|\*))*(?:[-.]?[a-z]+\d*)?"  # v2, version-0.5.x
+    r"|\d+(?:\.(?:\d+|x|\*))+(?:[-.]?[a-z]+\d*)?",  # 1.x, 2.0, 0.5.1-beta
+    re.IGNORECASE,
+)
+_DATED = re.compile(r"\d{4}-\d{2}-\d{2}")
+CHANNELS = frozenset(
+    {"current", "next", "latest", "stable", "draft", "unreleased", "main", "master", "dev"}
+    | {"canary", "nightly"}
+)
+# Folders whose dated children are posts, not versions.
+_POSTS = frozenset({"blog", "blogs", "news", "posts", "changelog", "changelogs", "releases"})
+_DOCUSAURUS_CONFIGS = ("docusaurus.config.js", "docusaurus.config.ts", "docusaurus.config.mjs")
+_LAST_VERSION = re.compile(r"""lastVersion\s*:\s*['"]([^'"]+)['"]""")
+# Site configuration files read, at most this many bytes each.
+MAX_CONFIG_BYTES = 4 * 1024 * 1024
+
+
+@dataclass(frozen=True)
+class Layout:
+    """Version folders (folder path -> value) and the latest release among the values."""
+
+    folders: Mapping[str, str] = field(default_factory=dict)
+    latest: str | None = None
+    why: str = ""  # how `latest` was chosen, for init's report
+
+    def value_of(self, path: str) -> str | None:
+        """The version of the file at `path`: its deepest version folder's value."""
+        folder = path.rpartition("/")[0]
+        while folder:  # a dictionary look-up per folder level, deepest first
+            if folder in self.folders:
+                return self.folders[folder]
+            folder = folder.rpartition("/")[0]
+        return None
+
+
+def value_of_name(name: str) -> str | None:
+    """The version a folder name gives on its own (numbered or dated), else None."""
+    if _DATED.fullmatch(name):
+        return name
+    if _NUMBERED.fullmatch(name):
+        return re.sub(r"^version[-_]?", "", name, flags=re.IGNORECASE)
+    return None
+
+
+def _folders(paths: Iterable[str], depth: int) -> dict[str, set[str]]:
+    """parent folder -> names of its child folders at `depth` (1: top folders)."""
+    out: dict[str, set[str]] = defaultdict(set)
+    for path in paths:
+        parts = path.split("/")[:-1]
+        if len(parts) >= depth:
+            out["/".join(parts[: depth - 1])].add(parts[depth - 1])
+    return out
+
+
+def folders(paths: Iterable[str]) -> dict[str, str]:
+    """folder path -> version value, at the shallowest depth giving two values or more."""
+    paths = sorted(paths)
+    tops = _folders(paths, 1).get("", set())
+    out: dict[str, str] = {}
+    for depth in range(1, MAX_DEPTH + 1):
+        for parent, names in sorted(_folders(paths, depth).items()):
+            if parent.rpartition("/")[2].lower() in _POSTS:
+                continue
+            found = {n: v for n in sorted(names) if (v := value_of_name(n))}
+            if not found:
+                continue
+            found.update({n: n.lower() for n in names if n.lower() in CHANNELS})
+            for name, value in sorted(found.items()):
+                out[f"{parent}/{name}" if parent else name] = value
+            # Docusaurus: versioned_X/version-V beside X/ (the current, unreleased docs).
+            m = re.fullmatch(r"versioned[-_](.+)", parent)
+            if m and m.group(1) in tops and m.group(1) not in out:
+                out[m.group(1)] = "current"
+        if len(set(out.values())) >= 2:
+            return out
+    return {}
+
+
+def _read_json(path: Path) -> object:
+    try:
+        if not path.is_file() or path.stat().st_size > MAX_CONFIG_BYTES:
+            return None
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError, UnicodeDecodeError):
+        return None
+
+
+def _mintlify_entries(data: object) -> Iterable[dict]:
+    """Every `versions` entry (an object with a `version` label) of a Mintlify config."""
+    if isinstance(data, dict):
+        for key, value in data.items():
+            if key == "versions" and isinstance(value, list):
+                yield from (v for v in value if isinstance(v, dict) and "version" in v)
+            else:
+                yield from _mintlify_entries(value)
+    elif isinstance(data, list):
+        for item in data:
+            yield from _mintlify_entries(item)
+
+
+def _named_in(label: str, values: Iterable[str]) -> str | None:
+    """The longest value `label` names as a word ("Version 2026-07-28 (latest)")."""
+    hits = [v for v in values if re.search(rf"(?<![\w.-]){re.escape(v)}(?![\w-])", label)]
+    return max(hits, key=len) if hits else None
+
+
+def configured_latest(docs_dir: Path, values: Iterable[str]) -> tuple[str | None, str]:
+    """The latest version the site's configuration names among `values`, and where it says so."""
+    values = sorted(set(values))
+    for name in ("docs.json", "mint.json"):
+        entries = list(_mintlify_entries(_read_json(docs_dir / name)))
+        chosen = [e for e in entries if e.get("default") is True]
+        chosen += [e for e in entries if "latest" in str(e.get("version", "")).lower()]
+        for entry in chosen:
+            if value := _named_in(str(entry["version"]), values):
+                return value, f"{name} shows it by default"
+    data = _read_json(docs_dir / "versions.json")
+    if isinstance(data, list) and data:
+        for entry in data:  # mike: [{"version", "title", "aliases"}]
+            aliases = entry.get("aliases") if isinstance(entry, dict) else None
+            value = str(entry.get("version")) if isinstance(entry, dict) else ""
+            if isinstance(aliases, list) and "latest" in aliases and value in values:
+                return value, "versions.json gives it the alias latest"
+        if isinstance(data[0], str):  # Docusaurus: released versions, newest first
+            for config in _DOCUSAURUS_CONFIGS:
+                text = _read_text(docs_dir / config)
+                if (m := _LAST_VERSION.search(text)) and m.group(1) in values:
+                    return m.group(1), f"{config} sets lastVersion"
+            if data[0] in values:
+                return data[0], "versions.json lists it first"
+    return None, ""
+
+
+def _read_text(path: Path) -> str:
+    try:
+        if path.is_file() and path.stat().st_size <= MAX_CONFIG_BYTES:
+            return path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        pass
+    return ""
+
+
+def latest_of(values: Iterable[str], docs_dir: Path | None = None) -> tuple[str | None, str]:
+    """The latest released value among `values` and why (see the module docstring)."""
+    values = sorted(set(values))
+    if docs_dir is not None:
+        chosen, why = configured_latest(docs_dir, values)
+        if chosen is not None:
+            return chosen, why
+    released = [v for v in values if is_release(v) and parse(v) is not None]
+    if released:
+        best = max(released, key=order_key)
+        unreleased = sorted(v for v in values if not is_release(v))
+        said = f"; {', '.join(unreleased)} not released" if unreleased else ""
+        return best, f"the highest released version{said}"
+    for name in ("stable", "latest"):
+        if name in values:
+            return name, f"the folder named {name}"
+    return None, "no released version"
+
+
+def detect(docs_dir: Path | None, paths: Iterable[str]) -> Layout:
+    """The version layout of the files at `paths` (relative to `docs_dir`, whose site
+    configuration may name the latest release)."""
+    found = folders(paths)
+    if not found:
+        return Layout()
+    latest, why = latest_of(found.values(), docs_dir)
+    log.debug("version folders %s; latest %s (%s)", sorted(found), latest, why)
+    return Layout(dict(sorted(found.items())), latest, why)
