@@ -114,7 +114,13 @@ def _parser() -> argparse.ArgumentParser:
     b.add_argument(
         "--out", required=True, type=Path, metavar="DIR", help="bundle directory to (re)place"
     )
-    b.add_argument("--name", metavar="TEXT", help="corpus name (default: the docs folder's name)")
+    b.add_argument(
+        "--name",
+        metavar="TEXT",
+        help="corpus name (default: the docs folder's name; for a generic one such as docs/ "
+        "or en/, the site's title from docs.json, mkdocs.yml, docusaurus.config, book.toml or "
+        "conf.py, else the git repository's name)",
+    )
     b.add_argument(
         "--description", metavar="TEXT", help="corpus description used in the tool descriptions"
     )

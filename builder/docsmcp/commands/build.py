@@ -175,6 +175,8 @@ def _build_once(
             "api_entries": built.api_entries,
             "code_blocks": built.code_blocks,
             "pdfs": [dataclasses.asdict(p) for p in built.pdfs],
+            "name": built.metadata.name,
+            "name_from": built.name_from,
         }
         print(json.dumps(summary, indent=2))
     elif not args.quiet:
@@ -189,6 +191,11 @@ def _build_once(
         print("  " + ", ".join(f"{name} {sec:.1f}s" for name, sec in built.phases.items()) + cached)
         if built.pdfs:
             print("  " + _pdf_summary(built.pdfs))
+        if built.name_from != "--name":
+            print(
+                f"  name {built.metadata.name!r}, from {built.name_from} (--name NAME to choose "
+                "another)"
+            )
     return 0
 
 

@@ -35,6 +35,7 @@ from docsmcp.model.chunk import Chunk
 from docsmcp.pipeline.collect import BuildError, BuildOptions, Built, collect
 from docsmcp.pipeline.parse_cache import ParseCache
 from docsmcp.sources.corpus import Corpus
+from docsmcp.sources.site_config import CorpusName, corpus_name
 
 log = logging.getLogger(__name__)
 
@@ -65,20 +66,6 @@ def source_commit(docs_dir: Path) -> tuple[str | None, str | None]:
         return None, None
     date = (git("show", "-s", "--format=%cI", commit) or "").strip()
     return commit, date or None
-
-
-GENERIC_FOLDERS = frozenset(
-    {"docs", "doc", "documentation", "src", "site", "content", "pages", "md"}
-)
-
-
-def default_name(docs_dir: Path) -> str:
-    """The corpus name when none is given: the docs folder's name, or the name of the folder
-    holding it when the docs folder is called something generic (`acme/docs` → acme)."""
-    folder = docs_dir.resolve()
-    while folder.name.lower() in GENERIC_FOLDERS and folder.parent != folder:
-        folder = folder.parent
-    return folder.name or docs_dir.resolve().name or "docs"
 
 
 def describe(name: str, corpus: Corpus, taxonomy: dict[str, TaxonomyKey]) -> str:
@@ -137,8 +124,10 @@ def _build(
             options, provider, chunks, cache_dir / "embeddings", progress, key
         )
         mark = phase("embed", mark)
-    name = options.name or default_name(options.docs_dir)
-    description = options.description or describe(name, corpus, taxonomy)
+    named = CorpusName(options.name, options.name, "--name") if options.name else None
+    named = named or corpus_name(options.docs_dir)
+    name, name_from = named.name, named.source
+    description = options.description or describe(named.title, corpus, taxonomy)
     tools = dict(ToolTexts.defaults(description).descriptions)
     if options.search_description:
         tools["search_docs"] = options.search_description
@@ -176,6 +165,7 @@ def _build(
         browse.code_blocks,
         corpus.pdfs,
         collected.unread_files,
+        name_from,
     )
 
 

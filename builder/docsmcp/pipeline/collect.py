@@ -109,6 +109,7 @@ class Built:
     code_blocks: int
     pdfs: tuple[PdfSummary, ...] = ()  # the PDFs read (pages, outline, from the cache)
     unread_files: int = 0  # of cached_files, those not even read (unchanged since last build)
+    name_from: str = "--name"  # where the bundle's name comes from (site_config.corpus_name)
 
 
 class BuildError(Exception):
