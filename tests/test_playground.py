@@ -268,6 +268,8 @@ Zorblax text <script>window.pwned = 2</script> and <b onclick="window.pwned = 3"
 A [link](javascript:window.pwned=5) and an
 <abbr title="Application Programming Interface">API</abbr>.
 
+See [the other page](other.md#other).
+
 | cell | other |
 |---|---|
 | <script>window.pwned = 6</script> | `<img src=x onerror=alert(1)>` |
@@ -317,6 +319,13 @@ def test_hostile_markdown_stays_text(tmp_path: Path) -> None:
             abbr = b.js("document.querySelector('#reader abbr').title")
             assert abbr == "Application Programming Interface"
             b.screenshot(ARTIFACTS / "playground" / "hostile-1280x800.png")
+            # a relative link opens that page of the docs in the reader
+            b.js(
+                "[...document.querySelectorAll('#reader a')].find(a => a.textContent === "
+                "'the other page').click()"
+            )
+            b.wait("document.getElementById('reader-title').textContent === 'Other'")
+            assert "Nothing to see." in b.js("document.getElementById('reader').textContent")
     finally:
         assert srv.stop() == 0
 
