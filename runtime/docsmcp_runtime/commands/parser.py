@@ -471,8 +471,8 @@ def _http_options(p: argparse.ArgumentParser) -> None:
         "--playground",
         action="store_const",
         const=True,
-        help="also serve the playground page at /playground (and /playground/explain), under "
-        "the same Host, Origin and token checks as /mcp",
+        help="also serve the playground page at /playground (and /playground/explain, /about), "
+        "under the same Host, Origin and token checks as /mcp",
     )
     g.add_argument(
         "--health-commit",

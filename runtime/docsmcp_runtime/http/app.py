@@ -48,7 +48,14 @@ from .. import logs
 from ..bundle.reader import Bundle
 from ..errors import INTERNAL_ERROR, INVALID_REQUEST, BundleError
 from . import guard
-from .playground import EXPLAIN_PATH, PLAYGROUND_PATH, explain_reply, page_reply
+from .playground import (
+    ABOUT_PATH,
+    EXPLAIN_PATH,
+    PLAYGROUND_PATH,
+    about_reply,
+    explain_reply,
+    page_reply,
+)
 from .post import answer_post
 from .replies import Headers, Reply, first, plain, rpc_error
 from .security import TransportSecurity
@@ -252,7 +259,7 @@ class McpHttpApp:
                 status, body = served.health_reply()
                 return Reply(status, body, "application/json")
             return plain(405, "Method Not Allowed\n", (("Allow", "GET, HEAD"),))
-        if self.settings.playground and path in (PLAYGROUND_PATH, EXPLAIN_PATH):
+        if self.settings.playground and path in (PLAYGROUND_PATH, EXPLAIN_PATH, ABOUT_PATH):
             return await self._playground(path, method, receive, headers, served)
         if path != MCP_PATH:
             return plain(404, f"Not Found: the MCP endpoint is {MCP_PATH}\n")
@@ -301,15 +308,19 @@ class McpHttpApp:
         unauthorized = self.security.check_auth(headers)
         if unauthorized is not None:
             return unauthorized
+        import asyncio  # already loaded by any ASGI server; see __init__ for why it is here
+
+        app = served.dispatcher.app
+        loop = asyncio.get_running_loop()
+        if path == ABOUT_PATH:
+            if method in ("GET", "HEAD"):
+                return await loop.run_in_executor(self._executor, about_reply, app)
+            return plain(405, "Method Not Allowed\n", (("Allow", "GET, HEAD"),))
         if method != "POST":
             return plain(405, "Method Not Allowed\n", (("Allow", "POST"),))
         body = await self._body(receive, headers)
         if isinstance(body, Reply):
             return body
-        import asyncio
-
-        app = served.dispatcher.app
-        loop = asyncio.get_running_loop()
         return await loop.run_in_executor(self._executor, explain_reply, app, body)
 
     async def _body(self, receive: Receive, headers: Headers) -> bytes | Reply:

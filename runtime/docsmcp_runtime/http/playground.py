@@ -1,7 +1,9 @@
 """The playground: one static page (playground.html, no external resources, no build step)
 that talks MCP to this server's /mcp like any client, plus `POST /playground/explain`, which
-tells why hits rank where they do (explain.py). Served only with `--playground`; the same Host,
-Origin and token checks as /mcp apply (the page itself holds no data)."""
+tells why hits rank where they do (explain.py), and `GET /playground/about`, the corpus name,
+version and size for the page's header (no MCP message carries the bundle's version). Served
+only with `--playground`; the same Host, Origin and token checks as /mcp apply (the page itself
+holds no data)."""
 
 from __future__ import annotations
 
@@ -17,6 +19,7 @@ from .replies import Reply
 
 PLAYGROUND_PATH = "/playground"
 EXPLAIN_PATH = "/playground/explain"
+ABOUT_PATH = "/playground/about"
 _SCRIPT = re.compile(r"<script>(.*?)</script>", re.DOTALL)
 
 
@@ -62,3 +65,9 @@ def explain_reply(app: object, body: bytes) -> Reply:
     except (ValueError, RecursionError, ToolInputError) as exc:
         return Reply(400, json.dumps({"error": str(exc)}).encode(), "application/json")
     return Reply(200, json.dumps(parts, ensure_ascii=False).encode(), "application/json")
+
+
+def about_reply(app: object) -> Reply:
+    """{"libraries": [{name, description, version, ...}]} of the served bundles."""
+    about = app.about()  # type: ignore[attr-defined]
+    return Reply(200, json.dumps(about, ensure_ascii=False).encode(), "application/json")

@@ -525,4 +525,8 @@ class LibraryApp(LibraryRouter, CompareVersions, LibraryResources):
             out.update(app.explain({**own, "query": args.get("query"), "chunk_ids": mine}))
         return out
 
+    def about(self) -> dict:
+        """DocsApp.about of each library, in serving order."""
+        return {"libraries": [app.about()["libraries"][0] for app in self.apps]}
+
     # compare_versions: compare.py; resources, prompts and completions: resources.py.

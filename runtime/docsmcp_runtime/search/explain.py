@@ -7,12 +7,16 @@ query's bigrams. Hybrid bundles fuse ranked lists (fusion.py): by default a conv
 of normalised scores, each list adding `weight · normalised score` (weights 1 − α and α, α by the
 query's class); with RRF weights each list adds `weight / (k + rank)`. The parts show the row's
 rank and contribution in each list, and a taxonomy boost (a value the query names) as `boost`.
+`typed` pairs each term and bigram shown with the word(s) of the query it came from as typed
+(`oauth2`, `o`, `auth`, `2` and `o auth` all come from `OAuth2`), so a reader sees the query,
+not the analyzer's pieces of it.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
+from .analyzer import analyze
 from .engine import FUSION_DEPTH, Searcher
 from .fusion import CONVEX
 from .intent import query_class
@@ -47,6 +51,28 @@ def _rank_of(values: np.ndarray, keep: np.ndarray, rows: list[int]) -> list[int 
     return [position.get(r) for r in rows]
 
 
+def _typed(query: str, config: object, terms: list[str], bigrams: list[str]) -> dict[str, str]:
+    """Term or bigram -> the whitespace-separated word(s) of `query` that produced it: the first
+    word whose own analysis yields it, or for a bigram across words, the two words."""
+    words = [(w, analyze(w, config)) for w in query.split()]  # type: ignore[arg-type]
+    out: dict[str, str] = {}
+    for term in terms:
+        out[term] = next((w for w, a in words if term in a.terms), term)
+    for pair in bigrams:
+        inside = next((w for w, a in words if pair in a.bigrams), None)
+        if inside is not None:
+            out[pair] = inside
+            continue
+        left, _, right = pair.partition(" ")
+        i = next((k for k, (_, a) in enumerate(words) if left in a.terms), None)
+        j = next(
+            (k for k, (_, a) in enumerate(words) if i is not None and k > i and right in a.terms),
+            None,
+        )
+        out[pair] = f"{words[i][0]} {words[j][0]}" if i is not None and j is not None else pair
+    return out
+
+
 def explain(searcher: Searcher, query: str, filters: dict[str, str], rows: list[int]) -> list[dict]:
     """The parts of each row's score for `query` under `filters` (see the module docstring)."""
     terms, bigrams = query_terms(query, searcher.bundle.metadata.analyzer)
@@ -56,15 +82,24 @@ def explain(searcher: Searcher, query: str, filters: dict[str, str], rows: list[
     per_term = _impacts(searcher, terms, rows)
     per_bigram = _impacts(searcher, bigrams, rows)
     weight = float(searcher.phrase_weight)
+    typed = _typed(query, searcher.bundle.metadata.analyzer, terms, bigrams)
     out = []
     for i, row in enumerate(rows):
-        terms_shown = sorted(per_term[i].items(), key=lambda kv: (-kv[1], kv[0]))
+        terms_shown = dict(
+            sorted(per_term[i].items(), key=lambda kv: (-kv[1], kv[0]))[:MAX_TERMS_SHOWN]
+        )
+        missing = [t for t in terms if t not in per_term[i]]
+        phrases = dict(sorted(per_bigram[i].items())[:MAX_TERMS_SHOWN])
+        listed = {*terms_shown, *missing, *phrases}
         out.append(
             {
-                "terms": dict(terms_shown[:MAX_TERMS_SHOWN]),
-                "missing_terms": [t for t in terms if t not in per_term[i]],
+                "terms": terms_shown,
+                "missing_terms": missing,
                 "lexical": round(float(lexical[row]), 4),
-                "phrases": dict(sorted(per_bigram[i].items())[:MAX_TERMS_SHOWN]),
+                "phrases": phrases,
+                # [term, word] pairs in query order (a word's whole form before its parts;
+                # a JSON object would put digit-only terms such as "2" first)
+                "typed": [[t, w] for t, w in typed.items() if t in listed],
                 "proximity": round(float(proximity[row]) * weight, 4),
                 "full_text": round(float(lexical[row] + proximity[row] * weight), 4),
             }

@@ -82,6 +82,25 @@ class DocsApp(DocsContext):
         parts = explain(self.searcher, query, filters, [row for _, row in known])
         return {cid: part for (cid, _), part in zip(known, parts, strict=True)}
 
+    def about(self) -> dict:
+        """Who these docs are, for the playground's header: the bundle's name, description,
+        the docs' version (or the `version` taxonomy's values), commit and size; one entry in
+        `libraries`, as a server of several libraries answers (libraries/app.py)."""
+        meta = self.bundle.metadata
+        versions = meta.taxonomy.get("version")
+        library = {
+            "name": meta.name,
+            "description": meta.description,
+            "version": meta.version,
+            "versions": list(versions.values) if versions else [],
+            "commit": meta.source.commit,
+            "commit_date": meta.source.commit_date,
+            "pages": len(self.pages.paths),
+            "chunks": meta.stats.chunks,
+            "builder": meta.builder,
+        }
+        return {"libraries": [library]}
+
     # -- resources, prompts and completions (features/; imported on first use) -----------------
 
     @cached_property
