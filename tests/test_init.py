@@ -164,6 +164,11 @@ def test_heading_level_choice(tmp_path):
     sections = "# T\n\n" + "\n\n".join(f"## S{i}\n\n" + "word " * 600 for i in range(8))
     mid = _tree(tmp_path / "mid", {f"p{i}.md": sections for i in range(3)})
     assert propose(mid).level == "h2"
+    # FastAPI's shape: pages of ~9,000 characters in h2 sections of ~1,600: cut at h2, not
+    # indexed as whole pages (the old rule took h1, 4,000 being nearer 9,000 than 1,600)
+    tutorial = "# T\n\n" + "\n\n".join(f"## S{i}\n\n" + "word " * 320 for i in range(5))
+    pages = _tree(tmp_path / "pages", {f"p{i}.md": tutorial for i in range(3)})
+    assert propose(pages).level == "h2"
     small = _tree(tmp_path / "small", {f"p{i}.md": _page(20) for i in range(3)})
     proposal = propose(small)
     assert proposal.level == "h1"

@@ -28,9 +28,11 @@ The proposal is made from names and structure only, never from a list of known p
 * **strategy**: for h1, h2 and h3, every file is cut where the builder would cut it (a heading
   of that level or shallower, outside code fences). A level's typical size is the
   character-weighted median: half of the text lies in sections of at most that many characters.
-  Starting at h1, the next deeper level is taken while it is closer to TARGET_SECTION_CHARS
-  (4,000 characters, ~1,000 tokens) on a log scale and shrinks the typical size by at least a
-  quarter (DEEPER_GAIN). `max_chunk_size` is the weighted 90th percentile of that level, rounded
+  Starting at h1, the next deeper level is taken while the current one's typical size is over
+  TARGET_SECTION_CHARS (4,000 characters, ~1,000 tokens) or the deeper one is closer to it on a
+  log scale, and the deeper one shrinks the typical size by at least a quarter (DEEPER_GAIN)
+  without going under MIN_SECTION_CHARS (1,000): FastAPI's pages (h1 8,953, h2 1,655) are cut
+  at h2, not indexed whole. `max_chunk_size` is the weighted 90th percentile of that level, rounded
   up to 1,000, within 4,000..20,000 (no text: h2 and 20,000).
 
 The proposal is then validated by the builder exactly as `docsmcp validate` does (through a
@@ -65,6 +67,8 @@ from docsmcp.sources.versions import detect as detect_versions
 TARGET_SECTION_CHARS = 4000
 # A deeper heading level must shrink the typical section by at least this factor to be chosen.
 DEEPER_GAIN = 0.75
+# ... and leave it at least this long: sections of a few lines lose their context.
+MIN_SECTION_CHARS = 1000
 MAX_CHUNK_FLOOR = 4000
 MAX_CHUNK_CEILING = 20000
 LEVELS = ("h1", "h2", "h3")
@@ -120,9 +124,10 @@ class Proposal:
             return lines + self._nested()
         lines.append(
             f"chunk_by {self.level}: half the text is in sections of at most {medians} "
-            f"characters; {self.level} is the shallowest level closest to "
-            f"{TARGET_SECTION_CHARS:,} (a deeper one must cut that by "
-            f"{1 - DEEPER_GAIN:.0%}); max_chunk_size {self.max_chunk_size:,}: 90% of the text "
+            f"characters; {self.level}: deeper levels are taken while sections are over "
+            f"{TARGET_SECTION_CHARS:,} or get closer to it (a deeper one must cut them by "
+            f"{1 - DEEPER_GAIN:.0%} and leave {MIN_SECTION_CHARS:,}); max_chunk_size "
+            f"{self.max_chunk_size:,}: 90% of the text "
             f"is in sections this small (rounded up, within {MAX_CHUNK_FLOOR:,}.."
             f"{MAX_CHUNK_CEILING:,})"
         )
@@ -289,10 +294,13 @@ def _strategy(bodies: Iterable[str]) -> tuple[str, dict[str, int], int]:
 
     level = LEVELS[0]
     for deeper in LEVELS[1:]:
-        if distance(deeper) < distance(level) and typical[deeper] <= DEEPER_GAIN * typical[level]:
-            level = deeper
-        else:
+        # Too long a section is worse than too short a one (a hit of a whole page costs the
+        # agent its tokens and ranks by everything on it): deeper while over the target.
+        wanted = typical[level] > TARGET_SECTION_CHARS or distance(deeper) < distance(level)
+        shrinks = MIN_SECTION_CHARS <= typical[deeper] <= DEEPER_GAIN * typical[level]
+        if not (wanted and shrinks):
             break
+        level = deeper
     p90 = _weighted(per_level[level], 0.9)
     max_size = min(MAX_CHUNK_CEILING, max(MAX_CHUNK_FLOOR, math.ceil(p90 / 1000) * 1000))
     return level, typical, max_size

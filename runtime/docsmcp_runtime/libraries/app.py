@@ -188,7 +188,7 @@ class LibraryApp(LibraryRouter, CompareVersions, LibraryResources):
             if len(lib.apps) > 1 and lib.named:
                 line += f" (versions {', '.join(lib.named)}; `version` picks one, default latest)"
             lines.append(line)
-            own = lib.latest.instructions
+            own = lib.latest.own_instructions  # (a default would repeat what is said here)
             if own:
                 lines.append("  " + own.strip().replace("\n", "\n  "))
         return "\n".join(lines)

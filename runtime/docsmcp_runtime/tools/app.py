@@ -14,6 +14,7 @@ from ..errors import INVALID_PARAMS, BundleError, ProtocolError
 from ..search.engine import SearchOptions
 from .arguments import MAX_LIMIT, ToolInputError, filter_args, query_arg
 from .context import DocsContext
+from .instructions import default_instructions
 from .registry import ToolSelection, answer, definitions
 from .results import text_result
 
@@ -38,13 +39,18 @@ class DocsApp(DocsContext):
         selection: ToolSelection | None = None,
     ) -> None:
         super().__init__(bundle, options)
-        self.instructions: str | None = bundle.metadata.instructions
+        self.instructions: str | None
         self.selection = selection or ToolSelection()
         all_tools = definitions(bundle.metadata.tools.descriptions, self.taxonomy)
         prefix = self.selection.prefix
         names = [name for name in self.selection.names if name in all_tools]
         self._tools = [{**all_tools[name], "name": prefix + name} for name in names]
         self._by_exposed = {prefix + name: name for name in names}
+        # The bundle's own instructions, else what the docs are and which tool does what.
+        self.own_instructions = bundle.metadata.instructions
+        self.instructions = self.own_instructions or default_instructions(
+            bundle.metadata.description, self.taxonomy, [(n, prefix + n) for n in names]
+        )
 
     def list_tools(self) -> list[dict]:
         return self._tools
