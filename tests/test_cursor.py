@@ -5,10 +5,17 @@ the same rules end to end through the MCP server."""
 from __future__ import annotations
 
 import base64
+import hashlib
 import json
+import os
+import stat
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 from docsmcp_runtime.protocol.cursor import (
+    KEY_FILE,
     SECRET_ENV,
     CursorError,
     cursor_secret,
@@ -85,6 +92,43 @@ def test_default_secret_is_derived_from_the_bundle_id() -> None:
     assert cursor_secret(BUNDLE) == cursor_secret(BUNDLE)
     assert cursor_secret(BUNDLE) != cursor_secret(OTHER_BUNDLE)
     assert len(cursor_secret(BUNDLE)) == 32
+    # ... and this machine's key: the public bundle id alone no longer makes the signature
+    public = hashlib.sha256(b"docsmcp-cursor\0" + BUNDLE.encode()).digest()
+    assert cursor_secret(BUNDLE) != public
+
+
+_NEXT_RUN = (
+    "import sys; from docsmcp_runtime.protocol.cursor import *; "
+    "c = sys.argv[1]; s = cursor_secret(sys.argv[2]); "
+    "print(decode_cursor(s, sys.argv[2], 'q', {}, c) if c != '-' else "
+    "encode_cursor(s, sys.argv[2], 'q', {}, 7))"
+)
+
+
+def _next_run(cache: Path, cursor: str) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "DOCSMCP_CACHE_DIR": str(cache)}
+    env.pop(SECRET_ENV, None)
+    return subprocess.run(
+        [sys.executable, "-c", _NEXT_RUN, cursor, BUNDLE], capture_output=True, text=True, env=env
+    )
+
+
+def test_a_cursor_outlives_the_process_on_this_machine_only(tmp_path: Path) -> None:
+    """`docsmcp-runtime search --cursor` runs in a new process: the machine's key (made once in
+    the cache root, owner-only) signs both; another machine's cache root has another key."""
+    made = _next_run(tmp_path / "here", "-")
+    assert made.returncode == 0, made.stderr
+    cursor = made.stdout.strip()
+    key = tmp_path / "here" / KEY_FILE
+    assert key.stat().st_size == 32 and stat.S_IMODE(key.stat().st_mode) == 0o600
+    assert _next_run(tmp_path / "here", cursor).stdout.strip() == "7"
+    elsewhere = _next_run(tmp_path / "there", cursor)
+    assert elsewhere.returncode != 0
+    assert "replicas need the same DOCSMCP_CURSOR_SECRET" in elsewhere.stderr
+    # a cache root that cannot be written: the process's own key, and still a working cursor
+    (tmp_path / "ro").write_text("a file where the folder would be")
+    lone = _next_run(tmp_path / "ro" / "cache", "-")
+    assert lone.returncode == 0 and lone.stdout.strip(), lone.stderr
 
 
 def test_configured_secret_changes_signatures(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -3,16 +3,20 @@
 Any replica holding the same bundle (and, if set, the same DOCSMCP_CURSOR_SECRET) can serve the
 next page: the cursor carries everything needed and no server keeps state.
 
-Without DOCSMCP_CURSOR_SECRET the key derives from the (public) bundle id: cursors then detect
-damage and mismatches (another query, filters or bundle) but are not unforgeable. That is by
-design: a cursor only selects an offset into results the caller may fetch anyway, and every
-offset is range-checked. Set the secret (the same on every replica) when cursors must be
-tamper-evident.
+Without DOCSMCP_CURSOR_SECRET the key derives from a random key of this machine, kept in the
+cache root (`cursor-key`, owner-only, made on first use), and the bundle id: a client cannot
+forge a cursor (the bundle id alone is public: `/healthz` shows it), and the next run of
+`docsmcp-runtime search --cursor` on this machine still reads it. Where the cache root cannot be
+written (a read-only container) the key is this process's own. Replicas on several machines
+need the same DOCSMCP_CURSOR_SECRET to accept each other's cursors; a cursor another server
+signed is refused with that hint. Every offset is range-checked whoever signed it.
 """
 
 from __future__ import annotations
 
 import base64
+import contextlib
+import functools
 import hashlib
 import hmac
 import json
@@ -27,11 +31,48 @@ class CursorError(ValueError):
     pass
 
 
+KEY_FILE = "cursor-key"
+KEY_BYTES = 32
+
+
 def cursor_secret(bundle_id: str) -> bytes:
     configured = os.environ.get(SECRET_ENV)
     if configured:
         return configured.encode()
-    return hashlib.sha256(b"docsmcp-cursor\0" + bundle_id.encode()).digest()
+    return hashlib.sha256(b"docsmcp-cursor\0" + machine_key() + bundle_id.encode()).digest()
+
+
+@functools.cache
+def machine_key() -> bytes:
+    """This machine's cursor key (the cache root's `cursor-key`), made on first use; this
+    process's own where the cache root cannot be written."""
+    from ..distribution.archive import default_cache_dir  # (the cache root's one home)
+
+    path = default_cache_dir() / KEY_FILE
+    try:
+        key = path.read_bytes()
+        if len(key) == KEY_BYTES:
+            return key
+    except OSError:
+        pass
+    key = os.urandom(KEY_BYTES)
+    temp = path.with_name(f".{KEY_FILE}.{os.getpid()}")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(fd, "wb") as out:
+            out.write(key)
+        os.link(temp, path)  # never replaces one another process made first
+    except FileExistsError:
+        with contextlib.suppress(OSError):
+            other = path.read_bytes()
+            key = other if len(other) == KEY_BYTES else key
+    except OSError:
+        pass  # a read-only cache root: this process's key
+    finally:
+        with contextlib.suppress(OSError):
+            temp.unlink()
+    return key
 
 
 def _b64(data: bytes) -> str:
@@ -95,8 +136,9 @@ def decode_cursor(
         )
     if not signature.isascii() or not hmac.compare_digest(signature, _sign(secret, payload)):
         raise CursorError(
-            "Invalid cursor: signature check failed (the cursor was altered or issued by "
-            "another server). Omit cursor to start a new search."
+            "Invalid cursor: signature check failed (the cursor was altered, or issued by "
+            "another server: replicas need the same DOCSMCP_CURSOR_SECRET). Omit cursor to "
+            "start a new search."
         )
     if body.get("q") != binding(query, filters):
         raise CursorError("Invalid cursor: does not match current query or filters.")
