@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from .. import __version__, logs
+from ..protocol.dispatcher import MAX_MESSAGE_BYTES
 from ..search.engine import (
     EXPAND_ENV,
     MAX_TOKENS_ENV,
@@ -22,7 +23,7 @@ if TYPE_CHECKING:
 
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 20310
-DEFAULT_MAX_BODY_BYTES = 1 << 20
+DEFAULT_MAX_BODY_BYTES = MAX_MESSAGE_BYTES
 DEFAULT_THREADS = 8
 DEFAULT_WATCH_INTERVAL = 1.0
 DEFAULT_SHUTDOWN_TIMEOUT = 10

@@ -14,7 +14,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager, suppress
 from typing import BinaryIO
 
-from .dispatcher import App, Dispatcher, Session, encode
+from ..errors import INVALID_REQUEST
+from .dispatcher import MAX_MESSAGE_BYTES, App, Dispatcher, Session, encode, error_response
 
 
 @contextmanager
@@ -47,14 +48,30 @@ def serve(app: App, stdin: BinaryIO | None = None, stdout: BinaryIO | None = Non
         return _loop(app, stdin if stdin is not None else sys.stdin.buffer, stream)
 
 
-def _loop(app: App, stdin: BinaryIO, stdout: BinaryIO) -> int:
+def _lines(stdin: BinaryIO, limit: int) -> Iterator[bytes | None]:
+    """The messages of `stdin`, one per line; None for a line over `limit` bytes, which is read
+    through in pieces and dropped (300 MB without a newline grew the server to 681 MB)."""
+    while line := stdin.readline(limit + 1):
+        if len(line) <= limit or line.endswith(b"\n"):
+            yield line
+            continue
+        while (rest := stdin.readline(limit)) and not rest.endswith(b"\n"):
+            pass  # the rest of the line, a piece at a time
+        yield None
+
+
+def _loop(app: App, stdin: BinaryIO, stdout: BinaryIO, limit: int = MAX_MESSAGE_BYTES) -> int:
     dispatcher = Dispatcher(app)
     session = Session()  # one stdio process is one legacy "connection"
     try:
-        for line in stdin:
-            if not line.strip():
+        for line in _lines(stdin, limit):
+            if line is None:
+                message = f"Request too large: a message is at most {limit:,} bytes"
+                response: dict | None = error_response(None, INVALID_REQUEST, message)
+            elif not line.strip():
                 continue
-            response = dispatcher.handle(line, session)
+            else:
+                response = dispatcher.handle(line, session)
             if response is not None:
                 stdout.write(encode(response) + b"\n")
                 stdout.flush()
