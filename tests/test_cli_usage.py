@@ -70,3 +70,12 @@ def test_what_argparse_accepts_is_not_unknown(capsys: pytest.CaptureFixture[str]
     assert err == "docsmcp eval: error: the following arguments are required: --bundle"
     err = one_line_error(capsys, runtime, ["search", "paginate", "--language", "python"])
     assert err == "docsmcp-runtime: error: the following arguments are required: --bundle"
+
+
+def test_playground_port_out_of_range_is_refused(capsys: pytest.CaptureFixture[str]) -> None:
+    # (it bound a random port, 34463, and said nothing)
+    err = one_line_error(capsys, runtime, ["--bundle", "./idx", "playground", "--port", "99999"])
+    assert err == (
+        "docsmcp-runtime playground: error: argument --port: must be between 0 and 65535, "
+        "got 99999"
+    )

@@ -283,8 +283,14 @@ def _parser() -> argparse.ArgumentParser:
     for action in w._actions:  # the readers' options mean nothing here
         if action.dest in ("json", "library"):
             action.help = argparse.SUPPRESS
-    w.add_argument(
-        "--port", type=int, default=argparse.SUPPRESS, metavar="N", help="port (default: 20310)"
+    from ..http.settings import DEFAULT_PORT
+
+    w.add_argument(  # (the same check as the HTTP option's: 99999 once bound a random port)
+        "--port",
+        type=_int_at_least(0, 65535),
+        default=argparse.SUPPRESS,
+        metavar="N",
+        help=f"port (default: {DEFAULT_PORT})",
     )
     from .clientconfig import CLIENTS, RUNTIME_COMMAND
 
