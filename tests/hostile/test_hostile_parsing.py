@@ -431,3 +431,13 @@ def test_flat_frontmatter_keeps_the_value_limit() -> None:
     few = "tags:\n" + "- a\n" * 10 + "title: x"
     kept = split_frontmatter(f"---\n{few}\n---\n# Page\n")
     assert kept.data == {"tags": ["a"] * 10, "title": "x"} and not kept.problems
+
+
+def test_a_huge_yaml_integer_names_the_fix_not_python() -> None:
+    """(the message was "... use sys.set_int_max_str_digits() to increase the limit")"""
+    found = split_frontmatter("---\ntitle: x\nweight: " + "9" * 5000 + "\n---\n# Page\n")
+    assert found.data == {}
+    assert [m for _, m in found.problems] == [
+        "invalid YAML frontmatter: an integer of 5,000 digits (at most 4,300); quote it to keep "
+        "it as text"
+    ]

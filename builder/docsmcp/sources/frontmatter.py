@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import functools
 import re
+import sys
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -109,6 +110,12 @@ def split_frontmatter(text: str) -> Frontmatter:
         # as 2024-13-45 (ValueError), an integer of over 4,300 digits (ValueError), `!!int ''`
         # (IndexError).
         detail = (str(exc).splitlines() or [""])[0] or type(exc).__name__
+        if m := re.search(r"integer string conversion: value has (\d+) digits", detail):
+            # (Python's own words name sys.set_int_max_str_digits(), no use to a docs author)
+            detail = (
+                f"an integer of {int(m.group(1)):,} digits (at most "
+                f"{sys.get_int_max_str_digits():,}); quote it to keep it as text"
+            )
         return Frontmatter({}, body, None, ((1, f"invalid YAML frontmatter: {detail}"),))
     if data is None:  # an empty block
         return Frontmatter({}, body, yaml_text)
