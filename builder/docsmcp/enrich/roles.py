@@ -7,9 +7,9 @@ home of the vocabulary) can use it.
 
 | # | role        | when                                                                        |
 |---|-------------|-----------------------------------------------------------------------------|
-| 1 | `changelog` | file name CHANGELOG/CHANGES/HISTORY/NEWS/RELEASES, release-notes*,          |
+| 1 | `changelog` | file name CHANGELOG*, CHANGES, HISTORY, NEWS, RELEASES, release-notes*,     |
 |   |             | whats-new*, migration*/migrating*, upgrad*, breaking-changes*; or a folder  |
-|   |             | of those names (changelog/, release-notes/, whatsnew/, migration/ …); or a  |
+|   |             | changelog/, changes/, release-notes/, whatsnew/, migration/ …; or a         |
 |   |             | title "Changelog", "Release notes", "What's new …", "Migrating …",          |
 |   |             | "Upgrading …", "Breaking changes"                                           |
 | 2 | `index`     | a folder's index/README/overview page that is mostly links (≥ 3 lines of    |
@@ -57,15 +57,17 @@ ROLE_DESCRIPTION = (
     "blog posts, proposals and generated pages rank lower unless the query asks for them."
 )
 
+# CHANGES, HISTORY, NEWS, RELEASES only as the whole name ("history-design-future" is not one).
 _CHANGELOG_STEM = re.compile(
-    r"^(?:changelog|changes|history|news|releases?|release[-_ ]?notes|"
-    r"what'?s[-_ ]?new|whatsnew|migration|migrating|migrate|upgrad(?:e|ing)|breaking[-_ ]changes)"
-    r"(?:$|[-_ .].*)"
+    r"^(?:changes|history|news|releases?)$|"
+    r"^(?:changelog|release[-_ ]?notes|what'?s[-_ ]?new|whatsnew|migration|migrating|migrate|"
+    r"upgrad(?:e|ing)|breaking[-_ ]changes)(?:$|[-_ .].*)"
 )
 _CHANGELOG_DIRS = frozenset(
     {
         "changelog",
         "changelogs",
+        "changes",
         "release-notes",
         "release_notes",
         "releasenotes",

@@ -15,12 +15,18 @@ Every page of a bundle has one role, given by the builder (or a manifest / front
 | `index`     | landing pages that mostly link elsewhere                           |
 
 The prior: a plain query ranks the page that documents today's behaviour above the pages that
-describe how it changed, was proposed or announced, so each row's score is multiplied by its
-role's weight (PRIOR). The prior yields to the query (`weights`): a query about changes ("what
-changed", "new in", "release notes", deprecation, migration, breaking changes) or one naming a
-version lifts changelogs; naming a blog/announcement or a SEP/RFC/PEP/proposal lifts those; a
-query naming code (an identifier) asks for the type pages too. A `role` filter selects pages of
-that role and no prior applies (the engine does not call this module then).
+describe how it changed, was proposed or announced, or list a generated type's fields, so each
+row's score is multiplied by its role's weight (PRIOR). The prior yields to the query
+(`weights`):
+- a query asking what changed ("changes", "changed", "changelog", "release notes", "what's
+  new", "new in", "breaking") lifts changelogs (LIFTED) and leaves blog posts undemoted;
+- a query on deprecation, migration, upgrades or releases, or naming a version (1.2, v2,
+  2025-06-18), leaves changelogs (and, for a version, blog posts) undemoted;
+- naming a blog/post/announcement lifts blog posts; naming a SEP/RFC/PEP/ADR or a proposal
+  lifts proposals;
+- a query naming code (an identifier, intent.query_class) leaves generated pages undemoted.
+A `role` filter selects pages of that role and no prior applies (the engine does not call this
+module then). Rows with a role outside the vocabulary keep their score.
 
 The vocabulary lives here, in the runtime, and the builder imports it: one home for it.
 """
@@ -46,11 +52,21 @@ CHANGELOG, BLOG, PROPOSAL, GENERATED, INDEX = (
 ROLES = (REFERENCE, GUIDE, CONCEPT, CHANGELOG, BLOG, PROPOSAL, GENERATED, INDEX)
 
 # The default weight of each role (a multiplier on the row's score; 1.0 for the roles a reader
-# opens for today's behaviour). Measured with `docsmcp eval` on the four dev sets (dev, nl, pdf,
-# mcp; bundles built by /work/base/build_all.sh), see DECISIONS.md *Page roles*: changelog 0.5
-# and proposal 0.7 took mcp-docs' MRR@5 from 0.453 to the value reported there; lower
-# weights than these cost the mcp cases whose answer is a SEP or the changelog itself, and
-# the generated weight was the highest of those tried that kept every speakeasy-sdks case.
+# opens for today's behaviour). Measured with `docsmcp eval` (MRR@5) on the four dev sets, one
+# weight at a time, on bundles built as /work/base/build_all.sh builds them (DECISIONS.md,
+# *Page roles*, has the tables):
+# - generated: 1.0 / 0.8 / 0.7 / 0.5 / 0.3 gave dev 0.645 / 0.674 / 0.684 / 0.707 / 0.712 and
+#   nl 0.477 / 0.491 (0.8 and lower); 0.5, the top of the plateau, loses one nl case whose
+#   answer is a model page (an identifier query keeps them at 1.0, `weights`).
+# - proposal: on mcp-docs with only its latest release (what the `version` default serves),
+#   1.0 / 0.9 / 0.8 / 0.7 gave 0.612 / 0.604 / 0.634 / 0.640; on the bundle with every version
+#   0.7 costs one case (0.467 -> 0.450), where a draft copy outranks the SEP that was first.
+# - changelog: 0.3 .. 0.8 gave the same scores on every set (1.0 cost dev 0.003): 0.5 keeps a
+#   changelog that repeats a page's words (FastAPI's release notes for "dependency with yield
+#   cleanup") below that page.
+# - blog, index: no dev case has such a page for an answer or a rival. Blog 0.6 moves Vite's
+#   announcements below its guides ("server-side rendering setup"); landing pages are seldom
+#   ranked (they are mostly links), so index stays 1.0.
 PRIOR: Mapping[str, float] = {
     REFERENCE: 1.0,
     GUIDE: 1.0,
@@ -58,20 +74,28 @@ PRIOR: Mapping[str, float] = {
     CHANGELOG: 0.5,
     BLOG: 0.6,
     PROPOSAL: 0.7,
-    GENERATED: 0.9,
-    INDEX: 0.9,
+    GENERATED: 0.5,
+    INDEX: 1.0,
 }
-# The weight of a role the query asks for (a changelog for "what changed in 2025-06-18").
+# The weight of a role the query asks for (a changelog for "what changed in 2025-06-18"): the
+# dev sets score the same for 1.0 .. 1.3 (1.6 cost mcp-dev-016 while deprecation words still
+# lifted changelogs: the changelog's *Deprecated* section above the deprecation pages).
 LIFTED = 1.3
-# A query that names a version (and nothing about changes): a changelog is as likely as any
-# page, neither demoted nor lifted.
+# A query on a topic changelogs cover among others (deprecation, migration, a version): those
+# pages compete on their text, neither demoted nor lifted.
 NEUTRAL = 1.0
 
-# Words that ask about changes between releases.
+# Words that ask what changed between releases: a changelog is the answer, lifted.
 _CHANGES = re.compile(
-    r"\b(?:changes|changed|changelogs?|change\s+log|release\s+notes?|releases?|"
-    r"what'?s\s+new|new\s+in|deprecat\w*|migrat\w*|upgrad\w*|breaking|history)\b",
+    r"\b(?:changes|changed|changelogs?|change\s+log|release\s+notes?|what'?s\s+new|new\s+in|"
+    r"breaking)\b",
     re.IGNORECASE,
+)
+# Words about a topic changelogs cover among others (a deprecated feature, a migration, a
+# release): a changelog competes on its text, neither demoted nor lifted; the reference page
+# that lists deprecated features stays first for "deprecated features".
+_CHANGE_TOPIC = re.compile(
+    r"\b(?:deprecat\w*|migrat\w*|upgrad\w*|releases?|released|history)\b", re.IGNORECASE
 )
 # A version: 1.2, v2, 3.11.4, a dated revision 2025-06-18.
 _VERSION = re.compile(r"\b(?:v\d+(?:\.\d+)*|\d+\.\d+(?:\.\d+)*|\d{4}-\d{2}-\d{2})\b", re.IGNORECASE)
@@ -88,8 +112,12 @@ def weights(query: str) -> dict[str, float]:
     out = dict(PRIOR)
     if _CHANGES.search(query):
         out[CHANGELOG] = LIFTED
-    elif _VERSION.search(query):
+        out[BLOG] = NEUTRAL  # a release's announcement says what is new in it too
+    elif _CHANGE_TOPIC.search(query):
         out[CHANGELOG] = NEUTRAL
+    if _VERSION.search(query):
+        out[CHANGELOG] = max(out[CHANGELOG], NEUTRAL)
+        out[BLOG] = NEUTRAL
     if _BLOG.search(query):
         out[BLOG] = LIFTED
     if _PROPOSAL.search(query):
