@@ -74,6 +74,7 @@ class SearchOptions:
     # the bundle's weights when `fusion` gives any weight (--fusion-weights).
     policy: FusionPolicy | None = None
     name_boost: float = NAME_BOOST  # 0: taxonomy values named in queries are not boosted
+    role_prior: bool = True  # False: page roles do not weigh scores (search/roles.py)
     # An OpenAI-compatible chat endpoint reranking the fused top (--rerank-url); None: off.
     rerank: RerankOptions | None = None
     # Lists an IVF search reads (--ivf-probe); None: the bundle's `index.probe`.
@@ -228,7 +229,7 @@ class Searcher:
         # The page-role prior (roles.py), where the bundle has the built-in `role` key.
         self.roles = (
             RolePrior(self.taxonomy[ROLE_KEY].values, self._column(ROLE_KEY))
-            if ROLE_KEY in self.taxonomy and ROLE_KEY in self.keys
+            if options.role_prior and ROLE_KEY in self.taxonomy and ROLE_KEY in self.keys
             else None
         )
         self._values = {k: v.values for k, v in self.taxonomy.items()}
