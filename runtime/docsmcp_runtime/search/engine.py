@@ -19,7 +19,7 @@ from .fusion import CONVEX, RRF, FusionPolicy, convex, policy_for, rrf
 from .intent import QUERY_CLASSES, Named, named_values, query_class
 from .lexical import Lexicon, query_terms, score
 from .rerank import RerankOptions
-from .roles import ROLE_KEY, RolePrior
+from .roles import RolePrior, weigh
 from .selection import rank, topk
 from .vectors import VectorIndex, vectors_file
 from .workspace import Workspace, WorkspacePool, large_mappings, release
@@ -226,12 +226,7 @@ class Searcher:
             else:
                 self.policy = policy_for(spec.provider)
         self.name_boost = options.name_boost
-        # The page-role prior (roles.py), where the bundle has the built-in `role` key.
-        self.roles = (
-            RolePrior(self.taxonomy[ROLE_KEY].values, self._column(ROLE_KEY))
-            if options.role_prior and ROLE_KEY in self.taxonomy and ROLE_KEY in self.keys
-            else None
-        )
+        self.roles = RolePrior.of(bundle) if options.role_prior else None  # page roles (roles.py)
         self._values = {k: v.values for k, v in self.taxonomy.items()}
         floor = options.similarity_floor
         self.floor = floor if floor is not None else (spec.similarity_floor if spec else 0.0)
@@ -347,18 +342,15 @@ class Searcher:
             matched = np.greater(scores, 0, out=work.array("matched", bool))
             if named:
                 np.multiply(scores, self.boost_factor(named), out=scores)
-            if (prior := self.role_factor(query, filters)) is not None:
-                np.multiply(scores, prior, out=scores)
+            weigh(scores, self.roles, query, filters)
             keep = np.logical_and(matched, mask, out=work.array("keep", bool))
             total = int(np.count_nonzero(keep))
             ranked, ranked_scores = rank(scores, keep, end)
             also_in: list[dict[str, list[str]]] = [{} for _ in ranked]
             ranked_set: np.ndarray | None = keep
         else:
-            ranked, ranked_scores = self._fuse(
-                lexical, proximity, qvec, mask, query, named, work, filters
-            )
-            ranked, ranked_scores, also_in = self._collapse(ranked, ranked_scores, filters)
+            fused = self._fuse(lexical, proximity, qvec, mask, query, named, work, filters)
+            ranked, ranked_scores, also_in = self._collapse(*fused, filters)
             matched = np.greater(lexical, 0, out=work.array("matched", bool))
             matched |= proximity > 0
             total = len(ranked)
@@ -409,15 +401,6 @@ class Searcher:
             factor[np.isin(column, codes)] *= np.float32(1.0 + self.name_boost)
         return factor
 
-    def role_factor(
-        self, query: str, filters: Mapping[str, str], rows: np.ndarray | None = None
-    ) -> np.ndarray | None:
-        """Per row (of the bundle, or of `rows`): its page role's weight for `query`
-        (roles.py), or None (no `role` key, a `role` filter, or every weight 1)."""
-        if self.roles is None or ROLE_KEY in filters:
-            return None
-        return self.roles.factor(query, rows)
-
     def _fuse(
         self,
         lexical: np.ndarray,
@@ -460,8 +443,7 @@ class Searcher:
             fused = rrf(len(rows), lists, f.k)
         if named:
             fused *= self.boost_factor(named, rows)
-        if (prior := self.role_factor(query, filters or {}, rows)) is not None:
-            fused *= prior
+        weigh(fused, self.roles, query, filters or {}, rows)
         keep_fused = fused > 0
         return topk(rows[keep_fused], fused[keep_fused], None)
 

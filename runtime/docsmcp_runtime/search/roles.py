@@ -35,10 +35,14 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from .intent import IDENTIFIER, query_class
+
+if TYPE_CHECKING:
+    from ..bundle.reader import Bundle
 
 ROLE_KEY = "role"
 REFERENCE, GUIDE, CONCEPT = "reference", "guide", "concept"
@@ -134,6 +138,15 @@ class RolePrior:
         self.values = tuple(values)
         self.column = column  # facet codes of `role`, one per row (0: no role)
 
+    @classmethod
+    def of(cls, bundle: Bundle) -> RolePrior | None:
+        """The prior of a bundle; None when it has no `role` key (an earlier builder's)."""
+        taxonomy, keys = bundle.metadata.taxonomy, bundle.taxonomy_keys
+        if ROLE_KEY not in taxonomy or ROLE_KEY not in keys:
+            return None
+        column = bundle.arrays["facets"][:, keys.index(ROLE_KEY)]
+        return cls(taxonomy[ROLE_KEY].values, column)
+
     def factor(self, query: str, rows: np.ndarray | None = None) -> np.ndarray | None:
         """Each row's weight (of the bundle, or of `rows`), or None when every weight is 1."""
         by_role = weights(query)
@@ -145,3 +158,20 @@ class RolePrior:
             return None
         column = self.column if rows is None else self.column[rows]
         return table[column]
+
+
+def weigh(
+    scores: np.ndarray,
+    prior: RolePrior | None,
+    query: str,
+    filters: Mapping[str, str],
+    rows: np.ndarray | None = None,
+) -> None:
+    """Multiply `scores` (one per row of the bundle, or of `rows`) in place by the weights of
+    their page roles for `query`: the engine's one call, in the full-text and the fused path.
+    Nothing without a prior or with a `role` filter (the filter selects; no weight applies)."""
+    if prior is None or ROLE_KEY in filters:
+        return
+    factor = prior.factor(query, rows)
+    if factor is not None:
+        scores *= factor
