@@ -53,9 +53,9 @@ def full_scores(bundle: Path, corpus: str, alpha: float | None, k: int = 5) -> d
     from docsmcp.commands.eval_cases import load_cases
     from docsmcp.commands.evaluate import evaluate
     from docsmcp_runtime.bundle.reader import open_bundle
-    from docsmcp_runtime.search.engine import SearchOptions
     from docsmcp_runtime.search.fusion import FusionPolicy
     from docsmcp_runtime.search.intent import IDENTIFIER, MIXED, QUESTION
+    from docsmcp_runtime.search.options import SearchOptions
     from docsmcp_runtime.tools.app import DocsApp
 
     policy = None

@@ -21,7 +21,7 @@ from docsmcp.commands.eval_cases import load_cases
 from docsmcp.commands.evaluate import evaluate
 from docsmcp_runtime.bundle.reader import open_bundle
 from docsmcp_runtime.format import FusionWeights
-from docsmcp_runtime.search.engine import SearchOptions
+from docsmcp_runtime.search.options import SearchOptions
 from docsmcp_runtime.tools.app import DocsApp
 
 SHARED = Path(__file__).resolve().parents[1].parent / "shared"

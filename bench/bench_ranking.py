@@ -27,9 +27,9 @@ from docsmcp.commands.eval_cases import load_cases
 from docsmcp.commands.evaluate import evaluate, parse_bundle_arg
 from docsmcp_runtime.bundle.reader import open_bundle
 from docsmcp_runtime.format import FusionWeights
-from docsmcp_runtime.search.engine import SearchOptions
 from docsmcp_runtime.search.fusion import CONVEX, DEFAULT_POLICY, RRF, FusionPolicy
 from docsmcp_runtime.search.intent import IDENTIFIER, MIXED, QUERY_CLASSES, QUESTION
+from docsmcp_runtime.search.options import SearchOptions
 from docsmcp_runtime.tools.app import DocsApp
 
 SHARED = Path(__file__).resolve().parents[2] / "shared"

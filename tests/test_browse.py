@@ -191,8 +191,11 @@ def test_list_sections_root_folds_deep_folders_and_counts(session: McpSession) -
     folders = {e["folder"]: e["pages"] for e in out["entries"] if "folder" in e}
     assert folders["docs/faq/"] == 30 and folders["docs/handbook/"] == 1
     assert out["total"] == len(out["entries"]) and out["next_cursor"] is None
-    # no taxonomy: the categories are the top folders
-    assert out["categories"] == {"folder": {"docs": len(FILES)}}
+    # no taxonomy of the author's: the categories are the top folders, and the page roles
+    assert out["categories"] == {
+        "folder": {"docs": len(FILES)},
+        "role": {"guide": 1, "reference": len(FILES) - 1},
+    }
 
 
 def test_list_sections_of_a_folder_shows_titles_and_descriptions(session: McpSession) -> None:

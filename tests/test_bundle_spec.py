@@ -17,8 +17,8 @@ import pytest
 from conftest import EXAMPLE_DOCS, REPO, SHARED, build_bundle, corpus, run_docsmcp
 from docsmcp_runtime.bundle.reader import open_bundle
 from docsmcp_runtime.search.analyzer import AnalyzerConfig, analyze
-from docsmcp_runtime.search.engine import SearchOptions
 from docsmcp_runtime.search.lexical import query_terms as runtime_query_terms
+from docsmcp_runtime.search.options import SearchOptions
 from docsmcp_runtime.tools.app import DocsApp
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -129,7 +129,7 @@ def test_dictionary_is_sorted_and_postings_ascending(reader: SpecReader) -> None
 
 def test_facets_encode_metadata(reader: SpecReader) -> None:
     keys = list(reader.meta["taxonomy"])
-    assert keys == sorted(keys) == ["section", "version"]
+    assert keys == sorted(keys) == ["role", "section", "version"]
     for r, row in enumerate(reader.rows):
         meta = json.loads(row["metadata"])
         for k, key in enumerate(keys):
@@ -182,8 +182,9 @@ def test_spec_reader_ranks_every_eval_query_like_the_runtime(
     fixture = {"yellow-docs": "yellow_bundle", "speakeasy-sdks": "speakeasy_bundle"}
     bundle = request.getfixturevalue(fixture.get(corpus_name, "rust_bundle"))
     reader = SpecReader(bundle)
-    # The format's ranking: without the runtime's taxonomy boost (a policy on top of it).
-    app = DocsApp(open_bundle(bundle), SearchOptions(name_boost=0.0))
+    # The format's ranking: without the runtime's taxonomy boost and page-role prior
+    # (policies on top of it).
+    app = DocsApp(open_bundle(bundle), SearchOptions(name_boost=0.0, role_prior=False))
     cases = _eval_queries(corpus_name)
     assert cases, f"no eval cases for {corpus_name}"
     cases += [(q, {}) for q in EXTRA_QUERIES[corpus_name]]

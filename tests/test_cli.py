@@ -18,7 +18,7 @@ def ids_of(bundle: Path) -> list[str]:
 
 def test_validate_ok_on_the_example(tmp_path: Path) -> None:
     proc = run_docsmcp("validate", "--docs-dir", EXAMPLE_DOCS)
-    assert proc.stdout.strip() == "ok: 6 files, 19 chunks, taxonomy keys: language, scope"
+    assert proc.stdout.strip() == "ok: 6 files, 19 chunks, taxonomy keys: language, role, scope"
 
 
 def test_validate_reports_every_problem_at_once(tmp_path: Path) -> None:

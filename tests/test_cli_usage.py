@@ -76,6 +76,5 @@ def test_playground_port_out_of_range_is_refused(capsys: pytest.CaptureFixture[s
     # (it bound a random port, 34463, and said nothing)
     err = one_line_error(capsys, runtime, ["--bundle", "./idx", "playground", "--port", "99999"])
     assert err == (
-        "docsmcp-runtime playground: error: argument --port: must be between 0 and 65535, "
-        "got 99999"
+        "docsmcp-runtime playground: error: argument --port: must be between 0 and 65535, got 99999"
     )

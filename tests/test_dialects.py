@@ -56,7 +56,11 @@ def test_a_language_filter_sees_only_its_tab_of_a_guide(example: Path) -> None:
         assert "TabItem" not in text and "</Tabs>" not in text, hit["chunk_id"]
         assert hit["metadata"].get("language") in (None, "python"), hit
     python_tab = next(h for h in hits if h["chunk_id"].endswith("/retries/python"))
-    assert python_tab["metadata"] == {"language": "python", "scope": "global-guide"}
+    assert python_tab["metadata"] == {
+        "language": "python",
+        "role": "guide",
+        "scope": "global-guide",
+    }
     assert "retries=RetryConfig(max_attempts=5" in texts[hits.index(python_tab)]
     ts_ids = [h["chunk_id"] for h in ts_hits]
     assert "guides/errors.mdx#error-handling/retries/typescript" in ts_ids
@@ -69,7 +73,7 @@ def test_the_guide_text_outside_the_tabs_stays_one_chunk() -> None:
     assert parent.text == (
         "## Retries\nRetries use exponential backoff with jitter and stop after `max_attempts`."
     )
-    assert dict(parent.metadata) == {"scope": "global-guide"}
+    assert dict(parent.metadata) == {"role": "guide", "scope": "global-guide"}
     ts = chunks["guides/errors.mdx#error-handling/retries/typescript"]
     assert ts.text.startswith("TypeScript\n\n```typescript\n")
     assert ts.heading == "TypeScript"
@@ -131,7 +135,8 @@ def test_tabs_that_are_not_languages_stay_in_their_section(tmp_path: Path) -> No
         encoding="utf-8",
     )
     (chunk,) = _chunks(docs, "install.mdx")
-    assert chunk.id == "install.mdx#install/get-it" and chunk.metadata == ()
+    # No language: only the page's own role (an install page is a guide).
+    assert chunk.id == "install.mdx#install/get-it" and chunk.metadata == (("role", "guide"),)
     assert "\nnpm\n" in chunk.text and "\nyarn\n" in chunk.text
     assert "Python 3.9 and above\n\n```python\nx: list[int]\n```" in chunk.text
     assert not any(mark in chunk.text for mark in DIALECT_SYNTAX)
@@ -156,9 +161,9 @@ def test_one_line_tabs_are_split_per_language(tmp_path: Path) -> None:
         "setup.mdx#setup/install/go",
     }
     python, go = chunks["setup.mdx#setup/install/python"], chunks["setup.mdx#setup/install/go"]
-    assert dict(python.metadata) == {"language": "python"}
+    assert dict(python.metadata) == {"language": "python", "role": "guide"}
     assert python.text == "Python: Run `pip install acme` first."
-    assert dict(go.metadata) == {"language": "go"}
+    assert dict(go.metadata) == {"language": "go", "role": "guide"}
     assert go.text == "Go: Run `go get acme.dev/acme`\nthen import it."
     assert (go.line_start, go.line_end) == (9, 10)
     assert "pip" not in chunks["setup.mdx#setup/install"].text
@@ -216,7 +221,7 @@ def test_mkdocs_material_tabs_split_per_language(tmp_path: Path) -> None:
     assert chunks["page.md#page/call-it"].text == "# Page\n\n## Call it\n\nIntro.\nAfter the tabs."
     py = chunks["page.md#page/call-it/python"]
     assert py.text == "Python\n\n```python\nclient.call()\n```\n\nNote\nNeeds Python 3.9."
-    assert dict(py.metadata) == {"language": "python"}
+    assert dict(py.metadata) == {"language": "python", "role": "reference"}
     assert "Needs Python 3.9." in py.search_text and "client.call()" in py.search_text
 
 

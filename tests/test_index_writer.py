@@ -175,7 +175,8 @@ def test_chunk_table_schema_order_and_positions(bundle: TinyBundle) -> None:
 
 def test_taxonomy_and_facets(bundle: TinyBundle) -> None:
     taxonomy = bundle.meta["taxonomy"]
-    assert list(taxonomy) == ["language", "scope"]
+    assert list(taxonomy) == ["language", "role", "scope"]  # role: the built-in page role
+    assert taxonomy["role"]["values"] == ["guide", "reference"]
     assert taxonomy["language"]["values"] == ["python", "typescript"]
     assert taxonomy["language"]["vector_collapse"] is True
     assert taxonomy["scope"]["values"] == ["global-guide", "sdk-specific"]

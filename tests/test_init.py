@@ -122,7 +122,9 @@ def test_years_and_numbered_chapters_are_not_versions(tmp_path):
     assert "taxonomy" not in propose(docs).manifest
 
 
-def test_changelog_and_vendor_excludes(tmp_path):
+def test_changelogs_are_kept_and_vendor_folders_excluded(tmp_path):
+    # Changelogs are documentation (a protocol's changelog says what changed between
+    # revisions): init keeps them and says they rank lower; vendored folders are left out.
     docs = _tree(
         tmp_path / "d",
         {
@@ -135,23 +137,16 @@ def test_changelog_and_vendor_excludes(tmp_path):
         },
     )
     proposal = propose(docs)
-    assert proposal.manifest["exclude"] == [
-        "**/_build/**",
-        "**/changelog/**",
-        "**/node_modules/**",
-        "CHANGELOG*",
-        "RELEASES*",
-    ]
-    assert proposal.files == 1
+    assert proposal.manifest["exclude"] == ["**/_build/**", "**/node_modules/**"]
+    assert proposal.files == 4
+    assert proposal.changelogs == 3
+    assert (
+        "changelogs: 3 files kept (role changelog: they rank below other pages unless a query "
+        "asks about changes; filter role=changelog for them)"
+    ) in proposal.report()
     clean = _tree(tmp_path / "clean", {"index.md": _page()})
     assert "exclude" not in propose(clean).manifest
-
-
-def test_changelog_glob_never_hides_other_pages(tmp_path):
-    docs = _tree(tmp_path / "d", {"releases.md": "# r\n", "releases-api.md": _page()})
-    proposal = propose(docs)
-    assert proposal.manifest["exclude"] == ["releases.md"]
-    assert proposal.files == 1
+    assert not any(line.startswith("changelogs:") for line in propose(clean).report())
 
 
 def test_heading_level_choice(tmp_path):
@@ -217,7 +212,7 @@ def test_proposal_validates_and_builds(tmp_path):
     proposal = propose(docs)
     collected = validate_proposal(docs, proposal, workers=1)
     assert collected.problems == []
-    assert len(collected.corpus.files) == 4
+    assert len(collected.corpus.files) == 5  # the changelog is kept
     run_docsmcp("init", "--docs-dir", docs, "--write")
     bundle = build_bundle(docs, tmp_path / "idx")
     taxonomy = json.loads((bundle / "metadata.json").read_text())["taxonomy"]
@@ -266,7 +261,8 @@ def test_speakeasy_sdks_proposal():
     assert {"python", "typescript", "go", "php", "ruby"} <= languages
     assert set(proposal.values["product"]) >= {"dub", "mistral"}
     assert proposal.manifest["taxonomy"]["language"]["vector_collapse"] is True
-    assert "RELEASES*" in proposal.manifest["exclude"]
+    assert "exclude" not in proposal.manifest  # RELEASES.md, MIGRATION.md are kept
+    assert proposal.changelogs == 13
     assert proposal.level == "h2"
 
 

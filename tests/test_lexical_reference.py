@@ -20,8 +20,8 @@ from docsmcp.indexing.lexical import LexicalIndex, LexicalParams, build_index
 from docsmcp.pipeline.collect import BuildOptions, collect
 from docsmcp_runtime.bundle.reader import open_bundle
 from docsmcp_runtime.search.analyzer import AnalyzerConfig, analyze
-from docsmcp_runtime.search.engine import SearchOptions
 from docsmcp_runtime.search.lexical import Lexicon, query_terms, score
+from docsmcp_runtime.search.options import SearchOptions
 from docsmcp_runtime.tools.app import DocsApp
 
 CONFIG = AnalyzerConfig()

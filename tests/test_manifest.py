@@ -89,8 +89,9 @@ def test_defaults_without_manifest_and_hidden_skipped(tmp_path: Path) -> None:
     assert corpus.problems == ()
     a = corpus.files[0]
     assert a.strategy == Strategy("h2", None, 0)
-    assert (a.metadata, a.title, a.manifest) == ((), None, None)
-    assert corpus.taxonomy == {} and corpus.instructions is None
+    # Every page gets its built-in page role (enrich/roles.py), even without a manifest.
+    assert (a.metadata, a.title, a.manifest) == ((("role", "reference"),), None, None)
+    assert corpus.taxonomy == {"role": TaxonomyKey()} and corpus.instructions is None
 
 
 def test_missing_docs_dir_raises(tmp_path: Path) -> None:
@@ -143,11 +144,11 @@ def test_nearest_manifest_governs_without_merging(tmp_path: Path) -> None:
     write(tmp_path, "sub/deeper/x.md", "# x\n")
     files = by_path(load_corpus(tmp_path))
     assert files["top.md"].strategy == Strategy("h3", 500, 0)
-    assert files["top.md"].metadata == (("a", "root"),)
+    assert files["top.md"].metadata == (("a", "root"), ("role", "reference"))
     assert files["top.md"].manifest == ".docs-mcp.json"
     # sub's manifest has no strategy: defaults, not the parent's h3/500.
     assert files["sub/deeper/x.md"].strategy == Strategy()
-    assert files["sub/deeper/x.md"].metadata == (("b", "sub"),)
+    assert files["sub/deeper/x.md"].metadata == (("b", "sub"), ("role", "reference"))
     assert files["sub/deeper/x.md"].manifest == "sub/.docs-mcp.json"
 
 
@@ -174,15 +175,16 @@ def test_overrides_order_merge_and_replace(tmp_path: Path) -> None:
     x = files["docs/guides/deep/x.md"]
     # Metadata merges key-wise, last match wins; the strategy is replaced whole, so the
     # manifest's 8000/100 sizes go back to the defaults.
-    assert dict(x.metadata) == {"product": "p", "section": "deep", "level": "2"}
+    assert dict(x.metadata) == {"product": "p", "section": "deep", "level": "2", "role": "guide"}
     assert x.strategy == Strategy("h1", None, 0)
     y = files["docs/guides/y.md"]
-    assert dict(y.metadata) == {"product": "p", "section": "guides", "level": "2"}
+    assert dict(y.metadata) == {"product": "p", "section": "guides", "level": "2", "role": "guide"}
     assert y.strategy == Strategy("h2", 8000, 100)
     assert dict(files["docs/other.md"].metadata) == {
         "product": "p",
         "section": "none",
         "level": "2",
+        "role": "reference",
     }
 
 
@@ -257,10 +259,10 @@ def test_frontmatter_beats_hint_and_overrides(tmp_path: Path) -> None:
     assert files["mapping.md"].title is None
     meta = files["meta.md"]
     assert meta.title == "Meta"
-    assert dict(meta.metadata) == {"product": "p", "lang": "zig", "extra": "x"}
+    assert dict(meta.metadata) == {"product": "p", "lang": "zig", "extra": "x", "role": "reference"}
     assert meta.strategy == Strategy("h3", 600, 0)  # inline hint over the override
     assert files["strategy.md"].strategy == Strategy("h3", None, 5)  # replaces entirely
-    assert set(corpus.taxonomy) == {"extra", "lang", "product"}
+    assert set(corpus.taxonomy) == {"extra", "lang", "product", "role"}
 
 
 # --- problems --------------------------------------------------------------------------------
@@ -383,9 +385,10 @@ def test_taxonomy_union_and_description_conflict(tmp_path: Path) -> None:
     assert corpus.taxonomy == {
         "audience": TaxonomyKey(),
         "lang": TaxonomyKey("Language", True),
+        "role": TaxonomyKey(),
         "unused": TaxonomyKey(),
     }
-    assert list(corpus.taxonomy) == ["audience", "lang", "unused"]
+    assert list(corpus.taxonomy) == ["audience", "lang", "role", "unused"]
     assert [str(p) for p in corpus.problems] == [
         "c/.docs-mcp.json: taxonomy key 'lang': description 'Programming language' conflicts"
         " with 'Language' in a/.docs-mcp.json"
@@ -433,12 +436,12 @@ def test_yellow_docs_corpus() -> None:
     assert len(corpus.files) == 144
     files = by_path(corpus)
     keys = files["versioned_docs/version-0.5.x/learn/core-concepts/session-keys.mdx"]
-    assert dict(keys.metadata) == {"version": "0.5.x", "section": "learn"}
+    assert dict(keys.metadata) == {"version": "0.5.x", "section": "learn", "role": "concept"}
     assert keys.title == "Session Keys"
     assert keys.strategy == Strategy("h2", 8000, 0)
     assert keys.body.startswith("\n" * 6 + "\nimport Tooltip")
     current = files["docs/learn/core-concepts/session-keys.mdx"]
-    assert dict(current.metadata) == {"version": "current", "section": "learn"}
+    assert dict(current.metadata) == {"version": "current", "section": "learn", "role": "concept"}
     blog = files["blog/2021-08-26-welcome/index.md"]
     assert blog.strategy.chunk_by == "file"
     assert dict(blog.metadata)["section"] == "blog"
@@ -446,7 +449,11 @@ def test_yellow_docs_corpus() -> None:
     assert (
         dict(files["docs/build/api/contracts/protocol/staking.md"].metadata)["section"] == "build"
     )
-    assert corpus.taxonomy == {"section": TaxonomyKey(), "version": TaxonomyKey(None, True)}
+    assert corpus.taxonomy == {
+        "role": TaxonomyKey(),
+        "section": TaxonomyKey(),
+        "version": TaxonomyKey(None, True),
+    }
     assert corpus.instructions is not None and corpus.instructions.startswith("Documentation of")
 
 
@@ -470,9 +477,14 @@ def test_speakeasy_sdks_corpus() -> None:
     assert corpus.taxonomy == {
         "language": TaxonomyKey(vector_collapse=True),
         "product": TaxonomyKey(),
+        "role": TaxonomyKey(),
     }
     readme = by_path(corpus)["dub-ts/docs/sdks/links/README.md"]
-    assert dict(readme.metadata) == {"language": "typescript", "product": "dub"}
+    assert dict(readme.metadata) == {
+        "language": "typescript",
+        "product": "dub",
+        "role": "reference",
+    }
     assert readme.strategy == Strategy("h2", 12000, 0)
     assert readme.manifest == "dub-ts/.docs-mcp.json"
     assert corpus.instructions is None

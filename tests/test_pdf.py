@@ -67,7 +67,8 @@ def test_pdf_chunks_have_outline_headings_section_ids_and_pages(session: McpSess
     assert top["section_id"] == "2.1"
     assert top["source"]["file"] == "manual.pdf"
     assert top["source"]["pages"] == [2, 2]
-    assert top["metadata"] == {"kind": "manual", "product": "widget"}  # manifest + override
+    # manifest + override, and the page role (a manual is reference)
+    assert top["metadata"] == {"kind": "manual", "product": "widget", "role": "reference"}
     # the markdown page beside it has lines only
     md = session.search(query="markdown page beside")["hits"][0]
     assert md["filepath"] == "guide.md" and "pages" not in md["source"]

@@ -103,7 +103,11 @@ def test_dispatcher_modern_results_are_stamped(example_app: DocsApp) -> None:
         "metadata",
         "source",
     }
-    assert found["metadata"] == {"language": "typescript", "scope": "sdk-specific"}
+    assert found["metadata"] == {
+        "language": "typescript",
+        "role": "reference",
+        "scope": "sdk-specific",
+    }
     assert structured["next_cursor"] is None and structured["hint"] is None
     assert json.loads(result["content"][0]["text"]) == structured
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from conftest import build_bundle
 from docsmcp_runtime.bundle.reader import open_bundle
-from docsmcp_runtime.search.engine import Searcher, SearchOptions
+from docsmcp_runtime.search.engine import Searcher
 from docsmcp_runtime.search.intent import (
     IDENTIFIER,
     MIXED,
@@ -18,6 +18,7 @@ from docsmcp_runtime.search.intent import (
     named_values,
     query_class,
 )
+from docsmcp_runtime.search.options import SearchOptions
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from mcp_client import McpSession

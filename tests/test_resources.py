@@ -316,7 +316,7 @@ def test_prompts_list(example: McpSession) -> None:
     search = prompts["search-and-cite"]
     assert search.description
     args = {a.name: a for a in search.arguments or []}
-    assert list(args) == ["question", "language", "scope"]
+    assert list(args) == ["question", "language", "role", "scope"]  # role: built-in page role
     assert args["question"].required is True
     assert args["language"].required is False
     assert "python, typescript" in (args["language"].description or "")

@@ -31,9 +31,10 @@ HIT_FIELDS = {
     "metadata",
     "source",
 }
-PY_SDK = {"language": "python", "scope": "sdk-specific"}
-TS_SDK = {"language": "typescript", "scope": "sdk-specific"}
-GUIDE = {"scope": "global-guide"}
+# Hit metadata: the manifest's keys and the built-in page role (bundle-spec.md, *Page roles*).
+PY_SDK = {"language": "python", "role": "reference", "scope": "sdk-specific"}
+TS_SDK = {"language": "typescript", "role": "reference", "scope": "sdk-specific"}
+GUIDE = {"role": "guide", "scope": "global-guide"}
 NONSENSE = "xyzzyplugh qwfpgjluy"
 CURSOR_SECRET = "DOCSMCP_CURSOR_SECRET"
 
@@ -149,6 +150,7 @@ def test_search_docs_input_schema(example: McpSession, example_bundle: Path) -> 
         "max_tokens",
         "exclude",
         "language",
+        "role",
         "scope",
     }
     assert props["expand_references"]["type"] == "boolean"
@@ -271,7 +273,11 @@ def test_ranking_speakeasy_facet_case(speakeasy: McpSession) -> None:
     # dev-035: the python bulk update of links, not the commissions one.
     result = speakeasy.search(query="update many links at once", language="python", product="dub")
     assert _ids(result)[0] == "dub-python/docs/sdks/links/README.md#links/updatemany"
-    assert all(h["metadata"] == {"language": "python", "product": "dub"} for h in result["hits"])
+    # The SDK operation pages, not generated model pages (the page-role prior).
+    assert all(
+        h["metadata"] == {"language": "python", "product": "dub", "role": "reference"}
+        for h in result["hits"]
+    )
 
 
 @pytest.mark.parametrize(
@@ -500,7 +506,7 @@ def test_numbers_out_of_range_are_clamped_with_a_note(example: McpSession) -> No
         (
             {"query": "payments", "foo": 1},
             "Unexpected field 'foo'. Allowed fields: cursor, exclude, expand_references, language, "
-            "limit, max_tokens, query, scope.",
+            "limit, max_tokens, query, role, scope.",
         ),
         ({"query": "payments", "limit": "x"}, "limit must be an integer"),
         ({"query": "payments", "limit": True}, "limit must be an integer"),

@@ -19,11 +19,12 @@ from conftest import TINY_DOCS, build_bundle
 from docsmcp_runtime.bundle.reader import open_bundle
 from docsmcp_runtime.format import FusionWeights
 from docsmcp_runtime.search.embedding import HashEmbedder
-from docsmcp_runtime.search.engine import FUSION_DEPTH, Searcher, SearchOptions
+from docsmcp_runtime.search.engine import FUSION_DEPTH, Searcher
 from docsmcp_runtime.search.fusion import CONVEX, FusionPolicy, convex
 from docsmcp_runtime.search.half import widen
 from docsmcp_runtime.search.intent import IDENTIFIER, QUERY_CLASSES, query_class
 from docsmcp_runtime.search.lexical import query_terms, score
+from docsmcp_runtime.search.options import SearchOptions
 from docsmcp_runtime.search.selection import topk
 from docsmcp_runtime.search.vectors import (
     VectorIndex,

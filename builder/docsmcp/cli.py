@@ -442,7 +442,8 @@ def _parser() -> argparse.ArgumentParser:
         help="propose a starting .docs-mcp.json from a docs folder's structure",
         description="Propose a .docs-mcp.json from the folder structure (language, product and "
         "version folders become taxonomy keys with overrides), heading statistics (chunk_by, "
-        "max_chunk_size) and the files found (changelog and vendored folder excludes); "
+        "max_chunk_size) and the files found (vendored folder excludes; changelogs are kept "
+        "and counted); "
         "validate it as docsmcp validate does and report why. The same folder always gives "
         "the same proposal.",
         epilog="examples:\n  docsmcp init --docs-dir ./docs > proposal.json\n"

@@ -89,7 +89,9 @@ def _cosine(flag: str, text: str | None) -> float | None:
     try:
         if text is None:
             return None
-        from docsmcp_runtime.search.engine import parse_cosine  # the runtime's search stack: lazily
+        from docsmcp_runtime.search.options import (
+            parse_cosine,  # the runtime's search stack: lazily
+        )
 
         return parse_cosine(text)
     except ValueError as exc:

@@ -17,7 +17,7 @@ from typing import Any
 from docsmcp_runtime.bundle.reader import open_bundle
 from docsmcp_runtime.errors import BundleError
 from docsmcp_runtime.search.budget import MAX_TOKENS, MIN_TOKENS
-from docsmcp_runtime.search.engine import SearchOptions
+from docsmcp_runtime.search.options import SearchOptions
 from docsmcp_runtime.tools.app import DocsApp
 from docsmcp_runtime.tools.arguments import MAX_LIMIT
 

@@ -4,12 +4,11 @@ The proposal is made from names and structure only, never from a list of known p
 
 * **Files**: the builder's own discovery (`discover.scan`) and reader (`manifest.load_file`,
   within the same limits), so the same files count as in `docsmcp build`.
-* **exclude**: changelogs and release notes (a file whose name starts with `CHANGELOG` or is
-  `RELEASES`, `RELEASE-NOTES`, `RELEASE_NOTES` in any case; a folder named `changelog`,
-  `changelogs`, `release-notes` or `release_notes`) and vendored or generated folders
-  (`node_modules`, `bower_components`, `vendor`, `site-packages`, `__pycache__`, `_build`),
-  each only when such files exist. A file glob `STEM*` is used when it selects nothing else,
-  else the file name itself.
+* **exclude**: vendored or generated folders (`node_modules`, `bower_components`, `vendor`,
+  `site-packages`, `__pycache__`, `_build`), each only when such files exist. Changelogs and
+  release notes stay in (for a protocol spec the changelog *is* documentation): the build gives
+  them the page role `changelog` (enrich/roles.py), which ranks them below other pages unless
+  a query asks about changes; the report counts them.
 * **language**: among sibling folders at depth 1 (else depth 2), those whose name, or one
   `-`/`_`-separated part of it, is a programming language known to
   `docsmcp_runtime.search.languages` (`python`, `ts`, `dub-python`, `sdk-go`, ...), when they
@@ -55,7 +54,8 @@ from docsmcp_runtime.distribution.swap import replace_file
 from docsmcp_runtime.search.languages import SDK_LANGUAGES as _SDK_LANGUAGES
 from docsmcp_runtime.search.languages import normalise_language
 
-from docsmcp.sources.discover import MANIFEST_NAME, glob_match, scan, source_roots
+from docsmcp.enrich.roles import CHANGELOG, classify
+from docsmcp.sources.discover import MANIFEST_NAME, scan, source_roots
 from docsmcp.sources.formats.fences import fenced_lines
 from docsmcp.sources.manifest import MAX_METADATA_VALUE
 from docsmcp.sources.settings import load_file
@@ -75,8 +75,6 @@ LEVELS = ("h1", "h2", "h3")
 
 # Parts of a folder name that say "an SDK" rather than name a product.
 _GENERIC = frozenset({"sdk", "sdks", "client", "clients", "lib", "libs", "library", "api", "docs"})
-_CHANGELOG_FILE = re.compile(r"(?:changelog[\w.-]*|releases|release[-_]notes)", re.IGNORECASE)
-_CHANGELOG_FOLDERS = frozenset({"changelog", "changelogs", "release-notes", "release_notes"})
 _VENDOR_FOLDERS = frozenset(
     {"node_modules", "bower_components", "vendor", "site-packages", "__pycache__", "_build"}
 )
@@ -96,6 +94,7 @@ class Proposal:
     files: int
     values: dict[str, Counter]  # key -> value -> files
     excluded: dict[str, int]  # exclude glob -> files it leaves out
+    changelogs: int  # files kept with the page role `changelog` (indexed, ranked lower)
     level: str
     medians: dict[str, int]  # level -> typical section size (characters, see _strategy)
     max_chunk_size: int
@@ -110,6 +109,11 @@ class Proposal:
         lines = [f"{self.files} files"]
         for glob, count in sorted(self.excluded.items()):
             lines.append(f"exclude {glob}: {count} files")
+        if self.changelogs:
+            lines.append(
+                f"changelogs: {self.changelogs} files kept (role changelog: they rank below "
+                "other pages unless a query asks about changes; filter role=changelog for them)"
+            )
         for key in sorted(self.values):
             counts = self.values[key]
             shown = ", ".join(f"{v} ({n})" for v, n in sorted(counts.items()))
@@ -169,10 +173,6 @@ def _inside(path: str, folder: str) -> bool:
     return path.startswith(folder + "/")
 
 
-def _stem(name: str) -> str:
-    return name.split(".", 1)[0]
-
-
 # --- the proposal ---------------------------------------------------------------------------
 
 
@@ -197,23 +197,12 @@ def _glob_escape(text: str) -> str:
 
 
 def _excludes(tree: _Tree) -> dict[str, list[str]]:
-    """exclude glob -> the files it leaves out, for changelogs and vendored folders."""
+    """exclude glob -> the files it leaves out, for vendored folders."""
     found: dict[str, list[str]] = {}
-    for name in sorted(_CHANGELOG_FOLDERS | _VENDOR_FOLDERS):
+    for name in sorted(_VENDOR_FOLDERS):
         hits = [p for p in tree.paths if name in p.split("/")[:-1]]
         if hits:
             found[f"**/{name}/**"] = hits
-    names = sorted({p.rpartition("/")[2] for p in tree.paths})
-    for stem in sorted({_stem(n) for n in names}):
-        if not _CHANGELOG_FILE.fullmatch(stem):
-            continue
-        glob = f"{stem}*"
-        wider = [p for p in tree.paths if glob_match(glob, p)]
-        if all(_CHANGELOG_FILE.fullmatch(_stem(p.rpartition("/")[2])) for p in wider):
-            found[glob] = wider
-            continue
-        for name in (n for n in names if _stem(n) == stem):
-            found[_glob_escape(name)] = [p for p in tree.paths if p.rpartition("/")[2] == name]
     return found
 
 
@@ -382,6 +371,7 @@ def propose(docs_dir: Path) -> Proposal:
         files=len(kept.paths),
         values=dict(values),
         excluded={g: len(p) for g, p in excluded.items()},
+        changelogs=sum(classify(p, None, {}, bodies[p]) == CHANGELOG for p in kept.paths),
         level=level,
         medians=medians,
         max_chunk_size=max_size,

@@ -28,6 +28,7 @@ from docsmcp.common.memtrim import release_free_memory
 from docsmcp.common.progress import Progress, Reporter
 from docsmcp.embeddings.embed import EmbeddingOptions, EmbeddingProvider
 from docsmcp.embeddings.vectorize import IVF_THRESHOLD
+from docsmcp.enrich.roles import ROLE_DESCRIPTION, ROLE_KEY
 from docsmcp.indexing.lexical import IndexBuilder
 from docsmcp.indexing.tables import TableBuilder
 from docsmcp.model.chunk import Chunk
@@ -319,6 +320,11 @@ def _copy(obj: T, **values: object) -> T:
     return new
 
 
+def _default_description(key: str) -> str:
+    # The built-in `role` key says what its values are and that they rank (enrich/roles.py).
+    return ROLE_DESCRIPTION if key == ROLE_KEY else f"Filter results by {key}."
+
+
 def taxonomy_of(corpus: Corpus, facets: list[Facets], problems: list[Problem]) -> dict:
     """Every metadata key with its sorted values, description and search rules (`facets`: each
     chunk's metadata); problems (too many values for a facet code, auto_include naming what
@@ -346,7 +352,7 @@ def taxonomy_of(corpus: Corpus, facets: list[Facets], problems: list[Problem]) -
             )
             latest = None
         out[key] = TaxonomyKey(
-            description=cfg.description if cfg and cfg.description else f"Filter results by {key}.",
+            description=cfg.description if cfg and cfg.description else _default_description(key),
             vector_collapse=bool(cfg and cfg.vector_collapse),
             values=tuple(sorted(values[key], key=str.encode)),
             latest=latest,

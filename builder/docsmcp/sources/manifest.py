@@ -26,6 +26,7 @@ from docsmcp.common.limits import (
     MAX_JSON_INT_DIGITS,
     MAX_MANIFEST_BYTES,
 )
+from docsmcp.enrich.roles import role_problem
 from docsmcp.model.source import Manifest, Override, Problem, Strategy, TaxonomyKey
 from docsmcp.sources.discover import (
     Refused,
@@ -150,7 +151,7 @@ def _metadata_entry_problem(key: Any, value: Any, what: str = "metadata") -> str
             f"{what} value for {key!r} is {len(stripped)} characters long; "
             f"at most {MAX_METADATA_VALUE} are allowed"
         )
-    return None
+    return role_problem(key, stripped)
 
 
 # --- JSON ------------------------------------------------------------------------------------

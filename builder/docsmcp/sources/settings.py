@@ -19,6 +19,7 @@ from docsmcp.common.limits import (
     MAX_HTML_BYTES,
     MAX_TABLE_CELLS,
 )
+from docsmcp.enrich.roles import ROLE_KEY, ROLES, classify
 from docsmcp.model.source import Manifest, Problem, SourceFile, Strategy
 from docsmcp.sources.discover import (
     Refused,
@@ -258,6 +259,13 @@ def configure_file(
                 settings.metadata.update(override.metadata)
     _apply_inline_hint(fm.body, settings)
     _apply_frontmatter(fm, settings)
+    # Every page has a role (bundle-spec.md, *Page roles*): the one a manifest or the
+    # frontmatter gives (checked against the vocabulary where it was written), else its own.
+    role = settings.metadata.get(ROLE_KEY, "").lower()
+    if role not in ROLES:
+        data = fm.data if isinstance(fm.data, Mapping) else {}
+        role = classify(path, settings.title, data, fm.body)
+    settings.metadata[ROLE_KEY] = role
     source = SourceFile(
         path=path,
         text=text,

@@ -10,7 +10,7 @@ import os
 
 from ..distribution import remote
 from ..distribution.archive import is_remote
-from ..search.engine import EXPAND_ENV, SearchOptions, parse_flag
+from ..search.options import EXPAND_ENV, SearchOptions, parse_flag
 from ..search.rerank import MAX_DEPTH as MAX_RERANK_DEPTH
 from ..search.rerank import RerankOptions
 from ..tools.registry import ToolSelection

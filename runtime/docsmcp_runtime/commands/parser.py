@@ -12,7 +12,7 @@ import textwrap
 from .. import __version__, logs
 from ..distribution import remote
 from ..format import FUSION_LISTS
-from ..search.engine import DEFAULT_TIME_BUDGET, EXPAND_ENV, MAX_TOKENS_ENV, TIME_BUDGET_ENV
+from ..search.options import DEFAULT_TIME_BUDGET, EXPAND_ENV, MAX_TOKENS_ENV, TIME_BUDGET_ENV
 from ..tools.registry import TOOL_NAMES, TOOL_PREFIX_ENV, TOOLS_ENV, VERSION_TOOLS
 from .argparsing import OneLineParser
 

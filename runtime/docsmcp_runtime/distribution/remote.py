@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from urllib.parse import urlsplit, urlunsplit
 
 from .. import __version__
-from ..search.engine import parse_flag
+from ..search.options import parse_flag
 from .archive import HEX64, is_remote
 
 # A bundle with vectors of a large corpus is a few hundred MB; far beyond that is a mistake or

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 from .. import __version__, logs
 from ..protocol.dispatcher import MAX_MESSAGE_BYTES
-from ..search.engine import (
+from ..search.options import (
     EXPAND_ENV,
     MAX_TOKENS_ENV,
     TIME_BUDGET_ENV,

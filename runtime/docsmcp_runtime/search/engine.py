@@ -5,20 +5,20 @@ from __future__ import annotations
 import functools
 import re
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from ..bundle.reader import Bundle
 from ..errors import SearchTimeout
-from ..format import PROVIDERS, Fusion, FusionWeights
-from .budget import MAX_TOKENS, MIN_TOKENS
+from ..format import PROVIDERS, Fusion
 from .embedding import EmbeddingError, QueryEmbedder
 from .fusion import CONVEX, RRF, FusionPolicy, convex, policy_for, rrf
 from .intent import QUERY_CLASSES, Named, named_values, query_class
 from .lexical import Lexicon, query_terms, score
-from .rerank import RerankOptions
+from .options import SearchOptions
+from .roles import RolePrior, weigh
 from .selection import rank, topk
 from .vectors import VectorIndex, vectors_file
 from .versions import Versions
@@ -30,153 +30,17 @@ FUSION_DEPTH = 200
 # Distinct terms (and, separately, distinct bigram terms) of one query that are scored; the rest
 # are dropped with a note. Each costs a dictionary lookup and a pass over its postings.
 MAX_QUERY_TERMS = 64
-# Seconds one search may take before it is abandoned with a tool error (never a partial result).
-DEFAULT_TIME_BUDGET = 5.0
-TIME_BUDGET_ENV = "DOCSMCP_SEARCH_TIMEOUT"
-EXPAND_ENV = "DOCSMCP_EXPAND_REFERENCES"
-MAX_TOKENS_ENV = "DOCSMCP_MAX_TOKENS"
 # Reference expansion (search_docs expand_references): the references of the best hits join the
 # candidates, each scored at a fraction of the hit that refers to it. A fixed number of parent
 # hits, whatever the page asked for, keeps pages of one query consistent.
 EXPAND_PARENTS = 5
 EXPAND_PER_HIT = 5
 REFERENCE_DISCOUNT = 0.5
-# A taxonomy value the query names (intent.named_values) multiplies its rows' scores by
-# 1 + NAME_BOOST when the call does not filter that key: a boost, never a filter.
-NAME_BOOST = 1.0
-
-
-# The flags SearchOptions.parse reads, in its order (the environment has its own names).
-CLI_NAMES = (
-    "--fusion-weights",
-    "--similarity-floor",
-    "--search-timeout",
-    "--expand-references",
-    "--max-tokens",
-    "--ivf-probe",
-)
-# What a yes/no setting given as text (an environment variable) accepts as yes.
-TRUE_WORDS = ("1", "true", "yes", "on")
-
-
-@dataclass(frozen=True)
-class SearchOptions:
-    """Runtime overrides of the bundle's hybrid-search settings (flags or environment)."""
-
-    fusion: FusionWeights = FusionWeights()
-    similarity_floor: float | None = None
-    time_budget: float = DEFAULT_TIME_BUDGET  # seconds per search
-    # search_docs' expand_references when a call does not say (--expand-references).
-    expand_references: bool = False
-    # The response budget of a call that names none (--max-tokens); None: unbounded.
-    max_tokens: int | None = None
-    # How hybrid lists fuse; None: the provider's policy (fusion.POLICIES), or plain RRF with
-    # the bundle's weights when `fusion` gives any weight (--fusion-weights).
-    policy: FusionPolicy | None = None
-    name_boost: float = NAME_BOOST  # 0: taxonomy values named in queries are not boosted
-    # An OpenAI-compatible chat endpoint reranking the fused top (--rerank-url); None: off.
-    rerank: RerankOptions | None = None
-    # Lists an IVF search reads (--ivf-probe); None: the bundle's `index.probe`.
-    ivf_probe: int | None = None
-
-    @classmethod
-    def parse(
-        cls,
-        fusion_weights: str | None,
-        similarity_floor: str | None,
-        time_budget: str | None,
-        expand_references: str | None = None,
-        max_tokens: str | None = None,
-        ivf_probe: str | None = None,
-        names: tuple[str, ...] = CLI_NAMES,
-    ) -> SearchOptions:
-        """From command-line or environment text (None: not given); ValueError naming `names`."""
-        parsers = (
-            FusionWeights.parse,
-            parse_cosine,
-            parse_seconds,
-            parse_flag,
-            parse_max_tokens,
-            parse_probe,
-        )
-        texts = (
-            fusion_weights,
-            similarity_floor,
-            time_budget,
-            expand_references,
-            max_tokens,
-            ivf_probe,
-        )
-        values = []
-        for name, parse, text in zip(names, parsers, texts, strict=True):
-            try:
-                values.append(parse(text) if text is not None and text.strip() else None)
-            except ValueError as exc:
-                raise ValueError(f"{name}: {exc}") from None
-        weights, floor, budget, expand, tokens, probe = values
-        return cls(
-            weights or FusionWeights(),
-            floor,
-            budget or DEFAULT_TIME_BUDGET,
-            bool(expand),
-            tokens,
-            ivf_probe=probe,
-        )
 
 
 def _check(deadline: float) -> None:
     if time.monotonic() > deadline:
         raise SearchTimeout
-
-
-def parse_seconds(text: str) -> float:
-    """A time budget given on a command line or in the environment: a finite number > 0."""
-    try:
-        value = float(text)
-    except ValueError:
-        raise ValueError(f"expected a number of seconds, got {text!r}") from None
-    if not 0 < value < float("inf"):
-        raise ValueError(f"must be a number of seconds > 0, got {text}")
-    return value
-
-
-def parse_flag(text: str) -> bool:
-    """A yes/no setting given as text: one of TRUE_WORDS is yes, anything else no."""
-    return text.strip().lower() in TRUE_WORDS
-
-
-def _parse_count(text: str, unit: str, low: int, high: int | None = None) -> int:
-    """An integer setting given as text, in low..high (no upper bound when `high` is None)."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise ValueError(f"expected a number of {unit}, got {text!r}") from None
-    if high is None and value < low:
-        raise ValueError(f"must be at least {low}, got {value}")
-    if high is not None and not low <= value <= high:
-        raise ValueError(f"must be between {low} and {high}, got {value}")
-    return value
-
-
-def parse_max_tokens(text: str) -> int:
-    """A server's default response budget: an integer in MIN_TOKENS..MAX_TOKENS."""
-    return _parse_count(text, "tokens", MIN_TOKENS, MAX_TOKENS)
-
-
-def parse_probe(text: str) -> int:
-    """IVF lists read per query: an integer >= 1 (a bundle with fewer lists reads them all)."""
-    return _parse_count(text, "lists", 1)
-
-
-def parse_cosine(text: str) -> float:
-    """A similarity given on a command line or in the environment: a number in [-1, 1]."""
-    try:
-        value = float(text)
-    except ValueError:
-        raise ValueError(f"expected a number, got {text!r}") from None
-    if not -1.0 <= value <= 1.0:  # also refuses nan
-        raise ValueError(f"must be a cosine between -1 and 1, got {text}")
-    return value
 
 
 @dataclass(frozen=True)
@@ -226,6 +90,7 @@ class Searcher:
             else:
                 self.policy = policy_for(spec.provider)
         self.name_boost = options.name_boost
+        self.roles = RolePrior.of(bundle) if options.role_prior else None  # page roles (roles.py)
         self._values = {k: v.values for k, v in self.taxonomy.items()}
         floor = options.similarity_floor
         self.floor = floor if floor is not None else (spec.similarity_floor if spec else 0.0)
@@ -342,14 +207,15 @@ class Searcher:
             matched = np.greater(scores, 0, out=work.array("matched", bool))
             if named:
                 np.multiply(scores, self.boost_factor(named), out=scores)
+            weigh(scores, self.roles, query, filters)
             keep = np.logical_and(matched, mask, out=work.array("keep", bool))
             total = int(np.count_nonzero(keep))
             ranked, ranked_scores = rank(scores, keep, end)
             also_in: list[dict[str, list[str]]] = [{} for _ in ranked]
             ranked_set: np.ndarray | None = keep
         else:
-            ranked, ranked_scores = self._fuse(lexical, proximity, qvec, mask, query, named, work)
-            ranked, ranked_scores, also_in = self._collapse(ranked, ranked_scores, filters)
+            fused = self._fuse(lexical, proximity, qvec, mask, query, named, work, filters)
+            ranked, ranked_scores, also_in = self._collapse(*fused, filters)
             matched = np.greater(lexical, 0, out=work.array("matched", bool))
             matched |= proximity > 0
             total = len(ranked)
@@ -409,6 +275,7 @@ class Searcher:
         query: str = "",
         named: Sequence[Named] = (),
         work: Workspace | None = None,
+        filters: Mapping[str, str] | None = None,
     ) -> tuple[np.ndarray, np.ndarray]:
         f, policy = self.fusion, self.policy
         work = work or Workspace(self.bundle.n_chunks)
@@ -441,6 +308,7 @@ class Searcher:
             fused = rrf(len(rows), lists, f.k)
         if named:
             fused *= self.boost_factor(named, rows)
+        weigh(fused, self.roles, query, filters or {}, rows)
         keep_fused = fused > 0
         return topk(rows[keep_fused], fused[keep_fused], None)
 

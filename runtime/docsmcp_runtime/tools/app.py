@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 from .. import __version__
 from ..bundle.reader import Bundle
 from ..errors import INVALID_PARAMS, BundleError, ProtocolError
-from ..search.engine import SearchOptions
+from ..search.options import SearchOptions
 from .arguments import MAX_LIMIT, ToolInputError, filter_args, query_arg
 from .context import DocsContext
 from .instructions import default_instructions

@@ -17,7 +17,8 @@ from ..bundle.reader import Bundle
 from ..errors import BundleError
 from ..protocol.cursor import cursor_secret
 from ..search.embedding import EmbeddingError, query_embedder
-from ..search.engine import Searcher, SearchOptions
+from ..search.engine import Searcher
+from ..search.options import SearchOptions
 from ..search.rerank import ChatReranker
 from .arguments import Pager
 

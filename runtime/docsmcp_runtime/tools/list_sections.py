@@ -11,6 +11,7 @@ import numpy as np
 
 from ..browse.pages import tree
 from ..search.budget import budget_note, fit_entries
+from ..search.roles import ROLE_KEY
 from .arguments import (
     DEFAULT_LIST,
     MAX_LIST,
@@ -68,8 +69,8 @@ OUTPUT = {
         "next_cursor": {"type": ["string", "null"]},
         "categories": {
             "type": "object",
-            "description": "Pages per filter value, or per top folder (key `folder`) when the "
-            "docs have no filters; on the first page of the whole tree only.",
+            "description": "Pages per filter value, and per top folder (key `folder`) when the "
+            "docs have no filters but the page `role`; on the first page of the whole tree only.",
             "additionalProperties": {"type": "object", "additionalProperties": {"type": "integer"}},
         },
         "notes": NOTES,
@@ -202,17 +203,18 @@ def _tree(
 
 
 def _category_counts(context: DocsContext) -> dict[str, dict[str, int]]:
-    """Pages per taxonomy value; without a taxonomy, pages per top folder (key `folder`)."""
+    """Pages per taxonomy value; without a taxonomy of the author's own (the built-in page
+    `role` aside), pages per top folder too (key `folder`)."""
     pages = context.pages
-    if not context.taxonomy:
+    out: dict[str, dict[str, int]] = {}
+    if not set(context.taxonomy) - {ROLE_KEY}:
         tops: dict[str, int] = {}
         for path in pages.paths:
             top = path.split("/", 1)[0] if "/" in path else "."
             tops[top] = tops.get(top, 0) + 1
-        return {"folder": tops}
+        out["folder"] = tops
     firsts = pages.first_rows
     facets = context.bundle.arrays["facets"]
-    out: dict[str, dict[str, int]] = {}
     for col, (key, info) in enumerate(context.taxonomy.items()):
         codes = np.asarray(facets[firsts, col], dtype=np.int64)
         counts = np.bincount(codes, minlength=len(info.values) + 1)

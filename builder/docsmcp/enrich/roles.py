@@ -1,0 +1,213 @@
+"""The role of a page (bundle-spec.md, *Page roles*): what kind of page it is, from its path,
+title, frontmatter and structure, stored as the built-in taxonomy key `role` so a filter
+(`role=changelog`), hit metadata and the runtime's prior (docsmcp_runtime/search/roles.py, the
+home of the vocabulary) can use it.
+
+`classify` is a pure function; the first rule that matches wins:
+
+| # | role        | when                                                                        |
+|---|-------------|-----------------------------------------------------------------------------|
+| 1 | `changelog` | file name CHANGELOG*, CHANGES, HISTORY, NEWS, RELEASES, release-notes*,     |
+|   |             | whats-new*, migration*/migrating*, upgrad*, breaking-changes*; or a folder  |
+|   |             | changelog/, changes/, release-notes/, whatsnew/, migration/ …; or a         |
+|   |             | title "Changelog", "Release notes", "What's new …", "Migrating …",          |
+|   |             | "Upgrading …", "Breaking changes"                                           |
+| 2 | `index`     | a folder's index/README/overview page that is mostly links (≥ 3 lines of    |
+|   |             | text, at least half of them links or cards) and has no code block           |
+| 3 | `proposal`  | a folder seps/, rfcs/, peps/, adr(s)/, keps/, proposals/, enhancements/;    |
+|   |             | or a file name or title SEP-n / RFC-n / PEP-n / ADR-n / KEP-n               |
+| 4 | `blog`      | a folder blog/, posts/, _posts/, announcements/; a file name that starts    |
+|   |             | with a date (2024-05-01-x.md); or frontmatter with a date and an author(s)  |
+| 5 | `generated` | SDK model/type pages (docs/models/**, docs/errors/** as Speakeasy and other |
+|   |             | generators lay them out); or a "generated … do not edit" comment on top     |
+| 6 | `concept`   | a folder concepts/, explanation(s)/, architecture/, background/, topics/;  |
+|   |             | a file name with "concept" or "architecture"; a title "Understanding …",    |
+|   |             | "What is …", "Introduction to …", "Architecture", "… concepts"              |
+| 7 | `guide`     | a folder guide(s)/, tutorial(s)/, how-to/, getting-started/, quickstart/,  |
+|   |             | learn/, develop/, cookbook/, recipes/, examples/; a file name quickstart,   |
+|   |             | getting-started, tutorial*, how-to*, install*, setup, usage; a title "How   |
+|   |             | to …", "Getting started", "Quickstart", "Tutorial", "Build a …"; or steps  |
+|   |             | (a `<Steps>` component, three "Step N" headings)                            |
+| 8 | `reference` | everything else (API pages, specifications, manuals)                       |
+
+A manifest (top-level or override `metadata`) or the frontmatter (`metadata`/`mcp_metadata`)
+may set `role` instead; its value must be one of the vocabulary (`role_problem`).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+
+from docsmcp_runtime.search.roles import (
+    BLOG,
+    CHANGELOG,
+    CONCEPT,
+    GENERATED,
+    GUIDE,
+    INDEX,
+    PROPOSAL,
+    REFERENCE,
+    ROLE_KEY,
+    ROLES,
+)
+
+ROLE_DESCRIPTION = (
+    "Filter results by the kind of page: " + ", ".join(ROLES) + ". Without it, changelogs, "
+    "blog posts, proposals and generated pages rank lower unless the query asks for them."
+)
+
+# CHANGES, HISTORY, NEWS, RELEASES only as the whole name ("history-design-future" is not one).
+_CHANGELOG_STEM = re.compile(
+    r"^(?:changes|history|news|releases?)$|"
+    r"^(?:changelog|release[-_ ]?notes|what'?s[-_ ]?new|whatsnew|migration|migrating|migrate|"
+    r"upgrad(?:e|ing)|breaking[-_ ]changes)(?:$|[-_ .].*)"
+)
+_CHANGELOG_DIRS = frozenset(
+    {
+        "changelog",
+        "changelogs",
+        "changes",
+        "release-notes",
+        "release_notes",
+        "releasenotes",
+        "releases",
+        "whatsnew",
+        "whats-new",
+        "what-s-new",
+        "migration",
+        "migration-guides",
+        "migrating",
+        "upgrading",
+        "upgrade-guides",
+    }
+)
+_CHANGELOG_TITLE = re.compile(
+    r"^(?:change ?log|changes\b|release notes|what'?s new|migrat(?:e|ing|ion)\b|"
+    r"upgrad(?:e|ing)\b|breaking changes|version history)|(?:release notes|changelog)$",
+    re.IGNORECASE,
+)
+_INDEX_STEMS = frozenset({"index", "_index", "readme", "overview", "summary", "home"})
+_PROPOSAL_DIRS = frozenset(
+    {"seps", "sep", "rfcs", "rfc", "peps", "pep", "adr", "adrs", "keps", "proposals",
+     "enhancements", "decisions"}
+)  # fmt: skip
+_PROPOSAL_NAME = re.compile(r"^(?:sep|rfc|pep|adr|kep)[-_ ]?\d+\b", re.IGNORECASE)
+_BLOG_DIRS = frozenset({"blog", "blogs", "posts", "_posts", "announcements"})
+_DATED = re.compile(r"^\d{4}-\d{2}-\d{2}[-_]")
+_GENERATED_DIRS = frozenset({"models", "errors", "sdkerrors"})
+_GENERATED_COMMENT = re.compile(
+    r"<!--[^>]*(?:auto-?generated|generated by|do not edit)[^>]*-->", re.IGNORECASE
+)
+_CONCEPT_DIRS = frozenset(
+    {"concepts", "concept", "core-concepts", "explanation", "explanations", "architecture",
+     "background", "topics", "understanding", "fundamentals"}
+)  # fmt: skip
+_CONCEPT_TITLE = re.compile(
+    r"^(?:understanding|what is|what are|introduction to|architecture|about)\b|concepts?$",
+    re.IGNORECASE,
+)
+_GUIDE_DIRS = frozenset(
+    {"guide", "guides", "tutorial", "tutorials", "how-to", "howto", "how-tos", "how-to-guides",
+     "getting-started", "quickstart", "quick-start", "learn", "develop", "cookbook", "recipes",
+     "examples", "walkthroughs"}
+)  # fmt: skip
+_GUIDE_STEM = re.compile(
+    r"^(?:quick-?start|getting-started|get-started|tutorial|how-?to|install|installation|setup|"
+    r"usage|walkthrough)(?:$|[-_ .].*)"
+)
+_GUIDE_TITLE = re.compile(
+    r"^(?:how to|getting started|get started|quick ?start|tutorial|build (?:a|an|your)\b|"
+    r"step[- ]by[- ]step|installing|installation)",
+    re.IGNORECASE,
+)
+_STEP_HEADING = re.compile(r"^#{2,4}\s+step\s+\d", re.IGNORECASE | re.MULTILINE)
+_H1 = re.compile(r"^#\s+(.+?)\s*#*\s*$", re.MULTILINE)
+_LINK = re.compile(r"\]\(|<a\s|\bhref=", re.IGNORECASE)
+_FENCE = re.compile(r"^\s*(?:```|~~~)")
+_TAG_ONLY = re.compile(r"^\s*</?[A-Za-z][^>]*>?\s*$")
+# Only the top of a page is read for structure: a landing page says what it is early.
+_STRUCTURE_CHARS = 20_000
+
+
+def role_problem(key: object, value: object) -> str | None:
+    """Why a metadata entry setting `role` is unacceptable (a value outside the vocabulary,
+    compared case-insensitively), or None."""
+    if key != ROLE_KEY or not isinstance(value, str) or value.strip().lower() in ROLES:
+        return None
+    return f"role {value.strip()!r} is not a page role; use one of: {', '.join(ROLES)}"
+
+
+def classify(path: str, title: str | None, frontmatter: Mapping, body: str) -> str:
+    """The role of the page at `path` (relative to the docs folder), with its frontmatter
+    `title` (or None), parsed `frontmatter` and `body` (the text after the frontmatter)."""
+    parts = path.lower().split("/")
+    folders, name = parts[:-1], parts[-1]
+    stem = name.rsplit(".", 1)[0] if "." in name else name
+    head = body[:_STRUCTURE_CHARS]
+    if title is None and (h1 := _H1.search(head)):
+        title = h1.group(1)
+    title = (title or "").strip()
+    if (
+        _CHANGELOG_STEM.match(stem)
+        or any(f in _CHANGELOG_DIRS for f in folders)
+        or _CHANGELOG_TITLE.search(title)
+    ):
+        return CHANGELOG
+    if stem in _INDEX_STEMS and _mostly_links(head):
+        return INDEX
+    if (
+        any(f in _PROPOSAL_DIRS for f in folders)
+        or _PROPOSAL_NAME.match(stem)
+        or _PROPOSAL_NAME.match(title)
+    ):
+        return PROPOSAL
+    if (
+        any(f in _BLOG_DIRS for f in folders)
+        or _DATED.match(stem)
+        or ("date" in frontmatter and ("author" in frontmatter or "authors" in frontmatter))
+    ):
+        return BLOG
+    if _generated(folders) or _GENERATED_COMMENT.search(head[:2000]):
+        return GENERATED
+    if (
+        any(f in _CONCEPT_DIRS for f in folders)
+        or "concept" in stem
+        or "architecture" in stem
+        or _CONCEPT_TITLE.search(title)
+    ):
+        return CONCEPT
+    if (
+        any(f in _GUIDE_DIRS for f in folders)
+        or _GUIDE_STEM.match(stem)
+        or _GUIDE_TITLE.match(title)
+        or "<Steps>" in head
+        or len(_STEP_HEADING.findall(head)) >= 3
+    ):
+        return GUIDE
+    return REFERENCE
+
+
+def _generated(folders: list[str]) -> bool:
+    """Type pages of an SDK generator: `docs/models/...` or `docs/errors/...`."""
+    return any(
+        folders[i] == "docs" and folders[i + 1] in _GENERATED_DIRS for i in range(len(folders) - 1)
+    )
+
+
+def _mostly_links(text: str) -> bool:
+    """Whether at least half of the text lines (not headings or tag-only lines) link
+    somewhere, with three such lines at least, and no code: a landing page. (An SDK's README
+    links every operation too, but shows code.)"""
+    text_lines = links = 0
+    for line in text.splitlines():
+        if _FENCE.match(line):
+            return False  # code: a page that shows how, not a list of where
+        stripped = line.strip()
+        if not stripped or stripped.startswith("#") or set(stripped) <= set("|-: "):
+            continue
+        if _LINK.search(stripped):
+            links += 1
+        elif not _TAG_ONLY.match(stripped):
+            text_lines += 1
+    return links >= 3 and links >= text_lines

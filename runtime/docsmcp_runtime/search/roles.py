@@ -1,0 +1,179 @@
+"""Page roles (bundle-spec.md, *Page roles*): the vocabulary of the built-in taxonomy key `role`
+and the prior the engine applies to it.
+
+Every page of a bundle has one role, given by the builder (or a manifest / frontmatter):
+
+| role        | pages                                                              |
+|-------------|--------------------------------------------------------------------|
+| `reference` | what a thing is and does: API, specification, options (the default)|
+| `guide`     | tutorials, how-tos, quickstarts, recipes                           |
+| `concept`   | explanations, architecture, overviews of ideas                     |
+| `changelog` | release notes, what's new, migration and upgrade guides            |
+| `blog`      | blog posts, announcements                                          |
+| `proposal`  | SEPs, RFCs, PEPs, ADRs: designs, not the current behaviour         |
+| `generated` | pages generated from types: SDK model pages, type listings         |
+| `index`     | landing pages that mostly link elsewhere                           |
+
+The prior: a plain query ranks the page that documents today's behaviour above the pages that
+describe how it changed, was proposed or announced, or list a generated type's fields, so each
+row's score is multiplied by its role's weight (PRIOR). The prior yields to the query
+(`weights`):
+- a query asking what changed ("changes", "changed", "changelog", "release notes", "what's
+  new", "new in", "breaking") lifts changelogs (LIFTED) and leaves blog posts undemoted;
+- a query on deprecation, migration, upgrades or releases, or naming a version (1.2, v2,
+  2025-06-18), leaves changelogs (and, for a version, blog posts) undemoted;
+- naming a blog/post/announcement lifts blog posts; naming a SEP/RFC/PEP/ADR or a proposal
+  lifts proposals;
+- a query naming code (an identifier, intent.query_class) leaves generated pages undemoted.
+A `role` filter selects pages of that role and no prior applies (the engine does not call this
+module then). Rows with a role outside the vocabulary keep their score.
+
+The vocabulary lives here, in the runtime, and the builder imports it: one home for it.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Collection, Mapping, Sequence
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from .intent import IDENTIFIER, query_class
+
+if TYPE_CHECKING:
+    from ..bundle.reader import Bundle
+
+ROLE_KEY = "role"
+REFERENCE, GUIDE, CONCEPT = "reference", "guide", "concept"
+CHANGELOG, BLOG, PROPOSAL, GENERATED, INDEX = (
+    "changelog",
+    "blog",
+    "proposal",
+    "generated",
+    "index",
+)
+ROLES = (REFERENCE, GUIDE, CONCEPT, CHANGELOG, BLOG, PROPOSAL, GENERATED, INDEX)
+
+# The default weight of each role (a multiplier on the row's score; 1.0 for the roles a reader
+# opens for today's behaviour). Measured with `docsmcp eval` (MRR@5) on the four dev sets, one
+# weight at a time, on bundles built as /work/base/build_all.sh builds them (DECISIONS.md,
+# *Page roles*, has the tables):
+# - generated: 1.0 / 0.8 / 0.7 / 0.5 / 0.3 gave dev 0.645 / 0.674 / 0.684 / 0.707 / 0.712 and
+#   nl 0.477 / 0.491 (0.8 and lower); 0.5, the top of the plateau, loses one nl case whose
+#   answer is a model page (an identifier query keeps them at 1.0, `weights`).
+# - proposal: on mcp-docs with only its latest release (what the `version` default serves),
+#   1.0 / 0.9 / 0.8 / 0.7 gave 0.612 / 0.604 / 0.634 / 0.640; on the bundle with every version
+#   0.7 costs one case (0.467 -> 0.450), where a draft copy outranks the SEP that was first.
+# - changelog: 0.3 .. 0.8 gave the same scores on every set (1.0 cost dev 0.003): 0.5 keeps a
+#   changelog that repeats a page's words (FastAPI's release notes for "dependency with yield
+#   cleanup") below that page.
+# - blog, index: no dev case has such a page for an answer or a rival. Blog 0.6 moves Vite's
+#   announcements below its guides ("server-side rendering setup"); landing pages are seldom
+#   ranked (they are mostly links), so index stays 1.0.
+PRIOR: Mapping[str, float] = {
+    REFERENCE: 1.0,
+    GUIDE: 1.0,
+    CONCEPT: 1.0,
+    CHANGELOG: 0.5,
+    BLOG: 0.6,
+    PROPOSAL: 0.7,
+    GENERATED: 0.5,
+    INDEX: 1.0,
+}
+# The weight of a role the query asks for (a changelog for "what changed in 2025-06-18"): the
+# dev sets score the same for 1.0 .. 1.3 (1.6 cost mcp-dev-016 while deprecation words still
+# lifted changelogs: the changelog's *Deprecated* section above the deprecation pages).
+LIFTED = 1.3
+# A query on a topic changelogs cover among others (deprecation, migration, a version): those
+# pages compete on their text, neither demoted nor lifted.
+NEUTRAL = 1.0
+
+# Words that ask what changed between releases: a changelog is the answer, lifted.
+_CHANGES = re.compile(
+    r"\b(?:changes|changed|changelogs?|change\s+log|release\s+notes?|what'?s\s+new|new\s+in|"
+    r"breaking)\b",
+    re.IGNORECASE,
+)
+# Words about a topic changelogs cover among others (a deprecated feature, a migration, a
+# release): a changelog competes on its text, neither demoted nor lifted; the reference page
+# that lists deprecated features stays first for "deprecated features".
+_CHANGE_TOPIC = re.compile(
+    r"\b(?:deprecat\w*|migrat\w*|upgrad\w*|releases?|released|history)\b", re.IGNORECASE
+)
+# A version: 1.2, v2, 3.11.4, a dated revision 2025-06-18.
+_VERSION = re.compile(r"\b(?:v\d+(?:\.\d+)*|\d+\.\d+(?:\.\d+)*|\d{4}-\d{2}-\d{2})\b", re.IGNORECASE)
+_BLOG = re.compile(r"\b(?:blogs?|announc\w*|posts?)\b", re.IGNORECASE)
+_PROPOSAL = re.compile(
+    r"\b(?:seps?|rfcs?|peps?|adrs?|proposals?|proposed|enhancement\s+proposals?)(?:\b|-?\d)",
+    re.IGNORECASE,
+)
+
+
+def weights(query: str, present: Collection[str] = ROLES) -> dict[str, float]:
+    """The weight of each role for `query`: the default prior, with the roles the query asks
+    for lifted. Only the rules of roles in `present` (a bundle's values) are tried: a search
+    pays for none of the others (query_class is the dearest, ~20 us)."""
+    out = dict(PRIOR)
+    if CHANGELOG in present or BLOG in present:
+        if _CHANGES.search(query):
+            out[CHANGELOG] = LIFTED
+            out[BLOG] = NEUTRAL  # a release's announcement says what is new in it too
+        elif _CHANGE_TOPIC.search(query):
+            out[CHANGELOG] = NEUTRAL
+        if _VERSION.search(query):
+            out[CHANGELOG] = max(out[CHANGELOG], NEUTRAL)
+            out[BLOG] = NEUTRAL
+    if BLOG in present and _BLOG.search(query):
+        out[BLOG] = LIFTED
+    if PROPOSAL in present and _PROPOSAL.search(query):
+        out[PROPOSAL] = LIFTED
+    if GENERATED in present and query_class(query) == IDENTIFIER:
+        out[GENERATED] = NEUTRAL
+    return out
+
+
+class RolePrior:
+    """The per-row weight of the `role` column of one bundle (facet codes → weights)."""
+
+    def __init__(self, values: Sequence[str], column: np.ndarray) -> None:
+        self.values = tuple(values)
+        self.column = column  # facet codes of `role`, one per row (0: no role)
+
+    @classmethod
+    def of(cls, bundle: Bundle) -> RolePrior | None:
+        """The prior of a bundle; None when it has no `role` key (an earlier builder's)."""
+        taxonomy, keys = bundle.metadata.taxonomy, bundle.taxonomy_keys
+        if ROLE_KEY not in taxonomy or ROLE_KEY not in keys:
+            return None
+        column = bundle.arrays["facets"][:, keys.index(ROLE_KEY)]
+        return cls(taxonomy[ROLE_KEY].values, column)
+
+    def factor(self, query: str, rows: np.ndarray | None = None) -> np.ndarray | None:
+        """Each row's weight (of the bundle, or of `rows`), or None when every weight is 1."""
+        by_role = weights(query, self.values)
+        table = np.ones(len(self.values) + 1, dtype=np.float32)
+        for code, value in enumerate(self.values, start=1):
+            # An unknown value (a newer builder's role) keeps its row's score as it is.
+            table[code] = np.float32(by_role.get(value, 1.0))
+        if np.all(table == 1):
+            return None
+        column = self.column if rows is None else self.column[rows]
+        return table[column]
+
+
+def weigh(
+    scores: np.ndarray,
+    prior: RolePrior | None,
+    query: str,
+    filters: Mapping[str, str],
+    rows: np.ndarray | None = None,
+) -> None:
+    """Multiply `scores` (one per row of the bundle, or of `rows`) in place by the weights of
+    their page roles for `query`: the engine's one call, in the full-text and the fused path.
+    Nothing without a prior or with a `role` filter (the filter selects; no weight applies)."""
+    if prior is None or ROLE_KEY in filters:
+        return
+    factor = prior.factor(query, rows)
+    if factor is not None:
+        scores *= factor
