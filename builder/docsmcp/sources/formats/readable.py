@@ -29,8 +29,11 @@ comment that does not close within `_MAX_SPAN` characters is left as text.
 
 from __future__ import annotations
 
+import bisect
 import html
 import re
+from dataclasses import dataclass
+from itertools import accumulate
 
 from docsmcp.sources.formats.fences import fenced_lines
 
@@ -38,6 +41,8 @@ _MAX_SPAN = 20_000  # the longest tag, expression or comment looked for
 _FAIL_BUDGET = 1_000_000  # characters failed searches may read in a file (beyond 4 per char)
 _BREAK = "\x1e"  # a line break the markup asks for, inside one line (a newline at the end)
 _TRIGGER = re.compile(r"[<`{&]")
+_MD_TRIGGER = re.compile(r"[<&]")
+_MDX_TRIGGER = re.compile(r"[<&{]")
 _TAG_NAME = re.compile(r"[A-Za-z][\w.:-]*")
 _ATTR_NAME = re.compile(r"[^\s=/>{}\"'<]+")
 _BARE_VALUE = re.compile(r"[^\s>]+")
@@ -423,7 +428,13 @@ def _finish(line: str, display: bool) -> str:
     if _BREAK not in line:
         return line
     if not display or line.lstrip().startswith("|"):
-        return re.sub(r"[ \t]*" + _BREAK + r"[ \t\x1e]*", " ", line).rstrip()
+        parts = line.split(_BREAK)  # (str methods: a regex with `[ \t]*` first is quadratic)
+        last = len(parts) - 1
+        return " ".join(
+            p.strip(" \t") if 0 < k < last else p.rstrip(" \t") if k == 0 else p.lstrip(" \t")
+            for k, p in enumerate(parts)
+            if p.strip(" \t") or k in (0, last)
+        ).rstrip()
     parts = [p.rstrip() for p in line.split(_BREAK)]
     out: list[str] = []
     for p in parts:
@@ -436,42 +447,89 @@ def _finish(line: str, display: bool) -> str:
 
 def reduce(display: list[str], parse: list[str], mdx: bool) -> tuple[list[str], list[str]]:
     """The display and parse lines of a file with markup reduced to its text (same count)."""
-    return _reduce(display, mdx, True), _reduce(parse, mdx, False)
+    shown = _reduce(display, mdx)
+    # Mostly the same lines (they differ at explicit ids and admonition labels): read once.
+    parsed = shown if parse == display else _reduce(parse, mdx)
+    out = list(shown.lines)
+    for k in shown.finish:
+        out[k] = _finish(out[k], True)
+    indexed = list(parsed.lines)
+    for k in parsed.finish:
+        indexed[k] = _finish(indexed[k], False)
+    for i in parsed.labels:
+        # A label ends its line within the paragraph that follows (no lines may be added).
+        if indexed[i] and i + 1 < len(indexed) and indexed[i + 1].strip():
+            indexed[i] += "\\"
+    return out, indexed
 
 
-def _reduce(lines: list[str], mdx: bool, display: bool) -> list[str]:
+@dataclass(frozen=True)
+class _Reduced:
+    lines: list[str]  # the lines, markup gone, breaks still `_BREAK`, entities not decoded
+    finish: list[int]  # the lines `_finish` must still see
+    labels: tuple[int, ...]  # lines that became a block's label
+
+
+def _reduce(lines: list[str], mdx: bool) -> _Reduced:
+    text = "\n".join(lines)
+    if not ("<" in text or "&" in text or "///" in text or (mdx and "{" in text)):
+        return _Reduced(lines, [], ())  # most files of a reference site: nothing to reduce
     code = fenced_lines(lines)
     out = list(lines)
-    for i, label in _blocks(lines, code).items():
-        nxt = lines[i + 1] if i + 1 < len(lines) else ""
-        out[i] = label + ("\\" if label and not display and nxt.strip() else "")
-    if not any(not code[i] and _may_reduce(line, mdx) for i, line in enumerate(out)):
-        return out
+    labels = _blocks(lines, code) if "///" in text else {}
+    for i, label in labels.items():
+        out[i] = label
     depth_at: dict[int, int] = {}
     tag_lines: set[int] = set()
     stack: list[tuple[str, int]] = []
-    budget = [_FAIL_BUDGET + 4 * sum(len(line) for line in lines)]
+    budget = [_FAIL_BUDGET + 4 * len(text)]
+    read: list[tuple[int, int]] = []  # the lines scans read
+    starts = [0, *accumulate(len(line) + 1 for line in lines)]
+    trigger = _MDX_TRIGGER if mdx else _MD_TRIGGER
     i = 0
-    while i < len(out):
-        if code[i]:
+    n = len(out)
+    while i < n:
+        if not stack:
+            # Outside components, go straight to the next line holding markup (most lines of
+            # a reference site hold none) and back to the start of its paragraph or run.
+            m = trigger.search(text, starts[i])
+            if m is None:
+                break
+            k = bisect.bisect_right(starts, m.start()) - 1
+            if code[k]:
+                while k < n and code[k]:
+                    k += 1
+                i = k
+                continue
+            while k > i and not code[k - 1] and (mdx or out[k - 1].strip()):
+                k -= 1
+            i = k
+        # What one scan reads: a run of non-code lines; in a .md file a paragraph (no tag or
+        # code span crosses a blank line there).
+        if code[i] or (not mdx and not out[i].strip()):
             if stack:  # a code block inside a component is dedented with it
                 depth_at[i] = stack[0][1]
             i += 1
             continue
         j = i
-        while j < len(out) and not code[j]:
+        while j < n and not code[j] and (mdx or out[j].strip()):
             j += 1
-        if stack or any(_may_reduce(line, mdx) for line in out[i:j]):
-            scan = _Scan("\n".join(out[i:j]), mdx, i, stack, depth_at, tag_lines, budget)
+        run = "\n".join(out[i:j])
+        if stack or _may_reduce(run, mdx):
+            scan = _Scan(run, mdx, i, stack, depth_at, tag_lines, budget)
             if stack:
                 depth_at[i] = stack[0][1]
             reduced = scan.run().split("\n")
             assert len(reduced) == j - i  # every newline of the input is kept
             out[i:j] = reduced
+            read.append((i, j))
         i = j
     if depth_at:
         _dedent_components(lines, out, code, depth_at, tag_lines)
-    for k, line in enumerate(out):
+        read = [(0, n)]  # dedented lines may be anywhere
+    finish: list[int] = []
+    for k in (k for a, b in read for k in range(a, b)):
+        line = out[k]
         if code[k] or (line == lines[k] and "&" not in line):
             continue
         if line != lines[k]:
@@ -479,13 +537,13 @@ def _reduce(lines: list[str], mdx: bool, display: bool) -> list[str]:
                 line = line.lstrip(" \t")  # what stood in a tag's place starts the line
             if "`" not in line:
                 line = _SPACES.sub(" ", line)  # where dropped markup stood between words
-            line = line.rstrip()
-        out[k] = _finish(line, display)
-    return out
+            out[k] = line.rstrip()
+        finish.append(k)
+    return _Reduced(out, finish, tuple(labels))
 
 
-def _may_reduce(line: str, mdx: bool) -> bool:
-    return "<" in line or "&" in line or (mdx and "{" in line)
+def _may_reduce(text: str, mdx: bool) -> bool:
+    return "<" in text or "&" in text or (mdx and "{" in text)
 
 
 def _dedent_components(
