@@ -213,9 +213,9 @@ def test_reduction_keeps_every_line_where_it_was() -> None:
     """Line count and code lines are unchanged; lines of text only lose markup."""
     lines = MINTLIFY.split("\n")
     for mdx in (True, False):
-        display, parse = reduce(lines, lines, mdx)
+        display, parse, _ = reduce(lines, lines, mdx)
         assert len(display) == len(parse) == len(lines)
-    display, _ = reduce(lines, lines, True)
+    display, _, _ = reduce(lines, lines, True)
     at = lines.index("    ```json capabilities.json")
     assert display[at] == "```json capabilities.json"
     assert display[at + 2] == lines[at + 2][4:]  # dedented, relative indentation kept
@@ -308,7 +308,7 @@ _SOUP = st.lists(
 @given(soup=_SOUP, mdx=st.booleans())
 def test_random_tag_soup_reduces_without_error_or_growth(soup: str, mdx: bool) -> None:
     lines = soup.split("\n")
-    display, parse = reduce(lines, lines, mdx)
+    display, parse, _ = reduce(lines, lines, mdx)
     assert len(display) == len(parse) == len(lines)
     size = sum(len(line) for line in lines)
     # Breaks may become newlines and `<li>` a `- `: never more than a few characters each.
@@ -322,7 +322,7 @@ def test_long_unclosed_soup_is_linear() -> None:
     share one budget: 200,000 of them take about a second, not hours."""
     for soup in ("{" * 200_000, "<a b={" * 40_000, "<!--" * 50_000, "<svg>" * 40_000):
         started = time.perf_counter()
-        display, _ = reduce([soup], [soup], True)
+        display, _, _ = reduce([soup], [soup], True)
         assert time.perf_counter() - started < 20
         assert len(display[0]) <= len(soup)
 
@@ -344,7 +344,9 @@ _TAG_SOURCE = re.compile(r"className=|</?(?:Steps?|CodeGroup|Tabs?|Card|Note|War
 
 
 def _outside_code(text: str) -> str:
+    """`text` without code blocks and spans (a snippet's flattened block may be cut short)."""
     text = re.sub(r"^([ \t]*)(`{3,}|~{3,}).*?^\1\2[ \t]*$", "", text, flags=re.M | re.S)
+    text = re.sub(r"```.*?(```|$)", "", text, flags=re.S)
     return re.sub(r"`[^`\n]*`", "", text)
 
 

@@ -373,25 +373,36 @@ class _FileChunker:
         return "\n".join(c.strip() for c in cells if c.strip())
 
 
-def split_lines(sf: SourceFile) -> tuple[list[str], list[str], tuple[Tab, ...]]:
-    """(display lines, parse lines, code tabs) of a file; the lines keep the file's numbering."""
+# Files written in markdown: converted pages (PDF, reST, saved HTML) hold no markup of their own
+# to reduce, and their `<` and `&` are text.
+_MARKDOWN = (".md", ".mdx", ".markdown", ".mdown", ".mkd")
+
+
+def split_lines(
+    sf: SourceFile,
+) -> tuple[list[str], list[str], tuple[Tab, ...], tuple[tuple[int, str, str], ...]]:
+    """(display lines, parse lines, code tabs, links and anchors of the markup reduced) of a
+    file; the lines keep the file's numbering."""
     lines = sf.body.split("\n")
     mdx = sf.path.endswith(".mdx")
     if mdx:
         lines = drop_esm(lines)
     dialect = rewrite(lines)
     display = admonitions_to_text(dialect.display, hard_break=False)
+    parse = admonitions_to_text(dialect.parse)
+    if not sf.path.lower().endswith(_MARKDOWN) or sf.page_starts:
+        return display, parse, dialect.tabs, ()
     # Markup reduced to the text a reader sees, in what is shown and what is indexed alike.
-    display, parse = reduce(display, admonitions_to_text(dialect.parse), mdx)
-    return display, parse, dialect.tabs
+    display, parse, markup = reduce(display, parse, mdx)
+    return display, parse, dialect.tabs, markup
 
 
 def parse_file(sf: SourceFile) -> ParsedFile:
     if sf.path.endswith(".mdx") and "export " in sf.body:
         sf = _with_esm_metadata(sf)
-    display, parse, tabs = split_lines(sf)
+    display, parse, tabs, markup = split_lines(sf)
     tokens = _parser().parse("\n".join(parse))
-    return ParsedFile(sf, display, tokens, _blocks(tokens), tabs)
+    return ParsedFile(sf, display, tokens, _blocks(tokens), tabs, markup)
 
 
 def _with_esm_metadata(sf: SourceFile) -> SourceFile:

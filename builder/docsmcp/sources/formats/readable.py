@@ -209,12 +209,14 @@ class _Scan:
         depth_at: dict[int, int],
         tag_lines: set[int],
         budget: list[int],
+        markup: list[tuple[int, str, str]],
     ) -> None:
         self.s = text
         # Characters that failed searches (an unclosed tag, brace or comment) may still read
         # in this file, shared by its runs: past it, `<`, `{` and backticks are plain text, so
         # tag soup costs linear time, not one bounded search per `<`.
         self.budget = budget
+        self.markup = markup  # (line, "href" | "id" | "name", value) of the tags dropped
         self.line_start = 0  # where the line of the last position asked about starts
         self.seen = 0  # that position
         self.mdx = mdx
@@ -363,6 +365,10 @@ class _Scan:
                 return close.end()
             self.budget[0] -= min(len(s), i + _MAX_SPAN) - end
         text = "" if closing else _prose(name, props)
+        for key in ("href", "id", "name") if props and not closing else ():
+            value = props.get(key)
+            if value and (key != "name" or name == "a"):  # (a field's name is no anchor)
+                self.markup.append((self.line, key, value))
         if text and end < len(s) and not s[end].isspace():
             text += " "  # `<Card title="X">Body` reads `X Body`
         if name == "li" and not closing:
@@ -445,8 +451,12 @@ def _finish(line: str, display: bool) -> str:
     return "\n".join(out)
 
 
-def reduce(display: list[str], parse: list[str], mdx: bool) -> tuple[list[str], list[str]]:
-    """The display and parse lines of a file with markup reduced to its text (same count)."""
+def reduce(
+    display: list[str], parse: list[str], mdx: bool
+) -> tuple[list[str], list[str], tuple[tuple[int, str, str], ...]]:
+    """The display and parse lines of a file with markup reduced to its text (same count), and
+    the links and anchors of the tags dropped from the parse lines: (line, `href`, target) and
+    (line, `id` or `name`, anchor), which the cross-references read (xref.py)."""
     shown = _reduce(display, mdx)
     # Mostly the same lines (they differ at explicit ids and admonition labels): read once.
     parsed = shown if parse == display else _reduce(parse, mdx)
@@ -460,7 +470,7 @@ def reduce(display: list[str], parse: list[str], mdx: bool) -> tuple[list[str], 
         # A label ends its line within the paragraph that follows (no lines may be added).
         if indexed[i] and i + 1 < len(indexed) and indexed[i + 1].strip():
             indexed[i] += "\\"
-    return out, indexed
+    return out, indexed, parsed.markup
 
 
 @dataclass(frozen=True)
@@ -468,6 +478,7 @@ class _Reduced:
     lines: list[str]  # the lines, markup gone, breaks still `_BREAK`, entities not decoded
     finish: list[int]  # the lines `_finish` must still see
     labels: tuple[int, ...]  # lines that became a block's label
+    markup: tuple[tuple[int, str, str], ...] = ()  # links and anchors of dropped tags
 
 
 def _reduce(lines: list[str], mdx: bool) -> _Reduced:
@@ -484,6 +495,7 @@ def _reduce(lines: list[str], mdx: bool) -> _Reduced:
     stack: list[tuple[str, int]] = []
     budget = [_FAIL_BUDGET + 4 * len(text)]
     read: list[tuple[int, int]] = []  # the lines scans read
+    markup: list[tuple[int, str, str]] = []
     starts = [0, *accumulate(len(line) + 1 for line in lines)]
     trigger = _MDX_TRIGGER if mdx else _MD_TRIGGER
     i = 0
@@ -516,7 +528,7 @@ def _reduce(lines: list[str], mdx: bool) -> _Reduced:
             j += 1
         run = "\n".join(out[i:j])
         if stack or _may_reduce(run, mdx):
-            scan = _Scan(run, mdx, i, stack, depth_at, tag_lines, budget)
+            scan = _Scan(run, mdx, i, stack, depth_at, tag_lines, budget, markup)
             if stack:
                 depth_at[i] = stack[0][1]
             reduced = scan.run().split("\n")
@@ -539,7 +551,7 @@ def _reduce(lines: list[str], mdx: bool) -> _Reduced:
                 line = _SPACES.sub(" ", line)  # where dropped markup stood between words
             out[k] = line.rstrip()
         finish.append(k)
-    return _Reduced(out, finish, tuple(labels))
+    return _Reduced(out, finish, tuple(labels), tuple(markup))
 
 
 def _may_reduce(text: str, mdx: bool) -> bool:
