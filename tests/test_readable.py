@@ -222,6 +222,8 @@ def test_reduction_keeps_every_line_where_it_was() -> None:
     # A .md file keeps what CommonMark would show as text of an unknown tag.
     md = ["Pass <your-token> here, <b>now</b>."]
     assert reduce(md, md, False)[0] == ["Pass <your-token> here, now."]
+    table = ["<table><tr><th>Name</th><th>Type</th></tr><tr><td>id</td><td>str</td></tr></table>"]
+    assert reduce(table, table, False)[0] == ["Name Type\n\nid str"]
 
 
 def test_explicit_anchor_is_the_id_and_get_doc_reaches_it(tmp_path: Path) -> None:

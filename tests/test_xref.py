@@ -264,7 +264,7 @@ def test_links_and_anchors_of_components_reduced_to_text(tmp_path: Path) -> None
     r = refs(
         tmp_path,
         {
-            "a.mdx": "# A\n\n<CardGroup cols={2}>\n  <Card title=\"Setup\" href=\"b.mdx#keys\">"
+            "a.mdx": '# A\n\n<CardGroup cols={2}>\n  <Card title="Setup" href="b.mdx#keys">'
             "\n    Get keys.\n  </Card>\n</CardGroup>\n",
             "b.mdx": "# B\n\n## Install\n\nSteps here.\n\n## Later\n\n"
             '<a id="keys"></a>\nKeys are here.\n',

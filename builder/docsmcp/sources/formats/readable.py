@@ -375,6 +375,8 @@ class _Scan:
             text = _BREAK + "- " + text
         elif name == "br" or name in _BLOCK:
             text = _BREAK + text if not closing else text + _BREAK
+        elif name in ("td", "th") and closing:
+            text = " "  # `<td>a</td><td>b</td>` reads `a b`
         if text and not closing and not self.at_line_start(i) and s[i - 1 : i] not in (" ", ""):
             text = " " + text if text[0] != _BREAK else text
         self.out.append(text)
