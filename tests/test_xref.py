@@ -254,7 +254,23 @@ def test_duplicate_headings_and_explicit_and_html_anchors(tmp_path: Path) -> Non
             '## Renamed {#custom}\n\nThree.\n\n## Legacy\n\n<a name="old-name"></a>\nFour.\n',
         },
     )
-    assert r.targets("a.md#a") == ["b.md#b/usage-2", "b.md#b/renamed-custom", "b.md#b/legacy"]
+    # (an explicit id is the section's slug: issue 27; it was `renamed-custom`)
+    assert r.targets("a.md#a") == ["b.md#b/usage-2", "b.md#b/custom", "b.md#b/legacy"]
+
+
+def test_links_and_anchors_of_components_reduced_to_text(tmp_path: Path) -> None:
+    """A Mintlify `<Card href>` and an `<a id>` are reduced to their text (issue 27): their
+    link and anchor are still references and targets."""
+    r = refs(
+        tmp_path,
+        {
+            "a.mdx": '# A\n\n<CardGroup cols={2}>\n  <Card title="Setup" href="b.mdx#keys">'
+            "\n    Get keys.\n  </Card>\n</CardGroup>\n",
+            "b.mdx": "# B\n\n## Install\n\nSteps here.\n\n## Later\n\n"
+            '<a id="keys"></a>\nKeys are here.\n',
+        },
+    )
+    assert r.targets("a.mdx#a") == ["b.mdx#b/later"]
 
 
 def test_external_escaping_encoded_and_hostile_links(tmp_path: Path) -> None:

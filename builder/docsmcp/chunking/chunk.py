@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import bisect
 import json
+import re
 from collections import defaultdict
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
@@ -21,9 +22,13 @@ from docsmcp.model.source import SourceFile
 from docsmcp.model.text import slugify
 from docsmcp.sources.formats.dialects import rewrite
 from docsmcp.sources.formats.mdx import admonitions_to_text, drop_esm, esm_metadata
+from docsmcp.sources.formats.readable import reduce
 
 if TYPE_CHECKING:
     pass
+
+# An explicit heading id usable as it is in a chunk id (no `/` or `#`, which the id grammar uses).
+_ANCHOR_ID = re.compile(r"[A-Za-z0-9][\w.:-]*")
 
 SPLIT_LEVEL = {"file": 0, "h1": 1, "h2": 2, "h3": 3}
 # Without a manifest's max_chunk_size, sections split above 2,500 characters (as PDFs do): a
@@ -36,9 +41,12 @@ DEFAULT_MAX_CHUNK_SIZE = 2500
 
 
 def _heading_slug(b: Block) -> str:
-    # Chunk ids keep the heading as written, explicit id included (`install-guide-install`),
-    # as they always have: the id grammar follows the heading line, not its display title.
-    return slugify(f"{b.title} {{#{b.anchor}}}" if b.anchor else b.title)
+    """A heading's explicit id (`## Use CORSMiddleware { #use-corsmiddleware }`) is its slug,
+    as it is the site's anchor: `get_doc("tutorial/cors.md#use-corsmiddleware")` and the
+    `{anchor}` of a source URL reach it (issue 27; it was `title-id`, a dead link)."""
+    if b.anchor and _ANCHOR_ID.fullmatch(b.anchor):
+        return b.anchor
+    return slugify(b.anchor or b.title)
 
 
 @dataclass
@@ -365,22 +373,36 @@ class _FileChunker:
         return "\n".join(c.strip() for c in cells if c.strip())
 
 
-def split_lines(sf: SourceFile) -> tuple[list[str], list[str], tuple[Tab, ...]]:
-    """(display lines, parse lines, code tabs) of a file; the lines keep the file's numbering."""
+# Files written in markdown: converted pages (PDF, reST, saved HTML) hold no markup of their own
+# to reduce, and their `<` and `&` are text.
+_MARKDOWN = (".md", ".mdx", ".markdown", ".mdown", ".mkd")
+
+
+def split_lines(
+    sf: SourceFile,
+) -> tuple[list[str], list[str], tuple[Tab, ...], tuple[tuple[int, str, str], ...]]:
+    """(display lines, parse lines, code tabs, links and anchors of the markup reduced) of a
+    file; the lines keep the file's numbering."""
     lines = sf.body.split("\n")
-    if sf.path.endswith(".mdx"):
+    mdx = sf.path.endswith(".mdx")
+    if mdx:
         lines = drop_esm(lines)
     dialect = rewrite(lines)
     display = admonitions_to_text(dialect.display, hard_break=False)
-    return display, admonitions_to_text(dialect.parse), dialect.tabs
+    parse = admonitions_to_text(dialect.parse)
+    if not sf.path.lower().endswith(_MARKDOWN) or sf.page_starts:
+        return display, parse, dialect.tabs, ()
+    # Markup reduced to the text a reader sees, in what is shown and what is indexed alike.
+    display, parse, markup = reduce(display, parse, mdx)
+    return display, parse, dialect.tabs, markup
 
 
 def parse_file(sf: SourceFile) -> ParsedFile:
     if sf.path.endswith(".mdx") and "export " in sf.body:
         sf = _with_esm_metadata(sf)
-    display, parse, tabs = split_lines(sf)
+    display, parse, tabs, markup = split_lines(sf)
     tokens = _parser().parse("\n".join(parse))
-    return ParsedFile(sf, display, tokens, _blocks(tokens), tabs)
+    return ParsedFile(sf, display, tokens, _blocks(tokens), tabs, markup)
 
 
 def _with_esm_metadata(sf: SourceFile) -> SourceFile:

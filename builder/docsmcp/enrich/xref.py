@@ -269,6 +269,10 @@ class _FileIndex:
             row = self.row_from(line)
             if row is not None:
                 self.anchors.setdefault(_norm(name), row)
+        for line, key, value in self.parsed.markup:  # tags reduced to their text
+            row = self.row_from(line) if key != "href" else None
+            if row is not None:
+                self.anchors.setdefault(_norm(unquote(value)), row)
         body = self.parsed.source.body
         html = "id=" in body or "name=" in body
         grammar = GRAMMAR_FENCE in body
@@ -342,6 +346,11 @@ class _FileIndex:
                     if source is not None and not _external(m.group(1)):
                         out.append(("link", source, m.group(1)))
                         self.texts.append("")
+        for line, key, href in self.parsed.markup:  # links of tags reduced to their text
+            source = self.row_at(line) if key == "href" else None
+            if source is not None and not _external(href):
+                out.append(("link", source, href))
+                self.texts.append("")
         return out
 
 

@@ -64,6 +64,9 @@ class ParsedFile:
     tokens: list[Token]  # markdown-it tokens of the parse lines
     blocks: list[Block]  # top-level blocks with their line ranges
     tabs: tuple[Tab, ...] = ()  # content tabs (found by dialects.py), in file order
+    # (line, "href" | "id" | "name", value) of the tags readable.py dropped from the parse
+    # lines: links and anchors the cross-references still read.
+    markup: tuple[tuple[int, str, str], ...] = ()
 
 
 def file_line(sf: SourceFile, line: int) -> int:

@@ -59,6 +59,7 @@ class Bundle:
     _group_bytes: int = 0  # decompressed bytes held in _groups
     _lock: threading.Lock = field(default_factory=threading.Lock)
     _id_index: dict[str, int] | None = None
+    _anchor_index: dict[str, int] | None = None
     _tables: dict[str, pa.Table | None] = field(default_factory=dict)
     # `LIBRARY:` when a server serves several bundles (libraries/): every chunk id it shows
     # carries the prefix, and ids are accepted with or without it.
@@ -256,6 +257,26 @@ class Bundle:
             if self._id_index is None:
                 self._id_index = {cid: i for i, cid in enumerate(ids.to_pylist())}
         return self._id_index.get(chunk_id)
+
+    def row_of_anchor(self, chunk_id: str) -> int | None:
+        """The row of `path#anchor`, a section named by the site's own anchor (the last part
+        of its id: `tutorial/cors.md#use-corsmiddleware` for `...#cors/use-corsmiddleware`,
+        as a link to the page reaches it); the first in page order when several share it."""
+        if self.id_prefix and chunk_id.startswith(self.id_prefix):
+            chunk_id = chunk_id[len(self.id_prefix) :]
+        path, sep, anchor = chunk_id.partition("#")
+        if not sep or not anchor or "/" in anchor:
+            return None
+        ids = self.ids
+        with self._lock:
+            if self._anchor_index is None:
+                index: dict[str, int] = {}
+                for i, cid in enumerate(ids.to_pylist()):
+                    page, _, rest = cid.partition("#")
+                    if rest:
+                        index.setdefault(f"{page}#{rest.rpartition('/')[2]}", i)
+                self._anchor_index = index
+        return self._anchor_index.get(f"{path}#{anchor}")
 
     def table(self, name: str) -> pa.Table | None:
         """A browse table (format.TABLES), read and checked on first use; None when the bundle

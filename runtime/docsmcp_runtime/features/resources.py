@@ -291,6 +291,8 @@ class DocsResources:
             text = "\n\n".join(bundle.text(r) for r in rows)
         else:
             row = bundle.row_of(f"{path}#{anchor}")
+            if row is None:  # the site's own anchor of a nested section
+                row = bundle.row_of_anchor(f"{path}#{anchor}")
             if row is None or row not in rows:
                 raise self.missing(uri, self.section_uris(page, anchor))
             text = bundle.text(row)

@@ -119,6 +119,8 @@ def _chunk_row(context: DocsContext, chunk_id: object) -> int:
         )
     row = context.bundle.row_of(chunk_id)
     if row is None:
+        row = context.bundle.row_of_anchor(chunk_id)
+    if row is None:
         raise ToolInputError(
             f"Chunk ID '{chunk_id}' not found. Use search_docs to discover valid chunk IDs."
         )

@@ -15,6 +15,7 @@ _ESM = re.compile(r"^(import|export)\b")
 # the line is cut with str methods: a lazy `\s+(.*?)\s*$` is quadratic in runs of whitespace.
 _ADMONITION_KIND = re.compile(r"^\s{0,3}:::\s*([A-Za-z]+)")
 _ADMONITION_CLOSE = re.compile(r"^\s{0,3}:::\s*$")
+_MAX_STATEMENT = 200  # lines an import/export statement may span across blank lines
 
 
 def drop_esm(lines: list[str]) -> list[str]:
@@ -25,19 +26,33 @@ def drop_esm(lines: list[str]) -> list[str]:
     while i < len(lines):
         if not code[i] and _ESM.match(lines[i]):
             # A statement may span lines (`import {\n a,\n} from 'x';`): blank until it closes.
-            j = i
-            depth = 0
-            while True:
-                depth += lines[j].count("{") + lines[j].count("(") + lines[j].count("[")
-                depth -= lines[j].count("}") + lines[j].count(")") + lines[j].count("]")
-                out[j] = ""
-                if depth <= 0 or j + 1 >= len(lines) or not lines[j + 1].strip():
-                    break
-                j += 1
+            j = _statement_end(lines, code, i)
+            for k in range(i, j + 1):
+                out[k] = ""
             i = j + 1
             continue
         i += 1
     return out
+
+
+def _statement_end(lines: list[str], code: list[bool], i: int) -> int:
+    """The last line of the statement starting at line `i`: where its brackets close. A blank
+    line ends an unclosed statement, unless its brackets close within `_MAX_STATEMENT` lines
+    (a component defined in the page, `export const Check = () => (` with blank lines in its
+    JSX: issue 27, its `);` was the page's description)."""
+    depth = 0
+    j = i
+    first_blank = -1
+    while j < len(lines) and j - i < _MAX_STATEMENT and not (j > i and code[j]):
+        line = lines[j]
+        depth += line.count("{") + line.count("(") + line.count("[")
+        depth -= line.count("}") + line.count(")") + line.count("]")
+        if depth <= 0:
+            return j
+        if first_blank < 0 and j + 1 < len(lines) and not lines[j + 1].strip():
+            first_blank = j
+        j += 1
+    return first_blank if first_blank >= 0 else min(j, len(lines)) - 1
 
 
 # `title: "x"` / `description: 'x'` inside `export const metadata = {...}`, or

@@ -1,0 +1,591 @@
+"""The text a reader sees: JSX components, inline HTML and pymdownx blocks reduced to their text
+before parsing (issue 27, *Index what a reader sees*).
+
+Like every pre-parse pass (dialects.py, mdx.py) it keeps the number of lines, so markdown-it's
+line maps and the chunks' `source.lines` still point at the file's own lines. It acts on the
+display lines (what `get_doc`, `get_page` and snippets show) and the parse lines (what is
+indexed) alike, with two differences: a line break the markup asks for (`<br>`, the end of a
+`<p>` or `<div>`) becomes a newline inside the display line (a space in a table row, and in the
+parse lines, whose line count markdown-it must see unchanged), and entities (`&quot;`) are
+decoded in the display lines only (decoded in the parse lines, `&lt;T&gt;` would become a tag).
+
+- JSX components (`.mdx`: any tag whose name starts with a capital or holds a dot) and HTML
+  elements (every file: the known element names only, so `<your-token>` in a `.md` stays) lose
+  their tags; their text children stay. String props that are prose stay as text in the tag's
+  place (`title`, `description`, `label`, `alt`, `caption`, ...; a field component's
+  `name`/`type`, `<ResponseField name="id" type="string" required>` -> `id (string, required)`);
+  `className`, `style`, `href` and other attribute soup go. `<script>`, `<style>` and `<svg>`
+  go with their content, comments (`<!-- -->`, `{/* */}`) too.
+- JSX expressions `{...}` in `.mdx` text go, except a string literal (`{' '}`, `{"x"}`).
+- Lines inside a component are dedented relative to its outermost tag: MDX does not read
+  indentation as code, markdown-it would.
+- pymdownx blocks: `/// note | Title` becomes the label `Note: Title` (as `!!! note` does in
+  dialects.py), `/// tab | Python 3.10+` the label `Python 3.10+`; `///` closers and the block's
+  indented option lines (`    type: warning`) become blank.
+
+Fenced code and inline code spans are never touched. Every scan is bounded: a tag, expression or
+comment that does not close within `_MAX_SPAN` characters is left as text.
+"""
+
+from __future__ import annotations
+
+import bisect
+import html
+import re
+from dataclasses import dataclass
+from itertools import accumulate
+
+from docsmcp.sources.formats.fences import fenced_lines
+
+_MAX_SPAN = 20_000  # the longest tag, expression or comment looked for
+_FAIL_BUDGET = 1_000_000  # characters failed searches may read in a file (beyond 4 per char)
+_BREAK = "\x1e"  # a line break the markup asks for, inside one line (a newline at the end)
+_TRIGGER = re.compile(r"[<`{&]")
+_MD_TRIGGER = re.compile(r"[<&]")
+_MDX_TRIGGER = re.compile(r"[<&{]")
+_TAG_NAME = re.compile(r"[A-Za-z][\w.:-]*")
+_ATTR_NAME = re.compile(r"[^\s=/>{}\"'<]+")
+_BARE_VALUE = re.compile(r"[^\s>]+")
+_ENTITY = re.compile(r"&(?:#\d{1,7}|#[xX][0-9A-Fa-f]{1,6}|[A-Za-z][A-Za-z0-9]{1,31});")
+_STRING_EXPR = re.compile(r"""\{\s*(?:"([^"\\\n]*)"|'([^'\\\n]*)')\s*\}""")
+_BLOCK_LINE = re.compile(r"^[ \t]*(/{3,})[ \t]*([A-Za-z][\w-]*)?[ \t]*(?:\|[ \t]*(.*?))?[ \t]*$")
+_BLANK = re.compile(r"[ \t]*")
+_SPACES = re.compile(r"(?<=\S)[ \t]{2,}(?=\S)")
+_BLOCK_OPTION = re.compile(r"^[ \t]{2,}[\w-]+:(?:\s|$)")
+
+_HTML = frozenset(
+    """a abbr acronym address article aside audio b big blockquote body br button caption center
+    cite code col colgroup data dd del details dfn dialog div dl dt em embed fieldset figcaption
+    figure font footer form h1 h2 h3 h4 h5 h6 head header hr html i iframe img input ins kbd label
+    legend li main mark meta nav nobr noscript object ol optgroup option output p picture pre q
+    rp rt ruby s samp script section select small source span strike strong style sub summary
+    sup svg table tbody td template textarea tfoot th thead time tr track tt u ul var video
+    wbr""".split()
+)
+_VOID = frozenset("area base br col embed hr img input link meta source track wbr".split())
+# Elements whose end (or start) is a line break to a reader.
+_BLOCK = frozenset(
+    """address article aside blockquote body caption center details dialog div dl dd dt fieldset
+    figcaption figure footer form h1 h2 h3 h4 h5 h6 header hr li main nav ol p pre section summary
+    table tbody tfoot thead tr ul""".split()
+)
+_DROP_CONTENT = frozenset({"script", "style", "svg", "template", "noscript", "head"})
+# Props whose string value is prose a reader sees (a card's title, an image's alt text).
+_PROSE_PROPS = ("title", "label", "caption", "alt", "description", "summary", "hint", "subtitle")
+# A component documenting one field: `<ResponseField name type required>`, Mintlify's
+# `<ParamField query="limit" type="integer">`: its name, type and flags are its text.
+_FIELD_TAG = re.compile(r"(?:Field|Param|Parameter|Property|Prop|Attribute|Option)$")
+_FIELD_NAMES = ("name", "path", "query", "body", "header", "param", "field", "id")
+
+
+def _is_component(name: str, mdx: bool) -> bool:
+    """Whether the tag `name` is markup to reduce (not a placeholder like `<your-token>`)."""
+    if name.lower() in _HTML:
+        return True
+    return mdx and (name[0].isupper() or "." in name)
+
+
+def _close_brace(s: str, i: int) -> int:
+    """Index after the `}` closing the `{` at `i` (strings and nesting skipped); when there is
+    none, `-1 - j` where `j` is how far the search read (what the failure cost)."""
+    depth = 0
+    end = min(len(s), i + _MAX_SPAN)
+    j = i
+    while j < end:
+        c = s[j]
+        if c == "{":
+            depth += 1
+        elif c == "}":
+            depth -= 1
+            if depth == 0:
+                return j + 1
+        elif c in "\"'`":
+            k = s.find(c, j + 1, end)
+            if k < 0:
+                return -1 - end
+            j = k
+        j += 1
+    return -1 - end
+
+
+def _parse_tag(s: str, i: int) -> tuple[int, str, bool, bool, dict[str, str | None]] | int:
+    """The tag starting at `s[i] == "<"`: (end, name, closing, self-closing, string props;
+    a prop with no value or a non-string value maps to None), else how far it read."""
+    j = i + 1
+    closing = j < len(s) and s[j] == "/"
+    if closing:
+        j += 1
+    if j < len(s) and s[j] == ">":  # a fragment `<>` / `</>`
+        return j + 1, "", closing, False, {}
+    m = _TAG_NAME.match(s, j)
+    if m is None:
+        return j
+    name = m.group(0)
+    j = m.end()
+    if j < len(s) and not (s[j].isspace() or s[j] in "/>"):
+        return j
+    props: dict[str, str | None] = {}
+    end = min(len(s), i + _MAX_SPAN)
+    while j < end:
+        c = s[j]
+        if c.isspace():
+            j += 1
+        elif c == ">":
+            return j + 1, name, closing, False, props
+        elif c == "/" and j + 1 < len(s) and s[j + 1] == ">":
+            return j + 2, name, closing, True, props
+        elif c == "{":  # `{...spread}`
+            k = _close_brace(s, j)
+            if k < 0:
+                return -1 - k
+            j = k
+        else:
+            a = _ATTR_NAME.match(s, j)
+            if a is None:
+                return j
+            key, value, j = a.group(0), None, a.end()
+            if j < len(s) and s[j] == "=":
+                j += 1
+                if j >= len(s):
+                    return j
+                q = s[j]
+                if q in "\"'":
+                    k = s.find(q, j + 1, end)
+                    if k < 0:
+                        return end
+                    value, j = s[j + 1 : k], k + 1
+                elif q == "{":
+                    k = _close_brace(s, j)
+                    if k < 0:
+                        return -1 - k
+                    lit = _STRING_EXPR.fullmatch(s, j, k)
+                    value = next((g for g in lit.groups() if g is not None), "") if lit else None
+                    j = k
+                else:
+                    b = _BARE_VALUE.match(s, j)
+                    if b is None:
+                        return j
+                    value, j = b.group(0).rstrip("/"), b.end()
+                    if s[j - 1] == "/" and j < len(s) and s[j] == ">":
+                        j -= 1
+            props[key] = value
+    return j
+
+
+def _prose(name: str, props: dict[str, str | None]) -> str:
+    """The text a component's props show a reader, else ""."""
+    if not props:
+        return ""
+    words: list[str] = []
+    if _FIELD_TAG.search(name):
+        field = next((props[k] for k in _FIELD_NAMES if props.get(k)), None)
+        if field:
+            extra = [props["type"] or ""] if props.get("type") else []
+            if "required" in props and props["required"] in (None, "true", ""):
+                extra.append("required")
+            if props.get("default"):
+                extra.append(f"default: {props['default']}")
+            words.append(field + (f" ({', '.join(extra)})" if extra else ""))
+    elif name in _HTML:  # (`<Figure caption>` is a component, `<figure>` an element)
+        # An HTML element's title is a tooltip; only an image's alt text is in the page's text.
+        return " ".join((props.get("alt") or "").split()) if name == "img" else ""
+    for key in _PROSE_PROPS:
+        value = props.get(key)
+        if value and value.strip():
+            words.append(" ".join(value.split()))
+    return " — ".join(words)
+
+
+class _Scan:
+    """One run of non-code lines, reduced: `out` keeps every newline of the input, so it splits
+    into as many lines."""
+
+    def __init__(
+        self,
+        text: str,
+        mdx: bool,
+        first_line: int,
+        stack: list[tuple[str, int]],
+        depth_at: dict[int, int],
+        tag_lines: set[int],
+        budget: list[int],
+        markup: list[tuple[int, str, str]],
+    ) -> None:
+        self.s = text
+        # Characters that failed searches (an unclosed tag, brace or comment) may still read
+        # in this file, shared by its runs: past it, `<`, `{` and backticks are plain text, so
+        # tag soup costs linear time, not one bounded search per `<`.
+        self.budget = budget
+        self.markup = markup  # (line, "href" | "id" | "name", value) of the tags dropped
+        self.line_start = 0  # where the line of the last position asked about starts
+        self.seen = 0  # that position
+        self.mdx = mdx
+        self.out: list[str] = []
+        self.line = first_line
+        # Open components, (name, line), across the file's runs of non-code lines.
+        self.stack = stack
+        self.depth_at = depth_at  # line -> the line of the outermost component open at it
+        self.tag_lines = tag_lines  # lines starting with a tag
+        self.unclosed: dict[str, int] = {}  # backtick run -> where no closer was found after
+
+    def emit_skipped(self, a: int, b: int) -> None:
+        n = self.s.count("\n", a, b)
+        if n:
+            self.out.append("\n" * n)
+            self._lines(n)
+
+    def _lines(self, n: int) -> None:
+        for _ in range(n):
+            self.line += 1
+            if self.stack:
+                self.depth_at[self.line] = self.stack[0][1]
+
+    def at_line_start(self, i: int) -> bool:
+        """Whether only blanks precede `i` on its line (positions asked about only grow, so
+        each character is searched for a newline once)."""
+        s = self.s
+        start = self.seen if i >= self.seen else 0
+        nl = s.rfind("\n", start, i)
+        if nl >= 0 or start == 0:
+            self.line_start = nl + 1
+        self.seen = i
+        return _BLANK.fullmatch(s, self.line_start, i) is not None
+
+    def failed(self, i: int, reached: int) -> int:
+        """Charge a search that read from `i` to `reached` in vain; `s[i]` reads as text."""
+        self.budget[0] -= max(1, reached - i)
+        return self._literal(i)
+
+    def run(self) -> str:
+        s = self.s
+        i = 0
+        n = len(s)
+        while i < n:
+            m = _TRIGGER.search(s, i)
+            if m is None:
+                self._text(s[i:])
+                break
+            k = m.start()
+            if k > i:
+                self._text(s[i:k])
+            i = self._special(k)
+        return "".join(self.out)
+
+    def _text(self, t: str) -> None:
+        self.out.append(t)
+        nl = t.count("\n")
+        if nl:
+            self._lines(nl)
+
+    def _special(self, i: int) -> int:
+        """Handle the trigger character at `i`; returns where to go on."""
+        s = self.s
+        c = s[i]
+        if self.budget[0] <= 0 and c != "&":
+            return self._literal(i)
+        if c == "`":
+            j = i
+            while j < len(s) and s[j] == "`":
+                j += 1
+            run = j - i
+            if self.unclosed.get(s[i:j], len(s)) > i:
+                close = self._code_close(j, run)
+                if close >= 0:
+                    self._text(s[i:close])
+                    return close
+                self.unclosed[s[i:j]] = i
+                self.budget[0] -= min(len(s), j + _MAX_SPAN) - j
+            self._text(s[i:j])
+            return j
+        if c == "&":
+            e = _ENTITY.match(s, i)
+            if e is None:
+                self._text("&")
+                return i + 1
+            self.out.append(e.group(0))  # decoded in the display lines later
+            return e.end()
+        if c == "{":
+            return self._expression(i) if self.mdx else self._literal(i)
+        return self._tag(i)
+
+    def _literal(self, i: int) -> int:
+        self._text(self.s[i])
+        return i + 1
+
+    def _code_close(self, j: int, run: int) -> int:
+        """End of the backtick run of exactly `run` closing a code span opened before `j`."""
+        s = self.s
+        k = j
+        limit = min(len(s), j + _MAX_SPAN)
+        while True:
+            k = s.find("`" * run, k, limit)
+            if k < 0:
+                return -1
+            e = k + run
+            if (k == 0 or s[k - 1] != "`") and (e >= len(s) or s[e] != "`"):
+                return e
+            while k < len(s) and s[k] == "`":
+                k += 1
+
+    def _expression(self, i: int) -> int:
+        s = self.s
+        end = _close_brace(s, i)
+        if end < 0:
+            return self.failed(i, -1 - end)
+        lit = _STRING_EXPR.fullmatch(s, i, end)
+        if lit:
+            self._text(next(g for g in lit.groups() if g is not None))
+        else:
+            self.emit_skipped(i, end)
+        return end
+
+    def _tag(self, i: int) -> int:
+        s = self.s
+        if s.startswith("<!--", i):
+            end = s.find("-->", i + 4, i + _MAX_SPAN)
+            if end < 0:
+                return self.failed(i, min(len(s), i + _MAX_SPAN))
+            self.emit_skipped(i, end + 3)
+            return end + 3
+        tag = _parse_tag(s, i)
+        if isinstance(tag, int):
+            return self.failed(i, tag)
+        end, name, closing, self_closing, props = tag
+        if name and not _is_component(name, self.mdx):
+            return self._literal(i)
+        low = name.lower()
+        if self.at_line_start(i):
+            self.tag_lines.add(self.line)
+        if name in _DROP_CONTENT and not closing and not self_closing:
+            close = re.compile(r"</" + re.escape(name) + r"\s*>", re.I).search(
+                s, end, i + _MAX_SPAN
+            )
+            if close is not None:
+                self.emit_skipped(i, close.end())
+                return close.end()
+            self.budget[0] -= min(len(s), i + _MAX_SPAN) - end
+        text = "" if closing else _prose(name, props)
+        for key in ("href", "id", "name") if props and not closing else ():
+            value = props.get(key)
+            if value and (key != "name" or name == "a"):  # (a field's name is no anchor)
+                self.markup.append((self.line, key, value))
+        if text and end < len(s) and not s[end].isspace():
+            text += " "  # `<Card title="X">Body` reads `X Body`
+        if name == "li" and not closing:
+            text = _BREAK + "- " + text
+        elif name == "br" or name in _BLOCK:
+            text = _BREAK + text if not closing else text + _BREAK
+        elif name in ("td", "th") and closing:
+            text = " "  # `<td>a</td><td>b</td>` reads `a b`
+        if text and not closing and not self.at_line_start(i) and s[i - 1 : i] not in (" ", ""):
+            text = " " + text if text[0] != _BREAK else text
+        self.out.append(text)
+        self.emit_skipped(i, end)
+        if name and low not in _VOID and not self_closing:
+            if closing:
+                names = [n for n, _ in self.stack]
+                if name in names:
+                    del self.stack[len(names) - 1 - names[::-1].index(name) :]
+            elif len(self.stack) < 200:
+                self.stack.append((name, self.line))
+        return end
+
+
+def _blocks(lines: list[str], code: list[bool]) -> dict[int, str]:
+    """pymdownx blocks: label lines (`Note: Title`) and blanked closers and options, by line."""
+    out: dict[int, str] = {}
+    i = 0
+    while i < len(lines):
+        line = lines[i]
+        if code[i] or "///" not in line or (m := _BLOCK_LINE.match(line)) is None:
+            i += 1
+            continue
+        kind, title = m.group(2), (m.group(3) or "").strip()
+        if kind is None:
+            out[i] = title
+            i += 1
+            continue
+        low = kind.lower()
+        label = title if low in ("tab", "html") else kind.capitalize()
+        if title and low not in ("tab", "html"):
+            label = title if low in title.lower() else f"{label}: {title}"
+        out[i] = label if low != "html" else ""
+        i += 1
+        while i < len(lines) and not code[i] and _BLOCK_OPTION.match(lines[i]):
+            out[i] = ""
+            i += 1
+    return out
+
+
+def _dedent(line: str, columns: int) -> str:
+    body = line.lstrip(" \t")
+    lead = line[: len(line) - len(body)].expandtabs(4)
+    return lead[min(columns, len(lead)) :] + body
+
+
+def _width(line: str) -> int:
+    expanded = line.expandtabs(4)
+    return len(expanded) - len(expanded.lstrip(" "))
+
+
+def _finish(line: str, display: bool) -> str:
+    """A reduced line's breaks: newlines in a display line (a space in a table row and in the
+    parse lines), blank runs collapsed; entities decoded in display lines."""
+    if display and "&" in line:
+        line = _ENTITY.sub(lambda m: html.unescape(m.group(0)).replace("\xa0", " "), line)
+    if _BREAK not in line:
+        return line
+    if not display or line.lstrip().startswith("|"):
+        parts = line.split(_BREAK)  # (str methods: a regex with `[ \t]*` first is quadratic)
+        last = len(parts) - 1
+        return " ".join(
+            p.strip(" \t") if 0 < k < last else p.rstrip(" \t") if k == 0 else p.lstrip(" \t")
+            for k, p in enumerate(parts)
+            if p.strip(" \t") or k in (0, last)
+        ).rstrip()
+    parts = [p.rstrip() for p in line.split(_BREAK)]
+    out: list[str] = []
+    for p in parts:
+        if p.strip() or (out and out[-1]):
+            out.append(p if p.strip() else "")
+    while out and not out[-1]:
+        out.pop()
+    return "\n".join(out)
+
+
+def reduce(
+    display: list[str], parse: list[str], mdx: bool
+) -> tuple[list[str], list[str], tuple[tuple[int, str, str], ...]]:
+    """The display and parse lines of a file with markup reduced to its text (same count), and
+    the links and anchors of the tags dropped from the parse lines: (line, `href`, target) and
+    (line, `id` or `name`, anchor), which the cross-references read (xref.py)."""
+    shown = _reduce(display, mdx)
+    # Mostly the same lines (they differ at explicit ids and admonition labels): read once.
+    parsed = shown if parse == display else _reduce(parse, mdx)
+    out = list(shown.lines)
+    for k in shown.finish:
+        out[k] = _finish(out[k], True)
+    indexed = list(parsed.lines)
+    for k in parsed.finish:
+        indexed[k] = _finish(indexed[k], False)
+    for i in parsed.labels:
+        # A label ends its line within the paragraph that follows (no lines may be added).
+        if indexed[i] and i + 1 < len(indexed) and indexed[i + 1].strip():
+            indexed[i] += "\\"
+    return out, indexed, parsed.markup
+
+
+@dataclass(frozen=True)
+class _Reduced:
+    lines: list[str]  # the lines, markup gone, breaks still `_BREAK`, entities not decoded
+    finish: list[int]  # the lines `_finish` must still see
+    labels: tuple[int, ...]  # lines that became a block's label
+    markup: tuple[tuple[int, str, str], ...] = ()  # links and anchors of dropped tags
+
+
+def _reduce(lines: list[str], mdx: bool) -> _Reduced:
+    text = "\n".join(lines)
+    if not ("<" in text or "&" in text or "///" in text or (mdx and "{" in text)):
+        return _Reduced(lines, [], ())  # most files of a reference site: nothing to reduce
+    code = fenced_lines(lines)
+    out = list(lines)
+    labels = _blocks(lines, code) if "///" in text else {}
+    for i, label in labels.items():
+        out[i] = label
+    depth_at: dict[int, int] = {}
+    tag_lines: set[int] = set()
+    stack: list[tuple[str, int]] = []
+    budget = [_FAIL_BUDGET + 4 * len(text)]
+    read: list[tuple[int, int]] = []  # the lines scans read
+    markup: list[tuple[int, str, str]] = []
+    starts = [0, *accumulate(len(line) + 1 for line in lines)]
+    trigger = _MDX_TRIGGER if mdx else _MD_TRIGGER
+    i = 0
+    n = len(out)
+    while i < n:
+        if not stack:
+            # Outside components, go straight to the next line holding markup (most lines of
+            # a reference site hold none) and back to the start of its paragraph or run.
+            m = trigger.search(text, starts[i])
+            if m is None:
+                break
+            k = bisect.bisect_right(starts, m.start()) - 1
+            if code[k]:
+                while k < n and code[k]:
+                    k += 1
+                i = k
+                continue
+            while k > i and not code[k - 1] and (mdx or out[k - 1].strip()):
+                k -= 1
+            i = k
+        # What one scan reads: a run of non-code lines; in a .md file a paragraph (no tag or
+        # code span crosses a blank line there).
+        if code[i] or (not mdx and not out[i].strip()):
+            if stack:  # a code block inside a component is dedented with it
+                depth_at[i] = stack[0][1]
+            i += 1
+            continue
+        j = i
+        while j < n and not code[j] and (mdx or out[j].strip()):
+            j += 1
+        run = "\n".join(out[i:j])
+        if stack or _may_reduce(run, mdx):
+            scan = _Scan(run, mdx, i, stack, depth_at, tag_lines, budget, markup)
+            if stack:
+                depth_at[i] = stack[0][1]
+            reduced = scan.run().split("\n")
+            assert len(reduced) == j - i  # every newline of the input is kept
+            out[i:j] = reduced
+            read.append((i, j))
+        i = j
+    if depth_at:
+        _dedent_components(lines, out, code, depth_at, tag_lines)
+        read = [(0, n)]  # dedented lines may be anywhere
+    finish: list[int] = []
+    for k in (k for a, b in read for k in range(a, b)):
+        line = out[k]
+        if code[k] or (line == lines[k] and "&" not in line):
+            continue
+        if line != lines[k]:
+            if k in tag_lines and (k in depth_at or _width(lines[k]) < 4):
+                line = line.lstrip(" \t")  # what stood in a tag's place starts the line
+            if "`" not in line:
+                line = _SPACES.sub(" ", line)  # where dropped markup stood between words
+            out[k] = line.rstrip()
+        finish.append(k)
+    return _Reduced(out, finish, tuple(labels), tuple(markup))
+
+
+def _may_reduce(text: str, mdx: bool) -> bool:
+    return "<" in text or "&" in text or (mdx and "{" in text)
+
+
+def _dedent_components(
+    lines: list[str],
+    out: list[str],
+    code: list[bool],
+    depth_at: dict[int, int],
+    tag_lines: set[int],
+) -> None:
+    """Dedent each run of lines inside a component (between its tag lines) by its indentation
+    beyond the outermost open tag's: `<Steps>` / `  <Step>` / `    text` reads as `text`."""
+    k = 0
+    n = len(out)
+    while k < n:
+        if k not in depth_at or k in tag_lines:
+            k += 1
+            continue
+        base = _width(lines[depth_at[k]])
+        run = k
+        while run < n and run in depth_at and run not in tag_lines:
+            run += 1
+        widths = [
+            _width(out[x])
+            for x in range(k, run)
+            if out[x].strip() and (not code[x] or (x == 0 or not code[x - 1]))
+        ]
+        cut = min(widths, default=0) - base
+        if cut > 0:
+            for x in range(k, run):
+                out[x] = _dedent(out[x], cut) if out[x].strip() else out[x]
+        k = run

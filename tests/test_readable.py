@@ -1,0 +1,384 @@
+"""What a reader sees (issue 27): MDX components, inline HTML and pymdownx blocks are indexed and
+shown as their text, code blocks stay exact, explicit heading anchors are the chunk id's slug
+(so `get_doc("tutorial/cors.md#use-corsmiddleware")` and `{anchor}` links work), and every
+chunk's `source.lines` still points at the file's own lines."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import time
+from pathlib import Path
+
+import pyarrow.parquet as pq
+import pytest
+from conftest import FUZZ, build_bundle, corpus, run_docsmcp
+from docsmcp.chunking.chunk import chunk_file
+from docsmcp.sources.corpus import load_corpus
+from docsmcp.sources.formats.readable import reduce
+from hypothesis import given
+from hypothesis import strategies as st
+from mcp_client import McpSession, text_of
+
+# Shaped like the MCP docs' own Mintlify pages (community/contributing.mdx, extensions/*).
+MINTLIFY = """---
+title: Client credentials
+---
+
+import { Badge } from "/snippets/badge.mdx";
+
+export const Check = () => (
+  <span className="text-green-500">
+
+    <Icon icon="check" />
+  </span>
+);
+
+<div className="mx-auto inline-grid max-w-lg grid-cols-1 gap-4">
+  <CustomizingYourThemeColors utility="accent" />
+</div>
+
+## Install the SDK
+
+<Steps>
+  <Step title="Declare support">
+    Include the extension in its <Tooltip content={defs.capabilities}>capabilities</Tooltip>:
+
+    <CodeGroup>
+    ```json capabilities.json
+    {
+      "extensions": {"io.modelcontextprotocol/oauth-client-credentials": {}}
+    }
+    ```
+    </CodeGroup>
+  </Step>
+  <Step title="Validate the token">
+    <Note>
+      Verify the JWT signature against the JWKS endpoint.
+    </Note>
+  </Step>
+</Steps>
+
+<CardGroup cols={2}>
+  <Card title="Authorization" icon="lock" href="/specification/authorization">
+    How servers check tokens.
+  </Card>
+</CardGroup>
+
+## Response
+
+<ResponseField name="access_token" type="string" required>
+  The token the client sends.
+</ResponseField>
+<ParamField query="scope" type="string" default="read">
+  Space-separated scopes.
+</ParamField>
+
+<Accordion title="Why client credentials?">
+  No user is present: a machine talks to a machine.
+</Accordion>
+
+<Frame caption="The token flow">
+  <img
+    src="/images/flow.png"
+    alt="Client, authorization server and MCP server"
+  />
+</Frame>
+
+{/* a comment the reader never sees */}
+Tokens expire{' '}after an hour &mdash; refresh them.
+"""
+
+CODE = '{\n  "extensions": {"io.modelcontextprotocol/oauth-client-credentials": {}}\n}'
+MARKUP = ("className", "<Step", "<CodeGroup", "<Card", "<Note", "<Tooltip", "<div", "<img", "{/*")
+
+# pymdownx and mkdocs-material as FastAPI and pydantic write them.
+PYMDOWNX = """# Request Files { #request-files }
+
+/// note | `async` Technical Details
+
+When you use the `async` methods, **FastAPI** runs them in a threadpool.
+
+///
+
+//// tab | Python 3.10+
+    type: python
+
+```Python hl_lines="1"
+async def create_file(file: bytes = File()):
+    return {"file_size": len(file)}
+```
+
+////
+
+=== "Python"
+
+    Use <abbr title="also known as">a.k.a.</abbr> `UploadFile`.<br>
+    It has a file-like <dfn title="asynchronous">async</dfn> interface.
+
+!!! tip "Files"
+    Read them with `await file.read()`.
+"""
+
+# FastAPI's tutorial/cors.md, abridged (FastAPI, MIT licence, © Sebastián Ramírez).
+CORS = """# CORS (Cross-Origin Resource Sharing) { #cors-cross-origin-resource-sharing }
+
+CORS or "Cross-Origin Resource Sharing" refers to the situations when a frontend running in a
+browser has JavaScript code that communicates with a backend.
+
+## Origin { #origin }
+
+An origin is the combination of protocol (`http`, `https`), domain and port.
+
+## Use `CORSMiddleware` { #use-corsmiddleware }
+
+You can configure it in your **FastAPI** application using the `CORSMiddleware`.
+
+```Python
+app.add_middleware(CORSMiddleware, allow_origins=origins)
+```
+
+### CORS preflight requests {#cors-preflight-requests .small}
+
+These are any `OPTIONS` request with `Origin` and `Access-Control-Request-Method` headers.
+"""
+
+
+def _write(tmp_path: Path, files: dict[str, str]) -> Path:
+    docs = tmp_path / "docs"
+    for name, text in files.items():
+        (docs / name).parent.mkdir(parents=True, exist_ok=True)
+        (docs / name).write_text(text, encoding="utf-8")
+    return docs
+
+
+def _chunks(docs: Path, path: str) -> list:
+    corpus = load_corpus(docs)
+    (sf,) = [f for f in corpus.files if f.path == path]
+    return chunk_file(sf)
+
+
+def _source_lines(docs: Path, path: str, c) -> list[str]:  # type: ignore[no-untyped-def]
+    return (docs / path).read_text(encoding="utf-8").split("\n")[c.line_start - 1 : c.line_end]
+
+
+def test_mintlify_components_read_as_their_text(tmp_path: Path) -> None:
+    docs = _write(tmp_path, {"auth.mdx": MINTLIFY})
+    chunks = {c.heading: c for c in _chunks(docs, "auth.mdx")}
+    install = chunks["Install the SDK"]
+    for c in chunks.values():
+        for mark in MARKUP:
+            assert mark not in c.text and mark not in c.search_text, (c.id, mark, c.text)
+        assert "mx-auto" not in c.text and "accent" not in c.text and "text-green" not in c.text
+    # Step titles, text children and the tooltip's text stay; the code block is exact (its
+    # indentation inside the components gone, as MDX renders it).
+    assert "Declare support" in install.text and "Validate the token" in install.text
+    assert "Include the extension in its capabilities:" in install.text
+    assert f"```json capabilities.json\n{CODE}\n```" in install.text
+    assert "Verify the JWT signature against the JWKS endpoint." in install.text
+    assert "Authorization" in install.text and "How servers check tokens." in install.text
+    response = chunks["Response"]
+    assert "access_token (string, required)" in response.text
+    assert "scope (string, default: read)" in response.search_text
+    assert "Why client credentials?" in response.text
+    assert "The token flow — " not in response.text and "The token flow" in response.text
+    assert "Client, authorization server and MCP server" in response.text
+    assert "Tokens expire after an hour — refresh them." in response.text
+    assert "a comment the reader never sees" not in response.text
+    # The lines stay the file's: each chunk's range holds exactly its heading and last words.
+    for c in chunks.values():
+        lines = _source_lines(docs, "auth.mdx", c)
+        if c.heading in ("Install the SDK", "Response"):
+            assert lines[0] == f"## {c.heading}", (c.id, lines[0])
+
+
+def test_pymdownx_blocks_tabs_and_inline_html_read_as_text(tmp_path: Path) -> None:
+    docs = _write(tmp_path, {"request-files.md": PYMDOWNX})
+    main, tab = _chunks(docs, "request-files.md")  # the Python tab has a chunk of its own
+    assert main.id == "request-files.md#request-files"
+    text = main.text
+    assert "Note: `async` Technical Details" in text
+    assert "///" not in text and "type: python" not in text
+    assert "Python 3.10+\n" in text
+    assert 'async def create_file(file: bytes = File()):\n    return {"file_size"' in text
+    assert "Tip: Files\nRead them with `await file.read()`." in text
+    # The content tab's body is dedented; <abbr> and <dfn> are their text, <br> a line break.
+    assert tab.text == "Python\n\nUse a.k.a. `UploadFile`.\nIt has a file-like async interface."
+    assert "also known as" not in tab.search_text  # a tooltip, not text on the page
+    assert (main.line_start, main.line_end, tab.line_start, tab.line_end) == (1, 25, 19, 22)
+
+
+def test_reduction_keeps_every_line_where_it_was() -> None:
+    """Line count and code lines are unchanged; lines of text only lose markup."""
+    lines = MINTLIFY.split("\n")
+    for mdx in (True, False):
+        display, parse, _ = reduce(lines, lines, mdx)
+        assert len(display) == len(parse) == len(lines)
+    display, _, _ = reduce(lines, lines, True)
+    at = lines.index("    ```json capabilities.json")
+    assert display[at] == "```json capabilities.json"
+    assert display[at + 2] == lines[at + 2][4:]  # dedented, relative indentation kept
+    # A .md file keeps what CommonMark would show as text of an unknown tag.
+    md = ["Pass <your-token> here, <b>now</b>."]
+    assert reduce(md, md, False)[0] == ["Pass <your-token> here, now."]
+    table = ["<table><tr><th>Name</th><th>Type</th></tr><tr><td>id</td><td>str</td></tr></table>"]
+    assert reduce(table, table, False)[0] == ["Name Type\n\nid str"]
+
+
+def test_explicit_anchor_is_the_id_and_get_doc_reaches_it(tmp_path: Path) -> None:
+    docs = _write(tmp_path, {"tutorial/cors.md": CORS})
+    ids = [c.id for c in _chunks(docs, "tutorial/cors.md")]
+    assert "tutorial/cors.md#cors-cross-origin-resource-sharing/use-corsmiddleware" in ids
+    assert not any(re.search(r"([a-z-]{5,})-\1\b", i) for i in ids), ids
+    bundle = build_bundle(
+        docs, tmp_path / "idx", "--source-url", "https://x.test/{path_noext}#{anchor}"
+    )
+    with McpSession(bundle) as s:
+        doc = s.get_doc("tutorial/cors.md#use-corsmiddleware")
+        assert "## Use `CORSMiddleware`\n" in doc and "{ #" not in doc
+        assert "### CORS preflight requests\n" in doc and ".small" not in doc  # `{#x .class}`
+        hit = s.search(query="CORSMiddleware allow_origins", limit=1)["hits"][0]
+        assert hit["source"]["url"] == "https://x.test/tutorial/cors#use-corsmiddleware"
+        assert "{ #" not in hit["snippet"]
+        error = s.tool_error("get_doc", {"chunk_id": "tutorial/cors.md#no-such-anchor"})
+        assert "not found" in error
+
+
+def test_get_page_shows_the_reduced_text(tmp_path: Path) -> None:
+    docs = _write(tmp_path, {"auth.mdx": MINTLIFY})
+    bundle = build_bundle(docs, tmp_path / "idx")
+    with McpSession(bundle) as s:
+        page = json.loads(text_of(s.call("get_page", {"path": "auth.mdx"})))
+        hits = s.search(query="validate the token JWKS", limit=3)["hits"]
+    text = page["text"] if "text" in page else json.dumps(page)
+    for mark in MARKUP:
+        assert mark not in text, mark
+    assert CODE in text and "Declare support" in text
+    # The page component defined in the page (`export const Check = () => (` with blank lines)
+    # is not its description.
+    assert page["description"] != ");"
+    assert hits and all("<Note" not in h["snippet"] for h in hits)
+
+
+# -- fuzz: tag soup ------------------------------------------------------------------------------
+
+_SOUP = st.lists(
+    st.sampled_from(
+        [
+            "<",
+            ">",
+            "</",
+            "/>",
+            "<div ",
+            '<Step title="',
+            '"',
+            "'",
+            "{",
+            "}",
+            "{/*",
+            "*/}",
+            "<!--",
+            "-->",
+            "`",
+            "```",
+            "\n",
+            "    ",
+            "<br>",
+            "<li>",
+            "&amp;",
+            "&",
+            "=",
+            "x",
+            "className={{a: 1}}",
+            "<svg>",
+            "</svg>",
+            "/// note | T",
+            "///",
+            "<Card title='y'>",
+            "</Card>",
+            '<img alt="z"/>',
+            "text ",
+            '<ResponseField name="n" type="t">',
+        ]
+    ),
+    max_size=80,
+).map("".join)
+
+
+@FUZZ
+@given(soup=_SOUP, mdx=st.booleans())
+def test_random_tag_soup_reduces_without_error_or_growth(soup: str, mdx: bool) -> None:
+    lines = soup.split("\n")
+    display, parse, _ = reduce(lines, lines, mdx)
+    assert len(display) == len(parse) == len(lines)
+    size = sum(len(line) for line in lines)
+    # Breaks may become newlines and `<li>` a `- `: never more than a few characters each.
+    assert sum(len(line) for line in display) <= 2 * size + 8
+    assert sum(len(line) for line in parse) <= 2 * size + 8
+    assert not any("\n" in line for line in parse)
+
+
+def test_long_unclosed_soup_is_linear() -> None:
+    """Each unclosed `{`, `<x a={` or comment is a bounded search, and a file's failed searches
+    share one budget: 200,000 of them take about a second, not hours."""
+    for soup in ("{" * 200_000, "<a b={" * 40_000, "<!--" * 50_000, "<svg>" * 40_000):
+        started = time.perf_counter()
+        display, _, _ = reduce([soup], [soup], True)
+        assert time.perf_counter() - started < 20
+        assert len(display[0]) <= len(soup)
+
+
+# -- real corpora --------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def mcp_bundle(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The MCP docs built as a user would: `init --write`, then build."""
+    root = tmp_path_factory.mktemp("mcp")
+    docs = root / "docs"
+    shutil.copytree(corpus("mcp-docs"), docs)
+    run_docsmcp("init", "--docs-dir", docs, "--write")
+    return build_bundle(docs, root / "idx")
+
+
+_TAG_SOURCE = re.compile(r"className=|</?(?:Steps?|CodeGroup|Tabs?|Card|Note|Warning)\b")
+
+
+def _outside_code(text: str) -> str:
+    """`text` without code blocks and spans (a snippet's flattened block may be cut short)."""
+    text = re.sub(r"^([ \t]*)(`{3,}|~{3,}).*?^\1\2[ \t]*$", "", text, flags=re.M | re.S)
+    text = re.sub(r"```.*?(```|$)", "", text, flags=re.S)
+    return re.sub(r"`[^`\n]*`", "", text)
+
+
+@pytest.mark.corpus
+def test_mcp_docs_snippets_and_sections_read_without_jsx(mcp_bundle: Path) -> None:
+    rows = pq.read_table(mcp_bundle / "chunks.parquet", columns=["id", "text"]).to_pylist()
+    leaks = [r["id"] for r in rows if _TAG_SOURCE.search(_outside_code(r["text"]))]
+    assert not leaks, leaks[:5]
+    assert not [r["id"] for r in rows if "<span class=" in r["text"]][:5]
+    # Code blocks are intact: every fenced block of a page's source is in its chunks' text.
+    source = (corpus("mcp-docs") / "community/contributing.mdx").read_text(encoding="utf-8")
+    page = "\n".join(r["text"] for r in rows if r["id"].startswith("community/contributing.mdx"))
+    blocks = re.findall(r"^([ \t]*)```[^\n]*\n(.*?)^\1```", source, flags=re.M | re.S)
+    assert len(blocks) > 3
+    for indent, body in blocks:
+        dedented = "\n".join(line[len(indent) :] for line in body.rstrip("\n").split("\n"))
+        assert dedented in page, body
+    with McpSession(mcp_bundle) as s:
+        for query in ("client credentials install SDK steps", "contribute documentation changes"):
+            for hit in s.search(query=query, limit=10)["hits"]:
+                assert not _TAG_SOURCE.search(_outside_code(hit["snippet"])), hit["chunk_id"]
+                doc = s.get_doc(hit["chunk_id"])
+                assert not _TAG_SOURCE.search(_outside_code(doc)), hit["chunk_id"]
+
+
+@pytest.mark.corpus
+def test_yellow_docs_read_without_component_markup(tmp_path: Path) -> None:
+    bundle = build_bundle(corpus("yellow-docs"), tmp_path / "idx")
+    rows = pq.read_table(bundle / "chunks.parquet", columns=["id", "text"]).to_pylist()
+    text = {r["id"]: _outside_code(r["text"]) for r in rows}
+    assert not [i for i, t in text.items() if "<Tooltip" in t or "<TabItem" in t][:5]
+    # `<Tooltip content={definitions.channel}>state channel</Tooltip>`: the text a reader sees
+    assert any("A state channel protocol" in t for t in text.values())
