@@ -7,6 +7,9 @@
 - vectors: `embedding` (the query embedder; `static_model`, `openai_client` providers) and
   `vectors` (exact or IVF search);
 - `fusion` of the two lists, optional `rerank` by a chat model, the `passage` a hit is about;
-- `engine`: the `Searcher` that runs these steps; `explain`: the parts of one hit's score;
-  `budget`: the response budget (`max_tokens`) a page of hits is cut to.
+- the site's shape: `versions` (the latest release by default, other versions folded into
+  `also_in`), `roles` (the page-role prior that yields to the query);
+- `engine`: the `Searcher` that runs these steps, with the `options` a server gives it;
+  `explain`: the parts of one hit's score; `budget`: the response budget (`max_tokens`) every
+  tool's answer is cut to.
 """
