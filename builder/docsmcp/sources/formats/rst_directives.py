@@ -216,8 +216,9 @@ class _Described(Directive):
                     name = object_name(domain, objtype, part)
                     if name:
                         names.append((qualify(domain, objtype, name, state), line))
+        signature = re.sub(r"\s*\\\s+", " ", signature)  # `\` continues a signature line
         if signature:
-            para = nodes.paragraph()
+            para = nodes.paragraph(classes=["signature"])
             para += nodes.literal(signature, signature)
             if self.name.rpartition(":")[2].startswith("auto"):
                 para += nodes.Text(" (API reference generated from the code by autodoc)")

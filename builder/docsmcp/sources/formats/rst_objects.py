@@ -360,11 +360,12 @@ def describe(
                 examples.append(Example(language, node.astext()[:MAX_EXAMPLE_CHARS]))
         elif (
             isinstance(node, nodes.paragraph)
-            and "label" not in node.get("classes", [])  # an admonition's, a version note's
+            # not the signature line, an admonition's or a version note's label
+            and not {"label", "signature"} & set(node.get("classes", []))
             and sum(len(d) + 1 for d in description) < MAX_DESCRIPTION_CHARS
         ):
             text = " ".join(node.astext().split())
-            if text and not text.startswith(names[0][1]):
+            if text:
                 description.append(text)
     signatures = list(dict.fromkeys(s for _, s in names))  # `-v, --verbose`: one line
     params = signature_parameters(domain, signatures[0]) if kind in ("method", "type") else []
