@@ -293,7 +293,9 @@ class _Writer:
         if isinstance(node, (nodes.system_message, nodes.Invisible, nodes.raw, nodes.comment)):
             return ""
         if isinstance(node, (nodes.literal, nodes.title_reference)):
-            return _code_span(node.astext())
+            ref = node.get("object_ref")  # a code role naming an object (rst_objects.py)
+            mark = f"\x00{REF_PREFIX}{ref}\x00" if ref else ""
+            return _code_span(node.astext()) + mark
         if isinstance(node, nodes.math):
             return _code_span(node.astext())
         inner = "".join(self.inline(c) for c in node.children)
@@ -436,12 +438,12 @@ def rst_to_markdown(path: str, text: str) -> Converted:
         body, marks = take_marks(body)
         anchors = tuple(m for m in marks if not m[1].startswith(REF_PREFIX))
         refs = tuple((line, m[1:]) for line, m in marks if m.startswith(REF_PREFIX))
+        found = STATE.get().found  # type: ignore[union-attr]
         sections = [
             (writer._line(sec[0]), " ".join(sec[0].astext().split()))
-            for sec in document.findall(nodes.section)
+            for sec in (document.findall(nodes.section) if found else ())
             if sec.children and isinstance(sec[0], nodes.title)
         ]
-        found = STATE.get().found  # type: ignore[union-attr]
         api = api_entries(path, found, anchors, line_map, sections, writer.title or "")
         return Converted(body, writer.title, anchors, line_map, api, refs)
     finally:

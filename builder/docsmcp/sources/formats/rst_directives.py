@@ -18,7 +18,6 @@ from docsmcp.common.logs import warn_once
 from docsmcp.sources.formats.rst_objects import (
     MAX_SIGNATURES,
     MEMBER_HOLDERS,
-    REF_PREFIX,
     STATE,
     Mark,
     anchor_marks,
@@ -375,11 +374,11 @@ def _role(name, rawtext, text, lineno, inliner, options=None, content=None):
             if shown.startswith("~"):
                 shown = shown[1:].rpartition(".")[2]
             shown = shown.lstrip(".") or shown
-        out: list[nodes.Node] = [nodes.literal(rawtext, shown)]
+        code = nodes.literal(rawtext, shown)
         ref = role_target(target) if not text.lstrip().startswith("!") else ""
         if ref and STATE.get() is not None:  # an object of the corpus resolves (xref)
-            out.append(Mark(f"\x00{REF_PREFIX}{ref}\x00"))
-        return out, []
+            code["object_ref"] = ref  # (an attribute, not a node: 20,000 roles, +0.3 s)
+        return [code], []
     return [nodes.Text(title or target)], []
 
 
