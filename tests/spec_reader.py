@@ -224,8 +224,8 @@ def expand(word: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
     subs: list[str] = []
     sigil = next((x for x in SIGILS if word.startswith(x)), "")
     full, word = word, word[len(sigil) :]
-    for part in _split_at_separators(word):
-        part = part.strip("_")
+    for raw_part in _split_at_separators(word):
+        part = raw_part.strip("_")
         if not part:
             continue
         found: list[str] = []
@@ -235,9 +235,10 @@ def expand(word: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
         found = [s.lower() for s in found]
         if len(found) >= 2:
             wholes.append(part.lower())
+        if raw_part.startswith("__") and raw_part.lower() not in wholes:
+            wholes.append(raw_part.lower())
         subs.extend(found)
-    dunder = bool(subs) and word.startswith("__")  # `__init__`: itself, one sub-word or more
-    if (len(subs) >= 2 or dunder) and word.lower() not in wholes:
+    if len(subs) >= 2 and word.lower() not in wholes:
         wholes.insert(0, word.lower())
     if sigil and subs:
         wholes.insert(0, full.lower())

@@ -73,8 +73,8 @@ def _expand(raw: str, do_stem: bool) -> tuple[tuple[str, ...], tuple[str, ...]]:
     body = raw[2:] if raw.startswith(("--", "::")) else raw[1:] if sigil else raw
     words: list[str] = []
     wholes: list[str] = []
-    for part in _SEPARATORS.split(body):
-        part = part.strip("_")
+    for raw_part in _SEPARATORS.split(body):
+        part = raw_part.strip("_")
         if not part:
             continue
         pieces = [p for p in part.split("_") if p]
@@ -84,10 +84,11 @@ def _expand(raw: str, do_stem: bool) -> tuple[tuple[str, ...], tuple[str, ...]]:
         lowered = [s.lower() for s in sub]
         if len(lowered) > 1:
             wholes.append(part.lower())
+        if raw_part.startswith("__") and raw_part.lower() not in wholes:
+            wholes.append(raw_part.lower())  # a dunder (`object.__slots__`): as written
         words.extend(lowered)
     lowered_raw = body.lower()
-    dunder = bool(words) and lowered_raw.startswith("__")  # `__init__` is not `init`
-    if (len(words) > 1 or dunder) and lowered_raw not in wholes:
+    if len(words) > 1 and lowered_raw not in wholes:
         wholes.insert(0, lowered_raw)
     if sigil and words:
         wholes.insert(0, raw.lower())  # `.Call`, `$crate`: the name as written, too

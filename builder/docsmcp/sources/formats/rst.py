@@ -289,7 +289,8 @@ class _Writer:
         if isinstance(node, Mark):
             return node["marks"]
         if isinstance(node, nodes.Text):
-            return node.astext().replace("\n", " \n").replace(" \n", "\n")
+            text = node.astext().replace("\n", " \n").replace(" \n", "\n")
+            return _EMPHASIS_OPENER.sub(_escape_run, text) if "_" in text or "*" in text else text
         if isinstance(node, (nodes.system_message, nodes.Invisible, nodes.raw, nodes.comment)):
             return ""
         if isinstance(node, (nodes.literal, nodes.title_reference)):
@@ -351,6 +352,16 @@ class _Writer:
 
 
 _DELIMITER_ROW = re.compile(r"[ \t]*[-:|][-:| \t]*")
+# A run of `_` or `*` starting a word of plain text (`__slots__`, `*args`): markdown would read
+# it as emphasis (`__slots__` as bold "slots"), so it is escaped; inside words (`snake_case`)
+# it never is.
+_EMPHASIS_OPENER = re.compile(r"(?<![\w\\])[_*]+(?=\w)")
+
+
+def _escape_run(m: re.Match[str]) -> str:
+    return "".join("\\" + ch for ch in m.group())
+
+
 _MARKUP_START = re.compile(r"^([#>]|[-+*](?=\s)|\d{1,9}[.)](?=\s)|```|~~~)", re.MULTILINE)
 
 
