@@ -187,3 +187,13 @@ def test_a_dotted_name_search_prefers_the_page_that_writes_it(tmp_path: Path) ->
     build_bundle(docs, tmp_path / "idx")
     with McpSession(tmp_path / "idx") as s:
         assert s.search(query=".Call", limit=1)["hits"][0]["filepath"] == "native.md"
+
+
+def test_dunder_names_stay_names() -> None:
+    """`__slots__` in a reST heading or emphasis is text, not markdown's bold "slots"; the
+    analyzer keeps a dunder part whole (`object.__slots__` gives `__slots__`)."""
+    out = rst_to_markdown("d.rst", "__slots__\n=========\n\n*__slots__* reserve space.\n")
+    assert out.title == "__slots__"
+    assert out.text == "# \\_\\_slots__\n\n*\\_\\_slots__* reserve space.\n"
+    config = AnalyzerConfig()
+    assert analyze("object.__slots__", config).terms[:2] == ["object.__slots__", "__slots__"]
