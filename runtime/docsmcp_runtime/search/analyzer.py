@@ -45,6 +45,25 @@ _ASCII_WORD = re.compile(
     rf"(?:(?<![A-Za-z0-9_.:/@$\-]){_SIGIL}(?=[A-Za-z_]))?[A-Za-z0-9_]+(?:[.:/@\-][A-Za-z0-9_]+)*"
 )
 _SIGILS = ("--", "::", ".", "@", "$")
+# Most lines hold no sigil that starts a word (speakeasy-sdks: 3 %): they take the plain pattern,
+# four times as fast as the one above. A sigil before a letter is found by a pattern without
+# look-behind (fast), and what stands before it checked here.
+_ASCII_PLAIN = re.compile(r"[A-Za-z0-9_]+(?:[.:/@\-][A-Za-z0-9_]+)*")
+_ASCII_SIGIL_AT = re.compile(rf"{_SIGIL}[A-Za-z_]")
+_NOT_BEFORE_SIGIL = frozenset(
+    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.:/@$-"
+)
+
+
+def _has_sigil(text: str) -> bool:
+    """Whether an ASCII line holds a sigil that starts a word (`_ASCII_WORD`'s look-behind)."""
+    for m in _ASCII_SIGIL_AT.finditer(text):
+        at = m.start()
+        if at == 0 or text[at - 1] not in _NOT_BEFORE_SIGIL:
+            return True
+    return False
+
+
 _SEPARATORS = re.compile(r"[.:/@\-]+")
 _CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+|[^\W\d_]+")
 
@@ -126,7 +145,8 @@ def analyze(text: str, config: AnalyzerConfig) -> Analysis:
     terms: list[str] = []
     sequence: list[str] = []
     if text.isascii():  # (constant time: CPython records it)
-        for raw in _ASCII_WORD.findall(text):
+        words = _ASCII_WORD if _has_sigil(text) else _ASCII_PLAIN
+        for raw in words.findall(text):
             found, words = token(raw)
             terms += found
             sequence += words
