@@ -52,6 +52,7 @@ CJK_RANGES = (
     (0xF900, 0xFAFF),
 )
 SEPARATORS = frozenset(".:/@-")
+SIGILS = ("--", "::", ".", "@", "$")  # longest first
 LF = "\n"
 
 
@@ -130,14 +131,34 @@ def tokens(line: str) -> Iterator[tuple[str, str]]:
         if is_cjk(ch):
             j = _run_end(line, i, is_cjk)
             yield "cjk", line[i:j]
-        elif is_word(ch):
+        elif is_word(ch) or (sigil := _sigil(line, i)):
+            start = i
+            if not is_word(ch):
+                i += len(sigil)
             j = _run_end(line, i, is_word)
             while j + 1 < n and line[j] in SEPARATORS and is_word(line[j + 1]):
                 j = _run_end(line, j + 1, is_word)
-            yield "word", line[i:j]
+            yield "word", line[start:j]
         else:
             j = i + 1
         i = j
+
+
+def _sigil(line: str, i: int) -> str:
+    """The sigil at `i` that starts a word, else "": a character before it is none of a word
+    character, a CJK character, a separator or `$`, and the character after it is a word
+    character other than Nd."""
+    if i > 0:
+        before = line[i - 1]
+        if is_word(before) or is_cjk(before) or before in SEPARATORS or before == "$":
+            return ""
+    for sigil in SIGILS:
+        after = i + len(sigil)
+        if line.startswith(sigil, i) and after < len(line):
+            nxt = line[after]
+            if is_word(nxt) and unicodedata.category(nxt) != "Nd":
+                return sigil
+    return ""
 
 
 def grams(run: str) -> list[str]:
@@ -201,8 +222,10 @@ def expand(word: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
     """Steps 4 and 5: (whole forms, lower-cased sub-words) of one word."""
     wholes: list[str] = []
     subs: list[str] = []
-    for part in _split_at_separators(word):
-        part = part.strip("_")
+    sigil = next((x for x in SIGILS if word.startswith(x)), "")
+    full, word = word, word[len(sigil) :]
+    for raw_part in _split_at_separators(word):
+        part = raw_part.strip("_")
         if not part:
             continue
         found: list[str] = []
@@ -212,9 +235,13 @@ def expand(word: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
         found = [s.lower() for s in found]
         if len(found) >= 2:
             wholes.append(part.lower())
+        if raw_part.startswith("__") and raw_part.lower() not in wholes:
+            wholes.append(raw_part.lower())
         subs.extend(found)
     if len(subs) >= 2 and word.lower() not in wholes:
         wholes.insert(0, word.lower())
+    if sigil and subs:
+        wholes.insert(0, full.lower())
     return tuple(wholes), tuple(subs)
 
 

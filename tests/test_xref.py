@@ -415,7 +415,12 @@ def test_file_records_hold_no_parse_and_resolve_like_the_wrapper(tmp_path: Path)
     streamed = resolve_refs(records, row)
     assert streamed == cross_references(*load(docs))
     # 5 links (the one to the empty page unresolved), `section 2.1`, `[MS-A] section 2.1`
-    assert streamed.stats == {"link": (5, 4), "section": (1, 1), "document-section": (1, 0)}
+    assert streamed.stats == {
+        "link": (5, 4),
+        "section": (1, 1),
+        "document-section": (1, 0),
+        "object": (0, 0),  # code roles of reST pages (none here)
+    }
 
 
 # -- fuzzing ------------------------------------------------------------------------------------

@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_right
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from docsmcp_runtime.search.languages import DIAGRAM_LANGUAGES, normalise_language
 
@@ -446,6 +446,15 @@ def _chunk_locator(chunks: list[Chunk]):
 
 def extract_api(parsed: ParsedFile, chunks: list[Chunk]) -> list[ApiEntry]:
     """API entries (methods and types) of one parsed file, in document order."""
+    described = parsed.source.api  # a reST page's Sphinx objects (rst_objects.py)
+    if described:
+        locate = _chunk_locator(chunks)
+        objects = [replace(e, chunk_id=locate(e.line_start, e.line_end)) for e in described]
+        return sorted([*_from_headings(parsed, chunks), *objects], key=lambda e: e.line_start)
+    return _from_headings(parsed, chunks)
+
+
+def _from_headings(parsed: ParsedFile, chunks: list[Chunk]) -> list[ApiEntry]:
     headings = _headings(parsed)
     candidates = [h for h in headings if h.ident is not None]
     if not candidates:

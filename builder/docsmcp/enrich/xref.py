@@ -53,6 +53,7 @@ from docsmcp.enrich.section_ids import (
     section_id,
 )
 from docsmcp.enrich.summary import summary
+from docsmcp.model.api import OBJECT_ANCHOR
 from docsmcp.model.chunk import Chunk, ParsedFile
 from docsmcp.sources.formats.fences import fenced_lines
 
@@ -80,7 +81,7 @@ _FILE_EXT = re.compile(r"\.[a-z0-9]{1,8}")
 _MAX_HREF = 4096
 _MAX_PARTS = 64  # path segments a link may have before we give up on it
 
-KINDS = ("link", "section", "document-section")
+KINDS = ("link", "section", "document-section", "object")
 IGNORED = -1  # resolve_link: not a reference (external URL, empty link)
 _NOT_ALNUM = re.compile(r"[\W_]+")
 
@@ -351,6 +352,13 @@ class _FileIndex:
             if source is not None and not _external(href):
                 out.append(("link", source, href))
                 self.texts.append("")
+        # Objects a reST page's code roles name (`:func:`x``): resolved against the objects
+        # the reST pages describe; one naming nothing of the corpus counts for nothing.
+        for line, name in self.parsed.source.object_refs:
+            source = self.row_at(line)
+            if source is not None:
+                out.append(("object", source, OBJECT_ANCHOR + name))
+                self.texts.append(name)
         return out
 
 

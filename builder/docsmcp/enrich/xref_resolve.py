@@ -274,6 +274,12 @@ def resolve_refs(
                 target = res.resolve_link(payload, f)
                 if target == IGNORED:
                     continue
+            elif kind == "object":
+                target = res._anchor(f, payload)
+                if target is None:
+                    target = res.rst_anchors.get(_norm(payload))
+                if target is None:
+                    continue  # a builtin, another project's object (intersphinx)
             else:
                 target = res.resolve_section(payload, f)
             found[kind] += 1

@@ -6,6 +6,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+# The anchor namespace of the objects a reST page describes, for the code roles that name them
+# (`:func:`read_text``, xref.py): anchors are compared as letters and digits only, so
+# `object:read_text` meets no heading's slug.
+OBJECT_ANCHOR = "object:"
+
 
 @dataclass(frozen=True)
 class Parameter:

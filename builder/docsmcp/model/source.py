@@ -7,6 +7,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
+from docsmcp.model.api import ApiEntry
+
 
 @dataclass(frozen=True)
 class Strategy:
@@ -71,6 +73,10 @@ class SourceFile:
     # Anchors of a converted page (convert.py) that are no heading of its markdown, e.g. the
     # ids of a saved HTML page's API entries: (0-based line, id), for links to resolve.
     anchors: tuple[tuple[int, str], ...] = ()
+    # A reST page's Sphinx object descriptions as API entries (lines of `body`, no chunk yet),
+    # and the objects its code roles name, (0-based line, name), for xref (rst_objects.py).
+    api: tuple[ApiEntry, ...] = ()
+    object_refs: tuple[tuple[int, str], ...] = ()
 
 
 @dataclass(frozen=True)

@@ -12,6 +12,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable
 
+from docsmcp.model.api import ApiEntry
 from docsmcp.model.source import SourceFile
 from docsmcp.sources.discover import HTML_SUFFIXES, RST_SUFFIXES
 
@@ -23,6 +24,8 @@ class Converted:
     anchors: tuple[tuple[int, str], ...] = ()  # (0-based line of `text`, element id)
     # For each line of `text`, the 0-based line of the source file it comes from (linemap.py).
     line_map: tuple[int, ...] = ()
+    api: tuple[ApiEntry, ...] = ()  # objects a reST page describes (lines of `text`)
+    refs: tuple[tuple[int, str], ...] = ()  # (0-based line of `text`, object a role names)
 
 
 def _html(path: str, text: str) -> Converted:
@@ -36,7 +39,7 @@ def _rst(path: str, text: str) -> Converted:
     from docsmcp.sources.formats.rst import rst_to_markdown
 
     done = rst_to_markdown(path, text)
-    return Converted(done.text, done.title, done.anchors, done.line_map)
+    return Converted(done.text, done.title, done.anchors, done.line_map, done.api, done.refs)
 
 
 CONVERTERS: dict[str, Callable[[str, str], Converted]] = {
@@ -68,4 +71,6 @@ def convert_source(sf: SourceFile) -> SourceFile:
         line_map=done.line_map or (0,) * (done.text.count("\n") + 1),
         title=sf.title or done.title,
         anchors=done.anchors,
+        api=done.api,
+        object_refs=done.refs,
     )

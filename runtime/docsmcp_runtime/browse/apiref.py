@@ -12,15 +12,31 @@ from ..errors import BundleError
 from ..format import API_FILE, MetadataError
 from ..format.problems import api_json
 
-_IDENT = re.compile(r"[^0-9a-z_.]+")
+_IDENT = re.compile(r"[^0-9a-z_.:$@-]+")
+# Where a qualified name may be cut: `pathlib.Path.read_text`, `std::vector::push_back`,
+# `toctree:maxdepth`.
+_QUALIFIER = re.compile(r"::|[.:]")
+_SIGILS = ".:$@-"
 
 
 def method_key(text: str) -> str:
     """How a method is looked up: lower case, no backticks, call parentheses or spaces
-    (`Links.create()` → `links.create`)."""
+    (`Links.create()` → `links.create`); a leading `.`, `$`, `@`, `--` or `::` stays
+    (`.Call`, `$.getJSON`, `--verbose`)."""
     text = text.strip().strip("`").lower()
     text = re.sub(r"\(.*\)$", "", text)
     return _IDENT.sub("", text)
+
+
+def name_keys(key: str) -> set[str]:
+    """The keys an entry named `key` (a method key) is found by: itself, each tail of its
+    qualified name (`path.read_text`, `read_text`) and itself without a leading sigil."""
+    keys = {key, key.lstrip(_SIGILS)}
+    for m in _QUALIFIER.finditer(key):
+        if m.start() > 0 or m.end() < len(key):
+            keys.add(key[m.end() :])
+    keys.discard("")
+    return keys
 
 
 def category_key(category: str) -> str:
@@ -45,12 +61,16 @@ class ApiRegistry:
         self.kinds: list[str] = table.column("kind").to_pylist()
         self.rows = table.column("row").to_numpy().astype(np.int64)
         keys: dict[str, list[int]] = {}
-        for i, (name, category) in enumerate(zip(self.names, self.categories, strict=True)):
-            key = method_key(name)
-            # `create` under "Links" is also `links.create`; `sdk.links.create` ends with it.
-            for k in {key, f"{category_key(category)}.{key}", key.rpartition(".")[2]}:
-                if k:
-                    keys.setdefault(k, []).append(i)
+        own = [method_key(name) for name in self.names]
+        for i, (key, category) in enumerate(zip(own, self.categories, strict=True)):
+            # `create` under "Links" is also `links.create`; `sdk.links.create` ends with it;
+            # `pathlib.Path.read_text` is also `Path.read_text` and `read_text`.
+            for k in sorted(name_keys(key) | {f"{category_key(category)}.{key}"}):
+                keys.setdefault(k, []).append(i)
+        # An entry named exactly as asked comes before those it is only the tail of.
+        for k, found in keys.items():
+            if len(found) > 1:
+                found.sort(key=lambda i, k=k: own[i] != k)
         self._keys = keys
 
     def __len__(self) -> int:

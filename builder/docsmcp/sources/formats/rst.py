@@ -27,6 +27,7 @@ from docutils.parsers.rst import Parser
 from docutils.utils import new_document
 
 from docsmcp.common.limits import MAX_RST_EXPLICIT_MARKUP
+from docsmcp.model.api import ApiEntry
 from docsmcp.model.text import slugify
 from docsmcp.sources.formats.htmlpage import take_marks
 from docsmcp.sources.formats.linemap import (
@@ -45,6 +46,13 @@ from docsmcp.sources.formats.rst_directives import (
     _prepare,
     _register,
 )
+from docsmcp.sources.formats.rst_objects import (
+    REF_PREFIX,
+    STATE,
+    Mark,
+    PageState,
+    api_entries,
+)
 
 log = logging.getLogger(__name__)
 # --- writing markdown --------------------------------------------------------------------------
@@ -56,6 +64,10 @@ class Converted:
     title: str | None
     anchors: tuple[tuple[int, str], ...] = ()  # (0-based line, label)
     line_map: tuple[int, ...] = ()  # per line of `text`: its 0-based line in the page
+    # Sphinx objects described on the page (rst_objects.py), lines of `text` (1-based).
+    api: tuple[ApiEntry, ...] = ()
+    # References made by code roles: (0-based line of `text`, object name).
+    refs: tuple[tuple[int, str], ...] = ()
 
 
 def _section_of(node: nodes.Node) -> nodes.section | None:
@@ -274,12 +286,17 @@ class _Writer:
         return self.blocks(node, depth)  # containers, topics, sidebars, compound, ...
 
     def inline(self, node: nodes.Node) -> str:
+        if isinstance(node, Mark):
+            return node["marks"]
         if isinstance(node, nodes.Text):
-            return node.astext().replace("\n", " \n").replace(" \n", "\n")
+            text = node.astext().replace("\n", " \n").replace(" \n", "\n")
+            return _EMPHASIS_OPENER.sub(_escape_run, text) if "_" in text or "*" in text else text
         if isinstance(node, (nodes.system_message, nodes.Invisible, nodes.raw, nodes.comment)):
             return ""
         if isinstance(node, (nodes.literal, nodes.title_reference)):
-            return _code_span(node.astext())
+            ref = node.get("object_ref")  # a code role naming an object (rst_objects.py)
+            mark = f"\x00{REF_PREFIX}{ref}\x00" if ref else ""
+            return _code_span(node.astext()) + mark
         if isinstance(node, nodes.math):
             return _code_span(node.astext())
         inner = "".join(self.inline(c) for c in node.children)
@@ -335,6 +352,16 @@ class _Writer:
 
 
 _DELIMITER_ROW = re.compile(r"[ \t]*[-:|][-:| \t]*")
+# A run of `_` or `*` starting a word of plain text (`__slots__`, `*args`): markdown would read
+# it as emphasis (`__slots__` as bold "slots"), so it is escaped; inside words (`snake_case`)
+# it never is.
+_EMPHASIS_OPENER = re.compile(r"(?<![\w\\])[_*]+(?=\w)")
+
+
+def _escape_run(m: re.Match[str]) -> str:
+    return "".join("\\" + ch for ch in m.group())
+
+
 _MARKUP_START = re.compile(r"^([#>]|[-+*](?=\s)|\d{1,9}[.)](?=\s)|```|~~~)", re.MULTILINE)
 
 
@@ -393,7 +420,9 @@ def rst_to_markdown(path: str, text: str) -> Converted:
     """The markdown of the reST page at `path` (its POSIX path in the docs, for links), and
     the page's line each of its lines comes from."""
     token = _PAGE.set(path)
-    text = strip_mark_char(text)  # the line marks' character (linemap.py)
+    state = STATE.set(PageState())
+    # The line marks' character (linemap.py) and the anchor marks' (take_marks).
+    text = strip_mark_char(text).replace("\x00", "").replace(REF_PREFIX, "")
     count = text.count("\n") + 1
     try:
         explicit = len(_EXPLICIT_LINE.findall(text))
@@ -417,9 +446,19 @@ def rst_to_markdown(path: str, text: str) -> Converted:
         if not blocks:
             return Converted("", writer.title, (), (0,))
         body, line_map = take_lines("\n\n".join(blocks) + "\n", count)
-        body, anchors = take_marks(body)
-        return Converted(body, writer.title, anchors, line_map)
+        body, marks = take_marks(body)
+        anchors = tuple(m for m in marks if not m[1].startswith(REF_PREFIX))
+        refs = tuple((line, m[1:]) for line, m in marks if m.startswith(REF_PREFIX))
+        found = STATE.get().found  # type: ignore[union-attr]
+        sections = [
+            (writer._line(sec[0]), " ".join(sec[0].astext().split()))
+            for sec in (document.findall(nodes.section) if found else ())
+            if sec.children and isinstance(sec[0], nodes.title)
+        ]
+        api = api_entries(path, found, anchors, line_map, sections, writer.title or "")
+        return Converted(body, writer.title, anchors, line_map, api, refs)
     finally:
+        STATE.reset(state)
         _PAGE.reset(token)
 
 
