@@ -236,7 +236,7 @@ def collect(
             seen[c.id] = sf.path
             kept.append(c)
             facets.append(c.metadata)
-            index.add(fields)
+            index.add(fields, c.heading, i)
         if rows is not None:
             rows.add(kept)
         if not lean:
