@@ -117,3 +117,49 @@ def test_heading_factors_fall_with_the_pages_a_heading_is_on() -> None:
     assert factors.tolist() == pytest.approx([1 / (1 + 0.5 * np.log(2))] * 3 + [1.0, 1.0, 1.0])
     assert heading_factors(keys, pages, 0.0).tolist() == [1.0] * 6
     assert heading_key("") == 0 and heading_key("A  b") == heading_key("a b") != 0
+
+
+NAV_PAGES = {
+    "mkdocs.yml": (
+        "site_name: S\nmarkdown_extensions:\n  - pymdownx.emoji:\n"
+        "      emoji_index: !!python/name:material.extensions.emoji.twemoji\n"
+        "nav:\n  - Home: index.md\n  - Guide:\n    - Quickstart walkthrough: start.md\n"
+        "    - plain.md\n"
+    ),
+    "docs/index.md": "# Welcome\n\nHello.\n",
+    "docs/start.md": "# Start\n\nInstall it, then run it.\n",
+    "docs/plain.md": "# Plain\n\nNothing to see.\n",
+}
+
+
+def test_nav_file_titles_join_the_page_field(tmp_path: Path) -> None:
+    """mkdocs.yml beside docs/ (read inside the source roots, its Python tags ignored) titles
+    pages in the page field; a page it lists bare keeps its own title; SUMMARY.md, docs.json
+    and sidebars.json give titles and group labels; sidebars.js is code and is not read."""
+    from docsmcp.sources.navfiles import nav_titles
+
+    for name, text in NAV_PAGES.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(text, encoding="utf-8")
+    docs = tmp_path / "docs"
+    pages = ["index.md", "start.md", "plain.md"]
+    assert nav_titles(docs, [docs], pages) == {}  # mkdocs.yml is outside the source roots
+    assert nav_titles(docs, [tmp_path], pages) == {
+        "index.md": "Home",
+        "start.md": "Quickstart walkthrough",
+    }
+    out = build_bundle(docs, tmp_path / "idx", "--source-root", str(tmp_path))
+    assert _ids(out, "walkthrough") == ["start.md#start"]
+
+    book = tmp_path / "book"
+    (book / "src").mkdir(parents=True)
+    (book / "src" / "SUMMARY.md").write_text("- [The Intro](intro.md)\n", encoding="utf-8")
+    (book / "src" / "intro.md").write_text("# Intro\n", encoding="utf-8")
+    (book / "docs.json").write_text(
+        json.dumps({"navigation": {"groups": [{"group": "Setup", "pages": ["src/intro"]}]}}),
+        encoding="utf-8",
+    )
+    (book / "sidebars.js").write_text("module.exports = {a: ['src/intro']};", encoding="utf-8")
+    assert nav_titles(book, [book], ["src/intro.md"]) == {"src/intro.md": "The Intro"}
+    (book / "src" / "SUMMARY.md").unlink()
+    assert nav_titles(book, [book], ["src/intro.md"]) == {"src/intro.md": "Setup"}

@@ -22,7 +22,7 @@ from docsmcp_runtime.format import LexicalParams
 from docsmcp_runtime.search.analyzer import AnalyzerConfig, analyze
 
 from docsmcp.common.memtrim import release_free_memory
-from docsmcp.indexing.pagefield import PAGE_KEYS, heading_factors, heading_key, page_text
+from docsmcp.indexing.pagefield import PAGE_KEYS, heading_factors, heading_key, page_of, page_text
 from docsmcp.model.chunk import Chunk
 
 try:  # the C counting loop behind Counter (CPython); the same counts either way
@@ -189,7 +189,7 @@ class IndexBuilder:
         self._dict_sizes: list[int] = []  # distinct terms of each spilled term list
         self._blocks: list[int] = []  # entries per spilled block
         self._lengths = array("q")  # per chunk, per field (not a list: 8 bytes, not ~36)
-        # Per chunk, its own heading's `heading_key` and its page's number (heading_factors).
+        # Per chunk, the `heading_key` of its own heading and of its page (heading_factors).
         self._heading_keys = array("q")
         self._pages = array("q")
         self._joined: list[str] = []
@@ -199,13 +199,13 @@ class IndexBuilder:
         self._docs = 0
         self._first_docs: list[int] = []  # the first chunk row of each spilled block
 
-    def add(self, fields: FieldCounts, heading: str = "", page: int = 0) -> None:
+    def add(self, fields: FieldCounts, heading: str = "", page: str = "") -> None:
         """The next chunk's analysed fields (`analyse_chunk`: all but `anchors`, which `finish`
-        adds once references have resolved), its own heading and its page's number (any
-        number that differs between pages: how many pages share a heading weighs it)."""
+        adds once references have resolved), its own heading and its page (`pagefield.page_of`:
+        how many pages share a heading weighs it)."""
         row = self._docs * len(FIELDS)
         self._heading_keys.append(heading_key(heading))
-        self._pages.append(page)
+        self._pages.append(heading_key(page))
         self._docs += 1
         for f, (terms, tf, length) in enumerate(fields):
             self._lengths.append(length)
@@ -508,11 +508,10 @@ def build_index(
     the links that lead to it (none when not given); `pages`: each path's `page` field text
     (`pagefield.page_field`; "" when not given)."""
     builder = IndexBuilder()
-    numbers: dict[str, int] = {}
     for d, chunk in enumerate(chunks):
         if analysed is not None:
             fields = analysed[d]
         else:
             fields = analyse_chunk(chunk, config, (pages or {}).get(chunk.path, ""))
-        builder.add(fields, chunk.heading, numbers.setdefault(chunk.path, len(numbers)))
+        builder.add(fields, chunk.heading, page_of(chunk))
     return builder.finish(params, anchors, config)

@@ -19,7 +19,7 @@ from array import array
 
 import numpy as np
 
-from docsmcp.model.chunk import Block, ParsedFile
+from docsmcp.model.chunk import Block, Chunk, ParsedFile
 
 # Frontmatter keys whose text describes a page (strings, or lists of strings).
 PAGE_KEYS = ("description", "keywords", "tags", "summary")
@@ -61,21 +61,36 @@ def lead_text(blocks: list[Block]) -> str:
 
 
 def page_title(parsed: ParsedFile) -> str:
-    """The page's title: its frontmatter (or navigation) title, else its first level-1
-    heading."""
-    if parsed.source.title:
-        return parsed.source.title.strip()
-    for b in parsed.blocks:
-        if b.kind == "heading" and b.level == 1:
-            return b.title.strip()
-    return ""
+    """The page's title (its frontmatter title, else its first level-1 heading), and on a line
+    of its own the title its site's navigation file gives it (navfiles.py) when that differs."""
+    title = (parsed.source.title or "").strip()
+    if not title:
+        title = next(
+            (b.title.strip() for b in parsed.blocks if b.kind == "heading" and b.level == 1), ""
+        )
+    nav = parsed.source.nav_title.strip()
+    if nav and nav.casefold() != title.casefold():
+        return f"{title}\n{nav}" if title else nav
+    return title
 
 
 def page_field(parsed: ParsedFile) -> str:
-    """The `page` field of every chunk of a file: title, frontmatter description and keywords,
-    lead paragraph, one per line (bigrams never cross them)."""
+    """The `page` field of every chunk of a file: title (and navigation title), frontmatter
+    description and keywords, lead paragraph, one per line (bigrams never cross them)."""
     parts = (page_title(parsed), page_text(parsed.source.frontmatter), lead_text(parsed.blocks))
     return "\n".join(p for p in parts if p)
+
+
+def page_of(chunk: Chunk) -> str:
+    """Which page a chunk is on, for counting the pages a heading is on: its path without its
+    suffix and the folders named by one of its taxonomy values, so the copies of a page in
+    version or language folders (`2025-06-18/…`, `python/…`) count once, while "Fields" on
+    2,000 model pages counts 2,000 times."""
+    values = {value for _, value in chunk.metadata}
+    folders, _, name = chunk.path.rpartition("/")
+    kept = [f for f in folders.split("/") if f and f not in values] if folders else []
+    stem = name.rsplit(".", 1)[0] or name  # `widgets.md` and `widgets.mdx` alike
+    return "/".join([*kept, stem])
 
 
 def heading_key(heading: str) -> int:
@@ -90,8 +105,8 @@ def heading_key(heading: str) -> int:
 
 def heading_factors(keys: array, pages: array, alpha: float) -> np.ndarray:
     """Per chunk, the factor of its `heading` field: 1 / (1 + alpha · ln n), n the number of
-    distinct pages with a chunk of the same own heading (`keys`, from `heading_key`; `pages`:
-    each chunk's page number); 1 for chunks without a heading, or when alpha is 0."""
+    distinct pages with a chunk of the same own heading (`keys`: `heading_key` of each chunk's
+    heading; `pages`: of its `page_of`); 1 for chunks without a heading, or when alpha is 0."""
     n = len(keys)
     if not n or alpha <= 0:
         return np.ones(n, np.float64)

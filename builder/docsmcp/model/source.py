@@ -67,6 +67,9 @@ class SourceFile:
     # Anchors of a converted page (convert.py) that are no heading of its markdown, e.g. the
     # ids of a saved HTML page's API entries: (0-based line, id), for links to resolve.
     anchors: tuple[tuple[int, str], ...] = ()
+    # The title (or group label) the site's navigation file gives the page (navfiles.py), "" when
+    # none does: page-level evidence of the full-text index (indexing/pagefield.py).
+    nav_title: str = ""
 
 
 @dataclass(frozen=True)

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from docsmcp.model.source import Manifest, Problem, SourceFile, TaxonomyKey
@@ -26,6 +26,7 @@ from docsmcp.sources.discover import (
 )
 from docsmcp.sources.formats.llms_full import split_llms_full
 from docsmcp.sources.manifest import _governing, _quote, _relative_to, load_manifest
+from docsmcp.sources.navfiles import nav_titles
 from docsmcp.sources.pdf.extract import PdfOptions, PdfSummary, is_pdf
 from docsmcp.sources.pdf.source import load_pdf
 from docsmcp.sources.settings import _read_text, configure_file, load_file
@@ -204,6 +205,7 @@ def load_corpus(
             _refuse(entry, problems)
     files = []
     pdfs: list[PdfSummary] = []
+    titles = nav_titles(docs_dir, roots, [e.path for e in listing.markdown])
     # A saved HTML site is read only when the folder has no markdown or reST sources.
     sources = any(not is_html(e.path) for e in listing.markdown)
     for entry in listing.markdown:
@@ -230,12 +232,15 @@ def load_corpus(
             files.extend(pages)
             continue
         governing = _governing(manifests, entry.path)
-        if reuse is not None and (known := reuse(entry.path, governing)) is not None:
+        # A page a nav file titles is read again (the record of known files has no nav title).
+        nav = titles.get(entry.path, "")
+        if reuse is not None and not nav and (known := reuse(entry.path, governing)) is not None:
             files.append(known)
             continue
         source, found = load_file(docs_dir, entry.path, governing, roots)
         problems.extend(found)
         if source is not None:
+            source = replace(source, nav_title=nav) if nav else source
             files.append(includes.resolve(docs_dir, source, roots))
     ordered = sorted(manifests.values(), key=lambda m: m.path)
     taxonomy, found = _taxonomy(ordered, files)
