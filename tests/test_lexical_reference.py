@@ -17,13 +17,9 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import TINY_DOCS
-from docsmcp.chunking.chunk import parse_file
+from conftest import TINY_DOCS, page_fields
 from docsmcp.indexing.lexical import LexicalIndex, LexicalParams, build_index
-from docsmcp.indexing.pagefield import page_field
 from docsmcp.pipeline.collect import BuildOptions, collect
-from docsmcp.sources.convert import convert_source
-from docsmcp.sources.corpus import load_corpus
 from docsmcp_runtime.bundle.reader import open_bundle
 from docsmcp_runtime.search.analyzer import AnalyzerConfig, analyze
 from docsmcp_runtime.search.engine import SearchOptions
@@ -169,8 +165,7 @@ def chunks() -> list:
 @pytest.fixture(scope="module")
 def pages() -> dict[str, str]:
     """Each page's `page` field, from the file as the build parses it."""
-    corpus = load_corpus(TINY_DOCS)
-    return {sf.path: page_field(parse_file(convert_source(sf))) for sf in corpus.files}
+    return page_fields(TINY_DOCS)
 
 
 @pytest.fixture(scope="module")

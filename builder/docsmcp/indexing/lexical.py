@@ -100,12 +100,13 @@ def _line_terms(line: str, config: AnalyzerConfig) -> tuple[str, ...]:
     return _analyse_line(config)(line)
 
 
-def _field_terms(chunk: Chunk, config: AnalyzerConfig, page: str) -> list[list[str]]:
+def _field_terms(chunk: Chunk, config: AnalyzerConfig) -> list[list[str]]:
+    """The terms of a chunk's heading, body and context fields."""
     line_terms = _analyse_line(config)
     # Bigrams never cross a line: lines separate headings, cells, items and paragraphs.
     return [
         list(chain.from_iterable(map(line_terms, text.split("\n"))))
-        for text in (chunk.heading_text, chunk.search_text, context_text(chunk), page)
+        for text in (chunk.heading_text, chunk.search_text, context_text(chunk))
     ]
 
 
@@ -133,7 +134,15 @@ def _counted(terms: list[str]) -> tuple[str, bytes, int]:
 def analyse_chunk(chunk: Chunk, config: AnalyzerConfig, page: str = "") -> FieldCounts:
     """What the index needs of one chunk's own fields (all but `anchors`), computable apart
     (in a worker, or from a cache); `page` is the file's `pagefield.page_field`."""
-    return tuple(_counted(terms) for terms in _field_terms(chunk, config, page))
+    own = tuple(_counted(terms) for terms in _field_terms(chunk, config))
+    return (*own, _page_counted(page, config))
+
+
+@lru_cache(maxsize=4)
+def _page_counted(page: str, config: AnalyzerConfig) -> tuple[str, bytes, int]:
+    """The `page` field, counted once per file (it is the same on each of its chunks)."""
+    line_terms = _analyse_line(config)
+    return _counted(list(chain.from_iterable(map(line_terms, page.split("\n")))))
 
 
 def analyse_anchors(texts: Sequence[str], config: AnalyzerConfig) -> tuple[str, bytes, int]:
