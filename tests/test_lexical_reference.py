@@ -6,7 +6,7 @@ impact from the spec's *Full-text index* formula in plain Python float64: its ow
 line-by-line term counting, field lengths, averages, df and idf, the heading discount of headings
 shared by several pages. It borrows only the tokeniser (`docsmcp_runtime.search.analyzer.analyze`,
 one line in, terms and bigram terms out), which test_chunk.py and the analyzer's own tests cover,
-and each page's `page` field text (`pagefield.page_field`, which tests/test_page_field.py covers).
+and each page's `page` and `lead` texts (`pagefield`, which tests/test_page_field.py covers).
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ from docsmcp_runtime.tools.app import DocsApp
 
 CONFIG = AnalyzerConfig()
 PARAMS = LexicalParams()
-FIELDS = ("heading", "body", "context", "page")
+FIELDS = ("heading", "body", "context", "page", "lead")
 
 QUERIES = [
     "create widget",
@@ -62,16 +62,17 @@ def line_terms(text: str) -> list[str]:
     return out
 
 
-def field_texts(chunk, pages: dict[str, str]) -> dict[str, str]:
+def field_texts(chunk, pages: dict[str, tuple[str, str]]) -> dict[str, str]:
     """heading: the heading trail, one per line; body: the searchable text; context: the path
-    and then each metadata value on its own line; page: the page's field, the same on each of
-    its chunks."""
+    and then each metadata value on its own line; page and lead: the page's, the same on each
+    of its chunks."""
     values = [value for _, value in chunk.metadata]
     return {
         "heading": chunk.heading_text,
         "body": chunk.search_text,
         "context": "\n".join([chunk.path, *values]),
-        "page": pages.get(chunk.path, ""),
+        "page": pages.get(chunk.path, ("", ""))[0],
+        "lead": pages.get(chunk.path, ("", ""))[1],
     }
 
 
@@ -96,7 +97,7 @@ def heading_discounts(chunks: list, alpha: float) -> list[float]:
 
 
 class ReferenceBM25F:
-    def __init__(self, chunks: list, params: dict, pages: dict[str, str]) -> None:
+    def __init__(self, chunks: list, params: dict, pages: dict[str, tuple[str, str]]) -> None:
         k1, b = params["k1"], params["b"]
         weights = params["field_weights"]
         discount = heading_discounts(chunks, params["heading_informativeness"])
@@ -163,18 +164,18 @@ def chunks() -> list:
 
 
 @pytest.fixture(scope="module")
-def pages() -> dict[str, str]:
+def pages() -> dict[str, tuple[str, str]]:
     """Each page's `page` field, from the file as the build parses it."""
     return page_fields(TINY_DOCS)
 
 
 @pytest.fixture(scope="module")
-def index(chunks: list, pages: dict[str, str]) -> LexicalIndex:
+def index(chunks: list, pages: dict[str, tuple[str, str]]) -> LexicalIndex:
     return build_index(chunks, CONFIG, PARAMS, pages=pages)
 
 
 @pytest.fixture(scope="module")
-def reference(chunks: list, pages: dict[str, str]) -> ReferenceBM25F:
+def reference(chunks: list, pages: dict[str, tuple[str, str]]) -> ReferenceBM25F:
     return ReferenceBM25F(chunks, PARAMS.to_json(), pages)
 
 
@@ -213,7 +214,7 @@ def test_the_tiny_corpus_exercises_every_kind_of_term(
     assert any(len(f) >= 3 for rows in terms.values() for f in rows.values())
     # the page field on every chunk; "Widgets" heads python/widgets.md and
     # typescript/widgets.mdx, one page in two language folders: not discounted
-    assert all(any("page" in f for f in rows.values()) for rows in [terms["manage"]])
+    assert all("lead" in f for f in terms["manage"].values())
     assert heading_discounts(chunks, PARAMS.heading_informativeness) == [1.0] * len(chunks)
     assert max(len(rows) for rows in terms.values()) >= len(chunks) // 2
     assert len(chunks) == 13

@@ -14,7 +14,13 @@ import numpy as np
 import pytest
 from conftest import build_bundle
 from docsmcp.chunking.chunk import parse_file
-from docsmcp.indexing.pagefield import LEAD_CHARS, heading_factors, heading_key, page_field
+from docsmcp.indexing.pagefield import (
+    LEAD_CHARS,
+    heading_factors,
+    heading_key,
+    lead_text,
+    page_field,
+)
 from docsmcp.sources.corpus import load_corpus
 from docsmcp_runtime.bundle.reader import open_bundle
 from docsmcp_runtime.search.engine import Searcher
@@ -87,7 +93,7 @@ def test_every_chunk_of_a_page_carries_its_page_field(site: Path) -> None:
 def test_the_heading_discount_is_recorded(site: Path) -> None:
     lexical = json.loads((site / "metadata.json").read_text())["lexical"]
     assert lexical["heading_informativeness"] == 0.5
-    assert lexical["field_weights"]["page"] == 1.0
+    assert (lexical["field_weights"]["page"], lexical["field_weights"]["lead"]) == (1.5, 0.5)
 
 
 def test_page_field_is_title_description_and_lead(tmp_path: Path) -> None:
@@ -99,14 +105,13 @@ def test_page_field_is_title_description_and_lead(tmp_path: Path) -> None:
     (tmp_path / "b.md").write_text("## Straight to a section\n\nNot a lead.\n", encoding="utf-8")
     long_lead = " ".join(["word"] * 200)
     (tmp_path / "c.md").write_text(f"# Gamma\n\n{long_lead}\n", encoding="utf-8")
-    files = {sf.path: sf for sf in load_corpus(tmp_path).files}
-    assert (
-        page_field(parse_file(files["a.md"])) == "Alpha\nAbout alpha.\nk1\nk2\nThe lead paragraph."
-    )
-    assert page_field(parse_file(files["b.md"])) == ""
-    gamma = page_field(parse_file(files["c.md"]))
-    title, lead = gamma.split("\n")
-    assert title == "Gamma" and len(lead) <= LEAD_CHARS and lead == " ".join(["word"] * 60)
+    parsed = {sf.path: parse_file(sf) for sf in load_corpus(tmp_path).files}
+    assert page_field(parsed["a.md"]) == "Alpha\nAbout alpha.\nk1\nk2"
+    assert lead_text(parsed["a.md"].blocks) == "The lead paragraph."
+    assert page_field(parsed["b.md"]) == "" == lead_text(parsed["b.md"].blocks)
+    lead = lead_text(parsed["c.md"].blocks)
+    assert page_field(parsed["c.md"]) == "Gamma"
+    assert len(lead) <= LEAD_CHARS and lead == " ".join(["word"] * 60)
 
 
 def test_heading_factors_fall_with_the_pages_a_heading_is_on() -> None:

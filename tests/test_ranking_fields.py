@@ -71,7 +71,14 @@ def test_frontmatter_description_and_keywords_find_the_page(fields_bundle: Path)
 
 def test_field_weights_are_recorded(fields_bundle: Path) -> None:
     weights = json.loads((fields_bundle / "metadata.json").read_text())["lexical"]["field_weights"]
-    assert weights == {"heading": 3.0, "body": 1.0, "context": 0.5, "page": 1.0, "anchors": 3.0}
+    assert weights == {
+        "heading": 3.0,
+        "body": 1.0,
+        "context": 0.5,
+        "page": 1.5,
+        "lead": 0.5,
+        "anchors": 3.0,
+    }
 
 
 def test_page_text() -> None:

@@ -34,11 +34,11 @@ except ImportError:  # pragma: no cover
             counts[term] = counts.get(term, 0) + 1
 
 
-# `page`: the page's title, frontmatter description and keywords and lead paragraph, on every
-# chunk of the page (pagefield.py). `anchors` (the texts of links from other chunks to this one)
-# is known only once references resolve across files, so it is analysed in `build_index`, not
-# with the other fields.
-FIELDS = ("heading", "body", "context", "page", "anchors")
+# `page`: the page's title and what its frontmatter says about it; `lead`: its lead paragraph;
+# both on every chunk of the page (pagefield.py). `anchors` (the texts of links from other
+# chunks to this one) is known only once references resolve across files, so it is analysed in
+# `build_index`, not with the other fields.
+FIELDS = ("heading", "body", "context", "page", "lead", "anchors")
 
 __all__ = [
     "FIELDS",
@@ -131,16 +131,19 @@ def _counted(terms: list[str]) -> tuple[str, bytes, int]:
     return "\n".join(counts), tf.tobytes(), len(terms)
 
 
-def analyse_chunk(chunk: Chunk, config: AnalyzerConfig, page: str = "") -> FieldCounts:
+def analyse_chunk(
+    chunk: Chunk, config: AnalyzerConfig, page: str = "", lead: str = ""
+) -> FieldCounts:
     """What the index needs of one chunk's own fields (all but `anchors`), computable apart
-    (in a worker, or from a cache); `page` is the file's `pagefield.page_field`."""
+    (in a worker, or from a cache); `page` and `lead` are the file's (`pagefield.page_field`,
+    `pagefield.lead_text`)."""
     own = tuple(_counted(terms) for terms in _field_terms(chunk, config))
-    return (*own, _page_counted(page, config))
+    return (*own, _page_counted(page, config), _page_counted(lead, config))
 
 
 @lru_cache(maxsize=4)
 def _page_counted(page: str, config: AnalyzerConfig) -> tuple[str, bytes, int]:
-    """The `page` field, counted once per file (it is the same on each of its chunks)."""
+    """The `page` or `lead` field, counted once per file (the same on each of its chunks)."""
     line_terms = _analyse_line(config)
     return _counted(list(chain.from_iterable(map(line_terms, page.split("\n")))))
 
@@ -384,6 +387,7 @@ class IndexBuilder:
                 params.body_weight,
                 params.context_weight,
                 params.page_weight,
+                params.lead_weight,
                 params.anchors_weight,
             ]
         )
@@ -510,17 +514,17 @@ def build_index(
     params: LexicalParams,
     analysed: list[FieldCounts] | None = None,
     anchors: Sequence[Sequence[str]] | None = None,
-    pages: Mapping[str, str] | None = None,
+    pages: Mapping[str, tuple[str, str]] | None = None,
 ) -> LexicalIndex:
     """The index of `chunks`; `analysed` (`analyse_chunk` of each, e.g. made by workers) saves
     analysing them here. The result is the same either way. `anchors`: per chunk, the texts of
-    the links that lead to it (none when not given); `pages`: each path's `page` field text
-    (`pagefield.page_field`; "" when not given)."""
+    the links that lead to it (none when not given); `pages`: each path's `page` and `lead`
+    field texts (`pagefield.page_field`, `lead_text`; "" when not given)."""
     builder = IndexBuilder()
     for d, chunk in enumerate(chunks):
         if analysed is not None:
             fields = analysed[d]
         else:
-            fields = analyse_chunk(chunk, config, (pages or {}).get(chunk.path, ""))
+            fields = analyse_chunk(chunk, config, *(pages or {}).get(chunk.path, ("", "")))
         builder.add(fields, chunk.heading, page_of(chunk))
     return builder.finish(params, anchors, config)

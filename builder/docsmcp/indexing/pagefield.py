@@ -76,8 +76,9 @@ def page_title(parsed: ParsedFile) -> str:
 
 def page_field(parsed: ParsedFile) -> str:
     """The `page` field of every chunk of a file: title (and navigation title), frontmatter
-    description and keywords, lead paragraph, one per line (bigrams never cross them)."""
-    parts = (page_title(parsed), page_text(parsed.source.frontmatter), lead_text(parsed.blocks))
+    description and keywords, one per line (bigrams never cross them). Its lead paragraph is
+    the `lead` field (`lead_text`)."""
+    parts = (page_title(parsed), page_text(parsed.source.frontmatter))
     return "\n".join(p for p in parts if p)
 
 
