@@ -275,7 +275,7 @@ def test_facet_precision_and_no_answer_cases(example_app: DocsApp) -> None:
     py = {"language": "python"}
     # With language=python the scope=global-guide guides stay in (auto-include): three of the
     # five sk_test_123 hits are sections of a guide without a language (its lead paragraph
-    # names `sk_test_` keys: the page field of each of its sections), so they count as outside
+    # names `sk_test_` keys: the lead field of each of its sections), so they count as outside
     # (the errors guide's Python tab carries language=python).
     sk = search_hits(example_app, "sk_test_123", **py)
     assert {h["chunk_id"] for h in sk} == {
