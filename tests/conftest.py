@@ -239,6 +239,19 @@ def bundle_differences(a: Path, b: Path) -> list[str]:
     return sorted(names_a ^ names_b) + mismatch + errors
 
 
+def page_fields(docs_dir: Path) -> dict[str, tuple[str, str]]:
+    """Each page's `page` and `lead` field texts (pagefield.page_field, lead_text), from its
+    file as a build parses it: what `build_index` needs to give the index a build makes."""
+    from docsmcp.chunking.chunk import parse_file
+    from docsmcp.indexing.pagefield import lead_text, page_field
+    from docsmcp.sources.convert import convert_source
+    from docsmcp.sources.corpus import load_corpus
+
+    files = load_corpus(docs_dir).files
+    parsed = [parse_file(convert_source(sf)) for sf in files]
+    return {p.source.path: (page_field(p), lead_text(p.blocks)) for p in parsed}
+
+
 def corpus(name: str) -> Path:
     path = CORPORA / name
     if not path.is_dir():

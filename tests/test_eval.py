@@ -272,14 +272,17 @@ def test_cutoff_k_limits_hits_and_ideal(example_app: DocsApp) -> None:
 
 def test_facet_precision_and_no_answer_cases(example_app: DocsApp) -> None:
     py = {"language": "python"}
-    # With language=python the scope=global-guide guides stay in (auto-include): one of the
-    # three sk_test_123 hits is a guide without a language, so it counts as outside (the
-    # errors guide's Python tab carries language=python).
+    # With language=python the scope=global-guide guides stay in (auto-include): three of the
+    # five sk_test_123 hits are sections of a guide without a language (its lead paragraph
+    # names `sk_test_` keys: the lead field of each of its sections), so they count as outside
+    # (the errors guide's Python tab carries language=python).
     sk = search_hits(example_app, "sk_test_123", **py)
     assert {h["chunk_id"] for h in sk} == {
         ERRORS_RETRIES_PY,
         PY_QUICK,
         "guides/authentication.md#authentication",
+        "guides/authentication.md#authentication/rotating-keys",
+        "guides/authentication.md#authentication/scoped-keys",
     }
     assert sk[0]["chunk_id"] in (ERRORS_RETRIES_PY, PY_QUICK)
     cases = [
@@ -301,14 +304,14 @@ def test_facet_precision_and_no_answer_cases(example_app: DocsApp) -> None:
     report = evaluate({ACME: example_app}, cases, k=5)
     by_id = {r.id: r for r in report.results}
     assert by_id["mixed"].first_rank == 1
-    assert sorted(by_id["mixed"].in_filter) == [False, True, True]
-    assert by_id["mixed"].facet_precision == pytest.approx(2 / 3)
+    assert sorted(by_id["mixed"].in_filter) == [False, False, False, True, True]
+    assert by_id["mixed"].facet_precision == pytest.approx(2 / 5)
     assert by_id["none"].chunk_ids == ()
     assert by_id["none"].hint is not None and "language='python'" in by_id["none"].hint
     assert by_id["none"].facet_precision is None  # no hits: nothing to be precise about
     assert by_id["silent"].chunk_ids == (TS_REFUND,) and by_id["silent"].hint is None
     assert by_id["silent"].facet_precision == 1.0
-    assert by_id["leaky"].facet_precision == pytest.approx(2 / 3)
+    assert by_id["leaky"].facet_precision == pytest.approx(2 / 5)
     assert [by_id[i].no_answer_ok for i in ("none", "none-scope", "silent", "leaky")] == [
         True,
         True,
@@ -325,8 +328,8 @@ def test_facet_precision_and_no_answer_cases(example_app: DocsApp) -> None:
     assert m.mrr == pytest.approx(0.5)
     assert m.hit_rate == pytest.approx(0.5)
     assert m.no_answer_ok == pytest.approx(0.5)
-    # mixed 2/3, silent 1, leaky 2/3 (none, none-scope and broken have no hits)
-    assert m.facet_precision == pytest.approx((2 / 3 + 1 + 2 / 3) / 3)
+    # mixed 2/5, silent 1, leaky 2/5 (none, none-scope and broken have no hits)
+    assert m.facet_precision == pytest.approx((2 / 5 + 1 + 2 / 5) / 3)
     facet = report.by_category["facet"]
     assert (facet.cases, facet.answerable, facet.mrr, facet.no_answer_ok) == (4, 0, None, 0.5)
     assert {r.id for r in report.failing} == {"silent", "leaky", "broken"}

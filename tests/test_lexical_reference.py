@@ -3,19 +3,21 @@
 The chunks of the tiny fixture corpus come from the builder (`collect`) and the index from
 `build_index`, exactly as `docsmcp build` makes them. The reference below re-derives every
 impact from the spec's *Full-text index* formula in plain Python float64: its own field texts,
-line-by-line term counting, field lengths, averages, df and idf. It borrows only the tokeniser
-(`docsmcp_runtime.search.analyzer.analyze`, one line in, terms and bigram terms out), which
-test_chunk.py and the analyzer's own tests cover.
+line-by-line term counting, field lengths, averages, df and idf, the heading discount of headings
+shared by several pages. It borrows only the tokeniser (`docsmcp_runtime.search.analyzer.analyze`,
+one line in, terms and bigram terms out), which test_chunk.py and the analyzer's own tests cover,
+and each page's `page` and `lead` texts (`pagefield`, which tests/test_page_field.py covers).
 """
 
 from __future__ import annotations
 
 import math
+import re
 from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import TINY_DOCS
+from conftest import TINY_DOCS, page_fields
 from docsmcp.indexing.lexical import LexicalIndex, LexicalParams, build_index
 from docsmcp.pipeline.collect import BuildOptions, collect
 from docsmcp_runtime.bundle.reader import open_bundle
@@ -26,7 +28,7 @@ from docsmcp_runtime.tools.app import DocsApp
 
 CONFIG = AnalyzerConfig()
 PARAMS = LexicalParams()
-FIELDS = ("heading", "body", "context")
+FIELDS = ("heading", "body", "context", "page", "lead")
 
 QUERIES = [
     "create widget",
@@ -60,28 +62,52 @@ def line_terms(text: str) -> list[str]:
     return out
 
 
-def field_texts(chunk) -> dict[str, str]:
+def field_texts(chunk, pages: dict[str, tuple[str, str]]) -> dict[str, str]:
     """heading: the heading trail, one per line; body: the searchable text; context: the path
-    and then each metadata value on its own line."""
+    and then each metadata value on its own line; page and lead: the page's, the same on each
+    of its chunks."""
     values = [value for _, value in chunk.metadata]
     return {
         "heading": chunk.heading_text,
         "body": chunk.search_text,
         "context": "\n".join([chunk.path, *values]),
+        "page": pages.get(chunk.path, ("", ""))[0],
+        "lead": pages.get(chunk.path, ("", ""))[1],
     }
 
 
+def heading_discounts(chunks: list, alpha: float) -> list[float]:
+    """Per chunk, 1 / (1 + alpha · ln n): n the distinct pages (a page is its path without its
+    suffix and the folders its metadata values name) with a chunk of the same own heading
+    (case-folded, whitespace collapsed); 1 without a heading."""
+
+    def key(chunk) -> str:
+        return re.sub(r"\s+", " ", chunk.heading).strip().casefold()
+
+    paths: dict[str, set[str]] = {}
+    for chunk in chunks:
+        values = {value for _, value in chunk.metadata}
+        *folders, name = chunk.path.split("/")
+        stem = name.rsplit(".", 1)[0] or name
+        page = "/".join([*(f for f in folders if f not in values), stem]).casefold()
+        paths.setdefault(key(chunk), set()).add(page)
+    return [
+        1.0 if not key(c) else 1.0 / (1.0 + alpha * math.log(len(paths[key(c)]))) for c in chunks
+    ]
+
+
 class ReferenceBM25F:
-    def __init__(self, chunks: list, params: dict) -> None:
+    def __init__(self, chunks: list, params: dict, pages: dict[str, tuple[str, str]]) -> None:
         k1, b = params["k1"], params["b"]
         weights = params["field_weights"]
+        discount = heading_discounts(chunks, params["heading_informativeness"])
         self.n = len(chunks)
         # counts[term][row][field] = tf; lengths[row][field] = the field's term count
         counts: dict[str, dict[int, dict[str, int]]] = {}
         lengths: list[dict[str, int]] = []
         for row, chunk in enumerate(chunks):
             lengths.append({})
-            for name, text in field_texts(chunk).items():
+            for name, text in field_texts(chunk, pages).items():
                 terms = line_terms(text)
                 lengths[row][name] = len(terms)
                 for term in terms:
@@ -96,7 +122,8 @@ class ReferenceBM25F:
                 pseudo = 0.0
                 for name, tf in tfs.items():
                     norm = 1.0 - b + b * lengths[row][name] / avglen[name]
-                    pseudo += weights[name] * tf / norm
+                    weight = weights[name] * (discount[row] if name == "heading" else 1.0)
+                    pseudo += weight * tf / norm
                 impact = idf * pseudo * (k1 + 1.0) / (k1 + pseudo)
                 self.impacts.setdefault(term, {})[row] = impact
         self.counts = counts
@@ -137,13 +164,19 @@ def chunks() -> list:
 
 
 @pytest.fixture(scope="module")
-def index(chunks: list) -> LexicalIndex:
-    return build_index(chunks, CONFIG, PARAMS)
+def pages() -> dict[str, tuple[str, str]]:
+    """Each page's `page` field, from the file as the build parses it."""
+    return page_fields(TINY_DOCS)
 
 
 @pytest.fixture(scope="module")
-def reference(chunks: list) -> ReferenceBM25F:
-    return ReferenceBM25F(chunks, PARAMS.to_json())
+def index(chunks: list, pages: dict[str, tuple[str, str]]) -> LexicalIndex:
+    return build_index(chunks, CONFIG, PARAMS, pages=pages)
+
+
+@pytest.fixture(scope="module")
+def reference(chunks: list, pages: dict[str, tuple[str, str]]) -> ReferenceBM25F:
+    return ReferenceBM25F(chunks, PARAMS.to_json(), pages)
 
 
 def lexicon_of(index: LexicalIndex) -> Lexicon:
@@ -178,7 +211,11 @@ def test_the_tiny_corpus_exercises_every_kind_of_term(
     assert "zzexcludedword" not in terms  # NOTES.md is excluded by the manifest
     # repetition within a field, a term in several fields of one chunk, terms in many chunks
     assert any(tf > 1 for rows in terms.values() for f in rows.values() for tf in f.values())
-    assert any(len(f) == 3 for rows in terms.values() for f in rows.values())
+    assert any(len(f) >= 3 for rows in terms.values() for f in rows.values())
+    # the page field on every chunk; "Widgets" heads python/widgets.md and
+    # typescript/widgets.mdx, one page in two language folders: not discounted
+    assert all("lead" in f for f in terms["manage"].values())
+    assert heading_discounts(chunks, PARAMS.heading_informativeness) == [1.0] * len(chunks)
     assert max(len(rows) for rows in terms.values()) >= len(chunks) // 2
     assert len(chunks) == 13
 

@@ -8,11 +8,10 @@ phrase/proximity signal.
 
 from __future__ import annotations
 
-import json
 import sys
 import tempfile
 from array import array
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from itertools import chain
@@ -23,6 +22,7 @@ from docsmcp_runtime.format import LexicalParams
 from docsmcp_runtime.search.analyzer import AnalyzerConfig, analyze
 
 from docsmcp.common.memtrim import release_free_memory
+from docsmcp.indexing.pagefield import PAGE_KEYS, heading_factors, heading_key, page_of, page_text
 from docsmcp.model.chunk import Chunk
 
 try:  # the C counting loop behind Counter (CPython); the same counts either way
@@ -34,15 +34,15 @@ except ImportError:  # pragma: no cover
             counts[term] = counts.get(term, 0) + 1
 
 
-# `page`: what the page's frontmatter says about it (description, keywords), on its first chunk.
-# `anchors` (the texts of links from other chunks to this one) is known only once references
-# resolve across files, so it is analysed in `build_index`, not with the other fields.
-FIELDS = ("heading", "body", "context", "page", "anchors")
-# Frontmatter keys whose text describes a page (strings, or lists of strings).
-PAGE_KEYS = ("description", "keywords", "tags", "summary")
+# `page`: the page's title and what its frontmatter says about it; `lead`: its lead paragraph;
+# both on every chunk of the page (pagefield.py). `anchors` (the texts of links from other
+# chunks to this one) is known only once references resolve across files, so it is analysed in
+# `build_index`, not with the other fields.
+FIELDS = ("heading", "body", "context", "page", "lead", "anchors")
 
 __all__ = [
     "FIELDS",
+    "PAGE_KEYS",
     "FieldCounts",
     "IndexBuilder",
     "LexicalIndex",
@@ -50,6 +50,7 @@ __all__ = [
     "analyse_chunk",
     "build_index",
     "context_text",
+    "page_text",
 ]
 
 
@@ -65,23 +66,6 @@ class LexicalIndex:
 def context_text(chunk: Chunk) -> str:
     """Where a chunk lives: its path and metadata values (e.g. "python", "dub")."""
     return "\n".join([chunk.path, *(value for _, value in chunk.metadata)])
-
-
-def page_text(frontmatter: str) -> str:
-    """The `page` field of a file's first chunk: PAGE_KEYS of its frontmatter (canonical JSON),
-    one value per line."""
-    try:
-        data = json.loads(frontmatter)
-    except ValueError:
-        return ""
-    if not isinstance(data, dict):
-        return ""
-    lines: list[str] = []
-    for key in PAGE_KEYS:
-        value = data.get(key)
-        values = value if isinstance(value, list) else [value]
-        lines.extend(v.strip() for v in values if isinstance(v, str) and v.strip())
-    return "\n".join(lines)
 
 
 # Lines remembered per process and analyser options. 2^14, not more: on speakeasy-sdks 2^16
@@ -116,12 +100,13 @@ def _line_terms(line: str, config: AnalyzerConfig) -> tuple[str, ...]:
     return _analyse_line(config)(line)
 
 
-def _field_terms(chunk: Chunk, config: AnalyzerConfig, page: str) -> list[list[str]]:
+def _field_terms(chunk: Chunk, config: AnalyzerConfig) -> list[list[str]]:
+    """The terms of a chunk's heading, body and context fields."""
     line_terms = _analyse_line(config)
     # Bigrams never cross a line: lines separate headings, cells, items and paragraphs.
     return [
         list(chain.from_iterable(map(line_terms, text.split("\n"))))
-        for text in (chunk.heading_text, chunk.search_text, context_text(chunk), page)
+        for text in (chunk.heading_text, chunk.search_text, context_text(chunk))
     ]
 
 
@@ -146,10 +131,21 @@ def _counted(terms: list[str]) -> tuple[str, bytes, int]:
     return "\n".join(counts), tf.tobytes(), len(terms)
 
 
-def analyse_chunk(chunk: Chunk, config: AnalyzerConfig, page: str = "") -> FieldCounts:
+def analyse_chunk(
+    chunk: Chunk, config: AnalyzerConfig, page: str = "", lead: str = ""
+) -> FieldCounts:
     """What the index needs of one chunk's own fields (all but `anchors`), computable apart
-    (in a worker, or from a cache); `page` is `page_text` for a file's first chunk, else ""."""
-    return tuple(_counted(terms) for terms in _field_terms(chunk, config, page))
+    (in a worker, or from a cache); `page` and `lead` are the file's (`pagefield.page_field`,
+    `pagefield.lead_text`)."""
+    own = tuple(_counted(terms) for terms in _field_terms(chunk, config))
+    return (*own, _page_counted(page, config), _page_counted(lead, config))
+
+
+@lru_cache(maxsize=4)
+def _page_counted(page: str, config: AnalyzerConfig) -> tuple[str, bytes, int]:
+    """The `page` or `lead` field, counted once per file (the same on each of its chunks)."""
+    line_terms = _analyse_line(config)
+    return _counted(list(chain.from_iterable(map(line_terms, page.split("\n")))))
 
 
 def analyse_anchors(texts: Sequence[str], config: AnalyzerConfig) -> tuple[str, bytes, int]:
@@ -205,6 +201,9 @@ class IndexBuilder:
         self._dict_sizes: list[int] = []  # distinct terms of each spilled term list
         self._blocks: list[int] = []  # entries per spilled block
         self._lengths = array("q")  # per chunk, per field (not a list: 8 bytes, not ~36)
+        # Per chunk, the `heading_key` of its own heading and of its page (heading_factors).
+        self._heading_keys = array("q")
+        self._pages = array("q")
         self._joined: list[str] = []
         self._counts: list[bytes] = []
         self._slots: list[int] = []  # chunk row * len(FIELDS) + field of each joined string
@@ -212,10 +211,13 @@ class IndexBuilder:
         self._docs = 0
         self._first_docs: list[int] = []  # the first chunk row of each spilled block
 
-    def add(self, fields: FieldCounts) -> None:
+    def add(self, fields: FieldCounts, heading: str = "", page: str = "") -> None:
         """The next chunk's analysed fields (`analyse_chunk`: all but `anchors`, which `finish`
-        adds once references have resolved)."""
+        adds once references have resolved), its own heading and its page (`pagefield.page_of`:
+        how many pages share a heading weighs it)."""
         row = self._docs * len(FIELDS)
+        self._heading_keys.append(heading_key(heading))
+        self._pages.append(heading_key(page))
         self._docs += 1
         for f, (terms, tf, length) in enumerate(fields):
             self._lengths.append(length)
@@ -385,11 +387,18 @@ class IndexBuilder:
                 params.body_weight,
                 params.context_weight,
                 params.page_weight,
+                params.lead_weight,
                 params.anchors_weight,
             ]
         )
         avg = np.maximum(lengths.mean(axis=1), 1e-9)
         norm = 1.0 - params.b + params.b * lengths / avg[:, None]
+        # A heading on many pages says little: the chunk's heading field weighs less (a factor
+        # per chunk, folded into the field's normalisation: weight · tf · factor / norm).
+        norm[FIELDS.index("heading")] /= heading_factors(
+            self._heading_keys, self._pages, params.heading_informativeness
+        )
+        self._heading_keys, self._pages = array("q"), array("q")
         df = np.zeros(n_terms, np.int64)
         postings = tempfile.TemporaryFile(dir=self._dir)  # noqa: SIM115 (closed below)
         sums: list[int] = []
@@ -505,11 +514,17 @@ def build_index(
     params: LexicalParams,
     analysed: list[FieldCounts] | None = None,
     anchors: Sequence[Sequence[str]] | None = None,
+    pages: Mapping[str, tuple[str, str]] | None = None,
 ) -> LexicalIndex:
     """The index of `chunks`; `analysed` (`analyse_chunk` of each, e.g. made by workers) saves
     analysing them here. The result is the same either way. `anchors`: per chunk, the texts of
-    the links that lead to it (none when not given)."""
+    the links that lead to it (none when not given); `pages`: each path's `page` and `lead`
+    field texts (`pagefield.page_field`, `lead_text`; "" when not given)."""
     builder = IndexBuilder()
     for d, chunk in enumerate(chunks):
-        builder.add(analysed[d] if analysed is not None else analyse_chunk(chunk, config))
+        if analysed is not None:
+            fields = analysed[d]
+        else:
+            fields = analyse_chunk(chunk, config, *(pages or {}).get(chunk.path, ("", "")))
+        builder.add(fields, chunk.heading, page_of(chunk))
     return builder.finish(params, anchors, config)

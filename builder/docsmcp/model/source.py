@@ -77,6 +77,9 @@ class SourceFile:
     # and the objects its code roles name, (0-based line, name), for xref (rst_objects.py).
     api: tuple[ApiEntry, ...] = ()
     object_refs: tuple[tuple[int, str], ...] = ()
+    # The title (or group label) the site's navigation file gives the page (navfiles.py), "" when
+    # none does: page-level evidence of the full-text index (indexing/pagefield.py).
+    nav_title: str = ""
 
 
 @dataclass(frozen=True)

@@ -30,6 +30,7 @@ from docsmcp.embeddings.embed import EmbeddingOptions, EmbeddingProvider
 from docsmcp.embeddings.vectorize import IVF_THRESHOLD
 from docsmcp.enrich.roles import ROLE_DESCRIPTION, ROLE_KEY
 from docsmcp.indexing.lexical import IndexBuilder
+from docsmcp.indexing.pagefield import page_of
 from docsmcp.indexing.tables import TableBuilder
 from docsmcp.model.chunk import Chunk
 from docsmcp.model.source import DEFAULT_AUTO_INCLUDE, Problem
@@ -236,7 +237,7 @@ def collect(
             seen[c.id] = sf.path
             kept.append(c)
             facets.append(c.metadata)
-            index.add(fields)
+            index.add(fields, c.heading, page_of(c))
         if rows is not None:
             rows.add(kept)
         if not lean:

@@ -78,6 +78,7 @@ def file_key(sf: SourceFile, default_max: int, analyzer: object) -> str:
         _values(sf.strategy),
         sf.metadata,
         sf.title,
+        sf.nav_title,
         sf.frontmatter,
         sf.page_starts,
         sf.section_numbers,

@@ -26,7 +26,8 @@ from docsmcp_runtime.search.analyzer import AnalyzerConfig
 
 from docsmcp.chunking.chunk import chunk_parsed, parse_file
 from docsmcp.common import logs
-from docsmcp.indexing.lexical import FieldCounts, analyse_chunk, page_text
+from docsmcp.indexing.lexical import FieldCounts, analyse_chunk
+from docsmcp.indexing.pagefield import lead_text, page_field
 from docsmcp.indexing.tables import FileRecords, file_records
 from docsmcp.model.chunk import Chunk, in_file_lines
 from docsmcp.model.source import SourceFile
@@ -108,12 +109,8 @@ def process(sf: SourceFile, default_max: int, analyzer: AnalyzerConfig) -> Proce
     chunks = chunk_parsed(parsed, default_max)
     records = file_records(parsed, chunks)
     chunks = [in_file_lines(c, parsed.source) for c in chunks]
-    page = page_text(parsed.source.frontmatter)
-    return (
-        chunks,
-        records,
-        [analyse_chunk(c, analyzer, "" if i else page) for i, c in enumerate(chunks)],
-    )
+    page, lead = page_field(parsed), lead_text(parsed.blocks)  # on every chunk of the page
+    return chunks, records, [analyse_chunk(c, analyzer, page, lead) for c in chunks]
 
 
 def _start_worker() -> None:

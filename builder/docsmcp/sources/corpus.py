@@ -26,6 +26,7 @@ from docsmcp.sources.discover import (
 )
 from docsmcp.sources.formats.llms_full import split_llms_full
 from docsmcp.sources.manifest import _governing, _quote, _relative_to, load_manifest
+from docsmcp.sources.navfiles import nav_titles
 from docsmcp.sources.pdf.extract import PdfOptions, PdfSummary, is_pdf
 from docsmcp.sources.pdf.source import load_pdf
 from docsmcp.sources.settings import _read_text, configure_file, load_file
@@ -253,6 +254,7 @@ def load_corpus(
     files = []
     pdfs: list[PdfSummary] = []
     unresolved = includes.Unresolved()
+    titles = nav_titles(docs_dir, roots, [e.path for e in listing.markdown])
     # A saved HTML site is read only when the folder has no markdown or reST sources.
     sources = any(not is_html(e.path) for e in listing.markdown)
     layout = Layout()
@@ -287,7 +289,9 @@ def load_corpus(
             problems.extend(found)
             files.extend(pages)
             continue
-        if reuse is not None and (known := reuse(entry.path, configured)) is not None:
+        # A page a nav file titles is read again (the record of known files has no nav title).
+        nav = titles.get(entry.path, "")
+        if reuse is not None and not nav and (known := reuse(entry.path, configured)) is not None:
             files.append(known)
             continue
         source, found = load_file(docs_dir, entry.path, configured, roots)
@@ -295,6 +299,7 @@ def load_corpus(
         if source is not None and governing is None:
             source = replace(source, manifest=None)  # the version came from no manifest
         if source is not None:
+            source = replace(source, nav_title=nav) if nav else source
             files.append(includes.resolve(docs_dir, source, roots, unresolved))
     unresolved.log()
     ordered = sorted(manifests.values(), key=lambda m: m.path)
