@@ -94,7 +94,7 @@ def test_roles_from_frontmatter_and_structure() -> None:
 
 def test_fixture_corpus_roles(tmp_path: Path) -> None:
     docs = _write(
-        tmp_path,
+        tmp_path / "docs",
         {
             "CHANGELOG.md": "# Changelog\n\n## 2.0\n\nRetries now back off.\n",
             "guides/retries.md": "# Retries\n\nHow to retry.\n",
@@ -114,7 +114,7 @@ def test_fixture_corpus_roles(tmp_path: Path) -> None:
 
 def test_manifest_and_frontmatter_set_the_role(tmp_path: Path) -> None:
     docs = _write(
-        tmp_path,
+        tmp_path / "docs",
         {
             ".docs-mcp.json": json.dumps(
                 {
@@ -150,7 +150,7 @@ def test_manifest_and_frontmatter_set_the_role(tmp_path: Path) -> None:
 )
 def test_unknown_role_values_are_refused_with_the_vocabulary(tmp_path: Path, value: str) -> None:
     docs = _write(
-        tmp_path,
+        tmp_path / "docs",
         {
             ".docs-mcp.json": json.dumps(
                 {"version": "1", "overrides": [{"pattern": "a.md", "metadata": {"role": value}}]}
@@ -273,15 +273,15 @@ def mcp_bundle(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def test_mcp_changelog_answers_change_queries_only(mcp_bundle: Path) -> None:
     with McpSession(mcp_bundle) as s:
         changed = s.search(query="what changed in 2025-06-18", limit=3)["hits"]
-        plain = s.search(query="resource indicators access tokens malicious servers")["hits"]
-        only = s.search(
-            query="resource indicators access tokens malicious servers", role="changelog"
-        )
+        # (the release whose changelog brought resource indicators in)
+        query, release = "resource indicators access tokens malicious servers", "2025-06-18"
+        plain = s.search(query=query, version=release)["hits"]
+        only = s.search(query=query, version=release, role="changelog")
         seps = s.search(query="SEP for stateless MCP", limit=3)["hits"]
     assert changed[0]["metadata"]["role"] == "changelog"
     assert changed[0]["filepath"].endswith("/changelog.mdx")
-    # The 2025-06-18 changelog's own score beats the security page's, yet a plain query
-    # ranks that page first: the prior, not a missing match.
+    # That release's changelog scores above its security page, yet a plain query ranks the
+    # page first: the prior, not a missing match.
     top = only["hits"][0]
     assert top["filepath"] == "specification/2025-06-18/changelog.mdx"
     assert top["score"] > plain[0]["score"]

@@ -83,8 +83,12 @@ PRIOR: Mapping[str, float] = {
 }
 # The weight of a role the query asks for (a changelog for "what changed in 2025-06-18"): the
 # dev sets score the same for 1.0 .. 1.3 (1.6 cost mcp-dev-016 while deprecation words still
-# lifted changelogs: the changelog's *Deprecated* section above the deprecation pages).
-LIFTED = 1.3
+# lifted changelogs: the changelog's *Deprecated* section above the deprecation pages). Since
+# deprecation words no longer lift, 2.0 scores the same on all four sets again, and once the
+# version a query names is the one searched (search/versions.py) the version's own number no
+# longer tells its changelog apart: 1.3 left "what changed in 2025-06-18" with the architecture
+# page's `listChanged` first, 2.0 puts that version's changelog first.
+LIFTED = 2.0
 # A query on a topic changelogs cover among others (deprecation, migration, a version): those
 # pages compete on their text, neither demoted nor lifted.
 NEUTRAL = 1.0
