@@ -189,6 +189,22 @@ def test_explicit_heading_ids_leave_titles_and_keep_ids(tmp_path: Path) -> None:
     assert chunks["a.md#guide"].text == "# Guide\n\nIntro."
 
 
+def test_react_comment_heading_ids(tmp_path: Path) -> None:
+    """react.dev writes heading ids as JSX comments, `## Rendering lists {/*rendering-lists*/}`:
+    the id, not words of the title (it was `rendering-lists-rendering-lists`)."""
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "a.md").write_text(
+        "# Lists\n\n## Rendering data from arrays {/*rendering-data*/}\n\nUse `map()`.\n",
+        encoding="utf-8",
+    )
+    chunks = {c.id: c for c in _chunks(docs, "a.md")}
+    c = chunks["a.md#lists/rendering-data"]
+    assert c.heading == "Rendering data from arrays"
+    assert c.text.endswith("## Rendering data from arrays\n\nUse `map()`.")
+    assert "{/*" not in c.text
+
+
 def test_tab_language_names() -> None:
     assert tab_language("Python") == "python"
     assert tab_language("TypeScript SDK") == "typescript"

@@ -70,6 +70,9 @@ _HEADING = re.compile(r"^[ ]{0,3}#{1,6}[ \t]")
 # and attribute lists once rewritten). The parse text keeps it (the heading's anchor for links,
 # and part of its chunk id); the display text drops it.
 EXPLICIT_ID = re.compile(r"[ \t]*\{#([^{}\s]+)\}\s*$")
+# react.dev's heading ids, written as a JSX comment: `## Rendering lists {/*rendering-lists*/}`
+# (read as the `{#id}` form, not as words of the title: `rendering-lists-rendering-lists`).
+_COMMENT_ID = re.compile(r"[ \t]*\{/\*\s*([\w:.-]+)\s*\*/\}[ \t]*$")
 # mkdocs-autorefs anchors: `[](){#some-anchor}` on a line of their own.
 _AUTOREF_ANCHOR = re.compile(r"^[ \t]*\[\]\(\)\{#[\w:.-]+\}[ \t]*$")
 _ATTR_LINE = re.compile(r"^[ \t]*\{:[^}\n]*\}[ \t]*$")
@@ -287,6 +290,8 @@ def _inline_cleanup(line: str, defined: set[str]) -> str:
     if "{" in line and "}" in line:
         if _ATTR_LINE.match(line) or _AUTOREF_ANCHOR.match(line):
             return ""
+        if "{/*" in line and _HEADING.match(line) and (m := _COMMENT_ID.search(line)):
+            return line[: m.start()] + f" {{#{m.group(1)}}}"
         # The list ends the line: a search on every line holding braces was ~5 % of a build
         # (long table rows of JSON).
         attrs = _ATTR_LIST.search(line) if line.rstrip(" \t").endswith("}") else None
