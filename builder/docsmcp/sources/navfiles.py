@@ -10,11 +10,12 @@ never an error.
 
 from __future__ import annotations
 
-import json
 import logging
 import re
 from collections.abc import Iterator, Sequence
 from pathlib import Path
+
+from docsmcp.sources.site_config import read_json, read_text
 
 log = logging.getLogger(__name__)
 
@@ -22,17 +23,7 @@ log = logging.getLogger(__name__)
 # file without its extension).
 SUFFIXES = ("", ".md", ".mdx", ".markdown")
 # A nav file larger than this is not a nav file.
-MAX_BYTES = 4 << 20
 _SUMMARY_LINK = re.compile(r"\[([^\]]+)\]\(<?([^)>\s]+)>?\)")
-
-
-def _read(path: Path) -> str | None:
-    try:
-        if not path.is_file() or path.stat().st_size > MAX_BYTES:
-            return None
-        return path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError):
-        return None
 
 
 def _inside(path: Path, roots: Sequence[Path]) -> bool:
@@ -49,7 +40,7 @@ def _mkdocs(config: Path) -> Iterator[tuple[Path, str]]:
 
     Loader.add_multi_constructor("", lambda loader, suffix, node: None)
     Loader.add_multi_constructor("tag:yaml.org,2002:python/", lambda loader, suffix, node: None)
-    text = _read(config)
+    text = read_text(config)
     try:
         data = yaml.load(text, Loader=Loader) if text else None  # noqa: S506 (safe subclass)
     except yaml.YAMLError:
@@ -75,7 +66,7 @@ def _mkdocs(config: Path) -> Iterator[tuple[Path, str]]:
 
 def _summary(summary: Path) -> Iterator[tuple[Path, str]]:
     """(page file, title) of each link of an mdBook SUMMARY.md."""
-    for title, target in _SUMMARY_LINK.findall(_read(summary) or ""):
+    for title, target in _SUMMARY_LINK.findall(read_text(summary)):
         if "://" not in target:
             yield summary.parent / target.split("#")[0], title.strip()
 
@@ -83,9 +74,8 @@ def _summary(summary: Path) -> Iterator[tuple[Path, str]]:
 def _data_nav(config: Path, base: Path) -> Iterator[tuple[Path, str]]:
     """(page file, group label) of Mintlify docs.json (`group`, `pages`) and Docusaurus
     sidebars.json (`label`, `items`, `id`): pages are named without their extension."""
-    try:
-        data = json.loads(_read(config) or "null")
-    except ValueError:
+    data = read_json(config)
+    if data is None:
         log.info("%s: not read as JSON; it gives no titles", config)
         return
 

@@ -21,7 +21,6 @@ no draft, next, current or -rc/-beta/-alpha), else `stable` or `latest` when suc
 
 from __future__ import annotations
 
-import json
 import logging
 import re
 from collections import defaultdict
@@ -30,6 +29,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from docsmcp_runtime.bundle.versions import is_release, order_key, parse
+
+from docsmcp.sources.site_config import read_json, read_text
 
 log = logging.getLogger(__name__)
 
@@ -50,8 +51,6 @@ CHANNELS = frozenset(
 _POSTS = frozenset({"blog", "blogs", "news", "posts", "changelog", "changelogs", "releases"})
 _DOCUSAURUS_CONFIGS = ("docusaurus.config.js", "docusaurus.config.ts", "docusaurus.config.mjs")
 _LAST_VERSION = re.compile(r"""lastVersion\s*:\s*['"]([^'"]+)['"]""")
-# Site configuration files read, at most this many bytes each.
-MAX_CONFIG_BYTES = 4 * 1024 * 1024
 
 
 @dataclass(frozen=True)
@@ -115,15 +114,6 @@ def folders(paths: Iterable[str]) -> dict[str, str]:
     return {}
 
 
-def _read_json(path: Path) -> object:
-    try:
-        if not path.is_file() or path.stat().st_size > MAX_CONFIG_BYTES:
-            return None
-        return json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError, UnicodeDecodeError):
-        return None
-
-
 def _mintlify_entries(data: object) -> Iterable[dict]:
     """Every `versions` entry (an object with a `version` label) of a Mintlify config."""
     if isinstance(data, dict):
@@ -147,13 +137,13 @@ def configured_latest(docs_dir: Path, values: Iterable[str]) -> tuple[str | None
     """The latest version the site's configuration names among `values`, and where it says so."""
     values = sorted(set(values))
     for name in ("docs.json", "mint.json"):
-        entries = list(_mintlify_entries(_read_json(docs_dir / name)))
+        entries = list(_mintlify_entries(read_json(docs_dir / name)))
         chosen = [e for e in entries if e.get("default") is True]
         chosen += [e for e in entries if "latest" in str(e.get("version", "")).lower()]
         for entry in chosen:
             if value := _named_in(str(entry["version"]), values):
                 return value, f"{name} shows it by default"
-    data = _read_json(docs_dir / "versions.json")
+    data = read_json(docs_dir / "versions.json")
     if isinstance(data, list) and data:
         for entry in data:  # mike: [{"version", "title", "aliases"}]
             aliases = entry.get("aliases") if isinstance(entry, dict) else None
@@ -162,21 +152,12 @@ def configured_latest(docs_dir: Path, values: Iterable[str]) -> tuple[str | None
                 return value, "versions.json gives it the alias latest"
         if isinstance(data[0], str):  # Docusaurus: released versions, newest first
             for config in _DOCUSAURUS_CONFIGS:
-                text = _read_text(docs_dir / config)
+                text = read_text(docs_dir / config)
                 if (m := _LAST_VERSION.search(text)) and m.group(1) in values:
                     return m.group(1), f"{config} sets lastVersion"
             if data[0] in values:
                 return data[0], "versions.json lists it first"
     return None, ""
-
-
-def _read_text(path: Path) -> str:
-    try:
-        if path.is_file() and path.stat().st_size <= MAX_CONFIG_BYTES:
-            return path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError):
-        pass
-    return ""
 
 
 def latest_of(values: Iterable[str], docs_dir: Path | None = None) -> tuple[str | None, str]:
