@@ -168,3 +168,20 @@ def test_nav_file_titles_join_the_page_field(tmp_path: Path) -> None:
     assert nav_titles(book, [book], ["src/intro.md"]) == {"src/intro.md": "The Intro"}
     (book / "src" / "SUMMARY.md").unlink()
     assert nav_titles(book, [book], ["src/intro.md"]) == {"src/intro.md": "Setup"}
+
+
+def test_nav_files_above_the_roots_are_not_read_and_missing_ones_say_nothing(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    from docsmcp.sources.navfiles import nav_titles
+
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "intro.md").write_text("# Intro\n", encoding="utf-8")
+    (tmp_path / "sidebars.json").write_text(
+        json.dumps({"docs": [{"type": "category", "label": "Outside", "items": ["intro"]}]})
+    )
+    with caplog.at_level("INFO"):
+        assert nav_titles(docs, [docs], ["intro.md"]) == {}  # the folder above: not a root
+    assert caplog.records == []  # no docs.json, no mkdocs.yml: nothing to say
+    assert nav_titles(docs, [tmp_path], ["intro.md"]) == {"intro.md": "Outside"}

@@ -10,19 +10,19 @@ never an error.
 
 from __future__ import annotations
 
+import json
 import logging
 import re
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
-from docsmcp.sources.site_config import read_json, read_text
+from docsmcp.sources.site_config import read_text
 
 log = logging.getLogger(__name__)
 
 # What a nav entry's page may be written with (mkdocs: the file; Mintlify, Docusaurus: the
 # file without its extension).
 SUFFIXES = ("", ".md", ".mdx", ".markdown")
-# A nav file larger than this is not a nav file.
 _SUMMARY_LINK = re.compile(r"\[([^\]]+)\]\(<?([^)>\s]+)>?\)")
 
 
@@ -74,8 +74,12 @@ def _summary(summary: Path) -> Iterator[tuple[Path, str]]:
 def _data_nav(config: Path, base: Path) -> Iterator[tuple[Path, str]]:
     """(page file, group label) of Mintlify docs.json (`group`, `pages`) and Docusaurus
     sidebars.json (`label`, `items`, `id`): pages are named without their extension."""
-    data = read_json(config)
-    if data is None:
+    text = read_text(config)
+    if not text:  # (no such file: most sites)
+        return
+    try:
+        data = json.loads(text)
+    except ValueError:
         log.info("%s: not read as JSON; it gives no titles", config)
         return
 
@@ -111,10 +115,15 @@ def nav_titles(docs_dir: Path, roots: Sequence[Path], paths: Sequence[str]) -> d
             if _inside(folder / name, roots):
                 found.extend(_mkdocs(folder / name))
     for summary in (docs_dir / "SUMMARY.md", docs_dir / "src" / "SUMMARY.md"):
-        found.extend(_summary(summary))
-    found.extend(_data_nav(docs_dir / "docs.json", docs_dir))
-    found.extend(_data_nav(docs_dir / "sidebars.json", docs_dir / "docs"))
-    found.extend(_data_nav(docs_dir.parent / "sidebars.json", docs_dir))
+        if _inside(summary, roots):
+            found.extend(_summary(summary))
+    for config, base in (
+        (docs_dir / "docs.json", docs_dir),
+        (docs_dir / "sidebars.json", docs_dir / "docs"),
+        (docs_dir.parent / "sidebars.json", docs_dir),  # (read only inside the source roots)
+    ):
+        if _inside(config, roots):
+            found.extend(_data_nav(config, base))
     known = set(paths)
     titles: dict[str, str] = {}
     for file, title in found:
