@@ -37,6 +37,12 @@ def page(folder: Path) -> Path:
             "book.toml title",
         ),
         (
+            ".vitepress/config.ts",
+            "export default defineConfig({\n  title: `Vite${additionalTitle}`,\n})\n",
+            "Vite",
+            ".vitepress/config.ts title",
+        ),
+        (
             "docusaurus.config.ts",
             "const config = {\n  title: 'Yellow Network',\n  url: 'https://x',\n};\n",
             "Yellow Network",

@@ -27,13 +27,19 @@ GENERIC_FOLDERS = frozenset(
     {
         "docs", "doc", "documentation", "src", "site", "content", "contents", "pages", "md",
         "source", "sources", "website", "www", "manual", "guide", "guides", "book", "mdx",
-        "markdown", "public", "static", "_build", "build", "html",
+        "markdown", "public", "static", "_build", "build", "html", "tmp", "temp",
     }
 )  # fmt: skip
-_LANGUAGE = re.compile(r"^[a-z]{2}(?:[-_][a-zA-Z]{2,4})?$")
+# Translations as sites lay them out (`docs/en/docs`, `i18n/zh-cn`): the languages docs sites
+# are translated into most, so that a short project name (`vt`, `go`) is not taken for one.
+_LANGUAGE = re.compile(
+    r"^(?:en|de|fr|es|it|pt|nl|pl|ru|uk|tr|ja|ko|zh|vi|id|fa|ar|he|hi|cs|sv|da|fi|no|el|hu|ro|th)"
+    r"(?:[-_][a-zA-Z]{2,4})?$"
+)
 # One field of each configuration: the file, the field, and how its title is written.
 _SITE_NAME = re.compile(r"""^site_name\s*:\s*['"]?([^'"#\n]+?)['"]?\s*(?:#.*)?$""", re.M)
-_DOCUSAURUS_TITLE = re.compile(r"""^\s{0,4}title\s*:\s*['"]([^'"\n]+)['"]""", re.M)
+# (a template string's text before its first `${`: VitePress' `Vite${additionalTitle}`)
+_DOCUSAURUS_TITLE = re.compile(r"""^\s{0,4}title\s*:\s*['"`]([^'"`$\n]+)""", re.M)
 _TITLES = (
     ("mkdocs.yml", "site_name", _SITE_NAME),
     ("mkdocs.yaml", "site_name", _SITE_NAME),
