@@ -23,6 +23,7 @@ from docsmcp_runtime.format import (
     VectorIndexSpec,
 )
 from docsmcp_runtime.format.quantise import quantise
+from docsmcp_runtime.search.roles import ROLE_KEY
 
 from docsmcp import __version__
 from docsmcp.bundle.write import ChunkTableWriter, write_bundle
@@ -69,7 +70,11 @@ def source_commit(docs_dir: Path) -> tuple[str | None, str | None]:
 
 
 def describe(name: str, corpus: Corpus, taxonomy: dict[str, TaxonomyKey]) -> str:
-    facets = "; ".join(f"{k}: {', '.join(v.values)}" for k, v in taxonomy.items() if v.values)
+    """The default description: the pages and what they are split by (not the page roles every
+    bundle has: the tool descriptions carry this line)."""
+    facets = "; ".join(
+        f"{k}: {', '.join(v.values)}" for k, v in taxonomy.items() if v.values and k != ROLE_KEY
+    )
     text = f"{name} documentation ({len(corpus.files)} pages"
     return text + (f"; {facets})" if facets else ")")
 
