@@ -34,6 +34,8 @@ def _cache(args: argparse.Namespace) -> int:
                     "entries": r.entries,
                     "bytes": r.bytes,
                     "max_bytes": r.kind.max_bytes,
+                    "stale": r.stale,
+                    "stale_bytes": r.stale_bytes,
                 }
                 for r in rows
             },
@@ -47,4 +49,10 @@ def _cache(args: argparse.Namespace) -> int:
             f"  {r.kind.name:<11} {r.entries:>5} entries {r.bytes / 1e6:>10,.1f} MB{bound}"
             f"  {r.kind.what}"
         )
+        if r.stale:
+            print(
+                f"  {'':<11} {r.stale:>5} left by killed writers, {r.stale_bytes / 1e6:,.1f} MB "
+                f"(the next writer removes them; so does `docsmcp cache clean --kind "
+                f"{r.kind.name}`)"
+            )
     return 0

@@ -39,7 +39,7 @@ from docsmcp_runtime.distribution.archive import (
     is_oci_layout,
 )
 from docsmcp_runtime.distribution.registry import EMPTY_CONFIG, TAG_PATTERN
-from docsmcp_runtime.distribution.swap import swap_dir
+from docsmcp_runtime.distribution.swap import remove_stale_temporaries, swap_dir
 from docsmcp_runtime.errors import BundleError
 from docsmcp_runtime.format import (
     METADATA_FILE,
@@ -287,6 +287,9 @@ def pack(
             raise PackError(f"refusing to write {archive}: it is a directory")
     pid = os.getpid()
     staged: list[Path] = []
+    for dest in (archive, oci_dir):  # what killed packs of these outputs left behind
+        if dest is not None:
+            remove_stale_temporaries(dest.parent, f".{dest.name}.")
     try:
         # The archive's bytes are made once and copied: the layer is the same file.
         if archive is not None:

@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from docsmcp_runtime.distribution.archive import default_cache_dir
+from docsmcp_runtime.distribution.swap import stale_temporaries
 
 
 @dataclass(frozen=True)
@@ -124,6 +125,10 @@ class KindInfo:
     path: Path
     entries: int
     bytes: int
+    # Temporary entries whose writer is gone (a killed unpack, pull or pack): counted apart,
+    # removed by the next writer of that folder or by `clean`.
+    stale: int = 0
+    stale_bytes: int = 0
 
 
 def info(root: Path) -> list[KindInfo]:
@@ -136,7 +141,11 @@ def info(root: Path) -> list[KindInfo]:
             for e in _entries(folder)
             if not e.name.startswith(".") and not e.name.endswith(".lock")
         ]
-        out.append(KindInfo(kind, folder, len(entries), sum(_size(e) for e in entries)))
+        stale = stale_temporaries(folder)
+        size = sum(_size(e) for e in entries)
+        out.append(
+            KindInfo(kind, folder, len(entries), size, len(stale), sum(_size(e) for e in stale))
+        )
     return out
 
 

@@ -31,6 +31,7 @@ from ..format import (
 )
 from ..format.files import file_entry
 from ..format.jsonread import loads
+from .swap import remove_stale_temporaries
 
 if TYPE_CHECKING:
     import tarfile
@@ -435,7 +436,9 @@ def unpack_to_cache(source: ArchiveSource, cache_dir: Path) -> Path:
 
     try:
         bundles.mkdir(parents=True, exist_ok=True)
-        tmp = Path(tempfile.mkdtemp(prefix=f".{source.digest[:16]}.tmp-", dir=bundles))
+        remove_stale_temporaries(bundles)  # what killed unpacks and pulls left behind
+        prefix = f".{source.digest[:16]}.tmp-{os.getpid()}-"
+        tmp = Path(tempfile.mkdtemp(prefix=prefix, dir=bundles))
     except OSError as exc:
         raise BundleError(
             f"cannot create cache directory {bundles} ({exc.strerror or exc}); "

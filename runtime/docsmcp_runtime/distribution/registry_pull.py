@@ -29,7 +29,7 @@ from .registry import (
     parse_reference,
 )
 from .registry_client import Session
-from .swap import replace_file
+from .swap import remove_stale_temporaries, replace_file
 
 _log = logging.getLogger(__name__)
 
@@ -143,7 +143,8 @@ def _download_layer(session: Session, cache_dir: Path, label: str, digest: str, 
     try:
         bundles.mkdir(parents=True, exist_ok=True)
         check_room(label, bundles, size, "downloading the layer")  # before a file is open
-        fd, name = tempfile.mkstemp(prefix=f".{digest[7:23]}.pull-", dir=bundles)
+        remove_stale_temporaries(bundles)  # what killed pulls and unpacks left behind
+        fd, name = tempfile.mkstemp(prefix=f".{digest[7:23]}.pull-{os.getpid()}-", dir=bundles)
     except OSError as exc:
         raise RegistryError(
             f"cannot create cache directory {bundles} ({exc.strerror or exc}); "

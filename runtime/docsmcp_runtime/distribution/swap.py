@@ -154,6 +154,54 @@ def _leftovers(dest: Path) -> list[Path]:
     return sorted(out)
 
 
+# Temporary entries of the cache's and of `docsmcp pack`'s writers: `.NAME.tmp-PID` (swaps,
+# packs), `.PREFIX.tmp-PID-RANDOM` (unpacks), `.PREFIX.pull-PID-RANDOM` (registry pulls), and the
+# names unpacks and pulls had before they carried a pid (`.PREFIX.tmp-RANDOM`).
+_TEMPORARY = re.compile(r"\..+\.(?:tmp|old|pull)-(?:(?P<pid>[0-9]+)(?:-[^/]*)?|[^/]*)")
+# A temporary entry without a pid is stale once this old (no unpack or pull takes a day).
+STALE_SECONDS = 24 * 3600
+
+
+def stale_temporaries(folder: Path, prefix: str = ".") -> list[Path]:
+    """Temporary entries of `folder` (names starting with `prefix`) whose writer is gone: its
+    process no longer runs, or, for a name without a pid, it is over STALE_SECONDS old. A
+    writer killed with SIGKILL leaves these behind (an unpack's 19 MB each, piling up)."""
+    import time
+
+    try:
+        entries = sorted(folder.iterdir())
+    except OSError:
+        return []
+    out = []
+    now = time.time()
+    for item in entries:
+        match = _TEMPORARY.fullmatch(item.name)
+        if not match or not item.name.startswith(prefix):
+            continue
+        try:
+            age = now - item.lstat().st_mtime
+        except OSError:
+            continue
+        pid = match["pid"]
+        if (pid is not None and not pid_alive(int(pid))) or (pid is None and age > STALE_SECONDS):
+            out.append(item)
+    return out
+
+
+def remove_stale_temporaries(folder: Path, prefix: str = ".") -> int:
+    """Remove `stale_temporaries`; how many were removed (one debug line each)."""
+    removed = 0
+    for item in stale_temporaries(folder, prefix):
+        with contextlib.suppress(OSError):
+            if item.is_dir() and not item.is_symlink():
+                shutil.rmtree(item)
+            else:
+                item.unlink()
+            removed += 1
+            log.debug("removed %s, left by a writer that is gone", item)
+    return removed
+
+
 def pid_alive(pid: int) -> bool:
     """Whether a process of that number may still be writing (this one counts as alive)."""
     if pid == os.getpid():
