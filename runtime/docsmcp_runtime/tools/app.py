@@ -39,7 +39,6 @@ class DocsApp(DocsContext):
         selection: ToolSelection | None = None,
     ) -> None:
         super().__init__(bundle, options)
-        self.instructions: str | None
         self.selection = selection or ToolSelection()
         all_tools = definitions(bundle.metadata.tools.descriptions, self.taxonomy)
         prefix = self.selection.prefix
