@@ -159,6 +159,14 @@ def test_redirect_to_plain_http_elsewhere_is_refused(server, tmp_path):
         resolve(server.url("x.tar.gz"), tmp_path)
 
 
+def test_redirect_to_a_local_file_is_refused_as_such(server, tmp_path):
+    # (urllib refuses the scheme itself: that read as "more than 5 redirects")
+    server.behaviour.redirects = {"/x.tar.gz.sha256": "file:///etc/passwd"}
+    with pytest.raises(BundleError, match="redirect to file:///etc/passwd refused: ") as err:
+        resolve(server.url("x.tar.gz"), tmp_path)
+    assert "more than" not in str(err.value)
+
+
 # -- resuming --------------------------------------------------------------------------------
 
 

@@ -56,21 +56,35 @@ class _Status(Exception):
 
 
 def _opener() -> urllib.request.OpenerDirector:
+    import urllib.parse
     import urllib.request
 
     class Redirects(urllib.request.HTTPRedirectHandler):
         max_redirections = MAX_REDIRECTS
 
         def redirect_request(self, req, fp, code, msg, headers, newurl):  # noqa: ANN001, ANN202
-            try:
-                parse_remote(newurl.partition("#")[0])
-            except ValueError as exc:
-                raise BundleError(
-                    f"{_shown(req.full_url)}: redirect to {_shown(newurl)} refused: {exc}"
-                ) from None
+            _check_redirect(req.full_url, newurl)
             return super().redirect_request(req, fp, code, msg, headers, newurl)
 
+        def http_error_302(self, req, fp, code, msg, headers):  # noqa: ANN001, ANN202
+            # urllib refuses a Location of another scheme (file://, ftp://…) itself, before
+            # redirect_request, as an HTTPError that read as "more than 5 redirects".
+            location = headers.get("location") or headers.get("uri")
+            if location:
+                _check_redirect(req.full_url, urllib.parse.urljoin(req.full_url, location))
+            return super().http_error_302(req, fp, code, msg, headers)
+
+        http_error_301 = http_error_303 = http_error_307 = http_error_308 = http_error_302
+
     return urllib.request.build_opener(Redirects)
+
+
+def _check_redirect(url: str, newurl: str) -> None:
+    """Refuse a redirect to a place a bundle may not come from (BundleError, one line)."""
+    try:
+        parse_remote(newurl.partition("#")[0])
+    except ValueError as exc:
+        raise BundleError(f"{_shown(url)}: redirect to {_shown(newurl)} refused: {exc}") from None
 
 
 def _open(
