@@ -134,6 +134,23 @@ def test_include_and_raw_never_read_files(tmp_path: Path) -> None:
     assert "TOP SECRET" not in out.text and "after" in out.text
 
 
+def test_include_directives_are_said_once_per_build(tmp_path: Path) -> None:
+    """They insert nothing (above), and said nothing either: one line for the build."""
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    for name in ("a", "b"):
+        (docs / f"{name}.rst").write_text(
+            f"{name.upper()}\n=\n\n.. include:: part.rst\n\n.. literalinclude:: x.py\n\nend\n"
+        )
+    (docs / "part.rst").write_text("Part\n====\n\nIncluded.\n")
+    proc = run_docsmcp("build", "--docs-dir", docs, "--out", tmp_path / "idx", "--quiet")
+    assert proc.stderr.splitlines() == [
+        "docsmcp: warning: 4 reST include directives in 2 pages insert nothing (first: part.rst, "
+        "from a.rst): reST pages never read other files; included pages under the docs folder "
+        "are indexed as pages of their own"
+    ]
+
+
 @pytest.mark.slow  # fuzz, ~1-2 s
 @FUZZ
 @given(

@@ -54,6 +54,7 @@ _MDBOOK = re.compile(r"\{\{#(include|rustdoc_include)[ \t]+([^}\s]+)[ \t]*\}\}")
 _MDBOOK_ANCHOR = re.compile(r"\bANCHOR(?:_END)?:[ \t]*([\w-]+)")
 _FASTAPI = re.compile(r"^([ \t]*)\{\*[ \t]+(\S+)((?:[ \t]+\w+\[[^\]\n]*\])*)[ \t]*\*\}[ \t]*$")
 _FASTAPI_LN = re.compile(r"\bln\[([^\]\n]*)\]")
+_RST_INCLUDE = re.compile(r"^[ \t]*\.\.[ \t]+(?:literal)?include::[ \t]+(\S+)", re.MULTILINE)
 
 
 @dataclass(frozen=True)
@@ -92,6 +93,8 @@ class Unresolved:
         self.outside_paths: list[str] = []  # their real paths
         self.api: dict[str, str] = {}  # page -> its first mkdocstrings object without source
         self.api_count = 0
+        self.rst: dict[str, str] = {}  # reST page -> the first file its include directives name
+        self.rst_count = 0
 
     def add(self, page: str, expanded: Expanded) -> None:
         if expanded.missing:
@@ -103,6 +106,16 @@ class Unresolved:
         if expanded.api_missing:
             self.api.setdefault(page, expanded.api_missing[0])
             self.api_count += len(expanded.api_missing)
+
+    def add_rst(self, page: str, body: str) -> None:
+        """A reST page's `include` / `literalinclude` directives: docutils inserts nothing
+        (it reads no other file: rst_directives.py), which vanished without a word."""
+        if "include::" not in body:
+            return
+        found = _RST_INCLUDE.findall(body)
+        if found:
+            self.rst.setdefault(page, found[0])
+            self.rst_count += len(found)
 
     def lines(self) -> list[str]:
         out = []
@@ -120,6 +133,13 @@ class Unresolved:
                 f"{self.missing_count} includes in {_pages(len(self.missing))} name files that "
                 f"do not exist (first: {first}, from {page}); they are left as written (a "
                 "folder beside the docs? copy it along, or name it with --source-root)"
+            )
+        if self.rst:
+            page, first = next(iter(self.rst.items()))
+            out.append(
+                f"{self.rst_count} reST include directives in {_pages(len(self.rst))} insert "
+                f"nothing (first: {first}, from {page}): reST pages never read other files; "
+                "included pages under the docs folder are indexed as pages of their own"
             )
         if self.api:
             page, first = next(iter(self.api.items()))
