@@ -210,6 +210,13 @@ def test_broken_outline_entries_are_skipped(tmp_path: Path) -> None:
     proc = _build(docs, tmp_path / "out")
     assert proc.returncode == 0, proc.stderr
     assert "outline entries ignored" in proc.stderr
+    # pypdfium2's own message names the file (it was printed bare, as the library logs it)
+    lines = proc.stderr.splitlines()
+    assert (
+        "docsmcp: warning: broken.pdf: A circular bookmark reference was detected while "
+        "traversing the table of contents" in lines
+    ), lines
+    assert not [x for x in lines if x.startswith("A circular")]
     with McpSession(tmp_path / "out") as s:
         assert s.search(query="WIDGET_MAX_THREADS")["hits"][0]["heading"] == "Options"
 

@@ -42,6 +42,7 @@ from docsmcp_runtime.distribution.swap import replace_file
 from docsmcp.common.cache import evict, max_bytes
 from docsmcp.common.progress import Reporter
 from docsmcp.sources.discover import PDF_SUFFIXES
+from docsmcp.sources.pdf.library_log import named
 
 if TYPE_CHECKING:  # imported when a PDF is read: a corpus without PDFs never needs it
     from docsmcp.sources.pdf.model import Line, Markdown, OutlineEntry
@@ -438,7 +439,8 @@ def read_pdf(
         pages = len(doc)
         if max_pages is not None and pages > max_pages:
             raise PdfError(f"has {pages:,} pages; at most {max_pages:,} are allowed; split it")
-        outline, bad = _outline(doc, pages)
+        with named(name):  # (the library's own messages, with the file's name)
+            outline, bad = _outline(doc, pages)
         meta = _metadata(doc)
     finally:
         doc.close()
