@@ -36,6 +36,10 @@ ENV_PASSWORD = "DOCSMCP_REGISTRY_PASSWORD"
 ENV_PLAIN_HTTP = "DOCSMCP_REGISTRY_PLAIN_HTTP"
 ENV_TIMEOUT = "DOCSMCP_REGISTRY_TIMEOUT"
 DEFAULT_TIMEOUT = 30.0  # seconds without a byte before a request is abandoned
+# A whole pull (token, manifest, config, layer) must end within this many times the timeout,
+# as an https download must (remote.DEADLINE_FACTOR): a registry sending a byte every 2 s kept
+# a start waiting without end, each byte resetting the timeout.
+PULL_DEADLINE_FACTOR = 30
 DEFAULT_TAG = "latest"
 CREDENTIALS_HINT = (
     f"set {ENV_USERNAME} and {ENV_PASSWORD}, or log in with `docker login` "

@@ -13,6 +13,7 @@ import json
 import os
 import socket
 import ssl
+import time
 import urllib.error
 import urllib.parse
 import urllib.request
@@ -29,6 +30,7 @@ from .registry import (
     ENV_TIMEOUT,
     MAX_MANIFEST_BYTES,
     MAX_SMALL_BYTES,
+    PULL_DEADLINE_FACTOR,
     Body,
     Challenge,
     Credentials,
@@ -39,6 +41,9 @@ from .registry import (
     parse_challenges,
 )
 
+# Bytes of a small body read at a time (so a deadline is checked as a trickle comes in).
+READ_PIECE = 1 << 16
+
 
 @dataclass
 class Response:
@@ -47,11 +52,25 @@ class Response:
     url: str
     raw: object  # the open response (read with `read_body` / `stream_to`), closed by `close`
 
-    def read_body(self, limit: int, what: str) -> bytes:
-        data = self.raw.read(limit + 1)  # type: ignore[attr-defined]
-        if len(data) > limit:
+    def read_body(self, limit: int, what: str, session: Session | None = None) -> bytes:
+        """The body, at most `limit` bytes, read a piece at a time so that `session`'s
+        deadline holds against a server that trickles it."""
+        parts: list[bytes] = []
+        got = 0
+        # read1: what one receive brings (read() waits for all it was asked for, each byte of a
+        # trickle resetting the socket's timeout, and the deadline is checked only between).
+        read = getattr(self.raw, "read1", None) or self.raw.read  # type: ignore[attr-defined]
+        while got <= limit:
+            part = read(min(READ_PIECE, limit + 1 - got))
+            if not part:
+                break
+            parts.append(part)
+            got += len(part)
+            if session is not None:
+                session.check_deadline(what)
+        if got > limit:
             raise RegistryError(f"{self.url}: {what} is larger than {limit} bytes; refusing it")
-        return data
+        return b"".join(parts)
 
     def close(self) -> None:
         with contextlib.suppress(Exception):
@@ -91,6 +110,11 @@ class Session:
         self.reference = reference
         self.actions = actions
         self.timeout = _timeout()
+        # A pull ends within PULL_DEADLINE_FACTOR timeouts, however slowly bytes come; a push
+        # (a person uploading a large bundle) has only the per-read timeout.
+        self.deadline = (
+            time.monotonic() + self.timeout * PULL_DEADLINE_FACTOR if actions == "pull" else None
+        )
         self.authorization: str | None = None
         self.credentials: Credentials | None = None
         self._opener = urllib.request.build_opener(_NoRedirect())
@@ -98,6 +122,22 @@ class Session:
     @property
     def registry(self) -> str:
         return self.reference.registry
+
+    def check_deadline(self, what: str) -> None:
+        """Unreachable once the pull's deadline has passed."""
+        if self.deadline is not None and time.monotonic() > self.deadline:
+            raise Unreachable(
+                f"{self.registry}: {what} did not arrive within "
+                f"{self.timeout * PULL_DEADLINE_FACTOR:g} s ({PULL_DEADLINE_FACTOR} x "
+                f"{ENV_TIMEOUT}); the registry is too slow or stalling"
+            )
+
+    def _wait(self) -> float:
+        """The socket timeout of the next request: the timeout, or what is left of the pull."""
+        if self.deadline is None:
+            return self.timeout
+        self.check_deadline("the answer")
+        return max(0.001, min(self.timeout, self.deadline - time.monotonic()))
 
     def url(self, path: str) -> str:
         return f"{self.reference.base_url}/{path}"
@@ -135,7 +175,7 @@ class Session:
         if self.authorization is not None:
             req.add_unredirected_header("Authorization", self.authorization)
         try:
-            raw = self._opener.open(req, timeout=self.timeout)
+            raw = self._opener.open(req, timeout=self._wait())
         except urllib.error.HTTPError as exc:
             raw = exc
         except (urllib.error.URLError, OSError, http.client.HTTPException) as exc:
@@ -192,7 +232,7 @@ class Session:
             req.add_unredirected_header("Authorization", "Basic " + _basic(self.credentials))
         host = urllib.parse.urlsplit(realm).netloc
         try:
-            raw = self._opener.open(req, timeout=self.timeout)
+            raw = self._opener.open(req, timeout=self._wait())
         except urllib.error.HTTPError as exc:
             raw = exc
         except (urllib.error.URLError, OSError, http.client.HTTPException) as exc:
@@ -207,7 +247,7 @@ class Session:
                 raise (Unreachable if response.status >= 500 else RegistryError)(
                     f"the token service of {self.registry} ({host}) answered {response.status}"
                 )
-            body = response.read_body(MAX_SMALL_BYTES, "token response")
+            body = response.read_body(MAX_SMALL_BYTES, "token response", self)
         finally:
             response.close()
         try:
@@ -237,7 +277,7 @@ class Session:
             )
         detail = ""
         with contextlib.suppress(Exception):
-            errors = json.loads(response.read_body(MAX_SMALL_BYTES, "error")).get("errors")
+            errors = json.loads(response.read_body(MAX_SMALL_BYTES, "error", self)).get("errors")
             detail = "; ".join(
                 f"{e.get('code')}: {e.get('message')}" for e in errors if isinstance(e, dict)
             )
@@ -260,7 +300,7 @@ class Session:
         try:
             if response.status == 404:
                 raise RegistryError(f"{ref}: not found in {ref.registry}")
-            body = response.read_body(MAX_MANIFEST_BYTES, "manifest")
+            body = response.read_body(MAX_MANIFEST_BYTES, "manifest", self)
             announced = response.headers.get("Docker-Content-Digest")
         finally:
             response.close()
@@ -286,7 +326,7 @@ class Session:
     def get_blob(self, digest: str, limit: int, what: str) -> bytes:
         response = self.request("GET", self.url(f"blobs/{digest}"))
         try:
-            data = response.read_body(limit, what)
+            data = response.read_body(limit, what, self)
         finally:
             response.close()
         return data
@@ -297,16 +337,18 @@ class Session:
         response = self.request("GET", self.url(f"blobs/{digest}"))
         hasher = hashlib.sha256()
         got = 0
+        read = getattr(response.raw, "read1", None) or response.raw.read  # (see read_body)
         try:
             while True:
                 try:
-                    chunk = response.raw.read(min(1 << 20, size + 1 - got))  # type: ignore[attr-defined]
+                    chunk = read(min(1 << 20, size + 1 - got))
                 except (OSError, http.client.HTTPException) as exc:
                     raise Unreachable(
                         f"{self.registry}: download of {digest} broke off ({_reason(exc)})"
                     ) from None
                 if not chunk:
                     break
+                self.check_deadline(f"blob {digest}")
                 got += len(chunk)
                 if got > size:
                     raise RegistryError(
