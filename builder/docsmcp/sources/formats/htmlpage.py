@@ -298,9 +298,7 @@ class _Renderer:
     def _table(self, node: Node) -> list[str]:
         rows: list[list[str]] = []
         header_rows = 0
-        for n in _walk(node):
-            if n.tag != "tr" or n is node:
-                continue
+        for n in _own_rows(node):
             cells = [c for c in n.children if isinstance(c, Node) and c.tag in ("td", "th")]
             if not cells:
                 continue
@@ -324,6 +322,21 @@ class _Renderer:
         lines = ["| " + " | ".join(rows[0]) + " |", "|" + "---|" * width]
         lines += ["| " + " | ".join(r) + " |" for r in rows[1:]]
         return ["\n".join(lines)]
+
+
+def _own_rows(table: Node) -> list[Node]:
+    """The rows of `table` itself, in order: a table nested in a cell is that cell's content,
+    rendered with it, never walked again as rows of this one (which doubled the work at each
+    level: 18 nested tables in a 725-byte page took 26 s and 2.1 GB)."""
+    rows: list[Node] = []
+    stack = [c for c in reversed(table.children) if isinstance(c, Node)]
+    while stack:
+        current = stack.pop()
+        if current.tag == "tr":
+            rows.append(current)
+        elif current.tag != "table":
+            stack.extend(reversed([c for c in current.children if isinstance(c, Node)]))
+    return rows
 
 
 # Content tab sets (mkdocs-material, sphinx-design, sphinx-tabs) and their panels.
