@@ -47,6 +47,8 @@ DIAGRAM_LANGUAGES = frozenset({"mermaid", "plantuml", "puml", "dot", "graphviz",
 _ALIAS_TO_NAME: dict[str, str] = {
     alias: name for name, aliases in LANGUAGE_ALIASES.items() for alias in (name, *aliases)
 }
+# The part of a fence info string (or class) read for its language.
+MAX_INFO_CHARS = 256
 # `{...}` attribute groups (line highlights, Pandoc classes) and `key=value` options.
 _ATTRIBUTES = re.compile(r"""\{[^}]*\}?|[\w-]+=(?:"[^"]*"|'[^']*'|\S*)""")
 _FIRST_WORD = re.compile(r"[^\s,;:{}=]+")
@@ -62,7 +64,9 @@ def normalise_language(name: str) -> str:
     >>> normalise_language("")
     ''
     """
-    info = name.strip()
+    # (a language and its options are short: a 200 KB `language-xxxx…` class made the
+    # attribute pattern below quadratic, 94 s for one page)
+    info = name.strip()[:MAX_INFO_CHARS]
     if not info:
         return ""
     word = ""
