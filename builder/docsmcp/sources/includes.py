@@ -29,7 +29,7 @@ import os
 import posixpath
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -81,70 +81,79 @@ class _Failures:
         self.first = self.first or what
 
 
+@dataclass
+class _Tally:
+    """One kind of unresolved include over a build: the first one of each page, and how many."""
+
+    first: dict[str, str] = field(default_factory=dict)  # page -> its first one
+    count: int = 0
+
+    def add(self, page: str, items: Sequence[str]) -> None:
+        if items:
+            self.first.setdefault(page, items[0])
+            self.count += len(items)
+
+    def example(self) -> tuple[str, str]:
+        """(page, its first one) of the first page."""
+        return next(iter(self.first.items()))
+
+    def pages(self) -> str:
+        n = len(self.first)
+        return f"{n} page" if n == 1 else f"{n} pages"
+
+
 class Unresolved:
     """The includes of a whole build that are missing or outside the source roots: one summary
     line each (FastAPI's `{* ../../docs_src/… *}` from a docs folder built alone gave 113
     warning lines, one per page, and no hint at the fix)."""
 
     def __init__(self) -> None:
-        self.missing: dict[str, str] = {}  # page -> its first missing include
-        self.missing_count = 0
-        self.outside: dict[str, str] = {}  # page -> its first include outside the source roots
-        self.outside_paths: list[str] = []  # their real paths
-        self.api: dict[str, str] = {}  # page -> its first mkdocstrings object without source
-        self.api_count = 0
-        self.rst: dict[str, str] = {}  # reST page -> the first file its include directives name
-        self.rst_count = 0
+        self.missing = _Tally()
+        self.outside = _Tally()
+        self.outside_paths: list[str] = []  # their real paths (the folder to name)
+        self.api = _Tally()  # mkdocstrings objects without source
+        self.rst = _Tally()  # the files reST include directives name
 
     def add(self, page: str, expanded: Expanded) -> None:
-        if expanded.missing:
-            self.missing.setdefault(page, expanded.missing[0])
-            self.missing_count += len(expanded.missing)
-        if expanded.outside:
-            self.outside.setdefault(page, expanded.outside[0][0])
-            self.outside_paths.extend(real for _, real in expanded.outside)
-        if expanded.api_missing:
-            self.api.setdefault(page, expanded.api_missing[0])
-            self.api_count += len(expanded.api_missing)
+        self.missing.add(page, expanded.missing)
+        self.outside.add(page, [spec for spec, _ in expanded.outside])
+        self.outside_paths.extend(real for _, real in expanded.outside)
+        self.api.add(page, expanded.api_missing)
 
     def add_rst(self, page: str, body: str) -> None:
         """A reST page's `include` / `literalinclude` directives: docutils inserts nothing
         (it reads no other file: rst_directives.py), which vanished without a word."""
-        if "include::" not in body:
-            return
-        found = _RST_INCLUDE.findall(body)
-        if found:
-            self.rst.setdefault(page, found[0])
-            self.rst_count += len(found)
+        if "include::" in body:
+            self.rst.add(page, _RST_INCLUDE.findall(body))
 
     def lines(self) -> list[str]:
         out = []
-        if self.outside:
-            page, first = next(iter(self.outside.items()))
+        if self.outside.count:
+            page, first = self.outside.example()
             folder = os.path.commonpath([os.path.dirname(p) for p in self.outside_paths])
             out.append(
-                f"{len(self.outside_paths)} includes in {_pages(len(self.outside))} read files "
+                f"{self.outside.count} includes in {self.outside.pages()} read files "
                 f"outside the source roots (first: {first}, from {page}); add --source-root "
                 f"{folder} to include them"
             )
-        if self.missing:
-            page, first = next(iter(self.missing.items()))
+        if self.missing.count:
+            page, first = self.missing.example()
             out.append(
-                f"{self.missing_count} includes in {_pages(len(self.missing))} name files that "
+                f"{self.missing.count} includes in {self.missing.pages()} name files that "
                 f"do not exist (first: {first}, from {page}); they are left as written (a "
                 "folder beside the docs? copy it along, or name it with --source-root)"
             )
-        if self.rst:
-            page, first = next(iter(self.rst.items()))
+        if self.rst.count:
+            page, first = self.rst.example()
             out.append(
-                f"{self.rst_count} reST include directives in {_pages(len(self.rst))} insert "
+                f"{self.rst.count} reST include directives in {self.rst.pages()} insert "
                 f"nothing (first: {first}, from {page}): reST pages never read other files; "
                 "included pages under the docs folder are indexed as pages of their own"
             )
-        if self.api:
-            page, first = next(iter(self.api.items()))
+        if self.api.count:
+            page, first = self.api.example()
             out.append(
-                f"{_pages(len(self.api))} generated by mkdocstrings document {self.api_count} "
+                f"{self.api.pages()} generated by mkdocstrings document {self.api.count} "
                 f"Python objects whose source is in no source root (first: ::: {first}, from "
                 f"{page}); give the package's folder with --api-source DIR"
             )
@@ -153,10 +162,6 @@ class Unresolved:
     def log(self) -> None:
         for line in self.lines():
             log.warning("%s", line)
-
-
-def _pages(n: int) -> str:
-    return f"{n} page" if n == 1 else f"{n} pages"
 
 
 def has_directive(body: str) -> bool:
