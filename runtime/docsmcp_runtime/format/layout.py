@@ -143,7 +143,17 @@ Q8_ARRAYS = ("vectors_q8", "vectors_q8_scale")
 # reader that does not know it serves correct results (hits only lack `source.pages`).
 PAGE_ARRAYS = _specs(ArraySpec("page_ranges", "page_ranges.bin", "<u4", ndim=2))
 
-ALL_ARRAYS = {**ARRAYS, **VECTOR_ARRAYS, **PAGE_ARRAYS}
+# The display store (bundle-spec.md, *Display store*): what a hit shows of each chunk, copied
+# from the chunk table (and sections.parquet) into zlib blocks of DISPLAY_BLOCK_ROWS rows, so a
+# search answers with numpy and the standard library, without a Parquet decoder. Optional: a
+# reader without it reads the same fields from the Parquet tables.
+DISPLAY_ARRAYS = _specs(
+    ArraySpec("display", "display.bin", "|u1"),
+    ArraySpec("display_offsets", "display_offsets.bin", "<u8"),
+)
+DISPLAY_BLOCK_ROWS = 32
+
+ALL_ARRAYS = {**ARRAYS, **VECTOR_ARRAYS, **PAGE_ARRAYS, **DISPLAY_ARRAYS}
 ARRAY_BY_FILE = {s.file: s for s in ALL_ARRAYS.values()}
 # The files every bundle has besides metadata.json.
 REQUIRED_FILES = (CHUNKS_FILE, *(s.file for s in ARRAYS.values()))
@@ -153,7 +163,7 @@ REQUIRED_FILES = (CHUNKS_FILE, *(s.file for s in ARRAYS.values()))
 MAX_TAXONOMY_VALUES = 0xFFFF
 # Row numbers are uint32.
 MAX_CHUNKS = 0xFFFFFFFF
-# A bundle has 8 files, 19 with every optional one; far more is not a bundle (bounds archives).
+# A bundle has 8 files, 21 with every optional one; far more is not a bundle (bounds archives).
 MAX_FILES = 64
 # metadata.json is small (taxonomy values and tool texts); a reader never parses more.
 MAX_METADATA_BYTES = 16 << 20
