@@ -42,7 +42,6 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 from docsmcp_runtime.format import (
     ALL_ARRAYS,
-    CHUNK_SCHEMA,
     CHUNKS_FILE,
     METADATA_FILE,
     Q8_ARRAYS,
@@ -51,6 +50,7 @@ from docsmcp_runtime.format import (
     sha256_file,
 )
 from docsmcp_runtime.format.quantise import QUANTISE_BLOCK, q8_scale
+from docsmcp_runtime.format.schemas import CHUNK_SCHEMA
 
 REPO = Path(__file__).resolve().parent.parent
 DEFAULT_DOCS = REPO.parent / "shared" / "corpora" / "speakeasy-sdks"

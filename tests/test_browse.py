@@ -15,7 +15,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 from conftest import build_bundle, run_docsmcp
-from docsmcp_runtime.format import TABLES, bundle_id, sha256_file
+from docsmcp_runtime.format import TABLE_FILES, bundle_id, sha256_file
 from docsmcp_runtime.tools.arguments import MAX_LIST
 from docsmcp_runtime.tools.list_sections import MAX_DEPTH
 from docsmcp_runtime.tools.registry import TOOL_NAMES
@@ -416,7 +416,7 @@ def test_a_bundle_without_browse_tables_still_serves_what_it_can(
     old = tmp_path / "old"
     shutil.copytree(browse_bundle, old)
     meta = json.loads((old / "metadata.json").read_text())
-    for name in TABLES:
+    for name in TABLE_FILES:
         (old / name).unlink()
         del meta["files"][name]
     meta["bundle_id"] = bundle_id({k: v["sha256"] for k, v in meta["files"].items()})

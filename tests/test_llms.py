@@ -18,7 +18,7 @@ from conftest import EXAMPLE_DOCS, FUZZ, REPO, build_bundle, run_docsmcp
 from docsmcp.sources.discover import path_problem
 from docsmcp.sources.formats.llms_full import split_llms_full
 from docsmcp_runtime.bundle.reader import open_bundle
-from docsmcp_runtime.format import CHUNKS_FILE, METADATA_FILE, PAGES_FILE, TABLES, bundle_id
+from docsmcp_runtime.format import CHUNKS_FILE, METADATA_FILE, PAGES_FILE, TABLE_FILES, bundle_id
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -214,7 +214,7 @@ def test_a_bundle_without_pages_table_exports_from_its_chunk_table(
     old = tmp_path / "old"
     shutil.copytree(example_bundle, old)
     meta = json.loads((old / METADATA_FILE).read_text("utf-8"))
-    for name in TABLES:
+    for name in TABLE_FILES:
         (old / name).unlink()
         del meta["files"][name]
     meta["bundle_id"] = bundle_id({k: v["sha256"] for k, v in meta["files"].items()})

@@ -17,20 +17,7 @@ from .errors import BundleError
 from .libraries.app import open_bundles, serving_app
 
 
-def _lean_arrow_allocator() -> None:
-    """Use the system allocator for Arrow unless the user chose one.
-
-    Arrow's default (mimalloc) keeps ~45 MB of arenas after reading the chunk table; the
-    server's reads are small and few, so the system allocator's footprint is what we want.
-    """
-    if "ARROW_DEFAULT_MEMORY_POOL" not in os.environ:
-        import pyarrow
-
-        pyarrow.set_memory_pool(pyarrow.system_memory_pool())
-
-
 def main(argv: list[str] | None = None) -> int:
-    _lean_arrow_allocator()
     parser = _parser()
     args, extra = parser.parse_known_args(argv)
     if extra and args.command != "search":

@@ -20,14 +20,12 @@ from docsmcp_runtime.format import (
     ALL_ARRAYS,
     ARRAYS,
     CHUNK_COMPRESSION,
-    CHUNK_SCHEMA,
     CHUNKS_FILE,
     FORMAT,
     MAX_METADATA_DEPTH,
     METADATA_FILE,
     ROW_GROUP_SIZE,
     TABLE_ROW_GROUP_SIZE,
-    TABLES,
     FileEntry,
     Metadata,
     MetadataError,
@@ -36,6 +34,7 @@ from docsmcp_runtime.format import (
     sha256_file,
 )
 from docsmcp_runtime.format.jsonread import loads
+from docsmcp_runtime.format.schemas import CHUNK_SCHEMA, TABLES
 
 from docsmcp.indexing.lexical import LexicalIndex
 from docsmcp.model.chunk import Chunk

@@ -16,16 +16,8 @@ from dataclasses import dataclass
 from pathlib import PurePosixPath
 
 import pyarrow as pa
-from docsmcp_runtime.format import (
-    API_FILE,
-    API_SCHEMA,
-    CODE_FILE,
-    CODE_SCHEMA,
-    PAGES_FILE,
-    PAGES_SCHEMA,
-    SECTIONS_FILE,
-    SECTIONS_SCHEMA,
-)
+from docsmcp_runtime.format import API_FILE, CODE_FILE, PAGES_FILE, SECTIONS_FILE
+from docsmcp_runtime.format.schemas import API_SCHEMA, CODE_SCHEMA, PAGES_SCHEMA, SECTIONS_SCHEMA
 from docsmcp_runtime.search.languages import normalise_language
 
 from docsmcp.enrich.apiref import extract_api

@@ -4,12 +4,13 @@
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 
 from ..bundle.reader import Bundle
 from ..format import SECTIONS_FILE
-from ..format.problems import list_parts
 
 # A rule id may be given in its source form, `r[items.fn.generics]`.
 _RULE_FORM = re.compile(r"^r\[(.+)\]$")
@@ -52,42 +53,72 @@ def normalise_section(text: str) -> str:
 
 
 class SectionIndex:
+    """The sections table, read on first need. What one hit shows (`hit_fields`, `references`)
+    comes from the display store when the bundle has one, so a search never reads the table;
+    finding sections by id (`rows_named`) reads it whole."""
+
     def __init__(self, bundle: Bundle) -> None:
         self.bundle = bundle
-        table = bundle.table(SECTIONS_FILE)
-        self.available = table is not None
-        n = bundle.n_chunks
-        if table is None:
-            self.section_ids: list[str | None] = [None] * n
-            self.summaries: list[str | None] = [None] * n
-            self._rule_offsets = np.zeros(n + 1, dtype=np.int64)
-            self._rules: list[str] = []
-            self._ref_offsets = np.zeros(n + 1, dtype=np.int64)
-            self._refs = np.zeros(0, dtype=np.int64)
-        else:
-            self.section_ids = table.column("section_id").to_pylist()
-            self.summaries = table.column("summary").to_pylist()
-            self._rule_offsets, rules = list_parts(table.column("rule_ids").combine_chunks())
-            self._rules = rules.to_pylist()
-            self._ref_offsets, refs = list_parts(table.column("references").combine_chunks())
-            self._refs = refs.to_numpy().astype(np.int64)
+        self.available = SECTIONS_FILE in bundle.metadata.files
+        self._display = bundle.display if self.available else None
         self._by_id: dict[str, list[int]] | None = None
 
+    def load(self) -> None:
+        """Read the table now unless the display store serves hits (BundleError if damaged):
+        without a display store every hit needs it."""
+        if self._display is None:
+            _ = self._table
+
+    @cached_property
+    def _table(self) -> _Sections:
+        table = self.bundle.table(SECTIONS_FILE)
+        n = self.bundle.n_chunks
+        if table is None:
+            empty = np.zeros(n + 1, dtype=np.int64)
+            return _Sections([None] * n, [None] * n, empty, [], empty, np.zeros(0, np.int64))
+        from ..format.table_problems import list_parts
+
+        rule_offsets, rules = list_parts(table.column("rule_ids").combine_chunks())
+        ref_offsets, refs = list_parts(table.column("references").combine_chunks())
+        return _Sections(
+            table.column("section_id").to_pylist(),
+            table.column("summary").to_pylist(),
+            rule_offsets,
+            rules.to_pylist(),
+            ref_offsets,
+            refs.to_numpy().astype(np.int64),
+        )
+
     def rule_ids(self, row: int) -> list[str]:
-        return self._rules[self._rule_offsets[row] : self._rule_offsets[row + 1]]
+        if self._display is not None:
+            return list(self._display.row(row).header.get("rule_ids", ()))
+        t = self._table
+        return t.rules[t.rule_offsets[row] : t.rule_offsets[row + 1]]
 
     def references(self, row: int) -> np.ndarray:
-        return self._refs[self._ref_offsets[row] : self._ref_offsets[row + 1]]
+        if self._display is not None:
+            refs = self._display.row(row).header.get("references", ())
+            return np.asarray(refs, dtype=np.int64)
+        t = self._table
+        return t.refs[t.ref_offsets[row] : t.ref_offsets[row + 1]]
+
+    def _field(self, row: int, name: str) -> str | None:
+        """`section_id` or `summary` of a row (None when it has none)."""
+        if self._display is not None:
+            return self._display.row(row).header.get(name)
+        t = self._table
+        return (t.section_ids if name == "section_id" else t.summaries)[row]
 
     def rows_named(self, section: str) -> list[int]:
         """Rows whose section id or one of whose rule ids is `section` (normalised)."""
         if self._by_id is None:
+            t = self._table
             by_id: dict[str, list[int]] = {}
-            for row, sid in enumerate(self.section_ids):
+            for row, sid in enumerate(t.section_ids):
                 if sid:
                     by_id.setdefault(sid.lower(), []).append(row)
-            for row in range(len(self._rule_offsets) - 1):
-                for rule in self.rule_ids(row):
+            for row in range(len(t.rule_offsets) - 1):
+                for rule in t.rules[t.rule_offsets[row] : t.rule_offsets[row + 1]]:
                     rows = by_id.setdefault(rule.lower(), [])
                     if not rows or rows[-1] != row:
                         rows.append(row)
@@ -101,8 +132,10 @@ class SectionIndex:
 
     def hit_fields(self, row: int) -> dict:
         """`section_id`, `rule_ids` and `references` of a hit, each only when it has any."""
+        if not self.available:
+            return {}
         out: dict = {}
-        sid = self.section_ids[row]
+        sid = self._field(row, "section_id")
         if sid:
             out["section_id"] = sid
         rules = self.rule_ids(row)
@@ -116,9 +149,21 @@ class SectionIndex:
     def reference(self, row: int) -> dict:
         bundle = self.bundle
         # A page's preamble has no heading of its own: its breadcrumb ends with the page title.
-        title = bundle.headings[row].as_py() or bundle.breadcrumbs[row].as_py().split(" > ")[-1]
+        title = bundle.cell(row, "heading") or bundle.cell(row, "breadcrumb").split(" > ")[-1]
         out = {"id": bundle.id(row), "title": title}
-        summary = self.summaries[row]
+        summary = self._field(row, "summary")
         if summary:
             out["summary"] = summary
         return out
+
+
+@dataclass(frozen=True)
+class _Sections:
+    """sections.parquet's columns as the index uses them (offsets from 0 into the values)."""
+
+    section_ids: list[str | None]
+    summaries: list[str | None]
+    rule_offsets: np.ndarray
+    rules: list[str]
+    ref_offsets: np.ndarray
+    refs: np.ndarray

@@ -15,13 +15,14 @@ import os
 import threading
 from collections.abc import Mapping
 from pathlib import Path
-
-import pyarrow as pa
-import pyarrow.parquet as pq
+from typing import TYPE_CHECKING
 
 from ..errors import BundleError
 from ..format import CHUNKS_FILE
-from ..format.problems import chunk_table_problem, scan_problem
+from ..format.problems import scan_problem
+
+if TYPE_CHECKING:
+    import pyarrow.parquet as pq
 
 log = logging.getLogger(__name__)
 
@@ -82,6 +83,11 @@ class BackgroundCheck:
                     self._fail(name, message)
                     return
             if self.open_table:
+                from .arrow import arrow
+
+                pa, pq = arrow()
+                from ..format.table_problems import chunk_table_problem
+
                 try:
                     # Read, not mapped: every row group a search shows stayed resident in a
                     # mapping (43 MB after 120 searches of a million chunks), at no gain in speed.

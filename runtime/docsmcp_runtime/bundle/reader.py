@@ -16,16 +16,26 @@ import threading
 from collections import OrderedDict
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pyarrow as pa
-import pyarrow.parquet as pq
 
 from ..errors import BundleError
-from ..format import CHUNKS_FILE, EAGER_COLUMNS, ROW_GROUP_SIZE, Inspection, Metadata
-from ..format.problems import null_problem, table_problems
+from ..format import (
+    CHUNKS_FILE,
+    DISPLAY_ARRAYS,
+    EAGER_COLUMNS,
+    ROW_GROUP_SIZE,
+    Inspection,
+    Metadata,
+)
+from .arrow import arrow
+from .display import DisplayStore, open_display
 from .integrity import BackgroundCheck, lazy_bytes
+
+if TYPE_CHECKING:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
 
 # Decompressed row groups of the chunk table kept in memory, least recently used first out. By
 # bytes, not groups: decompressing a row group is most of a search's CPU time (a speakeasy-sdks
@@ -67,6 +77,10 @@ class Bundle:
     # The checks of the large files, still running or done (None: everything checked at open).
     background: BackgroundCheck | None = None
     large_table: bool = False  # the chunk table is too large to read at open (integrity.py)
+    # What hits show, without the chunk table (display.py); None for bundles built before it.
+    display: DisplayStore | None = None
+    # The chunk table is opened and checked on first use, not at open (with a display store).
+    table_deferred: bool = False
 
     def ready(self) -> None:
         """Return once every file passed its checks; BundleError (one line) naming the file
@@ -142,6 +156,8 @@ class Bundle:
         found = self._columns.get(name)
         if found is not None:
             return found
+        from ..format.table_problems import null_problem
+
         parquet = self._reader()
         # A read error here (a file changed under the server) is an internal error, as ever.
         column = parquet.read(columns=[name]).column(0)
@@ -155,6 +171,14 @@ class Bundle:
     def cell(self, row: int, name: str) -> Any:
         """One value of the chunk table as a Python object: from a whole column already read,
         else from its row group (so showing ten hits reads ten row groups at most)."""
+        if self.display is not None:
+            self.ready()
+            shown = self.display.row(row)
+            if name == "text":
+                return shown.text
+            if name == "metadata":  # the column's JSON string, as the table holds it
+                return json.dumps(shown.header[name], ensure_ascii=False)
+            return shown.header[name]
         column = self._columns.get(name)
         if column is not None:
             value = column[row]
@@ -164,6 +188,10 @@ class Bundle:
 
     def _chunk_file(self) -> pq.ParquetFile:
         self.ready()
+        if self._parquet is None and self.table_deferred:
+            with self._lock:
+                if self._parquet is None:
+                    self._parquet = _open_table(self.path, self.n_chunks)
         assert self._parquet is not None
         return self._parquet
 
@@ -175,6 +203,8 @@ class Bundle:
             if group is not None:
                 self._groups.move_to_end(rg)
                 return group
+        from ..format.table_problems import null_problem
+
         parquet = self._reader()
         names = [n for n in (*EAGER_COLUMNS, "text") if n not in self._columns]
         # One thread: Arrow's pool decoding the columns in parallel doubled the wall time of a
@@ -204,7 +234,7 @@ class Bundle:
         showing a page of hits waits for the slowest read, not for their sum. Only for a large
         chunk table (read per row group from the start): a small one is soon all cached, and
         the threads' own malloc arenas cost a speakeasy-sdks server ~27 MB of its budget."""
-        if not self.large_table:
+        if not self.large_table or self.display is not None:
             return
         with self._lock:
             wanted = list(dict.fromkeys(r // ROW_GROUP_SIZE for r in rows))
@@ -229,6 +259,7 @@ class Bundle:
         """This thread's reader of the chunk table: one ParquetFile read from two threads at
         once crashed the interpreter (pyarrow 26, prefetching a million-chunk bundle), and
         HTTP requests run on several threads. Readers share the parsed footer."""
+        _, pq = arrow()
         shared = self._chunk_file()
         if threading.current_thread() is self._owner:
             return shared
@@ -243,6 +274,10 @@ class Bundle:
     def warm(self) -> None:
         """Fill the row-group cache (up to its bound, in row order): before `--workers` fork,
         so every worker shares these decompressed pages instead of decompressing its own."""
+        if self.display is not None:
+            self.ready()
+            self.display.warm()
+            return
         for rg in range(0, self.n_chunks, ROW_GROUP_SIZE):
             self._group(rg)
             if self._group_bytes >= ROW_GROUP_CACHE_BYTES:
@@ -287,6 +322,9 @@ class Bundle:
                 return self._tables[name]
             table = None
             if name in self.metadata.files:
+                pa, pq = arrow()
+                from ..format.table_problems import table_problems
+
                 path = self.path / name
                 try:
                     # ParquetFile, not read_table: that one imports pyarrow.dataset (~35 ms).
@@ -307,7 +345,26 @@ class Bundle:
         return self.cell(row, "text")
 
     def chunk_meta(self, row: int) -> dict[str, str]:
+        if self.display is not None:
+            self.ready()
+            return dict(self.display.row(row).header["metadata"])
         return json.loads(self.cell(row, "metadata"))
+
+
+def _open_table(root: Path, n_chunks: int) -> pq.ParquetFile:
+    """The chunk table, opened and checked on its first use (a display store serves search)."""
+    pa, pq = arrow()
+    from ..format.table_problems import chunk_table_problem
+
+    path = root / CHUNKS_FILE
+    try:
+        parquet = pq.ParquetFile(path)
+    except (OSError, pa.ArrowException) as exc:
+        raise BundleError(f"{path}: unreadable chunk table ({exc})") from None
+    problem = chunk_table_problem(parquet, n_chunks)
+    if problem is not None:
+        raise BundleError(f"{path}: {problem}")
+    return parquet
 
 
 def _one_array(column: pa.ChunkedArray) -> pa.Array:
@@ -327,11 +384,12 @@ def open_bundle(path: str | Path, verify: bool = True, lazy: int | None = None) 
     larger than `lazy` bytes (default `integrity.lazy_bytes()`) are checked in a background
     thread instead; `Bundle.ready()` waits for that check and raises its problem.
     """
-    # Arrow's default pool (jemalloc) keeps what it freed: decompressing row groups for every
-    # search grew a speakeasy-sdks server by ~50 MB that the C allocator gives back.
-    pa.set_memory_pool(pa.system_memory_pool())
     root = Path(path)
-    inspection = Inspection(root, hashes=verify, lazy_bytes=lazy_bytes() if lazy is None else lazy)
+    if not (root / DISPLAY_ARRAYS["display"].file).is_file():
+        arrow()  # a bundle without a display store reads its chunk table here: choose the pool
+    inspection = Inspection(
+        root, hashes=verify, lazy_bytes=lazy_bytes() if lazy is None else lazy, lazy_table=True
+    )
     for problem in inspection.problems():
         where = root / problem.file if problem.file else root
         raise BundleError(f"{where}: {problem.message}" if problem.file else problem.message)
@@ -345,7 +403,12 @@ def open_bundle(path: str | Path, verify: bool = True, lazy: int | None = None) 
     background = None
     if inspection.deferred:
         files = {n: metadata.files[n].sha256 if verify else None for n in inspection.deferred}
-        background = BackgroundCheck(root, files, inspection.n_chunks, open_table=table is None)
+        background = BackgroundCheck(
+            root,
+            files,
+            inspection.n_chunks,
+            open_table=table is None and not inspection.table_deferred,
+        )
     return Bundle(
         path=root,
         metadata=metadata,
@@ -355,4 +418,6 @@ def open_bundle(path: str | Path, verify: bool = True, lazy: int | None = None) 
         _parquet=inspection.parquet,
         background=background,
         large_table=table is None,
+        display=open_display(root, inspection.arrays, inspection.n_chunks),
+        table_deferred=inspection.table_deferred,
     )

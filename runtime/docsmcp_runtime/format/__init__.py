@@ -1,9 +1,10 @@
-"""The bundle format (bundle-spec.md) in one place: file names, dtypes and the chunk schema
+"""The bundle format (bundle-spec.md) in one place: file names, dtypes and limits
 (`layout`), `metadata.json` as typed sections with every default (`metadata`, with `ranking`
 and `files`), the embedding providers (`providers`), and the invariant checks shared by the
 runtime and `docsmcp verify` (`checks`, with `problems` and `deep`). The writer, the reader and
 the verifier all use this package; no other module spells a file name, a dtype or a default of
-the format.
+the format. The Arrow schemas of the Parquet tables are `schemas`'s, imported by what reads or
+writes a table: importing this package does not import pyarrow (the search path never needs it).
 """
 
 from .checks import EAGER_COLUMNS, Inspection, check
@@ -12,14 +13,14 @@ from .jsonread import MetadataError
 from .layout import (
     ALL_ARRAYS,
     API_FILE,
-    API_SCHEMA,
     ARRAY_BY_FILE,
     ARRAYS,
     CHUNK_COMPRESSION,
-    CHUNK_SCHEMA,
     CHUNKS_FILE,
     CODE_FILE,
-    CODE_SCHEMA,
+    DISPLAY_ARRAYS,
+    DISPLAY_BLOCK_ROWS,
+    DISPLAY_BOUNDS_DTYPE,
     FORMAT,
     FORMAT_VERSION,
     IVF_ARRAYS,
@@ -30,14 +31,12 @@ from .layout import (
     MAX_TAXONOMY_VALUES,
     METADATA_FILE,
     PAGES_FILE,
-    PAGES_SCHEMA,
     Q8_ARRAYS,
     REQUIRED_FILES,
     ROW_GROUP_SIZE,
     SECTIONS_FILE,
-    SECTIONS_SCHEMA,
+    TABLE_FILES,
     TABLE_ROW_GROUP_SIZE,
-    TABLES,
     VECTOR_ARRAYS,
     ArraySpec,
     bundle_id,
@@ -86,22 +85,20 @@ from .ranking import (
 __all__ = [
     "ALL_ARRAYS",
     "API_FILE",
-    "API_SCHEMA",
     "CODE_FILE",
-    "CODE_SCHEMA",
     "PAGES_FILE",
-    "PAGES_SCHEMA",
     "Q8_ARRAYS",
     "SECTIONS_FILE",
-    "SECTIONS_SCHEMA",
-    "TABLES",
+    "TABLE_FILES",
+    "DISPLAY_ARRAYS",
+    "DISPLAY_BLOCK_ROWS",
+    "DISPLAY_BOUNDS_DTYPE",
     "TABLE_ROW_GROUP_SIZE",
     "ANALYZER_NAME",
     "ARRAYS",
     "ARRAY_BY_FILE",
     "CHUNKS_FILE",
     "CHUNK_COMPRESSION",
-    "CHUNK_SCHEMA",
     "DEFAULT_STOPWORDS",
     "EAGER_COLUMNS",
     "EMBEDDING_INPUT",

@@ -15,11 +15,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pyarrow as pa
-import pyarrow.parquet as pq
 
 from .deep import DeepChecks
 from .files import FileEntry, check_file_count, file_entry
@@ -29,6 +27,7 @@ from .layout import (
     ARRAY_BY_FILE,
     ARRAYS,
     CHUNKS_FILE,
+    DISPLAY_ARRAYS,
     FORMAT,
     FORMAT_VERSION,
     IVF_ARRAYS,
@@ -37,20 +36,16 @@ from .layout import (
     METADATA_FILE,
     Q8_ARRAYS,
     REQUIRED_FILES,
-    TABLES,
+    TABLE_FILES,
     VECTOR_ARRAYS,
     sha256_file,
 )
 from .metadata import Metadata
-from .problems import (
-    Problem,
-    _map,
-    chunk_table_problem,
-    null_problem,
-    rows_beyond,
-    sha256_mismatch,
-    table_problems,
-)
+from .problems import Problem, _map, rows_beyond, sha256_mismatch
+
+if TYPE_CHECKING:  # pyarrow is imported where a table is read: a search never needs it
+    import pyarrow as pa
+    import pyarrow.parquet as pq
 
 # Columns the runtime reads at open; `text` is read lazily by row group.
 EAGER_COLUMNS = (
@@ -77,6 +72,7 @@ class Inspection(DeepChecks):
         deep: bool = False,
         columns: tuple[str, ...] | None = EAGER_COLUMNS,
         lazy_bytes: int | None = None,
+        lazy_table: bool = False,
     ) -> None:
         self.root = Path(root)
         self.hashes = hashes
@@ -85,6 +81,10 @@ class Inspection(DeepChecks):
         # runs them off the open path (bundle/reader.py). None: everything is checked here.
         self.lazy_bytes = lazy_bytes
         self.deferred: list[str] = []  # files whose sha256 (if asked) and scans were deferred
+        # The runtime's: with a display store, what a search shows needs no chunk table, so it
+        # is opened and checked on first use instead (`table_deferred`; bundle/reader.py).
+        self.lazy_table = lazy_table
+        self.table_deferred = False
         self.deep = deep
         self.columns = columns if not deep else None  # deep checks read every column
         self.raw: dict[str, Any] | None = None
@@ -126,11 +126,15 @@ class Inspection(DeepChecks):
         """Read every browse table present and check it (the runtime does this lazily)."""
         if self.n_chunks is None or self.table is None:
             return
+        import pyarrow as pa
         import pyarrow.compute as pc
+        import pyarrow.parquet as pq
+
+        from .table_problems import table_problems
 
         texts = self.table.column("text")
         lengths = pc.utf8_length(texts).to_numpy(zero_copy_only=False).astype(np.int64)
-        for name in TABLES:
+        for name in TABLE_FILES:
             if name not in self.sized:
                 continue
             try:
@@ -240,12 +244,23 @@ class Inspection(DeepChecks):
         if CHUNKS_FILE not in self.sized:
             return
         facets = self.entries.get(ARRAYS["facets"].file)
+        display = all(s.file in self.sized for s in DISPLAY_ARRAYS.values())
+        if facets is not None and facets.shape and self.lazy_table and display and not self.deep:
+            # facets.bin's shape gives the row count, which the first use compares with the
+            # table's: importing pyarrow and reading the footer are most of a start otherwise.
+            self.n_chunks, self.table_deferred = int(facets.shape[0]), True
+            return
         if CHUNKS_FILE in self.deferred and facets is not None and facets.shape:
             # A large table is opened and checked in the background with its sha256 (its
             # footer alone is ~0.3 s per million rows); facets.bin's shape gives the row count,
             # which that check compares with the table's.
             self.n_chunks = int(facets.shape[0])
             return
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+
+        from .table_problems import chunk_table_problem, null_problem
+
         path = self.root / CHUNKS_FILE
         try:
             parquet = pq.ParquetFile(path, memory_map=True)

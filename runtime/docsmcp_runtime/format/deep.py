@@ -7,13 +7,16 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pyarrow as pa
 
 from .layout import CHUNK_COMPRESSION, CHUNKS_FILE, METADATA_FILE, Q8_ARRAYS, VECTOR_ARRAYS
-from .problems import Problem, _offsets_fit, _string_buffers
+from .problems import Problem, _offsets_fit
 from .quantise import q8_problem
+
+if TYPE_CHECKING:  # the checks run on tables already read; importing this must not import pyarrow
+    import pyarrow as pa
 
 # Bytes of padded term matrix built at once when checking the dictionary order.
 _SORT_BLOCK_BYTES = 32 << 20
@@ -51,6 +54,8 @@ def _term_at(off: np.ndarray, byte: int) -> int:
 def _starts_with(values: pa.ChunkedArray, prefixes: pa.ChunkedArray) -> np.ndarray:
     """Element-wise `values[i].startswith(prefixes[i])` over the raw Arrow buffers (pyarrow's
     own starts_with takes one pattern for all rows)."""
+    from .table_problems import _string_buffers
+
     v_off, v_data = _string_buffers(values)
     p_off, p_data = _string_buffers(prefixes)
     v_len, p_len = np.diff(v_off), np.diff(p_off)

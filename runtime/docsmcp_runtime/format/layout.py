@@ -1,5 +1,5 @@
-"""The files of a bundle: names, array dtypes and shapes, the chunk table schema, limits, and the
-bundle id formula (bundle-spec.md, *Files*, *`chunks.parquet`*, *Limits*)."""
+"""The files of a bundle: names, array dtypes and shapes, limits, and the bundle id formula
+(bundle-spec.md, *Files*, *`chunks.parquet`*, *Limits*); the Parquet schemas are schemas.py's."""
 
 from __future__ import annotations
 
@@ -7,8 +7,6 @@ import hashlib
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-
-import pyarrow as pa
 
 FORMAT = "docsmcp-bundle"
 FORMAT_VERSION = 1
@@ -18,82 +16,15 @@ CHUNKS_FILE = "chunks.parquet"
 # The chunk table: zstd, fixed-size row groups, so a reader can find a row's group by division.
 ROW_GROUP_SIZE = 256
 CHUNK_COMPRESSION = "zstd"
-CHUNK_SCHEMA = pa.schema(
-    [
-        ("id", pa.string()),
-        ("path", pa.string()),
-        ("heading", pa.string()),
-        ("breadcrumb", pa.string()),
-        ("level", pa.int8()),
-        ("position", pa.int32()),
-        ("file_chunk_count", pa.int32()),
-        ("line_start", pa.int32()),
-        ("line_end", pa.int32()),
-        ("metadata", pa.string()),
-        ("text", pa.string()),
-    ]
-)
 
-
-# -- Browse tables (bundle-spec.md, *Browse tables*): optional, each read on first use of the
-# tools that need it. A reader that does not know them ignores them (search is unaffected).
+# Browse tables (bundle-spec.md, *Browse tables*): optional, each read on first use of the tools
+# that need it. A reader that does not know them ignores them (search is unaffected).
 PAGES_FILE = "pages.parquet"
-PAGES_SCHEMA = pa.schema(
-    [
-        ("path", pa.string()),
-        ("title", pa.string()),
-        ("description", pa.string()),
-        ("frontmatter", pa.string()),  # JSON object
-        ("first_row", pa.int32()),
-        ("chunk_count", pa.int32()),
-        ("line_count", pa.int32()),
-    ]
-)
-# One row per chunk, in chunk order.
 SECTIONS_FILE = "sections.parquet"
-SECTIONS_SCHEMA = pa.schema(
-    [
-        ("section_id", pa.string()),  # null: the chunk's heading is not numbered
-        ("rule_ids", pa.list_(pa.string())),
-        ("references", pa.list_(pa.uint32())),  # target chunk rows
-        ("summary", pa.string()),  # null unless some chunk refers to this one
-    ]
-)
 API_FILE = "api.parquet"
-API_SCHEMA = pa.schema(
-    [
-        ("name", pa.string()),
-        ("category", pa.string()),
-        ("kind", pa.string()),
-        ("signature", pa.string()),
-        ("description", pa.string()),
-        ("parameters", pa.string()),  # JSON array of {name, type, required, description}
-        ("returns", pa.string()),
-        ("examples", pa.string()),  # JSON array of {language, code}
-        ("row", pa.uint32()),  # the chunk holding the entry's heading
-        ("line_start", pa.int32()),
-        ("line_end", pa.int32()),
-    ]
-)
-# One row per fenced code block, ordered by chunk row; offsets are characters of the chunk text.
 CODE_FILE = "code.parquet"
-CODE_SCHEMA = pa.schema(
-    [
-        ("row", pa.uint32()),
-        ("language", pa.string()),  # normalised (languages.normalise_language); "" unknown
-        ("start", pa.int32()),  # the code's first character in the chunk text
-        ("end", pa.int32()),  # one past its last
-        ("context_start", pa.int32()),  # start of the prose before it (== start when none)
-        ("line_start", pa.int32()),  # the fence lines in the source file, 1-based, inclusive
-        ("line_end", pa.int32()),
-    ]
-)
-TABLES = {
-    PAGES_FILE: PAGES_SCHEMA,
-    SECTIONS_FILE: SECTIONS_SCHEMA,
-    API_FILE: API_SCHEMA,
-    CODE_FILE: CODE_SCHEMA,
-}
+# The browse tables (their schemas: schemas.py).
+TABLE_FILES = (PAGES_FILE, SECTIONS_FILE, API_FILE, CODE_FILE)
 TABLE_ROW_GROUP_SIZE = 4096
 
 
@@ -151,7 +82,9 @@ DISPLAY_ARRAYS = _specs(
     ArraySpec("display", "display.bin", "|u1"),
     ArraySpec("display_offsets", "display_offsets.bin", "<u8"),
 )
-DISPLAY_BLOCK_ROWS = 32
+DISPLAY_BLOCK_ROWS = 16
+# A decompressed block starts with its rows' record boundaries (bundle-spec.md).
+DISPLAY_BOUNDS_DTYPE = "<u4"
 
 ALL_ARRAYS = {**ARRAYS, **VECTOR_ARRAYS, **PAGE_ARRAYS, **DISPLAY_ARRAYS}
 ARRAY_BY_FILE = {s.file: s for s in ALL_ARRAYS.values()}

@@ -173,7 +173,7 @@ def reranked_page(reranker, bundle, query: str, filters: dict, page, offset: int
     rows, scores, also = list(page.rows), list(page.scores), list(page.also_in)
     if len(top) > 1:
         candidates = [
-            Candidate(r, bundle.breadcrumbs[r].as_py() or bundle.paths[r].as_py(), bundle.text(r))
+            Candidate(r, bundle.cell(r, "breadcrumb") or bundle.cell(r, "path"), bundle.text(r))
             for r in top
         ]
         try:

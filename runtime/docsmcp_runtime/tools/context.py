@@ -113,7 +113,9 @@ class DocsContext:
     @cached_property
     def sections_or_none(self) -> SectionIndex | None:
         try:
-            return self.sections
+            sections = self.sections
+            sections.load()
+            return sections
         except BundleError as exc:  # search goes on without section ids and references
             log.error("%s", exc)
             return None

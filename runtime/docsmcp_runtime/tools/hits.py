@@ -5,6 +5,7 @@ answers with them, as does a server of several bundles (libraries/)."""
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 import numpy as np
@@ -17,6 +18,8 @@ from ..search.rerank import reranked_page
 from .arguments import ToolInputError
 from .context import DocsContext
 from .schemas import SOURCE, STRING_MAP
+
+log = logging.getLogger(__name__)
 
 # Sections a section-lookup query (`R-exts 5.10.2`) puts first, at most.
 MAX_PINNED = 5
@@ -129,7 +132,11 @@ def _section_pins(context: DocsContext, query: str, sections: SectionIndex | Non
     if lookup is None or sections is None or not sections.available:
         return []
     document, number = lookup
-    rows = sections.rows_named(number)
+    try:
+        rows = sections.rows_named(number)
+    except BundleError as exc:  # a damaged sections.parquet: the search goes on without pins
+        log.error("%s", exc)
+        return []
     if not rows or document is None:
         return rows[:MAX_PINNED]
     try:
