@@ -25,7 +25,7 @@ from ..format import DISPLAY_ARRAYS, DISPLAY_BLOCK_ROWS, DISPLAY_BOUNDS_DTYPE
 
 # Decompressed blocks kept, least recently used out first. Small on purpose: the server's
 # memory is the budget (issue 30), and a block decompresses in ~50 µs.
-CACHE_BYTES = 4 << 20
+CACHE_BYTES = 8 << 20
 _FILE = DISPLAY_ARRAYS["display"].file
 
 

