@@ -544,8 +544,10 @@ def main(argv: list[str] | None = None) -> int:
                 by_corpus = engines["docsmcp"]["by_corpus"]
                 if len(by_corpus) > 1:
                     for c in by_corpus:
-                        shown = {e: f"{q['by_corpus'][c]:.3f}" for e, q in engines.items()}
-                        table.row(f"  {c}", shown)
+                        mrr = {e: q["by_corpus"][c] for e, q in engines.items()}
+                        shown = {e: f"{v:.3f}" for e, v in mrr.items()}
+                        t = mrr.get("tantivy")
+                        table.row(f"  {c}", shown, f"{mrr['docsmcp'] / t:.2f}×" if t else "-")
     figures["pass"] = table.results
     figures["load_average"] = os.getloadavg()
     print()
