@@ -448,8 +448,10 @@ def main(argv: list[str] | None = None) -> int:
         table.row("  VmRSS after them", {k: f"{v:.1f} MB" for k, v in rss.items()})
         if second is not None:
             extra = hwm["docsmcp+1"] - hwm["docsmcp"]
+            one = [r["hwm"] for r in serving["docsmcp"]]
             table.row(
-                f"  + a 2nd bundle served ({bundle_name(second)}, no query)",
+                f"  + a 2nd bundle served ({bundle_name(second)}, no query; "
+                f"1 bundle: {min(one):.0f}-{max(one):.0f} MB over rounds)",
                 {"docsmcp": f"{extra:+.1f} MB"},
                 target=f"<= {TARGETS['extra_bundle_mb']:.0f} MB",
                 key="extra_bundle_mb",

@@ -7,7 +7,8 @@ What is indexed, the way a plain user would: one text per chunk row of `chunks.p
   stemming, no stop words), stored, so the index holds the text; `facet` (`KEY=VALUE` of each
   metadata value, raw tokenizer) for filters; `hit`, the hit fields (`chunk_id`, `filepath`,
   `heading`, `breadcrumb`, `metadata`) as JSON bytes, stored and not indexed (the leanest
-  index that can answer with them). One writer, default settings, committed once.
+  index that can answer with them). One writer thread (so one segment, and ties in the same
+  order every run), otherwise default settings, committed once.
 - bm25s: `bm25s.tokenize` defaults (lowercase, `\\w\\w+` tokens, English stop words, no stemmer),
   `BM25()` defaults (Lucene variant, k1 1.5, b 0.75); saved with the hit fields of each row as
   its corpus (not the text) for the hit lists.
@@ -82,7 +83,7 @@ def build_tantivy(chunks: Chunks, out: Path) -> None:
     sb.add_bytes_field(HIT, stored=True)
     out.mkdir(parents=True)
     index = tantivy.Index(sb.build(), path=str(out))
-    writer = index.writer()
+    writer = index.writer(num_threads=1)  # one segment: the same ranking, ties included, every run
     for row in range(len(chunks)):
         hit = chunks.hit_fields(row)
         writer.add_document(
