@@ -69,7 +69,9 @@ def test_search_path_imports(example_bundle: Path) -> None:
     assert rc == 0
     assert " 1. python/payments.md#payments/create" in output  # it really searched
     modules = set(modules)
-    assert {"docsmcp_runtime.search.engine", "numpy", "pyarrow"} <= modules
+    assert {"docsmcp_runtime.search.engine", "numpy"} <= modules
+    # Hits come from the display store: pyarrow (~40 ms, ~35 MB) waits for a Parquet table.
+    assert "pyarrow" not in modules
     assert _forbidden(modules) == set()
 
 
@@ -84,7 +86,8 @@ def test_search_cli_importtime(example_bundle: Path) -> None:
     assert proc.returncode == 0, proc.stderr
     assert "payments.md#payments/refund" in proc.stdout
     modules = _importtime_modules(proc.stderr)
-    assert {"docsmcp_runtime.cli", "numpy", "pyarrow"} <= modules
+    assert {"docsmcp_runtime.cli", "numpy"} <= modules
+    assert "pyarrow" not in modules
     assert _forbidden(modules) == set()
 
 
