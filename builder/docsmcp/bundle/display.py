@@ -47,24 +47,25 @@ def _metadata(text: str) -> dict[str, Any]:
 
 def _raw_blocks(chunks: Path, sections: pa.Table | None) -> Iterator[bytes]:
     """Every block before compression, in row order."""
-    parquet = pq.ParquetFile(chunks, memory_map=True)
-    n = parquet.metadata.num_rows
-    if sections is not None and sections.num_rows != n:
-        raise ValueError(f"sections table has {sections.num_rows} rows, chunk table {n}")
-    start = 0
-    for g in range(parquet.num_row_groups):
-        rows = parquet.read_row_group(g).to_pylist()
-        secs = sections.slice(start, len(rows)).to_pylist() if sections is not None else None
-        records = [
-            record(
-                header(row, _metadata(row["metadata"]), secs[i] if secs is not None else None),
-                row["text"],
-            )
-            for i, row in enumerate(rows)
-        ]
-        for lo in range(0, len(records), DISPLAY_BLOCK_ROWS):
-            yield encode_block(records[lo : lo + DISPLAY_BLOCK_ROWS])
-        start += len(rows)
+    # Closed before the staging folder is swapped into place (a mapped file would pin it).
+    with pq.ParquetFile(chunks, memory_map=True) as parquet:
+        n = parquet.metadata.num_rows
+        if sections is not None and sections.num_rows != n:
+            raise ValueError(f"sections table has {sections.num_rows} rows, chunk table {n}")
+        start = 0
+        for g in range(parquet.num_row_groups):
+            rows = parquet.read_row_group(g).to_pylist()
+            secs = sections.slice(start, len(rows)).to_pylist() if sections is not None else None
+            records = [
+                record(
+                    header(row, _metadata(row["metadata"]), secs[i] if secs else None),
+                    row["text"],
+                )
+                for i, row in enumerate(rows)
+            ]
+            for lo in range(0, len(records), DISPLAY_BLOCK_ROWS):
+                yield encode_block(records[lo : lo + DISPLAY_BLOCK_ROWS])
+            start += len(rows)
 
 
 def _compress(raw: bytes) -> bytes:
