@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 import pyarrow.parquet as pq
 import pytest
-from conftest import build_bundle
+from conftest import build_bundle, run_docsmcp
 from docsmcp.bundle.display import write_display
 from docsmcp_runtime.bundle.reader import open_bundle
 from docsmcp_runtime.errors import BundleError
@@ -283,6 +283,8 @@ def test_verify_names_the_first_record_that_differs(many_bundle: Path, tmp_path:
     open_bundle(bundle)
     problems = [str(p) for p in Inspection(bundle, deep=True).problems()]
     assert problems == ["display.bin: row 71 differs from the chunk table (key 'level')"]
+    proc = run_docsmcp("verify", bundle, check=False)
+    assert proc.returncode != 0 and problems[0] in proc.stdout + proc.stderr
 
 
 def test_verify_names_a_block_that_does_not_inflate(many_bundle: Path, tmp_path: Path) -> None:
