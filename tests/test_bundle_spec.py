@@ -37,6 +37,8 @@ SPEC_FILES = {
     "postings_docs.bin",
     "postings_impacts.bin",
     "facets.bin",
+    "display.bin",
+    "display_offsets.bin",
 }
 EVAL_FILES = ("dev-cases.jsonl", "dev-cases-nl.jsonl")
 

@@ -65,7 +65,12 @@ def test_section_fields_are_the_same_with_or_without_the_display_store(
 ) -> None:
     """Section ids, rule ids and references (with their titles) come from the store's records."""
     plain = _without_display(rust_bundle, tmp_path / "plain")
-    for query in ["generic parameters", "trait objects", "r[items.fn.generics]", "lifetime elision"]:
+    for query in [
+        "generic parameters",
+        "trait objects",
+        "r[items.fn.generics]",
+        "lifetime elision",
+    ]:
         with_store, without = _hits(rust_bundle, query), _hits(plain, query)
         assert with_store == without, query
     assert any("references" in h or "rule_ids" in h for h in _hits(rust_bundle, "trait objects"))

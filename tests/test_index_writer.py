@@ -25,6 +25,8 @@ ARRAY_FILES = {  # bundle-spec.md, Files: file -> dtype
     "postings_docs.bin": "<u4",
     "postings_impacts.bin": "<f2",
     "facets.bin": "<u2",
+    "display.bin": "|u1",  # *Display store*
+    "display_offsets.bin": "<u8",
 }
 CHUNK_COLUMNS = [
     ("id", pa.string()),

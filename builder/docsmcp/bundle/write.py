@@ -25,6 +25,7 @@ from docsmcp_runtime.format import (
     MAX_METADATA_DEPTH,
     METADATA_FILE,
     ROW_GROUP_SIZE,
+    SECTIONS_FILE,
     TABLE_ROW_GROUP_SIZE,
     FileEntry,
     Metadata,
@@ -34,8 +35,10 @@ from docsmcp_runtime.format import (
     sha256_file,
 )
 from docsmcp_runtime.format.jsonread import loads
+from docsmcp_runtime.format.layout import DISPLAY_ARRAYS
 from docsmcp_runtime.format.schemas import CHUNK_SCHEMA, TABLES
 
+from docsmcp.bundle.display import write_display
 from docsmcp.indexing.lexical import LexicalIndex
 from docsmcp.model.chunk import Chunk
 
@@ -312,6 +315,11 @@ def _write_contents(
         arr = np.ascontiguousarray(array.astype(spec.dtype, copy=False))
         arr.tofile(tmp / spec.file)
         files[spec.file] = _entry(tmp / spec.file, spec.dtype, tuple(arr.shape))
+    # Every bundle gets the display store (bundle-spec.md, *Display store*), derived from the
+    # chunk table just copied and the sections table written below.
+    shapes = write_display(tmp, tmp / CHUNKS_FILE, tables.get(SECTIONS_FILE))
+    for spec, size in zip(DISPLAY_ARRAYS.values(), shapes, strict=True):
+        files[spec.file] = _entry(tmp / spec.file, spec.dtype, (size,))
     for filename, data in extra_files.items():
         (tmp / filename).write_bytes(data)
         files[filename] = _entry(tmp / filename)

@@ -10,7 +10,6 @@ records parsed one at a time as they are asked for.
 
 from __future__ import annotations
 
-import json
 import threading
 import zlib
 from collections import OrderedDict
@@ -21,7 +20,8 @@ from typing import Any
 import numpy as np
 
 from ..errors import BundleError
-from ..format import DISPLAY_ARRAYS, DISPLAY_BLOCK_ROWS, DISPLAY_BOUNDS_DTYPE
+from ..format import DISPLAY_ARRAYS, DISPLAY_BLOCK_ROWS
+from ..format.display import MAX_INFLATED_BLOCK, block_bounds, split_record
 
 # Decompressed blocks kept, least recently used out first. Small on purpose: the server's
 # memory is the budget (issue 30), and a block decompresses in ~50 µs.
@@ -39,13 +39,14 @@ class Shown:
 
 
 class _Block:
-    """A decompressed block: its records' bytes and the ones parsed so far."""
+    """A decompressed block: its bytes, where its records start and end, the ones parsed."""
 
-    __slots__ = ("data", "bounds", "parsed")
+    __slots__ = ("data", "start", "bounds", "parsed")
 
-    def __init__(self, data: bytes, bounds: np.ndarray) -> None:
+    def __init__(self, data: bytes, start: int, bounds: list[int]) -> None:
         self.data = data
-        self.bounds = bounds  # m + 1 offsets into data (the boundary table skipped)
+        self.start = start  # the records follow the boundary table
+        self.bounds = bounds  # m + 1 record boundaries, from `start`
         self.parsed: list[Shown | None] = [None] * (len(bounds) - 1)
 
 
@@ -65,16 +66,11 @@ class DisplayStore:
         block = self._block(k)
         shown = block.parsed[i]
         if shown is None:
-            start, end = int(block.bounds[i]), int(block.bounds[i + 1])
-            record = block.data[start:end]
-            cut = record.find(b"\n")
+            record = block.data[block.start + block.bounds[i] : block.start + block.bounds[i + 1]]
             try:
-                header = json.loads(record[:cut]) if cut >= 0 else None
-                text = record[cut + 1 :].decode("utf-8")
-            except (ValueError, UnicodeDecodeError):
-                header = None
-            if not isinstance(header, dict):
-                raise BundleError(f"{self.path}: record of row {row} is not a header and a text")
+                header, text = split_record(record)
+            except (ValueError, UnicodeDecodeError) as exc:
+                raise BundleError(f"{self.path}: row {row} is not a record ({exc})") from None
             shown = block.parsed[i] = Shown(header, text)
         return shown
 
@@ -106,17 +102,16 @@ class DisplayStore:
         rows = min(DISPLAY_BLOCK_ROWS, self.n_chunks - k * DISPLAY_BLOCK_ROWS)
         start, end = int(self._offsets[k]), int(self._offsets[k + 1])
         try:
-            raw = zlib.decompress(self._data[start:end])
-        except zlib.error as exc:
+            inflate = zlib.decompressobj()
+            raw = inflate.decompress(self._data[start:end], MAX_INFLATED_BLOCK)
+            if inflate.unconsumed_tail:
+                raise BundleError(
+                    f"{self.path}: block {k} inflates past {MAX_INFLATED_BLOCK >> 20} MiB"
+                )
+            at, bounds = block_bounds(raw, rows)
+        except (zlib.error, ValueError) as exc:
             raise BundleError(f"{self.path}: block {k} does not decompress ({exc})") from None
-        table = 4 * (rows + 1)
-        if len(raw) < table:
-            raise BundleError(f"{self.path}: block {k} is shorter than its boundary table")
-        bounds = np.frombuffer(raw, dtype=DISPLAY_BOUNDS_DTYPE, count=rows + 1).astype(np.int64)
-        area = len(raw) - table
-        if int(bounds[0]) != 0 or int(bounds[-1]) != area or np.any(bounds[1:] < bounds[:-1]):
-            raise BundleError(f"{self.path}: block {k} has record boundaries out of order")
-        return _Block(raw[table:], bounds)
+        return _Block(raw, at, bounds)
 
 
 def open_display(root: Path, arrays: dict[str, np.ndarray], n_chunks: int) -> DisplayStore | None:

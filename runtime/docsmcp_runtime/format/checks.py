@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from .deep import DeepChecks
+from .display import offsets_problem
 from .files import FileEntry, check_file_count, file_entry
 from .jsonread import MetadataError, loads
 from .layout import (
@@ -115,6 +116,7 @@ class Inspection(DeepChecks):
         self._map_arrays()
         yield from self._chunk_table()
         yield from self._shapes()
+        yield from self._display()
         if self.metadata is not None:
             yield from self._taxonomy_codes()
             yield from self._vectors()
@@ -343,6 +345,26 @@ class Inspection(DeepChecks):
                     "facets.bin",
                     f"shape {list(facets.shape)}, expected [n_chunks, n_keys] = {list(want)}",
                 )
+
+    def _display(self) -> Iterator[Problem]:
+        """The optional display store comes as a pair whose offsets slice display.bin into
+        ceil(n_chunks / DISPLAY_BLOCK_ROWS) blocks: a reader slices blocks with them unchecked,
+        so they are checked here (decoding a block is the reader's; every record is `verify
+        --deep`'s)."""
+        files = [s.file for s in DISPLAY_ARRAYS.values()]
+        present = [f for f in files if f in self.entries]
+        if not present:
+            return
+        if len(present) == 1:
+            missing = next(f for f in files if f not in present)
+            yield Problem(METADATA_FILE, f"lists {present[0]} without {missing}")
+            return
+        display, offsets = (self.arrays.get(k) for k in DISPLAY_ARRAYS)
+        if display is None or offsets is None or self.n_chunks is None:
+            return
+        problem = offsets_problem(offsets, self.n_chunks, len(display))
+        if problem is not None:
+            yield Problem(DISPLAY_ARRAYS["display_offsets"].file, problem)
 
     def _taxonomy_codes(self) -> Iterator[Problem]:
         assert self.metadata is not None

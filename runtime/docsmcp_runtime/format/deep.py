@@ -6,12 +6,23 @@ metadata, stats, the q8 bound.
 from __future__ import annotations
 
 import json
+import zlib
 from collections.abc import Iterator
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from .layout import CHUNK_COMPRESSION, CHUNKS_FILE, METADATA_FILE, Q8_ARRAYS, VECTOR_ARRAYS
+from .display import decode_block, header, n_blocks, offsets_problem, record, split_record
+from .layout import (
+    CHUNK_COMPRESSION,
+    CHUNKS_FILE,
+    DISPLAY_ARRAYS,
+    DISPLAY_BLOCK_ROWS,
+    METADATA_FILE,
+    Q8_ARRAYS,
+    SECTIONS_FILE,
+    VECTOR_ARRAYS,
+)
 from .problems import Problem, _offsets_fit
 from .quantise import q8_problem
 
@@ -79,6 +90,7 @@ class DeepChecks:
         if self.table is not None:
             yield from self._chunk_rows(self.table)
             yield from self._chunk_metadata(self.table)
+            yield from self._display_records(self.table)
         yield from self._stats()
         yield from self._q8_bound()
 
@@ -281,3 +293,70 @@ class DeepChecks:
                 yield Problem(
                     METADATA_FILE, f"stats.{key} is {getattr(stats, key)}, the bundle has {got}"
                 )
+
+    def _display_records(self, table: pa.Table) -> Iterator[Problem]:
+        """Every display record is its chunk-table row (and sections row), byte for byte; the
+        first row that is not is named. Each block is inflated to at most the size its records
+        should have, so a hostile block cannot blow up in memory."""
+        display, offsets = (self.arrays.get(k) for k in DISPLAY_ARRAYS)
+        n = table.num_rows
+        if display is None or offsets is None or offsets_problem(offsets, n, len(display)):
+            return  # absent, or reported by the open-time check
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+
+        from .schemas import SECTIONS_SCHEMA
+
+        sections = None
+        if SECTIONS_FILE in self.sized:
+            try:
+                sections = pq.read_table(self.root / SECTIONS_FILE).cast(SECTIONS_SCHEMA)
+            except (OSError, pa.ArrowException, ValueError):
+                return  # _browse_tables reports it
+            if sections.num_rows != n:
+                return  # so does this
+        name = DISPLAY_ARRAYS["display"].file
+        parsed: dict[str, Any] = {}
+        for k in range(n_blocks(n)):
+            lo, hi = k * DISPLAY_BLOCK_ROWS, min(n, (k + 1) * DISPLAY_BLOCK_ROWS)
+            rows = table.slice(lo, hi - lo).to_pylist()
+            secs = sections.slice(lo, hi - lo).to_pylist() if sections is not None else None
+            heads = []
+            for i, row in enumerate(rows):
+                text = row["metadata"]
+                if text not in parsed:
+                    try:
+                        parsed[text] = json.loads(text)
+                    except ValueError:
+                        return  # _chunk_metadata reports it
+                heads.append(header(row, parsed[text], secs[i] if secs is not None else None))
+            expected = [record(h, row["text"]) for h, row in zip(heads, rows, strict=True)]
+            limit = 4 * (len(rows) + 1) + sum(len(r) for r in expected)
+            inflate = zlib.decompressobj()
+            try:
+                raw = inflate.decompress(display[int(offsets[k]) : int(offsets[k + 1])], limit + 1)
+                if len(raw) > limit or not inflate.eof or inflate.unused_data:
+                    raise ValueError("not one zlib stream of the rows' records")
+                got = decode_block(raw, len(rows))
+            except (zlib.error, ValueError) as exc:
+                yield Problem(name, f"block {k} (rows {lo}..{hi - 1}) is unreadable: {exc}")
+                return
+            for i, (have, want) in enumerate(zip(got, expected, strict=True)):
+                if have != want:
+                    what = _record_difference(have, heads[i], rows[i]["text"])
+                    yield Problem(name, f"row {lo + i} differs from the chunk table ({what})")
+                    return
+
+
+def _record_difference(have: bytes, want: dict[str, Any], text: str) -> str:
+    """What differs between a record and the one expected: a key, the text, or the bytes."""
+    try:
+        head, got_text = split_record(have)
+    except (ValueError, UnicodeDecodeError) as exc:
+        return f"not a record: {exc}"
+    for key in sorted(set(head) | set(want)):
+        if head.get(key) != want.get(key):
+            return f"key {key!r}"
+    if got_text != text:
+        return "text"
+    return "header not in canonical JSON form"

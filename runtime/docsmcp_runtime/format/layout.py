@@ -96,7 +96,7 @@ REQUIRED_FILES = (CHUNKS_FILE, *(s.file for s in ARRAYS.values()))
 MAX_TAXONOMY_VALUES = 0xFFFF
 # Row numbers are uint32.
 MAX_CHUNKS = 0xFFFFFFFF
-# A bundle has 8 files, 21 with every optional one; far more is not a bundle (bounds archives).
+# A bundle has 8 files, 23 with every optional one; far more is not a bundle (bounds archives).
 MAX_FILES = 64
 # metadata.json is small (taxonomy values and tool texts); a reader never parses more.
 MAX_METADATA_BYTES = 16 << 20

@@ -1,0 +1,96 @@
+"""Writing the display store (bundle-spec.md, *Display store*): what a search hit shows of each
+chunk, copied from the chunk table just written (and the sections table) into zlib blocks of
+DISPLAY_BLOCK_ROWS rows, so the runtime answers a search with numpy and the standard library.
+
+The chunk table is read back one row group at a time (its row groups are a whole number of
+blocks), so memory stays bounded by a row group whatever the corpus size. Headers are built on
+the calling thread (Python, holds the GIL) while a pool compresses earlier blocks (zlib releases
+the GIL); blocks are written in row order, so the bytes do not depend on the workers.
+"""
+
+from __future__ import annotations
+
+import json
+import zlib
+from collections import deque
+from collections.abc import Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.parquet as pq
+from docsmcp_runtime.format.display import DISPLAY_LEVEL, encode_block, header, record
+from docsmcp_runtime.format.layout import DISPLAY_ARRAYS, DISPLAY_BLOCK_ROWS, ROW_GROUP_SIZE
+from docsmcp_runtime.format.schemas import SECTIONS_SCHEMA
+
+# Threads compressing blocks beside the thread building them (the build has 2 cores in CI).
+WORKERS = 2
+# Blocks in flight: enough to keep the workers busy, few enough to bound memory.
+IN_FLIGHT = 32
+
+assert ROW_GROUP_SIZE % DISPLAY_BLOCK_ROWS == 0, "a row group must be whole blocks"
+
+
+@lru_cache(maxsize=4096)
+def _metadata(text: str) -> dict[str, Any]:
+    # A corpus has few distinct metadata strings (write.py encodes each once, too). The cached
+    # object is only ever encoded, never changed.
+    return json.loads(text)
+
+
+def _raw_blocks(chunks: Path, sections: pa.Table | None) -> Iterator[bytes]:
+    """Every block before compression, in row order."""
+    # Closed before the staging folder is swapped into place (a mapped file would pin it).
+    with pq.ParquetFile(chunks, memory_map=True) as parquet:
+        n = parquet.metadata.num_rows
+        if sections is not None and sections.num_rows != n:
+            raise ValueError(f"sections table has {sections.num_rows} rows, chunk table {n}")
+        start = 0
+        for g in range(parquet.num_row_groups):
+            rows = parquet.read_row_group(g).to_pylist()
+            secs = sections.slice(start, len(rows)).to_pylist() if sections is not None else None
+            records = [
+                record(
+                    header(row, _metadata(row["metadata"]), secs[i] if secs else None),
+                    row["text"],
+                )
+                for i, row in enumerate(rows)
+            ]
+            for lo in range(0, len(records), DISPLAY_BLOCK_ROWS):
+                yield encode_block(records[lo : lo + DISPLAY_BLOCK_ROWS])
+            start += len(rows)
+
+
+def _compress(raw: bytes) -> bytes:
+    return zlib.compress(raw, DISPLAY_LEVEL)
+
+
+def write_display(
+    out_dir: Path, chunks: Path, sections: pa.Table | None, workers: int = WORKERS
+) -> tuple[int, int]:
+    """Write display.bin and display_offsets.bin into `out_dir` for the chunk table at `chunks`
+    and the bundle's sections table (None: the bundle has none). Returns their element counts
+    (display bytes, offsets), their shapes for metadata.json."""
+    if sections is not None:
+        sections = sections.cast(SECTIONS_SCHEMA)
+    sizes: list[int] = []
+    with open(out_dir / DISPLAY_ARRAYS["display"].file, "wb") as dest:
+        if workers <= 1:
+            for raw in _raw_blocks(chunks, sections):
+                sizes.append(dest.write(_compress(raw)))
+        else:
+            with ThreadPoolExecutor(workers, thread_name_prefix="display") as pool:
+                pending: deque[Future[bytes]] = deque()
+                for raw in _raw_blocks(chunks, sections):
+                    pending.append(pool.submit(_compress, raw))
+                    if len(pending) >= IN_FLIGHT:
+                        sizes.append(dest.write(pending.popleft().result()))
+                while pending:
+                    sizes.append(dest.write(pending.popleft().result()))
+    offsets = np.zeros(len(sizes) + 1, dtype=DISPLAY_ARRAYS["display_offsets"].dtype)
+    np.cumsum(sizes, out=offsets[1:])
+    offsets.tofile(out_dir / DISPLAY_ARRAYS["display_offsets"].file)
+    return int(offsets[-1]), len(offsets)

@@ -1,0 +1,131 @@
+"""The display store's records and blocks (bundle-spec.md, *Display store*), in one place for the
+builder (which encodes them), the open-time checks and `docsmcp verify --deep` (which decode
+them). Numpy, zlib and json only: a search that reads hits from the store never needs pyarrow.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+from .layout import DISPLAY_BLOCK_ROWS, DISPLAY_BOUNDS_DTYPE
+
+# zlib level of each block (RFC 1950 stream, `zlib.compress(data, DISPLAY_LEVEL)`).
+DISPLAY_LEVEL = 6
+# The chunk-table columns a header holds under their own names (`metadata` is added as the
+# object its JSON string holds; `text` is the record's body, not a header key).
+HEADER_COLUMNS = (
+    "id",
+    "path",
+    "heading",
+    "breadcrumb",
+    "level",
+    "position",
+    "file_chunk_count",
+    "line_start",
+    "line_end",
+)
+# A reader inflates a block to at most this many bytes (the size is not stored; a hostile block
+# could claim any): 16 rows of 16 MiB each, far beyond any chunk a builder writes.
+MAX_INFLATED_BLOCK = 256 << 20
+# Record boundaries are uint32: a block's records take at most this many bytes.
+MAX_BLOCK_RECORD_BYTES = 0xFFFFFFFF
+_BOUNDARY = np.dtype(DISPLAY_BOUNDS_DTYPE)
+# One encoder for every header: json.dumps builds a new encoder per call when given options, a
+# third of the cost of a small object. Same bytes as json.dumps(obj, ensure_ascii=False,
+# sort_keys=True, separators=(",", ":")).
+_ENCODER = json.JSONEncoder(ensure_ascii=False, sort_keys=True, separators=(",", ":"))
+
+
+def n_blocks(n_chunks: int) -> int:
+    return -(-n_chunks // DISPLAY_BLOCK_ROWS)
+
+
+def header(
+    row: Mapping[str, Any], metadata: Mapping[str, Any], section: Mapping[str, Any] | None
+) -> dict[str, Any]:
+    """A record's header object: `row`'s chunk-table values (HEADER_COLUMNS), `metadata` (the
+    parsed `metadata` column) and, when the bundle has sections.parquet, the row's non-null
+    `section_id`/`summary` and non-empty `rule_ids`/`references`."""
+    out = {name: row[name] for name in HEADER_COLUMNS}
+    out["metadata"] = metadata
+    if section is not None:
+        if section["section_id"] is not None:
+            out["section_id"] = section["section_id"]
+        if section["rule_ids"]:
+            out["rule_ids"] = list(section["rule_ids"])
+        if section["references"]:
+            out["references"] = list(section["references"])
+        if section["summary"] is not None:
+            out["summary"] = section["summary"]
+    return out
+
+
+def record(head: Mapping[str, Any], text: str) -> bytes:
+    """One record: the header's canonical JSON (no raw newline: JSON escapes it), a newline, the
+    chunk text."""
+    return f"{_ENCODER.encode(head)}\n{text}".encode()
+
+
+def encode_block(records: Sequence[bytes]) -> bytes:
+    """A block before compression: m + 1 uint32 boundaries, then the records."""
+    bounds = np.zeros(len(records) + 1, dtype=np.int64)
+    np.cumsum([len(r) for r in records], out=bounds[1:])
+    if int(bounds[-1]) > MAX_BLOCK_RECORD_BYTES:
+        raise ValueError(
+            f"{len(records)} display records take {int(bounds[-1])} bytes; a block holds at "
+            f"most {MAX_BLOCK_RECORD_BYTES}"
+        )
+    return bounds.astype(_BOUNDARY).tobytes() + b"".join(records)
+
+
+def block_bounds(data: bytes, rows: int) -> tuple[int, list[int]]:
+    """(where the records start, the m + 1 record boundaries from there) of a decompressed
+    block of `rows` rows; ValueError (one line) when it is not one."""
+    table = (rows + 1) * _BOUNDARY.itemsize
+    if len(data) < table:
+        raise ValueError(f"{len(data)} bytes, too short for {rows + 1} record boundaries")
+    bounds = np.frombuffer(data, dtype=_BOUNDARY, count=rows + 1).astype(np.int64)
+    if int(bounds[0]) != 0 or np.any(np.diff(bounds) < 0):
+        raise ValueError("record boundaries do not start at 0 and ascend")
+    if int(bounds[-1]) != len(data) - table:
+        raise ValueError(f"records end at {int(bounds[-1])}, the block holds {len(data) - table}")
+    return table, bounds.tolist()
+
+
+def decode_block(data: bytes, rows: int) -> list[bytes]:
+    """The `rows` records of a decompressed block; ValueError (one line) when it is not one."""
+    table, at = block_bounds(data, rows)
+    area = memoryview(data)[table:]
+    return [bytes(area[at[i] : at[i + 1]]) for i in range(rows)]
+
+
+def split_record(raw: bytes) -> tuple[dict[str, Any], str]:
+    """A record's header object and text; ValueError when it is not a record."""
+    head, newline, text = raw.partition(b"\n")
+    if not newline:
+        raise ValueError("no newline after the header")
+    obj = json.loads(head.decode("utf-8"))
+    if not isinstance(obj, dict):
+        raise ValueError("the header is not a JSON object")
+    return obj, text.decode("utf-8")
+
+
+def offsets_problem(offsets: np.ndarray, n_chunks: int, size: int) -> str | None:
+    """What is wrong with display_offsets.bin for `n_chunks` rows and a display.bin of `size`
+    bytes (a reader slices blocks with it, so it must be checked before any read), or None."""
+    want = n_blocks(n_chunks) + 1
+    if len(offsets) != want:
+        rows = DISPLAY_BLOCK_ROWS
+        return f"{len(offsets)} offsets, expected ceil(n_chunks / {rows}) + 1 = {want}"
+    if int(offsets[0]) != 0:
+        return f"first offset is {int(offsets[0])}, not 0"
+    if len(offsets) > 1 and np.any(offsets[1:] < offsets[:-1]):
+        bad = np.flatnonzero(offsets[1:] < offsets[:-1])
+        return f"offsets decrease at {len(bad)} place(s), first at entry {int(bad[0]) + 1}"
+    if int(offsets[-1]) != size:
+        return f"ends at {int(offsets[-1])}, display.bin has {size} bytes"
+    return None
