@@ -21,7 +21,7 @@ from docsmcp_runtime.search.options import SearchOptions
 from docsmcp_runtime.tools.app import DocsApp
 
 DISPLAY_FILES = [spec.file for spec in DISPLAY_ARRAYS.values()]
-QUERIES = ["refund", "create a payment", "payments.create", "authentication token", "webhooks"]
+QUERIES = ["refund", "create a payment", "payments.create", "customers", "list invoices"]
 
 
 def _without_display(bundle: Path, out: Path) -> Path:

@@ -266,7 +266,7 @@ def test_verify_names_the_first_record_that_differs(many_bundle: Path, tmp_path:
     bundle = _damaged(many_bundle, tmp_path)
     data = (bundle / "display.bin").read_bytes()
     offsets = np.fromfile(bundle / "display_offsets.bin", dtype="<u8").tolist()
-    k, i = 2, 7  # row 71
+    k, i = 2, 7  # row 2 * ROWS_PER_BLOCK + 7
     block = zlib.decompress(data[offsets[k] : offsets[k + 1]])
     bounds = np.frombuffer(block, dtype="<u4", count=ROWS_PER_BLOCK + 1).copy()
     area = block[4 * (ROWS_PER_BLOCK + 1) :]
@@ -283,7 +283,8 @@ def test_verify_names_the_first_record_that_differs(many_bundle: Path, tmp_path:
     _reseal(bundle)
     open_bundle(bundle)
     problems = [str(p) for p in Inspection(bundle, deep=True).problems()]
-    assert problems == ["display.bin: row 71 differs from the chunk table (key 'level')"]
+    row = k * ROWS_PER_BLOCK + i
+    assert problems == [f"display.bin: row {row} differs from the chunk table (key 'level')"]
     proc = run_docsmcp("verify", bundle, check=False)
     assert proc.returncode != 0 and problems[0] in proc.stdout + proc.stderr
 
@@ -297,5 +298,6 @@ def test_verify_names_a_block_that_does_not_inflate(many_bundle: Path, tmp_path:
     _reseal(bundle)
     problems = [str(p) for p in Inspection(bundle, deep=True).problems()]
     assert len(problems) == 1 and problems[0].startswith(
-        "display.bin: block 4 (rows 128..159) is unreadable: "
+        f"display.bin: block 4 (rows {4 * ROWS_PER_BLOCK}..{5 * ROWS_PER_BLOCK - 1}) is "
+        "unreadable: "
     ), problems
