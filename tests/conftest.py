@@ -32,6 +32,7 @@ import json
 import locale
 import os
 import select
+import shutil
 import signal
 import subprocess
 import sys
@@ -237,6 +238,22 @@ def bundle_differences(a: Path, b: Path) -> list[str]:
     both = sorted(names_a & names_b)
     _, mismatch, errors = filecmp.cmpfiles(a, b, both, shallow=False)
     return sorted(names_a ^ names_b) + mismatch + errors
+
+
+def without_display_store(bundle: Path, out: Path) -> Path:
+    """A copy of `bundle` as a builder before the display store wrote it (bundle-spec.md,
+    *Display store*): the two files gone from disk and from metadata.json, the id resealed. The
+    runtime then reads what hits show from the Parquet tables."""
+    from docsmcp_runtime.format import DISPLAY_ARRAYS, METADATA_FILE, bundle_id
+
+    shutil.copytree(bundle, out)
+    meta = json.loads((out / METADATA_FILE).read_text(encoding="utf-8"))
+    for spec in DISPLAY_ARRAYS.values():
+        del meta["files"][spec.file]
+        (out / spec.file).unlink()
+    meta["bundle_id"] = bundle_id({n: e["sha256"] for n, e in meta["files"].items()})
+    (out / METADATA_FILE).write_text(json.dumps(meta, indent=2), encoding="utf-8")
+    return out
 
 
 def page_fields(docs_dir: Path) -> dict[str, tuple[str, str]]:

@@ -14,26 +14,15 @@ import sys
 from pathlib import Path
 
 import pytest
+from conftest import without_display_store
 from docsmcp_runtime.bundle.reader import open_bundle
 from docsmcp_runtime.errors import BundleError
-from docsmcp_runtime.format import DISPLAY_ARRAYS, METADATA_FILE, bundle_id
+from docsmcp_runtime.format import DISPLAY_ARRAYS, METADATA_FILE
 from docsmcp_runtime.search.options import SearchOptions
 from docsmcp_runtime.tools.app import DocsApp
 
 DISPLAY_FILES = [spec.file for spec in DISPLAY_ARRAYS.values()]
 QUERIES = ["refund", "create a payment", "payments.create", "customers", "list invoices"]
-
-
-def _without_display(bundle: Path, out: Path) -> Path:
-    """A copy of `bundle` as an earlier builder wrote it: no display store in files or on disk."""
-    shutil.copytree(bundle, out)
-    meta = json.loads((out / METADATA_FILE).read_text(encoding="utf-8"))
-    for name in DISPLAY_FILES:
-        del meta["files"][name]
-        (out / name).unlink()
-    meta["bundle_id"] = bundle_id({n: e["sha256"] for n, e in meta["files"].items()})
-    (out / METADATA_FILE).write_text(json.dumps(meta, indent=2), encoding="utf-8")
-    return out
 
 
 def _hits(bundle: Path, query: str) -> list[dict]:
@@ -52,7 +41,7 @@ def test_the_builder_writes_a_display_store(example_bundle: Path) -> None:
 def test_hits_are_the_same_with_or_without_the_display_store(
     example_bundle: Path, tmp_path: Path
 ) -> None:
-    plain = _without_display(example_bundle, tmp_path / "plain")
+    plain = without_display_store(example_bundle, tmp_path / "plain")
     assert open_bundle(plain).display is None
     for query in QUERIES:
         with_store, without = _hits(example_bundle, query), _hits(plain, query)
@@ -64,7 +53,7 @@ def test_section_fields_are_the_same_with_or_without_the_display_store(
     rust_bundle: Path, tmp_path: Path
 ) -> None:
     """Section ids, rule ids and references (with their titles) come from the store's records."""
-    plain = _without_display(rust_bundle, tmp_path / "plain")
+    plain = without_display_store(rust_bundle, tmp_path / "plain")
     for query in [
         "generic parameters",
         "trait objects",

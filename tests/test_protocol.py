@@ -14,14 +14,13 @@ import io
 import json
 import os
 import queue
-import shutil
 import subprocess
 import sys
 import threading
 from pathlib import Path
 
 import pytest
-from conftest import EXAMPLE_DOCS
+from conftest import EXAMPLE_DOCS, without_display_store
 from docsmcp_runtime import __version__ as runtime_version
 from docsmcp_runtime.bundle.reader import open_bundle
 from docsmcp_runtime.logs import configure_text
@@ -125,9 +124,10 @@ def test_dispatcher_internal_error_is_generic(
     example_bundle: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     # A real bundle rewritten on disk under a running server: chunk texts are read lazily, so
-    # the next search fails inside the app (a pyarrow OSError), which must stay generic.
+    # the next search fails inside the app (a pyarrow OSError), which must stay generic. (A
+    # bundle with a display store reads no chunk table to search: an earlier builder's here.)
     configure_text("docsmcp-runtime")  # as the CLI does: diagnostics on stderr
-    bundle = shutil.copytree(example_bundle, tmp_path / "idx")
+    bundle = without_display_store(example_bundle, tmp_path / "idx")
     app = DocsApp(open_bundle(bundle))
     chunks = bundle / "chunks.parquet"
     with chunks.open("r+b") as fh:  # same size, so the memory map stays valid

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import build_bundle
+from conftest import build_bundle, without_display_store
 from docsmcp_runtime.bundle.reader import open_bundle
 from docsmcp_runtime.format import ROW_GROUP_SIZE
 from docsmcp_runtime.search import vectors, workspace
@@ -49,11 +49,15 @@ def _page(app: DocsApp, query: str, **filters: str) -> list:
     return result["structuredContent"]["hits"]
 
 
-def test_concurrent_searches_answer_as_one_at_a_time(many_rows: Path) -> None:
-    """Six threads searching at once (each page prefetching its row groups on the bundle's
-    two reader threads) get exactly the single-threaded answers: workspaces are never shared
-    by two searches and no chunk-table reader by two threads."""
-    path = many_rows
+@pytest.mark.parametrize("store", ["display", "tables"])
+def test_concurrent_searches_answer_as_one_at_a_time(
+    many_rows: Path, tmp_path: Path, store: str
+) -> None:
+    """Six threads searching at once get exactly the single-threaded answers: workspaces are
+    never shared by two searches, nor the display store's cache, nor (a bundle without a store,
+    each page prefetching its row groups on the bundle's two reader threads) a chunk-table
+    reader by two threads."""
+    path = many_rows if store == "display" else without_display_store(many_rows, tmp_path / "t")
     alone = DocsApp(open_bundle(path, lazy=0))
     assert alone.bundle.n_chunks > 3 * ROW_GROUP_SIZE
     want = {q: _page(alone, q) for q in QUERIES}
@@ -70,6 +74,8 @@ def test_concurrent_searches_answer_as_one_at_a_time(many_rows: Path) -> None:
                     page = _page(app, q)
                     assert page == want[q]
                     got[q] = page
+                if bundle.display is not None:  # every round inflates its blocks again
+                    bundle.display.clear()
                 bundle._groups.clear()  # every round reads (and prefetches) its rows again
                 bundle._group_sizes.clear()
                 bundle._group_bytes = 0
@@ -82,7 +88,10 @@ def test_concurrent_searches_answer_as_one_at_a_time(many_rows: Path) -> None:
     for t in threads:
         t.join()
     assert failures == [] and got
-    assert bundle._prefetcher is not None  # the pages did read their row groups in parallel
+    if store == "tables":
+        assert bundle._prefetcher is not None  # the pages read their row groups in parallel
+    else:
+        assert bundle.display is not None and bundle._parquet is None  # no table was read
 
 
 def test_workspaces_are_reused_and_bounded() -> None:

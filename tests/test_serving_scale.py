@@ -19,7 +19,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import TINY_DOCS, build_bundle
+from conftest import TINY_DOCS, build_bundle, without_display_store
 from docsmcp_runtime.bundle.integrity import LAZY_BYTES_ENV
 from docsmcp_runtime.bundle.reader import open_bundle
 from docsmcp_runtime.errors import BundleError
@@ -238,23 +238,40 @@ def test_a_large_chunk_table_is_checked_against_facets_before_use(
     example_bundle: Path, tmp_path: Path
 ) -> None:
     """A large chunk table is not opened at open: its row count comes from facets.bin, and the
-    background check refuses a table that disagrees (behind valid checksums)."""
+    background check refuses a table that disagrees (behind valid checksums). With a display
+    store no table is opened to search: its first use (get_doc's id lookup) refuses it."""
     import pyarrow.parquet as pq
     from docsmcp_runtime.format import CHUNK_COMPRESSION, ROW_GROUP_SIZE
 
-    bundle_dir = _copy(example_bundle, tmp_path)
-    table = pq.ParquetFile(bundle_dir / "chunks.parquet").read()
-    path = bundle_dir / "chunks.parquet"
-    pq.write_table(table.slice(0, table.num_rows - 1), path, compression=CHUNK_COMPRESSION,
-                   row_group_size=ROW_GROUP_SIZE)  # fmt: skip
-    meta = json.loads((bundle_dir / "metadata.json").read_text())
-    meta["files"]["chunks.parquet"] = {"bytes": path.stat().st_size, "sha256": sha256_file(path)}
-    meta["bundle_id"] = bundle_id({n: f["sha256"] for n, f in meta["files"].items()})
-    (bundle_dir / "metadata.json").write_text(json.dumps(meta))
+    def one_row_short(source: Path) -> Path:
+        table = pq.ParquetFile(source / "chunks.parquet").read()
+        path = source / "chunks.parquet"
+        pq.write_table(table.slice(0, table.num_rows - 1), path, compression=CHUNK_COMPRESSION,
+                       row_group_size=ROW_GROUP_SIZE)  # fmt: skip
+        meta = json.loads((source / "metadata.json").read_text())
+        meta["files"]["chunks.parquet"] = {
+            "bytes": path.stat().st_size,
+            "sha256": sha256_file(path),
+        }
+        meta["bundle_id"] = bundle_id({n: f["sha256"] for n, f in meta["files"].items()})
+        (source / "metadata.json").write_text(json.dumps(meta))
+        return source
+
+    rows = pq.ParquetFile(example_bundle / "chunks.parquet").metadata.num_rows
+    want = f"chunks.parquet: {rows - 1} rows, facets.bin has {rows}"
+    plain = one_row_short(without_display_store(example_bundle, tmp_path / "plain"))
     with pytest.raises(BundleError, match=r"n_chunks|facets\.bin"):
-        open_bundle(bundle_dir)  # small: checked at open, as always
-    bundle = open_bundle(bundle_dir, lazy=0)
-    assert bundle.n_chunks == table.num_rows
-    want = f"chunks.parquet: {table.num_rows - 1} rows, facets.bin has {table.num_rows}"
+        open_bundle(plain)  # small: checked at open, as always
+    bundle = open_bundle(plain, lazy=0)
+    assert bundle.n_chunks == rows
     with pytest.raises(BundleError, match=want):
         bundle.ready()
+
+    stored = one_row_short(_copy(example_bundle, tmp_path))
+    for lazy in (None, 0):
+        bundle = open_bundle(stored, lazy=lazy)
+        assert bundle.n_chunks == rows and bundle.display is not None
+        bundle.ready()
+        assert bundle.shown(rows - 1).header["id"]  # searches answer from the store
+        with pytest.raises(BundleError, match=want):
+            bundle.row_of("anything")

@@ -74,6 +74,12 @@ class DisplayStore:
             shown = block.parsed[i] = Shown(header, text)
         return shown
 
+    def clear(self) -> None:
+        """Drop every inflated block: the next read of each inflates it again."""
+        with self._lock:
+            self._blocks.clear()
+            self._bytes = 0
+
     def warm(self) -> None:
         """Decompress blocks in row order until the cache is full (before `--workers` fork)."""
         for k in range(len(self._offsets) - 1):

@@ -13,7 +13,7 @@ deep.py's. `Problem` and the checks of one file or table the runtime reuses are 
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Generator, Iterator, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -351,13 +351,7 @@ class Inspection(DeepChecks):
         ceil(n_chunks / DISPLAY_BLOCK_ROWS) blocks: a reader slices blocks with them unchecked,
         so they are checked here (decoding a block is the reader's; every record is `verify
         --deep`'s)."""
-        files = [s.file for s in DISPLAY_ARRAYS.values()]
-        present = [f for f in files if f in self.entries]
-        if not present:
-            return
-        if len(present) == 1:
-            missing = next(f for f in files if f not in present)
-            yield Problem(METADATA_FILE, f"lists {present[0]} without {missing}")
+        if not (yield from self._pair([s.file for s in DISPLAY_ARRAYS.values()])):
             return
         display, offsets = (self.arrays.get(k) for k in DISPLAY_ARRAYS)
         if display is None or offsets is None or self.n_chunks is None:
@@ -421,16 +415,19 @@ class Inspection(DeepChecks):
         if rows is not None and (len(rows) != n or (n and int(rows.max()) >= n)):
             yield Problem("vector_rows.bin", "is not one chunk row per stored vector")
 
+    def _pair(self, files: list[str]) -> Generator[Problem, None, bool]:
+        """Whether both of a pair of optional files are listed; a problem when only one is."""
+        present = [f for f in files if f in self.entries]
+        if len(present) == 1:
+            missing = next(f for f in files if f not in present)
+            yield Problem(METADATA_FILE, f"lists {present[0]} without {missing}")
+        return len(present) == len(files)
+
     def _q8(self, n: int, dims: int) -> Iterator[Problem]:
         """The optional int8 vectors come as a pair, shaped like vectors.bin, with a finite
         step > 0 per dimension (the runtime's error bound divides nothing but trusts it)."""
         files = [VECTOR_ARRAYS[k].file for k in Q8_ARRAYS]
-        present = [f for f in files if f in self.entries]
-        if not present:
-            return
-        if len(present) == 1:
-            missing = next(f for f in files if f not in present)
-            yield Problem(METADATA_FILE, f"lists {present[0]} without {missing}")
+        if not (yield from self._pair(files)):
             return
         q8, scale = (self.arrays.get(k) for k in Q8_ARRAYS)
         if q8 is not None and q8.shape != (n, dims):
