@@ -3,9 +3,10 @@ in zlib blocks of DISPLAY_BLOCK_ROWS rows over two memory-mapped arrays. With it
 with numpy and the standard library; the chunk table (pyarrow) is read only by tools that need
 whole columns or a Parquet table.
 
-A block is decompressed when one of its rows is first shown and kept in a small cache bounded by
-bytes (a warm server of a 20 MB corpus decompresses little; a cold one ~50 µs per hit), its
-records parsed one at a time as they are asked for.
+Two caches, both least recently used out first: the rows shown so far, parsed, bounded by their
+record bytes (what a warm server answers from: a hit list touches ~10 rows of 16-row blocks, so
+caching rows holds ~10 times the hits that caching the same bytes of blocks did); and the last
+few inflated blocks, for the neighbours and references a page of hits reads next.
 """
 
 from __future__ import annotations
@@ -23,9 +24,11 @@ from ..errors import BundleError
 from ..format import DISPLAY_ARRAYS, DISPLAY_BLOCK_ROWS
 from ..format.display import MAX_INFLATED_BLOCK, block_bounds, split_record
 
-# Decompressed blocks kept, least recently used out first. Small on purpose: the server's
-# memory is the budget (issue 30), and a block decompresses in ~50 µs.
-CACHE_BYTES = 8 << 20
+# Record bytes of the parsed rows kept. The server's memory is the budget (issue 30): with
+# speakeasy-sdks, 8 MB of rows is ~3,500 hits; a miss inflates one block (~50 µs).
+ROW_CACHE_BYTES = 8 << 20
+# Inflated blocks kept (~60 KB each for speakeasy-sdks).
+BLOCK_CACHE = 8
 _FILE = DISPLAY_ARRAYS["display"].file
 
 
@@ -38,16 +41,13 @@ class Shown:
     text: str
 
 
+@dataclass(frozen=True)
 class _Block:
-    """A decompressed block: its bytes, where its records start and end, the ones parsed."""
+    """An inflated block: its bytes, where its records start, their m + 1 boundaries."""
 
-    __slots__ = ("data", "start", "bounds", "parsed")
-
-    def __init__(self, data: bytes, start: int, bounds: list[int]) -> None:
-        self.data = data
-        self.start = start  # the records follow the boundary table
-        self.bounds = bounds  # m + 1 record boundaries, from `start`
-        self.parsed: list[Shown | None] = [None] * (len(bounds) - 1)
+    data: bytes
+    start: int
+    bounds: list[int]
 
 
 class DisplayStore:
@@ -56,35 +56,48 @@ class DisplayStore:
         self._data = data
         self._offsets = offsets
         self.n_chunks = n_chunks
+        self._rows: OrderedDict[int, tuple[Shown, int]] = OrderedDict()  # row -> (shown, bytes)
+        self._row_bytes = 0
         self._blocks: OrderedDict[int, _Block] = OrderedDict()
-        self._bytes = 0
         self._lock = threading.Lock()
 
     def row(self, row: int) -> Shown:
         """The display record of chunk `row`; BundleError (one line) if its block is damaged."""
+        with self._lock:
+            cached = self._rows.get(row)
+            if cached is not None:
+                self._rows.move_to_end(row)
+                return cached[0]
         k, i = divmod(row, DISPLAY_BLOCK_ROWS)
         block = self._block(k)
-        shown = block.parsed[i]
-        if shown is None:
-            record = block.data[block.start + block.bounds[i] : block.start + block.bounds[i + 1]]
-            try:
-                header, text = split_record(record)
-            except (ValueError, UnicodeDecodeError) as exc:
-                raise BundleError(f"{self.path}: row {row} is not a record ({exc})") from None
-            shown = block.parsed[i] = Shown(header, text)
+        start, end = block.start + block.bounds[i], block.start + block.bounds[i + 1]
+        try:
+            header, text = split_record(block.data[start:end])
+        except (ValueError, UnicodeDecodeError) as exc:
+            raise BundleError(f"{self.path}: row {row} is not a record ({exc})") from None
+        shown = Shown(header, text)
+        with self._lock:
+            if row not in self._rows:
+                self._rows[row] = (shown, end - start)
+                self._row_bytes += end - start
+            while self._row_bytes > ROW_CACHE_BYTES and len(self._rows) > 1:
+                _, (_, size) = self._rows.popitem(last=False)
+                self._row_bytes -= size
         return shown
 
     def clear(self) -> None:
-        """Drop every inflated block: the next read of each inflates it again."""
+        """Drop every cached row and block: the next read of each inflates it again."""
         with self._lock:
+            self._rows.clear()
+            self._row_bytes = 0
             self._blocks.clear()
-            self._bytes = 0
 
     def warm(self) -> None:
-        """Decompress blocks in row order until the cache is full (before `--workers` fork)."""
-        for k in range(len(self._offsets) - 1):
-            self._block(k)
-            if self._bytes >= CACHE_BYTES:
+        """Parse rows in order until the row cache is full (before `--workers` fork, so every
+        worker shares them)."""
+        for row in range(self.n_chunks):
+            self.row(row)
+            if self._row_bytes >= ROW_CACHE_BYTES:
                 return
 
     def _block(self, k: int) -> _Block:
@@ -94,14 +107,10 @@ class DisplayStore:
                 self._blocks.move_to_end(k)
                 return block
         block = self._read(k)
-        size = len(block.data)
         with self._lock:
-            if k not in self._blocks:
-                self._blocks[k] = block
-                self._bytes += size
-            while self._bytes > CACHE_BYTES and len(self._blocks) > 1:
-                _, evicted = self._blocks.popitem(last=False)
-                self._bytes -= len(evicted.data)
+            self._blocks[k] = block
+            while len(self._blocks) > BLOCK_CACHE:
+                self._blocks.popitem(last=False)
         return block
 
     def _read(self, k: int) -> _Block:
