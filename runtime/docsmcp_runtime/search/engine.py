@@ -263,7 +263,9 @@ class Searcher:
         for key in dict.fromkeys(n.key for n in named):
             codes = [self.taxonomy[key].code(n.value) for n in named if n.key == key]
             column = self._column(key) if rows is None else self._column(key)[rows]
-            factor[np.isin(column, codes)] *= np.float32(1.0 + self.name_boost)
+            # One value (the usual case): a comparison, a tenth of isin's fixed cost.
+            has = column == codes[0] if len(codes) == 1 else np.isin(column, codes)
+            factor[has] *= np.float32(1.0 + self.name_boost)
         return factor
 
     def _fuse(

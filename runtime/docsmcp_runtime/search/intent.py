@@ -134,15 +134,27 @@ def _words(query: str) -> list[str]:
     return [w.rstrip(".-") or w for w in _WORD.findall(query[:MAX_QUERY_CHARS])]
 
 
+def _language_of() -> dict[str, str]:
+    """Each language name and alias → the first language (in LANGUAGE_ALIASES order) that it
+    names, so a word is looked up once instead of against every language's aliases."""
+    out: dict[str, str] = {}
+    for name, aliases in LANGUAGE_ALIASES.items():
+        out.setdefault(name, name)
+        for alias in aliases:
+            out.setdefault(alias, name)
+    return out
+
+
+_LANGUAGE_OF = _language_of()
+
+
 def _candidates(word: str) -> tuple[str, ...]:
     """Language names `word` may stand for, best first."""
     low = word.lower()
     if low in QUERY_ALIASES:
         return QUERY_ALIASES[low]
-    for name, aliases in LANGUAGE_ALIASES.items():
-        if low == name or low in aliases:
-            return (name,)
-    return ()
+    name = _LANGUAGE_OF.get(low)
+    return (name,) if name is not None else ()
 
 
 def named_values(query: str, taxonomy: Mapping[str, Iterable[str]]) -> list[Named]:
