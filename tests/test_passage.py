@@ -7,8 +7,7 @@ from pathlib import Path
 
 import pytest
 from conftest import FUZZ_EXAMPLES, build_bundle
-from docsmcp_runtime.search.engine import snippet_pattern
-from docsmcp_runtime.search.passage import PASSAGE_CHARS, best_passage
+from docsmcp_runtime.search.passage import PASSAGE_CHARS, best_passage, passage_pattern
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from mcp_client import McpSession, text_of
@@ -73,12 +72,12 @@ def test_a_long_section_returns_its_densest_passage_and_says_where_the_rest_is(
 
 def test_the_densest_window_wins_and_ties_go_to_the_head() -> None:
     text = "\n".join(["alpha filler words here"] * 100 + ["beta gamma beta"] + ["x"] * 10)
-    start, end = best_passage(text, snippet_pattern("beta gamma"), width=200)
+    start, end = best_passage(text, passage_pattern("beta gamma"), width=200)
     assert "beta gamma beta" in text[start:end]
     # No query word anywhere: the head of the section, cut at a line end.
-    start, end = best_passage(text, snippet_pattern("zeta"), width=200)
+    start, end = best_passage(text, passage_pattern("zeta"), width=200)
     assert start == 0 and text[end] == "\n" and end <= 200
-    assert best_passage("short", snippet_pattern("short"), width=200) is None
+    assert best_passage("short", passage_pattern("short"), width=200) is None
 
 
 @settings(max_examples=FUZZ_EXAMPLES, deadline=None, derandomize=True, database=None)
@@ -90,7 +89,7 @@ def test_the_densest_window_wins_and_ties_go_to_the_head() -> None:
 def test_a_passage_is_a_window_of_whole_lines_within_the_width(
     text: str, query: str, width: int
 ) -> None:
-    span = best_passage(text, snippet_pattern(query), width)
+    span = best_passage(text, passage_pattern(query), width)
     if len(text) <= width:
         assert span is None
         return

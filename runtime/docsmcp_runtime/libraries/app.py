@@ -36,8 +36,8 @@ from ..distribution.resolve import resolve_bundle
 from ..errors import INVALID_PARAMS, BundleError, ProtocolError
 from ..format import ToolTexts
 from ..protocol.cursor import cursor_secret, encode_cursor
-from ..search.engine import snippet_pattern
 from ..search.options import SearchOptions
+from ..search.snippets import snippet_pattern
 from ..tools import (
     compare_versions,
     get_api_reference,

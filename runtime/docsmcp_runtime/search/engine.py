@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import functools
-import re
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -24,7 +23,6 @@ from .vectors import VectorIndex, vectors_file
 from .versions import Versions
 from .workspace import Workspace, WorkspacePool, large_mappings, release
 
-SNIPPET_CHARS = 240
 # Candidates taken from each ranked list before fusion.
 FUSION_DEPTH = 200
 # Distinct terms (and, separately, distinct bigram terms) of one query that are scored; the rest
@@ -415,56 +413,3 @@ def _expand(
     out_rows, out_scores = topk(all_rows, all_scores, end)
     extras = dict(zip(rows.tolist(), also_in, strict=True))
     return out_rows, out_scores, [extras.get(r, {}) for r in out_rows.tolist()], reached
-
-
-_WORD = re.compile(r"\w+", re.UNICODE)
-
-
-def snippet_pattern(query: str) -> re.Pattern[str] | None:
-    """One alternation over the query's words, so each snippet is a single regex pass; each
-    word is its own group, so a match names its word by number (`lastindex`) without building
-    and lower-casing the matched text.
-
-    Matching word starts by prefix also catches plurals and camelCase heads ("link" in
-    "links", "linksUpsert").
-    """
-    words = sorted({w.lower() for w in _WORD.findall(query) if len(w) > 1}, key=len, reverse=True)
-    if not words:
-        return None
-    stems = [re.escape(w[:-1] if len(w) > 4 else w) for w in words]
-    # `\b`, not `(?<!\w)`: the same matches (every stem starts with a word character), and the
-    # scan runs ~40 % faster (57 -> 34 µs a speakeasy-sdks chunk).
-    return re.compile(r"\b(?:" + "|".join(f"({s})" for s in stems) + ")", re.IGNORECASE)
-
-
-def snippet(text: str, pattern: re.Pattern[str] | None, width: int = SNIPPET_CHARS) -> str:
-    """A window of the original text (original case) around the densest cluster of query words."""
-    flat = " ".join(text.split())
-    if len(flat) <= width:
-        return flat
-    hits = [(m.start(), m.lastindex) for m in pattern.finditer(flat)] if pattern else []
-    start = 0
-    if hits:
-        # Sliding window over match positions: the start whose window holds most distinct words.
-        best, best_count = hits[0][0], 0
-        inside: dict[int | None, int] = {}
-        j = 0
-        for pos, word in hits:
-            while j < len(hits) and hits[j][0] < pos + width - 60:
-                inside[hits[j][1]] = inside.get(hits[j][1], 0) + 1
-                j += 1
-            if len(inside) > best_count:
-                best, best_count = pos, len(inside)
-            inside[word] -= 1
-            if not inside[word]:
-                del inside[word]
-        start = max(0, best - 60)
-    end = min(len(flat), start + width)
-    start = max(0, end - width)
-    if start > 0:
-        space = flat.find(" ", start)
-        start = space + 1 if 0 <= space < start + 20 else start
-    if end < len(flat):
-        space = flat.rfind(" ", start, end)
-        end = space if space > end - 20 else end
-    return ("…" if start > 0 else "") + flat[start:end].strip() + ("…" if end < len(flat) else "")

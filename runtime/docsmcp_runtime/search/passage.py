@@ -11,6 +11,8 @@ from __future__ import annotations
 import bisect
 import re
 
+from .snippets import query_words, word_regex
+
 # What an agent reads of one hit at most when it passes the query: sized so the mean read per
 # hit stays under 2,000 characters on every dev corpus (most sections are shorter and whole).
 PASSAGE_CHARS = 2000
@@ -20,6 +22,11 @@ _FUNCTION_WORDS = frozenset(
     "that the this to we what when where which why will with would you your".split()
 )
 _LIGHT = 0.1
+
+
+def passage_pattern(query: str) -> re.Pattern[str] | None:
+    """Every word of the query (function words too: they weigh a tenth), as snippets match."""
+    return word_regex(query_words(query))
 
 
 def best_passage(

@@ -7,8 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..search.budget import approx_tokens, cut_point
-from ..search.engine import snippet_pattern
-from ..search.passage import PASSAGE_CHARS, best_passage
+from ..search.passage import PASSAGE_CHARS, best_passage, passage_pattern
 from .arguments import (
     ToolInputError,
     check_fields,
@@ -177,7 +176,7 @@ def run(context: DocsContext, request: DocRequest) -> dict:
         header += " ---"
         body = bundle.text(r)
         if query and not around and cursor is None:
-            span = best_passage(body, snippet_pattern(query))
+            span = best_passage(body, passage_pattern(query))
             if span is not None:
                 passage = (*span, len(body))
                 body = body[span[0] : span[1]]

@@ -13,8 +13,9 @@ import numpy as np
 from ..browse.sections import SectionIndex, section_query
 from ..errors import BundleError, SearchTimeout
 from ..search.budget import pack_hits
-from ..search.engine import Page, Searcher, snippet, snippet_pattern
+from ..search.engine import Page, Searcher
 from ..search.rerank import reranked_page
+from ..search.snippets import snippet, snippet_pattern
 from .arguments import ToolInputError
 from .context import DocsContext
 from .schemas import SOURCE, STRING_MAP
