@@ -331,8 +331,7 @@ class Searcher:
         facets = np.asarray(self.facets[rows], dtype=np.int64)
         groups = np.asarray(self.bundle.arrays["collapse_groups"][rows], dtype=np.int64)
         signature = np.column_stack([groups, facets[:, other_cols]])
-        _, first, inverse = np.unique(signature, axis=0, return_index=True, return_inverse=True)
-        leader = first[inverse.reshape(-1)]  # position (in `rows`) of each row's leader
+        leader = _first_alike(signature)  # position (in `rows`) of each row's leader
         candidate = leader != np.arange(len(rows))
         differs = np.any(facets[:, key_cols] != facets[leader][:, key_cols], axis=1)
         folded = candidate & differs
@@ -344,16 +343,23 @@ class Searcher:
             folded[pos[~alike]] = False
         kept = np.flatnonzero(~folded)
         also: dict[int, dict[str, set[str]]] = {}
-        for pos in np.flatnonzero(folded).tolist():
-            lead = int(leader[pos])
-            for key, col in zip(keys, key_cols, strict=True):
-                code = int(facets[pos, col])
-                if code and code != facets[lead, col]:
-                    value = self.taxonomy[key].values[code - 1]
-                    also.setdefault(lead, {}).setdefault(key, set()).add(value)
-        also_in = [
-            {k: sorted(v) for k, v in sorted(also.get(int(p), {}).items())} for p in kept.tolist()
-        ]
+        folded_pos = np.flatnonzero(folded)
+        if len(folded_pos):
+            codes = facets[:, key_cols].tolist()  # Python ints: no numpy scalar per lookup
+            leaders = leader.tolist()
+            for pos in folded_pos.tolist():
+                lead = leaders[pos]
+                for j, key in enumerate(keys):
+                    code = codes[pos][j]
+                    if code and code != codes[lead][j]:
+                        value = self.taxonomy[key].values[code - 1]
+                        also.setdefault(lead, {}).setdefault(key, set()).add(value)
+        # Only leaders list other values: the rest get their own empty dict without a lookup.
+        also_in: list[dict[str, list[str]]] = [{} for _ in range(len(kept))]
+        for lead, values in also.items():
+            also_in[int(np.searchsorted(kept, lead))] = {
+                k: sorted(v) for k, v in sorted(values.items())
+            }
         return rows[kept], scores[kept], also_in
 
     def _suggest(self, matched: np.ndarray, filters: dict[str, str]) -> dict[str, list[str]]:
@@ -413,3 +419,21 @@ def _expand(
     out_rows, out_scores = topk(all_rows, all_scores, end)
     extras = dict(zip(rows.tolist(), also_in, strict=True))
     return out_rows, out_scores, [extras.get(r, {}) for r in out_rows.tolist()], reached
+
+
+def _first_alike(signature: np.ndarray) -> np.ndarray:
+    """For each row of a non-negative int64 matrix, the position of the first row equal to it.
+
+    The columns are packed into one int64 key (mixed radix) when it fits: np.unique over rows
+    (axis=0) took ~150 µs of a hybrid search's 400 fused rows, over one key ~20 µs."""
+    key = signature[:, 0]
+    scale = int(key.max(initial=0)) + 1
+    for col in range(1, signature.shape[1]):
+        radix = int(signature[:, col].max(initial=0)) + 1
+        scale *= radix
+        if scale >= 1 << 62:  # would overflow: compare whole rows
+            _, first, inverse = np.unique(signature, axis=0, return_index=True, return_inverse=True)
+            return first[inverse.reshape(-1)]
+        key = key * radix + signature[:, col]
+    _, first, inverse = np.unique(key, return_index=True, return_inverse=True)
+    return first[inverse.reshape(-1)]
