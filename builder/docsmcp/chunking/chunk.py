@@ -405,6 +405,21 @@ def parse_file(sf: SourceFile) -> ParsedFile:
     return ParsedFile(sf, display, tokens, _blocks(tokens), tabs, markup)
 
 
+# Inline markup: blanked in the parse lines of a file indexed as plain text, so that the parse
+# is linear (links, images, code spans, emphasis and raw HTML are where markdown-it's quadratic
+# paths are).
+_INLINE_MARKUP = re.compile(r"[\[\]!<>`*_\\]")
+
+
+def parse_plain(sf: SourceFile) -> ParsedFile:
+    """`sf` as plain text: its lines shown as they are, their headings, lists, paragraphs and
+    tables still found, no inline markup. For a file whose parse ran past its budget
+    (pipeline/budget.py); `sf` as read, before any conversion."""
+    lines = sf.body.split("\n")
+    tokens = _parser().parse("\n".join(_INLINE_MARKUP.sub(" ", line) for line in lines))
+    return ParsedFile(sf, lines, tokens, _blocks(tokens))
+
+
 def _with_esm_metadata(sf: SourceFile) -> SourceFile:
     """`sf` with the title and description its MDX exports give, where frontmatter gives none
     (the description joins the frontmatter JSON, where `get_page` and the page table read it)."""

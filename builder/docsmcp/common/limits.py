@@ -22,6 +22,14 @@ MAX_FILE_LINES = 100_000
 # 1.4 GB. The largest real file (win32's Direct3D format tables) has 11,040.
 MAX_TABLE_CELLS = 200_000
 
+# Seconds one file may take to be converted, parsed and chunked (DOCSMCP_PARSE_SECONDS). The
+# parsers have inputs within the limits above that are quadratic in their own code: 2 MB of `![`
+# took markdown-it 35 s, a 2 MB reST grid table docutils 51 s. Past the budget the file is
+# indexed as plain text (pipeline/budget.py), with a warning naming it. Real files take well
+# under a second.
+DEFAULT_PARSE_SECONDS = 15.0
+PARSE_SECONDS_ENV = "DOCSMCP_PARSE_SECONDS"
+
 # Manifests (.docs-mcp.json) and the JSON of inline chunking hints.
 MAX_MANIFEST_BYTES = 1024 * 1024
 # Nesting of arrays and objects: a valid manifest needs 4 levels. Deeper input would exhaust

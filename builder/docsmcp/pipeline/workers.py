@@ -24,13 +24,15 @@ from collections.abc import Iterator, Sequence
 
 from docsmcp_runtime.search.analyzer import AnalyzerConfig
 
-from docsmcp.chunking.chunk import chunk_parsed, parse_file
+from docsmcp.chunking.chunk import chunk_parsed, parse_file, parse_plain
 from docsmcp.common import logs
+from docsmcp.common.limits import PARSE_SECONDS_ENV
 from docsmcp.indexing.lexical import FieldCounts, analyse_chunk
 from docsmcp.indexing.pagefield import lead_text, page_field
 from docsmcp.indexing.tables import FileRecords, file_records
 from docsmcp.model.chunk import Chunk, in_file_lines
 from docsmcp.model.source import SourceFile
+from docsmcp.pipeline.budget import TooSlow, parse_seconds, time_limit
 from docsmcp.pipeline.parse_cache import Packed, pack, unpack
 from docsmcp.sources.convert import convert_source
 
@@ -104,9 +106,24 @@ def default_workers() -> int:
 
 
 def process(sf: SourceFile, default_max: int, analyzer: AnalyzerConfig) -> Processed:
-    """One file's chunks, table records and analysed chunk fields (for the index)."""
-    parsed = parse_file(convert_source(sf))
-    chunks = chunk_parsed(parsed, default_max)
+    """One file's chunks, table records and analysed chunk fields (for the index). A file whose
+    conversion, parse and chunking run past the parse budget is indexed as plain text."""
+    seconds = parse_seconds()
+    try:
+        with time_limit(seconds):
+            parsed = parse_file(convert_source(sf))
+            chunks = chunk_parsed(parsed, default_max)
+    except TooSlow:
+        logs.warn_once(
+            f"slow:{sf.path}",
+            "%s: not parsed within %g s (markup the parser is slow on); indexed as plain "
+            "text. Raise %s to parse it fully",
+            sf.path,
+            seconds,
+            PARSE_SECONDS_ENV,
+        )
+        parsed = parse_plain(sf)
+        chunks = chunk_parsed(parsed, default_max)
     records = file_records(parsed, chunks)
     chunks = [in_file_lines(c, parsed.source) for c in chunks]
     page, lead = page_field(parsed), lead_text(parsed.blocks)  # on every chunk of the page

@@ -1,0 +1,95 @@
+"""Issue 31: a file the parser is slow on cannot stall a build (pipeline/budget.py).
+
+markdown-it is quadratic on runs of `![` or `[` (2 MB took 35 s, within every size limit) and
+docutils on big grid tables; such a file is indexed as plain text once its parse passes
+DOCSMCP_PARSE_SECONDS, with one warning naming it, and the build goes on with every other file
+parsed as usual.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+from docsmcp.common.limits import DEFAULT_PARSE_SECONDS, PARSE_SECONDS_ENV
+from docsmcp.pipeline.budget import TooSlow, parse_seconds, time_limit
+from hostile import write_tree
+
+# 600 KB: ~12 s for markdown-it on this machine (quadratic: 50k took 2.7 s, 200k 8 s), and
+# well over the test's budget even for a linear parser in pure Python.
+SLOW_BODY = "# Slow page\n\nBefore the brackets.\n\n" + "![" * 300_000 + "\n"
+OK_BODY = "# Fine page\n\nSee [the guide](guide.md) for **details**.\n"
+
+
+def _build(docs: Path, out: Path, seconds: str) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, PARSE_SECONDS_ENV: seconds}
+    return subprocess.run(
+        [sys.executable, "-m", "docsmcp.cli", "build", "--docs-dir", docs, "--out", out],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env=env,
+    )
+
+
+def _search(bundle: Path, query: str) -> str:
+    proc = subprocess.run(
+        [sys.executable, "-m", "docsmcp_runtime", "--bundle", bundle, "search", query],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert proc.returncode == 0, proc.stderr
+    return proc.stdout
+
+
+def test_a_file_past_the_budget_is_indexed_as_plain_text(tmp_path: Path) -> None:
+    docs = write_tree(tmp_path / "docs", {"slow.md": SLOW_BODY, "fine.md": OK_BODY})
+    proc = _build(docs, tmp_path / "idx", "0.3")
+    assert proc.returncode == 0, proc.stderr
+    warnings = [line for line in proc.stderr.splitlines() if "warning" in line]
+    assert warnings == [
+        "docsmcp: warning: slow.md: not parsed within 0.3 s (markup the parser is slow on); "
+        f"indexed as plain text. Raise {PARSE_SECONDS_ENV} to parse it fully"
+    ]
+    assert "slow.md#slow-page" in _search(tmp_path / "idx", "brackets")
+    assert "fine.md#fine-page" in _search(tmp_path / "idx", "details guide")
+
+
+def test_the_budget_interrupts_and_gives_the_timer_back() -> None:
+    started = time.monotonic()
+    with pytest.raises(TooSlow), time_limit(0.2):
+        while True:
+            pass
+    assert time.monotonic() - started < 5
+    with time_limit(0.2):
+        pass
+    time.sleep(0.3)  # no alarm left behind
+
+
+def test_without_the_main_thread_there_is_no_budget() -> None:
+    done: list[bool] = []
+
+    def work() -> None:
+        with time_limit(0.05):
+            time.sleep(0.2)
+        done.append(True)
+
+    thread = threading.Thread(target=work)
+    thread.start()
+    thread.join()
+    assert done == [True]
+
+
+@pytest.mark.parametrize(
+    "value, expected",
+    [("", DEFAULT_PARSE_SECONDS), ("2.5", 2.5), ("0", 0.0), ("-1", DEFAULT_PARSE_SECONDS)],
+)
+def test_the_budget_setting(monkeypatch: pytest.MonkeyPatch, value: str, expected: float) -> None:
+    monkeypatch.setenv(PARSE_SECONDS_ENV, value)
+    assert parse_seconds() == expected
