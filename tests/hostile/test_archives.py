@@ -109,3 +109,56 @@ def test_an_honest_archive_still_unpacks(example_bundle: Path, tmp_path: Path) -
     unpacked = resolve_bundle(archive, cache_dir=tmp_path / "cache")
     meta = json.loads((unpacked / "metadata.json").read_text())
     assert sorted(p.name for p in unpacked.iterdir()) == sorted(["metadata.json", *meta["files"]])
+
+
+def _declaring(bundle: Path, out: Path, extra: dict[str, bytes | int]) -> Path:
+    """A copy of `bundle` whose metadata.json also lists `extra` files (bytes, or that many
+    zero bytes), with their true sizes and sha256, resealed: consistent in every way."""
+    import hashlib
+    import shutil
+
+    from docsmcp_runtime.format import bundle_id
+
+    shutil.copytree(bundle, out)
+    meta = json.loads((out / "metadata.json").read_text())
+    for name, body in extra.items():
+        data = bytes(body) if isinstance(body, int) else body
+        (out / name).write_bytes(data)
+        meta["files"][name] = {"bytes": len(data), "sha256": hashlib.sha256(data).hexdigest()}
+    meta["bundle_id"] = bundle_id({n: e["sha256"] for n, e in meta["files"].items()})
+    (out / "metadata.json").write_text(json.dumps(meta))
+    return out
+
+
+def test_an_archive_expanding_far_beyond_its_size_is_refused(
+    example_bundle: Path, tmp_path: Path
+) -> None:
+    """Issue 31: a 1.6 MB archive declaring 55 MB of zeros (listed, sized and hashed, so every
+    other check passes) was unpacked in full. Built archives expand about 2 times."""
+    bundle = _declaring(example_bundle, tmp_path / "b", {"zeros.bin": 40 << 20})
+    archive = _archive(bundle, tmp_path / "a.tar.gz")
+    assert archive.stat().st_size < 1 << 20
+    cache = tmp_path / "cache"
+    message = _unpack_with_small_files(archive, cache)
+    assert "times the archive; a bundle archive expands at most 16 times" in message
+    assert _cache_bytes(cache) == 0
+
+
+def test_a_forged_member_stops_the_unpack_where_it_arrives(
+    example_bundle: Path, tmp_path: Path
+) -> None:
+    """Sizes right, content not: the member is refused as it is unpacked, by its sha256, and
+    nothing stays in the cache."""
+    bundle = tmp_path / "b"
+    import shutil
+
+    shutil.copytree(example_bundle, bundle)
+    terms = bundle / "terms.bin"
+    data = bytearray(terms.read_bytes())
+    data[0] ^= 0xFF
+    terms.write_bytes(bytes(data))
+    archive = _archive(bundle, tmp_path / "a.tar.gz")
+    cache = tmp_path / "cache"
+    with pytest.raises(BundleError, match=r"member 'terms.bin' does not match its sha256"):
+        resolve_bundle(archive, cache_dir=cache)
+    assert _cache_bytes(cache) == 0
