@@ -4,7 +4,7 @@ full text, <= 60 s on 2 cores, peak builder RSS <= 1 GB, an unchanged PDF not re
 Prints, measured in this run:
 - floor: the plain text of every page with pypdfium2 alone (one process, no layout, no fonts),
   the least any pypdfium2-based builder must spend;
-- extraction: `docsmcp.sources.pdf.extract.extract` (fonts, positions, layout, markdown) on
+- extraction: `docsmcp.sources.pdf.cached.extract` (fonts, positions, layout, markdown) on
   --workers cores;
 - cold build: `docsmcp build` of the file, fresh cache folder (extraction + parse + index);
 - rebuild: the same build again with that cache (PDF extraction and parse cached);
@@ -46,7 +46,7 @@ print(json.dumps({"chars": chars, "rss": resource.getrusage(resource.RUSAGE_SELF
 EXTRACT = """
 import json, resource, sys
 from pathlib import Path
-from docsmcp.sources.pdf.extract import extract
+from docsmcp.sources.pdf.cached import extract
 r = extract(Path(sys.argv[1]).read_bytes(), workers=int(sys.argv[2]))
 print(json.dumps({"chars": len(r.text), "pages": r.pages, "outline": r.outline,
     "rss": max(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss,

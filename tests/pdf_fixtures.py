@@ -12,6 +12,7 @@ header `TITLE  N` and a footer with the page number, as printed manuals do.
 from __future__ import annotations
 
 import io
+import re
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -262,4 +263,16 @@ def two_columns(path: Path, rows: int = 8) -> Path:
         pdf.text(LEFT, y, f"left column line {i + 1} about apples")
         pdf.text(330, y, f"right column line {i + 1} about pears")
     pdf.output(str(path))
+    return path
+
+
+def unloadable_page(path: Path) -> Path:
+    """Three pages whose page tree names a missing object for the second: pdfium opens the
+    file and counts three pages, and fails to load that one ("Failed to load page")."""
+    many_pages(path, 3)
+    data = path.read_bytes()
+    kids = re.search(rb"/Kids \[ ?(\d+) 0 R (\d+) 0 R (\d+) 0 R ?\]", data)
+    assert kids is not None, "pypdf wrote the page tree differently"
+    broken = kids.group(0).replace(b" " + kids.group(2) + b" 0 R", b" 9999 0 R", 1)
+    path.write_bytes(data.replace(kids.group(0), broken, 1))
     return path

@@ -16,7 +16,8 @@ import pytest
 import tomllib
 from conftest import FUZZ, REPO, run_docsmcp
 from docsmcp.sources.pdf import extract as pdf_module
-from docsmcp.sources.pdf.extract import PdfCache, PdfError, extract, read_pdf
+from docsmcp.sources.pdf.cached import PdfCache, extract
+from docsmcp.sources.pdf.extract import PdfError, read_pdf
 from docsmcp.sources.pdf.layout import assemble
 from docsmcp.sources.pdf.model import Line, Link, OutlineEntry
 from docsmcp.sources.pdf.reading import clean, split_number
@@ -269,7 +270,7 @@ def test_ten_thousand_pages_in_bounded_memory(tmp_path: Path) -> None:
     big = fx.many_pages(tmp_path / "big.pdf", 10_000)
     code = (
         "import resource, sys; from pathlib import Path; "
-        "from docsmcp.sources.pdf.extract import extract; "
+        "from docsmcp.sources.pdf.cached import extract; "
         "r = extract(Path(sys.argv[1]).read_bytes(), workers=2); "
         "print(r.pages, len(r.page_starts), "
         "resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, "
@@ -533,9 +534,10 @@ def test_too_much_text_is_refused(tmp_path: Path, monkeypatch: pytest.MonkeyPatc
     monkeypatch.setattr(limits, "MAX_PDF_TEXT_BYTES", 100)
     source, problems, _ = load_pdf(docs, "manual.pdf", None, (docs.resolve(),), None)
     assert source is None
+    # Stopped as the pages arrive, at the first range past the limit (tests/test_pdf_limits.py).
     assert [str(p) for p in problems] == [
-        f"manual.pdf: PDF text is {problems[0].message.split()[3]} bytes; at most 100 are "
-        "allowed per PDF; split it (qpdf --split-pages=N IN OUT) or leave it out"
+        f"manual.pdf: PDF text passes 100 characters by page {problems[0].message.split()[7]} "
+        "at most 100 are allowed per PDF; split it (qpdf --split-pages=N IN OUT) or leave it out"
     ]
 
 

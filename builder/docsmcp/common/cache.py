@@ -5,7 +5,7 @@ use time: readers touch what they use). Bundles never depend on it; `docsmcp cac
 
     parsed/       parse cache, one file per output bundle (parse_cache.py)
     embeddings/   embedding cache, one file per output bundle and provider (embed_cache.py)
-    pdf/          PDF extractions by the PDF's sha256 (sources/pdf/extract.py)
+    pdf/          PDF extractions by the PDF's sha256 (sources/pdf/cached.py)
     git/          git checkouts, one per repository (gitsource.py)
     bundles/      archives and OCI layouts the runtime unpacked
                   (docsmcp_runtime.distribution.archive)

@@ -1,6 +1,6 @@
 """PDF files as sources (issue 10): read with pypdfium2, pages in parallel, cached by content.
 
-`extract(data, name, workers, cache)` turns the bytes of a PDF into an `Extracted`: the
+`read_pdf(data, workers, ...)` turns the bytes of a PDF into an `Extracted`: the
 markdown-like text of `pdf_layout.assemble`, the first markdown line of each page (chunks get
 their page range from it), the section numbers of its headings and the document metadata.
 
@@ -8,9 +8,8 @@ their page range from it), the section numbers of its headings and the document 
   cores (one file of 2,415 pages uses both cores); results come back in page order, so the
   text is the same whatever the number of workers. A worker that crashes (a PDF that breaks the
   library) or a file that takes longer than `time_limit` is one Problem, never a hang.
-- The result is cached by the sha256 of the file and this code's version (`CACHE_FOLDER` under
-  the build's cache folder, least recently used files evicted beyond `CACHE_MAX_BYTES`); a
-  bundle never depends on the cache.
+- The result is cached by the sha256 of the file and this code's version (cached.py); a bundle
+  never depends on the cache.
 - Bad input (not a PDF, encrypted with a password, damaged) is a `PdfError` whose message is one
   actionable line; pages without a text layer (scans) are counted and reported.
 
@@ -25,21 +24,15 @@ import ctypes
 import hashlib
 import json
 import logging
-import marshal
 import multiprocessing
-import os
 import re
 import time
-import zlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from docsmcp_runtime.distribution.swap import replace_file
-
-from docsmcp.common.cache import evict, max_bytes
 from docsmcp.common.progress import Reporter
 from docsmcp.sources.discover import PDF_SUFFIXES
 from docsmcp.sources.pdf.library_log import named
@@ -70,8 +63,6 @@ MAX_LINK_TEXT = 300
 # Seconds a PDF may take to read, per 1,000 pages, with a floor.
 SECONDS_PER_1000_PAGES = 300
 MIN_SECONDS = 120
-CACHE_FOLDER = "pdf"  # a kind of the cache root (cache.py)
-CACHE_MAX_BYTES = max_bytes(CACHE_FOLDER)
 INSTALL_HINT = "PDF support needs pypdfium2: pip install 'docsmcp[pdf]'"
 # Font names of monospaced faces (TeX's CMTT/SFTT/LMMono, Inconsolata, Courier, DejaVu Sans
 # Mono, Consolas, Menlo, Source Code Pro, ...).
@@ -103,6 +94,10 @@ class PdfSummary:
     empty_pages: int  # pages without a text layer
     outline: bool
     cached: bool  # taken from the extraction cache
+
+
+# What to do with a PDF over a limit (one home for the messages).
+SPLIT_HINT = "split it (qpdf --split-pages=N IN OUT) or leave it out"
 
 
 class PdfError(Exception):
@@ -201,7 +196,12 @@ def _read_page(doc, index: int) -> tuple[tuple[tuple, ...], tuple[tuple, ...]]:
     """(lines, links) of a page: each line (text, x, y, size, bold, mono, advance, right, parts,
     cells), each link annotation to a page of this document (text, bottom, top, target page,
     target y)."""
-    page = doc[index]
+    import pypdfium2 as pdfium
+
+    try:
+        page = doc[index]
+    except pdfium.PdfiumError:
+        return (), ()  # a page that cannot be loaded (a page-tree loop, a missing object): empty
     try:
         tp = page.get_textpage()
         try:
@@ -425,9 +425,11 @@ def read_pdf(
     max_pages: int | None = None,
     progress: Reporter | None = None,
     name: str = "PDF",
+    max_text: int | None = None,
 ) -> Extracted:
     """Read a PDF's pages (on up to ``workers`` processes) and assemble its markdown;
-    `progress` counts the pages of `name` as they are read."""
+    `progress` counts the pages of `name` as they are read. Past `max_text` characters of page
+    text the reading stops with a PdfError."""
     global _DATA
     _check_header(data)
     try:
@@ -450,7 +452,7 @@ def read_pdf(
     _DATA = data
     counter = progress(f"reading {name} pages", pages) if progress else None
     try:
-        raw_pages = _run(ranges, workers, limit, counter.advance if counter else None)
+        raw_pages = _run(ranges, workers, limit, counter.advance if counter else None, max_text)
     finally:
         _DATA = b""
         if counter is not None:
@@ -483,10 +485,25 @@ def _run(
     workers: int,
     limit: float,
     advance: Callable[[int], None] | None = None,
+    max_text: int | None = None,
 ) -> list:
     """The pages of every range, in order, read by worker processes (forked, so they share the
     PDF's bytes). Even one worker runs in a child: a PDF that crashes the library or never
-    finishes costs a Problem, not the build. `advance(pages)` is called as each range is in."""
+    finishes costs a Problem, not the build. `advance(pages)` is called as each range is in;
+    text past `max_text` characters stops the reading as soon as its range is in."""
+    seen = 0
+
+    def arrived(pages: list, a: int, b: int) -> None:
+        nonlocal seen
+        seen += sum(len(line[0]) for lines, _ in pages for line in lines)
+        if max_text is not None and seen > max_text:
+            raise PdfError(
+                f"PDF text passes {max_text:,} characters by page {b:,}; at most {max_text:,} "
+                f"are allowed per PDF; {SPLIT_HINT}"
+            )
+        if advance is not None:
+            advance(b - a)
+
     if not ranges:
         return []
     context = multiprocessing.get_context(
@@ -496,8 +513,7 @@ def _run(
         out: list = []
         for a, b in ranges:
             out.extend(_read_range(a, b))
-            if advance is not None:
-                advance(b - a)
+            arrived(out[-(b - a) :], a, b)
         return out
     deadline = time.monotonic() + limit
     pool = concurrent.futures.ProcessPoolExecutor(
@@ -508,9 +524,9 @@ def _run(
         out = []
         for future, (a, b) in zip(futures, ranges, strict=True):
             remaining = deadline - time.monotonic()
-            out.extend(future.result(timeout=max(0.0, remaining)))
-            if advance is not None:
-                advance(b - a)
+            pages = future.result(timeout=max(0.0, remaining))
+            out.extend(pages)
+            arrived(pages, a, b)
         return out
     except concurrent.futures.TimeoutError:
         raise PdfError(
@@ -525,66 +541,6 @@ def _run(
             if process.is_alive():
                 process.kill()
         pool.shutdown(wait=True, cancel_futures=True)
-
-
-# -- the cache --------------------------------------------------------------------------------
-
-
-class PdfCache:
-    """Extractions by content hash, one file each; least recently used beyond a size evicted."""
-
-    def __init__(self, directory: Path, max_bytes: int = CACHE_MAX_BYTES) -> None:
-        self.dir = directory / CACHE_FOLDER
-        self.max_bytes = max_bytes
-        self.hits = 0
-
-    def _path(self, digest: str) -> Path:
-        return self.dir / f"{digest}-{extractor_version()}.marshal.z"
-
-    def get(self, digest: str) -> Extracted | None:
-        path = self._path(digest)
-        try:
-            stored = marshal.loads(zlib.decompress(path.read_bytes()))
-            result = Extracted(*stored)
-            os.utime(path)  # recently used
-        except FileNotFoundError:
-            return None
-        except (OSError, ValueError, EOFError, TypeError, zlib.error) as exc:
-            log.warning("ignoring the PDF cache entry %s (%s)", path, exc)
-            return None
-        self.hits += 1
-        return result
-
-    def put(self, digest: str, result: Extracted) -> None:
-        path = self._path(digest)
-        values = tuple(getattr(result, f) for f in Extracted.__dataclass_fields__)
-        try:
-            self.dir.mkdir(parents=True, exist_ok=True)
-            replace_file(path, zlib.compress(marshal.dumps(values), 1))
-            evict(self.dir, self.max_bytes)  # the new entry too, when it alone is too big
-        except OSError as exc:
-            log.warning("cannot write the PDF cache %s (%s)", path, exc.strerror or exc)
-
-
-def extract(
-    data: bytes,
-    workers: int = 1,
-    cache: PdfCache | None = None,
-    time_limit: float | None = None,
-    max_pages: int | None = None,
-    progress: Reporter | None = None,
-    name: str = "PDF",
-) -> Extracted:
-    """`read_pdf`, through the cache when one is given."""
-    digest = hashlib.sha256(data).hexdigest()
-    if cache is not None:
-        hit = cache.get(digest)
-        if hit is not None:
-            return hit
-    result = read_pdf(data, workers, time_limit, max_pages, progress, name)
-    if cache is not None:
-        cache.put(digest, result)
-    return result
 
 
 def frontmatter(result: Extracted) -> str:

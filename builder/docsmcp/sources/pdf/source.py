@@ -13,14 +13,8 @@ from docsmcp.common import limits
 from docsmcp.common.limits import MAX_PDF_BYTES, MAX_PDF_PAGES
 from docsmcp.model.source import Manifest, Problem, SourceFile
 from docsmcp.sources.discover import Refused, read_file, shown
-from docsmcp.sources.pdf.extract import (
-    PdfCache,
-    PdfError,
-    PdfOptions,
-    PdfSummary,
-    extract,
-    frontmatter,
-)
+from docsmcp.sources.pdf.cached import PdfCache, extract
+from docsmcp.sources.pdf.extract import SPLIT_HINT, PdfError, PdfOptions, PdfSummary, frontmatter
 from docsmcp.sources.settings import configure_file
 
 log = logging.getLogger(__name__)
@@ -50,7 +44,14 @@ def load_pdf(
     hits = cache.hits if cache is not None else 0
     try:
         result = extract(
-            data, options.workers, cache, None, MAX_PDF_PAGES, options.progress, shown(path)
+            data,
+            options.workers,
+            cache,
+            None,
+            MAX_PDF_PAGES,
+            options.progress,
+            shown(path),
+            limits.MAX_PDF_TEXT_BYTES,
         )
     except PdfError as exc:
         return None, [Problem(path, None, str(exc))], None
@@ -66,7 +67,7 @@ def load_pdf(
     if size > limits.MAX_PDF_TEXT_BYTES:
         message = (
             f"PDF text is {size:,} bytes; at most {limits.MAX_PDF_TEXT_BYTES:,} are allowed per "
-            "PDF; split it (qpdf --split-pages=N IN OUT) or leave it out"
+            f"PDF; {SPLIT_HINT}"
         )
         return None, [Problem(path, None, message)], None
     where = shown(path)
