@@ -79,9 +79,20 @@ def _read_text(
             line, message = not_utf8(raw, offset + exc.start)
             return None, Problem(path, line, f"{message}; save it as UTF-8 or {leave_out(path)}")
     text = text.replace("\r\n", "\n").replace("\r", "\n")
+    if _INVISIBLE.search(text):
+        text = _INVISIBLE.sub("", text)
     if not is_html(path) and (message := _structure_problem(text)):
         return None, Problem(path, None, f"{message}; split it or leave it out")
     return text, None
+
+
+# Characters no reader of the rendered page sees, dropped from every text source (bundle-spec.md,
+# *`chunks.parquet`*): Unicode tag characters (U+E0000-E007F, text smuggled past a human
+# reader), bidi embeddings, overrides and isolates (they only reorder what is shown, and can make
+# it differ from what is there), zero-width space, word joiner and a BOM inside the text (they
+# split words an agent searches for). Zero-width joiners and non-joiners stay: scripts and
+# emoji need them to render.
+_INVISIBLE = re.compile("[\u200b\u2060\ufeff\u202a-\u202e\u2066-\u2069\U000e0000-\U000e007f]")
 
 
 # `<meta charset="...">` or `content="text/html; charset=..."` near the start of a saved page.
