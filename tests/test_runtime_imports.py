@@ -143,7 +143,8 @@ def test_stdio_server_imports(example_bundle: Path) -> None:
     )
     modules = _importtime_modules(proc.stderr)
     stdio = {"docsmcp_runtime.protocol.stdio", "docsmcp_runtime.protocol.dispatcher"}
-    assert stdio | {"numpy", "pyarrow"} <= modules
+    assert stdio | {"numpy"} <= modules
+    assert "pyarrow" not in modules  # search and get_doc read the display store
     assert _forbidden(modules) == set()
 
 

@@ -295,14 +295,26 @@ class Bundle:
             if self._group_bytes >= ROW_GROUP_CACHE_BYTES:
                 return
 
+    def chunk_ids(self, rows: range | None = None) -> list[str]:
+        """The chunk ids of `rows` (default: every row), in row order, without the library
+        prefix: from the display store when the bundle has one (no pyarrow), else the table."""
+        if self.display is not None:
+            self.ready()
+            if rows is None:
+                return self.display.ids()
+            return [self.display.row(r).header["id"] for r in rows]
+        ids = self.ids if rows is None else self.ids[rows.start : rows.stop]
+        return ids.to_pylist()
+
     def row_of(self, chunk_id: str) -> int | None:
         if self.id_prefix and chunk_id.startswith(self.id_prefix):
             chunk_id = chunk_id[len(self.id_prefix) :]
         # Built on the first get_doc only: search never needs it.
-        ids = self.ids
-        with self._lock:
-            if self._id_index is None:
-                self._id_index = {cid: i for i, cid in enumerate(ids.to_pylist())}
+        if self._id_index is None:
+            index = {cid: i for i, cid in enumerate(self.chunk_ids())}
+            with self._lock:
+                if self._id_index is None:
+                    self._id_index = index
         return self._id_index.get(chunk_id)
 
     def row_of_anchor(self, chunk_id: str) -> int | None:
@@ -314,15 +326,15 @@ class Bundle:
         path, sep, anchor = chunk_id.partition("#")
         if not sep or not anchor or "/" in anchor:
             return None
-        ids = self.ids
-        with self._lock:
-            if self._anchor_index is None:
-                index: dict[str, int] = {}
-                for i, cid in enumerate(ids.to_pylist()):
-                    page, _, rest = cid.partition("#")
-                    if rest:
-                        index.setdefault(f"{page}#{rest.rpartition('/')[2]}", i)
-                self._anchor_index = index
+        if self._anchor_index is None:
+            index: dict[str, int] = {}
+            for i, cid in enumerate(self.chunk_ids()):
+                page, _, rest = cid.partition("#")
+                if rest:
+                    index.setdefault(f"{page}#{rest.rpartition('/')[2]}", i)
+            with self._lock:
+                if self._anchor_index is None:
+                    self._anchor_index = index
         return self._anchor_index.get(f"{path}#{anchor}")
 
     def table(self, name: str) -> pa.Table | None:

@@ -110,7 +110,7 @@ class DocsResources:
 
     def section_ids(self, page: int) -> list[str]:
         rows = self.rows(page)
-        ids = self.bundle.ids[rows.start : rows.stop].to_pylist()
+        ids = self.bundle.chunk_ids(rows)
         return [cid for cid in ids if "#" in cid]
 
     def cursor_secret(self) -> bytes:

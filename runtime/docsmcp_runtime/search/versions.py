@@ -125,7 +125,7 @@ class Versions:
             groups: dict[str, list[int]] = {}
             codes = self.column.tolist()
             values = self.entry.values
-            for row, chunk_id in enumerate(self.bundle.ids.to_pylist()):
+            for row, chunk_id in enumerate(self.bundle.chunk_ids()):
                 if codes[row]:
                     key = unversioned_id(chunk_id, values[codes[row] - 1])
                     groups.setdefault(key, []).append(row)
