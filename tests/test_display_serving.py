@@ -128,3 +128,5 @@ def test_chunk_ids_come_from_the_store_as_the_table_has_them(
     plain = open_bundle(without_display_store(rust_bundle, tmp_path / "plain"))
     assert plain.chunk_ids() == table
     assert all(bundle.row_of(cid) == i for i, cid in enumerate(table))
+    metadata = pq.read_table(rust_bundle / "chunks.parquet", columns=["metadata"]).column(0)
+    assert [bundle.cell(r, "metadata") for r in range(20)] == metadata.to_pylist()[:20]

@@ -178,8 +178,8 @@ class Bundle:
             shown = self.display.row(row)
             if name == "text":
                 return shown.text
-            if name == "metadata":  # the column's JSON string, as the table holds it
-                return json.dumps(shown.header[name], ensure_ascii=False)
+            if name == "metadata":  # the column's JSON string (bundle-spec.md: keys sorted)
+                return json.dumps(shown.header[name], sort_keys=True, ensure_ascii=False)
             return shown.header[name]
         column = self._columns.get(name)
         if column is not None:
