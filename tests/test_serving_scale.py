@@ -74,15 +74,23 @@ def test_large_file_paths_answer_exactly_as_small_ones(
     assert lazy == eager
 
 
-def test_open_defers_large_files_and_reads_no_whole_column(example_bundle: Path) -> None:
-    bundle = open_bundle(example_bundle, lazy=0)
+@pytest.mark.parametrize("store", ["display", "tables"])
+def test_open_defers_large_files_and_reads_no_whole_column(
+    example_bundle: Path, tmp_path: Path, store: str
+) -> None:
+    tables = store == "tables"
+    path = without_display_store(example_bundle, tmp_path / "t") if tables else example_bundle
+    bundle = open_bundle(path, lazy=0)
     assert bundle._columns == {}  # nothing of the chunk table read at open
     bundle.ready()
     assert bundle.integrity is None
     assert bundle.text(0) and bundle.id(1)
-    assert bundle._columns == {}  # rows were read by row group, not by whole column
-    assert bundle.row_of(bundle.id(3)) == 3  # a whole column only when a tool needs one
-    assert set(bundle._columns) == {"id"}
+    assert bundle._columns == {}  # rows were read by row group (or record), not by column
+    assert bundle.row_of(bundle.id(3)) == 3
+    if tables:  # a whole column only when a tool needs one
+        assert set(bundle._columns) == {"id"}
+    else:  # the ids come from the display store: no table is even opened
+        assert bundle._columns == {} and bundle._parquet is None
 
 
 def test_a_corrupt_large_file_is_refused_at_first_use(example_bundle: Path, tmp_path: Path) -> None:
@@ -274,4 +282,4 @@ def test_a_large_chunk_table_is_checked_against_facets_before_use(
         bundle.ready()
         assert bundle.shown(rows - 1).header["id"]  # searches answer from the store
         with pytest.raises(BundleError, match=want):
-            bundle.row_of("anything")
+            bundle.column("path")  # the table's first use
