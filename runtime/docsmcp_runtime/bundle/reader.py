@@ -1,12 +1,14 @@
 """Opening a bundle for serving (the format and its checks live in `format/`).
 
-Arrays are memory-mapped, never read whole. The chunk table's small columns of a small table are
-read once at open; those of a large table (above `integrity.lazy_bytes()`, a million chunks is
-~130 MB) are read a row group at a time as results show rows, and a whole column only when a tool
-needs one (`get_doc`'s id lookup, the page list), so neither start-up time nor memory grows with
-the size of the documentation. The display text is always read per row group on demand. Files
-above `lazy_bytes()` are checked in a background thread (integrity.py); every access to bundle
-data waits for that check (`ready`).
+Arrays are memory-mapped, never read whole. What a hit shows comes from the display store
+(display.py) when the bundle has one: the chunk table is then opened, checked and read (with
+pyarrow, imported then) only when a tool needs a whole column. A bundle without a store reads
+its table's small columns at open when the table is small; those of a large table (above
+`integrity.lazy_bytes()`, a million chunks is ~130 MB) are read a row group at a time as results
+show rows, and a whole column only when a tool needs one (`get_doc`'s id lookup, the page list),
+so neither start-up time nor memory grows with the size of the documentation. Files above
+`lazy_bytes()` are checked in a background thread (integrity.py); every access to bundle data
+waits for that check (`ready`).
 """
 
 from __future__ import annotations
