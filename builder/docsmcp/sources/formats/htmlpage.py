@@ -38,6 +38,11 @@ _DROP_CLASSES = frozenset(
     "md-source-file md-content__button md-top md-dialog md-search clearer footer "
     "rst-footer-buttons wy-breadcrumbs".split()
 )
+# An inline style that hides its element (`_hidden`).
+_HIDING_STYLE = re.compile(
+    r"(?:^|;)\s*(?:display\s*:\s*none|visibility\s*:\s*hidden)\s*(?:!important\s*)?(?:;|$)",
+    re.IGNORECASE,
+)
 # plain lines, so colspan padding cannot multiply a page's size (limits.py's table limit).
 MAX_PAGE_CELLS = MAX_TABLE_CELLS
 _LANG = re.compile(r"(?:^|\s)(?:language|lang|highlight|sourceCode)-([A-Za-z0-9_+#.-]+)")
@@ -70,9 +75,23 @@ def _text(node: Node | str) -> str:
 
 
 def _dropped(node: Node) -> bool:
-    if node.tag in _DROP_TAGS:
+    if node.tag in _DROP_TAGS or _hidden(node):
         return True
     return any(c in _DROP_CLASSES for c in node.classes)
+
+
+def _hidden(node: Node) -> bool:
+    """An element no reader of the rendered page sees (issue 31: text hidden from people reaches
+    agents verbatim): the `hidden` attribute, `aria-hidden="true"`, or an inline style with
+    `display: none` or `visibility: hidden`. A tab panel stays: saved Docusaurus and
+    sphinx-tabs pages mark the tabs not shown `hidden`, and a reader clicks to them."""
+    attrs = node.attrs
+    if not attrs or attrs.get("role") == "tabpanel":
+        return False
+    if "hidden" in attrs or attrs.get("aria-hidden", "").strip().lower() == "true":
+        return True
+    style = attrs.get("style")
+    return bool(style) and _HIDING_STYLE.search(style) is not None
 
 
 def _language(node: Node, ancestors: list[Node]) -> str:
