@@ -128,5 +128,8 @@ def test_chunk_ids_come_from_the_store_as_the_table_has_them(
     plain = open_bundle(without_display_store(rust_bundle, tmp_path / "plain"))
     assert plain.chunk_ids() == table
     assert all(bundle.row_of(cid) == i for i, cid in enumerate(table))
+    # Found in their page (rows are in path order): no lookup read every id.
+    assert bundle._id_index is None
+    assert bundle.row_of("no/such/page.md#nothing") is None
     metadata = pq.read_table(rust_bundle / "chunks.parquet", columns=["metadata"]).column(0)
     assert [bundle.cell(r, "metadata") for r in range(20)] == metadata.to_pylist()[:20]

@@ -308,10 +308,38 @@ class Bundle:
         ids = self.ids if rows is None else self.ids[rows.start : rows.stop]
         return ids.to_pylist()
 
+    def _page_rows(self, path: str) -> range | None:
+        """The rows of the page at `path`, found by bisection over the display store's records
+        (rows are in path order, bundle-spec.md): a get_doc reads ~15 records instead of every
+        id (~55 ms on speakeasy-sdks). None without a store or without such a page."""
+        display = self.display
+        if display is None:
+            return None
+        self.ready()
+        lo, hi = 0, self.n_chunks
+        while lo < hi:
+            mid = (lo + hi) // 2
+            if display.row(mid).header["path"] < path:
+                lo = mid + 1
+            else:
+                hi = mid
+        if lo >= self.n_chunks:
+            return None
+        first = display.row(lo).header
+        if first["path"] != path:
+            return None
+        return range(lo, min(self.n_chunks, lo + max(1, int(first["file_chunk_count"]))))
+
     def row_of(self, chunk_id: str) -> int | None:
         if self.id_prefix and chunk_id.startswith(self.id_prefix):
             chunk_id = chunk_id[len(self.id_prefix) :]
-        # Built on the first get_doc only: search never needs it.
+        # An id starts with its page's path: look in that page first.
+        rows = self._page_rows(chunk_id.partition("#")[0])
+        for row in rows or ():
+            if self.cell(row, "id") == chunk_id:
+                return row
+        # Built on the first lookup that needs it (no store, or a path holding `#`): search
+        # never needs it.
         if self._id_index is None:
             index = {cid: i for i, cid in enumerate(self.chunk_ids())}
             with self._lock:
@@ -328,6 +356,10 @@ class Bundle:
         path, sep, anchor = chunk_id.partition("#")
         if not sep or not anchor or "/" in anchor:
             return None
+        for row in self._page_rows(path) or ():  # the first in page order
+            page, _, rest = self.cell(row, "id").partition("#")
+            if rest and page == path and rest.rpartition("/")[2] == anchor:
+                return row
         if self._anchor_index is None:
             index: dict[str, int] = {}
             for i, cid in enumerate(self.chunk_ids()):
