@@ -53,6 +53,24 @@ def lazy_bytes() -> int:
     return value
 
 
+def open_chunk_table(root: Path, n_chunks: int) -> tuple[pq.ParquetFile | None, str | None]:
+    """(the chunk table, None) once opened and its layout checked against `n_chunks` rows, else
+    (None, what is wrong): off the open path, in the background check of a large table or on
+    the first use of a table a display store left unopened."""
+    from ..format.table_problems import chunk_table_problem
+    from .arrow import arrow
+
+    pa, pq = arrow()
+    try:
+        # Read, not mapped: every row group a search shows stayed resident in a mapping (43 MB
+        # after 120 searches of a million chunks), at no gain in speed.
+        parquet = pq.ParquetFile(root / CHUNKS_FILE)
+    except (OSError, pa.ArrowException) as exc:
+        return None, f"unreadable chunk table ({exc})"
+    problem = chunk_table_problem(parquet, n_chunks)
+    return (None, problem) if problem is not None else (parquet, None)
+
+
 class BackgroundCheck:
     """The deferred checks of one bundle: started at once, in a daemon thread."""
 
@@ -83,19 +101,7 @@ class BackgroundCheck:
                     self._fail(name, message)
                     return
             if self.open_table:
-                from .arrow import arrow
-
-                pa, pq = arrow()
-                from ..format.table_problems import chunk_table_problem
-
-                try:
-                    # Read, not mapped: every row group a search shows stayed resident in a
-                    # mapping (43 MB after 120 searches of a million chunks), at no gain in speed.
-                    parquet = pq.ParquetFile(self.root / CHUNKS_FILE)
-                except (OSError, pa.ArrowException) as exc:
-                    self._fail(CHUNKS_FILE, f"unreadable chunk table ({exc})")
-                    return
-                message = chunk_table_problem(parquet, n_chunks)
+                parquet, message = open_chunk_table(self.root, n_chunks)
                 if message is not None:
                     self._fail(CHUNKS_FILE, message)
                     return

@@ -33,7 +33,7 @@ from ..format import (
 )
 from .arrow import arrow
 from .display import DisplayStore, Shown, open_display
-from .integrity import BackgroundCheck, lazy_bytes
+from .integrity import BackgroundCheck, lazy_bytes, open_chunk_table
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -205,7 +205,10 @@ class Bundle:
         if self._parquet is None and self.table_deferred:
             with self._lock:
                 if self._parquet is None:
-                    self._parquet = _open_table(self.path, self.n_chunks)
+                    parquet, problem = open_chunk_table(self.path, self.n_chunks)
+                    if problem is not None:
+                        raise BundleError(f"{self.path / CHUNKS_FILE}: {problem}")
+                    self._parquet = parquet
         assert self._parquet is not None
         return self._parquet
 
@@ -407,22 +410,6 @@ class Bundle:
             self.ready()
             return dict(self.display.row(row).header["metadata"])
         return json.loads(self.cell(row, "metadata"))
-
-
-def _open_table(root: Path, n_chunks: int) -> pq.ParquetFile:
-    """The chunk table, opened and checked on its first use (a display store serves search)."""
-    pa, pq = arrow()
-    from ..format.table_problems import chunk_table_problem
-
-    path = root / CHUNKS_FILE
-    try:
-        parquet = pq.ParquetFile(path)
-    except (OSError, pa.ArrowException) as exc:
-        raise BundleError(f"{path}: unreadable chunk table ({exc})") from None
-    problem = chunk_table_problem(parquet, n_chunks)
-    if problem is not None:
-        raise BundleError(f"{path}: {problem}")
-    return parquet
 
 
 def _one_array(column: pa.ChunkedArray) -> pa.Array:
