@@ -6,7 +6,6 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Any
 
 import numpy as np
 
@@ -131,23 +130,19 @@ class SectionIndex:
         assert self._by_id is not None
         return list(self._by_id)
 
-    def hit_fields(self, row: int, shown: dict[str, Any]) -> dict:
-        """`section_id`, `rule_ids` and `references` of a hit, each only when it has any.
-        `shown`: the row's display fields (Bundle.shown), which hold them in a display store."""
+    def hit_fields(self, row: int) -> dict:
+        """`section_id`, `rule_ids` and `references` of a hit, each only when it has any."""
         if not self.available:
             return {}
         out: dict = {}
-        if self._display is not None:
-            sid, rules = shown.get("section_id"), list(shown.get("rule_ids", ()))
-            refs = list(shown.get("references", ()))[:MAX_REFERENCES_SHOWN]
-        else:
-            sid, rules = self._field(row, "section_id"), self.rule_ids(row)
-            refs = self.references(row)[:MAX_REFERENCES_SHOWN].tolist()
+        sid = self._field(row, "section_id")
         if sid:
             out["section_id"] = sid
+        rules = self.rule_ids(row)
         if rules:
             out["rule_ids"] = rules
-        if refs:
+        refs = self.references(row)[:MAX_REFERENCES_SHOWN]
+        if len(refs):
             out["references"] = [self.reference(int(t)) for t in refs]
         return out
 

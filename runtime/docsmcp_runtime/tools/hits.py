@@ -182,7 +182,7 @@ def hit(context: DocsContext, row: int, score: float, pattern: Any, page: Page, 
         out["also_in"] = page.also_in[i]
     sections = context.sections_or_none
     if sections is not None:
-        out.update(sections.hit_fields(row, fields))
+        out.update(sections.hit_fields(row))
     if row in page.reached_by:
         out["reached_by_reference"] = bundle.id(page.reached_by[row])
     return out
