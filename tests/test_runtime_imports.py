@@ -30,6 +30,10 @@ FORBIDDEN = {
     "openai",
     "yaml",
     "jsonschema",
+    # The ONNX query encoder's extra and what it replaces: imported only by a bundle that has one.
+    "onnxruntime",
+    "tokenizers",
+    "torch",
 }
 MARKER = "@@MODULES@@"
 TIMEOUT = 60
@@ -153,6 +157,11 @@ def test_runtime_dependencies_are_numpy_and_pyarrow() -> None:
     project = tomllib.loads((REPO / "runtime" / "pyproject.toml").read_text("utf-8"))["project"]
     names = {re.match(r"[A-Za-z0-9_.-]+", dep).group(0).lower() for dep in project["dependencies"]}
     assert names == {"numpy", "pyarrow"}
-    # Extras are opt-in transports only (HTTP needs an ASGI server, Lambda an event adapter);
-    # never builder code.
-    assert set(project.get("optional-dependencies", {})) <= {"http", "lambda"}
+    # Extras are opt-in transports (HTTP needs an ASGI server, Lambda an event adapter) and the
+    # ONNX query encoder (onnxruntime + tokenizers, imported on first use); never builder code.
+    extras = project.get("optional-dependencies", {})
+    assert set(extras) <= {"http", "lambda", "onnx"}
+    assert {re.match(r"[A-Za-z0-9_.-]+", d).group(0) for d in extras.get("onnx", [])} <= {
+        "onnxruntime",
+        "tokenizers",
+    }

@@ -1,0 +1,268 @@
+"""The runtime's ONNX query encoder (issue 29) against a real ONNX graph, with no torch.
+
+The graph is the shipped static model written in ONNX with `onnx.helper`: Gather the table rows
+of the input ids, a masked mean over the tokens, L2 normalisation, output `sentence_embedding`.
+The tokenizer is a real `tokenizers` BERT WordPiece pipeline over the shipped vocabulary, with
+[CLS]/[SEP] added the way every BERT `tokenizer.json` adds them. The static model never pools
+bracketed special tokens, so the graph gives those rows weight zero (a per-row "pooled" flag),
+which makes the two models the same function; the encoder is then checked against
+`StaticModel.embed`, which the rest of the suite checks against the `tokenizers` reference.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import threading
+from pathlib import Path
+
+import numpy as np
+import pytest
+from docsmcp_runtime.format import TokenizerOptions
+from docsmcp_runtime.search.onnx_encoder import (
+    EncoderError,
+    EncoderNotReady,
+    EncoderSpec,
+    OnnxQueryEncoder,
+    load_in_background,
+)
+from docsmcp_runtime.search.static_model import StaticModel, parse_table, read_vocab
+
+onnx = pytest.importorskip("onnx", reason="`onnx` is not installed (the test extra has it)")
+pytest.importorskip("onnxruntime", reason="`onnxruntime` is not installed (the test extra has it)")
+tokenizers = pytest.importorskip("tokenizers", reason="`tokenizers` is not installed")
+from onnx import TensorProto, helper, numpy_helper  # noqa: E402
+
+DATA = Path(__file__).resolve().parents[1] / "builder" / "docsmcp" / "data"
+SPEC = EncoderSpec(query_prompt="", max_tokens=512, dimensions=256, output="sentence_embedding")
+QUERIES = [
+    "how do I create a short link with a custom domain?",
+    "RetryConfig backoff jitter",
+    "Café naïve résumé",  # accents stripped
+    "client.links.create(url=..., domain='acme.dev')",
+    "住所 と 電話番号",  # CJK: each ideograph a word, most [UNK]
+    "x",
+    "pagination cursor next_page_token returns None at the end",
+    "ERROR 429 Too Many Requests: rate limit exceeded, what now",
+    "   leading and trailing spaces   ",
+    "emoji 🚀 and tabs\tand\nnewlines",
+]
+
+
+@pytest.fixture(scope="module")
+def static() -> StaticModel:
+    """The shipped default table, read the way a bundle's copy of it is."""
+    meta = json.loads((DATA / "static_meta.json").read_text())
+    vocab = read_vocab((DATA / "static_vocab.txt").read_bytes())
+    raw = (DATA / "static_table.bin").read_bytes()
+    table = parse_table(raw, len(vocab), meta["dimensions"], meta["encoding"])
+    return StaticModel(vocab, table, TokenizerOptions(**meta["tokenizer"]))
+
+
+def _table(static: StaticModel) -> np.ndarray:
+    rows = static.rows.astype(np.float32)
+    return rows * static.scales[:, None] if static.scales is not None else rows
+
+
+def write_graph(
+    path: Path,
+    static: StaticModel,
+    *,
+    inputs: tuple[str, ...] = ("input_ids", "attention_mask"),
+    output: str = "sentence_embedding",
+) -> None:
+    """The static model as an ONNX graph: (input_ids, attention_mask) -> [batch, dims]."""
+    vocab = read_vocab((DATA / "static_vocab.txt").read_bytes())
+    pooled = np.array([not (t.startswith("[") and t.endswith("]")) for t in vocab], np.float32)
+    init = [
+        numpy_helper.from_array(_table(static), "table"),
+        numpy_helper.from_array(pooled, "pooled"),
+        numpy_helper.from_array(np.array([1], np.int64), "axis1"),
+        numpy_helper.from_array(np.array([-1], np.int64), "last"),
+        numpy_helper.from_array(np.array(1e-12, np.float32), "eps"),
+    ]
+    nodes = [
+        helper.make_node("Gather", ["table", "input_ids"], ["rows"]),  # [b, t, d]
+        helper.make_node("Gather", ["pooled", "input_ids"], ["keep"]),  # [b, t]
+    ]
+    if "attention_mask" in inputs:
+        nodes += [
+            helper.make_node("Cast", ["attention_mask"], ["maskf"], to=TensorProto.FLOAT),
+            helper.make_node("Mul", ["keep", "maskf"], ["weight"]),
+        ]
+    else:
+        nodes.append(helper.make_node("Identity", ["keep"], ["weight"]))
+    nodes += [
+        helper.make_node("Unsqueeze", ["weight", "last"], ["weight3"]),  # [b, t, 1]
+        helper.make_node("Mul", ["rows", "weight3"], ["weighted"]),
+        helper.make_node("ReduceSum", ["weighted", "axis1"], ["summed"], keepdims=0),
+        helper.make_node("ReduceSum", ["weight3", "axis1"], ["count"], keepdims=0),  # [b, 1]
+        helper.make_node("Max", ["count", "eps"], ["count1"]),
+        helper.make_node("Div", ["summed", "count1"], ["mean"]),
+        helper.make_node("Mul", ["mean", "mean"], ["square"]),
+        helper.make_node("ReduceSum", ["square", "last"], ["sumsq"], keepdims=1),
+        helper.make_node("Sqrt", ["sumsq"], ["norm"]),
+        helper.make_node("Max", ["norm", "eps"], ["norm1"]),
+        helper.make_node("Div", ["mean", "norm1"], [output]),
+    ]
+    graph = helper.make_graph(
+        nodes,
+        "static-model",
+        [helper.make_tensor_value_info(n, TensorProto.INT64, ["batch", "seq"]) for n in inputs],
+        [helper.make_tensor_value_info(output, TensorProto.FLOAT, ["batch", static.dims])],
+        init,
+    )
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    model.ir_version = 8
+    onnx.checker.check_model(model)
+    path.write_bytes(model.SerializeToString())
+
+
+def tokenizer_json() -> str:
+    """A BERT uncased tokenizer.json over the shipped vocabulary, padding configured (as many
+    model files do: the encoder must turn it off)."""
+    from tokenizers import Tokenizer, normalizers, pre_tokenizers, processors
+    from tokenizers.models import WordPiece
+
+    vocab = read_vocab((DATA / "static_vocab.txt").read_bytes())
+    ids = {t: i for i, t in enumerate(vocab)}
+    tok = Tokenizer(WordPiece(ids, unk_token="[UNK]", max_input_chars_per_word=100))
+    tok.normalizer = normalizers.BertNormalizer(
+        clean_text=True, handle_chinese_chars=True, strip_accents=None, lowercase=True
+    )
+    tok.pre_tokenizer = pre_tokenizers.BertPreTokenizer()
+    tok.post_processor = processors.BertProcessing(("[SEP]", ids["[SEP]"]), ("[CLS]", ids["[CLS]"]))
+    tok.enable_padding(length=128, pad_id=ids["[PAD]"], pad_token="[PAD]")
+    tok.enable_truncation(128)
+    return tok.to_str()
+
+
+@pytest.fixture(scope="module")
+def files(static: StaticModel, tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    folder = tmp_path_factory.mktemp("onnx-static")
+    write_graph(folder / "model.onnx", static)
+    (folder / "tokenizer.json").write_text(tokenizer_json(), "utf-8")
+    return folder / "model.onnx", folder / "tokenizer.json"
+
+
+@pytest.fixture(scope="module")
+def encoder(files: tuple[Path, Path]) -> OnnxQueryEncoder:
+    return OnnxQueryEncoder(*files, SPEC)
+
+
+def test_encoder_equals_the_static_model(encoder: OnnxQueryEncoder, static: StaticModel) -> None:
+    for query in QUERIES:
+        got, expected = encoder.embed(query), static.embed(query)
+        assert got.dtype == np.float32 and got.shape == (256,)
+        assert np.allclose(got, expected, atol=1e-3), query
+        if expected.any():
+            assert abs(float(np.linalg.norm(got)) - 1.0) < 1e-5
+    # Only special tokens ([CLS] [UNK] [SEP]): nothing pooled, a zero vector on both sides.
+    assert not static.embed("住").any() and not encoder.embed("住").any()
+    assert encoder.inputs == ("input_ids", "attention_mask")
+
+
+def test_only_declared_inputs_are_fed(static: StaticModel, files, tmp_path: Path) -> None:
+    """A graph without attention_mask, and one that also declares token_type_ids."""
+    for inputs in [("input_ids",), ("input_ids", "attention_mask", "token_type_ids")]:
+        write_graph(tmp_path / "m.onnx", static, inputs=inputs)
+        encoder = OnnxQueryEncoder(tmp_path / "m.onnx", files[1], SPEC)
+        assert encoder.inputs == inputs
+        assert np.allclose(encoder.embed(QUERIES[0]), static.embed(QUERIES[0]), atol=1e-3)
+
+
+def test_prompt_and_truncation(files, static: StaticModel) -> None:
+    prompted = OnnxQueryEncoder(*files, EncoderSpec("search query: ", 512, 256, SPEC.output))
+    assert np.allclose(prompted.embed("retries"), static.embed("search query: retries"), atol=1e-3)
+    # 5 tokens with [CLS] and [SEP]: three words survive.
+    short = OnnxQueryEncoder(*files, EncoderSpec("", 5, 256, SPEC.output))
+    got = short.embed("alpha beta gamma delta epsilon")
+    assert np.allclose(got, static.embed("alpha beta gamma"), atol=1e-3)
+
+
+def test_dimensions_truncate_then_renormalise(files, static: StaticModel) -> None:
+    encoder = OnnxQueryEncoder(*files, EncoderSpec("", 512, 64, SPEC.output))
+    got = encoder.embed(QUERIES[0])
+    head = static.embed(QUERIES[0])[:64]
+    assert got.shape == (64,)
+    assert abs(float(np.linalg.norm(got)) - 1.0) < 1e-5
+    assert np.allclose(got, head / np.linalg.norm(head), atol=1e-3)
+
+
+def test_threads(files) -> None:
+    assert OnnxQueryEncoder(*files, SPEC).threads == 1  # the default: one thread
+    assert OnnxQueryEncoder(*files, SPEC, threads=2).threads == 2
+
+
+def test_concurrent_queries_agree(encoder: OnnxQueryEncoder) -> None:
+    expected = [encoder.embed(q) for q in QUERIES]
+    results: dict[int, list[np.ndarray]] = {}
+
+    def run(k: int) -> None:
+        results[k] = [encoder.embed(q) for q in QUERIES]
+
+    threads = [threading.Thread(target=run, args=(k,)) for k in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    for got in results.values():
+        assert all(np.array_equal(a, b) for a, b in zip(got, expected, strict=True))
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs named pipes")
+def test_background_loading_reports_not_ready_then_ready(files, tmp_path: Path) -> None:
+    """The tokenizer comes through a named pipe, so loading waits until the test writes it."""
+    pipe = tmp_path / "tokenizer.json"
+    os.mkfifo(pipe)
+    background = load_in_background(files[0], pipe, SPEC)
+    assert not background.ready() and background.error is None
+    with pytest.raises(EncoderNotReady, match="still loading"):
+        background.embed("retries")
+    pipe.write_text(files[1].read_text("utf-8"), "utf-8")  # blocks until the loader reads
+    assert background.wait(30)
+    assert background.ready() and background.error is None
+    assert background.embed("retries").shape == (256,)
+
+
+def _one_line_error(make) -> str:
+    with pytest.raises(EncoderError) as info:
+        make()
+    message = str(info.value)
+    assert message and "\n" not in message and not isinstance(info.value, EncoderNotReady)
+    return message
+
+
+def test_bad_files_give_one_line(files, static: StaticModel, tmp_path: Path) -> None:
+    model, tok = files
+    missing = _one_line_error(lambda: OnnxQueryEncoder(tmp_path / "nope.onnx", tok, SPEC))
+    assert "nope.onnx" in missing
+    corrupt = tmp_path / "corrupt.onnx"
+    corrupt.write_bytes(model.read_bytes()[:5000])
+    assert "corrupt.onnx" in _one_line_error(lambda: OnnxQueryEncoder(corrupt, tok, SPEC))
+    garbage = tmp_path / "garbage.onnx"
+    garbage.write_bytes(b"\x00not a model\xff" * 100)
+    assert "garbage.onnx" in _one_line_error(lambda: OnnxQueryEncoder(garbage, tok, SPEC))
+    assert "tokenizer" in _one_line_error(
+        lambda: OnnxQueryEncoder(model, tmp_path / "none.json", SPEC)
+    )
+    bad_tok = tmp_path / "bad.json"
+    bad_tok.write_text('{"model": 3}')
+    assert "bad.json" in _one_line_error(lambda: OnnxQueryEncoder(model, bad_tok, SPEC))
+    # A graph whose output is not the one the spec names, or is too narrow.
+    renamed = tmp_path / "renamed.onnx"
+    write_graph(renamed, static, output="last_hidden_state")
+    assert "sentence_embedding" in _one_line_error(lambda: OnnxQueryEncoder(renamed, tok, SPEC))
+    wide = EncoderSpec("", 512, 1024, SPEC.output)
+    assert "1024" in _one_line_error(lambda: OnnxQueryEncoder(model, tok, wide))
+
+
+def test_background_load_failure_is_reported(files, tmp_path: Path) -> None:
+    background = load_in_background(tmp_path / "absent.onnx", files[1], SPEC)
+    assert background.wait(30)
+    assert not background.ready()
+    assert background.error and "absent.onnx" in background.error
+    with pytest.raises(EncoderError) as info:
+        background.embed("retries")
+    assert not isinstance(info.value, EncoderNotReady)
+    assert str(info.value) == background.error
