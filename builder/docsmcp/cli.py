@@ -23,6 +23,7 @@ from docsmcp.common import logs
 from docsmcp.common.cache import KIND_NAMES
 from docsmcp.common.progress import Progress
 from docsmcp.embeddings.embed import PROVIDER_CHOICES, EmbeddingOptions
+from docsmcp.embeddings.rescore import RescoreOptions
 from docsmcp.embeddings.vectorize import IVF_THRESHOLD
 from docsmcp.pipeline.collect import collect
 from docsmcp.sources.gitsource import GitError
@@ -174,6 +175,44 @@ def _parser() -> argparse.ArgumentParser:
         action="store_true",
         help="print the summary as JSON (files, chunks, sizes, seconds per phase, references)",
     )
+    r = b.add_argument_group("rescoring model (issue 29)")
+    r.add_argument(
+        "--rescore-model",
+        type=Path,
+        metavar="DIR",
+        help="a sentence-transformers model directory (EmbeddingGemma, mpnet, bge, e5, gte...) "
+        "that embeds every chunk and reorders the best hits of each search; its query side is "
+        "exported to ONNX into the bundle (needs docsmcp[sentence-transformers] here and "
+        "docsmcp-runtime[onnx] beside the server)",
+    )
+    r.add_argument(
+        "--rescore-dimensions",
+        type=int,
+        metavar="N",
+        help="keep the first N values of the model's vectors (Matryoshka models, e.g. 256)",
+    )
+    r.add_argument(
+        "--rescore-depth",
+        type=int,
+        default=RescoreOptions.depth,
+        metavar="N",
+        help="best hits of the first stage that the model reorders "
+        f"(default {RescoreOptions.depth})",
+    )
+    r.add_argument(
+        "--rescore-recall",
+        type=int,
+        default=RescoreOptions.recall,
+        metavar="N",
+        help="the model's own N nearest chunks (within the filters) join the hits it reorders: "
+        "what full text missed for a question in a reader's words "
+        f"(default {RescoreOptions.recall}; 0: none)",
+    )
+    r.add_argument(
+        "--rescore-f32",
+        action="store_true",
+        help="keep the query encoder's float32 weights (default: int8 where it agrees with them)",
+    )
     g = b.add_argument_group("embeddings (hybrid search)")
     g.add_argument(
         "--embedding-provider",
@@ -304,6 +343,12 @@ def _parser() -> argparse.ArgumentParser:
         action="store_true",
         help="also rank distinct pages (the first k distinct files, following next_cursor) "
         "and score them with the cases' graded judgments (`grade` 1-3): a second table",
+    )
+    e.add_argument(
+        "--no-rescore",
+        action="store_true",
+        help="leave out the bundle's rescoring model (as `docsmcp-runtime --no-rescore`): the "
+        "first stage alone, for a before/after table from one bundle",
     )
     e.add_argument(
         "--expand-references",

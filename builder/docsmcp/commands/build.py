@@ -15,12 +15,14 @@ from docsmcp_runtime.format import (
     FusionWeights,
     check_url_template,
 )
+from docsmcp_runtime.format.rescore import MAX_DEPTH, MAX_DIMENSIONS
 
 from docsmcp.bundle.write import OutputError
 from docsmcp.commands.console import _err
 from docsmcp.common.cache import cache_root
 from docsmcp.common.progress import Progress
 from docsmcp.embeddings.embed import EmbeddingOptions, ProviderError
+from docsmcp.embeddings.rescore import RescoreOptions
 from docsmcp.pipeline.build import build
 from docsmcp.pipeline.collect import BuildError, BuildOptions
 from docsmcp.sources.gitsource import Checkout, record_build, up_to_date
@@ -41,6 +43,26 @@ def _embedding_options(args: argparse.Namespace) -> EmbeddingOptions:
     )
 
 
+def _rescore_options(args: argparse.Namespace) -> RescoreOptions:
+    if args.rescore_model is None:
+        return RescoreOptions()
+    bounds = (
+        ("--rescore-dimensions", args.rescore_dimensions, 1, MAX_DIMENSIONS),
+        ("--rescore-depth", args.rescore_depth, 1, MAX_DEPTH),
+        ("--rescore-recall", args.rescore_recall, 0, MAX_DEPTH),
+    )
+    for flag, value, low, high in bounds:
+        if value is not None and not low <= value <= high:
+            raise ValueError(f"{flag} must be between {low} and {high}, not {value}")
+    return RescoreOptions(
+        model=args.rescore_model,
+        dimensions=args.rescore_dimensions,
+        depth=args.rescore_depth,
+        recall=args.rescore_recall,
+        quantize=not args.rescore_f32,
+    )
+
+
 def _options(args: argparse.Namespace) -> BuildOptions:
     extra = {}
     if hasattr(args, "embedding_provider"):
@@ -55,6 +77,7 @@ def _options(args: argparse.Namespace) -> BuildOptions:
             "corpus_version": args.corpus_version,
             "workers": _workers(args.workers),
             "parse_cache": not args.no_cache,
+            "rescore": _rescore_options(args),
         }
     return BuildOptions(
         **extra,

@@ -128,6 +128,22 @@ def evaluate(
 # --------------------------------------------------------------------------- CLI
 
 
+RESCORER_WAIT = 600  # seconds: a 300M-parameter f32 encoder loads in a few on a laptop
+
+
+def _rescorer_ready(app: DocsApp) -> str | None:
+    """Wait for the bundle's rescoring model (evaluating while it loads would measure the first
+    stage); what stops it, if anything (pass --no-rescore to evaluate without it)."""
+    rescorer = app.searcher.rescorer
+    if rescorer is None:
+        return None
+    if not rescorer.wait(RESCORER_WAIT):
+        return f"the rescoring model did not load in {RESCORER_WAIT} s"
+    if rescorer.error:
+        return f"the rescoring model cannot load ({rescorer.error}); --no-rescore leaves it out"
+    return None
+
+
 def _error(message: str) -> int:
     print(f"{PROG}: error: {message}", file=sys.stderr)
     return 2
@@ -170,8 +186,12 @@ def run_eval_cli(args: Any) -> int:
         options = SearchOptions(
             expand_references=bool(getattr(args, "expand_references", False)),
             max_tokens=getattr(args, "max_tokens", None),
+            rescore=not getattr(args, "no_rescore", False),
         )
         apps[name] = DocsApp(bundle, options)
+        problem = _rescorer_ready(apps[name])
+        if problem:
+            return _error(f"--bundle {spec!r}: {problem}")
     from docsmcp.common.progress import Progress
 
     pages = bool(getattr(args, "pages", False))

@@ -31,6 +31,7 @@ from docsmcp.common.cache import cache_root, output_key
 from docsmcp.common.memtrim import release_free_memory
 from docsmcp.common.progress import Reporter
 from docsmcp.embeddings.embed import EmbeddingProvider, make_provider
+from docsmcp.embeddings.rescore import build_rescore
 from docsmcp.embeddings.vectorize import build_ivf, embed_chunks
 from docsmcp.model.chunk import Chunk
 from docsmcp.pipeline.collect import BuildError, BuildOptions, Built, collect
@@ -106,9 +107,9 @@ def _build(
     key = output_key(out)
     parse_cache = ParseCache(cache_dir / "parsed", key) if options.parse_cache else None
     pdf_cache = cache_dir if options.parse_cache else None
-    collected = collect(
-        options, provider, progress, parse_cache, pdf_cache, provider is None, rows=table
-    )
+    rescoring = options.rescore.model is not None
+    lean = provider is None and not rescoring  # only embedding reads the chunks' text again
+    collected = collect(options, provider, progress, parse_cache, pdf_cache, lean, rows=table)
     if parse_cache is not None:
         parse_cache.save()
     if collected.problems or collected.rows is None:
@@ -129,6 +130,13 @@ def _build(
             options, provider, chunks, cache_dir / "embeddings", progress, key
         )
         mark = phase("embed", mark)
+    rescore = None
+    if rescoring:
+        rescore, rescore_arrays, rescore_files = build_rescore(
+            options.rescore, chunks, cache_dir, progress, key
+        )
+        arrays, files = {**arrays, **rescore_arrays}, {**files, **rescore_files}
+        mark = phase("rescoring model", mark)
     named = CorpusName(options.name, options.name, "--name") if options.name else None
     named = named or corpus_name(options.docs_dir)
     name, name_from = named.name, named.source
@@ -147,6 +155,7 @@ def _build(
         analyzer=options.analyzer,
         lexical=options.lexical,
         embedding=embedding,
+        rescore=rescore,
         source=Source(*source_commit(options.docs_dir), url=options.source_url),
         version=options.corpus_version,
         builder=f"docsmcp {__version__}",

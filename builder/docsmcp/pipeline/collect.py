@@ -27,6 +27,7 @@ from docsmcp.chunking.chunk import DEFAULT_MAX_CHUNK_SIZE
 from docsmcp.common.memtrim import release_free_memory
 from docsmcp.common.progress import Progress, Reporter
 from docsmcp.embeddings.embed import EmbeddingOptions, EmbeddingProvider
+from docsmcp.embeddings.rescore import RescoreOptions
 from docsmcp.embeddings.vectorize import IVF_THRESHOLD
 from docsmcp.enrich.roles import ROLE_DESCRIPTION, ROLE_KEY
 from docsmcp.indexing.lexical import IndexBuilder
@@ -83,6 +84,7 @@ class BuildOptions:
     corpus_version: str | None = None  # the docs' own version, e.g. "2.4.0"
     workers: int = 0  # processes parsing and chunking; 0: one per core (same bundle either way)
     parse_cache: bool = True  # reuse files parsed by an earlier build (--no-cache: off)
+    rescore: RescoreOptions = field(default_factory=RescoreOptions)  # --rescore-model
 
 
 @dataclass(frozen=True)

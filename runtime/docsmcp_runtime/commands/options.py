@@ -28,6 +28,8 @@ def _search_options(args: argparse.Namespace) -> SearchOptions:
         args.max_tokens,
         args.ivf_probe,
     )
+    if getattr(args, "no_rescore", False):
+        options = dataclasses.replace(options, rescore=False)
     if not getattr(args, "rerank_url", None):
         return options
     if not 1 <= args.rerank_depth <= MAX_RERANK_DEPTH:

@@ -106,6 +106,12 @@ def _parser() -> argparse.ArgumentParser:
         help="lists an IVF bundle's vector search reads per query, instead of the bundle's "
         "(lists/16): more finds more of the exact nearest vectors, more slowly",
     )
+    p.add_argument(
+        "--no-rescore",
+        action="store_true",
+        help="leave out the bundle's rescoring model (docsmcp build --rescore-model): searches "
+        "keep the first stage's order and the model's encoder is never loaded",
+    )
     rr = p.add_argument_group("reranking (optional, off by default)")
     rr.add_argument(
         "--rerank-url",

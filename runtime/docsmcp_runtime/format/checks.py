@@ -37,6 +37,7 @@ from .layout import (
     METADATA_FILE,
     Q8_ARRAYS,
     REQUIRED_FILES,
+    RESCORE_ARRAYS,
     TABLE_FILES,
     VECTOR_ARRAYS,
     sha256_file,
@@ -120,6 +121,7 @@ class Inspection(DeepChecks):
         if self.metadata is not None:
             yield from self._taxonomy_codes()
             yield from self._vectors()
+            yield from self._rescore()
         if self.deep:
             yield from self._deep()
             yield from self._browse_tables()
@@ -219,6 +221,8 @@ class Inspection(DeepChecks):
                 yield Problem(name, f"{size} bytes, metadata.json says {entry.bytes}")
                 continue
             self.sized.add(name)
+            if name in self._checked_by_reader():
+                continue
             if self.lazy_bytes is not None and size > self.lazy_bytes:
                 self.deferred.append(name)
             elif self.hashes:
@@ -230,6 +234,20 @@ class Inspection(DeepChecks):
             for item in sorted(self.root.iterdir()):
                 if item.name not in listed:
                     yield Problem(item.name, "stray entry; a bundle holds exactly its files")
+
+    def _checked_by_reader(self) -> frozenset[str]:
+        """Files whose own reader checks their sha256 before using them, off the open path: the
+        rescoring model's encoder (hundreds of MB, loaded in the background by
+        search/rescore.py). A deep check (`docsmcp verify`) hashes them here like any file."""
+        if self.deep or self.lazy_bytes is None:
+            return frozenset()
+        encoder = (self.raw or {}).get("rescore")
+        encoder = encoder.get("encoder") if isinstance(encoder, dict) else None
+        if not isinstance(encoder, dict):
+            return frozenset()
+        return frozenset(
+            v for k, v in encoder.items() if k in ("model", "tokenizer") and isinstance(v, str)
+        )
 
     def _map_arrays(self) -> None:
         for spec in ALL_ARRAYS.values():
@@ -414,6 +432,22 @@ class Inspection(DeepChecks):
             yield Problem("ivf_offsets.bin", "does not cover the vectors in ascending lists")
         if rows is not None and (len(rows) != n or (n and int(rows.max()) >= n)):
             yield Problem("vector_rows.bin", "is not one chunk row per stored vector")
+
+    def _rescore(self) -> Iterator[Problem]:
+        """The rescoring section's files are listed, and its vectors are one row per chunk."""
+        assert self.metadata is not None
+        spec, vectors_file = self.metadata.rescore, RESCORE_ARRAYS["rescore_vectors"].file
+        if spec is None:
+            if vectors_file in self.entries:
+                yield Problem(METADATA_FILE, f"lists {vectors_file} but has no rescore section")
+            return
+        for name in (vectors_file, *spec.files):
+            if name not in self.entries:
+                yield Problem(METADATA_FILE, f"rescore needs {name}, not in files")
+                return
+        vectors, n, dims = self.arrays.get("rescore_vectors"), self.n_chunks, spec.model.dimensions
+        if vectors is not None and n is not None and vectors.shape != (n, dims):
+            yield Problem(vectors_file, f"shape {list(vectors.shape)} is not [{n}, {dims}]")
 
     def _pair(self, files: list[str]) -> Generator[Problem, None, bool]:
         """Whether both of a pair of optional files are listed; a problem when only one is."""

@@ -86,7 +86,11 @@ DISPLAY_BLOCK_ROWS = 16
 # A decompressed block starts with its rows' record boundaries (bundle-spec.md).
 DISPLAY_BOUNDS_DTYPE = "<u4"
 
-ALL_ARRAYS = {**ARRAYS, **VECTOR_ARRAYS, **PAGE_ARRAYS, **DISPLAY_ARRAYS}
+# Bundles with a rescoring model (bundle-spec.md, *Rescoring*; format/rescore.py): its document
+# vectors, row r for chunk row r, L2-normalised. Optional, like the section that describes them.
+RESCORE_ARRAYS = _specs(ArraySpec("rescore_vectors", "rescore_vectors.bin", "<f2", ndim=2))
+
+ALL_ARRAYS = {**ARRAYS, **VECTOR_ARRAYS, **PAGE_ARRAYS, **DISPLAY_ARRAYS, **RESCORE_ARRAYS}
 ARRAY_BY_FILE = {s.file: s for s in ALL_ARRAYS.values()}
 # The files every bundle has besides metadata.json.
 REQUIRED_FILES = (CHUNKS_FILE, *(s.file for s in ARRAYS.values()))
@@ -96,7 +100,7 @@ REQUIRED_FILES = (CHUNKS_FILE, *(s.file for s in ARRAYS.values()))
 MAX_TAXONOMY_VALUES = 0xFFFF
 # Row numbers are uint32.
 MAX_CHUNKS = 0xFFFFFFFF
-# A bundle has 8 files, 23 with every optional one; far more is not a bundle (bounds archives).
+# A bundle has 8 files, 27 with every optional one; far more is not a bundle (bounds archives).
 MAX_FILES = 64
 # metadata.json is small (taxonomy values and tool texts); a reader never parses more.
 MAX_METADATA_BYTES = 16 << 20

@@ -21,6 +21,7 @@ from .files import FileEntry, parse_files
 from .jsonread import MetadataError
 from .layout import FORMAT, FORMAT_VERSION, MAX_TAXONOMY_VALUES, bundle_id
 from .ranking import AnalyzerConfig, Embedding, LexicalParams
+from .rescore import Rescore, rescore_or_null
 
 # Features a reader must understand (bundle-spec.md, *Compatibility*). This reader knows these.
 FEATURE_AUTO_INCLUDE = "auto-include"
@@ -256,6 +257,7 @@ class Metadata:
     files: Mapping[str, FileEntry] = field(default_factory=dict)
     requires: tuple[str, ...] = ()
     format_version: int = FORMAT_VERSION
+    rescore: Rescore | None = None  # a second model that reorders the best hits (rescore.py)
 
     def required_features(self) -> tuple[str, ...]:
         """The `requires` list this content calls for (the builder writes it)."""
@@ -283,6 +285,7 @@ class Metadata:
             "analyzer": self.analyzer.to_json(),
             "lexical": self.lexical.to_json(),
             "embedding": self.embedding.to_json() if self.embedding else None,
+            **({"rescore": self.rescore.to_json()} if self.rescore else {}),
             "version": self.version,
             "source": self.source.to_json(),
             "build": {"builder": self.builder},
@@ -327,6 +330,7 @@ class Metadata:
             analyzer=j.field(data, "analyzer", "", AnalyzerConfig.from_json),
             lexical=j.field(data, "lexical", "", LexicalParams.from_json),
             embedding=embedding,
+            rescore=j.optional(data, "rescore", "", rescore_or_null, None),
             source=j.field(data, "source", "", Source.from_json),
             version=j.optional(data, "version", "", j.string_or_null, None),
             builder=j.field(build, "builder", "build", j.string),

@@ -6,6 +6,7 @@ import functools
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -22,6 +23,9 @@ from .selection import rank, topk
 from .vectors import VectorIndex, vectors_file
 from .versions import Versions
 from .workspace import Workspace, WorkspacePool, large_mappings, release
+
+if TYPE_CHECKING:  # imported with the bundle's rescoring stage only
+    from .rescore import Rescorer
 
 # Candidates taken from each ranked list before fusion.
 FUSION_DEPTH = 200
@@ -97,6 +101,7 @@ class Searcher:
         self.time_budget = options.time_budget
         self.expand_references = options.expand_references
         self.max_tokens = options.max_tokens
+        self.rescorer = _rescorer(bundle) if options.rescore else None
         self.work = WorkspacePool(bundle.n_chunks)
         # The postings and dictionary of a large bundle are given back after each search.
         self._mapped = large_mappings(bundle.arrays, ("terms", "postings_docs", "postings_impacts"))
@@ -208,7 +213,8 @@ class Searcher:
             weigh(scores, self.roles, query, filters)
             keep = np.logical_and(matched, mask, out=work.array("keep", bool))
             total = int(np.count_nonzero(keep))
-            ranked, ranked_scores = rank(scores, keep, end)
+            depth = self.rescorer.spec.depth if self.rescorer is not None else 0
+            ranked, ranked_scores = rank(scores, keep, max(end, depth))
             also_in: list[dict[str, list[str]]] = [{} for _ in ranked]
             ranked_set: np.ndarray | None = keep
         else:
@@ -218,6 +224,14 @@ class Searcher:
             matched |= proximity > 0
             total = len(ranked)
             ranked_set = None  # the ranked rows, made below only when references need it
+        if self.rescorer is not None:
+            before = len(ranked)
+            ranked, ranked_scores, also_in = self._rescore(
+                query, ranked, ranked_scores, also_in, notes, mask
+            )
+            total += len(ranked) - before  # rows the model recalled
+            if ranked_set is not None and len(ranked) != before:
+                ranked_set[ranked] = True  # the recalled rows count as ranked for references
         unpinned = ranked
         pins = [r for r in dict.fromkeys(pinned) if 0 <= r < n and mask[r]]
         if pins:
@@ -246,6 +260,31 @@ class Searcher:
             notes=notes,
             reached_by={r: p for r, p in reached_by.items() if r in ranked[offset:end]},
         )
+
+    def _rescore(
+        self,
+        query: str,
+        ranked: np.ndarray,
+        scores: np.ndarray,
+        also_in: list[dict[str, list[str]]],
+        notes: list[str],
+        mask: np.ndarray,
+    ) -> tuple[np.ndarray, np.ndarray, list[dict[str, list[str]]]]:
+        """The best hits reordered by the bundle's rescoring model, with the rows it recalled
+        (rescore.py); a recalled row leaves its later place in the ranking."""
+        assert self.rescorer is not None
+        moved, note = self.rescorer.reorder(query, scores, ranked, mask)
+        if note:
+            notes.append(note)
+        if moved is None:
+            return ranked, scores, also_in
+        k = moved.replaced
+        where = {int(r): i for i, r in enumerate(ranked[:k])}
+        rest = np.flatnonzero(~np.isin(ranked[k:], moved.rows)) + k
+        rows = np.concatenate([moved.rows, ranked[rest]]).astype(ranked.dtype, copy=False)
+        tail = np.asarray(scores[rest], dtype=np.float64) * moved.tail
+        head_also = [also_in[where[int(r)]] if int(r) in where else {} for r in moved.rows]
+        return rows, np.concatenate([moved.scores, tail]), head_also + [also_in[i] for i in rest]
 
     def named(self, query: str, filters: dict[str, str]) -> list[Named]:
         """Taxonomy values the query names, for keys the call does not filter."""
@@ -374,6 +413,19 @@ class Searcher:
             if found:
                 out[key] = found
         return out
+
+
+def _rescorer(bundle: Bundle) -> Rescorer | None:
+    """The bundle's rescoring stage, its encoder loading in the background from now on."""
+    spec = bundle.metadata.rescore
+    vectors = bundle.arrays.get("rescore_vectors")
+    if spec is None or vectors is None:
+        return None
+    from .rescore import Rescorer
+
+    files = bundle.metadata.files
+    digests = {name: files[name].sha256 for name in spec.files if name in files}
+    return Rescorer(bundle.path, spec, vectors, digests)
 
 
 def _pin(

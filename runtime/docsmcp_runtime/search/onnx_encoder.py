@@ -18,6 +18,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -169,7 +170,15 @@ class BackgroundEncoder:
     """An OnnxQueryEncoder loading on a daemon thread; `embed` raises EncoderNotReady until it
     has loaded, then embeds, or raises EncoderError with the load failure's line for good."""
 
-    def __init__(self, model: Path, tokenizer: Path, spec: EncoderSpec, threads: int) -> None:
+    def __init__(
+        self,
+        model: Path,
+        tokenizer: Path,
+        spec: EncoderSpec,
+        threads: int,
+        before: Callable[[], None] | None = None,
+    ) -> None:
+        self._before = before
         self._loaded = threading.Event()
         self._encoder: OnnxQueryEncoder | None = None
         self._error: str | None = None
@@ -184,6 +193,8 @@ class BackgroundEncoder:
     def _load(self, model: Path, tokenizer: Path, spec: EncoderSpec, threads: int) -> None:
         started = time.perf_counter()
         try:
+            if self._before is not None:
+                self._before()
             self._encoder = OnnxQueryEncoder(model, tokenizer, spec, threads)
             log.info("ONNX query encoder loaded in %.2f s", time.perf_counter() - started)
         except EncoderError as exc:
@@ -215,6 +226,12 @@ class BackgroundEncoder:
 
 
 def load_in_background(
-    model: Path, tokenizer: Path, spec: EncoderSpec, threads: int = 1
+    model: Path,
+    tokenizer: Path,
+    spec: EncoderSpec,
+    threads: int = 1,
+    before: Callable[[], None] | None = None,
 ) -> BackgroundEncoder:
-    return BackgroundEncoder(Path(model), Path(tokenizer), spec, threads)
+    """`before` runs first on the loading thread (e.g. the files' sha256 check); an
+    EncoderError it raises is the load's failure."""
+    return BackgroundEncoder(Path(model), Path(tokenizer), spec, threads, before)

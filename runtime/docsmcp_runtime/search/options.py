@@ -54,6 +54,8 @@ class SearchOptions:
     rerank: RerankOptions | None = None
     # Lists an IVF search reads (--ivf-probe); None: the bundle's `index.probe`.
     ivf_probe: int | None = None
+    # Reorder the best hits with the bundle's rescoring model, when it has one (--no-rescore).
+    rescore: bool = True
 
     @classmethod
     def parse(

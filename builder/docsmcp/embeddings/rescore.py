@@ -1,0 +1,199 @@
+"""The rescoring stage of a bundle (`docsmcp build --rescore-model DIR`, issue 29): a strong
+sentence-transformers model embeds every chunk once at build time, and its query side is exported
+to ONNX into the bundle, so the runtime reorders the first stage's best hits with it using
+onnxruntime alone (bundle-spec.md, *Rescoring*; the runtime's search/rescore.py).
+
+Heavy (torch, sentence-transformers) and optional: `docsmcp[sentence-transformers]`. Document
+vectors go through the embedding cache like any provider's; the exported encoder is cached by
+the model's content, so a rebuild after an edit embeds the edited chunks and nothing else.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+from docsmcp_runtime.distribution.swap import replace_file
+from docsmcp_runtime.format.rescore import (
+    DEFAULT_DEPTH,
+    DEFAULT_RECALL,
+    DEFAULT_WEIGHTS,
+    RESCORE_ENCODER_FILE,
+    RESCORE_TOKENIZER_FILE,
+    Rescore,
+    RescoreEncoder,
+    RescoreModel,
+)
+from docsmcp_runtime.search.embedding import model_fingerprint
+
+from docsmcp.common.progress import Progress
+from docsmcp.embeddings.embed import ProviderError, fingerprint_of
+from docsmcp.embeddings.vectorize import embed_chunks
+from docsmcp.model.chunk import Chunk
+
+log = logging.getLogger(__name__)
+
+# Tokens of a chunk the model reads: its head says what it is about, and a transformer's cost
+# grows faster than its input (EmbeddingGemma on 2 CPU cores: ~0.8 s for 512 tokens).
+DEFAULT_MAX_TOKENS = 512
+
+
+@dataclass(frozen=True)
+class RescoreOptions:
+    model: Path | None = None  # a sentence-transformers model directory; None: no rescoring
+    dimensions: int | None = None  # Matryoshka truncation (e.g. 256 for EmbeddingGemma)
+    depth: int = DEFAULT_DEPTH
+    recall: int = DEFAULT_RECALL
+    max_tokens: int = DEFAULT_MAX_TOKENS
+    quantize: bool = True  # int8 query encoder where it agrees with f32 (onnx_export.py)
+
+
+class DocumentEncoder:
+    """The document side, shaped as an embedding provider so embed_chunks caches its vectors."""
+
+    name = "rescore"
+
+    def __init__(self, options: RescoreOptions, batch_size: int = 16) -> None:
+        assert options.model is not None
+        folder = options.model.expanduser()
+        if not folder.is_dir():
+            raise ProviderError(f"--rescore-model {folder}: not a directory")
+        try:
+            from sentence_transformers import SentenceTransformer
+        except ImportError:
+            raise ProviderError(
+                "--rescore-model needs sentence-transformers: "
+                "pip install 'docsmcp[sentence-transformers]'"
+            ) from None
+        try:
+            model = SentenceTransformer(str(folder), device="cpu", local_files_only=True)
+        except Exception as exc:  # the library raises many kinds for a bad directory
+            raise ProviderError(f"cannot load --rescore-model {folder}: {exc}") from None
+        self.folder = folder.resolve()
+        self._model = model
+        self.batch_size = batch_size
+        self.max_tokens = min(int(model.max_seq_length or options.max_tokens), options.max_tokens)
+        model.max_seq_length = self.max_tokens
+        dimension_of = getattr(model, "get_embedding_dimension", None)
+        full = int((dimension_of or model.get_sentence_embedding_dimension)())
+        if options.dimensions is not None and not 0 < options.dimensions <= full:
+            raise ProviderError(
+                f"--rescore-dimensions {options.dimensions}: the model makes {full} values"
+            )
+        self.dimensions = options.dimensions or full
+        prompts = dict(getattr(model, "prompts", None) or {})
+        self.document_prompt = prompts.get("document", prompts.get("passage", ""))
+        self.query_prompt = prompts.get("query", "")
+        self.model = self.folder.name
+        self.context_tokens = self.max_tokens
+        self.content = model_fingerprint(self.folder)
+
+    def fingerprint(self) -> str:
+        return fingerprint_of(
+            {
+                "provider": self.name,
+                "content": self.content,
+                "prompt": self.document_prompt,
+                "max_tokens": self.max_tokens,
+                "dimensions": self.dimensions,
+                "v": 1,
+            }
+        )
+
+    def embed_documents(self, texts: list[str], ids: list[str]) -> np.ndarray:
+        vectors = self._model.encode(
+            texts,
+            prompt=self.document_prompt or None,
+            batch_size=self.batch_size,
+            normalize_embeddings=True,
+            convert_to_numpy=True,
+            show_progress_bar=False,
+        )
+        # Matryoshka models keep their meaning in the first values; embed_chunks renormalises.
+        return np.asarray(vectors, dtype=np.float32)[:, : self.dimensions]
+
+    def spec(self, options: RescoreOptions, weights: str, output: str) -> Rescore:
+        return Rescore(
+            model=RescoreModel(
+                name=self.model,
+                content_sha256=self.content,
+                dimensions=self.dimensions,
+                document_prompt=self.document_prompt,
+                query_prompt=self.query_prompt,
+                max_tokens=self.max_tokens,
+            ),
+            encoder=RescoreEncoder(weights=weights, output=output),
+            depth=options.depth,
+            recall=options.recall,
+            weights=dict(DEFAULT_WEIGHTS),
+        )
+
+
+def build_rescore(
+    options: RescoreOptions,
+    chunks: list[Chunk],
+    cache_dir: Path,
+    progress: Callable[[str, int], Progress] | None = None,
+    key: str = "",
+) -> tuple[Rescore, dict[str, np.ndarray], dict[str, bytes]]:
+    """The `rescore` section, its vectors (by array name) and its files (by name)."""
+    encoder = DocumentEncoder(options)
+    vectors, stats = embed_chunks(encoder, chunks, cache_dir / "embeddings", progress, key)
+    if stats.total:
+        log.info(
+            "rescoring model %s embedded %d of %d chunks (%d from the cache)",
+            encoder.model,
+            stats.embedded,
+            stats.total,
+            stats.cached,
+        )
+    exported = _query_encoder(encoder, options, cache_dir / "encoders")
+    spec = encoder.spec(options, exported.weights, exported.output)
+    arrays = {"rescore_vectors": vectors}
+    files = {RESCORE_ENCODER_FILE: exported.model, RESCORE_TOKENIZER_FILE: exported.tokenizer}
+    return spec, arrays, files
+
+
+@dataclass(frozen=True)
+class _Exported:
+    model: bytes
+    tokenizer: bytes
+    weights: str  # "int8" or "f32"
+    output: str  # the graph output holding the vector
+
+
+def _query_encoder(encoder: DocumentEncoder, options: RescoreOptions, folder: Path) -> _Exported:
+    """The exported ONNX query encoder, from the cache when this model was exported before
+    (exporting a 300M-parameter model takes minutes)."""
+    name = hashlib.sha256(
+        f"{encoder.content}\0{encoder.dimensions}\0{options.quantize}\0v1".encode()
+    ).hexdigest()[:32]
+    paths = [folder / f"{name}.{part}" for part in ("onnx", "tokenizer.json", "json")]
+    if all(p.is_file() for p in paths):
+        try:
+            about = json.loads(paths[2].read_text())
+            return _Exported(
+                paths[0].read_bytes(), paths[1].read_bytes(), about["weights"], about["output"]
+            )
+        except (OSError, ValueError, KeyError) as exc:
+            log.warning("exported encoder cache %s unreadable (%s); exporting again", name, exc)
+    from docsmcp.embeddings.onnx_export import export_query_encoder
+
+    made = export_query_encoder(
+        encoder.folder, dimensions=encoder.dimensions, quantize=options.quantize
+    )
+    exported = _Exported(made.model, made.tokenizer, made.weights, made.spec.output)
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        replace_file(paths[0], exported.model)
+        replace_file(paths[1], exported.tokenizer)
+        about = {"weights": exported.weights, "output": exported.output}
+        replace_file(paths[2], json.dumps(about).encode())
+    except OSError as exc:
+        log.warning("could not cache the exported encoder in %s (%s)", folder, exc)
+    return exported
