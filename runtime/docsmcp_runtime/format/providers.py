@@ -185,9 +185,17 @@ class SentenceTransformersOptions(_NoFiles):
 
     model_name: str
     content_sha256: str
+    # The model's own prompts (config_sentence_transformers.json: "query", "document" or
+    # "passage"), prepended to queries and chunks: EmbeddingGemma, e5, bge... need them.
+    query_prompt: str = ""
+    document_prompt: str = ""
 
     def to_json(self) -> dict:
-        return {"model_name": self.model_name, "content_sha256": self.content_sha256}
+        data = {"model_name": self.model_name, "content_sha256": self.content_sha256}
+        # Written only when set: bundles of prompt-less models keep their bytes.
+        if self.query_prompt or self.document_prompt:
+            data.update(query_prompt=self.query_prompt, document_prompt=self.document_prompt)
+        return data
 
     @classmethod
     def from_json(cls, value: object, path: str) -> SentenceTransformersOptions:
@@ -195,7 +203,12 @@ class SentenceTransformersOptions(_NoFiles):
         digest = j.field(data, "content_sha256", path, j.string)
         if not re.fullmatch(r"[0-9a-f]{64}", digest):
             raise MetadataError(j.join(path, "content_sha256"), "expected 64 hex digits")
-        return cls(model_name=j.field(data, "model_name", path, j.nonempty), content_sha256=digest)
+        return cls(
+            model_name=j.field(data, "model_name", path, j.nonempty),
+            content_sha256=digest,
+            query_prompt=j.optional(data, "query_prompt", path, j.string, ""),
+            document_prompt=j.optional(data, "document_prompt", path, j.string, ""),
+        )
 
 
 @dataclass(frozen=True)

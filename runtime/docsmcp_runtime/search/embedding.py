@@ -108,8 +108,9 @@ class SentenceTransformersEmbedder:
     $DOCSMCP_ST_MODEL, else the packaged all-MiniLM-L6-v2; it must hold exactly the model the
     bundle was built with (checked by content on first use). Needs sentence-transformers."""
 
-    def __init__(self, options: SentenceTransformersOptions) -> None:
+    def __init__(self, options: SentenceTransformersOptions, dimensions: int = 0) -> None:
         configured = os.environ.get("DOCSMCP_ST_MODEL")
+        self.dimensions = dimensions or None  # None: all of the model's values
         self.folder = Path(configured) if configured else packaged_model_dir()
         self.options = options
         self._model = None
@@ -119,8 +120,14 @@ class SentenceTransformersEmbedder:
         with self._lock:
             if self._model is None:
                 self._model = self._load()
-        vector = self._model.encode([text], normalize_embeddings=True, convert_to_numpy=True)
-        return np.asarray(vector[0], dtype=np.float32)
+        vector = self._model.encode(
+            [text],
+            prompt=self.options.query_prompt or None,
+            normalize_embeddings=True,
+            convert_to_numpy=True,
+        )
+        # A model cut to fewer dimensions (Matryoshka) keeps the first values, renormalised.
+        return normalise(np.asarray(vector[0], dtype=np.float32)[: self.dimensions])
 
     def _load(self):  # returns a SentenceTransformer
         try:
@@ -150,7 +157,7 @@ def sentence_transformers_embedder(
     spec: Embedding, bundle_dir: Path
 ) -> SentenceTransformersEmbedder:
     assert isinstance(spec.options, SentenceTransformersOptions)
-    return SentenceTransformersEmbedder(spec.options)
+    return SentenceTransformersEmbedder(spec.options, spec.dimensions)
 
 
 def query_embedder(spec: Embedding, bundle_dir: Path) -> QueryEmbedder:
