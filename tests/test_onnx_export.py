@@ -196,3 +196,28 @@ def test_down_projections_found_structurally(exports, tmp_path: Path) -> None:
     names = _down_projections(tmp_path / "f32.onnx")
     assert len(names) == 6  # one per layer of MiniLM-L6
     assert all("/output/dense/" in n and "attention" not in n for n in names)
+
+
+def test_without_torch_the_error_says_what_to_install(tmp_path: Path) -> None:
+    """Runs in CI (no torch there): a child process in which torch cannot be imported."""
+    import subprocess
+    import sys
+
+    (tmp_path / "tokenizer.json").write_text("{}")
+    (tmp_path / "modules.json").write_text("[]")
+    code = (
+        "import sys; sys.modules['torch'] = None\n"
+        "from pathlib import Path\n"
+        "from docsmcp.embeddings.embed import ProviderError\n"
+        "from docsmcp.embeddings.onnx_export import export_query_encoder\n"
+        "try:\n"
+        f"    export_query_encoder(Path({str(tmp_path)!r}))\n"
+        "except ProviderError as exc:\n"
+        "    print(exc)\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60
+    ).stdout
+    assert out.strip() == (
+        "exporting an ONNX query encoder needs torch: pip install 'docsmcp[sentence-transformers]'"
+    )
