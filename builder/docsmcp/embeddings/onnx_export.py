@@ -16,6 +16,7 @@ sentence-transformers and onnxruntime are imported inside the functions:
 
 from __future__ import annotations
 
+import gc
 import logging
 import tempfile
 import time
@@ -126,14 +127,13 @@ def export_query_encoder(
         f32_path = folder / "f32.onnx"
         started = time.perf_counter()
         _export(model, tokenizer_file, spec, f32_path)
-        del model  # the export holds the weights once more; give torch's copy back first
+        # Peak memory: torch's copy of the weights goes before quantising, and the f32 bytes are
+        # read only if they ship (EmbeddingGemma, peak RSS: f32 5.6 GB; int8 6.5 GB, 9.0 before).
+        del model
+        gc.collect()
         log.info("exported %s to ONNX in %.1f s", model_dir.name, time.perf_counter() - started)
-        f32 = f32_path.read_bytes()
-        if not quantize:
-            return ExportedEncoder(f32, tokenizer, spec, "f32", 1.0)
-        return _quantized(f32_path, tokenizer_file, spec) or ExportedEncoder(
-            f32, tokenizer, spec, "f32", 1.0
-        )
+        int8 = _quantized(f32_path, tokenizer_file, spec) if quantize else None
+        return int8 or ExportedEncoder(f32_path.read_bytes(), tokenizer, spec, "f32", 1.0)
 
 
 def _load_model(model_dir: Path) -> Any:
