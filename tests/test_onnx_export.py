@@ -61,7 +61,7 @@ QUERIES = [
 
 @pytest.fixture(scope="module")
 def model_dir() -> Path:
-    pytest.importorskip("torch", reason="torch is not installed (docsmcp[sentence-transformers])")
+    pytest.importorskip("torch", reason="torch is not installed (docsmcp[onnx-export])")
     pytest.importorskip("sentence_transformers", reason="sentence-transformers is not installed")
     pytest.importorskip("onnxruntime", reason="onnxruntime is not installed (runtime extra onnx)")
     folder = packaged_model_dir()
@@ -219,5 +219,5 @@ def test_without_torch_the_error_says_what_to_install(tmp_path: Path) -> None:
         [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60
     ).stdout
     assert out.strip() == (
-        "exporting an ONNX query encoder needs torch: pip install 'docsmcp[sentence-transformers]'"
+        "exporting an ONNX query encoder needs torch: pip install 'docsmcp[onnx-export]'"
     )

@@ -10,8 +10,8 @@ int8 (onnxruntime dynamic quantisation: weights int8 per output channel, activat
 at run time; QUANT_CANDIDATES says which MatMuls stay f32) makes the file ~3x smaller and a query
 ~1.7x faster on one thread; it is kept only when it agrees with the f32 graph (min cosine
 >= MIN_AGREEMENT over SAMPLE_QUERIES), else the f32 graph ships and the log says why. torch,
-sentence-transformers and onnxruntime are imported inside the functions:
-`docsmcp[sentence-transformers]` plus the runtime's `onnx` extra.
+sentence-transformers, onnx and onnxruntime are imported inside the functions: the extra
+`docsmcp[onnx-export]`.
 """
 
 from __future__ import annotations
@@ -142,8 +142,7 @@ def _load_model(model_dir: Path) -> Any:
         from sentence_transformers import SentenceTransformer
     except ImportError as exc:
         raise ProviderError(
-            f"exporting an ONNX query encoder needs {exc.name}: "
-            "pip install 'docsmcp[sentence-transformers]'"
+            f"exporting an ONNX query encoder needs {exc.name}: pip install 'docsmcp[onnx-export]'"
         ) from None
     if not (model_dir / "modules.json").is_file():
         raise ProviderError(
@@ -280,8 +279,12 @@ def _quantized(f32_path: Path, tokenizer_file: Path, spec: EncoderSpec) -> Expor
     """The first int8 encoding that agrees with the f32 graph, or None (f32 ships)."""
     try:
         from onnxruntime.quantization import QuantType, quantize_dynamic
-    except ImportError:
-        log.warning("onnxruntime is not installed: the ONNX query encoder stays f32")
+    except ImportError as exc:
+        log.warning(
+            "%s is not installed (pip install 'docsmcp[onnx-export]'): the ONNX query encoder "
+            "stays f32",
+            exc.name,
+        )
         return None
     reference = _embed_samples(f32_path, tokenizer_file, spec)
     best = 0.0
