@@ -61,7 +61,7 @@ QUERIES = [
 
 @pytest.fixture(scope="module")
 def model_dir() -> Path:
-    pytest.importorskip("torch", reason="torch is not installed (docsmcp[sentence-transformers])")
+    pytest.importorskip("torch", reason="torch is not installed (docsmcp[onnx-export])")
     pytest.importorskip("sentence_transformers", reason="sentence-transformers is not installed")
     pytest.importorskip("onnxruntime", reason="onnxruntime is not installed (runtime extra onnx)")
     folder = packaged_model_dir()
@@ -122,7 +122,7 @@ def test_export_spec(exports: dict[str, ExportedEncoder], model_dir: Path) -> No
     assert f32.spec.max_tokens == 256 and f32.spec.dimensions == 384
     assert f32.spec.output == "sentence_embedding"
     assert f32.tokenizer == (model_dir / "tokenizer.json").read_bytes()
-    assert len(int8.model) < len(f32.model) / 3  # int8 weights: about a quarter of the bytes
+    assert len(int8.model) < len(f32.model) / 2  # int8 weights, but for the FFN down-projections
     # One self-contained file: no external-data references.
     import onnx
 
@@ -186,3 +186,38 @@ def test_errors_are_one_actionable_line(model_dir: Path, tmp_path: Path) -> None
     with pytest.raises(ProviderError, match="cannot truncate to 1000") as info:
         export_query_encoder(model_dir, dimensions=1000)
     assert "\n" not in str(info.value)
+
+
+def test_down_projections_found_structurally(exports, tmp_path: Path) -> None:
+    """The int8 fallback keeps exactly the feed-forward output MatMuls (after GELU) in f32."""
+    from docsmcp.embeddings.onnx_export import _down_projections
+
+    (tmp_path / "f32.onnx").write_bytes(exports["f32"].model)
+    names = _down_projections(tmp_path / "f32.onnx")
+    assert len(names) == 6  # one per layer of MiniLM-L6
+    assert all("/output/dense/" in n and "attention" not in n for n in names)
+
+
+def test_without_torch_the_error_says_what_to_install(tmp_path: Path) -> None:
+    """Runs in CI (no torch there): a child process in which torch cannot be imported."""
+    import subprocess
+    import sys
+
+    (tmp_path / "tokenizer.json").write_text("{}")
+    (tmp_path / "modules.json").write_text("[]")
+    code = (
+        "import sys; sys.modules['torch'] = None\n"
+        "from pathlib import Path\n"
+        "from docsmcp.embeddings.embed import ProviderError\n"
+        "from docsmcp.embeddings.onnx_export import export_query_encoder\n"
+        "try:\n"
+        f"    export_query_encoder(Path({str(tmp_path)!r}))\n"
+        "except ProviderError as exc:\n"
+        "    print(exc)\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60
+    ).stdout
+    assert out.strip() == (
+        "exporting an ONNX query encoder needs torch: pip install 'docsmcp[onnx-export]'"
+    )

@@ -171,7 +171,7 @@ def _query_encoder(encoder: DocumentEncoder, options: RescoreOptions, folder: Pa
     """The exported ONNX query encoder, from the cache when this model was exported before
     (exporting a 300M-parameter model takes minutes)."""
     name = hashlib.sha256(
-        f"{encoder.content}\0{encoder.dimensions}\0{options.quantize}\0v1".encode()
+        f"{encoder.content}\0{encoder.dimensions}\0{options.quantize}\0v2".encode()
     ).hexdigest()[:32]
     paths = [folder / f"{name}.{part}" for part in ("onnx", "tokenizer.json", "json")]
     if all(p.is_file() for p in paths):
