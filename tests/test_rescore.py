@@ -228,6 +228,30 @@ def test_eval_waits_for_the_model_and_no_rescore_leaves_it_out(rescored: Path, t
     assert runs[()] != runs[("--no-rescore",)]
 
 
+def test_served_over_stdio_the_model_takes_over_once_loaded(rescored: Path) -> None:
+    """A real server: the first answers may say the model is loading; once it has loaded the
+    order is the model's, and --no-rescore serves the first stage's."""
+    import time
+
+    from mcp_client import McpSession, server_command
+
+    def chunk_ids(result: dict) -> list[str]:
+        return [hit["chunk_id"] for hit in result["hits"]]
+
+    with McpSession(rescored) as session:
+        deadline = time.monotonic() + 60
+        while True:
+            result = session.search(query=QUESTION, limit=10)
+            if NOT_READY not in result.get("notes", []) or time.monotonic() > deadline:
+                break
+            time.sleep(0.2)
+        assert NOT_READY not in result.get("notes", [])
+        second = chunk_ids(result)
+    with McpSession(rescored, argv=[*server_command(rescored), "--no-rescore"]) as session:
+        first = chunk_ids(session.search(query=QUESTION, limit=10))
+    assert second and second != first
+
+
 # -- built by the builder (torch tier) -----------------------------------------------------------
 
 

@@ -15,6 +15,7 @@ from docsmcp_runtime.format import (
     URL_PLACEHOLDERS,
     Fusion,
 )
+from docsmcp_runtime.format.rescore import DEFAULT_WEIGHTS as DEFAULT_RESCORE_WEIGHTS
 
 from docsmcp import __version__
 from docsmcp.commands.build import _build_once, _git_source, _options
@@ -175,7 +176,7 @@ def _parser() -> argparse.ArgumentParser:
         action="store_true",
         help="print the summary as JSON (files, chunks, sizes, seconds per phase, references)",
     )
-    r = b.add_argument_group("rescoring model (issue 29)")
+    r = b.add_argument_group("rescoring model")
     r.add_argument(
         "--rescore-model",
         type=Path,
@@ -207,6 +208,14 @@ def _parser() -> argparse.ArgumentParser:
         help="the model's own N nearest chunks (within the filters) join the hits it reorders: "
         "what full text missed for a question in a reader's words "
         f"(default {RescoreOptions.recall}; 0: none)",
+    )
+    r.add_argument(
+        "--rescore-weights",
+        metavar="CLASS=SHARE,...",
+        help="the model's share of the order per query class, 0-1 (default "
+        + ",".join(f"{k}={v:g}" for k, v in DEFAULT_RESCORE_WEIGHTS.items())
+        + "; identifier lookups keep 0 unless named); a strong model earns more: "
+        "EmbeddingGemma measured best at mixed=0.5,question=0.8 with --rescore-recall 30",
     )
     r.add_argument(
         "--rescore-f32",

@@ -15,7 +15,7 @@ from docsmcp_runtime.format import (
     FusionWeights,
     check_url_template,
 )
-from docsmcp_runtime.format.rescore import MAX_DEPTH, MAX_DIMENSIONS
+from docsmcp_runtime.format.rescore import MAX_DEPTH, MAX_DIMENSIONS, parse_weights
 
 from docsmcp.bundle.write import OutputError
 from docsmcp.commands.console import _err
@@ -54,8 +54,13 @@ def _rescore_options(args: argparse.Namespace) -> RescoreOptions:
     for flag, value, low, high in bounds:
         if value is not None and not low <= value <= high:
             raise ValueError(f"{flag} must be between {low} and {high}, not {value}")
+    try:
+        weights = parse_weights(args.rescore_weights or "")
+    except ValueError as exc:
+        raise ValueError(f"--rescore-weights: {exc}") from None
     return RescoreOptions(
         model=args.rescore_model,
+        weights=tuple(weights.items()),
         dimensions=args.rescore_dimensions,
         depth=args.rescore_depth,
         recall=args.rescore_recall,

@@ -49,6 +49,7 @@ class RescoreOptions:
     dimensions: int | None = None  # Matryoshka truncation (e.g. 256 for EmbeddingGemma)
     depth: int = DEFAULT_DEPTH
     recall: int = DEFAULT_RECALL
+    weights: tuple[tuple[str, float], ...] = tuple(DEFAULT_WEIGHTS.items())  # per query class
     max_tokens: int = DEFAULT_MAX_TOKENS
     quantize: bool = True  # int8 query encoder where it agrees with f32 (onnx_export.py)
 
@@ -130,7 +131,7 @@ class DocumentEncoder:
             encoder=RescoreEncoder(weights=weights, output=output),
             depth=options.depth,
             recall=options.recall,
-            weights=dict(DEFAULT_WEIGHTS),
+            weights=dict(options.weights),
         )
 
 

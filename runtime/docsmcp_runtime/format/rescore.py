@@ -23,11 +23,13 @@ ENCODER_WEIGHTS = ("f32", "int8")
 # Query classes (search/intent.py) and the default share of the model's cosine in the fused
 # score: identifier lookups keep the first stage's order (and skip the model's cost).
 QUERY_CLASSES = ("identifier", "mixed", "question")
-# Measured with EmbeddingGemma-300M on every dev set (issue 29 note; docs/search.md): depth 30,
-# the model's 30 nearest chunks joining, its share 0.5 for mixed queries and 0.8 for questions.
+# Measured on every dev set (issue 29 note; docs/search.md): these settings lose no dev set to
+# full text with either all-MiniLM-L6-v2 or EmbeddingGemma-300M. A strong model earns more
+# (EmbeddingGemma: shares 0.5 and 0.8 with 30 recalled chunks, dev-cases-nl 0.559 -> 0.627),
+# a small one loses with that (MiniLM: mcp-docs 0.820 -> 0.698), so more is opt-in.
 DEFAULT_DEPTH = 30
-DEFAULT_RECALL = 30
-DEFAULT_WEIGHTS = {"identifier": 0.0, "mixed": 0.5, "question": 0.8}
+DEFAULT_RECALL = 0
+DEFAULT_WEIGHTS = {"identifier": 0.0, "mixed": 0.3, "question": 0.5}
 MAX_DEPTH = 1000
 MAX_DIMENSIONS = 65536
 
@@ -153,6 +155,24 @@ class Rescore:
             ),  # absent: none (an older writer)
             weights=weights,
         )
+
+
+def parse_weights(text: str) -> dict[str, float]:
+    """`mixed=0.5,question=0.8` (classes not named keep their default); ValueError naming the
+    bad part."""
+    weights = dict(DEFAULT_WEIGHTS)
+    for part in filter(None, (p.strip() for p in text.split(","))):
+        name, sep, value = part.partition("=")
+        if not sep or name.strip() not in QUERY_CLASSES:
+            raise ValueError(f"expected CLASS=SHARE with CLASS one of {', '.join(QUERY_CLASSES)}")
+        try:
+            share = float(value)
+        except ValueError:
+            share = -1.0
+        if not 0.0 <= share <= 1.0:
+            raise ValueError(f"{part!r}: the share must be a number from 0 to 1")
+        weights[name.strip()] = share
+    return weights
 
 
 def rescore_or_null(value: object, path: str) -> Rescore | None:
