@@ -90,9 +90,13 @@ class DocsContext:
 
     def warm(self) -> None:
         """Load now what searches load on first use (before `--workers` fork, so every worker
-        shares it): the chunk text cache and the section table."""
+        shares it): the chunk text cache, the section table, and the rescoring model, whose
+        loading thread must not be running at the fork (a worker would inherit its lock but
+        not the thread, and wait for it forever); a worker then shares the loaded session."""
         self.bundle.warm()
         _ = self.sections_or_none
+        if self.searcher.rescorer is not None:
+            self.searcher.rescorer.wait()
 
     @cached_property
     def pages(self) -> PageIndex:
