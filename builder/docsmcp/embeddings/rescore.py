@@ -90,7 +90,7 @@ class DocumentEncoder:
         prompts = dict(getattr(model, "prompts", None) or {})
         self.document_prompt = prompts.get("document", prompts.get("passage", ""))
         self.query_prompt = prompts.get("query", "")
-        self.model = self.folder.name
+        self.model = display_name(self.folder)
         self.context_tokens = self.max_tokens
         self.content = model_fingerprint(self.folder)
 
@@ -135,6 +135,17 @@ class DocumentEncoder:
         )
 
 
+def display_name(folder: Path) -> str:
+    """A model directory's name for people: a Hugging Face cache snapshot
+    (`models--org--name/snapshots/<commit>`) is `name`, a folder called `model` (as packages
+    ship them) is named by its parent."""
+    if folder.parent.name == "snapshots" and folder.parent.parent.name.startswith("models--"):
+        return folder.parent.parent.name.split("--")[-1]
+    if folder.name.lower() in ("model", "models") and folder.parent.name:
+        return folder.parent.name
+    return folder.name
+
+
 def build_rescore(
     options: RescoreOptions,
     chunks: list[Chunk],
@@ -147,7 +158,7 @@ def build_rescore(
     vectors, stats = embed_chunks(encoder, chunks, cache_dir / "embeddings", progress, key)
     if stats.total:
         log.info(
-            "rescoring model %s embedded %d of %d chunks (%d from the cache)",
+            "rescoring model %r embedded %d of %d chunks (%d from the cache)",
             encoder.model,
             stats.embedded,
             stats.total,
