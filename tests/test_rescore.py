@@ -175,12 +175,19 @@ def test_identifier_lookups_keep_the_first_stage_order(rescored: Path) -> None:
 def test_while_the_encoder_loads_searches_answer_with_a_note(rescored: Path) -> None:
     searcher = Searcher(open_bundle(rescored))
     page = searcher.search(QUESTION, {}, 0, 10)
-    if searcher.rescorer.wait(0):  # already loaded (a fast machine): nothing to see
+    loaded_first = searcher.rescorer.wait(0)
+    # Let the load finish: a loading encoder stays alive (its thread holds it) and would be
+    # shared with the next test's bundle of the same model.
+    assert searcher.rescorer.wait(60)
+    if loaded_first:  # already loaded (a fast machine): nothing to see
         pytest.skip("the encoder loaded before the first search could run")
     assert NOT_READY in page.notes
 
 
 def test_a_tampered_encoder_is_refused_and_search_goes_on(rescored: Path, tmp_path: Path) -> None:
+    import gc
+
+    gc.collect()  # no sound copy of this model may still be loaded: it would be shared
     bad = tmp_path / "idx"
     shutil.copytree(rescored, bad)
     data = bytearray((bad / RESCORE_ENCODER_FILE).read_bytes())
@@ -193,6 +200,23 @@ def test_a_tampered_encoder_is_refused_and_search_goes_on(rescored: Path, tmp_pa
     assert any("rescoring model is unavailable" in n for n in page.notes)
     result = run_docsmcp("verify", bad, check=False)
     assert result.returncode != 0 and RESCORE_ENCODER_FILE in result.stdout + result.stderr
+
+
+def test_bundles_with_the_same_model_share_one_encoder(rescored: Path, tmp_path: Path) -> None:
+    """Versions of one docs set served together load the model once (by the files' sha256);
+    a bundle whose encoder differs gets its own."""
+    copy = tmp_path / "copy"
+    shutil.copytree(rescored, copy)
+    a, b = _searcher(rescored), _searcher(copy)
+    assert a.rescorer.encoder is b.rescorer.encoder
+    assert a.search(QUESTION, {}, 0, 10).rows == b.search(QUESTION, {}, 0, 10).rows
+    import gc
+    import weakref
+
+    shared = weakref.ref(a.rescorer.encoder)
+    del a, b
+    gc.collect()
+    assert shared() is None  # held weakly: it goes with the last bundle that used it
 
 
 def test_a_missing_file_or_wrong_shape_refuses_the_bundle(rescored: Path, tmp_path: Path) -> None:

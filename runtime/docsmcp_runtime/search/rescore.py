@@ -16,6 +16,8 @@ say so in a note.
 from __future__ import annotations
 
 import logging
+import threading
+import weakref
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -24,7 +26,13 @@ import numpy as np
 from ..format.layout import sha256_file
 from ..format.rescore import Rescore
 from .intent import query_class
-from .onnx_encoder import EncoderError, EncoderNotReady, EncoderSpec, load_in_background
+from .onnx_encoder import (
+    BackgroundEncoder,
+    EncoderError,
+    EncoderNotReady,
+    EncoderSpec,
+    load_in_background,
+)
 
 log = logging.getLogger(__name__)
 
@@ -32,8 +40,8 @@ NOT_READY = "The rescoring model is still loading; these results are the first s
 
 
 # The model's own search over every chunk (recall) reads a float32 copy of the vectors, made on
-# the loading thread: 1.2 ms for 11,048 x 768 where the float16 rows take 18 ms. Above this many
-# values (1 GiB of float32) recall is left out and only the first stage's hits are reordered.
+# first use: 1.2 ms for 11,048 x 768 where the float16 rows take 18 ms. Above this many values
+# (1 GiB of float32) recall is left out and only the first stage's hits are reordered.
 MAX_RECALL_VALUES = 1 << 28
 
 
@@ -49,6 +57,13 @@ class Reordered:
     tail: float
 
 
+# Bundles built with the same model (versions of one docs set served as libraries) share one
+# loaded encoder: the same files by sha256, the same spec and threads. Held weakly, so an
+# encoder goes when the last bundle using it does.
+_SHARED: weakref.WeakValueDictionary[tuple, BackgroundEncoder] = weakref.WeakValueDictionary()
+_SHARING = threading.Lock()
+
+
 class Rescorer:
     def __init__(
         self,
@@ -58,11 +73,14 @@ class Rescorer:
         digests: dict[str, str] | None = None,
         threads: int = 1,
     ) -> None:
-        """`digests`: file name → sha256 of the encoder's files, checked before they are loaded
-        (None: not checked, as with --no-verify)."""
+        """`digests`: file name → sha256 of the encoder's files, checked on the loading thread
+        before they are loaded (whatever --no-verify says: it costs the first answer nothing),
+        and the key on which bundles share an encoder (None: not checked, not shared)."""
         self.spec = spec
         self.vectors = vectors
-        self._dense: np.ndarray | None = None  # float32 copy for recall (set while loading)
+        self._dense: np.ndarray | None = None  # float32 copy for recall, made on first use
+        self._lock = threading.Lock()
+        self._said_too_many = False
         model, tokenizer = root / spec.encoder.model, root / spec.encoder.tokenizer
         encoder_spec = EncoderSpec(
             query_prompt=spec.model.query_prompt,
@@ -71,21 +89,44 @@ class Rescorer:
             output=spec.encoder.output,
         )
 
-        def prepare() -> None:
+        def check() -> None:
             for path in (model, tokenizer):
                 expected = (digests or {}).get(path.name)
                 if expected is not None and sha256_file(path) != expected:
                     raise EncoderError(f"{path}: sha256 differs from metadata.json")
-            if spec.recall and vectors.size <= MAX_RECALL_VALUES:
-                self._dense = np.ascontiguousarray(vectors, dtype=np.float32)
-            elif spec.recall:
-                log.info("%d vectors: too many to search whole; recall is off", len(vectors))
 
-        self.encoder = load_in_background(model, tokenizer, encoder_spec, threads, before=prepare)
+        names = (spec.encoder.model, spec.encoder.tokenizer)
+        key = None
+        if digests and all(n in digests for n in names):
+            key = (*(digests[n] for n in names), encoder_spec, threads)
+        with _SHARING:
+            encoder = _SHARED.get(key) if key is not None else None
+            if encoder is None:
+                encoder = load_in_background(model, tokenizer, encoder_spec, threads, check)
+                if key is not None:
+                    _SHARED[key] = encoder
+        self.encoder = encoder
 
     def wait(self, timeout: float | None = None) -> bool:
         """True once the encoder has loaded or failed (eval waits, so it measures the model)."""
         return self.encoder.wait(timeout)
+
+    def warm(self) -> None:
+        """Load now what the first searches would (before a --workers fork): the encoder and
+        the vectors recall reads."""
+        self.wait()
+        self._dense_vectors()
+
+    def _dense_vectors(self) -> np.ndarray | None:
+        if not self.spec.recall:
+            return None
+        with self._lock:
+            if self._dense is None and self.vectors.size <= MAX_RECALL_VALUES:
+                self._dense = np.ascontiguousarray(self.vectors, dtype=np.float32)
+            elif self._dense is None and not self._said_too_many:
+                self._said_too_many = True
+                log.info("%d vectors: too many to search whole; recall is off", len(self.vectors))
+        return self._dense
 
     @property
     def error(self) -> str | None:
@@ -109,8 +150,9 @@ class Rescorer:
             return None, f"The rescoring model is unavailable ({exc}); first-stage order."
         head = np.asarray(rows[:k], dtype=np.int64)
         first = np.asarray(scores[:k], dtype=np.float64)
-        if self._dense is not None and mask is not None:
-            added = self._recall(qvec, mask, head)
+        dense = self._dense_vectors() if mask is not None else None
+        if dense is not None and mask is not None:
+            added = self._recall(dense, qvec, mask, head)
             head = np.concatenate([head, added])
             first = np.concatenate([first, np.zeros(len(added))])
         if len(head) < 2:
@@ -122,10 +164,11 @@ class Rescorer:
         tail = (1.0 - weight) / top if top > 0 else 0.0
         return Reordered(head[order], fused[order], k, tail), None
 
-    def _recall(self, qvec: np.ndarray, mask: np.ndarray, head: np.ndarray) -> np.ndarray:
+    def _recall(
+        self, dense: np.ndarray, qvec: np.ndarray, mask: np.ndarray, head: np.ndarray
+    ) -> np.ndarray:
         """The model's nearest rows within `mask`, not already in `head`, best first."""
-        assert self._dense is not None
-        sims = self._dense @ qvec
+        sims = dense @ qvec
         allowed = mask.copy()
         allowed[head] = False
         candidates = np.flatnonzero(allowed)

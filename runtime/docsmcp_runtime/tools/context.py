@@ -96,7 +96,7 @@ class DocsContext:
         self.bundle.warm()
         _ = self.sections_or_none
         if self.searcher.rescorer is not None:
-            self.searcher.rescorer.wait()
+            self.searcher.rescorer.warm()
 
     @cached_property
     def pages(self) -> PageIndex:
