@@ -198,6 +198,8 @@ def test_a_tampered_encoder_is_refused_and_search_goes_on(rescored: Path, tmp_pa
     page = searcher.search(QUESTION, {}, 0, 10)
     assert page.rows == _searcher(rescored, rescore=False).search(QUESTION, {}, 0, 10).rows
     assert any("rescoring model is unavailable" in n for n in page.notes)
+    # a sound bundle of the same model does not inherit that failure
+    assert _searcher(rescored).rescorer.error is None
     result = run_docsmcp("verify", bad, check=False)
     assert result.returncode != 0 and RESCORE_ENCODER_FILE in result.stdout + result.stderr
 

@@ -101,7 +101,8 @@ class Rescorer:
             key = (*(digests[n] for n in names), encoder_spec, threads)
         with _SHARING:
             encoder = _SHARED.get(key) if key is not None else None
-            if encoder is None:
+            # A load that failed (one bundle's damaged copy) is no reason for another to fail.
+            if encoder is None or encoder.error is not None:
                 encoder = load_in_background(model, tokenizer, encoder_spec, threads, check)
                 if key is not None:
                     _SHARED[key] = encoder
