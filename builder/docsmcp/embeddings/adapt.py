@@ -45,8 +45,10 @@ from docsmcp_runtime.format import METADATA_FILE
 from docsmcp_runtime.search.static_model import StaticModel, StaticTable
 
 from docsmcp.common.cache import output_key
+from docsmcp.embeddings.embed import ProviderError
 from docsmcp.embeddings.embed_cache import EmbeddingCache, input_key
 from docsmcp.embeddings.pairs import Mined, PairsError, mine, with_overrides
+from docsmcp.embeddings.st_model import dimensions_of, load_model
 from docsmcp.embeddings.static_table import (
     DEFAULT_SIF,
     TableError,
@@ -106,27 +108,21 @@ class Teacher:
 
     def __init__(self, folder: Path, cache_dir: Path | None, key: str) -> None:
         """`key` names the cache file (one per bundle, as the build's embedding cache)."""
-        try:
-            from sentence_transformers import SentenceTransformer
-        except ImportError:
-            raise AdaptError(
-                "docsmcp adapt needs torch and sentence-transformers: "
-                "pip install torch==2.13.0 'docsmcp[sentence-transformers]'"
-            ) from None
         from docsmcp_runtime.search.embedding import model_fingerprint
 
         self.folder = folder
+        missing = (
+            "docsmcp adapt needs torch and sentence-transformers: "
+            "pip install torch==2.13.0 'docsmcp[sentence-transformers]'"
+        )
         try:
-            self.model = SentenceTransformer(str(folder), device="cpu", local_files_only=True)
-        except Exception as exc:  # the library raises many kinds for a bad directory
-            raise AdaptError(f"cannot load the teacher {folder}: {exc}") from None
+            self.model = load_model(folder, "the teacher", missing)
+        except ProviderError as exc:
+            raise AdaptError(str(exc)) from None
         self.fingerprint = hashlib.sha256(
             f"adapt-teacher:{model_fingerprint(folder)}:{WINDOW_CHARS}:{WINDOWS}".encode()
         ).hexdigest()[:32]
-        dimension_of = getattr(self.model, "get_embedding_dimension", None)
-        if dimension_of is None:
-            dimension_of = self.model.get_sentence_embedding_dimension
-        self.dimensions = int(dimension_of())
+        self.dimensions = dimensions_of(self.model)
         self.cache = (
             EmbeddingCache(cache_dir, self.fingerprint, self.dimensions, f"adapt-{key}")
             if cache_dir is not None

@@ -41,7 +41,9 @@ from pathlib import Path
 import numpy as np
 from docsmcp_runtime.format import METADATA_FILE
 
+from docsmcp.embeddings.embed import ProviderError
 from docsmcp.embeddings.pairs import Mined, PairsError, mine, with_overrides
+from docsmcp.embeddings.st_model import load_model
 
 log = logging.getLogger(__name__)
 
@@ -127,8 +129,8 @@ def finetune(
     bundle, base, out = Path(bundle), Path(base), Path(out)
     started = time.monotonic()
     try:
+        import sentence_transformers  # noqa: F401  (loaded below, after the pairs are mined)
         import torch
-        from sentence_transformers import SentenceTransformer
     except ImportError:
         raise FinetuneError(
             "docsmcp finetune needs torch and sentence-transformers: "
@@ -145,9 +147,9 @@ def finetune(
     torch.set_num_threads(options.threads)
     torch.use_deterministic_algorithms(True)
     try:
-        model = SentenceTransformer(str(base), device="cpu", local_files_only=True)
-    except Exception as exc:  # the library raises many kinds for a bad directory
-        raise FinetuneError(f"cannot load the base model {base}: {exc}") from None
+        model = load_model(base, "the base model", "sentence-transformers is not installed")
+    except ProviderError as exc:
+        raise FinetuneError(str(exc)) from None
     window = model.max_seq_length
     model.max_seq_length = min(options.max_seq_length, window)
     model.train()

