@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -86,3 +87,81 @@ def test_the_next_pack_removes_what_a_killed_pack_left(
     assert sorted(p.name for p in archive.parent.iterdir()) == sorted(
         [other.name, "idx.tar.gz", "idx.tar.gz.sha256"]
     )
+
+
+# `docsmcp pack` run in a child that dies (os._exit, as abrupt as SIGKILL) at its Nth step:
+# before and after each rename, the archive writer, the digest and the layout swap.
+CRASHING_PACK = """
+import os, sys
+import docsmcp.commands.pack as pack
+
+crash_at, points = int(sys.argv[1]), [0]
+
+def step():
+    points[0] += 1
+    if points[0] == crash_at:
+        os._exit(137)
+
+def crash_around(owner, name):
+    real = getattr(owner, name)
+    def wrapped(*args, **kwargs):
+        step()
+        result = real(*args, **kwargs)
+        step()
+        return result
+    setattr(owner, name, wrapped)
+
+class Os:  # the os module, with its renames crashing around each call
+    def __getattr__(self, name):
+        return getattr(os, name)
+crashing_os = Os()
+crashing_os.replace = os.replace
+crash_around(crashing_os, "replace")
+pack.os = crashing_os
+for name in ("write_tar_gz", "sha256_file", "swap_dir"):
+    crash_around(pack, name)
+from docsmcp.cli import main
+main(sys.argv[2:])
+print("FINISHED")
+"""
+
+
+def test_a_pack_killed_at_any_step_leaves_a_valid_archive(
+    example_bundle: Path, tiny_bundle: Path, tmp_path: Path
+) -> None:
+    """The archive and its `.sha256` are two renames: a pack killed between them left the new
+    archive beside the old digest, which `verify` and the runtime refused (and the previous
+    archive was gone). Whatever the step, the archive now verifies as the old or the new one,
+    and the next pack leaves exactly the archive and its digest."""
+    first = tmp_path / "first"
+    first.mkdir()
+    run_docsmcp("pack", example_bundle, "-o", first / "idx.tar.gz")
+    old = locate_archive(first / "idx.tar.gz")
+    assert old is not None
+    new_digest = None
+    crash_at = 1
+    while True:
+        work = tmp_path / f"run{crash_at}"
+        work.mkdir()
+        archive = work / "idx.tar.gz"
+        for name in ("idx.tar.gz", "idx.tar.gz.sha256"):
+            (work / name).write_bytes((first / name).read_bytes())
+        proc = subprocess.run(
+            [sys.executable, "-c", CRASHING_PACK, str(crash_at), "pack", str(tiny_bundle),
+             "-o", str(archive)],
+            capture_output=True, text=True, timeout=120,
+        )  # fmt: skip
+        assert proc.returncode in (0, 137), proc.stderr
+        checked = run_docsmcp("verify", archive, check=False)
+        assert checked.returncode == 0, (crash_at, checked.stdout, checked.stderr)
+        source = locate_archive(archive)
+        assert source is not None
+        if source.digest != old.digest:
+            new_digest = new_digest or source.digest
+            assert source.digest == new_digest, crash_at
+        run_docsmcp("pack", tiny_bundle, "-o", archive)
+        assert sorted(p.name for p in work.iterdir()) == ["idx.tar.gz", "idx.tar.gz.sha256"]
+        if "FINISHED" in proc.stdout:
+            break
+        crash_at += 1
+    assert crash_at >= 8 and new_digest is not None  # every step was visited

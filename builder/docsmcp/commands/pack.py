@@ -37,9 +37,14 @@ from docsmcp_runtime.distribution.archive import (
     OCI_REF_NAME,
     OCI_TITLE,
     is_oci_layout,
+    sidecar_path,
 )
 from docsmcp_runtime.distribution.registry import EMPTY_CONFIG, TAG_PATTERN
-from docsmcp_runtime.distribution.swap import remove_stale_temporaries, swap_dir
+from docsmcp_runtime.distribution.swap import (
+    remove_stale_temporaries,
+    staging_path,
+    swap_dir,
+)
 from docsmcp_runtime.errors import BundleError
 from docsmcp_runtime.format import (
     METADATA_FILE,
@@ -310,8 +315,10 @@ def pack(
             staged.append(oci_tmp)
             manifest_digest = write_oci_layout(tar_path, digest, metadata, oci_tmp, tag)
         if archive is not None:
-            sidecar = archive.with_name(archive.name + ".sha256")
-            sidecar_tmp = archive.parent / f".{sidecar.name}.tmp-{pid}"
+            # Archive first, then sidecar: a pack killed between the two renames leaves the
+            # staged sidecar, with which readers finish the publish (archive._finish_publish).
+            sidecar = sidecar_path(archive)
+            sidecar_tmp = staging_path(sidecar, pid=pid)
             staged.append(sidecar_tmp)
             sidecar_tmp.write_text(f"{digest}  {archive.name}\n", encoding="utf-8")
             os.replace(tar_path, archive)

@@ -22,6 +22,7 @@ from docsmcp_runtime.distribution.archive import (
     extract_archive,
     is_oci_layout,
     locate_archive,
+    sidecar_path,
 )
 from docsmcp_runtime.errors import BundleError
 from docsmcp_runtime.format import METADATA_FILE, Inspection
@@ -60,7 +61,7 @@ def verify(target: Path) -> Report:
 def _archive_note(source: ArchiveSource, kind: str) -> str:
     if kind == "OCI layout":
         return f"layer sha256:{source.digest} matches the manifest"
-    sidecar = source.archive.with_name(source.archive.name + ".sha256")
+    sidecar = sidecar_path(source.archive)
     if sidecar.is_file():
         return f"archive sha256:{source.digest} matches {sidecar.name}"
     return f"archive sha256:{source.digest} (no {sidecar.name} to compare with)"

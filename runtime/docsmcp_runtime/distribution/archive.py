@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
+import logging
 import os
 import re
 import stat
@@ -32,10 +33,12 @@ from ..format import (
 )
 from ..format.files import file_entry
 from ..format.jsonread import loads
-from .swap import remove_stale_temporaries
+from .swap import remove_stale_temporaries, staged_files
 
 if TYPE_CHECKING:
     import tarfile
+
+log = logging.getLogger(__name__)
 
 OCI_LAYOUT_FILE = "oci-layout"
 OCI_INDEX_FILE = "index.json"
@@ -131,7 +134,7 @@ def locate_archive(spec: str | Path) -> ArchiveSource | None:
     except OSError as exc:
         raise BundleError(f"{path}: cannot read archive ({exc.strerror or exc})") from None
     expected = _digest_file(path)
-    if expected is not None and expected != digest:
+    if expected is not None and expected != digest and not _finish_publish(path, digest):
         raise BundleError(
             f"{path}: sha256 {digest} does not match {path.name}.sha256 ({expected}); "
             "the archive is corrupt or was altered"
@@ -139,9 +142,46 @@ def locate_archive(spec: str | Path) -> ArchiveSource | None:
     return ArchiveSource(path, digest, str(path))
 
 
+def sidecar_path(archive: Path) -> Path:
+    """`ARCHIVE.sha256`, the digest `docsmcp pack` writes beside an archive."""
+    return archive.with_name(archive.name + ".sha256")
+
+
+def _finish_publish(archive: Path, digest: str) -> bool:
+    """Whether a pack that was publishing `archive` vouches for `digest`, finishing its work.
+
+    `docsmcp pack` stages the new sidecar as `.ARCHIVE.sha256.tmp-PID`, renames the new
+    archive into place, then the sidecar: a pack killed between the two renames leaves the new
+    archive beside the old sidecar. The staged sidecar recording this archive's digest is the
+    publish's missing half; it is renamed into place once its writer is gone (a live writer
+    does that itself; a read-only folder keeps it where it is)."""
+    sidecar = sidecar_path(archive)
+    for staged, writer_gone in staged_files(sidecar):
+        try:
+            with open(staged, "rb") as fh:
+                text = fh.read(4096).decode("utf-8")
+        except (OSError, UnicodeDecodeError):
+            continue
+        if parse_sha256sum(text) != digest:
+            continue
+        if writer_gone:
+            try:
+                os.replace(staged, sidecar)
+                log.warning(
+                    "%s: finished an interrupted pack (its new %s was staged as %s)",
+                    archive,
+                    sidecar.name,
+                    staged.name,
+                )
+            except OSError:
+                pass
+        return True
+    return False
+
+
 def _digest_file(archive: Path) -> str | None:
     """The hex digest recorded in `ARCHIVE.sha256` (sha256sum format), if that file exists."""
-    sidecar = archive.with_name(archive.name + ".sha256")
+    sidecar = sidecar_path(archive)
     if not sidecar.is_file():
         return None
     try:

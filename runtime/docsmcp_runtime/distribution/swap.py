@@ -154,6 +154,24 @@ def _leftovers(dest: Path) -> list[Path]:
     return sorted(out)
 
 
+def staged_files(dest: Path) -> list[tuple[Path, bool]]:
+    """Files `.NAME.tmp-PID` beside `dest` (what writers prepared for it), newest first, each
+    with whether its writer is gone."""
+    try:
+        entries = list(dest.parent.iterdir())
+    except OSError:
+        return []
+    found = []
+    for item in entries:
+        match = _LEFTOVER.fullmatch(item.name)
+        if match and match["name"] == dest.name and match["kind"] == "tmp":
+            with contextlib.suppress(OSError):
+                if item.is_file() and not item.is_symlink():
+                    gone = not pid_alive(int(match["pid"]))
+                    found.append((item.stat().st_mtime_ns, item.name, item, gone))
+    return [(item, gone) for *_, item, gone in sorted(found, reverse=True)]
+
+
 # Temporary entries of the cache's and of `docsmcp pack`'s writers: `.NAME.tmp-PID` (swaps,
 # packs), `.PREFIX.tmp-PID-RANDOM` (unpacks), `.PREFIX.pull-PID-RANDOM` (registry pulls), and the
 # names unpacks and pulls had before they carried a pid (`.PREFIX.tmp-RANDOM`).
