@@ -276,3 +276,38 @@ def unloadable_page(path: Path) -> Path:
     broken = kids.group(0).replace(b" " + kids.group(2) + b" 0 R", b" 9999 0 R", 1)
     path.write_bytes(data.replace(kids.group(0), broken, 1))
     return path
+
+
+def flate_bomb(path: Path, mebibytes: int = 1024) -> Path:
+    """A one-page PDF whose content stream is `mebibytes` MiB of spaces, deflated (~1 MB per
+    GiB): pdfium inflates it whole (a 1 MB file took 2.1 GB, a 4 MB one 5.3 GB). Written by
+    hand: no PDF writer makes such a stream."""
+    import zlib
+
+    deflate = zlib.compressobj(9)
+    block = b" " * (1 << 20)
+    stream = b"".join(deflate.compress(block) for _ in range(mebibytes))
+    stream += deflate.compress(b"BT /F1 12 Tf 72 700 Td (Hidden by the bomb) Tj ET")
+    stream += deflate.flush()
+    objects = [
+        b"<< /Type /Catalog /Pages 2 0 R >>",
+        b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+        b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R "
+        b"/Resources << /Font << /F1 5 0 R >> >> >>",
+        b"<< /Length %d /Filter /FlateDecode >>\nstream\n" % len(stream) + stream + b"\nendstream",
+        b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
+    ]
+    out = bytearray(b"%PDF-1.7\n")
+    offsets = []
+    for number, body in enumerate(objects, 1):
+        offsets.append(len(out))
+        out += b"%d 0 obj\n" % number + body + b"\nendobj\n"
+    xref = len(out)
+    out += b"xref\n0 %d\n0000000000 65535 f \n" % (len(objects) + 1)
+    out += b"".join(b"%010d 00000 n \n" % offset for offset in offsets)
+    out += b"trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (
+        len(objects) + 1,
+        xref,
+    )
+    path.write_bytes(bytes(out))
+    return path

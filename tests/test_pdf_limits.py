@@ -7,6 +7,7 @@ file ran 11 minutes first). Real PDFs written by the tests (tests/pdf_fixtures.p
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -14,6 +15,7 @@ from pathlib import Path
 import pdf_fixtures as fx
 import pytest
 from conftest import run_docsmcp
+from docsmcp.common.limits import PARSE_MEMORY_ENV
 from docsmcp.sources.pdf.extract import PdfError, read_pdf
 
 pytest.importorskip("pypdfium2", reason="the pdf extra reads PDFs")
@@ -43,3 +45,25 @@ def test_text_past_the_limit_stops_the_reading_early(tmp_path: Path) -> None:
         read_pdf(pdf.read_bytes(), workers=1, max_text=100)
     stopped_at = int(err.value.args[0].split("by page ")[1].split(";")[0].replace(",", ""))
     assert stopped_at < 400
+
+
+def test_a_flate_bomb_is_refused_within_the_memory_budget(tmp_path: Path) -> None:
+    """1 MB that inflates to a GiB took pdfium 2.1 GB; its readers now stop at the parse
+    memory budget (here 256 MiB) and the PDF is one Problem line naming the setting."""
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    fx.flate_bomb(docs / "bomb.pdf")
+    fx.manual(docs / "manual.pdf")
+    proc = subprocess.run(
+        [sys.executable, "-m", "docsmcp.cli", "build", "--docs-dir", docs,
+         "--out", tmp_path / "idx", "--cache-dir", tmp_path / "cache"],
+        capture_output=True, text=True, timeout=120,
+        env={**os.environ, PARSE_MEMORY_ENV: "256"},
+    )  # fmt: skip
+    assert proc.returncode == 1, proc.stderr
+    assert "Traceback" not in proc.stderr
+    assert proc.stderr.splitlines()[0] == (
+        f"bomb.pdf: the PDF library needed over 256 MiB ({PARSE_MEMORY_ENV}) or crashed "
+        "reading this file; repair it or leave it out"
+    )
+    assert not (tmp_path / "idx").exists()

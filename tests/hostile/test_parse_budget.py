@@ -1,9 +1,11 @@
-"""Issue 31: a file the parser is slow on cannot stall a build (pipeline/budget.py).
+"""Issue 31: a file the parser is slow on, or needs much memory for, cannot stall or sink a build
+(common/budget.py).
 
 markdown-it is quadratic on runs of `![` or `[` (2 MB took 35 s, within every size limit) and
 docutils on big grid tables; such a file is indexed as plain text once its parse passes
 DOCSMCP_PARSE_SECONDS, with one warning naming it, and the build goes on with every other file
-parsed as usual.
+parsed as usual. The same holds past DOCSMCP_PARSE_MEMORY_MB of memory (a 2 MB reST grid table
+took docutils 0.9 GB).
 """
 
 from __future__ import annotations
@@ -16,8 +18,19 @@ import time
 from pathlib import Path
 
 import pytest
-from docsmcp.common.limits import DEFAULT_PARSE_SECONDS, PARSE_SECONDS_ENV
-from docsmcp.pipeline.budget import TooSlow, parse_seconds, time_limit
+from docsmcp.common.budget import (
+    TooSlow,
+    memory_limit,
+    parse_megabytes,
+    parse_seconds,
+    time_limit,
+)
+from docsmcp.common.limits import (
+    DEFAULT_PARSE_MEGABYTES,
+    DEFAULT_PARSE_SECONDS,
+    PARSE_MEMORY_ENV,
+    PARSE_SECONDS_ENV,
+)
 from hostile import write_tree
 
 # 600 KB: ~12 s for markdown-it on this machine (quadratic: 50k took 2.7 s, 200k 8 s), and
@@ -93,3 +106,54 @@ def test_without_the_main_thread_there_is_no_budget() -> None:
 def test_the_budget_setting(monkeypatch: pytest.MonkeyPatch, value: str, expected: float) -> None:
     monkeypatch.setenv(PARSE_SECONDS_ENV, value)
     assert parse_seconds() == expected
+
+
+# ~1.6 MB of list items: markdown-it's tokens for it take well over 8 MiB (about 80 MB).
+BIG_BODY = "# Big list\n\nBefore the list.\n\n" + "".join(
+    f"- item {i} of the long list\n" for i in range(60_000)
+)
+
+
+@pytest.mark.parametrize("workers", ["1", "2"])
+def test_a_file_past_the_memory_budget_is_indexed_as_plain_text(
+    tmp_path: Path, workers: str
+) -> None:
+    """In the build's own process (one worker) and in forked workers (64 files, two)."""
+    pages = {"big.md": BIG_BODY, "fine.md": OK_BODY}
+    pages.update({f"more/page{n}.md": f"# Page {n}\n\nFiller text {n}.\n" for n in range(64)})
+    docs = write_tree(tmp_path / "docs", pages)
+    env = {**os.environ, PARSE_SECONDS_ENV: "0", PARSE_MEMORY_ENV: "8"}
+    proc = subprocess.run(
+        [sys.executable, "-m", "docsmcp.cli", "build", "--docs-dir", docs,
+         "--out", tmp_path / "idx", "--workers", workers],
+        capture_output=True, text=True, timeout=300, env=env,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    warnings = [line for line in proc.stderr.splitlines() if "warning" in line]
+    assert warnings == [
+        "docsmcp: warning: big.md: needed over 8 MiB to parse; indexed as plain text. "
+        f"Raise {PARSE_MEMORY_ENV} to parse it fully"
+    ]
+    assert "big.md#big-list" in _search(tmp_path / "idx", "item 59999 long list")
+    assert "fine.md#fine-page" in _search(tmp_path / "idx", "details guide")
+
+
+def test_the_memory_budget_fails_allocations_and_gives_the_limit_back() -> None:
+    import resource
+
+    before = resource.getrlimit(resource.RLIMIT_DATA)
+    with pytest.raises(MemoryError), memory_limit(64):
+        bytearray(256 << 20)
+    assert resource.getrlimit(resource.RLIMIT_DATA) == before
+    with memory_limit(0):  # 0: no budget
+        assert resource.getrlimit(resource.RLIMIT_DATA) == before
+    assert len(bytearray(256 << 20)) == 256 << 20
+
+
+@pytest.mark.parametrize(
+    "value, expected",
+    [("", DEFAULT_PARSE_MEGABYTES), ("512", 512.0), ("0", 0.0), ("lots", DEFAULT_PARSE_MEGABYTES)],
+)
+def test_the_memory_setting(monkeypatch: pytest.MonkeyPatch, value: str, expected: float) -> None:
+    monkeypatch.setenv(PARSE_MEMORY_ENV, value)
+    assert parse_megabytes() == expected

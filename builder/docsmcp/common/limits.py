@@ -25,10 +25,17 @@ MAX_TABLE_CELLS = 200_000
 # Seconds one file may take to be converted, parsed and chunked (DOCSMCP_PARSE_SECONDS). The
 # parsers have inputs within the limits above that are quadratic in their own code: 2 MB of `![`
 # took markdown-it 35 s, a 2 MB reST grid table docutils 51 s. Past the budget the file is
-# indexed as plain text (pipeline/budget.py), with a warning naming it. Real files take well
+# indexed as plain text (common/budget.py), with a warning naming it. Real files take well
 # under a second.
 DEFAULT_PARSE_SECONDS = 15.0
 PARSE_SECONDS_ENV = "DOCSMCP_PARSE_SECONDS"
+# MiB one file's parse may grow its process by (DOCSMCP_PARSE_MEMORY_MB), and one range of PDF
+# pages its reader: past it the file is indexed as plain text, the PDF refused (common/budget.py).
+# A 1 MB PDF of one compressed content stream took pdfium 2.1 GB, a 4 MB one 5.3 GB. Real files
+# stay far below: fullrefman.pdf's readers peak at 76 MB, its 4.7 MB of text parse in ~170 MB,
+# a 24 MiB PDF text (MAX_PDF_TEXT_BYTES) in ~900 MB.
+DEFAULT_PARSE_MEGABYTES = 2048.0
+PARSE_MEMORY_ENV = "DOCSMCP_PARSE_MEMORY_MB"
 
 # Manifests (.docs-mcp.json) and the JSON of inline chunking hints.
 MAX_MANIFEST_BYTES = 1024 * 1024

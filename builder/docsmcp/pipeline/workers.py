@@ -26,13 +26,19 @@ from docsmcp_runtime.search.analyzer import AnalyzerConfig
 
 from docsmcp.chunking.chunk import chunk_parsed, parse_file, parse_plain
 from docsmcp.common import logs
-from docsmcp.common.limits import PARSE_SECONDS_ENV
+from docsmcp.common.budget import (
+    TooSlow,
+    memory_limit,
+    parse_megabytes,
+    parse_seconds,
+    time_limit,
+)
+from docsmcp.common.limits import PARSE_MEMORY_ENV, PARSE_SECONDS_ENV
 from docsmcp.indexing.lexical import FieldCounts, analyse_chunk
 from docsmcp.indexing.pagefield import lead_text, page_field
 from docsmcp.indexing.tables import FileRecords, file_records
 from docsmcp.model.chunk import Chunk, in_file_lines
 from docsmcp.model.source import SourceFile
-from docsmcp.pipeline.budget import TooSlow, parse_seconds, time_limit
 from docsmcp.pipeline.parse_cache import Packed, pack, unpack
 from docsmcp.sources.convert import convert_source
 
@@ -107,20 +113,27 @@ def default_workers() -> int:
 
 def process(sf: SourceFile, default_max: int, analyzer: AnalyzerConfig) -> Processed:
     """One file's chunks, table records and analysed chunk fields (for the index). A file whose
-    conversion, parse and chunking run past the parse budget is indexed as plain text."""
-    seconds = parse_seconds()
+    conversion, parse and chunking run past the parse budget, of time or of memory, is indexed
+    as plain text."""
+    seconds, megabytes = parse_seconds(), parse_megabytes()
+    over = None
     try:
-        with time_limit(seconds):
+        with time_limit(seconds), memory_limit(megabytes):
             parsed = parse_file(convert_source(sf))
             chunks = chunk_parsed(parsed, default_max)
     except TooSlow:
+        over = f"not parsed within {seconds:g} s (markup the parser is slow on)", PARSE_SECONDS_ENV
+    except MemoryError:
+        # Out of the handler before parsing again: its traceback holds what the parse built.
+        over = f"needed over {megabytes:g} MiB to parse", PARSE_MEMORY_ENV
+    if over is not None:
+        why, env = over
         logs.warn_once(
-            f"slow:{sf.path}",
-            "%s: not parsed within %g s (markup the parser is slow on); indexed as plain "
-            "text. Raise %s to parse it fully",
+            f"budget:{sf.path}",
+            "%s: %s; indexed as plain text. Raise %s to parse it fully",
             sf.path,
-            seconds,
-            PARSE_SECONDS_ENV,
+            why,
+            env,
         )
         parsed = parse_plain(sf)
         chunks = chunk_parsed(parsed, default_max)

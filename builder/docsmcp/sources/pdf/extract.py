@@ -33,6 +33,8 @@ from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from docsmcp.common.budget import memory_limit, parse_megabytes
+from docsmcp.common.limits import PARSE_MEMORY_ENV
 from docsmcp.common.progress import Reporter
 from docsmcp.sources.discover import PDF_SUFFIXES
 from docsmcp.sources.pdf.library_log import named
@@ -60,8 +62,11 @@ MAX_CELLS = 12
 MAX_LINKS_PER_PAGE = 500
 # Characters of a link's text read at most (a longer text is not found in its line anyway).
 MAX_LINK_TEXT = 300
-# Seconds a PDF may take to read, per 1,000 pages, with a floor.
+# Seconds a PDF may take to read, per 1,000 pages and per MB of file (the lesser), with a floor.
+# fullrefman.pdf (6.5 MB, 2,415 pages) reads in 14 s on one core of a slow machine: 2.2 s per
+# MB. By pages alone a 16 MB file of 99,999 near-empty pages had 8 hours.
 SECONDS_PER_1000_PAGES = 300
+SECONDS_PER_MB = 30
 MIN_SECONDS = 120
 INSTALL_HINT = "PDF support needs pypdfium2: pip install 'docsmcp[pdf]'"
 # Font names of monospaced faces (TeX's CMTT/SFTT/LMMono, Inconsolata, Courier, DejaVu Sans
@@ -352,12 +357,17 @@ def _cell_starts(tp, raw, first: int, text: str, size: float) -> tuple[tuple[int
     return tuple(cuts)
 
 
-def _read_range(start: int, end: int) -> list[tuple[tuple[tuple, ...], tuple[tuple, ...]]]:
-    doc = _open(_DATA)
-    try:
-        return [_read_page(doc, i) for i in range(start, end)]
-    finally:
-        doc.close()
+def _read_range(
+    start: int, end: int, megabytes: float = 0
+) -> list[tuple[tuple[tuple, ...], tuple[tuple, ...]]]:
+    """Pages `start` to `end`, read within a memory budget (in a child process only: pdfium
+    aborts the process an allocation fails in)."""
+    with memory_limit(megabytes):
+        doc = _open(_DATA)
+        try:
+            return [_read_page(doc, i) for i in range(start, end)]
+        finally:
+            doc.close()
 
 
 def _outline(doc, pages: int) -> tuple[list[OutlineEntry], int]:
@@ -446,7 +456,10 @@ def read_pdf(
         meta = _metadata(doc)
     finally:
         doc.close()
-    limit = time_limit or max(MIN_SECONDS, SECONDS_PER_1000_PAGES * pages / 1000)
+    limit = time_limit or max(
+        MIN_SECONDS,
+        min(SECONDS_PER_1000_PAGES * pages / 1000, SECONDS_PER_MB * len(data) / 1e6),
+    )
     ranges = [(a, min(pages, a + PAGES_PER_TASK)) for a in range(0, pages, PAGES_PER_TASK)]
     raw_pages: list[tuple[tuple[tuple, ...], tuple[tuple, ...]]] = []
     _DATA = data
@@ -519,8 +532,9 @@ def _run(
     pool = concurrent.futures.ProcessPoolExecutor(
         max_workers=max(1, min(workers, len(ranges))), mp_context=context
     )
+    megabytes = parse_megabytes()
     try:
-        futures = [pool.submit(_read_range, a, b) for a, b in ranges]
+        futures = [pool.submit(_read_range, a, b, megabytes) for a, b in ranges]
         out = []
         for future, (a, b) in zip(futures, ranges, strict=True):
             remaining = deadline - time.monotonic()
@@ -533,8 +547,9 @@ def _run(
             f"reading took over {limit:.0f} s; the PDF may be damaged or hostile; leave it out"
         ) from None
     except concurrent.futures.process.BrokenProcessPool:
+        budget = f"needed over {megabytes:g} MiB ({PARSE_MEMORY_ENV}) or " if megabytes else ""
         raise PdfError(
-            "the PDF library crashed reading this file; repair it or leave it out"
+            f"the PDF library {budget}crashed reading this file; repair it or leave it out"
         ) from None
     finally:
         for process in list(getattr(pool, "_processes", {}).values()):
