@@ -10,6 +10,7 @@ import json
 import os
 import shutil
 import subprocess
+import sys
 import threading
 import time
 from pathlib import Path
@@ -95,6 +96,28 @@ def test_a_file_url_builds_with_its_commit_and_serves(origin: Path, tmp_path: Pa
         assert hits[0]["filepath"] == "guide.md"
         assert hits[0]["source"]["commit"] == head
         assert "WIDGET_MODE" in s.get_doc("guide.md#guide/configure")
+
+
+def test_a_cache_that_cannot_be_written_is_one_warning(origin: Path, tmp_path: Path) -> None:
+    """The cache is optional (issue 31): a file in its way (as a full or read-only disk) was a
+    traceback. The checkout goes to a temporary folder, removed when the build ends."""
+    cache = tmp_path / "cache"
+    cache.write_text("a file where the cache folder should be")
+    temporary = tmp_path / "tmp"
+    temporary.mkdir()
+    proc = subprocess.run(
+        [sys.executable, "-m", "docsmcp.cli", "build", "--docs-dir", f"file://{origin}",
+         "--subdir", "docs", "--out", tmp_path / "idx", "--cache-dir", cache],
+        capture_output=True, text=True, timeout=120, env={**os.environ, "TMPDIR": str(temporary)},
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    assert "Traceback" not in proc.stderr
+    assert proc.stderr.splitlines()[0] == (
+        f"docsmcp: warning: cannot keep git checkouts in the cache {cache}/git (Not a "
+        "directory); fetching into a temporary folder (--cache-dir DIR to choose a cache)"
+    )
+    assert _meta(tmp_path / "idx")["stats"]["files"] == 2
+    assert list(temporary.iterdir()) == []  # the checkout went with the process
 
 
 @pytest.mark.slow  # git and 4 builds

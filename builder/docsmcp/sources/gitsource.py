@@ -18,6 +18,7 @@ there are more than `MAX_REPOSITORIES`.
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import fcntl
 import hashlib
@@ -27,6 +28,7 @@ import os
 import re
 import shutil
 import subprocess
+import tempfile
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -195,6 +197,29 @@ _HELD: dict[Path, object] = {}
 
 
 def checkout(source: GitSource, cache_root: Path) -> Checkout:
+    """`checkout_in` the cache; where the cache cannot be written (a file in its way, a full or
+    read-only disk: it is optional), in a temporary folder removed when the process exits, with
+    one warning."""
+    try:
+        return checkout_in(source, cache_root)
+    except OSError as exc:
+        where = cache_root / "git"
+        why = exc.strerror or str(exc)
+    temporary = Path(tempfile.mkdtemp(prefix="docsmcp-git-"))
+    atexit.register(shutil.rmtree, temporary, ignore_errors=True)
+    log.warning(
+        "cannot keep git checkouts in the cache %s (%s); fetching into a temporary folder "
+        "(--cache-dir DIR to choose a cache)",
+        where,
+        why,
+    )
+    try:
+        return checkout_in(source, temporary)
+    except OSError as exc:
+        raise GitError(f"cannot check out into {temporary}: {exc.strerror or exc}") from None
+
+
+def checkout_in(source: GitSource, cache_root: Path) -> Checkout:
     """Fetch `source` into the cache and check out its commit; GitError on any failure.
 
     The work tree is locked exclusively while it is fetched and checked out, then shared until
