@@ -15,6 +15,7 @@ bundle never depends on it (a rebuild from the cache is byte-identical to a clea
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import hashlib
 import marshal
@@ -211,6 +212,7 @@ class ParseCache:
         self.used: dict[str, tuple[BinaryIO, int, int, int, int]] = {}
         self.hits = 0
         self._dirty = False  # a record was replaced (put_extra): the file must be rewritten
+        self._no_room = False  # the side file could not be written: new entries are not kept
 
     def _read(self) -> dict[str, tuple[int, int, int, int]]:
         if not self.path.exists():
@@ -313,15 +315,30 @@ class ParseCache:
     def put(self, key: str, packed: Packed) -> None:
         """Store an entry as `pack` made it (a worker process packs what it parses)."""
         payload, raw, crc = packed
+        if self._no_room:
+            return
         try:
             if self._new is None:
                 # closed by `save`/`close`: it lives across `put` calls
                 self._new = tempfile.TemporaryFile(dir=self._tmp_dir())  # noqa: SIM115
             offset = self._new.seek(0, os.SEEK_END)
             self._new.write(payload)
-        except OSError:
-            return  # no room for it: the next build parses the file again
+        except OSError as exc:
+            self._drop_new(exc)
+            return
         self.used[key] = (self._new, offset, len(payload), raw, crc)
+
+    def _drop_new(self, exc: OSError) -> None:
+        """No room for new entries (a full disk): what went to the side file may be lost in
+        its buffer, so none of it is kept; files parsed now are parsed again next time. The
+        cache is optional: one warning, and the build goes on."""
+        warn(f"cannot write the parse cache {self.path} ({exc.strerror or exc})")
+        self._no_room = True
+        new, self._new = self._new, None
+        if new is not None:
+            self.used = {k: v for k, v in self.used.items() if v[0] is not new}
+            with contextlib.suppress(OSError):
+                new.close()
 
     def _tmp_dir(self) -> str | None:
         try:
@@ -333,21 +350,27 @@ class ParseCache:
     def close(self) -> None:
         for f in (self._file, self._new):
             if f is not None:
-                f.close()
+                with contextlib.suppress(OSError):  # a side file that cannot flush: not kept
+                    f.close()
         self._file = self._new = None
 
     def save(self) -> None:
         """Write the entries this build used, if they differ from what was read."""
         try:
+            if self._new is not None:
+                try:  # what is still buffered must reach the side file before it is copied
+                    self._new.flush()
+                except OSError as exc:
+                    self._drop_new(exc)
             if self._dirty or self.used.keys() != self.stored.keys():
                 self._write()
         finally:
             self.close()
 
     def _write(self) -> None:
+        tmp = self.path.with_name(f".{self.path.name}.tmp-{os.getpid()}")
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            tmp = self.path.with_name(f".{self.path.name}.tmp-{os.getpid()}")
             with tmp.open("wb") as out:
                 out.write(MAGIC)
                 for key, (source, offset, length, raw, crc) in self.used.items():
@@ -364,4 +387,7 @@ class ParseCache:
                     temp.unlink(missing_ok=True)
             evict(self.path.parent, PARSED_MAX_BYTES, keep=(self.path,))
         except OSError as exc:
-            warn(f"cannot write the parse cache {self.path} ({exc.strerror or exc})")
+            with contextlib.suppress(OSError):
+                tmp.unlink(missing_ok=True)  # (a full disk: do not leave it fuller)
+            if not self._no_room:  # (said already)
+                warn(f"cannot write the parse cache {self.path} ({exc.strerror or exc})")

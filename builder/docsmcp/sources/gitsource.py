@@ -196,6 +196,10 @@ def _locked(path: Path) -> Iterator[None]:
 _HELD: dict[Path, object] = {}
 
 
+# What git says when it cannot write a folder (its messages are read in English: LC_ALL=C).
+_NO_ROOM = ("No space left on device", "Read-only file system", "Disk quota exceeded")
+
+
 def checkout(source: GitSource, cache_root: Path) -> Checkout:
     """`checkout_in` the cache; where the cache cannot be written (a file in its way, a full or
     read-only disk: it is optional), in a temporary folder removed when the process exits, with
@@ -203,8 +207,12 @@ def checkout(source: GitSource, cache_root: Path) -> Checkout:
     try:
         return checkout_in(source, cache_root)
     except OSError as exc:
-        where = cache_root / "git"
         why = exc.strerror or str(exc)
+    except GitError as exc:  # git itself could not write there
+        why = next((x for x in _NO_ROOM if x in str(exc)), "")
+        if not why:
+            raise
+    where = cache_root / "git"
     temporary = Path(tempfile.mkdtemp(prefix="docsmcp-git-"))
     atexit.register(shutil.rmtree, temporary, ignore_errors=True)
     log.warning(
