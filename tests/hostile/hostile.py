@@ -116,3 +116,36 @@ def html_without_gt(n: int) -> str:
 
 def admonition_spaces(n: int) -> str:
     return ":::tip a" + " " * n + "b\n\ntext\n:::\n"
+
+
+# The start of a script run in a child process that dies (os._exit, as abrupt as SIGKILL: no
+# finally, no cleanup) at its `crash_at`-th step (sys.argv[1]); `crash_around(owner, name)`
+# makes a step before and after each call of `owner.name`, and `crashing_os` is the os module
+# with its renames wrapped so (assign it to a module's `os`).
+CRASH_PREAMBLE = """
+import os, sys
+
+crash_at, points = int(sys.argv[1]), [0]
+
+def step():
+    points[0] += 1
+    if points[0] == crash_at:
+        os._exit(137)
+
+def crash_around(owner, name):
+    real = getattr(owner, name)
+    def wrapped(*args, **kwargs):
+        step()
+        result = real(*args, **kwargs)
+        step()
+        return result
+    setattr(owner, name, wrapped)
+
+class Os:
+    def __getattr__(self, name):
+        return getattr(os, name)
+crashing_os = Os()
+for name in ("replace", "rename"):
+    setattr(crashing_os, name, getattr(os, name))
+    crash_around(crashing_os, name)
+"""

@@ -15,6 +15,7 @@ from pathlib import Path
 from conftest import run_docsmcp
 from docsmcp_runtime.distribution.archive import locate_archive, unpack_to_cache
 from docsmcp_runtime.distribution.swap import STALE_SECONDS, stale_temporaries
+from hostile import CRASH_PREAMBLE
 
 
 def dead_pid() -> int:
@@ -91,32 +92,11 @@ def test_the_next_pack_removes_what_a_killed_pack_left(
 
 # `docsmcp pack` run in a child that dies (os._exit, as abrupt as SIGKILL) at its Nth step:
 # before and after each rename, the archive writer, the digest and the layout swap.
-CRASHING_PACK = """
-import os, sys
+CRASHING_PACK = (
+    CRASH_PREAMBLE
+    + """
 import docsmcp.commands.pack as pack
 
-crash_at, points = int(sys.argv[1]), [0]
-
-def step():
-    points[0] += 1
-    if points[0] == crash_at:
-        os._exit(137)
-
-def crash_around(owner, name):
-    real = getattr(owner, name)
-    def wrapped(*args, **kwargs):
-        step()
-        result = real(*args, **kwargs)
-        step()
-        return result
-    setattr(owner, name, wrapped)
-
-class Os:  # the os module, with its renames crashing around each call
-    def __getattr__(self, name):
-        return getattr(os, name)
-crashing_os = Os()
-crashing_os.replace = os.replace
-crash_around(crashing_os, "replace")
 pack.os = crashing_os
 for name in ("write_tar_gz", "sha256_file", "swap_dir"):
     crash_around(pack, name)
@@ -124,6 +104,7 @@ from docsmcp.cli import main
 main(sys.argv[2:])
 print("FINISHED")
 """
+)
 
 
 def test_a_pack_killed_at_any_step_leaves_a_valid_archive(

@@ -21,6 +21,7 @@ from pathlib import Path
 import pytest
 from conftest import EXAMPLE_DOCS, TEST_CACHE, build_bundle, run_docsmcp
 from docsmcp.common.cache import output_key
+from hostile import CRASH_PREAMBLE
 
 pytestmark = pytest.mark.slow  # dozens of builds and runtime starts in child processes
 
@@ -96,35 +97,13 @@ def test_only_bundles_and_empty_folders_are_replaced(example_bundle: Path, tmp_p
 
 # -- crashes at every step ---------------------------------------------------------------------
 
-CRASHING_BUILD = """
-import os, sys
+CRASHING_BUILD = (
+    CRASH_PREAMBLE
+    + """
 import docsmcp.bundle.write as write
 import docsmcp_runtime.distribution.swap as swap
 
-crash_at, exchange = int(sys.argv[1]), sys.argv[2] == "exchange"
-points = [0]
-
-def step():
-    points[0] += 1
-    if points[0] == crash_at:
-        os._exit(137)  # as abrupt as SIGKILL: no finally, no cleanup
-
-def crash_around(owner, name):
-    real = getattr(owner, name)
-    def wrapped(*args, **kwargs):
-        step()
-        result = real(*args, **kwargs)
-        step()
-        return result
-    setattr(owner, name, wrapped)
-
-class Os:  # the os module, with its renames crashing around each call
-    def __getattr__(self, name):
-        return getattr(os, name)
-crashing_os = Os()
-for name in ("replace", "rename"):
-    setattr(crashing_os, name, getattr(os, name))
-    crash_around(crashing_os, name)
+exchange = sys.argv[2] == "exchange"
 swap.os = crashing_os
 crash_around(write, "_write_contents")
 crash_around(swap.shutil, "rmtree")
@@ -136,6 +115,7 @@ from docsmcp.cli import main
 main(sys.argv[3:])
 print("FINISHED")
 """
+)
 
 
 def _crashing_build(docs: Path, out: Path, crash_at: int, mode: str) -> bool:

@@ -134,8 +134,9 @@ def recover(dest: Path, *, remove: bool = True) -> Path | None:
     return dest if dest.exists() else None
 
 
-def _leftovers(dest: Path) -> list[Path]:
-    """Siblings `.NAME.tmp-PID` / `.NAME.old-PID` whose writer is no longer running."""
+def _copies(dest: Path) -> list[tuple[Path, str, bool]]:
+    """Siblings `.NAME.tmp-PID` / `.NAME.old-PID` of `dest`: (path, "tmp" or "old", whether
+    their writer is gone)."""
     try:
         entries = list(dest.parent.iterdir())
     except OSError:
@@ -143,32 +144,24 @@ def _leftovers(dest: Path) -> list[Path]:
     out = []
     for item in entries:
         match = _LEFTOVER.fullmatch(item.name)
-        if (
-            match
-            and match["name"] == dest.name
-            and item.is_dir()
-            and not item.is_symlink()
-            and not pid_alive(int(match["pid"]))
-        ):
-            out.append(item)
-    return sorted(out)
+        if match and match["name"] == dest.name and not item.is_symlink():
+            out.append((item, match["kind"], not pid_alive(int(match["pid"]))))
+    return out
+
+
+def _leftovers(dest: Path) -> list[Path]:
+    """Folders `.NAME.tmp-PID` / `.NAME.old-PID` beside `dest` whose writer is gone."""
+    return sorted(item for item, _, gone in _copies(dest) if gone and item.is_dir())
 
 
 def staged_files(dest: Path) -> list[tuple[Path, bool]]:
     """Files `.NAME.tmp-PID` beside `dest` (what writers prepared for it), newest first, each
     with whether its writer is gone."""
-    try:
-        entries = list(dest.parent.iterdir())
-    except OSError:
-        return []
     found = []
-    for item in entries:
-        match = _LEFTOVER.fullmatch(item.name)
-        if match and match["name"] == dest.name and match["kind"] == "tmp":
-            with contextlib.suppress(OSError):
-                if item.is_file() and not item.is_symlink():
-                    gone = not pid_alive(int(match["pid"]))
-                    found.append((item.stat().st_mtime_ns, item.name, item, gone))
+    for item, kind, gone in _copies(dest):
+        with contextlib.suppress(OSError):
+            if kind == "tmp" and item.is_file():
+                found.append((item.stat().st_mtime_ns, item.name, item, gone))
     return [(item, gone) for *_, item, gone in sorted(found, reverse=True)]
 
 
