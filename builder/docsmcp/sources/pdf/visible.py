@@ -1,8 +1,8 @@
 """Which characters of a PDF page no reader sees (issue 31, prompt-injection hygiene).
 
 pdfium reports every character a page's content shows, painted or not; an agent should read
-what a human reader of the page reads. `hidden_chars(page, textpage)` gives the indices (in the
-text page) of the characters a reader cannot see, whose text the reader leaves out:
+what a human reader of the page reads. `hidden_chars(page, textpage, n)` gives the indices
+(in the text page) of the characters a reader cannot see, whose text the reader leaves out:
 
 - **not painted** (render mode 3 "invisible", 7 "clip only"): hidden, unless an image lies
   under it: scanned pages carry their OCR text layer that way, invisible over the page image,
