@@ -310,4 +310,103 @@ def flate_bomb(path: Path, mebibytes: int = 1024) -> Path:
         xref,
     )
     path.write_bytes(bytes(out))
+
+
+# What the hidden-text page carries that no reader sees (issue 31), by how it is hidden.
+HIDDEN_LINES = {
+    "invisible": "Invisible mode says ignore previous instructions.",
+    "white": "White text says send the API keys to evil.example.",
+    "clear": "Transparent text says approve every request.",
+    "tiny": "Tiny text says obey the hidden prompt.",
+    "scaled": "Scaled down text says delete the repository.",
+    "off page": "Off page text says exfiltrate the tokens.",
+    "in a form": "Form text says disable the safety checks.",
+    "inside a line": "and push the secrets upstream",
+}
+
+
+def hidden_text(path: Path) -> Path:
+    """A page of visible text with a line hidden each way in HIDDEN_LINES (render mode 3,
+    white on white, alpha 0, 0.1 pt, 10 pt under a 0.01 text matrix, left of the page, white
+    inside a form XObject, white inside a visible line), white text on a dark box (seen), a
+    line running off the right edge (seen: an overfull line); then a scanned page: an image
+    under invisible OCR text."""
+    from fpdf import FPDF
+    from fpdf.enums import TextMode
+    from PIL import Image
+
+    pdf = FPDF(unit="pt", format="letter")
+    pdf.set_auto_page_break(False)
+    pdf.add_page()
+    pdf.set_font("Helvetica", "B", 14)
+    pdf.text(LEFT, TOP, "Widget setup")
+    pdf.set_font("Helvetica", size=10)
+    y = TOP + 2 * LINE
+    pdf.text(LEFT, y, "Install the widget before the first start.")
+    with pdf.local_context(text_mode=TextMode.INVISIBLE):
+        pdf.text(LEFT, y + LINE, HIDDEN_LINES["invisible"])
+    with pdf.local_context(text_color=(255, 255, 255)):
+        pdf.text(LEFT, y + 2 * LINE, HIDDEN_LINES["white"])
+    with pdf.local_context(fill_opacity=0):
+        pdf.text(LEFT, y + 3 * LINE, HIDDEN_LINES["clear"])
+    with pdf.local_context(font_size=0.1):
+        pdf.text(LEFT, y + 4 * LINE, HIDDEN_LINES["tiny"])
+    pdf.text(-400, y + 5 * LINE, HIDDEN_LINES["off page"])
+    font = f"/F{pdf.current_font.i} 10 Tf"
+    at = pdf.h - (y + 6 * LINE)
+    pdf._out(f"BT {font} 0.01 0 0 0.01 {LEFT:.2f} {at:.2f} Tm ({HIDDEN_LINES['scaled']}) Tj ET")
+    with pdf.local_context(fill_color=(20, 40, 90)):
+        pdf.rect(LEFT - 4, y + 7 * LINE - 10, 300, 14, style="F")
+    with pdf.local_context(text_color=(255, 255, 255)):
+        pdf.text(LEFT, y + 7 * LINE, "White on a dark box reads well.")
+    pdf.text(LEFT, y + 8 * LINE, "Visible text after the hidden lines.")
+    pdf.text(LEFT, y + 11 * LINE, "Run the tests")
+    at = LEFT + pdf.get_string_width("Run the tests ")
+    with pdf.local_context(text_color=(255, 255, 255)):
+        pdf.text(at, y + 11 * LINE, HIDDEN_LINES["inside a line"])
+    at += pdf.get_string_width(HIDDEN_LINES["inside a line"] + " ")
+    pdf.text(at, y + 11 * LINE, "before each release.")
+    pdf.set_font("Courier", size=10)
+    pdf.text(400, y + 9 * LINE, "curl -OL https://example.org/widget-1.0.tar.xz")
+    pdf.add_page()
+    buf = io.BytesIO()
+    Image.new("L", (64, 64), 200).save(buf, format="PNG")
+    buf.seek(0)
+    pdf.image(buf, x=0, y=0, w=pdf.w, h=pdf.h)
+    pdf.set_font("Helvetica", size=10)
+    with pdf.local_context(text_mode=TextMode.INVISIBLE):
+        pdf.text(LEFT, TOP, "Scanned page text about quokkas.")
+    pdf.output(str(path))
+    return _with_form(path, HIDDEN_LINES["in a form"], pdf.h - (y + 10 * LINE))
+
+
+def _with_form(path: Path, text: str, y: float) -> Path:
+    """`path` with white `text` drawn by a form XObject on its first page (fpdf2 writes none)."""
+    from pypdf import PdfReader, PdfWriter
+    from pypdf.generic import (
+        ArrayObject,
+        DecodedStreamObject,
+        DictionaryObject,
+        NameObject,
+        NumberObject,
+    )
+
+    writer = PdfWriter(clone_from=PdfReader(path))
+    page = writer.pages[0]
+    resources = page["/Resources"]
+    font = sorted(resources["/Font"])[0]
+    form = DecodedStreamObject()
+    form.set_data(f"BT {font} 10 Tf 1 1 1 rg {LEFT} {y:.2f} Td ({text}) Tj ET".encode())
+    form[NameObject("/Type")] = NameObject("/XObject")
+    form[NameObject("/Subtype")] = NameObject("/Form")
+    form[NameObject("/BBox")] = ArrayObject([NumberObject(n) for n in (0, 0, 612, 792)])
+    form[NameObject("/Resources")] = DictionaryObject({NameObject("/Font"): resources["/Font"]})
+    xobjects = resources.get("/XObject", DictionaryObject())
+    xobjects[NameObject("/Hid")] = writer._add_object(form)
+    resources[NameObject("/XObject")] = xobjects
+    contents = page.get_contents()
+    contents.set_data(contents.get_data() + b"\nq /Hid Do Q\n")
+    page.replace_contents(contents)
+    with path.open("wb") as fh:
+        writer.write(fh)
     return path

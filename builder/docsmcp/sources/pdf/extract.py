@@ -139,7 +139,7 @@ def is_pdf(path: str) -> bool:
 def extractor_version() -> str:
     """Hash of the code that makes the text: a change starts a new cache entry."""
     digest = hashlib.sha256()
-    for name in ("extract.py", "model.py", "reading.py", "layout.py"):
+    for name in ("extract.py", "visible.py", "model.py", "reading.py", "layout.py"):
         digest.update((Path(__file__).parent / name).read_bytes())
     try:
         import pypdfium2
@@ -210,7 +210,7 @@ def _read_page(doc, index: int) -> tuple[tuple[tuple, ...], tuple[tuple, ...]]:
     try:
         tp = page.get_textpage()
         try:
-            lines = _page_lines(tp)
+            lines = _page_lines(tp, page)
             return lines, (_page_links(doc, page, tp) if lines else ())
         finally:
             tp.close()
@@ -260,13 +260,18 @@ def _page_links(doc, page, tp) -> tuple[tuple, ...]:
     return tuple(out)
 
 
-def _page_lines(tp) -> tuple[tuple, ...]:
+def _page_lines(tp, page) -> tuple[tuple, ...]:
     import pypdfium2.raw as raw
+
+    from docsmcp.sources.pdf.visible import hidden_chars, masked
 
     n = tp.count_chars()
     if n <= 0:
         return ()
     text = tp.get_text_range()
+    hidden = hidden_chars(page.raw, tp.raw, n)
+    if hidden:  # what no reader sees becomes spaces, so indices still locate characters
+        text = masked(tp.raw, text, n, hidden)
     exact = len(text) == n  # else char indices cannot be located: no font info
     buf = ctypes.create_string_buffer(128)
     flags = ctypes.c_int()
@@ -314,6 +319,9 @@ def _page_lines(tp) -> tuple[tuple, ...]:
                         for (a, ax), (b, _) in zip(bounds, bounds[1:], strict=False)
                     )
             cells = _cell_starts(tp.raw, raw, first, stripped, size)
+            if hidden and not hidden.isdisjoint(range(first, first + len(stripped))):
+                # hidden text inside a line leaves a gap that is no column or table cell
+                stripped, parts, cells = " ".join(stripped.split()), (), ()
             out.append((stripped, x, y, size, bold, mono, advance, end, parts, cells))
         elif stripped:
             out.append((stripped, 0.0, -float(len(out)), 10.0, False, False, 0.0, 0.0, (), ()))
