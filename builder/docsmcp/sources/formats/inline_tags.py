@@ -1,6 +1,6 @@
 """Reading one inline HTML tag or JSX element tag (`<Card title="X" {...rest}>`) and one JSX
 expression (`{...}`) from markdown or MDX text: the lexical part of readable.py's reduction, apart
-so that every pass over a file's markup reads tags alike.
+so that every pass over a file's markup (readable.py, hidden_elements.py) reads tags alike.
 
 Every read is bounded: a tag or expression that does not close within `MAX_SPAN` characters is
 no tag (the caller reads its `<` or `{` as text and charges what the failed read cost).
@@ -40,15 +40,20 @@ def close_brace(s: str, i: int) -> int:
     return -1 - end
 
 
-def parse_tag(s: str, i: int) -> tuple[int, str, bool, bool, dict[str, str | None]] | int:
-    """The tag starting at `s[i] == "<"`: (end, name, closing, self-closing, string props;
-    a prop with no value or a non-string value maps to None), else how far it read."""
+Tag = tuple[int, str, bool, bool, dict[str, str | None], dict[str, str]]
+
+
+def parse_tag(s: str, i: int) -> Tag | int:
+    """The tag starting at `s[i] == "<"`: (end, name, closing, self-closing, string props, and
+    expression props: a prop with no value or a non-string value maps to None in the first, the
+    second holds the source of each non-string `{...}` value, braces included), else how far it
+    read."""
     j = i + 1
     closing = j < len(s) and s[j] == "/"
     if closing:
         j += 1
     if j < len(s) and s[j] == ">":  # a fragment `<>` / `</>`
-        return j + 1, "", closing, False, {}
+        return j + 1, "", closing, False, {}, {}
     m = _TAG_NAME.match(s, j)
     if m is None:
         return j
@@ -57,15 +62,16 @@ def parse_tag(s: str, i: int) -> tuple[int, str, bool, bool, dict[str, str | Non
     if j < len(s) and not (s[j].isspace() or s[j] in "/>"):
         return j
     props: dict[str, str | None] = {}
+    exprs: dict[str, str] = {}
     end = min(len(s), i + MAX_SPAN)
     while j < end:
         c = s[j]
         if c.isspace():
             j += 1
         elif c == ">":
-            return j + 1, name, closing, False, props
+            return j + 1, name, closing, False, props, exprs
         elif c == "/" and j + 1 < len(s) and s[j + 1] == ">":
-            return j + 2, name, closing, True, props
+            return j + 2, name, closing, True, props, exprs
         elif c == "{":  # `{...spread}`
             k = close_brace(s, j)
             if k < 0:
@@ -92,6 +98,8 @@ def parse_tag(s: str, i: int) -> tuple[int, str, bool, bool, dict[str, str | Non
                         return -1 - k
                     lit = STRING_EXPR.fullmatch(s, j, k)
                     value = next((g for g in lit.groups() if g is not None), "") if lit else None
+                    if lit is None:
+                        exprs[key] = s[j:k]  # (`hidden={true}`, `style={{display: "none"}}`)
                     j = k
                 else:
                     b = _BARE_VALUE.match(s, j)

@@ -15,7 +15,9 @@ decoded in the display lines only (decoded in the parse lines, `&lt;T&gt;` would
   place (`title`, `description`, `label`, `alt`, `caption`, ...; a field component's
   `name`/`type`, `<ResponseField name="id" type="string" required>` -> `id (string, required)`);
   `className`, `style`, `href` and other attribute soup go. `<script>`, `<style>` and `<svg>`
-  go with their content, comments (`<!-- -->`, `{/* */}`) too.
+  go with their content, comments (`<!-- -->`, `{/* */}`) too. Elements a rendered page hides
+  (`hidden`, `aria-hidden="true"`, `display: none`: hiding.py) go first, with their content
+  and nested elements (hidden_elements.py).
 - JSX expressions `{...}` in `.mdx` text go, except a string literal (`{' '}`, `{"x"}`).
 - Lines inside a component are dedented relative to its outermost tag: MDX does not read
   indentation as code, markdown-it would.
@@ -36,6 +38,7 @@ from dataclasses import dataclass
 from itertools import accumulate
 
 from docsmcp.sources.formats.fences import fenced_lines
+from docsmcp.sources.formats.hidden_elements import drop_hidden
 from docsmcp.sources.formats.inline_tags import MAX_SPAN, STRING_EXPR, close_brace, parse_tag
 
 _FAIL_BUDGET = 1_000_000  # characters failed searches may read in a file (beyond 4 per char)
@@ -259,7 +262,7 @@ class _Scan:
         tag = parse_tag(s, i)
         if isinstance(tag, int):
             return self.failed(i, tag)
-        end, name, closing, self_closing, props = tag
+        end, name, closing, self_closing, props, _ = tag
         if name and not _is_component(name, self.mdx):
             return self._literal(i)
         low = name.lower()
@@ -394,6 +397,10 @@ def _reduce(lines: list[str], mdx: bool) -> _Reduced:
     text = "\n".join(lines)
     if not ("<" in text or "&" in text or "///" in text or (mdx and "{" in text)):
         return _Reduced(lines, [], ())  # most files of a reference site: nothing to reduce
+    # Elements a rendered page hides go first, with their content (issue 31).
+    visible, markup = drop_hidden(lines, mdx)
+    if visible is not lines:
+        lines, text = visible, "\n".join(visible)
     code = fenced_lines(lines)
     out = list(lines)
     labels = _blocks(lines, code) if "///" in text else {}
@@ -404,7 +411,6 @@ def _reduce(lines: list[str], mdx: bool) -> _Reduced:
     stack: list[tuple[str, int]] = []
     budget = [_FAIL_BUDGET + 4 * len(text)]
     read: list[tuple[int, int]] = []  # the lines scans read
-    markup: list[tuple[int, str, str]] = []
     starts = [0, *accumulate(len(line) + 1 for line in lines)]
     trigger = _MDX_TRIGGER if mdx else _MD_TRIGGER
     i = 0
