@@ -48,8 +48,6 @@ _NEXT = re.compile(rf"<(?:!--|(?!{_PLAIN_TAG}))", re.IGNORECASE)
 _TOKEN = re.compile(r"<(?:(/?)([A-Za-z][\w.:-]*)|!--)")
 _CLOSE_END = re.compile(r"\s*>")
 _CODE_RUN = re.compile(r"`+")
-_MARK = "\x00"  # where a dropped element stood in a line, while it is tidied
-_GAP = re.compile(r"[ \t]*(?:\x00[ \t]*)+")
 _VOID = frozenset("area base br col embed hr img input link meta source track wbr".split())
 Anchor = tuple[int, str, str]  # (line, "id" | "name", value), as readable.py's markup
 
@@ -93,20 +91,32 @@ def drop_hidden(lines: list[str], mdx: bool) -> tuple[list[str], list[Anchor]]:
 
 def _rejoin(kept: list[str]) -> str:
     """One line's text around the elements dropped from it (`kept`: what is left between
-    them): the blanks around a dropped element become one, none where neither side had one
-    (`foo<b hidden>x</b>bar` reads `foobar`, as shown); the indentation before stays."""
-    joined = _MARK.join(kept) if all(_MARK not in k for k in kept) else None
-    if joined is None:  # (the mark character in the text itself: no tidying)
-        return "".join(kept).rstrip()
-
-    def gap(m: re.Match[str]) -> str:
-        if m.end() == len(joined):
-            return ""
-        if m.start() == 0:
-            return m.group(0)[: m.group(0).index(_MARK)]
-        return " " if len(m.group(0)) > m.group(0).count(_MARK) else ""
-
-    return _GAP.sub(gap, joined)
+    them): the blanks around a run of dropped elements become one, none where neither side had
+    one (`foo<b hidden>x</b>bar` reads `foobar`, as shown); the indentation before stays, the
+    blanks at the end go."""
+    out: list[str] = []
+    cur, k, n = kept[0], 1, len(kept)
+    while k < n:
+        left = cur.rstrip(" \t")
+        blank = len(left) != len(cur)
+        seg = kept[k]
+        while not seg.strip(" \t") and k + 1 < n:  # only blanks between two: one run
+            blank = blank or bool(seg)
+            k += 1
+            seg = kept[k]
+        right = seg.lstrip(" \t")
+        blank = blank or len(right) != len(seg)
+        if not right:
+            sep = ""
+        elif not left and not out:
+            sep = cur  # (the indentation)
+        else:
+            sep = " " if blank else ""
+        out += (left, sep)
+        cur = right
+        k += 1
+    out.append(cur)
+    return "".join(out)
 
 
 class _Skips:
