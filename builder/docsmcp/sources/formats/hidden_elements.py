@@ -61,10 +61,13 @@ def drop_hidden(lines: list[str], mdx: bool) -> tuple[list[str], list[Anchor]]:
     low = text.lower()
     if not any(word in low for word in _MAY_HIDE):
         return lines, []
+    first = _NEXT.search(text)
+    if first is None:  # (every tag passed over: no code to find)
+        return lines, []
     starts = [0, *accumulate(len(line) + 1 for line in lines)]
     skips = _Skips(_code_ranges(text, lines, fenced_lines(lines), starts, mdx))
     walk = _Walk(text, skips, mdx)
-    walk.run()
+    walk.run(first.start())
     if not walk.spans:
         return lines, []
     out = list(lines)
@@ -194,9 +197,8 @@ class _Walk:
         self.spans: list[tuple[int, int]] = []
         self.anchors: list[tuple[int, str, str]] = []
 
-    def run(self) -> None:
+    def run(self, i: int) -> None:
         s = self.s
-        i = 0
         while self.budget > 0:
             m = _NEXT.search(s, i)
             if m is None:
