@@ -65,6 +65,8 @@ PAGE = """# Components
 
 <span className="visually-hidden">Screen reader text kept.</span>
 
+{/* <div hidden> a commented-out draft: no element, nothing hidden after it */}
+
 ```jsx
 <div hidden>Fenced JSX kept.</div>
 ```

@@ -15,8 +15,9 @@ component or custom element (`<x-note hidden>` is hidden in a browser as well).
   compile. So no padding, however long, lets hidden text through; there is no span bound on
   the search, and it is linear all the same: what the search reads is dropped, and the scan
   resumes after it.
-- Tags inside fenced code, inline code spans and `<!-- -->` comments are not tags: a page
-  that shows `<div hidden>` in a fence keeps it, and a `</div>` in a code span closes nothing.
+- Tags inside fenced code, inline code spans and comments (`<!-- -->`, MDX's `{/* */}`) are
+  not tags: a page that shows `<div hidden>` in a fence keeps it, a `</div>` in a code span
+  closes nothing, a commented-out `<div hidden>` hides nothing.
 - Lines are kept (a dropped line becomes blank, dropped text inside a line goes with the
   blanks around it), so line maps still point at the file's lines. The `id` (and an `<a>`'s
   `name`) of a hidden element's start tag are kept as anchors: links to it still resolve.
@@ -44,8 +45,8 @@ _NO_WORD = r"h(?!idden)|d(?!isplay)|v(?!isibility)"  # (a lookahead at these let
 _PLAIN_TAG = (
     rf"""(?:[^"'{{}}<>hdv]|{_NO_WORD}|"(?:[^"<>hdv]|{_NO_WORD})*"|'(?:[^'<>hdv]|{_NO_WORD})*')*>"""
 )
-_NEXT = re.compile(rf"<(?:!--|(?!{_PLAIN_TAG}))", re.IGNORECASE)
-_TOKEN = re.compile(r"<(?:(/?)([A-Za-z][\w.:-]*)|!--)")
+_NEXT = re.compile(rf"<(?:!--|(?!{_PLAIN_TAG}))|\{{/\*", re.IGNORECASE)
+_TOKEN = re.compile(r"<(?:(/?)([A-Za-z][\w.:-]*)|!--)|\{/\*")
 _CLOSE_END = re.compile(r"\s*>")
 _CODE_RUN = re.compile(r"`+")
 _VOID = frozenset("area base br col embed hr img input link meta source track wbr".split())
@@ -207,14 +208,18 @@ class _Walk:
             end = self.skips.end_of(i)
             if end > i:
                 i = end
-            elif s.startswith("<!--", i):
+            elif s.startswith(("<!--", "{/*"), i):
                 i = self._comment(i)
             else:
                 i = self._tag(i)
 
     def _comment(self, i: int) -> int:
-        """Past the comment at `i` (one that does not close within MAX_SPAN is text)."""
-        end = self.s.find("-->", i + 4, i + MAX_SPAN)
+        """Past the comment at `i`, `<!-- -->` or (in MDX) `{/* */}`; one that does not close
+        within MAX_SPAN is text."""
+        if self.s[i] == "{" and not self.mdx:
+            return i + 1
+        html = self.s[i] == "<"
+        end = self.s.find("-->" if html else "*/}", i + 4 if html else i + 3, i + MAX_SPAN)
         if end < 0:
             self.budget -= min(len(self.s), i + MAX_SPAN) - i
             return i + 1
