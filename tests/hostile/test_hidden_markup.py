@@ -32,6 +32,8 @@ Rotate the key daily. <span aria-hidden="true">decorative zanzibar</span>Check t
 Inline nesting: <div hidden><div>inner</div>tail says marmot</div>gone.
 
 <p style="color: red; display:none">Style says quixotic.</p>
+<p style="&#100;isplay: none">A character reference says ocelot.</p>
+<p style="displa\\79 : none">A CSS escape says tapir.</p>
 
 <div role="tabpanel" hidden>Other tab: pip install acme.</div>
 
@@ -88,7 +90,7 @@ More quagga.
 """
 HIDDEN_WORDS = (
     "mallory", "evil.example", "zanzibar", "marmot", "quixotic", "xylophone", "walrus",
-    "narwhal", "pangolin", "okapi", "quagga",
+    "narwhal", "pangolin", "okapi", "quagga", "ocelot", "tapir",
 )  # fmt: skip
 
 

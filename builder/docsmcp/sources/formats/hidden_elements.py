@@ -35,16 +35,16 @@ from docsmcp.sources.formats.hiding import hides, tag_attrs
 from docsmcp.sources.formats.inline_tags import MAX_SPAN, parse_tag
 
 _FAIL_BUDGET = 1_000_000  # characters failed reads may cost in a file (beyond 4 per char)
-# A file without these words holds no hidden element (entities cannot spell an attribute
-# name; `style="display:&#110;one"` still says `display`).
-_MAY_HIDE = ("hidden", "display", "visibility")
+# A file without these words holds no hidden element, unless they are spelled with character
+# references or CSS escapes (`style="&#100;isplay:none"`, `displa\79 :none`).
+_MAY_HIDE = ("hidden", "display", "visibility", "&#", "\\")
 # The next `<` that may start a hidden element or a comment: most tags hide nothing, and one
-# with no hiding word, no `{` and no `<`/`>` inside quotes is passed over in the regex engine
-# (what a start tries stops at the next `<` or `>`: linear).
+# with no hiding word, no `{`, `&` or `\` and no `<`/`>` inside quotes is passed over in the
+# regex engine (what a start tries stops at the next `<` or `>`: linear).
 _NO_WORD = r"h(?!idden)|d(?!isplay)|v(?!isibility)"  # (a lookahead at these letters only)
-_PLAIN_TAG = (
-    rf"""(?:[^"'{{}}<>hdv]|{_NO_WORD}|"(?:[^"<>hdv]|{_NO_WORD})*"|'(?:[^'<>hdv]|{_NO_WORD})*')*>"""
-)
+_NOT = r"<>hdv&\\"  # (besides `{`, `}` and quotes outside quotes)
+_QUOTED = rf"""\"(?:[^"{_NOT}]|{_NO_WORD})*"|'(?:[^'{_NOT}]|{_NO_WORD})*'"""
+_PLAIN_TAG = rf"""(?:[^"'{{}}{_NOT}]|{_NO_WORD}|{_QUOTED})*>"""
 _NEXT = re.compile(rf"<(?:!--|(?!{_PLAIN_TAG}))|\{{/\*", re.IGNORECASE)
 _TOKEN = re.compile(r"<(?:(/?)([A-Za-z][\w.:-]*)|!--)|\{/\*")
 _CLOSE_END = re.compile(r"\s*>")

@@ -23,6 +23,9 @@ _HIDING_STYLE = re.compile(
     r"(?:^|;)\s*(?:display\s*:\s*none|visibility\s*:\s*hidden)\s*(?:!important\s*)?(?:;|$)",
     re.IGNORECASE,
 )
+# CSS read as a browser reads it: comments gone, escapes decoded (`\79 ` is `y`).
+_CSS_COMMENT = re.compile(r"/\*.*?(?:\*/|$)", re.DOTALL)
+_CSS_ESCAPE = re.compile(r"\\(?:([0-9A-Fa-f]{1,6})[ \t\n]?|(.))", re.DOTALL)
 # One `key: value` pair of a JSX style object (`{{display: 'none', color: "red"}}`).
 _STYLE_PAIR = re.compile(
     r"""[{,]\s*(?:([A-Za-z_$][\w$]*)|"([^"\n]*)"|'([^'\n]*)')\s*:\s*"""
@@ -39,7 +42,18 @@ def hides(attrs: Mapping[str, str]) -> bool:
     if "hidden" in attrs or attrs.get("aria-hidden", "").strip().lower() == "true":
         return True
     style = attrs.get("style")
-    return bool(style) and _HIDING_STYLE.search(style) is not None
+    if not style:
+        return False
+    if "\\" in style or "/*" in style:  # (`displa\79 : none`, `display:/**/none`)
+        style = _CSS_ESCAPE.sub(_unescape, _CSS_COMMENT.sub("", style))
+    return _HIDING_STYLE.search(style) is not None
+
+
+def _unescape(m: re.Match[str]) -> str:
+    if m.group(1) is None:
+        return m.group(2)
+    code = int(m.group(1), 16)
+    return chr(code) if 0 < code <= 0x10FFFF and not 0xD800 <= code <= 0xDFFF else "\ufffd"
 
 
 def tag_attrs(
