@@ -260,10 +260,9 @@ class _Walk:
                 i = self._comment(p)
                 continue
             i = m.end()
-            if (m.group(2) if self.mdx else m.group(2).lower()) != same:
-                continue
+            is_same = (m.group(2) if self.mdx else m.group(2).lower()) == same
             if m.group(1):
-                c = _CLOSE_END.match(s, i)
+                c = _CLOSE_END.match(s, i) if is_same else None
                 if c is not None:
                     depth -= 1
                     if depth == 0:
@@ -271,13 +270,12 @@ class _Walk:
                     i = c.end()
                 continue
             if self.budget <= 0:
-                depth += 1  # (no reads left: an open tag as far as can be told)
+                depth += is_same  # (no reads left: an open tag as far as can be told)
                 continue
+            # Every start tag is read whole: a `</div>` in an attribute value closes nothing.
             tag = parse_tag(s, p)
             if isinstance(tag, int):
                 self.budget -= max(1, tag - p)
-            elif not tag[3]:
-                depth += 1
-                i = tag[0]
             else:
+                depth += is_same and not tag[3]
                 i = tag[0]
