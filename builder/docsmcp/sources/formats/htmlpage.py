@@ -18,6 +18,7 @@ import re
 from dataclasses import dataclass
 
 from docsmcp.common.limits import MAX_TABLE_CELLS
+from docsmcp.sources.formats.hiding import hides
 from docsmcp.sources.formats.html_tree import _BLOCK, Node, _main_content, _walk, parse_html
 from docsmcp.sources.formats.linemap import (
     line_mark,
@@ -37,11 +38,6 @@ _DROP_CLASSES = frozenset(
     "headerlink sphinxsidebar sphinxsidebarwrapper related md-sidebar md-header md-footer "
     "md-source-file md-content__button md-top md-dialog md-search clearer footer "
     "rst-footer-buttons wy-breadcrumbs".split()
-)
-# An inline style that hides its element (`_hidden`).
-_HIDING_STYLE = re.compile(
-    r"(?:^|;)\s*(?:display\s*:\s*none|visibility\s*:\s*hidden)\s*(?:!important\s*)?(?:;|$)",
-    re.IGNORECASE,
 )
 # plain lines, so colspan padding cannot multiply a page's size (limits.py's table limit).
 MAX_PAGE_CELLS = MAX_TABLE_CELLS
@@ -81,17 +77,9 @@ def _dropped(node: Node) -> bool:
 
 
 def _hidden(node: Node) -> bool:
-    """An element no reader of the rendered page sees (issue 31: text hidden from people reaches
-    agents verbatim): the `hidden` attribute, `aria-hidden="true"`, or an inline style with
-    `display: none` or `visibility: hidden`. A tab panel stays: saved Docusaurus and
-    sphinx-tabs pages mark the tabs not shown `hidden`, and a reader clicks to them."""
-    attrs = node.attrs
-    if not attrs or attrs.get("role") == "tabpanel":
-        return False
-    if "hidden" in attrs or attrs.get("aria-hidden", "").strip().lower() == "true":
-        return True
-    style = attrs.get("style")
-    return bool(style) and _HIDING_STYLE.search(style) is not None
+    """An element no reader of the rendered page sees (hiding.py: the rule markdown's inline
+    HTML follows too)."""
+    return hides(node.attrs)
 
 
 def _language(node: Node, ancestors: list[Node]) -> str:

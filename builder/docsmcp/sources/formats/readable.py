@@ -15,7 +15,9 @@ decoded in the display lines only (decoded in the parse lines, `&lt;T&gt;` would
   place (`title`, `description`, `label`, `alt`, `caption`, ...; a field component's
   `name`/`type`, `<ResponseField name="id" type="string" required>` -> `id (string, required)`);
   `className`, `style`, `href` and other attribute soup go. `<script>`, `<style>` and `<svg>`
-  go with their content, comments (`<!-- -->`, `{/* */}`) too.
+  go with their content, comments (`<!-- -->`, `{/* */}`) too. Elements a rendered page hides
+  (`hidden`, `aria-hidden="true"`, `display: none`: hiding.py) go first, with their content
+  and nested elements (hidden_elements.py).
 - JSX expressions `{...}` in `.mdx` text go, except a string literal (`{' '}`, `{"x"}`).
 - Lines inside a component are dedented relative to its outermost tag: MDX does not read
   indentation as code, markdown-it would.
@@ -24,7 +26,7 @@ decoded in the display lines only (decoded in the parse lines, `&lt;T&gt;` would
   indented option lines (`    type: warning`) become blank.
 
 Fenced code and inline code spans are never touched. Every scan is bounded: a tag, expression or
-comment that does not close within `_MAX_SPAN` characters is left as text.
+comment that does not close within `MAX_SPAN` characters is left as text.
 """
 
 from __future__ import annotations
@@ -36,18 +38,15 @@ from dataclasses import dataclass
 from itertools import accumulate
 
 from docsmcp.sources.formats.fences import fenced_lines
+from docsmcp.sources.formats.hidden_elements import drop_hidden
+from docsmcp.sources.formats.inline_tags import MAX_SPAN, STRING_EXPR, close_brace, parse_tag
 
-_MAX_SPAN = 20_000  # the longest tag, expression or comment looked for
 _FAIL_BUDGET = 1_000_000  # characters failed searches may read in a file (beyond 4 per char)
 _BREAK = "\x1e"  # a line break the markup asks for, inside one line (a newline at the end)
 _TRIGGER = re.compile(r"[<`{&]")
 _MD_TRIGGER = re.compile(r"[<&]")
 _MDX_TRIGGER = re.compile(r"[<&{]")
-_TAG_NAME = re.compile(r"[A-Za-z][\w.:-]*")
-_ATTR_NAME = re.compile(r"[^\s=/>{}\"'<]+")
-_BARE_VALUE = re.compile(r"[^\s>]+")
 _ENTITY = re.compile(r"&(?:#\d{1,7}|#[xX][0-9A-Fa-f]{1,6}|[A-Za-z][A-Za-z0-9]{1,31});")
-_STRING_EXPR = re.compile(r"""\{\s*(?:"([^"\\\n]*)"|'([^'\\\n]*)')\s*\}""")
 _BLOCK_LINE = re.compile(r"^[ \t]*(/{3,})[ \t]*([A-Za-z][\w-]*)?[ \t]*(?:\|[ \t]*(.*?))?[ \t]*$")
 _BLANK = re.compile(r"[ \t]*")
 _SPACES = re.compile(r"(?<=\S)[ \t]{2,}(?=\S)")
@@ -83,93 +82,6 @@ def _is_component(name: str, mdx: bool) -> bool:
     if name.lower() in _HTML:
         return True
     return mdx and (name[0].isupper() or "." in name)
-
-
-def _close_brace(s: str, i: int) -> int:
-    """Index after the `}` closing the `{` at `i` (strings and nesting skipped); when there is
-    none, `-1 - j` where `j` is how far the search read (what the failure cost)."""
-    depth = 0
-    end = min(len(s), i + _MAX_SPAN)
-    j = i
-    while j < end:
-        c = s[j]
-        if c == "{":
-            depth += 1
-        elif c == "}":
-            depth -= 1
-            if depth == 0:
-                return j + 1
-        elif c in "\"'`":
-            k = s.find(c, j + 1, end)
-            if k < 0:
-                return -1 - end
-            j = k
-        j += 1
-    return -1 - end
-
-
-def _parse_tag(s: str, i: int) -> tuple[int, str, bool, bool, dict[str, str | None]] | int:
-    """The tag starting at `s[i] == "<"`: (end, name, closing, self-closing, string props;
-    a prop with no value or a non-string value maps to None), else how far it read."""
-    j = i + 1
-    closing = j < len(s) and s[j] == "/"
-    if closing:
-        j += 1
-    if j < len(s) and s[j] == ">":  # a fragment `<>` / `</>`
-        return j + 1, "", closing, False, {}
-    m = _TAG_NAME.match(s, j)
-    if m is None:
-        return j
-    name = m.group(0)
-    j = m.end()
-    if j < len(s) and not (s[j].isspace() or s[j] in "/>"):
-        return j
-    props: dict[str, str | None] = {}
-    end = min(len(s), i + _MAX_SPAN)
-    while j < end:
-        c = s[j]
-        if c.isspace():
-            j += 1
-        elif c == ">":
-            return j + 1, name, closing, False, props
-        elif c == "/" and j + 1 < len(s) and s[j + 1] == ">":
-            return j + 2, name, closing, True, props
-        elif c == "{":  # `{...spread}`
-            k = _close_brace(s, j)
-            if k < 0:
-                return -1 - k
-            j = k
-        else:
-            a = _ATTR_NAME.match(s, j)
-            if a is None:
-                return j
-            key, value, j = a.group(0), None, a.end()
-            if j < len(s) and s[j] == "=":
-                j += 1
-                if j >= len(s):
-                    return j
-                q = s[j]
-                if q in "\"'":
-                    k = s.find(q, j + 1, end)
-                    if k < 0:
-                        return end
-                    value, j = s[j + 1 : k], k + 1
-                elif q == "{":
-                    k = _close_brace(s, j)
-                    if k < 0:
-                        return -1 - k
-                    lit = _STRING_EXPR.fullmatch(s, j, k)
-                    value = next((g for g in lit.groups() if g is not None), "") if lit else None
-                    j = k
-                else:
-                    b = _BARE_VALUE.match(s, j)
-                    if b is None:
-                        return j
-                    value, j = b.group(0).rstrip("/"), b.end()
-                    if s[j - 1] == "/" and j < len(s) and s[j] == ">":
-                        j -= 1
-            props[key] = value
-    return j
 
 
 def _prose(name: str, props: dict[str, str | None]) -> str:
@@ -294,7 +206,7 @@ class _Scan:
                     self._text(s[i:close])
                     return close
                 self.unclosed[s[i:j]] = i
-                self.budget[0] -= min(len(s), j + _MAX_SPAN) - j
+                self.budget[0] -= min(len(s), j + MAX_SPAN) - j
             self._text(s[i:j])
             return j
         if c == "&":
@@ -316,7 +228,7 @@ class _Scan:
         """End of the backtick run of exactly `run` closing a code span opened before `j`."""
         s = self.s
         k = j
-        limit = min(len(s), j + _MAX_SPAN)
+        limit = min(len(s), j + MAX_SPAN)
         while True:
             k = s.find("`" * run, k, limit)
             if k < 0:
@@ -329,10 +241,10 @@ class _Scan:
 
     def _expression(self, i: int) -> int:
         s = self.s
-        end = _close_brace(s, i)
+        end = close_brace(s, i)
         if end < 0:
             return self.failed(i, -1 - end)
-        lit = _STRING_EXPR.fullmatch(s, i, end)
+        lit = STRING_EXPR.fullmatch(s, i, end)
         if lit:
             self._text(next(g for g in lit.groups() if g is not None))
         else:
@@ -342,28 +254,26 @@ class _Scan:
     def _tag(self, i: int) -> int:
         s = self.s
         if s.startswith("<!--", i):
-            end = s.find("-->", i + 4, i + _MAX_SPAN)
+            end = s.find("-->", i + 4, i + MAX_SPAN)
             if end < 0:
-                return self.failed(i, min(len(s), i + _MAX_SPAN))
+                return self.failed(i, min(len(s), i + MAX_SPAN))
             self.emit_skipped(i, end + 3)
             return end + 3
-        tag = _parse_tag(s, i)
+        tag = parse_tag(s, i)
         if isinstance(tag, int):
             return self.failed(i, tag)
-        end, name, closing, self_closing, props = tag
+        end, name, closing, self_closing, props, _ = tag
         if name and not _is_component(name, self.mdx):
             return self._literal(i)
         low = name.lower()
         if self.at_line_start(i):
             self.tag_lines.add(self.line)
         if name in _DROP_CONTENT and not closing and not self_closing:
-            close = re.compile(r"</" + re.escape(name) + r"\s*>", re.I).search(
-                s, end, i + _MAX_SPAN
-            )
+            close = re.compile(r"</" + re.escape(name) + r"\s*>", re.I).search(s, end, i + MAX_SPAN)
             if close is not None:
                 self.emit_skipped(i, close.end())
                 return close.end()
-            self.budget[0] -= min(len(s), i + _MAX_SPAN) - end
+            self.budget[0] -= min(len(s), i + MAX_SPAN) - end
         text = "" if closing else _prose(name, props)
         for key in ("href", "id", "name") if props and not closing else ():
             value = props.get(key)
@@ -487,6 +397,10 @@ def _reduce(lines: list[str], mdx: bool) -> _Reduced:
     text = "\n".join(lines)
     if not ("<" in text or "&" in text or "///" in text or (mdx and "{" in text)):
         return _Reduced(lines, [], ())  # most files of a reference site: nothing to reduce
+    # Elements a rendered page hides go first, with their content (issue 31).
+    visible, markup = drop_hidden(lines, mdx)
+    if visible is not lines:
+        lines, text = visible, "\n".join(visible)
     code = fenced_lines(lines)
     out = list(lines)
     labels = _blocks(lines, code) if "///" in text else {}
@@ -497,7 +411,6 @@ def _reduce(lines: list[str], mdx: bool) -> _Reduced:
     stack: list[tuple[str, int]] = []
     budget = [_FAIL_BUDGET + 4 * len(text)]
     read: list[tuple[int, int]] = []  # the lines scans read
-    markup: list[tuple[int, str, str]] = []
     starts = [0, *accumulate(len(line) + 1 for line in lines)]
     trigger = _MDX_TRIGGER if mdx else _MD_TRIGGER
     i = 0
