@@ -21,6 +21,7 @@ from docsmcp.model.chunk import Block, Chunk, ParsedFile, Tab
 from docsmcp.model.source import SourceFile
 from docsmcp.model.text import slugify
 from docsmcp.sources.formats.dialects import rewrite
+from docsmcp.sources.formats.hidden_elements import drop_unseen
 from docsmcp.sources.formats.mdx import admonitions_to_text, drop_esm, esm_metadata
 from docsmcp.sources.formats.readable import reduce
 
@@ -414,8 +415,11 @@ _INLINE_MARKUP = re.compile(r"[\[\]!<>`*_\\]")
 def parse_plain(sf: SourceFile) -> ParsedFile:
     """`sf` as plain text: its lines shown as they are, their headings, lists, paragraphs and
     tables still found, no inline markup. For a file whose parse ran past its budget
-    (pipeline/budget.py); `sf` as read, before any conversion."""
+    (common/budget.py); `sf` as read, before any conversion, but for what no reader of the
+    rendered page sees (comments, hidden elements, scripts: hidden_elements.drop_unseen)."""
     lines = sf.body.split("\n")
+    if sf.path.lower().endswith(_MARKDOWN) and not sf.page_starts:
+        lines = drop_unseen(lines, sf.path.endswith(".mdx"))
     tokens = _parser().parse("\n".join(_INLINE_MARKUP.sub(" ", line) for line in lines))
     return ParsedFile(sf, lines, tokens, _blocks(tokens))
 

@@ -93,6 +93,44 @@ def drop_hidden(lines: list[str], mdx: bool) -> tuple[list[str], list[Anchor]]:
     return out, anchors
 
 
+# Elements whose content no reader sees (as readable.py drops them), and comments.
+_UNSEEN = re.compile(r"<!--|\{/\*|<(script|style|template|noscript|svg)\b", re.IGNORECASE)
+
+
+def drop_unseen(lines: list[str], mdx: bool) -> list[str]:
+    """`lines` (as many) without hidden elements, comments (`<!-- -->`, MDX's `{/* */}`) and
+    the content of `<script>`, `<style>`, `<template>`, `<noscript>` and `<svg>`: for a file
+    indexed as plain text after its parse budget (chunk.parse_plain), whose markup readable.py
+    never reduces, so that padding a page past the budget shows no agent what readers never
+    see. Outside fenced code; linear (each search starts where the last ended); an unclosed
+    one runs to the end of the file, as in a browser."""
+    lines, _ = drop_hidden(lines, mdx)
+    text = "\n".join(lines)
+    if "<" not in text and "{/*" not in text:
+        return lines
+    fenced = fenced_lines(lines)
+    starts = [0, *accumulate(len(line) + 1 for line in lines)]
+    low = text.lower()
+    pieces: list[str] = []
+    kept = at = 0
+    while (m := _UNSEEN.search(text, at)) is not None:
+        line = bisect.bisect_right(starts, m.start()) - 1
+        if fenced[line]:
+            at = starts[line + 1]  # (the rest of a code line is code)
+            continue
+        name = m.group(1)
+        closer = f"</{name.lower()}" if name else "-->" if m.group(0) == "<!--" else "*/}"
+        end = low.find(closer, m.end())
+        stop = len(text) if end < 0 else end + len(closer)
+        if name and end >= 0:
+            gt = text.find(">", stop)
+            stop = len(text) if gt < 0 else gt + 1
+        pieces += [text[kept : m.start()], "\n" * text.count("\n", m.start(), stop)]
+        kept = at = stop
+    pieces.append(text[kept:])
+    return "".join(pieces).split("\n")
+
+
 def _rejoin(kept: list[str]) -> str:
     """One line's text around the elements dropped from it (`kept`: what is left between
     them): the blanks around a run of dropped elements become one, none where neither side had
