@@ -141,7 +141,10 @@ def test_nav_file_titles_join_the_page_field(tmp_path: Path) -> None:
     """mkdocs.yml beside docs/ (read inside the source roots, its Python tags ignored) titles
     pages in the page field; a page it lists bare keeps its own title; SUMMARY.md, docs.json
     and sidebars.json give titles and group labels; sidebars.js is code and is not read."""
-    from docsmcp.sources.navfiles import nav_titles
+    from docsmcp.sources.navfiles import read_nav
+
+    def nav_titles(*args: object) -> dict[str, str]:
+        return read_nav(*args).titles
 
     for name, text in NAV_PAGES.items():
         (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
@@ -173,7 +176,10 @@ def test_nav_file_titles_join_the_page_field(tmp_path: Path) -> None:
 def test_nav_files_above_the_roots_are_not_read_and_missing_ones_say_nothing(
     tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
-    from docsmcp.sources.navfiles import nav_titles
+    from docsmcp.sources.navfiles import read_nav
+
+    def nav_titles(*args: object) -> dict[str, str]:
+        return read_nav(*args).titles
 
     docs = tmp_path / "docs"
     docs.mkdir()

@@ -11,12 +11,13 @@ import json
 import marshal
 import re
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import PurePosixPath
 
+import numpy as np
 import pyarrow as pa
-from docsmcp_runtime.format import API_FILE, CODE_FILE, PAGES_FILE, SECTIONS_FILE
+from docsmcp_runtime.format import API_FILE, CODE_FILE, PAGE_UNORDERED, PAGES_FILE, SECTIONS_FILE
 from docsmcp_runtime.format.schemas import API_SCHEMA, CODE_SCHEMA, PAGES_SCHEMA, SECTIONS_SCHEMA
 from docsmcp_runtime.search.languages import normalise_language
 
@@ -342,3 +343,17 @@ def _context_start(text: str, fence_at: int) -> int:
             return cut
         end = cut - 1
     return fence_at
+
+
+def page_order(pages: pa.Table, nav: Mapping[str, int]) -> np.ndarray | None:
+    """page_order.bin for `pages` (pages.parquet): each page's rank among the pages the site's
+    navigation names (0, 1, 2, ... in its order), PAGE_UNORDERED for the others; None when it
+    names none (the file is then left out)."""
+    paths = pages.column("path").to_pylist()
+    named = sorted((nav[p], i) for i, p in enumerate(paths) if p in nav)
+    if not named:
+        return None
+    order = np.full(len(paths), PAGE_UNORDERED, dtype=np.uint32)
+    for rank, (_, i) in enumerate(named):
+        order[i] = rank
+    return order

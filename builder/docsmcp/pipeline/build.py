@@ -11,6 +11,7 @@ from pathlib import Path
 
 import numpy as np
 from docsmcp_runtime.format import (
+    PAGES_FILE,
     PROVIDERS,
     VECTOR_ARRAYS,
     Embedding,
@@ -33,6 +34,7 @@ from docsmcp.common.progress import Reporter
 from docsmcp.embeddings.embed import EmbeddingProvider, make_provider
 from docsmcp.embeddings.rescore import build_rescore
 from docsmcp.embeddings.vectorize import build_ivf, embed_chunks
+from docsmcp.indexing.tables import page_order
 from docsmcp.model.chunk import Chunk
 from docsmcp.pipeline.collect import BuildError, BuildOptions, Built, collect
 from docsmcp.pipeline.parse_cache import ParseCache
@@ -122,13 +124,18 @@ def _build(
     mark = phase("browse tables", mark)
     index = collected.index.finish(options.lexical, browse.xref.anchors, options.analyzer)
     browse = browse.lean()  # the per-row lists are in the tables (and the index) now
+    arrays: dict[str, np.ndarray] = {}
+    order = page_order(browse.tables[PAGES_FILE], corpus.nav_order)
+    if order is not None:
+        arrays["page_order"] = order
     release_free_memory()
     mark = phase("index", mark)
-    embedding, arrays, files = None, {}, {}
+    embedding, files = None, {}
     if provider is not None:
-        embedding, arrays, files = _vectors(
+        embedding, vectors, files = _vectors(
             options, provider, chunks, cache_dir / "embeddings", progress, key
         )
+        arrays.update(vectors)
         mark = phase("embed", mark)
     rescore = None
     if rescoring:

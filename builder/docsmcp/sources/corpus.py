@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from docsmcp.model.source import Manifest, Problem, SourceFile, TaxonomyKey
@@ -27,7 +27,7 @@ from docsmcp.sources.discover import (
 )
 from docsmcp.sources.formats.llms_full import split_llms_full
 from docsmcp.sources.manifest import _governing, _quote, _relative_to, load_manifest
-from docsmcp.sources.navfiles import nav_titles
+from docsmcp.sources.navfiles import read_nav
 from docsmcp.sources.pdf.extract import PdfOptions, PdfSummary, is_pdf
 from docsmcp.sources.pdf.source import load_pdf
 from docsmcp.sources.settings import _read_text, configure_file, load_file
@@ -46,6 +46,8 @@ class Corpus:
     instructions: str | None
     problems: tuple[Problem, ...]
     pdfs: tuple[PdfSummary, ...] = ()  # the PDFs read, for the build summary
+    # Page path -> its place in the site's navigation (nav files; navfiles.py), for those named.
+    nav_order: Mapping[str, int] = field(default_factory=dict)
 
 
 # --- corpus ----------------------------------------------------------------------------------
@@ -255,7 +257,8 @@ def load_corpus(
     files = []
     pdfs: list[PdfSummary] = []
     unresolved = includes.Unresolved()
-    titles = nav_titles(docs_dir, roots, [e.path for e in listing.markdown])
+    nav = read_nav(docs_dir, roots, [e.path for e in listing.markdown])
+    titles = nav.titles
     # A saved HTML site is read only when the folder has no markdown or reST sources.
     sources = any(not is_html(e.path) for e in listing.markdown)
     layout = Layout()
@@ -291,8 +294,8 @@ def load_corpus(
             files.extend(pages)
             continue
         # A page a nav file titles is read again (the record of known files has no nav title).
-        nav = titles.get(entry.path, "")
-        if reuse is not None and not nav and (known := reuse(entry.path, configured)) is not None:
+        title = titles.get(entry.path, "")
+        if reuse is not None and not title and (known := reuse(entry.path, configured)) is not None:
             files.append(known)
             continue
         source, found = load_file(docs_dir, entry.path, configured, roots)
@@ -300,7 +303,7 @@ def load_corpus(
         if source is not None and governing is None:
             source = replace(source, manifest=None)  # the version came from no manifest
         if source is not None:
-            source = replace(source, nav_title=nav) if nav else source
+            source = replace(source, nav_title=title) if title else source
             if entry.path.endswith(RST_SUFFIXES):
                 unresolved.add_rst(entry.path, source.body)
             files.append(includes.resolve(docs_dir, source, roots, unresolved))
@@ -318,4 +321,5 @@ def load_corpus(
         instructions=_instructions(ordered),
         problems=tuple(problems),
         pdfs=tuple(pdfs),
+        nav_order=nav.order,
     )

@@ -1,7 +1,8 @@
 """Titles from the navigation files a docs site already has: mkdocs `nav` (mkdocs.yml), mdBook
 `SUMMARY.md`, Mintlify `docs.json` and Docusaurus `sidebars.json`. They name pages as the site's
 sidebar shows them ("Tutorial - User Guide" > "First Steps"), words a reader searches with that
-the page itself may not use; they feed each page's `page` field (indexing/pagefield.py).
+the page itself may not use; they feed each page's `page` field (indexing/pagefield.py). Their
+order is the site's: `list_sections` lists pages that way (page_order.bin, bundle-spec.md).
 
 Only files that parse as data are read: a Docusaurus `sidebars.js`/`.ts` is code and is skipped
 (running it is out of the question). A nav file that does not parse gives nothing; it is a hint,
@@ -14,6 +15,7 @@ import json
 import logging
 import re
 from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 from docsmcp.sources.site_config import read_text
@@ -53,8 +55,10 @@ def _mkdocs(config: Path) -> Iterator[tuple[Path, str]]:
 
     def walk(items: object) -> Iterator[tuple[Path, str]]:
         for item in items if isinstance(items, list) else []:
+            if isinstance(item, str) and "://" not in item:
+                yield base / item, ""  # a bare path: the page's own title, a place in the order
             if not isinstance(item, dict):
-                continue  # a bare path: the page's own title
+                continue
             for title, value in item.items():
                 if isinstance(value, str) and isinstance(title, str) and "://" not in value:
                     yield base / value, title
@@ -72,8 +76,9 @@ def _summary(summary: Path) -> Iterator[tuple[Path, str]]:
 
 
 def _data_nav(config: Path, base: Path) -> Iterator[tuple[Path, str]]:
-    """(page file, group label) of Mintlify docs.json (`group`, `pages`) and Docusaurus
-    sidebars.json (`label`, `items`, `id`): pages are named without their extension."""
+    """(page file, group label, "" outside a group) of Mintlify docs.json (`group`, `pages`) and
+    Docusaurus sidebars.json (`label`, `items`, `id`): pages are named without their extension,
+    in lists (a string elsewhere outside a group is a setting: `theme`, `name`)."""
     text = read_text(config)
     if not text:  # (no such file: most sites)
         return
@@ -83,31 +88,40 @@ def _data_nav(config: Path, base: Path) -> Iterator[tuple[Path, str]]:
         log.info("%s: not read as JSON; it gives no titles", config)
         return
 
-    def walk(node: object, group: str) -> Iterator[tuple[Path, str]]:
+    def walk(node: object, group: str, listed: bool) -> Iterator[tuple[Path, str]]:
         if isinstance(node, list):
             for item in node:
-                yield from walk(item, group)
+                yield from walk(item, group, True)
         elif isinstance(node, str):
-            if group and "://" not in node:
+            if (group or listed) and "://" not in node:
                 yield base / node.lstrip("/"), group
         elif isinstance(node, dict):
             label = node.get("group", node.get("label"))
             here = label if isinstance(label, str) and label.strip() else group
             if isinstance(node.get("id"), str):  # a Docusaurus doc item
-                yield from walk(node["id"], here)
+                yield from walk(node["id"], here, True)
             for key, value in node.items():
                 if key not in ("group", "label", "id", "href", "icon"):
-                    yield from walk(value, here)
+                    yield from walk(value, here, False)
 
-    yield from walk(data, "")
+    yield from walk(data, "", False)
 
 
-def nav_titles(docs_dir: Path, roots: Sequence[Path], paths: Sequence[str]) -> dict[str, str]:
-    """For the pages at `paths` (relative to docs_dir) that a nav file names: the title (or, in
-    docs.json and sidebars.json, the group label) it gives them. The first nav file found wins
-    for a page, in the order mkdocs.yml, SUMMARY.md, docs.json, sidebars.json; nav files are
-    looked for in docs_dir and its parent (mkdocs.yml usually sits beside `docs/`) and read
-    only inside the source roots."""
+@dataclass(frozen=True)
+class Nav:
+    """What the nav files say of the pages they name: a title (or, in docs.json and
+    sidebars.json, the group label), and a place in the site's order (0 first)."""
+
+    titles: dict[str, str]
+    order: dict[str, int]
+
+
+def read_nav(docs_dir: Path, roots: Sequence[Path], paths: Sequence[str]) -> Nav:
+    """For the pages at `paths` (relative to docs_dir) that a nav file names: the title it
+    gives them and their order. The first nav file found wins for a page's title, in the order
+    mkdocs.yml, SUMMARY.md, docs.json, sidebars.json, and a page's first mention gives its
+    place; nav files are looked for in docs_dir and its parent (mkdocs.yml usually sits beside
+    `docs/`) and read only inside the source roots."""
     docs_dir = docs_dir.resolve()
     found: list[tuple[Path, str]] = []
     for folder in (docs_dir, docs_dir.parent):
@@ -126,16 +140,18 @@ def nav_titles(docs_dir: Path, roots: Sequence[Path], paths: Sequence[str]) -> d
             found.extend(_data_nav(config, base))
     known = set(paths)
     titles: dict[str, str] = {}
+    order: dict[str, int] = {}
     for file, title in found:
-        title = " ".join(title.split())
-        if not title:
-            continue
         for suffix in SUFFIXES:
             try:
                 rel = (file.parent / (file.name + suffix)).resolve().relative_to(docs_dir)
             except ValueError:
                 break
-            if rel.as_posix() in known:
-                titles.setdefault(rel.as_posix(), title)
+            page = rel.as_posix()
+            if page in known:
+                order.setdefault(page, len(order))
+                title = " ".join(title.split())
+                if title:
+                    titles.setdefault(page, title)
                 break
-    return titles
+    return Nav(titles, order)

@@ -72,6 +72,12 @@ class PageIndex:
             self.counts = np.asarray(bundle.file_counts[firsts], dtype=np.int64)
             ends = self.first_rows + self.counts - 1
             self.line_counts = np.asarray(bundle.line_ends[ends], dtype=np.int64)
+        # The site's navigation order (page_order.bin, checked with the pages table): where a
+        # page is listed; pages it does not name after them, in path order.
+        order = bundle.arrays.get("page_order") if table is not None else None
+        self.order: np.ndarray | None = None
+        if order is not None and order.shape == (len(self.paths),):
+            self.order = np.asarray(order, dtype=np.int64)
         self._keys = [p.encode() for p in self.paths]
         by_stem: dict[str, int] = {}
         by_lower: dict[str, int] = {}
@@ -199,8 +205,13 @@ class PageIndex:
 
 
 def tree(pages: PageIndex, indices: list[int], root: str, depth: int) -> list[dict]:
-    """Pages under `root` (in path order) down to `depth` folder levels; deeper pages fold into
-    one entry for their folder at that depth, with how many pages it holds."""
+    """Pages under `root` down to `depth` folder levels, in the site's navigation order where
+    the bundle has one (then the pages it does not name), else in path order; deeper pages fold
+    into one entry for their folder at that depth (where its first page would be), with how
+    many pages it holds."""
+    if pages.order is not None:
+        order = pages.order
+        indices = sorted(indices, key=lambda i: (int(order[i]), i))  # (i: path order)
     out: list[dict] = []
     folded: dict[str, dict] = {}
     for i in indices:

@@ -27,6 +27,7 @@ from ..format import (
     CHUNKS_FILE,
     DISPLAY_ARRAYS,
     EAGER_COLUMNS,
+    PAGES_FILE,
     ROW_GROUP_SIZE,
     Inspection,
     Metadata,
@@ -392,7 +393,8 @@ class Bundle:
                     table = pq.ParquetFile(path).read()
                 except (OSError, pa.ArrowException) as exc:
                     raise BundleError(f"{path}: unreadable table ({exc})") from None
-                for problem in table_problems(name, table, self.n_chunks):
+                order = self.arrays.get("page_order") if name == PAGES_FILE else None
+                for problem in table_problems(name, table, self.n_chunks, None, order):
                     raise BundleError(f"{path}: {problem}")
                 table = table.combine_chunks()
             self._tables[name] = table

@@ -35,6 +35,8 @@ from .layout import (
     MAX_METADATA_BYTES,
     MAX_METADATA_DEPTH,
     METADATA_FILE,
+    ORDER_ARRAYS,
+    PAGES_FILE,
     Q8_ARRAYS,
     REQUIRED_FILES,
     RESCORE_ARRAYS,
@@ -146,7 +148,8 @@ class Inspection(DeepChecks):
             except (OSError, pa.ArrowException) as exc:
                 yield Problem(name, f"unreadable table ({exc})")
                 continue
-            for message in table_problems(name, table, self.n_chunks, lengths):
+            order = self.arrays.get("page_order") if name == PAGES_FILE else None
+            for message in table_problems(name, table, self.n_chunks, lengths, order):
                 yield Problem(name, message)
 
     def _read_metadata(self) -> Iterator[Problem]:
@@ -355,6 +358,8 @@ class Inspection(DeepChecks):
             elif len(pages) and np.any(pages[:, 0] > pages[:, 1]):
                 bad = int(np.count_nonzero(pages[:, 0] > pages[:, 1]))
                 yield Problem("page_ranges.bin", f"{bad} range(s) end before they start")
+        if "page_order" in a and PAGES_FILE not in self.entries:
+            yield Problem(ORDER_ARRAYS["page_order"].file, "listed without pages.parquet")
         facets = a.get("facets")
         if facets is not None and n is not None and self.metadata is not None:
             want = (n, len(self.metadata.taxonomy))

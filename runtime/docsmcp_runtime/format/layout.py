@@ -90,7 +90,20 @@ DISPLAY_BOUNDS_DTYPE = "<u4"
 # vectors, row r for chunk row r, L2-normalised. Optional, like the section that describes them.
 RESCORE_ARRAYS = _specs(ArraySpec("rescore_vectors", "rescore_vectors.bin", "<f2", ndim=2))
 
-ALL_ARRAYS = {**ARRAYS, **VECTOR_ARRAYS, **PAGE_ARRAYS, **DISPLAY_ARRAYS, **RESCORE_ARRAYS}
+# Bundles of a site whose navigation files name pages (bundle-spec.md, *Page order*): per row
+# of pages.parquet, the page's rank in the site's navigation, PAGE_UNORDERED for a page no
+# navigation names. Optional: a reader without it lists pages in path order.
+ORDER_ARRAYS = _specs(ArraySpec("page_order", "page_order.bin", "<u4"))
+PAGE_UNORDERED = 0xFFFFFFFF
+
+ALL_ARRAYS = {
+    **ARRAYS,
+    **VECTOR_ARRAYS,
+    **PAGE_ARRAYS,
+    **DISPLAY_ARRAYS,
+    **RESCORE_ARRAYS,
+    **ORDER_ARRAYS,
+}
 ARRAY_BY_FILE = {s.file: s for s in ALL_ARRAYS.values()}
 # The files every bundle has besides metadata.json.
 REQUIRED_FILES = (CHUNKS_FILE, *(s.file for s in ARRAYS.values()))
@@ -100,7 +113,7 @@ REQUIRED_FILES = (CHUNKS_FILE, *(s.file for s in ARRAYS.values()))
 MAX_TAXONOMY_VALUES = 0xFFFF
 # Row numbers are uint32.
 MAX_CHUNKS = 0xFFFFFFFF
-# A bundle has 8 files, 27 with every optional one; far more is not a bundle (bounds archives).
+# A bundle has 8 files, 28 with every optional one; far more is not a bundle (bounds archives).
 MAX_FILES = 64
 # metadata.json is small (taxonomy values and tool texts); a reader never parses more.
 MAX_METADATA_BYTES = 16 << 20

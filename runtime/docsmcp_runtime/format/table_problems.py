@@ -14,6 +14,7 @@ from .jsonread import MetadataError
 from .layout import (
     API_FILE,
     CODE_FILE,
+    PAGE_UNORDERED,
     PAGES_FILE,
     ROW_GROUP_SIZE,
     SECTIONS_FILE,
@@ -69,13 +70,17 @@ def list_parts(column: pa.ListArray) -> tuple[np.ndarray, pa.Array]:
 
 
 def table_problems(
-    name: str, table: pa.Table, n_chunks: int, text_lengths: np.ndarray | None = None
+    name: str,
+    table: pa.Table,
+    n_chunks: int,
+    text_lengths: np.ndarray | None = None,
+    page_order: np.ndarray | None = None,
 ) -> Iterator[str]:
     """What is wrong with a browse table (bundle-spec.md, *Browse tables*): its schema, and
     every row number, range and offset it holds. `text_lengths` (characters of each chunk's
     text, `docsmcp verify`) also checks code offsets against the texts and parses every JSON
     value of `api`; the runtime passes None, slices defensively and parses an entry's JSON when
-    it shows it (`api_json`)."""
+    it shows it (`api_json`). `page_order` (page_order.bin) is checked with the pages."""
     schema = TABLES[name]
     if not table.schema.equals(schema, check_metadata=False):
         yield f"schema {table.schema.names} is not the spec's {schema.names}"
@@ -98,6 +103,10 @@ def table_problems(
         paths = table.column("path").to_pylist()
         if paths != sorted(paths, key=str.encode) or len(set(paths)) != len(paths):
             yield "paths are not unique and in byte order"
+        if page_order is not None:
+            problem = page_order_problem(page_order, table.num_rows)
+            if problem is not None:
+                yield problem
     elif name == SECTIONS_FILE:
         if table.num_rows != n_chunks:
             yield f"{table.num_rows} rows; the bundle has {n_chunks} chunks"
@@ -125,3 +134,14 @@ def table_problems(
                 yield "code offsets past the end of the chunk text"
             if len(rows) and (np.diff(rows) < 0).any():
                 yield "rows are not in chunk order"
+
+
+def page_order_problem(order: np.ndarray, pages: int) -> str | None:
+    """What is wrong with page_order.bin beside `pages` pages: its length, or ranks that are
+    not 0 .. k-1 once each (PAGE_UNORDERED apart)."""
+    if order.shape != (pages,):
+        return f"page_order.bin has shape {list(order.shape)}, expected [n_pages] = [{pages}]"
+    ranks = np.sort(order[order != PAGE_UNORDERED]).astype(np.int64)
+    if not np.array_equal(ranks, np.arange(len(ranks))):
+        return "page_order.bin ranks are not 0, 1, 2, ... once each"
+    return None

@@ -1,0 +1,117 @@
+"""The site's own order (issue 27: navigation files give titles *and order*): `list_sections`
+lists pages as the site's navigation does (mkdocs `nav`, mdBook `SUMMARY.md`, Mintlify
+`docs.json`, Docusaurus `sidebars.json`), the pages it does not name after them in path order;
+a bundle of a site without one lists pages in path order and has no page_order.bin
+(bundle-spec.md, *Page order*)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+from conftest import EXAMPLE_DOCS, build_bundle, run_docsmcp
+from docsmcp.sources.navfiles import read_nav
+from docsmcp_runtime.format import PAGE_UNORDERED
+from docsmcp_runtime.format.table_problems import page_order_problem
+from mcp_client import McpSession, text_of
+
+SITE = {
+    "mkdocs.yml": (
+        "site_name: Widgets\nnav:\n  - Start here: zeta.md\n  - alpha.md\n"
+        "  - Guide:\n    - Second: guide/b.md\n    - guide/a.md\n"
+        "  - External: https://example.com/\n"
+    ),
+    "docs/zeta.md": "# Zeta\n\nRead me first.\n",
+    "docs/alpha.md": "# Alpha\n\nThen me.\n",
+    "docs/beta.md": "# Beta\n\nNo nav names me.\n",
+    "docs/guide/a.md": "# Guide A\n\nLast of the guide.\n",
+    "docs/guide/b.md": "# Guide B\n\nFirst of the guide.\n",
+    "docs/appendix/c.md": "# Appendix\n\nNot in the nav either.\n",
+}
+
+
+def _site(root: Path, files: dict[str, str]) -> Path:
+    for name, text in files.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(text, encoding="utf-8")
+    return root
+
+
+def _list(bundle: Path, **arguments: Any) -> list[dict]:
+    with McpSession(bundle) as session:
+        result = session.call("list_sections", arguments)
+        assert not result.is_error, text_of(result)
+        assert result.structured_content is not None
+        return result.structured_content["entries"]
+
+
+def test_pages_are_listed_in_the_order_of_the_sites_navigation(tmp_path: Path) -> None:
+    root = _site(tmp_path / "site", SITE)
+    docs = root / "docs"
+    pages = ["alpha.md", "appendix/c.md", "beta.md", "guide/a.md", "guide/b.md", "zeta.md"]
+    nav = read_nav(docs, [root], pages)
+    assert nav.order == {"zeta.md": 0, "alpha.md": 1, "guide/b.md": 2, "guide/a.md": 3}
+    assert nav.titles == {"zeta.md": "Start here", "guide/b.md": "Second"}  # as before
+    out = build_bundle(docs, tmp_path / "idx", "--source-root", str(root))
+    order = np.fromfile(out / "page_order.bin", dtype="<u4")  # pages.parquet's rows: path order
+    assert order.tolist() == [1, PAGE_UNORDERED, PAGE_UNORDERED, 3, 2, 0]
+    listed = [e.get("path") or e.get("folder") for e in _list(out, depth=5)]
+    assert listed == [
+        "zeta.md", "alpha.md", "guide/b.md", "guide/a.md", "appendix/c.md", "beta.md"
+    ]  # fmt: skip
+    # A folded folder stands where its first page would.
+    folded = [e.get("path") or e.get("folder") for e in _list(out, depth=0)]
+    assert folded == ["zeta.md", "alpha.md", "guide/", "appendix/", "beta.md"]
+    assert run_docsmcp("verify", out).stdout.startswith("ok: ")
+
+
+def test_a_mintlify_site_is_listed_in_its_docs_json_order(tmp_path: Path) -> None:
+    nav = {
+        "name": "alpha",  # a setting, not a page, though a page is called so
+        "navigation": {
+            "tabs": [
+                {"tab": "Docs", "groups": [
+                    {"group": "Start", "pages": ["quickstart", "concepts/b"]},
+                    {"group": "More", "pages": [
+                        "concepts/a", {"group": "Deep", "pages": ["alpha"]}
+                    ]},
+                ]}
+            ]
+        },
+    }  # fmt: skip
+    files = {
+        "docs.json": json.dumps(nav),
+        "alpha.mdx": "# Alpha\n\nDeep inside.\n",
+        "quickstart.mdx": "# Quickstart\n\nFirst.\n",
+        "concepts/a.mdx": "# A\n\nThird.\n",
+        "concepts/b.mdx": "# B\n\nSecond.\n",
+    }
+    docs = _site(tmp_path / "mint", files)
+    out = build_bundle(docs, tmp_path / "idx")
+    listed = [e["path"] for e in _list(out, depth=5)]
+    assert listed == ["quickstart.mdx", "concepts/b.mdx", "concepts/a.mdx", "alpha.mdx"]
+
+
+def test_without_a_navigation_pages_are_in_path_order(tmp_path: Path) -> None:
+    out = build_bundle(EXAMPLE_DOCS, tmp_path / "idx")
+    assert not (out / "page_order.bin").exists()
+    listed = [e.get("path") or e.get("folder") for e in _list(out, depth=5)]
+    assert listed == sorted(listed, key=str.encode)
+
+
+@pytest.mark.parametrize(
+    "order, problem",
+    [
+        ([0, 1, PAGE_UNORDERED], None),
+        ([PAGE_UNORDERED] * 3, None),
+        ([0, 1], "shape [2], expected [n_pages] = [3]"),
+        ([0, 0, 1], "ranks are not 0, 1, 2, ... once each"),
+        ([0, 2, PAGE_UNORDERED], "ranks are not 0, 1, 2, ... once each"),
+    ],
+)
+def test_page_order_is_checked_against_the_pages(order: list[int], problem: str | None) -> None:
+    found = page_order_problem(np.array(order, dtype="<u4"), 3)
+    assert (found is None) if problem is None else (problem in (found or "")), found
