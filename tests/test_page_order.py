@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 from conftest import EXAMPLE_DOCS, build_bundle, run_docsmcp
 from docsmcp.sources.navfiles import read_nav
-from docsmcp_runtime.format import PAGE_UNORDERED
+from docsmcp_runtime.format import PAGE_UNORDERED, bundle_id, sha256_file
 from docsmcp_runtime.format.table_problems import page_order_problem
 from mcp_client import McpSession, text_of
 
@@ -115,3 +115,21 @@ def test_without_a_navigation_pages_are_in_path_order(tmp_path: Path) -> None:
 def test_page_order_is_checked_against_the_pages(order: list[int], problem: str | None) -> None:
     found = page_order_problem(np.array(order, dtype="<u4"), 3)
     assert (found is None) if problem is None else (problem in (found or "")), found
+
+
+def test_a_damaged_page_order_is_one_clear_error_and_search_goes_on(tmp_path: Path) -> None:
+    """A page_order.bin whose ranks repeat (re-signed, so only its own check can object):
+    list_sections is a tool error naming it, search answers, verify reports it."""
+    root = _site(tmp_path / "site", SITE)
+    out = build_bundle(root / "docs", tmp_path / "idx", "--source-root", str(root))
+    (out / "page_order.bin").write_bytes(np.array([0, 0, 1, 2, 3, 4], dtype="<u4").tobytes())
+    meta = json.loads((out / "metadata.json").read_text())
+    meta["files"]["page_order.bin"]["sha256"] = sha256_file(out / "page_order.bin")
+    meta["bundle_id"] = bundle_id({k: v["sha256"] for k, v in meta["files"].items()})
+    (out / "metadata.json").write_text(json.dumps(meta))
+    with McpSession(out) as session:
+        assert not session.call("search_docs", {"query": "guide"}).is_error
+        error = session.tool_error("list_sections", {})
+    assert "page_order.bin ranks are not 0, 1, 2, ... once each" in error
+    checked = run_docsmcp("verify", out, check=False)
+    assert checked.returncode == 1 and "page_order.bin ranks" in checked.stderr + checked.stdout
