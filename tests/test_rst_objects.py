@@ -197,3 +197,81 @@ def test_dunder_names_stay_names() -> None:
     assert out.text == "# \\_\\_slots__\n\n*\\_\\_slots__* reserve space.\n"
     config = AnalyzerConfig()
     assert analyze("object.__slots__", config).terms[:2] == ["object.__slots__", "__slots__"]
+
+
+SCOPES = """Options
+=======
+
+.. program:: python
+
+.. option:: -m module
+
+   Run a library module as a script.
+
+.. program:: None
+
+.. option:: --global
+
+   An option of no program.
+
+C++ API
+=======
+
+.. cpp:namespace:: mylib
+
+.. cpp:function:: int add(int a, int b)
+
+   Add two numbers.
+
+.. cpp:namespace-push:: detail
+
+.. cpp:class:: Helper
+
+   A helper.
+
+.. cpp:namespace-pop::
+
+.. cpp:function:: void reset()
+
+   Reset everything.
+
+C API
+=====
+
+.. c:namespace:: A.B
+
+.. c:function:: int f(int x)
+
+   Eff.
+
+.. c:namespace:: NULL
+
+.. c:function:: int g(void)
+
+   Gee.
+"""
+
+
+def test_programs_and_namespaces_qualify_what_follows(tmp_path: Path) -> None:
+    """`program` qualifies the options after it as Sphinx's inventory names them (`python
+    -m`); C/C++ `namespace`, `namespace-push` and `namespace-pop` scope the objects after them
+    (issue 27: they were shown as stray text and scoped nothing)."""
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "api.rst").write_text(SCOPES, encoding="utf-8")
+    out = build_bundle(docs, tmp_path / "idx")
+    with McpSession(out) as s:
+        for asked, name in [
+            ("python -m", "python -m"),
+            ("-m", "python -m"),
+            ("--global", "--global"),
+            ("add", "mylib::add"),
+            ("detail::Helper", "mylib::detail::Helper"),
+            ("reset", "mylib::reset"),  # popped back to mylib
+            ("A.B.f", "A.B.f"),
+            ("g", "g"),  # NULL: the global scope
+        ]:
+            assert entry(s, asked)["name"] == name, asked
+        page = s.call("get_page", {"path": "api.rst"})
+    text = page.content[0].text
+    assert "`python`" not in text and "mylib" not in text  # scopes show nothing, as in Sphinx

@@ -65,7 +65,11 @@ class ApiRegistry:
         for i, (key, category) in enumerate(zip(own, self.categories, strict=True)):
             # `create` under "Links" is also `links.create`; `sdk.links.create` ends with it;
             # `pathlib.Path.read_text` is also `Path.read_text` and `read_text`.
-            for k in sorted(name_keys(key) | {f"{category_key(category)}.{key}"}):
+            found = name_keys(key) | {f"{category_key(category)}.{key}"}
+            if self.kinds[i] == "option" and " " in self.names[i].strip():
+                # a program's option (`python -m`, as Sphinx names it) is also its own `-m`
+                found.add(method_key(self.names[i].strip().rpartition(" ")[2]))
+            for k in sorted(found):
                 keys.setdefault(k, []).append(i)
         # An entry named exactly as asked comes before those it is only the tail of.
         for k, found in keys.items():

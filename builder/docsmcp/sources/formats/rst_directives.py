@@ -27,6 +27,7 @@ from docsmcp.sources.formats.rst_objects import (
     object_name,
     qualify,
     role_target,
+    set_scope,
     signature_lines,
 )
 
@@ -262,6 +263,24 @@ class _Module(Directive):
         return []
 
 
+class _Scope(Directive):
+    """`program` and the C/C++ `namespace`, `namespace-push`, `namespace-pop`: the program or
+    scope of the objects after them (rst_objects.set_scope). No text of their own, as in
+    Sphinx."""
+
+    has_content = True
+    optional_arguments = 50
+    final_argument_whitespace = True
+    option_spec = _AnyOptions()
+
+    def run(self) -> list[nodes.Node]:
+        state = STATE.get()
+        if state is not None:
+            domain, directive = domain_and_type(self.name)
+            set_scope(domain, directive, " ".join(self.arguments), state)
+        return []
+
+
 class _Silent(Directive):
     """Directives that produce no documentation text (`index`, `highlight`, ...)."""
 
@@ -296,10 +315,10 @@ _SILENT = (
 ).split()
 _DESCRIBED = (
     "function class method attribute data exception decorator classmethod staticmethod "
-    "property type option envvar describe object program cmdoption confval event setting "
+    "property type option envvar describe object cmdoption confval event setting "
     "autofunction autoclass automodule autoattribute automethod autodata autoexception "
     "autodecorator autoproperty autonewtypedata directive directive:option role struct union "
-    "var alias concept enumerator macro member namespace namespace-push namespace-pop"
+    "var alias concept enumerator macro member"
 ).split()
 _CONTAINERS = (
     "tabs tab group-tab code-tab tab-set tab-item grid grid-item grid-item-card card "
@@ -327,6 +346,11 @@ def _register() -> None:
     for name in ("module", "currentmodule"):
         for domain in ("", "py:", "js:"):
             directives.register_directive(domain + name, _Module)
+    for name in ("program", "std:program"):
+        directives.register_directive(name, _Scope)
+    for name in ("namespace", "namespace-push", "namespace-pop"):
+        for domain in ("c:", "cpp:"):
+            directives.register_directive(domain + name, _Scope)
     for name in ("ref", "doc", "term", "abbr", "guilabel", "menuselection", "numref"):
         roles.register_local_role(name, _role)
     for name in _CODE_ROLES:

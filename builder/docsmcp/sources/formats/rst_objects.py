@@ -82,6 +82,9 @@ class PageState:
     modules: dict[str, str] = field(default_factory=dict)  # domain (py, js) -> current module
     classes: list[str] = field(default_factory=list)
     directive: str = ""  # the rst:directive being described (its options are its members)
+    program: str = ""  # the `program` whose command-line options follow (`python -m`)
+    # c/cpp: the `namespace` set and the scopes `namespace-push`ed onto it since
+    scopes: dict[str, tuple[str, list[str]]] = field(default_factory=dict)
     found: list[Found] = field(default_factory=list)
 
 
@@ -215,20 +218,47 @@ def object_name(domain: str, objtype: str, signature: str) -> str:
 
 
 def qualify(domain: str, objtype: str, name: str, state: PageState) -> str:
-    """`name` qualified as Sphinx does: by the classes it is nested in, then the module."""
+    """`name` qualified as Sphinx does: by the classes it is nested in, then the module (for C
+    and C++ the namespace); a command-line option by its program (`python -m`, the name
+    Sphinx's inventory gives it)."""
     if domain == "rst":
         if objtype == "directive:option" and state.directive:
             return f"{state.directive}:{name}"
         return name
+    if domain == "std":
+        in_program = objtype in ("option", "cmdoption") and state.program
+        return f"{state.program} {name}" if in_program else name
     sep = "::" if domain == "cpp" else "."
     if state.classes:  # the innermost class, qualified by those around it already
         prefix = state.classes[-1]
         if not name.startswith(prefix + sep) and name != prefix:
             name = f"{prefix}{sep}{name}"
     module = state.modules.get(domain, "")
-    if module and not name.startswith(module + "."):
-        name = f"{module}.{name}"
+    if module and not name.startswith(module + sep):
+        name = f"{module}{sep}{name}"
     return name
+
+
+def set_scope(domain: str, directive: str, argument: str, state: PageState) -> None:
+    """What `c:namespace`/`cpp:namespace` (NULL or 0: the global scope), `namespace-push` and
+    `namespace-pop` do to the scope that qualifies the objects after them (Sphinx's rules: a
+    pop without a push returns to the global scope); `program` (None: none) to the program of
+    the options after it."""
+    name = argument.strip()
+    if directive == "program":
+        state.program = "" if name == "None" else name
+        return
+    base, pushed = state.scopes.get(domain, ("", []))
+    if directive == "namespace":
+        base, pushed = ("" if name in ("NULL", "0") else name), []
+    elif directive == "namespace-push" and name:
+        pushed = [*pushed, name]
+    elif directive == "namespace-pop":
+        base, pushed = (base, pushed[:-1]) if pushed else ("", [])
+    state.scopes[domain] = (base, pushed)
+    sep = "::" if domain == "cpp" else "."
+    state.modules[domain] = sep.join(x for x in (base, *pushed) if x)
+    state.classes.clear()
 
 
 # -- parameters ---------------------------------------------------------------------------------
