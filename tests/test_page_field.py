@@ -140,7 +140,8 @@ NAV_PAGES = {
 def test_nav_file_titles_join_the_page_field(tmp_path: Path) -> None:
     """mkdocs.yml beside docs/ (read inside the source roots, its Python tags ignored) titles
     pages in the page field; a page it lists bare keeps its own title; SUMMARY.md, docs.json
-    and sidebars.json give titles and group labels; sidebars.js is code and is not read."""
+    and sidebars.json give titles and group labels (sidebars.js too, when it is data:
+    tests/test_page_order.py)."""
     from docsmcp.sources.navfiles import read_nav
 
     def nav_titles(*args: object) -> dict[str, str]:

@@ -133,3 +133,48 @@ def test_a_damaged_page_order_is_one_clear_error_and_search_goes_on(tmp_path: Pa
     assert "page_order.bin ranks are not 0, 1, 2, ... once each" in error
     checked = run_docsmcp("verify", out, check=False)
     assert checked.returncode == 1 and "page_order.bin ranks" in checked.stderr + checked.stdout
+
+
+DOCUSAURUS = {
+    "sidebars.js": (
+        "// @ts-check\n/** @type {import('@docusaurus/plugin-content-docs').SidebarsConfig} */\n"
+        "const sidebars = {\n  tutorialSidebar: [\n    'intro',\n    {\n      type: 'category',\n"
+        "      label: 'Tutorial - Basics',\n      items: ['tutorial-basics/deploy', "
+        "'tutorial-basics/create-a-document'],\n    },\n  ],\n};\n\nmodule.exports = sidebars;\n"
+    ),
+    "docs/intro.md": "# Intro\n\nStart here.\n",
+    "docs/tutorial-basics/create-a-document.md": "# Create a Document\n\nWrite markdown.\n",
+    "docs/tutorial-basics/deploy.md": "# Deploy your site\n\nShip it.\n",
+    "docs/aaa-unlisted.md": "# Unlisted\n\nNo sidebar names me.\n",
+}
+
+
+def test_a_docusaurus_sidebars_js_is_read_as_data_never_run(tmp_path: Path) -> None:
+    root = _site(tmp_path / "site", DOCUSAURUS)
+    docs = root / "docs"
+    out = build_bundle(docs, tmp_path / "idx", "--source-root", str(root))
+    listed = [e["path"] for e in _list(out, depth=5)]
+    assert listed == [
+        "intro.md",
+        "tutorial-basics/deploy.md",
+        "tutorial-basics/create-a-document.md",
+        "aaa-unlisted.md",
+    ]
+    nav = read_nav(docs, [root], listed)
+    assert nav.titles == {
+        "tutorial-basics/deploy.md": "Tutorial - Basics",
+        "tutorial-basics/create-a-document.md": "Tutorial - Basics",
+    }
+    # Sidebars made by code give nothing (and say nothing on a terminal): path order.
+    (root / "sidebars.js").unlink()
+    (root / "sidebars.ts").write_text(
+        "import type {SidebarsConfig} from '@docusaurus/plugin-content-docs';\n"
+        "const sidebars: SidebarsConfig = {docs: require('./generated').items};\n"
+        "export default sidebars;\n",
+        encoding="utf-8",
+    )
+    proc = run_docsmcp(
+        "build", "--docs-dir", docs, "--out", tmp_path / "idx2", "--source-root", root, "-q"
+    )
+    assert proc.stderr == ""
+    assert not (tmp_path / "idx2" / "page_order.bin").exists()

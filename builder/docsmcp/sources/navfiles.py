@@ -4,9 +4,9 @@ sidebar shows them ("Tutorial - User Guide" > "First Steps"), words a reader sea
 the page itself may not use; they feed each page's `page` field (indexing/pagefield.py). Their
 order is the site's: `list_sections` lists pages that way (page_order.bin, bundle-spec.md).
 
-Only files that parse as data are read: a Docusaurus `sidebars.js`/`.ts` is code and is skipped
-(running it is out of the question). A nav file that does not parse gives nothing; it is a hint,
-never an error.
+Only what parses as data is read: a Docusaurus `sidebars.js`/`.ts` is code, never run; the
+object literal it exports is read when it holds only data (jsliteral.py), as most do. A nav file
+that does not parse gives nothing; it is a hint, never an error.
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from docsmcp.sources.jsliteral import exported_literal
 from docsmcp.sources.site_config import read_text
 
 log = logging.getLogger(__name__)
@@ -25,6 +26,8 @@ log = logging.getLogger(__name__)
 # What a nav entry's page may be written with (mkdocs: the file; Mintlify, Docusaurus: the
 # file without its extension).
 SUFFIXES = ("", ".md", ".mdx", ".markdown")
+# Docusaurus' sidebars, as data or as code (a site has one of them).
+SIDEBARS = ("sidebars.json", "sidebars.js", "sidebars.ts", "sidebars.mjs", "sidebars.cjs")
 _SUMMARY_LINK = re.compile(r"\[([^\]]+)\]\(<?([^)>\s]+)>?\)")
 
 
@@ -82,11 +85,17 @@ def _data_nav(config: Path, base: Path) -> Iterator[tuple[Path, str]]:
     text = read_text(config)
     if not text:  # (no such file: most sites)
         return
-    try:
-        data = json.loads(text)
-    except ValueError:
-        log.info("%s: not read as JSON; it gives no titles", config)
-        return
+    if config.suffix == ".json":
+        try:
+            data = json.loads(text)
+        except ValueError:
+            log.info("%s: not read as JSON; it gives no titles", config)
+            return
+    else:
+        data = exported_literal(text)
+        if data is None:
+            log.info("%s: its sidebars are made by code; they give no titles", config)
+            return
 
     def walk(node: object, group: str, listed: bool) -> Iterator[tuple[Path, str]]:
         if isinstance(node, list):
@@ -119,7 +128,7 @@ class Nav:
 def read_nav(docs_dir: Path, roots: Sequence[Path], paths: Sequence[str]) -> Nav:
     """For the pages at `paths` (relative to docs_dir) that a nav file names: the title it
     gives them and their order. The first nav file found wins for a page's title, in the order
-    mkdocs.yml, SUMMARY.md, docs.json, sidebars.json, and a page's first mention gives its
+    mkdocs.yml, SUMMARY.md, docs.json, sidebars.json/.js/.ts, and a page's first mention gives its
     place; nav files are looked for in docs_dir and its parent (mkdocs.yml usually sits beside
     `docs/`) and read only inside the source roots."""
     docs_dir = docs_dir.resolve()
@@ -131,12 +140,11 @@ def read_nav(docs_dir: Path, roots: Sequence[Path], paths: Sequence[str]) -> Nav
     for summary in (docs_dir / "SUMMARY.md", docs_dir / "src" / "SUMMARY.md"):
         if _inside(summary, roots):
             found.extend(_summary(summary))
-    for config, base in (
-        (docs_dir / "docs.json", docs_dir),
-        (docs_dir / "sidebars.json", docs_dir / "docs"),
-        (docs_dir.parent / "sidebars.json", docs_dir),  # (read only inside the source roots)
-    ):
-        if _inside(config, roots):
+    configs = [(docs_dir / "docs.json", docs_dir)]
+    for name in SIDEBARS:  # a Docusaurus site, or its docs/ folder
+        configs += [(docs_dir / name, docs_dir / "docs"), (docs_dir.parent / name, docs_dir)]
+    for config, base in configs:
+        if _inside(config, roots):  # (the folder above only where it is a source root)
             found.extend(_data_nav(config, base))
     known = set(paths)
     titles: dict[str, str] = {}
