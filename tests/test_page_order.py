@@ -178,3 +178,13 @@ def test_a_docusaurus_sidebars_js_is_read_as_data_never_run(tmp_path: Path) -> N
     )
     assert proc.stderr == ""
     assert not (tmp_path / "idx2" / "page_order.bin").exists()
+
+
+def test_llms_txt_follows_the_sites_order(tmp_path: Path) -> None:
+    root = _site(tmp_path / "site", SITE)
+    out = build_bundle(root / "docs", tmp_path / "idx", "--source-root", str(root))
+    run_docsmcp("export", "--bundle", out, "--llms-txt", tmp_path / "llms")
+    lines = (tmp_path / "llms" / "llms.txt").read_text().splitlines()
+    links = [line.split("](")[1].split(")")[0] for line in lines if line.startswith("- [")]
+    # The root's pages first (in the nav's order), then each top folder's.
+    assert links == ["zeta.md", "alpha.md", "beta.md", "guide/b.md", "guide/a.md", "appendix/c.md"]

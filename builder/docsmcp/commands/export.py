@@ -103,8 +103,10 @@ class Exported:
 
 
 def read_pages(bundle_dir: Path) -> tuple[str, str, list[Page]]:
-    """(name, description, pages in path order) of a bundle. Pages come from `pages.parquet`,
-    or from the chunk table of a bundle built before it. Raises ExportError (one line)."""
+    """(name, description, pages) of a bundle, in the site's navigation order where the bundle
+    has one (page_order.bin; the pages it does not name after them), else in path order. Pages
+    come from `pages.parquet`, or from the chunk table of a bundle built before it. Raises
+    ExportError (one line)."""
     from docsmcp_runtime.browse.pages import PageIndex
     from docsmcp_runtime.bundle.reader import open_bundle
     from docsmcp_runtime.errors import BundleError
@@ -115,7 +117,12 @@ def read_pages(bundle_dir: Path) -> tuple[str, str, list[Page]]:
     except BundleError as exc:
         raise ExportError(str(exc), bundle=True) from None
     pages = []
-    for i, path in enumerate(index.paths):
+    order = range(len(index.paths))
+    if index.order is not None:
+        ranks = index.order
+        order = sorted(order, key=lambda i: (int(ranks[i]), i))
+    for i in order:
+        path = index.paths[i]
         first, count = int(index.first_rows[i]), int(index.counts[i])
         text = "\n\n".join(bundle.text(row) for row in range(first, first + count))
         title = one_line(index.titles[i]) or PurePosixPath(path).stem
@@ -144,7 +151,7 @@ def _link_text(title: str) -> str:
 
 
 def sections(pages: list[Page]) -> list[tuple[str, list[Page]]]:
-    """The pages at the root, then those of each top folder, in path order."""
+    """The pages at the root, then those of each top folder, in the order of `pages`."""
     groups: dict[str, list[Page]] = {}
     for page in pages:
         folder, slash, _ = page.path.partition("/")
