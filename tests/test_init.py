@@ -311,3 +311,18 @@ def test_a_reader_that_goes_away_gets_no_traceback_and_init_still_writes(
     assert done.returncode == 1
     if command == "init":
         assert json.loads((docs / ".docs-mcp.json").read_text())
+
+
+def test_init_reads_the_source_roots_its_warning_names() -> None:
+    """The includes warning tells a user to name the folder with --source-root; init took no
+    such option ("unknown option --source-root"), so its validation could never agree with the
+    build's. FastAPI's `{* ../../docs_src/... *}` includes, from the fixture."""
+    fastapi = Path(__file__).resolve().parent / "fixtures" / "fastapi-docs"
+    docs = fastapi / "docs" / "en" / "docs"
+    alone = run_docsmcp("init", "--docs-dir", docs)
+    assert "includes in 1 page name files that do not exist" in alone.stderr
+    assert "--source-root" in alone.stderr
+    rooted = run_docsmcp("init", "--docs-dir", docs, "--source-root", fastapi)
+    assert "includes" not in rooted.stderr and "warning" not in rooted.stderr
+    assert "validate: ok: 1 files" in rooted.stderr
+    assert json.loads(rooted.stdout) == json.loads(alone.stdout)  # the same proposal

@@ -58,6 +58,11 @@ def _add_corpus_args(p: argparse.ArgumentParser) -> None:
         metavar="GLOB",
         help="leave out files matching GLOB, e.g. '**/CHANGELOG.md' (repeatable)",
     )
+    _add_root_args(p)
+
+
+def _add_root_args(p: argparse.ArgumentParser) -> None:
+    """The folders besides --docs-dir a corpus may read (build, validate, init)."""
     p.add_argument(
         "--source-root",
         action="append",
@@ -386,6 +391,7 @@ def _parser() -> argparse.ArgumentParser:
     n.add_argument(
         "--force", action="store_true", help="with --write, replace an existing .docs-mcp.json"
     )
+    _add_root_args(n)
     return p
 
 

@@ -383,8 +383,11 @@ def propose(docs_dir: Path) -> Proposal:
 # --- validation -----------------------------------------------------------------------------
 
 
-def validate_proposal(docs_dir: Path, proposal: Proposal, workers: int = 0):  # noqa: ANN201
-    """`docsmcp validate`'s Collected for ``docs_dir`` with the proposal as its root manifest.
+def validate_proposal(  # noqa: ANN201
+    docs_dir: Path, proposal: Proposal, workers: int = 0, roots: Sequence[Path] = ()
+):
+    """`docsmcp validate`'s Collected for ``docs_dir`` with the proposal as its root manifest,
+    reading files under `roots` too (--source-root, --api-source).
 
     The builder reads manifests from disk and the docs may be read-only, so the check runs on a
     temporary folder holding the proposal and a symlink to every entry of ``docs_dir`` (which
@@ -399,7 +402,7 @@ def validate_proposal(docs_dir: Path, proposal: Proposal, workers: int = 0):  # 
             if name == MANIFEST_NAME or name.startswith("."):
                 continue  # hidden entries are never documentation
             os.symlink(os.path.abspath(docs_dir / name), overlay / name)
-        options = BuildOptions(docs_dir=overlay, source_roots=(docs_dir,), workers=workers)
+        options = BuildOptions(docs_dir=overlay, source_roots=(docs_dir, *roots), workers=workers)
         return collect(options)
 
 
@@ -423,7 +426,8 @@ def run_init_cli(args) -> int:  # noqa: ANN001 - an argparse.Namespace
         err(f"error: {target} exists; pass --force to replace it (or --stdout to see the proposal)")
         return 2
     proposal = propose(docs_dir)
-    collected = validate_proposal(docs_dir, proposal)
+    roots = (*getattr(args, "source_root", ()), *getattr(args, "api_source", ()))
+    collected = validate_proposal(docs_dir, proposal, roots=roots)
     if args.write and not collected.problems:
         # Written before anything is printed: a reader that goes away (`| head`) loses only
         # the report, never the file.
