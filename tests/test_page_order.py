@@ -188,3 +188,27 @@ def test_llms_txt_follows_the_sites_order(tmp_path: Path) -> None:
     links = [line.split("](")[1].split(")")[0] for line in lines if line.startswith("- [")]
     # The root's pages first (in the nav's order), then each top folder's.
     assert links == ["zeta.md", "alpha.md", "beta.md", "guide/b.md", "guide/a.md", "appendix/c.md"]
+
+
+def test_the_build_summary_says_which_navigation_it_read(tmp_path: Path) -> None:
+    """A mkdocs.yml beside the docs folder is read only inside the source roots; the summary
+    says so and names the root that reads it."""
+    root = _site(tmp_path / "site", SITE)
+    docs = root / "docs"
+    alone = run_docsmcp("build", "--docs-dir", docs, "--out", tmp_path / "a")
+    assert (
+        f"  navigation: {root.resolve() / 'mkdocs.yml'} would title and order the pages; it is "
+        f"outside the source roots: add --source-root {root.resolve()}"
+    ) in alone.stdout.splitlines()
+    assert not (tmp_path / "a" / "page_order.bin").exists()
+    rooted = run_docsmcp(
+        "build", "--docs-dir", docs, "--out", tmp_path / "b", "--source-root", root
+    )
+    line = f"  navigation: {root.resolve() / 'mkdocs.yml'} (titles and order of 4 pages)"
+    assert line in rooted.stdout.splitlines()
+    mint = _site(tmp_path / "mint", {"docs.json": json.dumps({"pages": ["a"]}), "a.md": "# A\n"})
+    built = run_docsmcp("build", "--docs-dir", mint, "--out", tmp_path / "c", "--json")
+    assert (
+        json.loads(built.stdout)["navigation"]
+        == "navigation: docs.json (titles and order of 1 page)"
+    )

@@ -207,6 +207,7 @@ def _build_once(
             "pdfs": [dataclasses.asdict(p) for p in built.pdfs],
             "name": built.metadata.name,
             "name_from": built.name_from,
+            "navigation": built.navigation,
         }
         print(json.dumps(summary, indent=2))
     elif not args.quiet:
@@ -226,6 +227,8 @@ def _build_once(
                 f"  name {built.metadata.name!r}, from {built.name_from} (--name NAME to choose "
                 "another)"
             )
+        if built.navigation:
+            print(f"  {built.navigation}")
     return 0
 
 

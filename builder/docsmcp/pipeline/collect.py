@@ -114,6 +114,7 @@ class Built:
     pdfs: tuple[PdfSummary, ...] = ()  # the PDFs read (pages, outline, from the cache)
     unread_files: int = 0  # of cached_files, those not even read (unchanged since last build)
     name_from: str = "--name"  # where the bundle's name comes from (site_config.corpus_name)
+    navigation: str | None = None  # the summary's line on the nav files (pipeline/build.py)
 
 
 class BuildError(Exception):

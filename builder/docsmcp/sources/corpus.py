@@ -27,7 +27,7 @@ from docsmcp.sources.discover import (
 )
 from docsmcp.sources.formats.llms_full import split_llms_full
 from docsmcp.sources.manifest import _governing, _quote, _relative_to, load_manifest
-from docsmcp.sources.navfiles import read_nav
+from docsmcp.sources.navfiles import Nav, read_nav
 from docsmcp.sources.pdf.extract import PdfOptions, PdfSummary, is_pdf
 from docsmcp.sources.pdf.source import load_pdf
 from docsmcp.sources.settings import _read_text, configure_file, load_file
@@ -46,8 +46,8 @@ class Corpus:
     instructions: str | None
     problems: tuple[Problem, ...]
     pdfs: tuple[PdfSummary, ...] = ()  # the PDFs read, for the build summary
-    # Page path -> its place in the site's navigation (nav files; navfiles.py), for those named.
-    nav_order: Mapping[str, int] = field(default_factory=dict)
+    # What the site's navigation files say (navfiles.py): titles, order, files read and not.
+    nav: Nav = field(default_factory=lambda: Nav({}, {}))
 
 
 # --- corpus ----------------------------------------------------------------------------------
@@ -321,5 +321,5 @@ def load_corpus(
         instructions=_instructions(ordered),
         problems=tuple(problems),
         pdfs=tuple(pdfs),
-        nav_order=nav.order,
+        nav=nav,
     )

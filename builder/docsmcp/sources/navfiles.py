@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 import logging
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -123,6 +123,8 @@ class Nav:
 
     titles: dict[str, str]
     order: dict[str, int]
+    read: tuple[Path, ...] = ()  # the nav files read
+    outside: tuple[Path, ...] = ()  # nav files found beside the docs but outside every root
 
 
 def read_nav(docs_dir: Path, roots: Sequence[Path], paths: Sequence[str]) -> Nav:
@@ -133,19 +135,30 @@ def read_nav(docs_dir: Path, roots: Sequence[Path], paths: Sequence[str]) -> Nav
     `docs/`) and read only inside the source roots."""
     docs_dir = docs_dir.resolve()
     found: list[tuple[Path, str]] = []
+    read: list[Path] = []
+    outside: list[Path] = []
+
+    def take(path: Path, entries: Callable[[], Iterator[tuple[Path, str]]]) -> None:
+        if not path.is_file():
+            return
+        if not _inside(path, roots):  # (the folder above only where it is a source root)
+            outside.append(path)
+            return
+        before = len(found)
+        found.extend(entries())
+        if len(found) > before:
+            read.append(path)
+
     for folder in (docs_dir, docs_dir.parent):
         for name in ("mkdocs.yml", "mkdocs.yaml"):
-            if _inside(folder / name, roots):
-                found.extend(_mkdocs(folder / name))
+            take(folder / name, lambda f=folder / name: _mkdocs(f))
     for summary in (docs_dir / "SUMMARY.md", docs_dir / "src" / "SUMMARY.md"):
-        if _inside(summary, roots):
-            found.extend(_summary(summary))
+        take(summary, lambda f=summary: _summary(f))
     configs = [(docs_dir / "docs.json", docs_dir)]
     for name in SIDEBARS:  # a Docusaurus site, or its docs/ folder
         configs += [(docs_dir / name, docs_dir / "docs"), (docs_dir.parent / name, docs_dir)]
     for config, base in configs:
-        if _inside(config, roots):  # (the folder above only where it is a source root)
-            found.extend(_data_nav(config, base))
+        take(config, lambda f=config, b=base: _data_nav(f, b))
     known = set(paths)
     titles: dict[str, str] = {}
     order: dict[str, int] = {}
@@ -162,4 +175,4 @@ def read_nav(docs_dir: Path, roots: Sequence[Path], paths: Sequence[str]) -> Nav
                 if title:
                     titles.setdefault(page, title)
                 break
-    return Nav(titles, order)
+    return Nav(titles, order, tuple(read), tuple(outside))
