@@ -116,6 +116,17 @@ def _data_nav(config: Path, base: Path) -> Iterator[tuple[Path, str]]:
     yield from walk(data, "", False)
 
 
+_MKDOCS_NAV = re.compile(r"^nav\s*:", re.MULTILINE)
+
+
+def _has_nav(path: Path) -> bool:
+    """Whether a nav file outside the roots has a navigation (mkdocs.yml may hold only settings;
+    a sidebars file is one): a yes or no for the build summary, nothing of it is indexed."""
+    if path.suffix in (".yml", ".yaml"):
+        return _MKDOCS_NAV.search(read_text(path)) is not None
+    return True
+
+
 @dataclass(frozen=True)
 class Nav:
     """What the nav files say of the pages they name: a title (or, in docs.json and
@@ -142,7 +153,8 @@ def read_nav(docs_dir: Path, roots: Sequence[Path], paths: Sequence[str]) -> Nav
         if not path.is_file():
             return
         if not _inside(path, roots):  # (the folder above only where it is a source root)
-            outside.append(path)
+            if _has_nav(path):  # (for the build summary's hint only, like site_config's name)
+                outside.append(path)
             return
         before = len(found)
         found.extend(entries())
