@@ -13,11 +13,13 @@ from __future__ import annotations
 
 import os
 import threading
+import time
 from pathlib import Path
 
 import numpy as np
 import pytest
 from docsmcp_runtime.search.onnx_encoder import (
+    QUIET_SECONDS,
     EncoderError,
     EncoderNotReady,
     EncoderSpec,
@@ -137,6 +139,24 @@ def test_background_loading_reports_not_ready_then_ready(files, tmp_path: Path) 
     assert background.wait(30)
     assert background.ready() and background.error is None
     assert background.embed("retries").shape == (256,)
+
+
+def test_a_background_load_parses_the_tokenizer_in_a_quiet_moment(files) -> None:
+    """Parsing the tokenizer holds the GIL (~1.1 s for EmbeddingGemma: a search waiting on it
+    took 1.9 s); while searches keep touching the encoder the load waits, and it finishes once
+    none came for QUIET_SECONDS."""
+    go = threading.Event()
+    background = load_in_background(files[0], files[1], SPEC, before=go.wait)
+    background.touch()
+    go.set()
+    until = time.monotonic() + 1.0
+    while time.monotonic() < until:  # a burst of searches
+        background.touch()
+        assert not background.ready()
+        time.sleep(0.05)
+    last = time.monotonic()
+    assert background.wait(30) and background.ready()
+    assert time.monotonic() - last >= QUIET_SECONDS - 0.05
 
 
 def _one_line_error(make) -> str:

@@ -73,7 +73,16 @@ class OnnxQueryEncoder:
     """Text -> float32[dimensions], unit length. Thread-safe: onnxruntime sessions and
     `tokenizers` encoders may be called from several threads at once."""
 
-    def __init__(self, model: Path, tokenizer: Path, spec: EncoderSpec, threads: int = 1) -> None:
+    def __init__(
+        self,
+        model: Path,
+        tokenizer: Path,
+        spec: EncoderSpec,
+        threads: int = 1,
+        settle: Callable[[], None] | None = None,
+    ) -> None:
+        """`settle` runs between the session's load and the tokenizer's parse (which holds the
+        GIL): a background load waits there for a quiet moment (BackgroundEncoder)."""
         if spec.dimensions <= 0 or spec.max_tokens <= 0:
             raise EncoderError(
                 f"bad encoder spec: dimensions {spec.dimensions}, max_tokens {spec.max_tokens}"
@@ -85,6 +94,8 @@ class OnnxQueryEncoder:
         # beside it has most likely answered its first requests.
         self._session = _load_session(ort, Path(model), max(1, int(threads)))
         self._inputs = _check_graph(self._session, Path(model).name, spec)
+        if settle is not None:
+            settle()
         self._tokenizer = _load_tokenizer(tokenizers, Path(tokenizer), spec.max_tokens)
 
     @property
@@ -171,9 +182,18 @@ def _check_graph(session: Any, name: str, spec: EncoderSpec) -> tuple[str, ...]:
     return tuple(n for n in TOKEN_INPUTS if n in declared)
 
 
+# A background load parses the tokenizer (holding the GIL: ~1.1 s for EmbeddingGemma, during
+# which the server answers nothing) once no search has used the encoder for QUIET_SECONDS, or
+# at the latest MAX_SETTLE_SECONDS after it could have: an agent's searches come in bursts
+# with its model's thinking between them, and the parse falls in such a gap.
+QUIET_SECONDS = 0.5
+MAX_SETTLE_SECONDS = 10.0
+
+
 class BackgroundEncoder:
     """An OnnxQueryEncoder loading on a daemon thread; `embed` raises EncoderNotReady until it
-    has loaded, then embeds, or raises EncoderError with the load failure's line for good."""
+    has loaded, then embeds, or raises EncoderError with the load failure's line for good.
+    Searches `touch` it, so the GIL-holding part of the load waits for a quiet moment."""
 
     def __init__(
         self,
@@ -184,6 +204,7 @@ class BackgroundEncoder:
         before: Callable[[], None] | None = None,
     ) -> None:
         self._before = before
+        self._last_use = 0.0  # time.monotonic() of the last `touch`
         self._loaded = threading.Event()
         self._encoder: OnnxQueryEncoder | None = None
         self._error: str | None = None
@@ -200,7 +221,7 @@ class BackgroundEncoder:
         try:
             if self._before is not None:
                 self._before()
-            self._encoder = OnnxQueryEncoder(model, tokenizer, spec, threads)
+            self._encoder = OnnxQueryEncoder(model, tokenizer, spec, threads, self._settle)
             log.info("ONNX query encoder loaded in %.2f s", time.perf_counter() - started)
         except EncoderError as exc:
             self._error = str(exc)
@@ -210,6 +231,15 @@ class BackgroundEncoder:
             if self._error:
                 log.warning("%s", self._error)
             self._loaded.set()  # after the fields: Event.set orders the writes for readers
+
+    def touch(self) -> None:
+        """A search used (or would have used) the encoder now."""
+        self._last_use = time.monotonic()
+
+    def _settle(self) -> None:
+        give_up = time.monotonic() + MAX_SETTLE_SECONDS
+        while time.monotonic() < give_up and time.monotonic() - self._last_use < QUIET_SECONDS:
+            time.sleep(0.05)
 
     def ready(self) -> bool:
         return self._loaded.is_set() and self._encoder is not None

@@ -139,6 +139,7 @@ class Rescorer:
         """(the new head of the ranking, None), or (None, a note) when the hits keep their
         order: an identifier lookup (no note), a model still loading or unusable (a note).
         `mask`: the rows the filters allow, where recalled rows must lie."""
+        self.encoder.touch()  # (a load in progress waits for a quiet moment to finish)
         weight = self.spec.weight(query_class(query))
         k = min(self.spec.depth, len(rows))
         if weight <= 0 or (k < 2 and not self.spec.recall):
