@@ -7,7 +7,10 @@ For each bundle, in a fresh interpreter (so RSS and imports are its own):
 - model ready: process start → the encoder loaded (sha256 checked, session built);
 - search_docs p50/p95 over the dev-set questions of the bundle's corpus once the model is ready
   (one onnxruntime thread, the default), and without the model (--no-rescore) in the same run;
-- peak RSS after those searches.
+- peak RSS after those searches;
+- slowest answer while the model loads, over `--rounds` starts: searches in bursts of five,
+  `--gap` seconds apart (an agent's model thinking between them), from the start until the
+  model is ready: a search that waits on the tokenizer's parse (it holds the GIL) shows here.
 
     python bench/bench_rescore.py --bundle speakeasy-sdks=/path/idx [--bundle ...] [--cases FILE]
 
@@ -54,6 +57,24 @@ print(json.dumps({"first_ms": first * 1000, "ready_s": ready, "p50": pick(0.5), 
                   "error": rescorer.error if rescorer is not None else None}))
 """
 
+BURSTS = r"""
+import json, sys, time
+from docsmcp_runtime.bundle.reader import open_bundle
+from docsmcp_runtime.search.options import SearchOptions
+from docsmcp_runtime.tools.app import DocsApp
+path, queries, gap = sys.argv[1], json.loads(sys.argv[2]), float(sys.argv[3])
+app = DocsApp(open_bundle(path), SearchOptions(rescore=True))
+rescorer = app.searcher.rescorer
+slowest, n = 0.0, 0
+while rescorer is not None and not rescorer.wait(0):
+    for q in queries[:5]:
+        t = time.perf_counter()
+        app.call_tool("search_docs", {"query": q, "limit": 10})
+        slowest, n = max(slowest, time.perf_counter() - t), n + 1
+    time.sleep(gap)
+print(json.dumps({"slowest_ms": slowest * 1000, "searches": n}))
+"""
+
 
 def questions(cases: list[Path], corpus: str) -> list[str]:
     out = []
@@ -65,9 +86,10 @@ def questions(cases: list[Path], corpus: str) -> list[str]:
     return out
 
 
-def run(bundle: Path, queries: list[str], rescore: bool) -> dict:
+def run(bundle: Path, queries: list[str], rescore: bool, gap: float | None = None) -> dict:
+    script, last = (CHILD, "1" if rescore else "0") if gap is None else (BURSTS, str(gap))
     proc = subprocess.run(
-        [sys.executable, "-c", CHILD, str(bundle), json.dumps(queries), "1" if rescore else "0"],
+        [sys.executable, "-c", script, str(bundle), json.dumps(queries), last],
         capture_output=True,
         text=True,
         timeout=1800,
@@ -81,11 +103,16 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--bundle", action="append", required=True, metavar="CORPUS=DIR")
     parser.add_argument("--cases", action="append", type=Path, metavar="FILE")
+    parser.add_argument(
+        "--gap", type=float, default=2.0, help="seconds between bursts while loading (2)"
+    )
+    parser.add_argument("--rounds", type=int, default=3, help="starts for the loading figure (3)")
     args = parser.parse_args()
     cases = args.cases or sorted((SHARED / "eval").glob("*.jsonl"))
     print(
         f"{'bundle':<28} {'MB':>7} {'encoder':>8} {'first ms':>8} {'ready s':>7} "
-        f"{'p50 ms':>7} {'p95 ms':>7} {'RSS MB':>7} | no model: {'p50':>5} {'RSS':>5}"
+        f"{'p50 ms':>7} {'p95 ms':>7} {'RSS MB':>7} {'loading':>8} | no model: {'p50':>5} "
+        f"{'RSS':>5}"
     )
     for spec in args.bundle:
         corpus, _, path = spec.partition("=")
@@ -100,13 +127,16 @@ def main() -> int:
         enc_mb = (bundle / encoder).stat().st_size / 1e6 if encoder else 0.0
         with_model = run(bundle, queries, True)
         without = run(bundle, queries, False)
+        rounds = [run(bundle, queries, True, args.gap) for _ in range(args.rounds)]
+        loading = max(r["slowest_ms"] for r in rounds)
         if with_model["error"]:
             print(f"{bundle}: the model did not load: {with_model['error']}")
         ready = f"{with_model['ready_s']:.2f}" if with_model["ready_s"] is not None else "-"
         print(
             f"{bundle.name + ' (' + corpus + ')':<28.28} {size:>7.1f} {enc_mb:>8.1f} "
             f"{with_model['first_ms']:>8.0f} {ready:>7} {with_model['p50']:>7.1f} "
-            f"{with_model['p95']:>7.1f} {with_model['rss_mb']:>7.0f} | "
+            f"{with_model['p95']:>7.1f} {with_model['rss_mb']:>7.0f} "
+            f"{loading:>8.0f} | "
             f"{without['p50']:>9.1f} {without['rss_mb']:>5.0f}",
             flush=True,
         )
