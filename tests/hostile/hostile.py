@@ -4,7 +4,10 @@ bounded Hypothesis fuzz tests."""
 
 from __future__ import annotations
 
+import json
 import logging
+import subprocess
+import sys
 import threading
 from collections.abc import Callable
 from pathlib import Path
@@ -149,3 +152,15 @@ for name in ("replace", "rename"):
     setattr(crashing_os, name, getattr(os, name))
     crash_around(crashing_os, name)
 """
+
+
+def get_json(bundle: Path, what: str) -> dict:
+    """What an agent reads of a chunk or page: `docsmcp-runtime get WHAT --json` over `bundle`."""
+    proc = subprocess.run(
+        [sys.executable, "-m", "docsmcp_runtime", "--bundle", bundle, "get", what, "--json"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert proc.returncode == 0, proc.stderr
+    return json.loads(proc.stdout)

@@ -15,6 +15,7 @@ from pathlib import Path
 import pdf_fixtures as fx
 import pytest
 from conftest import build_bundle
+from hostile import get_json
 
 pytest.importorskip("pypdfium2")
 pytest.importorskip("fpdf")
@@ -30,14 +31,7 @@ SEEN = (
 
 
 def _get(bundle: Path, what: str) -> str:
-    proc = subprocess.run(
-        [sys.executable, "-m", "docsmcp_runtime", "--bundle", bundle, "get", what, "--json"],
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
-    assert proc.returncode == 0, proc.stderr
-    return json.dumps(json.loads(proc.stdout), ensure_ascii=False)
+    return json.dumps(get_json(bundle, what), ensure_ascii=False)
 
 
 def test_hidden_pdf_text_is_not_indexed_or_shown(tmp_path: Path) -> None:

@@ -6,13 +6,10 @@ HTML pages lose the elements they mark hidden; a tab panel stays (a reader click
 
 from __future__ import annotations
 
-import json
-import subprocess
-import sys
 from pathlib import Path
 
 from conftest import build_bundle
-from hostile import write_tree
+from hostile import get_json, write_tree
 
 
 def _tags(text: str) -> str:
@@ -41,14 +38,7 @@ SITE = {
 
 
 def _get(bundle: Path, chunk_id: str) -> str:
-    proc = subprocess.run(
-        [sys.executable, "-m", "docsmcp_runtime", "--bundle", bundle, "get", chunk_id, "--json"],
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
-    assert proc.returncode == 0, proc.stderr
-    return json.loads(proc.stdout)["text"]
+    return get_json(bundle, chunk_id)["text"]
 
 
 def test_invisible_characters_are_not_indexed_or_shown(tmp_path: Path) -> None:

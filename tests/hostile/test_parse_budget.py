@@ -40,10 +40,14 @@ SLOW_BODY = "# Slow page\n\nBefore the brackets.\n\n" + "![" * 300_000 + "\n"
 OK_BODY = "# Fine page\n\nSee [the guide](guide.md) for **details**.\n"
 
 
-def _build(docs: Path, out: Path, seconds: str) -> subprocess.CompletedProcess[str]:
+def _build(
+    docs: Path, out: Path, seconds: str, *extra: str, memory: str | None = None
+) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, PARSE_SECONDS_ENV: seconds}
+    if memory is not None:
+        env[PARSE_MEMORY_ENV] = memory
     return subprocess.run(
-        [sys.executable, "-m", "docsmcp.cli", "build", "--docs-dir", docs, "--out", out],
+        [sys.executable, "-m", "docsmcp.cli", "build", "--docs-dir", docs, "--out", out, *extra],
         capture_output=True,
         text=True,
         timeout=300,
@@ -123,12 +127,7 @@ def test_a_file_past_the_memory_budget_is_indexed_as_plain_text(
     pages = {"big.md": BIG_BODY, "fine.md": OK_BODY}
     pages.update({f"more/page{n}.md": f"# Page {n}\n\nFiller text {n}.\n" for n in range(64)})
     docs = write_tree(tmp_path / "docs", pages)
-    env = {**os.environ, PARSE_SECONDS_ENV: "0", PARSE_MEMORY_ENV: "8"}
-    proc = subprocess.run(
-        [sys.executable, "-m", "docsmcp.cli", "build", "--docs-dir", docs,
-         "--out", tmp_path / "idx", "--workers", workers],
-        capture_output=True, text=True, timeout=300, env=env,
-    )  # fmt: skip
+    proc = _build(docs, tmp_path / "idx", "0", "--workers", workers, memory="8")
     assert proc.returncode == 0, proc.stderr
     warnings = [line for line in proc.stderr.splitlines() if "warning" in line]
     assert warnings == [
