@@ -212,3 +212,12 @@ def test_the_build_summary_says_which_navigation_it_read(tmp_path: Path) -> None
         json.loads(built.stdout)["navigation"]
         == "navigation: docs.json (titles and order of 1 page)"
     )
+
+
+def test_init_reports_the_navigation_too(tmp_path: Path) -> None:
+    root = _site(tmp_path / "site", SITE)
+    docs = root / "docs"
+    alone = run_docsmcp("init", "--docs-dir", docs)
+    assert f"navigation: {root.resolve() / 'mkdocs.yml'} would title" in alone.stderr
+    rooted = run_docsmcp("init", "--docs-dir", docs, "--source-root", root)
+    assert "(titles and order of 4 pages)" in rooted.stderr

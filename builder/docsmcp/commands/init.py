@@ -58,6 +58,7 @@ from docsmcp.enrich.roles import CHANGELOG, classify
 from docsmcp.sources.discover import MANIFEST_NAME, scan, source_roots
 from docsmcp.sources.formats.fences import fenced_lines
 from docsmcp.sources.manifest import MAX_METADATA_VALUE
+from docsmcp.sources.navfiles import read_nav, summary_line
 from docsmcp.sources.settings import load_file
 from docsmcp.sources.versions import DESCRIPTION as VERSION_DESCRIPTION
 from docsmcp.sources.versions import detect as detect_versions
@@ -446,6 +447,12 @@ def run_init_cli(args) -> int:  # noqa: ANN001 - an argparse.Namespace
             f"taxonomy keys: {keys}",
             file=report,
         )
+        # Read from the docs folder itself: the check above ran on an overlay of it, whose
+        # parent holds no mkdocs.yml or sidebars.
+        paths = [f.path for f in collected.corpus.files]
+        nav = summary_line(read_nav(docs_dir, [docs_dir, *roots], paths), docs_dir)
+        if nav:
+            print(nav, file=report)
     if not args.write:
         sys.stdout.write(proposal.text())
         return 1 if collected.problems else 0

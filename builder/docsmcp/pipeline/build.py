@@ -39,7 +39,7 @@ from docsmcp.model.chunk import Chunk
 from docsmcp.pipeline.collect import BuildError, BuildOptions, Built, collect
 from docsmcp.pipeline.parse_cache import ParseCache
 from docsmcp.sources.corpus import Corpus
-from docsmcp.sources.navfiles import Nav
+from docsmcp.sources.navfiles import summary_line
 from docsmcp.sources.site_config import CorpusName, corpus_name
 
 log = logging.getLogger(__name__)
@@ -188,31 +188,8 @@ def _build(
         corpus.pdfs,
         collected.unread_files,
         name_from,
-        navigation(corpus.nav, options.docs_dir),
+        summary_line(corpus.nav, options.docs_dir),
     )
-
-
-def navigation(nav: Nav, docs_dir: Path) -> str | None:
-    """What the build summary says of the site's navigation files: those read (they titled
-    and ordered the pages), else one found beside the docs but outside every source root."""
-    if nav.read:
-        files = ", ".join(_shown(f, docs_dir) for f in nav.read)
-        pages = f"{len(nav.order)} page{'' if len(nav.order) == 1 else 's'}"
-        return f"navigation: {files} (titles and order of {pages})"
-    if nav.outside:
-        found = nav.outside[0]
-        return (
-            f"navigation: {found} would title and order the pages; it is outside the source "
-            f"roots: add --source-root {found.parent}"
-        )
-    return None
-
-
-def _shown(path: Path, docs_dir: Path) -> str:
-    try:
-        return path.relative_to(Path(docs_dir).resolve()).as_posix()
-    except ValueError:
-        return str(path)
 
 
 def collapse_groups(chunks: list[Chunk]) -> np.ndarray:

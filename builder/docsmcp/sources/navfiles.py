@@ -188,3 +188,27 @@ def read_nav(docs_dir: Path, roots: Sequence[Path], paths: Sequence[str]) -> Nav
                     titles.setdefault(page, title)
                 break
     return Nav(titles, order, tuple(read), tuple(outside))
+
+
+def summary_line(nav: Nav, docs_dir: Path) -> str | None:
+    """What the build summary (and init's report) says of the site's navigation files: those
+    read (they titled and ordered the pages), else one found beside the docs but outside every
+    source root, with the option that reads it."""
+    if nav.read:
+        files = ", ".join(_shown(f, docs_dir) for f in nav.read)
+        pages = f"{len(nav.order)} page{'' if len(nav.order) == 1 else 's'}"
+        return f"navigation: {files} (titles and order of {pages})"
+    if nav.outside:
+        found = nav.outside[0]
+        return (
+            f"navigation: {found} would title and order the pages; it is outside the source "
+            f"roots: add --source-root {found.parent}"
+        )
+    return None
+
+
+def _shown(path: Path, docs_dir: Path) -> str:
+    try:
+        return path.relative_to(Path(docs_dir).resolve()).as_posix()
+    except ValueError:
+        return str(path)
