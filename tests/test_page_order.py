@@ -7,6 +7,7 @@ a bundle of a site without one lists pages in path order and has no page_order.b
 from __future__ import annotations
 
 import json
+import time
 from pathlib import Path
 from typing import Any
 
@@ -221,3 +222,32 @@ def test_init_reports_the_navigation_too(tmp_path: Path) -> None:
     assert f"navigation: {root.resolve() / 'mkdocs.yml'} would title" in alone.stderr
     rooted = run_docsmcp("init", "--docs-dir", docs, "--source-root", root)
     assert "(titles and order of 4 pages)" in rooted.stderr
+
+
+def _alias_bomb() -> str:
+    """mkdocs.yml whose nav, through YAML aliases, repeats a list 10^9 times over."""
+    lines = ["site_name: x", "a0: &a0 [index.md, index.md, index.md, index.md, index.md, index.md]"]
+    lines += [f"a{i}: &a{i} [{', '.join(f'*a{i - 1}' for _ in range(10))}]" for i in range(1, 9)]
+    return "\n".join(lines) + "\nnav: [*a8]\n"
+
+
+@pytest.mark.parametrize(
+    "name, text",
+    [
+        ("docs.json", '{"navigation": ' + "[" * 5000 + "]" * 5000 + "}"),  # past json's stack
+        ("docs.json", '{"navigation": ' + "[" * 900 + '"index"' + "]" * 900 + "}"),
+        ("mkdocs.yml", "nav: " + "[" * 3000 + "index.md" + "]" * 3000 + "\n"),
+        ("mkdocs.yml", _alias_bomb()),
+        ("sidebars.js", "module.exports = " + "[" * 5000 + "'index'" + "]" * 5000 + ";"),
+    ],
+    ids=["json-5000-deep", "json-900-deep", "yaml-3000-deep", "yaml-alias-bomb", "js-5000-deep"],
+)
+def test_a_hostile_navigation_file_is_cut_short_never_a_traceback(
+    tmp_path: Path, name: str, text: str
+) -> None:
+    docs = _site(tmp_path / "docs", {name: text, "index.md": "# Index\n\nHello.\n"})
+    started = time.monotonic()
+    proc = run_docsmcp("build", "--docs-dir", docs, "--out", tmp_path / "idx", check=False)
+    assert proc.returncode == 0, proc.stderr
+    assert "Traceback" not in proc.stderr
+    assert time.monotonic() - started < 60

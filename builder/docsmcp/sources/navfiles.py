@@ -31,6 +31,24 @@ SIDEBARS = ("sidebars.json", "sidebars.js", "sidebars.ts", "sidebars.mjs", "side
 _SUMMARY_LINK = re.compile(r"\[([^\]]+)\]\(<?([^)>\s]+)>?\)")
 
 
+# A nav file is read this deep and this far at most: real ones nest a few levels and name at
+# most thousands of pages; a hostile one (10,000 levels, YAML aliases repeating a list a
+# billion times over) is cut there, what was read so far kept.
+MAX_NAV_DEPTH = 32
+MAX_NAV_NODES = 100_000
+
+
+class _Budget:
+    """Nodes of one nav file still to be visited."""
+
+    def __init__(self) -> None:
+        self.left = MAX_NAV_NODES
+
+    def take(self) -> bool:
+        self.left -= 1
+        return self.left >= 0
+
+
 def _inside(path: Path, roots: Sequence[Path]) -> bool:
     real = path.resolve()
     return any(real == r or r in real.parents for r in (root.resolve() for root in roots))
@@ -48,7 +66,7 @@ def _mkdocs(config: Path) -> Iterator[tuple[Path, str]]:
     text = read_text(config)
     try:
         data = yaml.load(text, Loader=Loader) if text else None  # noqa: S506 (safe subclass)
-    except yaml.YAMLError:
+    except (yaml.YAMLError, RecursionError):  # (Python's loader: deep nesting is an exception)
         log.info("%s: not read as YAML; its nav gives no titles", config)
         return
     if not isinstance(data, dict):
@@ -56,8 +74,14 @@ def _mkdocs(config: Path) -> Iterator[tuple[Path, str]]:
     docs = data.get("docs_dir") if isinstance(data.get("docs_dir"), str) else "docs"
     base = config.parent / docs
 
-    def walk(items: object) -> Iterator[tuple[Path, str]]:
+    budget = _Budget()
+
+    def walk(items: object, depth: int) -> Iterator[tuple[Path, str]]:
+        if depth > MAX_NAV_DEPTH:
+            return
         for item in items if isinstance(items, list) else []:
+            if not budget.take():
+                return
             if isinstance(item, str) and "://" not in item:
                 yield base / item, ""  # a bare path: the page's own title, a place in the order
             if not isinstance(item, dict):
@@ -66,9 +90,9 @@ def _mkdocs(config: Path) -> Iterator[tuple[Path, str]]:
                 if isinstance(value, str) and isinstance(title, str) and "://" not in value:
                     yield base / value, title
                 elif isinstance(value, list):
-                    yield from walk(value)
+                    yield from walk(value, depth + 1)
 
-    yield from walk(data.get("nav"))
+    yield from walk(data.get("nav"), 0)
 
 
 def _summary(summary: Path) -> Iterator[tuple[Path, str]]:
@@ -88,7 +112,7 @@ def _data_nav(config: Path, base: Path) -> Iterator[tuple[Path, str]]:
     if config.suffix == ".json":
         try:
             data = json.loads(text)
-        except ValueError:
+        except (ValueError, RecursionError):
             log.info("%s: not read as JSON; it gives no titles", config)
             return
     else:
@@ -97,10 +121,14 @@ def _data_nav(config: Path, base: Path) -> Iterator[tuple[Path, str]]:
             log.info("%s: its sidebars are made by code; they give no titles", config)
             return
 
-    def walk(node: object, group: str, listed: bool) -> Iterator[tuple[Path, str]]:
+    budget = _Budget()
+
+    def walk(node: object, group: str, listed: bool, depth: int) -> Iterator[tuple[Path, str]]:
+        if depth > MAX_NAV_DEPTH or not budget.take():
+            return
         if isinstance(node, list):
             for item in node:
-                yield from walk(item, group, True)
+                yield from walk(item, group, True, depth + 1)
         elif isinstance(node, str):
             if (group or listed) and "://" not in node:
                 yield base / node.lstrip("/"), group
@@ -108,12 +136,12 @@ def _data_nav(config: Path, base: Path) -> Iterator[tuple[Path, str]]:
             label = node.get("group", node.get("label"))
             here = label if isinstance(label, str) and label.strip() else group
             if isinstance(node.get("id"), str):  # a Docusaurus doc item
-                yield from walk(node["id"], here, True)
+                yield from walk(node["id"], here, True, depth + 1)
             for key, value in node.items():
                 if key not in ("group", "label", "id", "href", "icon"):
-                    yield from walk(value, here, False)
+                    yield from walk(value, here, False, depth + 1)
 
-    yield from walk(data, "", False)
+    yield from walk(data, "", False, 0)
 
 
 _MKDOCS_NAV = re.compile(r"^nav\s*:", re.MULTILINE)

@@ -64,7 +64,7 @@ def read_json(path: Path) -> object:
     """A JSON configuration file's value, or None."""
     try:
         return json.loads(read_text(path) or "null")
-    except ValueError:
+    except (ValueError, RecursionError):  # (nesting deeper than Python's stack: not config)
         return None
 
 
