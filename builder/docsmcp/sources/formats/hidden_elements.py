@@ -31,7 +31,7 @@ import re
 from itertools import accumulate
 
 from docsmcp.sources.formats.fences import fenced_lines
-from docsmcp.sources.formats.hiding import hides, tag_attrs
+from docsmcp.sources.formats.hiding import UNSEEN_CONTENT, hides, tag_attrs
 from docsmcp.sources.formats.inline_tags import MAX_SPAN, parse_tag
 
 _FAIL_BUDGET = 1_000_000  # characters failed reads may cost in a file (beyond 4 per char)
@@ -93,13 +93,13 @@ def drop_hidden(lines: list[str], mdx: bool) -> tuple[list[str], list[Anchor]]:
     return out, anchors
 
 
-# Elements whose content no reader sees (as readable.py drops them), and comments.
-_UNSEEN = re.compile(r"<!--|\{/\*|<(script|style|template|noscript|svg)\b", re.IGNORECASE)
+# Comments, and the start of an element whose content no reader sees (hiding.UNSEEN_CONTENT).
+_UNSEEN = re.compile(rf"<!--|\{{/\*|<({'|'.join(sorted(UNSEEN_CONTENT))})\b", re.IGNORECASE)
 
 
 def drop_unseen(lines: list[str], mdx: bool) -> list[str]:
     """`lines` (as many) without hidden elements, comments (`<!-- -->`, MDX's `{/* */}`) and
-    the content of `<script>`, `<style>`, `<template>`, `<noscript>` and `<svg>`: for a file
+    the content of the elements no reader sees (`<script>`, `<style>`, `<svg>`, ...): for a file
     indexed as plain text after its parse budget (chunk.parse_plain), whose markup readable.py
     never reduces, so that padding a page past the budget shows no agent what readers never
     see. Outside fenced code; linear (each search starts where the last ended); an unclosed

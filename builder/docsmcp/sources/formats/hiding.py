@@ -18,6 +18,9 @@ import html
 import re
 from collections.abc import Mapping
 
+# Elements whose content no reader of the rendered page sees, whatever their attributes:
+# dropped with it by readable.py, and by hidden_elements.drop_unseen in the plain-text fallback.
+UNSEEN_CONTENT = frozenset({"script", "style", "svg", "template", "noscript", "head"})
 # An inline style that hides its element.
 _HIDING_STYLE = re.compile(
     r"(?:^|;)\s*(?:display\s*:\s*none|visibility\s*:\s*hidden)\s*(?:!important\s*)?(?:;|$)",

@@ -39,6 +39,7 @@ from itertools import accumulate
 
 from docsmcp.sources.formats.fences import fenced_lines
 from docsmcp.sources.formats.hidden_elements import drop_hidden
+from docsmcp.sources.formats.hiding import UNSEEN_CONTENT
 from docsmcp.sources.formats.inline_tags import MAX_SPAN, STRING_EXPR, close_brace, parse_tag
 
 _FAIL_BUDGET = 1_000_000  # characters failed searches may read in a file (beyond 4 per char)
@@ -68,7 +69,6 @@ _BLOCK = frozenset(
     figcaption figure footer form h1 h2 h3 h4 h5 h6 header hr li main nav ol p pre section summary
     table tbody tfoot thead tr ul""".split()
 )
-_DROP_CONTENT = frozenset({"script", "style", "svg", "template", "noscript", "head"})
 # Props whose string value is prose a reader sees (a card's title, an image's alt text).
 _PROSE_PROPS = ("title", "label", "caption", "alt", "description", "summary", "hint", "subtitle")
 # A component documenting one field: `<ResponseField name type required>`, Mintlify's
@@ -268,7 +268,7 @@ class _Scan:
         low = name.lower()
         if self.at_line_start(i):
             self.tag_lines.add(self.line)
-        if name in _DROP_CONTENT and not closing and not self_closing:
+        if name in UNSEEN_CONTENT and not closing and not self_closing:
             close = re.compile(r"</" + re.escape(name) + r"\s*>", re.I).search(s, end, i + MAX_SPAN)
             if close is not None:
                 self.emit_skipped(i, close.end())
