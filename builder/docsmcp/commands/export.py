@@ -117,11 +117,7 @@ def read_pages(bundle_dir: Path) -> tuple[str, str, list[Page]]:
     except BundleError as exc:
         raise ExportError(str(exc), bundle=True) from None
     pages = []
-    order = range(len(index.paths))
-    if index.order is not None:
-        ranks = index.order
-        order = sorted(order, key=lambda i: (int(ranks[i]), i))
-    for i in order:
+    for i in index.site_order(range(len(index.paths))):
         path = index.paths[i]
         first, count = int(index.first_rows[i]), int(index.counts[i])
         text = "\n\n".join(bundle.text(row) for row in range(first, first + count))

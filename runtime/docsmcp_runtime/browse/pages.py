@@ -10,7 +10,7 @@ from __future__ import annotations
 import bisect
 import json
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import PurePosixPath
 
@@ -72,12 +72,10 @@ class PageIndex:
             self.counts = np.asarray(bundle.file_counts[firsts], dtype=np.int64)
             ends = self.first_rows + self.counts - 1
             self.line_counts = np.asarray(bundle.line_ends[ends], dtype=np.int64)
-        # The site's navigation order (page_order.bin, checked with the pages table): where a
-        # page is listed; pages it does not name after them, in path order.
+        # The site's navigation order (page_order.bin, checked with the pages table: a wrong
+        # shape never gets here): each page's rank, PAGE_UNORDERED for those it does not name.
         order = bundle.arrays.get("page_order") if table is not None else None
-        self.order: np.ndarray | None = None
-        if order is not None and order.shape == (len(self.paths),):
-            self.order = np.asarray(order, dtype=np.int64)
+        self._ranks: list[int] | None = None if order is None else order.tolist()
         self._keys = [p.encode() for p in self.paths]
         by_stem: dict[str, int] = {}
         by_lower: dict[str, int] = {}
@@ -95,6 +93,14 @@ class PageIndex:
 
     def __len__(self) -> int:
         return len(self.paths)
+
+    def site_order(self, indices: Iterable[int]) -> list[int]:
+        """`indices` (pages, in path order) in the site's navigation order where the bundle has
+        one, the pages it does not name after them in path order; else as given."""
+        ranks = self._ranks
+        if ranks is None:
+            return list(indices)
+        return sorted(indices, key=lambda i: (ranks[i], i))
 
     def frontmatter(self, i: int) -> dict:
         return json.loads(self._frontmatter[i])
@@ -209,12 +215,9 @@ def tree(pages: PageIndex, indices: list[int], root: str, depth: int) -> list[di
     the bundle has one (then the pages it does not name), else in path order; deeper pages fold
     into one entry for their folder at that depth (where its first page would be), with how
     many pages it holds."""
-    if pages.order is not None:
-        order = pages.order
-        indices = sorted(indices, key=lambda i: (int(order[i]), i))  # (i: path order)
     out: list[dict] = []
     folded: dict[str, dict] = {}
-    for i in indices:
+    for i in pages.site_order(indices):
         rest = pages.paths[i][len(root) :]
         parts = rest.split("/")
         level = len(parts) - 1  # folders between the root and the page
