@@ -245,28 +245,10 @@ class _Described(Directive):
         return [box]
 
 
-class _Module(Directive):
-    """`module`, `currentmodule` (and their `py:`/`js:` forms): the module that qualifies the
-    names of the objects after it (`None` clears it). No text of its own."""
-
-    has_content = True
-    optional_arguments = 1
-    option_spec = _AnyOptions()
-
-    def run(self) -> list[nodes.Node]:
-        state = STATE.get()
-        if state is not None:
-            name = self.arguments[0].strip() if self.arguments else ""
-            domain = "js" if self.name.startswith("js:") else "py"
-            state.modules[domain] = "" if name == "None" else name
-            state.classes.clear()
-        return []
-
-
 class _Scope(Directive):
-    """`program` and the C/C++ `namespace`, `namespace-push`, `namespace-pop`: the program or
-    scope of the objects after them (rst_objects.set_scope). No text of their own, as in
-    Sphinx."""
+    """`module`, `currentmodule` (and their `py:`/`js:` forms), `program` and the C/C++
+    `namespace`, `namespace-push`, `namespace-pop`: the module, program or scope of the objects
+    after them (rst_objects.set_scope). No text of their own, as in Sphinx."""
 
     has_content = True
     optional_arguments = 50
@@ -345,7 +327,7 @@ def _register() -> None:
         directives.register_directive(name, _Generic)
     for name in ("module", "currentmodule"):
         for domain in ("", "py:", "js:"):
-            directives.register_directive(domain + name, _Module)
+            directives.register_directive(domain + name, _Scope)
     for name in ("program", "std:program"):
         directives.register_directive(name, _Scope)
     for name in ("namespace", "namespace-push", "namespace-pop"):

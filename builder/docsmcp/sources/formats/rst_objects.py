@@ -240,13 +240,17 @@ def qualify(domain: str, objtype: str, name: str, state: PageState) -> str:
 
 
 def set_scope(domain: str, directive: str, argument: str, state: PageState) -> None:
-    """What `c:namespace`/`cpp:namespace` (NULL or 0: the global scope), `namespace-push` and
-    `namespace-pop` do to the scope that qualifies the objects after them (Sphinx's rules: a
-    pop without a push returns to the global scope); `program` (None: none) to the program of
-    the options after it."""
+    """What `module`/`currentmodule` (py, js; None clears it), `c:namespace`/`cpp:namespace`
+    (NULL or 0: the global scope), `namespace-push` and `namespace-pop` do to the scope that
+    qualifies the objects after them (Sphinx's rules: a pop without a push returns to the
+    global scope); `program` (None: none) to the program of the options after it."""
     name = argument.strip()
     if directive == "program":
         state.program = "" if name == "None" else name
+        return
+    if directive in ("module", "currentmodule"):
+        state.modules[domain] = "" if name == "None" else name
+        state.classes.clear()
         return
     base, pushed = state.scopes.get(domain, ("", []))
     if directive == "namespace":
