@@ -123,7 +123,7 @@ def fusion_quality(built: Path, corpora: list[str]) -> None:
     from docsmcp.commands.eval_cases import load_cases
     from docsmcp.commands.evaluate import evaluate
     from docsmcp_runtime.bundle.reader import open_bundle
-    from docsmcp_runtime.libraries.app import serving_app
+    from docsmcp_runtime.libraries.serving import serving_app
 
     class OwnLibraryOnly:
         """A hit of another library than the case's corpus is a miss: its path is marked."""

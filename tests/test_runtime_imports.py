@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 from conftest import REPO
+from docsmcp_runtime.tools.registry import ALL_TOOL_NAMES, tool
 
 # Top-level packages the runtime must never import. `docsmcp` is the builder package; the
 # runtime's own `docsmcp_runtime` has a different top-level name and is of course allowed.
@@ -77,6 +78,17 @@ def test_search_path_imports(example_bundle: Path) -> None:
     # Hits come from the display store: pyarrow (~40 ms, ~35 MB) waits for a Parquet table.
     assert "pyarrow" not in modules
     assert _forbidden(modules) == set()
+    # What a full-text search of one bundle does not use is not imported (issue 30: creating
+    # their classes was ~15 ms of every start): the other tools, the embedding providers'
+    # options, the rescoring model's settings, the chat reranker, several-library serving.
+    lazy = {
+        *(f"docsmcp_runtime.tools.{name}" for name in ALL_TOOL_NAMES if name != "search_docs"),
+        "docsmcp_runtime.format.providers",
+        "docsmcp_runtime.format.rescore",
+        "docsmcp_runtime.search.rerank",
+        "docsmcp_runtime.libraries.app",
+    }
+    assert lazy & modules == set()
 
 
 def test_search_cli_importtime(example_bundle: Path) -> None:
@@ -165,3 +177,13 @@ def test_runtime_dependencies_are_numpy_and_pyarrow() -> None:
         "onnxruntime",
         "tokenizers",
     }
+
+
+def test_each_tool_is_the_module_named_for_it() -> None:
+    """The registry imports a tool by its name (registry.tool): each module's NAME is its own."""
+    for name in ALL_TOOL_NAMES:
+        module = tool(name)
+        assert name == module.NAME
+        assert module.__name__ == f"docsmcp_runtime.tools.{name}"
+    with pytest.raises(KeyError):
+        tool("hits")  # a module of the folder that is not a tool

@@ -24,7 +24,7 @@ from docsmcp_runtime.bundle.integrity import LAZY_BYTES_ENV
 from docsmcp_runtime.bundle.reader import open_bundle
 from docsmcp_runtime.errors import BundleError
 from docsmcp_runtime.format import bundle_id, sha256_file
-from docsmcp_runtime.libraries.app import serving_app
+from docsmcp_runtime.libraries.serving import serving_app
 from mcp_client import McpSession, text_of
 
 QUERIES = ["create payment", "retry", "authentication error", "refund", "client", "webhook"]

@@ -14,7 +14,7 @@ from .commands.parser import _HTTP_OPTIONS, PROG, _fail, _parser
 from .commands.serve import _serve_http
 from .commands.terminal import _get, _search, _toc
 from .errors import BundleError
-from .libraries.app import open_bundles, serving_app
+from .libraries.serving import open_bundles, serving_app
 
 
 def main(argv: list[str] | None = None) -> int:

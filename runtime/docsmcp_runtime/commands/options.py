@@ -11,8 +11,6 @@ import os
 from ..distribution import remote
 from ..distribution.archive import is_remote
 from ..search.options import EXPAND_ENV, SearchOptions, parse_flag
-from ..search.rerank import MAX_DEPTH as MAX_RERANK_DEPTH
-from ..search.rerank import RerankOptions
 from ..tools.registry import ToolSelection
 
 
@@ -32,6 +30,9 @@ def _search_options(args: argparse.Namespace) -> SearchOptions:
         options = dataclasses.replace(options, rescore=False)
     if not getattr(args, "rerank_url", None):
         return options
+    from ..search.rerank import MAX_DEPTH as MAX_RERANK_DEPTH
+    from ..search.rerank import RerankOptions
+
     if not 1 <= args.rerank_depth <= MAX_RERANK_DEPTH:
         raise ValueError(f"--rerank-depth: must be between 1 and {MAX_RERANK_DEPTH}")
     if not args.rerank_timeout > 0:

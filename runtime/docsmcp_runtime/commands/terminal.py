@@ -8,10 +8,13 @@ import argparse
 import json
 import re
 import textwrap
+from typing import TYPE_CHECKING
 
-from ..protocol.dispatcher import App
 from ..search.budget import MAX_TOKENS
 from .parser import _fail
+
+if TYPE_CHECKING:
+    from ..protocol.dispatcher import App
 
 
 def _search(app: App, args: argparse.Namespace, extra: list[str]) -> int:

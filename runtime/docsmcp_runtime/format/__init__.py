@@ -1,6 +1,7 @@
 """The bundle format (bundle-spec.md) in one place: file names, dtypes and limits
 (`layout`), `metadata.json` as typed sections with every default (`metadata`, with `ranking`
-and `files`), the embedding providers (`providers`), and the invariant checks shared by the
+and `files`), the embedding providers (`providers`, imported on first use: only bundles
+with vectors need them), and the invariant checks shared by the
 runtime and `docsmcp verify` (`checks`, with `problems` and `deep`). The writer, the reader and
 the verifier all use this package; no other module spells a file name, a dtype or a default of
 the format. The Arrow schemas of the Parquet tables are `schemas`'s, imported by what reads or
@@ -57,20 +58,6 @@ from .metadata import (
     check_url_template,
 )
 from .problems import Problem
-from .providers import (
-    PROVIDERS,
-    STATIC_TABLE_FILE,
-    STATIC_VOCAB_FILE,
-    NoOptions,
-    OpenAIOptions,
-    ProviderInfo,
-    ProviderOptions,
-    RawOptions,
-    SearchDefaults,
-    SentenceTransformersOptions,
-    StaticOptions,
-    TokenizerOptions,
-)
 from .ranking import (
     ANALYZER_NAME,
     DEFAULT_STOPWORDS,
@@ -156,3 +143,32 @@ __all__ = [
     "is_plain_name",
     "sha256_file",
 ]
+
+# Imported on first use (PEP 562): a full-text bundle never needs the embedding providers' option
+# classes, and creating them was ~5 ms of every start (issue 30).
+_LAZY = {
+    name: "providers"
+    for name in (
+        "PROVIDERS",
+        "STATIC_TABLE_FILE",
+        "STATIC_VOCAB_FILE",
+        "NoOptions",
+        "OpenAIOptions",
+        "ProviderInfo",
+        "ProviderOptions",
+        "RawOptions",
+        "SearchDefaults",
+        "SentenceTransformersOptions",
+        "StaticOptions",
+        "TokenizerOptions",
+    )
+}
+
+
+def __getattr__(name: str) -> object:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    import importlib
+
+    return getattr(importlib.import_module(f"{__name__}.{module}"), name)

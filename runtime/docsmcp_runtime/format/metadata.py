@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field, fields
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
 from . import jsonread as j
@@ -21,7 +21,9 @@ from .files import FileEntry, parse_files
 from .jsonread import MetadataError
 from .layout import FORMAT, FORMAT_VERSION, MAX_TAXONOMY_VALUES, bundle_id
 from .ranking import AnalyzerConfig, Embedding, LexicalParams
-from .rescore import Rescore, rescore_or_null
+
+if TYPE_CHECKING:
+    from .rescore import Rescore
 
 # Features a reader must understand (bundle-spec.md, *Compatibility*). This reader knows these.
 FEATURE_AUTO_INCLUDE = "auto-include"
@@ -330,7 +332,7 @@ class Metadata:
             analyzer=j.field(data, "analyzer", "", AnalyzerConfig.from_json),
             lexical=j.field(data, "lexical", "", LexicalParams.from_json),
             embedding=embedding,
-            rescore=j.optional(data, "rescore", "", rescore_or_null, None),
+            rescore=j.optional(data, "rescore", "", _rescore_or_null, None),
             source=j.field(data, "source", "", Source.from_json),
             version=j.optional(data, "version", "", j.string_or_null, None),
             builder=j.field(build, "builder", "build", j.string),
@@ -367,6 +369,13 @@ def _taxonomy(data: Mapping[str, Any]) -> dict[str, TaxonomyKey]:
             if missing:
                 raise MetadataError(where, f"values not in taxonomy/{other}: {missing}")
     return out
+
+
+def _rescore_or_null(value: object, path: str) -> Rescore | None:
+    # Imported by the bundles that have a rescoring model only (issue 30: start-up time).
+    from .rescore import rescore_or_null
+
+    return rescore_or_null(value, path)
 
 
 def _embedding_or_null(value: object, path: str) -> Embedding | None:

@@ -5,10 +5,13 @@ of `metadata.json` (bundle-spec.md), with their defaults.
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
 
 from . import jsonread as j
 from .jsonread import MetadataError
-from .providers import PROVIDERS, ProviderOptions, RawOptions
+
+if TYPE_CHECKING:
+    from .providers import ProviderOptions
 
 ANALYZER_NAME = "docsmcp-1"
 
@@ -273,6 +276,10 @@ class Embedding:
 
     @classmethod
     def from_json(cls, value: object, path: str = "embedding") -> Embedding:
+        # The providers' option classes are imported here, by bundles that have vectors: a
+        # full-text start never creates them (issue 30: class creation is most of an import).
+        from .providers import PROVIDERS, RawOptions
+
         data = j.obj(value, path)
         provider = j.field(data, "provider", path, j.nonempty)
         info = PROVIDERS.get(provider)

@@ -13,7 +13,8 @@ from .. import __version__, logs
 from ..bundle.reader import Bundle
 from ..errors import BundleError
 from ..format import MAX_FILES, METADATA_FILE
-from ..libraries.app import LibraryApp, open_bundles, serving_app
+from ..libraries.app import LibraryApp
+from ..libraries.serving import open_bundles, serving_app
 from ..protocol.dispatcher import Dispatcher
 from .settings import HttpSettings
 

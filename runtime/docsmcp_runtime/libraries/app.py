@@ -24,15 +24,13 @@ import hashlib
 import json
 import logging
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
 from .. import __version__
-from ..bundle.reader import Bundle, open_bundle
+from ..bundle.reader import Bundle
 from ..bundle.versions import VERSION_KEY
-from ..distribution.archive import expand_bundles
-from ..distribution.resolve import resolve_bundle
 from ..errors import INVALID_PARAMS, BundleError, ProtocolError
 from ..format import ToolTexts
 from ..protocol.cursor import cursor_secret, encode_cursor
@@ -79,38 +77,9 @@ from .library import (
 from .resources import LibraryResources
 from .routing import LibraryRouter
 
-if TYPE_CHECKING:
-    from ..distribution.remote import FetchOptions
-
-__all__ = ["LIBRARY_ARG", "MAX_QUERY_CHARS", "LibraryApp", "library_keys", "serving_app"]
+__all__ = ["LIBRARY_ARG", "MAX_QUERY_CHARS", "LibraryApp", "library_keys"]
 
 log = logging.getLogger(__name__)
-
-
-def open_bundles(
-    specs: Sequence[str], verify: bool = True, fetch: FetchOptions | None = None
-) -> list[Bundle]:
-    """Open every bundle `--bundle` values name (archive.expand_bundles; URLs downloaded within
-    `fetch`'s bounds); BundleError naming the first that fails, or two that would share one id
-    prefix."""
-    bundles = [
-        open_bundle(resolve_bundle(s, fetch=fetch), verify=verify)
-        for s in expand_bundles(list(specs))
-    ]
-    if len(bundles) > 1:
-        library_keys(bundles)  # refuse duplicates before anything serves
-    return bundles
-
-
-def serving_app(
-    bundles: Sequence[Bundle],
-    options: SearchOptions | None = None,
-    selection: ToolSelection | None = None,
-) -> DocsApp | LibraryApp:
-    """What a server serves: one bundle as itself (ids unprefixed), several as libraries."""
-    if len(bundles) == 1:
-        return DocsApp(bundles[0], options, selection)
-    return LibraryApp(bundles, options, selection)
 
 
 class LibraryApp(LibraryRouter, CompareVersions, LibraryResources):

@@ -14,13 +14,14 @@ import os
 import threading
 from collections import Counter
 from pathlib import Path
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 import numpy as np
 
-from ..format import PROVIDERS, Embedding, SentenceTransformersOptions
-from ..format.providers import load
 from .analyzer import AnalyzerConfig, analyze
+
+if TYPE_CHECKING:
+    from ..format import Embedding, SentenceTransformersOptions
 
 
 class EmbeddingError(Exception):
@@ -156,12 +157,16 @@ class SentenceTransformersEmbedder:
 def sentence_transformers_embedder(
     spec: Embedding, bundle_dir: Path
 ) -> SentenceTransformersEmbedder:
+    from ..format.providers import SentenceTransformersOptions
+
     assert isinstance(spec.options, SentenceTransformersOptions)
     return SentenceTransformersEmbedder(spec.options, spec.dimensions)
 
 
 def query_embedder(spec: Embedding, bundle_dir: Path) -> QueryEmbedder:
     """The embedder for a bundle's `embedding` section; raises EmbeddingError if unavailable."""
+    from ..format.providers import PROVIDERS, load  # (a bundle with vectors only)
+
     info = PROVIDERS.get(spec.provider)
     if info is None:
         raise EmbeddingError(f"this runtime cannot embed queries for provider {spec.provider!r}")

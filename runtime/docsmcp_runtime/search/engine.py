@@ -12,7 +12,7 @@ import numpy as np
 
 from ..bundle.reader import Bundle
 from ..errors import SearchTimeout
-from ..format import PROVIDERS, Fusion
+from ..format import Fusion
 from .embedding import EmbeddingError, QueryEmbedder
 from .fusion import CONVEX, RRF, FusionPolicy, convex, policy_for, rrf
 from .intent import QUERY_CLASSES, Named, named_values, query_class
@@ -85,6 +85,8 @@ class Searcher:
         if self.policy is None and spec and self.fusion:
             # Weights other than the provider's defaults, given at build or serve time
             # (--fusion-weights), select the weighted RRF of bundle-spec.md with them.
+            from ..format.providers import PROVIDERS
+
             info = PROVIDERS.get(spec.provider)
             default = Fusion(info.defaults.vector_weight) if info else None
             if options.fusion.given() or spec.fusion != default:

@@ -5,11 +5,14 @@ naming its flag."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from ..format import FusionWeights
 from .budget import MAX_TOKENS, MIN_TOKENS
-from .fusion import FusionPolicy
-from .rerank import RerankOptions
+
+if TYPE_CHECKING:
+    from .fusion import FusionPolicy
+    from .rerank import RerankOptions
 
 # Seconds one search may take before it is abandoned with a tool error (never a partial result).
 DEFAULT_TIME_BUDGET = 5.0

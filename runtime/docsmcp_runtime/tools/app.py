@@ -15,7 +15,7 @@ from ..search.options import SearchOptions
 from .arguments import MAX_LIMIT, ToolInputError, filter_args, query_arg
 from .context import DocsContext
 from .instructions import default_instructions
-from .registry import ToolSelection, answer, definitions
+from .registry import TOOL_NAMES, ToolSelection, answer, definitions
 from .results import text_result
 
 if TYPE_CHECKING:
@@ -40,10 +40,8 @@ class DocsApp(DocsContext):
     ) -> None:
         super().__init__(bundle, options)
         self.selection = selection or ToolSelection()
-        all_tools = definitions(bundle.metadata.tools.descriptions, self.taxonomy)
         prefix = self.selection.prefix
-        names = [name for name in self.selection.names if name in all_tools]
-        self._tools = [{**all_tools[name], "name": prefix + name} for name in names]
+        names = [name for name in self.selection.names if name in TOOL_NAMES]
         self._by_exposed = {prefix + name: name for name in names}
         # The bundle's own instructions, else what the docs are and which tool does what.
         self.own_instructions = bundle.metadata.instructions
@@ -53,6 +51,12 @@ class DocsApp(DocsContext):
 
     def list_tools(self) -> list[dict]:
         return self._tools
+
+    @cached_property
+    def _tools(self) -> list[dict]:
+        # On first use: building the definitions imports every tool's module (registry.py).
+        all_tools = definitions(self.bundle.metadata.tools.descriptions, self.taxonomy)
+        return [{**all_tools[name], "name": exposed} for exposed, name in self._by_exposed.items()]
 
     def has_chunk(self, chunk_id: str) -> bool:
         return self.bundle.row_of(chunk_id) is not None

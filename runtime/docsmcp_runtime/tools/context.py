@@ -7,7 +7,7 @@ import logging
 import threading
 from collections.abc import Callable, Hashable
 from functools import cached_property
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..browse.apiref import ApiRegistry
 from ..browse.examples import CodeIndex
@@ -19,8 +19,10 @@ from ..protocol.cursor import cursor_secret
 from ..search.embedding import EmbeddingError, query_embedder
 from ..search.engine import Searcher
 from ..search.options import SearchOptions
-from ..search.rerank import ChatReranker
 from .arguments import Pager
+
+if TYPE_CHECKING:
+    from ..search.rerank import ChatReranker
 
 log = logging.getLogger(__name__)
 
@@ -64,7 +66,11 @@ class DocsContext:
                 self.warn_degraded(str(exc))
         self.searcher = Searcher(bundle, embedder, options or SearchOptions())
         rerank = (options or SearchOptions()).rerank
-        self.reranker = ChatReranker(rerank) if rerank else None
+        self.reranker: ChatReranker | None = None
+        if rerank:  # (--rerank-url: the chat reranker's module is imported then only)
+            from ..search.rerank import ChatReranker
+
+            self.reranker = ChatReranker(rerank)
         self.taxonomy = bundle.metadata.taxonomy
         self.expand_references = self.searcher.expand_references  # search_docs' default
         self.max_tokens = self.searcher.max_tokens  # the default of max_tokens (--max-tokens)

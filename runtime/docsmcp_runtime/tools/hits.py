@@ -14,7 +14,6 @@ from ..browse.sections import SectionIndex, section_query
 from ..errors import BundleError, SearchTimeout
 from ..search.budget import pack_hits
 from ..search.engine import Page, Searcher
-from ..search.rerank import reranked_page
 from ..search.snippets import snippet, snippet_pattern
 from .arguments import ToolInputError
 from .context import DocsContext
@@ -122,6 +121,8 @@ def search_page(
         raise timed_out(context.searcher) from None
     if not depth:
         return page
+    from ..search.rerank import reranked_page  # a server with --rerank-url only
+
     return reranked_page(reranker, context.bundle, query, filters, page, offset, limit)
 
 

@@ -1,45 +1,37 @@
 """The tools a server offers, in the order `tools/list` shows them, and which of them it
 exposes under which names (`--tools`, `--tool-prefix`).
 
-A tool is a module of this folder with its `NAME`, `DESCRIPTION` (its default text;
-None where the bundle's metadata gives it), `definition(description, taxonomy)` (what
+A tool is the module of this folder named for it, with its `NAME`, `DESCRIPTION` (its default
+text; None where the bundle's metadata gives it), `definition(description, taxonomy)` (what
 `tools/list` shows), `parse(context, args)` (the arguments, checked, as one request object)
-and `run(context, request)` (the result). Adding one is a new module and a line in TOOLS.
+and `run(context, request)` (the result). Adding one is a new module and a line in TOOL_NAMES.
+A tool's module is imported on its first use: a shell `search` never pays for the other six
+(issue 30: their modules and request classes were ~15 ms of every start).
 """
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Mapping
 from dataclasses import dataclass
+from types import ModuleType
 from typing import TYPE_CHECKING
-
-from . import (
-    compare_versions,
-    get_api_reference,
-    get_code_examples,
-    get_doc,
-    get_page,
-    list_sections,
-    search_docs,
-)
-from .context import DocsContext
 
 if TYPE_CHECKING:
     from ..format import TaxonomyKey
+    from .context import DocsContext
 
-# The tools of every server, one line each.
-TOOLS = (
-    search_docs,
-    get_doc,
-    list_sections,
-    get_page,
-    get_api_reference,
-    get_code_examples,
+# The tools of every server, one line each; each name is its module's name.
+TOOL_NAMES = (
+    "search_docs",
+    "get_doc",
+    "list_sections",
+    "get_page",
+    "get_api_reference",
+    "get_code_examples",
 )
-BY_NAME = {tool.NAME: tool for tool in TOOLS}
-TOOL_NAMES = tuple(BY_NAME)
 # Tools a server lists only when it serves several versions of one library (libraries/).
-VERSION_TOOLS = (compare_versions.NAME,)
+VERSION_TOOLS = ("compare_versions",)
 ALL_TOOL_NAMES = TOOL_NAMES + VERSION_TOOLS
 TOOLS_ENV = "DOCSMCP_TOOLS"
 TOOL_PREFIX_ENV = "DOCSMCP_TOOL_PREFIX"
@@ -47,22 +39,30 @@ TOOL_PREFIX_ENV = "DOCSMCP_TOOL_PREFIX"
 MAX_PREFIX_CHARS = 40
 
 
+def tool(name: str) -> ModuleType:
+    """The module of the tool `name` (one of ALL_TOOL_NAMES), imported on first use."""
+    if name not in ALL_TOOL_NAMES:
+        raise KeyError(name)
+    return importlib.import_module(f"{__package__}.{name}")
+
+
 def definitions(
     descriptions: Mapping[str, str], taxonomy: Mapping[str, TaxonomyKey]
 ) -> dict[str, dict]:
     """Every tool's definition by its (unprefixed) name: its description from `descriptions`
     (the bundle's metadata), else its own."""
-    return {
-        tool.NAME: tool.definition(descriptions.get(tool.NAME) or tool.DESCRIPTION, taxonomy)
-        for tool in TOOLS
-    }
+    out = {}
+    for name in TOOL_NAMES:
+        module = tool(name)
+        out[name] = module.definition(descriptions.get(name) or module.DESCRIPTION, taxonomy)
+    return out
 
 
 def answer(context: DocsContext, name: str, args: dict) -> dict:
     """The result of the tool `name` over one bundle; ToolInputError for bad arguments."""
-    tool = BY_NAME[name]
-    request = tool.parse(context, args)
-    return tool.run(context, request)
+    module = tool(name)
+    request = module.parse(context, args)
+    return module.run(context, request)
 
 
 @dataclass(frozen=True)
