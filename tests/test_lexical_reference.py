@@ -25,6 +25,8 @@ from docsmcp_runtime.search.analyzer import AnalyzerConfig, analyze
 from docsmcp_runtime.search.lexical import Lexicon, query_terms, score
 from docsmcp_runtime.search.options import SearchOptions
 from docsmcp_runtime.tools.app import DocsApp
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 CONFIG = AnalyzerConfig()
 PARAMS = LexicalParams()
@@ -318,3 +320,40 @@ def test_equal_scores_rank_in_row_order(
     assert len(rows) == 4 and tied == rows[1:] == sorted(tied)
     for a, b in zip(rows, rows[1:], strict=False):
         assert scores[a] > scores[b] or (scores[a] == scores[b] and a < b)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    terms=st.sets(st.binary(min_size=1, max_size=12), max_size=300),
+    probes=st.lists(st.binary(max_size=13), max_size=40),
+)
+def test_dictionary_lookup_finds_each_term_and_nothing_else(
+    terms: set[bytes], probes: list[bytes]
+) -> None:
+    """Lexicon.lookup over a dictionary of any size and any bytes (the sampled strides and their
+    edges included) gives each term's index, and None for anything else."""
+    ordered = sorted(terms)
+    offsets = np.zeros(len(ordered) + 1, dtype=np.uint64)
+    offsets[1:] = np.cumsum([len(t) for t in ordered]) if ordered else []
+    blob = np.frombuffer(b"".join(ordered), dtype=np.uint8)
+    lexicon = Lexicon(
+        {
+            "terms": blob,
+            "term_offsets": offsets,
+            "postings_offsets": np.zeros(len(ordered) + 1, dtype=np.uint64),
+            "postings_docs": np.zeros(0, dtype=np.uint32),
+            "postings_impacts": np.zeros(0, dtype=np.float16),
+        }
+    )
+    index = {t: i for i, t in enumerate(ordered)}
+    for probe in [
+        *ordered,
+        *probes,
+        *(t + b"\x00" for t in ordered[:20]),
+        *(t[:-1] for t in ordered[:20]),
+    ]:
+        try:
+            text = probe.decode()
+        except UnicodeDecodeError:
+            continue  # queries are text: a key is always valid UTF-8
+        assert lexicon.lookup(text) == index.get(probe), probe

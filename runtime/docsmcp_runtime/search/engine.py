@@ -210,13 +210,17 @@ class Searcher:
             scores = np.multiply(proximity, self.phrase_weight, out=proximity)
             np.add(lexical, scores, out=scores)
             matched = np.greater(scores, 0, out=work.array("matched", bool))
-            if named:
-                np.multiply(scores, self.boost_factor(named), out=scores)
-            weigh(scores, self.roles, query, filters)
             keep = np.logical_and(matched, mask, out=work.array("keep", bool))
-            total = int(np.count_nonzero(keep))
+            # Named values and page roles weigh only the rows that can rank (the same float32
+            # products, row by row, as over the whole bundle).
+            rows = np.flatnonzero(keep)
+            part = scores[rows]
+            if named:
+                np.multiply(part, self.boost_factor(named, rows), out=part)
+            weigh(part, self.roles, query, filters, rows)
+            total = len(rows)
             depth = self.rescorer.spec.depth if self.rescorer is not None else 0
-            ranked, ranked_scores = rank(scores, keep, max(end, depth))
+            ranked, ranked_scores = topk(rows, part, max(end, depth))
             also_in: list[dict[str, list[str]]] = [{} for _ in ranked]
             ranked_set: np.ndarray | None = keep
         else:
