@@ -283,6 +283,36 @@ def test_admonitions_attribute_lists_abbreviations_and_reference_links() -> None
     assert out.tabs == ()
 
 
+def test_an_admonition_holding_two_blank_lines_ends_where_its_indent_does(tmp_path: Path) -> None:
+    """A code sample in an admonition may hold two blank lines in a row (PEP 8 between a class
+    and its imports): mkdocs keeps reading the admonition, as the indent says. Ended there, the
+    rest of the sample stayed indented, its closing fence did not close, and every heading
+    after it was code (five sections of pydantic's concepts/fields.md were lost that way)."""
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "page.md").write_text(
+        "# Fields\n\n## Deprecated fields\n\nIntro.\n\n"
+        '!!! warning "In validators"\n    Ignore it:\n\n    ```python\n    import warnings\n\n\n'
+        "    class Model:\n        x: int\n    ```\n\n"
+        "    ??? example\n        Nested, after the two blank lines.\n\n"
+        "## The computed_field decorator\n\nComputed fields are serialized.\n\n"
+        "1. A step.\n\n    !!! note\n        In a list item.\n\n"
+        "## Last\n\nThe end.\n",
+        encoding="utf-8",
+    )
+    chunks = {c.id: c for c in _chunks(docs, "page.md")}
+    assert list(chunks) == [
+        "page.md#fields/deprecated-fields",
+        "page.md#fields/the-computedfield-decorator",
+        "page.md#fields/last",
+    ]
+    first = chunks["page.md#fields/deprecated-fields"].text
+    assert "```python\nimport warnings\n\n\nclass Model:\n    x: int\n```" in first
+    assert "Example\nNested, after the two blank lines." in first
+    # In a list item: labelled, its body one level in (it keeps the item's own indent).
+    assert "Note\n    In a list item." in chunks["page.md#fields/the-computedfield-decorator"].text
+
+
 def test_fenced_dialect_syntax_is_left_alone() -> None:
     lines = ["```md", '!!! note "x"', "    body", '=== "Python"', "<Tabs>", "```"]
     out = rewrite(lines)

@@ -253,11 +253,15 @@ def _admonitions(lines: list[str]) -> tuple[dict[int, str], list[int]]:
     text = "\n".join(lines)  # one substring test, not one per line
     if "!!!" not in text and "???" not in text:
         return labels, dedent
-    tokens = _parser().parse(text)
-    for t in tokens:
-        if t.type != "admonition_open" or t.map is None:
+    covered = 0
+    for t in _parser().parse(text):
+        if t.type != "admonition_open" or t.map is None or t.map[0] < covered:
             continue
-        start, end = t.map
+        start = t.map[0]
+        # The block's extent as Python-Markdown reads it: the plugin ends it at two blank lines
+        # in a row, which a code sample inside it may hold, and the rest of the sample then left
+        # a fence open that hid every heading after it (pydantic's concepts/fields.md).
+        end = covered = _admonition_end(lines, start)
         kind = str(t.meta.get("tag", "")).strip() or "note"
         title = t.content.strip()
         label = kind.capitalize()
@@ -266,9 +270,28 @@ def _admonitions(lines: list[str]) -> tuple[dict[int, str], list[int]]:
         elif title:
             label += f": {title}"
         labels[start] = label
-        for line in range(start + 1, min(end, len(lines))):
-            dedent[line] += 4
+        # The body, one level in: its own admonitions (skipped above: they start before
+        # `covered`) are found in it, dedented.
+        inner_labels, inner_dedent = _admonitions([_dedent(x, 4) for x in lines[start + 1 : end]])
+        for offset, label in inner_labels.items():
+            labels[start + 1 + offset] = label
+        for offset, columns in enumerate(inner_dedent):
+            dedent[start + 1 + offset] += 4 + columns
     return labels, dedent
+
+
+def _admonition_end(lines: list[str], start: int) -> int:
+    """One past the last line of the admonition opened at `start`: the lines after it that are
+    indented four columns more than its marker, with the blank lines between them."""
+    need = _width(lines[start]) + 4
+    end = start + 1
+    for i in range(start + 1, len(lines)):
+        if not lines[i].strip():
+            continue
+        if _width(lines[i]) < need:
+            break
+        end = i + 1
+    return end
 
 
 @cache
