@@ -170,6 +170,23 @@ def test_heading_level_choice(tmp_path):
     assert 4000 <= proposal.max_chunk_size <= 20000
 
 
+def test_rest_and_html_sections_are_measured_as_the_builder_converts_them(tmp_path):
+    """A Sphinx project's headings are underlines, not `#` lines: measured raw, each page was
+    one section and init proposed h1 (Python's own docs: pages of ~45,000 characters)."""
+    section = "\n\n".join("Words of a paragraph. " * 40 for _ in range(3))
+    rst = "Title\n=====\n\n" + "".join(f"Part {i}\n------\n\n{section}\n\n" for i in range(6))
+    html = "<html><body><h1>Title</h1>" + "".join(
+        f"<h2>Part {i}</h2><p>{section}</p>" for i in range(6)
+    )
+    for name, files in (
+        ("rst", {f"p{i}.rst": rst for i in range(3)}),
+        ("html", {f"p{i}.html": html for i in range(3)}),
+    ):
+        proposal = propose(_tree(tmp_path / name, files))
+        assert proposal.level == "h2", (name, proposal.medians)
+        assert proposal.medians["h2"] < proposal.medians["h1"]
+
+
 def test_deterministic(tmp_path):
     files = {"python/a.md": _page(), "ruby/b.md": _page(), "v1/c.md": _page(), "v2/c.md": _page()}
     first = propose(_tree(tmp_path / "a", files)).text()

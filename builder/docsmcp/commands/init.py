@@ -25,7 +25,8 @@ The proposal is made from names and structure only, never from a list of known p
   key's `latest`: `docsmcp.sources.versions` (the rule `docsmcp build` applies too when no
   manifest names `version`).
 * **strategy**: for h1, h2 and h3, every file is cut where the builder would cut it (a heading
-  of that level or shallower, outside code fences). A level's typical size is the
+  of that level or shallower, outside code fences; reST and saved HTML as the builder converts
+  them, a sample of them past CONVERT_SAMPLE_BYTES). A level's typical size is the
   character-weighted median: half of the text lies in sections of at most that many characters.
   Starting at h1, the next deeper level is taken while the current one's typical size is over
   TARGET_SECTION_CHARS (4,000 characters, ~1,000 tokens) or the deeper one is closer to it on a
@@ -54,6 +55,7 @@ from docsmcp_runtime.distribution.swap import replace_file
 from docsmcp_runtime.search.languages import SDK_LANGUAGES as _SDK_LANGUAGES
 from docsmcp_runtime.search.languages import normalise_language
 
+from docsmcp.common.budget import TooSlow, memory_limit, parse_megabytes, parse_seconds, time_limit
 from docsmcp.enrich.roles import CHANGELOG, classify
 from docsmcp.sources.discover import MANIFEST_NAME, scan, source_roots
 from docsmcp.sources.formats.fences import fenced_lines
@@ -66,6 +68,8 @@ from docsmcp.sources.versions import detect as detect_versions
 # The typical section size init aims for, in characters (about 1,000 tokens): "half of the
 # text lies in sections of at most this size".
 TARGET_SECTION_CHARS = 4000
+# Bytes of reST/HTML files converted to measure their sections (the rest are sampled).
+CONVERT_SAMPLE_BYTES = 4 << 20
 # A deeper heading level must shrink the typical section by at least this factor to be chosen.
 DEEPER_GAIN = 0.75
 # ... and leave it at least this long: sections of a few lines lose their context.
@@ -296,6 +300,30 @@ def _strategy(bodies: Iterable[str]) -> tuple[str, dict[str, int], int]:
     return level, typical, max_size
 
 
+def _as_markdown(bodies: Mapping[str, str]) -> list[str]:
+    """The texts the strategy measures: markdown as it is, and the other formats (reST, saved
+    HTML) as the builder converts them, since their headings are not `#` lines (a Sphinx
+    project was measured as one section per page and proposed h1). Converting costs ~35 ms a
+    reST page: past CONVERT_SAMPLE_BYTES of such files, an evenly spaced sample of them (in path
+    order, so the proposal is the same every run) is converted."""
+    from docsmcp.sources.convert import converter_for
+
+    out = [body for path, body in bodies.items() if converter_for(path) is None]
+    other = sorted(path for path in bodies if converter_for(path) is not None)
+    total = sum(len(bodies[path]) for path in other)
+    step = max(1, math.ceil(total / CONVERT_SAMPLE_BYTES))
+    seconds, megabytes = parse_seconds(), parse_megabytes()
+    for path in other[::step]:
+        convert = converter_for(path)
+        assert convert is not None
+        try:  # under the build's own budgets: a file past them is plain text there
+            with time_limit(seconds), memory_limit(megabytes):
+                out.append(convert(path, bodies[path]).text)
+        except (TooSlow, MemoryError):
+            continue
+    return out
+
+
 def _read_tree(docs_dir: Path) -> tuple[_Tree, dict[str, str]]:
     listing = scan(docs_dir)
     roots = source_roots(docs_dir)
@@ -355,7 +383,7 @@ def propose(docs_dir: Path) -> Proposal:
                 metadata.update(assigned)
         for key, value in metadata.items():
             values[key][value] += 1
-    level, medians, max_size = _strategy(bodies[p] for p in kept.paths)
+    level, medians, max_size = _strategy(_as_markdown({p: bodies[p] for p in kept.paths}))
     manifest["strategy"] = {"chunk_by": level, "max_chunk_size": max_size}
     if excluded:
         manifest["exclude"] = sorted(excluded)
