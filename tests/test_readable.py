@@ -245,6 +245,85 @@ def test_explicit_anchor_is_the_id_and_get_doc_reaches_it(tmp_path: Path) -> Non
         assert "not found" in error
 
 
+REACT_MD = """---
+title: Rendering Lists
+---
+
+<Intro>
+
+You will often want to display similar components from a collection of data.
+
+</Intro>
+
+<YouWillLearn>
+
+* How to render components from an array
+
+</YouWillLearn>
+
+## Rendering data from arrays {/*rendering-data-from-arrays*/}
+
+<Diagram name="list" height={350} alt="Three cards in a row." />
+
+Use `map()` with a `key={id}` prop: `{people.map(p => <li>{p}</li>)}` stays code.
+
+<Sandpack>
+
+```js
+export default function List() {
+  return <ul>{items}</ul>;
+}
+```
+
+</Sandpack>
+"""
+
+
+def test_markdown_written_as_mdx_reads_as_its_text(tmp_path: Path) -> None:
+    """react.dev's pages are `.md` files of JSX components (Docusaurus 3 reads every `.md` as
+    MDX too): their tags go and their text stays, as in an `.mdx`; explicit heading ids hold.
+    A `.md` whose only capitals in brackets are placeholders stays plain markdown."""
+    docs = _write(
+        tmp_path,
+        {
+            "learn/rendering-lists.md": REACT_MD,
+            "auth.md": "# Auth\n\n<API_KEY> goes in the `Authorization` header: {token}.\n",
+            "tabs.md": "import Tabs from '@theme/Tabs';\n\n# Tabs\n\n<Tabs>\nIn tabs.\n</Tabs>\n",
+        },
+    )
+    chunks = {c.id: c for c in _chunks(docs, "learn/rendering-lists.md")}
+    assert list(chunks) == [
+        "learn/rendering-lists.md#_preamble",
+        "learn/rendering-lists.md#rendering-data-from-arrays",
+    ]
+    text = "\n".join(c.text for c in chunks.values())
+    for mark in ("<Intro>", "</Intro>", "<YouWillLearn>", "<Diagram", "<Sandpack>", "{/*"):
+        assert mark not in text, mark
+    assert "You will often want to display similar components" in text
+    assert "Three cards in a row." in text  # alt text is prose
+    assert "`key={id}`" in text and "`{people.map(p => <li>{p}</li>)}`" in text
+    assert "```js\nexport default function List() {\n  return <ul>{items}</ul>;\n}\n```" in text
+    (auth,) = _chunks(docs, "auth.md")
+    assert "<API_KEY> goes in the `Authorization` header: {token}." in auth.text
+    (tabs,) = _chunks(docs, "tabs.md")
+    assert "import" not in tabs.text and "<Tabs>" not in tabs.text and "In tabs." in tabs.text
+
+
+def test_mdx_headings_keep_their_explicit_ids(tmp_path: Path) -> None:
+    """`{#id}` and `{/*id*/}` end an MDX heading as its id, not as an expression to drop."""
+    docs = _write(
+        tmp_path,
+        {
+            "a.mdx": "# T\n\n## Install it {#setup}\n\nText.\n\n## Other {/*other-id*/}\n\n"
+            "More {x}.\n"
+        },
+    )
+    chunks = _chunks(docs, "a.mdx")
+    assert [c.id for c in chunks] == ["a.mdx#t/setup", "a.mdx#t/other-id"]
+    assert chunks[0].text == "# T\n\n## Install it\n\nText."
+    assert chunks[1].text == "## Other\n\nMore ."
+
+
 def test_get_page_shows_the_reduced_text(tmp_path: Path) -> None:
     docs = _write(tmp_path, {"auth.mdx": MINTLIFY})
     bundle = build_bundle(docs, tmp_path / "idx")

@@ -22,7 +22,12 @@ from docsmcp.model.source import SourceFile
 from docsmcp.model.text import slugify
 from docsmcp.sources.formats.dialects import rewrite
 from docsmcp.sources.formats.hidden_elements import drop_unseen
-from docsmcp.sources.formats.mdx import admonitions_to_text, drop_esm, esm_metadata
+from docsmcp.sources.formats.mdx import (
+    admonitions_to_text,
+    drop_esm,
+    esm_metadata,
+    written_as_mdx,
+)
 from docsmcp.sources.formats.readable import reduce
 
 if TYPE_CHECKING:
@@ -379,13 +384,20 @@ class _FileChunker:
 _MARKDOWN = (".md", ".mdx", ".markdown", ".mdown", ".mkd")
 
 
+def _is_mdx(sf: SourceFile, lines: list[str]) -> bool:
+    """An `.mdx` file, or a markdown file written as MDX (mdx.written_as_mdx)."""
+    if sf.path.endswith(".mdx"):
+        return True
+    return sf.path.lower().endswith(_MARKDOWN) and not sf.page_starts and written_as_mdx(lines)
+
+
 def split_lines(
     sf: SourceFile,
 ) -> tuple[list[str], list[str], tuple[Tab, ...], tuple[tuple[int, str, str], ...]]:
     """(display lines, parse lines, code tabs, links and anchors of the markup reduced) of a
     file; the lines keep the file's numbering."""
     lines = sf.body.split("\n")
-    mdx = sf.path.endswith(".mdx")
+    mdx = _is_mdx(sf, lines)
     if mdx:
         lines = drop_esm(lines)
     dialect = rewrite(lines)
@@ -419,7 +431,7 @@ def parse_plain(sf: SourceFile) -> ParsedFile:
     rendered page sees (comments, hidden elements, scripts: hidden_elements.drop_unseen)."""
     lines = sf.body.split("\n")
     if sf.path.lower().endswith(_MARKDOWN) and not sf.page_starts:
-        lines = drop_unseen(lines, sf.path.endswith(".mdx"))
+        lines = drop_unseen(lines, _is_mdx(sf, lines))
     tokens = _parser().parse("\n".join(_INLINE_MARKUP.sub(" ", line) for line in lines))
     return ParsedFile(sf, lines, tokens, _blocks(tokens))
 

@@ -18,6 +18,27 @@ _ADMONITION_CLOSE = re.compile(r"^\s{0,3}:::\s*$")
 _MAX_STATEMENT = 200  # lines an import/export statement may span across blank lines
 
 
+# A JSX component opening a line: `<Intro>`, `<Sandpack>`, `<Diagram name="x" alt="..." />`. A
+# capital then a lower-case letter: `<API_KEY>` and `<T>` are placeholders and types, not tags.
+_COMPONENT_LINE = re.compile(r"^[ \t]*<([A-Z][a-z][A-Za-z0-9]*)(?=[\s/>]|$)", re.MULTILINE)
+
+
+def written_as_mdx(lines: list[str]) -> bool:
+    """Whether a `.md` file is MDX in fact, as react.dev's are and as Docusaurus 3 reads every
+    `.md`: a JSX component opens a line outside code and is closed (`</Name>`, or `/>` on its
+    line). Such a file is reduced as MDX (readable.py): its components' tags go, their text
+    stays, and its `import`/`export` lines go."""
+    body = "\n".join(lines)
+    if _COMPONENT_LINE.search(body) is None:  # (most markdown: one regex pass, no fences)
+        return False
+    code = fenced_lines(lines)
+    for i, line in enumerate(lines):
+        m = None if code[i] else _COMPONENT_LINE.match(line)
+        if m is not None and ("/>" in line or f"</{m.group(1)}>" in body):
+            return True
+    return False
+
+
 def drop_esm(lines: list[str]) -> list[str]:
     """Blank MDX `import`/`export` statements (they are build-time code, not documentation)."""
     out = list(lines)

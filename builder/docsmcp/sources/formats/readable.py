@@ -52,6 +52,10 @@ _BLOCK_LINE = re.compile(r"^[ \t]*(/{3,})[ \t]*([A-Za-z][\w-]*)?[ \t]*(?:\|[ \t]
 _BLANK = re.compile(r"[ \t]*")
 _SPACES = re.compile(r"(?<=\S)[ \t]{2,}(?=\S)")
 _BLOCK_OPTION = re.compile(r"^[ \t]{2,}[\w-]+:(?:\s|$)")
+# An explicit heading id, `{#setup}` (as dialects.py writes `{/*setup*/}` and `{ #setup }` too):
+# an MDX heading keeps it, though other `{...}` in MDX text are expressions and go.
+_HEADING_ID = re.compile(r"\{#[^{}\s]+\}")
+_ATX = re.compile(r"[ ]{0,3}#{1,6}[ \t]")
 
 _HTML = frozenset(
     """a abbr acronym address article aside audio b big blockquote body br button caption center
@@ -244,12 +248,22 @@ class _Scan:
         end = close_brace(s, i)
         if end < 0:
             return self.failed(i, -1 - end)
+        if _HEADING_ID.fullmatch(s, i, end) and self._ends_heading(i, end):
+            self._text(s[i:end])  # `## Install {#setup}`: the heading's id (dialects.py)
+            return end
         lit = STRING_EXPR.fullmatch(s, i, end)
         if lit:
             self._text(next(g for g in lit.groups() if g is not None))
         else:
             self.emit_skipped(i, end)
         return end
+
+    def _ends_heading(self, i: int, end: int) -> bool:
+        """Whether `s[i:end]` ends a line that is an ATX heading."""
+        s = self.s
+        line_end = s.find("\n", end)
+        rest = s[end : len(s) if line_end < 0 else line_end]
+        return not rest.strip() and _ATX.match(s, s.rfind("\n", 0, i) + 1) is not None
 
     def _tag(self, i: int) -> int:
         s = self.s
