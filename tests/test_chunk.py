@@ -189,6 +189,19 @@ def test_mdx_imports_jsx_and_admonitions(tmp_path: Path) -> None:
     assert "Tooltip" not in chunk.search_text and "TabItem" not in chunk.search_text
 
 
+def test_vitepress_containers(tmp_path: Path) -> None:
+    """VitePress `::: details Title` reads as its label; `::: code-group` only groups code
+    blocks (tabs labelled by their fences) and leaves no line of its own."""
+    text = (
+        "# Build\n\n::: details Why a library?\nTo share code.\n:::\n\n::: code-group\n\n"
+        "```sh [npm]\nnpm run build\n```\n\n```sh [pnpm]\npnpm build\n```\n\n:::\n"
+    )
+    (chunk,) = chunks_of(tmp_path, text, name="build.md")
+    assert ":::" not in chunk.text and "code-group" not in chunk.search_text.lower()
+    assert "Details: Why a library?\nTo share code." in chunk.text
+    assert "npm run build" in chunk.text and "pnpm build" in chunk.text
+
+
 def test_frontmatter_title_and_line_numbers(tmp_path: Path) -> None:
     text = "---\ntitle: Configuration\n---\n\nIntro text.\n\n## Options\n\nSet it.\n"
     chunks = chunks_of(tmp_path, text)

@@ -13,7 +13,10 @@ from docsmcp.sources.formats.fences import fenced_lines
 _ESM = re.compile(r"^(import|export)\b")
 # `:::kind`, then optionally `[title]` or whitespace and a title (see _admonition). The rest of
 # the line is cut with str methods: a lazy `\s+(.*?)\s*$` is quadratic in runs of whitespace.
-_ADMONITION_KIND = re.compile(r"^\s{0,3}:::\s*([A-Za-z]+)")
+_ADMONITION_KIND = re.compile(r"^\s{0,3}:::\s*([A-Za-z][\w-]*)")
+# VitePress containers that only group what they hold (`::: code-group`: tabs of code blocks,
+# labelled by their fences): no label, as a `:::` closer.
+_GROUPING_KINDS = frozenset({"code-group"})
 _ADMONITION_CLOSE = re.compile(r"^\s{0,3}:::\s*$")
 _MAX_STATEMENT = 200  # lines an import/export statement may span across blank lines
 
@@ -135,7 +138,9 @@ def admonitions_to_text(lines: list[str], hard_break: bool = True) -> list[str]:
         if code[i] or ":::" not in line:  # both patterns need `:::`
             continue
         found = _admonition(line)
-        if found:
+        if found and found[0].lower() in _GROUPING_KINDS:
+            out[i] = ""
+        elif found:
             kind, title = found
             label = kind.capitalize() + (f": {title}" if title else "")
             # A blank line after keeps the label its own paragraph, but we may not add lines;
