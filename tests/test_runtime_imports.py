@@ -9,6 +9,7 @@ imported pytest, mcp and friends.
 from __future__ import annotations
 
 import json
+import os
 import re
 import subprocess
 import sys
@@ -187,3 +188,40 @@ def test_each_tool_is_the_module_named_for_it() -> None:
         assert module.__name__ == f"docsmcp_runtime.tools.{name}"
     with pytest.raises(KeyError):
         tool("hits")  # a module of the folder that is not a tool
+
+
+@pytest.mark.parametrize("preset", [None, "3"])
+def test_the_runtime_runs_numpy_on_one_blas_thread(
+    example_bundle: Path, preset: str | None
+) -> None:
+    """OpenBLAS starts a thread per core as numpy loads (~100 ms of CPU a start) that no search
+    uses: the runtime's entry points ask for one before numpy loads; a value the user set wins,
+    and importing the package alone (as the builder does) sets nothing."""
+    code = (
+        "import os, sys\n"
+        "import docsmcp_runtime, numpy\n"
+        "print('package', os.environ.get('OPENBLAS_NUM_THREADS'))\n"
+    )
+    env = {k: v for k, v in os.environ.items() if k != "OPENBLAS_NUM_THREADS"}
+    if preset is not None:
+        env["OPENBLAS_NUM_THREADS"] = preset
+    alone = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=TIMEOUT, env=env
+    )
+    assert alone.stdout.strip() == f"package {preset}", alone.stderr
+    cli = (
+        "import os, sys\n"
+        "from docsmcp_runtime.cli import main\n"
+        "assert 'numpy' not in sys.modules or os.environ.get('OPENBLAS_NUM_THREADS')\n"
+        "rc = main(['--bundle', sys.argv[1], 'search', 'payments create'])\n"
+        f"print({MARKER!r} + str(os.environ.get('OPENBLAS_NUM_THREADS')))\n"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", cli, str(example_bundle)],
+        capture_output=True,
+        text=True,
+        timeout=TIMEOUT,
+        env=env,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.rpartition(MARKER)[2].strip() == (preset or "1")

@@ -8,7 +8,10 @@ import logging
 import os
 import sys
 
-from . import logs
+from . import (
+    blas,  # noqa: F401 - first: numpy reads its thread count on import
+    logs,
+)
 from .commands.options import _remote_bundles, _search_options, _tool_selection
 from .commands.parser import _HTTP_OPTIONS, PROG, _fail, _parser
 from .commands.serve import _serve_http

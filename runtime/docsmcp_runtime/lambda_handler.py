@@ -28,6 +28,7 @@ import tempfile
 from collections.abc import Callable
 from typing import Any
 
+from . import blas  # noqa: F401 - first: numpy reads its thread count on import
 from .distribution.archive import is_remote
 from .http.settings import ENV_BUNDLE
 

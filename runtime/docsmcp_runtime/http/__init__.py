@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from .. import blas  # noqa: F401 - first: numpy reads its thread count on import
 from .settings import (
     DEFAULT_HOST,
     DEFAULT_MAX_BODY_BYTES,
