@@ -171,12 +171,16 @@ def test_runtime_dependencies_are_numpy_and_pyarrow() -> None:
     names = {re.match(r"[A-Za-z0-9_.-]+", dep).group(0).lower() for dep in project["dependencies"]}
     assert names == {"numpy", "pyarrow"}
     # Extras are opt-in transports (HTTP needs an ASGI server, Lambda an event adapter) and the
-    # ONNX query encoder (onnxruntime + tokenizers, imported on first use); never builder code.
+    # query encoders (ONNX: onnxruntime + tokenizers; GGUF: llama-cpp-python), imported on first
+    # use; never builder code.
     extras = project.get("optional-dependencies", {})
-    assert set(extras) <= {"http", "lambda", "onnx"}
+    assert set(extras) <= {"http", "lambda", "onnx", "gguf"}
     assert {re.match(r"[A-Za-z0-9_.-]+", d).group(0) for d in extras.get("onnx", [])} <= {
         "onnxruntime",
         "tokenizers",
+    }
+    assert {re.match(r"[A-Za-z0-9_.-]+", d).group(0) for d in extras.get("gguf", [])} <= {
+        "llama-cpp-python"
     }
 
 

@@ -32,6 +32,10 @@ from docsmcp.sources.pdf.extract import PdfSummary
 def _embedding_options(args: argparse.Namespace) -> EmbeddingOptions:
     if not hasattr(args, "embedding_provider"):
         return EmbeddingOptions()
+    if args.embedding_threads < 0:
+        raise ValueError(
+            f"--embedding-threads must be 0 (one per core) or more, got {args.embedding_threads}"
+        )
     return EmbeddingOptions(
         provider=args.embedding_provider,
         model=args.embedding_model,
@@ -40,6 +44,9 @@ def _embedding_options(args: argparse.Namespace) -> EmbeddingOptions:
         api_key_env=args.embedding_api_key_env,
         concurrency=args.embedding_concurrency,
         batch_size=args.embedding_batch_size,
+        threads=args.embedding_threads,
+        query_prompt=args.embedding_query_prompt,
+        document_prompt=args.embedding_document_prompt,
     )
 
 

@@ -72,9 +72,9 @@ def add_model_arguments(parser: argparse.ArgumentParser) -> None:
     )
     g.add_argument(
         "--embedding-model",
-        metavar="NAME|DIR",
-        help="model name (openai), model directory (sentence-transformers) or table directory "
-        "(static; default: the table shipped with docsmcp)",
+        metavar="NAME|DIR|FILE",
+        help="model name (openai), model directory (sentence-transformers), GGUF file (gguf) "
+        "or table directory (static; default: the table shipped with docsmcp)",
     )
     g.add_argument(
         "--embedding-dimensions", type=int, metavar="N", help="vector size (where adjustable)"
@@ -103,6 +103,27 @@ def add_model_arguments(parser: argparse.ArgumentParser) -> None:
         default=EmbeddingOptions.batch_size,
         metavar="N",
         help="inputs per request",
+    )
+    g.add_argument(
+        "--embedding-threads",
+        type=int,
+        default=EmbeddingOptions.threads,
+        metavar="N",
+        help="gguf: llama.cpp threads embedding chunks (default 0: one per core; the runtime "
+        "uses $DOCSMCP_GGUF_THREADS, default 1)",
+    )
+    g.add_argument(
+        "--embedding-query-prompt",
+        metavar="TEXT",
+        help="gguf: text prepended to each query, e.g. 'search_query: ' (default: the prompt "
+        "of a known model the file names: nomic-embed-text, EmbeddingGemma, e5, bge-*-en, "
+        "mxbai-embed-large; '' for none)",
+    )
+    g.add_argument(
+        "--embedding-document-prompt",
+        metavar="TEXT",
+        help="gguf: text prepended to each chunk's input, e.g. 'search_document: ' (default: "
+        "as --embedding-query-prompt)",
     )
     g.add_argument(
         "--cache-dir",

@@ -45,6 +45,10 @@ class EmbeddingOptions:
     api_key_env: str = OpenAIOptions.api_key_env
     concurrency: int = 4
     batch_size: int = 64
+    threads: int = 0  # gguf: llama.cpp threads (0: one per core)
+    # gguf: prepended to queries / chunks; None: the known model's (providers_gguf.KNOWN_PROMPTS)
+    query_prompt: str | None = None
+    document_prompt: str | None = None
     extra: dict = field(default_factory=dict)
 
 

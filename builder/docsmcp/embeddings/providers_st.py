@@ -9,17 +9,13 @@ from pathlib import Path
 
 import numpy as np
 from docsmcp_runtime.format import SentenceTransformersOptions
-from docsmcp_runtime.search.budget import CHARS_PER_TOKEN  # characters per model token, roughly
 from docsmcp_runtime.search.embedding import model_fingerprint, packaged_model_dir
 
 from docsmcp.embeddings.embed import EmbeddingOptions, ProviderError, fingerprint_of
 from docsmcp.embeddings.st_model import dimensions_of, load_model, prompts_of
+from docsmcp.embeddings.windows import pool_windows, split_windows
 
 log = logging.getLogger(__name__)
-
-# Windows of one chunk that are embedded and averaged; the rest of a very long chunk is left out
-# (its head says what it is about, and each window costs a forward pass).
-MAX_WINDOWS = 4
 
 
 class SentenceTransformersProvider:
@@ -65,22 +61,8 @@ class SentenceTransformersProvider:
 
     def embed_documents(self, texts: list[str], ids: list[str]) -> np.ndarray:
         """A text longer than the model's window is embedded as the mean of its first
-        MAX_WINDOWS windows (chunks are not cut to the window: build.default_max_chunk_size)."""
-        span = self.context_tokens * CHARS_PER_TOKEN
-        pieces: list[str] = []
-        owner: list[int] = []
-        for i, text in enumerate(texts):
-            for start in range(0, max(1, len(text)), span)[:MAX_WINDOWS]:
-                pieces.append(text[start : start + span])
-                owner.append(i)
-        longer = sum(1 for t in texts if len(t) > span * MAX_WINDOWS)
-        if longer:
-            log.info(
-                "%d chunks are longer than %d windows of the model; their first %d are pooled",
-                longer,
-                MAX_WINDOWS,
-                MAX_WINDOWS,
-            )
+        windows.MAX_WINDOWS windows (chunks are not cut to the window)."""
+        pieces, owner = split_windows(texts, self.context_tokens)
         vectors = self._model.encode(
             pieces,
             prompt=self.document_prompt or None,
@@ -89,10 +71,8 @@ class SentenceTransformersProvider:
             show_progress_bar=log.isEnabledFor(logging.INFO),
             convert_to_numpy=True,
         )
-        pooled = np.zeros((len(texts), self.dimensions), dtype=np.float64)
-        kept = np.asarray(vectors, dtype=np.float64)[:, : self.dimensions]  # Matryoshka cut
-        np.add.at(pooled, np.asarray(owner), kept)
-        return pooled.astype(np.float32)  # normalised by the caller (vectorize.embed_chunks)
+        # Normalised by the caller (vectorize.embed_chunks).
+        return pool_windows(vectors, owner, len(texts), self.dimensions)
 
     def bundle_spec(self) -> SentenceTransformersOptions:
         # The weights stay out of the bundle: the runtime finds the model by $DOCSMCP_ST_MODEL

@@ -212,6 +212,44 @@ class SentenceTransformersOptions(_NoFiles):
 
 
 @dataclass(frozen=True)
+class GgufOptions(_NoFiles):
+    """`gguf`: one GGUF file run by llama.cpp, named by content (the file's sha256) like
+    `sentence-transformers`; the runtime finds it by $DOCSMCP_GGUF_MODEL and checks the digest.
+    Pooling is the file's own (its GGUF metadata), so the digest pins it too."""
+
+    model_name: str  # the file's name: what $DOCSMCP_GGUF_MODEL points at (or a folder holding it)
+    sha256: str
+    model_dimensions: int  # the model's vector length; `embedding.dimensions` may keep fewer
+    query_prompt: str = ""  # prepended to each query (nomic-embed-text: "search_query: ")
+    document_prompt: str = ""  # prepended to each chunk's embedding input
+
+    def to_json(self) -> dict:
+        return {
+            "model_name": self.model_name,
+            "sha256": self.sha256,
+            "model_dimensions": self.model_dimensions,
+            "query_prompt": self.query_prompt,
+            "document_prompt": self.document_prompt,
+        }
+
+    @classmethod
+    def from_json(cls, value: object, path: str) -> GgufOptions:
+        data = j.obj(value, path)
+        digest = j.field(data, "sha256", path, j.string)
+        if not re.fullmatch(r"[0-9a-f]{64}", digest):
+            raise MetadataError(j.join(path, "sha256"), "expected 64 hex digits")
+        return cls(
+            model_name=j.field(data, "model_name", path, j.nonempty),
+            sha256=digest,
+            model_dimensions=j.field(
+                data, "model_dimensions", path, lambda v, p: j.integer(v, p, 1)
+            ),
+            query_prompt=j.optional(data, "query_prompt", path, j.string, ""),
+            document_prompt=j.optional(data, "document_prompt", path, j.string, ""),
+        )
+
+
+@dataclass(frozen=True)
 class SearchDefaults:
     """Hybrid-search settings calibrated per provider, written into the bundle at build time."""
 
@@ -279,6 +317,17 @@ PROVIDERS: dict[str, ProviderInfo] = {
             SearchDefaults(similarity_floor=0.35, collapse_similarity=0.9, vector_weight=0.1),
             "docsmcp.embeddings.providers_st:SentenceTransformersProvider",
             "docsmcp_runtime.search.embedding:sentence_transformers_embedder",
+        ),
+        ProviderInfo(
+            "gguf",
+            "a local GGUF embedding model run by llama.cpp (--embedding-model FILE.gguf); needs "
+            "docsmcp[gguf] here and docsmcp-runtime[gguf] beside the server (llama-cpp-python)",
+            GgufOptions,
+            # The same kind of model as sentence-transformers (all-MiniLM-L6-v2 as GGUF gives
+            # its vectors): its calibration until a GGUF model is measured on the dev sets.
+            SearchDefaults(similarity_floor=0.35, collapse_similarity=0.9, vector_weight=0.1),
+            "docsmcp.embeddings.providers_gguf:GgufProvider",
+            "docsmcp_runtime.search.gguf_model:gguf_embedder",
         ),
     )
 }

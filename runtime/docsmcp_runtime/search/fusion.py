@@ -45,8 +45,10 @@ DEFAULT_POLICY = FusionPolicy()
 # 0.69 -> 0.76 and 0.52 -> 0.67 over full text, speakeasy-sdks 0.50 -> 0.57 and 0.28 -> 0.25
 # (0.56 and 0.25 at 0.1), exact names unchanged (identifiers keep 0); at the default 0.1 the
 # vectors barely move rust-reference and yellow-docs rankings, at 0.5 rust-reference falls.
+SENTENCE_MODEL = FusionPolicy(vector={IDENTIFIER: 0.0, MIXED: 0.3, QUESTION: 0.3})
 POLICIES: dict[str, FusionPolicy] = {
-    "sentence-transformers": FusionPolicy(vector={IDENTIFIER: 0.0, MIXED: 0.3, QUESTION: 0.3}),
+    "sentence-transformers": SENTENCE_MODEL,
+    "gguf": SENTENCE_MODEL,  # the same kind of model, run by llama.cpp
 }
 
 
