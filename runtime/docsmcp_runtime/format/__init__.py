@@ -71,7 +71,27 @@ from .ranking import (
     VectorIndexSpec,
 )
 
+# Imported on first use (PEP 562): a full-text bundle never needs the embedding providers' option
+# classes, and creating them was ~5 ms of every start (issue 30).
+_PROVIDER_NAMES = (
+    "PROVIDERS",
+    "STATIC_TABLE_FILE",
+    "STATIC_VOCAB_FILE",
+    "GgufOptions",
+    "NoOptions",
+    "OpenAIOptions",
+    "ProviderInfo",
+    "ProviderOptions",
+    "RawOptions",
+    "SearchDefaults",
+    "SentenceTransformersOptions",
+    "StaticOptions",
+    "TokenizerOptions",
+)
+_LAZY = dict.fromkeys(_PROVIDER_NAMES, "providers")
+
 __all__ = [
+    *_PROVIDER_NAMES,
     "ALL_ARRAYS",
     "API_FILE",
     "CODE_FILE",
@@ -105,11 +125,8 @@ __all__ = [
     "MAX_METADATA_DEPTH",
     "MAX_TAXONOMY_VALUES",
     "METADATA_FILE",
-    "PROVIDERS",
     "REQUIRED_FILES",
     "ROW_GROUP_SIZE",
-    "STATIC_TABLE_FILE",
-    "STATIC_VOCAB_FILE",
     "VECTOR_ARRAYS",
     "AnalyzerConfig",
     "ArraySpec",
@@ -117,7 +134,6 @@ __all__ = [
     "FileEntry",
     "Fusion",
     "FusionWeights",
-    "GgufOptions",
     "Inspection",
     "LexicalParams",
     "Metadata",
@@ -125,18 +141,9 @@ __all__ = [
     "URL_PLACEHOLDERS",
     "check_url_template",
     "MetadataError",
-    "NoOptions",
-    "OpenAIOptions",
     "Problem",
-    "ProviderInfo",
-    "ProviderOptions",
-    "RawOptions",
-    "SearchDefaults",
-    "SentenceTransformersOptions",
-    "StaticOptions",
     "Stats",
     "TaxonomyKey",
-    "TokenizerOptions",
     "ToolTexts",
     "VectorIndexSpec",
     "bundle_id",
@@ -144,27 +151,6 @@ __all__ = [
     "is_plain_name",
     "sha256_file",
 ]
-
-# Imported on first use (PEP 562): a full-text bundle never needs the embedding providers' option
-# classes, and creating them was ~5 ms of every start (issue 30).
-_LAZY = {
-    name: "providers"
-    for name in (
-        "PROVIDERS",
-        "STATIC_TABLE_FILE",
-        "STATIC_VOCAB_FILE",
-        "GgufOptions",
-        "NoOptions",
-        "OpenAIOptions",
-        "ProviderInfo",
-        "ProviderOptions",
-        "RawOptions",
-        "SearchDefaults",
-        "SentenceTransformersOptions",
-        "StaticOptions",
-        "TokenizerOptions",
-    )
-}
 
 
 def __getattr__(name: str) -> object:
