@@ -461,3 +461,22 @@ def test_yellow_docs_read_without_component_markup(tmp_path: Path) -> None:
     assert not [i for i, t in text.items() if "<Tooltip" in t or "<TabItem" in t][:5]
     # `<Tooltip content={definitions.channel}>state channel</Tooltip>`: the text a reader sees
     assert any("A state channel protocol" in t for t in text.values())
+
+
+def test_a_script_block_with_blank_lines_leaves_nothing_in_markdown(tmp_path: Path) -> None:
+    """CommonMark runs a `<script>` or `<style>` HTML block to its closing tag, blank lines and
+    all: VitePress' `<script setup>` (a page's imports and code) showed as text after its first
+    blank line."""
+    docs = _write(
+        tmp_path,
+        {
+            "ack.md": "# Ack\n\n<script setup>\nimport { data } from './x.data'\n\n"
+            "const sponsors = useSponsor()\n</script>\n\nThanks to all.\n\n"
+            "<style>\n.a { color: red }\n\n.b {}\n</style>\n\nMore text.\n",
+        },
+    )
+    (chunk,) = _chunks(docs, "ack.md")
+    for leaked in ("import", "useSponsor", "color", ".b"):
+        assert leaked not in chunk.text and leaked not in chunk.search_text, leaked
+    assert "Thanks to all." in chunk.text and "More text." in chunk.text
+    assert (chunk.line_start, chunk.line_end) == (1, 17)

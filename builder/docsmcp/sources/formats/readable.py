@@ -50,6 +50,8 @@ _MDX_TRIGGER = re.compile(r"[<&{]")
 _ENTITY = re.compile(r"&(?:#\d{1,7}|#[xX][0-9A-Fa-f]{1,6}|[A-Za-z][A-Za-z0-9]{1,31});")
 _BLOCK_LINE = re.compile(r"^[ \t]*(/{3,})[ \t]*([A-Za-z][\w-]*)?[ \t]*(?:\|[ \t]*(.*?))?[ \t]*$")
 _BLANK = re.compile(r"[ \t]*")
+# CommonMark's HTML blocks of type 1 whose content no reader sees (hiding.UNSEEN_CONTENT).
+_RAW_BLOCK = re.compile(r"^[ ]{0,3}<(script|style)(?=[\s>]|$)", re.IGNORECASE)
 _SPACES = re.compile(r"(?<=\S)[ \t]{2,}(?=\S)")
 _BLOCK_OPTION = re.compile(r"^[ \t]{2,}[\w-]+:(?:\s|$)")
 # An explicit heading id, `{#setup}` (as dialects.py writes `{/*setup*/}` and `{ #setup }` too):
@@ -377,6 +379,20 @@ def _finish(line: str, display: bool) -> str:
     return "\n".join(out)
 
 
+def _raw_block_end(lines: list[str], code: list[bool], i: int, name: str, j: int) -> int:
+    """One past the line closing the `<script>`/`<style>` block opened at line `i`, if it closes
+    within MAX_SPAN characters and no code line comes first; else `j` (the paragraph's end)."""
+    close = re.compile(r"</" + name + r"\s*>", re.IGNORECASE)
+    read = 0
+    for k in range(i, len(lines)):
+        if code[k] or read > MAX_SPAN:
+            return j
+        if close.search(lines[k], lines[k].lower().find("<" + name) + 1 if k == i else 0):
+            return max(j, k + 1)
+        read += len(lines[k]) + 1
+    return j
+
+
 def reduce(
     display: list[str], parse: list[str], mdx: bool
 ) -> tuple[list[str], list[str], tuple[tuple[int, str, str], ...]]:
@@ -455,6 +471,10 @@ def _reduce(lines: list[str], mdx: bool) -> _Reduced:
         j = i
         while j < n and not code[j] and (mdx or out[j].strip()):
             j += 1
+        if not mdx and (m := _RAW_BLOCK.match(out[i])):
+            # CommonMark's raw HTML blocks run to their closing tag, blank lines and all
+            # (VitePress' `<script setup>` holds a page's imports and code).
+            j = _raw_block_end(out, code, i, m.group(1).lower(), j)
         run = "\n".join(out[i:j])
         if stack or _may_reduce(run, mdx):
             scan = _Scan(run, mdx, i, stack, depth_at, tag_lines, budget, markup)
