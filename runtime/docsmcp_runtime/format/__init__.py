@@ -88,7 +88,6 @@ _PROVIDER_NAMES = (
     "StaticOptions",
     "TokenizerOptions",
 )
-_LAZY = dict.fromkeys(_PROVIDER_NAMES, "providers")
 
 __all__ = [
     *_PROVIDER_NAMES,
@@ -154,9 +153,8 @@ __all__ = [
 
 
 def __getattr__(name: str) -> object:
-    module = _LAZY.get(name)
-    if module is None:
+    if name not in _PROVIDER_NAMES:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    import importlib
+    from . import providers
 
-    return getattr(importlib.import_module(f"{__name__}.{module}"), name)
+    return getattr(providers, name)

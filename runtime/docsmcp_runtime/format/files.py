@@ -5,7 +5,6 @@ shape for arrays), read strictly.
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -38,9 +37,7 @@ class FileEntry:
     @classmethod
     def from_json(cls, value: object, path: str, array: bool) -> FileEntry:
         data = j.obj(value, path)
-        digest = j.field(data, "sha256", path, j.string)
-        if not re.fullmatch(r"[0-9a-f]{64}", digest):
-            raise MetadataError(j.join(path, "sha256"), "expected 64 lower-case hex digits")
+        digest = j.field(data, "sha256", path, j.sha256_hex)
         size = j.field(data, "bytes", path, j.integer)
         if not array:
             return cls(size, digest)

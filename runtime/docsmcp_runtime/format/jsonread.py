@@ -10,10 +10,12 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from collections.abc import Callable, Mapping
 from typing import Any, TypeVar
 
 T = TypeVar("T")
+_SHA256_HEX = re.compile(r"[0-9a-f]{64}")
 
 
 class MetadataError(ValueError):
@@ -94,6 +96,14 @@ def nonempty(value: object, path: str) -> str:
     text = string(value, path)
     if not text:
         raise MetadataError(path, "must not be empty")
+    return text
+
+
+def sha256_hex(value: object, path: str) -> str:
+    """A sha256 as metadata writes it: 64 lower-case hex digits."""
+    text = string(value, path)
+    if not _SHA256_HEX.fullmatch(text):
+        raise MetadataError(path, "expected 64 lower-case hex digits")
     return text
 
 

@@ -9,7 +9,6 @@ Nothing heavy is imported here.
 from __future__ import annotations
 
 import importlib
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Protocol
@@ -200,9 +199,7 @@ class SentenceTransformersOptions(_NoFiles):
     @classmethod
     def from_json(cls, value: object, path: str) -> SentenceTransformersOptions:
         data = j.obj(value, path)
-        digest = j.field(data, "content_sha256", path, j.string)
-        if not re.fullmatch(r"[0-9a-f]{64}", digest):
-            raise MetadataError(j.join(path, "content_sha256"), "expected 64 hex digits")
+        digest = j.field(data, "content_sha256", path, j.sha256_hex)
         return cls(
             model_name=j.field(data, "model_name", path, j.nonempty),
             content_sha256=digest,
@@ -235,9 +232,7 @@ class GgufOptions(_NoFiles):
     @classmethod
     def from_json(cls, value: object, path: str) -> GgufOptions:
         data = j.obj(value, path)
-        digest = j.field(data, "sha256", path, j.string)
-        if not re.fullmatch(r"[0-9a-f]{64}", digest):
-            raise MetadataError(j.join(path, "sha256"), "expected 64 hex digits")
+        digest = j.field(data, "sha256", path, j.sha256_hex)
         return cls(
             model_name=j.field(data, "model_name", path, j.nonempty),
             sha256=digest,

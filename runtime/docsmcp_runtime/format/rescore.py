@@ -9,7 +9,6 @@ stage's ranking, which is correct, only less well ordered.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
@@ -58,9 +57,7 @@ class RescoreModel:
     @classmethod
     def from_json(cls, value: object, path: str) -> RescoreModel:
         data = j.obj(value, path)
-        digest = j.field(data, "content_sha256", path, j.string)
-        if not re.fullmatch(r"[0-9a-f]{64}", digest):
-            raise MetadataError(j.join(path, "content_sha256"), "expected 64 hex digits")
+        digest = j.field(data, "content_sha256", path, j.sha256_hex)
         return cls(
             name=j.field(data, "name", path, j.nonempty),
             content_sha256=digest,

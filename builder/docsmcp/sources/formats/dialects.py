@@ -65,7 +65,7 @@ _ATTR_LIST = re.compile(
     r"[ \t]*\{:?[ \t]*" + _ATTR_WORD + r"(?:[ \t]+" + _ATTR_WORD + r")*[ \t]*\}[ \t]*$"
 )
 _ATTR_ID = re.compile(r"(?:^|[\s{:])#([\w:-]+)")
-_HEADING = re.compile(r"^[ ]{0,3}#{1,6}[ \t]")
+HEADING = re.compile(r"^[ ]{0,3}#{1,6}[ \t]")
 # An explicit heading id ending the heading: `## Install {#install}` (Docusaurus, mdBook, pandoc,
 # and attribute lists once rewritten). The parse text keeps it (the heading's anchor for links,
 # and part of its chunk id); the display text drops it.
@@ -313,7 +313,7 @@ def _inline_cleanup(line: str, defined: set[str]) -> str:
     if "{" in line and "}" in line:
         if _ATTR_LINE.match(line) or _AUTOREF_ANCHOR.match(line):
             return ""
-        if "{/*" in line and _HEADING.match(line) and (m := _COMMENT_ID.search(line)):
+        if "{/*" in line and HEADING.match(line) and (m := _COMMENT_ID.search(line)):
             return line[: m.start()] + f" {{#{m.group(1)}}}"
         # The list ends the line: a search on every line holding braces was ~5 % of a build
         # (long table rows of JSON).
@@ -321,7 +321,7 @@ def _inline_cleanup(line: str, defined: set[str]) -> str:
         if attrs:
             # A heading keeps its id in the `{#id}` form every dialect shares (xref reads it
             # as the heading's anchor, and today's chunk ids include it).
-            anchor = _ATTR_ID.search(attrs.group(0)) if _HEADING.match(line) else None
+            anchor = _ATTR_ID.search(attrs.group(0)) if HEADING.match(line) else None
             line = line[: attrs.start()] + (f" {{#{anchor.group(1)}}}" if anchor else "")
     if line.startswith("*[") and (m := _ABBREVIATION.match(line)):
         return f"{m.group(1)}: {m.group(2)}"
@@ -371,7 +371,7 @@ def rewrite(lines: list[str]) -> Rewritten:
             if code[i] or not _may_clean(line):
                 continue
             parse[i] = out[i] = line = _inline_cleanup(line, defined)
-            if "{#" in line and _HEADING.match(line):
+            if "{#" in line and HEADING.match(line):
                 out[i] = EXPLICIT_ID.sub("", line)
         tabs = tuple(sorted([*material, *docusaurus], key=lambda t: t.start))
         return Rewritten(out, parse, tabs)
@@ -386,7 +386,7 @@ def rewrite(lines: list[str]) -> Rewritten:
         # A label ends its line within the paragraph that follows (no lines may be added).
         if i in labels or i in tab_labels:
             parse[i] = out[i] + "\\"
-        elif not code[i] and "{#" in out[i] and _HEADING.match(out[i]):
+        elif not code[i] and "{#" in out[i] and HEADING.match(out[i]):
             out[i] = EXPLICIT_ID.sub("", out[i])
     tabs = tuple(sorted([*material, *docusaurus], key=lambda t: t.start))
     return Rewritten(out, parse, tabs)

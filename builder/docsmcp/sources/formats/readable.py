@@ -35,8 +35,10 @@ import bisect
 import html
 import re
 from dataclasses import dataclass
+from functools import cache
 from itertools import accumulate
 
+from docsmcp.sources.formats.dialects import EXPLICIT_ID, HEADING
 from docsmcp.sources.formats.fences import fenced_lines
 from docsmcp.sources.formats.hidden_elements import drop_hidden
 from docsmcp.sources.formats.hiding import UNSEEN_CONTENT
@@ -54,10 +56,6 @@ _BLANK = re.compile(r"[ \t]*")
 _RAW_BLOCK = re.compile(r"^[ ]{0,3}<(script|style)(?=[\s>]|$)", re.IGNORECASE)
 _SPACES = re.compile(r"(?<=\S)[ \t]{2,}(?=\S)")
 _BLOCK_OPTION = re.compile(r"^[ \t]{2,}[\w-]+:(?:\s|$)")
-# An explicit heading id, `{#setup}` (as dialects.py writes `{/*setup*/}` and `{ #setup }` too):
-# an MDX heading keeps it, though other `{...}` in MDX text are expressions and go.
-_HEADING_ID = re.compile(r"\{#[^{}\s]+\}")
-_ATX = re.compile(r"[ ]{0,3}#{1,6}[ \t]")
 
 _HTML = frozenset(
     """a abbr acronym address article aside audio b big blockquote body br button caption center
@@ -250,8 +248,10 @@ class _Scan:
         end = close_brace(s, i)
         if end < 0:
             return self.failed(i, -1 - end)
-        if _HEADING_ID.fullmatch(s, i, end) and self._ends_heading(i, end):
-            self._text(s[i:end])  # `## Install {#setup}`: the heading's id (dialects.py)
+        if EXPLICIT_ID.fullmatch(s, i, end) and self._ends_heading(i, end):
+            # `## Install {#setup}` (dialects.py writes `{/*setup*/}` and `{ #setup }` so too):
+            # an MDX heading keeps its id, though other `{...}` in MDX text are expressions.
+            self._text(s[i:end])
             return end
         lit = STRING_EXPR.fullmatch(s, i, end)
         if lit:
@@ -263,9 +263,11 @@ class _Scan:
     def _ends_heading(self, i: int, end: int) -> bool:
         """Whether `s[i:end]` ends a line that is an ATX heading."""
         s = self.s
-        line_end = s.find("\n", end)
-        rest = s[end : len(s) if line_end < 0 else line_end]
-        return not rest.strip() and _ATX.match(s, s.rfind("\n", 0, i) + 1) is not None
+        stop = s.find("\n", end)
+        stop = len(s) if stop < 0 else stop
+        return (
+            not s[end:stop].strip() and HEADING.match(s[s.rfind("\n", 0, i) + 1 : stop]) is not None
+        )
 
     def _tag(self, i: int) -> int:
         s = self.s
@@ -285,7 +287,7 @@ class _Scan:
         if self.at_line_start(i):
             self.tag_lines.add(self.line)
         if name in UNSEEN_CONTENT and not closing and not self_closing:
-            close = re.compile(r"</" + re.escape(name) + r"\s*>", re.I).search(s, end, i + MAX_SPAN)
+            close = _closer(name).search(s, end, i + MAX_SPAN)
             if close is not None:
                 self.emit_skipped(i, close.end())
                 return close.end()
@@ -379,10 +381,16 @@ def _finish(line: str, display: bool) -> str:
     return "\n".join(out)
 
 
+@cache
+def _closer(name: str) -> re.Pattern[str]:
+    """The closing tag of element `name`, any case, blanks before its `>`."""
+    return re.compile(r"</" + re.escape(name) + r"\s*>", re.IGNORECASE)
+
+
 def _raw_block_end(lines: list[str], code: list[bool], i: int, name: str, j: int) -> int:
     """One past the line closing the `<script>`/`<style>` block opened at line `i`, if it closes
     within MAX_SPAN characters and no code line comes first; else `j` (the paragraph's end)."""
-    close = re.compile(r"</" + name + r"\s*>", re.IGNORECASE)
+    close = _closer(name)
     read = 0
     for k in range(i, len(lines)):
         if code[k] or read > MAX_SPAN:
