@@ -6,7 +6,9 @@ impact from the spec's *Full-text index* formula in plain Python float64: its ow
 line-by-line term counting, field lengths, averages, df and idf, the heading discount of headings
 shared by several pages. It borrows only the tokeniser (`docsmcp_runtime.search.analyzer.analyze`,
 one line in, terms and bigram terms out), which test_chunk.py and the analyzer's own tests cover,
-and each page's `page` and `lead` texts (`pagefield`, which tests/test_page_field.py covers).
+and each page's `page` and `lead` texts (`pagefield`, which tests/test_page_field.py covers);
+a query's class (identifiers or not: `query_class`, tests/test_ranking_intent.py) decides
+whether its words' coordination factor applies.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from docsmcp.indexing.lexical import LexicalIndex, LexicalParams, build_index
 from docsmcp.pipeline.collect import BuildOptions, collect
 from docsmcp_runtime.bundle.reader import open_bundle
 from docsmcp_runtime.search.analyzer import AnalyzerConfig, analyze
+from docsmcp_runtime.search.intent import IDENTIFIER, query_class
 from docsmcp_runtime.search.lexical import Lexicon, query_terms, score
 from docsmcp_runtime.search.options import SearchOptions
 from docsmcp_runtime.tools.app import DocsApp
@@ -150,9 +153,26 @@ class ReferenceBM25F:
                 out[row] = np.float32(out[row] + np.float32(np.float16(impact)))
         return out
 
+    def coordination32(self, query: str) -> np.ndarray:
+        """docs/search.md: for a query the runtime classes as identifiers, each row's term sum
+        is multiplied by ((1 + m) / (1 + w))², w counting the query's words (each one's longest
+        term) that the index holds and m those the row holds; else 1."""
+        out = np.ones(self.n, dtype=np.float32)
+        if query_class(query) != IDENTIFIER:
+            return out
+        longest = [max(analyze(w, CONFIG).terms, key=len, default="") for w in query.split()]
+        words = [t for t in dict.fromkeys(t for t in longest if t) if t in self.counts]
+        if len(words) < 2:
+            return out
+        for row in range(self.n):
+            held = sum(row in self.counts[t] for t in words)
+            out[row] = (np.float32(1 + held) / np.float32(1 + len(words))) ** 2
+        return out
+
     def score32(self, query: str, phrase_weight: float) -> np.ndarray:
         terms, bigrams = self.query(query)
-        return self.sum32(terms) + self.sum32(bigrams) * np.float32(phrase_weight)
+        lexical = self.sum32(terms) * self.coordination32(query)
+        return lexical + self.sum32(bigrams) * np.float32(phrase_weight)
 
 
 # --------------------------------------------------------------------------- fixtures

@@ -10,6 +10,7 @@ import pytest
 from conftest import build_bundle
 from docsmcp_runtime.bundle.reader import open_bundle
 from docsmcp_runtime.search.engine import Searcher
+from docsmcp_runtime.search.explain import explain
 from docsmcp_runtime.search.intent import (
     IDENTIFIER,
     MIXED,
@@ -122,6 +123,9 @@ def test_only_languages_and_named_keys_are_detected() -> None:
         ("mistral.classifiers.moderateChat", IDENTIFIER),
         ("#[track_caller] attribute", IDENTIFIER),
         ("R_LIBS_USER", IDENTIFIER),
+        ("REprintf Rvprintf", IDENTIFIER),
+        ("IOError handling", IDENTIFIER),
+        ("list the APIs and their IDs", MIXED),
         ("withHandshakeTimeout default @yellow-org/sdk", IDENTIFIER),
         ("in what order does Rust run drop for a struct's fields and tuple elements", QUESTION),
         ("how do I page through results?", QUESTION),
@@ -133,6 +137,43 @@ def test_only_languages_and_named_keys_are_detected() -> None:
 )
 def test_query_class(query: str, expected: str) -> None:
     assert query_class(query) == expected
+
+
+def _coordination_docs(root: Path) -> Path:
+    """A page that names two functions once each, and one that calls the first in four lines of
+    code (and so has the larger term score for it)."""
+    root.mkdir()
+    filler = "The console output may be a GUI window or a file redirected by sink. " * 12
+    (root / "printing.md").write_text(
+        "# Printing\n\n## Printing\n\nThe function REprintf writes to the error stream, and "
+        f"Rvprintf is its analogue using the vprintf interface. {filler}\n"
+    )
+    (root / "cpp.md").write_text(
+        "# C++\n\n## Interfacing C++ code\n\n```cpp\n"
+        + "".join(f'X::X{i}() {{ REprintf("constructor {i}"); }}\n' for i in range(4))
+        + f"```\n\n{filler}\n"
+    )
+    for i in range(20):  # other pages, so that both names are rare words of the corpus
+        (root / f"topic{i}.md").write_text(f"# Topic {i}\n\n## Details\n\n{filler}\n")
+    return root
+
+
+def test_a_query_of_several_names_ranks_the_section_naming_them_all(tmp_path: Path) -> None:
+    bundle = open_bundle(build_bundle(_coordination_docs(tmp_path / "docs"), tmp_path / "idx"))
+    searcher = Searcher(bundle)
+    ids = bundle.chunk_ids()
+    both = searcher.search("REprintf Rvprintf", {}, 0, 5)
+    assert [ids[r].split("#")[0] for r in both.rows] == ["printing.md", "cpp.md"]
+    # "why this rank" shows the factor: 2 of 2 words, and 1 of 2 → (2/3)².
+    parts = explain(searcher, "REprintf Rvprintf", {}, both.rows)
+    assert [p["coordination"] for p in parts] == [
+        {"factor": 1.0, "words": 2},
+        {"factor": 0.4444, "words": 2},
+    ]
+    assert [p["full_text"] for p in parts] == [round(x, 4) for x in both.scores]
+    # One name: the section that calls it four times ranks first, as BM25 ranks it.
+    one = searcher.search("REprintf", {}, 0, 5)
+    assert ids[one.rows[0]].startswith("cpp.md#")
 
 
 @settings(max_examples=300, deadline=None)

@@ -15,8 +15,8 @@ from ..errors import SearchTimeout
 from ..format import Fusion
 from .embedding import EmbeddingError, QueryEmbedder
 from .fusion import CONVEX, RRF, FusionPolicy, convex, policy_for, rrf
-from .intent import QUERY_CLASSES, Named, named_values, query_class
-from .lexical import Lexicon, query_terms, score
+from .intent import IDENTIFIER, QUERY_CLASSES, Named, named_values, query_class
+from .lexical import Lexicon, coordination, named_words, query_terms, score
 from .options import SearchOptions
 from .roles import RolePrior, weigh
 from .selection import rank, topk
@@ -193,6 +193,11 @@ class Searcher:
         notes.extend([*(n.note() for n in named), *scope.notes])
         n = self.bundle.n_chunks
         lexical = score(self.lexicon, n, terms, deadline, work.array("lexical", np.float32))
+        if query_class(query) == IDENTIFIER:  # several names: the rows naming them all gain
+            words = named_words(query, self.bundle.metadata.analyzer)
+            found = coordination(self.lexicon, words, work.array("coordination", np.float32))
+            if found is not None:
+                np.multiply(lexical, found[0], out=lexical)
         proximity = score(self.lexicon, n, bigrams, deadline, work.array("proximity", np.float32))
         mask = self.mask(filters, work.array("mask", bool))
         self.versions.restrict(scope, mask)

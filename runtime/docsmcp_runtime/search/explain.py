@@ -1,16 +1,16 @@
 """Why a hit ranks where it does: the parts of its score, for the playground (and anyone
 debugging a ranking). Recomputed from the same arrays search uses, for a few rows only.
 
-Full text: the score is the sum, over the query's terms, of each term's stored impact in the
-chunk (BM25F, bundle-spec.md *Lexical index*), plus the phrase weight times the same sum over the
-query's bigrams. Hybrid bundles fuse ranked lists (fusion.py): by default a convex combination
-of normalised scores, each list adding `weight · normalised score` (weights 1 − α and α, α by the
-query's class); with RRF weights each list adds `weight / (k + rank)`. The parts show the row's
-rank and contribution in each list, and a taxonomy boost (a value the query names) as `boost`.
-`typed` pairs each term and bigram shown with the word(s) of the query it came from as typed
-(`oauth2`, `o`, `auth`, `2` and `o auth` all come from `OAuth2`), so a reader sees the query,
-not the analyzer's pieces of it.
-"""
+Full text: the score is the sum, over the query's terms, of each term's stored impact in the chunk
+(BM25F, bundle-spec.md *Lexical index*), plus the phrase weight times the same sum over the query's
+bigrams; for a query of identifiers the term sum is first multiplied by the `coordination` factor
+(lexical.py: the rows naming every word gain). Hybrid bundles fuse ranked lists (fusion.py): by
+default a convex combination of normalised scores, each list adding `weight · normalised score`
+(weights 1 − α and α, α by the query's class); with RRF weights each list adds `weight / (k +
+rank)`. The parts show the row's rank and contribution in each list, and a taxonomy boost (a value
+the query names) as `boost`. `typed` pairs each term and bigram shown with the word(s) of the query
+it came from as typed (`oauth2`, `o`, `auth`, `2` and `o auth` all come from `OAuth2`), so a reader
+sees the query, not the analyzer's pieces of it."""
 
 from __future__ import annotations
 
@@ -19,8 +19,8 @@ import numpy as np
 from .analyzer import analyze
 from .engine import FUSION_DEPTH, Searcher
 from .fusion import CONVEX
-from .intent import query_class
-from .lexical import query_terms, score
+from .intent import IDENTIFIER, query_class
+from .lexical import coordination, named_words, query_terms, score
 from .selection import rank
 
 # Terms listed per hit (the largest impacts first).
@@ -77,7 +77,13 @@ def explain(searcher: Searcher, query: str, filters: dict[str, str], rows: list[
     """The parts of each row's score for `query` under `filters` (see the module docstring)."""
     terms, bigrams = query_terms(query, searcher.bundle.metadata.analyzer)
     n = searcher.bundle.n_chunks
-    lexical = score(searcher.lexicon, n, terms)
+    raw = score(searcher.lexicon, n, terms)
+    lexical, coordinated = raw, None
+    if query_class(query) == IDENTIFIER:  # as the engine does: the rows naming every word gain
+        words = named_words(query, searcher.bundle.metadata.analyzer)
+        coordinated = coordination(searcher.lexicon, words, n_docs=n)
+        if coordinated is not None:
+            lexical = raw * coordinated[0]
     proximity = score(searcher.lexicon, n, bigrams)
     per_term = _impacts(searcher, terms, rows)
     per_bigram = _impacts(searcher, bigrams, rows)
@@ -95,15 +101,18 @@ def explain(searcher: Searcher, query: str, filters: dict[str, str], rows: list[
             {
                 "terms": terms_shown,
                 "missing_terms": missing,
-                "lexical": round(float(lexical[row]), 4),
+                "lexical": round(float(raw[row]), 4),
                 "phrases": phrases,
                 # [term, word] pairs in query order (a word's whole form before its parts;
                 # a JSON object would put digit-only terms such as "2" first)
                 "typed": [[t, w] for t, w in typed.items() if t in listed],
                 "proximity": round(float(proximity[row]) * weight, 4),
-                "full_text": round(float(lexical[row] + proximity[row] * weight), 4),
             }
         )
+        if coordinated is not None:
+            factor, words_found = coordinated
+            out[-1]["coordination"] = {"factor": round(float(factor[row]), 4), "words": words_found}
+        out[-1]["full_text"] = round(float(lexical[row] + proximity[row] * weight), 4)
     named = searcher.named(query, filters)
     if named:
         factor = searcher.boost_factor(named)

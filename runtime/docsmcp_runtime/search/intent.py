@@ -105,9 +105,11 @@ _QUESTION_WORDS = frozenset(
     }
 )
 # Identifier shapes: a.b / a::b / a_b / camelCase / CamelCase with an inner capital / call()
-# / #[attr] / $var / @scope/pkg / ALL_CAPS.
+# / #[attr] / $var / @scope/pkg / ALL_CAPS / capitals then lower case (`REprintf`, `IOError`;
+# `APIs` and `IDs`, one lower-case letter, stay words).
 _CODE = re.compile(
     r"\w[.:]{1,2}\w|\w_\w|[a-z][A-Z]|[A-Z][a-z]+[A-Z]|\w\(|#\[|\$\w|@\w+/|^[A-Z][A-Z0-9]*_[A-Z0-9_]+$"
+    r"|[A-Z]{2,}[a-z]{2,}"
 )
 
 IDENTIFIER, MIXED, QUESTION = "identifier", "mixed", "question"

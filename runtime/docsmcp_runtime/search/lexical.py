@@ -25,6 +25,16 @@ SAMPLE_STRIDE = 32
 SHORT_LIST = 1024
 
 
+# A query naming several identifiers (`REprintf Rvprintf`) asks for the section that names them
+# all: a row holding m of the query's w words keeps ((1 + m) / (1 + w)) ** 2 of its term score.
+# BM25 alone put a section repeating one of two names four times (in code) above the section
+# that defines both; the power is the smallest whole one that fixes it (1 does not), and it
+# moves no other case of the dev sets (docs/search.md, *How results are ranked*).
+COORDINATION_POWER = 2
+# Words of one query counted (each costs a lookup and a pass over its postings).
+MAX_COORDINATED = 16
+
+
 # Postings gathered before one add (bounds the copies a query of many common terms makes on a
 # million-chunk bundle to ~1.5 MB).
 BATCH_POSTINGS = 1 << 18
@@ -138,3 +148,32 @@ def _add(scores: np.ndarray, batch: list[tuple[np.ndarray, np.ndarray]]) -> None
         # widen: numpy's float16 cast, bit for bit, at about two thirds of its CPU time.
         wide = widen(impacts, np.empty(len(impacts), np.float32), np.empty(len(impacts), np.uint32))
     np.add.at(scores, docs, wide)
+
+
+def named_words(query: str, config: AnalyzerConfig) -> list[str]:
+    """Each whitespace-separated word of `query` as its longest term (`REprintf` → `reprintf`,
+    not its pieces `r`, `eprintf`), distinct, in order; stopwords give none."""
+    words: dict[str, None] = {}
+    for word in query.split():
+        found = analyze(word, config).terms
+        if found:
+            words.setdefault(max(found, key=len))
+    return list(words)[:MAX_COORDINATED]
+
+
+def coordination(
+    lexicon: Lexicon, words: list[str], out: np.ndarray | None = None, n_docs: int = 0
+) -> tuple[np.ndarray, int] | None:
+    """Per row, ((1 + m) / (1 + w)) ** COORDINATION_POWER (float32, into `out` when given, else
+    `n_docs` long), where w of `words` are in the index and the row holds m of them; and w.
+    None when w < 2."""
+    postings = [lexicon.postings(t)[0] for t in map(lexicon.lookup, words) if t is not None]
+    if len(postings) < 2:
+        return None
+    factor = np.empty(n_docs, np.float32) if out is None else out
+    factor.fill(1)
+    for docs in postings:
+        factor[docs] += 1  # doc ids are unique within a posting list
+    factor /= 1 + len(postings)
+    np.power(factor, COORDINATION_POWER, out=factor)
+    return factor, len(postings)
