@@ -7,8 +7,8 @@ line-by-line term counting, field lengths, averages, df and idf, the heading dis
 shared by several pages. It borrows only the tokeniser (`docsmcp_runtime.search.analyzer.analyze`,
 one line in, terms and bigram terms out), which test_chunk.py and the analyzer's own tests cover,
 and each page's `page` and `lead` texts (`pagefield`, which tests/test_page_field.py covers);
-a query's class (identifiers or not: `query_class`, tests/test_ranking_intent.py) decides
-whether its words' coordination factor applies.
+whether a query's words' coordination factor applies (`wants_every_word`: identifiers or a
+choice, tests/test_ranking_intent.py).
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from docsmcp.indexing.lexical import LexicalIndex, LexicalParams, build_index
 from docsmcp.pipeline.collect import BuildOptions, collect
 from docsmcp_runtime.bundle.reader import open_bundle
 from docsmcp_runtime.search.analyzer import AnalyzerConfig, analyze
-from docsmcp_runtime.search.intent import IDENTIFIER, query_class
+from docsmcp_runtime.search.intent import CHOICE_WORDS, wants_every_word
 from docsmcp_runtime.search.lexical import Lexicon, query_terms, score
 from docsmcp_runtime.search.options import SearchOptions
 from docsmcp_runtime.tools.app import DocsApp
@@ -42,6 +42,8 @@ QUERIES = [
     "会话密钥",
     "exponential backoff retries",
     "HTTPServer errors",
+    "retries vs backoff",
+    "createWidget or deleteWidget",
     "page_size pageToken",
     "WidgetNotFoundError 404",
     "global-guide",
@@ -134,7 +136,8 @@ class ReferenceBM25F:
         self.counts = counts
 
     def query(self, text: str) -> tuple[list[str], list[str]]:
-        """Distinct terms and distinct bigram terms of all lines, in first-seen order."""
+        """Distinct terms and distinct bigram terms of all lines, in first-seen order; the
+        terms `vs` and `versus` only when the query has no other (docs/search.md)."""
         terms: list[str] = []
         bigrams: list[str] = []
         for line in text.split("\n"):
@@ -143,7 +146,8 @@ class ReferenceBM25F:
                 for term in new:
                     if term not in seen:
                         seen.append(term)
-        return terms, bigrams
+        sides = [t for t in terms if t not in ("vs", "versus")]
+        return sides or terms, bigrams
 
     def sum32(self, terms: list[str]) -> np.ndarray:
         """Per row, the stored (float16) impacts of `terms` added in float32 in query order."""
@@ -154,14 +158,16 @@ class ReferenceBM25F:
         return out
 
     def coordination32(self, query: str) -> np.ndarray:
-        """docs/search.md: for a query the runtime classes as identifiers, each row's term sum
-        is multiplied by ((1 + m) / (1 + w))², w counting the query's words (each one's longest
-        term) that the index holds and m those the row holds; else 1."""
+        """docs/search.md: for a query of identifiers or a choice, each row's term sum is
+        multiplied by ((1 + m) / (1 + w))², w counting the query's words (each one's longest
+        term; not the words that only ask to compare) that the index holds and m those the row
+        holds; else 1."""
         out = np.ones(self.n, dtype=np.float32)
-        if query_class(query) != IDENTIFIER:
+        if not wants_every_word(query):
             return out
         longest = [max(analyze(w, CONFIG).terms, key=len, default="") for w in query.split()]
-        words = [t for t in dict.fromkeys(t for t in longest if t) if t in self.counts]
+        sides = [t for t in dict.fromkeys(longest) if t and t not in CHOICE_WORDS]
+        words = [t for t in sides if t in self.counts]
         if len(words) < 2:
             return out
         for row in range(self.n):

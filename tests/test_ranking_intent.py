@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 from conftest import build_bundle
 from docsmcp_runtime.bundle.reader import open_bundle
+from docsmcp_runtime.search.analyzer import AnalyzerConfig
 from docsmcp_runtime.search.engine import Searcher
 from docsmcp_runtime.search.explain import explain
 from docsmcp_runtime.search.intent import (
@@ -18,7 +19,9 @@ from docsmcp_runtime.search.intent import (
     QUESTION,
     named_values,
     query_class,
+    wants_every_word,
 )
+from docsmcp_runtime.search.lexical import query_terms
 from docsmcp_runtime.search.options import SearchOptions
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -174,6 +177,71 @@ def test_a_query_of_several_names_ranks_the_section_naming_them_all(tmp_path: Pa
     # One name: the section that calls it four times ranks first, as BM25 ranks it.
     one = searcher.search("REprintf", {}, 0, 5)
     assert ids[one.rows[0]].startswith("cpp.md#")
+
+
+@pytest.mark.parametrize(
+    ("query", "expected"),
+    [
+        ("REprintf Rvprintf", True),
+        ("IG vs WG, which to join for my idea", True),
+        ("database schema: expose as resource or tool?", True),
+        ("difference between a tuple and a list", True),
+        ("errors.RateLimitExceeded dub typescript", True),
+        ("create a short link", False),
+        ("vendor versions", False),
+        ("orchestrate the workers", False),
+        ("R_LIBS_USER", False),  # one name: nothing to coordinate, and not asked
+    ],
+)
+def test_queries_that_want_every_word(query: str, expected: bool) -> None:
+    # R_LIBS_USER is an identifier query; with one word the factor is 1 (lexical.coordination)
+    assert wants_every_word(query) == (expected or query_class(query) == IDENTIFIER)
+
+
+def test_vs_is_not_searched_as_a_word_but_its_bigrams_stay() -> None:
+    config = AnalyzerConfig()  # the builder's default analyzer
+    terms, bigrams = query_terms("strict vs lax", config)
+    assert terms == ["strict", "lax"] and "strict vs" in bigrams
+    assert query_terms("VS Code", config)[0] == ["code"]
+    assert query_terms("vs", config)[0] == ["vs"]  # nothing else to search
+
+
+def _choice_docs(root: Path) -> Path:
+    """A page that names both sides of two choices once each in a long text; one whose heading
+    says "VS Code" and whose text says "strict"; one that says "tool" in its heading and in
+    every line of an example."""
+    root.mkdir()
+    filler = "Settings live in a file next to the project, read once at start. " * 8
+    (root / "modes.md").write_text(
+        f"# Modes\n\n## Validation modes\n\n{filler}In strict mode types must match; lax mode "
+        f"converts what it can. A resource or a tool may use either. {filler}{filler}\n"
+    )
+    (root / "editor.md").write_text(
+        f"# Editors\n\n## Configure VS Code\n\nTurn on strict formatting. {filler}\n"
+    )
+    (root / "tools.md").write_text(
+        "# Tools\n\n## Calling a tool\n\n```\n"
+        + "".join(f"call tool {i} with the tool arguments of tool {i}\n" for i in range(4))
+        + f"```\n\n{filler}\n"
+    )
+    for i in range(20):  # "resource" is a common word here, "tool" a rarer one
+        extra = "Each resource has a URI. " if i % 2 else ""
+        (root / f"topic{i}.md").write_text(f"# Topic {i}\n\n## Details\n\n{extra}{filler}\n")
+    return root
+
+
+def test_a_choice_ranks_the_section_naming_both_sides(tmp_path: Path) -> None:
+    bundle = open_bundle(build_bundle(_choice_docs(tmp_path / "docs"), tmp_path / "idx"))
+    searcher = Searcher(bundle)
+    ids = bundle.chunk_ids()
+
+    def first(query: str) -> str:
+        return ids[searcher.search(query, {}, 0, 5).rows[0]].split("#")[0]
+
+    assert first("strict vs lax") == "modes.md"  # not the "VS Code" heading
+    assert first("VS Code") == "editor.md"
+    assert first("resource or tool?") == "modes.md"  # both sides, above "tool" eight times
+    assert first("tool") == "tools.md"
 
 
 @settings(max_examples=300, deadline=None)

@@ -15,7 +15,7 @@ from ..errors import SearchTimeout
 from ..format import Fusion
 from .embedding import EmbeddingError, QueryEmbedder
 from .fusion import CONVEX, RRF, FusionPolicy, convex, policy_for, rrf
-from .intent import IDENTIFIER, QUERY_CLASSES, Named, named_values, query_class
+from .intent import QUERY_CLASSES, Named, named_values, query_class, wants_every_word
 from .lexical import Lexicon, coordination, named_words, query_terms, score
 from .options import SearchOptions
 from .roles import RolePrior, weigh
@@ -193,7 +193,7 @@ class Searcher:
         notes.extend([*(n.note() for n in named), *scope.notes])
         n = self.bundle.n_chunks
         lexical = score(self.lexicon, n, terms, deadline, work.array("lexical", np.float32))
-        if query_class(query) == IDENTIFIER:  # several names: the rows naming them all gain
+        if wants_every_word(query):  # several names, or a choice: rows naming them all gain
             words = named_words(query, self.bundle.metadata.analyzer)
             found = coordination(self.lexicon, words, work.array("coordination", np.float32))
             if found is not None:

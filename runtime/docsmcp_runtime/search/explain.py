@@ -3,14 +3,14 @@ debugging a ranking). Recomputed from the same arrays search uses, for a few row
 
 Full text: the score is the sum, over the query's terms, of each term's stored impact in the chunk
 (BM25F, bundle-spec.md *Lexical index*), plus the phrase weight times the same sum over the query's
-bigrams; for a query of identifiers the term sum is first multiplied by the `coordination` factor
-(lexical.py: the rows naming every word gain). Hybrid bundles fuse ranked lists (fusion.py): by
-default a convex combination of normalised scores, each list adding `weight · normalised score`
-(weights 1 − α and α, α by the query's class); with RRF weights each list adds `weight / (k +
-rank)`. The parts show the row's rank and contribution in each list, and a taxonomy boost (a value
-the query names) as `boost`. `typed` pairs each term and bigram shown with the word(s) of the query
-it came from as typed (`oauth2`, `o`, `auth`, `2` and `o auth` all come from `OAuth2`), so a reader
-sees the query, not the analyzer's pieces of it."""
+bigrams; for a query of identifiers or a choice (`X vs Y`) the term sum is first multiplied by the
+`coordination` factor (lexical.py: the rows naming every word gain). Hybrid bundles fuse ranked
+lists (fusion.py): by default a convex combination of normalised scores, each list adding `weight ·
+normalised score` (weights 1 − α and α, α by the query's class); with RRF weights each list adds
+`weight / (k + rank)`. The parts show the row's rank and contribution in each list, and a taxonomy
+boost (a value the query names) as `boost`. `typed` pairs each term and bigram shown with the
+word(s) of the query it came from as typed (`oauth2`, `o`, `auth`, `2` and `o auth` all come from
+`OAuth2`), so a reader sees the query, not the analyzer's pieces of it."""
 
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ import numpy as np
 from .analyzer import analyze
 from .engine import FUSION_DEPTH, Searcher
 from .fusion import CONVEX
-from .intent import IDENTIFIER, query_class
+from .intent import query_class, wants_every_word
 from .lexical import coordination, named_words, query_terms, score
 from .selection import rank
 
@@ -79,7 +79,7 @@ def explain(searcher: Searcher, query: str, filters: dict[str, str], rows: list[
     n = searcher.bundle.n_chunks
     raw = score(searcher.lexicon, n, terms)
     lexical, coordinated = raw, None
-    if query_class(query) == IDENTIFIER:  # as the engine does: the rows naming every word gain
+    if wants_every_word(query):  # as the engine does: the rows naming every word gain
         words = named_words(query, searcher.bundle.metadata.analyzer)
         coordinated = coordination(searcher.lexicon, words, n_docs=n)
         if coordinated is not None:

@@ -112,6 +112,13 @@ _CODE = re.compile(
     r"|[A-Z]{2,}[a-z]{2,}"
 )
 
+# A query asking to choose: `X vs Y`, `X or Y`, `which …`, `difference between …`, `compared to`.
+_CHOICE = re.compile(r"\b(?:vs\.?|versus|or|which|differences?|compare[ds]?)\b", re.IGNORECASE)
+# Words that only say "compare": never a side of the comparison, and `vs`/`versus` are not
+# searched as terms either (lexical.query_terms), or "strict vs lax" ranks "Configure VS Code"
+# first; their bigrams stay, so "VS Code" still finds its sections.
+CHOICE_WORDS = frozenset({"vs", "versus", "which", "difference", "differences", "compare"})
+
 IDENTIFIER, MIXED, QUESTION = "identifier", "mixed", "question"
 QUERY_CLASSES = (IDENTIFIER, MIXED, QUESTION)
 
@@ -224,3 +231,11 @@ def query_class(query: str) -> str:
     if not code and (asks or words >= 8):
         return QUESTION
     return MIXED
+
+
+def wants_every_word(query: str) -> bool:
+    """Whether the rows naming every word of `query` should gain (lexical.coordination): a
+    query of several identifiers (`REprintf Rvprintf`), or one asking to choose between things
+    (`IG vs WG`, `resource or tool?`, `which headers …`), whose answer names both sides."""
+    text = query[:MAX_QUERY_CHARS]
+    return query_class(text) == IDENTIFIER or _CHOICE.search(text) is not None

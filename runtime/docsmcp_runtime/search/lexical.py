@@ -10,6 +10,10 @@ import numpy as np
 from ..errors import SearchTimeout
 from .analyzer import AnalyzerConfig, analyze
 from .half import widen
+from .intent import CHOICE_WORDS
+
+# Query words that say "compare" and are not searched as terms (intent.CHOICE_WORDS).
+_OPERATORS = frozenset({"vs", "versus"})
 
 # Every SAMPLE_STRIDE-th term of the dictionary is held as bytes (Lexicon._samples), so a lookup
 # bisects that list in C, then reads the one stride of terms the key can be in as one bytes
@@ -25,11 +29,12 @@ SAMPLE_STRIDE = 32
 SHORT_LIST = 1024
 
 
-# A query naming several identifiers (`REprintf Rvprintf`) asks for the section that names them
-# all: a row holding m of the query's w words keeps ((1 + m) / (1 + w)) ** 2 of its term score.
-# BM25 alone put a section repeating one of two names four times (in code) above the section
-# that defines both; the power is the smallest whole one that fixes it (1 does not), and it
-# moves no other case of the dev sets (docs/search.md, *How results are ranked*).
+# A query naming several identifiers (`REprintf Rvprintf`) or asking to choose (`IG vs WG`,
+# `resource or tool?`) asks for the section that names them all (intent.wants_every_word): a row
+# holding m of the query's w words keeps ((1 + m) / (1 + w)) ** 2 of its term score. BM25 alone
+# put a section repeating one of two names four times (in code) above the section that defines
+# both; the power is the smallest whole one that fixes it (1 does not). Measured on every dev
+# set: docs/search.md, *How results are ranked*.
 COORDINATION_POWER = 2
 # Words of one query counted (each costs a lookup and a pass over its postings).
 MAX_COORDINATED = 16
@@ -88,14 +93,16 @@ class Lexicon:
 
 def query_terms(query: str, config: AnalyzerConfig) -> tuple[list[str], list[str]]:
     """The distinct terms and distinct bigrams of a query, in first-seen order; each line is
-    analysed on its own, as document lines are (bigrams never cross a line)."""
+    analysed on its own, as document lines are (bigrams never cross a line). `vs` and `versus`
+    are left out of the terms (kept as bigrams) unless nothing else is left."""
     terms: dict[str, None] = {}
     bigrams: dict[str, None] = {}
     for line in query.split("\n"):
         a = analyze(line, config)
         terms.update(dict.fromkeys(a.terms))
         bigrams.update(dict.fromkeys(a.bigrams))
-    return list(terms), list(bigrams)
+    kept = [t for t in terms if t not in _OPERATORS]
+    return kept or list(terms), list(bigrams)
 
 
 def score(
@@ -152,13 +159,14 @@ def _add(scores: np.ndarray, batch: list[tuple[np.ndarray, np.ndarray]]) -> None
 
 def named_words(query: str, config: AnalyzerConfig) -> list[str]:
     """Each whitespace-separated word of `query` as its longest term (`REprintf` → `reprintf`,
-    not its pieces `r`, `eprintf`), distinct, in order; stopwords give none."""
+    not its pieces `r`, `eprintf`), distinct, in order; stopwords and the words that only ask
+    to compare (`vs`, `which`) give none."""
     words: dict[str, None] = {}
     for word in query.split():
         found = analyze(word, config).terms
         if found:
             words.setdefault(max(found, key=len))
-    return list(words)[:MAX_COORDINATED]
+    return [w for w in words if w not in CHOICE_WORDS][:MAX_COORDINATED]
 
 
 def coordination(
