@@ -142,23 +142,30 @@ def test_query_class(query: str, expected: str) -> None:
     assert query_class(query) == expected
 
 
+def _write_docs(root: Path, pages: dict[str, str], others: list[str]) -> Path:
+    """`pages` (name → markdown) and 20 pages "Topic i" whose text is others[i % len(others)]:
+    a corpus in which the words of `pages` are rare."""
+    root.mkdir()
+    for name, text in pages.items():
+        (root / name).write_text(text)
+    for i in range(20):
+        (root / f"topic{i}.md").write_text(
+            f"# Topic {i}\n\n## Details\n\n{others[i % len(others)]}\n"
+        )
+    return root
+
+
 def _coordination_docs(root: Path) -> Path:
     """A page that names two functions once each, and one that calls the first in four lines of
     code (and so has the larger term score for it)."""
-    root.mkdir()
     filler = "The console output may be a GUI window or a file redirected by sink. " * 12
-    (root / "printing.md").write_text(
+    printing = (
         "# Printing\n\n## Printing\n\nThe function REprintf writes to the error stream, and "
         f"Rvprintf is its analogue using the vprintf interface. {filler}\n"
     )
-    (root / "cpp.md").write_text(
-        "# C++\n\n## Interfacing C++ code\n\n```cpp\n"
-        + "".join(f'X::X{i}() {{ REprintf("constructor {i}"); }}\n' for i in range(4))
-        + f"```\n\n{filler}\n"
-    )
-    for i in range(20):  # other pages, so that both names are rare words of the corpus
-        (root / f"topic{i}.md").write_text(f"# Topic {i}\n\n## Details\n\n{filler}\n")
-    return root
+    calls = "".join(f'X::X{i}() {{ REprintf("constructor {i}"); }}\n' for i in range(4))
+    cpp = f"# C++\n\n## Interfacing C++ code\n\n```cpp\n{calls}```\n\n{filler}\n"
+    return _write_docs(root, {"printing.md": printing, "cpp.md": cpp}, [filler])
 
 
 def test_a_query_of_several_names_ranks_the_section_naming_them_all(tmp_path: Path) -> None:
@@ -209,25 +216,17 @@ def test_vs_is_not_searched_as_a_word_but_its_bigrams_stay() -> None:
 def _choice_docs(root: Path) -> Path:
     """A page that names both sides of two choices once each in a long text; one whose heading
     says "VS Code" and whose text says "strict"; one that says "tool" in its heading and in
-    every line of an example."""
-    root.mkdir()
+    every line of an example. "resource" is a common word of the other pages, "tool" a rarer one."""
     filler = "Settings live in a file next to the project, read once at start. " * 8
-    (root / "modes.md").write_text(
+    modes = (
         f"# Modes\n\n## Validation modes\n\n{filler}In strict mode types must match; lax mode "
         f"converts what it can. A resource or a tool may use either. {filler}{filler}\n"
     )
-    (root / "editor.md").write_text(
-        f"# Editors\n\n## Configure VS Code\n\nTurn on strict formatting. {filler}\n"
-    )
-    (root / "tools.md").write_text(
-        "# Tools\n\n## Calling a tool\n\n```\n"
-        + "".join(f"call tool {i} with the tool arguments of tool {i}\n" for i in range(4))
-        + f"```\n\n{filler}\n"
-    )
-    for i in range(20):  # "resource" is a common word here, "tool" a rarer one
-        extra = "Each resource has a URI. " if i % 2 else ""
-        (root / f"topic{i}.md").write_text(f"# Topic {i}\n\n## Details\n\n{extra}{filler}\n")
-    return root
+    editor = f"# Editors\n\n## Configure VS Code\n\nTurn on strict formatting. {filler}\n"
+    calls = "".join(f"call tool {i} with the tool arguments of tool {i}\n" for i in range(4))
+    tools = f"# Tools\n\n## Calling a tool\n\n```\n{calls}```\n\n{filler}\n"
+    pages = {"modes.md": modes, "editor.md": editor, "tools.md": tools}
+    return _write_docs(root, pages, [filler, f"Each resource has a URI. {filler}"])
 
 
 def test_a_choice_ranks_the_section_naming_both_sides(tmp_path: Path) -> None:
