@@ -184,9 +184,10 @@ def test_spec_reader_ranks_every_eval_query_like_the_runtime(
     fixture = {"yellow-docs": "yellow_bundle", "speakeasy-sdks": "speakeasy_bundle"}
     bundle = request.getfixturevalue(fixture.get(corpus_name, "rust_bundle"))
     reader = SpecReader(bundle)
-    # The format's ranking: without the runtime's taxonomy boost and page-role prior
-    # (policies on top of it).
-    app = DocsApp(open_bundle(bundle), SearchOptions(name_boost=0.0, role_prior=False))
+    # The format's ranking: without the runtime's taxonomy boost, page-role prior and
+    # coordination (policies on top of it).
+    options = SearchOptions(name_boost=0.0, role_prior=False, coordination=False)
+    app = DocsApp(open_bundle(bundle), options)
     cases = _eval_queries(corpus_name)
     assert cases, f"no eval cases for {corpus_name}"
     cases += [(q, {}) for q in EXTRA_QUERIES[corpus_name]]

@@ -95,6 +95,7 @@ class Searcher:
                 self.policy = policy_for(spec.provider)
         self.name_boost = options.name_boost
         self.roles = RolePrior.of(bundle) if options.role_prior else None  # page roles (roles.py)
+        self.coordination = options.coordination
         self._values = {k: v.values for k, v in self.taxonomy.items()}
         floor = options.similarity_floor
         self.floor = floor if floor is not None else (spec.similarity_floor if spec else 0.0)
@@ -182,7 +183,9 @@ class Searcher:
         # Every array of one value per chunk comes from `work` (workspace.py) and is used only
         # within this call: the Page holds plain lists.
         deadline = time.monotonic() + self.time_budget
-        terms, bigrams = query_terms(query, self.bundle.metadata.analyzer)
+        terms, bigrams = query_terms(
+            query, self.bundle.metadata.analyzer, operators=not self.coordination
+        )
         notes = []
         if len(terms) > MAX_QUERY_TERMS or len(bigrams) > MAX_QUERY_TERMS:
             notes.append(
@@ -193,7 +196,7 @@ class Searcher:
         notes.extend([*(n.note() for n in named), *scope.notes])
         n = self.bundle.n_chunks
         lexical = score(self.lexicon, n, terms, deadline, work.array("lexical", np.float32))
-        if wants_every_word(query):  # several names, or a choice: rows naming them all gain
+        if self.coordination and wants_every_word(query):  # several names, or a choice
             words = named_words(query, self.bundle.metadata.analyzer)
             found = coordination(self.lexicon, words, work.array("coordination", np.float32))
             if found is not None:

@@ -75,12 +75,13 @@ def _typed(query: str, config: object, terms: list[str], bigrams: list[str]) -> 
 
 def explain(searcher: Searcher, query: str, filters: dict[str, str], rows: list[int]) -> list[dict]:
     """The parts of each row's score for `query` under `filters` (see the module docstring)."""
-    terms, bigrams = query_terms(query, searcher.bundle.metadata.analyzer)
+    config = searcher.bundle.metadata.analyzer
+    terms, bigrams = query_terms(query, config, operators=not searcher.coordination)
     n = searcher.bundle.n_chunks
     raw = score(searcher.lexicon, n, terms)
     lexical, coordinated = raw, None
-    if wants_every_word(query):  # as the engine does: the rows naming every word gain
-        words = named_words(query, searcher.bundle.metadata.analyzer)
+    if searcher.coordination and wants_every_word(query):  # as the engine: rows naming all gain
+        words = named_words(query, config)
         coordinated = coordination(searcher.lexicon, words, n_docs=n)
         if coordinated is not None:
             lexical = raw * coordinated[0]

@@ -91,17 +91,19 @@ class Lexicon:
         return self.docs[a:b], self.impacts[a:b]
 
 
-def query_terms(query: str, config: AnalyzerConfig) -> tuple[list[str], list[str]]:
+def query_terms(
+    query: str, config: AnalyzerConfig, operators: bool = False
+) -> tuple[list[str], list[str]]:
     """The distinct terms and distinct bigrams of a query, in first-seen order; each line is
     analysed on its own, as document lines are (bigrams never cross a line). `vs` and `versus`
-    are left out of the terms (kept as bigrams) unless nothing else is left."""
+    are left out of the terms (kept as bigrams) unless nothing else is left or `operators`."""
     terms: dict[str, None] = {}
     bigrams: dict[str, None] = {}
     for line in query.split("\n"):
         a = analyze(line, config)
         terms.update(dict.fromkeys(a.terms))
         bigrams.update(dict.fromkeys(a.bigrams))
-    kept = [t for t in terms if t not in _OPERATORS]
+    kept = [] if operators else [t for t in terms if t not in _OPERATORS]
     return kept or list(terms), list(bigrams)
 
 

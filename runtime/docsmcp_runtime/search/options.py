@@ -53,6 +53,9 @@ class SearchOptions:
     policy: FusionPolicy | None = None
     name_boost: float = NAME_BOOST  # 0: taxonomy values named in queries are not boosted
     role_prior: bool = True  # False: page roles do not weigh scores (search/roles.py)
+    # False: rows naming every word of a query of names or a choice do not gain, and `vs` is
+    # searched as a word (lexical.coordination, intent.wants_every_word).
+    coordination: bool = True
     # An OpenAI-compatible chat endpoint reranking the fused top (--rerank-url); None: off.
     rerank: RerankOptions | None = None
     # Lists an IVF search reads (--ivf-probe); None: the bundle's `index.probe`.
