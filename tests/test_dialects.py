@@ -309,8 +309,33 @@ def test_an_admonition_holding_two_blank_lines_ends_where_its_indent_does(tmp_pa
     first = chunks["page.md#fields/deprecated-fields"].text
     assert "```python\nimport warnings\n\n\nclass Model:\n    x: int\n```" in first
     assert "Example\nNested, after the two blank lines." in first
-    # In a list item: labelled, its body one level in (it keeps the item's own indent).
-    assert "Note\n    In a list item." in chunks["page.md#fields/the-computedfield-decorator"].text
+    # In a list item: labelled, its label and body one level in (at the item's own indent).
+    listed = chunks["page.md#fields/the-computedfield-decorator"].text
+    assert "\n    Note\n    In a list item." in listed
+
+
+def test_tabs_and_admonitions_in_a_list_item_stay_in_it(tmp_path: Path) -> None:
+    """pydantic's validators.md: content tabs inside a list item, then an admonition holding more
+    tabs. The labels took column 0, which ended the list: the tab bodies, still indented, read
+    as indented code, and the admonition after them was never found (`??? example` was shown)."""
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "page.md").write_text(
+        "# Validators\n\n## Field validators\n\n* **After** validators run last.\n\n"
+        '    === "Annotated pattern"\n\n        ```python\n        x = 1\n        ```\n\n'
+        '    === "Decorator"\n\n        ```python\n        y = 2\n        ```\n\n'
+        '    ??? example "Example mutating the value"\n        Doubling it.\n\n'
+        '        === "Decorator"\n\n            ```python\n            z = 3\n            ```\n\n'
+        "## Next\n\nThe end.\n",
+        encoding="utf-8",
+    )
+    chunks = {c.id: c for c in _chunks(docs, "page.md")}
+    text = chunks["page.md#validators/field-validators"].text
+    assert "???" not in text and "===" not in text
+    assert "\n    Annotated pattern\n\n    ```python\n    x = 1\n    ```" in text
+    assert "\n    Example mutating the value\n    Doubling it." in text
+    assert "\n    Decorator\n\n    ```python\n    z = 3\n    ```" in text
+    assert list(chunks) == ["page.md#validators/field-validators", "page.md#validators/next"]
 
 
 def test_fenced_dialect_syntax_is_left_alone() -> None:

@@ -7,13 +7,14 @@ in either:
 
 - mkdocs-material admonitions `!!! kind "Title"`, `??? kind`, `???+ kind` (found by the
   `admon` plugin of mdit-py-plugins, nested ones included): the marker line becomes the label
-  `Kind: Title` (as Docusaurus `:::kind Title` does in `mdx.admonitions_to_text`) and the body,
-  indented four columns, is dedented, so it parses as the paragraphs and code it is;
+  `Kind: Title` (as Docusaurus `:::kind Title` does in `mdx.admonitions_to_text`) at the
+  marker's indent (one inside a list item stays in it) and the body, indented four columns,
+  is dedented, so it parses as the paragraphs and code it is;
 - content tabs: pymdownx `=== "Label"` (body indented four columns, dedented) and Docusaurus
-  `<Tabs>`/`<TabItem value=… label=…>` (tags blanked): the marker line becomes the label, and
-  each tab is returned as a `Tab` with its line range and, when its label, `value` or the
-  set's `groupId` names a programming language, that language, so the chunker can give it a
-  chunk of its own;
+  `<Tabs>`/`<TabItem value=… label=…>` (tags blanked): the marker line becomes the label (a
+  pymdownx one at the marker's indent), and each tab is returned as a `Tab` with its line
+  range and, when its label, `value` or the set's `groupId` names a programming language, that
+  language, so the chunker can give it a chunk of its own;
 - attribute lists (`{ #anchor .class key=value }`, `{: … }`) at the end of a line or on a line
   of their own are removed; abbreviation definitions `*[HTML]: Hyper Text…` become `HTML: Hyper
   Text…`; reference-style links whose reference the page does not define (mkdocs autorefs,
@@ -344,7 +345,10 @@ def rewrite(lines: list[str]) -> Rewritten:
     docusaurus, blank, tab_labels, tab_texts = _docusaurus_tabs(lines, code, groups)
     out = list(lines)
     for tab in material:
-        tab_labels[tab.start] = tab.label
+        # The label keeps the marker's indent (less its own tab's): a tab inside a list item
+        # stays in it, with its body (pydantic's validators.md; else the body read as code).
+        line = _dedent(lines[tab.start], dedent_tabs[tab.start])
+        tab_labels[tab.start] = line[: _width(line)] + tab.label
     for i in range(len(out)) if blank or tab_labels or tab_texts or any(dedent_tabs) else ():
         if i in blank:
             out[i] = ""
@@ -376,8 +380,9 @@ def rewrite(lines: list[str]) -> Rewritten:
         tabs = tuple(sorted([*material, *docusaurus], key=lambda t: t.start))
         return Rewritten(out, parse, tabs)
     for i in range(len(out)):
-        if i in labels:
-            out[i] = labels[i]
+        if i in labels:  # at the marker's indent, as the tab labels are
+            line = _dedent(out[i], dedent_admon[i])
+            out[i] = line[: _width(line)] + labels[i]
         elif dedent_admon[i]:
             out[i] = _dedent(out[i], dedent_admon[i])
         if not code[i] and i not in labels and _may_clean(out[i]):
