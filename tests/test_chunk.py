@@ -202,6 +202,19 @@ def test_vitepress_containers(tmp_path: Path) -> None:
     assert "npm run build" in chunk.text and "pnpm build" in chunk.text
 
 
+def test_nested_containers_take_more_colons(tmp_path: Path) -> None:
+    """A container holding another has more colons (`:::: details` around `::: tip`: vite's
+    guide/index.md); its marker lines read as its label and as nothing, like `:::`'s."""
+    text = (
+        "# Start\n\n:::: details Using create vite with options\n\nRun it.\n\n"
+        "::: tip Note\nAlso works.\n:::\n\n::::\n"
+    )
+    (chunk,) = chunks_of(tmp_path, text, name="start.md")
+    assert ":::" not in chunk.text
+    assert "Details: Using create vite with options" in chunk.text
+    assert "Tip: Note\nAlso works." in chunk.text
+
+
 def test_frontmatter_title_and_line_numbers(tmp_path: Path) -> None:
     text = "---\ntitle: Configuration\n---\n\nIntro text.\n\n## Options\n\nSet it.\n"
     chunks = chunks_of(tmp_path, text)

@@ -289,6 +289,7 @@ def test_markdown_written_as_mdx_reads_as_its_text(tmp_path: Path) -> None:
             "learn/rendering-lists.md": REACT_MD,
             "auth.md": "# Auth\n\n<API_KEY> goes in the `Authorization` header: {token}.\n",
             "tabs.md": "import Tabs from '@theme/Tabs';\n\n# Tabs\n\n<Tabs>\nIn tabs.\n</Tabs>\n",
+            "home.md": "# React\n\n{/* See HomeContent.js */}\n\nThe library for web UIs.\n",
         },
     )
     chunks = {c.id: c for c in _chunks(docs, "learn/rendering-lists.md")}
@@ -307,6 +308,9 @@ def test_markdown_written_as_mdx_reads_as_its_text(tmp_path: Path) -> None:
     assert "<API_KEY> goes in the `Authorization` header: {token}." in auth.text
     (tabs,) = _chunks(docs, "tabs.md")
     assert "import" not in tabs.text and "<Tabs>" not in tabs.text and "In tabs." in tabs.text
+    # An MDX comment on a line of its own says the same (react.dev's index.md holds only that).
+    (home,) = _chunks(docs, "home.md")
+    assert "{/*" not in home.text and "The library for web UIs." in home.text
 
 
 def test_mdx_headings_keep_their_explicit_ids(tmp_path: Path) -> None:

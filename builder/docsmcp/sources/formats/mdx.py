@@ -13,30 +13,40 @@ from docsmcp.sources.formats.fences import fenced_lines
 _ESM = re.compile(r"^(import|export)\b")
 # `:::kind`, then optionally `[title]` or whitespace and a title (see _admonition). The rest of
 # the line is cut with str methods: a lazy `\s+(.*?)\s*$` is quadratic in runs of whitespace.
-_ADMONITION_KIND = re.compile(r"^\s{0,3}:::\s*([A-Za-z][\w-]*)")
+# Nested containers take more colons (`:::: details` around a `::: tip`, VitePress and
+# Docusaurus alike).
+_ADMONITION_KIND = re.compile(r"^\s{0,3}:{3,}\s*([A-Za-z][\w-]*)")
 # VitePress containers that only group what they hold (`::: code-group`: tabs of code blocks,
 # labelled by their fences): no label, as a `:::` closer.
 _GROUPING_KINDS = frozenset({"code-group"})
-_ADMONITION_CLOSE = re.compile(r"^\s{0,3}:::\s*$")
+_ADMONITION_CLOSE = re.compile(r"^\s{0,3}:{3,}\s*$")
 _MAX_STATEMENT = 200  # lines an import/export statement may span across blank lines
 
 
 # A JSX component opening a line: `<Intro>`, `<Sandpack>`, `<Diagram name="x" alt="..." />`. A
 # capital then a lower-case letter: `<API_KEY>` and `<T>` are placeholders and types, not tags.
 _COMPONENT_LINE = re.compile(r"^[ \t]*<([A-Z][a-z][A-Za-z0-9]*)(?=[\s/>]|$)", re.MULTILINE)
+# A line that is one MDX comment and nothing else.
+_COMMENT_LINE = re.compile(r"^[ \t]*\{/\*(?:(?!\*/).)*\*/\}[ \t]*$", re.MULTILINE)
 
 
 def written_as_mdx(lines: list[str]) -> bool:
     """Whether a `.md` file is MDX in fact, as react.dev's are and as Docusaurus 3 reads every
     `.md`: a JSX component opens a line outside code and is closed (`</Name>`, or `/>` on its
-    line). Such a file is reduced as MDX (readable.py): its components' tags go, their text
-    stays, and its `import`/`export` lines go."""
+    line), or a line outside code is an MDX comment (`{/* See HomeContent.js */}`, react.dev's
+    index.md). Such a file is reduced as MDX (readable.py): its components' tags and comments
+    go, their text stays, and its `import`/`export` lines go."""
     body = "\n".join(lines)
-    if _COMPONENT_LINE.search(body) is None:  # (most markdown: one regex pass, no fences)
+    # (most markdown: one regex pass each, no fences)
+    if _COMPONENT_LINE.search(body) is None and _COMMENT_LINE.search(body) is None:
         return False
     code = fenced_lines(lines)
     for i, line in enumerate(lines):
-        m = None if code[i] else _COMPONENT_LINE.match(line)
+        if code[i]:
+            continue
+        if _COMMENT_LINE.match(line):
+            return True
+        m = _COMPONENT_LINE.match(line)
         if m is not None and ("/>" in line or f"</{m.group(1)}>" in body):
             return True
     return False
