@@ -290,6 +290,7 @@ def test_markdown_written_as_mdx_reads_as_its_text(tmp_path: Path) -> None:
             "auth.md": "# Auth\n\n<API_KEY> goes in the `Authorization` header: {token}.\n",
             "tabs.md": "import Tabs from '@theme/Tabs';\n\n# Tabs\n\n<Tabs>\nIn tabs.\n</Tabs>\n",
             "home.md": "# React\n\n{/* See HomeContent.js */}\n\nThe library for web UIs.\n",
+            "sponsors.md": '# Sponsors\n\nThanks.\n\n<VPSponsors :data="sponsors ?? []" />\n',
         },
     )
     chunks = {c.id: c for c in _chunks(docs, "learn/rendering-lists.md")}
@@ -311,6 +312,9 @@ def test_markdown_written_as_mdx_reads_as_its_text(tmp_path: Path) -> None:
     # An MDX comment on a line of its own says the same (react.dev's index.md holds only that).
     (home,) = _chunks(docs, "home.md")
     assert "{/*" not in home.text and "The library for web UIs." in home.text
+    # A component named with capitals first (VitePress' `<VPSponsors>`, vite's sponsors page).
+    (sponsors,) = _chunks(docs, "sponsors.md")
+    assert "<VPSponsors" not in sponsors.text and "Thanks." in sponsors.text
 
 
 def test_mdx_headings_keep_their_explicit_ids(tmp_path: Path) -> None:

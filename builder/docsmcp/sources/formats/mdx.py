@@ -23,9 +23,10 @@ _ADMONITION_CLOSE = re.compile(r"^\s{0,3}:{3,}\s*$")
 _MAX_STATEMENT = 200  # lines an import/export statement may span across blank lines
 
 
-# A JSX component opening a line: `<Intro>`, `<Sandpack>`, `<Diagram name="x" alt="..." />`. A
-# capital then a lower-case letter: `<API_KEY>` and `<T>` are placeholders and types, not tags.
-_COMPONENT_LINE = re.compile(r"^[ \t]*<([A-Z][a-z][A-Za-z0-9]*)(?=[\s/>]|$)", re.MULTILINE)
+# A JSX (or VitePress Vue) component opening a line: `<Intro>`, `<Sandpack>`, `<Diagram
+# name="x" alt="..." />`, `<VPTeamMembers :members="core" />`. A capital first and a lower-case
+# letter in the name: `<API_KEY>` and `<T>` are placeholders and types, not tags.
+_COMPONENT_LINE = re.compile(r"^[ \t]*<([A-Z][A-Z0-9]*[a-z][A-Za-z0-9]*)(?=[\s/>]|$)", re.MULTILINE)
 # A line that is one MDX comment and nothing else.
 _COMMENT_LINE = re.compile(r"^[ \t]*\{/\*(?:(?!\*/).)*\*/\}[ \t]*$", re.MULTILINE)
 
