@@ -197,12 +197,12 @@ def test_a_query_of_several_names_ranks_the_section_naming_them_all(tmp_path: Pa
         ("create a short link", False),
         ("vendor versions", False),
         ("orchestrate the workers", False),
-        ("R_LIBS_USER", False),  # one name: nothing to coordinate, and not asked
+        ("R_LIBS_USER", False),  # an identifier query, but one word: nothing to coordinate
+        ("which", False),
     ],
 )
 def test_queries_that_want_every_word(query: str, expected: bool) -> None:
-    # R_LIBS_USER is an identifier query; with one word the factor is 1 (lexical.coordination)
-    assert wants_every_word(query) == (expected or query_class(query) == IDENTIFIER)
+    assert wants_every_word(query) == expected
 
 
 def test_vs_is_not_searched_as_a_word_but_its_bigrams_stay() -> None:

@@ -198,7 +198,7 @@ class Searcher:
         lexical = score(self.lexicon, n, terms, deadline, work.array("lexical", np.float32))
         if self.coordination and wants_every_word(query):  # several names, or a choice
             words = named_words(query, self.bundle.metadata.analyzer)
-            found = coordination(self.lexicon, words, work.array("coordination", np.float32))
+            found = coordination(self.lexicon, words, n, work.array("coordination", np.float32))
             if found is not None:
                 np.multiply(lexical, found[0], out=lexical)
         proximity = score(self.lexicon, n, bigrams, deadline, work.array("proximity", np.float32))

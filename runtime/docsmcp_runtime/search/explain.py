@@ -82,7 +82,7 @@ def explain(searcher: Searcher, query: str, filters: dict[str, str], rows: list[
     lexical, coordinated = raw, None
     if searcher.coordination and wants_every_word(query):  # as the engine: rows naming all gain
         words = named_words(query, config)
-        coordinated = coordination(searcher.lexicon, words, n_docs=n)
+        coordinated = coordination(searcher.lexicon, words, n)
         if coordinated is not None:
             lexical = raw * coordinated[0]
     proximity = score(searcher.lexicon, n, bigrams)

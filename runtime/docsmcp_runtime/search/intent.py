@@ -238,4 +238,6 @@ def wants_every_word(query: str) -> bool:
     query of several identifiers (`REprintf Rvprintf`), or one asking to choose between things
     (`IG vs WG`, `resource or tool?`, `which headers …`), whose answer names both sides."""
     text = query[:MAX_QUERY_CHARS]
+    if len(text.split(maxsplit=1)) < 2:
+        return False  # one word: nothing to coordinate (most identifier lookups)
     return query_class(text) == IDENTIFIER or _CHOICE.search(text) is not None

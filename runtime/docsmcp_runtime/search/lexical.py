@@ -172,18 +172,16 @@ def named_words(query: str, config: AnalyzerConfig) -> list[str]:
 
 
 def coordination(
-    lexicon: Lexicon, words: list[str], out: np.ndarray | None = None, n_docs: int = 0
+    lexicon: Lexicon, words: list[str], n_docs: int, out: np.ndarray | None = None
 ) -> tuple[np.ndarray, int] | None:
-    """Per row, ((1 + m) / (1 + w)) ** COORDINATION_POWER (float32, into `out` when given, else
-    `n_docs` long), where w of `words` are in the index and the row holds m of them; and w.
-    None when w < 2."""
+    """Per row, ((1 + m) / (1 + w)) ** COORDINATION_POWER as float32 (into `out` when given),
+    where w of `words` are in the index and the row holds m of them; and w. None when w < 2."""
     postings = [lexicon.postings(t)[0] for t in map(lexicon.lookup, words) if t is not None]
     if len(postings) < 2:
         return None
-    factor = np.empty(n_docs, np.float32) if out is None else out
-    factor.fill(1)
-    for docs in postings:
-        factor[docs] += 1  # doc ids are unique within a posting list
-    factor /= 1 + len(postings)
-    np.power(factor, COORDINATION_POWER, out=factor)
-    return factor, len(postings)
+    # Words per row in one bincount (doc ids are unique within a posting list): a fancy-index
+    # increment per word cost 4x as much. Then one factor per count m = 0..w, looked up.
+    held = np.bincount(np.concatenate(postings), minlength=n_docs)
+    counts = np.arange(1, len(postings) + 2, dtype=np.float32)
+    table = (counts / np.float32(1 + len(postings))) ** COORDINATION_POWER
+    return np.take(table, held, out=out), len(postings)
