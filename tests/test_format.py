@@ -317,6 +317,39 @@ def test_runtime_and_verify_share_one_check(copy_of: Callable[[], Path]) -> None
     assert runtime in [str(p) for p in Inspection(bundle, deep=True).problems()]
 
 
+def test_files_are_hashed_in_order_whoever_hashes_them(tmp_path: Path) -> None:
+    """More than PARALLEL_HASH_BYTES in all: two threads share the files by size; each digest
+    still lands at its file's place, and a file that cannot be read raises here."""
+    import hashlib
+    import random
+
+    from docsmcp_runtime.format.layout import PARALLEL_HASH_BYTES, sha256_files
+
+    rng = random.Random(7)
+    sizes = [PARALLEL_HASH_BYTES // 2, 10, PARALLEL_HASH_BYTES, 0, 4096, PARALLEL_HASH_BYTES // 3]
+    paths = []
+    for i, size in enumerate(sizes):
+        path = tmp_path / f"f{i}.bin"
+        path.write_bytes(rng.randbytes(size))
+        paths.append(path)
+    expected = [hashlib.sha256(p.read_bytes()).hexdigest() for p in paths]
+    assert sha256_files(paths) == expected
+    assert sha256_files(paths[1:2]) == expected[1:2] and sha256_files([]) == []
+    with pytest.raises(FileNotFoundError):
+        sha256_files([*paths, tmp_path / "gone.bin"])
+
+
+def test_several_damaged_files_are_reported_in_name_order(copy_of: Callable[[], Path]) -> None:
+    bundle = copy_of()
+    for name in ("terms.bin", "chunks.parquet"):
+        data = bytearray((bundle / name).read_bytes())
+        data[-1] ^= 0xFF
+        (bundle / name).write_bytes(bytes(data))
+    problems = [str(p) for p in Inspection(bundle, deep=True).problems()]
+    damaged = [p.split(":")[0] for p in problems if "sha256" in p]
+    assert damaged == ["chunks.parquet", "terms.bin"], problems
+
+
 # -- fuzz: any change to metadata.json gives a bundle or a one-line refusal -----------------------
 
 JSON_VALUES = st.recursive(

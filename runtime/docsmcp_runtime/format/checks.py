@@ -42,7 +42,7 @@ from .layout import (
     RESCORE_ARRAYS,
     TABLE_FILES,
     VECTOR_ARRAYS,
-    sha256_file,
+    sha256_files,
 )
 from .metadata import Metadata
 from .problems import Problem, _map, rows_beyond, sha256_mismatch
@@ -213,15 +213,19 @@ class Inspection(DeepChecks):
                 yield Problem(METADATA_FILE, f"files lacks {name}")
 
     def _files(self) -> Iterator[Problem]:
+        found: dict[str, Problem] = {}
+        hashed: list[str] = []
         for name in sorted(self.entries):
             entry = self.entries[name]
             path = self.root / name
             if path.is_symlink() or not path.is_file():
-                yield Problem(name, "missing" if not path.exists() else "not a regular file")
+                found[name] = Problem(
+                    name, "missing" if not path.exists() else "not a regular file"
+                )
                 continue
             size = path.stat().st_size
             if size != entry.bytes:
-                yield Problem(name, f"{size} bytes, metadata.json says {entry.bytes}")
+                found[name] = Problem(name, f"{size} bytes, metadata.json says {entry.bytes}")
                 continue
             self.sized.add(name)
             if name in self._checked_by_reader():
@@ -229,9 +233,14 @@ class Inspection(DeepChecks):
             if self.lazy_bytes is not None and size > self.lazy_bytes:
                 self.deferred.append(name)
             elif self.hashes:
-                actual = sha256_file(path)
-                if actual != entry.sha256:
-                    yield Problem(name, sha256_mismatch(actual))
+                hashed.append(name)
+        # All at once (two threads for a few MB: format/layout.py), reported in name order.
+        digests = sha256_files([self.root / name for name in hashed])
+        for name, actual in zip(hashed, digests, strict=True):
+            if actual != self.entries[name].sha256:
+                found[name] = Problem(name, sha256_mismatch(actual))
+        for name in sorted(found):
+            yield found[name]
         if self.deep:
             listed = {METADATA_FILE, *self.entries}
             for item in sorted(self.root.iterdir()):

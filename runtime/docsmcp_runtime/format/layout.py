@@ -4,6 +4,8 @@
 from __future__ import annotations
 
 import hashlib
+import os
+import threading
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -141,6 +143,45 @@ def sha256_file(path: Path) -> str:
         while size := fh.readinto(buffer):
             h.update(view[:size])
     return h.hexdigest()
+
+
+# Files holding more than this in all are hashed by two threads (hashlib lets go of the GIL):
+# a speakeasy-sdks bundle's 11 MB took 10.5 ms at open one after another, 6.3 ms so on 2 cores.
+PARALLEL_HASH_BYTES = 2 << 20
+
+
+def sha256_files(paths: list[Path]) -> list[str]:
+    """The sha256 of each file, in order: split by size between this thread and one other when
+    there is more than PARALLEL_HASH_BYTES and more than one core. An OSError of either is
+    raised here."""
+    sizes = [p.stat().st_size for p in paths]
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    if len(paths) < 2 or sum(sizes) <= PARALLEL_HASH_BYTES or (cores or 1) < 2:
+        return [sha256_file(p) for p in paths]
+    digests: list[str | BaseException] = [""] * len(paths)
+    mine: list[int] = []
+    theirs: list[int] = []
+    held = [0, 0]
+    for i in sorted(range(len(paths)), key=lambda i: -sizes[i]):  # largest first, to the lighter
+        side = 0 if held[0] <= held[1] else 1
+        (mine, theirs)[side].append(i)
+        held[side] += sizes[i]
+
+    def run(indexes: list[int]) -> None:
+        for i in indexes:
+            try:
+                digests[i] = sha256_file(paths[i])
+            except OSError as exc:
+                digests[i] = exc
+
+    other = threading.Thread(target=run, args=(theirs,), name="docsmcp-hash", daemon=True)
+    other.start()
+    run(mine)
+    other.join()
+    for digest in digests:
+        if isinstance(digest, BaseException):
+            raise digest
+    return [str(d) for d in digests]
 
 
 def is_plain_name(name: str) -> bool:
