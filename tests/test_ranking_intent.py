@@ -4,6 +4,7 @@ result is what an agent sees."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -241,6 +242,46 @@ def test_a_choice_ranks_the_section_naming_both_sides(tmp_path: Path) -> None:
     assert first("VS Code") == "editor.md"
     assert first("resource or tool?") == "modes.md"  # both sides, above "tool" eight times
     assert first("tool") == "tools.md"
+
+
+_WORDS = [
+    "createWidget",
+    "retryPolicy",
+    "widgets",
+    "vs",
+    "or",
+    "which",
+    "delete",
+    "python",
+    "client.widgets.create_widget",
+    "backoff",
+    "errors",
+    "HTTPServer",
+    "404",
+    "会话密钥",
+]
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.sampled_from(_WORDS), min_size=1, max_size=6))
+def test_coordination_reorders_and_never_filters(tiny_bundle: Path, words: list[str]) -> None:
+    """Coordination is a factor of at most 1 on the rows a query matches: the same rows match
+    with it on or off (`vs` aside, which is then not searched), none scores higher, and a query
+    that asks for no coordination scores exactly as without it."""
+    bundle = open_bundle(tiny_bundle)
+    plain = SearchOptions(name_boost=0.0, role_prior=False)
+    on = Searcher(bundle, options=plain)
+    off = Searcher(bundle, options=replace(plain, coordination=False))
+    query = " ".join(words)
+    a, b = on.search(query, {}, 0, 50), off.search(query, {}, 0, 50)
+    if "vs" in (w.lower() for w in words):
+        return
+    assert set(a.rows) == set(b.rows)
+    before = dict(zip(b.rows, b.scores, strict=True))
+    after = dict(zip(a.rows, a.scores, strict=True))
+    assert all(after[r] <= before[r] + 1e-6 for r in after)
+    if not wants_every_word(query):
+        assert after == before
 
 
 @settings(max_examples=300, deadline=None)
