@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 
 from docsmcp_runtime.bundle.reader import open_bundle
-from docsmcp_runtime.protocol.dispatcher import MAX_MESSAGE_BYTES
+from docsmcp_runtime.protocol import MAX_MESSAGE_BYTES
 from docsmcp_runtime.protocol.stdio import _loop
 from docsmcp_runtime.tools.app import DocsApp
 

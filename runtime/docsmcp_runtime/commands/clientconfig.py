@@ -27,9 +27,8 @@ from urllib.parse import urlsplit
 
 from ..distribution.archive import is_remote
 from ..format.layout import METADATA_FILE
+from .parser import CLIENTS, PROG
 
-CLIENTS = ("claude-code", "claude-desktop", "cursor", "vscode")
-RUNTIME_COMMAND = "docsmcp-runtime"
 # metadata.json is small; a name is looked up only in its first this many bytes.
 _METADATA_READ_LIMIT = 4 << 20
 
@@ -118,7 +117,7 @@ def make(
     name: str | None = None,
     transport: str = "stdio",
     url: str | None = None,
-    command: str = RUNTIME_COMMAND,
+    command: str = PROG,
 ) -> ClientConfig:
     """The registration of ``bundle`` (one, or several served as libraries) for ``client``;
     ConfigError for what cannot be done."""
@@ -181,7 +180,7 @@ def run(args) -> int:  # noqa: ANN001 - the argparse.Namespace of `docsmcp-runti
             command=args.command_name,
         )
     except ConfigError as exc:
-        print(f"{RUNTIME_COMMAND}: error: {exc}", file=sys.stderr)
+        print(f"{PROG}: error: {exc}", file=sys.stderr)
         return 2
     if args.json:
         out = {"client": config.client, "name": config.name, "where": config.where}

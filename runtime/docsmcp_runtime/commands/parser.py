@@ -17,6 +17,8 @@ from ..tools.registry import TOOL_NAMES, TOOL_PREFIX_ENV, TOOLS_ENV, VERSION_TOO
 from .argparsing import OneLineParser
 
 PROG = "docsmcp-runtime"
+# The MCP clients `docsmcp-runtime config` writes for (clientconfig.py).
+CLIENTS = ("claude-code", "claude-desktop", "cursor", "vscode")
 
 
 BUNDLE_HELP = (
@@ -289,7 +291,7 @@ def _parser() -> argparse.ArgumentParser:
     for action in w._actions:  # the readers' options mean nothing here
         if action.dest in ("json", "library"):
             action.help = argparse.SUPPRESS
-    from ..http.settings import DEFAULT_PORT
+    from ..http.defaults import DEFAULT_PORT
 
     w.add_argument(  # (the same check as the HTTP option's: 99999 once bound a random port)
         "--port",
@@ -298,8 +300,6 @@ def _parser() -> argparse.ArgumentParser:
         metavar="N",
         help=f"port (default: {DEFAULT_PORT})",
     )
-    from .clientconfig import CLIENTS, RUNTIME_COMMAND
-
     k = command(
         "config",
         "print the snippet or command that adds this server to an MCP client",
@@ -329,7 +329,7 @@ def _parser() -> argparse.ArgumentParser:
     k.add_argument(
         "--command",
         dest="command_name",
-        default=RUNTIME_COMMAND,
+        default=PROG,
         metavar="CMD",
         help="the runtime command the client runs, e.g. an absolute path when the client's PATH "
         "lacks it",
@@ -387,7 +387,7 @@ def _positive_float(text: str) -> float:
 
 
 def _http_options(p: argparse.ArgumentParser) -> None:
-    from ..http import settings as http
+    from ..http import defaults as http
 
     g = p.add_argument_group("HTTP transport (--transport http)")
     g.add_argument(

@@ -22,6 +22,7 @@ def _serve_http(args: argparse.Namespace) -> int:
             "--transport http needs uvicorn; install it with: pip install 'docsmcp-runtime[http]'"
         )
     from ..http import app as http_app
+    from ..http import defaults
     from ..http import server as http_server
     from ..http import settings as http
 
@@ -32,11 +33,13 @@ def _serve_http(args: argparse.Namespace) -> int:
         return _fail(str(exc))
     if args.watch and any(is_remote(b) for b in args.bundle):
         return _fail("--watch follows a bundle path; an https:// bundle changes only by URL or pin")
-    host = args.host or http.DEFAULT_HOST
-    port = http.DEFAULT_PORT if args.port is None else args.port
-    token = args.auth_token if args.auth_token is not None else os.environ.get(http.ENV_AUTH_TOKEN)
+    host = args.host or defaults.DEFAULT_HOST
+    port = defaults.DEFAULT_PORT if args.port is None else args.port
+    token = (
+        args.auth_token if args.auth_token is not None else os.environ.get(defaults.ENV_AUTH_TOKEN)
+    )
     if token is not None and not token.strip():
-        return _fail(f"the auth token (--auth-token or ${http.ENV_AUTH_TOKEN}) is empty")
+        return _fail(f"the auth token (--auth-token or ${defaults.ENV_AUTH_TOKEN}) is empty")
     settings = http.HttpSettings(
         bundle=args.bundle[0],
         more_bundles=tuple(args.bundle[1:]),
@@ -46,11 +49,11 @@ def _serve_http(args: argparse.Namespace) -> int:
         allow_hosts=tuple(args.allow_host or ()),
         cors_origins=tuple(args.cors_origin or ()),
         loopback=http.is_loopback(host),
-        max_body_bytes=args.max_body_bytes or http.DEFAULT_MAX_BODY_BYTES,
-        body_timeout=args.body_timeout or http.DEFAULT_BODY_TIMEOUT,
-        threads=args.threads or http.DEFAULT_THREADS,
+        max_body_bytes=args.max_body_bytes or defaults.DEFAULT_MAX_BODY_BYTES,
+        body_timeout=args.body_timeout or defaults.DEFAULT_BODY_TIMEOUT,
+        threads=args.threads or defaults.DEFAULT_THREADS,
         watch=bool(args.watch),
-        watch_interval=args.watch_interval or http.DEFAULT_WATCH_INTERVAL,
+        watch_interval=args.watch_interval or defaults.DEFAULT_WATCH_INTERVAL,
         search=search,
         tools=selection,
         health_commit=bool(args.health_commit),
@@ -58,7 +61,9 @@ def _serve_http(args: argparse.Namespace) -> int:
         fetch=args.fetch,
     )
     timeout = (
-        http.DEFAULT_SHUTDOWN_TIMEOUT if args.shutdown_timeout is None else args.shutdown_timeout
+        defaults.DEFAULT_SHUTDOWN_TIMEOUT
+        if args.shutdown_timeout is None
+        else args.shutdown_timeout
     )
     # Start-up failures stay plain one-line errors; once serving, every line is JSON.
     logs.configure(args.log_level or "info")
@@ -79,9 +84,9 @@ def _serve_http(args: argparse.Namespace) -> int:
             "reach the port can query the documentation",
         )
     limits = http.ConnectionLimits(
-        header_timeout=args.header_timeout or http.DEFAULT_HEADER_TIMEOUT,
-        max_connections=args.max_connections or http.DEFAULT_MAX_CONNECTIONS,
-        max_header_bytes=args.max_header_bytes or http.DEFAULT_MAX_HEADER_BYTES,
+        header_timeout=args.header_timeout or defaults.DEFAULT_HEADER_TIMEOUT,
+        max_connections=args.max_connections or defaults.DEFAULT_MAX_CONNECTIONS,
+        max_header_bytes=args.max_header_bytes or defaults.DEFAULT_MAX_HEADER_BYTES,
     )
     if (args.workers or 1) > 1:
         try:

@@ -48,6 +48,7 @@ from .. import logs
 from ..bundle.reader import Bundle
 from ..errors import INTERNAL_ERROR, INVALID_REQUEST, BundleError
 from . import guard
+from .defaults import HEALTH_PATH, LIMIT_ENVS, MCP_PATH
 from .playground import (
     ABOUT_PATH,
     EXPLAIN_PATH,
@@ -59,14 +60,7 @@ from .playground import (
 from .post import answer_post
 from .replies import Headers, Reply, first, plain, rpc_error
 from .security import TransportSecurity
-from .settings import (
-    HEALTH_PATH,
-    LIMIT_ENVS,
-    MCP_PATH,
-    SERVER_HEADER,
-    HttpSettings,
-    settings_from_env,
-)
+from .settings import SERVER_HEADER, HttpSettings, settings_from_env
 from .watch import BundleWatcher, Served, load, signature
 
 # ---------------------------------------------------------------------------------------------

@@ -16,8 +16,9 @@ import time
 from .. import __version__, logs
 from . import guard
 from .app import McpHttpApp
+from .defaults import MCP_PATH
 from .playground import PLAYGROUND_PATH
-from .settings import MCP_PATH, ConnectionLimits
+from .settings import ConnectionLimits
 
 
 def _release(previous: dict, sock: socket.socket, app: McpHttpApp) -> None:

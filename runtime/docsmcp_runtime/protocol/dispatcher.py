@@ -110,11 +110,6 @@ class Session:
 log = logging.getLogger(__name__)
 
 
-# The largest JSON-RPC message read (a stdio line, an HTTP body by default): a real request is a
-# few kilobytes; queries are cut far below this (search/engine.py).
-MAX_MESSAGE_BYTES = 1 << 20
-
-
 def error_response(id_: object, code: int, message: str, data: object | None = None) -> dict:
     error: dict[str, Any] = {"code": code, "message": message}
     if data is not None:

@@ -15,7 +15,8 @@ from contextlib import contextmanager, suppress
 from typing import BinaryIO
 
 from ..errors import INVALID_REQUEST
-from .dispatcher import MAX_MESSAGE_BYTES, App, Dispatcher, Session, encode, error_response
+from . import MAX_MESSAGE_BYTES
+from .dispatcher import App, Dispatcher, Session, encode, error_response
 
 
 @contextmanager
