@@ -93,6 +93,8 @@ def test_search_path_imports(example_bundle: Path) -> None:
         "docsmcp_runtime.http.settings",
         "docsmcp_runtime.protocol.dispatcher",
         "docsmcp_runtime.commands.clientconfig",
+        "docsmcp_runtime.browse.apiref",
+        "docsmcp_runtime.browse.examples",
     }
     assert lazy & modules == set()
 

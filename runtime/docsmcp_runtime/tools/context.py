@@ -9,8 +9,6 @@ from collections.abc import Callable, Hashable
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
-from ..browse.apiref import ApiRegistry
-from ..browse.examples import CodeIndex
 from ..browse.pages import PageIndex
 from ..browse.sections import SectionIndex
 from ..bundle.reader import Bundle
@@ -22,6 +20,8 @@ from ..search.options import SearchOptions
 from .arguments import Pager
 
 if TYPE_CHECKING:
+    from ..browse.apiref import ApiRegistry
+    from ..browse.examples import CodeIndex
     from ..search.rerank import ChatReranker
 
 log = logging.getLogger(__name__)
@@ -112,12 +112,17 @@ class DocsContext:
     def sections(self) -> SectionIndex:
         return SectionIndex(self.bundle)
 
+    # The API registry and code index serve their own tools only: imported on first use.
     @cached_property
     def api(self) -> ApiRegistry:
+        from ..browse.apiref import ApiRegistry
+
         return ApiRegistry(self.bundle)
 
     @cached_property
     def code(self) -> CodeIndex:
+        from ..browse.examples import CodeIndex
+
         return CodeIndex(self.bundle)
 
     @cached_property
