@@ -114,10 +114,11 @@ _CODE = re.compile(
 
 # A query asking to choose: `X vs Y`, `X or Y`, `which …`, `difference between …`, `compared to`.
 _CHOICE = re.compile(r"\b(?:vs\.?|versus|or|which|differences?|compare[ds]?)\b", re.IGNORECASE)
-# Words that only say "compare": never a side of the comparison, and `vs`/`versus` are not
-# searched as terms either (lexical.query_terms), or "strict vs lax" ranks "Configure VS Code"
-# first; their bigrams stay, so "VS Code" still finds its sections.
-CHOICE_WORDS = frozenset({"vs", "versus", "which", "difference", "differences", "compare"})
+# Words that only say "compare": never a side of the comparison. The OPERATORS among them are
+# not searched as terms either (lexical.query_terms), or "strict vs lax" ranks "Configure VS
+# Code" first; their bigrams stay, so "VS Code" still finds its sections.
+OPERATORS = frozenset({"vs", "versus"})
+CHOICE_WORDS = OPERATORS | {"which", "difference", "differences", "compare"}
 
 IDENTIFIER, MIXED, QUESTION = "identifier", "mixed", "question"
 QUERY_CLASSES = (IDENTIFIER, MIXED, QUESTION)

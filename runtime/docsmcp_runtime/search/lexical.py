@@ -10,10 +10,7 @@ import numpy as np
 from ..errors import SearchTimeout
 from .analyzer import AnalyzerConfig, analyze
 from .half import widen
-from .intent import CHOICE_WORDS
-
-# Query words that say "compare" and are not searched as terms (intent.CHOICE_WORDS).
-_OPERATORS = frozenset({"vs", "versus"})
+from .intent import CHOICE_WORDS, OPERATORS
 
 # Every SAMPLE_STRIDE-th term of the dictionary is held as bytes (Lexicon._samples), so a lookup
 # bisects that list in C, then reads the one stride of terms the key can be in as one bytes
@@ -103,7 +100,7 @@ def query_terms(
         a = analyze(line, config)
         terms.update(dict.fromkeys(a.terms))
         bigrams.update(dict.fromkeys(a.bigrams))
-    kept = [] if operators else [t for t in terms if t not in _OPERATORS]
+    kept = [] if operators else [t for t in terms if t not in OPERATORS]
     return kept or list(terms), list(bigrams)
 
 
