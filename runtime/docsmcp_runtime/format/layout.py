@@ -152,8 +152,8 @@ PARALLEL_HASH_BYTES = 2 << 20
 
 def sha256_files(paths: list[Path]) -> list[str]:
     """The sha256 of each file, in order: split by size between this thread and one other when
-    there is more than PARALLEL_HASH_BYTES and more than one core. An OSError of either is
-    raised here."""
+    there is more than PARALLEL_HASH_BYTES and more than one core. An error of either thread
+    (an OSError: a file that cannot be read) is raised here."""
     sizes = [p.stat().st_size for p in paths]
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
     if len(paths) < 2 or sum(sizes) <= PARALLEL_HASH_BYTES or (cores or 1) < 2:
@@ -171,7 +171,7 @@ def sha256_files(paths: list[Path]) -> list[str]:
         for i in indexes:
             try:
                 digests[i] = sha256_file(paths[i])
-            except OSError as exc:
+            except Exception as exc:  # noqa: BLE001 - raised again in the calling thread
                 digests[i] = exc
 
     other = threading.Thread(target=run, args=(theirs,), name="docsmcp-hash", daemon=True)
