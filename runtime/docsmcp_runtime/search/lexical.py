@@ -176,9 +176,14 @@ def coordination(
     postings = [lexicon.postings(t)[0] for t in map(lexicon.lookup, words) if t is not None]
     if len(postings) < 2:
         return None
-    # Words per row in one bincount (doc ids are unique within a posting list): a fancy-index
-    # increment per word cost 4x as much. Then one factor per count m = 0..w, looked up.
-    held = np.bincount(np.concatenate(postings), minlength=n_docs)
-    counts = np.arange(1, len(postings) + 2, dtype=np.float32)
-    table = (counts / np.float32(1 + len(postings))) ** COORDINATION_POWER
-    return np.take(table, held, out=out), len(postings)
+    factor = np.empty(n_docs, np.float32) if out is None else out
+    # Words per row, in one add.at of the concatenated postings (doc ids are unique within a
+    # posting list), then the factor in place: a million-row bundle's coordinated queries paid
+    # ~7 ms more than without it with a bincount and a table lookup, a fancy-index increment
+    # per word costs more still.
+    factor.fill(1)
+    docs = np.concatenate(postings)
+    np.add.at(factor, docs, np.ones(len(docs), np.float32))
+    factor /= np.float32(1 + len(postings))
+    np.power(factor, COORDINATION_POWER, out=factor)
+    return factor, len(postings)
