@@ -291,6 +291,9 @@ def test_markdown_written_as_mdx_reads_as_its_text(tmp_path: Path) -> None:
             "tabs.md": "import Tabs from '@theme/Tabs';\n\n# Tabs\n\n<Tabs>\nIn tabs.\n</Tabs>\n",
             "home.md": "# React\n\n{/* See HomeContent.js */}\n\nThe library for web UIs.\n",
             "sponsors.md": '# Sponsors\n\nThanks.\n\n<VPSponsors :data="sponsors ?? []" />\n',
+            "team.md": "# Team\n\n<VPTeamPage>\n  <template #title>Meet the Team</template>\n"
+            "  <template v-slot:lead>Guided by an international team.</template>\n"
+            "  <template><p>Inert markup.</p></template>\n</VPTeamPage>\n",
         },
     )
     chunks = {c.id: c for c in _chunks(docs, "learn/rendering-lists.md")}
@@ -315,6 +318,10 @@ def test_markdown_written_as_mdx_reads_as_its_text(tmp_path: Path) -> None:
     # A component named with capitals first (VitePress' `<VPSponsors>`, vite's sponsors page).
     (sponsors,) = _chunks(docs, "sponsors.md")
     assert "<VPSponsors" not in sponsors.text and "Thanks." in sponsors.text
+    # Vue renders a `<template>` with a slot directive (vite's team page); HTML's stays unseen.
+    (team,) = _chunks(docs, "team.md")
+    assert "Meet the Team" in team.text and "Guided by an international team." in team.text
+    assert "Inert markup" not in team.text and "<template" not in team.text
 
 
 def test_mdx_headings_keep_their_explicit_ids(tmp_path: Path) -> None:

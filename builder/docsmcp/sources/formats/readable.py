@@ -79,6 +79,13 @@ _PROSE_PROPS = ("title", "label", "caption", "alt", "description", "summary", "h
 # `<ParamField query="limit" type="integer">`: its name, type and flags are its text.
 _FIELD_TAG = re.compile(r"(?:Field|Param|Parameter|Property|Prop|Attribute|Option)$")
 _FIELD_NAMES = ("name", "path", "query", "body", "header", "param", "field", "id")
+# A `<template>` with a Vue directive (`<template #title>`, `v-slot:lead`, `v-if`) is slot
+# content Vue renders (VitePress pages), not HTML's inert `<template>`: its text is kept.
+_VUE_DIRECTIVE = re.compile(r"#|v-(?:slot|if|else|else-if|for)\b")
+
+
+def _rendered_template(name: str, props: dict[str, str | None]) -> bool:
+    return name == "template" and any(_VUE_DIRECTIVE.match(key) for key in props)
 
 
 def _is_component(name: str, mdx: bool) -> bool:
@@ -286,7 +293,8 @@ class _Scan:
         low = name.lower()
         if self.at_line_start(i):
             self.tag_lines.add(self.line)
-        if name in UNSEEN_CONTENT and not closing and not self_closing:
+        unseen = name in UNSEEN_CONTENT and not _rendered_template(name, props or {})
+        if unseen and not closing and not self_closing:
             close = _closer(name).search(s, end, i + MAX_SPAN)
             if close is not None:
                 self.emit_skipped(i, close.end())
