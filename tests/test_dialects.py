@@ -338,6 +338,24 @@ def test_tabs_and_admonitions_in_a_list_item_stay_in_it(tmp_path: Path) -> None:
     assert list(chunks) == ["page.md#validators/field-validators", "page.md#validators/next"]
 
 
+def test_template_lines_leave_nothing() -> None:
+    """A line that is one template expression or tag (mkdocs-macros' `{{ table }}`, Liquid's
+    `{% include %}`, the Rust Reference's `{{ grammar-summary }}`) shows a reader what it renders,
+    never itself; mdBook's `{{#include}}` and braces within prose or code stay."""
+    lines = [
+        "{{ conversion_table_all }}",
+        '  {% include "snippet.md" %}',
+        "{{#include listing.rs}}",
+        "Use {{ name }} in a template.",
+        "```",
+        "{{ in_code }}",
+        "```",
+    ]
+    out = rewrite(lines)
+    assert out.display == ["", "", *lines[2:]]
+    assert out.parse == out.display
+
+
 def test_fenced_dialect_syntax_is_left_alone() -> None:
     lines = ["```md", '!!! note "x"', "    body", '=== "Python"', "<Tabs>", "```"]
     out = rewrite(lines)

@@ -77,6 +77,10 @@ _COMMENT_ID = re.compile(r"[ \t]*\{/\*\s*([\w:.-]+)\s*\*/\}[ \t]*$")
 # mkdocs-autorefs anchors: `[](){#some-anchor}` on a line of their own.
 _AUTOREF_ANCHOR = re.compile(r"^[ \t]*\[\]\(\)\{#[\w:.-]+\}[ \t]*$")
 _ATTR_LINE = re.compile(r"^[ \t]*\{:[^}\n]*\}[ \t]*$")
+# A line that is one template expression or tag and nothing else: mkdocs-macros' `{{ table }}`,
+# Jinja/Liquid `{% include "x.md" %}`. What it renders is not in the source, and the syntax is
+# nothing a reader sees. (mdBook's `{{#include …}}` is includes.py's, and stays when unresolved.)
+_TEMPLATE_LINE = re.compile(r"^[ \t]*(?:\{\{(?!#)[^{}\n]*\}\}|\{%[^\n]*%\})[ \t]*$")
 _ABBREVIATION = re.compile(r"^\*\[([^\]\n]+)\]:[ \t]*(.*)$")
 _REF_DEFINITION = re.compile(r"^[ ]{0,3}\[([^\]\n]+)\]:")
 # `[text][ref]` (no `]` inside either part); `text` may hold code spans and emphasis.
@@ -312,7 +316,7 @@ def _may_clean(line: str) -> bool:
 def _inline_cleanup(line: str, defined: set[str]) -> str:
     """Attribute lists, abbreviation definitions and undefined reference links of one line."""
     if "{" in line and "}" in line:
-        if _ATTR_LINE.match(line) or _AUTOREF_ANCHOR.match(line):
+        if _ATTR_LINE.match(line) or _AUTOREF_ANCHOR.match(line) or _TEMPLATE_LINE.match(line):
             return ""
         if "{/*" in line and HEADING.match(line) and (m := _COMMENT_ID.search(line)):
             return line[: m.start()] + f" {{#{m.group(1)}}}"
