@@ -74,6 +74,19 @@ def test_page_headers_and_explain_endpoint(server) -> None:
     typed = parts["guides/errors.mdx#error-handling/retries"]["typed"]
     assert typed[0] == ["retryconfig", "RetryConfig"]
     assert {w for _, w in typed} == {"RetryConfig"} and ["retry", "RetryConfig"] in typed
+    # a choice: the words' part is scaled by how many of the query's words the section holds
+    status, parts = _post(
+        server.port,
+        "/playground/explain",
+        json.dumps(
+            {"query": "retry or refund", "chunk_ids": ["guides/errors.mdx#error-handling/retries"]}
+        ).encode(),
+    )
+    why = parts["guides/errors.mdx#error-handling/retries"]
+    assert why["coordination"]["words"] == 2 and 0 < why["coordination"]["factor"] < 1
+    assert why["full_text"] == pytest.approx(
+        why["lexical"] * why["coordination"]["factor"] + why["proximity"], abs=1e-3
+    )
     about = call(server.port, "GET", "/playground/about").json()["libraries"]
     assert [(a["name"], a["pages"], a["chunks"]) for a in about] == [("acme-sdk", 6, 19)]
     assert about[0]["description"]
@@ -191,6 +204,14 @@ def test_in_a_real_browser(server, tmp_path: Path) -> None:
         b.js("document.getElementById('tab-hits').click()")
         assert b.js("document.documentElement.scrollWidth <= window.innerWidth + 1")
         b.screenshot(shots / "search-390x844.png")
+        # a choice: why each hit ranks says whether it holds every word asked for
+        b.js(
+            "document.getElementById('query').value = 'refund or create';"
+            "document.getElementById('go').click()"
+        )
+        b.wait("document.querySelectorAll('#hits details.why').length > 0")
+        why = b.js("document.querySelector('#hits details.why').textContent")
+        assert "words of the query are here" in why and "full-text score" in why
     for name in ("results-1280x800.png", "browse-1280x800.png", "search-390x844.png"):
         assert (shots / name).stat().st_size > 5000
 
