@@ -29,6 +29,14 @@ DIALECT_SYNTAX = (
 )
 
 
+def _page(tmp_path: Path, name: str, text: str) -> list:
+    """The chunks of one page `name` holding `text`, alone in a docs folder."""
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / name).write_text(text, encoding="utf-8")
+    return _chunks(docs, name)
+
+
 def _chunks(docs: Path, path: str) -> list:
     corpus = load_corpus(docs)
     assert not corpus.problems, corpus.problems
@@ -124,17 +132,14 @@ def test_real_docusaurus_pages_read_without_tab_markup() -> None:
 
 
 def test_tabs_that_are_not_languages_stay_in_their_section(tmp_path: Path) -> None:
-    docs = tmp_path / "docs"
-    docs.mkdir()
-    (docs / "install.mdx").write_text(
+    text = (
         '# Install\n\n## Get it\n\n<Tabs groupId="pm">\n  <TabItem value="npm" label="npm">\n\n'
         '```bash\nnpm i acme\n```\n\n  </TabItem>\n  <TabItem value="yarn" label="yarn">\n\n'
         "```bash\nyarn add acme\n```\n\n  </TabItem>\n</Tabs>\n\n"
         '=== "Python 3.9 and above"\n\n    ```python\n    x: list[int]\n    ```\n\n'
-        '=== "Python 3.10 and above"\n\n    ```python\n    x: int | None\n    ```\n',
-        encoding="utf-8",
+        '=== "Python 3.10 and above"\n\n    ```python\n    x: int | None\n    ```\n'
     )
-    (chunk,) = _chunks(docs, "install.mdx")
+    (chunk,) = _page(tmp_path, "install.mdx", text)
     # No language: only the page's own role (an install page is a guide).
     assert chunk.id == "install.mdx#install/get-it" and chunk.metadata == (("role", "guide"),)
     assert "\nnpm\n" in chunk.text and "\nyarn\n" in chunk.text
@@ -145,16 +150,13 @@ def test_tabs_that_are_not_languages_stay_in_their_section(tmp_path: Path) -> No
 def test_one_line_tabs_are_split_per_language(tmp_path: Path) -> None:
     """`<TabItem …>text</TabItem>` on one line, tab after tab with no blank line between them
     (one paragraph to markdown), still gives each language its own chunk."""
-    docs = tmp_path / "docs"
-    docs.mkdir()
-    (docs / "setup.mdx").write_text(
+    text = (
         '# Setup\n\n## Install\n\nPick your client.\n\n<Tabs groupId="language">\n'
         '<TabItem value="python" label="Python">Run `pip install acme` first.</TabItem>\n'
         '<TabItem value="go" label="Go">Run `go get acme.dev/acme`\nthen import it.</TabItem>\n'
-        "</Tabs>\n",
-        encoding="utf-8",
+        "</Tabs>\n"
     )
-    chunks = {c.id: c for c in _chunks(docs, "setup.mdx")}
+    chunks = {c.id: c for c in _page(tmp_path, "setup.mdx", text)}
     assert set(chunks) == {
         "setup.mdx#setup/install",
         "setup.mdx#setup/install/python",
@@ -175,13 +177,8 @@ def test_explicit_heading_ids_leave_titles_and_keep_ids(tmp_path: Path) -> None:
     """`## Title {#id}` (Docusaurus, mdBook): the title and text read without it and the id is
     the heading's slug in the chunk id (issue 27: it was `title-id`, `guide-guide/...`; links to
     `#id` resolve: test_xref.py)."""
-    docs = tmp_path / "docs"
-    docs.mkdir()
-    (docs / "a.md").write_text(
-        "# Guide {#guide}\n\nIntro.\n\n## Configure the client {#configure}\n\nSet `timeout`.\n",
-        encoding="utf-8",
-    )
-    chunks = {c.id: c for c in _chunks(docs, "a.md")}
+    text = "# Guide {#guide}\n\nIntro.\n\n## Configure the client {#configure}\n\nSet `timeout`.\n"
+    chunks = {c.id: c for c in _page(tmp_path, "a.md", text)}
     c = chunks["a.md#guide/configure"]
     assert c.heading == "Configure the client"
     assert c.breadcrumb == "a.md > Guide > Configure the client"
@@ -192,13 +189,8 @@ def test_explicit_heading_ids_leave_titles_and_keep_ids(tmp_path: Path) -> None:
 def test_react_comment_heading_ids(tmp_path: Path) -> None:
     """react.dev writes heading ids as JSX comments, `## Rendering lists {/*rendering-lists*/}`:
     the id, not words of the title (it was `rendering-lists-rendering-lists`)."""
-    docs = tmp_path / "docs"
-    docs.mkdir()
-    (docs / "a.md").write_text(
-        "# Lists\n\n## Rendering data from arrays {/*rendering-data*/}\n\nUse `map()`.\n",
-        encoding="utf-8",
-    )
-    chunks = {c.id: c for c in _chunks(docs, "a.md")}
+    text = "# Lists\n\n## Rendering data from arrays {/*rendering-data*/}\n\nUse `map()`.\n"
+    chunks = {c.id: c for c in _page(tmp_path, "a.md", text)}
     c = chunks["a.md#lists/rendering-data"]
     assert c.heading == "Rendering data from arrays"
     assert c.text.endswith("## Rendering data from arrays\n\nUse `map()`.")
@@ -220,16 +212,13 @@ def test_tab_language_names() -> None:
 
 
 def test_mkdocs_material_tabs_split_per_language(tmp_path: Path) -> None:
-    docs = tmp_path / "docs"
-    docs.mkdir()
-    (docs / "page.md").write_text(
+    text = (
         "# Page\n\n## Call it\n\nIntro.\n\n"
         '=== "Python"\n\n    ```python\n    client.call()\n    ```\n\n'
         "    !!! note\n        Needs Python 3.9.\n\n"
-        '=== "Go"\n\n    ```go\n    client.Call()\n    ```\n\nAfter the tabs.\n',
-        encoding="utf-8",
+        '=== "Go"\n\n    ```go\n    client.Call()\n    ```\n\nAfter the tabs.\n'
     )
-    chunks = {c.id: c for c in _chunks(docs, "page.md")}
+    chunks = {c.id: c for c in _page(tmp_path, "page.md", text)}
     assert list(chunks) == [
         "page.md#page/call-it",
         "page.md#page/call-it/python",
@@ -288,19 +277,16 @@ def test_an_admonition_holding_two_blank_lines_ends_where_its_indent_does(tmp_pa
     and its imports): mkdocs keeps reading the admonition, as the indent says. Ended there, the
     rest of the sample stayed indented, its closing fence did not close, and every heading
     after it was code (five sections of pydantic's concepts/fields.md were lost that way)."""
-    docs = tmp_path / "docs"
-    docs.mkdir()
-    (docs / "page.md").write_text(
+    text = (
         "# Fields\n\n## Deprecated fields\n\nIntro.\n\n"
         '!!! warning "In validators"\n    Ignore it:\n\n    ```python\n    import warnings\n\n\n'
         "    class Model:\n        x: int\n    ```\n\n"
         "    ??? example\n        Nested, after the two blank lines.\n\n"
         "## The computed_field decorator\n\nComputed fields are serialized.\n\n"
         "1. A step.\n\n    !!! note\n        In a list item.\n\n"
-        "## Last\n\nThe end.\n",
-        encoding="utf-8",
+        "## Last\n\nThe end.\n"
     )
-    chunks = {c.id: c for c in _chunks(docs, "page.md")}
+    chunks = {c.id: c for c in _page(tmp_path, "page.md", text)}
     assert list(chunks) == [
         "page.md#fields/deprecated-fields",
         "page.md#fields/the-computedfield-decorator",
@@ -318,18 +304,15 @@ def test_tabs_and_admonitions_in_a_list_item_stay_in_it(tmp_path: Path) -> None:
     """pydantic's validators.md: content tabs inside a list item, then an admonition holding more
     tabs. The labels took column 0, which ended the list: the tab bodies, still indented, read
     as indented code, and the admonition after them was never found (`??? example` was shown)."""
-    docs = tmp_path / "docs"
-    docs.mkdir()
-    (docs / "page.md").write_text(
+    text = (
         "# Validators\n\n## Field validators\n\n* **After** validators run last.\n\n"
         '    === "Annotated pattern"\n\n        ```python\n        x = 1\n        ```\n\n'
         '    === "Decorator"\n\n        ```python\n        y = 2\n        ```\n\n'
         '    ??? example "Example mutating the value"\n        Doubling it.\n\n'
         '        === "Decorator"\n\n            ```python\n            z = 3\n            ```\n\n'
-        "## Next\n\nThe end.\n",
-        encoding="utf-8",
+        "## Next\n\nThe end.\n"
     )
-    chunks = {c.id: c for c in _chunks(docs, "page.md")}
+    chunks = {c.id: c for c in _page(tmp_path, "page.md", text)}
     text = chunks["page.md#validators/field-validators"].text
     assert "???" not in text and "===" not in text
     assert "\n    Annotated pattern\n\n    ```python\n    x = 1\n    ```" in text
