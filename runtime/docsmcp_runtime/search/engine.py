@@ -169,6 +169,17 @@ class Searcher:
             for array in self._mapped:
                 release(array)
 
+    def coordinated(
+        self, query: str, out: np.ndarray | None = None
+    ) -> tuple[np.ndarray, int] | None:
+        """The coordination factor of each row for `query` and the words counted
+        (lexical.coordination), when the policy is on and the query asks for it (several names,
+        or a choice: intent.wants_every_word); else None. `out`: a float32 row array to fill."""
+        if not (self.coordination and wants_every_word(query)):
+            return None
+        words = named_words(query, self.bundle.metadata.analyzer)
+        return coordination(self.lexicon, words, self.bundle.n_chunks, out)
+
     def _search(
         self,
         work: Workspace,
@@ -196,11 +207,9 @@ class Searcher:
         notes.extend([*(n.note() for n in named), *scope.notes])
         n = self.bundle.n_chunks
         lexical = score(self.lexicon, n, terms, deadline, work.array("lexical", np.float32))
-        if self.coordination and wants_every_word(query):  # several names, or a choice
-            words = named_words(query, self.bundle.metadata.analyzer)
-            found = coordination(self.lexicon, words, n, work.array("coordination", np.float32))
-            if found is not None:
-                np.multiply(lexical, found[0], out=lexical)
+        found = self.coordinated(query, work.array("coordination", np.float32))
+        if found is not None:
+            np.multiply(lexical, found[0], out=lexical)
         proximity = score(self.lexicon, n, bigrams, deadline, work.array("proximity", np.float32))
         mask = self.mask(filters, work.array("mask", bool))
         self.versions.restrict(scope, mask)

@@ -19,8 +19,8 @@ import numpy as np
 from .analyzer import analyze
 from .engine import FUSION_DEPTH, Searcher
 from .fusion import CONVEX
-from .intent import query_class, wants_every_word
-from .lexical import coordination, named_words, query_terms, score
+from .intent import query_class
+from .lexical import query_terms, score
 from .selection import rank
 
 # Terms listed per hit (the largest impacts first).
@@ -79,12 +79,8 @@ def explain(searcher: Searcher, query: str, filters: dict[str, str], rows: list[
     terms, bigrams = query_terms(query, config, operators=not searcher.coordination)
     n = searcher.bundle.n_chunks
     raw = score(searcher.lexicon, n, terms)
-    lexical, coordinated = raw, None
-    if searcher.coordination and wants_every_word(query):  # as the engine: rows naming all gain
-        words = named_words(query, config)
-        coordinated = coordination(searcher.lexicon, words, n)
-        if coordinated is not None:
-            lexical = raw * coordinated[0]
+    coordinated = searcher.coordinated(query)  # as the engine: the rows naming every word gain
+    lexical = raw if coordinated is None else raw * coordinated[0]
     proximity = score(searcher.lexicon, n, bigrams)
     per_term = _impacts(searcher, terms, rows)
     per_bigram = _impacts(searcher, bigrams, rows)
