@@ -135,6 +135,13 @@ def _dedent(line: str, columns: int) -> str:
     return lead[min(columns, len(lead)) :] + body
 
 
+def _relabel(marker: str, columns: int, label: str) -> str:
+    """`label` in place of a marker line, at the marker's indent once dedented by `columns`
+    (`_dedent` leaves spaces only, so the width is the slice)."""
+    line = _dedent(marker, columns)
+    return line[: _width(line)] + label
+
+
 def _material_tabs(
     lines: list[str], code: list[bool], first_group: int
 ) -> tuple[list[Tab], list[int]]:
@@ -351,8 +358,7 @@ def rewrite(lines: list[str]) -> Rewritten:
     for tab in material:
         # The label keeps the marker's indent (less its own tab's): a tab inside a list item
         # stays in it, with its body (pydantic's validators.md; else the body read as code).
-        line = _dedent(lines[tab.start], dedent_tabs[tab.start])
-        tab_labels[tab.start] = line[: _width(line)] + tab.label
+        tab_labels[tab.start] = _relabel(lines[tab.start], dedent_tabs[tab.start], tab.label)
     for i in range(len(out)) if blank or tab_labels or tab_texts or any(dedent_tabs) else ():
         if i in blank:
             out[i] = ""
@@ -385,8 +391,7 @@ def rewrite(lines: list[str]) -> Rewritten:
         return Rewritten(out, parse, tabs)
     for i in range(len(out)):
         if i in labels:  # at the marker's indent, as the tab labels are
-            line = _dedent(out[i], dedent_admon[i])
-            out[i] = line[: _width(line)] + labels[i]
+            out[i] = _relabel(out[i], dedent_admon[i], labels[i])
         elif dedent_admon[i]:
             out[i] = _dedent(out[i], dedent_admon[i])
         if not code[i] and i not in labels and _may_clean(out[i]):
