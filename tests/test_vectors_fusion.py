@@ -57,6 +57,23 @@ def test_topk_is_a_stable_sort_by_value_then_row(values: list[float], k: int | N
     )
 
 
+@settings(max_examples=200, derandomize=True, database=None, deadline=None)
+@given(
+    values=st.lists(
+        st.sampled_from([0.0, 0.25, 0.5, 1.0, 1.5, 2.0, 3.0, -1.0]), min_size=64, max_size=900
+    ),
+    k=st.integers(1, 12),
+)
+def test_topk_of_many_candidates_cut_by_a_sample_first(values: list[float], k: int) -> None:
+    """Enough candidates per place for topk's sampled cut (selection.SAMPLE_EVERY): it keeps
+    the same rows as the stable sort, ties at the k-th value included."""
+    rows = list(range(5000, 5000 + 3 * len(values), 3))[::-1]
+    got_rows, got_values = topk(np.array(rows, dtype=np.int64), np.array(values), k)
+    assert list(zip(got_rows.tolist(), got_values.tolist(), strict=True)) == reference_topk(
+        rows, values, k
+    )
+
+
 @pytest.fixture(scope="module")
 def hash_bundle(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return build_bundle(TINY_DOCS, tmp_path_factory.mktemp("hash") / "idx",

@@ -14,16 +14,20 @@ from .intent import CHOICE_WORDS, OPERATORS
 
 # Every SAMPLE_STRIDE-th term of the dictionary is held as bytes (Lexicon._samples), so a lookup
 # bisects that list in C, then reads the one stride of terms the key can be in as one bytes
-# object and bisects it in Python: reading terms one by one from the mapped dictionary (two numpy
-# scalar reads and a copy each, ~6 per lookup) was a quarter of a speakeasy-sdks ranking. The
-# list costs 1/32 of the dictionary's terms (~3,500 short bytes objects there), made on the first
-# lookup.
+# object and finds the key in it (`bytes.find`, then a C bisect of the offsets to check that the
+# match is a whole term): reading terms one by one from the mapped dictionary (two numpy scalar
+# reads and a copy each, ~6 per lookup) was a quarter of a speakeasy-sdks ranking, and with a
+# binary search of the stride in Python a lookup took 2.4 us (now 1.5; a long question makes
+# 30-50 of them). The list costs 1/32 of the dictionary's terms (~3,500 short bytes objects
+# there), made on the first lookup.
 SAMPLE_STRIDE = 32
 
 
-# Posting lists shorter than this take numpy's own float16 cast (one call) instead of widen's
-# seven: below it the calls' fixed cost, not the per-element work, is the time.
-SHORT_LIST = 1024
+# Postings fewer than this (a query's, together) take numpy's own float16 cast, within the
+# concatenation, instead of widen's seven calls: below it the calls' fixed cost, not the
+# per-element work, is the time (numpy 2.4 on AVX-512: equal at ~8,000, widen 1.7x cheaper at
+# 32,000, the cast 3x cheaper at 2,000).
+SHORT_LIST = 8192
 
 
 # A query naming several identifiers (`REprintf Rvprintf`) or asking to choose (`IG vs WG`,
@@ -51,6 +55,11 @@ class Lexicon:
         self.impacts = arrays["postings_impacts"]
         self.n_terms = len(self.term_offsets) - 1
         self._sampled: list[bytes] | None = None
+        # Python ints by index without numpy scalars, and a C bisect over them; a
+        # non-native byte order (a big-endian host) gets a native copy.
+        self._offsets = memoryview(np.asarray(self.term_offsets, dtype=np.uint64))
+        self._blob = memoryview(np.asarray(self.terms, dtype=np.uint8))
+        self._postings_at = memoryview(np.asarray(self.postings_offsets, dtype=np.uint64))
 
     def _term(self, i: int) -> bytes:
         return self.terms[self.term_offsets[i] : self.term_offsets[i + 1]].tobytes()
@@ -61,30 +70,28 @@ class Lexicon:
         return self._sampled
 
     def lookup(self, term: str) -> int | None:
-        """Binary search of the UTF-8-sorted dictionary: first among the sampled terms, then
-        within the stride they leave, read at once."""
+        """The term's index in the UTF-8-sorted dictionary, or None: a bisect of the sampled
+        terms, then the key found within the stride they leave, read at once, where a match
+        that starts and ends on term boundaries is the term (terms are distinct)."""
         key = term.encode()
         block = bisect.bisect_right(self._samples(), key)  # samples[block - 1] <= key
         if block == 0:
             return None  # below the first term
         lo = (block - 1) * SAMPLE_STRIDE
         hi = min(block * SAMPLE_STRIDE, self.n_terms)
-        bounds = self.term_offsets[lo : hi + 1].tolist()
-        base = bounds[0]
-        stride = self.terms[base : bounds[-1]].tobytes()
-        a, b = 0, hi - lo
-        while a < b:
-            mid = (a + b) // 2
-            if stride[bounds[mid] - base : bounds[mid + 1] - base] < key:
-                a = mid + 1
-            else:
-                b = mid
-        if a < hi - lo and stride[bounds[a] - base : bounds[a + 1] - base] == key:
-            return lo + a
+        offsets = self._offsets
+        base = offsets[lo]
+        stride = self._blob[base : offsets[hi]].tobytes()
+        at = stride.find(key)
+        while at != -1:
+            i = bisect.bisect_left(offsets, base + at, lo, hi)
+            if i < hi and offsets[i] == base + at and offsets[i + 1] - offsets[i] == len(key):
+                return i
+            at = stride.find(key, at + 1)
         return None
 
     def postings(self, term_id: int) -> tuple[np.ndarray, np.ndarray]:
-        a, b = int(self.postings_offsets[term_id]), int(self.postings_offsets[term_id + 1])
+        a, b = self._postings_at[term_id], self._postings_at[term_id + 1]
         return self.docs[a:b], self.impacts[a:b]
 
 
@@ -143,15 +150,14 @@ def _add(scores: np.ndarray, batch: list[tuple[np.ndarray, np.ndarray]]) -> None
     in the order of the terms, as one `add.at` per term did (same sums, bit for bit): a long
     query's 50 terms and bigrams cost 3 numpy calls instead of 150. add.at adds in place,
     without the index casts and temporaries of `scores[docs] += wide`."""
-    if len(batch) == 1:
-        docs, impacts = batch[0]
-    else:
-        docs = np.concatenate([d for d, _ in batch])
-        impacts = np.concatenate([i for _, i in batch])
-    if len(impacts) < SHORT_LIST:
-        wide = impacts.astype(np.float32)
+    # Row ids as intp, add.at's own index type, within the concatenation: add.at converts
+    # uint32 ids itself, at a cost (a speakeasy-sdks query's adds: 19.4 -> 15.5 us).
+    docs = np.concatenate([d for d, _ in batch], dtype=np.intp)
+    if len(docs) < SHORT_LIST:
+        wide = np.concatenate([i for _, i in batch], dtype=np.float32)
     else:
         # widen: numpy's float16 cast, bit for bit, at about two thirds of its CPU time.
+        impacts = np.concatenate([i for _, i in batch])
         wide = widen(impacts, np.empty(len(impacts), np.float32), np.empty(len(impacts), np.uint32))
     np.add.at(scores, docs, wide)
 

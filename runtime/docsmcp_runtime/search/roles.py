@@ -143,6 +143,9 @@ class RolePrior:
     def __init__(self, values: Sequence[str], column: np.ndarray) -> None:
         self.values = tuple(values)
         self.column = column  # facet codes of `role`, one per row (0: no role)
+        # code → weight tables by the weights they hold (a few: the default prior and the
+        # lifts a query may ask for); building one cost a search ~15 us.
+        self._tables: dict[tuple[float, ...], np.ndarray | None] = {}
 
     @classmethod
     def of(cls, bundle: Bundle) -> RolePrior | None:
@@ -158,11 +161,13 @@ class RolePrior:
     def factor(self, query: str, rows: np.ndarray | None = None) -> np.ndarray | None:
         """Each row's weight (of the bundle, or of `rows`), or None when every weight is 1."""
         by_role = weights(query, self.values)
-        table = np.ones(len(self.values) + 1, dtype=np.float32)
-        for code, value in enumerate(self.values, start=1):
-            # An unknown value (a newer builder's role) keeps its row's score as it is.
-            table[code] = np.float32(by_role.get(value, 1.0))
-        if np.all(table == 1):
+        # An unknown value (a newer builder's role) keeps its row's score as it is.
+        key = tuple(by_role.get(value, 1.0) for value in self.values)
+        if key not in self._tables:
+            table = np.array((1.0, *key), dtype=np.float32)
+            self._tables[key] = None if np.all(table == 1) else table
+        table = self._tables[key]
+        if table is None:
             return None
         column = self.column if rows is None else self.column[rows]
         return table[column]

@@ -4,6 +4,11 @@ from __future__ import annotations
 
 import numpy as np
 
+# Many candidates per place asked for are first cut to those at least the k-th best of every
+# SAMPLE_EVERY-th candidate (see topk): partitioning 4,400 candidates for the best 10 was a
+# sixth of a speakeasy-sdks ranking, and a million-chunk bundle's partitions are 16x smaller.
+SAMPLE_EVERY = 16
+
 
 def topk(rows: np.ndarray, values: np.ndarray, k: int | None) -> tuple[np.ndarray, np.ndarray]:
     """The candidates (`rows`, `values`) ranked by value, highest first, equal values in row
@@ -16,6 +21,14 @@ def topk(rows: np.ndarray, values: np.ndarray, k: int | None) -> tuple[np.ndarra
     if k is not None and len(rows) > k:
         if k <= 0:
             return rows[:0], values[:0]
+        if len(values) >= 4 * SAMPLE_EVERY * k:
+            # The k-th largest of a sample is at most the k-th largest of all, so the values
+            # at least as large hold every one that can rank (ties included): the same result
+            # as partitioning them all, from about SAMPLE_EVERY * k of them.
+            sample = values[::SAMPLE_EVERY]
+            floor = np.partition(sample, len(sample) - k)[len(sample) - k]
+            near = np.flatnonzero(values >= floor)
+            rows, values = rows[near], values[near]
         # The k-th largest value (partitioning `values` itself, not a negated copy).
         threshold = np.partition(values, len(values) - k)[len(values) - k]
         keep = values >= threshold

@@ -29,11 +29,13 @@ class Workspace:
 
     def __init__(self, n: int) -> None:
         self.n = n
-        self._arrays: dict[tuple[str, str], np.ndarray] = {}
+        self._arrays: dict[tuple[str, object], np.ndarray] = {}
 
     def array(self, name: str, dtype: type | np.dtype) -> np.ndarray:
         """The array `name` of this workspace's length: uninitialised, or a previous search's."""
-        key = (name, np.dtype(dtype).str)
+        # Keyed by the dtype as given (np.float32 and np.dtype("float32") are two keys, each
+        # of the right type): np.dtype(dtype).str cost ~1 us of each of a search's nine calls.
+        key = (name, dtype)
         found = self._arrays.get(key)
         if found is None:
             found = self._arrays[key] = np.empty(self.n, dtype=dtype)
