@@ -69,6 +69,35 @@ SHAPES = {
         {"docs": "current", "versioned_docs/version-1.0": "1.0"},
         "current",
     ),
+    "docusaurus-in-a-site-folder": (
+        {
+            **_pages("website/docs/a.md", "website/versioned_docs/version-1.0/a.md", "README.md"),
+            "website/versions.json": json.dumps(["1.0"]),
+        },
+        {"website/docs": "current", "website/versioned_docs/version-1.0": "1.0"},
+        "1.0",
+    ),
+    "docusaurus-config-path": (  # Jest: the current docs at the root, `path: '../docs'`
+        {
+            **_pages(
+                "docs/a.md",
+                "website/versioned_docs/version-29.7/a.md",
+                "website/versioned_docs/version-30.0/a.md",
+                "website/blog/post.md",
+            ),
+            "website/versions.json": json.dumps(["29.7", "30.0"]),  # the site's own order
+            "website/docusaurus.config.mjs": (
+                "export default {presets: [['classic', {blog: {path: 'blog'},\n"
+                "  docs: {path: '../docs', sidebarPath: './sidebars.json'}}]]};"
+            ),
+        },
+        {
+            "docs": "current",
+            "website/versioned_docs/version-29.7": "29.7",
+            "website/versioned_docs/version-30.0": "30.0",
+        },
+        "29.7",  # versions.json lists it first (the highest number would say 30.0)
+    ),
     "mike": (
         {
             **_pages("0.1/a.md", "0.2/a.md", "latest/a.md"),

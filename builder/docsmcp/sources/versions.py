@@ -8,13 +8,16 @@ Folders (at the shallowest depth of 1 to 3 where sibling folders give at least t
 * dated: `2025-11-25` (a protocol's revisions), except under a `blog`, `news` or `posts` folder;
 * channels beside at least one of those: `next`, `draft`, `unreleased`, `current`, `latest`,
   `stable`, `main`, `master`, `dev`, `canary`, `nightly` (alone they are ordinary folder names);
-* Docusaurus: `X/` is `current` beside `versioned_X/version-*/`; mkdocs-mike folders are
-  numbered or channel folders (`0.2/`, `latest/`).
+* Docusaurus: `X/` is `current` beside `versioned_X/version-*/`, or the folder the site's
+  `docusaurus.config.*` gives as its docs `path` (Jest: `website/versioned_docs/` and
+  `path: '../docs'`) when it holds pages of the versioned ones; the site may be any folder of
+  the tree (`website/`). mkdocs-mike folders are numbered or channel folders (`0.2/`, `latest/`).
 
 The latest release (`latest_of`): the version the site's own configuration shows by default,
 when it names one of the values (Mintlify `docs.json`/`mint.json`: the `versions` entry with
 `default: true` or "latest" in its label; mike's `versions.json`: the version with the `latest`
-alias; Docusaurus: `lastVersion` in `docusaurus.config.*`, else the first of `versions.json`);
+alias; Docusaurus: `lastVersion` in `docusaurus.config.*`, else the first of `versions.json`,
+read in the tree's root and in each Docusaurus site folder);
 otherwise the highest released number or date (`docsmcp_runtime.bundle.versions.is_release`:
 no draft, next, current or -rc/-beta/-alpha), else `stable` or `latest` when such a folder exists.
 """
@@ -22,6 +25,7 @@ no draft, next, current or -rc/-beta/-alpha), else `stable` or `latest` when suc
 from __future__ import annotations
 
 import logging
+import posixpath
 import re
 from collections import defaultdict
 from collections.abc import Iterable, Mapping
@@ -51,6 +55,9 @@ CHANNELS = frozenset(
 _POSTS = frozenset({"blog", "blogs", "news", "posts", "changelog", "changelogs", "releases"})
 _DOCUSAURUS_CONFIGS = ("docusaurus.config.js", "docusaurus.config.ts", "docusaurus.config.mjs")
 _LAST_VERSION = re.compile(r"""lastVersion\s*:\s*['"]([^'"]+)['"]""")
+# A plugin option `path: '../docs'` (the docs folder, relative to the site folder).
+_CONFIG_PATH = re.compile(r"""\bpath\s*:\s*['"]([^'"\n]+)['"]""")
+_VERSIONED = re.compile(r"versioned[-_](.+)")
 
 
 @dataclass(frozen=True)
@@ -90,10 +97,10 @@ def _folders(paths: Iterable[str], depth: int) -> dict[str, set[str]]:
     return out
 
 
-def folders(paths: Iterable[str]) -> dict[str, str]:
-    """folder path -> version value, at the shallowest depth giving two values or more."""
+def folders(paths: Iterable[str], docs_dir: Path | None = None) -> dict[str, str]:
+    """folder path -> version value, at the shallowest depth giving two values or more (the
+    Docusaurus configuration read from `docs_dir`, when given)."""
     paths = sorted(paths)
-    tops = _folders(paths, 1).get("", set())
     out: dict[str, str] = {}
     for depth in range(1, MAX_DEPTH + 1):
         for parent, names in sorted(_folders(paths, depth).items()):
@@ -105,13 +112,51 @@ def folders(paths: Iterable[str]) -> dict[str, str]:
             found.update({n: n.lower() for n in names if n.lower() in CHANNELS})
             for name, value in sorted(found.items()):
                 out[f"{parent}/{name}" if parent else name] = value
-            # Docusaurus: versioned_X/version-V beside X/ (the current, unreleased docs).
-            m = re.fullmatch(r"versioned[-_](.+)", parent)
-            if m and m.group(1) in tops and m.group(1) not in out:
-                out[m.group(1)] = "current"
+            # Docusaurus: versioned_X/version-V and the current, unreleased docs.
+            current = _docusaurus_current(parent, paths, docs_dir)
+            if current is not None and current not in out:
+                out[current] = "current"
         if len(set(out.values())) >= 2:
             return out
     return {}
+
+
+def _docusaurus_current(versioned: str, paths: list[str], docs_dir: Path | None) -> str | None:
+    """The folder of the current docs of a Docusaurus site whose versions are in `versioned`
+    (`[site/]versioned_X`): `[site/]X` when it exists, else the docs `path` of the site's
+    configuration (`../docs`, relative to the site folder) when that folder holds pages of the
+    versioned ones (a blog's `path` holds none); None for any other folder."""
+    site, _, name = versioned.rpartition("/")
+    m = _VERSIONED.fullmatch(name)
+    if m is None:
+        return None
+    sibling = f"{site}/{m.group(1)}" if site else m.group(1)
+    if any(p.startswith(sibling + "/") for p in paths):
+        return sibling
+    if docs_dir is None:
+        return None
+    # Pages of the versions, relative to their version folder (`version-1.0/a.md` -> `a.md`).
+    pages = {
+        p[len(versioned) + 1 :].partition("/")[2] for p in paths if p.startswith(versioned + "/")
+    }
+    for config in _DOCUSAURUS_CONFIGS:
+        for given in _CONFIG_PATH.findall(read_text(docs_dir / site / config)):
+            folder = posixpath.normpath(posixpath.join(site, given))
+            if folder.startswith(("../", "/")) or folder in (".", versioned):
+                continue  # outside the tree, or its root
+            if any(p.startswith(folder + "/") and p[len(folder) + 1 :] in pages for p in paths):
+                return folder
+    return None
+
+
+def sites(found: Mapping[str, str]) -> list[str]:
+    """The Docusaurus site folders among the version folders `found` (`""` for the root)."""
+    out = set()
+    for folder in found:
+        parent = folder.rpartition("/")[0]
+        if _VERSIONED.fullmatch(parent.rpartition("/")[2]):
+            out.add(parent.rpartition("/")[0])
+    return sorted(out)
 
 
 def _mintlify_entries(data: object) -> Iterable[dict]:
@@ -133,9 +178,16 @@ def _named_in(label: str, values: Iterable[str]) -> str | None:
     return max(hits, key=len) if hits else None
 
 
-def configured_latest(docs_dir: Path, values: Iterable[str]) -> tuple[str | None, str]:
-    """The latest version the site's configuration names among `values`, and where it says so."""
+def configured_latest(
+    docs_dir: Path, values: Iterable[str], site_folders: Iterable[str] = ()
+) -> tuple[str | None, str]:
+    """The latest version the site's configuration names among `values`, and where it says so:
+    in `docs_dir`, then in each Docusaurus site folder (`website`) under it."""
     values = sorted(set(values))
+    for site in [s for s in site_folders if s]:
+        chosen, why = configured_latest(docs_dir / site, values)
+        if chosen is not None:
+            return chosen, f"{site}/{why}"
     for name in ("docs.json", "mint.json"):
         entries = list(_mintlify_entries(read_json(docs_dir / name)))
         chosen = [e for e in entries if e.get("default") is True]
@@ -160,11 +212,13 @@ def configured_latest(docs_dir: Path, values: Iterable[str]) -> tuple[str | None
     return None, ""
 
 
-def latest_of(values: Iterable[str], docs_dir: Path | None = None) -> tuple[str | None, str]:
+def latest_of(
+    values: Iterable[str], docs_dir: Path | None = None, site_folders: Iterable[str] = ()
+) -> tuple[str | None, str]:
     """The latest released value among `values` and why (see the module docstring)."""
     values = sorted(set(values))
     if docs_dir is not None:
-        chosen, why = configured_latest(docs_dir, values)
+        chosen, why = configured_latest(docs_dir, values, site_folders)
         if chosen is not None:
             return chosen, why
     released = [v for v in values if is_release(v) and parse(v) is not None]
@@ -182,9 +236,9 @@ def latest_of(values: Iterable[str], docs_dir: Path | None = None) -> tuple[str 
 def detect(docs_dir: Path | None, paths: Iterable[str]) -> Layout:
     """The version layout of the files at `paths` (relative to `docs_dir`, whose site
     configuration may name the latest release)."""
-    found = folders(paths)
+    found = folders(paths, docs_dir)
     if not found:
         return Layout()
-    latest, why = latest_of(found.values(), docs_dir)
+    latest, why = latest_of(found.values(), docs_dir, sites(found))
     log.debug("version folders %s; latest %s (%s)", sorted(found), latest, why)
     return Layout(dict(sorted(found.items())), latest, why)
