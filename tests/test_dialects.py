@@ -197,6 +197,22 @@ def test_react_comment_heading_ids(tmp_path: Path) -> None:
     assert "{/*" not in c.text
 
 
+def test_bracket_heading_ids(tmp_path: Path) -> None:
+    """Fumadocs and Nextra write heading ids in brackets, `## Revalidate on Focus
+    [#revalidate-on-focus]` (SWR's site), with or without a space: the id, not words of the
+    title (it was `revalidate-on-focus-revalidate-on-focus`); `[#n]` inside a title stays."""
+    text = (
+        "# Revalidation\n\n## Revalidate on Focus [#on-focus]\n\nRefetch.\n\n"
+        "## Revalidate on Mount[#on-mount]\n\nOnce.\n\n## Issue [#12] and more\n\nText.\n"
+    )
+    chunks = {c.id: c for c in _page(tmp_path, "a.mdx", text)}
+    c = chunks["a.mdx#revalidation/on-focus"]
+    assert c.heading == "Revalidate on Focus"
+    assert c.text.endswith("## Revalidate on Focus\n\nRefetch.")
+    assert chunks["a.mdx#revalidation/on-mount"].heading == "Revalidate on Mount"
+    assert chunks["a.mdx#revalidation/issue-12-and-more"].heading == "Issue [#12] and more"
+
+
 def test_tab_language_names() -> None:
     assert tab_language("Python") == "python"
     assert tab_language("TypeScript SDK") == "typescript"

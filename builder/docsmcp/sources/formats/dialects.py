@@ -74,6 +74,9 @@ EXPLICIT_ID = re.compile(r"[ \t]*\{#([^{}\s]+)\}\s*$")
 # react.dev's heading ids, written as a JSX comment: `## Rendering lists {/*rendering-lists*/}`
 # (read as the `{#id}` form, not as words of the title: `rendering-lists-rendering-lists`).
 _COMMENT_ID = re.compile(r"[ \t]*\{/\*\s*([\w:.-]+)\s*\*/\}[ \t]*$")
+# Fumadocs' and Nextra's heading ids, in brackets: `## Revalidate on Focus [#revalidate-on-focus]`
+# (SWR's site; read as `{#id}`, not as words: `revalidate-on-focus-revalidate-on-focus`).
+_BRACKET_ID = re.compile(r"[ \t]*\[#([\w:.-]+)\][ \t]*$")
 # mkdocs-autorefs anchors: `[](){#some-anchor}` on a line of their own.
 _AUTOREF_ANCHOR = re.compile(r"^[ \t]*\[\]\(\)\{#[\w:.-]+\}[ \t]*$")
 _ATTR_LINE = re.compile(r"^[ \t]*\{:[^}\n]*\}[ \t]*$")
@@ -317,11 +320,13 @@ def _parser() -> MarkdownIt:
 
 def _may_clean(line: str) -> bool:
     """Whether `_inline_cleanup` could change `line` (each of its rewrites needs one of these)."""
-    return "{" in line or "][" in line or line.startswith("*[")
+    return "{" in line or "][" in line or line.startswith("*[") or "[#" in line
 
 
 def _inline_cleanup(line: str, defined: set[str]) -> str:
     """Attribute lists, abbreviation definitions and undefined reference links of one line."""
+    if "[#" in line and HEADING.match(line) and (m := _BRACKET_ID.search(line)):
+        return line[: m.start()] + f" {{#{m.group(1)}}}"
     if "{" in line and "}" in line:
         if _ATTR_LINE.match(line) or _AUTOREF_ANCHOR.match(line) or _TEMPLATE_LINE.match(line):
             return ""
