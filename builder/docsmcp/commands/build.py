@@ -215,6 +215,7 @@ def _build_once(
             "name": built.metadata.name,
             "name_from": built.name_from,
             "navigation": built.navigation,
+            "translations": built.translations or None,
         }
         print(json.dumps(summary, indent=2))
     elif not args.quiet:
@@ -236,6 +237,8 @@ def _build_once(
             )
         if built.navigation:
             print(f"  {built.navigation}")
+        if built.translations:
+            print(f"  {built.translations}")
     return 0
 
 

@@ -8,7 +8,10 @@ The proposal is made from names and structure only, never from a list of known p
   `site-packages`, `__pycache__`, `_build`), each only when such files exist. Changelogs and
   release notes stay in (for a protocol spec the changelog *is* documentation): the build gives
   them the page role `changelog` (enrich/roles.py), which ranks them below other pages unless
-  a query asks about changes; the report counts them.
+  a query asks about changes; the report counts them. Translations (`page.ja.mdx` beside
+  `page.mdx`, `es/` beside `en/`, `i18n/fr/`) are excluded, each language by one glob, so the
+  bundle answers in the site's default language: `docsmcp.sources.translations` (the rule
+  `docsmcp build` applies too when the docs have no manifest).
 * **language**: among sibling folders at depth 1 (else depth 2), those whose name, or one
   `-`/`_`-separated part of it, is a programming language known to
   `docsmcp_runtime.search.languages` (`python`, `ts`, `dub-python`, `sdk-go`, ...), when they
@@ -62,6 +65,7 @@ from docsmcp.sources.formats.fences import fenced_lines
 from docsmcp.sources.manifest import MAX_METADATA_VALUE
 from docsmcp.sources.navfiles import read_nav, summary_line
 from docsmcp.sources.settings import load_file
+from docsmcp.sources.translations import detect as detect_translations
 from docsmcp.sources.versions import DESCRIPTION as VERSION_DESCRIPTION
 from docsmcp.sources.versions import detect as detect_versions
 
@@ -105,6 +109,7 @@ class Proposal:
     max_chunk_size: int
     nested: list[str] = field(default_factory=list)  # manifests below the root
     latest: str = ""  # the latest version and why, for the report ("" without versions)
+    translations: str = ""  # the translations left out, for the report (sources/translations.py)
 
     def text(self) -> str:
         """The manifest as written: sorted keys, two-space indent, final newline."""
@@ -114,6 +119,8 @@ class Proposal:
         lines = [f"{self.files} files"]
         for glob, count in sorted(self.excluded.items()):
             lines.append(f"exclude {glob}: {count} files")
+        if self.translations:
+            lines.append(self.translations)
         if self.changelogs:
             lines.append(
                 f"changelogs: {self.changelogs} files kept (role changelog: they rank below "
@@ -344,6 +351,9 @@ def propose(docs_dir: Path) -> Proposal:
     tree, bodies = _read_tree(docs_dir)
     excluded = _excludes(tree)
     left_out = {p for paths in excluded.values() for p in paths}
+    translations = detect_translations(p for p in tree.paths if p not in left_out)
+    excluded.update({glob: list(paths) for glob, paths in translations.globs.items()})
+    left_out |= translations.files
     kept = _Tree(tuple(p for p in tree.paths if p not in left_out), tree.manifests)
 
     languages = _language_folders(kept)
@@ -406,6 +416,7 @@ def propose(docs_dir: Path) -> Proposal:
         max_chunk_size=max_size,
         nested=nested,
         latest=f"{layout.latest} ({layout.why})" if "version" in taxonomy and layout.latest else "",
+        translations=translations.line(),
     )
 
 

@@ -189,6 +189,7 @@ def _build(
         collected.unread_files,
         name_from,
         summary_line(corpus.nav, options.docs_dir),
+        corpus.translations.line(built=True),
     )
 
 

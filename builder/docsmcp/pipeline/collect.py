@@ -115,6 +115,7 @@ class Built:
     unread_files: int = 0  # of cached_files, those not even read (unchanged since last build)
     name_from: str = "--name"  # where the bundle's name comes from (site_config.corpus_name)
     navigation: str | None = None  # the summary's line on the nav files (pipeline/build.py)
+    translations: str = ""  # the summary's line on translations left out (sources/translations.py)
 
 
 class BuildError(Exception):

@@ -31,6 +31,8 @@ from docsmcp.sources.navfiles import Nav, read_nav
 from docsmcp.sources.pdf.extract import PdfOptions, PdfSummary, is_pdf
 from docsmcp.sources.pdf.source import load_pdf
 from docsmcp.sources.settings import _read_text, configure_file, load_file
+from docsmcp.sources.translations import Translations
+from docsmcp.sources.translations import detect as detect_translations
 from docsmcp.sources.versions import DESCRIPTION as VERSION_DESCRIPTION
 from docsmcp.sources.versions import KEY as VERSION_KEY
 from docsmcp.sources.versions import Layout
@@ -48,6 +50,8 @@ class Corpus:
     pdfs: tuple[PdfSummary, ...] = ()  # the PDFs read, for the build summary
     # What the site's navigation files say (navfiles.py): titles, order, files read and not.
     nav: Nav = field(default_factory=lambda: Nav({}, {}))
+    # Translated pages left out (docs without a manifest: sources/translations.py).
+    translations: Translations = field(default_factory=Translations)
 
 
 # --- corpus ----------------------------------------------------------------------------------
@@ -262,16 +266,18 @@ def load_corpus(
     # A saved HTML site is read only when the folder has no markdown or reST sources.
     sources = any(not is_html(e.path) for e in listing.markdown)
     layout = Layout()
+    paths = [e.path for e in listing.markdown if not e.skip and not e.refusal]
+    selected_paths = [p for p in paths if not _left_out(p, manifests, include, exclude)]
+    # Docs without a manifest answer in their default language (a manifest decides otherwise).
+    translations = detect_translations(selected_paths) if not manifests else Translations()
+    translated = translations.files
     if not _names_version(manifests):  # version folders as users lay them out
-        paths = [e.path for e in listing.markdown if not e.skip and not e.refusal]
-        layout = detect_versions(
-            docs_dir, (p for p in paths if not _left_out(p, manifests, include, exclude))
-        )
+        layout = detect_versions(docs_dir, (p for p in selected_paths if p not in translated))
     versioned = _Versioned(layout)
     for entry in listing.markdown:
         if is_html(entry.path) and (sources or is_generated_page(entry.path)):
             continue
-        if _left_out(entry.path, manifests, include, exclude):
+        if _left_out(entry.path, manifests, include, exclude) or entry.path in translated:
             continue
         if entry.skip or entry.refusal:
             _refuse(entry, problems)
@@ -322,4 +328,5 @@ def load_corpus(
         problems=tuple(problems),
         pdfs=tuple(pdfs),
         nav=nav,
+        translations=translations,
     )

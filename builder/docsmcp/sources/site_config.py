@@ -30,11 +30,12 @@ GENERIC_FOLDERS = frozenset(
         "markdown", "public", "static", "_build", "build", "html", "tmp", "temp",
     }
 )  # fmt: skip
-# Translations as sites lay them out (`docs/en/docs`, `i18n/zh-cn`): the languages docs sites
-# are translated into most, so that a short project name (`vt`, `go`) is not taken for one.
-_LANGUAGE = re.compile(
-    r"^(?:en|de|fr|es|it|pt|nl|pl|ru|uk|tr|ja|ko|zh|vi|id|fa|ar|he|hi|cs|sv|da|fi|no|el|hu|ro|th)"
-    r"(?:[-_][a-zA-Z]{2,4})?$"
+# Translations as sites lay them out (`docs/en/docs`, `i18n/zh-cn`, `page.ja.mdx`): the
+# languages docs sites are translated into most (and `cn`, `jp`, `kr`, `tw`, which sites use for
+# them), so that a short project name (`vt`, `go`) is not taken for one (translations.py).
+LANGUAGE = re.compile(
+    r"^(?:en|de|fr|es|it|pt|nl|pl|ru|uk|tr|ja|ko|zh|vi|id|fa|ar|he|hi|cs|sv|da|fi|no|el|hu|ro|th"
+    r"|cn|jp|kr|tw)(?:[-_][a-zA-Z]{2,4})?$"
 )
 # One field of each configuration: the file, the field, and how its title is written.
 _SITE_NAME = re.compile(r"""^site_name\s*:\s*['"]?([^'"#\n]+?)['"]?\s*(?:#.*)?$""", re.M)
@@ -70,7 +71,7 @@ def read_json(path: Path) -> object:
 
 def generic(name: str) -> bool:
     """Whether a folder name says nothing about the docs in it."""
-    return name.lower() in GENERIC_FOLDERS or bool(_LANGUAGE.match(name))
+    return name.lower() in GENERIC_FOLDERS or bool(LANGUAGE.match(name))
 
 
 def slug(title: str) -> str:

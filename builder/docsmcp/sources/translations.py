@@ -1,0 +1,156 @@
+"""Translations as sites lay them out, and which pages are the site's default language: the one
+home of this rule, used by `docsmcp init` (which proposes excluding the translations) and by
+`docsmcp build` without a manifest (which leaves them out and says so).
+
+A docs site translated into seven languages holds every page eight times; an agent asking in
+one language got the same section in several of them (SWR's site: `mutation.mdx`,
+`mutation.es.mdx`, `mutation.ru.mdx` as the top three of "useSWRMutation trigger"). The bundle
+answers in the site's default language; each language can be a bundle of its own (`--include`).
+
+Two layouts, from names only:
+* a suffix: `page.ja.mdx` beside `page.mdx` (Fumadocs, mkdocs-static-i18n, Hugo), or
+  `page.zh-CN.mdx` beside `page.en-US.mdx` (Nextra: the `en` one is the default);
+* a folder: `es/` beside `en/` (FastAPI's `docs/es/docs`), `zh/` whose pages mirror the pages
+  beside it (VitePress, Starlight: the default language unprefixed), or anything under
+  `i18n/<language>/` (Docusaurus).
+A language counts when at least MIN_PAGES pages are in it, so a lone `notes.it.md` or a folder
+`id/` stays an ordinary page or folder. Language codes are site_config.LANGUAGE's.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+
+from docsmcp.sources.site_config import LANGUAGE
+
+# Pages a language needs before its files count as translations.
+MIN_PAGES = 2
+# Share of a language folder's pages that must also be pages of the default language.
+MIRROR_SHARE = 0.5
+_I18N_FOLDERS = frozenset({"i18n", "locales", "translations"})
+_DOC_SUFFIXES = (".md", ".mdx", ".markdown", ".rst", ".txt")
+
+
+@dataclass(frozen=True)
+class Translations:
+    """Pages in another language than the site's default: the exclude globs that leave them out
+    and the files each glob matches, by language."""
+
+    globs: Mapping[str, tuple[str, ...]] = field(default_factory=dict)  # glob -> files
+    languages: Mapping[str, int] = field(default_factory=dict)  # language -> pages
+
+    @property
+    def files(self) -> frozenset[str]:
+        return frozenset(p for paths in self.globs.values() for p in paths)
+
+    def line(self, built: bool = False) -> str:
+        """What was assumed, for init's report (the proposal's excludes) or the build summary
+        (`built`: no manifest, the files were left out)."""
+        if not self.globs:
+            return ""
+        said = ", ".join(f"{lang} ({n})" for lang, n in sorted(self.languages.items()))
+        how = (
+            f"a manifest decides instead; --include '{next(iter(self.globs))}' builds that "
+            "language on its own"
+            if built
+            else "drop a language's exclude to keep it"
+        )
+        return (
+            f"translations: {len(self.files)} pages in {len(self.languages)} other languages "
+            f"left out: {said}; the bundle answers in the site's default language ({how})"
+        )
+
+
+def _split_suffix(path: str) -> tuple[str, str | None, str] | None:
+    """(`dir/page`, language or None, `.ext`) of a document path, or None for other files."""
+    stem, dot, ext = path.rpartition(".")
+    if not dot or f".{ext.lower()}" not in _DOC_SUFFIXES:
+        return None
+    base, dot, code = stem.rpartition(".")
+    if dot and base and "/" not in code and LANGUAGE.match(code):
+        return base, code, f".{ext}"
+    return stem, None, f".{ext}"
+
+
+def _by_suffix(paths: list[str]) -> dict[str, list[str]]:
+    """language -> its pages, of the `page.xx.ext` layout."""
+    groups: dict[tuple[str, str], dict[str | None, str]] = defaultdict(dict)
+    for path in paths:
+        split = _split_suffix(path)
+        if split is not None:
+            base, code, ext = split
+            groups[(base, ext.lower())][code] = path
+    out: dict[str, list[str]] = defaultdict(list)
+    for members in groups.values():
+        if len(members) < 2:
+            continue
+        if None in members:
+            default: str | None = None
+        else:  # every page suffixed (Nextra): English is the default, else nothing is known
+            english = sorted(c for c in members if c and c.lower().startswith("en"))
+            if not english:
+                continue
+            default = english[0]
+        for code, path in members.items():
+            if code != default and code is not None:
+                out[code].append(path)
+    return out
+
+
+def _by_folder(paths: list[str]) -> dict[str, list[str]]:
+    """`folder/xx` -> its pages, of the folder layouts."""
+    children: dict[str, dict[str, list[str]]] = defaultdict(lambda: defaultdict(list))
+    for path in paths:
+        parts = path.split("/")
+        for depth in range(len(parts) - 1):
+            parent = "/".join(parts[:depth])
+            children[parent][parts[depth]].append("/".join(parts[depth + 1 :]))
+    out: dict[str, list[str]] = {}
+    for parent, names in children.items():
+        codes = sorted(n for n in names if LANGUAGE.match(n))
+        if not codes:
+            continue
+        prefix = f"{parent}/" if parent else ""
+        if parent.rpartition("/")[2].lower() in _I18N_FOLDERS:
+            default_pages: set[str] | None = None  # Docusaurus: every language is a translation
+        elif any(c.lower().startswith("en") for c in codes):
+            default_code = min(c for c in codes if c.lower().startswith("en"))
+            codes.remove(default_code)
+            default_pages = set(names[default_code])
+        else:  # the default language unprefixed beside its translations' folders
+            rels = [p[len(prefix) :] for p in paths if p.startswith(prefix)]
+            default_pages = {r for r in rels if r.split("/", 1)[0] not in codes}
+        for code in codes:
+            pages = names[code]
+            if default_pages is not None:
+                mirrored = sum(p in default_pages for p in pages)
+                if mirrored < MIRROR_SHARE * len(pages):
+                    continue
+            out[f"{prefix}{code}"] = [f"{prefix}{code}/{p}" for p in pages]
+    return out
+
+
+def detect(paths: Iterable[str]) -> Translations:
+    """The translated pages among `paths` (relative, `/`-separated), as exclude globs."""
+    paths = sorted(set(paths))
+    globs: dict[str, tuple[str, ...]] = {}
+    languages: dict[str, int] = defaultdict(int)
+    taken: set[str] = set()
+    for folder, pages in sorted(_by_folder(paths).items()):
+        pages = [p for p in pages if p not in taken]
+        if len(pages) >= MIN_PAGES:
+            globs[f"{folder}/**"] = tuple(pages)
+            taken.update(pages)
+            languages[folder.rpartition("/")[2]] += len(pages)
+    for code, pages in sorted(_by_suffix(paths).items()):
+        pages = [p for p in pages if p not in taken]
+        if len(pages) < MIN_PAGES:
+            continue
+        for ext in sorted({p.rpartition(".")[2] for p in pages}):
+            matched = tuple(p for p in pages if p.endswith(f".{code}.{ext}"))
+            globs[f"**/*.{code}.{ext}"] = matched
+            taken.update(matched)
+        languages[code] += len(pages)
+    return Translations(dict(sorted(globs.items())), dict(languages))
