@@ -355,6 +355,35 @@ def test_template_lines_leave_nothing() -> None:
     assert out.parse == out.display
 
 
+def test_gitbook_blocks_keep_what_they_say() -> None:
+    """GitBook's tab, hint and code titles say what follows (a platform, a warning, a file):
+    their lines keep that as a label; `{% tabs %}` and the closing tags leave nothing."""
+    lines = [
+        "{% tabs %}",
+        '{% tab title="Linux" %}',
+        "Run `gum upgrade`.",
+        "{% endtab %}",
+        "",
+        "  {% tab title='Maven POM' %}",
+        '{% code title="pom.xml" overflow="wrap" %}',
+        "```xml",
+        "<project/>",
+        "```",
+        "{% endcode %}",
+        "{% endtab %}",
+        "{% endtabs %}",
+        '{% hint style="warning" %}',
+        "Back up first.",
+        "{% endhint %}",
+        '{% code lineNumbers="true" %}',
+    ]
+    out = rewrite(lines)
+    assert out.display == [
+        "", "Linux", "Run `gum upgrade`.", "", "", "  Maven POM", "pom.xml", "```xml",
+        "<project/>", "```", "", "", "", "Warning", "Back up first.", "", "",
+    ]  # fmt: skip
+
+
 def test_fenced_dialect_syntax_is_left_alone() -> None:
     lines = ["```md", '!!! note "x"', "    body", '=== "Python"', "<Tabs>", "```"]
     out = rewrite(lines)

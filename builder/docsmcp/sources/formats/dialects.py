@@ -84,6 +84,14 @@ _ATTR_LINE = re.compile(r"^[ \t]*\{:[^}\n]*\}[ \t]*$")
 # Jinja/Liquid `{% include "x.md" %}`. What it renders is not in the source, and the syntax is
 # nothing a reader sees. (mdBook's `{{#include …}}` is includes.py's, and stays when unresolved.)
 _TEMPLATE_LINE = re.compile(r"^[ \t]*(?:\{\{(?!#)[^{}\n]*\}\}|\{%[^\n]*%\})[ \t]*$")
+# GitBook's blocks: `{% tab title="Linux" %}`, `{% hint style="warning" %}`, `{% code
+# title="pom.xml" %}` say what follows (a tab's platform or language, a warning, a file name):
+# their line keeps that word as a label, as pymdownx tabs and admonitions do; the closing tags
+# and `{% tabs %}` leave nothing, like any other template line.
+_GITBOOK_LABEL = re.compile(
+    r"""^([ \t]*)\{%[ \t]*(?:(tab|code)\b[^%]*?\btitle=["']([^"'\n]+)["']"""
+    r"""|(hint)\b[^%]*?\bstyle=["']([\w-]+)["'])[^%]*%\}[ \t]*$"""
+)
 _ABBREVIATION = re.compile(r"^\*\[([^\]\n]+)\]:[ \t]*(.*)$")
 _REF_DEFINITION = re.compile(r"^[ ]{0,3}\[([^\]\n]+)\]:")
 # `[text][ref]` (no `]` inside either part); `text` may hold code spans and emphasis.
@@ -328,6 +336,9 @@ def _inline_cleanup(line: str, defined: set[str]) -> str:
     if "[#" in line and HEADING.match(line) and (m := _BRACKET_ID.search(line)):
         return line[: m.start()] + f" {{#{m.group(1)}}}"
     if "{" in line and "}" in line:
+        if "{%" in line and (m := _GITBOOK_LABEL.match(line)):
+            indent, label = m.group(1), m.group(3) or m.group(5).capitalize()
+            return f"{indent}{label}"
         if _ATTR_LINE.match(line) or _AUTOREF_ANCHOR.match(line) or _TEMPLATE_LINE.match(line):
             return ""
         if "{/*" in line and HEADING.match(line) and (m := _COMMENT_ID.search(line)):
