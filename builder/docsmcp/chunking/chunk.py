@@ -28,6 +28,7 @@ from docsmcp.sources.formats.mdx import (
     esm_metadata,
     written_as_mdx,
 )
+from docsmcp.sources.formats.myst import rewrite_myst
 from docsmcp.sources.formats.readable import reduce
 
 if TYPE_CHECKING:
@@ -400,6 +401,8 @@ def split_lines(
     mdx = _is_mdx(sf, lines)
     if mdx:
         lines = drop_esm(lines)
+    elif sf.path.lower().endswith(_MARKDOWN) and not sf.page_starts:
+        lines = rewrite_myst(lines)  # Sphinx and Jupyter Book markdown (MDX has no MyST)
     dialect = rewrite(lines)
     display = admonitions_to_text(dialect.display, hard_break=False)
     parse = admonitions_to_text(dialect.parse)
