@@ -384,6 +384,29 @@ def test_gitbook_blocks_keep_what_they_say() -> None:
     ]  # fmt: skip
 
 
+def test_hugo_shortcodes_read_as_their_gist() -> None:
+    """Hugo shortcodes: a line of one keeps its title or admonition name as a label; within a
+    line one reads as its text, its page (`ref`) or its name and arguments; closing ones and
+    the escaped form that shows one (`{{</* ref */>}}`) are handled as a reader sees them."""
+    lines = [
+        "{{< note >}}",
+        "Back up first.",
+        "{{< /note >}}",
+        '{{% alert title="Careful" color="warning" %}}',
+        '  {{< tab header="Python" >}}',
+        "{{< tabpane >}}",
+        "`lang`",
+        ": {{< deprecated-in 0.153.0 />}}",
+        'A {{< glossary_tooltip text="Pod" term_id="pod" >}} runs; see [it]({{< ref "a.md" >}}).',
+        'Shown as `{{</* ref "x" */>}}` in code.',
+    ]
+    out = rewrite(lines)
+    assert out.display == [
+        "Note", "Back up first.", "", "Careful", "  Python", "", "`lang`",
+        ": deprecated in 0.153.0", "A Pod runs; see [it](a.md).", lines[-1],
+    ]  # fmt: skip
+
+
 def test_fenced_dialect_syntax_is_left_alone() -> None:
     lines = ["```md", '!!! note "x"', "    body", '=== "Python"', "<Tabs>", "```"]
     out = rewrite(lines)

@@ -92,6 +92,21 @@ _GITBOOK_LABEL = re.compile(
     r"""^([ \t]*)\{%[ \t]*(?:(tab|code)\b[^%]*?\btitle=["']([^"'\n]+)["']"""
     r"""|(hint)\b[^%]*?\bstyle=["']([\w-]+)["'])[^%]*%\}[ \t]*$"""
 )
+# Hugo shortcodes, `{{< name args >}}` and `{{% name args %}}` (not the escaped `{{</* */>}}`
+# that shows one): a line of one opening shortcode keeps its title (`{{% alert title="Warning"
+# %}}`, `{{< tab header="Python" >}}`) or an admonition's name as a label; one within a line
+# reads as its text (`{{< glossary_tooltip text="Pod" ... >}}` -> Pod, `{{< ref "page.md" >}}`
+# -> page.md), else as its name and arguments (`{{< new-in 0.153.0 />}}` -> new in 0.153.0);
+# closing ones leave nothing. (The reader sees what a template renders; this is its gist.)
+_HUGO = re.compile(
+    r"(?<!`)\{\{([<%])[ \t]*(/?)[ \t]*([A-Za-z][\w.-]*)((?:[ \t]+[^{}\n]*?)?)[ \t]*/?[ \t]*[>%]\}\}"
+)
+_HUGO_ARG = re.compile(r"""([\w-]+)=(?:"([^"]*)"|'([^']*)'|(\S+))|"([^"]*)"|'([^']*)'|(\S+)""")
+_HUGO_TEXT_ARGS = ("text", "title", "header", "label", "alt", "caption", "name")
+_HUGO_ADMONITIONS = frozenset(
+    {"note", "warning", "caution", "tip", "info", "important", "danger", "alert", "callout",
+     "hint", "admonition", "notice"}
+)  # fmt: skip
 _ABBREVIATION = re.compile(r"^\*\[([^\]\n]+)\]:[ \t]*(.*)$")
 _REF_DEFINITION = re.compile(r"^[ ]{0,3}\[([^\]\n]+)\]:")
 # `[text][ref]` (no `]` inside either part); `text` may hold code spans and emphasis.
@@ -331,11 +346,47 @@ def _may_clean(line: str) -> bool:
     return "{" in line or "][" in line or line.startswith("*[") or "[#" in line
 
 
+def _hugo(line: str) -> str:
+    """A line with Hugo shortcodes as its reader's text (see _HUGO)."""
+    whole = _HUGO.fullmatch(line.strip())
+    if whole is not None:
+        opening, name, args = not whole.group(2), whole.group(3).lower(), _hugo_args(whole)
+        titled = next((args[k] for k in _HUGO_TEXT_ARGS if args.get(k)), "")
+        if not opening or not (titled or name in _HUGO_ADMONITIONS):
+            return ""
+        return line[: len(line) - len(line.lstrip())] + (titled or name.capitalize())
+
+    def text(m: re.Match[str]) -> str:
+        if m.group(2):
+            return ""
+        name, args = m.group(3), _hugo_args(m)
+        positional = [v for k, v in args.items() if k.isdigit()]
+        if name.lower() in ("ref", "relref"):
+            return positional[0] if positional else ""
+        titled = next((args[k] for k in _HUGO_TEXT_ARGS if args.get(k)), "")
+        return titled or " ".join([re.sub(r"[-_]", " ", name), *positional])
+
+    return _HUGO.sub(text, line)
+
+
+def _hugo_args(m: re.Match[str]) -> dict[str, str]:
+    """A shortcode's arguments: named ones by name, positional ones by their place ("0", ...)."""
+    out: dict[str, str] = {}
+    for a in _HUGO_ARG.finditer(m.group(4)):
+        if a.group(1):
+            out[a.group(1).lower()] = a.group(2) or a.group(3) or a.group(4) or ""
+        else:
+            out[str(len(out))] = a.group(5) or a.group(6) or a.group(7) or ""
+    return out
+
+
 def _inline_cleanup(line: str, defined: set[str]) -> str:
     """Attribute lists, abbreviation definitions and undefined reference links of one line."""
     if "[#" in line and HEADING.match(line) and (m := _BRACKET_ID.search(line)):
         return line[: m.start()] + f" {{#{m.group(1)}}}"
     if "{" in line and "}" in line:
+        if ("{{<" in line or "{{%" in line) and _HUGO.search(line):
+            return _hugo(line)
         if "{%" in line and (m := _GITBOOK_LABEL.match(line)):
             indent, label = m.group(1), m.group(3) or m.group(5).capitalize()
             return f"{indent}{label}"
