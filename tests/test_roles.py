@@ -179,8 +179,13 @@ def test_weights_yield_to_the_query() -> None:
     assert plain == PRIOR
     assert plain["changelog"] < 1 and plain["guide"] == plain["reference"] == 1
     for query in ("what changed in 2025-06-18", "release notes", "what's new", "new in 3.12",
-                  "breaking changes", "changelog"):  # fmt: skip
+                  "breaking changes", "changelog", "what's changed", "changes since v1",
+                  "jest 30 changes"):  # fmt: skip
         assert weights(query)["changelog"] > 1, query
+    # "changed" naming a thing, not asking what changed: listChanged, a changed resource.
+    for query in ("tools list changed notification", "what happens when a resource changed",
+                  "a new in-memory store"):  # fmt: skip
+        assert weights(query) == PRIOR, query
     for query in ("deprecated features", "migrate to v2", "upgrade guide", "FastAPI 0.100"):
         assert weights(query)["changelog"] == 1, query
     assert weights("Vite 5 announcement")["blog"] > 1
@@ -278,6 +283,7 @@ def test_mcp_changelog_answers_change_queries_only(mcp_bundle: Path) -> None:
         plain = s.search(query=query, version=release)["hits"]
         only = s.search(query=query, version=release, role="changelog")
         seps = s.search(query="SEP for stateless MCP", limit=3)["hits"]
+        listed = s.search(query="tools list changed notification", limit=3)["hits"]
     assert changed[0]["metadata"]["role"] == "changelog"
     assert changed[0]["filepath"].endswith("/changelog.mdx")
     # That release's changelog scores above its security page, yet a plain query ranks the
@@ -288,3 +294,6 @@ def test_mcp_changelog_answers_change_queries_only(mcp_bundle: Path) -> None:
     assert plain[0]["metadata"]["role"] != "changelog"
     assert all(h["metadata"]["role"] != "changelog" for h in plain[:3])
     assert seps[0]["metadata"]["role"] == "proposal"
+    # The notification's sections, not the changelog that mentions it (it ranked first).
+    assert all(h["metadata"]["role"] == "reference" for h in listed), listed
+    assert "listchanged" in listed[0]["chunk_id"] or "list-changed" in listed[0]["chunk_id"]

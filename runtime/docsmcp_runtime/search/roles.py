@@ -18,8 +18,9 @@ The prior: a plain query ranks the page that documents today's behaviour above t
 describe how it changed, was proposed or announced, or list a generated type's fields, so each
 row's score is multiplied by its role's weight (PRIOR). The prior yields to the query
 (`weights`):
-- a query asking what changed ("changes", "changed", "changelog", "release notes", "what's
-  new", "new in", "breaking") lifts changelogs (LIFTED) and leaves blog posts undemoted;
+- a query asking what changed ("what changed", "changes in/since …", "v2 changes",
+  "changelog", "release notes", "what's new", "new in 3.12", "breaking") lifts changelogs
+  (LIFTED) and leaves blog posts undemoted;
 - a query on deprecation, migration, upgrades or releases, or naming a version (1.2, v2,
   2025-06-18), leaves changelogs (and, for a version, blog posts) undemoted;
 - naming a blog/post/announcement lifts blog posts; naming a SEP/RFC/PEP/ADR or a proposal
@@ -93,10 +94,14 @@ LIFTED = 2.0
 # pages compete on their text, neither demoted nor lifted.
 NEUTRAL = 1.0
 
-# Words that ask what changed between releases: a changelog is the answer, lifted.
+# Words that ask what changed between releases: a changelog is the answer, lifted. As a
+# question ("what changed", "changes in/since …", "jest 30 changes", "new in 3.12"), not any
+# "changed": "tools list changed notification" asks for the listChanged notification, and the
+# changelog that mentions it ranked first.
 _CHANGES = re.compile(
-    r"\b(?:changes|changed|changelogs?|change\s+log|release\s+notes?|what'?s\s+new|new\s+in|"
-    r"breaking)\b",
+    r"\b(?:what(?:'?s|\s+has|\s+have|\s+was)?\s+changed|changes?\s+(?:in|since|between|from)"
+    r"|changed\s+(?:in|since|between|from)|changelogs?|change\s+log|release\s+notes?"
+    r"|what'?s\s+new|new\s+in\s+(?:v(?:ersion)?\s*)?\d|breaking|v?\d[\w.-]*\s+changes)\b",
     re.IGNORECASE,
 )
 # Words about a topic changelogs cover among others (a deprecated feature, a migration, a
