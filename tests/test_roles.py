@@ -14,6 +14,9 @@ from conftest import build_bundle, corpus, run_docsmcp
 from docsmcp.enrich.roles import classify
 from docsmcp.sources.corpus import load_corpus
 from docsmcp.sources.settings import load_file
+from docsmcp_runtime.bundle.reader import open_bundle
+from docsmcp_runtime.search.engine import Searcher
+from docsmcp_runtime.search.explain import explain
 from docsmcp_runtime.search.roles import PRIOR, ROLES, weights
 from mcp_client import McpSession
 
@@ -238,6 +241,32 @@ def test_prior_and_lift_through_search_docs(fixture_bundle: Path) -> None:
 
 
 # -- real corpora ------------------------------------------------------------------------------
+
+
+def test_a_question_about_changes_searches_its_topic_not_its_change_words(tmp_path: Path) -> None:
+    """ "what changed in acme 3": the words asking what changed lift changelogs and are not
+    searched, so an old changelog entry that says "Changed acme's …" no longer outranks the
+    release the query names (Jest: CHANGELOG_PRE_v30.md's 14.1.0 for "what changed in jest
+    30"); explain shows the same terms as the search."""
+    old = "## acme 1.4\n\n- Changed acme's default cache directory.\n\n" + "".join(
+        f"## acme 1.{i}\n\n- Fixed the reporter for {i} workers.\n\n" for i in (0, 1, 2, 5, 6)
+    )
+    pages = {
+        "CHANGELOG_OLD.md": f"# Changelog\n\n{old}",
+        "blog/acme-3.md": "# acme 3 is out\n\nacme 3 brings faster runs and a new API.\n",
+    }
+    for i in range(20):  # `acme` and `3` are common words; their bigram is not
+        pages[f"topic{i}.md"] = f"# Topic {i}\n\nWith acme run 3 workers; acme checks them.\n"
+    bundle = open_bundle(build_bundle(_write(tmp_path / "docs", pages), tmp_path / "idx"))
+    searcher = Searcher(bundle)
+    ids = bundle.chunk_ids()
+    page = searcher.search("what changed in acme 3", {}, 0, 3)
+    assert ids[page.rows[0]].startswith("blog/acme-3.md"), [ids[r] for r in page.rows]
+    (why,) = explain(searcher, "what changed in acme 3", {}, page.rows[:1])
+    assert "changed" not in why["terms"] and "changed" not in why.get("missing_terms", [])
+    assert searcher.searched("what changed in acme 3", {})[0] == ["acme", "3"]
+    # A `changed` that names a thing is searched: no question about changes.
+    assert "changed" in searcher.searched("tools list changed notification", {})[0]
 
 
 @pytest.mark.corpus

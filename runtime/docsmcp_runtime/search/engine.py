@@ -18,7 +18,7 @@ from .fusion import CONVEX, RRF, FusionPolicy, convex, policy_for, rrf
 from .intent import QUERY_CLASSES, Named, named_values, query_class, wants_every_word
 from .lexical import Lexicon, coordination, named_words, query_terms, score
 from .options import SearchOptions
-from .roles import RolePrior, weigh
+from .roles import ROLE_KEY, RolePrior, asks_what_changed, weigh, without_change_words
 from .selection import rank, topk
 from .vectors import VectorIndex, vectors_file
 from .versions import Versions
@@ -179,6 +179,17 @@ class Searcher:
             for array in self._mapped:
                 release(array)
 
+    def searched(self, query: str, filters: Mapping[str, str]) -> tuple[list[str], list[str]]:
+        """The terms and bigrams searched for `query`: `vs` only as bigrams when the query's
+        words are coordinated (lexical.query_terms), and a question about changes without its
+        change words, which lifting changelogs already answers (roles.without_change_words)."""
+        terms, bigrams = query_terms(
+            query, self.bundle.metadata.analyzer, operators=not self.coordination
+        )
+        if self.roles is not None and ROLE_KEY not in filters and asks_what_changed(query):
+            terms, bigrams = without_change_words(terms, bigrams)
+        return terms, bigrams
+
     def coordinated(
         self, query: str, out: np.ndarray | None = None
     ) -> tuple[np.ndarray, int] | None:
@@ -204,9 +215,7 @@ class Searcher:
         # Every array of one value per chunk comes from `work` (workspace.py) and is used only
         # within this call: the Page holds plain lists.
         deadline = time.monotonic() + self.time_budget
-        terms, bigrams = query_terms(
-            query, self.bundle.metadata.analyzer, operators=not self.coordination
-        )
+        terms, bigrams = self.searched(query, filters)
         notes = []
         if len(terms) > MAX_QUERY_TERMS or len(bigrams) > MAX_QUERY_TERMS:
             notes.append(

@@ -20,7 +20,7 @@ from .analyzer import analyze
 from .engine import FUSION_DEPTH, Searcher
 from .fusion import CONVEX
 from .intent import query_class
-from .lexical import query_terms, score
+from .lexical import score
 from .selection import rank
 
 # Terms listed per hit (the largest impacts first).
@@ -75,8 +75,7 @@ def _typed(query: str, config: object, terms: list[str], bigrams: list[str]) -> 
 
 def explain(searcher: Searcher, query: str, filters: dict[str, str], rows: list[int]) -> list[dict]:
     """The parts of each row's score for `query` under `filters` (see the module docstring)."""
-    config = searcher.bundle.metadata.analyzer
-    terms, bigrams = query_terms(query, config, operators=not searcher.coordination)
+    terms, bigrams = searcher.searched(query, filters)  # as the engine searches them
     n = searcher.bundle.n_chunks
     raw = score(searcher.lexicon, n, terms)
     coordinated = searcher.coordinated(query)  # as the engine: the rows naming every word gain

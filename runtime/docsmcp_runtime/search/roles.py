@@ -119,13 +119,30 @@ _PROPOSAL = re.compile(
 )
 
 
+# The words of such a question are its intent, not its topic: with changelogs lifted they are
+# not searched (the entries of an old changelog that say "Changed …" outranked the release the
+# query names: "what changed in jest 30" found CHANGELOG_PRE_v30.md's 14.1.0).
+CHANGE_WORDS = frozenset({"change", "changed"})
+
+
+def asks_what_changed(query: str) -> bool:
+    """Whether `query` asks what changed (changelogs are lifted for it)."""
+    return _CHANGES.search(query) is not None
+
+
+def without_change_words(terms: list[str], bigrams: list[str]) -> tuple[list[str], list[str]]:
+    """The query's terms and bigrams less the change words (all of them if nothing is left)."""
+    kept = [t for t in terms if t not in CHANGE_WORDS]
+    return kept or terms, [b for b in bigrams if CHANGE_WORDS.isdisjoint(b.split(" "))]
+
+
 def weights(query: str, present: Collection[str] = ROLES) -> dict[str, float]:
     """The weight of each role for `query`: the default prior, with the roles the query asks
     for lifted. Only the rules of roles in `present` (a bundle's values) are tried: a search
     pays for none of the others (query_class is the dearest, ~20 us)."""
     out = dict(PRIOR)
     if CHANGELOG in present or BLOG in present:
-        if _CHANGES.search(query):
+        if asks_what_changed(query):
             out[CHANGELOG] = LIFTED
             out[BLOG] = NEUTRAL  # a release's announcement says what is new in it too
         elif _CHANGE_TOPIC.search(query):
