@@ -444,6 +444,19 @@ _PIECES = st.sampled_from(
         "*[A]: b",
         "[a][b] [c][]",
         "[b]: /x",
+        "## Title [#bracket-id]",
+        '{% tab title="Linux" %}',
+        '{% hint style="info" %}',
+        "{% endtab %}",
+        '{{< tab header="Python" >}}',
+        "{{< /tab >}}",
+        'a {{< glossary_tooltip text="Pod" >}} {{% note %}} b',
+        "{{< ref 'x.md' >}}",
+        "```{note}",
+        ":::{tip}",
+        ":class: x",
+        "(label)=",
+        "see {ref}`t <x>`",
         "",
         "text",
     ]
@@ -465,13 +478,14 @@ def test_chunking_dialect_soup_gives_unique_ids_and_exact_lines(
     tmp_path_factory: pytest.TempPathFactory, pieces: list[str]
 ) -> None:
     docs = tmp_path_factory.mktemp("soup")
-    (docs / "p.mdx").write_text("# P\n\n## S\n\n" + "\n".join(pieces) + "\n", encoding="utf-8")
-    chunks = _chunks(docs, "p.mdx")
-    ids = [c.id for c in chunks]
-    assert len(ids) == len(set(ids))
-    for c in chunks:
-        assert 1 <= c.line_start <= c.line_end
-        assert dict(c.metadata).get("language", "x") != ""
+    for name in ("p.mdx", "p.md"):  # .md also goes through MyST (myst.py)
+        (docs / name).write_text("# P\n\n## S\n\n" + "\n".join(pieces) + "\n", encoding="utf-8")
+        chunks = _chunks(docs, name)
+        ids = [c.id for c in chunks]
+        assert len(ids) == len(set(ids))
+        for c in chunks:
+            assert 1 <= c.line_start <= c.line_end
+            assert dict(c.metadata).get("language", "x") != ""
 
 
 # -- MDX exports and JSX string props ------------------------------------------------------------
