@@ -5,13 +5,12 @@ it covers, fused by rank.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
-from ..search.lexical import query_terms
 from ..tools.app import DocsApp
 from ..tools.arguments import SearchCall
 from ..tools.hits import search_page
@@ -36,13 +35,13 @@ class Fused:
     notes: list[str]
 
 
-def library_weight(app: DocsApp, query: str) -> float:
+def library_weight(app: DocsApp, query: str, filters: Mapping[str, str] | None = None) -> float:
     """How much a library's ranked list counts in fusion for `query`: its *coverage* (the share
     of the query's terms in its dictionary: a library lacking most of the words asked for ranks
     its best hits below one that has them all) times one plus their mean *density*
     (`log1p(DENSITY_SCALE * df / chunks)`: words the library is about weigh more than words it
     merely contains, whatever its size). Measured in DECISIONS.md, *Several bundles*."""
-    terms, _ = query_terms(query, app.bundle.metadata.analyzer)
+    terms, _ = app.searcher.searched(query, filters or {})  # the terms its search searches
     if not terms:
         return 0.0
     lexicon = app.searcher.lexicon
@@ -85,7 +84,7 @@ def fuse_search(
         for note in page.notes:
             if note not in notes:
                 notes.append(note)
-        weight = library_weight(app, call.query)
+        weight = library_weight(app, call.query, filters)
         for i in range(len(page.rows)):
             ranked.append((weight / (FUSION_K + i + 1), order, i, app, page))
     ranked.sort(key=lambda r: (-r[0], r[1], r[2]))
