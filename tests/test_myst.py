@@ -91,6 +91,12 @@ def test_markdown_without_myst_is_left_alone() -> None:
     assert out[2:] == ["```r", "plot(x)", "```"]  # R Markdown and Quarto code chunks
 
 
+def test_doctests_stay_code() -> None:
+    """Sphinx's doctest directive (attrs' docs): its `>>>` lines are code, not prose."""
+    lines = ["```{doctest}", ">>> f(1)", "2", "```", "```{testcode}", "f(1)", "```"]
+    assert rewrite_myst(lines) == ["```pycon", ">>> f(1)", "2", "```", "```python", "f(1)", "```"]
+
+
 @FUZZ
 @given(
     st.lists(

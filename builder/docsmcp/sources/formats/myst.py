@@ -5,9 +5,10 @@ and targets become plain markdown, line for line (the file's numbering stays).
   or colons, or more): an admonition (`note`, `warning`, `seealso`, `versionadded 1.2`,
   `admonition Title`, `dropdown Title`, `tab-item Python`, ...) becomes its label line (`Note`,
   `New in version 1.2`, `Title`) over its body; a code directive (`code-block python`,
-  `code-cell ipython3`, `math`, `mermaid`, or a language name as Quarto and R Markdown write
-  it) becomes a plain code fence of that language; any other (`figure`, `list-table`,
-  `tab-set`, `eval-rst`, ...) leaves its body as text and its fence lines blank. Option lines
+  `code-cell ipython3`, `math`, `mermaid`, Sphinx's `doctest` and `testcode`, or a language
+  name as Quarto and R Markdown write it) becomes a plain code fence of that language; any
+  other (`figure`, `list-table`, `tab-set`, `eval-rst`, ...) leaves its body as text and its
+  fence lines blank. Option lines
   (`:class: tip`, a `---` block of them) after the opening leave nothing; `toctree` and
   `image` leave nothing at all (a list of page names, a picture).
 * A role, ``{ref}`Title <target>` `` or ``{py:func}`~pkg.func` ``, reads as its text (`Title`,
@@ -45,6 +46,11 @@ _VERSIONS = {
 # Code directives: their argument is the language (none for `math`, `mermaid`, ...).
 _CODE = {"code", "code-block", "sourcecode", "code-cell"}
 _CODE_NAMED = {"math", "mermaid", "graphviz", "plantuml", "csv-table"}
+# Sphinx's doctest and execution directives: code, in the language they run.
+_CODE_RUN = {
+    "doctest": "pycon", "testcode": "python", "testoutput": "", "testsetup": "python",
+    "testcleanup": "python", "jupyter-execute": "python",
+}  # fmt: skip
 _LANGUAGES = {
     "python", "ipython", "ipython3", "r", "julia", "bash", "sh", "shell", "console", "js",
     "javascript", "typescript", "ts", "sql", "json", "yaml", "toml", "ojs", "html", "css",
@@ -117,10 +123,11 @@ def rewrite_myst(lines: list[str]) -> list[str]:
         if m:
             indent, marker, kind, argument = m.groups()
             kind = kind.lower()
-            code = kind in _CODE or kind in _CODE_NAMED or kind in _LANGUAGES
+            code = kind in _CODE or kind in _CODE_NAMED or kind in _LANGUAGES or kind in _CODE_RUN
             stack.append((marker[0], len(marker), code, kind in _NOTHING))
             if code:
                 language = (argument.split() or [""])[0] if kind in _CODE else kind
+                language = _CODE_RUN.get(kind, language)
                 out[i], moved = f"{indent}```{language}", i
             else:
                 out[i] = "" if kind in _NOTHING else indent + (_label(kind, argument) or "")
