@@ -98,6 +98,15 @@ SHAPES = {
         },
         "29.7",  # versions.json lists it first (the highest number would say 30.0)
     ),
+    "docusaurus-named-version": (  # Prettier: `version-stable`, the current docs at the root
+        {
+            **_pages("docs/a.md", "docs/b.md", "website/versioned_docs/version-stable/a.md"),
+            "website/versions.json": json.dumps(["stable"]),
+            "website/docusaurus.config.js": "module.exports = {docs: {path: '../docs'}};",
+        },
+        {"docs": "current", "website/versioned_docs/version-stable": "stable"},
+        "stable",
+    ),
     "mike": (
         {
             **_pages("0.1/a.md", "0.2/a.md", "latest/a.md"),

@@ -8,7 +8,8 @@ Folders (at the shallowest depth of 1 to 3 where sibling folders give at least t
 * dated: `2025-11-25` (a protocol's revisions), except under a `blog`, `news` or `posts` folder;
 * channels beside at least one of those: `next`, `draft`, `unreleased`, `current`, `latest`,
   `stable`, `main`, `master`, `dev`, `canary`, `nightly` (alone they are ordinary folder names);
-* Docusaurus: `X/` is `current` beside `versioned_X/version-*/`, or the folder the site's
+* Docusaurus: every `versioned_X/version-NAME/` is version NAME (`version-stable` too), and
+  `X/` is `current` beside `versioned_X/version-*/`, or the folder the site's
   `docusaurus.config.*` gives as its docs `path` (Jest: `website/versioned_docs/` and
   `path: '../docs'`) when it holds pages of the versioned ones; the site may be any folder of
   the tree (`website/`). mkdocs-mike folders are numbered or channel folders (`0.2/`, `latest/`).
@@ -107,6 +108,11 @@ def folders(paths: Iterable[str], docs_dir: Path | None = None) -> dict[str, str
             if parent.rpartition("/")[2].lower() in _POSTS:
                 continue
             found = {n: v for n in sorted(names) if (v := value_of_name(n))}
+            if _VERSIONED.fullmatch(parent.rpartition("/")[2]):
+                # Docusaurus names its versions freely: `version-stable` (Prettier) is one.
+                found.update(
+                    {n: n[8:] for n in names if n.lower().startswith("version-") and n[8:]} | found
+                )
             if not found:
                 continue
             found.update({n: n.lower() for n in names if n.lower() in CHANNELS})
