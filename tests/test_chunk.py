@@ -215,6 +215,17 @@ def test_nested_containers_take_more_colons(tmp_path: Path) -> None:
     assert "Tip: Note\nAlso works." in chunk.text
 
 
+def test_vitepress_tabs_container_labels_its_tabs(tmp_path: Path) -> None:
+    """vitepress-plugin-tabs (vitest's docs): `::: tabs` holds tabs opened by `== label`; the
+    labels read as labels, the container as nothing, and `::: tabs` is no mkdocstrings
+    `::: module` directive (the build warned it found no source for "tabs")."""
+    text = "# Panel\n\n::: tabs\n== bottom\nAt the bottom.\n== right\nAt the right.\n:::\n"
+    (chunk,) = chunks_of(tmp_path, text, name="panel.md")
+    assert ":::" not in chunk.text and "==" not in chunk.text and "Tabs" not in chunk.text
+    assert "bottom\nAt the bottom." in chunk.text and "right\nAt the right." in chunk.text
+    assert "mkdocstrings" not in chunk.text
+
+
 def test_frontmatter_title_and_line_numbers(tmp_path: Path) -> None:
     text = "---\ntitle: Configuration\n---\n\nIntro text.\n\n## Options\n\nSet it.\n"
     chunks = chunks_of(tmp_path, text)

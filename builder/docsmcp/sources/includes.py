@@ -178,6 +178,11 @@ def expand(docs_dir: Path, path: str, body: str, roots: Sequence[Path]) -> Expan
     reader = _Reader(docs_dir, roots, failures)
     lines = body.split("\n")
     code = fenced_lines(lines)  # a `::: object` shown in a code block is an example
+    # A page that closes containers (a bare `:::` line: VitePress, Docusaurus) writes `::: tabs`
+    # for a container, not for mkdocstrings' `::: module` (vitest's docs warned of "tabs").
+    reader.containers = any(
+        not code[i] and line.strip() and set(line.strip()) == {":"} for i, line in enumerate(lines)
+    )
     out: list[str] = []
     line_map: list[int] = []
     for number, line in enumerate(lines):
@@ -220,6 +225,7 @@ class _Reader:
         self.block: list[str] | None = None  # paths of an open `--8<--` block
         self.options = False  # inside the indented options of a `::: object` directive
         self.api_missing: list[str] = []  # mkdocstrings objects whose source was not found
+        self.containers = False  # the page closes `:::` containers: a bare `::: word` is one
         self._sources: apidoc.Sources | None = None
 
     # -- one line of a page -----------------------------------------------------------------
@@ -230,7 +236,12 @@ class _Reader:
             if line[:1] in (" ", "\t") and line.strip():
                 return []  # `    options:` and what follows, for mkdocstrings
             self.options = False
-        if not in_code and line.startswith(":::") and (identifier := apidoc.directive(line)):
+        if (
+            not in_code
+            and line.startswith(":::")
+            and (identifier := apidoc.directive(line))
+            and not (self.containers and "." not in identifier)
+        ):
             self.options = True
             return self._api(identifier)
         if self.block is not None:

@@ -18,7 +18,9 @@ _ESM = re.compile(r"^(import|export)\b")
 _ADMONITION_KIND = re.compile(r"^\s{0,3}:{3,}\s*([A-Za-z][\w-]*)")
 # VitePress containers that only group what they hold (`::: code-group`: tabs of code blocks,
 # labelled by their fences): no label, as a `:::` closer.
-_GROUPING_KINDS = frozenset({"code-group"})
+_GROUPING_KINDS = frozenset({"code-group", "tabs"})
+# vitepress-plugin-tabs: `::: tabs` holds tabs opened by `== label` lines (vitest's docs).
+_TAB_LINE = re.compile(r"^\s{0,3}==[ \t]+(\S.*?)[ \t]*$")
 _ADMONITION_CLOSE = re.compile(r"^\s{0,3}:{3,}\s*$")
 _MAX_STATEMENT = 200  # lines an import/export statement may span across blank lines
 
@@ -145,11 +147,16 @@ def admonitions_to_text(lines: list[str], hard_break: bool = True) -> list[str]:
     paragraph that follows (parse text)."""
     out = list(lines)
     code = fenced_lines(lines)
+    tabs = False  # inside `::: tabs`, whose `== label` lines open its tabs
     for i, line in enumerate(lines):
+        if tabs and not code[i] and (m := _TAB_LINE.match(line)):
+            out[i] = f"{m.group(1)}\\" if hard_break else m.group(1)
+            continue
         if code[i] or ":::" not in line:  # both patterns need `:::`
             continue
         found = _admonition(line)
         if found and found[0].lower() in _GROUPING_KINDS:
+            tabs = found[0].lower() == "tabs"
             out[i] = ""
         elif found:
             kind, title = found
@@ -159,4 +166,5 @@ def admonitions_to_text(lines: list[str], hard_break: bool = True) -> list[str]:
             out[i] = f"{label}\\" if hard_break else label
         elif _ADMONITION_CLOSE.match(line):
             out[i] = ""
+            tabs = False
     return out
