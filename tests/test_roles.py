@@ -267,6 +267,10 @@ def test_a_question_about_changes_searches_its_topic_not_its_change_words(tmp_pa
     assert searcher.searched("what changed in acme 3", {})[0] == ["acme", "3"]
     # A `changed` that names a thing is searched: no question about changes.
     assert "changed" in searcher.searched("tools list changed notification", {})[0]
+    # Nor are the words left out where no changelog can answer (no page has that role).
+    docs = _write(tmp_path / "plain", {"guide.md": "# Guide\n\nWhat changed in acme 3.\n"})
+    plain = Searcher(open_bundle(build_bundle(docs, tmp_path / "plain-idx")))
+    assert "changed" in plain.searched("what changed in acme 3", {})[0]
 
 
 @pytest.mark.corpus

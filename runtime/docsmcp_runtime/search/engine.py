@@ -18,7 +18,14 @@ from .fusion import CONVEX, RRF, FusionPolicy, convex, policy_for, rrf
 from .intent import QUERY_CLASSES, Named, named_values, query_class, wants_every_word
 from .lexical import Lexicon, coordination, named_words, query_terms, score
 from .options import SearchOptions
-from .roles import ROLE_KEY, RolePrior, asks_what_changed, weigh, without_change_words
+from .roles import (
+    CHANGELOG,
+    ROLE_KEY,
+    RolePrior,
+    asks_what_changed,
+    weigh,
+    without_change_words,
+)
 from .selection import rank, topk
 from .vectors import VectorIndex, vectors_file
 from .versions import Versions
@@ -186,7 +193,13 @@ class Searcher:
         terms, bigrams = query_terms(
             query, self.bundle.metadata.analyzer, operators=not self.coordination
         )
-        if self.roles is not None and ROLE_KEY not in filters and asks_what_changed(query):
+        roles = self.roles
+        if (
+            roles is not None
+            and CHANGELOG in roles.values  # the lift answers the question only where it applies
+            and ROLE_KEY not in filters
+            and asks_what_changed(query)
+        ):
             terms, bigrams = without_change_words(terms, bigrams)
         return terms, bigrams
 
