@@ -407,6 +407,25 @@ def test_hugo_shortcodes_read_as_their_gist() -> None:
     ]  # fmt: skip
 
 
+def test_hugo_shortcodes_over_several_lines() -> None:
+    """A shortcode written over several lines (Hugo's `{{< img` with its arguments one a line)
+    reads as one: its alt text as a label, or nothing; the line count stays."""
+    lines = [
+        "{{< img",
+        '  src="zion.jpg"',
+        '  alt="Zion National Park"',
+        ">}}",
+        "{{< datatable",
+        '  "config"',
+        ">}}",
+        "```",
+        "{{< img",
+        "```",
+    ]
+    out = rewrite(lines)
+    assert out.display == ["Zion National Park", "", "", "", "", "", "", *lines[7:]]
+
+
 def test_fenced_dialect_syntax_is_left_alone() -> None:
     lines = ["```md", '!!! note "x"', "    body", '=== "Python"', "<Tabs>", "```"]
     out = rewrite(lines)

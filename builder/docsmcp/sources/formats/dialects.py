@@ -101,6 +101,8 @@ _GITBOOK_LABEL = re.compile(
 _HUGO = re.compile(
     r"(?<!`)\{\{([<%])[ \t]*(/?)[ \t]*([A-Za-z][\w.-]*)((?:[ \t]+[^{}\n]*?)?)[ \t]*/?[ \t]*[>%]\}\}"
 )
+# Lines a shortcode written over several lines may take (Hugo's docs: `{{< img` with 5 args).
+MAX_SHORTCODE_LINES = 20
 _HUGO_ARG = re.compile(r"""([\w-]+)=(?:"([^"]*)"|'([^']*)'|(\S+))|"([^"]*)"|'([^']*)'|(\S+)""")
 _HUGO_TEXT_ARGS = ("text", "title", "header", "label", "alt", "caption", "name")
 _HUGO_ADMONITIONS = frozenset(
@@ -415,8 +417,40 @@ def _inline_cleanup(line: str, defined: set[str]) -> str:
     return line
 
 
+def _hugo_blocks(lines: list[str]) -> list[str]:
+    """Hugo shortcodes written over several lines (`{{< img` / `  alt="…"` / `>}}`) as one: the
+    first line reads as the whole would (_hugo), the others leave nothing (same line count)."""
+    if "{{<" not in "\n".join(lines) and "{{%" not in "\n".join(lines):
+        return lines
+    code = fenced_lines(lines)
+    out = list(lines)
+    i = 0
+    while i < len(lines):
+        line = lines[i]
+        start = line.lstrip()
+        if code[i] or not start.startswith(("{{<", "{{%")) or ">}}" in line or "%}}" in line:
+            i += 1
+            continue
+        closer = ">}}" if start.startswith("{{<") else "%}}"
+        end = next(
+            (k for k in range(i + 1, min(len(lines), i + MAX_SHORTCODE_LINES))
+             if not code[k] and closer in lines[k]),
+            None,
+        )  # fmt: skip
+        if end is None or not lines[end].rstrip().endswith(closer):
+            i += 1
+            continue
+        joined = " ".join(x.strip() for x in lines[i : end + 1])
+        out[i] = _hugo(line[: len(line) - len(start)] + joined) if _HUGO.fullmatch(joined) else line
+        if out[i] is not line:
+            out[i + 1 : end + 1] = [""] * (end - i)
+        i = end + 1
+    return out
+
+
 def rewrite(lines: list[str]) -> Rewritten:
     """The display and parse lines of a file with its dialect syntax rewritten, and its tabs."""
+    lines = _hugo_blocks(lines)
     code = fenced_lines(lines)
     material, dedent_tabs = _material_tabs(lines, code, 0)
     groups = max((t.group for t in material), default=-1) + 1
