@@ -102,7 +102,8 @@ class Searcher:
             else:
                 self.policy = policy_for(spec.provider)
         self.name_boost = options.name_boost
-        self.roles = RolePrior.of(bundle) if options.role_prior else None  # page roles (roles.py)
+        # Page roles (roles.py), reading the role column through _column.
+        self.roles = RolePrior.of(bundle, self._column) if options.role_prior else None
         self.coordination = options.coordination
         # Sets: named_values asks whether a word is a value, several times a search.
         self._values = {k: frozenset(v.values) for k, v in self.taxonomy.items()}
@@ -120,9 +121,9 @@ class Searcher:
 
     def _column(self, key: str) -> np.ndarray:
         """The facet codes of `key`, one per row, as a contiguous copy made on the key's first
-        use (2 bytes a row, like the role prior's): gathering rows through the strided facets
-        matrix made the boost of a query naming a value (`Dub python …`) ~50 us, a third of
-        its ranking on speakeasy-sdks."""
+        use (2 bytes a row; the role prior reads `role`'s): gathering rows through the strided
+        facets matrix made the boost of a query naming a value (`Dub python …`) ~50 us, a
+        third of its ranking on speakeasy-sdks."""
         column = self._columns.get(key)
         if column is None:
             column = np.ascontiguousarray(self.facets[:, self.keys.index(key)])

@@ -35,7 +35,7 @@ The vocabulary lives here, in the runtime, and the builder imports it: one home 
 from __future__ import annotations
 
 import re
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -162,9 +162,12 @@ def weights(query: str, present: Collection[str] = ROLES) -> dict[str, float]:
 class RolePrior:
     """The per-row weight of the `role` column of one bundle (facet codes → weights)."""
 
-    def __init__(self, values: Sequence[str], column: np.ndarray) -> None:
+    def __init__(self, values: Sequence[str], column: Callable[[], np.ndarray]) -> None:
         self.values = tuple(values)
-        self.column = column  # facet codes of `role`, one per row (0: no role)
+        # The facet codes of `role`, one per row (0: no role), read when a set of weights is
+        # first made: the searcher's contiguous copy of the column (engine.Searcher._column),
+        # which a `role` filter or boost reads too.
+        self._column = column
         # Each row's weight, one float32 array per set of role weights (a few: the default
         # prior and the lifts a query may ask for), made on its first use; None when every
         # weight is 1. Building the code table cost a search ~15 us, and gathering the rows'
@@ -173,15 +176,14 @@ class RolePrior:
         self._weights: dict[tuple[float, ...], np.ndarray | None] = {}
 
     @classmethod
-    def of(cls, bundle: Bundle) -> RolePrior | None:
-        """The prior of a bundle; None when it has no `role` key (an earlier builder's)."""
+    def of(cls, bundle: Bundle, column: Callable[[str], np.ndarray]) -> RolePrior | None:
+        """The prior of a bundle, whose facet columns `column(key)` gives contiguous (gathering
+        weights through the strided facets matrix cost every search a pass twice as slow);
+        None when it has no `role` key (an earlier builder's)."""
         taxonomy, keys = bundle.metadata.taxonomy, bundle.taxonomy_keys
         if ROLE_KEY not in taxonomy or ROLE_KEY not in keys:
             return None
-        # A contiguous copy (2 bytes a row): gathering weights through the strided facets
-        # column cost every search a pass twice as slow.
-        column = np.ascontiguousarray(bundle.arrays["facets"][:, keys.index(ROLE_KEY)])
-        return cls(taxonomy[ROLE_KEY].values, column)
+        return cls(taxonomy[ROLE_KEY].values, lambda: column(ROLE_KEY))
 
     def factor(self, query: str, rows: np.ndarray | None = None) -> np.ndarray | None:
         """Each row's weight (of the bundle, or of `rows`), or None when every weight is 1."""
@@ -190,7 +192,7 @@ class RolePrior:
         key = tuple(by_role.get(value, 1.0) for value in self.values)
         if key not in self._weights:
             table = np.array((1.0, *key), dtype=np.float32)  # by facet code
-            weight = None if np.all(table == 1) else table[self.column]
+            weight = None if np.all(table == 1) else table[self._column()]
             if weight is not None:
                 weight.flags.writeable = False  # shared by every search of these weights
             self._weights[key] = weight
