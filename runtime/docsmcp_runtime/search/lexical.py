@@ -62,7 +62,7 @@ class Lexicon:
         self._postings_at = memoryview(np.asarray(self.postings_offsets, dtype=np.uint64))
 
     def _term(self, i: int) -> bytes:
-        return self.terms[self.term_offsets[i] : self.term_offsets[i + 1]].tobytes()
+        return self._blob[self._offsets[i] : self._offsets[i + 1]].tobytes()
 
     def _samples(self) -> list[bytes]:
         if self._sampled is None:
