@@ -23,6 +23,7 @@ from collections import defaultdict
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
+from docsmcp.sources.discover import MARKDOWN_SUFFIXES, RST_SUFFIXES
 from docsmcp.sources.site_config import LANGUAGE
 
 # Pages a language needs before its files count as translations.
@@ -30,7 +31,8 @@ MIN_PAGES = 2
 # Share of a language folder's pages that must also be pages of the default language.
 MIRROR_SHARE = 0.5
 _I18N_FOLDERS = frozenset({"i18n", "locales", "translations"})
-_DOC_SUFFIXES = (".md", ".mdx", ".markdown", ".rst", ".txt")
+# The documents a page can be translated as (discover.py's markdown and reST suffixes).
+_DOC_SUFFIXES = MARKDOWN_SUFFIXES + RST_SUFFIXES
 
 
 @dataclass(frozen=True)

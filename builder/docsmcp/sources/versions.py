@@ -110,9 +110,9 @@ def folders(paths: Iterable[str], docs_dir: Path | None = None) -> dict[str, str
             found = {n: v for n in sorted(names) if (v := value_of_name(n))}
             if _VERSIONED.fullmatch(parent.rpartition("/")[2]):
                 # Docusaurus names its versions freely: `version-stable` (Prettier) is one.
-                found.update(
-                    {n: n[8:] for n in names if n.lower().startswith("version-") and n[8:]} | found
-                )
+                for n in sorted(names):
+                    if n.lower().startswith("version-") and n[8:]:
+                        found.setdefault(n, n[8:])
             if not found:
                 continue
             found.update({n: n.lower() for n in names if n.lower() in CHANNELS})

@@ -353,7 +353,7 @@ def _hugo(line: str) -> str:
     whole = _HUGO.fullmatch(line.strip())
     if whole is not None:
         opening, name, args = not whole.group(2), whole.group(3).lower(), _hugo_args(whole)
-        titled = next((args[k] for k in _HUGO_TEXT_ARGS if args.get(k)), "")
+        titled = _hugo_title(args)
         if not opening or not (titled or name in _HUGO_ADMONITIONS):
             return ""
         return line[: len(line) - len(line.lstrip())] + (titled or name.capitalize())
@@ -365,10 +365,14 @@ def _hugo(line: str) -> str:
         positional = [v for k, v in args.items() if k.isdigit()]
         if name.lower() in ("ref", "relref"):
             return positional[0] if positional else ""
-        titled = next((args[k] for k in _HUGO_TEXT_ARGS if args.get(k)), "")
-        return titled or " ".join([re.sub(r"[-_]", " ", name), *positional])
+        return _hugo_title(args) or " ".join([re.sub(r"[-_]", " ", name), *positional])
 
     return _HUGO.sub(text, line)
+
+
+def _hugo_title(args: dict[str, str]) -> str:
+    """The first non-empty text argument of a shortcode (`text`, `title`, `alt`, …), or ""."""
+    return next((args[k] for k in _HUGO_TEXT_ARGS if args.get(k)), "")
 
 
 def _hugo_args(m: re.Match[str]) -> dict[str, str]:
@@ -420,7 +424,8 @@ def _inline_cleanup(line: str, defined: set[str]) -> str:
 def _hugo_blocks(lines: list[str]) -> list[str]:
     """Hugo shortcodes written over several lines (`{{< img` / `  alt="…"` / `>}}`) as one: the
     first line reads as the whole would (_hugo), the others leave nothing (same line count)."""
-    if "{{<" not in "\n".join(lines) and "{{%" not in "\n".join(lines):
+    text = "\n".join(lines)
+    if "{{<" not in text and "{{%" not in text:
         return lines
     code = fenced_lines(lines)
     out = list(lines)
