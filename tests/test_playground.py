@@ -45,6 +45,12 @@ def _post(port: int, path: str, body: bytes, headers: dict | None = None) -> tup
         return exc.code, json.loads(exc.read() or b"{}")
 
 
+def _explain(port: int, query: str, chunk_id: str) -> tuple[int, dict]:
+    """The playground's *Why this rank* for one chunk, as its page asks for it."""
+    body = json.dumps({"query": query, "chunk_ids": [chunk_id]}).encode()
+    return _post(port, "/playground/explain", body)
+
+
 def test_page_headers_and_explain_endpoint(server) -> None:
     page = call(server.port, "GET", "/playground")
     assert page.status == 200 and page.headers["content-type"].startswith("text/html")
@@ -52,35 +58,19 @@ def test_page_headers_and_explain_endpoint(server) -> None:
     assert "default-src 'none'" in policy and "script-src 'sha256-" in policy
     assert b"://" not in page.body  # no CDN, no external resource: works offline
     assert b'src="http' not in page.body and b'href="http' not in page.body  # nothing external
-    status, parts = _post(
-        server.port,
-        "/playground/explain",
-        json.dumps(
-            {"query": "retry backoff", "chunk_ids": ["guides/errors.mdx#error-handling"]}
-        ).encode(),
-    )
+    status, parts = _explain(server.port, "retry backoff", "guides/errors.mdx#error-handling")
     assert status == 200
     why = parts["guides/errors.mdx#error-handling"]
     assert why["full_text"] == pytest.approx(why["lexical"] + why["proximity"], abs=1e-3)
     assert set(why["terms"]) <= {"retry", "backoff"}
     # each term is paired with the word typed, in query order: OAuth2-like words read as typed
-    status, parts = _post(
-        server.port,
-        "/playground/explain",
-        json.dumps(
-            {"query": "RetryConfig", "chunk_ids": ["guides/errors.mdx#error-handling/retries"]}
-        ).encode(),
-    )
+    status, parts = _explain(server.port, "RetryConfig", "guides/errors.mdx#error-handling/retries")
     typed = parts["guides/errors.mdx#error-handling/retries"]["typed"]
     assert typed[0] == ["retryconfig", "RetryConfig"]
     assert {w for _, w in typed} == {"RetryConfig"} and ["retry", "RetryConfig"] in typed
     # a choice: the words' part is scaled by how many of the query's words the section holds
-    status, parts = _post(
-        server.port,
-        "/playground/explain",
-        json.dumps(
-            {"query": "retry or refund", "chunk_ids": ["guides/errors.mdx#error-handling/retries"]}
-        ).encode(),
+    status, parts = _explain(
+        server.port, "retry or refund", "guides/errors.mdx#error-handling/retries"
     )
     why = parts["guides/errors.mdx#error-handling/retries"]
     assert why["coordination"]["words"] == 2 and 0 < why["coordination"]["factor"] < 1
