@@ -102,10 +102,39 @@ SHAPES = {
         {
             **_pages("docs/a.md", "docs/b.md", "website/versioned_docs/version-stable/a.md"),
             "website/versions.json": json.dumps(["stable"]),
-            "website/docusaurus.config.js": "module.exports = {docs: {path: '../docs'}};",
+            "website/docusaurus.config.js": (  # a label that is no version keeps `current`
+                "module.exports = {docs: {path: '../docs',\n"
+                "  versions: {current: {label: 'next', badge: false}}}};"
+            ),
         },
         {"docs": "current", "website/versioned_docs/version-stable": "stable"},
         "stable",
+    ),
+    "docusaurus-current-label": (  # tRPC: the current docs are labelled 11.x and shown first
+        {
+            **_pages("docs/a.md", "versioned_docs/version-10.x/a.md"),
+            "versions.json": json.dumps(["10.x"]),
+            "docusaurus.config.ts": (
+                "export default {presets: [['classic', {docs: {lastVersion: 'current',\n"
+                "  versions: {current: {label: '11.x', badge: true},\n"
+                "    '10.x': {label: '10.x', path: 'v10'}}}}]]};"
+            ),
+        },
+        {"docs": "11.x", "versioned_docs/version-10.x": "10.x"},
+        "11.x",
+    ),
+    "docusaurus-version-without-folder": (  # pnpm: 11.x is built from docs/, named by a const
+        {
+            **_pages("docs/a.md", "versioned_docs/version-10.x/a.md"),
+            "versions.json": json.dumps(["11.x", "10.x"]),
+            "docusaurus.config.ts": (
+                "const lastDocsVersion = '11.x';\n"
+                "export default {presets: [['classic', {docs: {lastVersion: lastDocsVersion,\n"
+                "  versions: {[lastDocsVersion]: {label: '11 & 12'}}}}]]};"
+            ),
+        },
+        {"docs": "11.x", "versioned_docs/version-10.x": "10.x"},
+        "11.x",
     ),
     "mike": (
         {
@@ -312,6 +341,31 @@ def test_a_page_path_still_fetches_any_version(session: McpSession) -> None:
     assert listed is not None
     assert [e["path"] for e in listed["entries"]] == ["spec/draft/transports.md"]
     assert "draft wording" in session.get_doc("spec/draft/transports.md#transports/streamable-http")
+
+
+def test_a_query_naming_both_sides_of_a_migration_reaches_the_current_docs(
+    tmp_path: Path,
+) -> None:
+    """tRPC's "migrate from v10 to v11": v10 is a folder, v11 the label of the current docs;
+    the migration guide lives in the current docs and must be searched."""
+    files = {
+        "docs/migrate-from-v10-to-v11.md": (
+            "# Migrate from v10 to v11\n\nRename createTRPCProxyClient to createTRPCClient.\n"
+        ),
+        "docs/routers.md": "# Routers\n\nDefine a router with procedures.\n",
+        "versioned_docs/version-10.x/routers.md": "# Routers\n\nDefine a router in v10.\n",
+        "blog/announcing-v11.md": "# Announcing v11\n\nWe released v11, the successor of v10.\n",
+        "versions.json": json.dumps(["10.x"]),
+        "docusaurus.config.js": (
+            "module.exports = {docs: {lastVersion: 'current',\n"
+            "  versions: {current: {label: '11.x'}}}};"
+        ),
+    }
+    docs = _tree(tmp_path / "www", files)
+    with McpSession(build_bundle(docs, tmp_path / "idx")) as s:
+        result = s.search(query="migrate from v10 to v11")
+    assert result["hits"][0]["filepath"] == "docs/migrate-from-v10-to-v11.md"
+    assert result["notes"][0].startswith("Searched version 10.x, 11.x (named in the query)")
 
 
 # --- the real MCP documentation ----------------------------------------------------------------

@@ -12,7 +12,9 @@ Folders (at the shallowest depth of 1 to 3 where sibling folders give at least t
   `X/` is `current` beside `versioned_X/version-*/`, or the folder the site's
   `docusaurus.config.*` gives as its docs `path` (Jest: `website/versioned_docs/` and
   `path: '../docs'`) when it holds pages of the versioned ones; the site may be any folder of
-  the tree (`website/`). mkdocs-mike folders are numbered or channel folders (`0.2/`, `latest/`).
+  the tree (`website/`). The current docs are the version the site names them when it does
+  (`_current_value`: tRPC's `current: {label: '11.x'}`, pnpm's `lastVersion` 11.x with no
+  `version-11.x/` folder). mkdocs-mike folders are numbered or channel folders (`0.2/`, `latest/`).
 
 The latest release (`latest_of`): the version the site's own configuration shows by default,
 when it names one of the values (Mintlify `docs.json`/`mint.json`: the `versions` entry with
@@ -55,7 +57,10 @@ CHANNELS = frozenset(
 # Folders whose dated children are posts, not versions.
 _POSTS = frozenset({"blog", "blogs", "news", "posts", "changelog", "changelogs", "releases"})
 _DOCUSAURUS_CONFIGS = ("docusaurus.config.js", "docusaurus.config.ts", "docusaurus.config.mjs")
-_LAST_VERSION = re.compile(r"""lastVersion\s*:\s*['"]([^'"]+)['"]""")
+# `lastVersion: '1.0'`, or a name the configuration defines (`lastVersion: lastDocsVersion`).
+_LAST_VERSION = re.compile(r"""lastVersion\s*:\s*['"]?([\w.-]+)""")
+# The label of the current docs (`versions: {current: {label: '11.x', …}}`).
+_CURRENT_LABEL = re.compile(r"""\bcurrent['"]?\s*:\s*\{[^{}]*?\blabel\s*:\s*['"]([^'"\n]+)['"]""")
 # A plugin option `path: '../docs'` (the docs folder, relative to the site folder).
 _CONFIG_PATH = re.compile(r"""\bpath\s*:\s*['"]([^'"\n]+)['"]""")
 _VERSIONED = re.compile(r"versioned[-_](.+)")
@@ -118,10 +123,11 @@ def folders(paths: Iterable[str], docs_dir: Path | None = None) -> dict[str, str
             found.update({n: n.lower() for n in names if n.lower() in CHANNELS})
             for name, value in sorted(found.items()):
                 out[f"{parent}/{name}" if parent else name] = value
-            # Docusaurus: versioned_X/version-V and the current, unreleased docs.
+            # Docusaurus: versioned_X/version-V and the current docs.
             current = _docusaurus_current(parent, paths, docs_dir)
             if current is not None and current not in out:
-                out[current] = "current"
+                taken = {v for f, v in out.items() if f.startswith(parent + "/")}
+                out[current] = _current_value(parent.rpartition("/")[0], docs_dir, taken)
         if len(set(out.values())) >= 2:
             return out
     return {}
@@ -153,6 +159,38 @@ def _docusaurus_current(versioned: str, paths: list[str], docs_dir: Path | None)
             if any(p.startswith(folder + "/") and p[len(folder) + 1 :] in pages for p in paths):
                 return folder
     return None
+
+
+def _current_value(site: str, docs_dir: Path | None, taken: set[str]) -> str:
+    """The version of a Docusaurus site's current docs: the version-like label its
+    configuration gives `current` (tRPC: `current: {label: '11.x'}`), else the version its
+    `lastVersion` or `versions.json` names first when no `version-X` folder holds it (pnpm:
+    11.x, built from `docs/`), else `current` (the unreleased next version)."""
+    if docs_dir is None:
+        return "current"
+    folder = docs_dir / site
+    configs = [read_text(folder / name) for name in _DOCUSAURUS_CONFIGS]
+    named = [m.group(1) for text in configs if (m := _CURRENT_LABEL.search(text))]
+    named += [_constant(text, m.group(1)) for text in configs for m in _LAST_VERSION.finditer(text)]
+    listed = read_json(folder / "versions.json")
+    if isinstance(listed, list) and listed and isinstance(listed[0], str):
+        named.append(listed[0])
+    for value in named:
+        if (
+            value
+            and value.lower() not in CHANNELS
+            and value not in taken
+            and _NUMBERED.fullmatch(value)
+        ):
+            return value
+    return "current"
+
+
+def _constant(text: str, value: str) -> str:
+    """`value`, or the string a `const NAME = '…'` of the same configuration gives it when
+    `value` is that NAME (pnpm: `lastVersion: lastDocsVersion`)."""
+    m = re.search(rf"""\b(?:const|let|var)\s+{re.escape(value)}\s*=\s*['"]([^'"\n]+)['"]""", text)
+    return m.group(1) if m else value
 
 
 def sites(found: Mapping[str, str]) -> list[str]:
@@ -211,8 +249,14 @@ def configured_latest(
         if isinstance(data[0], str):  # Docusaurus: released versions, newest first
             for config in _DOCUSAURUS_CONFIGS:
                 text = read_text(docs_dir / config)
-                if (m := _LAST_VERSION.search(text)) and m.group(1) in values:
-                    return m.group(1), f"{config} sets lastVersion"
+                if not (m := _LAST_VERSION.search(text)):
+                    continue
+                chosen = _constant(text, m.group(1))
+                label = _CURRENT_LABEL.search(text)
+                if chosen == "current" and label and label.group(1) in values:
+                    chosen = label.group(1)  # the current docs, named by their label
+                if chosen in values:
+                    return chosen, f"{config} sets lastVersion"
             if data[0] in values:
                 return data[0], "versions.json lists it first"
     return None, ""
