@@ -1,12 +1,14 @@
 """A JavaScript or TypeScript configuration file read as data, never run: the object literal it
 exports (Docusaurus `sidebars.js`/`sidebars.ts`), when that literal holds only data.
 
-`exported_literal(text)` finds what `module.exports =`, `export default` or the first
-`const|let|var NAME (: Type)? =` assigns, and converts it to JSON: strings in any quotes
-(template strings without `${}`), numbers, `true`/`false`/`null`, arrays and objects with bare
-or quoted keys, comments and trailing commas. Anything else in the literal (a variable, a
-function call, `require(...)`, a spread, a computed key) makes it code: the result is None, and
-the file gives nothing, as a nav file that does not parse gives nothing.
+`exported_literal(text)` finds what `module.exports =` or `export default` assigns, or the
+`const|let|var NAME (: Type)? =` of the NAME they export (else the first such assignment), and
+converts it to JSON: strings in any quotes (template strings without `${}`), numbers,
+`true`/`false`/`null`, arrays and objects with bare or quoted keys, comments and trailing
+commas. A spread element (`...(env.X ? [extra] : [])`, tRPC's optional API pages) is left out:
+what it adds depends on code, the rest is data. Anything else in the literal (a variable, a
+function call, `require(...)`, a computed key) makes it code: the result is None, and the file
+gives nothing, as a nav file that does not parse gives nothing.
 
 Linear in the text and bounded by its size (site_config.MAX_CONFIG_BYTES) and nesting
 (MAX_DEPTH): no recursion.
@@ -31,12 +33,60 @@ _TOKEN = re.compile(
     re.DOTALL,
 )
 _WORDS = {"true": "true", "false": "false", "null": "null"}
+# `export default NAME;` / `module.exports = NAME;`: the literal is NAME's assignment.
+_EXPORTED_NAME = re.compile(
+    r"(?:module\.exports\s*=|export\s+default)\s*([A-Za-z_$][\w$]*)\s*;?\s*$", re.M
+)
+_QUOTES = frozenset("\"'`")
+_CLOSE = {"(": ")", "[": "]", "{": "}"}
+
+
+def _start(text: str) -> re.Match[str] | None:
+    """Where the exported literal begins: the assignment of the exported NAME, else the first."""
+    named = _EXPORTED_NAME.search(text)
+    if named is not None:
+        name = re.escape(named.group(1))
+        own = re.search(
+            rf"(?:const|let|var)\s+{name}(?:\s*:\s*[A-Za-z_$][\w$.<>, ]*)?\s*=\s*(?=[{{\[])", text
+        )
+        if own is not None:
+            return own
+    return _START.search(text)
+
+
+def _past_spread(text: str, pos: int) -> int | None:
+    """The position after a spread element's expression starting at `pos` (just past `...`):
+    at the `,` or closing bracket that ends it; None when the text ends first or its brackets
+    do not match."""
+    stack: list[str] = []
+    n = len(text)
+    while pos < n:
+        c = text[pos]
+        if c in _QUOTES:
+            end = pos + 1
+            while end < n and text[end] != c:
+                end += 2 if text[end] == "\\" else 1
+            pos = end + 1
+            continue
+        if c in _CLOSE:
+            if len(stack) >= MAX_DEPTH:
+                return None
+            stack.append(_CLOSE[c])
+        elif c in ")]}":
+            if not stack:
+                return pos if c != ")" else None
+            if stack.pop() != c:
+                return None
+        elif c == "," and not stack:
+            return pos
+        pos += 1
+    return None
 
 
 def exported_literal(text: str) -> object | None:
     """The data the file's exported (or first assigned) literal holds, or None when there is
     no such literal or it holds code."""
-    start = _START.search(text)
+    start = _start(text)
     if start is None:
         return None
     out: list[str] = []
@@ -44,6 +94,14 @@ def exported_literal(text: str) -> object | None:
     expect_key = False  # just after `{` or `,` inside an object: a key comes next
     pos = start.end()
     while True:
+        if text.startswith("...", pos) and stack and (expect_key or out[-1] in "[,"):
+            end = _past_spread(text, pos + 3)
+            if end is None:
+                return None
+            pos = end
+            if text[pos] == ",":
+                pos += 1  # the element and its comma leave nothing
+            continue
         m = _TOKEN.match(text, pos)
         if m is None:
             return None  # something that is not data (a spread, an operator, a call)
