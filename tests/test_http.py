@@ -794,6 +794,9 @@ def test_sigterm_lets_the_request_in_flight_finish(example_bundle: Path) -> None
     head, _, payload = raw.partition(b"\r\n\r\n")
     assert head.startswith(b"HTTP/1.1 200 "), raw[:300]
     assert json.loads(payload)["id"] == "in-flight"
+    # The first SIGTERM stops it: wait for that exit (stop() would send a second signal to a
+    # server still closing, and a loaded CI machine caught it there: exit -15).
+    assert srv.proc.wait(timeout=20) == 0
     assert srv.stop() == 0
     assert srv.logs()[-1]["event"] == "stopped" and srv.logs()[-1]["signal"] == "SIGTERM"
 

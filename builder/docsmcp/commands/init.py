@@ -66,6 +66,7 @@ from docsmcp.sources.manifest import MAX_METADATA_VALUE
 from docsmcp.sources.navfiles import read_nav, summary_line
 from docsmcp.sources.settings import load_file
 from docsmcp.sources.translations import detect as detect_translations
+from docsmcp.sources.variants import detect as detect_variants
 from docsmcp.sources.versions import DESCRIPTION as VERSION_DESCRIPTION
 from docsmcp.sources.versions import detect as detect_versions
 
@@ -109,6 +110,7 @@ class Proposal:
     max_chunk_size: int
     nested: list[str] = field(default_factory=list)  # manifests below the root
     latest: str = ""  # the latest version and why, for the report ("" without versions)
+    default: tuple[str, str] = ("", "")  # a variant key and its default with why (variants.py)
     translations: str = ""  # the translations left out, for the report (sources/translations.py)
 
     def text(self) -> str:
@@ -132,8 +134,13 @@ class Proposal:
             lines.append(f"{key}: {len(counts)} values: {shown}")
             if key == "version" and self.latest:
                 lines.append(f"version: latest {self.latest}")
+            if key == self.default[0]:
+                lines.append(
+                    f"{key}: default {self.default[1]}; search answers from it unless a query "
+                    f"names another {key} or filters"
+                )
         if not self.values:
-            lines.append("taxonomy: no language, product or version folders found")
+            lines.append("taxonomy: no language, product, version or variant folders found")
         medians = ", ".join(f"{lv} {self.medians[lv]:,}" for lv in LEVELS)
         if not any(self.medians.values()):
             lines.append(f"chunk_by {self.level} (the default): no text to measure")
@@ -360,19 +367,27 @@ def propose(docs_dir: Path) -> Proposal:
     products = _products(kept, languages)
     layout = detect_versions(docs_dir, kept.paths)
     versions = dict(layout.folders)
+    variants = detect_variants(
+        kept.paths, lambda p: len(bodies[p]), [*versions, *languages, *products, *DESCRIPTIONS]
+    )
     # folder -> metadata, one override per folder (metadata of overlapping folders merges).
     by_folder: dict[str, dict[str, str]] = defaultdict(dict)
     for key, found in (
         ("language", {f: lang for f, (lang, _) in languages.items()}),
         ("product", products),
         ("version", versions),
+        *([(variants.key, dict(variants.folders))] if variants.key else []),
     ):
         for folder, value in found.items():
             if _usable_value(value):
                 by_folder[folder][key] = value.strip()
     manifest: dict = {"version": "1"}
     keys = sorted({k for metadata in by_folder.values() for k in metadata})
-    taxonomy: dict[str, dict] = {key: {"description": DESCRIPTIONS[key]} for key in keys}
+    taxonomy: dict[str, dict] = {
+        key: {"description": DESCRIPTIONS.get(key) or variants.description()} for key in keys
+    }
+    if variants.key in taxonomy:
+        taxonomy[variants.key]["default"] = variants.default
     if "language" in taxonomy:
         taxonomy["language"]["vector_collapse"] = True
         covered = [p for p in kept.paths if any(_inside(p, f) for f in languages)]
@@ -416,6 +431,9 @@ def propose(docs_dir: Path) -> Proposal:
         max_chunk_size=max_size,
         nested=nested,
         latest=f"{layout.latest} ({layout.why})" if "version" in taxonomy and layout.latest else "",
+        default=(variants.key, f"{variants.default} ({variants.why})")
+        if variants.key in taxonomy
+        else ("", ""),
         translations=translations.line(),
     )
 

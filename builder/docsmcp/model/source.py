@@ -35,6 +35,8 @@ class TaxonomyKey:
     auto_include: Mapping[str, tuple[str, ...]] | None = None
     # `version` only: the latest released value (sources/versions.py); None = not declared.
     latest: str | None = None
+    # Any other key: the value searched by default (sources/variants.py); None = not declared.
+    default: str | None = None
 
 
 @dataclass(frozen=True)

@@ -356,11 +356,18 @@ def taxonomy_of(corpus: Corpus, facets: list[Facets], problems: list[Problem]) -
                 Problem(".", None, f"taxonomy {key!r}: latest {latest!r} occurs in no file")
             )
             latest = None
+        default = cfg.default if cfg else None
+        if default is not None and default not in values[key]:
+            problems.append(
+                Problem(".", None, f"taxonomy {key!r}: default {default!r} occurs in no file")
+            )
+            default = None
         out[key] = TaxonomyKey(
             description=cfg.description if cfg and cfg.description else _default_description(key),
             vector_collapse=bool(cfg and cfg.vector_collapse),
             values=tuple(sorted(values[key], key=str.encode)),
             latest=latest,
+            default=default,
         )
     for key, entry in out.items():
         declared = corpus.taxonomy.get(key)

@@ -33,6 +33,8 @@ from docsmcp.sources.pdf.source import load_pdf
 from docsmcp.sources.settings import _read_text, configure_file, load_file
 from docsmcp.sources.translations import Translations
 from docsmcp.sources.translations import detect as detect_translations
+from docsmcp.sources.variants import Variants
+from docsmcp.sources.variants import detect as detect_variants
 from docsmcp.sources.versions import DESCRIPTION as VERSION_DESCRIPTION
 from docsmcp.sources.versions import KEY as VERSION_KEY
 from docsmcp.sources.versions import Layout
@@ -95,11 +97,22 @@ def _taxonomy(
                         f"{_quote(latest)} in another manifest",
                     )
                 )
+            default = prev.default
+            if cfg.default is not None and default is not None and cfg.default != default:
+                problems.append(
+                    Problem(
+                        manifest.path,
+                        None,
+                        f"taxonomy key {key!r}: default {_quote(cfg.default)} conflicts with "
+                        f"{_quote(default)} in another manifest",
+                    )
+                )
             merged[key] = TaxonomyKey(
                 description,
                 prev.vector_collapse or cfg.vector_collapse,
                 include,
                 latest if latest is not None else cfg.latest,
+                default if default is not None else cfg.default,
             )
     for source in files:
         for key, _ in source.metadata:
@@ -191,34 +204,46 @@ def _load_llms_full(
     return files, problems
 
 
-def _names_version(manifests: Mapping[str, Manifest]) -> bool:
-    """Whether a manifest says anything about `version` (then no folder is detected)."""
+def _names(manifests: Mapping[str, Manifest], key: str) -> bool:
+    """Whether a manifest says anything about `key` (then no folder is detected for it)."""
     return any(
-        VERSION_KEY in m.taxonomy
-        or VERSION_KEY in m.metadata
-        or any(VERSION_KEY in o.metadata for o in m.overrides)
+        key in m.taxonomy or key in m.metadata or any(key in o.metadata for o in m.overrides)
         for m in manifests.values()
     )
 
 
-class _Versioned:
-    """The governing manifest of a file in a version folder, with the folder's version as
-    manifest-wide metadata (the weakest setting: overrides and frontmatter still win). One
-    object per (manifest, value), so known_files.py digests each once, and a changed layout
-    changes the digest (the file is read again)."""
+def _size(docs_dir: Path) -> Callable[[str], int]:
+    """A file's size in bytes by its path under `docs_dir` (0 when it cannot be read)."""
 
-    def __init__(self, layout: Layout) -> None:
-        self.layout = layout
-        self._made: dict[tuple[str | None, str], Manifest] = {}
+    def size(path: str) -> int:
+        try:
+            return (docs_dir / path).stat().st_size
+        except OSError:
+            return 0
+
+    return size
+
+
+class _Versioned:
+    """The governing manifest of a file in a version (or variant) folder, with the folder's
+    value as manifest-wide metadata (the weakest setting: overrides and frontmatter still win).
+    One object per (manifest, values), so known_files.py digests each once, and a changed
+    layout changes the digest (the file is read again)."""
+
+    def __init__(self, layout: Layout, variants: Variants) -> None:
+        self.found = [(VERSION_KEY, layout.value_of)]
+        if variants.key is not None:
+            self.found.append((variants.key, variants.value_of))
+        self._made: dict[tuple[str | None, tuple[tuple[str, str], ...]], Manifest] = {}
 
     def manifest(self, governing: Manifest | None, path: str) -> Manifest | None:
-        value = self.layout.value_of(path)
-        if value is None:
+        values = tuple((k, v) for k, value_of in self.found if (v := value_of(path)) is not None)
+        if not values:
             return governing
-        key = (governing.path if governing else None, value)
+        key = (governing.path if governing else None, values)
         if key not in self._made:
             base = governing or Manifest(path="", folder="")
-            self._made[key] = replace(base, metadata={**base.metadata, VERSION_KEY: value})
+            self._made[key] = replace(base, metadata={**base.metadata, **dict(values)})
         return self._made[key]
 
 
@@ -271,9 +296,14 @@ def load_corpus(
     # Docs without a manifest answer in their default language (a manifest decides otherwise).
     translations = detect_translations(selected_paths) if not manifests else Translations()
     translated = translations.files
-    if not _names_version(manifests):  # version folders as users lay them out
+    if not _names(manifests, VERSION_KEY):  # version folders as users lay them out
         layout = detect_versions(docs_dir, (p for p in selected_paths if p not in translated))
-    versioned = _Versioned(layout)
+    variants = detect_variants(
+        (p for p in selected_paths if p not in translated), _size(docs_dir), layout.folders
+    )
+    if variants.key is not None and _names(manifests, variants.key):
+        variants = Variants()  # the manifest decides
+    versioned = _Versioned(layout, variants)
     for entry in listing.markdown:
         if is_html(entry.path) and (sources or is_generated_page(entry.path)):
             continue
@@ -319,6 +349,8 @@ def load_corpus(
     problems.extend(found)
     if layout.folders and VERSION_KEY in taxonomy:
         taxonomy[VERSION_KEY] = TaxonomyKey(VERSION_DESCRIPTION, latest=layout.latest)
+    if variants.key is not None and variants.key in taxonomy:
+        taxonomy[variants.key] = TaxonomyKey(variants.description(), default=variants.default)
     # Stable sort: a file's problems stay in the order they were found within one line.
     problems.sort(key=lambda p: (p.path, p.line or 0))
     return Corpus(

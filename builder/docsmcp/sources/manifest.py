@@ -274,11 +274,18 @@ def _parse_manifest(data: dict[str, Any], path: str, folder: str) -> tuple[Manif
                 f"{_json_path(['taxonomy', key, 'latest'])}: only the key 'version' has "
                 "a latest value"
             )
+        default = cfg.get("default")
+        if default is not None and key in ("version", "role"):
+            problems.append(
+                f"{_json_path(['taxonomy', key, 'default'])}: the key {key!r} has no default "
+                "value" + (" (its `latest` is searched by default)" if key == "version" else "")
+            )
         taxonomy[key] = TaxonomyKey(
             cfg.get("description"),
             bool(cfg.get("vector_collapse", False)),
             include,
             latest.strip() if latest is not None and key == "version" else None,
+            default.strip() if default is not None and key not in ("version", "role") else None,
         )
     manifest = Manifest(
         path=path,

@@ -102,6 +102,9 @@ class TaxonomyKey:
     include_unset: bool = False
     # The latest released value (key `version`): search's default version (search/versions.py).
     latest: str | None = None
+    # Another key's value searched by default, other values folded into `also_in` (a
+    # framework's or platform's variant folders: search/versions.py).
+    default: str | None = None
 
     def code(self, value: str) -> int:
         """The facet code of `value` (1-based; 0 means no value); ValueError if unknown."""
@@ -119,6 +122,8 @@ class TaxonomyKey:
             out["include_unset"] = True
         if self.latest is not None:
             out["latest"] = self.latest
+        if self.default is not None:
+            out["default"] = self.default
         return out
 
     @classmethod
@@ -145,6 +150,9 @@ class TaxonomyKey:
         latest = j.optional(data, "latest", path, j.nonempty, None)
         if latest is not None and latest not in values:
             raise MetadataError(j.join(path, "latest"), "must be one of the key's values")
+        default = j.optional(data, "default", path, j.nonempty, None)
+        if default is not None and default not in values:
+            raise MetadataError(j.join(path, "default"), "must be one of the key's values")
         return cls(
             description=j.field(data, "description", path, j.string),
             vector_collapse=j.field(data, "vector_collapse", path, j.boolean),
@@ -154,6 +162,7 @@ class TaxonomyKey:
                 data.get("include_unset", False), j.join(path, "include_unset")
             ),
             latest=latest,
+            default=default,
         )
 
 

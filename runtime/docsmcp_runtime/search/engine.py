@@ -79,7 +79,8 @@ class Searcher:
         self._columns: dict[str, np.ndarray] = {}  # _column's copies
         self.taxonomy = meta.taxonomy
         self.keys = bundle.taxonomy_keys
-        self.versions = Versions(bundle, dict(self.taxonomy), self.facets)  # the default version
+        # The default version and variants, reading their columns through _column.
+        self.versions = Versions(bundle, dict(self.taxonomy), self._column)
         self.phrase_weight = np.float32(meta.lexical.phrase_weight)
         spec = meta.embedding
         self.vectors = (

@@ -106,7 +106,13 @@ def filter_properties(
         else:
             out[key] = {
                 "type": "string",
-                "description": info.description,
+                "description": info.description
+                + (
+                    f" Without it, search answers from {info.default} (the default) and the "
+                    f"pages without a {key}, unless the query names one."
+                    if info.default is not None
+                    else ""
+                ),
                 "enum": list(info.values),
             }
     return out

@@ -1,0 +1,109 @@
+"""Variant folders: one docs tree written once per framework or platform, as users lay them out
+(TanStack Query: `framework/react/guides/retries.md`, `framework/vue/guides/retries.md`, …),
+and the value searched by default. The one home of this rule, used by `docsmcp init` (which
+proposes it in the manifest) and by `docsmcp build` (which applies it when no manifest says
+anything about the key).
+
+A folder named `framework` or `platform` (or the plural) at depth 1 or 2 whose child folders
+mirror each other: a child is a variant when at least MIN_SHARED of its pages (their paths
+within the child), and at least a third of them, are pages of another child too, and at least
+two children are. Other names were tried and left out: tRPC's `client/react`, `client/vanilla`
+and `client/tanstack-react-query` share pages but are three clients, not one client per
+framework, and `integrations/stripe` and `integrations/slack` share `setup.md` as any two
+integrations would. The key is the
+axis' singular (`frameworks/` -> `framework`), its values the variants' folder names, and its
+`default` the variant with the most text (ties: the first by name): the one written in full,
+which the others adapt (TanStack: react, 423 kB; its vue and solid pages are the react page
+through a `ref:` with replacements, 65 and 107 kB; preact has the most pages, 108 of them
+generated type listings). The page count would have said preact. Search answers from the
+default unless a query names another variant or a filter picks one; the same page of other
+variants folds into `also_in` (the runtime's search/versions.py).
+
+A key a manifest names is left to it; folders that are version folders are no variants.
+"""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+
+# The axis names a variant parent folder has (singular; a trailing `s` is dropped first).
+AXES = frozenset({"framework", "platform"})
+# Pages a variant shares with another variant, at least (and SHARED_PART of its pages).
+MIN_SHARED = 3
+SHARED_PART = 1 / 3
+MAX_DEPTH = 2  # of the parent folder (the docs folder itself has no name to say an axis)
+
+
+@dataclass(frozen=True)
+class Variants:
+    """Variant folders (folder path -> value) of one key, and its default value."""
+
+    key: str | None = None
+    folders: Mapping[str, str] = field(default_factory=dict)
+    default: str | None = None
+    why: str = ""  # how the default was chosen, for init's report
+
+    def value_of(self, path: str) -> str | None:
+        """The variant of the file at `path`: the value of the variant folder holding it."""
+        folder = path.rpartition("/")[0]
+        while folder:
+            if folder in self.folders:
+                return self.folders[folder]
+            folder = folder.rpartition("/")[0]
+        return None
+
+    def description(self) -> str:
+        return (
+            f"{self.key.capitalize() if self.key else ''} the page documents (from folder names)."
+        )
+
+
+def axis_of(name: str) -> str | None:
+    """The key a parent folder's name gives (`frameworks` -> `framework`), or None."""
+    low = name.lower()
+    singular = low[:-1] if low.endswith("s") and len(low) > 3 else low
+    return singular if singular in AXES else None
+
+
+def detect(paths: Iterable[str], size: Callable[[str], int], taken: Iterable[str] = ()) -> Variants:
+    """The variant folders among `paths` (files relative to the docs folder, `size(path)` their
+    length); `taken`: keys a manifest names, and folders already given another key."""
+    taken = set(taken)
+    children: dict[str, dict[str, set[str]]] = defaultdict(lambda: defaultdict(set))
+    for path in sorted(paths):
+        parts = path.split("/")
+        for depth in range(1, MAX_DEPTH + 1):
+            if len(parts) < depth + 2:  # parent / child / ... / file
+                break
+            parent = "/".join(parts[:depth])
+            if axis_of(parts[depth - 1]) is None:
+                continue
+            children[parent][parts[depth]].add("/".join(parts[depth + 1 :]))
+    folders: dict[str, str] = {}
+    key = None
+    text: Counter[str] = Counter()
+    for parent, kids in sorted(children.items()):
+        axis = axis_of(parent.rpartition("/")[2])
+        if axis is None or axis in taken or (key is not None and axis != key):
+            continue
+        found = {}
+        for name, own in sorted(kids.items()):
+            folder = f"{parent}/{name}"
+            if folder in taken:
+                continue
+            others = set().union(*(p for n, p in kids.items() if n != name))
+            shared = len(own & others)
+            if shared >= MIN_SHARED and shared >= SHARED_PART * len(own):
+                found[folder] = name
+        if len(found) >= 2:
+            key = axis
+            folders.update(found)
+            for folder, name in found.items():
+                text[name] += sum(size(f"{folder}/{page}") for page in kids[name])
+    if key is None:
+        return Variants()
+    most = max(text.values())
+    default = min(v for v, n in text.items() if n == most)
+    return Variants(key, dict(sorted(folders.items())), default, f"the most text, {most:,} bytes")

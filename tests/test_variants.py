@@ -1,0 +1,187 @@
+"""Variant folders (issue 27, the shape TanStack's docs have): one docs tree written once per
+framework or platform (`framework/react/guides/…`, `framework/vue/guides/…`) becomes a taxonomy
+key with a `default` value (`docsmcp init` proposes it, `docsmcp build` applies it when no
+manifest names the key); search answers from the default unless a query names another variant
+or a filter picks one, and the same page of the other variants is listed in `also_in` instead
+of taking a place of its own (the same section five times in a top five, before)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from conftest import build_bundle, run_docsmcp
+from docsmcp.commands.init import propose
+from docsmcp.sources.variants import detect
+from docsmcp_runtime.format import TaxonomyKey
+from docsmcp_runtime.format.jsonread import MetadataError
+from mcp_client import McpSession
+
+GUIDES = ("retries", "invalidation", "prefetching")
+
+
+def _tree(root: Path, files: dict[str, str]) -> Path:
+    for rel, text in files.items():
+        path = root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    return root
+
+
+def _page(framework: str, guide: str, more: str = "") -> str:
+    return (
+        f"# {guide.capitalize()}\n\nRetry failed queries with {framework}: set retry on "
+        f"useQuery ({guide}).\n{more}\n## Options\n\nOptions of {guide} in {framework}.\n"
+    )
+
+
+# react is written in full; vue adapts it (shorter pages); solid has more pages, but less text.
+SITE = {
+    **{f"framework/react/guides/{g}.md": _page("react", g, "Long text. " * 200) for g in GUIDES},
+    **{f"framework/vue/guides/{g}.md": _page("vue", g) for g in GUIDES},
+    **{f"framework/solid/guides/{g}.md": _page("solid", g) for g in GUIDES},
+    **{f"framework/solid/reference/type-{i}.md": f"# Type {i}\n\nA type.\n" for i in range(5)},
+    "framework/vue/guides/nuxt.md": "# Nuxt\n\nUse the query plugin with Nuxt.\n",
+    "reference/QueryClient.md": "# QueryClient\n\nThe client every framework shares.\n",
+}
+
+
+def _sizes(files: dict[str, str]):  # noqa: ANN202
+    return lambda path: len(files[path])
+
+
+def test_mirrored_framework_folders_are_variants_and_the_fullest_is_the_default() -> None:
+    found = detect(list(SITE), _sizes(SITE))
+    assert found.key == "framework"
+    assert dict(found.folders) == {f"framework/{f}": f for f in ("react", "solid", "vue")}
+    assert found.default == "react"  # the most text, not the most pages (solid)
+    assert found.value_of("framework/vue/guides/nuxt.md") == "vue"
+    assert found.value_of("reference/QueryClient.md") is None
+
+
+@pytest.mark.parametrize(
+    ("files", "key"),
+    [
+        ({f"platforms/{p}/{g}.md": "x" for p in ("ios", "android") for g in GUIDES}, "platform"),
+        (
+            {f"docs/frameworks/{p}/{g}.md": "x" for p in ("qwik", "lit") for g in GUIDES},
+            "framework",
+        ),
+        # integrations share file names as any two do: no axis of variants
+        ({f"integrations/{p}/{g}.md": "x" for p in ("stripe", "slack") for g in GUIDES}, None),
+        (
+            {
+                **{f"framework/react/{g}.md": "x" for g in GUIDES},
+                **{f"framework/vue/{g}.md": "x" for g in GUIDES},
+                **{f"framework/vue/own-{i}.md": "x" for i in range(27)},
+            },
+            None,  # vue shares 3 of its 30 pages: not a variant, and one variant is none
+        ),
+        # too few pages in common: two different products, not variants of one
+        (
+            {"framework/react/a.md": "x", "framework/react/b.md": "x", "framework/vue/a.md": "x"},
+            None,
+        ),
+        # a folder name that names no axis: chapters that happen to share file names
+        ({f"guides/{p}/{g}.md": "x" for p in ("basics", "advanced") for g in GUIDES}, None),
+    ],
+    ids=["platforms", "nested", "integrations", "mostly-own", "too-few-shared", "not-an-axis"],
+)
+def test_what_is_a_variant_folder(files: dict[str, str], key: str | None) -> None:
+    assert detect(list(files), _sizes(files)).key == key
+
+
+def test_a_key_or_folder_taken_is_left_alone() -> None:
+    assert detect(list(SITE), _sizes(SITE), taken=["framework"]).key is None
+    taken = ["framework/solid"]  # (a version folder, say)
+    assert set(detect(list(SITE), _sizes(SITE), taken=taken).folders.values()) == {"react", "vue"}
+
+
+def test_init_proposes_the_key_and_its_default(tmp_path: Path) -> None:
+    proposal = propose(_tree(tmp_path / "docs", SITE))
+    entry = proposal.manifest["taxonomy"]["framework"]
+    assert entry["default"] == "react"
+    assert entry["description"] == "Framework the page documents (from folder names)."
+    assert set(proposal.values["framework"]) == {"react", "solid", "vue"}
+    assert any(
+        line.startswith("framework: default react (the most text") for line in proposal.report()
+    )
+
+
+@pytest.fixture(scope="module")
+def session(tmp_path_factory: pytest.TempPathFactory) -> Iterator[McpSession]:
+    docs = _tree(tmp_path_factory.mktemp("tanstack") / "docs", SITE)
+    bundle = build_bundle(docs, docs.parent / "idx")  # no manifest: the build detects them
+    entry = json.loads((bundle / "metadata.json").read_text())["taxonomy"]["framework"]
+    assert entry["default"] == "react"
+    with McpSession(bundle) as s:
+        yield s
+
+
+def test_search_answers_from_the_default_and_folds_the_other_variants(
+    session: McpSession,
+) -> None:
+    result = session.search(query="retry failed queries retries")
+    assert result["notes"] == [
+        "Searched framework react (the default) and pages without a framework; "
+        "pass framework=… for another."
+    ]
+    top = result["hits"][0]
+    assert top["filepath"] == "framework/react/guides/retries.md"
+    assert top["also_in"] == {"framework": ["solid", "vue"]}
+    assert {h["metadata"].get("framework") for h in result["hits"]} <= {"react", None}
+    shared = session.search(query="QueryClient every framework shares")
+    assert shared["hits"][0]["filepath"] == "reference/QueryClient.md"  # no variant: searched
+
+
+def test_a_named_variant_or_a_filter_reaches_it(session: McpSession) -> None:
+    named = session.search(query="retries in Vue")
+    assert named["hits"][0]["filepath"] == "framework/vue/guides/retries.md"
+    assert named["notes"][0].startswith("Searched framework vue (named in the query)")
+    filtered = session.search(query="Nuxt query plugin", framework="vue")
+    assert filtered["hits"][0]["filepath"] == "framework/vue/guides/nuxt.md"
+    assert "notes" not in filtered
+    hidden = session.search(query="Nuxt plugin")  # only vue has it
+    assert hidden["hits"] == []
+    assert hidden["hint"]["suggested_filters"] == {"framework": ["vue"]}
+
+
+def test_the_argument_names_the_default(session: McpSession) -> None:
+    tool = next(t for t in session.list_tools() if t.name == "search_docs")
+    described = tool.input_schema["properties"]["framework"]["description"]
+    assert described.endswith(
+        "Without it, search answers from react (the default) and the pages without a "
+        "framework, unless the query names one."
+    )
+
+
+def test_a_manifest_decides(tmp_path: Path) -> None:
+    docs = _tree(tmp_path / "docs", SITE)
+    manifest = {"version": "1", "taxonomy": {"framework": {"description": "Framework."}}}
+    (docs / ".docs-mcp.json").write_text(json.dumps(manifest), encoding="utf-8")
+    bundle = build_bundle(docs, tmp_path / "idx")
+    entry = json.loads((bundle / "metadata.json").read_text())["taxonomy"]["framework"]
+    assert entry["values"] == [] and "default" not in entry  # no folder was read as a value
+
+
+def test_a_manifest_default_must_be_usable(tmp_path: Path) -> None:
+    docs = _tree(tmp_path / "docs", {"a/x.md": "# X\n", "b/x.md": "# X\n"})
+    manifest = {
+        "version": "1",
+        "taxonomy": {"area": {"default": "c"}, "version": {"default": "1"}},
+        "overrides": [{"pattern": f"{a}/**", "metadata": {"area": a}} for a in ("a", "b")],
+    }
+    (docs / ".docs-mcp.json").write_text(json.dumps(manifest), encoding="utf-8")
+    out = run_docsmcp("validate", "--docs-dir", docs, check=False)
+    assert out.returncode != 0
+    assert "$.taxonomy.version.default: the key 'version' has no default value" in out.stderr
+    assert "taxonomy 'area': default 'c' occurs in no file" in out.stderr
+
+
+def test_metadata_default_must_be_a_value() -> None:
+    entry = {"description": "d", "vector_collapse": False, "values": ["a", "b"]}
+    assert TaxonomyKey.from_json({**entry, "default": "b"}, "$.taxonomy.k").default == "b"
+    with pytest.raises(MetadataError, match=r"default.*must be one of the key's values"):
+        TaxonomyKey.from_json({**entry, "default": "c"}, "$.taxonomy.k")
