@@ -21,6 +21,7 @@ from docsmcp.commands.eval_cases import (
     chunk_content,
     heading_lines,
     load_cases,
+    relevant_entries,
     satisfies,
 )
 from docsmcp.commands.eval_metrics import format_report, percentile
@@ -407,7 +408,24 @@ def test_heading_lines() -> None:
         "    # indented code\n"
         "## C#\n"
     )
-    assert heading_lines(text) == {"title", "client options", "`withx(ms)`", "c#"}
+    assert heading_lines(text) == {"title", "client options", "withx(ms)", "c#"}
+
+
+def test_a_judged_heading_matches_the_text_a_reader_sees() -> None:
+    """Judged headings are written as in the markdown source, code spans and all; a hit's
+    heading and breadcrumb hold the text (rust-reference dev-024: the continuation part of
+    "The `non_exhaustive` attribute" is that section, whose heading line it does not repeat)."""
+    (entry,) = relevant_entries(
+        {"relevant": [{"file": "a.md", "heading": "The `non_exhaustive`  attribute"}]}
+    )
+    hit = {
+        "filepath": "a.md",
+        "heading": "The non_exhaustive attribute",
+        "breadcrumb": "a.md > Type system attributes > The non_exhaustive attribute",
+    }
+    assert satisfies(hit, entry, set())
+    assert satisfies({**hit, "heading": "Part"}, entry, set())  # by its breadcrumb
+    assert not satisfies({**hit, "heading": "x", "breadcrumb": "a.md > x"}, entry, set())
 
 
 def test_chunk_content_strips_delimiter() -> None:

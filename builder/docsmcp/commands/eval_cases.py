@@ -107,8 +107,11 @@ def _check_case(raw: Any, where: str) -> dict:
 
 
 def normalize(text: str) -> str:
-    """Casefolded and whitespace-collapsed, the comparison the README prescribes."""
-    return " ".join(text.split()).casefold()
+    """Casefolded and whitespace-collapsed, the comparison the README prescribes, without the
+    backticks of code spans: they are markup, not the heading's text (a judged heading is
+    written as in the markdown source, "The `non_exhaustive` attribute", where a hit's heading
+    and breadcrumb hold the text a reader sees, "The non_exhaustive attribute")."""
+    return " ".join(text.replace("`", "").split()).casefold()
 
 
 def heading_lines(content: str) -> set[str]:
