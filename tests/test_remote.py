@@ -594,3 +594,36 @@ def test_fetch_options_parse_fuzz(max_bytes, timeout):
         assert "\n" not in str(exc) and str(exc).startswith("--bundle-")
         return
     assert options.max_bytes >= 1 and 0 < options.timeout <= 3600
+
+
+def test_a_bundle_folder_start_imports_no_download_or_archive_code(
+    example_bundle: Path, tmp_path: Path
+) -> None:
+    """A terminal search of a bundle folder (the usual start) reads only distribution/specs.py:
+    the archive, download and swap modules cost ~6 ms of its ~165. An archive of the same bundle
+    still opens (and imports them)."""
+    code = (
+        "import io, contextlib, sys\n"
+        "from docsmcp_runtime.cli import main\n"
+        "heavy = ['archive', 'remote', 'remote_fetch', 'resolve', 'swap']\n"
+        "for spec in sys.argv[1:]:\n"
+        "    out = io.StringIO()\n"
+        "    with contextlib.redirect_stdout(out):\n"
+        "        rc = main(['--bundle', spec, 'search', 'refund'])\n"
+        "    loaded = [m for m in heavy if f'docsmcp_runtime.distribution.{m}' in sys.modules]\n"
+        "    print(rc, 'refund' in out.getvalue(), ','.join(loaded) or '-')\n"
+    )
+    archive = tmp_path / "idx.tar.gz"
+    run_docsmcp("pack", example_bundle, "--out", archive)
+    env = {**os.environ, "DOCSMCP_CACHE_DIR": str(tmp_path / "cache")}
+    proc = subprocess.run(
+        [sys.executable, "-c", code, str(example_bundle), str(archive)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=env,
+    )
+    assert proc.returncode == 0, proc.stderr
+    folder, packed = proc.stdout.splitlines()
+    assert folder == "0 True -"
+    assert packed.startswith("0 True ") and "archive" in packed

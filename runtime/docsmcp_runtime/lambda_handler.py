@@ -29,7 +29,7 @@ from collections.abc import Callable
 from typing import Any
 
 from . import blas  # noqa: F401 - first: numpy reads its thread count on import
-from .distribution.archive import is_remote
+from .distribution.specs import is_remote
 from .http.settings import ENV_BUNDLE
 
 Handler = Callable[[dict, Any], dict]

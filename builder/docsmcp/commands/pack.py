@@ -31,7 +31,6 @@ from docsmcp_runtime.distribution.archive import (
     OCI_EMPTY_MEDIA_TYPE,
     OCI_INDEX_FILE,
     OCI_INDEX_MEDIA_TYPE,
-    OCI_LAYOUT_FILE,
     OCI_LAYOUT_VERSION,
     OCI_MANIFEST_MEDIA_TYPE,
     OCI_REF_NAME,
@@ -40,6 +39,7 @@ from docsmcp_runtime.distribution.archive import (
     sidecar_path,
 )
 from docsmcp_runtime.distribution.registry import EMPTY_CONFIG, TAG_PATTERN
+from docsmcp_runtime.distribution.specs import OCI_LAYOUT_FILE
 from docsmcp_runtime.distribution.swap import (
     remove_stale_temporaries,
     staging_path,

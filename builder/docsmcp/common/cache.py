@@ -24,7 +24,7 @@ import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
-from docsmcp_runtime.distribution.archive import default_cache_dir
+from docsmcp_runtime.distribution.specs import default_cache_dir
 from docsmcp_runtime.distribution.swap import stale_temporaries
 
 

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from ..distribution.archive import is_remote
+from ..distribution.specs import is_remote
 from ..format.layout import METADATA_FILE
 from .parser import CLIENTS, PROG
 

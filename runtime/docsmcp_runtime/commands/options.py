@@ -7,11 +7,14 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import os
+from typing import TYPE_CHECKING
 
-from ..distribution import remote
-from ..distribution.archive import is_remote
+from ..distribution.specs import ENV_SHA256, ENV_UNVERIFIED, is_remote
 from ..search.options import EXPAND_ENV, SearchOptions, parse_flag
 from ..tools.registry import ToolSelection
+
+if TYPE_CHECKING:
+    from ..distribution.remote import FetchOptions
 
 
 def _search_options(args: argparse.Namespace) -> SearchOptions:
@@ -47,13 +50,27 @@ def _search_options(args: argparse.Namespace) -> SearchOptions:
     return dataclasses.replace(options, rerank=rerank)
 
 
-def _remote_bundles(args: argparse.Namespace) -> tuple[list[str], remote.FetchOptions]:
-    """--bundle values with their --bundle-sha256 pins, and the download bounds; ValueError."""
+def _remote_bundles(args: argparse.Namespace) -> tuple[list[str], FetchOptions | None]:
+    """--bundle values with their --bundle-sha256 pins, and the download bounds; ValueError.
+    Bundle folders and archives with no download option given need none of it (None), and a
+    start then never imports the download code (remote.py)."""
+    given = (
+        args.bundle_sha256,
+        args.bundle_max_bytes,
+        args.bundle_timeout,
+        args.bundle_unverified,
+        os.environ.get(ENV_SHA256, "").strip(),
+        os.environ.get(ENV_UNVERIFIED, "").strip(),
+    )
+    if not any(given) and not any(is_remote(b) for b in args.bundle):
+        return list(args.bundle), None
+    from ..distribution import remote
+
     pins = args.bundle_sha256 or []
-    env_pin = os.environ.get(remote.ENV_SHA256, "").strip()
+    env_pin = os.environ.get(ENV_SHA256, "").strip()
     if not pins and env_pin and any(is_remote(b) for b in args.bundle):
         pins = [env_pin]
-    unverified = args.bundle_unverified or parse_flag(os.environ.get(remote.ENV_UNVERIFIED, ""))
+    unverified = args.bundle_unverified or parse_flag(os.environ.get(ENV_UNVERIFIED, ""))
     fetch = remote.FetchOptions.parse(args.bundle_max_bytes, args.bundle_timeout, unverified)
     return remote.pin_specs(args.bundle, pins), fetch
 

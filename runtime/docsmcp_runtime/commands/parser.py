@@ -10,7 +10,7 @@ import sys
 import textwrap
 
 from .. import __version__, logs
-from ..distribution import remote
+from ..distribution import specs
 from ..format import FUSION_LISTS
 from ..search.options import DEFAULT_TIME_BUDGET, EXPAND_ENV, MAX_TOKENS_ENV, TIME_BUDGET_ENV
 from ..tools.registry import TOOL_NAMES, TOOL_PREFIX_ENV, TOOLS_ENV, VERSION_TOOLS
@@ -61,29 +61,29 @@ def _parser() -> argparse.ArgumentParser:
         metavar="HEX",
         action="append",
         help="sha256 of the archive an https:// --bundle names (repeatable: one per URL, in "
-        f"order); default: ${remote.ENV_SHA256}, else the URL.sha256 sidecar",
+        f"order); default: ${specs.ENV_SHA256}, else the URL.sha256 sidecar",
     )
     p.add_argument(
         "--bundle-unverified",
         action="store_true",
         default=None,
         help="serve an https:// bundle that has neither a pin nor a sidecar, unchecked "
-        f"(default: ${remote.ENV_UNVERIFIED} set to 1, else refused)",
+        f"(default: ${specs.ENV_UNVERIFIED} set to 1, else refused)",
     )
     p.add_argument(
         "--bundle-max-bytes",
         metavar="N",
-        default=os.environ.get(remote.ENV_MAX_BYTES),
+        default=os.environ.get(specs.ENV_MAX_BYTES),
         help="largest https:// archive downloaded, else refused (default: "
-        f"${remote.ENV_MAX_BYTES}, else {remote.DEFAULT_MAX_BYTES})",
+        f"${specs.ENV_MAX_BYTES}, else {specs.DEFAULT_MAX_BYTES})",
     )
     p.add_argument(
         "--bundle-timeout",
         metavar="SECONDS",
-        default=os.environ.get(remote.ENV_TIMEOUT),
+        default=os.environ.get(specs.ENV_TIMEOUT),
         help="an https:// download waits this long for a connection or data, and takes at most "
-        f"{remote.DEADLINE_FACTOR} times this in all (default: ${remote.ENV_TIMEOUT}, else "
-        f"{remote.DEFAULT_TIMEOUT:g})",
+        f"{specs.DEADLINE_FACTOR} times this in all (default: ${specs.ENV_TIMEOUT}, else "
+        f"{specs.DEFAULT_TIMEOUT:g})",
     )
     p.add_argument(
         "--no-verify",

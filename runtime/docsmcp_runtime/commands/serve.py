@@ -8,7 +8,7 @@ import argparse
 import os
 
 from .. import logs
-from ..distribution.archive import is_remote
+from ..distribution.specs import is_remote
 from ..errors import BundleError
 from .options import _search_options, _tool_selection
 from .parser import _fail

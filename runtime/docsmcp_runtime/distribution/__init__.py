@@ -1,6 +1,9 @@
 """Getting a bundle onto this machine: what `--bundle` names (a folder, a `.tar.gz` archive, an
 OCI layout, an `https://` release asset or an `oci://` reference) becomes a local bundle folder.
 
+- `specs`: what a `--bundle` value names, told from its text (a URL, an `oci://` reference, a
+  path), the download options' names and defaults, and the cache root: all a start serving a
+  bundle folder reads of this package;
 - `resolve`: the entry point, `resolve_bundle(spec)`, which picks one of the sources below;
 - `archive`: archives and OCI image layouts, checked against their digest and unpacked once
   into the cache;

@@ -33,6 +33,7 @@ from ..format import (
 )
 from ..format.files import file_entry
 from ..format.jsonread import loads
+from .specs import MAX_BUNDLES, OCI_LAYOUT_FILE, is_remote
 from .swap import remove_stale_temporaries, staged_files
 
 if TYPE_CHECKING:
@@ -40,7 +41,6 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-OCI_LAYOUT_FILE = "oci-layout"
 OCI_INDEX_FILE = "index.json"
 OCI_LAYOUT_VERSION = "1.0.0"
 OCI_INDEX_MEDIA_TYPE = "application/vnd.oci.image.index.v1+json"
@@ -53,7 +53,6 @@ LAYER_MEDIA_TYPE = "application/vnd.docsmcp.bundle.layer.v1.tar+gzip"
 LAYER_TITLE = "bundle.tar.gz"
 ANNOTATION_BUNDLE_ID = "dev.docsmcp.bundle_id"
 ANNOTATION_FORMAT_VERSION = "dev.docsmcp.format_version"
-OCI_SCHEME = "oci://"  # `--bundle oci://REGISTRY/REPO:TAG` (registry.py)
 
 # Anything far beyond a bundle's files is not a bundle; refusing early bounds the work a hostile
 # archive can cause.
@@ -81,26 +80,6 @@ class ArchiveSource:
     archive: Path
     digest: str
     label: str  # how to name it in messages: the path, or "LAYOUT:tag"
-
-
-def default_cache_dir() -> Path:
-    """`$DOCSMCP_CACHE_DIR`, else `$XDG_CACHE_HOME/docsmcp`, else `~/.cache/docsmcp`."""
-    explicit = os.environ.get("DOCSMCP_CACHE_DIR")
-    if explicit:
-        return Path(explicit)
-    xdg = os.environ.get("XDG_CACHE_HOME")
-    if xdg:
-        return Path(xdg) / "docsmcp"
-    return Path.home() / ".cache" / "docsmcp"
-
-
-# Schemes of release assets (remote.py): https, and http only to this machine (tests).
-REMOTE_SCHEMES = ("https://", "http://")
-
-
-def is_remote(spec: str | Path) -> bool:
-    """Whether a `--bundle` value is a URL (downloaded by remote.py) rather than a path."""
-    return isinstance(spec, str) and spec.lower().startswith(REMOTE_SCHEMES)
 
 
 def is_oci_layout(path: Path) -> bool:
@@ -536,11 +515,6 @@ def unpack_to_cache(source: ArchiveSource, cache_dir: Path) -> Path:
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     return final
-
-
-# The most bundles one server opens from `--bundle` values (each is memory-mapped and holds a
-# few open files): far above the 20 of the multi-bundle benchmark, far below any fd limit.
-MAX_BUNDLES = 200
 
 
 def _is_bundle(path: Path) -> bool:

@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import BinaryIO
 
 from ..errors import BundleError
-from .archive import OCI_SCHEME as SCHEME
+from .specs import OCI_SCHEME as SCHEME
 
 ENV_USERNAME = "DOCSMCP_REGISTRY_USERNAME"
 ENV_PASSWORD = "DOCSMCP_REGISTRY_PASSWORD"
@@ -37,7 +37,7 @@ ENV_PLAIN_HTTP = "DOCSMCP_REGISTRY_PLAIN_HTTP"
 ENV_TIMEOUT = "DOCSMCP_REGISTRY_TIMEOUT"
 DEFAULT_TIMEOUT = 30.0  # seconds without a byte before a request is abandoned
 # A whole pull (token, manifest, config, layer) must end within this many times the timeout,
-# as an https download must (remote.DEADLINE_FACTOR): a registry sending a byte every 2 s kept
+# as an https download must (specs.DEADLINE_FACTOR): a registry sending a byte every 2 s kept
 # a start waiting without end, each byte resetting the timeout.
 PULL_DEADLINE_FACTOR = 30
 DEFAULT_TAG = "latest"

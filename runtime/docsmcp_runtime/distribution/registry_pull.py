@@ -16,7 +16,6 @@ from pathlib import Path
 
 from ..errors import BundleError
 from .archive import HEX64, ArchiveSource, bundle_layer, cached_bundle, check_room, unpack_to_cache
-from .archive import OCI_SCHEME as SCHEME
 from .registry import (
     _DIGEST,
     EMPTY_CONFIG,
@@ -29,6 +28,7 @@ from .registry import (
     parse_reference,
 )
 from .registry_client import Session
+from .specs import OCI_SCHEME as SCHEME
 from .swap import remove_stale_temporaries, replace_file
 
 _log = logging.getLogger(__name__)

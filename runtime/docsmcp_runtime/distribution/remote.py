@@ -29,15 +29,16 @@ from urllib.parse import urlsplit, urlunsplit
 
 from .. import __version__
 from ..search.options import parse_flag
-from .archive import HEX64, is_remote
+from .archive import HEX64
+from .specs import (
+    DEFAULT_MAX_BYTES,
+    DEFAULT_TIMEOUT,
+    ENV_MAX_BYTES,
+    ENV_TIMEOUT,
+    ENV_UNVERIFIED,
+    is_remote,
+)
 
-# A bundle with vectors of a large corpus is a few hundred MB; far beyond that is a mistake or
-# an attack, so it is refused before or while downloading (--bundle-max-bytes raises it).
-DEFAULT_MAX_BYTES = 1 << 30
-# Seconds a connect or a read may wait without progress; the whole download (all resumes)
-# must end within DEADLINE_FACTOR times this, so a server trickling bytes cannot hold a start.
-DEFAULT_TIMEOUT = 30.0
-DEADLINE_FACTOR = 30
 MAX_REDIRECTS = 5
 # Connections per download in one start: the first one and resumes after drops.
 ATTEMPTS = 4
@@ -47,10 +48,6 @@ BLOCK = 1 << 20
 USER_AGENT = f"docsmcp-runtime/{__version__}"
 DOWNLOADS = "downloads"  # the cache kind (builder cache.py lists it)
 
-ENV_SHA256 = "DOCSMCP_BUNDLE_SHA256"
-ENV_MAX_BYTES = "DOCSMCP_BUNDLE_MAX_BYTES"
-ENV_TIMEOUT = "DOCSMCP_BUNDLE_TIMEOUT"
-ENV_UNVERIFIED = "DOCSMCP_BUNDLE_UNVERIFIED"
 
 _CONTENT_RANGE = re.compile(r"bytes\s+(\d{1,19})-(\d{1,19})/(\d{1,19}|\*)", re.IGNORECASE)
 _REDIRECTS = (301, 302, 303, 307, 308)

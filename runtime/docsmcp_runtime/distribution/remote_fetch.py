@@ -23,9 +23,7 @@ from .remote import (
     _REDIRECTS,
     ATTEMPTS,
     BLOCK,
-    DEADLINE_FACTOR,
     DOWNLOADS,
-    ENV_MAX_BYTES,
     MAX_REDIRECTS,
     MAX_SIDECAR_BYTES,
     USER_AGENT,
@@ -36,6 +34,7 @@ from .remote import (
     parse_remote,
     sidecar_url,
 )
+from .specs import DEADLINE_FACTOR, ENV_MAX_BYTES
 from .swap import replace_file
 
 if TYPE_CHECKING:  # imported where used: only a download needs them

@@ -8,7 +8,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from .archive import OCI_SCHEME, default_cache_dir, is_remote, locate_archive, unpack_to_cache
+from .archive import locate_archive, unpack_to_cache
+from .specs import OCI_SCHEME, default_cache_dir, is_remote
 from .swap import recover
 
 if TYPE_CHECKING:

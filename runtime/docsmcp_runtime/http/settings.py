@@ -172,7 +172,8 @@ def settings_from_env() -> HttpSettings:
 
 def _env_pinned(bundle: str) -> str:
     """DOCSMCP_BUNDLE with DOCSMCP_BUNDLE_SHA256 as its pin, when that is set (remote.py)."""
-    from ..distribution.remote import ENV_SHA256, FetchOptions, pin_specs
+    from ..distribution.remote import FetchOptions, pin_specs
+    from ..distribution.specs import ENV_SHA256
 
     pin = os.environ.get(ENV_SHA256, "").strip()
     try:

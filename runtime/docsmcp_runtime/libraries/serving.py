@@ -5,11 +5,12 @@ libraries (app.py's LibraryApp, imported only then: a one-bundle start never pay
 from __future__ import annotations
 
 from collections.abc import Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..bundle.reader import Bundle, open_bundle
-from ..distribution.archive import expand_bundles
-from ..distribution.resolve import resolve_bundle
+from ..distribution.specs import MAX_BUNDLES, OCI_LAYOUT_FILE
+from ..format import METADATA_FILE
 from ..search.options import SearchOptions
 from ..tools.app import DocsApp
 from ..tools.registry import ToolSelection
@@ -25,10 +26,21 @@ def open_bundles(
     """Open every bundle `--bundle` values name (archive.expand_bundles; URLs downloaded within
     `fetch`'s bounds); BundleError naming the first that fails, or two that would share one id
     prefix."""
-    bundles = [
-        open_bundle(resolve_bundle(s, fetch=fetch), verify=verify)
-        for s in expand_bundles(list(specs))
-    ]
+    if len(specs) <= MAX_BUNDLES and all(
+        (Path(s) / METADATA_FILE).is_file() and not (Path(s) / OCI_LAYOUT_FILE).exists()
+        for s in specs
+    ):
+        # Bundle folders (the usual start) are opened as they are: what resolve_bundle does
+        # for one, without importing the archive and download code.
+        bundles = [open_bundle(Path(s), verify=verify) for s in specs]
+    else:
+        from ..distribution.archive import expand_bundles
+        from ..distribution.resolve import resolve_bundle
+
+        bundles = [
+            open_bundle(resolve_bundle(s, fetch=fetch), verify=verify)
+            for s in expand_bundles(list(specs))
+        ]
     if len(bundles) > 1:
         from .library import library_keys
 

@@ -46,7 +46,7 @@ def cursor_secret(bundle_id: str) -> bytes:
 def machine_key() -> bytes:
     """This machine's cursor key (the cache root's `cursor-key`), made on first use; this
     process's own where the cache root cannot be written."""
-    from ..distribution.archive import default_cache_dir  # (the cache root's one home)
+    from ..distribution.specs import default_cache_dir  # (the cache root's one home)
 
     path = default_cache_dir() / KEY_FILE
     try:
