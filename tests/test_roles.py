@@ -240,6 +240,21 @@ def test_prior_and_lift_through_search_docs(fixture_bundle: Path) -> None:
     )
 
 
+def test_explain_shows_the_role_weight(fixture_bundle: Path) -> None:
+    """Why the guide outranks a changelog that says the words more often: its weight."""
+    bundle = open_bundle(fixture_bundle)
+    searcher = Searcher(bundle)
+    rows = {bundle.chunk_ids()[r].partition("#")[0]: r for r in range(bundle.n_chunks)}
+    log, guide = rows["CHANGELOG.md"], rows["guides/retries.md"]
+    parts = explain(searcher, "retry backoff", {}, [log, guide])
+    assert parts[0]["role"] == {"role": "changelog", "weight": PRIOR["changelog"]}
+    assert "role" not in parts[1]  # a guide weighs 1
+    (lifted,) = explain(searcher, "what changed in retry backoff", {}, [log])
+    assert lifted["role"]["weight"] > 1
+    (filtered,) = explain(searcher, "retry backoff", {"role": "changelog"}, [log])
+    assert "role" not in filtered  # a filter selects, no weight applies
+
+
 # -- real corpora ------------------------------------------------------------------------------
 
 

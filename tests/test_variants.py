@@ -15,8 +15,11 @@ import pytest
 from conftest import build_bundle, run_docsmcp
 from docsmcp.commands.init import propose
 from docsmcp.sources.variants import detect
+from docsmcp_runtime.bundle.reader import open_bundle
 from docsmcp_runtime.format import TaxonomyKey
 from docsmcp_runtime.format.jsonread import MetadataError
+from docsmcp_runtime.search.engine import Searcher
+from docsmcp_runtime.search.explain import explain
 from mcp_client import McpSession
 
 GUIDES = ("retries", "invalidation", "prefetching")
@@ -146,6 +149,21 @@ def test_a_named_variant_or_a_filter_reaches_it(session: McpSession) -> None:
     hidden = session.search(query="Nuxt plugin")  # only vue has it
     assert hidden["hits"] == []
     assert hidden["hint"]["suggested_filters"] == {"framework": ["vue"]}
+
+
+def test_explain_says_a_variant_was_not_searched(tmp_path: Path) -> None:
+    docs = _tree(tmp_path / "docs", SITE)
+    bundle = open_bundle(build_bundle(docs, tmp_path / "idx"))
+    searcher = Searcher(bundle)
+    ids = bundle.chunk_ids()
+    vue = next(
+        r for r in range(bundle.n_chunks) if ids[r].startswith("framework/vue/guides/retries")
+    )
+    (part,) = explain(searcher, "retries", {}, [vue])
+    assert part["searched"] is False
+    assert part["scope"][0].startswith("Searched framework react (the default)")
+    (named,) = explain(searcher, "retries in vue", {}, [vue])
+    assert "searched" not in named and "boost" not in named  # searched, not boosted
 
 
 def test_the_argument_names_the_default(session: McpSession) -> None:

@@ -10,7 +10,9 @@ normalised score` (weights 1 − α and α, α by the query's class); with RRF w
 `weight / (k + rank)`. The parts show the row's rank and contribution in each list, and a taxonomy
 boost (a value the query names) as `boost`. `typed` pairs each term and bigram shown with the
 word(s) of the query it came from as typed (`oauth2`, `o`, `auth`, `2` and `o auth` all come from
-`OAuth2`), so a reader sees the query, not the analyzer's pieces of it."""
+`OAuth2`), so a reader sees the query, not the analyzer's pieces of it. `role` is the page
+role's weight where it is not 1 (roles.py), and `searched: false` marks a row of a version or
+variant the search did not reach (versions.py), with the notes saying which it did."""
 
 from __future__ import annotations
 
@@ -21,7 +23,9 @@ from .engine import FUSION_DEPTH, Searcher
 from .fusion import CONVEX
 from .intent import query_class
 from .lexical import score
+from .roles import ROLE_KEY
 from .selection import rank
+from .versions import Scope
 
 # Terms listed per hit (the largest impacts first).
 MAX_TERMS_SHOWN = 12
@@ -109,7 +113,9 @@ def explain(searcher: Searcher, query: str, filters: dict[str, str], rows: list[
             factor, words_found = coordinated
             out[-1]["coordination"] = {"factor": round(float(factor[row]), 4), "words": words_found}
         out[-1]["full_text"] = round(float(lexical[row] + proximity[row] * weight), 4)
-    named = searcher.named(query, filters)
+    # As the engine: a version or variant the query names is searched, not boosted.
+    named, scope = searcher.versions.scope(query, searcher.named(query, filters), filters)
+    _prior_and_scope(searcher, query, filters, rows, scope, out)
     if named:
         factor = searcher.boost_factor(named)
         for i, row in enumerate(rows):
@@ -165,6 +171,34 @@ def explain(searcher: Searcher, query: str, filters: dict[str, str], rows: list[
         if degraded:
             part["degraded"] = degraded
     return out
+
+
+def _prior_and_scope(
+    searcher: Searcher,
+    query: str,
+    filters: dict[str, str],
+    rows: list[int],
+    scope: Scope,
+    out: list[dict],
+) -> None:
+    """`role`: the page role's weight where it is not 1 (roles.py: a changelog at 0.5 unless
+    the query asks what changed); `searched: false` with the scope's notes where the row's
+    version or variant is not searched (the default one is, unless the query names another)."""
+    by_role = searcher.roles.factor(query) if searcher.roles and ROLE_KEY not in filters else None
+    if by_role is not None:
+        codes = searcher._column(ROLE_KEY)
+        values = searcher.taxonomy[ROLE_KEY].values
+        for row, part in zip(rows, out, strict=True):
+            if by_role[row] != 1:
+                role = values[int(codes[row]) - 1]
+                part["role"] = {"role": role, "weight": round(float(by_role[row]), 4)}
+    if scope.keys:
+        reached = np.ones(searcher.bundle.n_chunks, dtype=bool)
+        searcher.versions.restrict(scope, reached)
+        for row, part in zip(rows, out, strict=True):
+            if not reached[row]:
+                part["searched"] = False
+                part["scope"] = list(scope.notes)
 
 
 def full_text(lexical: np.ndarray, proximity: np.ndarray, searcher: Searcher) -> np.ndarray:
