@@ -225,6 +225,15 @@ def run_docsmcp(*args: str | Path, check: bool = True) -> subprocess.CompletedPr
     return proc
 
 
+def write_tree(root: Path, files: dict[str, str]) -> Path:
+    """`root` with each relative path of `files` written with its text (folders made)."""
+    for rel, text in files.items():
+        path = root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    return root
+
+
 def build_bundle(docs_dir: Path, out: Path, *extra: str) -> Path:
     run_docsmcp("build", "--docs-dir", docs_dir, "--out", out, "--quiet", *extra)
     return out

@@ -6,20 +6,12 @@ import json
 from pathlib import Path
 
 import pytest
-from conftest import FUZZ, build_bundle, corpus, run_docsmcp
+from conftest import FUZZ, build_bundle, corpus, run_docsmcp, write_tree
 from docsmcp.commands.init import propose, validate_proposal
 from hypothesis import given
 from hypothesis import strategies as st
 
 PAGE = "# Title\n\nIntro text.\n\n## Install\n\n{body}\n\n## Usage\n\n{body}\n"
-
-
-def _tree(root: Path, files: dict[str, str]) -> Path:
-    for rel, text in files.items():
-        path = root / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
-    return root
 
 
 def _page(words: int = 40) -> str:
@@ -31,7 +23,7 @@ def _overrides(manifest: dict) -> dict[str, dict]:
 
 
 def test_language_folders_and_scope(tmp_path):
-    docs = _tree(
+    docs = write_tree(
         tmp_path / "docs",
         {
             "index.md": _page(),
@@ -56,12 +48,12 @@ def test_language_folders_and_scope(tmp_path):
 
 
 def test_one_language_folder_is_no_taxonomy(tmp_path):
-    docs = _tree(tmp_path / "d", {"python/a.md": _page(), "guides/b.md": _page()})
+    docs = write_tree(tmp_path / "d", {"python/a.md": _page(), "guides/b.md": _page()})
     assert "taxonomy" not in propose(docs).manifest
 
 
 def test_second_level_language_folders(tmp_path):
-    docs = _tree(
+    docs = write_tree(
         tmp_path / "d",
         {"sdks/python/a.md": _page(), "sdks/ruby/a.md": _page(), "intro.md": _page()},
     )
@@ -71,7 +63,7 @@ def test_second_level_language_folders(tmp_path):
 
 
 def test_product_prefixes_and_language_suffixes(tmp_path):
-    docs = _tree(
+    docs = write_tree(
         tmp_path / "sdks",
         {
             "acme-python/docs/a.md": _page(),
@@ -89,7 +81,7 @@ def test_product_prefixes_and_language_suffixes(tmp_path):
 
 
 def test_version_folders(tmp_path):
-    docs = _tree(
+    docs = write_tree(
         tmp_path / "site",
         {
             "docs/intro.md": _page(),
@@ -108,7 +100,8 @@ def test_version_folders(tmp_path):
 
 
 def test_v_folders_and_next(tmp_path):
-    docs = _tree(tmp_path / "d", {"v1/a.md": _page(), "v2/a.md": _page(), "next/a.md": _page()})
+    files = {"v1/a.md": _page(), "v2/a.md": _page(), "next/a.md": _page()}
+    docs = write_tree(tmp_path / "d", files)
     overrides = _overrides(propose(docs).manifest)
     assert {k: v["version"] for k, v in overrides.items()} == {
         "next/**": "next",
@@ -118,14 +111,15 @@ def test_v_folders_and_next(tmp_path):
 
 
 def test_years_and_numbered_chapters_are_not_versions(tmp_path):
-    docs = _tree(tmp_path / "d", {"2023/a.md": _page(), "2024/a.md": _page(), "01/a.md": _page()})
+    files = {"2023/a.md": _page(), "2024/a.md": _page(), "01/a.md": _page()}
+    docs = write_tree(tmp_path / "d", files)
     assert "taxonomy" not in propose(docs).manifest
 
 
 def test_changelogs_are_kept_and_vendor_folders_excluded(tmp_path):
     # Changelogs are documentation (a protocol's changelog says what changed between
     # revisions): init keeps them and says they rank lower; vendored folders are left out.
-    docs = _tree(
+    docs = write_tree(
         tmp_path / "d",
         {
             "index.md": _page(),
@@ -144,7 +138,7 @@ def test_changelogs_are_kept_and_vendor_folders_excluded(tmp_path):
         "changelogs: 3 files kept (role changelog: they rank below other pages unless a query "
         "asks about changes; filter role=changelog for them)"
     ) in proposal.report()
-    clean = _tree(tmp_path / "clean", {"index.md": _page()})
+    clean = write_tree(tmp_path / "clean", {"index.md": _page()})
     assert "exclude" not in propose(clean).manifest
     assert not any(line.startswith("changelogs:") for line in propose(clean).report())
 
@@ -154,17 +148,17 @@ def test_heading_level_choice(tmp_path):
         f"## Part {i}\n\n" + "\n\n".join(f"### Step {j}\n\n" + "word " * 700 for j in range(4))
         for i in range(3)
     )
-    deep = _tree(tmp_path / "deep", {f"p{i}.md": long_h3 for i in range(3)})
+    deep = write_tree(tmp_path / "deep", {f"p{i}.md": long_h3 for i in range(3)})
     assert propose(deep).level == "h3"
     sections = "# T\n\n" + "\n\n".join(f"## S{i}\n\n" + "word " * 600 for i in range(8))
-    mid = _tree(tmp_path / "mid", {f"p{i}.md": sections for i in range(3)})
+    mid = write_tree(tmp_path / "mid", {f"p{i}.md": sections for i in range(3)})
     assert propose(mid).level == "h2"
     # FastAPI's shape: pages of ~9,000 characters in h2 sections of ~1,600: cut at h2, not
     # indexed as whole pages (the old rule took h1, 4,000 being nearer 9,000 than 1,600)
     tutorial = "# T\n\n" + "\n\n".join(f"## S{i}\n\n" + "word " * 320 for i in range(5))
-    pages = _tree(tmp_path / "pages", {f"p{i}.md": tutorial for i in range(3)})
+    pages = write_tree(tmp_path / "pages", {f"p{i}.md": tutorial for i in range(3)})
     assert propose(pages).level == "h2"
-    small = _tree(tmp_path / "small", {f"p{i}.md": _page(20) for i in range(3)})
+    small = write_tree(tmp_path / "small", {f"p{i}.md": _page(20) for i in range(3)})
     proposal = propose(small)
     assert proposal.level == "h1"
     assert 4000 <= proposal.max_chunk_size <= 20000
@@ -182,21 +176,21 @@ def test_rest_and_html_sections_are_measured_as_the_builder_converts_them(tmp_pa
         ("rst", {f"p{i}.rst": rst for i in range(3)}),
         ("html", {f"p{i}.html": html for i in range(3)}),
     ):
-        proposal = propose(_tree(tmp_path / name, files))
+        proposal = propose(write_tree(tmp_path / name, files))
         assert proposal.level == "h2", (name, proposal.medians)
         assert proposal.medians["h2"] < proposal.medians["h1"]
 
 
 def test_deterministic(tmp_path):
     files = {"python/a.md": _page(), "ruby/b.md": _page(), "v1/c.md": _page(), "v2/c.md": _page()}
-    first = propose(_tree(tmp_path / "a", files)).text()
-    second = propose(_tree(tmp_path / "b", dict(reversed(files.items())))).text()
+    first = propose(write_tree(tmp_path / "a", files)).text()
+    second = propose(write_tree(tmp_path / "b", dict(reversed(files.items())))).text()
     assert first == second
     assert first == json.dumps(json.loads(first), indent=2, sort_keys=True) + "\n"
 
 
 def test_write_force_and_stdout(tmp_path):
-    docs = _tree(tmp_path / "docs", {"python/a.md": _page(), "typescript/a.md": _page()})
+    docs = write_tree(tmp_path / "docs", {"python/a.md": _page(), "typescript/a.md": _page()})
     shown = run_docsmcp("init", "--docs-dir", docs)
     proposal = json.loads(shown.stdout)
     assert "validate: ok: 2 files" in shown.stderr
@@ -216,7 +210,7 @@ def test_write_force_and_stdout(tmp_path):
 
 
 def test_proposal_validates_and_builds(tmp_path):
-    docs = _tree(
+    docs = write_tree(
         tmp_path / "docs",
         {
             "guides/start.md": _page(),

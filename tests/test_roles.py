@@ -10,7 +10,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from conftest import build_bundle, corpus, run_docsmcp
+from conftest import build_bundle, corpus, run_docsmcp, write_tree
 from docsmcp.enrich.roles import classify
 from docsmcp.sources.corpus import load_corpus
 from docsmcp.sources.settings import load_file
@@ -21,14 +21,6 @@ from docsmcp_runtime.search.roles import PRIOR, ROLES, weights
 from mcp_client import McpSession
 
 ALLOWED = "use one of: reference, guide, concept, changelog, blog, proposal, generated, index"
-
-
-def _write(root: Path, files: dict[str, str]) -> Path:
-    for rel, text in files.items():
-        path = root / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
-    return root
 
 
 def _role(root: Path, path: str) -> str:
@@ -96,7 +88,7 @@ def test_roles_from_frontmatter_and_structure() -> None:
 
 
 def test_fixture_corpus_roles(tmp_path: Path) -> None:
-    docs = _write(
+    docs = write_tree(
         tmp_path / "docs",
         {
             "CHANGELOG.md": "# Changelog\n\n## 2.0\n\nRetries now back off.\n",
@@ -116,7 +108,7 @@ def test_fixture_corpus_roles(tmp_path: Path) -> None:
 
 
 def test_manifest_and_frontmatter_set_the_role(tmp_path: Path) -> None:
-    docs = _write(
+    docs = write_tree(
         tmp_path / "docs",
         {
             ".docs-mcp.json": json.dumps(
@@ -152,7 +144,7 @@ def test_manifest_and_frontmatter_set_the_role(tmp_path: Path) -> None:
     "value", ["admin", "changelogs", "<script>alert(1)</script>", "guide\u200b"]
 )
 def test_unknown_role_values_are_refused_with_the_vocabulary(tmp_path: Path, value: str) -> None:
-    docs = _write(
+    docs = write_tree(
         tmp_path / "docs",
         {
             ".docs-mcp.json": json.dumps(
@@ -203,7 +195,7 @@ def test_weights_yield_to_the_query() -> None:
 @pytest.fixture(scope="module")
 def fixture_bundle(tmp_path_factory: pytest.TempPathFactory) -> Path:
     root = tmp_path_factory.mktemp("roles")
-    docs = _write(
+    docs = write_tree(
         root / "docs",
         {
             # The changelog and the blog post name the words more often than the guide does.
@@ -272,7 +264,7 @@ def test_a_question_about_changes_searches_its_topic_not_its_change_words(tmp_pa
     }
     for i in range(20):  # `acme` and `3` are common words; their bigram is not
         pages[f"topic{i}.md"] = f"# Topic {i}\n\nWith acme run 3 workers; acme checks them.\n"
-    bundle = open_bundle(build_bundle(_write(tmp_path / "docs", pages), tmp_path / "idx"))
+    bundle = open_bundle(build_bundle(write_tree(tmp_path / "docs", pages), tmp_path / "idx"))
     searcher = Searcher(bundle)
     ids = bundle.chunk_ids()
     page = searcher.search("what changed in acme 3", {}, 0, 3)
@@ -283,7 +275,7 @@ def test_a_question_about_changes_searches_its_topic_not_its_change_words(tmp_pa
     # A `changed` that names a thing is searched: no question about changes.
     assert "changed" in searcher.searched("tools list changed notification", {})[0]
     # Nor are the words left out where no changelog can answer (no page has that role).
-    docs = _write(tmp_path / "plain", {"guide.md": "# Guide\n\nWhat changed in acme 3.\n"})
+    docs = write_tree(tmp_path / "plain", {"guide.md": "# Guide\n\nWhat changed in acme 3.\n"})
     plain = Searcher(open_bundle(build_bundle(docs, tmp_path / "plain-idx")))
     assert "changed" in plain.searched("what changed in acme 3", {})[0]
 

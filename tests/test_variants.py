@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from conftest import build_bundle, run_docsmcp
+from conftest import build_bundle, run_docsmcp, write_tree
 from docsmcp.commands.init import propose
 from docsmcp.sources.variants import detect
 from docsmcp_runtime.bundle.reader import open_bundle
@@ -23,14 +23,6 @@ from docsmcp_runtime.search.explain import explain
 from mcp_client import McpSession
 
 GUIDES = ("retries", "invalidation", "prefetching")
-
-
-def _tree(root: Path, files: dict[str, str]) -> Path:
-    for rel, text in files.items():
-        path = root / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
-    return root
 
 
 def _page(framework: str, guide: str, more: str = "") -> str:
@@ -103,7 +95,7 @@ def test_a_key_or_folder_taken_is_left_alone() -> None:
 
 
 def test_init_proposes_the_key_and_its_default(tmp_path: Path) -> None:
-    proposal = propose(_tree(tmp_path / "docs", SITE))
+    proposal = propose(write_tree(tmp_path / "docs", SITE))
     entry = proposal.manifest["taxonomy"]["framework"]
     assert entry["default"] == "react"
     assert entry["description"] == "Framework the page documents (from folder names)."
@@ -115,7 +107,7 @@ def test_init_proposes_the_key_and_its_default(tmp_path: Path) -> None:
 
 @pytest.fixture(scope="module")
 def session(tmp_path_factory: pytest.TempPathFactory) -> Iterator[McpSession]:
-    docs = _tree(tmp_path_factory.mktemp("tanstack") / "docs", SITE)
+    docs = write_tree(tmp_path_factory.mktemp("tanstack") / "docs", SITE)
     bundle = build_bundle(docs, docs.parent / "idx")  # no manifest: the build detects them
     entry = json.loads((bundle / "metadata.json").read_text())["taxonomy"]["framework"]
     assert entry["default"] == "react"
@@ -152,7 +144,7 @@ def test_a_named_variant_or_a_filter_reaches_it(session: McpSession) -> None:
 
 
 def test_explain_says_a_variant_was_not_searched(tmp_path: Path) -> None:
-    docs = _tree(tmp_path / "docs", SITE)
+    docs = write_tree(tmp_path / "docs", SITE)
     bundle = open_bundle(build_bundle(docs, tmp_path / "idx"))
     searcher = Searcher(bundle)
     ids = bundle.chunk_ids()
@@ -176,7 +168,7 @@ def test_the_argument_names_the_default(session: McpSession) -> None:
 
 
 def test_a_manifest_decides(tmp_path: Path) -> None:
-    docs = _tree(tmp_path / "docs", SITE)
+    docs = write_tree(tmp_path / "docs", SITE)
     manifest = {"version": "1", "taxonomy": {"framework": {"description": "Framework."}}}
     (docs / ".docs-mcp.json").write_text(json.dumps(manifest), encoding="utf-8")
     bundle = build_bundle(docs, tmp_path / "idx")
@@ -185,7 +177,7 @@ def test_a_manifest_decides(tmp_path: Path) -> None:
 
 
 def test_a_manifest_default_must_be_usable(tmp_path: Path) -> None:
-    docs = _tree(tmp_path / "docs", {"a/x.md": "# X\n", "b/x.md": "# X\n"})
+    docs = write_tree(tmp_path / "docs", {"a/x.md": "# X\n", "b/x.md": "# X\n"})
     manifest = {
         "version": "1",
         "taxonomy": {"area": {"default": "c"}, "version": {"default": "1"}},
@@ -203,3 +195,13 @@ def test_metadata_default_must_be_a_value() -> None:
     assert TaxonomyKey.from_json({**entry, "default": "b"}, "$.taxonomy.k").default == "b"
     with pytest.raises(MetadataError, match=r"default.*must be one of the key's values"):
         TaxonomyKey.from_json({**entry, "default": "c"}, "$.taxonomy.k")
+
+
+def test_manifests_that_give_two_defaults_are_refused(tmp_path: Path) -> None:
+    docs = write_tree(tmp_path / "docs", SITE)
+    for folder, default in (("", "react"), ("framework/", "vue")):
+        manifest = {"version": "1", "taxonomy": {"framework": {"default": default}}}
+        (docs / f"{folder}.docs-mcp.json").write_text(json.dumps(manifest), encoding="utf-8")
+    out = run_docsmcp("validate", "--docs-dir", docs, check=False)
+    assert out.returncode != 0
+    assert "taxonomy key 'framework': default 'vue' conflicts with 'react'" in out.stderr

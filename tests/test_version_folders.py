@@ -12,21 +12,13 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from conftest import build_bundle, corpus, run_docsmcp
+from conftest import build_bundle, corpus, run_docsmcp, write_tree
 from docsmcp.commands.init import propose, validate_proposal
 from docsmcp.sources.versions import detect
 from docsmcp_runtime.search.intent import named_versions
 from mcp_client import McpSession
 
 PAGE = "# {title}\n\n{text}\n\n## Details\n\nMore about {title} in this version.\n"
-
-
-def _tree(root: Path, files: dict[str, str]) -> Path:
-    for rel, text in files.items():
-        path = root / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
-    return root
 
 
 def _pages(*paths: str) -> dict[str, str]:
@@ -173,7 +165,7 @@ SHAPES = {
 @pytest.mark.parametrize("shape", list(SHAPES))
 def test_version_folder_shapes_and_the_latest_release(tmp_path: Path, shape: str) -> None:
     files, folders, latest = SHAPES[shape]
-    docs = _tree(tmp_path / "site", files)
+    docs = write_tree(tmp_path / "site", files)
     layout = detect(docs, [p for p in files if p.endswith((".md", ".mdx"))])
     assert dict(layout.folders) == folders
     assert layout.latest == latest, layout.why
@@ -193,13 +185,13 @@ def test_version_folder_shapes_and_the_latest_release(tmp_path: Path, shape: str
     ids=["blog-dates", "years", "channels-alone"],
 )
 def test_folders_that_are_not_versions(tmp_path: Path, files: dict[str, str]) -> None:
-    docs = _tree(tmp_path / "site", files)
+    docs = write_tree(tmp_path / "site", files)
     assert detect(docs, list(files)).folders == {}
     assert "taxonomy" not in propose(docs).manifest
 
 
 def test_a_manifest_latest_must_be_a_version_value(tmp_path: Path) -> None:
-    docs = _tree(tmp_path / "site", _pages("v1/a.md", "v2/a.md"))
+    docs = write_tree(tmp_path / "site", _pages("v1/a.md", "v2/a.md"))
     manifest = {
         "version": "1",
         "taxonomy": {"version": {"latest": "v9"}, "area": {"latest": "x"}},
@@ -232,7 +224,7 @@ SITE = {
 
 @pytest.fixture(scope="module")
 def site_bundle(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    docs = _tree(tmp_path_factory.mktemp("site") / "docs", SITE)
+    docs = write_tree(tmp_path_factory.mktemp("site") / "docs", SITE)
     return build_bundle(docs, docs.parent / "idx")  # no manifest: the build detects versions
 
 
@@ -308,7 +300,7 @@ def test_versions_a_query_names(query: str, values: tuple[str, ...], named: list
 
 
 def test_a_version_key_without_latest_searches_every_version(tmp_path: Path) -> None:
-    docs = _tree(tmp_path / "docs", SITE)
+    docs = write_tree(tmp_path / "docs", SITE)
     manifest = {
         "version": "1",
         "taxonomy": {"version": {"description": "Docs version."}},
@@ -361,7 +353,7 @@ def test_a_query_naming_both_sides_of_a_migration_reaches_the_current_docs(
             "  versions: {current: {label: '11.x'}}}};"
         ),
     }
-    docs = _tree(tmp_path / "www", files)
+    docs = write_tree(tmp_path / "www", files)
     with McpSession(build_bundle(docs, tmp_path / "idx")) as s:
         result = s.search(query="migrate from v10 to v11")
     assert result["hits"][0]["filepath"] == "docs/migrate-from-v10-to-v11.md"

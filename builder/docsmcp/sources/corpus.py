@@ -87,37 +87,37 @@ def _taxonomy(
                 include = dict(include or {})
                 for other, values in cfg.auto_include.items():
                     include[other] = tuple(dict.fromkeys((*include.get(other, ()), *values)))
-            latest = prev.latest
-            if cfg.latest is not None and latest is not None and cfg.latest != latest:
-                problems.append(
-                    Problem(
-                        manifest.path,
-                        None,
-                        f"taxonomy key {key!r}: latest {_quote(cfg.latest)} conflicts with "
-                        f"{_quote(latest)} in another manifest",
-                    )
-                )
-            default = prev.default
-            if cfg.default is not None and default is not None and cfg.default != default:
-                problems.append(
-                    Problem(
-                        manifest.path,
-                        None,
-                        f"taxonomy key {key!r}: default {_quote(cfg.default)} conflicts with "
-                        f"{_quote(default)} in another manifest",
-                    )
-                )
+            one = {
+                name: _one_value(key, name, getattr(prev, name), getattr(cfg, name), manifest)
+                for name in ("latest", "default")
+            }
+            problems.extend(p for _, p in one.values() if p is not None)
             merged[key] = TaxonomyKey(
                 description,
                 prev.vector_collapse or cfg.vector_collapse,
                 include,
-                latest if latest is not None else cfg.latest,
-                default if default is not None else cfg.default,
+                one["latest"][0],
+                one["default"][0],
             )
     for source in files:
         for key, _ in source.metadata:
             merged.setdefault(key, TaxonomyKey())
     return dict(sorted(merged.items())), problems
+
+
+def _one_value(
+    key: str, name: str, before: str | None, given: str | None, manifest: Manifest
+) -> tuple[str | None, Problem | None]:
+    """A key's `latest` or `default` across manifests: the first one given, and a problem when
+    another manifest gives a different one."""
+    if given is not None and before is not None and given != before:
+        return before, Problem(
+            manifest.path,
+            None,
+            f"taxonomy key {key!r}: {name} {_quote(given)} conflicts with {_quote(before)} "
+            "in another manifest",
+        )
+    return (before if before is not None else given), None
 
 
 def _refuse(entry: Entry, problems: list[Problem]) -> None:
