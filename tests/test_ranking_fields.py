@@ -137,3 +137,28 @@ def test_table_sections_split_at_the_default_size_and_the_manifest_wins(tmp_path
     manifest = {"version": "1", "strategy": {"chunk_by": "h2", "max_chunk_size": 12000}}
     (tmp_path / "docs").rename(tmp_path / "old")
     assert len(chunks_of(tmp_path, text, manifest)) == 1
+
+
+def test_a_definition_names_its_section(tmp_path: Path) -> None:
+    """An API entry's name is in its section's `anchors` field (as the text of a link to it
+    would be): a long configuration section defining many values comes first for one of them,
+    above a short section that only mentions it (Sphinx's own `autodoc_mock_imports`)."""
+    options = "".join(
+        f".. confval:: option_{i}\n\n   " + f"What option {i} changes in the output. " * 12 + "\n\n"
+        for i in range(8)
+    )
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "config.rst").write_text(
+        "Configuration\n=============\n\nGeneral\n-------\n\n"
+        + options
+        + ".. confval:: mock_imports_list\n\n   Modules to mock when they cannot be imported.\n",
+        encoding="utf-8",
+    )
+    (docs / "stubs.rst").write_text(
+        "Stubs\n=====\n\nWhen imports fail, set mock_imports_list.\n", encoding="utf-8"
+    )
+    bundle = build_bundle(docs, tmp_path / "idx")
+    ids = _ids(bundle, "mock_imports_list")
+    assert ids[0].startswith("config.rst#"), ids
+    assert any(i.startswith("stubs.rst#") for i in ids)
