@@ -278,6 +278,19 @@ def page_fields(docs_dir: Path) -> dict[str, tuple[str, str]]:
     return {p.source.path: (page_field(p), lead_text(p.blocks)) for p in parsed}
 
 
+def defined_names(bundle: Path, n_rows: int) -> list[list[str]]:
+    """Per chunk row, the names of the API entries it defines (`api.parquet`, in table order):
+    what the `anchors` field holds besides link texts (bundle-spec.md, *Full-text index*)."""
+    import pyarrow.parquet as pq
+
+    table = pq.read_table(bundle / "api.parquet", columns=["name", "row"])
+    out: list[list[str]] = [[] for _ in range(n_rows)]
+    for name, row in zip(table["name"].to_pylist(), table["row"].to_pylist(), strict=True):
+        if name not in out[row]:
+            out[row].append(name)
+    return out
+
+
 def corpus(name: str) -> Path:
     path = CORPORA / name
     if not path.is_dir():

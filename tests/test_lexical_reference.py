@@ -6,7 +6,8 @@ impact from the spec's *Full-text index* formula in plain Python float64: its ow
 line-by-line term counting, field lengths, averages, df and idf, the heading discount of headings
 shared by several pages. It borrows only the tokeniser (`docsmcp_runtime.search.analyzer.analyze`,
 one line in, terms and bigram terms out), which test_chunk.py and the analyzer's own tests cover,
-and each page's `page` and `lead` texts (`pagefield`, which tests/test_page_field.py covers);
+each page's `page` and `lead` texts (`pagefield`, which tests/test_page_field.py covers), and
+the names of the API entries each chunk defines (the bundle's `api.parquet`, tests/test_apiref.py);
 whether a query's words' coordination factor applies (`wants_every_word`: identifiers or a
 choice, tests/test_ranking_intent.py).
 """
@@ -19,7 +20,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import TINY_DOCS, page_fields
+from conftest import TINY_DOCS, defined_names, page_fields
 from docsmcp.indexing.lexical import LexicalIndex, LexicalParams, build_index
 from docsmcp.pipeline.collect import BuildOptions, collect
 from docsmcp_runtime.bundle.reader import open_bundle
@@ -33,7 +34,7 @@ from hypothesis import strategies as st
 
 CONFIG = AnalyzerConfig()
 PARAMS = LexicalParams()
-FIELDS = ("heading", "body", "context", "page", "lead")
+FIELDS = ("heading", "body", "context", "page", "lead", "anchors")
 
 QUERIES = [
     "create widget",
@@ -69,10 +70,11 @@ def line_terms(text: str) -> list[str]:
     return out
 
 
-def field_texts(chunk, pages: dict[str, tuple[str, str]]) -> dict[str, str]:
+def field_texts(chunk, pages: dict[str, tuple[str, str]], anchors: list[str]) -> dict[str, str]:
     """heading: the heading trail, one per line; body: the searchable text; context: the path
     and then each metadata value on its own line; page and lead: the page's, the same on each
-    of its chunks."""
+    of its chunks; anchors: the texts of links to the chunk, then the names of the API entries
+    it defines, one per line (the tiny corpus has no links)."""
     values = [value for _, value in chunk.metadata]
     return {
         "heading": chunk.heading_text,
@@ -80,6 +82,7 @@ def field_texts(chunk, pages: dict[str, tuple[str, str]]) -> dict[str, str]:
         "context": "\n".join([chunk.path, *values]),
         "page": pages.get(chunk.path, ("", ""))[0],
         "lead": pages.get(chunk.path, ("", ""))[1],
+        "anchors": "\n".join(anchors),
     }
 
 
@@ -104,7 +107,13 @@ def heading_discounts(chunks: list, alpha: float) -> list[float]:
 
 
 class ReferenceBM25F:
-    def __init__(self, chunks: list, params: dict, pages: dict[str, tuple[str, str]]) -> None:
+    def __init__(
+        self,
+        chunks: list,
+        params: dict,
+        pages: dict[str, tuple[str, str]],
+        anchors: list[list[str]],
+    ) -> None:
         k1, b = params["k1"], params["b"]
         weights = params["field_weights"]
         discount = heading_discounts(chunks, params["heading_informativeness"])
@@ -114,7 +123,7 @@ class ReferenceBM25F:
         lengths: list[dict[str, int]] = []
         for row, chunk in enumerate(chunks):
             lengths.append({})
-            for name, text in field_texts(chunk, pages).items():
+            for name, text in field_texts(chunk, pages, anchors[row]).items():
                 terms = line_terms(text)
                 lengths[row][name] = len(terms)
                 for term in terms:
@@ -198,13 +207,25 @@ def pages() -> dict[str, tuple[str, str]]:
 
 
 @pytest.fixture(scope="module")
-def index(chunks: list, pages: dict[str, tuple[str, str]]) -> LexicalIndex:
-    return build_index(chunks, CONFIG, PARAMS, pages=pages)
+def anchors(tiny_bundle: Path, chunks: list) -> list[list[str]]:
+    """The names of the API entries each chunk defines, from the built bundle's api.parquet."""
+    found = defined_names(tiny_bundle, len(chunks))
+    assert any(found)
+    return found
 
 
 @pytest.fixture(scope="module")
-def reference(chunks: list, pages: dict[str, tuple[str, str]]) -> ReferenceBM25F:
-    return ReferenceBM25F(chunks, PARAMS.to_json(), pages)
+def index(
+    chunks: list, pages: dict[str, tuple[str, str]], anchors: list[list[str]]
+) -> LexicalIndex:
+    return build_index(chunks, CONFIG, PARAMS, anchors=anchors, pages=pages)
+
+
+@pytest.fixture(scope="module")
+def reference(
+    chunks: list, pages: dict[str, tuple[str, str]], anchors: list[list[str]]
+) -> ReferenceBM25F:
+    return ReferenceBM25F(chunks, PARAMS.to_json(), pages, anchors)
 
 
 def lexicon_of(index: LexicalIndex) -> Lexicon:
