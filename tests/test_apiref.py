@@ -8,7 +8,7 @@ from functools import cache
 from pathlib import Path
 
 import pytest
-from conftest import CORPORA, FUZZ_EXAMPLES
+from conftest import CORPORA, FUZZ_EXAMPLES, build_bundle
 from docsmcp.chunking.chunk import chunk_parsed, parse_file
 from docsmcp.enrich.api_fields import clean_inline
 from docsmcp.enrich.apiref import extract_api
@@ -16,6 +16,8 @@ from docsmcp.model.api import ApiEntry
 from docsmcp.model.chunk import ParsedFile
 from docsmcp.model.source import SourceFile, Strategy
 from docsmcp.sources.corpus import load_corpus
+from docsmcp_runtime.bundle.reader import open_bundle
+from docsmcp_runtime.tools.app import DocsApp
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -706,3 +708,62 @@ def test_corpus_counts_and_speed() -> None:
     assert len(rust) <= 3
     yellow, _ = _extract("yellow-docs")
     assert sum(e.kind == "method" for e in yellow) > 50
+
+
+def _typedoc_section(name: str, said: str) -> str:
+    """A type as TypeDoc's HTML theme writes it inside MDX (the MCP specification's schema)."""
+    return (
+        f"### `{name}`\n\n"
+        f'<div class="tsd-signature"><span class="tsd-signature-keyword">interface</span> '
+        f'<span class="tsd-kind-interface">{name}</span> <span>&#x7B;</span><br/>'
+        '&nbsp;&nbsp;<a class="tsd-kind-property" href="#x-content">content</a>'
+        '<span>:</span> <span class="tsd-signature-type">ContentBlock</span><span>&#x5B;]</span>'
+        '<span>;</span><br/>&nbsp;&nbsp;<a href="#x-iserror">isError</a><span>?:</span> '
+        '<span class="tsd-signature-type">boolean</span><span>;</span><br/><span>}</span></div> '
+        f'<div class="tsd-comment tsd-typography"><p>{said}</p> </div> '
+        '<section class="tsd-panel tsd-member"> <div class="tsd-anchor-link" id="x-content">'
+        "<span>content: ContentBlock&#x5B;]</span></div> "
+        '<div class="tsd-comment tsd-typography"><p>What the call returned.</p> </div></section> '
+        '<section class="tsd-panel tsd-member"> <div class="tsd-anchor-link" id="x-iserror">'
+        '<span>isError?: boolean</span></div> <aside class="tsd-sources"> '
+        "<p>Inherited from Result.isError</p></aside></section>\n"
+    )
+
+
+def test_a_typedoc_declaration_in_mdx_is_an_entry_of_the_latest_version(tmp_path: Path) -> None:
+    """The MCP schema page writes each type as TypeDoc HTML (a signature `<div>`, then the
+    comment, then a section per member): its text reads `interface CallToolResult {`, a member
+    per line, `}`, which is the declaration (mcp-docs had no API entry, now 407). Without a
+    version filter get_api_reference answers from the latest release, as search does."""
+    docs = tmp_path / "docs"
+    for version, said in (("2025-06-18", "The old result."), ("2026-07-28", "The result.")):
+        page = docs / "spec" / version / "schema.mdx"
+        page.parent.mkdir(parents=True)
+        page.write_text(
+            "# Schema\n\n## `tools/call`\n\n" + _typedoc_section("CallToolResult", said),
+            encoding="utf-8",
+        )
+    app = DocsApp(open_bundle(build_bundle(docs, tmp_path / "idx")))
+
+    def lookup(**args: str) -> dict:
+        result = app.call_tool("get_api_reference", {"method": "CallToolResult", **args})
+        assert not result.get("isError"), result
+        return result["structuredContent"]
+
+    latest = lookup()
+    (entry,) = latest["entries"]
+    assert entry["chunk_id"].startswith("spec/2026-07-28/schema.mdx#")
+    assert entry["kind"] == "type"
+    assert entry["signature"] == (
+        "interface CallToolResult { content: ContentBlock[]; isError?: boolean; }"
+    )
+    assert entry["description"] == "The result."
+    assert [
+        (p["name"], p["type"], p["required"], p["description"]) for p in entry["parameters"]
+    ] == [
+        ("content", "ContentBlock[]", True, "What the call returned."),
+        ("isError", "boolean", False, ""),  # "Inherited from …" says nothing of it
+    ]
+    assert latest["notes"][0].startswith("Searched version 2026-07-28 (latest release)")
+    (old,) = lookup(version="2025-06-18")["entries"]
+    assert old["description"] == "The old result."

@@ -9,7 +9,10 @@ identifier (backticked, or one code-like token such as `create_channel`, `links.
 - a parameter list there (items led by a backticked or bold name);
 - a code block that mentions the identifier, either under a usage sub-heading or label
   ("Example Usage", "Usage", "Example", "Request") or as the section's declaration
-  (`function lock(address target, uint256 amount)`, `interface AppAllocation {`).
+  (`function lock(address target, uint256 amount)`, `interface AppAllocation {`);
+- a paragraph that opens with the declaration as text (`_text_declaration`: TypeDoc's HTML
+  signature, `interface CallToolResult {`, a member per line, `}`, as the MCP specification's
+  schema page writes its types), whose members are the fields.
 
 A section runs to the next heading of the same or a shallower level. Headings deeper in it
 that are not entries themselves (prose sub-headings such as "Channel Structure", role
@@ -60,6 +63,7 @@ from docsmcp.enrich.api_fields import (
     MAX_DESCRIPTION_CHARS,
     MAX_EXAMPLE_CHARS,
     MAX_EXAMPLES,
+    MAX_PARAM_DESCRIPTION_CHARS,
     MAX_RETURNS_CHARS,
     MAX_SIGNATURE_CHARS,
     _heading_source,
@@ -168,6 +172,45 @@ def _declaration(code: str, segment: str) -> str:
             return truncate(line.strip().rstrip("{").rstrip(), MAX_SIGNATURE_CHARS)
         at = _mentions(code, segment, at + 1)
     return ""
+
+
+# A member line of a declaration (`  content: ContentBlock[];`, `  isError?: boolean;`).
+_MEMBER = re.compile(r"^\s+([A-Za-z_$][\w$]*)(\?)?:\s*(.+?);?\s*$")
+
+
+def _text_declaration(text: str, segment: str) -> tuple[str, list[Parameter], str] | None:
+    """A declaration written as text, not fenced, at the start of a paragraph: TypeDoc's HTML
+    (`<div class="tsd-signature">interface CallToolResult {<br/>…`, the MCP schema) reads as
+    `interface CallToolResult {`, a member per line, `}`, then the description and each
+    member's own paragraphs (`content: ContentBlock[]` then what it holds). Gives the
+    declaration (one line, members and all), the members, and the first paragraph after it."""
+    head, _, body = text.partition("\n")
+    declared = _declaration(head, segment)
+    if not declared or not text.startswith(declared.split(None, 1)[0]):
+        return None
+    lines = body.split("\n")
+    end = next((i for i, line in enumerate(lines) if line.strip() in ("}", "};")), -1)
+    if end < 0:
+        return truncate(declared, MAX_SIGNATURE_CHARS), [], ""
+    members = [m for line in lines[:end] if (m := _MEMBER.match(line))]
+    after = "\n".join(lines[end + 1 :]).strip()
+    paragraphs = [" ".join(p.split()) for p in after.split("\n\n") if p.strip()]
+    params = []
+    for m in members:
+        name, optional, kind = m.group(1), m.group(2), m.group(3)
+        own = f"{name}{optional or ''}: {kind}"
+        at = paragraphs.index(own) if own in paragraphs else -1
+        said = paragraphs[at + 1] if 0 <= at < len(paragraphs) - 1 else ""
+        if said.startswith(("Inherited from", "Overrides")) or said in {
+            f"{n.group(1)}{n.group(2) or ''}: {n.group(3)}" for n in members
+        }:
+            said = ""
+        params.append(
+            Parameter(name, kind, not optional, truncate(said, MAX_PARAM_DESCRIPTION_CHARS))
+        )
+    shown = " ".join([head.strip(), *(line.strip() for line in lines[: end + 1])])
+    rest = paragraphs[0] if paragraphs else ""
+    return truncate(shown, MAX_SIGNATURE_CHARS), params, rest
 
 
 # -- sections ----------------------------------------------------------------------------------
@@ -325,6 +368,16 @@ def _scan(
                     continue
             if first.startswith((":::", "<!--", "[!")):
                 continue  # admonition label, comment
+            if not s.declaration and direct and current <= 0:
+                found = _text_declaration(first, segment)
+                if found is not None:
+                    s.declaration, members, rest = found
+                    s.evidence = s.type_strong = True
+                    s.add_params(members)
+                    if rest and not description_done:
+                        s.description.append(truncate(rest, MAX_DESCRIPTION_CHARS))
+                        description_done = True
+                    continue
             if current > 0 and current & _RETURNS and not current & _PARAMS:
                 text = clean_inline(raw)
                 if _TYPE_SPAN.match(raw) and len(text) <= MAX_RETURNS_CHARS:

@@ -6,6 +6,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
+
 from ..search.budget import budget_note, fit_entries
 from .arguments import (
     DEFAULT_LIMIT,
@@ -126,6 +128,8 @@ def parse(context: DocsContext, args: dict) -> ApiRequest:
     if filters:
         mask = context.searcher.mask(filters)
         entries = [i for i in entries if mask[int(api.rows[i])]]
+    if method is not None and entries:
+        entries = _in_scope(context, entries, filters, notes)
     if method is not None and not entries:
         raise not_found(
             f"Method '{method}'" + (f" with {filters}" if filters else ""),
@@ -135,6 +139,26 @@ def parse(context: DocsContext, args: dict) -> ApiRequest:
     limit = limit_arg(args, notes, DEFAULT_LIMIT if method else DEFAULT_LIST, MAX_LIST)
     max_tokens = max_tokens_arg(args, context.max_tokens, notes)
     return ApiRequest(method, entries, filters, limit, cursor, max_tokens, tuple(notes))
+
+
+def _in_scope(
+    context: DocsContext, entries: list[int], filters: dict[str, str], notes: list[str]
+) -> list[int]:
+    """A method's entries in the version (and variant) search answers from by default
+    (search/versions.py: the latest release and the pages without a version), saying so; all
+    of them when none is there (a type only older versions document)."""
+    versions = context.searcher.versions
+    _, scope = versions.scope("", [], filters)
+    if not scope.keys:
+        return entries
+    reached = np.ones(context.bundle.n_chunks, dtype=bool)
+    versions.restrict(scope, reached)
+    api = context.api
+    kept = [i for i in entries if reached[int(api.rows[i])]]
+    if not kept or len(kept) == len(entries):
+        return entries
+    notes.extend(scope.notes)
+    return kept
 
 
 def run(context: DocsContext, request: ApiRequest) -> dict:
