@@ -128,6 +128,26 @@ SHAPES = {
         {"docs": "11.x", "versioned_docs/version-10.x": "10.x"},
         "11.x",
     ),
+    "docusaurus-second-plugin": (  # pnpm: a second docs plugin's folder is another product
+        {
+            **_pages(
+                "docs/a.md",
+                "versioned_docs/version-2.0/a.md",
+                "versioned_docs_archived/version-1.0/a.md",
+                "pnpr-docs/a.md",  # one page of three shares a name with the versions
+                "pnpr-docs/b.md",
+                "pnpr-docs/c.md",
+            ),
+            "versions.json": json.dumps(["2.0"]),
+            "docusaurus.config.js": "module.exports = {plugins: [{path: './pnpr-docs'}]};",
+        },
+        {
+            "docs": "current",
+            "versioned_docs/version-2.0": "2.0",
+            "versioned_docs_archived/version-1.0": "1.0",
+        },
+        "2.0",
+    ),
     "mike": (
         {
             **_pages("0.1/a.md", "0.2/a.md", "latest/a.md"),

@@ -136,8 +136,9 @@ def folders(paths: Iterable[str], docs_dir: Path | None = None) -> dict[str, str
 def _docusaurus_current(versioned: str, paths: list[str], docs_dir: Path | None) -> str | None:
     """The folder of the current docs of a Docusaurus site whose versions are in `versioned`
     (`[site/]versioned_X`): `[site/]X` when it exists, else the docs `path` of the site's
-    configuration (`../docs`, relative to the site folder) when that folder holds pages of the
-    versioned ones (a blog's `path` holds none); None for any other folder."""
+    configuration (`../docs`, relative to the site folder) when most of that folder's pages are
+    pages of the versioned ones (a blog's `path` holds none, a second docs plugin's few); None
+    for any other folder."""
     site, _, name = versioned.rpartition("/")
     m = _VERSIONED.fullmatch(name)
     if m is None:
@@ -156,7 +157,10 @@ def _docusaurus_current(versioned: str, paths: list[str], docs_dir: Path | None)
             folder = posixpath.normpath(posixpath.join(site, given))
             if folder.startswith(("../", "/")) or folder in (".", versioned):
                 continue  # outside the tree, or its root
-            if any(p.startswith(folder + "/") and p[len(folder) + 1 :] in pages for p in paths):
+            own = [p[len(folder) + 1 :] for p in paths if p.startswith(folder + "/")]
+            # Most of its pages are pages of the versions: pnpm's `pnpr-docs/` (a second docs
+            # plugin, another product) shares one page of ten with them, Jest's `docs/` 38 of 38.
+            if own and 2 * sum(p in pages for p in own) >= len(own):
                 return folder
     return None
 
