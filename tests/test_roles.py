@@ -60,6 +60,12 @@ def _role(root: Path, path: str) -> str:
         ("dub-ts/docs/sdks/links/README.md", "Links", "reference"),
         ("src/items/functions.md", "Functions", "reference"),
         ("R-exts.pdf", "Writing R Extensions", "reference"),
+        # Ordering prefixes (Nuxt Content) are not part of the name the rules read.
+        ("docs/7.migration/4.meta.md", "Meta Tags", "changelog"),
+        ("docs/1.getting-started/02.installation.md", "Installation", "guide"),
+        ("docs/3.guide/1.concepts/3.auto-imports.md", "Auto-imports", "concept"),
+        ("docs/updating/9-0.md", "Updating to v9", "changelog"),  # Ionic
+        ("api/update.md", "Update a record", "reference"),  # no version: no upgrade guide
     ],
 )
 def test_roles_from_paths_and_titles(path: str, title: str | None, role: str) -> None:

@@ -11,7 +11,7 @@ home of the vocabulary) can use it.
 |   |             | whats-new*, migration*/migrating*, upgrad*, breaking-changes*; or a folder  |
 |   |             | changelog/, changes/, release-notes/, whatsnew/, migration/ …; or a         |
 |   |             | title "Changelog", "Release notes", "What's new …", "Migrating …",          |
-|   |             | "Upgrading …", "Breaking changes"                                           |
+|   |             | "Upgrading …", "Breaking changes", "Updating to/from … N"                   |
 | 2 | `index`     | a folder's index/README/overview page that is mostly links (≥ 3 lines of    |
 |   |             | text, at least half of them links or cards) and has no code block           |
 | 3 | `proposal`  | a folder seps/, rfcs/, peps/, adr(s)/, keps/, proposals/, enhancements/;    |
@@ -29,6 +29,9 @@ home of the vocabulary) can use it.
 |   |             | to …", "Getting started", "Quickstart", "Tutorial", "Build a …"; or steps  |
 |   |             | (a `<Steps>` component, three "Step N" headings)                            |
 | 8 | `reference` | everything else (API pages, specifications, manuals)                       |
+
+Folder and file names are read without an ordering prefix (`7.migration/`, `03.setup.md`, as
+Nuxt Content and numbered docs name them).
 
 A manifest (top-level or override `metadata`) or the frontmatter (`metadata`/`mcp_metadata`)
 may set `role` instead; its value must be one of the vocabulary (`role_problem`).
@@ -84,9 +87,13 @@ _CHANGELOG_DIRS = frozenset(
 )
 _CHANGELOG_TITLE = re.compile(
     r"^(?:change ?log|changes\b|release notes|what'?s new|migrat(?:e|ing|ion)\b|"
-    r"upgrad(?:e|ing)\b|breaking changes|version history)|(?:release notes|changelog)$",
+    r"upgrad(?:e|ing)\b|breaking changes|version history|updat(?:e|ing) (?:to|from)\b.*\d)"
+    r"|(?:release notes|changelog)$",
     re.IGNORECASE,
 )
+# An ordering prefix of a folder or file name, left out before the rules read it (Nuxt Content:
+# `7.migration/4.meta.md`; `01-intro.md`): a letter must follow, so a dated name stays whole.
+_ORDER_PREFIX = re.compile(r"^\d+[._-](?=[a-z])")
 _INDEX_STEMS = frozenset({"index", "_index", "readme", "overview", "summary", "home"})
 _PROPOSAL_DIRS = frozenset(
     {"seps", "sep", "rfcs", "rfc", "peps", "pep", "adr", "adrs", "keps", "proposals",
@@ -141,7 +148,7 @@ def role_problem(key: object, value: object) -> str | None:
 def classify(path: str, title: str | None, frontmatter: Mapping, body: str) -> str:
     """The role of the page at `path` (relative to the docs folder), with its frontmatter
     `title` (or None), parsed `frontmatter` and `body` (the text after the frontmatter)."""
-    parts = path.lower().split("/")
+    parts = [_ORDER_PREFIX.sub("", part) for part in path.lower().split("/")]
     folders, name = parts[:-1], parts[-1]
     stem = name.rsplit(".", 1)[0] if "." in name else name
     head = body[:_STRUCTURE_CHARS]
