@@ -64,6 +64,14 @@ def test_mirrored_framework_folders_are_variants_and_the_fullest_is_the_default(
             {f"docs/frameworks/{p}/{g}.md": "x" for p in ("qwik", "lit") for g in GUIDES},
             "framework",
         ),
+        # folders named for frameworks, anywhere (Ionic: docs/angular, docs/react, docs/vue)
+        (
+            {f"docs/{p}/{g}.md": "x" for p in ("angular", "react", "vue") for g in GUIDES},
+            "framework",
+        ),
+        ({f"{p}/{g}.md": "x" for p in ("ios", "android") for g in GUIDES}, "platform"),
+        # one named folder beside an ordinary one mirroring it: no variants
+        ({f"{p}/{g}.md": "x" for p in ("react", "guides") for g in GUIDES}, None),
         # integrations share file names as any two do: no axis of variants
         ({f"integrations/{p}/{g}.md": "x" for p in ("stripe", "slack") for g in GUIDES}, None),
         (
@@ -82,7 +90,17 @@ def test_mirrored_framework_folders_are_variants_and_the_fullest_is_the_default(
         # a folder name that names no axis: chapters that happen to share file names
         ({f"guides/{p}/{g}.md": "x" for p in ("basics", "advanced") for g in GUIDES}, None),
     ],
-    ids=["platforms", "nested", "integrations", "mostly-own", "too-few-shared", "not-an-axis"],
+    ids=[
+        "platforms",
+        "nested",
+        "named-frameworks",
+        "named-platforms",
+        "one-named",
+        "integrations",
+        "mostly-own",
+        "too-few-shared",
+        "not-an-axis",
+    ],
 )
 def test_what_is_a_variant_folder(files: dict[str, str], key: str | None) -> None:
     assert detect(list(files), _sizes(files)).key == key
@@ -115,20 +133,27 @@ def session(tmp_path_factory: pytest.TempPathFactory) -> Iterator[McpSession]:
         yield s
 
 
-def test_search_answers_from_the_default_and_folds_the_other_variants(
-    session: McpSession,
-) -> None:
+def test_each_section_is_shown_once_as_the_default_copy(session: McpSession) -> None:
+    """vue's short copy of the retries guide outranks react's long one on length: the place is
+    kept, the react copy shown, the other frameworks listed."""
     result = session.search(query="retry failed queries retries")
     assert result["notes"] == [
-        "Searched framework react (the default) and pages without a framework; "
-        "pass framework=… for another."
+        "Each section is shown once, as its react copy where that one ranks, the other "
+        "frameworks in also_in; pass framework=… for one."
     ]
     top = result["hits"][0]
     assert top["filepath"] == "framework/react/guides/retries.md"
     assert top["also_in"] == {"framework": ["solid", "vue"]}
-    assert {h["metadata"].get("framework") for h in result["hits"]} <= {"react", None}
+    # no section twice: the ids less the framework folder are distinct
+    ids = [
+        h["chunk_id"].replace(f"/{h['metadata'].get('framework')}/", "/") for h in result["hits"]
+    ]
+    assert len(ids) == len(set(ids))
     shared = session.search(query="QueryClient every framework shares")
     assert shared["hits"][0]["filepath"] == "reference/QueryClient.md"  # no variant: searched
+    # A section only another framework has still ranks (Ionic's isPlatform: react and vue).
+    only = session.search(query="Nuxt plugin")
+    assert only["hits"][0]["filepath"] == "framework/vue/guides/nuxt.md"
 
 
 def test_a_named_variant_or_a_filter_reaches_it(session: McpSession) -> None:
@@ -138,7 +163,7 @@ def test_a_named_variant_or_a_filter_reaches_it(session: McpSession) -> None:
     filtered = session.search(query="Nuxt query plugin", framework="vue")
     assert filtered["hits"][0]["filepath"] == "framework/vue/guides/nuxt.md"
     assert "notes" not in filtered
-    hidden = session.search(query="Nuxt plugin")  # only vue has it
+    hidden = session.search(query="Nuxt plugin", framework="react")  # only vue has it
     assert hidden["hits"] == []
     assert hidden["hint"]["suggested_filters"] == {"framework": ["vue"]}
 
@@ -151,9 +176,11 @@ def test_explain_says_a_variant_was_not_searched(tmp_path: Path) -> None:
     vue = next(
         r for r in range(bundle.n_chunks) if ids[r].startswith("framework/vue/guides/retries")
     )
-    (part,) = explain(searcher, "retries", {}, [vue])
+    (part,) = explain(searcher, "retries in react", {}, [vue])
     assert part["searched"] is False
-    assert part["scope"][0].startswith("Searched framework react (the default)")
+    assert part["scope"][0].startswith("Searched framework react (named in the query)")
+    (folded,) = explain(searcher, "retries", {}, [vue])
+    assert "searched" not in folded  # every framework is searched, each section shown once
     (named,) = explain(searcher, "retries in vue", {}, [vue])
     assert "searched" not in named and "boost" not in named  # searched, not boosted
 
@@ -162,8 +189,8 @@ def test_the_argument_names_the_default(session: McpSession) -> None:
     tool = next(t for t in session.list_tools() if t.name == "search_docs")
     described = tool.input_schema["properties"]["framework"]["description"]
     assert described.endswith(
-        "Without it, search answers from react (the default) and the pages without a "
-        "framework, unless the query names one."
+        "Without it, every framework is searched and each section shown once, as its react "
+        "copy where there is one (the default), unless the query names a framework."
     )
 
 

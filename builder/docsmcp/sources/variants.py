@@ -4,13 +4,15 @@ and the value searched by default. The one home of this rule, used by `docsmcp i
 proposes it in the manifest) and by `docsmcp build` (which applies it when no manifest says
 anything about the key).
 
-A folder named `framework` or `platform` (or the plural) at depth 1 or 2 whose child folders
-mirror each other: a child is a variant when at least MIN_SHARED of its pages (their paths
-within the child), and at least a third of them, are pages of another child too, and at least
-two children are. Other names were tried and left out: tRPC's `client/react`, `client/vanilla`
-and `client/tanstack-react-query` share pages but are three clients, not one client per
-framework, and `integrations/stripe` and `integrations/slack` share `setup.md` as any two
-integrations would. The key is the
+Sibling folders that mirror each other, either every child of a folder named `framework` or
+`platform` (or the plural) at depth 1 or 2, or the ones named for a framework or a platform
+(FRAMEWORKS, PLATFORMS: Ionic's `docs/angular/`, `docs/react/`, `docs/vue/`) in any folder up
+to that depth: a child is a variant when at least MIN_SHARED of its pages (their paths within
+the child), and at least a third of them, are pages of another child too, and at least two
+children are. Other parent names were tried and left out: tRPC's `client/react`,
+`client/vanilla` and `client/tanstack-react-query` share pages but are three clients, not one
+client per framework, and `integrations/stripe` and `integrations/slack` share `setup.md` as any
+two integrations would. The key is the
 axis' singular (`frameworks/` -> `framework`), its values the variants' folder names, and its
 `default` the variant with the most text (ties: the first by name): the one written in full,
 which the others adapt (TanStack: react, 423 kB; its vue and solid pages are the react page
@@ -30,6 +32,14 @@ from dataclasses import dataclass, field
 
 # The axis names a variant parent folder has (singular; a trailing `s` is dropped first).
 AXES = frozenset({"framework", "platform"})
+# Folder names that say a variant on their own, wherever they are (Ionic's `docs/react/`,
+# `docs/vue/`, `docs/angular/`): frameworks and platforms docs are written once for each. A name
+# alone decides nothing: the mirror rule below still applies.
+FRAMEWORKS = frozenset(
+    {"react", "vue", "angular", "svelte", "sveltekit", "solid", "solidjs", "preact", "lit"}
+    | {"qwik", "ember", "nextjs", "nuxt", "remix", "astro", "gatsby", "react-native"}
+)
+PLATFORMS = frozenset({"ios", "android", "macos", "windows", "linux", "web", "flutter"})
 # Pages a variant shares with another variant, at least (and SHARED_PART of its pages).
 MIN_SHARED = 3
 SHARED_PART = 1 / 3
@@ -67,30 +77,38 @@ def axis_of(name: str) -> str | None:
     return singular if singular in AXES else None
 
 
+def named_axis(name: str) -> str | None:
+    """The key a folder's own name gives when it names a framework or a platform."""
+    low = name.lower()
+    return "framework" if low in FRAMEWORKS else "platform" if low in PLATFORMS else None
+
+
 def detect(paths: Iterable[str], size: Callable[[str], int], taken: Iterable[str] = ()) -> Variants:
     """The variant folders among `paths` (files relative to the docs folder, `size(path)` their
     length); `taken`: keys a manifest names, and folders already given another key."""
     taken = set(taken)
-    children: dict[str, dict[str, set[str]]] = defaultdict(lambda: defaultdict(set))
+    # (parent, key) -> child -> its pages: every child of a `framework/` folder, and children
+    # named for a framework or platform in any folder up to MAX_DEPTH (the docs folder too).
+    children: dict[tuple[str, str], dict[str, set[str]]] = defaultdict(lambda: defaultdict(set))
     for path in sorted(paths):
         parts = path.split("/")
-        for depth in range(1, MAX_DEPTH + 1):
-            if len(parts) < depth + 2:  # parent / child / ... / file
+        for depth in range(0, MAX_DEPTH + 1):
+            if len(parts) < depth + 2:  # [parent /] child / ... / file
                 break
             parent = "/".join(parts[:depth])
-            if axis_of(parts[depth - 1]) is None:
-                continue
-            children[parent][parts[depth]].add("/".join(parts[depth + 1 :]))
+            axis = axis_of(parts[depth - 1]) if depth else None
+            axis = axis or named_axis(parts[depth])
+            if axis is not None:
+                children[(parent, axis)][parts[depth]].add("/".join(parts[depth + 1 :]))
     folders: dict[str, str] = {}
     key = None
     text: Counter[str] = Counter()
-    for parent, kids in sorted(children.items()):
-        axis = axis_of(parent.rpartition("/")[2])
-        if axis is None or axis in taken or (key is not None and axis != key):
+    for (parent, axis), kids in sorted(children.items()):
+        if axis in taken or (key is not None and axis != key):
             continue
         found = {}
         for name, own in sorted(kids.items()):
-            folder = f"{parent}/{name}"
+            folder = f"{parent}/{name}" if parent else name
             if folder in taken:
                 continue
             others = set().union(*(p for n, p in kids.items() if n != name))

@@ -271,12 +271,22 @@ class Searcher:
             weigh(part, self.roles, query, filters, rows)
             total = len(rows)
             depth = self.rescorer.spec.depth if self.rescorer is not None else 0
-            ranked, ranked_scores = topk(rows, part, max(end, depth))
+            # Folded variants: room for every copy of the sections that can be shown.
+            ranked, ranked_scores = topk(rows, part, max(end, depth) * self.versions.room(scope))
             also_in: list[dict[str, list[str]]] = [{} for _ in ranked]
+            if scope.folded:
+                ranked, ranked_scores, also_in = self.versions.fold_variants(
+                    scope, ranked, ranked_scores, also_in
+                )
+                total = self.versions.distinct(scope, rows)
             ranked_set: np.ndarray | None = keep
         else:
             fused = self._fuse(lexical, proximity, qvec, mask, query, named, work, filters)
             ranked, ranked_scores, also_in = self._collapse(*fused, filters)
+            if scope.folded:
+                ranked, ranked_scores, also_in = self.versions.fold_variants(
+                    scope, ranked, ranked_scores, also_in
+                )
             matched = np.greater(lexical, 0, out=work.array("matched", bool))
             matched |= proximity > 0
             total = len(ranked)

@@ -2,9 +2,13 @@
 whose taxonomy records a default value for the key (bundle-spec.md, *Versions and variants*):
 `version`'s `latest` release, or another key's `default` (TanStack's `framework`: react).
 
-- No filter on the key and no value of it named in the query: the default value and the rows
-  without a value for the key (a blog, community pages, proposals; pages every framework
-  shares) are searched.
+- Versions, with no filter on the key and no version named in the query: the latest release
+  and the rows without a version (a blog, community pages, proposals) are searched.
+- Variants, likewise: every variant is searched and each section shown once (`fold_variants`):
+  where several variants' copies of a section rank, the first takes its place, shown as the
+  default's copy when that one ranked too, and the others are listed in `also_in`. Variants are
+  parallel docs, not releases: Ionic documents `isPlatform` for react and vue only, and a
+  search scoped to the default (angular) did not show it.
 - A query that names values ("2025-03-26 HTTP+SSE transport", `intent.named_versions`; "useQuery
   in vue", a word that is a value): those values and the rows without one.
 - A filter on the key: the filter alone decides (engine.mask), as in any bundle.
@@ -25,6 +29,11 @@ from ..bundle.reader import Bundle
 from ..bundle.versions import VERSION_KEY
 from ..format import TaxonomyKey
 from .intent import Named, named_versions
+
+# The share of its score a section of a variant other than the default keeps when variants are
+# folded (fold_variants): TanStack's vue and solid pages are short adaptations of react's that
+# outranked it on length; Ionic's `isPlatform` sections (react and vue only) still rank.
+OTHER_VARIANT = 0.8
 
 # Prefix of a Docusaurus version folder (`versioned_docs/version-0.5.x`).
 _VERSION_PREFIX = re.compile(r"^version[-_]?", re.IGNORECASE)
@@ -47,6 +56,7 @@ class Scope:
 
     keys: tuple[Scoped, ...] = ()
     notes: tuple[str, ...] = ()
+    folded: tuple[str, ...] = ()  # variant keys searched whole, each section shown once
 
     @property
     def values(self) -> tuple[str, ...]:
@@ -95,6 +105,7 @@ class _Key:
         self.entry = entry
         self.column = column  # the contiguous facet codes (engine.Searcher._column)
         self._copies: dict[int, list[int]] | None = None  # row -> rows of its other values
+        self._groups: np.ndarray | None = None  # row -> its group of copies (groups())
         if key == VERSION_KEY:
             self.default = str(entry.latest)
             self.said = "latest release"
@@ -108,6 +119,17 @@ class _Key:
         if self.key == VERSION_KEY:
             return named_versions(query, self.entry.values)
         return named_variants(query, self.entry.values)
+
+    def groups(self) -> np.ndarray:
+        """Per row, the index of its group of copies (`copies`); a row with no other copy is a
+        group of its own. Made once per bundle and key."""
+        if self._groups is None:
+            n = self.bundle.n_chunks
+            groups = np.arange(n, dtype=np.int64)
+            for rows in self.copies().values():
+                groups[rows] = min(rows)
+            self._groups = groups
+        return self._groups
 
     def copies(self) -> dict[int, list[int]]:
         """row -> every row (itself included) with its id less the key's folder, for rows with
@@ -145,6 +167,7 @@ class Versions:
         variant is searched, not boosted)."""
         scoped: list[Scoped] = []
         notes: list[str] = []
+        folded: list[str] = []
         for k in self.keys:
             if k.key in filters:
                 continue
@@ -152,13 +175,96 @@ class Versions:
             values = tuple(k.named(query))
             if values:
                 said = f"{', '.join(values)} (named in the query)"
+            elif k.key != VERSION_KEY:
+                folded.append(k.key)
+                notes.append(
+                    f"Each section is shown once, as its {k.default} copy where that one ranks, "
+                    f"the other {k.key}s in also_in; pass {k.key}=… for one."
+                )
+                continue
             else:
                 values = (k.default,)
                 said = f"{k.default} ({k.said})"
             notes.append(f"Searched {k.key} {said} and {k.without}; pass {k.key}=… for another.")
             codes = np.asarray([k.entry.code(v) for v in values], dtype=np.int64)
             scoped.append(Scoped(k.key, values, codes))
-        return named, Scope(tuple(scoped), tuple(notes))
+        return named, Scope(tuple(scoped), tuple(notes), tuple(folded))
+
+    def fold_variants(
+        self,
+        scope: Scope,
+        rows: np.ndarray,
+        scores: np.ndarray,
+        also_in: list[dict[str, list[str]]],
+    ) -> tuple[np.ndarray, np.ndarray, list[dict[str, list[str]]]]:
+        """`rows` (best first, with their `scores` and `also_in`) with each section of a folded
+        variant key once: a group's first row keeps its place and score, shown as the default's
+        copy of the section when there is one, listing the other values that hold it."""
+        by_key = {k.key: k for k in self.keys}
+        for key in scope.folded:
+            k = by_key[key]
+            groups, column, values = k.groups(), k.column(), k.entry.values
+            default = k.entry.code(k.default)
+            # The other variants' sections weigh OTHER_VARIANT of their score: a section only
+            # they have still ranks, their copies of the default's sections come after it.
+            rows, scores = np.asarray(rows, dtype=np.int64), np.asarray(scores, dtype=np.float64)
+            codes_of = column[rows]
+            weighted = (
+                np.where((codes_of != 0) & (codes_of != default), OTHER_VARIANT, 1.0) * scores
+            )
+            order = np.argsort(-weighted, kind="stable")
+            rows, scores = rows[order], weighted[order]
+            also_in = [also_in[i] for i in order.tolist()]
+            listed = rows.tolist()
+            group_of = groups[np.asarray(listed, dtype=np.int64)].tolist()
+            codes = column[np.asarray(listed, dtype=np.int64)].tolist()
+            copies = k.copies()
+            kept: list[int] = []  # positions in `listed` whose place and score stay
+            shown: list[int] = []  # the row shown at each kept place
+            seen: dict[int, int] = {}  # group -> index in `kept`
+            others: list[set[str]] = []
+            for i, (row, g, code) in enumerate(zip(listed, group_of, codes, strict=True)):
+                if code and g in seen:
+                    others[seen[g]].add(values[code - 1])
+                    continue
+                seen[g] = len(kept)
+                kept.append(i)
+                # the default's copy of the section, when there is one, stands for it
+                stand_in = row
+                if code and code != default:
+                    stand_in = next((r for r in copies.get(row, ()) if column[r] == default), row)
+                shown.append(stand_in)
+                others.append({values[code - 1]} if stand_in != row else set())
+            out = []
+            for i, row, more in zip(kept, shown, others, strict=True):
+                also = also_in[i]
+                # every value holding the section, ranked or not (as versions list theirs)
+                more = more | {values[int(column[r]) - 1] for r in copies.get(row, ())}
+                own = int(column[row])
+                more = more - {values[own - 1]} if own else more
+                if more:
+                    also = {**also, key: sorted(more | set(also.get(key, ())))}
+                out.append(also)
+            rows = np.asarray(shown, dtype=np.int64)
+            scores = np.asarray(scores)[np.asarray(kept, dtype=np.int64)]
+            also_in = out
+        return rows, scores, also_in
+
+    def room(self, scope: Scope) -> int:
+        """How many rows to rank per place asked for: 1, or with folded variant keys one more
+        than their values (every copy of a shown section may rank before the next section)."""
+        by_key = {k.key: k for k in self.keys}
+        return 1 + sum(len(by_key[key].entry.values) for key in scope.folded)
+
+    def distinct(self, scope: Scope, rows: np.ndarray) -> int:
+        """How many sections `rows` hold once a folded key's copies count as one."""
+        if not scope.folded:
+            return len(rows)
+        by_key = {k.key: k for k in self.keys}
+        ids = np.asarray(rows, dtype=np.int64)
+        for key in scope.folded:
+            ids = by_key[key].groups()[ids]
+        return int(len(np.unique(ids)))
 
     def restrict(self, scope: Scope, mask: np.ndarray) -> None:
         """Keep, in `mask`, only the rows of the scope's values and those without one."""

@@ -108,8 +108,9 @@ def filter_properties(
                 "type": "string",
                 "description": info.description
                 + (
-                    f" Without it, search answers from {info.default} (the default) and the "
-                    f"pages without a {key}, unless the query names one."
+                    f" Without it, every {key} is searched and each section shown once, as its "
+                    f"{info.default} copy where there is one (the default), unless the query "
+                    f"names a {key}."
                     if info.default is not None
                     else ""
                 ),
