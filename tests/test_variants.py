@@ -20,6 +20,7 @@ from docsmcp_runtime.format import TaxonomyKey
 from docsmcp_runtime.format.jsonread import MetadataError
 from docsmcp_runtime.search.engine import Searcher
 from docsmcp_runtime.search.explain import explain
+from docsmcp_runtime.tools.app import DocsApp
 from mcp_client import McpSession
 
 GUIDES = ("retries", "invalidation", "prefetching")
@@ -232,3 +233,16 @@ def test_manifests_that_give_two_defaults_are_refused(tmp_path: Path) -> None:
     out = run_docsmcp("validate", "--docs-dir", docs, check=False)
     assert out.returncode != 0
     assert "taxonomy key 'framework': default 'vue' conflicts with 'react'" in out.stderr
+
+
+def test_hybrid_search_folds_variants_too(tmp_path: Path) -> None:
+    """The fused ranking (static vectors) folds the same way as full text."""
+    docs = write_tree(tmp_path / "docs", SITE)
+    bundle = build_bundle(docs, tmp_path / "idx", "--embedding-provider", "static")
+    app = DocsApp(open_bundle(bundle))
+    result = app.call_tool("search_docs", {"query": "retry failed queries retries"})
+    hits = result["structuredContent"]["hits"]
+    assert hits[0]["filepath"] == "framework/react/guides/retries.md"
+    assert hits[0]["also_in"]["framework"] == ["solid", "vue"]
+    ids = [h["chunk_id"].replace(f"/{h['metadata'].get('framework')}/", "/") for h in hits]
+    assert len(ids) == len(set(ids))
