@@ -246,3 +246,25 @@ def test_hybrid_search_folds_variants_too(tmp_path: Path) -> None:
     assert hits[0]["also_in"]["framework"] == ["solid", "vue"]
     ids = [h["chunk_id"].replace(f"/{h['metadata'].get('framework')}/", "/") for h in hits]
     assert len(ids) == len(set(ids))
+
+
+def test_the_default_copy_stands_in_only_where_the_filters_allow_it(tmp_path: Path) -> None:
+    docs = write_tree(tmp_path / "docs", SITE)
+    manifest = {
+        "version": "1",
+        "metadata": {"level": "basic"},
+        "overrides": [
+            {"pattern": "framework/react/guides/retries.md", "metadata": {"level": "advanced"}}
+        ],
+    }
+    (docs / ".docs-mcp.json").write_text(json.dumps(manifest), encoding="utf-8")
+    app = DocsApp(open_bundle(build_bundle(docs, tmp_path / "idx")))
+    result = app.call_tool(
+        "search_docs", {"query": "retry failed queries retries", "level": "basic"}
+    )
+    top = result["structuredContent"]["hits"][0]
+    assert top["filepath"] in (
+        "framework/vue/guides/retries.md",
+        "framework/solid/guides/retries.md",
+    )
+    assert top["metadata"]["level"] == "basic"

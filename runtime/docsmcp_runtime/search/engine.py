@@ -276,7 +276,7 @@ class Searcher:
             also_in: list[dict[str, list[str]]] = [{} for _ in ranked]
             if scope.folded:
                 ranked, ranked_scores, also_in = self.versions.fold_variants(
-                    scope, ranked, ranked_scores, also_in
+                    scope, ranked, ranked_scores, also_in, mask
                 )
                 total = self.versions.distinct(scope, rows)
             ranked_set: np.ndarray | None = keep
@@ -285,7 +285,7 @@ class Searcher:
             ranked, ranked_scores, also_in = self._collapse(*fused, filters)
             if scope.folded:
                 ranked, ranked_scores, also_in = self.versions.fold_variants(
-                    scope, ranked, ranked_scores, also_in
+                    scope, ranked, ranked_scores, also_in, mask
                 )
             matched = np.greater(lexical, 0, out=work.array("matched", bool))
             matched |= proximity > 0

@@ -196,10 +196,12 @@ class Versions:
         rows: np.ndarray,
         scores: np.ndarray,
         also_in: list[dict[str, list[str]]],
+        allowed: np.ndarray,
     ) -> tuple[np.ndarray, np.ndarray, list[dict[str, list[str]]]]:
         """`rows` (best first, with their `scores` and `also_in`) with each section of a folded
         variant key once: a group's first row keeps its place and score, shown as the default's
-        copy of the section when there is one, listing the other values that hold it."""
+        copy of the section when there is one that the search may show (`allowed`: the
+        filters' mask), listing the other values that hold it."""
         by_key = {k.key: k for k in self.keys}
         for key in scope.folded:
             k = by_key[key]
@@ -232,7 +234,10 @@ class Versions:
                 # the default's copy of the section, when there is one, stands for it
                 stand_in = row
                 if code and code != default:
-                    stand_in = next((r for r in copies.get(row, ()) if column[r] == default), row)
+                    stand_in = next(
+                        (r for r in copies.get(row, ()) if column[r] == default and allowed[r]),
+                        row,
+                    )
                 shown.append(stand_in)
                 others.append({values[code - 1]} if stand_in != row else set())
             out = []
