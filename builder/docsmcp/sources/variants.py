@@ -30,6 +30,8 @@ from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 
+from docsmcp.sources.versions import folder_value
+
 # The axis names a variant parent folder has (singular; a trailing `s` is dropped first).
 AXES = frozenset({"framework", "platform"})
 # Folder names that say a variant on their own, wherever they are (Ionic's `docs/react/`,
@@ -43,7 +45,7 @@ PLATFORMS = frozenset({"ios", "android", "macos", "windows", "linux", "web", "fl
 # Pages a variant shares with another variant, at least (and SHARED_PART of its pages).
 MIN_SHARED = 3
 SHARED_PART = 1 / 3
-MAX_DEPTH = 2  # of the parent folder (the docs folder itself has no name to say an axis)
+MAX_DEPTH = 2  # of a variant folder's parent (0: the docs folder)
 
 
 @dataclass(frozen=True)
@@ -57,12 +59,7 @@ class Variants:
 
     def value_of(self, path: str) -> str | None:
         """The variant of the file at `path`: the value of the variant folder holding it."""
-        folder = path.rpartition("/")[0]
-        while folder:
-            if folder in self.folders:
-                return self.folders[folder]
-            folder = folder.rpartition("/")[0]
-        return None
+        return folder_value(self.folders, path)
 
     def description(self) -> str:
         return (

@@ -76,12 +76,18 @@ class Layout:
 
     def value_of(self, path: str) -> str | None:
         """The version of the file at `path`: its deepest version folder's value."""
-        folder = path.rpartition("/")[0]
-        while folder:  # a dictionary look-up per folder level, deepest first
-            if folder in self.folders:
-                return self.folders[folder]
-            folder = folder.rpartition("/")[0]
-        return None
+        return folder_value(self.folders, path)
+
+
+def folder_value(folders: Mapping[str, str], path: str) -> str | None:
+    """The value of the deepest of `folders` (folder path -> value) holding the file at
+    `path`, else None (variants.py's folders too)."""
+    folder = path.rpartition("/")[0]
+    while folder:  # a dictionary look-up per folder level, deepest first
+        if folder in folders:
+            return folders[folder]
+        folder = folder.rpartition("/")[0]
+    return None
 
 
 def value_of_name(name: str) -> str | None:

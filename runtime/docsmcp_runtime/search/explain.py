@@ -127,19 +127,20 @@ def explain(searcher: Searcher, query: str, filters: dict[str, str], rows: list[
     qvec, degraded = searcher.embed_query(query)
     if searcher.fusion is None or searcher.policy is None:
         return out
+    # the rows the search ranked among: its filters and its scope, as the engine's
+    mask = searcher.mask(filters)
+    searcher.versions.restrict(scope, mask)
     if searcher.policy.method == CONVEX:
         return _convex(
             searcher,
             query,
-            filters,
+            mask,
             rows,
             out,
             full_text(lexical, proximity, searcher),
             qvec,
             degraded,
         )
-    mask = searcher.mask(filters)
-    searcher.versions.restrict(searcher.versions.scope(query, [], filters)[1], mask)
     fusion = searcher.fusion
     full = lexical + proximity * searcher.phrase_weight
     lists = {
@@ -193,8 +194,7 @@ def _prior_and_scope(
                 role = values[int(codes[row]) - 1]
                 part["role"] = {"role": role, "weight": round(float(by_role[row]), 4)}
     if scope.keys:
-        reached = np.ones(searcher.bundle.n_chunks, dtype=bool)
-        searcher.versions.restrict(scope, reached)
+        reached = searcher.versions.reached(scope, searcher.bundle.n_chunks)
         for row, part in zip(rows, out, strict=True):
             if not reached[row]:
                 part["searched"] = False
@@ -208,18 +208,16 @@ def full_text(lexical: np.ndarray, proximity: np.ndarray, searcher: Searcher) ->
 def _convex(
     searcher: Searcher,
     query: str,
-    filters: dict[str, str],
+    mask: np.ndarray,
     rows: list[int],
     out: list[dict],
     full: np.ndarray,
     qvec: np.ndarray | None,
     degraded: str | None,
 ) -> list[dict]:
-    """The parts of a convex fusion (fusion.convex): each list's weight times the row's
-    normalised score in it."""
+    """The parts of a convex fusion (fusion.convex) among the rows of `mask`: each list's
+    weight times the row's normalised score in it."""
     assert searcher.policy is not None
-    mask = searcher.mask(filters)
-    searcher.versions.restrict(searcher.versions.scope(query, [], filters)[1], mask)
     cls = query_class(query)
     alpha = searcher.policy.vector_share(cls)
     full_rows, full_scores = rank(full, (full > 0) & mask, FUSION_DEPTH)

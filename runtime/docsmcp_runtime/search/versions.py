@@ -48,6 +48,7 @@ class Scoped:
     key: str
     values: tuple[str, ...]
     codes: np.ndarray
+    note: str  # what a search says of it (one of Scope.notes)
 
 
 @dataclass(frozen=True)
@@ -122,28 +123,45 @@ class _Key:
 
     def groups(self) -> np.ndarray:
         """Per row, the index of its group of copies (`copies`); a row with no other copy is a
-        group of its own. Made once per bundle and key."""
-        if self._groups is None:
-            n = self.bundle.n_chunks
-            groups = np.arange(n, dtype=np.int64)
-            for rows in self.copies().values():
-                groups[rows] = min(rows)
-            self._groups = groups
+        group of its own."""
+        self._index()
+        assert self._groups is not None
         return self._groups
 
     def copies(self) -> dict[int, list[int]]:
         """row -> every row (itself included) with its id less the key's folder, for rows with
-        a value; made once per bundle and key, on the first search that folds."""
-        if self._copies is None:
-            groups: dict[str, list[int]] = {}
-            codes = self.column().tolist()
-            values = self.entry.values
-            for row, chunk_id in enumerate(self.bundle.chunk_ids()):
-                if codes[row]:
-                    key = unversioned_id(chunk_id, values[codes[row] - 1])
-                    groups.setdefault(key, []).append(row)
-            self._copies = {r: rows for rows in groups.values() if len(rows) > 1 for r in rows}
+        a value and another copy."""
+        self._index()
+        assert self._copies is not None
         return self._copies
+
+    def _index(self) -> None:
+        """`copies` and `groups`, made together once per bundle and key, on the first search
+        that folds."""
+        if self._copies is not None:
+            return
+        by_id: dict[str, list[int]] = {}
+        codes = self.column().tolist()
+        values = self.entry.values
+        for row, chunk_id in enumerate(self.bundle.chunk_ids()):
+            if codes[row]:
+                by_id.setdefault(unversioned_id(chunk_id, values[codes[row] - 1]), []).append(row)
+        groups = np.arange(self.bundle.n_chunks, dtype=np.int64)
+        copies: dict[int, list[int]] = {}
+        for rows in by_id.values():
+            if len(rows) > 1:
+                groups[rows] = rows[0]
+                copies.update(dict.fromkeys(rows, rows))
+        self._copies, self._groups = copies, groups
+
+    def listed(self, row: int, also: dict[str, list[str]]) -> dict[str, list[str]]:
+        """`also` (a hit's `also_in`) with the other values holding `row`'s section."""
+        column, values = self.column(), self.entry.values
+        own = int(column[row])
+        others = {values[c - 1] for r in self.copies().get(row, ()) if (c := int(column[r])) != own}
+        if not others:
+            return also
+        return {**also, self.key: sorted(others | set(also.get(self.key, ())))}
 
 
 class Versions:
@@ -153,12 +171,12 @@ class Versions:
     def __init__(
         self, bundle: Bundle, taxonomy: dict[str, TaxonomyKey], column: Callable[[str], np.ndarray]
     ):
-        self.keys = [
-            _Key(bundle, key, entry, lambda key=key: column(key))
+        self.keys = {
+            key: _Key(bundle, key, entry, lambda key=key: column(key))
             for key, entry in taxonomy.items()
             if key in bundle.taxonomy_keys
             and (entry.latest if key == VERSION_KEY else entry.default) is not None
-        ]
+        }
 
     def scope(
         self, query: str, named: list[Named], filters: dict[str, str]
@@ -168,7 +186,7 @@ class Versions:
         scoped: list[Scoped] = []
         notes: list[str] = []
         folded: list[str] = []
-        for k in self.keys:
+        for k in self.keys.values():
             if k.key in filters:
                 continue
             named = [n for n in named if n.key != k.key]
@@ -185,9 +203,10 @@ class Versions:
             else:
                 values = (k.default,)
                 said = f"{k.default} ({k.said})"
-            notes.append(f"Searched {k.key} {said} and {k.without}; pass {k.key}=… for another.")
+            note = f"Searched {k.key} {said} and {k.without}; pass {k.key}=… for another."
+            notes.append(note)
             codes = np.asarray([k.entry.code(v) for v in values], dtype=np.int64)
-            scoped.append(Scoped(k.key, values, codes))
+            scoped.append(Scoped(k.key, values, codes, note))
         return named, Scope(tuple(scoped), tuple(notes), tuple(folded))
 
     def fold_variants(
@@ -202,74 +221,59 @@ class Versions:
         variant key once: a group's first row keeps its place and score, shown as the default's
         copy of the section when there is one that the search may show (`allowed`: the
         filters' mask), listing the other values that hold it."""
-        by_key = {k.key: k for k in self.keys}
         for key in scope.folded:
-            k = by_key[key]
-            groups, column, values = k.groups(), k.column(), k.entry.values
-            default = k.entry.code(k.default)
+            k = self.keys[key]
+            groups, column, default = k.groups(), k.column(), k.entry.code(k.default)
             # The other variants' sections weigh OTHER_VARIANT of their score: a section only
             # they have still ranks, their copies of the default's sections come after it.
             rows, scores = np.asarray(rows, dtype=np.int64), np.asarray(scores, dtype=np.float64)
-            codes_of = column[rows]
-            weighted = (
-                np.where((codes_of != 0) & (codes_of != default), OTHER_VARIANT, 1.0) * scores
-            )
+            codes = column[rows]
+            weighted = np.where((codes != 0) & (codes != default), OTHER_VARIANT, 1.0) * scores
             order = np.argsort(-weighted, kind="stable")
-            rows, scores = rows[order], weighted[order]
-            also_in = [also_in[i] for i in order.tolist()]
-            listed = rows.tolist()
-            group_of = groups[np.asarray(listed, dtype=np.int64)].tolist()
-            codes = column[np.asarray(listed, dtype=np.int64)].tolist()
+            rows, scores, codes = rows[order], weighted[order], codes[order]
             copies = k.copies()
-            kept: list[int] = []  # positions in `listed` whose place and score stay
+            kept: list[int] = []  # positions in `rows` whose place and score stay
             shown: list[int] = []  # the row shown at each kept place
-            seen: dict[int, int] = {}  # group -> index in `kept`
-            others: list[set[str]] = []
-            for i, (row, g, code) in enumerate(zip(listed, group_of, codes, strict=True)):
+            seen: set[int] = set()  # groups shown
+            for i, (row, g, code) in enumerate(
+                zip(rows.tolist(), groups[rows].tolist(), codes.tolist(), strict=True)
+            ):
                 if code and g in seen:
-                    others[seen[g]].add(values[code - 1])
                     continue
-                seen[g] = len(kept)
+                seen.add(g)
                 kept.append(i)
                 # the default's copy of the section, when there is one, stands for it
-                stand_in = row
                 if code and code != default:
-                    stand_in = next(
+                    row = next(
                         (r for r in copies.get(row, ()) if column[r] == default and allowed[r]),
                         row,
                     )
-                shown.append(stand_in)
-                others.append({values[code - 1]} if stand_in != row else set())
-            out = []
-            for i, row, more in zip(kept, shown, others, strict=True):
-                also = also_in[i]
-                # every value holding the section, ranked or not (as versions list theirs)
-                more = more | {values[int(column[r]) - 1] for r in copies.get(row, ())}
-                own = int(column[row])
-                more = more - {values[own - 1]} if own else more
-                if more:
-                    also = {**also, key: sorted(more | set(also.get(key, ())))}
-                out.append(also)
+                shown.append(row)
+            # every value holding the section, ranked or not, as versions list theirs
+            also_in = [k.listed(row, also_in[order[i]]) for i, row in zip(kept, shown, strict=True)]
             rows = np.asarray(shown, dtype=np.int64)
-            scores = np.asarray(scores)[np.asarray(kept, dtype=np.int64)]
-            also_in = out
+            scores = scores[np.asarray(kept, dtype=np.int64)]
         return rows, scores, also_in
 
     def room(self, scope: Scope) -> int:
         """How many rows to rank per place asked for: 1, or with folded variant keys one more
         than their values (every copy of a shown section may rank before the next section)."""
-        by_key = {k.key: k for k in self.keys}
-        return 1 + sum(len(by_key[key].entry.values) for key in scope.folded)
+        return 1 + sum(len(self.keys[key].entry.values) for key in scope.folded)
 
     def distinct(self, scope: Scope, rows: np.ndarray) -> int:
         """How many sections `rows` hold once a folded key's copies count as one."""
         if not scope.folded:
             return len(rows)
-        by_key = {k.key: k for k in self.keys}
         ids = np.asarray(rows, dtype=np.int64)
         for key in scope.folded:
-            ids = by_key[key].groups()[ids]
+            ids = self.keys[key].groups()[ids]
         return int(len(np.unique(ids)))
+
+    def reached(self, scope: Scope, n_rows: int) -> np.ndarray:
+        """Per row, whether a search of `scope` reaches it (a filter set aside)."""
+        reached = np.ones(n_rows, dtype=bool)
+        self.restrict(scope, reached)
+        return reached
 
     def restrict(self, scope: Scope, mask: np.ndarray) -> None:
         """Keep, in `mask`, only the rows of the scope's values and those without one."""
@@ -289,21 +293,8 @@ class Versions:
         """Each row's `also_in` with the other versions (variants) holding the same section."""
         rows = np.asarray(rows).tolist()
         for _, k in self._scoped(scope):
-            copies = k.copies()
-            column = k.column()
-            values = k.entry.values
-            out = []
-            for row, also in zip(rows, also_in, strict=True):
-                own = int(column[row])
-                others = {
-                    values[c - 1] for r in copies.get(row, ()) if (c := int(column[r])) != own
-                }
-                if others:
-                    also = {**also, k.key: sorted(others | set(also.get(k.key, ())))}
-                out.append(also)
-            also_in = out
+            also_in = [k.listed(row, also) for row, also in zip(rows, also_in, strict=True)]
         return also_in
 
     def _scoped(self, scope: Scope) -> list[tuple[Scoped, _Key]]:
-        by_key = {k.key: k for k in self.keys}
-        return [(s, by_key[s.key]) for s in scope.keys]
+        return [(s, self.keys[s.key]) for s in scope.keys]

@@ -6,8 +6,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-import numpy as np
-
 from ..search.budget import budget_note, fit_entries
 from .arguments import (
     DEFAULT_LIMIT,
@@ -151,8 +149,7 @@ def _in_scope(
     _, scope = versions.scope("", [], filters)
     if not scope.keys:
         return entries
-    reached = np.ones(context.bundle.n_chunks, dtype=bool)
-    versions.restrict(scope, reached)
+    reached = versions.reached(scope, context.bundle.n_chunks)
     api = context.api
     kept = [i for i in entries if reached[int(api.rows[i])]]
     if not kept or len(kept) == len(entries):
