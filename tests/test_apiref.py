@@ -767,3 +767,27 @@ def test_a_typedoc_declaration_in_mdx_is_an_entry_of_the_latest_version(tmp_path
     assert latest["notes"][0].startswith("Searched version 2026-07-28 (latest release)")
     (old,) = lookup(version="2025-06-18")["entries"]
     assert old["description"] == "The old result."
+
+
+def test_get_api_reference_notes_only_the_versions_it_restricted(tmp_path: Path) -> None:
+    """Docs with versions and frameworks (Ionic's shape): the entries are restricted to the
+    latest version, not folded across frameworks, so the notes say the first only."""
+    docs = tmp_path / "docs"
+    for version in ("v1", "v2"):
+        for framework in ("react", "vue"):
+            folder = docs / version / "framework" / framework
+            folder.mkdir(parents=True)
+            for page in ("a", "b"):
+                (folder / f"{page}.mdx").write_text(f"# {page}\n\nAbout {page}.\n", "utf-8")
+            (folder / "schema.mdx").write_text(
+                "# Schema\n\n" + _typedoc_section("CallToolResult", f"In {framework}."), "utf-8"
+            )
+    app = DocsApp(open_bundle(build_bundle(docs, tmp_path / "idx")))
+    found = app.call_tool("get_api_reference", {"method": "CallToolResult"})["structuredContent"]
+    assert sorted(e["chunk_id"].split("/schema")[0] for e in found["entries"]) == [
+        "v2/framework/react",
+        "v2/framework/vue",
+    ]
+    assert found["notes"] == [
+        "Searched version v2 (latest release) and unversioned pages; pass version=… for another."
+    ]

@@ -139,7 +139,7 @@ def test_each_section_is_shown_once_as_the_default_copy(session: McpSession) -> 
     kept, the react copy shown, the other frameworks listed."""
     result = session.search(query="retry failed queries retries")
     assert result["notes"] == [
-        "Each section is shown once, as its react copy where that one ranks, the other "
+        "Each section is shown once, as its react copy where there is one, the other "
         "frameworks in also_in; pass framework=… for one."
     ]
     top = result["hits"][0]

@@ -136,8 +136,8 @@ class Proposal:
                 lines.append(f"version: latest {self.latest}")
             if key == self.default[0]:
                 lines.append(
-                    f"{key}: default {self.default[1]}; search answers from it unless a query "
-                    f"names another {key} or filters"
+                    f"{key}: default {self.default[1]}; search shows each section once, as its "
+                    f"copy of it where there is one, unless a query names a {key} or filters"
                 )
         if not self.values:
             lines.append("taxonomy: no language, product, version or variant folders found")

@@ -198,7 +198,7 @@ def _prior_and_scope(
         for row, part in zip(rows, out, strict=True):
             if not reached[row]:
                 part["searched"] = False
-                part["scope"] = list(scope.notes)
+                part["scope"] = [s.note for s in scope.keys]
 
 
 def full_text(lexical: np.ndarray, proximity: np.ndarray, searcher: Searcher) -> np.ndarray:

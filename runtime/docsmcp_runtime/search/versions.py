@@ -196,7 +196,7 @@ class Versions:
             elif k.key != VERSION_KEY:
                 folded.append(k.key)
                 notes.append(
-                    f"Each section is shown once, as its {k.default} copy where that one ranks, "
+                    f"Each section is shown once, as its {k.default} copy where there is one, "
                     f"the other {k.key}s in also_in; pass {k.key}=… for one."
                 )
                 continue

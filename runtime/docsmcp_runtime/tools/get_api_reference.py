@@ -154,7 +154,8 @@ def _in_scope(
     kept = [i for i in entries if reached[int(api.rows[i])]]
     if not kept or len(kept) == len(entries):
         return entries
-    notes.extend(scope.notes)
+    # (what the restricted keys say: variants are not folded here, every entry is listed)
+    notes.extend(s.note for s in scope.keys)
     return kept
 
 
