@@ -49,6 +49,9 @@ def _role(root: Path, path: str) -> str:
         ("rfcs/text/0001-private-fields.md", None, "proposal"),  # Rust RFCs
         ("peps/pep-0008.rst", "PEP 8 – Style Guide for Python Code", "proposal"),
         ("docs/adr/0003-use-postgres.md", None, "proposal"),
+        ("development/roadmap.mdx", "Roadmap", "proposal"),  # MCP: what is planned
+        ("about/plans.md", "Product roadmap", "proposal"),
+        ("guide/roadmap-tips.md", "Tips for roadmaps", "guide"),  # about roadmaps, not one
         ("dub-go/docs/models/components/link.md", "Link", "generated"),
         ("dub-php/docs/Models/Operations/GetLinksCountRequest.md", None, "generated"),
         ("mistral-python/packages/gcp/docs/errors/httpvalidationerror.md", None, "generated"),
@@ -191,7 +194,8 @@ def test_weights_yield_to_the_query() -> None:
         assert weights(query)["changelog"] == 1, query
     assert weights("Vite 5 announcement")["blog"] > 1
     assert weights("what's new in Vite 5")["blog"] == 1
-    for query in ("SEP-1686", "the RFC for tasks", "proposal for stateless MCP", "PEP 8"):
+    for query in ("SEP-1686", "the RFC for tasks", "proposal for stateless MCP", "PEP 8",
+                  "is streaming planned", "roadmap for transports"):  # fmt: skip
         assert weights(query)["proposal"] > 1, query
     # A query naming code asks for the type's page too.
     assert weights("CreateLinkRequestBody")["generated"] == 1
@@ -291,6 +295,7 @@ def test_real_corpus_pages_get_their_roles() -> None:
     mcp, speakeasy = corpus("mcp-docs"), corpus("speakeasy-sdks")
     assert _role(mcp, "seps/2322-MRTR.mdx") == "proposal"
     assert _role(mcp, "seps/index.mdx") == "index"
+    assert _role(mcp, "development/roadmap.mdx") == "proposal"
     assert _role(mcp, "specification/2025-06-18/changelog.mdx") == "changelog"  # "Key Changes"
     assert _role(mcp, "specification/2026-07-28/deprecated.mdx") == "reference"
     assert _role(mcp, "specification/2026-07-28/basic/index.mdx") == "reference"

@@ -15,7 +15,7 @@ home of the vocabulary) can use it.
 | 2 | `index`     | a folder's index/README/overview page that is mostly links (≥ 3 lines of    |
 |   |             | text, at least half of them links or cards) and has no code block           |
 | 3 | `proposal`  | a folder seps/, rfcs/, peps/, adr(s)/, keps/, proposals/, enhancements/;    |
-|   |             | or a file name or title SEP-n / RFC-n / PEP-n / ADR-n / KEP-n               |
+|   |             | or a file name or title SEP-n / RFC-n / PEP-n / ADR-n / KEP-n; a roadmap    |
 | 4 | `blog`      | a folder blog/, posts/, _posts/, announcements/; a file name that starts    |
 |   |             | with a date (2024-05-01-x.md); or frontmatter with a date and an author(s)  |
 | 5 | `generated` | SDK model/type pages (docs/models/**, docs/errors/** as Speakeasy and other |
@@ -100,6 +100,10 @@ _PROPOSAL_DIRS = frozenset(
      "enhancements", "decisions"}
 )  # fmt: skip
 _PROPOSAL_NAME = re.compile(r"^(?:sep|rfc|pep|adr|kep)[-_ ]?\d+\b", re.IGNORECASE)
+# A roadmap says what is planned, not what the software does today: a proposal's kind of page
+# (the MCP roadmap's "HTTP-native transport unification" ranked first for "stdio or remote HTTP
+# transport, which to pick").
+_ROADMAP = re.compile(r"^(?:(?:product|project|development)[-_ ])?roadmap$", re.IGNORECASE)
 _BLOG_DIRS = frozenset({"blog", "blogs", "posts", "_posts", "announcements"})
 _DATED = re.compile(r"^\d{4}-\d{2}-\d{2}[-_]")
 _GENERATED_DIRS = frozenset({"models", "errors", "sdkerrors"})
@@ -167,6 +171,8 @@ def classify(path: str, title: str | None, frontmatter: Mapping, body: str) -> s
         any(f in _PROPOSAL_DIRS for f in folders)
         or _PROPOSAL_NAME.match(stem)
         or _PROPOSAL_NAME.match(title)
+        or _ROADMAP.match(stem)
+        or _ROADMAP.match(title)
     ):
         return PROPOSAL
     if (

@@ -10,7 +10,7 @@ Every page of a bundle has one role, given by the builder (or a manifest / front
 | `concept`   | explanations, architecture, overviews of ideas                     |
 | `changelog` | release notes, what's new, migration and upgrade guides            |
 | `blog`      | blog posts, announcements                                          |
-| `proposal`  | SEPs, RFCs, PEPs, ADRs: designs, not the current behaviour         |
+| `proposal`  | SEPs, RFCs, PEPs, ADRs, roadmaps: plans, not the current behaviour |
 | `generated` | pages generated from types: SDK model pages, type listings         |
 | `index`     | landing pages that mostly link elsewhere                           |
 
@@ -23,8 +23,8 @@ row's score is multiplied by its role's weight (PRIOR). The prior yields to the 
   (LIFTED) and leaves blog posts undemoted;
 - a query on deprecation, migration, upgrades or releases, or naming a version (1.2, v2,
   2025-06-18), leaves changelogs (and, for a version, blog posts) undemoted;
-- naming a blog/post/announcement lifts blog posts; naming a SEP/RFC/PEP/ADR or a proposal
-  lifts proposals;
+- naming a blog/post/announcement lifts blog posts; naming a SEP/RFC/PEP/ADR, a proposal, a
+  roadmap or what is planned lifts proposals;
 - a query naming code (an identifier, intent.query_class) leaves generated pages undemoted.
 A `role` filter selects pages of that role and no prior applies (the engine does not call this
 module then). Rows with a role outside the vocabulary keep their score.
@@ -114,7 +114,8 @@ _CHANGE_TOPIC = re.compile(
 _VERSION = re.compile(r"\b(?:v\d+(?:\.\d+)*|\d+\.\d+(?:\.\d+)*|\d{4}-\d{2}-\d{2})\b", re.IGNORECASE)
 _BLOG = re.compile(r"\b(?:blogs?|announc\w*|posts?)\b", re.IGNORECASE)
 _PROPOSAL = re.compile(
-    r"\b(?:seps?|rfcs?|peps?|adrs?|proposals?|proposed|enhancement\s+proposals?)(?:\b|-?\d)",
+    r"\b(?:seps?|rfcs?|peps?|adrs?|proposals?|proposed|planned|roadmaps?|enhancement\s+proposals?)"
+    r"(?:\b|-?\d)",
     re.IGNORECASE,
 )
 
