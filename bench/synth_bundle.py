@@ -49,6 +49,7 @@ from docsmcp_runtime.format import (
     bundle_id,
     sha256_file,
 )
+from docsmcp_runtime.format.layout import NARROW_INDEX
 from docsmcp_runtime.format.quantise import QUANTISE_BLOCK, q8_scale
 from docsmcp_runtime.format.schemas import CHUNK_SCHEMA
 
@@ -82,8 +83,10 @@ def build_source(docs: Path, out: Path) -> Path:
 
 def _array(src: Path, meta: dict, name: str) -> np.ndarray:
     spec = ALL_ARRAYS[name]
-    shape = tuple(meta["files"][spec.file]["shape"])
-    return np.fromfile(src / spec.file, dtype=spec.dtype).reshape(shape)
+    entry = meta["files"][spec.file]
+    # The source may store its index narrow (bundle-spec.md, *Narrow index arrays*); the
+    # synthetic bundle is written wide, as a million rows needs.
+    return np.fromfile(src / spec.file, dtype=entry["dtype"]).reshape(tuple(entry["shape"]))
 
 
 def write_postings(src: Path, meta: dict, out: Path, copies: int, rare_df: int) -> tuple[int, int]:
@@ -263,7 +266,8 @@ def finish(out: Path, meta: dict, shapes: dict[str, list[int]], keep: set[str]) 
             spec = next(s for s in ALL_ARRAYS.values() if s.file == name)
             entry.update(dtype=spec.dtype, shape=shapes[name])
         files[name] = entry
-    meta = {**meta, "files": files}
+    requires = [f for f in meta.get("requires", []) if f != NARROW_INDEX]
+    meta = {**meta, "files": files, "requires": requires}
     meta["bundle_id"] = bundle_id({n: f["sha256"] for n, f in files.items()})
     (out / METADATA_FILE).write_text(json.dumps(meta, indent=2, ensure_ascii=False) + "\n")
 

@@ -16,6 +16,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 from conftest import EXAMPLE_DOCS, FUZZ_EXAMPLES, build_bundle
 from docsmcp_runtime.bundle.reader import open_bundle
@@ -37,6 +38,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 QUERIES = ["create a payment", "RateLimitError", "retry with backoff", "refund"]
+# The index arrays a small bundle stores narrow (bundle-spec.md, *Narrow index arrays*), and
+# their wide dtypes.
+NARROW = {"postings_docs.bin": "<u2", "term_offsets.bin": "<u4", "postings_offsets.bin": "<u4"}
+WIDE = {"postings_docs.bin": "<u4", "term_offsets.bin": "<u8", "postings_offsets.bin": "<u8"}
 
 
 def _meta(bundle: Path) -> dict[str, Any]:
@@ -168,7 +173,8 @@ def test_a_required_feature_the_reader_lacks_is_refused_in_one_line(
 ) -> None:
     bundle = copy_of()
     meta = _meta(bundle)
-    assert meta["requires"] == ["auto-include"]  # the example corpus uses the rule
+    # The example corpus uses the rule, and its index fits the narrow arrays.
+    assert meta["requires"] == ["auto-include", "narrow-index"]
     meta["requires"].append("time-travel")
     _write_meta(bundle, meta)
     proc = subprocess.run(
@@ -182,10 +188,35 @@ def test_a_required_feature_the_reader_lacks_is_refused_in_one_line(
     assert "time-travel" in proc.stderr and "upgrade docsmcp-runtime" in proc.stderr
 
 
+def _widen(bundle: Path) -> dict[str, Any]:
+    """Rewrite the copy `bundle`'s narrow index arrays wide, as builds before them wrote them
+    (uint32 rows, uint64 offsets, no `narrow-index` in requires); its metadata, written."""
+    meta = _meta(bundle)
+    assert {n: meta["files"][n]["dtype"] for n in WIDE} == NARROW
+    for name, dtype in WIDE.items():
+        path = bundle / name
+        np.fromfile(path, dtype=NARROW[name]).astype(dtype).tofile(path)
+        meta["files"][name].update(dtype=dtype, bytes=path.stat().st_size, sha256=sha256_file(path))
+    meta["requires"].remove("narrow-index")
+    meta["bundle_id"] = bundle_id({n: f["sha256"] for n, f in meta["files"].items()})
+    _write_meta(bundle, meta)
+    return meta
+
+
+def test_wide_index_arrays_read_the_same(example_bundle: Path, copy_of: Callable[[], Path]) -> None:
+    """A bundle written before narrow index arrays ranks exactly as its narrow build: same
+    hits, same scores; a deep check finds nothing."""
+    bundle = copy_of()
+    _widen(bundle)
+    assert _ranking(bundle) == _ranking(example_bundle)
+    assert _ranking(bundle, language="python") == _ranking(example_bundle, language="python")
+    assert [str(p) for p in Inspection(bundle, deep=True).problems()] == []
+
+
 def test_legacy_metadata_reads_the_same(example_bundle: Path, copy_of: Callable[[], Path]) -> None:
     """Bundles written before `requires` and the stored stop list rank exactly as before."""
     bundle = copy_of()
-    meta = _meta(bundle)
+    meta = _widen(bundle)
     del meta["requires"]
     meta["analyzer"]["stopwords"] = True
     _write_meta(bundle, meta)
@@ -258,6 +289,13 @@ DAMAGE: dict[str, tuple[Callable[[dict], None], str]] = {
     "latest empty": (_set("taxonomy/language/latest", ""), "language/latest"),
     "requires not a list": (_set("requires", "auto-include"), "requires"),
     "facets dtype": (_set("files/facets.bin/dtype", "<u4"), "facets.bin dtype"),
+    "postings dtype": (_set("files/postings_docs.bin/dtype", "|u1"), "postings_docs.bin dtype"),
+    # A narrow array that `requires` does not announce: an older reader would not know to
+    # refuse it by the feature's name.
+    "narrow unannounced": (
+        lambda meta: meta["requires"].remove("narrow-index"),
+        "postings_docs.bin is stored as <u2, which needs 'narrow-index' in requires",
+    ),
 }
 
 

@@ -14,15 +14,18 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 from conftest import EXAMPLE_DOCS, REPO, TINY_DOCS, build_bundle, defined_names, page_fields
+from docsmcp.bundle.write import stored_dtype
 from docsmcp.indexing.lexical import LexicalParams, build_index
 from docsmcp.pipeline.collect import BuildOptions, collect
+from docsmcp_runtime.format import ARRAYS
 from docsmcp_runtime.search.analyzer import AnalyzerConfig
 
 ARRAY_FILES = {  # bundle-spec.md, Files: file -> dtype
     "terms.bin": "|u1",
-    "term_offsets.bin": "<u8",
-    "postings_offsets.bin": "<u8",
-    "postings_docs.bin": "<u4",
+    # *Narrow index arrays*: a bundle of at most 65,536 chunks stores these narrow.
+    "term_offsets.bin": "<u4",
+    "postings_offsets.bin": "<u4",
+    "postings_docs.bin": "<u2",
     "postings_impacts.bin": "<f2",
     "facets.bin": "<u2",
     "display.bin": "|u1",  # *Display store*
@@ -153,7 +156,8 @@ def test_arrays_are_the_index_of_the_collected_chunks(bundle: TinyBundle, chunks
         ("postings_docs.bin", index.postings_docs),
         ("postings_impacts.bin", index.postings_impacts),
     ):
-        assert a[name].dtype.str == array.dtype.str and np.array_equal(a[name], array), name
+        # The same values (the file's dtype, narrow or not, is test_shapes_agree's).
+        assert np.array_equal(a[name], array), name
     assert bundle.table.column("id").to_pylist() == [c.id for c in chunks]
 
 
@@ -202,3 +206,16 @@ def test_build_is_byte_identical_twice(bundle: TinyBundle, tmp_path: Path) -> No
     assert names == sorted(p.name for p in again.iterdir())
     for name in names:
         assert (bundle.root / name).read_bytes() == (again / name).read_bytes(), name
+
+
+def test_index_arrays_are_narrow_only_where_every_value_fits() -> None:
+    """bundle-spec.md, *Narrow index arrays*: row numbers as uint16 up to 65,536 chunks, offsets
+    as uint32 while the last one fits; past that the wide dtypes (a synthetic million-chunk
+    bundle, bench/synth_bundle.py, is served wide)."""
+    docs, offsets = ARRAYS["postings_docs"], ARRAYS["postings_offsets"]
+    rows = np.zeros(3, np.uint32)
+    assert stored_dtype(docs, rows, 65_536) == "<u2"
+    assert stored_dtype(docs, rows, 65_537) == "<u4"
+    assert stored_dtype(offsets, np.array([0, 2**32 - 1], np.uint64), 10) == "<u4"
+    assert stored_dtype(offsets, np.array([0, 2**32], np.uint64), 10) == "<u8"
+    assert stored_dtype(ARRAYS["postings_impacts"], np.zeros(2, np.float16), 10) == "<f2"

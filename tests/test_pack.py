@@ -463,9 +463,11 @@ def test_verify_checks_invariants_behind_valid_checksums(
     shutil.copytree(example_bundle, bad)
     meta = json.loads((bad / "metadata.json").read_text())
     # Swap two postings of the longest list: rows no longer ascending within that term.
-    off = np.fromfile(bad / "postings_offsets.bin", dtype="<u8").astype(np.int64)
+    dtypes = {name: entry.get("dtype") for name, entry in meta["files"].items()}
+    off = np.fromfile(bad / "postings_offsets.bin", dtype=dtypes["postings_offsets.bin"])
+    off = off.astype(np.int64)
     longest = int(np.argmax(np.diff(off)))
-    docs = np.fromfile(bad / "postings_docs.bin", dtype="<u4")
+    docs = np.fromfile(bad / "postings_docs.bin", dtype=dtypes["postings_docs.bin"])
     s = off[longest]
     docs[s], docs[s + 1] = docs[s + 1], docs[s]
     docs.tofile(bad / "postings_docs.bin")

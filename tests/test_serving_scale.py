@@ -124,10 +124,10 @@ def test_no_verify_still_scans_postings_rows_before_use(
     beyond the table, behind a recomputed checksum for good measure)."""
     bundle_dir = _copy(example_bundle, tmp_path)
     docs_path = bundle_dir / "postings_docs.bin"
-    docs = np.fromfile(docs_path, dtype="<u4")
-    docs[-1] = 10**6
-    docs.tofile(docs_path)
     meta = json.loads((bundle_dir / "metadata.json").read_text())
+    docs = np.fromfile(docs_path, dtype=meta["files"]["postings_docs.bin"]["dtype"])
+    docs[-1] = np.iinfo(docs.dtype).max  # beyond the example's rows, in either width
+    docs.tofile(docs_path)
     meta["files"]["postings_docs.bin"]["sha256"] = sha256_file(docs_path)
     meta["bundle_id"] = bundle_id({n: f["sha256"] for n, f in meta["files"].items()})
     (bundle_dir / "metadata.json").write_text(json.dumps(meta))

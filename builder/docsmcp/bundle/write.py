@@ -35,7 +35,7 @@ from docsmcp_runtime.format import (
     sha256_file,
 )
 from docsmcp_runtime.format.jsonread import loads
-from docsmcp_runtime.format.layout import DISPLAY_ARRAYS
+from docsmcp_runtime.format.layout import DISPLAY_ARRAYS, ArraySpec
 from docsmcp_runtime.format.schemas import CHUNK_SCHEMA, TABLES
 
 from docsmcp.bundle.display import write_display
@@ -312,9 +312,10 @@ def _write_contents(
     files: dict[str, FileEntry] = {}
     for name, array in arrays.items():
         spec = ALL_ARRAYS[name]
-        arr = np.ascontiguousarray(array.astype(spec.dtype, copy=False))
+        dtype = stored_dtype(spec, array, chunks.count)
+        arr = np.ascontiguousarray(array.astype(dtype, copy=False))
         arr.tofile(tmp / spec.file)
-        files[spec.file] = _entry(tmp / spec.file, spec.dtype, tuple(arr.shape))
+        files[spec.file] = _entry(tmp / spec.file, dtype, tuple(arr.shape))
     # Every bundle gets the display store (bundle-spec.md, *Display store*), derived from the
     # chunk table just copied and the sections table written below.
     shapes = write_display(tmp, tmp / CHUNKS_FILE, tables.get(SECTIONS_FILE))
@@ -338,12 +339,24 @@ def _write_contents(
         metadata,
         files=files,
         bundle_id=bundle_id({name: entry.sha256 for name, entry in files.items()}),
-        requires=metadata.required_features(),
     )
+    final = dataclasses.replace(final, requires=final.required_features())
     (tmp / METADATA_FILE).write_text(
         json.dumps(final.to_json(), indent=2, ensure_ascii=False) + "\n", encoding="utf-8"
     )
     return final
+
+
+def stored_dtype(spec: ArraySpec, array: np.ndarray, n_chunks: int) -> str:
+    """The array's narrow dtype where every value it may hold fits (bundle-spec.md, *Narrow
+    index arrays*): row numbers when n_chunks <= 65,536, offsets when the last one fits."""
+    if spec.narrow is None:
+        return spec.dtype
+    if spec.name == "postings_docs":
+        fits = n_chunks <= 1 + int(np.iinfo(spec.narrow).max)
+    else:
+        fits = len(array) == 0 or int(array[-1]) <= int(np.iinfo(spec.narrow).max)
+    return spec.narrow if fits else spec.dtype
 
 
 def _entry(path: Path, dtype: str | None = None, shape: tuple[int, ...] | None = None) -> FileEntry:

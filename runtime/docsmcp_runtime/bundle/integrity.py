@@ -75,12 +75,19 @@ class BackgroundCheck:
     """The deferred checks of one bundle: started at once, in a daemon thread."""
 
     def __init__(
-        self, root: Path, files: Mapping[str, str | None], n_chunks: int, open_table: bool
+        self,
+        root: Path,
+        files: Mapping[str, str | None],
+        n_chunks: int,
+        open_table: bool,
+        dtypes: Mapping[str, str | None] | None = None,
     ) -> None:
         """`files`: name → expected sha256 (None: no hash, only the file's scan); `open_table`:
-        the chunk table was not opened at open: open it and check its layout here."""
+        the chunk table was not opened at open: open it and check its layout here; `dtypes`:
+        name → the array's dtype as `files` lists it (postings_docs.bin may be narrow)."""
         self.root = root
         self.files = dict(files)
+        self.dtypes = dict(dtypes or {})
         self.open_table = open_table
         self.problem: str | None = None
         self.parquet: pq.ParquetFile | None = None  # the opened chunk table (open_table)
@@ -94,7 +101,7 @@ class BackgroundCheck:
         try:
             for name, sha256 in self.files.items():
                 try:
-                    message = scan_problem(self.root, name, sha256, n_chunks)
+                    message = scan_problem(self.root, name, sha256, n_chunks, self.dtypes.get(name))
                 except OSError as exc:
                     message = f"unreadable ({exc.strerror or exc})"
                 if message is not None:

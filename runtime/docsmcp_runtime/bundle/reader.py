@@ -455,6 +455,7 @@ def open_bundle(path: str | Path, verify: bool = True, lazy: int | None = None) 
             files,
             inspection.n_chunks,
             open_table=table is None and not inspection.table_deferred,
+            dtypes={n: metadata.files[n].dtype for n in inspection.deferred},
         )
     return Bundle(
         path=root,

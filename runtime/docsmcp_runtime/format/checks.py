@@ -266,11 +266,11 @@ class Inspection(DeepChecks):
             entry = self.entries.get(spec.file)
             if entry is None or spec.file not in self.sized:
                 continue
-            shape = tuple(entry.shape or ())
+            shape, dtype = tuple(entry.shape or ()), entry.dtype or spec.dtype
             if int(np.prod(shape, dtype=np.int64)) == 0:
-                self.arrays[spec.name] = np.zeros(shape, dtype=spec.dtype)
+                self.arrays[spec.name] = np.zeros(shape, dtype=dtype)
             else:
-                self.arrays[spec.name] = _map(self.root / spec.file, spec.dtype, shape)
+                self.arrays[spec.name] = _map(self.root / spec.file, dtype, shape)
 
     def _chunk_table(self) -> Iterator[Problem]:
         if CHUNKS_FILE not in self.sized:

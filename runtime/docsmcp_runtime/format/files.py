@@ -62,17 +62,18 @@ def file_entry(name: str, value: object) -> FileEntry:
     entry = FileEntry.from_json(value, where, array=spec is not None)
     if spec is None:
         return entry
-    if entry.dtype != spec.dtype:
-        raise MetadataError(where, f"{name} dtype is {entry.dtype!r}, not {spec.dtype!r}")
+    if entry.dtype not in spec.dtypes():
+        allowed = " or ".join(repr(d) for d in spec.dtypes())
+        raise MetadataError(where, f"{name} dtype is {entry.dtype!r}, not {allowed}")
     shape = list(entry.shape or ())
     if len(shape) != spec.ndim:
         raise MetadataError(where, f"{name} shape {shape} is not {spec.ndim}-dimensional")
     # Python integers: a hostile shape (2**64) must be refused, not overflow numpy's int64.
-    need = math.prod(shape) * np.dtype(spec.dtype).itemsize
+    need = math.prod(shape) * np.dtype(entry.dtype).itemsize
     if need != entry.bytes:
         raise MetadataError(
             where,
-            f"{name} shape {shape} of {spec.dtype} takes {need} bytes, files says {entry.bytes}",
+            f"{name} shape {shape} of {entry.dtype} takes {need} bytes, files says {entry.bytes}",
         )
     return entry
 
@@ -80,6 +81,15 @@ def file_entry(name: str, value: object) -> FileEntry:
 def check_file_count(data: Mapping[str, Any]) -> None:
     if len(data) > MAX_FILES:
         raise MetadataError("files", f"lists {len(data)} files; a bundle has at most {MAX_FILES}")
+
+
+def narrow_files(files: Mapping[str, FileEntry]) -> list[str]:
+    """The array files stored with their narrow dtype (layout.ArraySpec.narrow), sorted."""
+    return sorted(
+        name
+        for name, entry in files.items()
+        if (spec := ARRAY_BY_FILE.get(name)) is not None and entry.dtype == spec.narrow
+    )
 
 
 def parse_files(data: Mapping[str, Any]) -> dict[str, FileEntry]:

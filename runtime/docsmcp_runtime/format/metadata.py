@@ -17,9 +17,9 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
 from . import jsonread as j
-from .files import FileEntry, parse_files
+from .files import FileEntry, narrow_files, parse_files
 from .jsonread import MetadataError
-from .layout import FORMAT, FORMAT_VERSION, MAX_TAXONOMY_VALUES, bundle_id
+from .layout import FORMAT, FORMAT_VERSION, MAX_TAXONOMY_VALUES, NARROW_INDEX, bundle_id
 from .ranking import AnalyzerConfig, Embedding, LexicalParams
 
 if TYPE_CHECKING:
@@ -29,7 +29,8 @@ if TYPE_CHECKING:
 FEATURE_AUTO_INCLUDE = "auto-include"
 # A taxonomy key whose filter also keeps the rows without a value (`include_unset`).
 FEATURE_INCLUDE_UNSET = "include-unset"
-KNOWN_FEATURES = frozenset({FEATURE_AUTO_INCLUDE, FEATURE_INCLUDE_UNSET})
+# Index arrays stored narrow where their values fit (layout.NARROW_INDEX).
+KNOWN_FEATURES = frozenset({FEATURE_AUTO_INCLUDE, FEATURE_INCLUDE_UNSET, NARROW_INDEX})
 
 
 # Taxonomy keys and values (as in manifests): keys are filters, so they stay identifier-like.
@@ -277,6 +278,8 @@ class Metadata:
             features.add(FEATURE_AUTO_INCLUDE)
         if any(key.include_unset for key in self.taxonomy.values()):
             features.add(FEATURE_INCLUDE_UNSET)
+        if narrow_files(self.files):
+            features.add(NARROW_INDEX)
         return tuple(sorted(features))
 
     def file_digests(self) -> dict[str, str]:
@@ -329,6 +332,14 @@ class Metadata:
         taxonomy = _taxonomy(j.field(data, "taxonomy", "", j.obj))
         embedding = j.field(data, "embedding", "", _embedding_or_null)
         files = parse_files(j.field(data, "files", "", j.obj))
+        narrow = narrow_files(files)
+        if narrow and NARROW_INDEX not in requires:
+            # An older reader must refuse such a bundle by the feature's name, not misread it.
+            raise MetadataError(
+                "requires",
+                f"{narrow[0]} is stored as {files[narrow[0]].dtype}, which needs "
+                f"{NARROW_INDEX!r} in requires",
+            )
         build = j.field(data, "build", "", j.obj)
         meta = cls(
             requires=requires,

@@ -39,10 +39,13 @@ def rows_beyond(count: int, n_chunks: int) -> str:
 _SCAN_BLOCK = 4 << 20
 
 
-def scan_problem(root: Path, name: str, sha256: str | None, n_chunks: int) -> str | None:
+def scan_problem(
+    root: Path, name: str, sha256: str | None, n_chunks: int, dtype: str | None = None
+) -> str | None:
     """The whole-file checks of one deferred file in one streaming read (no mmap, so the pages
     it reads are not charged to the process): its sha256 when `sha256` is given, and for
-    postings_docs.bin the row bound. The problem's message, or None."""
+    postings_docs.bin (stored as `dtype`, files' entry) the row bound. The problem's message,
+    or None."""
     digest = hashlib.sha256() if sha256 is not None else None
     bounded = name == ARRAYS["postings_docs"].file
     beyond = 0
@@ -51,7 +54,7 @@ def scan_problem(root: Path, name: str, sha256: str | None, n_chunks: int) -> st
             if digest is not None:
                 digest.update(block)
             if bounded:
-                values = np.frombuffer(block, dtype=ARRAYS["postings_docs"].dtype)
+                values = np.frombuffer(block, dtype=dtype or ARRAYS["postings_docs"].dtype)
                 beyond += int(np.count_nonzero(values >= n_chunks))
     if digest is not None and digest.hexdigest() != sha256:
         return sha256_mismatch(digest.hexdigest())

@@ -46,6 +46,11 @@ MAX_COORDINATED = 16
 BATCH_POSTINGS = 1 << 18
 
 
+def _native(array: np.ndarray) -> np.ndarray:
+    """`array` in the host's byte order (a view where it already is)."""
+    return np.asarray(array, dtype=array.dtype.newbyteorder("="))
+
+
 class Lexicon:
     def __init__(self, arrays: dict[str, np.ndarray]) -> None:
         self.terms = arrays["terms"]
@@ -56,10 +61,11 @@ class Lexicon:
         self.n_terms = len(self.term_offsets) - 1
         self._sampled: list[bytes] | None = None
         # Python ints by index without numpy scalars, and a C bisect over them; a
-        # non-native byte order (a big-endian host) gets a native copy.
-        self._offsets = memoryview(np.asarray(self.term_offsets, dtype=np.uint64))
+        # non-native byte order (a big-endian host) gets a native copy. Offsets are uint64 or
+        # uint32 (a narrow index, bundle-spec.md): either width is kept.
+        self._offsets = memoryview(_native(self.term_offsets))
         self._blob = memoryview(np.asarray(self.terms, dtype=np.uint8))
-        self._postings_at = memoryview(np.asarray(self.postings_offsets, dtype=np.uint64))
+        self._postings_at = memoryview(_native(self.postings_offsets))
 
     def _term(self, i: int) -> bytes:
         return self._blob[self._offsets[i] : self._offsets[i + 1]].tobytes()
