@@ -353,6 +353,35 @@ def test_every_problem_reported_together(tmp_path: Path) -> None:
     assert Problem("p", None, "m").__str__() == "p: m"
 
 
+def test_frontmatter_of_key_value_lines_that_is_not_yaml_is_read_as_written(
+    tmp_path: Path,
+) -> None:
+    """Svelte's docs write `title: {#if ...}` and `title: bind:`, which YAML refuses (or reads
+    as a mapping) and the site's own tool reads line by line: 19 such pages failed the whole
+    build. A block of `key: value` lines is read as written; anything else YAML refuses stays
+    one problem."""
+    write(tmp_path, "if.md", "---\ntitle: {#if ...}\ntags: template-if\n---\n# x\n")
+    write(tmp_path, "bind.md", "\ufeff---\ntitle: bind:\n# a comment\n\n---\n# x\n")
+    write(tmp_path, "render.md", "---\ntitle: {@render ...}\n---\n# x\n")
+    write(tmp_path, "let.md", "---\ntitle: {let/const ...}\n---\n# x\n")  # YAML: a mapping
+    write(tmp_path, "quoted.md", "---\ntitle: 'on:'\ndescription: \"a: b\" c\n---\n# x\n")
+    write(tmp_path, "nested.md", "---\ntitle: {#if\n  - x\n---\n# x\n")
+    write(tmp_path, "flow.md", "---\ntitle: x\nkey: [unclosed\n---\n# x\n")  # YAML's, a typo
+    write(tmp_path, "list.md", "---\ntitle:\n  - a\n  - b\n---\n# x\n")
+    corpus = load_corpus(tmp_path)
+    files = by_path(corpus)
+    titles = {p: files[p].title for p in ("if.md", "bind.md", "render.md", "let.md", "quoted.md")}
+    assert titles == {
+        "if.md": "{#if ...}", "bind.md": "bind:", "render.md": "{@render ...}",
+        "let.md": "{let/const ...}", "quoted.md": "on:",
+    }  # fmt: skip
+    problems = sorted(str(p) for p in corpus.problems)
+    assert len(problems) == 3, problems
+    assert problems[0].startswith("flow.md:3: invalid YAML frontmatter")
+    assert problems[1] == "list.md:2: frontmatter title must be a string, got list"
+    assert problems[2].startswith("nested.md:") and "invalid YAML frontmatter" in problems[2]
+
+
 def test_taxonomy_union_and_description_conflict(tmp_path: Path) -> None:
     write(
         tmp_path,

@@ -69,6 +69,14 @@ def _role(root: Path, path: str) -> str:
         ("docs/3.guide/1.concepts/3.auto-imports.md", "Auto-imports", "concept"),
         ("docs/updating/9-0.md", "Updating to v9", "changelog"),  # Ionic
         ("api/update.md", "Update a record", "reference"),  # no version: no upgrade guide
+        # A version's guide named for it (Svelte), or titled a migration/upgrade guide.
+        ("07-misc/07-v5-migration-guide.md", "Svelte 5 migration guide", "changelog"),
+        ("docs/v4-migration-guide.md", None, "changelog"),
+        ("guide/3.0-upgrade.md", None, "changelog"),
+        ("guide/next.md", "Vue 3 Migration Guide", "changelog"),
+        # Migrations of a database are no version's.
+        ("topics/migrations.txt", "Migrations", "concept"),
+        ("howto/data-migration.md", "Write a data migration", "guide"),
     ],
 )
 def test_roles_from_paths_and_titles(path: str, title: str | None, role: str) -> None:

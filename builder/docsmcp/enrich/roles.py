@@ -8,10 +8,12 @@ home of the vocabulary) can use it.
 | # | role        | when                                                                        |
 |---|-------------|-----------------------------------------------------------------------------|
 | 1 | `changelog` | file name CHANGELOG*, CHANGES, HISTORY, NEWS, RELEASES, release-notes*,     |
-|   |             | whats-new*, migration*/migrating*, upgrad*, breaking-changes*; or a folder  |
+|   |             | whats-new*, migration*/migrating*, upgrad*, breaking-changes*, a version's  |
+|   |             | v5-migration-guide / 3.0-upgrade; or a folder                               |
 |   |             | changelog/, changes/, release-notes/, whatsnew/, migration/ …; or a         |
 |   |             | title "Changelog", "Release notes", "What's new …", "Migrating …",          |
-|   |             | "Upgrading …", "Breaking changes", "Updating to/from … N"                   |
+|   |             | "Upgrading …", "Breaking changes", "Updating to/from … N", "… migration      |
+|   |             | guide", "… upgrade guide"                                                   |
 | 2 | `index`     | a folder's index/README/overview page that is mostly links (≥ 3 lines of    |
 |   |             | text, at least half of them links or cards) and has no code block           |
 | 3 | `proposal`  | a folder seps/, rfcs/, peps/, adr(s)/, keps/, proposals/, enhancements/;    |
@@ -64,7 +66,9 @@ ROLE_DESCRIPTION = (
 _CHANGELOG_STEM = re.compile(
     r"^(?:changes|history|news|releases?)$|"
     r"^(?:changelog|release[-_ ]?notes|what'?s[-_ ]?new|whatsnew|migration|migrating|migrate|"
-    r"upgrad(?:e|ing)|breaking[-_ ]changes)(?:$|[-_ .].*)"
+    r"upgrad(?:e|ing)|breaking[-_ ]changes)(?:$|[-_ .].*)|"
+    # a version's guide: `v5-migration-guide` (Svelte), `3.0-upgrade`
+    r"^v?\d+(?:[-_.]\d+)*[-_](?:migration|migrating|upgrade|upgrading)(?:$|[-_ .].*)"
 )
 _CHANGELOG_DIRS = frozenset(
     {
@@ -88,7 +92,9 @@ _CHANGELOG_DIRS = frozenset(
 _CHANGELOG_TITLE = re.compile(
     r"^(?:change ?log|changes\b|release notes|what'?s new|migrat(?:e|ing|ion)\b|"
     r"upgrad(?:e|ing)\b|breaking changes|version history|updat(?:e|ing) (?:to|from)\b.*\d)"
-    r"|(?:release notes|changelog)$",
+    r"|(?:release notes|changelog)$"
+    # "Svelte 5 migration guide", "React 19 Upgrade Guide" (not "Migrations": a database's)
+    r"|\b(?:migration|upgrade) guide\b",
     re.IGNORECASE,
 )
 # An ordering prefix of a folder or file name, left out before the rules read it (Nuxt Content:

@@ -79,6 +79,15 @@ class Frontmatter:
                 break
         return line
 
+    def written(self, key: str) -> str | None:
+        """The value of top-level `key` as written on its line (quotes left out), or None when
+        the line has none: `title: {let/const ...}` is text to the site that wrote it (Svelte),
+        a mapping to YAML."""
+        for line in (self.yaml_text or "").split("\n"):
+            if (m := _FLAT_KEY.fullmatch(line)) is not None and m[1] == key:
+                return _unquoted(m[2].strip(" ")) if m[2] and m[2].strip(" ") else None
+        return None
+
 
 def split_frontmatter(text: str) -> Frontmatter:
     """Split a leading ``---`` ... ``---``/``...`` YAML block from ``text`` and parse it."""
@@ -100,6 +109,8 @@ def split_frontmatter(text: str) -> Frontmatter:
                 return Frontmatter({}, body, None, (problem,))
             data = yaml.load(yaml_text, Loader=_LOADER)  # a safe loader, C or Python
     except yaml.YAMLError as exc:
+        if (written := _lines(yaml_text)) is not None:
+            return Frontmatter(written, body, yaml_text)
         mark = getattr(exc, "problem_mark", None)
         # Clamped to the last YAML line: libyaml puts end-of-input errors on the closing line.
         line = min(mark.line + 2, end) if mark is not None else 1
@@ -125,6 +136,44 @@ def split_frontmatter(text: str) -> Frontmatter:
     if _may_be_big(yaml_text) and (message := _too_big(data)):
         return Frontmatter({}, body, None, ((1, f"YAML frontmatter {message}"),))
     return Frontmatter(data, body, yaml_text)
+
+
+def _lines(yaml_text: str) -> dict[str, str] | None:
+    """The block as `key: value` lines, each value text as written (quotes left out), where
+    every line is one (or blank, or a comment); else None. For blocks YAML refuses: some sites'
+    own tools read frontmatter this way, not as YAML (Svelte's docs: `title: {#if ...}`,
+    `title: bind:`), and refusing them failed the build of the whole site."""
+    data: dict[str, str] = {}
+    for line in yaml_text.split("\n"):
+        if line.lstrip(" ")[:1] in ("", "#"):
+            continue
+        m = _FLAT_KEY.fullmatch(line)
+        value = (m[2] or "").strip(" ") if m is not None else ""
+        if not value or not _text_like(value):
+            return None
+        data[m[1]] = _unquoted(value)
+    return data or None
+
+
+# What starts a YAML construct no site writes as text: a flow sequence, a tag, an anchor or
+# alias, a block scalar, a directive. These stay YAML's problem (a hostile 50,000-deep `[`).
+_YAML_ONLY_FIRST = frozenset("[!&*|>%")
+
+
+def _text_like(value: str) -> bool:
+    """Whether a value YAML refused reads as text a site meant: not a YAML-only construct,
+    and a `{` only as Svelte's tags are written (`{#if ...}`), not a flow mapping (`{a: b}`,
+    `{{`)."""
+    if value[0] in _YAML_ONLY_FIRST:
+        return False
+    return value[0] != "{" or (": " not in value and value[1:2] not in ("{", "["))
+
+
+def _unquoted(value: str) -> str:
+    """`value` less one pair of surrounding quotes."""
+    if len(value) >= 2 and value[0] == value[-1] and value[0] in "'\"":
+        return value[1:-1]
+    return value
 
 
 def _flat(yaml_text: str) -> dict[str, Any] | None:

@@ -203,6 +203,8 @@ def _apply_frontmatter(fm: Frontmatter, settings: _Settings) -> None:
         # Docusaurus accepts `title: 2024`; a number is still clearly meant as a title.
         if isinstance(title, (int, float)) and not isinstance(title, bool):
             title = str(title)
+        if isinstance(title, (dict, list)) and (written := fm.written("title")) is not None:
+            title = written  # `title: {let/const ...}` (Svelte): text to the site, not a mapping
         if isinstance(title, str):
             settings.title = title.strip() or None
         else:
