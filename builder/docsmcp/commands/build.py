@@ -72,6 +72,9 @@ def _rescore_options(args: argparse.Namespace) -> RescoreOptions:
         depth=args.rescore_depth,
         recall=args.rescore_recall,
         quantize=not args.rescore_f32,
+        query_prompt=args.rescore_query_prompt,
+        document_prompt=args.rescore_document_prompt,
+        threads=args.embedding_threads,
     )
 
 

@@ -20,11 +20,14 @@ def add_model_arguments(parser: argparse.ArgumentParser) -> None:
     r.add_argument(
         "--rescore-model",
         type=Path,
-        metavar="DIR",
-        help="a sentence-transformers model directory (EmbeddingGemma, mpnet, bge, e5, gte...) "
-        "that embeds every chunk and reorders the best hits of each search; its query side is "
-        "exported to ONNX into the bundle (needs docsmcp[sentence-transformers] here and "
-        "docsmcp-runtime[onnx] beside the server)",
+        metavar="DIR|FILE.gguf",
+        help="a model that embeds every chunk and reorders the best hits of each search: a "
+        "sentence-transformers directory (EmbeddingGemma, mpnet, bge, e5, gte...), its query "
+        "side exported to ONNX into the bundle (needs docsmcp[sentence-transformers] here and "
+        "docsmcp-runtime[onnx] beside the server), or a GGUF embedding model (nomic-embed-text, "
+        "bge, e5...) run by llama.cpp, named in the bundle by sha256 and found by the runtime "
+        "through $DOCSMCP_RESCORE_MODEL (needs docsmcp[gguf] here and docsmcp-runtime[gguf] "
+        "beside the server)",
     )
     r.add_argument(
         "--rescore-dimensions",
@@ -60,7 +63,21 @@ def add_model_arguments(parser: argparse.ArgumentParser) -> None:
     r.add_argument(
         "--rescore-f32",
         action="store_true",
-        help="keep the query encoder's float32 weights (default: int8 where it agrees with them)",
+        help="keep the ONNX query encoder's float32 weights (default: int8 where it agrees with "
+        "them)",
+    )
+    r.add_argument(
+        "--rescore-query-prompt",
+        metavar="TEXT",
+        help="text prepended to each query, e.g. 'search_query: ' (default: the model's own: a "
+        "sentence-transformers config's, or a known GGUF model's as for "
+        "--embedding-query-prompt; '' for none)",
+    )
+    r.add_argument(
+        "--rescore-document-prompt",
+        metavar="TEXT",
+        help="text prepended to each chunk's input, e.g. 'search_document: ' (default: as "
+        "--rescore-query-prompt)",
     )
     g = parser.add_argument_group("embeddings (hybrid search)")
     g.add_argument(
@@ -109,8 +126,8 @@ def add_model_arguments(parser: argparse.ArgumentParser) -> None:
         type=int,
         default=EmbeddingOptions.threads,
         metavar="N",
-        help="gguf: llama.cpp threads embedding chunks (default 0: one per core; the runtime "
-        "uses $DOCSMCP_GGUF_THREADS, default 1)",
+        help="gguf (and a .gguf --rescore-model): llama.cpp threads embedding chunks (default 0: "
+        "one per core; the runtime uses $DOCSMCP_GGUF_THREADS, default 1)",
     )
     g.add_argument(
         "--embedding-query-prompt",

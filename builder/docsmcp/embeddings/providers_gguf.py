@@ -1,7 +1,8 @@
 """`gguf` provider: a local GGUF embedding model (nomic-embed-text, bge, e5, MiniLM...) run by
 llama.cpp through llama-cpp-python, an optional extra on both sides: `docsmcp[gguf]` for
 building, `docsmcp-runtime[gguf]` beside the server. The llama.cpp calls are the runtime's
-(search/gguf_model.py), so chunks and queries are embedded by the same code."""
+(search/gguf_model.py), so chunks and queries are embedded by the same code. A GGUF rescoring
+model (`--rescore-model FILE.gguf`, rescore.py) embeds chunks with this provider too."""
 
 from __future__ import annotations
 
@@ -18,8 +19,8 @@ from docsmcp.embeddings.embed import EmbeddingOptions, ProviderError, fingerprin
 from docsmcp.embeddings.windows import pool_windows, split_windows
 
 INSTALL = (
-    "--embedding-provider gguf needs llama-cpp-python: pip install 'docsmcp[gguf]' (it builds "
-    "llama.cpp from source, ~35 minutes on 2 cores)"
+    "needs llama-cpp-python: pip install 'docsmcp[gguf]' (it builds llama.cpp from source, "
+    "~35 minutes on 2 cores)"
 )
 SEARCH_INSTRUCTION = "Represent this sentence for searching relevant passages: "
 
@@ -66,7 +67,10 @@ def cpu_count() -> int:
 class GgufProvider:
     name = "gguf"
 
-    def __init__(self, options: EmbeddingOptions) -> None:
+    def __init__(self, options: EmbeddingOptions, flags: str = "--embedding") -> None:
+        """`flags`: the prefix of the flags that named the model and its settings, for the
+        messages (`--embedding`, or `--rescore` for a rescoring model)."""
+        uses = "--embedding-provider gguf" if flags == "--embedding" else f"{flags}-model FILE.gguf"
         if not options.model:
             raise ProviderError(
                 "--embedding-provider gguf needs --embedding-model FILE.gguf (a GGUF embedding "
@@ -74,17 +78,17 @@ class GgufProvider:
             )
         path = Path(options.model).expanduser()
         if not path.is_file():
-            raise ProviderError(f"--embedding-model {path}: no such GGUF file")
+            raise ProviderError(f"{flags}-model {path}: no such GGUF file")
         self.path = path.resolve()
         threads = options.threads or cpu_count()
         try:
-            self._model = model = GgufModel(self.path, threads, INSTALL)
+            self._model = model = GgufModel(self.path, threads, f"{uses} {INSTALL}")
         except GgufError as exc:
             raise ProviderError(str(exc)) from None
         full = model.dimensions
         if options.dimensions and not 0 < options.dimensions <= full:
             raise ProviderError(
-                f"model {path} makes {full}-dimensional vectors; --embedding-dimensions "
+                f"model {path} makes {full}-dimensional vectors; {flags}-dimensions "
                 f"{options.dimensions} can only keep fewer (Matryoshka models)"
             )
         self.dimensions = options.dimensions or full

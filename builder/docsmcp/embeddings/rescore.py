@@ -1,10 +1,15 @@
-"""The rescoring stage of a bundle (`docsmcp build --rescore-model DIR`, issue 29): a strong
-sentence-transformers model embeds every chunk once at build time, and its query side is exported
-to ONNX into the bundle, so the runtime reorders the first stage's best hits with it using
-onnxruntime alone (bundle-spec.md, *Rescoring*; the runtime's search/rescore.py).
+"""The rescoring stage of a bundle (`docsmcp build --rescore-model DIR|FILE.gguf`, issue 29): a
+strong model embeds every chunk once at build time, and the runtime reorders the first stage's
+best hits with its query side (bundle-spec.md, *Rescoring*; the runtime's search/rescore.py).
 
-Heavy (torch, sentence-transformers) and optional: `docsmcp[sentence-transformers]`. Document
-vectors go through the embedding cache like any provider's; the exported encoder is cached by
+Two kinds of model. A sentence-transformers directory (heavy and optional here:
+`docsmcp[sentence-transformers]`): its query side is exported to ONNX into the bundle, so the
+runtime needs onnxruntime alone. A GGUF file (`docsmcp[gguf]`, llama.cpp): the gguf provider
+embeds the chunks (providers_gguf.py, the runtime's llama.cpp code) and the bundle names the file
+by name and sha256, as the hybrid provider's does; the runtime runs the same file for queries.
+
+Document vectors go through the embedding cache like any provider's (a GGUF model's are the
+gguf provider's, shared with a hybrid build of the same file); the exported encoder is cached by
 the model's content, so a rebuild after an edit embeds the edited chunks and nothing else.
 """
 
@@ -25,6 +30,7 @@ from docsmcp_runtime.format.rescore import (
     DEFAULT_WEIGHTS,
     RESCORE_ENCODER_FILE,
     RESCORE_TOKENIZER_FILE,
+    GgufEncoder,
     Rescore,
     RescoreEncoder,
     RescoreModel,
@@ -32,7 +38,8 @@ from docsmcp_runtime.format.rescore import (
 from docsmcp_runtime.search.embedding import model_fingerprint
 
 from docsmcp.common.progress import Progress
-from docsmcp.embeddings.embed import ProviderError, fingerprint_of
+from docsmcp.embeddings.embed import EmbeddingOptions, ProviderError, fingerprint_of
+from docsmcp.embeddings.providers_gguf import GgufProvider
 from docsmcp.embeddings.st_model import dimensions_of, load_model, prompts_of
 from docsmcp.embeddings.vectorize import embed_chunks
 from docsmcp.model.chunk import Chunk
@@ -46,13 +53,23 @@ DEFAULT_MAX_TOKENS = 512
 
 @dataclass(frozen=True)
 class RescoreOptions:
-    model: Path | None = None  # a sentence-transformers model directory; None: no rescoring
+    # a sentence-transformers model directory or a .gguf file; None: no rescoring
+    model: Path | None = None
     dimensions: int | None = None  # Matryoshka truncation (e.g. 256 for EmbeddingGemma)
     depth: int = DEFAULT_DEPTH
     recall: int = DEFAULT_RECALL
     weights: tuple[tuple[str, float], ...] = tuple(DEFAULT_WEIGHTS.items())  # per query class
     max_tokens: int = DEFAULT_MAX_TOKENS
     quantize: bool = True  # int8 query encoder where it agrees with f32 (onnx_export.py)
+    # None: the model's own (a sentence-transformers config's; a known GGUF model's)
+    query_prompt: str | None = None
+    document_prompt: str | None = None
+    threads: int = 0  # a GGUF model's llama.cpp threads (0: one per core)
+
+    @property
+    def gguf(self) -> bool:
+        """The model is a GGUF file (by its name: a directory is never one)."""
+        return self.model is not None and self.model.suffix.lower() == ".gguf"
 
 
 class DocumentEncoder:
@@ -83,7 +100,8 @@ class DocumentEncoder:
             )
         self.dimensions = options.dimensions or full
         prompts = prompts_of(model)
-        self.document_prompt, self.query_prompt = prompts.document, prompts.query
+        self.document_prompt = _or(options.document_prompt, prompts.document)
+        self.query_prompt = _or(options.query_prompt, prompts.query)
         self.model = display_name(self.folder)
         self.context_tokens = self.max_tokens
         self.content = model_fingerprint(self.folder)
@@ -140,15 +158,36 @@ def display_name(folder: Path) -> str:
     return folder.name
 
 
+def _or(given: str | None, default: str) -> str:
+    return default if given is None else given
+
+
+def document_encoder(options: RescoreOptions) -> DocumentEncoder | GgufProvider:
+    """The model that embeds the chunks, loaded (the build calls this before reading the docs,
+    so a missing package or a wrong path stops it at once)."""
+    if not options.gguf:
+        return DocumentEncoder(options)
+    assert options.model is not None
+    embedding = EmbeddingOptions(
+        provider="gguf",
+        model=str(options.model),
+        dimensions=options.dimensions,
+        threads=options.threads,
+        query_prompt=options.query_prompt,
+        document_prompt=options.document_prompt,
+    )
+    return GgufProvider(embedding, flags="--rescore")
+
+
 def build_rescore(
     options: RescoreOptions,
+    encoder: DocumentEncoder | GgufProvider,
     chunks: list[Chunk],
     cache_dir: Path,
     progress: Callable[[str, int], Progress] | None = None,
     key: str = "",
 ) -> tuple[Rescore, dict[str, np.ndarray], dict[str, bytes]]:
     """The `rescore` section, its vectors (by array name) and its files (by name)."""
-    encoder = DocumentEncoder(options)
     vectors, stats = embed_chunks(encoder, chunks, cache_dir / "embeddings", progress, key)
     if stats.total:
         log.info(
@@ -158,11 +197,31 @@ def build_rescore(
             stats.total,
             stats.cached,
         )
+    arrays = {"rescore_vectors": vectors}
+    if isinstance(encoder, GgufProvider):
+        return _gguf_spec(encoder, options), arrays, {}  # the file stays outside the bundle
     exported = _query_encoder(encoder, options, cache_dir / "encoders")
     spec = encoder.spec(options, exported.weights, exported.output)
-    arrays = {"rescore_vectors": vectors}
     files = {RESCORE_ENCODER_FILE: exported.model, RESCORE_TOKENIZER_FILE: exported.tokenizer}
     return spec, arrays, files
+
+
+def _gguf_spec(provider: GgufProvider, options: RescoreOptions) -> Rescore:
+    named = provider.bundle_spec()
+    return Rescore(
+        model=RescoreModel(
+            name=named.model_name,
+            content_sha256=named.sha256,
+            dimensions=provider.dimensions,
+            document_prompt=provider.document_prompt,
+            query_prompt=provider.query_prompt,
+            max_tokens=provider.context_tokens,
+        ),
+        encoder=GgufEncoder(file=named.model_name, sha256=named.sha256),
+        depth=options.depth,
+        recall=options.recall,
+        weights=dict(options.weights),
+    )
 
 
 @dataclass(frozen=True)

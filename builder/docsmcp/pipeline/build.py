@@ -32,7 +32,7 @@ from docsmcp.common.cache import cache_root, output_key
 from docsmcp.common.memtrim import release_free_memory
 from docsmcp.common.progress import Reporter
 from docsmcp.embeddings.embed import EmbeddingProvider, make_provider
-from docsmcp.embeddings.rescore import build_rescore
+from docsmcp.embeddings.rescore import build_rescore, document_encoder
 from docsmcp.embeddings.vectorize import build_ivf, embed_chunks
 from docsmcp.indexing.tables import page_order
 from docsmcp.model.chunk import Chunk
@@ -111,6 +111,8 @@ def _build(
     parse_cache = ParseCache(cache_dir / "parsed", key) if options.parse_cache else None
     pdf_cache = cache_dir if options.parse_cache else None
     rescoring = options.rescore.model is not None
+    # Loaded before the docs are read: a missing package or a wrong path stops the build at once.
+    rescore_encoder = document_encoder(options.rescore) if rescoring else None
     lean = provider is None and not rescoring  # only embedding reads the chunks' text again
     collected = collect(options, provider, progress, parse_cache, pdf_cache, lean, rows=table)
     if parse_cache is not None:
@@ -139,9 +141,9 @@ def _build(
         arrays.update(vectors)
         mark = phase("embed", mark)
     rescore = None
-    if rescoring:
+    if rescore_encoder is not None:
         rescore, rescore_arrays, rescore_files = build_rescore(
-            options.rescore, chunks, cache_dir, progress, key
+            options.rescore, rescore_encoder, chunks, cache_dir, progress, key
         )
         arrays, files = {**arrays, **rescore_arrays}, {**files, **rescore_files}
         mark = phase("rescoring model", mark)

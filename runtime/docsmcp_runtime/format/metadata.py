@@ -29,8 +29,12 @@ if TYPE_CHECKING:
 FEATURE_AUTO_INCLUDE = "auto-include"
 # A taxonomy key whose filter also keeps the rows without a value (`include_unset`).
 FEATURE_INCLUDE_UNSET = "include-unset"
+# The rescoring model's query encoder is a GGUF file outside the bundle (rescore.py).
+FEATURE_RESCORE_GGUF = "rescore-gguf"
 # Index arrays stored narrow where their values fit (layout.NARROW_INDEX).
-KNOWN_FEATURES = frozenset({FEATURE_AUTO_INCLUDE, FEATURE_INCLUDE_UNSET, NARROW_INDEX})
+KNOWN_FEATURES = frozenset(
+    {FEATURE_AUTO_INCLUDE, FEATURE_INCLUDE_UNSET, FEATURE_RESCORE_GGUF, NARROW_INDEX}
+)
 
 
 # Taxonomy keys and values (as in manifests): keys are filters, so they stay identifier-like.
@@ -280,6 +284,8 @@ class Metadata:
             features.add(FEATURE_INCLUDE_UNSET)
         if narrow_files(self.files):
             features.add(NARROW_INDEX)
+        if self.rescore is not None:
+            features.update(self.rescore.required_features)
         return tuple(sorted(features))
 
     def file_digests(self) -> dict[str, str]:

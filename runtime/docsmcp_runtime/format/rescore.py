@@ -1,10 +1,14 @@
 """`rescore` in metadata.json: a second, stronger embedding model that reorders the first
 stage's best hits (bundle-spec.md, *Rescoring*).
 
-The bundle holds the model's document vectors (`rescore_vectors.bin`) and its query encoder as
-ONNX with its tokenizer, so the runtime embeds queries with onnxruntime and never torch. The
-section is optional and needs no `requires` feature: a reader that ignores it serves the first
-stage's ranking, which is correct, only less well ordered.
+The bundle holds the model's document vectors (`rescore_vectors.bin`) and its query encoder:
+either the ONNX export of a sentence-transformers model with its tokenizer, so the runtime embeds
+queries with onnxruntime and never torch, or the name and sha256 of a GGUF file that stays
+outside the bundle and runs with llama.cpp (`GgufEncoder`). The section is optional and an ONNX
+encoder needs no `requires` feature: a reader that ignores the section serves the first stage's
+ranking, which is correct, only less well ordered. A GGUF encoder does (FEATURE_RESCORE_GGUF):
+a reader from before it parses `encoder` strictly and would refuse the bundle with a line about
+a missing `encoder/model`, where naming the feature tells the user to upgrade.
 """
 
 from __future__ import annotations
@@ -15,10 +19,12 @@ from dataclasses import dataclass, field
 from . import jsonread as j
 from .jsonread import MetadataError
 from .layout import is_plain_name
+from .metadata import FEATURE_RESCORE_GGUF
 
 RESCORE_ENCODER_FILE = "rescore_encoder.onnx"
 RESCORE_TOKENIZER_FILE = "rescore_tokenizer.json"
 ENCODER_WEIGHTS = ("f32", "int8")
+GGUF_KIND = "gguf"
 # Query classes (search/intent.py) and the default share of the model's cosine in the fused
 # score: identifier lookups keep the first stage's order (and skip the model's cost).
 QUERY_CLASSES = ("identifier", "mixed", "question")
@@ -89,8 +95,14 @@ class RescoreEncoder:
         }
 
     @classmethod
-    def from_json(cls, value: object, path: str) -> RescoreEncoder:
+    def from_json(cls, value: object, path: str) -> RescoreEncoder | GgufEncoder:
+        """The encoder of its `kind`: absent (writers before GGUF encoders) is ONNX."""
         data = j.obj(value, path)
+        kind = j.optional(data, "kind", path, j.nonempty, "onnx")
+        if kind == GGUF_KIND:
+            return GgufEncoder.from_json(data, path)
+        if kind != "onnx":
+            raise MetadataError(j.join(path, "kind"), f"unknown encoder kind {kind!r}")
         names = {k: j.field(data, k, path, j.string) for k in ("model", "tokenizer")}
         for key, name in names.items():
             # File names come from metadata.json: never let them point outside the bundle.
@@ -108,9 +120,32 @@ class RescoreEncoder:
 
 
 @dataclass(frozen=True)
+class GgufEncoder:
+    """The query side as a GGUF file run by llama.cpp (search/gguf_model.py), the same file that
+    embedded the documents. The weights stay out of the bundle (hundreds of MB a user already
+    has): the runtime finds the file by `file` name ($DOCSMCP_RESCORE_MODEL) and runs it only
+    when its sha256 is `sha256`. Pooling and the window come from the file's own metadata."""
+
+    file: str  # the GGUF file's name, for people and for finding it in a folder
+    sha256: str
+
+    def to_json(self) -> dict:
+        return {"kind": GGUF_KIND, "file": self.file, "sha256": self.sha256}
+
+    @classmethod
+    def from_json(cls, value: object, path: str) -> GgufEncoder:
+        data = j.obj(value, path)
+        name = j.field(data, "file", path, j.nonempty)
+        # Joined to a folder by the runtime: never let it point elsewhere.
+        if not is_plain_name(name):
+            raise MetadataError(j.join(path, "file"), f"not a plain file name: {name!r}")
+        return cls(file=name, sha256=j.field(data, "sha256", path, j.sha256_hex))
+
+
+@dataclass(frozen=True)
 class Rescore:
     model: RescoreModel
-    encoder: RescoreEncoder
+    encoder: RescoreEncoder | GgufEncoder
     depth: int = DEFAULT_DEPTH  # the first stage's best hits that are rescored
     # The model's own nearest chunks (within the filters) that join them: what the first stage
     # missed for a question in a reader's own words. 0: none.
@@ -120,8 +155,15 @@ class Rescore:
 
     @property
     def files(self) -> tuple[str, ...]:
-        """Files besides rescore_vectors.bin that the query side reads."""
+        """Files of the bundle besides rescore_vectors.bin that the query side reads."""
+        if isinstance(self.encoder, GgufEncoder):
+            return ()  # the GGUF file is outside the bundle
         return (self.encoder.model, self.encoder.tokenizer)
+
+    @property
+    def required_features(self) -> tuple[str, ...]:
+        """What `requires` must name for this section (none for an ONNX encoder)."""
+        return (FEATURE_RESCORE_GGUF,) if isinstance(self.encoder, GgufEncoder) else ()
 
     def weight(self, query_class: str) -> float:
         return float(self.weights.get(query_class, self.weights.get("mixed", 0.0)))

@@ -3,7 +3,9 @@ one home of the llama.cpp calls, used by the builder's `gguf` provider for chunk
 runtime for queries, so both sides load and pool the model the same way.
 
 The model is named by content: the builder records the file's sha256 and the runtime checks that
-the file it finds ($DOCSMCP_GGUF_MODEL) has it before the first query. Hashing costs ~0.8 ms per
+the file it finds has it before the first query: $DOCSMCP_GGUF_MODEL for the hybrid provider's
+model, $DOCSMCP_RESCORE_MODEL for a rescoring model (a bundle may have both, each its own file;
+one folder holding both by name serves both variables). Hashing costs ~0.8 ms per
 MB on one core (nomic-embed-text-v1.5 f16, 274 MB: ~0.25 s), once per process, so no digest
 cache is kept.
 """
@@ -22,11 +24,13 @@ from ..format import Embedding, GgufOptions
 from .embedding import EmbeddingError, normalise
 
 MODEL_ENV = "DOCSMCP_GGUF_MODEL"  # the .gguf file, or a folder holding the bundle's file name
+RESCORE_MODEL_ENV = "DOCSMCP_RESCORE_MODEL"  # the same for the rescoring model (rescore.py)
 THREADS_ENV = "DOCSMCP_GGUF_THREADS"  # llama.cpp threads for queries (default 1)
 # Tokens of one input: the model's trained context, at most this (longer chunks are embedded
 # by windows, as `sentence-transformers` does); it bounds one forward pass and its memory.
 MAX_WINDOW_TOKENS = 512
 INSTALL = "pip install 'docsmcp-runtime[gguf]'"
+NOT_INSTALLED = f"llama-cpp-python is not installed beside docsmcp-runtime ({INSTALL})"
 
 
 class GgufError(EmbeddingError):
@@ -137,27 +141,57 @@ class GgufEmbedder:
         return normalise(vector[: self.dimensions])
 
     def _load(self) -> GgufModel:
-        wanted = self.options.model_name
-        import_llama(f"llama-cpp-python is not installed beside docsmcp-runtime ({INSTALL})")
-        configured = os.environ.get(MODEL_ENV)
-        if not configured:
-            raise GgufError(
-                f"set {MODEL_ENV} to the {wanted!r} GGUF file the bundle was built with"
-            )
-        path = Path(configured).expanduser()
-        if path.is_dir():
-            path = path / wanted
-        if not path.is_file():
-            raise GgufError(
-                f"{path} not found: set {MODEL_ENV} to the {wanted!r} GGUF file the bundle "
-                "was built with"
-            )
-        if file_sha256(path) != self.options.sha256:
-            raise GgufError(
-                f"{path} is not the {wanted!r} model the bundle was built with (sha256 "
-                f"differs); set {MODEL_ENV} to that file"
-            )
+        import_llama(NOT_INSTALLED)
+        path = find_model(MODEL_ENV, self.options.model_name, self.options.sha256)
         return GgufModel(path, _threads(), INSTALL)
+
+
+def find_model(env: str, wanted: str, sha256: str) -> Path:
+    """The GGUF file that $`env` names (or that folder's file `wanted`), if its sha256 is
+    `sha256`; else GgufError saying what to set."""
+    configured = os.environ.get(env)
+    if not configured:
+        raise GgufError(f"set {env} to the {wanted!r} GGUF file the bundle was built with")
+    path = Path(configured).expanduser()
+    if path.is_dir():
+        path = path / wanted
+    if not path.is_file():
+        raise GgufError(
+            f"{path} not found: set {env} to the {wanted!r} GGUF file the bundle was built with"
+        )
+    if file_sha256(path) != sha256:
+        raise GgufError(
+            f"{path} is not the {wanted!r} model the bundle was built with (sha256 differs); "
+            f"set {env} to that file"
+        )
+    return path
+
+
+class GgufQueryEncoder:
+    """The query side of a GGUF rescoring model (search/rescore.py loads it in the background):
+    the file $DOCSMCP_RESCORE_MODEL names, checked by sha256, on $DOCSMCP_GGUF_THREADS threads
+    (default 1). Thread-safe: one query runs through llama.cpp at a time."""
+
+    def __init__(self, wanted: str, sha256: str, query_prompt: str, dimensions: int) -> None:
+        import_llama(NOT_INSTALLED)
+        path = find_model(RESCORE_MODEL_ENV, wanted, sha256)
+        self._model = GgufModel(path, _threads(), INSTALL)
+        if not 0 < dimensions <= self._model.dimensions:
+            self._model.close()
+            raise GgufError(f"{path} makes {self._model.dimensions} values, not {dimensions}")
+        self.query_prompt = query_prompt
+        self.dimensions = dimensions
+        self._lock = threading.Lock()
+
+    def embed(self, text: str) -> np.ndarray:
+        try:
+            with self._lock:
+                vector = self._model.embed([self.query_prompt + text])[0]
+        except Exception as exc:  # llama-cpp-python raises RuntimeError, ValueError...
+            line = (str(exc).strip() or type(exc).__name__).splitlines()[0]
+            raise GgufError(f"the GGUF query encoder failed: {line}") from None
+        # Matryoshka truncation: the first values renormalised are the smaller vector.
+        return normalise(vector[: self.dimensions])
 
 
 def gguf_embedder(spec: Embedding, bundle_dir: Path) -> GgufEmbedder:

@@ -21,7 +21,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -190,43 +190,52 @@ QUIET_SECONDS = 0.5
 MAX_SETTLE_SECONDS = 10.0
 
 
+class QueryEncoder(Protocol):
+    """What a background load makes: text -> float32[dimensions], unit length."""
+
+    def embed(self, text: str) -> np.ndarray: ...
+
+
 class BackgroundEncoder:
-    """An OnnxQueryEncoder loading on a daemon thread; `embed` raises EncoderNotReady until it
-    has loaded, then embeds, or raises EncoderError with the load failure's line for good.
-    Searches `touch` it, so the GIL-holding part of the load waits for a quiet moment."""
+    """A query encoder loading on a daemon thread; `embed` raises EncoderNotReady until it has
+    loaded, then embeds, or raises EncoderError with the load failure's line for good.
+    Searches `touch` it, so the GIL-holding part of the load waits for a quiet moment.
+
+    `load(settle)` makes the encoder (an OnnxQueryEncoder, or the GGUF one of
+    search/gguf_model.py) and calls `settle` before any part of its load that holds the GIL;
+    `what` names it in messages ("the ONNX query encoder")."""
 
     def __init__(
         self,
-        model: Path,
-        tokenizer: Path,
-        spec: EncoderSpec,
-        threads: int,
+        load: Callable[[Callable[[], None]], QueryEncoder],
+        what: str,
         before: Callable[[], None] | None = None,
     ) -> None:
         self._before = before
+        self._what = what
         self._last_use = 0.0  # time.monotonic() of the last `touch`
         self._loaded = threading.Event()
-        self._encoder: OnnxQueryEncoder | None = None
+        self._encoder: QueryEncoder | None = None
         self._error: str | None = None
         self._thread = threading.Thread(
             target=self._load,
-            args=(model, tokenizer, spec, threads),
-            name="docsmcp-onnx-encoder",
+            args=(load,),
+            name="docsmcp-query-encoder",
             daemon=True,  # never keeps a stopping server alive
         )
         self._thread.start()
 
-    def _load(self, model: Path, tokenizer: Path, spec: EncoderSpec, threads: int) -> None:
+    def _load(self, load: Callable[[Callable[[], None]], QueryEncoder]) -> None:
         started = time.perf_counter()
         try:
             if self._before is not None:
                 self._before()
-            self._encoder = OnnxQueryEncoder(model, tokenizer, spec, threads, self._settle)
-            log.info("ONNX query encoder loaded in %.2f s", time.perf_counter() - started)
-        except EncoderError as exc:
+            self._encoder = load(self._settle)
+            log.info("%s loaded in %.2f s", self._what, time.perf_counter() - started)
+        except EmbeddingError as exc:  # EncoderError, and the GGUF model's GgufError
             self._error = str(exc)
         except Exception as exc:  # a thread's exception would otherwise vanish
-            self._error = f"cannot load the ONNX query encoder: {_line(exc)}"
+            self._error = f"cannot load {self._what}: {_line(exc)}"
         finally:
             if self._error:
                 log.warning("%s", self._error)
@@ -254,9 +263,9 @@ class BackgroundEncoder:
 
     def embed(self, text: str) -> np.ndarray:
         if not self._loaded.is_set():
-            raise EncoderNotReady("the ONNX query encoder is still loading")
+            raise EncoderNotReady(f"{self._what} is still loading")
         if self._encoder is None:
-            raise EncoderError(self._error or "the ONNX query encoder did not load")
+            raise EncoderError(self._error or f"{self._what} did not load")
         return self._encoder.embed(text)
 
 
@@ -267,6 +276,11 @@ def load_in_background(
     threads: int = 1,
     before: Callable[[], None] | None = None,
 ) -> BackgroundEncoder:
-    """`before` runs first on the loading thread (e.g. the files' sha256 check); an
-    EncoderError it raises is the load's failure."""
-    return BackgroundEncoder(Path(model), Path(tokenizer), spec, threads, before)
+    """An ONNX query encoder loading in the background. `before` runs first on the loading
+    thread (e.g. the files' sha256 check); an EncoderError it raises is the load's failure."""
+    model, tokenizer = Path(model), Path(tokenizer)
+
+    def load(settle: Callable[[], None]) -> QueryEncoder:
+        return OnnxQueryEncoder(model, tokenizer, spec, threads, settle)
+
+    return BackgroundEncoder(load, "the ONNX query encoder", before)

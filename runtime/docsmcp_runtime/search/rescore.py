@@ -8,29 +8,34 @@ what the first found but never brings in what it did not. Identifier lookups (in
 first stage's order and skip the model: an exact name match is already the answer, and the
 query costs no encoder run.
 
-The encoder (ONNX, onnxruntime + tokenizers) loads in the background from the moment the bundle
-is served; until it is ready, and if it cannot load, searches answer with the first stage and
-say so in a note.
+The encoder (ONNX with onnxruntime + tokenizers, or a GGUF file with llama.cpp: gguf_model.py)
+loads in the background from the moment the bundle is served; until it is ready, and if it cannot
+load, searches answer with the first stage and say so in a note.
 """
 
 from __future__ import annotations
 
 import logging
+import os
 import threading
 import weakref
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
 from ..format.layout import sha256_file
-from ..format.rescore import Rescore
+from ..format.rescore import GgufEncoder, Rescore
+from .embedding import EmbeddingError
+from .gguf_model import RESCORE_MODEL_ENV, GgufQueryEncoder
 from .intent import query_class
 from .onnx_encoder import (
     BackgroundEncoder,
     EncoderError,
     EncoderNotReady,
     EncoderSpec,
+    QueryEncoder,
     load_in_background,
 )
 
@@ -81,29 +86,24 @@ class Rescorer:
         self._dense: np.ndarray | None = None  # float32 copy for recall, made on first use
         self._lock = threading.Lock()
         self._said_too_many = False
-        model, tokenizer = root / spec.encoder.model, root / spec.encoder.tokenizer
+        gguf = spec.encoder if isinstance(spec.encoder, GgufEncoder) else None
         encoder_spec = EncoderSpec(
             query_prompt=spec.model.query_prompt,
             max_tokens=spec.model.max_tokens,
             dimensions=spec.model.dimensions,
-            output=spec.encoder.output,
+            output="" if gguf else spec.encoder.output,
         )
-
-        def check() -> None:
-            for path in (model, tokenizer):
-                expected = (digests or {}).get(path.name)
-                if expected is not None and sha256_file(path) != expected:
-                    raise EncoderError(f"{path}: sha256 differs from metadata.json")
-
-        names = (spec.encoder.model, spec.encoder.tokenizer)
-        key = None
-        if digests and all(n in digests for n in names):
-            key = (*(digests[n] for n in names), encoder_spec, threads)
+        if gguf is not None:
+            # Named by sha256, found through the environment (a test may change it).
+            key: tuple | None = (gguf, encoder_spec, os.environ.get(RESCORE_MODEL_ENV))
+            start = _gguf_loader(gguf, encoder_spec)
+        else:
+            key, start = _onnx_loader(root, spec, encoder_spec, digests, threads)
         with _SHARING:
             encoder = _SHARED.get(key) if key is not None else None
             # A load that failed (one bundle's damaged copy) is no reason for another to fail.
             if encoder is None or encoder.error is not None:
-                encoder = load_in_background(model, tokenizer, encoder_spec, threads, check)
+                encoder = start()
                 if key is not None:
                     _SHARED[key] = encoder
         self.encoder = encoder
@@ -148,7 +148,7 @@ class Rescorer:
             qvec = np.asarray(self.encoder.embed(query), dtype=np.float32)
         except EncoderNotReady:
             return None, NOT_READY
-        except EncoderError as exc:
+        except EmbeddingError as exc:  # EncoderError, GgufError
             return None, f"The rescoring model is unavailable ({exc}); first-stage order."
         head = np.asarray(rows[:k], dtype=np.int64)
         first = np.asarray(scores[:k], dtype=np.float64)
@@ -180,6 +180,41 @@ class Rescorer:
         picked = candidates[np.argpartition(-sims[candidates], want - 1)[:want]]
         # best first, ties by row: the same order whatever argpartition did
         return picked[np.lexsort((picked, -sims[picked]))]
+
+
+def _onnx_loader(
+    root: Path,
+    spec: Rescore,
+    encoder_spec: EncoderSpec,
+    digests: dict[str, str] | None,
+    threads: int,
+) -> tuple[tuple | None, Callable[[], BackgroundEncoder]]:
+    """(the key bundles share the encoder on, or None; what starts loading it)."""
+    model, tokenizer = root / spec.encoder.model, root / spec.encoder.tokenizer
+
+    def check() -> None:
+        for path in (model, tokenizer):
+            expected = (digests or {}).get(path.name)
+            if expected is not None and sha256_file(path) != expected:
+                raise EncoderError(f"{path}: sha256 differs from metadata.json")
+
+    names = spec.files
+    key = None
+    if digests and all(n in digests for n in names):
+        key = (*(digests[n] for n in names), encoder_spec, threads)
+    return key, lambda: load_in_background(model, tokenizer, encoder_spec, threads, check)
+
+
+def _gguf_loader(encoder: GgufEncoder, spec: EncoderSpec) -> Callable[[], BackgroundEncoder]:
+    """What starts loading a GGUF query encoder; the file is found and its sha256 checked on
+    the loading thread (gguf_model.py), llama.cpp's threads as $DOCSMCP_GGUF_THREADS says."""
+
+    def load(settle: Callable[[], None]) -> QueryEncoder:
+        # llama.cpp loads through ctypes, which releases the GIL: nothing to settle for.
+
+        return GgufQueryEncoder(encoder.file, encoder.sha256, spec.query_prompt, spec.dimensions)
+
+    return lambda: BackgroundEncoder(load, "the GGUF query encoder")
 
 
 def fuse(scores: np.ndarray, cosines: np.ndarray, weight: float) -> np.ndarray:
