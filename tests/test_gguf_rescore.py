@@ -121,6 +121,9 @@ def test_the_bundle_names_the_file_and_requires_the_feature(bundle: Path, model_
     assert "rescore_vectors.bin" in meta["files"]
     assert not [n for n in meta["files"] if n.startswith("rescore_") and n != "rescore_vectors.bin"]
     assert str(model_file.parent) not in json.dumps(meta)
+    jsonschema = pytest.importorskip("jsonschema", reason="jsonschema is not installed")
+    schema = json.loads((REPO / "schemas" / "bundle-metadata.schema.json").read_text())
+    jsonschema.validate(meta, schema)
 
 
 @pytest.mark.extras
@@ -149,6 +152,9 @@ def test_the_ranking_matches_the_onnx_export_of_the_same_model(
     monkeypatch.setenv(ENV, str(model_file))
     by_gguf, by_onnx = _searcher(bundle), _searcher(onnx)
     assert by_gguf.rescorer.error is None and by_onnx.rescorer.error is None
+    jsonschema = pytest.importorskip("jsonschema", reason="jsonschema is not installed")
+    schema = json.loads((REPO / "schemas" / "bundle-metadata.schema.json").read_text())
+    jsonschema.validate(json.loads((onnx / METADATA_FILE).read_text("utf-8")), schema)
     first = _searcher(bundle, rescore=False)
     moved = 0
     for query in QUERIES:
