@@ -259,3 +259,61 @@ def test_without_llama_cpp_the_build_says_what_to_install(
         "was written"
     ]
     assert not out.exists()
+
+
+@pytest.mark.extras
+def test_http_workers_rescore_with_the_file_loaded_before_the_fork(
+    bundle: Path, model_file: Path
+) -> None:
+    """With --workers the model loads before the fork, as the ONNX encoder does: every worker
+    answers with it from its first request, in the order the in-process searcher gives."""
+    from test_http import post, search_msg, start
+
+    os.environ[ENV] = str(model_file)
+    try:
+        expected = _ids(_searcher(bundle), QUESTION, 5)
+    finally:
+        del os.environ[ENV]
+    srv = start(bundle, "--workers", "2", env={ENV: str(model_file)})
+    try:
+        srv.wait_for_log(
+            lambda _: sum(e.get("event") == "listening" for e in srv.logs()) == 2, timeout=60
+        )
+        for _ in range(4):  # new connections: the kernel spreads them over the workers
+            reply = post(srv.port, search_msg(QUESTION, limit=5))
+            assert reply.status == 200, reply.body
+            result = reply.json()["result"]["structuredContent"]
+            assert result.get("notes", []) == []
+            assert [hit["chunk_id"] for hit in result["hits"]] == expected
+    finally:
+        srv.stop()
+
+
+@pytest.mark.extras
+def test_prompt_flags_and_matryoshka_cut_reach_both_sides(
+    model_file: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """--rescore-query-prompt/--rescore-document-prompt (MiniLM is no known prompted model)
+    and --rescore-dimensions are recorded, and the runtime's query vector is the file's output
+    for the prompted query, cut and renormalised."""
+    import numpy as np
+    from docsmcp_runtime.search.gguf_model import GgufModel
+
+    idx = build_bundle(
+        EXAMPLE_DOCS, tmp_path / "idx", "--rescore-model", model_file, "--rescore-dimensions",
+        "128", "--rescore-query-prompt", "query: ", "--rescore-document-prompt", "passage: ",
+    )  # fmt: skip
+    model = json.loads((idx / METADATA_FILE).read_text("utf-8"))["rescore"]["model"]
+    assert (model["dimensions"], model["query_prompt"], model["document_prompt"]) == (
+        128,
+        "query: ",
+        "passage: ",
+    )
+    monkeypatch.setenv(ENV, str(model_file))
+    rescorer = _searcher(idx).rescorer
+    assert rescorer.error is None
+    vector = rescorer.encoder.embed("refund a payment")
+    full = GgufModel(model_file, 1, "").embed(["query: refund a payment"])[0]
+    assert np.allclose(vector, full[:128] / np.linalg.norm(full[:128]), atol=1e-6)
+    stored = np.fromfile(idx / "rescore_vectors.bin", dtype="<f2").reshape(-1, 128)
+    assert np.allclose(np.linalg.norm(stored.astype(np.float32), axis=1), 1.0, atol=1e-2)
