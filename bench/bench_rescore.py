@@ -123,7 +123,8 @@ def main() -> int:
         meta = json.loads((bundle / "metadata.json").read_text("utf-8"))
         size = sum(p.stat().st_size for p in bundle.iterdir()) / 1e6
         rescore = meta.get("rescore")
-        encoder = rescore["encoder"]["model"] if rescore else None
+        # A GGUF encoder is a file outside the bundle ($DOCSMCP_RESCORE_MODEL): 0 here.
+        encoder = rescore["encoder"].get("model") if rescore else None
         enc_mb = (bundle / encoder).stat().st_size / 1e6 if encoder else 0.0
         with_model = run(bundle, queries, True)
         without = run(bundle, queries, False)
