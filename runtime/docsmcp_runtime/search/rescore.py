@@ -211,7 +211,6 @@ def _gguf_loader(encoder: GgufEncoder, spec: EncoderSpec) -> Callable[[], Backgr
 
     def load(settle: Callable[[], None]) -> QueryEncoder:
         # llama.cpp loads through ctypes, which releases the GIL: nothing to settle for.
-
         return GgufQueryEncoder(encoder.file, encoder.sha256, spec.query_prompt, spec.dimensions)
 
     return lambda: BackgroundEncoder(load, "the GGUF query encoder")
