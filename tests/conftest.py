@@ -265,6 +265,27 @@ def without_display_store(bundle: Path, out: Path) -> Path:
     return out
 
 
+def with_wide_index(bundle: Path) -> dict:
+    """Rewrite `bundle` (a copy) in place with its narrow index arrays wide, as builders before
+    *Narrow index arrays* (bundle-spec.md) wrote them: uint32 rows, uint64 offsets, no
+    `narrow-index` in requires, the id resealed. Its metadata, as written."""
+    import numpy as np
+    from docsmcp_runtime.format import ARRAYS, METADATA_FILE, bundle_id, sha256_file
+
+    meta = json.loads((bundle / METADATA_FILE).read_text(encoding="utf-8"))
+    for spec in ARRAYS.values():
+        entry = meta["files"][spec.file]
+        if spec.narrow is None or entry["dtype"] == spec.dtype:
+            continue
+        path = bundle / spec.file
+        np.fromfile(path, dtype=entry["dtype"]).astype(spec.dtype).tofile(path)
+        entry.update(dtype=spec.dtype, bytes=path.stat().st_size, sha256=sha256_file(path))
+    meta["requires"] = [f for f in meta.get("requires", []) if f != "narrow-index"]
+    meta["bundle_id"] = bundle_id({n: e["sha256"] for n, e in meta["files"].items()})
+    (bundle / METADATA_FILE).write_text(json.dumps(meta, indent=2), encoding="utf-8")
+    return meta
+
+
 def page_fields(docs_dir: Path) -> dict[str, tuple[str, str]]:
     """Each page's `page` and `lead` field texts (pagefield.page_field, lead_text), from its
     file as a build parses it: what `build_index` needs to give the index a build makes."""

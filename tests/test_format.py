@@ -16,9 +16,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 import pytest
-from conftest import EXAMPLE_DOCS, FUZZ_EXAMPLES, build_bundle
+from conftest import EXAMPLE_DOCS, FUZZ_EXAMPLES, build_bundle, with_wide_index
 from docsmcp_runtime.bundle.reader import open_bundle
 from docsmcp_runtime.errors import BundleError
 from docsmcp_runtime.format import (
@@ -188,35 +187,42 @@ def test_a_required_feature_the_reader_lacks_is_refused_in_one_line(
     assert "time-travel" in proc.stderr and "upgrade docsmcp-runtime" in proc.stderr
 
 
-def _widen(bundle: Path) -> dict[str, Any]:
-    """Rewrite the copy `bundle`'s narrow index arrays wide, as builds before them wrote them
-    (uint32 rows, uint64 offsets, no `narrow-index` in requires); its metadata, written."""
-    meta = _meta(bundle)
-    assert {n: meta["files"][n]["dtype"] for n in WIDE} == NARROW
-    for name, dtype in WIDE.items():
-        path = bundle / name
-        np.fromfile(path, dtype=NARROW[name]).astype(dtype).tofile(path)
-        meta["files"][name].update(dtype=dtype, bytes=path.stat().st_size, sha256=sha256_file(path))
-    meta["requires"].remove("narrow-index")
-    meta["bundle_id"] = bundle_id({n: f["sha256"] for n, f in meta["files"].items()})
-    _write_meta(bundle, meta)
-    return meta
-
-
 def test_wide_index_arrays_read_the_same(example_bundle: Path, copy_of: Callable[[], Path]) -> None:
     """A bundle written before narrow index arrays ranks exactly as its narrow build: same
     hits, same scores; a deep check finds nothing."""
     bundle = copy_of()
-    _widen(bundle)
+    meta = _meta(bundle)
+    assert {n: meta["files"][n]["dtype"] for n in WIDE} == NARROW
+    assert with_wide_index(bundle)["requires"] == ["auto-include"]
+    assert {n: _meta(bundle)["files"][n]["dtype"] for n in WIDE} == WIDE
     assert _ranking(bundle) == _ranking(example_bundle)
     assert _ranking(bundle, language="python") == _ranking(example_bundle, language="python")
     assert [str(p) for p in Inspection(bundle, deep=True).problems()] == []
 
 
+def test_requires_is_checked_before_the_files_it_may_change(
+    copy_of: Callable[[], Path],
+) -> None:
+    """A newer feature may change what files holds (a narrow dtype did): a reader that does
+    not know it names the feature, not the first file entry it would misjudge."""
+    bundle = copy_of()
+    meta = _meta(bundle)
+    meta["requires"].append("packed-postings")
+    meta["files"]["postings_docs.bin"]["dtype"] = "|u1"  # what that feature might write
+    _write_meta(bundle, meta)
+    with pytest.raises(BundleError) as caught:
+        open_bundle(bundle)
+    message = str(caught.value)
+    assert "packed-postings" in message and "upgrade docsmcp-runtime" in message, message
+    assert "dtype" not in message
+    problems = [str(p) for p in Inspection(bundle, deep=True).problems()]
+    assert len(problems) == 1 and "packed-postings" in problems[0], problems
+
+
 def test_legacy_metadata_reads_the_same(example_bundle: Path, copy_of: Callable[[], Path]) -> None:
     """Bundles written before `requires` and the stored stop list rank exactly as before."""
     bundle = copy_of()
-    meta = _widen(bundle)
+    meta = with_wide_index(bundle)
     del meta["requires"]
     meta["analyzer"]["stopwords"] = True
     _write_meta(bundle, meta)

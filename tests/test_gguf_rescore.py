@@ -24,7 +24,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import EXAMPLE_DOCS, REPO, build_bundle
+from conftest import EXAMPLE_DOCS, REPO, build_bundle, with_wide_index
 from docsmcp_runtime.bundle.reader import open_bundle
 from docsmcp_runtime.format import METADATA_FILE
 from docsmcp_runtime.format.jsonread import MetadataError
@@ -219,7 +219,9 @@ def test_an_older_reader_refuses_the_bundle_naming_the_feature(
 ) -> None:
     """The runtime of the last commit before GGUF encoders, run on this bundle: it parses
     `rescore.encoder` strictly, so without the feature it would refuse with a line about a
-    missing `encoder/model`; `requires` makes it name what it lacks."""
+    missing `encoder/model`; `requires` makes it name what it lacks. (Its index arrays are
+    written wide for it: that reader predates narrow ones too and checks file entries before
+    `requires`, which this reader no longer does.)"""
     if shutil.which("git") is None:
         pytest.skip("git is not installed (it checks out the older reader)")
     old = tmp_path / "old"
@@ -230,9 +232,11 @@ def test_an_older_reader_refuses_the_bundle_naming_the_feature(
     if archive.returncode != 0:
         pytest.skip(f"commit {OLDER_READER} (the older reader) is not in this checkout")
     subprocess.run(["tar", "-x", "-C", str(old)], input=archive.stdout, check=True)
+    wide = shutil.copytree(bundle, tmp_path / "wide")
+    assert "rescore-gguf" in with_wide_index(wide)["requires"]
     env = {**os.environ, "PYTHONPATH": str(old / "runtime")}
     proc = subprocess.run(
-        [sys.executable, "-m", "docsmcp_runtime", "--bundle", str(bundle), "search", "refund"],
+        [sys.executable, "-m", "docsmcp_runtime", "--bundle", str(wide), "search", "refund"],
         capture_output=True, text=True, timeout=60, env=env,
     )  # fmt: skip
     assert proc.returncode == 2 and proc.stdout == ""

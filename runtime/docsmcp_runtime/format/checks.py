@@ -44,7 +44,7 @@ from .layout import (
     VECTOR_ARRAYS,
     sha256_files,
 )
-from .metadata import Metadata
+from .metadata import Metadata, known_requires
 from .problems import Problem, _map, rows_beyond, sha256_mismatch
 
 if TYPE_CHECKING:  # pyarrow is imported where a table is read: a search never needs it
@@ -186,6 +186,11 @@ class Inspection(DeepChecks):
                 f"unsupported bundle format version {version!r}; this reader reads version "
                 f"{FORMAT_VERSION} (upgrade docsmcp-runtime or rebuild the bundle)",
             )
+            return None
+        try:
+            known_requires(raw)
+        except MetadataError as exc:
+            yield Problem(METADATA_FILE, str(exc))
             return None
         return raw
 

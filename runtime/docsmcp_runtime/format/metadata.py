@@ -37,6 +37,22 @@ KNOWN_FEATURES = frozenset(
 )
 
 
+def known_requires(data: Mapping[str, Any]) -> tuple[str, ...]:
+    """`requires` of a decoded metadata.json whose format and version were checked: the
+    features, or MetadataError naming those this reader does not know. Checked before anything
+    else (bundle-spec.md, *`metadata.json`*): a newer layout must be refused by its feature's
+    name, not by the first file entry this reader would misjudge."""
+    requires = j.optional(data, "requires", "", j.strings, ())
+    unknown = [f for f in requires if f not in KNOWN_FEATURES]
+    if unknown:
+        raise MetadataError(
+            "requires",
+            f"the bundle requires feature(s) this reader does not know: {', '.join(unknown)} "
+            "(upgrade docsmcp-runtime)",
+        )
+    return requires
+
+
 # Taxonomy keys and values (as in manifests): keys are filters, so they stay identifier-like.
 TAXONOMY_KEY = re.compile(r"[A-Za-z0-9_.-]{1,64}")
 MAX_VALUE_CHARS = 128
@@ -327,14 +343,7 @@ class Metadata:
                 f"unsupported bundle format version {version!r}; this reader reads version "
                 f"{FORMAT_VERSION} (upgrade docsmcp-runtime or rebuild the bundle)",
             )
-        requires = j.optional(data, "requires", "", j.strings, ())
-        unknown = [f for f in requires if f not in KNOWN_FEATURES]
-        if unknown:
-            raise MetadataError(
-                "requires",
-                f"the bundle requires feature(s) this reader does not know: {', '.join(unknown)} "
-                "(upgrade docsmcp-runtime)",
-            )
+        requires = known_requires(data)
         taxonomy = _taxonomy(j.field(data, "taxonomy", "", j.obj))
         embedding = j.field(data, "embedding", "", _embedding_or_null)
         files = parse_files(j.field(data, "files", "", j.obj))
