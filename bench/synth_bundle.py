@@ -49,7 +49,7 @@ from docsmcp_runtime.format import (
     bundle_id,
     sha256_file,
 )
-from docsmcp_runtime.format.layout import NARROW_INDEX
+from docsmcp_runtime.format.features import NARROW_INDEX
 from docsmcp_runtime.format.quantise import QUANTISE_BLOCK, q8_scale
 from docsmcp_runtime.format.schemas import CHUNK_SCHEMA
 

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 from docsmcp.chunking.chunk import chunk_file
+from docsmcp.chunking.levels import structural_levels
 from docsmcp.model.chunk import Chunk
 from docsmcp.model.text import slugify
 from docsmcp.sources.corpus import load_corpus
@@ -74,6 +75,38 @@ def test_shallower_heading_always_starts_a_chunk(tmp_path: Path) -> None:
     ]
     assert chunks[2].text == "## B\n\nbeta"
     assert chunks[4].text == "# C\n\ngamma"
+
+
+def test_a_page_that_skips_levels_splits_at_its_top_sections(tmp_path: Path) -> None:
+    """Starlette's responses.md (no h1, each response class a `###`, a `##` at the end) was one
+    7 KB chunk under chunk_by h2: a heading nothing but the title encloses is a top section
+    whatever its markup level, and what it encloses stays in it (chunking/levels.py)."""
+    text = (
+        "Response classes.\n\n### Response\n\nbase\n\n#### Set Cookie\n\ncookie\n\n"
+        "### StreamingResponse\n\nstream\n\n## Third party responses\n\nsse\n\n"
+        "#### EventSourceResponse\n\nevents\n"
+    )
+    chunks = chunks_of(tmp_path, text)
+    assert ids(chunks) == [
+        "page.md#_preamble",
+        "page.md#response",
+        "page.md#streamingresponse",
+        "page.md#third-party-responses",
+    ]
+    assert chunks[1].text == "### Response\n\nbase\n\n#### Set Cookie\n\ncookie"
+    assert chunks[1].level == 3  # the level as written
+    # Under a title: `# T` then `### X` splits at X; a page without skips keeps its levels.
+    assert ids(chunks_of(tmp_path, "# T\n\nt\n\n### X\n\nx\n")) == ["page.md#t", "page.md#t/x"]
+    kept = "# T\n\nt\n\n## S\n\ns\n\n### D\n\nd\n"
+    assert ids(chunks_of(tmp_path, kept)) == ["page.md#t", "page.md#t/s"]
+
+
+def test_structural_levels() -> None:
+    assert structural_levels([1, 2, 3, 2, 3, 4]) == [1, 2, 3, 2, 3, 4]
+    assert structural_levels([3, 4, 3, 2, 4]) == [2, 3, 2, 2, 3]
+    assert structural_levels([1, 3, 5, 3]) == [1, 2, 3, 2]
+    assert structural_levels([4, 2, 4, 5]) == [2, 2, 3, 4]
+    assert structural_levels([]) == []
 
 
 def test_heading_without_text_joins_the_next_section(tmp_path: Path) -> None:

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 from conftest import FUZZ, build_bundle, corpus, run_docsmcp, write_tree
-from docsmcp.commands.init import propose, validate_proposal
+from docsmcp.commands.init import _sections, propose, validate_proposal
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -337,3 +337,12 @@ def test_init_reads_the_source_roots_its_warning_names() -> None:
     assert "includes" not in rooted.stderr and "warning" not in rooted.stderr
     assert "validate: ok: 1 files" in rooted.stderr
     assert json.loads(rooted.stdout) == json.loads(alone.stdout)  # the same proposal
+
+
+def test_sections_are_measured_where_the_chunker_splits() -> None:
+    """A page that opens its sections with `###` (Starlette) splits at them under h2, as the
+    chunker does (chunking/levels.py): init's sizes are the chunks' sizes."""
+    body = "intro\n### A\n" + "a" * 50 + "\n#### A1\nx\n### B\n" + "b" * 30 + "\n"
+    assert [size > 0 for size in _sections(body, 2)] == [True] * 3
+    assert len(_sections(body, 3)) == 4
+    assert len(_sections("# T\n## S\ns\n### D\nd\n", 2)) == 2

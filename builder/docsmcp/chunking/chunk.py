@@ -17,6 +17,7 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 from docsmcp.chunking.blocks import _blocks, _parser
+from docsmcp.chunking.levels import structural_levels
 from docsmcp.model.chunk import Block, Chunk, ParsedFile, Tab
 from docsmcp.model.source import SourceFile
 from docsmcp.model.text import slugify
@@ -113,8 +114,10 @@ class _FileChunker:
         current = _Section(first_id, self.sf.title or "", 0, (), [])
         out = [current]
         stack: list[tuple[int, str, str]] = []  # (level, id, text)
+        # Split where the page's structure puts a section, not where its markup says (levels.py).
+        structural = iter(structural_levels(b.level for b in blocks if b.kind == "heading"))
         for b in blocks:
-            if b.kind == "heading" and b.level <= split:
+            if b.kind == "heading" and next(structural) <= split:
                 while stack and stack[-1][0] >= b.level:
                     stack.pop()
                 if stack:

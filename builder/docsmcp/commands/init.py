@@ -58,6 +58,7 @@ from docsmcp_runtime.distribution.swap import replace_file
 from docsmcp_runtime.search.languages import SDK_LANGUAGES as _SDK_LANGUAGES
 from docsmcp_runtime.search.languages import normalise_language
 
+from docsmcp.chunking.levels import structural_levels
 from docsmcp.common.budget import TooSlow, memory_limit, parse_megabytes, parse_seconds, time_limit
 from docsmcp.enrich.roles import CHANGELOG, classify
 from docsmcp.sources.discover import MANIFEST_NAME, scan, source_roots
@@ -255,14 +256,24 @@ def _products(tree: _Tree, languages: Mapping[str, tuple[str, str]]) -> dict[str
 
 def _sections(body: str, level: int) -> list[int]:
     """Character sizes of the sections a file splits into at headings of ``level`` or
-    shallower (outside code fences), the text before the first one included."""
+    shallower (outside code fences; their structural level, as the chunker splits:
+    chunking/levels.py), the text before the first one included."""
     lines = body.split("\n")
     fenced = fenced_lines(lines)
+    written = [
+        (i, len(m.group(1)))
+        for i, (line, in_fence) in enumerate(zip(lines, fenced, strict=True))
+        if not in_fence and (m := _HEADING.match(line)) is not None
+    ]
+    starts = {
+        i
+        for (i, _), lv in zip(written, structural_levels(w for _, w in written), strict=True)
+        if lv <= level
+    }
     sizes: list[int] = []
     current = 0
-    for line, in_fence in zip(lines, fenced, strict=True):
-        m = None if in_fence else _HEADING.match(line)
-        if m is not None and len(m.group(1)) <= level:
+    for i, line in enumerate(lines):
+        if i in starts:
             if current:
                 sizes.append(current)
             current = 0

@@ -34,7 +34,7 @@ TABLE_ROW_GROUP_SIZE = 4096
 class ArraySpec:
     """A raw little-endian array file: its name, NumPy dtype string and number of dimensions;
     `narrow`, a smaller dtype the file may have instead where its values fit (bundle-spec.md,
-    *Narrow index arrays*: the bundle then requires NARROW_INDEX)."""
+    *Narrow index arrays*: the bundle then requires features.NARROW_INDEX)."""
 
     name: str  # what code calls it, e.g. "postings_docs"
     file: str
@@ -50,11 +50,10 @@ def _specs(*specs: ArraySpec) -> dict[str, ArraySpec]:
     return {s.name: s for s in specs}
 
 
-# The `requires` feature of a bundle with a narrow index array: row numbers as uint16 where
-# every row fits (n_chunks <= 65,536), offsets as uint32 where the last one fits. A third of a
-# full-text bundle's bytes on speakeasy-sdks (11,051 chunks: 11.2 -> 9.0 MB), and a third less of
-# the postings a search touches.
-NARROW_INDEX = "narrow-index"
+# Narrow index arrays (ArraySpec.narrow; the bundle then requires features.NARROW_INDEX): row
+# numbers as uint16 where every row fits (n_chunks <= 65,536), offsets as uint32 where the last
+# one fits. A third of a full-text bundle's bytes on speakeasy-sdks (11,051 chunks: 11.2 -> 9.0
+# MB), and a third less of the postings a search touches.
 
 # Every bundle has these (the full-text index).
 ARRAYS = _specs(

@@ -17,24 +17,17 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
 from . import jsonread as j
+from .features import AUTO_INCLUDE, INCLUDE_UNSET, KNOWN_FEATURES, NARROW_INDEX
 from .files import FileEntry, narrow_files, parse_files
 from .jsonread import MetadataError
-from .layout import FORMAT, FORMAT_VERSION, MAX_TAXONOMY_VALUES, NARROW_INDEX, bundle_id
+from .layout import FORMAT, FORMAT_VERSION, MAX_TAXONOMY_VALUES, bundle_id
 from .ranking import AnalyzerConfig, Embedding, LexicalParams
 
 if TYPE_CHECKING:
     from .rescore import Rescore
 
-# Features a reader must understand (bundle-spec.md, *Compatibility*). This reader knows these.
-FEATURE_AUTO_INCLUDE = "auto-include"
-# A taxonomy key whose filter also keeps the rows without a value (`include_unset`).
-FEATURE_INCLUDE_UNSET = "include-unset"
-# The rescoring model's query encoder is a GGUF file outside the bundle (rescore.py).
-FEATURE_RESCORE_GGUF = "rescore-gguf"
-# Index arrays stored narrow where their values fit (layout.NARROW_INDEX).
-KNOWN_FEATURES = frozenset(
-    {FEATURE_AUTO_INCLUDE, FEATURE_INCLUDE_UNSET, FEATURE_RESCORE_GGUF, NARROW_INDEX}
-)
+# Features a reader must understand (their names' one home: features.py).
+FEATURE_AUTO_INCLUDE = AUTO_INCLUDE
 
 
 def known_requires(data: Mapping[str, Any]) -> tuple[str, ...]:
@@ -295,9 +288,9 @@ class Metadata:
         """The `requires` list this content calls for (the builder writes it)."""
         features = set()
         if any(key.auto_include for key in self.taxonomy.values()):
-            features.add(FEATURE_AUTO_INCLUDE)
+            features.add(AUTO_INCLUDE)
         if any(key.include_unset for key in self.taxonomy.values()):
-            features.add(FEATURE_INCLUDE_UNSET)
+            features.add(INCLUDE_UNSET)
         if narrow_files(self.files):
             features.add(NARROW_INDEX)
         if self.rescore is not None:

@@ -6,7 +6,7 @@ either the ONNX export of a sentence-transformers model with its tokenizer, so t
 queries with onnxruntime and never torch, or the name and sha256 of a GGUF file that stays
 outside the bundle and runs with llama.cpp (`GgufEncoder`). The section is optional and an ONNX
 encoder needs no `requires` feature: a reader that ignores the section serves the first stage's
-ranking, which is correct, only less well ordered. A GGUF encoder does (FEATURE_RESCORE_GGUF):
+ranking, which is correct, only less well ordered. A GGUF encoder does (features.RESCORE_GGUF):
 a reader from before it parses `encoder` strictly and would refuse the bundle with a line about
 a missing `encoder/model`, where naming the feature tells the user to upgrade.
 """
@@ -17,9 +17,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from . import jsonread as j
+from .features import RESCORE_GGUF
 from .jsonread import MetadataError
 from .layout import is_plain_name
-from .metadata import FEATURE_RESCORE_GGUF
 
 RESCORE_ENCODER_FILE = "rescore_encoder.onnx"
 RESCORE_TOKENIZER_FILE = "rescore_tokenizer.json"
@@ -163,7 +163,7 @@ class Rescore:
     @property
     def required_features(self) -> tuple[str, ...]:
         """What `requires` must name for this section (none for an ONNX encoder)."""
-        return (FEATURE_RESCORE_GGUF,) if isinstance(self.encoder, GgufEncoder) else ()
+        return (RESCORE_GGUF,) if isinstance(self.encoder, GgufEncoder) else ()
 
     def weight(self, query_class: str) -> float:
         return float(self.weights.get(query_class, self.weights.get("mixed", 0.0)))

@@ -1,0 +1,17 @@
+"""The features a reader must understand to serve a bundle correctly, as `requires` names them
+(bundle-spec.md, *Compatibility*): this reader knows KNOWN_FEATURES and refuses a bundle that
+requires any other, naming it (metadata.known_requires). A leaf module: the sections that call
+for a feature (metadata.py, rescore.py) both read its name here."""
+
+from __future__ import annotations
+
+# A taxonomy key with `auto_include` rules.
+AUTO_INCLUDE = "auto-include"
+# A taxonomy key whose filter also keeps the rows without a value (`include_unset`).
+INCLUDE_UNSET = "include-unset"
+# Index arrays stored narrow where their values fit (layout.ArraySpec.narrow).
+NARROW_INDEX = "narrow-index"
+# The rescoring model's query encoder is a GGUF file outside the bundle (rescore.py).
+RESCORE_GGUF = "rescore-gguf"
+
+KNOWN_FEATURES = frozenset({AUTO_INCLUDE, INCLUDE_UNSET, NARROW_INDEX, RESCORE_GGUF})
