@@ -101,8 +101,26 @@ def test_a_page_that_skips_levels_splits_at_its_top_sections(tmp_path: Path) -> 
     assert ids(chunks_of(tmp_path, kept)) == ["page.md#t", "page.md#t/s"]
 
 
+def test_a_sole_first_heading_is_the_title(tmp_path: Path) -> None:
+    """mdBook chapters open with `## What Is Ownership?` and cut at `###`: with the `##` as the
+    page's title, chunk_by h2 splits at the `###` (the Rust book was one 14 KB chunk a page)."""
+    text = "## What Is Ownership?\n\nintro\n\n### The Stack\n\ns\n\n### Rules\n\nr\n"
+    assert ids(chunks_of(tmp_path, text)) == [
+        "page.md#what-is-ownership",
+        "page.md#what-is-ownership/the-stack",
+        "page.md#what-is-ownership/rules",
+    ]
+    # Two headings at the shallowest level: neither is a title.
+    assert ids(chunks_of(tmp_path, "## A\n\na\n\n### a1\n\nx\n\n## B\n\nb\n")) == [
+        "page.md#a",
+        "page.md#b",
+    ]
+
+
 def test_structural_levels() -> None:
     assert structural_levels([1, 2, 3, 2, 3, 4]) == [1, 2, 3, 2, 3, 4]
+    assert structural_levels([2, 3, 3, 4, 3]) == [1, 2, 2, 3, 2]  # a sole first `##`: the title
+    assert structural_levels([2, 2, 3]) == [2, 2, 3]
     assert structural_levels([3, 4, 3, 2, 4]) == [2, 3, 2, 2, 3]
     assert structural_levels([1, 3, 5, 3]) == [1, 2, 3, 2]
     assert structural_levels([4, 2, 4, 5]) == [2, 2, 3, 4]
