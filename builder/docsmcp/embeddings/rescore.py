@@ -131,20 +131,11 @@ class DocumentEncoder:
         return np.asarray(vectors, dtype=np.float32)[:, : self.dimensions]
 
     def spec(self, options: RescoreOptions, weights: str, output: str) -> Rescore:
-        return Rescore(
-            model=RescoreModel(
-                name=self.model,
-                content_sha256=self.content,
-                dimensions=self.dimensions,
-                document_prompt=self.document_prompt,
-                query_prompt=self.query_prompt,
-                max_tokens=self.max_tokens,
-            ),
-            encoder=RescoreEncoder(weights=weights, output=output),
-            depth=options.depth,
-            recall=options.recall,
-            weights=dict(options.weights),
-        )
+        model = RescoreModel(
+            self.model, self.content, self.dimensions, self.document_prompt, self.query_prompt,
+            self.max_tokens,
+        )  # fmt: skip
+        return _section(options, model, RescoreEncoder(weights=weights, output=output))
 
 
 def display_name(folder: Path) -> str:
@@ -208,16 +199,20 @@ def build_rescore(
 
 def _gguf_spec(provider: GgufProvider, options: RescoreOptions) -> Rescore:
     named = provider.bundle_spec()
+    model = RescoreModel(
+        named.model_name, named.sha256, provider.dimensions, provider.document_prompt,
+        provider.query_prompt, provider.context_tokens,
+    )  # fmt: skip
+    return _section(options, model, GgufEncoder(file=named.model_name, sha256=named.sha256))
+
+
+def _section(
+    options: RescoreOptions, model: RescoreModel, encoder: RescoreEncoder | GgufEncoder
+) -> Rescore:
+    """The `rescore` section of `model` and its query `encoder`, as the options set it."""
     return Rescore(
-        model=RescoreModel(
-            name=named.model_name,
-            content_sha256=named.sha256,
-            dimensions=provider.dimensions,
-            document_prompt=provider.document_prompt,
-            query_prompt=provider.query_prompt,
-            max_tokens=provider.context_tokens,
-        ),
-        encoder=GgufEncoder(file=named.model_name, sha256=named.sha256),
+        model=model,
+        encoder=encoder,
         depth=options.depth,
         recall=options.recall,
         weights=dict(options.weights),
