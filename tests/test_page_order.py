@@ -251,3 +251,20 @@ def test_a_hostile_navigation_file_is_cut_short_never_a_traceback(
     assert proc.returncode == 0, proc.stderr
     assert "Traceback" not in proc.stderr
     assert time.monotonic() - started < 60
+
+
+def test_a_page_without_its_own_title_takes_the_navigations(tmp_path: Path) -> None:
+    """httpx's `ssl.md` opens with a paragraph and a `###`: its page title was that heading
+    ("Enabling and disabling verification") where the site's nav calls it "SSL". A title of the
+    page's own (frontmatter, h1) still wins."""
+    root = _site(
+        tmp_path / "site",
+        {
+            "mkdocs.yml": "nav:\n  - SSL: ssl.md\n  - Start here: zeta.md\n",
+            "docs/ssl.md": "Verify hosts.\n\n### Enabling and disabling verification\n\nText.\n",
+            "docs/zeta.md": "# Zeta\n\nRead me first.\n",
+        },
+    )
+    out = build_bundle(root / "docs", tmp_path / "idx", "--source-root", str(root))
+    titles = {e["path"]: e["title"] for e in _list(out, depth=5) if "path" in e}
+    assert titles == {"ssl.md": "SSL", "zeta.md": "Zeta"}

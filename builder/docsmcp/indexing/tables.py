@@ -210,14 +210,18 @@ def _table(rows: list[tuple], schema: pa.Schema) -> pa.Table:
 
 
 def page_title(parsed: ParsedFile) -> str:
-    """Frontmatter title, else the first level-1 heading, else the first heading, else the
-    file name without extension (what a reader of the page would call it)."""
+    """Frontmatter title, else the first level-1 heading, else the title the site's navigation
+    gives the page (navfiles.py: httpx's mkdocs nav calls `ssl.md` "SSL", whose first heading is
+    "Enabling and disabling verification"), else the first heading, else the file name without
+    extension (what a reader of the page would call it)."""
     if parsed.source.title:
         return parsed.source.title
     headings = [b for b in parsed.blocks if b.kind == "heading" and b.title]
     for b in headings:
         if b.level == 1:
             return b.title
+    if parsed.source.nav_title.strip():
+        return parsed.source.nav_title.strip()
     if headings:
         return headings[0].title
     return PurePosixPath(parsed.source.path).stem
