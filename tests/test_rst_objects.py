@@ -275,3 +275,31 @@ def test_programs_and_namespaces_qualify_what_follows(tmp_path: Path) -> None:
         page = s.call("get_page", {"path": "api.rst"})
     text = page.content[0].text
     assert "`python`" not in text and "mylib" not in text  # scopes show nothing, as in Sphinx
+
+
+def test_a_declaration_before_the_section_named_for_it_belongs_to_that_section(
+    tmp_path: Path,
+) -> None:
+    """Scrapy and Django declare a setting right before its section (`.. setting::
+    DOWNLOAD_DELAY`, then a `DOWNLOAD_DELAY` heading). docutils leaves the declaration at the end
+    of the section before: DOWNLOADER_STATS's text ended with "DOWNLOAD_DELAY" and the API
+    registry gave that section for DOWNLOAD_DELAY (none of Scrapy's 200 settings had its own).
+    An autodoc stub at the end of its own section stays there."""
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "settings.rst").write_text(
+        "Settings\n========\n\n.. setting:: DOWNLOADER_STATS\n\nDOWNLOADER_STATS\n"
+        "----------------\n\nWhether to enable downloader stats collection.\n\n"
+        ".. setting:: DOWNLOAD_DELAY\n\nDOWNLOAD_DELAY\n--------------\n\n"
+        "Minimum seconds to wait between consecutive requests.\n\n"
+        "Application\n-----------\n\n.. autoclass:: Flask\n   :members:\n\n"
+        "Blueprints\n----------\n\nMore.\n"
+    )
+    out = build_bundle(docs, tmp_path / "idx")
+    with McpSession(out) as s:
+        stats = s.get_doc("settings.rst#settings/downloaderstats")
+        assert "DOWNLOAD_DELAY" not in stats and "downloader stats collection" in stats
+        delay = call(s, method="DOWNLOAD_DELAY")["entries"][0]
+        assert delay["chunk_id"] == "settings.rst#settings/downloaddelay", delay
+        assert "Flask" in s.get_doc("settings.rst#settings/application")
+        assert "Flask" not in s.get_doc("settings.rst#settings/blueprints")

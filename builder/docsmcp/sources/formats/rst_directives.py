@@ -201,7 +201,9 @@ class _Described(Directive):
 
     def run(self) -> list[nodes.Node]:
         signature = " ".join(self.arguments).strip()
-        box = nodes.container(classes=["described"])
+        # Without content it only declares a name: rst._attach_declarations gives it to the
+        # section after it (`.. setting:: DOWNLOAD_DELAY` right before DOWNLOAD_DELAY's own).
+        box = nodes.container(classes=["described"] if self.content else ["described", "bare"])
         box.line = self.lineno
         domain, objtype = domain_and_type(self.name)
         state = STATE.get()
