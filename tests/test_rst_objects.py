@@ -292,6 +292,7 @@ def test_a_declaration_before_the_section_named_for_it_belongs_to_that_section(
         "----------------\n\nWhether to enable downloader stats collection.\n\n"
         ".. setting:: DOWNLOAD_DELAY\n\nDOWNLOAD_DELAY\n--------------\n\n"
         "Minimum seconds to wait between consecutive requests.\n\n"
+        ".. reqmeta:: download_timeout\n\ndownload_timeout\n----------------\n\nSeconds.\n\n"
         "Application\n-----------\n\n.. autoclass:: Flask\n   :members:\n\n"
         "Blueprints\n----------\n\nMore.\n"
     )
@@ -299,6 +300,8 @@ def test_a_declaration_before_the_section_named_for_it_belongs_to_that_section(
     with McpSession(out) as s:
         stats = s.get_doc("settings.rst#settings/downloaderstats")
         assert "DOWNLOAD_DELAY" not in stats and "downloader stats collection" in stats
+        # A project's own directive (Scrapy's `reqmeta`, unknown here) is moved the same way.
+        assert "download_timeout" not in s.get_doc("settings.rst#settings/downloaddelay")
         delay = call(s, method="DOWNLOAD_DELAY")["entries"][0]
         assert delay["chunk_id"] == "settings.rst#settings/downloaddelay", delay
         assert "Flask" in s.get_doc("settings.rst#settings/application")

@@ -94,6 +94,8 @@ class _Generic(Directive):
 
     def run(self) -> list[nodes.Node]:
         box = nodes.container(classes=["generic", self.name])
+        if not self.content and not self.options and len(self.arguments) == 1:
+            box["classes"].append("bare")  # a declaration: rst._attach_declarations
         box.line = self.lineno
         label = self.label or " ".join(self.arguments)
         if label:
