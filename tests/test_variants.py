@@ -71,6 +71,15 @@ def test_mirrored_framework_folders_are_variants_and_the_fullest_is_the_default(
             "framework",
         ),
         ({f"{p}/{g}.md": "x" for p in ("ios", "android") for g in GUIDES}, "platform"),
+        # an ORM's pages once per database (Drizzle: pg/, mysql/, sqlite/ beside get-started/)
+        (
+            {
+                **{f"{d}/{g}.mdx": "x" for d in ("pg", "mysql", "sqlite") for g in GUIDES},
+                "get-started/index.mdx": "x",
+            },
+            "database",
+        ),
+        ({f"dialects/{d}/{g}.md": "x" for d in ("oracle", "db2") for g in GUIDES}, "dialect"),
         # one named folder beside an ordinary one mirroring it: no variants
         ({f"{p}/{g}.md": "x" for p in ("react", "guides") for g in GUIDES}, None),
         # integrations share file names as any two do: no axis of variants
@@ -96,6 +105,8 @@ def test_mirrored_framework_folders_are_variants_and_the_fullest_is_the_default(
         "nested",
         "named-frameworks",
         "named-platforms",
+        "named-databases",
+        "dialects",
         "one-named",
         "integrations",
         "mostly-own",
@@ -167,6 +178,33 @@ def test_a_named_variant_or_a_filter_reaches_it(session: McpSession) -> None:
     hidden = session.search(query="Nuxt plugin", framework="react")  # only vue has it
     assert hidden["hits"] == []
     assert hidden["hint"]["suggested_filters"] == {"framework": ["vue"]}
+
+
+def test_a_variant_named_by_another_name_is_reached(tmp_path: Path) -> None:
+    """ "postgres" names Drizzle's `pg/` (search/versions.VARIANT_NAMES)."""
+    files = {
+        **{
+            f"{d}/insert.md": f"# Insert\n\nInsert rows into {d} with returning.\n"
+            for d in ("pg", "mysql", "sqlite")
+        },  # fmt: skip
+        **{
+            f"{d}/{g}.md": f"# {g}\n\n{g} on {d}.\n"
+            for d in ("pg", "mysql", "sqlite")
+            for g in GUIDES
+        },  # fmt: skip
+    }
+    out = build_bundle(write_tree(tmp_path / "docs", files), tmp_path / "idx")
+    with McpSession(out) as session:
+        named = session.search(query="insert returning with sqlserver or postgres")
+        assert named["notes"][0].startswith("Searched database pg (named in the query)")
+        assert named["hits"][0]["filepath"] == "pg/insert.md"
+        # Unnamed: the page once, the other databases' copies in also_in.
+        folded = session.search(query="insert returning")
+        inserts = [h for h in folded["hits"] if h["filepath"].endswith("/insert.md")]
+        assert len(inserts) == 1
+        shown = inserts[0]["filepath"].split("/")[0]
+        others = sorted({"pg", "mysql", "sqlite"} - {shown})
+        assert inserts[0]["also_in"] == {"database": others}
 
 
 def test_explain_says_a_variant_was_not_searched(tmp_path: Path) -> None:

@@ -4,10 +4,11 @@ and the value searched by default. The one home of this rule, used by `docsmcp i
 proposes it in the manifest) and by `docsmcp build` (which applies it when no manifest says
 anything about the key).
 
-Sibling folders that mirror each other, either every child of a folder named `framework` or
-`platform` (or the plural) at depth 1 or 2, or the ones named for a framework or a platform
-(FRAMEWORKS, PLATFORMS: Ionic's `docs/angular/`, `docs/react/`, `docs/vue/`) in any folder up
-to that depth: a child is a variant when at least MIN_SHARED of its pages (their paths within
+Sibling folders that mirror each other, either every child of a folder named `framework`,
+`platform`, `database` or `dialect` (or the plural) at depth 1 or 2, or the ones named for a
+framework, a platform or a database (FRAMEWORKS, PLATFORMS, DATABASES: Ionic's `docs/angular/`,
+`docs/react/`, `docs/vue/`; Drizzle's `pg/`, `mysql/`, `sqlite/`) in any folder up to that
+depth: a child is a variant when at least MIN_SHARED of its pages (their paths within
 the child), and at least a third of them, are pages of another child too, and at least two
 children are. Other parent names were tried and left out: tRPC's `client/react`,
 `client/vanilla` and `client/tanstack-react-query` share pages but are three clients, not one
@@ -33,7 +34,7 @@ from dataclasses import dataclass, field
 from docsmcp.sources.versions import folder_value
 
 # The axis names a variant parent folder has (singular; a trailing `s` is dropped first).
-AXES = frozenset({"framework", "platform"})
+AXES = frozenset({"framework", "platform", "database", "dialect"})
 # Folder names that say a variant on their own, wherever they are (Ionic's `docs/react/`,
 # `docs/vue/`, `docs/angular/`): frameworks and platforms docs are written once for each. A name
 # alone decides nothing: the mirror rule below still applies.
@@ -42,6 +43,12 @@ FRAMEWORKS = frozenset(
     | {"qwik", "ember", "nextjs", "nuxt", "remix", "astro", "gatsby", "react-native"}
 )
 PLATFORMS = frozenset({"ios", "android", "macos", "windows", "linux", "web", "flutter"})
+# Databases an ORM or driver documents once each (Drizzle: `pg/insert.mdx`, `mysql/insert.mdx`,
+# `sqlite/insert.mdx`, … six copies of a page filled a search's top 3).
+DATABASES = frozenset(
+    {"pg", "postgres", "postgresql", "mysql", "mariadb", "sqlite", "libsql", "mssql", "sqlserver"}
+    | {"cockroach", "cockroachdb", "singlestore", "mongodb", "oracle", "duckdb", "clickhouse"}
+)
 # Pages a variant shares with another variant, at least (and SHARED_PART of its pages).
 MIN_SHARED = 3
 SHARED_PART = 1 / 3
@@ -75,9 +82,13 @@ def axis_of(name: str) -> str | None:
 
 
 def named_axis(name: str) -> str | None:
-    """The key a folder's own name gives when it names a framework or a platform."""
+    """The key a folder's own name gives when it names a framework, a platform or a
+    database."""
     low = name.lower()
-    return "framework" if low in FRAMEWORKS else "platform" if low in PLATFORMS else None
+    for key, names in (("framework", FRAMEWORKS), ("platform", PLATFORMS), ("database", DATABASES)):
+        if low in names:
+            return key
+    return None
 
 
 def detect(paths: Iterable[str], size: Callable[[str], int], taken: Iterable[str] = ()) -> Variants:

@@ -84,12 +84,28 @@ def unversioned_id(chunk_id: str, value: str) -> str:
     return "/".join(parts) + hash_ + anchor
 
 
+# Names a query gives a variant that its folder spells otherwise (Drizzle's `pg/` for
+# "postgres"): each group is one variant, whichever of its names the folder has.
+VARIANT_NAMES = (
+    ("pg", "postgres", "postgresql"),
+    ("mssql", "sqlserver"),
+    ("cockroach", "cockroachdb"),
+    ("mongodb", "mongo"),
+    ("solid", "solidjs"),
+    ("nextjs", "next.js"),
+    ("vue", "vuejs", "vue.js"),
+)
+_SAME_VARIANT = {name: group for group in VARIANT_NAMES for name in group}
+
+
 def named_variants(query: str, values: tuple[str, ...]) -> list[str]:
-    """Values of a variant key that `query` names as a word, case aside (`vue`, `React`)."""
+    """Values of a variant key that `query` names as a word, case aside (`vue`, `React`), or
+    by another name of the same variant (VARIANT_NAMES: "postgres" for `pg`)."""
     lows = {v.lower(): v for v in values}
     found: list[str] = []
     for word in _WORD.findall(query):
-        value = lows.get(word.lower())
+        low = word.lower()
+        value = next((lows[n] for n in _SAME_VARIANT.get(low, (low,)) if n in lows), None)
         if value is not None and value not in found:
             found.append(value)
     return found
