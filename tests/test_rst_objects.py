@@ -304,5 +304,6 @@ def test_a_declaration_before_the_section_named_for_it_belongs_to_that_section(
         assert "download_timeout" not in s.get_doc("settings.rst#settings/downloaddelay")
         delay = call(s, method="DOWNLOAD_DELAY")["entries"][0]
         assert delay["chunk_id"] == "settings.rst#settings/downloaddelay", delay
+        assert delay["category"] == "Settings"  # what encloses its section, not the one before
         assert "Flask" in s.get_doc("settings.rst#settings/application")
         assert "Flask" not in s.get_doc("settings.rst#settings/blueprints")

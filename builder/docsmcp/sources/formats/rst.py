@@ -443,6 +443,15 @@ def _attach_declarations(document: nodes.document) -> None:
             continue
         parent.remove(box)
         following.insert(1, box)
+        # Its registry entries' category: what encloses the section it declares (Scrapy's
+        # "Built-in settings reference"), not the section before it.
+        outer = following.parent
+        state = STATE.get()
+        if state is not None and isinstance(outer, nodes.section) and outer.children:
+            category = " ".join(outer[0].astext().split())
+            for found in state.found:
+                if found.line_start == (box.line or 0) - 1:
+                    found.category = category
 
 
 def rst_to_markdown(path: str, text: str) -> Converted:

@@ -509,7 +509,7 @@ def api_entries(
         out.append(
             ApiEntry(
                 name=f.name,
-                category=starts[k][1] if k >= 0 else page_title,
+                category=f.category or (starts[k][1] if k >= 0 else page_title),
                 kind=f.kind,
                 signature=f.signature,
                 description=f.description,
