@@ -21,8 +21,8 @@ def structural_levels(levels: Iterable[int]) -> list[int]:
     # A page's first heading that no other heading matches or outranks is its title, level 1,
     # whatever it is written as: mdBook chapters open with `## What Is Ownership?` and cut at
     # `###` (the Rust book: "h1" and "h2" sections were the same 14 KB pages).
-    titled = bool(written) and written[0] > 1 and written.count(min(written)) == 1
-    titled = titled and written[0] == min(written)
+    top = min(written, default=1)
+    titled = top > 1 and written[0] == top and written.count(top) == 1
     out: list[int] = []
     enclosing: list[int] = []  # written levels of the open headings below the title
     for i, level in enumerate(written):
