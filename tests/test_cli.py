@@ -9,7 +9,9 @@ from pathlib import Path
 
 import pyarrow.parquet as pq
 import pytest
-from conftest import EXAMPLE_DOCS, TINY_DOCS, run_docsmcp
+from conftest import EXAMPLE_DOCS, TINY_DOCS, run_docsmcp, write_tree
+from docsmcp_runtime.bundle.reader import open_bundle
+from docsmcp_runtime.tools.app import DocsApp
 
 
 def ids_of(bundle: Path) -> list[str]:
@@ -218,6 +220,34 @@ def test_empty_docs_dir_is_a_problem(tmp_path: Path) -> None:
         "validate", "--docs-dir", EXAMPLE_DOCS, "--include", "nothing/**", check=False
     )
     assert "(check --include/--exclude)" in filtered.stderr
+
+
+def test_a_folder_of_files_not_read_says_what_to_do_with_them(tmp_path: Path) -> None:
+    """An AsciiDoc site found nothing and the line said nothing about its files."""
+    docs = write_tree(
+        tmp_path / "adoc",
+        {"index.adoc": "= Title\n\nText.\n", "guide/a.adoc": "= A\n", "logo.svg": "<svg/>"},
+    )
+    proc = run_docsmcp("validate", "--docs-dir", docs, check=False)
+    assert proc.returncode == 1
+    assert proc.stderr.splitlines()[0] == (
+        f"no .md, .mdx, .rst, .html or .pdf files found in {docs}; it holds 2 .adoc files "
+        "(AsciiDoc is not read: build the site to HTML (asciidoctor, Antora) and point "
+        "--docs-dir at the HTML)"
+    )
+    other = write_tree(tmp_path / "other", {"a.xyz": "x"})
+    proc = run_docsmcp("validate", "--docs-dir", other, check=False)
+    assert proc.stderr.splitlines()[0].endswith("; it holds 1 .xyz file, which are not read")
+
+
+def test_a_markdown_suffix_is_read_as_markdown(tmp_path: Path) -> None:
+    """Jekyll names its pages `.markdown`: they were not read at all."""
+    docs = write_tree(tmp_path / "docs", {"about.markdown": "# About\n\n## Setup\n\nInstall it.\n"})
+    out = tmp_path / "idx"
+    run_docsmcp("build", "--docs-dir", docs, "--out", out)
+    app = DocsApp(open_bundle(out))
+    hits = app.call_tool("search_docs", {"query": "install"})["structuredContent"]["hits"]
+    assert hits[0]["chunk_id"] == "about.markdown#about/setup"
 
 
 def test_a_generic_docs_folder_is_named_after_its_project(tmp_path: Path) -> None:

@@ -42,6 +42,7 @@ from docsmcp.sources.convert import converter_for
 from docsmcp.sources.corpus import Corpus, load_corpus
 from docsmcp.sources.discover import source_roots
 from docsmcp.sources.pdf.extract import PdfOptions, PdfSummary
+from docsmcp.sources.unread import unread_hint
 
 log = logging.getLogger(__name__)
 
@@ -259,7 +260,10 @@ def collect(
     corpus = replace(corpus, files=tuple(files))
     if not corpus.files and not problems:
         where = options.docs_dir
-        hint = " (check --include/--exclude)" if options.include or options.exclude else ""
+        if options.include or options.exclude:
+            hint = " (check --include/--exclude)"
+        else:
+            hint = unread_hint(Path(where))
         found = f"no .md, .mdx, .rst, .html or .pdf files found in {where}{hint}"
         problems.append(Problem("", None, found))
     taxonomy = taxonomy_of(corpus, facets, problems)
