@@ -9,6 +9,8 @@ writes a table: importing this package does not import pyarrow (the search path 
 """
 
 from .checks import EAGER_COLUMNS, Inspection, check
+from .features import AUTO_INCLUDE as FEATURE_AUTO_INCLUDE
+from .features import KNOWN_FEATURES
 from .files import FileEntry
 from .jsonread import MetadataError
 from .layout import (
@@ -47,8 +49,6 @@ from .layout import (
     sha256_file,
 )
 from .metadata import (
-    FEATURE_AUTO_INCLUDE,
-    KNOWN_FEATURES,
     URL_PLACEHOLDERS,
     Metadata,
     Source,

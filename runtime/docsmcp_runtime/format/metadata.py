@@ -26,9 +26,6 @@ from .ranking import AnalyzerConfig, Embedding, LexicalParams
 if TYPE_CHECKING:
     from .rescore import Rescore
 
-# Features a reader must understand (their names' one home: features.py).
-FEATURE_AUTO_INCLUDE = AUTO_INCLUDE
-
 
 def known_requires(data: Mapping[str, Any]) -> tuple[str, ...]:
     """`requires` of a decoded metadata.json whose format and version were checked: the
