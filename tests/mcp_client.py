@@ -88,6 +88,11 @@ class McpSession:
     def list_tools(self) -> list[types.Tool]:
         return self._portal.call(self.client.list_tools).tools
 
+    def argument(self, tool: str, name: str) -> dict[str, Any]:
+        """The JSON schema of argument `name` of `tool`, as tools/list gives it."""
+        (found,) = [t for t in self.list_tools() if t.name == tool]
+        return found.input_schema["properties"][name]
+
     def call(self, name: str, arguments: dict[str, Any]) -> types.CallToolResult:
         return self._portal.call(self.client.call_tool, name, arguments)
 

@@ -161,9 +161,8 @@ def test_resources_of_every_library(session: McpSession, acme: Path, tiny_bundle
 
 def test_versions_of_one_library(versions: list[Path]) -> None:
     with McpSession(versions) as s:
-        tool = next(t for t in s.list_tools() if t.name == "search_docs")
-        assert tool.input_schema["properties"]["library"]["enum"] == ["widgets"]
-        assert "1.0" in tool.input_schema["properties"]["version"]["description"]
+        assert s.argument("search_docs", "library")["enum"] == ["widgets"]
+        assert "1.0" in s.argument("search_docs", "version")["description"]
         latest = s.search(query="widget", limit=3)["hits"]
         assert latest and all(h["chunk_id"].startswith("widgets@2.0:") for h in latest)
         assert {h["source"]["version"] for h in latest} == {"2.0"}

@@ -225,8 +225,7 @@ def test_explain_says_a_variant_was_not_searched(tmp_path: Path) -> None:
 
 
 def test_the_argument_names_the_default(session: McpSession) -> None:
-    tool = next(t for t in session.list_tools() if t.name == "search_docs")
-    described = tool.input_schema["properties"]["framework"]["description"]
+    described = session.argument("search_docs", "framework")["description"]
     assert described.endswith(
         "Without it, every framework is searched and each section shown once, as its react "
         "copy where there is one (the default), unless the query names a framework."

@@ -289,8 +289,7 @@ def test_a_named_version_or_a_filter_reaches_that_version(session: McpSession) -
 
 
 def test_the_version_argument_names_the_default(session: McpSession) -> None:
-    tool = next(t for t in session.list_tools() if t.name == "search_docs")
-    described = tool.input_schema["properties"]["version"]["description"]
+    described = session.argument("search_docs", "version")["description"]
     assert described.endswith(
         "Without it, search answers from 2025-06-18 (the latest release) and the pages "
         "without a version."
