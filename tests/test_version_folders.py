@@ -312,6 +312,9 @@ def test_a_named_draft_reaches_it(session: McpSession) -> None:
         ("error 404 on python 3", ("2.x", "3.x"), []),  # plain numbers name no version
         ("next steps with the current API", ("1.0", "current", "next"), []),
         ("2024-01-01 outage", ("2025-03-26", "draft"), []),  # no such version
+        # a move names the version wanted, not the one left behind
+        ("upgrade from v1 to v2", ("v1", "v2"), ["v2"]),
+        ("from 2025-03-26 to 2026-07-28 changes", ("2025-03-26", "2026-07-28"), ["2026-07-28"]),
     ],
 )
 def test_versions_a_query_names(query: str, values: tuple[str, ...], named: list[str]) -> None:
@@ -376,7 +379,29 @@ def test_a_query_naming_both_sides_of_a_migration_reaches_the_current_docs(
     with McpSession(build_bundle(docs, tmp_path / "idx")) as s:
         result = s.search(query="migrate from v10 to v11")
     assert result["hits"][0]["filepath"] == "docs/migrate-from-v10-to-v11.md"
-    assert result["notes"][0].startswith("Searched version 10.x, 11.x (named in the query)")
+    assert result["notes"][0].startswith("Searched version 11.x (named in the query)")
+
+
+def test_a_move_between_versions_answers_with_the_guide_to_the_second(tmp_path: Path) -> None:
+    """Svelte's "migrate from svelte 4 to 5": both migration guides are unversioned pages; the
+    v4 guide (from 3 to 4) says "migrate" and "4" most, the v5 guide is the answer."""
+    files = {
+        "misc/v4-migration-guide.md": (
+            "---\ntitle: Widget 4 migration guide\n---\n\nHow to migrate from Widget 3 to 4. "
+            "Run the migrate script to migrate Widget 4 code.\n\n## Minimum versions\n\n"
+            "Widget 4 needs Node 16 to migrate.\n"
+        ),
+        "misc/v5-migration-guide.md": (
+            "---\ntitle: Widget 5 migration guide\n---\n\nVersion 5 brings a new syntax. "
+            "This guide shows how to upgrade.\n\n## Migration script\n\nA script helps you "
+            "migrate.\n"
+        ),
+        "guide/intro.md": "# Introduction\n\nWidget draws widgets.\n",
+    }
+    docs = write_tree(tmp_path / "docs", files)
+    with McpSession(build_bundle(docs, tmp_path / "idx")) as s:
+        result = s.search(query="migrate from widget 4 to 5")
+    assert result["hits"][0]["filepath"] == "misc/v5-migration-guide.md"
 
 
 # --- the real MCP documentation ----------------------------------------------------------------

@@ -16,7 +16,14 @@ from ..format import Fusion
 from .embedding import EmbeddingError, QueryEmbedder
 from .fusion import CONVEX, RRF, FusionPolicy, convex, policy_for, rrf
 from .intent import QUERY_CLASSES, Named, named_values, query_class, wants_every_word
-from .lexical import Lexicon, coordination, named_words, query_terms, score
+from .lexical import (
+    Lexicon,
+    coordination,
+    named_words,
+    query_terms,
+    score,
+    without_left_behind,
+)
 from .options import SearchOptions
 from .roles import (
     CHANGELOG,
@@ -190,11 +197,12 @@ class Searcher:
 
     def searched(self, query: str, filters: Mapping[str, str]) -> tuple[list[str], list[str]]:
         """The terms and bigrams searched for `query`: `vs` only as bigrams when the query's
-        words are coordinated (lexical.query_terms), and a question about changes without its
+        words are coordinated (lexical.query_terms), without the words of a version the query
+        moves away from (lexical.without_left_behind), and a question about changes without its
         change words, which lifting changelogs already answers (roles.without_change_words)."""
-        terms, bigrams = query_terms(
-            query, self.bundle.metadata.analyzer, operators=not self.coordination
-        )
+        config = self.bundle.metadata.analyzer
+        terms, bigrams = query_terms(query, config, operators=not self.coordination)
+        terms, bigrams = without_left_behind(query, terms, bigrams, config)
         roles = self.roles
         if (
             roles is not None

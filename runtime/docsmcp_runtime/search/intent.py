@@ -198,10 +198,14 @@ def named_versions(query: str, values: Iterable[str]) -> list[str]:
     """Versions among `values` that `query` names: a word shaped like a version (a digit and
     a `.` or `-`, or `v2`) that is a value or, as a request (`0.5` for `0.5.x`), resolves to
     one, or a channel such as `draft` that is a value. A plain number ("error 404", "python
-    3") names none, nor do `next`, `current` or `latest` (ordinary words in questions)."""
+    3") names none, nor do `next`, `current` or `latest` (ordinary words in questions), nor
+    the version a move leaves behind (left_behind: "from v1 to v2" names v2)."""
     values = tuple(values)
     found: list[str] = []
+    behind = {w.lower() for w in left_behind(query)}
     for word in _words(query):
+        if word.lower() in behind:
+            continue  # "from 2024-11-05 to 2025-06-18": the version wanted is the second
         if word.lower() in NAMED_CHANNELS:
             value = word.lower() if word.lower() in values else None
         elif _VERSION_WORD.fullmatch(word):
@@ -211,6 +215,24 @@ def named_versions(query: str, values: Iterable[str]) -> list[str]:
         if value is not None and value not in found:
             found.append(value)
     return found
+
+
+# "from 4 to 5", "from v10 to v11", "from svelte 4 to svelte 5": a move between two versions
+# names the one left behind and the one wanted, and the page that answers is about reaching the
+# second (a "v5 migration guide"); searched as written, the source version's words ranked the
+# guide *to* it first (Svelte's v4 guide for "migrate from svelte 4 to 5"). One optional word
+# may stand before either version (a product name).
+_MOVE = re.compile(
+    r"\bfrom\s+(?:[^\W\d]\w*\s+)?(v?\d[\w.-]*)\s+to\s+(?:[^\W\d]\w*\s+)?(v?\d[\w.-]*)",
+    re.IGNORECASE,
+)
+
+
+def left_behind(query: str) -> list[str]:
+    """The versions a query moves away from (`4` in "migrate from svelte 4 to 5"), as
+    written; none where source and target are the same word."""
+    moves = _MOVE.findall(query[:MAX_QUERY_CHARS])
+    return list(dict.fromkeys(a.rstrip(".-") for a, b in moves if a.lower() != b.lower()))
 
 
 def _as_name(words: list[str], lows: list[str], i: int) -> bool:

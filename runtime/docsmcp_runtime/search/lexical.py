@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import bisect
+import re
 import time
 
 import numpy as np
@@ -10,7 +11,7 @@ import numpy as np
 from ..errors import SearchTimeout
 from .analyzer import AnalyzerConfig, analyze
 from .half import widen
-from .intent import CHOICE_WORDS, OPERATORS
+from .intent import CHOICE_WORDS, OPERATORS, left_behind
 
 # Every SAMPLE_STRIDE-th term of the dictionary is held as bytes (Lexicon._samples), so a lookup
 # bisects that list in C, then reads the one stride of terms the key can be in as one bytes
@@ -115,6 +116,27 @@ def query_terms(
         bigrams.update(dict.fromkeys(a.bigrams))
     kept = [] if operators else [t for t in terms if t not in OPERATORS]
     return kept or list(terms), list(bigrams)
+
+
+def without_left_behind(
+    query: str, terms: list[str], bigrams: list[str], config: AnalyzerConfig
+) -> tuple[list[str], list[str]]:
+    """`terms` and `bigrams` less what only the versions the query moves away from give
+    (intent.left_behind: `4` in "migrate from svelte 4 to 5"), and the bigrams holding it; a
+    term the rest of the query also gives stays (`v` of "from v10 to v11")."""
+    behind = left_behind(query)
+    if not behind:
+        return terms, bigrams
+    rest = re.sub(
+        "|".join(rf"(?<![\w.]){re.escape(w)}(?![\w])" for w in behind), " ", query, flags=re.I
+    )
+    kept = set(query_terms(rest, config, operators=True)[0])
+    gone = {t for w in behind for t in analyze(w, config).terms if t not in kept}
+    if not gone:
+        return terms, bigrams
+    return [t for t in terms if t not in gone], [
+        b for b in bigrams if gone.isdisjoint(b.split(" "))
+    ]
 
 
 def score(
