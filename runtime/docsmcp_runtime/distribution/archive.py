@@ -424,6 +424,16 @@ def _declared_sizes(source: ArchiveSource) -> tuple[dict[str, int], dict[str, st
     if metadata is None:
         raise BundleError(f"{source.label}: archive holds no {METADATA_FILE}; not a bundle")
     declared = _declared_files(source, metadata)
+    absent = sorted(set(declared) - set(sizes))
+    if absent:
+        # tarfile's stream reader takes a gzip stream cut short for its end: an archive cut
+        # between members lists fewer of them, and nothing else says it was cut.
+        if not _gzip_ends(source.archive):
+            raise BundleError(
+                f"{source.label}: not a readable .tar.gz bundle archive (its gzip stream "
+                "ends early: a truncated file)"
+            )
+        raise BundleError(f"{source.label}: {absent[0]}: missing (listed in {METADATA_FILE})")
     for name, size in sizes.items():
         if name == METADATA_FILE:
             continue
@@ -435,6 +445,21 @@ def _declared_sizes(source: ArchiveSource) -> tuple[dict[str, int], dict[str, st
                 f"{declared[name][0]}"
             )
     return sizes, {name: sha for name, (_, sha) in declared.items()}
+
+
+def _gzip_ends(path: Path) -> bool:
+    """Whether the gzip file's first stream reaches its end marker (read once more, in 1 MiB
+    blocks: only on the path of a damaged archive)."""
+    inflate = zlib.decompressobj(16 + zlib.MAX_WBITS)
+    with path.open("rb") as fh:
+        while not inflate.eof and (block := fh.read(1 << 20)):
+            try:
+                inflate.decompress(block, 1 << 20)
+                while inflate.unconsumed_tail and not inflate.eof:
+                    inflate.decompress(inflate.unconsumed_tail, 1 << 20)
+            except zlib.error:
+                return False
+    return inflate.eof
 
 
 def _declared_files(source: ArchiveSource, metadata: bytes) -> dict[str, tuple[int, str]]:
