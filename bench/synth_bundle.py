@@ -49,7 +49,7 @@ from docsmcp_runtime.format import (
     bundle_id,
     sha256_file,
 )
-from docsmcp_runtime.format.features import NARROW_INDEX
+from docsmcp_runtime.format.features import IMPACT_CODES, NARROW_INDEX
 from docsmcp_runtime.format.quantise import QUANTISE_BLOCK, q8_scale
 from docsmcp_runtime.format.schemas import CHUNK_SCHEMA
 
@@ -97,6 +97,10 @@ def write_postings(src: Path, meta: dict, out: Path, copies: int, rare_df: int) 
     poff = _array(src, meta, "postings_offsets").astype(np.int64)
     docs = _array(src, meta, "postings_docs")
     imps = _array(src, meta, "postings_impacts")
+    if "impact_levels.bin" in meta["files"]:
+        # Codes (bundle-spec.md, *Impact codes*) against the source's levels: the synthetic
+        # bundle stores their float16 values, one array that needs no table of its own.
+        imps = _array(src, meta, "impact_levels")[imps].astype("<f2")
     df = np.diff(poff)
     words = [terms[toff[i] : toff[i + 1]] for i in range(len(df))]
     rare = np.flatnonzero(df <= rare_df)
@@ -266,7 +270,7 @@ def finish(out: Path, meta: dict, shapes: dict[str, list[int]], keep: set[str]) 
             spec = next(s for s in ALL_ARRAYS.values() if s.file == name)
             entry.update(dtype=spec.dtype, shape=shapes[name])
         files[name] = entry
-    requires = [f for f in meta.get("requires", []) if f != NARROW_INDEX]
+    requires = [f for f in meta.get("requires", []) if f not in (NARROW_INDEX, IMPACT_CODES)]
     meta = {**meta, "files": files, "requires": requires}
     meta["bundle_id"] = bundle_id({n: f["sha256"] for n, f in files.items()})
     (out / METADATA_FILE).write_text(json.dumps(meta, indent=2, ensure_ascii=False) + "\n")

@@ -286,6 +286,29 @@ def with_wide_index(bundle: Path) -> dict:
     return meta
 
 
+def with_float16_impacts(bundle: Path) -> dict:
+    """Rewrite `bundle` (a copy) in place with its impacts as float16 values, as builders before
+    *Impact codes* (bundle-spec.md) wrote them: each code's level as float16, no
+    impact_levels.bin, no `impact-codes` in requires, the id resealed. Its metadata, as
+    written. (float16 rounds the levels: scores move by ~1e-3 of themselves.)"""
+    import numpy as np
+    from docsmcp_runtime.format import METADATA_FILE, bundle_id, sha256_file
+
+    meta = json.loads((bundle / METADATA_FILE).read_text(encoding="utf-8"))
+    entry = meta["files"]["postings_impacts.bin"]
+    if entry["dtype"] == "|u1":
+        path, levels_path = bundle / "postings_impacts.bin", bundle / "impact_levels.bin"
+        levels = np.fromfile(levels_path, dtype="<f4")
+        levels[np.fromfile(path, dtype="|u1")].astype("<f2").tofile(path)
+        levels_path.unlink()
+        del meta["files"]["impact_levels.bin"]
+        entry.update(dtype="<f2", bytes=path.stat().st_size, sha256=sha256_file(path))
+    meta["requires"] = [f for f in meta.get("requires", []) if f != "impact-codes"]
+    meta["bundle_id"] = bundle_id({n: e["sha256"] for n, e in meta["files"].items()})
+    (bundle / METADATA_FILE).write_text(json.dumps(meta, indent=2), encoding="utf-8")
+    return meta
+
+
 def page_fields(docs_dir: Path) -> dict[str, tuple[str, str]]:
     """Each page's `page` and `lead` field texts (pagefield.page_field, lead_text), from its
     file as a build parses it: what `build_index` needs to give the index a build makes."""

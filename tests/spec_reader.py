@@ -321,6 +321,8 @@ class SpecReader:
         assert int(a["term_offsets"][-1]) == len(a["terms"])
         assert int(a["postings_offsets"][-1]) == len(a["postings_docs"])
         assert len(a["postings_docs"]) == len(a["postings_impacts"])
+        if "impact_levels" in a:  # *Impact codes*
+            assert a["postings_impacts"].dtype == np.uint8 and a["impact_levels"].shape == (256,)
         assert a["facets"].shape == (len(self.rows), len(self.meta["taxonomy"]))
 
     def term(self, i: int) -> bytes:
@@ -338,6 +340,14 @@ class SpecReader:
                 hi = mid
         return lo if lo < self.n_terms and self.term(lo) == key else None
 
+    def impacts(self, start: int, end: int) -> np.ndarray:
+        """*Impact codes*: float32 impacts of postings start..end-1, each a code's level in
+        impact_levels.bin, or float16 values in bundles without it."""
+        stored = self.arr["postings_impacts"][start:end]
+        if "impact_levels" in self.arr:
+            return self.arr["impact_levels"][stored.astype(np.intp)].astype(np.float32)
+        return stored.astype(np.float32)
+
     def impact_sum(self, terms: list[str]) -> np.ndarray:
         """float32 sum per row of the impacts of `terms`, added term by term in that order."""
         total = np.zeros(len(self.rows), np.float32)
@@ -345,9 +355,7 @@ class SpecReader:
             i = self.lookup(t)
             if i is not None:
                 s, e = (int(x) for x in self.arr["postings_offsets"][i : i + 2])
-                total[self.arr["postings_docs"][s:e]] += self.arr["postings_impacts"][s:e].astype(
-                    np.float32
-                )
+                total[self.arr["postings_docs"][s:e]] += self.impacts(s, e)
         return total
 
     def scores(self, query: str) -> np.ndarray:

@@ -36,6 +36,7 @@ SPEC_FILES = {
     "postings_offsets.bin",
     "postings_docs.bin",
     "postings_impacts.bin",
+    "impact_levels.bin",
     "facets.bin",
     "display.bin",
     "display_offsets.bin",

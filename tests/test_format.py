@@ -16,8 +16,15 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
-from conftest import EXAMPLE_DOCS, FUZZ_EXAMPLES, build_bundle, with_wide_index
+from conftest import (
+    EXAMPLE_DOCS,
+    FUZZ_EXAMPLES,
+    build_bundle,
+    with_float16_impacts,
+    with_wide_index,
+)
 from docsmcp_runtime.bundle.reader import open_bundle
 from docsmcp_runtime.errors import BundleError
 from docsmcp_runtime.format import (
@@ -173,7 +180,7 @@ def test_a_required_feature_the_reader_lacks_is_refused_in_one_line(
     bundle = copy_of()
     meta = _meta(bundle)
     # The example corpus uses the rule, and its index fits the narrow arrays.
-    assert meta["requires"] == ["auto-include", "narrow-index"]
+    assert meta["requires"] == ["auto-include", "impact-codes", "narrow-index"]
     meta["requires"].append("time-travel")
     _write_meta(bundle, meta)
     proc = subprocess.run(
@@ -193,7 +200,7 @@ def test_wide_index_arrays_read_the_same(example_bundle: Path, copy_of: Callable
     bundle = copy_of()
     meta = _meta(bundle)
     assert {n: meta["files"][n]["dtype"] for n in WIDE} == NARROW
-    assert with_wide_index(bundle)["requires"] == ["auto-include"]
+    assert with_wide_index(bundle)["requires"] == ["auto-include", "impact-codes"]
     assert {n: _meta(bundle)["files"][n]["dtype"] for n in WIDE} == WIDE
     assert _ranking(bundle) == _ranking(example_bundle)
     assert _ranking(bundle, language="python") == _ranking(example_bundle, language="python")
@@ -219,16 +226,32 @@ def test_requires_is_checked_before_the_files_it_may_change(
     assert len(problems) == 1 and "packed-postings" in problems[0], problems
 
 
-def test_legacy_metadata_reads_the_same(example_bundle: Path, copy_of: Callable[[], Path]) -> None:
-    """Bundles written before `requires` and the stored stop list rank exactly as before."""
+def test_float16_impacts_read_as_their_values(
+    example_bundle: Path, copy_of: Callable[[], Path]
+) -> None:
+    """A bundle written before *Impact codes* (float16 impacts, no impact_levels.bin) serves:
+    the same hits in the same order, scores within float16's rounding of the levels."""
     bundle = copy_of()
-    meta = with_wide_index(bundle)
+    assert with_float16_impacts(bundle)["requires"] == ["auto-include", "narrow-index"]
+    assert not (bundle / "impact_levels.bin").exists()
+    for old, new in zip(_ranking(bundle), _ranking(example_bundle), strict=True):
+        assert [c for c, _ in old] == [c for c, _ in new]
+        assert [s for _, s in old] == pytest.approx([s for _, s in new], rel=2e-3)
+    assert [str(p) for p in Inspection(bundle, deep=True).problems()] == []
+
+
+def test_legacy_metadata_reads_the_same(copy_of: Callable[[], Path]) -> None:
+    """Bundles written before `requires` and the stored stop list rank exactly as before."""
+    bundle, before = copy_of(), copy_of()
+    for older in (bundle, before):  # as builders of that time wrote the files
+        with_float16_impacts(older)
+        meta = with_wide_index(older)
     del meta["requires"]
     meta["analyzer"]["stopwords"] = True
     _write_meta(bundle, meta)
     opened = open_bundle(bundle)
     assert opened.metadata.analyzer.stopwords == DEFAULT_STOPWORDS
-    assert _ranking(bundle, language="python") == _ranking(example_bundle, language="python")
+    assert _ranking(bundle, language="python") == _ranking(before, language="python")
     meta["analyzer"]["stopwords"] = False
     _write_meta(bundle, meta)
     assert open_bundle(bundle).metadata.analyzer.stopwords == ()
@@ -302,7 +325,44 @@ DAMAGE: dict[str, tuple[Callable[[dict], None], str]] = {
         lambda meta: meta["requires"].remove("narrow-index"),
         "postings_docs.bin is stored as <u2, which needs 'narrow-index' in requires",
     ),
+    # Impact codes (bundle-spec.md): announced, and never without their levels.
+    "codes unannounced": (
+        lambda meta: meta["requires"].remove("impact-codes"),
+        "postings_impacts.bin is stored as |u1 codes, which needs 'impact-codes' in requires",
+    ),
+    "codes without levels": (
+        lambda meta: meta["files"].pop("impact_levels.bin"),
+        "postings_impacts.bin holds codes, but impact_levels.bin is missing",
+    ),
+    "levels dtype": (_set("files/impact_levels.bin/dtype", "<f2"), "impact_levels.bin dtype"),
 }
+
+
+def _levels(bundle: Path, levels: np.ndarray) -> None:
+    """Write impact_levels.bin and reseal its entry and the bundle id."""
+    path = bundle / "impact_levels.bin"
+    levels.astype("<f4").tofile(path)
+    meta = _meta(bundle)
+    meta["files"]["impact_levels.bin"].update(
+        bytes=path.stat().st_size, sha256=sha256_file(path), shape=[len(levels)]
+    )
+    meta["bundle_id"] = bundle_id({n: f["sha256"] for n, f in meta["files"].items()})
+    _write_meta(bundle, meta)
+
+
+def test_impact_levels_of_the_wrong_count_are_refused_and_bad_values_fail_verify(
+    copy_of: Callable[[], Path],
+) -> None:
+    bundle = copy_of()
+    levels = np.fromfile(bundle / "impact_levels.bin", dtype="<f4")
+    _levels(bundle, levels[:255])
+    with pytest.raises(BundleError, match="impact_levels.bin: 255 levels, expected 256"):
+        open_bundle(bundle)
+    levels[7] = np.nan
+    _levels(bundle, levels)
+    open_bundle(bundle)  # the runtime trusts the values; `docsmcp verify` checks them
+    problems = [str(p) for p in Inspection(bundle, deep=True).problems()]
+    assert problems == ["impact_levels.bin: 1 level(s) negative, infinite or NaN"]
 
 
 @pytest.mark.parametrize("name", list(DAMAGE))

@@ -30,6 +30,7 @@ from conftest import (
     REPO,
     build_bundle,
     build_without_llama,
+    with_float16_impacts,
     with_wide_index,
 )
 from docsmcp_runtime.bundle.reader import open_bundle
@@ -201,8 +202,8 @@ def test_an_older_reader_refuses_the_bundle_naming_the_feature(
     """The runtime of the last commit before GGUF encoders, run on this bundle: it parses
     `rescore.encoder` strictly, so without the feature it would refuse with a line about a
     missing `encoder/model`; `requires` makes it name what it lacks. (Its index arrays are
-    written wide for it: that reader predates narrow ones too and checks file entries before
-    `requires`, which this reader no longer does.)"""
+    written wide and its impacts float16 for it: that reader predates narrow arrays and impact
+    codes, and checks file entries before `requires`, which this reader no longer does.)"""
     if shutil.which("git") is None:
         pytest.skip("git is not installed (it checks out the older reader)")
     old = tmp_path / "old"
@@ -214,6 +215,7 @@ def test_an_older_reader_refuses_the_bundle_naming_the_feature(
         pytest.skip(f"commit {OLDER_READER} (the older reader) is not in this checkout")
     subprocess.run(["tar", "-x", "-C", str(old)], input=archive.stdout, check=True)
     wide = shutil.copytree(bundle, tmp_path / "wide")
+    with_float16_impacts(wide)
     assert "rescore-gguf" in with_wide_index(wide)["requires"]
     env = {**os.environ, "PYTHONPATH": str(old / "runtime")}
     proc = subprocess.run(

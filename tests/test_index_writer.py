@@ -26,7 +26,8 @@ ARRAY_FILES = {  # bundle-spec.md, Files: file -> dtype
     "term_offsets.bin": "<u4",
     "postings_offsets.bin": "<u4",
     "postings_docs.bin": "<u2",
-    "postings_impacts.bin": "<f2",
+    "postings_impacts.bin": "|u1",  # *Impact codes*: codes into impact_levels.bin
+    "impact_levels.bin": "<f4",
     "facets.bin": "<u2",
     "display.bin": "|u1",  # *Display store*
     "display_offsets.bin": "<u8",
@@ -138,7 +139,9 @@ def test_dictionary_sorted_by_bytes_and_postings_ascending(bundle: TinyBundle) -
         rows = docs[offsets[t] : offsets[t + 1]]
         assert np.all(np.diff(rows) > 0), terms[t]
     assert int(docs.max()) < bundle.table.num_rows
-    impacts = bundle.arrays["postings_impacts.bin"].astype(np.float64)
+    levels = bundle.arrays["impact_levels.bin"]
+    assert levels.shape == (256,) and levels[0] == 0 and np.all(np.diff(levels) > 0)
+    impacts = levels[bundle.arrays["postings_impacts.bin"]]
     assert np.all(np.isfinite(impacts)) and np.all(impacts > 0)
 
 
@@ -154,10 +157,13 @@ def test_arrays_are_the_index_of_the_collected_chunks(bundle: TinyBundle, chunks
         ("term_offsets.bin", index.term_offsets),
         ("postings_offsets.bin", index.postings_offsets),
         ("postings_docs.bin", index.postings_docs),
-        ("postings_impacts.bin", index.postings_impacts),
     ):
         # The same values (the file's dtype, narrow or not, is test_shapes_agree's).
         assert np.array_equal(a[name], array), name
+    # Each impact as its code's level: the nearest on the square-root scale (test_impact_codes).
+    stored = a["impact_levels.bin"][a["postings_impacts.bin"]].astype(np.float64)
+    exact = index.postings_impacts.astype(np.float64)
+    assert np.all(np.abs(np.sqrt(stored) - np.sqrt(exact)) <= np.sqrt(exact.max()) / 255 / 2 + 1e-6)
     assert bundle.table.column("id").to_pylist() == [c.id for c in chunks]
 
 
@@ -219,3 +225,4 @@ def test_index_arrays_are_narrow_only_where_every_value_fits() -> None:
     assert stored_dtype(offsets, np.array([0, 2**32 - 1], np.uint64), 10) == "<u4"
     assert stored_dtype(offsets, np.array([0, 2**32], np.uint64), 10) == "<u8"
     assert stored_dtype(ARRAYS["postings_impacts"], np.zeros(2, np.float16), 10) == "<f2"
+    assert stored_dtype(ARRAYS["postings_impacts"], np.zeros(2, np.uint8), 10) == "|u1"

@@ -143,6 +143,10 @@ class ReferenceBM25F:
                 impact = idf * pseudo * (k1 + 1.0) / (k1 + pseudo)
                 self.impacts.setdefault(term, {})[row] = impact
         self.counts = counts
+        # the largest stored (float16) impact, the top of the impact levels
+        self.top = max(
+            float(np.float16(i)) for rows in self.impacts.values() for i in rows.values()
+        )
 
     def query(self, text: str) -> tuple[list[str], list[str]]:
         """Distinct terms and distinct bigram terms of all lines, in first-seen order; the
@@ -158,12 +162,21 @@ class ReferenceBM25F:
         sides = [t for t in terms if t not in ("vs", "versus")]
         return sides or terms, bigrams
 
-    def sum32(self, terms: list[str]) -> np.ndarray:
-        """Per row, the stored (float16) impacts of `terms` added in float32 in query order."""
+    def coded(self, impact: float) -> np.float32:
+        """bundle-spec.md, *Impact codes*: the level of the impact's code, `top` the largest
+        float16 impact, code = rint(sqrt(x) * (255 / sqrt(top))), at least 1."""
+        x, top = float(np.float16(impact)), self.top
+        code = max(1, int(np.rint(math.sqrt(x) * (255 / math.sqrt(top)))))
+        return np.float32((code / 255 * math.sqrt(top)) ** 2)
+
+    def sum32(self, terms: list[str], coded: bool = False) -> np.ndarray:
+        """Per row, the stored impacts of `terms` added in float32 in query order: float16
+        values (the index as built), or the levels of their codes (`coded`: the bundle)."""
         out = np.zeros(self.n, dtype=np.float32)
         for term in terms:
             for row, impact in self.impacts.get(term, {}).items():
-                out[row] = np.float32(out[row] + np.float32(np.float16(impact)))
+                stored = self.coded(impact) if coded else np.float32(np.float16(impact))
+                out[row] = np.float32(out[row] + stored)
         return out
 
     def coordination32(self, query: str) -> np.ndarray:
@@ -185,9 +198,10 @@ class ReferenceBM25F:
         return out
 
     def score32(self, query: str, phrase_weight: float) -> np.ndarray:
+        """A bundle's full-text score of each row (its impacts coded)."""
         terms, bigrams = self.query(query)
-        lexical = self.sum32(terms) * self.coordination32(query)
-        return lexical + self.sum32(bigrams) * np.float32(phrase_weight)
+        lexical = self.sum32(terms, coded=True) * self.coordination32(query)
+        return lexical + self.sum32(bigrams, coded=True) * np.float32(phrase_weight)
 
 
 # --------------------------------------------------------------------------- fixtures

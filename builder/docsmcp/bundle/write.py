@@ -34,6 +34,7 @@ from docsmcp_runtime.format import (
     bundle_id,
     sha256_file,
 )
+from docsmcp_runtime.format.impact_codes import impact_codes
 from docsmcp_runtime.format.jsonread import loads
 from docsmcp_runtime.format.layout import DISPLAY_ARRAYS, ArraySpec
 from docsmcp_runtime.format.schemas import CHUNK_SCHEMA, TABLES
@@ -298,12 +299,15 @@ def _write_contents(
     chunks.file.seek(0)
     with open(tmp / CHUNKS_FILE, "wb") as dest:
         shutil.copyfileobj(chunks.file, dest, COPY_BUFFER)
+    # Impacts as uint8 codes into 256 levels (bundle-spec.md, *Impact codes*).
+    codes, levels = impact_codes(index.postings_impacts)
     arrays = {
         "terms": np.frombuffer(index.terms, dtype=np.uint8),
         "term_offsets": index.term_offsets,
         "postings_offsets": index.postings_offsets,
         "postings_docs": index.postings_docs,
-        "postings_impacts": index.postings_impacts,
+        "postings_impacts": codes,
+        "impact_levels": levels,
         "facets": facet_matrix(chunks.metadata, metadata.taxonomy),
         **extra_arrays,
     }
@@ -350,6 +354,8 @@ def _write_contents(
 def stored_dtype(spec: ArraySpec, array: np.ndarray, n_chunks: int) -> str:
     """The array's narrow dtype where every value it may hold fits (bundle-spec.md, *Narrow
     index arrays*): row numbers when n_chunks <= 65,536, offsets when the last one fits."""
+    if spec.codes is not None and array.dtype == np.dtype(spec.codes):
+        return spec.codes  # codes into a table of levels (impact_codes), stored as made
     if spec.narrow is None:
         return spec.dtype
     if spec.name == "postings_docs":

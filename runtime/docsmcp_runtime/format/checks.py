@@ -31,6 +31,8 @@ from .layout import (
     DISPLAY_ARRAYS,
     FORMAT,
     FORMAT_VERSION,
+    IMPACT_ARRAYS,
+    IMPACT_LEVELS,
     IVF_ARRAYS,
     MAX_METADATA_BYTES,
     MAX_METADATA_DEPTH,
@@ -356,6 +358,15 @@ class Inspection(DeepChecks):
             yield Problem(
                 "postings_impacts.bin", f"{len(imps)} entries, postings_docs.bin has {len(docs)}"
             )
+        levels = a.get("impact_levels")
+        if levels is not None and imps is not None:
+            if imps.dtype != np.uint8:
+                yield Problem(IMPACT_ARRAYS["impact_levels"].file, "listed with float16 impacts")
+            elif len(levels) != IMPACT_LEVELS:
+                yield Problem(
+                    IMPACT_ARRAYS["impact_levels"].file,
+                    f"{len(levels)} levels, expected {IMPACT_LEVELS}",
+                )
         n = self.n_chunks
         docs_file = ARRAYS["postings_docs"].file
         if docs_file in self.deferred:

@@ -163,7 +163,12 @@ class DeepChecks:
             a.get("postings_docs"),
             a.get("postings_impacts"),
         )
-        if imps is not None:
+        levels = a.get("impact_levels")
+        if levels is not None:  # codes (any uint8 is one); their levels are the impacts
+            bad = int(np.count_nonzero(~np.isfinite(levels) | (levels < 0)))
+            if bad:
+                yield Problem("impact_levels.bin", f"{bad} level(s) negative, infinite or NaN")
+        elif imps is not None:
             bad = int(np.count_nonzero(~np.isfinite(imps) | (imps < 0)))
             if bad:
                 yield Problem("postings_impacts.bin", f"{bad} impact(s) negative, infinite or NaN")

@@ -11,7 +11,9 @@ AUTO_INCLUDE = "auto-include"
 INCLUDE_UNSET = "include-unset"
 # Index arrays stored narrow where their values fit (layout.ArraySpec.narrow).
 NARROW_INDEX = "narrow-index"
+# Postings' impacts stored as uint8 codes into impact_levels.bin (layout.ArraySpec.codes).
+IMPACT_CODES = "impact-codes"
 # The rescoring model's query encoder is a GGUF file outside the bundle (rescore.py).
 RESCORE_GGUF = "rescore-gguf"
 
-KNOWN_FEATURES = frozenset({AUTO_INCLUDE, INCLUDE_UNSET, NARROW_INDEX, RESCORE_GGUF})
+KNOWN_FEATURES = frozenset({AUTO_INCLUDE, INCLUDE_UNSET, NARROW_INDEX, IMPACT_CODES, RESCORE_GGUF})

@@ -92,6 +92,17 @@ def narrow_files(files: Mapping[str, FileEntry]) -> list[str]:
     )
 
 
+def coded_files(files: Mapping[str, FileEntry]) -> list[str]:
+    """The array files stored as codes into a table of levels (layout.ArraySpec.codes)."""
+    return sorted(
+        name
+        for name, entry in files.items()
+        if (spec := ARRAY_BY_FILE.get(name)) is not None
+        and spec.codes is not None
+        and entry.dtype == spec.codes
+    )
+
+
 def parse_files(data: Mapping[str, Any]) -> dict[str, FileEntry]:
     check_file_count(data)
     out = {name: file_entry(name, entry) for name, entry in data.items()}

@@ -17,10 +17,16 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
 from . import jsonread as j
-from .features import AUTO_INCLUDE, INCLUDE_UNSET, KNOWN_FEATURES, NARROW_INDEX
-from .files import FileEntry, narrow_files, parse_files
+from .features import AUTO_INCLUDE, IMPACT_CODES, INCLUDE_UNSET, KNOWN_FEATURES, NARROW_INDEX
+from .files import FileEntry, coded_files, narrow_files, parse_files
 from .jsonread import MetadataError
-from .layout import FORMAT, FORMAT_VERSION, MAX_TAXONOMY_VALUES, bundle_id
+from .layout import (
+    FORMAT,
+    FORMAT_VERSION,
+    IMPACT_ARRAYS,
+    MAX_TAXONOMY_VALUES,
+    bundle_id,
+)
 from .ranking import AnalyzerConfig, Embedding, LexicalParams
 
 if TYPE_CHECKING:
@@ -290,6 +296,8 @@ class Metadata:
             features.add(INCLUDE_UNSET)
         if narrow_files(self.files):
             features.add(NARROW_INDEX)
+        if coded_files(self.files):
+            features.add(IMPACT_CODES)
         if self.rescore is not None:
             features.update(self.rescore.required_features)
         return tuple(sorted(features))
@@ -345,6 +353,16 @@ class Metadata:
                 f"{narrow[0]} is stored as {files[narrow[0]].dtype}, which needs "
                 f"{NARROW_INDEX!r} in requires",
             )
+        coded = coded_files(files)
+        if coded and IMPACT_CODES not in requires:
+            raise MetadataError(
+                "requires",
+                f"{coded[0]} is stored as {files[coded[0]].dtype} codes, which needs "
+                f"{IMPACT_CODES!r} in requires",
+            )
+        levels = IMPACT_ARRAYS["impact_levels"].file
+        if coded and levels not in files:
+            raise MetadataError("files", f"{coded[0]} holds codes, but {levels} is missing")
         build = j.field(data, "build", "", j.obj)
         meta = cls(
             requires=requires,

@@ -42,7 +42,8 @@ def _impacts(searcher: Searcher, terms: list[str], rows: list[int]) -> list[dict
             continue
         docs, impacts = searcher.lexicon.postings(tid)
         hit = np.isin(docs, wanted)
-        for doc, impact in zip(docs[hit].tolist(), impacts[hit].tolist(), strict=True):
+        shown = searcher.lexicon.values([impacts[hit]])
+        for doc, impact in zip(docs[hit].tolist(), shown.tolist(), strict=True):
             out[position[doc]][term] = round(float(impact), 4)
     return out
 
