@@ -190,7 +190,7 @@ def test_build_prints_a_summary_and_records_options(tmp_path: Path) -> None:
         # The default rule: filtering a language keeps the guides for every language visible.
         "auto_include": {"scope": ["global-guide"]},
     }
-    assert meta["requires"] == ["auto-include", "narrow-index"]
+    assert meta["requires"] == ["auto-include", "impact-codes", "narrow-index"]
 
 
 def test_missing_docs_dir_and_unwritable_out(tmp_path: Path) -> None:

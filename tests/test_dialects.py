@@ -106,7 +106,7 @@ def test_real_docusaurus_language_tabs_are_split_and_filtered(docusaurus: Path) 
         "values": ["go", "python", "typescript"],
         "include_unset": True,
     }
-    assert meta["requires"] == ["include-unset", "narrow-index"]
+    assert meta["requires"] == ["impact-codes", "include-unset", "narrow-index"]
     with McpSession(docusaurus) as s:
         for language in ("go", "python", "typescript"):
             hits = s.search(query="retrieve messages from a topic", language=language, limit=50)

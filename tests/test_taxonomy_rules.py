@@ -56,7 +56,7 @@ def test_declared_rule_for_other_key_names(tmp_path: Path) -> None:
     bundle = build_bundle(docs, tmp_path / "idx")
     meta = json.loads((bundle / "metadata.json").read_text())
     assert meta["taxonomy"]["lang"]["auto_include"] == {"kind": ["guide"]}
-    assert meta["requires"] == ["auto-include", "narrow-index"]
+    assert meta["requires"] == ["auto-include", "impact-codes", "narrow-index"]
     # Filtering a language keeps the guides for every language...
     assert _files_found(bundle, lang="go") == {"go/client.md", "guides/webhooks.md"}
     # ...unless the other key is filtered too.
@@ -68,7 +68,10 @@ def test_without_a_rule_a_filter_is_exact(tmp_path: Path) -> None:
     docs = _write(tmp_path / "docs", {**PAGES, ".docs-mcp.json": _manifest(None)})
     bundle = build_bundle(docs, tmp_path / "idx")
     meta = json.loads((bundle / "metadata.json").read_text())
-    assert "auto_include" not in meta["taxonomy"]["lang"] and meta["requires"] == ["narrow-index"]
+    assert "auto_include" not in meta["taxonomy"]["lang"] and meta["requires"] == [
+        "impact-codes",
+        "narrow-index",
+    ]
     assert _files_found(bundle, lang="go") == {"go/client.md"}
 
 
