@@ -426,6 +426,56 @@ def test_hugo_shortcodes_over_several_lines() -> None:
     assert out.display == ["Zion National Park", "", "", "", "", "", "", *lines[7:]]
 
 
+def test_template_calls_over_several_lines_leave_nothing() -> None:
+    """ESLint's docs (11ty, Nunjucks) call macros over several lines, `{{ npm_tabs({` …
+    `}) }}`, and on one line with braces inside, `{{ button({ type: "primary" }) }}`: none of it
+    is what a reader sees. One left open, or closed inside a code block, stays."""
+    lines = [
+        "Install it:",
+        "{{ npm_tabs({",
+        '    command: "install",',
+        '    packages: ["yo"],',
+        "}) }}",
+        '{{ button({ type: "primary", text: "Go", url: "#" }) }}',
+        "{% set rule = {",
+        '  name: "x"',
+        "} %}",
+        "Use {{ a }} or {{ b }} in a template.",
+        "{{ never_closed({",
+        "```js",
+        "}) }}",
+        "```",
+    ]
+    out = rewrite(lines)
+    assert out.display == ["Install it:", *[""] * 8, *lines[9:]]
+    assert out.parse == out.display
+
+
+def test_material_icon_shortcodes_leave_nothing(tmp_path: Path) -> None:
+    """mkdocs-material's icons (`:octicons-file-code-16:`, `:material-clock-fast:{ .lg }`)
+    render as pictures: gone from text and headings (the site's anchor has no icon name either),
+    kept in code and code spans; an emoji stays."""
+    lines = [
+        "# Adding a :simple-materialformkdocs: badge",
+        ":octicons-file-code-16: `docs/page.md`",
+        "- :material-clock-fast:{ .lg .middle } __Set up in 5 minutes__",
+        "Type `:material-check:` to get :material-check: a tick :smile:",
+        "```",
+        ":fontawesome-brands-youtube:{ .youtube }",
+        "```",
+    ]
+    out = rewrite(lines)
+    assert out.display == [
+        "# Adding a badge",
+        "`docs/page.md`",
+        "- __Set up in 5 minutes__",
+        "Type `:material-check:` to get a tick :smile:",
+        *lines[4:],
+    ]
+    chunks = _page(tmp_path, "page.md", "\n".join(lines) + "\n")
+    assert [(c.id, c.heading) for c in chunks] == [("page.md#adding-a-badge", "Adding a badge")]
+
+
 def test_fenced_dialect_syntax_is_left_alone() -> None:
     lines = ["```md", '!!! note "x"', "    body", '=== "Python"', "<Tabs>", "```"]
     out = rewrite(lines)
@@ -471,6 +521,11 @@ _PIECES = st.sampled_from(
         "{{< /tab >}}",
         'a {{< glossary_tooltip text="Pod" >}} {{% note %}} b',
         "{{< ref 'x.md' >}}",
+        "{{ npm_tabs({",
+        "}) }}",
+        "{% set x = {",
+        ":octicons-file-code-16: `a.md`",
+        "# Title :material-check:{ .y }",
         "```{note}",
         ":::{tip}",
         ":class: x",

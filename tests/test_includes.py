@@ -127,6 +127,47 @@ def test_snippets_sections_lines_and_blocks(tmp_path: Path) -> None:
     assert expanded.line_map[-1] == page.count("\n")
 
 
+def test_rest_literal_includes_become_code_blocks_of_the_lines_asked(tmp_path: Path) -> None:
+    """pytest's `.. include:: customdirectory/conftest.py` + `:literal:`, Sphinx's
+    `literalinclude` with `:language:`, `:lines:`, `:start-after:`/`:end-before:`, `:dedent:`:
+    a `code-block` of those lines, indexed as code, and every chunk still names the page's
+    own lines; a path outside the docs folder is not read."""
+    docs = tmp_path / "docs"
+    (docs / "ex").mkdir(parents=True)
+    (docs / "ex" / "conftest.py").write_text(
+        "import pytest\n\n\ndef pytest_collect_file():\n    pass\n"
+    )
+    (docs / "ex" / "app.cfg").write_text("[a]\nx = 1\n# start\n    keep = 2\n# end\ny = 3\n")
+    (tmp_path / "secret.txt").write_text("TOP SECRET")
+    page = (
+        "Examples\n========\n\nA conftest:\n\n.. include:: ex/conftest.py\n    :literal:\n\n"
+        "Some settings\n-------------\n\n.. literalinclude:: ex/app.cfg\n   :language: ini\n"
+        "   :start-after: # start\n   :end-before: # end\n   :dedent: 4\n\n"
+        ".. literalinclude:: ex/app.cfg\n   :lines: 1-2\n\n"
+        ".. literalinclude:: ../secret.txt\n\nThe end.\n"
+    )
+    (docs / "index.rst").write_text(page)
+    out = expand(docs, "index.rst", page, [docs.resolve()])
+    assert out.outside and "TOP SECRET" not in out.body
+    assert (
+        ".. code-block:: python\n\n   import pytest\n\n\n   def pytest_collect_file():" in out.body
+    )
+    assert ".. code-block:: ini\n\n   keep = 2\n\n" in out.body
+    assert ".. code-block:: cfg\n\n   [a]\n   x = 1\n\n" in out.body  # the suffix
+    idx = build_bundle(docs, tmp_path / "idx")
+    texts = _texts(idx)
+    assert (
+        "```python\nimport pytest\n\n\ndef pytest_collect_file():\n    pass\n```"
+        in (texts["index.rst#examples"])
+    )
+    assert "```ini\nkeep = 2\n```" in texts["index.rst#examples/some-settings"]
+    with McpSession(idx) as s:
+        hits = s.search(query="pytest_collect_file", limit=1)["hits"]
+        code = s.call("get_code_examples", {"query": "pytest_collect_file"})
+    assert hits[0]["source"]["lines"] == [1, 6]  # the page's lines: its title to the directive
+    assert "def pytest_collect_file" in code.content[0].text
+
+
 _PIECES = st.sampled_from(
     [
         '--8<-- "a.md"',
@@ -142,6 +183,10 @@ _PIECES = st.sampled_from(
         "{{#include a.md:x}} and {{#include b.rs:1:1}}",
         "{* b.rs ln[1:2] hl[1] *}",
         "{* ../../nope.py *}",
+        ".. include:: a.md",
+        ".. literalinclude:: b.rs",
+        "   :lines: 1-2",
+        "   :start-after: ANCHOR",
         "// ANCHOR: x",
         "text",
         "",
@@ -161,15 +206,16 @@ def test_expand_never_fails_and_maps_every_line(tmp_path: Path, pieces: list[str
     (docs / "a.md").write_text('one\n--8<-- "a.md"\n{{#include a.md}}\n--8<-- [start:sec]\ntwo\n')
     (docs / "b.rs").write_text("// ANCHOR: x\nfn b() {}\n// ANCHOR_END: x\n")
     body = "\n".join(pieces)
-    out = expand(docs, "p.md", body, [docs.resolve()])
-    lines = out.body.split("\n")
-    if out.line_map:
-        assert len(out.line_map) == len(lines)
-        assert list(out.line_map) == sorted(out.line_map)
-        assert all(0 <= n < len(pieces) for n in out.line_map)
-    else:
-        assert out.body == body
-    assert "root:" not in out.body
+    for page in ("p.md", "p.rst"):
+        out = expand(docs, page, body, [docs.resolve()])
+        lines = out.body.split("\n")
+        if out.line_map:
+            assert len(out.line_map) == len(lines)
+            assert list(out.line_map) == sorted(out.line_map)
+            assert all(0 <= n < len(pieces) for n in out.line_map)
+        else:
+            assert out.body == body
+        assert "root:" not in out.body
 
 
 @pytest.mark.parametrize("name", ["a.md", "b.md"])

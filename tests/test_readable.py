@@ -74,6 +74,9 @@ export const Check = () => (
 <ParamField query="scope" type="string" default="read">
   Space-separated scopes.
 </ParamField>
+<Param name="audience" type="String" optional>
+  The resource the token is for.
+</Param>
 
 <Accordion title="Why client credentials?">
   No user is present: a machine talks to a machine.
@@ -181,6 +184,7 @@ def test_mintlify_components_read_as_their_text(tmp_path: Path) -> None:
     response = chunks["Response"]
     assert "access_token (string, required)" in response.text
     assert "scope (string, default: read)" in response.search_text
+    assert "audience (String, optional)" in response.text  # Express' `<Param … optional>`
     assert "Why client credentials?" in response.text
     assert "The token flow — " not in response.text and "The token flow" in response.text
     assert "Client, authorization server and MCP server" in response.text

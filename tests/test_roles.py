@@ -44,6 +44,10 @@ def _role(root: Path, path: str) -> str:
         ("guide/migration.md", "Migration from v7", "changelog"),  # Vite
         ("changes/hotupdate-hook.md", "HMR hotUpdate Plugin Hook", "changelog"),
         ("history-design-future.md", "History, Design and Future", "reference"),
+        ("announce/release-2.6.0.rst", "pytest-2.6.0: shorter tracebacks", "changelog"),
+        ("docs/release-v1_2.md", None, "changelog"),
+        ("announce/sprint2016.rst", "python testing sprint June 20th-26th 2016", "blog"),
+        ("guide/release-process.md", "Releasing", "guide"),  # no version: about releasing
         ("blog/announcing-vite5.md", "Vite 5.0 is out!", "blog"),
         ("blog/2021-08-26-welcome/index.md", "Welcome", "blog"),  # Docusaurus
         ("rfcs/text/0001-private-fields.md", None, "proposal"),  # Rust RFCs

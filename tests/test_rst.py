@@ -134,21 +134,30 @@ def test_include_and_raw_never_read_files(tmp_path: Path) -> None:
     assert "TOP SECRET" not in out.text and "after" in out.text
 
 
-def test_include_directives_are_said_once_per_build(tmp_path: Path) -> None:
-    """They insert nothing (above), and said nothing either: one line for the build."""
+def test_include_directives_resolve_inside_the_docs_and_are_summed_up_outside(
+    tmp_path: Path,
+) -> None:
+    """rst.py reads no file (above); includes.py resolves them inside the source roots, as it
+    does markdown's, and sums up in one line the ones it cannot read (pytest's
+    `.. include:: ../../CONTRIBUTING.rst` from a docs folder built alone)."""
     docs = tmp_path / "docs"
     docs.mkdir()
     for name in ("a", "b"):
         (docs / f"{name}.rst").write_text(
-            f"{name.upper()}\n=\n\n.. include:: part.rst\n\n.. literalinclude:: x.py\n\nend\n"
+            f"{name.upper()}\n=\n\n.. include:: part.rst\n\n.. literalinclude:: x.py\n\n"
+            ".. include:: ../../CONTRIBUTING.rst\n\nend\n"
         )
-    (docs / "part.rst").write_text("Part\n====\n\nIncluded.\n")
+    (docs / "part.rst").write_text("Part\n----\n\nIncluded *here*.\n")
+    (docs / "x.py").write_text("def x():\n    return 1\n")
     proc = run_docsmcp("build", "--docs-dir", docs, "--out", tmp_path / "idx", "--quiet")
     assert proc.stderr.splitlines() == [
-        "docsmcp: warning: 4 reST include directives in 2 pages insert nothing (first: part.rst, "
-        "from a.rst): reST pages never read other files; included pages under the docs folder "
-        "are indexed as pages of their own"
+        "docsmcp: warning: 2 includes in 2 pages name files that do not exist (first: "
+        "../../CONTRIBUTING.rst, from a.rst); they are left as written (a folder beside the "
+        "docs? copy it along, or name it with --source-root)"
     ]
+    with McpSession(tmp_path / "idx") as s:
+        page = s.get_doc("a.rst#a/part")  # the included page's heading is one of a.rst's
+    assert "Included *here*." in page and "```python\ndef x():\n    return 1\n```" in page
 
 
 @pytest.mark.slow  # fuzz, ~1-2 s

@@ -174,6 +174,25 @@ SHAPES = {
         {"docs/2024-11-05": "2024-11-05", "docs/2025-06-18": "2025-06-18"},
         "2024-11-05",  # the site's own default wins over the highest date
     ),
+    "major-lines-at-two-depths": (  # Express: `4x/`, and a language folder above `docs/en/4x/`
+        _pages(
+            "api/3x/api/request.md",
+            "api/4x/api/request.md",
+            "api/5x/api/request.md",
+            "docs/en/4x/guide/routing.md",
+            "docs/en/5x/guide/routing.md",
+            "docs/en/5x/guide/v2/errors.md",  # deep down and alone: no version
+            "pages/en/guide/migrating-5.md",
+        ),
+        {
+            "api/3x": "3x",
+            "api/4x": "4x",
+            "api/5x": "5x",
+            "docs/en/4x": "4x",
+            "docs/en/5x": "5x",
+        },
+        "5x",
+    ),
     "only-unreleased": (
         _pages("next/a.md", "v3.0-beta/a.md"),
         {"next": "next", "v3.0-beta": "v3.0-beta"},
@@ -309,6 +328,7 @@ def test_a_named_draft_reaches_it(session: McpSession) -> None:
         ("what the draft spec says", ("2026-07-28", "draft"), ["draft"]),
         ("in 0.5 how do channels close", ("0.5.x", "current"), ["0.5.x"]),
         ("v2 auth", ("v1", "v2"), ["v2"]),
+        ("express 5.x router", ("3x", "4x", "5x"), ["5x"]),  # Express' `5x/` folders
         ("error 404 on python 3", ("2.x", "3.x"), []),  # plain numbers name no version
         ("next steps with the current API", ("1.0", "current", "next"), []),
         ("2024-01-01 outage", ("2025-03-26", "draft"), []),  # no such version

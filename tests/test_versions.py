@@ -43,6 +43,16 @@ def test_latest_without_a_named_newest_is_the_highest_number() -> None:
     assert parse("current") is None and parse("0.5.x") == (0, 5, None)
 
 
+def test_a_major_line_without_its_dot_is_that_line() -> None:
+    # Express' version folders `3x/`, `4x/`, `5x/`: `4x` reads as `4.x`.
+    assert parse("4x") == (4, None) and parse("v5X") == (5, None)
+    lines = ("3x", "4x", "5x")
+    assert resolve("latest", lines) == "5x"
+    assert resolve("4", lines) == resolve("4.x", lines) == resolve("v4", lines) == "4x"
+    assert resolve(">=4", lines) == "5x" and resolve("6.x", lines) is None
+    assert parse("x4") is None and parse("4xx") is None
+
+
 @pytest.fixture(scope="module")
 def session(tmp_path_factory: pytest.TempPathFactory) -> Iterator[McpSession]:
     docs = tmp_path_factory.mktemp("versions") / "docs"

@@ -232,6 +232,26 @@ def test_absolute_routes_strip_a_leading_segment_that_is_no_folder(tmp_path: Pat
     assert r.targets("learn/intro.md#intro") == ["build/quick-start.md#quick-start"]
 
 
+def test_pretty_urls_with_a_trailing_slash_are_the_page(tmp_path: Path) -> None:
+    # Deno's docs (Lume) link `/runtime/fundamentals/node/` for `runtime/fundamentals/node.md`
+    # (27% of its links resolved); a folder's index page still comes first.
+    r = refs(
+        tmp_path,
+        {
+            "runtime/fundamentals/node.md": "# Node\n\nnpm.\n\n## Built-ins\n\nnode:fs\n",
+            "runtime/test/index.md": "# Testing\n\nDeno.test.\n",
+            "runtime/test.md": "# Not the index\n\nx\n",
+            "runtime/index.md": "# Runtime\n\nSee [node](/runtime/fundamentals/node/#built-ins), "
+            "[tests](/runtime/test/) and [help](/runtime/help/).\n",
+        },
+    )
+    assert r.targets("runtime/index.md#runtime") == [
+        "runtime/fundamentals/node.md#node/built-ins",
+        "runtime/test/index.md#testing",
+    ]
+    assert r.x.stats["link"] == (3, 2)
+
+
 def test_same_page_anchors_self_links_and_dedup(tmp_path: Path) -> None:
     r = refs(
         tmp_path,

@@ -9,7 +9,7 @@ home of the vocabulary) can use it.
 |---|-------------|-----------------------------------------------------------------------------|
 | 1 | `changelog` | file name CHANGELOG*, CHANGES, HISTORY, NEWS, RELEASES, release-notes*,     |
 |   |             | whats-new*, migration*/migrating*, upgrad*, breaking-changes*, a version's  |
-|   |             | v5-migration-guide / 3.0-upgrade; or a folder                               |
+|   |             | v5-migration-guide / 3.0-upgrade, a release's release-2.6.0; or a folder    |
 |   |             | changelog/, changes/, release-notes/, whatsnew/, migration/ …; or a         |
 |   |             | title "Changelog", "Release notes", "What's new …", "Migrating …",          |
 |   |             | "Upgrading …", "Breaking changes", "Updating to/from … N", "… migration      |
@@ -18,7 +18,7 @@ home of the vocabulary) can use it.
 |   |             | text, at least half of them links or cards) and has no code block           |
 | 3 | `proposal`  | a folder seps/, rfcs/, peps/, adr(s)/, keps/, proposals/, enhancements/;    |
 |   |             | or a file name or title SEP-n / RFC-n / PEP-n / ADR-n / KEP-n; a roadmap    |
-| 4 | `blog`      | a folder blog/, posts/, _posts/, announcements/; a file name that starts    |
+| 4 | `blog`      | a folder blog/, posts/, _posts/, announce(ments)/; a file name that starts  |
 |   |             | with a date (2024-05-01-x.md); or frontmatter with a date and an author(s)  |
 | 5 | `generated` | SDK model/type pages (docs/models/**, docs/errors/** as Speakeasy and other |
 |   |             | generators lay them out); or a "generated … do not edit" comment on top     |
@@ -68,7 +68,9 @@ _CHANGELOG_STEM = re.compile(
     r"^(?:changelog|release[-_ ]?notes|what'?s[-_ ]?new|whatsnew|migration|migrating|migrate|"
     r"upgrad(?:e|ing)|breaking[-_ ]changes)(?:$|[-_ .].*)|"
     # a version's guide: `v5-migration-guide` (Svelte), `3.0-upgrade`
-    r"^v?\d+(?:[-_.]\d+)*[-_](?:migration|migrating|upgrade|upgrading)(?:$|[-_ .].*)"
+    r"^v?\d+(?:[-_.]\d+)*[-_](?:migration|migrating|upgrade|upgrading)(?:$|[-_ .].*)|"
+    # one release's notes or announcement: pytest's `announce/release-2.6.0.rst` (188 of them)
+    r"^release[-_]v?\d+(?:[-_.]\d+)+(?:$|[-_ .].*)"
 )
 _CHANGELOG_DIRS = frozenset(
     {
@@ -110,7 +112,7 @@ _PROPOSAL_NAME = re.compile(r"^(?:sep|rfc|pep|adr|kep)[-_ ]?\d+\b", re.IGNORECAS
 # (the MCP roadmap's "HTTP-native transport unification" ranked first for "stdio or remote HTTP
 # transport, which to pick").
 _ROADMAP = re.compile(r"^(?:(?:product|project|development)[-_ ])?roadmap$", re.IGNORECASE)
-_BLOG_DIRS = frozenset({"blog", "blogs", "posts", "_posts", "announcements"})
+_BLOG_DIRS = frozenset({"blog", "blogs", "posts", "_posts", "announcements", "announce"})
 _DATED = re.compile(r"^\d{4}-\d{2}-\d{2}[-_]")
 _GENERATED_DIRS = frozenset({"models", "errors", "sdkerrors"})
 _GENERATED_COMMENT = re.compile(

@@ -108,6 +108,9 @@ class _Resolver:
         if lower in self.lower_folders:  # (no index page of a folder that holds no page)
             for name in _INDEX_NAMES:
                 yield f"{trimmed}/{name}"
+        if folder:  # a pretty URL: Deno's (Lume), Hugo's, 11ty's `/runtime/fundamentals/node/`
+            yield trimmed + ".md"  # is the page `runtime/fundamentals/node.md`
+            yield trimmed + ".mdx"
 
     def _find(self, path: str) -> int | None:
         for cand in self._candidates(path):

@@ -64,11 +64,17 @@ def convert_source(sf: SourceFile) -> SourceFile:
     convert = converter_for(sf.path)
     if convert is None:
         return sf
-    done = convert(sf.path, sf.text)
+    # A reST page whose includes were resolved (includes.py) is converted as expanded, and its
+    # lines mapped back through both maps.
+    done = convert(sf.path, sf.body if sf.line_map else sf.text)
+    line_map = done.line_map or (0,) * (done.text.count("\n") + 1)
+    if sf.line_map:
+        top = len(sf.line_map) - 1
+        line_map = tuple(sf.line_map[min(line, top)] for line in line_map)
     return dataclasses.replace(
         sf,
         body=done.text,
-        line_map=done.line_map or (0,) * (done.text.count("\n") + 1),
+        line_map=line_map,
         title=sf.title or done.title,
         anchors=done.anchors,
         api=done.api,

@@ -13,7 +13,6 @@ from pathlib import Path
 from docsmcp.model.source import Manifest, Problem, SourceFile, TaxonomyKey
 from docsmcp.sources import includes
 from docsmcp.sources.discover import (
-    RST_SUFFIXES,
     Entry,
     glob_problem,
     is_generated_page,
@@ -340,8 +339,6 @@ def load_corpus(
             source = replace(source, manifest=None)  # the version came from no manifest
         if source is not None:
             source = replace(source, nav_title=title) if title else source
-            if entry.path.endswith(RST_SUFFIXES):
-                unresolved.add_rst(entry.path, source.body)
             files.append(includes.resolve(docs_dir, source, roots, unresolved))
     unresolved.log()
     ordered = sorted(manifests.values(), key=lambda m: m.path)

@@ -8,7 +8,13 @@
   and `ANCHOR_END: name` comments), `{{#include path:START:END}}`, and `{{#rustdoc_include …}}`
   alike, relative to the page; lines naming anchors are dropped from what is included;
 - FastAPI: `{* ../../docs_src/app/tutorial001.py hl[3] ln[1:5] *}`, relative to the page,
-  included as a fenced code block in the file's language (`ln[...]` keeps those lines).
+  included as a fenced code block in the file's language (`ln[...]` keeps those lines);
+- reST (`.rst` pages): `.. literalinclude:: path` and `.. include:: path` with `:literal:` or
+  `:code:` become a `code-block` of the file (its `:language:`, else its suffix's), a plain
+  `.. include:: path` inserts the file's reST where it stands, as docutils would; `:lines:`,
+  `:start-after:`, `:end-before:`, `:start-line:`, `:end-line:` and `:dedent:` select, other
+  options go. A path starting with `/` is relative to the docs folder, as Sphinx reads it.
+  (rst.py itself never reads a file: docutils' own `include` is off.)
 
 Every file is read through `discover.read_file`, so only inside the source roots: a path outside
 them, missing or unreadable leaves the directive as it was. An unreadable file gets its page one
@@ -36,7 +42,7 @@ from typing import TYPE_CHECKING
 from docsmcp_runtime.search.languages import normalise_language
 
 from docsmcp.common.limits import MAX_FILE_BYTES
-from docsmcp.sources.discover import Refused, read_file
+from docsmcp.sources.discover import RST_SUFFIXES, Refused, read_file
 from docsmcp.sources.formats import apidoc
 from docsmcp.sources.formats.fences import fenced_lines
 
@@ -54,7 +60,8 @@ _MDBOOK = re.compile(r"\{\{#(include|rustdoc_include)[ \t]+([^}\s]+)[ \t]*\}\}")
 _MDBOOK_ANCHOR = re.compile(r"\bANCHOR(?:_END)?:[ \t]*([\w-]+)")
 _FASTAPI = re.compile(r"^([ \t]*)\{\*[ \t]+(\S+)((?:[ \t]+\w+\[[^\]\n]*\])*)[ \t]*\*\}[ \t]*$")
 _FASTAPI_LN = re.compile(r"\bln\[([^\]\n]*)\]")
-_RST_INCLUDE = re.compile(r"^[ \t]*\.\.[ \t]+(?:literal)?include::[ \t]+(\S+)", re.MULTILINE)
+_RST_INCLUDE = re.compile(r"^([ \t]*)\.\.[ \t]+(literalinclude|include)::[ \t]+(\S+)[ \t]*$")
+_RST_OPTION = re.compile(r"^([ \t]+):([\w-]+):(?:[ \t]+(.*?))?[ \t]*$")
 
 
 @dataclass(frozen=True)
@@ -112,19 +119,12 @@ class Unresolved:
         self.outside = _Tally()
         self.outside_paths: list[str] = []  # their real paths (the folder to name)
         self.api = _Tally()  # mkdocstrings objects without source
-        self.rst = _Tally()  # the files reST include directives name
 
     def add(self, page: str, expanded: Expanded) -> None:
         self.missing.add(page, expanded.missing)
         self.outside.add(page, [spec for spec, _ in expanded.outside])
         self.outside_paths.extend(real for _, real in expanded.outside)
         self.api.add(page, expanded.api_missing)
-
-    def add_rst(self, page: str, body: str) -> None:
-        """A reST page's `include` / `literalinclude` directives: docutils inserts nothing
-        (it reads no other file: rst_directives.py), which vanished without a word."""
-        if "include::" in body:
-            self.rst.add(page, _RST_INCLUDE.findall(body))
 
     def lines(self) -> list[str]:
         out = []
@@ -143,13 +143,6 @@ class Unresolved:
                 f"do not exist (first: {first}, from {page}); they are left as written (a "
                 "folder beside the docs? copy it along, or name it with --source-root)"
             )
-        if self.rst.count:
-            page, first = self.rst.example()
-            out.append(
-                f"{self.rst.count} reST include directives in {self.rst.pages()} insert "
-                f"nothing (first: {first}, from {page}): reST pages never read other files; "
-                "included pages under the docs folder are indexed as pages of their own"
-            )
         if self.api.count:
             page, first = self.api.example()
             out.append(
@@ -167,7 +160,12 @@ class Unresolved:
 def has_directive(body: str) -> bool:
     """Whether `body` may hold an include directive (of any dialect handled here)."""
     # The two `{` forms only where a `{` is (a one-character scan; win32: 0.71 -> 0.46 s).
-    return ":::" in body or "8<-" in body or ("{" in body and ("{{#" in body or "{*" in body))
+    return (
+        ":::" in body
+        or "8<-" in body
+        or ("{" in body and ("{{#" in body or "{*" in body))
+        or "include::" in body
+    )
 
 
 def expand(docs_dir: Path, path: str, body: str, roots: Sequence[Path]) -> Expanded:
@@ -177,6 +175,8 @@ def expand(docs_dir: Path, path: str, body: str, roots: Sequence[Path]) -> Expan
     failures = _Failures()
     reader = _Reader(docs_dir, roots, failures)
     lines = body.split("\n")
+    if path.lower().endswith(RST_SUFFIXES):
+        return _finish(path, body, *reader.rst(path, lines, 0), failures, reader)
     code = fenced_lines(lines)  # a `::: object` shown in a code block is an example
     # A page that closes containers (a bare `:::` line: VitePress, Docusaurus) writes `::: tabs`
     # for a container, not for mkdocstrings' `::: module` (vitest's docs warned of "tabs").
@@ -204,6 +204,26 @@ def expand(docs_dir: Path, path: str, body: str, roots: Sequence[Path]) -> Expan
             )
     if reader.block is not None:  # an unclosed `--8<--` block: not one
         return Expanded(body, (), None)
+    return _finish(path, body, out, line_map, failures, reader)
+
+
+def _finish(
+    path: str,
+    body: str,
+    out: list[str],
+    line_map: list[int],
+    failures: _Failures,
+    reader: _Reader,
+) -> Expanded:
+    """The Expanded page of lines `out` (and their page lines), with what failed."""
+    lines = body.split("\n")
+    if reader.size > MAX_FILE_BYTES:
+        return Expanded(
+            body,
+            (),
+            f"{path}: includes make the page over {MAX_FILE_BYTES:,} bytes; "
+            "they were left unresolved",
+        )
     warnings = []
     if failures.count:
         more = f" ({failures.count} includes left as written)" if failures.count > 1 else ""
@@ -263,6 +283,59 @@ class _Reader:
         if "{{#" in line and _MDBOOK.search(line):
             return self._mdbook(page, line, depth)
         return None
+
+    # -- reST --------------------------------------------------------------------------------
+
+    def rst(self, page: str, lines: list[str], depth: int) -> tuple[list[str], list[int]]:
+        """A reST page's lines with its include directives resolved, and each line's line of
+        `lines` (an included line: its directive's)."""
+        out: list[str] = []
+        line_map: list[int] = []
+        i = 0
+        while i < len(lines):
+            m = _RST_INCLUDE.match(lines[i]) if "include::" in lines[i] else None
+            if m is None:
+                out.append(lines[i])
+                line_map.append(i)
+                i += 1
+                continue
+            indent, kind, name = m.group(1), m.group(2), m.group(3)
+            options: dict[str, str] = {}
+            end = i + 1
+            while end < len(lines) and (o := _RST_OPTION.match(lines[end])):
+                if len(o.group(1).expandtabs()) <= len(indent.expandtabs()):
+                    break
+                options[o.group(2)] = o.group(3) or ""
+                end += 1
+            block = self._rst_include(page, kind, name, options, indent, depth)
+            kept = lines[i:end] if block is None else block
+            out.extend(kept)
+            line_map.extend(range(i, end) if block is None else [i] * len(kept))
+            i = end
+        return out, line_map
+
+    def _rst_include(
+        self, page: str, kind: str, name: str, options: dict[str, str], indent: str, depth: int
+    ) -> list[str] | None:
+        """The lines an include directive stands for, or None (left as written)."""
+        if name.startswith("<"):
+            return None  # `.. include:: <isonum.txt>`: docutils' own substitution sets
+        target = name.lstrip("/") if name.startswith("/") else name
+        candidates = [target] if name.startswith("/") else self._candidates(page, name)
+        text = self._read_first(candidates, name)
+        if text is None:
+            return None
+        lines = _rst_select(text.split("\n"), options)
+        if kind == "literalinclude" or "literal" in options or "code" in options:
+            suffix = posixpath.splitext(name)[1].lstrip(".")
+            language = options.get("language") or options.get("code") or ""
+            language = language or normalise_language(suffix) or "text"
+            body = [f"{indent}   {x}" if x.strip() else "" for x in lines]
+            return [f"{indent}.. code-block:: {language}", "", *body, ""]
+        if depth + 1 < MAX_DEPTH:
+            target = posixpath.normpath(posixpath.join(posixpath.dirname(page), name))
+            lines = self.rst(target, lines, depth + 1)[0]
+        return [indent + x if x.strip() else "" for x in lines]
 
     # -- dialects ---------------------------------------------------------------------------
 
@@ -395,6 +468,31 @@ def _section(lines: list[str], name: str) -> list[str]:
         if inside:
             out.append(line)
     return out
+
+
+def _rst_select(lines: list[str], options: dict[str, str]) -> list[str]:
+    """The lines of an included file that a reST include's options keep."""
+    if lines and lines[-1] == "":
+        lines = lines[:-1]
+    if (after := options.get("start-after")) and (
+        at := next((k for k, x in enumerate(lines) if after in x), None)
+    ) is not None:
+        lines = lines[at + 1 :]
+    if (before := options.get("end-before")) and (
+        at := next((k for k, x in enumerate(lines) if before in x), None)
+    ) is not None:
+        lines = lines[:at]
+    first, last = (_int(options.get(k, "")) for k in ("start-line", "end-line"))
+    lines = lines[first:last]  # 0-based, as docutils reads them
+    if wanted := options.get("lines"):
+        lines = _line_ranges(lines, wanted.replace("-", ":"))
+    if (dedent := options.get("dedent", "")).isdigit():
+        lines = [x[int(dedent) :] if x[: int(dedent)].strip() == "" else x.lstrip() for x in lines]
+    return lines
+
+
+def _int(text: str) -> int | None:
+    return int(text) if text.strip().lstrip("-").isdigit() else None
 
 
 def _mdbook_select(lines: list[str], selector: str) -> list[str]:

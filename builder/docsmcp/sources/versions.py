@@ -2,9 +2,12 @@
 of this rule, used by `docsmcp init` (which proposes it in the manifest) and by `docsmcp build`
 (which applies it when no manifest says anything about `version`).
 
-Folders (at the shallowest depth of 1 to 3 where sibling folders give at least two values):
-* numbered: `v2`, `2.x`, `1.4`, `0.5.1-beta`, `version-0.5.x` (`version-` is dropped from the
-  value); a plain number or a year is not a version (`01/`, `2024/` are chapters and archives);
+Folders (at the shallowest depth of 1 to 3 where sibling folders give at least two values, and
+deeper down, outside those, where one folder's children give two values on their own: Express
+has `api/3x/`, `api/4x/`, `api/5x/` and, under a language folder, `docs/en/4x/`, `docs/en/5x/`):
+* numbered: `v2`, `2.x`, `4x`, `1.4`, `0.5.1-beta`, `version-0.5.x` (`version-` is dropped from
+  the value); a plain number or a year is not a version (`01/`, `2024/` are chapters and
+  archives);
 * dated: `2025-11-25` (a protocol's revisions), except under a `blog`, `news` or `posts` folder;
 * channels beside at least one of those: `next`, `draft`, `unreleased`, `current`, `latest`,
   `stable`, `main`, `master`, `dev`, `canary`, `nightly` (alone they are ordinary folder names);
@@ -46,7 +49,8 @@ DESCRIPTION = "Docs version the page belongs to (from versioned folder names)."
 MAX_DEPTH = 3
 _NUMBERED = re.compile(
     r"(?:version[-_]?|v)\d+(?:\.(?:\d+|x|\*))*(?:[-.]?[a-z]+\d*)?"  # v2, version-0.5.x
-    r"|\d+(?:\.(?:\d+|x|\*))+(?:[-.]?[a-z]+\d*)?",  # 1.x, 2.0, 0.5.1-beta
+    r"|\d+(?:\.(?:\d+|x|\*))+(?:[-.]?[a-z]+\d*)?"  # 1.x, 2.0, 0.5.1-beta
+    r"|\d+x",  # Express: `4x/`, `5x/` (a major version's line, read as `4.x`)
     re.IGNORECASE,
 )
 _DATED = re.compile(r"\d{4}-\d{2}-\d{2}")
@@ -114,11 +118,16 @@ def folders(paths: Iterable[str], docs_dir: Path | None = None) -> dict[str, str
     Docusaurus configuration read from `docs_dir`, when given)."""
     paths = sorted(paths)
     out: dict[str, str] = {}
+    settled = False  # a shallower depth gave the versions: deeper ones need two per folder
     for depth in range(1, MAX_DEPTH + 1):
         for parent, names in sorted(_folders(paths, depth).items()):
             if parent.rpartition("/")[2].lower() in _POSTS:
                 continue
+            if settled and folder_value(out, parent + "/x") is not None:
+                continue  # inside a version folder: `v2/api/v1/` is not another version
             found = {n: v for n in sorted(names) if (v := value_of_name(n))}
+            if settled and len(set(found.values())) < 2:
+                continue  # a lone `v2/` deep down is an API's name, not the docs' version
             if _VERSIONED.fullmatch(parent.rpartition("/")[2]):
                 # Docusaurus names its versions freely: `version-stable` (Prettier) is one.
                 for n in sorted(names):
@@ -134,9 +143,8 @@ def folders(paths: Iterable[str], docs_dir: Path | None = None) -> dict[str, str
             if current is not None and current not in out:
                 taken = {v for f, v in out.items() if f.startswith(parent + "/")}
                 out[current] = _current_value(parent.rpartition("/")[0], docs_dir, taken)
-        if len(set(out.values())) >= 2:
-            return out
-    return {}
+        settled = settled or len(set(out.values())) >= 2
+    return out if settled else {}
 
 
 def _docusaurus_current(versioned: str, paths: list[str], docs_dir: Path | None) -> str | None:

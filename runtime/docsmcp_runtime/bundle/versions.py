@@ -2,12 +2,12 @@
 `version` is a filter whose argument may also be `latest` or a range (`5.x`, `>=2.1`, `^0.5`,
 `~1.2`, `0.5`), resolved against the bundle's values; plain strings match exactly.
 
-Values are compared as dotted numbers (a leading `v` dropped, `x`/`*` parts as wildcards,
-anything after `-`/`+` ignored for ordering) or as dates (`2025-11-25`: year, month, day); a
-value that is not a version at all (`current`, `next`) only matches itself. `latest` is the
-bundle's recorded latest release when it has one (the taxonomy entry's `latest`,
-bundle-spec.md), else `latest`, `current` or `stable` when the docs name one, else the highest
-number.
+Values are compared as dotted numbers (a leading `v` dropped, `x`/`*` parts as wildcards, `4x`
+read as `4.x`, anything after `-`/`+` ignored for ordering) or as dates (`2025-11-25`: year,
+month, day); a value that is not a version at all (`current`, `next`) only matches itself.
+`latest` is the bundle's recorded latest release when it has one (the taxonomy entry's
+`latest`, bundle-spec.md), else `latest`, `current` or `stable` when the docs name one, else
+the highest number.
 
 `is_release` is the one rule of what counts as released (the builder picks the recorded latest
 with it): a number or date without a pre-release mark, or `latest`/`stable`."""
@@ -20,6 +20,8 @@ VERSION_KEY = "version"
 # Values that stand for the newest docs, in order of preference.
 LATEST_NAMES = ("latest", "current", "stable")
 _NUMBERS = re.compile(r"^v?(\d+|[x*])(?:\.(\d+|[x*]))*(?:[-+].*)?$", re.IGNORECASE)
+# A major version and its whole line written without the dot: Express' `4x/` and `5x/` folders.
+_MAJOR_X = re.compile(r"^v?(\d+)x$", re.IGNORECASE)
 _RANGE = re.compile(r"^(>=|<=|>|<|=|\^|~)?\s*(.+)$")
 _DATE = re.compile(r"^(\d{4})-(\d{2})-(\d{2})$")
 # A pre-release mark after the numbers: 2.0.0-rc1, 1.0-beta, 3.1a2, 0.9.dev1, 1.0-SNAPSHOT.
@@ -34,10 +36,13 @@ Parts = tuple[int | None, ...]  # None: a wildcard part
 
 
 def parse(value: str) -> Parts | None:
-    """`0.5.x` → (0, 5, None); `v2.4.0-beta` → (2, 4, 0); `current` → None."""
+    """`0.5.x` → (0, 5, None); `v2.4.0-beta` → (2, 4, 0); `4x` → (4, None); `current` →
+    None."""
     text = value.strip()
     if date := _DATE.match(text):
         return tuple(int(p) for p in date.groups())
+    if major := _MAJOR_X.match(text):
+        return (int(major.group(1)), None)
     if not _NUMBERS.match(text):
         return None
     core = re.split(r"[-+]", text.lstrip("vV"), maxsplit=1)[0]

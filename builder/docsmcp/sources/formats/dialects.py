@@ -15,6 +15,10 @@ in either:
   pymdownx one at the marker's indent), and each tab is returned as a `Tab` with its line
   range and, when its label, `value` or the set's `groupId` names a programming language, that
   language, so the chunker can give it a chunk of its own;
+- icon shortcodes of mkdocs-material's emoji extension (`:octicons-file-code-16:`,
+  `:material-clock-fast:{ .lg }`) are removed: the page shows a picture, no words;
+- a template call written over several lines (ESLint's Nunjucks `{{ npm_tabs({` … `}) }}`)
+  leaves nothing, as one on a single line does;
 - attribute lists (`{ #anchor .class key=value }`, `{: … }`) at the end of a line or on a line
   of their own are removed; abbreviation definitions `*[HTML]: Hyper Text…` become `HTML: Hyper
   Text…`; reference-style links whose reference the page does not define (mkdocs autorefs,
@@ -81,9 +85,18 @@ _BRACKET_ID = re.compile(r"[ \t]*\[#([\w:.-]+)\][ \t]*$")
 _AUTOREF_ANCHOR = re.compile(r"^[ \t]*\[\]\(\)\{#[\w:.-]+\}[ \t]*$")
 _ATTR_LINE = re.compile(r"^[ \t]*\{:[^}\n]*\}[ \t]*$")
 # A line that is one template expression or tag and nothing else: mkdocs-macros' `{{ table }}`,
-# Jinja/Liquid `{% include "x.md" %}`. What it renders is not in the source, and the syntax is
-# nothing a reader sees. (mdBook's `{{#include …}}` is includes.py's, and stays when unresolved.)
-_TEMPLATE_LINE = re.compile(r"^[ \t]*(?:\{\{(?!#)[^{}\n]*\}\}|\{%[^\n]*%\})[ \t]*$")
+# ESLint's Nunjucks `{{ button({ type: "primary" }) }}` (one level of braces inside), Jinja/Liquid
+# `{% include "x.md" %}`. What it renders is not in the source, and the syntax is nothing a
+# reader sees. (mdBook's `{{#include …}}` is includes.py's, and stays when unresolved.)
+_TEMPLATE_LINE = re.compile(
+    r"^[ \t]*(?:\{\{(?!#)(?:[^{}\n]|\{[^{}\n]*\})*\}\}|\{%[^\n]*%\})[ \t]*$"
+)
+# The same over several lines: an opening `{{ name(` or `{%` left open, closed by a line ending
+# in `}}` / `%}` within MAX_SHORTCODE_LINES (not mdBook's `{{#`, nor Hugo's `{{<` / `{{%`).
+_TEMPLATE_OPEN = re.compile(r"^[ \t]*(\{\{(?![#<%])|\{%)")
+# mkdocs-material's icons (`:octicons-file-code-16:`, `:material-clock-fast:{ .lg .middle }`),
+# rendered as pictures: their name is no word of the page (and no part of a heading's anchor).
+_ICON = re.compile(r":(?:material|octicons|fontawesome|simple)-[a-z0-9-]+:(?:\{[^{}\n]*\})?[ \t]*")
 # GitBook's blocks: `{% tab title="Linux" %}`, `{% hint style="warning" %}`, `{% code
 # title="pom.xml" %}` say what follows (a tab's platform or language, a warning, a file name):
 # their line keeps that word as a label, as pymdownx tabs and admonitions do; the closing tags
@@ -421,10 +434,10 @@ def _inline_cleanup(line: str, defined: set[str]) -> str:
     return line
 
 
-def _hugo_blocks(lines: list[str]) -> list[str]:
+def _hugo_blocks(lines: list[str], text: str) -> list[str]:
     """Hugo shortcodes written over several lines (`{{< img` / `  alt="…"` / `>}}`) as one: the
-    first line reads as the whole would (_hugo), the others leave nothing (same line count)."""
-    text = "\n".join(lines)
+    first line reads as the whole would (_hugo), the others leave nothing (same line count);
+    `text`: the lines joined."""
     if "{{<" not in text and "{{%" not in text:
         return lines
     code = fenced_lines(lines)
@@ -453,10 +466,49 @@ def _hugo_blocks(lines: list[str]) -> list[str]:
     return out
 
 
+def _template_blocks(lines: list[str], code: list[bool]) -> list[str]:
+    """Template calls written over several lines (see _TEMPLATE_OPEN) as blank lines."""
+    out = list(lines)
+    i = 0
+    while i < len(lines):
+        m = None if code[i] else _TEMPLATE_OPEN.match(lines[i])
+        closer = "}}" if m and m.group(1) == "{{" else "%}"
+        if m is None or closer in lines[i]:
+            i += 1
+            continue
+        end = next(
+            (k for k in range(i + 1, min(len(lines), i + MAX_SHORTCODE_LINES))
+             if code[k] or closer in lines[k]),
+            None,
+        )  # fmt: skip
+        if end is not None and not code[end] and lines[end].rstrip().endswith(closer):
+            out[i : end + 1] = [""] * (end + 1 - i)
+            i = end
+        i += 1
+    return out
+
+
+def _without_icons(lines: list[str], code: list[bool]) -> list[str]:
+    """Lines without mkdocs-material's icon shortcodes (see _ICON), code and code spans kept."""
+
+    def drop(m: re.Match[str]) -> str:
+        return m.group(0) if m.string.count("`", 0, m.start()) % 2 else ""
+
+    return [
+        line if code[i] or ":" not in line else _ICON.sub(drop, line)
+        for i, line in enumerate(lines)
+    ]
+
+
 def rewrite(lines: list[str]) -> Rewritten:
     """The display and parse lines of a file with its dialect syntax rewritten, and its tabs."""
-    lines = _hugo_blocks(lines)
+    text = "\n".join(lines)
+    lines = _hugo_blocks(lines, text)
     code = fenced_lines(lines)
+    if "{{" in text or "{%" in text:
+        lines = _template_blocks(lines, code)
+    if _ICON.search(text):
+        lines = _without_icons(lines, code)
     material, dedent_tabs = _material_tabs(lines, code, 0)
     groups = max((t.group for t in material), default=-1) + 1
     docusaurus, blank, tab_labels, tab_texts = _docusaurus_tabs(lines, code, groups)

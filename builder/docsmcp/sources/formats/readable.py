@@ -13,7 +13,8 @@ decoded in the display lines only (decoded in the parse lines, `&lt;T&gt;` would
   elements (every file: the known element names only, so `<your-token>` in a `.md` stays) lose
   their tags; their text children stay. String props that are prose stay as text in the tag's
   place (`title`, `description`, `label`, `alt`, `caption`, ...; a field component's
-  `name`/`type`, `<ResponseField name="id" type="string" required>` -> `id (string, required)`);
+  `name`/`type`, `<ResponseField name="id" type="string" required>` -> `id (string, required)`,
+  `<Param name="options" type="Object" optional>` -> `options (Object, optional)`);
   `className`, `style`, `href` and other attribute soup go. `<script>`, `<style>` and `<svg>`
   go with their content, comments (`<!-- -->`, `{/* */}`) too. Elements a rendered page hides
   (`hidden`, `aria-hidden="true"`, `display: none`: hiding.py) go first, with their content
@@ -104,8 +105,10 @@ def _prose(name: str, props: dict[str, str | None]) -> str:
         field = next((props[k] for k in _FIELD_NAMES if props.get(k)), None)
         if field:
             extra = [props["type"] or ""] if props.get("type") else []
-            if "required" in props and props["required"] in (None, "true", ""):
-                extra.append("required")
+            # Flags as written: Mintlify's `required`, Express' `<Param … optional>`.
+            extra += [
+                f for f in ("required", "optional") if f in props and props[f] in (None, "true", "")
+            ]
             if props.get("default"):
                 extra.append(f"default: {props['default']}")
             words.append(field + (f" ({', '.join(extra)})" if extra else ""))
