@@ -92,7 +92,7 @@ def test_every_chunk_of_a_page_carries_its_page_field(site: Path) -> None:
 
 def test_the_heading_discount_is_recorded(site: Path) -> None:
     lexical = json.loads((site / "metadata.json").read_text())["lexical"]
-    assert lexical["heading_informativeness"] == 0.5
+    assert lexical["heading_informativeness"] == 1.0
     assert (lexical["field_weights"]["page"], lexical["field_weights"]["lead"]) == (1.5, 0.5)
 
 
