@@ -33,6 +33,24 @@ if TYPE_CHECKING:
     from .rescore import Rescore
 
 
+def _announced(
+    files: Mapping[str, FileEntry],
+    stored: list[str],
+    feature: str,
+    requires: tuple[str, ...],
+    kind: str = "",
+) -> None:
+    """MetadataError unless `requires` names `feature` when files are `stored` in the form
+    only it describes: an older reader must refuse such a bundle by the feature's name, not
+    misread it."""
+    if stored and feature not in requires:
+        raise MetadataError(
+            "requires",
+            f"{stored[0]} is stored as {files[stored[0]].dtype}{kind}, which needs "
+            f"{feature!r} in requires",
+        )
+
+
 def known_requires(data: Mapping[str, Any]) -> tuple[str, ...]:
     """`requires` of a decoded metadata.json whose format and version were checked: the
     features, or MetadataError naming those this reader does not know. Checked before anything
@@ -345,21 +363,9 @@ class Metadata:
         taxonomy = _taxonomy(j.field(data, "taxonomy", "", j.obj))
         embedding = j.field(data, "embedding", "", _embedding_or_null)
         files = parse_files(j.field(data, "files", "", j.obj))
-        narrow = narrow_files(files)
-        if narrow and NARROW_INDEX not in requires:
-            # An older reader must refuse such a bundle by the feature's name, not misread it.
-            raise MetadataError(
-                "requires",
-                f"{narrow[0]} is stored as {files[narrow[0]].dtype}, which needs "
-                f"{NARROW_INDEX!r} in requires",
-            )
+        _announced(files, narrow_files(files), NARROW_INDEX, requires)
         coded = coded_files(files)
-        if coded and IMPACT_CODES not in requires:
-            raise MetadataError(
-                "requires",
-                f"{coded[0]} is stored as {files[coded[0]].dtype} codes, which needs "
-                f"{IMPACT_CODES!r} in requires",
-            )
+        _announced(files, coded, IMPACT_CODES, requires, " codes")
         levels = IMPACT_ARRAYS["impact_levels"].file
         if coded and levels not in files:
             raise MetadataError("files", f"{coded[0]} holds codes, but {levels} is missing")
