@@ -450,12 +450,8 @@ def _hugo_blocks(lines: list[str], text: str) -> list[str]:
             i += 1
             continue
         closer = ">}}" if start.startswith("{{<") else "%}}"
-        end = next(
-            (k for k in range(i + 1, min(len(lines), i + MAX_SHORTCODE_LINES))
-             if not code[k] and closer in lines[k]),
-            None,
-        )  # fmt: skip
-        if end is None or not lines[end].rstrip().endswith(closer):
+        end = _block_end(lines, code, i, closer, code_ends=False)
+        if end is None:
             i += 1
             continue
         joined = " ".join(x.strip() for x in lines[i : end + 1])
@@ -476,16 +472,29 @@ def _template_blocks(lines: list[str], code: list[bool]) -> list[str]:
         if m is None or closer in lines[i]:
             i += 1
             continue
-        end = next(
-            (k for k in range(i + 1, min(len(lines), i + MAX_SHORTCODE_LINES))
-             if code[k] or closer in lines[k]),
-            None,
-        )  # fmt: skip
-        if end is not None and not code[end] and lines[end].rstrip().endswith(closer):
+        end = _block_end(lines, code, i, closer, code_ends=True)
+        if end is not None:
             out[i : end + 1] = [""] * (end + 1 - i)
             i = end
         i += 1
     return out
+
+
+def _block_end(
+    lines: list[str], code: list[bool], i: int, closer: str, code_ends: bool
+) -> int | None:
+    """The line closing a block opened on line `i` (a shortcode or template call over several
+    lines): the first line after it, within MAX_SHORTCODE_LINES, holding `closer` outside code,
+    when it ends with `closer`; else None. Code lines are passed over, or with `code_ends` end
+    the search (no block)."""
+    for k in range(i + 1, min(len(lines), i + MAX_SHORTCODE_LINES)):
+        if code[k]:
+            if code_ends:
+                return None
+            continue
+        if closer in lines[k]:
+            return k if lines[k].rstrip().endswith(closer) else None
+    return None
 
 
 def _without_icons(lines: list[str], code: list[bool]) -> list[str]:
