@@ -5,7 +5,7 @@ shape for arrays), read strictly.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -13,7 +13,7 @@ import numpy as np
 
 from . import jsonread as j
 from .jsonread import MetadataError
-from .layout import ARRAY_BY_FILE, MAX_FILES, REQUIRED_FILES, is_plain_name
+from .layout import ARRAY_BY_FILE, MAX_FILES, REQUIRED_FILES, ArraySpec, is_plain_name
 
 
 @dataclass(frozen=True)
@@ -85,21 +85,24 @@ def check_file_count(data: Mapping[str, Any]) -> None:
 
 def narrow_files(files: Mapping[str, FileEntry]) -> list[str]:
     """The array files stored with their narrow dtype (layout.ArraySpec.narrow), sorted."""
-    return sorted(
-        name
-        for name, entry in files.items()
-        if (spec := ARRAY_BY_FILE.get(name)) is not None and entry.dtype == spec.narrow
-    )
+    return _stored_as(files, lambda spec: spec.narrow)
 
 
 def coded_files(files: Mapping[str, FileEntry]) -> list[str]:
     """The array files stored as codes into a table of levels (layout.ArraySpec.codes)."""
+    return _stored_as(files, lambda spec: spec.codes)
+
+
+def _stored_as(
+    files: Mapping[str, FileEntry], form: Callable[[ArraySpec], str | None]
+) -> list[str]:
+    """The array files whose dtype is the one `form` gives their spec (when it gives one)."""
     return sorted(
         name
         for name, entry in files.items()
         if (spec := ARRAY_BY_FILE.get(name)) is not None
-        and spec.codes is not None
-        and entry.dtype == spec.codes
+        and (dtype := form(spec)) is not None
+        and entry.dtype == dtype
     )
 
 
