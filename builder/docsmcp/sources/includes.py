@@ -176,7 +176,7 @@ def expand(docs_dir: Path, path: str, body: str, roots: Sequence[Path]) -> Expan
     reader = _Reader(docs_dir, roots, failures)
     lines = body.split("\n")
     if path.lower().endswith(RST_SUFFIXES):
-        return _finish(path, body, *reader.rst(path, lines, 0), failures, reader)
+        return _finish(path, body, lines, *reader.rst(path, lines, 0), failures, reader)
     code = fenced_lines(lines)  # a `::: object` shown in a code block is an example
     # A page that closes containers (a bare `:::` line: VitePress, Docusaurus) writes `::: tabs`
     # for a container, not for mkdocstrings' `::: module` (vitest's docs warned of "tabs").
@@ -204,19 +204,20 @@ def expand(docs_dir: Path, path: str, body: str, roots: Sequence[Path]) -> Expan
             )
     if reader.block is not None:  # an unclosed `--8<--` block: not one
         return Expanded(body, (), None)
-    return _finish(path, body, out, line_map, failures, reader)
+    return _finish(path, body, lines, out, line_map, failures, reader)
 
 
 def _finish(
     path: str,
     body: str,
+    lines: list[str],
     out: list[str],
     line_map: list[int],
     failures: _Failures,
     reader: _Reader,
 ) -> Expanded:
-    """The Expanded page of lines `out` (and their page lines), with what failed."""
-    lines = body.split("\n")
+    """The Expanded page of lines `out` (and their page lines: `body` is the page, `lines` its
+    lines), with what failed."""
     if reader.size > MAX_FILE_BYTES:
         return Expanded(
             body,
