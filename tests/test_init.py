@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pyarrow.parquet as pq
 import pytest
 from conftest import FUZZ, build_bundle, corpus, run_docsmcp, write_tree
 from docsmcp.commands.init import _sections, propose, validate_proposal
@@ -141,6 +142,27 @@ def test_changelogs_are_kept_and_vendor_folders_excluded(tmp_path):
     clean = write_tree(tmp_path / "clean", {"index.md": _page()})
     assert "exclude" not in propose(clean).manifest
     assert not any(line.startswith("changelogs:") for line in propose(clean).report())
+
+
+def test_coding_agents_instruction_files_are_excluded(tmp_path):
+    """CLAUDE.md, AGENTS.md, ... tell an agent how to work on the repository: not docs for its
+    users (Jest's packages/jest-mock/CLAUDE.md answered a question about mocking modules)."""
+    docs = write_tree(
+        tmp_path / "d",
+        {
+            "index.md": _page(),
+            "AGENTS.md": "# Agents\n\nRun the tests with yarn before committing.\n",
+            "packages/mock/CLAUDE.md": "# Mock\n\nReplace a whole module with a fake here.\n",
+            "packages/mock/README.md": _page(),
+            "guides/claude.md": _page(),  # a page about Claude stays
+        },
+    )
+    proposal = propose(docs)
+    assert proposal.manifest["exclude"] == ["**/AGENTS.md", "**/CLAUDE.md"]
+    (docs / ".docs-mcp.json").write_text(json.dumps(proposal.manifest), encoding="utf-8")
+    out = build_bundle(docs, tmp_path / "idx")
+    paths = set(pq.read_table(out / "pages.parquet", columns=["path"]).column("path").to_pylist())
+    assert paths == {"index.md", "packages/mock/README.md", "guides/claude.md"}
 
 
 def test_heading_level_choice(tmp_path):

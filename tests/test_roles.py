@@ -45,6 +45,11 @@ def _role(root: Path, path: str) -> str:
         ("changes/hotupdate-hook.md", "HMR hotUpdate Plugin Hook", "changelog"),
         ("history-design-future.md", "History, Design and Future", "reference"),
         ("announce/release-2.6.0.rst", "pytest-2.6.0: shorter tracebacks", "changelog"),
+        # Drizzle: one release's notes, in a folder of them
+        ("latest-releases/drizzle-orm-v0283.mdx", "DrizzleORM v0.28.3 release", "changelog"),
+        ("past-releases/notes.md", "Notes", "changelog"),
+        ("guide/x.md", "Vite 5.1 release", "changelog"),
+        ("guide/cycle.md", "Python 3.12 release cycle", "guide"),  # about a release, not its notes
         ("docs/release-v1_2.md", None, "changelog"),
         ("announce/sprint2016.rst", "python testing sprint June 20th-26th 2016", "blog"),
         ("guide/release-process.md", "Releasing", "guide"),  # no version: about releasing

@@ -5,13 +5,15 @@ The proposal is made from names and structure only, never from a list of known p
 * **Files**: the builder's own discovery (`discover.scan`) and reader (`manifest.load_file`,
   within the same limits), so the same files count as in `docsmcp build`.
 * **exclude**: vendored or generated folders (`node_modules`, `bower_components`, `vendor`,
-  `site-packages`, `__pycache__`, `_build`), each only when such files exist. Changelogs and
-  release notes stay in (for a protocol spec the changelog *is* documentation): the build gives
-  them the page role `changelog` (enrich/roles.py), which ranks them below other pages unless
-  a query asks about changes; the report counts them. Translations (`page.ja.mdx` beside
-  `page.mdx`, `es/` beside `en/`, `i18n/fr/`) are excluded, each language by one glob, so the
-  bundle answers in the site's default language: `docsmcp.sources.translations` (the rule
-  `docsmcp build` applies too when the docs have no manifest).
+  `site-packages`, `__pycache__`, `_build`) and coding agents' instruction files (`AGENTS.md`,
+  `CLAUDE.md`, `GEMINI.md`, `copilot-instructions.md`), each only when such files exist.
+  Changelogs and release notes stay in (for a protocol spec the changelog *is*
+  documentation): the build gives them the page role `changelog` (enrich/roles.py), which
+  ranks them below other pages unless a query asks about changes; the report counts them.
+  Translations (`page.ja.mdx` beside `page.mdx`, `es/` beside `en/`, `i18n/fr/`) are excluded,
+  each language by one glob, so the bundle answers in the site's default language:
+  `docsmcp.sources.translations` (the rule `docsmcp build` applies too when the docs have no
+  manifest).
 * **language**: among sibling folders at depth 1 (else depth 2), those whose name, or one
   `-`/`_`-separated part of it, is a programming language known to
   `docsmcp_runtime.search.languages` (`python`, `ts`, `dub-python`, `sdk-go`, ...), when they
@@ -89,6 +91,10 @@ _GENERIC = frozenset({"sdk", "sdks", "client", "clients", "lib", "libs", "librar
 _VENDOR_FOLDERS = frozenset(
     {"node_modules", "bower_components", "vendor", "site-packages", "__pycache__", "_build"}
 )
+# Instructions for the coding agents that work on the repository (Claude Code, Codex, Gemini,
+# Copilot), not documentation for its users: Jest's `packages/jest-mock/CLAUDE.md` answered
+# "replace a whole module with a fake" above the docs' page on mocking modules.
+_AGENT_FILES = ("AGENTS.md", "CLAUDE.md", "GEMINI.md", "copilot-instructions.md")
 _HEADING = re.compile(r" {0,3}(#{1,6})(?:[ \t]|$)")
 
 DESCRIPTIONS = {
@@ -217,12 +223,17 @@ def _glob_escape(text: str) -> str:
 
 
 def _excludes(tree: _Tree) -> dict[str, list[str]]:
-    """exclude glob -> the files it leaves out, for vendored folders."""
+    """exclude glob -> the files it leaves out, for vendored folders and coding agents'
+    instruction files."""
     found: dict[str, list[str]] = {}
     for name in sorted(_VENDOR_FOLDERS):
         hits = [p for p in tree.paths if name in p.split("/")[:-1]]
         if hits:
             found[f"**/{name}/**"] = hits
+    for name in _AGENT_FILES:
+        hits = [p for p in tree.paths if p.rsplit("/", 1)[-1] == name]
+        if hits:
+            found[f"**/{name}"] = hits
     return found
 
 

@@ -10,10 +10,10 @@ home of the vocabulary) can use it.
 | 1 | `changelog` | file name CHANGELOG*, CHANGES, HISTORY, NEWS, RELEASES, release-notes*,     |
 |   |             | whats-new*, migration*/migrating*, upgrad*, breaking-changes*, a version's  |
 |   |             | v5-migration-guide / 3.0-upgrade, a release's release-2.6.0; or a folder    |
-|   |             | changelog/, changes/, release-notes/, whatsnew/, migration/ …; or a         |
-|   |             | title "Changelog", "Release notes", "What's new …", "Migrating …",          |
+|   |             | changelog/, changes/, release-notes/, whatsnew/, migration/, …-releases/ …; |
+|   |             | or a title "Changelog", "Release notes", "What's new …", "Migrating …",     |
 |   |             | "Upgrading …", "Breaking changes", "Updating to/from … N", "… migration      |
-|   |             | guide", "… upgrade guide"                                                   |
+|   |             | guide", "… upgrade guide", "… v0.28.3 release"                              |
 | 2 | `index`     | a folder's index/README/overview page that is mostly links (≥ 3 lines of    |
 |   |             | text, at least half of them links or cards) and has no code block           |
 | 3 | `proposal`  | a folder seps/, rfcs/, peps/, adr(s)/, keps/, proposals/, enhancements/;    |
@@ -96,7 +96,9 @@ _CHANGELOG_TITLE = re.compile(
     r"upgrad(?:e|ing)\b|breaking changes|version history|updat(?:e|ing) (?:to|from)\b.*\d)"
     r"|(?:release notes|changelog)$"
     # "Svelte 5 migration guide", "React 19 Upgrade Guide" (not "Migrations": a database's)
-    r"|\b(?:migration|upgrade) guide\b",
+    r"|\b(?:migration|upgrade) guide\b"
+    # one release's announcement: "DrizzleORM v0.28.3 release", "Vite 5.1 release"
+    r"|\bv?\d+(?:\.\d+)+ release$",
     re.IGNORECASE,
 )
 # An ordering prefix of a folder or file name, left out before the rules read it (Nuxt Content:
@@ -169,7 +171,7 @@ def classify(path: str, title: str | None, frontmatter: Mapping, body: str) -> s
     title = (title or "").strip()
     if (
         _CHANGELOG_STEM.match(stem)
-        or any(f in _CHANGELOG_DIRS for f in folders)
+        or any(f in _CHANGELOG_DIRS or f.endswith(("-releases", "_releases")) for f in folders)
         or _CHANGELOG_TITLE.search(title)
     ):
         return CHANGELOG
