@@ -267,6 +267,84 @@ def analyze_line(line: str, analyzer: Analyzer) -> tuple[list[str], list[str]]:
     return terms, bigrams
 
 
+# -- *Stem variants*: Snowball English steps 0 to 1c, with the spec's list of its special cases --
+
+V = "aeiouy"
+EXCEPTIONAL = dict(
+    skis="ski", skies="sky", dying="die", lying="lie", tying="tie", idly="idl", gently="gentl",
+    ugly="ugli", early="earli", only="onli", singly="singl", sky="sky", news="news",
+    howe="howe", atlas="atlas", cosmos="cosmos", bias="bias", andes="andes",
+)  # fmt: skip
+R1_PREFIXES = "gener commun arsen past univers later emerg organ inter".split()
+LEFT_AFTER_1A = set("inning outing canning herring earring proceed exceed succeed evening".split())
+
+
+def _is_word_term(term: str) -> bool:
+    return len(term) >= 3 and all("a" <= c <= "z" for c in term)
+
+
+def _after_vowel_consonant(w: str, start: int) -> int:
+    """Index after the first non-vowel that follows a vowel, from `start`; len(w) if none."""
+    i = start
+    while i < len(w) and w[i] not in V:
+        i += 1
+    while i < len(w) and w[i] in V:
+        i += 1
+    return min(i + 1, len(w))
+
+
+def _ends_short_syllable(w: str) -> bool:
+    if w.endswith("past"):
+        return True
+    if len(w) == 2:
+        return w[0] in V and w[1] not in V
+    return len(w) >= 3 and w[-3] not in V and w[-2] in V and w[-1] not in V + "wxY"
+
+
+def inflection_stem(word: str) -> str:
+    if not _is_word_term(word):
+        return word
+    if word in EXCEPTIONAL:
+        return EXCEPTIONAL[word]
+    w = ""
+    for c in word:  # left to right: a y after a y made Y is a vowel again
+        w += "Y" if c == "y" and (not w or w[-1] in V) else c
+    r1 = next((len(p) for p in R1_PREFIXES if w.startswith(p)), None)
+    if r1 is None:
+        r1 = _after_vowel_consonant(w, 0)
+    # step 1a
+    if w.endswith("sses"):
+        w = w[:-4] + "ss"
+    elif w[-3:] in ("ied", "ies"):
+        w = w[:-3] + ("i" if len(w) > 4 else "ie")
+    elif w.endswith("s") and not w.endswith(("us", "ss")) and any(c in V for c in w[:-2]):
+        w = w[:-1]
+    if w in LEFT_AFTER_1A:
+        return w
+    # step 1b
+    for suffix in ("eedly", "eed", "ingly", "edly", "ing", "ed"):
+        if not w.endswith(suffix):
+            continue
+        rest = w[: -len(suffix)]
+        if suffix.startswith("eed"):
+            if len(rest) >= r1:
+                w = rest + "ee"
+        elif any(c in V for c in rest):
+            w = rest
+            if w[-2:] in ("at", "bl", "iz"):
+                w += "e"
+            elif len(w) >= 2 and w[-1] == w[-2] and w[-1] in "bdfgmnprt":
+                if not (len(w) == 3 and w[0] in "aeo"):
+                    w = w[:-1]
+            elif r1 >= len(w) and _ends_short_syllable(w):
+                w += "e"
+        break
+    # step 1c
+    if len(w) >= 3 and w[-1] in "yY" and w[-2] not in V:
+        w = w[:-1] + "i"
+    return w.replace("Y", "y")
+
+
 def query_terms(query: str, analyzer: Analyzer) -> tuple[list[str], list[str]]:
     """Distinct terms and distinct bigram terms of all lines, in order of first occurrence."""
     terms: dict[str, None] = {}
@@ -321,6 +399,11 @@ class SpecReader:
         assert int(a["term_offsets"][-1]) == len(a["terms"])
         assert int(a["postings_offsets"][-1]) == len(a["postings_docs"])
         assert len(a["postings_docs"]) == len(a["postings_impacts"])
+        if "stem_rings" in a:  # *Stem variants*
+            rings = a["stem_rings"]
+            assert rings.ndim == 2 and rings.shape[1] == 2
+            assert np.all(np.diff(rings[:, 0].astype(np.int64)) > 0)
+            assert len(rings) == 0 or int(rings[:, 0].max()) < n_terms
         if "impact_levels" in a:  # *Impact codes*
             assert a["postings_impacts"].dtype == np.uint8 and a["impact_levels"].shape == (256,)
         assert a["facets"].shape == (len(self.rows), len(self.meta["taxonomy"]))
@@ -348,21 +431,63 @@ class SpecReader:
             return self.arr["impact_levels"][stored.astype(np.intp)].astype(np.float32)
         return stored.astype(np.float32)
 
-    def impact_sum(self, terms: list[str]) -> np.ndarray:
-        """float32 sum per row of the impacts of `terms`, added term by term in that order."""
-        total = np.zeros(len(self.rows), np.float32)
+    def impact_sum(
+        self, terms: list[str], weight: np.float32 | None = None, total: np.ndarray | None = None
+    ) -> np.ndarray:
+        """float32 sum per row of the impacts of `terms` (times `weight`), term by term in
+        that order, added to `total` when given."""
+        total = np.zeros(len(self.rows), np.float32) if total is None else total
         for t in terms:
             i = self.lookup(t)
             if i is not None:
                 s, e = (int(x) for x in self.arr["postings_offsets"][i : i + 2])
-                total[self.arr["postings_docs"][s:e]] += self.impacts(s, e)
+                values = self.impacts(s, e)
+                total[self.arr["postings_docs"][s:e]] += (
+                    values if weight is None else values * weight
+                )
         return total
 
+    def _ring(self, term_id: int) -> list[int]:
+        """*Stem variants*: the terms of `term_id`'s group from it around the ring, at most 33."""
+        rings = self.arr.get("stem_rings")
+        if rings is None:
+            return [term_id]
+        ids = rings[:, 0]
+        at = int(np.searchsorted(ids, term_id))
+        if at == len(ids) or int(ids[at]) != term_id:
+            return [term_id]
+        out, row = [term_id], int(rings[at, 1])
+        while row != at and len(out) < 33:
+            out.append(int(ids[row]))
+            row = int(rings[row, 1])
+        return out
+
+    def variants(self, term: str) -> list[str]:
+        """*Stem variants*: the terms a word term reaches, in order."""
+        if not _is_word_term(term) or "stem_rings" not in self.arr:
+            return []
+        i = self.lookup(term)
+        if i is not None:
+            return [self.term(t).decode() for t in self._ring(i)[1:]]
+        s = inflection_stem(term)
+        forms = [s, s + "e"] + ([s[:-1] + "y"] if s.endswith("i") else [])
+        for form in forms:
+            same = inflection_stem(form) == s or form == s + "e"
+            if form != term and _is_word_term(form) and same and self.lookup(form) is not None:
+                return [self.term(t).decode() for t in self._ring(self.lookup(form))]
+        return []
+
     def scores(self, query: str) -> np.ndarray:
-        """`lexical + phrase_weight * proximity` per row, in float32."""
+        """`lexical + phrase_weight * proximity` per row, in float32; `lexical` with the
+        variants of each term at `stem_weight` after the terms' own impacts."""
         terms, bigrams = query_terms(query, self.analyzer)
         weight = np.float32(self.meta["lexical"]["phrase_weight"])
-        return self.impact_sum(terms) + self.impact_sum(bigrams) * weight
+        lexical = self.impact_sum(terms)
+        stem_weight = self.meta["lexical"].get("stem_weight", 0)
+        if stem_weight > 0:
+            others = [v for t in terms for v in self.variants(t)]
+            self.impact_sum(others, np.float32(stem_weight), total=lexical)
+        return lexical + self.impact_sum(bigrams) * weight
 
     def facet_mask(self, filters: dict[str, str]) -> np.ndarray:
         """*Facets*: the value's rows; with `auto_include`, also the rows without a value of

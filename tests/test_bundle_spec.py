@@ -19,10 +19,12 @@ from docsmcp_runtime.bundle.reader import open_bundle
 from docsmcp_runtime.search.analyzer import AnalyzerConfig, analyze
 from docsmcp_runtime.search.lexical import query_terms as runtime_query_terms
 from docsmcp_runtime.search.options import SearchOptions
+from docsmcp_runtime.search.porter2 import inflection_stem
 from docsmcp_runtime.tools.app import DocsApp
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from spec_reader import DEFAULT_STOPWORDS, Analyzer, SpecReader, analyze_line, query_terms
+from spec_reader import inflection_stem as spec_inflection_stem
 
 SPEC_FILES = {
     "metadata.json",
@@ -37,6 +39,7 @@ SPEC_FILES = {
     "postings_docs.bin",
     "postings_impacts.bin",
     "impact_levels.bin",
+    "stem_rings.bin",
     "facets.bin",
     "display.bin",
     "display_offsets.bin",
@@ -412,3 +415,11 @@ def test_rebuild_replaces_an_existing_bundle(tmp_path: Path) -> None:
     assert "python/extra.md#extra/webhooks" in [
         r["id"] for r in pq.read_table(out / "chunks.parquet").to_pylist()
     ]
+
+
+@settings(max_examples=2000, deadline=None)
+@given(st.text(alphabet="aeiouybcdeglmnprstz", min_size=1, max_size=14))
+def test_the_spec_inflection_stem_is_the_runtime_one(word: str) -> None:
+    """*Stem variants*: steps 0 to 1c as the spec words them, against the runtime's Porter2
+    (itself checked against Snowball's own: tests/test_porter2.py)."""
+    assert spec_inflection_stem(word) == inflection_stem(word)

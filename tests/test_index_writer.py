@@ -28,6 +28,7 @@ ARRAY_FILES = {  # bundle-spec.md, Files: file -> dtype
     "postings_docs.bin": "<u2",
     "postings_impacts.bin": "|u1",  # *Impact codes*: codes into impact_levels.bin
     "impact_levels.bin": "<f4",
+    "stem_rings.bin": "<u4",  # *Stem variants*: (term id, next row) per word sharing a stem
     "facets.bin": "<u2",
     "display.bin": "|u1",  # *Display store*
     "display_offsets.bin": "<u8",

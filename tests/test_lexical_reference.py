@@ -31,6 +31,7 @@ from docsmcp_runtime.search.options import SearchOptions
 from docsmcp_runtime.tools.app import DocsApp
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from spec_reader import inflection_stem
 
 CONFIG = AnalyzerConfig()
 PARAMS = LexicalParams()
@@ -53,6 +54,7 @@ QUERIES = [
     "typescript",
     "python",
     "zzexcludedword",  # only in a file the manifest excludes
+    "retrying created widgets",  # other inflections: stem variants (bundle-spec.md)
 ]
 
 
@@ -197,11 +199,47 @@ class ReferenceBM25F:
             out[row] = (np.float32(1 + held) / np.float32(1 + len(words))) ** 2
         return out
 
-    def score32(self, query: str, phrase_weight: float) -> np.ndarray:
-        """A bundle's full-text score of each row (its impacts coded)."""
+    def _group(self, term: str) -> list[str]:
+        """The dictionary's words with `term`'s inflection stem (the spec reader's, written from
+        bundle-spec.md), in byte order, from `term` on around."""
+        stem = inflection_stem(term)
+        group = sorted(
+            (t for t in self.counts if _word(t) and inflection_stem(t) == stem), key=str.encode
+        )
+        at = group.index(term)
+        return group[at:] + group[:at]
+
+    def variants(self, term: str) -> list[str]:
+        """bundle-spec.md, *Stem variants*: a word's other inflections in the dictionary; for a
+        word it lacks, the whole group of its first form the dictionary has."""
+        if not _word(term):
+            return []
+        if term in self.counts:
+            return self._group(term)[1:33]
+        stem = inflection_stem(term)
+        for form in (stem, stem + "e", *([stem[:-1] + "y"] if stem.endswith("i") else [])):
+            same = inflection_stem(form) == stem or form == stem + "e"
+            if form != term and form in self.counts and _word(form) and same:
+                return self._group(form)[:33]
+        return []
+
+    def score32(self, query: str, phrase_weight: float, stem_weight: float = 0.0) -> np.ndarray:
+        """A bundle's full-text score of each row (its impacts coded): the terms' impacts, then
+        their variants' at `stem_weight`, in float32."""
         terms, bigrams = self.query(query)
-        lexical = self.sum32(terms, coded=True) * self.coordination32(query)
+        lexical = self.sum32(terms, coded=True)
+        if stem_weight:
+            w = np.float32(stem_weight)
+            for variant in (v for t in terms for v in self.variants(t)):
+                for row, impact in self.impacts[variant].items():
+                    lexical[row] = np.float32(lexical[row] + np.float32(self.coded(impact) * w))
+        lexical *= self.coordination32(query)
         return lexical + self.sum32(bigrams, coded=True) * np.float32(phrase_weight)
+
+
+def _word(term: str) -> bool:
+    """bundle-spec.md, *Stem variants*: three or more characters, all ASCII lower-case letters."""
+    return len(term) >= 3 and all("a" <= c <= "z" for c in term)
 
 
 # --------------------------------------------------------------------------- fixtures
@@ -356,7 +394,7 @@ def search_rows(app: DocsApp, chunks: list, query: str) -> tuple[list[int], list
 def test_ranking_is_by_reference_score_then_row(
     tiny_app: DocsApp, chunks: list, reference: ReferenceBM25F, query: str
 ) -> None:
-    scores = reference.score32(query, PARAMS.phrase_weight)
+    scores = reference.score32(query, PARAMS.phrase_weight, PARAMS.stem_weight)
     matching = [row for row in range(reference.n) if scores[row] > 0]
     expected = sorted(matching, key=lambda row: (-scores[row], row))
     rows, shown = search_rows(tiny_app, chunks, query)
@@ -375,7 +413,7 @@ def test_equal_scores_rank_in_row_order(
     assert all(chunks[r].path.startswith("guides/") for r in rows)
     # "python": one chunk says it in its body, three more only in their context; those three
     # tie below the first and keep row order
-    scores = reference.score32("python", PARAMS.phrase_weight)
+    scores = reference.score32("python", PARAMS.phrase_weight, PARAMS.stem_weight)
     rows, _ = search_rows(tiny_app, chunks, "python")
     tied = [r for r in rows if sum(scores[x] == scores[r] for x in rows) > 1]
     assert len(rows) == 4 and tied == rows[1:] == sorted(tied)

@@ -6,7 +6,7 @@ import dataclasses
 import json
 import shutil
 import tempfile
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -38,6 +38,7 @@ from docsmcp_runtime.format.impact_codes import impact_codes
 from docsmcp_runtime.format.jsonread import loads
 from docsmcp_runtime.format.layout import DISPLAY_ARRAYS, ArraySpec
 from docsmcp_runtime.format.schemas import CHUNK_SCHEMA, TABLES
+from docsmcp_runtime.search.stems import stem_rings
 
 from docsmcp.bundle.display import write_display
 from docsmcp.indexing.lexical import LexicalIndex
@@ -301,6 +302,7 @@ def _write_contents(
         shutil.copyfileobj(chunks.file, dest, COPY_BUFFER)
     # Impacts as uint8 codes into 256 levels (bundle-spec.md, *Impact codes*).
     codes, levels = impact_codes(index.postings_impacts)
+    rings = stem_rings(_words(index))
     arrays = {
         "terms": np.frombuffer(index.terms, dtype=np.uint8),
         "term_offsets": index.term_offsets,
@@ -311,6 +313,8 @@ def _write_contents(
         "facets": facet_matrix(chunks.metadata, metadata.taxonomy),
         **extra_arrays,
     }
+    if len(rings):  # words sharing a stem (bundle-spec.md, *Stem variants*)
+        arrays["stem_rings"] = rings
     if chunks.pages is not None:  # only bundles with PDFs carry page ranges
         arrays["page_ranges"] = np.array([p or (0, 0) for p in chunks.pages], dtype=np.uint32)
     files: dict[str, FileEntry] = {}
@@ -349,6 +353,17 @@ def _write_contents(
         json.dumps(final.to_json(), indent=2, ensure_ascii=False) + "\n", encoding="utf-8"
     )
     return final
+
+
+def _words(index: LexicalIndex) -> Iterator[tuple[int, str]]:
+    """(term id, term) of the dictionary's terms that may be words (stems.is_word decides):
+    ASCII lower-case letters, told from the bytes, so the million identifiers and numbers of
+    a large dictionary are never decoded."""
+    blob, offsets = index.terms, index.term_offsets.tolist()
+    for tid, (a, b) in enumerate(zip(offsets, offsets[1:], strict=False)):
+        term = blob[a:b]
+        if b - a > 2 and term.isalpha() and term.islower():  # bytes: ASCII letters only
+            yield tid, term.decode()
 
 
 def stored_dtype(spec: ArraySpec, array: np.ndarray, n_chunks: int) -> str:

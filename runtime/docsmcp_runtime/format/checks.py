@@ -42,6 +42,7 @@ from .layout import (
     Q8_ARRAYS,
     REQUIRED_FILES,
     RESCORE_ARRAYS,
+    STEM_ARRAYS,
     TABLE_FILES,
     VECTOR_ARRAYS,
     sha256_files,
@@ -367,6 +368,11 @@ class Inspection(DeepChecks):
                     IMPACT_ARRAYS["impact_levels"].file,
                     f"{len(levels)} levels, expected {IMPACT_LEVELS}",
                 )
+        rings = a.get("stem_rings")
+        if rings is not None and toff is not None:
+            problem = stem_rings_problem(rings, len(toff) - 1)
+            if problem is not None:
+                yield Problem(STEM_ARRAYS["stem_rings"].file, problem)
         n = self.n_chunks
         docs_file = ARRAYS["postings_docs"].file
         if docs_file in self.deferred:
@@ -504,6 +510,24 @@ class Inspection(DeepChecks):
 
 
 # -- helpers -------------------------------------------------------------------------------
+
+
+def stem_rings_problem(rings: np.ndarray, n_terms: int) -> str | None:
+    """What is wrong with stem_rings.bin beside a dictionary of `n_terms`: its shape, term ids
+    not ascending or beyond the dictionary, next rows beyond the array (a walk is bounded:
+    stems.MAX_VARIANTS)."""
+    if rings.ndim != 2 or rings.shape[1] != 2:
+        return f"shape {list(rings.shape)}, expected [m, 2]"
+    if not len(rings):
+        return None
+    tids, after = rings[:, 0], rings[:, 1]
+    if np.any(tids[1:] <= tids[:-1]):
+        return "term ids are not strictly ascending"
+    if int(tids[-1]) >= n_terms:
+        return f"term id {int(tids[-1])} beyond the {n_terms} terms of the dictionary"
+    if int(after.max()) >= len(rings):
+        return f"next row {int(after.max())} beyond its {len(rings)} rows"
+    return None
 
 
 def check(root: Path, *, hashes: bool = True, deep: bool = False) -> Iterator[Problem]:

@@ -119,9 +119,15 @@ RESCORE_ARRAYS = _specs(ArraySpec("rescore_vectors", "rescore_vectors.bin", "<f2
 ORDER_ARRAYS = _specs(ArraySpec("page_order", "page_order.bin", "<u4"))
 PAGE_UNORDERED = 0xFFFFFFFF
 
+# Stem variants (bundle-spec.md, *Stem variants*; search/stems.py): the dictionary's words
+# grouped by their Porter2 stem, as rings of (term id, row of the group's next term). Optional:
+# a reader without it searches each query word as written.
+STEM_ARRAYS = _specs(ArraySpec("stem_rings", "stem_rings.bin", "<u4", ndim=2))
+
 ALL_ARRAYS = {
     **ARRAYS,
     **IMPACT_ARRAYS,
+    **STEM_ARRAYS,
     **VECTOR_ARRAYS,
     **PAGE_ARRAYS,
     **DISPLAY_ARRAYS,

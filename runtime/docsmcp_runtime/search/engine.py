@@ -89,6 +89,7 @@ class Searcher:
         # The default version and variants, reading their columns through _column.
         self.versions = Versions(bundle, dict(self.taxonomy), self._column)
         self.phrase_weight = np.float32(meta.lexical.phrase_weight)
+        self.stem_weight = meta.lexical.stem_weight  # the share of a word's other forms
         spec = meta.embedding
         self.vectors = (
             VectorIndex(bundle.arrays, spec, vectors_file(bundle), probe=options.ivf_probe)
@@ -248,7 +249,9 @@ class Searcher:
         named, scope = self.versions.scope(query, self.named(query, filters), filters)
         notes.extend([*(n.note() for n in named), *scope.notes])
         n = self.bundle.n_chunks
-        lexical = score(self.lexicon, n, terms, deadline, work.array("lexical", np.float32))
+        lexical = score(
+            self.lexicon, n, terms, deadline, work.array("lexical", np.float32), self.stem_weight
+        )
         found = self.coordinated(query, work.array("coordination", np.float32))
         if found is not None:
             np.multiply(lexical, found[0], out=lexical)

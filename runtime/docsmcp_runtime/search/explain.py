@@ -48,6 +48,27 @@ def _impacts(searcher: Searcher, terms: list[str], rows: list[int]) -> list[dict
     return out
 
 
+def _variant_impacts(
+    searcher: Searcher, terms: list[str], rows: list[int]
+) -> list[dict[str, float]]:
+    """Per row: each other form of a query word (Lexicon.variants) → its impact in that row
+    times the bundle's stem_weight, as the score adds it (largest first, MAX_TERMS_SHOWN)."""
+    weight = searcher.stem_weight
+    if weight <= 0:
+        return [{} for _ in rows]
+    lexicon = searcher.lexicon
+    forms = [lexicon.term(v) for t in terms for v in lexicon.variants(t)]
+    found = _impacts(searcher, list(dict.fromkeys(forms)), rows)
+    return [
+        dict(
+            sorted(((t, round(v * weight, 4)) for t, v in row.items()), key=lambda kv: -kv[1])[
+                :MAX_TERMS_SHOWN
+            ]
+        )
+        for row in found
+    ]
+
+
 def _rank_of(values: np.ndarray, keep: np.ndarray, rows: list[int]) -> list[int | None]:
     """1-based rank of each row in the list `values` restricted to `keep` (None: not in it,
     or beyond the fusion depth)."""
@@ -82,11 +103,12 @@ def explain(searcher: Searcher, query: str, filters: dict[str, str], rows: list[
     """The parts of each row's score for `query` under `filters` (see the module docstring)."""
     terms, bigrams = searcher.searched(query, filters)  # as the engine searches them
     n = searcher.bundle.n_chunks
-    raw = score(searcher.lexicon, n, terms)
+    raw = score(searcher.lexicon, n, terms, stem_weight=searcher.stem_weight)
     coordinated = searcher.coordinated(query)  # as the engine: the rows naming every word gain
     lexical = raw if coordinated is None else raw * coordinated[0]
     proximity = score(searcher.lexicon, n, bigrams)
     per_term = _impacts(searcher, terms, rows)
+    per_variant = _variant_impacts(searcher, terms, rows)
     per_bigram = _impacts(searcher, bigrams, rows)
     weight = float(searcher.phrase_weight)
     typed = _typed(query, searcher.bundle.metadata.analyzer, terms, bigrams)
@@ -102,6 +124,7 @@ def explain(searcher: Searcher, query: str, filters: dict[str, str], rows: list[
             {
                 "terms": terms_shown,
                 "missing_terms": missing,
+                **({"stem_variants": per_variant[i]} if per_variant[i] else {}),
                 "lexical": round(float(raw[row]), 4),
                 "phrases": phrases,
                 # [term, word] pairs in query order (a word's whole form before its parts;

@@ -12,6 +12,7 @@ from ..errors import SearchTimeout
 from .analyzer import AnalyzerConfig, analyze
 from .half import widen
 from .intent import CHOICE_WORDS, OPERATORS, left_behind
+from .stems import StemRings
 
 # Every SAMPLE_STRIDE-th term of the dictionary is held as bytes (Lexicon._samples), so a lookup
 # bisects that list in C, then reads the one stride of terms the key can be in as one bytes
@@ -42,6 +43,10 @@ COORDINATION_POWER = 2
 MAX_COORDINATED = 16
 
 
+# Words whose other forms (Lexicon.variants) one opened bundle remembers.
+VARIANT_CACHE = 4096
+
+
 # Postings gathered before one add (bounds the copies a query of many common terms makes on a
 # million-chunk bundle to ~1.5 MB).
 BATCH_POSTINGS = 1 << 18
@@ -65,6 +70,12 @@ class Lexicon:
         # made by newbyteorder (its fast path wants the canonical type).
         levels = arrays.get("impact_levels")
         self.levels = None if levels is None else np.array(levels, dtype=np.float32)
+        rings = arrays.get("stem_rings")
+        self.stems = StemRings(rings) if rings is not None and len(rings) else None
+        # A word's other forms, remembered per term (queries repeat words; a miss costs a few
+        # lookups), up to VARIANT_CACHE words: a dict, not an lru_cache of a bound method, which
+        # would tie the Lexicon (and its mapped files) into a reference cycle.
+        self._variant_cache: dict[str, tuple[int, ...]] = {}
         self.n_terms = len(self.term_offsets) - 1
         self._sampled: list[bytes] | None = None
         # Python ints by index without numpy scalars, and a C bisect over them; a
@@ -76,6 +87,10 @@ class Lexicon:
 
     def _term(self, i: int) -> bytes:
         return self._blob[self._offsets[i] : self._offsets[i + 1]].tobytes()
+
+    def term(self, i: int) -> str:
+        """The text of term `i`."""
+        return self._term(i).decode()
 
     def _samples(self) -> list[bytes]:
         if self._sampled is None:
@@ -102,6 +117,18 @@ class Lexicon:
                 return i
             at = stride.find(key, at + 1)
         return None
+
+    def variants(self, term: str) -> tuple[int, ...]:
+        """The ids of the other forms of `term` in the dictionary (stems.StemRings.variants;
+        none without `stem_rings.bin`)."""
+        if self.stems is None:
+            return ()
+        found = self._variant_cache.get(term)
+        if found is None:
+            found = tuple(self.stems.variants(term, self.lookup(term), self.lookup))
+            if len(self._variant_cache) < VARIANT_CACHE:
+                self._variant_cache[term] = found
+        return found
 
     def postings(self, term_id: int) -> tuple[np.ndarray, np.ndarray]:
         """The term's rows and their stored impacts (float16 values or uint8 codes: values)."""
@@ -163,34 +190,63 @@ def score(
     terms: list[str],
     deadline: float | None = None,
     out: np.ndarray | None = None,
+    stem_weight: float = 0.0,
 ) -> np.ndarray:
     """Sum of the stored impacts of `terms` per row (float32), into `out` when given (any
-    float32 array of `n_docs`, overwritten). Past `deadline` (a time.monotonic() value) it
-    raises SearchTimeout between terms."""
+    float32 array of `n_docs`, overwritten); with `stem_weight`, plus that share of the impacts
+    of each term's other forms (Lexicon.variants), added after every term's own. Past
+    `deadline` (a time.monotonic() value) it raises SearchTimeout between terms."""
     scores = np.zeros(n_docs, dtype=np.float32) if out is None else out
     if out is not None:
         scores.fill(0)
-    batch: list[tuple[np.ndarray, np.ndarray]] = []
+    own: list[tuple[np.ndarray, np.ndarray]] = []
+    others: list[tuple[np.ndarray, np.ndarray]] = []
     held = 0
     for term in terms:
         if deadline is not None and time.monotonic() > deadline:
             raise SearchTimeout
         tid = lexicon.lookup(term)
+        if stem_weight > 0:
+            others.extend(map(lexicon.postings, lexicon.variants(term)))
         if tid is None:
             continue
         docs, impacts = lexicon.postings(tid)
         if held and held + len(docs) > BATCH_POSTINGS:
-            _add(scores, batch, lexicon)
+            _add(scores, own, lexicon)
+            own, held = [], 0
+        own.append((docs, impacts))
+        held += len(docs)
+    if not others:
+        if own:
+            _add(scores, own, lexicon)
+        return scores
+    weight = np.float32(stem_weight)
+    if held + sum(len(d) for d, _ in others) <= BATCH_POSTINGS:
+        # the usual case: one pass, the terms' own impacts first (the sums' order)
+        _add(scores, own + others, lexicon, weight, len(own))
+        return scores
+    if own:
+        _add(scores, own, lexicon)
+    batch, held = [], 0
+    for docs, impacts in others:
+        if held and held + len(docs) > BATCH_POSTINGS:
+            _add(scores, batch, lexicon, weight, 0)
             batch, held = [], 0
         batch.append((docs, impacts))
         held += len(docs)
-    if batch:
-        _add(scores, batch, lexicon)
+    _add(scores, batch, lexicon, weight, 0)
     return scores
 
 
-def _add(scores: np.ndarray, batch: list[tuple[np.ndarray, np.ndarray]], lexicon: Lexicon) -> None:
-    """Add the impacts of several terms' postings, in term order, in one pass.
+def _add(
+    scores: np.ndarray,
+    batch: list[tuple[np.ndarray, np.ndarray]],
+    lexicon: Lexicon,
+    weight: np.float32 | None = None,
+    weighted_from: int = 0,
+) -> None:
+    """Add the impacts of several terms' postings, in term order, in one pass; with `weight`,
+    the impacts of the postings from `weighted_from` on are first multiplied by it (float32).
 
     Doc ids are unique within a posting list, so each row gets one float32 addition per term,
     in the order of the terms, as one `add.at` per term did (same sums, bit for bit): a long
@@ -199,7 +255,11 @@ def _add(scores: np.ndarray, batch: list[tuple[np.ndarray, np.ndarray]], lexicon
     # Row ids as intp, add.at's own index type, within the concatenation: add.at converts
     # uint32 ids itself, at a cost (a speakeasy-sdks query's adds: 19.4 -> 15.5 us).
     docs = np.concatenate([d for d, _ in batch], dtype=np.intp)
-    np.add.at(scores, docs, lexicon.values([i for _, i in batch]))
+    values = lexicon.values([i for _, i in batch])
+    if weight is not None:
+        start = sum(len(d) for d, _ in batch[:weighted_from])
+        values[start:] *= weight
+    np.add.at(scores, docs, values)
 
 
 def named_words(query: str, config: AnalyzerConfig) -> list[str]:

@@ -23,6 +23,11 @@ DESCRIPTION = (
 )
 # Chunks searched for code examples before their blocks are gathered.
 CODE_SEARCH_DEPTH = 50
+# Blocks one section gives before every other ranked section has given its own: a tutorial
+# walkthrough of a dozen blocks filled all ten places of "connect to clearnode" (yellow-docs,
+# TypeScript) once a word's other forms counted, pushing out the SDK page's example that
+# connects. Its other blocks still follow when the sections below give too few.
+PER_SECTION = 3
 
 ARGUMENTS = {
     "query": {
@@ -102,6 +107,11 @@ def parse(context: DocsContext, args: dict) -> CodeRequest:
     return CodeRequest(query, language, filters, limit, max_tokens, tuple(notes))
 
 
+def _wanted(language: str, wanted: str | None) -> bool:
+    """A block in the language asked for, or with none asked, any that is not a diagram."""
+    return language == wanted if wanted else language not in DIAGRAM_LANGUAGES
+
+
 def run(context: DocsContext, request: CodeRequest) -> dict:
     notes = list(request.notes)
     code = context.code
@@ -122,17 +132,13 @@ def run(context: DocsContext, request: CodeRequest) -> dict:
     except SearchTimeout:
         raise timed_out(context.searcher) from None
     notes.extend(page.notes)
-    examples: list[dict] = []
-    for row in page.rows:
-        for i in code.of_row(row):
-            language = code.languages[i]
-            if (wanted and language != wanted) or (not wanted and language in DIAGRAM_LANGUAGES):
-                continue
-            examples.append(code.example(i))
-            if len(examples) == limit:
-                break
-        if len(examples) == limit:
-            break
+    blocks = [
+        [i for i in code.of_row(row) if _wanted(code.languages[i], wanted)] for row in page.rows
+    ]
+    # Each section's first PER_SECTION blocks in rank order, then the rest in rank order.
+    chosen = [i for found in blocks for i in found[:PER_SECTION]]
+    chosen += [i for found in blocks for i in found[PER_SECTION:]]
+    examples = [code.example(i) for i in chosen[:limit]]
     fit, used = fit_entries(examples, request.max_tokens)
     if fit < len(examples):
         notes.append(
