@@ -294,7 +294,9 @@ def test_speakeasy_sdks_proposal():
     assert {"python", "typescript", "go", "php", "ruby"} <= languages
     assert set(proposal.values["product"]) >= {"dub", "mistral"}
     assert proposal.manifest["taxonomy"]["language"]["vector_collapse"] is True
-    assert "exclude" not in proposal.manifest  # RELEASES.md, MIGRATION.md are kept
+    # RELEASES.md, MIGRATION.md are kept; mistral-python/AGENTS.md ("This repository is mostly
+    # generated code. Before editing or approving a PR ...") is for agents working on the repo
+    assert proposal.manifest["exclude"] == ["**/AGENTS.md"]
     assert proposal.changelogs == 13
     assert proposal.level == "h2"
 

@@ -150,7 +150,17 @@ def build(site: Site, args: argparse.Namespace) -> Path:
     with open(work / "build.log", "w") as log:
         for step in (
             ["init", "--docs-dir", str(docs), "--write", "--force", *roots],
-            ["build", "--docs-dir", str(docs), "--out", str(idx), "--name", site.name, *roots],
+            [
+                "build",
+                "--docs-dir",
+                str(docs),
+                "--out",
+                str(idx),
+                "--name",
+                site.name,
+                *roots,
+                *args.build_args.split(),
+            ],
         ):
             log.write(f"$ docsmcp {' '.join(step)}\n")
             log.flush()
@@ -174,6 +184,11 @@ def main() -> int:
         "--clone", action="store_true", help="clone missing repositories from GitHub"
     )
     parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument(
+        "--build-args",
+        default="",
+        help="more `docsmcp build` flags, e.g. '--embedding-provider static'",
+    )
     args = parser.parse_args()
     args.out = args.out.resolve()
     args.out.mkdir(parents=True, exist_ok=True)
