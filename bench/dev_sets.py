@@ -2,6 +2,7 @@
 
     python bench/dev_sets.py --out /tmp/dev-a                      # build and score
     python bench/dev_sets.py --out /tmp/dev-b --code /tmp/tree-b   # another tree's code
+    python bench/dev_sets.py --out /tmp/dev-h --build-args "--embedding-provider static"
     python bench/dev_sets.py --compare /tmp/dev-a /tmp/dev-b       # MRR@5 by category, moves
 
 speakeasy-sdks, yellow-docs, rust-reference and r-manuals are built with `docsmcp build` alone;
@@ -15,6 +16,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shlex
 import shutil
 import subprocess
 import sys
@@ -33,7 +35,7 @@ SETS = {  # set -> (cases file, corpora)
 }
 
 
-def build(out: Path, code: Path | None) -> None:
+def build(out: Path, code: Path | None, extra: list[str]) -> None:
     command, env = docsmcp(code)
     corpora = sorted({c for _, names in SETS.values() for c in names})
     for name in corpora:
@@ -47,7 +49,9 @@ def build(out: Path, code: Path | None) -> None:
                 path.chmod(path.stat().st_mode | 0o200)
             docs = copy
             steps.append(["init", "--docs-dir", str(docs), "--write"])
-        steps.append(["build", "--docs-dir", str(docs), "--out", str(out / name), "--quiet"])
+        steps.append(
+            ["build", "--docs-dir", str(docs), "--out", str(out / name), "--quiet", *extra]
+        )
         for step in steps:
             done = subprocess.run([*command, *step], env=env, capture_output=True, text=True)
             if done.returncode != 0:
@@ -95,13 +99,18 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--out", type=Path, help="working folder (bundles, SET.json)")
     parser.add_argument("--code", type=Path, help="a source tree whose builder/runtime to use")
+    parser.add_argument(
+        "--build-args",
+        default="",
+        help="more `docsmcp build` flags for every corpus, e.g. '--embedding-provider static'",
+    )
     parser.add_argument("--compare", nargs=2, type=Path, metavar=("RUN_A", "RUN_B"))
     args = parser.parse_args()
     if args.compare:
         compare(*args.compare)
     elif args.out:
         args.out.mkdir(parents=True, exist_ok=True)
-        build(args.out.resolve(), args.code)
+        build(args.out.resolve(), args.code, shlex.split(args.build_args))
     else:
         parser.error("give --out DIR (build and score) or --compare RUN_A RUN_B")
     return 0

@@ -19,15 +19,16 @@ from conftest import TINY_DOCS, build_bundle
 from docsmcp_runtime.bundle.reader import open_bundle
 from docsmcp_runtime.format import FusionWeights
 from docsmcp_runtime.search.embedding import HashEmbedder
-from docsmcp_runtime.search.engine import FUSION_DEPTH, Searcher
+from docsmcp_runtime.search.engine import FUSION_DEPTH, Searcher, _first_alike
 from docsmcp_runtime.search.fusion import CONVEX, FusionPolicy, convex
 from docsmcp_runtime.search.half import widen
 from docsmcp_runtime.search.intent import IDENTIFIER, QUERY_CLASSES, query_class
 from docsmcp_runtime.search.lexical import query_terms, score
 from docsmcp_runtime.search.options import SearchOptions
-from docsmcp_runtime.search.selection import topk
+from docsmcp_runtime.search.selection import sorted_unique, topk
 from docsmcp_runtime.search.vectors import (
     VectorIndex,
+    _matvec,
     run_similarities,
     similarities,
     vectors_file,
@@ -72,6 +73,29 @@ def test_topk_of_many_candidates_cut_by_a_sample_first(values: list[float], k: i
     assert list(zip(got_rows.tolist(), got_values.tolist(), strict=True)) == reference_topk(
         rows, values, k
     )
+
+
+@settings(max_examples=200, derandomize=True, database=None, deadline=None)
+@given(st.lists(st.integers(0, 40), max_size=60))
+def test_sorted_unique_is_numpys_unique(values: list[int]) -> None:
+    array = np.array(values, dtype=np.int64)
+    got = sorted_unique(array)
+    assert got.dtype == np.int64 and got.tolist() == sorted(set(values))
+
+
+@settings(max_examples=200, derandomize=True, database=None, deadline=None)
+@given(
+    st.integers(1, 3).flatmap(
+        lambda c: st.lists(
+            st.lists(st.integers(0, 4), min_size=c, max_size=c), min_size=1, max_size=40
+        )
+    )
+)
+def test_each_row_leads_to_the_first_row_equal_to_it(signature: list[list[int]]) -> None:
+    """collapse's grouping: a row's leader is the first row (best ranked) with its signature."""
+    array = np.array(signature, dtype=np.int64).reshape(len(signature), -1)
+    want = [signature.index(row) for row in signature]
+    assert _first_alike(array).tolist() == want
 
 
 @pytest.fixture(scope="module")
@@ -126,7 +150,7 @@ def test_blocked_float16_similarities_equal_one_float32_copy(
     assert bundle.metadata.embedding is not None
     qvec = np.asarray(HashEmbedder(bundle.metadata.embedding.dimensions).embed(query), np.float32)
     matrix = bundle.arrays["vectors"]
-    dense = np.einsum("ij,j->i", np.asarray(matrix, dtype=np.float32), qvec)
+    dense = _matvec(np.asarray(matrix, dtype=np.float32), qvec)  # the whole matrix at once
     blocked = similarities(matrix, qvec, step=step)
     assert blocked.dtype == np.float32 and blocked.tobytes() == dense.tobytes()
     index = np.arange(len(matrix))[::-3]
@@ -141,6 +165,31 @@ def test_blocked_float16_similarities_equal_one_float32_copy(
         rows, sims = index_.search(qvec, mask, 0.0, 50)
         assert rows.tolist() == want_rows.tolist() and sims.tobytes() == want_sims.tobytes()
         assert (index_._dense is None) == (dense_max == 0)
+
+
+@settings(max_examples=40, derandomize=True, database=None, deadline=None)
+@given(
+    dims=st.sampled_from([1, 3, 64, 100, 256, 384, 1536]),
+    n=st.integers(1, 300),
+    seed=st.integers(0, 2**32 - 1),
+)
+def test_a_rows_similarity_does_not_depend_on_the_rows_around_it(
+    dims: int, n: int, seed: int
+) -> None:
+    """The product every vector path uses (_matvec) gives a row the same bits alone, in a
+    slice, among gathered rows and in the whole matrix: blocks, IVF lists and the float32 copy
+    rank alike only because of it (BLAS gemv did not: a row's sum changed with its place)."""
+    rng = np.random.default_rng(seed)
+    matrix = rng.standard_normal((n, dims)).astype(np.float32)
+    query = rng.standard_normal(dims).astype(np.float32)
+    whole = _matvec(matrix, query)
+    assert whole.dtype == np.float32 and whole.shape == (n,)
+    a = int(rng.integers(0, n))
+    b = int(rng.integers(a + 1, n + 1))
+    assert _matvec(matrix[a:b], query).tobytes() == whole[a:b].tobytes()
+    picked = rng.permutation(n)[: int(rng.integers(1, n + 1))]
+    assert _matvec(matrix[picked], query).tobytes() == whole[picked].tobytes()
+    assert _matvec(matrix[a : a + 1], query).tobytes() == whole[a : a + 1].tobytes()
 
 
 @pytest.mark.parametrize("step", [1, 3, 0], ids=["row", "odd", "default"])

@@ -134,24 +134,35 @@ class SectionIndex:
         """`section_id`, `rule_ids` and `references` of a hit, each only when it has any."""
         if not self.available:
             return {}
+        if self._display is not None:  # one record holds the three
+            header = self._display.row(row).header
+            sid, rules = header.get("section_id"), header.get("rule_ids", ())
+            refs = header.get("references", ())[:MAX_REFERENCES_SHOWN]
+        else:
+            sid, rules = self._field(row, "section_id"), self.rule_ids(row)
+            refs = self.references(row)[:MAX_REFERENCES_SHOWN].tolist()
         out: dict = {}
-        sid = self._field(row, "section_id")
         if sid:
             out["section_id"] = sid
-        rules = self.rule_ids(row)
         if rules:
-            out["rule_ids"] = rules
-        refs = self.references(row)[:MAX_REFERENCES_SHOWN]
-        if len(refs):
-            out["references"] = [self.reference(int(t)) for t in refs]
+            out["rule_ids"] = list(rules)
+        if refs:
+            out["references"] = [self.reference(r) for r in refs]
         return out
 
     def reference(self, row: int) -> dict:
-        bundle = self.bundle
+        if self._display is not None:  # one record, not a lookup per field
+            header = self._display.row(row).header
+            heading, crumb, summary = header["heading"], header["breadcrumb"], header.get("summary")
+            out = {"id": self.bundle.id_prefix + header["id"]}
+        else:
+            bundle = self.bundle
+            heading = bundle.cell(row, "heading")
+            crumb = "" if heading else bundle.cell(row, "breadcrumb")
+            summary = self._field(row, "summary")
+            out = {"id": bundle.id(row)}
         # A page's preamble has no heading of its own: its breadcrumb ends with the page title.
-        title = bundle.cell(row, "heading") or bundle.cell(row, "breadcrumb").split(" > ")[-1]
-        out = {"id": bundle.id(row), "title": title}
-        summary = self._field(row, "summary")
+        out["title"] = heading or crumb.split(" > ")[-1]
         if summary:
             out["summary"] = summary
         return out

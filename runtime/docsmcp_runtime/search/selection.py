@@ -41,3 +41,12 @@ def rank(scores: np.ndarray, keep: np.ndarray, k: int | None) -> tuple[np.ndarra
     """Rows where `keep`, ranked by `scores[row]` (see topk)."""
     rows = np.flatnonzero(keep)
     return topk(rows, scores[rows], k)
+
+
+def sorted_unique(values: np.ndarray) -> np.ndarray:
+    """np.unique(values) for a 1-d array: its distinct values, ascending. A sort and one
+    comparison: np.unique's own bookkeeping made it ~7x slower on a fusion's ~400 rows."""
+    out = np.sort(values)
+    if len(out) < 2:
+        return out
+    return out[np.concatenate(([True], out[1:] != out[:-1]))]

@@ -29,6 +29,7 @@ from ..bundle.reader import Bundle
 from ..bundle.versions import VERSION_KEY
 from ..format import TaxonomyKey
 from .intent import Named, named_versions
+from .selection import sorted_unique
 
 # The share of its score a section of a variant other than the default keeps when variants are
 # folded (fold_variants): TanStack's vue and solid pages are short adaptations of react's that
@@ -283,7 +284,7 @@ class Versions:
         ids = np.asarray(rows, dtype=np.int64)
         for key in scope.folded:
             ids = self.keys[key].groups()[ids]
-        return int(len(np.unique(ids)))
+        return len(sorted_unique(ids))
 
     def reached(self, scope: Scope, n_rows: int) -> np.ndarray:
         """Per row, whether a search of `scope` reaches it (a filter set aside)."""
