@@ -54,6 +54,11 @@ def _role(root: Path, path: str) -> str:
         ("announce/sprint2016.rst", "python testing sprint June 20th-26th 2016", "blog"),
         ("guide/release-process.md", "Releasing", "guide"),  # no version: about releasing
         ("blog/announcing-vite5.md", "Vite 5.0 is out!", "blog"),
+        # Django REST framework: a release's announcement, and one that is not a release's
+        ("community/3.8-announcement.md", "Django REST framework 3.8", "changelog"),
+        ("community/kickstarter-announcement.md", "Kickstarting Django REST framework 3", "blog"),
+        ("news/announcing-v2.md", "Announcing v2", "blog"),
+        ("api/announcements-api.md", "Announcements API", "reference"),
         ("blog/2021-08-26-welcome/index.md", "Welcome", "blog"),  # Docusaurus
         ("rfcs/text/0001-private-fields.md", None, "proposal"),  # Rust RFCs
         ("peps/pep-0008.rst", "PEP 8 – Style Guide for Python Code", "proposal"),
