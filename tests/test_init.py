@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import numpy as np
 import pyarrow.parquet as pq
 import pytest
 from conftest import FUZZ, build_bundle, corpus, run_docsmcp, write_tree
@@ -163,6 +164,26 @@ def test_coding_agents_instruction_files_are_excluded(tmp_path):
     out = build_bundle(docs, tmp_path / "idx")
     paths = set(pq.read_table(out / "pages.parquet", columns=["path"]).column("path").to_pylist())
     assert paths == {"index.md", "packages/mock/README.md", "guides/claude.md"}
+
+
+def test_an_mdbook_table_of_contents_is_excluded_and_still_orders_the_pages(tmp_path):
+    """mdBook's SUMMARY.md lists every chapter: the build reads it for titles and order, and as
+    a page it outranked the chapters it links (mdBook's own docs: "preprocessor vs alternative
+    backend"). A SUMMARY.md that summarises (fewer than three links) stays a page."""
+    summary = "# Summary\n\n- [Intro](intro.md)\n- [Backends](backends.md)\n- [Hooks](hooks.md)\n"
+    pages = {name: _page() for name in ("src/intro.md", "src/backends.md", "src/hooks.md")}
+    docs = write_tree(tmp_path / "book", {"src/SUMMARY.md": summary, **pages})
+    proposal = propose(docs)
+    assert proposal.manifest["exclude"] == ["src/SUMMARY.md"]
+    assert "exclude src/SUMMARY.md: 1 files" in proposal.report()
+    (docs / ".docs-mcp.json").write_text(json.dumps(proposal.manifest), encoding="utf-8")
+    out = build_bundle(docs, tmp_path / "idx")
+    paths = pq.read_table(out / "pages.parquet", columns=["path"]).column("path").to_pylist()
+    assert paths == ["src/backends.md", "src/hooks.md", "src/intro.md"]
+    # The pages keep the table's order (page_order.bin: each page's rank, rows in path order).
+    assert np.fromfile(out / "page_order.bin", dtype="<u4").tolist() == [1, 2, 0]
+    short = write_tree(tmp_path / "short", {"SUMMARY.md": "# Summary\n\nSee [intro](intro.md).\n"})
+    assert "exclude" not in propose(short).manifest
 
 
 def test_heading_level_choice(tmp_path):

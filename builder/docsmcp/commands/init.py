@@ -6,7 +6,8 @@ The proposal is made from names and structure only, never from a list of known p
   within the same limits), so the same files count as in `docsmcp build`.
 * **exclude**: vendored or generated folders (`node_modules`, `bower_components`, `vendor`,
   `site-packages`, `__pycache__`, `_build`) and coding agents' instruction files (`AGENTS.md`,
-  `CLAUDE.md`, `GEMINI.md`, `copilot-instructions.md`), each only when such files exist.
+  `CLAUDE.md`, `GEMINI.md`, `copilot-instructions.md`), and an mdBook's table of contents
+  (`SUMMARY.md`, read for the pages' titles and order), each only when such files exist.
   Changelogs and release notes stay in (for a protocol spec the changelog *is*
   documentation): the build gives them the page role `changelog` (enrich/roles.py), which
   ranks them below other pages unless a query asks about changes; the report counts them.
@@ -66,7 +67,7 @@ from docsmcp.enrich.roles import CHANGELOG, classify
 from docsmcp.sources.discover import MANIFEST_NAME, scan, source_roots
 from docsmcp.sources.formats.fences import fenced_lines
 from docsmcp.sources.manifest import MAX_METADATA_VALUE
-from docsmcp.sources.navfiles import read_nav, summary_line
+from docsmcp.sources.navfiles import read_nav, summary_line, tables_of_contents
 from docsmcp.sources.settings import load_file
 from docsmcp.sources.translations import detect as detect_translations
 from docsmcp.sources.variants import detect as detect_variants
@@ -222,10 +223,15 @@ def _glob_escape(text: str) -> str:
     return re.sub(r"([][*?{}\\])", r"\\\1", text)
 
 
-def _excludes(tree: _Tree) -> dict[str, list[str]]:
-    """exclude glob -> the files it leaves out, for vendored folders and coding agents'
-    instruction files."""
+def _excludes(tree: _Tree, bodies: Mapping[str, str]) -> dict[str, list[str]]:
+    """exclude glob -> the files it leaves out, for vendored folders, coding agents'
+    instruction files and an mdBook's table of contents."""
     found: dict[str, list[str]] = {}
+    # The build reads SUMMARY.md for the pages' titles and order; as a page of its own, its
+    # links to every chapter outranked the chapters (mdBook: "preprocessor vs alternative
+    # backend").
+    for name in tables_of_contents(bodies):
+        found[_glob_escape(name)] = [name]
     for name in sorted(_VENDOR_FOLDERS):
         hits = [p for p in tree.paths if name in p.split("/")[:-1]]
         if hits:
@@ -378,7 +384,7 @@ def propose(docs_dir: Path) -> Proposal:
     """The proposed manifest of ``docs_dir`` with what it is based on."""
     docs_dir = Path(docs_dir)
     tree, bodies = _read_tree(docs_dir)
-    excluded = _excludes(tree)
+    excluded = _excludes(tree, bodies)
     left_out = {p for paths in excluded.values() for p in paths}
     translations = detect_translations(p for p in tree.paths if p not in left_out)
     excluded.update({glob: list(paths) for glob, paths in translations.globs.items()})

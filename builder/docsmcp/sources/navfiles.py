@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 import logging
 import re
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -29,6 +29,10 @@ SUFFIXES = ("", ".md", ".mdx", ".markdown")
 # Docusaurus' sidebars, as data or as code (a site has one of them).
 SIDEBARS = ("sidebars.json", "sidebars.js", "sidebars.ts", "sidebars.mjs", "sidebars.cjs")
 _SUMMARY_LINK = re.compile(r"\[([^\]]+)\]\(<?([^)>\s]+)>?\)")
+# Where an mdBook keeps its table of contents, relative to the docs folder.
+SUMMARY_FILES = ("SUMMARY.md", "src/SUMMARY.md")
+# Links to pages that make a SUMMARY.md a table of contents (not a page that summarises).
+CONTENTS_LINKS = 3
 
 
 # A nav file is read this deep and this far at most: real ones nest a few levels and name at
@@ -100,6 +104,18 @@ def _summary(summary: Path) -> Iterator[tuple[Path, str]]:
     for title, target in _SUMMARY_LINK.findall(read_text(summary)):
         if "://" not in target:
             yield summary.parent / target.split("#")[0], title.strip()
+
+
+def tables_of_contents(texts: Mapping[str, str]) -> list[str]:
+    """The mdBook tables of contents among `texts` (path relative to the docs folder -> text):
+    a SUMMARY.md where read_nav looks for one, linking CONTENTS_LINKS pages or more."""
+    found = []
+    for name in SUMMARY_FILES:
+        text = texts.get(name)
+        links = [t for _, t in _SUMMARY_LINK.findall(text or "") if "://" not in t]
+        if len(links) >= CONTENTS_LINKS:
+            found.append(name)
+    return found
 
 
 def _data_nav(config: Path, base: Path) -> Iterator[tuple[Path, str]]:
@@ -192,7 +208,7 @@ def read_nav(docs_dir: Path, roots: Sequence[Path], paths: Sequence[str]) -> Nav
     for folder in (docs_dir, docs_dir.parent):
         for name in ("mkdocs.yml", "mkdocs.yaml"):
             take(folder / name, lambda f=folder / name: _mkdocs(f))
-    for summary in (docs_dir / "SUMMARY.md", docs_dir / "src" / "SUMMARY.md"):
+    for summary in (docs_dir / name for name in SUMMARY_FILES):
         take(summary, lambda f=summary: _summary(f))
     configs = [(docs_dir / "docs.json", docs_dir)]
     for name in SIDEBARS:  # a Docusaurus site, or its docs/ folder
