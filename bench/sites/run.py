@@ -185,6 +185,12 @@ def main() -> int:
     )
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument(
+        "--bundles-from",
+        type=Path,
+        help="score the bundles an earlier run built (its --out) instead of building: for a "
+        "change to the runtime alone (--code still chooses the runtime)",
+    )
+    parser.add_argument(
         "--build-args",
         default="",
         help="more `docsmcp build` flags, e.g. '--embedding-provider static'",
@@ -195,13 +201,21 @@ def main() -> int:
     sites = load_sites([s for s in args.sites.split(",") if s])
 
     bundles: dict[str, Path] = {}
-    with ThreadPoolExecutor(args.workers) as pool:
-        found = pool.map(lambda s: _try(build, s, args), sites)
-        for site, result in zip(sites, found, strict=True):
-            if isinstance(result, Exception):
-                print(f"{site.name}: {result}", file=sys.stderr)
+    if args.bundles_from is not None:
+        for site in sites:
+            idx = args.bundles_from.resolve() / site.name / "idx"
+            if (idx / "metadata.json").is_file():
+                bundles[site.name] = idx
             else:
-                bundles[site.name] = result
+                print(f"{site.name}: no bundle in {idx}", file=sys.stderr)
+    else:
+        with ThreadPoolExecutor(args.workers) as pool:
+            found = pool.map(lambda s: _try(build, s, args), sites)
+            for site, result in zip(sites, found, strict=True):
+                if isinstance(result, Exception):
+                    print(f"{site.name}: {result}", file=sys.stderr)
+                else:
+                    bundles[site.name] = result
     cases = args.out / "cases.jsonl"
     with open(cases, "w") as merged:
         for name in sorted(bundles):
