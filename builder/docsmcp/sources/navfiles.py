@@ -99,23 +99,21 @@ def _mkdocs(config: Path) -> Iterator[tuple[Path, str]]:
     yield from walk(data.get("nav"), 0)
 
 
+def _summary_links(text: str) -> list[tuple[str, str]]:
+    """(title, target) of each link of a SUMMARY.md's text to a page of the book (not a URL)."""
+    return [(title, target) for title, target in _SUMMARY_LINK.findall(text) if "://" not in target]
+
+
 def _summary(summary: Path) -> Iterator[tuple[Path, str]]:
     """(page file, title) of each link of an mdBook SUMMARY.md."""
-    for title, target in _SUMMARY_LINK.findall(read_text(summary)):
-        if "://" not in target:
-            yield summary.parent / target.split("#")[0], title.strip()
+    for title, target in _summary_links(read_text(summary)):
+        yield summary.parent / target.split("#")[0], title.strip()
 
 
 def tables_of_contents(texts: Mapping[str, str]) -> list[str]:
     """The mdBook tables of contents among `texts` (path relative to the docs folder -> text):
     a SUMMARY.md where read_nav looks for one, linking CONTENTS_LINKS pages or more."""
-    found = []
-    for name in SUMMARY_FILES:
-        text = texts.get(name)
-        links = [t for _, t in _SUMMARY_LINK.findall(text or "") if "://" not in t]
-        if len(links) >= CONTENTS_LINKS:
-            found.append(name)
-    return found
+    return [n for n in SUMMARY_FILES if len(_summary_links(texts.get(n, ""))) >= CONTENTS_LINKS]
 
 
 def _data_nav(config: Path, base: Path) -> Iterator[tuple[Path, str]]:

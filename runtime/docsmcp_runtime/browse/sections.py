@@ -89,9 +89,8 @@ class SectionIndex:
             refs.to_numpy().astype(np.int64),
         )
 
-    def rule_ids(self, row: int) -> list[str]:
-        if self._display is not None:
-            return list(self._display.row(row).header.get("rule_ids", ()))
+    def _rule_ids(self, row: int) -> list[str]:
+        """A row's rule ids from the sections table (hit_fields reads a display store's record)."""
         t = self._table
         return t.rules[t.rule_offsets[row] : t.rule_offsets[row + 1]]
 
@@ -103,9 +102,8 @@ class SectionIndex:
         return t.refs[t.ref_offsets[row] : t.ref_offsets[row + 1]]
 
     def _field(self, row: int, name: str) -> str | None:
-        """`section_id` or `summary` of a row (None when it has none)."""
-        if self._display is not None:
-            return self._display.row(row).header.get(name)
+        """`section_id` or `summary` of a row from the sections table (None when it has none);
+        hit_fields and reference read a display store's record instead."""
         t = self._table
         return (t.section_ids if name == "section_id" else t.summaries)[row]
 
@@ -139,7 +137,7 @@ class SectionIndex:
             sid, rules = header.get("section_id"), header.get("rule_ids", ())
             refs = header.get("references", ())[:MAX_REFERENCES_SHOWN]
         else:
-            sid, rules = self._field(row, "section_id"), self.rule_ids(row)
+            sid, rules = self._field(row, "section_id"), self._rule_ids(row)
             refs = self.references(row)[:MAX_REFERENCES_SHOWN].tolist()
         out: dict = {}
         if sid:
