@@ -265,6 +265,22 @@ def test_frontmatter_beats_hint_and_overrides(tmp_path: Path) -> None:
     assert set(corpus.taxonomy) == {"extra", "lang", "product", "role"}
 
 
+def test_an_agent_skills_metadata_is_no_search_filter(tmp_path: Path) -> None:
+    """A SKILL.md's `metadata` (the Agent Skills format: the skill's author and version) says
+    nothing about the docs: Mintlify's docs hold three skills, whose `version: "1.0"` became a
+    `version` filter of one value. `mcp_metadata` still applies there, `metadata` elsewhere."""
+    skill = "---\nname: docs\ndescription: Write.\nmetadata:\n  author: acme\n  version: '1.0'\n"
+    write(tmp_path, "skill.md", skill + "---\n# Writing docs\n")
+    write(tmp_path, "skills/api/SKILL.md", skill + "mcp_metadata: {area: api}\n---\n# API\n")
+    write(tmp_path, "guide.md", "---\nmetadata: {area: guides}\n---\n# Guide\n")
+    corpus = load_corpus(tmp_path)
+    files = by_path(corpus)
+    assert "author" not in dict(files["skill.md"].metadata)
+    assert dict(files["skills/api/SKILL.md"].metadata)["area"] == "api"
+    assert dict(files["guide.md"].metadata)["area"] == "guides"
+    assert set(corpus.taxonomy) == {"area", "role"}
+
+
 # --- problems --------------------------------------------------------------------------------
 
 

@@ -427,6 +427,34 @@ def test_long_unclosed_soup_is_linear() -> None:
         assert len(display[0]) <= len(soup)
 
 
+VITEPRESS = """# Basic auth
+
+Set <Badge type="tip" text="beta" /> options. Replace <YourToken> with yours.
+
+## Options
+
+### <Badge type="danger" text="required" /> username: `string`
+
+The user name.
+"""
+
+
+def test_vitepress_components_in_markdown_read_as_their_text(tmp_path: Path) -> None:
+    """VitePress' `.md` pages hold Vue components written self-closing (Hono: 105 badges): their
+    prose props are their text, but in a heading, whose anchor VitePress makes without them;
+    a placeholder (`<YourToken>`) is no component and stays."""
+    docs = _write(tmp_path, {"auth.md": VITEPRESS})
+    intro, options = _chunks(docs, "auth.md")
+    assert "Set beta options. Replace <YourToken> with yours." in intro.text
+    assert "### username: `string`\n" in options.text and "<Badge" not in options.text
+    assert "required" not in options.search_text
+    manifest = {"version": "1", "strategy": {"chunk_by": "h3"}}
+    (docs / ".docs-mcp.json").write_text(json.dumps(manifest), encoding="utf-8")
+    bundle = build_bundle(docs, tmp_path / "idx")
+    with McpSession(bundle) as s:
+        assert "The user name." in s.get_doc("auth.md#basic-auth/options/username-string")
+
+
 # -- real corpora --------------------------------------------------------------------------------
 
 

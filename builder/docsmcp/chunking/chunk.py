@@ -31,6 +31,7 @@ from docsmcp.sources.formats.mdx import (
 )
 from docsmcp.sources.formats.myst import rewrite_myst
 from docsmcp.sources.formats.readable import reduce
+from docsmcp.sources.formats.twoslash import hide_twoslash
 
 if TYPE_CHECKING:
     pass
@@ -401,6 +402,8 @@ def split_lines(
     """(display lines, parse lines, code tabs, links and anchors of the markup reduced) of a
     file; the lines keep the file's numbering."""
     lines = sf.body.split("\n")
+    if sf.path.lower().endswith(_MARKDOWN) and not sf.page_starts:
+        lines = hide_twoslash(lines)
     mdx = _is_mdx(sf, lines)
     if mdx:
         lines = drop_esm(lines)
@@ -434,10 +437,11 @@ def parse_plain(sf: SourceFile) -> ParsedFile:
     """`sf` as plain text: its lines shown as they are, their headings, lists, paragraphs and
     tables still found, no inline markup. For a file whose parse ran past its budget
     (common/budget.py); `sf` as read, before any conversion, but for what no reader of the
-    rendered page sees (comments, hidden elements, scripts: hidden_elements.drop_unseen)."""
+    rendered page sees (comments, hidden elements, scripts: hidden_elements.drop_unseen; the setup
+    and markers of twoslash blocks: twoslash.hide_twoslash)."""
     lines = sf.body.split("\n")
     if sf.path.lower().endswith(_MARKDOWN) and not sf.page_starts:
-        lines = drop_unseen(lines, _is_mdx(sf, lines))
+        lines = drop_unseen(hide_twoslash(lines), _is_mdx(sf, lines))
     tokens = _parser().parse("\n".join(_INLINE_MARKUP.sub(" ", line) for line in lines))
     return ParsedFile(sf, lines, tokens, _blocks(tokens))
 

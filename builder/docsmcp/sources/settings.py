@@ -95,6 +95,9 @@ def _read_text(
 _INVISIBLE = re.compile("[\u200b\u2060\ufeff\u202a-\u202e\u2066-\u2069\U000e0000-\U000e007f]")
 
 
+# An Agent Skill (agentskills.io): its frontmatter `metadata` is the skill's own.
+SKILL_FILE = "skill.md"
+
 # `<meta charset="...">` or `content="text/html; charset=..."` near the start of a saved page.
 _HTML_CHARSET = re.compile(rb"""charset\s*=\s*["']?\s*([A-Za-z0-9_.:-]{1,40})""", re.IGNORECASE)
 
@@ -196,7 +199,7 @@ def _frontmatter_metadata(fm: Frontmatter, name: str, settings: _Settings) -> No
             settings.metadata[key] = value.strip()
 
 
-def _apply_frontmatter(fm: Frontmatter, settings: _Settings) -> None:
+def _apply_frontmatter(fm: Frontmatter, settings: _Settings, path: str = "") -> None:
     data = fm.data
     if "title" in data and data["title"] is not None:
         title = data["title"]
@@ -228,8 +231,11 @@ def _apply_frontmatter(fm: Frontmatter, settings: _Settings) -> None:
         else:
             s = settings.strategy
             settings.strategy = Strategy(chunk_by, s.max_chunk_size, s.min_chunk_size)
-    # mcp_metadata is applied last so that it wins over plain metadata.
-    for name in ("metadata", "mcp_metadata"):
+    # mcp_metadata is applied last so that it wins over plain metadata. An Agent Skill's
+    # `metadata` (SKILL.md: `author`, `version` of the skill) describes the skill, not the docs:
+    # as filters, Mintlify's three skills made a `version` key of one value, "1.0".
+    skill = path.rpartition("/")[2].lower() == SKILL_FILE
+    for name in ("mcp_metadata",) if skill else ("metadata", "mcp_metadata"):
         if name in data:
             _frontmatter_metadata(fm, name, settings)
 
@@ -271,7 +277,7 @@ def configure_file(
                     settings.strategy = override.strategy
                 settings.metadata.update(override.metadata)
     _apply_inline_hint(fm.body, settings)
-    _apply_frontmatter(fm, settings)
+    _apply_frontmatter(fm, settings, path)
     # Every page has a role (bundle-spec.md, *Page roles*): the one a manifest or the
     # frontmatter gives (checked against the vocabulary where it was written), else its own.
     role = settings.metadata.get(ROLE_KEY, "").lower()

@@ -9,11 +9,13 @@ indexed) alike, with two differences: a line break the markup asks for (`<br>`, 
 parse lines, whose line count markdown-it must see unchanged), and entities (`&quot;`) are
 decoded in the display lines only (decoded in the parse lines, `&lt;T&gt;` would become a tag).
 
-- JSX components (`.mdx`: any tag whose name starts with a capital or holds a dot) and HTML
-  elements (every file: the known element names only, so `<your-token>` in a `.md` stays) lose
-  their tags; their text children stay. String props that are prose stay as text in the tag's
-  place (`title`, `description`, `label`, `alt`, `caption`, ...; a field component's
-  `name`/`type`, `<ResponseField name="id" type="string" required>` -> `id (string, required)`,
+- JSX components (`.mdx`: any tag whose name starts with a capital or holds a dot; any file: such
+  a tag written self-closing, as VitePress' Vue components are, `<Badge text="optional" />`)
+  and HTML elements (every file: the known element names only, so `<your-token>` in a `.md`
+  stays) lose their tags; their text children stay. String props that are prose stay as text in
+  the tag's place (`title`, `description`, `label`, `alt`, `caption`, `text`, ...; a field
+  component's `name`/`type`, `<ResponseField name="id" type="string" required>` ->
+  `id (string, required)`,
   `<Param name="options" type="Object" optional>` -> `options (Object, optional)`);
   `className`, `style`, `href` and other attribute soup go. `<script>`, `<style>` and `<svg>`
   go with their content, comments (`<!-- -->`, `{/* */}`) too. Elements a rendered page hides
@@ -53,6 +55,8 @@ _MDX_TRIGGER = re.compile(r"[<&{]")
 _ENTITY = re.compile(r"&(?:#\d{1,7}|#[xX][0-9A-Fa-f]{1,6}|[A-Za-z][A-Za-z0-9]{1,31});")
 _BLOCK_LINE = re.compile(r"^[ \t]*(/{3,})[ \t]*([A-Za-z][\w-]*)?[ \t]*(?:\|[ \t]*(.*?))?[ \t]*$")
 _BLANK = re.compile(r"[ \t]*")
+_HEADING_AT = re.compile(r"[ ]{0,3}#{1,6}[ \t]")
+_HEADING_SPACES = re.compile(r"([ ]{0,3}#{1,6})[ \t]{2,}")
 # CommonMark's HTML blocks of type 1 whose content no reader sees (hiding.UNSEEN_CONTENT).
 _RAW_BLOCK = re.compile(r"^[ ]{0,3}<(script|style)(?=[\s>]|$)", re.IGNORECASE)
 _SPACES = re.compile(r"(?<=\S)[ \t]{2,}(?=\S)")
@@ -75,7 +79,9 @@ _BLOCK = frozenset(
     table tbody tfoot thead tr ul""".split()
 )
 # Props whose string value is prose a reader sees (a card's title, an image's alt text).
-_PROSE_PROPS = ("title", "label", "caption", "alt", "description", "summary", "hint", "subtitle")
+_PROSE_PROPS = (
+    "title", "label", "caption", "alt", "description", "summary", "hint", "subtitle", "text"
+)  # fmt: skip
 # A component documenting one field: `<ResponseField name type required>`, Mintlify's
 # `<ParamField query="limit" type="integer">`: its name, type and flags are its text.
 _FIELD_TAG = re.compile(r"(?:Field|Param|Parameter|Property|Prop|Attribute|Option)$")
@@ -89,11 +95,14 @@ def _rendered_template(name: str, props: dict[str, str | None]) -> bool:
     return name == "template" and any(_VUE_DIRECTIVE.match(key) for key in props)
 
 
-def _is_component(name: str, mdx: bool) -> bool:
-    """Whether the tag `name` is markup to reduce (not a placeholder like `<your-token>`)."""
+def _is_component(name: str, mdx: bool, self_closing: bool = False) -> bool:
+    """Whether the tag `name` is markup to reduce (not a placeholder like `<your-token>`): an
+    HTML element, a component of an MDX file, or a self-closing capitalised tag anywhere
+    (`<Badge type="info" text="optional" />`, the Vue components of VitePress' `.md` pages: a
+    placeholder is never written `<Name ... />`)."""
     if name.lower() in _HTML:
         return True
-    return mdx and (name[0].isupper() or "." in name)
+    return (mdx or self_closing) and (name[0].isupper() or "." in name)
 
 
 def _prose(name: str, props: dict[str, str | None]) -> str:
@@ -291,7 +300,7 @@ class _Scan:
         if isinstance(tag, int):
             return self.failed(i, tag)
         end, name, closing, self_closing, props, _ = tag
-        if name and not _is_component(name, self.mdx):
+        if name and not _is_component(name, self.mdx, self_closing):
             return self._literal(i)
         low = name.lower()
         if self.at_line_start(i):
@@ -304,6 +313,10 @@ class _Scan:
                 return close.end()
             self.budget[0] -= min(len(s), i + MAX_SPAN) - end
         text = "" if closing else _prose(name, props)
+        if text and self_closing and not self.mdx and low not in _HTML:
+            # A Vue component in a heading (`### <Badge text="required" /> username`): VitePress
+            # leaves it out of the heading's anchor and outline, and so does the id here.
+            text = "" if _HEADING_AT.match(s, self.line_start) else text
         for key in ("href", "id", "name") if props and not closing else ():
             value = props.get(key)
             if value and (key != "name" or name == "a"):  # (a field's name is no anchor)
@@ -517,6 +530,8 @@ def _reduce(lines: list[str], mdx: bool) -> _Reduced:
                 line = line.lstrip(" \t")  # what stood in a tag's place starts the line
             if "`" not in line:
                 line = _SPACES.sub(" ", line)  # where dropped markup stood between words
+            elif m := _HEADING_SPACES.match(line):  # (`###  name`: a heading's first tag gone)
+                line = m.group(1) + " " + line[m.end() :]
             out[k] = line.rstrip()
         finish.append(k)
     return _Reduced(out, finish, tuple(labels), tuple(markup))

@@ -1,0 +1,105 @@
+"""Twoslash code blocks as a reader sees them (issue 27, *Index what a reader sees*).
+
+A fence whose info string holds the word `twoslash` (```` ```ts twoslash ````: VitePress,
+Docusaurus, Astro and Shiki sites; tRPC writes 380 of them) is type-checked when the site is
+built, and what the page shows is less than its source: the setup above `// ---cut---` (imports,
+a router declared for the example to compile), whatever follows `// ---cut-after---`, what lies
+between `// ---cut-start---` and `// ---cut-end---`, compiler flags (`// @errors: 2322`,
+`// @noErrors`, `// @filename: server.ts`, `// @include: router`) and the query markers under a
+line (`//    ^?`, `// ^|`, `// ^^^`). A ```` ```twoslash include NAME ```` block defines a
+snippet for others to include and shows nothing at all. Left in, that setup is most of the
+words of some sections, and snippets show `// ---cut---`.
+
+The hidden lines become blank lines outside the block: those before its first line shown above
+the opening fence, which moves down to that line, the others below the closing fence. The file
+keeps its number of lines (markdown-it's line maps, `source.lines`), the first line shown keeps
+its own, and the code block holds what is shown, without blank lines where markers were. A block
+that shows nothing becomes blank lines. (`// @include: NAME` is a flag: the snippet it names is
+not inserted.) The markers are matched as the twoslash package matches them (a line of its own,
+`//` and an optional space); `// @ts-expect-error` and other `@word-with-dashes` comments are
+TypeScript's, shown, and stay.
+"""
+
+from __future__ import annotations
+
+import re
+
+from docsmcp.sources.formats.fences import fenced_lines
+
+_OPEN = re.compile(r"^[ \t]*(`{3,}|~{3,})(.*)$")
+_TWOSLASH = re.compile(r"(?<![\w-])twoslash(?![\w-])")
+_INCLUDE = re.compile(r"^\s*twoslash\s+include\b")
+_CUT_BEFORE = re.compile(r"^\s*// ?---cut(?:-before)?---\s*$")
+_CUT_AFTER = re.compile(r"^\s*// ?---cut-after---\s*$")
+_CUT_START = re.compile(r"^\s*// ?---cut-start---\s*$")
+_CUT_END = re.compile(r"^\s*// ?---cut-end---\s*$")
+# Compiler flags and twoslash options (`// @noErrors`, `// @errors: 2345`); `\w+` leaves
+# `// @ts-expect-error` (shown) alone.
+_FLAG = re.compile(r"^\s*// ?@\w+(?::.*)?\s*$")
+_MARKER = re.compile(r"^\s*//\s*\^(?:\?|\||\^+)(?: .*)?\s*$")
+
+
+def hide_twoslash(lines: list[str]) -> list[str]:
+    """`lines` with each twoslash block's hidden lines moved, blank, above its opening fence
+    (see the module docstring); the same list when there is none."""
+    if not any("twoslash" in line for line in lines):
+        return lines
+    code = fenced_lines(lines)
+    out = list(lines)
+    i = 0
+    while i < len(lines):
+        m = _OPEN.match(lines[i]) if code[i] else None
+        if m is None:
+            i += 1
+            continue
+        end = i + 1  # the closing fence, or the end of the text for an unclosed block
+        while end < len(lines) and code[end] and not _closes(lines[end], m.group(1)):
+            end += 1
+        if _TWOSLASH.search(m.group(2)):
+            closed = end < len(lines) and code[end]
+            body = lines[i + 1 : end]
+            shown = _shown(body, include=bool(_INCLUDE.match(m.group(2))))
+            last = end if closed else end - 1  # the block's last line
+            if shown:
+                # Blank above the fence up to the first line shown, below the block after it.
+                lead = shown[0]
+                block = [lines[i], *(body[k] for k in shown), *([lines[end]] if closed else [])]
+                out[i : last + 1] = [""] * lead + block + [""] * (len(body) - lead - len(shown))
+            else:
+                out[i : last + 1] = [""] * (last + 1 - i)
+        i = end + 1
+    return out
+
+
+def _closes(line: str, fence: str) -> bool:
+    m = _OPEN.match(line)
+    return (
+        m is not None
+        and m.group(1)[0] == fence[0]
+        and len(m.group(1)) >= len(fence)
+        and not m.group(2).strip()
+    )
+
+
+def _shown(body: list[str], include: bool) -> list[int]:
+    """The indices of the lines of a twoslash block's body that its page shows."""
+    if include:
+        return []
+    cut = max((k for k, line in enumerate(body) if _CUT_BEFORE.match(line)), default=-1)
+    shown: list[int] = []
+    hiding = False
+    for k in range(cut + 1, len(body)):
+        line = body[k]
+        if _CUT_AFTER.match(line):
+            break
+        if _CUT_START.match(line):
+            hiding = True
+        elif _CUT_END.match(line):
+            hiding = False
+        elif not hiding and not _FLAG.match(line) and not _MARKER.match(line):
+            shown.append(k)
+    while shown and not body[shown[0]].strip():
+        shown.pop(0)
+    while shown and not body[shown[-1]].strip():
+        shown.pop()
+    return shown
