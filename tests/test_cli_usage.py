@@ -46,6 +46,13 @@ def one_line_error(capsys: pytest.CaptureFixture[str], main, argv: list[str]) ->
             ["--bundle", "./idx", "--transprt", "http"],
             "docsmcp-runtime: error: unknown option --transprt; did you mean --transport?",
         ),
+        # a query that names a flag (pip's `--no-deps`): how to search for it
+        (
+            runtime,
+            ["--bundle", "./idx", "search", "--no-deps"],
+            "docsmcp-runtime search: error: unknown option --no-deps; to search for it, put -- "
+            "before the query: -- '--no-deps'",
+        ),
         # no unknown option: argparse's own message, without the usage block
         (
             docsmcp,

@@ -162,3 +162,32 @@ def test_a_definition_names_its_section(tmp_path: Path) -> None:
     ids = _ids(bundle, "mock_imports_list")
     assert ids[0].startswith("config.rst#"), ids
     assert any(i.startswith("stubs.rst#") for i in ids)
+
+
+def test_a_query_of_stop_words_alone_searches_the_names_they_end(tmp_path: Path) -> None:
+    """Hugo's `where` and `in` functions, SQL's WHERE: stop words are no terms, so "where"
+    found nothing at all. Such a query searches the qualified names ending in its words
+    (`collections.where`) and says so; with none, it says why nothing was found."""
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "where.md").write_text(
+        "# collections.Where\n\nThe `where` function filters a slice by a key.\n", encoding="utf-8"
+    )
+    (docs / "apply.md").write_text(
+        "# collections.Apply\n\nReturns a slice, with a function applied to each element.\n",
+        encoding="utf-8",
+    )
+    searcher = Searcher(open_bundle(build_bundle(docs, tmp_path / "idx")))
+    page = searcher.search("where", {}, 0, 5)
+    assert [searcher.bundle.chunk_ids()[r] for r in page.rows] == ["where.md#collectionswhere"]
+    assert page.notes == [
+        "'where': stop words, not indexed; searched the names ending in them: collections.where."
+    ]
+    assert searcher.searched("Where?", {}) == (["collections.where"], [])
+    empty = searcher.search("with the", {}, 0, 5)
+    assert not empty.rows
+    assert empty.notes == [
+        "The query's words ('with', 'the') are stop words, not indexed: add a word the docs use."
+    ]
+    # A query with other words searches them as before: no note.
+    assert searcher.search("where function", {}, 0, 5).notes == []

@@ -63,7 +63,8 @@ if TYPE_CHECKING:
 _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.\-]*:")
 _DOC_EXTS = (".md", ".mdx", ".markdown", ".rst")
 _HTML_EXTS = (".html", ".htm")
-# index.html / index.rst: pages of a saved HTML site or a Sphinx project (convert.py).
+# index.html / index.rst: pages of a saved HTML site or a Sphinx project (convert.py);
+# page.mdx: a route of a Next.js app (Nextra 4: `/docs/guide` is `docs/guide/page.mdx`).
 _INDEX_NAMES = (
     "index.md",
     "index.mdx",
@@ -72,6 +73,8 @@ _INDEX_NAMES = (
     "_index.md",
     "index.html",
     "index.rst",
+    "page.mdx",
+    "page.md",
 )
 _HTML_ANCHOR = re.compile(
     r"<[A-Za-z][\w-]{0,30}\s[^<>\n]{0,200}?\b(?:name|id)\s*=\s*[\"']([^\"'<>\n]{1,200})[\"']"

@@ -75,6 +75,9 @@ class OneLineParser(argparse.ArgumentParser):
             longs = [o for o in reached._option_string_actions if o.startswith("--")]
             close = difflib.get_close_matches(unknown, longs, n=1, cutoff=0.6)
             message = f"unknown option {unknown}" + (f"; did you mean {close[0]}?" if close else "")
+            if not close and any(a.dest == "query" for a in reached._positionals._group_actions):
+                # `search --no-deps`: a query that names a flag (pip's, cargo's options)
+                message += f"; to search for it, put -- before the query: -- '{unknown}'"
             self.exit(2, f"{reached.prog}: error: {message}\n")
         self.exit(2, f"{self.prog}: error: {message}\n")
 

@@ -22,6 +22,8 @@ from .lexical import (
     named_words,
     query_terms,
     score,
+    stop_words,
+    stop_words_note,
     without_left_behind,
 )
 from .options import SearchOptions
@@ -200,9 +202,20 @@ class Searcher:
         """The terms and bigrams searched for `query`: `vs` only as bigrams when the query's
         words are coordinated (lexical.query_terms), without the words of a version the query
         moves away from (lexical.without_left_behind), and a question about changes without its
-        change words, which lifting changelogs already answers (roles.without_change_words)."""
+        change words, which lifting changelogs already answers (roles.without_change_words).
+        A query of stop words alone searches the qualified names they end (Hugo's
+        `collections.where` for "where"), stop words being no terms."""
+        return self._searched(query, filters)[:2]
+
+    def _searched(
+        self, query: str, filters: Mapping[str, str]
+    ) -> tuple[list[str], list[str], list[str]]:
+        """`searched`, and the query's stop words when they are all it has (else [])."""
         config = self.bundle.metadata.analyzer
         terms, bigrams = query_terms(query, config, operators=not self.coordination)
+        if not terms and not bigrams:
+            stops = stop_words(query, config)
+            return [t for w in stops for t in self.lexicon.qualified(w)], [], stops
         terms, bigrams = without_left_behind(query, terms, bigrams, config)
         roles = self.roles
         if (
@@ -212,7 +225,7 @@ class Searcher:
             and asks_what_changed(query)
         ):
             terms, bigrams = without_change_words(terms, bigrams)
-        return terms, bigrams
+        return terms, bigrams, []
 
     def coordinated(
         self, query: str, out: np.ndarray | None = None
@@ -239,8 +252,8 @@ class Searcher:
         # Every array of one value per chunk comes from `work` (workspace.py) and is used only
         # within this call: the Page holds plain lists.
         deadline = time.monotonic() + self.time_budget
-        terms, bigrams = self.searched(query, filters)
-        notes = []
+        terms, bigrams, stops = self._searched(query, filters)
+        notes = [stop_words_note(stops, terms)] if stops else []
         if len(terms) > MAX_QUERY_TERMS or len(bigrams) > MAX_QUERY_TERMS:
             notes.append(
                 f"Only the first {MAX_QUERY_TERMS} distinct words of the query were searched."

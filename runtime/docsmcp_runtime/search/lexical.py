@@ -45,6 +45,9 @@ MAX_COORDINATED = 16
 
 # Words whose other forms (Lexicon.variants) one opened bundle remembers.
 VARIANT_CACHE = 4096
+# Names a query of stop words alone may search (Lexicon.qualified): Hugo's `collections.where`
+# for "where"; a word that ends hundreds of names is no name to search for.
+MAX_QUALIFIED = 16
 
 
 # Postings gathered before one add (bounds the copies a query of many common terms makes on a
@@ -118,6 +121,21 @@ class Lexicon:
             at = stride.find(key, at + 1)
         return None
 
+    def qualified(self, word: str) -> list[str]:
+        """The terms that are qualified names ending in `word` (`collections.where`,
+        `select.where`), in dictionary order; none when more than MAX_QUALIFIED do. What a query
+        of stop words alone searches (stop words are no terms: engine.Searcher.searched). A scan
+        of the whole dictionary, on that rare path only."""
+        needle = re.compile(rb"[.:]" + re.escape(word.encode()))
+        offsets, found = self._offsets, []
+        for m in needle.finditer(self._blob):
+            i = bisect.bisect_left(offsets, m.end())  # the term ending where the match does
+            if i <= self.n_terms and offsets[i] == m.end() and offsets[i - 1] <= m.start():
+                found.append(self.term(i - 1))
+                if len(found) > MAX_QUALIFIED:
+                    return []
+        return found
+
     def variants(self, term: str) -> tuple[int, ...]:
         """The ids of the other forms of `term` in the dictionary (stems.StemRings.variants;
         none without `stem_rings.bin`)."""
@@ -161,6 +179,21 @@ def query_terms(
         bigrams.update(dict.fromkeys(a.bigrams))
     kept = [] if operators else [t for t in terms if t not in OPERATORS]
     return kept or list(terms), list(bigrams)
+
+
+def stop_words(query: str, config: AnalyzerConfig) -> list[str]:
+    """The distinct words of `query` (lower-cased) that are stop words, in order."""
+    stop = config.stopwords
+    return list(dict.fromkeys(w for w in re.findall(r"\w+", query.lower()) if w in stop))
+
+
+def stop_words_note(stops: list[str], names: list[str]) -> str:
+    """What a search of stop words alone did (engine.Searcher._searched)."""
+    said = ", ".join(f"'{w}'" for w in stops)
+    if not names:
+        return f"The query's words ({said}) are stop words, not indexed: add a word the docs use."
+    shown = ", ".join(names[:5]) + (", ..." if len(names) > 5 else "")
+    return f"{said}: stop words, not indexed; searched the names ending in them: {shown}."
 
 
 def without_left_behind(
