@@ -238,6 +238,14 @@ def test_a_folder_of_files_not_read_says_what_to_do_with_them(tmp_path: Path) ->
     other = write_tree(tmp_path / "other", {"a.xyz": "x"})
     proc = run_docsmcp("validate", "--docs-dir", other, check=False)
     assert proc.stderr.splitlines()[0].endswith("; it holds 1 .xyz file, which are not read")
+    # init says it of the user's folder too (it named its temporary overlay, and counted only
+    # the files at its top: "it holds 1 .yml file")
+    proc = run_docsmcp("init", "--docs-dir", docs, check=False)
+    assert (
+        f"no .md, .mdx, .rst, .html or .pdf files found in {docs}; it holds 2 .adoc files "
+        in proc.stderr
+    )
+    assert "docsmcp-init-" not in proc.stderr
 
 
 def test_a_markdown_suffix_is_read_as_markdown(tmp_path: Path) -> None:

@@ -145,6 +145,30 @@ def test_changelogs_are_kept_and_vendor_folders_excluded(tmp_path):
     assert not any(line.startswith("changelogs:") for line in propose(clean).report())
 
 
+def test_a_repositorys_test_suite_is_excluded(tmp_path):
+    """Prettier's root holds 552 markdown fixtures under tests/ (some with frontmatter no build
+    accepts: init failed) and changelog entries sorted by language (a `language` key of
+    `changelog_unreleased/javascript/`). Deno's docs keep their `test/` folder of pages."""
+    fixture = "---\n- a list, not a mapping\n---\n# Fixture\n"
+    docs = write_tree(
+        tmp_path / "repo",
+        {
+            "package.json": "{}",
+            "docs/index.md": _page(),
+            "tests/format/markdown/list.md": fixture,
+            "src/__tests__/snap.md": "# Snapshot\n",
+            "changelog_unreleased/javascript/1.md": "#### Fix arrows\n",
+            "changelog_unreleased/typescript/2.md": "#### Fix enums\n",
+        },
+    )
+    proposal = propose(docs)
+    assert proposal.manifest["exclude"] == ["**/__tests__/**", "tests/**"]
+    assert "language" not in proposal.manifest.get("taxonomy", {})
+    assert not validate_proposal(docs, proposal).problems
+    pages = write_tree(tmp_path / "deno", {"runtime/test/index.md": _page(), "index.md": _page()})
+    assert "exclude" not in propose(pages).manifest  # not a repository: `test/` is docs
+
+
 def test_coding_agents_instruction_files_are_excluded(tmp_path):
     """CLAUDE.md, AGENTS.md, ... tell an agent how to work on the repository: not docs for its
     users (Jest's packages/jest-mock/CLAUDE.md answered a question about mocking modules)."""

@@ -5,7 +5,9 @@ The proposal is made from names and structure only, never from a list of known p
 * **Files**: the builder's own discovery (`discover.scan`) and reader (`manifest.load_file`,
   within the same limits), so the same files count as in `docsmcp build`.
 * **exclude**: vendored or generated folders (`node_modules`, `bower_components`, `vendor`,
-  `site-packages`, `__pycache__`, `_build`) and coding agents' instruction files (`AGENTS.md`,
+  `site-packages`, `__pycache__`, `_build`), test code (`__tests__`, `__snapshots__`,
+  `__fixtures__`; `test/`, `tests/`, `fixtures/`, `testdata/` at the top of a code repository:
+  Prettier's root holds 400 markdown fixtures) and coding agents' instruction files (`AGENTS.md`,
   `CLAUDE.md`, `GEMINI.md`, `copilot-instructions.md`), and an mdBook's table of contents
   (`SUMMARY.md`, read for the pages' titles and order), each only when such files exist.
   Changelogs and release notes stay in (for a protocol spec the changelog *is*
@@ -92,6 +94,18 @@ _GENERIC = frozenset({"sdk", "sdks", "client", "clients", "lib", "libs", "librar
 _VENDOR_FOLDERS = frozenset(
     {"node_modules", "bower_components", "vendor", "site-packages", "__pycache__", "_build"}
 )
+# Test code's folders, never documentation: its markdown is a formatter's or parser's fixtures
+# (Prettier's `tests/format/markdown/` holds 400 pages, some with frontmatter no build accepts).
+_TEST_FOLDERS = frozenset({"__tests__", "__snapshots__", "__fixtures__"})
+# ... and, at the top of a code repository only, its test suite (Deno's docs have a `test/`
+# folder of pages about testing, deeper down).
+_TOP_TEST_FOLDERS = frozenset({"test", "tests", "fixtures", "testdata"})
+_REPOSITORY_FILES = (
+    "package.json", "pyproject.toml", "setup.py", "Cargo.toml", "go.mod", "pom.xml",
+    "build.gradle", "Gemfile", "composer.json",
+)  # fmt: skip
+# A folder of change entries, whose subfolders sort them (by language, by kind).
+_CHANGES = re.compile(r"changelog|changes|release", re.IGNORECASE)
 # Instructions for the coding agents that work on the repository (Claude Code, Codex, Gemini,
 # Copilot), not documentation for its users: Jest's `packages/jest-mock/CLAUDE.md` answered
 # "replace a whole module with a fake" above the docs' page on mocking modules.
@@ -223,9 +237,9 @@ def _glob_escape(text: str) -> str:
     return re.sub(r"([][*?{}\\])", r"\\\1", text)
 
 
-def _excludes(tree: _Tree, bodies: Mapping[str, str]) -> dict[str, list[str]]:
-    """exclude glob -> the files it leaves out, for vendored folders, coding agents'
-    instruction files and an mdBook's table of contents."""
+def _excludes(tree: _Tree, bodies: Mapping[str, str], docs_dir: Path) -> dict[str, list[str]]:
+    """exclude glob -> the files it leaves out, for vendored folders, test suites, coding
+    agents' instruction files and an mdBook's table of contents."""
     found: dict[str, list[str]] = {}
     # The build reads SUMMARY.md for the pages' titles and order; as a page of its own, its
     # links to every chapter outranked the chapters (mdBook: "preprocessor vs alternative
@@ -236,6 +250,15 @@ def _excludes(tree: _Tree, bodies: Mapping[str, str]) -> dict[str, list[str]]:
         hits = [p for p in tree.paths if name in p.split("/")[:-1]]
         if hits:
             found[f"**/{name}/**"] = hits
+    for name in sorted(_TEST_FOLDERS):
+        hits = [p for p in tree.paths if name in p.split("/")[:-1]]
+        if hits:
+            found[f"**/{name}/**"] = hits
+    if any((docs_dir / name).is_file() for name in _REPOSITORY_FILES):
+        for name in sorted(_TOP_TEST_FOLDERS):
+            hits = [p for p in tree.paths if p.startswith(name + "/")]
+            if hits:
+                found[f"{name}/**"] = hits
     for name in _AGENT_FILES:
         hits = [p for p in tree.paths if p.rsplit("/", 1)[-1] == name]
         if hits:
@@ -249,6 +272,8 @@ def _language_folders(tree: _Tree) -> dict[str, tuple[str, str]]:
     for depth in (1, 2):
         out: dict[str, tuple[str, str]] = {}
         for parent, names in sorted(tree.folders(depth).items()):
+            if _CHANGES.search(parent.rpartition("/")[2]):
+                continue  # Prettier's `changelog_unreleased/typescript/`: entries, not an SDK
             hits = {n: lang for n in sorted(names) if (lang := _language_of(n))}
             if len({lang for lang, _ in hits.values()}) >= 2:
                 for name, lang in hits.items():
@@ -384,7 +409,7 @@ def propose(docs_dir: Path) -> Proposal:
     """The proposed manifest of ``docs_dir`` with what it is based on."""
     docs_dir = Path(docs_dir)
     tree, bodies = _read_tree(docs_dir)
-    excluded = _excludes(tree, bodies)
+    excluded = _excludes(tree, bodies, docs_dir)
     left_out = {p for paths in excluded.values() for p in paths}
     translations = detect_translations(p for p in tree.paths if p not in left_out)
     excluded.update({glob: list(paths) for glob, paths in translations.globs.items()})
@@ -478,7 +503,9 @@ def validate_proposal(  # noqa: ANN201
     The builder reads manifests from disk and the docs may be read-only, so the check runs on a
     temporary folder holding the proposal and a symlink to every entry of ``docs_dir`` (which
     is given as a source root, so the links are followed)."""
-    from docsmcp.pipeline.collect import BuildOptions, collect
+    from dataclasses import replace
+
+    from docsmcp.pipeline.collect import BuildOptions, collect, nothing_found
 
     docs_dir = Path(docs_dir)
     with tempfile.TemporaryDirectory(prefix="docsmcp-init-") as tmp:
@@ -489,7 +516,13 @@ def validate_proposal(  # noqa: ANN201
                 continue  # hidden entries are never documentation
             os.symlink(os.path.abspath(docs_dir / name), overlay / name)
         options = BuildOptions(docs_dir=overlay, source_roots=(docs_dir, *roots), workers=workers)
-        return collect(options)
+        collected = collect(options)
+        if collected.corpus.files:
+            return collected
+        # Nothing to read: said of the user's folder (what it holds, its name), not the overlay.
+        empty = nothing_found(overlay, False)
+        problems = [nothing_found(docs_dir, False) if p == empty else p for p in collected.problems]
+        return replace(collected, problems=problems)
 
 
 def describe(values: Mapping[str, Sequence[str]]) -> str:

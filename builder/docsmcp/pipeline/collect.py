@@ -88,6 +88,12 @@ class BuildOptions:
     rescore: RescoreOptions = field(default_factory=RescoreOptions)  # --rescore-model
 
 
+def nothing_found(docs_dir: Path, filtered: bool) -> Problem:
+    """The problem of a docs folder that gives no file to read, and what it holds instead."""
+    hint = " (check --include/--exclude)" if filtered else unread_hint(Path(docs_dir))
+    return Problem("", None, f"no .md, .mdx, .rst, .html or .pdf files found in {docs_dir}{hint}")
+
+
 @dataclass(frozen=True)
 class Collected:
     corpus: Corpus
@@ -259,13 +265,7 @@ def collect(
         counter.close()
     corpus = replace(corpus, files=tuple(files))
     if not corpus.files and not problems:
-        where = options.docs_dir
-        if options.include or options.exclude:
-            hint = " (check --include/--exclude)"
-        else:
-            hint = unread_hint(Path(where))
-        found = f"no .md, .mdx, .rst, .html or .pdf files found in {where}{hint}"
-        problems.append(Problem("", None, found))
+        problems.append(nothing_found(options.docs_dir, bool(options.include or options.exclude)))
     taxonomy = taxonomy_of(corpus, facets, problems)
     written = rows.finish() if rows is not None and not problems else None
     return Collected(
