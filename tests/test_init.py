@@ -169,6 +169,23 @@ def test_a_repositorys_test_suite_is_excluded(tmp_path):
     assert "exclude" not in propose(pages).manifest  # not a repository: `test/` is docs
 
 
+def test_validation_reads_includes_as_the_build_does(tmp_path):
+    """A snippet path written against the folder holding the docs (mkdocs.yml's, Textual's
+    `--8<-- "docs/snippets/x.md"`): init's check runs on an overlay of the docs folder, where
+    such a path named no file (731 "missing" includes on Textual, none for the build)."""
+    repo = write_tree(
+        tmp_path / "repo",
+        {
+            "mkdocs.yml": "site_name: x\n",
+            "docs/index.md": '# Home\n\n## Install\n\n--8<-- "docs/snippets/install.md"\n',
+            "docs/snippets/install.md": "Run the frobnicator installer.\n",
+        },
+    )
+    collected = validate_proposal(repo / "docs", propose(repo / "docs"))
+    (home,) = [c for c in collected.chunks if c.path == "index.md"]
+    assert "Run the frobnicator installer." in home.text and "--8<--" not in home.text
+
+
 def test_coding_agents_instruction_files_are_excluded(tmp_path):
     """CLAUDE.md, AGENTS.md, ... tell an agent how to work on the repository: not docs for its
     users (Jest's packages/jest-mock/CLAUDE.md answered a question about mocking modules)."""

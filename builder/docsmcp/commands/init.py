@@ -509,7 +509,16 @@ def validate_proposal(  # noqa: ANN201
 
     docs_dir = Path(docs_dir)
     with tempfile.TemporaryDirectory(prefix="docsmcp-init-") as tmp:
-        overlay = Path(tmp)
+        # The overlay's folder stands where the docs folder does: includes are also looked up
+        # in the folder holding it (mkdocs.yml's, pymdownx's base: Textual's 731 snippets
+        # `docs/blog/images/x.svg`), so that folder's entries are linked beside it.
+        overlay = Path(tmp) / (docs_dir.resolve().name or "docs")
+        overlay.mkdir()
+        parent = docs_dir.resolve().parent
+        if parent != docs_dir.resolve():
+            for name in sorted(os.listdir(parent)):
+                if name != overlay.name and not name.startswith("."):
+                    os.symlink(parent / name, Path(tmp) / name)
         (overlay / MANIFEST_NAME).write_text(proposal.text(), encoding="utf-8")
         for name in sorted(os.listdir(docs_dir)):
             if name == MANIFEST_NAME or name.startswith("."):
