@@ -284,7 +284,7 @@ def load_corpus(
             _refuse(entry, problems)
     files = []
     pdfs: list[PdfSummary] = []
-    unresolved = includes.Unresolved()
+    unresolved = includes.Unresolved(docs_dir)
     nav = read_nav(docs_dir, roots, [e.path for e in listing.markdown])
     titles = nav.titles
     # A saved HTML site is read only when the folder has no markdown or reST sources.

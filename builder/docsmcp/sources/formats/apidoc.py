@@ -4,7 +4,8 @@ A mkdocstrings directive is replaced by what the site would show, as markdown: a
 object (the directive's object at level 2, its members at level 3), its signature in a fenced
 `python` block and its docstring. The source is parsed, never imported or run: the module is
 looked for in every source root (`--docs-dir`, `--source-root`, `--api-source`), as
-`a/b.py` or `a/b/__init__.py`, also under `src/`, and read through `discover.read_file`. An
+`a/b.py` or `a/b/__init__.py`, also under `src/` and `lib/`, and read through
+`discover.read_file`. An
 object a package re-exports with `from .module import Name` is followed (a few levels), and
 so is one it imports lazily through a table such as pydantic's `_dynamic_imports`.
 
@@ -59,7 +60,7 @@ class Sources:
     def _load(self, dotted: str) -> tuple[ast.Module, str] | None:
         parts = dotted.split(".")
         for root in self.roots:
-            for base in (root, root / "src"):
+            for base in (root, root / "src", root / "lib"):
                 for candidate in (
                     base.joinpath(*parts[:-1], parts[-1] + ".py"),
                     base.joinpath(*parts, "__init__.py"),
@@ -101,11 +102,24 @@ class Sources:
                 return child, module
         if not isinstance(node, ast.Module) or follow <= 0:
             return None, module
-        for child in body:  # `from .main import BaseModel` in a package's __init__
-            if isinstance(child, ast.ImportFrom) and any(
-                (a.asname or a.name) == name for a in child.names
+        for child in body:  # `s = attributes = attrs` (attrs' `attr.s`): the object it names
+            if (
+                isinstance(child, ast.Assign)
+                and isinstance(child.value, ast.Name)
+                and any(isinstance(t, ast.Name) and t.id == name for t in child.targets)
             ):
-                original = next(a.name for a in child.names if (a.asname or a.name) == name)
+                return self._member(module, node, child.value.id, follow - 1)
+        for child in body:  # `from .main import BaseModel` in a package's __init__
+            if not isinstance(child, ast.ImportFrom):
+                continue
+            # `from attr.validators import *` (attrs' `attrs.validators`): tried for any name
+            star = any(a.name == "*" for a in child.names)
+            if star or any((a.asname or a.name) == name for a in child.names):
+                original = (
+                    name
+                    if star
+                    else next(a.name for a in child.names if (a.asname or a.name) == name)
+                )
                 package = module.split(".")
                 is_package = self._is_package(module)
                 base = package if is_package else package[:-1]
@@ -116,7 +130,9 @@ class Sources:
                     target = child.module or ""
                 found = self.module(target) if target else None
                 if found is not None:
-                    return self._member(target, found[0], original, follow - 1)
+                    member = self._member(target, found[0], original, follow - 1)
+                    if member[0] is not None or not star:
+                        return member
         lazy = _lazy_target(node, name)
         if lazy is not None:  # a package importing on first use (PEP 562 `__getattr__`)
             base = module if self._is_package(module) else module.rpartition(".")[0]
@@ -195,6 +211,66 @@ def _signature(node: _Def) -> str:
         return f"{prefix} {node.name}({ast.unparse(node.args)}){returns}"
     except (ValueError, RecursionError):
         return f"{type(node).__name__} {node.name}"
+
+
+def package_folder(docs_dir: Path, identifiers: Sequence[str]) -> Path | None:
+    """The folder beside the docs that holds the package of one of `identifiers` (dotted
+    names), for the warning that asks for --api-source: the repository (the docs folder's
+    parent) or its `src/` or `lib/` (SQLAlchemy's), as Python projects lay them out."""
+    repo = Path(docs_dir).resolve().parent
+    for identifier in identifiers:
+        top = identifier.split(".", 1)[0]
+        if not top.isidentifier():
+            continue
+        for base in (repo / "src", repo / "lib", repo):
+            if (base / top / "__init__.py").is_file() or (base / f"{top}.py").is_file():
+                return base.resolve()  # (init's overlay links the repository's entries)
+    return None
+
+
+def signature(node: ast.AST, drop_self: bool = False) -> str:
+    """The parameter list of a function, or of a class's `__init__` (`(a, b=1) -> int`, "" for
+    a class without one), as a reST description's signature writes it; `drop_self`: without a
+    method's first parameter (`self`, `cls`), as Sphinx shows it."""
+    if isinstance(node, ast.ClassDef):
+        init = next((d for d in _defs(node) if d.name == "__init__"), None)
+        # (the constructor's parameters: what calling the class takes, not `-> None`)
+        return signature(init, drop_self=True).partition(" -> ")[0] if init is not None else ""
+    if not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+        return ""
+    args = node.args
+    if drop_self:
+        positional = [*args.posonlyargs, *args.args]
+        if positional and positional[0].arg in ("self", "cls", "mcs", "metacls"):
+            args = ast.arguments(
+                posonlyargs=args.posonlyargs[1:],
+                args=args.args[1:] if not args.posonlyargs else args.args,
+                vararg=args.vararg,
+                kwonlyargs=args.kwonlyargs,
+                kw_defaults=args.kw_defaults,
+                kwarg=args.kwarg,
+                defaults=args.defaults,
+            )
+    try:
+        returns = f" -> {ast.unparse(node.returns)}" if node.returns else ""
+        return f"({ast.unparse(args)}){returns}".replace("\n", " ")
+    except (ValueError, RecursionError):
+        return "()"
+
+
+def defs(node: ast.AST | None) -> list[_Def]:
+    """The classes and functions defined in `node`'s body (see `_defs`)."""
+    return _defs(node)
+
+
+def docstring_lines(node: ast.AST) -> list[str]:
+    """The docstring of a module, class or function, as lines (and a blank line), else []."""
+    return _docstring(node)
+
+
+def all_names(node: ast.AST) -> set[str] | None:
+    """A module's `__all__`, when it is a literal list of names."""
+    return _all_names(node)
 
 
 def _defs(node: ast.AST | None) -> list[_Def]:
