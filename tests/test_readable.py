@@ -455,6 +455,20 @@ def test_vitepress_components_in_markdown_read_as_their_text(tmp_path: Path) -> 
         assert "The user name." in s.get_doc("auth.md#basic-auth/options/username-string")
 
 
+def test_a_dark_mode_twin_is_read_once(tmp_path: Path) -> None:
+    """Mintlify's pages show a picture per colour scheme: `dark:hidden` for light mode,
+    `hidden dark:block` for dark mode. A reader sees one: its alt text is read once."""
+    page = (
+        "# Navigation\n\n## Groups\n\nUse groups.\n\n"
+        '<img className="block dark:hidden" alt="Groups in the sidebar." src="/l.png" />\n'
+        '<img className="hidden dark:block" alt="Groups in the sidebar." src="/d.png" />\n'
+        '<div className="hidden md:block">Wide screens say ocelot.</div>\n'
+    )
+    (groups,) = _chunks(_write(tmp_path, {"nav.mdx": page}), "nav.mdx")
+    assert groups.text.count("Groups in the sidebar.") == 1
+    assert "ocelot" in groups.text  # hidden on small screens only: still on the page
+
+
 # -- real corpora --------------------------------------------------------------------------------
 
 

@@ -10,6 +10,10 @@ or `visibility: hidden`. Not hidden:
 - screen-reader text (`sr-only`, `visually-hidden` classes): read aloud to the readers who use
   one, so part of the page's text (classes are not looked at);
 - a JSX value computed at render time (`hidden={isBeta}`): it cannot be known here.
+
+Classes are not looked at, but for one pattern: Tailwind's dark-mode twin, `hidden dark:block`
+(Mintlify's pages show each picture twice, `dark:hidden` for light mode and `hidden dark:block`
+for dark mode, whose alt text came out twice): the dark twin goes, the light one stays.
 """
 
 from __future__ import annotations
@@ -35,6 +39,10 @@ _STYLE_PAIR = re.compile(
     r"""(?:"([^"\n]*)"|'([^'\n]*)'|`([^`$\n]*)`|([\w.%-]+))"""
 )
 _UPPER = re.compile(r"[A-Z]")
+# Tailwind's display classes (`dark:block`: shown in dark mode).
+_DISPLAYS = frozenset(
+    "block inline inline-block flex inline-flex grid inline-grid table contents flow-root".split()
+)
 
 
 def hides(attrs: Mapping[str, str]) -> bool:
@@ -44,12 +52,20 @@ def hides(attrs: Mapping[str, str]) -> bool:
         return False
     if "hidden" in attrs or attrs.get("aria-hidden", "").strip().lower() == "true":
         return True
+    classes = attrs.get("class") or attrs.get("classname")
+    if classes and "dark:" in classes and _dark_twin(classes.split()):
+        return True
     style = attrs.get("style")
     if not style:
         return False
     if "\\" in style or "/*" in style:  # (`displa\79 : none`, `display:/**/none`)
         style = _CSS_ESCAPE.sub(_unescape, _CSS_COMMENT.sub("", style))
     return _HIDING_STYLE.search(style) is not None
+
+
+def _dark_twin(classes: list[str]) -> bool:
+    """Tailwind classes of an element shown in dark mode only (`hidden dark:block`)."""
+    return "hidden" in classes and any(c[5:] in _DISPLAYS for c in classes if c[:5] == "dark:")
 
 
 def _unescape(m: re.Match[str]) -> str:
