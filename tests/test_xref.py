@@ -238,6 +238,33 @@ def test_next_app_routes_are_their_page_mdx(tmp_path: Path) -> None:
     ]
 
 
+def test_pages_are_reached_by_the_routes_their_frontmatter_gives(tmp_path: Path) -> None:
+    # Jekyll's `_docs/installation.md` is `/docs/installation/` by its `permalink`, linked as
+    # such or through Liquid (`{{ '/docs/x/' | relative_url }}`): 78 of 202 links resolved.
+    # A Docusaurus `slug` without a leading `/` is relative to the page's folder; a template
+    # value (`{{ site.repository }}/issues/7`) is no page of the docs and is not counted.
+    r = refs(
+        tmp_path,
+        {
+            "_docs/installation.md": "---\npermalink: /docs/installation/\n---\n# Install\n\n"
+            "Gems.\n\n## Requirements\n\nRuby.\n",
+            "_docs/usage.md": "---\npermalink: /docs/usage/\n---\n# Usage\n\nSee "
+            "[install](/docs/installation/#requirements), "
+            "[again]({{ '/docs/installation/' | relative_url }}), "
+            "[routing](/guides/routing) and [issue]({{ site.repository }}/issues/7).\n",
+            "guides/router.md": "---\nslug: routing\n---\n# Router\n\nRoutes.\n",
+            "faq.md": "# FAQ\n\nRead [the guide]({{ '/docs/usage/' | relative_url }}).\n",
+        },
+    )
+    assert r.targets("faq.md#faq") == ["_docs/usage.md#usage"]
+    assert r.targets("_docs/usage.md#usage") == [
+        "_docs/installation.md#install/requirements",
+        "_docs/installation.md#install",
+        "guides/router.md#router",
+    ]
+    assert r.x.stats["link"] == (4, 4)  # the template value is not counted
+
+
 def test_absolute_routes_strip_a_leading_segment_that_is_no_folder(tmp_path: Path) -> None:
     # The docs root is the `docs` folder itself: `/docs/...` is a route, not a folder.
     r = refs(

@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import bisect
 import dataclasses
+import json
 import posixpath
 import re
 from collections.abc import Iterator
@@ -81,6 +82,7 @@ _HTML_ANCHOR = re.compile(
 )
 _HTML_HREF = re.compile(r"\bhref\s*=\s*[\"']([^\"'<>\n]{1,2000})[\"']")
 _FILE_EXT = re.compile(r"\.[a-z0-9]{1,8}")
+_MAX_ROUTE = 1000  # characters of a frontmatter route, at most
 _MAX_HREF = 4096
 _MAX_PARTS = 64  # path segments a link may have before we give up on it
 
@@ -131,6 +133,9 @@ class FileRefs:
     refs: tuple[tuple[str, int, str | tuple[str, str]], ...]
     # per reference in `refs`: a link's text (its anchor text), "" for other references
     texts: tuple[str, ...] = ()
+    # the URL paths the page's frontmatter gives it (Jekyll `permalink`, Docusaurus `slug`,
+    # Hugo `url`), without their slashes at either end: what other pages link to
+    routes: tuple[str, ...] = ()
 
 
 class _FileIndex:
@@ -432,7 +437,36 @@ def extract_refs(parsed: ParsedFile, chunks: list[Chunk], first_row: int) -> Fil
         summaries=summaries,
         refs=tuple(refs),
         texts=tuple(f.texts),
+        routes=page_routes(parsed.source.path, parsed.source.frontmatter),
     )
+
+
+# Frontmatter keys that give a page its URL path.
+_ROUTE_KEYS = ("permalink", "slug", "url")
+
+
+def page_routes(path: str, frontmatter: str) -> tuple[str, ...]:
+    """The URL paths a page's frontmatter (its JSON) gives it: `permalink: /docs/installation/`
+    (Jekyll) is `docs/installation`; a Docusaurus `slug` without a leading `/` is relative to
+    the page's folder."""
+    if not any(f'"{key}"' in frontmatter for key in _ROUTE_KEYS):
+        return ()
+    try:
+        data = json.loads(frontmatter)
+    except ValueError:
+        return ()
+    out = []
+    for key in _ROUTE_KEYS:
+        value = data.get(key) if isinstance(data, dict) else None
+        if not isinstance(value, str) or not value.strip() or len(value) > _MAX_ROUTE:
+            continue
+        value = value.strip().partition("#")[0].partition("?")[0]
+        if not value.startswith("/"):
+            value = posixpath.join(posixpath.dirname(path), value)
+        route = posixpath.normpath("/" + value).strip("/").lower()
+        if route:
+            out.append(route)
+    return tuple(dict.fromkeys(out))
 
 
 class _Lines:

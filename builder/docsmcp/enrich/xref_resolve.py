@@ -50,7 +50,10 @@ class _Resolver:
         # each path tries up to ~10 candidate files (win32: 768k link paths, 8 M lookups).
         self._paths: dict[tuple[str, str], int | None] = {}
         self._source, self._base, self._top = "", "", ""  # the last page, its folders
+        self.routes: dict[str, int] = {}  # a frontmatter route (FileRefs.routes) -> file
         for k, f in enumerate(files):
+            for route in f.routes:
+                self.routes.setdefault(route, k)
             if f.path.lower().endswith(".rst"):
                 for key, row in f.anchors.items():
                     self.rst_anchors.setdefault(key, row)
@@ -129,6 +132,8 @@ class _Resolver:
             return None
         if href.startswith("//") or _SCHEME.match(href):
             return IGNORED
+        if href.startswith("{{"):
+            return IGNORED  # a template value (`{{ site.repository }}/issues/7`), no page
         path, _, anchor = href.partition("#")
         path = path.partition("?")[0]
         # (unquote only where there is something to unquote: two calls a link were ~10 % here)
@@ -196,6 +201,11 @@ class _Resolver:
         leading route segment that is no folder of the docs (`/docs/` when the docs root is
         the `docs` folder itself)."""
         rel = posixpath.normpath("/" + path.lstrip("/")).lstrip("/")
+        if self.routes:  # a page's own `permalink` or `slug` (Jekyll: `/docs/installation/`)
+            route = rel.rstrip("/").lower()
+            for key in (route, route.partition("/")[2]):
+                if key in self.routes:
+                    return self.routes[key]
         tries = [rel]
         top = source_path.partition("/")[0] if "/" in source_path else ""
         if top:

@@ -134,6 +134,7 @@ class RefSpill:
                 summaries,
                 refs,
                 texts,
+                t.routes,
             )
 
     def close(self) -> None:

@@ -122,6 +122,10 @@ _HUGO_ADMONITIONS = frozenset(
     {"note", "warning", "caution", "tip", "info", "important", "danger", "alert", "callout",
      "hint", "admonition", "notice"}
 )  # fmt: skip
+# A link destination written as Jekyll's URL filter: `]({{ '/docs/x/' | relative_url }})`.
+_LIQUID_URL = re.compile(
+    r"""\]\(\{\{\s*['"]([^'"{}\s]+)['"]\s*\|\s*(?:relative|absolute)_url\s*\}\}(?=\))"""
+)
 _ABBREVIATION = re.compile(r"^\*\[([^\]\n]+)\]:[ \t]*(.*)$")
 _REF_DEFINITION = re.compile(r"^[ ]{0,3}\[([^\]\n]+)\]:")
 # `[text][ref]` (no `]` inside either part); `text` may hold code spans and emphasis.
@@ -404,6 +408,10 @@ def _inline_cleanup(line: str, defined: set[str]) -> str:
     if "[#" in line and HEADING.match(line) and (m := _BRACKET_ID.search(line)):
         return line[: m.start()] + f" {{#{m.group(1)}}}"
     if "{" in line and "}" in line:
+        if "_url" in line and "](" in line:
+            # Jekyll's `[text]({{ '/docs/x/' | relative_url }})`: a link to the path it makes
+            # (with its spaces, no link to markdown at all)
+            line = _LIQUID_URL.sub(r"](\1)", line)
         if ("{{<" in line or "{{%" in line) and _HUGO.search(line):
             return _hugo(line)
         if "{%" in line and (m := _GITBOOK_LABEL.match(line)):
