@@ -355,6 +355,23 @@ def test_template_lines_leave_nothing() -> None:
     assert out.parse == out.display
 
 
+def test_liquid_within_a_line_leaves_nothing_and_its_url_filter_is_a_link() -> None:
+    """Jekyll's own docs: a version badge included in a heading made its anchor
+    `detecting-nil-values-with-where-filter-include-docsversionbadgehtml-version40`; its links
+    go through the URL filter, whose spaces made them no links at all."""
+    lines = [
+        '### Detecting `nil` values {%- include docs_version_badge.html version="4.0" -%}',
+        "Write `{% raw %}{{ page.title }}{% endraw %}` to show it {% if x %}here{% endif %}.",
+        "A [Ruby Gem]({{ '/docs/ruby-101/#gems' | relative_url }}) and {{ site.url }} stay.",
+    ]
+    out = rewrite(lines)
+    assert out.display == [
+        "### Detecting `nil` values",
+        "Write `{% raw %}{{ page.title }}{% endraw %}` to show it here.",
+        "A [Ruby Gem](/docs/ruby-101/#gems) and {{ site.url }} stay.",
+    ]
+
+
 def test_gitbook_blocks_keep_what_they_say() -> None:
     """GitBook's tab, hint and code titles say what follows (a platform, a warning, a file):
     their lines keep that as a label; `{% tabs %}` and the closing tags leave nothing."""

@@ -122,6 +122,8 @@ _HUGO_ADMONITIONS = frozenset(
     {"note", "warning", "caution", "tip", "info", "important", "danger", "alert", "callout",
      "hint", "admonition", "notice"}
 )  # fmt: skip
+# A Liquid tag within a line, `{% include x.html %}` or `{%- ... -%}` (not Hugo's `{{% %}}`).
+_LIQUID_TAG = re.compile(r"(?<!\{)\{%-?[ \t][^{}\n]*?-?%\}(?!\})")
 # A link destination written as Jekyll's URL filter: `]({{ '/docs/x/' | relative_url }})`.
 _LIQUID_URL = re.compile(
     r"""\]\(\{\{\s*['"]([^'"{}\s]+)['"]\s*\|\s*(?:relative|absolute)_url\s*\}\}(?=\))"""
@@ -411,7 +413,7 @@ def _inline_cleanup(line: str, defined: set[str]) -> str:
         if "_url" in line and "](" in line:
             # Jekyll's `[text]({{ '/docs/x/' | relative_url }})`: a link to the path it makes
             # (with its spaces, no link to markdown at all)
-            line = _LIQUID_URL.sub(r"](\1)", line)
+            line = _LIQUID_URL.sub(r"](\1", line)
         if ("{{<" in line or "{{%" in line) and _HUGO.search(line):
             return _hugo(line)
         if "{%" in line and (m := _GITBOOK_LABEL.match(line)):
@@ -419,6 +421,13 @@ def _inline_cleanup(line: str, defined: set[str]) -> str:
             return f"{indent}{label}"
         if _ATTR_LINE.match(line) or _AUTOREF_ANCHOR.match(line) or _TEMPLATE_LINE.match(line):
             return ""
+        if "{%" in line:
+            # a Liquid tag within a line (Jekyll: `### With where filter {% include badge.html
+            # version="4.0" %}`): what it renders is not in the source, nor part of the heading's
+            # anchor; in a code span it is shown
+            line = _LIQUID_TAG.sub(
+                lambda m: m.group(0) if line.count("`", 0, m.start()) % 2 else "", line
+            ).rstrip()
         if "{/*" in line and HEADING.match(line) and (m := _COMMENT_ID.search(line)):
             return line[: m.start()] + f" {{#{m.group(1)}}}"
         # The list ends the line: a search on every line holding braces was ~5 % of a build
