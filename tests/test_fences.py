@@ -52,6 +52,35 @@ def test_one_line_code_span_does_not_open_a_fence() -> None:
     assert heading_lines(MDX) == {"install", "usage"}
 
 
+def test_a_fence_written_inside_an_export_is_javascript() -> None:
+    """Nextra's page builds a code block in a template literal: its `~~~jsx` line opened a
+    fence that never closed, and every component after it was left as markup."""
+    lines = [
+        "import { Steps } from 'nextra/components'",
+        "",
+        "export async function Example() {",
+        '  const raw = `~~~jsx filename="page.jsx"',
+        "${source}",
+        "~~~`",
+        "  return <Remote source={raw} />",
+        "}",
+        "",
+        "# Content directory",
+        "",
+        "<Steps>",
+        "### Create a page",
+        "</Steps>",
+        "",
+        "```js",
+        "export const kept = 1",
+        "```",
+    ]
+    out = drop_esm(lines)
+    assert not any(out[:8]) and out[9:15] == lines[9:15]
+    assert out[16] == "export const kept = 1"  # inside a real fence
+    assert not any(fenced_lines(out)[9:15])  # the page's own lines are no code
+
+
 def test_the_fix_reaches_the_bundle(tmp_path: Path) -> None:
     """Chunks keep the original markdown, but the import is no longer searchable text."""
     docs = tmp_path / "docs"

@@ -56,23 +56,30 @@ def written_as_mdx(lines: list[str]) -> bool:
 
 
 def drop_esm(lines: list[str]) -> list[str]:
-    """Blank MDX `import`/`export` statements (they are build-time code, not documentation)."""
+    """Blank MDX `import`/`export` statements (they are build-time code, not documentation).
+    A statement's own lines are JavaScript, whatever they look like: Nextra's
+    `export async function MDXPathPage()` builds a fenced block in a template literal, whose
+    `~~~jsx` line read as a fence left the rest of the page "code" (its components unreduced).
+    So the fences are found again after each statement is blanked."""
     out = list(lines)
-    code = fenced_lines(lines)
+    code = fenced_lines(out)
     i = 0
-    while i < len(lines):
-        if not code[i] and _ESM.match(lines[i]):
+    while i < len(out):
+        if not code[i] and _ESM.match(out[i]):
             # A statement may span lines (`import {\n a,\n} from 'x';`): blank until it closes.
-            j = _statement_end(lines, code, i)
+            j = _statement_end(out, i)
+            fenced = any(code[i : j + 1])
             for k in range(i, j + 1):
                 out[k] = ""
+            if fenced:  # a fence-like line was the statement's: the lines after it were misread
+                code = fenced_lines(out)
             i = j + 1
             continue
         i += 1
     return out
 
 
-def _statement_end(lines: list[str], code: list[bool], i: int) -> int:
+def _statement_end(lines: list[str], i: int) -> int:
     """The last line of the statement starting at line `i`: where its brackets close. A blank
     line ends an unclosed statement, unless its brackets close within `_MAX_STATEMENT` lines
     (a component defined in the page, `export const Check = () => (` with blank lines in its
@@ -80,7 +87,7 @@ def _statement_end(lines: list[str], code: list[bool], i: int) -> int:
     depth = 0
     j = i
     first_blank = -1
-    while j < len(lines) and j - i < _MAX_STATEMENT and not (j > i and code[j]):
+    while j < len(lines) and j - i < _MAX_STATEMENT:
         line = lines[j]
         depth += line.count("{") + line.count("(") + line.count("[")
         depth -= line.count("}") + line.count(")") + line.count("]")
