@@ -24,6 +24,7 @@ from docsmcp.sources.discover import (
     shown,
     source_roots,
 )
+from docsmcp.sources.formats import openapi
 from docsmcp.sources.formats.llms_full import split_llms_full
 from docsmcp.sources.manifest import _governing, _quote, _relative_to, load_manifest
 from docsmcp.sources.navfiles import Nav, read_nav
@@ -339,7 +340,8 @@ def load_corpus(
             source = replace(source, manifest=None)  # the version came from no manifest
         if source is not None:
             source = replace(source, nav_title=title) if title else source
-            files.append(includes.resolve(docs_dir, source, roots, unresolved))
+            source = includes.resolve(docs_dir, source, roots, unresolved)
+            files.append(openapi.with_operation(docs_dir, source, roots))
     unresolved.log()
     ordered = sorted(manifests.values(), key=lambda m: m.path)
     taxonomy, found = _taxonomy(ordered, files)

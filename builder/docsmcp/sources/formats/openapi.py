@@ -1,0 +1,296 @@
+"""Mintlify API pages rendered from their OpenAPI document, as markdown.
+
+A Mintlify page whose frontmatter says `openapi: "GET /users/{id}"` (or names its document,
+`openapi: "/static-export-openapi.json GET /static-export/jobs/{jobId}"`) shows the operation the
+document describes: its summary and description, parameters, request body and responses. The
+page's own text is often one `<Info>` line (Mintlify's docs: 31 such pages), so without the
+document the operation was not searchable at all.
+
+The operation is appended to the page as markdown: a `## METHOD /path` section, its summary
+and description, then `### Path parameters`, `### Query parameters`, `### Headers`, `### Request
+body` and `### Responses` as lists of `name (type, required): description`, nested object
+fields as dotted names. Local `$ref`s (`#/components/...`) are followed; everything is bounded
+(MAX_DEPTH levels of nesting, MAX_FIELDS fields an operation). The document is found as named
+(relative to the docs folder, a leading `/` too), else through `docs.json`/`mint.json`'s
+`openapi` entries, else as `openapi.json`/`openapi.yaml` at the docs root; it is read through
+`discover.read_file`, inside the source roots only.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import os
+import re
+from collections.abc import Sequence
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from docsmcp.common.limits import MAX_FILE_BYTES
+from docsmcp.model.source import SourceFile
+from docsmcp.sources.discover import Refused, read_file
+
+MAX_DEPTH = 3  # levels of nested object fields shown
+MAX_FIELDS = 200  # list items an operation renders, at most
+_METHODS = ("get", "put", "post", "delete", "options", "head", "patch", "trace")
+_TARGET = re.compile(r"^\s*(?:(\S+\.(?:json|ya?ml))\s+)?([A-Za-z]+)\s+(/\S*)\s*$", re.IGNORECASE)
+_DEFAULT_DOCUMENTS = ("openapi.json", "openapi.yaml", "openapi.yml")
+_CONFIGS = ("docs.json", "mint.json")
+
+
+def target(frontmatter: dict) -> tuple[str | None, str, str] | None:
+    """(document or None, method, path) of a page's `openapi` frontmatter, else None."""
+    value = frontmatter.get("openapi") if isinstance(frontmatter, dict) else None
+    if not isinstance(value, str):
+        return None
+    m = _TARGET.match(value)
+    if m is None or m.group(2).lower() not in _METHODS:
+        return None
+    return m.group(1), m.group(2).lower(), m.group(3)
+
+
+def render(docs_dir: Path, frontmatter: dict, roots: Sequence[Path]) -> list[str] | None:
+    """The markdown lines of the operation a page's frontmatter names, or None (no `openapi`
+    key, no document found, or no such operation in it)."""
+    found = target(frontmatter)
+    if found is None:
+        return None
+    document, method, path = found
+    names = [document.lstrip("/")] if document else _documents(docs_dir, roots)
+    for name in names:
+        spec = _load(docs_dir, name, tuple(roots))
+        operation = _operation(spec, method, path)
+        if operation is not None:
+            return _Renderer(spec).operation(method, path, operation)
+    return None
+
+
+def _documents(docs_dir: Path, roots: Sequence[Path]) -> list[str]:
+    """The documents a page without one may mean: the site configuration's, else the root's."""
+    out: list[str] = []
+    for config in _CONFIGS:
+        text = _read(docs_dir, config, tuple(roots))
+        if text is None:
+            continue
+        try:
+            data = json.loads(text)
+        except ValueError:
+            continue
+        out += [v.lstrip("/") for v in _strings_under(data, "openapi") if v.endswith(_SUFFIXES)]
+    return list(dict.fromkeys([*out, *_DEFAULT_DOCUMENTS]))
+
+
+_SUFFIXES = (".json", ".yaml", ".yml")
+
+
+def _strings_under(data: Any, key: str, depth: int = 0) -> list[str]:
+    """Every string (or string of a list) stored under `key` anywhere in `data`."""
+    if depth > 12:
+        return []
+    out: list[str] = []
+    if isinstance(data, dict):
+        for k, v in data.items():
+            if k == key:
+                out += [v] if isinstance(v, str) else [x for x in v if isinstance(x, str)]
+            elif isinstance(v, dict | list):
+                out += _strings_under(v, key, depth + 1)
+    elif isinstance(data, list):
+        for v in data:
+            out += _strings_under(v, key, depth + 1)
+    return out
+
+
+def _read(docs_dir: Path, name: str, roots: tuple[Path, ...]) -> str | None:
+    if not os.path.isfile(os.path.join(docs_dir, name)):
+        return None
+    try:
+        return read_file(docs_dir, name, roots, MAX_FILE_BYTES).decode("utf-8", errors="replace")
+    except (Refused, OSError):
+        return None
+
+
+def _load(docs_dir: Path, name: str, roots: tuple[Path, ...]) -> dict | None:
+    full = os.path.join(docs_dir, name)
+    try:
+        stat = os.stat(full)
+    except OSError:
+        return None
+    return _parsed(str(docs_dir), name, roots, stat.st_mtime_ns, stat.st_size)
+
+
+@functools.lru_cache(maxsize=8)  # a site's pages share a document or two
+def _parsed(
+    docs_dir: str, name: str, roots: tuple[Path, ...], mtime: int, size: int
+) -> dict | None:
+    text = _read(Path(docs_dir), name, roots)
+    if text is None:
+        return None
+    try:
+        data = json.loads(text) if name.endswith(".json") else yaml.safe_load(text)
+    except (ValueError, yaml.YAMLError, RecursionError):
+        return None
+    return data if isinstance(data, dict) else None
+
+
+def _operation(spec: dict | None, method: str, path: str) -> dict | None:
+    paths = spec.get("paths") if spec else None
+    item = paths.get(path) if isinstance(paths, dict) else None
+    operation = item.get(method) if isinstance(item, dict) else None
+    if not isinstance(operation, dict):
+        return None
+    shared = item.get("parameters")
+    if isinstance(shared, list):  # path-level parameters apply to every operation
+        operation = {**operation, "parameters": [*shared, *operation.get("parameters", [])]}
+    return operation
+
+
+class _Renderer:
+    def __init__(self, spec: dict) -> None:
+        self.spec = spec
+        self.fields = 0
+
+    def operation(self, method: str, path: str, op: dict) -> list[str]:
+        out = ["", f"## {method.upper()} `{path}`", ""]
+        for key in ("summary", "description"):
+            if isinstance(op.get(key), str) and op[key].strip():
+                out += [_prose(op[key]), ""]
+        params = [self.resolve(p) for p in op.get("parameters", []) if isinstance(p, dict)]
+        for where, title in (("path", "Path"), ("query", "Query"), ("header", "Header")):
+            items = [self.parameter(p) for p in params if p.get("in") == where]
+            if items:
+                out += [f"### {title} parameters", "", *items, ""]
+        body = self.resolve(op.get("requestBody"))
+        if isinstance(body, dict):
+            for media, content in _media(body):
+                schema = self.resolve(content.get("schema"))
+                out += [f"### Request body ({media})", ""]
+                if isinstance(body.get("description"), str):
+                    out += [_prose(body["description"]), ""]
+                out += [*self.schema_fields(schema, "", 0), ""]
+                break
+        responses = op.get("responses")
+        if isinstance(responses, dict) and responses:
+            out += ["### Responses", ""]
+            for code, response in responses.items():
+                response = self.resolve(response)
+                if not isinstance(response, dict):
+                    continue
+                text = _prose(str(response.get("description") or ""))
+                out.append(f"- `{code}`" + (f": {text}" if text else ""))
+                for _, content in _media(response)[:1]:
+                    schema = self.resolve(content.get("schema"))
+                    out += ["  " + x for x in self.schema_fields(schema, "", 0)]
+            out.append("")
+        return out
+
+    def resolve(self, value: Any, hops: int = 0) -> Any:
+        """`value`, or what its local `$ref` names (a few hops)."""
+        while isinstance(value, dict) and isinstance(value.get("$ref"), str) and hops < 8:
+            ref = value["$ref"]
+            if not ref.startswith("#/"):
+                return {}
+            node: Any = self.spec
+            for part in ref[2:].split("/"):
+                part = part.replace("~1", "/").replace("~0", "~")
+                node = node.get(part) if isinstance(node, dict) else None
+            value, hops = node if isinstance(node, dict) else {}, hops + 1
+        return value
+
+    def parameter(self, p: dict) -> str:
+        schema = self.resolve(p.get("schema"))
+        return self.item(str(p.get("name", "")), schema, bool(p.get("required")), p)
+
+    def item(self, name: str, schema: Any, required: bool, described: dict) -> str:
+        self.fields += 1
+        kind = _type(schema)
+        flags = ", ".join(x for x in (kind, "required" if required else "") if x)
+        text = described.get("description") or (schema or {}).get("description") or ""
+        text = _prose(" ".join(str(text).split()))
+        return f"- `{name}`" + (f" ({flags})" if flags else "") + (f": {text}" if text else "")
+
+    def schema_fields(
+        self, schema: Any, prefix: str, depth: int, seen: frozenset[str] = frozenset()
+    ) -> list[str]:
+        """The fields of an object schema (and of its array items), dotted when nested; a
+        schema already being listed (`User.manager: User`) is named, not listed again."""
+        ref = schema.get("$ref") if isinstance(schema, dict) else None
+        if isinstance(ref, str):
+            if ref in seen:
+                return []
+            seen = seen | {ref}
+        schema = self.resolve(schema)
+        if not isinstance(schema, dict) or depth > MAX_DEPTH:
+            return []
+        if schema.get("type") == "array" or "items" in schema:
+            return self.schema_fields(schema.get("items"), prefix, depth + 1, seen)
+        merged = dict(schema.get("properties") or {})
+        required = set(schema.get("required") or [])
+        for part in schema.get("allOf") or []:  # composed objects: their fields together
+            part = self.resolve(part)
+            if isinstance(part, dict):
+                merged.update(part.get("properties") or {})
+                required |= set(part.get("required") or [])
+        out: list[str] = []
+        for name, field in merged.items():
+            if self.fields >= MAX_FIELDS:
+                break
+            full = f"{prefix}{name}"
+            resolved = self.resolve(field)
+            described = resolved if isinstance(resolved, dict) else {}
+            out.append(self.item(full, resolved, name in required, described))
+            out += self.schema_fields(field, f"{full}.", depth + 1, seen)
+        return out
+
+
+def _prose(text: str) -> str:
+    """A description as page text: its `{id}` placeholders as code, which an MDX page would
+    read as expressions and drop."""
+    return _BRACES.sub(lambda m: f"`{m.group(0)}`", text.strip())
+
+
+_BRACES = re.compile(r"(?<!`)\{[^{}`\n]{0,80}\}(?!`)")
+
+
+def _media(holder: dict) -> list[tuple[str, dict]]:
+    content = holder.get("content")
+    if not isinstance(content, dict):
+        return []
+    return [(m, c) for m, c in content.items() if isinstance(c, dict)]
+
+
+def _type(schema: Any) -> str:
+    if not isinstance(schema, dict):
+        return ""
+    kind = schema.get("type")
+    if isinstance(kind, list):
+        kind = " | ".join(str(k) for k in kind)
+    if kind == "array":
+        inner = _type(schema.get("items"))
+        return f"{inner}[]" if inner else "array"
+    fmt = schema.get("format")
+    return f"{kind} ({fmt})" if kind and isinstance(fmt, str) else str(kind or "")
+
+
+def with_operation(docs_dir: Path, source: SourceFile, roots: Sequence[Path]) -> SourceFile:
+    """`source` with the operation its `openapi` frontmatter names appended (see the module
+    docstring); its lines map to the page's last line. `source` itself when there is none."""
+    if '"openapi"' not in source.frontmatter:
+        return source
+    try:
+        frontmatter = json.loads(source.frontmatter)
+    except ValueError:
+        return source
+    lines = render(docs_dir, frontmatter, roots)
+    if not lines:
+        return source
+    body = source.body.split("\n")
+    line_map = list(source.line_map) if source.line_map else list(range(len(body)))
+    last = line_map[-1] if line_map else 0
+    return replace(
+        source,
+        body="\n".join([*body, *lines]),
+        line_map=tuple([*line_map, *[last] * len(lines)]),
+    )
