@@ -23,7 +23,7 @@ row's score is multiplied by its role's weight (PRIOR). The prior yields to the 
   (LIFTED) and leaves blog posts undemoted;
 - a query on deprecation, migration, upgrades or releases, or naming a version (1.2, v2,
   2025-06-18), leaves changelogs (and, for a version, blog posts) undemoted;
-- naming a blog/post/announcement lifts blog posts; naming a SEP/RFC/PEP/ADR, a proposal, a
+- naming a blog or an announcement lifts blog posts; naming a SEP/RFC/PEP/ADR, a proposal, a
   roadmap or what is planned lifts proposals;
 - a query naming code (an identifier, intent.query_class) leaves generated pages undemoted.
 A `role` filter selects pages of that role and no prior applies (the engine does not call this
@@ -112,7 +112,9 @@ _CHANGE_TOPIC = re.compile(
 )
 # A version: 1.2, v2, 3.11.4, a dated revision 2025-06-18.
 _VERSION = re.compile(r"\b(?:v\d+(?:\.\d+)*|\d+\.\d+(?:\.\d+)*|\d{4}-\d{2}-\d{2})\b", re.IGNORECASE)
-_BLOG = re.compile(r"\b(?:blogs?|announc\w*|posts?)\b", re.IGNORECASE)
+# (not "post": HTTP's POST, "post-processing", and Jekyll's own posts, which its release
+# announcements then outranked the docs for: "keep a post unpublished" found 1.0.0's notes)
+_BLOG = re.compile(r"\b(?:blogs?|announc\w*)\b", re.IGNORECASE)
 _PROPOSAL = re.compile(
     r"\b(?:seps?|rfcs?|peps?|adrs?|proposals?|proposed|planned|roadmaps?|enhancement\s+proposals?)"
     r"(?:\b|-?\d)",
