@@ -17,6 +17,7 @@ filters do.
 from __future__ import annotations
 
 import ast
+import copy
 import os
 import re
 from collections.abc import Sequence
@@ -242,15 +243,11 @@ def signature(node: ast.AST, drop_self: bool = False) -> str:
     if drop_self:
         positional = [*args.posonlyargs, *args.args]
         if positional and positional[0].arg in ("self", "cls", "mcs", "metacls"):
-            args = ast.arguments(
-                posonlyargs=args.posonlyargs[1:],
-                args=args.args[1:] if not args.posonlyargs else args.args,
-                vararg=args.vararg,
-                kwonlyargs=args.kwonlyargs,
-                kw_defaults=args.kw_defaults,
-                kwarg=args.kwarg,
-                defaults=args.defaults,
-            )
+            args = copy.copy(args)  # (the tree's own node stays whole)
+            if args.posonlyargs:
+                args.posonlyargs = args.posonlyargs[1:]
+            else:
+                args.args = args.args[1:]
     try:
         returns = f" -> {ast.unparse(node.returns)}" if node.returns else ""
         return f"({ast.unparse(args)}){returns}".replace("\n", " ")
