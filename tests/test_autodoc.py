@@ -139,3 +139,13 @@ def test_any_page_expands_without_error_and_maps_every_line(tmp_path_factory, li
     out, line_map = autodoc.expand(lines, sources, [])
     assert len(out) == len(line_map)
     assert line_map == sorted(line_map) and all(0 <= k < max(len(lines), 1) for k in line_map)
+
+
+def test_init_names_the_users_folder_too(tmp_path: Path) -> None:
+    """A package at the repository's top (MyST-NB's `myst_nb/`): init's check, made on an
+    overlay of the docs, named the overlay's temporary folder as the one to give."""
+    files = {k.removeprefix("src/"): v for k, v in PACKAGE.items()}
+    repo = write_tree(tmp_path / "repo", {**files, "docs/api.rst": PAGE})
+    proc = run_docsmcp("init", "--docs-dir", repo / "docs")
+    assert f"give --api-source {repo.resolve()}" in proc.stderr, proc.stderr
+    assert "docsmcp-init-" not in proc.stderr

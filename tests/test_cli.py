@@ -213,7 +213,7 @@ def test_empty_docs_dir_is_a_problem(tmp_path: Path) -> None:
     proc = run_docsmcp("validate", "--docs-dir", tmp_path / "docs", check=False)
     assert proc.returncode == 1
     assert proc.stderr.splitlines()[0] == (
-        f"no .md, .mdx, .rst, .html or .pdf files found in {tmp_path / 'docs'}"
+        f"no .md, .mdx, .rst, .html, .ipynb or .pdf files found in {tmp_path / 'docs'}"
     )
     assert "--include" not in proc.stderr  # no advice about flags that were not given
     filtered = run_docsmcp(
@@ -231,7 +231,7 @@ def test_a_folder_of_files_not_read_says_what_to_do_with_them(tmp_path: Path) ->
     proc = run_docsmcp("validate", "--docs-dir", docs, check=False)
     assert proc.returncode == 1
     assert proc.stderr.splitlines()[0] == (
-        f"no .md, .mdx, .rst, .html or .pdf files found in {docs}; it holds 2 .adoc files "
+        f"no .md, .mdx, .rst, .html, .ipynb or .pdf files found in {docs}; it holds 2 .adoc files "
         "(AsciiDoc is not read: build the site to HTML (asciidoctor, Antora) and point "
         "--docs-dir at the HTML)"
     )
@@ -242,7 +242,7 @@ def test_a_folder_of_files_not_read_says_what_to_do_with_them(tmp_path: Path) ->
     # the files at its top: "it holds 1 .yml file")
     proc = run_docsmcp("init", "--docs-dir", docs, check=False)
     assert (
-        f"no .md, .mdx, .rst, .html or .pdf files found in {docs}; it holds 2 .adoc files "
+        f"no .md, .mdx, .rst, .html, .ipynb or .pdf files found in {docs}; it holds 2 .adoc files "
         in proc.stderr
     )
     assert "docsmcp-init-" not in proc.stderr

@@ -96,7 +96,16 @@ def test_the_readme_is_short_and_names_every_source() -> None:
     readme = (REPO / "README.md").read_text("utf-8")
     assert len(readme.splitlines()) < 120
     intro = readme.split("\n## ", 1)[0]
-    for source in ("markdown", "MDX", "reStructuredText", "Sphinx", "HTML", "PDF", "git"):
+    for source in (
+        "markdown",
+        "MDX",
+        "reStructuredText",
+        "Sphinx",
+        "HTML",
+        "notebooks",
+        "PDF",
+        "git",
+    ):
         assert source in intro, source
     for page in sorted(DOCS.glob("*.md")):
         if page.name != "README.md":

@@ -14,7 +14,7 @@ from collections.abc import Callable
 
 from docsmcp.model.api import ApiEntry
 from docsmcp.model.source import SourceFile
-from docsmcp.sources.discover import HTML_SUFFIXES, RST_SUFFIXES
+from docsmcp.sources.discover import HTML_SUFFIXES, NOTEBOOK_SUFFIXES, RST_SUFFIXES
 
 
 @dataclasses.dataclass(frozen=True)
@@ -42,9 +42,17 @@ def _rst(path: str, text: str) -> Converted:
     return Converted(done.text, done.title, done.anchors, done.line_map, done.api, done.refs)
 
 
+def _notebook(path: str, text: str) -> Converted:
+    from docsmcp.sources.formats.notebook import notebook_to_markdown
+
+    done = notebook_to_markdown(path, text)
+    return Converted(done.text, None, (), done.line_map)
+
+
 CONVERTERS: dict[str, Callable[[str, str], Converted]] = {
     **{suffix: _html for suffix in HTML_SUFFIXES},
     **{suffix: _rst for suffix in RST_SUFFIXES},
+    **{suffix: _notebook for suffix in NOTEBOOK_SUFFIXES},
 }
 
 

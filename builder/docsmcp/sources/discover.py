@@ -35,7 +35,8 @@ PDF_SUFFIXES = (".pdf",)
 # files are templates and partials (mkdocs `overrides/`, Sphinx `_templates/`).
 HTML_SUFFIXES = (".html", ".htm")
 RST_SUFFIXES = (".rst",)
-CONVERTED_SUFFIXES = HTML_SUFFIXES + RST_SUFFIXES
+NOTEBOOK_SUFFIXES = (".ipynb",)  # Jupyter notebooks, read as the page a site shows
+CONVERTED_SUFFIXES = HTML_SUFFIXES + RST_SUFFIXES + NOTEBOOK_SUFFIXES
 # Every file the builder reads as a page.
 SOURCE_SUFFIXES = MARKDOWN_SUFFIXES + PDF_SUFFIXES + CONVERTED_SUFFIXES
 # A concatenation of pages (`llms-full.txt`, `NAME.llms-full.txt`): read as markdown, then split

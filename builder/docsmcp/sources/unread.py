@@ -17,7 +17,6 @@ ADVICE = {
     "--docs-dir at the HTML",
     ".asciidoc": "AsciiDoc is not read: build the site to HTML (asciidoctor, Antora) and point "
     "--docs-dir at the HTML",
-    ".ipynb": "notebooks are not read: export them to markdown (jupyter nbconvert --to markdown)",
     ".tex": "LaTeX is not read: build the PDF and point --docs-dir at it",
     ".txt": "plain text is not read: name reST files .rst and markdown files .md",
 }

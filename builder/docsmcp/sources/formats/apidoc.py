@@ -224,8 +224,13 @@ def package_folder(docs_dir: Path, identifiers: Sequence[str]) -> Path | None:
         if not top.isidentifier():
             continue
         for base in (repo / "src", repo / "lib", repo):
-            if (base / top / "__init__.py").is_file() or (base / f"{top}.py").is_file():
-                return base.resolve()  # (init's overlay links the repository's entries)
+            for found in (base / top / "__init__.py", base / f"{top}.py"):
+                if found.is_file():  # (init's overlay links the repository's entries)
+                    return (
+                        found.resolve().parent.parent
+                        if found.name == "__init__.py"
+                        else (found.resolve().parent)
+                    )
     return None
 
 
