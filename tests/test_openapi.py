@@ -20,6 +20,7 @@ SPEC = {
             "parameters": [{"$ref": "#/components/parameters/Id"}],
             "get": {
                 "summary": "Get a user",
+                "operationId": "getUser",
                 "description": "Returns the user whose `id` is {id}, with their teams.",
                 "parameters": [
                     {
@@ -100,7 +101,7 @@ def test_the_operation_is_rendered_from_the_document(tmp_path: Path) -> None:
     lines = openapi.render(docs, {"openapi": "GET /users/{id}"}, roots)
     assert lines is not None
     text = "\n".join(lines)
-    assert "## GET `/users/{id}`" in text
+    assert "## GET `/users/{id}`\n\nOperation ID: `getUser`" in text
     assert "Returns the user whose `id` is `{id}`, with their teams." in text
     assert "- `id` (string, required)" in text  # a path-level parameter, through its $ref
     assert "- `expand` (string[])" in text
@@ -152,11 +153,11 @@ _SCHEMA = st.recursive(
         [{"type": "string"}, {"$ref": "#/components/schemas/S"}, {"$ref": "#/x/y"}, {}]
     ),
     lambda inner: st.one_of(
-        st.dictionaries(st.sampled_from(["a", "b", "c"]), inner, max_size=3).map(
+        st.dictionaries(st.sampled_from(["a", "b", "c"]), inner, min_size=1, max_size=3).map(
             lambda p: {"type": "object", "properties": p, "required": ["a"]}
         ),
         inner.map(lambda i: {"type": "array", "items": i}),
-        st.lists(inner, max_size=2).map(lambda parts: {"allOf": parts}),
+        st.lists(inner, min_size=1, max_size=2).map(lambda parts: {"allOf": parts}),
     ),
     max_leaves=12,
 )

@@ -154,6 +154,8 @@ class _Renderer:
 
     def operation(self, method: str, path: str, op: dict) -> list[str]:
         out = ["", f"## {method.upper()} `{path}`", ""]
+        if isinstance(op.get("operationId"), str) and op["operationId"].strip():
+            out += [f"Operation ID: `{op['operationId'].strip()}`", ""]  # what SDKs call it
         for key in ("summary", "description"):
             if isinstance(op.get(key), str) and op[key].strip():
                 out += [_prose(op[key]), ""]
