@@ -372,6 +372,23 @@ def test_liquid_within_a_line_leaves_nothing_and_its_url_filter_is_a_link() -> N
     ]
 
 
+def test_nuxt_mdc_components_read_as_their_callouts_and_links(tmp_path: Path) -> None:
+    """Nuxt Content's MDC: `::note` ... `::` blocks (Nuxt's docs: 238 notes, 146 tips) and
+    `:read-more{to=... title=...}` links (149) were shown as written, their links not followed."""
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "server.md").write_text(
+        '# Server\n\n## Routes\n\n::note{title="Dynamic routes"}\nNot every param works.\n::\n\n'
+        ':read-more{to="/docs/shared#why" title="Why not mix code"}\n\n'
+        "::code-group\n```ts [a.ts]\nexport {}\n```\n::\n",
+        encoding="utf-8",
+    )
+    (chunk,) = chunk_file(load_corpus(docs).files[0])
+    assert "Note: Dynamic routes\nNot every param works." in chunk.text
+    assert "[Why not mix code](/docs/shared#why)" in chunk.text
+    assert "::" not in chunk.text.replace("```ts [a.ts]", "") and "{to=" not in chunk.text
+
+
 def test_gitbook_blocks_keep_what_they_say() -> None:
     """GitBook's tab, hint and code titles say what follows (a platform, a warning, a file):
     their lines keep that as a label; `{% tabs %}` and the closing tags leave nothing."""

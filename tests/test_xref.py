@@ -265,6 +265,23 @@ def test_pages_are_reached_by_the_routes_their_frontmatter_gives(tmp_path: Path)
     assert r.x.stats["link"] == (4, 4)  # the template value is not counted
 
 
+def test_ordering_prefixes_are_no_part_of_a_route(tmp_path: Path) -> None:
+    # Nuxt's `1.getting-started/02.installation.md` is `/docs/4.x/getting-started/installation`
+    # (two route segments before it, numbered folders and files): 10 of 922 links resolved.
+    r = refs(
+        tmp_path,
+        {
+            "1.getting-started/02.installation.md": "# Installation\n\nnpx nuxi init.\n",
+            "2.guide/1.intro.md": "# Intro\n\nFirst [install](/docs/4.x/getting-started/"
+            "installation) and [again](../getting-started/installation).\n",
+        },
+    )
+    assert r.targets("2.guide/1.intro.md#intro") == [
+        "1.getting-started/02.installation.md#installation"
+    ]
+    assert r.x.stats["link"] == (2, 2)
+
+
 def test_absolute_routes_strip_a_leading_segment_that_is_no_folder(tmp_path: Path) -> None:
     # The docs root is the `docs` folder itself: `/docs/...` is a route, not a folder.
     r = refs(

@@ -107,7 +107,9 @@ _CHANGELOG_TITLE = re.compile(
 )
 # An ordering prefix of a folder or file name, left out before the rules read it (Nuxt Content:
 # `7.migration/4.meta.md`; `01-intro.md`): a letter must follow, so a dated name stays whole.
-_ORDER_PREFIX = re.compile(r"^\d+[._-](?=[a-z])")
+# An ordering prefix of a file or folder name (`1.getting-started/02.installation.md`: Nuxt
+# Content, Docusaurus, mdBook number their pages so); xref_resolve reads routes without it too.
+ORDER_PREFIX = re.compile(r"^\d+[._-](?=[a-z])")
 _INDEX_STEMS = frozenset({"index", "_index", "readme", "overview", "summary", "home"})
 _PROPOSAL_DIRS = frozenset(
     {"seps", "sep", "rfcs", "rfc", "peps", "pep", "adr", "adrs", "keps", "proposals",
@@ -170,7 +172,7 @@ def role_problem(key: object, value: object) -> str | None:
 def classify(path: str, title: str | None, frontmatter: Mapping, body: str) -> str:
     """The role of the page at `path` (relative to the docs folder), with its frontmatter
     `title` (or None), parsed `frontmatter` and `body` (the text after the frontmatter)."""
-    parts = [_ORDER_PREFIX.sub("", part) for part in path.lower().split("/")]
+    parts = [ORDER_PREFIX.sub("", part) for part in path.lower().split("/")]
     folders, name = parts[:-1], parts[-1]
     stem = name.rsplit(".", 1)[0] if "." in name else name
     head = body[:_STRUCTURE_CHARS]

@@ -8,6 +8,7 @@ import posixpath
 from collections.abc import Iterable, Iterator, Sequence
 from urllib.parse import unquote
 
+from docsmcp.enrich.roles import ORDER_PREFIX
 from docsmcp.enrich.section_ids import GRAMMAR_ANCHOR_PREFIX, RULE_ANCHOR_PREFIXES
 from docsmcp.enrich.xref import (
     _DOC_EXTS,
@@ -26,6 +27,12 @@ from docsmcp.enrich.xref import (
     extract_refs,
 )
 from docsmcp.model.chunk import Chunk, ParsedFile
+
+
+def _unordered(path: str) -> str:
+    """`path` without the ordering prefix of each of its segments (roles.ORDER_PREFIX)."""
+    return "/".join(ORDER_PREFIX.sub("", part) for part in path.split("/"))
+
 
 # Link paths whose file the resolver remembers at a time (bounded: ~150 bytes each).
 MAX_REMEMBERED_PATHS = 1 << 17
@@ -51,6 +58,9 @@ class _Resolver:
         self._paths: dict[tuple[str, str], int | None] = {}
         self._source, self._base, self._top = "", "", ""  # the last page, its folders
         self.routes: dict[str, int] = {}  # a frontmatter route (FileRefs.routes) -> file
+        # a path without its segments' ordering prefixes (Nuxt's `1.getting-started/
+        # 02.installation.md` is the route `getting-started/installation`) -> file
+        self.by_route: dict[str, int] = {}
         for k, f in enumerate(files):
             for route in f.routes:
                 self.routes.setdefault(route, k)
@@ -59,6 +69,9 @@ class _Resolver:
                     self.rst_anchors.setdefault(key, row)
             self.by_path.setdefault(f.path, k)
             self.by_lower_path.setdefault(f.path.lower(), k)
+            unordered = _unordered(f.path.lower())
+            if unordered != f.path.lower():
+                self.by_route.setdefault(unordered, k)
             folder = posixpath.dirname(f.path)
             while folder and folder not in self.folders:
                 self.folders.add(folder)
@@ -75,6 +88,7 @@ class _Resolver:
                     self.sections_by_doc.setdefault((doc, sid), row)
 
         self.lower_folders = {folder.lower() for folder in self.folders}
+        self.lower_folders |= {_unordered(folder) for folder in self.lower_folders}
 
     # -- links ----------------------------------------------------------------------------------
 
@@ -82,7 +96,7 @@ class _Resolver:
         """The file at `path`, else the first whose path is `path` but for case."""
         k = self.by_lower_path.get(path.lower())
         if k is None:  # (most candidates name no file: one lookup decides)
-            return None
+            return self.by_route.get(path.lower()) if self.by_route else None
         exact = self.by_path.get(path)
         return k if exact is None else exact
 
@@ -210,11 +224,15 @@ class _Resolver:
         top = source_path.partition("/")[0] if "/" in source_path else ""
         if top:
             tries.append(f"{top}/{rel}" if rel else top)
-        head, _, tail = rel.partition("/")
-        if tail and head not in self.folders:
+        rest = rel
+        for _ in range(2):  # `/docs/4.x/guide/x` (Nuxt): up to two route segments
+            head, _, tail = rest.partition("/")
+            if not tail or head in self.folders or head.lower() in self.lower_folders:
+                break
             tries.append(tail)
             if top:
                 tries.append(f"{top}/{tail}")
+            rest = tail
         for t in tries:
             k = self._find(t + slash if t else "")
             if k is not None:

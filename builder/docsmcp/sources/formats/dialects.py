@@ -128,6 +128,9 @@ _LIQUID_TAG = re.compile(r"(?<!\{)\{%-?[ \t][^{}\n]*?-?%\}(?!\})")
 _LIQUID_URL = re.compile(
     r"""\]\(\{\{\s*['"]([^'"{}\s]+)['"]\s*\|\s*(?:relative|absolute)_url\s*\}\}(?=\))"""
 )
+# An MDC component's props (`:read-more{to="/x" title="Y"}`, Nuxt Content): not an attribute
+# list; mdx.admonitions_to_text reads them.
+_MDC_PROPS = re.compile(r"^[ \t]*::?[A-Za-z][\w-]*\{")
 _ABBREVIATION = re.compile(r"^\*\[([^\]\n]+)\]:[ \t]*(.*)$")
 _REF_DEFINITION = re.compile(r"^[ ]{0,3}\[([^\]\n]+)\]:")
 # `[text][ref]` (no `]` inside either part); `text` may hold code spans and emphasis.
@@ -432,7 +435,11 @@ def _inline_cleanup(line: str, defined: set[str]) -> str:
             return line[: m.start()] + f" {{#{m.group(1)}}}"
         # The list ends the line: a search on every line holding braces was ~5 % of a build
         # (long table rows of JSON).
-        attrs = _ATTR_LIST.search(line) if line.rstrip(" \t").endswith("}") else None
+        attrs = (
+            _ATTR_LIST.search(line)
+            if line.rstrip(" \t").endswith("}") and not _MDC_PROPS.match(line)
+            else None
+        )
         if attrs:
             # A heading keeps its id in the `{#id}` form every dialect shares (xref reads it
             # as the heading's anchor, and today's chunk ids include it).
