@@ -1,8 +1,9 @@
 """Issue 31 (prompt-injection hygiene): an element that a rendered markdown or MDX page hides
 (`hidden`, `aria-hidden="true"`, an inline `display: none` / `visibility: hidden`, in HTML or
-JSX spelling) reaches neither what the agent reads (`get`) nor the index (`search`), nested
-elements and all; the rule is saved HTML pages' (formats/hiding.py). A tab panel, screen-reader
-text (`sr-only`, `visually-hidden`) and code that shows such markup stay."""
+JSX spelling; a comment, over blank lines too) reaches neither what the agent reads (`get`) nor
+the index (`search`), nested elements and all; the rule is saved HTML pages'
+(formats/hiding.py). A tab panel, screen-reader text (`sr-only`, `visually-hidden`) and code
+that shows such markup stay."""
 
 from __future__ import annotations
 
@@ -19,6 +20,12 @@ from hostile import write_tree
 GUIDE = """# Guide
 
 Install the tool first.
+
+<!--
+A comment over paragraphs says capybara.
+
+Still in the comment (React Router's generated pages open so).
+-->
 
 <div hidden>
 <div>Nested block says mallory.</div>
@@ -91,7 +98,7 @@ More quagga.
 """
 HIDDEN_WORDS = (
     "mallory", "evil.example", "zanzibar", "marmot", "quixotic", "xylophone", "walrus",
-    "narwhal", "pangolin", "okapi", "quagga", "ocelot", "tapir", "wombat",
+    "narwhal", "pangolin", "okapi", "quagga", "ocelot", "tapir", "wombat", "capybara",
 )  # fmt: skip
 
 

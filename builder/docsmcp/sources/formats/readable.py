@@ -58,7 +58,9 @@ _BLANK = re.compile(r"[ \t]*")
 _HEADING_AT = re.compile(r"[ ]{0,3}#{1,6}[ \t]")
 _HEADING_SPACES = re.compile(r"([ ]{0,3}#{1,6})[ \t]{2,}")
 # CommonMark's HTML blocks of type 1 whose content no reader sees (hiding.UNSEEN_CONTENT).
-_RAW_BLOCK = re.compile(r"^[ ]{0,3}<(script|style)(?=[\s>]|$)", re.IGNORECASE)
+# ... and type 2, a comment, which runs to its `-->` (React Router's generated pages open with
+# a ten-line comment, blank lines inside: it was shown and indexed).
+_RAW_BLOCK = re.compile(r"^[ ]{0,3}<(script|style|!--)(?=[\s>]|$|(?<=--))", re.IGNORECASE)
 _SPACES = re.compile(r"(?<=\S)[ \t]{2,}(?=\S)")
 _BLOCK_OPTION = re.compile(r"^[ \t]{2,}[\w-]+:(?:\s|$)")
 
@@ -407,7 +409,10 @@ def _finish(line: str, display: bool) -> str:
 
 @cache
 def _closer(name: str) -> re.Pattern[str]:
-    """The closing tag of element `name`, any case, blanks before its `>`."""
+    """The closing tag of element `name`, any case, blanks before its `>` (`-->` for `!--`,
+    a comment)."""
+    if name == "!--":
+        return re.compile("-->")
     return re.compile(r"</" + re.escape(name) + r"\s*>", re.IGNORECASE)
 
 
@@ -505,7 +510,7 @@ def _reduce(lines: list[str], mdx: bool) -> _Reduced:
             j += 1
         if not mdx and (m := _RAW_BLOCK.match(out[i])):
             # CommonMark's raw HTML blocks run to their closing tag, blank lines and all
-            # (VitePress' `<script setup>` holds a page's imports and code).
+            # (VitePress' `<script setup>` holds a page's imports and code; a comment).
             j = _raw_block_end(out, code, i, m.group(1).lower(), j)
         run = "\n".join(out[i:j])
         if stack or _may_reduce(run, mdx):
