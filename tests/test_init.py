@@ -225,6 +225,15 @@ def test_an_mdbook_table_of_contents_is_excluded_and_still_orders_the_pages(tmp_
     assert np.fromfile(out / "page_order.bin", dtype="<u4").tolist() == [1, 2, 0]
     short = write_tree(tmp_path / "short", {"SUMMARY.md": "# Summary\n\nSee [intro](intro.md).\n"})
     assert "exclude" not in propose(short).manifest
+    # docsify's `_sidebar.md` is the same list of links
+    sidebar = "- Start\n  - [Hooks](hooks.md)\n  - [Intro](intro.md)\n- [Backends](backends.md)\n"
+    flat = {name.removeprefix("src/"): text for name, text in pages.items()}
+    docsify = write_tree(tmp_path / "docsify", {"_sidebar.md": sidebar, **flat})
+    proposal = propose(docsify)
+    assert proposal.manifest["exclude"] == ["_sidebar.md"]
+    (docsify / ".docs-mcp.json").write_text(json.dumps(proposal.manifest), encoding="utf-8")
+    out = build_bundle(docsify, tmp_path / "idx2")
+    assert np.fromfile(out / "page_order.bin", dtype="<u4").tolist() == [2, 0, 1]
 
 
 def test_heading_level_choice(tmp_path):

@@ -30,7 +30,8 @@ SUFFIXES = ("", ".md", ".mdx", ".markdown")
 SIDEBARS = ("sidebars.json", "sidebars.js", "sidebars.ts", "sidebars.mjs", "sidebars.cjs")
 _SUMMARY_LINK = re.compile(r"\[([^\]]+)\]\(<?([^)>\s]+)>?\)")
 # Where an mdBook keeps its table of contents, relative to the docs folder.
-SUMMARY_FILES = ("SUMMARY.md", "src/SUMMARY.md")
+# mdBook's table of contents, and docsify's `_sidebar.md` (the same list of links).
+SUMMARY_FILES = ("SUMMARY.md", "src/SUMMARY.md", "_sidebar.md")
 # Links to pages that make a SUMMARY.md a table of contents (not a page that summarises).
 CONTENTS_LINKS = 3
 
@@ -111,8 +112,9 @@ def _summary(summary: Path) -> Iterator[tuple[Path, str]]:
 
 
 def tables_of_contents(texts: Mapping[str, str]) -> list[str]:
-    """The mdBook tables of contents among `texts` (path relative to the docs folder -> text):
-    a SUMMARY.md where read_nav looks for one, linking CONTENTS_LINKS pages or more."""
+    """The tables of contents among `texts` (path relative to the docs folder -> text): an
+    mdBook SUMMARY.md or docsify `_sidebar.md` where read_nav looks for one, linking
+    CONTENTS_LINKS pages or more."""
     return [n for n in SUMMARY_FILES if len(_summary_links(texts.get(n, ""))) >= CONTENTS_LINKS]
 
 
