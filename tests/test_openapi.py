@@ -127,6 +127,28 @@ def test_search_and_get_doc_reach_the_operation(tmp_path: Path) -> None:
         assert gone["text"] == "Removed."  # no such operation: the page as it is
 
 
+def test_gitbook_openapi_blocks_render_their_local_document(tmp_path: Path) -> None:
+    """GitBook writes `{% openapi src=... path=... method=... %}` blocks (Beefree's docs: 29),
+    the document beside the page; one on the web is not fetched and stays as written."""
+    docs = write_tree(
+        tmp_path / "docs",
+        {
+            ".gitbook/assets/admin.yaml": ADMIN,
+            "api/admins.md": "# Admins\n\nCreate one:\n\n"
+            '{% openapi src="../.gitbook/assets/admin.yaml" path="/admins" method="post" %}\n'
+            "[admin.yaml](../.gitbook/assets/admin.yaml)\n{% endopenapi %}\n\n"
+            '{% openapi src="https://example.test/x.yaml" path="/x" method="get" %}\n'
+            "{% endopenapi %}\n",
+        },
+    )
+    out = build_bundle(docs, tmp_path / "idx")
+    with McpSession(out) as s:
+        page = json.loads(s.call("get_page", {"path": "api/admins.md"}).content[0].text)
+    assert "## POST `/admins`" in page["text"]
+    assert "- `email` (string, required): Where the invitation goes." in page["text"]
+    assert "{% openapi" not in page["text"] and "admin.yaml](" not in page["text"]
+
+
 def test_a_huge_schema_is_bounded(tmp_path: Path) -> None:
     wide = {
         f"f{i}": {"type": "object", "properties": {"x": {"type": "string"}}} for i in range(900)
@@ -150,7 +172,15 @@ def test_a_huge_schema_is_bounded(tmp_path: Path) -> None:
 
 _SCHEMA = st.recursive(
     st.sampled_from(
-        [{"type": "string"}, {"$ref": "#/components/schemas/S"}, {"$ref": "#/x/y"}, {}]
+        [
+            {"type": "string"},
+            {"$ref": "#/components/schemas/S"},
+            {"$ref": "#/x/y"},
+            {},
+            None,
+            "a string",
+            {"required": "a", "properties": ["x"], "allOf": {"y": 1}},  # wrong types
+        ]
     ),
     lambda inner: st.one_of(
         st.dictionaries(st.sampled_from(["a", "b", "c"]), inner, min_size=1, max_size=3).map(
@@ -164,15 +194,18 @@ _SCHEMA = st.recursive(
 
 
 @FUZZ
-@given(schema=_SCHEMA, shared=_SCHEMA)
-def test_any_schema_renders_without_error(tmp_path_factory, schema, shared) -> None:
+@given(schema=_SCHEMA, shared=_SCHEMA, listed=st.booleans())
+def test_any_schema_renders_without_error(tmp_path_factory, schema, shared, listed) -> None:
+    # (`parameters:` left empty in YAML is null: Beefree's GitBook documents)
+    parameters = [{"name": "q", "in": "query", "schema": schema}] if listed else None
     spec = {
         "paths": {
             "/p": {
+                "parameters": None,
                 "get": {
-                    "parameters": [{"name": "q", "in": "query", "schema": schema}],
+                    "parameters": parameters,
                     "responses": {"200": {"content": {"application/json": {"schema": schema}}}},
-                }
+                },
             }
         },
         "components": {"schemas": {"S": shared}},

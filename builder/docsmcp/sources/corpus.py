@@ -341,7 +341,8 @@ def load_corpus(
         if source is not None:
             source = replace(source, nav_title=title) if title else source
             source = includes.resolve(docs_dir, source, roots, unresolved)
-            files.append(openapi.with_operation(docs_dir, source, roots))
+            source = openapi.with_operation(docs_dir, source, roots)
+            files.append(openapi.with_gitbook_blocks(docs_dir, source, roots))
     unresolved.log()
     ordered = sorted(manifests.values(), key=lambda m: m.path)
     taxonomy, found = _taxonomy(ordered, files)

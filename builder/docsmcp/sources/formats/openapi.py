@@ -21,6 +21,7 @@ from __future__ import annotations
 import functools
 import json
 import os
+import posixpath
 import re
 from collections.abc import Sequence
 from dataclasses import replace
@@ -61,11 +62,20 @@ def render(docs_dir: Path, frontmatter: dict, roots: Sequence[Path]) -> list[str
     document, method, path = found
     names = [document.lstrip("/")] if document else _documents(docs_dir, roots)
     for name in names:
-        spec = _load(docs_dir, name, tuple(roots))
-        operation = _operation(spec, method, path)
-        if operation is not None:
-            return _Renderer(spec).operation(method, path, operation)
+        lines = render_operation(docs_dir, name, method, path, roots)
+        if lines is not None:
+            return lines
     return None
+
+
+def render_operation(
+    docs_dir: Path, document: str, method: str, path: str, roots: Sequence[Path]
+) -> list[str] | None:
+    """The markdown lines of operation `method path` of `document` (relative to the docs
+    folder), or None when the document or the operation is not found."""
+    spec = _load(docs_dir, document, tuple(roots))
+    operation = _operation(spec, method, path)
+    return None if operation is None else _Renderer(spec).operation(method, path, operation)
 
 
 def _documents(docs_dir: Path, roots: Sequence[Path]) -> list[str]:
@@ -141,9 +151,9 @@ def _operation(spec: dict | None, method: str, path: str) -> dict | None:
     operation = item.get(method) if isinstance(item, dict) else None
     if not isinstance(operation, dict):
         return None
-    shared = item.get("parameters")
-    if isinstance(shared, list):  # path-level parameters apply to every operation
-        operation = {**operation, "parameters": [*shared, *operation.get("parameters", [])]}
+    shared = _list(item.get("parameters"))
+    if shared:  # path-level parameters apply to every operation
+        operation = {**operation, "parameters": [*shared, *_list(operation.get("parameters"))]}
     return operation
 
 
@@ -159,7 +169,7 @@ class _Renderer:
         for key in ("summary", "description"):
             if isinstance(op.get(key), str) and op[key].strip():
                 out += [_prose(op[key]), ""]
-        params = [self.resolve(p) for p in op.get("parameters", []) if isinstance(p, dict)]
+        params = [self.resolve(p) for p in _list(op.get("parameters")) if isinstance(p, dict)]
         for where, title in (("path", "Path"), ("query", "Query"), ("header", "Header")):
             items = [self.parameter(p) for p in params if p.get("in") == where]
             if items:
@@ -209,7 +219,7 @@ class _Renderer:
         self.fields += 1
         kind = _type(schema)
         flags = ", ".join(x for x in (kind, "required" if required else "") if x)
-        text = described.get("description") or (schema or {}).get("description") or ""
+        text = described.get("description") or _dict(schema).get("description") or ""
         text = _prose(" ".join(str(text).split()))
         return f"- `{name}`" + (f" ({flags})" if flags else "") + (f": {text}" if text else "")
 
@@ -228,13 +238,13 @@ class _Renderer:
             return []
         if schema.get("type") == "array" or "items" in schema:
             return self.schema_fields(schema.get("items"), prefix, depth + 1, seen)
-        merged = dict(schema.get("properties") or {})
-        required = set(schema.get("required") or [])
-        for part in schema.get("allOf") or []:  # composed objects: their fields together
+        merged = dict(_dict(schema.get("properties")))
+        required = {r for r in _list(schema.get("required")) if isinstance(r, str)}
+        for part in _list(schema.get("allOf")):  # composed objects: their fields together
             part = self.resolve(part)
             if isinstance(part, dict):
-                merged.update(part.get("properties") or {})
-                required |= set(part.get("required") or [])
+                merged.update(_dict(part.get("properties")))
+                required |= {r for r in _list(part.get("required")) if isinstance(r, str)}
         out: list[str] = []
         for name, field in merged.items():
             if self.fields >= MAX_FIELDS:
@@ -254,6 +264,15 @@ def _prose(text: str) -> str:
 
 
 _BRACES = re.compile(r"(?<!`)\{[^{}`\n]{0,80}\}(?!`)")
+
+
+def _list(value: Any) -> list:
+    """`value` when a document gives a list there, else [] (`parameters:` left empty is null)."""
+    return value if isinstance(value, list) else []
+
+
+def _dict(value: Any) -> dict:
+    return value if isinstance(value, dict) else {}
 
 
 def _media(holder: dict) -> list[tuple[str, dict]]:
@@ -296,3 +315,53 @@ def with_operation(docs_dir: Path, source: SourceFile, roots: Sequence[Path]) ->
         body="\n".join([*body, *lines]),
         line_map=tuple([*line_map, *[last] * len(lines)]),
     )
+
+
+# GitBook's OpenAPI blocks: `{% openapi src="../.gitbook/assets/brand.yaml" path="/v1/brand"
+# method="post" %}` ... `{% endopenapi %}` (Beefree's docs: 29), the document beside the page.
+_GITBOOK_OPEN = re.compile(r"^[ \t]*\{%[ \t]*openapi[ \t]+([^%\n]*)%\}[ \t]*$")
+_GITBOOK_CLOSE = re.compile(r"^[ \t]*\{%[ \t]*endopenapi[ \t]*%\}[ \t]*$")
+_GITBOOK_ATTR = re.compile(r'([\w-]+)="([^"\n]*)"')
+MAX_BLOCK_LINES = 50  # lines between a GitBook openapi tag and its end tag, at most
+
+
+def with_gitbook_blocks(docs_dir: Path, source: SourceFile, roots: Sequence[Path]) -> SourceFile:
+    """`source` with each GitBook OpenAPI block replaced by the operation it names, rendered
+    from its document (a local file, relative to the page); its lines map to the block's first
+    line. A block whose document or operation is not found stays as it is."""
+    if "{% openapi" not in source.body:
+        return source
+    lines = source.body.split("\n")
+    base = list(source.line_map) if source.line_map else list(range(len(lines)))
+    out: list[str] = []
+    line_map: list[int] = []
+    i = 0
+    while i < len(lines):
+        m = _GITBOOK_OPEN.match(lines[i])
+        end = None
+        if m is not None:
+            stop = min(len(lines), i + MAX_BLOCK_LINES)
+            end = next((k for k in range(i + 1, stop) if _GITBOOK_CLOSE.match(lines[k])), None)
+        rendered = _gitbook(docs_dir, source.path, m.group(1), roots) if m and end else None
+        if rendered and end is not None:
+            out += rendered
+            line_map += [base[i]] * len(rendered)
+            i = end + 1
+            continue
+        out.append(lines[i])
+        line_map.append(base[i])
+        i += 1
+    if out == lines:
+        return source
+    return replace(source, body="\n".join(out), line_map=tuple(line_map))
+
+
+def _gitbook(docs_dir: Path, page: str, attrs: str, roots: Sequence[Path]) -> list[str] | None:
+    found = dict(_GITBOOK_ATTR.findall(attrs))
+    src, path, method = found.get("src", ""), found.get("path", ""), found.get("method", "")
+    if not src or "://" in src or method.lower() not in _METHODS or not path.startswith("/"):
+        return None  # (a document on the web is not fetched)
+    document = posixpath.normpath(posixpath.join(posixpath.dirname(page), src))
+    if document.startswith("../") or document == "..":
+        return None
+    return render_operation(docs_dir, document, method.lower(), path, roots)
