@@ -38,6 +38,7 @@ from docsmcp_runtime.search.languages import SDK_LANGUAGES, normalise_language
 
 from docsmcp.model.chunk import Tab
 from docsmcp.sources.formats.fences import fenced_lines
+from docsmcp.sources.formats.hugo import SHORTCODE, block_end, read_line, shortcode_blocks
 
 if TYPE_CHECKING:
     from markdown_it import MarkdownIt
@@ -105,23 +106,6 @@ _GITBOOK_LABEL = re.compile(
     r"""^([ \t]*)\{%[ \t]*(?:(tab|code)\b[^%]*?\btitle=["']([^"'\n]+)["']"""
     r"""|(hint)\b[^%]*?\bstyle=["']([\w-]+)["'])[^%]*%\}[ \t]*$"""
 )
-# Hugo shortcodes, `{{< name args >}}` and `{{% name args %}}` (not the escaped `{{</* */>}}`
-# that shows one): a line of one opening shortcode keeps its title (`{{% alert title="Warning"
-# %}}`, `{{< tab header="Python" >}}`) or an admonition's name as a label; one within a line
-# reads as its text (`{{< glossary_tooltip text="Pod" ... >}}` -> Pod, `{{< ref "page.md" >}}`
-# -> page.md), else as its name and arguments (`{{< new-in 0.153.0 />}}` -> new in 0.153.0);
-# closing ones leave nothing. (The reader sees what a template renders; this is its gist.)
-_HUGO = re.compile(
-    r"(?<!`)\{\{([<%])[ \t]*(/?)[ \t]*([A-Za-z][\w.-]*)((?:[ \t]+[^{}\n]*?)?)[ \t]*/?[ \t]*[>%]\}\}"
-)
-# Lines a shortcode written over several lines may take (Hugo's docs: `{{< img` with 5 args).
-MAX_SHORTCODE_LINES = 20
-_HUGO_ARG = re.compile(r"""([\w-]+)=(?:"([^"]*)"|'([^']*)'|(\S+))|"([^"]*)"|'([^']*)'|(\S+)""")
-_HUGO_TEXT_ARGS = ("text", "title", "header", "label", "alt", "caption", "name")
-_HUGO_ADMONITIONS = frozenset(
-    {"note", "warning", "caution", "tip", "info", "important", "danger", "alert", "callout",
-     "hint", "admonition", "notice"}
-)  # fmt: skip
 # A Liquid tag within a line, `{% include x.html %}` or `{%- ... -%}` (not Hugo's `{{% %}}`).
 _LIQUID_TAG = re.compile(r"(?<!\{)\{%-?[ \t][^{}\n]*?-?%\}(?!\})")
 # A link destination written as Jekyll's URL filter: `]({{ '/docs/x/' | relative_url }})`.
@@ -370,44 +354,6 @@ def _may_clean(line: str) -> bool:
     return "{" in line or "][" in line or line.startswith("*[") or "[#" in line
 
 
-def _hugo(line: str) -> str:
-    """A line with Hugo shortcodes as its reader's text (see _HUGO)."""
-    whole = _HUGO.fullmatch(line.strip())
-    if whole is not None:
-        opening, name, args = not whole.group(2), whole.group(3).lower(), _hugo_args(whole)
-        titled = _hugo_title(args)
-        if not opening or not (titled or name in _HUGO_ADMONITIONS):
-            return ""
-        return line[: len(line) - len(line.lstrip())] + (titled or name.capitalize())
-
-    def text(m: re.Match[str]) -> str:
-        if m.group(2):
-            return ""
-        name, args = m.group(3), _hugo_args(m)
-        positional = [v for k, v in args.items() if k.isdigit()]
-        if name.lower() in ("ref", "relref"):
-            return positional[0] if positional else ""
-        return _hugo_title(args) or " ".join([re.sub(r"[-_]", " ", name), *positional])
-
-    return _HUGO.sub(text, line)
-
-
-def _hugo_title(args: dict[str, str]) -> str:
-    """The first non-empty text argument of a shortcode (`text`, `title`, `alt`, …), or ""."""
-    return next((args[k] for k in _HUGO_TEXT_ARGS if args.get(k)), "")
-
-
-def _hugo_args(m: re.Match[str]) -> dict[str, str]:
-    """A shortcode's arguments: named ones by name, positional ones by their place ("0", ...)."""
-    out: dict[str, str] = {}
-    for a in _HUGO_ARG.finditer(m.group(4)):
-        if a.group(1):
-            out[a.group(1).lower()] = a.group(2) or a.group(3) or a.group(4) or ""
-        else:
-            out[str(len(out))] = a.group(5) or a.group(6) or a.group(7) or ""
-    return out
-
-
 def _inline_cleanup(line: str, defined: set[str]) -> str:
     """Attribute lists, abbreviation definitions and undefined reference links of one line."""
     if "[#" in line and HEADING.match(line) and (m := _BRACKET_ID.search(line)):
@@ -417,8 +363,8 @@ def _inline_cleanup(line: str, defined: set[str]) -> str:
             # Jekyll's `[text]({{ '/docs/x/' | relative_url }})`: a link to the path it makes
             # (with its spaces, no link to markdown at all)
             line = _LIQUID_URL.sub(r"](\1", line)
-        if ("{{<" in line or "{{%" in line) and _HUGO.search(line):
-            return _hugo(line)
+        if ("{{<" in line or "{{%" in line) and SHORTCODE.search(line):
+            return read_line(line)
         if "{%" in line and (m := _GITBOOK_LABEL.match(line)):
             indent, label = m.group(1), m.group(3) or m.group(5).capitalize()
             return f"{indent}{label}"
@@ -458,34 +404,6 @@ def _inline_cleanup(line: str, defined: set[str]) -> str:
     return line
 
 
-def _hugo_blocks(lines: list[str], text: str) -> list[str]:
-    """Hugo shortcodes written over several lines (`{{< img` / `  alt="…"` / `>}}`) as one: the
-    first line reads as the whole would (_hugo), the others leave nothing (same line count);
-    `text`: the lines joined."""
-    if "{{<" not in text and "{{%" not in text:
-        return lines
-    code = fenced_lines(lines)
-    out = list(lines)
-    i = 0
-    while i < len(lines):
-        line = lines[i]
-        start = line.lstrip()
-        if code[i] or not start.startswith(("{{<", "{{%")) or ">}}" in line or "%}}" in line:
-            i += 1
-            continue
-        closer = ">}}" if start.startswith("{{<") else "%}}"
-        end = _block_end(lines, code, i, closer, code_ends=False)
-        if end is None:
-            i += 1
-            continue
-        joined = " ".join(x.strip() for x in lines[i : end + 1])
-        out[i] = _hugo(line[: len(line) - len(start)] + joined) if _HUGO.fullmatch(joined) else line
-        if out[i] is not line:
-            out[i + 1 : end + 1] = [""] * (end - i)
-        i = end + 1
-    return out
-
-
 def _template_blocks(lines: list[str], code: list[bool]) -> list[str]:
     """Template calls written over several lines (see _TEMPLATE_OPEN) as blank lines."""
     out = list(lines)
@@ -496,29 +414,12 @@ def _template_blocks(lines: list[str], code: list[bool]) -> list[str]:
         if m is None or closer in lines[i]:
             i += 1
             continue
-        end = _block_end(lines, code, i, closer, code_ends=True)
+        end = block_end(lines, code, i, closer, code_ends=True)
         if end is not None:
             out[i : end + 1] = [""] * (end + 1 - i)
             i = end
         i += 1
     return out
-
-
-def _block_end(
-    lines: list[str], code: list[bool], i: int, closer: str, code_ends: bool
-) -> int | None:
-    """The line closing a block opened on line `i` (a shortcode or template call over several
-    lines): the first line after it, within MAX_SHORTCODE_LINES, holding `closer` outside code,
-    when it ends with `closer`; else None. Code lines are passed over, or with `code_ends` end
-    the search (no block)."""
-    for k in range(i + 1, min(len(lines), i + MAX_SHORTCODE_LINES)):
-        if code[k]:
-            if code_ends:
-                return None
-            continue
-        if closer in lines[k]:
-            return k if lines[k].rstrip().endswith(closer) else None
-    return None
 
 
 def _without_icons(lines: list[str], code: list[bool]) -> list[str]:
@@ -536,7 +437,7 @@ def _without_icons(lines: list[str], code: list[bool]) -> list[str]:
 def rewrite(lines: list[str]) -> Rewritten:
     """The display and parse lines of a file with its dialect syntax rewritten, and its tabs."""
     text = "\n".join(lines)
-    lines = _hugo_blocks(lines, text)
+    lines = shortcode_blocks(lines, text)
     code = fenced_lines(lines)
     if "{{" in text or "{%" in text:
         lines = _template_blocks(lines, code)
