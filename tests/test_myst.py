@@ -127,3 +127,16 @@ def test_doctests_stay_code() -> None:
 def test_rewrite_never_raises_and_keeps_the_numbering(lines: list[str]) -> None:
     out = rewrite_myst(lines)
     assert len(out) == len(lines)
+
+
+def test_icon_roles_leave_nothing_and_card_titles_keep_their_roles_read() -> None:
+    """sphinx-design's cards: `::::{grid-item-card} {octicon}`table` Grids` kept the role as
+    written in the card's title; an icon role draws a picture, no word."""
+    lines = [
+        "::::{grid-item-card} {octicon}`table` Grids",
+        "Arrange content in a grid {fa}`star`, see {ref}`the grids page <grids>`.",
+        "::::",
+    ]
+    out = rewrite_myst(lines)
+    assert out[0] == "Grids"
+    assert out[1] == "Arrange content in a grid , see the grids page."

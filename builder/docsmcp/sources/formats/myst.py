@@ -28,7 +28,9 @@ _OPTION = re.compile(r"^[ \t]*:[\w-]+:(?:[ \t].*)?$")
 _TARGET = re.compile(r"^[ ]{0,3}\(([^()\s]+)\)=[ \t]*$")
 # A role starts a word (after a space, an opening bracket or quote, or the line's start): in
 # inline code, `P::{self}` and `https://{domain}/x` are no roles, nor is "`{ref}`" naming one.
-_ROLE = re.compile(r"(?<![^\s(\[\"'])\{[a-z][\w:.+-]*\}`([^`\n]+)`")
+_ROLE = re.compile(r"(?<![^\s(\[\"'])\{([a-z][\w:.+-]*)\}`([^`\n]+)`")
+# Roles that draw an icon (sphinx-design's `{octicon}`table``, Font Awesome's): no text.
+_ICON_ROLE = re.compile(r"octicon|fa|fa[srb]|fa-\w+|material-\w+")
 _TITLED = re.compile(r"^(.*?)\s*<[^<>]+>$")
 
 _LABELS = {
@@ -66,6 +68,7 @@ def is_myst(text: str) -> bool:
 
 def _label(kind: str, argument: str) -> str | None:
     """The label line of an admonition-like directive, or None for other kinds."""
+    argument = _roles(argument).strip()  # (`{octicon}`table` Grids`: a card's title)
     if kind in _VERSIONS:
         return f"{_VERSIONS[kind]} {argument}".strip()
     if kind in _TITLED_KINDS:
@@ -78,7 +81,9 @@ def _label(kind: str, argument: str) -> str | None:
 
 def _roles(line: str) -> str:
     def text(m: re.Match[str]) -> str:
-        inner = m.group(1)
+        if _ICON_ROLE.fullmatch(m.group(1)):
+            return ""
+        inner = m.group(2)
         titled = _TITLED.match(inner)
         return (titled.group(1) if titled else inner).lstrip("~!")
 
