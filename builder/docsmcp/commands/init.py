@@ -246,11 +246,7 @@ def _excludes(tree: _Tree, bodies: Mapping[str, str], docs_dir: Path) -> dict[st
     # backend").
     for name in tables_of_contents(bodies):
         found[_glob_escape(name)] = [name]
-    for name in sorted(_VENDOR_FOLDERS):
-        hits = [p for p in tree.paths if name in p.split("/")[:-1]]
-        if hits:
-            found[f"**/{name}/**"] = hits
-    for name in sorted(_TEST_FOLDERS):
+    for name in sorted(_VENDOR_FOLDERS | _TEST_FOLDERS):
         hits = [p for p in tree.paths if name in p.split("/")[:-1]]
         if hits:
             found[f"**/{name}/**"] = hits

@@ -107,8 +107,7 @@ _CHANGELOG_TITLE = re.compile(
 )
 # An ordering prefix of a folder or file name, left out before the rules read it (Nuxt Content:
 # `7.migration/4.meta.md`; `01-intro.md`): a letter must follow, so a dated name stays whole.
-# An ordering prefix of a file or folder name (`1.getting-started/02.installation.md`: Nuxt
-# Content, Docusaurus, mdBook number their pages so); xref_resolve reads routes without it too.
+# xref_resolve reads link routes without it too (`/docs/getting-started/installation`).
 ORDER_PREFIX = re.compile(r"^\d+[._-](?=[a-z])")
 _INDEX_STEMS = frozenset({"index", "_index", "readme", "overview", "summary", "home"})
 _PROPOSAL_DIRS = frozenset(

@@ -93,7 +93,8 @@ class _Resolver:
     # -- links ----------------------------------------------------------------------------------
 
     def _file(self, path: str) -> int | None:
-        """The file at `path`, else the first whose path is `path` but for case."""
+        """The file at `path`, else the first whose path is `path` but for case, else for case
+        and its segments' ordering prefixes (`by_route`)."""
         k = self.by_lower_path.get(path.lower())
         if k is None:  # (most candidates name no file: one lookup decides)
             return self.by_route.get(path.lower()) if self.by_route else None
@@ -212,8 +213,8 @@ class _Resolver:
 
     def _resolve_absolute(self, path: str, source_path: str, slash: str) -> int | None:
         """`/docs/x`: against the docs root, under the source's top folder, and without a
-        leading route segment that is no folder of the docs (`/docs/` when the docs root is
-        the `docs` folder itself)."""
+        leading route segment or two that are no folder of the docs (`/docs/` when the docs
+        root is the `docs` folder itself, `/docs/4.x/` on Nuxt's); first, a page's own route."""
         rel = posixpath.normpath("/" + path.lstrip("/")).lstrip("/")
         if self.routes:  # a page's own `permalink` or `slug` (Jekyll: `/docs/installation/`)
             route = rel.rstrip("/").lower()

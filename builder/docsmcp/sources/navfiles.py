@@ -29,8 +29,8 @@ SUFFIXES = ("", ".md", ".mdx", ".markdown")
 # Docusaurus' sidebars, as data or as code (a site has one of them).
 SIDEBARS = ("sidebars.json", "sidebars.js", "sidebars.ts", "sidebars.mjs", "sidebars.cjs")
 _SUMMARY_LINK = re.compile(r"\[([^\]]+)\]\(<?([^)>\s]+)>?\)")
-# Where an mdBook keeps its table of contents, relative to the docs folder.
-# mdBook's table of contents, and docsify's `_sidebar.md` (the same list of links).
+# Where an mdBook keeps its table of contents, relative to the docs folder, and docsify's
+# `_sidebar.md` (the same list of links).
 SUMMARY_FILES = ("SUMMARY.md", "src/SUMMARY.md", "_sidebar.md")
 # Links to pages that make a SUMMARY.md a table of contents (not a page that summarises).
 CONTENTS_LINKS = 3

@@ -98,7 +98,7 @@ class Sources:
         self, module: str, node: ast.AST | None, name: str, follow: int
     ) -> tuple[ast.AST | None, str]:
         body = getattr(node, "body", [])
-        for child in _defs(node):
+        for child in defs(node):
             if child.name == name:
                 return child, module
         if not isinstance(node, ast.Module) or follow <= 0:
@@ -177,7 +177,7 @@ def render(identifier: str, sources: Sources) -> list[str] | None:
     out: list[str] = []
     if isinstance(node, ast.Module):
         out += [f"## `{identifier}`", ""]
-        out += _docstring(node)
+        out += docstring_lines(node)
         for member in _public(node, module=True):
             out += _object(member, 3, identifier)
     else:
@@ -192,10 +192,11 @@ def _object(node: ast.AST, level: int, parent: str) -> list[str]:
     if not isinstance(node, _Def):
         return []
     out = [f"{'#' * level} `{parent}.{node.name}`", "", "```python", _signature(node), "```", ""]
-    return out + _docstring(node)
+    return out + docstring_lines(node)
 
 
-def _docstring(node: ast.AST) -> list[str]:
+def docstring_lines(node: ast.AST) -> list[str]:
+    """The docstring of a module, class or function, as lines (and a blank line), else []."""
     if not isinstance(node, (ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef, ast.Module)):
         return []
     text = ast.get_docstring(node, clean=True)
@@ -239,7 +240,7 @@ def signature(node: ast.AST, drop_self: bool = False) -> str:
     a class without one), as a reST description's signature writes it; `drop_self`: without a
     method's first parameter (`self`, `cls`), as Sphinx shows it."""
     if isinstance(node, ast.ClassDef):
-        init = next((d for d in _defs(node) if d.name == "__init__"), None)
+        init = next((d for d in defs(node) if d.name == "__init__"), None)
         # (the constructor's parameters: what calling the class takes, not `-> None`)
         return signature(init, drop_self=True).partition(" -> ")[0] if init is not None else ""
     if not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
@@ -261,21 +262,6 @@ def signature(node: ast.AST, drop_self: bool = False) -> str:
 
 
 def defs(node: ast.AST | None) -> list[_Def]:
-    """The classes and functions defined in `node`'s body (see `_defs`)."""
-    return _defs(node)
-
-
-def docstring_lines(node: ast.AST) -> list[str]:
-    """The docstring of a module, class or function, as lines (and a blank line), else []."""
-    return _docstring(node)
-
-
-def all_names(node: ast.AST) -> set[str] | None:
-    """A module's `__all__`, when it is a literal list of names."""
-    return _all_names(node)
-
-
-def _defs(node: ast.AST | None) -> list[_Def]:
     """The classes and functions defined in `node`'s body, also under `if`/`try` (a module's
     `if TYPE_CHECKING: ... else: class EmailStr:`), first definition of each name kept."""
     found: dict[str, _Def] = {}
@@ -293,16 +279,17 @@ def _defs(node: ast.AST | None) -> list[_Def]:
 
 
 def _public(node: ast.ClassDef | ast.Module, module: bool) -> list[_Def]:
-    defs = _defs(node)
+    found = defs(node)
     if module:
-        listed = _all_names(node)
+        listed = all_names(node)
         if listed is not None:
-            return [d for d in defs if d.name in listed]
-        return [d for d in defs if not d.name.startswith("_")]
-    return [d for d in defs if not d.name.startswith("_") or d.name == "__init__"]
+            return [d for d in found if d.name in listed]
+        return [d for d in found if not d.name.startswith("_")]
+    return [d for d in found if not d.name.startswith("_") or d.name == "__init__"]
 
 
-def _all_names(node: ast.AST) -> set[str] | None:
+def all_names(node: ast.AST) -> set[str] | None:
+    """A module's `__all__`, when it is a literal list of names."""
     for child in getattr(node, "body", []):
         if isinstance(child, ast.Assign) and any(
             isinstance(t, ast.Name) and t.id == "__all__" for t in child.targets

@@ -35,17 +35,6 @@ DIRECTIVE = re.compile(
 MODULE = re.compile(r"^[ \t]*\.\.[ \t]+(?:py:)?(?:module|currentmodule)::[ \t]+(\S+)[ \t]*$")
 _OPTION = re.compile(r"^([ \t]+):([\w-]+):(?:[ \t]+(.*?))?[ \t]*$")
 INDENT = "   "
-# The kind of description each directive becomes (Sphinx's own mapping).
-_KIND = {
-    "function": "function",
-    "decorator": "decorator",
-    "class": "class",
-    "exception": "exception",
-    "method": "method",
-    "attribute": "attribute",
-    "property": "property",
-    "data": "data",
-}
 
 
 @dataclass(frozen=True)
@@ -148,9 +137,9 @@ def render(d: Directive, module: str, klass: str, sources: Sources) -> list[str]
         for member in _members(node, d.options, module=True):
             out += ["", *_describe(member, "", method=False)]
     else:
-        member = d.kind in ("method", "attribute", "property")
-        name = target.rsplit(".", 1)[-1] if member else target
-        out = _describe(node, name, method=d.kind in ("method", "property"), kind=_KIND[d.kind])
+        in_class = d.kind in ("method", "attribute", "property")
+        name = target.rsplit(".", 1)[-1] if in_class else target
+        out = _describe(node, name, method=d.kind in ("method", "property"), kind=d.kind)
         if isinstance(node, ast.ClassDef) and "members" in d.options:
             for member in _members(node, d.options, module=False):
                 out += ["", *(INDENT + x if x else x for x in _describe(member, "", method=True))]
