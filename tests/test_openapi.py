@@ -149,6 +149,17 @@ def test_gitbook_openapi_blocks_render_their_local_document(tmp_path: Path) -> N
     assert "{% openapi" not in page["text"] and "admin.yaml](" not in page["text"]
 
 
+def test_the_document_is_found_through_the_site_configuration(tmp_path: Path) -> None:
+    """`openapi: "POST /admins"` names no document: docs.json's `openapi` entries do (a value
+    of another type is passed over, not a crash)."""
+    config = {"openapi": 5, "navigation": [{"group": "API", "openapi": ["/specs/admin.yaml"]}]}
+    docs = write_tree(
+        tmp_path / "docs", {"docs.json": json.dumps(config), "specs/admin.yaml": ADMIN}
+    )
+    lines = openapi.render(docs, {"openapi": "POST /admins"}, [docs])
+    assert lines is not None and "## POST `/admins`" in lines
+
+
 def test_a_huge_schema_is_bounded(tmp_path: Path) -> None:
     wide = {
         f"f{i}": {"type": "object", "properties": {"x": {"type": "string"}}} for i in range(900)

@@ -81,14 +81,8 @@ def render_operation(
 def _documents(docs_dir: Path, roots: Sequence[Path]) -> list[str]:
     """The documents a page without one may mean: the site configuration's, else the root's."""
     out: list[str] = []
-    for config in _CONFIGS:
-        text = _read(docs_dir, config, tuple(roots))
-        if text is None:
-            continue
-        try:
-            data = json.loads(text)
-        except ValueError:
-            continue
+    for config in _CONFIGS:  # (parsed once for all the pages: _load's cache)
+        data = _load(docs_dir, config, tuple(roots))
         out += [v.lstrip("/") for v in _strings_under(data, "openapi") if v.endswith(_SUFFIXES)]
     return list(dict.fromkeys([*out, *_DEFAULT_DOCUMENTS]))
 
@@ -103,8 +97,10 @@ def _strings_under(data: Any, key: str, depth: int = 0) -> list[str]:
     out: list[str] = []
     if isinstance(data, dict):
         for k, v in data.items():
-            if k == key:
-                out += [v] if isinstance(v, str) else [x for x in v if isinstance(x, str)]
+            if k == key and isinstance(v, str):
+                out.append(v)
+            elif k == key and isinstance(v, list):
+                out += [x for x in v if isinstance(x, str)]
             elif isinstance(v, dict | list):
                 out += _strings_under(v, key, depth + 1)
     elif isinstance(data, list):
