@@ -189,5 +189,13 @@ def test_a_query_of_stop_words_alone_searches_the_names_they_end(tmp_path: Path)
     assert empty.notes == [
         "The query's words ('with', 'the') are stop words, not indexed: add a word the docs use."
     ]
-    # A query with other words searches them as before: no note.
-    assert searcher.search("where function", {}, 0, 5).notes == []
+    # A query with other words searches them, and a stop word it names as a kind of name
+    # ("where function") or in backticks searches its names too, without a note.
+    page = searcher.search("where function", {}, 0, 5)
+    assert [searcher.bundle.chunk_ids()[r] for r in page.rows][0] == "where.md#collectionswhere"
+    assert page.notes == []
+    assert searcher.searched("where function", {}) == (["function", "collections.where"], [])
+    assert searcher.searched("the `where` filter", {}) == (["filter", "collections.where"], [])
+    # Elsewhere a stop word is only a stop word: a question, a longer query.
+    assert searcher.searched("where is the function", {}) == (["function"], [])
+    assert "collections.where" not in searcher.searched("where function in go templates", {})[0]

@@ -19,6 +19,7 @@ from .intent import QUERY_CLASSES, Named, named_values, query_class, wants_every
 from .lexical import (
     Lexicon,
     coordination,
+    named_stop_words,
     named_words,
     query_terms,
     score,
@@ -216,6 +217,8 @@ class Searcher:
         if not terms and not bigrams:
             stops = stop_words(query, config)
             return [t for w in stops for t in self.lexicon.qualified(w)], [], stops
+        named = [t for w in named_stop_words(query, config) for t in self.lexicon.qualified(w)]
+        terms = terms + [t for t in dict.fromkeys(named) if t not in terms]
         terms, bigrams = without_left_behind(query, terms, bigrams, config)
         roles = self.roles
         if (

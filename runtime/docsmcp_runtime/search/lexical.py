@@ -79,6 +79,9 @@ class Lexicon:
         # lookups), up to VARIANT_CACHE words: a dict, not an lru_cache of a bound method, which
         # would tie the Lexicon (and its mapped files) into a reference cycle.
         self._variant_cache: dict[str, tuple[int, ...]] = {}
+        # Stop words' qualified names: a scan of the whole dictionary each, so kept (a stop
+        # list is short, so is this).
+        self._qualified_cache: dict[str, list[str]] = {}
         self.n_terms = len(self.term_offsets) - 1
         self._sampled: list[bytes] | None = None
         # Python ints by index without numpy scalars, and a C bisect over them; a
@@ -125,7 +128,13 @@ class Lexicon:
         """The terms that are qualified names ending in `word` (`collections.where`,
         `select.where`), in dictionary order; none when more than MAX_QUALIFIED do. What a query
         of stop words alone searches (stop words are no terms: engine.Searcher.searched). A scan
-        of the whole dictionary, on that rare path only."""
+        of the whole dictionary, once per word."""
+        found = self._qualified_cache.get(word)
+        if found is None:
+            found = self._qualified_cache[word] = self._scan_qualified(word)
+        return list(found)
+
+    def _scan_qualified(self, word: str) -> list[str]:
         needle = re.compile(rb"[.:]" + re.escape(word.encode()))
         offsets, found = self._offsets, []
         for m in needle.finditer(self._blob):
@@ -185,6 +194,31 @@ def stop_words(query: str, config: AnalyzerConfig) -> list[str]:
     """The distinct words of `query` (lower-cased) that are stop words, in order."""
     stop = config.stopwords
     return list(dict.fromkeys(w for w in re.findall(r"\w+", query.lower()) if w in stop))
+
+
+# Nouns after which a stop word is a name ("where function", "with statement", "as expression"),
+# in a query of at most NAMED_STOP_WORDS words: Lexicon.qualified then finds its names.
+NAME_KINDS = frozenset(
+    "function functions func method methods operator operators statement "
+    "statements clause clauses filter filters tag tags directive directives expression "
+    "expressions macro macros command commands".split()
+)
+NAMED_STOP_WORDS = 4
+
+
+def named_stop_words(query: str, config: AnalyzerConfig) -> list[str]:
+    """The stop words `query` uses as names: in backticks (`` `where` ``), or before a kind of
+    name in a short query ("where function", "with statement"). Stop words are no terms, so
+    these search the qualified names ending in them (Lexicon.qualified)."""
+    stop, lower = config.stopwords, query.lower()
+    quoted = [w for w in re.findall(r"`(\w+)`", lower) if w in stop] if "`" in lower else []
+    words = lower.split(None, NAMED_STOP_WORDS)
+    before_kind = []
+    if len(words) <= NAMED_STOP_WORDS:
+        words = re.findall(r"\w+", lower)
+        pairs = zip(words, words[1:], strict=False)
+        before_kind = [w for w, n in pairs if w in stop and n in NAME_KINDS]
+    return list(dict.fromkeys(quoted + before_kind))
 
 
 def stop_words_note(stops: list[str], names: list[str]) -> str:
