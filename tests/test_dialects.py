@@ -6,8 +6,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pyarrow.parquet as pq
 import pytest
-from conftest import EXAMPLE_DOCS, build_bundle
+from conftest import EXAMPLE_DOCS, build_bundle, run_docsmcp
 from docsmcp.chunking.chunk import chunk_file
 from docsmcp.sources.corpus import load_corpus
 from docsmcp.sources.formats.dialects import rewrite, tab_language
@@ -173,6 +174,28 @@ def test_one_line_tabs_are_split_per_language(tmp_path: Path) -> None:
         assert not any(mark in c.text for mark in DIALECT_SYNTAX), c.text
 
 
+def test_code_blocks_after_language_tabs_keep_the_code_table_in_row_order(
+    tmp_path: Path,
+) -> None:
+    """A section's code block after its language tabs belongs to the section's row, which
+    comes before the tabs' rows: React Native's guides wrote code rows 79, 80, 79 and the
+    bundle failed `verify` (and `get_code_examples` called it damaged)."""
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "guide.mdx").write_text(
+        "# Guide\n\n## Create the controller\n\nPick a language.\n\n"
+        '<Tabs groupId="language">\n<TabItem value="objc">\n\n```objc\n#import "A.h"\n```\n\n'
+        '</TabItem>\n<TabItem value="swift">\n\n```swift\nimport UIKit\n```\n\n</TabItem>\n'
+        "</Tabs>\n\nThen build it:\n\n```sh\nxcodebuild\n```\n",
+        encoding="utf-8",
+    )
+    out = build_bundle(docs, tmp_path / "idx")
+    code = pq.read_table(out / "code.parquet").to_pylist()
+    assert [r["row"] for r in code] == sorted(r["row"] for r in code)
+    assert sorted(r["language"] for r in code) == ["bash", "objc", "swift"]
+    assert run_docsmcp("verify", out).returncode == 0
+
+
 def test_explicit_heading_ids_leave_titles_and_keep_ids(tmp_path: Path) -> None:
     """`## Title {#id}` (Docusaurus, mdBook): the title and text read without it and the id is
     the heading's slug in the chunk id (issue 27: it was `title-id`, `guide-guide/...`; links to
@@ -284,8 +307,48 @@ def test_admonitions_attribute_lists_abbreviations_and_reference_links() -> None
     assert out.parse[2] == "Tip: Use `model_validate`\\"
     assert out.display[11] == ""
     assert out.display[12] == "HTML: Hyper Text Markup Language"
-    assert out.display[13] == lines[13]  # a defined reference and code spans are kept
+    # A defined reference shows its URL (a chunk seldom holds the page's definitions); code
+    # spans are kept.
+    assert out.display[13] == (
+        "See [the guide](https://example.com/guide) and [`x[0][1]`] and `y[0][1]`."
+    )
     assert out.tabs == ()
+
+
+def test_github_alerts_read_as_their_label_and_reference_links_show_their_url() -> None:
+    """Electron's API pages: `> [!NOTE]` 305 times shown as written, and 460 `[text][label]`
+    links whose definitions, at the page's end, no chunk holds."""
+    lines = [
+        "> [!NOTE]",
+        "> The `ready` event fires once.",
+        "",
+        ">  [!warning]  ",
+        "- > [!TIP]",
+        "Call [`app.quit()`][quit] or see [Apple's docs][Activity  Type] or [Collapsed][].",
+        "Undefined [text][nope]; `[code][quit]`; [spaced][spaced].",
+        "",
+        "```md",
+        "> [!NOTE]",
+        "```",
+        "",
+        "[quit]: app.md#appquit",
+        "[activity type]: https://developer.apple.com/x 'Title'",
+        "[collapsed]: <./a.md>",
+        "[spaced]: <a b.md>",
+    ]
+    out = rewrite(lines)
+    assert out.display[:7] == [
+        "> Note:",
+        "> The `ready` event fires once.",
+        "",
+        ">  Warning:",
+        "- > [!TIP]",  # (a list item holding the quote: not an alert GitHub shows)
+        "Call [`app.quit()`](app.md#appquit) or see [Apple's docs](https://developer.apple.com/x)"
+        " or [Collapsed](./a.md).",
+        "Undefined text; `[code][quit]`; [spaced][spaced].",
+    ]
+    assert out.display[9] == "> [!NOTE]"  # in code: as written
+    assert out.parse[:7] == out.display[:7]
 
 
 def test_an_admonition_holding_two_blank_lines_ends_where_its_indent_does(tmp_path: Path) -> None:

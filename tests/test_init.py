@@ -9,7 +9,8 @@ import numpy as np
 import pyarrow.parquet as pq
 import pytest
 from conftest import FUZZ, build_bundle, corpus, run_docsmcp, write_tree
-from docsmcp.commands.init import _sections, propose, validate_proposal
+from docsmcp.commands.init import propose, validate_proposal
+from docsmcp.commands.init_strategy import sections
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -205,6 +206,34 @@ def test_coding_agents_instruction_files_are_excluded(tmp_path):
     out = build_bundle(docs, tmp_path / "idx")
     paths = set(pq.read_table(out / "pages.parquet", columns=["path"]).column("path").to_pylist())
     assert paths == {"index.md", "packages/mock/README.md", "guides/claude.md"}
+
+
+def test_a_file_the_build_cannot_read_is_excluded_with_its_reason(tmp_path):
+    """LangChain's docs: three pages over the size limit made init propose a manifest that
+    failed its own validation, so `init --write` wrote nothing. Each such file is excluded by
+    itself, the report says why, and the proposal builds."""
+    docs = write_tree(
+        tmp_path / "d",
+        {
+            "index.md": _page(),
+            "guides/big [v2].md": "# Big\n\n" + "word " * 500_000,
+            "node_modules/pkg/huge.md": "# Huge\n\n" + "word " * 500_000,
+            "node_modules/pkg/README.md": _page(),
+        },
+    )
+    (docs / "latin1.md").write_bytes(b"# Caf\xe9\n\ntext\n")
+    proposal = propose(docs)
+    big = r"guides/big \[v2\].md"  # (a glob: its brackets escaped)
+    assert proposal.manifest["exclude"] == ["**/node_modules/**", big, "latin1.md"]
+    report = "\n".join(proposal.report())
+    assert f"exclude {big}: the build cannot read it: file is 2,500,007 bytes;" in report
+    assert "exclude latin1.md: the build cannot read it: not valid UTF-8 at column 6" in report
+    result = run_docsmcp("init", "--docs-dir", docs, "--write", check=False)
+    assert result.returncode == 0, result.stderr
+    assert (docs / ".docs-mcp.json").exists()
+    out = build_bundle(docs, tmp_path / "idx")
+    paths = set(pq.read_table(out / "pages.parquet", columns=["path"]).column("path").to_pylist())
+    assert paths == {"index.md"}
 
 
 def test_an_mdbook_table_of_contents_is_excluded_and_still_orders_the_pages(tmp_path):
@@ -438,6 +467,6 @@ def test_sections_are_measured_where_the_chunker_splits() -> None:
     """A page that opens its sections with `###` (Starlette) splits at them under h2, as the
     chunker does (chunking/levels.py): init's sizes are the chunks' sizes."""
     body = "intro\n### A\n" + "a" * 50 + "\n#### A1\nx\n### B\n" + "b" * 30 + "\n"
-    assert [size > 0 for size in _sections(body, 2)] == [True] * 3
-    assert len(_sections(body, 3)) == 4
-    assert len(_sections("# T\n## S\ns\n### D\nd\n", 2)) == 2
+    assert [size > 0 for size in sections(body, 2)] == [True] * 3
+    assert len(sections(body, 3)) == 4
+    assert len(sections("# T\n## S\ns\n### D\nd\n", 2)) == 2

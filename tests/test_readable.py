@@ -541,3 +541,24 @@ def test_a_script_block_with_blank_lines_leaves_nothing_in_markdown(tmp_path: Pa
         assert leaked not in chunk.text and leaked not in chunk.search_text, leaked
     assert "Thanks to all." in chunk.text and "More text." in chunk.text
     assert (chunk.line_start, chunk.line_end) == (1, 17)
+
+
+def test_a_comment_around_a_fenced_block_leaves_nothing(tmp_path: Path) -> None:
+    """CommonMark reads an HTML comment to its `-->`, fences and all: Electron's API pages
+    comment out a YAML block of each method's history (112 blocks in 26 pages), which was
+    indexed and led the method's snippet."""
+    docs = _write(
+        tmp_path,
+        {
+            "api.md": "# ipcRenderer\n\n### `ipcRenderer.invoke(channel)`\n\n<!--\n"
+            "```YAML history\nadded:\n  - pr-url: https://github.com/electron/pull/18449\n"
+            "```\n-->\n\n* `channel` string\n\n```js\n// <!-- a comment in code stays\n"
+            "ipcRenderer.invoke('x')\n```\n",
+        },
+    )
+    (chunk,) = _chunks(docs, "api.md")
+    for leaked in ("pr-url", "YAML", "history"):
+        assert leaked not in chunk.search_text, leaked
+    assert "pr-url" not in chunk.text and "```YAML" not in chunk.text
+    assert "* `channel` string" in chunk.text
+    assert "// <!-- a comment in code stays" in chunk.text  # code is never touched

@@ -89,6 +89,41 @@ def test_file_over_the_size_limit_is_refused_unread(tmp_path: Path) -> None:
     ]
 
 
+def test_embedded_data_uris_are_dropped_and_do_not_count_against_the_size_limit(
+    tmp_path: Path,
+) -> None:
+    """Base64 images pasted into a page (LangChain's integration pages, notebooks saved as
+    markdown): no reader sees their characters. A 3 MB page of them failed the whole build and
+    another made a chunk of 600,000 characters; their URLs are now empty, and the page is read
+    when it is within the limit without them (up to 8 times it)."""
+    blob = "QUJD" * (limits.MAX_FILE_BYTES // 4)  # 2 MiB of base64 alone
+    write_tree(
+        tmp_path,
+        {
+            "big.md": f"# Big\n\n![Diagram](data:image/png;base64,{blob})\n\n"
+            f'<img alt="Photo" src="data:image/jpeg;base64,{blob[:300_000]}">\n\nText after.\n',
+            "small.md": "# Small\n\nInline ![dot](data:image/gif;base64,R0lGODlhAQABAAAAACw=) "
+            "stays: a short URI is no payload.\n",
+        },
+    )
+    assert (tmp_path / "big.md").stat().st_size > limits.MAX_FILE_BYTES
+    collected = collect_docs(tmp_path, seconds=BUDGET)
+    assert collected.problems == []
+    (big,) = [c for c in collected.chunks if c.path == "big.md"]
+    assert "base64" not in big.text and "![Diagram]()" in big.text
+    assert "Photo" in big.search_text and "Text after." in big.text
+    assert (big.line_start, big.line_end) == (1, 7)
+    (small,) = [c for c in collected.chunks if c.path == "small.md"]
+    assert "base64,R0lGOD" in small.text
+    # Over the limit even without them: refused as before, with the same line.
+    write_tree(tmp_path, {"big.md": f"# Big\n\n{'word ' * (limits.MAX_FILE_BYTES // 5)}\n{blob}"})
+    size = (tmp_path / "big.md").stat().st_size
+    assert problems_of(collect_docs(tmp_path, seconds=BUDGET)) == [
+        f"big.md: file is {size:,} bytes; at most {limits.MAX_FILE_BYTES:,} bytes are allowed "
+        "per file; split it or leave it out"
+    ]
+
+
 def test_size_limit_is_inclusive(tmp_path: Path) -> None:
     text = "# T\n\n" + "x" * (limits.MAX_FILE_BYTES - 6) + "\n"
     write_tree(tmp_path, {"a.md": text})

@@ -10,6 +10,9 @@ The proposal is made from names and structure only, never from a list of known p
   Prettier's root holds 400 markdown fixtures) and coding agents' instruction files (`AGENTS.md`,
   `CLAUDE.md`, `GEMINI.md`, `copilot-instructions.md`), and an mdBook's table of contents
   (`SUMMARY.md`, read for the pages' titles and order), each only when such files exist.
+  Files the build cannot read (over the size limit, not UTF-8, too many lines or table cells)
+  are excluded one by one, each with the reason in the report, so the proposal builds; the
+  user mends such a file and drops its exclude.
   Changelogs and release notes stay in (for a protocol spec the changelog *is*
   documentation): the build gives them the page role `changelog` (enrich/roles.py), which
   ranks them below other pages unless a query asks about changes; the report counts them.
@@ -50,12 +53,11 @@ temporary folder of symlinks holding the proposal as its root manifest).
 from __future__ import annotations
 
 import json
-import math
 import os
 import re
 import tempfile
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -63,11 +65,18 @@ from docsmcp_runtime.distribution.swap import replace_file
 from docsmcp_runtime.search.languages import SDK_LANGUAGES as _SDK_LANGUAGES
 from docsmcp_runtime.search.languages import normalise_language
 
-from docsmcp.chunking.levels import structural_levels
-from docsmcp.common.budget import TooSlow, memory_limit, parse_megabytes, parse_seconds, time_limit
+from docsmcp.commands.init_strategy import (
+    DEEPER_GAIN,
+    LEVELS,
+    MAX_CHUNK_CEILING,
+    MAX_CHUNK_FLOOR,
+    MIN_SECTION_CHARS,
+    TARGET_SECTION_CHARS,
+    as_markdown,
+    strategy,
+)
 from docsmcp.enrich.roles import CHANGELOG, classify
-from docsmcp.sources.discover import MANIFEST_NAME, scan, source_roots
-from docsmcp.sources.formats.fences import fenced_lines
+from docsmcp.sources.discover import MANIFEST_NAME, matches_any, scan, source_roots
 from docsmcp.sources.manifest import MAX_METADATA_VALUE
 from docsmcp.sources.navfiles import read_nav, summary_line, tables_of_contents
 from docsmcp.sources.settings import load_file
@@ -75,19 +84,6 @@ from docsmcp.sources.translations import detect as detect_translations
 from docsmcp.sources.variants import detect as detect_variants
 from docsmcp.sources.versions import DESCRIPTION as VERSION_DESCRIPTION
 from docsmcp.sources.versions import detect as detect_versions
-
-# The typical section size init aims for, in characters (about 1,000 tokens): "half of the
-# text lies in sections of at most this size".
-TARGET_SECTION_CHARS = 4000
-# Bytes of reST/HTML files converted to measure their sections (the rest are sampled).
-CONVERT_SAMPLE_BYTES = 4 << 20
-# A deeper heading level must shrink the typical section by at least this factor to be chosen.
-DEEPER_GAIN = 0.75
-# ... and leave it at least this long: sections of a few lines lose their context.
-MIN_SECTION_CHARS = 1000
-MAX_CHUNK_FLOOR = 4000
-MAX_CHUNK_CEILING = 20000
-LEVELS = ("h1", "h2", "h3")
 
 # Parts of a folder name that say "an SDK" rather than name a product.
 _GENERIC = frozenset({"sdk", "sdks", "client", "clients", "lib", "libs", "library", "api", "docs"})
@@ -110,7 +106,6 @@ _CHANGES = re.compile(r"changelog|changes|release", re.IGNORECASE)
 # Copilot), not documentation for its users: Jest's `packages/jest-mock/CLAUDE.md` answered
 # "replace a whole module with a fake" above the docs' page on mocking modules.
 _AGENT_FILES = ("AGENTS.md", "CLAUDE.md", "GEMINI.md", "copilot-instructions.md")
-_HEADING = re.compile(r" {0,3}(#{1,6})(?:[ \t]|$)")
 
 DESCRIPTIONS = {
     "language": "Programming language of the SDK the page documents (from folder names).",
@@ -128,12 +123,13 @@ class Proposal:
     excluded: dict[str, int]  # exclude glob -> files it leaves out
     changelogs: int  # files kept with the page role `changelog` (indexed, ranked lower)
     level: str
-    medians: dict[str, int]  # level -> typical section size (characters, see _strategy)
+    medians: dict[str, int]  # level -> typical section size (characters: init_strategy.py)
     max_chunk_size: int
     nested: list[str] = field(default_factory=list)  # manifests below the root
     latest: str = ""  # the latest version and why, for the report ("" without versions)
     default: tuple[str, str] = ("", "")  # a variant key and its default with why (variants.py)
     translations: str = ""  # the translations left out, for the report (sources/translations.py)
+    unreadable: dict[str, str] = field(default_factory=dict)  # exclude glob -> why
 
     def text(self) -> str:
         """The manifest as written: sorted keys, two-space indent, final newline."""
@@ -142,7 +138,12 @@ class Proposal:
     def report(self) -> list[str]:
         lines = [f"{self.files} files"]
         for glob, count in sorted(self.excluded.items()):
-            lines.append(f"exclude {glob}: {count} files")
+            why = self.unreadable.get(glob)
+            lines.append(
+                f"exclude {glob}: the build cannot read it: {why}"
+                if why
+                else f"exclude {glob}: {count} files"
+            )
         if self.translations:
             lines.append(self.translations)
         if self.changelogs:
@@ -292,120 +293,32 @@ def _products(tree: _Tree, languages: Mapping[str, tuple[str, str]]) -> dict[str
     return out if len(set(out.values())) >= 2 else {}
 
 
-def _sections(body: str, level: int) -> list[int]:
-    """Character sizes of the sections a file splits into at headings of ``level`` or
-    shallower (outside code fences; their structural level, as the chunker splits:
-    chunking/levels.py), the text before the first one included."""
-    lines = body.split("\n")
-    fenced = fenced_lines(lines)
-    written = [
-        (i, len(m.group(1)))
-        for i, (line, in_fence) in enumerate(zip(lines, fenced, strict=True))
-        if not in_fence and (m := _HEADING.match(line)) is not None
-    ]
-    starts = {
-        i
-        for (i, _), lv in zip(written, structural_levels(w for _, w in written), strict=True)
-        if lv <= level
-    }
-    sizes: list[int] = []
-    current = 0
-    for i, line in enumerate(lines):
-        if i in starts:
-            if current:
-                sizes.append(current)
-            current = 0
-        current += len(line) + 1
-    if body.strip():
-        sizes.append(max(current, 1))
-    return [s for s in sizes if s > 1]
-
-
-def _weighted(sizes: Sequence[int], share: float) -> int:
-    """The smallest size S such that ``share`` of all the characters lie in sections of at
-    most S characters (``sizes`` sorted); 0 for no sections."""
-    total = sum(sizes)
-    running = 0
-    for size in sizes:
-        running += size
-        if running >= share * total:
-            return size
-    return 0
-
-
-def _strategy(bodies: Iterable[str]) -> tuple[str, dict[str, int], int]:
-    """(chunk_by, the typical section size of each level, max_chunk_size); see the module
-    docstring for the rule."""
-    per_level: dict[str, list[int]] = {lv: [] for lv in LEVELS}
-    for body in bodies:
-        for n, lv in enumerate(LEVELS, start=1):
-            per_level[lv].extend(_sections(body, n))
-    for sizes in per_level.values():
-        sizes.sort()
-    typical = {lv: _weighted(sizes, 0.5) for lv, sizes in per_level.items()}
-    if not per_level["h1"]:
-        return "h2", typical, MAX_CHUNK_CEILING
-
-    def distance(lv: str) -> float:
-        return abs(math.log(max(typical[lv], 1) / TARGET_SECTION_CHARS))
-
-    level = LEVELS[0]
-    for deeper in LEVELS[1:]:
-        # Too long a section is worse than too short a one (a hit of a whole page costs the
-        # agent its tokens and ranks by everything on it): deeper while over the target.
-        wanted = typical[level] > TARGET_SECTION_CHARS or distance(deeper) < distance(level)
-        shrinks = MIN_SECTION_CHARS <= typical[deeper] <= DEEPER_GAIN * typical[level]
-        if not (wanted and shrinks):
-            break
-        level = deeper
-    p90 = _weighted(per_level[level], 0.9)
-    max_size = min(MAX_CHUNK_CEILING, max(MAX_CHUNK_FLOOR, math.ceil(p90 / 1000) * 1000))
-    return level, typical, max_size
-
-
-def _as_markdown(bodies: Mapping[str, str]) -> list[str]:
-    """The texts the strategy measures: markdown as it is, and the other formats (reST, saved
-    HTML) as the builder converts them, since their headings are not `#` lines (a Sphinx
-    project was measured as one section per page and proposed h1). Converting costs ~35 ms a
-    reST page: past CONVERT_SAMPLE_BYTES of such files, an evenly spaced sample of them (in path
-    order, so the proposal is the same every run) is converted."""
-    from docsmcp.sources.convert import converter_for
-
-    out = [body for path, body in bodies.items() if converter_for(path) is None]
-    other = sorted(path for path in bodies if converter_for(path) is not None)
-    total = sum(len(bodies[path]) for path in other)
-    step = max(1, math.ceil(total / CONVERT_SAMPLE_BYTES))
-    seconds, megabytes = parse_seconds(), parse_megabytes()
-    for path in other[::step]:
-        convert = converter_for(path)
-        assert convert is not None
-        try:  # under the build's own budgets: a file past them is plain text there
-            with time_limit(seconds), memory_limit(megabytes):
-                out.append(convert(path, bodies[path]).text)
-        except (TooSlow, MemoryError):
-            continue
-    return out
-
-
-def _read_tree(docs_dir: Path) -> tuple[_Tree, dict[str, str]]:
+def _read_tree(docs_dir: Path) -> tuple[_Tree, dict[str, str], dict[str, str]]:
+    """The pages, their text, and the files the build cannot read with the first reason."""
     listing = scan(docs_dir)
     roots = source_roots(docs_dir)
     bodies: dict[str, str] = {}
+    unreadable: dict[str, str] = {}
     for entry in listing.markdown:
         if entry.refusal or entry.skip:
             continue
-        source, _ = load_file(docs_dir, entry.path, None, roots)
+        source, problems = load_file(docs_dir, entry.path, None, roots)
         if source is not None:
             bodies[entry.path] = source.body
+        elif problems:
+            unreadable[entry.path] = problems[0].message
     manifests = tuple(e.path for e in listing.manifests if e.refusal is None and e.skip is None)
-    return _Tree(tuple(sorted(bodies)), manifests), bodies
+    return _Tree(tuple(sorted(bodies)), manifests), bodies, unreadable
 
 
 def propose(docs_dir: Path) -> Proposal:
     """The proposed manifest of ``docs_dir`` with what it is based on."""
     docs_dir = Path(docs_dir)
-    tree, bodies = _read_tree(docs_dir)
+    tree, bodies, unreadable = _read_tree(docs_dir)
     excluded = _excludes(tree, bodies, docs_dir)
+    # Each file the build cannot read, by itself, unless a glob above leaves it out already.
+    unreadable = {p: m for p, m in unreadable.items() if not matches_any(excluded, p)}
+    excluded.update({_glob_escape(p): [p] for p in unreadable})
     left_out = {p for paths in excluded.values() for p in paths}
     translations = detect_translations(p for p in tree.paths if p not in left_out)
     excluded.update({glob: list(paths) for glob, paths in translations.globs.items()})
@@ -457,7 +370,7 @@ def propose(docs_dir: Path) -> Proposal:
                 metadata.update(assigned)
         for key, value in metadata.items():
             values[key][value] += 1
-    level, medians, max_size = _strategy(_as_markdown({p: bodies[p] for p in kept.paths}))
+    level, medians, max_size = strategy(as_markdown({p: bodies[p] for p in kept.paths}))
     manifest["strategy"] = {"chunk_by": level, "max_chunk_size": max_size}
     if excluded:
         manifest["exclude"] = sorted(excluded)
@@ -484,6 +397,7 @@ def propose(docs_dir: Path) -> Proposal:
         if variants.key in taxonomy
         else ("", ""),
         translations=translations.line(),
+        unreadable={_glob_escape(p): m for p, m in unreadable.items()},
     )
 
 

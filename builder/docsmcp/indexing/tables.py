@@ -336,6 +336,10 @@ def _code_blocks(
                 file_line(parsed.source, m1 - 1) + 1,
             )
         )
+    # Ordered by row (bundle-spec.md), then where each block stands in its chunk: a block after
+    # a section's language tabs belongs to the section's row, before the tabs' rows (React
+    # Native's guides: the bundle failed verify).
+    out.sort(key=lambda r: (r[0], r[2]))
     return out
 
 

@@ -60,13 +60,25 @@ def _chunk_by_from_hint(value: Any) -> tuple[str | None, str | None]:
     return value, None
 
 
+# Embedded `data:` URIs (base64 images pasted into a page, notebooks saved as markdown): no
+# reader sees their characters, and a page of them went over the size limit or made a chunk
+# of 600,000 characters (LangChain's integration pages). Dropped at read time (the URL becomes
+# empty: `![Diagram]()`); a file over the limit is read when it is under it without them, up to
+# EMBEDDED_FACTOR times the limit.
+_DATA_URI = re.compile(r"data:[\w.+-]+/[\w.+-]+(?:;[\w.+-]+=[\w.+-]+)*;base64,[A-Za-z0-9+/=]{64,}")
+EMBEDDED_FACTOR = 8
+
+
 def _read_text(
     docs_dir: Path, path: str, roots: Sequence[Path]
 ) -> tuple[str | None, Problem | None]:
+    limit = MAX_HTML_BYTES if is_html(path) else MAX_FILE_BYTES
     try:
-        raw = read_file(docs_dir, path, roots, MAX_HTML_BYTES if is_html(path) else MAX_FILE_BYTES)
+        raw = read_file(docs_dir, path, roots, limit)
     except Refused as exc:
-        return None, Problem(path, None, f"file {exc}")
+        raw = _under_limit_without_data(docs_dir, path, roots, limit)
+        if raw is None:
+            return None, Problem(path, None, f"file {exc}")
     except OSError as exc:
         return None, Problem(path, None, f"cannot read file: {exc.strerror}; {leave_out(path)}")
     # Offsets are reported in the file as stored, BOM included.
@@ -79,11 +91,27 @@ def _read_text(
             line, message = not_utf8(raw, offset + exc.start)
             return None, Problem(path, line, f"{message}; save it as UTF-8 or {leave_out(path)}")
     text = text.replace("\r\n", "\n").replace("\r", "\n")
+    if "base64," in text:
+        text = _DATA_URI.sub("", text)
     if _INVISIBLE.search(text):
         text = _INVISIBLE.sub("", text)
     if not is_html(path) and (message := _structure_problem(text)):
         return None, Problem(path, None, f"{message}; split it or leave it out")
     return text, None
+
+
+def _under_limit_without_data(
+    docs_dir: Path, path: str, roots: Sequence[Path], limit: int
+) -> bytes | None:
+    """The file over `limit` bytes whose text is within it once its `data:` URIs go (read up to
+    EMBEDDED_FACTOR times the limit), else None."""
+    try:
+        raw = read_file(docs_dir, path, roots, limit * EMBEDDED_FACTOR)
+    except (Refused, OSError):
+        return None
+    if b"base64," not in raw:
+        return None
+    return raw if len(_DATA_URI.sub("", raw.decode("utf-8", "replace"))) <= limit else None
 
 
 # Characters no reader of the rendered page sees, dropped from every text source (bundle-spec.md,

@@ -22,7 +22,10 @@ in either:
 - attribute lists (`{ #anchor .class key=value }`, `{: … }`) at the end of a line or on a line
   of their own are removed; abbreviation definitions `*[HTML]: Hyper Text…` become `HTML: Hyper
   Text…`; reference-style links whose reference the page does not define (mkdocs autorefs,
-  `[`Model`][pydantic.BaseModel]`) keep their text only.
+  `[`Model`][pydantic.BaseModel]`) keep their text only, and those it defines show their URL
+  (`[text][label]` -> `[text](url)`: a chunk seldom holds the page's definitions);
+- GitHub alerts (`> [!NOTE]`, `> [!WARNING]`, ...) become their label (`> Note:`), as GitHub
+  shows a titled callout.
 
 Lines inside fenced code blocks are never touched.
 """
@@ -119,6 +122,12 @@ _ABBREVIATION = re.compile(r"^\*\[([^\]\n]+)\]:[ \t]*(.*)$")
 _REF_DEFINITION = re.compile(r"^[ ]{0,3}\[([^\]\n]+)\]:")
 # `[text][ref]` (no `]` inside either part); `text` may hold code spans and emphasis.
 _REF_LINK = re.compile(r"\[([^\[\]\n]+)\]\[([^\[\]\n]*)\]")
+# A definition's destination: `<...>` (spaces allowed) or a run of non-blanks.
+_REF_URL = re.compile(r"[ \t]*(?:<([^<>\n]*)>|(\S+))")
+# GitHub's alerts: the marker alone on the first line of a blockquote.
+_ALERT = re.compile(
+    r"^([ \t]*(?:>[ \t]*)+)\[!(note|tip|important|warning|caution)\][ \t]*$", re.IGNORECASE
+)
 
 
 @dataclass(frozen=True)
@@ -351,11 +360,14 @@ def _parser() -> MarkdownIt:
 
 def _may_clean(line: str) -> bool:
     """Whether `_inline_cleanup` could change `line` (each of its rewrites needs one of these)."""
-    return "{" in line or "][" in line or line.startswith("*[") or "[#" in line
+    return "{" in line or "][" in line or line.startswith("*[") or "[#" in line or "[!" in line
 
 
-def _inline_cleanup(line: str, defined: set[str]) -> str:
-    """Attribute lists, abbreviation definitions and undefined reference links of one line."""
+def _inline_cleanup(line: str, defined: dict[str, str]) -> str:
+    """Attribute lists, abbreviation definitions, reference links (`defined`: each defined
+    label's URL) and GitHub alerts of one line."""
+    if "[!" in line and (m := _ALERT.match(line)):
+        return f"{m.group(1)}{m.group(2).capitalize()}:"
     if "[#" in line and HEADING.match(line) and (m := _BRACKET_ID.search(line)):
         return line[: m.start()] + f" {{#{m.group(1)}}}"
     if "{" in line and "}" in line:
@@ -396,12 +408,32 @@ def _inline_cleanup(line: str, defined: set[str]) -> str:
     if "][" in line:
 
         def keep_text(m: re.Match[str]) -> str:
-            ref = (m.group(2) or m.group(1)).strip().lower()
-            in_code = line.count("`", 0, m.start()) % 2 == 1
-            return m.group(0) if in_code or ref in defined else m.group(1)
+            ref = " ".join((m.group(2) or m.group(1)).split()).lower()
+            if line.count("`", 0, m.start()) % 2 == 1:
+                return m.group(0)  # in a code span
+            url = defined.get(ref)
+            if url is None:
+                return m.group(1)
+            return f"[{m.group(1)}]({url})" if url else m.group(0)
 
         line = _REF_LINK.sub(keep_text, line)
     return line
+
+
+def _definitions(lines: list[str], code: list[bool]) -> dict[str, str]:
+    """Each reference label the page defines (normalised as CommonMark matches labels) and its
+    URL, where a plain one (else ""; the link is then kept as written); the first wins."""
+    found: dict[str, str] = {}
+    for i, line in enumerate(lines):
+        if "]:" not in line or code[i] or not (m := _REF_DEFINITION.match(line)):
+            continue
+        label = " ".join(m.group(1).split()).lower()
+        if label in found:
+            continue
+        url = _REF_URL.match(line, m.end())
+        target = (url.group(1) if url.group(1) is not None else url.group(2)) if url else None
+        found[label] = target if target and " " not in target and ")" not in target else ""
+    return found
 
 
 def _template_blocks(lines: list[str], code: list[bool]) -> list[str]:
@@ -464,11 +496,7 @@ def rewrite(lines: list[str]) -> Rewritten:
     labels, dedent_admon = _admonitions(out)
     if out != lines:  # (most files have no tabs: the same lines, the same fences)
         code = fenced_lines(out)
-    defined = {
-        m.group(1).strip().lower()
-        for i, line in enumerate(out)
-        if "]:" in line and not code[i] and (m := _REF_DEFINITION.match(line))
-    }
+    defined = _definitions(out, code)
     parse = list(out)
     if not labels and not tab_labels and not any(dedent_admon):
         # Most files: no label or dedent, only the inline cleanup and explicit ids, on the

@@ -417,12 +417,14 @@ def _closer(name: str) -> re.Pattern[str]:
 
 
 def _raw_block_end(lines: list[str], code: list[bool], i: int, name: str, j: int) -> int:
-    """One past the line closing the `<script>`/`<style>` block opened at line `i`, if it closes
-    within MAX_SPAN characters and no code line comes first; else `j` (the paragraph's end)."""
+    """One past the line closing the `<script>`/`<style>` block or comment opened at line `i`,
+    if it closes within MAX_SPAN characters and, but in a comment, no code line comes first;
+    else `j` (the paragraph's end). A comment runs to its `-->` over fences too, as CommonMark
+    reads it (Electron's API pages comment out a fenced YAML block of each method's history)."""
     close = _closer(name)
     read = 0
     for k in range(i, len(lines)):
-        if code[k] or read > MAX_SPAN:
+        if (code[k] and name != "!--") or read > MAX_SPAN:
             return j
         if close.search(lines[k], lines[k].lower().find("<" + name) + 1 if k == i else 0):
             return max(j, k + 1)
