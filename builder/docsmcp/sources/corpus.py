@@ -6,7 +6,7 @@ converted pages) with its settings, the taxonomy, instructions, and all problems
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence, Set
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -27,6 +27,7 @@ from docsmcp.sources.discover import (
 from docsmcp.sources.formats import openapi
 from docsmcp.sources.formats.llms_full import split_llms_full
 from docsmcp.sources.manifest import _governing, _quote, _relative_to, load_manifest
+from docsmcp.sources.mdx_partials import is_partial_page
 from docsmcp.sources.navfiles import Nav, read_nav
 from docsmcp.sources.pdf.extract import PdfOptions, PdfSummary, is_pdf
 from docsmcp.sources.pdf.source import load_pdf
@@ -247,6 +248,53 @@ class _Versioned:
         return self._made[key]
 
 
+def _finish(
+    docs_dir: Path,
+    source: SourceFile,
+    roots: Sequence[Path],
+    unresolved: includes.Unresolved,
+    shared: Set[str] = frozenset(),
+) -> SourceFile:
+    """A page read, with its includes and OpenAPI operations in (`shared`: includes.resolve)."""
+    source = includes.resolve(docs_dir, source, roots, unresolved, shared)
+    source = openapi.with_operation(docs_dir, source, roots)
+    return openapi.with_gitbook_blocks(docs_dir, source, roots)
+
+
+def _with_partials(
+    docs_dir: Path,
+    files: list[SourceFile],
+    roots: Sequence[Path],
+    unresolved: includes.Unresolved,
+    unexpanded: Mapping[str, SourceFile],
+) -> list[SourceFile]:
+    """`files` once MDX partials are settled (mdx_partials.py). A partial one page inlines is
+    part of that page, and no page of its own (is_partial_page). One that several pages inline
+    is template text (Drizzle's 50 get-started pages each inlined the same "apply changes" steps,
+    which took the first five hits from the migrations guide): it stays a page of its own, found
+    once, and those pages are read again without it."""
+    partials = unresolved.partials
+    # A partial page inlined by at most one page that stays is dropped; the pages it inlines
+    # into count no more (a partial's own partial is its importer's). To a fixpoint: dropping
+    # only lowers the counts.
+    dropped: set[str] = set()
+    while (
+        grown := {
+            p for p, pages in partials.items() if is_partial_page(p) and len(pages - dropped) <= 1
+        }
+        - dropped
+    ):
+        dropped |= grown
+    shared = {p for p, pages in partials.items() if len(pages - dropped) > 1}
+    again = {page for p in shared for page in partials[p]} - dropped
+    quiet = includes.Unresolved(docs_dir)  # (what they miss was said the first time)
+    return [
+        _finish(docs_dir, unexpanded[f.path], roots, quiet, shared) if f.path in again else f
+        for f in files
+        if f.path not in dropped
+    ]
+
+
 def load_corpus(
     docs_dir: Path,
     include: Sequence[str] = (),
@@ -286,6 +334,7 @@ def load_corpus(
     files = []
     pdfs: list[PdfSummary] = []
     unresolved = includes.Unresolved(docs_dir)
+    unexpanded: dict[str, SourceFile] = {}  # pages that inlined MDX partials, as read
     nav = read_nav(docs_dir, roots, [e.path for e in listing.markdown])
     titles = nav.titles
     # A saved HTML site is read only when the folder has no markdown or reST sources.
@@ -340,10 +389,11 @@ def load_corpus(
             source = replace(source, manifest=None)  # the version came from no manifest
         if source is not None:
             source = replace(source, nav_title=title) if title else source
-            source = includes.resolve(docs_dir, source, roots, unresolved)
-            source = openapi.with_operation(docs_dir, source, roots)
-            files.append(openapi.with_gitbook_blocks(docs_dir, source, roots))
+            files.append(_finish(docs_dir, source, roots, unresolved))
+            if source.path in unresolved.importers:
+                unexpanded[source.path] = source
     unresolved.log()
+    files = _with_partials(docs_dir, files, roots, unresolved, unexpanded)
     ordered = sorted(manifests.values(), key=lambda m: m.path)
     taxonomy, found = _taxonomy(ordered, files)
     problems.extend(found)

@@ -15,6 +15,7 @@
   `:start-after:`, `:end-before:`, `:start-line:`, `:end-line:` and `:dedent:` select, other
   options go. A path starting with `/` is relative to the docs folder, as Sphinx reads it.
   (rst.py itself never reads a file: docutils' own `include` is off.)
+- MDX partials: `import Setup from './_setup.mdx'`, then a line `<Setup />`: mdx_partials.py.
 
 Every file is read through `discover.read_file`, so only inside the source roots: a path outside
 them, missing or unreadable leaves the directive as it was. An unreadable file gets its page one
@@ -34,7 +35,7 @@ import logging
 import os
 import posixpath
 import re
-from collections.abc import Sequence
+from collections.abc import Sequence, Set
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -42,9 +43,18 @@ from typing import TYPE_CHECKING
 from docsmcp_runtime.search.languages import normalise_language
 
 from docsmcp.common.limits import MAX_FILE_BYTES
+from docsmcp.sources import mdx_partials
 from docsmcp.sources.discover import RST_SUFFIXES, Refused, read_file
 from docsmcp.sources.formats import apidoc, autodoc
 from docsmcp.sources.formats.fences import fenced_lines
+from docsmcp.sources.include_ranges import (
+    MDBOOK_ANCHOR,
+    SNIPPET_SECTION,
+    select_line_ranges,
+    select_mdbook,
+    select_rst,
+    select_section,
+)
 
 if TYPE_CHECKING:
     from docsmcp.model.source import SourceFile
@@ -55,9 +65,7 @@ MAX_DEPTH = 5
 
 _SNIPPET = re.compile(r"""^([ \t]*)-{1,}8<-{1,}[ \t]+(["'])([^"'\n]+)\2[ \t]*$""")
 _SNIPPET_BLOCK = re.compile(r"^[ \t]*-{1,}8<-{1,}[ \t]*$")
-_SNIPPET_SECTION = re.compile(r"-{1,}8<-{1,}[ \t]+\[(start|end):([\w-]+)\]")
 _MDBOOK = re.compile(r"\{\{#(include|rustdoc_include)[ \t]+([^}\s]+)[ \t]*\}\}")
-_MDBOOK_ANCHOR = re.compile(r"\bANCHOR(?:_END)?:[ \t]*([\w-]+)")
 _FASTAPI = re.compile(r"^([ \t]*)\{\*[ \t]+(\S+)((?:[ \t]+\w+\[[^\]\n]*\])*)[ \t]*\*\}[ \t]*$")
 _FASTAPI_LN = re.compile(r"\bln\[([^\]\n]*)\]")
 _RST_INCLUDE = re.compile(r"^([ \t]*)\.\.[ \t]+(literalinclude|include)::[ \t]+(\S+)[ \t]*$")
@@ -74,6 +82,7 @@ class Expanded:
     missing: tuple[str, ...] = ()
     outside: tuple[tuple[str, str], ...] = ()
     api_missing: tuple[str, ...] = ()  # mkdocstrings objects whose source was not found
+    partials: tuple[str, ...] = ()  # MDX partials inlined (mdx_partials.py), docs_dir-relative
 
 
 class _Failures:
@@ -120,8 +129,14 @@ class Unresolved:
         self.outside = _Tally()
         self.outside_paths: list[str] = []  # their real paths (the folder to name)
         self.api = _Tally()  # mkdocstrings objects without source
+        # MDX partials inlined (not missing ones) -> the pages that inlined them.
+        self.partials: dict[str, set[str]] = {}
+        self.importers: set[str] = set()  # the pages that inlined one
 
     def add(self, page: str, expanded: Expanded) -> None:
+        for partial in expanded.partials:
+            self.partials.setdefault(partial, set()).add(page)
+            self.importers.add(page)
         self.missing.add(page, expanded.missing)
         self.outside.add(page, [spec for spec, _ in expanded.outside])
         self.outside_paths.extend(real for _, real in expanded.outside)
@@ -172,15 +187,20 @@ def has_directive(body: str) -> bool:
         or ("{" in body and ("{{#" in body or "{*" in body))
         or "include::" in body
         or ".. auto" in body  # (reST pages only: autodoc.py)
+        or mdx_partials.may_import(body)
     )
 
 
-def expand(docs_dir: Path, path: str, body: str, roots: Sequence[Path]) -> Expanded:
-    """`body` of the page at `path` (relative to docs_dir) with its includes resolved."""
+def expand(
+    docs_dir: Path, path: str, body: str, roots: Sequence[Path], shared: Set[str] = frozenset()
+) -> Expanded:
+    """`body` of the page at `path` (relative to docs_dir) with its includes resolved, but for
+    the MDX partials in `shared` (left as written)."""
     if not has_directive(body):
         return Expanded(body, (), None)
     failures = _Failures()
     reader = _Reader(docs_dir, roots, failures)
+    reader.shared = shared
     lines = body.split("\n")
     if path.lower().endswith(RST_SUFFIXES):
         out, line_map = reader.rst(path, lines, 0)
@@ -194,10 +214,12 @@ def expand(docs_dir: Path, path: str, body: str, roots: Sequence[Path]) -> Expan
     reader.containers = any(
         not code[i] and line.strip() and set(line.strip()) == {":"} for i, line in enumerate(lines)
     )
+    reader.names = mdx_partials.imports(lines, code) if mdx_partials.may_import(body) else {}
     out: list[str] = []
     line_map: list[int] = []
     for number, line in enumerate(lines):
         wanted = reader.block is not None or reader.options or has_directive(line)
+        wanted = wanted or bool(reader.names and "/>" in line)
         pieces = reader.line(path, line, 0, code[number]) if wanted else None
         if pieces is None:
             out.append(line)
@@ -241,11 +263,11 @@ def _finish(
         more = f" ({failures.count} includes left as written)" if failures.count > 1 else ""
         warnings.append(f"{path}: include not resolved: {failures.first}{more}")
     missing, outside = tuple(failures.missing), tuple(failures.outside)
-    api = tuple(reader.api_missing)
+    api, partials = tuple(reader.api_missing), tuple(reader.partials)
     warning = "\n".join(warnings) or None
     if out == lines:
         return Expanded(body, (), warning, missing, outside, api)
-    return Expanded("\n".join(out), tuple(line_map), warning, missing, outside, api)
+    return Expanded("\n".join(out), tuple(line_map), warning, missing, outside, api, partials)
 
 
 class _Reader:
@@ -259,6 +281,10 @@ class _Reader:
         self.api_missing: list[str] = []  # mkdocstrings objects whose source was not found
         self.containers = False  # the page closes `:::` containers: a bare `::: word` is one
         self._sources: apidoc.Sources | None = None
+        self.names: dict[str, str] = {}  # the MDX partials the page being read imports
+        self.partials: list[str] = []  # those inlined (docs_dir-relative paths)
+        self.shared: Set[str] = frozenset()  # partials left as written (resolve)
+        self._found = ""  # the path _read_first read last
 
     # -- one line of a page -----------------------------------------------------------------
 
@@ -276,6 +302,8 @@ class _Reader:
         ):
             self.options = True
             return self._api(identifier)
+        if self.names and not in_code and (use := mdx_partials.use(line, self.names)):
+            return self._partial(page, *use, depth)
         if self.block is not None:
             if _SNIPPET_BLOCK.match(line):
                 paths, self.block = self.block, None
@@ -288,7 +316,7 @@ class _Reader:
             return []
         if m := _SNIPPET.match(line):
             return self._snippet(page, m.group(3), m.group(1), depth)
-        if _SNIPPET_SECTION.search(line):
+        if SNIPPET_SECTION.search(line):
             return []  # a section marker of a file included elsewhere
         if m := _FASTAPI.match(line):
             return self._fastapi(page, m.group(2), m.group(3), m.group(1))
@@ -337,7 +365,7 @@ class _Reader:
         text = self._read_first(candidates, name)
         if text is None:
             return None
-        lines = _rst_select(text.split("\n"), options)
+        lines = select_rst(text.split("\n"), options)
         if kind == "literalinclude" or "literal" in options or "code" in options:
             suffix = posixpath.splitext(name)[1].lstrip(".")
             language = options.get("language") or options.get("code") or ""
@@ -367,13 +395,31 @@ class _Reader:
             return [f'{indent}--8<-- "{spec}"']
         lines = text.split("\n")
         if section:
-            lines = _section(lines, section)
+            lines = select_section(lines, section)
         elif start is not None:
             lines = lines[max(start - 1, 0) : end]
-        lines = [x for x in lines if not _SNIPPET_SECTION.search(x)]
+        lines = [x for x in lines if not SNIPPET_SECTION.search(x)]
         if name.endswith((".md", ".markdown", ".mdx")) and depth + 1 < MAX_DEPTH:
             lines = self._nested(name, lines, depth + 1)
         return [indent + x if x else x for x in lines]
+
+    def _partial(
+        self, page: str, indent: str, spec: str, props: dict[str, str], depth: int
+    ) -> list[str] | None:
+        roots = list(self.roots)
+        text = self._read_first(mdx_partials.candidates(page, spec, self.docs_dir, roots), spec)
+        if text is None or depth + 1 >= MAX_DEPTH or self._found in self.shared:
+            return None
+        self.partials.append(self._found)
+
+        def nested(path: str, lines: list[str]) -> list[str]:
+            saved, self.names = self.names, mdx_partials.page_imports(lines)
+            try:
+                return self._nested(path, lines, depth + 1)
+            finally:
+                self.names = saved
+
+        return mdx_partials.inline(self._found, spec, indent, props, text, nested)
 
     def _mdbook(self, page: str, line: str, depth: int) -> list[str] | None:
         out = line
@@ -387,8 +433,8 @@ class _Reader:
             lines = text.split("\n")
             if text.endswith("\n"):
                 lines = lines[:-1]
-            lines = _mdbook_select(lines, selector)
-            lines = [x for x in lines if not _MDBOOK_ANCHOR.search(x)]
+            lines = select_mdbook(lines, selector)
+            lines = [x for x in lines if not MDBOOK_ANCHOR.search(x)]
             if name.endswith((".md", ".markdown")) and depth + 1 < MAX_DEPTH:
                 lines = self._nested(target, lines, depth + 1)
             out = out[: m.start()] + "\n".join(lines) + out[m.end() :]
@@ -400,7 +446,7 @@ class _Reader:
             return [f"{indent}{{* {name}{options} *}}"]
         lines = text.rstrip("\n").split("\n")
         if m := _FASTAPI_LN.search(options):
-            lines = _line_ranges(lines, m.group(1))
+            lines = select_line_ranges(lines, m.group(1))
         language = normalise_language(posixpath.splitext(name)[1].lstrip(".")) or ""
         fence = "````" if any(x.lstrip().startswith("```") for x in lines) else "```"
         body = [fence + language, *lines, fence]
@@ -422,9 +468,11 @@ class _Reader:
 
     def _nested(self, page: str, lines: list[str], depth: int) -> list[str]:
         out: list[str] = []
-        for line in lines:
+        code = fenced_lines(lines) if self.names else None
+        for k, line in enumerate(lines):
             wanted = self.block is not None or self.options or has_directive(line)
-            pieces = self.line(page, line, depth) if wanted else None
+            wanted = wanted or bool(self.names and "/>" in line)
+            pieces = self.line(page, line, depth, bool(code and code[k])) if wanted else None
             out.extend([line] if pieces is None else pieces)
         return out
 
@@ -462,6 +510,7 @@ class _Reader:
                 continue
             text = raw.decode("utf-8", errors="replace").replace("\r\n", "\n").replace("\r", "\n")
             self.size += len(text)
+            self._found = rel
             return text
         if reason is not None:  # a file that exists and cannot be read: said for its page
             self.failures.add(f"{spec} ({reason})")
@@ -472,91 +521,17 @@ class _Reader:
         return None
 
 
-def _section(lines: list[str], name: str) -> list[str]:
-    """The lines between `--8<-- [start:name]` and `--8<-- [end:name]`."""
-    out: list[str] = []
-    inside = False
-    for line in lines:
-        m = _SNIPPET_SECTION.search(line)
-        if m and m.group(2) == name:
-            inside = m.group(1) == "start"
-            continue
-        if inside:
-            out.append(line)
-    return out
-
-
-def _rst_select(lines: list[str], options: dict[str, str]) -> list[str]:
-    """The lines of an included file that a reST include's options keep."""
-    if lines and lines[-1] == "":
-        lines = lines[:-1]
-    if (after := options.get("start-after")) and (
-        at := next((k for k, x in enumerate(lines) if after in x), None)
-    ) is not None:
-        lines = lines[at + 1 :]
-    if (before := options.get("end-before")) and (
-        at := next((k for k, x in enumerate(lines) if before in x), None)
-    ) is not None:
-        lines = lines[:at]
-    first, last = (_int(options.get(k, "")) for k in ("start-line", "end-line"))
-    lines = lines[first:last]  # 0-based, as docutils reads them
-    if wanted := options.get("lines"):
-        lines = _line_ranges(lines, wanted.replace("-", ":"))
-    if (dedent := options.get("dedent", "")).isdigit():
-        lines = [x[int(dedent) :] if x[: int(dedent)].strip() == "" else x.lstrip() for x in lines]
-    return lines
-
-
-def _int(text: str) -> int | None:
-    return int(text) if text.strip().lstrip("-").isdigit() else None
-
-
-def _mdbook_select(lines: list[str], selector: str) -> list[str]:
-    """mdBook's `:10`, `:10:20`, `::20`, `:name` selections (1-based, inclusive)."""
-    if not selector:
-        return lines
-    parts = selector.split(":")
-    if all(p.isdigit() or not p for p in parts) and len(parts) <= 2:
-        start = int(parts[0]) if parts[0] else 1
-        end = int(parts[1]) if len(parts) == 2 and parts[1] else None
-        if len(parts) == 1:
-            return lines[start - 1 :]
-        return lines[start - 1 : end]
-    out: list[str] = []
-    inside = False
-    for line in lines:
-        m = _MDBOOK_ANCHOR.search(line)
-        if m and m.group(1) == selector:
-            inside = "ANCHOR_END" not in line
-            continue
-        if inside:
-            out.append(line)
-    return out
-
-
-def _line_ranges(lines: list[str], spec: str) -> list[str]:
-    """FastAPI's `ln[1:5,8]`: those lines (1-based, inclusive), in order."""
-    keep: list[int] = []
-    for part in spec.split(","):
-        a, _, b = part.strip().partition(":")
-        if not a.strip().isdigit():
-            continue
-        first = int(a)
-        last = int(b) if b.strip().isdigit() else (len(lines) if b == "" and ":" in part else first)
-        keep.extend(range(first, min(last, len(lines)) + 1))
-    return [lines[k - 1] for k in dict.fromkeys(keep) if 0 < k <= len(lines)] or lines
-
-
 def resolve(
     docs_dir: Path,
     source: SourceFile,
     roots: Sequence[Path],
     unresolved: Unresolved | None = None,
+    shared: Set[str] = frozenset(),
 ) -> SourceFile:
-    """`source` with its includes resolved (its `body` and `line_map`); warns in one line
-    about what could not be read, and adds what was missing or outside the source roots to
-    `unresolved` (the build's summary; None: warned here too)."""
-    expanded = expand(docs_dir, source.path, source.body, roots)
+    """`source` with its includes resolved (its `body` and `line_map`), but for the MDX partials
+    in `shared`; warns in one line about what could not be read, and adds what was missing or
+    outside the source roots to `unresolved` (the build's summary; None: warned here too)."""
+    expanded = expand(docs_dir, source.path, source.body, roots, shared)
     for line in (expanded.warning or "").splitlines():
         log.warning("%s", line)
     if unresolved is not None:

@@ -1,0 +1,209 @@
+"""MDX partials: a markdown file a page imports as a component and renders where the component
+stands, inlined there before parsing (includes.py calls this for every markdown page).
+
+    import SetupEnv from '@mdx/get-started/SetupEnv.mdx';   <- an import of a .md/.mdx file
+    ...
+    <SetupEnv env_variable='DATABASE_URL' />                <- a line holding only its tag
+
+Docusaurus (`import Partial from './_partial.mdx'`, `@site/...`), Mintlify snippets
+(`import X from '/snippets/x.mdx'`) and Astro or Next.js sites (aliases of their `tsconfig.json`
+`compilerOptions.paths`, `@mdx/*` -> `src/mdx/*`) render them so; before, the page showed nothing
+there (Drizzle's get-started pages are made of them, 99 pages) and the partial was a page of its
+own that the site never serves.
+
+- Where the file is: relative to the page (`./`, `../`); `/x` in the docs folder, then in each
+  source root; `@site/x` in the folder holding `docusaurus.config.*` (the docs folder or a
+  folder above it); `@alias/x` by the nearest `tsconfig.json`/`jsconfig.json` above the docs
+  folder that maps it, else `src/alias/x` or `alias/x` beside that file. Every read is the
+  include reader's (only inside the source roots, within the size limits).
+- What is inlined: the file's text without its frontmatter and `import`/`export` statements,
+  its own partials resolved (up to includes.MAX_DEPTH levels), `{props.NAME}` replaced by the
+  string the tag gives NAME, each line at the tag's indent.
+- A tag that is not alone on its line (inline text), or whose file cannot be found, is left as
+  written (a missing file is counted in the build's include summary, as other includes are).
+- A partial one page inlines is part of that page: when its name or a folder of its path starts
+  with `_` (Docusaurus' rule), or it lies in a `snippets` or `partials` folder (Mintlify's), it
+  is no page of its own (`is_partial_page`). One that several pages inline is template text
+  (Drizzle's "apply changes" steps on 50 get-started pages took the first five hits for
+  "generate and apply migrations" from the migrations guide): it is left as written in them and
+  stays a page of its own, found once (corpus._with_partials).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import posixpath
+import re
+from collections.abc import Callable
+from pathlib import Path
+
+from docsmcp.sources.formats.fences import fenced_lines
+from docsmcp.sources.formats.mdx import drop_esm
+from docsmcp.sources.frontmatter import split_frontmatter
+
+# `import Name from "path.mdx";` on a line of its own.
+_IMPORT = re.compile(
+    r"""^import[ \t]+([A-Za-z_$][\w$]*)[ \t]+from[ \t]+(["'])([^"'\n]+\.mdx?)\2[ \t]*;?[ \t]*$"""
+)
+# A line holding only a self-closing tag: its indent, name and props.
+_USE = re.compile(r"^([ \t]*)<([A-Za-z_$][\w$]*)((?:[ \t][^<>]*?)?)[ \t]*/>[ \t]*$")
+_STRING_PROP = re.compile(
+    r"""([A-Za-z_$][\w$-]*)=(?:"([^"\n]*)"|'([^'\n]*)'|\{["']([^"'\n]*)["']\})"""
+)
+_PROPS_USE = re.compile(r"\{[ \t]*props\.([A-Za-z_$][\w$]*)[ \t]*\}")
+_DOCUSAURUS_CONFIGS = tuple(f"docusaurus.config.{x}" for x in ("js", "ts", "mjs", "cjs"))
+_TS_CONFIGS = ("tsconfig.json", "jsconfig.json")
+_PARTIAL_FOLDERS = frozenset({"snippets", "partials"})
+# A JSON string (kept) or a comment (dropped): tsconfig files hold both, and `"@mdx/*"` holds
+# what looks like a comment's start.
+_STRING_OR_COMMENT = re.compile(r'("(?:[^"\\\n]|\\.)*")|//[^\n]*|/\*.*?\*/', re.DOTALL)
+# Anywhere in a page: whether it imports a partial at all.
+IMPORT_ANYWHERE = re.compile(
+    r"""^import[ \t]+[A-Za-z_$][\w$]*[ \t]+from[ \t]+["'][^"'\n]+\.mdx?["']""", re.MULTILINE
+)
+
+Read = Callable[[list[str], str], "str | None"]  # (candidates, spec) -> text, as includes reads
+
+
+def may_import(body: str) -> bool:
+    """Whether `body` imports a partial (substring tests first: most pages have no import)."""
+    return "import " in body and ".md" in body and IMPORT_ANYWHERE.search(body) is not None
+
+
+def imports(lines: list[str], code: list[bool]) -> dict[str, str]:
+    """Each component name the page imports from a .md/.mdx file -> the path as written."""
+    return {
+        # (a JavaScript string: `'./\_setup.md'`, as Prettier escapes markdown, is `./_setup.md`)
+        m.group(1): re.sub(r"\\(.)", r"\1", m.group(3))
+        for i, line in enumerate(lines)
+        if not code[i] and line.startswith("import") and (m := _IMPORT.match(line))
+    }
+
+
+def use(line: str, names: dict[str, str]) -> tuple[str, str, dict[str, str]] | None:
+    """(indent, imported path, string props) when `line` holds only the tag of an imported
+    partial, else None."""
+    if "/>" not in line:
+        return None
+    m = _USE.match(line)
+    if m is None or m.group(2) not in names:
+        return None
+    props = {
+        p.group(1): next(g for g in p.groups()[1:] if g is not None)
+        for p in _STRING_PROP.finditer(m.group(3))
+    }
+    return m.group(1), names[m.group(2)], props
+
+
+def candidates(page: str, spec: str, docs_dir: Path, roots: list[Path]) -> list[str]:
+    """Where the file `spec` imported by `page` may be, relative to docs_dir (first found wins)."""
+    if spec.startswith(("./", "../")):
+        return [posixpath.normpath(posixpath.join(posixpath.dirname(page), spec))]
+    if spec.startswith("/"):
+        rest = spec.lstrip("/")
+        out = [rest]
+        out += [os.path.relpath(os.path.join(root, rest), docs_dir) for root in roots]
+        return list(dict.fromkeys(posixpath.normpath(c) for c in out))
+    if spec.startswith("@site/"):
+        site = _above(docs_dir, roots, _DOCUSAURUS_CONFIGS)
+        return [os.path.relpath(os.path.join(site, spec[6:]), docs_dir)] if site else []
+    if spec.startswith("@") or "/" in spec:
+        return _aliased(spec, docs_dir, roots)
+    return [posixpath.normpath(posixpath.join(posixpath.dirname(page), spec))]
+
+
+def inline(
+    page: str,
+    spec: str,
+    indent: str,
+    props: dict[str, str],
+    text: str,
+    nested: Callable[[str, list[str]], list[str]],
+) -> list[str]:
+    """The lines a partial's `text` stands for at a tag of `indent` with `props`; `nested`
+    resolves the partial's own includes and partials (as a page at its path)."""
+    body = split_frontmatter(text).body if text.startswith("---") else text
+    lines = body.split("\n")
+    if "{" in body and "props." in body:
+        lines = [_PROPS_USE.sub(lambda m: props.get(m.group(1), m.group(0)), x) for x in lines]
+    # Its imports are its own build-time code: dropped once its own partials are in (the tag's
+    # indent would hide them from the page's MDX pass).
+    lines = drop_esm(nested(page, lines))
+    while lines and not lines[-1].strip():
+        lines.pop()
+    while lines and not lines[0].strip():
+        lines.pop(0)
+    return [indent + x if x.strip() else "" for x in lines]
+
+
+def page_imports(lines: list[str]) -> dict[str, str]:
+    """`imports` of a page's lines (an import shown in a code block is none)."""
+    return imports(lines, fenced_lines(lines))
+
+
+def is_partial_page(path: str) -> bool:
+    """Whether an inlined partial at `path` is no page of its own (see the module docstring)."""
+    parts = path.split("/")
+    return any(p.startswith("_") for p in parts) or any(p in _PARTIAL_FOLDERS for p in parts[:-1])
+
+
+# -- aliases ------------------------------------------------------------------------------------
+
+
+def _ancestors(docs_dir: Path, roots: list[Path]) -> list[Path]:
+    """docs_dir and the folders above it, up to the outermost source root holding it."""
+    here = docs_dir.resolve()
+    tops = [r.resolve() for r in roots if here == r.resolve() or r.resolve() in here.parents]
+    top = min(tops, key=lambda r: len(r.parts)) if tops else here
+    out = [here]
+    while out[-1] != top and out[-1].parent != out[-1]:
+        out.append(out[-1].parent)
+    return out
+
+
+def _above(docs_dir: Path, roots: list[Path], names: tuple[str, ...]) -> Path | None:
+    """The nearest folder at or above docs_dir (within the roots) holding one of `names`."""
+    for folder in _ancestors(docs_dir, roots):
+        if any((folder / n).is_file() for n in names):
+            return folder
+    return None
+
+
+def _aliased(spec: str, docs_dir: Path, roots: list[Path]) -> list[str]:
+    head, _, rest = spec.partition("/")
+    out: list[str] = []
+    config = _above(docs_dir, roots, _TS_CONFIGS)
+    if config is not None:
+        for base, targets in _ts_paths(str(config)):
+            if base == head + "/*":
+                out += [os.path.join(t[: -len("*")], rest) for t in targets if t.endswith("*")]
+        bare = head.lstrip("@")
+        out += [str(config / "src" / bare / rest), str(config / bare / rest)]
+    return list(dict.fromkeys(posixpath.normpath(os.path.relpath(c, docs_dir)) for c in out))
+
+
+def _ts_paths(folder: str) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    """`compilerOptions.paths` of the folder's tsconfig/jsconfig, targets made absolute from
+    `baseUrl` (comments and trailing commas allowed, as TypeScript reads them); () if none."""
+    for name in _TS_CONFIGS:
+        try:
+            raw = Path(folder, name).read_text(encoding="utf-8", errors="replace")[:1_000_000]
+        except OSError:
+            continue
+        try:
+            bare = _STRING_OR_COMMENT.sub(lambda m: m.group(1) or "", raw)
+            data = json.loads(re.sub(r",(\s*[}\]])", r"\1", bare))
+        except ValueError:
+            return ()
+        options = data.get("compilerOptions") if isinstance(data, dict) else None
+        paths = options.get("paths") if isinstance(options, dict) else None
+        if not isinstance(paths, dict):
+            return ()
+        base = os.path.join(folder, str(options.get("baseUrl") or "."))
+        return tuple(
+            (str(k), tuple(os.path.join(base, str(t)) for t in v if isinstance(t, str)))
+            for k, v in paths.items()
+            if isinstance(v, list)
+        )
+    return ()

@@ -1,0 +1,91 @@
+"""MDX partials (sources/mdx_partials.py): a markdown file a page imports as a component is
+inlined where the component's tag stands, as Docusaurus, Mintlify and Astro sites render it, and
+is no page of its own. Before, the page showed nothing there (Drizzle's get-started pages, React
+Native's environment guide) and the partials were pages the site never serves."""
+
+from __future__ import annotations
+
+import pyarrow.parquet as pq
+from conftest import build_bundle, run_docsmcp, write_tree
+from docsmcp.sources.includes import expand
+from docsmcp_runtime.bundle.reader import open_bundle
+
+
+def _pages(bundle) -> set[str]:
+    return set(pq.read_table(bundle / "pages.parquet", columns=["path"])["path"].to_pylist())
+
+
+def _page_text(bundle, path: str) -> str:
+    b = open_bundle(bundle)
+    return "\n".join(b.text(r) for r in range(b.n_chunks) if b.id(r).startswith(path + "#"))
+
+
+def test_partials_of_docusaurus_mintlify_and_astro_sites_are_inlined(tmp_path) -> None:
+    site = write_tree(
+        tmp_path / "site",
+        {
+            "docusaurus.config.js": "module.exports = {title: 'Acme'};\n",
+            "tsconfig.json": '{\n  // aliases\n  "compilerOptions": {"baseUrl": "./src", '
+            '"paths": {"@mdx/*": ["mdx/*"],},},\n}\n',
+            "src/mdx/SetupEnv.mdx": "import Code from '@mdx/Code.astro';\n\n"
+            "Add `{props.env_variable}` to your `.env` file.\n",
+            "unversioned/_sponsors.mdx": "Thanks to our **sponsors**.\n",
+            "docs/setup.mdx": "---\ntitle: Setup\n---\n\n"
+            "import Install from './\\_install.md';\n"
+            "import SetupEnv from '@mdx/SetupEnv.mdx';\n"
+            'import Sponsors from "@site/unversioned/_sponsors.mdx";\n'
+            'import Note from "/snippets/note.mdx";\n'
+            "import Missing from './_missing.mdx';\n\n"
+            "# Setup\n\n## Install\n\n<Install />\n\n## Configure\n\n"
+            "  <SetupEnv env_variable='DATABASE_URL'/>\n\n<Note/>\n\n"
+            "Inline <Install /> stays a tag.\n\n<Missing />\n\n"
+            "```mdx\n<Install />\n```\n\n<Sponsors />\n",
+            "docs/_install.md": "---\nsidebar_label: hidden\n---\n\nRun `npm i acme`.\n\n"
+            "import Tip from './_tip.mdx';\n\n<Tip />\n",
+            "docs/_tip.mdx": "Tip: pin the version.\n",
+            "docs/snippets/note.mdx": "Note: works offline.\n",
+            "docs/shared.mdx": "# Shared\n\nA page other pages import too.\n",
+            "docs/other.mdx": "import Shared from './shared.mdx';\n\n# Other\n\n<Shared />\n",
+            # A partial several pages inline is template text: found once, as its own page.
+            "docs/a.mdx": "import Steps from './_steps.mdx';\n\n# A\n\nAlpha.\n\n<Steps />\n",
+            "docs/b.mdx": "import Steps from './_steps.mdx';\n\n# B\n\nBeta.\n\n<Steps />\n",
+            "docs/_steps.mdx": "Apply the migrations with `kit migrate`.\n",
+        },
+    )
+    docs = site / "docs"
+    out = build_bundle(docs, tmp_path / "idx", "--source-root", site)
+    text = _page_text(out, "setup.mdx")
+    for shown in (
+        "Run `npm i acme`.",  # `./\_install.md`: a JavaScript string, Prettier's escape
+        "Tip: pin the version.",  # a partial's own partial
+        "Add `DATABASE_URL` to your `.env` file.",  # @mdx/* by tsconfig paths, a prop
+        "Thanks to our **sponsors**.",  # @site/: the folder of docusaurus.config.js
+        "Note: works offline.",  # /snippets/: the docs folder
+    ):
+        assert shown in text, shown
+    assert text.count("Run `npm i acme`.") == 1  # a tag within a line of text is no partial
+    assert "sidebar_label" not in text and "import " not in text
+    assert "```mdx\n<Install />\n```" in text  # code is never touched
+    # Partials are no pages; a page that is also imported stays one.
+    assert _pages(out) == {"setup.mdx", "shared.mdx", "other.mdx", "a.mdx", "b.mdx", "_steps.mdx"}
+    assert "migrate" not in _page_text(out, "a.mdx") + _page_text(out, "b.mdx")
+    assert "Apply the migrations" in _page_text(out, "_steps.mdx")
+    assert "A page other pages import too." in _page_text(out, "other.mdx")
+    # Hits name the page's own lines: an inlined line is its tag's.
+    lines = pq.read_table(out / "chunks.parquet", columns=["id", "line_start", "line_end"])
+    spans = {r["id"]: (r["line_start"], r["line_end"]) for r in lines.to_pylist()}
+    assert spans["setup.mdx#setup/install"] == (11, 15)  # (`# Setup` to the tag)
+    # The missing one is left as written and counted with the other includes.
+    build = run_docsmcp(
+        "build", "--docs-dir", docs, "--out", tmp_path / "idx2", "--source-root", site
+    )
+    assert (
+        "1 includes in 1 page name files that do not exist (first: ./_missing.mdx" in build.stderr
+    )
+
+
+def test_a_page_without_partials_is_expanded_to_itself(tmp_path) -> None:
+    docs = write_tree(tmp_path / "docs", {"a.mdx": "import X from './x.js';\n\n# A\n\n<X />\n"})
+    body = (docs / "a.mdx").read_text()
+    expanded = expand(docs, "a.mdx", body, [docs])
+    assert (expanded.body, expanded.line_map, expanded.partials) == (body, (), ())
