@@ -131,10 +131,16 @@ def test_changelogs_are_kept_and_vendor_folders_excluded(tmp_path):
             "changelog/2024.md": "# x\n",
             "node_modules/lib/README.md": "# lib\n",
             "api/_build/out.md": "# built\n",
+            # Sphinx's Jinja templates (NumPy's `_templates/autosummary/*.rst`)
+            "_templates/autosummary/module.rst": "{{ fullname }}\n===\n\n.. automodule:: {{ x }}\n",
         },
     )
     proposal = propose(docs)
-    assert proposal.manifest["exclude"] == ["**/_build/**", "**/node_modules/**"]
+    assert proposal.manifest["exclude"] == [
+        "**/_build/**",
+        "**/_templates/**",
+        "**/node_modules/**",
+    ]
     assert proposal.files == 4
     assert proposal.changelogs == 3
     assert (

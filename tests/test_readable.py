@@ -562,3 +562,30 @@ def test_a_comment_around_a_fenced_block_leaves_nothing(tmp_path: Path) -> None:
     assert "pr-url" not in chunk.text and "```YAML" not in chunk.text
     assert "* `channel` string" in chunk.text
     assert "// <!-- a comment in code stays" in chunk.text  # code is never touched
+
+
+def test_docusaurus_md_pages_with_imports_code_block_components_and_comments(
+    tmp_path: Path,
+) -> None:
+    """React Native's `.md` pages, read as MDX by Docusaurus 3: an import line with no component
+    after it was shown as text (121 chunks), each `<CodeBlock>` command as nothing but its
+    title (66), and `[//]: # 'Android'` comments were indexed (132 lines)."""
+    docs = _write(
+        tmp_path,
+        {
+            "debugging.md": "# Debugging\n\n"
+            "import Tabs from '@theme/Tabs'; import constants from '@site/core/TabsConstants';\n\n"
+            "[//]: # 'Android'\n\nDownload the template:\n\n"
+            '<CodeBlock language="bash" title="shell">\n'
+            "{`curl -O https://example.com/${branch()}/package.json`}\n</CodeBlock>\n\n"
+            "Then run it.\n",
+            "plain.md": "# Plain\n\nimport the data from the file, then plot it.\n",
+        },
+    )
+    (chunk,) = _chunks(docs, "debugging.md")
+    assert "@theme" not in chunk.text and "Android" not in chunk.search_text
+    assert "```bash\ncurl -O https://example.com/${branch()}/package.json\n```" in chunk.text
+    assert "curl" in chunk.search_text and "Then run it." in chunk.text
+    assert (chunk.line_start, chunk.line_end) == (1, 13)
+    (plain,) = _chunks(docs, "plain.md")
+    assert "import the data from the file" in plain.text  # prose, not an import statement

@@ -88,6 +88,14 @@ def _role(root: Path, path: str) -> str:
         ("docs/v4-migration-guide.md", None, "changelog"),
         ("guide/3.0-upgrade.md", None, "changelog"),
         ("guide/next.md", "Vue 3 Migration Guide", "changelog"),
+        # NumPy: one release's notes, named for its version.
+        ("release/1.19.0-notes.rst", None, "changelog"),
+        # A move from another tool or language is a guide, not a version's change (TypeScript's
+        # handbook, Polars' `migration/` folder); from an older version it is a change.
+        ("tutorials/Migrating from JavaScript.md", "Migrating from JavaScript", "guide"),
+        ("user-guide/migration/pandas.md", "Coming from Pandas", "reference"),
+        ("guide/migrating-from-create-react-app.md", None, "guide"),
+        ("guides/migrating-from-v4.md", "Migrating from v4", "changelog"),
         # Migrations of a database are no version's.
         ("topics/migrations.txt", "Migrations", "concept"),
         ("howto/data-migration.md", "Write a data migration", "guide"),
@@ -113,6 +121,10 @@ def test_roles_from_frontmatter_and_structure() -> None:
     # A README that links every operation but shows code is an SDK's reference, not a landing.
     readme = landing + "\n```python\nclient.links.create()\n```\n"
     assert classify("sdk/README.md", None, {}, readme) == "reference"
+    # A reST page's title is the text over its first adornment line (NumPy's release notes).
+    notes = ".. currentmodule:: numpy\n\n===========\nNumPy 1.19.0 Release Notes\n====\n\nText.\n"
+    assert classify("release/numpy-1.19.rst", None, {}, notes) == "changelog"
+    assert classify("user/basics.rst", None, {}, "******\nBasics\n******\n\nText.\n") != "changelog"
     # A folder's index page with its own prose is content (mcp-docs' basic/index.mdx).
     prose = "# Overview\n\nThe base protocol: requests, responses, notifications.\n" * 4
     assert classify("basic/index.mdx", None, {}, prose) == "reference"

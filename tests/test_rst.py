@@ -279,3 +279,54 @@ def test_ref_to_a_label_of_another_page_resolves(tmp_path: Path) -> None:
         hit = s.search(query="CLI dotenv", limit=1, expand_references=True)["hits"][0]
         assert hit["chunk_id"] == "guide/cli.rst#cli"
         assert [r["id"] for r in hit["references"]] == ["config.rst#config/environment-files"]
+
+
+def test_sphinx_info_fields_version_notes_autosummary_and_metadata_read_as_sphinx_shows_them() -> (
+    None
+):
+    """Defects on Scrapy's and NumPy's docs: info fields shown as `**param x:**`, a version
+    note whose text starts on the next line kept its roles as written, `autosummary` tables
+    (1,472 objects in 46 NumPy pages) left nothing, `:orphan:` became a chunk of its own, and
+    the default role's `~numpy.strings` was shown as written."""
+    text = textwrap.dedent(
+        """\
+        :orphan:
+        :tocdepth: 2
+
+        Core API
+        ========
+
+        .. class:: Crawler(spidercls)
+
+           :param spidercls: the spider class
+           :type spidercls: :class:`~scrapy.Spider` subclass
+           :param int settings: the settings
+           :returns: a deferred
+           :rtype: Deferred
+           :raises ValueError: if wrong
+
+        .. versionchanged:: 2.0
+           :setting:`ITEM_PIPELINES` and ``FEEDS`` are now ignored.
+
+        .. autosummary::
+           :toctree: generated/
+
+           einsum
+           ~numpy.einsum_path
+
+        See `~numpy.strings` and `ndarray.__array__ <numpy.ndarray.__array__>`.
+        """
+    )
+    out = rst_to_markdown("api.rst", text).text
+    assert "orphan" not in out and "tocdepth" not in out
+    assert (
+        "Parameters:\n- **spidercls** (`Spider` subclass) – the spider class\n"
+        "- **settings** (int) – the settings\n\nReturns: a deferred (Deferred)\n\n"
+        "Raises:\n- **ValueError** – if wrong"
+    ) in out
+    assert "Changed in version 2.0: ITEM_PIPELINES and `FEEDS` are now ignored." in out
+    assert "- `einsum`\n- `numpy.einsum_path`" in out and "toctree" not in out
+    assert "See `strings` and `ndarray.__array__`." in out
+    # A field list that is not info fields reads as before.
+    other = rst_to_markdown("b.rst", "T\n=\n\nText.\n\n:Author: Ada\n:Version: 2\n").text
+    assert "- **Author:** Ada\n- **Version:** 2" in other

@@ -25,6 +25,7 @@ from docsmcp.sources.formats.dialects import rewrite
 from docsmcp.sources.formats.hidden_elements import drop_unseen
 from docsmcp.sources.formats.mdx import (
     admonitions_to_text,
+    code_block_components,
     drop_esm,
     esm_metadata,
     written_as_mdx,
@@ -406,7 +407,7 @@ def split_lines(
         lines = hide_twoslash(lines)
     mdx = _is_mdx(sf, lines)
     if mdx:
-        lines = drop_esm(lines)
+        lines = drop_esm(code_block_components(lines))
     elif sf.path.lower().endswith(_MARKDOWN) and not sf.page_starts:
         lines = rewrite_myst(lines)  # Sphinx and Jupyter Book markdown (MDX has no MyST)
     dialect = rewrite(lines)

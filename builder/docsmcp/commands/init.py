@@ -5,11 +5,12 @@ The proposal is made from names and structure only, never from a list of known p
 * **Files**: the builder's own discovery (`discover.scan`) and reader (`manifest.load_file`,
   within the same limits), so the same files count as in `docsmcp build`.
 * **exclude**: vendored or generated folders (`node_modules`, `bower_components`, `vendor`,
-  `site-packages`, `__pycache__`, `_build`), test code (`__tests__`, `__snapshots__`,
-  `__fixtures__`; `test/`, `tests/`, `fixtures/`, `testdata/` at the top of a code repository:
-  Prettier's root holds 400 markdown fixtures) and coding agents' instruction files (`AGENTS.md`,
-  `CLAUDE.md`, `GEMINI.md`, `copilot-instructions.md`), and an mdBook's table of contents
-  (`SUMMARY.md`, read for the pages' titles and order), each only when such files exist.
+  `site-packages`, `__pycache__`, `_build`, Sphinx's `_templates`), test code (`__tests__`,
+  `__snapshots__`, `__fixtures__`; `test/`, `tests/`, `fixtures/`, `testdata/` at the top of
+  a code repository: Prettier's root holds 400 markdown fixtures) and coding agents'
+  instruction files (`AGENTS.md`, `CLAUDE.md`, `GEMINI.md`, `copilot-instructions.md`), and an
+  mdBook's table of contents (`SUMMARY.md`, read for the pages' titles and order), each only
+  when such files exist.
   Files the build cannot read (over the size limit, not UTF-8, too many lines or table cells)
   are excluded one by one, each with the reason in the report, so the proposal builds; the
   user mends such a file and drops its exclude.
@@ -87,8 +88,10 @@ from docsmcp.sources.versions import detect as detect_versions
 
 # Parts of a folder name that say "an SDK" rather than name a product.
 _GENERIC = frozenset({"sdk", "sdks", "client", "clients", "lib", "libs", "library", "api", "docs"})
+# (and Sphinx's `_templates/`: Jinja templates, `.. automodule:: {{ fullname }}`, NumPy's 7)
 _VENDOR_FOLDERS = frozenset(
     {"node_modules", "bower_components", "vendor", "site-packages", "__pycache__", "_build"}
+    | {"_templates"}
 )
 # Test code's folders, never documentation: its markdown is a formatter's or parser's fixtures
 # (Prettier's `tests/format/markdown/` holds 400 pages, some with frontmatter no build accepts).

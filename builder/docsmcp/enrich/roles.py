@@ -73,8 +73,17 @@ _CHANGELOG_STEM = re.compile(
     # a version's guide or announcement: `v5-migration-guide` (Svelte), `3.0-upgrade`, Django
     # REST framework's `community/3.8-announcement` (what 3.8 adds and deprecates)
     r"^v?\d+(?:[-_.]\d+)*[-_](?:migration|migrating|upgrade|upgrading|announcement)(?:$|[-_ .].*)|"
-    # one release's notes or announcement: pytest's `announce/release-2.6.0.rst` (188 of them)
-    r"^release[-_]v?\d+(?:[-_.]\d+)+(?:$|[-_ .].*)"
+    # one release's notes or announcement: pytest's `announce/release-2.6.0.rst` (188 of them),
+    # NumPy's `release/1.19.0-notes.rst` (134)
+    r"^release[-_]v?\d+(?:[-_.]\d+)+(?:$|[-_ .].*)|"
+    r"^v?\d+(?:[-_.]\d+)+[-_](?:notes|release[-_ ]?notes|changelog|changes)$"
+)
+# A move from another tool or language, not from an older version: a guide ("Migrating from
+# JavaScript", TypeScript's handbook; "Coming from Pandas" in Polars' `migration/` folder).
+_FROM_ELSEWHERE = re.compile(
+    r"^(?:migrat(?:e|ing|ion)|coming|moving|switching|porting|transitioning)[-_ ]+"
+    r"(?:guide[-_ ]+)?from[-_ ]+(?!v?\d)[^\d]+$",
+    re.IGNORECASE,
 )
 _CHANGELOG_DIRS = frozenset(
     {
@@ -153,6 +162,10 @@ _GUIDE_TITLE = re.compile(
 )
 _STEP_HEADING = re.compile(r"^#{2,4}\s+step\s+\d", re.IGNORECASE | re.MULTILINE)
 _H1 = re.compile(r"^#\s+(.+?)\s*#*\s*$", re.MULTILINE)
+# A reST section title: a line of text under (and maybe over) a line of one adornment character.
+_RST_TITLE = re.compile(
+    r"^(?![=\-~*#^\"+`:.])(\S[^\n]*?)[ \t]*\n([=\-~*#^\"+`])\2{2,}[ \t]*$", re.M
+)
 _LINK = re.compile(r"\]\(|<a\s|\bhref=", re.IGNORECASE)
 _FENCE = re.compile(r"^\s*(?:```|~~~)")
 _TAG_ONLY = re.compile(r"^\s*</?[A-Za-z][^>]*>?\s*$")
@@ -175,10 +188,12 @@ def classify(path: str, title: str | None, frontmatter: Mapping, body: str) -> s
     folders, name = parts[:-1], parts[-1]
     stem = name.rsplit(".", 1)[0] if "." in name else name
     head = body[:_STRUCTURE_CHARS]
-    if title is None and (h1 := _H1.search(head)):
+    if title is None and (h1 := (_RST_TITLE if name.endswith(".rst") else _H1).search(head)):
         title = h1.group(1)
     title = (title or "").strip()
-    if (
+    if _FROM_ELSEWHERE.match(title) or _FROM_ELSEWHERE.match(stem):
+        pass  # (a guide: the rules below)
+    elif (
         _CHANGELOG_STEM.match(stem)
         or any(f in _CHANGELOG_DIRS or f.endswith(("-releases", "_releases")) for f in folders)
         or _CHANGELOG_TITLE.search(title)

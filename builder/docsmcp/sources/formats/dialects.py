@@ -25,7 +25,7 @@ in either:
   `[`Model`][pydantic.BaseModel]`) keep their text only, and those it defines show their URL
   (`[text][label]` -> `[text](url)`: a chunk seldom holds the page's definitions);
 - GitHub alerts (`> [!NOTE]`, `> [!WARNING]`, ...) become their label (`> Note:`), as GitHub
-  shows a titled callout.
+  shows a titled callout; the comment idiom `[//]: # 'text'` leaves nothing.
 
 Lines inside fenced code blocks are never touched.
 """
@@ -124,6 +124,11 @@ _REF_DEFINITION = re.compile(r"^[ ]{0,3}\[([^\]\n]+)\]:")
 _REF_LINK = re.compile(r"\[([^\[\]\n]+)\]\[([^\[\]\n]*)\]")
 # A definition's destination: `<...>` (spaces allowed) or a run of non-blanks.
 _REF_URL = re.compile(r"[ \t]*(?:<([^<>\n]*)>|(\S+))")
+# The markdown comment idiom: a link definition no link uses (`[//]: # 'Android'`), shown by no
+# renderer (React Native's docs: 132 lines indexed).
+_COMMENT_DEFINITION = re.compile(
+    r"^[ ]{0,3}\[(?://|comment|_comment|_|#)\]:[ \t]*(?:#|<>)(?:[ \t].*)?$", re.IGNORECASE
+)
 # GitHub's alerts: the marker alone on the first line of a blockquote.
 _ALERT = re.compile(
     r"^([ \t]*(?:>[ \t]*)+)\[!(note|tip|important|warning|caution)\][ \t]*$", re.IGNORECASE
@@ -360,7 +365,14 @@ def _parser() -> MarkdownIt:
 
 def _may_clean(line: str) -> bool:
     """Whether `_inline_cleanup` could change `line` (each of its rewrites needs one of these)."""
-    return "{" in line or "][" in line or line.startswith("*[") or "[#" in line or "[!" in line
+    return (
+        "{" in line
+        or "][" in line
+        or line.startswith("*[")
+        or "[#" in line
+        or "[!" in line
+        or "]:" in line
+    )
 
 
 def _inline_cleanup(line: str, defined: dict[str, str]) -> str:
@@ -368,6 +380,8 @@ def _inline_cleanup(line: str, defined: dict[str, str]) -> str:
     label's URL) and GitHub alerts of one line."""
     if "[!" in line and (m := _ALERT.match(line)):
         return f"{m.group(1)}{m.group(2).capitalize()}:"
+    if "]:" in line and _COMMENT_DEFINITION.match(line):
+        return ""
     if "[#" in line and HEADING.match(line) and (m := _BRACKET_ID.search(line)):
         return line[: m.start()] + f" {{#{m.group(1)}}}"
     if "{" in line and "}" in line:

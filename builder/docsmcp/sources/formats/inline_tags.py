@@ -19,7 +19,8 @@ STRING_EXPR = re.compile(r"""\{\s*(?:"([^"\\\n]*)"|'([^'\\\n]*)')\s*\}""")
 
 def close_brace(s: str, i: int) -> int:
     """Index after the `}` closing the `{` at `i` (strings and nesting skipped); when there is
-    none, `-1 - j` where `j` is how far the search read (what the failure cost)."""
+    none, `-1 - j` where `j` is how far the search read (what the failure cost). Linear: a
+    quote's search stops at its line's end."""
     depth = 0
     end = min(len(s), i + MAX_SPAN)
     j = i
@@ -32,10 +33,14 @@ def close_brace(s: str, i: int) -> int:
             if depth == 0:
                 return j + 1
         elif c in "\"'`":
-            k = s.find(c, j + 1, end)
-            if k < 0:
+            # A quoted string closes on its line; a quote that does not is JSX text's
+            # apostrophe (`description: (<>it won't close</>)`: Radix's prop tables were shown
+            # as source), not a string. A template literal may span lines.
+            line_end = end if c == "`" else s.find("\n", j + 1, end)
+            k = s.find(c, j + 1, end if line_end < 0 else line_end)
+            if k < 0 and c == "`":
                 return -1 - end
-            j = k
+            j = j if k < 0 else k
         j += 1
     return -1 - end
 

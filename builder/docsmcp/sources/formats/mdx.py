@@ -29,6 +29,13 @@ _MAX_STATEMENT = 200  # lines an import/export statement may span across blank l
 # name="x" alt="..." />`, `<VPTeamMembers :members="core" />`. A capital first and a lower-case
 # letter in the name: `<API_KEY>` and `<T>` are placeholders and types, not tags.
 _COMPONENT_LINE = re.compile(r"^[ \t]*<([A-Z][A-Z0-9]*[a-z][A-Za-z0-9]*)(?=[\s/>]|$)", re.MULTILINE)
+# An ESM import statement opening a line: `import Tabs from '@theme/Tabs';` (React Native's
+# `.md` pages import what they use, several on one line).
+_IMPORT_LINE = re.compile(
+    r"""^import[ \t]+(?:[\w$]+|\{[^}\n]*\}|\*[ \t]+as[ \t]+[\w$]+)"""
+    r"""(?:[ \t]*,[ \t]*\{[^}\n]*\})?[ \t]+from[ \t]+["'][^"'\n]+["'];?""",
+    re.MULTILINE,
+)
 # A line that is one MDX comment and nothing else.
 _COMMENT_LINE = re.compile(r"^[ \t]*\{/\*(?:(?!\*/).)*\*/\}[ \t]*$", re.MULTILINE)
 
@@ -36,18 +43,23 @@ _COMMENT_LINE = re.compile(r"^[ \t]*\{/\*(?:(?!\*/).)*\*/\}[ \t]*$", re.MULTILIN
 def written_as_mdx(lines: list[str]) -> bool:
     """Whether a `.md` file is MDX in fact, as react.dev's are and as Docusaurus 3 reads every
     `.md`: a JSX component opens a line outside code and is closed (`</Name>`, or `/>` on its
-    line), or a line outside code is an MDX comment (`{/* See HomeContent.js */}`, react.dev's
-    index.md). Such a file is reduced as MDX (readable.py): its components' tags and comments
-    go, their text stays, and its `import`/`export` lines go."""
+    line), a line outside code is an MDX comment (`{/* See HomeContent.js */}`, react.dev's
+    index.md) or an `import ... from '...'` statement. Such a file is reduced as MDX
+    (readable.py): its components' tags and comments go, their text stays, and its
+    `import`/`export` lines go."""
     body = "\n".join(lines)
     # (most markdown: one regex pass each, no fences)
-    if _COMPONENT_LINE.search(body) is None and _COMMENT_LINE.search(body) is None:
+    if (
+        _COMPONENT_LINE.search(body) is None
+        and _COMMENT_LINE.search(body) is None
+        and ("import" not in body or _IMPORT_LINE.search(body) is None)
+    ):
         return False
     code = fenced_lines(lines)
     for i, line in enumerate(lines):
         if code[i]:
             continue
-        if _COMMENT_LINE.match(line):
+        if _COMMENT_LINE.match(line) or (line.startswith("import") and _IMPORT_LINE.match(line)):
             return True
         m = _COMPONENT_LINE.match(line)
         if m is not None and ("/>" in line or f"</{m.group(1)}>" in body):
@@ -219,3 +231,62 @@ def admonitions_to_text(lines: list[str], hard_break: bool = True) -> list[str]:
             out[i] = ""
             tabs = False
     return out
+
+
+# Docusaurus' `<CodeBlock language="bash" title="shell">` with a template literal (or plain text)
+# as its child: a code block of that language on the page (React Native's guides: 66 commands,
+# each shown as nothing but its title).
+_CODEBLOCK_OPEN = re.compile(r"^([ \t]*)<CodeBlock\b([^<>]*)>[ \t]*$")
+_CODEBLOCK_CLOSE = re.compile(r"^[ \t]*</CodeBlock>[ \t]*$")
+_LANGUAGE_PROP = re.compile(
+    r"""\blanguage=(?:"([\w+#.-]*)"|'([\w+#.-]*)'|\{["']([\w+#.-]*)["']\})"""
+)
+_MAX_CODEBLOCK = 400  # lines a `<CodeBlock>` may span
+
+
+def code_block_components(lines: list[str]) -> list[str]:
+    """`<CodeBlock>` components written as a fenced block of their language, line for line: the
+    tags become the fences, a template literal child its text (`${expr}` kept as written). One
+    with other children (JSX, an expression that is no literal) is left to readable.py."""
+    if not any("<CodeBlock" in line for line in lines):
+        return lines
+    out = list(lines)
+    code = fenced_lines(lines)
+    i = 0
+    while i < len(out):
+        m = None if code[i] else _CODEBLOCK_OPEN.match(out[i])
+        end = i + 1
+        limit = min(len(out), i + _MAX_CODEBLOCK)
+        while m and end < limit and not _CODEBLOCK_CLOSE.match(out[end]):
+            end += 1
+        if m is None or end >= limit or any(code[i:end]):
+            i += 1
+            continue
+        body = _code_block_body(lines[i + 1 : end])
+        if body is not None:
+            indent = m.group(1)
+            found = _LANGUAGE_PROP.search(m.group(2))
+            lang = next((g for g in found.groups() if g), "") if found else ""
+            fence = "~~~" if any("```" in x for x in body) else "```"
+            out[i], out[end] = f"{indent}{fence}{lang}", f"{indent}{fence}"
+            out[i + 1 : end] = body
+        i = end + 1
+    return out
+
+
+def _code_block_body(lines: list[str]) -> list[str] | None:
+    """The code a `<CodeBlock>`'s child lines show (same count), else None."""
+    text = "\n".join(lines).strip()
+    if text.startswith("{`") and text.endswith("`}"):
+        first = next(k for k, x in enumerate(lines) if x.strip())
+        last = max(k for k, x in enumerate(lines) if x.strip())
+        body = list(lines)
+        body[first] = body[first].split("{`", 1)[1]
+        body[last] = body[last].rsplit("`}", 1)[0]
+        inner = "\n".join(body[first : last + 1])
+        if "`" in inner.replace("\\`", ""):
+            return None  # (not one literal)
+        return [x.replace("\\`", "`").replace("\\$", "$") for x in body]
+    if "{" in text or "<" in text:
+        return None
+    return list(lines)

@@ -45,6 +45,7 @@ from docsmcp.sources.formats.rst_directives import (
     _SETTINGS,
     _prepare,
     _register,
+    shown_name,
 )
 from docsmcp.sources.formats.rst_objects import (
     REF_PREFIX,
@@ -52,6 +53,7 @@ from docsmcp.sources.formats.rst_objects import (
     Mark,
     PageState,
     api_entries,
+    field_parts,
 )
 
 log = logging.getLogger(__name__)
@@ -229,6 +231,14 @@ class _Writer:
                         out.extend(self.blocks(c, depth))
             return out
         if isinstance(node, nodes.field_list):
+            if isinstance(node.parent, nodes.document) and not any(
+                isinstance(n, (nodes.section, nodes.paragraph, nodes.title))
+                for n in node.parent[: node.parent.index(node)]
+            ):
+                return []  # file-wide metadata (`:orphan:`, `:tocdepth:`): Sphinx shows none
+            grouped = _info_fields(self, node, depth)
+            if grouped is not None:
+                return grouped
             items = []
             for field in node.children:
                 name = self.inline(field[0])
@@ -296,7 +306,10 @@ class _Writer:
         if isinstance(node, (nodes.literal, nodes.title_reference)):
             ref = node.get("object_ref")  # a code role naming an object (rst_objects.py)
             mark = f"\x00{REF_PREFIX}{ref}\x00" if ref else ""
-            return _code_span(node.astext()) + mark
+            text = node.astext()
+            if isinstance(node, nodes.title_reference) and ("~" in text or "<" in text):
+                text = shown_name(text)
+            return _code_span(text) + mark
         if isinstance(node, nodes.math):
             return _code_span(node.astext())
         inner = "".join(self.inline(c) for c in node.children)
@@ -356,6 +369,53 @@ _DELIMITER_ROW = re.compile(r"[ \t]*[-:|][-:| \t]*")
 # it as emphasis (`__slots__` as bold "slots"), so it is escaped; inside words (`snake_case`)
 # it never is.
 _EMPHASIS_OPENER = re.compile(r"(?<![\w\\])[_*]+(?=\w)")
+
+
+# Sphinx's info fields, as it groups them: "Parameters", "Returns", "Raises", ...
+_INFO_GROUPS = {
+    **dict.fromkeys("param parameter arg argument key keyword kwarg kwparam".split(), "Parameters"),
+    **dict.fromkeys("var ivar cvar".split(), "Variables"),
+    **dict.fromkeys("raises raise except exception throws throw".split(), "Raises"),
+    **dict.fromkeys("returns return retval".split(), "Returns"),
+    **dict.fromkeys("yields yield".split(), "Yields"),
+}
+_INFO_TYPES = frozenset({"type", "vartype", "rtype", "returntype", "ytype"})
+
+
+def _info_fields(writer: _Writer, node: nodes.field_list, depth: int) -> list[str] | None:
+    """A field list of Sphinx info fields (`:param x:`, `:type x:`, `:returns:`, `:raises E:`)
+    as Sphinx shows it: "Parameters:" and `- **x** (int) – text` per parameter; None when some
+    field is not one (Scrapy's API pages showed `**param crawler_or_spidercls:**`)."""
+    fields = []
+    for field in node.children:
+        if not isinstance(field, nodes.field) or len(field.children) < 2:
+            return None
+        kind, ftype, arg = field_parts(field[0].astext())
+        if kind not in _INFO_GROUPS and kind not in _INFO_TYPES:
+            return None
+        fields.append((kind, ftype, arg, " ".join(writer.blocks(field[1], depth)).strip()))
+    types = {arg: body for kind, _, arg, body in fields if kind in _INFO_TYPES and arg}
+    returned = next((body for kind, _, _, body in fields if kind in ("rtype", "returntype")), "")
+    groups: dict[str, list[str]] = {}
+    for kind, ftype, arg, body in fields:
+        group = _INFO_GROUPS.get(kind)
+        if group is None:
+            continue
+        if group in ("Returns", "Yields") or not arg:
+            typed = f" ({returned})" if returned and group == "Returns" else ""
+            groups.setdefault(group, []).append(f"{body}{typed}".strip())
+            continue
+        typed = ftype or types.get(arg, "")
+        name = f"**{arg}**" + (f" ({typed})" if typed else "")
+        groups.setdefault(group, []).append(f"- {name} – {body}" if body else f"- {name}")
+    if returned and "Returns" not in groups:
+        groups["Return type"] = [returned]
+    return [
+        f"{group}: {items[0]}"
+        if not items[0].startswith("- ")
+        else f"{group}:\n" + "\n".join(items)
+        for group, items in groups.items()
+    ]
 
 
 def _escape_run(m: re.Match[str]) -> str:

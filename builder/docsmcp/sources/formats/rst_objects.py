@@ -305,7 +305,7 @@ def signature_parameters(domain: str, signature: str) -> list[Parameter]:
     return out
 
 
-def _field_parts(field_name: str) -> tuple[str, str, str]:
+def field_parts(field_name: str) -> tuple[str, str, str]:
     """(field kind, type, argument) of a field name: `param int x` → (param, int, x)."""
     words = field_name.split()
     if not words:
@@ -333,7 +333,7 @@ def read_fields(field_list: nodes.field_list, out: _Fields) -> None:
     for f in field_list.children[: MAX_PARAMETERS * 2]:
         if not isinstance(f, nodes.field) or len(f.children) < 2:
             continue
-        kind, ftype, arg = _field_parts(f.children[0].astext())
+        kind, ftype, arg = field_parts(f.children[0].astext())
         body = _text(f.children[1], MAX_PARAM_DESCRIPTION_CHARS)
         if kind == "type" and arg:
             out.types[arg] = body
