@@ -226,3 +226,34 @@ def test_includes_do_not_loop(tmp_path: Path, name: str) -> None:
     (docs / "b.md").write_text('B\n--8<-- "a.md"\n')
     out = expand(docs, name, (docs / name).read_text(), [docs.resolve()])
     assert out.body.count("A") + out.body.count("B") <= 12
+
+
+def test_snippets_are_found_in_the_base_path_of_a_mkdocs_yml_further_up(tmp_path: Path) -> None:
+    """Polars: mkdocs.yml at the repository's root names `docs_dir: docs/source` and
+    pymdownx.snippets' `base_path: [".", "docs/source/src/"]`; its 331 snippets were reported
+    missing (and `--source-root` of the root did not help), and its nav was not read."""
+    root = tmp_path / "repo"
+    files = {
+        "mkdocs.yml": "site_name: Acme guide\ndocs_dir: docs/source\nnav:\n"
+        "  - Reading CSV: user-guide/csv.md\n"
+        "markdown_extensions:\n  - admonition\n  - pymdownx.snippets:\n"
+        '      base_path: [".", "docs/source/src/"]\n'
+        "  - pymdownx.emoji:\n      emoji_index: !!python/name:material.extensions.emoji.twemoji\n",
+        "docs/source/user-guide/csv.md": "Read a file:\n\n```python\n"
+        '--8<-- "python/csv.py:read"\n```\n',
+        "docs/source/src/python/csv.py": "# --8<-- [start:read]\ndf = read_csv('a.csv')\n"
+        "# --8<-- [end:read]\n",
+    }
+    for name, text in files.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(text, encoding="utf-8")
+    docs = root / "docs" / "source"
+    out = build_bundle(docs, tmp_path / "idx", "--source-root", root)
+    text = "\n".join(_texts(out).values())
+    assert "df = read_csv('a.csv')" in text and "--8<--" not in text
+    titles = json.loads((out / "metadata.json").read_text())
+    assert titles["name"] == "acme-guide"
+    with McpSession(out) as s:
+        assert s.call("get_page", {"path": "user-guide/csv.md"}).structured_content["title"] == (
+            "Reading CSV"
+        )

@@ -55,6 +55,7 @@ from docsmcp.sources.include_ranges import (
     select_rst,
     select_section,
 )
+from docsmcp.sources.site_config import snippet_bases
 
 if TYPE_CHECKING:
     from docsmcp.model.source import SourceFile
@@ -285,6 +286,7 @@ class _Reader:
         self.partials: list[str] = []  # those inlined (docs_dir-relative paths)
         self.shared: Set[str] = frozenset()  # partials left as written (resolve)
         self._found = ""  # the path _read_first read last
+        self._bases: tuple[Path, ...] | None = None  # pymdownx.snippets' base_path (mkdocs.yml)
 
     # -- one line of a page -----------------------------------------------------------------
 
@@ -481,10 +483,15 @@ class _Reader:
     def _candidates(self, page: str, name: str) -> list[str]:
         """Where `name` may be, relative to docs_dir: beside the page (mdBook), in the docs
         folder, in the folder holding it (where mkdocs.yml usually is: pymdownx's and
-        FastAPI's base), then in each source root, as written and without its leading `../`."""
+        FastAPI's base), in the `base_path` folders of pymdownx.snippets in mkdocs.yml (Polars':
+        `docs/source/src/`), then in each source root, as written and without its leading
+        `../`."""
         bare = re.sub(r"^(?:\.\./)+", "", name)
         out = [posixpath.normpath(posixpath.join(posixpath.dirname(page), name)), name]
         out.append(posixpath.normpath(posixpath.join("..", name)))
+        if self._bases is None:
+            self._bases = snippet_bases(self.docs_dir)
+        out += [os.path.relpath(os.path.join(base, name), self.docs_dir) for base in self._bases]
         for root in self.roots:
             for n in (name, bare):
                 out.append(os.path.relpath(os.path.join(root, n), self.docs_dir))

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from docsmcp.sources.jsliteral import exported_literal
-from docsmcp.sources.site_config import read_text
+from docsmcp.sources.site_config import mkdocs_configs, read_text, read_yaml
 
 log = logging.getLogger(__name__)
 
@@ -61,19 +61,7 @@ def _inside(path: Path, roots: Sequence[Path]) -> bool:
 
 def _mkdocs(config: Path) -> Iterator[tuple[Path, str]]:
     """(page file, title) of each titled page of mkdocs.yml's `nav`."""
-    import yaml  # (the builder's YAML reader, also used for frontmatter)
-
-    class Loader(yaml.SafeLoader):
-        """Safe YAML that reads mkdocs' custom tags (`!!python/name:…`, `!ENV`) as null."""
-
-    Loader.add_multi_constructor("", lambda loader, suffix, node: None)
-    Loader.add_multi_constructor("tag:yaml.org,2002:python/", lambda loader, suffix, node: None)
-    text = read_text(config)
-    try:
-        data = yaml.load(text, Loader=Loader) if text else None  # noqa: S506 (safe subclass)
-    except (yaml.YAMLError, RecursionError):  # (Python's loader: deep nesting is an exception)
-        log.info("%s: not read as YAML; its nav gives no titles", config)
-        return
+    data = read_yaml(config)
     if not isinstance(data, dict):
         return
     docs = data.get("docs_dir") if isinstance(data.get("docs_dir"), str) else "docs"
@@ -187,7 +175,8 @@ def read_nav(docs_dir: Path, roots: Sequence[Path], paths: Sequence[str]) -> Nav
     gives them and their order. The first nav file found wins for a page's title, in the order
     mkdocs.yml, SUMMARY.md, docs.json, sidebars.json/.js/.ts, and a page's first mention gives its
     place; nav files are looked for in docs_dir and its parent (mkdocs.yml usually sits beside
-    `docs/`) and read only inside the source roots."""
+    `docs/`; one further up whose `docs_dir` is this folder counts too: site_config.
+    mkdocs_configs) and read only inside the source roots."""
     docs_dir = docs_dir.resolve()
     found: list[tuple[Path, str]] = []
     read: list[Path] = []
@@ -205,9 +194,8 @@ def read_nav(docs_dir: Path, roots: Sequence[Path], paths: Sequence[str]) -> Nav
         if len(found) > before:
             read.append(path)
 
-    for folder in (docs_dir, docs_dir.parent):
-        for name in ("mkdocs.yml", "mkdocs.yaml"):
-            take(folder / name, lambda f=folder / name: _mkdocs(f))
+    for config in mkdocs_configs(docs_dir):
+        take(config, lambda f=config: _mkdocs(f))
     for summary in (docs_dir / name for name in SUMMARY_FILES):
         take(summary, lambda f=summary: _summary(f))
     configs = [(docs_dir / "docs.json", docs_dir)]

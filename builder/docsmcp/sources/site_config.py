@@ -16,6 +16,7 @@ import json
 import re
 import subprocess
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 
 # Site configuration files read, at most this many bytes each.
@@ -67,6 +68,65 @@ def read_json(path: Path) -> object:
         return json.loads(read_text(path) or "null")
     except (ValueError, RecursionError):  # (nesting deeper than Python's stack: not config)
         return None
+
+
+def read_yaml(path: Path) -> object:
+    """A YAML configuration file's value (mkdocs' custom tags, `!!python/name:…` and `!ENV`,
+    read as null), or None."""
+    import yaml  # (the builder's YAML reader, also used for frontmatter)
+
+    class Loader(yaml.SafeLoader):
+        pass
+
+    Loader.add_multi_constructor("", lambda loader, suffix, node: None)
+    Loader.add_multi_constructor("tag:yaml.org,2002:python/", lambda loader, suffix, node: None)
+    text = read_text(path)
+    try:
+        return yaml.load(text, Loader=Loader) if text else None  # noqa: S506 (safe subclass)
+    except (yaml.YAMLError, RecursionError):  # (Python's loader: deep nesting is an exception)
+        return None
+
+
+_DOCS_DIR = re.compile(r"""^docs_dir\s*:\s*['"]?([^'"#\n]+?)['"]?\s*(?:#.*)?$""", re.M)
+
+
+def mkdocs_configs(docs_dir: Path) -> list[Path]:
+    """The mkdocs.yml files that may configure `docs_dir`: in it and in its parent (where one
+    usually sits beside `docs/`), and one further up (MAX_LEVELS) whose `docs_dir` is this
+    folder (Polars' repository root names `docs/source`)."""
+    docs_dir = docs_dir.resolve()
+    found = [f / n for f in (docs_dir, docs_dir.parent) for n in ("mkdocs.yml", "mkdocs.yaml")]
+    out = [f for f in found if f.is_file()]
+    for folder in list(docs_dir.parents)[1:MAX_LEVELS]:
+        for name in ("mkdocs.yml", "mkdocs.yaml"):
+            m = _DOCS_DIR.search(read_text(folder / name))
+            if m and (folder / m.group(1).strip()).resolve() == docs_dir:
+                return [*out, folder / name]
+    return out
+
+
+def snippet_bases(docs_dir: Path) -> tuple[Path, ...]:
+    """The folders pymdownx.snippets' `base_path` names in the mkdocs.yml of `docs_dir`
+    (relative to that file's folder, where mkdocs runs), that folder first. Kept per
+    configuration file and its modification time (each page with a snippet asks)."""
+    configs = mkdocs_configs(docs_dir)
+    return _snippet_bases(tuple((c, c.stat().st_mtime_ns) for c in configs))
+
+
+@lru_cache(maxsize=16)
+def _snippet_bases(configs: tuple[tuple[Path, int], ...]) -> tuple[Path, ...]:
+    for config, _ in configs:
+        data = read_yaml(config)
+        extensions = data.get("markdown_extensions") if isinstance(data, dict) else None
+        for item in extensions if isinstance(extensions, list) else []:
+            options = item.get("pymdownx.snippets") if isinstance(item, dict) else None
+            if not isinstance(options, dict):
+                continue
+            bases = options.get("base_path", ".")
+            bases = [bases] if isinstance(bases, str) else bases
+            folder = config.parent
+            return (folder, *(folder / b for b in bases if isinstance(b, str)))
+    return ()
 
 
 def generic(name: str) -> bool:
