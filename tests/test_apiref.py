@@ -92,6 +92,33 @@ def test_identifier_heading_with_parameter_table() -> None:
     assert e.chunk_id.endswith("create_widget") or "create" in e.chunk_id
 
 
+def test_a_call_heading_whose_body_lists_its_arguments_is_an_entry() -> None:
+    """Electron's and Node.js' API pages: `### app.getPath(name)`, then the arguments as a list
+    (`name` string - ...). 86 of Electron's ~900 methods were entries (those with a code
+    example); a list led by no argument of the call is no evidence."""
+    text = (
+        "# app\n\n## Methods\n\n### `app.getPath(name)`\n\n"
+        "* `name` string - The path's name:\n  * `home` User's home directory.\n\n"
+        "Returns `string` - A path.\n\n"
+        "### `fs.readFile(path[, options], callback)`\n\n"
+        "* `path` {string|Buffer|URL} filename or file descriptor\n"
+        "* `options` Object (optional) - How to read.\n* `callback` Function\n\n"
+        "### `app.quit()`\n\n* `home` the home folder\n"
+    )
+    found = by_name(entries_of(text))
+    assert set(found) == {"app.getPath", "fs.readFile"}
+    get_path = found["app.getPath"]
+    assert get_path.signature == "app.getPath(name)" and get_path.kind == "method"
+    assert [(p.name, p.type, p.description) for p in get_path.parameters] == [
+        ("name", "string", "The path's name: * home User's home directory.")
+    ]
+    assert [(p.name, p.type, p.required) for p in found["fs.readFile"].parameters] == [
+        ("path", "string|Buffer|URL", None),
+        ("options", "Object (optional)", False),
+        ("callback", "Function", None),
+    ]
+
+
 def test_signature_from_parameters_when_no_call_is_shown() -> None:
     text = METHOD_PAGE.split("### Example")[0]
     [e] = entries_of(text)

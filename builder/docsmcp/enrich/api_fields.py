@@ -143,6 +143,13 @@ _LIST_ITEM = re.compile(
     r"\s*(?:\((?P<type>[^)]*)\)|:\s*`(?P<type2>[^`]+)`(?=\s*(?:[-–—:]|$)))?"
     r"\s*(?:[:\-–—]\s*)?(?P<desc>.*)$"
 )
+# A list item's type written bare after its name, then ` - ` or the end: `string`,
+# `Record<string, any> | null`, `string[] (optional)`, Node.js' `{string|Buffer}`.
+_TYPE_WORD = r"[A-Za-z_$][\w$.]*(?:<[^<>\n]*>)?(?:\[\])*"
+_BARE_TYPE = re.compile(
+    rf"^(\{{[^{{}}\n]+\}}(?=\s)|{_TYPE_WORD}(?:\s*\|\s*{_TYPE_WORD})*)(?:\s+\((optional)\))?"
+    r"(?:\s+[-–—]\s+|(?<=\})\s+|\s*$)(.*)$"
+)
 # A paragraph that is one bold, linked or code span: a type (`**[models.Link](link.md)**`).
 _TYPE_SPAN = re.compile(r"^\s*(?:\*\*|__|\[|`)[\s\S]*(?:\*\*|__|\)|`)\s*$")
 _LINK_ONLY = re.compile(r"^\[[^\]]*\]\([^)]*\)\s*$")
@@ -422,7 +429,12 @@ def _parse_list(lines: list[str], block: Block) -> list[Parameter]:
         if m.group("bold") and not m.group("type"):
             continue  # "**Purpose**: ..." is a prose label, not a parameter
         rest = " ".join(lines[item.start + 1 : min(item.end, item.start + 4)])
-        desc = clean_inline((m.group("desc") or "") + " " + rest)
+        lead = m.group("desc") or ""
+        if not type_ and (t := _BARE_TYPE.match(lead)):
+            # "`name` string - what it is" (Electron), "`path` {string|URL} ..." (Node.js)
+            type_ = t.group(1).strip("{}") + (" (optional)" if t.group(2) else "")
+            lead = t.group(3)
+        desc = clean_inline(lead + " " + rest)
         required = _optional_hint(type_, desc)
         if required is None and name.endswith("?"):
             required = False
