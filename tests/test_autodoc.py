@@ -87,6 +87,25 @@ def test_autodoc_directives_read_as_the_descriptions_sphinx_generates(tmp_path: 
     assert ".. autofunction:: acme.missing" in text  # left as written
 
 
+def test_automodule_no_members_is_the_docstring_alone(tmp_path: Path) -> None:
+    """NumPy's polynomial pages: `.. automodule:: numpy.polynomial.chebyshev :no-members:`
+    rendered every function under the module docstring's last heading."""
+    repo = write_tree(
+        tmp_path / "repo",
+        {
+            "src/acme/extras.py": '"""Extras for widgets."""\n\n'
+            'def polish(widget):\n    """Polish."""\n',
+            "docs/api.rst": "API\n===\n",
+        },
+    )
+    sources = apidoc.Sources(repo / "docs", [repo / "docs", repo / "src"])
+    page = ".. automodule:: acme.extras\n   :no-members:\n"
+    text = "\n".join(autodoc.expand(page.split("\n"), sources, [])[0])
+    assert "Extras for widgets." in text and "polish" not in text
+    listed = "\n".join(autodoc.expand([".. automodule:: acme.extras"], sources, [])[0])
+    assert ".. py:function:: polish(widget)" in listed
+
+
 def test_the_registry_and_search_reach_the_docstrings(tmp_path: Path) -> None:
     repo = _docs(tmp_path)
     out = build_bundle(repo / "docs", tmp_path / "idx", "--api-source", repo / "src")

@@ -14,7 +14,8 @@ source roots, `src/` layouts, re-exports followed), never imported.
   `.. autoclass:: Flask`).
 - `:members:` (empty: the public members with a docstring, all of them with
   `:undoc-members:`; else the members it lists) documents a class's methods or a module's
-  functions and classes; without it an `autoclass` is the class alone, as Sphinx's default.
+  functions and classes; without it an `autoclass` is the class alone, as Sphinx's default
+  (an `automodule` lists its public members unless `:no-members:`).
 - The directive's own content follows the docstring, as in Sphinx.
 - An object whose source is in no source root is left as written (rst_directives.py shows it
   as a stub) and counted for the build's warning (includes.Unresolved).
@@ -134,7 +135,9 @@ def render(d: Directive, module: str, klass: str, sources: Sources) -> list[str]
         if not isinstance(node, ast.Module):
             return None
         out = [f".. py:module:: {target}", ""] + docstring_lines(node)
-        for member in _members(node, d.options, module=True):
+        # (`:no-members:`: the docstring alone; NumPy's polynomial pages got every function's
+        # docs under the docstring's last heading)
+        for member in [] if "no-members" in d.options else _members(node, d.options, True):
             out += ["", *_describe(member, "", method=False)]
     else:
         in_class = d.kind in ("method", "attribute", "property")
