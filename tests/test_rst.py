@@ -126,6 +126,17 @@ def test_unknown_directives_warn_once_per_name(tmp_path: Path) -> None:
         assert "kept text 2" in s.get_doc("p2.rst#page-2")
 
 
+def test_a_warning_names_the_line_of_the_file_after_includes(tmp_path: Path) -> None:
+    """Scrapy's settings.rst warned at line 2427 of a 2,422-line file: the line of the text
+    with its includes in, not of the file."""
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "part.rst").write_text("".join(f"Included line {i}.\n\n" for i in range(20)))
+    (docs / "page.rst").write_text("Page\n====\n\n.. include:: part.rst\n\n.. quux:: x\n")
+    res = run_docsmcp("build", "--docs-dir", docs, "--out", tmp_path / "idx")
+    assert "page.rst:6: unknown reST directive 'quux'" in res.stderr, res.stderr
+
+
 def test_include_and_raw_never_read_files(tmp_path: Path) -> None:
     secret = tmp_path / "secret.txt"
     secret.write_text("TOP SECRET")

@@ -15,6 +15,7 @@ from collections.abc import Callable
 from docsmcp.model.api import ApiEntry
 from docsmcp.model.source import SourceFile
 from docsmcp.sources.discover import HTML_SUFFIXES, NOTEBOOK_SUFFIXES, RST_SUFFIXES
+from docsmcp.sources.formats.linemap import SOURCE_LINES
 
 
 @dataclasses.dataclass(frozen=True)
@@ -74,7 +75,11 @@ def convert_source(sf: SourceFile) -> SourceFile:
         return sf
     # A reST page whose includes were resolved (includes.py) is converted as expanded, and its
     # lines mapped back through both maps.
-    done = convert(sf.path, sf.body if sf.line_map else sf.text)
+    token = SOURCE_LINES.set(sf.line_map)
+    try:
+        done = convert(sf.path, sf.body if sf.line_map else sf.text)
+    finally:
+        SOURCE_LINES.reset(token)
     line_map = done.line_map or (0,) * (done.text.count("\n") + 1)
     if sf.line_map:
         top = len(sf.line_map) - 1

@@ -15,6 +15,7 @@ from docutils.parsers.rst.languages import en as _ENGLISH  # directive and role 
 from docutils.utils import unescape
 
 from docsmcp.common.logs import warn_once
+from docsmcp.sources.formats.linemap import file_line
 from docsmcp.sources.formats.rst_objects import (
     MAX_SIGNATURES,
     MEMBER_HOLDERS,
@@ -112,7 +113,7 @@ class _Unknown(_Generic):
             "%s:%d: unknown reST directive %r: its content is kept as text "
             "(one warning per directive name)",
             _PAGE.get(),
-            self.lineno,
+            file_line(self.lineno),
             self.name,
         )
         return super().run()
