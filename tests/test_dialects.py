@@ -697,6 +697,24 @@ def test_mdx_exports_give_title_and_description(tmp_path: Path) -> None:
     assert "Layout" in text_of(layout) and "Pages and layouts" in text_of(layout)
 
 
+def test_meta_title_and_description_frontmatter_title_a_page(tmp_path: Path) -> None:
+    """Radix's component pages give `metaTitle`/`metaDescription`, which the site shows; their
+    first heading, "API Reference", was the title of 56 of them."""
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "radio.mdx").write_text(
+        "---\nmetaTitle: Radio\nmetaDescription: Standalone radio button.\n---\n\n"
+        "Intro text.\n\n## API Reference\n\nProps.\n",
+        encoding="utf-8",
+    )
+    (docs / "both.md").write_text("---\ntitle: Both\nmetaTitle: Other\n---\n\nText.\n")
+    out = build_bundle(docs, tmp_path / "idx")
+    pages = pq.read_table(out / "pages.parquet").to_pylist()
+    shown = {p["path"]: (p["title"], p["description"]) for p in pages}
+    assert shown["radio.mdx"] == ("Radio", "Standalone radio button.")
+    assert shown["both.md"][0] == "Both"  # `title` wins
+
+
 SUPABASE = FIXTURES / "supabase-mdx" / "docs"
 
 

@@ -231,9 +231,10 @@ def page_title(parsed: ParsedFile) -> str:
 def page_description(parsed: ParsedFile) -> str:
     """Frontmatter description, else the first sentence(s) of the first paragraph."""
     frontmatter = json.loads(parsed.source.frontmatter)
-    described = frontmatter.get("description")
-    if isinstance(described, str) and described.strip():
-        return summary(described)
+    for key in ("description", "metaDescription", "meta_description"):
+        described = frontmatter.get(key)
+        if isinstance(described, str) and described.strip():
+            return summary(described)
     for b in parsed.blocks:
         if b.kind == "paragraph" and b.search.strip():
             text = summary(b.search)

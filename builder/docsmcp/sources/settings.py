@@ -227,8 +227,17 @@ def _frontmatter_metadata(fm: Frontmatter, name: str, settings: _Settings) -> No
             settings.metadata[key] = value.strip()
 
 
+# Frontmatter keys a site shows as the page's title when it has no `title` (Radix: `metaTitle`;
+# its 56 component pages were titled by their first heading, "API Reference").
+_OTHER_TITLES = ("metaTitle", "meta_title")
+
+
 def _apply_frontmatter(fm: Frontmatter, settings: _Settings, path: str = "") -> None:
     data = fm.data
+    if data.get("title") is None:
+        other = next((k for k in _OTHER_TITLES if isinstance(data.get(k), str)), None)
+        if other is not None and data[other].strip():
+            settings.title = data[other].strip()
     if "title" in data and data["title"] is not None:
         title = data["title"]
         # Docusaurus accepts `title: 2024`; a number is still clearly meant as a title.
