@@ -10,11 +10,14 @@ home of the vocabulary) can use it.
 | 1 | `changelog` | file name CHANGELOG*, CHANGES, HISTORY, NEWS, RELEASES, release-notes*,     |
 |   |             | whats-new*, migration*/migrating*, upgrad*, breaking-changes*, a version's  |
 |   |             | v5-migration-guide / 3.0-upgrade / 3.8-announcement, a release's            |
-|   |             | release-2.6.0; or a folder                                                  |
+|   |             | release-2.6.0 or 1.19.0-notes; or a folder                                  |
 |   |             | changelog/, changes/, release-notes/, whatsnew/, migration/, …-releases/ …; |
 |   |             | or a title "Changelog", "Release notes", "What's new …", "Migrating …",     |
 |   |             | "Upgrading …", "Breaking changes", "Updating to/from … N", "… migration      |
-|   |             | guide", "… upgrade guide", "… v0.28.3 release"                              |
+|   |             | guide", "… upgrade guide", "… v0.28.3 release" (a reST page's title is its  |
+|   |             | first adorned line); not a move from another tool: a title or file name    |
+|   |             | "Migrating from JavaScript", "Coming from Pandas" (no version) goes on to   |
+|   |             | the rules below                                                             |
 | 2 | `index`     | a folder's index/README/overview page that is mostly links (≥ 3 lines of    |
 |   |             | text, at least half of them links or cards) and has no code block           |
 | 3 | `proposal`  | a folder seps/, rfcs/, peps/, adr(s)/, keps/, proposals/, enhancements/;    |
