@@ -449,3 +449,10 @@ def _parse_list(lines: list[str], block: Block) -> list[Parameter]:
             )
         )
     return params
+
+
+def argument_names(signature: str) -> set[str]:
+    """The argument names of a call's signature: `fs.readFile(path[, options], callback)` ->
+    path, options, callback (spread dots, brackets and defaults left out)."""
+    inside = signature[signature.find("(") + 1 : signature.rfind(")")]
+    return {m.group(0) for m in re.finditer(r"[A-Za-z_$][\w$]*", re.sub(r"=[^,\]]*", "", inside))}

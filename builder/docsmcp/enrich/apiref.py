@@ -73,6 +73,7 @@ from docsmcp.enrich.api_fields import (
     _parse_list,
     _parse_table,
     _parse_values,
+    argument_names,
     clean_inline,
 )
 from docsmcp.model.api import ApiEntry, Example, Parameter
@@ -426,10 +427,9 @@ def _scan(
                     s.evidence = s.evidence or counts
                     s.add_params(found)
             elif current == -1 and h.ident is not None and h.ident.signature and not s.params:
-                # A call's heading whose body lists its arguments first (Electron's and
-                # Node.js' API pages: `### app.getPath(name)`, then "* `name` string - ...").
+                # A call whose body lists its arguments first (Electron's, Node.js' API pages).
                 found = _parse_list(lines, b)
-                if found and found[0].name in _argument_names(h.ident.signature):
+                if found and found[0].name in argument_names(h.ident.signature):
                     s.evidence = s.evidence or counts
                     s.add_params(found)
         elif b.kind == "code":
@@ -458,13 +458,6 @@ def _scan(
                     continue
                 s.evidence = s.evidence or counts
     return s
-
-
-def _argument_names(signature: str) -> set[str]:
-    """The argument names of a call's signature: `fs.readFile(path[, options], callback)` ->
-    path, options, callback (spread dots, brackets and defaults left out)."""
-    inside = signature[signature.find("(") + 1 : signature.rfind(")")]
-    return {m.group(0) for m in re.finditer(r"[A-Za-z_$][\w$]*", re.sub(r"=[^,\]]*", "", inside))}
 
 
 def _calls(code: str, segment: str) -> bool:
