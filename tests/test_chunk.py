@@ -286,6 +286,19 @@ def test_frontmatter_title_and_line_numbers(tmp_path: Path) -> None:
     assert (chunks[1].line_start, chunks[1].line_end) == (7, 9)
 
 
+def test_frontmatter_after_blank_lines_is_frontmatter(tmp_path: Path) -> None:
+    """Biome's getting-started page opens with a blank line, then its frontmatter (Astro reads
+    it): its YAML was the page's title and first chunk. A `---` that opens no mapping stays a
+    thematic break."""
+    text = "\n---\ntitle: Getting Started\n---\n\nIntro text.\n\n## Install\n\nRun it.\n"
+    chunks = chunks_of(tmp_path, text)
+    assert ids(chunks) == ["page.md#_preamble", "page.md#install"]
+    assert chunks[0].heading == "Getting Started" and "title:" not in chunks[0].text
+    assert (chunks[1].line_start, chunks[1].line_end) == (8, 10)
+    rule = chunks_of(tmp_path, "\n---\n\nSome text.\n\n---\n\nMore.\n")
+    assert "Some text." in rule[0].text
+
+
 def test_searchable_text_is_block_aware(tmp_path: Path) -> None:
     text = (
         "## Ops\n\n| Method | Returns |\n|---|---|\n| `links.upsert` | Link |\n\n"

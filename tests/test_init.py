@@ -214,6 +214,22 @@ def test_coding_agents_instruction_files_are_excluded(tmp_path):
     assert paths == {"index.md", "packages/mock/README.md", "guides/claude.md"}
 
 
+def test_html_beside_markdown_is_not_described(tmp_path):
+    """Sequelize's site keeps saved HTML of old versions in `static/v1..v5/`: the build reads no
+    HTML beside markdown, but init counted it and proposed five version values of nothing."""
+    docs = write_tree(
+        tmp_path / "d",
+        {
+            "docs/index.md": _page(),
+            "docs/guide.md": _page(),
+            **{f"static/v{n}/manual/x.html": "<h1>Old</h1><p>old</p>" for n in (1, 2, 3)},
+        },
+    )
+    proposal = propose(docs)
+    assert proposal.files == 2
+    assert "version" not in proposal.manifest.get("taxonomy", {})
+
+
 def test_a_file_the_build_cannot_read_is_excluded_with_its_reason(tmp_path):
     """LangChain's docs: three pages over the size limit made init propose a manifest that
     failed its own validation, so `init --write` wrote nothing. Each such file is excluded by

@@ -82,6 +82,9 @@ def test_partials_of_docusaurus_mintlify_and_astro_sites_are_inlined(tmp_path) -
     assert (
         "1 includes in 1 page name files that do not exist (first: ./_missing.mdx" in build.stderr
     )
+    # init checks its proposal on a copy of the docs folder: the aliases resolve there too.
+    init = run_docsmcp("init", "--docs-dir", docs, "--source-root", site, check=False)
+    assert "@mdx/SetupEnv.mdx" not in init.stderr and "./_missing.mdx" in init.stderr
 
 
 def test_a_page_without_partials_is_expanded_to_itself(tmp_path) -> None:

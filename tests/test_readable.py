@@ -589,3 +589,26 @@ def test_docusaurus_md_pages_with_imports_code_block_components_and_comments(
     assert (chunk.line_start, chunk.line_end) == (1, 13)
     (plain,) = _chunks(docs, "plain.md")
     assert "import the data from the file" in plain.text  # prose, not an import statement
+
+
+def test_astro_set_html_fragments_read_as_their_html(tmp_path: Path) -> None:
+    """Biome's lint rule pages put each diagnostic in `<Fragment set:html={"<pre>…"} />` (1,674
+    of them, on 580 pages): the page shows that HTML, and it left nothing."""
+    html = (
+        '<pre class=\\"language-text\\"><code>code-block.js:1:1 '
+        '<a href=\\"/r\\">lint/noDebugger</a>'
+        '<br /><br />  <span style=\\"color: Tomato;\\">✖</span> This is an unexpected use of the '
+        "debugger statement.<br /></code></pre>"
+    )
+    docs = _write(
+        tmp_path,
+        {
+            "rule.mdx": "# noDebugger\n\n### Invalid\n\n"
+            f'<Fragment set:html={{"{html}"}} />\n\nEnd.\n'
+        },
+    )
+    (chunk,) = [c for c in _chunks(docs, "rule.mdx") if "Invalid" in c.heading]
+    assert "This is an unexpected use of the debugger statement." in chunk.text
+    assert "lint/noDebugger" in chunk.search_text
+    for leaked in ("set:html", "<pre", "Tomato", "<br"):
+        assert leaked not in chunk.text, leaked

@@ -121,6 +121,17 @@ def test_roles_from_frontmatter_and_structure() -> None:
     # A README that links every operation but shows code is an SDK's reference, not a landing.
     readme = landing + "\n```python\nclient.links.create()\n```\n"
     assert classify("sdk/README.md", None, {}, readme) == "reference"
+    # An ORM's guides to its models are no generated type pages (Sequelize's docs/models/);
+    # Speakeasy's pages of a type's fields are.
+    guide = "# Defining models\n\n" + "Models are the essence of Sequelize. " * 40
+    assert classify("docs/models/defining-models.mdx", None, {}, guide) == "reference"
+    fields = "# Link\n\n" + "A link. " * 200 + "\n\n## Fields\n\n| Field | Type |\n"
+    assert classify("dub-go/docs/models/components/link.md", None, {}, fields) == "generated"
+    # A bare RELEASES/NEWS/HISTORY/CHANGES name is a changelog unless its title says otherwise.
+    policy = "# Sequelize Versioning Policy\n\n## PostgreSQL Support Table\n"
+    assert classify("src/pages/releases.mdx", None, {}, policy) == "reference"
+    assert classify("CHANGES.md", None, {}, "# 1.2.0\n\n- Fixed.\n") == "changelog"
+    assert classify("HISTORY.rst", None, {}, "Release History\n===============\n") == "changelog"
     # A reST page's title is the text over its first adornment line (NumPy's release notes).
     notes = ".. currentmodule:: numpy\n\n===========\nNumPy 1.19.0 Release Notes\n====\n\nText.\n"
     assert classify("release/numpy-1.19.rst", None, {}, notes) == "changelog"

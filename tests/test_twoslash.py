@@ -138,6 +138,8 @@ _LINES = st.lists(
             "const a = 1;",
             "",
             "  ```tsx twoslash",
+            "// highlight-next-line",
+            "{/* highlight-start */}",
             "text",
         ]
     ),
@@ -153,5 +155,27 @@ def test_hiding_keeps_the_line_count_and_the_order_of_what_stays(lines: list[str
     kept = iter(lines)  # what stays is the input's lines, in order, the rest blank
     assert all(line == "" or any(line == k for k in kept) for line in out)
     assert hide_twoslash(out) == out  # once is enough
-    if not any("twoslash" in line for line in lines):
+    if not any("twoslash" in line or "highlight-" in line for line in lines):
         assert out is lines
+
+
+def test_docusaurus_magic_comments_and_shiki_notations_are_not_shown() -> None:
+    """Sequelize's code showed 274 `// highlight-next-line` / `highlight-start` lines, which
+    Docusaurus reads and never shows; Shiki's `// [!code ++]` ends lines on VitePress sites."""
+    lines = [
+        "```js",
+        "const a = 1;",
+        "// highlight-next-line",
+        "const b = 2; // [!code ++]",
+        "  {/* highlight-start */}",
+        "  <div/>",
+        "  {/* highlight-end */}",
+        "```",
+        "```python",
+        "# highlight-next-line is a comment about highlighting",
+        "```",
+    ]
+    out = hide_twoslash(lines)
+    assert len(out) == len(lines)
+    assert out[:6] == ["```js", "const a = 1;", "const b = 2;", "  <div/>", "```", ""]
+    assert out[8:] == lines[8:]  # a comment that says more is code

@@ -28,6 +28,7 @@ from docsmcp.sources.formats.mdx import (
     code_block_components,
     drop_esm,
     esm_metadata,
+    set_html_components,
     written_as_mdx,
 )
 from docsmcp.sources.formats.myst import rewrite_myst
@@ -407,7 +408,7 @@ def split_lines(
         lines = hide_twoslash(lines)
     mdx = _is_mdx(sf, lines)
     if mdx:
-        lines = drop_esm(code_block_components(lines))
+        lines = drop_esm(code_block_components(set_html_components(lines)))
     elif sf.path.lower().endswith(_MARKDOWN) and not sf.page_starts:
         lines = rewrite_myst(lines)  # Sphinx and Jupyter Book markdown (MDX has no MyST)
     dialect = rewrite(lines)

@@ -81,6 +81,14 @@ _CHANGELOG_STEM = re.compile(
     r"^release[-_]v?\d+(?:[-_.]\d+)+(?:$|[-_ .].*)|"
     r"^v?\d+(?:[-_.]\d+)+[-_](?:notes|release[-_ ]?notes|changelog|changes)$"
 )
+# The bare names (CHANGES, HISTORY, NEWS, RELEASES) say a changelog only where the title does
+# not say something else.
+_BARE_STEM = re.compile(r"^(?:changes|history|news|releases?)$")
+_CHANGE_WORDS = re.compile(
+    r"\b(?:changes?|change ?log|history|news|releases?|unreleased|versions?|what'?s new|updates?)"
+    r"\b|^\W*v?\d+(?:\.\d+)+",  # (or a version: `# 1.2.0` opens a CHANGES.md)
+    re.I,
+)
 # A move from another tool or language, not from an older version: a guide ("Migrating from
 # JavaScript", TypeScript's handbook; "Coming from Pandas" in Polars' `migration/` folder).
 _FROM_ELSEWHERE = re.compile(
@@ -196,6 +204,8 @@ def classify(path: str, title: str | None, frontmatter: Mapping, body: str) -> s
     title = (title or "").strip()
     if _FROM_ELSEWHERE.match(title) or _FROM_ELSEWHERE.match(stem):
         pass  # (a guide: the rules below)
+    elif _BARE_STEM.match(stem) and title and not _CHANGE_WORDS.search(title):
+        pass  # `releases.mdx` titled "Sequelize Versioning Policy": its support tables
     elif (
         _CHANGELOG_STEM.match(stem)
         or any(f in _CHANGELOG_DIRS or f.endswith(("-releases", "_releases")) for f in folders)
@@ -219,7 +229,7 @@ def classify(path: str, title: str | None, frontmatter: Mapping, body: str) -> s
         or ("date" in frontmatter and ("author" in frontmatter or "authors" in frontmatter))
     ):
         return BLOG
-    if _generated(folders) or _GENERATED_COMMENT.search(head[:2000]) or _autodoc_page(body):
+    if _generated(folders, body) or _GENERATED_COMMENT.search(head[:2000]) or _autodoc_page(body):
         return GENERATED
     if (
         any(f in _CONCEPT_DIRS for f in folders)
@@ -249,11 +259,21 @@ def _autodoc_page(body: str) -> bool:
     return directives >= 5 and directives * 10 >= sum(1 for x in body.splitlines() if x.strip())
 
 
-def _generated(folders: list[str]) -> bool:
-    """Type pages of an SDK generator: `docs/models/...` or `docs/errors/...`."""
+# What a generated type page holds: its fields or values (Speakeasy's `## Fields`).
+_TYPE_SECTION = re.compile(
+    r"^#{2,3}[ \t]+(?:fields|values|supported types|properties|members)\b", re.M | re.I
+)
+# ... or so little that it is one (an enum of two lines).
+_TYPE_PAGE_CHARS = 1000
+
+
+def _generated(folders: list[str], body: str) -> bool:
+    """Type pages of an SDK generator: `docs/models/...` or `docs/errors/...` holding a type's
+    fields or values, or next to nothing. An ORM's guides to its models (Sequelize's
+    `docs/models/defining-models.mdx`) are no such pages."""
     return any(
         folders[i] == "docs" and folders[i + 1] in _GENERATED_DIRS for i in range(len(folders) - 1)
-    )
+    ) and (len(body) < _TYPE_PAGE_CHARS or _TYPE_SECTION.search(body) is not None)
 
 
 def _mostly_links(text: str) -> bool:

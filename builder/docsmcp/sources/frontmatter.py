@@ -89,11 +89,28 @@ class Frontmatter:
         return None
 
 
+# Blank lines before a frontmatter block that Astro and gray-matter accept (Biome's getting
+# started page: its YAML was its title and first chunk).
+MAX_BLANK_LEAD = 3
+
+
+def _after_blank_lines(text: str, lines: list[str]) -> Frontmatter:
+    """The frontmatter after up to MAX_BLANK_LEAD blank lines, when it reads cleanly as a
+    mapping (else none: `---` there may be a thematic break)."""
+    lead = next((i for i, line in enumerate(lines[: MAX_BLANK_LEAD + 1]) if line.strip()), None)
+    if not lead or lines[lead].rstrip() != "---":
+        return Frontmatter({}, text)
+    inner = split_frontmatter("\n".join(lines[lead:]))
+    if not inner.data or inner.problems:
+        return Frontmatter({}, text)
+    return Frontmatter(inner.data, "\n" * lead + inner.body, inner.yaml_text)
+
+
 def split_frontmatter(text: str) -> Frontmatter:
     """Split a leading ``---`` ... ``---``/``...`` YAML block from ``text`` and parse it."""
     lines = text.split("\n")
     if lines[0].rstrip() != "---":
-        return Frontmatter({}, text)
+        return _after_blank_lines(text, lines)
     end = next((i for i in range(1, len(lines)) if lines[i].rstrip() in ("---", "...")), None)
     if end is None:
         return Frontmatter(

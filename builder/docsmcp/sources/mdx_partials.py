@@ -163,10 +163,13 @@ def _ancestors(docs_dir: Path, roots: list[Path]) -> list[Path]:
 
 
 def _above(docs_dir: Path, roots: list[Path], names: tuple[str, ...]) -> Path | None:
-    """The nearest folder at or above docs_dir (within the roots) holding one of `names`."""
-    for folder in _ancestors(docs_dir, roots):
-        if any((folder / n).is_file() for n in names):
-            return folder
+    """The nearest folder at or above docs_dir (within the roots) holding one of `names`; then
+    at or above each root (init checks its proposal on a copy of the docs folder elsewhere, the
+    folder itself a source root)."""
+    for start in (docs_dir, *roots):
+        for folder in _ancestors(start, roots):
+            if any((folder / n).is_file() for n in names):
+                return folder
     return None
 
 

@@ -6,6 +6,7 @@ original source and chunks can report exact source line ranges and keep the orig
 
 from __future__ import annotations
 
+import json
 import re
 
 from docsmcp.sources.formats.fences import fenced_lines
@@ -290,3 +291,29 @@ def _code_block_body(lines: list[str]) -> list[str] | None:
     if "{" in text or "<" in text:
         return None
     return list(lines)
+
+
+# Astro's `<Fragment set:html={"<pre>…</pre>"} />`: the string is HTML the page shows (Biome's
+# lint rule pages put each diagnostic so, 1,674 of them, which left nothing).
+_SET_HTML = re.compile(
+    r"""^([ \t]*)<[A-Za-z][\w.]*[ \t]+set:html=\{[ \t]*("(?:[^"\\\n]|\\.)*")[ \t]*\}"""
+    r"[ \t]*/>[ \t]*$"
+)
+
+
+def set_html_components(lines: list[str]) -> list[str]:
+    """A line holding one `<Fragment set:html={"…"} />` (any tag) becomes the HTML its string
+    holds (reduced to its text later, readable.py); other lines as they are."""
+    if not any("set:html=" in line for line in lines):
+        return lines
+    out = list(lines)
+    code = fenced_lines(lines)
+    for i, line in enumerate(lines):
+        if code[i] or "set:html=" not in line or not (m := _SET_HTML.match(line)):
+            continue
+        try:
+            html = json.loads(m.group(2))
+        except ValueError:
+            continue
+        out[i] = m.group(1) + html.replace("\n", "<br>")
+    return out

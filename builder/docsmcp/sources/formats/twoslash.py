@@ -18,6 +18,12 @@ that shows nothing becomes blank lines. (`// @include: NAME` is a flag: the snip
 not inserted.) The markers are matched as the twoslash package matches them (a line of its own,
 `//` and an optional space); `// @ts-expect-error` and other `@word-with-dashes` comments are
 TypeScript's, shown, and stay.
+
+Any code block loses, the same way, the magic comments Docusaurus reads and never shows: a
+line that is only `// highlight-next-line`, `highlight-start`, `highlight-end` or
+`this-line-is-an-error` in a comment of any language (`#`, `/* */`, `{/* */}`, `<!-- -->`,
+`--`; Sequelize: 274 lines); and Shiki's notations at a line's end (`// [!code ++]`,
+`// [!code highlight]`, `# [!code focus]`) leave the line's code alone.
 """
 
 from __future__ import annotations
@@ -37,12 +43,22 @@ _CUT_END = re.compile(r"^\s*// ?---cut-end---\s*$")
 # `// @ts-expect-error` (shown) alone.
 _FLAG = re.compile(r"^\s*// ?@\w+(?::.*)?\s*$")
 _MARKER = re.compile(r"^\s*//\s*\^(?:\?|\||\^+)(?: .*)?\s*$")
+_MAGIC = re.compile(
+    r"^\s*(?://|#|--|;|%|/\*|\{/\*|<!--)\s*"
+    r"(?:highlight-next-line|highlight-start|highlight-end|this-line-is-an-error)"
+    r"\s*(?:\*/\}?|-->)?\s*$"
+)
+_NOTATION = re.compile(
+    r"[ \t]*(?://|#|--|<!--|/\*)[ \t]*\[!code [^\]\n]+\][ \t]*(?:-->|\*/)?[ \t]*$"
+)
+_MAGIC_WORDS = ("highlight-", "this-line-is-an-error", "[!code ")
 
 
 def hide_twoslash(lines: list[str]) -> list[str]:
-    """`lines` with each twoslash block's hidden lines moved, blank, above its opening fence
-    (see the module docstring); the same list when there is none."""
-    if not any("twoslash" in line for line in lines):
+    """`lines` with each twoslash block's hidden lines, and any block's magic comments, moved,
+    blank, above its opening fence, and Shiki's notations gone (see the module docstring); the
+    same list when there is none."""
+    if not any("twoslash" in line or any(w in line for w in _MAGIC_WORDS) for line in lines):
         return lines
     code = fenced_lines(lines)
     out = list(lines)
@@ -55,10 +71,14 @@ def hide_twoslash(lines: list[str]) -> list[str]:
         end = i + 1  # the closing fence, or the end of the text for an unclosed block
         while end < len(lines) and code[end] and not _closes(lines[end], m.group(1)):
             end += 1
-        if _TWOSLASH.search(m.group(2)):
+        body = [_NOTATION.sub("", x) if "[!code " in x else x for x in lines[i + 1 : end]]
+        twoslash = _TWOSLASH.search(m.group(2)) is not None
+        if twoslash or any(_MAGIC.match(x) for x in body):
             closed = end < len(lines) and code[end]
-            body = lines[i + 1 : end]
-            shown = _shown(body, include=bool(_INCLUDE.match(m.group(2))))
+            if twoslash:
+                shown = _shown(body, include=bool(_INCLUDE.match(m.group(2))))
+            else:
+                shown = [k for k, x in enumerate(body) if not _MAGIC.match(x)]
             last = end if closed else end - 1  # the block's last line
             if shown:
                 # Blank above the fence up to the first line shown, below the block after it.
@@ -67,6 +87,8 @@ def hide_twoslash(lines: list[str]) -> list[str]:
                 out[i : last + 1] = [""] * lead + block + [""] * (len(body) - lead - len(shown))
             else:
                 out[i : last + 1] = [""] * (last + 1 - i)
+        elif body != lines[i + 1 : end]:
+            out[i + 1 : end] = body
         i = end + 1
     return out
 
