@@ -102,8 +102,17 @@ def test_automodule_no_members_is_the_docstring_alone(tmp_path: Path) -> None:
     page = ".. automodule:: acme.extras\n   :no-members:\n"
     text = "\n".join(autodoc.expand(page.split("\n"), sources, [])[0])
     assert "Extras for widgets." in text and "polish" not in text
-    listed = "\n".join(autodoc.expand([".. automodule:: acme.extras"], sources, [])[0])
-    assert ".. py:function:: polish(widget)" in listed
+    # As Sphinx: members with `:members:` (or conf.py's autodoc_default_options) only; the
+    # module is the current one after it (Werkzeug's `.. autoexception:: BadRequest` lines).
+    alone = "\n".join(autodoc.expand([".. automodule:: acme.extras"], sources, [])[0])
+    assert "Extras for widgets." in alone and "polish" not in alone
+    page = [".. automodule:: acme.extras", "   :members:", "", ".. autofunction:: polish"]
+    listed = autodoc.expand(page, sources, missing := [])[0]
+    assert listed.count(".. py:function:: polish(widget)") == 2 and not missing
+    (repo / "docs" / "conf.py").write_text("autodoc_default_options = {'members': True}\n")
+    configured = apidoc.Sources(repo / "docs", [repo / "docs", repo / "src"])
+    default = "\n".join(autodoc.expand([".. automodule:: acme.extras"], configured, [])[0])
+    assert ".. py:function:: polish(widget)" in default
 
 
 def test_the_registry_and_search_reach_the_docstrings(tmp_path: Path) -> None:
@@ -168,3 +177,34 @@ def test_init_names_the_users_folder_too(tmp_path: Path) -> None:
     proc = run_docsmcp("init", "--docs-dir", repo / "docs")
     assert f"give --api-source {repo.resolve()}" in proc.stderr, proc.stderr
     assert "docsmcp-init-" not in proc.stderr
+
+
+def test_overloads_give_way_to_the_implementation_and_properties_read_as_properties(
+    tmp_path: Path,
+) -> None:
+    """Werkzeug: `@t.overload` stubs, first in the class, hid 18 documented methods
+    (`Request.get_data`), and properties read as calls (`data() -> bytes`)."""
+    repo = write_tree(
+        tmp_path / "repo",
+        {
+            "src/pkg/__init__.py": (
+                "import typing as t\nfrom functools import cached_property\n\n\n"
+                'class Request:\n    """A request."""\n\n'
+                "    @property\n    def data(self) -> bytes:\n"
+                '        """The raw data."""\n\n'
+                '    @cached_property\n    def files(self):\n        """Uploaded files."""\n\n'
+                "    @t.overload\n    def get_data(self, as_text: t.Literal[False]) -> bytes: ...\n"
+                "    @t.overload\n    def get_data(self, as_text: t.Literal[True]) -> str: ...\n"
+                "    def get_data(self, as_text=False):\n"
+                '        """Read the buffered incoming data."""\n'
+            ),
+            "docs/api.rst": "API\n===\n",
+        },
+    )
+    sources = apidoc.Sources(repo / "docs", [repo / "docs", repo / "src"])
+    page = [".. autoclass:: pkg.Request", "   :members:"]
+    text = "\n".join(autodoc.expand(page, sources, [])[0])
+    assert ".. py:method:: get_data(as_text=False)" in text
+    assert "Read the buffered incoming data." in text
+    assert ".. py:property:: data\n      :type: bytes" in text
+    assert ".. py:property:: files\n" in text and "files()" not in text

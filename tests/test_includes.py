@@ -257,3 +257,23 @@ def test_snippets_are_found_in_the_base_path_of_a_mkdocs_yml_further_up(tmp_path
         assert s.call("get_page", {"path": "user-guide/csv.md"}).structured_content["title"] == (
             "Reading CSV"
         )
+
+
+def test_markdown_include_and_fastapi_ranges_read_as_the_site_shows_them(tmp_path: Path) -> None:
+    """SQLModel: `{!./docs_src/x.py!}` (markdown-include, 33 in 7 pages) was shown as written;
+    `{* x.py ln[1:2,5:6] *}` joined its ranges with no "omitted" line, so a variable defined in
+    the lines left out read as never defined."""
+    root = tmp_path / "repo"
+    files = {
+        "docs/update.md": "# Update\n\n```python\n{!./docs_src/update.py!}\n```\n\n"
+        "{* ./docs_src/update.py ln[1:2,5:6] *}\n",
+        "docs_src/update.py": "from x import y\n\nsession = y()\nhero = 1\n"
+        "session.add(hero)\nsession.commit()\n",
+    }
+    for name, text in files.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(text, encoding="utf-8")
+    out = build_bundle(root / "docs", tmp_path / "idx", "--source-root", root)
+    text = "\n".join(_texts(out).values())
+    assert "{!" not in text and text.count("session.commit()") == 2
+    assert "from x import y\n\n# Code here omitted 👈\nsession.add(hero)" in text

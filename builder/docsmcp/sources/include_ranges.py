@@ -71,8 +71,10 @@ def select_mdbook(lines: list[str], selector: str) -> list[str]:
     return out
 
 
-def select_line_ranges(lines: list[str], spec: str) -> list[str]:
-    """FastAPI's `ln[1:5,8]`: those lines (1-based, inclusive), in order."""
+def select_line_ranges(lines: list[str], spec: str, gap: str = "") -> list[str]:
+    """FastAPI's `ln[1:5,8]`: those lines (1-based, inclusive), in order; `gap` (FastAPI's
+    "# Code here omitted 👈") between two ranges that do not meet, as the site shows it (a
+    variable defined in the lines left out read as undefined: SQLModel's 29 such includes)."""
     keep: list[int] = []
     for part in spec.split(","):
         a, _, b = part.strip().partition(":")
@@ -81,4 +83,12 @@ def select_line_ranges(lines: list[str], spec: str) -> list[str]:
         first = int(a)
         last = int(b) if b.strip().isdigit() else (len(lines) if b == "" and ":" in part else first)
         keep.extend(range(first, min(last, len(lines)) + 1))
-    return [lines[k - 1] for k in dict.fromkeys(keep) if 0 < k <= len(lines)] or lines
+    kept = [k for k in dict.fromkeys(keep) if 0 < k <= len(lines)]
+    if not kept:
+        return lines
+    out = [lines[kept[0] - 1]]
+    for before, k in zip(kept, kept[1:], strict=False):
+        if gap and k != before + 1:
+            out.append(gap)
+        out.append(lines[k - 1])
+    return out

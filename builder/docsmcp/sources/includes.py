@@ -69,6 +69,9 @@ _SNIPPET_BLOCK = re.compile(r"^[ \t]*-{1,}8<-{1,}[ \t]*$")
 _MDBOOK = re.compile(r"\{\{#(include|rustdoc_include)[ \t]+([^}\s]+)[ \t]*\}\}")
 _FASTAPI = re.compile(r"^([ \t]*)\{\*[ \t]+(\S+)((?:[ \t]+\w+\[[^\]\n]*\])*)[ \t]*\*\}[ \t]*$")
 _FASTAPI_LN = re.compile(r"\bln\[([^\]\n]*)\]")
+_OMITTED = "# Code here omitted 👈"  # (FastAPI's words between two ranges of a Python file)
+# markdown-include's `{!path!}` (SQLModel, Typer): the file's text where it stands.
+_MD_INCLUDE = re.compile(r"\{!\s*([^!{}\n]+?)\s*!\}")
 _RST_INCLUDE = re.compile(r"^([ \t]*)\.\.[ \t]+(literalinclude|include)::[ \t]+(\S+)[ \t]*$")
 _RST_OPTION = re.compile(r"^([ \t]+):([\w-]+):(?:[ \t]+(.*?))?[ \t]*$")
 
@@ -185,7 +188,7 @@ def has_directive(body: str) -> bool:
     return (
         ":::" in body
         or "8<-" in body
-        or ("{" in body and ("{{#" in body or "{*" in body))
+        or ("{" in body and ("{{#" in body or "{*" in body or "{!" in body))
         or "include::" in body
         or ".. auto" in body  # (reST pages only: autodoc.py)
         or mdx_partials.may_import(body)
@@ -324,6 +327,11 @@ class _Reader:
             return self._fastapi(page, m.group(2), m.group(3), m.group(1))
         if "{{#" in line and _MDBOOK.search(line):
             return self._mdbook(page, line, depth)
+        if "{!" in line and (m := _MD_INCLUDE.fullmatch(line.strip())):
+            text = self._read_first(self._candidates(page, m.group(1).removeprefix("./")), m[1])
+            if text is not None:
+                indent = line[: len(line) - len(line.lstrip())]
+                return [indent + x if x else x for x in text.rstrip("\n").split("\n")]
         return None
 
     # -- reST --------------------------------------------------------------------------------
@@ -448,7 +456,7 @@ class _Reader:
             return [f"{indent}{{* {name}{options} *}}"]
         lines = text.rstrip("\n").split("\n")
         if m := _FASTAPI_LN.search(options):
-            lines = select_line_ranges(lines, m.group(1))
+            lines = select_line_ranges(lines, m.group(1), _OMITTED)
         language = normalise_language(posixpath.splitext(name)[1].lstrip(".")) or ""
         fence = "````" if any(x.lstrip().startswith("```") for x in lines) else "```"
         body = [fence + language, *lines, fence]

@@ -51,6 +51,7 @@ class Sources:
         self.docs_dir = docs_dir
         self.roots = roots
         self._modules: dict[str, tuple[ast.Module, str] | None] = {}
+        self.default_members: bool | None = None  # autodoc.default_members, read once
 
     def module(self, dotted: str) -> tuple[ast.Module, str] | None:
         """(tree, file path) of module `dotted`, or None."""
@@ -263,19 +264,35 @@ def signature(node: ast.AST, drop_self: bool = False) -> str:
 
 def defs(node: ast.AST | None) -> list[_Def]:
     """The classes and functions defined in `node`'s body, also under `if`/`try` (a module's
-    `if TYPE_CHECKING: ... else: class EmailStr:`), first definition of each name kept."""
+    `if TYPE_CHECKING: ... else: class EmailStr:`), first definition of each name kept; a
+    `@typing.overload` stub gives way to the implementation after it, which holds the
+    docstring (Werkzeug's `Request.get_data`, `MultiDict.getlist`: 18 methods were dropped)."""
     found: dict[str, _Def] = {}
+    stubs: set[str] = set()
     stack = list(reversed(getattr(node, "body", [])))
     while stack:
         child = stack.pop()
         if isinstance(child, _Def):
-            found.setdefault(child.name, child)
+            if child.name not in found or child.name in stubs:
+                found[child.name] = child
+                stubs.discard(child.name)
+                if _overload(child):
+                    stubs.add(child.name)
         elif isinstance(child, (ast.If, ast.Try)):
             nested = [*child.body, *child.orelse]
             if isinstance(child, ast.Try):
                 nested += [*child.finalbody, *(x for h in child.handlers for x in h.body)]
             stack.extend(reversed(nested))
     return list(found.values())
+
+
+def _overload(node: _Def) -> bool:
+    """Whether `node` is decorated `@overload` (`@t.overload`, `@typing.overload`)."""
+    return any(
+        (isinstance(d, ast.Name) and d.id == "overload")
+        or (isinstance(d, ast.Attribute) and d.attr == "overload")
+        for d in getattr(node, "decorator_list", ())
+    )
 
 
 def _public(node: ast.ClassDef | ast.Module, module: bool) -> list[_Def]:

@@ -15,7 +15,8 @@ source roots, `src/` layouts, re-exports followed), never imported.
 - `:members:` (empty: the public members with a docstring, all of them with
   `:undoc-members:`; else the members it lists) documents a class's methods or a module's
   functions and classes; without it an `autoclass` is the class alone, as Sphinx's default
-  (an `automodule` lists its public members unless `:no-members:`).
+  (an `automodule` is its docstring alone, unless the project's `conf.py` makes `members` an
+  `autodoc_default_options`; it sets the current module for the directives after it).
 - The directive's own content follows the docstring, as in Sphinx.
 - An object whose source is in no source root is left as written (rst_directives.py shows it
   as a stub) and counted for the build's warning (includes.Unresolved).
@@ -105,6 +106,8 @@ def expand(
             rendered = lines[i : d.end]
         out.extend(rendered)
         line_map.extend([i] * len(rendered))
+        if d.kind == "module":  # (Sphinx's automodule sets the current module, as `module::`)
+            module = d.target.split("(", 1)[0].strip()
         i = d.end
     return out, line_map
 
@@ -135,9 +138,13 @@ def render(d: Directive, module: str, klass: str, sources: Sources) -> list[str]
         if not isinstance(node, ast.Module):
             return None
         out = [f".. py:module:: {target}", ""] + docstring_lines(node)
-        # (`:no-members:`: the docstring alone; NumPy's polynomial pages got every function's
-        # docs under the docstring's last heading)
-        for member in [] if "no-members" in d.options else _members(node, d.options, True):
+        # Members with `:members:` (or the project's `autodoc_default_options`), as Sphinx:
+        # Werkzeug's exceptions page got every class twice; NumPy's `:no-members:` pages, every
+        # function under the docstring's last heading.
+        listed = "members" in d.options or default_members(sources)
+        for member in (
+            _members(node, d.options, True) if listed and "no-members" not in d.options else []
+        ):
             out += ["", *_describe(member, "", method=False)]
     else:
         in_class = d.kind in ("method", "attribute", "property")
@@ -149,6 +156,22 @@ def render(d: Directive, module: str, klass: str, sources: Sources) -> list[str]
     if d.content:
         out += ["", *(INDENT + x if x else x for x in d.content)]
     return [d.indent + x if x else x for x in out]
+
+
+_DEFAULT_MEMBERS = re.compile(
+    r"autodoc_default_(?:options|flags)\s*=\s*[{\[][^}\]]*['\"]members['\"]"
+)
+
+
+def default_members(sources: Sources) -> bool:
+    """Whether the project's `conf.py` (in the docs folder) makes `:members:` the default."""
+    if sources.default_members is None:
+        try:
+            text = (sources.docs_dir / "conf.py").read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            text = ""
+        sources.default_members = _DEFAULT_MEMBERS.search(text[:200_000]) is not None
+    return sources.default_members
 
 
 def _prefixes(kind: str, target: str, module: str, klass: str) -> list[str]:
@@ -180,6 +203,7 @@ def _describe(node: ast.AST, name: str, method: bool, kind: str = "") -> list[st
     if isinstance(node, ast.ClassDef):
         kind = kind if kind in ("class", "exception") else "class"
     elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+        kind = kind or ("property" if method and _property(node) else "")
         kind = kind or ("method" if method else "function")
     else:
         return []
@@ -188,4 +212,18 @@ def _describe(node: ast.AST, name: str, method: bool, kind: str = "") -> list[st
     if kind not in ("attribute", "property", "data"):
         line += signature(node, drop_self=method or isinstance(node, ast.ClassDef))
     body = docstring_lines(node)
-    return [line, "", *(INDENT + x if x else x for x in body)]
+    typed = []
+    if kind == "property" and isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+        typed = [f"{INDENT}:type: {ast.unparse(node.returns)}"] if node.returns else []
+    return [line, *typed, "", *(INDENT + x if x else x for x in body)]
+
+
+def _property(node: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    """Whether a method is a property (`@property`, `@cached_property`, `@functools.
+    cached_property`): Sphinx shows `property data: bytes`, and Werkzeug's `data() -> bytes`
+    told an agent to call it."""
+    for d in node.decorator_list:
+        name = d.id if isinstance(d, ast.Name) else d.attr if isinstance(d, ast.Attribute) else ""
+        if name in ("property", "cached_property"):
+            return True
+    return False

@@ -195,6 +195,10 @@ class _Version(Directive):
         return out
 
 
+# Descriptions whose `:type:` option Sphinx shows after the name.
+_TYPED = frozenset({"property", "attribute", "data", "autoproperty", "autoattribute"})
+
+
 class _Described(Directive):
     """An object description (`py:function`, `class`, `autofunction`, ...): its signature as a
     code line and its content. autodoc's `auto*` stubs say that their text comes from the code.
@@ -226,6 +230,8 @@ class _Described(Directive):
                     if name:
                         names.append((qualify(domain, objtype, name, state), line))
         signature = re.sub(r"\s*\\\s+", " ", signature)  # `\` continues a signature line
+        if signature and (typed := self.options.get("type")) and objtype in _TYPED:
+            signature += f": {typed}"  # Sphinx's `property data: bytes`
         if signature:
             para = nodes.paragraph(classes=["signature"])
             para += nodes.literal(signature, signature)
