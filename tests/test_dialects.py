@@ -348,6 +348,8 @@ def test_github_alerts_read_as_their_label_and_reference_links_show_their_url() 
         "Undefined text; `[code][quit]`; [spaced][spaced].",
     ]
     assert out.display[9] == "> [!NOTE]"  # in code: as written
+    # markdown-it-toc's marker (VitePress): the table of contents, no words of the page
+    assert rewrite(["# T", "[[toc]]", "text [[x]]"]).display == ["# T", "", "text [[x]]"]
     assert out.parse[:7] == out.display[:7]
 
 

@@ -62,6 +62,7 @@ def _role(root: Path, path: str) -> str:
         ("blog/2021-08-26-welcome/index.md", "Welcome", "blog"),  # Docusaurus
         ("rfcs/text/0001-private-fields.md", None, "proposal"),  # Rust RFCs
         ("peps/pep-0008.rst", "PEP 8 – Style Guide for Python Code", "proposal"),
+        ("data-loaders/rfc.md", "Data Loaders", "proposal"),  # Vue Router's 2022 RFC
         ("docs/adr/0003-use-postgres.md", None, "proposal"),
         ("development/roadmap.mdx", "Roadmap", "proposal"),  # MCP: what is planned
         ("about/plans.md", "Product roadmap", "proposal"),

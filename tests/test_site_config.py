@@ -42,6 +42,12 @@ def page(folder: Path) -> Path:
             "Vite",
             ".vitepress/config.ts title",
         ),
+        (  # Vue Router: a config split in a folder
+            ".vitepress/config/shared.ts",
+            "export const sharedConfig = defineConfig({\n  title: 'Vue Router',\n})\n",
+            "Vue Router",
+            ".vitepress/config/shared.ts title",
+        ),
         (
             "docusaurus.config.ts",
             "const config = {\n  title: 'Yellow Network',\n  url: 'https://x',\n};\n",

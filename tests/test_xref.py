@@ -282,6 +282,25 @@ def test_ordering_prefixes_are_no_part_of_a_route(tmp_path: Path) -> None:
     assert r.x.stats["link"] == (2, 2)
 
 
+def test_route_groups_are_no_part_of_a_route(tmp_path: Path) -> None:
+    # Fumadocs and Next.js: `(root)/cli.mdx` is served at `/docs/cli` (shadcn: 15 links from
+    # other folders unresolved, and `/docs/mcp` reached `registry/mcp.mdx`).
+    r = refs(
+        tmp_path,
+        {
+            "(root)/cli.mdx": "# CLI\n\nnpx shadcn add.\n",
+            "(root)/mcp.mdx": "# MCP server\n\nConnect it.\n",
+            "registry/mcp.mdx": "# Registry MCP\n\nFor registries.\n",
+            "installation/manual.mdx": "# Manual\n\nSee the [CLI](/docs/cli) and "
+            "[MCP](/docs/mcp).\n",
+        },
+    )
+    assert r.targets("installation/manual.mdx#manual") == [
+        "(root)/cli.mdx#cli",
+        "(root)/mcp.mdx#mcp-server",
+    ]
+
+
 def test_absolute_routes_strip_a_leading_segment_that_is_no_folder(tmp_path: Path) -> None:
     # The docs root is the `docs` folder itself: `/docs/...` is a route, not a folder.
     r = refs(

@@ -134,7 +134,7 @@ _PROPOSAL_DIRS = frozenset(
     {"seps", "sep", "rfcs", "rfc", "peps", "pep", "adr", "adrs", "keps", "proposals",
      "enhancements", "decisions"}
 )  # fmt: skip
-_PROPOSAL_NAME = re.compile(r"^(?:sep|rfc|pep|adr|kep)[-_ ]?\d+\b", re.IGNORECASE)
+_PROPOSAL_NAME = re.compile(r"^(?:sep|rfc|pep|adr|kep)(?:[-_ ]?\d+\b|$)", re.IGNORECASE)
 # A roadmap says what is planned, not what the software does today: a proposal's kind of page
 # (the MCP roadmap's "HTTP-native transport unification" ranked first for "stdio or remote HTTP
 # transport, which to pick").

@@ -30,8 +30,14 @@ from docsmcp.model.chunk import Chunk, ParsedFile
 
 
 def _unordered(path: str) -> str:
-    """`path` without the ordering prefix of each of its segments (roles.ORDER_PREFIX)."""
-    return "/".join(ORDER_PREFIX.sub("", part) for part in path.split("/"))
+    """`path` without the ordering prefix of each of its segments (roles.ORDER_PREFIX), and
+    without its route groups (Next.js and Fumadocs: `(root)/cli.mdx` is served at `/docs/cli`;
+    shadcn's 15 links to it from other folders were unresolved)."""
+    return "/".join(
+        ORDER_PREFIX.sub("", part)
+        for part in path.split("/")
+        if not (part.startswith("(") and part.endswith(")"))
+    )
 
 
 # Link paths whose file the resolver remembers at a time (bounded: ~150 bytes each).
@@ -88,7 +94,7 @@ class _Resolver:
                     self.sections_by_doc.setdefault((doc, sid), row)
 
         self.lower_folders = {folder.lower() for folder in self.folders}
-        self.lower_folders |= {_unordered(folder) for folder in self.lower_folders}
+        self.lower_folders |= {_unordered(folder) for folder in self.lower_folders} - {""}
 
     # -- links ----------------------------------------------------------------------------------
 

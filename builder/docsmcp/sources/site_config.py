@@ -49,6 +49,12 @@ _TITLES = (
     ("conf.py", "project", re.compile(r"""^project\s*=\s*['"]([^'"\n]+)['"]""", re.M)),
     *((f"docusaurus.config.{x}", "title", _DOCUSAURUS_TITLE) for x in ("js", "ts", "mjs")),
     *((f".vitepress/config.{x}", "title", _DOCUSAURUS_TITLE) for x in ("js", "ts", "mjs", "mts")),
+    # (a config split in a folder: Vue Router's `.vitepress/config/shared.ts`)
+    *(
+        (f".vitepress/config/{n}.{x}", "title", _DOCUSAURUS_TITLE)
+        for n in ("index", "shared")
+        for x in ("js", "ts", "mjs", "mts")
+    ),
 )
 
 

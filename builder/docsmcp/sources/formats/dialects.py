@@ -372,6 +372,7 @@ def _may_clean(line: str) -> bool:
         or "[#" in line
         or "[!" in line
         or "]:" in line
+        or "[[" in line
     )
 
 
@@ -382,6 +383,8 @@ def _inline_cleanup(line: str, defined: dict[str, str]) -> str:
         return f"{m.group(1)}{m.group(2).capitalize()}:"
     if "]:" in line and _COMMENT_DEFINITION.match(line):
         return ""
+    if line.strip().lower() == "[[toc]]":
+        return ""  # (markdown-it-toc's marker: the table of contents, no words of the page)
     if "[#" in line and HEADING.match(line) and (m := _BRACKET_ID.search(line)):
         return line[: m.start()] + f" {{#{m.group(1)}}}"
     if "{" in line and "}" in line:
