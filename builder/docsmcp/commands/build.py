@@ -24,7 +24,7 @@ from docsmcp.common.progress import Progress
 from docsmcp.embeddings.embed import EmbeddingOptions, ProviderError
 from docsmcp.embeddings.rescore import RescoreOptions
 from docsmcp.pipeline.build import build
-from docsmcp.pipeline.collect import BuildError, BuildOptions
+from docsmcp.pipeline.collect import BuildError, BuildOptions, Built
 from docsmcp.sources.gitsource import Checkout, record_build, up_to_date
 from docsmcp.sources.pdf.extract import PdfSummary
 
@@ -211,6 +211,8 @@ def _build_once(
             "references": {
                 "found": found,
                 "resolved": sum(r for _, r in built.references.values()),
+                # (the first ones: xref.MAX_UNRESOLVED_SHOWN)
+                "unresolved_links": [{"page": p, "link": x} for p, x in built.unresolved_links],
             },
             "api_entries": built.api_entries,
             "code_blocks": built.code_blocks,
@@ -238,6 +240,8 @@ def _build_once(
                 f"  name {built.metadata.name!r}, from {built.name_from} (--name NAME to choose "
                 "another)"
             )
+        if built.unresolved_links:
+            print("  " + _unresolved(built))
         if built.navigation:
             print(f"  {built.navigation}")
         if built.translations:
@@ -309,6 +313,14 @@ def _skipped(args: argparse.Namespace, co: Checkout) -> int:
             f"(commit {co.commit[:12]}) is unchanged since it was built; nothing rebuilt"
         )
     return 0
+
+
+def _unresolved(built: Built) -> str:
+    """The summary's line on links to no page: how many, the first three (`--json`: more)."""
+    found, resolved = built.references.get("link", (0, 0))
+    shown = ", ".join(f"{link} (in {page})" for page, link in built.unresolved_links[:3])
+    more = f"; --json lists the first {len(built.unresolved_links)}" if found - resolved > 3 else ""
+    return f"{found - resolved} links to no page of the bundle: {shown}{more}"
 
 
 def _references(stats: dict[str, tuple[int, int]]) -> str:

@@ -109,6 +109,12 @@ class CrossRefs:
     stats: dict[str, tuple[int, int]]
     # per chunk row: distinct texts of the links (from other chunks) that resolve to it
     anchors: list[tuple[str, ...]] = dataclasses.field(default_factory=list)
+    # the first MAX_UNRESOLVED_SHOWN links that resolve to no page: (page, link as written)
+    unresolved: tuple[tuple[str, str], ...] = ()
+
+
+# Unresolved links a build names (its summary shows three, `--json` all of these).
+MAX_UNRESOLVED_SHOWN = 20
 
 
 @dataclass(frozen=True, slots=True)

@@ -20,6 +20,7 @@ from docsmcp.enrich.xref import (
     _SCHEME,
     IGNORED,
     KINDS,
+    MAX_UNRESOLVED_SHOWN,
     CrossRefs,
     FileRefs,
     _external,
@@ -303,6 +304,7 @@ def resolve_refs(
     found = dict.fromkeys(KINDS, 0)
     resolved = dict.fromkeys(KINDS, 0)
     anchors: dict[int, dict[str, None]] = {}  # target row -> link texts (an ordered set)
+    unresolved: list[tuple[str, str]] = []
     for f in files:
         texts = f.texts if len(f.texts) == len(f.refs) else ("",) * len(f.refs)
         for (kind, source, payload), text in zip(f.refs, texts, strict=True):
@@ -322,6 +324,8 @@ def resolve_refs(
                 target = res.resolve_section(payload, f)
             found[kind] += 1
             if target is None or not 0 <= target < n_rows:
+                if kind == "link" and len(unresolved) < MAX_UNRESOLVED_SHOWN:
+                    unresolved.append((f.path, str(payload)))
                 continue
             resolved[kind] += 1
             if target != source:
@@ -347,6 +351,7 @@ def resolve_refs(
         summaries=summaries,
         stats={k: (found[k], resolved[k]) for k in KINDS},
         anchors=[tuple(anchors[k])[:MAX_ANCHORS] if k in anchors else () for k in range(n_rows)],
+        unresolved=tuple(unresolved),
     )
 
 

@@ -192,6 +192,7 @@ def _build(
         name_from,
         summary_line(corpus.nav, options.docs_dir),
         corpus.translations.line(built=True),
+        browse.xref.unresolved,
     )
 
 

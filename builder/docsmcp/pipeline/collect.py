@@ -125,6 +125,7 @@ class Built:
     name_from: str = "--name"  # where the bundle's name comes from (site_config.corpus_name)
     navigation: str | None = None  # the summary's line on the nav files (pipeline/build.py)
     translations: str = ""  # the summary's line on translations left out (sources/translations.py)
+    unresolved_links: tuple[tuple[str, str], ...] = ()  # (page, link): xref.CrossRefs.unresolved
 
 
 class BuildError(Exception):
