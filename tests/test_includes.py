@@ -8,7 +8,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from conftest import build_bundle, run_docsmcp
+from conftest import build_bundle, run_docsmcp, write_tree
 from docsmcp.sources.includes import expand
 from docsmcp_runtime.bundle.reader import open_bundle
 from hypothesis import HealthCheck, given, settings
@@ -244,9 +244,7 @@ def test_snippets_are_found_in_the_base_path_of_a_mkdocs_yml_further_up(tmp_path
         "docs/source/src/python/csv.py": "# --8<-- [start:read]\ndf = read_csv('a.csv')\n"
         "# --8<-- [end:read]\n",
     }
-    for name, text in files.items():
-        (root / name).parent.mkdir(parents=True, exist_ok=True)
-        (root / name).write_text(text, encoding="utf-8")
+    write_tree(root, files)
     docs = root / "docs" / "source"
     out = build_bundle(docs, tmp_path / "idx", "--source-root", root)
     text = "\n".join(_texts(out).values())
@@ -270,9 +268,7 @@ def test_markdown_include_and_fastapi_ranges_read_as_the_site_shows_them(tmp_pat
         "docs_src/update.py": "from x import y\n\nsession = y()\nhero = 1\n"
         "session.add(hero)\nsession.commit()\n",
     }
-    for name, text in files.items():
-        (root / name).parent.mkdir(parents=True, exist_ok=True)
-        (root / name).write_text(text, encoding="utf-8")
+    write_tree(root, files)
     out = build_bundle(root / "docs", tmp_path / "idx", "--source-root", root)
     text = "\n".join(_texts(out).values())
     assert "{!" not in text and text.count("session.commit()") == 2
