@@ -612,3 +612,23 @@ def test_astro_set_html_fragments_read_as_their_html(tmp_path: Path) -> None:
     assert "lint/noDebugger" in chunk.search_text
     for leaked in ("set:html", "<pre", "Tomato", "<br"):
         assert leaked not in chunk.text, leaked
+
+
+def test_get_doc_reaches_a_heading_whose_empty_section_merged_into_the_next(
+    tmp_path: Path,
+) -> None:
+    """shadcn's `## Outline` holds only a demo component: its section, empty, merges into the
+    next chunk and has no id of its own (201 headings), yet the site links `#outline`."""
+    docs = _write(
+        tmp_path,
+        {
+            "button.mdx": '# Button\n\nIntro.\n\n## Default\n\n<ComponentPreview name="a" />\n\n'
+            '## Outline\n\n<ComponentPreview name="b" />\n\n## With `Icon`\n\nText.\n',
+        },
+    )
+    out = build_bundle(docs, tmp_path / "idx")
+    with McpSession(out) as s:
+        merged = s.get_doc("button.mdx#outline")
+        assert "## Outline" in merged and "Text." in merged
+        assert "Text." in s.get_doc("button.mdx#with-icon")
+        assert "not found" in s.tool_error("get_doc", {"chunk_id": "button.mdx#nothing"})

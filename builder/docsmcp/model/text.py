@@ -1,26 +1,11 @@
-"""Small text helpers every stage shares: heading slugs (chunk ids) and word-boundary truncation."""
+"""Small text helpers every stage shares: heading slugs (chunk ids; their rule is the bundle's,
+so its home is the runtime's `format/slugs.py`) and word-boundary truncation."""
 
 from __future__ import annotations
 
-import hashlib
-import re
+from docsmcp_runtime.format.slugs import slugify
 
-_SLUG_DROP = re.compile(r"[^a-z0-9 -]")
-
-
-def slugify(text: str) -> str:
-    """docs-mcp slug: lowercase, keep [a-z0-9 -], spaces to '-', collapse '-'.
-
-    A heading with nothing left (CJK, emoji, punctuation) gets a slug derived from its text
-    hash, so different headings still get different ids that do not depend on their order.
-    """
-    slug = _SLUG_DROP.sub("", text.lower())
-    slug = re.sub(r"-+", "-", re.sub(r"\s+", "-", slug.strip())).strip("-")
-    if slug:
-        return slug
-    if not text.strip():
-        return "section"
-    return "section-" + hashlib.sha256(text.strip().encode()).hexdigest()[:8]
+__all__ = ["slugify", "truncate"]
 
 
 def truncate(text: str, limit: int) -> str:

@@ -373,7 +373,26 @@ class Bundle:
             with self._lock:
                 if self._anchor_index is None:
                     self._anchor_index = index
-        return self._anchor_index.get(f"{path}#{anchor}")
+        found = self._anchor_index.get(f"{path}#{anchor}")
+        return found if found is not None else self._row_holding_heading(path, anchor)
+
+    def _row_holding_heading(self, path: str, anchor: str) -> int | None:
+        """The row of page `path` whose text holds a heading slugged `anchor`: a section with no
+        text of its own is merged into the next chunk and has no id (shadcn's `## Outline`
+        over a demo component: 201 headings), yet the site links to it. Read on a miss only
+        (so imported here: a start reads no slug)."""
+        import re
+
+        from ..format.slugs import slugify
+
+        headings = re.compile(r"^ {0,3}#{1,6}[ \t]+(.+?)[ \t#]*$", re.MULTILINE)
+        markup = re.compile(r"`([^`]*)`|\[([^\]]*)\]\([^)]*\)|[*_]{1,2}")
+        for row in self._page_rows(path) or ():
+            for m in headings.finditer(self.text(row)):
+                title = markup.sub(lambda x: x.group(1) or x.group(2) or "", m.group(1))
+                if slugify(title) == anchor:
+                    return row
+        return None
 
     def table(self, name: str) -> pa.Table | None:
         """A browse table (format.TABLES), read and checked on first use; None when the bundle
