@@ -179,3 +179,34 @@ def test_docusaurus_magic_comments_and_shiki_notations_are_not_shown() -> None:
     assert len(out) == len(lines)
     assert out[:6] == ["```js", "const a = 1;", "const b = 2;", "  <div/>", "```", ""]
     assert out[8:] == lines[8:]  # a comment that says more is code
+
+
+def test_a_fences_style_options_are_not_shown() -> None:
+    """shadcn (995 fences), Biome (846), SQLModel, Vue Router: `showLineNumbers`, `{1,7}`,
+    `hl_lines="3"` were shown on the fence; a reader sees the code and its title."""
+    lines = [
+        '```tsx showLineNumbers title="app/layout.tsx" {1,7}',
+        "export default function Layout() {}",
+        "```",
+        '~~~{ .python .annotate hl_lines="42-53" }',
+        "x = 1",
+        "~~~",
+        "```vue{3-5} [settings.vue]",
+        "<template/>",
+        "```",
+        "```json Windows",
+        "{}",
+        "```",
+        "````md",
+        "```tsx showLineNumbers",
+        "````",
+    ]
+    out = hide_twoslash(lines)
+    assert [out[0], out[3], out[6], out[9]] == [
+        '```tsx title="app/layout.tsx"',
+        "~~~python",
+        "```vue [settings.vue]",
+        "```json Windows",
+    ]
+    assert out[13] == "```tsx showLineNumbers"  # inside another block: its text
+    assert len(out) == len(lines)

@@ -19,7 +19,14 @@ not inserted.) The markers are matched as the twoslash package matches them (a l
 `//` and an optional space); `// @ts-expect-error` and other `@word-with-dashes` comments are
 TypeScript's, shown, and stay.
 
-Any code block loses, the same way, the magic comments Docusaurus reads and never shows: a
+A fence's options that style the block are not shown either: its opening line keeps the
+language and the words a reader sees (a title: `title="app.ts"`, Mintlify's `macOS/Linux`,
+VitePress' `[settings.vue]`), while line numbers and highlights (`showLineNumbers`, `{1,7}`,
+`hl_lines="3"`, `highlight={3}`, `ins={1}`, `linenums="1"`, `theme={null}`, `copy`) go, and an
+attribute list `{ .python .annotate }` reads as its language (shadcn: 995 such fences, Biome 846).
+
+Any code block loses, the same way as twoslash lines, the magic comments Docusaurus reads and
+never shows: a
 line that is only `// highlight-next-line`, `highlight-start`, `highlight-end` or
 `this-line-is-an-error` in a comment of any language (`#`, `/* */`, `{/* */}`, `<!-- -->`,
 `--`; Sequelize: 274 lines); and Shiki's notations at a line's end (`// [!code ++]`,
@@ -52,13 +59,44 @@ _NOTATION = re.compile(
     r"[ \t]*(?://|#|--|<!--|/\*)[ \t]*\[!code [^\]\n]+\][ \t]*(?:-->|\*/)?[ \t]*$"
 )
 _MAGIC_WORDS = ("highlight-", "this-line-is-an-error", "[!code ")
+# An info string's options: `key="v"`, `key={…}`, `{…}`, or a word.
+_OPTION = re.compile(r"""[\w-]+=(?:"[^"]*"|'[^']*'|\{[^{}]*\}|\S+)|\{[^{}]*\}|\S+""")
+_STYLE_WORDS = frozenset(
+    {"showlinenumbers", "linenumbers", "copy", "live", "noinline", "wrap", "collapsible"}
+)
+_STYLE_KEYS = frozenset(
+    {"hl_lines", "highlight", "linenums", "ins", "del", "mark", "theme", "showlinenumbers"}
+    | {"startline", "linenostart", "live", "collapse", "focus", "add", "remove"}
+)
+_STYLED = re.compile(r"showLineNumbers|lineNumbers|hl_lines|linenums|=\{|\{|\bcopy\b|\blive\b")
+
+
+def shown_info(info: str) -> str:
+    """A fence's info string as a reader sees it (see the module docstring)."""
+    text = info.strip()
+    if text.startswith("{") and text.endswith("}"):  # an attribute list: its first class
+        first = re.search(r"(?<![\w-])\.([\w+#-]+)", text)
+        return first.group(1) if first else ""
+    parts = _OPTION.findall(text)
+    kept = [re.sub(r"\{[^{}]*\}$", "", parts[0])] if parts else []  # VitePress' `vue{3-5}`
+    for part in parts[1:]:
+        key, eq, _ = part.partition("=")
+        if part.startswith("{") or part.lower() in _STYLE_WORDS:
+            continue
+        if eq and key.lower() in _STYLE_KEYS:
+            continue
+        kept.append(part)
+    return " ".join(kept)
 
 
 def hide_twoslash(lines: list[str]) -> list[str]:
     """`lines` with each twoslash block's hidden lines, and any block's magic comments, moved,
     blank, above its opening fence, and Shiki's notations gone (see the module docstring); the
     same list when there is none."""
-    if not any("twoslash" in line or any(w in line for w in _MAGIC_WORDS) for line in lines):
+    styled = any(_STYLED.search(line) for line in lines if line.lstrip()[:3] in ("```", "~~~"))
+    if not styled and not any(
+        "twoslash" in line or any(w in line for w in _MAGIC_WORDS) for line in lines
+    ):
         return lines
     code = fenced_lines(lines)
     out = list(lines)
@@ -72,6 +110,12 @@ def hide_twoslash(lines: list[str]) -> list[str]:
         while end < len(lines) and code[end] and not _closes(lines[end], m.group(1)):
             end += 1
         body = [_NOTATION.sub("", x) if "[!code " in x else x for x in lines[i + 1 : end]]
+        info = m.group(2)
+        if info.strip() and _STYLED.search(info) and not _TWOSLASH.search(info):
+            shown = shown_info(info)
+            if shown != info.strip():
+                fence_at = lines[i].index(m.group(1))
+                out[i] = lines[i][: fence_at + len(m.group(1))] + shown
         twoslash = _TWOSLASH.search(m.group(2)) is not None
         if twoslash or any(_MAGIC.match(x) for x in body):
             closed = end < len(lines) and code[end]
