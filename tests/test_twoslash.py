@@ -200,6 +200,12 @@ def test_a_fences_style_options_are_not_shown() -> None:
         "````md",
         "```tsx showLineNumbers",
         "````",
+        "```{code-block} python",
+        "x = 1",
+        "```",
+        "```{note}",
+        "A note {1}.",
+        "```",
     ]
     out = hide_twoslash(lines)
     assert [out[0], out[3], out[6], out[9]] == [
@@ -209,4 +215,5 @@ def test_a_fences_style_options_are_not_shown() -> None:
         "```json Windows",
     ]
     assert out[13] == "```tsx showLineNumbers"  # inside another block: its text
+    assert out[15:] == lines[15:]  # MyST directives are no options (myst.py reads them)
     assert len(out) == len(lines)

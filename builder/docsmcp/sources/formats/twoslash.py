@@ -68,12 +68,15 @@ _STYLE_KEYS = frozenset(
     {"hl_lines", "highlight", "linenums", "ins", "del", "mark", "theme", "showlinenumbers"}
     | {"startline", "linenostart", "live", "collapse", "focus", "add", "remove"}
 )
+_MYST = re.compile(r"^\{[\w:-]+\}")
 _STYLED = re.compile(r"showLineNumbers|lineNumbers|hl_lines|linenums|=\{|\{|\bcopy\b|\blive\b")
 
 
 def shown_info(info: str) -> str:
     """A fence's info string as a reader sees it (see the module docstring)."""
     text = info.strip()
+    if _MYST.match(text):
+        return text  # a MyST directive (```` ```{note} ````, ```` ```{code-block} python ````)
     if text.startswith("{") and text.endswith("}"):  # an attribute list: its first class
         first = re.search(r"(?<![\w-])\.([\w+#-]+)", text)
         return first.group(1) if first else ""
