@@ -217,3 +217,6 @@ def test_a_fences_style_options_are_not_shown() -> None:
     assert out[13] == "```tsx showLineNumbers"  # inside another block: its text
     assert out[15:] == lines[15:]  # MyST directives are no options (myst.py reads them)
     assert len(out) == len(lines)
+    # A block that also hides lines (a magic comment) shows its fence without the options too.
+    both = ["```js showLineNumbers", "// highlight-next-line", "a()", "```"]
+    assert hide_twoslash(both) == ["", "```js", "a()", "```"]

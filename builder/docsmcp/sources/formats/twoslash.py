@@ -58,7 +58,6 @@ _MAGIC = re.compile(
 _NOTATION = re.compile(
     r"[ \t]*(?://|#|--|<!--|/\*)[ \t]*\[!code [^\]\n]+\][ \t]*(?:-->|\*/)?[ \t]*$"
 )
-_MAGIC_WORDS = ("highlight-", "this-line-is-an-error", "[!code ")
 # An info string's options: `key="v"`, `key={…}`, `{…}`, or a word.
 _OPTION = re.compile(r"""[\w-]+=(?:"[^"]*"|'[^']*'|\{[^{}]*\}|\S+)|\{[^{}]*\}|\S+""")
 _STYLE_WORDS = frozenset(
@@ -70,6 +69,24 @@ _STYLE_KEYS = frozenset(
 )
 _MYST = re.compile(r"^\{[\w:-]+\}")
 _STYLED = re.compile(r"showLineNumbers|lineNumbers|hl_lines|linenums|=\{|\{|\bcopy\b|\blive\b")
+_MAGIC_WORDS = ("twoslash", "highlight-", "this-line-is-an-error", "[!code ")
+
+
+def _wanted(text: str) -> bool:
+    """Whether a page holds any of this: twoslash, a magic comment or notation, a styled
+    fence (substring tests first: most pages hold none, and this runs on every page)."""
+    if any(w in text for w in _MAGIC_WORDS):
+        return True
+    for mark in ("```", "~~~"):
+        at = text.find(mark)
+        while at != -1:
+            end = text.find("\n", at)
+            end = len(text) if end == -1 else end
+            info = text[at:end].lstrip("`~")
+            if info and _STYLED.search(info):
+                return True
+            at = text.find(mark, end)
+    return False
 
 
 def shown_info(info: str) -> str:
@@ -96,10 +113,7 @@ def hide_twoslash(lines: list[str]) -> list[str]:
     """`lines` with each twoslash block's hidden lines, and any block's magic comments, moved,
     blank, above its opening fence, and Shiki's notations gone (see the module docstring); the
     same list when there is none."""
-    styled = any(_STYLED.search(line) for line in lines if line.lstrip()[:3] in ("```", "~~~"))
-    if not styled and not any(
-        "twoslash" in line or any(w in line for w in _MAGIC_WORDS) for line in lines
-    ):
+    if not _wanted("\n".join(lines)):
         return lines
     code = fenced_lines(lines)
     out = list(lines)
@@ -114,23 +128,24 @@ def hide_twoslash(lines: list[str]) -> list[str]:
             end += 1
         body = [_NOTATION.sub("", x) if "[!code " in x else x for x in lines[i + 1 : end]]
         info = m.group(2)
-        if info.strip() and _STYLED.search(info) and not _TWOSLASH.search(info):
-            shown = shown_info(info)
-            if shown != info.strip():
-                fence_at = lines[i].index(m.group(1))
-                out[i] = lines[i][: fence_at + len(m.group(1))] + shown
-        twoslash = _TWOSLASH.search(m.group(2)) is not None
+        twoslash = _TWOSLASH.search(info) is not None
+        opening = lines[i]
+        if info.strip() and not twoslash and _STYLED.search(info):
+            shown_as = shown_info(info)
+            if shown_as != info.strip():
+                fence_at = opening.index(m.group(1)) + len(m.group(1))
+                opening = out[i] = opening[:fence_at] + shown_as
         if twoslash or any(_MAGIC.match(x) for x in body):
             closed = end < len(lines) and code[end]
             if twoslash:
-                shown = _shown(body, include=bool(_INCLUDE.match(m.group(2))))
+                shown = _shown(body, include=bool(_INCLUDE.match(info)))
             else:
                 shown = [k for k, x in enumerate(body) if not _MAGIC.match(x)]
             last = end if closed else end - 1  # the block's last line
             if shown:
                 # Blank above the fence up to the first line shown, below the block after it.
                 lead = shown[0]
-                block = [lines[i], *(body[k] for k in shown), *([lines[end]] if closed else [])]
+                block = [opening, *(body[k] for k in shown), *([lines[end]] if closed else [])]
                 out[i : last + 1] = [""] * lead + block + [""] * (len(body) - lead - len(shown))
             else:
                 out[i : last + 1] = [""] * (last + 1 - i)
