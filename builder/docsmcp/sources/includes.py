@@ -429,7 +429,7 @@ class _Reader:
             finally:
                 self.names = saved
 
-        return mdx_partials.inline(self._found, spec, indent, props, text, nested)
+        return mdx_partials.inline(self._found, indent, props, text, nested)
 
     def _mdbook(self, page: str, line: str, depth: int) -> list[str] | None:
         out = line

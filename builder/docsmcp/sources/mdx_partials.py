@@ -36,15 +36,18 @@ import os
 import posixpath
 import re
 from collections.abc import Callable
+from functools import lru_cache
 from pathlib import Path
 
 from docsmcp.sources.formats.fences import fenced_lines
 from docsmcp.sources.formats.mdx import drop_esm
 from docsmcp.sources.frontmatter import split_frontmatter
+from docsmcp.sources.site_config import DOCUSAURUS_CONFIGS, read_text
 
 # `import Name from "path.mdx";` on a line of its own.
 _IMPORT = re.compile(
-    r"""^import[ \t]+([A-Za-z_$][\w$]*)[ \t]+from[ \t]+(["'])([^"'\n]+\.mdx?)\2[ \t]*;?[ \t]*$"""
+    r"""^import[ \t]+([A-Za-z_$][\w$]*)[ \t]+from[ \t]+(["'])([^"'\n]+\.mdx?)\2[ \t]*;?[ \t]*$""",
+    re.MULTILINE,
 )
 # A line holding only a self-closing tag: its indent, name and props.
 _USE = re.compile(r"^([ \t]*)<([A-Za-z_$][\w$]*)((?:[ \t][^<>]*?)?)[ \t]*/>[ \t]*$")
@@ -52,23 +55,16 @@ _STRING_PROP = re.compile(
     r"""([A-Za-z_$][\w$-]*)=(?:"([^"\n]*)"|'([^'\n]*)'|\{["']([^"'\n]*)["']\})"""
 )
 _PROPS_USE = re.compile(r"\{[ \t]*props\.([A-Za-z_$][\w$]*)[ \t]*\}")
-_DOCUSAURUS_CONFIGS = tuple(f"docusaurus.config.{x}" for x in ("js", "ts", "mjs", "cjs"))
 _TS_CONFIGS = ("tsconfig.json", "jsconfig.json")
 _PARTIAL_FOLDERS = frozenset({"snippets", "partials"})
 # A JSON string (kept) or a comment (dropped): tsconfig files hold both, and `"@mdx/*"` holds
 # what looks like a comment's start.
 _STRING_OR_COMMENT = re.compile(r'("(?:[^"\\\n]|\\.)*")|//[^\n]*|/\*.*?\*/', re.DOTALL)
-# Anywhere in a page: whether it imports a partial at all.
-IMPORT_ANYWHERE = re.compile(
-    r"""^import[ \t]+[A-Za-z_$][\w$]*[ \t]+from[ \t]+["'][^"'\n]+\.mdx?["']""", re.MULTILINE
-)
-
-Read = Callable[[list[str], str], "str | None"]  # (candidates, spec) -> text, as includes reads
 
 
 def may_import(body: str) -> bool:
     """Whether `body` imports a partial (substring tests first: most pages have no import)."""
-    return "import " in body and ".md" in body and IMPORT_ANYWHERE.search(body) is not None
+    return "import " in body and ".md" in body and _IMPORT.search(body) is not None
 
 
 def imports(lines: list[str], code: list[bool]) -> dict[str, str]:
@@ -106,8 +102,8 @@ def candidates(page: str, spec: str, docs_dir: Path, roots: list[Path]) -> list[
         out += [os.path.relpath(os.path.join(root, rest), docs_dir) for root in roots]
         return list(dict.fromkeys(posixpath.normpath(c) for c in out))
     if spec.startswith("@site/"):
-        site = _above(docs_dir, roots, _DOCUSAURUS_CONFIGS)
-        return [os.path.relpath(os.path.join(site, spec[6:]), docs_dir)] if site else []
+        site = _above(docs_dir, roots, DOCUSAURUS_CONFIGS)
+        return [os.path.relpath(os.path.join(site.parent, spec[6:]), docs_dir)] if site else []
     if spec.startswith("@") or "/" in spec:
         return _aliased(spec, docs_dir, roots)
     return [posixpath.normpath(posixpath.join(posixpath.dirname(page), spec))]
@@ -115,7 +111,6 @@ def candidates(page: str, spec: str, docs_dir: Path, roots: list[Path]) -> list[
 
 def inline(
     page: str,
-    spec: str,
     indent: str,
     props: dict[str, str],
     text: str,
@@ -163,13 +158,14 @@ def _ancestors(docs_dir: Path, roots: list[Path]) -> list[Path]:
 
 
 def _above(docs_dir: Path, roots: list[Path], names: tuple[str, ...]) -> Path | None:
-    """The nearest folder at or above docs_dir (within the roots) holding one of `names`; then
+    """The first of `names` in the nearest folder at or above docs_dir (within the roots); then
     at or above each root (init checks its proposal on a copy of the docs folder elsewhere, the
     folder itself a source root)."""
     for start in (docs_dir, *roots):
         for folder in _ancestors(start, roots):
-            if any((folder / n).is_file() for n in names):
-                return folder
+            for name in names:
+                if (folder / name).is_file():
+                    return folder / name
     return None
 
 
@@ -178,35 +174,31 @@ def _aliased(spec: str, docs_dir: Path, roots: list[Path]) -> list[str]:
     out: list[str] = []
     config = _above(docs_dir, roots, _TS_CONFIGS)
     if config is not None:
-        for base, targets in _ts_paths(str(config)):
+        for base, targets in _ts_paths(config, config.stat().st_mtime_ns):
             if base == head + "/*":
                 out += [os.path.join(t[: -len("*")], rest) for t in targets if t.endswith("*")]
-        bare = head.lstrip("@")
-        out += [str(config / "src" / bare / rest), str(config / bare / rest)]
+        bare, folder = head.lstrip("@"), config.parent
+        out += [str(folder / "src" / bare / rest), str(folder / bare / rest)]
     return list(dict.fromkeys(posixpath.normpath(os.path.relpath(c, docs_dir)) for c in out))
 
 
-def _ts_paths(folder: str) -> tuple[tuple[str, tuple[str, ...]], ...]:
-    """`compilerOptions.paths` of the folder's tsconfig/jsconfig, targets made absolute from
-    `baseUrl` (comments and trailing commas allowed, as TypeScript reads them); () if none."""
-    for name in _TS_CONFIGS:
-        try:
-            raw = Path(folder, name).read_text(encoding="utf-8", errors="replace")[:1_000_000]
-        except OSError:
-            continue
-        try:
-            bare = _STRING_OR_COMMENT.sub(lambda m: m.group(1) or "", raw)
-            data = json.loads(re.sub(r",(\s*[}\]])", r"\1", bare))
-        except ValueError:
-            return ()
-        options = data.get("compilerOptions") if isinstance(data, dict) else None
-        paths = options.get("paths") if isinstance(options, dict) else None
-        if not isinstance(paths, dict):
-            return ()
-        base = os.path.join(folder, str(options.get("baseUrl") or "."))
-        return tuple(
-            (str(k), tuple(os.path.join(base, str(t)) for t in v if isinstance(t, str)))
-            for k, v in paths.items()
-            if isinstance(v, list)
-        )
-    return ()
+@lru_cache(maxsize=16)
+def _ts_paths(config: Path, mtime_ns: int) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    """`compilerOptions.paths` of a tsconfig/jsconfig, targets made absolute from `baseUrl`
+    (comments and trailing commas allowed, as TypeScript reads them); () if none. Kept per
+    file and modification time: every aliased partial of every page asks (Drizzle: 370)."""
+    try:
+        bare = _STRING_OR_COMMENT.sub(lambda m: m.group(1) or "", read_text(config))
+        data = json.loads(re.sub(r",(\s*[}\]])", r"\1", bare) or "null")
+    except (ValueError, RecursionError):
+        return ()
+    options = data.get("compilerOptions") if isinstance(data, dict) else None
+    paths = options.get("paths") if isinstance(options, dict) else None
+    if not isinstance(paths, dict):
+        return ()
+    base = os.path.join(config.parent, str(options.get("baseUrl") or "."))
+    return tuple(
+        (str(k), tuple(os.path.join(base, str(t)) for t in v if isinstance(t, str)))
+        for k, v in paths.items()
+        if isinstance(v, list)
+    )

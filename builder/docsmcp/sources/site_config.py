@@ -38,6 +38,8 @@ LANGUAGE = re.compile(
     r"^(?:en|de|fr|es|it|pt|nl|pl|ru|uk|tr|ja|ko|zh|vi|id|fa|ar|he|hi|cs|sv|da|fi|no|el|hu|ro|th"
     r"|cn|jp|kr|tw)(?:[-_][a-zA-Z]{2,4})?$"
 )
+# A Docusaurus site's configuration, whichever of its names (the site's folder holds it).
+DOCUSAURUS_CONFIGS = tuple(f"docusaurus.config.{x}" for x in ("js", "ts", "mjs"))
 # One field of each configuration: the file, the field, and how its title is written.
 _SITE_NAME = re.compile(r"""^site_name\s*:\s*['"]?([^'"#\n]+?)['"]?\s*(?:#.*)?$""", re.M)
 # (a template string's text before its first `${`: VitePress' `Vite${additionalTitle}`)
@@ -47,7 +49,7 @@ _TITLES = (
     ("mkdocs.yaml", "site_name", _SITE_NAME),
     ("book.toml", "title", re.compile(r"""^title\s*=\s*['"]([^'"\n]+)['"]""", re.M)),
     ("conf.py", "project", re.compile(r"""^project\s*=\s*['"]([^'"\n]+)['"]""", re.M)),
-    *((f"docusaurus.config.{x}", "title", _DOCUSAURUS_TITLE) for x in ("js", "ts", "mjs")),
+    *((name, "title", _DOCUSAURUS_TITLE) for name in DOCUSAURUS_CONFIGS),
     *((f".vitepress/config.{x}", "title", _DOCUSAURUS_TITLE) for x in ("js", "ts", "mjs", "mts")),
     # (a config split in a folder: Vue Router's `.vitepress/config/shared.ts`)
     *(

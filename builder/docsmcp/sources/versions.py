@@ -40,7 +40,7 @@ from pathlib import Path
 
 from docsmcp_runtime.bundle.versions import is_release, order_key, parse
 
-from docsmcp.sources.site_config import read_json, read_text
+from docsmcp.sources.site_config import DOCUSAURUS_CONFIGS, read_json, read_text
 
 log = logging.getLogger(__name__)
 
@@ -60,7 +60,6 @@ CHANNELS = frozenset(
 )
 # Folders whose dated children are posts, not versions.
 _POSTS = frozenset({"blog", "blogs", "news", "posts", "changelog", "changelogs", "releases"})
-_DOCUSAURUS_CONFIGS = ("docusaurus.config.js", "docusaurus.config.ts", "docusaurus.config.mjs")
 # `lastVersion: '1.0'`, or a name the configuration defines (`lastVersion: lastDocsVersion`).
 _LAST_VERSION = re.compile(r"""lastVersion\s*:\s*['"]?([\w.-]+)""")
 # The label of the current docs (`versions: {current: {label: '11.x', …}}`).
@@ -166,7 +165,7 @@ def _docusaurus_current(versioned: str, paths: list[str], docs_dir: Path | None)
     pages = {
         p[len(versioned) + 1 :].partition("/")[2] for p in paths if p.startswith(versioned + "/")
     }
-    for config in _DOCUSAURUS_CONFIGS:
+    for config in DOCUSAURUS_CONFIGS:
         for given in _CONFIG_PATH.findall(read_text(docs_dir / site / config)):
             folder = posixpath.normpath(posixpath.join(site, given))
             if folder.startswith(("../", "/")) or folder in (".", versioned):
@@ -187,7 +186,7 @@ def _current_value(site: str, docs_dir: Path | None, taken: set[str]) -> str:
     if docs_dir is None:
         return "current"
     folder = docs_dir / site
-    configs = [read_text(folder / name) for name in _DOCUSAURUS_CONFIGS]
+    configs = [read_text(folder / name) for name in DOCUSAURUS_CONFIGS]
     named = [m.group(1) for text in configs if (m := _CURRENT_LABEL.search(text))]
     named += [_constant(text, m.group(1)) for text in configs for m in _LAST_VERSION.finditer(text)]
     listed = read_json(folder / "versions.json")
@@ -265,7 +264,7 @@ def configured_latest(
             if isinstance(aliases, list) and "latest" in aliases and value in values:
                 return value, "versions.json gives it the alias latest"
         if isinstance(data[0], str):  # Docusaurus: released versions, newest first
-            for config in _DOCUSAURUS_CONFIGS:
+            for config in DOCUSAURUS_CONFIGS:
                 text = read_text(docs_dir / config)
                 if not (m := _LAST_VERSION.search(text)):
                     continue
