@@ -222,9 +222,7 @@ def expand(
     out: list[str] = []
     line_map: list[int] = []
     for number, line in enumerate(lines):
-        wanted = reader.block is not None or reader.options or has_directive(line)
-        wanted = wanted or bool(reader.names and "/>" in line)
-        pieces = reader.line(path, line, 0, code[number]) if wanted else None
+        pieces = reader.line(path, line, 0, code[number]) if reader.wants(line) else None
         if pieces is None:
             out.append(line)
             line_map.append(number)
@@ -293,6 +291,15 @@ class _Reader:
 
     # -- one line of a page -----------------------------------------------------------------
 
+    def wants(self, line: str) -> bool:
+        """Whether `line` may be a directive, or a line of one under way (`line` reads it)."""
+        return (
+            self.block is not None
+            or self.options
+            or has_directive(line)
+            or bool(self.names and "/>" in line)
+        )
+
     def line(self, page: str, line: str, depth: int, in_code: bool = False) -> list[str] | None:
         """What `line` of `page` becomes (None: itself)."""
         if self.options:
@@ -328,10 +335,10 @@ class _Reader:
         if "{{#" in line and _MDBOOK.search(line):
             return self._mdbook(page, line, depth)
         if "{!" in line and (m := _MD_INCLUDE.fullmatch(line.strip())):
-            text = self._read_first(self._candidates(page, m.group(1).removeprefix("./")), m[1])
+            text = self._read_first(self._candidates(page, m.group(1)), m.group(1))
             if text is not None:
                 indent = line[: len(line) - len(line.lstrip())]
-                return [indent + x if x else x for x in text.rstrip("\n").split("\n")]
+                return _indented(indent, text.rstrip("\n").split("\n"))
         return None
 
     # -- reST --------------------------------------------------------------------------------
@@ -411,7 +418,7 @@ class _Reader:
         lines = [x for x in lines if not SNIPPET_SECTION.search(x)]
         if name.endswith((".md", ".markdown", ".mdx")) and depth + 1 < MAX_DEPTH:
             lines = self._nested(name, lines, depth + 1)
-        return [indent + x if x else x for x in lines]
+        return _indented(indent, lines)
 
     def _partial(
         self, page: str, indent: str, spec: str, props: dict[str, str], depth: int
@@ -460,7 +467,7 @@ class _Reader:
         language = normalise_language(posixpath.splitext(name)[1].lstrip(".")) or ""
         fence = "````" if any(x.lstrip().startswith("```") for x in lines) else "```"
         body = [fence + language, *lines, fence]
-        return [indent + x if x else x for x in body]
+        return _indented(indent, body)
 
     def sources(self) -> apidoc.Sources:
         """The Python sources of the source roots (mkdocstrings, autodoc), made on first use."""
@@ -480,9 +487,9 @@ class _Reader:
         out: list[str] = []
         code = fenced_lines(lines) if self.names else None
         for k, line in enumerate(lines):
-            wanted = self.block is not None or self.options or has_directive(line)
-            wanted = wanted or bool(self.names and "/>" in line)
-            pieces = self.line(page, line, depth, bool(code and code[k])) if wanted else None
+            pieces = (
+                self.line(page, line, depth, bool(code and code[k])) if self.wants(line) else None
+            )
             out.extend([line] if pieces is None else pieces)
         return out
 
@@ -534,6 +541,11 @@ class _Reader:
         else:
             self.failures.missing.append(spec)
         return None
+
+
+def _indented(indent: str, lines: list[str]) -> list[str]:
+    """Included lines at a directive's indent (blank lines left empty)."""
+    return [indent + x if x else x for x in lines]
 
 
 def resolve(
