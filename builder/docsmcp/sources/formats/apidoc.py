@@ -276,7 +276,7 @@ def defs(node: ast.AST | None) -> list[_Def]:
             if child.name not in found or child.name in stubs:
                 found[child.name] = child
                 stubs.discard(child.name)
-                if _overload(child):
+                if decorated(child, "overload"):
                     stubs.add(child.name)
         elif isinstance(child, (ast.If, ast.Try)):
             nested = [*child.body, *child.orelse]
@@ -286,13 +286,14 @@ def defs(node: ast.AST | None) -> list[_Def]:
     return list(found.values())
 
 
-def _overload(node: _Def) -> bool:
-    """Whether `node` is decorated `@overload` (`@t.overload`, `@typing.overload`)."""
-    return any(
-        (isinstance(d, ast.Name) and d.id == "overload")
-        or (isinstance(d, ast.Attribute) and d.attr == "overload")
-        for d in getattr(node, "decorator_list", ())
-    )
+def decorated(node: ast.AST, *names: str) -> bool:
+    """Whether `node` has a decorator of one of `names`, bare or qualified (`@overload`,
+    `@t.overload`, `@functools.cached_property`)."""
+    for d in getattr(node, "decorator_list", ()):
+        name = d.id if isinstance(d, ast.Name) else d.attr if isinstance(d, ast.Attribute) else ""
+        if name in names:
+            return True
+    return False
 
 
 def _public(node: ast.ClassDef | ast.Module, module: bool) -> list[_Def]:

@@ -28,7 +28,14 @@ import ast
 import re
 from dataclasses import dataclass
 
-from docsmcp.sources.formats.apidoc import Sources, all_names, defs, docstring_lines, signature
+from docsmcp.sources.formats.apidoc import (
+    Sources,
+    all_names,
+    decorated,
+    defs,
+    docstring_lines,
+    signature,
+)
 
 DIRECTIVE = re.compile(
     r"^([ \t]*)\.\.[ \t]+(?:py:)?auto(function|decorator|class|exception|method|attribute"
@@ -203,7 +210,10 @@ def _describe(node: ast.AST, name: str, method: bool, kind: str = "") -> list[st
     if isinstance(node, ast.ClassDef):
         kind = kind if kind in ("class", "exception") else "class"
     elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
-        kind = kind or ("property" if method and _property(node) else "")
+        # (`@property`, `@cached_property`: Sphinx shows `property data: bytes`, and Werkzeug's
+        # `data() -> bytes` told an agent to call it)
+        property_ = method and decorated(node, "property", "cached_property")
+        kind = kind or ("property" if property_ else "")
         kind = kind or ("method" if method else "function")
     else:
         return []
@@ -216,14 +226,3 @@ def _describe(node: ast.AST, name: str, method: bool, kind: str = "") -> list[st
     if kind == "property" and isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
         typed = [f"{INDENT}:type: {ast.unparse(node.returns)}"] if node.returns else []
     return [line, *typed, "", *(INDENT + x if x else x for x in body)]
-
-
-def _property(node: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
-    """Whether a method is a property (`@property`, `@cached_property`, `@functools.
-    cached_property`): Sphinx shows `property data: bytes`, and Werkzeug's `data() -> bytes`
-    told an agent to call it."""
-    for d in node.decorator_list:
-        name = d.id if isinstance(d, ast.Name) else d.attr if isinstance(d, ast.Attribute) else ""
-        if name in ("property", "cached_property"):
-            return True
-    return False
