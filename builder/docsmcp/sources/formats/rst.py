@@ -48,7 +48,10 @@ from docsmcp.sources.formats.rst_directives import (
     shown_name,
 )
 from docsmcp.sources.formats.rst_objects import (
+    PARAM_FIELDS,
+    RAISE_FIELDS,
     REF_PREFIX,
+    RETURN_FIELDS,
     STATE,
     Mark,
     PageState,
@@ -371,15 +374,16 @@ _DELIMITER_ROW = re.compile(r"[ \t]*[-:|][-:| \t]*")
 _EMPHASIS_OPENER = re.compile(r"(?<![\w\\])[_*]+(?=\w)")
 
 
-# Sphinx's info fields, as it groups them: "Parameters", "Returns", "Raises", ...
+# Sphinx's info fields, as it groups them: "Parameters", "Returns", "Raises", ... (the field
+# names rst_objects reads for the API registry, and those it does not), and the type fields.
+_INFO_TYPES = frozenset({"type", "vartype", "rtype", "returntype", "ytype"})
 _INFO_GROUPS = {
-    **dict.fromkeys("param parameter arg argument key keyword kwarg kwparam".split(), "Parameters"),
+    **dict.fromkeys(PARAM_FIELDS - _INFO_TYPES, "Parameters"),
     **dict.fromkeys("var ivar cvar".split(), "Variables"),
-    **dict.fromkeys("raises raise except exception throws throw".split(), "Raises"),
-    **dict.fromkeys("returns return retval".split(), "Returns"),
+    **dict.fromkeys(RAISE_FIELDS, "Raises"),
+    **dict.fromkeys(RETURN_FIELDS - _INFO_TYPES, "Returns"),
     **dict.fromkeys("yields yield".split(), "Yields"),
 }
-_INFO_TYPES = frozenset({"type", "vartype", "rtype", "returntype", "ytype"})
 
 
 def _info_fields(writer: _Writer, node: nodes.field_list, depth: int) -> list[str] | None:

@@ -56,9 +56,9 @@ _OPTIONS = frozenset("option cmdoption confval envvar setting directive:option".
 _OWN_KINDS = frozenset(("directive", "role", "event"))
 # Object types whose content describes members (qualified by their name).
 MEMBER_HOLDERS = frozenset("class exception struct union enum enum-struct enum-class".split())
-_PARAM_FIELDS = frozenset("param parameter arg argument key keyword kwarg kwparam type".split())
-_RETURN_FIELDS = frozenset(("returns", "return", "rtype", "returntype", "retval"))
-_RAISE_FIELDS = frozenset(("raises", "raise", "except", "exception", "throws", "throw"))
+PARAM_FIELDS = frozenset("param parameter arg argument key keyword kwarg kwparam type".split())
+RETURN_FIELDS = frozenset(("returns", "return", "rtype", "returntype", "retval"))
+RAISE_FIELDS = frozenset(("raises", "raise", "except", "exception", "throws", "throw"))
 
 
 @dataclass
@@ -337,14 +337,14 @@ def read_fields(field_list: nodes.field_list, out: _Fields) -> None:
         body = _text(f.children[1], MAX_PARAM_DESCRIPTION_CHARS)
         if kind == "type" and arg:
             out.types[arg] = body
-        elif kind in _PARAM_FIELDS and arg:
+        elif kind in PARAM_FIELDS and arg:
             if len(out.params) < MAX_PARAMETERS:
                 out.params[arg] = Parameter(arg, ftype, None, body)
         elif kind in ("rtype", "returntype"):
             out.rtype = truncate(body, MAX_RETURNS_CHARS)
-        elif kind in _RETURN_FIELDS:
+        elif kind in RETURN_FIELDS:
             out.returns = truncate(body, MAX_RETURNS_CHARS)
-        elif kind in _RAISE_FIELDS:
+        elif kind in RAISE_FIELDS:
             names = arg or ftype or body.split(" ")[0]
             out.raises.append(names.strip(",") if arg or ftype else names)
 
