@@ -79,8 +79,6 @@ from docsmcp.commands.init_strategy import (
 from docsmcp.enrich.roles import CHANGELOG, classify
 from docsmcp.sources.discover import (
     MANIFEST_NAME,
-    is_generated_page,
-    is_html,
     matches_any,
     scan,
     source_roots,
@@ -309,13 +307,10 @@ def _read_tree(docs_dir: Path) -> tuple[_Tree, dict[str, str], dict[str, str]]:
     roots = source_roots(docs_dir)
     bodies: dict[str, str] = {}
     unreadable: dict[str, str] = {}
-    # HTML is read only from a folder without markdown or reST, as the build reads it (beside
-    # them it is templates: Sequelize's `static/v1..v5/` made five version values of nothing).
-    sources = any(not is_html(e.path) for e in listing.markdown)
     for entry in listing.markdown:
-        if entry.refusal or entry.skip:
-            continue
-        if is_html(entry.path) and (sources or is_generated_page(entry.path)):
+        # (HTML as the build reads it: Sequelize's `static/v1..v5/` beside its markdown made
+        # five version values of nothing)
+        if entry.refusal or entry.skip or listing.unread_html(entry.path):
             continue
         source, problems = load_file(docs_dir, entry.path, None, roots)
         if source is not None:

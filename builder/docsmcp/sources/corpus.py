@@ -15,8 +15,6 @@ from docsmcp.sources import includes
 from docsmcp.sources.discover import (
     Entry,
     glob_problem,
-    is_generated_page,
-    is_html,
     is_llms_full,
     matches_any,
     scan,
@@ -337,8 +335,6 @@ def load_corpus(
     unexpanded: dict[str, SourceFile] = {}  # pages that inlined MDX partials, as read
     nav = read_nav(docs_dir, roots, [e.path for e in listing.markdown])
     titles = nav.titles
-    # A saved HTML site is read only when the folder has no markdown or reST sources.
-    sources = any(not is_html(e.path) for e in listing.markdown)
     layout = Layout()
     paths = [e.path for e in listing.markdown if not e.skip and not e.refusal]
     selected_paths = [p for p in paths if not _left_out(p, manifests, include, exclude)]
@@ -354,7 +350,7 @@ def load_corpus(
         variants = Variants()  # the manifest decides
     versioned = _Versioned(layout, variants)
     for entry in listing.markdown:
-        if is_html(entry.path) and (sources or is_generated_page(entry.path)):
+        if listing.unread_html(entry.path):
             continue
         if _left_out(entry.path, manifests, include, exclude) or entry.path in translated:
             continue

@@ -20,6 +20,7 @@ import re
 import stat
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 
 from docsmcp.common.limits import MAX_GLOB_ALTERNATIVES, MAX_GLOB_CHARS
@@ -276,6 +277,17 @@ class Listing:
     markdown: tuple[Entry, ...]  # every .md/.mdx/.pdf file, sorted by path
     manifests: tuple[Entry, ...]  # every .docs-mcp.json, sorted by path
     folders: tuple[Entry, ...]  # symlinked folders refused for leaving the source roots
+
+    @cached_property
+    def has_sources(self) -> bool:
+        """Whether the listing holds markdown, reST or other pages than HTML."""
+        return any(not is_html(e.path) for e in self.markdown)
+
+    def unread_html(self, path: str) -> bool:
+        """Whether `path` is an HTML file the build leaves unread: a saved site is read only
+        from a folder without markdown or reST sources (beside them `.html` files are
+        templates), and a generator's own pages (404, search) never."""
+        return is_html(path) and (self.has_sources or is_generated_page(path))
 
 
 def source_roots(docs_dir: Path, extra: Sequence[Path] = ()) -> tuple[Path, ...]:
