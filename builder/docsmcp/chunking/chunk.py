@@ -410,7 +410,8 @@ def split_lines(
     if mdx:
         lines = drop_esm(code_block_components(set_html_components(lines)))
     elif sf.path.lower().endswith(_MARKDOWN) and not sf.page_starts:
-        lines = rewrite_myst(lines)  # Sphinx and Jupyter Book markdown (MDX has no MyST)
+        # Sphinx and Jupyter Book markdown (MDX has no MyST)
+        lines = rewrite_myst(lines, dict(sf.link_titles))
     dialect = rewrite(lines)
     display = admonitions_to_text(dialect.display, hard_break=False)
     parse = admonitions_to_text(dialect.parse)

@@ -118,6 +118,8 @@ class _Resolver:
         lower = trimmed.lower()
         if lower.endswith(_DOC_EXTS) and not folder:
             yield trimmed
+            if lower.endswith(".rst"):  # Sphinx's `:doc:` of a MyST page (rst.py writes `.rst`)
+                yield trimmed[:-4] + ".md"
             return
         if lower.endswith(_HTML_EXTS) and not folder:  # mdBook: `x.html` is `x.md`
             yield trimmed  # a page of a saved HTML site (convert.py)

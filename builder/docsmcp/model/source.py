@@ -82,6 +82,11 @@ class SourceFile:
     # The title (or group label) the site's navigation file gives the page (navfiles.py), "" when
     # none does: page-level evidence of the full-text index (indexing/pagefield.py).
     nav_title: str = ""
+    # Sphinx labels and the page's title as other pages name them (formats/link_titles.py):
+    # (`label:NAME` or `doc`, title); and the titles of what this page names without a title,
+    # (`ref:label` or `doc:path` as written, title), set once every page is read.
+    labels: tuple[tuple[str, str], ...] = ()
+    link_titles: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass(frozen=True)

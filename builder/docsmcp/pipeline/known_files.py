@@ -37,13 +37,14 @@ from pathlib import Path
 
 from docsmcp.model.source import Manifest, SourceFile, Strategy
 from docsmcp.pipeline.parse_cache import ParseCache
+from docsmcp.sources.formats import link_titles
 from docsmcp.sources.includes import has_directive
 
 # A file whose mtime or ctime is this close to the moment it was seen may change again without
 # its signature changing (coarse timestamps: 2 s on FAT): it is read on the next build too.
 RACY_NS = 2_000_000_000
 # The reserved record of the parse cache holding this module's data.
-RECORD = hashlib.sha256(b"docsmcp known files 1").hexdigest()
+RECORD = hashlib.sha256(b"docsmcp known files 2").hexdigest()
 
 Signature = tuple[int, int, int, int, int]
 
@@ -98,7 +99,7 @@ class KnownFiles:
             old_sig, old_digest, key, nbytes, values = record
             if tuple(old_sig) != sig or old_digest != digest or key not in self.cache.stored:
                 return None
-            (strategy, metadata, title, manifest_path, frontmatter) = values
+            (strategy, metadata, title, manifest_path, frontmatter, labels) = values
             source = SourceFile(
                 path=path,
                 text="",
@@ -108,6 +109,7 @@ class KnownFiles:
                 title=title,
                 manifest=manifest_path,
                 frontmatter=frontmatter,
+                labels=tuple(tuple(kv) for kv in labels),
             )
         except (TypeError, ValueError):
             return None  # a damaged record: read the file
@@ -137,6 +139,8 @@ class KnownFiles:
                 continue  # racy
             if sf.line_map or sf.page_starts or sf.section_numbers or sf.anchors:
                 continue
+            if link_titles.names_others(sf):  # it shows other pages' titles
+                continue
             if has_directive(sf.body):  # last: it reads the whole text
                 continue
             strategy = (sf.strategy.chunk_by, sf.strategy.max_chunk_size)
@@ -146,6 +150,7 @@ class KnownFiles:
                 sf.title,
                 sf.manifest,
                 sf.frontmatter,
+                sf.labels,
             )
             out[sf.path] = (sig, digest, key, size, values)
         if out != self.recorded:

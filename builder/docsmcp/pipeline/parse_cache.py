@@ -80,6 +80,7 @@ def file_key(sf: SourceFile, default_max: int, analyzer: object) -> str:
         sf.metadata,
         sf.title,
         sf.nav_title,
+        sf.link_titles,
         sf.frontmatter,
         sf.page_starts,
         sf.section_numbers,

@@ -16,6 +16,7 @@ from docsmcp.model.api import ApiEntry
 from docsmcp.model.source import SourceFile
 from docsmcp.sources.discover import HTML_SUFFIXES, NOTEBOOK_SUFFIXES, RST_SUFFIXES
 from docsmcp.sources.formats.linemap import SOURCE_LINES
+from docsmcp.sources.formats.link_titles import LINK_TITLES
 
 
 @dataclasses.dataclass(frozen=True)
@@ -76,9 +77,11 @@ def convert_source(sf: SourceFile) -> SourceFile:
     # A reST page whose includes were resolved (includes.py) is converted as expanded, and its
     # lines mapped back through both maps.
     token = SOURCE_LINES.set(sf.line_map)
+    titles = LINK_TITLES.set(dict(sf.link_titles))
     try:
         done = convert(sf.path, sf.body if sf.line_map else sf.text)
     finally:
+        LINK_TITLES.reset(titles)
         SOURCE_LINES.reset(token)
     line_map = done.line_map or (0,) * (done.text.count("\n") + 1)
     if sf.line_map:

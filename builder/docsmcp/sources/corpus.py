@@ -22,7 +22,7 @@ from docsmcp.sources.discover import (
     shown,
     source_roots,
 )
-from docsmcp.sources.formats import openapi
+from docsmcp.sources.formats import link_titles, openapi
 from docsmcp.sources.formats.llms_full import split_llms_full
 from docsmcp.sources.manifest import _governing, _quote, _relative_to, load_manifest
 from docsmcp.sources.mdx_partials import is_partial_page
@@ -256,7 +256,9 @@ def _finish(
     """A page read, with its includes and OpenAPI operations in (`shared`: includes.resolve)."""
     source = includes.resolve(docs_dir, source, roots, unresolved, shared)
     source = openapi.with_operation(docs_dir, source, roots)
-    return openapi.with_gitbook_blocks(docs_dir, source, roots)
+    source = openapi.with_gitbook_blocks(docs_dir, source, roots)
+    labels = link_titles.defined(source)  # (what an include brought is the page's, as in Sphinx)
+    return replace(source, labels=labels) if labels else source
 
 
 def _with_partials(
@@ -390,6 +392,7 @@ def load_corpus(
                 unexpanded[source.path] = source
     unresolved.log()
     files = _with_partials(docs_dir, files, roots, unresolved, unexpanded)
+    files = link_titles.resolve(sorted(files, key=lambda f: f.path))
     ordered = sorted(manifests.values(), key=lambda m: m.path)
     taxonomy, found = _taxonomy(ordered, files)
     problems.extend(found)

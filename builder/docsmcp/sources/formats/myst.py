@@ -21,6 +21,7 @@ Fenced code (outside directives, and a code directive's body) is left alone.
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 
 _OPEN = re.compile(r"^([ ]{0,3})(`{3,}|:{3,})\{([\w:.-]+)\}[ \t]*(.*?)[ \t]*$")
 _FENCE = re.compile(r"^[ ]{0,3}(`{3,}|~{3,})")
@@ -79,19 +80,26 @@ def _label(kind: str, argument: str) -> str | None:
     return None
 
 
-def _roles(line: str) -> str:
+def _roles(line: str, titles: Mapping[str, str] | None = None) -> str:
     def text(m: re.Match[str]) -> str:
         if _ICON_ROLE.fullmatch(m.group(1)):
             return ""
         inner = m.group(2)
         titled = _TITLED.match(inner)
-        return (titled.group(1) if titled else inner).lstrip("~!")
+        if titled:
+            return titled.group(1).lstrip("~!")
+        kind = m.group(1).removeprefix("std:")
+        if titles and kind in ("ref", "doc"):  # what Sphinx shows (link_titles.py)
+            return titles.get(f"{kind}:{inner.strip()}") or inner
+        return inner.lstrip("~!")
 
     return _ROLE.sub(text, line) if "}`" in line else line
 
 
-def rewrite_myst(lines: list[str]) -> list[str]:
-    """The lines with MyST's directives, roles and targets as plain markdown (same count)."""
+def rewrite_myst(lines: list[str], titles: Mapping[str, str] | None = None) -> list[str]:
+    """The lines with MyST's directives, roles and targets as plain markdown (same count);
+    `titles`: those of the labels and pages its `{ref}` and `{doc}` roles name
+    (SourceFile.link_titles)."""
     if not is_myst("\n".join(lines)):
         return lines
     out = list(lines)
@@ -145,5 +153,5 @@ def rewrite_myst(lines: list[str]) -> list[str]:
         if _TARGET.match(line):
             out[i] = ""
             continue
-        out[i] = _roles(line)
+        out[i] = _roles(line, titles)
     return out

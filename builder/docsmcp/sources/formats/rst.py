@@ -5,8 +5,9 @@ file options are disabled), which is written as markdown the chunker reads: sect
 headings by depth, `code-block`/`code`/literal blocks as fenced code with their language,
 admonitions as a `Note:`-style label line (`:::` admonitions get the same), tables as pipe
 rows, field and definition lists, `:doc:` references as links to the `.rst` page (resolved by
-xref like markdown links), `:ref:` references as links to the heading when the label is in the
-same page (else its text), and code roles (`:func:`, `:class:`, ...) as code spans.
+xref like markdown links), `:ref:` references as links to the labelled heading (`#label`, any
+page's: xref), both showing the other page's title or heading when written without a title
+(link_titles.py), and code roles (`:func:`, `:class:`, ...) as code spans.
 
 docutils alone knows none of Sphinx's directives and roles: they are registered here (toctree,
 code-block, versionadded, the Python domain, autodoc's `auto*` stubs, `seealso`, ...).

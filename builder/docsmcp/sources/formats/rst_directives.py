@@ -16,6 +16,7 @@ from docutils.utils import unescape
 
 from docsmcp.common.logs import warn_once
 from docsmcp.sources.formats.linemap import file_line
+from docsmcp.sources.formats.link_titles import title_of
 from docsmcp.sources.formats.rst_objects import (
     MAX_SIGNATURES,
     MEMBER_HOLDERS,
@@ -415,11 +416,11 @@ def _role(name, rawtext, text, lineno, inliner, options=None, content=None):
     title, target = _explicit(text)
     if base == "doc":
         href = _doc_href(target)
-        label = title or target.rstrip("/").rpartition("/")[2]
+        label = title or title_of("doc", target) or target.rstrip("/").rpartition("/")[2]
         return [nodes.reference(rawtext, label, refuri=href)], []
     if base in ("ref", "numref"):
-        ref = nodes.reference(rawtext, title or target.replace("-", " "), refname_label=target)
-        return [ref], []
+        shown = title or (base == "ref" and title_of("ref", target)) or target.replace("-", " ")
+        return [nodes.reference(rawtext, shown, refname_label=target)], []
     if base == "abbr":
         return [nodes.Text(title or target)], []
     if base in _CODE_ROLES or name in _CODE_ROLES:
