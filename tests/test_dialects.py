@@ -454,6 +454,67 @@ def test_nuxt_mdc_components_read_as_their_callouts_and_links(tmp_path: Path) ->
     assert "::" not in chunk.text.replace("```ts [a.ts]", "") and "{to=" not in chunk.text
 
 
+def test_mdc_props_blocks_and_inline_components_read_as_shown(tmp_path: Path) -> None:
+    """A block's YAML props between `---` lines were read as a paragraph under a heading
+    underline (Nuxt's MCP page: one section titled `to: "cursor://…" label: …`); inline
+    `:badge[v4.3]{…}`, `:br` and a code span's `{lang="ts"}` were shown as written (35, 25
+    and 54 times)."""
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "mcp.md").write_text(
+        '# MCP\n\n## Cursor\n\n::u-button\n---\nto: "cursor://x"\nlabel: Install MCP Server\n'
+        "color: neutral\n---\n::\n\nThen restart.\n\n"
+        '## Named views :badge[v4.5]{color="info"}\n\n'
+        "| option | type |\n| --- | --- |\n"
+        '| `--profile` :badge[v4.4]{size="xs"} | `Record<string, any>`{lang="ts"} |\n\n'
+        'Returns `data`. :br :br Next. Keep `:badge[x]{a="b"}` in code.\n',
+        encoding="utf-8",
+    )
+    chunks = chunk_file(load_corpus(docs).files[0])
+    assert [c.heading for c in chunks] == ["Cursor", "Named views v4.5"]
+    assert chunks[1].id == "mcp.md#mcp/named-views-v45"
+    assert "Install MCP Server\n" in chunks[0].text and "cursor://" not in chunks[0].text
+    text = chunks[1].text
+    assert "| `--profile` v4.4 | `Record<string, any>` |" in text
+    assert "Returns `data`.   Next." in text and 'Keep `:badge[x]{a="b"}` in code' in text
+
+
+def test_html_code_blocks_read_as_fenced_code(tmp_path: Path) -> None:
+    """GitBook writes a code block with highlighted lines as `<pre><code>`: its YAML comments
+    became headings and its indentation went. The fences take the blank lines around it."""
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "config.md").write_text(
+        "# Configure\n\n## Scopes\n\n**Example:**\n\n"
+        '<pre class="language-yaml"><code class="lang-yaml"><strong>scopes:\n</strong>'
+        "    # Spaces\n    - space:read\n    # Sites\n    - site:read &amp; more\n</code></pre>\n\n"
+        "## Script\n\n"
+        '<pre class="language-js"><code>a &lt; b</code></pre>\n',
+        encoding="utf-8",
+    )
+    bundle = build_bundle(docs, tmp_path / "idx")
+    rows = pq.read_table(bundle / "chunks.parquet").to_pylist()
+    assert [r["heading"] for r in rows] == ["Scopes", "Script"]
+    assert "```yaml\nscopes:\n    # Spaces\n    - space:read\n" in rows[0]["text"]
+    assert "    - site:read & more\n```" in rows[0]["text"]
+    code = pq.read_table(bundle / "code.parquet").to_pylist()
+    assert [c["language"] for c in code] == ["yaml", "javascript"]
+    assert rows[1]["text"].endswith("```js\na < b\n```")
+
+
+def test_attribute_lists_within_a_line_leave_nothing() -> None:
+    lines = [
+        "[Get started](./start.md){ .md-button .md-button--primary } or the [Tutorial](t.md)",
+        "![Logo](logo.png){ width=300 } text",
+        "In code: `f(x){ .a }` stays.",
+    ]
+    assert rewrite(lines).display == [
+        "[Get started](./start.md) or the [Tutorial](t.md)",
+        "![Logo](logo.png) text",
+        "In code: `f(x){ .a }` stays.",
+    ]
+
+
 def test_gitbook_blocks_keep_what_they_say() -> None:
     """GitBook's tab, hint and code titles say what follows (a platform, a warning, a file):
     their lines keep that as a label; `{% tabs %}` and the closing tags leave nothing."""

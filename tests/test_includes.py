@@ -127,6 +127,22 @@ def test_snippets_sections_lines_and_blocks(tmp_path: Path) -> None:
     assert expanded.line_map[-1] == page.count("\n")
 
 
+def test_an_included_svg_is_a_picture(tmp_path: Path) -> None:
+    """Textual includes 83 drawings and screenshots as `--8<-- "x.svg"`: half of its indexed
+    text was their XML (up to 183 KB a chunk). A reader sees an image."""
+    docs = tmp_path / "docs"
+    (docs / "images").mkdir(parents=True)
+    (docs / "images" / "stack.svg").write_text(
+        '<svg xmlns="http://www.w3.org/2000/svg"><g><text x="1">app.push_screen(s)</text></g>\n'
+        "<!-- payload: eyJ2ZXJzaW9uIjoiMSIs -->\n</svg>\n"
+    )
+    page = '# Screens\n\nThe stack:\n\n--8<-- "docs/images/stack.svg"\n\nThen pop.\n'
+    (docs / "screens.md").write_text(page)
+    expanded = expand(docs, "screens.md", page, [docs.resolve(), tmp_path.resolve()])
+    assert expanded.body == "# Screens\n\nThe stack:\n\n\n\nThen pop.\n"
+    assert expanded.warning is None and not expanded.missing
+
+
 def test_rest_literal_includes_become_code_blocks_of_the_lines_asked(tmp_path: Path) -> None:
     """pytest's `.. include:: customdirectory/conftest.py` + `:literal:`, Sphinx's
     `literalinclude` with `:language:`, `:lines:`, `:start-after:`/`:end-before:`, `:dedent:`:

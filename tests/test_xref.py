@@ -333,6 +333,27 @@ def test_pretty_urls_with_a_trailing_slash_are_the_page(tmp_path: Path) -> None:
     assert r.x.stats["link"] == (3, 2)
 
 
+def test_raw_html_links_written_against_the_page_url(tmp_path: Path) -> None:
+    # mkdocs serves `styles/color.md` at `styles/color/`: Textual's raw HTML links
+    # (`<a href="../../css_types/color">`, 38 pages) are relative to that URL; markdown links
+    # are relative to the file, and come first.
+    r = refs(
+        tmp_path,
+        {
+            "css_types/color.md": "# Color\n\nA color.\n",
+            "styles/border.md": "# Border\n\nx\n",
+            "styles/color.md": '# Color style\n\n<a href="../../css_types/color">color</a>, '
+            "[border](border.md), [no page](../../nothing).\n",
+            "styles/index.md": '# Styles\n\n<a href="../../css_types/color">beyond the root</a>\n',
+        },
+    )
+    assert sorted(r.targets("styles/color.md#color-style")) == [
+        "css_types/color.md#color",
+        "styles/border.md#border",
+    ]
+    assert r.targets("styles/index.md#styles") == []
+
+
 def test_same_page_anchors_self_links_and_dedup(tmp_path: Path) -> None:
     r = refs(
         tmp_path,

@@ -23,6 +23,7 @@ from docsmcp.model.source import SourceFile
 from docsmcp.model.text import slugify
 from docsmcp.sources.formats.dialects import rewrite
 from docsmcp.sources.formats.hidden_elements import drop_unseen
+from docsmcp.sources.formats.html_code import pre_blocks
 from docsmcp.sources.formats.mdx import (
     admonitions_to_text,
     code_block_components,
@@ -406,6 +407,8 @@ def split_lines(
     lines = sf.body.split("\n")
     if sf.path.lower().endswith(_MARKDOWN) and not sf.page_starts:
         lines = hide_twoslash(lines)
+        if "<pre" in sf.body:
+            lines = pre_blocks(lines)
     mdx = _is_mdx(sf, lines)
     if mdx:
         lines = drop_esm(code_block_components(set_html_components(lines)))

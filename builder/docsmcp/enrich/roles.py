@@ -16,8 +16,9 @@ home of the vocabulary) can use it.
 |   |             | "Upgrading …", "Breaking changes", "Updating to/from … N", "… migration      |
 |   |             | guide", "… upgrade guide", "… v0.28.3 release" (a reST page's title is its  |
 |   |             | first adorned line); not a move from another tool: a title or file name    |
-|   |             | "Migrating from JavaScript", "Coming from Pandas" (no version) goes on to   |
-|   |             | the rules below                                                             |
+|   |             | "Migrating from JavaScript", "Coming from Pandas", "Migrate to GitBook" (no |
+|   |             | version), nor an upgrade*/migrat* file whose title speaks of no change       |
+|   |             | ("nuxt upgrade", a command): those go on to the rules below                  |
 | 2 | `index`     | a folder's index/README/overview page that is mostly links (≥ 3 lines of    |
 |   |             | text, at least half of them links or cards) and has no code block           |
 | 3 | `proposal`  | a folder seps/, rfcs/, peps/, adr(s)/, keps/, proposals/, enhancements/;    |
@@ -93,7 +94,16 @@ _CHANGE_WORDS = re.compile(
 # JavaScript", TypeScript's handbook; "Coming from Pandas" in Polars' `migration/` folder).
 _FROM_ELSEWHERE = re.compile(
     r"^(?:migrat(?:e|ing|ion)|coming|moving|switching|porting|transitioning)[-_ ]+"
-    r"(?:guide[-_ ]+)?from[-_ ]+(?!v?\d)[^\d]+$",
+    r"(?:guide[-_ ]+)?(?:from|to)[-_ ]+(?!v?\d)[^\d]+$",  # GitBook's "Migrate to GitBook"
+    re.IGNORECASE,
+)
+# A page named for upgrading or migrating whose title says something else: Nuxt's
+# `commands/upgrade.md` ("nuxt upgrade", a command), pip's `upgrade-options.rst` ("Options that
+# control the installation process").
+_VERB_STEM = re.compile(r"^(?:upgrad(?:e|ing)|migrat(?:e|ing|ion))(?:$|[-_ .])", re.IGNORECASE)
+_CHANGE_TITLE_WORDS = re.compile(
+    r"^\W*(?:upgrad|migrat)|upgrading|migrating|migration|(?:upgrade|migrate) (?:to|from|guide)"
+    r"|updat|breaking|deprecat|version|release|what'?s new|\d",
     re.IGNORECASE,
 )
 _CHANGELOG_DIRS = frozenset(
@@ -206,6 +216,8 @@ def classify(path: str, title: str | None, frontmatter: Mapping, body: str) -> s
         pass  # (a guide: the rules below)
     elif _BARE_STEM.match(stem) and title and not _CHANGE_WORDS.search(title):
         pass  # `releases.mdx` titled "Sequelize Versioning Policy": its support tables
+    elif _VERB_STEM.match(stem) and title and not _CHANGE_TITLE_WORDS.search(title):
+        pass
     elif (
         _CHANGELOG_STEM.match(stem)
         or any(f in _CHANGELOG_DIRS or f.endswith(("-releases", "_releases")) for f in folders)

@@ -200,7 +200,22 @@ class _Resolver:
             if len(self._paths) >= MAX_REMEMBERED_PATHS:
                 self._paths.clear()  # (files come folder by folder: recent paths repeat)
             found = self._paths[key] = self._resolve_path_from(path, self._base, source.path)
+        if found is None and not path.startswith("/"):
+            found = self._from_page_url(path, source.path)
         return found
+
+    def _from_page_url(self, path: str, page: str) -> int | None:
+        """A relative link written against the page's URL where the site serves `dir/foo.md`
+        as `dir/foo/` (mkdocs' directory URLs): raw HTML links are not rewritten as markdown
+        links are (Textual's `<a href="../../css_types/color">` in its 38 style pages). Only for
+        links found no other way, and not cached: it depends on the page, not only its folder."""
+        stem = posixpath.splitext(page)[0]
+        if posixpath.basename(stem).lower() in ("index", "readme"):
+            return None  # served at its folder's own URL: the folder's links were tried
+        joined = posixpath.normpath(posixpath.join(stem, path))
+        if joined in (".", "..") or joined.startswith("../"):
+            return None
+        return self._find(joined + ("/" if path.endswith("/") else ""))
 
     def _resolve_path_from(self, path: str, base: str, source_path: str) -> int | None:
         """`_resolve_path` of a link in a page of folder `base` (its path: `source_path`)."""

@@ -3,7 +3,8 @@
 - pymdownx snippets (mkdocs-material): a line `--8<-- "path"` (optionally `path:START:END` lines,
   or `path:name` for the lines between `--8<-- [start:name]` and `--8<-- [end:name]`), or a
   block of paths between two `--8<--` lines; a path is looked up beside the page, then in the
-  docs folder, then in each source root (`--source-root`), as pymdownx's `base_path` does;
+  docs folder, then in each source root (`--source-root`), as pymdownx's `base_path` does; an
+  `.svg` file included so is a picture, which leaves nothing;
 - mdBook: `{{#include path}}`, `{{#include path:ANCHOR}}` (the lines between `ANCHOR: name`
   and `ANCHOR_END: name` comments), `{{#include path:START:END}}`, and `{{#rustdoc_include …}}`
   alike, relative to the page; lines naming anchors are dropped from what is included;
@@ -410,6 +411,10 @@ class _Reader:
         text = self._read_first(self._candidates(page, name), spec)
         if text is None:
             return [f'{indent}--8<-- "{spec}"']
+        if name.lower().endswith(".svg"):
+            # A picture drawn inline: its reader sees an image, not XML (Textual's 83 diagrams
+            # and screenshots were half of its indexed text, up to 183 KB a chunk).
+            return [""]
         lines = text.split("\n")
         if section:
             lines = select_section(lines, section)

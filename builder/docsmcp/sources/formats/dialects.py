@@ -40,6 +40,7 @@ from typing import TYPE_CHECKING
 from docsmcp_runtime.search.languages import SDK_LANGUAGES, normalise_language
 
 from docsmcp.model.chunk import Tab
+from docsmcp.sources.formats import mdc
 from docsmcp.sources.formats.fences import fenced_lines
 from docsmcp.sources.formats.hugo import SHORTCODE, block_end, read_line, shortcode_blocks
 
@@ -72,6 +73,9 @@ _PROP = re.compile(r"""([A-Za-z_][\w-]*)=(?:"([^"]*)"|'([^']*)'|\{["']([^"'{}]*)
 _ATTR_WORD = r"""(?:[#.][\w:-]+|[\w-]+=(?:"[^"\n]*"|'[^'\n]*'|[^\s}]+))"""
 _ATTR_LIST = re.compile(
     r"[ \t]*\{:?[ \t]*" + _ATTR_WORD + r"(?:[ \t]+" + _ATTR_WORD + r")*[ \t]*\}[ \t]*$"
+)
+_INLINE_ATTR_LIST = re.compile(
+    r"(?<=[)\]`])\{:?[ \t]*" + _ATTR_WORD + r"(?:[ \t]+" + _ATTR_WORD + r")*[ \t]*\}"
 )
 _ATTR_ID = re.compile(r"(?:^|[\s{:])#([\w:-]+)")
 HEADING = re.compile(r"^[ ]{0,3}#{1,6}[ \t]")
@@ -115,9 +119,6 @@ _LIQUID_TAG = re.compile(r"(?<!\{)\{%-?[ \t][^{}\n]*?-?%\}(?!\})")
 _LIQUID_URL = re.compile(
     r"""\]\(\{\{\s*['"]([^'"{}\s]+)['"]\s*\|\s*(?:relative|absolute)_url\s*\}\}(?=\))"""
 )
-# An MDC component's props (`:read-more{to="/x" title="Y"}`, Nuxt Content): not an attribute
-# list; mdx.admonitions_to_text reads them.
-_MDC_PROPS = re.compile(r"^[ \t]*::?[A-Za-z][\w-]*\{")
 _ABBREVIATION = re.compile(r"^\*\[([^\]\n]+)\]:[ \t]*(.*)$")
 _REF_DEFINITION = re.compile(r"^[ ]{0,3}\[([^\]\n]+)\]:")
 # `[text][ref]` (no `]` inside either part); `text` may hold code spans and emphasis.
@@ -373,6 +374,7 @@ def _may_clean(line: str) -> bool:
         or "[!" in line
         or "]:" in line
         or "[[" in line
+        or (":" in line and ("]" in line or ":br" in line))  # MDC inline components
     )
 
 
@@ -412,7 +414,7 @@ def _inline_cleanup(line: str, defined: dict[str, str]) -> str:
         # (long table rows of JSON).
         attrs = (
             _ATTR_LIST.search(line)
-            if line.rstrip(" \t").endswith("}") and not _MDC_PROPS.match(line)
+            if line.rstrip(" \t").endswith("}") and not mdc.PROPS_LINE.match(line)
             else None
         )
         if attrs:
@@ -420,6 +422,15 @@ def _inline_cleanup(line: str, defined: dict[str, str]) -> str:
             # as the heading's anchor, and today's chunk ids include it).
             anchor = _ATTR_ID.search(attrs.group(0)) if HEADING.match(line) else None
             line = line[: attrs.start()] + (f" {{#{anchor.group(1)}}}" if anchor else "")
+        if "){" in line or "]{" in line or "`{" in line:
+            # after a link, an image or a code span within the line (mkdocs-material's
+            # buttons: `[Get started](x.md){ .md-button } or …`, MDC's `` `x`{lang="ts"} ``,
+            # `:badge[v4.3]{color="info"}`); not in a code span
+            line = _INLINE_ATTR_LIST.sub(
+                lambda m: m.group(0) if line.count("`", 0, m.start()) % 2 else "", line
+            )
+    if ":" in line:
+        line = mdc.inline(line)
     if line.startswith("*[") and (m := _ABBREVIATION.match(line)):
         return f"{m.group(1)}: {m.group(2)}"
     if "][" in line:
@@ -490,6 +501,8 @@ def rewrite(lines: list[str]) -> Rewritten:
     code = fenced_lines(lines)
     if "{{" in text or "{%" in text:
         lines = _template_blocks(lines, code)
+    if "\n::" in text or "\n ::" in text:
+        lines = mdc.settings_blocks(lines, code)
     if _ICON.search(text):
         lines = _without_icons(lines, code)
     material, dedent_tabs = _material_tabs(lines, code, 0)

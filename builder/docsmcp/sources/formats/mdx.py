@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import re
 
+from docsmcp.sources.formats import mdc
 from docsmcp.sources.formats.fences import fenced_lines
 
 _ESM = re.compile(r"^(import|export)\b")
@@ -145,46 +146,6 @@ def esm_metadata(lines: list[str]) -> dict[str, str]:
     return found
 
 
-# Nuxt Content's MDC components on a line of their own: blocks `::note`, `::code-group` and
-# their closing `::`, and inline ones with props, `:read-more{to="/docs/x"}` (Nuxt's docs: 238
-# notes, 146 tips, 149 read-mores).
-_MDC_OPEN = re.compile(
-    r"^([ \t]*)(?:::([A-Za-z][\w-]*)(\{[^{}\n]*\})?|:([A-Za-z][\w-]*)(\{[^{}\n]*\}))[ \t]*$"
-)
-_MDC_CLOSE = re.compile(r"^[ \t]*::[ \t]*$")
-_MDC_PROP = re.compile(r"""([\w-]+)=(?:"([^"\n]*)"|'([^'\n]*)')""")
-
-
-def _mdc(line: str, current: str, hard_break: bool) -> str:
-    """What an MDC block line reads as: a callout's kind as its label (`Note`, with its
-    `title`), a read-more its link (`[Read more](/docs/x)`, which xref follows), a wrapper
-    (`::code-group`) and a closing `::` nothing; any other line stays as it is (`current`)."""
-    if _MDC_CLOSE.match(line):
-        return ""
-    m = _MDC_OPEN.match(line)
-    if m is None:
-        return current
-    indent, name = m.group(1), (m.group(2) or m.group(4)).lower()
-    written = m.group(3) or m.group(5) or ""
-    props = {p.group(1): p.group(2) or p.group(3) or "" for p in _MDC_PROP.finditer(written)}
-    title = props.get("title", "").strip()
-    if name == "read-more":
-        target = props.get("to", "").strip()
-        label = f"[{title or 'Read more'}]({target})" if target else ""
-    elif name in _MDC_CALLOUTS:
-        label = name.capitalize() + (f": {title}" if title else "")
-    else:
-        label = title  # a wrapper (`::code-group`, `::card-group`) says nothing of itself
-    if not label:
-        return ""
-    return f"{indent}{label}\\" if hard_break else f"{indent}{label}"
-
-
-_MDC_CALLOUTS = frozenset(
-    "note tip warning important caution info danger success callout alert".split()
-)
-
-
 def _admonition(line: str) -> tuple[str, str] | None:
     """(kind, title) of a `:::kind Title` or `:::kind[Title]` line, else None."""
     m = _ADMONITION_KIND.match(line)
@@ -216,7 +177,7 @@ def admonitions_to_text(lines: list[str], hard_break: bool = True) -> list[str]:
             continue
         if ":::" not in line:
             if line.lstrip().startswith(":"):
-                out[i] = _mdc(line, out[i], hard_break)
+                out[i] = mdc.block_line(line, out[i], hard_break)
             continue
         found = _admonition(line)
         if found and found[0].lower() in _GROUPING_KINDS:
