@@ -479,6 +479,13 @@ def test_mdc_props_blocks_and_inline_components_read_as_shown(tmp_path: Path) ->
     assert "Returns `data`.   Next." in text and 'Keep `:badge[x]{a="b"}` in code' in text
 
 
+def test_only_mdc_components_read_as_their_text() -> None:
+    # Express' morgan page shows its tokens as written: `:date[format]` is no component (no
+    # props, not a name Nuxt writes bare).
+    lines = ["##### :date[format]", ":kbd[Ctrl] + K", "see :foo[bar](url)"]
+    assert rewrite(lines).display == ["##### :date[format]", "Ctrl + K", "see :foo[bar](url)"]
+
+
 def test_html_code_blocks_read_as_fenced_code(tmp_path: Path) -> None:
     """GitBook writes a code block with highlighted lines as `<pre><code>`: its YAML comments
     became headings and its indentation went. The fences take the blank lines around it."""

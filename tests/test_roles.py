@@ -97,7 +97,7 @@ def _role(root: Path, path: str) -> str:
         ("user-guide/migration/pandas.md", "Coming from Pandas", "reference"),
         ("guide/migrating-from-create-react-app.md", None, "guide"),
         ("guides/migrating-from-v4.md", "Migrating from v4", "changelog"),
-        ("getting-started/import.md", "Migrate to GitBook", "guide"),  # into the tool
+        ("usage/migrating-to-modern-redux.mdx", "Migrating to Modern Redux", "changelog"),
         ("guide/migrate-to-v5.md", "Migrate to v5", "changelog"),
         # Named for upgrading, titled for something else: a command, an option group.
         ("4.api/4.commands/upgrade.md", "nuxt upgrade", "reference"),

@@ -13,19 +13,19 @@ home of the vocabulary) can use it.
 |   |             | release-2.6.0 or 1.19.0-notes; or a folder                                  |
 |   |             | changelog/, changes/, release-notes/, whatsnew/, migration/, …-releases/ …; |
 |   |             | or a title "Changelog", "Release notes", "What's new …", "Migrating …",     |
-|   |             | "Upgrading …", "Breaking changes", "Updating to/from … N", "… migration      |
+|   |             | "Upgrading …", "Breaking changes", "Updating to/from … N", "… migration     |
 |   |             | guide", "… upgrade guide", "… v0.28.3 release" (a reST page's title is its  |
-|   |             | first adorned line); not a move from another tool: a title or file name    |
-|   |             | "Migrating from JavaScript", "Coming from Pandas", "Migrate to GitBook" (no |
-|   |             | version), nor an upgrade*/migrat* file whose title speaks of no change       |
-|   |             | ("nuxt upgrade", a command): those go on to the rules below                  |
+|   |             | first adorned line); not a move from another tool: a title or file name     |
+|   |             | "Migrating from JavaScript", "Coming from Pandas" (no version), nor an      |
+|   |             | upgrade*/migrat* file whose title speaks of no change                       |
+|   |             | ("nuxt upgrade", a command): those go on to the rules below                 |
 | 2 | `index`     | a folder's index/README/overview page that is mostly links (≥ 3 lines of    |
 |   |             | text, at least half of them links or cards) and has no code block           |
 | 3 | `proposal`  | a folder seps/, rfcs/, peps/, adr(s)/, keps/, proposals/, enhancements/;    |
 |   |             | or a file name or title SEP-n / RFC-n / PEP-n / ADR-n / KEP-n; a roadmap    |
 | 4 | `blog`      | a folder blog/, posts/, _posts/, announce(ments)/; a file name that starts  |
 |   |             | with a date (2024-05-01-x.md) or names an announcement (x-announcement,     |
-|   |             | announcing-x); or frontmatter with a date and an author(s)                 |
+|   |             | announcing-x); or frontmatter with a date and an author(s)                  |
 | 5 | `generated` | SDK model/type pages (docs/models/**, docs/errors/** as Speakeasy and other |
 |   |             | generators lay them out); or a "generated … do not edit" comment on top; or |
 |   |             | a Sphinx page of autodoc directives (one for every ten lines or more)       |
@@ -35,7 +35,7 @@ home of the vocabulary) can use it.
 | 7 | `guide`     | a folder guide(s)/, tutorial(s)/, how-to/, getting-started/, quickstart/,  |
 |   |             | learn/, develop/, cookbook/, recipes/, examples/; a file name quickstart,   |
 |   |             | getting-started, tutorial*, how-to*, install*, setup, usage; a title "How   |
-|   |             | to …", "Getting started", "Quickstart", "Tutorial", "Build a …"; or steps  |
+|   |             | to …", "Getting started", "Quickstart", "Tutorial", "Build a …"; or steps   |
 |   |             | (a `<Steps>` component, three "Step N" headings)                            |
 | 8 | `reference` | everything else (API pages, specifications, manuals)                       |
 
@@ -94,7 +94,9 @@ _CHANGE_WORDS = re.compile(
 # JavaScript", TypeScript's handbook; "Coming from Pandas" in Polars' `migration/` folder).
 _FROM_ELSEWHERE = re.compile(
     r"^(?:migrat(?:e|ing|ion)|coming|moving|switching|porting|transitioning)[-_ ]+"
-    r"(?:guide[-_ ]+)?(?:from|to)[-_ ]+(?!v?\d)[^\d]+$",  # GitBook's "Migrate to GitBook"
+    # (not "to": "Migrating to Modern Redux" is a change of the same tool, as "Migrate to
+    # GitBook" is a move from others; the words do not tell which)
+    r"(?:guide[-_ ]+)?from[-_ ]+(?!v?\d)[^\d]+$",
     re.IGNORECASE,
 )
 # A page named for upgrading or migrating whose title says something else: Nuxt's

@@ -389,6 +389,8 @@ def _inline_cleanup(line: str, defined: dict[str, str]) -> str:
         return ""  # (markdown-it-toc's marker: the table of contents, no words of the page)
     if "[#" in line and HEADING.match(line) and (m := _BRACKET_ID.search(line)):
         return line[: m.start()] + f" {{#{m.group(1)}}}"
+    if ":" in line:
+        line = mdc.inline(line)  # (before attribute lists: its props say it is one)
     if "{" in line and "}" in line:
         if "_url" in line and "](" in line:
             # Jekyll's `[text]({{ '/docs/x/' | relative_url }})`: a link to the path it makes
@@ -429,8 +431,6 @@ def _inline_cleanup(line: str, defined: dict[str, str]) -> str:
             line = _INLINE_ATTR_LIST.sub(
                 lambda m: m.group(0) if line.count("`", 0, m.start()) % 2 else "", line
             )
-    if ":" in line:
-        line = mdc.inline(line)
     if line.startswith("*[") and (m := _ABBREVIATION.match(line)):
         return f"{m.group(1)}: {m.group(2)}"
     if "][" in line:

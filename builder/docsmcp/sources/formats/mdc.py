@@ -27,8 +27,10 @@ _CALLOUTS = frozenset("note tip warning important caution info danger success al
 _SETTING = re.compile(r"""^[ \t]*([\w-]+):[ \t]*(?:"([^"\n]*)"|'([^'\n]*)'|(.*?))[ \t]*$""")
 _RULE = re.compile(r"^[ \t]*---[ \t]*$")
 MAX_SETTINGS = 40  # lines a block's YAML props may span
-# Inline: `:badge[text]{props}` (the props are gone by then: dialects' attribute lists), `:br`.
-_INLINE_TEXT = re.compile(r"(?<![\w:`]):[A-Za-z][\w-]*\[([^\[\]\n]*)\](?![(\[{])")
+# Inline: `:badge[text]{props}`, and `:badge[text]`/`:kbd[text]` without props (other names need
+# them: morgan's `:date[format]` token is what its page shows), `:br`.
+_INLINE_TEXT = re.compile(r"(?<![\w:`]):([A-Za-z][\w-]*)\[([^\[\]\n]*)\](\{[^{}\n]*\})?(?![(\[])")
+_INLINE_BARE = frozenset({"badge", "kbd"})
 _BREAK = re.compile(r"(?<![\w:`]):br(?![\w-])")
 
 
@@ -100,8 +102,11 @@ def inline(line: str) -> str:
     """`line` with its inline components as their text, outside code spans."""
 
     def text(m: re.Match[str]) -> str:
-        in_code = line.count("`", 0, m.start()) % 2
-        return m.group(0) if in_code else (m.group(1) if m.groups() else "")
+        if line.count("`", 0, m.start()) % 2:
+            return m.group(0)  # in a code span
+        if not m.groups():
+            return ""  # `:br`
+        return m.group(2) if m.group(3) or m.group(1).lower() in _INLINE_BARE else m.group(0)
 
     if ":br" in line:
         line = _BREAK.sub(text, line)
