@@ -322,7 +322,7 @@ def test_github_alerts_read_as_their_label_and_reference_links_show_their_url() 
         "> [!NOTE]",
         "> The `ready` event fires once.",
         "",
-        ">  [!warning]  ",
+        ">  [!warning]  Check your work ",
         "- > [!TIP]",
         "Call [`app.quit()`][quit] or see [Apple's docs][Activity  Type] or [Collapsed][].",
         "Undefined [text][nope]; `[code][quit]`; [spaced][spaced].",
@@ -341,7 +341,7 @@ def test_github_alerts_read_as_their_label_and_reference_links_show_their_url() 
         "> Note:",
         "> The `ready` event fires once.",
         "",
-        ">  Warning:",
+        ">  Warning: Check your work",  # (OpenTelemetry: 59 titled alerts)
         "- > [!TIP]",  # (a list item holding the quote: not an alert GitHub shows)
         "Call [`app.quit()`](app.md#appquit) or see [Apple's docs](https://developer.apple.com/x)"
         " or [Collapsed](./a.md).",
@@ -477,6 +477,28 @@ def test_mdc_props_blocks_and_inline_components_read_as_shown(tmp_path: Path) ->
     text = chunks[1].text
     assert "| `--profile` v4.4 | `Record<string, any>` |" in text
     assert "Returns `data`.   Next." in text and 'Keep `:badge[x]{a="b"}` in code' in text
+
+
+def test_shortcut_references_split_link_texts_and_destinations_on_the_next_line() -> None:
+    """Tauri's [`Arc`] (336 shortcut references) and OpenTelemetry's `[Collector hosting best`
+    / `practices][security]` with `[security]:` / `  https://…` kept their text, no URL."""
+    lines = [
+        "See the [Collector hosting best",
+        "practices][security], the [`Arc`] type, [plain], ![img] and `[Arc]`.",
+        "- [x] done",
+        "",
+        "[security]:",
+        "  https://example.com/security",
+        "[`arc`]: https://doc.rust-lang.org/std/sync/struct.Arc.html",
+        "[img]: a.png",
+    ]
+    assert rewrite(lines).display[:3] == [
+        "See the [Collector hosting best",
+        "practices](https://example.com/security), the "
+        "[`Arc`](https://doc.rust-lang.org/std/sync/struct.Arc.html) type, [plain], ![img] and "
+        "`[Arc]`.",
+        "- [x] done",
+    ]
 
 
 def test_only_mdc_components_read_as_their_text() -> None:

@@ -65,6 +65,15 @@ def test_second_level_language_folders(tmp_path):
     assert overrides["sdks/ruby/**"]["language"] == "ruby"
 
 
+def test_language_folders_of_every_common_language(tmp_path):
+    # OpenTelemetry's `languages/dotnet/`, `erlang/`, `swift/` got no language: their pages
+    # passed every language filter as global guides.
+    names = ["dotnet", "erlang", "swift", "python", "elixir"]
+    docs = write_tree(tmp_path / "d", {f"languages/{n}/a.md": _page() for n in names})
+    overrides = _overrides(propose(docs).manifest)
+    assert {n: overrides[f"languages/{n}/**"]["language"] for n in names} == {n: n for n in names}
+
+
 def test_product_prefixes_and_language_suffixes(tmp_path):
     docs = write_tree(
         tmp_path / "sdks",

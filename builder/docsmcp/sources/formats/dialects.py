@@ -21,9 +21,7 @@ in either:
   leaves nothing, as one on a single line does;
 - attribute lists (`{ #anchor .class key=value }`, `{: … }`) at the end of a line or on a line
   of their own are removed; abbreviation definitions `*[HTML]: Hyper Text…` become `HTML: Hyper
-  Text…`; reference-style links whose reference the page does not define (mkdocs autorefs,
-  `[`Model`][pydantic.BaseModel]`) keep their text only, and those it defines show their URL
-  (`[text][label]` -> `[text](url)`: a chunk seldom holds the page's definitions);
+  Text…`; reference-style links show their URL (reflinks.py);
 - GitHub alerts (`> [!NOTE]`, `> [!WARNING]`, ...) become their label (`> Note:`), as GitHub
   shows a titled callout; the comment idiom `[//]: # 'text'` leaves nothing.
 
@@ -40,7 +38,7 @@ from typing import TYPE_CHECKING
 from docsmcp_runtime.search.languages import SDK_LANGUAGES, normalise_language
 
 from docsmcp.model.chunk import Tab
-from docsmcp.sources.formats import mdc
+from docsmcp.sources.formats import mdc, reflinks
 from docsmcp.sources.formats.fences import fenced_lines
 from docsmcp.sources.formats.hugo import SHORTCODE, block_end, read_line, shortcode_blocks
 
@@ -120,11 +118,6 @@ _LIQUID_URL = re.compile(
     r"""\]\(\{\{\s*['"]([^'"{}\s]+)['"]\s*\|\s*(?:relative|absolute)_url\s*\}\}(?=\))"""
 )
 _ABBREVIATION = re.compile(r"^\*\[([^\]\n]+)\]:[ \t]*(.*)$")
-_REF_DEFINITION = re.compile(r"^[ ]{0,3}\[([^\]\n]+)\]:")
-# `[text][ref]` (no `]` inside either part); `text` may hold code spans and emphasis.
-_REF_LINK = re.compile(r"\[([^\[\]\n]+)\]\[([^\[\]\n]*)\]")
-# A definition's destination: `<...>` (spaces allowed) or a run of non-blanks.
-_REF_URL = re.compile(r"[ \t]*(?:<([^<>\n]*)>|(\S+))")
 # The markdown comment idiom: a link definition no link uses (`[//]: # 'Android'`), shown by no
 # renderer (React Native's docs: 132 lines indexed).
 _COMMENT_DEFINITION = re.compile(
@@ -132,7 +125,8 @@ _COMMENT_DEFINITION = re.compile(
 )
 # GitHub's alerts: the marker alone on the first line of a blockquote.
 _ALERT = re.compile(
-    r"^([ \t]*(?:>[ \t]*)+)\[!(note|tip|important|warning|caution)\][ \t]*$", re.IGNORECASE
+    r"^([ \t]*(?:>[ \t]*)+)\[!(note|tip|important|warning|caution)\][ \t]*(.*?)[ \t]*$",
+    re.IGNORECASE,
 )
 
 
@@ -364,10 +358,11 @@ def _parser() -> MarkdownIt:
     return MarkdownIt("commonmark").use(admon_plugin)
 
 
-def _may_clean(line: str) -> bool:
+def _may_clean(line: str, defined: dict[str, str]) -> bool:
     """Whether `_inline_cleanup` could change `line` (each of its rewrites needs one of these)."""
     return (
-        "{" in line
+        (bool(defined) and "]" in line)
+        or "{" in line
         or "][" in line
         or line.startswith("*[")
         or "[#" in line
@@ -382,7 +377,8 @@ def _inline_cleanup(line: str, defined: dict[str, str]) -> str:
     """Attribute lists, abbreviation definitions, reference links (`defined`: each defined
     label's URL) and GitHub alerts of one line."""
     if "[!" in line and (m := _ALERT.match(line)):
-        return f"{m.group(1)}{m.group(2).capitalize()}:"
+        title = f" {m.group(3)}" if m.group(3) else ""  # `> [!NOTE] Check your work`
+        return f"{m.group(1)}{m.group(2).capitalize()}:{title}"
     if "]:" in line and _COMMENT_DEFINITION.match(line):
         return ""
     if line.strip().lower() == "[[toc]]":
@@ -433,35 +429,7 @@ def _inline_cleanup(line: str, defined: dict[str, str]) -> str:
             )
     if line.startswith("*[") and (m := _ABBREVIATION.match(line)):
         return f"{m.group(1)}: {m.group(2)}"
-    if "][" in line:
-
-        def keep_text(m: re.Match[str]) -> str:
-            ref = " ".join((m.group(2) or m.group(1)).split()).lower()
-            if line.count("`", 0, m.start()) % 2 == 1:
-                return m.group(0)  # in a code span
-            url = defined.get(ref)
-            if url is None:
-                return m.group(1)
-            return f"[{m.group(1)}]({url})" if url else m.group(0)
-
-        line = _REF_LINK.sub(keep_text, line)
-    return line
-
-
-def _definitions(lines: list[str], code: list[bool]) -> dict[str, str]:
-    """Each reference label the page defines (normalised as CommonMark matches labels) and its
-    URL, where a plain one (else ""; the link is then kept as written); the first wins."""
-    found: dict[str, str] = {}
-    for i, line in enumerate(lines):
-        if "]:" not in line or code[i] or not (m := _REF_DEFINITION.match(line)):
-            continue
-        label = " ".join(m.group(1).split()).lower()
-        if label in found:
-            continue
-        url = _REF_URL.match(line, m.end())
-        target = (url.group(1) if url.group(1) is not None else url.group(2)) if url else None
-        found[label] = target if target and " " not in target and ")" not in target else ""
-    return found
+    return reflinks.with_urls(line, defined)
 
 
 def _template_blocks(lines: list[str], code: list[bool]) -> list[str]:
@@ -526,13 +494,13 @@ def rewrite(lines: list[str]) -> Rewritten:
     labels, dedent_admon = _admonitions(out)
     if out != lines:  # (most files have no tabs: the same lines, the same fences)
         code = fenced_lines(out)
-    defined = _definitions(out, code)
+    defined = reflinks.definitions(out, code)
     parse = list(out)
     if not labels and not tab_labels and not any(dedent_admon):
         # Most files: no label or dedent, only the inline cleanup and explicit ids, on the
         # lines that hold what they look for.
         for i, line in enumerate(out):
-            if code[i] or not _may_clean(line):
+            if code[i] or not _may_clean(line, defined):
                 continue
             parse[i] = out[i] = line = _inline_cleanup(line, defined)
             if "{#" in line and HEADING.match(line):
@@ -544,7 +512,7 @@ def rewrite(lines: list[str]) -> Rewritten:
             out[i] = _relabel(out[i], dedent_admon[i], labels[i])
         elif dedent_admon[i]:
             out[i] = _dedent(out[i], dedent_admon[i])
-        if not code[i] and i not in labels and _may_clean(out[i]):
+        if not code[i] and i not in labels and _may_clean(out[i], defined):
             out[i] = _inline_cleanup(out[i], defined)
         parse[i] = out[i]
         # A label ends its line within the paragraph that follows (no lines may be added).
