@@ -596,6 +596,25 @@ def test_hugo_shortcodes_read_as_their_gist() -> None:
     ]  # fmt: skip
 
 
+def test_docsy_tabs_and_a_shortcode_closed_before_text() -> None:
+    """OpenTelemetry (Docsy): `{{< tabpane text=true >}} {{% tab DockerHub %}}` read as "true
+    tab DockerHub" (147 and 307 lines); `{{% config_option` / `  name="…" %}} Suppress…` was
+    left as written (15)."""
+    lines = [
+        "{{< tabpane text=true >}} {{% tab DockerHub %}}",
+        "docker pull x",
+        "{{% /tab %}} {{% tab ghcr.io %}}",
+        "{{< /tabpane >}}",
+        "{{% config_option",
+        '  name="otel.exclude-methods" %}} Suppress',
+        "instrumentation. {{% /config_option %}}",
+    ]
+    assert rewrite(lines).display == [
+        " DockerHub", "docker pull x", " ghcr.io", "", "otel.exclude-methods", "Suppress",
+        "instrumentation. ",
+    ]  # fmt: skip
+
+
 def test_hugo_shortcodes_over_several_lines() -> None:
     """A shortcode written over several lines (Hugo's `{{< img` with its arguments one a line)
     reads as one: its alt text as a label, or nothing; the line count stays."""

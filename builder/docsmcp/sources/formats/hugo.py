@@ -24,6 +24,11 @@ SHORTCODE = re.compile(
 MAX_SHORTCODE_LINES = 20
 _HUGO_ARG = re.compile(r"""([\w-]+)=(?:"([^"]*)"|'([^']*)'|(\S+))|"([^"]*)"|'([^']*)'|(\S+)""")
 _HUGO_TEXT_ARGS = ("text", "title", "header", "label", "alt", "caption", "name")
+_FLAGS = frozenset({"true", "false"})
+# Shortcodes whose first argument is their label (Docsy: `{{% tab DockerHub %}}` showed "tab
+# DockerHub", 307 times), and ones that only hold others (`{{< tabpane >}}`): no name shown.
+_LABELLED_BY_ARGUMENT = frozenset({"tab"})
+_CONTAINERS = frozenset({"tabpane", "tabs", "cardpane", "blocks/section"})
 _HUGO_ADMONITIONS = frozenset(
     {"note", "warning", "caution", "tip", "info", "important", "danger", "alert", "callout",
      "hint", "admonition", "notice"}
@@ -35,7 +40,7 @@ def read_line(line: str) -> str:
     whole = SHORTCODE.fullmatch(line.strip())
     if whole is not None:
         opening, name, args = not whole.group(2), whole.group(3).lower(), _hugo_args(whole)
-        titled = _hugo_title(args)
+        titled = _hugo_title(args) or (args.get("0", "") if name in _LABELLED_BY_ARGUMENT else "")
         if not opening or not (titled or name in _HUGO_ADMONITIONS):
             return ""
         return line[: len(line) - len(line.lstrip())] + (titled or name.capitalize())
@@ -47,14 +52,21 @@ def read_line(line: str) -> str:
         positional = [v for k, v in args.items() if k.isdigit()]
         if name.lower() in ("ref", "relref"):
             return positional[0] if positional else ""
+        if name.lower() in _LABELLED_BY_ARGUMENT:
+            return _hugo_title(args) or (positional[0] if positional else "")
+        if name.lower() in _CONTAINERS:
+            return _hugo_title(args)
         return _hugo_title(args) or " ".join([re.sub(r"[-_]", " ", name), *positional])
 
     return SHORTCODE.sub(text, line)
 
 
 def _hugo_title(args: dict[str, str]) -> str:
-    """The first non-empty text argument of a shortcode (`text`, `title`, `alt`, …), or ""."""
-    return next((args[k] for k in _HUGO_TEXT_ARGS if args.get(k)), "")
+    """The first non-empty text argument of a shortcode (`text`, `title`, `alt`, …), or ""; a
+    flag is no text (Docsy's `{{< tabpane text=true >}}`: 147 lines of "true")."""
+    return next(
+        (args[k] for k in _HUGO_TEXT_ARGS if args.get(k) and args[k].lower() not in _FLAGS), ""
+    )
 
 
 def _hugo_args(m: re.Match[str]) -> dict[str, str]:
@@ -84,11 +96,14 @@ def shortcode_blocks(lines: list[str], text: str) -> list[str]:
             i += 1
             continue
         closer = ">}}" if start.startswith("{{<") else "%}}"
-        end = block_end(lines, code, i, closer, code_ends=False)
+        end = block_end(lines, code, i, closer, code_ends=False, text_after=True)
         if end is None:
             i += 1
             continue
-        joined = " ".join(x.strip() for x in lines[i : end + 1])
+        # Text may follow on the closing line (OpenTelemetry's `{{% config_option` / `  name=
+        # "…" %}} Suppress…`): it stays there.
+        cut = lines[end].index(closer) + len(closer)
+        joined = " ".join(x.strip() for x in [*lines[i:end], lines[end][:cut]])
         out[i] = (
             read_line(line[: len(line) - len(start)] + joined)
             if SHORTCODE.fullmatch(joined)
@@ -96,22 +111,28 @@ def shortcode_blocks(lines: list[str], text: str) -> list[str]:
         )
         if out[i] is not line:
             out[i + 1 : end + 1] = [""] * (end - i)
+            out[end] = lines[end][cut:].lstrip()
         i = end + 1
     return out
 
 
 def block_end(
-    lines: list[str], code: list[bool], i: int, closer: str, code_ends: bool
+    lines: list[str],
+    code: list[bool],
+    i: int,
+    closer: str,
+    code_ends: bool,
+    text_after: bool = False,
 ) -> int | None:
     """The line closing a block opened on line `i` (a shortcode or template call over several
     lines): the first line after it, within MAX_SHORTCODE_LINES, holding `closer` outside code,
-    when it ends with `closer`; else None. Code lines are passed over, or with `code_ends` end
-    the search (no block)."""
+    when it ends with `closer` (or, with `text_after`, holds it anywhere); else None. Code lines
+    are passed over, or with `code_ends` end the search (no block)."""
     for k in range(i + 1, min(len(lines), i + MAX_SHORTCODE_LINES)):
         if code[k]:
             if code_ends:
                 return None
             continue
         if closer in lines[k]:
-            return k if lines[k].rstrip().endswith(closer) else None
+            return k if text_after or lines[k].rstrip().endswith(closer) else None
     return None
