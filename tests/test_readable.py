@@ -213,6 +213,23 @@ def test_pymdownx_blocks_tabs_and_inline_html_read_as_text(tmp_path: Path) -> No
     assert (main.line_start, main.line_end, tab.line_start, tab.line_end) == (1, 25, 19, 22)
 
 
+def test_a_command_per_package_manager_is_text(tmp_path: Path) -> None:
+    """Tauri's `<CommandTabs npm=… yarn=… />` (121 uses, inside `<TabItem>`s, over several
+    lines): every install command was lost, the self-closing tag read as a set of tabs."""
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "a.mdx").write_text(
+        "import CommandTabs from '@components/CommandTabs.astro';\n\n## Setup\n\n<Tabs>\n"
+        '  <TabItem label="Automatic">\n\n    Add the dependency:\n\n    <CommandTabs\n'
+        '      npm="npm run tauri add autostart"\n      yarn="yarn run tauri add autostart"\n'
+        '    />\n\n  </TabItem>\n</Tabs>\n\nOne: <CommandTabs npm="npm x" />\n',
+        encoding="utf-8",
+    )
+    (chunk,) = chunk_file(load_corpus(docs).files[0])
+    assert "npm run tauri add autostart — yarn run tauri add autostart" in chunk.text
+    assert chunk.text.endswith("One:")  # (one prop alone: no set of commands)
+
+
 def test_reduction_keeps_every_line_where_it_was() -> None:
     """Line count and code lines are unchanged; lines of text only lose markup."""
     lines = MINTLIFY.split("\n")

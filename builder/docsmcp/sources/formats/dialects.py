@@ -251,6 +251,11 @@ def _docusaurus_tabs(
             while j + 1 < len(lines) and not lines[j].rstrip().endswith(">") and j - i < 50:
                 j += 1
             tag = " ".join(lines[i : j + 1])
+            if tag.rstrip().endswith("/>"):
+                # self-closing: no set of tabs but a component of its own (Tauri's
+                # `<CommandTabs npm=… />`, left to readable.py)
+                i = j + 1
+                continue
             if depth == 0:
                 group += 1
                 group_id = _props(tag).get("groupId", "") or _TABS_OPEN.match(line).group(1)

@@ -84,6 +84,9 @@ _BLOCK = frozenset(
 _PROSE_PROPS = (
     "title", "label", "caption", "alt", "description", "summary", "hint", "subtitle", "text"
 )  # fmt: skip
+# Props naming package managers hold a command each (Tauri's `<CommandTabs npm="npm run tauri
+# add" yarn=… pnpm=… cargo=… />`, 121 uses: every install command was lost).
+_PACKAGE_MANAGERS = ("npm", "yarn", "pnpm", "bun", "deno", "cargo")
 # A component documenting one field: `<ResponseField name type required>`, Mintlify's
 # `<ParamField query="limit" type="integer">`: its name, type and flags are its text.
 _FIELD_TAG = re.compile(r"(?:Field|Param|Parameter|Property|Prop|Attribute|Option)$")
@@ -130,6 +133,9 @@ def _prose(name: str, props: dict[str, str | None]) -> str:
         value = props.get(key)
         if value and value.strip():
             words.append(" ".join(value.split()))
+    commands = [props[k] for k in _PACKAGE_MANAGERS if (props.get(k) or "").strip()]
+    if len(commands) >= 2:  # one command per package manager, a tab each
+        words.extend(" ".join(c.split()) for c in commands)
     return " — ".join(words)
 
 
