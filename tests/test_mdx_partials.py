@@ -35,14 +35,16 @@ def test_partials_of_docusaurus_mintlify_and_astro_sites_are_inlined(tmp_path) -
             "import SetupEnv from '@mdx/SetupEnv.mdx';\n"
             'import Sponsors from "@site/unversioned/_sponsors.mdx";\n'
             'import Note from "/snippets/note.mdx";\n'
+            "import { Content as Listen } from './_sections/listen.mdx';\n"
             "import Missing from './_missing.mdx';\n\n"
             "# Setup\n\n## Install\n\n<Install />\n\n## Configure\n\n"
-            "  <SetupEnv env_variable='DATABASE_URL'/>\n\n<Note/>\n\n"
+            "  <SetupEnv env_variable='DATABASE_URL'/>\n\n<Note/>\n\n<Listen />\n\n"
             "Inline <Install /> stays a tag.\n\n<Missing />\n\n"
             "```mdx\n<Install />\n```\n\n<Sponsors />\n",
             "docs/_install.md": "---\nsidebar_label: hidden\n---\n\nRun `npm i acme`.\n\n"
             "import Tip from './_tip.mdx';\n\n<Tip />\n",
             "docs/_tip.mdx": "Tip: pin the version.\n",
+            "docs/_sections/listen.mdx": "Listen with `listen('ready')`.\n",
             "docs/snippets/note.mdx": "Note: works offline.\n",
             "docs/shared.mdx": "# Shared\n\nA page other pages import too.\n",
             "docs/other.mdx": "import Shared from './shared.mdx';\n\n# Other\n\n<Shared />\n",
@@ -61,6 +63,7 @@ def test_partials_of_docusaurus_mintlify_and_astro_sites_are_inlined(tmp_path) -
         "Add `DATABASE_URL` to your `.env` file.",  # @mdx/* by tsconfig paths, a prop
         "Thanks to our **sponsors**.",  # @site/: the folder of docusaurus.config.js
         "Note: works offline.",  # /snippets/: the docs folder
+        "Listen with `listen('ready')`.",  # Astro's named import of a page's `Content`
     ):
         assert shown in text, shown
     assert text.count("Run `npm i acme`.") == 1  # a tag within a line of text is no partial
@@ -74,7 +77,7 @@ def test_partials_of_docusaurus_mintlify_and_astro_sites_are_inlined(tmp_path) -
     # Hits name the page's own lines: an inlined line is its tag's.
     lines = pq.read_table(out / "chunks.parquet", columns=["id", "line_start", "line_end"])
     spans = {r["id"]: (r["line_start"], r["line_end"]) for r in lines.to_pylist()}
-    assert spans["setup.mdx#setup/install"] == (11, 15)  # (`# Setup` to the tag)
+    assert spans["setup.mdx#setup/install"] == (12, 16)  # (`# Setup` to the tag)
     # The missing one is left as written and counted with the other includes.
     build = run_docsmcp(
         "build", "--docs-dir", docs, "--out", tmp_path / "idx2", "--source-root", site

@@ -44,9 +44,11 @@ from docsmcp.sources.formats.mdx import drop_esm
 from docsmcp.sources.frontmatter import split_frontmatter
 from docsmcp.sources.site_config import DOCUSAURUS_CONFIGS, read_text
 
-# `import Name from "path.mdx";` on a line of its own.
+# `import Name from "path.mdx";` on a line of its own, or Astro's `import { Content as Name }
+# from "path.mdx";` (the rendered page is its `Content` export: Tauri's `_sections/` partials).
 _IMPORT = re.compile(
-    r"""^import[ \t]+([A-Za-z_$][\w$]*)[ \t]+from[ \t]+(["'])([^"'\n]+\.mdx?)\2[ \t]*;?[ \t]*$""",
+    r"""^import[ \t]+(?:\{[ \t]*Content[ \t]+as[ \t]+([A-Za-z_$][\w$]*)[ \t]*\}"""
+    r"""|([A-Za-z_$][\w$]*))[ \t]+from[ \t]+(["'])([^"'\n]+\.mdx?)\3[ \t]*;?[ \t]*$""",
     re.MULTILINE,
 )
 # A line holding only a self-closing tag: its indent, name and props.
@@ -71,7 +73,7 @@ def imports(lines: list[str], code: list[bool]) -> dict[str, str]:
     """Each component name the page imports from a .md/.mdx file -> the path as written."""
     return {
         # (a JavaScript string: `'./\_setup.md'`, as Prettier escapes markdown, is `./_setup.md`)
-        m.group(1): re.sub(r"\\(.)", r"\1", m.group(3))
+        (m.group(1) or m.group(2)): re.sub(r"\\(.)", r"\1", m.group(4))
         for i, line in enumerate(lines)
         if not code[i] and line.startswith("import") and (m := _IMPORT.match(line))
     }
