@@ -5,6 +5,7 @@ converted pages) with its settings, the taxonomy, instructions, and all problems
 
 from __future__ import annotations
 
+import json
 import logging
 from collections.abc import Callable, Mapping, Sequence, Set
 from dataclasses import dataclass, field, replace
@@ -53,6 +54,19 @@ class Corpus:
     nav: Nav = field(default_factory=lambda: Nav({}, {}))
     # Translated pages left out (docs without a manifest: sources/translations.py).
     translations: Translations = field(default_factory=Translations)
+    # Pages the site does not publish (frontmatter `draft: true` or `published: false`: Hugo,
+    # Docusaurus, Starlight, Jekyll), left out: their paths.
+    drafts: tuple[str, ...] = ()
+
+    def drafts_line(self) -> str:
+        """The build summary's line on drafts left out, "" when none."""
+        if not self.drafts:
+            return ""
+        shown = ", ".join(self.drafts[:3]) + (", ..." if len(self.drafts) > 3 else "")
+        return (
+            f"drafts: {len(self.drafts)} pages marked `draft: true` (or `published: false`) "
+            f"left out, as the site does not publish them ({shown})"
+        )
 
 
 # --- corpus ----------------------------------------------------------------------------------
@@ -203,6 +217,17 @@ def _load_llms_full(
     return files, problems
 
 
+def _is_draft(source: SourceFile) -> bool:
+    """Whether the page's frontmatter says the site does not publish it."""
+    if "draft" not in source.frontmatter and "published" not in source.frontmatter:
+        return False
+    try:
+        data = json.loads(source.frontmatter)
+    except ValueError:
+        return False
+    return isinstance(data, dict) and (data.get("draft") is True or data.get("published") is False)
+
+
 def _names(manifests: Mapping[str, Manifest], key: str) -> bool:
     """Whether a manifest says anything about `key` (then no folder is detected for it)."""
     return any(
@@ -332,6 +357,7 @@ def load_corpus(
         if not _folder_left_out(entry.path, manifests, exclude):
             _refuse(entry, problems)
     files = []
+    drafts: list[str] = []
     pdfs: list[PdfSummary] = []
     unresolved = includes.Unresolved(docs_dir)
     unexpanded: dict[str, SourceFile] = {}  # pages that inlined MDX partials, as read
@@ -379,10 +405,16 @@ def load_corpus(
         # A page a nav file titles is read again (the record of known files has no nav title).
         title = titles.get(entry.path, "")
         if reuse is not None and not title and (known := reuse(entry.path, configured)) is not None:
-            files.append(known)
+            if _is_draft(known):
+                drafts.append(known.path)
+            else:
+                files.append(known)
             continue
         source, found = load_file(docs_dir, entry.path, configured, roots)
         problems.extend(found)
+        if source is not None and _is_draft(source):
+            drafts.append(source.path)
+            continue
         if source is not None and governing is None:
             source = replace(source, manifest=None)  # the version came from no manifest
         if source is not None:
@@ -410,4 +442,5 @@ def load_corpus(
         pdfs=tuple(pdfs),
         nav=nav,
         translations=translations,
+        drafts=tuple(sorted(drafts)),
     )

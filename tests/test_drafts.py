@@ -1,0 +1,40 @@
+"""Pages a site does not publish are not built (corpus.py): `draft: true` in the frontmatter
+(Hugo, Docusaurus, Starlight) or `published: false` (Jekyll). OpenTelemetry's draft
+`collector/deploy/choose.md` was indexed and answered."""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+
+from conftest import run_docsmcp, write_tree
+from docsmcp.pipeline.known_files import RACY_NS
+
+
+def _build(docs: Path, out: Path) -> dict:
+    return json.loads(run_docsmcp("build", "--docs-dir", docs, "--out", out, "--json").stdout)
+
+
+def test_draft_pages_are_left_out_and_said(tmp_path: Path) -> None:
+    docs = write_tree(
+        tmp_path / "docs",
+        {
+            "guide.md": "# Guide\n\nPublished.\n",
+            "choose.md": "---\ndraft: true\n---\n# Choose\n\nNot yet.\n",
+            "old.md": "---\npublished: false\n---\n# Old\n\nGone.\n",
+            "kept.md": "---\ndraft: false\n---\n# Kept\n\nShown.\n",
+        },
+    )
+    line = (
+        "drafts: 2 pages marked `draft: true` (or `published: false`) left out, as the site "
+        "does not publish them (choose.md, old.md)"
+    )
+    first = _build(docs, tmp_path / "idx")
+    assert (first["files"], first["drafts"]) == (2, line)
+    # A rebuild takes unchanged files from its record without reading them.
+    time.sleep(RACY_NS / 1e9 + 0.2)
+    _build(docs, tmp_path / "idx")
+    again = _build(docs, tmp_path / "idx")
+    assert again["unread_files"] == 2  # (drafts are not recorded: read again, left out again)
+    assert (again["files"], again["drafts"]) == (2, line)
