@@ -649,3 +649,23 @@ def test_get_doc_reaches_a_heading_whose_empty_section_merged_into_the_next(
         assert "## Outline" in merged and "Text." in merged
         assert "Text." in s.get_doc("button.mdx#with-icon")
         assert "not found" in s.tool_error("get_doc", {"chunk_id": "button.mdx#nothing"})
+
+
+def test_a_script_opening_within_a_paragraph_is_no_text() -> None:
+    """OpenTelemetry's benchmark pages: two `<script src>` lines, then a 6 KB `<script>` with
+    blank lines inside, all in one HTML block: the script was indexed as prose."""
+    lines = [
+        "Results below.",
+        "",
+        '<script src="https://cdn.example/chart.js"></script>',
+        '<script id="main">',
+        "  'use strict';",
+        "",
+        "  const COLORS = ['#48aaf9'];",
+        "</script>",
+        "",
+        "After.",
+    ]
+    display, _, _ = reduce(lines, lines, False)
+    assert [x for x in display if x.strip()] == ["Results below.", "After."]
+    assert len(display) == len(lines)

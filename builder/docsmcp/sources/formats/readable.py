@@ -41,6 +41,7 @@ from dataclasses import dataclass
 from functools import cache
 from itertools import accumulate
 
+from docsmcp.sources.formats.component_props import HTML_ELEMENTS, props_text
 from docsmcp.sources.formats.dialects import EXPLICIT_ID, HEADING
 from docsmcp.sources.formats.fences import fenced_lines
 from docsmcp.sources.formats.hidden_elements import drop_hidden
@@ -64,15 +65,6 @@ _RAW_BLOCK = re.compile(r"^[ ]{0,3}<(script|style|!--)(?=[\s>]|$|(?<=--))", re.I
 _SPACES = re.compile(r"(?<=\S)[ \t]{2,}(?=\S)")
 _BLOCK_OPTION = re.compile(r"^[ \t]{2,}[\w-]+:(?:\s|$)")
 
-_HTML = frozenset(
-    """a abbr acronym address article aside audio b big blockquote body br button caption center
-    cite code col colgroup data dd del details dfn dialog div dl dt em embed fieldset figcaption
-    figure font footer form h1 h2 h3 h4 h5 h6 head header hr html i iframe img input ins kbd label
-    legend li main mark meta nav nobr noscript object ol optgroup option output p picture pre q
-    rp rt ruby s samp script section select small source span strike strong style sub summary
-    sup svg table tbody td template textarea tfoot th thead time tr track tt u ul var video
-    wbr""".split()
-)
 _VOID = frozenset("area base br col embed hr img input link meta source track wbr".split())
 # Elements whose end (or start) is a line break to a reader.
 _BLOCK = frozenset(
@@ -80,17 +72,6 @@ _BLOCK = frozenset(
     figcaption figure footer form h1 h2 h3 h4 h5 h6 header hr li main nav ol p pre section summary
     table tbody tfoot thead tr ul""".split()
 )
-# Props whose string value is prose a reader sees (a card's title, an image's alt text).
-_PROSE_PROPS = (
-    "title", "label", "caption", "alt", "description", "summary", "hint", "subtitle", "text"
-)  # fmt: skip
-# Props naming package managers hold a command each (Tauri's `<CommandTabs npm="npm run tauri
-# add" yarn=… pnpm=… cargo=… />`, 121 uses: every install command was lost).
-_PACKAGE_MANAGERS = ("npm", "yarn", "pnpm", "bun", "deno", "cargo")
-# A component documenting one field: `<ResponseField name type required>`, Mintlify's
-# `<ParamField query="limit" type="integer">`: its name, type and flags are its text.
-_FIELD_TAG = re.compile(r"(?:Field|Param|Parameter|Property|Prop|Attribute|Option)$")
-_FIELD_NAMES = ("name", "path", "query", "body", "header", "param", "field", "id")
 # A `<template>` with a Vue directive (`<template #title>`, `v-slot:lead`, `v-if`) is slot
 # content Vue renders (VitePress pages), not HTML's inert `<template>`: its text is kept.
 _VUE_DIRECTIVE = re.compile(r"#|v-(?:slot|if|else|else-if|for)\b")
@@ -105,38 +86,9 @@ def _is_component(name: str, mdx: bool, self_closing: bool = False) -> bool:
     HTML element, a component of an MDX file, or a self-closing capitalised tag anywhere
     (`<Badge type="info" text="optional" />`, the Vue components of VitePress' `.md` pages: a
     placeholder is never written `<Name ... />`)."""
-    if name.lower() in _HTML:
+    if name.lower() in HTML_ELEMENTS:
         return True
     return (mdx or self_closing) and (name[0].isupper() or "." in name)
-
-
-def _prose(name: str, props: dict[str, str | None]) -> str:
-    """The text a component's props show a reader, else ""."""
-    if not props:
-        return ""
-    words: list[str] = []
-    if _FIELD_TAG.search(name):
-        field = next((props[k] for k in _FIELD_NAMES if props.get(k)), None)
-        if field:
-            extra = [props["type"] or ""] if props.get("type") else []
-            # Flags as written: Mintlify's `required`, Express' `<Param … optional>`.
-            extra += [
-                f for f in ("required", "optional") if f in props and props[f] in (None, "true", "")
-            ]
-            if props.get("default"):
-                extra.append(f"default: {props['default']}")
-            words.append(field + (f" ({', '.join(extra)})" if extra else ""))
-    elif name in _HTML:  # (`<Figure caption>` is a component, `<figure>` an element)
-        # An HTML element's title is a tooltip; only an image's alt text is in the page's text.
-        return " ".join((props.get("alt") or "").split()) if name == "img" else ""
-    for key in _PROSE_PROPS:
-        value = props.get(key)
-        if value and value.strip():
-            words.append(" ".join(value.split()))
-    commands = [props[k] for k in _PACKAGE_MANAGERS if (props.get(k) or "").strip()]
-    if len(commands) >= 2:  # one command per package manager, a tab each
-        words.extend(" ".join(c.split()) for c in commands)
-    return " — ".join(words)
 
 
 class _Scan:
@@ -320,8 +272,8 @@ class _Scan:
                 self.emit_skipped(i, close.end())
                 return close.end()
             self.budget[0] -= min(len(s), i + MAX_SPAN) - end
-        text = "" if closing else _prose(name, props)
-        if text and self_closing and not self.mdx and low not in _HTML:
+        text = "" if closing else props_text(name, props)
+        if text and self_closing and not self.mdx and low not in HTML_ELEMENTS:
             # A Vue component in a heading (`### <Badge text="required" /> username`): VitePress
             # leaves it out of the heading's anchor and outline, and so does the id here.
             text = "" if _HEADING_AT.match(s, self.line_start) else text
@@ -516,10 +468,15 @@ def _reduce(lines: list[str], mdx: bool) -> _Reduced:
         j = i
         while j < n and not code[j] and (mdx or out[j].strip()):
             j += 1
-        if not mdx and (m := _RAW_BLOCK.match(out[i])):
+        k = i
+        while not mdx and k < j:
             # CommonMark's raw HTML blocks run to their closing tag, blank lines and all
-            # (VitePress' `<script setup>` holds a page's imports and code; a comment).
-            j = _raw_block_end(out, code, i, m.group(1).lower(), j)
+            # (VitePress' `<script setup>` holds a page's imports and code; a comment), also
+            # one opening within the paragraph (OpenTelemetry's benchmark pages: two
+            # `<script src>` lines, then a 6 KB script shown as text)
+            if out[k].lstrip(" ")[:1] == "<" and (m := _RAW_BLOCK.match(out[k])):
+                j = _raw_block_end(out, code, k, m.group(1).lower(), j)
+            k += 1
         run = "\n".join(out[i:j])
         if stack or _may_reduce(run, mdx):
             scan = _Scan(run, mdx, i, stack, depth_at, tag_lines, budget, markup)
