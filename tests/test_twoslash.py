@@ -206,8 +206,12 @@ def test_a_fences_style_options_are_not_shown() -> None:
         "```{note}",
         "A note {1}.",
         "```",
+        '```sh frame="none" title="Terminal"',  # Expressive Code (Tauri: 48)
+        "ls",
+        "```",
     ]
     out = hide_twoslash(lines)
+    assert out[-3] == '```sh title="Terminal"'
     assert [out[0], out[3], out[6], out[9]] == [
         '```tsx title="app/layout.tsx"',
         "~~~python",
@@ -215,7 +219,7 @@ def test_a_fences_style_options_are_not_shown() -> None:
         "```json Windows",
     ]
     assert out[13] == "```tsx showLineNumbers"  # inside another block: its text
-    assert out[15:] == lines[15:]  # MyST directives are no options (myst.py reads them)
+    assert out[15:21] == lines[15:21]  # MyST directives are no options (myst.py reads them)
     assert len(out) == len(lines)
     # A block that also hides lines (a magic comment) shows its fence without the options too.
     both = ["```js showLineNumbers", "// highlight-next-line", "a()", "```"]

@@ -22,7 +22,8 @@ TypeScript's, shown, and stay.
 A fence's options that style the block are not shown either: its opening line keeps the
 language and the words a reader sees (a title: `title="app.ts"`, Mintlify's `macOS/Linux`,
 VitePress' `[settings.vue]`), while line numbers and highlights (`showLineNumbers`, `{1,7}`,
-`hl_lines="3"`, `highlight={3}`, `ins={1}`, `linenums="1"`, `theme={null}`, `copy`) go, and an
+`hl_lines="3"`, `highlight={3}`, `ins={1}`, `linenums="1"`, `theme={null}`, `copy`,
+Expressive Code's `frame="none"`) go, and an
 attribute list `{ .python .annotate }` reads as its language (shadcn: 995 such fences, Biome 846).
 
 Any code block loses, the same way as twoslash lines, the magic comments Docusaurus reads and
@@ -66,9 +67,13 @@ _STYLE_WORDS = frozenset(
 _STYLE_KEYS = frozenset(
     {"hl_lines", "highlight", "linenums", "ins", "del", "mark", "theme", "showlinenumbers"}
     | {"startline", "linenostart", "live", "collapse", "focus", "add", "remove"}
+    # Expressive Code (Starlight): `frame="none"` (Tauri: 48 fences), line-wrap settings
+    | {"frame", "preserveindent", "hangingindent", "startlinenumber", "wrap"}
 )
 _MYST = re.compile(r"^\{[\w:-]+\}")
-_STYLED = re.compile(r"showLineNumbers|lineNumbers|hl_lines|linenums|=\{|\{|\bcopy\b|\blive\b")
+_STYLED = re.compile(
+    r"showLineNumbers|lineNumbers|hl_lines|linenums|=\{|\{|\bcopy\b|\blive\b|\bframe=|Indent="
+)
 _MAGIC_WORDS = ("twoslash", "highlight-", "this-line-is-an-error", "[!code ")
 
 
