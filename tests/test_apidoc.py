@@ -28,6 +28,9 @@ def test_mkdocstrings_page_is_rendered_from_the_source(tmp_path: Path) -> None:
     assert "## `pydantic.networks`" in text
     assert "### `pydantic.networks.EmailStr`" in text and "class EmailStr" in text
     assert "def validate_email(value: str) -> tuple[str, str]" in text
+    # a module's classes show their members, as mkdocstrings does (Textual's `::: textual.app`
+    # pages lacked 868 methods)
+    assert "#### `pydantic.networks.UrlConstraints.defined_constraints`" in text
     with McpSession(out) as s:
         hits = s.search(query="validate a name and email address", limit=3)["hits"]
         entries = s.call("get_api_reference", {"method": "validate_email"})

@@ -10,8 +10,9 @@ object a package re-exports with `from .module import Name` is followed (a few l
 so is one it imports lazily through a table such as pydantic's `_dynamic_imports`.
 
 Members: a module's public classes and functions (its `__all__` when it lists them), a class's
-public methods plus `__init__`; names starting with `_` are left out, as mkdocstrings' default
-filters do.
+public methods plus `__init__` (a module's classes' too, one level deeper: Textual's
+`::: textual.app` pages lacked 868 methods); names starting with `_` are left out, as
+mkdocstrings' default filters do.
 """
 
 from __future__ import annotations
@@ -111,9 +112,7 @@ class Sources:
                 and any(isinstance(t, ast.Name) and t.id == name for t in child.targets)
             ):
                 return self._member(module, node, child.value.id, follow - 1)
-        for child in body:  # `from .main import BaseModel` in a package's __init__
-            if not isinstance(child, ast.ImportFrom):
-                continue
+        for child in _imports(node):  # `from .main import BaseModel` in a package's __init__
             # `from attr.validators import *` (attrs' `attrs.validators`): tried for any name
             star = any(a.name == "*" for a in child.names)
             if star or any((a.asname or a.name) == name for a in child.names):
@@ -149,6 +148,23 @@ class Sources:
         return found is not None and found[1].endswith("/__init__.py")
 
 
+def _imports(node: ast.Module) -> list[ast.ImportFrom]:
+    """A module's `from … import …` statements, also under `if`/`try`: Textual's widgets are
+    imported for type checkers only (`if typing.TYPE_CHECKING:`) and lazily at run time."""
+    found: list[ast.ImportFrom] = []
+    stack = list(reversed(node.body))
+    while stack:
+        child = stack.pop()
+        if isinstance(child, ast.ImportFrom):
+            found.append(child)
+        elif isinstance(child, (ast.If, ast.Try)):
+            nested = [*child.body, *child.orelse]
+            if isinstance(child, ast.Try):
+                nested += [*child.finalbody, *(x for h in child.handlers for x in h.body)]
+            stack.extend(reversed(nested))
+    return found
+
+
 def _lazy_target(node: ast.Module, name: str) -> str | None:
     """The module a lazy-import table at module level names for `name`: a dict literal such as
     pydantic's `_dynamic_imports = {'BaseModel': (__spec__.parent, '.main')}` (the last string
@@ -181,6 +197,9 @@ def render(identifier: str, sources: Sources) -> list[str] | None:
         out += docstring_lines(node)
         for member in _public(node, module=True):
             out += _object(member, 3, identifier)
+            if isinstance(member, ast.ClassDef):  # its members too, as mkdocstrings shows
+                for method in _public(member, module=False):  # (Textual's `::: textual.app`)
+                    out += _object(method, 4, f"{identifier}.{member.name}")
     else:
         out += _object(node, 2, identifier.rsplit(".", 1)[0])
         if isinstance(node, ast.ClassDef):
