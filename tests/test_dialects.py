@@ -571,6 +571,9 @@ def test_gitbook_blocks_keep_what_they_say() -> None:
         "", "Linux", "Run `gum upgrade`.", "", "", "  Maven POM", "pom.xml", "```xml",
         "<project/>", "```", "", "", "", "Warning", "Back up first.", "", "",
     ]  # fmt: skip
+    # A changelog entry's date (138 of GitBook's entries were undated) and an embed's URL.
+    dated = ['{% update date="2025-12-18" %}', '{% embed url="https://youtu.be/x" %}']
+    assert rewrite(dated).display == ["2025-12-18", "<https://youtu.be/x>"]
 
 
 def test_hugo_shortcodes_read_as_their_gist() -> None:

@@ -111,6 +111,11 @@ _GITBOOK_LABEL = re.compile(
     r"""^([ \t]*)\{%[ \t]*(?:(tab|code)\b[^%]*?\btitle=["']([^"'\n]+)["']"""
     r"""|(hint)\b[^%]*?\bstyle=["']([\w-]+)["'])[^%]*%\}[ \t]*$"""
 )
+# ... and `{% update date="2025-12-18" %}` a changelog entry's date (138 entries undated),
+# `{% embed url="…" %}` a link to what it shows (50 embeds left nothing).
+_GITBOOK_VALUE = re.compile(
+    r"""^([ \t]*)\{%[ \t]*(update|embed)\b[^%]*?\b(?:date|url)=["']([^"'\n]+)["'][^%]*%\}[ \t]*$"""
+)
 # A Liquid tag within a line, `{% include x.html %}` or `{%- ... -%}` (not Hugo's `{{% %}}`).
 _LIQUID_TAG = re.compile(r"(?<!\{)\{%-?[ \t][^{}\n]*?-?%\}(?!\})")
 # A link destination written as Jekyll's URL filter: `]({{ '/docs/x/' | relative_url }})`.
@@ -402,6 +407,9 @@ def _inline_cleanup(line: str, defined: dict[str, str]) -> str:
         if "{%" in line and (m := _GITBOOK_LABEL.match(line)):
             indent, label = m.group(1), m.group(3) or m.group(5).capitalize()
             return f"{indent}{label}"
+        if "{%" in line and (m := _GITBOOK_VALUE.match(line)):
+            value = m.group(3)
+            return f"{m.group(1)}{value}" if m.group(2) == "update" else f"{m.group(1)}<{value}>"
         if _ATTR_LINE.match(line) or _AUTOREF_ANCHOR.match(line) or _TEMPLATE_LINE.match(line):
             return ""
         if "{%" in line:
