@@ -296,6 +296,38 @@ def test_an_mdbook_table_of_contents_is_excluded_and_still_orders_the_pages(tmp_
     assert np.fromfile(out / "page_order.bin", dtype="<u4").tolist() == [2, 0, 1]
 
 
+def test_gitbook_spaces_tables_of_contents_are_excluded_and_order_their_pages(tmp_path):
+    """A GitBook repository holds one SUMMARY.md per space (`developers/SUMMARY.md`, ...):
+    built from its root, they were pages (32 table-of-contents chunks, the first hit for
+    "build a custom component") and titled nothing."""
+    toc = "# Table of contents\n\n* [Start](README.md)\n* [Custom blocks](blocks.md)\n"
+    docs = write_tree(
+        tmp_path / "repo",
+        {
+            "developers/SUMMARY.md": toc + "* [Runtime](runtime.md)\n",
+            "developers/README.md": _page(),
+            "developers/blocks.md": _page(),
+            "developers/runtime.md": _page(),
+            "guides/SUMMARY.md": "# Guides\n\nSee [one](one.md).\n",  # (summarises: a page)
+            "guides/one.md": _page(),
+        },
+    )
+    proposal = propose(docs)
+    assert proposal.manifest["exclude"] == ["developers/SUMMARY.md"]
+    (docs / ".docs-mcp.json").write_text(json.dumps(proposal.manifest), encoding="utf-8")
+    built = run_docsmcp("build", "--docs-dir", docs, "--out", tmp_path / "idx", "--json")
+    assert json.loads(built.stdout)["navigation"] == (
+        "navigation: developers/SUMMARY.md (titles and order of 3 pages)"
+    )
+    paths = pq.read_table(tmp_path / "idx" / "pages.parquet").column("path").to_pylist()
+    assert paths == [
+        "developers/README.md", "developers/blocks.md", "developers/runtime.md",
+        "guides/SUMMARY.md", "guides/one.md",
+    ]  # fmt: skip
+    order = np.fromfile(tmp_path / "idx" / "page_order.bin", dtype="<u4").tolist()
+    assert order == [0, 1, 2, 0xFFFFFFFF, 0xFFFFFFFF]
+
+
 def test_heading_level_choice(tmp_path):
     long_h3 = "# T\n\n" + "\n\n".join(
         f"## Part {i}\n\n" + "\n\n".join(f"### Step {j}\n\n" + "word " * 700 for j in range(4))

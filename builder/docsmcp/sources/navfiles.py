@@ -99,11 +99,22 @@ def _summary(summary: Path) -> Iterator[tuple[Path, str]]:
         yield summary.parent / target.split("#")[0], title.strip()
 
 
+def _summary_names(paths: Sequence[str]) -> list[str]:
+    """Where read_nav looks for a SUMMARY.md: SUMMARY_FILES, and any folder's `SUMMARY.md`
+    (a GitBook repository holds one per space: `developers/SUMMARY.md`, ...)."""
+    nested = sorted(p for p in paths if p.rpartition("/")[2] == "SUMMARY.md")
+    return list(dict.fromkeys([*SUMMARY_FILES, *nested]))
+
+
 def tables_of_contents(texts: Mapping[str, str]) -> list[str]:
     """The tables of contents among `texts` (path relative to the docs folder -> text): an
-    mdBook SUMMARY.md or docsify `_sidebar.md` where read_nav looks for one, linking
-    CONTENTS_LINKS pages or more."""
-    return [n for n in SUMMARY_FILES if len(_summary_links(texts.get(n, ""))) >= CONTENTS_LINKS]
+    mdBook or GitBook SUMMARY.md or docsify `_sidebar.md` where read_nav looks for one,
+    linking CONTENTS_LINKS pages or more."""
+    return [
+        n
+        for n in _summary_names(list(texts))
+        if len(_summary_links(texts.get(n, ""))) >= CONTENTS_LINKS
+    ]
 
 
 def _data_nav(config: Path, base: Path) -> Iterator[tuple[Path, str]]:
@@ -196,7 +207,10 @@ def read_nav(docs_dir: Path, roots: Sequence[Path], paths: Sequence[str]) -> Nav
 
     for config in mkdocs_configs(docs_dir):
         take(config, lambda f=config: _mkdocs(f))
-    for summary in (docs_dir / name for name in SUMMARY_FILES):
+    for name in _summary_names(paths):
+        summary = docs_dir / name
+        if name not in SUMMARY_FILES and len(_summary_links(read_text(summary))) < CONTENTS_LINKS:
+            continue  # a page of a folder that summarises, no table of contents
         take(summary, lambda f=summary: _summary(f))
     configs = [(docs_dir / "docs.json", docs_dir)]
     for name in SIDEBARS:  # a Docusaurus site, or its docs/ folder
