@@ -244,7 +244,11 @@ def test_reduction_keeps_every_line_where_it_was() -> None:
     md = ["Pass <your-token> here, <b>now</b>."]
     assert reduce(md, md, False)[0] == ["Pass <your-token> here, now."]
     table = ["<table><tr><th>Name</th><th>Type</th></tr><tr><td>id</td><td>str</td></tr></table>"]
-    assert reduce(table, table, False)[0] == ["Name Type\n\nid str"]
+    # an HTML table shows as pipe rows (GitBook's 44 tables had their cells run together)
+    assert reduce(table, table, False)[0] == ["| Name | Type |\n| --- | --- |\n| id | str |"]
+    assert reduce(table, table, False)[1][0].strip() == "| Name | Type | | --- | --- | | id | str |"
+    cell = ["<table><tr><td>a<br>b</td><td><p>c</p></td></tr></table>"]
+    assert reduce(cell, cell, False)[0] == ["| a b | c |\n| --- | --- |"]
 
 
 def test_explicit_anchor_is_the_id_and_get_doc_reaches_it(tmp_path: Path) -> None:

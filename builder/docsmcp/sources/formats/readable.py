@@ -46,6 +46,7 @@ from docsmcp.sources.formats.dialects import EXPLICIT_ID, HEADING
 from docsmcp.sources.formats.fences import fenced_lines
 from docsmcp.sources.formats.hidden_elements import drop_hidden
 from docsmcp.sources.formats.hiding import UNSEEN_CONTENT
+from docsmcp.sources.formats.html_table import Rows
 from docsmcp.sources.formats.inline_tags import MAX_SPAN, STRING_EXPR, close_brace, parse_tag
 
 _FAIL_BUDGET = 1_000_000  # characters failed searches may read in a file (beyond 4 per char)
@@ -65,6 +66,8 @@ _RAW_BLOCK = re.compile(r"^[ ]{0,3}<(script|style|!--)(?=[\s>]|$|(?<=--))", re.I
 _SPACES = re.compile(r"(?<=\S)[ \t]{2,}(?=\S)")
 _BLOCK_OPTION = re.compile(r"^[ \t]{2,}[\w-]+:(?:\s|$)")
 
+_TABLE_TAGS = frozenset({"table", "thead", "tbody", "tfoot", "colgroup", "col", "caption", "tr"})
+_TABLE_TAGS |= {"td", "th"}
 _VOID = frozenset("area base br col embed hr img input link meta source track wbr".split())
 # Elements whose end (or start) is a line break to a reader.
 _BLOCK = frozenset(
@@ -122,6 +125,7 @@ class _Scan:
         self.depth_at = depth_at  # line -> the line of the outermost component open at it
         self.tag_lines = tag_lines  # lines starting with a tag
         self.unclosed: dict[str, int] = {}  # backtick run -> where no closer was found after
+        self.rows = Rows(_BREAK)  # HTML tables as pipe rows (html_table.py)
 
     def emit_skipped(self, a: int, b: int) -> None:
         n = self.s.count("\n", a, b)
@@ -283,13 +287,24 @@ class _Scan:
                 self.markup.append((self.line, key, value))
         if text and end < len(s) and not s[end].isspace():
             text += " "  # `<Card title="X">Body` reads `X Body`
-        if name == "li" and not closing:
+        table = self.rows.tag(low, closing) if low in _TABLE_TAGS else None
+        if table is not None:
+            text = table
+        elif self.rows.in_cell() and (name in ("br", "li") or name in _BLOCK):
+            text = " "  # (the cell's row stays one line)
+        elif name == "li" and not closing:
             text = _BREAK + "- " + text
         elif name == "br" or name in _BLOCK:
             text = _BREAK + text if not closing else text + _BREAK
         elif name in ("td", "th") and closing:
             text = " "  # `<td>a</td><td>b</td>` reads `a b`
-        if text and not closing and not self.at_line_start(i) and s[i - 1 : i] not in (" ", ""):
+        if (
+            text
+            and table is None
+            and not closing
+            and not self.at_line_start(i)
+            and s[i - 1 : i] not in (" ", "")
+        ):
             text = " " + text if text[0] != _BREAK else text
         self.out.append(text)
         self.emit_skipped(i, end)
@@ -347,7 +362,7 @@ def _finish(line: str, display: bool) -> str:
         line = _ENTITY.sub(lambda m: html.unescape(m.group(0)).replace("\xa0", " "), line)
     if _BREAK not in line:
         return line
-    if not display or line.lstrip().startswith("|"):
+    if not display or line.lstrip(" \t").startswith("|"):
         parts = line.split(_BREAK)  # (str methods: a regex with `[ \t]*` first is quadratic)
         last = len(parts) - 1
         return " ".join(
