@@ -31,10 +31,10 @@ def test_draft_pages_are_left_out_and_said(tmp_path: Path) -> None:
         "does not publish them (choose.md, old.md)"
     )
     first = _build(docs, tmp_path / "idx")
-    assert (first["files"], first["drafts"]) == (2, line)
+    assert (first["files"], first["unpublished"]) == (2, line)
     # A rebuild takes unchanged files from its record without reading them.
     time.sleep(RACY_NS / 1e9 + 0.2)
     _build(docs, tmp_path / "idx")
     again = _build(docs, tmp_path / "idx")
     assert again["unread_files"] == 2  # (drafts are not recorded: read again, left out again)
-    assert (again["files"], again["drafts"]) == (2, line)
+    assert (again["files"], again["unpublished"]) == (2, line)

@@ -328,6 +328,36 @@ def test_gitbook_spaces_tables_of_contents_are_excluded_and_order_their_pages(tm
     assert order == [0, 1, 2, 0xFFFFFFFF, 0xFFFFFFFF]
 
 
+def test_what_mkdocs_exclude_docs_leaves_out_is_left_out(tmp_path):
+    """Textual's mkdocs configuration excludes `snippets/*` and `**/_template.md` (through
+    `INHERIT`): they were pages, a snippet the first hit for "border vs outline". init proposes
+    the same excludes; a build without a manifest applies them and says so. Only a
+    configuration inside the source roots is read."""
+    site = write_tree(
+        tmp_path / "site",
+        {
+            "mkdocs.yml": "INHERIT: common.yml\nsite_name: Shop\n",
+            "common.yml": "exclude_docs: |\n  snippets/\n  **/_template.md\n  !keep.md\n  x.md\n",
+            "docs/index.md": '# Home\n\n--8<-- "snippets/note.md"\n',
+            "docs/snippets/note.md": "A snippet the home page shows.\n",
+            "docs/widgets/_template.md": "# WIDGET\n",
+            "docs/x.md": "# After a negation: not read\n",
+        },
+    )
+    docs = site / "docs"
+    assert "exclude" not in propose(docs).manifest  # (the configuration is outside the roots)
+    proposal = propose(docs, (site,))
+    assert proposal.manifest["exclude"] == ["**/_template.md", "**/snippets/**"]
+    built = run_docsmcp("build", "--docs-dir", docs, "--out", tmp_path / "idx", "--json",
+                        "--source-root", site)  # fmt: skip
+    summary = json.loads(built.stdout)
+    assert summary["files"] == 2
+    said = summary["unpublished"]
+    assert "mkdocs exclude_docs: 2 pages left out, as the site's build does" in said
+    pages = pq.read_table(tmp_path / "idx" / "pages.parquet").column("path").to_pylist()
+    assert pages == ["index.md", "x.md"]
+
+
 def test_heading_level_choice(tmp_path):
     long_h3 = "# T\n\n" + "\n\n".join(
         f"## Part {i}\n\n" + "\n\n".join(f"### Step {j}\n\n" + "word " * 700 for j in range(4))

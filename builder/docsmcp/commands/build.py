@@ -221,7 +221,7 @@ def _build_once(
             "name_from": built.name_from,
             "navigation": built.navigation,
             "translations": built.translations or None,
-            "drafts": built.drafts or None,
+            "unpublished": built.unpublished or None,
         }
         print(json.dumps(summary, indent=2))
     elif not args.quiet:
@@ -247,8 +247,8 @@ def _build_once(
             print(f"  {built.navigation}")
         if built.translations:
             print(f"  {built.translations}")
-        if built.drafts:
-            print(f"  {built.drafts}")
+        if built.unpublished:
+            print(f"  {built.unpublished}")
     return 0
 
 

@@ -86,6 +86,7 @@ from docsmcp.sources.discover import (
 from docsmcp.sources.manifest import MAX_METADATA_VALUE
 from docsmcp.sources.navfiles import read_nav, summary_line, tables_of_contents
 from docsmcp.sources.settings import load_file
+from docsmcp.sources.site_config import mkdocs_excludes
 from docsmcp.sources.translations import detect as detect_translations
 from docsmcp.sources.variants import detect as detect_variants
 from docsmcp.sources.versions import DESCRIPTION as VERSION_DESCRIPTION
@@ -246,9 +247,12 @@ def _glob_escape(text: str) -> str:
     return re.sub(r"([][*?{}\\])", r"\\\1", text)
 
 
-def _excludes(tree: _Tree, bodies: Mapping[str, str], docs_dir: Path) -> dict[str, list[str]]:
+def _excludes(
+    tree: _Tree, bodies: Mapping[str, str], docs_dir: Path, roots: Sequence[Path]
+) -> dict[str, list[str]]:
     """exclude glob -> the files it leaves out, for vendored folders, test suites, coding
-    agents' instruction files and an mdBook's table of contents."""
+    agents' instruction files, an mdBook's table of contents and what mkdocs' `exclude_docs`
+    leaves out."""
     found: dict[str, list[str]] = {}
     # The build reads SUMMARY.md for the pages' titles and order; as a page of its own, its
     # links to every chapter outranked the chapters (mdBook: "preprocessor vs alternative
@@ -268,6 +272,10 @@ def _excludes(tree: _Tree, bodies: Mapping[str, str], docs_dir: Path) -> dict[st
         hits = [p for p in tree.paths if p.rsplit("/", 1)[-1] == name]
         if hits:
             found[f"**/{name}"] = hits
+    for glob in mkdocs_excludes(docs_dir, roots):  # what the site's own build leaves out
+        hits = [p for p in tree.paths if matches_any([glob], p)]
+        if hits:
+            found.setdefault(glob, hits)
     return found
 
 
@@ -321,11 +329,12 @@ def _read_tree(docs_dir: Path) -> tuple[_Tree, dict[str, str], dict[str, str]]:
     return _Tree(tuple(sorted(bodies)), manifests), bodies, unreadable
 
 
-def propose(docs_dir: Path) -> Proposal:
-    """The proposed manifest of ``docs_dir`` with what it is based on."""
+def propose(docs_dir: Path, roots: Sequence[Path] = ()) -> Proposal:
+    """The proposed manifest of ``docs_dir`` with what it is based on; `roots`: the source
+    roots beside it (--source-root, --api-source), where site configuration is read too."""
     docs_dir = Path(docs_dir)
     tree, bodies, unreadable = _read_tree(docs_dir)
-    excluded = _excludes(tree, bodies, docs_dir)
+    excluded = _excludes(tree, bodies, docs_dir, (docs_dir, *roots))
     # Each file the build cannot read, by itself, unless a glob above leaves it out already.
     unreadable = {p: m for p, m in unreadable.items() if not matches_any(excluded, p)}
     excluded.update({_glob_escape(p): [p] for p in unreadable})
@@ -473,8 +482,8 @@ def run_init_cli(args) -> int:  # noqa: ANN001 - an argparse.Namespace
     if args.write and not args.force and (target.exists() or target.is_symlink()):
         err(f"error: {target} exists; pass --force to replace it (or --stdout to see the proposal)")
         return 2
-    proposal = propose(docs_dir)
     roots = (*getattr(args, "source_root", ()), *getattr(args, "api_source", ()))
+    proposal = propose(docs_dir, roots)
     collected = validate_proposal(docs_dir, proposal, roots=roots)
     if args.write and not collected.problems:
         # Written before anything is printed: a reader that goes away (`| head`) loses only

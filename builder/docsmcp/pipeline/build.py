@@ -193,7 +193,7 @@ def _build(
         summary_line(corpus.nav, options.docs_dir),
         corpus.translations.line(built=True),
         browse.xref.unresolved,
-        corpus.drafts_line(),
+        corpus.unpublished_line(),
     )
 
 

@@ -31,6 +31,7 @@ from docsmcp.sources.navfiles import Nav, read_nav
 from docsmcp.sources.pdf.extract import PdfOptions, PdfSummary, is_pdf
 from docsmcp.sources.pdf.source import load_pdf
 from docsmcp.sources.settings import _read_text, configure_file, load_file
+from docsmcp.sources.site_config import mkdocs_excludes
 from docsmcp.sources.translations import Translations
 from docsmcp.sources.translations import detect as detect_translations
 from docsmcp.sources.variants import Variants
@@ -57,16 +58,24 @@ class Corpus:
     # Pages the site does not publish (frontmatter `draft: true` or `published: false`: Hugo,
     # Docusaurus, Starlight, Jekyll), left out: their paths.
     drafts: tuple[str, ...] = ()
+    # Pages the site's mkdocs configuration leaves out (`exclude_docs`), left out: their paths.
+    site_excluded: tuple[str, ...] = ()
 
-    def drafts_line(self) -> str:
-        """The build summary's line on drafts left out, "" when none."""
-        if not self.drafts:
-            return ""
-        shown = ", ".join(self.drafts[:3]) + (", ..." if len(self.drafts) > 3 else "")
-        return (
-            f"drafts: {len(self.drafts)} pages marked `draft: true` (or `published: false`) "
-            f"left out, as the site does not publish them ({shown})"
-        )
+    def unpublished_line(self) -> str:
+        """The build summary's line on drafts and pages mkdocs excludes, left out; "" when
+        none."""
+        lines = []
+        if self.drafts:
+            lines.append(
+                f"drafts: {len(self.drafts)} pages marked `draft: true` (or `published: false`) "
+                f"left out, as the site does not publish them ({_first(self.drafts)})"
+            )
+        if self.site_excluded:
+            lines.append(
+                f"mkdocs exclude_docs: {len(self.site_excluded)} pages left out, as the site's "
+                f"build does ({_first(self.site_excluded)}); a manifest decides instead"
+            )
+        return "\n  ".join(lines)
 
 
 # --- corpus ----------------------------------------------------------------------------------
@@ -215,6 +224,10 @@ def _load_llms_full(
         files.append(source)
         problems.extend(found)
     return files, problems
+
+
+def _first(paths: Sequence[str]) -> str:
+    return ", ".join(paths[:3]) + (", ..." if len(paths) > 3 else "")
 
 
 def _is_draft(source: SourceFile) -> bool:
@@ -369,6 +382,12 @@ def load_corpus(
     # Docs without a manifest answer in their default language (a manifest decides otherwise).
     translations = detect_translations(selected_paths) if not manifests else Translations()
     translated = translations.files
+    # What the site's mkdocs configuration leaves out (`exclude_docs`), unless a manifest decides.
+    site_excludes = () if manifests else mkdocs_excludes(docs_dir, roots)
+    unbuilt = (
+        {p for p in selected_paths if matches_any(site_excludes, p)} if site_excludes else set()
+    )
+    translated = translated | unbuilt
     if not _names(manifests, VERSION_KEY):  # version folders as users lay them out
         layout = detect_versions(docs_dir, (p for p in selected_paths if p not in translated))
     variants = detect_variants(
@@ -443,4 +462,5 @@ def load_corpus(
         nav=nav,
         translations=translations,
         drafts=tuple(sorted(drafts)),
+        site_excluded=tuple(sorted(unbuilt)),
     )

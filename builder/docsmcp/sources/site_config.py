@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 import re
 import subprocess
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -203,3 +204,50 @@ def corpus_name(docs_dir: Path) -> CorpusName:
         folder = folder.parent
     name = folder.name or "docs"
     return CorpusName(name, name, "the nearest folder with a telling name")
+
+
+def _mkdocs_config(path: Path, depth: int = 0) -> dict:
+    """A mkdocs configuration with what it `INHERIT`s (its own keys win), {} when unreadable."""
+    data = read_yaml(path)
+    if not isinstance(data, dict):
+        return {}
+    parent = data.get("INHERIT")
+    if isinstance(parent, str) and depth < MAX_LEVELS:
+        return {**_mkdocs_config(path.parent / parent, depth + 1), **data}
+    return data
+
+
+def mkdocs_excludes(docs_dir: Path, roots: Sequence[Path]) -> tuple[str, ...]:
+    """The pages the site's mkdocs configuration leaves out of its build (`exclude_docs` and
+    `draft_docs`, gitignore-style lines, its `INHERIT`ed file's too) as globs of the docs
+    folder: a name anywhere (`_template.md` -> `**/_template.md`), a path from the docs folder
+    (`/drafts/x.md`, `snippets/*`), a folder and what it holds (`snippets/`). A negation (`!x`)
+    cannot be written as an exclude: it and what follows are not read. Only a configuration
+    inside the source roots `roots` is read (what is built depends on it: *Reading files*)."""
+    real_roots = [r.resolve() for r in roots]
+    for config in mkdocs_configs(docs_dir):
+        real = config.resolve()
+        if not any(real == r or r in real.parents for r in real_roots):
+            continue
+        data = _mkdocs_config(config)
+        lines = [
+            line.strip()
+            for key in ("exclude_docs", "draft_docs")
+            if isinstance(data.get(key), str)
+            for line in data[key].splitlines()
+        ]
+        if not lines:
+            continue
+        globs: list[str] = []
+        for line in lines:
+            if line.startswith("!"):
+                break
+            if not line or line.startswith("#"):
+                continue
+            folder = line.endswith("/")
+            pattern = line.strip("/")
+            if "/" not in pattern and not line.startswith("/") and not pattern.startswith("**"):
+                pattern = "**/" + pattern
+            globs.append(pattern + "/**" if folder else pattern)
+        return tuple(dict.fromkeys(globs))
+    return ()
