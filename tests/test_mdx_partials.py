@@ -95,3 +95,27 @@ def test_a_page_without_partials_is_expanded_to_itself(tmp_path) -> None:
     body = (docs / "a.mdx").read_text()
     expanded = expand(docs, "a.mdx", body, [docs])
     assert (expanded.body, expanded.line_map, expanded.partials) == (body, (), ())
+
+
+def test_aliases_defined_outside_the_source_roots_are_said_so(tmp_path) -> None:
+    """Tauri's `@fragments/cta.mdx` is an alias of its tsconfig.json at the repository root,
+    three folders above the docs: the build said the file does not exist (it does), so the
+    advice to copy a folder along was wrong; the tsconfig's folder is what reads it."""
+    site = write_tree(
+        tmp_path / "repo",
+        {
+            "tsconfig.json": '{"compilerOptions": {"paths": {"@fragments/*": '
+            '["src/content/docs/_fragments/*"]}}}\n',
+            "src/content/docs/_fragments/cta.mdx": "Run `npm create tauri-app`.\n",
+            "src/content/docs/start.mdx": "import Cta from '@fragments/cta.mdx';\n\n# Start\n\n"
+            "<Cta />\n",
+        },
+    )
+    docs = site / "src" / "content" / "docs"
+    build = run_docsmcp("build", "--docs-dir", docs, "--out", tmp_path / "idx")
+    assert (
+        "1 includes in 1 page read files outside the source roots (first: @fragments/cta.mdx, "
+        f"from start.mdx); add --source-root {site.resolve()} to include them"
+    ) in build.stderr
+    rooted = build_bundle(docs, tmp_path / "idx2", "--source-root", site)
+    assert "Run `npm create tauri-app`." in _page_text(rooted, "start.mdx")

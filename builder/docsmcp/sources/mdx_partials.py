@@ -58,6 +58,7 @@ _STRING_PROP = re.compile(
 )
 _PROPS_USE = re.compile(r"\{[ \t]*props\.([A-Za-z_$][\w$]*)[ \t]*\}")
 _TS_CONFIGS = ("tsconfig.json", "jsconfig.json")
+MAX_CONFIG_LEVELS = 4  # folders above the docs looked at for aliases outside the roots
 _PARTIAL_FOLDERS = frozenset({"snippets", "partials"})
 # A JSON string (kept) or a comment (dropped): tsconfig files hold both, and `"@mdx/*"` holds
 # what looks like a comment's start.
@@ -181,7 +182,22 @@ def _aliased(spec: str, docs_dir: Path, roots: list[Path]) -> list[str]:
                 out += [os.path.join(t[: -len("*")], rest) for t in targets if t.endswith("*")]
         bare, folder = head.lstrip("@"), config.parent
         out += [str(folder / "src" / bare / rest), str(folder / bare / rest)]
+    elif (outside := _config_outside(docs_dir)) is not None:
+        # The aliases are defined outside the source roots (Tauri's tsconfig.json at the
+        # repository root, the docs in src/content/docs): the file, which is not read, stands
+        # for the import, so the build says "outside the source roots" and names that folder,
+        # not "do not exist".
+        out.append(str(outside))
     return list(dict.fromkeys(posixpath.normpath(os.path.relpath(c, docs_dir)) for c in out))
+
+
+def _config_outside(docs_dir: Path) -> Path | None:
+    """A tsconfig/jsconfig above docs_dir (up to MAX_CONFIG_LEVELS), found without reading."""
+    for folder in list(docs_dir.resolve().parents)[:MAX_CONFIG_LEVELS]:
+        for name in _TS_CONFIGS:
+            if (folder / name).is_file():
+                return folder / name
+    return None
 
 
 @lru_cache(maxsize=16)
