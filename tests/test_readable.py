@@ -673,3 +673,12 @@ def test_a_script_opening_within_a_paragraph_is_no_text() -> None:
     display, _, _ = reduce(lines, lines, False)
     assert [x for x in display if x.strip()] == ["Results below.", "After."]
     assert len(display) == len(lines)
+
+
+def test_processing_instructions_are_no_text() -> None:
+    """OpenTelemetry's `<?code-excerpt path-base="…"?>` lines (168, a code sync tool's marks):
+    CommonMark reads them as raw HTML, which no reader sees."""
+    lines = ["# Go", "", '<?code-excerpt path-base="examples/go"?>', "", "Text <?x y?> more."]
+    lines += ["", "`<?php echo 1; ?>` in code."]
+    display, _, _ = reduce(lines, lines, False)
+    assert display == ["# Go", "", "", "", "Text more.", "", "`<?php echo 1; ?>` in code."]

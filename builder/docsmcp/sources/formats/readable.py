@@ -62,7 +62,9 @@ _HEADING_SPACES = re.compile(r"([ ]{0,3}#{1,6})[ \t]{2,}")
 # CommonMark's HTML blocks of type 1 whose content no reader sees (hiding.UNSEEN_CONTENT).
 # ... and type 2, a comment, which runs to its `-->` (React Router's generated pages open with
 # a ten-line comment, blank lines inside: it was shown and indexed).
-_RAW_BLOCK = re.compile(r"^[ ]{0,3}<(script|style|!--)(?=[\s>]|$|(?<=--))", re.IGNORECASE)
+# ... and type 3, a processing instruction (`<?code-excerpt path-base="x"?>`: OpenTelemetry's
+# code sync tool, 168 lines shown), to its `?>`.
+_RAW_BLOCK = re.compile(r"^[ ]{0,3}<(script|style|!--|\?)(?=[\s>]|$|(?<=--|.\?))", re.IGNORECASE)
 _SPACES = re.compile(r"(?<=\S)[ \t]{2,}(?=\S)")
 _BLOCK_OPTION = re.compile(r"^[ \t]{2,}[\w-]+:(?:\s|$)")
 
@@ -254,12 +256,13 @@ class _Scan:
 
     def _tag(self, i: int) -> int:
         s = self.s
-        if s.startswith("<!--", i):
-            end = s.find("-->", i + 4, i + MAX_SPAN)
-            if end < 0:
-                return self.failed(i, min(len(s), i + MAX_SPAN))
-            self.emit_skipped(i, end + 3)
-            return end + 3
+        for opener, closer in (("<!--", "-->"), ("<?", "?>")):  # a comment, an instruction
+            if s.startswith(opener, i):
+                end = s.find(closer, i + len(opener), i + MAX_SPAN)
+                if end < 0:
+                    return self.failed(i, min(len(s), i + MAX_SPAN))
+                self.emit_skipped(i, end + len(closer))
+                return end + len(closer)
         tag = parse_tag(s, i)
         if isinstance(tag, int):
             return self.failed(i, tag)
@@ -386,6 +389,8 @@ def _closer(name: str) -> re.Pattern[str]:
     a comment)."""
     if name == "!--":
         return re.compile("-->")
+    if name == "?":
+        return re.compile(r"\?>")
     return re.compile(r"</" + re.escape(name) + r"\s*>", re.IGNORECASE)
 
 
