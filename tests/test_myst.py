@@ -140,3 +140,14 @@ def test_icon_roles_leave_nothing_and_card_titles_keep_their_roles_read() -> Non
     out = rewrite_myst(lines)
     assert out[0] == "Grids"
     assert out[1] == "Arrange content in a grid , see the grids page."
+
+
+def test_a_sites_own_directive_holding_a_shell_session_is_code() -> None:
+    """pip's `{pip-cli}` blocks (26) hold `$ pip install …` sessions: read as prose, their
+    commands were no code examples; a label with spaces, `(vcs support)=`, was left as text."""
+    lines = ["```{pip-cli}", "$ pip install x", "[...]", "```", "", "(vcs support)=", "# VCS"]
+    lines += ["", "```{figure} a.png", ":alt: A", "", "Caption", "```"]
+    assert rewrite_myst(lines) == [
+        "```console", "$ pip install x", "[...]", "```", "", "", "# VCS",
+        "", "", "", "", "Caption", "",
+    ]  # fmt: skip

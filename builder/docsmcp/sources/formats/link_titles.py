@@ -27,7 +27,7 @@ LINK_TITLES: contextvars.ContextVar[Mapping[str, str] | None] = contextvars.Cont
 )
 
 _RST_LABEL = re.compile(r"^\.\.[ \t]+_(`[^`]+`|[^\s:`][^:]*):[ \t]*$")  # not `.. _x: url`
-_MYST_LABEL = re.compile(r"^[ ]{0,3}\(([^()\s]+)\)=[ \t]*$")
+_MYST_LABEL = re.compile(r"^[ ]{0,3}\(([^()]+)\)=[ \t]*$")
 _ADORNMENT = re.compile(r"^([!-/:-@\[-`{-~])\1+[ \t]*$")
 _ATX = re.compile(r"^[ ]{0,3}(#{1,6})[ \t]+(.+?)[ \t#]*$")
 _FENCE = re.compile(r"^[ ]{0,3}(`{3,}|~{3,})")

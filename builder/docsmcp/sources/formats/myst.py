@@ -26,7 +26,7 @@ from collections.abc import Mapping
 _OPEN = re.compile(r"^([ ]{0,3})(`{3,}|:{3,})\{([\w:.-]+)\}[ \t]*(.*?)[ \t]*$")
 _FENCE = re.compile(r"^[ ]{0,3}(`{3,}|~{3,})")
 _OPTION = re.compile(r"^[ \t]*:[\w-]+:(?:[ \t].*)?$")
-_TARGET = re.compile(r"^[ ]{0,3}\(([^()\s]+)\)=[ \t]*$")
+_TARGET = re.compile(r"^[ ]{0,3}\(([^()]+)\)=[ \t]*$")  # (pip's `(vcs support)=`)
 # A role starts a word (after a space, an opening bracket or quote, or the line's start): in
 # inline code, `P::{self}` and `https://{domain}/x` are no roles, nor is "`{ref}`" naming one.
 _ROLE = re.compile(r"(?<![^\s(\[\"'])\{([a-z][\w:.+-]*)\}`([^`\n]+)`")
@@ -96,6 +96,17 @@ def _roles(line: str, titles: Mapping[str, str] | None = None) -> str:
     return _ROLE.sub(text, line) if "}`" in line else line
 
 
+def _session_follows(lines: list[str], i: int) -> bool:
+    """Whether the first line of text after the directive opened at line `i` (its options
+    passed over) is a shell prompt, `$ command`."""
+    for line in lines[i + 1 : i + 20]:
+        stripped = line.strip()
+        if not stripped or _OPTION.match(line) or stripped == "---":
+            continue
+        return stripped.startswith("$ ")
+    return False
+
+
 def rewrite_myst(lines: list[str], titles: Mapping[str, str] | None = None) -> list[str]:
     """The lines with MyST's directives, roles and targets as plain markdown (same count);
     `titles`: those of the labels and pages its `{ref}` and `{doc}` roles name
@@ -137,10 +148,14 @@ def rewrite_myst(lines: list[str], titles: Mapping[str, str] | None = None) -> l
             indent, marker, kind, argument = m.groups()
             kind = kind.lower()
             code = kind in _CODE or kind in _CODE_NAMED or kind in _LANGUAGES or kind in _CODE_RUN
+            # A site's own directive whose body is a shell session (pip's `{pip-cli}`: 26
+            # blocks of `$ pip install …` read as prose) is code too.
+            session = not code and _label(kind, argument) is None and _session_follows(lines, i)
+            code = code or session
             stack.append((marker[0], len(marker), code, kind in _NOTHING))
             if code:
                 language = (argument.split() or [""])[0] if kind in _CODE else kind
-                language = _CODE_RUN.get(kind, language)
+                language = "console" if session else _CODE_RUN.get(kind, language)
                 out[i], moved = f"{indent}```{language}", i
             else:
                 out[i] = "" if kind in _NOTHING else indent + (_label(kind, argument) or "")
