@@ -613,7 +613,7 @@ def test_docsy_tabs_and_a_shortcode_closed_before_text() -> None:
         "instrumentation. {{% /config_option %}}",
     ]
     assert rewrite(lines).display == [
-        " DockerHub", "docker pull x", " ghcr.io", "", "otel.exclude-methods", "Suppress",
+        "DockerHub", "docker pull x", "ghcr.io", "", "otel.exclude-methods", "Suppress",
         "instrumentation. ",
     ]  # fmt: skip
 
@@ -991,3 +991,24 @@ def test_the_plain_file_path_rewrites_as_the_general_one(lines: list[str]) -> No
     general = rewrite([*lines, "", "!!! note", "    x"])
     assert fast.display == general.display[: len(lines)]
     assert fast.parse == general.parse[: len(lines)]
+
+
+def test_hugo_params_show_their_values(tmp_path: Path) -> None:
+    """OpenTelemetry: `docker pull otel/opentelemetry-collector:{{% param vers %}}` with
+    `cascade: {vers: 0.158.0}` in the section's `_index.md` showed the shortcode (203 times):
+    the value, from the page, else the nearest section's cascade; unknown names stay."""
+    docs = tmp_path / "docs"
+    (docs / "collector" / "install").mkdir(parents=True)
+    (docs / "_index.md").write_text("---\ncascade:\n  vers: 0.1.0\n  sdk: {otel: 1.2.3}\n---\n")
+    (docs / "collector" / "_index.md").write_text("---\ncascade:\n  vers: 0.158.0\n---\n# C\n")
+    (docs / "collector" / "install" / "docker.md").write_text(
+        "---\ntitle: Docker\nown: mine\n---\n# Docker\n\nUse {{% param own %}}.\n\n"
+        "```sh\ndocker pull otel/collector:{{% param vers %}}\n```\n\n"
+        '{{< param "sdk.otel" >}} and {{% param site_only %}}.\n'
+    )
+    corpus = load_corpus(docs)
+    (page,) = [f for f in corpus.files if f.path.endswith("docker.md")]
+    (chunk,) = chunk_file(page)
+    assert "Use mine." in chunk.text
+    assert "docker pull otel/collector:0.158.0" in chunk.text
+    assert "1.2.3 and param site_only." in chunk.text  # (a site parameter: not read)

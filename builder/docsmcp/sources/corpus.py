@@ -12,7 +12,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from docsmcp.model.source import Manifest, Problem, SourceFile, TaxonomyKey
-from docsmcp.sources import includes
+from docsmcp.sources import hugo_params, includes
 from docsmcp.sources.discover import (
     Entry,
     glob_problem,
@@ -443,7 +443,7 @@ def load_corpus(
                 unexpanded[source.path] = source
     unresolved.log()
     files = _with_partials(docs_dir, files, roots, unresolved, unexpanded)
-    files = link_titles.resolve(sorted(files, key=lambda f: f.path))
+    files = hugo_params.resolve(link_titles.resolve(sorted(files, key=lambda f: f.path)))
     ordered = sorted(manifests.values(), key=lambda m: m.path)
     taxonomy, found = _taxonomy(ordered, files)
     problems.extend(found)

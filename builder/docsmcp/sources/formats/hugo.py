@@ -58,7 +58,9 @@ def read_line(line: str) -> str:
             return _hugo_title(args)
         return _hugo_title(args) or " ".join([re.sub(r"[-_]", " ", name), *positional])
 
-    return SHORTCODE.sub(text, line)
+    out = SHORTCODE.sub(text, line)
+    # `{{< tabpane >}} {{% tab DockerHub %}}`: what the first left is no indent of the second's
+    return out.lstrip(" \t") if line.startswith("{{") else out
 
 
 def _hugo_title(args: dict[str, str]) -> str:

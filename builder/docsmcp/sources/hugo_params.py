@@ -1,0 +1,101 @@
+"""Hugo's `{{% param name %}}` shortcode as the value it shows, from the page's front matter or
+an ancestor section's `cascade` (what Hugo passes down from `_index.md`).
+
+OpenTelemetry's Collector pages write `docker pull otel/opentelemetry-collector:{{% param vers
+%}}` with `cascade: {vers: 0.158.0}` in `collector/_index.md`: the commands a reader copies
+showed the shortcode (103 times in code, 100 in prose as "param vers"). A page's own value wins
+over a cascade, a nearer section's over a farther one; `a.b` looks into maps; names compare
+without case, as Hugo's do. A name found nowhere (a site parameter of the Hugo configuration,
+which is not read) is left as written. Done once every page is read (corpus.py), on the page's
+text before it is parsed, which keeps its lines; a page using it is read on every build
+(it gets a line map, which known_files.py does not record), since an ancestor's front matter
+may change.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import posixpath
+import re
+from collections.abc import Mapping, Sequence
+
+from docsmcp.model.source import SourceFile
+
+PARAM = re.compile(r"""\{\{([<%])-?[ \t]*param[ \t]+["']?([\w.-]+)["']?[ \t]*-?[>%]\}\}""")
+_SECTION_PAGES = ("_index.md", "index.md", "_index.markdown")
+
+
+def _lower(value: object) -> object:
+    """A front matter value with its maps' keys in lower case (Hugo's keys have no case)."""
+    if isinstance(value, Mapping):
+        return {str(k).lower(): _lower(v) for k, v in value.items()}
+    return value
+
+
+def _front(sf: SourceFile) -> dict:
+    try:
+        data = json.loads(sf.frontmatter)
+    except ValueError:
+        return {}
+    return _lower(data) if isinstance(data, dict) else {}  # type: ignore[return-value]
+
+
+def _cascade(front: Mapping[str, object]) -> dict:
+    """A section's `cascade` values for its pages (a list: the entries without a `target`)."""
+    value = front.get("cascade")
+    if isinstance(value, Mapping):
+        return dict(value)
+    if isinstance(value, list):
+        merged: dict = {}
+        for entry in value:
+            if isinstance(entry, Mapping) and "_target" not in entry and "target" not in entry:
+                merged = {**entry, **merged}
+        return merged
+    return {}
+
+
+def _lookup(scopes: Sequence[Mapping[str, object]], name: str) -> str | None:
+    """The scalar value of `name` (`a.b`: key b of map a) in the first scope holding it."""
+    keys = name.lower().split(".")
+    for scope in scopes:
+        for start in (scope, scope.get("params")):  # (`params:` holds a page's own in Hugo 0.1xx)
+            value: object = start
+            for key in keys:
+                value = value.get(key) if isinstance(value, Mapping) else None
+            if isinstance(value, str | int | float) and not isinstance(value, bool):
+                return str(value)
+    return None
+
+
+def resolve(files: Sequence[SourceFile]) -> list[SourceFile]:
+    """`files` with the `param` shortcodes of their bodies replaced by their values."""
+    users = [k for k, sf in enumerate(files) if "param" in sf.body and PARAM.search(sf.body)]
+    if not users:
+        return list(files)
+    cascades: dict[str, dict] = {}  # folder -> its section page's cascade
+    for sf in files:
+        folder, name = posixpath.split(sf.path)
+        if name in _SECTION_PAGES and "cascade" in sf.frontmatter:
+            cascades[folder] = _cascade(_front(sf))
+    out = list(files)
+    for k in users:
+        sf = files[k]
+        scopes = [_front(sf)]
+        folder = posixpath.dirname(sf.path)
+        while True:
+            if folder in cascades:
+                scopes.append(cascades[folder])
+            if not folder:
+                break
+            folder = posixpath.dirname(folder)
+
+        def value(m: re.Match[str], scopes: list = scopes) -> str:
+            found = _lookup(scopes, m.group(2))
+            return m.group(0) if found is None else found
+
+        # A line map says the body is not the file's text: the parse cache keys the body
+        # then, and the record of known files leaves the page out (read on every build).
+        line_map = sf.line_map or tuple(range(sf.body.count("\n") + 1))
+        out[k] = dataclasses.replace(sf, body=PARAM.sub(value, sf.body), line_map=line_map)
+    return out
