@@ -94,12 +94,20 @@ def test_the_summary_names_links_to_no_page(tmp_path: Path) -> None:
     (docs / "a.md").write_text("# A\n\nSee [b](b.md), [gone](gone.md) and [old](/docs/old).\n")
     (docs / "b.md").write_text("# B\n\nText.\n")
     text = run_docsmcp("build", "--docs-dir", docs, "--out", tmp_path / "idx").stdout
-    assert "  2 links to no page of the bundle: gone.md (in a.md), /docs/old (in a.md)\n" in text
+    line = "  2 links to no page or heading of the bundle: gone.md (in a.md), /docs/old (in a.md)"
+    assert line + "\n" in text
     proc = run_docsmcp("build", "--docs-dir", docs, "--out", tmp_path / "idx2", "--json")
     assert json.loads(proc.stdout)["references"]["unresolved_links"] == [
         {"page": "a.md", "link": "gone.md"},
         {"page": "a.md", "link": "/docs/old"},
     ]
+    # A link every page repeats (a template's) is named once (OpenTelemetry's three were one).
+    (docs / "c.md").write_text("# C\n\n[gone](gone.md), [b](b.md#nothing), [x](x.md)\n")
+    text = run_docsmcp("build", "--docs-dir", docs, "--out", tmp_path / "idx3").stdout
+    assert (
+        "  5 links to no page or heading of the bundle: gone.md (in a.md), /docs/old (in a.md), "
+        "b.md#nothing (in c.md); --json lists the first 5\n"
+    ) in text
 
 
 def test_every_long_phase_reports_progress(tmp_path: Path) -> None:

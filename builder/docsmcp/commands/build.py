@@ -319,11 +319,16 @@ def _skipped(args: argparse.Namespace, co: Checkout) -> int:
 
 
 def _unresolved(built: Built) -> str:
-    """The summary's line on links to no page: how many, the first three (`--json`: more)."""
+    """The summary's line on links to no page (or no heading of one): how many, the first
+    three different ones (a template's link repeated on every page says one thing once;
+    `--json`: more)."""
     found, resolved = built.references.get("link", (0, 0))
-    shown = ", ".join(f"{link} (in {page})" for page, link in built.unresolved_links[:3])
+    first: dict[str, str] = {}
+    for page, link in built.unresolved_links:
+        first.setdefault(link, page)
+    shown = ", ".join(f"{link} (in {page})" for link, page in list(first.items())[:3])
     more = f"; --json lists the first {len(built.unresolved_links)}" if found - resolved > 3 else ""
-    return f"{found - resolved} links to no page of the bundle: {shown}{more}"
+    return f"{found - resolved} links to no page or heading of the bundle: {shown}{more}"
 
 
 def _references(stats: dict[str, tuple[int, int]]) -> str:
