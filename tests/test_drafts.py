@@ -38,3 +38,26 @@ def test_draft_pages_are_left_out_and_said(tmp_path: Path) -> None:
     again = _build(docs, tmp_path / "idx")
     assert again["unread_files"] == 2  # (drafts are not recorded: read again, left out again)
     assert (again["files"], again["unpublished"]) == (2, line)
+
+
+def test_pages_that_only_redirect_are_left_out(tmp_path: Path) -> None:
+    """pip keeps 15 Sphinx stubs, `.. meta:: :http-equiv=refresh: 3; url=…` over "This page
+    has moved": they took hits; so do Jekyll's `redirect_to` pages and an HTML refresh."""
+    docs = write_tree(
+        tmp_path / "docs",
+        {
+            "cli/pip_show.rst": "pip show\n========\n\nShows a package.\n",
+            "reference/pip_show.rst": ":orphan:\n\n.. meta::\n\n  :http-equiv=refresh: 3; "
+            "url=../../cli/pip_show/\n\nThis page has moved\n===================\n\nSee "
+            ":doc:`../cli/pip_show`.\n",
+            "old.md": "---\nredirect_to: /new/\n---\n# Old\n",
+            "moved.md": '<meta http-equiv="refresh" content="0; url=/x/">\n\n# Moved\n',
+            "refresh.md": "# Refresh tokens\n\nA token to refresh a session.\n",
+        },
+    )
+    summary = _build(docs, tmp_path / "idx")
+    assert summary["files"] == 2  # cli/pip_show.rst, refresh.md
+    assert summary["unpublished"] == (
+        "redirects: 3 pages that only send the reader to another (a refresh or `redirect_to`) "
+        "left out (moved.md, old.md, reference/pip_show.rst)"
+    )

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import logging
+import re
 from collections.abc import Callable, Mapping, Sequence, Set
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -58,6 +59,8 @@ class Corpus:
     # Pages the site does not publish (frontmatter `draft: true` or `published: false`: Hugo,
     # Docusaurus, Starlight, Jekyll), left out: their paths.
     drafts: tuple[str, ...] = ()
+    # Pages that only send the reader to another (a refresh, `redirect_to`), left out.
+    redirects: tuple[str, ...] = ()
     # Pages the site's mkdocs configuration leaves out (`exclude_docs`), left out: their paths.
     site_excluded: tuple[str, ...] = ()
 
@@ -69,6 +72,11 @@ class Corpus:
             lines.append(
                 f"drafts: {len(self.drafts)} pages marked `draft: true` (or `published: false`) "
                 f"left out, as the site does not publish them ({_first(self.drafts)})"
+            )
+        if self.redirects:
+            lines.append(
+                f"redirects: {len(self.redirects)} pages that only send the reader to another "
+                f"(a refresh or `redirect_to`) left out ({_first(self.redirects)})"
             )
         if self.site_excluded:
             lines.append(
@@ -230,6 +238,19 @@ def _first(paths: Sequence[str]) -> str:
     return ", ".join(paths[:3]) + (", ..." if len(paths) > 3 else "")
 
 
+_REFRESH = re.compile(r":http-equiv=refresh:|<meta[^>]*http-equiv=[\"']?refresh", re.IGNORECASE)
+
+
+def _redirects(source: SourceFile) -> bool:
+    """Whether the page only sends its reader to another: a Sphinx stub's `.. meta::` refresh
+    (pip's 15 "This page has moved" pages answered queries), an HTML refresh, Jekyll's
+    `redirect_to`."""
+    if "redirect_to" in source.frontmatter:
+        return True
+    head = source.body[:2000]
+    return "refresh" in head.lower() and _REFRESH.search(head) is not None
+
+
 def _is_draft(source: SourceFile) -> bool:
     """Whether the page's frontmatter says the site does not publish it."""
     if "draft" not in source.frontmatter and "published" not in source.frontmatter:
@@ -371,6 +392,7 @@ def load_corpus(
             _refuse(entry, problems)
     files = []
     drafts: list[str] = []
+    redirects: list[str] = []
     pdfs: list[PdfSummary] = []
     unresolved = includes.Unresolved(docs_dir)
     unexpanded: dict[str, SourceFile] = {}  # pages that inlined MDX partials, as read
@@ -434,6 +456,9 @@ def load_corpus(
         if source is not None and _is_draft(source):
             drafts.append(source.path)
             continue
+        if source is not None and _redirects(source):
+            redirects.append(source.path)
+            continue
         if source is not None and governing is None:
             source = replace(source, manifest=None)  # the version came from no manifest
         if source is not None:
@@ -462,5 +487,6 @@ def load_corpus(
         nav=nav,
         translations=translations,
         drafts=tuple(sorted(drafts)),
+        redirects=tuple(sorted(redirects)),
         site_excluded=tuple(sorted(unbuilt)),
     )
