@@ -389,7 +389,7 @@ class _FileChunker:
 
 # Files written in markdown: converted pages (PDF, reST, saved HTML) hold no markup of their own
 # to reduce, and their `<` and `&` are text.
-_MARKDOWN = (".md", ".mdx", ".markdown", ".mdown", ".mkd")
+_MARKDOWN = (".md", ".mdx", ".markdown", ".mdown", ".mkd", ".qmd")
 
 
 def _is_mdx(sf: SourceFile, lines: list[str]) -> bool:

@@ -86,7 +86,7 @@ from docsmcp.sources.discover import (
 from docsmcp.sources.manifest import MAX_METADATA_VALUE
 from docsmcp.sources.navfiles import read_nav, summary_line, tables_of_contents
 from docsmcp.sources.settings import load_file
-from docsmcp.sources.site_config import mkdocs_excludes
+from docsmcp.sources.site_config import unbuilt
 from docsmcp.sources.translations import detect as detect_translations
 from docsmcp.sources.variants import detect as detect_variants
 from docsmcp.sources.versions import DESCRIPTION as VERSION_DESCRIPTION
@@ -272,7 +272,7 @@ def _excludes(
         hits = [p for p in tree.paths if p.rsplit("/", 1)[-1] == name]
         if hits:
             found[f"**/{name}"] = hits
-    for glob in mkdocs_excludes(docs_dir, roots):  # what the site's own build leaves out
+    for glob in unbuilt(docs_dir, roots)[1]:  # what the site's own build leaves out
         hits = [p for p in tree.paths if matches_any([glob], p)]
         if hits:
             found.setdefault(glob, hits)

@@ -125,6 +125,8 @@ _CHANGELOG_DIRS = frozenset(
         "migrating",
         "upgrading",
         "upgrade-guides",
+        "prerelease",  # Quarto: what each coming release brings
+        "prereleases",
     }
 )
 _CHANGELOG_TITLE = re.compile(

@@ -32,7 +32,7 @@ from docsmcp.sources.navfiles import Nav, read_nav
 from docsmcp.sources.pdf.extract import PdfOptions, PdfSummary, is_pdf
 from docsmcp.sources.pdf.source import load_pdf
 from docsmcp.sources.settings import _read_text, configure_file, load_file
-from docsmcp.sources.site_config import mkdocs_excludes
+from docsmcp.sources.site_config import unbuilt
 from docsmcp.sources.translations import Translations
 from docsmcp.sources.translations import detect as detect_translations
 from docsmcp.sources.variants import Variants
@@ -61,8 +61,9 @@ class Corpus:
     drafts: tuple[str, ...] = ()
     # Pages that only send the reader to another (a refresh, `redirect_to`), left out.
     redirects: tuple[str, ...] = ()
-    # Pages the site's mkdocs configuration leaves out (`exclude_docs`), left out: their paths.
+    # Pages the site's own build leaves out (site_config.unbuilt), left out, and its rule.
     site_excluded: tuple[str, ...] = ()
+    site_rule: str = ""
 
     def unpublished_line(self) -> str:
         """The build summary's line on drafts and pages mkdocs excludes, left out; "" when
@@ -80,7 +81,7 @@ class Corpus:
             )
         if self.site_excluded:
             lines.append(
-                f"mkdocs exclude_docs: {len(self.site_excluded)} pages left out, as the site's "
+                f"{self.site_rule}: {len(self.site_excluded)} pages left out, as the site's "
                 f"build does ({_first(self.site_excluded)}); a manifest decides instead"
             )
         return "\n  ".join(lines)
@@ -404,12 +405,13 @@ def load_corpus(
     # Docs without a manifest answer in their default language (a manifest decides otherwise).
     translations = detect_translations(selected_paths) if not manifests else Translations()
     translated = translations.files
-    # What the site's mkdocs configuration leaves out (`exclude_docs`), unless a manifest decides.
-    site_excludes = () if manifests else mkdocs_excludes(docs_dir, roots)
-    unbuilt = (
+    # What the site's own build leaves out (mkdocs `exclude_docs`, Quarto's `_` files), unless
+    # a manifest decides.
+    site_rule, site_excludes = ("", ()) if manifests else unbuilt(docs_dir, roots)
+    unbuilt_paths = (
         {p for p in selected_paths if matches_any(site_excludes, p)} if site_excludes else set()
     )
-    translated = translated | unbuilt
+    translated = translated | unbuilt_paths
     if not _names(manifests, VERSION_KEY):  # version folders as users lay them out
         layout = detect_versions(docs_dir, (p for p in selected_paths if p not in translated))
     variants = detect_variants(
@@ -488,5 +490,6 @@ def load_corpus(
         translations=translations,
         drafts=tuple(sorted(drafts)),
         redirects=tuple(sorted(redirects)),
-        site_excluded=tuple(sorted(unbuilt)),
+        site_excluded=tuple(sorted(unbuilt_paths)),
+        site_rule=site_rule,
     )

@@ -16,7 +16,8 @@
   `:start-after:`, `:end-before:`, `:start-line:`, `:end-line:` and `:dedent:` select, other
   options go. A path starting with `/` is relative to the docs folder, as Sphinx reads it.
   (rst.py itself never reads a file: docutils' own `include` is off.)
-- MDX partials: `import Setup from './_setup.mdx'`, then a line `<Setup />`: mdx_partials.py.
+- MDX partials: `import Setup from './_setup.mdx'`, then a line `<Setup />`: mdx_partials.py;
+- Quarto: `{{< include _file.qmd >}}` on a line of its own (quarto.py).
 
 Every file is read through `discover.read_file`, so only inside the source roots: a path outside
 them, missing or unreadable leaves the directive as it was. An unreadable file gets its page one
@@ -44,7 +45,7 @@ from typing import TYPE_CHECKING
 from docsmcp_runtime.search.languages import normalise_language
 
 from docsmcp.common.limits import MAX_FILE_BYTES
-from docsmcp.sources import mdx_partials
+from docsmcp.sources import mdx_partials, quarto
 from docsmcp.sources.discover import RST_SUFFIXES, Refused, read_file
 from docsmcp.sources.formats import apidoc, autodoc
 from docsmcp.sources.formats.fences import fenced_lines
@@ -189,7 +190,7 @@ def has_directive(body: str) -> bool:
     return (
         ":::" in body
         or "8<-" in body
-        or ("{" in body and ("{{#" in body or "{*" in body or "{!" in body))
+        or ("{" in body and ("{{#" in body or "{*" in body or "{!" in body or "{{< incl" in body))
         or "include::" in body
         or ".. auto" in body  # (reST pages only: autodoc.py)
         or mdx_partials.may_import(body)
@@ -335,6 +336,13 @@ class _Reader:
             return self._fastapi(page, m.group(2), m.group(3), m.group(1))
         if "{{#" in line and _MDBOOK.search(line):
             return self._mdbook(page, line, depth)
+        if "{{<" in line and (m := quarto.INCLUDE.match(line)):
+            found = quarto.include_candidates(page, m.group(2), self.docs_dir, self.roots)
+            text = self._read_first(found, m.group(2))
+            if text is not None:
+                lines = _indented(m.group(1), text.rstrip("\n").split("\n"))
+                nest = depth + 1 < MAX_DEPTH
+                return self._nested(self._found, lines, depth + 1) if nest else lines
         if "{!" in line and (m := _MD_INCLUDE.fullmatch(line.strip())):
             text = self._read_first(self._candidates(page, m.group(1)), m.group(1))
             if text is not None:

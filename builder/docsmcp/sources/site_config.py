@@ -20,6 +20,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
+from docsmcp.sources import quarto
+
 # Site configuration files read, at most this many bytes each.
 MAX_CONFIG_BYTES = 4 * 1024 * 1024
 # Folders above the docs folder searched for a site configuration (without a git repository).
@@ -251,3 +253,14 @@ def mkdocs_excludes(docs_dir: Path, roots: Sequence[Path]) -> tuple[str, ...]:
             globs.append(pattern + "/**" if folder else pattern)
         return tuple(dict.fromkeys(globs))
     return ()
+
+
+def unbuilt(docs_dir: Path, roots: Sequence[Path]) -> tuple[str, tuple[str, ...]]:
+    """(the rule, its globs) of what the site's own build leaves out of its pages: mkdocs'
+    `exclude_docs`, or a Quarto project's `_` files (quarto.py); ("", ()) when neither."""
+    globs = mkdocs_excludes(docs_dir, roots)
+    if globs:
+        return "mkdocs exclude_docs", globs
+    if quarto.project(docs_dir, roots) is not None:
+        return "Quarto's `_` files", quarto.EXCLUDES
+    return "", ()

@@ -8,7 +8,9 @@ has `api/3x/`, `api/4x/`, `api/5x/` and, under a language folder, `docs/en/4x/`,
 * numbered: `v2`, `2.x`, `4x`, `1.4`, `0.5.1-beta`, `version-0.5.x` (`version-` is dropped from
   the value); a plain number or a year is not a version (`01/`, `2024/` are chapters and
   archives);
-* dated: `2025-11-25` (a protocol's revisions), except under a `blog`, `news` or `posts` folder;
+* dated: `2025-11-25` (a protocol's revisions);
+* neither under a folder of posts or of notes per release (`blog`, `news`, `posts`,
+  `changelog`, `releases`, `prerelease`, `whatsnew`, ...: Quarto's `prerelease/1.3/`);
 * channels beside at least one of those: `next`, `draft`, `unreleased`, `current`, `latest`,
   `stable`, `main`, `master`, `dev`, `canary`, `nightly` (alone they are ordinary folder names);
 * Docusaurus: every `versioned_X/version-NAME/` is version NAME (`version-stable` too), and
@@ -59,7 +61,11 @@ CHANNELS = frozenset(
     | {"canary", "nightly"}
 )
 # Folders whose dated children are posts, not versions.
-_POSTS = frozenset({"blog", "blogs", "news", "posts", "changelog", "changelogs", "releases"})
+_POSTS = frozenset(
+    {"blog", "blogs", "news", "posts", "changelog", "changelogs", "releases", "release-notes"}
+    # one folder of notes per release (Quarto's `prerelease/1.3/`: what 1.3 brings, no docs)
+    | {"prerelease", "prereleases", "whatsnew", "whats-new"}
+)
 # `lastVersion: '1.0'`, or a name the configuration defines (`lastVersion: lastDocsVersion`).
 _LAST_VERSION = re.compile(r"""lastVersion\s*:\s*['"]?([\w.-]+)""")
 # The label of the current docs (`versions: {current: {label: '11.x', …}}`).

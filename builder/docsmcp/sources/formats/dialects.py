@@ -425,7 +425,9 @@ def _inline_cleanup(line: str, defined: dict[str, str]) -> str:
         # (long table rows of JSON).
         attrs = (
             _ATTR_LIST.search(line)
-            if line.rstrip(" \t").endswith("}") and not mdc.PROPS_LINE.match(line)
+            if line.rstrip(" \t").endswith("}")
+            and not mdc.PROPS_LINE.match(line)
+            and not line.lstrip().startswith(":::")  # a fenced div's own (quarto.div_label)
             else None
         )
         if attrs:

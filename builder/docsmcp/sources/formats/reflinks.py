@@ -22,7 +22,7 @@ _REF_DEFINITION = re.compile(r"^[ ]{0,3}\[([^\]\n]+)\]:")
 _REF_LINK = re.compile(r"\[([^\[\]\n]+)\]\[([^\[\]\n]*)\]")
 _REF_LINK_END = re.compile(r"^([^\[\]\n]+)\]\[([^\[\]\n]+)\]")
 # `[text]` alone: not an image, a link, a definition or part of `[text][ref]` / `[ref][text]`.
-_SHORTCUT_REF = re.compile(r"(?<![\]!\\])\[([^\[\]\n]+)\](?![\[(:])")
+_SHORTCUT_REF = re.compile(r"(?<![\]!\\])\[([^\[\]\n^][^\[\]\n]*)\](?![\[(:])")
 # A definition's destination: `<...>` (spaces allowed) or a run of non-blanks.
 _REF_URL = re.compile(r"[ \t]*(?:<([^<>\n]*)>|(\S+))")
 
@@ -40,7 +40,7 @@ def definitions(lines: list[str], code: list[bool]) -> dict[str, str]:
         if "]:" not in line or code[i] or not (m := _REF_DEFINITION.match(line)):
             continue
         label = _label(m.group(1))
-        if label in found:
+        if label in found or label.startswith("^"):  # (a footnote's text, `[^1]: While …`)
             continue
         url = _REF_URL.match(line, m.end())
         if url is None and i + 1 < len(lines) and not code[i + 1]:

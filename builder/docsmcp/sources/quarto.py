@@ -1,0 +1,76 @@
+"""Quarto projects (`_quarto.yml`, pages in `.qmd` and `.md`): what the builder needs to know
+of them beyond their markdown.
+
+- `{{< include _file.qmd >}}` on a line of its own inserts the file where it stands, relative to
+  the page, or to the project (the folder of `_quarto.yml`) for `/docs/x.qmd` (Quarto's own
+  docs: 388 includes). includes.py reads it like any include.
+- Files and folders whose name starts with `_` are never rendered (Quarto uses them for
+  includes and metadata): no pages (`EXCLUDES`, applied by a build without a manifest and
+  proposed by init when the docs are a Quarto project).
+- Pandoc's fenced divs, `::: {.callout-note}` … `:::`, are read by mdx.admonitions_to_text
+  (`div_label`): a callout's kind as its label, with its `title`; any other div (tabsets,
+  layout, conditional content) no line of its own.
+"""
+
+from __future__ import annotations
+
+import os
+import posixpath
+import re
+from collections.abc import Sequence
+from pathlib import Path
+
+CONFIG = "_quarto.yml"
+INCLUDE = re.compile(r"^([ \t]*)\{\{<[ \t]*include[ \t]+([^\s>]+)[ \t]*>\}\}[ \t]*$")
+# Never rendered: what starts with `_` (a file or a folder).
+EXCLUDES = ("**/_*", "**/_*/**")
+_DIV = re.compile(r"^[ ]{0,3}:{3,}[ \t]*(\{[^{}\n]*\}|[A-Za-z][\w-]*)[ \t]*$")
+_CLASS = re.compile(r"(?:^|[\s{])\.([\w-]+)")
+_TITLE = re.compile(r"""\btitle=(?:"([^"\n]*)"|'([^'\n]*)')""")
+_CALLOUTS = {"note": "Note", "tip": "Tip", "warning": "Warning", "caution": "Caution"}
+_CALLOUTS["important"] = "Important"
+
+
+def project(docs_dir: Path, roots: Sequence[Path] = ()) -> Path | None:
+    """The folder of the `_quarto.yml` at or above `docs_dir` (up to the outermost source root
+    holding it), or None: the docs are no Quarto project."""
+    here = docs_dir.resolve()
+    tops = [r.resolve() for r in (docs_dir, *roots)]
+    tops = [t for t in tops if here == t or t in here.parents]
+    top = min(tops, key=lambda t: len(t.parts)) if tops else here
+    folder = here
+    while True:
+        if (folder / CONFIG).is_file():
+            return folder
+        if folder == top or folder.parent == folder:
+            return None
+        folder = folder.parent
+
+
+def include_candidates(page: str, spec: str, docs_dir: Path, roots: Sequence[Path]) -> list[str]:
+    """Where `{{< include spec >}}` of `page` is, relative to docs_dir."""
+    if spec.startswith("/"):
+        base = project(docs_dir, roots) or docs_dir
+        return [posixpath.normpath(os.path.relpath(os.path.join(base, spec.lstrip("/")), docs_dir))]
+    return [posixpath.normpath(posixpath.join(posixpath.dirname(page), spec))]
+
+
+def div_label(line: str) -> str | None:
+    """What a fenced div's opening line reads as: a callout's label (`Note`, `Tip: Title`), ""
+    for any other div, None when the line opens no div (`:::` closes one; `::: tip` is a
+    Docusaurus/VitePress admonition, read elsewhere)."""
+    m = _DIV.match(line)
+    if m is None:
+        return None
+    attrs = m.group(1)
+    if not attrs.startswith("{"):  # `::: callout-note`: pandoc's bare class
+        if not attrs.startswith("callout-"):
+            return None
+        attrs = "{." + attrs + "}"
+    for name in _CLASS.findall(attrs):
+        kind = name.removeprefix("callout-")
+        if name.startswith("callout-") and kind in _CALLOUTS:
+            title = _TITLE.search(attrs)
+            said = (title.group(1) or title.group(2) or "").strip() if title else ""
+            return _CALLOUTS[kind] + (f": {said}" if said else "")
+    return ""
