@@ -12,7 +12,10 @@ from conftest import run_docsmcp, write_tree
 from docsmcp.commands.init import propose
 
 PROJECT = {
-    "_quarto.yml": "project:\n  type: website\n",
+    "_quarto.yml": "project:\n  type: website\nwebsite:\n  sidebar:\n    - title: Guide\n"
+    "      contents:\n        - docs/figures.qmd\n        - section: Authoring\n"
+    "          contents:\n            - href: docs/guide/callouts.qmd\n"
+    "              text: Callout blocks\n",
     "docs/_common.qmd": "Shared words from `_common.qmd`.\n",
     "docs/_parts/deep.md": "Deep words.\n",
     "docs/guide/callouts.qmd": (
@@ -37,6 +40,8 @@ def test_a_quarto_project_builds_as_its_site_shows(tmp_path: Path) -> None:
         "docs/_parts/deep.md); a manifest decides instead"
     )
     assert summary["references"]["found"] == summary["references"]["resolved"] == 1
+    # the sidebar's order and titles (navfiles.py)
+    assert summary["navigation"] == "navigation: _quarto.yml (titles and order of 2 pages)"
     rows = pq.read_table(tmp_path / "idx" / "chunks.parquet").to_pylist()
     (guide,) = [r for r in rows if r["path"] == "docs/guide/callouts.qmd"]
     text = guide["text"]

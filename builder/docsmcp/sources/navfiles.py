@@ -1,8 +1,9 @@
 """Titles from the navigation files a docs site already has: mkdocs `nav` (mkdocs.yml), mdBook
-`SUMMARY.md`, Mintlify `docs.json` and Docusaurus `sidebars.json`. They name pages as the site's
-sidebar shows them ("Tutorial - User Guide" > "First Steps"), words a reader searches with that
-the page itself may not use; they feed each page's `page` field (indexing/pagefield.py). Their
-order is the site's: `list_sections` lists pages that way (page_order.bin, bundle-spec.md).
+`SUMMARY.md`, Quarto's `_quarto.yml` sidebar, Mintlify `docs.json` and Docusaurus
+`sidebars.json`. They name pages as the site's sidebar shows them ("Tutorial - User Guide" >
+"First Steps"), words a reader searches with that the page itself may not use; they feed each
+page's `page` field (indexing/pagefield.py). Their order is the site's: `list_sections` lists
+pages that way (page_order.bin, bundle-spec.md).
 
 Only what parses as data is read: a Docusaurus `sidebars.js`/`.ts` is code, never run; the
 object literal it exports is read when it holds only data (jsliteral.py), as most do. A nav file
@@ -18,6 +19,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from docsmcp.sources import quarto
 from docsmcp.sources.jsliteral import exported_literal
 from docsmcp.sources.site_config import mkdocs_configs, read_text, read_yaml
 
@@ -86,6 +88,36 @@ def _mkdocs(config: Path) -> Iterator[tuple[Path, str]]:
                     yield from walk(value, depth + 1)
 
     yield from walk(data.get("nav"), 0)
+
+
+def _quarto(config: Path) -> Iterator[tuple[Path, str]]:
+    """(page file, title) of each page a Quarto `_quarto.yml` sidebar names (`website.sidebar`,
+    one or a list of them: a path, `{href, text}`, `{section, contents}`), paths from the
+    project's folder; a folder's `href` (`docs/x/`) is its index page."""
+    data = read_yaml(config)
+    website = data.get("website") if isinstance(data, dict) else None
+    sidebars = website.get("sidebar") if isinstance(website, dict) else None
+    budget = _Budget()
+
+    def page(href: str) -> Path:
+        return config.parent / (href + "index.qmd" if href.endswith("/") else href)
+
+    def walk(items: object, depth: int) -> Iterator[tuple[Path, str]]:
+        if depth > MAX_NAV_DEPTH:
+            return
+        for item in items if isinstance(items, list) else [items]:
+            if not budget.take():
+                return
+            if isinstance(item, str) and "://" not in item:
+                yield page(item), ""
+            elif isinstance(item, dict):
+                href, text = item.get("href"), item.get("text")
+                if isinstance(href, str) and "://" not in href:
+                    yield page(href), text if isinstance(text, str) else ""
+                if "contents" in item:
+                    yield from walk(item["contents"], depth + 1)
+
+    yield from walk(sidebars if isinstance(sidebars, list) else [sidebars], 0)
 
 
 def _summary_links(text: str) -> list[tuple[str, str]]:
@@ -207,6 +239,9 @@ def read_nav(docs_dir: Path, roots: Sequence[Path], paths: Sequence[str]) -> Nav
 
     for config in mkdocs_configs(docs_dir):
         take(config, lambda f=config: _mkdocs(f))
+    project = quarto.project(docs_dir, roots)
+    if project is not None:
+        take(project / quarto.CONFIG, lambda f=project / quarto.CONFIG: _quarto(f))
     for name in _summary_names(paths):
         summary = docs_dir / name
         if name not in SUMMARY_FILES and len(_summary_links(read_text(summary))) < CONTENTS_LINKS:
