@@ -26,7 +26,9 @@ PROJECT = {
         '::: {.panel-tabset group="language"}\n\n```{python}\n#| echo: false\nprint(1)\n```\n\n'
         ":::\n\nSee [figures](../figures.qmd).\n"
     ),
-    "docs/figures.qmd": "---\ntitle: Figures\n---\n\n## Cross references\n\nUse `@fig-x`.\n",
+    "docs/figures.qmd": "---\ntitle: Figures\n---\n\n## Cross references\n\nUse `@fig-x`.\n"
+    "In {{< meta tool.name >}}, press {{< kbd Ctrl-Shift-K >}}.\n",
+    "docs/_metadata.yml": "tool:\n  name: Positron\n",
 }
 
 
@@ -58,3 +60,6 @@ def test_a_quarto_project_builds_as_its_site_shows(tmp_path: Path) -> None:
     code = pq.read_table(tmp_path / "idx" / "code.parquet").to_pylist()
     assert [c["language"] for c in code] == ["python"]
     assert propose(site).manifest["exclude"] == ["**/_*", "**/_*/**"]
+    # `{{< meta >}}` from the folder's `_metadata.yml`, `{{< kbd >}}` its keys
+    (figures,) = [r for r in rows if r["path"] == "docs/figures.qmd"]
+    assert "In Positron, press Ctrl-Shift-K." in figures["text"]

@@ -470,7 +470,8 @@ def load_corpus(
                 unexpanded[source.path] = source
     unresolved.log()
     files = _with_partials(docs_dir, files, roots, unresolved, unexpanded)
-    files = hugo_params.resolve(link_titles.resolve(sorted(files, key=lambda f: f.path)))
+    files = link_titles.resolve(sorted(files, key=lambda f: f.path))
+    files = hugo_params.resolve(files, docs_dir)
     ordered = sorted(manifests.values(), key=lambda m: m.path)
     taxonomy, found = _taxonomy(ordered, files)
     problems.extend(found)

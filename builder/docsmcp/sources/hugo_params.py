@@ -1,5 +1,6 @@
 """Hugo's `{{% param name %}}` shortcode as the value it shows, from the page's front matter or
-an ancestor section's `cascade` (what Hugo passes down from `_index.md`).
+an ancestor section's `cascade` (what Hugo passes down from `_index.md`); Quarto's `{{< meta
+name >}}` alike, with its folders' `_metadata.yml` (Quarto's docs: 82 `meta tool.name`).
 
 OpenTelemetry's Collector pages write `docker pull otel/opentelemetry-collector:{{% param vers
 %}}` with `cascade: {vers: 0.158.0}` in `collector/_index.md`: the commands a reader copies
@@ -19,10 +20,13 @@ import json
 import posixpath
 import re
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 
 from docsmcp.model.source import SourceFile
+from docsmcp.sources.site_config import read_yaml
 
-PARAM = re.compile(r"""\{\{([<%])-?[ \t]*param[ \t]+["']?([\w.-]+)["']?[ \t]*-?[>%]\}\}""")
+# (Quarto's `{{< meta title >}}` reads the page's metadata alike.)
+PARAM = re.compile(r"""\{\{([<%])-?[ \t]*(?:param|meta)[ \t]+["']?([\w.-]+)["']?[ \t]*-?[>%]\}\}""")
 _SECTION_PAGES = ("_index.md", "index.md", "_index.markdown")
 
 
@@ -68,9 +72,28 @@ def _lookup(scopes: Sequence[Mapping[str, object]], name: str) -> str | None:
     return None
 
 
-def resolve(files: Sequence[SourceFile]) -> list[SourceFile]:
-    """`files` with the `param` shortcodes of their bodies replaced by their values."""
-    users = [k for k, sf in enumerate(files) if "param" in sf.body and PARAM.search(sf.body)]
+def _folder_metadata(docs_dir: Path | None, folder: str, cache: dict[str, dict]) -> dict:
+    """A folder's Quarto metadata, which its pages inherit: `_metadata.yml`, over the
+    project's `_quarto.yml` where that is the folder's ({} when none)."""
+    if docs_dir is None:
+        return {}
+    if folder not in cache:
+        merged: dict = {}
+        for name in ("_quarto.yml", "_metadata.yml"):  # (the project's, then the folder's)
+            data = read_yaml(docs_dir / folder / name)
+            merged.update(_lower(data) if isinstance(data, dict) else {})  # type: ignore[arg-type]
+        cache[folder] = merged
+    return cache[folder]
+
+
+def resolve(files: Sequence[SourceFile], docs_dir: Path | None = None) -> list[SourceFile]:
+    """`files` with the `param` (and Quarto `meta`) shortcodes of their bodies replaced by
+    their values; `docs_dir`: where a Quarto folder's `_metadata.yml` is read."""
+    users = [
+        k
+        for k, sf in enumerate(files)
+        if ("param" in sf.body or "meta" in sf.body) and PARAM.search(sf.body)
+    ]
     if not users:
         return list(files)
     cascades: dict[str, dict] = {}  # folder -> its section page's cascade
@@ -79,6 +102,7 @@ def resolve(files: Sequence[SourceFile]) -> list[SourceFile]:
         if name in _SECTION_PAGES and "cascade" in sf.frontmatter:
             cascades[folder] = _cascade(_front(sf))
     out = list(files)
+    metadata: dict[str, dict] = {}
     for k in users:
         sf = files[k]
         scopes = [_front(sf)]
@@ -86,6 +110,8 @@ def resolve(files: Sequence[SourceFile]) -> list[SourceFile]:
         while True:
             if folder in cascades:
                 scopes.append(cascades[folder])
+            if meta := _folder_metadata(docs_dir, folder, metadata):
+                scopes.append(meta)
             if not folder:
                 break
             folder = posixpath.dirname(folder)

@@ -27,7 +27,7 @@ _HUGO_TEXT_ARGS = ("text", "title", "header", "label", "alt", "caption", "name")
 _FLAGS = frozenset({"true", "false"})
 # Shortcodes whose first argument is their label (Docsy: `{{% tab DockerHub %}}` showed "tab
 # DockerHub", 307 times), and ones that only hold others (`{{< tabpane >}}`): no name shown.
-_LABELLED_BY_ARGUMENT = frozenset({"tab"})
+_LABELLED_BY_ARGUMENT = frozenset({"tab", "kbd", "video"})  # (Quarto's `{{< kbd Ctrl-C >}}`)
 _CONTAINERS = frozenset({"tabpane", "tabs", "cardpane", "blocks/section"})
 _HUGO_ADMONITIONS = frozenset(
     {"note", "warning", "caution", "tip", "info", "important", "danger", "alert", "callout",
