@@ -299,6 +299,29 @@ def test_frontmatter_after_blank_lines_is_frontmatter(tmp_path: Path) -> None:
     assert "Some text." in rule[0].text
 
 
+def test_toml_frontmatter_of_hugo_and_zola(tmp_path: Path) -> None:
+    """Zola's pages (and Hugo's, often) open with `+++` TOML: it was indexed as text, every
+    page titled by its file name (180 pages); an invalid block says where."""
+    text = '+++\ntitle = "Search"\nweight = 100\n[extra]\nrepo = "x"\n+++\n'
+    text += "\nIntro.\n\n## Index\n\nBuild it.\n"
+    chunks = chunks_of(tmp_path, text)
+    assert ids(chunks) == ["page.md#_preamble", "page.md#index"]
+    assert chunks[0].heading == "Search" and "+++" not in chunks[0].text
+    assert (chunks[1].line_start, chunks[1].line_end) == (10, 12)
+    docs = tmp_path / "bad"
+    docs.mkdir()
+    (docs / "bad.md").write_text("+++\ntitle = \n+++\n# Bad\n", encoding="utf-8")
+    (problem,) = load_corpus(docs).problems
+    assert (problem.path, problem.line) == ("bad.md", 1)
+    assert problem.message.startswith("invalid TOML frontmatter: Invalid value")
+
+
+def test_zola_escapes_show_what_the_site_shows(tmp_path: Path) -> None:
+    text = '## Sitemap\n\n```jinja\nSitemap: {{/* get_url(path="s.xml") */}}\n{%/* if x */%}\n```\n'
+    (chunk,) = chunks_of(tmp_path, text)
+    assert 'Sitemap: {{ get_url(path="s.xml") }}\n{% if x %}' in chunk.text
+
+
 def test_searchable_text_is_block_aware(tmp_path: Path) -> None:
     text = (
         "## Ops\n\n| Method | Returns |\n|---|---|\n| `links.upsert` | Link |\n\n"

@@ -354,6 +354,22 @@ def test_raw_html_links_written_against_the_page_url(tmp_path: Path) -> None:
     assert r.targets("styles/index.md#styles") == []
 
 
+def test_zola_internal_links_start_at_the_content_folder(tmp_path: Path) -> None:
+    # `[get_image_metadata](@/documentation/templates/overview.md#get-image-metadata)`: none of
+    # Zola's 65 resolved.
+    r = refs(
+        tmp_path,
+        {
+            "documentation/templates/overview.md": "# Overview\n\n## get_image_metadata\n\nx\n",
+            "documentation/content/image.md": "# Images\n\nSee "
+            "[it](@/documentation/templates/overview.md#get_image_metadata).\n",
+        },
+    )
+    assert r.targets("documentation/content/image.md#images") == [
+        "documentation/templates/overview.md#overview/getimagemetadata"
+    ]
+
+
 def test_same_page_anchors_self_links_and_dedup(tmp_path: Path) -> None:
     r = refs(
         tmp_path,

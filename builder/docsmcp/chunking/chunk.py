@@ -389,6 +389,7 @@ class _FileChunker:
 
 # Files written in markdown: converted pages (PDF, reST, saved HTML) hold no markup of their own
 # to reduce, and their `<` and `&` are text.
+_ZOLA_ESCAPE = re.compile(r"(\{\{|\{%)/\*[ \t]*(.*?)[ \t]*\*/(\}\}|%\})")
 _MARKDOWN = (".md", ".mdx", ".markdown", ".mdown", ".mkd", ".qmd")
 
 
@@ -406,6 +407,10 @@ def split_lines(
     file; the lines keep the file's numbering."""
     lines = sf.body.split("\n")
     if sf.path.lower().endswith(_MARKDOWN) and not sf.page_starts:
+        if "/*" in sf.body and _ZOLA_ESCAPE.search(sf.body):
+            # Zola shows `{{/* get_url() */}}` as `{{ get_url() }}`, in code too (280 escapes
+            # of its docs were shown as written: code an agent copies that is no Tera)
+            lines = [_ZOLA_ESCAPE.sub(r"\1 \2 \3", line) for line in lines]
         lines = hide_twoslash(lines)
         if "<pre" in sf.body:
             lines = pre_blocks(lines)

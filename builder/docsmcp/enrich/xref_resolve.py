@@ -158,6 +158,8 @@ class _Resolver:
             return IGNORED
         if href.startswith("{{"):
             return IGNORED  # a template value (`{{ site.repository }}/issues/7`), no page
+        if href.startswith("@/"):
+            href = href[1:]  # Zola's internal link: a path from the content folder
         path, _, anchor = href.partition("#")
         path = path.partition("?")[0]
         # (unquote only where there is something to unquote: two calls a link were ~10 % here)

@@ -1,4 +1,4 @@
-"""In-file configuration syntax: the YAML frontmatter block and inline chunking hints.
+"""In-file configuration syntax: the YAML (or TOML) frontmatter block and inline chunking hints.
 
 This module only finds and parses; settings.py decides what the values mean, so that all
 precedence rules live in one place.
@@ -13,6 +13,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import yaml
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover (the requirement's marker installs tomli there)
+    import tomli as tomllib
 
 from docsmcp.common.limits import MAX_YAML_DEPTH, MAX_YAML_NODES
 from docsmcp.sources.formats.fences import fenced_lines
@@ -106,9 +111,34 @@ def _after_blank_lines(text: str, lines: list[str]) -> Frontmatter:
     return Frontmatter(inner.data, "\n" * lead + inner.body, inner.yaml_text)
 
 
+def _toml(text: str, lines: list[str]) -> Frontmatter:
+    """A leading `+++` … `+++` TOML block (Hugo, Zola): its values, the block blanked."""
+    end = next((i for i in range(1, len(lines)) if lines[i].rstrip() == "+++"), None)
+    if end is None:
+        return Frontmatter(
+            {}, text, problems=((1, "unterminated frontmatter: no closing '+++' line"),)
+        )
+    body = "\n".join([""] * (end + 1) + lines[end + 1 :])
+    try:
+        data = tomllib.loads("\n".join(lines[1:end]))
+    except tomllib.TOMLDecodeError as exc:
+        found = re.search(r"\(at line (\d+)", str(exc))
+        line = min(int(found.group(1)) + 1, end) if found else 1
+        detail = re.sub(r"\s*\(at line.*$", "", str(exc).splitlines()[0])
+        return Frontmatter({}, body, None, ((line, f"invalid TOML frontmatter: {detail}"),))
+    except RecursionError:
+        return Frontmatter({}, body, None, ((1, "TOML frontmatter nests too deep"),))
+    if message := _too_big(data):
+        return Frontmatter({}, body, None, ((1, f"TOML frontmatter {message}"),))
+    return Frontmatter(data, body)
+
+
 def split_frontmatter(text: str) -> Frontmatter:
-    """Split a leading ``---`` ... ``---``/``...`` YAML block from ``text`` and parse it."""
+    """Split a leading ``---`` ... ``---``/``...`` YAML block (or ``+++`` ... ``+++`` TOML,
+    Hugo's and Zola's other form) from ``text`` and parse it."""
     lines = text.split("\n")
+    if lines[0].rstrip() == "+++":
+        return _toml(text, lines)
     if lines[0].rstrip() != "---":
         return _after_blank_lines(text, lines)
     end = next((i for i in range(1, len(lines)) if lines[i].rstrip() in ("---", "...")), None)
