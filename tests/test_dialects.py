@@ -1012,3 +1012,27 @@ def test_hugo_params_show_their_values(tmp_path: Path) -> None:
     assert "Use mine." in chunk.text
     assert "docker pull otel/collector:0.158.0" in chunk.text
     assert "1.2.3 and param site_only." in chunk.text  # (a site parameter: not read)
+
+
+def test_docsify_ids_ignores_and_callouts(tmp_path: Path) -> None:
+    """docsify: `## themeColor :id=themecolor` kept `:id=` in the heading and its anchor (links
+    to `#themecolor` failed); `{docsify-ignore}` stayed in headings; `?>`/`!>` paragraphs (its
+    tip and warning) showed their markers. Its sidebar, navbar and cover page are no pages."""
+    out = rewrite(["## themeColor :id=themecolor", "# Heading 1 {docsify-ignore}", "?> A tip.",
+                   "!> Careful.", "a ?> b"])  # fmt: skip
+    assert out.display == ["## themeColor", "# Heading 1", "Tip: A tip.", "Important: Careful.",
+                           "a ?> b"]  # fmt: skip
+    assert out.parse[0] == "## themeColor {#themecolor}"
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "_sidebar.md").write_text("- [Config](config.md)\n")
+    (docs / "_navbar.md").write_text("- [中文](/zh-cn/)\n")
+    (docs / "_coverpage.md").write_text("# docsify :id=docsify\n")
+    (docs / "config.md").write_text(
+        "# Config\n\n## themeColor :id=themecolor\n\nSee [it](#themecolor).\n"
+    )
+    proc = run_docsmcp("build", "--docs-dir", docs, "--out", tmp_path / "idx", "--json")
+    summary = json.loads(proc.stdout)
+    assert summary["files"] == 1 and summary["references"]["found"] == 1
+    assert summary["references"]["resolved"] == 1
+    assert "docsify's own files: 3 pages left out" in summary["unpublished"]

@@ -257,10 +257,17 @@ def mkdocs_excludes(docs_dir: Path, roots: Sequence[Path]) -> tuple[str, ...]:
 
 def unbuilt(docs_dir: Path, roots: Sequence[Path]) -> tuple[str, tuple[str, ...]]:
     """(the rule, its globs) of what the site's own build leaves out of its pages: mkdocs'
-    `exclude_docs`, or a Quarto project's `_` files (quarto.py); ("", ()) when neither."""
+    `exclude_docs`, a Quarto project's `_` files (quarto.py), docsify's `_sidebar.md`,
+    `_navbar.md` and `_coverpage.md`; ("", ()) when none."""
     globs = mkdocs_excludes(docs_dir, roots)
     if globs:
         return "mkdocs exclude_docs", globs
     if quarto.project(docs_dir, roots) is not None:
         return "Quarto's `_` files", quarto.EXCLUDES
+    if (docs_dir / "_sidebar.md").is_file() or "docsify" in read_text(docs_dir / "index.html"):
+        # docsify's sidebar, navbar and cover page are parts of every page, no pages
+        return "docsify's own files", DOCSIFY_PARTS
     return "", ()
+
+
+DOCSIFY_PARTS = ("**/_sidebar.md", "**/_navbar.md", "**/_coverpage.md")

@@ -38,7 +38,7 @@ from typing import TYPE_CHECKING
 from docsmcp_runtime.search.languages import SDK_LANGUAGES, normalise_language
 
 from docsmcp.model.chunk import Tab
-from docsmcp.sources.formats import mdc, reflinks
+from docsmcp.sources.formats import docsify, mdc, reflinks
 from docsmcp.sources.formats.fences import fenced_lines
 from docsmcp.sources.formats.hugo import SHORTCODE, block_end, read_line, shortcode_blocks
 
@@ -380,6 +380,7 @@ def _may_clean(line: str, defined: dict[str, str]) -> bool:
         or "]:" in line
         or "[[" in line
         or (":" in line and ("]" in line or ":br" in line))  # MDC inline components
+        or docsify.may_hold(line)
     )
 
 
@@ -395,6 +396,8 @@ def _inline_cleanup(line: str, defined: dict[str, str]) -> str:
         return ""  # (markdown-it-toc's marker: the table of contents, no words of the page)
     if "[#" in line and HEADING.match(line) and (m := _BRACKET_ID.search(line)):
         return line[: m.start()] + f" {{#{m.group(1)}}}"
+    if docsify.may_hold(line):
+        line = docsify.read_line(line, HEADING.match(line) is not None)
     if ":" in line:
         line = mdc.inline(line)  # (before attribute lists: its props say it is one)
     if "{" in line and "}" in line:
