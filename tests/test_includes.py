@@ -289,3 +289,27 @@ def test_markdown_include_and_fastapi_ranges_read_as_the_site_shows_them(tmp_pat
     text = "\n".join(_texts(out).values())
     assert "{!" not in text and text.count("session.commit()") == 2
     assert "from x import y\n\n# Code here omitted 👈\nsession.add(hero)" in text
+
+
+def test_myst_include_directives(tmp_path: Path) -> None:
+    """Black's `change_log.md` is ```` ```{include} ../CHANGES.md ````: the 95 KB change log
+    left nothing, silently; Jupyter Book's `{literalinclude}` of its plugin code too."""
+    site = tmp_path / "repo"
+    (site / "docs" / "src").mkdir(parents=True)
+    (site / "CHANGES.md").write_text("# Changes\n\n## 24.1.0\n\n- Preview style\n")
+    (site / "docs" / "src" / "a.mjs").write_text("export const x = 1;\n")
+    page = (
+        "# Change Log\n\n```{include} ../CHANGES.md\n:start-line: 2\n```\n\n## Code\n\n"
+        "```{literalinclude} src/a.mjs\n:language: javascript\n```\n\n"
+        "~~~\n```{include} example.md\n```\n~~~\n\n:::{include} missing.md\n:::\n"
+    )
+    (site / "docs" / "change_log.md").write_text(page)
+    docs = site / "docs"
+    expanded = expand(docs, "change_log.md", page, [docs.resolve(), site.resolve()])
+    assert "## 24.1.0\n\n- Preview style\n" in expanded.body and "# Changes" not in expanded.body
+    assert "```javascript\nexport const x = 1;\n```" in expanded.body
+    assert "~~~\n```{include} example.md\n```\n~~~" in expanded.body  # an example: as written
+    assert expanded.missing == ("missing.md",)
+    assert len(expanded.line_map) == expanded.body.count("\n") + 1
+    alone = expand(docs, "change_log.md", page, [docs.resolve()])  # CHANGES.md: outside
+    assert alone.outside == (("../CHANGES.md", str((site / "CHANGES.md").resolve())),)

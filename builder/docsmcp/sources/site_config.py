@@ -52,6 +52,14 @@ _TITLES = (
     ("mkdocs.yaml", "site_name", _SITE_NAME),
     ("book.toml", "title", re.compile(r"""^title\s*=\s*['"]([^'"\n]+)['"]""", re.M)),
     ("conf.py", "project", re.compile(r"""^project\s*=\s*['"]([^'"\n]+)['"]""", re.M)),
+    # Zola's and Hugo's (a top-level `title = "Zola"`), Quarto's website title, Astro's
+    # Starlight (`starlight({ title: 'Starlight' })`, indented like Docusaurus')
+    *(
+        (name, "title", re.compile(r"""^title\s*=\s*['"]([^'"\n]+)['"]""", re.M))
+        for name in ("config.toml", "hugo.toml", "zola.toml")
+    ),
+    ("_quarto.yml", "title", re.compile(r"""^\s{2}title\s*:\s*['"]?([^'"\n]+?)['"]?\s*$""", re.M)),
+    *((f"astro.config.{x}", "title", _DOCUSAURUS_TITLE) for x in ("mjs", "ts", "js")),
     *((name, "title", _DOCUSAURUS_TITLE) for name in DOCUSAURUS_CONFIGS),
     *((f".vitepress/config.{x}", "title", _DOCUSAURUS_TITLE) for x in ("js", "ts", "mjs", "mts")),
     # (a config split in a folder: Vue Router's `.vitepress/config/shared.ts`)

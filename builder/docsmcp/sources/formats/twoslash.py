@@ -73,6 +73,7 @@ _STYLE_KEYS = frozenset(
 _MYST = re.compile(r"^\{[\w:-]+\}")
 _STYLED = re.compile(
     r"showLineNumbers|lineNumbers|hl_lines|linenums|=\{|\{|\bcopy\b|\blive\b|\bframe=|Indent="
+    r"""|\s["'/]"""  # (a marker: `js "slug:"`, `ts /icon: (x)/`)
 )
 _MAGIC_WORDS = ("twoslash", "highlight-", "this-line-is-an-error", "[!code ")
 
@@ -104,9 +105,15 @@ def shown_info(info: str) -> str:
         return first.group(1) if first else ""
     parts = _OPTION.findall(text)
     kept = [re.sub(r"\{[^{}]*\}$", "", parts[0])] if parts else []  # VitePress' `vue{3-5}`
+    in_regex = False
     for part in parts[1:]:
         key, eq, _ = part.partition("=")
-        if part.startswith("{") or part.lower() in _STYLE_WORDS:
+        # Expressive Code's text and regex markers: `"slug:"`, `'icon="star"'`, `/icon: (x)/`
+        if in_regex or (part[0] == "/" and len(part) > 1):
+            in_regex = not (part.endswith("/") and (in_regex or len(part) > 1 and part != "/"))
+            in_regex = in_regex and not (part[0] == "/" and part.endswith("/") and len(part) > 1)
+            continue
+        if part[0] in "\"'" or part.startswith("{") or part.lower() in _STYLE_WORDS:
             continue
         if eq and key.lower() in _STYLE_KEYS:
             continue

@@ -1,0 +1,64 @@
+"""MyST's include directives (Sphinx with myst_parser, Jupyter Book, mystmd), as includes.py
+reads every dialect's: a fence ```` ```{include} ../CHANGES.md ```` (or `:::{include}`) with
+option lines (`:start-line: 2`, `:start-after:`, `:end-before:`, `:lines:`, as Sphinx's reST
+`include` takes them: include_ranges.select_rst) inserts the file's markdown where it stands;
+`{literalinclude}` a code block of the file (its `:language:`, else its suffix's). Before, the
+directive left nothing, silently (Black's 95 KB change log, its authors and license pages;
+Jupyter Book's release guide and plugin code).
+"""
+
+from __future__ import annotations
+
+import posixpath
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from docsmcp_runtime.search.languages import normalise_language
+
+from docsmcp.sources.include_ranges import select_rst
+
+OPEN = re.compile(r"^([ \t]*)(`{3,}|:{3,})\{(include|literalinclude)\}[ \t]+(\S+)[ \t]*$")
+_OPTION = re.compile(r"^[ \t]*:([\w-]+):(?:[ \t]+(.*?))?[ \t]*$")
+
+
+@dataclass
+class Pending:
+    """An include directive opened, its options read so far."""
+
+    indent: str
+    fence: str
+    kind: str
+    name: str
+    options: dict[str, str] = field(default_factory=dict)
+
+    def read(self, line: str) -> bool:
+        """Take `line` (an option, or anything else inside the directive): whether it closes
+        the directive."""
+        stripped = line.strip()
+        if stripped and set(stripped) == {self.fence[0]} and len(stripped) >= len(self.fence):
+            return True
+        if m := _OPTION.match(line):
+            self.options[m.group(1)] = m.group(2) or ""
+        return False
+
+
+def opening(line: str) -> Pending | None:
+    m = OPEN.match(line)
+    return Pending(m.group(1), m.group(2), m.group(3), m.group(4)) if m else None
+
+
+def included(
+    pending: Pending, text: str, nested: Callable[[str, list[str]], list[str]], page: str
+) -> list[str]:
+    """The lines the directive stands for, given the file's `text`; `nested(path, lines)`
+    resolves the includes of included markdown."""
+    lines = select_rst(text.rstrip("\n").split("\n"), pending.options)
+    if pending.kind == "literalinclude" or "literal" in pending.options:
+        suffix = posixpath.splitext(pending.name)[1].lstrip(".")
+        language = pending.options.get("language") or normalise_language(suffix) or "text"
+        ticks = max((len(r) for x in lines for r in re.findall("`+", x)), default=0)
+        fence = "`" * max(3, ticks + 1)
+        return [f"{pending.indent}{fence}{language}", *lines, f"{pending.indent}{fence}"]
+    target = posixpath.normpath(posixpath.join(posixpath.dirname(page), pending.name))
+    return nested(target, lines)
