@@ -120,3 +120,20 @@ def test_labels_mark_sections_only() -> None:
         ("label:x", "Real"),
     )
     assert defined(_page("c.md", "# Plain markdown, no MyST\n")) == ()
+
+
+def test_myst_links_to_labels_reach_them(tmp_path: Path) -> None:
+    """Black's `[…](labels/line-length)` links name a `(labels/line-length)=` target of another
+    page: all 25 were "links to no page"; `#label` on the same page too."""
+    docs = write_tree(
+        tmp_path / "docs",
+        {
+            "style.md": "# Style\n\n(labels/line-length)=\n\n## Line length\n\n88 characters.\n",
+            "faq.md": "# FAQ\n\n(faq-why)=\n## Why\n\nSee [the limit](labels/line-length) and "
+            "[why](#faq-why).\n",
+        },
+    )
+    proc = run_docsmcp("build", "--docs-dir", docs, "--out", tmp_path / "idx", "--json")
+    refs = json.loads(proc.stdout)["references"]
+    assert (refs["found"], refs["resolved"]) == (2, 2)
+    assert "[the limit](/style.md#labels/line-length)" in _texts(tmp_path / "idx")["faq.md"]

@@ -139,7 +139,7 @@ class KnownFiles:
                 continue  # racy
             if sf.line_map or sf.page_starts or sf.section_numbers or sf.anchors:
                 continue
-            if link_titles.names_others(sf):  # it shows other pages' titles
+            if sf.link_titles or link_titles.names_others(sf):  # it shows other pages' titles
                 continue
             if has_directive(sf.body):  # last: it reads the whole text
                 continue

@@ -318,7 +318,8 @@ def _finish(
     source = openapi.with_operation(docs_dir, source, roots)
     source = openapi.with_gitbook_blocks(docs_dir, source, roots)
     labels = link_titles.defined(source)  # (what an include brought is the page's, as in Sphinx)
-    return replace(source, labels=labels) if labels else source
+    anchors = source.anchors or link_titles.myst_anchors(source)
+    return replace(source, labels=labels, anchors=anchors) if labels or anchors else source
 
 
 def _with_partials(

@@ -33,6 +33,7 @@ _ATX = re.compile(r"^[ ]{0,3}(#{1,6})[ \t]+(.+?)[ \t#]*$")
 _FENCE = re.compile(r"^[ ]{0,3}(`{3,}|~{3,})")
 # A reference without an explicit title (`Title <target>` shows its title already).
 _RST_REF = re.compile(r":(?:std:)?(ref|doc):`([^`<>]+)`")
+_MYST_LINK = re.compile(r"\]\(<?(#?[^()\s<>#:]+)>?\)")  # (no URL, no path with an anchor)
 _MYST_REF = re.compile(r"\{(?:std:)?(ref|doc)\}`([^`<>]+)`")
 # Inline markup of a title, shown as its text.
 _ROLE = re.compile(r"(?::[\w:+.-]+:|\{[\w:+.-]+\})`([^`]*)`")
@@ -139,6 +140,24 @@ def _myst(lines: Sequence[str], title: str | None) -> Iterable[tuple[str, str]]:
             pending = []
 
 
+def myst_anchors(sf: SourceFile) -> tuple[tuple[int, str], ...]:
+    """(0-based line, label) of each MyST target, `(label)=`, at the heading it stands before
+    (or its own line): the page's anchors (SourceFile.anchors), so `#label` reaches it."""
+    if not sf.path.lower().endswith((".md", ".markdown")) or ")=" not in sf.body:
+        return ()
+    lines = sf.body.split("\n")
+    found: list[tuple[int, str]] = []
+    pending: list[str] = []
+    for i, line in enumerate(lines):
+        label = _MYST_LABEL.match(line)
+        if label:
+            pending.append(label.group(1).strip())
+        elif line.strip():
+            found.extend((i if _ATX.match(line) else i - 1, p) for p in pending)
+            pending = []
+    return tuple(found)
+
+
 def takes_part(sf: SourceFile) -> bool:
     """Whether `sf` may define or name labels: a reST page, or markdown with MyST targets or
     roles."""
@@ -198,25 +217,34 @@ def resolve(files: Sequence[SourceFile]) -> list[SourceFile]:
     of the corpus without a title. A label two pages define is the first's (path order)."""
     labels: dict[str, str] = {}
     docs: dict[str, str] = {}
+    pages: dict[str, str] = {}  # label -> the page defining it (MyST's links name labels)
     for sf in files:
         for key, title in sf.labels:
             if key == "doc":
                 docs.setdefault(_stem(sf.path), title)
             else:
                 labels.setdefault(key, title)
+                pages.setdefault(key, sf.path)
     if not labels and not docs:
         return list(files)
     out = []
     for sf in files:
         titles: dict[str, str] = {}
-        if sf.body and takes_part(sf):
-            for kind, target in _named(sf):
+        if sf.body and (takes_part(sf) or (pages and "](" in sf.body)):
+            for kind, target in _named(sf) if takes_part(sf) else ():
                 if kind == "ref":
                     title = labels.get("label:" + _norm_label(target))
                 else:
                     title = next((docs[k] for k in _doc_keys(sf.path, target) if k in docs), None)
                 if title:
                     titles[f"{kind}:{target}"] = title
+            if not sf.path.lower().endswith(".rst") and "](" in sf.body:
+                # `[text](labels/line-length)`, `[text](#label)`: MyST's links to labels, as a
+                # path to the page and the label as its anchor (Black's 25 links to no page)
+                for target in dict.fromkeys(_MYST_LINK.findall(sf.body)):
+                    key = "label:" + _norm_label(target.lstrip("#"))
+                    if key in pages:
+                        titles[f"link:{target}"] = f"/{pages[key]}#{target.lstrip('#')}"
         out.append(dataclasses.replace(sf, link_titles=tuple(titles.items())) if titles else sf)
     return out
 

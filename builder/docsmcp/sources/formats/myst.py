@@ -32,6 +32,7 @@ _TARGET = re.compile(r"^[ ]{0,3}\(([^()]+)\)=[ \t]*$")  # (pip's `(vcs support)=
 _ROLE = re.compile(r"(?<![^\s(\[\"'])\{([a-z][\w:.+-]*)\}`([^`\n]+)`")
 # Roles that draw an icon (sphinx-design's `{octicon}`table``, Font Awesome's): no text.
 _ICON_ROLE = re.compile(r"octicon|fa|fa[srb]|fa-\w+|material-\w+")
+_LINK = re.compile(r"\]\(<?(#?[^()\s<>#:]+)>?\)")
 _TITLED = re.compile(r"^(.*?)\s*<[^<>]+>$")
 
 _LABELS = {
@@ -93,6 +94,8 @@ def _roles(line: str, titles: Mapping[str, str] | None = None) -> str:
             return titles.get(f"{kind}:{inner.strip()}") or inner
         return inner.lstrip("~!")
 
+    if titles and "](" in line:  # a link to a label (link_titles.resolve)
+        line = _LINK.sub(lambda m: "](" + titles.get("link:" + m.group(1), m.group(1)) + ")", line)
     return _ROLE.sub(text, line) if "}`" in line else line
 
 
@@ -111,7 +114,7 @@ def rewrite_myst(lines: list[str], titles: Mapping[str, str] | None = None) -> l
     """The lines with MyST's directives, roles and targets as plain markdown (same count);
     `titles`: those of the labels and pages its `{ref}` and `{doc}` roles name
     (SourceFile.link_titles)."""
-    if not is_myst("\n".join(lines)):
+    if not is_myst("\n".join(lines)) and not titles:
         return lines
     out = list(lines)
     # Open directives: (fence character, length, kind is code, kind leaves nothing).
