@@ -506,6 +506,7 @@ def test_only_mdc_components_read_as_their_text() -> None:
     # props, not a name Nuxt writes bare).
     lines = ["##### :date[format]", ":kbd[Ctrl] + K", "see :foo[bar](url)"]
     assert rewrite(lines).display == ["##### :date[format]", "Ctrl + K", "see :foo[bar](url)"]
+    assert rewrite(["### Search [step]"]).display == ["### Search"]  # (Fumadocs' step marker)
 
 
 def test_html_code_blocks_read_as_fenced_code(tmp_path: Path) -> None:

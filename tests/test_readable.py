@@ -682,3 +682,13 @@ def test_processing_instructions_are_no_text() -> None:
     lines += ["", "`<?php echo 1; ?>` in code."]
     display, _, _ = reduce(lines, lines, False)
     assert display == ["# Go", "", "", "", "Text more.", "", "`<?php echo 1; ?>` in code."]
+
+
+def test_a_callouts_type_is_its_label() -> None:
+    """Fumadocs' `<Callout type="warn">Server Component only.</Callout>` (~30) read as the bare
+    sentence; its `[step]` headings kept the marker."""
+    lines = ['<Callout type="warn">Server Component only.</Callout>', "",
+             '<Callout title="Using always" type="info">', "Body", "</Callout>"]  # fmt: skip
+    assert reduce(lines, lines, True)[0][:4] == [
+        "Warning: Server Component only.", "", "Info: Using always", "Body",
+    ]  # fmt: skip

@@ -224,3 +224,9 @@ def test_a_fences_style_options_are_not_shown() -> None:
     # A block that also hides lines (a magic comment) shows its fence without the options too.
     both = ["```js showLineNumbers", "// highlight-next-line", "a()", "```"]
     assert hide_twoslash(both) == ["", "```js", "a()", "```"]
+
+
+def test_shiki_notations_after_a_comments_words_go() -> None:
+    # Fumadocs: `// disable SSR [!code highlight]` (48 lines) kept the notation.
+    lines = ["```ts", "const a = 1; // disable SSR [!code highlight]", "b() # [!code ++]", "```"]
+    assert hide_twoslash(lines) == ["```ts", "const a = 1; // disable SSR", "b()", "```"]

@@ -16,7 +16,16 @@ LANGUAGE_ALIASES: dict[str, tuple[str, ...]] = {
     "typescript": ("ts", "tsx", "typescript", "mts", "cts"),
     "javascript": ("js", "jsx", "javascript", "mjs", "cjs", "node", "nodejs"),
     "python": ("py", "python", "python3", "py3"),
-    "bash": ("sh", "bash", "shell", "zsh", "console", "shell-session", "shellsession"),
+    "bash": (
+        "sh",
+        "bash",
+        "shell",
+        "zsh",
+        "console",
+        "shell-session",
+        "shellsession",
+        "package-install",  # (Fumadocs: `npm i x`, shown for each package manager)
+    ),
     "go": ("go", "golang"),
     "ruby": ("rb", "ruby"),
     "rust": ("rs", "rust"),

@@ -21,6 +21,13 @@ HTML_ELEMENTS = frozenset(
 _PROSE_PROPS = (
     "title", "label", "caption", "alt", "description", "summary", "hint", "subtitle", "text"
 )  # fmt: skip
+# A callout component's `type` is its label, as the site draws it.
+_CALLOUTS = frozenset({"Callout", "Aside", "Admonition", "Alert", "Note"})
+_CALLOUT_KINDS = {
+    "info": "Info", "note": "Note", "tip": "Tip", "warn": "Warning", "warning": "Warning",
+    "caution": "Caution", "danger": "Danger", "error": "Error", "success": "Success",
+    "idea": "Tip", "important": "Important",
+}  # fmt: skip
 # Props naming package managers hold a command each (Tauri's `<CommandTabs npm="npm run tauri
 # add" yarn=… pnpm=… cargo=… />`, 121 uses: every install command was lost).
 _PACKAGE_MANAGERS = ("npm", "yarn", "pnpm", "bun", "deno", "cargo")
@@ -49,6 +56,7 @@ def props_text(name: str, props: dict[str, str | None]) -> str:
     elif name in HTML_ELEMENTS:  # (`<Figure caption>` is a component, `<figure>` an element)
         # An HTML element's title is a tooltip; only an image's alt text is in the page's text.
         return " ".join((props.get("alt") or "").split()) if name == "img" else ""
+    kind = (props.get("type") or "").strip().lower() if name in _CALLOUTS else ""
     for key in _PROSE_PROPS:
         value = props.get(key)
         if value and value.strip():
@@ -56,4 +64,7 @@ def props_text(name: str, props: dict[str, str | None]) -> str:
     commands = [props[k] for k in _PACKAGE_MANAGERS if (props.get(k) or "").strip()]
     if len(commands) >= 2:  # one command per package manager, a tab each
         words.extend(" ".join(c.split()) for c in commands)
-    return " — ".join(words)
+    said = " — ".join(words)
+    if kind in _CALLOUT_KINDS:  # (Fumadocs' `<Callout type="warn">`: ~30 showed no kind)
+        return f"{_CALLOUT_KINDS[kind]}: {said}" if said else f"{_CALLOUT_KINDS[kind]}:"
+    return said

@@ -376,6 +376,7 @@ def _may_clean(line: str, defined: dict[str, str]) -> bool:
         or "][" in line
         or line.startswith("*[")
         or "[#" in line
+        or line.endswith(" [step]")
         or "[!" in line
         or "]:" in line
         or "[[" in line
@@ -396,6 +397,8 @@ def _inline_cleanup(line: str, defined: dict[str, str]) -> str:
         return ""  # (markdown-it-toc's marker: the table of contents, no words of the page)
     if "[#" in line and HEADING.match(line) and (m := _BRACKET_ID.search(line)):
         return line[: m.start()] + f" {{#{m.group(1)}}}"
+    if line.endswith(" [step]") and HEADING.match(line):
+        return line[: -len(" [step]")]  # Fumadocs' step heading (20): a number, no words
     if docsify.may_hold(line):
         line = docsify.read_line(line, HEADING.match(line) is not None)
     if ":" in line:

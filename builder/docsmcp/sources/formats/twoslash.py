@@ -58,6 +58,8 @@ _MAGIC = re.compile(
 )
 _NOTATION = re.compile(
     r"[ \t]*(?://|#|--|<!--|/\*)[ \t]*\[!code [^\]\n]+\][ \t]*(?:-->|\*/)?[ \t]*$"
+    # ... or after the comment's own words (`// disable SSR [!code highlight]`: Fumadocs, 48)
+    r"|[ \t]*\[!code [^\]\n]+\](?=[ \t]*(?:-->|\*/)?[ \t]*$)"
 )
 # An info string's options: `key="v"`, `key={…}`, `{…}`, or a word.
 _OPTION = re.compile(r"""[\w-]+=(?:"[^"]*"|'[^']*'|\{[^{}]*\}|\S+)|\{[^{}]*\}|\S+""")
