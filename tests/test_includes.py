@@ -313,3 +313,30 @@ def test_myst_include_directives(tmp_path: Path) -> None:
     assert len(expanded.line_map) == expanded.body.count("\n") + 1
     alone = expand(docs, "change_log.md", page, [docs.resolve()])  # CHANGES.md: outside
     assert alone.outside == (("../CHANGES.md", str((site / "CHANGES.md").resolve())),)
+
+
+def test_fumadocs_include_tags(tmp_path: Path) -> None:
+    """Fumadocs' `<include>`: 77 tags on 30 pages were indexed as markup, their partials lost."""
+    site = tmp_path / "apps" / "docs"
+    docs = site / "content" / "docs"
+    (docs / "guide").mkdir(parents=True)
+    (site / "package.json").write_text("{}\n")
+    (tmp_path / "examples").mkdir()
+    (tmp_path / "examples" / "route.ts").write_text("export const GET = 1;\n")
+    (docs / ".shared.mdx").write_text("Shared setup.\n")
+    (docs / "other.mdx").write_text(
+        "# Other\n\nIntro.\n\n## Setup Section\n\nStep one.\n\n## Next\n\nNo.\n"
+    )
+    page = (
+        "# Search\n\n<include>../.shared.mdx</include>\n\n"
+        "<include cwd meta='title=\"app/route.ts\"'>\n  ../../examples/route.ts\n</include>\n\n"
+        "<include>../other.mdx#setup-section</include>\n\n```mdx\n<include>./x.mdx</include>\n```\n"
+    )
+    (docs / "guide" / "search.mdx").write_text(page)
+    roots = [docs.resolve(), tmp_path.resolve()]
+    expanded = expand(docs, "guide/search.mdx", page, roots)
+    assert "Shared setup." in expanded.body
+    assert '```typescript title="app/route.ts"\nexport const GET = 1;\n```' in expanded.body
+    assert "## Setup Section\n\nStep one.\n" in expanded.body and "No." not in expanded.body
+    assert "```mdx\n<include>./x.mdx</include>\n```" in expanded.body  # an example: as written
+    assert not expanded.missing and len(expanded.line_map) == expanded.body.count("\n") + 1

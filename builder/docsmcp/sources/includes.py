@@ -17,7 +17,10 @@
   options go. A path starting with `/` is relative to the docs folder, as Sphinx reads it.
   (rst.py itself never reads a file: docutils' own `include` is off.)
 - MDX partials: `import Setup from './_setup.mdx'`, then a line `<Setup />`: mdx_partials.py;
-- Quarto: `{{< include _file.qmd >}}` on a line of its own (quarto.py).
+- Quarto: `{{< include _file.qmd >}}` on a line of its own (quarto.py);
+- MyST: ```` ```{include} path ```` and `{literalinclude}` with their options (myst_includes.py);
+- Fumadocs: `<include>path</include>`, a page (or its `#section`) or a code file
+  (include_tags.py).
 
 Every file is read through `discover.read_file`, so only inside the source roots: a path outside
 them, missing or unreadable leaves the directive as it was. An unreadable file gets its page one
@@ -45,7 +48,7 @@ from typing import TYPE_CHECKING
 from docsmcp_runtime.search.languages import normalise_language
 
 from docsmcp.common.limits import MAX_FILE_BYTES
-from docsmcp.sources import mdx_partials, myst_includes, quarto
+from docsmcp.sources import include_tags, mdx_partials, myst_includes, quarto
 from docsmcp.sources.discover import RST_SUFFIXES, Refused, read_file
 from docsmcp.sources.formats import apidoc, autodoc
 from docsmcp.sources.formats.fences import fenced_lines
@@ -113,6 +116,7 @@ def has_directive(body: str) -> bool:
         or ("{" in body and ("{{#" in body or "{*" in body or "{!" in body or "{{< incl" in body))
         or "include::" in body
         or "include}" in body  # (MyST's ```{include}, {literalinclude})
+        or "<include" in body  # (Fumadocs)
         or ".. auto" in body  # (reST pages only: autodoc.py)
         or mdx_partials.may_import(body)
     )
@@ -220,6 +224,7 @@ class _Reader:
         self._found = ""  # the path _read_first read last
         self._bases: tuple[Path, ...] | None = None  # pymdownx.snippets' base_path (mkdocs.yml)
         self.myst: myst_includes.Pending | None = None  # a MyST include directive being read
+        self.tag: include_tags.Tag | None = None  # a three-line `<include>` being read
 
     # -- one line of a page -----------------------------------------------------------------
 
@@ -228,6 +233,7 @@ class _Reader:
         return (
             self.block is not None
             or self.myst is not None
+            or self.tag is not None
             or self.options
             or has_directive(line)
             or bool(self.names and "/>" in line)
@@ -260,6 +266,8 @@ class _Reader:
             return myst_includes.included(
                 pending, text, lambda p, lines: self._nested(p, lines, depth + 1), page
             )
+        if self.tag is not None or ("<include" in line and not in_code):
+            return self._include_tag(page, line, depth)
         if self.names and not in_code and (use := mdx_partials.use(line, self.names)):
             return self._partial(page, *use, depth)
         if self.block is not None:
@@ -394,6 +402,31 @@ class _Reader:
                 self.names = saved
 
         return mdx_partials.inline(self._found, indent, props, text, nested)
+
+    def _include_tag(self, page: str, line: str, depth: int) -> list[str] | None:
+        """Fumadocs' `<include>` (include_tags.py): on one line, or the path and closing tag
+        of one opened on an earlier line."""
+        if self.tag is None:
+            if m := include_tags.ONE_LINE.match(line):
+                tag = include_tags.Tag(m.group(1), m.group(2) or "", m.group(3))
+            elif m := include_tags.OPEN.match(line):
+                self.tag = include_tags.Tag(m.group(1), m.group(2) or "")
+                return []
+            else:
+                return None
+        elif not include_tags.CLOSE.match(line):
+            self.tag.path = self.tag.path or line.strip()
+            return []
+        else:
+            tag, self.tag = self.tag, None
+        text = self._read_first(include_tags.candidates(page, tag, self.docs_dir), tag.path)
+        if text is None:
+            return []
+        block = include_tags.code_block(tag, text)
+        if block is not None:
+            return block
+        lines = include_tags.section(tag, text.rstrip("\n").split("\n"))
+        return self._nested(self._found, lines, depth + 1) if depth + 1 < MAX_DEPTH else lines
 
     def _mdbook(self, page: str, line: str, depth: int) -> list[str] | None:
         out = line
