@@ -268,3 +268,33 @@ def test_a_page_without_its_own_title_takes_the_navigations(tmp_path: Path) -> N
     out = build_bundle(root / "docs", tmp_path / "idx", "--source-root", str(root))
     titles = {e["path"]: e["title"] for e in _list(out, depth=5) if "path" in e}
     assert titles == {"ssl.md": "SSL", "zeta.md": "Zeta"}
+
+
+def test_jupyter_book_tables_of_contents_order_the_pages(tmp_path: Path) -> None:
+    """Jupyter Book 2's `myst.yml` (`project.toc`) and Jupyter Book 1's `_toc.yml` (`root`,
+    `chapters`/`parts`/`sections`, files without suffix) name the book's pages in order."""
+    pages = {"index.md": "# Home\n", "b.md": "# B\n", "guide/a.md": "# A\n"}
+    two = _site(
+        tmp_path / "two",
+        {
+            **pages,
+            "myst.yml": "version: 1\nproject:\n  toc:\n    - file: index.md\n"
+            "    - title: Guide\n      file: guide/a.md\n      children:\n        - file: b.md\n",
+        },
+    )
+    one = _site(
+        tmp_path / "one",
+        {
+            **pages,
+            "_toc.yml": "format: jb-book\nroot: index\nparts:\n  - caption: Guide\n"
+            "    chapters:\n      - file: guide/a\n        sections:\n          - file: b\n",
+        },
+    )
+    for name, docs in (("myst.yml", two), ("_toc.yml", one)):
+        out = tmp_path / f"idx-{name}"
+        built = run_docsmcp("build", "--docs-dir", docs, "--out", out, "--json")
+        assert json.loads(built.stdout)["navigation"] == (
+            f"navigation: {name} (titles and order of 3 pages)"
+        )
+        # pages in path order: b.md, guide/a.md, index.md
+        assert np.fromfile(out / "page_order.bin", dtype="<u4").tolist() == [2, 1, 0]

@@ -1,9 +1,9 @@
 """Titles from the navigation files a docs site already has: mkdocs `nav` (mkdocs.yml), mdBook
-`SUMMARY.md`, Quarto's `_quarto.yml` sidebar, Mintlify `docs.json` and Docusaurus
-`sidebars.json`. They name pages as the site's sidebar shows them ("Tutorial - User Guide" >
-"First Steps"), words a reader searches with that the page itself may not use; they feed each
-page's `page` field (indexing/pagefield.py). Their order is the site's: `list_sections` lists
-pages that way (page_order.bin, bundle-spec.md).
+`SUMMARY.md`, Quarto's `_quarto.yml` sidebar, Jupyter Book's `myst.yml` and `_toc.yml`, Mintlify
+`docs.json` and Docusaurus `sidebars.json`. They name pages as the site's sidebar shows them
+("Tutorial - User Guide" > "First Steps"), words a reader searches with that the page itself may
+not use; they feed each page's `page` field (indexing/pagefield.py). Their order is the site's:
+`list_sections` lists pages that way (page_order.bin, bundle-spec.md).
 
 Only what parses as data is read: a Docusaurus `sidebars.js`/`.ts` is code, never run; the
 object literal it exports is read when it holds only data (jsliteral.py), as most do. A nav file
@@ -118,6 +118,36 @@ def _quarto(config: Path) -> Iterator[tuple[Path, str]]:
                     yield from walk(item["contents"], depth + 1)
 
     yield from walk(sidebars if isinstance(sidebars, list) else [sidebars], 0)
+
+
+def _book_toc(config: Path) -> Iterator[tuple[Path, str]]:
+    """(page file, title) of each page a Jupyter Book table of contents names: mystmd's
+    `myst.yml` (`project.toc`: `file`, `title`, `children`) or Jupyter Book 1's `_toc.yml`
+    (`root`, then `chapters`, `parts` and `sections` of `file` entries, without suffix)."""
+    data = read_yaml(config)
+    if not isinstance(data, dict):
+        return
+    project = data.get("project")
+    entries = project.get("toc") if isinstance(project, dict) else None
+    if entries is None:  # Jupyter Book 1
+        root = data.get("root")
+        entries = [{"file": root}, data] if isinstance(root, str) else [data]
+    budget = _Budget()
+
+    def walk(items: object, depth: int) -> Iterator[tuple[Path, str]]:
+        if depth > MAX_NAV_DEPTH:
+            return
+        for item in items if isinstance(items, list) else [items]:
+            if not isinstance(item, dict) or not budget.take():
+                continue
+            file, title = item.get("file"), item.get("title")
+            if isinstance(file, str):
+                yield config.parent / file, title if isinstance(title, str) else ""
+            for key in ("children", "chapters", "parts", "sections"):
+                if key in item:
+                    yield from walk(item[key], depth + 1)
+
+    yield from walk(entries, 0)
 
 
 def _summary_links(text: str) -> list[tuple[str, str]]:
@@ -239,6 +269,9 @@ def read_nav(docs_dir: Path, roots: Sequence[Path], paths: Sequence[str]) -> Nav
 
     for config in mkdocs_configs(docs_dir):
         take(config, lambda f=config: _mkdocs(f))
+    for name in ("myst.yml", "_toc.yml"):
+        toc = docs_dir / name
+        take(toc, lambda f=toc: _book_toc(f))
     project = quarto.project(docs_dir, roots)
     if project is not None:
         take(project / quarto.CONFIG, lambda f=project / quarto.CONFIG: _quarto(f))
