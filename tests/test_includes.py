@@ -340,3 +340,23 @@ def test_fumadocs_include_tags(tmp_path: Path) -> None:
     assert "## Setup Section\n\nStep one.\n" in expanded.body and "No." not in expanded.body
     assert "```mdx\n<include>./x.mdx</include>\n```" in expanded.body  # an example: as written
     assert not expanded.missing and len(expanded.line_map) == expanded.body.count("\n") + 1
+
+
+def test_docsify_embeds(tmp_path: Path) -> None:
+    """docsify's `[filename](_media/example.md ':include')`: the link text was indexed where a
+    reader sees the embedded file (8 local embeds on its own docs)."""
+    docs = tmp_path / "docs"
+    (docs / "_media").mkdir(parents=True)
+    (docs / "_media" / "example.md").write_text("> This is from the `example.md`\n")
+    (docs / "_media" / "example.js").write_text("let x = 1;\n")
+    page = (
+        "# Embed\n\n[filename](_media/example.md ':include')\n\n"
+        "[filename](_media/example.js ':include :type=code')\n\n"
+        "[filename](_media/example.md ':include :type=code')\n\n"
+        "See [example.md](_media/example.md ':ignore').\n"
+    )
+    expanded = expand(docs, "embed.md", page, [docs.resolve()])
+    assert "\n> This is from the `example.md`\n" in expanded.body
+    assert "```javascript\nlet x = 1;\n```" in expanded.body
+    assert "```markdown\n> This is from the `example.md`\n```" in expanded.body
+    assert "See [example.md](_media/example.md ':ignore')." in expanded.body

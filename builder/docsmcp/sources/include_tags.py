@@ -1,10 +1,12 @@
-"""Fumadocs' `<include>` tag: `<include>../page.mdx</include>` inserts another page's markdown
-where it stands, `<include cwd meta='title="route.ts"'>../../examples/route.ts</include>` a
-code file as a code block (its suffix's language, the `meta` as the fence's title); `cwd`
-paths start at the site's project folder (the nearest folder above the docs holding a
-`package.json`), others at the page. The tag may stand on one line or on three (opening tag,
-path, closing tag). Before, 77 tags on 30 of Fumadocs' pages were indexed as markup and the
-partials they name were lost.
+"""Includes written as tags: Fumadocs' `<include>` tag, `<include>../page.mdx</include>` inserts
+another page's markdown where it stands, `<include cwd
+meta='title="route.ts"'>../../examples/route.ts</include>` a code file as a code block (its
+suffix's language, the `meta` as the fence's title); `cwd` paths start at the site's project
+folder (the nearest folder above the docs holding a `package.json`), others at the page. The tag
+may stand on one line or on three (opening tag, path, closing tag). Before, 77 tags on 30 of
+Fumadocs' pages were indexed as markup and the partials they name were lost. docsify's embed,
+`[x](_media/example.md ':include')` alone on a line (`:type=code` for a code block), reads the
+same way (`DOCSIFY`).
 """
 
 from __future__ import annotations
@@ -19,6 +21,13 @@ from docsmcp_runtime.search.languages import normalise_language
 
 from docsmcp.model.text import slugify
 
+# docsify's embed: a link alone on its line whose title holds `:include` (`:type=code` shows
+# a markdown file as code; `:fragment=name`, the lines between `### [name]` markers, is not
+# selected).
+DOCSIFY = re.compile(
+    r"""^([ \t]*)\[[^\]\n]*\]\([ \t]*([^\s()]+)[ \t]+"""
+    r"""['"]([^'"\n]*:include\b[^'"\n]*)['"]\)[ \t]*$"""
+)
 ONE_LINE = re.compile(r"^([ \t]*)<include(\s[^<>]*)?>[ \t]*([^<>\s]+)[ \t]*</include>[ \t]*$")
 OPEN = re.compile(r"^([ \t]*)<include(\s[^<>]*)?>[ \t]*$")
 CLOSE = re.compile(r"^[ \t]*</include>[ \t]*$")
@@ -69,7 +78,8 @@ def section(tag: Tag, lines: list[str]) -> list[str]:
 
 def code_block(tag: Tag, text: str) -> list[str] | None:
     """A code file's lines as a fenced block, or None for a markdown file (inlined)."""
-    if tag.path.partition("#")[0].lower().endswith(_MARKDOWN):
+    markdown = tag.path.partition("#")[0].lower().endswith(_MARKDOWN)
+    if markdown and ":type=code" not in tag.attrs:
         return None
     language = normalise_language(posixpath.splitext(tag.path)[1].lstrip(".")) or "text"
     title = _TITLE.search(tag.attrs)

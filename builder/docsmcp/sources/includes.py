@@ -117,6 +117,7 @@ def has_directive(body: str) -> bool:
         or "include::" in body
         or "include}" in body  # (MyST's ```{include}, {literalinclude})
         or "<include" in body  # (Fumadocs)
+        or ":include" in body  # (docsify's embeds)
         or ".. auto" in body  # (reST pages only: autodoc.py)
         or mdx_partials.may_import(body)
     )
@@ -266,7 +267,7 @@ class _Reader:
             return myst_includes.included(
                 pending, text, lambda p, lines: self._nested(p, lines, depth + 1), page
             )
-        if self.tag is not None or ("<include" in line and not in_code):
+        if self.tag is not None or (not in_code and ("<include" in line or ":include" in line)):
             return self._include_tag(page, line, depth)
         if self.names and not in_code and (use := mdx_partials.use(line, self.names)):
             return self._partial(page, *use, depth)
@@ -409,6 +410,8 @@ class _Reader:
         if self.tag is None:
             if m := include_tags.ONE_LINE.match(line):
                 tag = include_tags.Tag(m.group(1), m.group(2) or "", m.group(3))
+            elif "://" not in line and (m := include_tags.DOCSIFY.match(line)):
+                tag = include_tags.Tag(m.group(1), m.group(3), m.group(2))
             elif m := include_tags.OPEN.match(line):
                 self.tag = include_tags.Tag(m.group(1), m.group(2) or "")
                 return []
