@@ -296,10 +296,13 @@ def test_myst_include_directives(tmp_path: Path) -> None:
     left nothing, silently; Jupyter Book's `{literalinclude}` of its plugin code too."""
     site = tmp_path / "repo"
     (site / "docs" / "src").mkdir(parents=True)
-    (site / "CHANGES.md").write_text("# Changes\n\n## 24.1.0\n\n- Preview style\n")
+    (site / "CHANGES.md").write_text(
+        "# Changes\n\n## 24.1.0\n\n- Preview style\n\n<!-- end -->\n\n## Old\n"
+    )
     (site / "docs" / "src" / "a.mjs").write_text("export const x = 1;\n")
     page = (
-        "# Change Log\n\n```{include} ../CHANGES.md\n:start-line: 2\n```\n\n## Code\n\n"
+        "# Change Log\n\n```{include} ../CHANGES.md\n:start-line: 2\n:end-before: '<!-- end'\n"
+        "```\n\n## Code\n\n"
         "```{literalinclude} src/a.mjs\n:language: javascript\n```\n\n"
         "~~~\n```{include} example.md\n```\n~~~\n\n:::{include} missing.md\n:::\n"
     )
@@ -307,6 +310,7 @@ def test_myst_include_directives(tmp_path: Path) -> None:
     docs = site / "docs"
     expanded = expand(docs, "change_log.md", page, [docs.resolve(), site.resolve()])
     assert "## 24.1.0\n\n- Preview style\n" in expanded.body and "# Changes" not in expanded.body
+    assert "## Old" not in expanded.body  # (attrs' `:end-before: '<!-- teaser-end'`: quoted)
     assert "```javascript\nexport const x = 1;\n```" in expanded.body
     assert "~~~\n```{include} example.md\n```\n~~~" in expanded.body  # an example: as written
     assert expanded.missing == ("missing.md",)

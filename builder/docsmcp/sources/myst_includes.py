@@ -39,7 +39,10 @@ class Pending:
         if stripped and set(stripped) == {self.fence[0]} and len(stripped) >= len(self.fence):
             return True
         if m := _OPTION.match(line):
-            self.options[m.group(1)] = m.group(2) or ""
+            value = m.group(2) or ""
+            if len(value) >= 2 and value[0] == value[-1] and value[0] in "'\"":
+                value = value[1:-1]  # (MyST reads options as YAML: attrs quotes its markers)
+            self.options[m.group(1)] = value
         return False
 
 
