@@ -298,3 +298,29 @@ def test_jupyter_book_tables_of_contents_order_the_pages(tmp_path: Path) -> None
         )
         # pages in path order: b.md, guide/a.md, index.md
         assert np.fromfile(out / "page_order.bin", dtype="<u4").tolist() == [2, 1, 0]
+
+
+def test_fumadocs_meta_json_orders_the_pages(tmp_path: Path) -> None:
+    """Fumadocs: each folder's `meta.json` lists its pages and folders (`---Label---` groups,
+    `...` the rest by name, `!x` left out); Fumadocs' own docs had no navigation."""
+    docs = _site(
+        tmp_path / "docs",
+        {
+            "meta.json": '{"pages": ["ui", "(framework)"]}',
+            "(framework)/index.mdx": "# Start\n",
+            "(framework)/zeta.mdx": "# Zeta\n",
+            "(framework)/alpha.mdx": "# Alpha\n",
+            "ui/meta.json": '{"title": "UI", "pages": ["---Intro---", "theme", "...", "!old"]}',
+            "ui/theme.mdx": "# Theme\n",
+            "ui/cards.mdx": "# Cards\n",
+            "ui/old.mdx": "# Old\n",
+        },
+    )
+    out = tmp_path / "idx"
+    built = run_docsmcp("build", "--docs-dir", docs, "--out", out, "--json")
+    assert json.loads(built.stdout)["navigation"] == (
+        "navigation: meta.json (titles and order of 5 pages)"
+    )
+    # pages in path order: (framework)/alpha, index, zeta, ui/cards, ui/old, ui/theme
+    order = np.fromfile(out / "page_order.bin", dtype="<u4").tolist()
+    assert order == [3, 2, 4, 1, 0xFFFFFFFF, 0]

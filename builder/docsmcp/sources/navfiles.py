@@ -1,9 +1,9 @@
 """Titles from the navigation files a docs site already has: mkdocs `nav` (mkdocs.yml), mdBook
 `SUMMARY.md`, Quarto's `_quarto.yml` sidebar, Jupyter Book's `myst.yml` and `_toc.yml`, Mintlify
-`docs.json` and Docusaurus `sidebars.json`. They name pages as the site's sidebar shows them
-("Tutorial - User Guide" > "First Steps"), words a reader searches with that the page itself may
-not use; they feed each page's `page` field (indexing/pagefield.py). Their order is the site's:
-`list_sections` lists pages that way (page_order.bin, bundle-spec.md).
+`docs.json`, Fumadocs' `meta.json` and Docusaurus `sidebars.json`. They name pages as the site's
+sidebar shows them ("Tutorial - User Guide" > "First Steps"), words a reader searches with that
+the page itself may not use; they feed each page's `page` field (indexing/pagefield.py). Their
+order is the site's: `list_sections` lists pages that way (page_order.bin, bundle-spec.md).
 
 Only what parses as data is read: a Docusaurus `sidebars.js`/`.ts` is code, never run; the
 object literal it exports is read when it holds only data (jsliteral.py), as most do. A nav file
@@ -21,7 +21,7 @@ from pathlib import Path
 
 from docsmcp.sources import quarto
 from docsmcp.sources.jsliteral import exported_literal
-from docsmcp.sources.site_config import mkdocs_configs, read_text, read_yaml
+from docsmcp.sources.site_config import mkdocs_configs, read_json, read_text, read_yaml
 
 log = logging.getLogger(__name__)
 
@@ -179,6 +179,56 @@ def tables_of_contents(texts: Mapping[str, str]) -> list[str]:
     ]
 
 
+def _fumadocs(root_meta: Path) -> Iterator[tuple[Path, str]]:
+    """(page file, group label) of each page Fumadocs' `meta.json` files order: a folder's
+    `pages` lists its pages and folders by name (`index`, `(framework)`), `---Label---` opens a
+    group, `...` is the rest in name order, `...folder` a folder's pages in place, `!name`
+    leaves one out; a folder without its own `meta.json` lists its pages in name order."""
+    budget = _Budget()
+
+    def names(folder: Path) -> list[str]:
+        found = {p.stem for p in folder.glob("*.md*") if p.suffix in (".md", ".mdx")}
+        found |= {p.name for p in folder.iterdir() if p.is_dir() and not p.name.startswith(".")}
+        return (["index"] if "index" in found else []) + sorted(found - {"index"})
+
+    def walk(folder: Path, group: str, depth: int) -> Iterator[tuple[Path, str]]:
+        if depth > MAX_NAV_DEPTH:
+            return
+        meta = read_json(folder / "meta.json")
+        pages = meta.get("pages") if isinstance(meta, dict) else None
+        entries = [p for p in pages if isinstance(p, str)] if isinstance(pages, list) else ["..."]
+        taken = {e.lstrip("!.") for e in entries if not e.startswith("---")}
+        for entry in entries:
+            if not budget.take():
+                return
+            if entry.startswith("---") and entry.endswith("---"):
+                group = entry.strip("-").strip()
+                continue
+            if entry.startswith("!") or "](" in entry or ".." in entry.lstrip("."):
+                continue  # (a link; nothing above the docs folder is read)
+            if entry in ("...", "z...a"):
+                rest = [n for n in names(folder) if n not in taken]
+                for name in reversed(rest) if entry == "z...a" else rest:
+                    yield from one(folder, name, group, depth)
+            elif entry.startswith("..."):
+                yield from walk(folder / entry[3:], group, depth + 1)
+            else:
+                yield from one(folder, entry, group, depth)
+
+    def one(folder: Path, name: str, group: str, depth: int) -> Iterator[tuple[Path, str]]:
+        if (folder / name).is_dir():
+            meta = read_json(folder / name / "meta.json")
+            title = meta.get("title") if isinstance(meta, dict) else None
+            yield from walk(folder / name, title if isinstance(title, str) else group, depth + 1)
+        else:
+            for suffix in (".mdx", ".md"):
+                if (folder / (name + suffix)).is_file():
+                    yield folder / (name + suffix), group
+                    break
+
+    yield from walk(root_meta.parent, "", 0)
+
+
 def _data_nav(config: Path, base: Path) -> Iterator[tuple[Path, str]]:
     """(page file, group label, "" outside a group) of Mintlify docs.json (`group`, `pages`) and
     Docusaurus sidebars.json (`label`, `items`, `id`): pages are named without their extension,
@@ -280,6 +330,7 @@ def read_nav(docs_dir: Path, roots: Sequence[Path], paths: Sequence[str]) -> Nav
         if name not in SUMMARY_FILES and len(_summary_links(read_text(summary))) < CONTENTS_LINKS:
             continue  # a page of a folder that summarises, no table of contents
         take(summary, lambda f=summary: _summary(f))
+    take(docs_dir / "meta.json", lambda f=docs_dir / "meta.json": _fumadocs(f))
     configs = [(docs_dir / "docs.json", docs_dir)]
     for name in SIDEBARS:  # a Docusaurus site, or its docs/ folder
         configs += [(docs_dir / name, docs_dir / "docs"), (docs_dir.parent / name, docs_dir)]
