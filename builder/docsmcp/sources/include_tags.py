@@ -20,6 +20,7 @@ from pathlib import Path
 from docsmcp_runtime.search.languages import normalise_language
 
 from docsmcp.model.text import slugify
+from docsmcp.sources.formats.fences import fence_for
 
 # docsify's embed: a link alone on its line whose title holds `:include` (`:type=code` shows
 # a markdown file as code; `:fragment=name`, the lines between `### [name]` markers, is not
@@ -85,6 +86,5 @@ def code_block(tag: Tag, text: str) -> list[str] | None:
     title = _TITLE.search(tag.attrs)
     info = language + (f' title="{title.group(1)}"' if title else "")
     lines = text.rstrip("\n").split("\n")
-    ticks = max((len(r) for x in lines for r in re.findall("`+", x)), default=0)
-    fence = "`" * max(3, ticks + 1)
+    fence = fence_for(lines)
     return [f"{tag.indent}{fence}{info}", *lines, f"{tag.indent}{fence}"]

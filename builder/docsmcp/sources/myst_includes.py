@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 
 from docsmcp_runtime.search.languages import normalise_language
 
+from docsmcp.sources.formats.fences import fence_for
 from docsmcp.sources.include_ranges import select_rst
 
 OPEN = re.compile(r"^([ \t]*)(`{3,}|:{3,})\{(include|literalinclude)\}[ \t]+(\S+)[ \t]*$")
@@ -60,8 +61,7 @@ def included(
     if pending.kind == "literalinclude" or "literal" in pending.options:
         suffix = posixpath.splitext(pending.name)[1].lstrip(".")
         language = pending.options.get("language") or normalise_language(suffix) or "text"
-        ticks = max((len(r) for x in lines for r in re.findall("`+", x)), default=0)
-        fence = "`" * max(3, ticks + 1)
+        fence = fence_for(lines)
         return [f"{pending.indent}{fence}{language}", *lines, f"{pending.indent}{fence}"]
     target = posixpath.normpath(posixpath.join(posixpath.dirname(page), pending.name))
     return nested(target, lines)

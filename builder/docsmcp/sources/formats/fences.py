@@ -52,3 +52,10 @@ def _fenced_lines(lines: list[str]) -> list[bool]:
         ):
             fence = None
     return flags
+
+
+def fence_for(lines: list[str]) -> str:
+    """A backtick fence that no run of backticks in `lines` closes (three at least): what a
+    block made of another file's lines is written with."""
+    longest = max((len(r) for line in lines for r in re.findall("`+", line)), default=0)
+    return "`" * max(3, longest + 1)

@@ -15,7 +15,7 @@ from __future__ import annotations
 import html
 import re
 
-from docsmcp.sources.formats.fences import fenced_lines
+from docsmcp.sources.formats.fences import fence_for, fenced_lines
 
 _OPEN = re.compile(r"^<pre\b([^<>]*)>[ \t]*(?:<code\b([^<>]*)>)?(.*)$", re.IGNORECASE)
 _CLOSE = re.compile(r"^(.*?)(?:</code>)?[ \t]*</pre>[ \t]*$", re.IGNORECASE)
@@ -55,8 +55,7 @@ def pre_blocks(lines: list[str]) -> list[str]:
             i = end + 1
             continue
         code = [_code(x) for x in code]
-        ticks = max((len(r) for x in code for r in re.findall("`+", x)), default=0)
-        fence = "`" * max(3, ticks + 1)
+        fence = fence_for(code)
         found = _LANGUAGE.search(m.group(2) or "") or _LANGUAGE.search(m.group(1))
         out[i - 1] = fence + (found.group(1).lower() if found else "")
         out[i : i + len(code)] = code
