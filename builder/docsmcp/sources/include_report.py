@@ -1,7 +1,8 @@
-"""What a build's includes could not read, said once for the whole build (one summary line per
-kind) instead of once per page: files missing, files outside the source roots (naming the
-`--source-root` that reads them), mkdocstrings/autodoc objects without source (naming the
-`--api-source`), and which MDX partials each page inlined (corpus._with_partials).
+"""A page with its includes resolved (`Expanded`, includes.expand's result), and what a build's
+includes could not read, said once for the whole build (one summary line per kind) instead of
+once per page: files missing, files outside the source roots (naming the `--source-root` that
+reads them), mkdocstrings/autodoc objects without source (naming the `--api-source`), and which
+MDX partials each page inlined (corpus._with_partials).
 """
 
 from __future__ import annotations
@@ -11,14 +12,23 @@ import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from docsmcp.sources.formats import apidoc
 
-if TYPE_CHECKING:
-    from docsmcp.sources.includes import Expanded
-
 log = logging.getLogger("docsmcp.sources.includes")
+
+
+@dataclass(frozen=True)
+class Expanded:
+    body: str
+    line_map: tuple[int, ...]  # new line -> original line (0-based); () when nothing changed
+    warning: str | None  # one line about what could not be included (other than below)
+    # Included files that were not found (as written), and those found outside the source roots
+    # (as written, real path): said once for the whole build (Unresolved), not once per page.
+    missing: tuple[str, ...] = ()
+    outside: tuple[tuple[str, str], ...] = ()
+    api_missing: tuple[str, ...] = ()  # mkdocstrings objects whose source was not found
+    partials: tuple[str, ...] = ()  # MDX partials inlined (mdx_partials.py), docs_dir-relative
 
 
 @dataclass

@@ -41,7 +41,7 @@ import os
 import posixpath
 import re
 from collections.abc import Sequence, Set
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -60,7 +60,7 @@ from docsmcp.sources.include_ranges import (
     select_rst,
     select_section,
 )
-from docsmcp.sources.include_report import Unresolved
+from docsmcp.sources.include_report import Expanded, Unresolved
 from docsmcp.sources.site_config import snippet_bases
 
 if TYPE_CHECKING:
@@ -80,19 +80,6 @@ _OMITTED = "# Code here omitted 👈"  # (FastAPI's words between two ranges of 
 _MD_INCLUDE = re.compile(r"\{!\s*([^!{}\n]+?)\s*!\}")
 _RST_INCLUDE = re.compile(r"^([ \t]*)\.\.[ \t]+(literalinclude|include)::[ \t]+(\S+)[ \t]*$")
 _RST_OPTION = re.compile(r"^([ \t]+):([\w-]+):(?:[ \t]+(.*?))?[ \t]*$")
-
-
-@dataclass(frozen=True)
-class Expanded:
-    body: str
-    line_map: tuple[int, ...]  # new line -> original line (0-based); () when nothing changed
-    warning: str | None  # one line about what could not be included (other than below)
-    # Included files that were not found (as written), and those found outside the source roots
-    # (as written, real path): said once for the whole build (Unresolved), not once per page.
-    missing: tuple[str, ...] = ()
-    outside: tuple[tuple[str, str], ...] = ()
-    api_missing: tuple[str, ...] = ()  # mkdocstrings objects whose source was not found
-    partials: tuple[str, ...] = ()  # MDX partials inlined (mdx_partials.py), docs_dir-relative
 
 
 class _Failures:
