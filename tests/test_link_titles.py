@@ -130,10 +130,12 @@ def test_myst_links_to_labels_reach_them(tmp_path: Path) -> None:
         {
             "style.md": "# Style\n\n(labels/line-length)=\n\n## Line length\n\n88 characters.\n",
             "faq.md": "# FAQ\n\n(faq-why)=\n## Why\n\nSee [the limit](labels/line-length) and "
-            "[why](#faq-why).\n",
+            "[why](#faq-why), and [](style.md).\n",
         },
     )
     proc = run_docsmcp("build", "--docs-dir", docs, "--out", tmp_path / "idx", "--json")
     refs = json.loads(proc.stdout)["references"]
-    assert (refs["found"], refs["resolved"]) == (2, 2)
-    assert "[the limit](/style.md#labels/line-length)" in _texts(tmp_path / "idx")["faq.md"]
+    assert (refs["found"], refs["resolved"]) == (3, 3)
+    text = _texts(tmp_path / "idx")["faq.md"]
+    assert "[the limit](/style.md#labels/line-length)" in text
+    assert "and [Style](style.md)." in text  # an empty link shows the page's title, as MyST does

@@ -33,6 +33,7 @@ _ATX = re.compile(r"^[ ]{0,3}(#{1,6})[ \t]+(.+?)[ \t#]*$")
 _FENCE = re.compile(r"^[ ]{0,3}(`{3,}|~{3,})")
 # A reference without an explicit title (`Title <target>` shows its title already).
 _RST_REF = re.compile(r":(?:std:)?(ref|doc):`([^`<>]+)`")
+_EMPTY_LINK = re.compile(r"\[\]\(<?([^()\s<>#:]+\.(?:md|rst|ipynb))>?\)")
 _MYST_LINK = re.compile(r"\]\(<?(#?[^()\s<>#:]+)>?\)")  # (no URL, no path with an anchor)
 _MYST_REF = re.compile(r"\{(?:std:)?(ref|doc)\}`([^`<>]+)`")
 # Inline markup of a title, shown as its text.
@@ -230,7 +231,7 @@ def resolve(files: Sequence[SourceFile]) -> list[SourceFile]:
     out = []
     for sf in files:
         titles: dict[str, str] = {}
-        if sf.body and (takes_part(sf) or (pages and "](" in sf.body)):
+        if sf.body and (takes_part(sf) or ((pages or docs) and "](" in sf.body)):
             for kind, target in _named(sf) if takes_part(sf) else ():
                 if kind == "ref":
                     title = labels.get("label:" + _norm_label(target))
@@ -245,6 +246,13 @@ def resolve(files: Sequence[SourceFile]) -> list[SourceFile]:
                     key = "label:" + _norm_label(target.lstrip("#"))
                     if key in pages:
                         titles[f"link:{target}"] = f"/{pages[key]}#{target.lstrip('#')}"
+                # `[](file-types.md)`: MyST shows the page's title (Jupyter Book: 19 links)
+                for target in (
+                    dict.fromkeys(_EMPTY_LINK.findall(sf.body)) if "[](" in sf.body else ()
+                ):
+                    path = posixpath.normpath(posixpath.join(posixpath.dirname(sf.path), target))
+                    if title := docs.get(_stem(path)):
+                        titles[f"empty:{target}"] = title
         out.append(dataclasses.replace(sf, link_titles=tuple(titles.items())) if titles else sf)
     return out
 

@@ -32,6 +32,7 @@ _TARGET = re.compile(r"^[ ]{0,3}\(([^()]+)\)=[ \t]*$")  # (pip's `(vcs support)=
 _ROLE = re.compile(r"(?<![^\s(\[\"'])\{([a-z][\w:.+-]*)\}`([^`\n]+)`")
 # Roles that draw an icon (sphinx-design's `{octicon}`table``, Font Awesome's): no text.
 _ICON_ROLE = re.compile(r"octicon|fa|fa[srb]|fa-\w+|material-\w+")
+_EMPTY = re.compile(r"\[\]\((?=<?([^()\s<>#:]+)>?\))")
 _LINK = re.compile(r"\]\(<?(#?[^()\s<>#:]+)>?\)")
 _TITLED = re.compile(r"^(.*?)\s*<[^<>]+>$")
 
@@ -94,7 +95,9 @@ def _roles(line: str, titles: Mapping[str, str] | None = None) -> str:
             return titles.get(f"{kind}:{inner.strip()}") or inner
         return inner.lstrip("~!")
 
-    if titles and "](" in line:  # a link to a label (link_titles.resolve)
+    if titles and "](" in line:  # a link to a label, an empty link's text (link_titles.py)
+        if "[](" in line:
+            line = _EMPTY.sub(lambda m: f"[{titles.get('empty:' + m.group(1), '')}](", line)
         line = _LINK.sub(lambda m: "](" + titles.get("link:" + m.group(1), m.group(1)) + ")", line)
     return _ROLE.sub(text, line) if "}`" in line else line
 
