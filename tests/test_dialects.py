@@ -1037,3 +1037,23 @@ def test_docsify_ids_ignores_and_callouts(tmp_path: Path) -> None:
     assert summary["files"] == 1 and summary["references"]["found"] == 1
     assert summary["references"]["resolved"] == 1
     assert "docsify's own files: 3 pages left out" in summary["unpublished"]
+
+
+def test_an_anchor_before_a_heading_is_its_id() -> None:
+    """Laravel writes `<a name="method-str-slug"></a>` over each heading (3,090): the site's
+    anchors, which its links use; the chunk ids and `{anchor}` took the heading's slug."""
+    out = rewrite(
+        ['<a name="method-str-slug"></a>', "#### `Str::slug()` {.collection-method}", "",
+         '<a id="intro"></a>', "", "## Introduction", "Text <a name=\"x\"></a> here.",
+         '<a name="kept"></a>', "Not a heading."]
+    )  # fmt: skip
+    assert out.parse[:6] == ["", "#### `Str::slug()` {#method-str-slug}", "", "", "",
+                             "## Introduction {#intro}"]  # fmt: skip
+    assert out.display[1] == "#### `Str::slug()`" and out.display[7] == '<a name="kept"></a>'
+
+
+def test_mdx_code_block_fences_are_mdx() -> None:
+    from docsmcp.sources.formats.mdx import mdx_code_blocks
+
+    lines = ["````mdx-code-block", "<Tabs>", "```js", "x", "```", "</Tabs>", "````", "after"]
+    assert mdx_code_blocks(lines) == ["", "<Tabs>", "```js", "x", "```", "</Tabs>", "", "after"]

@@ -563,3 +563,21 @@ def test_sections_are_measured_where_the_chunker_splits() -> None:
     assert [size > 0 for size in sections(body, 2)] == [True] * 3
     assert len(sections(body, 3)) == 4
     assert len(sections("# T\n## S\ns\n### D\nd\n", 2)) == 2
+
+
+def test_a_docusaurus_sites_static_files_are_no_pages(tmp_path):
+    """Ionic keeps 8,927 code fragments under `static/usage/` (imported into pages as props):
+    they were pages, 81% of the chunks, and the first hits. Docusaurus copies `static/` as is."""
+    docs = write_tree(
+        tmp_path / "site",
+        {
+            "docusaurus.config.js": "module.exports = {title: 'Ionic'};\n",
+            "docs/api/modal.md": _page(),
+            "static/usage/v9/modal/javascript.md": "```html\n<ion-modal></ion-modal>\n```\n",
+        },
+    )
+    assert propose(docs).manifest["exclude"] == ["static/**"]
+    built = run_docsmcp("build", "--docs-dir", docs, "--out", tmp_path / "idx", "--json")
+    summary = json.loads(built.stdout)
+    assert summary["files"] == 1
+    assert summary["unpublished"].startswith("Docusaurus' static files: 1 pages left out")

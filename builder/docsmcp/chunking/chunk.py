@@ -29,6 +29,7 @@ from docsmcp.sources.formats.mdx import (
     code_block_components,
     drop_esm,
     esm_metadata,
+    mdx_code_blocks,
     set_html_components,
     written_as_mdx,
 )
@@ -414,6 +415,7 @@ def split_lines(
         lines = hide_twoslash(lines)
         if "<pre" in sf.body:
             lines = pre_blocks(lines)
+        lines = mdx_code_blocks(lines)
     mdx = _is_mdx(sf, lines)
     if mdx:
         lines = drop_esm(code_block_components(set_html_components(lines)))

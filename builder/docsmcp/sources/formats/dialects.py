@@ -483,6 +483,32 @@ def _without_icons(lines: list[str], code: list[bool]) -> list[str]:
     ]
 
 
+_NAMED_ANCHOR = re.compile(
+    r"""^[ \t]*<a[ \t]+(?:name|id)=["']([\w.:-]+)["'][ \t]*>[ \t]*</a>[ \t]*$"""
+)
+
+
+def _named_anchors(lines: list[str], code: list[bool]) -> list[str]:
+    """An `<a name="x"></a>` line right before a heading is that heading's id, `{#x}` (Laravel
+    writes one over each of its 3,090 headings: `#method-str-slug`, the site's, not the
+    slug); the anchor's line is left blank."""
+    out = list(lines)
+    for i, line in enumerate(lines[:-1]):
+        if code[i] or "<a " not in line or not (m := _NAMED_ANCHOR.match(line)):
+            continue
+        j = next((k for k in range(i + 1, min(len(lines), i + 3)) if lines[k].strip()), None)
+        if j is None or code[j] or not HEADING.match(lines[j]) or "{#" in lines[j]:
+            continue
+        heading = lines[j].rstrip()
+        attrs = _ATTR_LIST.search(heading) if heading.endswith("}") else None
+        if attrs and "#" not in attrs.group(0):  # (`{.collection-method}`: one list, the id in)
+            heading = f"{heading[: heading.rindex('}')].rstrip()} #{m.group(1)}}}"
+        elif attrs is None:
+            heading = f"{heading} {{#{m.group(1)}}}"
+        out[i], out[j] = "", heading
+    return out
+
+
 def rewrite(lines: list[str]) -> Rewritten:
     """The display and parse lines of a file with its dialect syntax rewritten, and its tabs."""
     text = "\n".join(lines)
@@ -492,6 +518,8 @@ def rewrite(lines: list[str]) -> Rewritten:
         lines = _template_blocks(lines, code)
     if "\n::" in text or "\n ::" in text:
         lines = mdc.settings_blocks(lines, code)
+    if "<a " in text:
+        lines = _named_anchors(lines, code)
     if _ICON.search(text):
         lines = _without_icons(lines, code)
     material, dedent_tabs = _material_tabs(lines, code, 0)

@@ -174,6 +174,32 @@ def _first_heading(lines: list[str], code: list[bool], i: int) -> int | None:
     return None
 
 
+_MDX_CODE_BLOCK = re.compile(r"^[ \t]*(`{3,}|~{3,})[ \t]*mdx-code-block[ \t]*$")
+
+
+def mdx_code_blocks(lines: list[str]) -> list[str]:
+    """`lines` with Docusaurus' ```` ````mdx-code-block ```` fences unwrapped: their content is
+    MDX the page renders (Ionic's framework `<Tabs>`, 70 chunks shown as code), not code. The
+    closing fence is the first of the same character and length after it."""
+    if not any("mdx-code-block" in line for line in lines):
+        return lines
+    out = list(lines)
+    i = 0
+    while i < len(lines):
+        m = _MDX_CODE_BLOCK.match(lines[i])
+        if m is None:
+            i += 1
+            continue
+        closer = m.group(1)
+        end = next((j for j in range(i + 1, len(lines)) if lines[j].strip() == closer), None)
+        if end is None:
+            i += 1
+            continue
+        out[i] = out[end] = ""
+        i = end + 1
+    return out
+
+
 def admonitions_to_text(lines: list[str], hard_break: bool = True) -> list[str]:
     """Turn Docusaurus `:::tip Title` fences into a label line, so the label stays searchable
     (and the display text reads without `:::`); `hard_break` ends the label's line in the
