@@ -1057,3 +1057,18 @@ def test_mdx_code_block_fences_are_mdx() -> None:
 
     lines = ["````mdx-code-block", "<Tabs>", "```js", "x", "```", "</Tabs>", "````", "after"]
     assert mdx_code_blocks(lines) == ["", "<Tabs>", "```js", "x", "```", "</Tabs>", "", "after"]
+
+
+def test_vuepress_code_tabs_and_inline_code_languages() -> None:
+    """VuePress' `::: code-tabs#shell` / `@tab pnpm` (its install pages) were shown as written;
+    rehype-pretty-code's `` `true{:js}` `` (Nextra) showed its language."""
+    from docsmcp.sources.formats.mdx import admonitions_to_text
+
+    lines = ["::: code-tabs#shell", "@tab pnpm", "```bash", "pnpm add x", "```"]
+    lines += ["@tab:active npm", "```bash", "npm i x", "```", ":::"]
+    assert admonitions_to_text(lines, hard_break=False) == [
+        "", "pnpm", "```bash", "pnpm add x", "```", "npm", "```bash", "npm i x", "```", "",
+    ]  # fmt: skip
+    assert rewrite(["A value of `true{:js}` is `<A />{:jsx}`."]).display == [
+        "A value of `true` is `<A />`."
+    ]

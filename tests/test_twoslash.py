@@ -206,7 +206,7 @@ def test_a_fences_style_options_are_not_shown() -> None:
         "```{note}",
         "A note {1}.",
         "```",
-        '```sh frame="none" title="Terminal"',  # Expressive Code (Tauri: 48)
+        '```sh frame="none" title="Terminal" npm2yarn',  # Expressive Code (Tauri: 48)
         "ls",
         "```",
     ]

@@ -60,6 +60,7 @@ _TITLES = (
     ),
     ("_quarto.yml", "title", re.compile(r"""^\s{2}title\s*:\s*['"]?([^'"\n]+?)['"]?\s*$""", re.M)),
     *((f"astro.config.{x}", "title", _DOCUSAURUS_TITLE) for x in ("mjs", "ts", "js")),
+    *((f".vuepress/config.{x}", "title", _DOCUSAURUS_TITLE) for x in ("ts", "js", "mjs")),
     *((name, "title", _DOCUSAURUS_TITLE) for name in DOCUSAURUS_CONFIGS),
     *((f".vitepress/config.{x}", "title", _DOCUSAURUS_TITLE) for x in ("js", "ts", "mjs", "mts")),
     # (a config split in a folder: Vue Router's `.vitepress/config/shared.ts`)

@@ -377,6 +377,7 @@ def _may_clean(line: str, defined: dict[str, str]) -> bool:
         or line.startswith("*[")
         or "[#" in line
         or line.endswith(" [step]")
+        or "{:" in line
         or "[!" in line
         or "]:" in line
         or "[[" in line
@@ -399,6 +400,10 @@ def _inline_cleanup(line: str, defined: dict[str, str]) -> str:
         return line[: m.start()] + f" {{#{m.group(1)}}}"
     if line.endswith(" [step]") and HEADING.match(line):
         return line[: -len(" [step]")]  # Fumadocs' step heading (20): a number, no words
+    if "{:" in line and "`" in line:
+        # rehype-pretty-code's inline language, `` `true{:js}` `` (Nextra: 40): the reader sees
+        # `true`
+        line = _INLINE_CODE_LANGUAGE.sub(r"\1`", line)
     if docsify.may_hold(line):
         line = docsify.read_line(line, HEADING.match(line) is not None)
     if ":" in line:
@@ -483,6 +488,7 @@ def _without_icons(lines: list[str], code: list[bool]) -> list[str]:
     ]
 
 
+_INLINE_CODE_LANGUAGE = re.compile(r"(`[^`\n]+?)\{:[\w-]+\}`")
 _NAMED_ANCHOR = re.compile(
     r"""^[ \t]*<a[ \t]+(?:name|id)=["']([\w.:-]+)["'][ \t]*>[ \t]*</a>[ \t]*$"""
 )

@@ -21,9 +21,10 @@ _ESM = re.compile(r"^(import|export)\b")
 _ADMONITION_KIND = re.compile(r"^\s{0,3}:{3,}\s*([A-Za-z][\w-]*)")
 # VitePress containers that only group what they hold (`::: code-group`: tabs of code blocks,
 # labelled by their fences): no label, as a `:::` closer.
-_GROUPING_KINDS = frozenset({"code-group", "tabs"})
+_GROUPING_KINDS = frozenset({"code-group", "tabs", "code-tabs"})  # (VuePress' `code-tabs#shell`)
 # vitepress-plugin-tabs: `::: tabs` holds tabs opened by `== label` lines (vitest's docs).
-_TAB_LINE = re.compile(r"^\s{0,3}==[ \t]+(\S.*?)[ \t]*$")
+# VuePress' `::: code-tabs` / `::: tabs` open theirs with `@tab pnpm` (`@tab:active`).
+_TAB_LINE = re.compile(r"^\s{0,3}(?:==|@tab(?::active)?)[ \t]+(\S.*?)[ \t]*$")
 _ADMONITION_CLOSE = re.compile(r"^\s{0,3}:{3,}\s*$")
 _MAX_STATEMENT = 200  # lines an import/export statement may span across blank lines
 
@@ -147,6 +148,15 @@ def esm_metadata(lines: list[str]) -> dict[str, str]:
     return found
 
 
+_TAB_SET = re.compile(r"^\s{0,3}:{3,}\s*(code-tabs|tabs)#[\w-]+\s*$")
+
+
+def _tab_set(line: str) -> tuple[str, str] | None:
+    """VuePress' `::: code-tabs#shell` (a tab set and the id its choice is kept under)."""
+    m = _TAB_SET.match(line)
+    return (m.group(1), "") if m else None
+
+
 def _admonition(line: str) -> tuple[str, str] | None:
     """(kind, title) of a `:::kind Title` or `:::kind[Title]` line, else None."""
     m = _ADMONITION_KIND.match(line)
@@ -225,9 +235,9 @@ def admonitions_to_text(lines: list[str], hard_break: bool = True) -> list[str]:
                 out[heading] = ""
             out[i] = f"{div}\\" if div and hard_break else div
             continue
-        found = _admonition(line)
+        found = _admonition(line) or _tab_set(line)
         if found and found[0].lower() in _GROUPING_KINDS:
-            tabs = found[0].lower() == "tabs"
+            tabs = found[0].lower() in ("tabs", "code-tabs")
             out[i] = ""
         elif found:
             kind, title = found

@@ -65,17 +65,18 @@ _NOTATION = re.compile(
 _OPTION = re.compile(r"""[\w-]+=(?:"[^"]*"|'[^']*'|\{[^{}]*\}|\S+)|\{[^{}]*\}|\S+""")
 _STYLE_WORDS = frozenset(
     {"showlinenumbers", "linenumbers", "copy", "live", "noinline", "wrap", "collapsible"}
+    | {"npm2yarn"}  # (Docusaurus' and Nextra's: the same command for each package manager)
 )
 _STYLE_KEYS = frozenset(
     {"hl_lines", "highlight", "linenums", "ins", "del", "mark", "theme", "showlinenumbers"}
     | {"startline", "linenostart", "live", "collapse", "focus", "add", "remove"}
     # Expressive Code (Starlight): `frame="none"` (Tauri: 48 fences), line-wrap settings
-    | {"frame", "preserveindent", "hangingindent", "startlinenumber", "wrap"}
+    | {"frame", "preserveindent", "hangingindent", "startlinenumber", "wrap", "copy"}
 )
 _MYST = re.compile(r"^\{[\w:-]+\}")
 _STYLED = re.compile(
     r"showLineNumbers|lineNumbers|hl_lines|linenums|=\{|\{|\bcopy\b|\blive\b|\bframe=|Indent="
-    r"""|\s["'/]"""  # (a marker: `js "slug:"`, `ts /icon: (x)/`)
+    r"""|\s["'/]|npm2yarn"""  # (a marker: `js "slug:"`, `ts /icon: (x)/`)
 )
 _MAGIC_WORDS = ("twoslash", "highlight-", "this-line-is-an-error", "[!code ")
 
