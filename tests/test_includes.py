@@ -364,3 +364,23 @@ def test_docsify_embeds(tmp_path: Path) -> None:
     assert "```javascript\nlet x = 1;\n```" in expanded.body
     assert "```markdown\n> This is from the `example.md`\n```" in expanded.body
     assert "See [example.md](_media/example.md ':ignore')." in expanded.body
+
+
+def test_pages_that_include_themselves_stop(tmp_path: Path) -> None:
+    """A MyST page that includes itself recursed until Python's stack ran out (a traceback,
+    the build lost); every dialect stops at includes.MAX_DEPTH levels."""
+    from docsmcp.sources.includes import MAX_DEPTH
+
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    pages = {
+        "a.md": "# A\n\n```{include} a.md\n```\n",
+        "q.qmd": "# Q\n\n{{< include q.qmd >}}\n",
+        "f.mdx": "# F\n\n<include>./f.mdx</include>\n",
+        "d.md": "# D\n\n[d](d.md ':include')\n",
+    }
+    for name, page in pages.items():
+        (docs / name).write_text(page)
+        expanded = expand(docs, name, page, [docs.resolve()])
+        title = page.split("\n")[0]
+        assert 1 < expanded.body.count(title) <= MAX_DEPTH + 1, name  # (the page, its levels)

@@ -252,7 +252,7 @@ class _Reader:
             if text is None:
                 return []  # (as MyST shows it; the build's warning names the file)
             return myst_includes.included(
-                pending, text, lambda p, lines: self._nested(p, lines, depth + 1), page
+                pending, text, lambda lines: self._inline(self._found, lines, depth)
             )
         if self.tag is not None or (not in_code and ("<include" in line or ":include" in line)):
             return self._include_tag(page, line, depth)
@@ -281,8 +281,7 @@ class _Reader:
             text = self._read_first(found, m.group(2))
             if text is not None:
                 lines = _indented(m.group(1), text.rstrip("\n").split("\n"))
-                nest = depth + 1 < MAX_DEPTH
-                return self._nested(self._found, lines, depth + 1) if nest else lines
+                return self._inline(self._found, lines, depth)
         if "{!" in line and (m := _MD_INCLUDE.fullmatch(line.strip())):
             text = self._read_first(self._candidates(page, m.group(1)), m.group(1))
             if text is not None:
@@ -416,7 +415,7 @@ class _Reader:
         if block is not None:
             return block
         lines = include_tags.section(tag, text.rstrip("\n").split("\n"))
-        return self._nested(self._found, lines, depth + 1) if depth + 1 < MAX_DEPTH else lines
+        return self._inline(self._found, lines, depth)
 
     def _mdbook(self, page: str, line: str, depth: int) -> list[str] | None:
         out = line
@@ -462,6 +461,11 @@ class _Reader:
             return [f"API reference of `{identifier}` (generated from its source by mkdocstrings)."]
         self.size += sum(len(x) + 1 for x in lines)
         return lines
+
+    def _inline(self, path: str, lines: list[str], depth: int) -> list[str]:
+        """Included markdown (the file at `path`) with its own includes resolved, up to
+        MAX_DEPTH levels: a page that includes itself stops there."""
+        return self._nested(path, lines, depth + 1) if depth + 1 < MAX_DEPTH else lines
 
     def _nested(self, page: str, lines: list[str], depth: int) -> list[str]:
         out: list[str] = []

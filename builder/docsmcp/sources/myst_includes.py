@@ -52,16 +52,13 @@ def opening(line: str) -> Pending | None:
     return Pending(m.group(1), m.group(2), m.group(3), m.group(4)) if m else None
 
 
-def included(
-    pending: Pending, text: str, nested: Callable[[str, list[str]], list[str]], page: str
-) -> list[str]:
-    """The lines the directive stands for, given the file's `text`; `nested(path, lines)`
-    resolves the includes of included markdown."""
+def included(pending: Pending, text: str, nested: Callable[[list[str]], list[str]]) -> list[str]:
+    """The lines the directive stands for, given the file's `text`; `nested(lines)` resolves
+    the includes of included markdown."""
     lines = select_rst(text.rstrip("\n").split("\n"), pending.options)
     if pending.kind == "literalinclude" or "literal" in pending.options:
         suffix = posixpath.splitext(pending.name)[1].lstrip(".")
         language = pending.options.get("language") or normalise_language(suffix) or "text"
         fence = fence_for(lines)
         return [f"{pending.indent}{fence}{language}", *lines, f"{pending.indent}{fence}"]
-    target = posixpath.normpath(posixpath.join(posixpath.dirname(page), pending.name))
-    return nested(target, lines)
+    return nested(lines)
