@@ -20,6 +20,7 @@ from pathlib import Path
 from docsmcp_runtime.search.languages import normalise_language
 
 from docsmcp.model.text import slugify
+from docsmcp.sources.formats.dialects import ATX
 from docsmcp.sources.formats.fences import fence_for
 
 # docsify's embed: a link alone on its line whose title holds `:include` (`:type=code` shows
@@ -34,7 +35,6 @@ OPEN = re.compile(r"^([ \t]*)<include(\s[^<>]*)?>[ \t]*$")
 CLOSE = re.compile(r"^[ \t]*</include>[ \t]*$")
 _TITLE = re.compile(r"""title=["']([^"'\n]+)["']""")
 _MARKDOWN = (".md", ".mdx")
-_HEADING = re.compile(r"^[ ]{0,3}(#{1,6})[ \t]+(.+?)[ \t#]*$")
 MAX_LEVELS = 4
 
 
@@ -65,11 +65,11 @@ def section(tag: Tag, lines: list[str]) -> list[str]:
     if not wanted:
         return lines
     for i, line in enumerate(lines):
-        m = _HEADING.match(line)
+        m = ATX.match(line)
         if m and slugify(m.group(2)) == wanted:
             level = len(m.group(1))
             end = next(
-                (j for j in range(i + 1, len(lines)) if (h := _HEADING.match(lines[j]))
+                (j for j in range(i + 1, len(lines)) if (h := ATX.match(lines[j]))
                  and len(h.group(1)) <= level),
                 len(lines),
             )  # fmt: skip

@@ -77,6 +77,8 @@ _INLINE_ATTR_LIST = re.compile(
 )
 _ATTR_ID = re.compile(r"(?:^|[\s{:])#([\w:-]+)")
 HEADING = re.compile(r"^[ ]{0,3}#{1,6}[ \t]")
+# ... with its level's marks and its text (closing `#`s aside).
+ATX = re.compile(r"^[ ]{0,3}(#{1,6})[ \t]+(.+?)[ \t#]*$")
 # An explicit heading id ending the heading: `## Install {#install}` (Docusaurus, mdBook, pandoc,
 # and attribute lists once rewritten). The parse text keeps it (the heading's anchor for links,
 # and part of its chunk id); the display text drops it.

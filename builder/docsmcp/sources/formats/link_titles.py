@@ -20,6 +20,8 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 
 from docsmcp.model.source import SourceFile
+from docsmcp.sources.formats.dialects import ATX
+from docsmcp.sources.formats.fences import fenced_lines
 
 # The titles of what the page being converted names: `kind:target` (the role's text) -> title.
 LINK_TITLES: contextvars.ContextVar[Mapping[str, str] | None] = contextvars.ContextVar(
@@ -29,8 +31,6 @@ LINK_TITLES: contextvars.ContextVar[Mapping[str, str] | None] = contextvars.Cont
 _RST_LABEL = re.compile(r"^\.\.[ \t]+_(`[^`]+`|[^\s:`][^:]*):[ \t]*$")  # not `.. _x: url`
 _MYST_LABEL = re.compile(r"^[ ]{0,3}\(([^()]+)\)=[ \t]*$")
 _ADORNMENT = re.compile(r"^([!-/:-@\[-`{-~])\1+[ \t]*$")
-_ATX = re.compile(r"^[ ]{0,3}(#{1,6})[ \t]+(.+?)[ \t#]*$")
-_FENCE = re.compile(r"^[ ]{0,3}(`{3,}|~{3,})")
 # A reference without an explicit title (`Title <target>` shows its title already).
 _RST_REF = re.compile(r":(?:std:)?(ref|doc):`([^`<>]+)`")
 _EMPTY_LINK = re.compile(r"\[\]\(<?([^()\s<>#:]+\.(?:md|rst|ipynb))>?\)")
@@ -116,21 +116,15 @@ def _myst(lines: Sequence[str], title: str | None) -> Iterable[tuple[str, str]]:
     first = not title
     if title:
         yield "doc", _plain(title)
-    fence = ""
-    for line in lines:
-        opened = _FENCE.match(line)
-        if fence:
-            if opened and opened.group(1)[0] == fence[0] and len(opened.group(1)) >= len(fence):
-                fence = ""
-            continue
-        if opened:
-            fence = opened.group(1)
+    code = fenced_lines(list(lines))
+    for i, line in enumerate(lines):
+        if code[i]:
             continue
         label = _MYST_LABEL.match(line)
         if label:
             pending.append(_norm_label(label.group(1)))
             continue
-        heading = _ATX.match(line)
+        heading = ATX.match(line)
         if heading:
             text = _plain(heading.group(2))
             if first and len(heading.group(1)) == 1:
@@ -147,14 +141,17 @@ def myst_anchors(sf: SourceFile) -> tuple[tuple[int, str], ...]:
     if not sf.path.lower().endswith((".md", ".markdown")) or ")=" not in sf.body:
         return ()
     lines = sf.body.split("\n")
+    code = fenced_lines(lines)
     found: list[tuple[int, str]] = []
     pending: list[str] = []
     for i, line in enumerate(lines):
+        if code[i]:
+            continue  # (a target shown in a code block is an example)
         label = _MYST_LABEL.match(line)
         if label:
             pending.append(label.group(1).strip())
         elif line.strip():
-            found.extend((i if _ATX.match(line) else i - 1, p) for p in pending)
+            found.extend((i if ATX.match(line) else i - 1, p) for p in pending)
             pending = []
     return tuple(found)
 

@@ -11,6 +11,7 @@ import re
 
 from docsmcp.sources import quarto
 from docsmcp.sources.formats import mdc
+from docsmcp.sources.formats.dialects import ATX
 from docsmcp.sources.formats.fences import fenced_lines
 
 _ESM = re.compile(r"^(import|export)\b")
@@ -173,14 +174,11 @@ def _admonition(line: str) -> tuple[str, str] | None:
     return None  # e.g. `:::tip!`: not an admonition
 
 
-_ATX = re.compile(r"^[ ]{0,3}#{1,6}[ \t]+(.+?)[ \t#]*$")
-
-
 def _first_heading(lines: list[str], code: list[bool], i: int) -> int | None:
     """The line of a heading that is the first text after line `i` (blank lines between)."""
     for j in range(i + 1, min(len(lines), i + 3)):
         if lines[j].strip():
-            return j if not code[j] and _ATX.match(lines[j]) else None
+            return j if not code[j] and ATX.match(lines[j]) else None
     return None
 
 
@@ -231,7 +229,7 @@ def admonitions_to_text(lines: list[str], hard_break: bool = True) -> list[str]:
         if div is not None:  # Pandoc's fenced div (Quarto: `::: {.callout-note}`)
             heading = _first_heading(lines, code, i) if div and ":" not in div else None
             if heading is not None:  # a callout's first heading is its title, no section
-                div += ": " + _ATX.match(lines[heading]).group(1)  # type: ignore[union-attr]
+                div += ": " + ATX.match(lines[heading]).group(2)  # type: ignore[union-attr]
                 out[heading] = ""
             out[i] = f"{div}\\" if div and hard_break else div
             continue
