@@ -21,7 +21,7 @@ from docsmcp_runtime.search.languages import normalise_language
 
 from docsmcp.model.text import slugify
 from docsmcp.sources.formats.dialects import ATX
-from docsmcp.sources.formats.fences import fence_for
+from docsmcp.sources.formats.fences import code_block as fenced_block
 
 # docsify's embed: a link alone on its line whose title holds `:include` (`:type=code` shows
 # a markdown file as code; `:fragment=name`, the lines between `### [name]` markers, is not
@@ -85,6 +85,4 @@ def code_block(tag: Tag, text: str) -> list[str] | None:
     language = normalise_language(posixpath.splitext(tag.path)[1].lstrip(".")) or "text"
     title = _TITLE.search(tag.attrs)
     info = language + (f' title="{title.group(1)}"' if title else "")
-    lines = text.rstrip("\n").split("\n")
-    fence = fence_for(lines)
-    return [f"{tag.indent}{fence}{info}", *lines, f"{tag.indent}{fence}"]
+    return fenced_block(tag.indent, info, text.rstrip("\n").split("\n"))

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 
 from docsmcp_runtime.search.languages import normalise_language
 
-from docsmcp.sources.formats.fences import fence_for
+from docsmcp.sources.formats.fences import code_block
 from docsmcp.sources.include_ranges import select_rst
 
 OPEN = re.compile(r"^([ \t]*)(`{3,}|:{3,})\{(include|literalinclude)\}[ \t]+(\S+)[ \t]*$")
@@ -59,6 +59,5 @@ def included(pending: Pending, text: str, nested: Callable[[list[str]], list[str
     if pending.kind == "literalinclude" or "literal" in pending.options:
         suffix = posixpath.splitext(pending.name)[1].lstrip(".")
         language = pending.options.get("language") or normalise_language(suffix) or "text"
-        fence = fence_for(lines)
-        return [f"{pending.indent}{fence}{language}", *lines, f"{pending.indent}{fence}"]
+        return code_block(pending.indent, language, lines)
     return nested(lines)

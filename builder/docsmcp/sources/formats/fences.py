@@ -59,3 +59,10 @@ def fence_for(lines: list[str]) -> str:
     block made of another file's lines is written with."""
     longest = max((len(r) for line in lines for r in re.findall("`+", line)), default=0)
     return "`" * max(3, longest + 1)
+
+
+def code_block(indent: str, info: str, lines: list[str]) -> list[str]:
+    """`lines` (another file's) as a fenced block with `info` (its language, options), at
+    `indent`."""
+    fence = fence_for(lines)
+    return [f"{indent}{fence}{info}", *lines, f"{indent}{fence}"]
