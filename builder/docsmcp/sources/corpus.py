@@ -66,8 +66,8 @@ class Corpus:
     site_rule: str = ""
 
     def unpublished_line(self) -> str:
-        """The build summary's line on drafts and pages mkdocs excludes, left out; "" when
-        none."""
+        """The build summary's lines on the pages left out as the site does not publish them
+        (drafts, redirects, what its own build leaves out); "" when none."""
         lines = []
         if self.drafts:
             lines.append(
@@ -405,18 +405,17 @@ def load_corpus(
     selected_paths = [p for p in paths if not _left_out(p, manifests, include, exclude)]
     # Docs without a manifest answer in their default language (a manifest decides otherwise).
     translations = detect_translations(selected_paths) if not manifests else Translations()
-    translated = translations.files
-    # What the site's own build leaves out (mkdocs `exclude_docs`, Quarto's `_` files), unless
-    # a manifest decides.
+    # What the site's own build leaves out (mkdocs `exclude_docs`, Quarto's `_` files, ...),
+    # unless a manifest decides.
     site_rule, site_excludes = ("", ()) if manifests else unbuilt(docs_dir, roots)
     unbuilt_paths = (
         {p for p in selected_paths if matches_any(site_excludes, p)} if site_excludes else set()
     )
-    translated = translated | unbuilt_paths
+    not_built = translations.files | unbuilt_paths
     if not _names(manifests, VERSION_KEY):  # version folders as users lay them out
-        layout = detect_versions(docs_dir, (p for p in selected_paths if p not in translated))
+        layout = detect_versions(docs_dir, (p for p in selected_paths if p not in not_built))
     variants = detect_variants(
-        (p for p in selected_paths if p not in translated), _size(docs_dir), layout.folders
+        (p for p in selected_paths if p not in not_built), _size(docs_dir), layout.folders
     )
     if variants.key is not None and _names(manifests, variants.key):
         variants = Variants()  # the manifest decides
@@ -424,7 +423,7 @@ def load_corpus(
     for entry in listing.markdown:
         if listing.unread_html(entry.path):
             continue
-        if _left_out(entry.path, manifests, include, exclude) or entry.path in translated:
+        if _left_out(entry.path, manifests, include, exclude) or entry.path in not_built:
             continue
         if entry.skip or entry.refusal:
             _refuse(entry, problems)
