@@ -191,10 +191,13 @@ def _fumadocs(root_meta: Path) -> Iterator[tuple[Path, str]]:
         found |= {p.name for p in folder.iterdir() if p.is_dir() and not p.name.startswith(".")}
         return (["index"] if "index" in found else []) + sorted(found - {"index"})
 
-    def walk(folder: Path, group: str, depth: int) -> Iterator[tuple[Path, str]]:
+    def walk(folder: Path, group: str, depth: int, titled: bool) -> Iterator[tuple[Path, str]]:
+        """The pages of `folder`; `titled`: its `meta.json` title, if any, is their group."""
         if depth > MAX_NAV_DEPTH:
             return
         meta = read_json(folder / "meta.json")
+        title = meta.get("title") if titled and isinstance(meta, dict) else None
+        group = title if isinstance(title, str) else group
         pages = meta.get("pages") if isinstance(meta, dict) else None
         entries = [p for p in pages if isinstance(p, str)] if isinstance(pages, list) else ["..."]
         taken = {e.lstrip("!.") for e in entries if not e.startswith("---")}
@@ -210,23 +213,21 @@ def _fumadocs(root_meta: Path) -> Iterator[tuple[Path, str]]:
                 rest = [n for n in names(folder) if n not in taken]
                 for name in reversed(rest) if entry == "z...a" else rest:
                     yield from one(folder, name, group, depth)
-            elif entry.startswith("..."):
-                yield from walk(folder / entry[3:], group, depth + 1)
+            elif entry.startswith("..."):  # (extracted in place: no group of its own)
+                yield from walk(folder / entry[3:], group, depth + 1, False)
             else:
                 yield from one(folder, entry, group, depth)
 
     def one(folder: Path, name: str, group: str, depth: int) -> Iterator[tuple[Path, str]]:
         if (folder / name).is_dir():
-            meta = read_json(folder / name / "meta.json")
-            title = meta.get("title") if isinstance(meta, dict) else None
-            yield from walk(folder / name, title if isinstance(title, str) else group, depth + 1)
+            yield from walk(folder / name, group, depth + 1, True)
         else:
             for suffix in (".mdx", ".md"):
                 if (folder / (name + suffix)).is_file():
                     yield folder / (name + suffix), group
                     break
 
-    yield from walk(root_meta.parent, "", 0)
+    yield from walk(root_meta.parent, "", 0, False)
 
 
 def _data_nav(config: Path, base: Path) -> Iterator[tuple[Path, str]]:
