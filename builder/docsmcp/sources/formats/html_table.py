@@ -11,6 +11,8 @@ from __future__ import annotations
 
 # Table parts that only group rows: no line of their own inside a table.
 _GROUPS = frozenset({"thead", "tbody", "tfoot", "colgroup", "col", "caption"})
+# Every tag `Rows.tag` reads (readable.py asks only for these).
+TAGS = _GROUPS | {"table", "tr", "td", "th"}
 
 
 class Rows:

@@ -46,6 +46,7 @@ from docsmcp.sources.formats.dialects import EXPLICIT_ID, HEADING
 from docsmcp.sources.formats.fences import fenced_lines
 from docsmcp.sources.formats.hidden_elements import drop_hidden
 from docsmcp.sources.formats.hiding import UNSEEN_CONTENT
+from docsmcp.sources.formats.html_table import TAGS as TABLE_TAGS
 from docsmcp.sources.formats.html_table import Rows
 from docsmcp.sources.formats.inline_tags import MAX_SPAN, STRING_EXPR, close_brace, parse_tag
 
@@ -68,8 +69,6 @@ _RAW_BLOCK = re.compile(r"^[ ]{0,3}<(script|style|!--|\?)(?=[\s>]|$|(?<=--|.\?))
 _SPACES = re.compile(r"(?<=\S)[ \t]{2,}(?=\S)")
 _BLOCK_OPTION = re.compile(r"^[ \t]{2,}[\w-]+:(?:\s|$)")
 
-_TABLE_TAGS = frozenset({"table", "thead", "tbody", "tfoot", "colgroup", "col", "caption", "tr"})
-_TABLE_TAGS |= {"td", "th"}
 _VOID = frozenset("area base br col embed hr img input link meta source track wbr".split())
 # Elements whose end (or start) is a line break to a reader.
 _BLOCK = frozenset(
@@ -290,7 +289,7 @@ class _Scan:
                 self.markup.append((self.line, key, value))
         if text and end < len(s) and not s[end].isspace():
             text += " "  # `<Card title="X">Body` reads `X Body`
-        table = self.rows.tag(low, closing) if low in _TABLE_TAGS else None
+        table = self.rows.tag(low, closing) if low in TABLE_TAGS else None
         if table is not None:
             text = table
         elif self.rows.in_cell() and (name in ("br", "li") or name in _BLOCK):
