@@ -23,7 +23,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from docsmcp.model.source import SourceFile
-from docsmcp.sources.site_config import read_yaml
+from docsmcp.sources.site_config import QUARTO_CONFIG, read_yaml
 
 # (Quarto's `{{< meta title >}}` reads the page's metadata alike.)
 PARAM = re.compile(r"""\{\{([<%])-?[ \t]*(?:param|meta)[ \t]+["']?([\w.-]+)["']?[ \t]*-?[>%]\}\}""")
@@ -79,7 +79,7 @@ def _folder_metadata(docs_dir: Path | None, folder: str, cache: dict[str, dict])
         return {}
     if folder not in cache:
         merged: dict = {}
-        for name in ("_quarto.yml", "_metadata.yml"):  # (the project's, then the folder's)
+        for name in (QUARTO_CONFIG, "_metadata.yml"):  # (the project's, then the folder's)
             data = read_yaml(docs_dir / folder / name)
             merged.update(_lower(data) if isinstance(data, dict) else {})  # type: ignore[arg-type]
         cache[folder] = merged

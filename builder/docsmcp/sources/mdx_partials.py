@@ -42,7 +42,7 @@ from pathlib import Path
 from docsmcp.sources.formats.fences import fenced_lines
 from docsmcp.sources.formats.mdx import drop_esm
 from docsmcp.sources.frontmatter import split_frontmatter
-from docsmcp.sources.site_config import DOCUSAURUS_CONFIGS, read_text
+from docsmcp.sources.site_config import DOCUSAURUS_CONFIGS, config_above, read_text
 
 # `import Name from "path.mdx";` on a line of its own, or Astro's `import { Content as Name }
 # from "path.mdx";` (the rendered page is its `Content` export: Tauri's `_sections/` partials).
@@ -105,7 +105,7 @@ def candidates(page: str, spec: str, docs_dir: Path, roots: list[Path]) -> list[
         out += [os.path.relpath(os.path.join(root, rest), docs_dir) for root in roots]
         return list(dict.fromkeys(posixpath.normpath(c) for c in out))
     if spec.startswith("@site/"):
-        site = _above(docs_dir, roots, DOCUSAURUS_CONFIGS)
+        site = config_above(docs_dir, roots, DOCUSAURUS_CONFIGS)
         return [os.path.relpath(os.path.join(site.parent, spec[6:]), docs_dir)] if site else []
     if spec.startswith("@") or "/" in spec:
         return _aliased(spec, docs_dir, roots)
@@ -149,33 +149,10 @@ def is_partial_page(path: str) -> bool:
 # -- aliases ------------------------------------------------------------------------------------
 
 
-def _ancestors(docs_dir: Path, roots: list[Path]) -> list[Path]:
-    """docs_dir and the folders above it, up to the outermost source root holding it."""
-    here = docs_dir.resolve()
-    tops = [r.resolve() for r in roots if here == r.resolve() or r.resolve() in here.parents]
-    top = min(tops, key=lambda r: len(r.parts)) if tops else here
-    out = [here]
-    while out[-1] != top and out[-1].parent != out[-1]:
-        out.append(out[-1].parent)
-    return out
-
-
-def _above(docs_dir: Path, roots: list[Path], names: tuple[str, ...]) -> Path | None:
-    """The first of `names` in the nearest folder at or above docs_dir (within the roots); then
-    at or above each root (init checks its proposal on a copy of the docs folder elsewhere, the
-    folder itself a source root)."""
-    for start in (docs_dir, *roots):
-        for folder in _ancestors(start, roots):
-            for name in names:
-                if (folder / name).is_file():
-                    return folder / name
-    return None
-
-
 def _aliased(spec: str, docs_dir: Path, roots: list[Path]) -> list[str]:
     head, _, rest = spec.partition("/")
     out: list[str] = []
-    config = _above(docs_dir, roots, _TS_CONFIGS)
+    config = config_above(docs_dir, roots, _TS_CONFIGS)
     if config is not None:
         for base, targets in _ts_paths(config, config.stat().st_mtime_ns):
             if base == head + "/*":

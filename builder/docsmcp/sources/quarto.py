@@ -20,10 +20,11 @@ import re
 from collections.abc import Sequence
 from pathlib import Path
 
-CONFIG = "_quarto.yml"
+from docsmcp.sources.site_config import QUARTO_CONFIG, QUARTO_EXCLUDES, config_above
+
+CONFIG = QUARTO_CONFIG
 INCLUDE = re.compile(r"^([ \t]*)\{\{<[ \t]*include[ \t]+([^\s>]+)[ \t]*>\}\}[ \t]*$")
-# Never rendered: what starts with `_` (a file or a folder).
-EXCLUDES = ("**/_*", "**/_*/**")
+EXCLUDES = QUARTO_EXCLUDES
 _DIV = re.compile(r"^[ ]{0,3}:{3,}[ \t]*(\{[^{}\n]*\}|[A-Za-z][\w-]*)[ \t]*$")
 _CLASS = re.compile(r"(?:^|[\s{])\.([\w-]+)")
 _TITLE = re.compile(r"""\btitle=(?:"([^"\n]*)"|'([^'\n]*)')""")
@@ -34,17 +35,8 @@ _CALLOUTS["important"] = "Important"
 def project(docs_dir: Path, roots: Sequence[Path] = ()) -> Path | None:
     """The folder of the `_quarto.yml` at or above `docs_dir` (up to the outermost source root
     holding it), or None: the docs are no Quarto project."""
-    here = docs_dir.resolve()
-    tops = [r.resolve() for r in (docs_dir, *roots)]
-    tops = [t for t in tops if here == t or t in here.parents]
-    top = min(tops, key=lambda t: len(t.parts)) if tops else here
-    folder = here
-    while True:
-        if (folder / CONFIG).is_file():
-            return folder
-        if folder == top or folder.parent == folder:
-            return None
-        folder = folder.parent
+    config = config_above(docs_dir, (docs_dir, *roots), (CONFIG,))
+    return config.parent if config is not None else None
 
 
 def include_candidates(page: str, spec: str, docs_dir: Path, roots: Sequence[Path]) -> list[str]:

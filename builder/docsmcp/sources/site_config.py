@@ -20,8 +20,6 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
-from docsmcp.sources import quarto
-
 # Site configuration files read, at most this many bytes each.
 MAX_CONFIG_BYTES = 4 * 1024 * 1024
 # Folders above the docs folder searched for a site configuration (without a git repository).
@@ -43,6 +41,10 @@ LANGUAGE = re.compile(
 )
 # A Docusaurus site's configuration, whichever of its names (the site's folder holds it).
 DOCUSAURUS_CONFIGS = tuple(f"docusaurus.config.{x}" for x in ("js", "ts", "mjs"))
+# A Quarto project's configuration (quarto.py), and what Quarto never renders: what starts
+# with `_` (a file or a folder).
+QUARTO_CONFIG = "_quarto.yml"
+QUARTO_EXCLUDES = ("**/_*", "**/_*/**")
 # One field of each configuration: the file, the field, and how its title is written.
 _SITE_NAME = re.compile(r"""^site_name\s*:\s*['"]?([^'"#\n]+?)['"]?\s*(?:#.*)?$""", re.M)
 # (a template string's text before its first `${`: VitePress' `Vite${additionalTitle}`)
@@ -58,7 +60,7 @@ _TITLES = (
         (name, "title", re.compile(r"""^title\s*=\s*['"]([^'"\n]+)['"]""", re.M))
         for name in ("config.toml", "hugo.toml", "zola.toml")
     ),
-    ("_quarto.yml", "title", re.compile(r"""^\s{2}title\s*:\s*['"]?([^'"\n]+?)['"]?\s*$""", re.M)),
+    (QUARTO_CONFIG, "title", re.compile(r"""^\s{2}title\s*:\s*['"]?([^'"\n]+?)['"]?\s*$""", re.M)),
     *((f"astro.config.{x}", "title", _DOCUSAURUS_TITLE) for x in ("mjs", "ts", "js")),
     *((f".vuepress/config.{x}", "title", _DOCUSAURUS_TITLE) for x in ("ts", "js", "mjs")),
     *((name, "title", _DOCUSAURUS_TITLE) for name in DOCUSAURUS_CONFIGS),
@@ -271,8 +273,8 @@ def unbuilt(docs_dir: Path, roots: Sequence[Path]) -> tuple[str, tuple[str, ...]
     globs = mkdocs_excludes(docs_dir, roots)
     if globs:
         return "mkdocs exclude_docs", globs
-    if quarto.project(docs_dir, roots) is not None:
-        return "Quarto's `_` files", quarto.EXCLUDES
+    if config_above(docs_dir, roots, (QUARTO_CONFIG,)) is not None:
+        return "Quarto's `_` files", QUARTO_EXCLUDES
     if (docs_dir / "_sidebar.md").is_file() or "docsify" in read_text(docs_dir / "index.html"):
         # docsify's sidebar, navbar and cover page are parts of every page, no pages
         return "docsify's own files", DOCSIFY_PARTS
@@ -287,3 +289,26 @@ def unbuilt(docs_dir: Path, roots: Sequence[Path]) -> tuple[str, tuple[str, ...]
 
 
 DOCSIFY_PARTS = ("**/_sidebar.md", "**/_navbar.md", "**/_coverpage.md")
+
+
+def _ancestors(docs_dir: Path, roots: Sequence[Path]) -> list[Path]:
+    """docs_dir and the folders above it, up to the outermost source root holding it."""
+    here = docs_dir.resolve()
+    tops = [r.resolve() for r in roots if here == r.resolve() or r.resolve() in here.parents]
+    top = min(tops, key=lambda r: len(r.parts)) if tops else here
+    out = [here]
+    while out[-1] != top and out[-1].parent != out[-1]:
+        out.append(out[-1].parent)
+    return out
+
+
+def config_above(docs_dir: Path, roots: Sequence[Path], names: Sequence[str]) -> Path | None:
+    """The first of `names` in the nearest folder at or above docs_dir (within the roots); then
+    at or above each root (init checks its proposal on a copy of the docs folder elsewhere, the
+    folder itself a source root)."""
+    for start in (docs_dir, *roots):
+        for folder in _ancestors(start, roots):
+            for name in names:
+                if (folder / name).is_file():
+                    return folder / name
+    return None
