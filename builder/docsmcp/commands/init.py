@@ -251,8 +251,8 @@ def _excludes(
     tree: _Tree, bodies: Mapping[str, str], docs_dir: Path, roots: Sequence[Path]
 ) -> dict[str, list[str]]:
     """exclude glob -> the files it leaves out, for vendored folders, test suites, coding
-    agents' instruction files, an mdBook's table of contents and what mkdocs' `exclude_docs`
-    leaves out."""
+    agents' instruction files, an mdBook's table of contents and what the site's own build
+    leaves out (site_config.unbuilt)."""
     found: dict[str, list[str]] = {}
     # The build reads SUMMARY.md for the pages' titles and order; as a page of its own, its
     # links to every chapter outranked the chapters (mdBook: "preprocessor vs alternative

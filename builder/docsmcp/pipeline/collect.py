@@ -126,7 +126,7 @@ class Built:
     navigation: str | None = None  # the summary's line on the nav files (pipeline/build.py)
     translations: str = ""  # the summary's line on translations left out (sources/translations.py)
     unresolved_links: tuple[tuple[str, str], ...] = ()  # (page, link): xref.CrossRefs.unresolved
-    unpublished: str = ""  # the summary's lines on drafts and pages mkdocs excludes (corpus.py)
+    unpublished: str = ""  # the summary's lines on pages the site does not publish (corpus.py)
 
 
 class BuildError(Exception):

@@ -113,8 +113,7 @@ def shown_info(info: str) -> str:
         key, eq, _ = part.partition("=")
         # Expressive Code's text and regex markers: `"slug:"`, `'icon="star"'`, `/icon: (x)/`
         if in_regex or (part[0] == "/" and len(part) > 1):
-            in_regex = not (part.endswith("/") and (in_regex or len(part) > 1 and part != "/"))
-            in_regex = in_regex and not (part[0] == "/" and part.endswith("/") and len(part) > 1)
+            in_regex = not part.endswith("/")  # (the part ending in `/` closes the marker)
             continue
         if part[0] in "\"'" or part.startswith("{") or part.lower() in _STYLE_WORDS:
             continue
