@@ -21,7 +21,7 @@ import ast
 import copy
 import os
 import re
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 from docsmcp.common.limits import MAX_FILE_BYTES
@@ -151,18 +151,7 @@ class Sources:
 def _imports(node: ast.Module) -> list[ast.ImportFrom]:
     """A module's `from … import …` statements, also under `if`/`try`: Textual's widgets are
     imported for type checkers only (`if typing.TYPE_CHECKING:`) and lazily at run time."""
-    found: list[ast.ImportFrom] = []
-    stack = list(reversed(node.body))
-    while stack:
-        child = stack.pop()
-        if isinstance(child, ast.ImportFrom):
-            found.append(child)
-        elif isinstance(child, (ast.If, ast.Try)):
-            nested = [*child.body, *child.orelse]
-            if isinstance(child, ast.Try):
-                nested += [*child.finalbody, *(x for h in child.handlers for x in h.body)]
-            stack.extend(reversed(nested))
-    return found
+    return [child for child in _statements(node) if isinstance(child, ast.ImportFrom)]
 
 
 def _lazy_target(node: ast.Module, name: str) -> str | None:
@@ -288,21 +277,28 @@ def defs(node: ast.AST | None) -> list[_Def]:
     docstring (Werkzeug's `Request.get_data`, `MultiDict.getlist`: 18 methods were dropped)."""
     found: dict[str, _Def] = {}
     stubs: set[str] = set()
+    for child in _statements(node):
+        if isinstance(child, _Def) and (child.name not in found or child.name in stubs):
+            found[child.name] = child
+            stubs.discard(child.name)
+            if decorated(child, "overload"):
+                stubs.add(child.name)
+    return list(found.values())
+
+
+def _statements(node: ast.AST | None) -> Iterator[ast.stmt]:
+    """The statements of `node`'s body in order, those under `if`/`try` too (not inside
+    classes or functions)."""
     stack = list(reversed(getattr(node, "body", [])))
     while stack:
         child = stack.pop()
-        if isinstance(child, _Def):
-            if child.name not in found or child.name in stubs:
-                found[child.name] = child
-                stubs.discard(child.name)
-                if decorated(child, "overload"):
-                    stubs.add(child.name)
-        elif isinstance(child, (ast.If, ast.Try)):
+        if isinstance(child, (ast.If, ast.Try)):
             nested = [*child.body, *child.orelse]
             if isinstance(child, ast.Try):
                 nested += [*child.finalbody, *(x for h in child.handlers for x in h.body)]
             stack.extend(reversed(nested))
-    return list(found.values())
+        else:
+            yield child
 
 
 def decorated(node: ast.AST, *names: str) -> bool:
