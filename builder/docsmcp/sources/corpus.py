@@ -470,7 +470,7 @@ def load_corpus(
                 unexpanded[source.path] = source
     unresolved.log()
     files = _with_partials(docs_dir, files, roots, unresolved, unexpanded)
-    files = link_titles.resolve(sorted(files, key=lambda f: f.path))
+    files = link_titles.resolve(sorted(files, key=lambda f: f.path))  # (in path order from here)
     files = hugo_params.resolve(files, docs_dir)
     ordered = sorted(manifests.values(), key=lambda m: m.path)
     taxonomy, found = _taxonomy(ordered, files)
@@ -482,7 +482,7 @@ def load_corpus(
     # Stable sort: a file's problems stay in the order they were found within one line.
     problems.sort(key=lambda p: (p.path, p.line or 0))
     return Corpus(
-        files=tuple(sorted(files, key=lambda f: f.path)),
+        files=tuple(files),
         taxonomy=taxonomy,
         instructions=_instructions(ordered),
         problems=tuple(problems),
