@@ -441,3 +441,24 @@ def test_a_huge_yaml_integer_names_the_fix_not_python() -> None:
         "invalid YAML frontmatter: an integer of 5,000 digits (at most 4,300); quote it to keep "
         "it as text"
     ]
+
+
+_DEEPER = f"TOML frontmatter nests deeper than {limits.MAX_YAML_DEPTH} levels"
+_MORE = f"TOML frontmatter has more than {limits.MAX_YAML_NODES} values"
+
+
+@pytest.mark.parametrize(
+    ("toml", "problem"),
+    [
+        ("x = " + "[" * 5000 + "]" * 5000, "a.md:1: TOML frontmatter nests too deep"),
+        ("x = " + "[" * 300 + "]" * 300, f"a.md:1: {_DEEPER}"),
+        ("x = [" + ", ".join(["1"] * (limits.MAX_YAML_NODES + 1)) + "]", f"a.md:1: {_MORE}"),
+        ("title = ", "a.md:1: invalid TOML frontmatter: Invalid value (at end of document)"),
+        ("a = 1\ntitle = \nb = 2", "a.md:3: invalid TOML frontmatter: Invalid value"),
+    ],
+)
+def test_hostile_toml_frontmatter_is_one_problem(tmp_path: Path, toml: str, problem: str):
+    """TOML front matter (`+++`, Hugo and Zola) is held to the YAML block's limits: one line
+    naming the page and line, no traceback, nothing written."""
+    write_tree(tmp_path, {"a.md": f"+++\n{toml}\n+++\n# Page\n\ntext\n"})
+    assert _collect_ok(tmp_path) == [problem]

@@ -128,7 +128,7 @@ def _toml(text: str, lines: list[str]) -> Frontmatter:
         return Frontmatter({}, body, None, ((line, f"invalid TOML frontmatter: {detail}"),))
     except RecursionError:
         return Frontmatter({}, body, None, ((1, "TOML frontmatter nests too deep"),))
-    if message := _too_big(data):
+    if message := _too_big(data, aliases=False):
         return Frontmatter({}, body, None, ((1, f"TOML frontmatter {message}"),))
     return Frontmatter(data, body)
 
@@ -344,8 +344,9 @@ def _may_be_big(yaml_text: str) -> bool:
     return "*" in yaml_text or 2 * len(yaml_text) + 1 > MAX_YAML_NODES
 
 
-def _too_big(data: Any) -> str | None:
-    """Why loaded YAML is too large to use, counting every alias as a copy of its node, or None.
+def _too_big(data: Any, aliases: bool = True) -> str | None:
+    """Why loaded YAML is too large to use, counting every alias as a copy of its node, or None
+    (`aliases`: whether the format has them, for the message; TOML has none).
 
     Aliases make a graph: `b: [*a, *a]`, `c: [*b, *b]`, ... doubles at each step ("billion
     laughs"), and `&a [*a]` is a cycle. Anything that walks the data (schema validation, repr
@@ -366,9 +367,11 @@ def _too_big(data: Any) -> str | None:
                 total, depth = total + n, max(depth, d)
             sizes[key] = (total, depth + 1)
             if total > MAX_YAML_NODES:
-                return f"has more than {MAX_YAML_NODES} values (aliases counted in full)"
+                said = " (aliases counted in full)" if aliases else ""
+                return f"has more than {MAX_YAML_NODES} values{said}"
             if depth + 1 > MAX_YAML_DEPTH:
-                return f"nests deeper than {MAX_YAML_DEPTH} levels (through aliases)"
+                said = " (through aliases)" if aliases else ""
+                return f"nests deeper than {MAX_YAML_DEPTH} levels{said}"
             continue
         if key in sizes:
             continue
