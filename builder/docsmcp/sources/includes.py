@@ -368,8 +368,8 @@ class _Reader:
         elif start is not None:
             lines = lines[max(start - 1, 0) : end]
         lines = [x for x in lines if not SNIPPET_SECTION.search(x)]
-        if name.endswith((".md", ".markdown", ".mdx")) and depth + 1 < MAX_DEPTH:
-            lines = self._nested(name, lines, depth + 1)
+        if name.endswith((".md", ".markdown", ".mdx")):
+            lines = self._inline(name, lines, depth)
         return _indented(indent, lines)
 
     def _partial(
@@ -431,8 +431,8 @@ class _Reader:
                 lines = lines[:-1]
             lines = select_mdbook(lines, selector)
             lines = [x for x in lines if not MDBOOK_ANCHOR.search(x)]
-            if name.endswith((".md", ".markdown")) and depth + 1 < MAX_DEPTH:
-                lines = self._nested(target, lines, depth + 1)
+            if name.endswith((".md", ".markdown")):
+                lines = self._inline(target, lines, depth)
             out = out[: m.start()] + "\n".join(lines) + out[m.end() :]
         return None if out == line else out.split("\n")
 
