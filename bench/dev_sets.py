@@ -3,12 +3,15 @@
     python bench/dev_sets.py --out /tmp/dev-a                      # build and score
     python bench/dev_sets.py --out /tmp/dev-b --code /tmp/tree-b   # another tree's code
     python bench/dev_sets.py --out /tmp/dev-h --build-args "--embedding-provider static"
+    python bench/dev_sets.py --out /tmp/dev-c --bundles-from /tmp/dev-a --code /tmp/tree-c
     python bench/dev_sets.py --compare /tmp/dev-a /tmp/dev-b       # MRR@5 by category, moves
 
 speakeasy-sdks, yellow-docs, rust-reference and r-manuals are built with `docsmcp build` alone;
 mcp-docs is copied and given `docsmcp init --write` first, as it ships without a manifest
-(../shared/eval/README.md). Scores: `docsmcp eval --json` per set (`--pages` for mcp), written
-as DIR/SET.json. Needs ../shared (or $DOCSMCP_SHARED).
+(../shared/eval/README.md). `--bundles-from RUN` scores the bundles an earlier run built
+instead of building (seconds, not minutes: for a change to the runtime alone). Scores:
+`docsmcp eval --json` per set (`--pages` for mcp), written as DIR/SET.json. Needs ../shared
+(or $DOCSMCP_SHARED).
 """
 
 from __future__ import annotations
@@ -35,10 +38,10 @@ SETS = {  # set -> (cases file, corpora)
 }
 
 
-def build(out: Path, code: Path | None, extra: list[str]) -> None:
+def build(out: Path, code: Path | None, extra: list[str], bundles: Path | None = None) -> None:
     command, env = docsmcp(code)
     corpora = sorted({c for _, names in SETS.values() for c in names})
-    for name in corpora:
+    for name in corpora if bundles is None else ():
         docs = SHARED / "corpora" / name
         steps = []
         if name == "mcp-docs":  # no manifest: init proposes one, as a user runs it
@@ -57,7 +60,7 @@ def build(out: Path, code: Path | None, extra: list[str]) -> None:
             if done.returncode != 0:
                 sys.exit(f"docsmcp {step[0]} {name} failed:\n{done.stderr}")
     for key, (cases, names) in SETS.items():
-        flags = [f for n in names for f in ("--bundle", f"{n}={out / n}")]
+        flags = [f for n in names for f in ("--bundle", f"{n}={(bundles or out) / n}")]
         extra = ["--pages"] if key == "mcp" else []
         done = subprocess.run(
             [*command, "eval", *flags, "--cases", str(SHARED / "eval" / cases), "--json", *extra],
@@ -104,13 +107,17 @@ def main() -> int:
         default="",
         help="more `docsmcp build` flags for every corpus, e.g. '--embedding-provider static'",
     )
+    parser.add_argument(
+        "--bundles-from", type=Path, metavar="RUN", help="score RUN's bundles, build nothing"
+    )
     parser.add_argument("--compare", nargs=2, type=Path, metavar=("RUN_A", "RUN_B"))
     args = parser.parse_args()
     if args.compare:
         compare(*args.compare)
     elif args.out:
         args.out.mkdir(parents=True, exist_ok=True)
-        build(args.out.resolve(), args.code, shlex.split(args.build_args))
+        bundles = args.bundles_from.resolve() if args.bundles_from else None
+        build(args.out.resolve(), args.code, shlex.split(args.build_args), bundles)
     else:
         parser.error("give --out DIR (build and score) or --compare RUN_A RUN_B")
     return 0
