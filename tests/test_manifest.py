@@ -281,6 +281,24 @@ def test_an_agent_skills_metadata_is_no_search_filter(tmp_path: Path) -> None:
     assert set(corpus.taxonomy) == {"area", "role"}
 
 
+def test_a_page_with_a_skills_frontmatter_is_a_skill_whatever_its_name(tmp_path: Path) -> None:
+    """GitBook publishes its Agent Skills as pages named for them (`configure-site.md`, with the
+    format's `name` and `description`): their `metadata: {version: '1.0'}` made a `version`
+    filter of one value on six pages. A title-case `name` (a person, a product) is no skill's,
+    nor is a page without `description`: their `metadata` stays the docs'."""
+    skill = "---\nname: configure-site\ndescription: Create sites.\nmetadata:\n  version: '1.0'\n"
+    write(tmp_path, "skill/configure-site.md", skill + "---\n# Configure a site\n")
+    write(
+        tmp_path, "team.md", "---\nname: Ada Lovelace\ndescription: x\nmetadata: {area: a}\n---\n"
+    )
+    write(tmp_path, "nodesc.md", "---\nname: nodesc\nmetadata: {area: b}\n---\n# N\n")
+    files = by_path(corpus := load_corpus(tmp_path))
+    assert "version" not in dict(files["skill/configure-site.md"].metadata)
+    assert dict(files["team.md"].metadata)["area"] == "a"
+    assert dict(files["nodesc.md"].metadata)["area"] == "b"
+    assert "version" not in corpus.taxonomy
+
+
 # --- problems --------------------------------------------------------------------------------
 
 

@@ -123,8 +123,12 @@ def _under_limit_without_data(
 _INVISIBLE = re.compile("[\u200b\u2060\ufeff\u202a-\u202e\u2066-\u2069\U000e0000-\U000e007f]")
 
 
-# An Agent Skill (agentskills.io): its frontmatter `metadata` is the skill's own.
+# An Agent Skill (agentskills.io): its frontmatter `metadata` is the skill's own. A skill is a
+# SKILL.md, or a page whose frontmatter has the format's two required fields, `description` and
+# a `name` as the format spells it (1-64 lower-case letters, digits and single hyphens): GitBook
+# publishes its six skills as pages named for them (`configure-site.md`).
 SKILL_FILE = "skill.md"
+_SKILL_NAME = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
 
 # `<meta charset="...">` or `content="text/html; charset=..."` near the start of a saved page.
 _HTML_CHARSET = re.compile(rb"""charset\s*=\s*["']?\s*([A-Za-z0-9_.:-]{1,40})""", re.IGNORECASE)
@@ -271,10 +275,21 @@ def _apply_frontmatter(fm: Frontmatter, settings: _Settings, path: str = "") -> 
     # mcp_metadata is applied last so that it wins over plain metadata. An Agent Skill's
     # `metadata` (SKILL.md: `author`, `version` of the skill) describes the skill, not the docs:
     # as filters, Mintlify's three skills made a `version` key of one value, "1.0".
-    skill = path.rpartition("/")[2].lower() == SKILL_FILE
+    skill = path.rpartition("/")[2].lower() == SKILL_FILE or _is_skill(data)
     for name in ("mcp_metadata",) if skill else ("metadata", "mcp_metadata"):
         if name in data:
             _frontmatter_metadata(fm, name, settings)
+
+
+def _is_skill(data: Mapping[str, Any]) -> bool:
+    """Whether frontmatter `data` is an Agent Skill's (SKILL_FILE)."""
+    name, description = data.get("name"), data.get("description")
+    return (
+        isinstance(name, str)
+        and len(name) <= 64
+        and _SKILL_NAME.fullmatch(name) is not None
+        and isinstance(description, str)
+    )
 
 
 def load_file(
