@@ -144,15 +144,17 @@ def hide_twoslash(lines: list[str]) -> list[str]:
         info = m.group(2)
         twoslash = _TWOSLASH.search(info) is not None
         opening = lines[i]
-        if info.strip() and not twoslash and _STYLED.search(info):
-            shown_as = shown_info(info)
+        if info.strip() and (twoslash or _STYLED.search(info)):
+            # `twoslash` itself is an option no reader sees (```` ```ts twoslash ````).
+            shown_as = shown_info(_TWOSLASH.sub(" ", info) if twoslash else info)
             if shown_as != info.strip():
                 fence_at = opening.index(m.group(1)) + len(m.group(1))
                 opening = out[i] = opening[:fence_at] + shown_as
         if twoslash or any(_MAGIC.match(x) for x in body):
             closed = end < len(lines) and code[end]
-            if twoslash:
+            if twoslash:  # (Docusaurus reads its magic comments in twoslash blocks too)
                 shown = _shown(body, include=bool(_INCLUDE.match(info)))
+                shown = [k for k in shown if not _MAGIC.match(body[k])]
             else:
                 shown = [k for k, x in enumerate(body) if not _MAGIC.match(x)]
             last = end if closed else end - 1  # the block's last line
