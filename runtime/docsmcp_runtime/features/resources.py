@@ -31,6 +31,7 @@ import numpy as np
 
 from ..browse.pages import PageIndex
 from ..bundle.reader import Bundle
+from ..bundle.shown import shown
 from ..errors import INVALID_PARAMS, ProtocolError
 from ..protocol.cursor import CursorError, cursor_secret, decode_cursor, encode_cursor
 from ..protocol.dispatcher import RESOURCE_NOT_FOUND
@@ -288,12 +289,12 @@ class DocsResources:
         rows = self.rows(page)
         bundle = self.bundle
         if anchor is None:
-            text = "\n\n".join(bundle.text(r) for r in rows)
+            text = "\n\n".join(shown(bundle.text(r)) for r in rows)
         else:
             row = bundle.row_of(f"{path}#{anchor}")
             if row is None:  # the site's own anchor of a nested section
                 row = bundle.row_of_anchor(f"{path}#{anchor}")
             if row is None or row not in rows:
                 raise self.missing(uri, self.section_uris(page, anchor))
-            text = bundle.text(row)
+            text = shown(bundle.text(row))
         return {"contents": [{"uri": self.uri(path, anchor), "mimeType": MIME_TYPE, "text": text}]}

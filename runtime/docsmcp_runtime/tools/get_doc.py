@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ..bundle.shown import shown
 from ..search.budget import approx_tokens, cut_point
 from ..search.passage import PASSAGE_CHARS, best_passage, passage_pattern
 from .arguments import (
@@ -174,7 +175,7 @@ def run(context: DocsContext, request: DocRequest) -> dict:
             a, b = pages
             header += f" (page {a})" if a == b else f" (pages {a}-{b})"
         header += " ---"
-        body = bundle.text(r)
+        body = shown(bundle.text(r))
         if query and not around and cursor is None:
             span = best_passage(body, passage_pattern(query))
             if span is not None:

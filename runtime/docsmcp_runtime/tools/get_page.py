@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..browse.pages import PageMatch
+from ..bundle.shown import shown
 from ..errors import SearchTimeout
 from ..search.budget import CHARS_PER_TOKEN
 from .arguments import check_fields, cursor_arg, max_tokens_arg, str_arg
@@ -109,7 +110,7 @@ def run(context: DocsContext, request: PageRequest) -> dict:
     size = 0
     end = start
     while end < count:
-        text = bundle.text(first + end)
+        text = shown(bundle.text(first + end))
         if end > start and size + len(text) > allowance:
             break
         texts.append(text)
