@@ -377,6 +377,35 @@ def test_a_page_path_still_fetches_any_version(session: McpSession) -> None:
     assert "draft wording" in session.get_doc("spec/draft/transports.md#transports/streamable-http")
 
 
+def test_the_tree_lists_the_latest_release_as_a_sidebar_does(session: McpSession) -> None:
+    """Browsing the whole tree of the MCP docs listed twelve version folders; a site's sidebar
+    shows its current version, and search answers from the latest release: so does
+    list_sections, with the pages of no version, unless the call names one. A folder of one
+    version lists as it is."""
+
+    def listed(args: dict) -> dict:
+        result = session.call("list_sections", {"depth": 5, **args}).structured_content
+        assert result is not None
+        return result
+
+    whole = listed({})
+    assert [e["path"] for e in whole["entries"]] == [
+        "blog/announcing.md",
+        "spec/2025-06-18/transports.md",
+    ]
+    assert whole["notes"] == [
+        "Listed version 2025-06-18 (latest release) and unversioned pages; pass version=… for "
+        "another."
+    ]
+    assert whole["categories"]["version"] == {"2024-11-05": 1, "2025-06-18": 1, "draft": 1}
+    old = listed({"path": "spec/2024-11-05"})
+    assert [e["path"] for e in old["entries"]] == ["spec/2024-11-05/transports.md"]
+    assert "notes" not in old
+    draft = listed({"version": "draft"})
+    assert [e["path"] for e in draft["entries"]] == ["spec/draft/transports.md"]
+    assert len(listed({"path": "spec"})["entries"]) == 1  # three versions: the latest one
+
+
 def test_a_query_naming_both_sides_of_a_migration_reaches_the_current_docs(
     tmp_path: Path,
 ) -> None:

@@ -10,6 +10,7 @@ from typing import Any
 import numpy as np
 
 from ..browse.pages import tree
+from ..bundle.versions import VERSION_KEY
 from ..search.budget import budget_note, fit_entries
 from ..search.roles import ROLE_KEY
 from .arguments import (
@@ -162,7 +163,13 @@ def _category(
 def run(context: DocsContext, request: ListRequest) -> dict:
     notes = list(request.notes)
     root, filters = request.root, request.filters
-    entries = _tree(context, root, request.depth, tuple(sorted(filters.items())))
+    shown_version = _shown_version(context, root, filters)
+    if shown_version is not None:
+        notes.append(
+            f"Listed version {shown_version} (latest release) and unversioned pages; pass "
+            f"version=… for another."
+        )
+    entries = _tree(context, root, request.depth, tuple(sorted(filters.items())), shown_version)
     pager = context.pager(
         NAME,
         {"root": root, "depth": request.depth, "filters": filters, "by": request.matched_by},
@@ -185,10 +192,31 @@ def run(context: DocsContext, request: ListRequest) -> dict:
     return json_result(result, notes)
 
 
+def _shown_version(context: DocsContext, root: str, filters: dict[str, str]) -> str | None:
+    """The version a listing shows when the call names none and the pages under `root` are of
+    several versions, one of them the latest release: that one, as a site's sidebar shows its
+    current version (search answers from it too: search/versions.py). The pages of no version
+    stay (a version filter keeps them, as in search); a folder of one version lists as it is."""
+    info = context.taxonomy.get(VERSION_KEY)
+    if info is None or info.latest is None or VERSION_KEY in filters:
+        return None
+    pages = context.pages
+    indices = list(pages.under(root))
+    if not indices:
+        return None
+    present = set(np.unique(_version_codes(context, indices)).tolist()) - {0}
+    return info.latest if len(present) > 1 and info.code(info.latest) in present else None
+
+
 def _tree(
-    context: DocsContext, root: str, depth: int, filters: tuple[tuple[str, str], ...]
+    context: DocsContext,
+    root: str,
+    depth: int,
+    filters: tuple[tuple[str, str], ...],
+    version: str | None = None,
 ) -> list[dict]:
-    """The entries of one listing, remembered: the bundle never changes under a server."""
+    """The entries of one listing (with `version`, only that version's pages and the pages of
+    none), remembered: the bundle never changes under a server."""
 
     def listing() -> list[dict]:
         pages = context.pages
@@ -197,9 +225,19 @@ def _tree(
             mask = context.searcher.mask(dict(filters))
             keep = mask[pages.first_rows[indices[0] : indices[-1] + 1]] if indices else []
             indices = [i for i, kept in zip(indices, keep, strict=True) if kept]
+        if version is not None and indices:
+            codes = _version_codes(context, indices)
+            wanted = (0, context.taxonomy[VERSION_KEY].code(version))
+            indices = [i for i, code in zip(indices, codes.tolist(), strict=True) if code in wanted]
         return tree(pages, indices, root, depth)
 
-    return context.memo.get((NAME, root, depth, filters), listing)
+    return context.memo.get((NAME, root, depth, filters, version), listing)
+
+
+def _version_codes(context: DocsContext, indices: list[int]) -> np.ndarray:
+    """The version facet code of each page (0: none)."""
+    column = list(context.taxonomy).index(VERSION_KEY)
+    return np.asarray(context.bundle.arrays["facets"][context.pages.first_rows[indices], column])
 
 
 def _category_counts(context: DocsContext) -> dict[str, dict[str, int]]:
