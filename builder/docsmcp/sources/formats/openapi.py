@@ -36,7 +36,7 @@ from docsmcp.sources.discover import Refused, read_file
 
 MAX_DEPTH = 3  # levels of nested object fields shown
 MAX_FIELDS = 200  # list items an operation renders, at most
-_METHODS = ("get", "put", "post", "delete", "options", "head", "patch", "trace")
+METHODS = ("get", "put", "post", "delete", "options", "head", "patch", "trace")
 _TARGET = re.compile(r"^\s*(?:(\S+\.(?:json|ya?ml))\s+)?([A-Za-z]+)\s+(/\S*)\s*$", re.IGNORECASE)
 _DEFAULT_DOCUMENTS = ("openapi.json", "openapi.yaml", "openapi.yml")
 _CONFIGS = ("docs.json", "mint.json")
@@ -48,7 +48,7 @@ def target(frontmatter: dict) -> tuple[str | None, str, str] | None:
     if not isinstance(value, str):
         return None
     m = _TARGET.match(value)
-    if m is None or m.group(2).lower() not in _METHODS:
+    if m is None or m.group(2).lower() not in METHODS:
         return None
     return m.group(1), m.group(2).lower(), m.group(3)
 
@@ -76,6 +76,12 @@ def render_operation(
     spec = _load(docs_dir, document, tuple(roots))
     operation = _operation(spec, method, path)
     return None if operation is None else _Renderer(spec).operation(method, path, operation)
+
+
+def operation_lines(method: str, path: str, operation: dict, spec: dict | None = None) -> list[str]:
+    """The markdown lines of an operation object (`spec`: the document its local `$ref`s
+    name; none for an operation whose schemas are resolved, as openapi_docs.py's are)."""
+    return _Renderer(spec or {}).operation(method, path, operation)
 
 
 def _documents(docs_dir: Path, roots: Sequence[Path]) -> list[str]:
@@ -234,6 +240,14 @@ class _Renderer:
             return []
         if schema.get("type") == "array" or "items" in schema:
             return self.schema_fields(schema.get("items"), prefix, depth + 1, seen)
+        if "properties" not in schema and "allOf" not in schema:
+            # A choice (`anyOf: [{type: array, items: …}, {type: "null"}]`): the fields of its
+            # first member that has some.
+            for member in _list(schema.get("anyOf")) or _list(schema.get("oneOf")):
+                fields = self.schema_fields(member, prefix, depth + 1, seen)
+                if fields:
+                    return fields
+            return []
         merged = dict(_dict(schema.get("properties")))
         required = {r for r in _list(schema.get("required")) if isinstance(r, str)}
         for part in _list(schema.get("allOf")):  # composed objects: their fields together
@@ -278,14 +292,19 @@ def _media(holder: dict) -> list[tuple[str, dict]]:
     return [(m, c) for m, c in content.items() if isinstance(c, dict)]
 
 
-def _type(schema: Any) -> str:
-    if not isinstance(schema, dict):
+def _type(schema: Any, depth: int = 0) -> str:
+    if not isinstance(schema, dict) or depth > MAX_DEPTH:
         return ""
     kind = schema.get("type")
+    if kind is None:  # a choice of schemas (`anyOf: [{type: string}, {type: "null"}]`)
+        members = _list(schema.get("anyOf")) or _list(schema.get("oneOf"))
+        kinds = dict.fromkeys(k for m in members if (k := _type(m, depth + 1)))
+        return " | ".join(kinds)
     if isinstance(kind, list):
         kind = " | ".join(str(k) for k in kind)
     if kind == "array":
-        inner = _type(schema.get("items"))
+        inner = _type(schema.get("items"), depth + 1)
+        inner = f"({inner})" if " | " in inner else inner
         return f"{inner}[]" if inner else "array"
     fmt = schema.get("format")
     return f"{kind} ({fmt})" if kind and isinstance(fmt, str) else str(kind or "")
@@ -355,7 +374,7 @@ def with_gitbook_blocks(docs_dir: Path, source: SourceFile, roots: Sequence[Path
 def _gitbook(docs_dir: Path, page: str, attrs: str, roots: Sequence[Path]) -> list[str] | None:
     found = dict(_GITBOOK_ATTR.findall(attrs))
     src, path, method = found.get("src", ""), found.get("path", ""), found.get("method", "")
-    if not src or "://" in src or method.lower() not in _METHODS or not path.startswith("/"):
+    if not src or "://" in src or method.lower() not in METHODS or not path.startswith("/"):
         return None  # (a document on the web is not fetched)
     document = posixpath.normpath(posixpath.join(posixpath.dirname(page), src))
     if document.startswith("../") or document == "..":
