@@ -580,4 +580,58 @@ def test_a_docusaurus_sites_static_files_are_no_pages(tmp_path):
     built = run_docsmcp("build", "--docs-dir", docs, "--out", tmp_path / "idx", "--json")
     summary = json.loads(built.stdout)
     assert summary["files"] == 1
-    assert summary["unpublished"].startswith("Docusaurus' static files: 1 pages left out")
+    assert summary["unpublished"].startswith(
+        "what the Docusaurus site does not publish: 1 pages left out"
+    )
+
+
+def test_markdown_a_docusaurus_site_does_not_publish_is_no_page(tmp_path):
+    """Agenta's docs folder holds 600 pages of design notes, plans and drafts beside the 800
+    its site publishes, and they outranked them; tRPC's `README.md` says "This website is built
+    using Docusaurus". A site renders its content folders only: the docs plugins' `path`s (a
+    version's `path` is a URL), versions, blog and `src/pages`."""
+    config = (
+        "module.exports = {presets: [['classic', {docs: {\n"
+        "  path: 'guides',\n"
+        "  versions: {current: {label: 'v2', path: ''}, '1.0': {path: '1.0'}},\n"
+        "}}]]};\n"
+    )
+    files = {
+        "docusaurus.config.js": config,
+        "README.md": "# Website\n\nThis website is built using Docusaurus.\n",
+        "guides/intro.md": _page(),
+        "guides/tools/README.md": _page(),  # a page of the docs, whatever its name
+        "versioned_docs/version-1.0/intro.md": _page(),
+        "blog/2024-01-01-launch.md": _page(),
+        "src/pages/pricing.md": _page(),
+        "src/components/Notes.md": "# Notes\n\nFor the component's authors.\n",
+        "design/evaluators.md": "# Evaluators design\n\nInternal notes.\n",
+    }
+    docs = write_tree(tmp_path / "site", files)
+    proposed = propose(docs).manifest["exclude"]
+    assert proposed == ["/README.md", "design/**", "src/components/**"]
+    built = run_docsmcp("build", "--docs-dir", docs, "--out", tmp_path / "idx", "--json")
+    summary = json.loads(built.stdout)
+    assert summary["files"] == 5
+    assert summary["unpublished"].startswith(
+        "what the Docusaurus site does not publish: 3 pages left out"
+    )
+    # A path written as code: what is published is not known, nothing is left out.
+    (docs / "docusaurus.config.js").write_text(config.replace("'guides'", "docsPath"))
+    assert "exclude" not in propose(docs).manifest
+
+
+def test_a_docusaurus_site_inside_the_docs_folder_keeps_what_lies_beside_it(tmp_path):
+    """Jest's docs folder is its repository: the site in `website/` publishes `../docs`, and
+    the packages' READMEs beside it are the user's to keep; the site's own README is not."""
+    docs = write_tree(
+        tmp_path / "repo",
+        {
+            "website/docusaurus.config.js": "module.exports = {docs: {path: '../docs'}};\n",
+            "website/README.md": "# Website\n\nBuilt with Docusaurus.\n",
+            "website/versioned_docs/version-29.7/intro.md": _page(),
+            "docs/intro.md": _page(),
+            "packages/jest-mock/README.md": _page(),
+        },
+    )
+    assert propose(docs).manifest["exclude"] == ["website/README.md"]

@@ -279,12 +279,15 @@ def unbuilt(docs_dir: Path, roots: Sequence[Path]) -> tuple[str, tuple[str, ...]
         # docsify's sidebar, navbar and cover page are parts of every page, no pages
         return "docsify's own files", DOCSIFY_PARTS
     # A Docusaurus site's `static/` is copied as files, never rendered: Ionic's 8,927 code
-    # fragments there (imported into pages as props) were pages, 81% of the chunks.
-    sites = [
-        f for f in ("", "website") if any((docs_dir / f / n).is_file() for n in DOCUSAURUS_CONFIGS)
-    ]
+    # fragments there (imported into pages as props) were pages, 81% of the chunks. Nor is
+    # markdown outside its content folders (docusaurus_site.py: Agenta's design notes).
+    from docsmcp.sources import docusaurus_site  # (it reads configurations through this module)
+
+    sites = docusaurus_site.sites(docs_dir)
     if sites:
-        return "Docusaurus' static files", tuple(f"{f}/static/**".lstrip("/") for f in sites)
+        globs = [f"{f}/static/**".lstrip("/") for f in sites]
+        globs += [g for f in sites for g in docusaurus_site.unpublished(docs_dir, f)]
+        return "what the Docusaurus site does not publish", tuple(globs)
     return "", ()
 
 
