@@ -52,6 +52,10 @@ _SKIP_LINE = re.compile(
 _SUMMARY_WINDOWS = (40, 400)
 _STRUCTURE = re.compile(r"^\s*(?:#{1,6}(?:\s|$)|\|)")  # a heading or table after prose ends it
 _BULLET = re.compile(r"^\s*(?:>\s*)*(?:[-*+]|\d{1,9}[.)])\s+")
+# A line of a table of contents: a list item that is one link and nothing else, before any prose
+# (Laravel's pages open with one, of their sections and a page or two: their summaries were its
+# titles).
+_TOC_ITEM = re.compile(r"\[[^\]\n]{0,500}\]\([^)\s]{0,2000}\)\s*$")
 _SENTENCE_END = re.compile(r"(?<=[.!?])[\"')\]]*\s+(?=[\"'(\[]?[A-Z0-9])")
 
 
@@ -95,6 +99,9 @@ def _leading_prose(lines: list[str], limit: int) -> tuple[str, bool]:
             if size > limit:
                 return " ".join(parts), True
             continue
+        item = _BULLET.match(line)
+        if not parts and item is not None and "](" in line and _TOC_ITEM.match(line, item.end()):
+            continue  # (a table of contents before any prose; after prose, a list it introduces)
         clean = _strip_inline(_BULLET.sub("", line[:5000]))
         if clean:
             parts.append(clean)
