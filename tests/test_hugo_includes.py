@@ -68,17 +68,23 @@ def test_hugo_includes_resolve_and_fragments_are_no_pages(tmp_path: Path) -> Non
     ):
         assert shown in text, shown
     assert "Only without." not in text and "{{" not in text
-    assert propose(docs, (site,)).manifest["exclude"] == ["**/_includes", "**/_includes/**"]
+    assert propose(docs, (site,)).manifest["exclude"] == ["**/_includes"]
 
 
 def test_without_the_site_configuration_fragments_stay_pages(tmp_path: Path) -> None:
     """The configuration is read only inside the source roots (what decides what is built):
-    the docs folder alone keeps its fragments as pages, and still resolves its includes."""
+    the docs folder alone keeps its fragments as pages, says which --source-root reads it, and
+    still resolves its includes."""
     site = write_tree(tmp_path / "site", SITE)
     docs = site / "content" / "en" / "docs"
     proc = run_docsmcp("build", "--docs-dir", docs, "--out", tmp_path / "idx", "--json")
     summary = json.loads(proc.stdout)
-    assert summary["files"] == 5 and summary["unpublished"] is None
+    assert summary["files"] == 5
+    config = site / "config" / "_default" / "hugo.yaml"
+    assert summary["unpublished"] == (
+        f"{config} leaves pages out of the site (`build: {{render: never}}`); it is outside the "
+        f"source roots: add --source-root {site}"
+    )
     rows = pq.read_table(tmp_path / "idx" / "chunks.parquet").to_pylist()
     text = "\n".join(r["text"] for r in rows if r["path"] == "languages/go/traces.md")
     assert "Span status words." in text and "Nested fragment words." in text

@@ -11,6 +11,9 @@ configuration says are never rendered.
   OpenTelemetry's `{,/**}/_includes{,/**}`, the fragments its include shortcode inserts in other
   pages. `never_rendered` gives them as globs of the docs folder (site_config.unbuilt: a build
   without a manifest leaves them out and says so; init proposes the same excludes).
+- A configuration is read only inside the source roots (it decides what is built); one with
+  such a rule found above them (`outside_config`, up to site_config.MAX_LEVELS folders) gets the
+  build summary's hint of the `--source-root` that reads it.
 """
 
 from __future__ import annotations
@@ -21,7 +24,14 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from docsmcp.sources.site_config import LANGUAGE, config_above, read_json, read_text, read_yaml
+from docsmcp.sources.site_config import (
+    LANGUAGE,
+    MAX_LEVELS,
+    config_above,
+    read_json,
+    read_text,
+    read_yaml,
+)
 
 # Hugo's configuration files, in the order Hugo looks for them (a `config/_default/` folder is
 # the split form).
@@ -135,4 +145,20 @@ def never_rendered(docs_dir: Path, roots: Sequence[Path]) -> tuple[str, ...]:
             elif not prefix and alt:
                 # Anchored at the top (a glob without `/` would match at any depth).
                 globs.append(alt if "/" in alt else alt + "/**")
-    return tuple(dict.fromkeys(globs))
+    # (a glob matches what its folder holds too: `x/**` beside `x` says nothing more)
+    return tuple(g for g in dict.fromkeys(globs) if not (g.endswith("/**") and g[:-3] in globs))
+
+
+def outside_config(docs_dir: Path, roots: Sequence[Path]) -> Path | None:
+    """A Hugo configuration above the docs folder but outside the source roots whose `cascade`
+    never renders some of the docs' pages (see the module docstring), else None."""
+    if find(docs_dir, roots) is not None:
+        return None
+    here = docs_dir.resolve()
+    for folder in list(here.parents)[:MAX_LEVELS]:
+        if any((folder / name).is_file() for name in CONFIGS):
+            site = find(docs_dir, (docs_dir, folder))
+            if site is not None and never_rendered(docs_dir, (docs_dir, folder)):
+                return site.config
+            return None
+    return None
