@@ -53,7 +53,7 @@ from docsmcp.enrich.section_ids import (
     _has_text_ref,
     section_id,
 )
-from docsmcp.enrich.summary import summary
+from docsmcp.enrich.summary import page_description, summary
 from docsmcp.model.api import OBJECT_ANCHOR
 from docsmcp.model.chunk import Chunk, ParsedFile
 from docsmcp.sources.formats.fences import fenced_lines
@@ -85,8 +85,6 @@ _FILE_EXT = re.compile(r"\.[a-z0-9]{1,8}")
 _MAX_ROUTE = 1000  # characters of a frontmatter route, at most
 _MAX_HREF = 4096
 _MAX_PARTS = 64  # path segments a link may have before we give up on it
-# Sections after a page's first read for its summary when the first holds no prose.
-_PAGE_SUMMARY_CHUNKS = 3
 
 KINDS = ("link", "section", "document-section", "object")
 IGNORED = -1  # resolve_link: not a reference (external URL, empty link)
@@ -427,10 +425,8 @@ def extract_refs(parsed: ParsedFile, chunks: list[Chunk], first_row: int) -> Fil
         text = summary(chunks[row - first_row].text)
         if not text and row == first_row:
             # A link to the page whose first section holds no prose (a title over the page's
-            # table of contents: Laravel's) reads as the page's first prose.
-            text = next(
-                (t for c in chunks[1 : 1 + _PAGE_SUMMARY_CHUNKS] if (t := summary(c.text))), ""
-            )
+            # table of contents: Laravel's) reads as the page's description.
+            text = page_description(parsed)
         if text:
             summaries[row] = text
     no_rules: tuple[str, ...] = ()
