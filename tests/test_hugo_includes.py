@@ -51,7 +51,8 @@ def test_hugo_includes_resolve_and_fragments_are_no_pages(tmp_path: Path) -> Non
     summary = json.loads(proc.stdout)
     assert summary["files"] == 2  # the section page and traces.md: no fragment
     assert summary["unpublished"] == (
-        "Hugo's cascade `build: {render: never}`: 3 pages left out, as the site's build does "
+        "Hugo's headless pages (`build: {render: never, list: never}`): 3 pages left out, as "
+        "the site's build does "
         "(_includes/exporters/outro.md, languages/_includes/nested.md, "
         "languages/_includes/status.md); a manifest decides instead"
     )
@@ -88,3 +89,49 @@ def test_without_the_site_configuration_fragments_stay_pages(tmp_path: Path) -> 
     rows = pq.read_table(tmp_path / "idx" / "chunks.parquet").to_pylist()
     text = "\n".join(r["text"] for r in rows if r["path"] == "languages/go/traces.md")
     assert "Span status words." in text and "Nested fragment words." in text
+
+
+HUGO_DOCS = {
+    "hugo.toml": "title = 'Hugo'\n",
+    "layouts/_shortcodes/include.html": "{{ with or ($.Page.GetPage .) (site.GetPage .) }}\n",
+    "content/en/_common/_index.md": (
+        "---\ncascade:\n  build:\n    list: never\n    publishResources: false\n"
+        "    render: never\n---\n\n<!-- Markdown snippets, included by the include shortcode. -->\n"
+    ),
+    "content/en/_common/glob-patterns.md": "---\n---\n\nA glob pattern matches paths.\n",
+    "content/en/functions/_common/options.md": "---\n---\n\nOptions of the function.\n",
+    "content/en/functions/_common/_index.md": (
+        "---\ncascade:\n  - build: {list: never, render: never}\n---\n"
+    ),
+    "content/en/functions/urls/Ref.md": (
+        "---\ntitle: urls.Ref\n---\n\n## Options\n\n"
+        '{{% include "functions/_common/options.md" %}}\n\n'
+        '{{% include "/_common/glob-patterns.md" %}}\n'
+    ),
+    "content/en/glossary/_index.md": (
+        "---\ntitle: Glossary\ncascade:\n  build:\n    render: never\n    list: local\n---\n\n"
+        "{{% glossary %}}\n"
+    ),
+    "content/en/glossary/float.md": "---\ntitle: float\n---\n\nA number with a fraction.\n",
+}
+
+
+def test_hugo_docs_sections_make_their_pages_headless(tmp_path: Path) -> None:
+    """Hugo's own docs: `{{% include "/_common/x.md" %}}` from the content root, and
+    `_common/_index.md` whose front matter cascades `build: {render: never, list: never}` to
+    the snippets below it (without the site's configuration: the docs folder alone). The
+    glossary's terms, never rendered but listed on the glossary's page, stay pages."""
+    site = write_tree(tmp_path / "site", HUGO_DOCS)
+    docs = site / "content" / "en"
+    proc = run_docsmcp("build", "--docs-dir", docs, "--out", tmp_path / "idx", "--json")
+    summary = json.loads(proc.stdout)
+    assert summary["unpublished"] == (
+        "Hugo's headless pages (`build: {render: never, list: never}`): 4 pages left out, as "
+        "the site's build does (_common/_index.md, _common/glob-patterns.md, "
+        "functions/_common/_index.md, ...); a manifest decides instead"
+    )
+    rows = pq.read_table(tmp_path / "idx" / "chunks.parquet").to_pylist()
+    assert {r["path"] for r in rows} == {"functions/urls/Ref.md", "glossary/float.md"}
+    text = "\n".join(r["text"] for r in rows if r["path"] == "functions/urls/Ref.md")
+    assert "Options of the function." in text and "A glob pattern matches paths." in text
+    assert propose(docs).manifest["exclude"] == ["_common/**", "functions/_common/**"]

@@ -416,7 +416,7 @@ def load_corpus(
     translations = detect_translations(selected_paths) if not manifests else Translations()
     # What the site's own build leaves out (mkdocs `exclude_docs`, Quarto's `_` files, ...),
     # unless a manifest decides.
-    site_rule, site_excludes = ("", ()) if manifests else unbuilt(docs_dir, roots)
+    site_rule, site_excludes = ("", ()) if manifests else unbuilt(docs_dir, roots, paths)
     unbuilt_paths = (
         {p for p in selected_paths if matches_any(site_excludes, p)} if site_excludes else set()
     )

@@ -266,12 +266,15 @@ def mkdocs_excludes(docs_dir: Path, roots: Sequence[Path]) -> tuple[str, ...]:
     return ()
 
 
-def unbuilt(docs_dir: Path, roots: Sequence[Path]) -> tuple[str, tuple[str, ...]]:
+def unbuilt(
+    docs_dir: Path, roots: Sequence[Path], paths: Sequence[str] = ()
+) -> tuple[str, tuple[str, ...]]:
     """(the rule, its globs) of what the site's own build leaves out of its pages: mkdocs'
     `exclude_docs`, a Quarto project's `_` files (quarto.py), what a Hugo site's configuration
     never renders (hugo_site.py), docsify's `_sidebar.md`, `_navbar.md` and `_coverpage.md`,
     a sidebar page (Laravel's `documentation.md`: navfiles.is_sidebar), a Docusaurus site's
-    `static/`; ("", ()) when none."""
+    `static/`; ("", ()) when none. `paths`: the docs folder's files (a Hugo section's
+    `_index.md` among them may make the pages below it headless)."""
     globs = mkdocs_excludes(docs_dir, roots)
     if globs:
         return "mkdocs exclude_docs", globs
@@ -279,9 +282,9 @@ def unbuilt(docs_dir: Path, roots: Sequence[Path]) -> tuple[str, tuple[str, ...]
         return "Quarto's `_` files", QUARTO_EXCLUDES
     from docsmcp.sources import hugo_site  # (it reads configurations through this module)
 
-    if globs := hugo_site.never_rendered(docs_dir, roots):
+    if globs := hugo_site.never_rendered(docs_dir, roots, paths):
         # OpenTelemetry's `_includes` fragments: 16 of its pages were include-only text.
-        return "Hugo's cascade `build: {render: never}`", globs
+        return "Hugo's headless pages (`build: {render: never, list: never}`)", globs
     if (docs_dir / "_sidebar.md").is_file() or "docsify" in read_text(docs_dir / "index.html"):
         # docsify's sidebar, navbar and cover page are parts of every page, no pages
         return "docsify's own files", DOCSIFY_PARTS
