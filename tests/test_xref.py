@@ -500,6 +500,25 @@ def test_summary_is_extractive_plain_and_bounded() -> None:
     assert summary("anything", 0) == ""
 
 
+def test_a_table_of_contents_is_no_summary() -> None:
+    """Laravel's pages open with a list of links to their own sections (and a page or two):
+    that list was their summary. A list of other links keeps its titles, and links in a list
+    after prose are the list the prose introduces."""
+    toc = (
+        "# Routing\n\n- [Basic Routing](#basic-routing)\n    - [Redirects](#redirects)\n"
+        '- [Socialite](/docs/{{version}}/socialite)\n\n<a name="basic-routing"></a>\n\n'
+        "Routes accept a URI.\n"
+    )
+    assert summary(toc) == "Routes accept a URI."
+    assert summary("## Resources\n\n- [WAI](https://w3.org/WAI)\n- [MDN](https://mdn.dev)\n") == (
+        "WAI MDN"
+    )
+    assert summary("Install one of:\n\n- [VirtualBox](https://vb.example)\n") == (
+        "Install one of: VirtualBox"
+    )
+    assert summary("- [Install](#install) the package first.\n") == "Install the package first."
+
+
 def test_summaries_only_for_reference_targets(tmp_path: Path) -> None:
     r = refs(
         tmp_path,

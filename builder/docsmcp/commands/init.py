@@ -273,7 +273,7 @@ def _excludes(
         if hits:
             found[f"**/{name}"] = hits
     taken = {p for paths in found.values() for p in paths}
-    for glob in unbuilt(docs_dir, roots)[1]:  # what the site's own build leaves out
+    for glob in unbuilt(docs_dir, roots, tree.paths)[1]:  # what the site's own build leaves out
         hits = [p for p in tree.paths if matches_any([glob], p) and p not in taken]
         if hits:
             found.setdefault(glob, hits)

@@ -4,11 +4,16 @@ references (xref.py) and in the browse tables (indexing/tables.py).
 
 from __future__ import annotations
 
+import json
 import re
+from typing import TYPE_CHECKING
 
 from docsmcp.enrich.section_ids import RULE_ID_LINE
 from docsmcp.model.text import truncate
 from docsmcp.sources.formats.fences import fenced_lines
+
+if TYPE_CHECKING:
+    from docsmcp.model.chunk import ParsedFile
 
 _IMAGE = re.compile(r"!\[[^\]\n]{0,500}\]\([^)\n]{0,2000}\)")
 _FOOTNOTE_REF = re.compile(r"\[\^[^\]\n]{0,200}\]")
@@ -52,6 +57,10 @@ _SKIP_LINE = re.compile(
 _SUMMARY_WINDOWS = (40, 400)
 _STRUCTURE = re.compile(r"^\s*(?:#{1,6}(?:\s|$)|\|)")  # a heading or table after prose ends it
 _BULLET = re.compile(r"^\s*(?:>\s*)*(?:[-*+]|\d{1,9}[.)])\s+")
+# A line of a table of contents: a list item that is one link and nothing else, before any prose,
+# in a list whose first item links to a heading of the page (Laravel's pages open with one, of
+# their sections and a page or two: their summaries were its titles).
+_TOC_ITEM = re.compile(r"\[[^\]\n]{0,500}\]\([^)\s]{0,2000}\)\s*$")
 _SENTENCE_END = re.compile(r"(?<=[.!?])[\"')\]]*\s+(?=[\"'(\[]?[A-Z0-9])")
 
 
@@ -86,6 +95,7 @@ def _leading_prose(lines: list[str], limit: int) -> tuple[str, bool]:
     code = fenced_lines(lines)
     parts: list[str] = []
     size = 0
+    toc: bool | None = None  # the lines open with a table of contents (see below)
     for line, in_code in zip(lines, code, strict=False):
         if in_code or _STRUCTURE.match(line):
             if parts:
@@ -95,8 +105,30 @@ def _leading_prose(lines: list[str], limit: int) -> tuple[str, bool]:
             if size > limit:
                 return " ".join(parts), True
             continue
+        item = _BULLET.match(line)
+        if not parts and item is not None and "](" in line and _TOC_ITEM.match(line, item.end()):
+            # A table of contents before any prose, when its first item links to a heading of
+            # the page; after prose, or starting with other links, a list of links it means.
+            toc = line.startswith("](#", line.index("]", item.end())) if toc is None else toc
+            if toc:
+                continue
         clean = _strip_inline(_BULLET.sub("", line[:5000]))
         if clean:
             parts.append(clean)
             size += len(clean) + 1
     return " ".join(parts), False
+
+
+def page_description(parsed: ParsedFile) -> str:
+    """Frontmatter description, else the first sentence(s) of the first paragraph."""
+    frontmatter = json.loads(parsed.source.frontmatter)
+    for key in ("description", "metaDescription", "meta_description"):
+        described = frontmatter.get(key)
+        if isinstance(described, str) and described.strip():
+            return summary(described)
+    for b in parsed.blocks:
+        if b.kind == "paragraph" and b.search.strip():
+            text = summary(b.search)
+            if text:
+                return text
+    return ""

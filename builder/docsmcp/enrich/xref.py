@@ -53,7 +53,7 @@ from docsmcp.enrich.section_ids import (
     _has_text_ref,
     section_id,
 )
-from docsmcp.enrich.summary import summary
+from docsmcp.enrich.summary import page_description, summary
 from docsmcp.model.api import OBJECT_ANCHOR
 from docsmcp.model.chunk import Chunk, ParsedFile
 from docsmcp.sources.formats.fences import fenced_lines
@@ -423,6 +423,10 @@ def extract_refs(parsed: ParsedFile, chunks: list[Chunk], first_row: int) -> Fil
     summaries: dict[int, str] = {}
     for row in sorted(targets):
         text = summary(chunks[row - first_row].text)
+        if not text and row == first_row:
+            # A link to the page whose first section holds no prose (a title over the page's
+            # table of contents: Laravel's) reads as the page's description.
+            text = page_description(parsed)
         if text:
             summaries[row] = text
     no_rules: tuple[str, ...] = ()

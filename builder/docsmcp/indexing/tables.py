@@ -22,7 +22,7 @@ from docsmcp_runtime.format.schemas import API_SCHEMA, CODE_SCHEMA, PAGES_SCHEMA
 from docsmcp_runtime.search.languages import normalise_language
 
 from docsmcp.enrich.apiref import extract_api
-from docsmcp.enrich.summary import summary
+from docsmcp.enrich.summary import page_description
 from docsmcp.enrich.xref import CrossRefs, FileRefs, extract_refs, shift_refs
 from docsmcp.enrich.xref_resolve import resolve_refs
 from docsmcp.model.api import ApiEntry
@@ -226,21 +226,6 @@ def page_title(parsed: ParsedFile) -> str:
     if headings:
         return headings[0].title
     return PurePosixPath(parsed.source.path).stem
-
-
-def page_description(parsed: ParsedFile) -> str:
-    """Frontmatter description, else the first sentence(s) of the first paragraph."""
-    frontmatter = json.loads(parsed.source.frontmatter)
-    for key in ("description", "metaDescription", "meta_description"):
-        described = frontmatter.get(key)
-        if isinstance(described, str) and described.strip():
-            return summary(described)
-    for b in parsed.blocks:
-        if b.kind == "paragraph" and b.search.strip():
-            text = summary(b.search)
-            if text:
-                return text
-    return ""
 
 
 # -- API registry -----------------------------------------------------------------------------

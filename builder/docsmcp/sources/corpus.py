@@ -13,7 +13,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from docsmcp.model.source import Manifest, Problem, SourceFile, TaxonomyKey
-from docsmcp.sources import hugo_params, includes
+from docsmcp.sources import hugo_params, hugo_site, includes
 from docsmcp.sources.discover import (
     Entry,
     glob_problem,
@@ -64,6 +64,8 @@ class Corpus:
     # Pages the site's own build leaves out (site_config.unbuilt), left out, and its rule.
     site_excluded: tuple[str, ...] = ()
     site_rule: str = ""
+    # A Hugo configuration that would leave pages out, outside the source roots (hugo_site.py).
+    unread_config: Path | None = None
 
     def unpublished_line(self) -> str:
         """The build summary's lines on the pages left out as the site does not publish them
@@ -83,6 +85,13 @@ class Corpus:
             lines.append(
                 f"{self.site_rule}: {len(self.site_excluded)} pages left out, as the site's "
                 f"build does ({_first(self.site_excluded)}); a manifest decides instead"
+            )
+        if self.unread_config is not None:
+            root = self.unread_config.parent
+            root = root.parent.parent if root.name == "_default" else root
+            lines.append(
+                f"{self.unread_config} leaves pages out of the site (`build: {{render: never}}`);"
+                f" it is outside the source roots: add --source-root {root}"
             )
         return "\n  ".join(lines)
 
@@ -408,7 +417,7 @@ def load_corpus(
     translations = detect_translations(selected_paths) if not manifests else Translations()
     # What the site's own build leaves out (mkdocs `exclude_docs`, Quarto's `_` files, ...),
     # unless a manifest decides.
-    site_rule, site_excludes = ("", ()) if manifests else unbuilt(docs_dir, roots)
+    site_rule, site_excludes = ("", ()) if manifests else unbuilt(docs_dir, roots, paths)
     unbuilt_paths = (
         {p for p in selected_paths if matches_any(site_excludes, p)} if site_excludes else set()
     )
@@ -494,4 +503,5 @@ def load_corpus(
         redirects=tuple(sorted(redirects)),
         site_excluded=tuple(sorted(unbuilt_paths)),
         site_rule=site_rule,
+        unread_config=None if manifests or site_rule else hugo_site.outside_config(docs_dir, roots),
     )

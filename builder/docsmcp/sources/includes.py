@@ -18,6 +18,8 @@
   (rst.py itself never reads a file: docutils' own `include` is off.)
 - MDX partials: `import Setup from './_setup.mdx'`, then a line `<Setup />`: mdx_partials.py;
 - Quarto: `{{< include _file.qmd >}}` on a line of its own (quarto.py);
+- Hugo: `{{% include "file.md" %}}`, looked up as the site's include shortcode does, from the
+  page up its sections (hugo_includes.py);
 - MyST: ```` ```{include} path ```` and `{literalinclude}` with their options (myst_includes.py);
 - Fumadocs: `<include>path</include>`, a page (or its `#section`) or a code file
   (include_tags.py).
@@ -48,7 +50,14 @@ from typing import TYPE_CHECKING
 from docsmcp_runtime.search.languages import normalise_language
 
 from docsmcp.common.limits import MAX_FILE_BYTES
-from docsmcp.sources import include_tags, mdx_partials, myst_includes, quarto
+from docsmcp.sources import (
+    hugo_includes,
+    hugo_site,
+    include_tags,
+    mdx_partials,
+    myst_includes,
+    quarto,
+)
 from docsmcp.sources.discover import RST_SUFFIXES, Refused, read_file
 from docsmcp.sources.formats import apidoc, autodoc
 from docsmcp.sources.formats.fences import fenced_lines
@@ -101,6 +110,7 @@ def has_directive(body: str) -> bool:
         ":::" in body
         or "8<-" in body
         or ("{" in body and ("{{#" in body or "{*" in body or "{!" in body or "{{< incl" in body))
+        or (("{{%" in body or "{{<" in body) and "include" in body)  # (Hugo's, with `-` trims)
         or "include::" in body
         or "include}" in body  # (MyST's ```{include}, {literalinclude})
         or "<include" in body  # (Fumadocs)
@@ -213,6 +223,8 @@ class _Reader:
         self._bases: tuple[Path, ...] | None = None  # pymdownx.snippets' base_path (mkdocs.yml)
         self.myst: myst_includes.Pending | None = None  # a MyST include directive being read
         self.tag: include_tags.Tag | None = None  # a three-line `<include>` being read
+        self._quarto: bool | None = None  # the docs are a Quarto project (found on first use)
+        self._hugo: tuple[hugo_site.Site | None] | None = None  # the Hugo site around the docs
 
     # -- one line of a page -----------------------------------------------------------------
 
@@ -276,6 +288,12 @@ class _Reader:
             return self._fastapi(page, m.group(2), m.group(3), m.group(1))
         if "{{#" in line and _MDBOOK.search(line):
             return self._mdbook(page, line, depth)
+        if ("{{%" in line or "{{<" in line) and (call := self._hugo_call(line)) is not None:
+            text = self._read_first(self._hugo_candidates(page, call.path), call.path)
+            if text is not None:
+                included = self._inline(self._found, hugo_includes.included(call, text), depth)
+                return _indented(call.indent, included)
+            return None  # (the summary names the missing file; the line reads as nothing)
         if "{{<" in line and (m := quarto.INCLUDE.match(line)):
             found = quarto.include_candidates(page, m.group(2), self.docs_dir, self.roots)
             text = self._read_first(found, m.group(2))
@@ -288,6 +306,18 @@ class _Reader:
                 indent = line[: len(line) - len(line.lstrip())]
                 return _indented(indent, text.rstrip("\n").split("\n"))
         return None
+
+    def _hugo_call(self, line: str) -> hugo_includes.Call | None:
+        """Hugo's include shortcode on `line`; a `{{< include >}}` of a Quarto project is
+        Quarto's."""
+        if self._quarto is None:
+            self._quarto = quarto.project(self.docs_dir, self.roots) is not None
+        return None if self._quarto and "{{<" in line else hugo_includes.call(line)
+
+    def _hugo_candidates(self, page: str, spec: str) -> list[str]:
+        if self._hugo is None:
+            self._hugo = (hugo_site.find(self.docs_dir, self.roots),)
+        return hugo_includes.candidates(page, spec, self.docs_dir, self._hugo[0])
 
     # -- reST --------------------------------------------------------------------------------
 

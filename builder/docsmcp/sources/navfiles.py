@@ -1,9 +1,10 @@
 """Titles from the navigation files a docs site already has: mkdocs `nav` (mkdocs.yml), mdBook
-`SUMMARY.md`, Quarto's `_quarto.yml` sidebar, Jupyter Book's `myst.yml` and `_toc.yml`, Mintlify
-`docs.json`, Fumadocs' `meta.json` and Docusaurus `sidebars.json`. They name pages as the site's
-sidebar shows them ("Tutorial - User Guide" > "First Steps"), words a reader searches with that
-the page itself may not use; they feed each page's `page` field (indexing/pagefield.py). Their
-order is the site's: `list_sections` lists pages that way (page_order.bin, bundle-spec.md).
+`SUMMARY.md`, Laravel's `documentation.md` sidebar, Quarto's `_quarto.yml` sidebar, Jupyter
+Book's `myst.yml` and `_toc.yml`, Mintlify `docs.json`, Fumadocs' `meta.json` and Docusaurus
+`sidebars.json`. They name pages as the site's sidebar shows them ("Tutorial - User Guide" >
+"First Steps"), words a reader searches with that the page itself may not use; they feed
+each page's `page` field (indexing/pagefield.py). Their order is the site's: `list_sections`
+lists pages that way (page_order.bin, bundle-spec.md).
 
 Only what parses as data is read: a Docusaurus `sidebars.js`/`.ts` is code, never run; the
 object literal it exports is read when it holds only data (jsliteral.py), as most do. A nav file
@@ -36,6 +37,11 @@ _SUMMARY_LINK = re.compile(r"\[([^\]]+)\]\(<?([^)>\s]+)>?\)")
 SUMMARY_FILES = ("SUMMARY.md", "src/SUMMARY.md", "_sidebar.md")
 # Links to pages that make a SUMMARY.md a table of contents (not a page that summarises).
 CONTENTS_LINKS = 3
+# A page that is the site's sidebar, shown beside every page: Laravel's `documentation.md`, a
+# nested list of links under headings (`- ## Prologue`, `    - [Routing](/docs/{{version}}/
+# routing)`). One is a sidebar when every line of it is a list item (`is_sidebar`).
+SIDEBAR_PAGES = ("documentation.md",)
+_LIST_ITEM = re.compile(r"^[ \t]*[-*+][ \t]")
 
 
 # A nav file is read this deep and this far at most: real ones nest a few levels and name at
@@ -156,9 +162,29 @@ def _summary_links(text: str) -> list[tuple[str, str]]:
 
 
 def _summary(summary: Path) -> Iterator[tuple[Path, str]]:
-    """(page file, title) of each link of an mdBook SUMMARY.md."""
+    """(page file, title) of each link of an mdBook SUMMARY.md (or a sidebar page). A link from
+    the site's root (`/docs/{{version}}/routing`) is tried without its leading route segments
+    (`routing`), as the site serves the docs folder under them; read_nav keeps the one that is
+    a page."""
     for title, target in _summary_links(read_text(summary)):
-        yield summary.parent / target.split("#")[0], title.strip()
+        path = target.split("#")[0].split("?")[0]
+        if not path.startswith("/"):
+            yield summary.parent / path, title.strip()
+            continue
+        parts = [p for p in path.split("/") if p]
+        for k in range(len(parts)):
+            yield summary.parent.joinpath(*parts[k:]), title.strip()
+
+
+def is_sidebar(text: str) -> bool:
+    """Whether a SIDEBAR_PAGES page's `text` is a sidebar: only list items (links, and the
+    headings of their groups), linking CONTENTS_LINKS pages or more."""
+    lines = [x for x in text.split("\n") if x.strip()]
+    return (
+        bool(lines)
+        and all(_LIST_ITEM.match(x) for x in lines)
+        and len(_summary_links(text)) >= CONTENTS_LINKS
+    )
 
 
 def _summary_names(paths: Sequence[str]) -> list[str]:
@@ -171,12 +197,12 @@ def _summary_names(paths: Sequence[str]) -> list[str]:
 def tables_of_contents(texts: Mapping[str, str]) -> list[str]:
     """The tables of contents among `texts` (path relative to the docs folder -> text): an
     mdBook or GitBook SUMMARY.md or docsify `_sidebar.md` where read_nav looks for one,
-    linking CONTENTS_LINKS pages or more."""
+    linking CONTENTS_LINKS pages or more, and a sidebar page (`is_sidebar`)."""
     return [
         n
         for n in _summary_names(list(texts))
         if len(_summary_links(texts.get(n, ""))) >= CONTENTS_LINKS
-    ]
+    ] + [n for n in SIDEBAR_PAGES if is_sidebar(texts.get(n, ""))]
 
 
 def _fumadocs(root_meta: Path) -> Iterator[tuple[Path, str]]:
@@ -331,6 +357,9 @@ def read_nav(docs_dir: Path, roots: Sequence[Path], paths: Sequence[str]) -> Nav
         if name not in SUMMARY_FILES and len(_summary_links(read_text(summary))) < CONTENTS_LINKS:
             continue  # a page of a folder that summarises, no table of contents
         take(summary, lambda f=summary: _summary(f))
+    for name in SIDEBAR_PAGES:
+        if is_sidebar(read_text(docs_dir / name)):
+            take(docs_dir / name, lambda f=docs_dir / name: _summary(f))
     take(docs_dir / "meta.json", lambda f=docs_dir / "meta.json": _fumadocs(f))
     configs = [(docs_dir / "docs.json", docs_dir)]
     for name in SIDEBARS:  # a Docusaurus site, or its docs/ folder
