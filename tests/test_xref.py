@@ -313,6 +313,29 @@ def test_absolute_routes_strip_a_leading_segment_that_is_no_folder(tmp_path: Pat
     assert r.targets("learn/intro.md#intro") == ["build/quick-start.md#quick-start"]
 
 
+def test_a_docs_only_docusaurus_sites_routes_start_at_its_docs(tmp_path: Path) -> None:
+    # Agenta's site serves `docs/` at `/` (`routeBasePath: '/'`), its version 1.0 at `/1.0/`,
+    # and its API pages by their `id` (`x.api.mdx`, `id: x`): 402 of 823 links resolved.
+    r = refs(
+        tmp_path,
+        {
+            "docs/concepts/agents.md": "# Agents\n\nWhat an agent is.\n",
+            "docs/reference/api/create-workspace.api.mdx": "---\nid: create-workspace\n---\n"
+            "# Create Workspace\n\nPOST.\n",
+            "versioned_docs/version-1.0/setup.md": "# Setup\n\nOld setup.\n",
+            "blog/2025-01-01-agents.md": "# Agents are here\n\nRead [agents](/concepts/agents),"
+            " [the endpoint](/reference/api/create-workspace), [setup](/1.0/setup) and "
+            "[nothing](/concepts/nothing).\n",
+        },
+    )
+    assert r.targets("blog/2025-01-01-agents.md#agents-are-here") == [
+        "docs/concepts/agents.md#agents",
+        "docs/reference/api/create-workspace.api.mdx#create-workspace",
+        "versioned_docs/version-1.0/setup.md#setup",
+    ]
+    assert r.x.stats["link"] == (4, 3)
+
+
 def test_pretty_urls_with_a_trailing_slash_are_the_page(tmp_path: Path) -> None:
     # Deno's docs (Lume) link `/runtime/fundamentals/node/` for `runtime/fundamentals/node.md`
     # (27% of its links resolved); a folder's index page still comes first.

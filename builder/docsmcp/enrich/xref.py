@@ -459,14 +459,18 @@ def page_routes(path: str, frontmatter: str) -> tuple[str, ...]:
     """The URL paths a page's frontmatter (its JSON) gives it: `permalink: /docs/installation/`
     (Jekyll) is `docs/installation`; a Docusaurus `slug` without a leading `/` is relative to
     the page's folder."""
-    if not any(f'"{key}"' in frontmatter for key in _ROUTE_KEYS):
+    if not any(f'"{key}"' in frontmatter for key in (*_ROUTE_KEYS, "id")):
         return ()
     try:
         data = json.loads(frontmatter)
     except ValueError:
         return ()
     out = []
-    for key in _ROUTE_KEYS:
+    keys: tuple[str, ...] = _ROUTE_KEYS
+    if isinstance(data, dict) and "slug" not in data and isinstance(data.get("id"), str):
+        # A Docusaurus doc's `id` names it in its folder's route (`x.api.mdx` with `id: x`)
+        keys = (*keys, "id")
+    for key in keys:
         value = data.get(key) if isinstance(data, dict) else None
         if not isinstance(value, str) or not value.strip() or len(value) > _MAX_ROUTE:
             continue

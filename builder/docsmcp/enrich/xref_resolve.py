@@ -260,8 +260,18 @@ class _Resolver:
             if top:
                 tries.append(f"{top}/{tail}")
             rest = tail
+        # A docs-only Docusaurus site serves its docs at the root (`routeBasePath: '/'`):
+        # `/concepts/agents` is `docs/concepts/agents`; a version's `path` (`/1.0/x`) names
+        # `versioned_docs/version-1.0/x` (Agenta: 400 of 820 links resolved without them).
+        head, _, tail = rel.partition("/")
+        if rel and "docs" in self.folders:
+            tries.append(f"docs/{rel}")
+        if tail and f"versioned_docs/version-{head}" in self.folders:
+            tries.append(f"versioned_docs/version-{head}/{tail}")
         for t in tries:
             k = self._find(t + slash if t else "")
+            if k is None and t:
+                k = self.routes.get(t.rstrip("/").lower())
             if k is not None:
                 return k
         return None
