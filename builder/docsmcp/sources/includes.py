@@ -10,11 +10,8 @@
   alike, relative to the page; lines naming anchors are dropped from what is included;
 - FastAPI: `{* ../../docs_src/app/tutorial001.py hl[3] ln[1:5] *}`, relative to the page,
   included as a fenced code block in the file's language (`ln[...]` keeps those lines);
-- reST (`.rst` pages): `.. literalinclude:: path` and `.. include:: path` with `:literal:` or
-  `:code:` become a `code-block` of the file (its `:language:`, else its suffix's), a plain
-  `.. include:: path` inserts the file's reST where it stands, as docutils would; `:lines:`,
-  `:start-after:`, `:end-before:`, `:start-line:`, `:end-line:` and `:dedent:` select, other
-  options go. A path starting with `/` is relative to the docs folder, as Sphinx reads it.
+- reST (`.rst` pages): `.. literalinclude:: path` and `.. include:: path` (rst_includes.py).
+  A path starting with `/` is relative to the docs folder, as Sphinx reads it.
   (rst.py itself never reads a file: docutils' own `include` is off.)
 - MDX partials: `import Setup from './_setup.mdx'`, then a line `<Setup />`: mdx_partials.py;
 - Quarto: `{{< include _file.qmd >}}` on a line of its own (quarto.py);
@@ -48,7 +45,7 @@ from typing import TYPE_CHECKING
 from docsmcp_runtime.search.languages import normalise_language
 
 from docsmcp.common.limits import MAX_FILE_BYTES
-from docsmcp.sources import include_tags, mdx_partials, myst_includes, quarto
+from docsmcp.sources import include_tags, mdx_partials, myst_includes, quarto, rst_includes
 from docsmcp.sources.discover import RST_SUFFIXES, Refused, read_file
 from docsmcp.sources.formats import apidoc, autodoc
 from docsmcp.sources.formats.fences import fenced_lines
@@ -57,7 +54,6 @@ from docsmcp.sources.include_ranges import (
     SNIPPET_SECTION,
     select_line_ranges,
     select_mdbook,
-    select_rst,
     select_section,
 )
 from docsmcp.sources.include_report import Expanded, Unresolved
@@ -78,8 +74,6 @@ _FASTAPI_LN = re.compile(r"\bln\[([^\]\n]*)\]")
 _OMITTED = "# Code here omitted 👈"  # (FastAPI's words between two ranges of a Python file)
 # markdown-include's `{!path!}` (SQLModel, Typer): the file's text where it stands.
 _MD_INCLUDE = re.compile(r"\{!\s*([^!{}\n]+?)\s*!\}")
-_RST_INCLUDE = re.compile(r"^([ \t]*)\.\.[ \t]+(literalinclude|include)::[ \t]+(\S+)[ \t]*$")
-_RST_OPTION = re.compile(r"^([ \t]+):([\w-]+):(?:[ \t]+(.*?))?[ \t]*$")
 
 
 class _Failures:
@@ -292,32 +286,11 @@ class _Reader:
     # -- reST --------------------------------------------------------------------------------
 
     def rst(self, page: str, lines: list[str], depth: int) -> tuple[list[str], list[int]]:
-        """A reST page's lines with its include directives resolved, and each line's line of
-        `lines` (an included line: its directive's)."""
-        out: list[str] = []
-        line_map: list[int] = []
-        i = 0
-        while i < len(lines):
-            m = _RST_INCLUDE.match(lines[i]) if "include::" in lines[i] else None
-            if m is None:
-                out.append(lines[i])
-                line_map.append(i)
-                i += 1
-                continue
-            indent, kind, name = m.group(1), m.group(2), m.group(3)
-            options: dict[str, str] = {}
-            end = i + 1
-            while end < len(lines) and (o := _RST_OPTION.match(lines[end])):
-                if len(o.group(1).expandtabs()) <= len(indent.expandtabs()):
-                    break
-                options[o.group(2)] = o.group(3) or ""
-                end += 1
-            block = self._rst_include(page, kind, name, options, indent, depth)
-            kept = lines[i:end] if block is None else block
-            out.extend(kept)
-            line_map.extend(range(i, end) if block is None else [i] * len(kept))
-            i = end
-        return out, line_map
+        """A reST page's lines with its include directives resolved (rst_includes.py), and each
+        line's line of `lines` (an included line: its directive's)."""
+        return rst_includes.expand(
+            lines, lambda *directive: self._rst_include(page, *directive, depth)
+        )
 
     def _rst_include(
         self, page: str, kind: str, name: str, options: dict[str, str], indent: str, depth: int
@@ -330,17 +303,12 @@ class _Reader:
         text = self._read_first(candidates, name)
         if text is None:
             return None
-        lines = select_rst(text.split("\n"), options)
-        if kind == "literalinclude" or "literal" in options or "code" in options:
-            suffix = posixpath.splitext(name)[1].lstrip(".")
-            language = options.get("language") or options.get("code") or ""
-            language = language or normalise_language(suffix) or "text"
-            body = [f"{indent}   {x}" if x.strip() else "" for x in lines]
-            return [f"{indent}.. code-block:: {language}", "", *body, ""]
-        if depth + 1 < MAX_DEPTH:
-            target = posixpath.normpath(posixpath.join(posixpath.dirname(page), name))
-            lines = self.rst(target, lines, depth + 1)[0]
-        return [indent + x if x.strip() else "" for x in lines]
+        nested = (
+            (lambda path, lines: self.rst(path, lines, depth + 1)[0])
+            if depth + 1 < MAX_DEPTH
+            else None
+        )
+        return rst_includes.block(page, kind, name, options, indent, text, nested)
 
     # -- dialects ---------------------------------------------------------------------------
 
