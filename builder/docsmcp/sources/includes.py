@@ -37,7 +37,7 @@ import logging
 import os
 import posixpath
 import re
-from collections.abc import Sequence, Set
+from collections.abc import Callable, Sequence, Set
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -48,7 +48,7 @@ from docsmcp.common.limits import MAX_FILE_BYTES
 from docsmcp.sources import include_tags, mdx_partials, myst_includes, quarto, rst_includes
 from docsmcp.sources.discover import RST_SUFFIXES, Refused, read_file
 from docsmcp.sources.formats import apidoc, autodoc
-from docsmcp.sources.formats.fences import fenced_lines
+from docsmcp.sources.formats.fences import code_block, fenced_lines
 from docsmcp.sources.include_ranges import (
     MDBOOK_ANCHOR,
     SNIPPET_SECTION,
@@ -137,9 +137,17 @@ def expand(
     }
     out: list[str] = []
     line_map: list[int] = []
+    tags = mdx_partials.code_tags(lines, code, reader.names) if reader.names else {}
+    last = -1  # the last line of a code tag read
     for number, line in enumerate(lines):
+        if number <= last:
+            continue
         in_code = code[number] and number not in directives
-        pieces = reader.line(path, line, 0, in_code) if reader.wants(line) else None
+        if number in tags:
+            last = tags[number].end
+            pieces: list[str] | None = reader.code_tag(path, tags[number], 0)
+        else:
+            pieces = reader.line(path, line, 0, in_code) if reader.wants(line) else None
         if pieces is None:
             out.append(line)
             line_map.append(number)
@@ -348,6 +356,11 @@ class _Reader:
         if text is None or depth + 1 >= MAX_DEPTH or self._found in self.shared:
             return None
         self.partials.append(self._found)
+        return mdx_partials.inline(self._found, indent, props, text, self._imported(depth))
+
+    def _imported(self, depth: int) -> Callable[[str, list[str]], list[str]]:
+        """What reads an imported markdown file's lines (as a page at its path, one level
+        deeper): its own includes, partials and code tags, under its own imports."""
 
         def nested(path: str, lines: list[str]) -> list[str]:
             saved, self.names = self.names, mdx_partials.page_imports(lines)
@@ -356,7 +369,7 @@ class _Reader:
             finally:
                 self.names = saved
 
-        return mdx_partials.inline(self._found, indent, props, text, nested)
+        return nested
 
     def _include_tag(self, page: str, line: str, depth: int) -> list[str] | None:
         """Fumadocs' `<include>` (include_tags.py): on one line, or the path and closing tag
@@ -438,11 +451,46 @@ class _Reader:
     def _nested(self, page: str, lines: list[str], depth: int) -> list[str]:
         out: list[str] = []
         code = fenced_lines(lines) if self.names else None
+        tags = mdx_partials.code_tags(lines, code, self.names) if code is not None else {}
+        last = -1  # the last line of a code tag read
         for k, line in enumerate(lines):
+            if k <= last:
+                continue
+            if k in tags:
+                last = tags[k].end
+                out.extend(self.code_tag(page, tags[k], depth))
+                continue
             pieces = (
                 self.line(page, line, depth, bool(code and code[k])) if self.wants(line) else None
             )
             out.extend([line] if pieces is None else pieces)
+        return out
+
+    def code_tag(self, page: str, tag: mdx_partials.CodeTag, depth: int) -> list[str]:
+        """The imported files a component's `code` prop names (mdx_partials.CodeTag), each
+        under its label: a code import (`?raw`, `!!raw-loader!`) as a block of its language,
+        a markdown file (Ionic's `.md` files holding one fenced block) as its markdown, its
+        own imports resolved. These files are read as imports only (a Docusaurus `static/`
+        holds no pages), so they are no partials of the page."""
+        out: list[str] = []
+        for label, name in tag.examples:
+            spec = self.names[name]
+            path = mdx_partials.raw_path(spec)
+            found = mdx_partials.candidates(page, path, self.docs_dir, list(self.roots))
+            text = self._read_first(found, path)
+            if text is None:
+                continue
+            if mdx_partials.is_raw(spec):
+                language = normalise_language(posixpath.splitext(path)[1].lstrip(".")) or ""
+                body = _indented(tag.indent, text.rstrip("\n").split("\n"))
+                lines = code_block(tag.indent, language, body)
+            elif depth + 1 < MAX_DEPTH:
+                lines = mdx_partials.inline(
+                    self._found, tag.indent, {}, text, self._imported(depth)
+                )
+            else:
+                continue
+            out += [tag.indent + label, "", *lines, ""]
         return out
 
     # -- reading ----------------------------------------------------------------------------
