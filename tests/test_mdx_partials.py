@@ -138,6 +138,9 @@ def test_code_props_show_their_imported_examples_labelled_by_key(tmp_path) -> No
             "## Sending\n\n<Playground\n  code={{ python: Py, shell: Sh }}\n/>\n\n"
             "## Left as written\n\n<Playground code={{ javascript: notImported }} />\n\n"
             "Done.\n",
+            # The same example on a second page: an example is shown wherever it stands.
+            "docs/api/tab-bar.md": "import Basic from '@site/static/usage/v9/toast/basic/index.md';"
+            "\n\n# ion-tab-bar\n\nA toast above the tab bar.\n\n<Basic />\n",
             "docs/api/snippets/send.py": "def send(message: str) -> None:\n    print(message)\n",
             "docs/api/snippets/run.sh": "kit send hello\n",
             "static/usage/v9/toast/basic/index.md": "import Playground from "
@@ -172,4 +175,5 @@ def test_code_props_show_their_imported_examples_labelled_by_key(tmp_path) -> No
         assert shown in text, shown
     assert "@kit/core" not in text and "demo.html" not in text
     assert "Done." in text and "notImported" not in text
-    assert _pages(out) == {"docs/api/toast.md"}  # static/ holds files, no pages
+    assert _pages(out) == {"docs/api/toast.md", "docs/api/tab-bar.md"}  # static/: no pages
+    assert "Hello from JavaScript" in _page_text(out, "docs/api/tab-bar.md")

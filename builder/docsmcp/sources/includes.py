@@ -355,7 +355,8 @@ class _Reader:
         text = self._read_first(mdx_partials.candidates(page, spec, self.docs_dir, roots), spec)
         if text is None or depth + 1 >= MAX_DEPTH or self._found in self.shared:
             return None
-        self.partials.append(self._found)
+        if not mdx_partials.only_examples(text):  # (an example is shown wherever it stands)
+            self.partials.append(self._found)
         return mdx_partials.inline(self._found, indent, props, text, self._imported(depth))
 
     def _imported(self, depth: int) -> Callable[[str, list[str]], list[str]]:

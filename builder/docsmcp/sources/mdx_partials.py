@@ -196,6 +196,22 @@ def code_tags(lines: list[str], code: list[bool], names: dict[str, str]) -> dict
     return found
 
 
+def only_examples(text: str) -> bool:
+    """Whether a partial's text is imports and code tags only (Ionic's usage `index.md`: one
+    `<Playground>`). Such a partial is the example of every page that imports it, never template
+    text found once (41 of Ionic's examples are on two pages or more: `corpus._with_partials`
+    would have left them as tags, shown nowhere), so it is not counted as a partial."""
+    if "code=" not in text:
+        return False
+    lines = drop_esm(text.split("\n"))
+    code = fenced_lines(lines)
+    tags = code_tags(lines, code, imports(text.split("\n"), code))
+    if not tags:
+        return False
+    inside = {k for start, tag in tags.items() for k in range(start, tag.end + 1)}
+    return all(k in inside or not line.strip() for k, line in enumerate(lines))
+
+
 def _code_tag(lines: list[str], i: int, indent: str, names: dict[str, str]) -> CodeTag | None:
     """The CodeTag opening at line `i`, else None."""
     text = "\n".join(lines[i : i + MAX_TAG_LINES])
