@@ -136,6 +136,7 @@ def test_code_props_show_their_imported_examples_labelled_by_key(tmp_path) -> No
             "import Sh from './snippets/run.sh?raw';\n\n"
             "# ion-toast\n\n## Buttons\n\nA toast with buttons.\n\n<Basic />\n\n"
             "## Sending\n\n<Playground\n  code={{ python: Py, shell: Sh }}\n/>\n\n"
+            '## Astro\n\n<Code code={Sh} lang="sh" title="run.sh" />\n\n'
             "## Left as written\n\n<Playground code={{ javascript: notImported }} />\n\n"
             "Done.\n",
             # The same example on a second page: an example is shown wherever it stands.
@@ -171,6 +172,7 @@ def test_code_props_show_their_imported_examples_labelled_by_key(tmp_path) -> No
         '<kit-toast [message]="helloFromAngular"></kit-toast>',
         "python\n\n```python\ndef send(message: str) -> None:\n    print(message)\n```",
         "shell\n\n```bash\nkit send hello\n```",
+        "run.sh\n\n```sh\nkit send hello\n```",  # Astro's `<Code>`: its title and lang
     ):
         assert shown in text, shown
     assert "@kit/core" not in text and "demo.html" not in text

@@ -482,7 +482,8 @@ class _Reader:
             if text is None:
                 continue
             if mdx_partials.is_raw(spec):
-                language = normalise_language(posixpath.splitext(path)[1].lstrip(".")) or ""
+                suffix = posixpath.splitext(path)[1].lstrip(".")
+                language = tag.language or normalise_language(suffix) or ""
                 body = _indented(tag.indent, text.rstrip("\n").split("\n"))
                 lines = code_block(tag.indent, language, body)
             elif depth + 1 < MAX_DEPTH:
@@ -491,7 +492,7 @@ class _Reader:
                 )
             else:
                 continue
-            out += [tag.indent + label, "", *lines, ""]
+            out += [tag.indent + label, "", *lines, ""] if label else [*lines, ""]
         return out
 
     # -- reading ----------------------------------------------------------------------------

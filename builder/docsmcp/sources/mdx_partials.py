@@ -69,6 +69,10 @@ _PROPS_USE = re.compile(r"\{[ \t]*props\.([A-Za-z_$][\w$]*)[ \t]*\}")
 # A component opening a line (its name: a capital first), and its `code` prop holding an object.
 _TAG_OPEN = re.compile(r"^([ \t]*)<[A-Z][\w.]*(?=[\s/>]|$)")
 _CODE_PROP = re.compile(r"\bcode=\{[ \t\n]*(?=\{)")
+# Astro's and Starlight's `<Code code={imported} lang="json" title="tsconfig.json" />`: one
+# code import, its language and title as props.
+_CODE_NAME = re.compile(r"\bcode=\{[ \t]*([A-Za-z_$][\w$]*)[ \t]*\}")
+_LANG_PROP = re.compile(r"""\b(?:lang|language)=(?:"([\w+#.-]+)"|'([\w+#.-]+)')""")
 MAX_TAG_LINES = 80  # lines a component with a `code` prop may span
 _TS_CONFIGS = ("tsconfig.json", "jsconfig.json")
 MAX_CONFIG_LEVELS = 4  # folders above the docs looked at for aliases outside the roots
@@ -174,11 +178,14 @@ class CodeTag:
     """A self-closing component whose `code` prop names imported files, a tab each (Ionic's
     `<Playground code={{ javascript, react, angular: { files: { 'src/app/x.html': x_html } } }}
     />`, 1,569 examples): its last line, indent and (label, imported name) per tab. The label is
-    the keys leading to the name (`angular: src/app/x.html`; a `files` key says nothing)."""
+    the keys leading to the name (`angular: src/app/x.html`; a `files` key says nothing). Astro's
+    `<Code code={imported} lang="json" title="tsconfig.json" />` of a code import is one
+    example, labelled by its title."""
 
     end: int
     indent: str
     examples: tuple[tuple[str, str], ...]
+    language: str = ""  # a `lang` prop (`<Code>`), else each file's suffix says
 
 
 def code_tags(lines: list[str], code: list[bool], names: dict[str, str]) -> dict[int, CodeTag]:
@@ -218,6 +225,13 @@ def _code_tag(lines: list[str], i: int, indent: str, names: dict[str, str]) -> C
     end = _tag_end(text)
     if end is None or text[end:].split("\n", 1)[0].strip() or "code=" not in text[:end]:
         return None
+    one = _CODE_NAME.search(text, 0, end)
+    if one is not None and is_raw(names.get(one.group(1), "")):
+        titles = [p for p in _STRING_PROP.finditer(text, 0, end) if p.group(1) == "title"]
+        label = next(g for g in titles[0].groups()[1:] if g is not None) if titles else ""
+        lang = _LANG_PROP.search(text, 0, end)
+        language = (lang.group(1) or lang.group(2)) if lang else ""
+        return CodeTag(i + text.count("\n", 0, end), indent, ((label, one.group(1)),), language)
     prop = _CODE_PROP.search(text, 0, end)
     read = named_leaves(text, prop.end()) if prop else None
     if read is None or not text[read[1] :].lstrip().startswith("}"):
