@@ -31,6 +31,7 @@ fraction of parsing.
 
 from __future__ import annotations
 
+import re
 from bisect import bisect_right
 from dataclasses import dataclass, field, replace
 
@@ -108,6 +109,7 @@ class _Scan:
     params: list[Parameter] = field(default_factory=list)
     param_names: set[str] = field(default_factory=set)
     returns_type: str = ""  # a type in bold/link/backticks under a returns role
+    declared_type: str = ""  # the entry's own type, `**Type:** `(lang: string) => I18nT``
     returns_fields: str = ""  # the field names of a returns table
     returns_text: str = ""  # else the first paragraph there
     examples: list[Example] = field(default_factory=list)
@@ -226,6 +228,11 @@ def _scan(
             if lm is not None:
                 word = _norm_word(lm.group(1))
                 rest = lm.group(3).strip()
+                if word in _TYPE_LABELS and current == -1 and (typed := _CODE_ONLY.match(rest)):
+                    # Starlight's and Astro's reference entries say their type so; an example
+                    # below that calls the name shows arguments, not the signature.
+                    s.declared_type = s.declared_type or typed.group(2).strip()
+                    continue
                 if word in _ROLES:
                     label_role = _ROLES[word]
                     _role_signals(s, word, label_role)
@@ -330,6 +337,27 @@ def _scan(
     return s
 
 
+# A label naming the entry's own type, and a value that is one code span.
+_TYPE_LABELS = frozenset({"type", "signature"})
+_CODE_ONLY = re.compile(r"^(`+)([^`]+)\1$")
+# A function type: `(lang: string) => I18nT` (its parameters, then what it returns).
+_FUNCTION_TYPE = re.compile(r"^(?:<[^<>]*>\s*)?(\(.*\))\s*=>\s*(.+)$", re.DOTALL)
+
+
+def _typed_signature(name: str, declared: str) -> tuple[str, str]:
+    """(signature, returns) of a method whose documented type is `declared`: a function type
+    gives `name(lang: string) => I18nT` and its return type, a signature naming the method
+    (`**Signature:** `connect(url: string)``) itself, any other `name: Type`."""
+    segment = _SEPARATORS.split(name)[-1]
+    if re.match(rf"(?:[\w$.]+\s+)*{re.escape(segment)}\s*[(<]", declared):
+        return truncate(declared, MAX_SIGNATURE_CHARS), ""  # a signature written out whole
+    m = _FUNCTION_TYPE.match(declared)
+    if m is None:
+        return truncate(f"{name}: {declared}", MAX_SIGNATURE_CHARS), ""
+    returns = m.group(2).strip()
+    return truncate(f"{name}{m.group(1)} => {returns}", MAX_SIGNATURE_CHARS), returns
+
+
 def _calls(code: str, segment: str) -> bool:
     return _call_at(code, segment)[0] >= 0
 
@@ -427,7 +455,10 @@ def _from_headings(parsed: ParsedFile, chunks: list[Chunk]) -> list[ApiEntry]:
                 continue
             if kind == "type" and not (s.type_strong or s.constructed):
                 continue
-        if kind == "type":
+        if s.declared_type and kind == "method":
+            signature, declared_returns = _typed_signature(ident.name, s.declared_type)
+            returns = s.returns_type or declared_returns
+        elif kind == "type":
             signature = ident.signature or s.declaration
             if not signature and s.variant_names:
                 signature = truncate(" | ".join(s.variant_names), MAX_SIGNATURE_CHARS)
@@ -439,7 +470,8 @@ def _from_headings(parsed: ParsedFile, chunks: list[Chunk]) -> list[ApiEntry]:
                 signature = f"{signature[:-2]}{', '.join(names)})"
             if not signature and names:
                 signature = f"{ident.name}({', '.join(names)})"
-        returns = s.returns_type or s.returns_fields or s.returns_text
+        if not (s.declared_type and kind == "method"):
+            returns = s.returns_type or s.returns_fields or s.returns_text
         if not returns and signature:
             rm = _RETURNS_IN_SIG.search(signature)
             if rm:
