@@ -17,7 +17,7 @@
 - Quarto: `{{< include _file.qmd >}}` on a line of its own (quarto.py);
 - MyST: ```` ```{include} path ```` and `{literalinclude}` with their options (myst_includes.py);
 - Fumadocs: `<include>path</include>`, a page (or its `#section`) or a code file
-  (include_tags.py).
+  (include_tags.py); `<auto-type-table path name />`, a type's props table (type_tables.py).
 
 Every file is read through `discover.read_file`, so only inside the source roots: a path outside
 them, missing or unreadable leaves the directive as it was. An unreadable file gets its page one
@@ -45,10 +45,17 @@ from typing import TYPE_CHECKING
 from docsmcp_runtime.search.languages import normalise_language
 
 from docsmcp.common.limits import MAX_FILE_BYTES
-from docsmcp.sources import include_tags, mdx_partials, myst_includes, quarto, rst_includes
+from docsmcp.sources import (
+    include_tags,
+    mdx_partials,
+    myst_includes,
+    quarto,
+    rst_includes,
+    type_tables,
+)
 from docsmcp.sources.discover import RST_SUFFIXES, Refused, read_file
 from docsmcp.sources.formats import apidoc, autodoc
-from docsmcp.sources.formats.fences import code_block, fenced_lines
+from docsmcp.sources.formats.fences import fenced_lines
 from docsmcp.sources.include_ranges import (
     MDBOOK_ANCHOR,
     SNIPPET_SECTION,
@@ -98,6 +105,7 @@ def has_directive(body: str) -> bool:
         or "include::" in body
         or "include}" in body  # (MyST's ```{include}, {literalinclude})
         or "<include" in body  # (Fumadocs)
+        or type_tables.TAG_START in body  # (Fumadocs' props tables: type_tables.py)
         or ":include" in body  # (docsify's embeds)
         or ".. auto" in body  # (reST pages only: autodoc.py)
         or mdx_partials.may_import(body)
@@ -137,15 +145,15 @@ def expand(
     }
     out: list[str] = []
     line_map: list[int] = []
-    tags = mdx_partials.code_tags(lines, code, reader.names) if reader.names else {}
-    last = -1  # the last line of a code tag read
+    tags = reader.spanning(body, lines, code)
+    last = -1  # the last line of a tag read
     for number, line in enumerate(lines):
         if number <= last:
             continue
         in_code = code[number] and number not in directives
         if number in tags:
             last = tags[number].end
-            pieces: list[str] | None = reader.code_tag(path, tags[number], 0)
+            pieces: list[str] | None = reader.span(path, tags[number], 0)
         else:
             pieces = reader.line(path, line, 0, in_code) if reader.wants(line) else None
         if pieces is None:
@@ -191,10 +199,12 @@ def _finish(
         warnings.append(f"{path}: include not resolved: {failures.first}{more}")
     missing, outside = tuple(failures.missing), tuple(failures.outside)
     api, partials = tuple(reader.api_missing), tuple(reader.partials)
+    types = tuple(reader.types_missing)
     warning = "\n".join(warnings) or None
     if out == lines:
-        return Expanded(body, (), warning, missing, outside, api)
-    return Expanded("\n".join(out), tuple(line_map), warning, missing, outside, api, partials)
+        return Expanded(body, (), warning, missing, outside, api, (), types)
+    joined = "\n".join(out)
+    return Expanded(joined, tuple(line_map), warning, missing, outside, api, partials, types)
 
 
 class _Reader:
@@ -215,6 +225,7 @@ class _Reader:
         self._bases: tuple[Path, ...] | None = None  # pymdownx.snippets' base_path (mkdocs.yml)
         self.myst: myst_includes.Pending | None = None  # a MyST include directive being read
         self.tag: include_tags.Tag | None = None  # a three-line `<include>` being read
+        self.types_missing: list[str] = []  # why `<auto-type-table>` tags showed no table
 
     # -- one line of a page -----------------------------------------------------------------
 
@@ -451,15 +462,16 @@ class _Reader:
 
     def _nested(self, page: str, lines: list[str], depth: int) -> list[str]:
         out: list[str] = []
-        code = fenced_lines(lines) if self.names else None
-        tags = mdx_partials.code_tags(lines, code, self.names) if code is not None else {}
-        last = -1  # the last line of a code tag read
+        tables = any(type_tables.TAG_START in x for x in lines)
+        code = fenced_lines(lines) if self.names or tables else None
+        tags = self.spanning("\n".join(lines) if tables else "", lines, code)
+        last = -1  # the last line of a tag read
         for k, line in enumerate(lines):
             if k <= last:
                 continue
             if k in tags:
                 last = tags[k].end
-                out.extend(self.code_tag(page, tags[k], depth))
+                out.extend(self.span(page, tags[k], depth))
                 continue
             pieces = (
                 self.line(page, line, depth, bool(code and code[k])) if self.wants(line) else None
@@ -467,33 +479,41 @@ class _Reader:
             out.extend([line] if pieces is None else pieces)
         return out
 
+    def spanning(
+        self, body: str, lines: list[str], code: list[bool] | None
+    ) -> dict[int, mdx_partials.CodeTag | type_tables.Tag]:
+        """The tags of `lines` that span lines and stand for what they name, by first line:
+        components whose `code` prop names imports, Fumadocs' `<auto-type-table>`."""
+        if code is None:
+            return {}
+        found: dict[int, mdx_partials.CodeTag | type_tables.Tag] = {}
+        if self.names:
+            found.update(mdx_partials.code_tags(lines, code, self.names))
+        if type_tables.TAG_START in body:
+            found.update(type_tables.tags(lines, code))
+        return found
+
+    def span(self, page: str, tag: mdx_partials.CodeTag | type_tables.Tag, depth: int) -> list[str]:
+        """What a tag of `spanning` stands for."""
+        if isinstance(tag, mdx_partials.CodeTag):
+            return self.code_tag(page, tag, depth)
+        files = type_tables.Files(self.docs_dir, tuple(self.roots))
+        lines, why = type_tables.render(page, tag, files)
+        self.size += sum(len(x) + 1 for x in lines)
+        if why:
+            self.types_missing.append(why)
+        return lines
+
     def code_tag(self, page: str, tag: mdx_partials.CodeTag, depth: int) -> list[str]:
-        """The imported files a component's `code` prop names (mdx_partials.CodeTag), each
-        under its label: a code import (`?raw`, `!!raw-loader!`) as a block of its language,
-        a markdown file (Ionic's `.md` files holding one fenced block) as its markdown, its
-        own imports resolved. These files are read as imports only (a Docusaurus `static/`
-        holds no pages), so they are no partials of the page."""
-        out: list[str] = []
-        for label, name in tag.examples:
-            spec = self.names[name]
-            path = mdx_partials.raw_path(spec)
-            found = mdx_partials.candidates(page, path, self.docs_dir, list(self.roots))
-            text = self._read_first(found, path)
-            if text is None:
-                continue
-            if mdx_partials.is_raw(spec):
-                suffix = posixpath.splitext(path)[1].lstrip(".")
-                language = tag.language or normalise_language(suffix) or ""
-                body = _indented(tag.indent, text.rstrip("\n").split("\n"))
-                lines = code_block(tag.indent, language, body)
-            elif depth + 1 < MAX_DEPTH:
-                lines = mdx_partials.inline(
-                    self._found, tag.indent, {}, text, self._imported(depth)
-                )
-            else:
-                continue
-            out += [tag.indent + label, "", *lines, ""] if label else [*lines, ""]
-        return out
+        """The imported files a component's `code` prop names (mdx_partials.examples)."""
+
+        def read(spec: str) -> tuple[str, str] | None:
+            found = mdx_partials.candidates(page, spec, self.docs_dir, list(self.roots))
+            text = self._read_first(found, spec)
+            return None if text is None else (self._found, text)
+
+        nested = self._imported(depth) if depth + 1 < MAX_DEPTH else None
+        return mdx_partials.examples(tag, self.names, read, nested)
 
     # -- reading ----------------------------------------------------------------------------
 

@@ -40,7 +40,9 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
-from docsmcp.sources.formats.fences import fenced_lines
+from docsmcp_runtime.search.languages import normalise_language
+
+from docsmcp.sources.formats.fences import code_block, fenced_lines
 from docsmcp.sources.formats.mdx import drop_esm
 from docsmcp.sources.frontmatter import split_frontmatter
 from docsmcp.sources.jsliteral import named_leaves
@@ -203,6 +205,38 @@ def code_tags(lines: list[str], code: list[bool], names: dict[str, str]) -> dict
     return found
 
 
+def examples(
+    tag: CodeTag,
+    names: dict[str, str],
+    read: Callable[[str], tuple[str, str] | None],
+    nested: Callable[[str, list[str]], list[str]] | None,
+) -> list[str]:
+    """The lines a CodeTag stands for: each imported file under its label, a code import
+    (`?raw`, `!!raw-loader!`) as a block of its language, a markdown file (Ionic's `.md` files
+    holding one fenced block) as its markdown, its own imports resolved by `nested` (None: past
+    the include depth; such files are left out). `read` gives (the path read, its text) of an
+    import's path. These files are read as imports only (a Docusaurus `static/` holds no
+    pages), so they are no partials of the page."""
+    out: list[str] = []
+    for label, name in tag.examples:
+        spec = names[name]
+        path = raw_path(spec)
+        found = read(path)
+        if found is None:
+            continue
+        if is_raw(spec):
+            suffix = posixpath.splitext(path)[1].lstrip(".")
+            language = tag.language or normalise_language(suffix) or ""
+            body = [tag.indent + x if x else x for x in found[1].rstrip("\n").split("\n")]
+            lines = code_block(tag.indent, language, body)
+        elif nested is not None:
+            lines = inline(found[0], tag.indent, {}, found[1], nested)
+        else:
+            continue
+        out += [tag.indent + label, "", *lines, ""] if label else [*lines, ""]
+    return out
+
+
 def only_examples(text: str) -> bool:
     """Whether a partial's text is imports and code tags only (Ionic's usage `index.md`: one
     `<Playground>`). Such a partial is the example of every page that imports it, never template
@@ -222,7 +256,7 @@ def only_examples(text: str) -> bool:
 def _code_tag(lines: list[str], i: int, indent: str, names: dict[str, str]) -> CodeTag | None:
     """The CodeTag opening at line `i`, else None."""
     text = "\n".join(lines[i : i + MAX_TAG_LINES])
-    end = _tag_end(text)
+    end = tag_end(text)
     if end is None or text[end:].split("\n", 1)[0].strip() or "code=" not in text[:end]:
         return None
     one = _CODE_NAME.search(text, 0, end)
@@ -243,7 +277,7 @@ def _code_tag(lines: list[str], i: int, indent: str, names: dict[str, str]) -> C
     return CodeTag(i + text.count("\n", 0, end), indent, examples)
 
 
-def _tag_end(text: str) -> int | None:
+def tag_end(text: str) -> int | None:
     """Where the self-closing tag opening `text` ends (past its `/>`), braces and quoted
     values skipped; None if it ends otherwise (`>`: a tag with children) or not at all."""
     depth = 0
