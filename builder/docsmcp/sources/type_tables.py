@@ -41,6 +41,7 @@ MAX_TAG_LINES = 60  # lines a tag may span (a `type` prop holding a declaration)
 MAX_HOPS = 16  # files read for one table (imports and re-exports followed)
 MAX_MEMBERS = 200
 OUTSIDE = "is outside the source roots"  # (the build summary counts these: include_report)
+NO_MODULE = "is in no source root (a workspace package? give its repository with --source-root)"
 _PACKAGE_DEPTH = 2  # folders below a source root searched for workspace packages
 
 _PROP = re.compile(r"""\b(path|name|type)=(?:"([^"]*)"|'([^']*)'|\{["'`]([^"'`]*)["'`]\})""")
@@ -217,7 +218,7 @@ def _members(page: str, tag: Tag, files: Files) -> tuple[list[Member] | None, st
             if module:
                 queue.append((module, other))
             else:
-                first_why = first_why or f"`{other}`: module `{spec}` is in no source root"
+                first_why = first_why or f"`{other}`: module `{spec}` {NO_MODULE}"
     return None, first_why or f"`{name}`: over {MAX_HOPS} files of re-exports"
 
 
