@@ -549,6 +549,16 @@ if (!loaded) {
 
 A nested option's type is its own, not the entry's.
 
+#### `withState`
+
+**Type:** `(action: Fn<T>) => (state: T, data: FormData) => Fn<T>`
+
+Wraps a form action.
+
+```ts
+const run = withState(save);
+```
+
 #### `connect`
 
 Connects to the server.
@@ -585,6 +595,9 @@ def test_a_documented_type_is_the_signature_not_an_example_call() -> None:
     assert widget.signature == "addWidget(widget: Widget, options?: { order: number }) => void"
     assert widget.returns == "void"
     assert found["connect"].signature == "connect('wss://example.com')"
+    curried = found["withState"]  # the parameters are the first parentheses
+    assert curried.signature == "withState(action: Fn<T>) => (state: T, data: FormData) => Fn<T>"
+    assert curried.returns == "(state: T, data: FormData) => Fn<T>"
     assert found["client.close"].signature == "close(code?: number): Promise<void>"
 
 

@@ -340,8 +340,8 @@ def _scan(
 # A label naming the entry's own type, and a value that is one code span.
 _TYPE_LABELS = frozenset({"type", "signature"})
 _CODE_ONLY = re.compile(r"^(`+)([^`]+)\1$")
-# A function type: `(lang: string) => I18nT` (its parameters, then what it returns).
-_FUNCTION_TYPE = re.compile(r"^(?:<[^<>]*>\s*)?(\(.*\))\s*=>\s*(.+)$", re.DOTALL)
+# A function type's start: its type parameters, then `(` (`<T>(value: T) => T`).
+_FUNCTION_TYPE = re.compile(r"^(?:<[^<>]*>\s*)?\(")
 
 
 def _typed_signature(name: str, declared: str) -> tuple[str, str]:
@@ -352,10 +352,23 @@ def _typed_signature(name: str, declared: str) -> tuple[str, str]:
     if re.match(rf"(?:[\w$.]+\s+)*{re.escape(segment)}\s*[(<]", declared):
         return truncate(declared, MAX_SIGNATURE_CHARS), ""  # a signature written out whole
     m = _FUNCTION_TYPE.match(declared)
-    if m is None:
+    close = _closing(declared, m.end() - 1) if m else -1
+    arrow = declared[close + 1 :].lstrip() if close >= 0 else ""
+    if not arrow.startswith("=>"):
         return truncate(f"{name}: {declared}", MAX_SIGNATURE_CHARS), ""
-    returns = m.group(2).strip()
-    return truncate(f"{name}{m.group(1)} => {returns}", MAX_SIGNATURE_CHARS), returns
+    returns = arrow[2:].strip()  # (the parameters are the first parentheses: `(a) => (b) => c`)
+    params = declared[m.end() - 1 : close + 1] if m else "()"
+    return truncate(f"{name}{params} => {returns}", MAX_SIGNATURE_CHARS), returns
+
+
+def _closing(text: str, start: int) -> int:
+    """The offset of the parenthesis closing the one at `start`, or -1."""
+    depth = 0
+    for k in range(start, len(text)):
+        depth += (text[k] == "(") - (text[k] == ")")
+        if depth == 0:
+            return k
+    return -1
 
 
 def _calls(code: str, segment: str) -> bool:
