@@ -516,6 +516,91 @@ function lockStateOf(address user) public view returns (LockState);
     assert e.description == "Returns the current lock state for a user."
 
 
+TYPED_PAGE = """\
+# Plugins
+
+#### `useTranslations`
+
+**type:** `(lang: string) => Translate`
+
+Call `useTranslations()` with a language tag.
+
+```ts
+const t = useTranslations('zh-CN');
+```
+
+#### `addWidget`
+
+**Type:** `(widget: Widget, options?: { order: number }) => void`
+
+Adds a widget.
+
+```ts
+if (!loaded) {
+  addWidget(makeWidget(), { order: 2 });
+}
+```
+
+##### Options
+
+###### `makeId()`
+
+**Type:** `({ entry: string }) => string`
+
+A nested option's type is its own, not the entry's.
+
+#### `withState`
+
+**Type:** `(action: Fn<T>) => (state: T, data: FormData) => Fn<T>`
+
+Wraps a form action.
+
+```ts
+const run = withState(save);
+```
+
+#### `connect`
+
+Connects to the server.
+
+```ts
+connect('wss://example.com');
+```
+
+#### `client.close`
+
+**Signature:** `close(code?: number): Promise<void>`
+
+Closes the connection.
+
+```ts
+await client.close(1000);
+```
+"""
+
+
+def test_a_documented_type_is_the_signature_not_an_example_call() -> None:
+    """Starlight's reference entries say their type on a `**type:**` line; the example below
+    calls the name with arguments (`useTranslations('zh-CN')`), which had been taken as its
+    signature. Without a documented type, the call stays the signature."""
+    found = by_name(entries_of(TYPED_PAGE))
+    use = found["useTranslations"]
+    assert (use.kind, use.signature, use.returns) == (
+        "method",
+        "useTranslations(lang: string) => Translate",
+        "Translate",
+    )
+    assert use.description.startswith("Call useTranslations()")  # the type is no description
+    widget = found["addWidget"]
+    assert widget.signature == "addWidget(widget: Widget, options?: { order: number }) => void"
+    assert widget.returns == "void"
+    assert found["connect"].signature == "connect('wss://example.com')"
+    curried = found["withState"]  # the parameters are the first parentheses
+    assert curried.signature == "withState(action: Fn<T>) => (state: T, data: FormData) => Fn<T>"
+    assert curried.returns == "(state: T, data: FormData) => Fn<T>"
+    assert found["client.close"].signature == "close(code?: number): Promise<void>"
+
+
 def test_diagrams_are_not_examples_and_examples_are_bounded() -> None:
     blocks = "\n".join(f"```js\nrun_job({k});\n```\n" for k in range(8))
     text = (

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 from conftest import FUZZ
-from docsmcp.sources.jsliteral import MAX_DEPTH, exported_literal
+from docsmcp.sources.jsliteral import MAX_DEPTH, exported_literal, named_leaves
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -151,3 +151,20 @@ def test_data_written_as_javascript_reads_back(value: dict) -> None:
 def test_random_text_never_raises(text: str) -> None:
     exported_literal(text)
     exported_literal("module.exports = {" + text)
+
+
+def test_an_object_of_names_gives_its_leaves_and_nothing_that_is_code() -> None:
+    """`named_leaves` reads Ionic's `code={{ … }}`: names (shorthand or `key: name`) under their
+    keys, strings beside them as data; a call or spread makes it code (None)."""
+    text = "{ javascript, react: R, angular: { files: { 'a.html': a_html }, deps: { x: '^1' } } }"
+    text += " />"
+    leaves, end = named_leaves(text)
+    assert leaves == [
+        (("javascript",), "javascript"),
+        (("react",), "R"),
+        (("angular", "files", "a.html"), "a_html"),
+    ]
+    assert text[end:] == " />"
+    for code in ("{ a: f() }", "{ ...rest }", "{ a: [b] }", "{ {a} }", "{ a b }", "{ a: b"):
+        assert named_leaves(code) is None, code
+    assert named_leaves("{" * (MAX_DEPTH + 2) + "}" * (MAX_DEPTH + 2)) is None

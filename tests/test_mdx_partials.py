@@ -119,3 +119,63 @@ def test_aliases_defined_outside_the_source_roots_are_said_so(tmp_path) -> None:
     ) in build.stderr
     rooted = build_bundle(docs, tmp_path / "idx2", "--source-root", site)
     assert "Run `npm create tauri-app`." in _page_text(rooted, "start.mdx")
+
+
+def test_code_props_show_their_imported_examples_labelled_by_key(tmp_path) -> None:
+    """Ionic's component pages show each example through a partial in `static/` holding
+    `<Playground code={{ … }} />` over imported `.md` files of one fenced block each; a code
+    import (`?raw`, `!!raw-loader!`) is the file's text. A reader sees a tab per framework and
+    file: each is inlined at the tag, under its keys; `static/` stays no pages."""
+    site = write_tree(
+        tmp_path / "site",
+        {
+            "docusaurus.config.js": "module.exports = {title: 'Kit'};\n",
+            "docs/api/toast.md": "---\ntitle: ion-toast\n---\n\n"
+            "import Basic from '@site/static/usage/v9/toast/basic/index.md';\n"
+            "import Py from '!!raw-loader!./snippets/send.py';\n"
+            "import Sh from './snippets/run.sh?raw';\n\n"
+            "# ion-toast\n\n## Buttons\n\nA toast with buttons.\n\n<Basic />\n\n"
+            "## Sending\n\n<Playground\n  code={{ python: Py, shell: Sh }}\n/>\n\n"
+            '## Astro\n\n<Code code={Sh} lang="sh" title="run.sh" />\n\n'
+            "## Left as written\n\n<Playground code={{ javascript: notImported }} />\n\n"
+            "Done.\n",
+            # The same example on a second page: an example is shown wherever it stands.
+            "docs/api/tab-bar.md": "import Basic from '@site/static/usage/v9/toast/basic/index.md';"
+            "\n\n# ion-tab-bar\n\nA toast above the tab bar.\n\n<Basic />\n",
+            "docs/api/snippets/send.py": "def send(message: str) -> None:\n    print(message)\n",
+            "docs/api/snippets/run.sh": "kit send hello\n",
+            "static/usage/v9/toast/basic/index.md": "import Playground from "
+            "'@site/src/components/global/Playground';\n\n"
+            "import javascript from './javascript.md';\n"
+            "import react from './react.md';\n"
+            "import angular_html from './angular/example_component_html.md';\n\n"
+            '<Playground\n  version="9"\n  code={{\n    javascript,\n    react,\n'
+            "    angular: {\n      files: {\n"
+            "        'src/app/example.component.html': angular_html,\n      },\n"
+            "      dependencies: { '@kit/core': '^3.0.0' },\n    },\n  }}\n"
+            '  src="usage/v9/toast/basic/demo.html"\n/>\n',
+            "static/usage/v9/toast/basic/javascript.md": "```html\n"
+            '<kit-toast message="Hello from JavaScript"></kit-toast>\n```\n',
+            "static/usage/v9/toast/basic/react.md": "```tsx\n"
+            "import { KitToast } from '@kit/react';\n\n"
+            'export const Example = () => <KitToast message="Hello from React" />;\n```\n',
+            "static/usage/v9/toast/basic/angular/example_component_html.md": "```html\n"
+            '<kit-toast [message]="helloFromAngular"></kit-toast>\n```\n',
+        },
+    )
+    out = build_bundle(site, tmp_path / "idx")
+    text = _page_text(out, "docs/api/toast.md")
+    for shown in (
+        'javascript\n\n```html\n<kit-toast message="Hello from JavaScript"></kit-toast>\n```',
+        "react\n\n```tsx\nimport { KitToast } from '@kit/react';",  # code keeps its imports
+        "angular: src/app/example.component.html\n\n```html\n"
+        '<kit-toast [message]="helloFromAngular"></kit-toast>',
+        "python\n\n```python\ndef send(message: str) -> None:\n    print(message)\n```",
+        "shell\n\n```bash\nkit send hello\n```",
+        "run.sh\n\n```sh\nkit send hello\n```",  # Astro's `<Code>`: its title and lang
+    ):
+        assert shown in text, shown
+    assert "@kit/core" not in text and "demo.html" not in text
+    assert "Done." in text and "notImported" not in text
+    assert _pages(out) == {"docs/api/toast.md", "docs/api/tab-bar.md"}  # static/: no pages
+    assert "Hello from JavaScript" in _page_text(out, "docs/api/tab-bar.md")

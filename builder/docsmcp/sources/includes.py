@@ -10,11 +10,8 @@
   alike, relative to the page; lines naming anchors are dropped from what is included;
 - FastAPI: `{* ../../docs_src/app/tutorial001.py hl[3] ln[1:5] *}`, relative to the page,
   included as a fenced code block in the file's language (`ln[...]` keeps those lines);
-- reST (`.rst` pages): `.. literalinclude:: path` and `.. include:: path` with `:literal:` or
-  `:code:` become a `code-block` of the file (its `:language:`, else its suffix's), a plain
-  `.. include:: path` inserts the file's reST where it stands, as docutils would; `:lines:`,
-  `:start-after:`, `:end-before:`, `:start-line:`, `:end-line:` and `:dedent:` select, other
-  options go. A path starting with `/` is relative to the docs folder, as Sphinx reads it.
+- reST (`.rst` pages): `.. literalinclude:: path` and `.. include:: path` (rst_includes.py).
+  A path starting with `/` is relative to the docs folder, as Sphinx reads it.
   (rst.py itself never reads a file: docutils' own `include` is off.)
 - MDX partials: `import Setup from './_setup.mdx'`, then a line `<Setup />`: mdx_partials.py;
 - Quarto: `{{< include _file.qmd >}}` on a line of its own (quarto.py);
@@ -22,7 +19,7 @@
   page up its sections (hugo_includes.py);
 - MyST: ```` ```{include} path ```` and `{literalinclude}` with their options (myst_includes.py);
 - Fumadocs: `<include>path</include>`, a page (or its `#section`) or a code file
-  (include_tags.py).
+  (include_tags.py); `<auto-type-table path name />`, a type's props table (type_tables.py).
 
 Every file is read through `discover.read_file`, so only inside the source roots: a path outside
 them, missing or unreadable leaves the directive as it was. An unreadable file gets its page one
@@ -42,7 +39,7 @@ import logging
 import os
 import posixpath
 import re
-from collections.abc import Sequence, Set
+from collections.abc import Callable, Sequence, Set
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -57,6 +54,8 @@ from docsmcp.sources import (
     mdx_partials,
     myst_includes,
     quarto,
+    rst_includes,
+    type_tables,
 )
 from docsmcp.sources.discover import RST_SUFFIXES, Refused, read_file
 from docsmcp.sources.formats import apidoc, autodoc
@@ -66,7 +65,6 @@ from docsmcp.sources.include_ranges import (
     SNIPPET_SECTION,
     select_line_ranges,
     select_mdbook,
-    select_rst,
     select_section,
 )
 from docsmcp.sources.include_report import Expanded, Unresolved
@@ -87,8 +85,6 @@ _FASTAPI_LN = re.compile(r"\bln\[([^\]\n]*)\]")
 _OMITTED = "# Code here omitted 👈"  # (FastAPI's words between two ranges of a Python file)
 # markdown-include's `{!path!}` (SQLModel, Typer): the file's text where it stands.
 _MD_INCLUDE = re.compile(r"\{!\s*([^!{}\n]+?)\s*!\}")
-_RST_INCLUDE = re.compile(r"^([ \t]*)\.\.[ \t]+(literalinclude|include)::[ \t]+(\S+)[ \t]*$")
-_RST_OPTION = re.compile(r"^([ \t]+):([\w-]+):(?:[ \t]+(.*?))?[ \t]*$")
 
 
 class _Failures:
@@ -114,6 +110,7 @@ def has_directive(body: str) -> bool:
         or "include::" in body
         or "include}" in body  # (MyST's ```{include}, {literalinclude})
         or "<include" in body  # (Fumadocs)
+        or type_tables.TAG_START in body  # (Fumadocs' props tables: type_tables.py)
         or ":include" in body  # (docsify's embeds)
         or ".. auto" in body  # (reST pages only: autodoc.py)
         or mdx_partials.may_import(body)
@@ -153,9 +150,17 @@ def expand(
     }
     out: list[str] = []
     line_map: list[int] = []
+    tags = reader.spanning(body, lines, code)
+    last = -1  # the last line of a tag read
     for number, line in enumerate(lines):
+        if number <= last:
+            continue
         in_code = code[number] and number not in directives
-        pieces = reader.line(path, line, 0, in_code) if reader.wants(line) else None
+        if number in tags:
+            last = tags[number].end
+            pieces: list[str] | None = reader.span(path, tags[number], 0)
+        else:
+            pieces = reader.line(path, line, 0, in_code) if reader.wants(line) else None
         if pieces is None:
             out.append(line)
             line_map.append(number)
@@ -199,10 +204,12 @@ def _finish(
         warnings.append(f"{path}: include not resolved: {failures.first}{more}")
     missing, outside = tuple(failures.missing), tuple(failures.outside)
     api, partials = tuple(reader.api_missing), tuple(reader.partials)
+    types = tuple(reader.types_missing)
     warning = "\n".join(warnings) or None
     if out == lines:
-        return Expanded(body, (), warning, missing, outside, api)
-    return Expanded("\n".join(out), tuple(line_map), warning, missing, outside, api, partials)
+        return Expanded(body, (), warning, missing, outside, api, (), types)
+    joined = "\n".join(out)
+    return Expanded(joined, tuple(line_map), warning, missing, outside, api, partials, types)
 
 
 class _Reader:
@@ -225,6 +232,7 @@ class _Reader:
         self.tag: include_tags.Tag | None = None  # a three-line `<include>` being read
         self._quarto: bool | None = None  # the docs are a Quarto project (found on first use)
         self._hugo: tuple[hugo_site.Site | None] | None = None  # the Hugo site around the docs
+        self.types_missing: list[str] = []  # why `<auto-type-table>` tags showed no table
 
     # -- one line of a page -----------------------------------------------------------------
 
@@ -322,32 +330,11 @@ class _Reader:
     # -- reST --------------------------------------------------------------------------------
 
     def rst(self, page: str, lines: list[str], depth: int) -> tuple[list[str], list[int]]:
-        """A reST page's lines with its include directives resolved, and each line's line of
-        `lines` (an included line: its directive's)."""
-        out: list[str] = []
-        line_map: list[int] = []
-        i = 0
-        while i < len(lines):
-            m = _RST_INCLUDE.match(lines[i]) if "include::" in lines[i] else None
-            if m is None:
-                out.append(lines[i])
-                line_map.append(i)
-                i += 1
-                continue
-            indent, kind, name = m.group(1), m.group(2), m.group(3)
-            options: dict[str, str] = {}
-            end = i + 1
-            while end < len(lines) and (o := _RST_OPTION.match(lines[end])):
-                if len(o.group(1).expandtabs()) <= len(indent.expandtabs()):
-                    break
-                options[o.group(2)] = o.group(3) or ""
-                end += 1
-            block = self._rst_include(page, kind, name, options, indent, depth)
-            kept = lines[i:end] if block is None else block
-            out.extend(kept)
-            line_map.extend(range(i, end) if block is None else [i] * len(kept))
-            i = end
-        return out, line_map
+        """A reST page's lines with its include directives resolved (rst_includes.py), and each
+        line's line of `lines` (an included line: its directive's)."""
+        return rst_includes.expand(
+            lines, lambda *directive: self._rst_include(page, *directive, depth)
+        )
 
     def _rst_include(
         self, page: str, kind: str, name: str, options: dict[str, str], indent: str, depth: int
@@ -360,17 +347,12 @@ class _Reader:
         text = self._read_first(candidates, name)
         if text is None:
             return None
-        lines = select_rst(text.split("\n"), options)
-        if kind == "literalinclude" or "literal" in options or "code" in options:
-            suffix = posixpath.splitext(name)[1].lstrip(".")
-            language = options.get("language") or options.get("code") or ""
-            language = language or normalise_language(suffix) or "text"
-            body = [f"{indent}   {x}" if x.strip() else "" for x in lines]
-            return [f"{indent}.. code-block:: {language}", "", *body, ""]
-        if depth + 1 < MAX_DEPTH:
-            target = posixpath.normpath(posixpath.join(posixpath.dirname(page), name))
-            lines = self.rst(target, lines, depth + 1)[0]
-        return [indent + x if x.strip() else "" for x in lines]
+        nested = (
+            (lambda path, lines: self.rst(path, lines, depth + 1)[0])
+            if depth + 1 < MAX_DEPTH
+            else None
+        )
+        return rst_includes.block(page, kind, name, options, indent, text, nested)
 
     # -- dialects ---------------------------------------------------------------------------
 
@@ -409,7 +391,13 @@ class _Reader:
         text = self._read_first(mdx_partials.candidates(page, spec, self.docs_dir, roots), spec)
         if text is None or depth + 1 >= MAX_DEPTH or self._found in self.shared:
             return None
-        self.partials.append(self._found)
+        if not mdx_partials.only_examples(text):  # (an example is shown wherever it stands)
+            self.partials.append(self._found)
+        return mdx_partials.inline(self._found, indent, props, text, self._imported(depth))
+
+    def _imported(self, depth: int) -> Callable[[str, list[str]], list[str]]:
+        """What reads an imported markdown file's lines (as a page at its path, one level
+        deeper): its own includes, partials and code tags, under its own imports."""
 
         def nested(path: str, lines: list[str]) -> list[str]:
             saved, self.names = self.names, mdx_partials.page_imports(lines)
@@ -418,7 +406,7 @@ class _Reader:
             finally:
                 self.names = saved
 
-        return mdx_partials.inline(self._found, indent, props, text, nested)
+        return nested
 
     def _include_tag(self, page: str, line: str, depth: int) -> list[str] | None:
         """Fumadocs' `<include>` (include_tags.py): on one line, or the path and closing tag
@@ -499,13 +487,58 @@ class _Reader:
 
     def _nested(self, page: str, lines: list[str], depth: int) -> list[str]:
         out: list[str] = []
-        code = fenced_lines(lines) if self.names else None
+        tables = any(type_tables.TAG_START in x for x in lines)
+        code = fenced_lines(lines) if self.names or tables else None
+        tags = self.spanning("\n".join(lines) if tables else "", lines, code)
+        last = -1  # the last line of a tag read
         for k, line in enumerate(lines):
+            if k <= last:
+                continue
+            if k in tags:
+                last = tags[k].end
+                out.extend(self.span(page, tags[k], depth))
+                continue
             pieces = (
                 self.line(page, line, depth, bool(code and code[k])) if self.wants(line) else None
             )
             out.extend([line] if pieces is None else pieces)
         return out
+
+    def spanning(
+        self, body: str, lines: list[str], code: list[bool] | None
+    ) -> dict[int, mdx_partials.CodeTag | type_tables.Tag]:
+        """The tags of `lines` that span lines and stand for what they name, by first line:
+        components whose `code` prop names imports, Fumadocs' `<auto-type-table>`."""
+        if code is None:
+            return {}
+        found: dict[int, mdx_partials.CodeTag | type_tables.Tag] = {}
+        if self.names:
+            found.update(mdx_partials.code_tags(lines, code, self.names))
+        if type_tables.TAG_START in body:
+            found.update(type_tables.tags(lines, code))
+        return found
+
+    def span(self, page: str, tag: mdx_partials.CodeTag | type_tables.Tag, depth: int) -> list[str]:
+        """What a tag of `spanning` stands for."""
+        if isinstance(tag, mdx_partials.CodeTag):
+            return self.code_tag(page, tag, depth)
+        files = type_tables.Files(self.docs_dir, tuple(self.roots))
+        lines, why = type_tables.render(page, tag, files)
+        self.size += sum(len(x) + 1 for x in lines)
+        if why:
+            self.types_missing.append(why)
+        return lines
+
+    def code_tag(self, page: str, tag: mdx_partials.CodeTag, depth: int) -> list[str]:
+        """The imported files a component's `code` prop names (mdx_partials.examples)."""
+
+        def read(spec: str) -> tuple[str, str] | None:
+            found = mdx_partials.candidates(page, spec, self.docs_dir, list(self.roots))
+            text = self._read_first(found, spec)
+            return None if text is None else (self._found, text)
+
+        nested = self._imported(depth) if depth + 1 < MAX_DEPTH else None
+        return mdx_partials.examples(tag, self.names, read, nested)
 
     # -- reading ----------------------------------------------------------------------------
 

@@ -165,3 +165,62 @@ def _string(token: str) -> str | None:
     except ValueError:
         return None
     return value if isinstance(value, str) else None
+
+
+def named_leaves(text: str, pos: int = 0) -> tuple[list[tuple[tuple[str, ...], str]], int] | None:
+    """The leaves of the object literal opening at `text[pos]` (a `{`) whose values are
+    identifiers (`key: Name`, or the shorthand `name`) or such objects: each leaf's keys and
+    identifier, in order, and the position after the literal. Ionic's `<Playground code={{
+    javascript, angular: { files: { 'src/app/x.html': angular_x_html } } }} />` names its
+    imported examples so. Strings, numbers, `true`/`false`/`null` are data beside them, no
+    leaves. None when the literal holds anything else (a call, a spread, an array: what it
+    shows depends on code) or is deeper than MAX_DEPTH."""
+    leaves: list[tuple[tuple[str, ...], str]] = []
+    keys: list[str | None] = []  # per open object: the key whose value comes next
+    key: str | None = None
+    expect_key = False
+    while True:
+        m = _TOKEN.match(text, pos)
+        if m is None:
+            return None
+        pos = m.end()
+        kind = m.lastgroup
+        if kind is None:
+            continue  # blanks and comments
+        token = m.group(kind)
+        if token == "{":
+            if (keys and key is None) or len(keys) >= MAX_DEPTH:
+                return None  # an object where a key belongs, or too deep
+            keys.append(key)
+            key, expect_key = None, True
+        elif token in ",}":
+            if key is not None:  # the shorthand `name,`: its own key and value
+                if not expect_key:
+                    return None
+                leaves.append(((*_path(keys), key), key))
+            key, expect_key = None, True
+            if token == "}":
+                if not keys:
+                    return None
+                keys.pop()
+                if not keys:
+                    return leaves, pos
+                expect_key = False
+        elif token == ":" and key is not None and expect_key:
+            expect_key = False
+        elif expect_key and key is None and kind in ("word", "str"):
+            key = _string(token) if kind == "str" else token
+            if key is None:
+                return None
+        elif not expect_key and key is not None and kind == "word" and token not in _WORDS:
+            leaves.append(((*_path(keys), key), token))
+            key = None
+        elif not expect_key and key is not None and kind in ("str", "num", "word"):
+            key = None  # data beside the names (Ionic's `dependencies: {'@maskito/core': '^3'}`)
+        else:
+            return None  # a value that is not a name or an object
+
+
+def _path(keys: list[str | None]) -> tuple[str, ...]:
+    """The keys leading to the innermost open object (the outermost has none)."""
+    return tuple(k for k in keys if k is not None)

@@ -36,12 +36,16 @@ import os
 import posixpath
 import re
 from collections.abc import Callable
+from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
-from docsmcp.sources.formats.fences import fenced_lines
+from docsmcp_runtime.search.languages import normalise_language
+
+from docsmcp.sources.formats.fences import code_block, fenced_lines
 from docsmcp.sources.formats.mdx import drop_esm
 from docsmcp.sources.frontmatter import split_frontmatter
+from docsmcp.sources.jsliteral import named_leaves
 from docsmcp.sources.site_config import DOCUSAURUS_CONFIGS, config_above, read_text
 
 # `import Name from "path.mdx";` on a line of its own, or Astro's `import { Content as Name }
@@ -56,7 +60,22 @@ _USE = re.compile(r"^([ \t]*)<([A-Za-z_$][\w$]*)((?:[ \t][^<>]*?)?)[ \t]*/>[ \t]
 _STRING_PROP = re.compile(
     r"""([A-Za-z_$][\w$-]*)=(?:"([^"\n]*)"|'([^'\n]*)'|\{["']([^"'\n]*)["']\})"""
 )
+# A code import: Vite's `import Code from './x.py?raw'`, webpack's `import Code from
+# '!!raw-loader!./x.py'`: the file's text as a string, which a code prop shows (below).
+_RAW_IMPORT = re.compile(
+    r"""^import[ \t]+([A-Za-z_$][\w$]*)[ \t]+from[ \t]+(["'])"""
+    r"""((?:!!raw-loader!)?[^"'\n?]+(?:\?raw)?)\2[ \t]*;?[ \t]*$""",
+    re.MULTILINE,
+)
 _PROPS_USE = re.compile(r"\{[ \t]*props\.([A-Za-z_$][\w$]*)[ \t]*\}")
+# A component opening a line (its name: a capital first), and its `code` prop holding an object.
+_TAG_OPEN = re.compile(r"^([ \t]*)<[A-Z][\w.]*(?=[\s/>]|$)")
+_CODE_PROP = re.compile(r"\bcode=\{[ \t\n]*(?=\{)")
+# Astro's and Starlight's `<Code code={imported} lang="json" title="tsconfig.json" />`: one
+# code import, its language and title as props.
+_CODE_NAME = re.compile(r"\bcode=\{[ \t]*([A-Za-z_$][\w$]*)[ \t]*\}")
+_LANG_PROP = re.compile(r"""\b(?:lang|language)=(?:"([\w+#.-]+)"|'([\w+#.-]+)')""")
+MAX_TAG_LINES = 80  # lines a component with a `code` prop may span
 _TS_CONFIGS = ("tsconfig.json", "jsconfig.json")
 MAX_CONFIG_LEVELS = 4  # folders above the docs looked at for aliases outside the roots
 _PARTIAL_FOLDERS = frozenset({"snippets", "partials"})
@@ -66,18 +85,39 @@ _STRING_OR_COMMENT = re.compile(r'("(?:[^"\\\n]|\\.)*")|//[^\n]*|/\*.*?\*/', re.
 
 
 def may_import(body: str) -> bool:
-    """Whether `body` imports a partial (substring tests first: most pages have no import)."""
-    return "import " in body and ".md" in body and _IMPORT.search(body) is not None
+    """Whether `body` imports a partial or a file's code (substring tests first: most pages
+    have no import)."""
+    if "import " not in body:
+        return False
+    if ".md" in body and _IMPORT.search(body) is not None:
+        return True
+    return ("?raw" in body or "raw-loader!" in body) and _RAW_IMPORT.search(body) is not None
 
 
 def imports(lines: list[str], code: list[bool]) -> dict[str, str]:
-    """Each component name the page imports from a .md/.mdx file -> the path as written."""
-    return {
-        # (a JavaScript string: `'./\_setup.md'`, as Prettier escapes markdown, is `./_setup.md`)
-        (m.group(1) or m.group(2)): re.sub(r"\\(.)", r"\1", m.group(4))
-        for i, line in enumerate(lines)
-        if not code[i] and line.startswith("import") and (m := _IMPORT.match(line))
-    }
+    """Each name the page imports from a .md/.mdx file -> the path as written, and each it
+    imports as a file's code (`?raw`, `!!raw-loader!`) -> the path as written (`is_raw`)."""
+    found: dict[str, str] = {}
+    for i, line in enumerate(lines):
+        if code[i] or not line.startswith("import"):
+            continue
+        if m := _IMPORT.match(line):
+            # (a JavaScript string: `'./\_setup.md'`, as Prettier escapes markdown, is
+            # `./_setup.md`)
+            found[m.group(1) or m.group(2)] = re.sub(r"\\(.)", r"\1", m.group(4))
+        elif ("?raw" in line or "raw-loader!" in line) and (m := _RAW_IMPORT.match(line)):
+            found.update({m.group(1): m.group(3)} if is_raw(m.group(3)) else {})
+    return found
+
+
+def is_raw(spec: str) -> bool:
+    """Whether an import's path as written asks for the file's text (a code import)."""
+    return spec.endswith("?raw") or spec.startswith("!!raw-loader!")
+
+
+def raw_path(spec: str) -> str:
+    """The file a code import names."""
+    return spec.removeprefix("!!raw-loader!").removesuffix("?raw")
 
 
 def use(line: str, names: dict[str, str]) -> tuple[str, str, dict[str, str]] | None:
@@ -86,7 +126,7 @@ def use(line: str, names: dict[str, str]) -> tuple[str, str, dict[str, str]] | N
     if "/>" not in line:
         return None
     m = _USE.match(line)
-    if m is None or m.group(2) not in names:
+    if m is None or m.group(2) not in names or is_raw(names[m.group(2)]):
         return None
     props = {
         p.group(1): next(g for g in p.groups()[1:] if g is not None)
@@ -133,6 +173,133 @@ def inline(
     while lines and not lines[0].strip():
         lines.pop(0)
     return [indent + x if x.strip() else "" for x in lines]
+
+
+@dataclass(frozen=True)
+class CodeTag:
+    """A self-closing component whose `code` prop names imported files, a tab each (Ionic's
+    `<Playground code={{ javascript, react, angular: { files: { 'src/app/x.html': x_html } } }}
+    />`, 1,569 examples): its last line, indent and (label, imported name) per tab. The label is
+    the keys leading to the name (`angular: src/app/x.html`; a `files` key says nothing). Astro's
+    `<Code code={imported} lang="json" title="tsconfig.json" />` of a code import is one
+    example, labelled by its title."""
+
+    end: int
+    indent: str
+    examples: tuple[tuple[str, str], ...]
+    language: str = ""  # a `lang` prop (`<Code>`), else each file's suffix says
+
+
+def code_tags(lines: list[str], code: list[bool], names: dict[str, str]) -> dict[int, CodeTag]:
+    """The components of `lines` (outside code) whose `code` prop is an object of names the page
+    imports, by their first line; a tag also naming anything else is left as written."""
+    found: dict[int, CodeTag] = {}
+    i = 0
+    while i < len(lines):
+        m = None if code[i] or "<" not in lines[i] else _TAG_OPEN.match(lines[i])
+        tag = _code_tag(lines, i, m.group(1), names) if m else None
+        if tag is not None:
+            found[i] = tag
+            i = tag.end
+        i += 1
+    return found
+
+
+def examples(
+    tag: CodeTag,
+    names: dict[str, str],
+    read: Callable[[str], tuple[str, str] | None],
+    nested: Callable[[str, list[str]], list[str]] | None,
+) -> list[str]:
+    """The lines a CodeTag stands for: each imported file under its label, a code import
+    (`?raw`, `!!raw-loader!`) as a block of its language, a markdown file (Ionic's `.md` files
+    holding one fenced block) as its markdown, its own imports resolved by `nested` (None: past
+    the include depth; such files are left out). `read` gives (the path read, its text) of an
+    import's path. These files are read as imports only (a Docusaurus `static/` holds no
+    pages), so they are no partials of the page."""
+    out: list[str] = []
+    for label, name in tag.examples:
+        spec = names[name]
+        path = raw_path(spec)
+        found = read(path)
+        if found is None:
+            continue
+        if is_raw(spec):
+            suffix = posixpath.splitext(path)[1].lstrip(".")
+            language = tag.language or normalise_language(suffix) or ""
+            body = [tag.indent + x if x else x for x in found[1].rstrip("\n").split("\n")]
+            lines = code_block(tag.indent, language, body)
+        elif nested is not None:
+            lines = inline(found[0], tag.indent, {}, found[1], nested)
+        else:
+            continue
+        out += [tag.indent + label, "", *lines, ""] if label else [*lines, ""]
+    return out
+
+
+def only_examples(text: str) -> bool:
+    """Whether a partial's text is imports and code tags only (Ionic's usage `index.md`: one
+    `<Playground>`). Such a partial is the example of every page that imports it, never template
+    text found once (41 of Ionic's examples are on two pages or more: `corpus._with_partials`
+    would have left them as tags, shown nowhere), so it is not counted as a partial."""
+    if "code=" not in text:
+        return False
+    lines = drop_esm(text.split("\n"))
+    code = fenced_lines(lines)
+    tags = code_tags(lines, code, imports(text.split("\n"), code))
+    if not tags:
+        return False
+    inside = {k for start, tag in tags.items() for k in range(start, tag.end + 1)}
+    return all(k in inside or not line.strip() for k, line in enumerate(lines))
+
+
+def _code_tag(lines: list[str], i: int, indent: str, names: dict[str, str]) -> CodeTag | None:
+    """The CodeTag opening at line `i`, else None."""
+    text = "\n".join(lines[i : i + MAX_TAG_LINES])
+    end = tag_end(text)
+    if end is None or text[end:].split("\n", 1)[0].strip() or "code=" not in text[:end]:
+        return None
+    one = _CODE_NAME.search(text, 0, end)
+    if one is not None and is_raw(names.get(one.group(1), "")):
+        titles = [p for p in _STRING_PROP.finditer(text, 0, end) if p.group(1) == "title"]
+        label = next(g for g in titles[0].groups()[1:] if g is not None) if titles else ""
+        lang = _LANG_PROP.search(text, 0, end)
+        language = (lang.group(1) or lang.group(2)) if lang else ""
+        return CodeTag(i + text.count("\n", 0, end), indent, ((label, one.group(1)),), language)
+    prop = _CODE_PROP.search(text, 0, end)
+    read = named_leaves(text, prop.end()) if prop else None
+    if read is None or not text[read[1] :].lstrip().startswith("}"):
+        return None
+    leaves, _ = read
+    if not leaves or any(name not in names for _, name in leaves):
+        return None
+    examples = tuple((": ".join(k for k in keys if k != "files"), name) for keys, name in leaves)
+    return CodeTag(i + text.count("\n", 0, end), indent, examples)
+
+
+def tag_end(text: str) -> int | None:
+    """Where the self-closing tag opening `text` ends (past its `/>`), braces and quoted
+    values skipped; None if it ends otherwise (`>`: a tag with children) or not at all."""
+    depth = 0
+    quote = ""
+    pos = 1
+    while pos < len(text):
+        c = text[pos]
+        if quote:
+            if c == "\\":
+                pos += 1
+            elif c == quote:
+                quote = ""
+        elif c in "\"'`":
+            quote = c
+        elif c == "{":
+            depth += 1
+        elif c == "}":
+            depth -= 1
+        elif depth == 0 and c == ">":
+            return pos + 1 if text[pos - 1] == "/" else None
+        pos += 1
+    return None
 
 
 def page_imports(lines: list[str]) -> dict[str, str]:
