@@ -13,7 +13,7 @@ import pytest
 from conftest import CORPORA, FUZZ_EXAMPLES
 from docsmcp.chunking.chunk import chunk_parsed, parse_file
 from docsmcp.enrich.section_ids import section_id
-from docsmcp.enrich.summary import summary
+from docsmcp.enrich.summary import page_description, summary
 from docsmcp.enrich.xref import KINDS, CrossRefs, FileRefs, extract_refs
 from docsmcp.enrich.xref_resolve import cross_references, resolve_refs
 from docsmcp.model.chunk import Chunk, ParsedFile
@@ -521,6 +521,17 @@ def test_summary_is_extractive_plain_and_bounded() -> None:
     assert summary("```\ncode only\n```\n") == ""
     assert summary("| a | b |\n|---|---|\n| 1 | 2 |\n") == ""
     assert summary("anything", 0) == ""
+
+
+def test_a_rule_marker_over_the_first_paragraph_is_no_part_of_a_page_description(
+    tmp_path: Path,
+) -> None:
+    """The Rust Reference opens pages with `r[abi.intro]` over their first paragraph: 110
+    descriptions read "rabi.intro This section documents ..."."""
+    page = "# ABI\n\nr[abi]\n\nr[abi.intro]\nThis section documents the *ABI*.\n"
+    (tmp_path / "abi.md").write_text(page, encoding="utf-8")
+    (sf,) = load_corpus(tmp_path).files
+    assert page_description(parse_file(sf)) == "This section documents the ABI."
 
 
 def test_a_table_of_contents_is_no_summary() -> None:

@@ -128,7 +128,13 @@ def page_description(parsed: ParsedFile) -> str:
             return summary(described)
     for b in parsed.blocks:
         if b.kind == "paragraph" and b.search.strip():
-            text = summary(b.search)
+            raw = parsed.lines[b.start : b.end]
+            if any(RULE_ID_LINE.match(line) for line in raw):
+                # (the Rust Reference's `r[abi.intro]` over its first paragraph is no text a
+                # reader sees: its descriptions read "rabi.intro This section documents ...")
+                text = summary("\n".join(x for x in raw if not RULE_ID_LINE.match(x)))
+            else:
+                text = summary(b.search)
             if text:
                 return text
     return ""
