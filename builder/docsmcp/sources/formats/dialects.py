@@ -35,12 +35,11 @@ from dataclasses import dataclass
 from functools import cache
 from typing import TYPE_CHECKING
 
-from docsmcp_runtime.search.languages import SDK_LANGUAGES, normalise_language
-
 from docsmcp.model.chunk import Tab
 from docsmcp.sources.formats import docsify, mdc, reflinks
 from docsmcp.sources.formats.fences import fenced_lines
 from docsmcp.sources.formats.hugo import SHORTCODE, block_end, read_line, shortcode_blocks
+from docsmcp.sources.formats.tab_languages import tab_language
 
 if TYPE_CHECKING:
     from markdown_it import MarkdownIt
@@ -55,8 +54,6 @@ _VALUES_ENTRY = re.compile(
     r"""\{\s*label:\s*(["'])(.*?)\1\s*,\s*value:\s*(["'])(.*?)\3\s*,?\s*\}"""
     r"""|\{\s*value:\s*(["'])(.*?)\5\s*,\s*label:\s*(["'])(.*?)\7\s*,?\s*\}"""
 )
-# Words of a tab label that say "an SDK" rather than name a language (`TypeScript SDK`).
-_GENERIC_LABEL_WORDS = frozenset({"sdk", "client", "library", "api"})
 # A tab of a set: Docusaurus `<TabItem value label>`, and the `<TabPanel id label>` /
 # `<Tab title>` of sites' own components (Supabase, Mintlify). Alone on its line, or followed
 # by the tab's text (`<TabItem …>pip install x`).
@@ -142,32 +139,6 @@ class Rewritten:
     display: list[str]  # what chunks show
     parse: list[str]  # what markdown-it parses
     tabs: tuple[Tab, ...]  # in file order
-
-
-def _language_word(text: str) -> str:
-    """The SDK language `text` names as a whole (`py`, `TypeScript SDK`, `Node.js`), else ""."""
-    words = [w for w in re.split(r"[\s()]+", text.lower()) if w and w not in _GENERIC_LABEL_WORDS]
-    if len(words) != 1:
-        return ""  # `Python 3.10 and above` is a version of the page, not a language choice
-    word = words[0].removesuffix(".js") if words[0] != ".js" else words[0]
-    lang = normalise_language(word)
-    return lang if lang in SDK_LANGUAGES else ""
-
-
-def tab_language(label: str, value: str = "", group_id: str = "") -> str:
-    """The programming language a tab stands for, or "": its `value` or label must name an SDK
-    language as a whole (`py`, `TypeScript`, `golang`), or be any one word when the set's
-    `groupId` says the tabs are languages (`groupId="language"`). npm/yarn, macOS/Linux,
-    JSON/YAML and `Python 3.10 and above` are not language tabs."""
-    for text in (value, label):
-        lang = _language_word(text)
-        if lang:
-            return lang
-    if "lang" in group_id.lower() and value.strip():
-        lang = normalise_language(value)
-        if lang and re.fullmatch(r"[a-z][a-z0-9+#._-]{0,30}", lang):
-            return lang
-    return ""
 
 
 def _width(line: str) -> int:
