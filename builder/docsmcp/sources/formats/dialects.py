@@ -40,6 +40,7 @@ from docsmcp.sources.formats import docsify, mdc, reflinks
 from docsmcp.sources.formats.fences import fenced_lines
 from docsmcp.sources.formats.hugo import SHORTCODE, block_end, read_line, shortcode_blocks
 from docsmcp.sources.formats.tab_languages import tab_language
+from docsmcp.sources.jsliteral import exported_literal
 
 if TYPE_CHECKING:
     from markdown_it import MarkdownIt
@@ -47,7 +48,7 @@ if TYPE_CHECKING:
 # `=== "Label"`, `===+ "Label"` (selected), `===! "Label"` (starts a new tab set).
 _MATERIAL_TAB = re.compile(r'^([ \t]*)===([+!]?)[ \t]+"([^"\n]*)"[ \t]*$')
 # `<Tabs>` or a site's own wrapper around it (`<CodeTabs>`, `<LanguageTabs>`, `<SDKTabs>`).
-_TABS_OPEN = re.compile(r"^[ \t]*<((?:[A-Z]\w*)?Tabs)\b")
+_TABS_OPEN = re.compile(r"^[ \t]*<((?:[A-Z]\w*)?Tabs)(?=[\s/>]|$)")
 _TABS_CLOSE = re.compile(r"^[ \t]*</((?:[A-Z]\w*)?Tabs)>[ \t]*$")
 # `values={[{label: 'Python', value: 'py'}, ...]}` of older Docusaurus tab sets.
 _VALUES_ENTRY = re.compile(
@@ -55,9 +56,11 @@ _VALUES_ENTRY = re.compile(
     r"""|\{\s*value:\s*(["'])(.*?)\5\s*,\s*label:\s*(["'])(.*?)\7\s*,?\s*\}"""
 )
 # A tab of a set: Docusaurus `<TabItem value label>`, and the `<TabPanel id label>` /
-# `<Tab title>` of sites' own components (Supabase, Mintlify). Alone on its line, or followed
-# by the tab's text (`<TabItem …>pip install x`).
-_TAB_TAG = r"(?:TabItem|TabPanel|Tab)"
+# `<Tab title>` of sites' own components (Supabase, Mintlify), Nextra's `<Tabs.Tab>`. Alone on
+# its line, or followed by the tab's text (`<TabItem …>pip install x`).
+_TAB_TAG = r"(?:TabItem|TabPanel|Tabs\.Tab|Tab)"
+# Nextra's and Fumadocs' labels, in the set's tag: `<Tabs items={['npm', 'yarn']}>`, by position.
+_ITEMS = re.compile(r"\bitems=\{\s*(\[.*?\])\s*\}", re.DOTALL)
 _TABITEM_OPEN = re.compile(r"^[ \t]*<" + _TAB_TAG + r"\b([^>]*)>[ \t]*(.*?)[ \t]*$")
 _TABITEM_CLOSE = re.compile(r"^[ \t]*</" + _TAB_TAG + r">[ \t]*$")
 # The closing tag ending a line of the tab's text (`…text</TabItem>`).
@@ -204,6 +207,13 @@ def _props(text: str) -> dict[str, str]:
     }
 
 
+def _items(tag: str) -> list[str]:
+    """The labels a tab set's `items={[...]}` gives its tabs by position (JSX as its text)."""
+    m = _ITEMS.search(tag)
+    found = exported_literal(f"export default {m.group(1)}", loose=True) if m else None
+    return [i if isinstance(i, str) else "" for i in found] if isinstance(found, list) else []
+
+
 def _docusaurus_tabs(
     lines: list[str], code: list[bool], first_group: int
 ) -> tuple[list[Tab], set[int], dict[int, str], dict[int, str]]:
@@ -215,6 +225,8 @@ def _docusaurus_tabs(
     group = first_group - 1
     group_id = ""
     set_labels: dict[str, str] = {}
+    items: list[str] = []  # the set's `items`, and how many of its tabs opened so far
+    opened = 0
     open_item: tuple[int, str, str] | None = None  # (line, label, language)
     depth = 0
     i = 0
@@ -241,6 +253,8 @@ def _docusaurus_tabs(
                     (m.group(4) or m.group(6)): (m.group(2) or m.group(8))
                     for m in _VALUES_ENTRY.finditer(tag)
                 }
+                items = _items(tag)
+                opened = 0
             depth += 1
             blank.update(range(i, j + 1))
             i = j + 1
@@ -256,7 +270,9 @@ def _docusaurus_tabs(
                 or props.get("title", "")
                 or set_labels.get(value, "")
                 or value
+                or (items[opened] if opened < len(items) else "")
             )
+            opened += 1
             open_item = (i, label, tab_language(label, value, group_id))
             text = m.group(2)
             closed = _TABITEM_CLOSE_END.search(text)
@@ -504,6 +520,13 @@ def rewrite(lines: list[str]) -> Rewritten:
     material, dedent_tabs = _material_tabs(lines, code, 0)
     groups = max((t.group for t in material), default=-1) + 1
     docusaurus, blank, tab_labels, tab_texts = _docusaurus_tabs(lines, code, groups)
+    for tab in docusaurus:
+        # A JSX tab's body may be indented as deep as its author likes (MDX reads no indented
+        # code: Nextra's `<Tabs.Tab>` bodies hold fences at four columns): dedented as one.
+        body = [i for i in range(tab.start + 1, tab.end) if i not in blank and lines[i].strip()]
+        columns = min((_width(lines[i]) for i in body), default=0)
+        for i in body if columns and not any(dedent_tabs[i] for i in body) else ():
+            dedent_tabs[i] = columns
     out = list(lines)
     for tab in material:
         # The label keeps the marker's indent (less its own tab's): a tab inside a list item
