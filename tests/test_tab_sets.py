@@ -51,3 +51,52 @@ def test_nextra_tabs_take_their_labels_from_the_sets_items(tmp_path: Path) -> No
     assert "pnpm: Run `pnpm add nextra`." in chunk.text
     assert "Tabs" not in chunk.text and "items=" not in chunk.text
     assert dict(chunk.metadata) == {"role": "guide"}  # (package managers are no languages)
+
+
+DEMO = """# Tabs
+
+Use it in your MDX content:
+
+```mdx
+<Tabs items={['Javascript', 'Rust']}>
+  <Tab value="Javascript">Javascript is weird</Tab>
+  <Tab value="Rust">Rust is fast</Tab>
+</Tabs>
+```
+
+<Tabs items={['Javascript', 'Rust']}>
+  <Tab value="Javascript">Javascript is weird</Tab>
+  <Tab value="Rust">Rust is fast</Tab>
+</Tabs>
+
+## Themes
+
+<Tabs items={['neutral', 'black', 'ocean', 'ruby']}>
+  <Tab value="neutral">A grey theme.</Tab>
+  <Tab value="black">A dark theme.</Tab>
+  <Tab value="ocean">A blue theme.</Tab>
+  <Tab value="ruby">A red theme.</Tab>
+</Tabs>
+
+## Clients
+
+<Tabs items={['Python', 'Go']}>
+  <Tab value="Python">Run `pip install acme`.</Tab>
+  <Tab value="Go">Run `go get acme.dev/acme`.</Tab>
+</Tabs>
+"""
+
+
+def test_demo_and_theme_tabs_are_no_languages(tmp_path: Path) -> None:
+    """Fumadocs' page on its `<Tabs>` renders the sample it shows (tabs named Javascript and
+    Rust, each a sentence), and its themes page has a tab called `ruby`: they gave language
+    chunks (`javascript`, `rust`, `ruby`) to the language facet. A set is a choice of language
+    when half its tabs or more name one and it is no live copy of a sample the page shows."""
+    chunks = {c.id: c for c in _chunks(tmp_path, "tabs.mdx", DEMO)}
+    languages = {c.id: dict(c.metadata).get("language") for c in chunks.values()}
+    assert {i: lang for i, lang in languages.items() if lang} == {
+        "tabs.mdx#tabs/clients/python": "python",
+        "tabs.mdx#tabs/clients/go": "go",
+    }
+    assert "Javascript: Javascript is weird\nRust: Rust is fast" in chunks["tabs.mdx#tabs"].text
+    assert "ruby: A red theme." in chunks["tabs.mdx#tabs/themes"].text

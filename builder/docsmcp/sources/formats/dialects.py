@@ -39,7 +39,7 @@ from docsmcp.model.chunk import Tab
 from docsmcp.sources.formats import docsify, mdc, reflinks
 from docsmcp.sources.formats.fences import fenced_lines
 from docsmcp.sources.formats.hugo import SHORTCODE, block_end, read_line, shortcode_blocks
-from docsmcp.sources.formats.tab_languages import tab_language
+from docsmcp.sources.formats.tab_languages import language_sets, tab_language
 from docsmcp.sources.jsliteral import exported_literal
 
 if TYPE_CHECKING:
@@ -556,7 +556,7 @@ def rewrite(lines: list[str]) -> Rewritten:
             parse[i] = out[i] = line = _inline_cleanup(line, defined)
             if "{#" in line and HEADING.match(line):
                 out[i] = EXPLICIT_ID.sub("", line)
-        tabs = tuple(sorted([*material, *docusaurus], key=lambda t: t.start))
+        tabs = language_sets(sorted([*material, *docusaurus], key=lambda t: t.start), lines, code)
         return Rewritten(out, parse, tabs)
     for i in range(len(out)):
         if i in labels:  # at the marker's indent, as the tab labels are
@@ -571,5 +571,5 @@ def rewrite(lines: list[str]) -> Rewritten:
             parse[i] = out[i] + "\\"
         elif not code[i] and "{#" in out[i] and HEADING.match(out[i]):
             out[i] = EXPLICIT_ID.sub("", out[i])
-    tabs = tuple(sorted([*material, *docusaurus], key=lambda t: t.start))
+    tabs = language_sets(sorted([*material, *docusaurus], key=lambda t: t.start), lines, code)
     return Rewritten(out, parse, tabs)
