@@ -16,7 +16,8 @@ in either:
   range and, when its label, `value` or the set's `groupId` names a programming language, that
   language, so the chunker can give it a chunk of its own;
 - icon shortcodes of mkdocs-material's emoji extension (`:octicons-file-code-16:`,
-  `:material-clock-fast:{ .lg }`) are removed: the page shows a picture, no words;
+  `:material-clock-fast:{ .lg }`) are removed: the page shows a picture, no words; emoji
+  shortcodes (`:tada:`) become the emoji (emoji.py);
 - a template call written over several lines (ESLint's Nunjucks `{{ npm_tabs({` … `}) }}`)
   leaves nothing, as one on a single line does;
 - attribute lists (`{ #anchor .class key=value }`, `{: … }`) at the end of a line or on a line
@@ -36,7 +37,7 @@ from functools import cache
 from typing import TYPE_CHECKING
 
 from docsmcp.model.chunk import Tab
-from docsmcp.sources.formats import docsify, mdc, reflinks
+from docsmcp.sources.formats import docsify, emoji, mdc, reflinks
 from docsmcp.sources.formats.fences import fenced_lines
 from docsmcp.sources.formats.hugo import SHORTCODE, block_end, read_line, shortcode_blocks
 from docsmcp.sources.formats.tab_languages import language_sets, tab_language
@@ -372,6 +373,7 @@ def _may_clean(line: str, defined: dict[str, str]) -> bool:
         or "[[" in line
         or (":" in line and ("]" in line or ":br" in line))  # MDC inline components
         or docsify.may_hold(line)
+        or emoji.may_hold(line)
     )
 
 
@@ -397,6 +399,7 @@ def _inline_cleanup(line: str, defined: dict[str, str]) -> str:
         line = docsify.read_line(line, HEADING.match(line) is not None)
     if ":" in line:
         line = mdc.inline(line)  # (before attribute lists: its props say it is one)
+        line = emoji.shortcodes(line) if emoji.may_hold(line) else line
     if "{" in line and "}" in line:
         if "_url" in line and "](" in line:
             # Jekyll's `[text]({{ '/docs/x/' | relative_url }})`: a link to the path it makes
