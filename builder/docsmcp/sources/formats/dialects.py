@@ -11,10 +11,12 @@ in either:
   marker's indent (one inside a list item stays in it) and the body, indented four columns,
   is dedented, so it parses as the paragraphs and code it is;
 - content tabs: pymdownx `=== "Label"` (body indented four columns, dedented) and Docusaurus
-  `<Tabs>`/`<TabItem value=… label=…>` (tags blanked): the marker line becomes the label (a
-  pymdownx one at the marker's indent), and each tab is returned as a `Tab` with its line
-  range and, when its label, `value` or the set's `groupId` names a programming language, that
-  language, so the chunker can give it a chunk of its own;
+  `<Tabs>`/`<TabItem value=… label=…>` (tags blanked; Nextra's `<Tabs.Tab>` labelled by the
+  set's `items={[…]}` in order; a JSX tab's body dedented as one): the marker line becomes the
+  label (a pymdownx one at the marker's indent), and each tab is returned as a `Tab` with its
+  line range and, when its label, `value` or the set's `groupId` names a programming language
+  and the set is a choice of languages (tab_languages.py), that language, so the chunker can
+  give it a chunk of its own;
 - icon shortcodes of mkdocs-material's emoji extension (`:octicons-file-code-16:`,
   `:material-clock-fast:{ .lg }`) are removed: the page shows a picture, no words; emoji
   shortcodes (`:tada:`) become the emoji (emoji.py);
