@@ -54,6 +54,8 @@ def language_sets(
     'Rust']}`, each tab a sentence, "Rust is fast"), and its colour themes page has a tab per
     theme, one called `ruby`; they were language chunks, and the language facet offered
     `javascript`, `rust`, `cpp` and `ruby`."""
+    if not any(t.language for t in tabs):
+        return tuple(tabs)  # (most files: no tab, or none names a language)
     members: dict[int, list[Tab]] = {}
     for tab in tabs:
         members.setdefault(tab.group, []).append(tab)
