@@ -401,3 +401,18 @@ def test_nextra_meta_files_title_and_order_the_pages(tmp_path: Path) -> None:
         "index.mdx": 0, "docs.mdx": 1, "docs/b.mdx": 2, "docs/a.md": 3, "docs/c.mdx": 4
     }  # fmt: skip
     assert nav.titles == {"index.mdx": "Home", "docs.mdx": "Docs", "docs/b.mdx": "Second"}
+
+
+def test_nextra_route_groups_nested_deep_are_cut_short(tmp_path: Path) -> None:
+    """A tree of route groups 300 deep (each `(g)/`) under a `_meta.js`: the navigation reads
+    what it can (MAX_NAV_DEPTH levels), never a RecursionError."""
+    folder = docs = tmp_path / "docs"
+    for _ in range(300):
+        folder = folder / "(g)"
+    folder.mkdir(parents=True)
+    (folder / "deep.mdx").write_text("# Deep\n", encoding="utf-8")
+    (docs / "top.mdx").write_text("# Top\n", encoding="utf-8")
+    (docs / "_meta.js").write_text("export default { top: 'The top' }\n", encoding="utf-8")
+    deep = folder.relative_to(docs).as_posix() + "/deep.mdx"
+    nav = read_nav(docs, [docs], ["top.mdx", deep])
+    assert nav.order == {"top.mdx": 0} and nav.titles == {"top.mdx": "The top"}

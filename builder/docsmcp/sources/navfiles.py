@@ -274,7 +274,7 @@ def _nextra(root: Path, folders: frozenset[Path]) -> Iterator[tuple[Path, str]]:
     Only `folders` (those holding the build's pages, and the folders above them) are looked in."""
     budget = _Budget()
 
-    def children(folder: Path) -> list[Path]:
+    def children(folder: Path, depth: int = 0) -> list[Path]:
         """The folders and files that may be pages of `folder`, route groups looked into."""
         found: list[Path] = []
         for entry in sorted(folder.iterdir()) if folder.is_dir() else []:
@@ -283,7 +283,7 @@ def _nextra(root: Path, folders: frozenset[Path]) -> Iterator[tuple[Path, str]]:
             if entry.is_dir() and entry not in folders:
                 continue
             if entry.is_dir() and entry.name.startswith("(") and entry.name.endswith(")"):
-                found += children(entry)
+                found += children(entry, depth + 1) if depth < MAX_NAV_DEPTH else []
             elif entry.is_dir() or entry.suffix in _NEXTRA_PAGE:
                 found.append(entry)
         return found
