@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 from conftest import FUZZ
-from docsmcp.sources.jsliteral import MAX_DEPTH, exported_literal, named_leaves
+from docsmcp.sources.jsliteral import MAX_DEPTH, NAMES_GROWTH, exported_literal, named_leaves
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -151,6 +151,8 @@ def test_data_written_as_javascript_reads_back(value: dict) -> None:
 def test_random_text_never_raises(text: str) -> None:
     exported_literal(text)
     exported_literal("module.exports = {" + text)
+    exported_literal("export default { a: " + text, loose=True)
+    exported_literal("const A = { b: <x>" + text + "\nexport default [A, " + text, loose=True)
 
 
 def test_an_object_of_names_gives_its_leaves_and_nothing_that_is_code() -> None:
@@ -168,3 +170,38 @@ def test_an_object_of_names_gives_its_leaves_and_nothing_that_is_code() -> None:
     for code in ("{ a: f() }", "{ ...rest }", "{ a: [b] }", "{ {a} }", "{ a b }", "{ a: b"):
         assert named_leaves(code) is None, code
     assert named_leaves("{" * (MAX_DEPTH + 2) + "}" * (MAX_DEPTH + 2)) is None
+
+
+NEXTRA_META = """import { Code } from './components'
+const ADVANCED: MetaRecord = { latex: '', table: 'Tables, in MDX' }
+export const Label = ({ children }) => <b>{children}</b>
+export default {
+  index: { title: <Label>Home &amp; <Code>start</Code></Label> },
+  advanced: { items: ADVANCED },
+  posts: <><Code>/posts</Code>&nbsp;Page</>,
+  icon: Code(1, 2),
+  'it-s': "it's",
+}
+"""
+
+
+def test_a_loose_literal_reads_jsx_as_text_names_as_their_literal_and_code_as_null() -> None:
+    """Nextra's `_meta.tsx`: the keys and their order are data whatever the values are."""
+    assert exported_literal(NEXTRA_META, loose=True) == {
+        "index": {"title": "Home & start"},
+        "advanced": {"items": {"latex": "", "table": "Tables, in MDX"}},
+        "posts": "/posts Page",
+        "icon": None,
+        "it-s": "it's",
+    }
+    # A name within itself reads as null; names repeating names grow the data no further
+    # than NAMES_GROWTH times the file.
+    assert exported_literal("const A = { a: A }\nexport default { x: A }", loose=True) == {
+        "x": {"a": None}
+    }
+    levels = "".join(f"const N{i} = [{', '.join([f'N{i + 1}'] * 20)}]\n" for i in range(8))
+    started = time.monotonic()
+    grown = exported_literal(levels + "const N8 = ['x']\nexport default N0", loose=True)
+    assert isinstance(grown, list) and len(json.dumps(grown)) <= NAMES_GROWTH * 2000
+    assert time.monotonic() - started < 5
+    assert exported_literal("export default { a: <b>unclosed, c: 1 }", loose=True) is None

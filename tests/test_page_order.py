@@ -324,3 +324,95 @@ def test_fumadocs_meta_json_orders_the_pages(tmp_path: Path) -> None:
     # pages in path order: (framework)/alpha, index, zeta, ui/cards, ui/old, ui/theme
     order = np.fromfile(out / "page_order.bin", dtype="<u4").tolist()
     assert order == [3, 2, 4, 1, 0xFFFFFFFF, 0]
+
+
+NEXTRA_GLOBAL = """import type { MetaRecord } from 'nextra'
+import { LinkIcon } from 'nextra/icons'
+
+const GUIDE: MetaRecord = {
+  zeta: '',
+  alpha: { title: <span className="badge">Alpha <b>first</b></span> },
+  _: { type: 'separator', title: 'More' },
+  external: { title: 'Next.js', href: 'https://nextjs.org' }
+}
+
+export default {
+  index: { type: 'page', display: 'hidden' },
+  docs: {
+    type: 'page',
+    title: 'Documentation',
+    items: { index: '', guide: { items: GUIDE }, start: 'Getting Started' }
+  }
+}
+"""
+
+
+def test_nextra_meta_files_title_and_order_the_pages(tmp_path: Path) -> None:
+    """Nextra 4's `_meta.global.tsx` (an app of `page.mdx` routes, `items` per folder, a const
+    and JSX titles) and a `content/` folder's `_meta.ts` and `_meta.json` name the pages in
+    the sidebar's order and title them; the `_meta` files are no pages."""
+    app = _site(
+        tmp_path / "app",
+        {
+            "_meta.global.tsx": NEXTRA_GLOBAL,
+            "page.mdx": "# Home\n",
+            "docs/page.mdx": "# Introduction\n",
+            "docs/start/page.mdx": "# Start\n",
+            "docs/guide/page.mdx": "# Guide\n",
+            "docs/guide/alpha/page.mdx": "# A\n",
+            "docs/guide/beta/page.mdx": "# B\n",
+            "docs/guide/zeta/page.mdx": "# Z\n",
+            "_components/shared.mdx": "# Private\n",
+        },
+    )
+    out = tmp_path / "idx"
+    built = run_docsmcp("build", "--docs-dir", app, "--out", out, "--json")
+    assert json.loads(built.stdout)["navigation"] == (
+        "navigation: _meta.global.tsx (titles and order of 7 pages)"
+    )
+    listed = [e["path"] for e in _list(out, depth=5)]
+    assert listed == [
+        "page.mdx", "docs/page.mdx", "docs/guide/page.mdx", "docs/guide/zeta/page.mdx",
+        "docs/guide/alpha/page.mdx", "docs/guide/beta/page.mdx", "docs/start/page.mdx",
+        "_components/shared.mdx",
+    ]  # fmt: skip
+    pages = [p.relative_to(app).as_posix() for p in app.rglob("*.mdx")]
+    nav = read_nav(app, [app], pages)
+    assert nav.titles == {
+        "docs/page.mdx": "Documentation",
+        "docs/guide/alpha/page.mdx": "Alpha first",
+        "docs/start/page.mdx": "Getting Started",
+    }
+    content = _site(
+        tmp_path / "content",
+        {
+            "_meta.ts": "export default {\n  index: 'Home',\n  docs: { title: 'Docs' },\n}\n",
+            "index.mdx": "# Welcome\n",
+            "docs.mdx": "# The folder's page, beside it\n",
+            "docs/_meta.json": '{"b": "Second", "a": {"display": "hidden"}}',
+            "docs/a.md": "# A\n",
+            "docs/b.mdx": "# B\n",
+            "docs/c.mdx": "# C\n",
+        },
+    )
+    paths = ["docs.mdx", "docs/a.md", "docs/b.mdx", "docs/c.mdx", "index.mdx"]
+    nav = read_nav(content, [content], paths)
+    assert nav.order == {
+        "index.mdx": 0, "docs.mdx": 1, "docs/b.mdx": 2, "docs/a.md": 3, "docs/c.mdx": 4
+    }  # fmt: skip
+    assert nav.titles == {"index.mdx": "Home", "docs.mdx": "Docs", "docs/b.mdx": "Second"}
+
+
+def test_nextra_route_groups_nested_deep_are_cut_short(tmp_path: Path) -> None:
+    """A tree of route groups 300 deep (each `(g)/`) under a `_meta.js`: the navigation reads
+    what it can (MAX_NAV_DEPTH levels), never a RecursionError."""
+    folder = docs = tmp_path / "docs"
+    for _ in range(300):
+        folder = folder / "(g)"
+    folder.mkdir(parents=True)
+    (folder / "deep.mdx").write_text("# Deep\n", encoding="utf-8")
+    (docs / "top.mdx").write_text("# Top\n", encoding="utf-8")
+    (docs / "_meta.js").write_text("export default { top: 'The top' }\n", encoding="utf-8")
+    deep = folder.relative_to(docs).as_posix() + "/deep.mdx"
+    nav = read_nav(docs, [docs], ["top.mdx", deep])
+    assert nav.order == {"top.mdx": 0} and nav.titles == {"top.mdx": "The top"}

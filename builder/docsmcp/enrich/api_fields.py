@@ -108,7 +108,10 @@ _TYPE_COLUMNS = {"type", "types", "data type", "datatype", "value type", "kind",
 _REQUIRED_COLUMNS = {"required", "required?", "req", "req.", "optional", "optional?", "mandatory"}
 _DESCRIPTION_COLUMNS = {"description", "desc", "details", "meaning", "purpose", "notes", "summary"}
 _TRUE_MARKS = {"yes", "y", "true", "required", "✔", "✔️", "✓", "✅", "mandatory", "always"}
-_FALSE_MARKS = {"no", "n", "false", "optional", "-", "—", "–", "✗", "❌", "✘", "no (optional)"}
+_FALSE_MARKS = {
+    *("no", "n", "false", "optional", "no (optional)"),
+    *("-", "—", "–", "➖", "✗", "❌", "✘"),  # (➖: `:heavy_minus_sign:` as emoji.py reads it)
+}
 
 
 # -- regexes -----------------------------------------------------------------------------------

@@ -24,7 +24,7 @@ from docsmcp.sources.discover import (
     shown,
     source_roots,
 )
-from docsmcp.sources.formats import link_titles, openapi, openapi_docs
+from docsmcp.sources.formats import home_page, link_titles, openapi, openapi_docs
 from docsmcp.sources.formats.llms_full import split_llms_full
 from docsmcp.sources.manifest import _governing, _quote, _relative_to, load_manifest
 from docsmcp.sources.mdx_partials import is_partial_page
@@ -327,6 +327,7 @@ def _finish(
     source = openapi.with_operation(docs_dir, source, roots)
     source = openapi.with_gitbook_blocks(docs_dir, source, roots)
     source = openapi_docs.with_api_operation(source)
+    source = home_page.with_home_text(source)
     labels = link_titles.defined(source)  # (what an include brought is the page's, as in Sphinx)
     anchors = source.anchors or link_titles.myst_anchors(source)
     return replace(source, labels=labels, anchors=anchors) if labels or anchors else source

@@ -12,14 +12,28 @@ gives nothing, as a nav file that does not parse gives nothing.
 
 Linear in the text and bounded by its size (site_config.MAX_CONFIG_BYTES) and nesting
 (MAX_DEPTH): no recursion.
+
+`loose=True` reads a file whose literal mixes data with a little code, as Nextra's `_meta.tsx`
+files do (`title: <ExternalLink>page.jsx</ExternalLink>`, `{ items: FILE_CONVENTIONS }`): a JSX
+element reads as its text, a name of a `const` literal of the same file as that literal (each
+name read once, at most MAX_NAMES_DEEP names within names, and the names' data at most
+NAMES_GROWTH times the file's size: a file of names repeating names grows no further), any
+other expression as null; the literal's keys, and their order, are data whatever their values
+are. The exported literal is then the one
+`export default` or `module.exports` assigns, before any other.
 """
 
 from __future__ import annotations
 
+import html
 import json
 import re
 
 MAX_DEPTH = 64
+# A loose literal's names resolved within names (`A = { items: B }`, `B = {...}`) at most this
+# deep: a name met deeper (or in a cycle) reads as null.
+MAX_NAMES_DEEP = 8
+NAMES_GROWTH = 4
 _START = re.compile(
     r"(?:module\.exports\s*=|export\s+default|(?:const|let|var)\s+[A-Za-z_$][\w$]*"
     r"(?:\s*:\s*[A-Za-z_$][\w$.<>, ]*)?\s*=)\s*(?=[{\[])"
@@ -41,8 +55,17 @@ _QUOTES = frozenset("\"'`")
 _CLOSE = {"(": ")", "[": "]", "{": "}"}
 
 
-def _start(text: str) -> re.Match[str] | None:
-    """Where the exported literal begins: the assignment of the exported NAME, else the first."""
+_DIRECT_EXPORT = re.compile(r"(?:module\.exports\s*=|export\s+default)\s*(?=[{\[])")
+_NAME = re.compile(r"[A-Za-z_$][\w$]*")
+_JSX_DROPPED = re.compile(r"\{[^{}]*\}|<[^<>]*>")
+
+
+def _start(text: str, loose: bool = False) -> re.Match[str] | None:
+    """Where the exported literal begins: the assignment of the exported NAME, else the first
+    (loose: a literal `export default` or `module.exports` assigns comes before both)."""
+    direct = _DIRECT_EXPORT.search(text) if loose else None
+    if direct is not None:
+        return direct
     named = _EXPORTED_NAME.search(text)
     if named is not None:
         name = re.escape(named.group(1))
@@ -83,16 +106,115 @@ def _past_spread(text: str, pos: int) -> int | None:
     return None
 
 
-def exported_literal(text: str) -> object | None:
+def _assigned(text: str, name: str) -> int | None:
+    """Where the literal a `const|let|var NAME (: Type)? =` assigns begins, if one does."""
+    own = re.search(
+        rf"(?:const|let|var)\s+{re.escape(name)}(?:\s*:\s*[A-Za-z_$][\w$.<>, ]*)?\s*=\s*(?=[{{\[])",
+        text,
+    )
+    return None if own is None else own.end()
+
+
+def _jsx_end(text: str, pos: int) -> int | None:
+    """The position after the JSX element (or fragment) opening at `pos`, None when it does not
+    close: tags nest, `{...}` expressions and quoted attribute values are passed over."""
+    depth = 0
+    n = len(text)
+    while pos < n:
+        c = text[pos]
+        if c == "{":
+            end = _past_spread(text, pos + 1)
+            if end is None or text[end] != "}":
+                return None
+            pos = end + 1
+            continue
+        if c != "<":
+            pos += 1
+            continue
+        closing = text.startswith("</", pos)
+        end = pos + 1
+        while end < n and text[end] != ">":
+            if text[end] in _QUOTES:
+                quote = text.index(text[end], end + 1) if text[end] in text[end + 1 :] else n
+                end = quote
+            elif text[end] == "{":
+                inner = _past_spread(text, end + 1)
+                end = n if inner is None else inner
+            end += 1
+        if end >= n:
+            return None
+        if closing:
+            depth -= 1
+        elif text[end - 1] != "/":
+            depth += 1
+            if depth > MAX_DEPTH:
+                return None
+        pos = end + 1
+        if depth <= 0:
+            return pos
+    return None
+
+
+def _jsx_text(element: str) -> str:
+    """What a JSX element shows: its text, without tags, `{...}` expressions and entities."""
+    previous = None
+    while previous != element:  # (inner expressions and tags first)
+        previous, element = element, _JSX_DROPPED.sub(" ", element)
+    return " ".join(html.unescape(element).split())
+
+
+class _Names:
+    """The const literals a loose literal's names were read as, and the characters of data they
+    may still add (NAMES_GROWTH times the file's)."""
+
+    def __init__(self, text: str) -> None:
+        self.read: dict[str, object] = {}
+        self.left = NAMES_GROWTH * len(text)
+
+    def value(self, text: str, name: str, deep: int) -> object:
+        if name not in self.read:
+            at = _assigned(text, name)
+            self.read[name] = None  # (while it is read: a name within itself is null)
+            if at is not None and deep < MAX_NAMES_DEEP:
+                self.read[name] = _literal(text, at, self, deep + 1)
+        value = self.read[name]
+        self.left -= len(json.dumps(value))
+        return value if self.left >= 0 else None
+
+
+def _loose_value(text: str, pos: int, names: _Names, deep: int) -> tuple[object, int] | None:
+    """The value of the expression at `pos` in a loose literal, and where it ends: a JSX
+    element's text, a const literal's data, else null (None when its brackets do not match or
+    the text ends)."""
+    if pos >= len(text):
+        return None
+    if text[pos] == "<":
+        end = _jsx_end(text, pos)
+        return None if end is None else (_jsx_text(text[pos:end]), end)
+    name = _NAME.match(text, pos)
+    if name is not None:
+        after = len(text) - len(text[name.end() :].lstrip())
+        if text[after : after + 1] in (",", "}", "]"):
+            return names.value(text, name.group(), deep), after
+    end = _past_spread(text, pos)
+    return None if end is None else (None, end)
+
+
+def exported_literal(text: str, *, loose: bool = False) -> object | None:
     """The data the file's exported (or first assigned) literal holds, or None when there is
-    no such literal or it holds code."""
-    start = _start(text)
+    no such literal or it holds code (loose: the module docstring)."""
+    start = _start(text, loose)
     if start is None:
         return None
+    return _literal(text, start.end(), _Names(text) if loose else None, 0)
+
+
+def _literal(text: str, pos: int, names: _Names | None, deep: int) -> object | None:
+    """The data of the literal opening at `pos` (see exported_literal); `names`: the loose
+    reading's names (None: a strict reading), `deep` names within names."""
     out: list[str] = []
     stack: list[str] = []  # the open brackets
     expect_key = False  # just after `{` or `,` inside an object: a key comes next
-    pos = start.end()
     while True:
         if text.startswith("...", pos) and stack and (expect_key or out[-1] in "[,"):
             end = _past_spread(text, pos + 3)
@@ -103,6 +225,14 @@ def exported_literal(text: str) -> object | None:
                 pos += 1  # the element and its comma leave nothing
             continue
         m = _TOKEN.match(text, pos)
+        loose_value = names is not None and stack and not expect_key and out[-1] in "[,:"
+        if loose_value and (m is None or (m.lastgroup == "word" and m.group() not in _WORDS)):
+            found = _loose_value(text, pos, names, deep)
+            if found is None:
+                return None
+            out.append(json.dumps(found[0]))
+            pos = found[1]
+            continue
         if m is None:
             return None  # something that is not data (a spread, an operator, a call)
         pos = m.end()

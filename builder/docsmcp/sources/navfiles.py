@@ -1,10 +1,10 @@
 """Titles from the navigation files a docs site already has: mkdocs `nav` (mkdocs.yml), mdBook
 `SUMMARY.md`, Laravel's `documentation.md` sidebar, Quarto's `_quarto.yml` sidebar, Jupyter
-Book's `myst.yml` and `_toc.yml`, Mintlify `docs.json`, Fumadocs' `meta.json` and Docusaurus
-`sidebars.json`. They name pages as the site's sidebar shows them ("Tutorial - User Guide" >
-"First Steps"), words a reader searches with that the page itself may not use; they feed
-each page's `page` field (indexing/pagefield.py). Their order is the site's: `list_sections`
-lists pages that way (page_order.bin, bundle-spec.md).
+Book's `myst.yml` and `_toc.yml`, Mintlify `docs.json`, Fumadocs' `meta.json`, Nextra's `_meta`
+files and Docusaurus `sidebars.json`. They name pages as the site's sidebar shows them
+("Tutorial - User Guide" > "First Steps"), words a reader searches with that the page itself
+may not use; they feed each page's `page` field (indexing/pagefield.py). Their order is the
+site's: `list_sections` lists pages that way (page_order.bin, bundle-spec.md).
 
 Only what parses as data is read: a Docusaurus `sidebars.js`/`.ts` is code, never run; the
 object literal it exports is read when it holds only data (jsliteral.py), as most do. A nav file
@@ -256,6 +256,123 @@ def _fumadocs(root_meta: Path) -> Iterator[tuple[Path, str]]:
     yield from walk(root_meta.parent, "", 0, False)
 
 
+# Nextra's navigation: a `_meta` file in a folder (Nextra 2's `_meta.json`, 3 and 4's JavaScript
+# or TypeScript), or one `_meta.global` file for the whole tree (Nextra 4).
+NEXTRA_SUFFIXES = (".json", ".js", ".jsx", ".ts", ".tsx", ".mjs", ".cjs")
+NEXTRA_META = tuple(f"_meta{s}" for s in NEXTRA_SUFFIXES)
+NEXTRA_GLOBAL = tuple(f"_meta.global{s}" for s in NEXTRA_SUFFIXES)
+# A Nextra page: `name.mdx` (pages/ and content/ folders), or a folder's `page.mdx` (app/
+# routes) or `index.mdx`.
+_NEXTRA_PAGE = (".mdx", ".md")
+
+
+def _nextra_meta(folder: Path, names: Sequence[str]) -> dict[str, object] | None:
+    """The object of a folder's first Nextra `_meta` file among `names`, None when it has none
+    or its file gives no object (a file whose keys are made by code)."""
+    for name in names:
+        path = folder / name
+        if not path.is_file():
+            continue
+        text = read_text(path)
+        data: object
+        if path.suffix == ".json":
+            try:
+                data = json.loads(text)
+            except (ValueError, RecursionError):
+                data = None
+        else:
+            data = exported_literal(text, loose=True)
+        if isinstance(data, dict):
+            return data
+        log.info("%s: not read as Nextra navigation (no object literal of data)", path)
+        return None
+    return None
+
+
+def _nextra(root: Path, folders: frozenset[Path]) -> Iterator[tuple[Path, str]]:
+    """(page file, title, "" for the page's own) of the pages Nextra's `_meta` files order below
+    `root`, in the sidebar's order: a folder's keys name its pages and folders in display order
+    (`index` is the folder's own page), a string value or `title` is the sidebar's title; keys
+    of separators, links (`href`) and `*` defaults are no pages; a folder's pages its `_meta`
+    leaves out follow in name order. `_meta.global` holds the folders' keys under `items`.
+    Route groups (`(docs)/`) are no level of the sidebar; `_` folders are private (no route).
+    Only `folders` (those holding the build's pages, and the folders above them) are looked in."""
+    budget = _Budget()
+
+    def children(folder: Path, depth: int = 0) -> list[Path]:
+        """The folders and files that may be pages of `folder`, route groups looked into."""
+        found: list[Path] = []
+        for entry in sorted(folder.iterdir()) if folder.is_dir() else []:
+            if entry.name.startswith((".", "_")):
+                continue
+            if entry.is_dir() and entry not in folders:
+                continue
+            if entry.is_dir() and entry.name.startswith("(") and entry.name.endswith(")"):
+                found += children(entry, depth + 1) if depth < MAX_NAV_DEPTH else []
+            elif entry.is_dir() or entry.suffix in _NEXTRA_PAGE:
+                found.append(entry)
+        return found
+
+    def own_page(folder: Path) -> Path | None:
+        for stem in ("page", "index"):
+            for suffix in _NEXTRA_PAGE:
+                if (folder / (stem + suffix)).is_file():
+                    return folder / (stem + suffix)
+        return None
+
+    def walk(folder: Path, meta: object, depth: int) -> Iterator[tuple[Path, str]]:
+        if depth > MAX_NAV_DEPTH:
+            return
+        if not isinstance(meta, dict):
+            meta = _nextra_meta(folder, NEXTRA_META) or {}
+        # A name is a page (`a.mdx`), a folder (`a/`), or both: `a.mdx` is then the folder's page.
+        entries: dict[str, list[Path]] = {}
+        for entry in children(folder):
+            name = entry.stem if entry.is_file() else entry.name
+            entries.setdefault("index" if name == "page" else name, []).append(entry)
+        keys = [k for k in meta if k in entries]
+        rest = sorted(set(entries) - set(keys), key=lambda k: (k != "index", k))
+        for key in [*keys, *rest]:
+            if not budget.take():
+                return
+            value = meta.get(key, "")
+            title = value if isinstance(value, str) else ""
+            if isinstance(value, dict):
+                if "href" in value or value.get("type") == "separator":
+                    continue  # (a link or a label: no page)
+                title = value.get("title") if isinstance(value.get("title"), str) else ""
+            found = sorted(entries[key], key=Path.is_dir)  # (the page, then the folder)
+            page = found[0] if found[0].is_file() else own_page(found[0])
+            if page is not None:
+                yield page, title
+            if found[-1].is_dir():
+                items = value.get("items") if isinstance(value, dict) else None
+                yield from walk(found[-1], items, depth + 1)
+
+    yield from walk(root, _nextra_meta(root, NEXTRA_GLOBAL), 0)
+
+
+def _page_folders(docs_dir: Path, paths: Sequence[str]) -> frozenset[Path]:
+    """The folders holding the pages at `paths` (relative to docs_dir), and those above them."""
+    folders: set[Path] = set()
+    for path in paths:
+        parts = path.split("/")[:-1]
+        folders.update(docs_dir.joinpath(*parts[:i]) for i in range(len(parts) + 1))
+    return frozenset(folders)
+
+
+def _nextra_roots(folders: frozenset[Path]) -> list[Path]:
+    """The top folders of Nextra navigation among `folders`: each holding a `_meta` file (or
+    `_meta.global`) that no folder above it among them holds."""
+    roots: list[Path] = []
+    for path in sorted(folders, key=lambda f: (len(f.parts), f)):
+        if any(r in path.parents for r in roots):
+            continue
+        if any((path / n).is_file() for n in (*NEXTRA_GLOBAL, *NEXTRA_META)):
+            roots.append(path)
+    return roots
+
+
 def _data_nav(config: Path, base: Path) -> Iterator[tuple[Path, str]]:
     """(page file, group label, "" outside a group) of Mintlify docs.json (`group`, `pages`) and
     Docusaurus sidebars.json (`label`, `items`, `id`): pages are named without their extension,
@@ -361,6 +478,10 @@ def read_nav(docs_dir: Path, roots: Sequence[Path], paths: Sequence[str]) -> Nav
         if is_sidebar(read_text(docs_dir / name)):
             take(docs_dir / name, lambda f=docs_dir / name: _summary(f))
     take(docs_dir / "meta.json", lambda f=docs_dir / "meta.json": _fumadocs(f))
+    folders = _page_folders(docs_dir, paths)
+    for root in _nextra_roots(folders):
+        meta = next(root / n for n in (*NEXTRA_GLOBAL, *NEXTRA_META) if (root / n).is_file())
+        take(meta, lambda r=root: _nextra(r, folders))
     configs = [(docs_dir / "docs.json", docs_dir)]
     for name in SIDEBARS:  # a Docusaurus site, or its docs/ folder
         configs += [(docs_dir / name, docs_dir / "docs"), (docs_dir.parent / name, docs_dir)]

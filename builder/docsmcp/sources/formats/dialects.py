@@ -11,12 +11,15 @@ in either:
   marker's indent (one inside a list item stays in it) and the body, indented four columns,
   is dedented, so it parses as the paragraphs and code it is;
 - content tabs: pymdownx `=== "Label"` (body indented four columns, dedented) and Docusaurus
-  `<Tabs>`/`<TabItem value=… label=…>` (tags blanked): the marker line becomes the label (a
-  pymdownx one at the marker's indent), and each tab is returned as a `Tab` with its line
-  range and, when its label, `value` or the set's `groupId` names a programming language, that
-  language, so the chunker can give it a chunk of its own;
+  `<Tabs>`/`<TabItem value=… label=…>` (tags blanked; Nextra's `<Tabs.Tab>` labelled by the
+  set's `items={[…]}` in order; a JSX tab's body dedented as one): the marker line becomes the
+  label (a pymdownx one at the marker's indent), and each tab is returned as a `Tab` with its
+  line range and, when its label, `value` or the set's `groupId` names a programming language
+  and the set is a choice of languages (tab_languages.py), that language, so the chunker can
+  give it a chunk of its own;
 - icon shortcodes of mkdocs-material's emoji extension (`:octicons-file-code-16:`,
-  `:material-clock-fast:{ .lg }`) are removed: the page shows a picture, no words;
+  `:material-clock-fast:{ .lg }`) are removed: the page shows a picture, no words; emoji
+  shortcodes (`:tada:`) become the emoji (emoji.py);
 - a template call written over several lines (ESLint's Nunjucks `{{ npm_tabs({` … `}) }}`)
   leaves nothing, as one on a single line does;
 - attribute lists (`{ #anchor .class key=value }`, `{: … }`) at the end of a line or on a line
@@ -35,12 +38,12 @@ from dataclasses import dataclass
 from functools import cache
 from typing import TYPE_CHECKING
 
-from docsmcp_runtime.search.languages import SDK_LANGUAGES, normalise_language
-
 from docsmcp.model.chunk import Tab
-from docsmcp.sources.formats import docsify, mdc, reflinks
+from docsmcp.sources.formats import docsify, emoji, mdc, reflinks
 from docsmcp.sources.formats.fences import fenced_lines
 from docsmcp.sources.formats.hugo import SHORTCODE, block_end, read_line, shortcode_blocks
+from docsmcp.sources.formats.tab_languages import language_sets, tab_language
+from docsmcp.sources.jsliteral import exported_literal
 
 if TYPE_CHECKING:
     from markdown_it import MarkdownIt
@@ -48,19 +51,19 @@ if TYPE_CHECKING:
 # `=== "Label"`, `===+ "Label"` (selected), `===! "Label"` (starts a new tab set).
 _MATERIAL_TAB = re.compile(r'^([ \t]*)===([+!]?)[ \t]+"([^"\n]*)"[ \t]*$')
 # `<Tabs>` or a site's own wrapper around it (`<CodeTabs>`, `<LanguageTabs>`, `<SDKTabs>`).
-_TABS_OPEN = re.compile(r"^[ \t]*<((?:[A-Z]\w*)?Tabs)\b")
+_TABS_OPEN = re.compile(r"^[ \t]*<((?:[A-Z]\w*)?Tabs)(?=[\s/>]|$)")
 _TABS_CLOSE = re.compile(r"^[ \t]*</((?:[A-Z]\w*)?Tabs)>[ \t]*$")
 # `values={[{label: 'Python', value: 'py'}, ...]}` of older Docusaurus tab sets.
 _VALUES_ENTRY = re.compile(
     r"""\{\s*label:\s*(["'])(.*?)\1\s*,\s*value:\s*(["'])(.*?)\3\s*,?\s*\}"""
     r"""|\{\s*value:\s*(["'])(.*?)\5\s*,\s*label:\s*(["'])(.*?)\7\s*,?\s*\}"""
 )
-# Words of a tab label that say "an SDK" rather than name a language (`TypeScript SDK`).
-_GENERIC_LABEL_WORDS = frozenset({"sdk", "client", "library", "api"})
 # A tab of a set: Docusaurus `<TabItem value label>`, and the `<TabPanel id label>` /
-# `<Tab title>` of sites' own components (Supabase, Mintlify). Alone on its line, or followed
-# by the tab's text (`<TabItem …>pip install x`).
-_TAB_TAG = r"(?:TabItem|TabPanel|Tab)"
+# `<Tab title>` of sites' own components (Supabase, Mintlify), Nextra's `<Tabs.Tab>`. Alone on
+# its line, or followed by the tab's text (`<TabItem …>pip install x`).
+_TAB_TAG = r"(?:TabItem|TabPanel|Tabs\.Tab|Tab)"
+# Nextra's and Fumadocs' labels, in the set's tag: `<Tabs items={['npm', 'yarn']}>`, by position.
+_ITEMS = re.compile(r"\bitems=\{\s*(\[.*?\])\s*\}", re.DOTALL)
 _TABITEM_OPEN = re.compile(r"^[ \t]*<" + _TAB_TAG + r"\b([^>]*)>[ \t]*(.*?)[ \t]*$")
 _TABITEM_CLOSE = re.compile(r"^[ \t]*</" + _TAB_TAG + r">[ \t]*$")
 # The closing tag ending a line of the tab's text (`…text</TabItem>`).
@@ -144,32 +147,6 @@ class Rewritten:
     tabs: tuple[Tab, ...]  # in file order
 
 
-def _language_word(text: str) -> str:
-    """The SDK language `text` names as a whole (`py`, `TypeScript SDK`, `Node.js`), else ""."""
-    words = [w for w in re.split(r"[\s()]+", text.lower()) if w and w not in _GENERIC_LABEL_WORDS]
-    if len(words) != 1:
-        return ""  # `Python 3.10 and above` is a version of the page, not a language choice
-    word = words[0].removesuffix(".js") if words[0] != ".js" else words[0]
-    lang = normalise_language(word)
-    return lang if lang in SDK_LANGUAGES else ""
-
-
-def tab_language(label: str, value: str = "", group_id: str = "") -> str:
-    """The programming language a tab stands for, or "": its `value` or label must name an SDK
-    language as a whole (`py`, `TypeScript`, `golang`), or be any one word when the set's
-    `groupId` says the tabs are languages (`groupId="language"`). npm/yarn, macOS/Linux,
-    JSON/YAML and `Python 3.10 and above` are not language tabs."""
-    for text in (value, label):
-        lang = _language_word(text)
-        if lang:
-            return lang
-    if "lang" in group_id.lower() and value.strip():
-        lang = normalise_language(value)
-        if lang and re.fullmatch(r"[a-z][a-z0-9+#._-]{0,30}", lang):
-            return lang
-    return ""
-
-
 def _width(line: str) -> int:
     """Columns of leading whitespace (a tab counts to the next multiple of four)."""
     expanded = line.expandtabs(4)
@@ -233,6 +210,13 @@ def _props(text: str) -> dict[str, str]:
     }
 
 
+def _items(tag: str) -> list[str]:
+    """The labels a tab set's `items={[...]}` gives its tabs by position (JSX as its text)."""
+    m = _ITEMS.search(tag)
+    found = exported_literal(f"export default {m.group(1)}", loose=True) if m else None
+    return [i if isinstance(i, str) else "" for i in found] if isinstance(found, list) else []
+
+
 def _docusaurus_tabs(
     lines: list[str], code: list[bool], first_group: int
 ) -> tuple[list[Tab], set[int], dict[int, str], dict[int, str]]:
@@ -244,6 +228,8 @@ def _docusaurus_tabs(
     group = first_group - 1
     group_id = ""
     set_labels: dict[str, str] = {}
+    items: list[str] = []  # the set's `items`, and how many of its tabs opened so far
+    opened = 0
     open_item: tuple[int, str, str] | None = None  # (line, label, language)
     depth = 0
     i = 0
@@ -270,6 +256,8 @@ def _docusaurus_tabs(
                     (m.group(4) or m.group(6)): (m.group(2) or m.group(8))
                     for m in _VALUES_ENTRY.finditer(tag)
                 }
+                items = _items(tag)
+                opened = 0
             depth += 1
             blank.update(range(i, j + 1))
             i = j + 1
@@ -285,7 +273,9 @@ def _docusaurus_tabs(
                 or props.get("title", "")
                 or set_labels.get(value, "")
                 or value
+                or (items[opened] if opened < len(items) else "")
             )
+            opened += 1
             open_item = (i, label, tab_language(label, value, group_id))
             text = m.group(2)
             closed = _TABITEM_CLOSE_END.search(text)
@@ -385,6 +375,7 @@ def _may_clean(line: str, defined: dict[str, str]) -> bool:
         or "[[" in line
         or (":" in line and ("]" in line or ":br" in line))  # MDC inline components
         or docsify.may_hold(line)
+        or emoji.may_hold(line)
     )
 
 
@@ -410,6 +401,7 @@ def _inline_cleanup(line: str, defined: dict[str, str]) -> str:
         line = docsify.read_line(line, HEADING.match(line) is not None)
     if ":" in line:
         line = mdc.inline(line)  # (before attribute lists: its props say it is one)
+        line = emoji.shortcodes(line) if emoji.may_hold(line) else line
     if "{" in line and "}" in line:
         if "_url" in line and "](" in line:
             # Jekyll's `[text]({{ '/docs/x/' | relative_url }})`: a link to the path it makes
@@ -533,6 +525,13 @@ def rewrite(lines: list[str]) -> Rewritten:
     material, dedent_tabs = _material_tabs(lines, code, 0)
     groups = max((t.group for t in material), default=-1) + 1
     docusaurus, blank, tab_labels, tab_texts = _docusaurus_tabs(lines, code, groups)
+    for tab in docusaurus:
+        # A JSX tab's body may be indented as deep as its author likes (MDX reads no indented
+        # code: Nextra's `<Tabs.Tab>` bodies hold fences at four columns): dedented as one.
+        body = [i for i in range(tab.start + 1, tab.end) if i not in blank and lines[i].strip()]
+        columns = min((_width(lines[i]) for i in body), default=0)
+        for i in body if columns and not any(dedent_tabs[i] for i in body) else ():
+            dedent_tabs[i] = columns
     out = list(lines)
     for tab in material:
         # The label keeps the marker's indent (less its own tab's): a tab inside a list item
@@ -562,7 +561,7 @@ def rewrite(lines: list[str]) -> Rewritten:
             parse[i] = out[i] = line = _inline_cleanup(line, defined)
             if "{#" in line and HEADING.match(line):
                 out[i] = EXPLICIT_ID.sub("", line)
-        tabs = tuple(sorted([*material, *docusaurus], key=lambda t: t.start))
+        tabs = language_sets(sorted([*material, *docusaurus], key=lambda t: t.start), lines, code)
         return Rewritten(out, parse, tabs)
     for i in range(len(out)):
         if i in labels:  # at the marker's indent, as the tab labels are
@@ -577,5 +576,5 @@ def rewrite(lines: list[str]) -> Rewritten:
             parse[i] = out[i] + "\\"
         elif not code[i] and "{#" in out[i] and HEADING.match(out[i]):
             out[i] = EXPLICIT_ID.sub("", out[i])
-    tabs = tuple(sorted([*material, *docusaurus], key=lambda t: t.start))
+    tabs = language_sets(sorted([*material, *docusaurus], key=lambda t: t.start), lines, code)
     return Rewritten(out, parse, tabs)
