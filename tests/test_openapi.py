@@ -125,6 +125,19 @@ def test_search_and_get_doc_reach_the_operation(tmp_path: Path) -> None:
         assert "Needs a token." in page["text"] and "GET `/users/{id}`" in page["text"]
         gone = json.loads(s.call("get_page", {"path": "api/gone.mdx"}).content[0].text)
         assert gone["text"] == "Removed."  # no such operation: the page as it is
+        # The operation is an entry of the API registry, named as SDKs call it.
+        found = s.call("get_api_reference", {"method": "getUser"}).structured_content
+        (entry,) = found["entries"]
+        assert entry["signature"] == "GET /users/{id}" and entry["kind"] == "method"
+        assert entry["description"] == "Get a user"
+        assert [(p["name"], p["type"], p["required"]) for p in entry["parameters"]] == [
+            ("id", "string", True),
+            ("expand", "string[]", False),
+        ]
+        assert entry["returns"] == "200: The user."
+        assert entry["chunk_id"] == "api/get-user.mdx#get-usersid"
+        admin = s.call("get_api_reference", {"method": "POST /admins"}).structured_content
+        assert admin["entries"][0]["parameters"][0]["name"] == "email"  # no operationId
 
 
 def test_gitbook_openapi_blocks_render_their_local_document(tmp_path: Path) -> None:
@@ -147,6 +160,9 @@ def test_gitbook_openapi_blocks_render_their_local_document(tmp_path: Path) -> N
     assert "## POST `/admins`" in page["text"]
     assert "- `email` (string, required): Where the invitation goes." in page["text"]
     assert "{% openapi" not in page["text"] and "admin.yaml](" not in page["text"]
+    with McpSession(out) as s:
+        found = s.call("get_api_reference", {"method": "POST /admins"}).structured_content
+    assert found["entries"][0]["chunk_id"].startswith("api/admins.md#")
 
 
 def test_the_document_is_found_through_the_site_configuration(tmp_path: Path) -> None:

@@ -137,6 +137,12 @@ def test_the_operation_in_the_frontmatter_is_the_page(tmp_path: Path) -> None:
         hit = s.search(query="upload pet photo caption petId", limit=3)["hits"][0]
         assert hit["filepath"] == "api/upload-pet-photo.api.mdx"
         doc = s.get_doc(hit["chunk_id"], context=5)
+        entry = s.call("get_api_reference", {"method": "upload_pet_photo"}).structured_content
+    (entry,) = entry["entries"]
+    assert entry["signature"] == "POST /pets/{petId}/photos" and entry["category"] == "Pets"
+    assert [p["name"] for p in entry["parameters"]] == ["petId", "caption", "url", "tags"]
+    assert entry["returns"] == "201: Photo stored"
+    assert entry["chunk_id"] == "api/upload-pet-photo.api.mdx#post-petspetidphotos"
     assert "## POST `/pets/{petId}/photos`" in doc
     assert "Operation ID: `upload_pet_photo`" in doc
     assert "- `petId` (integer, required)" in doc

@@ -24,13 +24,14 @@ import os
 import posixpath
 import re
 from collections.abc import Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 import yaml
 
 from docsmcp.common.limits import MAX_FILE_BYTES
+from docsmcp.model.api import ApiEntry, Parameter
 from docsmcp.model.source import SourceFile
 from docsmcp.sources.discover import Refused, read_file
 
@@ -53,35 +54,114 @@ def target(frontmatter: dict) -> tuple[str | None, str, str] | None:
     return m.group(1), m.group(2).lower(), m.group(3)
 
 
-def render(docs_dir: Path, frontmatter: dict, roots: Sequence[Path]) -> list[str] | None:
-    """The markdown lines of the operation a page's frontmatter names, or None (no `openapi`
-    key, no document found, or no such operation in it)."""
+@dataclass(frozen=True)
+class Operation:
+    """An operation found in a document, and the document (its local `$ref`s)."""
+
+    method: str
+    path: str
+    operation: dict
+    spec: dict
+
+    def lines(self) -> list[str]:
+        return _Renderer(self.spec).operation(self.method, self.path, self.operation)
+
+
+def named_operation(docs_dir: Path, frontmatter: dict, roots: Sequence[Path]) -> Operation | None:
+    """The operation a page's frontmatter names, or None (no `openapi` key, no document found,
+    or no such operation in it)."""
     found = target(frontmatter)
     if found is None:
         return None
     document, method, path = found
     names = [document.lstrip("/")] if document else _documents(docs_dir, roots)
     for name in names:
-        lines = render_operation(docs_dir, name, method, path, roots)
-        if lines is not None:
-            return lines
+        operation = document_operation(docs_dir, name, method, path, roots)
+        if operation is not None:
+            return operation
     return None
 
 
-def render_operation(
+def render(docs_dir: Path, frontmatter: dict, roots: Sequence[Path]) -> list[str] | None:
+    """The markdown lines of the operation a page's frontmatter names, or None."""
+    operation = named_operation(docs_dir, frontmatter, roots)
+    return None if operation is None else operation.lines()
+
+
+def document_operation(
     docs_dir: Path, document: str, method: str, path: str, roots: Sequence[Path]
-) -> list[str] | None:
-    """The markdown lines of operation `method path` of `document` (relative to the docs
-    folder), or None when the document or the operation is not found."""
+) -> Operation | None:
+    """Operation `method path` of `document` (relative to the docs folder), or None when the
+    document or the operation is not found."""
     spec = _load(docs_dir, document, tuple(roots))
     operation = _operation(spec, method, path)
-    return None if operation is None else _Renderer(spec).operation(method, path, operation)
+    return None if operation is None or spec is None else Operation(method, path, operation, spec)
 
 
 def operation_lines(method: str, path: str, operation: dict, spec: dict | None = None) -> list[str]:
     """The markdown lines of an operation object (`spec`: the document its local `$ref`s
     name; none for an operation whose schemas are resolved, as openapi_docs.py's are)."""
     return _Renderer(spec or {}).operation(method, path, operation)
+
+
+def operation_entry(
+    method: str,
+    path: str,
+    operation: dict,
+    page: SourceFile,
+    lines: tuple[int, int],
+    spec: dict | None = None,
+) -> ApiEntry:
+    """The API registry's entry of an operation rendered into `page` at `lines` (the 1-based
+    first and last lines of its `## METHOD /path` section in the page's body): named by its
+    `operationId` (what SDKs call it) else `METHOD /path`, the category its first tag (else the
+    page's title), its parameters those of the path, query and headers, then the request body's
+    top-level fields; returns the first success response."""
+    renderer = _Renderer(spec or {})
+    op_id = operation.get("operationId")
+    signature = f"{method.upper()} {path}"
+    name = op_id.strip() if isinstance(op_id, str) and op_id.strip() else signature
+    tags = [t for t in _list(operation.get("tags")) if isinstance(t, str) and t.strip()]
+    text = next(
+        (operation[k] for k in ("summary", "description") if isinstance(operation.get(k), str)),
+        "",
+    )
+    params: list[Parameter] = []
+    for p in (renderer.resolve(p) for p in _list(operation.get("parameters"))):
+        if isinstance(p, dict) and isinstance(p.get("name"), str):
+            schema = renderer.resolve(p.get("schema"))
+            described = p.get("description") or _dict(schema).get("description") or ""
+            params.append(
+                Parameter(p["name"], _type(schema), bool(p.get("required")), str(described))
+            )
+    body = renderer.resolve(operation.get("requestBody"))
+    for _, content in _media(body)[:1] if isinstance(body, dict) else []:
+        schema = renderer.resolve(content.get("schema"))
+        required = {r for r in _list(_dict(schema).get("required")) if isinstance(r, str)}
+        for field_name, field in _dict(_dict(schema).get("properties")).items():
+            field = renderer.resolve(field)
+            described = str(_dict(field).get("description") or "")
+            params.append(Parameter(field_name, _type(field), field_name in required, described))
+    returns = ""
+    for code, response in _dict(operation.get("responses")).items():
+        response = renderer.resolve(response)
+        if str(code).startswith("2") and isinstance(response, dict):
+            returns = f"{code}: {' '.join(str(response.get('description') or '').split())}"
+            break
+    return ApiEntry(
+        name=name,
+        category=tags[0].strip() if tags else (page.title or ""),
+        kind="method",
+        signature=signature,
+        description=" ".join(text.split())[:500],
+        parameters=tuple(params[:MAX_FIELDS]),
+        returns=returns.rstrip(": "),
+        examples=(),
+        chunk_id="",
+        path=page.path,
+        line_start=lines[0],
+        line_end=lines[1],
+    )
 
 
 def _documents(docs_dir: Path, roots: Sequence[Path]) -> list[str]:
@@ -319,16 +399,28 @@ def with_operation(docs_dir: Path, source: SourceFile, roots: Sequence[Path]) ->
         frontmatter = json.loads(source.frontmatter)
     except ValueError:
         return source
-    lines = render(docs_dir, frontmatter, roots)
-    if not lines:
+    found = named_operation(docs_dir, frontmatter, roots)
+    if found is None:
         return source
+    return appended(source, found.lines(), found)
+
+
+def appended(source: SourceFile, lines: list[str], found: Operation) -> SourceFile:
+    """`source` with an operation's rendered `lines` appended (mapped to the page's last line)
+    and its API registry entry (operation_entry)."""
     body = source.body.split("\n")
     line_map = list(source.line_map) if source.line_map else list(range(len(body)))
     last = line_map[-1] if line_map else 0
+    # (lines[0] is blank: the section is its `## METHOD /path` heading to the end, 1-based)
+    entry = operation_entry(
+        found.method, found.path, found.operation, source, (len(body) + 2, len(body) + len(lines)),
+        found.spec,
+    )  # fmt: skip
     return replace(
         source,
         body="\n".join([*body, *lines]),
         line_map=tuple([*line_map, *[last] * len(lines)]),
+        api=(*source.api, entry),
     )
 
 
@@ -350,6 +442,7 @@ def with_gitbook_blocks(docs_dir: Path, source: SourceFile, roots: Sequence[Path
     base = list(source.line_map) if source.line_map else list(range(len(lines)))
     out: list[str] = []
     line_map: list[int] = []
+    entries: list[ApiEntry] = []
     i = 0
     while i < len(lines):
         m = _GITBOOK_OPEN.match(lines[i])
@@ -357,8 +450,13 @@ def with_gitbook_blocks(docs_dir: Path, source: SourceFile, roots: Sequence[Path
         if m is not None:
             stop = min(len(lines), i + MAX_BLOCK_LINES)
             end = next((k for k in range(i + 1, stop) if _GITBOOK_CLOSE.match(lines[k])), None)
-        rendered = _gitbook(docs_dir, source.path, m.group(1), roots) if m and end else None
-        if rendered and end is not None:
+        found = _gitbook(docs_dir, source.path, m.group(1), roots) if m and end else None
+        if found is not None and end is not None:
+            rendered = found.lines()
+            at = (len(out) + 2, len(out) + len(rendered))  # (see `appended`)
+            entries.append(
+                operation_entry(found.method, found.path, found.operation, source, at, found.spec)
+            )
             out += rendered
             line_map += [base[i]] * len(rendered)
             i = end + 1
@@ -368,10 +466,11 @@ def with_gitbook_blocks(docs_dir: Path, source: SourceFile, roots: Sequence[Path
         i += 1
     if out == lines:
         return source
-    return replace(source, body="\n".join(out), line_map=tuple(line_map))
+    body = "\n".join(out)
+    return replace(source, body=body, line_map=tuple(line_map), api=(*source.api, *entries))
 
 
-def _gitbook(docs_dir: Path, page: str, attrs: str, roots: Sequence[Path]) -> list[str] | None:
+def _gitbook(docs_dir: Path, page: str, attrs: str, roots: Sequence[Path]) -> Operation | None:
     found = dict(_GITBOOK_ATTR.findall(attrs))
     src, path, method = found.get("src", ""), found.get("path", ""), found.get("method", "")
     if not src or "://" in src or method.lower() not in METHODS or not path.startswith("/"):
@@ -379,4 +478,4 @@ def _gitbook(docs_dir: Path, page: str, attrs: str, roots: Sequence[Path]) -> li
     document = posixpath.normpath(posixpath.join(posixpath.dirname(page), src))
     if document.startswith("../") or document == "..":
         return None
-    return render_operation(docs_dir, document, method.lower(), path, roots)
+    return document_operation(docs_dir, document, method.lower(), path, roots)

@@ -27,7 +27,7 @@ import zlib
 from dataclasses import replace
 
 from docsmcp.model.source import SourceFile
-from docsmcp.sources.formats.openapi import METHODS, operation_lines
+from docsmcp.sources.formats.openapi import METHODS, Operation, appended, operation_lines
 
 # Inflated size of one page's `api` operation, at most (Agenta's largest: ~200 KB).
 MAX_API_BYTES = 8 << 20
@@ -74,16 +74,11 @@ def with_api_operation(source: SourceFile) -> SourceFile:
     operation = api_operation(frontmatter)
     if operation is None:
         return source
+    method, path = operation["method"].lower(), operation["path"]
     shown = {k: v for k, v in operation.items() if k not in ("description", "summary")}
-    rendered = operation_lines(operation["method"].lower(), operation["path"], shown)
-    body = _blanked(source.body.split("\n"))
-    line_map = list(source.line_map) if source.line_map else list(range(len(body)))
-    last = line_map[-1] if line_map else 0
-    return replace(
-        source,
-        body="\n".join([*body, *rendered]),
-        line_map=tuple([*line_map, *[last] * len(rendered)]),
-    )
+    blanked = replace(source, body="\n".join(_blanked(source.body.split("\n"))))
+    found = Operation(method, path, operation, {})
+    return appended(blanked, operation_lines(method, path, shown), found)
 
 
 def _blanked(lines: list[str]) -> list[str]:
