@@ -1,0 +1,556 @@
+"""An AsciiDoc page (Asciidoctor, Antora) as markdown, read line by line.
+
+What a reader of the rendered page sees is written as markdown the chunker reads: the document
+title (`= Title`) and sections (`==` ... `======`, or `#` ...) as `#` headings, an explicit id
+(`[[id]]`, `[#id]`) as the heading's `{#id}` (as for markdown's explicit anchors), else
+Asciidoctor's generated id (`_install_ruby`, by the document's `idprefix`/`idseparator`) as an
+anchor of the heading line, so `<<_install_ruby>>` from any page resolves; paragraphs; block
+titles (`.Title`) as a bold line; admonitions (`NOTE: text`, `[TIP]` on a block) as a `Note:`
+label line; lists (`*`, `-`, `.`, numbered, nested by marker, `term::` description lists,
+`+` continuations and attached literal paragraphs, callout lists); delimited blocks: listing
+(`----`, `[source,lang]`, a ```` ``` ```` fence) and literal (`....`, an indented paragraph) as
+fenced code with their language, example, sidebar, open and quote blocks as their content,
+comments and passthroughs dropped (a `[stem]` one kept as math); tables (`|===`, `,===`,
+`:===`) as pipe rows (asciidoc_tables.py). Attribute entries (`:name: value`) set what `{name}`
+shows further down; conditionals are the preprocessor's (asciidoc_lines.py); inline markup is
+asciidoc_inline.py's. Includes are resolved before (asciidoc_includes.py).
+
+Each block carries its source line (linemap.py), so chunks name lines of the .adoc file. A
+pure function of (path, text), bounded: nesting deeper than MAX_NESTING reads as text, regexes
+are bounded (asciidoc_inline.SPAN), and every scan moves forward.
+"""
+
+from __future__ import annotations
+
+import posixpath
+import re
+from dataclasses import dataclass, field
+
+from docsmcp.sources.antora import ASCIIDOC_SUFFIXES, place, relative_href, resource
+from docsmcp.sources.formats.asciidoc_inline import CONTROL, Inline, plain, reduce, substitute
+from docsmcp.sources.formats.asciidoc_lines import (
+    ADMONITION_PARAGRAPH,
+    ADMONITIONS,
+    ANCHOR_LINE,
+    ATTRIBUTE_ENTRY,
+    BLOCK_MACRO,
+    BLOCK_TITLE,
+    SECTION,
+    Attributes,
+    kind,
+    list_marker,
+    parse_attributes,
+    preprocess,
+    set_attribute,
+)
+from docsmcp.sources.formats.asciidoc_tables import table
+from docsmcp.sources.formats.fences import fence_for
+from docsmcp.sources.formats.htmlpage import take_marks
+from docsmcp.sources.formats.linemap import line_mark, strip_mark_char, take_lines
+
+Line = tuple[str, int]  # a line of the page and its 0-based line in the text converted
+
+# Blocks nested deeper than this (an example in a sidebar in a list item ...) read as text.
+MAX_NESTING = 24
+# Asciidoctor's defaults for generated section ids; Antora sets `env-site` and friends.
+DEFAULT_ATTRIBUTES = {"idprefix": "_", "idseparator": "_", "sectids": ""}
+SITE_ATTRIBUTES = {"env": "site", "env-site": "", "site-gen": "antora", "site-gen-antora": ""}
+_LIST_KINDS = ("list", "dlist", "callout")
+_CODE_STYLES = ("source", "listing")
+_CALLOUT_AUTO = re.compile(r"<\.>")
+_INVALID_ID = re.compile(r"<[^>]+>|&(?:[a-z][a-z]+\d{0,2}|#\d\d\d{0,4}|#x[\da-f]{3,5});|[^ \w.-]+")
+_MARKUP_START = re.compile(r"^([#>]|[-+*](?=\s)|\d{1,9}[.)](?=\s)|```|~~~|=+$|-+$)")
+_DELIMITER_ROW = re.compile(r"[ \t]*[-:|][-:| \t]*")
+
+
+@dataclass(frozen=True)
+class Converted:
+    text: str
+    title: str | None
+    anchors: tuple[tuple[int, str], ...] = ()  # (0-based line of `text`, id)
+    line_map: tuple[int, ...] = ()  # per line of `text`: its 0-based line in the page
+
+
+@dataclass
+class _Meta:
+    """What the lines above a block say of it: attributes, title, id."""
+
+    attributes: Attributes = field(default_factory=Attributes)
+    title: str = ""
+    title_line: int | None = None
+
+    @property
+    def style(self) -> str:
+        return self.attributes.style.lower()
+
+
+def asciidoc_to_markdown(path: str, text: str) -> Converted:
+    """The markdown of the AsciiDoc page at `path` (its POSIX path in the docs, for links),
+    and the page's line each of its lines comes from."""
+    text = strip_mark_char(text).translate(CONTROL)
+    raw = text.split("\n")
+    attributes = dict(DEFAULT_ATTRIBUTES)
+    if place(path) is not None:
+        attributes.update(SITE_ATTRIBUTES)
+    stem = posixpath.splitext(posixpath.basename(path))[0]
+    attributes.update(docname=stem, docfilesuffix=posixpath.splitext(path)[1])
+    lines = preprocess(raw, dict(attributes))
+    reader = _Reader(path, attributes)
+    blocks = reader.document(lines)
+    if reader.ctx.footnotes:
+        blocks.append("\n".join(f"\\[{k}\\] {n}" for k, n in enumerate(reader.ctx.footnotes, 1)))
+    if not blocks:
+        return Converted("", reader.title, (), (0,))
+    body, line_map = take_lines("\n\n".join(blocks) + "\n", len(raw))
+    body, anchors = take_marks(body)
+    return Converted(body, reader.title, anchors, line_map)
+
+
+class _Reader:
+    def __init__(self, path: str, attributes: dict[str, str]) -> None:
+        self.path = path
+        self.attributes = attributes
+        self.ctx = Inline(attributes, self._href)
+        self.title: str | None = None
+        self.ids: set[str] = set()
+        self.nesting = 0
+
+    # -- the document ------------------------------------------------------------------------
+
+    def document(self, lines: list[Line]) -> list[str]:
+        """The page's blocks: its header (title, author and revision lines, entries) first."""
+        i = 0
+        while i < len(lines):
+            line = lines[i][0]
+            if not line.strip() or kind(line) == "comment":
+                i += 1
+            elif line.startswith(":") and (m := ATTRIBUTE_ENTRY.match(line)):
+                set_attribute(self.attributes, m)
+                i += 1
+            else:
+                break
+        out: list[str] = []
+        if i < len(lines) and (m := SECTION.match(lines[i][0])) and m.group(1) in ("=", "#"):
+            out.append(self._heading(m.group(2), 1, lines[i][1], _Meta()))
+            i += 1
+            header_lines = 0
+            while i < len(lines) and lines[i][0].strip():
+                line = lines[i][0]
+                if line.startswith(":") and (e := ATTRIBUTE_ENTRY.match(line)):
+                    set_attribute(self.attributes, e)
+                elif kind(line) != "comment" and header_lines < 2:
+                    header_lines += 1  # the author and revision lines
+                elif kind(line) != "comment":
+                    break
+                i += 1
+        return out + self.blocks(lines[i:])
+
+    def blocks(
+        self, lines: list[Line], in_list: bool = False, stack: tuple[str, ...] = ()
+    ) -> list[str]:
+        out: list[str] = []
+        meta = _Meta()
+        i = 0
+        while i < len(lines):
+            line, number = lines[i]
+            k = kind(line)
+            if k in ("blank", "continuation", "comment", "break"):
+                i += 1
+                continue
+            if k == "attributes":
+                parse_attributes(substitute(line.strip()[1:-1], self.attributes), meta.attributes)
+                i += 1
+                continue
+            if k == "anchor":
+                meta.attributes.id = ANCHOR_LINE.match(line).group(1)  # type: ignore[union-attr]
+                i += 1
+                continue
+            if k == "title":
+                meta.title = BLOCK_TITLE.match(line).group(1)  # type: ignore[union-attr]
+                meta.title_line = number
+                i += 1
+                continue
+            if line.startswith(":") and (m := ATTRIBUTE_ENTRY.match(line)):
+                set_attribute(self.attributes, m)
+                i += 1
+                continue
+            if k == "section" and self.nesting == 0:
+                m = SECTION.match(line)
+                assert m is not None
+                out.append(self._heading(m.group(2), len(m.group(1)), number, meta))
+                i += 1
+            elif k == "delimiter" and self.nesting < MAX_NESTING:
+                found, i = self._delimited(lines, i, meta)
+                out.extend(self._titled(found, meta))
+            elif k in _LIST_KINDS and self.nesting < MAX_NESTING:
+                found, i = self._list(lines, i, meta, stack)
+                out.extend(self._titled(found, meta))
+            elif k == "macro":
+                out.extend(self._titled(self._macro(line, number), meta))
+                i += 1
+            else:
+                found, i = self._paragraph(lines, i, meta, in_list)
+                out.extend(self._titled(found, meta))
+            meta = _Meta()
+        return [b for b in out if b.strip("\x00\x01 \n0123456789")]
+
+    def _titled(self, blocks: list[str], meta: _Meta) -> list[str]:
+        """`blocks` after the block's title (a bold line) and with its id as an anchor."""
+        if not blocks:
+            return blocks
+        head = []
+        anchor = f"\x00{meta.attributes.id}\x00" if meta.attributes.id else ""
+        if meta.title:
+            title = " ".join(reduce(meta.title, self.ctx).split())
+            head = [f"{line_mark(meta.title_line)}**{title}**{anchor}"]
+        elif anchor:
+            blocks = [anchor + blocks[0], *blocks[1:]]
+        return head + blocks
+
+    # -- sections ----------------------------------------------------------------------------
+
+    def _heading(self, source: str, level: int, number: int, meta: _Meta) -> str:
+        offset = self.attributes.get("leveloffset", "0").strip()
+        if re.fullmatch(r"[+-]?\d{1,2}", offset):
+            level += int(offset)
+        level = min(max(level, 1), 6)
+        anchors: list[str] = []
+        text = " ".join(reduce(source, self.ctx, anchors).split())
+        words = " ".join(plain(source, self.ctx).split())
+        if level == 1 and self.title is None:
+            self.title = words
+            self.attributes.setdefault("doctitle", words)
+        explicit = meta.attributes.id or (anchors[0] if anchors else "")
+        heading = f"{line_mark(number)}{'#' * level} {text}"
+        if explicit:
+            self.ids.add(explicit)
+            return f"{heading} {{#{explicit}}}"
+        if "sectids" in self.attributes and level > 1:
+            return f"{heading}\x00{self._generated_id(words)}\x00"
+        return heading
+
+    def _generated_id(self, title: str) -> str:
+        """Asciidoctor's id of a section without one (Section.generate_id)."""
+        prefix = self.attributes.get("idprefix", "_")
+        sep = self.attributes.get("idseparator", "_")[:1]
+        gen = prefix + _INVALID_ID.sub("", title.lower())
+        if sep:
+            gen = (
+                re.sub(f"[ {re.escape(sep)}.-]+", sep, gen)
+                if sep not in "-."
+                else re.sub(r"[ .-]+", sep, gen)
+            )
+            gen = gen[:-1] if gen.endswith(sep) else gen
+            if not prefix and gen.startswith(sep):
+                gen = gen[1:]
+        else:
+            gen = gen.replace(" ", "")
+        unique, count = gen, 2
+        while unique in self.ids:
+            unique, count = f"{gen}{sep}{count}", count + 1
+        self.ids.add(unique)
+        return unique
+
+    # -- paragraphs --------------------------------------------------------------------------
+
+    def _paragraph(
+        self, lines: list[Line], i: int, meta: _Meta, in_list: bool
+    ) -> tuple[list[str], int]:
+        start = i
+        first = lines[i][0]
+        literal = first[:1] in (" ", "\t") and meta.style not in ("normal", "verse", "quote")
+        taken: list[Line] = []
+        while i < len(lines):
+            line = lines[i][0]
+            if not line.strip():
+                break
+            if i > start:
+                k = kind(line)
+                if k in ("delimiter", "attributes") or (
+                    in_list and (k in _LIST_KINDS or k == "continuation")
+                ):
+                    break
+                if k == "comment":
+                    i += 1
+                    continue
+            taken.append(lines[i])
+            i += 1
+        number = lines[start][1]
+        style = meta.style
+        if style in ("comment", "pass"):
+            return [], i
+        if literal or style in (*_CODE_STYLES, "literal"):
+            return [self._code(taken, meta, number, literal=not style or style == "literal")], i
+        if style == "stem" or style in ("latexmath", "asciimath"):
+            return [self._fence([x for x, _ in taken], "math", number)], i
+        if style == "verse" or style == "quote":
+            return [self._quote(self._text(taken), meta, verse=style == "verse")], i
+        label = ADMONITIONS.get(style.upper()) if style else None
+        if label:
+            return [f"{line_mark(number)}{label}: {self._text(taken).lstrip(chr(1))}"], i
+        m = ADMONITION_PARAGRAPH.match(first)
+        if m:
+            rest = [(m.group(2), number), *taken[1:]]
+            return [f"{line_mark(number)}{ADMONITIONS[m.group(1)]}: {self._text(rest)}"], i
+        return [line_mark(number) + self._text(taken)], i
+
+    def _text(self, taken: list[Line]) -> str:
+        """Lines of a paragraph as markdown (lines kept, markup a line would start escaped)."""
+        anchors: list[str] = []
+        text = reduce("\n".join(x.strip() for x, _ in taken), self.ctx, anchors)
+        lines = [_escape_line(x.strip()) for x in text.split("\n")]
+        marks = "".join(f"\x00{a}\x00" for a in anchors)
+        return "\n".join(x for x in lines if x) + marks
+
+    def _quote(self, text: str, meta: _Meta, verse: bool = False) -> str:
+        if verse:
+            text = "\\\n".join(x for x in text.split("\n") if x)
+        who = [x for x in meta.attributes.positional[1:3] if x]
+        if who:
+            text += "\n\n— " + ", ".join(substitute(x, self.attributes) for x in who)
+        return "\n".join(f"> {x}" if x else ">" for x in text.split("\n"))
+
+    # -- code --------------------------------------------------------------------------------
+
+    def _language(self, meta: _Meta) -> str:
+        attrs = meta.attributes
+        lang = attrs.named.get("language", "")
+        if not lang and len(attrs.positional) > 1 and (attrs.style in ("", "source")):
+            lang = attrs.positional[1]
+        if not lang and attrs.style == "source":
+            lang = self.attributes.get("source-language", "")
+        return re.sub(r"[^\w+#.-]", "", lang)
+
+    def _code(self, taken: list[Line], meta: _Meta, number: int, literal: bool = False) -> str:
+        code = [x for x, _ in taken]
+        if literal and code:
+            indent = min((len(x) - len(x.lstrip()) for x in code if x.strip()), default=0)
+            code = [x[indent:] for x in code]
+        if "attributes" in meta.attributes.named.get("subs", ""):
+            code = [substitute(x, self.attributes) for x in code]
+        count = iter(range(1, 10_000))
+        code = [
+            _CALLOUT_AUTO.sub(lambda _m: f"<{next(count)}>", x) if "<.>" in x else x for x in code
+        ]
+        return self._fence(code, "" if literal else self._language(meta), number)
+
+    @staticmethod
+    def _fence(code: list[str], lang: str, number: int) -> str:
+        while code and not code[-1].strip():
+            code = code[:-1]
+        fence = fence_for(code)
+        return "\n".join([f"{line_mark(number)}{fence}{lang}", *code, fence])
+
+    # -- delimited blocks --------------------------------------------------------------------
+
+    def _delimited(self, lines: list[Line], i: int, meta: _Meta) -> tuple[list[str], int]:
+        opening, number = lines[i][0].rstrip(), lines[i][1]
+        close = "```" if opening.startswith("```") else opening
+        end = i + 1
+        while end < len(lines) and lines[end][0].rstrip() != close:
+            end += 1
+        content = lines[i + 1 : end]
+        after = min(end + 1, len(lines))
+        char, style = opening[0], meta.style
+        if char == "/" or style == "comment":
+            return [], after
+        if char == "`":
+            meta.attributes.positional[1:] = [opening.strip("` \t").split(" ")[0]]
+            return [self._code(content, meta, number)], after
+        if char in "|,:!":
+            return table(content, char, meta.attributes, self._cell, number), after
+        if char == "+":
+            if style in ("stem", "latexmath", "asciimath"):
+                return [self._fence([x for x, _ in content], "math", number)], after
+            return [], after  # raw HTML or DocBook: nothing a reader of the page reads as text
+        if char == "." or (char == "-" and opening != "--") or style in _CODE_STYLES:
+            literal = char == "." and style not in _CODE_STYLES
+            return [self._code(content, meta, number, literal=literal)], after
+        if style in ("verse", "quote") or (char == "_" and style != "verse"):
+            inner = self._nested(content)
+            return [self._quote("\n\n".join(inner), meta, verse=style == "verse")], after
+        if style == "verse":
+            return [self._quote(self._text(content), meta, verse=True)], after
+        inner = self._nested(content)
+        label = ADMONITIONS.get(style.upper()) if style else None
+        if label:
+            title = " ".join(reduce(meta.title, self.ctx).split()) if meta.title else ""
+            meta.title = ""
+            return [f"{line_mark(number)}{label}:{' ' + title if title else ''}", *inner], after
+        return inner, after
+
+    def _nested(self, content: list[Line]) -> list[str]:
+        self.nesting += 1
+        try:
+            return self.blocks(content)
+        finally:
+            self.nesting -= 1
+
+    def _cell(self, text: str, asciidoc: bool) -> str:
+        """A table cell's text on one line (an `a` cell read as AsciiDoc blocks)."""
+        if asciidoc and self.nesting < MAX_NESTING:
+            blocks = self._nested([(x, 0) for x in text.split("\n")])
+            text = " ".join(b.replace("\n", " ") for b in blocks)
+            return " ".join(re.sub("\x01[0-9]+\x01", "", text).split())
+        return " ".join(reduce(text.strip(), self.ctx).split())
+
+    # -- lists -------------------------------------------------------------------------------
+
+    def _list(
+        self, lines: list[Line], i: int, meta: _Meta, stack: tuple[str, ...]
+    ) -> tuple[list[str], int]:
+        first = list_marker(lines[i][0])
+        assert first is not None
+        marker = first[0]
+        start = meta.attributes.named.get("start", "1")
+        number = int(start) if start.isdigit() else 1
+        items: list[str] = []
+        while i < len(lines):
+            found = list_marker(lines[i][0]) if kind(lines[i][0]) in _LIST_KINDS else None
+            if found is None or found[0] != marker:
+                break
+            end = self._item_end(lines, i, (*stack, marker))
+            items.append(
+                self._item(found, lines[i][1], lines[i + 1 : end], number, (*stack, marker))
+            )
+            number += 1
+            i = end
+            j = i
+            while j < len(lines) and not lines[j][0].strip():
+                j += 1
+            if j < len(lines) and kind(lines[j][0]) in _LIST_KINDS:
+                nxt = list_marker(lines[j][0])
+                if nxt is not None and nxt[0] == marker:
+                    i = j
+                    continue
+            break
+        return ["\n".join(items)], i
+
+    def _item(
+        self,
+        found: tuple[str, str, str],
+        number_line: int,
+        rest: list[Line],
+        n: int,
+        stack: tuple[str, ...],
+    ) -> str:
+        marker, written, text = found
+        head = ""
+        if "\x00" in text:  # a description list's term
+            term, _, text = text.partition("\x00")
+            head = f"**{' '.join(reduce(term, self.ctx).split())}**"
+        segment = ([(text, number_line)] if text.strip() else []) + rest
+        self.nesting += 1
+        try:
+            inner = self.blocks(segment, in_list=True, stack=stack)
+        finally:
+            self.nesting -= 1
+        if head:
+            if inner and not re.match(r"^(\x01\d+\x01)?(`{3,}|[-|>*]|\d+\.)", inner[0]):
+                head = f"{line_mark(number_line)}{head}: {inner[0]}"
+                inner = inner[1:]
+            else:
+                head = line_mark(number_line) + head
+            inner = [head, *inner]
+        if marker == "<1>":
+            bullet = f"{written if written != '.' else n}. "
+        elif marker in ("1.", "a.", "i)") or marker.startswith("."):
+            bullet = f"{n}. "
+        else:
+            bullet = "- "
+        return _indent(bullet, "\n\n".join(inner))
+
+    def _item_end(self, lines: list[Line], i: int, ancestors: tuple[str, ...]) -> int:
+        """The line after the last one of the list item at `i` (its text, attached blocks and
+        nested lists)."""
+        j, in_text, attach = i + 1, True, False
+        while j < len(lines):
+            line = lines[j][0]
+            k = kind(line)
+            if k == "blank":
+                in_text = False
+                j += 1
+            elif k in _LIST_KINDS:
+                found = list_marker(line)
+                if found is not None and found[0] in ancestors:
+                    return j
+                if not (in_text or attach) and k == "dlist" and not _after_list(lines, j):
+                    return j
+                in_text, attach = True, False
+                j += 1
+            elif k == "continuation":
+                attach, in_text = True, False
+                j += 1
+            elif in_text and k not in ("delimiter", "attributes"):
+                j += 1
+            elif attach or (k == "text" and line[:1] in " \t"):
+                j = _block_end(lines, j)
+                attach = False
+            else:
+                return j
+        return j
+
+    # -- block macros ------------------------------------------------------------------------
+
+    def _macro(self, line: str, number: int) -> list[str]:
+        m = BLOCK_MACRO.match(line)
+        if m is None:
+            return []
+        name = m.group(1)
+        if name == "image":
+            attrs = parse_attributes(substitute(m.group(3), self.attributes))
+            alt = attrs.named.get("alt") or attrs.style
+            return [line_mark(number) + _escape_line(alt)] if alt else []
+        return []  # toc, video, audio, an unresolved include, an extension's block
+
+    def _href(self, target: str) -> str | None:
+        page, _, fragment = target.partition("#")
+        if not page:
+            return f"#{fragment}" if fragment else None
+        if not posixpath.splitext(page)[1] and "$" not in page:
+            page += ".adoc"
+        elif not page.lower().endswith(ASCIIDOC_SUFFIXES) and "$" not in page:
+            return None
+        resolved = resource(self.path, page, "pages")
+        if resolved is None:
+            return None
+        href = relative_href(self.path, resolved)
+        return f"{href}#{fragment}" if fragment else href
+
+
+def _after_list(lines: list[Line], j: int) -> bool:
+    """Whether the line before `j` (past blank ones) is a list item or its text."""
+    k = j - 1
+    while k >= 0 and not lines[k][0].strip():
+        k -= 1
+    return k >= 0 and kind(lines[k][0]) in _LIST_KINDS
+
+
+def _block_end(lines: list[Line], j: int) -> int:
+    """The line after the block starting at `j` (its attribute and title lines first)."""
+    while j < len(lines) and kind(lines[j][0]) in ("attributes", "anchor", "title"):
+        j += 1
+    if j < len(lines) and kind(lines[j][0]) == "delimiter":
+        opening = lines[j][0].rstrip()
+        close = "```" if opening.startswith("```") else opening
+        j += 1
+        while j < len(lines) and lines[j][0].rstrip() != close:
+            j += 1
+        return min(j + 1, len(lines))
+    while j < len(lines) and lines[j][0].strip() and kind(lines[j][0]) != "continuation":
+        j += 1
+    return j
+
+
+def _escape_line(line: str) -> str:
+    if "|" in line and _DELIMITER_ROW.fullmatch(line):
+        line = line.replace("|", "\\|")
+    return _MARKUP_START.sub(r"\\\1", line) if line else line
+
+
+def _indent(marker: str, body: str) -> str:
+    pad = " " * len(marker)
+    lines = body.split("\n") if body else [""]
+    return (marker + lines[0]).rstrip() + "".join(
+        "\n" + (pad + line if line else "") for line in lines[1:]
+    )
