@@ -14,7 +14,12 @@ from collections.abc import Callable
 
 from docsmcp.model.api import ApiEntry
 from docsmcp.model.source import SourceFile
-from docsmcp.sources.discover import HTML_SUFFIXES, NOTEBOOK_SUFFIXES, RST_SUFFIXES
+from docsmcp.sources.discover import (
+    ASCIIDOC_SUFFIXES,
+    HTML_SUFFIXES,
+    NOTEBOOK_SUFFIXES,
+    RST_SUFFIXES,
+)
 from docsmcp.sources.formats.linemap import SOURCE_LINES
 from docsmcp.sources.formats.link_titles import LINK_TITLES
 
@@ -44,6 +49,13 @@ def _rst(path: str, text: str) -> Converted:
     return Converted(done.text, done.title, done.anchors, done.line_map, done.api, done.refs)
 
 
+def _asciidoc(path: str, text: str) -> Converted:
+    from docsmcp.sources.formats.asciidoc import asciidoc_to_markdown
+
+    done = asciidoc_to_markdown(path, text)
+    return Converted(done.text, done.title, done.anchors, done.line_map)
+
+
 def _notebook(path: str, text: str) -> Converted:
     from docsmcp.sources.formats.notebook import notebook_to_markdown
 
@@ -55,6 +67,7 @@ CONVERTERS: dict[str, Callable[[str, str], Converted]] = {
     **{suffix: _html for suffix in HTML_SUFFIXES},
     **{suffix: _rst for suffix in RST_SUFFIXES},
     **{suffix: _notebook for suffix in NOTEBOOK_SUFFIXES},
+    **{suffix: _asciidoc for suffix in ASCIIDOC_SUFFIXES},
 }
 
 
