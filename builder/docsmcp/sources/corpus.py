@@ -13,7 +13,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from docsmcp.model.source import Manifest, Problem, SourceFile, TaxonomyKey
-from docsmcp.sources import hugo_params, includes
+from docsmcp.sources import antora, hugo_params, includes
 from docsmcp.sources.discover import (
     Entry,
     glob_problem,
@@ -399,9 +399,13 @@ def load_corpus(
     unresolved = includes.Unresolved(docs_dir)
     unexpanded: dict[str, SourceFile] = {}  # pages that inlined MDX partials, as read
     nav = read_nav(docs_dir, roots, [e.path for e in listing.markdown])
+    # An Antora component's partials, examples and nav files are no pages (antora.py).
+    parts = antora.non_pages(docs_dir, [e.path for e in listing.markdown])
     titles = nav.titles
     layout = Layout()
-    paths = [e.path for e in listing.markdown if not e.skip and not e.refusal]
+    paths = [
+        e.path for e in listing.markdown if not e.skip and not e.refusal and e.path not in parts
+    ]
     selected_paths = [p for p in paths if not _left_out(p, manifests, include, exclude)]
     # Docs without a manifest answer in their default language (a manifest decides otherwise).
     translations = detect_translations(selected_paths) if not manifests else Translations()
@@ -421,7 +425,7 @@ def load_corpus(
         variants = Variants()  # the manifest decides
     versioned = _Versioned(layout, variants)
     for entry in listing.markdown:
-        if listing.unread_html(entry.path):
+        if listing.unread_html(entry.path) or entry.path in parts:
             continue
         if _left_out(entry.path, manifests, include, exclude) or entry.path in not_built:
             continue
