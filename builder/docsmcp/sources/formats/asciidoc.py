@@ -387,12 +387,13 @@ class _Reader:
             self.nesting -= 1
 
     def _cell(self, text: str, asciidoc: bool) -> str:
-        """A table cell's text on one line (an `a` cell read as AsciiDoc blocks)."""
+        """A table cell's text on one line (an `a` cell read as AsciiDoc blocks, its code
+        blocks as code spans)."""
         if asciidoc and self.nesting < MAX_NESTING:
             blocks = self._nested([(x, 0) for x in text.split("\n")])
-            text = " ".join(b.replace("\n", " ") for b in blocks)
-            return " ".join(re.sub("\x01[0-9]+\x01", "", text).split())
-        return " ".join(reduce(text.strip(), self.ctx).split())
+            text = " ".join(_one_line(re.sub("\x01[0-9]+\x01", "", b)) for b in blocks)
+            return " ".join(text.split())
+        return _one_line(reduce(text.strip(), self.ctx))
 
     # -- lists -------------------------------------------------------------------------------
 
@@ -540,6 +541,17 @@ def _block_end(lines: list[Line], j: int) -> int:
     while j < len(lines) and lines[j][0].strip() and kind(lines[j][0]) != "continuation":
         j += 1
     return j
+
+
+def _one_line(block: str) -> str:
+    """A block on one line, for a table cell: a code block as a code span, hard breaks as
+    spaces."""
+    lines = block.split("\n")
+    if len(lines) >= 2 and lines[0].lstrip().startswith("```"):
+        code = " ".join(x.strip() for x in lines[1:-1] if x.strip())
+        ticks = "``" if "`" in code else "`"
+        return f"{ticks}{code}{ticks}" if code else ""
+    return " ".join(x.rstrip("\\") for x in lines)
 
 
 def _escape_line(line: str) -> str:

@@ -50,8 +50,8 @@ def table(
         cells, first_count = _psv(content, separator or ("!" if delimiter == "!" else "|"))
     if not cells:
         return []
-    columns = _column_count(attrs.named.get("cols", "")) or first_count or 1
-    columns = min(columns, MAX_COLUMNS)
+    styles = _column_styles(attrs.named.get("cols", ""))
+    columns = min(len(styles) or first_count or 1, MAX_COLUMNS)
     rows = _rows(cells, columns)
     header = "header" in attrs.options or (
         "noheader" not in attrs.options and _implicit_header(content, first_count, columns)
@@ -59,6 +59,10 @@ def table(
     del header  # (markdown shows the first row as the header either way)
     out: list[str] = []
     for k, row in enumerate(rows):
+        row = [
+            (t, style or (styles[c] if c < len(styles) else ""), n)
+            for c, (t, style, n) in enumerate(row)
+        ]
         texts = [cell_text(t, style == "a") if t else "" for t, style, _ in row]
         texts = [
             _code(t) if style in ("m", "l") and t else t
@@ -77,20 +81,22 @@ def _code(text: str) -> str:
     return f"`{text}`" if "`" not in text else text
 
 
-def _column_count(cols: str) -> int:
-    """The number of columns a `cols` attribute names (`1,2a,3`, `3*`, `2*,1`, `4`)."""
+def _column_styles(cols: str) -> list[str]:
+    """The style of each column a `cols` attribute names (`1,2a,3`, `3*`, `2*,1m`, `4`):
+    its count is the table's column count."""
     cols = cols.strip().strip('"')
     if not cols:
-        return 0
+        return []
     if cols.isdigit():
-        return int(cols)
-    count = 0
+        return [""] * min(int(cols), MAX_COLUMNS)
+    styles: list[str] = []
     for part in re.split(r"[,;]", cols):
-        m = re.match(r"^\s*(\d+)\*", part)
-        count += int(m.group(1)) if m else 1
-        if count > MAX_COLUMNS:
+        m = re.match(r"^\s*(?:(\d+)\*)?[^a-z]*([adehlmsv])?\s*$", part)
+        count = int(m.group(1)) if m and m.group(1) else 1
+        styles.extend([(m.group(2) or "") if m else ""] * min(count, MAX_COLUMNS))
+        if len(styles) > MAX_COLUMNS:
             break
-    return count
+    return styles
 
 
 def _implicit_header(content: list[tuple[str, int]], first_count: int, columns: int) -> bool:
