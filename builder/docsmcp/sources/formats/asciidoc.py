@@ -531,6 +531,7 @@ def _block_end(lines: list[Line], j: int) -> int:
     """The line after the block starting at `j` (its attribute and title lines first)."""
     while j < len(lines) and kind(lines[j][0]) in ("attributes", "anchor", "title"):
         j += 1
+    start = j
     if j < len(lines) and kind(lines[j][0]) == "delimiter":
         opening = lines[j][0].rstrip()
         close = "```" if opening.startswith("```") else opening
@@ -538,7 +539,9 @@ def _block_end(lines: list[Line], j: int) -> int:
         while j < len(lines) and lines[j][0].rstrip() != close:
             j += 1
         return min(j + 1, len(lines))
-    while j < len(lines) and lines[j][0].strip() and kind(lines[j][0]) != "continuation":
+    while j < len(lines) and lines[j][0].strip():
+        if j > start and kind(lines[j][0]) in ("continuation", *_LIST_KINDS):
+            break  # (a paragraph in a list ends at the next item)
         j += 1
     return j
 
