@@ -33,7 +33,8 @@ Read = Callable[[list[str], str], str | None]
 
 
 def component_entries(docs_dir: Path, page: str) -> list[str]:
-    """The attribute entries of the `antora.yml` of the component holding `page`."""
+    """The attribute entries of the `antora.yml` of the component holding `page`, after the
+    page attributes Antora sets (`page-component-version`, `page-module`, ...)."""
     from docsmcp.sources.site_config import read_text
 
     where = place(page)
@@ -43,7 +44,17 @@ def component_entries(docs_dir: Path, page: str) -> list[str]:
     descriptor = read_descriptor(where.root, read_text(found)) if found.is_file() else None
     if descriptor is None:
         return []
-    return [f":{name}: {value}" for name, value in descriptor.attributes if "\n" not in value]
+    given = [
+        ("page-component-name", descriptor.name),
+        ("page-component-title", descriptor.title),
+        ("page-component-version", descriptor.version),
+        ("page-component-display-version", descriptor.version),
+        ("page-version", descriptor.version),
+        ("page-module", where.module),
+        ("page-relative-src-path", where.relative),
+    ]
+    entries = [(k, v) for k, v in given if v] + list(descriptor.attributes)
+    return [f":{name}: {value}" for name, value in entries if "\n" not in value]
 
 
 def expand(

@@ -78,11 +78,14 @@ _PASS_DOUBLE = _rx(r"\+\+(.{1,@}?)\+\+")
 _PASS_SINGLE = _rx(r"(?<![\w+])\+(\S|\S.{0,@}?\S)\+(?![\w+])")
 _ESCAPE = re.compile(
     r"\\(\\?(?:xref|link|image|kbd|btn|menu|footnote|pass|icon|https?|ftp|irc|mailto)"
-    r":|<<|\[\[|\*\*|__|``|##|[*_`#+^~\[\]])"
+    r":|<<|\[\[|\*\*|__|``|##|[*_`#+^~])"
 )
 _MONO_DOUBLE = _rx(r"``(.{1,@}?)``")
 _MONO = _rx(r"(?<![\w;:\"'`}])(?:\[[^\]\n]{0,100}\])?`(\S|\S.{0,@}?\S)`(?![\w\"'`])")
-_XREF_SHORT = _rx(r"<<([^<>,\n]{1,@}?)(?:,\s*([^<>\n]{0,@}?))?>>")
+_XREF_SHORT = _rx(r"<<([^<>,\n]{1,@}?)(?:,\s*([^\n]{0,@}?))?>>")
+# A link whose URL is an attribute the page does not define (Antora's playbook defines
+# `{url-org}`): the site shows its text.
+_UNKNOWN_LINK = _rx(r"\{[A-Za-z0-9_][\w-]{0,100}\}[^\s\[\]]{0,@}\[((?:\\\]|[^\]\n]){0,@})\]")
 _XREF = _rx(r"\bxref:([^\s\[\]]{1,@})\[((?:\\\]|[^\]]){0,@})\]")
 _LINK = _rx(r"\blink:(?:\+\+)?([^\s\[\]]{1,@}?)(?:\+\+)?\[((?:\\\]|[^\]]){0,@})\]")
 _MAILTO = _rx(r"\bmailto:([^\s\[\]]{1,@})\[((?:\\\]|[^\]]){0,@})\]")
@@ -221,7 +224,10 @@ def reduce(text: str, ctx: Inline, anchors: list[str] | None = None) -> str:
     text = _MONO.sub(
         lambda m: stash.put(m.group(1), _code_span(stash.restore(m.group(1), True))), text
     )
+    if "{" in text and "[" in text:
+        text = _UNKNOWN_LINK.sub(lambda m: _link_text(m.group(1)), text)
     text = _macros(text, ctx, stash, anchors)
+    text = text.replace("\\]", "]").replace("\\[", "[") if "\\" in text else text
     text = _quotes(text)
     text = _HARD_BREAK.sub("\\\\", text)
     text = _EMPHASIS_OPENER.sub(lambda m: "".join("\\" + c for c in m.group()), text)
