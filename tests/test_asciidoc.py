@@ -7,6 +7,7 @@ fuzzing of the converter."""
 from __future__ import annotations
 
 import json
+import shutil
 import time
 from pathlib import Path
 
@@ -114,6 +115,16 @@ def test_a_folder_of_asciidoc_builds_with_init(tmp_path: Path) -> None:
     build_bundle(docs, out)
     app = DocsApp(open_bundle(out))
     assert _top(app, "skip the checks flag").startswith("usage.adoc#usage")
+
+
+def test_init_counts_and_measures_the_pages_only(tmp_path: Path) -> None:
+    """init measured Asciidoctor's partials and nav files as pages (99 files, 78 pages)."""
+    docs = tmp_path / "docs"
+    shutil.copytree(ANTORA, docs)
+    proc = run_docsmcp("init", "--docs-dir", docs, "--write")
+    assert proc.stdout.splitlines()[0] == "3 files"
+    assert "validate: ok: 3 files" in proc.stdout
+    assert "navigation: modules/ROOT/nav.adoc, modules/guide/nav.adoc" in proc.stdout
 
 
 # -- the converter --------------------------------------------------------------------------
