@@ -170,6 +170,8 @@ def test_inline_markup_reduced() -> None:
     assert out.startswith("**bold** and *em* and `mono` and {raw} and `Ctrl+C` and Save and ")
     assert "File > Save As and The logo and [Example](https://example.org)" in out
     assert "[Guide](guide.html)\\[1\\]" in out and out.rstrip().endswith("\\[1\\] A note.")
+    quoted = _md('The "`Standard`" fonts (https://example.org/w[WINANSI^]) are Asciidoctor`\'s.\n')
+    assert quoted == "The “Standard” fonts ([WINANSI](https://example.org/w)) are Asciidoctor’s.\n"
 
 
 def test_blocks() -> None:

@@ -80,6 +80,9 @@ _ESCAPE = re.compile(
     r"\\(\\?(?:xref|link|image|kbd|btn|menu|footnote|pass|icon|https?|ftp|irc|mailto)"
     r":|<<|\[\[|\*\*|__|``|##|[*_`#+^~])"
 )
+# Curved quotes ("`text`", '`text`') and the curved apostrophe (`Asciidoctor`'s`).
+_CURVED = _rx(r"([\"'])`(\S|\S.{0,@}?\S)`\1")
+_APOSTROPHE = _rx(r"(?<=\w)`'(?=\w|$)")
 _MONO_DOUBLE = _rx(r"``(.{1,@}?)``")
 _MONO = _rx(r"(?<![\w;:\"'`}])(?:\[[^\]\n]{0,100}\])?`(\S|\S.{0,@}?\S)`(?![\w\"'`])")
 _XREF_SHORT = _rx(r"<<([^<>,\n]{1,@}?)(?:,\s*([^\n]{0,@}?))?>>")
@@ -90,7 +93,7 @@ _XREF = _rx(r"\bxref:([^\s\[\]]{1,@})\[((?:\\\]|[^\]]){0,@})\]")
 _LINK = _rx(r"\blink:(?:\+\+)?([^\s\[\]]{1,@}?)(?:\+\+)?\[((?:\\\]|[^\]]){0,@})\]")
 _MAILTO = _rx(r"\bmailto:([^\s\[\]]{1,@})\[((?:\\\]|[^\]]){0,@})\]")
 _URL = _rx(
-    r"(?<![\w/=\"'(])((?:https?|ftp|irc)://[^\s\[\]<>\"]{1,@}?)"
+    r"(?<![^\s>()\[\];\"'])((?:https?|ftp|irc)://[^\s\[\]<>\"]{1,@}?)"
     r"(?:\[((?:\\\]|[^\]]){0,@})\]|(?=[.,;:!?)]*(?:\s|$)))"
 )
 _ANGLE_URL = _rx(r"<((?:https?|ftp)://[^\s<>]{1,@})>")
@@ -218,6 +221,9 @@ def reduce(text: str, ctx: Inline, anchors: list[str] | None = None) -> str:
     text = _protect(text, stash)
     text = substitute(text, ctx.attributes)
     text = _protect(text, stash) if "+" in text or "\\" in text else text
+    if "`" in text:
+        text = _CURVED.sub(lambda m: ("“%s”" if m.group(1) == '"' else "‘%s’") % m.group(2), text)
+        text = _APOSTROPHE.sub("’", text)
     text = _MONO_DOUBLE.sub(
         lambda m: stash.put(m.group(1), _code_span(stash.restore(m.group(1), True))), text
     )
