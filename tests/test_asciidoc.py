@@ -170,6 +170,8 @@ def test_inline_markup_reduced() -> None:
     assert out.startswith("**bold** and *em* and `mono` and {raw} and `Ctrl+C` and Save and ")
     assert "File > Save As and The logo and [Example](https://example.org)" in out
     assert "[Guide](guide.html)\\[1\\]" in out and out.rstrip().endswith("\\[1\\] A note.")
+    unknown = _md(":r: https://x.org\n\n{r}/blob/{ref}/ci.yml[tested] and {url-org}[eco^]\n")
+    assert unknown == "[tested](https://x.org/blob/{ref}/ci.yml) and eco\n"
     quoted = _md('The "`Standard`" fonts (https://example.org/w[WINANSI^]) are Asciidoctor`\'s.\n')
     assert quoted == "The “Standard” fonts ([WINANSI](https://example.org/w)) are Asciidoctor’s.\n"
 
@@ -194,6 +196,8 @@ def test_table_forms() -> None:
     assert implicit == "| A | B |\n|---|---|\n| 1 | 2 |\n| 3 | 4 |\n"
     spans = _md('[cols="3*"]\n|===\n2+|wide |c\n|d |e |f\n|===\n')
     assert "| wide |  | c |\n|---|---|---|\n| d | e | f |" in spans
+    styled = _md('[%autowidth,cols="1h,1l"]\n|===\n|Library |Command\n\n|pdf |gem install\n|===\n')
+    assert "| Library | Command |\n|---|---|\n| pdf | `gem install` |" in styled
     csv = _md(',===\nname,size\n"a, b",1\n,===\n')
     assert "| name | size |\n|---|---|\n| a, b | 1 |" in csv
 

@@ -88,7 +88,9 @@ _MONO = _rx(r"(?<![\w;:\"'`}])(?:\[[^\]\n]{0,100}\])?`(\S|\S.{0,@}?\S)`(?![\w\"'
 _XREF_SHORT = _rx(r"<<([^<>,\n]{1,@}?)(?:,\s*([^\n]{0,@}?))?>>")
 # A link whose URL is an attribute the page does not define (Antora's playbook defines
 # `{url-org}`): the site shows its text.
-_UNKNOWN_LINK = _rx(r"\{[A-Za-z0-9_][\w-]{0,100}\}[^\s\[\]]{0,@}\[((?:\\\]|[^\]\n]){0,@})\]")
+_UNKNOWN_LINK = _rx(
+    r"(?<![^\s(>])\{[A-Za-z0-9_][\w-]{0,100}\}[^\s\[\]]{0,@}\[((?:\\\]|[^\]\n]){0,@})\]"
+)
 _XREF = _rx(r"\bxref:([^\s\[\]]{1,@})\[((?:\\\]|[^\]]){0,@})\]")
 _LINK = _rx(r"\blink:(?:\+\+)?([^\s\[\]]{1,@}?)(?:\+\+)?\[((?:\\\]|[^\]]){0,@})\]")
 _MAILTO = _rx(r"\bmailto:([^\s\[\]]{1,@})\[((?:\\\]|[^\]]){0,@})\]")

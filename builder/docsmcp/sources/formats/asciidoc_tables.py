@@ -56,11 +56,13 @@ def table(
     header = "header" in attrs.options or (
         "noheader" not in attrs.options and _implicit_header(content, first_count, columns)
     )
-    del header  # (markdown shows the first row as the header either way)
     out: list[str] = []
     for k, row in enumerate(rows):
+        # (markdown shows the first row as the header either way; a header row's cells take
+        # no column style, as Asciidoctor styles them as headers)
+        column = styles if not (header and k == 0) else []
         row = [
-            (t, style or (styles[c] if c < len(styles) else ""), n)
+            (t, style or (column[c] if c < len(column) else ""), n)
             for c, (t, style, n) in enumerate(row)
         ]
         texts = [cell_text(t, style == "a") if t else "" for t, style, _ in row]
