@@ -23,6 +23,8 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from docsmcp.sources.formats.link_titles import title_of
+
 # The longest quoted span or macro text read: Asciidoctor has no bound, but one of a hundred
 # words is already rare, and without one a line of 100,000 `*a` is quadratic.
 SPAN = 600
@@ -340,6 +342,9 @@ def _xref(target: str, label: str, ctx: Inline, stash: _Stash) -> str:
     ):
         target = "#" + target  # `<<install>>`: an id (or a section's title) of this page
     href = ctx.href(target)
+    titled = title_of("doc", target) if not label and "#" not in target else None
+    if titled:  # (the page's title, link_titles.py)
+        label = " ".join(plain(titled, ctx).split())
     shown = stash.restore(label) if label else xref_label(target)
     if not href:
         return stash.put(shown, shown)
