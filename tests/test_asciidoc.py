@@ -93,6 +93,8 @@ def test_cross_references_resolve_to_pages_and_anchors(tmp_path: Path) -> None:
     index = _get(app, "modules/ROOT/pages/index.adoc")
     assert "[installing Lantern](install.adoc)" in index
     assert "[the watch options](../../guide/pages/configure.adoc#watch-options)" in index
+    # an xref without text shows the page's title, as Antora does (link_titles.py)
+    assert "set up in [Configure Lantern](../../guide/pages/configure.adoc)" in index
 
 
 def test_nav_files_title_the_pages(app: DocsApp) -> None:
