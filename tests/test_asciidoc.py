@@ -144,6 +144,9 @@ def test_headings_and_their_ids() -> None:
     assert "## Set up {#setup}" in done.text
     assert "### Run it again" in done.text
     assert "## Hash {#x}" in done.text
+    assert _md("See <<setup>>.\n\n[[setup]]\n== Set *up*\n") == (
+        "See [Set up](#setup).\n\n## Set **up** {#setup}\n"
+    )
     # Asciidoctor's generated id is an anchor of its heading line
     line = done.text.split("\n").index("### Run it again")
     assert (line, "_run_it_again") in done.anchors

@@ -96,6 +96,7 @@ def asciidoc_to_markdown(path: str, text: str) -> Converted:
     attributes.update(docname=stem, docfilesuffix=posixpath.splitext(path)[1])
     lines = preprocess(raw, dict(attributes))
     reader = _Reader(path, attributes)
+    reader.ctx.titles.update(_section_ids(lines))
     blocks = reader.document(lines)
     if reader.ctx.footnotes:
         blocks.append("\n".join(f"\\[{k}\\] {n}" for k, n in enumerate(reader.ctx.footnotes, 1)))
@@ -517,6 +518,24 @@ class _Reader:
             return None
         href = relative_href(self.path, resolved)
         return f"{href}#{fragment}" if fragment else href
+
+
+def _section_ids(lines: list[Line]) -> dict[str, str]:
+    """The explicit ids of the page's sections (`[[id]]`, `[#id]` on the line above): what
+    `<<id>>` without text shows."""
+    out: dict[str, str] = {}
+    for k in range(1, len(lines)):
+        line = lines[k][0]
+        if line[:1] not in "=#" or not (m := SECTION.match(line)):
+            continue
+        above = lines[k - 1][0]
+        if above.startswith("[[") and (a := ANCHOR_LINE.match(above)):
+            out.setdefault(a.group(1), m.group(2))
+        elif above.startswith("[#") and kind(above) == "attributes":
+            found = parse_attributes(above.strip()[1:-1]).id
+            if found:
+                out.setdefault(found, m.group(2))
+    return out
 
 
 def _after_list(lines: list[Line], j: int) -> bool:

@@ -135,6 +135,7 @@ class Inline:
     attributes: dict[str, str]
     href: Callable[[str], str | None]  # an xref target (`page.adoc#id`, `#id`) -> link
     footnotes: list[str] = field(default_factory=list)
+    titles: dict[str, str] = field(default_factory=dict)  # the page's section ids -> titles
     _named: dict[str, int] = field(default_factory=dict)  # footnote ids -> their number
 
 
@@ -343,6 +344,8 @@ def _xref(target: str, label: str, ctx: Inline, stash: _Stash) -> str:
         target = "#" + target  # `<<install>>`: an id (or a section's title) of this page
     href = ctx.href(target)
     titled = title_of("doc", target) if not label and "#" not in target else None
+    if not label and target.startswith("#"):
+        titled = ctx.titles.get(target[1:])  # (`<<install>>` shows that section's title)
     if titled:  # (the page's title, link_titles.py)
         label = " ".join(plain(titled, ctx).split())
     shown = stash.restore(label) if label else xref_label(target)
