@@ -194,6 +194,7 @@ def test_blocks() -> None:
     assert "Tip: Remember\n\nSave often." in out
     assert "A sidebar." in out and "raw" not in out
     assert "- a\n\n  attached\n- b" in out
+    assert _md("====\n[discrete]\n=== Inside\n\ntext\n====\n") == "**Inside**\n\ntext\n"
 
 
 def test_table_forms() -> None:

@@ -38,11 +38,11 @@ from docsmcp.sources.formats.asciidoc_lines import (
     SECTION,
     Attributes,
     kind,
-    list_marker,
     parse_attributes,
     preprocess,
     set_attribute,
 )
+from docsmcp.sources.formats.asciidoc_lists import LIST_KINDS, ListReader
 from docsmcp.sources.formats.asciidoc_tables import table
 from docsmcp.sources.formats.fences import fence_for
 from docsmcp.sources.formats.htmlpage import take_marks
@@ -55,7 +55,6 @@ MAX_NESTING = 24
 # Asciidoctor's defaults for generated section ids; Antora sets `env-site` and friends.
 DEFAULT_ATTRIBUTES = {"idprefix": "_", "idseparator": "_", "sectids": ""}
 SITE_ATTRIBUTES = {"env": "site", "env-site": "", "site-gen": "antora", "site-gen-antora": ""}
-_LIST_KINDS = ("list", "dlist", "callout")
 _CODE_STYLES = ("source", "listing")
 _CALLOUT_AUTO = re.compile(r"<\.>")
 _INVALID_ID = re.compile(r"<[^>]+>|&(?:[a-z][a-z]+\d{0,2}|#\d\d\d{0,4}|#x[\da-f]{3,5});|[^ \w.-]+")
@@ -107,7 +106,7 @@ def asciidoc_to_markdown(path: str, text: str) -> Converted:
     return Converted(body, reader.title, anchors, line_map)
 
 
-class _Reader:
+class _Reader(ListReader):
     def __init__(self, path: str, attributes: dict[str, str]) -> None:
         self.path = path
         self.attributes = attributes
@@ -180,11 +179,17 @@ class _Reader:
                 assert m is not None
                 out.append(self._heading(m.group(2), len(m.group(1)), number, meta))
                 i += 1
+            elif k == "section":  # (a discrete heading inside a block: a bold line)
+                m = SECTION.match(line)
+                assert m is not None
+                text = " ".join(reduce(m.group(2), self.ctx).split())
+                out.append(f"{line_mark(number)}**{text}**")
+                i += 1
             elif k == "delimiter" and self.nesting < MAX_NESTING:
                 found, i = self._delimited(lines, i, meta)
                 out.extend(self._titled(found, meta))
-            elif k in _LIST_KINDS and self.nesting < MAX_NESTING:
-                found, i = self._list(lines, i, meta, stack)
+            elif k in LIST_KINDS and self.nesting < MAX_NESTING:
+                found, i = self._list(lines, i, meta.attributes, stack)
                 out.extend(self._titled(found, meta))
             elif k == "macro":
                 out.extend(self._titled(self._macro(line, number), meta))
@@ -268,7 +273,7 @@ class _Reader:
             if i > start:
                 k = kind(line)
                 if k in ("delimiter", "attributes") or (
-                    in_list and (k in _LIST_KINDS or k == "continuation")
+                    in_list and (k in LIST_KINDS or k == "continuation")
                 ):
                     break
                 if k == "comment":
@@ -396,102 +401,6 @@ class _Reader:
             return " ".join(text.split())
         return _one_line(reduce(text.strip(), self.ctx))
 
-    # -- lists -------------------------------------------------------------------------------
-
-    def _list(
-        self, lines: list[Line], i: int, meta: _Meta, stack: tuple[str, ...]
-    ) -> tuple[list[str], int]:
-        first = list_marker(lines[i][0])
-        assert first is not None
-        marker = first[0]
-        start = meta.attributes.named.get("start", "1")
-        number = int(start) if start.isdigit() else 1
-        items: list[str] = []
-        while i < len(lines):
-            found = list_marker(lines[i][0]) if kind(lines[i][0]) in _LIST_KINDS else None
-            if found is None or found[0] != marker:
-                break
-            end = self._item_end(lines, i, (*stack, marker))
-            items.append(
-                self._item(found, lines[i][1], lines[i + 1 : end], number, (*stack, marker))
-            )
-            number += 1
-            i = end
-            j = i
-            while j < len(lines) and not lines[j][0].strip():
-                j += 1
-            if j < len(lines) and kind(lines[j][0]) in _LIST_KINDS:
-                nxt = list_marker(lines[j][0])
-                if nxt is not None and nxt[0] == marker:
-                    i = j
-                    continue
-            break
-        return ["\n".join(items)], i
-
-    def _item(
-        self,
-        found: tuple[str, str, str],
-        number_line: int,
-        rest: list[Line],
-        n: int,
-        stack: tuple[str, ...],
-    ) -> str:
-        marker, written, text = found
-        head = ""
-        if "\x00" in text:  # a description list's term
-            term, _, text = text.partition("\x00")
-            head = f"**{' '.join(reduce(term, self.ctx).split())}**"
-        segment = ([(text, number_line)] if text.strip() else []) + rest
-        self.nesting += 1
-        try:
-            inner = self.blocks(segment, in_list=True, stack=stack)
-        finally:
-            self.nesting -= 1
-        if head:
-            if inner and not re.match(r"^(\x01\d+\x01)?(`{3,}|[-|>*]|\d+\.)", inner[0]):
-                head = f"{line_mark(number_line)}{head}: {inner[0]}"
-                inner = inner[1:]
-            else:
-                head = line_mark(number_line) + head
-            inner = [head, *inner]
-        if marker == "<1>":
-            bullet = f"{written if written != '.' else n}. "
-        elif marker in ("1.", "a.", "i)") or marker.startswith("."):
-            bullet = f"{n}. "
-        else:
-            bullet = "- "
-        return _indent(bullet, "\n\n".join(inner))
-
-    def _item_end(self, lines: list[Line], i: int, ancestors: tuple[str, ...]) -> int:
-        """The line after the last one of the list item at `i` (its text, attached blocks and
-        nested lists)."""
-        j, in_text, attach = i + 1, True, False
-        while j < len(lines):
-            line = lines[j][0]
-            k = kind(line)
-            if k == "blank":
-                in_text = False
-                j += 1
-            elif k in _LIST_KINDS:
-                found = list_marker(line)
-                if found is not None and found[0] in ancestors:
-                    return j
-                if not (in_text or attach) and k == "dlist" and not _after_list(lines, j):
-                    return j
-                in_text, attach = True, False
-                j += 1
-            elif k == "continuation":
-                attach, in_text = True, False
-                j += 1
-            elif in_text and k not in ("delimiter", "attributes"):
-                j += 1
-            elif attach or (k == "text" and line[:1] in " \t"):
-                j = _block_end(lines, j)
-                attach = False
-            else:
-                return j
-        return j
-
     # -- block macros ------------------------------------------------------------------------
 
     def _macro(self, line: str, number: int) -> list[str]:
@@ -538,33 +447,6 @@ def _section_ids(lines: list[Line]) -> dict[str, str]:
     return out
 
 
-def _after_list(lines: list[Line], j: int) -> bool:
-    """Whether the line before `j` (past blank ones) is a list item or its text."""
-    k = j - 1
-    while k >= 0 and not lines[k][0].strip():
-        k -= 1
-    return k >= 0 and kind(lines[k][0]) in _LIST_KINDS
-
-
-def _block_end(lines: list[Line], j: int) -> int:
-    """The line after the block starting at `j` (its attribute and title lines first)."""
-    while j < len(lines) and kind(lines[j][0]) in ("attributes", "anchor", "title"):
-        j += 1
-    start = j
-    if j < len(lines) and kind(lines[j][0]) == "delimiter":
-        opening = lines[j][0].rstrip()
-        close = "```" if opening.startswith("```") else opening
-        j += 1
-        while j < len(lines) and lines[j][0].rstrip() != close:
-            j += 1
-        return min(j + 1, len(lines))
-    while j < len(lines) and lines[j][0].strip():
-        if j > start and kind(lines[j][0]) in ("continuation", *_LIST_KINDS):
-            break  # (a paragraph in a list ends at the next item)
-        j += 1
-    return j
-
-
 def _one_line(block: str) -> str:
     """A block on one line, for a table cell: a code block as a code span, hard breaks as
     spaces."""
@@ -580,11 +462,3 @@ def _escape_line(line: str) -> str:
     if "|" in line and _DELIMITER_ROW.fullmatch(line):
         line = line.replace("|", "\\|")
     return _MARKUP_START.sub(r"\\\1", line) if line else line
-
-
-def _indent(marker: str, body: str) -> str:
-    pad = " " * len(marker)
-    lines = body.split("\n") if body else [""]
-    return (marker + lines[0]).rstrip() + "".join(
-        "\n" + (pad + line if line else "") for line in lines[1:]
-    )
