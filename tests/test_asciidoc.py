@@ -129,6 +129,13 @@ def test_init_counts_and_measures_the_pages_only(tmp_path: Path) -> None:
     assert "navigation: modules/ROOT/nav.adoc, modules/guide/nav.adoc" in proc.stdout
 
 
+def test_a_docs_folder_is_named_after_its_component(tmp_path: Path) -> None:
+    docs = tmp_path / "docs"
+    shutil.copytree(ANTORA, docs)
+    proc = run_docsmcp("build", "--docs-dir", docs, "--out", tmp_path / "idx")
+    assert "name 'lantern', from antora.yml title" in proc.stdout + proc.stderr
+
+
 # -- the converter --------------------------------------------------------------------------
 
 
