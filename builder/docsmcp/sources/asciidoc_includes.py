@@ -18,10 +18,19 @@ from __future__ import annotations
 
 import posixpath
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 
-from docsmcp.sources.antora import DESCRIPTOR, is_asciidoc, place, read_descriptor, resource
+from docsmcp.common.limits import MAX_FILE_BYTES
+from docsmcp.sources.antora import (
+    DESCRIPTOR,
+    is_asciidoc,
+    non_pages,
+    place,
+    read_descriptor,
+    resource,
+)
+from docsmcp.sources.discover import Refused, read_file
 from docsmcp.sources.formats.asciidoc_inline import substitute
 
 DIRECTIVE = re.compile(r"^(\\)?include::([^\[\s][^\[]*)\[(.*)\][ \t]*$")
@@ -172,3 +181,52 @@ def _select_tags(lines: list[str], spec: str) -> list[str]:
         if everything or (tagged and open_tags) or any(x in wanted for x in open_tags):
             out.append(line)
     return out
+
+
+_INCLUDE_LINE = re.compile(r"^include::([^\[\s{][^\[{]*)\[", re.MULTILINE)
+_HEADER_SKIP = re.compile(r"^(?://.*|:[\w-]+!?:.*|\[.*\]|\s*)$")
+
+
+def no_pages(docs_dir: Path, roots: Sequence[Path], paths: Iterable[str]) -> set[str]:
+    """The AsciiDoc files among `paths` that are no pages: an Antora module's partials,
+    examples and nav files (antora.non_pages), and outside Antora a file another page includes
+    that has no document title (a book's `chapters/setup.adoc` starts at `==`): it reads in the
+    page that includes it, not a second time alone."""
+    adoc = [p for p in paths if is_asciidoc(p)]
+    out = non_pages(docs_dir, adoc)
+    plain = {p for p in adoc if place(p) is None}
+    if not plain:
+        return out
+    texts: dict[str, str] = {}
+
+    def text(path: str) -> str:
+        if path not in texts:
+            try:
+                raw = read_file(docs_dir, path, roots, MAX_FILE_BYTES)
+            except (Refused, OSError):
+                raw = b""
+            texts[path] = raw.decode("utf-8", errors="replace")
+        return texts[path]
+
+    included: set[str] = set()
+    for page in sorted(plain):
+        body = text(page)
+        if "include::" not in body:
+            continue
+        for target in _INCLUDE_LINE.findall(body):
+            found = posixpath.normpath(posixpath.join(posixpath.dirname(page), target.strip()))
+            if found in plain and found != page:
+                included.add(found)
+    return out | {p for p in included if not _titled(text(p))}
+
+
+def _titled(text: str) -> bool:
+    """Whether an AsciiDoc file opens with a document title (`= Title`), after comments,
+    attribute entries and block attribute lines."""
+    comment = False
+    for line in text.split("\n")[:200]:
+        if line.startswith("////") and not line.strip("/"):
+            comment = not comment
+        elif not comment and not _HEADER_SKIP.match(line):
+            return bool(re.match(r"^[=#][ \t]+\S", line))
+    return False
