@@ -13,7 +13,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from docsmcp.model.source import Manifest, Problem, SourceFile, TaxonomyKey
-from docsmcp.sources import antora, hugo_params, includes
+from docsmcp.sources import asciidoc_includes, hugo_params, includes
 from docsmcp.sources.discover import (
     Entry,
     glob_problem,
@@ -399,8 +399,9 @@ def load_corpus(
     unresolved = includes.Unresolved(docs_dir)
     unexpanded: dict[str, SourceFile] = {}  # pages that inlined MDX partials, as read
     nav = read_nav(docs_dir, roots, [e.path for e in listing.markdown])
-    # An Antora component's partials, examples and nav files are no pages (antora.py).
-    parts = antora.non_pages(docs_dir, [e.path for e in listing.markdown])
+    # An Antora component's partials, examples and nav files, and AsciiDoc files other pages
+    # include (without a title of their own) are no pages (asciidoc_includes.no_pages).
+    parts = asciidoc_includes.no_pages(docs_dir, roots, [e.path for e in listing.markdown])
     titles = nav.titles
     layout = Layout()
     paths = [
