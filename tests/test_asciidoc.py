@@ -129,6 +129,31 @@ def test_init_counts_and_measures_the_pages_only(tmp_path: Path) -> None:
     assert "navigation: modules/ROOT/nav.adoc, modules/guide/nav.adoc" in proc.stdout
 
 
+def test_a_book_s_included_chapters_are_read_in_the_book(tmp_path: Path) -> None:
+    """A plain Asciidoctor book: `book.adoc` includes chapters that start at `==`; they read in
+    the book, not a second time as pages; an included file with its own title stays a page."""
+    docs = tmp_path / "manual"
+    (docs / "chapters").mkdir(parents=True)
+    (docs / "book.adoc").write_text(
+        "= Field Manual\n:toc:\n\ninclude::chapters/setup.adoc[]\n\n"
+        "include::chapters/usage.adoc[leveloffset=+1]\n\ninclude::faq.adoc[]\n"
+    )
+    (docs / "chapters" / "setup.adoc").write_text("== Setting up the tent\n\nPeg it down.\n")
+    (docs / "chapters" / "usage.adoc").write_text(
+        "// a license header\n[#use]\n== Folding\n\nRoll it tightly.\n"
+    )
+    (docs / "faq.adoc").write_text("= Questions\n\nAsk the ranger.\n")
+    out = tmp_path / "idx"
+    build_bundle(docs, out)
+    meta = json.loads((out / "metadata.json").read_text())
+    assert meta["stats"]["files"] == 2  # book.adoc and faq.adoc
+    app = DocsApp(open_bundle(out))
+    assert _top(app, "peg the tent") == "book.adoc#field-manual/setting-up-the-tent"
+    assert _top(app, "roll it tightly").startswith("book.adoc#field-manual/")
+    assert "### Folding {#use}" not in _get(app, "book.adoc")  # (the id is the slug)
+    assert "### Folding" in _get(app, "book.adoc")  # leveloffset=+1
+
+
 def test_a_docs_folder_is_named_after_its_component(tmp_path: Path) -> None:
     docs = tmp_path / "docs"
     shutil.copytree(ANTORA, docs)
