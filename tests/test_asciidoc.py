@@ -186,6 +186,18 @@ def test_headings_and_their_ids() -> None:
     assert [a for _, a in custom.anchors] == ["run-it"]
 
 
+def test_the_header_sets_attributes_the_title_and_text_show() -> None:
+    done = asciidoc_to_markdown(
+        "c.adoc",
+        "= {project} Changelog\nDoc Writer <doc@example.org>\nv2.1, 2024-05-01\n"
+        ":project: Tent\n\nBy {author} ({email}), {revnumber}.\n\n"
+        "A tent{empty}footnote:[Or a tarp.]\n",
+    )
+    assert done.title == "Tent Changelog"
+    assert done.text.startswith("# Tent Changelog\n\nBy Doc Writer (doc@example.org), 2.1.\n")
+    assert "A tent\\[1\\]" in done.text
+
+
 def test_attributes_and_conditionals() -> None:
     text = (
         ":product: Acme\n:flag:\n\nUse {product} and {unknown}.\n\n"

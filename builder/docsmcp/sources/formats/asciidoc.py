@@ -131,7 +131,7 @@ class _Reader(ListReader):
                 break
         out: list[str] = []
         if i < len(lines) and (m := SECTION.match(lines[i][0])) and m.group(1) in ("=", "#"):
-            out.append(self._heading(m.group(2), 1, lines[i][1], _Meta()))
+            title, number = m.group(2), lines[i][1]
             i += 1
             header_lines = 0
             while i < len(lines) and lines[i][0].strip():
@@ -139,10 +139,13 @@ class _Reader(ListReader):
                 if line.startswith(":") and (e := ATTRIBUTE_ENTRY.match(line)):
                     set_attribute(self.attributes, e)
                 elif kind(line) != "comment" and header_lines < 2:
-                    header_lines += 1  # the author and revision lines
+                    _author_or_revision(line, header_lines, self.attributes)
+                    header_lines += 1
                 elif kind(line) != "comment":
                     break
                 i += 1
+            # (the title shows the header's attributes, those below it too)
+            out.append(self._heading(title, 1, number, _Meta()))
         return out + self.blocks(lines[i:])
 
     def blocks(
@@ -427,6 +430,27 @@ class _Reader(ListReader):
             return None
         href = relative_href(self.path, resolved)
         return f"{href}#{fragment}" if fragment else href
+
+
+def _author_or_revision(line: str, index: int, attributes: dict[str, str]) -> None:
+    """The author line (`Doc Writer <doc@example.org>`) or revision line (`v1.0, 2024-01-01:
+    remark`) of a document header, as the attributes they set (`{author}`, `{revnumber}`)."""
+    line = line.strip()
+    if index == 0 and not re.match(r"^v?\d[\w.]*,", line):
+        name, _, email = line.partition("<")
+        first = name.split(";")[0].strip()
+        attributes.setdefault("author", first)
+        attributes.setdefault("authors", name.strip())
+        if email:
+            attributes.setdefault("email", email.split(">")[0].strip())
+        return
+    number, _, rest = line.partition(",")
+    attributes.setdefault("revnumber", number.strip().lstrip("v"))
+    date, _, remark = rest.partition(":")
+    if date.strip():
+        attributes.setdefault("revdate", date.strip())
+    if remark.strip():
+        attributes.setdefault("revremark", remark.strip())
 
 
 def _section_ids(lines: list[Line]) -> dict[str, str]:
