@@ -176,6 +176,7 @@ def test_headings_and_their_ids() -> None:
     assert "## Set up {#setup}" in done.text
     assert "### Run it again" in done.text
     assert "## Hash {#x}" in done.text
+    assert _md("<<Set up,this>>\n") == "[this](#set-up)\n"
     assert _md("See <<setup>>.\n\n[[setup]]\n== Set *up*\n") == (
         "See [Set up](#setup).\n\n## Set **up** {#setup}\n"
     )

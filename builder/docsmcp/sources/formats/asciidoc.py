@@ -26,6 +26,7 @@ import posixpath
 import re
 from dataclasses import dataclass, field
 
+from docsmcp.model.text import slugify
 from docsmcp.sources.antora import ASCIIDOC_SUFFIXES, place, relative_href, resource
 from docsmcp.sources.formats.asciidoc_inline import CONTROL, Inline, plain, reduce, substitute
 from docsmcp.sources.formats.asciidoc_lines import (
@@ -419,6 +420,8 @@ class _Reader(ListReader):
 
     def _href(self, target: str) -> str | None:
         page, _, fragment = target.partition("#")
+        if " " in fragment.strip():  # `<<Install Ruby>>`: a section by its title, our slug
+            fragment = slugify(fragment)
         if not page:
             return f"#{fragment}" if fragment else None
         if not posixpath.splitext(page)[1] and "$" not in page:
