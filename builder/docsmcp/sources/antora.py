@@ -15,6 +15,7 @@ file naming it, as Asciidoctor reads it.
 
 from __future__ import annotations
 
+import os
 import posixpath
 import re
 from collections.abc import Iterable
@@ -150,11 +151,22 @@ def _attribute_value(value: object) -> str:
     return text[:-1] if text.endswith("@") else text
 
 
+def component(docs_dir: Path, root: str) -> Descriptor | None:
+    """The descriptor of the component at folder `root` of the docs (its `antora.yml`), or
+    None; a descriptor whose real path leaves the docs folder is not read."""
+    from docsmcp.sources.site_config import read_text
+
+    found = docs_dir / root / DESCRIPTOR
+    top = os.path.realpath(docs_dir)
+    real = os.path.realpath(found)
+    if not real.startswith(top.rstrip("/") + "/") or not found.is_file():
+        return None
+    return read_descriptor(root, read_text(found))
+
+
 def read_components(docs_dir: Path, paths: Iterable[str]) -> dict[str, Descriptor]:
     """The descriptors (`antora.yml`) of the Antora components holding AsciiDoc `paths`, by
     component folder."""
-    from docsmcp.sources.site_config import read_text
-
     out: dict[str, Descriptor] = {}
     seen: set[str] = set()
     for path in paths:
@@ -162,11 +174,9 @@ def read_components(docs_dir: Path, paths: Iterable[str]) -> dict[str, Descripto
         if where is None or where.root in seen:
             continue
         seen.add(where.root)
-        found = docs_dir / where.root / DESCRIPTOR
-        if found.is_file():
-            descriptor = read_descriptor(where.root, read_text(found))
-            if descriptor is not None:
-                out[where.root] = descriptor
+        descriptor = component(docs_dir, where.root)
+        if descriptor is not None:
+            out[where.root] = descriptor
     return out
 
 

@@ -23,11 +23,10 @@ from pathlib import Path
 
 from docsmcp.common.limits import MAX_FILE_BYTES
 from docsmcp.sources.antora import (
-    DESCRIPTOR,
+    component,
     is_asciidoc,
     non_pages,
     place,
-    read_descriptor,
     resource,
 )
 from docsmcp.sources.discover import Refused, read_file
@@ -44,14 +43,9 @@ Read = Callable[[list[str], str], str | None]
 def component_entries(docs_dir: Path, page: str) -> list[str]:
     """The attribute entries of the `antora.yml` of the component holding `page`, after the
     page attributes Antora sets (`page-component-version`, `page-module`, ...)."""
-    from docsmcp.sources.site_config import read_text
-
     where = place(page)
-    if where is None:
-        return []
-    found = docs_dir / where.root / DESCRIPTOR
-    descriptor = read_descriptor(where.root, read_text(found)) if found.is_file() else None
-    if descriptor is None:
+    descriptor = component(docs_dir, where.root) if where is not None else None
+    if where is None or descriptor is None:
         return []
     given = [
         ("page-component-name", descriptor.name),

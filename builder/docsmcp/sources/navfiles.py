@@ -1,10 +1,10 @@
 """Titles from the navigation files a docs site already has: mkdocs `nav` (mkdocs.yml), mdBook
 `SUMMARY.md`, Quarto's `_quarto.yml` sidebar, Jupyter Book's `myst.yml` and `_toc.yml`, Mintlify
 `docs.json`, Fumadocs' `meta.json`, Docusaurus `sidebars.json` and an Antora component's
-`nav.adoc` files (antora.py). They name pages as the site's
-sidebar shows them ("Tutorial - User Guide" > "First Steps"), words a reader searches with that
-the page itself may not use; they feed each page's `page` field (indexing/pagefield.py). Their
-order is the site's: `list_sections` lists pages that way (page_order.bin, bundle-spec.md).
+`nav.adoc` files (antora.py). They name pages as the site's sidebar shows them ("Tutorial - User
+Guide" > "First Steps"), words a reader searches with that the page itself may not use; they feed
+each page's `page` field (indexing/pagefield.py). Their order is the site's: `list_sections`
+lists pages that way (page_order.bin, bundle-spec.md).
 
 Only what parses as data is read: a Docusaurus `sidebars.js`/`.ts` is code, never run; the
 object literal it exports is read when it holds only data (jsliteral.py), as most do. A nav file
