@@ -154,6 +154,18 @@ def test_a_book_s_included_chapters_are_read_in_the_book(tmp_path: Path) -> None
     assert "### Folding" in _get(app, "book.adoc")  # leveloffset=+1
 
 
+def test_a_descriptor_outside_the_docs_is_not_read(tmp_path: Path) -> None:
+    outside = tmp_path / "secret.yml"
+    outside.write_text("name: x\nasciidoc:\n  attributes:\n    token: s3cr3t\n")
+    docs = tmp_path / "docs"
+    (docs / "modules" / "ROOT" / "pages").mkdir(parents=True)
+    (docs / "antora.yml").symlink_to(outside)
+    (docs / "modules" / "ROOT" / "pages" / "a.adoc").write_text("= A\n\nThe {token}.\n")
+    out = tmp_path / "idx"
+    build_bundle(docs, out)
+    assert "The {token}." in _get(DocsApp(open_bundle(out)), "modules/ROOT/pages/a.adoc")
+
+
 def test_a_docs_folder_is_named_after_its_component(tmp_path: Path) -> None:
     docs = tmp_path / "docs"
     shutil.copytree(ANTORA, docs)
