@@ -261,6 +261,9 @@ def test_table_forms() -> None:
     assert "| wide |  | c |\n|---|---|---|\n| d | e | f |" in spans
     styled = _md('[%autowidth,cols="1h,1l"]\n|===\n|Library |Command\n\n|pdf |gem install\n|===\n')
     assert "| Library | Command |\n|---|---|\n| pdf | `gem install` |" in styled
+    commented = _md("|===\n|a |b\n\n|1\n//|hidden\n|2\n|===\n")
+    assert "hidden" not in commented and "| 1 | 2 |" in commented
+    assert _md("`a` \\=> b\n") == "`a` => b\n"
     csv = _md(',===\nname,size\n"a, b",1\n,===\n')
     assert "| name | size |\n|---|---|\n| a, b | 1 |" in csv
 

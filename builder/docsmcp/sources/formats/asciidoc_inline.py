@@ -80,7 +80,7 @@ _PASS_DOUBLE = _rx(r"\+\+(.{1,@}?)\+\+")
 _PASS_SINGLE = _rx(r"(?<![\w+])\+(\S|\S.{0,@}?\S)\+(?![\w+])")
 _ESCAPE = re.compile(
     r"\\(\\?(?:xref|link|image|kbd|btn|menu|footnote|pass|icon|https?|ftp|irc|mailto)"
-    r":|<<|\[\[|\*\*|__|``|##|[*_`#+^~])"
+    r":|<<|\[\[|\*\*|__|``|##|=>|->|<=|<-|--|\.\.\.|\((?:C|R|TM)\)|[*_`#+^~])"
 )
 # Curved quotes ("`text`", '`text`') and the curved apostrophe (`Asciidoctor`'s`).
 _CURVED = _rx(r"([\"'])`(\S|\S.{0,@}?\S)`\1")

@@ -40,6 +40,8 @@ def table(
 ) -> list[str]:
     """The markdown of a table block's `content` lines; `cell_text(text, asciidoc)` reduces a
     cell to one line."""
+    # Line comments between cells are no text (Asciidoctor skips them).
+    content = [(x, n) for x, n in content if not (x.startswith("//") and x[2:3] != "/")]
     fmt = attrs.named.get("format", "")
     separator = attrs.named.get("separator", "")
     if delimiter == "," or fmt == "csv" or fmt == "tsv":
