@@ -219,6 +219,9 @@ def test_attributes_and_conditionals() -> None:
     )
     out = _md(text)
     assert "Use Acme and {unknown}." in out
+    # an entry shown in a listing block sets nothing; one in an open block does
+    listed = _md("```adoc\n:flag:\n```\n\nifdef::flag[shown]\n--\n:other:\n--\nifdef::other[yes]\n")
+    assert "shown" not in listed and "yes" in listed
     assert "shown" in out and "hidden" not in out and "one line" not in out
     assert "kept" in out and "comment" not in out
 

@@ -225,11 +225,11 @@ def preprocess(lines: list[str], attributes: dict[str, str]) -> list[tuple[str, 
             continue
         out.append((line, number))
         if len(line) <= MAX_STRUCTURE and DELIMITER.match(line):
-            char = line.strip()[:4]
-            if fence and line.strip() == fence:
+            delimiter = "```" if line.startswith("```") else line.strip()
+            if fence and delimiter == fence:
                 fence = ""
-            elif not fence and char[0] in "-./+`":
-                fence = line.strip()
+            elif not fence and delimiter[0] in "-./+`" and delimiter != "--":
+                fence = delimiter
             continue
         if not fence and line.startswith(":") and (e := ATTRIBUTE_ENTRY.match(line)):
             set_attribute(attributes, e)
