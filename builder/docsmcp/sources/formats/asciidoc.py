@@ -59,6 +59,8 @@ SITE_ATTRIBUTES = {"env": "site", "env-site": "", "site-gen": "antora", "site-ge
 _CODE_STYLES = ("source", "listing")
 _CALLOUT_AUTO = re.compile(r"<\.>")
 _INVALID_ID = re.compile(r"<[^>]+>|&(?:[a-z][a-z]+\d{0,2}|#\d\d\d{0,4}|#x[\da-f]{3,5});|[^ \w.-]+")
+# An explicit id usable as a heading's slug (chunking.chunk._ANCHOR_ID's grammar).
+_SLUG_ID = re.compile(r"[A-Za-z0-9][\w.:-]*")
 _MARKUP_START = re.compile(r"^([#>]|[-+*](?=\s)|\d{1,9}[.)](?=\s)|```|~~~|=+$|-+$)")
 _DELIMITER_ROW = re.compile(r"[ \t]*[-:|][-:| \t]*")
 
@@ -234,7 +236,10 @@ class _Reader(ListReader):
         heading = f"{line_mark(number)}{'#' * level} {text}"
         if explicit:
             self.ids.add(explicit)
-            return f"{heading} {{#{explicit}}}"
+            if _SLUG_ID.fullmatch(explicit):
+                return f"{heading} {{#{explicit}}}"
+            # (`[[_setup]]`: no id a chunk id can hold; the title's slug, the id an anchor)
+            return f"{heading}\x00{explicit}\x00"
         if "sectids" in self.attributes and level > 1:
             return f"{heading}\x00{self._generated_id(words)}\x00"
         return heading
