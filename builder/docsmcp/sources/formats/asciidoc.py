@@ -71,6 +71,7 @@ class Converted:
     title: str | None
     anchors: tuple[tuple[int, str], ...] = ()  # (0-based line of `text`, id)
     line_map: tuple[int, ...] = ()  # per line of `text`: its 0-based line in the page
+    description: str | None = None  # the page's `:description:`
 
 
 @dataclass
@@ -102,11 +103,12 @@ def asciidoc_to_markdown(path: str, text: str) -> Converted:
     blocks = reader.document(lines)
     if reader.ctx.footnotes:
         blocks.append("\n".join(f"\\[{k}\\] {n}" for k, n in enumerate(reader.ctx.footnotes, 1)))
+    described = " ".join(attributes.get("description", "").split()) or None
     if not blocks:
-        return Converted("", reader.title, (), (0,))
+        return Converted("", reader.title, (), (0,), described)
     body, line_map = take_lines("\n\n".join(blocks) + "\n", len(raw))
     body, anchors = take_marks(body)
-    return Converted(body, reader.title, anchors, line_map)
+    return Converted(body, reader.title, anchors, line_map, described)
 
 
 class _Reader(ListReader):
