@@ -10,6 +10,7 @@ between markdown pages. Converters are pure functions of the text: deterministic
 from __future__ import annotations
 
 import dataclasses
+import json
 from collections.abc import Callable
 
 from docsmcp.model.api import ApiEntry
@@ -33,6 +34,9 @@ class Converted:
     line_map: tuple[int, ...] = ()
     api: tuple[ApiEntry, ...] = ()  # objects a reST page describes (lines of `text`)
     refs: tuple[tuple[int, str], ...] = ()  # (0-based line of `text`, object a role names)
+    # The page's own description (AsciiDoc's `:description:`): joins the frontmatter JSON where
+    # it has none, where get_page and the page table read it (as MDX exports' does).
+    description: str | None = None
 
 
 def _html(path: str, text: str) -> Converted:
@@ -53,7 +57,9 @@ def _asciidoc(path: str, text: str) -> Converted:
     from docsmcp.sources.formats.asciidoc import asciidoc_to_markdown
 
     done = asciidoc_to_markdown(path, text)
-    return Converted(done.text, done.title, done.anchors, done.line_map)
+    return Converted(
+        done.text, done.title, done.anchors, done.line_map, description=done.description
+    )
 
 
 def _notebook(path: str, text: str) -> Converted:
@@ -100,8 +106,14 @@ def convert_source(sf: SourceFile) -> SourceFile:
     if sf.line_map:
         top = len(sf.line_map) - 1
         line_map = tuple(sf.line_map[min(line, top)] for line in line_map)
+    frontmatter = sf.frontmatter
+    if done.description and '"description"' not in frontmatter:
+        data = json.loads(frontmatter)
+        data["description"] = done.description
+        frontmatter = json.dumps(data, ensure_ascii=False, sort_keys=True)
     return dataclasses.replace(
         sf,
+        frontmatter=frontmatter,
         body=done.text,
         line_map=line_map,
         title=sf.title or done.title,
