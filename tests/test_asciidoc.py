@@ -72,6 +72,11 @@ def test_a_page_reads_as_the_site_shows_it(app: DocsApp) -> None:
     assert "2. Run the version command:\n\n   ```console" in text
 
 
+def test_a_page_description_is_its_description_attribute(app: DocsApp) -> None:
+    page = app.call_tool("get_page", {"path": "modules/ROOT/pages/index.adoc"})
+    assert page["structuredContent"]["description"] == "What Lantern is."
+
+
 def test_tables_and_description_lists(app: DocsApp) -> None:
     text = _get(app, "modules/guide/pages/configure.adoc")
     assert "| Option | Default | Description |\n|---|---|---|\n| `interval` | `500` |" in text
