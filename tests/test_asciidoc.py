@@ -196,6 +196,7 @@ def test_headings_and_their_ids() -> None:
     underscored = asciidoc_to_markdown("p.adoc", "[[_setup]]\n== Set up\n")
     assert underscored.text == "## Set up\n" and underscored.anchors == ((0, "_setup"),)
     assert _md("<<Set up,this>>\n") == "[this](#set-up)\n"
+    assert _md("== toc-h<n>\n\nThe `<n>` key.\n") == "## toc-h\\<n>\n\nThe `<n>` key.\n"
     assert _md("See <<setup>>.\n\n[[setup]]\n== Set *up*\n") == (
         "See [Set up](#setup).\n\n## Set **up** {#setup}\n"
     )

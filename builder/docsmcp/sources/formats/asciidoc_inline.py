@@ -124,6 +124,7 @@ _HARD_BREAK = _rx(r"[ \t]\+$", re.MULTILINE)
 # A run of `_` or `*` starting a word of plain text (`__init__`, `*args`): markdown would read
 # it as emphasis, so it is escaped (as rst.py does).
 _EMPHASIS_OPENER = _rx(r"(?<![\w\\])[_*]+(?=\w)")
+_TAG_LIKE = re.compile(r"<(?=[A-Za-z/!?])")
 _STASHED = re.compile("\x02([0-9]+)\x03")
 
 
@@ -240,6 +241,8 @@ def reduce(text: str, ctx: Inline, anchors: list[str] | None = None) -> str:
     text = _macros(text, ctx, stash, anchors)
     text = text.replace("\\]", "]").replace("\\[", "[") if "\\" in text else text
     text = _quotes(text)
+    if "<" in text:  # (AsciiDoc's `<n>` is text; markdown would read a tag, and a heading
+        text = _TAG_LIKE.sub(r"\\<", text)  # `== <side>` had no words)
     text = _HARD_BREAK.sub("\\\\", text)
     text = _EMPHASIS_OPENER.sub(lambda m: "".join("\\" + c for c in m.group()), text)
     text = text.replace(_STRONG, "**").replace(_EMPH, "*")
