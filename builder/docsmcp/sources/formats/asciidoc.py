@@ -388,6 +388,8 @@ class _Reader(ListReader):
             return [self._quote("\n\n".join(inner), meta, verse=style == "verse")], after
         if style == "verse":
             return [self._quote(self._text(content), meta, verse=True)], after
+        if style == "tabs" and (tabbed := self.tabs(content)) is not None:
+            return tabbed, after
         inner = self._nested(content)
         label = ADMONITIONS.get(style.upper()) if style else None
         if label:

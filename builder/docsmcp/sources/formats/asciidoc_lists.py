@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-from docsmcp.sources.formats.asciidoc_inline import Inline, reduce
+from docsmcp.sources.formats.asciidoc_inline import Inline, plain, reduce
 from docsmcp.sources.formats.asciidoc_lines import Attributes, kind, list_marker
 from docsmcp.sources.formats.linemap import line_mark
 
@@ -92,6 +92,47 @@ class ListReader:
         else:
             bullet = "- "
         return _indent(bullet, "\n\n".join(inner))
+
+    def tabs(self, lines: list[Line]) -> list[str] | None:
+        """Asciidoctor Tabs (`[tabs]` on an example block of `Label::` items: Spring's,
+        Couchbase's Java/Kotlin and Maven/Gradle tabs) as pymdownx content tabs (`=== "Java"`,
+        the tab's blocks indented four columns), which dialects.py reads as tabs: a tab named
+        for a language gets a chunk of its own. None when the block holds no such list."""
+        i = next((k for k, (x, _) in enumerate(lines) if x.strip()), len(lines))
+        first = (
+            list_marker(lines[i][0]) if i < len(lines) and kind(lines[i][0]) == "dlist" else None
+        )
+        if first is None:
+            return None
+        marker = first[0]
+        out: list[str] = []
+        while i < len(lines):
+            line, number = lines[i]
+            found = list_marker(line) if kind(line) == "dlist" else None
+            if found is None or found[0] != marker:
+                if line.strip():
+                    break
+                i += 1
+                continue
+            end = self._item_end(lines, i, (marker,))
+            term, _, text = found[2].partition("\x00")
+            segment = ([(text, number)] if text.strip() else []) + lines[i + 1 : end]
+            self.nesting += 1
+            try:
+                inner = self.blocks(segment, in_list=True, stack=(marker,))
+            finally:
+                self.nesting -= 1
+            label = " ".join(plain(term, self.ctx).split()).replace('"', "'")
+            body = "\n".join(f"    {x}" if x else "" for x in "\n\n".join(inner).split("\n"))
+            out.append(f'{line_mark(number)}=== "{label}"\n\n{body}'.rstrip())
+            i = end
+        if i < len(lines):
+            self.nesting += 1
+            try:
+                out.extend(self.blocks(lines[i:]))
+            finally:
+                self.nesting -= 1
+        return out
 
     def _item_end(self, lines: list[Line], i: int, ancestors: tuple[str, ...]) -> int:
         """The line after the last one of the list item at `i` (its text, attached blocks and
