@@ -171,6 +171,32 @@ def test_a_descriptor_outside_the_docs_is_not_read(tmp_path: Path) -> None:
     assert "The {token}." in _get(DocsApp(open_bundle(out)), "modules/ROOT/pages/a.adoc")
 
 
+def test_language_tabs_get_chunks_of_their_own(tmp_path: Path) -> None:
+    """Asciidoctor Tabs (Spring's, Couchbase's): a `[tabs]` block of `Java::`/`Kotlin::` items
+    reads as content tabs, each language's code a chunk of that language, as Docusaurus and
+    mkdocs tabs do; Maven/Gradle tabs stay in the section, labelled."""
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    tab = "{}::\n+\n[source,{}]\n----\n{}\n----\n\n"
+    (docs / "client.adoc").write_text(
+        "= Client\n\n== Create a client\n\nBuild it.\n\n[tabs]\n======\n"
+        + tab.format("Java", "java", "Client c = Client.builder().build();")
+        + tab.format("Kotlin", "kotlin", "val c = Client.builder().build()")
+        + "======\n\n== Add the dependency\n\n[tabs]\n====\n"
+        + tab.format("Maven", "xml", "<artifactId>client</artifactId>")
+        + tab.format("Gradle", "groovy", "implementation 'org:client'")
+        + "====\n"
+    )
+    out = tmp_path / "idx"
+    build_bundle(docs, out)
+    app = DocsApp(open_bundle(out))
+    hits = app.call_tool("search_docs", {"query": "val c Client builder", "limit": 1})
+    hit = hits["structuredContent"]["hits"][0]
+    assert hit["chunk_id"] == "client.adoc#client/create-a-client/kotlin"
+    text = _get(app, "client.adoc")
+    assert "Maven\n\n```xml\n<artifactId>client</artifactId>\n```\n\nGradle" in text
+
+
 def test_a_docs_folder_is_named_after_its_component(tmp_path: Path) -> None:
     docs = tmp_path / "docs"
     shutil.copytree(ANTORA, docs)
