@@ -344,6 +344,7 @@ def test_line_map_names_the_source_lines() -> None:
                     "2+|x\n",
                     "[source,ruby]\n",
                     "[NOTE]\n",
+                    "[tabs]\n",
                     "* item\n",
                     "** deeper\n",
                     ". step\n",
