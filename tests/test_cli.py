@@ -237,7 +237,7 @@ def test_empty_docs_dir_is_a_problem(tmp_path: Path) -> None:
     proc = run_docsmcp("validate", "--docs-dir", tmp_path / "docs", check=False)
     assert proc.returncode == 1
     assert proc.stderr.splitlines()[0] == (
-        f"no .md, .mdx, .rst, .html, .ipynb or .pdf files found in {tmp_path / 'docs'}"
+        f"no .md, .mdx, .rst, .adoc, .html, .ipynb or .pdf files found in {tmp_path / 'docs'}"
     )
     assert "--include" not in proc.stderr  # no advice about flags that were not given
     filtered = run_docsmcp(
@@ -247,17 +247,16 @@ def test_empty_docs_dir_is_a_problem(tmp_path: Path) -> None:
 
 
 def test_a_folder_of_files_not_read_says_what_to_do_with_them(tmp_path: Path) -> None:
-    """An AsciiDoc site found nothing and the line said nothing about its files."""
+    """A LaTeX folder found nothing and the line said nothing about its files."""
     docs = write_tree(
-        tmp_path / "adoc",
-        {"index.adoc": "= Title\n\nText.\n", "guide/a.adoc": "= A\n", "logo.svg": "<svg/>"},
+        tmp_path / "tex",
+        {"index.tex": "\\section{Title}\n", "guide/a.tex": "x\n", "logo.svg": "<svg/>"},
     )
     proc = run_docsmcp("validate", "--docs-dir", docs, check=False)
     assert proc.returncode == 1
     assert proc.stderr.splitlines()[0] == (
-        f"no .md, .mdx, .rst, .html, .ipynb or .pdf files found in {docs}; it holds 2 .adoc files "
-        "(AsciiDoc is not read: build the site to HTML (asciidoctor, Antora) and point "
-        "--docs-dir at the HTML)"
+        f"no .md, .mdx, .rst, .adoc, .html, .ipynb or .pdf files found in {docs}; it holds 2 .tex "
+        "files (LaTeX is not read: build the PDF and point --docs-dir at it)"
     )
     other = write_tree(tmp_path / "other", {"a.xyz": "x"})
     proc = run_docsmcp("validate", "--docs-dir", other, check=False)
@@ -266,7 +265,7 @@ def test_a_folder_of_files_not_read_says_what_to_do_with_them(tmp_path: Path) ->
     # the files at its top: "it holds 1 .yml file")
     proc = run_docsmcp("init", "--docs-dir", docs, check=False)
     assert (
-        f"no .md, .mdx, .rst, .html, .ipynb or .pdf files found in {docs}; it holds 2 .adoc files "
+        f"no .md, .mdx, .rst, .adoc, .html, .ipynb or .pdf files found in {docs}; it holds 2 .tex "
         in proc.stderr
     )
     assert "docsmcp-init-" not in proc.stderr

@@ -104,7 +104,7 @@ def _parser() -> argparse.ArgumentParser:
 
     b = sub.add_parser(
         "build",
-        help="build a bundle from a folder of docs (markdown, reST, HTML, PDF manuals)",
+        help="build a bundle from a folder of docs (markdown, reST, AsciiDoc, HTML, PDF manuals)",
         description="Build a bundle from a folder of docs (or a git repository): discover the "
         ".md/.mdx and .rst files (a saved site's .html pages; .pdf manuals with the pdf extra), "
         "apply .docs-mcp.json manifests and frontmatter, chunk, index, and write OUT "

@@ -77,6 +77,7 @@ from docsmcp.commands.init_strategy import (
     strategy,
 )
 from docsmcp.enrich.roles import CHANGELOG, classify
+from docsmcp.sources import asciidoc_includes
 from docsmcp.sources.discover import (
     MANIFEST_NAME,
     matches_any,
@@ -343,6 +344,9 @@ def propose(docs_dir: Path, roots: Sequence[Path] = ()) -> Proposal:
     translations = detect_translations(p for p in tree.paths if p not in left_out)
     excluded.update({glob: list(paths) for glob, paths in translations.globs.items()})
     left_out |= translations.files
+    # An Antora module's partials, examples and nav files, AsciiDoc files other pages include:
+    # the build never reads them as pages.
+    left_out |= asciidoc_includes.no_pages(docs_dir, source_roots(docs_dir, roots), tree.paths)
     kept = _Tree(tuple(p for p in tree.paths if p not in left_out), tree.manifests)
 
     languages = _language_folders(kept)

@@ -92,7 +92,9 @@ def nothing_found(docs_dir: Path, filtered: bool) -> Problem:
     """The problem of a docs folder that gives no file to read, and what it holds instead."""
     hint = " (check --include/--exclude)" if filtered else unread_hint(Path(docs_dir))
     return Problem(
-        "", None, f"no .md, .mdx, .rst, .html, .ipynb or .pdf files found in {docs_dir}{hint}"
+        "",
+        None,
+        f"no .md, .mdx, .rst, .adoc, .html, .ipynb or .pdf files found in {docs_dir}{hint}",
     )
 
 

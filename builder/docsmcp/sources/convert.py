@@ -10,11 +10,17 @@ between markdown pages. Converters are pure functions of the text: deterministic
 from __future__ import annotations
 
 import dataclasses
+import json
 from collections.abc import Callable
 
 from docsmcp.model.api import ApiEntry
 from docsmcp.model.source import SourceFile
-from docsmcp.sources.discover import HTML_SUFFIXES, NOTEBOOK_SUFFIXES, RST_SUFFIXES
+from docsmcp.sources.discover import (
+    ASCIIDOC_SUFFIXES,
+    HTML_SUFFIXES,
+    NOTEBOOK_SUFFIXES,
+    RST_SUFFIXES,
+)
 from docsmcp.sources.formats.linemap import SOURCE_LINES
 from docsmcp.sources.formats.link_titles import LINK_TITLES
 
@@ -28,6 +34,9 @@ class Converted:
     line_map: tuple[int, ...] = ()
     api: tuple[ApiEntry, ...] = ()  # objects a reST page describes (lines of `text`)
     refs: tuple[tuple[int, str], ...] = ()  # (0-based line of `text`, object a role names)
+    # The page's own description (AsciiDoc's `:description:`): joins the frontmatter JSON where
+    # it has none, where get_page and the page table read it (as MDX exports' does).
+    description: str | None = None
 
 
 def _html(path: str, text: str) -> Converted:
@@ -44,6 +53,15 @@ def _rst(path: str, text: str) -> Converted:
     return Converted(done.text, done.title, done.anchors, done.line_map, done.api, done.refs)
 
 
+def _asciidoc(path: str, text: str) -> Converted:
+    from docsmcp.sources.formats.asciidoc import asciidoc_to_markdown
+
+    done = asciidoc_to_markdown(path, text)
+    return Converted(
+        done.text, done.title, done.anchors, done.line_map, description=done.description
+    )
+
+
 def _notebook(path: str, text: str) -> Converted:
     from docsmcp.sources.formats.notebook import notebook_to_markdown
 
@@ -55,6 +73,7 @@ CONVERTERS: dict[str, Callable[[str, str], Converted]] = {
     **{suffix: _html for suffix in HTML_SUFFIXES},
     **{suffix: _rst for suffix in RST_SUFFIXES},
     **{suffix: _notebook for suffix in NOTEBOOK_SUFFIXES},
+    **{suffix: _asciidoc for suffix in ASCIIDOC_SUFFIXES},
 }
 
 
@@ -87,8 +106,14 @@ def convert_source(sf: SourceFile) -> SourceFile:
     if sf.line_map:
         top = len(sf.line_map) - 1
         line_map = tuple(sf.line_map[min(line, top)] for line in line_map)
+    frontmatter = sf.frontmatter
+    if done.description and '"description"' not in frontmatter:
+        data = json.loads(frontmatter)
+        data["description"] = done.description
+        frontmatter = json.dumps(data, ensure_ascii=False, sort_keys=True)
     return dataclasses.replace(
         sf,
+        frontmatter=frontmatter,
         body=done.text,
         line_map=line_map,
         title=sf.title or done.title,

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from docsmcp.model.source import Manifest, Problem, SourceFile, TaxonomyKey
-from docsmcp.sources import hugo_params, hugo_site, includes
+from docsmcp.sources import asciidoc_includes, hugo_params, hugo_site, includes
 from docsmcp.sources.discover import (
     Entry,
     glob_problem,
@@ -410,9 +410,14 @@ def load_corpus(
     unresolved = includes.Unresolved(docs_dir)
     unexpanded: dict[str, SourceFile] = {}  # pages that inlined MDX partials, as read
     nav = read_nav(docs_dir, roots, [e.path for e in listing.markdown])
+    # An Antora component's partials, examples and nav files, and AsciiDoc files other pages
+    # include (without a title of their own) are no pages (asciidoc_includes.no_pages).
+    parts = asciidoc_includes.no_pages(docs_dir, roots, [e.path for e in listing.markdown])
     titles = nav.titles
     layout = Layout()
-    paths = [e.path for e in listing.markdown if not e.skip and not e.refusal]
+    paths = [
+        e.path for e in listing.markdown if not e.skip and not e.refusal and e.path not in parts
+    ]
     selected_paths = [p for p in paths if not _left_out(p, manifests, include, exclude)]
     # Docs without a manifest answer in their default language (a manifest decides otherwise).
     translations = detect_translations(selected_paths) if not manifests else Translations()
@@ -432,7 +437,7 @@ def load_corpus(
         variants = Variants()  # the manifest decides
     versioned = _Versioned(layout, variants)
     for entry in listing.markdown:
-        if listing.unread_html(entry.path):
+        if listing.unread_html(entry.path) or entry.path in parts:
             continue
         if _left_out(entry.path, manifests, include, exclude) or entry.path in not_built:
             continue

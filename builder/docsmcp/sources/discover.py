@@ -37,7 +37,9 @@ PDF_SUFFIXES = (".pdf",)
 HTML_SUFFIXES = (".html", ".htm")
 RST_SUFFIXES = (".rst",)
 NOTEBOOK_SUFFIXES = (".ipynb",)  # Jupyter notebooks, read as the page a site shows
-CONVERTED_SUFFIXES = HTML_SUFFIXES + RST_SUFFIXES + NOTEBOOK_SUFFIXES
+# AsciiDoc (Asciidoctor, Antora); `.asc` is not one: it is as often a PGP signature.
+ASCIIDOC_SUFFIXES = (".adoc", ".asciidoc")
+CONVERTED_SUFFIXES = HTML_SUFFIXES + RST_SUFFIXES + NOTEBOOK_SUFFIXES + ASCIIDOC_SUFFIXES
 # Every file the builder reads as a page.
 SOURCE_SUFFIXES = MARKDOWN_SUFFIXES + PDF_SUFFIXES + CONVERTED_SUFFIXES
 # A concatenation of pages (`llms-full.txt`, `NAME.llms-full.txt`): read as markdown, then split

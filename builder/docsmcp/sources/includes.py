@@ -19,7 +19,8 @@
   page up its sections (hugo_includes.py);
 - MyST: ```` ```{include} path ```` and `{literalinclude}` with their options (myst_includes.py);
 - Fumadocs: `<include>path</include>`, a page (or its `#section`) or a code file
-  (include_tags.py); `<auto-type-table path name />`, a type's props table (type_tables.py).
+  (include_tags.py); `<auto-type-table path name />`, a type's props table (type_tables.py);
+- AsciiDoc: `include::path[tag=x]`, Antora's `include::partial$x.adoc[]` (asciidoc_includes.py).
 
 Every file is read through `discover.read_file`, so only inside the source roots: a path outside
 them, missing or unreadable leaves the directive as it was. An unreadable file gets its page one
@@ -48,6 +49,7 @@ from docsmcp_runtime.search.languages import normalise_language
 
 from docsmcp.common.limits import MAX_FILE_BYTES
 from docsmcp.sources import (
+    asciidoc_includes,
     hugo_includes,
     hugo_site,
     include_tags,
@@ -57,7 +59,7 @@ from docsmcp.sources import (
     rst_includes,
     type_tables,
 )
-from docsmcp.sources.discover import RST_SUFFIXES, Refused, read_file
+from docsmcp.sources.discover import ASCIIDOC_SUFFIXES, RST_SUFFIXES, Refused, read_file
 from docsmcp.sources.formats import apidoc, autodoc
 from docsmcp.sources.formats.fences import fenced_lines
 from docsmcp.sources.include_ranges import (
@@ -122,7 +124,8 @@ def expand(
 ) -> Expanded:
     """`body` of the page at `path` (relative to docs_dir) with its includes resolved, but for
     the MDX partials in `shared` (left as written)."""
-    if not has_directive(body):
+    asciidoc = path.lower().endswith(ASCIIDOC_SUFFIXES)  # (its component's attributes: always)
+    if not has_directive(body) and not asciidoc:
         return Expanded(body, (), None)
     failures = _Failures()
     reader = _Reader(docs_dir, roots, failures)
@@ -133,6 +136,9 @@ def expand(
         if ".. auto" in body or any(".. auto" in x for x in out):
             out, inner = autodoc.expand(out, reader.sources(), reader.api_missing)
             line_map = [line_map[k] for k in inner]
+        return _finish(path, body, lines, out, line_map, failures, reader)
+    if asciidoc:
+        out, line_map = reader.asciidoc(path, lines)
         return _finish(path, body, lines, out, line_map, failures, reader)
     code = fenced_lines(lines)  # a `::: object` shown in a code block is an example
     # A page that closes containers (a bare `:::` line: VitePress, Docusaurus) writes `::: tabs`
@@ -353,6 +359,15 @@ class _Reader:
             else None
         )
         return rst_includes.block(page, kind, name, options, indent, text, nested)
+
+    def asciidoc(self, page: str, lines: list[str]) -> tuple[list[str], list[int]]:
+        """An AsciiDoc page's lines with its includes resolved (asciidoc_includes.py), after
+        its Antora component's attribute entries (mapped to its first line)."""
+        entries = asciidoc_includes.component_entries(self.docs_dir, page)
+        out, line_map = asciidoc_includes.expand(
+            page, lines, 0, MAX_DEPTH, self._read_first, lambda: self._found
+        )
+        return [*entries, *out], [0] * len(entries) + line_map
 
     # -- dialects ---------------------------------------------------------------------------
 

@@ -1,10 +1,11 @@
 """Titles from the navigation files a docs site already has: mkdocs `nav` (mkdocs.yml), mdBook
 `SUMMARY.md`, Laravel's `documentation.md` sidebar, Quarto's `_quarto.yml` sidebar, Jupyter
 Book's `myst.yml` and `_toc.yml`, Mintlify `docs.json`, Fumadocs' `meta.json`, Nextra's `_meta`
-files and Docusaurus `sidebars.json`. They name pages as the site's sidebar shows them
-("Tutorial - User Guide" > "First Steps"), words a reader searches with that the page itself
-may not use; they feed each page's `page` field (indexing/pagefield.py). Their order is the
-site's: `list_sections` lists pages that way (page_order.bin, bundle-spec.md).
+files, Docusaurus `sidebars.json` and an Antora component's `nav.adoc` files (antora.py). They
+name pages as the site's sidebar shows them ("Tutorial - User Guide" > "First Steps"), words a
+reader searches with that the page itself may not use; they feed each page's `page` field
+(indexing/pagefield.py). Their order is the site's: `list_sections` lists pages that way
+(page_order.bin, bundle-spec.md).
 
 Only what parses as data is read: a Docusaurus `sidebars.js`/`.ts` is code, never run; the
 object literal it exports is read when it holds only data (jsliteral.py), as most do. A nav file
@@ -20,7 +21,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from docsmcp.sources import quarto
+from docsmcp.sources import antora, quarto
 from docsmcp.sources.jsliteral import exported_literal
 from docsmcp.sources.site_config import mkdocs_configs, read_json, read_text, read_yaml
 
@@ -418,6 +419,12 @@ def _data_nav(config: Path, base: Path) -> Iterator[tuple[Path, str]]:
 _MKDOCS_NAV = re.compile(r"^nav\s*:", re.MULTILINE)
 
 
+def _antora(docs_dir: Path, nav: str) -> Iterator[tuple[Path, str]]:
+    """An Antora component's `nav.adoc` (antora.py): `* xref:page.adoc[Title]` items."""
+    for page, title in antora.nav_entries(nav, read_text(docs_dir / nav)):
+        yield docs_dir / page, title
+
+
 def _has_nav(path: Path) -> bool:
     """Whether a nav file outside the roots has a navigation (mkdocs.yml may hold only settings;
     a sidebars file is one): a yes or no for the build summary, nothing of it is indexed."""
@@ -482,6 +489,9 @@ def read_nav(docs_dir: Path, roots: Sequence[Path], paths: Sequence[str]) -> Nav
     for root in _nextra_roots(folders):
         meta = next(root / n for n in (*NEXTRA_GLOBAL, *NEXTRA_META) if (root / n).is_file())
         take(meta, lambda r=root: _nextra(r, folders))
+    components = antora.read_components(docs_dir, paths)
+    for nav in antora.nav_files(components, paths) if components else ():
+        take(docs_dir / nav, lambda n=nav: _antora(docs_dir, n))
     configs = [(docs_dir / "docs.json", docs_dir)]
     for name in SIDEBARS:  # a Docusaurus site, or its docs/ folder
         configs += [(docs_dir / name, docs_dir / "docs"), (docs_dir.parent / name, docs_dir)]

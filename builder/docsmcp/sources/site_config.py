@@ -60,6 +60,8 @@ _TITLES = (
         (name, "title", re.compile(r"""^title\s*=\s*['"]([^'"\n]+)['"]""", re.M))
         for name in ("config.toml", "hugo.toml", "zola.toml")
     ),
+    # An Antora component's title (`title: Asciidoctor PDF`), top-level in antora.yml
+    ("antora.yml", "title", re.compile(r"""^title:[ \t]*['"]?([^'"\n]+?)['"]?[ \t]*$""", re.M)),
     (QUARTO_CONFIG, "title", re.compile(r"""^\s{2}title\s*:\s*['"]?([^'"\n]+?)['"]?\s*$""", re.M)),
     *((f"astro.config.{x}", "title", _DOCUSAURUS_TITLE) for x in ("mjs", "ts", "js")),
     *((f".vuepress/config.{x}", "title", _DOCUSAURUS_TITLE) for x in ("ts", "js", "mjs")),

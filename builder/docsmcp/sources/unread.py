@@ -1,5 +1,5 @@
 """What a docs folder holds that the builder does not read, for the line that says why a build
-found nothing: a new user pointing `--docs-dir` at an AsciiDoc or notebook site was told "no .md,
+found nothing: a new user pointing `--docs-dir` at a LaTeX or plain-text folder was told "no .md,
 .mdx, .rst, .html or .pdf files found" and nothing about what to do with the files there."""
 
 from __future__ import annotations
@@ -13,10 +13,6 @@ from pathlib import Path
 MAX_ENTRIES = 20_000
 # What to do with a kind of file the builder does not read, by suffix.
 ADVICE = {
-    ".adoc": "AsciiDoc is not read: build the site to HTML (asciidoctor, Antora) and point "
-    "--docs-dir at the HTML",
-    ".asciidoc": "AsciiDoc is not read: build the site to HTML (asciidoctor, Antora) and point "
-    "--docs-dir at the HTML",
     ".tex": "LaTeX is not read: build the PDF and point --docs-dir at it",
     ".txt": "plain text is not read: name reST files .rst and markdown files .md",
 }

@@ -20,6 +20,7 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 
 from docsmcp.model.source import SourceFile
+from docsmcp.sources import antora
 from docsmcp.sources.formats.dialects import ATX
 from docsmcp.sources.formats.fences import fenced_lines
 
@@ -41,7 +42,12 @@ _ROLE = re.compile(r"(?::[\w:+.-]+:|\{[\w:+.-]+\})`([^`]*)`")
 _LITERAL = re.compile(r"``?([^`]+)``?")
 _EMPHASIS = re.compile(r"\*{1,2}([^*]+)\*{1,2}")
 _EXPLICIT = re.compile(r"^(.*?)\s*<[^<>]+>$")
-_SUFFIXES = (".rst", ".md", ".markdown", ".txt")
+_SUFFIXES = (".rst", ".md", ".markdown", ".txt", ".adoc", ".asciidoc")
+_ASCIIDOC = (".adoc", ".asciidoc")
+# AsciiDoc: the document title, and an `xref:page.adoc[]` without text (Asciidoctor and Antora
+# show the page's title).
+_ADOC_TITLE = re.compile(r"^=[ \t]+(\S.*?)[ \t]*$")
+_ADOC_XREF = re.compile(r"\bxref:([^\s\[\]#]+\.(?:adoc|asciidoc))\[\]")
 _MAX_TITLE = 200
 
 
@@ -160,7 +166,7 @@ def takes_part(sf: SourceFile) -> bool:
     """Whether `sf` may define or name labels: a reST page, or markdown with MyST targets or
     roles."""
     low = sf.path.lower()
-    if low.endswith(".rst"):
+    if low.endswith((".rst", *_ASCIIDOC)):
         return True
     return low.endswith((".md", ".markdown")) and (")=" in sf.body or "}`" in sf.body)
 
@@ -171,12 +177,17 @@ def defined(sf: SourceFile) -> tuple[tuple[str, str], ...]:
     if not takes_part(sf):
         return ()
     lines = sf.body.split("\n")
+    if sf.path.lower().endswith(_ASCIIDOC):
+        title = next((m.group(1) for x in lines[:200] if (m := _ADOC_TITLE.match(x))), None)
+        return (("doc", title[:_MAX_TITLE]),) if title else ()
     found = _rst(lines) if sf.path.lower().endswith(".rst") else _myst(lines, sf.title)
     return tuple(dict.fromkeys(found))
 
 
 def _named(sf: SourceFile) -> list[tuple[str, str]]:
     """(kind, target) of each reference of `sf` without a title, in order, once."""
+    if sf.path.lower().endswith(_ASCIIDOC):
+        return list(dict.fromkeys(("doc", m) for m in _ADOC_XREF.findall(sf.body)))
     pattern = _RST_REF if sf.path.lower().endswith(".rst") else _MYST_REF
     return list(dict.fromkeys((m[1], m[2].strip()) for m in pattern.finditer(sf.body)))
 
@@ -232,11 +243,14 @@ def resolve(files: Sequence[SourceFile]) -> list[SourceFile]:
             for kind, target in _named(sf) if takes_part(sf) else ():
                 if kind == "ref":
                     title = labels.get("label:" + _norm_label(target))
+                elif sf.path.lower().endswith(_ASCIIDOC):
+                    page = antora.resource(sf.path, target, "pages")
+                    title = docs.get(_stem(page)) if page else None
                 else:
                     title = next((docs[k] for k in _doc_keys(sf.path, target) if k in docs), None)
                 if title:
                     titles[f"{kind}:{target}"] = title
-            if not sf.path.lower().endswith(".rst") and "](" in sf.body:
+            if not sf.path.lower().endswith((".rst", *_ASCIIDOC)) and "](" in sf.body:
                 # `[text](labels/line-length)`, `[text](#label)`: MyST's links to labels, as a
                 # path to the page and the label as its anchor (Black's 25 links to no page)
                 for target in dict.fromkeys(_MYST_LINK.findall(sf.body)):
