@@ -87,7 +87,7 @@ from docsmcp.sources.discover import (
 from docsmcp.sources.manifest import MAX_METADATA_VALUE
 from docsmcp.sources.navfiles import read_nav, summary_line, tables_of_contents
 from docsmcp.sources.settings import load_file
-from docsmcp.sources.site_config import unbuilt
+from docsmcp.sources.site_build import unbuilt
 from docsmcp.sources.translations import detect as detect_translations
 from docsmcp.sources.variants import detect as detect_variants
 from docsmcp.sources.versions import DESCRIPTION as VERSION_DESCRIPTION
@@ -253,7 +253,7 @@ def _excludes(
 ) -> dict[str, list[str]]:
     """exclude glob -> the files it leaves out, for vendored folders, test suites, coding
     agents' instruction files, an mdBook's table of contents and what the site's own build
-    leaves out (site_config.unbuilt)."""
+    leaves out (site_build.unbuilt)."""
     found: dict[str, list[str]] = {}
     # The build reads SUMMARY.md for the pages' titles and order; as a page of its own, its
     # links to every chapter outranked the chapters (mdBook: "preprocessor vs alternative

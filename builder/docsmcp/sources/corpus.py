@@ -32,7 +32,7 @@ from docsmcp.sources.navfiles import Nav, read_nav
 from docsmcp.sources.pdf.extract import PdfOptions, PdfSummary, is_pdf
 from docsmcp.sources.pdf.source import load_pdf
 from docsmcp.sources.settings import _read_text, configure_file, load_file
-from docsmcp.sources.site_config import unbuilt
+from docsmcp.sources.site_build import unbuilt
 from docsmcp.sources.translations import Translations
 from docsmcp.sources.translations import detect as detect_translations
 from docsmcp.sources.variants import Variants
@@ -61,7 +61,7 @@ class Corpus:
     drafts: tuple[str, ...] = ()
     # Pages that only send the reader to another (a refresh, `redirect_to`), left out.
     redirects: tuple[str, ...] = ()
-    # Pages the site's own build leaves out (site_config.unbuilt), left out, and its rule.
+    # Pages the site's own build leaves out (site_build.unbuilt), left out, and its rule.
     site_excluded: tuple[str, ...] = ()
     site_rule: str = ""
     # A Hugo configuration that would leave pages out, outside the source roots (hugo_site.py).

@@ -9,7 +9,7 @@ it publishes, and they outranked the published ones for "custom evaluator" and "
 testset"; tRPC's `README.md` ("This website is built using Docusaurus") is one.
 
 `unpublished` gives globs of those (the build leaves them out without a manifest and says so,
-init proposes the same excludes: site_config.unbuilt). The configuration is read for
+init proposes the same excludes: site_build.unbuilt). The configuration is read for
 `path: '…'` values naming a folder of the site: a plugin's content folder (a version's `path`
 is a URL and names none). When a `path` is written as code (a variable, a template string), what
 the site publishes is not known and nothing is left out; `path: '.'` publishes the whole folder.

@@ -11,7 +11,7 @@ configuration and sections make headless.
   `cascade` entry of the configuration with a `target.path` glob (OpenTelemetry's
   `{,/**}/_includes{,/**}`, the fragments its include shortcode inserts), or of a section's
   `_index.md` front matter, for the pages below it (Hugo's docs: `_common/`). `never_rendered`
-  gives them as globs of the docs folder (site_config.unbuilt: a build without a manifest
+  gives them as globs of the docs folder (site_build.unbuilt: a build without a manifest
   leaves them out and says so; init proposes the same excludes). Pages that are not rendered
   but listed (Hugo's glossary terms, shown on the glossary's page) stay pages.
 - A configuration is read only inside the source roots (it decides what is built); one with

@@ -45,8 +45,6 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from docsmcp_runtime.search.languages import normalise_language
-
 from docsmcp.common.limits import MAX_FILE_BYTES
 from docsmcp.sources import (
     asciidoc_includes,
@@ -62,15 +60,20 @@ from docsmcp.sources import (
 from docsmcp.sources.discover import ASCIIDOC_SUFFIXES, RST_SUFFIXES, Refused, read_file
 from docsmcp.sources.formats import apidoc, autodoc
 from docsmcp.sources.formats.fences import fenced_lines
-from docsmcp.sources.include_ranges import (
-    MDBOOK_ANCHOR,
-    SNIPPET_SECTION,
-    select_line_ranges,
-    select_mdbook,
-    select_section,
-)
+from docsmcp.sources.include_ranges import SNIPPET_SECTION
 from docsmcp.sources.include_report import Expanded, Unresolved
 from docsmcp.sources.site_config import snippet_bases
+from docsmcp.sources.snippet_includes import (
+    FASTAPI,
+    MDBOOK,
+    SNIPPET,
+    SNIPPET_BLOCK,
+    Files,
+    fastapi,
+    indented,
+    mdbook,
+    snippet,
+)
 
 if TYPE_CHECKING:
     from docsmcp.model.source import SourceFile
@@ -79,12 +82,6 @@ log = logging.getLogger("docsmcp.sources.includes")
 
 MAX_DEPTH = 5
 
-_SNIPPET = re.compile(r"""^([ \t]*)-{1,}8<-{1,}[ \t]+(["'])([^"'\n]+)\2[ \t]*$""")
-_SNIPPET_BLOCK = re.compile(r"^[ \t]*-{1,}8<-{1,}[ \t]*$")
-_MDBOOK = re.compile(r"\{\{#(include|rustdoc_include)[ \t]+([^}\s]+)[ \t]*\}\}")
-_FASTAPI = re.compile(r"^([ \t]*)\{\*[ \t]+(\S+)((?:[ \t]+\w+\[[^\]\n]*\])*)[ \t]*\*\}[ \t]*$")
-_FASTAPI_LN = re.compile(r"\bln\[([^\]\n]*)\]")
-_OMITTED = "# Code here omitted 👈"  # (FastAPI's words between two ranges of a Python file)
 # markdown-include's `{!path!}` (SQLModel, Typer): the file's text where it stands.
 _MD_INCLUDE = re.compile(r"\{!\s*([^!{}\n]+?)\s*!\}")
 
@@ -240,6 +237,12 @@ class _Reader:
         self._hugo: tuple[hugo_site.Site | None] | None = None  # the Hugo site around the docs
         self.types_missing: list[str] = []  # why `<auto-type-table>` tags showed no table
 
+    @property
+    def files(self) -> Files:
+        """This reader's way to files for snippet_includes (made per call: kept, it would tie
+        the reader into a reference cycle, which the build's collection leaves uncollected)."""
+        return Files(self._read_first, self._candidates, self._inline)
+
     # -- one line of a page -----------------------------------------------------------------
 
     def wants(self, line: str) -> bool:
@@ -285,40 +288,40 @@ class _Reader:
         if self.names and not in_code and (use := mdx_partials.use(line, self.names)):
             return self._partial(page, *use, depth)
         if self.block is not None:
-            if _SNIPPET_BLOCK.match(line):
+            if SNIPPET_BLOCK.match(line):
                 paths, self.block = self.block, None
-                return [x for p in paths for x in self._snippet(page, p, "", depth)]
+                return [x for p in paths for x in snippet(self.files, page, p, "", depth)]
             if line.strip() and not line.lstrip().startswith(";"):
                 self.block.append(line.strip())
             return []
-        if _SNIPPET_BLOCK.match(line):
+        if SNIPPET_BLOCK.match(line):
             self.block = []
             return []
-        if m := _SNIPPET.match(line):
-            return self._snippet(page, m.group(3), m.group(1), depth)
+        if m := SNIPPET.match(line):
+            return snippet(self.files, page, m.group(3), m.group(1), depth)
         if SNIPPET_SECTION.search(line):
             return []  # a section marker of a file included elsewhere
-        if m := _FASTAPI.match(line):
-            return self._fastapi(page, m.group(2), m.group(3), m.group(1))
-        if "{{#" in line and _MDBOOK.search(line):
-            return self._mdbook(page, line, depth)
+        if m := FASTAPI.match(line):
+            return fastapi(self.files, page, m.group(2), m.group(3), m.group(1))
+        if "{{#" in line and MDBOOK.search(line):
+            return mdbook(self.files, page, line, depth)
         if ("{{%" in line or "{{<" in line) and (call := self._hugo_call(line)) is not None:
             text = self._read_first(self._hugo_candidates(page, call.path), call.path)
             if text is not None:
                 included = self._inline(self._found, hugo_includes.included(call, text), depth)
-                return _indented(call.indent, included)
+                return indented(call.indent, included)
             return None  # (the summary names the missing file; the line reads as nothing)
         if "{{<" in line and (m := quarto.INCLUDE.match(line)):
             found = quarto.include_candidates(page, m.group(2), self.docs_dir, self.roots)
             text = self._read_first(found, m.group(2))
             if text is not None:
-                lines = _indented(m.group(1), text.rstrip("\n").split("\n"))
+                lines = indented(m.group(1), text.rstrip("\n").split("\n"))
                 return self._inline(self._found, lines, depth)
         if "{!" in line and (m := _MD_INCLUDE.fullmatch(line.strip())):
             text = self._read_first(self._candidates(page, m.group(1)), m.group(1))
             if text is not None:
                 indent = line[: len(line) - len(line.lstrip())]
-                return _indented(indent, text.rstrip("\n").split("\n"))
+                return indented(indent, text.rstrip("\n").split("\n"))
         return None
 
     def _hugo_call(self, line: str) -> hugo_includes.Call | None:
@@ -371,34 +374,6 @@ class _Reader:
 
     # -- dialects ---------------------------------------------------------------------------
 
-    def _snippet(self, page: str, spec: str, indent: str, depth: int) -> list[str]:
-        name, section, start, end = spec, "", None, None
-        parts = spec.rsplit(":", 2)
-        if len(parts) == 3 and parts[1].lstrip("-").isdigit() and parts[2].lstrip("-").isdigit():
-            name, start, end = parts[0], int(parts[1]), int(parts[2])
-        elif ":" in spec and not re.match(r"^[A-Za-z]:[\\/]", spec):
-            head, tail = spec.rsplit(":", 1)
-            if tail.isdigit():
-                name, start, end = head, int(tail), None
-            elif re.fullmatch(r"[\w-]+", tail):
-                name, section = head, tail
-        text = self._read_first(self._candidates(page, name), spec)
-        if text is None:
-            return [f'{indent}--8<-- "{spec}"']
-        if name.lower().endswith(".svg"):
-            # A picture drawn inline: its reader sees an image, not XML (Textual's 83 diagrams
-            # and screenshots were half of its indexed text, up to 183 KB a chunk).
-            return [""]
-        lines = text.split("\n")
-        if section:
-            lines = select_section(lines, section)
-        elif start is not None:
-            lines = lines[max(start - 1, 0) : end]
-        lines = [x for x in lines if not SNIPPET_SECTION.search(x)]
-        if name.endswith((".md", ".markdown", ".mdx")):
-            lines = self._inline(name, lines, depth)
-        return _indented(indent, lines)
-
     def _partial(
         self, page: str, indent: str, spec: str, props: dict[str, str], depth: int
     ) -> list[str] | None:
@@ -449,37 +424,6 @@ class _Reader:
             return block
         lines = include_tags.section(tag, text.rstrip("\n").split("\n"))
         return self._inline(self._found, lines, depth)
-
-    def _mdbook(self, page: str, line: str, depth: int) -> list[str] | None:
-        out = line
-        for m in list(_MDBOOK.finditer(line))[::-1]:
-            spec = m.group(2)
-            name, _, selector = spec.partition(":")
-            target = posixpath.normpath(posixpath.join(posixpath.dirname(page), name))
-            text = self._read_first(self._candidates(page, name), spec)
-            if text is None:
-                continue
-            lines = text.split("\n")
-            if text.endswith("\n"):
-                lines = lines[:-1]
-            lines = select_mdbook(lines, selector)
-            lines = [x for x in lines if not MDBOOK_ANCHOR.search(x)]
-            if name.endswith((".md", ".markdown")):
-                lines = self._inline(target, lines, depth)
-            out = out[: m.start()] + "\n".join(lines) + out[m.end() :]
-        return None if out == line else out.split("\n")
-
-    def _fastapi(self, page: str, name: str, options: str, indent: str) -> list[str]:
-        text = self._read_first(self._candidates(page, name), name)
-        if text is None:
-            return [f"{indent}{{* {name}{options} *}}"]
-        lines = text.rstrip("\n").split("\n")
-        if m := _FASTAPI_LN.search(options):
-            lines = select_line_ranges(lines, m.group(1), _OMITTED)
-        language = normalise_language(posixpath.splitext(name)[1].lstrip(".")) or ""
-        fence = "````" if any(x.lstrip().startswith("```") for x in lines) else "```"
-        body = [fence + language, *lines, fence]
-        return _indented(indent, body)
 
     def sources(self) -> apidoc.Sources:
         """The Python sources of the source roots (mkdocstrings, autodoc), made on first use."""
@@ -603,11 +547,6 @@ class _Reader:
         else:
             self.failures.missing.append(spec)
         return None
-
-
-def _indented(indent: str, lines: list[str]) -> list[str]:
-    """Included lines at a directive's indent (blank lines left empty)."""
-    return [indent + x if x else x for x in lines]
 
 
 def resolve(

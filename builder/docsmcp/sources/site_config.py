@@ -268,52 +268,6 @@ def mkdocs_excludes(docs_dir: Path, roots: Sequence[Path]) -> tuple[str, ...]:
     return ()
 
 
-def unbuilt(
-    docs_dir: Path, roots: Sequence[Path], paths: Sequence[str] = ()
-) -> tuple[str, tuple[str, ...]]:
-    """(the rule, its globs) of what the site's own build leaves out of its pages: mkdocs'
-    `exclude_docs`, a Quarto project's `_` files (quarto.py), what a Hugo site's configuration
-    never renders (hugo_site.py), docsify's `_sidebar.md`, `_navbar.md` and `_coverpage.md`,
-    a sidebar page (Laravel's `documentation.md`: navfiles.is_sidebar), a Docusaurus site's
-    `static/`; ("", ()) when none. `paths`: the docs folder's files (a Hugo section's
-    `_index.md` among them may make the pages below it headless)."""
-    globs = mkdocs_excludes(docs_dir, roots)
-    if globs:
-        return "mkdocs exclude_docs", globs
-    if config_above(docs_dir, roots, (QUARTO_CONFIG,)) is not None:
-        return "Quarto's `_` files", QUARTO_EXCLUDES
-    from docsmcp.sources import hugo_site  # (it reads configurations through this module)
-
-    if globs := hugo_site.never_rendered(docs_dir, roots, paths):
-        # OpenTelemetry's `_includes` fragments: 16 of its pages were include-only text.
-        return "Hugo's headless pages (`build: {render: never, list: never}`)", globs
-    if (docs_dir / "_sidebar.md").is_file() or "docsify" in read_text(docs_dir / "index.html"):
-        # docsify's sidebar, navbar and cover page are parts of every page, no pages
-        return "docsify's own files", DOCSIFY_PARTS
-    from docsmcp.sources import navfiles  # (it reads configurations through this module)
-
-    if sidebars := tuple(
-        n for n in navfiles.SIDEBAR_PAGES if navfiles.is_sidebar(read_text(docs_dir / n))
-    ):
-        # Laravel's `documentation.md`: its links to every page outranked the pages, and it
-        # titles and orders them (navfiles.py)
-        return "the site's sidebar page", sidebars
-    # A Docusaurus site's `static/` is copied as files, never rendered: Ionic's 8,927 code
-    # fragments there (imported into pages as props) were pages, 81% of the chunks. Nor is
-    # markdown outside its content folders (docusaurus_site.py: Agenta's design notes).
-    from docsmcp.sources import docusaurus_site  # (it reads configurations through this module)
-
-    sites = docusaurus_site.sites(docs_dir)
-    if sites:
-        globs = [f"{f}/static/**".lstrip("/") for f in sites]
-        globs += [g for f in sites for g in docusaurus_site.unpublished(docs_dir, f)]
-        return "what the Docusaurus site does not publish", tuple(globs)
-    return "", ()
-
-
-DOCSIFY_PARTS = ("**/_sidebar.md", "**/_navbar.md", "**/_coverpage.md")
-
-
 def _ancestors(docs_dir: Path, roots: Sequence[Path]) -> list[Path]:
     """docs_dir and the folders above it, up to the outermost source root holding it."""
     here = docs_dir.resolve()

@@ -1,0 +1,60 @@
+"""What a site's own build leaves out of its pages, from its configuration: the one home of
+the rules `docsmcp build` applies without a manifest (and says so in its summary) and `docsmcp
+init` proposes as excludes. Each generator's reading lives with that generator (mkdocs in
+site_config.py, Quarto's in quarto.py, Hugo's in hugo_site.py, a sidebar page in navfiles.py,
+Docusaurus' in docusaurus_site.py); the first rule that applies to a docs folder is taken.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+from docsmcp.sources import docusaurus_site, hugo_site, navfiles
+from docsmcp.sources.site_config import (
+    QUARTO_CONFIG,
+    QUARTO_EXCLUDES,
+    config_above,
+    mkdocs_excludes,
+    read_text,
+)
+
+
+def unbuilt(
+    docs_dir: Path, roots: Sequence[Path], paths: Sequence[str] = ()
+) -> tuple[str, tuple[str, ...]]:
+    """(the rule, its globs) of what the site's own build leaves out of its pages: mkdocs'
+    `exclude_docs`, a Quarto project's `_` files (quarto.py), what a Hugo site's configuration
+    never renders (hugo_site.py), docsify's `_sidebar.md`, `_navbar.md` and `_coverpage.md`,
+    a sidebar page (Laravel's `documentation.md`: navfiles.is_sidebar), a Docusaurus site's
+    `static/`; ("", ()) when none. `paths`: the docs folder's files (a Hugo section's
+    `_index.md` among them may make the pages below it headless)."""
+    globs = mkdocs_excludes(docs_dir, roots)
+    if globs:
+        return "mkdocs exclude_docs", globs
+    if config_above(docs_dir, roots, (QUARTO_CONFIG,)) is not None:
+        return "Quarto's `_` files", QUARTO_EXCLUDES
+    if globs := hugo_site.never_rendered(docs_dir, roots, paths):
+        # OpenTelemetry's `_includes` fragments: 16 of its pages were include-only text.
+        return "Hugo's headless pages (`build: {render: never, list: never}`)", globs
+    if (docs_dir / "_sidebar.md").is_file() or "docsify" in read_text(docs_dir / "index.html"):
+        # docsify's sidebar, navbar and cover page are parts of every page, no pages
+        return "docsify's own files", DOCSIFY_PARTS
+    if sidebars := tuple(
+        n for n in navfiles.SIDEBAR_PAGES if navfiles.is_sidebar(read_text(docs_dir / n))
+    ):
+        # Laravel's `documentation.md`: its links to every page outranked the pages, and it
+        # titles and orders them (navfiles.py)
+        return "the site's sidebar page", sidebars
+    # A Docusaurus site's `static/` is copied as files, never rendered: Ionic's 8,927 code
+    # fragments there (imported into pages as props) were pages, 81% of the chunks. Nor is
+    # markdown outside its content folders (docusaurus_site.py: Agenta's design notes).
+    sites = docusaurus_site.sites(docs_dir)
+    if sites:
+        globs = [f"{f}/static/**".lstrip("/") for f in sites]
+        globs += [g for f in sites for g in docusaurus_site.unpublished(docs_dir, f)]
+        return "what the Docusaurus site does not publish", tuple(globs)
+    return "", ()
+
+
+DOCSIFY_PARTS = ("**/_sidebar.md", "**/_navbar.md", "**/_coverpage.md")
