@@ -23,6 +23,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from docsmcp.sources.formats.fences import code_span
 from docsmcp.sources.formats.link_titles import title_of
 
 # The longest quoted span or macro text read: Asciidoctor has no bound, but one of a hundred
@@ -173,16 +174,6 @@ def _link_text(text: str) -> str:
     return head.rstrip("^").strip()
 
 
-def _code_span(text: str) -> str:
-    text = " ".join(text.split())
-    if not text:
-        return ""
-    longest = max((len(m) for m in re.findall(r"`+", text)), default=0)
-    ticks = "`" * (longest + 1)
-    pad = " " if text.startswith("`") or text.endswith("`") else ""
-    return f"{ticks}{pad}{text}{pad}{ticks}"
-
-
 def _link(label: str, href: str) -> str:
     label = label.replace("[", "\\[").replace("]", "\\]")
     return f"[{label}]({href.replace(' ', '%20').replace('(', '%28').replace(')', '%29')})"
@@ -231,10 +222,10 @@ def reduce(text: str, ctx: Inline, anchors: list[str] | None = None) -> str:
         text = _CURVED.sub(lambda m: ("“%s”" if m.group(1) == '"' else "‘%s’") % m.group(2), text)
         text = _APOSTROPHE.sub("’", text)
     text = _MONO_DOUBLE.sub(
-        lambda m: stash.put(m.group(1), _code_span(stash.restore(m.group(1), True))), text
+        lambda m: stash.put(m.group(1), code_span(stash.restore(m.group(1), True))), text
     )
     text = _MONO.sub(
-        lambda m: stash.put(m.group(1), _code_span(stash.restore(m.group(1), True))), text
+        lambda m: stash.put(m.group(1), code_span(stash.restore(m.group(1), True))), text
     )
     if "{" in text and "[" in text:
         text = _UNKNOWN_LINK.sub(lambda m: _link_text(m.group(1)), text)
@@ -294,7 +285,7 @@ def _macros(text: str, ctx: Inline, stash: _Stash, anchors: list[str] | None) ->
             text = _ICON.sub("", text)
         if "kbd:" in text:
             text = _KBD.sub(
-                lambda m: stash.put(m.group(1), _code_span(_unescape_brackets(m.group(1)))), text
+                lambda m: stash.put(m.group(1), code_span(_unescape_brackets(m.group(1)))), text
             )
         if "btn:" in text:
             text = _BTN.sub(lambda m: m.group(1), text)
@@ -307,7 +298,7 @@ def _macros(text: str, ctx: Inline, stash: _Stash, anchors: list[str] | None) ->
             )
         if "stem:" in text or "math:" in text:
             text = _STEM.sub(
-                lambda m: stash.put(m.group(1), _code_span(_unescape_brackets(m.group(1)))), text
+                lambda m: stash.put(m.group(1), code_span(_unescape_brackets(m.group(1)))), text
             )
         if "footnote" in text:
             text = _FOOTNOTE.sub(lambda m: _footnote(m, ctx, stash), text)

@@ -66,3 +66,15 @@ def code_block(indent: str, info: str, lines: list[str]) -> list[str]:
     `indent`."""
     fence = fence_for(lines)
     return [f"{indent}{fence}{info}", *lines, f"{indent}{fence}"]
+
+
+def code_span(text: str) -> str:
+    """`text` as an inline code span on one line: runs of whitespace one space, backticks
+    inside it fenced by a longer run (CommonMark), "" for blank text."""
+    text = " ".join(text.split())
+    if not text:
+        return ""
+    longest = max((len(m) for m in re.findall(r"`+", text)), default=0)
+    ticks = "`" * (longest + 1)
+    pad = " " if text.startswith("`") or text.endswith("`") else ""
+    return f"{ticks}{pad}{text}{pad}{ticks}"

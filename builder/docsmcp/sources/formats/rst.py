@@ -30,6 +30,7 @@ from docutils.utils import new_document
 from docsmcp.common.limits import MAX_RST_EXPLICIT_MARKUP
 from docsmcp.model.api import ApiEntry
 from docsmcp.model.text import slugify
+from docsmcp.sources.formats.fences import code_span
 from docsmcp.sources.formats.htmlpage import take_marks
 from docsmcp.sources.formats.linemap import (
     line_mark,
@@ -313,9 +314,9 @@ class _Writer:
             text = node.astext()
             if isinstance(node, nodes.title_reference) and ("~" in text or "<" in text):
                 text = shown_name(text)
-            return _code_span(text) + mark
+            return code_span(text) + mark
         if isinstance(node, nodes.math):
-            return _code_span(node.astext())
+            return code_span(node.astext())
         inner = "".join(self.inline(c) for c in node.children)
         if isinstance(node, nodes.strong) and inner.strip():
             return f"**{inner.strip()}**"
@@ -453,16 +454,6 @@ def _fence(code: str, lang: str) -> str:
     ticks = "`" * max(3, longest + 1)
     lang = re.sub(r"[^\w+#.-]", "", lang)
     return f"{ticks}{lang}\n{code.rstrip()}\n{ticks}"
-
-
-def _code_span(text: str) -> str:
-    text = " ".join(text.split())
-    if not text:
-        return ""
-    longest = max((len(m) for m in re.findall(r"`+", text)), default=0)
-    ticks = "`" * (longest + 1)
-    pad = " " if text.startswith("`") or text.endswith("`") else ""
-    return f"{ticks}{pad}{text}{pad}{ticks}"
 
 
 _register()
