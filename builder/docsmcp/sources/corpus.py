@@ -13,7 +13,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from docsmcp.model.source import Manifest, Problem, SourceFile, TaxonomyKey
-from docsmcp.sources import hugo_params, hugo_site, includes
+from docsmcp.sources import hugo_params, hugo_site, includes, router_pages
 from docsmcp.sources.discover import (
     Entry,
     glob_problem,
@@ -481,6 +481,7 @@ def load_corpus(
                 unexpanded[source.path] = source
     unresolved.log()
     files = _with_partials(docs_dir, files, roots, unresolved, unexpanded)
+    files = router_pages.resolve(files)  # (Next.js: pages shown from another's text)
     files = link_titles.resolve(sorted(files, key=lambda f: f.path))  # (in path order from here)
     files = hugo_params.resolve(files, docs_dir)
     ordered = sorted(manifests.values(), key=lambda m: m.path)
