@@ -251,6 +251,27 @@ def test_reduction_keeps_every_line_where_it_was() -> None:
     assert reduce(cell, cell, False)[0] == ["| a b | c |\n| --- | --- |"]
 
 
+def test_custom_elements_a_page_closes_are_markup() -> None:
+    """React Router's `.md` pages call out with `<docs-info>…</docs-info>` (108 tags on 49
+    pages were shown): a custom element the file closes is markup, its text stays; one never
+    closed is a placeholder and stays text, and a tag in a code span is code."""
+    md = [
+        "<docs-warning>This API is experimental, pay **very** close",
+        "attention to release notes.</docs-warning>",
+        "",
+        "<docs-info>",
+        "",
+        "Use `<docs-info>` for notes; pass <your-token> here.",
+        "",
+        "</docs-info>",
+    ]
+    display = reduce(md, md, False)[0]
+    assert display[0] == "This API is experimental, pay **very** close"
+    assert display[1] == "attention to release notes."
+    assert display[3] == "" and display[7] == ""
+    assert display[5] == "Use `<docs-info>` for notes; pass <your-token> here."
+
+
 def test_explicit_anchor_is_the_id_and_get_doc_reaches_it(tmp_path: Path) -> None:
     docs = _write(tmp_path, {"tutorial/cors.md": CORS})
     ids = [c.id for c in _chunks(docs, "tutorial/cors.md")]
