@@ -230,6 +230,20 @@ def test_a_command_per_package_manager_is_text(tmp_path: Path) -> None:
     assert chunk.text.endswith("One:")  # (one prop alone: no set of commands)
 
 
+def test_yes_and_no_icons_in_a_table_are_their_marks() -> None:
+    """Next.js' "Server or Client Component?" table says everything with `<Check size={18} />`
+    and `<Cross size={18} />`: its cells were empty."""
+    mdx = [
+        "| What do you need to do? | Server Component | Client Component |",
+        "| --- | --- | --- |",
+        "| Fetch data | <Check size={18} /> | <Cross size={18} /> |",
+        "| A checkbox | <Checkbox /> | <CheckIcon/> |",
+    ]
+    display = reduce(mdx, mdx, True)[0]
+    assert display[2] == "| Fetch data | ✓ | ✗ |"
+    assert display[3] == "| A checkbox | | ✓ |"
+
+
 def test_reduction_keeps_every_line_where_it_was() -> None:
     """Line count and code lines are unchanged; lines of text only lose markup."""
     lines = MINTLIFY.split("\n")
