@@ -5,7 +5,11 @@ App Router page showed the Pages Router's parts too ("API EndpointsRoute Handler
 
 from __future__ import annotations
 
-from conftest import build_bundle, write_tree
+import json
+import time
+
+from conftest import build_bundle, bundle_differences, run_docsmcp, write_tree
+from docsmcp.pipeline.known_files import RACY_NS
 from docsmcp.sources.router_pages import for_router, route, router
 from docsmcp_runtime.bundle.reader import open_bundle
 
@@ -76,3 +80,29 @@ def test_routers_routes_and_parts() -> None:
     assert for_router(body, None) == body
     # An unclosed part runs to the end of the page, its lines kept.
     assert for_router("a\n<PagesOnly>\nb\nc", "app") == "a\n\n\n"
+
+
+def test_rebuilds_show_what_a_clean_build_shows(tmp_path) -> None:
+    """A rebuild takes unchanged files from its record without their text (known_files.py): a
+    page another page shows is read again each time, also when the page naming it is new."""
+    image = "02-app/02-api-reference/01-components/image.mdx"
+    docs = write_tree(tmp_path / "docs", {image: _IMAGE, "02-app/other.mdx": "# Other\n\nText.\n"})
+    out = tmp_path / "idx"
+
+    def build() -> dict:
+        return json.loads(run_docsmcp("build", "--docs-dir", docs, "--out", out, "--json").stdout)
+
+    build()
+    time.sleep(RACY_NS / 1e9 + 0.2)  # files written moments ago are read again: not recorded
+    build()
+    assert build()["unread_files"] == 2  # both taken from the record, no page names them
+    shown = "03-pages/02-api-reference/01-components/image.mdx"
+    (docs / shown).parent.mkdir(parents=True)
+    (docs / shown).write_text(_SHOWN, encoding="utf-8")
+    build()
+    assert "getStaticProps" in _texts(out)[shown]
+    assert bundle_differences(out, build_bundle(docs, tmp_path / "clean", "--no-cache")) == []
+    time.sleep(RACY_NS / 1e9 + 0.2)
+    build()
+    assert build()["unread_files"] == 1  # other.mdx: image.mdx is shown by another page
+    assert bundle_differences(out, build_bundle(docs, tmp_path / "clean2", "--no-cache")) == []

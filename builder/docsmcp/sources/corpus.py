@@ -481,7 +481,13 @@ def load_corpus(
                 unexpanded[source.path] = source
     unresolved.log()
     files = _with_partials(docs_dir, files, roots, unresolved, unexpanded)
-    files = router_pages.resolve(files)  # (Next.js: pages shown from another's text)
+
+    def reread(path: str) -> SourceFile | None:
+        configured = versioned.manifest(_governing(manifests, path), path)
+        source, _ = load_file(docs_dir, path, configured, roots)
+        return None if source is None else _finish(docs_dir, source, roots, unresolved)
+
+    files = router_pages.resolve(files, reread)  # (Next.js: pages shown from another's text)
     files = link_titles.resolve(sorted(files, key=lambda f: f.path))  # (in path order from here)
     files = hugo_params.resolve(files, docs_dir)
     ordered = sorted(manifests.values(), key=lambda m: m.path)

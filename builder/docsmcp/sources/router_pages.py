@@ -27,7 +27,7 @@ import json
 import logging
 import posixpath
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from itertools import accumulate
 
 from docsmcp.enrich.roles import ORDER_PREFIX
@@ -110,10 +110,9 @@ def _spans(line: str) -> list[tuple[int, int]]:
     return [m.span() for m in _CODE_SPAN.finditer(line)]
 
 
-def _source(sf: SourceFile) -> str | None:
-    """The route a page's front matter says it shows (`source:`), if its body says nothing
-    (comments and blank lines only)."""
-    if '"source"' not in sf.frontmatter:
+def _named(sf: SourceFile) -> str | None:
+    """The route a page's front matter names as its `source:`, if any."""
+    if '"source"' not in sf.frontmatter or router(sf.path) is None:
         return None
     try:
         front = json.loads(sf.frontmatter)
@@ -122,14 +121,29 @@ def _source(sf: SourceFile) -> str | None:
     value = front.get("source") if isinstance(front, dict) else None
     if not isinstance(value, str) or not value.strip():
         return None
-    if _COMMENT.sub("", sf.body).strip():
-        return None
     return value.strip().strip("/").removeprefix("docs/")
 
 
-def resolve(files: Sequence[SourceFile]) -> list[SourceFile]:
+def _source(sf: SourceFile) -> str | None:
+    """The route a page shows (`source:`), if its body says nothing (comments and blank lines
+    only)."""
+    value = _named(sf)
+    return None if value is None or _COMMENT.sub("", sf.body).strip() else value
+
+
+def shown(files: Sequence[SourceFile]) -> frozenset[str]:
+    """The paths of the pages that other pages of `files` show: their text is another page's
+    too, so a rebuild must read them (known_files.py takes an unchanged file without it)."""
+    named = {value for sf in files if (value := _named(sf))}
+    return frozenset(sf.path for sf in files if named and route(sf.path) in named)
+
+
+def resolve(
+    files: Sequence[SourceFile], read: Callable[[str], SourceFile | None] | None = None
+) -> list[SourceFile]:
     """`files` with the pages that show another page's text given it, and every page of a
-    router without the other router's parts."""
+    router without the other router's parts. `read(path)` reads a page again: one a rebuild
+    took unchanged without its text (known_files.py) and another page now shows."""
     if not any(router(sf.path) for sf in files):
         return list(files)
     routes = {route(sf.path): sf for sf in files}
@@ -142,6 +156,8 @@ def resolve(files: Sequence[SourceFile]) -> list[SourceFile]:
         body, line_map = sf.body, sf.line_map
         wanted = _source(sf)
         shown = routes.get(wanted) if wanted else None
+        if shown is not None and not shown.text and read is not None:
+            shown = read(shown.path) or shown
         if shown is not None and shown is not sf and not _source(shown):
             body = shown.body
             line_map = (_source_line(sf),) * (body.count("\n") + 1)
