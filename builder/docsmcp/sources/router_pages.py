@@ -15,8 +15,10 @@ The router is a page's first folder without its ordering prefix (`02-app` is `ap
 xref_resolve reads links: the page whose path without ordering prefixes and suffix, or whose
 folder's `index`, is it. Done once every page is read (corpus.py): the page shown is read with
 its includes first; a page that shows another gets a line map (every line its `source:` line's),
-so it is read again on every build and its parse is keyed on the text shown. A `source` naming
-no page, or a page that itself names a source, leaves the page as it was.
+so it is read again on every build and its parse is keyed on the text shown; the page shown is
+never recorded by known_files.py either (a rebuild would take it without its text). A `source`
+naming no page, or a page that itself names a source, leaves the page as it was, with one
+warning line.
 """
 
 from __future__ import annotations
