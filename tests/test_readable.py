@@ -230,6 +230,20 @@ def test_a_command_per_package_manager_is_text(tmp_path: Path) -> None:
     assert chunk.text.endswith("One:")  # (one prop alone: no set of commands)
 
 
+def test_yes_and_no_icons_in_a_table_are_their_marks() -> None:
+    """Next.js' "Server or Client Component?" table says everything with `<Check size={18} />`
+    and `<Cross size={18} />`: its cells were empty."""
+    mdx = [
+        "| What do you need to do? | Server Component | Client Component |",
+        "| --- | --- | --- |",
+        "| Fetch data | <Check size={18} /> | <Cross size={18} /> |",
+        "| A checkbox | <Checkbox /> | <CheckIcon/> |",
+    ]
+    display = reduce(mdx, mdx, True)[0]
+    assert display[2] == "| Fetch data | ✓ | ✗ |"
+    assert display[3] == "| A checkbox | | ✓ |"
+
+
 def test_reduction_keeps_every_line_where_it_was() -> None:
     """Line count and code lines are unchanged; lines of text only lose markup."""
     lines = MINTLIFY.split("\n")
@@ -249,6 +263,27 @@ def test_reduction_keeps_every_line_where_it_was() -> None:
     assert reduce(table, table, False)[1][0].strip() == "| Name | Type | | --- | --- | | id | str |"
     cell = ["<table><tr><td>a<br>b</td><td><p>c</p></td></tr></table>"]
     assert reduce(cell, cell, False)[0] == ["| a b | c |\n| --- | --- |"]
+
+
+def test_custom_elements_a_page_closes_are_markup() -> None:
+    """React Router's `.md` pages call out with `<docs-info>…</docs-info>` (108 tags on 49
+    pages were shown): a custom element the file closes is markup, its text stays; one never
+    closed is a placeholder and stays text, and a tag in a code span is code."""
+    md = [
+        "<docs-warning>This API is experimental, pay **very** close",
+        "attention to release notes.</docs-warning>",
+        "",
+        "<docs-info>",
+        "",
+        "Use `<docs-info>` for notes; pass <your-token> here.",
+        "",
+        "</docs-info>",
+    ]
+    display = reduce(md, md, False)[0]
+    assert display[0] == "This API is experimental, pay **very** close"
+    assert display[1] == "attention to release notes."
+    assert display[3] == "" and display[7] == ""
+    assert display[5] == "Use `<docs-info>` for notes; pass <your-token> here."
 
 
 def test_explicit_anchor_is_the_id_and_get_doc_reaches_it(tmp_path: Path) -> None:

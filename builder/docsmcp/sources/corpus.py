@@ -13,7 +13,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from docsmcp.model.source import Manifest, Problem, SourceFile, TaxonomyKey
-from docsmcp.sources import asciidoc_includes, hugo_params, hugo_site, includes
+from docsmcp.sources import asciidoc_includes, hugo_params, hugo_site, includes, router_pages
 from docsmcp.sources.discover import (
     Entry,
     glob_problem,
@@ -486,6 +486,13 @@ def load_corpus(
                 unexpanded[source.path] = source
     unresolved.log()
     files = _with_partials(docs_dir, files, roots, unresolved, unexpanded)
+
+    def reread(path: str) -> SourceFile | None:
+        configured = versioned.manifest(_governing(manifests, path), path)
+        source, _ = load_file(docs_dir, path, configured, roots)
+        return None if source is None else _finish(docs_dir, source, roots, unresolved)
+
+    files = router_pages.resolve(files, reread)  # (Next.js: pages shown from another's text)
     files = link_titles.resolve(sorted(files, key=lambda f: f.path))  # (in path order from here)
     files = hugo_params.resolve(files, docs_dir)
     ordered = sorted(manifests.values(), key=lambda m: m.path)

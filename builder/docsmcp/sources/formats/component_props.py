@@ -35,10 +35,19 @@ _PACKAGE_MANAGERS = ("npm", "yarn", "pnpm", "bun", "deno", "cargo")
 # `<ParamField query="limit" type="integer">`: its name, type and flags are its text.
 _FIELD_TAG = re.compile(r"(?:Field|Param|Parameter|Property|Prop|Attribute|Option)$")
 _FIELD_NAMES = ("name", "path", "query", "body", "header", "param", "field", "id")
+# Icon components that say yes or no, mostly in table cells (Next.js' `<Check size={18} />` and
+# `<Cross size={18} />`: its "Server or Client Component?" table and next/font's options table
+# were all empty cells): the mark a reader sees.
+_MARKS = {
+    "Check": "✓", "CheckIcon": "✓", "Checkmark": "✓", "CheckMark": "✓", "Tick": "✓",
+    "Cross": "✗", "CrossIcon": "✗", "XIcon": "✗", "XMark": "✗", "Xmark": "✗",
+}  # fmt: skip
 
 
 def props_text(name: str, props: dict[str, str | None]) -> str:
     """The text a component's props show a reader, else ""."""
+    if name in _MARKS:
+        return _MARKS[name]
     if not props:
         return ""
     words: list[str] = []

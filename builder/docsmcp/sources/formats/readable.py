@@ -58,6 +58,7 @@ _MDX_TRIGGER = re.compile(r"[<&{]")
 _ENTITY = re.compile(r"&(?:#\d{1,7}|#[xX][0-9A-Fa-f]{1,6}|[A-Za-z][A-Za-z0-9]{1,31});")
 _BLOCK_LINE = re.compile(r"^[ \t]*(/{3,})[ \t]*([A-Za-z][\w-]*)?[ \t]*(?:\|[ \t]*(.*?))?[ \t]*$")
 _BLANK = re.compile(r"[ \t]*")
+_CUSTOM_CLOSE = re.compile(r"</([a-z][a-z0-9]*(?:-[a-z0-9]*)+)\s*>")  # (a custom element's end)
 _HEADING_AT = re.compile(r"[ ]{0,3}#{1,6}[ \t]")
 _HEADING_SPACES = re.compile(r"([ ]{0,3}#{1,6})[ \t]{2,}")
 # CommonMark's HTML blocks of type 1 whose content no reader sees (hiding.UNSEEN_CONTENT).
@@ -85,12 +86,16 @@ def _rendered_template(name: str, props: dict[str, str | None]) -> bool:
     return name == "template" and any(_VUE_DIRECTIVE.match(key) for key in props)
 
 
-def _is_component(name: str, mdx: bool, self_closing: bool = False) -> bool:
+def _is_component(
+    name: str, mdx: bool, self_closing: bool = False, closed: frozenset[str] = frozenset()
+) -> bool:
     """Whether the tag `name` is markup to reduce (not a placeholder like `<your-token>`): an
     HTML element, a component of an MDX file, or a self-closing capitalised tag anywhere
     (`<Badge type="info" text="optional" />`, the Vue components of VitePress' `.md` pages: a
-    placeholder is never written `<Name ... />`)."""
-    if name.lower() in HTML_ELEMENTS:
+    placeholder is never written `<Name ... />`), or a custom element the file closes
+    (`closed`: React Router's `<docs-info>…</docs-info>` callouts, 108 tags on 49 pages; a
+    placeholder is never closed)."""
+    if name.lower() in HTML_ELEMENTS or name in closed:
         return True
     return (mdx or self_closing) and (name[0].isupper() or "." in name)
 
@@ -109,8 +114,10 @@ class _Scan:
         tag_lines: set[int],
         budget: list[int],
         markup: list[tuple[int, str, str]],
+        closed: frozenset[str] = frozenset(),
     ) -> None:
         self.s = text
+        self.closed = closed  # the custom elements the file closes (_custom_closed)
         # Characters that failed searches (an unclosed tag, brace or comment) may still read
         # in this file, shared by its runs: past it, `<`, `{` and backticks are plain text, so
         # tag soup costs linear time, not one bounded search per `<`.
@@ -266,7 +273,7 @@ class _Scan:
         if isinstance(tag, int):
             return self.failed(i, tag)
         end, name, closing, self_closing, props, _ = tag
-        if name and not _is_component(name, self.mdx, self_closing):
+        if name and not _is_component(name, self.mdx, self_closing, self.closed):
             return self._literal(i)
         low = name.lower()
         if self.at_line_start(i):
@@ -459,6 +466,7 @@ def _reduce(lines: list[str], mdx: bool) -> _Reduced:
     read: list[tuple[int, int]] = []  # the lines scans read
     starts = [0, *accumulate(len(line) + 1 for line in lines)]
     trigger = _MDX_TRIGGER if mdx else _MD_TRIGGER
+    closed = _custom_closed(text)
     i = 0
     n = len(out)
     while i < n:
@@ -498,7 +506,7 @@ def _reduce(lines: list[str], mdx: bool) -> _Reduced:
             k += 1
         run = "\n".join(out[i:j])
         if stack or _may_reduce(run, mdx):
-            scan = _Scan(run, mdx, i, stack, depth_at, tag_lines, budget, markup)
+            scan = _Scan(run, mdx, i, stack, depth_at, tag_lines, budget, markup, closed)
             if stack:
                 depth_at[i] = stack[0][1]
             reduced = scan.run().split("\n")
@@ -524,6 +532,14 @@ def _reduce(lines: list[str], mdx: bool) -> _Reduced:
             out[k] = line.rstrip()
         finish.append(k)
     return _Reduced(out, finish, tuple(labels), tuple(markup))
+
+
+def _custom_closed(text: str) -> frozenset[str]:
+    """The custom elements (HTML's valid names: a lower-case letter first, a hyphen within)
+    that `text` closes somewhere: their tags are markup, `<your-token>` alone stays text."""
+    if "</" not in text or "-" not in text:
+        return frozenset()
+    return frozenset(m.group(1) for m in _CUSTOM_CLOSE.finditer(text))
 
 
 def _may_reduce(text: str, mdx: bool) -> bool:
