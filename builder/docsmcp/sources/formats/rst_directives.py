@@ -97,7 +97,7 @@ class _Generic(Directive):
     def run(self) -> list[nodes.Node]:
         box = nodes.container(classes=["generic", self.name])
         if not self.content and not self.options and len(self.arguments) == 1:
-            box["classes"].append("bare")  # a declaration: rst._attach_declarations
+            box["classes"].append("bare")  # a declaration: rst_declarations.attach_declarations
         box.line = self.lineno
         label = self.label or " ".join(self.arguments)
         if label:
@@ -213,8 +213,8 @@ class _Described(Directive):
 
     def run(self) -> list[nodes.Node]:
         signature = " ".join(self.arguments).strip()
-        # Without content it only declares a name: rst._attach_declarations gives it to the
-        # section after it (`.. setting:: DOWNLOAD_DELAY` right before DOWNLOAD_DELAY's own).
+        # Without content it only declares a name: rst_declarations.attach_declarations gives it
+        # to the section after it (`.. setting:: DOWNLOAD_DELAY` right before DOWNLOAD_DELAY's).
         box = nodes.container(classes=["described"] if self.content else ["described", "bare"])
         box.line = self.lineno
         domain, objtype = domain_and_type(self.name)
