@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from docutils import nodes
 
-from docsmcp.sources.formats.rst_objects import STATE
+from docsmcp.sources.formats.rst_objects import STATE, Mark
 
 
 def attach_declarations(document: nodes.document) -> None:
@@ -15,13 +15,19 @@ def attach_declarations(document: nodes.document) -> None:
     setting or an option right before the section about it (Scrapy and Django: `.. setting::
     DOWNLOAD_DELAY` then a `DOWNLOAD_DELAY` heading); docutils leaves the declaration at the end
     of the section before, whose text then ended with that name and which the API registry
-    gave as the entry's section."""
+    gave as the entry's section. Once there it shows nothing but its anchors, on the heading's
+    line: Sphinx renders a cross-reference type (`setting`, Django's `templatetag`, Celery's
+    `signal`) as a link target only, and the heading names it (the name showed twice in 187
+    places of Celery's docs, and the first of each group stayed a stray line under the
+    group's heading)."""
     for box in list(document.findall(nodes.container)):
         parent = box.parent
         if "bare" not in box["classes"] or not isinstance(parent, nodes.section):
             continue
-        if parent.index(box) != len(parent) - 1:
-            continue  # text follows it in its own section: it belongs there
+        # Text after it in its own section makes it that section's; subsections do not (the
+        # first setting of a group sits under the group's heading, before its subsections).
+        if any(not isinstance(n, nodes.section) for n in parent[parent.index(box) + 1 :]):
+            continue
         following = next(
             box.findall(nodes.section, include_self=False, siblings=True, ascend=True), None
         )
@@ -34,7 +40,8 @@ def attach_declarations(document: nodes.document) -> None:
         if not isinstance(title, nodes.title) or " ".join(title.astext().split()) != declared:
             continue
         parent.remove(box)
-        following.insert(1, box)
+        # Its anchors go onto the heading's line; its text, the name again, goes.
+        title.extend(list(box.findall(Mark)))
         # Its registry entries' category: what encloses the section it declares (Scrapy's
         # "Built-in settings reference"), not the section before it.
         outer = following.parent
