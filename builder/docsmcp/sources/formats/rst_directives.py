@@ -109,15 +109,26 @@ class _Generic(Directive):
 
 class _Unknown(_Generic):
     def run(self) -> list[nodes.Node]:
-        warn_once(
-            f"rst-directive {self.name}",
-            "%s:%d: unknown reST directive %r: its content is kept as text "
-            "(one warning per directive name)",
-            _PAGE.get(),
-            file_line(self.lineno),
-            self.name,
-        )
-        return super().run()
+        out = super().run()
+        if "bare" in out[0]["classes"]:
+            # Maybe a project's declaration (`.. signal:: task_failure` over the section of that
+            # name): rst_declarations.attach_declarations decides, and warns if it is none.
+            out[0]["unknown"] = self.name
+        else:
+            warn_unknown(self.name, self.lineno)
+        return out
+
+
+def warn_unknown(name: str, lineno: int) -> None:
+    """Say once per directive name that a directive no one knows shows its text as it is."""
+    warn_once(
+        f"rst-directive {name}",
+        "%s:%d: unknown reST directive %r: its content is kept as text "
+        "(one warning per directive name)",
+        _PAGE.get(),
+        file_line(lineno),
+        name,
+    )
 
 
 class _Code(Directive):
@@ -183,7 +194,9 @@ class _Version(Directive):
         # As Sphinx writes it: "Changed in version 2.0: Renamed." or "... 2.0.". The rest of the
         # argument is reST (its roles and literals parsed: Scrapy's notes whose text starts on
         # the directive's next line showed `:setting:` and ``` `` ``` as written).
-        para = nodes.paragraph(text=text + (": " if len(self.arguments) > 1 else "."))
+        para = nodes.paragraph(
+            text=text + (": " if len(self.arguments) > 1 else "."), classes=["version"]
+        )
         if len(self.arguments) > 1:
             inline, _ = self.state.inline_text(self.arguments[1], self.lineno)
             para.extend(inline)
@@ -215,7 +228,10 @@ class _Described(Directive):
         signature = " ".join(self.arguments).strip()
         # Without content it only declares a name: rst_declarations.attach_declarations gives it
         # to the section after it (`.. setting:: DOWNLOAD_DELAY` right before DOWNLOAD_DELAY's).
-        box = nodes.container(classes=["described"] if self.content else ["described", "bare"])
+        # An autodoc stub is none: its text is in the code (the stub says so).
+        stub = self.name.rpartition(":")[2].startswith("auto")
+        bare = not self.content and not stub
+        box = nodes.container(classes=["described", "bare"] if bare else ["described"])
         box.line = self.lineno
         domain, objtype = domain_and_type(self.name)
         state = STATE.get()
