@@ -138,3 +138,21 @@ def test_a_declaration_of_an_unknown_type_is_no_unknown_directive(
     with caplog.at_level(logging.WARNING):
         rst_to_markdown("other.rst", "Title\n=====\n\n.. marker:: here\n\nText.\n")
     assert "other.rst:4: unknown reST directive 'marker'" in caplog.text
+
+
+def test_a_setting_role_is_code_that_references_its_section(tmp_path: Path) -> None:
+    """Sphinx shows `:setting:`task_acks_late`` as code linking to the setting (Celery wrote
+    712, Django and Scrapy many more); it was plain text that referenced nothing."""
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "signals.rst").write_text(SIGNALS)
+    (docs / ".docs-mcp.json").write_text('{"version": "1", "strategy": {"chunk_by": "h3"}}')
+    (docs / "guide.rst").write_text(
+        "Reliability\n===========\n\nEnable :setting:`task_acks_late` for idempotent work.\n"
+    )
+    out = build_bundle(docs, tmp_path / "idx")
+    with McpSession(out) as s:
+        assert "Enable `task_acks_late` for idempotent work." in s.get_doc("guide.rst#reliability")
+        hit = s.search(query="idempotent work", limit=1, expand_references=True)["hits"][0]
+    assert hit["chunk_id"] == "guide.rst#reliability", hit
+    assert [r["id"] for r in hit["references"]] == ["signals.rst#signals/settings/taskackslate"]

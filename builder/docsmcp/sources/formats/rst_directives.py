@@ -46,11 +46,13 @@ _SETTINGS = {
 }
 _PARSER = Parser()
 
-# Roles whose text is code (Sphinx's Python, C, JS domains and standard roles).
+# Roles whose text is code (Sphinx's Python, C, JS domains and standard roles; the
+# cross-reference types Sphinx projects declare most, `setting` of Django, Scrapy and Celery,
+# `confval`, and Sphinx's `event`: Sphinx shows them as code linking to the declaration).
 _CODE_ROLES = frozenset(
     "func meth class mod attr data exc obj const var envvar option program file samp kbd "
     "command makevar mailheader regexp token keyword member macro type struct union enum "
-    "enumerator expr texpr cpp:func any".split()
+    "enumerator expr texpr cpp:func any setting confval event".split()
 )
 _ADMONITIONS = {
     "attention": "Attention",
