@@ -17,6 +17,7 @@ from docsmcp.enrich.summary import page_description, summary
 from docsmcp.enrich.xref import KINDS, CrossRefs, FileRefs, extract_refs
 from docsmcp.enrich.xref_resolve import cross_references, resolve_refs
 from docsmcp.model.chunk import Chunk, ParsedFile
+from docsmcp.sources.convert import convert_source
 from docsmcp.sources.corpus import load_corpus
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -532,6 +533,23 @@ def test_a_rule_marker_over_the_first_paragraph_is_no_part_of_a_page_description
     (tmp_path / "abi.md").write_text(page, encoding="utf-8")
     (sf,) = load_corpus(tmp_path).files
     assert page_description(parse_file(sf)) == "This section documents the ABI."
+
+
+def test_a_page_opening_with_a_note_is_described_by_the_note(tmp_path: Path) -> None:
+    """Celery's CLI page opens with `.. note::`, NumPy's 20 pages and pip's 5 with an
+    admonition too: their description was the label alone, "Note"."""
+    (tmp_path / "cli.rst").write_text(
+        "CLI\n===\n\n.. note:: The prefix ``CELERY`` must be added.\n\nMore text.\n",
+        encoding="utf-8",
+    )
+    (tmp_path / "guide.md").write_text(
+        "# Guide\n\nWarning\n\nBack up first.\n\nThen run it.\n", encoding="utf-8"
+    )
+    files = {sf.path: convert_source(sf) for sf in load_corpus(tmp_path).files}
+    assert page_description(parse_file(files["cli.rst"])) == (
+        "Note: The prefix CELERY must be added."
+    )
+    assert page_description(parse_file(files["guide.md"])) == "Warning: Back up first."
 
 
 def test_a_table_of_contents_is_no_summary() -> None:

@@ -25,6 +25,12 @@ _JSX_EXPRESSION = re.compile(r"\{[^{}\n]{0,500}\}")
 _EMPHASIS = re.compile(r"(\*\*|__|\*|~~)(?=\S)|(?<=\S)(\*\*|__|\*|~~)")
 _UNDERSCORE = re.compile(r"(?<![\w])_(?=\w)|(?<=\w)_(?![\w])")
 _SPACES = re.compile(r"\s+")
+# An admonition's label alone (reST's and mkdocs' boxes read as their label over their text):
+# a page that opens with one is described by the box's text under it.
+_LABEL = re.compile(
+    r"(?i)(note|warning|tip|important|caution|danger|attention|hint|error|see also|todo|info"
+    r"|success|example|question|bug|abstract|quote|failure|warn|deprecated):?"
+)
 
 
 def _strip_inline(text: str) -> str:
@@ -126,6 +132,7 @@ def page_description(parsed: ParsedFile) -> str:
         described = frontmatter.get(key)
         if isinstance(described, str) and described.strip():
             return summary(described)
+    label = ""
     for b in parsed.blocks:
         if b.kind == "paragraph" and b.search.strip():
             raw = parsed.lines[b.start : b.end]
@@ -135,6 +142,9 @@ def page_description(parsed: ParsedFile) -> str:
                 text = summary("\n".join(x for x in raw if not RULE_ID_LINE.match(x)))
             else:
                 text = summary(b.search)
+            if not label and _LABEL.fullmatch(text):
+                label = text.rstrip(":")  # (Celery's CLI page and 20 of NumPy's read "Note")
+                continue
             if text:
-                return text
-    return ""
+                return f"{label}: {text}" if label else text
+    return label
