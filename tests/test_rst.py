@@ -336,7 +336,7 @@ def test_sphinx_info_fields_version_notes_autosummary_and_metadata_read_as_sphin
         "- **settings** (int) – the settings\n\nReturns: a deferred (Deferred)\n\n"
         "Raises:\n- **ValueError** – if wrong"
     ) in out
-    assert "Changed in version 2.0: ITEM_PIPELINES and `FEEDS` are now ignored." in out
+    assert "Changed in version 2.0: `ITEM_PIPELINES` and `FEEDS` are now ignored." in out
     assert "- `einsum`\n- `numpy.einsum_path`" in out and "toctree" not in out
     assert "See `strings` and `ndarray.__array__`." in out
     # A field list that is not info fields reads as before.

@@ -17,6 +17,7 @@ from docsmcp.enrich.summary import page_description, summary
 from docsmcp.enrich.xref import KINDS, CrossRefs, FileRefs, extract_refs
 from docsmcp.enrich.xref_resolve import cross_references, resolve_refs
 from docsmcp.model.chunk import Chunk, ParsedFile
+from docsmcp.sources.convert import convert_source
 from docsmcp.sources.corpus import load_corpus
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -534,6 +535,39 @@ def test_a_rule_marker_over_the_first_paragraph_is_no_part_of_a_page_description
     assert page_description(parse_file(sf)) == "This section documents the ABI."
 
 
+def test_a_summary_keeps_the_underscores_of_code() -> None:
+    """Celery's CLI page is described "The prefix `CELERY_` must be added": the summary read
+    "CELERY", as `__init__.py` read "init.py"; emphasis outside code still goes."""
+    text = "Add `CELERY_` to `__init__.py`, _really_ __now__ (`**kwargs`)."
+    assert summary(text) == "Add CELERY_ to __init__.py, really now (**kwargs)."
+
+
+def test_a_page_opening_with_a_note_is_described_by_the_note(tmp_path: Path) -> None:
+    """Celery's CLI page opens with `.. note::`, NumPy's 20 pages and pip's 5 with an
+    admonition too: their description was the label alone, "Note"."""
+    (tmp_path / "cli.rst").write_text(
+        "CLI\n===\n\n.. note:: The prefix ``CELERY_`` must be added.\n\nMore text.\n",
+        encoding="utf-8",
+    )
+    (tmp_path / "guide.md").write_text(
+        "# Guide\n\nWarning\n\nBack up first.\n\nThen run it.\n", encoding="utf-8"
+    )
+    files = {sf.path: convert_source(sf) for sf in load_corpus(tmp_path).files}
+    assert page_description(parse_file(files["cli.rst"])) == (
+        "Note: The prefix CELERY_ must be added."
+    )
+    assert page_description(parse_file(files["guide.md"])) == "Warning: Back up first."
+    # A description reads the block's text as parsed: code keeps its `_`, `*` and `<`.
+    (tmp_path / "types.md").write_text(
+        "# Types\n\nAn `Array<string>` of `**kwargs` in `__init__.py`, *really*.\n",
+        encoding="utf-8",
+    )
+    (sf,) = [f for f in load_corpus(tmp_path).files if f.path == "types.md"]
+    assert page_description(parse_file(sf)) == (
+        "An Array<string> of **kwargs in __init__.py, really."
+    )
+
+
 def test_a_table_of_contents_is_no_summary() -> None:
     """Laravel's pages open with a list of links to their own sections (and a page or two):
     that list was their summary. A list of other links keeps its titles, and links in a list
@@ -741,9 +775,17 @@ def _strip_inline_every_pattern(text: str) -> str:
     end = text.rfind(">") + 1
     text = re.sub(r"<[^<>]{0,2000}>", " ", text[:end]) + text[end:]
     text = re.sub(r"\{[^{}\n]{0,500}\}", " ", text)
-    text = text.replace("`", "")
-    text = re.sub(r"(\*\*|__|\*|~~)(?=\S)|(?<=\S)(\*\*|__|\*|~~)", "", text)
-    text = re.sub(r"(?<![\w])_(?=\w)|(?<=\w)_(?![\w])", "", text)
+
+    def unemphasised(part: str) -> str:
+        part = re.sub(r"(\*\*|__|\*|~~)(?=\S)|(?<=\S)(\*\*|__|\*|~~)", "", part)
+        return re.sub(r"(?<![\w])_(?=\w)|(?<=\w)_(?![\w])", "", part)
+
+    # (emphasis is read outside code spans only)
+    pieces = re.split(r"(`+)([^`\n]+?)\1(?!`)", text)
+    text = "".join(
+        unemphasised(p.replace("`", "")) if i % 3 == 0 else p if i % 3 == 2 else ""
+        for i, p in enumerate(pieces)
+    )
     return re.sub(r"\s+", " ", text).strip()
 
 

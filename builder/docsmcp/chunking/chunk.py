@@ -21,6 +21,7 @@ from docsmcp.chunking.levels import structural_levels
 from docsmcp.model.chunk import Block, Chunk, ParsedFile, Tab
 from docsmcp.model.source import SourceFile
 from docsmcp.model.text import slugify
+from docsmcp.sources.formats.banner import drop_banner
 from docsmcp.sources.formats.dialects import rewrite
 from docsmcp.sources.formats.hidden_elements import drop_unseen
 from docsmcp.sources.formats.html_code import pre_blocks
@@ -412,7 +413,7 @@ def split_lines(
             # Zola shows `{{/* get_url() */}}` as `{{ get_url() }}`, in code too (280 escapes
             # of its docs were shown as written: code an agent copies that is no Tera)
             lines = [_ZOLA_ESCAPE.sub(r"\1 \2 \3", line) for line in lines]
-        lines = hide_twoslash(lines)
+        lines = hide_twoslash(drop_banner(lines))
         if "<pre" in sf.body:
             lines = pre_blocks(lines)
         lines = mdx_code_blocks(lines)

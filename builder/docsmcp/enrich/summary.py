@@ -25,6 +25,13 @@ _JSX_EXPRESSION = re.compile(r"\{[^{}\n]{0,500}\}")
 _EMPHASIS = re.compile(r"(\*\*|__|\*|~~)(?=\S)|(?<=\S)(\*\*|__|\*|~~)")
 _UNDERSCORE = re.compile(r"(?<![\w])_(?=\w)|(?<=\w)_(?![\w])")
 _SPACES = re.compile(r"\s+")
+_CODE_SPAN = re.compile(r"(`+)([^`\n]+?)\1(?!`)")
+# An admonition's label alone (reST's and mkdocs' boxes read as their label over their text):
+# a page that opens with one is described by the box's text under it.
+_LABEL = re.compile(
+    r"(?i)(note|warning|tip|important|caution|danger|attention|hint|error|see also|todo|info"
+    r"|success|example|question|bug|abstract|quote|failure|warn|deprecated):?"
+)
 
 
 def _strip_inline(text: str) -> str:
@@ -42,12 +49,29 @@ def _strip_inline(text: str) -> str:
         text = _TAG.sub(" ", text[:end]) + text[end:]
     if "{" in text:
         text = _JSX_EXPRESSION.sub(" ", text)  # JSX expressions
-    text = text.replace("`", "")
+    if "`" in text:
+        # Emphasis marks are read outside code spans only: `__init__.py` and `CELERY_` are
+        # names (descriptions read "init.py" and "CELERY").
+        pieces = []
+        at = 0
+        for m in _CODE_SPAN.finditer(text):
+            pieces.append(_unemphasised(text[at : m.start()].replace("`", "")))
+            pieces.append(m.group(2))
+            at = m.end()
+        pieces.append(_unemphasised(text[at:].replace("`", "")))
+        text = "".join(pieces)
+    else:
+        text = _unemphasised(text)
+    return _SPACES.sub(" ", text).strip()
+
+
+def _unemphasised(text: str) -> str:
+    """`text` without emphasis marks (`**`, `_`, `~~`)."""
     if "*" in text or "_" in text or "~" in text:
         text = _EMPHASIS.sub("", text)
     if "_" in text:
         text = _UNDERSCORE.sub("", text)
-    return _SPACES.sub(" ", text).strip()
+    return text
 
 
 _SKIP_LINE = re.compile(
@@ -64,15 +88,16 @@ _TOC_ITEM = re.compile(r"\[[^\]\n]{0,500}\]\([^)\s]{0,2000}\)\s*$")
 _SENTENCE_END = re.compile(r"(?<=[.!?])[\"')\]]*\s+(?=[\"'(\[]?[A-Z0-9])")
 
 
-def summary(text: str, limit: int = 200) -> str:
+def summary(text: str, limit: int = 200, plain: bool = False) -> str:
     """Extractive summary of a markdown text: its first sentence(s), at most `limit` characters,
-    without markdown, HTML/JSX or code ("" when the text has no prose)."""
+    without markdown, HTML/JSX or code ("" when the text has no prose). `plain`: the text is a
+    block's text as parsed already (no markup left: its `*`, `_`, `<` are the reader's)."""
     if limit <= 0:
         return ""
     prose = ""
     for window in _SUMMARY_WINDOWS:  # the prose is at the top: look further only if needed
         lines = text.split("\n", window)[:window]
-        prose, complete = _leading_prose(lines, limit)
+        prose, complete = _leading_prose(lines, limit, plain)
         if complete or len(lines) < window:
             break
     if not prose:
@@ -88,7 +113,7 @@ def summary(text: str, limit: int = 200) -> str:
     return truncate(prose, limit)
 
 
-def _leading_prose(lines: list[str], limit: int) -> tuple[str, bool]:
+def _leading_prose(lines: list[str], limit: int, plain: bool = False) -> tuple[str, bool]:
     """Plain text of the first prose paragraphs of `lines`: from the first prose line until a
     heading, table or code block follows, or more than `limit` characters are collected. Also
     whether it ended for such a reason (False: the lines ran out first)."""
@@ -112,7 +137,8 @@ def _leading_prose(lines: list[str], limit: int) -> tuple[str, bool]:
             toc = line.startswith("](#", line.index("]", item.end())) if toc is None else toc
             if toc:
                 continue
-        clean = _strip_inline(_BULLET.sub("", line[:5000]))
+        clean = _BULLET.sub("", line[:5000])
+        clean = _SPACES.sub(" ", clean).strip() if plain else _strip_inline(clean)
         if clean:
             parts.append(clean)
             size += len(clean) + 1
@@ -126,6 +152,7 @@ def page_description(parsed: ParsedFile) -> str:
         described = frontmatter.get(key)
         if isinstance(described, str) and described.strip():
             return summary(described)
+    label = ""
     for b in parsed.blocks:
         if b.kind == "paragraph" and b.search.strip():
             raw = parsed.lines[b.start : b.end]
@@ -134,7 +161,12 @@ def page_description(parsed: ParsedFile) -> str:
                 # reader sees: its descriptions read "rabi.intro This section documents ...")
                 text = summary("\n".join(x for x in raw if not RULE_ID_LINE.match(x)))
             else:
-                text = summary(b.search)
+                # (markdown-it's text: `CELERY_`, `__init__.py` and `**kwargs` were read as
+                # emphasis again, and `Array<string>` as a tag)
+                text = summary(b.search, plain=True)
+            if not label and _LABEL.fullmatch(text):
+                label = text.rstrip(":")  # (Celery's CLI page and 20 of NumPy's read "Note")
+                continue
             if text:
-                return text
-    return ""
+                return f"{label}: {text}" if label else text
+    return label

@@ -46,11 +46,13 @@ _SETTINGS = {
 }
 _PARSER = Parser()
 
-# Roles whose text is code (Sphinx's Python, C, JS domains and standard roles).
+# Roles whose text is code (Sphinx's Python, C, JS domains and standard roles; the
+# cross-reference types Sphinx projects declare most, `setting` of Django, Scrapy and Celery,
+# `confval`, and Sphinx's `event`: Sphinx shows them as code linking to the declaration).
 _CODE_ROLES = frozenset(
     "func meth class mod attr data exc obj const var envvar option program file samp kbd "
     "command makevar mailheader regexp token keyword member macro type struct union enum "
-    "enumerator expr texpr cpp:func any".split()
+    "enumerator expr texpr cpp:func any setting confval event".split()
 )
 _ADMONITIONS = {
     "attention": "Attention",
@@ -97,7 +99,7 @@ class _Generic(Directive):
     def run(self) -> list[nodes.Node]:
         box = nodes.container(classes=["generic", self.name])
         if not self.content and not self.options and len(self.arguments) == 1:
-            box["classes"].append("bare")  # a declaration: rst._attach_declarations
+            box["classes"].append("bare")  # a declaration: rst_declarations.attach_declarations
         box.line = self.lineno
         label = self.label or " ".join(self.arguments)
         if label:
@@ -109,15 +111,26 @@ class _Generic(Directive):
 
 class _Unknown(_Generic):
     def run(self) -> list[nodes.Node]:
-        warn_once(
-            f"rst-directive {self.name}",
-            "%s:%d: unknown reST directive %r: its content is kept as text "
-            "(one warning per directive name)",
-            _PAGE.get(),
-            file_line(self.lineno),
-            self.name,
-        )
-        return super().run()
+        out = super().run()
+        if "bare" in out[0]["classes"]:
+            # Maybe a project's declaration (`.. signal:: task_failure` over the section of that
+            # name): rst_declarations.attach_declarations decides, and warns if it is none.
+            out[0]["unknown"] = self.name
+        else:
+            warn_unknown(self.name, self.lineno)
+        return out
+
+
+def warn_unknown(name: str, lineno: int) -> None:
+    """Say once per directive name that a directive no one knows shows its text as it is."""
+    warn_once(
+        f"rst-directive {name}",
+        "%s:%d: unknown reST directive %r: its content is kept as text "
+        "(one warning per directive name)",
+        _PAGE.get(),
+        file_line(lineno),
+        name,
+    )
 
 
 class _Code(Directive):
@@ -183,7 +196,9 @@ class _Version(Directive):
         # As Sphinx writes it: "Changed in version 2.0: Renamed." or "... 2.0.". The rest of the
         # argument is reST (its roles and literals parsed: Scrapy's notes whose text starts on
         # the directive's next line showed `:setting:` and ``` `` ``` as written).
-        para = nodes.paragraph(text=text + (": " if len(self.arguments) > 1 else "."))
+        para = nodes.paragraph(
+            text=text + (": " if len(self.arguments) > 1 else "."), classes=["version"]
+        )
         if len(self.arguments) > 1:
             inline, _ = self.state.inline_text(self.arguments[1], self.lineno)
             para.extend(inline)
@@ -213,9 +228,12 @@ class _Described(Directive):
 
     def run(self) -> list[nodes.Node]:
         signature = " ".join(self.arguments).strip()
-        # Without content it only declares a name: rst._attach_declarations gives it to the
-        # section after it (`.. setting:: DOWNLOAD_DELAY` right before DOWNLOAD_DELAY's own).
-        box = nodes.container(classes=["described"] if self.content else ["described", "bare"])
+        # Without content it only declares a name: rst_declarations.attach_declarations gives it
+        # to the section after it (`.. setting:: DOWNLOAD_DELAY` right before DOWNLOAD_DELAY's).
+        # An autodoc stub is none: its text is in the code (the stub says so).
+        stub = self.name.rpartition(":")[2].startswith("auto")
+        bare = not self.content and not stub
+        box = nodes.container(classes=["described", "bare"] if bare else ["described"])
         box.line = self.lineno
         domain, objtype = domain_and_type(self.name)
         state = STATE.get()
