@@ -1020,9 +1020,10 @@ def test_terraform_note_and_warning_paragraphs() -> None:
     shows in a box without its marker; 185 markers showed in four providers' chunks. A bold
     label of the author's own (`~> **Note:**`) is kept instead of ours."""
     out = rewrite(["~> **Note:** Stored in state.", "-> If the managed field changes.",
-                   "  ~> Read more about it.", "a -> b", "~>1.0"])  # fmt: skip
+                   "  ~> Read more about it.", "a -> b", "~>1.0", "-> objeto direto"])  # fmt: skip
     assert out.display == ["**Note:** Stored in state.", "Note: If the managed field changes.",
-                           "  Warning: Read more about it.", "a -> b", "~>1.0"]  # fmt: skip
+                           "  Warning: Read more about it.", "a -> b", "~>1.0",
+                           "-> objeto direto"]  # fmt: skip
 
 
 def test_docsify_ids_ignores_and_callouts(tmp_path: Path) -> None:

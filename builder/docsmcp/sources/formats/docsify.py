@@ -7,7 +7,8 @@
   `Important: text`; HashiCorp's Terraform provider docs write the same kind of paragraph as
   `-> text` (a note) and `~> text` (a warning), and the registry shows each in a coloured box
   without its marker (185 such paragraphs in four providers' docs). Where the text opens with
-  its own bold label (`~> **Note:** ...`, most of them) only the marker goes.
+  its own bold label (`~> **Note:** ...`, most of them) only the marker goes. An arrow before
+  a lower-case word is a sentence's line that wraps there, no note.
 """
 
 from __future__ import annotations
@@ -33,5 +34,7 @@ def read_line(line: str, heading: bool) -> str:
         return f"{line[: m.start()]} {{#{m.group(1)}}}"
     if not heading and (m := _CALLOUT.match(line)):
         text = line[m.end() :]
+        if m.group(2) in "-~" and not (text.startswith("**") or text[:1].isupper()):
+            return line  # (an arrow that wraps into a sentence's next line: `-> objeto ...`)
         return m.group(1) + ("" if text.startswith("**") else _LABELS[m.group(2)]) + text
     return line
