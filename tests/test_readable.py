@@ -243,6 +243,9 @@ def test_reduction_keeps_every_line_where_it_was() -> None:
     # A .md file keeps what CommonMark would show as text of an unknown tag.
     md = ["Pass <your-token> here, <b>now</b>."]
     assert reduce(md, md, False)[0] == ["Pass <your-token> here, now."]
+    # A closed custom element is markup (Angular's banners in NestJS' pages, web components).
+    md = ["<app-banner-courses></app-banner-courses>", "<sl-button>Go</sl-button> <x-y>"]
+    assert reduce(md, md, False)[0] == ["", "Go <x-y>"]
     table = ["<table><tr><th>Name</th><th>Type</th></tr><tr><td>id</td><td>str</td></tr></table>"]
     # an HTML table shows as pipe rows (GitBook's 44 tables had their cells run together)
     assert reduce(table, table, False)[0] == ["| Name | Type |\n| --- | --- |\n| id | str |"]

@@ -253,6 +253,15 @@ class _Scan:
             not s[end:stop].strip() and HEADING.match(s[s.rfind("\n", 0, i) + 1 : stop]) is not None
         )
 
+    def _custom(self, name: str, closing: bool, end: int) -> bool:
+        """Whether `name` is a custom element (lower case with a hyphen, as HTML requires)
+        that is closed, so no placeholder: Angular's `<app-banner-courses></app-banner-courses>`
+        (NestJS: 72 lines of it), a web component's `<sl-button>Go</sl-button>`. A lone
+        `<your-token>` stays text."""
+        if "-" not in name or not name.islower():
+            return False
+        return closing or self.s.find(f"</{name}>", end, end + MAX_SPAN) >= 0
+
     def _tag(self, i: int) -> int:
         s = self.s
         for opener, closer in (("<!--", "-->"), ("<?", "?>")):  # a comment, an instruction
@@ -266,7 +275,11 @@ class _Scan:
         if isinstance(tag, int):
             return self.failed(i, tag)
         end, name, closing, self_closing, props, _ = tag
-        if name and not _is_component(name, self.mdx, self_closing):
+        if (
+            name
+            and not _is_component(name, self.mdx, self_closing)
+            and not self._custom(name, closing, end)
+        ):
             return self._literal(i)
         low = name.lower()
         if self.at_line_start(i):
