@@ -243,6 +243,17 @@ def test_reduction_keeps_every_line_where_it_was() -> None:
     # A .md file keeps what CommonMark would show as text of an unknown tag.
     md = ["Pass <your-token> here, <b>now</b>."]
     assert reduce(md, md, False)[0] == ["Pass <your-token> here, now."]
+    # A table written a tag a line (NestJS) shows its rows, the lines after it blank.
+    tall = ["<table>", "  <tr>", "    <td>", "      <code>get()</code>", "    </td>",
+            "    <td>", "      Retrieves an instance.", "    </td>", "  </tr>", "</table>", "",
+            "After."]  # fmt: skip
+    display, parse, _ = reduce(tall, tall, False)
+    assert len(display) == len(parse) == len(tall)
+    assert display[0] == "| get() | Retrieves an instance. |\n| --- | --- |"
+    assert not any(display[1:11]) and display[11] == "After."
+    # A blank line ends an HTML block: the rows after it keep their lines.
+    gap = ["<table><tr><td>a</td>", "", "<td>b</td></tr></table>", "# Next"]
+    assert reduce(gap, gap, False)[0][3] == "# Next"
     # A closed custom element is markup (Angular's banners in NestJS' pages, web components).
     md = ["<app-banner-courses></app-banner-courses>", "<sl-button>Go</sl-button> <x-y>"]
     assert reduce(md, md, False)[0] == ["", "Go <x-y>"]

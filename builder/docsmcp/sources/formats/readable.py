@@ -58,6 +58,7 @@ _MDX_TRIGGER = re.compile(r"[<&{]")
 _ENTITY = re.compile(r"&(?:#\d{1,7}|#[xX][0-9A-Fa-f]{1,6}|[A-Za-z][A-Za-z0-9]{1,31});")
 _BLOCK_LINE = re.compile(r"^[ \t]*(/{3,})[ \t]*([A-Za-z][\w-]*)?[ \t]*(?:\|[ \t]*(.*?))?[ \t]*$")
 _BLANK = re.compile(r"[ \t]*")
+_BLANK_LINE = re.compile(r"\n[ \t]*\n")
 _HEADING_AT = re.compile(r"[ ]{0,3}#{1,6}[ \t]")
 _HEADING_SPACES = re.compile(r"([ ]{0,3}#{1,6})[ \t]{2,}")
 # CommonMark's HTML blocks of type 1 whose content no reader sees (hiding.UNSEEN_CONTENT).
@@ -127,12 +128,25 @@ class _Scan:
         self.tag_lines = tag_lines  # lines starting with a tag
         self.unclosed: dict[str, int] = {}  # backtick run -> where no closer was found after
         self.rows = Rows(_BREAK)  # HTML tables as pipe rows (html_table.py)
+        # Newlines of a table written over several lines, put after it: its rows are its
+        # tags, and NestJS writes each `<td>` on lines of its own (a row read `|`, `get()`, `|`
+        # on three lines). A blank line ends an HTML block, and so the deferring.
+        self.deferred = 0
 
     def emit_skipped(self, a: int, b: int) -> None:
         n = self.s.count("\n", a, b)
         if n:
-            self.out.append("\n" * n)
+            self._newlines(n, _BLANK_LINE.search(self.s, a, b) is not None)
             self._lines(n)
+
+    def _newlines(self, n: int, blank: bool) -> None:
+        """Emits `n` newlines, after an open table's end unless a blank line is among them."""
+        if self.rows.tables and not blank:
+            self.deferred += n
+            self.out.append(" ")
+            return
+        self.out.append("\n" * (n + self.deferred))
+        self.deferred = 0
 
     def _lines(self, n: int) -> None:
         for _ in range(n):
@@ -169,11 +183,22 @@ class _Scan:
             if k > i:
                 self._text(s[i:k])
             i = self._special(k)
+            if self.deferred and not self.rows.tables:
+                self.out.append("\n" * self.deferred)  # (after the table that closed)
+                self.deferred = 0
+        self.out.append("\n" * self.deferred)
         return "".join(self.out)
 
     def _text(self, t: str) -> None:
-        self.out.append(t)
         nl = t.count("\n")
+        if nl and self.rows.tables and not _BLANK_LINE.search(t):
+            self.out.append(t.replace("\n", " "))
+            self.deferred += nl
+        else:
+            self.out.append(t)
+            if nl and self.deferred:
+                self.out.append("\n" * self.deferred)
+                self.deferred = 0
         if nl:
             self._lines(nl)
 
@@ -385,7 +410,8 @@ def _finish(line: str, display: bool) -> str:
             for k, p in enumerate(parts)
             if p.strip(" \t") or k in (0, last)
         ).rstrip()
-    parts = [p.rstrip() for p in line.split(_BREAK)]
+    # (a table's row starts at the margin, whatever blanks its tags had before them)
+    parts = [p.strip() if p.lstrip().startswith("|") else p.rstrip() for p in line.split(_BREAK)]
     out: list[str] = []
     for p in parts:
         if p.strip() or (out and out[-1]):
