@@ -251,6 +251,9 @@ def test_reduction_keeps_every_line_where_it_was() -> None:
     assert len(display) == len(parse) == len(tall)
     assert display[0] == "| get() | Retrieves an instance. |\n| --- | --- |"
     assert not any(display[1:11]) and display[11] == "After."
+    # ... and a link in a cell is on the line its text shows on (else in no chunk's lines)
+    linked = [*tall[:6], '      See <a href="/module-ref">module ref</a>.', *tall[7:]]
+    assert reduce(linked, linked, False)[2] == ((0, "href", "/module-ref"),)
     # A blank line ends an HTML block: the rows after it keep their lines.
     gap = ["<table><tr><td>a</td>", "", "<td>b</td></tr></table>", "# Next"]
     assert reduce(gap, gap, False)[0][3] == "# Next"

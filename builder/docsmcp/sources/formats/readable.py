@@ -324,7 +324,8 @@ class _Scan:
         for key in ("href", "id", "name") if props and not closing else ():
             value = props.get(key)
             if value and (key != "name" or name == "a"):  # (a field's name is no anchor)
-                self.markup.append((self.line, key, value))
+                # (the line its text shows on: a table's first, its newlines deferred)
+                self.markup.append((self.line - self.deferred, key, value))
         if text and end < len(s) and not s[end].isspace():
             text += " "  # `<Card title="X">Body` reads `X Body`
         table = self.rows.tag(low, closing) if low in TABLE_TAGS else None
