@@ -128,9 +128,8 @@ class _Scan:
         self.tag_lines = tag_lines  # lines starting with a tag
         self.unclosed: dict[str, int] = {}  # backtick run -> where no closer was found after
         self.rows = Rows(_BREAK)  # HTML tables as pipe rows (html_table.py)
-        # Newlines of a table written over several lines, put after it: its rows are its
-        # tags, and NestJS writes each `<td>` on lines of its own (a row read `|`, `get()`, `|`
-        # on three lines). A blank line ends an HTML block, and so the deferring.
+        # Newlines inside a table, put after it (NestJS writes a `<td>` a line: rows read `|`,
+        # `get()`, `|`); a blank line ends an HTML block, and so the deferring.
         self.deferred = 0
 
     def emit_skipped(self, a: int, b: int) -> None:
@@ -279,13 +278,13 @@ class _Scan:
         )
 
     def _custom(self, name: str, closing: bool, end: int) -> bool:
-        """Whether `name` is a custom element (lower case with a hyphen, as HTML requires)
-        that is closed, so no placeholder: Angular's `<app-banner-courses></app-banner-courses>`
-        (NestJS: 72 lines of it), a web component's `<sl-button>Go</sl-button>`. A lone
-        `<your-token>` stays text."""
+        """Whether `name` is a closed custom element (lower case, a hyphen: NestJS's 72
+        `<app-banner-courses></app-banner-courses>`), no placeholder like `<your-token>`."""
         if "-" not in name or not name.islower():
             return False
-        return closing or self.s.find(f"</{name}>", end, end + MAX_SPAN) >= 0
+        found = closing or self.s.find(f"</{name}>", end, end + MAX_SPAN) >= 0
+        self.budget[0] -= 0 if found else min(len(self.s), end + MAX_SPAN) - end
+        return found
 
     def _tag(self, i: int) -> int:
         s = self.s
