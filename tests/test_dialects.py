@@ -1015,6 +1015,17 @@ def test_hugo_params_show_their_values(tmp_path: Path) -> None:
     assert "1.2.3 and param site_only." in chunk.text  # (a site parameter: not read)
 
 
+def test_terraform_note_and_warning_paragraphs() -> None:
+    """Terraform provider docs: `->` (a note) and `~>` (a warning) open a paragraph the registry
+    shows in a box without its marker; 185 markers showed in four providers' chunks. A bold
+    label of the author's own (`~> **Note:**`) is kept instead of ours."""
+    out = rewrite(["~> **Note:** Stored in state.", "-> If the managed field changes.",
+                   "  ~> Read more about it.", "a -> b", "~>1.0", "-> objeto direto"])  # fmt: skip
+    assert out.display == ["**Note:** Stored in state.", "Note: If the managed field changes.",
+                           "  Warning: Read more about it.", "a -> b", "~>1.0",
+                           "-> objeto direto"]  # fmt: skip
+
+
 def test_docsify_ids_ignores_and_callouts(tmp_path: Path) -> None:
     """docsify: `## themeColor :id=themecolor` kept `:id=` in the heading and its anchor (links
     to `#themecolor` failed); `{docsify-ignore}` stayed in headings; `?>`/`!>` paragraphs (its

@@ -257,6 +257,23 @@ def test_reduction_keeps_every_line_where_it_was() -> None:
     # A .md file keeps what CommonMark would show as text of an unknown tag.
     md = ["Pass <your-token> here, <b>now</b>."]
     assert reduce(md, md, False)[0] == ["Pass <your-token> here, now."]
+    # A table written a tag a line (NestJS) shows its rows, the lines after it blank.
+    tall = ["<table>", "  <tr>", "    <td>", "      <code>get()</code>", "    </td>",
+            "    <td>", "      Retrieves an instance.", "    </td>", "  </tr>", "</table>", "",
+            "After."]  # fmt: skip
+    display, parse, _ = reduce(tall, tall, False)
+    assert len(display) == len(parse) == len(tall)
+    assert display[0] == "| get() | Retrieves an instance. |\n| --- | --- |"
+    assert not any(display[1:11]) and display[11] == "After."
+    # ... and a link in a cell is on the line its text shows on (else in no chunk's lines)
+    linked = [*tall[:6], '      See <a href="/module-ref">module ref</a>.', *tall[7:]]
+    assert reduce(linked, linked, False)[2] == ((0, "href", "/module-ref"),)
+    # A blank line ends an HTML block: the rows after it keep their lines.
+    gap = ["<table><tr><td>a</td>", "", "<td>b</td></tr></table>", "# Next"]
+    assert reduce(gap, gap, False)[0][3] == "# Next"
+    # A closed custom element is markup (Angular's banners in NestJS' pages, web components).
+    md = ["<app-banner-courses></app-banner-courses>", "<sl-button>Go</sl-button> <x-y>"]
+    assert reduce(md, md, False)[0] == ["", "Go <x-y>"]
     table = ["<table><tr><th>Name</th><th>Type</th></tr><tr><td>id</td><td>str</td></tr></table>"]
     # an HTML table shows as pipe rows (GitBook's 44 tables had their cells run together)
     assert reduce(table, table, False)[0] == ["| Name | Type |\n| --- | --- |\n| id | str |"]

@@ -58,8 +58,20 @@ SUFFIXED = [
             ["docs/a.md", "i18n/fr/plugin/current/a.md", "i18n/fr/plugin/current/b.md"],
             {"i18n/fr/**": 2},
         ),
+        (  # Terraform providers: CDK for Terraform's copies of the HCL pages, per language
+            [
+                "docs/index.md",
+                "docs/resources/a.md",
+                "docs/resources/b.md",
+                "docs/cdktf/python/index.md",
+                "docs/cdktf/python/resources/a.md",
+                "docs/cdktf/typescript/resources/a.md",
+                "docs/cdktf/typescript/resources/b.md",
+            ],
+            {"docs/cdktf/python/**": 2, "docs/cdktf/typescript/**": 2},
+        ),
     ],
-    ids=["suffix", "nextra", "folders-with-en", "vitepress", "docusaurus-i18n"],
+    ids=["suffix", "nextra", "folders-with-en", "vitepress", "docusaurus-i18n", "cdktf"],
 )
 def test_translation_layouts(paths: list[str], globs: dict[str, int]) -> None:
     found = detect(paths)
@@ -74,8 +86,9 @@ def test_translation_layouts(paths: list[str], globs: dict[str, int]) -> None:
         ["id/a.md", "id/b.md", "users/a.md"],  # a folder `id/` mirroring nothing
         ["a.ja.mdx", "b.ja.mdx"],  # no default-language page beside them
         ["v1.2.md", "v1.2.0.md", "a.md"],  # versions, not languages
+        ["cdktf/python/a.md", "cdktf/python/b.md", "c.md"],  # (a CDKTF project's own docs)
     ],
-    ids=["lone-page", "id-folder", "no-default", "dotted-versions"],
+    ids=["lone-page", "id-folder", "no-default", "dotted-versions", "cdktf-docs"],
 )
 def test_pages_that_are_not_translations(paths: list[str]) -> None:
     found = detect(paths)

@@ -15,6 +15,13 @@ Two layouts, from names only:
   `i18n/<language>/` (Docusaurus).
 A language counts when at least MIN_PAGES pages are in it, so a lone `notes.it.md` or a folder
 `id/` stays an ordinary page or folder. Language codes are site_config.LANGUAGE's.
+
+Terraform provider docs translate their pages into programming languages the same way: the
+CDK for Terraform's `docs/cdktf/python/resources/string.md` and `docs/cdktf/typescript/...`
+beside the HCL page `docs/resources/string.md`, the registry's language switch. Their copies
+(Python or TypeScript code, the same argument lists) took the first hits of four of six
+queries on terraform-provider-random; an agent writing HCL wants the page itself. A
+`cdktf/<language>/` folder whose pages mirror those beside `cdktf/` is left out the same way.
 """
 
 from __future__ import annotations
@@ -31,6 +38,8 @@ MIN_PAGES = 2
 # Share of a language folder's pages that must also be pages of the default language.
 MIRROR_SHARE = 0.5
 _I18N_FOLDERS = frozenset({"i18n", "locales", "translations"})
+# The folder of CDK for Terraform translations in a Terraform provider's docs.
+_CDKTF = "cdktf"
 # The documents a page can be translated as (discover.py's markdown and reST suffixes).
 _DOC_SUFFIXES = MARKDOWN_SUFFIXES + RST_SUFFIXES
 
@@ -134,12 +143,37 @@ def _by_folder(paths: list[str]) -> dict[str, list[str]]:
     return out
 
 
+def _by_cdktf(paths: list[str]) -> dict[str, list[str]]:
+    """`folder/cdktf/language` -> its pages, where they mirror the pages of `folder` (the
+    CDK for Terraform translations of a Terraform provider's docs)."""
+    by_folder: dict[str, list[str]] = defaultdict(list)
+    for path in paths:
+        parts = path.split("/")
+        for i in range(len(parts) - 2):
+            if parts[i] == _CDKTF:
+                by_folder["/".join(parts[: i + 2])].append("/".join(parts[i + 2 :]))
+                break
+    known = set(paths)
+    out: dict[str, list[str]] = {}
+    for folder, pages in by_folder.items():
+        parent = folder.rsplit("/", 2)[0] + "/" if folder.count("/") >= 2 else ""
+        mirrored = sum(f"{parent}{page}" in known for page in pages)
+        if mirrored >= MIN_PAGES and mirrored >= MIRROR_SHARE * len(pages):
+            out[folder] = [f"{folder}/{p}" for p in pages]
+    return out
+
+
 def detect(paths: Iterable[str]) -> Translations:
     """The translated pages among `paths` (relative, `/`-separated), as exclude globs."""
     paths = sorted(set(paths))
     globs: dict[str, tuple[str, ...]] = {}
     languages: dict[str, int] = defaultdict(int)
     taken: set[str] = set()
+    for folder, pages in sorted(_by_cdktf(paths).items()):
+        globs[f"{folder}/**"] = tuple(pages)
+        taken.update(pages)
+        languages[f"CDK for Terraform {folder.rpartition('/')[2]}"] += len(pages)
+    paths = [p for p in paths if p not in taken]
     for folder, pages in sorted(_by_folder(paths).items()):
         pages = [p for p in pages if p not in taken]
         if len(pages) >= MIN_PAGES:

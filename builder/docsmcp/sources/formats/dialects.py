@@ -28,7 +28,8 @@ in either:
 - GitHub alerts (`> [!NOTE]`, `> [!WARNING]`, ...) become their label (`> Note:`), as GitHub
   shows a titled callout; the comment idiom `[//]: # 'text'` leaves nothing.
 
-Lines inside fenced code blocks are never touched.
+Lines inside fenced code blocks are never touched, but for NestJS's `@@filename`/`@@switch`
+markers (nestjs.py).
 """
 
 from __future__ import annotations
@@ -39,7 +40,7 @@ from functools import cache
 from typing import TYPE_CHECKING
 
 from docsmcp.model.chunk import Tab
-from docsmcp.sources.formats import docsify, emoji, mdc, reflinks
+from docsmcp.sources.formats import docsify, emoji, mdc, nestjs, reflinks
 from docsmcp.sources.formats.fences import fenced_lines
 from docsmcp.sources.formats.hugo import SHORTCODE, block_end, read_line, shortcode_blocks
 from docsmcp.sources.formats.tab_languages import language_sets, tab_language
@@ -514,6 +515,9 @@ def rewrite(lines: list[str]) -> Rewritten:
     text = "\n".join(lines)
     lines = shortcode_blocks(lines, text)
     code = fenced_lines(lines)
+    if nestjs.may_hold(text):  # (before the template blocks: its `{{ '{' }}` are text)
+        lines = nestjs.read(lines, code)
+        code = fenced_lines(lines)
     if "{{" in text or "{%" in text:
         lines = _template_blocks(lines, code)
     if "\n::" in text or "\n ::" in text:

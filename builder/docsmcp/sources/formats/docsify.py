@@ -4,7 +4,11 @@
   "themeColor", its anchor is `themecolor`, written `{#themecolor}` as every dialect's explicit
   id is); `{docsify-ignore}` and `{docsify-ignore-all}` (kept out of the sidebar) leave nothing;
 - `?> text` and `!> text` (docsify's tip and warning paragraphs) read as `Tip: text` and
-  `Important: text`.
+  `Important: text`; HashiCorp's Terraform provider docs write the same kind of paragraph as
+  `-> text` (a note) and `~> text` (a warning), and the registry shows each in a coloured box
+  without its marker (185 such paragraphs in four providers' docs). Where the text opens with
+  its own bold label (`~> **Note:** ...`, most of them) only the marker goes. An arrow before
+  a lower-case word is a sentence's line that wraps there, no note.
 """
 
 from __future__ import annotations
@@ -13,8 +17,8 @@ import re
 
 _ID = re.compile(r"[ \t]+:id=([\w-]+)[ \t]*$")
 _IGNORE = re.compile(r"[ \t]*\{docsify-ignore(?:-all)?\}[ \t]*")
-_CALLOUT = re.compile(r"^([ \t]*)([?!])>[ \t]+")
-_LABELS = {"?": "Tip: ", "!": "Important: "}
+_CALLOUT = re.compile(r"^([ \t]*)([?!~-])>[ \t]+")
+_LABELS = {"?": "Tip: ", "!": "Important: ", "-": "Note: ", "~": "Warning: "}
 
 
 def may_hold(line: str) -> bool:
@@ -29,5 +33,8 @@ def read_line(line: str, heading: bool) -> str:
     if heading and ":id=" in line and (m := _ID.search(line)):
         return f"{line[: m.start()]} {{#{m.group(1)}}}"
     if not heading and (m := _CALLOUT.match(line)):
-        return m.group(1) + _LABELS[m.group(2)] + line[m.end() :]
+        text = line[m.end() :]
+        if m.group(2) in "-~" and not (text.startswith("**") or text[:1].isupper()):
+            return line  # (an arrow that wraps into a sentence's next line: `-> objeto ...`)
+        return m.group(1) + ("" if text.startswith("**") else _LABELS[m.group(2)]) + text
     return line

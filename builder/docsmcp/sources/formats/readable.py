@@ -49,6 +49,7 @@ from docsmcp.sources.formats.hiding import UNSEEN_CONTENT
 from docsmcp.sources.formats.html_table import TAGS as TABLE_TAGS
 from docsmcp.sources.formats.html_table import Rows
 from docsmcp.sources.formats.inline_tags import MAX_SPAN, STRING_EXPR, close_brace, parse_tag
+from docsmcp.sources.formats.pymdownx_blocks import block_labels
 
 _FAIL_BUDGET = 1_000_000  # characters failed searches may read in a file (beyond 4 per char)
 _BREAK = "\x1e"  # a line break the markup asks for, inside one line (a newline at the end)
@@ -56,9 +57,9 @@ _TRIGGER = re.compile(r"[<`{&]")
 _MD_TRIGGER = re.compile(r"[<&]")
 _MDX_TRIGGER = re.compile(r"[<&{]")
 _ENTITY = re.compile(r"&(?:#\d{1,7}|#[xX][0-9A-Fa-f]{1,6}|[A-Za-z][A-Za-z0-9]{1,31});")
-_BLOCK_LINE = re.compile(r"^[ \t]*(/{3,})[ \t]*([A-Za-z][\w-]*)?[ \t]*(?:\|[ \t]*(.*?))?[ \t]*$")
 _BLANK = re.compile(r"[ \t]*")
 _CUSTOM_CLOSE = re.compile(r"</([a-z][a-z0-9]*(?:-[a-z0-9]*)+)\s*>")  # (a custom element's end)
+_BLANK_LINE = re.compile(r"\n[ \t]*\n")
 _HEADING_AT = re.compile(r"[ ]{0,3}#{1,6}[ \t]")
 _HEADING_SPACES = re.compile(r"([ ]{0,3}#{1,6})[ \t]{2,}")
 # CommonMark's HTML blocks of type 1 whose content no reader sees (hiding.UNSEEN_CONTENT).
@@ -68,7 +69,6 @@ _HEADING_SPACES = re.compile(r"([ ]{0,3}#{1,6})[ \t]{2,}")
 # code sync tool, 168 lines shown), to its `?>`.
 _RAW_BLOCK = re.compile(r"^[ ]{0,3}<(script|style|!--|\?)(?=[\s>]|$|(?<=--|.\?))", re.IGNORECASE)
 _SPACES = re.compile(r"(?<=\S)[ \t]{2,}(?=\S)")
-_BLOCK_OPTION = re.compile(r"^[ \t]{2,}[\w-]+:(?:\s|$)")
 
 _VOID = frozenset("area base br col embed hr img input link meta source track wbr".split())
 # Elements whose end (or start) is a line break to a reader.
@@ -134,12 +134,24 @@ class _Scan:
         self.tag_lines = tag_lines  # lines starting with a tag
         self.unclosed: dict[str, int] = {}  # backtick run -> where no closer was found after
         self.rows = Rows(_BREAK)  # HTML tables as pipe rows (html_table.py)
+        # Newlines inside a table, put after it (NestJS writes a `<td>` a line: rows read `|`,
+        # `get()`, `|`); a blank line ends an HTML block, and so the deferring.
+        self.deferred = 0
 
     def emit_skipped(self, a: int, b: int) -> None:
         n = self.s.count("\n", a, b)
         if n:
-            self.out.append("\n" * n)
+            self._newlines(n, _BLANK_LINE.search(self.s, a, b) is not None)
             self._lines(n)
+
+    def _newlines(self, n: int, blank: bool) -> None:
+        """Emits `n` newlines, after an open table's end unless a blank line is among them."""
+        if self.rows.tables and not blank:
+            self.deferred += n
+            self.out.append(" ")
+            return
+        self.out.append("\n" * (n + self.deferred))
+        self.deferred = 0
 
     def _lines(self, n: int) -> None:
         for _ in range(n):
@@ -176,11 +188,22 @@ class _Scan:
             if k > i:
                 self._text(s[i:k])
             i = self._special(k)
+            if self.deferred and not self.rows.tables:
+                self.out.append("\n" * self.deferred)  # (after the table that closed)
+                self.deferred = 0
+        self.out.append("\n" * self.deferred)
         return "".join(self.out)
 
     def _text(self, t: str) -> None:
-        self.out.append(t)
         nl = t.count("\n")
+        if nl and self.rows.tables and not _BLANK_LINE.search(t):
+            self.out.append(t.replace("\n", " "))
+            self.deferred += nl
+        else:
+            self.out.append(t)
+            if nl and self.deferred:
+                self.out.append("\n" * self.deferred)
+                self.deferred = 0
         if nl:
             self._lines(nl)
 
@@ -293,7 +316,8 @@ class _Scan:
         for key in ("href", "id", "name") if props and not closing else ():
             value = props.get(key)
             if value and (key != "name" or name == "a"):  # (a field's name is no anchor)
-                self.markup.append((self.line, key, value))
+                # (the line its text shows on: a table's first, its newlines deferred)
+                self.markup.append((self.line - self.deferred, key, value))
         if text and end < len(s) and not s[end].isspace():
             text += " "  # `<Card title="X">Body` reads `X Body`
         table = self.rows.tag(low, closing) if low in TABLE_TAGS else None
@@ -327,32 +351,6 @@ class _Scan:
         return end
 
 
-def _blocks(lines: list[str], code: list[bool]) -> dict[int, str]:
-    """pymdownx blocks: label lines (`Note: Title`) and blanked closers and options, by line."""
-    out: dict[int, str] = {}
-    i = 0
-    while i < len(lines):
-        line = lines[i]
-        if code[i] or "///" not in line or (m := _BLOCK_LINE.match(line)) is None:
-            i += 1
-            continue
-        kind, title = m.group(2), (m.group(3) or "").strip()
-        if kind is None:
-            out[i] = title
-            i += 1
-            continue
-        low = kind.lower()
-        label = title if low in ("tab", "html") else kind.capitalize()
-        if title and low not in ("tab", "html"):
-            label = title if low in title.lower() else f"{label}: {title}"
-        out[i] = label if low != "html" else ""
-        i += 1
-        while i < len(lines) and not code[i] and _BLOCK_OPTION.match(lines[i]):
-            out[i] = ""
-            i += 1
-    return out
-
-
 def _dedent(line: str, columns: int) -> str:
     body = line.lstrip(" \t")
     lead = line[: len(line) - len(body)].expandtabs(4)
@@ -379,7 +377,8 @@ def _finish(line: str, display: bool) -> str:
             for k, p in enumerate(parts)
             if p.strip(" \t") or k in (0, last)
         ).rstrip()
-    parts = [p.rstrip() for p in line.split(_BREAK)]
+    # (a table's row starts at the margin, whatever blanks its tags had before them)
+    parts = [p.strip() if p.lstrip().startswith("|") else p.rstrip() for p in line.split(_BREAK)]
     out: list[str] = []
     for p in parts:
         if p.strip() or (out and out[-1]):
@@ -456,7 +455,7 @@ def _reduce(lines: list[str], mdx: bool) -> _Reduced:
         lines, text = visible, "\n".join(visible)
     code = fenced_lines(lines)
     out = list(lines)
-    labels = _blocks(lines, code) if "///" in text else {}
+    labels = block_labels(lines, code) if "///" in text else {}
     for i, label in labels.items():
         out[i] = label
     depth_at: dict[int, int] = {}
