@@ -244,6 +244,20 @@ def test_yes_and_no_icons_in_a_table_are_their_marks() -> None:
     assert display[3] == "| A checkbox | | ✓ |"
 
 
+def test_a_union_type_written_in_html_keeps_its_indent_a_table_row_starts_the_line() -> None:
+    """The MCP schema's TypeDoc HTML writes `JSONRPCMessage:<br/>&nbsp;&nbsp;| JSONRPCRequest`:
+    its lines keep their indent, where an HTML table's rows (`| a | b |`) start at the margin."""
+    union = (
+        '<div class="tsd-signature"><span>JSONRPCMessage</span>:<br/>&nbsp;&nbsp;<span>|</span> '
+        '<a href="#a">JSONRPCRequest</a><br/>&nbsp;&nbsp;<span>|</span> <a href="#b">JSONRPCError'
+        "</a></div>"
+    )
+    table = "  <table><tr><td>a</td><td>b</td></tr></table>"
+    display = reduce([union, "", table], [union, "", table], True)[0]
+    assert display[0].split("\n") == ["JSONRPCMessage:", "  | JSONRPCRequest", "  | JSONRPCError"]
+    assert display[2].split("\n") == ["| a | b |", "| --- | --- |"]
+
+
 def test_reduction_keeps_every_line_where_it_was() -> None:
     """Line count and code lines are unchanged; lines of text only lose markup."""
     lines = MINTLIFY.split("\n")

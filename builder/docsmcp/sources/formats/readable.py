@@ -377,8 +377,9 @@ def _finish(line: str, display: bool) -> str:
             for k, p in enumerate(parts)
             if p.strip(" \t") or k in (0, last)
         ).rstrip()
-    # (a table's row starts at the margin, whatever blanks its tags had before them)
-    parts = [p.strip() if p.lstrip().startswith("|") else p.rstrip() for p in line.split(_BREAK)]
+    # (a table's row starts at the margin, whatever blanks its tags had before them; a line of
+    # a union type, `  | JSONRPCRequest` in the MCP schema, keeps its indent: no `|` ends it)
+    parts = [p.strip() if _is_row(p) else p.rstrip() for p in line.split(_BREAK)]
     out: list[str] = []
     for p in parts:
         if p.strip() or (out and out[-1]):
@@ -386,6 +387,12 @@ def _finish(line: str, display: bool) -> str:
     while out and not out[-1]:
         out.pop()
     return "\n".join(out)
+
+
+def _is_row(part: str) -> bool:
+    """Whether a display line's part is a pipe row of a table (html_table.py writes `| a | b |`)."""
+    stripped = part.strip()
+    return len(stripped) > 1 and stripped[0] == "|" and stripped[-1] == "|"
 
 
 @cache
