@@ -29,7 +29,9 @@ from docsmcp.sources.site_config import DOCUSAURUS_CONFIGS, read_text
 PUBLISHED = ("docs", "blog", "src/pages", "versioned_docs", "versioned_sidebars", "i18n")
 # A `path:` key at the start of a line: a quoted value (group 2), or code (group 3).
 _PATH = re.compile(r"""^\s*path\s*:\s*(?:(['"])([^'"\n]*)\1|([^\s'"]))""", re.M)
-_VERSIONED = re.compile(r".+_versioned_(?:docs|sidebars)$")
+# Versions of a docs plugin: `<plugin>_versioned_docs/`, and any `versioned_X/` (pnpm's
+# `versioned_docs_archived/`), as versions.py reads them.
+_VERSIONED = re.compile(r".+_versioned_(?:docs|sidebars)|versioned[-_].+")
 _PAGES = (".md", ".mdx", ".markdown")
 # Folders that hold no pages of the site and are left to other rules (static/: site_config).
 _SKIPPED = frozenset({"static", "node_modules", "build"})
