@@ -4,6 +4,7 @@ with its overrides, a `SourceFile` ready to parse, and a `Problem` (one line an 
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
@@ -87,6 +88,17 @@ class SourceFile:
     # (`ref:label` or `doc:path` as written, title), set once every page is read.
     labels: tuple[tuple[str, str], ...] = ()
     link_titles: tuple[tuple[str, str], ...] = ()
+
+    def frontmatter_with(self, *keys: str) -> dict:
+        """The frontmatter as a mapping when it holds one of `keys` at its top (a substring
+        test first: most pages hold none, and this runs on every page), else {}."""
+        if not any(f'"{key}"' in self.frontmatter for key in keys):
+            return {}
+        try:
+            data = json.loads(self.frontmatter)
+        except ValueError:
+            return {}
+        return data if isinstance(data, dict) and any(k in data for k in keys) else {}
 
 
 @dataclass(frozen=True)

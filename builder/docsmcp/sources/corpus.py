@@ -5,7 +5,6 @@ converted pages) with its settings, the taxonomy, instructions, and all problems
 
 from __future__ import annotations
 
-import json
 import logging
 import re
 from collections.abc import Callable, Mapping, Sequence, Set
@@ -263,13 +262,8 @@ def _redirects(source: SourceFile) -> bool:
 
 def _is_draft(source: SourceFile) -> bool:
     """Whether the page's frontmatter says the site does not publish it."""
-    if "draft" not in source.frontmatter and "published" not in source.frontmatter:
-        return False
-    try:
-        data = json.loads(source.frontmatter)
-    except ValueError:
-        return False
-    return isinstance(data, dict) and (data.get("draft") is True or data.get("published") is False)
+    data = source.frontmatter_with("draft", "published")
+    return data.get("draft") is True or data.get("published") is False
 
 
 def _names(manifests: Mapping[str, Manifest], key: str) -> bool:

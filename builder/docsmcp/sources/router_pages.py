@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import bisect
 import dataclasses
-import json
 import logging
 import posixpath
 import re
@@ -114,13 +113,9 @@ def _spans(line: str) -> list[tuple[int, int]]:
 
 def _named(sf: SourceFile) -> str | None:
     """The route a page's front matter names as its `source:`, if any."""
-    if '"source"' not in sf.frontmatter or router(sf.path) is None:
+    if router(sf.path) is None:
         return None
-    try:
-        front = json.loads(sf.frontmatter)
-    except ValueError:
-        return None
-    value = front.get("source") if isinstance(front, dict) else None
+    value = sf.frontmatter_with("source").get("source")
     if not isinstance(value, str) or not value.strip():
         return None
     return value.strip().strip("/").removeprefix("docs/")

@@ -11,7 +11,6 @@ as the theme shows it, below the features.
 
 from __future__ import annotations
 
-import json
 from dataclasses import replace
 
 from docsmcp.model.source import SourceFile
@@ -62,13 +61,8 @@ def home_lines(frontmatter: dict[str, object]) -> list[str]:
 def with_home_text(source: SourceFile) -> SourceFile:
     """`source` with its home page frontmatter's text before its body (see the module
     docstring); `source` itself when it is no such page."""
-    if '"home"' not in source.frontmatter and '"layout"' not in source.frontmatter:
-        return source
-    try:
-        frontmatter = json.loads(source.frontmatter)
-    except ValueError:
-        return source
-    lines = home_lines(frontmatter) if isinstance(frontmatter, dict) else []
+    frontmatter = source.frontmatter_with("home", "layout")
+    lines = home_lines(frontmatter) if frontmatter else []
     if not lines:
         return source
     body = source.body.split("\n")

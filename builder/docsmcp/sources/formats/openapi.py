@@ -393,13 +393,8 @@ def _type(schema: Any, depth: int = 0) -> str:
 def with_operation(docs_dir: Path, source: SourceFile, roots: Sequence[Path]) -> SourceFile:
     """`source` with the operation its `openapi` frontmatter names appended (see the module
     docstring); its lines map to the page's last line. `source` itself when there is none."""
-    if '"openapi"' not in source.frontmatter:
-        return source
-    try:
-        frontmatter = json.loads(source.frontmatter)
-    except ValueError:
-        return source
-    found = named_operation(docs_dir, frontmatter, roots)
+    frontmatter = source.frontmatter_with("openapi")
+    found = named_operation(docs_dir, frontmatter, roots) if frontmatter else None
     if found is None:
         return source
     return appended(source, found.lines(), found)

@@ -65,13 +65,7 @@ def api_operation(frontmatter: dict) -> dict | None:
 def with_api_operation(source: SourceFile) -> SourceFile:
     """`source` shown as its generated page shows it (see the module docstring); `source`
     itself when its frontmatter holds no operation."""
-    if '"api"' not in source.frontmatter:
-        return source
-    try:
-        frontmatter = json.loads(source.frontmatter)
-    except ValueError:
-        return source
-    operation = api_operation(frontmatter)
+    operation = api_operation(source.frontmatter_with("api"))
     if operation is None:
         return source
     method, path = operation["method"].lower(), operation["path"]
