@@ -101,6 +101,7 @@ def test_the_readme_is_short_and_names_every_source() -> None:
         "MDX",
         "reStructuredText",
         "Sphinx",
+        "AsciiDoc",
         "HTML",
         "notebooks",
         "PDF",
