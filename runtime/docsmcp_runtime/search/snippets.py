@@ -62,11 +62,11 @@ def snippet_pattern(query: str) -> SnippetPattern | None:
 def word_hits(text: str, pattern: SnippetPattern) -> list[tuple[int, int]]:
     """(position, group number) of each match of `pattern.regex` in `text`, as `finditer`
     finds them (leftmost; the first of the stems matching there; never overlapping)."""
-    if not text.isascii():
-        # Unicode case rules are more than lower(): `Σ` lower-cases to `ς` at a word's end,
-        # `İ` to two characters, `K` (Kelvin) matches `k`. The regex knows them.
-        return [(m.start(), m.lastindex or 0) for m in pattern.regex.finditer(text)]
     low = text.lower()
+    if not text.isascii() and not _lower_is_enough(text, low, pattern.stems):
+        # Unicode case rules are more than lower(): `Σ` lower-cases to `ς` at a word's end,
+        # `İ` to two characters, IGNORECASE matches `ı` with `i`. The regex knows them.
+        return [(m.start(), m.lastindex or 0) for m in pattern.regex.finditer(text)]
     found: list[tuple[int, int]] = []
     for k, stem in enumerate(pattern.stems, start=1):
         at = low.find(stem)
@@ -83,6 +83,23 @@ def word_hits(text: str, pattern: SnippetPattern) -> list[tuple[int, int]]:
             out.append((at, k))
             end = at + len(pattern.stems[k - 1])
     return out
+
+
+# Characters IGNORECASE matches with an ASCII letter that lower() leaves apart (Python's sre:
+# `ı` with `i`, `ſ` with `s`); the Kelvin sign lower-cases to `k` itself.
+_FOLDED_TO_ASCII = ("\u0131", "\u017f")
+
+
+def _lower_is_enough(text: str, low: str, stems: tuple[str, ...]) -> bool:
+    """Whether str.find in `low` finds what the regex finds in non-ASCII `text`: ASCII stems,
+    a lower case of the same length (positions kept), and no character IGNORECASE equates with
+    an ASCII letter that lower() does not. Docs with emoji or accents (speakeasy-sdks' ✔️ and ➖
+    columns) then take the fast path too."""
+    return (
+        len(low) == len(text)
+        and all(s.isascii() for s in stems)
+        and not any(c in text for c in _FOLDED_TO_ASCII)
+    )
 
 
 def snippet(text: str, pattern: SnippetPattern | None, width: int = SNIPPET_CHARS) -> str:
