@@ -1,0 +1,115 @@
+"""Bounded fuzz of the readers added in session 13 (issue 27): whatever text a page holds, each
+returns in bounded time, raises nothing, and keeps what the pipeline relies on (as many lines,
+where a reader rewrites lines in place; a value it does not understand leaves the page alone).
+Their behaviour on the real sites' shapes is tested in each reader's own file."""
+
+from __future__ import annotations
+
+import base64
+import json
+import zlib
+
+from conftest import FUZZ
+from docsmcp.sources.formats import emoji, nestjs
+from docsmcp.sources.formats.banner import drop_banner
+from docsmcp.sources.formats.fences import fenced_lines
+from docsmcp.sources.formats.home_page import home_lines
+from docsmcp.sources.formats.openapi_docs import api_operation
+from docsmcp.sources.hugo_includes import Call, call, included
+from docsmcp.sources.router_pages import for_router
+from hypothesis import given
+from hypothesis import strategies as st
+
+# Pieces of the syntaxes these readers look for, with text between them.
+PIECES = st.sampled_from(
+    [
+        "@@filename(app.module)",
+        "@@switch",
+        "```ts",
+        "```",
+        "{{ '{' }}",
+        "> info **Hint**",
+        ":tada:",
+        ":white_check_mark:",
+        "::",
+        '{{% include "x.md" %}}',
+        "{{< include `a` b=c >}}",
+        "{{ $1 }}",
+        "{{ if $x }}",
+        "{{ end }}",
+        "<AppOnly>",
+        "</AppOnly>",
+        "<PagesOnly>",
+        '<h1 align="center">Fastify</h1>',
+        "# Title",
+        "\n",
+        "",
+    ]
+)
+TEXT = st.lists(st.one_of(PIECES, st.text(max_size=12)), max_size=30).map("".join)
+
+
+@FUZZ
+@given(TEXT)
+def test_line_readers_keep_the_line_count(text: str) -> None:
+    lines = text.split("\n")
+    assert len(nestjs.read(lines, fenced_lines(lines))) == len(lines)
+    assert len(drop_banner(lines)) == len(lines)
+    for line in lines:
+        shown = emoji.shortcodes(line)
+        assert "\n" not in shown or "\n" in line
+        assert emoji.shortcodes(shown) == shown  # once is enough
+
+
+@FUZZ
+@given(TEXT, st.sampled_from(["app", "pages", None]))
+def test_router_parts_and_hugo_includes_raise_nothing(text: str, router: str | None) -> None:
+    for_router(text, router)
+    for line in text.split("\n"):
+        found = call(line)
+        if found is not None:
+            included(found, text)
+    included(Call("", "x.md", {"0": "x.md", "1": text[:20]}), text)
+
+
+VALUES = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.text(max_size=20),
+    lambda inner: (
+        st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=4)
+    ),
+    max_leaves=20,
+)
+
+
+@FUZZ
+@given(
+    st.dictionaries(
+        st.sampled_from(
+            [
+                "hero",
+                "features",
+                "actions",
+                "footer",
+                "tagline",
+                "heroText",
+                "home",
+                "layout",
+                "title",
+            ]
+        ),
+        VALUES,
+    )
+)
+def test_home_pages_of_any_frontmatter_raise_nothing(frontmatter: dict) -> None:
+    assert all(isinstance(line, str) for line in home_lines(frontmatter))
+
+
+@FUZZ
+@given(VALUES)
+def test_an_api_frontmatter_that_is_no_operation_is_none(value: object) -> None:
+    """`api:` values as the plugin encodes them (deflated JSON, base64) of any shape, and raw
+    values: an operation needs a method and a path."""
+    encoded = base64.b64encode(zlib.compress(json.dumps(value).encode())).decode()
+    for api in (value, encoded):
+        found = api_operation({"api": api})
+        assert found is None or (found.get("method"), found.get("path")) != (None, None)
