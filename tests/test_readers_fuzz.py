@@ -10,6 +10,7 @@ import json
 import zlib
 
 from conftest import FUZZ
+from docsmcp.sources import type_tables
 from docsmcp.sources.formats import emoji, nestjs
 from docsmcp.sources.formats.banner import drop_banner
 from docsmcp.sources.formats.fences import fenced_lines
@@ -113,3 +114,41 @@ def test_an_api_frontmatter_that_is_no_operation_is_none(value: object) -> None:
     for api in (value, encoded):
         found = api_operation({"api": api})
         assert found is None or (found.get("method"), found.get("path")) != (None, None)
+
+
+TYPESCRIPT = st.lists(
+    st.one_of(
+        st.sampled_from(
+            [
+                "export interface Props {",
+                "type Props = {",
+                "}",
+                "/** The size. @default 1 */",
+                "size?: number;",
+                "onClick: (e: Event) => void,",
+                "items: Array<{ a: string }>;",
+                "import { X } from './x';",
+                "export { Props } from './props';",
+                "/*",
+                "*/",
+                "'quoted': `tmpl ${a}`;",
+                "\n",
+            ]
+        ),
+        st.text(max_size=10),
+    ),
+    max_size=30,
+).map("".join)
+
+
+@FUZZ
+@given(TYPESCRIPT)
+def test_a_type_table_of_any_typescript_is_a_table_or_a_line(tmp_path_factory, source: str) -> None:
+    """`<auto-type-table path="./props.ts" name="Props" />` over a file of any text: the props
+    table or the one line naming the type, never an exception."""
+    docs = tmp_path_factory.mktemp("types")
+    (docs / "props.ts").write_text(source, encoding="utf-8")
+    lines = ['<auto-type-table path="./props.ts" name="Props" />']
+    (tag,) = type_tables.tags(lines, [False]).values()
+    shown, _ = type_tables.render("page.mdx", tag, type_tables.Files(docs, (docs,)))
+    assert shown and all(isinstance(line, str) for line in shown)
