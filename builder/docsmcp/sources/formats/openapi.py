@@ -129,19 +129,14 @@ def operation_entry(
     params: list[Parameter] = []
     for p in (renderer.resolve(p) for p in _list(operation.get("parameters"))):
         if isinstance(p, dict) and isinstance(p.get("name"), str):
-            schema = renderer.resolve(p.get("schema"))
-            described = p.get("description") or _dict(schema).get("description") or ""
-            params.append(
-                Parameter(p["name"], _type(schema), bool(p.get("required")), str(described))
-            )
+            params.append(renderer.parameter_field(p))
     body = renderer.resolve(operation.get("requestBody"))
     for _, content in _media(body)[:1] if isinstance(body, dict) else []:
         schema = renderer.resolve(content.get("schema"))
         required = {r for r in _list(_dict(schema).get("required")) if isinstance(r, str)}
-        for field_name, field in _dict(_dict(schema).get("properties")).items():
-            field = renderer.resolve(field)
-            described = str(_dict(field).get("description") or "")
-            params.append(Parameter(field_name, _type(field), field_name in required, described))
+        for prop, value in _dict(_dict(schema).get("properties")).items():
+            resolved = renderer.resolve(value)
+            params.append(described_field(prop, resolved, prop in required, _dict(resolved)))
     returns = ""
     for code, response in _dict(operation.get("responses")).items():
         response = renderer.resolve(response)
@@ -294,16 +289,19 @@ class _Renderer:
         return value
 
     def parameter(self, p: dict) -> str:
-        schema = self.resolve(p.get("schema"))
-        return self.item(str(p.get("name", "")), schema, bool(p.get("required")), p)
+        return self.item(self.parameter_field(p))
 
-    def item(self, name: str, schema: Any, required: bool, described: dict) -> str:
+    def parameter_field(self, p: dict) -> Parameter:
+        """A parameter object's name, type, whether it is required and its description."""
+        schema = self.resolve(p.get("schema"))
+        return described_field(str(p.get("name", "")), schema, bool(p.get("required")), p)
+
+    def item(self, found: Parameter) -> str:
         self.fields += 1
-        kind = _type(schema)
-        flags = ", ".join(x for x in (kind, "required" if required else "") if x)
-        text = described.get("description") or _dict(schema).get("description") or ""
-        text = _prose(" ".join(str(text).split()))
-        return f"- `{name}`" + (f" ({flags})" if flags else "") + (f": {text}" if text else "")
+        flags = ", ".join(x for x in (found.type, "required" if found.required else "") if x)
+        text = _prose(" ".join(found.description.split()))
+        shown = f"- `{found.name}`" + (f" ({flags})" if flags else "")
+        return shown + (f": {text}" if text else "")
 
     def schema_fields(
         self, schema: Any, prefix: str, depth: int, seen: frozenset[str] = frozenset()
@@ -342,9 +340,16 @@ class _Renderer:
             full = f"{prefix}{name}"
             resolved = self.resolve(field)
             described = resolved if isinstance(resolved, dict) else {}
-            out.append(self.item(full, resolved, name in required, described))
+            out.append(self.item(described_field(full, resolved, name in required, described)))
             out += self.schema_fields(field, f"{full}.", depth + 1, seen)
         return out
+
+
+def described_field(name: str, schema: Any, required: bool, described: dict) -> Parameter:
+    """A field as the page lists it and the registry holds it: its type from `schema`, its
+    description from `described` (the parameter or property object), else from the schema."""
+    text = described.get("description") or _dict(schema).get("description") or ""
+    return Parameter(name, _type(schema), required, str(text))
 
 
 def _prose(text: str) -> str:
