@@ -38,15 +38,16 @@ _SKIPPED = frozenset({"static", "node_modules", "build"})
 MAX_DEPTH = 3  # levels of folders looked into for a published folder inside
 
 
-def sites(docs_dir: Path) -> list[str]:
-    """The Docusaurus site folders of a docs folder: itself, and each folder in it that holds
-    a Docusaurus configuration ("" for the docs folder itself)."""
-    out = [""] if _config(docs_dir) else []
+def sites(docs_dir: Path) -> list[tuple[str, str]]:
+    """The Docusaurus sites of a docs folder, (folder, its configuration's text): itself ("")
+    and each folder in it that holds a Docusaurus configuration."""
+    found = [("", _config(docs_dir))]
     try:
         entries = sorted(e.name for e in os.scandir(docs_dir) if e.is_dir())
     except OSError:
-        return out
-    return out + [name for name in entries if not name.startswith(".") and _config(docs_dir / name)]
+        entries = []
+    found += [(name, _config(docs_dir / name)) for name in entries if not name.startswith(".")]
+    return [(folder, config) for folder, config in found if config]
 
 
 def _config(folder: Path) -> str:
@@ -56,12 +57,13 @@ def _config(folder: Path) -> str:
     return ""
 
 
-def unpublished(docs_dir: Path, site: str) -> tuple[str, ...]:
-    """Globs (of the docs folder) of the markdown in the site folder `site` that the site does
-    not publish (see the module docstring); () when that is not known."""
+def unpublished(docs_dir: Path, site: str, config: str) -> tuple[str, ...]:
+    """Globs (of the docs folder) of the markdown in the site folder `site`, whose
+    configuration is `config`, that the site does not publish (see the module docstring); ()
+    when that is not known."""
     folder = docs_dir / site
     published = set(PUBLISHED)
-    for m in _PATH.finditer(_config(folder)):
+    for m in _PATH.finditer(config):
         if m.group(3) is not None:
             return ()  # a path made by code
         value = m.group(2).strip()

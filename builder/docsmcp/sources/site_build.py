@@ -51,8 +51,8 @@ def unbuilt(
     # markdown outside its content folders (docusaurus_site.py: Agenta's design notes).
     sites = docusaurus_site.sites(docs_dir)
     if sites:
-        globs = [f"{f}/static/**".lstrip("/") for f in sites]
-        globs += [g for f in sites for g in docusaurus_site.unpublished(docs_dir, f)]
+        globs = [f"{f}/static/**".lstrip("/") for f, _ in sites]
+        globs += [g for f, c in sites for g in docusaurus_site.unpublished(docs_dir, f, c)]
         return "what the Docusaurus site does not publish", tuple(globs)
     return "", ()
 
