@@ -200,12 +200,17 @@ def _shown_version(context: DocsContext, root: str, filters: dict[str, str]) -> 
     info = context.taxonomy.get(VERSION_KEY)
     if info is None or info.latest is None or VERSION_KEY in filters:
         return None
-    pages = context.pages
-    indices = list(pages.under(root))
-    if not indices:
-        return None
-    present = set(np.unique(_version_codes(context, indices)).tolist()) - {0}
-    return info.latest if len(present) > 1 and info.code(info.latest) in present else None
+    latest = info.latest
+
+    def shown() -> tuple[str | None]:  # remembered with the listings (a gather over pages;
+        # a tuple, as the memo takes None for "not yet")
+        indices = list(context.pages.under(root))
+        if not indices:
+            return (None,)
+        present = set(np.unique(_version_codes(context, indices)).tolist()) - {0}
+        return (latest if len(present) > 1 and info.code(latest) in present else None,)
+
+    return context.memo.get((NAME, "shown-version", root), shown)[0]
 
 
 def _tree(
