@@ -4,7 +4,6 @@ references (xref.py) and in the browse tables (indexing/tables.py).
 
 from __future__ import annotations
 
-import json
 import re
 from typing import TYPE_CHECKING
 
@@ -147,8 +146,9 @@ def _leading_prose(lines: list[str], limit: int, plain: bool = False) -> tuple[s
 
 def page_description(parsed: ParsedFile) -> str:
     """Frontmatter description, else the first sentence(s) of the first paragraph."""
-    frontmatter = json.loads(parsed.source.frontmatter)
-    for key in ("description", "metaDescription", "meta_description"):
+    keys = ("description", "metaDescription", "meta_description")
+    frontmatter = parsed.source.frontmatter_with(*keys)
+    for key in keys:
         described = frontmatter.get(key)
         if isinstance(described, str) and described.strip():
             return summary(described)

@@ -36,7 +36,6 @@ from __future__ import annotations
 
 import bisect
 import dataclasses
-import json
 import posixpath
 import re
 from collections.abc import Iterator
@@ -60,6 +59,8 @@ from docsmcp.sources.formats.fences import fenced_lines
 
 if TYPE_CHECKING:
     from markdown_it.token import Token
+
+    from docsmcp.model.source import SourceFile
 
 _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.\-]*:")
 _DOC_EXTS = (".md", ".mdx", ".markdown", ".rst", ".qmd")
@@ -447,7 +448,7 @@ def extract_refs(parsed: ParsedFile, chunks: list[Chunk], first_row: int) -> Fil
         summaries=summaries,
         refs=tuple(refs),
         texts=tuple(f.texts),
-        routes=page_routes(parsed.source.path, parsed.source.frontmatter),
+        routes=page_routes(parsed.source),
     )
 
 
@@ -455,28 +456,23 @@ def extract_refs(parsed: ParsedFile, chunks: list[Chunk], first_row: int) -> Fil
 _ROUTE_KEYS = ("permalink", "slug", "url")
 
 
-def page_routes(path: str, frontmatter: str) -> tuple[str, ...]:
-    """The URL paths a page's frontmatter (its JSON) gives it: `permalink: /docs/installation/`
+def page_routes(source: SourceFile) -> tuple[str, ...]:
+    """The URL paths a page's frontmatter gives it: `permalink: /docs/installation/`
     (Jekyll) is `docs/installation`; a Docusaurus `slug` without a leading `/` is relative to
     the page's folder."""
-    if not any(f'"{key}"' in frontmatter for key in (*_ROUTE_KEYS, "id")):
-        return ()
-    try:
-        data = json.loads(frontmatter)
-    except ValueError:
-        return ()
+    data = source.frontmatter_with(*_ROUTE_KEYS, "id")
     out = []
     keys: tuple[str, ...] = _ROUTE_KEYS
-    if isinstance(data, dict) and "slug" not in data and isinstance(data.get("id"), str):
+    if "slug" not in data and isinstance(data.get("id"), str):
         # A Docusaurus doc's `id` names it in its folder's route (`x.api.mdx` with `id: x`)
         keys = (*keys, "id")
     for key in keys:
-        value = data.get(key) if isinstance(data, dict) else None
+        value = data.get(key)
         if not isinstance(value, str) or not value.strip() or len(value) > _MAX_ROUTE:
             continue
         value = value.strip().partition("#")[0].partition("?")[0]
         if not value.startswith("/"):
-            value = posixpath.join(posixpath.dirname(path), value)
+            value = posixpath.join(posixpath.dirname(source.path), value)
         route = posixpath.normpath("/" + value).strip("/").lower()
         if route:
             out.append(route)
