@@ -1,7 +1,7 @@
-"""Bounded fuzz of the readers added in session 13 (issue 27): whatever text a page holds, each
-returns in bounded time, raises nothing, and keeps what the pipeline relies on (as many lines,
-where a reader rewrites lines in place; a value it does not understand leaves the page alone).
-Their behaviour on the real sites' shapes is tested in each reader's own file."""
+"""Bounded fuzz of the readers added in sessions 13 and 14 (issue 27): whatever text a page
+holds, each returns in bounded time, raises nothing, and keeps what the pipeline relies on (as
+many lines, where a reader rewrites lines in place; a value it does not understand leaves the
+page alone). Their behaviour on the real sites' shapes is tested in each reader's own file."""
 
 from __future__ import annotations
 
@@ -17,6 +17,7 @@ from docsmcp.sources.formats.fences import fenced_lines
 from docsmcp.sources.formats.home_page import home_lines
 from docsmcp.sources.formats.openapi_docs import api_operation
 from docsmcp.sources.hugo_includes import Call, call, included
+from docsmcp.sources.ref_pages import shown_text
 from docsmcp.sources.router_pages import for_router
 from hypothesis import given
 from hypothesis import strategies as st
@@ -41,6 +42,8 @@ PIECES = st.sampled_from(
         "<AppOnly>",
         "</AppOnly>",
         "<PagesOnly>",
+        "[//]: # 'Example'",
+        "[//]: # 'Materials'",
         '<h1 align="center">Fastify</h1>',
         "# Title",
         "\n",
@@ -71,6 +74,13 @@ def test_router_parts_and_hugo_includes_raise_nothing(text: str, router: str | N
         if found is not None:
             included(found, text)
     included(Call("", "x.md", {"0": "x.md", "1": text[:20]}), text)
+
+
+@FUZZ
+@given(TEXT, TEXT, st.lists(st.tuples(st.text(min_size=1, max_size=4), st.text(max_size=4))))
+def test_a_ref_page_shows_text_without_markers(named: str, own: str, replacements) -> None:
+    shown = shown_text(named, own, replacements)
+    assert "[//]: # 'Example'" not in shown.split("\n")
 
 
 VALUES = st.recursive(

@@ -100,6 +100,14 @@ class SourceFile:
             return {}
         return data if isinstance(data, dict) and any(k in data for k in keys) else {}
 
+    def frontmatter_line(self, key: str) -> int:
+        """The line (0-based) of the frontmatter's top-level `key:`, 0 when none is found: the
+        line a page's text comes from when a key makes it show another page's."""
+        for k, line in enumerate(self.text.split("\n", 100)[:100]):
+            if line.startswith(f"{key}:"):
+                return k
+        return 0
+
 
 @dataclass(frozen=True)
 class Override:

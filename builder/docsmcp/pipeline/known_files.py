@@ -37,7 +37,7 @@ from pathlib import Path
 
 from docsmcp.model.source import Manifest, SourceFile, Strategy
 from docsmcp.pipeline.parse_cache import ParseCache
-from docsmcp.sources import router_pages
+from docsmcp.sources import ref_pages, router_pages
 from docsmcp.sources.formats import link_titles
 from docsmcp.sources.includes import has_directive
 
@@ -128,7 +128,8 @@ class KnownFiles:
         """Store what this build read or took, for the next (in the parse cache, saved with
         it). `files` still hold their text where they were read; `bad`: paths with problems."""
         out: dict[str, tuple] = {}
-        shown = router_pages.shown(files)  # (another page's text: read on every build)
+        # (another page's text: read on every build)
+        shown = router_pages.shown(files) | ref_pages.shown(files)
         for sf, key, size in zip(files, keys, nbytes, strict=True):
             seen = self.seen.get(sf.path)
             if seen is None or sf.path in bad:

@@ -12,7 +12,14 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from docsmcp.model.source import Manifest, Problem, SourceFile, TaxonomyKey
-from docsmcp.sources import asciidoc_includes, hugo_params, hugo_site, includes, router_pages
+from docsmcp.sources import (
+    asciidoc_includes,
+    hugo_params,
+    hugo_site,
+    includes,
+    ref_pages,
+    router_pages,
+)
 from docsmcp.sources.discover import (
     Entry,
     glob_problem,
@@ -487,6 +494,7 @@ def load_corpus(
         return None if source is None else _finish(docs_dir, source, roots, unresolved)
 
     files = router_pages.resolve(files, reread)  # (Next.js: pages shown from another's text)
+    files = ref_pages.resolve(files, reread)  # (TanStack: a framework's page shows another's)
     files = link_titles.resolve(sorted(files, key=lambda f: f.path))  # (in path order from here)
     files = hugo_params.resolve(files, docs_dir)
     ordered = sorted(manifests.values(), key=lambda m: m.path)

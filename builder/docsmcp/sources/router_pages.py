@@ -157,7 +157,7 @@ def resolve(
             shown = read(shown.path) or shown
         if shown is not None and shown is not sf and not _source(shown):
             body = shown.body
-            line_map = (_source_line(sf),) * (body.count("\n") + 1)
+            line_map = (sf.frontmatter_line("source"),) * (body.count("\n") + 1)
         elif wanted:
             log.warning(
                 "%s: its source %r is no page with text; the page is left empty", sf.path, wanted
@@ -167,11 +167,3 @@ def resolve(
             sf = dataclasses.replace(sf, body=body, line_map=line_map)
         out.append(sf)
     return out
-
-
-def _source_line(sf: SourceFile) -> int:
-    """The line of the page's `source:` key (0-based; 0 when not found)."""
-    for k, line in enumerate(sf.text.split("\n")[:100]):
-        if line.startswith("source:"):
-            return k
-    return 0
