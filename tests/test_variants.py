@@ -24,6 +24,7 @@ from docsmcp_runtime.tools.app import DocsApp
 from mcp_client import McpSession
 
 GUIDES = ("retries", "invalidation", "prefetching")
+COMPONENTS = tuple(f"component-{k}" for k in range(12))
 
 
 def _page(framework: str, guide: str, more: str = "") -> str:
@@ -99,6 +100,20 @@ def test_mirrored_framework_folders_are_variants_and_the_fullest_is_the_default(
         ),
         # a folder name that names no axis: chapters that happen to share file names
         ({f"guides/{p}/{g}.md": "x" for p in ("basics", "advanced") for g in GUIDES}, None),
+        # folders of any names mirroring each other page for page (shadcn/ui's components
+        # once per primitives library): the key `variant`
+        (
+            {f"components/{p}/{c}.mdx": "x" for p in ("radix", "base") for c in COMPONENTS},
+            "variant",
+        ),
+        # ... but not when a fifth of a folder's pages are its own
+        (
+            {
+                **{f"components/{p}/{c}.mdx": "x" for p in ("radix", "base") for c in COMPONENTS},
+                **{f"components/base/own-{i}.mdx": "x" for i in range(4)},
+            },
+            None,
+        ),
     ],
     ids=[
         "platforms",
@@ -112,6 +127,8 @@ def test_mirrored_framework_folders_are_variants_and_the_fullest_is_the_default(
         "mostly-own",
         "too-few-shared",
         "not-an-axis",
+        "mirrors",
+        "mirrors-with-own-pages",
     ],
 )
 def test_what_is_a_variant_folder(files: dict[str, str], key: str | None) -> None:
@@ -122,6 +139,15 @@ def test_a_key_or_folder_taken_is_left_alone() -> None:
     assert detect(list(SITE), _sizes(SITE), taken=["framework"]).key is None
     taken = ["framework/solid"]  # (a version folder, say)
     assert set(detect(list(SITE), _sizes(SITE), taken=taken).folders.values()) == {"react", "vue"}
+
+
+def test_mirrors_are_no_variants_under_a_manifest_or_inside_a_taken_folder() -> None:
+    """A manifest's keys, or a product's folder, say what mirroring folders are (speakeasy's
+    Mistral SDK holds its Azure and GCP packages, mirroring each other)."""
+    files = {f"sdk/packages/{p}/{c}.md": "x" for p in ("azure", "gcp") for c in COMPONENTS}
+    assert detect(list(files), _sizes(files)).key == "variant"
+    assert detect(list(files), _sizes(files), mirrors=False).key is None
+    assert detect(list(files), _sizes(files), taken=["sdk"]).key is None
 
 
 def test_init_proposes_the_key_and_its_default(tmp_path: Path) -> None:

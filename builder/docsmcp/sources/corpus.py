@@ -432,7 +432,10 @@ def load_corpus(
     if not _names(manifests, VERSION_KEY):  # version folders as users lay them out
         layout = detect_versions(docs_dir, (p for p in selected_paths if p not in not_built))
     variants = detect_variants(
-        (p for p in selected_paths if p not in not_built), _size(docs_dir), layout.folders
+        (p for p in selected_paths if p not in not_built),
+        _size(docs_dir),
+        layout.folders,
+        mirrors=not manifests,
     )
     if variants.key is not None and _names(manifests, variants.key):
         variants = Variants()  # the manifest decides

@@ -52,6 +52,14 @@ DATABASES = frozenset(
 # Pages a variant shares with another variant, at least (and SHARED_PART of its pages).
 MIN_SHARED = 3
 SHARED_PART = 1 / 3
+# Sibling folders of any names are variants when they mirror each other nearly page for page
+# (shadcn/ui: `components/radix/`, `components/base/`, `components/aria/`, 63 to 65 pages
+# each, the same names; each copy of a component took a place of the first three): at least
+# MIN_MIRRORED pages of each shared with another, and MIRRORED_PART of its pages. tRPC's three
+# clients share 3 of 10 pages, two integrations a `setup.md`: far below.
+MIN_MIRRORED = 10
+MIRRORED_PART = 0.8
+MIRROR_KEY = "variant"  # the key of such folders, whose names say no axis
 MAX_DEPTH = 2  # of a variant folder's parent (0: the docs folder)
 
 
@@ -91,12 +99,20 @@ def named_axis(name: str) -> str | None:
     return None
 
 
-def detect(paths: Iterable[str], size: Callable[[str], int], taken: Iterable[str] = ()) -> Variants:
+def detect(
+    paths: Iterable[str],
+    size: Callable[[str], int],
+    taken: Iterable[str] = (),
+    mirrors: bool = True,
+) -> Variants:
     """The variant folders among `paths` (files relative to the docs folder, `size(path)` their
-    length); `taken`: keys a manifest names, and folders already given another key."""
+    length); `taken`: keys a manifest names, and folders already given another key. `mirrors`:
+    whether folders of no axis' name may be variants (not under a manifest, whose keys say
+    what such folders are: speakeasy-sdks' SDK folders are its `product`s)."""
     taken = set(taken)
-    # (parent, key) -> child -> its pages: every child of a `framework/` folder, and children
-    # named for a framework or platform in any folder up to MAX_DEPTH (the docs folder too).
+    # (parent, key) -> child -> its pages: every child of a `framework/` folder, children
+    # named for a framework or platform in any folder up to MAX_DEPTH (the docs folder too),
+    # and the other children of those folders (MIRROR_KEY: variants if they mirror each other).
     children: dict[tuple[str, str], dict[str, set[str]]] = defaultdict(lambda: defaultdict(set))
     for path in sorted(paths):
         parts = path.split("/")
@@ -105,14 +121,21 @@ def detect(paths: Iterable[str], size: Callable[[str], int], taken: Iterable[str
                 break
             parent = "/".join(parts[:depth])
             axis = axis_of(parts[depth - 1]) if depth else None
-            axis = axis or named_axis(parts[depth])
-            if axis is not None:
-                children[(parent, axis)][parts[depth]].add("/".join(parts[depth + 1 :]))
+            axis = axis or named_axis(parts[depth]) or MIRROR_KEY
+            children[(parent, axis)][parts[depth]].add("/".join(parts[depth + 1 :]))
     folders: dict[str, str] = {}
     key = None
     text: Counter[str] = Counter()
-    for (parent, axis), kids in sorted(children.items()):
-        if axis in taken or (key is not None and axis != key):
+    # (folders named for an axis first: mirrors of no such name are variants only without them)
+    for (parent, axis), kids in sorted(
+        children.items(), key=lambda kv: (kv[0][1] == MIRROR_KEY, kv[0])
+    ):
+        if (
+            axis in taken
+            or (key is not None and axis != key)
+            # (a taken folder's key says what its children are: a product's packages)
+            or (axis == MIRROR_KEY and (not mirrors or _inside(parent, taken)))
+        ):
             continue
         found = {}
         for name, own in sorted(kids.items()):
@@ -121,7 +144,10 @@ def detect(paths: Iterable[str], size: Callable[[str], int], taken: Iterable[str
                 continue
             others = set().union(*(p for n, p in kids.items() if n != name))
             shared = len(own & others)
-            if shared >= MIN_SHARED and shared >= SHARED_PART * len(own):
+            least, part = (
+                (MIN_MIRRORED, MIRRORED_PART) if axis == MIRROR_KEY else (MIN_SHARED, SHARED_PART)
+            )
+            if shared >= least and shared >= part * len(own):
                 found[folder] = name
         if len(found) >= 2:
             key = axis
@@ -133,3 +159,8 @@ def detect(paths: Iterable[str], size: Callable[[str], int], taken: Iterable[str
     most = max(text.values())
     default = min(v for v, n in text.items() if n == most)
     return Variants(key, dict(sorted(folders.items())), default, f"the most text, {most:,} bytes")
+
+
+def _inside(folder: str, folders: set[str]) -> bool:
+    """Whether `folder` is one of `folders` or inside one."""
+    return any(folder == f or folder.startswith(f + "/") for f in folders)
