@@ -239,6 +239,16 @@ def build_bundle(docs_dir: Path, out: Path, *extra: str) -> Path:
     return out
 
 
+def page_texts(bundle: Path) -> dict[str, str]:
+    """Each page's text in a bundle (its chunks' texts, in order, one line apart)."""
+    import pyarrow.parquet as pq
+
+    texts: dict[str, str] = {}
+    for row in pq.read_table(bundle / "chunks.parquet", columns=["path", "text"]).to_pylist():
+        texts[row["path"]] = texts.get(row["path"], "") + "\n" + row["text"]
+    return texts
+
+
 def bundle_differences(a: Path, b: Path) -> list[str]:
     """The file names whose bytes differ between two bundle folders, a file in one only
     included; [] when they are byte-identical."""

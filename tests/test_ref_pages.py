@@ -8,10 +8,9 @@ from __future__ import annotations
 import json
 import time
 
-from conftest import build_bundle, bundle_differences, run_docsmcp, write_tree
+from conftest import build_bundle, bundle_differences, page_texts, run_docsmcp, write_tree
 from docsmcp.pipeline.known_files import RACY_NS
 from docsmcp.sources.ref_pages import shown_text
-from docsmcp_runtime.bundle.reader import open_bundle
 
 _REACT = (
     "---\nid: queries\ntitle: Queries\n---\n\n## Query Basics\n\n"
@@ -29,15 +28,6 @@ _VUE = (
 )
 
 
-def _texts(bundle) -> dict[str, str]:
-    b = open_bundle(bundle)
-    out: dict[str, str] = {}
-    for r in range(b.n_chunks):
-        page = b.id(r).split("#", 1)[0]
-        out[page] = out.get(page, "") + "\n" + b.text(r)
-    return out
-
-
 def test_a_page_naming_another_shows_its_text_with_its_own_parts(tmp_path) -> None:
     docs = write_tree(
         tmp_path / "docs",
@@ -47,7 +37,7 @@ def test_a_page_naming_another_shows_its_text_with_its_own_parts(tmp_path) -> No
             "framework/solid/guides/queries.md": _VUE.replace("react/guides/queries", "nothing"),
         },
     )
-    texts = _texts(build_bundle(docs, tmp_path / "idx"))
+    texts = page_texts(build_bundle(docs, tmp_path / "idx"))
     vue = texts["framework/vue/guides/queries.md"]
     react = texts["framework/react/guides/queries.md"]
     assert "declarative dependency" in vue and "used for refetching in Vue" in vue
@@ -87,7 +77,7 @@ def test_rebuilds_show_what_a_clean_build_shows(tmp_path) -> None:
     (docs / vue).parent.mkdir(parents=True)
     (docs / vue).write_text(_VUE, encoding="utf-8")
     build()
-    assert "declarative dependency" in _texts(out)[vue]
+    assert "declarative dependency" in page_texts(out)[vue]
     assert bundle_differences(out, build_bundle(docs, tmp_path / "clean", "--no-cache")) == []
     time.sleep(RACY_NS / 1e9 + 0.2)
     build()

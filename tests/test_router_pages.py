@@ -8,10 +8,9 @@ from __future__ import annotations
 import json
 import time
 
-from conftest import build_bundle, bundle_differences, run_docsmcp, write_tree
+from conftest import build_bundle, bundle_differences, page_texts, run_docsmcp, write_tree
 from docsmcp.pipeline.known_files import RACY_NS
 from docsmcp.sources.router_pages import for_router, route, router
-from docsmcp_runtime.bundle.reader import open_bundle
 
 _IMAGE = (
     "---\ntitle: <Image>\ndescription: Optimize images.\n---\n\n"
@@ -31,15 +30,6 @@ _SHOWN = (
 )
 
 
-def _texts(bundle) -> dict[str, str]:
-    b = open_bundle(bundle)
-    out: dict[str, str] = {}
-    for r in range(b.n_chunks):
-        page = b.id(r).split("#", 1)[0]
-        out[page] = out.get(page, "") + "\n" + b.text(r)
-    return out
-
-
 def test_a_page_shows_its_routers_parts_and_a_source_page_shows_its_source(tmp_path) -> None:
     docs = write_tree(
         tmp_path / "docs",
@@ -52,7 +42,7 @@ def test_a_page_shows_its_routers_parts_and_a_source_page_shows_its_source(tmp_p
             ),
         },
     )
-    texts = _texts(build_bundle(docs, tmp_path / "idx"))
+    texts = page_texts(build_bundle(docs, tmp_path / "idx"))
     app = texts["02-app/02-api-reference/01-components/image.mdx"]
     pages = texts["03-pages/02-api-reference/01-components/image.mdx"]
     assert "Server Component" in app and "getStaticProps" not in app
@@ -100,7 +90,7 @@ def test_rebuilds_show_what_a_clean_build_shows(tmp_path) -> None:
     (docs / shown).parent.mkdir(parents=True)
     (docs / shown).write_text(_SHOWN, encoding="utf-8")
     build()
-    assert "getStaticProps" in _texts(out)[shown]
+    assert "getStaticProps" in page_texts(out)[shown]
     assert bundle_differences(out, build_bundle(docs, tmp_path / "clean", "--no-cache")) == []
     time.sleep(RACY_NS / 1e9 + 0.2)
     build()
