@@ -20,7 +20,8 @@
 - MyST: ```` ```{include} path ```` and `{literalinclude}` with their options (myst_includes.py);
 - Fumadocs: `<include>path</include>`, a page (or its `#section`) or a code file
   (include_tags.py); `<auto-type-table path name />`, a type's props table (type_tables.py);
-- AsciiDoc: `include::path[tag=x]`, Antora's `include::partial$x.adoc[]` (asciidoc_includes.py).
+- AsciiDoc: `include::path[tag=x]`, Antora's `include::partial$x.adoc[]` (asciidoc_includes.py);
+- Markdoc: `{% partial file="x.md" /%}` on a line of its own (markdoc_partials.py).
 
 Every file is read through `discover.read_file`, so only inside the source roots: a path outside
 them, missing or unreadable leaves the directive as it was. An unreadable file gets its page one
@@ -51,6 +52,7 @@ from docsmcp.sources import (
     hugo_includes,
     hugo_site,
     include_tags,
+    markdoc_partials,
     mdx_partials,
     myst_includes,
     quarto,
@@ -113,6 +115,7 @@ def has_directive(body: str) -> bool:
         or ":include" in body  # (docsify's embeds)
         or ".. auto" in body  # (reST pages only: autodoc.py)
         or mdx_partials.may_import(body)
+        or markdoc_partials.may_hold(body)
     )
 
 
@@ -287,6 +290,13 @@ class _Reader:
             return self._include_tag(page, line, depth)
         if self.names and not in_code and (use := mdx_partials.use(line, self.names)):
             return self._partial(page, *use, depth)
+        if "{%" in line and not in_code and (call := markdoc_partials.call(line)):
+            found = markdoc_partials.candidates(page, call.file, self.docs_dir, self.roots)
+            text = self._read_first(found, call.file)
+            if text is None:
+                return None  # (the summary names the missing file; the line reads as nothing)
+            self.partials.append(self._found)  # (one page's partial is no page: mdx_partials)
+            return self._inline(self._found, markdoc_partials.included(call, text), depth)
         if self.block is not None:
             if SNIPPET_BLOCK.match(line):
                 paths, self.block = self.block, None
