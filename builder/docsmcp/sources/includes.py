@@ -63,7 +63,7 @@ from docsmcp.sources.discover import ASCIIDOC_SUFFIXES, RST_SUFFIXES, Refused, r
 from docsmcp.sources.formats import apidoc, autodoc
 from docsmcp.sources.formats.fences import fenced_lines
 from docsmcp.sources.include_ranges import SNIPPET_SECTION
-from docsmcp.sources.include_report import Expanded, Unresolved
+from docsmcp.sources.include_report import Expanded, Failures, Unresolved, finished
 from docsmcp.sources.site_config import snippet_bases
 from docsmcp.sources.snippet_includes import (
     FASTAPI,
@@ -86,18 +86,6 @@ MAX_DEPTH = 5
 
 # markdown-include's `{!path!}` (SQLModel, Typer): the file's text where it stands.
 _MD_INCLUDE = re.compile(r"\{!\s*([^!{}\n]+?)\s*!\}")
-
-
-class _Failures:
-    def __init__(self) -> None:
-        self.count = 0
-        self.first = ""
-        self.missing: list[str] = []
-        self.outside: list[tuple[str, str]] = []
-
-    def add(self, what: str) -> None:
-        self.count += 1
-        self.first = self.first or what
 
 
 def has_directive(body: str) -> bool:
@@ -127,7 +115,7 @@ def expand(
     asciidoc = path.lower().endswith(ASCIIDOC_SUFFIXES)  # (its component's attributes: always)
     if not has_directive(body) and not asciidoc:
         return Expanded(body, (), None)
-    failures = _Failures()
+    failures = Failures()
     reader = _Reader(docs_dir, roots, failures)
     reader.shared = shared
     lines = body.split("\n")
@@ -192,34 +180,16 @@ def _finish(
     lines: list[str],
     out: list[str],
     line_map: list[int],
-    failures: _Failures,
+    failures: Failures,
     reader: _Reader,
 ) -> Expanded:
-    """The Expanded page of lines `out` (and their page lines: `body` is the page, `lines` its
-    lines), with what failed."""
-    if reader.size > MAX_FILE_BYTES:
-        return Expanded(
-            body,
-            (),
-            f"{path}: includes make the page over {MAX_FILE_BYTES:,} bytes; "
-            "they were left unresolved",
-        )
-    warnings = []
-    if failures.count:
-        more = f" ({failures.count} includes left as written)" if failures.count > 1 else ""
-        warnings.append(f"{path}: include not resolved: {failures.first}{more}")
-    missing, outside = tuple(failures.missing), tuple(failures.outside)
-    api, partials = tuple(reader.api_missing), tuple(reader.partials)
-    types = tuple(reader.types_missing)
-    warning = "\n".join(warnings) or None
-    if out == lines:
-        return Expanded(body, (), warning, missing, outside, api, (), types)
-    joined = "\n".join(out)
-    return Expanded(joined, tuple(line_map), warning, missing, outside, api, partials, types)
+    """The Expanded page of lines `out` (include_report.finished), with what the reader met."""
+    met = (reader.api_missing, reader.partials, reader.types_missing)
+    return finished(path, body, lines, out, line_map, failures, reader.size, *met)
 
 
 class _Reader:
-    def __init__(self, docs_dir: Path, roots: Sequence[Path], failures: _Failures) -> None:
+    def __init__(self, docs_dir: Path, roots: Sequence[Path], failures: Failures) -> None:
         self.docs_dir = docs_dir
         self.roots = roots
         self.failures = failures
