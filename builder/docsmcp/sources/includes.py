@@ -21,7 +21,8 @@
 - Fumadocs: `<include>path</include>`, a page (or its `#section`) or a code file
   (include_tags.py); `<auto-type-table path name />`, a type's props table (type_tables.py);
 - AsciiDoc: `include::path[tag=x]`, Antora's `include::partial$x.adoc[]` (asciidoc_includes.py);
-- Markdoc: `{% partial file="x.md" /%}` on a line of its own (markdoc_partials.py).
+- Markdoc: `{% partial file="x.md" /%}` on a line of its own (markdoc_partials.py);
+- Rspress: an empty code block naming a file, ```` ```ts file="./x.ts" ```` (file_fences.py).
 
 Every file is read through `discover.read_file`, so only inside the source roots: a path outside
 them, missing or unreadable leaves the directive as it was. An unreadable file gets its page one
@@ -49,6 +50,7 @@ from typing import TYPE_CHECKING
 from docsmcp.common.limits import MAX_FILE_BYTES
 from docsmcp.sources import (
     asciidoc_includes,
+    file_fences,
     hugo_includes,
     hugo_site,
     include_tags,
@@ -104,6 +106,7 @@ def has_directive(body: str) -> bool:
         or ".. auto" in body  # (reST pages only: autodoc.py)
         or mdx_partials.may_import(body)
         or markdoc_partials.may_hold(body)
+        or file_fences.may_hold(body)
     )
 
 
@@ -445,22 +448,34 @@ class _Reader:
 
     def spanning(
         self, body: str, lines: list[str], code: list[bool] | None
-    ) -> dict[int, mdx_partials.CodeTag | type_tables.Tag]:
+    ) -> dict[int, mdx_partials.CodeTag | type_tables.Tag | file_fences.FileFence]:
         """The tags of `lines` that span lines and stand for what they name, by first line:
-        components whose `code` prop names imports, Fumadocs' `<auto-type-table>`."""
+        components whose `code` prop names imports, Fumadocs' `<auto-type-table>`, Rspress'
+        code blocks of a file."""
         if code is None:
             return {}
-        found: dict[int, mdx_partials.CodeTag | type_tables.Tag] = {}
+        found: dict[int, mdx_partials.CodeTag | type_tables.Tag | file_fences.FileFence] = {}
+        if file_fences.may_hold(body):
+            found.update(file_fences.fences(lines))
         if self.names:
             found.update(mdx_partials.code_tags(lines, code, self.names))
         if type_tables.TAG_START in body:
             found.update(type_tables.tags(lines, code))
         return found
 
-    def span(self, page: str, tag: mdx_partials.CodeTag | type_tables.Tag, depth: int) -> list[str]:
+    def span(
+        self,
+        page: str,
+        tag: mdx_partials.CodeTag | type_tables.Tag | file_fences.FileFence,
+        depth: int,
+    ) -> list[str]:
         """What a tag of `spanning` stands for."""
         if isinstance(tag, mdx_partials.CodeTag):
             return self.code_tag(page, tag, depth)
+        if isinstance(tag, file_fences.FileFence):
+            found = file_fences.candidates(page, tag.path, self.docs_dir, self.roots)
+            text = self._read_first(found, tag.path)
+            return list(tag.lines) if text is None else file_fences.block(tag, text)
         files = type_tables.Files(self.docs_dir, tuple(self.roots))
         lines, why = type_tables.render(page, tag, files)
         self.size += sum(len(x) + 1 for x in lines)
