@@ -38,6 +38,20 @@ Nodes are the elements {% $product %} inherits from Markdown.
   ```js
   { a | b }
   ```
+---
+* `transform`
+* ```js
+  (node) =>
+    | Node
+  ```
+{% /table %}
+
+{% table %}
+---
+* ### Open source {% .jumbo %}
+
+  Full control.
+* Writer friendly
 {% /table %}
 
 {% callout type="warning" title="Careful" %}
@@ -78,6 +92,9 @@ def test_a_markdoc_page_reads_as_its_site_shows_it(tmp_path: Path) -> None:
     table = chunks["docs/nodes.md#nodes/built-in"]
     assert "| Node type | Attributes |\n| --- | --- |\n" in table
     assert "| `fence` | - `content` - `language` `{ a \\| b }` |" in table
+    # A cell may open with its fence (`* ```js`); a table opening with `---` has no header.
+    assert "| `transform` | `(node) => \\| Node` |\n" in table
+    assert "|  |  |\n| --- | --- |\n| Open source Full control. | Writer friendly |" in table
     assert "Warning: Careful\nNodes are not tags." in table
     assert "{% table %}\n- kept as written" in table  # (code is shown as written)
     assert "process=false" not in table

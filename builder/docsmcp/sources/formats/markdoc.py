@@ -54,6 +54,8 @@ _TABLE_CLOSE = re.compile(r"^[ \t]*\{%[ \t]*/table[ \t]*%\}[ \t]*$")
 _ROW_RULE = re.compile(r"^([ \t]*)(?:-{3,}|\*{3,}|_{3,})[ \t]*$")
 _ITEM = re.compile(r"^([ \t]*)[-*+][ \t]+(.*)$")
 _FENCE_INFO = re.compile(r"^([ \t]*(?:`{3,}|~{3,})[^`{\n]*?)[ \t]*\{%" + _BODY + r"%\}[ \t]*$")
+_LIST_FENCE = re.compile(r"^[ \t]*[-*+][ \t]+(?=`{3,}|~{3,})")
+_CELL_HEADING = re.compile(r"^#{1,6}[ \t]+")
 _ANY_TAG = re.compile(r"\{%(?:[^%\n]|%(?!\}))*?%\}")
 MAX_TABLE_LINES = 2_000  # lines a table may span; one not closed within them is left as it is
 
@@ -75,7 +77,10 @@ def read(lines: list[str], frontmatter: str | Mapping[str, object]) -> list[str]
         except ValueError:
             frontmatter = {}
     data = frontmatter if isinstance(frontmatter, Mapping) else {}
-    code = fenced_lines(lines)
+    # A fence may open a list item (`- ```js`, a table's cell): its lines are code too.
+    code = fenced_lines(
+        [_LIST_FENCE.sub(_spaces, x) if "``" in x or "~~" in x else x for x in lines]
+    )
     out = list(lines)
     i = 0
     while i < len(out):
@@ -168,19 +173,27 @@ def table(lines: list[str], code: list[bool]) -> list[str]:
         if rule is not None and len(rule.group(1).expandtabs(4)) <= base:
             rows.append([])
             continue
-        item = None if in_code else _ITEM.match(line)
+        opens = in_code and not code[k]  # (a cell may open with its fence: `- ```js`)
+        item = None if in_code and not opens else _ITEM.match(line)
         if item is not None and len(item.group(1).expandtabs(4)) == base:
-            rows[-1].append([item.group(2)])
+            rows[-1].append([("\0" if in_code else "") + item.group(2)])
         elif rows[-1] and line.strip():
             rows[-1][-1].append(("\0" if in_code else "") + line.strip())
-    cells = [[_cell(c) for c in row] for row in rows if row]
-    if not cells:
+    # The first list is the header (Markdoc's transforms/table.ts); a table opening with `---`
+    # has none: its header row is empty.
+    cells = [[] if not rows[0] else [_cell(c) for c in rows[0]]]
+    cells += [[_cell(c) for c in row] for row in rows[1:] if row]
+    if len(cells) == 1 and not cells[0]:
         return ["", *inner, ""]
     width = max(len(row) for row in cells)
     shown = [_row(cells[0], width), "|" + " --- |" * width]
     shown += [_row(row, width) for row in cells[1:]]
     shown = shown[: len(lines) - 1]  # (fits: every row takes a line and a rule, the closer one)
     return [*shown, *[""] * (len(lines) - len(shown))]
+
+
+def _spaces(m: re.Match[str]) -> str:
+    return " " * len(m.group(0))
 
 
 def _cell(parts: list[str]) -> str:
@@ -194,11 +207,12 @@ def _cell(parts: list[str]) -> str:
                 snippet.append(text)
             continue
         if snippet:
-            words.append(code_span("; ".join(snippet)))
+            words.append(code_span(" ".join(snippet)))
             snippet = []
+        part = _CELL_HEADING.sub("", part)  # (a heading in a cell: its words)
         words.append(_ANY_TAG.sub(partial(_kept, text=part), part).strip())
     if snippet:
-        words.append(code_span("; ".join(snippet)))
+        words.append(code_span(" ".join(snippet)))
     return " ".join(w for w in words if w).replace("|", "\\|")
 
 
