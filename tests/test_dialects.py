@@ -220,6 +220,16 @@ def test_react_comment_heading_ids(tmp_path: Path) -> None:
     assert "{/*" not in c.text
 
 
+def test_escaped_mdx_heading_ids(tmp_path: Path) -> None:
+    """Rspress (and Docusaurus 3's MDX) write an explicit id escaped, `## MDX fragments
+    \\{#fragments}`: the id, and no backslash ending the title (Rspress' docs: 21 headings)."""
+    text = "# Use MDX\n\n## `:::` Syntax \\{#three-colon}\n\nWrite a container.\n"
+    chunks = {c.id: c for c in _page(tmp_path, "a.mdx", text)}
+    c = chunks["a.mdx#use-mdx/three-colon"]
+    assert c.heading == "::: Syntax"
+    assert c.text.endswith("## `:::` Syntax\n\nWrite a container.")
+
+
 def test_bracket_heading_ids(tmp_path: Path) -> None:
     """Fumadocs and Nextra write heading ids in brackets, `## Revalidate on Focus
     [#revalidate-on-focus]` (SWR's site), with or without a space: the id, not words of the

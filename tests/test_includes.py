@@ -8,7 +8,8 @@ import shutil
 from pathlib import Path
 
 import pytest
-from conftest import build_bundle, run_docsmcp, write_tree
+from conftest import FUZZ, build_bundle, run_docsmcp, write_tree
+from docsmcp.sources.file_fences import fences
 from docsmcp.sources.includes import expand
 from docsmcp_runtime.bundle.reader import open_bundle
 from hypothesis import HealthCheck, given, settings
@@ -384,3 +385,50 @@ def test_pages_that_include_themselves_stop(tmp_path: Path) -> None:
         expanded = expand(docs, name, page, [docs.resolve()])
         title = page.split("\n")[0]
         assert 1 < expanded.body.count(title) <= MAX_DEPTH + 1, name  # (the page, its levels)
+
+
+def test_rspress_code_blocks_of_a_file(tmp_path: Path) -> None:
+    """Rspress' empty ```` ```tsx file="…" ```` block is the file's text: `./` beside the page,
+    `/` in the docs folder (`docs/` beside `rspress.config.ts`), `<root>/` in the project. One
+    shown inside a longer fence is an example, one with text of its own stays, one naming no
+    file stays as written (and the build says which)."""
+    site = write_tree(
+        tmp_path / "website",
+        {
+            "rspress.config.ts": "export default { root: 'docs' };\n",
+            "src/Button.tsx": "export const Button = () => <button />;\n",
+            "docs/components/Card.tsx": "export const Card = 1;\n",
+            "docs/guide/_demo.tsx": "export default () => <p>demo</p>;\n",
+            "docs/guide/a.mdx": (
+                "# Blocks\n\n"
+                '```tsx title="demo" file="./_demo.tsx"\n\n```\n\n'
+                '```tsx file="/components/Card.tsx"\n```\n\n'
+                '```ts file="<root>/src/Button.tsx"\n\n```\n\n'
+                '````mdx\n```tsx file="./_demo.tsx"\n\n```\n````\n\n'
+                '```ts file="./_demo.tsx"\nown text\n```\n\n'
+                '```ts file="./missing.ts"\n\n```\n'
+            ),
+        },
+    )
+    out = build_bundle(site, tmp_path / "idx")
+    (text,) = [t for k, t in _texts(out).items() if k.startswith("docs/guide/a.mdx")]
+    assert '```tsx title="demo"\nexport default () => <p>demo</p>;\n```' in text
+    assert "```tsx\nexport const Card = 1;\n```" in text
+    assert "```ts\nexport const Button = () => <button />;\n```" in text
+    assert '````mdx\n```tsx file="./_demo.tsx"\n\n```\n````' in text
+    assert '```ts file="./_demo.tsx"\nown text\n```' in text
+    assert '```ts file="./missing.ts"\n\n```' in text
+
+
+@FUZZ
+@given(
+    st.lists(
+        st.sampled_from(["```ts file='./a.ts'", "```", "````mdx", "````", "", "  ", "x", "~~~"]),
+        max_size=30,
+    )
+)
+def test_file_fences_are_read_from_any_lines(lines: list[str]) -> None:
+    for start, fence in fences(lines).items():
+        assert start < fence.end < len(lines)
+        assert fence.lines == tuple(lines[start : fence.end + 1])
+        assert not any(x.strip() for x in lines[start + 1 : fence.end])

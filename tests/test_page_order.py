@@ -416,3 +416,44 @@ def test_nextra_route_groups_nested_deep_are_cut_short(tmp_path: Path) -> None:
     deep = folder.relative_to(docs).as_posix() + "/deep.mdx"
     nav = read_nav(docs, [docs], ["top.mdx", deep])
     assert nav.order == {"top.mdx": 0} and nav.titles == {"top.mdx": "The top"}
+
+
+def test_rspress_meta_arrays_title_and_order_the_pages(tmp_path: Path) -> None:
+    """Rspress writes `_meta.json` as an array per folder (names, `file`/`dir` items with a
+    label, section headers and links that are no pages), its labels keys of the site's
+    `i18n.json`: the pages in the sidebar's order, titled in the locale's language."""
+    site = _site(
+        tmp_path / "website",
+        {
+            "i18n.json": '{"gettingStarted": {"zh": "开始", "en": "Getting Started"}}',
+            "docs/en/guide/_meta.json": json.dumps(
+                [
+                    {"type": "section-header", "label": "Guide"},
+                    {"type": "dir-section-header", "name": "start", "label": "gettingStarted"},
+                    {"type": "divider"},
+                    {"type": "custom-link", "label": "GitHub", "link": "https://x.test"},
+                    {"type": "dir", "name": "basic", "label": "Basics"},
+                ]
+            ),
+            "docs/en/guide/start/_meta.json": '["introduction", "quick-start.mdx"]',
+            "docs/en/guide/start/index.md": "# Start\n",
+            "docs/en/guide/start/quick-start.mdx": "# Quick start\n",
+            "docs/en/guide/start/introduction.mdx": "# Introduction\n",
+            "docs/en/guide/basic/_meta.json": '[{"type": "file", "name": "zeta", "label": "Z"}]',
+            "docs/en/guide/basic/alpha.mdx": "# Alpha\n",
+            "docs/en/guide/basic/zeta.mdx": "# Zeta\n",
+        },
+    )
+    paths = sorted(p.relative_to(site).as_posix() for p in site.rglob("*.md*"))
+    nav = read_nav(site, [site], paths)
+    assert sorted(nav.order, key=nav.order.get) == [
+        "docs/en/guide/start/index.md",
+        "docs/en/guide/start/introduction.mdx",
+        "docs/en/guide/start/quick-start.mdx",
+        "docs/en/guide/basic/zeta.mdx",
+        "docs/en/guide/basic/alpha.mdx",
+    ]
+    assert nav.titles == {
+        "docs/en/guide/start/index.md": "Getting Started",
+        "docs/en/guide/basic/zeta.mdx": "Z",
+    }

@@ -337,6 +337,24 @@ def test_a_docs_only_docusaurus_sites_routes_start_at_its_docs(tmp_path: Path) -
     assert r.x.stats["link"] == (4, 3)
 
 
+def test_a_sites_default_language_folder_is_its_root(tmp_path: Path) -> None:
+    # Rspress serves `docs/en/` at `/` (its default language) and `docs/zh/` at `/zh/`: built
+    # from the site's folder, `/guide/x` of `docs/en/api/y.mdx` is `docs/en/guide/x.mdx` (99 of
+    # 354 of its links resolved).
+    r = refs(
+        tmp_path,
+        {
+            "docs/en/guide/basic/i18n.mdx": "# Internationalization\n\nLocales.\n",
+            "docs/en/api/config.mdx": "# Config\n\nSee [i18n](/guide/basic/i18n), "
+            "[the hook](/guide/basic/i18n.html) and [nothing](/guide/none).\n",
+        },
+    )
+    assert r.targets("docs/en/api/config.mdx#config") == [
+        "docs/en/guide/basic/i18n.mdx#internationalization"
+    ]
+    assert r.x.stats["link"] == (3, 2)
+
+
 def test_pretty_urls_with_a_trailing_slash_are_the_page(tmp_path: Path) -> None:
     # Deno's docs (Lume) link `/runtime/fundamentals/node/` for `runtime/fundamentals/node.md`
     # (27% of its links resolved); a folder's index page still comes first.

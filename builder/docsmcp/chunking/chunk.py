@@ -21,6 +21,7 @@ from docsmcp.chunking.levels import structural_levels
 from docsmcp.model.chunk import Block, Chunk, ParsedFile, Tab
 from docsmcp.model.source import SourceFile
 from docsmcp.model.text import slugify
+from docsmcp.sources.formats import markdoc
 from docsmcp.sources.formats.banner import drop_banner
 from docsmcp.sources.formats.dialects import rewrite
 from docsmcp.sources.formats.hidden_elements import drop_unseen
@@ -392,7 +393,7 @@ class _FileChunker:
 # Files written in markdown: converted pages (PDF, reST, saved HTML) hold no markup of their own
 # to reduce, and their `<` and `&` are text.
 _ZOLA_ESCAPE = re.compile(r"(\{\{|\{%)/\*[ \t]*(.*?)[ \t]*\*/(\}\}|%\})")
-_MARKDOWN = (".md", ".mdx", ".markdown", ".mdown", ".mkd", ".qmd")
+_MARKDOWN = (".md", ".mdx", ".markdown", ".mdown", ".mkd", ".qmd", *markdoc.SUFFIXES)
 
 
 def _is_mdx(sf: SourceFile, lines: list[str]) -> bool:
@@ -423,6 +424,8 @@ def split_lines(
     elif sf.path.lower().endswith(_MARKDOWN) and not sf.page_starts:
         # Sphinx and Jupyter Book markdown (MDX has no MyST)
         lines = rewrite_myst(lines, dict(sf.link_titles))
+        if markdoc.is_markdoc(sf.path, sf.body):  # (before the template rules take its tags)
+            lines = markdoc.read(lines, sf.frontmatter)
     dialect = rewrite(lines)
     display = admonitions_to_text(dialect.display, hard_break=False)
     parse = admonitions_to_text(dialect.parse)

@@ -28,6 +28,7 @@ from docsmcp.enrich.xref import (
     extract_refs,
 )
 from docsmcp.model.chunk import Chunk, ParsedFile
+from docsmcp.sources.site_config import LANGUAGE
 
 
 def _unordered(path: str) -> str:
@@ -39,6 +40,15 @@ def _unordered(path: str) -> str:
         for part in path.split("/")
         if not (part.startswith("(") and part.endswith(")"))
     )
+
+
+def _locale_root(path: str) -> str:
+    """The folder of `path` (within its first three) that names a language (`docs/en`), or ""."""
+    parts = path.split("/")[:-1]
+    for i, part in enumerate(parts[:3]):
+        if LANGUAGE.match(part):
+            return "/".join(parts[: i + 1])
+    return ""
 
 
 # Link paths whose file the resolver remembers at a time (bounded: ~150 bytes each).
@@ -64,6 +74,7 @@ class _Resolver:
         # each path tries up to ~10 candidate files (win32: 768k link paths, 8 M lookups).
         self._paths: dict[tuple[str, str], int | None] = {}
         self._source, self._base, self._top = "", "", ""  # the last page, its folders
+        self._locale = ""  # ... and its language's folder (_locale_root)
         self.routes: dict[str, int] = {}  # a frontmatter route (FileRefs.routes) -> file
         # a path without its segments' ordering prefixes (Nuxt's `1.getting-started/
         # 02.installation.md` is the route `getting-started/installation`) -> file
@@ -193,10 +204,11 @@ class _Resolver:
         if source.path != self._source:  # links come file by file
             self._source, self._base = source.path, posixpath.dirname(source.path)
             self._top = source.path.partition("/")[0] if "/" in source.path else ""
+            self._locale = _locale_root(source.path)
         # What the path resolves to depends on the source's folder, or for an absolute path
-        # only on its top folder: pages all over a corpus share those (win32: 780k links,
-        # most absolute, from 48k pages in ~5k folders).
-        key = (path, self._top if path.startswith("/") else self._base)
+        # only on its top folder (and locale folder): pages all over a corpus share those
+        # (win32: 780k links, most absolute, from 48k pages in ~5k folders).
+        key = (path, f"{self._top}\0{self._locale}" if path.startswith("/") else self._base)
         found = self._paths.get(key, IGNORED)
         if found == IGNORED:
             if len(self._paths) >= MAX_REMEMBERED_PATHS:
@@ -268,6 +280,12 @@ class _Resolver:
             tries.append(f"docs/{rel}")
         if tail and f"versioned_docs/version-{head}" in self.folders:
             tries.append(f"versioned_docs/version-{head}/{tail}")
+        # A site whose languages are folders serves its default one at the root (Rspress:
+        # `/guide/x` of `docs/en/api/y.mdx` is `docs/en/guide/x.mdx`; 255 of 354 links failed
+        # when the docs folder was the site's, above `docs/`).
+        locale = _locale_root(source_path)
+        if rel and locale and locale != top:
+            tries.append(f"{locale}/{rel}")
         for t in tries:
             k = self._find(t + slash if t else "")
             if k is None and t:

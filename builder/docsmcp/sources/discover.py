@@ -28,7 +28,7 @@ from docsmcp.common.limits import MAX_GLOB_ALTERNATIVES, MAX_GLOB_CHARS
 log = logging.getLogger(__name__)
 
 MANIFEST_NAME = ".docs-mcp.json"
-MARKDOWN_SUFFIXES = (".md", ".mdx", ".markdown", ".qmd")  # .markdown: Jekyll's; .qmd: Quarto's
+MARKDOWN_SUFFIXES = (".md", ".mdx", ".markdown", ".qmd", ".mdoc")  # Jekyll's, Quarto's, Markdoc's
 # PDF manuals are sources too (pdf/ turns them into markdown-like text); listed with markdown.
 PDF_SUFFIXES = (".pdf",)
 # Pages converted to markdown before parsing (convert.py). HTML pages are read only from a folder

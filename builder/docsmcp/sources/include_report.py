@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from docsmcp.common.limits import MAX_FILE_BYTES
 from docsmcp.sources.formats import apidoc
 from docsmcp.sources.type_tables import OUTSIDE
 
@@ -31,6 +32,55 @@ class Expanded:
     api_missing: tuple[str, ...] = ()  # mkdocstrings objects whose source was not found
     partials: tuple[str, ...] = ()  # MDX partials inlined (mdx_partials.py), docs_dir-relative
     types_missing: tuple[str, ...] = ()  # why `<auto-type-table>` tags showed no table
+
+
+class Failures:
+    """What one page's includes could not read: files that exist and cannot be read (said for
+    the page), files missing and files outside the source roots (said for the build)."""
+
+    def __init__(self) -> None:
+        self.count = 0
+        self.first = ""
+        self.missing: list[str] = []
+        self.outside: list[tuple[str, str]] = []
+
+    def add(self, what: str) -> None:
+        self.count += 1
+        self.first = self.first or what
+
+
+def finished(
+    path: str,
+    body: str,
+    lines: list[str],
+    out: list[str],
+    line_map: list[int],
+    failures: Failures,
+    size: int,
+    api_missing: Sequence[str],
+    partials: Sequence[str],
+    types_missing: Sequence[str],
+) -> Expanded:
+    """The Expanded page of lines `out` (and their page lines: `body` is the page, `lines` its
+    lines; `size` the bytes read), with what failed."""
+    if size > MAX_FILE_BYTES:
+        return Expanded(
+            body,
+            (),
+            f"{path}: includes make the page over {MAX_FILE_BYTES:,} bytes; "
+            "they were left unresolved",
+        )
+    warnings = []
+    if failures.count:
+        more = f" ({failures.count} includes left as written)" if failures.count > 1 else ""
+        warnings.append(f"{path}: include not resolved: {failures.first}{more}")
+    missing, outside = tuple(failures.missing), tuple(failures.outside)
+    api, types = tuple(api_missing), tuple(types_missing)
+    warning = "\n".join(warnings) or None
+    if out == lines:
+        return Expanded(body, (), warning, missing, outside, api, (), types)
+    joined = "\n".join(out)
+    return Expanded(joined, tuple(line_map), warning, missing, outside, api, tuple(partials), types)
 
 
 @dataclass

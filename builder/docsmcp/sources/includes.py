@@ -20,7 +20,9 @@
 - MyST: ```` ```{include} path ```` and `{literalinclude}` with their options (myst_includes.py);
 - Fumadocs: `<include>path</include>`, a page (or its `#section`) or a code file
   (include_tags.py); `<auto-type-table path name />`, a type's props table (type_tables.py);
-- AsciiDoc: `include::path[tag=x]`, Antora's `include::partial$x.adoc[]` (asciidoc_includes.py).
+- AsciiDoc: `include::path[tag=x]`, Antora's `include::partial$x.adoc[]` (asciidoc_includes.py);
+- Markdoc: `{% partial file="x.md" /%}` on a line of its own (markdoc_partials.py);
+- Rspress: an empty code block naming a file, ```` ```ts file="./x.ts" ```` (file_fences.py).
 
 Every file is read through `discover.read_file`, so only inside the source roots: a path outside
 them, missing or unreadable leaves the directive as it was. An unreadable file gets its page one
@@ -48,9 +50,11 @@ from typing import TYPE_CHECKING
 from docsmcp.common.limits import MAX_FILE_BYTES
 from docsmcp.sources import (
     asciidoc_includes,
+    file_fences,
     hugo_includes,
     hugo_site,
     include_tags,
+    markdoc_partials,
     mdx_partials,
     myst_includes,
     quarto,
@@ -61,7 +65,7 @@ from docsmcp.sources.discover import ASCIIDOC_SUFFIXES, RST_SUFFIXES, Refused, r
 from docsmcp.sources.formats import apidoc, autodoc
 from docsmcp.sources.formats.fences import fenced_lines
 from docsmcp.sources.include_ranges import SNIPPET_SECTION
-from docsmcp.sources.include_report import Expanded, Unresolved
+from docsmcp.sources.include_report import Expanded, Failures, Unresolved, finished
 from docsmcp.sources.site_config import snippet_bases
 from docsmcp.sources.snippet_includes import (
     FASTAPI,
@@ -86,18 +90,6 @@ MAX_DEPTH = 5
 _MD_INCLUDE = re.compile(r"\{!\s*([^!{}\n]+?)\s*!\}")
 
 
-class _Failures:
-    def __init__(self) -> None:
-        self.count = 0
-        self.first = ""
-        self.missing: list[str] = []
-        self.outside: list[tuple[str, str]] = []
-
-    def add(self, what: str) -> None:
-        self.count += 1
-        self.first = self.first or what
-
-
 def has_directive(body: str) -> bool:
     """Whether `body` may hold an include directive (of any dialect handled here)."""
     # The two `{` forms only where a `{` is (a one-character scan; win32: 0.71 -> 0.46 s).
@@ -113,6 +105,8 @@ def has_directive(body: str) -> bool:
         or ":include" in body  # (docsify's embeds)
         or ".. auto" in body  # (reST pages only: autodoc.py)
         or mdx_partials.may_import(body)
+        or markdoc_partials.may_hold(body)
+        or file_fences.may_hold(body)
     )
 
 
@@ -124,7 +118,7 @@ def expand(
     asciidoc = path.lower().endswith(ASCIIDOC_SUFFIXES)  # (its component's attributes: always)
     if not has_directive(body) and not asciidoc:
         return Expanded(body, (), None)
-    failures = _Failures()
+    failures = Failures()
     reader = _Reader(docs_dir, roots, failures)
     reader.shared = shared
     lines = body.split("\n")
@@ -189,34 +183,16 @@ def _finish(
     lines: list[str],
     out: list[str],
     line_map: list[int],
-    failures: _Failures,
+    failures: Failures,
     reader: _Reader,
 ) -> Expanded:
-    """The Expanded page of lines `out` (and their page lines: `body` is the page, `lines` its
-    lines), with what failed."""
-    if reader.size > MAX_FILE_BYTES:
-        return Expanded(
-            body,
-            (),
-            f"{path}: includes make the page over {MAX_FILE_BYTES:,} bytes; "
-            "they were left unresolved",
-        )
-    warnings = []
-    if failures.count:
-        more = f" ({failures.count} includes left as written)" if failures.count > 1 else ""
-        warnings.append(f"{path}: include not resolved: {failures.first}{more}")
-    missing, outside = tuple(failures.missing), tuple(failures.outside)
-    api, partials = tuple(reader.api_missing), tuple(reader.partials)
-    types = tuple(reader.types_missing)
-    warning = "\n".join(warnings) or None
-    if out == lines:
-        return Expanded(body, (), warning, missing, outside, api, (), types)
-    joined = "\n".join(out)
-    return Expanded(joined, tuple(line_map), warning, missing, outside, api, partials, types)
+    """The Expanded page of lines `out` (include_report.finished), with what the reader met."""
+    met = (reader.api_missing, reader.partials, reader.types_missing)
+    return finished(path, body, lines, out, line_map, failures, reader.size, *met)
 
 
 class _Reader:
-    def __init__(self, docs_dir: Path, roots: Sequence[Path], failures: _Failures) -> None:
+    def __init__(self, docs_dir: Path, roots: Sequence[Path], failures: Failures) -> None:
         self.docs_dir = docs_dir
         self.roots = roots
         self.failures = failures
@@ -287,6 +263,13 @@ class _Reader:
             return self._include_tag(page, line, depth)
         if self.names and not in_code and (use := mdx_partials.use(line, self.names)):
             return self._partial(page, *use, depth)
+        if "{%" in line and not in_code and (call := markdoc_partials.call(line)):
+            found = markdoc_partials.candidates(page, call.file, self.docs_dir, self.roots)
+            text = self._read_first(found, call.file)
+            if text is None:
+                return None  # (the summary names the missing file; the line reads as nothing)
+            self.partials.append(self._found)  # (one page's partial is no page: mdx_partials)
+            return self._inline(self._found, markdoc_partials.included(call, text), depth)
         if self.block is not None:
             if SNIPPET_BLOCK.match(line):
                 paths, self.block = self.block, None
@@ -465,22 +448,34 @@ class _Reader:
 
     def spanning(
         self, body: str, lines: list[str], code: list[bool] | None
-    ) -> dict[int, mdx_partials.CodeTag | type_tables.Tag]:
+    ) -> dict[int, mdx_partials.CodeTag | type_tables.Tag | file_fences.FileFence]:
         """The tags of `lines` that span lines and stand for what they name, by first line:
-        components whose `code` prop names imports, Fumadocs' `<auto-type-table>`."""
+        components whose `code` prop names imports, Fumadocs' `<auto-type-table>`, Rspress'
+        code blocks of a file."""
         if code is None:
             return {}
-        found: dict[int, mdx_partials.CodeTag | type_tables.Tag] = {}
+        found: dict[int, mdx_partials.CodeTag | type_tables.Tag | file_fences.FileFence] = {}
+        if file_fences.may_hold(body):
+            found.update(file_fences.fences(lines))
         if self.names:
             found.update(mdx_partials.code_tags(lines, code, self.names))
         if type_tables.TAG_START in body:
             found.update(type_tables.tags(lines, code))
         return found
 
-    def span(self, page: str, tag: mdx_partials.CodeTag | type_tables.Tag, depth: int) -> list[str]:
+    def span(
+        self,
+        page: str,
+        tag: mdx_partials.CodeTag | type_tables.Tag | file_fences.FileFence,
+        depth: int,
+    ) -> list[str]:
         """What a tag of `spanning` stands for."""
         if isinstance(tag, mdx_partials.CodeTag):
             return self.code_tag(page, tag, depth)
+        if isinstance(tag, file_fences.FileFence):
+            found = file_fences.candidates(page, tag.path, self.docs_dir, self.roots)
+            text = self._read_first(found, tag.path)
+            return list(tag.lines) if text is None else file_fences.block(tag, text)
         files = type_tables.Files(self.docs_dir, tuple(self.roots))
         lines, why = type_tables.render(page, tag, files)
         self.size += sum(len(x) + 1 for x in lines)

@@ -17,11 +17,11 @@ from __future__ import annotations
 import json
 import logging
 import re
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from docsmcp.sources import antora, quarto
+from docsmcp.sources import antora, quarto, rspress_nav
 from docsmcp.sources.jsliteral import exported_literal
 from docsmcp.sources.site_config import mkdocs_configs, read_json, read_text, read_yaml
 
@@ -267,9 +267,12 @@ NEXTRA_GLOBAL = tuple(f"_meta.global{s}" for s in NEXTRA_SUFFIXES)
 _NEXTRA_PAGE = (".mdx", ".md")
 
 
-def _nextra_meta(folder: Path, names: Sequence[str]) -> dict[str, object] | None:
+def _nextra_meta(
+    folder: Path, names: Sequence[str], allowed: Collection[Path] = ()
+) -> dict[str, object] | None:
     """The object of a folder's first Nextra `_meta` file among `names`, None when it has none
-    or its file gives no object (a file whose keys are made by code)."""
+    or its file gives no object (a file whose keys are made by code); Rspress' `_meta.json`
+    array as that object (rspress_nav.py)."""
     for name in names:
         path = folder / name
         if not path.is_file():
@@ -285,6 +288,8 @@ def _nextra_meta(folder: Path, names: Sequence[str]) -> dict[str, object] | None
             data = exported_literal(text, loose=True)
         if isinstance(data, dict):
             return data
+        if isinstance(data, list) and path.suffix == ".json":
+            return rspress_nav.meta(data, folder, allowed)
         log.info("%s: not read as Nextra navigation (no object literal of data)", path)
         return None
     return None
@@ -325,7 +330,7 @@ def _nextra(root: Path, folders: frozenset[Path]) -> Iterator[tuple[Path, str]]:
         if depth > MAX_NAV_DEPTH:
             return
         if not isinstance(meta, dict):
-            meta = _nextra_meta(folder, NEXTRA_META) or {}
+            meta = _nextra_meta(folder, NEXTRA_META, folders) or {}
         # A name is a page (`a.mdx`), a folder (`a/`), or both: `a.mdx` is then the folder's page.
         entries: dict[str, list[Path]] = {}
         for entry in children(folder):

@@ -90,6 +90,7 @@ EXPLICIT_ID = re.compile(r"[ \t]*\{#([^{}\s]+)\}\s*$")
 # react.dev's heading ids, written as a JSX comment: `## Rendering lists {/*rendering-lists*/}`
 # (read as the `{#id}` form, not as words of the title: `rendering-lists-rendering-lists`).
 _COMMENT_ID = re.compile(r"[ \t]*\{/\*\s*([\w:.-]+)\s*\*/\}[ \t]*$")
+_ESCAPED_ID = re.compile(r"\\(\{#[^{}\s]+\}[ \t]*)$")
 # Fumadocs' and Nextra's heading ids, in brackets: `## Revalidate on Focus [#revalidate-on-focus]`
 # (SWR's site; read as `{#id}`, not as words: `revalidate-on-focus-revalidate-on-focus`).
 _BRACKET_ID = re.compile(r"[ \t]*\[#([\w:.-]+)\][ \t]*$")
@@ -425,6 +426,10 @@ def _inline_cleanup(line: str, defined: dict[str, str]) -> str:
             line = _LIQUID_TAG.sub(
                 lambda m: m.group(0) if line.count("`", 0, m.start()) % 2 else "", line
             ).rstrip()
+        if "\\{#" in line and HEADING.match(line):
+            # MDX's escaped id, `## MDX fragments \{#fragments}` (Rspress requires it, Docusaurus
+            # 3 documents it): the id, no backslash left in the title
+            line = _ESCAPED_ID.sub(r"\1", line)
         if "{/*" in line and HEADING.match(line) and (m := _COMMENT_ID.search(line)):
             return line[: m.start()] + f" {{#{m.group(1)}}}"
         # The list ends the line: a search on every line holding braces was ~5 % of a build
