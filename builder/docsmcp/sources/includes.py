@@ -37,8 +37,6 @@ chunks still report source line ranges of the file itself.
 from __future__ import annotations
 
 import logging
-import os
-import posixpath
 import re
 from collections.abc import Callable, Sequence, Set
 from dataclasses import replace
@@ -57,12 +55,12 @@ from docsmcp.sources import (
     rst_includes,
     type_tables,
 )
-from docsmcp.sources.discover import ASCIIDOC_SUFFIXES, RST_SUFFIXES, Refused, read_file
+from docsmcp.sources.discover import ASCIIDOC_SUFFIXES, RST_SUFFIXES
 from docsmcp.sources.formats import apidoc, autodoc
 from docsmcp.sources.formats.fences import fenced_lines
+from docsmcp.sources.include_files import Failures, FileReading
 from docsmcp.sources.include_ranges import SNIPPET_SECTION
 from docsmcp.sources.include_report import Expanded, Unresolved
-from docsmcp.sources.site_config import snippet_bases
 from docsmcp.sources.snippet_includes import (
     FASTAPI,
     MDBOOK,
@@ -84,18 +82,6 @@ MAX_DEPTH = 5
 
 # markdown-include's `{!path!}` (SQLModel, Typer): the file's text where it stands.
 _MD_INCLUDE = re.compile(r"\{!\s*([^!{}\n]+?)\s*!\}")
-
-
-class _Failures:
-    def __init__(self) -> None:
-        self.count = 0
-        self.first = ""
-        self.missing: list[str] = []
-        self.outside: list[tuple[str, str]] = []
-
-    def add(self, what: str) -> None:
-        self.count += 1
-        self.first = self.first or what
 
 
 def has_directive(body: str) -> bool:
@@ -124,7 +110,7 @@ def expand(
     asciidoc = path.lower().endswith(ASCIIDOC_SUFFIXES)  # (its component's attributes: always)
     if not has_directive(body) and not asciidoc:
         return Expanded(body, (), None)
-    failures = _Failures()
+    failures = Failures()
     reader = _Reader(docs_dir, roots, failures)
     reader.shared = shared
     lines = body.split("\n")
@@ -189,7 +175,7 @@ def _finish(
     lines: list[str],
     out: list[str],
     line_map: list[int],
-    failures: _Failures,
+    failures: Failures,
     reader: _Reader,
 ) -> Expanded:
     """The Expanded page of lines `out` (and their page lines: `body` is the page, `lines` its
@@ -215,12 +201,9 @@ def _finish(
     return Expanded(joined, tuple(line_map), warning, missing, outside, api, partials, types)
 
 
-class _Reader:
-    def __init__(self, docs_dir: Path, roots: Sequence[Path], failures: _Failures) -> None:
-        self.docs_dir = docs_dir
-        self.roots = roots
-        self.failures = failures
-        self.size = 0
+class _Reader(FileReading):
+    def __init__(self, docs_dir: Path, roots: Sequence[Path], failures: Failures) -> None:
+        super().__init__(docs_dir, roots, failures)
         self.block: list[str] | None = None  # paths of an open `--8<--` block
         self.options = False  # inside the indented options of a `::: object` directive
         self.api_missing: list[str] = []  # mkdocstrings objects whose source was not found
@@ -229,8 +212,6 @@ class _Reader:
         self.names: dict[str, str] = {}  # the MDX partials the page being read imports
         self.partials: list[str] = []  # those inlined (docs_dir-relative paths)
         self.shared: Set[str] = frozenset()  # partials left as written (resolve)
-        self._found = ""  # the path _read_first read last
-        self._bases: tuple[Path, ...] | None = None  # pymdownx.snippets' base_path (mkdocs.yml)
         self.myst: myst_includes.Pending | None = None  # a MyST include directive being read
         self.tag: include_tags.Tag | None = None  # a three-line `<include>` being read
         self._quarto: bool | None = None  # the docs are a Quarto project (found on first use)
@@ -498,55 +479,6 @@ class _Reader:
 
         nested = self._imported(depth) if depth + 1 < MAX_DEPTH else None
         return mdx_partials.examples(tag, self.names, read, nested)
-
-    # -- reading ----------------------------------------------------------------------------
-
-    def _candidates(self, page: str, name: str) -> list[str]:
-        """Where `name` may be, relative to docs_dir: beside the page (mdBook), in the docs
-        folder, in the folder holding it (where mkdocs.yml usually is: pymdownx's and
-        FastAPI's base), in the `base_path` folders of pymdownx.snippets in mkdocs.yml (Polars':
-        `docs/source/src/`), then in each source root, as written and without its leading
-        `../`."""
-        bare = re.sub(r"^(?:\.\./)+", "", name)
-        out = [posixpath.normpath(posixpath.join(posixpath.dirname(page), name)), name]
-        out.append(posixpath.normpath(posixpath.join("..", name)))
-        if self._bases is None:
-            self._bases = snippet_bases(self.docs_dir)
-        out += [os.path.relpath(os.path.join(base, name), self.docs_dir) for base in self._bases]
-        for root in self.roots:
-            for n in (name, bare):
-                out.append(os.path.relpath(os.path.join(root, n), self.docs_dir))
-        return list(dict.fromkeys(posixpath.normpath(c) for c in out))
-
-    def _read_first(self, candidates: list[str], spec: str) -> str | None:
-        """The text of the first candidate (paths relative to docs_dir) that exists."""
-        reason = None
-        outside = None
-        for rel in dict.fromkeys(candidates):
-            if not os.path.exists(os.path.join(self.docs_dir, rel)):
-                continue
-            try:
-                raw = read_file(self.docs_dir, rel, self.roots, MAX_FILE_BYTES)
-            except Refused as exc:
-                if "outside" in str(exc):
-                    outside = outside or os.path.realpath(os.path.join(self.docs_dir, rel))
-                else:
-                    reason = str(exc)
-                continue
-            except OSError as exc:
-                reason = exc.strerror or "cannot be read"
-                continue
-            text = raw.decode("utf-8", errors="replace").replace("\r\n", "\n").replace("\r", "\n")
-            self.size += len(text)
-            self._found = rel
-            return text
-        if reason is not None:  # a file that exists and cannot be read: said for its page
-            self.failures.add(f"{spec} ({reason})")
-        elif outside is not None:
-            self.failures.outside.append((spec, outside))
-        else:
-            self.failures.missing.append(spec)
-        return None
 
 
 def resolve(
