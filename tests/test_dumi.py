@@ -8,8 +8,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from conftest import write_tree
+from conftest import FUZZ, write_tree
+from docsmcp.chunking.chunk import chunk_file
+from docsmcp.sources import dumi_demos
 from docsmcp.sources.corpus import load_corpus
+from docsmcp.sources.formats.fences import fenced_lines
+from hypothesis import given
+from hypothesis import strategies as st
 
 BUTTON_EN = """---
 category: Components
@@ -77,6 +82,8 @@ def _site(root: Path, **extra: str) -> Path:
         {
             "components/button/index.en-US.md": BUTTON_EN,
             "components/button/index.zh-CN.md": BUTTON_ZH,
+            "components/space/index.en-US.md": "---\ntitle: Space\n---\n\nSet spacing.\n",
+            "components/space/index.zh-CN.md": "---\ntitle: Space\n---\n\n设置间距。\n",
             "components/button/demo/basic.md": DEMO_MD,
             "components/button/demo/basic.tsx": DEMO_TSX,
             "components/button/demo/size.tsx": SIZE_TSX,
@@ -105,3 +112,132 @@ def test_a_title_given_per_language_is_the_pages_language_title(tmp_path: Path) 
     assert titles["guide/theme.zh-CN.md"] == "主题"
     # A mapping that is not one per language is still no title.
     assert load_corpus(docs, include=["guide/links.md"]).problems
+
+
+def _page(docs: Path, path: str) -> str:
+    corpus = load_corpus(docs)
+    assert not corpus.problems, corpus.problems
+    (sf,) = [f for f in corpus.files if f.path == path]
+    return "\n\n".join(c.text for c in chunk_file(sf))
+
+
+def test_demos_show_title_description_and_code_and_their_files_are_no_pages(
+    tmp_path: Path,
+) -> None:
+    """Ant Design's component pages showed each demo's title alone; its code was nowhere and its
+    description file (`demo/basic.md`, a section per language) was a page of its own, Chinese
+    included: 1,067 of 1,258 pages."""
+    docs = _site(tmp_path)
+    corpus = load_corpus(docs)
+    assert not corpus.problems, corpus.problems
+    assert {f.path for f in corpus.files} == {
+        "components/button/index.en-US.md",
+        "components/space/index.en-US.md",
+    }
+    text = _page(docs, "components/button/index.en-US.md")
+    # The site's table of contents lists the demos under Examples: a heading each.
+    assert "### Syntactic sugar\n\nThrough the `type` syntactic sugar" in text
+    assert "通过" not in text  # the description in the page's language only
+    assert '<Button type="primary">Primary Button</Button>' in text
+    assert "<code" not in text and "src=" not in text
+    # The title from the tag, the description from the demo's own `/** ... */` comment.
+    assert "### Size\n\nButtons come in `large`, `medium` and `small`." in text
+    assert "title: Size of a button" not in text and "/**" not in text
+    # A debug demo is shown in development only.
+    assert "Debug Color" not in text and "debug styles" not in text
+
+
+def test_a_chinese_page_gets_the_chinese_description(tmp_path: Path) -> None:
+    docs = _site(tmp_path)
+    corpus = load_corpus(docs, include=["components/button/index.zh-CN.md"])
+    (sf,) = corpus.files
+    text = "\n\n".join(c.text for c in chunk_file(sf))
+    assert "通过 `type` 语法糖" in text and "Through the" not in text
+
+
+def test_a_demo_between_paragraphs_keeps_the_text_after_it_in_its_section(tmp_path: Path) -> None:
+    """Ant Design's theme guide: a demo in the middle of a section has its title as a bold
+    line, not a heading that would take the paragraphs after it."""
+    guide = (
+        "---\ntitle: Customize Theme\n---\n\n## Customize Design Token\n\n"
+        "Modify `token` in `theme`.\n\n"
+        '<code src="./_demo/modify-theme-token.tsx">Customize Design Token</code>\n\n'
+        "Seed Tokens change other tokens.\n\n## Next\n\nMore.\n"
+    )
+    docs = write_tree(
+        tmp_path / "docs",
+        {
+            "react/customize-theme.en-US.md": guide,
+            "react/_demo/modify-theme-token.tsx": DEMO_TSX,
+            "react/_demo/modify-theme-token.md": DEMO_MD,
+        },
+    )
+    corpus = load_corpus(docs)
+    assert [f.path for f in corpus.files] == ["react/customize-theme.en-US.md"]
+    chunks = chunk_file(corpus.files[0])
+    section = next(c for c in chunks if c.heading == "Customize Design Token")
+    assert "**Customize Design Token**" in section.text
+    assert "Seed Tokens change other tokens." in section.text
+    assert "const App" in section.text
+
+
+def test_long_missing_and_quoted_demos(tmp_path: Path) -> None:
+    """A demo's code is bounded; a tag whose file is missing stays as written (the build's
+    include summary names it); a tag shown in a code block (dumi's own docs) is an example."""
+    long_demo = "import React from 'react';\n" + "".join(f"const a{i} = {i};\n" for i in range(400))
+    page = (
+        "---\ntitle: Demos\n---\n\n## Examples\n\n"
+        '<code src="./demos/long.tsx">Long</code>\n'
+        '<code src="./demos/gone.tsx">Gone</code>\n\n'
+        '## Writing demos\n\n```md\n<code src="./demos/long.tsx">Shown</code>\n```\n'
+    )
+    docs = write_tree(
+        tmp_path / "docs", {"guide/demos.md": page, "guide/demos/long.tsx": long_demo}
+    )
+    text = _page(docs, "guide/demos.md")
+    assert "const a140 = 140;" in text and "const a200 = 200;" not in text
+    assert "(251 more lines of this demo in guide/demos/long.tsx.)" in text
+    assert "Gone" in text
+    assert '<code src="./demos/long.tsx">Shown</code>' in text
+
+
+# -- bounded fuzz: whatever a page, a demo file or its description holds ----------------------
+
+PIECES = st.sampled_from(
+    [
+        '<code src="./demo/a.tsx">A</code>',
+        "<code src='./demo/b' debug />",
+        '<code src="x" simplify="true"></code>',
+        "<code ",
+        "</code>",
+        "## zh-CN",
+        "## en-US",
+        "### Title",
+        "/**",
+        " * title: T",
+        " */",
+        "---",
+        "title:",
+        "  en-US: E",
+        "```tsx",
+        "```",
+        "<!-- x -->",
+        "\n",
+        "",
+    ]
+)
+TEXT = st.lists(st.one_of(PIECES, st.text(max_size=12)), max_size=30).map("".join)
+
+
+@FUZZ
+@given(TEXT, TEXT, TEXT, st.sampled_from(["p/index.en-US.md", "p/index.zh-CN.md", "p/a.md"]))
+def test_demos_raise_nothing_and_stay_bounded(page: str, code: str, about: str, path: str) -> None:
+    lines = page.split("\n")
+    found = dumi_demos.tags(lines, fenced_lines(lines))
+    assert all(0 <= k < len(lines) and d.end == k and d.level <= 6 for k, d in found.items())
+    for demo in found.values():
+        out = dumi_demos.render(
+            path, demo, ("p/demo/a.tsx", code), ("p/demo/a.md", about), lambda _p, x: x
+        )
+        assert len(out) <= dumi_demos.MAX_DEMO_LINES + len(about.split("\n")) + 12
+        assert not demo.hidden or out == []

@@ -12,7 +12,14 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from docsmcp.model.source import Manifest, Problem, SourceFile, TaxonomyKey
-from docsmcp.sources import asciidoc_includes, hugo_params, hugo_site, includes, router_pages
+from docsmcp.sources import (
+    asciidoc_includes,
+    dumi_demos,
+    hugo_params,
+    hugo_site,
+    includes,
+    router_pages,
+)
 from docsmcp.sources.discover import (
     Entry,
     glob_problem,
@@ -407,6 +414,8 @@ def load_corpus(
     # An Antora component's partials, examples and nav files, and AsciiDoc files other pages
     # include (without a title of their own) are no pages (asciidoc_includes.no_pages).
     parts = asciidoc_includes.no_pages(docs_dir, roots, [e.path for e in listing.markdown])
+    # A dumi demo's description (`demo/basic.md` beside `demo/basic.tsx`) is read with its demo.
+    parts |= dumi_demos.descriptions(docs_dir, (e.path for e in listing.markdown))
     titles = nav.titles
     layout = Layout()
     paths = [

@@ -46,6 +46,7 @@ from typing import TYPE_CHECKING
 from docsmcp.common.limits import MAX_FILE_BYTES
 from docsmcp.sources import (
     asciidoc_includes,
+    dumi_demos,
     hugo_includes,
     hugo_site,
     include_tags,
@@ -78,6 +79,9 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("docsmcp.sources.includes")
 
+# A tag `_Reader.spanning` finds.
+_Span = mdx_partials.CodeTag | type_tables.Tag | dumi_demos.Demo
+
 MAX_DEPTH = 5
 
 # markdown-include's `{!path!}` (SQLModel, Typer): the file's text where it stands.
@@ -99,6 +103,7 @@ def has_directive(body: str) -> bool:
         or ":include" in body  # (docsify's embeds)
         or ".. auto" in body  # (reST pages only: autodoc.py)
         or mdx_partials.may_import(body)
+        or dumi_demos.may_hold(body)
     )
 
 
@@ -427,9 +432,9 @@ class _Reader(FileReading):
 
     def _nested(self, page: str, lines: list[str], depth: int) -> list[str]:
         out: list[str] = []
-        tables = any(type_tables.TAG_START in x for x in lines)
-        code = fenced_lines(lines) if self.names or tables else None
-        tags = self.spanning("\n".join(lines) if tables else "", lines, code)
+        spans = any(type_tables.TAG_START in x or dumi_demos.TAG_START in x for x in lines)
+        code = fenced_lines(lines) if self.names or spans else None
+        tags = self.spanning("\n".join(lines) if spans else "", lines, code)
         last = -1  # the last line of a tag read
         for k, line in enumerate(lines):
             if k <= last:
@@ -444,30 +449,50 @@ class _Reader(FileReading):
             out.extend([line] if pieces is None else pieces)
         return out
 
-    def spanning(
-        self, body: str, lines: list[str], code: list[bool] | None
-    ) -> dict[int, mdx_partials.CodeTag | type_tables.Tag]:
+    def spanning(self, body: str, lines: list[str], code: list[bool] | None) -> dict[int, _Span]:
         """The tags of `lines` that span lines and stand for what they name, by first line:
-        components whose `code` prop names imports, Fumadocs' `<auto-type-table>`."""
+        components whose `code` prop names imports, Fumadocs' `<auto-type-table>`, dumi's
+        demos (which take one line, but the level of the heading above)."""
         if code is None:
             return {}
-        found: dict[int, mdx_partials.CodeTag | type_tables.Tag] = {}
+        found: dict[int, _Span] = {}
         if self.names:
             found.update(mdx_partials.code_tags(lines, code, self.names))
         if type_tables.TAG_START in body:
             found.update(type_tables.tags(lines, code))
+        if dumi_demos.may_hold(body):
+            found.update(dumi_demos.tags(lines, code))
         return found
 
-    def span(self, page: str, tag: mdx_partials.CodeTag | type_tables.Tag, depth: int) -> list[str]:
+    def span(self, page: str, tag: _Span, depth: int) -> list[str]:
         """What a tag of `spanning` stands for."""
         if isinstance(tag, mdx_partials.CodeTag):
             return self.code_tag(page, tag, depth)
+        if isinstance(tag, dumi_demos.Demo):
+            return self.demo(page, tag, depth)
         files = type_tables.Files(self.docs_dir, tuple(self.roots))
         lines, why = type_tables.render(page, tag, files)
         self.size += sum(len(x) + 1 for x in lines)
         if why:
             self.types_missing.append(why)
         return lines
+
+    def demo(self, page: str, demo: dumi_demos.Demo, depth: int) -> list[str]:
+        """A dumi demo's title, description and code (dumi_demos.py); its tag as written when
+        its file is missing."""
+        if demo.hidden:
+            return []
+        text = self._read_first(dumi_demos.candidates(page, demo.src), demo.src)
+        if text is None:
+            return [demo.line]
+        found = self._found
+        beside = dumi_demos.description_path(found)
+        about = None
+        if beside != found and (self.docs_dir / beside).is_file():
+            described = self._read_first([beside], beside)
+            about = None if described is None else (beside, described)
+        inline = lambda path, lines: self._inline(path, lines, depth)  # noqa: E731
+        return dumi_demos.render(page, demo, (found, text), about, inline)
 
     def code_tag(self, page: str, tag: mdx_partials.CodeTag, depth: int) -> list[str]:
         """The imported files a component's `code` prop names (mdx_partials.examples)."""
