@@ -6,9 +6,11 @@ tables. Fixtures are written in the shape of Ant Design's `components/` folder."
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
-from conftest import FUZZ, write_tree
+import pyarrow.parquet as pq
+from conftest import FUZZ, build_bundle, write_tree
 from docsmcp.chunking.chunk import chunk_file
 from docsmcp.sources import dumi_demos
 from docsmcp.sources.corpus import load_corpus
@@ -241,3 +243,58 @@ def test_demos_raise_nothing_and_stay_bounded(page: str, code: str, about: str, 
         )
         assert len(out) <= dumi_demos.MAX_DEMO_LINES + len(about.split("\n")) + 12
         assert not demo.hidden or out == []
+
+
+AVATAR_EN = """---
+category: Components
+title: Avatar
+---
+
+## API
+
+Common props ref：[Common props](/docs/react/common-props)
+
+### Avatar
+
+| Property | Description | Type | Default | Version |
+| --- | --- | --- | --- | --- |
+| gap | Letter type unit distance between left and right sides | number | 4 | 4.3.0 |
+
+### Avatar.Group <Badge>4.5.0+</Badge>
+
+| Property | Description | Type | Default | Version |
+| --- | --- | --- | --- | --- |
+| max | Set maximum display related configurations | `{ count?: number }` | - | 5.18.0 |
+"""
+
+GUIDE_EN = """---
+title: Getting Started
+---
+
+## API
+
+| Property | Description | Type |
+| --- | --- | --- |
+| theme | The theme | object |
+"""
+
+
+def test_a_component_pages_api_table_is_its_registry_entry(tmp_path: Path) -> None:
+    """Ant Design's pages give their props under `## API`, the page titled by its frontmatter
+    (`title: Button`): 32 of 74 components had no registry entry; `### Avatar.Group
+    <Badge>4.5.0+</Badge>` (dumi's version badge) had none either."""
+    docs = write_tree(
+        tmp_path / "docs",
+        {
+            "components/button/index.en-US.md": BUTTON_EN,
+            "components/avatar/index.en-US.md": AVATAR_EN,
+            "docs/getting-started.en-US.md": GUIDE_EN,
+        },
+    )
+    out = build_bundle(docs, tmp_path / "idx")
+    entries = {r["name"]: r for r in pq.read_table(out / "api.parquet").to_pylist()}
+    assert set(entries) == {"Button", "Avatar", "Avatar.Group"}
+    button = json.loads(entries["Button"]["parameters"])
+    assert [p["name"] for p in button] == ["htmlType", "loading"]
+    assert button[0]["type"] == "`submit` \\| `button`" or "submit" in button[0]["type"]
+    assert [p["name"] for p in json.loads(entries["Avatar.Group"]["parameters"])] == ["max"]

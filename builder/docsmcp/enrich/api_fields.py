@@ -129,6 +129,9 @@ _CODE_SPAN = re.compile(r"(`+)(.+?)\1")
 _BR = re.compile(r"<br\s*/?>", re.IGNORECASE)
 _TAG = re.compile(r"</?[A-Za-z][\w.:-]*(?:\s[^<>]*)?/?>")
 _COMMENT = re.compile(r"<!--.*?-->", re.DOTALL)
+# A badge after a heading's name (dumi: `### Avatar.Group <Badge>4.5.0+</Badge>`): a version or
+# a state, no part of the name.
+_BADGE = re.compile(r"[ \t]*<Badge\b[^<>]*>[^<>]*</Badge>", re.IGNORECASE)
 _LINK_TEXT = r"\[((?:[^\[\]]|\[[^\[\]]*\])*)\]"  # one level of nested brackets: [List[str]]
 _LINK_TARGET = r"\((?:[^()\s]|\([^()]*\))*(?:\s+\"[^\"]*\")?\)"
 _IMAGE = re.compile("!" + _LINK_TEXT + _LINK_TARGET)
@@ -254,7 +257,7 @@ def _heading_source(lines: list[str], block: Block) -> str:
         raw = _ATX_CLOSE.sub("", _ATX.sub("", raw, count=1))
     raw = _HEADING_ID.sub("", raw)
     if "<" in raw:
-        raw = _TAG.sub("", _COMMENT.sub("", raw))
+        raw = _TAG.sub("", _COMMENT.sub("", _BADGE.sub("", raw)))
     return raw.strip()
 
 

@@ -140,6 +140,8 @@ def _headings(parsed: ParsedFile) -> list[_Heading]:
         title = b.title
         if "{#" in title:
             title = _HEADING_ID.sub("", title)
+        if "<Badge" in lines[b.start]:  # dumi's `### Avatar.Group <Badge>4.5.0+</Badge>`
+            title = clean_inline(_heading_source(lines, b))
         h = _Heading(i, b, b.level, "", " ".join(title.split()), pos=len(out))
         while stack and out[stack[-1]].level >= b.level:
             out[stack.pop()].end_index = i
@@ -155,7 +157,26 @@ def _headings(parsed: ParsedFile) -> list[_Heading]:
         if not h.role and _may_name_identifier(h.title, lines, h.block):
             h.source = _heading_source(lines, h.block)
             h.ident = _identifier(h.source, page_title)
+    for h in out:
+        if h.ident is None and h.level > 1 and _norm_word(h.title) in _PAGE_API_HEADINGS:
+            top = h.parent < 0 or out[h.parent].level == 1 and out[h.parent].parent < 0
+            h.ident = _page_identifier(parsed) if top else None
     return out
+
+
+# The section of a component page that lists the component's own props first (dumi, Ant
+# Design: `## API`, then the table of `Button`'s props, then `### Button.Group`'s).
+_PAGE_API_HEADINGS = frozenset({"api"})
+
+
+def _page_identifier(parsed: ParsedFile) -> _Ident | None:
+    """The identifier a page's title names (`title: Button`), else None: a table right under
+    its top-level `## API` heading is that identifier's (the scan wants the table as evidence,
+    so an API section of prose or of sub-headings only names nothing)."""
+    title = (parsed.source.title or "").strip()
+    if not title or " " in title:
+        return None
+    return _identifier(title, page_title=True)
 
 
 def _may_name_identifier(title: str, lines: list[str], block: Block) -> bool:
