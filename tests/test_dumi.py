@@ -267,6 +267,31 @@ Common props ref：[Common props](/docs/react/common-props)
 | max | Set maximum display related configurations | `{ count?: number }` | - | 5.18.0 |
 """
 
+INPUT_EN = """---
+title: Input
+---
+
+## API
+
+### Input
+
+| Property | Description | Type | Default |
+| --- | --- | --- | --- |
+| allowClear | Whether to show a clear icon | boolean | - |
+
+### TextArea props
+
+| Property | Description | Type | Default |
+| --- | --- | --- | --- |
+| autoSize | Height autosize feature | boolean | false |
+
+### Common props
+
+| Property | Description | Type | Default |
+| --- | --- | --- | --- |
+| className | The class name | string | - |
+"""
+
 GUIDE_EN = """---
 title: Getting Started
 ---
@@ -282,18 +307,21 @@ title: Getting Started
 def test_a_component_pages_api_table_is_its_registry_entry(tmp_path: Path) -> None:
     """Ant Design's pages give their props under `## API`, the page titled by its frontmatter
     (`title: Button`): 32 of 74 components had no registry entry; `### Avatar.Group
-    <Badge>4.5.0+</Badge>` (dumi's version badge) had none either."""
+    <Badge>4.5.0+</Badge>` (dumi's version badge), `### Input` (read as the word "input") and
+    `### TextArea props` had none either."""
     docs = write_tree(
         tmp_path / "docs",
         {
             "components/button/index.en-US.md": BUTTON_EN,
             "components/avatar/index.en-US.md": AVATAR_EN,
+            "components/input/index.en-US.md": INPUT_EN,
             "docs/getting-started.en-US.md": GUIDE_EN,
         },
     )
     out = build_bundle(docs, tmp_path / "idx")
     entries = {r["name"]: r for r in pq.read_table(out / "api.parquet").to_pylist()}
-    assert set(entries) == {"Button", "Avatar", "Avatar.Group"}
+    # `### Input` on Input's page is its entry, not the word "input" (a parameters heading).
+    assert set(entries) == {"Button", "Avatar", "Avatar.Group", "Input", "TextArea"}
     button = json.loads(entries["Button"]["parameters"])
     assert [p["name"] for p in button] == ["htmlType", "loading"]
     assert button[0]["type"] == "`submit` \\| `button`" or "submit" in button[0]["type"]

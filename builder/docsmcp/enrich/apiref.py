@@ -150,18 +150,33 @@ def _headings(parsed: ParsedFile) -> list[_Heading]:
         out.append(h)
     for k in stack:
         out[k].end_index = len(blocks)
+    subject = (parsed.source.title or "").strip()
     for h in out:
         page_title = h.level == 1 and h.parent < 0
-        if not page_title:
+        # A heading naming the page's subject is no role word (`### Input` on Input's page).
+        own = bool(subject) and h.title == subject
+        if not page_title and not own:
             h.role = _ROLES.get(h.title.lower().strip(_KEY_STRIP), 0)
-        if not h.role and _may_name_identifier(h.title, lines, h.block):
+        if not h.role and (m := _PROPS_OF.match(h.title)) and _names_component(m[1], subject):
+            h.ident = _Ident(m.group(1), "", "type", False)  # `### Select props`
+        elif not h.role and _may_name_identifier(h.title, lines, h.block):
             h.source = _heading_source(lines, h.block)
-            h.ident = _identifier(h.source, page_title)
+            h.ident = _identifier(h.source, page_title or own)
     for h in out:
         if h.ident is None and h.level > 1 and _norm_word(h.title) in _PAGE_API_HEADINGS:
             top = h.parent < 0 or out[h.parent].level == 1 and out[h.parent].parent < 0
             h.ident = _page_identifier(parsed) if top else None
     return out
+
+
+# A heading of a component's props (Ant Design: `### Select props`, `### Anchor Props`).
+_PROPS_OF = re.compile(r"^([A-Z][\w$]*(?:\.[A-Za-z_$][\w$]*)*)[ \t]+(?:[Pp]rops|[Pp]roperties)$")
+
+
+def _names_component(name: str, subject: str) -> bool:
+    """Whether `name` (of `<name> props`) is a component's: the page's subject, or written as
+    code (`TreeNode`, `Form.Item`), not a word ("Common props", "Custom properties")."""
+    return name == subject or "." in name or any(c.isupper() for c in name[1:])
 
 
 # The section of a component page that lists the component's own props first (dumi, Ant
