@@ -44,6 +44,7 @@ A button means an operation.
 | --- | --- | --- | --- | --- |
 | htmlType | Set the original html `type` of `button` | `submit` \\| `button` | `button` |  |
 | loading | Set the loading status of button | boolean | false |  |
+| ~~iconPosition~~ | Set the icon position, use `iconPlacement` | `start` \\| `end` | `start` |  |
 """
 
 BUTTON_ZH = BUTTON_EN.replace("title: Button", "title: Button\nsubtitle: 按钮").replace(
@@ -323,6 +324,7 @@ def test_a_component_pages_api_table_is_its_registry_entry(tmp_path: Path) -> No
     # `### Input` on Input's page is its entry, not the word "input" (a parameters heading).
     assert set(entries) == {"Button", "Avatar", "Avatar.Group", "Input", "TextArea"}
     button = json.loads(entries["Button"]["parameters"])
-    assert [p["name"] for p in button] == ["htmlType", "loading"]
+    assert [p["name"] for p in button] == ["htmlType", "loading", "iconPosition"]
+    assert button[2]["description"] == "Deprecated. Set the icon position, use iconPlacement"
     assert button[0]["type"] == "`submit` \\| `button`" or "submit" in button[0]["type"]
     assert [p["name"] for p in json.loads(entries["Avatar.Group"]["parameters"])] == ["max"]

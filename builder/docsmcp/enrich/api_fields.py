@@ -141,6 +141,7 @@ _EMPHASIS = re.compile(r"(?<![\w*])[*_]{1,3}(?=[^\s*_])|(?<=[^\s*_])[*_]{1,3}(?!
 _ESCAPE = re.compile(r"\\([!-/:-@\[-`{-~])")
 _EMOJI = re.compile(r":(heavy_check_mark|heavy_minus_sign|white_check_mark|x|warning):")
 _SPACES = re.compile(r"\s+")
+_STRUCK = re.compile(r"~~([^~]+)~~")
 _CELL_SPLIT = re.compile(r"(?<!\\)\|")
 _LABEL = re.compile(r"^\s*(?:\*\*|__)([^*_]+?)(?:\*\*|__)\s*(:?)\s*(.*)$", re.DOTALL)
 _LIST_ITEM = re.compile(
@@ -388,8 +389,11 @@ def _parse_table(lines: list[str], block: Block) -> _Table | None:
         name = clean_inline(cell(name_col))
         if not name:
             continue
+        desc = clean_inline(cell(desc_col))
+        if struck := _STRUCK.fullmatch(name):  # `~~iconPosition~~`: a deprecated one (GFM)
+            name, desc = struck.group(1).strip(), f"Deprecated. {desc}".strip()
         type_ = truncate(clean_inline(cell(type_col)), 200)
-        desc = truncate(clean_inline(cell(desc_col)), MAX_PARAM_DESCRIPTION_CHARS)
+        desc = truncate(desc, MAX_PARAM_DESCRIPTION_CHARS)
         required = _required(cell(req_col)) if req_col >= 0 else None
         if required is not None and negate:
             required = not required
