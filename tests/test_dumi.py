@@ -328,3 +328,17 @@ def test_a_component_pages_api_table_is_its_registry_entry(tmp_path: Path) -> No
     assert button[2]["description"] == "Deprecated. Set the icon position, use iconPlacement"
     assert button[0]["type"] == "`submit` \\| `button`" or "submit" in button[0]["type"]
     assert [p["name"] for p in json.loads(entries["Avatar.Group"]["parameters"])] == ["max"]
+
+
+def test_a_container_titled_by_its_attributes_reads_as_a_label(tmp_path: Path) -> None:
+    """dumi's containers take their title as an attribute (`:::warning{title=Deprecated}`):
+    Ant Design's List page showed `:::warning{title=Deprecated Notice}` as written."""
+    page = (
+        "---\ntitle: List\n---\n\n## When To Use\n\nA list.\n\n<!-- prettier-ignore -->\n"
+        ":::warning{title=Deprecated Notice}\nList has been deprecated.\n:::\n\n"
+        ':::info{title="Custom title"}\nAn info.\n:::\n'
+    )
+    docs = write_tree(tmp_path / "docs", {"components/list/index.en-US.md": page})
+    text = _page(docs, "components/list/index.en-US.md")
+    assert "Warning: Deprecated Notice" in text and "Info: Custom title" in text
+    assert ":::" not in text and "{title" not in text
