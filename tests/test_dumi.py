@@ -10,7 +10,7 @@ import json
 from pathlib import Path
 
 import pyarrow.parquet as pq
-from conftest import FUZZ, build_bundle, write_tree
+from conftest import FUZZ, build_bundle, run_docsmcp, write_tree
 from docsmcp.chunking.chunk import chunk_file
 from docsmcp.sources import dumi_demos
 from docsmcp.sources.corpus import load_corpus
@@ -342,3 +342,25 @@ def test_a_container_titled_by_its_attributes_reads_as_a_label(tmp_path: Path) -
     text = _page(docs, "components/list/index.en-US.md")
     assert "Warning: Deprecated Notice" in text and "Info: Custom title" in text
     assert ":::" not in text and "{title" not in text
+
+
+def test_links_to_routes_and_demos_resolve(tmp_path: Path) -> None:
+    """dumi serves `common-props.en-US.md` at `/docs/react/common-props` and `index.en-US.md` at
+    its folder, and gives each demo the anchor `<page>-demo-<file>`: Ant Design's build
+    resolved 469 of 904 links."""
+    form = (
+        "---\ntitle: Form\n---\n\nSee [Common props](/docs/react/common-props), "
+        "[Button](/components/button#api) and [the basic demo](#form-demo-basic).\n\n"
+        '## Examples\n\n<code src="./demo/basic.tsx">Basic Usage</code>\n'
+    )
+    docs = _site(
+        tmp_path,
+        **{
+            "components/form/index.en-US.md": form,
+            "components/form/demo/basic.tsx": DEMO_TSX,
+            "docs/react/common-props.en-US.md": "---\ntitle: Common props\n---\n\nText.\n",
+        },
+    )
+    proc = run_docsmcp("build", "--docs-dir", docs, "--out", tmp_path / "idx", "--json")
+    references = json.loads(proc.stdout)["references"]
+    assert references["unresolved_links"] == []

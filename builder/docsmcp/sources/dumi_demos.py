@@ -25,7 +25,8 @@ reader, so only inside the source roots):
   `./demo/basic.tsx`), without that comment, as a block of its language; a demo longer than
   MAX_DEMO_LINES keeps its first lines and says how many more there are.
 A run of demos ending its section (the Examples list) gives each a heading one level under the
-section's, as the site's table of contents lists them; a demo between paragraphs has its title
+section's, as the site's table of contents lists them, with the site's anchor (`demo_id`, which
+its pages link to); a demo between paragraphs has its title
 as a bold line, so the text after it stays its section's. A `debug` demo (dumi shows it in
 development only) and a `simplify` one (Ant Design's previews without code: the semantic DOM
 diagrams) stand for nothing. A tag whose file is missing stays as written (the build's include
@@ -189,7 +190,9 @@ def render(
     indent = demo.indent
     out: list[str] = []
     if title:
-        heading = f"{'#' * demo.level} {title}" if demo.level else f"**{title}**"
+        # The site's anchor of a demo (`#form-demo-basic`), which its pages link to.
+        anchor = f" {{#{demo_id(page, path)}}}" if demo.level else ""
+        heading = f"{'#' * demo.level} {title}{anchor}" if demo.level else f"**{title}**"
         out += [indent + heading, ""]
     about = _trimmed(about)
     if about:
@@ -198,6 +201,16 @@ def render(
     if more > 0:
         out += ["", f"{indent}({more} more lines of this demo in {path}.)"]
     return [*out, ""]
+
+
+def demo_id(page: str, demo_path: str) -> str:
+    """dumi's id of a demo, its anchor on the page: the page's route name (an index page's
+    folder), `-demo-`, the demo file's name (`components/form/index.en-US.md` and
+    `demo/basic.tsx`: `form-demo-basic`)."""
+    stem = posixpath.basename(page).split(".")[0]
+    route = posixpath.basename(posixpath.dirname(page)) if stem == "index" else stem
+    name = posixpath.splitext(posixpath.basename(demo_path))[0]
+    return re.sub(r"[^a-z0-9]+", "-", f"{route}-demo-{name}".lower()).strip("-")
 
 
 def _comment_fields(comment: str) -> dict[str, str]:
