@@ -374,3 +374,18 @@ def test_init_counts_pages_without_the_demo_descriptions(tmp_path: Path) -> None
     assert report[0] == "2 files"
     assert any(line.startswith("demos: 2 demo descriptions") for line in report)
     assert "**/*.zh-CN.md" in proposal.manifest["exclude"]
+
+
+def test_a_badge_in_a_markdown_pages_heading_is_markup(tmp_path: Path) -> None:
+    """dumi's guides are `.md` pages with `<Badge>` components in their headings (`### editLink
+    <Badge>2.2.2+</Badge>`); a page with no component line was not read as MDX, and the tags
+    showed (dumi's docs: 26 in 16 chunks). A component the page closes is markup, as a custom
+    element is; a placeholder such as `<Name>` is never closed."""
+    page = (
+        "---\ntitle: Theme\n---\n\n## Site\n\n### editLink <Badge>2.2.2+</Badge>\n\n"
+        "Set `<Name>` to your repository.\n\n```md\n### x <Badge>1.0</Badge>\n```\n"
+    )
+    docs = write_tree(tmp_path / "docs", {"theme/default.md": page})
+    text = _page(docs, "theme/default.md")
+    assert "### editLink 2.2.2+" in text and "</Badge>\n" not in text.split("```")[0]
+    assert "`<Name>`" in text and "### x <Badge>1.0</Badge>" in text  # code stays code
