@@ -142,6 +142,7 @@ def _headings(parsed: ParsedFile) -> list[_Heading]:
             title = _HEADING_ID.sub("", title)
         if "<Badge" in lines[b.start]:  # dumi's `### Avatar.Group <Badge>4.5.0+</Badge>`
             title = clean_inline(_heading_source(lines, b))
+        title = _SINCE.sub("", title)  # (the badge's text, once an MDX page's tags are gone)
         h = _Heading(i, b, b.level, "", " ".join(title.split()), pos=len(out))
         while stack and out[stack[-1]].level >= b.level:
             out[stack.pop()].end_index = i
@@ -160,7 +161,7 @@ def _headings(parsed: ParsedFile) -> list[_Heading]:
         if not h.role and (m := _PROPS_OF.match(h.title)) and _names_component(m[1], subject):
             h.ident = _Ident(m.group(1), "", "type", False)  # `### Select props`
         elif not h.role and _may_name_identifier(h.title, lines, h.block):
-            h.source = _heading_source(lines, h.block)
+            h.source = _SINCE.sub("", _heading_source(lines, h.block))
             h.ident = _identifier(h.source, page_title or own)
     for h in out:
         if h.ident is None and h.level > 1 and _norm_word(h.title) in _PAGE_API_HEADINGS:
@@ -169,6 +170,9 @@ def _headings(parsed: ParsedFile) -> list[_Heading]:
     return out
 
 
+# The version a heading's name is available since, after it (dumi's badge: `Avatar.Group
+# 4.5.0+`, `Statistic.Timer 5.25.0+`): no part of the name.
+_SINCE = re.compile(r"[ \t]+v?\d+(?:\.\d+){1,3}\+$")
 # A heading of a component's props (Ant Design: `### Select props`, `### Anchor Props`).
 _PROPS_OF = re.compile(r"^([A-Z][\w$]*(?:\.[A-Za-z_$][\w$]*)*)[ \t]+(?:[Pp]rops|[Pp]roperties)$")
 
