@@ -389,3 +389,21 @@ def test_a_badge_in_a_markdown_pages_heading_is_markup(tmp_path: Path) -> None:
     text = _page(docs, "theme/default.md")
     assert "### editLink 2.2.2+" in text and "</Badge>\n" not in text.split("```")[0]
     assert "`<Name>`" in text and "### x <Badge>1.0</Badge>" in text  # code stays code
+
+
+def test_a_tab_page_is_titled_by_its_page_and_tab(tmp_path: Path) -> None:
+    """Ant Design's `index.$tab-design.en-US.md` is the Design tab of its component's page;
+    five such pages were each titled "Component Definition" (their first heading)."""
+    design = "## Component Definition\n\nThe essence of Button.\n"
+    docs = _site(
+        tmp_path,
+        **{
+            "components/button/index.$tab-design.en-US.md": design,
+            "components/button/index.$tab-design.zh-CN.md": design,
+            "guide/page-tab.md": "---\ntitle: Page Tab\n---\n\nText.\n",
+            "guide/page-tab.$tab-example.md": "---\ntitle: Tab Example\n---\n\nText.\n",
+        },
+    )
+    titles = {f.path: f.title for f in load_corpus(docs).files}
+    assert titles["components/button/index.$tab-design.en-US.md"] == "Button: Design"
+    assert titles["guide/page-tab.$tab-example.md"] == "Tab Example"  # its own title wins

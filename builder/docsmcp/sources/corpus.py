@@ -15,6 +15,7 @@ from docsmcp.model.source import Manifest, Problem, SourceFile, TaxonomyKey
 from docsmcp.sources import (
     asciidoc_includes,
     dumi_demos,
+    dumi_tabs,
     hugo_params,
     hugo_site,
     includes,
@@ -496,6 +497,7 @@ def load_corpus(
         return None if source is None else _finish(docs_dir, source, roots, unresolved)
 
     files = router_pages.resolve(files, reread)  # (Next.js: pages shown from another's text)
+    files = dumi_tabs.resolve(files)  # (a tab page is titled by its page)
     files = link_titles.resolve(sorted(files, key=lambda f: f.path))  # (in path order from here)
     files = hugo_params.resolve(files, docs_dir)
     ordered = sorted(manifests.values(), key=lambda m: m.path)
