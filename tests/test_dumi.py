@@ -13,9 +13,11 @@ import pyarrow.parquet as pq
 from conftest import FUZZ, build_bundle, run_docsmcp, write_tree
 from docsmcp.chunking.chunk import chunk_file
 from docsmcp.commands.init import propose
-from docsmcp.sources import dumi_demos
+from docsmcp.model.source import SourceFile, Strategy
+from docsmcp.sources import dumi_demos, dumi_tabs
 from docsmcp.sources.corpus import load_corpus
 from docsmcp.sources.formats.fences import fenced_lines
+from docsmcp.sources.formats.mdx import admonitions_to_text
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -226,6 +228,11 @@ PIECES = st.sampled_from(
         "```tsx",
         "```",
         "<!-- x -->",
+        ":::info{title=",
+        ':::warning{title="a b" x=y}',
+        "}",
+        ":::",
+        "index.$tab-x.md",
         "\n",
         "",
     ]
@@ -407,3 +414,17 @@ def test_a_tab_page_is_titled_by_its_page_and_tab(tmp_path: Path) -> None:
     titles = {f.path: f.title for f in load_corpus(docs).files}
     assert titles["components/button/index.$tab-design.en-US.md"] == "Button: Design"
     assert titles["guide/page-tab.$tab-example.md"] == "Tab Example"  # its own title wins
+
+
+@FUZZ
+@given(TEXT)
+def test_containers_and_tab_titles_raise_nothing(text: str) -> None:
+    lines = text.split("\n")
+    assert len(admonitions_to_text(lines)) == len(lines)
+    path = "p/" + "".join(c for c in text[:20] if c.isalnum() or c in ".$-") + ".md"
+    files = [_source(path, None), _source("p/index.md", "Page")]
+    assert len(dumi_tabs.resolve(files)) == 2
+
+
+def _source(path: str, title: str | None) -> SourceFile:
+    return SourceFile(path, "Text.\n", "Text.\n", Strategy("h2", 4000), (), title, None)
