@@ -77,7 +77,7 @@ from docsmcp.commands.init_strategy import (
     strategy,
 )
 from docsmcp.enrich.roles import CHANGELOG, classify
-from docsmcp.sources import asciidoc_includes
+from docsmcp.sources import asciidoc_includes, dumi_demos
 from docsmcp.sources.discover import (
     MANIFEST_NAME,
     matches_any,
@@ -140,6 +140,7 @@ class Proposal:
     default: tuple[str, str] = ("", "")  # a variant key and its default with why (variants.py)
     translations: str = ""  # the translations left out, for the report (sources/translations.py)
     unreadable: dict[str, str] = field(default_factory=dict)  # exclude glob -> why
+    demos: int = 0  # dumi's demo descriptions, read with their demos (no pages)
 
     def text(self) -> str:
         """The manifest as written: sorted keys, two-space indent, final newline."""
@@ -156,6 +157,11 @@ class Proposal:
             )
         if self.translations:
             lines.append(self.translations)
+        if self.demos:
+            lines.append(
+                f"demos: {self.demos} demo descriptions (demo/x.md beside demo/x.tsx: dumi) are "
+                "read into the pages that show their demos, with the demo's code, not as pages"
+            )
         if self.changelogs:
             lines.append(
                 f"changelogs: {self.changelogs} files kept (role changelog: they rank below "
@@ -347,6 +353,9 @@ def propose(docs_dir: Path, roots: Sequence[Path] = ()) -> Proposal:
     # An Antora module's partials, examples and nav files, AsciiDoc files other pages include:
     # the build never reads them as pages.
     left_out |= asciidoc_includes.no_pages(docs_dir, source_roots(docs_dir, roots), tree.paths)
+    # dumi's demo descriptions: read into the pages that show their demos (dumi_demos.py).
+    demos = dumi_demos.descriptions(docs_dir, (p for p in tree.paths if p not in left_out))
+    left_out |= demos
     kept = _Tree(tuple(p for p in tree.paths if p not in left_out), tree.manifests)
 
     languages = _language_folders(kept)
@@ -422,6 +431,7 @@ def propose(docs_dir: Path, roots: Sequence[Path] = ()) -> Proposal:
         else ("", ""),
         translations=translations.line(),
         unreadable={_glob_escape(p): m for p, m in unreadable.items()},
+        demos=len(demos),
     )
 
 

@@ -129,6 +129,9 @@ _CODE_SPAN = re.compile(r"(`+)(.+?)\1")
 _BR = re.compile(r"<br\s*/?>", re.IGNORECASE)
 _TAG = re.compile(r"</?[A-Za-z][\w.:-]*(?:\s[^<>]*)?/?>")
 _COMMENT = re.compile(r"<!--.*?-->", re.DOTALL)
+# A badge after a heading's name (dumi: `### Avatar.Group <Badge>4.5.0+</Badge>`): a version or
+# a state, no part of the name.
+_BADGE = re.compile(r"[ \t]*<Badge\b[^<>]*>[^<>]*</Badge>", re.IGNORECASE)
 _LINK_TEXT = r"\[((?:[^\[\]]|\[[^\[\]]*\])*)\]"  # one level of nested brackets: [List[str]]
 _LINK_TARGET = r"\((?:[^()\s]|\([^()]*\))*(?:\s+\"[^\"]*\")?\)"
 _IMAGE = re.compile("!" + _LINK_TEXT + _LINK_TARGET)
@@ -138,6 +141,7 @@ _EMPHASIS = re.compile(r"(?<![\w*])[*_]{1,3}(?=[^\s*_])|(?<=[^\s*_])[*_]{1,3}(?!
 _ESCAPE = re.compile(r"\\([!-/:-@\[-`{-~])")
 _EMOJI = re.compile(r":(heavy_check_mark|heavy_minus_sign|white_check_mark|x|warning):")
 _SPACES = re.compile(r"\s+")
+_STRUCK = re.compile(r"~~([^~]+)~~")
 _CELL_SPLIT = re.compile(r"(?<!\\)\|")
 _LABEL = re.compile(r"^\s*(?:\*\*|__)([^*_]+?)(?:\*\*|__)\s*(:?)\s*(.*)$", re.DOTALL)
 _LIST_ITEM = re.compile(
@@ -254,7 +258,7 @@ def _heading_source(lines: list[str], block: Block) -> str:
         raw = _ATX_CLOSE.sub("", _ATX.sub("", raw, count=1))
     raw = _HEADING_ID.sub("", raw)
     if "<" in raw:
-        raw = _TAG.sub("", _COMMENT.sub("", raw))
+        raw = _TAG.sub("", _COMMENT.sub("", _BADGE.sub("", raw)))
     return raw.strip()
 
 
@@ -385,8 +389,11 @@ def _parse_table(lines: list[str], block: Block) -> _Table | None:
         name = clean_inline(cell(name_col))
         if not name:
             continue
+        desc = clean_inline(cell(desc_col))
+        if struck := _STRUCK.fullmatch(name):  # `~~iconPosition~~`: a deprecated one (GFM)
+            name, desc = struck.group(1).strip(), f"Deprecated. {desc}".strip()
         type_ = truncate(clean_inline(cell(type_col)), 200)
-        desc = truncate(clean_inline(cell(desc_col)), MAX_PARAM_DESCRIPTION_CHARS)
+        desc = truncate(desc, MAX_PARAM_DESCRIPTION_CHARS)
         required = _required(cell(req_col)) if req_col >= 0 else None
         if required is not None and negate:
             required = not required

@@ -140,6 +140,9 @@ def _headings(parsed: ParsedFile) -> list[_Heading]:
         title = b.title
         if "{#" in title:
             title = _HEADING_ID.sub("", title)
+        if "<Badge" in lines[b.start]:  # dumi's `### Avatar.Group <Badge>4.5.0+</Badge>`
+            title = clean_inline(_heading_source(lines, b))
+        title = _SINCE.sub("", title)  # (the badge's text, once an MDX page's tags are gone)
         h = _Heading(i, b, b.level, "", " ".join(title.split()), pos=len(out))
         while stack and out[stack[-1]].level >= b.level:
             out[stack.pop()].end_index = i
@@ -148,14 +151,51 @@ def _headings(parsed: ParsedFile) -> list[_Heading]:
         out.append(h)
     for k in stack:
         out[k].end_index = len(blocks)
+    subject = (parsed.source.title or "").strip()
     for h in out:
         page_title = h.level == 1 and h.parent < 0
-        if not page_title:
+        # A heading naming the page's subject is no role word (`### Input` on Input's page).
+        own = bool(subject) and h.title == subject
+        if not page_title and not own:
             h.role = _ROLES.get(h.title.lower().strip(_KEY_STRIP), 0)
-        if not h.role and _may_name_identifier(h.title, lines, h.block):
-            h.source = _heading_source(lines, h.block)
-            h.ident = _identifier(h.source, page_title)
+        if not h.role and (m := _PROPS_OF.match(h.title)) and _names_component(m[1], subject):
+            h.ident = _Ident(m.group(1), "", "type", False)  # `### Select props`
+        elif not h.role and _may_name_identifier(h.title, lines, h.block):
+            h.source = _SINCE.sub("", _heading_source(lines, h.block))
+            h.ident = _identifier(h.source, page_title or own)
+    for h in out:
+        if h.ident is None and h.level > 1 and _norm_word(h.title) in _PAGE_API_HEADINGS:
+            top = h.parent < 0 or out[h.parent].level == 1 and out[h.parent].parent < 0
+            h.ident = _page_identifier(parsed) if top else None
     return out
+
+
+# The version a heading's name is available since, after it (dumi's badge: `Avatar.Group
+# 4.5.0+`, `Statistic.Timer 5.25.0+`): no part of the name.
+_SINCE = re.compile(r"[ \t]+v?\d+(?:\.\d+){1,3}\+$")
+# A heading of a component's props (Ant Design: `### Select props`, `### Anchor Props`).
+_PROPS_OF = re.compile(r"^([A-Z][\w$]*(?:\.[A-Za-z_$][\w$]*)*)[ \t]+(?:[Pp]rops|[Pp]roperties)$")
+
+
+def _names_component(name: str, subject: str) -> bool:
+    """Whether `name` (of `<name> props`) is a component's: the page's subject, or written as
+    code (`TreeNode`, `Form.Item`), not a word ("Common props", "Custom properties")."""
+    return name == subject or "." in name or any(c.isupper() for c in name[1:])
+
+
+# The section of a component page that lists the component's own props first (dumi, Ant
+# Design: `## API`, then the table of `Button`'s props, then `### Button.Group`'s).
+_PAGE_API_HEADINGS = frozenset({"api"})
+
+
+def _page_identifier(parsed: ParsedFile) -> _Ident | None:
+    """The identifier a page's title names (`title: Button`), else None: a table right under
+    its top-level `## API` heading is that identifier's (the scan wants the table as evidence,
+    so an API section of prose or of sub-headings only names nothing)."""
+    title = (parsed.source.title or "").strip()
+    if not title or " " in title:
+        return None
+    return _identifier(title, page_title=True)
 
 
 def _may_name_identifier(title: str, lines: list[str], block: Block) -> bool:

@@ -29,6 +29,7 @@ from docsmcp.enrich.xref import (
 )
 from docsmcp.model.chunk import Chunk, ParsedFile
 from docsmcp.sources.site_config import LANGUAGE
+from docsmcp.sources.translations import page_language
 
 
 def _unordered(path: str) -> str:
@@ -90,6 +91,11 @@ class _Resolver:
             unordered = _unordered(f.path.lower())
             if unordered != f.path.lower():
                 self.by_route.setdefault(unordered, k)
+            if (code := page_language(f.path)) is not None:
+                # A page named for its language (dumi's `common-props.en-US.md`, Nextra's) is
+                # served without it (`/docs/react/common-props`): Ant Design's 435 links.
+                stem, ext = posixpath.splitext(unordered)
+                self.by_route.setdefault(stem[: -len(code) - 1] + ext, k)
             folder = posixpath.dirname(f.path)
             while folder and folder not in self.folders:
                 self.folders.add(folder)

@@ -14,6 +14,8 @@ from pathlib import Path
 from docsmcp.model.source import Manifest, Problem, SourceFile, TaxonomyKey
 from docsmcp.sources import (
     asciidoc_includes,
+    dumi_demos,
+    dumi_tabs,
     hugo_params,
     hugo_site,
     includes,
@@ -414,6 +416,8 @@ def load_corpus(
     # An Antora component's partials, examples and nav files, and AsciiDoc files other pages
     # include (without a title of their own) are no pages (asciidoc_includes.no_pages).
     parts = asciidoc_includes.no_pages(docs_dir, roots, [e.path for e in listing.markdown])
+    # A dumi demo's description (`demo/basic.md` beside `demo/basic.tsx`) is read with its demo.
+    parts |= dumi_demos.descriptions(docs_dir, (e.path for e in listing.markdown))
     titles = nav.titles
     layout = Layout()
     paths = [
@@ -498,6 +502,7 @@ def load_corpus(
 
     files = router_pages.resolve(files, reread)  # (Next.js: pages shown from another's text)
     files = ref_pages.resolve(files, reread)  # (TanStack: a framework's page shows another's)
+    files = dumi_tabs.resolve(files)  # (a tab page is titled by its page)
     files = link_titles.resolve(sorted(files, key=lambda f: f.path))  # (in path order from here)
     files = hugo_params.resolve(files, docs_dir)
     ordered = sorted(manifests.values(), key=lambda m: m.path)

@@ -39,8 +39,6 @@ chunks still report source line ranges of the file itself.
 from __future__ import annotations
 
 import logging
-import os
-import posixpath
 import re
 from collections.abc import Callable, Sequence, Set
 from dataclasses import replace
@@ -50,6 +48,7 @@ from typing import TYPE_CHECKING
 from docsmcp.common.limits import MAX_FILE_BYTES
 from docsmcp.sources import (
     asciidoc_includes,
+    dumi_demos,
     file_fences,
     hugo_includes,
     hugo_site,
@@ -61,12 +60,12 @@ from docsmcp.sources import (
     rst_includes,
     type_tables,
 )
-from docsmcp.sources.discover import ASCIIDOC_SUFFIXES, RST_SUFFIXES, Refused, read_file
+from docsmcp.sources.discover import ASCIIDOC_SUFFIXES, RST_SUFFIXES
 from docsmcp.sources.formats import apidoc, autodoc
 from docsmcp.sources.formats.fences import fenced_lines
+from docsmcp.sources.include_files import FileReading
 from docsmcp.sources.include_ranges import SNIPPET_SECTION
 from docsmcp.sources.include_report import Expanded, Failures, Unresolved, finished
-from docsmcp.sources.site_config import snippet_bases
 from docsmcp.sources.snippet_includes import (
     FASTAPI,
     MDBOOK,
@@ -83,6 +82,9 @@ if TYPE_CHECKING:
     from docsmcp.model.source import SourceFile
 
 log = logging.getLogger("docsmcp.sources.includes")
+
+# A tag `_Reader.spanning` finds.
+_Span = mdx_partials.CodeTag | type_tables.Tag | dumi_demos.Demo | file_fences.FileFence
 
 MAX_DEPTH = 5
 
@@ -107,6 +109,7 @@ def has_directive(body: str) -> bool:
         or mdx_partials.may_import(body)
         or markdoc_partials.may_hold(body)
         or file_fences.may_hold(body)
+        or dumi_demos.may_hold(body)
     )
 
 
@@ -191,12 +194,9 @@ def _finish(
     return finished(path, body, lines, out, line_map, failures, reader.size, *met)
 
 
-class _Reader:
+class _Reader(FileReading):
     def __init__(self, docs_dir: Path, roots: Sequence[Path], failures: Failures) -> None:
-        self.docs_dir = docs_dir
-        self.roots = roots
-        self.failures = failures
-        self.size = 0
+        super().__init__(docs_dir, roots, failures)
         self.block: list[str] | None = None  # paths of an open `--8<--` block
         self.options = False  # inside the indented options of a `::: object` directive
         self.api_missing: list[str] = []  # mkdocstrings objects whose source was not found
@@ -205,8 +205,6 @@ class _Reader:
         self.names: dict[str, str] = {}  # the MDX partials the page being read imports
         self.partials: list[str] = []  # those inlined (docs_dir-relative paths)
         self.shared: Set[str] = frozenset()  # partials left as written (resolve)
-        self._found = ""  # the path _read_first read last
-        self._bases: tuple[Path, ...] | None = None  # pymdownx.snippets' base_path (mkdocs.yml)
         self.myst: myst_includes.Pending | None = None  # a MyST include directive being read
         self.tag: include_tags.Tag | None = None  # a three-line `<include>` being read
         self._quarto: bool | None = None  # the docs are a Quarto project (found on first use)
@@ -429,9 +427,9 @@ class _Reader:
 
     def _nested(self, page: str, lines: list[str], depth: int) -> list[str]:
         out: list[str] = []
-        tables = any(type_tables.TAG_START in x for x in lines)
-        code = fenced_lines(lines) if self.names or tables else None
-        tags = self.spanning("\n".join(lines) if tables else "", lines, code)
+        spans = any(type_tables.TAG_START in x or dumi_demos.TAG_START in x for x in lines)
+        code = fenced_lines(lines) if self.names or spans else None
+        tags = self.spanning("\n".join(lines) if spans else "", lines, code)
         last = -1  # the last line of a tag read
         for k, line in enumerate(lines):
             if k <= last:
@@ -446,32 +444,30 @@ class _Reader:
             out.extend([line] if pieces is None else pieces)
         return out
 
-    def spanning(
-        self, body: str, lines: list[str], code: list[bool] | None
-    ) -> dict[int, mdx_partials.CodeTag | type_tables.Tag | file_fences.FileFence]:
+    def spanning(self, body: str, lines: list[str], code: list[bool] | None) -> dict[int, _Span]:
         """The tags of `lines` that span lines and stand for what they name, by first line:
         components whose `code` prop names imports, Fumadocs' `<auto-type-table>`, Rspress'
-        code blocks of a file."""
+        code blocks of a file, dumi's demos (which take one line, but the level of the heading
+        above)."""
         if code is None:
             return {}
-        found: dict[int, mdx_partials.CodeTag | type_tables.Tag | file_fences.FileFence] = {}
+        found: dict[int, _Span] = {}
         if file_fences.may_hold(body):
             found.update(file_fences.fences(lines))
         if self.names:
             found.update(mdx_partials.code_tags(lines, code, self.names))
         if type_tables.TAG_START in body:
             found.update(type_tables.tags(lines, code))
+        if dumi_demos.may_hold(body):
+            found.update(dumi_demos.tags(lines, code))
         return found
 
-    def span(
-        self,
-        page: str,
-        tag: mdx_partials.CodeTag | type_tables.Tag | file_fences.FileFence,
-        depth: int,
-    ) -> list[str]:
+    def span(self, page: str, tag: _Span, depth: int) -> list[str]:
         """What a tag of `spanning` stands for."""
         if isinstance(tag, mdx_partials.CodeTag):
             return self.code_tag(page, tag, depth)
+        if isinstance(tag, dumi_demos.Demo):
+            return self.demo(page, tag, depth)
         if isinstance(tag, file_fences.FileFence):
             found = file_fences.candidates(page, tag.path, self.docs_dir, self.roots)
             text = self._read_first(found, tag.path)
@@ -483,6 +479,23 @@ class _Reader:
             self.types_missing.append(why)
         return lines
 
+    def demo(self, page: str, demo: dumi_demos.Demo, depth: int) -> list[str]:
+        """A dumi demo's title, description and code (dumi_demos.py); its tag as written when
+        its file is missing."""
+        if demo.hidden:
+            return []
+        text = self._read_first(dumi_demos.candidates(page, demo.src), demo.src)
+        if text is None:
+            return [demo.line]
+        found = self._found
+        beside = dumi_demos.description_path(found)
+        about = None
+        if beside != found and (self.docs_dir / beside).is_file():
+            described = self._read_first([beside], beside)
+            about = None if described is None else (beside, described)
+        inline = lambda path, lines: self._inline(path, lines, depth)  # noqa: E731
+        return dumi_demos.render(page, demo, (found, text), about, inline)
+
     def code_tag(self, page: str, tag: mdx_partials.CodeTag, depth: int) -> list[str]:
         """The imported files a component's `code` prop names (mdx_partials.examples)."""
 
@@ -493,55 +506,6 @@ class _Reader:
 
         nested = self._imported(depth) if depth + 1 < MAX_DEPTH else None
         return mdx_partials.examples(tag, self.names, read, nested)
-
-    # -- reading ----------------------------------------------------------------------------
-
-    def _candidates(self, page: str, name: str) -> list[str]:
-        """Where `name` may be, relative to docs_dir: beside the page (mdBook), in the docs
-        folder, in the folder holding it (where mkdocs.yml usually is: pymdownx's and
-        FastAPI's base), in the `base_path` folders of pymdownx.snippets in mkdocs.yml (Polars':
-        `docs/source/src/`), then in each source root, as written and without its leading
-        `../`."""
-        bare = re.sub(r"^(?:\.\./)+", "", name)
-        out = [posixpath.normpath(posixpath.join(posixpath.dirname(page), name)), name]
-        out.append(posixpath.normpath(posixpath.join("..", name)))
-        if self._bases is None:
-            self._bases = snippet_bases(self.docs_dir)
-        out += [os.path.relpath(os.path.join(base, name), self.docs_dir) for base in self._bases]
-        for root in self.roots:
-            for n in (name, bare):
-                out.append(os.path.relpath(os.path.join(root, n), self.docs_dir))
-        return list(dict.fromkeys(posixpath.normpath(c) for c in out))
-
-    def _read_first(self, candidates: list[str], spec: str) -> str | None:
-        """The text of the first candidate (paths relative to docs_dir) that exists."""
-        reason = None
-        outside = None
-        for rel in dict.fromkeys(candidates):
-            if not os.path.exists(os.path.join(self.docs_dir, rel)):
-                continue
-            try:
-                raw = read_file(self.docs_dir, rel, self.roots, MAX_FILE_BYTES)
-            except Refused as exc:
-                if "outside" in str(exc):
-                    outside = outside or os.path.realpath(os.path.join(self.docs_dir, rel))
-                else:
-                    reason = str(exc)
-                continue
-            except OSError as exc:
-                reason = exc.strerror or "cannot be read"
-                continue
-            text = raw.decode("utf-8", errors="replace").replace("\r\n", "\n").replace("\r", "\n")
-            self.size += len(text)
-            self._found = rel
-            return text
-        if reason is not None:  # a file that exists and cannot be read: said for its page
-            self.failures.add(f"{spec} ({reason})")
-        elif outside is not None:
-            self.failures.outside.append((spec, outside))
-        else:
-            self.failures.missing.append(spec)
-        return None
 
 
 def resolve(

@@ -44,6 +44,7 @@ from docsmcp.sources.manifest import (
     load_json,
     schema_errors,
 )
+from docsmcp.sources.translations import localized
 
 
 def _chunk_by_from_hint(value: Any) -> tuple[str | None, str | None]:
@@ -247,7 +248,9 @@ def _apply_frontmatter(fm: Frontmatter, settings: _Settings, path: str = "") -> 
         # Docusaurus accepts `title: 2024`; a number is still clearly meant as a title.
         if isinstance(title, (int, float)) and not isinstance(title, bool):
             title = str(title)
-        if isinstance(title, (dict, list)) and (written := fm.written("title")) is not None:
+        if isinstance(title, dict) and (text := localized(title, path)) is not None:
+            title = text  # one per language (dumi's demos): the page's language's
+        elif isinstance(title, (dict, list)) and (written := fm.written("title")) is not None:
             title = written  # `title: {let/const ...}` (Svelte): text to the site, not a mapping
         if isinstance(title, str):
             settings.title = title.strip() or None

@@ -190,3 +190,33 @@ def detect(paths: Iterable[str]) -> Translations:
             taken.update(matched)
         languages[code] += len(pages)
     return Translations(dict(sorted(globs.items())), dict(languages))
+
+
+def page_language(path: str) -> str | None:
+    """The language a page's name says (`index.zh-CN.md`: `zh-CN`), else None."""
+    split = _split_suffix(path)
+    return split[1] if split is not None else None
+
+
+def preferred_language(languages: Iterable[str], path: str) -> str | None:
+    """Which of `languages` (codes a file holds its text in) a page at `path` reads: the one
+    its name says, else English (the default of every suffixed layout above), else the first;
+    None when one of them is no language code (`{label: ..., href: ...}` is no translation)."""
+    codes = list(languages)
+    if not codes or not all(isinstance(c, str) and LANGUAGE.match(c) for c in codes):
+        return None
+    own = (page_language(path) or "").lower()
+    lowered = {c.lower(): c for c in codes}
+    if own in lowered:
+        return lowered[own]
+    return next((c for c in codes if c.lower().startswith("en")), codes[0])
+
+
+def localized(value: Mapping[object, object], path: str) -> str | None:
+    """A text written once per language (dumi's demos: `title: {zh-CN: 按钮, en-US: Button}`)
+    in the language the page at `path` reads (preferred_language), else None."""
+    code = preferred_language([k for k in value if isinstance(k, str)], path)
+    if code is None or len(value) != sum(isinstance(k, str) for k in value):
+        return None
+    text = value[code]
+    return text.strip() if isinstance(text, str) else None

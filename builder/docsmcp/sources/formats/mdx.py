@@ -27,6 +27,11 @@ _GROUPING_KINDS = frozenset({"code-group", "tabs", "code-tabs"})  # (VuePress' `
 # VuePress' `::: code-tabs` / `::: tabs` open theirs with `@tab pnpm` (`@tab:active`).
 _TAB_LINE = re.compile(r"^\s{0,3}(?:==|@tab(?::active)?)[ \t]+(\S.*?)[ \t]*$")
 _ADMONITION_CLOSE = re.compile(r"^\s{0,3}:{3,}\s*$")
+# The title among a container's directive attributes (`{title="Custom title"}`, `{title=Tip}`).
+# Unquoted, it runs to the next attribute or the brace (Ant Design: `{title=Deprecated Notice}`).
+_TITLE_ATTRIBUTE = re.compile(
+    r"""\btitle=(?:"([^"]*)"|'([^']*)'|([^"'{}]+?)(?=\s+[\w-]+=|\s*\}))"""
+)
 _MAX_STATEMENT = 200  # lines an import/export statement may span across blank lines
 
 
@@ -159,7 +164,8 @@ def _tab_set(line: str) -> tuple[str, str] | None:
 
 
 def _admonition(line: str) -> tuple[str, str] | None:
-    """(kind, title) of a `:::kind Title` or `:::kind[Title]` line, else None."""
+    """(kind, title) of a `:::kind Title`, `:::kind[Title]` or `:::kind{title="Title"}` line,
+    else None."""
     m = _ADMONITION_KIND.match(line)
     if m is None:
         return None
@@ -169,6 +175,9 @@ def _admonition(line: str) -> tuple[str, str] | None:
         return m.group(1), ""
     if len(tail) >= 2 and tail[0] == "[" and tail[-1] == "]":
         return m.group(1), tail[1:-1].strip()
+    if len(tail) >= 2 and tail[0] == "{" and tail[-1] == "}":  # dumi: `:::info{title=Tip}`
+        title = _TITLE_ATTRIBUTE.search(tail)
+        return m.group(1), next((g for g in title.groups() if g), "").strip() if title else ""
     if rest[0].isspace():
         return m.group(1), tail.strip()
     return None  # e.g. `:::tip!`: not an admonition

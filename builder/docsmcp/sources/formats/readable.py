@@ -58,7 +58,9 @@ _MD_TRIGGER = re.compile(r"[<&]")
 _MDX_TRIGGER = re.compile(r"[<&{]")
 _ENTITY = re.compile(r"&(?:#\d{1,7}|#[xX][0-9A-Fa-f]{1,6}|[A-Za-z][A-Za-z0-9]{1,31});")
 _BLANK = re.compile(r"[ \t]*")
-_CUSTOM_CLOSE = re.compile(r"</([a-z][a-z0-9]*(?:-[a-z0-9]*)+)\s*>")  # (a custom element's end)
+# The end of a custom element, or of a component a `.md` page closes (dumi's and VitePress'
+# `<Badge>2.2.0+</Badge>` in headings: a placeholder `<Name>` is never closed either).
+_CUSTOM_CLOSE = re.compile(r"</([a-z][a-z0-9]*(?:-[a-z0-9]*)+|[A-Z][A-Za-z0-9]*)\s*>")
 _BLANK_LINE = re.compile(r"\n[ \t]*\n")
 _HEADING_AT = re.compile(r"[ ]{0,3}#{1,6}[ \t]")
 _HEADING_SPACES = re.compile(r"([ ]{0,3}#{1,6})[ \t]{2,}")
@@ -542,8 +544,9 @@ def _reduce(lines: list[str], mdx: bool) -> _Reduced:
 
 def _custom_closed(text: str) -> frozenset[str]:
     """The custom elements (HTML's valid names: a lower-case letter first, a hyphen within)
-    that `text` closes somewhere: their tags are markup, `<your-token>` alone stays text."""
-    if "</" not in text or "-" not in text:
+    and components (a capital first) that `text` closes somewhere: their tags are markup,
+    `<your-token>` alone stays text."""
+    if "</" not in text:
         return frozenset()
     return frozenset(m.group(1) for m in _CUSTOM_CLOSE.finditer(text))
 

@@ -1,0 +1,78 @@
+"""How an include finds and reads its file, shared by every include dialect (includes.py's
+reader is one): where a name may be (beside the page, in the docs folder, in pymdownx's
+`base_path` folders, in each source root), and the text of the first candidate that exists,
+read only inside the source roots and within the size limits. What could not be read is kept
+in include_report.Failures for the page's warning and the build's summary.
+"""
+
+from __future__ import annotations
+
+import os
+import posixpath
+import re
+from collections.abc import Sequence
+from pathlib import Path
+
+from docsmcp.common.limits import MAX_FILE_BYTES
+from docsmcp.sources.discover import Refused, read_file
+from docsmcp.sources.include_report import Failures
+from docsmcp.sources.site_config import snippet_bases
+
+
+class FileReading:
+    """The files a page's includes read: the reading state of includes._Reader."""
+
+    def __init__(self, docs_dir: Path, roots: Sequence[Path], failures: Failures) -> None:
+        self.docs_dir = docs_dir
+        self.roots = roots
+        self.failures = failures
+        self.size = 0  # characters read, for the page's size limit
+        self._found = ""  # the path _read_first read last
+        self._bases: tuple[Path, ...] | None = None  # pymdownx.snippets' base_path (mkdocs.yml)
+
+    def _candidates(self, page: str, name: str) -> list[str]:
+        """Where `name` may be, relative to docs_dir: beside the page (mdBook), in the docs
+        folder, in the folder holding it (where mkdocs.yml usually is: pymdownx's and
+        FastAPI's base), in the `base_path` folders of pymdownx.snippets in mkdocs.yml (Polars':
+        `docs/source/src/`), then in each source root, as written and without its leading
+        `../`."""
+        bare = re.sub(r"^(?:\.\./)+", "", name)
+        out = [posixpath.normpath(posixpath.join(posixpath.dirname(page), name)), name]
+        out.append(posixpath.normpath(posixpath.join("..", name)))
+        if self._bases is None:
+            self._bases = snippet_bases(self.docs_dir)
+        out += [os.path.relpath(os.path.join(base, name), self.docs_dir) for base in self._bases]
+        for root in self.roots:
+            for n in (name, bare):
+                out.append(os.path.relpath(os.path.join(root, n), self.docs_dir))
+        return list(dict.fromkeys(posixpath.normpath(c) for c in out))
+
+    def _read_first(self, candidates: list[str], spec: str) -> str | None:
+        """The text of the first candidate (paths relative to docs_dir) that exists."""
+        reason = None
+        outside = None
+        for rel in dict.fromkeys(candidates):
+            if not os.path.exists(os.path.join(self.docs_dir, rel)):
+                continue
+            try:
+                raw = read_file(self.docs_dir, rel, self.roots, MAX_FILE_BYTES)
+            except Refused as exc:
+                if "outside" in str(exc):
+                    outside = outside or os.path.realpath(os.path.join(self.docs_dir, rel))
+                else:
+                    reason = str(exc)
+                continue
+            except OSError as exc:
+                reason = exc.strerror or "cannot be read"
+                continue
+            text = raw.decode("utf-8", errors="replace").replace("\r\n", "\n").replace("\r", "\n")
+            self.size += len(text)
+            self._found = rel
+            return text
+        if reason is not None:  # a file that exists and cannot be read: said for its page
+            self.failures.add(f"{spec} ({reason})")
+        elif outside is not None:
+            self.failures.outside.append((spec, outside))
+        else:
+            self.failures.missing.append(spec)
+        return None
