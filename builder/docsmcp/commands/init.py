@@ -320,7 +320,7 @@ def _read_tree(docs_dir: Path) -> tuple[_Tree, dict[str, str], dict[str, str]]:
     for entry in listing.markdown:
         # (HTML as the build reads it: Sequelize's `static/v1..v5/` beside its markdown made
         # five version values of nothing)
-        if entry.refusal or entry.skip or listing.unread_html(entry.path):
+        if entry.refusal or entry.skip or listing.unread(entry.path):
             continue
         source, problems = load_file(docs_dir, entry.path, None, roots)
         if source is not None:

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
 
+from docsmcp.sources.formats.rmarkdown import knitted_beside
 from docsmcp.sources.globs import GlobError as GlobError
 from docsmcp.sources.globs import compile_glob as compile_glob
 from docsmcp.sources.globs import glob_match as glob_match
@@ -22,7 +23,8 @@ from docsmcp.sources.globs import selected
 log = logging.getLogger(__name__)
 
 MANIFEST_NAME = ".docs-mcp.json"
-MARKDOWN_SUFFIXES = (".md", ".mdx", ".markdown", ".qmd")  # .markdown: Jekyll's; .qmd: Quarto's
+# .markdown: Jekyll's; .qmd: Quarto's; .rmd, .rmarkdown: R Markdown's (formats/rmarkdown.py)
+MARKDOWN_SUFFIXES = (".md", ".mdx", ".markdown", ".qmd", ".rmd", ".rmarkdown")
 # PDF manuals are sources too (pdf/ turns them into markdown-like text); listed with markdown.
 PDF_SUFFIXES = (".pdf",)
 # Pages converted to markdown before parsing (convert.py). HTML pages are read only from a folder
@@ -33,7 +35,9 @@ RST_SUFFIXES = (".rst",)
 NOTEBOOK_SUFFIXES = (".ipynb",)  # Jupyter notebooks, read as the page a site shows
 # AsciiDoc (Asciidoctor, Antora); `.asc` is not one: it is as often a PGP signature.
 ASCIIDOC_SUFFIXES = (".adoc", ".asciidoc")
+RD_SUFFIXES = (".rd",)  # R documentation (`man/*.Rd`): an R package's reference (formats/rd.py)
 CONVERTED_SUFFIXES = HTML_SUFFIXES + RST_SUFFIXES + NOTEBOOK_SUFFIXES + ASCIIDOC_SUFFIXES
+CONVERTED_SUFFIXES += RD_SUFFIXES
 # Every file the builder reads as a page.
 SOURCE_SUFFIXES = MARKDOWN_SUFFIXES + PDF_SUFFIXES + CONVERTED_SUFFIXES
 # A concatenation of pages (`llms-full.txt`, `NAME.llms-full.txt`): read as markdown, then split
@@ -77,6 +81,15 @@ class Listing:
         from a folder without markdown or reST sources (beside them `.html` files are
         templates), and a generator's own pages (404, search) never."""
         return is_html(path) and (self.has_sources or is_generated_page(path))
+
+    @cached_property
+    def _knitted(self) -> frozenset[str]:
+        return knitted_beside([e.path for e in self.markdown])
+
+    def unread(self, path: str) -> bool:
+        """Whether the build leaves `path` unread: an HTML file beside sources (unread_html),
+        or an R Markdown file beside the markdown knitted from it (`README.Rmd`)."""
+        return self.unread_html(path) or path in self._knitted
 
 
 def source_roots(docs_dir: Path, extra: Sequence[Path] = ()) -> tuple[Path, ...]:
