@@ -12,6 +12,7 @@ from conftest import FUZZ, build_bundle
 from docsmcp.sources.formats.rd import rd_to_markdown
 from docsmcp.sources.formats.rd_parse import parse
 from docsmcp.sources.formats.rmarkdown import knit, knitted_beside
+from docsmcp.sources.navfiles import read_nav
 from hypothesis import given
 from hypothesis import strategies as st
 from mcp_client import McpSession
@@ -101,7 +102,9 @@ secret_setup()
 ```
 """
 
-CHAPTER = """# Components {#components}
+CHAPTER = """# (PART) Basics {-}
+
+# Components {#components}
 
 ## Equations {-}
 
@@ -198,6 +201,7 @@ def test_bookdown_references_labels_and_blocks() -> None:
     assert "A scatterplot of **cars**." in text  # the figure's caption, by its text reference
     assert "plot(cars)" not in text
     assert "::: {.callout-note}\nPandoc's fenced divs" in text
+    assert "(PART)" not in text and "\n# Components {#components}" in text
     assert "\\mainmatter" not in text and "\\index" not in text and "Term shown." in text
     # knitr evaluates `r ''` inside a markdown fence: the chunk's syntax is what the page shows
     assert "````markdown\n```{r important-computing, cache=TRUE}\n````" in text
@@ -290,3 +294,41 @@ def test_r_readers_raise_nothing_and_keep_lines(text: str) -> None:
 def test_rd_nesting_has_no_depth_limit() -> None:
     deep = "\\title{t}\\description{" + "\\emph{" * 3000 + "x" + "}" * 3000 + "}"
     assert "x" in rd_to_markdown("man/deep.Rd", deep).text
+
+
+def test_pkgdown_and_bookdown_order_the_pages(tmp_path: Path) -> None:
+    pkg = tmp_path / "pkg"
+    (pkg / "man").mkdir(parents=True)
+    (pkg / "vignettes").mkdir()
+    (pkg / "_pkgdown.yml").write_text(
+        "articles:\n- title: Get started\n  contents:\n  - zeta\n  - alpha\n"
+        "reference:\n- title: Joins\n  contents:\n  - left_join\n"
+        '  - starts_with("a")\n  - arrange\n'
+    )
+    (pkg / "man" / "arrange.Rd").write_text("\\name{arrange}\n\\title{Order rows}\n")
+    (pkg / "man" / "mutate-joins.Rd").write_text(JOINS_RD)
+    for name in ("README.md", "vignettes/alpha.Rmd", "vignettes/zeta.Rmd"):
+        (pkg / name).write_text("# x\n")
+    paths = ["README.md", "man/arrange.Rd", "man/mutate-joins.Rd"]
+    paths += ["vignettes/alpha.Rmd", "vignettes/zeta.Rmd"]
+    nav = read_nav(pkg, [pkg], paths)
+    assert list(nav.order) == [
+        "README.md",
+        "vignettes/zeta.Rmd",
+        "vignettes/alpha.Rmd",
+        "man/mutate-joins.Rd",  # `left_join` is one of its aliases
+        "man/arrange.Rd",
+    ]
+    book = tmp_path / "book"
+    book.mkdir()
+    for name in ("index.Rmd", "01-intro.Rmd", "02-usage.Rmd", "_common.Rmd"):
+        (book / name).write_text("# x\n")
+    chapters = ["01-intro.Rmd", "02-usage.Rmd", "index.Rmd"]
+    (book / "_bookdown.yml").write_text("book_filename: demo\n")
+    assert list(read_nav(book, [book], chapters).order) == [
+        "index.Rmd",
+        "01-intro.Rmd",
+        "02-usage.Rmd",
+    ]
+    (book / "_bookdown.yml").write_text("rmd_files:\n  html: [index.Rmd, 02-usage.Rmd]\n")
+    assert list(read_nav(book, [book], chapters).order) == ["index.Rmd", "02-usage.Rmd"]

@@ -16,7 +16,8 @@ opens a chunk, a line of backticks alone closes it. The page shows:
 - bookdown: `\\@ref(label)` as the label (the page shows the number it gets), `(\\#eq:x)` and
   `(ref:x) text` definitions as nothing (the definition's text stands where `(ref:x)` is used
   in a `fig.cap`), `\\index{term}` and `\\mainmatter`-like lines as nothing (LaTeX only);
-  `# Preface {-}` is unnumbered (dialects' attribute lists).
+  `# Preface {-}` is unnumbered (dialects' attribute lists); `# (PART) Basics {-}` and
+  `# (APPENDIX) Appendix {-}` divide the book's table of contents, no chapter.
 
 Every line keeps its number (a hidden line is blank), so hits point into the `.Rmd` file. A
 `README.Rmd` beside its knitted `README.md` is the source of that page, not a page
@@ -29,6 +30,7 @@ import posixpath
 import re
 from collections.abc import Iterable
 
+from docsmcp.sources.formats.dialects import ATX
 from docsmcp.sources.formats.fences import code_span, fenced_lines
 
 RMARKDOWN_SUFFIXES = (".rmd", ".rmarkdown")
@@ -46,6 +48,9 @@ _LATEX_ONLY = re.compile(
     r"^[ \t]*\\(?:mainmatter|frontmatter|backmatter|appendix|newpage|clearpage|cleardoublepage"
     r"|pagebreak|noindent|printindex|tableofcontents|listoffigures|listoftables)[ \t]*$"
 )
+# bookdown's part dividers, `# (PART) Basics {-}` and `# (APPENDIX) Appendix {-}`: a line of
+# the book's table of contents, not a chapter (the chapter's title is the next h1)
+_PART = re.compile(r"^\((?:PART\*?|APPENDIX)\)")
 _INDEX = re.compile(r"\\index\{(?:[^{}]|\{[^{}]*\})*\}")
 _CODE_SPAN = re.compile(r"(`+)(?!`).*?(?<!`)\1(?!`)")
 _DIV = re.compile(r"^([ ]{0,3}:{3,}[ \t]*)\{\.(rmd(note|tip|warning|caution|important))\}[ \t]*$")
@@ -180,7 +185,12 @@ def knit(lines: list[str]) -> list[str]:
     for k, line in enumerate(out):
         if fenced[k]:
             continue
-        if _TEXT_REF.match(line) or _LATEX_ONLY.match(line):
+        heading = ATX.match(line) if line.startswith("#") else None
+        if (
+            _TEXT_REF.match(line)
+            or _LATEX_ONLY.match(line)
+            or (heading and _PART.match(heading.group(2)))
+        ):
             out[k] = ""  # a text reference's definition is shown where it is used
             continue
         div = _DIV.match(line)

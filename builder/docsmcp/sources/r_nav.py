@@ -1,0 +1,93 @@
+"""The order R sites give their pages (navfiles.py reads these like any nav file):
+
+- pkgdown's `_pkgdown.yml` (or `_pkgdown.yaml`, `pkgdown/_pkgdown.yml`) at the package root:
+  the home page (`index.md`, else `README.md`), then `articles` (each `contents` name a
+  vignette, `vignettes/NAME.Rmd` or `vignettes/articles/NAME.Rmd`), then `reference` (each
+  `contents` name a topic: an Rd file's `\\name` or one of its `\\alias`es). Selectors
+  (`starts_with("x")`, `-topic`) are pkgdown's code, not names: left to the path order.
+- bookdown's `_bookdown.yml`: `rmd_files` (a list, or one per output format: `html` first), else
+  bookdown's default, `index.Rmd` then every `.Rmd` of the folder by name but those whose name
+  starts with `_`.
+
+Titles stay the pages' own (an Rd `\\title`, a vignette's `title:`): the nav gives their order.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+
+from docsmcp.sources.site_config import read_text, read_yaml
+
+PKGDOWN_CONFIGS = ("_pkgdown.yml", "_pkgdown.yaml", "pkgdown/_pkgdown.yml")
+BOOKDOWN_CONFIG = "_bookdown.yml"
+_TOPIC = re.compile(r"^\\(?:name|alias)\{([^{}\n]+)\}", re.MULTILINE)
+_NAME = re.compile(r"^[\w.-]+$")
+_MAX_RD_FILES = 10_000
+
+
+def pkgdown_config(docs_dir: Path) -> Path | None:
+    return next((docs_dir / n for n in PKGDOWN_CONFIGS if (docs_dir / n).is_file()), None)
+
+
+def _contents(sections: object) -> Iterator[str]:
+    """The plain names of a pkgdown `reference`/`articles` list's `contents`, in order."""
+    for section in sections if isinstance(sections, list) else []:
+        names = section.get("contents") if isinstance(section, dict) else None
+        for name in names if isinstance(names, list) else []:
+            if isinstance(name, str) and _NAME.match(name.strip()):
+                yield name.strip()
+
+
+def _topics(root: Path, paths: Sequence[str]) -> dict[str, Path]:
+    """Each topic name of the package's Rd files (`\\name`, `\\alias`) -> its file."""
+    found: dict[str, Path] = {}
+    for path in [p for p in paths if p.startswith("man/") and p.lower().endswith(".rd")][
+        :_MAX_RD_FILES
+    ]:
+        for name in _TOPIC.findall(read_text(root / path)):
+            found.setdefault(name.strip(), root / path)
+    return found
+
+
+def pkgdown(config: Path, docs_dir: Path, paths: Sequence[str]) -> Iterator[tuple[Path, str]]:
+    """(page file, "") in the order a pkgdown site shows its pages."""
+    data = read_yaml(config)
+    if not isinstance(data, dict):
+        return
+    known = set(paths)
+    for home in ("index.md", "README.md"):
+        if home in known:
+            yield docs_dir / home, ""
+            break
+    for name in _contents(data.get("articles")):
+        for folder in ("vignettes", "vignettes/articles"):
+            for suffix in (".Rmd", ".qmd", ".md"):
+                if f"{folder}/{name}{suffix}" in known:
+                    yield docs_dir / folder / f"{name}{suffix}", ""
+    topics = _topics(docs_dir, paths)
+    for name in _contents(data.get("reference")):
+        if name in topics:
+            yield topics[name], ""
+
+
+def bookdown(config: Path, paths: Sequence[str]) -> Iterator[tuple[Path, str]]:
+    """(chapter file, "") in the book's order."""
+    data = read_yaml(config)
+    files = data.get("rmd_files") if isinstance(data, dict) else None
+    if isinstance(files, dict):  # one list per output format: the HTML book's
+        files = files.get("html", next(iter(files.values()), None))
+    if isinstance(files, list):
+        for name in files:
+            if isinstance(name, str):
+                yield config.parent / name, ""
+        return
+    folder = config.parent
+    names = sorted(
+        p.name
+        for p in folder.iterdir()
+        if p.suffix.lower() == ".rmd" and not p.name.startswith("_") and p.is_file()
+    )
+    for name in sorted(names, key=lambda n: (n.lower() != "index.rmd", n)):
+        yield folder / name, ""
