@@ -11,8 +11,9 @@ from pathlib import Path
 from conftest import FUZZ, build_bundle
 from docsmcp.sources.formats.rd import rd_to_markdown
 from docsmcp.sources.formats.rd_parse import parse
-from docsmcp.sources.formats.rmarkdown import knit, knitted_beside
+from docsmcp.sources.formats.rmarkdown import knit, not_pages
 from docsmcp.sources.navfiles import read_nav
+from docsmcp.sources.r_nav import describe
 from hypothesis import given
 from hypothesis import strategies as st
 from mcp_client import McpSession
@@ -207,9 +208,10 @@ def test_bookdown_references_labels_and_blocks() -> None:
     assert "````markdown\n```{r important-computing, cache=TRUE}\n````" in text
 
 
-def test_a_readme_rmd_beside_its_readme_md_is_no_page() -> None:
+def test_a_readme_rmd_beside_its_readme_md_and_roxygen_fragments_are_no_pages() -> None:
     paths = ["README.Rmd", "README.md", "vignettes/a.Rmd", "post.Rmarkdown", "post.markdown"]
-    assert knitted_beside(paths) == {"README.Rmd", "post.Rmarkdown"}
+    paths += ["man/filter.Rd", "man/rmd/by.Rmd", "docs/man/x.Rmd"]
+    assert not_pages(paths) == {"README.Rmd", "post.Rmarkdown", "man/rmd/by.Rmd"}
 
 
 def test_a_pkgdown_package_and_a_bookdown_book_build(tmp_path: Path) -> None:
@@ -319,6 +321,10 @@ def test_pkgdown_and_bookdown_order_the_pages(tmp_path: Path) -> None:
         "man/mutate-joins.Rd",  # `left_join` is one of its aliases
         "man/arrange.Rd",
     ]
+    # init says what the site is
+    site = describe(pkg, paths)
+    assert site.startswith("R package, pkgdown site (_pkgdown.yml): 2 reference pages (.Rd;")
+    assert "2 R Markdown pages (code chunks shown as code, never run;" in site
     book = tmp_path / "book"
     book.mkdir()
     for name in ("index.Rmd", "01-intro.Rmd", "02-usage.Rmd", "_common.Rmd"):
@@ -332,3 +338,4 @@ def test_pkgdown_and_bookdown_order_the_pages(tmp_path: Path) -> None:
     ]
     (book / "_bookdown.yml").write_text("rmd_files:\n  html: [index.Rmd, 02-usage.Rmd]\n")
     assert list(read_nav(book, [book], chapters).order) == ["index.Rmd", "02-usage.Rmd"]
+    assert describe(book, chapters).startswith("bookdown book (_bookdown.yml): 3 R Markdown pages")

@@ -77,7 +77,7 @@ from docsmcp.commands.init_strategy import (
     strategy,
 )
 from docsmcp.enrich.roles import CHANGELOG, classify
-from docsmcp.sources import asciidoc_includes
+from docsmcp.sources import asciidoc_includes, r_nav
 from docsmcp.sources.discover import (
     MANIFEST_NAME,
     matches_any,
@@ -140,6 +140,7 @@ class Proposal:
     default: tuple[str, str] = ("", "")  # a variant key and its default with why (variants.py)
     translations: str = ""  # the translations left out, for the report (sources/translations.py)
     unreadable: dict[str, str] = field(default_factory=dict)  # exclude glob -> why
+    site: str = ""  # what kind of R site the docs are (sources/r_nav.py), "" for others
 
     def text(self) -> str:
         """The manifest as written: sorted keys, two-space indent, final newline."""
@@ -147,6 +148,8 @@ class Proposal:
 
     def report(self) -> list[str]:
         lines = [f"{self.files} files"]
+        if self.site:
+            lines.append(self.site)
         for glob, count in sorted(self.excluded.items()):
             why = self.unreadable.get(glob)
             lines.append(
@@ -422,6 +425,7 @@ def propose(docs_dir: Path, roots: Sequence[Path] = ()) -> Proposal:
         else ("", ""),
         translations=translations.line(),
         unreadable={_glob_escape(p): m for p, m in unreadable.items()},
+        site=r_nav.describe(docs_dir, kept.paths),
     )
 
 

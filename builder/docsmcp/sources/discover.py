@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
 
-from docsmcp.sources.formats.rmarkdown import knitted_beside
+from docsmcp.sources.formats.rmarkdown import not_pages
 from docsmcp.sources.globs import GlobError as GlobError
 from docsmcp.sources.globs import compile_glob as compile_glob
 from docsmcp.sources.globs import glob_match as glob_match
@@ -83,13 +83,14 @@ class Listing:
         return is_html(path) and (self.has_sources or is_generated_page(path))
 
     @cached_property
-    def _knitted(self) -> frozenset[str]:
-        return knitted_beside([e.path for e in self.markdown])
+    def _not_pages(self) -> frozenset[str]:
+        return not_pages(e.path for e in self.markdown)
 
     def unread(self, path: str) -> bool:
         """Whether the build leaves `path` unread: an HTML file beside sources (unread_html),
-        or an R Markdown file beside the markdown knitted from it (`README.Rmd`)."""
-        return self.unread_html(path) or path in self._knitted
+        or an R Markdown file that is no page (`README.Rmd` beside the `README.md` knitted from
+        it, roxygen2's fragments in `man/`: rmarkdown.not_pages)."""
+        return self.unread_html(path) or path in self._not_pages
 
 
 def source_roots(docs_dir: Path, extra: Sequence[Path] = ()) -> tuple[Path, ...]:

@@ -91,3 +91,30 @@ def bookdown(config: Path, paths: Sequence[str]) -> Iterator[tuple[Path, str]]:
     )
     for name in sorted(names, key=lambda n: (n.lower() != "index.rmd", n)):
         yield folder / name, ""
+
+
+def describe(docs_dir: Path, paths: Sequence[str]) -> str:
+    """init's line about an R site among `paths` (the pages kept), "" for any other site."""
+    reference = sum(p.lower().endswith(".rd") for p in paths)
+    rmd = sum(p.lower().endswith((".rmd", ".rmarkdown")) for p in paths)
+    if not reference and not rmd:
+        return ""
+    chunks = "code chunks shown as code, never run; echo=FALSE and include=FALSE ones hidden"
+    parts = []
+    if reference:
+        parts.append(f"{reference} reference pages (.Rd; each function a usage calls an API entry)")
+    if rmd:
+        parts.append(f"{rmd} R Markdown pages ({chunks})")
+    config = pkgdown_config(docs_dir)
+    if config is not None:
+        kind = f"R package, pkgdown site ({config.relative_to(docs_dir).as_posix()})"
+    elif (docs_dir / BOOKDOWN_CONFIG).is_file():
+        kind = f"bookdown book ({BOOKDOWN_CONFIG})"
+    else:
+        kind = "R package" if reference else "R Markdown"
+    knitted = [
+        f"{n}.Rmd is the source of {n}.md, no page"
+        for n in ("README", "index")
+        if (docs_dir / f"{n}.Rmd").is_file() and f"{n}.Rmd" not in paths and f"{n}.md" in paths
+    ]
+    return f"{kind}: " + ", ".join(parts) + "".join(f"; {k}" for k in knitted)

@@ -20,8 +20,8 @@ opens a chunk, a line of backticks alone closes it. The page shows:
   `# (APPENDIX) Appendix {-}` divide the book's table of contents, no chapter.
 
 Every line keeps its number (a hidden line is blank), so hits point into the `.Rmd` file. A
-`README.Rmd` beside its knitted `README.md` is the source of that page, not a page
-(`knitted_beside`).
+`README.Rmd` beside its knitted `README.md` is the source of that page, not a page, nor are
+roxygen2's fragments under `man/` (`not_pages`).
 """
 
 from __future__ import annotations
@@ -62,15 +62,25 @@ def is_rmarkdown(path: str) -> bool:
     return path.lower().endswith(RMARKDOWN_SUFFIXES)
 
 
-def knitted_beside(paths: Iterable[str]) -> frozenset[str]:
-    """The R Markdown files whose knitted markdown (`README.Rmd` -> `README.md`,
-    `post.Rmarkdown` -> `post.markdown`) is in `paths`: sources of a page, not pages."""
+def not_pages(paths: Iterable[str]) -> frozenset[str]:
+    """The R Markdown files among `paths` that are no page of the site: the source of a knitted
+    markdown file beside it (`README.Rmd` -> `README.md`, `post.Rmarkdown` -> `post.markdown`),
+    and roxygen2's fragments in a package's `man/` (`man/rmd/by.Rmd`, pasted into the Rd files
+    by `@includeRmd`)."""
+    paths = list(paths)
     have = {p.lower() for p in paths}
+    rd_folders = {posixpath.dirname(p) for p in paths if p.lower().endswith(".rd")}
     out = set()
     for path in paths:
+        if not is_rmarkdown(path):
+            continue
         stem, ext = posixpath.splitext(path)
         twin = ".markdown" if ext.lower() == ".rmarkdown" else ".md"
-        if is_rmarkdown(path) and (stem + twin).lower() in have:
+        parts = path.split("/")[:-1]
+        man = [k for k, part in enumerate(parts) if part == "man"]
+        if (stem + twin).lower() in have or any(
+            "/".join(parts[: k + 1]) in rd_folders for k in man
+        ):
             out.add(path)
     return frozenset(out)
 
