@@ -189,8 +189,30 @@ def test_r_markdown_reads_as_the_knitted_page() -> None:
     assert "opts_chunk" not in text and "secret_setup" not in text  # echo/include FALSE
     assert "only a single table" in text  # a string literal inline
     assert "has `nrow(flights)` rows" in text  # an expression: its code
-    assert "```r\n\n\nflights2 |> left_join(airlines)\n```" in text  # `#|` options gone
+    assert "\n```r\nflights2 |> left_join(airlines)\n```" in text  # `#|` options gone
     assert "{r" not in text
+
+
+def test_quarto_code_chunks_read_as_rendered() -> None:
+    """Quarto runs chunks of knitr's syntax: `#|` options are no code, `echo: false` hides."""
+    page = ["# Intro", "", "```{python}", "#| echo: false", "import secret", "```", ""]
+    page += ["```{python}", "#| label: fig-x", "print(1)", "```", "", "See \\@ref(x)."]
+    out = knit(page, book=False)
+    assert out == [
+        "# Intro",
+        "",
+        "",
+        "",
+        "",
+        "",
+        "",
+        "",
+        "```python",
+        "print(1)",
+        "```",
+        "",
+        "See \\@ref(x).",  # bookdown's syntax is no Quarto's
+    ]
 
 
 def test_bookdown_references_labels_and_blocks() -> None:

@@ -411,6 +411,8 @@ def split_lines(
     lines = sf.body.split("\n")
     if is_rmarkdown(sf.path):
         lines = knit(lines)  # knitr's chunks and inline code, bookdown's references
+    elif sf.path.lower().endswith(".qmd") and "```{" in sf.body:
+        lines = knit(lines, book=False)  # Quarto's code chunks: the same syntax
     if sf.path.lower().endswith(_MARKDOWN) and not sf.page_starts:
         if "/*" in sf.body and _ZOLA_ESCAPE.search(sf.body):
             # Zola shows `{{/* get_url() */}}` as `{{ get_url() }}`, in code too (280 escapes

@@ -19,6 +19,9 @@ opens a chunk, a line of backticks alone closes it. The page shows:
   `# Preface {-}` is unnumbered (dialects' attribute lists); `# (PART) Basics {-}` and
   `# (APPENDIX) Appendix {-}` divide the book's table of contents, no chapter.
 
+Quarto's `.qmd` pages run code chunks of the same syntax (```` ```{python} ```` with `#|`
+options): they are read the same way, without bookdown's syntax.
+
 Every line keeps its number (a hidden line is blank), so hits point into the `.Rmd` file. A
 `README.Rmd` beside its knitted `README.md` is the source of that page, not a page, nor are
 roxygen2's fragments under `man/` (`not_pages`).
@@ -175,8 +178,9 @@ def _bookdown(line: str) -> str:
     return _INDEX.sub("", line)
 
 
-def knit(lines: list[str]) -> list[str]:
-    """The lines of an R Markdown page as the markdown knitr writes of them, one for one."""
+def knit(lines: list[str], book: bool = True) -> list[str]:
+    """The lines of an R Markdown page as the markdown knitr writes of them, one for one; with
+    bookdown's syntax when `book` (Quarto pages: chunks and inline code only, `book=False`)."""
     refs = {m.group(1): m.group(2) for line in lines if (m := _TEXT_REF.match(line))}
     out = list(lines)
     k, n = 0, len(lines)
@@ -191,6 +195,8 @@ def knit(lines: list[str]) -> list[str]:
             end += 1
         _chunk(out, k, end, start, refs)
         k = end + 1
+    if not book:
+        return out
     fenced = fenced_lines(out)
     for k, line in enumerate(out):
         if fenced[k]:
@@ -240,8 +246,11 @@ def _chunk(out: list[str], first: int, last: int, start: re.Match[str], refs: di
         if caption and _shown(options.get("include")):
             out[first] = f"{indent}{_outside_code(caption, _bookdown)}"
         return
-    out[first] = f"{indent}{fence}{_LANGUAGES.get(engine_l, engine_l)}"
+    # knitr strips `#|` options from the source it shows: the fence opens on the last of them
+    # (the lines before it blank), so the block holds only the code
     k = first + 1
     while k < body_end and _OPTION_LINE.match(out[k]):
-        out[k] = ""  # knitr strips `#|` options from the source it shows
         k += 1
+    for blank in range(first, k - 1):
+        out[blank] = ""
+    out[k - 1] = f"{indent}{fence}{_LANGUAGES.get(engine_l, engine_l)}"
