@@ -86,6 +86,8 @@ from docsmcp.sources.discover import (
 )
 from docsmcp.sources.manifest import MAX_METADATA_VALUE
 from docsmcp.sources.navfiles import read_nav, summary_line, tables_of_contents
+from docsmcp.sources.pdf.extract import is_pdf
+from docsmcp.sources.pdf.source import load_pdf
 from docsmcp.sources.settings import load_file
 from docsmcp.sources.site_build import unbuilt
 from docsmcp.sources.translations import detect as detect_translations
@@ -325,7 +327,10 @@ def _read_tree(docs_dir: Path) -> tuple[_Tree, dict[str, str], dict[str, str]]:
         # five version values of nothing)
         if entry.refusal or entry.skip or listing.unread(entry.path):
             continue
-        source, problems = load_file(docs_dir, entry.path, None, roots)
+        if is_pdf(entry.path):  # read as the build reads it (its text layer), not as UTF-8
+            source, problems, _ = load_pdf(docs_dir, entry.path, None, roots, None)
+        else:
+            source, problems = load_file(docs_dir, entry.path, None, roots)
         if source is not None:
             bodies[entry.path] = source.body
         elif problems:
