@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from conftest import FUZZ, build_bundle
+from conftest import FUZZ, run_docsmcp
 from docsmcp.sources.formats.rd import rd_to_markdown
 from docsmcp.sources.formats.rd_parse import parse
 from docsmcp.sources.formats.rmarkdown import knit, not_pages
@@ -218,7 +218,10 @@ def test_quarto_code_chunks_read_as_rendered() -> None:
 def test_bookdown_references_labels_and_blocks() -> None:
     out = knit(CHAPTER.split("\n"))
     text = "\n".join(out)
-    assert "See Section components and Equation binom, written with `\\@ref(eq:binom)`" in text
+    see = (
+        "See Section [components](#components) and Equation binom, written with `\\@ref(eq:binom)`"
+    )
+    assert see in text
     assert "f(k) = p^k\n" in text and "(\\#eq" not in text.replace("`\\@ref", "")
     assert "(ref:foo) A scatterplot" not in text
     assert "A scatterplot of **cars**." in text  # the figure's caption, by its text reference
@@ -245,7 +248,14 @@ def test_a_pkgdown_package_and_a_bookdown_book_build(tmp_path: Path) -> None:
     (docs / "vignettes" / "components.Rmd").write_text(CHAPTER)
     (docs / "README.Rmd").write_text("# dplyr\n\n```{r}\nlibrary(dplyr)\n```\n")
     (docs / "README.md").write_text("# dplyr\n\ndplyr is a grammar of data manipulation.\n")
-    out = build_bundle(docs, tmp_path / "out")
+    # bookdown's ids are the book's: a chapter refers to another's section
+    (docs / "vignettes" / "usage.Rmd").write_text(
+        "# Usage\n\nSee Section \\@ref(components) and [the components](#components).\n"
+    )
+    proc = run_docsmcp("build", "--docs-dir", docs, "--out", tmp_path / "out", "--json")
+    references = json.loads(proc.stdout)["references"]
+    assert references["found"] == references["resolved"] == 3
+    out = tmp_path / "out"
     with McpSession(out) as s:
         found = s.call("get_api_reference", {"method": "left_join"})
         entries = json.loads(found.content[0].text)["entries"]

@@ -13,7 +13,8 @@ opens a chunk, a line of backticks alone closes it. The page shows:
   quarto.div_label like `::: {.rmdnote}`), `asis` chunks as their markdown.
 - inline `` `r expr` ``: a string literal as its text (`` `r ''` `` nothing), any other
   expression as inline code (its value is computed; the expression is what the page is about).
-- bookdown: `\\@ref(label)` as the label (the page shows the number it gets), `(\\#eq:x)` and
+- bookdown: `\\@ref(label)` as the label (the page shows the number it gets; a section's a
+  link to it, resolved in whichever chapter holds it: xref_resolve), `(\\#eq:x)` and
   `(ref:x) text` definitions as nothing (the definition's text stands where `(ref:x)` is used
   in a `fig.cap`), `\\index{term}` and `\\mainmatter`-like lines as nothing (LaTeX only);
   `# Preface {-}` is unnumbered (dialects' attribute lists); `# (PART) Basics {-}` and
@@ -165,9 +166,14 @@ def _outside_code(line: str, rewrite: object) -> str:
 
 
 def _ref(m: re.Match[str]) -> str:
+    """`\\@ref(label)`: a section's id as a link to it (xref finds it in any chapter of the
+    book), a figure's, table's or equation's (`fig:x`) as its name (their numbers are
+    computed)."""
     label = m.group(1)
     prefix, colon, rest = label.partition(":")
-    return rest if colon and prefix.isalpha() and len(prefix) <= 4 else label
+    if colon and prefix.isalpha() and len(prefix) <= 4:
+        return rest
+    return f"[{label}](#{label})"
 
 
 def _bookdown(line: str) -> str:
