@@ -371,3 +371,18 @@ def test_pkgdown_and_bookdown_order_the_pages(tmp_path: Path) -> None:
     (book / "_bookdown.yml").write_text("rmd_files:\n  html: [index.Rmd, 02-usage.Rmd]\n")
     assert list(read_nav(book, [book], chapters).order) == ["index.Rmd", "02-usage.Rmd"]
     assert describe(book, chapters).startswith("bookdown book (_bookdown.yml): 3 R Markdown pages")
+
+
+def test_r_code_in_rd_reads_strings_as_r_does() -> None:
+    """In `\\code`, `\\usage` and `\\examples` a quoted string's braces are no groups (rlang's
+    `\\title{Name injection with \\code{"{"} and \\code{"{{"}}` swallowed its whole page into the
+    title) and `\\u00F8` in a string is no macro; a quote in an R comment opens no string."""
+    rd = (
+        '\\name{glue-operators}\n\\title{Name injection with \\code{"{"} and \\code{"{{"}}\n'
+        "\\description{\nDynamic dots support names.\n}\n"
+        '\\examples{\n# don\'t use {x}\nx <- c("o", "\\u00F8")\n}\n'
+    )
+    page = rd_to_markdown("man/glue-operators.Rd", rd)
+    assert page.title == 'Name injection with "{" and "{{"'
+    assert page.description == "Dynamic dots support names."
+    assert '```r\n# don\'t use {x}\nx <- c("o", "\\u00F8")\n```' in page.text

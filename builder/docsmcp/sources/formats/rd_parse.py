@@ -9,7 +9,8 @@ is the syntax R's `parse_Rd` reads, kept small and total:
   every adjacent group), and an optional `[...]` argument where Rd has one (`\\link`,
   `\\Sexpr`).
 - Verbatim arguments (`\\preformatted`, `\\verb`, `\\url`, `\\out`, `\\eqn`, ...) read
-  macros as text.
+  macros as text. In R code (`\\code`, `\\usage`, `\\examples`) a quoted string is text,
+  braces and all, as R's parser reads it (a string ends at its line's end at the latest).
 - Unbalanced braces never raise: a stray `}` is text, an unclosed group ends at the file's
   end. The parse is iterative (no recursion), so any nesting depth is read.
 """
@@ -50,6 +51,9 @@ _VERBATIM = frozenset(
 )
 _VERBATIM_FIRST = frozenset({"href", "figure", "if", "ifelse"})
 _ESCAPES = frozenset("{}\\%")
+# Macros whose arguments are R code ("R-like" text): a quoted string's braces are no groups
+# (`\code{"{"}`), nor is a quote in an R comment a string (`# don't`).
+_RLIKE = frozenset({"code", "usage", "examples", "dontrun", "donttest", "dontshow", "testonly"})
 
 
 @dataclass
@@ -62,13 +66,15 @@ class _Frame:
     args: list[tuple[Node, ...]]
     current: list[Node]
     verbatim: bool
+    rlike: bool
     text: list[str]  # characters of the text node being read
     text_line: int
 
 
 def parse(text: str) -> tuple[Node, ...]:
     """The nodes of an Rd file (macros at the top level, with the text between them)."""
-    top = _Frame("", None, 0, [], [], False, [], 0)
+    top = _Frame("", None, 0, [], [], False, False, [], 0)
+    comment = False  # in an R comment of R-like text, to the end of the line
     stack = [top]
     i, n, line = 0, len(text), 0
 
@@ -93,7 +99,16 @@ def parse(text: str) -> tuple[Node, ...]:
             line += 1
             put(frame, ch)
             i += 1
+            comment = False
             continue
+        if frame.rlike and not frame.verbatim and not comment and ch in "\"'`":
+            end = _string_end(text, i)
+            put(frame, _unescape(text[i:end]))
+            line += text.count("\n", i, end)
+            i = end
+            continue
+        if frame.rlike and ch == "#":
+            comment = True
         if ch == "\\" and i + 1 < n and text[i + 1] in _ESCAPES:
             put(frame, text[i + 1])
             i += 2
@@ -112,7 +127,8 @@ def parse(text: str) -> tuple[Node, ...]:
             flush(frame)
             if j < n and text[j] == "{":
                 verbatim = name in _VERBATIM or name in _VERBATIM_FIRST
-                stack.append(_Frame(name, opt, line, [], [], verbatim, [], line))
+                rlike = frame.rlike or name in _RLIKE
+                stack.append(_Frame(name, opt, line, [], [], verbatim, rlike, [], line))
                 i = j + 1
             else:
                 frame.current.append(Macro(name, opt, (), line))
@@ -120,7 +136,7 @@ def parse(text: str) -> tuple[Node, ...]:
             continue
         if ch == "{":
             flush(frame)
-            stack.append(_Frame("", None, line, [], [], frame.verbatim, [], line))
+            stack.append(_Frame("", None, line, [], [], frame.verbatim, frame.rlike, [], line))
             i += 1
             continue
         if ch == "}" and len(stack) > 1:
@@ -150,6 +166,28 @@ def parse(text: str) -> tuple[Node, ...]:
         stack[-1].current.append(Macro(frame.name, frame.opt, tuple(frame.args), frame.line))
     flush(top)
     return tuple(top.current)
+
+
+def _string_end(text: str, start: int) -> int:
+    """Where the R string opening at `start` ends: after its closing quote, else at the end of
+    its line (an unclosed quote takes no more than its line)."""
+    quote, k, n = text[start], start + 1, len(text)
+    while k < n and text[k] != quote and text[k] != "\n":
+        k += 2 if text[k] == "\\" else 1
+    return min(k + 1, n) if k < n and text[k] == quote else min(k, n)
+
+
+def _unescape(string: str) -> str:
+    """An R string of Rd as shown: Rd's escapes (`\\{`, `\\%`, `\\\\`) are their characters."""
+    out, k = [], 0
+    while k < len(string):
+        if string[k] == "\\" and k + 1 < len(string) and string[k + 1] in _ESCAPES:
+            out.append(string[k + 1])
+            k += 2
+        else:
+            out.append(string[k])
+            k += 1
+    return "".join(out)
 
 
 def plain(nodes: tuple[Node, ...]) -> str:
