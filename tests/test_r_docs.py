@@ -353,6 +353,15 @@ def test_pkgdown_and_bookdown_order_the_pages(tmp_path: Path) -> None:
         "man/mutate-joins.Rd",  # `left_join` is one of its aliases
         "man/arrange.Rd",
     ]
+    # a reference page's entry in pkgdown's index: the objects it documents (its S3 methods'
+    # aliases are their generic's)
+    (pkg / "man" / "arrange.Rd").write_text(
+        "\\name{arrange}\n\\alias{arrange}\n\\alias{arrange.data.frame}\n\\title{Order rows}\n"
+        "\\usage{\narrange(.data, ...)\n}\n"
+    )
+    titles = read_nav(pkg, [pkg], paths).titles
+    assert titles["man/mutate-joins.Rd"] == "left_join() inner_join()"
+    assert titles["man/arrange.Rd"] == "arrange()"
     # init says what the site is
     site = describe(pkg, paths)
     assert site.startswith("R package, pkgdown site (_pkgdown.yml): 2 reference pages (.Rd;")

@@ -9,7 +9,8 @@
   bookdown's default, `index.Rmd` then every `.Rmd` of the folder by name but those whose name
   starts with `_`.
 
-Titles stay the pages' own (an Rd `\\title`, a vignette's `title:`): the nav gives their order.
+Titles stay the pages' own (an Rd `\\title`, a vignette's `title:`): the nav gives their order,
+and a reference page the words of its entry in pkgdown's index (the objects it documents).
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ PKGDOWN_CONFIGS = ("_pkgdown.yml", "_pkgdown.yaml", "pkgdown/_pkgdown.yml")
 BOOKDOWN_CONFIG = "_bookdown.yml"
 _TOPIC = re.compile(r"^\\(?:name|alias)\{([^{}\n]+)\}", re.MULTILINE)
 _NAME = re.compile(r"^[\w.-]+$")
+_OBJECT = re.compile(r"^[A-Za-z.][\w.]*$")  # an R name (no topic page's `mutate-joins`)
 _MAX_RD_FILES = 10_000
 
 
@@ -40,15 +42,25 @@ def _contents(sections: object) -> Iterator[str]:
                 yield name.strip()
 
 
-def _topics(root: Path, paths: Sequence[str]) -> dict[str, Path]:
-    """Each topic name of the package's Rd files (`\\name`, `\\alias`) -> its file."""
+def _topics(root: Path, paths: Sequence[str]) -> tuple[dict[str, Path], dict[Path, str]]:
+    """Each topic name of the package's Rd files (`\\name`, `\\alias`) -> its file, and each
+    file's entry in pkgdown's reference index: the objects it documents (`inner_join()
+    left_join()`), words a reader searches with that the page's title ("Mutating joins") lacks."""
     found: dict[str, Path] = {}
+    entries: dict[Path, str] = {}
     for path in [p for p in paths if p.startswith("man/") and p.lower().endswith(".rd")][
         :_MAX_RD_FILES
     ]:
-        for name in _TOPIC.findall(read_text(root / path)):
-            found.setdefault(name.strip(), root / path)
-    return found
+        text = read_text(root / path)
+        names = [name.strip() for name in _TOPIC.findall(text)]
+        for name in names:
+            found.setdefault(name, root / path)
+        objects = [n for n in dict.fromkeys(names[1:] or names) if _OBJECT.match(n)]
+        # (an S3 method's alias, `left_join.data.frame`, is its generic's entry)
+        objects = [n for n in objects if not any(n.startswith(o + ".") for o in objects)]
+        call = "()" if "\\usage{" in text and "\\docType{data}" not in text else ""
+        entries[root / path] = " ".join(n + call for n in objects)
+    return found, entries
 
 
 def pkgdown(config: Path, docs_dir: Path, paths: Sequence[str]) -> Iterator[tuple[Path, str]]:
@@ -66,10 +78,10 @@ def pkgdown(config: Path, docs_dir: Path, paths: Sequence[str]) -> Iterator[tupl
             for suffix in (".Rmd", ".qmd", ".md"):
                 if f"{folder}/{name}{suffix}" in known:
                     yield docs_dir / folder / f"{name}{suffix}", ""
-    topics = _topics(docs_dir, paths)
+    topics, entries = _topics(docs_dir, paths)
     for name in _contents(data.get("reference")):
         if name in topics:
-            yield topics[name], ""
+            yield topics[name], entries.get(topics[name], "")
 
 
 def bookdown(config: Path, paths: Sequence[str]) -> Iterator[tuple[Path, str]]:
