@@ -132,6 +132,10 @@ Pandoc's fenced divs work in any R Markdown document.
 ````
 
 Term\\index{term} shown.
+
+`r if (knitr::is_html_output()) '
+# References {-}
+'`
 """
 
 
@@ -217,7 +221,10 @@ def test_quarto_code_chunks_read_as_rendered() -> None:
 
 def test_bookdown_references_labels_and_blocks() -> None:
     out = knit(CHAPTER.split("\n"))
+    assert len(out) == len(CHAPTER.split("\n"))
     text = "\n".join(out)
+    # inline code over three lines, shown in HTML only: bookdown's references heading
+    assert "\n\n# References {-}\n\n" in text and "is_html_output" not in text
     see = (
         "See Section [components](#components) and Equation binom, written with `\\@ref(eq:binom)`"
     )

@@ -42,6 +42,12 @@ RMARKDOWN_SUFFIXES = (".rmd", ".rmarkdown")
 _START = re.compile(r"^([\t >]*)(`{3,})\s*\{([a-zA-Z0-9_]+)((?:[ ,].*)?)\}\s*$")
 _END = re.compile(r"^[\t >]*`{3,}\s*$")
 _INLINE = re.compile(r"`r[ #]([^`]+)\s*`")
+_R_STRING = r"""(?:"(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*')"""
+_IF_OUTPUT = re.compile(
+    r"^\s*if\s*\(\s*(!?)\s*(?:knitr::)?is_(html|latex)_output\(\)\s*\)\s*"
+    rf"({_R_STRING})(?:\s*else\s*({_R_STRING}))?\s*$",
+    re.DOTALL,
+)
 _STRING = re.compile(r"""^\s*(?:"((?:[^"\\]|\\.)*)"|'((?:[^'\\]|\\.)*)')\s*$""")
 _OPTION_LINE = re.compile(r"^[\t >]*#\|\s*([\w.-]+)\s*:\s*(.*)$")
 _REF = re.compile(r"\\@ref\(([^()\s]+)\)")
@@ -146,12 +152,34 @@ def _string(value: str | None) -> str | None:
     return re.sub(r"\\x60", "`", text).replace('\\"', '"').replace("\\'", "'").replace("\\\\", "\\")
 
 
-def _inline(line: str) -> str:
-    def value(m: re.Match[str]) -> str:
-        literal = _string(m.group(1))
-        return literal if literal is not None else code_span(m.group(1).strip())
+def _evaluate(expr: str) -> str | None:
+    """What inline R code shows on an HTML page, where that is known without R: a string
+    literal, or `if (knitr::is_html_output()) '...'` (bookdown's `# References {-}` line)."""
+    literal = _string(expr)
+    if literal is not None:
+        return literal
+    m = _IF_OUTPUT.match(expr)
+    if m is None:
+        return None
+    html = (m.group(2) == "html") != bool(m.group(1))
+    chosen = m.group(3) if html else m.group(4)
+    return "" if chosen is None else _string(chosen)
 
-    return _INLINE.sub(value, line) if "`r" in line else line
+
+def _inline(text: str) -> str:
+    """`text` with its inline R code as the page shows it, as many lines as it had (an
+    expression spanning lines is read whole, as knitr reads it)."""
+
+    def value(m: re.Match[str]) -> str:
+        shown = _evaluate(m.group(1))
+        if shown is None:
+            shown = code_span(m.group(1).strip())
+        lines = m.group(0).count("\n")
+        if shown.count("\n") != lines:
+            shown = " ".join(shown.split("\n")) + "\n" * lines
+        return shown
+
+    return _INLINE.sub(value, text) if "`r" in text else text
 
 
 def _outside_code(line: str, rewrite: object) -> str:
@@ -193,8 +221,12 @@ def knit(lines: list[str], book: bool = True) -> list[str]:
     while k < n:
         start = _START.match(lines[k])
         if start is None:
-            out[k] = _inline(lines[k])
-            k += 1
+            text_end = k + 1  # the text up to the next chunk: its inline code, read whole
+            while text_end < n and not _START.match(lines[text_end]):
+                text_end += 1
+            shown = _inline("\n".join(lines[k:text_end])).split("\n")
+            out[k:text_end] = shown if len(shown) == text_end - k else lines[k:text_end]
+            k = text_end
             continue
         end = k + 1
         while end < n and not _END.match(lines[end]):
