@@ -47,6 +47,9 @@ An object of the same type as \code{x}.
 \description{
 Mutating joins add columns from \code{y} to \code{x}, matching rows by the keys.
 @STABLE@
+\subsection{Inner join}{
+An \code{inner_join()} only keeps rows of \code{x} that have a matching key in \code{y}.
+}
 }
 \section{Many-to-many relationships}{
 @DIV@\preformatted{left_join(x, y, relationship = "many-to-many")
@@ -173,6 +176,11 @@ def test_an_rd_file_reads_as_its_pkgdown_reference_page() -> None:
     assert params["x"] == "A pair of data frames (e.g. a tibble)."
     assert params["keep"].startswith("Should the join keys from both x and y be preserved?")
     assert left.returns == "An object of the same type as x."
+    # the description up to its first block, as pkgdown's page opens
+    assert left.description == (
+        "Mutating joins add columns from y to x, matching rows by the keys. [Stable]"
+    )
+    assert "### Inner join\n\nAn `inner_join()` only keeps rows" in text
     assert left.examples[0].code.startswith("band_members |> left_join(band_instruments)")
 
 

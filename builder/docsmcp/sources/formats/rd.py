@@ -27,6 +27,7 @@ from docsmcp.common.logs import warn_once
 from docsmcp.model.api import ApiEntry, Example, Parameter
 from docsmcp.sources.formats.linemap import strip_mark_char, take_lines
 from docsmcp.sources.formats.rd_parse import Macro, Node, Text, parse, plain
+from docsmcp.sources.formats.rd_render import BLOCKS as _BLOCKS
 from docsmcp.sources.formats.rd_render import Writer, code_text, inline, render_blocks
 
 # pkgdown's order of the sections that are not `\section`s; the title is the page's h1.
@@ -124,9 +125,20 @@ def _one_line_nodes(nodes: tuple[Node, ...]) -> str:
 
 
 def _description(found: list[Macro]) -> str | None:
+    """The page's description: `\\description` up to its first block (a subsection, a list, a
+    code block), as plain text of at most `_MAX_DESCRIPTION` characters."""
     if not found or not found[0].args:
         return None
-    text = " ".join(inline(found[0].args[0], markup=False).split())
+    lead: list[Node] = []
+    for node in found[0].args[0]:
+        if (
+            isinstance(node, Macro)
+            and node.name in _BLOCKS
+            and any(isinstance(n, Text) and n.text.strip() or isinstance(n, Macro) for n in lead)
+        ):
+            break
+        lead.append(node)
+    text = " ".join(inline(tuple(lead), markup=False).split())
     if len(text) > _MAX_DESCRIPTION:
         text = text[: _MAX_DESCRIPTION - 1].rsplit(" ", 1)[0] + "…"
     return text or None

@@ -23,8 +23,8 @@ _GONE = frozenset(
     {"keyword", "concept", "alias", "docType", "encoding", "Rdversion", "RdOpts", "testonly"}
     | {"newcommand", "renewcommand", "dontshow", "out", "name", "title"}
 )
-_BLOCKS = frozenset({"itemize", "enumerate", "describe", "tabular", "preformatted", "subsection"})
-_BLOCKS |= {"deqn", "section"}
+BLOCKS = frozenset({"itemize", "enumerate", "describe", "tabular", "preformatted", "subsection"})
+BLOCKS |= {"deqn", "section"}
 _SOURCE_CODE = re.compile(r"""<div class=["']sourceCode ([\w+-]+)["']""")
 _ALT = re.compile(r"""alt=(?:'([^']*)'|"([^"]*)")""")
 _BADGE = re.compile(r"""badge\(\s*["'](\w+)["']""")
@@ -250,11 +250,11 @@ def render_blocks(out: Writer, nodes: tuple[Node, ...], depth: int) -> None:
             if found:
                 language = found.group(1)
                 continue
-            if any(isinstance(n, Macro) and n.name in _BLOCKS for n in node.args[1]):
+            if any(isinstance(n, Macro) and n.name in BLOCKS for n in node.args[1]):
                 flush()
                 render_blocks(out, node.args[1], depth)
                 continue
-        if name not in _BLOCKS or depth > _MAX_DEPTH // 4:
+        if name not in BLOCKS or depth > _MAX_DEPTH // 4:
             if not para:
                 para_line = node.line
             para.append(_inline_macro(node, True, 0))
