@@ -237,7 +237,8 @@ def test_empty_docs_dir_is_a_problem(tmp_path: Path) -> None:
     proc = run_docsmcp("validate", "--docs-dir", tmp_path / "docs", check=False)
     assert proc.returncode == 1
     assert proc.stderr.splitlines()[0] == (
-        f"no .md, .mdx, .rst, .adoc, .html, .ipynb or .pdf files found in {tmp_path / 'docs'}"
+        "no .md, .mdx, .rst, .adoc, .Rd, .Rmd, .html, .ipynb or .pdf files found in "
+        f"{tmp_path / 'docs'}"
     )
     assert "--include" not in proc.stderr  # no advice about flags that were not given
     filtered = run_docsmcp(
@@ -255,8 +256,9 @@ def test_a_folder_of_files_not_read_says_what_to_do_with_them(tmp_path: Path) ->
     proc = run_docsmcp("validate", "--docs-dir", docs, check=False)
     assert proc.returncode == 1
     assert proc.stderr.splitlines()[0] == (
-        f"no .md, .mdx, .rst, .adoc, .html, .ipynb or .pdf files found in {docs}; it holds 2 .tex "
-        "files (LaTeX is not read: build the PDF and point --docs-dir at it)"
+        "no .md, .mdx, .rst, .adoc, .Rd, .Rmd, .html, .ipynb or .pdf files found in "
+        f"{docs}; it holds 2 .tex files "
+        "(LaTeX is not read: build the PDF and point --docs-dir at it)"
     )
     other = write_tree(tmp_path / "other", {"a.xyz": "x"})
     proc = run_docsmcp("validate", "--docs-dir", other, check=False)
@@ -265,8 +267,8 @@ def test_a_folder_of_files_not_read_says_what_to_do_with_them(tmp_path: Path) ->
     # the files at its top: "it holds 1 .yml file")
     proc = run_docsmcp("init", "--docs-dir", docs, check=False)
     assert (
-        f"no .md, .mdx, .rst, .adoc, .html, .ipynb or .pdf files found in {docs}; it holds 2 .tex "
-        in proc.stderr
+        "no .md, .mdx, .rst, .adoc, .Rd, .Rmd, .html, .ipynb or .pdf files found in "
+        f"{docs}; it holds 2 .tex " in proc.stderr
     )
     assert "docsmcp-init-" not in proc.stderr
 

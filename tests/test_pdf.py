@@ -636,3 +636,16 @@ def test_find_tables_fuzz(lines: list[Line]) -> None:
         assert all("\n" not in x for x in out)
         assert len(out) == len(table.rows) + 2 and width >= 2
         assert all(len(r) == width for r in table.rows)
+
+
+def test_init_reads_a_pdf_as_the_build_does(tmp_path: Path) -> None:
+    """init proposed leaving out every PDF, "not valid UTF-8" (it decoded them as text); a
+    manual is a page now, and a scan is left out for the reason the build gives."""
+    from docsmcp.commands.init import propose
+
+    fx.manual(tmp_path / "manual.pdf")
+    fx.image_only(tmp_path / "scan.pdf")
+    proposal = propose(tmp_path)
+    assert proposal.files == 1
+    assert list(proposal.unreadable) == ["scan.pdf"]
+    assert "no text layer" in proposal.unreadable["scan.pdf"]

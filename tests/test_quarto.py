@@ -23,7 +23,8 @@ PROJECT = {
         "{{< include /docs/_parts/deep.md >}}\n\n"
         "::: {.callout-tip}\n## Tip with Title\n\nA tip's body.\n:::\n\n"
         '::: {.callout-warning title="Careful"}\nA warning.\n:::\n\n'
-        '::: {.panel-tabset group="language"}\n\n```{python}\n#| echo: false\nprint(1)\n```\n\n'
+        '::: {.panel-tabset group="language"}\n\n```{python}\n#| label: demo\nprint(1)\n```\n\n'
+        "```{python}\n#| echo: false\nprint('hidden')\n```\n\n"
         ":::\n\nSee [figures](../figures.qmd).\n"
     ),
     "docs/figures.qmd": "---\ntitle: Figures\n---\n\n## Cross references\n\nUse `@fig-x`.\n"
@@ -53,9 +54,10 @@ def test_a_quarto_project_builds_as_its_site_shows(tmp_path: Path) -> None:
         "Deep words.",  # `/docs/…`: from the project's folder (where _quarto.yml is)
         "Tip: Tip with Title\n\n\nA tip's body.",  # (the heading's line is blank)
         "Warning: Careful\nA warning.",
-        "```python\n#| echo: false\nprint(1)\n```",
+        "```python\nprint(1)\n```",  # a chunk's `#|` options are no code (rmarkdown.knit)
     ):
         assert shown in text, shown
+    assert "hidden" not in text and "#|" not in text  # `echo: false` shows no code
     assert ":::" not in text and "{{<" not in text
     code = pq.read_table(tmp_path / "idx" / "code.parquet").to_pylist()
     assert [c["language"] for c in code] == ["python"]

@@ -22,7 +22,7 @@ from docsmcp.chunking.chunk import DEFAULT_MAX_CHUNK_SIZE, _FileChunker, _Sectio
 from docsmcp.common import limits
 from docsmcp.model.chunk import Block
 from docsmcp.model.source import SourceFile, Strategy
-from docsmcp.sources.discover import _expand_braces, _segment_tokens, glob_match, glob_problem
+from docsmcp.sources.globs import _expand_braces, _segment_tokens, glob_match, glob_problem
 from docsmcp.sources.settings import _table_cells
 from hostile import (
     admonition_spaces,

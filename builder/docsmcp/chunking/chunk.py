@@ -37,6 +37,7 @@ from docsmcp.sources.formats.mdx import (
 )
 from docsmcp.sources.formats.myst import rewrite_myst
 from docsmcp.sources.formats.readable import reduce
+from docsmcp.sources.formats.rmarkdown import is_rmarkdown, knit
 from docsmcp.sources.formats.twoslash import hide_twoslash
 
 if TYPE_CHECKING:
@@ -393,7 +394,17 @@ class _FileChunker:
 # Files written in markdown: converted pages (PDF, reST, saved HTML) hold no markup of their own
 # to reduce, and their `<` and `&` are text.
 _ZOLA_ESCAPE = re.compile(r"(\{\{|\{%)/\*[ \t]*(.*?)[ \t]*\*/(\}\}|%\})")
-_MARKDOWN = (".md", ".mdx", ".markdown", ".mdown", ".mkd", ".qmd", *markdoc.SUFFIXES)
+_MARKDOWN = (
+    ".md",
+    ".mdx",
+    ".markdown",
+    ".mdown",
+    ".mkd",
+    ".qmd",
+    ".rmd",
+    ".rmarkdown",
+    *markdoc.SUFFIXES,
+)
 
 
 def _is_mdx(sf: SourceFile, lines: list[str]) -> bool:
@@ -409,6 +420,10 @@ def split_lines(
     """(display lines, parse lines, code tabs, links and anchors of the markup reduced) of a
     file; the lines keep the file's numbering."""
     lines = sf.body.split("\n")
+    if is_rmarkdown(sf.path):
+        lines = knit(lines)  # knitr's chunks and inline code, bookdown's references
+    elif sf.path.lower().endswith(".qmd") and "```{" in sf.body:
+        lines = knit(lines, book=False)  # Quarto's code chunks: the same syntax
     if sf.path.lower().endswith(_MARKDOWN) and not sf.page_starts:
         if "/*" in sf.body and _ZOLA_ESCAPE.search(sf.body):
             # Zola shows `{{/* get_url() */}}` as `{{ get_url() }}`, in code too (280 escapes
@@ -457,6 +472,8 @@ def parse_plain(sf: SourceFile) -> ParsedFile:
     rendered page sees (comments, hidden elements, scripts: hidden_elements.drop_unseen; the setup
     and markers of twoslash blocks: twoslash.hide_twoslash)."""
     lines = sf.body.split("\n")
+    if is_rmarkdown(sf.path):
+        lines = knit(lines)
     if sf.path.lower().endswith(_MARKDOWN) and not sf.page_starts:
         lines = drop_unseen(hide_twoslash(lines), _is_mdx(sf, lines))
     tokens = _parser().parse("\n".join(_INLINE_MARKUP.sub(" ", line) for line in lines))

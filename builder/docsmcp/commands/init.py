@@ -77,7 +77,7 @@ from docsmcp.commands.init_strategy import (
     strategy,
 )
 from docsmcp.enrich.roles import CHANGELOG, classify
-from docsmcp.sources import asciidoc_includes, dumi_demos
+from docsmcp.sources import asciidoc_includes, dumi_demos, r_nav
 from docsmcp.sources.discover import (
     MANIFEST_NAME,
     matches_any,
@@ -86,6 +86,8 @@ from docsmcp.sources.discover import (
 )
 from docsmcp.sources.manifest import MAX_METADATA_VALUE
 from docsmcp.sources.navfiles import read_nav, summary_line, tables_of_contents
+from docsmcp.sources.pdf.extract import is_pdf
+from docsmcp.sources.pdf.source import load_pdf
 from docsmcp.sources.settings import load_file
 from docsmcp.sources.site_build import unbuilt
 from docsmcp.sources.translations import detect as detect_translations
@@ -141,6 +143,7 @@ class Proposal:
     translations: str = ""  # the translations left out, for the report (sources/translations.py)
     unreadable: dict[str, str] = field(default_factory=dict)  # exclude glob -> why
     demos: int = 0  # dumi's demo descriptions, read with their demos (no pages)
+    site: str = ""  # what kind of R site the docs are (sources/r_nav.py), "" for others
 
     def text(self) -> str:
         """The manifest as written: sorted keys, two-space indent, final newline."""
@@ -148,6 +151,8 @@ class Proposal:
 
     def report(self) -> list[str]:
         lines = [f"{self.files} files"]
+        if self.site:
+            lines.append(self.site)
         for glob, count in sorted(self.excluded.items()):
             why = self.unreadable.get(glob)
             lines.append(
@@ -326,9 +331,12 @@ def _read_tree(docs_dir: Path) -> tuple[_Tree, dict[str, str], dict[str, str]]:
     for entry in listing.markdown:
         # (HTML as the build reads it: Sequelize's `static/v1..v5/` beside its markdown made
         # five version values of nothing)
-        if entry.refusal or entry.skip or listing.unread_html(entry.path):
+        if entry.refusal or entry.skip or listing.unread(entry.path):
             continue
-        source, problems = load_file(docs_dir, entry.path, None, roots)
+        if is_pdf(entry.path):  # read as the build reads it (its text layer), not as UTF-8
+            source, problems, _ = load_pdf(docs_dir, entry.path, None, roots, None)
+        else:
+            source, problems = load_file(docs_dir, entry.path, None, roots)
         if source is not None:
             bodies[entry.path] = source.body
         elif problems:
@@ -432,6 +440,7 @@ def propose(docs_dir: Path, roots: Sequence[Path] = ()) -> Proposal:
         translations=translations.line(),
         unreadable={_glob_escape(p): m for p, m in unreadable.items()},
         demos=len(demos),
+        site=r_nav.describe(docs_dir, kept.paths),
     )
 
 

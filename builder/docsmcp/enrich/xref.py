@@ -63,7 +63,7 @@ if TYPE_CHECKING:
     from docsmcp.model.source import SourceFile
 
 _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.\-]*:")
-_DOC_EXTS = (".md", ".mdx", ".markdown", ".rst", ".qmd")
+_DOC_EXTS = (".md", ".mdx", ".markdown", ".rst", ".qmd", ".rmd", ".rd")
 _HTML_EXTS = (".html", ".htm")
 # index.html / index.rst: pages of a saved HTML site or a Sphinx project (convert.py);
 # page.mdx: a route of a Next.js app (Nextra 4: `/docs/guide` is `docs/guide/page.mdx`).

@@ -28,6 +28,7 @@ from docsmcp.enrich.xref import (
     extract_refs,
 )
 from docsmcp.model.chunk import Chunk, ParsedFile
+from docsmcp.sources.formats.rmarkdown import RMARKDOWN_SUFFIXES as _RMARKDOWN
 from docsmcp.sources.site_config import LANGUAGE
 from docsmcp.sources.translations import page_language
 
@@ -71,6 +72,9 @@ class _Resolver:
         # Anchors of every reST page: Sphinx's `:ref:` labels are global (rst.py writes a
         # label of another page as `#label`).
         self.rst_anchors: dict[str, int] = {}
+        # Anchors of every R Markdown page: a bookdown book's ids are the book's (pandoc writes
+        # `#id` of another chapter as `chapter.html#id`).
+        self.rmd_anchors: dict[str, int] = {}
         # (link path, source folder) -> file: pages of a folder link to the same pages, and
         # each path tries up to ~10 candidate files (win32: 768k link paths, 8 M lookups).
         self._paths: dict[tuple[str, str], int | None] = {}
@@ -86,6 +90,9 @@ class _Resolver:
             if f.path.lower().endswith(".rst"):
                 for key, row in f.anchors.items():
                     self.rst_anchors.setdefault(key, row)
+            elif f.path.lower().endswith(_RMARKDOWN):
+                for key, row in f.anchors.items():
+                    self.rmd_anchors.setdefault(key, row)
             self.by_path.setdefault(f.path, k)
             self.by_lower_path.setdefault(f.path.lower(), k)
             unordered = _unordered(f.path.lower())
@@ -190,6 +197,8 @@ class _Resolver:
             row = self._anchor(source, anchor)
             if row is None and source.path.lower().endswith(".rst"):
                 row = self.rst_anchors.get(_norm(anchor))
+            elif row is None and source.path.lower().endswith(_RMARKDOWN):
+                row = self.rmd_anchors.get(_norm(anchor))
             return row
         target = self._resolve_path(path, source)
         if target is None:

@@ -19,6 +19,7 @@ from docsmcp.sources.discover import (
     ASCIIDOC_SUFFIXES,
     HTML_SUFFIXES,
     NOTEBOOK_SUFFIXES,
+    RD_SUFFIXES,
     RST_SUFFIXES,
 )
 from docsmcp.sources.formats.linemap import SOURCE_LINES
@@ -69,11 +70,19 @@ def _notebook(path: str, text: str) -> Converted:
     return Converted(done.text, None, (), done.line_map)
 
 
+def _rd(path: str, text: str) -> Converted:
+    from docsmcp.sources.formats.rd import rd_to_markdown
+
+    done = rd_to_markdown(path, text)
+    return Converted(done.text, done.title, (), done.line_map, done.api, (), done.description)
+
+
 CONVERTERS: dict[str, Callable[[str, str], Converted]] = {
     **{suffix: _html for suffix in HTML_SUFFIXES},
     **{suffix: _rst for suffix in RST_SUFFIXES},
     **{suffix: _notebook for suffix in NOTEBOOK_SUFFIXES},
     **{suffix: _asciidoc for suffix in ASCIIDOC_SUFFIXES},
+    **{suffix: _rd for suffix in RD_SUFFIXES},
 }
 
 

@@ -445,7 +445,7 @@ def load_corpus(
         variants = Variants()  # the manifest decides
     versioned = _Versioned(layout, variants)
     for entry in listing.markdown:
-        if listing.unread_html(entry.path) or entry.path in parts:
+        if listing.unread(entry.path) or entry.path in parts:
             continue
         if _left_out(entry.path, manifests, include, exclude) or entry.path in not_built:
             continue

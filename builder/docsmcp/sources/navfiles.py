@@ -1,7 +1,8 @@
 """Titles from the navigation files a docs site already has: mkdocs `nav` (mkdocs.yml), mdBook
 `SUMMARY.md`, Laravel's `documentation.md` sidebar, Quarto's `_quarto.yml` sidebar, Jupyter
 Book's `myst.yml` and `_toc.yml`, Mintlify `docs.json`, Fumadocs' `meta.json`, Nextra's `_meta`
-files, Docusaurus `sidebars.json` and an Antora component's `nav.adoc` files (antora.py). They
+files, Docusaurus `sidebars.json`, an Antora component's `nav.adoc` files (antora.py), and the
+order of pkgdown's `_pkgdown.yml` and bookdown's `_bookdown.yml` (r_nav.py). They
 name pages as the site's sidebar shows them ("Tutorial - User Guide" > "First Steps"), words a
 reader searches with that the page itself may not use; they feed each page's `page` field
 (indexing/pagefield.py). Their order is the site's: `list_sections` lists pages that way
@@ -21,7 +22,7 @@ from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from docsmcp.sources import antora, quarto, rspress_nav
+from docsmcp.sources import antora, quarto, r_nav, rspress_nav
 from docsmcp.sources.jsliteral import exported_literal
 from docsmcp.sources.site_config import mkdocs_configs, read_json, read_text, read_yaml
 
@@ -490,6 +491,11 @@ def read_nav(docs_dir: Path, roots: Sequence[Path], paths: Sequence[str]) -> Nav
         if is_sidebar(read_text(docs_dir / name)):
             take(docs_dir / name, lambda f=docs_dir / name: _summary(f))
     take(docs_dir / "meta.json", lambda f=docs_dir / "meta.json": _fumadocs(f))
+    pkgdown = r_nav.pkgdown_config(docs_dir)  # an R package's site (r_nav.py)
+    if pkgdown is not None:
+        take(pkgdown, lambda f=pkgdown: r_nav.pkgdown(f, docs_dir, paths))
+    book = docs_dir / r_nav.BOOKDOWN_CONFIG
+    take(book, lambda: r_nav.bookdown(book, paths))
     folders = _page_folders(docs_dir, paths)
     for root in _nextra_roots(folders):
         meta = next(root / n for n in (*NEXTRA_GLOBAL, *NEXTRA_META) if (root / n).is_file())

@@ -71,8 +71,9 @@ _TABITEM_CLOSE = re.compile(r"^[ \t]*</" + _TAB_TAG + r">[ \t]*$")
 _TABITEM_CLOSE_END = re.compile(r"[ \t]*</" + _TAB_TAG + r">[ \t]*$")
 # JSX string props: `name="v"`, `name='v'`, `name={"v"}`, `name={'v'}`.
 _PROP = re.compile(r"""([A-Za-z_][\w-]*)=(?:"([^"]*)"|'([^']*)'|\{["']([^"'{}]*)["']\})""")
-# Attribute list: `{ #id .class key=value }` or `{: … }`, every word an attribute.
-_ATTR_WORD = r"""(?:[#.][\w:-]+|[\w-]+=(?:"[^"\n]*"|'[^'\n]*'|[^\s}]+))"""
+# Attribute list: `{ #id .class key=value }` or `{: … }`, every word an attribute (`-`: pandoc's
+# `.unnumbered`, bookdown's `# Preface {-}`).
+_ATTR_WORD = r"""(?:-|[#.][\w:-]+|[\w-]+=(?:"[^"\n]*"|'[^'\n]*'|[^\s}]+))"""
 _ATTR_LIST = re.compile(
     r"[ \t]*\{:?[ \t]*" + _ATTR_WORD + r"(?:[ \t]+" + _ATTR_WORD + r")*[ \t]*\}[ \t]*$"
 )
