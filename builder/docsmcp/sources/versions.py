@@ -306,9 +306,42 @@ def latest_of(
     return None, "no released version"
 
 
+def antora(docs_dir: Path, paths: Iterable[str]) -> Layout:
+    """The versions of the Antora components holding `paths`: each component folder's
+    `antora.yml` `version`, where a component (`name`) is there in two versions or more (a
+    component of one version is no choice: no filter of one value). The latest is, as Antora
+    takes it, the highest version that is no prerelease (`prerelease:`), among the values of
+    one such component; of several, none is declared (one value would hide the others)."""
+    from docsmcp.sources.antora import read_components
+
+    by_name: dict[str, list] = defaultdict(list)
+    for descriptor in read_components(docs_dir, paths).values():
+        if descriptor.version:
+            by_name[descriptor.name].append(descriptor)
+    versioned = {
+        name: found for name, found in by_name.items() if len({d.version for d in found}) >= 2
+    }
+    out = {d.folder: d.version for found in versioned.values() for d in found}
+    if not out or "" in out:  # (a component at the docs folder itself: no folder to name)
+        return Layout()
+    if len(versioned) > 1:
+        return Layout(dict(sorted(out.items())), None, "")
+    (found,) = versioned.values()
+    released = [d.version for d in found if not d.prerelease] or [d.version for d in found]
+    latest = max(released, key=order_key)
+    ahead = sorted({d.version for d in found if d.prerelease})
+    said = f"; {', '.join(ahead)} a prerelease" if ahead else ""
+    return Layout(dict(sorted(out.items())), latest, f"antora.yml: the highest version{said}")
+
+
 def detect(docs_dir: Path | None, paths: Iterable[str]) -> Layout:
     """The version layout of the files at `paths` (relative to `docs_dir`, whose site
-    configuration may name the latest release)."""
+    configuration may name the latest release). An Antora component's own versions
+    (antora.yml) are what its site publishes and names: they win over folder names."""
+    paths = list(paths)
+    if docs_dir is not None and (components := antora(docs_dir, paths)).folders:
+        log.debug("antora versions %s; latest %s", dict(components.folders), components.latest)
+        return components
     found = folders(paths, docs_dir)
     if not found:
         return Layout()
