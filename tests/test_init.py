@@ -104,7 +104,7 @@ def test_version_folders(tmp_path):
     )
     proposal = propose(docs)
     assert _overrides(proposal.manifest) == {
-        "docs/**": {"version": "current"},
+        "docs/**": {"version": "next"},  # (Docusaurus' unreleased "Next")
         "versioned_docs/version-0.5.x/**": {"version": "0.5.x"},
         "versioned_docs/version-1.x/**": {"version": "1.x"},
     }
@@ -540,11 +540,11 @@ def test_speakeasy_sdks_proposal():
 def test_yellow_docs_proposal():
     docs = corpus("yellow-docs")
     proposal = propose(docs)
-    assert set(proposal.values["version"]) == {"current", "0.5.x"}
+    assert set(proposal.values["version"]) == {"next", "0.5.x"}  # (its own manifest: current)
     assert proposal.level == "h2"
     collected = validate_proposal(docs, proposal)
     assert collected.problems == []
-    assert set(collected.taxonomy["version"].values) == {"current", "0.5.x"}
+    assert set(collected.taxonomy["version"].values) == {"next", "0.5.x"}
 
 
 @pytest.mark.slow  # two CLI processes, each validating the example corpus

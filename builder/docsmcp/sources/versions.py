@@ -19,7 +19,9 @@ has `api/3x/`, `api/4x/`, `api/5x/` and, under a language folder, `docs/en/4x/`,
   `path: '../docs'`) when it holds pages of the versioned ones; the site may be any folder of
   the tree (`website/`). The current docs are the version the site names them when it does
   (`_current_value`: tRPC's `current: {label: '11.x'}`, pnpm's `lastVersion` 11.x with no
-  `version-11.x/` folder). mkdocs-mike folders are numbered or channel folders (`0.2/`, `latest/`).
+  `version-11.x/` folder), else `current` when they are its `lastVersion`, else `next`, the
+  unreleased docs Docusaurus labels "Next" (Jest's `docs/`). mkdocs-mike folders are numbered
+  or channel folders (`0.2/`, `latest/`).
 
 The latest release (`latest_of`): the version the site's own configuration shows by default,
 when it names one of the values (Mintlify `docs.json`/`mint.json`: the `versions` entry with
@@ -73,6 +75,8 @@ _CURRENT_LABEL = re.compile(r"""\bcurrent['"]?\s*:\s*\{[^{}]*?\blabel\s*:\s*['"]
 # A plugin option `path: '../docs'` (the docs folder, relative to the site folder).
 _CONFIG_PATH = re.compile(r"""\bpath\s*:\s*['"]([^'"\n]+)['"]""")
 _VERSIONED = re.compile(r"versioned[-_](.+)")
+# A Docusaurus site's unreleased current docs (its label "Next", its path `next/`).
+NEXT = "next"
 
 
 @dataclass(frozen=True)
@@ -185,20 +189,24 @@ def _docusaurus_current(versioned: str, paths: list[str], docs_dir: Path | None)
 
 
 def _current_value(site: str, docs_dir: Path | None, taken: set[str]) -> str:
-    """The version of a Docusaurus site's current docs: the version-like label its
-    configuration gives `current` (tRPC: `current: {label: '11.x'}`), else the version its
-    `lastVersion` or `versions.json` names first when no `version-X` folder holds it (pnpm:
-    11.x, built from `docs/`), else `current` (the unreleased next version)."""
+    """The version of a Docusaurus site's current docs, as the site names them: the
+    version-like label its configuration gives `current` (tRPC: `current: {label: '11.x'}`),
+    else the version its `lastVersion` or `versions.json` names first when no `version-X`
+    folder holds it (pnpm: 11.x, built from `docs/`); else `current` when `lastVersion:
+    'current'` makes them the released docs the site shows first, and otherwise `next`: the
+    unreleased docs, which Docusaurus labels "Next" and serves under `next/` (Jest: `docs/`
+    beside `versioned_docs/version-30.4/`; named `current` they read as the current release)."""
     if docs_dir is None:
-        return "current"
+        return NEXT
     folder = docs_dir / site
     configs = [read_text(folder / name) for name in DOCUSAURUS_CONFIGS]
     named = [m.group(1) for text in configs if (m := _CURRENT_LABEL.search(text))]
-    named += [_constant(text, m.group(1)) for text in configs for m in _LAST_VERSION.finditer(text)]
+    last = [_constant(text, m.group(1)) for text in configs for m in _LAST_VERSION.finditer(text)]
     listed = read_json(folder / "versions.json")
-    if isinstance(listed, list) and listed and isinstance(listed[0], str):
-        named.append(listed[0])
-    for value in named:
+    firsts = (
+        [listed[0]] if isinstance(listed, list) and listed and isinstance(listed[0], str) else []
+    )
+    for value in [*named, *last, *firsts]:
         if (
             value
             and value.lower() not in CHANNELS
@@ -206,7 +214,9 @@ def _current_value(site: str, docs_dir: Path | None, taken: set[str]) -> str:
             and _NUMBERED.fullmatch(value)
         ):
             return value
-    return "current"
+    if "current" in last:
+        return "current"
+    return NEXT
 
 
 def _constant(text: str, value: str) -> str:
