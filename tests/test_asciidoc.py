@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 from conftest import FUZZ, build_bundle, run_docsmcp
+from docsmcp.commands.init import propose
 from docsmcp.sources.antora import not_a_page, resource
 from docsmcp.sources.formats.asciidoc import asciidoc_to_markdown
 from docsmcp_runtime.bundle.reader import open_bundle
@@ -383,3 +384,52 @@ def test_hostile_pages_convert_in_bounded_time() -> None:
         assert time.perf_counter() - started < 5, unit
     nested = "".join(f"{'=' * (4 + k)}\n" for k in range(300))
     asciidoc_to_markdown("p.adoc", nested + "x\n" + nested)
+
+
+# -- component versions ---------------------------------------------------------------------
+
+
+def _component(into: Path, version: str, extra: str = "", name: str = "lantern") -> None:
+    """The fixture's component checked out at another version (Antora takes each version from
+    a branch; a folder of several checkouts holds each with its own antora.yml)."""
+    shutil.copytree(ANTORA, into)
+    descriptor = (into / "antora.yml").read_text(encoding="utf-8")
+    descriptor = descriptor.replace("name: lantern", f"name: {name}")
+    (into / "antora.yml").write_text(
+        descriptor.replace("version: '2.4'", f"version: '{version}'{extra}"), encoding="utf-8"
+    )
+
+
+def test_a_component_in_several_versions_is_the_version_taxonomy(tmp_path: Path) -> None:
+    """Asciidoctor's v2.0.x and main checkouts side by side (`asciidoctor-2.0/`,
+    `asciidoctor-main/`: no folder name is a version) built without a version key, every page
+    twice in the hits; the component's versions are what its site publishes and names, and
+    a prerelease is not the latest."""
+    docs = tmp_path / "docs"
+    _component(docs / "lantern-2.4", "2.4")
+    _component(docs / "lantern-main", "2.5", "\nprerelease: true")
+    proposal = propose(docs)
+    assert dict(proposal.values["version"]) == {"2.4": 3, "2.5": 3}
+    assert proposal.latest.startswith("2.4 (antora.yml")
+    assert {o["pattern"]: o["metadata"] for o in proposal.manifest["overrides"]} == {
+        "lantern-2.4/**": {"version": "2.4"},
+        "lantern-main/**": {"version": "2.5"},
+    }
+    idx = build_bundle(docs, tmp_path / "idx")  # (no manifest: the build's own detection)
+    version = json.loads((idx / "metadata.json").read_text())["taxonomy"]["version"]
+    assert (version["values"], version["latest"]) == (["2.4", "2.5"], "2.4")
+    app = DocsApp(open_bundle(idx))
+    found = app.call_tool("search_docs", {"query": "install lantern", "limit": 5})
+    hits = found["structuredContent"]["hits"]
+    assert {h["chunk_id"].split("/")[0] for h in hits} == {"lantern-2.4"}
+    found = app.call_tool("search_docs", {"query": "install lantern", "version": "2.5"})
+    assert found["structuredContent"]["hits"][0]["chunk_id"].startswith("lantern-main/")
+
+
+def test_components_of_one_version_each_are_no_version_filter(tmp_path: Path) -> None:
+    docs = tmp_path / "docs"
+    _component(docs / "lantern", "2.4")
+    _component(docs / "wick", "1.0", name="wick")
+    assert "version" not in propose(docs).values
+    single = propose(ANTORA)
+    assert "version" not in single.values and "taxonomy" not in single.manifest

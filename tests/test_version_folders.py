@@ -46,11 +46,11 @@ SHAPES = {
             "versions.json": json.dumps(["2.x", "1.0"]),
         },
         {
-            "docs": "current",
+            "docs": "next",  # the unreleased docs, Docusaurus' "Next" (a `current` misled)
             "versioned_docs/version-1.0": "1.0",
             "versioned_docs/version-2.x": "2.x",
         },
-        "2.x",  # versions.json lists it first; `current` is the unreleased next version
+        "2.x",  # versions.json lists it first
     ),
     "docusaurus-lastVersion": (
         {
@@ -66,7 +66,7 @@ SHAPES = {
             **_pages("website/docs/a.md", "website/versioned_docs/version-1.0/a.md", "README.md"),
             "website/versions.json": json.dumps(["1.0"]),
         },
-        {"website/docs": "current", "website/versioned_docs/version-1.0": "1.0"},
+        {"website/docs": "next", "website/versioned_docs/version-1.0": "1.0"},
         "1.0",
     ),
     "docusaurus-config-path": (  # Jest: the current docs at the root, `path: '../docs'`
@@ -84,7 +84,7 @@ SHAPES = {
             ),
         },
         {
-            "docs": "current",
+            "docs": "next",
             "website/versioned_docs/version-29.7": "29.7",
             "website/versioned_docs/version-30.0": "30.0",
         },
@@ -94,12 +94,12 @@ SHAPES = {
         {
             **_pages("docs/a.md", "docs/b.md", "website/versioned_docs/version-stable/a.md"),
             "website/versions.json": json.dumps(["stable"]),
-            "website/docusaurus.config.js": (  # a label that is no version keeps `current`
+            "website/docusaurus.config.js": (  # a label that is no version: `next`
                 "module.exports = {docs: {path: '../docs',\n"
                 "  versions: {current: {label: 'next', badge: false}}}};"
             ),
         },
-        {"docs": "current", "website/versioned_docs/version-stable": "stable"},
+        {"docs": "next", "website/versioned_docs/version-stable": "stable"},
         "stable",
     ),
     "docusaurus-current-label": (  # tRPC: the current docs are labelled 11.x and shown first
@@ -142,7 +142,7 @@ SHAPES = {
             "docusaurus.config.js": "module.exports = {plugins: [{path: './pnpr-docs'}]};",
         },
         {
-            "docs": "current",
+            "docs": "next",
             "versioned_docs/version-2.0": "2.0",
             "versioned_docs_archived/version-1.0": "1.0",
         },

@@ -35,6 +35,7 @@ from docsmcp.sources.formats.mdx import (
     set_html_components,
     written_as_mdx,
 )
+from docsmcp.sources.formats.mode_badges import is_badge
 from docsmcp.sources.formats.myst import rewrite_myst
 from docsmcp.sources.formats.readable import reduce
 from docsmcp.sources.formats.rmarkdown import is_rmarkdown, knit
@@ -138,13 +139,17 @@ class _FileChunker:
                 out.append(current)
             else:
                 current.blocks.append(b)
-        # A heading with nothing under it reads as the title of what follows: merge it forward.
+        # A heading with nothing under it reads as the title of what follows: merge it forward
+        # (so does one whose section holds only React Router's mode badges: mode_badges.py).
         # The carried headings are only joined to the section that keeps them, so a run of
         # bare headings costs linear time and memory (not a growing copy per heading).
         merged: list[_Section] = []
         carry: list[Block] = []
         for k, sec in enumerate(out):
-            heading_only = all(b.kind == "heading" for b in sec.blocks)
+            heading_only = all(
+                b.kind == "heading" or (b.kind == "paragraph" and is_badge(b.search))
+                for b in sec.blocks
+            )
             if (carry or sec.blocks) and heading_only and k + 1 < len(out) and sec.level > 0:
                 carry.extend(sec.blocks)
                 continue

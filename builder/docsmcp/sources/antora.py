@@ -113,6 +113,7 @@ class Descriptor:
     name: str = ""
     title: str = ""
     version: str = ""
+    prerelease: bool = False  # `prerelease: true` or a suffix (`.0-alpha.0`): never the latest
     nav: tuple[str, ...] = ()  # docs-relative paths of its navigation files, in order
     attributes: tuple[tuple[str, str], ...] = ()
 
@@ -131,11 +132,14 @@ def read_descriptor(folder: str, text: str) -> Descriptor | None:
     asciidoc = data.get("asciidoc") if isinstance(data.get("asciidoc"), dict) else {}
     attributes = asciidoc.get("attributes") if isinstance(asciidoc.get("attributes"), dict) else {}
     version = data.get("version")
+    prerelease = data.get("prerelease")
     return Descriptor(
         folder=folder,
         name=str(data.get("name") or ""),
         title=str(data.get("title") or ""),
-        version="" if version in (None, False, "~") else str(version),
+        # `version: true` takes the git branch's name, which a folder of files does not know.
+        version="" if version in (None, False, True, "~") else str(version),
+        prerelease=prerelease is True or (isinstance(prerelease, str) and bool(prerelease)),
         nav=tuple(posixpath.normpath(posixpath.join(folder, str(p))) for p in nav if p),
         attributes=tuple(
             (str(k).lower(), _attribute_value(v))

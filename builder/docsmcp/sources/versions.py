@@ -19,7 +19,9 @@ has `api/3x/`, `api/4x/`, `api/5x/` and, under a language folder, `docs/en/4x/`,
   `path: '../docs'`) when it holds pages of the versioned ones; the site may be any folder of
   the tree (`website/`). The current docs are the version the site names them when it does
   (`_current_value`: tRPC's `current: {label: '11.x'}`, pnpm's `lastVersion` 11.x with no
-  `version-11.x/` folder). mkdocs-mike folders are numbered or channel folders (`0.2/`, `latest/`).
+  `version-11.x/` folder), else `current` when they are its `lastVersion`, else `next`, the
+  unreleased docs Docusaurus labels "Next" (Jest's `docs/`). mkdocs-mike folders are numbered
+  or channel folders (`0.2/`, `latest/`).
 
 The latest release (`latest_of`): the version the site's own configuration shows by default,
 when it names one of the values (Mintlify `docs.json`/`mint.json`: the `versions` entry with
@@ -73,6 +75,8 @@ _CURRENT_LABEL = re.compile(r"""\bcurrent['"]?\s*:\s*\{[^{}]*?\blabel\s*:\s*['"]
 # A plugin option `path: '../docs'` (the docs folder, relative to the site folder).
 _CONFIG_PATH = re.compile(r"""\bpath\s*:\s*['"]([^'"\n]+)['"]""")
 _VERSIONED = re.compile(r"versioned[-_](.+)")
+# A Docusaurus site's unreleased current docs (its label "Next", its path `next/`).
+NEXT = "next"
 
 
 @dataclass(frozen=True)
@@ -185,20 +189,24 @@ def _docusaurus_current(versioned: str, paths: list[str], docs_dir: Path | None)
 
 
 def _current_value(site: str, docs_dir: Path | None, taken: set[str]) -> str:
-    """The version of a Docusaurus site's current docs: the version-like label its
-    configuration gives `current` (tRPC: `current: {label: '11.x'}`), else the version its
-    `lastVersion` or `versions.json` names first when no `version-X` folder holds it (pnpm:
-    11.x, built from `docs/`), else `current` (the unreleased next version)."""
+    """The version of a Docusaurus site's current docs, as the site names them: the
+    version-like label its configuration gives `current` (tRPC: `current: {label: '11.x'}`),
+    else the version its `lastVersion` or `versions.json` names first when no `version-X`
+    folder holds it (pnpm: 11.x, built from `docs/`); else `current` when `lastVersion:
+    'current'` makes them the released docs the site shows first, and otherwise `next`: the
+    unreleased docs, which Docusaurus labels "Next" and serves under `next/` (Jest: `docs/`
+    beside `versioned_docs/version-30.4/`; named `current` they read as the current release)."""
     if docs_dir is None:
-        return "current"
+        return NEXT
     folder = docs_dir / site
     configs = [read_text(folder / name) for name in DOCUSAURUS_CONFIGS]
     named = [m.group(1) for text in configs if (m := _CURRENT_LABEL.search(text))]
-    named += [_constant(text, m.group(1)) for text in configs for m in _LAST_VERSION.finditer(text)]
+    last = [_constant(text, m.group(1)) for text in configs for m in _LAST_VERSION.finditer(text)]
     listed = read_json(folder / "versions.json")
-    if isinstance(listed, list) and listed and isinstance(listed[0], str):
-        named.append(listed[0])
-    for value in named:
+    firsts = (
+        [listed[0]] if isinstance(listed, list) and listed and isinstance(listed[0], str) else []
+    )
+    for value in [*named, *last, *firsts]:
         if (
             value
             and value.lower() not in CHANNELS
@@ -206,7 +214,9 @@ def _current_value(site: str, docs_dir: Path | None, taken: set[str]) -> str:
             and _NUMBERED.fullmatch(value)
         ):
             return value
-    return "current"
+    if "current" in last:
+        return "current"
+    return NEXT
 
 
 def _constant(text: str, value: str) -> str:
@@ -306,9 +316,42 @@ def latest_of(
     return None, "no released version"
 
 
+def antora(docs_dir: Path, paths: Iterable[str]) -> Layout:
+    """The versions of the Antora components holding `paths`: each component folder's
+    `antora.yml` `version`, where a component (`name`) is there in two versions or more (a
+    component of one version is no choice: no filter of one value). The latest is, as Antora
+    takes it, the highest version that is no prerelease (`prerelease:`), among the values of
+    one such component; of several, none is declared (one value would hide the others)."""
+    from docsmcp.sources.antora import read_components
+
+    by_name: dict[str, list] = defaultdict(list)
+    for descriptor in read_components(docs_dir, paths).values():
+        if descriptor.version:
+            by_name[descriptor.name].append(descriptor)
+    versioned = {
+        name: found for name, found in by_name.items() if len({d.version for d in found}) >= 2
+    }
+    out = {d.folder: d.version for found in versioned.values() for d in found}
+    if not out or "" in out:  # (a component at the docs folder itself: no folder to name)
+        return Layout()
+    if len(versioned) > 1:
+        return Layout(dict(sorted(out.items())), None, "")
+    (found,) = versioned.values()
+    released = [d.version for d in found if not d.prerelease] or [d.version for d in found]
+    latest = max(released, key=order_key)
+    ahead = sorted({d.version for d in found if d.prerelease})
+    said = f"; {', '.join(ahead)} a prerelease" if ahead else ""
+    return Layout(dict(sorted(out.items())), latest, f"antora.yml: the highest version{said}")
+
+
 def detect(docs_dir: Path | None, paths: Iterable[str]) -> Layout:
     """The version layout of the files at `paths` (relative to `docs_dir`, whose site
-    configuration may name the latest release)."""
+    configuration may name the latest release). An Antora component's own versions
+    (antora.yml) are what its site publishes and names: they win over folder names."""
+    paths = list(paths)
+    if docs_dir is not None and (components := antora(docs_dir, paths)).folders:
+        log.debug("antora versions %s; latest %s", dict(components.folders), components.latest)
+        return components
     found = folders(paths, docs_dir)
     if not found:
         return Layout()

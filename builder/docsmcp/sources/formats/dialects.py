@@ -29,7 +29,7 @@ in either:
   shows a titled callout; the comment idiom `[//]: # 'text'` leaves nothing.
 
 Lines inside fenced code blocks are never touched, but for NestJS's `@@filename`/`@@switch`
-markers (nestjs.py).
+markers (nestjs.py); React Router's mode badges (mode_badges.py).
 """
 
 from __future__ import annotations
@@ -40,7 +40,7 @@ from functools import cache
 from typing import TYPE_CHECKING
 
 from docsmcp.model.chunk import Tab
-from docsmcp.sources.formats import docsify, emoji, mdc, nestjs, reflinks
+from docsmcp.sources.formats import docsify, emoji, mdc, mode_badges, nestjs, reflinks
 from docsmcp.sources.formats.fences import fenced_lines
 from docsmcp.sources.formats.hugo import SHORTCODE, block_end, read_line, shortcode_blocks
 from docsmcp.sources.formats.tab_languages import language_sets, tab_language
@@ -524,6 +524,8 @@ def rewrite(lines: list[str]) -> Rewritten:
     if nestjs.may_hold(text):  # (before the template blocks: its `{{ '{' }}` are text)
         lines = nestjs.read(lines, code)
         code = fenced_lines(lines)
+    if mode_badges.may_hold(text):
+        lines = mode_badges.read(lines, code)
     if "{{" in text or "{%" in text:
         lines = _template_blocks(lines, code)
     if "\n::" in text or "\n ::" in text:
