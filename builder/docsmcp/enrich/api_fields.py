@@ -122,7 +122,8 @@ _HEADING_ID = re.compile(r"\s*\{#[^}]*\}\s*$")
 _IDENT = r"[A-Za-z_$][\w$]*(?:(?:\.|::|->|#)[A-Za-z_$][\w$]*)*"
 _PLAIN_IDENT = re.compile(rf"^(?:new\s+)?({_IDENT})(\([^()]*\))?(?:\s+\([^()]*\))?$")
 _WORDLIKE = re.compile(r"[A-Z]?[a-z]*")
-_CODE_IDENT = re.compile(rf"^(?:new\s+|func\s+|fn\s+|def\s+|function\s+)?({_IDENT})\s*(\(.*)?$")
+# (Julia's names may end in `!` and its macros start with `@`: `push!`, `@docs`.)
+_CODE_IDENT = re.compile(rf"^(?:new\s+|func\s+|fn\s+|def\s+|function\s+)?(@?{_IDENT}!?)\s*(\(.*)?$")
 _BACKTICKED_HEADING = re.compile(r"^`([^`]+)`\s*(.*)$")
 _FENCE = re.compile(r"^\s*(`{3,}|~{3,})(.*)$")
 _CODE_SPAN = re.compile(r"(`+)(.+?)\1")
@@ -272,7 +273,7 @@ def _identifier(source: str, page_title: bool = False) -> _Ident | None:
     m = _BACKTICKED_HEADING.match(source)
     if m:
         code, rest = m.group(1).strip(), clean_inline(m.group(2)).strip()
-        rest_l = rest.lower().strip(" :")
+        rest_l = rest.lower().strip(" :—–-")  # (Documenter: "`f` — Function")
         hint = ""
         if rest_l in _TYPE_KIND_WORDS:
             hint = "type"
