@@ -42,6 +42,7 @@ _HIDE = re.compile(r"#[ \t]*hide[ \t]*$")
 _DOC_HEADING = re.compile(r"^(#{1,6})([ \t]+\S.*)$")
 _LIST_ITEM = re.compile(r"^[ \t]*(?:[-*+]|\d+[.)])[ \t]+")
 _REF = re.compile(r"\[((?:[^\[\]]|\[[^\]]*\])+)\]\(@ref(?:[ \t]+([^()]+?))?[ \t]*\)")
+_OPEN_REF = re.compile(r"\]\(@ref(?:[ \t)])")  # one `_references` left (its `[` above)
 _CODE_SPAN = re.compile(r"(`+)(?:(?!\1).)+?\1")
 _ONE_CODE = re.compile(r"^`([^`]+)`$")
 _ISSUE = re.compile(r"^#\d+$")
@@ -49,6 +50,7 @@ _SYMBOL = re.compile(r"^@?[A-Za-z_][\w!.]*(?:\(.*\))?$")
 _UNSAFE = re.compile(r"[()\s<>\[\]]+")
 _CODE_KINDS = ("example", "repl")
 _ABBREVIATION = re.compile(r"^[ \t]*\$\(([A-Z]+)\)[ \t]*$")  # DocStringExtensions' `$(SIGNATURES)`
+_INTERPOLATED = re.compile(r"\$(?:\(([A-Za-z_]\w*)\)|([A-Za-z_]\w*))")
 _DECLARING = frozenset({"SIGNATURES", "TYPEDSIGNATURES", "TYPEDEF"})
 _ORDER = {"Module": 0, "Constant": 1, "Type": 2, "Function": 3, "Macro": 4, "Binding": 5}
 
@@ -94,6 +96,10 @@ def expand(
                 line = f"{heading.group(1)} {heading.group(2)} {{#{heading.group(3)}}}"
             if "(@ref" in line:
                 line = _references(line, library, current)
+                if _OPEN_REF.search(line) and out and line_map[-1] == i - 1 and out[-1].strip():
+                    # a link's text over two lines: `[Data\nmanipulation frameworks](@ref)`
+                    joined = _references(f"{out[-1]}\n{line}", library, current)
+                    out[-1], _, line = joined.partition("\n")
             if m := ATX.match(line):
                 level = len(m.group(1))
             out.append(line)
@@ -238,7 +244,7 @@ def _docs(
         binding = found[0].binding
         out += [f"{'#' * depth} `{binding}` — {found[0].kind} {{#{binding}}}", ""]
         for d in found:
-            out += [*_docstring(d, depth), ""]
+            out += [*_docstring(d, depth, dict(lib.strings) if lib else {}), ""]
     return out
 
 
@@ -256,14 +262,17 @@ def _options(body: list[str]) -> dict[str, str]:
     return options
 
 
-def _docstring(d: Docstring, depth: int) -> list[str]:
+def _docstring(d: Docstring, depth: int, strings: dict[str, str]) -> list[str]:
     """A docstring's markdown as a page section under a heading of level `depth`: its headings
     one level deeper, indented code (outside lists) and `jldoctest` fences as Julia code.
     DocStringExtensions' `$(SIGNATURES)`, `$(TYPEDSIGNATURES)` and `$(TYPEDEF)` show the
     declaration; its other abbreviations (`$(EXPORTS)`, `$(FIELDS)`, ...) nothing. A docstring
     that opens with no code gets its declaration first, in a Julia block: what an agent asks the
     API registry for (apiref.py takes it as the entry's signature)."""
-    lines = d.text.split("\n")
+    text = d.text
+    if "$" in text and strings:  # `$TABLEMETA_EXAMPLE`: a string constant of the package
+        text = _INTERPOLATED.sub(lambda m: strings.get(m.group(1) or m.group(2), m.group(0)), text)
+    lines = text.split("\n")
     declared = ["```julia", d.definition, "```", ""] if d.definition else []
     first = next((x for x in lines if x.strip()), "")
     opens_with_code = first.startswith("    ") or bool(_FENCE.match(first))
@@ -311,4 +320,6 @@ def _docstring(d: Docstring, depth: int) -> list[str]:
             line = "#" * min(depth + len(heading.group(1)), 6) + heading.group(2)
         out.append(line)
         i += 1
+    if in_fence:  # (a block the docstring leaves open would swallow the page after it)
+        out.append(in_fence)
     return out

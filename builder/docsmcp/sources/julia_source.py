@@ -48,6 +48,7 @@ _EXPORT = re.compile(r"^[ \t]*(?:export|public)[ \t]+(.+)$")
 _OPEN = re.compile(r'^([ \t]*)(@doc[ \t]+)?(raw)?"""(.*)$')
 # A one-line docstring: `"text"` before a definition, or `@doc "text" name`.
 _ONE_LINE = re.compile(r'^[ \t]*(@doc[ \t]+)?(raw)?"((?:[^"\\]|\\.)*)"[ \t]*(.*)$')
+_CONSTANT = re.compile(r"^[ \t]*(?:const[ \t]+)?([A-Za-z_]\w*)[ \t]*=[ \t]*(?!=)")
 _ESCAPE = re.compile(r"\\([$\"\\])")
 _NAME = r"((?:[A-Za-z_][\w!]*\.)*(?:[A-Za-z_][\w!]*|:\(?[^\s(]+?\)?))"
 _DEFINITIONS: tuple[tuple[re.Pattern[str], str], ...] = (
@@ -96,6 +97,7 @@ class Library:
 
     docstrings: tuple[Docstring, ...]
     exports: tuple[tuple[str, frozenset[str]], ...]
+    strings: tuple[tuple[str, str], ...] = ()  # string constants docstrings interpolate
 
     def lookup(self, written: str, current: str = "") -> list[Docstring]:
         """The docstrings a `@docs` line names: `name` or `A.B.name`, optionally with a
@@ -231,12 +233,14 @@ def _load(
     prefixes = _file_modules(texts)
     docstrings: list[Docstring] = []
     exports: dict[str, set[str]] = {}
+    strings: dict[str, str] = {}
     for key, lines in texts.items():
         shown = _shown_path(key, roots)
-        for d in _docstrings(lines, prefixes.get(key, ""), shown, exports):
+        for d in _docstrings(lines, prefixes.get(key, ""), shown, exports, strings):
             docstrings.append(d)
     log.debug("julia: %d docstrings in %d files", len(docstrings), len(texts))
-    return Library(tuple(docstrings), tuple(sorted((m, frozenset(n)) for m, n in exports.items())))
+    modules = tuple(sorted((m, frozenset(n)) for m, n in exports.items()))
+    return Library(tuple(docstrings), modules, tuple(sorted(strings.items())))
 
 
 def _shown_path(key: str, roots: Sequence[Path]) -> str:
@@ -322,8 +326,15 @@ def _file_modules(texts: dict[str, list[str]]) -> dict[str, str]:
 
 
 def _docstrings(
-    lines: list[str], prefix: str, path: str, exports: dict[str, set[str]]
+    lines: list[str],
+    prefix: str,
+    path: str,
+    exports: dict[str, set[str]],
+    strings: dict[str, str] | None = None,
 ) -> list[Docstring]:
+    """The docstrings of a file's `lines` (its top in module `prefix`); each module's exports
+    go to `exports`, string constants (`const X = \"\"\"…\"\"\"`, which docstrings interpolate
+    as `$X`) to `strings`."""
     modules = _modules_at(lines)
 
     def module_of(i: int) -> str:
@@ -336,13 +347,25 @@ def _docstrings(
         if m := _EXPORT.match(line):
             names = re.findall(r"@?[A-Za-z_][\w!]*", m.group(1).split("#", 1)[0])
             exports.setdefault(module_of(i), set()).update(names)
+        constant = _CONSTANT.match(line) if "=" in line else None
         opening = _OPEN.match(line)
+        if constant:  # `const X = """…"""`, its string maybe on the next line
+            rest = line[constant.end() :]
+            if not rest.strip() and i + 1 < len(lines) and _OPEN.match(lines[i + 1]):
+                i += 1
+                rest = lines[i]
+            opening = _OPEN.match(rest)
+            constant = constant if opening else None
         if opening:
             found = _triple(lines, i, opening)
             if found is None:
                 i += 1
                 continue
             text, end, after = found
+            if constant and strings is not None:
+                strings.setdefault(constant.group(1), text)
+                i = end + 1
+                continue
             target = after.strip() if opening.group(2) and after.strip() else None
             d = _attach(lines, end, target, text, module_of(i), path)
             if d is not None:
@@ -359,7 +382,8 @@ def _docstrings(
         if one:
             text = one.group(3) if one.group(2) else _ESCAPE.sub(r"\1", one.group(3))
             target = one.group(4).strip() or None
-            if one.group(1) or target is None:
+            # (`"doc" f(x) = …` on one line is a docstring too; `"a" * b` is no definition)
+            if one.group(1) or target is None or target[:1].isalpha():
                 d = _attach(lines, i, target, text, module_of(i), path)
                 if d is not None:
                     out.append(d)
