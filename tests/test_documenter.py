@@ -254,7 +254,7 @@ def test_without_the_source_a_block_names_its_symbols_and_the_build_says_where(
         "docsmcp: warning: 1 page of Documenter blocks (@docs, @autodocs) name 4 Julia symbols "
         "whose docstrings were not found in the source roots (first: @docs connect, from "
         "api.md); they show one line naming them: give --api-source "
-        f"{(tmp_path / 'Acme.jl').resolve()}"
+        f"{(tmp_path / 'Acme.jl').resolve()} (another package's symbols: its folder)"
     ], proc.stderr
     api = "\n".join(v for k, v in _texts(tmp_path / "idx").items() if k.startswith("api.md"))
     assert "API reference of `connect`, `Station`, `push!(::Station, ::Int)`" in api

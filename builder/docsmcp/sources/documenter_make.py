@@ -13,9 +13,11 @@ over, so those pages keep the path order after the listed ones. Paths are relati
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
+from docsmcp.sources import julia_source
+from docsmcp.sources.include_report import julia_package
 from docsmcp.sources.site_config import read_text
 
 NAMES = ("make.jl",)
@@ -30,6 +32,26 @@ _TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"|=>|[\[\](),]|[A-Za-z_][\w.!]*|#[^\n]*|\S
 def make_files(docs_dir: Path) -> list[Path]:
     """The make.jl files that may list `docs_dir`'s pages: in it, or beside it (`docs/src`)."""
     return [d / name for d in (docs_dir, docs_dir.parent) for name in NAMES]
+
+
+def describe(docs_dir: Path, roots: Sequence[Path]) -> str | None:
+    """init's line on a Documenter site (a make.jl calling `makedocs` in or beside `docs_dir`):
+    where its `@docs` blocks' docstrings come from, and the option that reads them."""
+    make = next((m for m in make_files(docs_dir) if "makedocs" in read_text(m)), None)
+    if make is None:
+        return None
+    here = Path(docs_dir).resolve()
+    found = julia_source.load(here, [here, *(Path(r).resolve() for r in roots)]).docstrings
+    package = julia_package(docs_dir)
+    where = f"--api-source {package}" if package else "--api-source with the package's folder"
+    if found:
+        read = f"{len(found)} docstrings read from the Julia source"
+    else:
+        read = f"the package's docstrings are not read: build with {where}"
+    return (
+        f"site: Documenter.jl ({make.name} calls makedocs): @docs and @autodocs blocks show "
+        f"docstrings of the package's Julia source ({read})"
+    )
 
 
 def pages(make: Path) -> Iterator[tuple[Path, str]]:

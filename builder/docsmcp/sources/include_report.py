@@ -37,7 +37,11 @@ def julia_package(docs_dir: Path) -> Path | None:
     """The Julia package a Documenter docs folder documents: the folder above it (`docs/src`
     is two levels down) holding `Project.toml` and `src/*.jl`."""
     here = Path(docs_dir).resolve()
-    for folder in (here.parent, here.parent.parent):
+    folders = [here.parent, here.parent.parent]
+    make = here.parent / "make.jl"  # (init's overlay links the entries beside the docs folder)
+    if make.is_symlink():
+        folders.append(make.resolve().parent.parent)
+    for folder in folders:
         if (folder / "Project.toml").is_file() and any((folder / "src").glob("*.jl")):
             return folder
     return None
@@ -126,7 +130,11 @@ class Unresolved:
         if self.julia.count:
             page, first = self.julia.example()
             found = julia_package(self.docs_dir) if self.docs_dir else None
-            folder = f"--api-source {found}" if found else "--api-source with the package's folder"
+            folder = (
+                f"--api-source {found} (another package's symbols: its folder)"
+                if found
+                else "--api-source with the package's folder"
+            )
             out.append(
                 f"{self.julia.pages()} of Documenter blocks (@docs, @autodocs) name "
                 f"{self.julia.count} Julia symbols whose docstrings were not found in the source "
