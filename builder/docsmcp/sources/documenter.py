@@ -166,10 +166,17 @@ def _references(line: str, library: Callable[[], Library | None], current: str) 
         lib = library() if (code or target) else None
         found = lib.lookup(key, current) if lib and _SYMBOL.match(key) else []
         if found:
-            key = found[0].binding
+            key = anchor(found[0].binding)
         return f"[{text}](@ref#{_UNSAFE.sub('-', key.strip())})"
 
     return _REF.sub(link, line)
+
+
+def anchor(binding: str) -> str:
+    """A docstring's heading id: its binding, with what links compare as nothing spelled out
+    (xref compares letters and digits: `Base.sort!` and `Base.sort` were one anchor, a macro
+    `@docs` and a function `docs` too)."""
+    return binding.replace("!", "-bang").replace("@", "at-")
 
 
 def _plain(text: str) -> str:
@@ -242,7 +249,7 @@ def _docs(
         if not found:
             continue
         binding = found[0].binding
-        out += [f"{'#' * depth} `{binding}` — {found[0].kind} {{#{binding}}}", ""]
+        out += [f"{'#' * depth} `{binding}` — {found[0].kind} {{#{anchor(binding)}}}", ""]
         for d in found:
             out += [*_docstring(d, depth, dict(lib.strings) if lib else {}), ""]
     return out
