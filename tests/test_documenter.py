@@ -62,6 +62,9 @@ STATIONS = '''"""
 A station a connection reaches.
 
     s = Station("north")
+
+!!! note
+    A station's name never changes.
 """
 struct Station
     name::String
@@ -197,6 +200,9 @@ def test_docs_blocks_show_the_docstrings_of_the_julia_source(tmp_path: Path) -> 
     assert '```julia\njulia> connect("example.org")' in api
     # a type, a method of Base by its signature (DocStringExtensions' $(SIGNATURES))
     assert "### `Acme.Station` — Type" in api and 's = Station("north")' in api
+    # an admonition's indented body is text, not code
+    assert "A station's name never changes." in api and "!!!" not in api
+    assert "```julia\nA station's name" not in api
     assert "### `Base.push!` — Function" in api
     # (its id spells `!` out: links compare letters and digits, `Base.push` would be the same)
     assert _norm(documenter.anchor("Base.push!")) != _norm(documenter.anchor("Base.push"))

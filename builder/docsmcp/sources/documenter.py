@@ -85,6 +85,7 @@ def expand(
     out: list[str] = []
     line_map: list[int] = []
     current = ""  # the page's `CurrentModule`
+    used: dict[str, int] = {}  # the heading ids given to docstrings, and how often
     level = 1  # the level of the last heading
     i = 0
     while i < len(lines):
@@ -130,7 +131,7 @@ def expand(
             ] + [f"{indent}{marks}"]
             rendered = [b for b in shown if b is not None]
         elif kind in ("docs", "autodocs"):
-            rendered = _docs(Block(kind, info, body), library, current, level, missing)
+            rendered = _docs(Block(kind, info, body), library, current, level, missing, used)
             fenced = fenced_lines(rendered)
             rendered = [
                 _references(x, library, current) if "(@ref" in x and not fenced[k] else x
@@ -208,6 +209,7 @@ def _docs(
     current: str,
     level: int,
     missing: list[str],
+    used: dict[str, int],
 ) -> list[str]:
     lib = library()
     if block.kind == "docs":
@@ -249,7 +251,10 @@ def _docs(
         if not found:
             continue
         binding = found[0].binding
-        out += [f"{'#' * depth} `{binding}` — {found[0].kind} {{#{anchor(binding)}}}", ""]
+        key = anchor(binding)
+        used[key] = used.get(key, -1) + 1  # (a page showing a binding twice: `-1`, as Documenter)
+        key = f"{key}-{used[key]}" if used[key] else key
+        out += [f"{'#' * depth} `{binding}` — {found[0].kind} {{#{key}}}", ""]
         for d in found:
             out += [*_docstring(d, depth, dict(lib.strings) if lib else {}), ""]
     return out
@@ -271,7 +276,8 @@ def _options(body: list[str]) -> dict[str, str]:
 
 def _docstring(d: Docstring, depth: int, strings: dict[str, str]) -> list[str]:
     """A docstring's markdown as a page section under a heading of level `depth`: its headings
-    one level deeper, indented code (outside lists) and `jldoctest` fences as Julia code.
+    one level deeper, indented code (outside lists and admonitions) and `jldoctest` fences as
+    Julia code.
     DocStringExtensions' `$(SIGNATURES)`, `$(TYPEDSIGNATURES)` and `$(TYPEDEF)` show the
     declaration; its other abbreviations (`$(EXPORTS)`, `$(FIELDS)`, ...) nothing. A docstring
     that opens with no code gets its declaration first, in a Julia block: what an agent asks the
@@ -307,7 +313,10 @@ def _docstring(d: Docstring, depth: int, strings: dict[str, str]) -> list[str]:
             i += 1
             continue
         if line.strip() and not line.startswith("    "):
-            in_list = bool(_LIST_ITEM.match(line)) or (in_list and line.startswith(" "))
+            # (an admonition's body is indented as a list item's is: text, not code)
+            in_list = bool(_LIST_ITEM.match(line) or line.startswith("!!! ")) or (
+                in_list and line.startswith(" ")
+            )
         previous_blank = i == 0 or not lines[i - 1].strip()
         if line.startswith("    ") and previous_blank and not in_list:
             block = []
