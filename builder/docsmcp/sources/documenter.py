@@ -49,6 +49,9 @@ _ISSUE = re.compile(r"^#\d+$")
 _SYMBOL = re.compile(r"^@?[A-Za-z_][\w!.]*(?:\(.*\))?$")
 _UNSAFE = re.compile(r"[()\s<>\[\]]+")
 _CODE_KINDS = ("example", "repl")
+_FILTER = re.compile(
+    r"^\w+[ \t]*->[ \t]*(!\()?\w+[ \t]*(∉|∈|in|!in)[ \t]*[(\[]([\w., \t]*)[)\]]\)?$"
+)
 _ABBREVIATION = re.compile(r"^[ \t]*\$\(([A-Z]+)\)[ \t]*$")  # DocStringExtensions' `$(SIGNATURES)`
 _INTERPOLATED = re.compile(r"\$(?:\(([A-Za-z_]\w*)\)|([A-Za-z_]\w*))")
 _DECLARING = frozenset({"SIGNATURES", "TYPEDSIGNATURES", "TYPEDEF"})
@@ -230,8 +233,11 @@ def _docs(
             if lib and modules
             else []
         )
+        kept = _filter(options.get("Filter", ""))
         bindings: dict[str, list[Docstring]] = {}
         for d in sorted(found, key=lambda d: _ORDER.get(d.kind, 9)):
+            if kept is not None and kept[1] != (d.binding.rpartition(".")[2] in kept[0]):
+                continue
             bindings.setdefault(d.binding, []).append(d)
         groups = list(bindings.items())
         if not groups and names:
@@ -258,6 +264,17 @@ def _docs(
         for d in found:
             out += [*_docstring(d, depth, dict(lib.strings) if lib else {}), ""]
     return out
+
+
+def _filter(text: str) -> tuple[frozenset[str], bool] | None:
+    """An `@autodocs` `Filter` that keeps or leaves out named objects, as (names, kept):
+    `t -> t ∉ (asset, RawHTMLHeadContent)` (Documenter's own), `t -> !(t in [a, b])`,
+    `t -> t in (a, b)`. Any other function (it is code) keeps everything."""
+    m = _FILTER.match(text.strip())
+    if m is None:
+        return None
+    names = frozenset(n.strip().rpartition(".")[2] for n in m.group(3).split(",") if n.strip())
+    return names, not (m.group(1) or m.group(2) in ("∉", "!in"))
 
 
 def _options(body: list[str]) -> dict[str, str]:
