@@ -331,8 +331,9 @@ def test_docstrings_interpolate_string_constants_and_links_run_over_lines(
     docs = _site(tmp_path / "Acme.jl")
     (docs.parent.parent / "src" / "meta.jl").write_text(
         'const META_EXAMPLE =\n    """\n    # Examples\n\n    ```jldoctest\n'
-        '    julia> meta(1)\n    1\n    ```\n    """\n\n"""\n    meta(x)\n\nThe metadata.\n\n'
-        '$META_EXAMPLE\n"""\nmeta(x) = x\n'
+        '    julia> meta(1)\n    1\n    ```\n    """\n\nconst COL_STR = "`Symbol` or " *\n    "integer"\n'
+        '"""\n    meta(x)\n\nThe metadata of column `x` ($COL_STR).\n\n$META_EXAMPLE\n"""\n'
+        "meta(x) = x\n"
     )
     src = docs.parent.parent / "src" / "Acme.jl"
     src.write_text(
@@ -351,6 +352,7 @@ def test_docstrings_interpolate_string_constants_and_links_run_over_lines(
     texts = _texts(tmp_path / "idx")
     api = "\n".join(v for k, v in texts.items() if k.startswith("api.md"))
     assert "#### Examples\n\n```julia\njulia> meta(1)\n1\n```" in api and "$META" not in api
+    assert "The metadata of column `x` (`Symbol` or integer)." in api
     assert any(k.endswith("/after") for k in texts) and "Prose after the block." in api
     # (index.md's [`connect`](@ref) names a docstring no page shows now)
     assert refs["unresolved_links"] == [{"page": "index.md", "link": "@ref#Acme.connect"}], refs

@@ -300,7 +300,9 @@ def _docstring(d: Docstring, depth: int, strings: dict[str, str]) -> list[str]:
     that opens with no code gets its declaration first, in a Julia block: what an agent asks the
     API registry for (apiref.py takes it as the entry's signature)."""
     text = d.text
-    if "$" in text and strings:  # `$TABLEMETA_EXAMPLE`: a string constant of the package
+    for _ in range(3):  # `$TABLEMETA_EXAMPLE`: a string constant of the package (which may
+        if "$" not in text or not strings:  # interpolate another: DataFrames' INSERTION_COMMON)
+            break
         text = _INTERPOLATED.sub(lambda m: strings.get(m.group(1) or m.group(2), m.group(0)), text)
     lines = text.split("\n")
     declared = ["```julia", d.definition, "```", ""] if d.definition else []

@@ -49,6 +49,8 @@ _OPEN = re.compile(r'^([ \t]*)(@doc[ \t]+)?(raw)?"""(.*)$')
 # A one-line docstring: `"text"` before a definition, or `@doc "text" name`.
 _ONE_LINE = re.compile(r'^[ \t]*(@doc[ \t]+)?(raw)?"((?:[^"\\]|\\.)*)"[ \t]*(.*)$')
 _CONSTANT = re.compile(r"^[ \t]*(?:const[ \t]+)?([A-Za-z_]\w*)[ \t]*=[ \t]*(?!=)")
+_STRING = re.compile(r'"((?:[^"\\$]|\\.)*)"')  # (one that interpolates is no constant)
+MAX_JOINED = 20
 _ESCAPE = re.compile(r"\\([$\"\\])")
 _NAME = r"((?:[A-Za-z_][\w!]*\.)*(?:[A-Za-z_][\w!]*|:\(?[^\s(]+?\)?))"
 _DEFINITIONS: tuple[tuple[re.Pattern[str], str], ...] = (
@@ -347,7 +349,10 @@ def _docstrings(
         if m := _EXPORT.match(line):
             names = re.findall(r"@?[A-Za-z_][\w!]*", m.group(1).split("#", 1)[0])
             exports.setdefault(module_of(i), set()).update(names)
+        # (a module's global: `const`, or at the margin, where Julia writes module code)
         constant = _CONSTANT.match(line) if "=" in line else None
+        if constant and line[:1].isspace() and not line.lstrip().startswith("const"):
+            constant = None
         opening = _OPEN.match(line)
         if constant:  # `const X = """…"""`, its string maybe on the next line
             rest = line[constant.end() :]
@@ -355,6 +360,14 @@ def _docstrings(
                 i += 1
                 rest = lines[i]
             opening = _OPEN.match(rest)
+            if opening is None and strings is not None and rest.lstrip().startswith('"'):
+                # `const X = "a " *` then `"b"`: one-line strings joined (DataFrames' 42
+                # `$COLUMNINDEX_STR`)
+                text, i = _joined(lines, i, rest)
+                if text is not None:
+                    strings.setdefault(constant.group(1), text)
+                i += 1
+                continue
             constant = constant if opening else None
         if opening:
             found = _triple(lines, i, opening)
@@ -389,6 +402,21 @@ def _docstrings(
                     out.append(d)
         i += 1
     return out
+
+
+def _joined(lines: list[str], i: int, rest: str) -> tuple[str | None, int]:
+    """The text of one-line string literals joined by `*` from `rest` (line `i`) on, at most
+    MAX_JOINED lines, and the last line they take; None when it is no such expression."""
+    parts: list[str] = []
+    for j in range(i, min(len(lines), i + MAX_JOINED)):
+        text = (rest if j == i else lines[j]).strip()
+        pieces = _STRING.findall(text)
+        if not pieces or _STRING.sub("", text).replace("*", "").strip():
+            return None, j
+        parts += [_ESCAPE.sub(r"\1", p) for p in pieces]
+        if not text.endswith("*"):
+            return "".join(parts), j
+    return None, i
 
 
 def _triple(lines: list[str], i: int, opening: re.Match[str]) -> tuple[str, int, str] | None:
