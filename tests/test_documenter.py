@@ -331,7 +331,8 @@ def test_docstrings_interpolate_string_constants_and_links_run_over_lines(
     docs = _site(tmp_path / "Acme.jl")
     (docs.parent.parent / "src" / "meta.jl").write_text(
         'const META_EXAMPLE =\n    """\n    # Examples\n\n    ```jldoctest\n'
-        '    julia> meta(1)\n    1\n    ```\n    """\n\nconst COL_STR = "`Symbol` or " *\n    "integer"\n'
+        '    julia> meta(1)\n    1\n    ```\n    """\n\n'
+        'const COL_STR = "`Symbol` or " *\n    "integer"\n'
         '"""\n    meta(x)\n\nThe metadata of column `x` ($COL_STR).\n\n$META_EXAMPLE\n"""\n'
         "meta(x) = x\n"
     )
