@@ -251,6 +251,9 @@ def test_documenters_other_blocks_show_code_or_nothing(tmp_path: Path) -> None:
     assert '```julia\nc = connect("example.org")\n```' in index  # `# hide` lines hidden
     assert "Random" not in index
     assert "Note: Retries" in index and "!!!" not in index
+    # a fence of another `@` word (a package name) is another site's code, kept as written
+    lines = ["```@babel/core", "npm i @babel/core", "```"]
+    assert documenter.expand(lines, lambda: None, [])[0] == lines
     code = pq.read_table(out / "code.parquet").to_pylist()
     assert {c["language"] for c in code} == {"julia", "markdown"}  # (no `@example`, `jldoctest`)
 
@@ -367,6 +370,7 @@ PIECES = st.sampled_from(
         "```@example x; continued = true\n",
         "x # hide\n",
         "```jldoctest\n",
+        "```@babel/core\n",
         "````markdown\n",
         "```\n",
         "## [T](@id t)\n",

@@ -16,7 +16,8 @@ A Documenter page is CommonMark with blocks of its own, fences whose info starts
 - ```` ```@meta ```` (its `CurrentModule` qualifies the symbols after it), ```` ```@setup ````,
   ```` ```@eval ```` (the site shows its result, not the code), ```` ```@contents ````,
   ```` ```@index ```` (lists of links), ```` ```@raw ```` (HTML or LaTeX drawn, not read) and
-  any other `@` block show no text: blank lines keep the page's line count.
+  the blocks of Documenter's plugins (DocumenterCitations' `@bibliography`) show no text: blank
+  lines keep the page's line count. A fence of another `@` word is a code block as written.
 - A heading `## [Title](@id anchor)` is `## Title {#anchor}`.
 
 A fence inside another fence (a manual page showing a `@docs` block) is an example, left as it
@@ -49,6 +50,9 @@ _ISSUE = re.compile(r"^#\d+$")
 _SYMBOL = re.compile(r"^@?[A-Za-z_][\w!.]*(?:\(.*\))?$")
 _UNSAFE = re.compile(r"[()\s<>\[\]]+")
 _CODE_KINDS = ("example", "repl")
+_KINDS = frozenset(
+    "docs autodocs meta setup example repl eval contents index raw bibliography".split()
+)
 _FILTER = re.compile(
     r"^\w+[ \t]*->[ \t]*(!\()?\w+[ \t]*(∉|∈|in|!in)[ \t]*[(\[]([\w., \t]*)[)\]]\)?$"
 )
@@ -113,7 +117,7 @@ def expand(
         indent, marks, info = fence.groups()
         end = _closing(lines, i, marks)
         block = _BLOCK.match(info)
-        if block is None:
+        if block is None or block.group(1) not in _KINDS:  # (`@babel/core`: another site's)
             if info.startswith("jldoctest"):  # Julia code, however the doctest is set up
                 lines_out = [f"{indent}{marks}julia", *lines[i + 1 : end + 1]]
             else:
