@@ -83,7 +83,7 @@ from docsmcp.commands.init_strategy import (
     strategy,
 )
 from docsmcp.enrich.roles import CHANGELOG, classify
-from docsmcp.sources import asciidoc_includes, dumi_demos, r_nav
+from docsmcp.sources import asciidoc_includes, documenter_make, dumi_demos, r_nav
 from docsmcp.sources.discover import (
     MANIFEST_NAME,
     matches_any,
@@ -548,6 +548,9 @@ def run_init_cli(args) -> int:  # noqa: ANN001 - an argparse.Namespace
         nav = summary_line(read_nav(docs_dir, [docs_dir, *roots], paths), docs_dir)
         if nav:
             print(nav, file=report)
+        site = documenter_make.describe(docs_dir, roots)
+        if site:
+            print(site, file=report)
     if not args.write:
         sys.stdout.write(proposal.text())
         return 1 if collected.problems else 0

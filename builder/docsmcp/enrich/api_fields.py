@@ -123,6 +123,10 @@ _IDENT = r"[A-Za-z_$][\w$]*(?:(?:\.|::|->|#)[A-Za-z_$][\w$]*)*"
 _PLAIN_IDENT = re.compile(rf"^(?:new\s+)?({_IDENT})(\([^()]*\))?(?:\s+\([^()]*\))?$")
 _WORDLIKE = re.compile(r"[A-Z]?[a-z]*")
 _CODE_IDENT = re.compile(rf"^(?:new\s+|func\s+|fn\s+|def\s+|function\s+)?({_IDENT})\s*(\(.*)?$")
+# Julia's names may end in `!` and its macros start with `@` (`push!`, `@docs`): such a name is
+# an identifier where its heading says what it is (Documenter's "`push!` — Function"), not alone
+# (the Rust Reference's "`format_args!`" headings are prose).
+_KIND_IDENT = re.compile(rf"^(@?{_IDENT}!?)\s*(\(.*)?$")
 _BACKTICKED_HEADING = re.compile(r"^`([^`]+)`\s*(.*)$")
 _FENCE = re.compile(r"^\s*(`{3,}|~{3,})(.*)$")
 _CODE_SPAN = re.compile(r"(`+)(.+?)\1")
@@ -276,7 +280,7 @@ def _identifier(source: str, page_title: bool = False) -> _Ident | None:
     m = _BACKTICKED_HEADING.match(source)
     if m:
         code, rest = m.group(1).strip(), clean_inline(m.group(2)).strip()
-        rest_l = rest.lower().strip(" :")
+        rest_l = rest.lower().strip(" :—–-")  # (Documenter: "`f` — Function")
         hint = ""
         if rest_l in _TYPE_KIND_WORDS:
             hint = "type"
@@ -288,7 +292,7 @@ def _identifier(source: str, page_title: bool = False) -> _Ident | None:
             and not (rest.startswith("(") and rest.endswith(")"))
         ):
             return None
-        cm = _CODE_IDENT.match(code)
+        cm = _CODE_IDENT.match(code) or (_KIND_IDENT.match(code) if hint else None)
         if cm is None:
             return None
         name, args = cm.group(1), cm.group(2)

@@ -75,6 +75,7 @@ class _Resolver:
         # Anchors of every R Markdown page: a bookdown book's ids are the book's (pandoc writes
         # `#id` of another chapter as `chapter.html#id`).
         self.rmd_anchors: dict[str, int] = {}
+        self.md_anchors: dict[str, int] | None = None  # Documenter's, made on first use
         # (link path, source folder) -> file: pages of a folder link to the same pages, and
         # each path tries up to ~10 candidate files (win32: 768k link paths, 8 M lookups).
         self._paths: dict[tuple[str, str], int | None] = {}
@@ -191,6 +192,8 @@ class _Resolver:
         anchor = (unquote(anchor) if "%" in anchor else anchor).strip()
         if path.count("/") > _MAX_PARTS or "\x00" in path:
             return None
+        if path == "@ref" and anchor:  # Documenter's cross reference (sources/documenter.py)
+            return self._documenter(source, anchor)
         if not path:
             if not anchor:
                 return IGNORED
@@ -214,6 +217,20 @@ class _Resolver:
                 return IGNORED  # a source file, image or PDF: not a page of the bundle
             return None
         return self._anchor(self.files[target], anchor)
+
+    def _documenter(self, source: FileRefs, anchor: str) -> int | None:
+        """The heading or docstring a Documenter `@ref` names: its anchors are global, the
+        page's own first."""
+        row = self._anchor(source, anchor)
+        if row is not None:
+            return row
+        if self.md_anchors is None:
+            self.md_anchors = {}
+            for f in self.files:
+                if not f.path.lower().endswith(".rst"):
+                    for key, found in f.anchors.items():
+                        self.md_anchors.setdefault(key, found)
+        return self.md_anchors.get(_norm(anchor))
 
     def _resolve_path(self, path: str, source: FileRefs) -> int | None:
         if source.path != self._source:  # links come file by file

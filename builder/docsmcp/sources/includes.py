@@ -48,11 +48,13 @@ from typing import TYPE_CHECKING
 from docsmcp.common.limits import MAX_FILE_BYTES
 from docsmcp.sources import (
     asciidoc_includes,
+    documenter,
     dumi_demos,
     file_fences,
     hugo_includes,
     hugo_site,
     include_tags,
+    julia_source,
     markdoc_partials,
     mdx_partials,
     myst_includes,
@@ -119,12 +121,18 @@ def expand(
     """`body` of the page at `path` (relative to docs_dir) with its includes resolved, but for
     the MDX partials in `shared` (left as written)."""
     asciidoc = path.lower().endswith(ASCIIDOC_SUFFIXES)  # (its component's attributes: always)
-    if not has_directive(body) and not asciidoc:
+    julia = not path.lower().endswith((*RST_SUFFIXES, *ASCIIDOC_SUFFIXES)) and (
+        documenter.may_hold(body)
+    )
+    if not has_directive(body) and not asciidoc and not julia:
         return Expanded(body, (), None)
     failures = Failures()
     reader = _Reader(docs_dir, roots, failures)
     reader.shared = shared
-    lines = body.split("\n")
+    lines = page = body.split("\n")
+    shown: list[int] | None = None  # Documenter's blocks read (documenter.py): their lines
+    if julia:
+        lines, shown = documenter.expand(lines, reader.julia, reader.api_missing)
     if path.lower().endswith(RST_SUFFIXES):
         out, line_map = reader.rst(path, lines, 0)
         if ".. auto" in body or any(".. auto" in x for x in out):
@@ -177,7 +185,9 @@ def expand(
             )
     if reader.block is not None:  # an unclosed `--8<--` block: not one
         return Expanded(body, (), None)
-    return _finish(path, body, lines, out, line_map, failures, reader)
+    if shown is not None:
+        line_map = [shown[k] for k in line_map]
+    return _finish(path, body, page, out, line_map, failures, reader)
 
 
 def _finish(
@@ -202,6 +212,7 @@ class _Reader(FileReading):
         self.api_missing: list[str] = []  # mkdocstrings objects whose source was not found
         self.containers = False  # the page closes `:::` containers: a bare `::: word` is one
         self._sources: apidoc.Sources | None = None
+        self._julia: julia_source.Library | None = None
         self.names: dict[str, str] = {}  # the MDX partials the page being read imports
         self.partials: list[str] = []  # those inlined (docs_dir-relative paths)
         self.shared: Set[str] = frozenset()  # partials left as written (resolve)
@@ -411,6 +422,12 @@ class _Reader(FileReading):
         if self._sources is None:
             self._sources = apidoc.Sources(self.docs_dir, self.roots)
         return self._sources
+
+    def julia(self) -> julia_source.Library:
+        """The Julia docstrings of the source roots (Documenter's blocks), read on first use."""
+        if self._julia is None:
+            self._julia = julia_source.load(self.docs_dir, self.roots)
+        return self._julia
 
     def _api(self, identifier: str) -> list[str]:
         lines = apidoc.render(identifier, self.sources())

@@ -1,12 +1,12 @@
 """Titles from the navigation files a docs site already has: mkdocs `nav` (mkdocs.yml), mdBook
-`SUMMARY.md`, Laravel's `documentation.md` sidebar, Quarto's `_quarto.yml` sidebar, Jupyter
-Book's `myst.yml` and `_toc.yml`, Mintlify `docs.json`, Fumadocs' `meta.json`, Nextra's `_meta`
-files, Docusaurus `sidebars.json`, an Antora component's `nav.adoc` files (antora.py), and the
-order of pkgdown's `_pkgdown.yml` and bookdown's `_bookdown.yml` (r_nav.py). They
-name pages as the site's sidebar shows them ("Tutorial - User Guide" > "First Steps"), words a
-reader searches with that the page itself may not use; they feed each page's `page` field
-(indexing/pagefield.py). Their order is the site's: `list_sections` lists pages that way
-(page_order.bin, bundle-spec.md).
+`SUMMARY.md`, Documenter.jl's `make.jl` `pages` (documenter_make.py), Laravel's
+`documentation.md` sidebar, Quarto's `_quarto.yml` sidebar, Jupyter Book's `myst.yml` and
+`_toc.yml`, Mintlify `docs.json`, Fumadocs' `meta.json`, Nextra's and Rspress' `_meta` files,
+Docusaurus `sidebars.json`, an Antora component's `nav.adoc` files (antora.py), and the order of
+pkgdown's `_pkgdown.yml` and bookdown's `_bookdown.yml` (r_nav.py). They name pages as the
+site's sidebar shows them ("Tutorial - User Guide" > "First Steps"), words a reader searches with
+that the page itself may not use; they feed each page's `page` field (indexing/pagefield.py).
+Their order is the site's: `list_sections` lists pages that way (page_order.bin, bundle-spec.md).
 
 Only what parses as data is read: a Docusaurus `sidebars.js`/`.ts` is code, never run; the
 object literal it exports is read when it holds only data (jsliteral.py), as most do. A nav file
@@ -22,7 +22,7 @@ from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from docsmcp.sources import antora, quarto, r_nav, rspress_nav
+from docsmcp.sources import antora, documenter_make, quarto, r_nav, rspress_nav
 from docsmcp.sources.jsliteral import exported_literal
 from docsmcp.sources.site_config import mkdocs_configs, read_json, read_text, read_yaml
 
@@ -476,6 +476,9 @@ def read_nav(docs_dir: Path, roots: Sequence[Path], paths: Sequence[str]) -> Nav
 
     for config in mkdocs_configs(docs_dir):
         take(config, lambda f=config: _mkdocs(f))
+    for make in documenter_make.make_files(docs_dir):  # (Documenter.jl's `pages`)
+        if "makedocs" in read_text(make):
+            take(make, lambda f=make: documenter_make.pages(f))
     for name in ("myst.yml", "_toc.yml"):
         toc = docs_dir / name
         take(toc, lambda f=toc: _book_toc(f))
