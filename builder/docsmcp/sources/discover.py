@@ -28,7 +28,8 @@ from docsmcp.common.limits import MAX_GLOB_ALTERNATIVES, MAX_GLOB_CHARS
 log = logging.getLogger(__name__)
 
 MANIFEST_NAME = ".docs-mcp.json"
-MARKDOWN_SUFFIXES = (".md", ".mdx", ".markdown", ".qmd")  # .markdown: Jekyll's; .qmd: Quarto's
+# .markdown: Jekyll's; .qmd: Quarto's; .cheatmd: ExDoc's cheat sheets (markdown, `{: .col-2}`)
+MARKDOWN_SUFFIXES = (".md", ".mdx", ".markdown", ".qmd", ".cheatmd")
 # PDF manuals are sources too (pdf/ turns them into markdown-like text); listed with markdown.
 PDF_SUFFIXES = (".pdf",)
 # Pages converted to markdown before parsing (convert.py). HTML pages are read only from a folder
@@ -39,7 +40,11 @@ RST_SUFFIXES = (".rst",)
 NOTEBOOK_SUFFIXES = (".ipynb",)  # Jupyter notebooks, read as the page a site shows
 # AsciiDoc (Asciidoctor, Antora); `.asc` is not one: it is as often a PGP signature.
 ASCIIDOC_SUFFIXES = (".adoc", ".asciidoc")
-CONVERTED_SUFFIXES = HTML_SUFFIXES + RST_SUFFIXES + NOTEBOOK_SUFFIXES + ASCIIDOC_SUFFIXES
+# Elixir modules: their @moduledoc/@doc heredocs are the API pages ExDoc publishes (exdoc.py)
+ELIXIR_SUFFIXES = (".ex",)
+CONVERTED_SUFFIXES = (
+    HTML_SUFFIXES + RST_SUFFIXES + NOTEBOOK_SUFFIXES + ASCIIDOC_SUFFIXES + ELIXIR_SUFFIXES
+)
 # Every file the builder reads as a page.
 SOURCE_SUFFIXES = MARKDOWN_SUFFIXES + PDF_SUFFIXES + CONVERTED_SUFFIXES
 # A concatenation of pages (`llms-full.txt`, `NAME.llms-full.txt`): read as markdown, then split
