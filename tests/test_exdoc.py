@@ -4,10 +4,13 @@ the shape of Ecto's `lib/ecto/repo.ex` and Phoenix's `guides/cheatsheets/router.
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pyarrow.parquet as pq
-from conftest import FUZZ, build_bundle
+from conftest import FUZZ, build_bundle, run_docsmcp
+from docsmcp.enrich import exdoc_links
+from docsmcp.sources import exdoc_site
 from docsmcp.sources.formats.exdoc import elixir_to_markdown
 from docsmcp_runtime.bundle.reader import open_bundle
 from hypothesis import given
@@ -162,7 +165,9 @@ def test_a_module_reads_as_its_exdoc_page() -> None:
     assert escape.signature == "escape(string, opts \\\\ [])"
     assert escape.returns == "String.t()"
     assert [p.required for p in escape.parameters] == [True, False]
-    assert (page.anchors[0][1], page.anchors[1][1]) == ("t:t/0", "c:insert/2")
+    # ExDoc's ids: a moduledoc heading's, each entry's, a heading of an entry's doc
+    ids = [name for _, name in page.anchors]
+    assert ids[:4] == ["module-Shared options", "t:t/0", "c:insert/2", "c:insert/2-Options"]
     # every markdown line maps to a line of the file, in order
     assert len(page.line_map) == text.count("\n") + 1
     assert list(page.line_map) == sorted(page.line_map)
@@ -234,3 +239,120 @@ def test_any_elixir_text_converts_without_error(lines: list[str]) -> None:
     assert len(page.line_map) == n
     assert all(0 <= line < text.count("\n") + 1 for line in page.line_map)
     assert all(e.line_start <= e.line_end <= n for e in page.api)
+
+
+MIX_EXS = """defmodule MyLib.MixProject do
+  use Mix.Project
+
+  def project do
+    [app: :my_lib, version: "1.0.0", docs: docs()]
+  end
+
+  defp docs do
+    [
+      main: "overview",
+      extras: extras(),
+      groups_for_extras: [Introduction: ~r/guides\\/introduction\\/.?/]
+    ]
+  end
+
+  defp extras do
+    [
+      "guides/introduction/overview.md",
+      "guides/data/contexts.md": [title: "Contexts in depth"],
+      "guides/auth/gen_auth.md",
+      "guides/cheatsheets/router.cheatmd",
+      "JS Documentation": [url: "js/index.html"]
+    ]
+  end
+end
+"""
+
+
+def _project(root: Path) -> Path:
+    _site(root)
+    (root / "mix.exs").write_text(MIX_EXS)
+    pages = {
+        "guides/introduction/overview.md": "# Overview\n\nStart with [contexts](contexts.html).\n",
+        "guides/data/contexts.md": "# Contexts\n\nGroup your schemas.\n",
+        "guides/auth/gen_auth.md": (
+            "# mix my_lib.gen.auth\n\nSee [contexts](contexts.md), the repository's"
+            " [insert](`MyLib.Repo.insert/2`), [its options](`c:MyLib.Repo.insert/2#options`)"
+            " and [the module](MyLib.Repo.html#module-shared-options).\n"
+        ),
+        "CONTRIBUTING.md": "# Contributing\n\nOpen an issue first.\n",
+        "installer/README.md": "# Installer\n\nThe installer's own package.\n",
+    }
+    for path, text in pages.items():
+        (root / path).parent.mkdir(parents=True, exist_ok=True)
+        (root / path).write_text(text)
+    return root
+
+
+def test_mix_exs_extras_are_the_published_pages_in_order() -> None:
+    assert exdoc_site.extras(MIX_EXS) == [
+        ("guides/introduction/overview.md", ""),
+        ("guides/data/contexts.md", "Contexts in depth"),
+        ("guides/auth/gen_auth.md", ""),
+        ("guides/cheatsheets/router.cheatmd", ""),
+    ]
+    inline = 'def project, do: [docs: [extras: ["README.md", {"CHANGELOG.md", [title: "Log"]}]]]'
+    assert exdoc_site.extras(inline) == [("README.md", ""), ("CHANGELOG.md", "Log")]
+    assert exdoc_site.extras("defmodule X do\nend\n") == []
+
+
+def test_an_exdoc_project_publishes_its_extras_and_modules(tmp_path: Path) -> None:
+    root = _project(tmp_path / "proj")
+    out = tmp_path / "idx"
+    built = run_docsmcp("build", "--docs-dir", root, "--out", out, "--json")
+    summary = json.loads(built.stdout)
+    b = open_bundle(out)
+    paths = {b.paths[r].as_py() for r in range(b.n_chunks)}
+    # CONTRIBUTING.md and the installer's package are no pages of the site
+    assert "CONTRIBUTING.md" not in paths and "installer/README.md" not in paths
+    assert {"lib/my_lib/repo.ex", "guides/data/contexts.md"} <= paths
+    assert "CONTRIBUTING.md" in summary["unpublished"]
+    # the extras title and order the guides (as a mkdocs nav: the title is the page's nav
+    # title, its first heading stays its title)
+    assert "mix.exs (titles and order of 4 pages)" in summary["navigation"]
+    # ExDoc's flat links: `contexts.html` and `contexts.md` from other folders, an auto-link
+    # to a callback and to a heading of its doc, a module page's moduledoc heading
+    refs = summary["references"]
+    assert refs["found"] == 5 and refs["resolved"] == 5, refs
+
+
+@FUZZ
+@given(
+    st.lists(
+        st.sampled_from(
+            [
+                "extras:",
+                " extras()",
+                "defp extras do",
+                "[",
+                "]",
+                '"a.md"',
+                ",",
+                "{",
+                "}",
+                "title:",
+                '"T"',
+                "url:",
+                '"x\\"',
+                ":",
+                "\n",
+                "end",
+            ]
+        )
+        | st.text(max_size=12),
+        max_size=50,
+    ),
+    st.text(max_size=40),
+)
+def test_any_mix_file_and_link_read_without_error(parts: list[str], href: str) -> None:
+    found = exdoc_site.extras("".join(parts))
+    assert all(isinstance(p, str) and isinstance(t, str) for p, t in found)
+    for h in (href, f"`{href}`"):
+        auto = exdoc_links.autolink(h)
+        assert auto is None or all(isinstance(x, str) for x in auto)
+        assert isinstance(exdoc_links.flat_name(h), str)

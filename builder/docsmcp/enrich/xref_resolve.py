@@ -8,6 +8,7 @@ import posixpath
 from collections.abc import Iterable, Iterator, Sequence
 from urllib.parse import unquote
 
+from docsmcp.enrich.exdoc_links import autolink, flat_name
 from docsmcp.enrich.roles import ORDER_PREFIX
 from docsmcp.enrich.section_ids import GRAMMAR_ANCHOR_PREFIX, RULE_ANCHOR_PREFIXES
 from docsmcp.enrich.xref import (
@@ -68,6 +69,13 @@ class _Resolver:
         # a path without its segments' ordering prefixes (Nuxt's `1.getting-started/
         # 02.installation.md` is the route `getting-started/installation`) -> file
         self.by_route: dict[str, int] = {}
+        # ExDoc's flat names (exdoc_links.py): a page's file name, a module's name -> file;
+        # None where two pages share one. Filled only where an Elixir module page is built.
+        self.flat: dict[str, int | None] = {}
+        if any(f.modules for f in files):
+            for k, f in enumerate(files):
+                for key in (flat_name(f.path), *(flat_name(m) for m in f.modules)):
+                    self.flat[key] = None if key in self.flat and self.flat[key] != k else k
         for k, f in enumerate(files):
             for route in f.routes:
                 self.routes.setdefault(route, k)
@@ -160,6 +168,14 @@ class _Resolver:
             return IGNORED  # a template value (`{{ site.repository }}/issues/7`), no page
         if href.startswith("@/"):
             href = href[1:]  # Zola's internal link: a path from the content folder
+        # `Ecto.Repo.insert/2` (the markdown reader writes its backticks as %60)
+        if self.flat and (auto := autolink(unquote(href) if "%60" in href else href)):
+            k = self.flat.get(auto[0]) if auto[0] else None
+            return (
+                self._anchor(source if not auto[0] else self.files[k], auto[1])
+                if (k is not None or not auto[0])
+                else None
+            )
         path, _, anchor = href.partition("#")
         path = path.partition("?")[0]
         # (unquote only where there is something to unquote: two calls a link were ~10 % here)
@@ -175,6 +191,8 @@ class _Resolver:
                 row = self.rst_anchors.get(_norm(anchor))
             return row
         target = self._resolve_path(path, source)
+        if target is None and self.flat and "/" not in path:  # ExDoc's `installation.html`
+            target = self.flat.get(flat_name(path))
         if target is None:
             if "/" not in path and not anchor:
                 # mdBook-spec: a bare rule id or grammar production as link destination

@@ -21,7 +21,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from docsmcp.sources import antora, quarto
+from docsmcp.sources import antora, exdoc_site, quarto
 from docsmcp.sources.jsliteral import exported_literal
 from docsmcp.sources.site_config import mkdocs_configs, read_json, read_text, read_yaml
 
@@ -485,6 +485,10 @@ def read_nav(docs_dir: Path, roots: Sequence[Path], paths: Sequence[str]) -> Nav
         if is_sidebar(read_text(docs_dir / name)):
             take(docs_dir / name, lambda f=docs_dir / name: _summary(f))
     take(docs_dir / "meta.json", lambda f=docs_dir / "meta.json": _fumadocs(f))
+    mix_project = exdoc_site.project(docs_dir)
+    if mix_project is not None:  # an ExDoc project's `extras`, in mix.exs
+        mix = mix_project / exdoc_site.MIX_FILE
+        take(mix, lambda f=mix: exdoc_site.nav_entries(f, read_text(f)))
     folders = _page_folders(docs_dir, paths)
     for root in _nextra_roots(folders):
         meta = next(root / n for n in (*NEXTRA_GLOBAL, *NEXTRA_META) if (root / n).is_file())

@@ -362,7 +362,13 @@ def elixir_to_markdown(path: str, text: str) -> ElixirPage:
         start = len(out)
         out.append((mod.line, f"# {mod.name}"))
         out.append((mod.line, ""))
-        out += _shift(mod.doc or [], 0)
+        fenced = False
+        for n, line in mod.doc or []:
+            fenced = fenced != bool(_FENCE.match(line))
+            heading = None if fenced else _HEADING.match(line)
+            if heading is not None:  # ExDoc's id of a moduledoc heading: `module-<its slug>`
+                anchors.append((len(out), "module-" + line[heading.end() :].strip()))
+            out.append((n, line))
         found.append((mod, None, start, len(out) - 1))
         for group, title in _SECTIONS:
             entries = [e for e in mod.entries if e.group == group]
@@ -379,7 +385,14 @@ def elixir_to_markdown(path: str, text: str) -> ElixirPage:
                 out += [(e.line, f"{fence}elixir"), (e.line, signature), (e.line, fence)]
                 if e.doc:
                     out.append((e.line, ""))
-                    out += _shift(e.doc, 2)
+                    fenced = False
+                    for n, line in _shift(e.doc, 2):
+                        fenced = fenced != bool(_FENCE.match(line))
+                        heading = None if fenced else _HEADING.match(line)
+                        if heading is not None:  # ExDoc's id: `c:insert/2-upserts`
+                            title = line[heading.end() :].strip()
+                            anchors.append((len(out), f"{_PREFIX[group]}{e.key}-{title}"))
+                        out.append((n, line))
                 found.append((mod, e, first, len(out) - 1))
     if not out:
         return ElixirPage("", None, (), (), ())
