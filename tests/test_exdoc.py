@@ -12,6 +12,7 @@ from conftest import FUZZ, build_bundle, run_docsmcp
 from docsmcp.enrich import exdoc_links
 from docsmcp.sources import exdoc_site
 from docsmcp.sources.formats.exdoc import elixir_to_markdown
+from docsmcp.sources.formats.exdoc_admonitions import admonition_line
 from docsmcp_runtime.bundle.reader import open_bundle
 from hypothesis import given
 from hypothesis import strategies as st
@@ -356,3 +357,21 @@ def test_any_mix_file_and_link_read_without_error(parts: list[str], href: str) -
         auto = exdoc_links.autolink(h)
         assert auto is None or all(isinstance(x, str) for x in auto)
         assert isinstance(exdoc_links.flat_name(h), str)
+        label = admonition_line(f"> #### {h} {{: .info}}")
+        assert label is None or label.startswith("> Info: ")
+
+
+def test_an_admonition_reads_as_its_label(tmp_path: Path) -> None:
+    """hexdocs draws `> #### Title {: .info}` as a box titled by it: `> Info: Title`."""
+    docs = tmp_path / "guides"
+    docs.mkdir()
+    (docs / "routing.md").write_text(
+        "# Routing\n\n> ### Requirement {: .tip}\n>\n> Read the request life-cycle guide.\n\n"
+        "Routers match requests.\n\n> #### Why the macros? {: .info}\n>\n> They compile.\n\n"
+        "> #### Mind the order {: .warning}\n>\n> First match wins.\n"
+    )
+    b = open_bundle(build_bundle(docs, tmp_path / "idx"))
+    text = "\n".join(b.text(r) for r in range(b.n_chunks))
+    assert "> Tip: Requirement" in text and "> Info: Why the macros?" in text
+    assert "> Warning: Mind the order" in text
+    assert "{:" not in text and "####" not in text
