@@ -91,6 +91,14 @@ REPO_EX = '''defmodule MyLib.Repo do
     @doc "Casts a binary UUID."
     def cast(<<a1, a2, a3, a4>>), do: {:ok, <<a1, a2, a3, a4>>}
     def cast(_other), do: :error
+
+    @doc "Compares two ids (an operator, as Ecto.Query.API's)."
+    def left == right, do: left === right
+
+    @doc "Negates, its argument written without parentheses."
+    def not value, do: !value
+
+    def unquote(:generated)(x), do: x
   end
 
   defmodule Hidden do
@@ -153,7 +161,10 @@ def test_a_module_reads_as_its_exdoc_page() -> None:
         "MyLib.Repo.escape/2",
         "MyLib.Repo.Id",
         "MyLib.Repo.Id.cast/1",
+        "MyLib.Repo.Id.==/2",
+        "MyLib.Repo.Id.not/1",
     ]
+    assert page.api[-2].signature == "left == right" and "unquote" not in text
     insert = page.api[2]
     assert insert.signature.startswith("@callback insert(struct_or_changeset :: MyLib.Schema.t(),")
     assert insert.returns == "{:ok, MyLib.Schema.t()} | {:error, term}"

@@ -47,6 +47,8 @@ _ATTR = re.compile(r"^(\s*)@(moduledoc|doc|typedoc)\s+(.*)$")
 _HEREDOC_OPEN = re.compile(r'^(~[sS])?("""|\'\'\')\s*$')
 _STRING = re.compile(r'^(~[sS])?"((?:[^"\\]|\\.)*)"\s*$')
 _DEF = re.compile(r"^(\s*)(def|defmacro|defguard|defdelegate)\s+([a-z_][\w]*[?!]?)(.*)$")
+# `def left == right` (Ecto.Query.API's operators): ExDoc's `==/2`, shown as written
+_OPERATOR = re.compile(r"^\s+([a-z_]\w*)\s+([^\w\s(),\[\]{}\"']+|in|and|or)\s+([a-z_]\w*)\b")
 _PRIVATE_DEF = re.compile(r"^\s*(defp|defmacrop|defguardp)\b")
 _SPEC = re.compile(r"^(\s*)@(callback|macrocallback|type|opaque|spec)\s+([a-z_][\w]*[?!]?)(.*)$")
 _PRIVATE_TYPE = re.compile(r"^\s*@typep\b")
@@ -272,6 +274,18 @@ def _parse(text: str) -> list[_Module]:
         kind, name, rest = m.group(2), m.group(3), m.group(4)
         first = i
         call, end, tail = _call(lines, i, rest)
+        if name == "unquote":  # a name computed at compile time: no page entry to show
+            i = end + 1
+            has_pending = False
+            continue
+        operator = _OPERATOR.match(f" {name}{rest}") if kind in ("def", "defmacro") else None
+        if operator is not None and not call:
+            name = operator.group(2)
+            call = f"({operator.group(1)}, {operator.group(3)})"
+        elif not call and kind in ("def", "defmacro", "defguard") and rest[:1] in (" ", "\t"):
+            # arguments without parentheses, `def not value, do: ...`
+            args = re.split(r",\s*do:|\s+do\s*$|\s+when\s", rest.strip(), maxsplit=1)[0]
+            call = f"({args.strip()})" if args.strip() and args.strip() != "do" else ""
         if kind not in ("def", "defmacro", "defguard", "defdelegate"):
             tail, end = _type_tail(lines, end, tail, mod.indent + 2)
         arity = len(_arguments(call)) if call else 0
@@ -292,7 +306,9 @@ def _parse(text: str) -> list[_Module]:
         mod.seen.add(key)
         if (used and doc is None) or name.startswith("_") or len(mod.entries) >= MAX_ENTRIES:
             continue
-        if group == "function":
+        if operator is not None and group == "function":
+            signature = " ".join(operator.groups())
+        elif group == "function":
             signature = f"{name}{call}"
         else:
             signature = f"@{kind} {name}{call}{' ' + tail.strip() if tail.strip() else ''}"
