@@ -311,6 +311,12 @@ def test_mix_exs_extras_are_the_published_pages_in_order() -> None:
     inline = 'def project, do: [docs: [extras: ["README.md", {"CHANGELOG.md", [title: "Log"]}]]]'
     assert exdoc_site.extras(inline) == [("README.md", ""), ("CHANGELOG.md", "Log")]
     assert exdoc_site.extras("defmodule X do\nend\n") == []
+    # what is left out: a top file anchored (a `README.md` glob would take every folder's),
+    # a top folder of no published page as one glob
+    paths = ["README.md", "guides/README.md", "guides/data/contexts.md", "lib/my_lib.ex"]
+    paths += ["installer/README.md", "installer/lib/phx_new.ex", "guides/notes.md"]
+    mix = MIX_EXS.replace('"guides/auth/gen_auth.md",', '"guides/README.md",')
+    assert exdoc_site.unpublished(mix, paths) == ("/README.md", "installer/**", "guides/notes.md")
 
 
 def test_an_exdoc_project_publishes_its_extras_and_modules(tmp_path: Path) -> None:

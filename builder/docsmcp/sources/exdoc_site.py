@@ -126,11 +126,24 @@ def nav_entries(mix_file: Path, text: str) -> Iterator[tuple[Path, str]]:
 
 
 def unpublished(text: str, paths: Sequence[str]) -> tuple[str, ...]:
-    """The pages of a docs folder that is the mix project which ExDoc does not publish: not an
-    extra and not under `lib/` (a module page); () when no extra is read."""
+    """Globs of the pages of a docs folder that is the mix project which ExDoc does not
+    publish: not an extra and not under `lib/` (a module page); () when no extra is read. A
+    top folder holding no published page is one glob (`installer/**`); a file at the top is
+    anchored (`/README.md`: a glob without `/` matches at any depth)."""
     named = {path.removeprefix("./") for path, _ in extras(text)}
     if not named or not named & set(paths):
         return ()
-    return tuple(
-        p for p in paths if p not in named and not p.startswith("lib/") and not _GLOB.search(p)
-    )
+    left = [p for p in paths if p not in named and not p.startswith("lib/")]
+    published_tops = {p.partition("/")[0] for p in paths if p not in left and "/" in p}
+    out: list[str] = []
+    for p in left:
+        top, slash, _ = p.partition("/")
+        if not slash:
+            glob = f"/{p}"
+        elif top not in published_tops:
+            glob = f"{top}/**"
+        else:
+            glob = p
+        if not _GLOB.search(glob.removesuffix("/**")) and glob not in out:
+            out.append(glob)
+    return tuple(out)
