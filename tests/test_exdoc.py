@@ -28,7 +28,9 @@ REPO_EX = '''defmodule MyLib.Repo do
 
   ## Shared options
 
-    * `:timeout` - the time in milliseconds
+    * `:timeout` - the time in milliseconds,
+
+      or `:infinity`
   """
 
   @type t :: module
@@ -148,6 +150,9 @@ def test_a_module_reads_as_its_exdoc_page() -> None:
     assert "## Callbacks" in text and "### insert/2" in text
     assert "## Functions" in text and "### escape/2" in text
     # its doc's own headings sit under the entry; `\\d` is one backslash in the page
+    # indented code reads as the Elixir ExDoc highlights; a list item's text stays text
+    assert "```elixir\ncase MyRepo.insert(%Post{" in text
+    assert "\n    or `:infinity`" in text
     assert "#### Options" in text and "Returns the path matching `\\d+`." in text
     # what ExDoc hides: `@doc false`, defp, a `quote`'s defs, a `@moduledoc false` module
     for hidden in ("internal", "do_escape", "Never shown", "MyLib.Repo.Hidden", "__using__"):

@@ -54,7 +54,7 @@ _SPEC = re.compile(r"^(\s*)@(callback|macrocallback|type|opaque|spec)\s+([a-z_][
 _PRIVATE_TYPE = re.compile(r"^\s*@typep\b")
 _HEADING = re.compile(r"^(#{1,6})(\s)")
 _FENCE = re.compile(r"^\s*(```|~~~)")
-_LIST_ITEM = re.compile(r"^(?:[*+-]|[0-9]+[.)])\s")
+_LIST_ITEM = re.compile(r"^ {0,3}(?:[*+-]|[0-9]+[.)])\s")
 _FENCE_INFO = re.compile(r"^\s*(?:```|~~~)\s*([\w+-]*)")
 
 _GROUPS = {"callback": "callback", "macrocallback": "callback", "type": "type", "opaque": "type"}
@@ -332,36 +332,63 @@ def _description(doc: list[tuple[int, str]]) -> str:
     return truncate(" ".join(" ".join(words).split()), MAX_DESCRIPTION_CHARS)
 
 
+def _fenced(doc: list[tuple[int, str]]) -> list[tuple[int, str]]:
+    """Doc lines with each indented code block (after a blank line, outside a list) as a
+    fenced `elixir` block: ExDoc highlights indented code as Elixir, and a fence gives the
+    bundle's code its language (`get_code_examples(language="elixir")`)."""
+    out: list[tuple[int, str]] = []
+    block: list[tuple[int, str]] = []
+    previous, in_list, fenced = "", False, False
+
+    def close() -> None:
+        trailing: list[tuple[int, str]] = []
+        while block and not block[-1][1].strip():
+            trailing.insert(0, block.pop())
+        lines = [text[4:] for _, text in block]
+        fence = fence_for(lines)
+        out.append((block[0][0], f"{fence}elixir"))
+        out.extend((n, text) for (n, _), text in zip(block, lines, strict=True))
+        out.append((block[-1][0], fence))
+        out.extend(trailing)
+        block.clear()
+
+    for n, text in doc:
+        if block:
+            if text.startswith("    ") or not text.strip():
+                block.append((n, text))
+                continue
+            close()
+            previous = ""
+        if _FENCE.match(text):
+            fenced = not fenced
+        elif not fenced and text.startswith("    ") and not previous.strip() and not in_list:
+            block.append((n, text))
+            continue
+        if _LIST_ITEM.match(text):
+            in_list = True
+        elif text.strip() and not text.startswith(" "):
+            in_list = False
+        out.append((n, text))
+        previous = text
+    if block:
+        close()
+    return out
+
+
 def _examples(doc: list[tuple[int, str]]) -> tuple[Example, ...]:
-    """The doc's code: fenced blocks and the indented `iex>` sessions ExDoc shows as code (an
-    indented block that is no session may be a list item's text)."""
+    """The doc's code blocks (its indented ones fenced first: `_fenced`)."""
     out: list[Example] = []
     block: list[str] = []
     fenced: str | None = None
-    previous, in_list = "", False
-    for _, text in [*doc, (0, "")]:
-        if fenced is not None:
-            if _FENCE.match(text):
-                out.append(Example(fenced or "elixir", "\n".join(block)))
-                block, fenced = [], None
-            else:
-                block.append(text)
-            continue
-        m = _FENCE_INFO.match(text)
-        if m:
-            fenced = m.group(1)
-        elif block and (text.startswith("    ") or not text.strip()):
-            block.append(text[4:])
-        elif block:
-            out.append(Example("elixir", "\n".join(block).strip("\n")))
-            block = []
-        elif text.startswith("    ") and not previous.strip() and not in_list:
-            block.append(text[4:])  # indented code, as markdown reads it outside a list
-        if text.strip() and not text.startswith(" "):
-            in_list = _LIST_ITEM.match(text) is not None
-        previous = text
-    if block:
-        out.append(Example("elixir", "\n".join(block).strip("\n")))
+    for _, text in _fenced(doc):
+        if fenced is None:
+            if m := _FENCE_INFO.match(text):
+                fenced = m.group(1)
+        elif _FENCE.match(text):
+            out.append(Example(fenced or "elixir", "\n".join(block)))
+            block, fenced = [], None
+        else:
+            block.append(text)
     return tuple(
         Example(e.language, truncate(e.code, MAX_EXAMPLE_CHARS)) for e in out if e.code.strip()
     )[:MAX_EXAMPLES]
@@ -379,7 +406,7 @@ def elixir_to_markdown(path: str, text: str) -> ElixirPage:
         out.append((mod.line, f"# {mod.name}"))
         out.append((mod.line, ""))
         fenced = False
-        for n, line in mod.doc or []:
+        for n, line in _fenced(mod.doc or []):
             fenced = fenced != bool(_FENCE.match(line))
             heading = None if fenced else _HEADING.match(line)
             if heading is not None:  # ExDoc's id of a moduledoc heading: `module-<its slug>`
@@ -402,7 +429,7 @@ def elixir_to_markdown(path: str, text: str) -> ElixirPage:
                 if e.doc:
                     out.append((e.line, ""))
                     fenced = False
-                    for n, line in _shift(e.doc, 2):
+                    for n, line in _shift(_fenced(e.doc), 2):
                         fenced = fenced != bool(_FENCE.match(line))
                         heading = None if fenced else _HEADING.match(line)
                         if heading is not None:  # ExDoc's id: `c:insert/2-upserts`
