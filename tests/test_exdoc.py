@@ -13,6 +13,7 @@ from docsmcp.enrich import exdoc_links
 from docsmcp.sources import exdoc_site
 from docsmcp.sources.formats.exdoc import elixir_to_markdown
 from docsmcp.sources.formats.exdoc_admonitions import admonition_line
+from docsmcp.sources.site_config import CorpusName, corpus_name
 from docsmcp_runtime.bundle.reader import open_bundle
 from hypothesis import given
 from hypothesis import strategies as st
@@ -262,7 +263,11 @@ MIX_EXS = """defmodule MyLib.MixProject do
   use Mix.Project
 
   def project do
-    [app: :my_lib, version: "1.0.0", docs: docs()]
+    [
+      app: :my_lib,
+      name: "MyLib",
+      docs: docs()
+    ]
   end
 
   defp docs do
@@ -338,6 +343,8 @@ def test_an_exdoc_project_publishes_its_extras_and_modules(tmp_path: Path) -> No
     # the extras title and order the guides (as a mkdocs nav: the title is the page's nav
     # title, its first heading stays its title)
     assert "mix.exs (titles and order of 4 pages)" in summary["navigation"]
+    # a build of its `guides/` folder is named by the project, not "guides"
+    assert corpus_name(root / "guides") == CorpusName("mylib", "MyLib", "mix.exs name")
     # ExDoc's flat links: `contexts.html` and `contexts.md` from other folders, an auto-link
     # to a callback and to a heading of its doc, a module page's moduledoc heading
     refs = summary["references"]
