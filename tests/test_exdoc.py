@@ -37,7 +37,8 @@ REPO_EX = '''defmodule MyLib.Repo do
   @type t :: module
 
   @doc """
-  Inserts a struct or a changeset.
+  Inserts a struct or a changeset, as `c:update/2` updates one (`t:MyLib.Schema.t/0`).
+  See [the options](`c:insert/2#options`).
 
   ## Options
 
@@ -154,6 +155,9 @@ def test_a_module_reads_as_its_exdoc_page() -> None:
     # indented code reads as the Elixir ExDoc highlights; a list item's text stays text
     assert "```elixir\ncase MyRepo.insert(%Post{" in text
     assert "\n    or `:infinity`" in text
+    # an auto-link's kind prefix is not shown, as ExDoc shows it; a link target keeps it
+    assert "as `update/2` updates one (`MyLib.Schema.t/0`)" in text
+    assert "[the options](`c:insert/2#options`)" in text
     assert "#### Options" in text and "Returns the path matching `\\d+`." in text
     # what ExDoc hides: `@doc false`, defp, a `quote`'s defs, a `@moduledoc false` module
     for hidden in ("internal", "do_escape", "Never shown", "MyLib.Repo.Hidden", "__using__"):
@@ -348,7 +352,7 @@ def test_an_exdoc_project_publishes_its_extras_and_modules(tmp_path: Path) -> No
     # ExDoc's flat links: `contexts.html` and `contexts.md` from other folders, an auto-link
     # to a callback and to a heading of its doc, a module page's moduledoc heading
     refs = summary["references"]
-    assert refs["found"] == 5 and refs["resolved"] == 5, refs
+    assert refs["found"] == 6 and refs["resolved"] == 6, refs  # (one in the module's doc)
 
 
 @FUZZ

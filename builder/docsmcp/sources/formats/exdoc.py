@@ -58,6 +58,9 @@ _LIST_ITEM = re.compile(r"^ {0,3}(?:[*+-]|[0-9]+[.)])\s")
 _FENCE_INFO = re.compile(r"^\s*(?:```|~~~)\s*([\w+-]*)")
 
 _GROUPS = {"callback": "callback", "macrocallback": "callback", "type": "type", "opaque": "type"}
+# An auto-link's kind prefix in a code span (`` `c:Ecto.Repo.insert/2` ``, `` `t:t/0` ``,
+# `` `m:Ecto.Query` ``): ExDoc shows the span without it; a link target keeps it (xref reads it).
+_PREFIXED = re.compile(r"(?<!\]\()`[mtc]:([A-Za-z_][^`\s]*)`")
 _SECTIONS = (("type", "Types"), ("callback", "Callbacks"), ("function", "Functions"))
 _PREFIX = {"type": "t:", "callback": "c:", "function": ""}
 
@@ -316,6 +319,10 @@ def _parse(text: str) -> list[_Module]:
     return [mod for mod in modules if not mod.hidden and mod.doc is not None]
 
 
+def _unprefixed(line: str) -> str:
+    return _PREFIXED.sub(r"`\1`", line) if ":" in line else line
+
+
 def _description(doc: list[tuple[int, str]]) -> str:
     """The doc's first paragraph, on one line."""
     words: list[str] = []
@@ -329,7 +336,7 @@ def _description(doc: list[tuple[int, str]]) -> str:
                 break
             continue
         words.append(text.strip().lstrip(">").strip())
-    return truncate(" ".join(" ".join(words).split()), MAX_DESCRIPTION_CHARS)
+    return truncate(_unprefixed(" ".join(" ".join(words).split())), MAX_DESCRIPTION_CHARS)
 
 
 def _fenced(doc: list[tuple[int, str]]) -> list[tuple[int, str]]:
@@ -411,7 +418,7 @@ def elixir_to_markdown(path: str, text: str) -> ElixirPage:
             heading = None if fenced else _HEADING.match(line)
             if heading is not None:  # ExDoc's id of a moduledoc heading: `module-<its slug>`
                 anchors.append((len(out), "module-" + line[heading.end() :].strip()))
-            out.append((n, line))
+            out.append((n, line if fenced else _unprefixed(line)))
         found.append((mod, None, start, len(out) - 1))
         for group, title in _SECTIONS:
             entries = [e for e in mod.entries if e.group == group]
@@ -435,7 +442,7 @@ def elixir_to_markdown(path: str, text: str) -> ElixirPage:
                         if heading is not None:  # ExDoc's id: `c:insert/2-upserts`
                             title = line[heading.end() :].strip()
                             anchors.append((len(out), f"{_PREFIX[group]}{e.key}-{title}"))
-                        out.append((n, line))
+                        out.append((n, line if fenced else _unprefixed(line)))
                 found.append((mod, e, first, len(out) - 1))
     if not out:
         return ElixirPage("", None, (), (), ())
