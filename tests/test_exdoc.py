@@ -408,3 +408,13 @@ def test_an_admonition_reads_as_its_label(tmp_path: Path) -> None:
     assert "> Tip: Requirement" in text and "> Info: Why the macros?" in text
     assert "> Warning: Mind the order" in text
     assert "{:" not in text and "####" not in text
+
+
+def test_a_guides_build_names_the_project_to_build(tmp_path: Path) -> None:
+    """Built alone, an ExDoc project's guides/ lack the module pages: the summary says where
+    they are and what to build (adding --source-root would read mix.exs, not lib/)."""
+    root = _project(tmp_path / "proj")
+    built = run_docsmcp("build", "--docs-dir", root / "guides", "--out", tmp_path / "idx")
+    assert f"lib/ holds the API reference hexdocs shows: build the project, --docs-dir {root}" in (
+        built.stdout + built.stderr
+    )

@@ -530,6 +530,12 @@ def summary_line(nav: Nav, docs_dir: Path) -> str | None:
         return f"navigation: {files} (titles and order of {pages})"
     if nav.outside:
         found = nav.outside[0]
+        if found.name == exdoc_site.MIX_FILE and (found.parent / "lib").is_dir():
+            # an ExDoc project's guides: its module pages (the API reference) are in lib/
+            return (
+                f"navigation: {found} would title and order the pages, and its lib/ holds "
+                f"the API reference hexdocs shows: build the project, --docs-dir {found.parent}"
+            )
         return (
             f"navigation: {found} would title and order the pages; it is outside the source "
             f"roots: add --source-root {found.parent}"
