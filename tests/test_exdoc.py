@@ -418,3 +418,20 @@ def test_a_guides_build_names_the_project_to_build(tmp_path: Path) -> None:
     assert f"lib/ holds the API reference hexdocs shows: build the project, --docs-dir {root}" in (
         built.stdout + built.stderr
     )
+
+
+def test_a_mix_task_page_is_titled_by_its_command() -> None:
+    """hexdocs titles `Mix.Tasks.Phx.Gen.Auth` `mix phx.gen.auth`, the command users type;
+    the registry keeps the module's name (what links and auto-links name)."""
+    task = (
+        "defmodule Mix.Tasks.MyLib.Gen.Repo do\n"
+        '  @shortdoc "Generates a new repository"\n\n'
+        '  @moduledoc """\n  Generates a new repository.\n\n      $ mix my_lib.gen.repo -r Repo\n'
+        '  """\n  use Mix.Task\n\n  @impl true\n  def run(args), do: args\nend\n'
+    )
+    page = elixir_to_markdown("lib/mix/tasks/my_lib.gen.repo.ex", task)
+    assert page.text.startswith("# mix my_lib.gen.repo\n\nGenerates a new repository.")
+    assert [e.name for e in page.api] == [
+        "Mix.Tasks.MyLib.Gen.Repo",
+        "Mix.Tasks.MyLib.Gen.Repo.run/1",
+    ]

@@ -319,6 +319,15 @@ def _parse(text: str) -> list[_Module]:
     return [mod for mod in modules if not mod.hidden and mod.doc is not None]
 
 
+def _title(module: str) -> str:
+    """A module page's title as ExDoc gives it: the module, or a Mix task's command
+    (`Mix.Tasks.Phx.Gen.Auth` is `mix phx.gen.auth`, the name users type)."""
+    if not module.startswith("Mix.Tasks.") or module == "Mix.Tasks.":
+        return module
+    parts = module.removeprefix("Mix.Tasks.").split(".")
+    return "mix " + ".".join(re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", p).lower() for p in parts)
+
+
 def _unprefixed(line: str) -> str:
     return _PREFIXED.sub(r"`\1`", line) if ":" in line else line
 
@@ -410,7 +419,7 @@ def elixir_to_markdown(path: str, text: str) -> ElixirPage:
         if out:
             out.append((mod.line, ""))
         start = len(out)
-        out.append((mod.line, f"# {mod.name}"))
+        out.append((mod.line, f"# {_title(mod.name)}"))
         out.append((mod.line, ""))
         fenced = False
         for n, line in _fenced(mod.doc or []):
