@@ -435,3 +435,45 @@ def test_a_mix_task_page_is_titled_by_its_command() -> None:
         "Mix.Tasks.MyLib.Gen.Repo",
         "Mix.Tasks.MyLib.Gen.Repo.run/1",
     ]
+
+
+UID_EX = '''defmodule MyLib.UID do
+  @moduledoc """
+  A type for unique id strings.
+
+  ## Autogeneration
+
+  Use it for the key of a schema:
+
+      @primary_key {:id, MyLib.UID, autogenerate: [version: 7]}
+  """
+
+  @type t :: <<_::288>>
+
+  @doc """
+  Casts a string or a binary to a unique id.
+
+  See `MyLib.UID.load/1` for raw ids.
+
+  ## Examples
+
+      iex> MyLib.UID.cast("601d74e4-a8d3-4b6e-8365-eddb4c893327")
+      {:ok, "601d74e4-a8d3-4b6e-8365-eddb4c893327"}
+  """
+  def cast(value), do: {:ok, value}
+
+  @doc "Loads a raw id."
+  def load(raw), do: {:ok, raw}
+end
+'''
+
+
+def test_a_module_heading_is_its_entry_not_a_second_one(tmp_path: Path) -> None:
+    """The page's `# MyLib.UID`, with examples calling `MyLib.UID.cast(...)` below it, is what
+    the heading reader takes for an API entry; it is the module's own entry (Ecto.UUID and
+    Ecto.ParameterizedType were registered twice)."""
+    (tmp_path / "proj" / "lib").mkdir(parents=True)
+    (tmp_path / "proj" / "lib" / "uid.ex").write_text(UID_EX)
+    out = build_bundle(tmp_path / "proj", tmp_path / "idx")
+    names = pq.read_table(out / "api.parquet").column("name").to_pylist()
+    assert names == ["MyLib.UID", "MyLib.UID.t/0", "MyLib.UID.cast/1", "MyLib.UID.load/1"]
