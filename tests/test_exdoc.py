@@ -278,7 +278,11 @@ MIX_EXS = """defmodule MyLib.MixProject do
     [
       main: "overview",
       extras: extras(),
-      groups_for_extras: [Introduction: ~r/guides\\/introduction\\/.?/]
+      groups_for_extras: [
+        Introduction: ~r/guides\\/introduction\\/.?/,
+        "Data and Auth": ["guides/data/contexts.md", "guides/auth/gen_auth.md"],
+        Cheatsheets: ~r/cheatsheets\\/.?/
+      ]
     ]
   end
 
@@ -325,6 +329,9 @@ def test_mix_exs_extras_are_the_published_pages_in_order() -> None:
     inline = 'def project, do: [docs: [extras: ["README.md", {"CHANGELOG.md", [title: "Log"]}]]]'
     assert exdoc_site.extras(inline) == [("README.md", ""), ("CHANGELOG.md", "Log")]
     assert exdoc_site.extras("defmodule X do\nend\n") == []
+    # each extra's nav title: its `title:`, else its group's label (page-level evidence)
+    titles = [t for _, t in exdoc_site.nav_entries(Path("/p/mix.exs"), MIX_EXS)]
+    assert titles == ["Introduction", "Contexts in depth", "Data and Auth", "Cheatsheets"]
     # what is left out: a top file anchored (a `README.md` glob would take every folder's),
     # a top folder of no published page as one glob
     paths = ["README.md", "guides/README.md", "guides/data/contexts.md", "lib/my_lib.ex"]

@@ -14,14 +14,17 @@ So, in a docs folder that is the mix project:
 
 from __future__ import annotations
 
+import fnmatch
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 
 MIX_FILE = "mix.exs"
 # A page ExDoc reads as an extra (`.livemd`, `.txt` extras are no pages here).
 _PAGE = re.compile(r"\.(?:md|cheatmd|markdown)$", re.IGNORECASE)
 _KEY = re.compile(r"\bextras:\s*")
+_GROUPS_KEY = re.compile(r"\bgroups_for_extras:\s*")
+MAX_PATTERN = 1000  # characters of a group's regex compiled
 # `defp extras do` / `def extras() do`
 _DEF = r"\bdefp?\s+{name}\s*(?:\(\s*\))?\s*do\b"
 _STRING = re.compile(r'"((?:[^"\\\n]|\\.)*)"')
@@ -56,9 +59,10 @@ def _list_at(text: str, start: int) -> str | None:
     return None
 
 
-def _extras_list(text: str) -> str | None:
-    """The text of the `extras` list, from `docs:` or from the function it names."""
-    m = _KEY.search(text)
+def _extras_list(text: str, key: re.Pattern[str] = _KEY) -> str | None:
+    """The text of the `extras` list (or another `key:`'s), from `docs:` or from the function
+    it names."""
+    m = key.search(text)
     if m is None:
         return None
     rest = text[m.end() :]
@@ -74,8 +78,8 @@ def _extras_list(text: str) -> str | None:
     return _list_at(text, opening) if opening >= 0 else None
 
 
-def _entries(listed: str) -> Iterator[tuple[str, str]]:
-    """(path, title or "") of each entry of the list, at its top level."""
+def _items(listed: str) -> list[str]:
+    """The top-level items of a bracketed list's text."""
     inner = listed[1:-1]
     depth, quoted, cur = 0, False, ""
     items: list[str] = []
@@ -94,12 +98,55 @@ def _entries(listed: str) -> Iterator[tuple[str, str]]:
         else:
             cur += ch
     items.append(cur)
-    for item in items[:MAX_EXTRAS]:
+    return items
+
+
+def _entries(listed: str) -> Iterator[tuple[str, str]]:
+    """(path, title or "") of each entry of the list, at its top level."""
+    for item in _items(listed)[:MAX_EXTRAS]:
         m = _STRING.search(item)
         if m is None or _URL.search(item):
             continue
         title = _TITLE.search(item)
         yield m.group(1), title.group(1) if title else ""
+
+
+def _group_matcher(value: str) -> Callable[[str], bool] | None:
+    """What an entry of `groups_for_extras` matches: `~r/regex/` (searched anywhere in the
+    path, as Elixir's Regex.match? does: Ecto's cheat sheets group), a list of paths, or
+    `Path.wildcard("glob")`."""
+    value = value.strip()
+    if m := re.match(r"~r(?:/((?:[^/\\\n]|\\.)*)/|\{([^}\n]*)\}|\(([^)\n]*)\))", value):
+        source = next(g for g in m.groups() if g is not None).replace("\\/", "/")
+        try:
+            rx = re.compile(source[:MAX_PATTERN])
+        except re.error:
+            return None
+        return lambda path: rx.search(path) is not None
+    if value.startswith("["):
+        paths = {m.group(1) for m in _STRING.finditer(value)}
+        return lambda path: path in paths
+    if m := re.match(r'Path\.wildcard\(\s*"([^"\n]+)"\s*\)', value):
+        glob = m.group(1)
+        return lambda path: fnmatch.fnmatchcase(path, glob)
+    return None
+
+
+def groups(text: str) -> list[tuple[str, Callable[[str], bool]]]:
+    """(label, matcher) of each `groups_for_extras` entry, in order (ExDoc files a page under
+    the first that matches)."""
+    listed = _extras_list(text, _GROUPS_KEY)
+    if listed is None:
+        return []
+    out = []
+    for item in _items(listed)[:MAX_EXTRAS]:
+        m = re.match(r'\s*(?:"((?:[^"\\\n]|\\.)*)"|([A-Za-z_][\w?!]*)):\s*(.*)$', item, re.S)
+        if m is None:
+            continue
+        matcher = _group_matcher(m.group(3))
+        if matcher is not None:
+            out.append((m.group(1) or m.group(2), matcher))
+    return out
 
 
 def extras(text: str) -> list[tuple[str, str]]:
@@ -120,9 +167,13 @@ def project(docs_dir: Path) -> Path | None:
 
 
 def nav_entries(mix_file: Path, text: str) -> Iterator[tuple[Path, str]]:
-    """(page file, title) of each extra, for navfiles.read_nav."""
+    """(page file, title) of each extra, for navfiles.read_nav: its `title:`, else the label
+    of its `groups_for_extras` group (page-level evidence, as Fumadocs' and Mintlify's groups;
+    Phoenix's "Deployment", "Testing", "How-to's")."""
+    labelled = groups(text)
     for path, title in extras(text):
-        yield mix_file.parent / path, title
+        group = next((label for label, matches in labelled if matches(path)), "")
+        yield mix_file.parent / path, title or group
 
 
 def unpublished(text: str, paths: Sequence[str]) -> tuple[str, ...]:
