@@ -308,7 +308,8 @@ def _project(root: Path) -> Path:
         "guides/auth/gen_auth.md": (
             "# mix my_lib.gen.auth\n\nSee [contexts](contexts.md), the repository's"
             " [insert](`MyLib.Repo.insert/2`), [its options](`c:MyLib.Repo.insert/2#options`)"
-            " and [the module](MyLib.Repo.html#module-shared-options).\n"
+            " and [the module](MyLib.Repo.html#module-shared-options), [its options]"
+            "(`m:MyLib.Repo#module-shared-options`).\n"
         ),
         "CONTRIBUTING.md": "# Contributing\n\nOpen an issue first.\n",
         "installer/README.md": "# Installer\n\nThe installer's own package.\n",
@@ -359,7 +360,7 @@ def test_an_exdoc_project_publishes_its_extras_and_modules(tmp_path: Path) -> No
     # ExDoc's flat links: `contexts.html` and `contexts.md` from other folders, an auto-link
     # to a callback and to a heading of its doc, a module page's moduledoc heading
     refs = summary["references"]
-    assert refs["found"] == 6 and refs["resolved"] == 6, refs  # (one in the module's doc)
+    assert refs["found"] == 7 and refs["resolved"] == 7, refs  # (one in the module's doc)
 
 
 @FUZZ
@@ -484,3 +485,14 @@ def test_a_module_heading_is_its_entry_not_a_second_one(tmp_path: Path) -> None:
     out = build_bundle(tmp_path / "proj", tmp_path / "idx")
     names = pq.read_table(out / "api.parquet").column("name").to_pylist()
     assert names == ["MyLib.UID", "MyLib.UID.t/0", "MyLib.UID.cast/1", "MyLib.UID.load/1"]
+
+
+def test_an_auto_link_names_its_registry_entry() -> None:
+    """`c:GenServer.init/1`, `t:...`, `m:...` as written in docs find their entry: a module of
+    one segment left no tail to try (`c:genserver` and `init`)."""
+    from docsmcp_runtime.browse.apiref import method_key
+
+    assert method_key("c:GenServer.init/1") == method_key("GenServer.init") == "genserver.init"
+    assert method_key("m:Ecto.Query") == "ecto.query"
+    assert method_key("t:Ecto.Changeset.t/0") == "ecto.changeset.t"
+    assert method_key("toctree:maxdepth") == "toctree:maxdepth"  # (a Sphinx option stays)

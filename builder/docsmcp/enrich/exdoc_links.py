@@ -47,10 +47,10 @@ def autolink(href: str) -> tuple[str, str] | None:
     if m is None or not (m.group("module") or m.group("name")):
         return None
     module, name, kind = m.group("module") or "", m.group("name"), m.group("kind")
-    if name is None:
-        if kind not in (None, "m") or m.group("fragment"):
+    if name is None:  # a module, or a heading of its page (`m:GenServer#module-name-registration`)
+        if kind not in (None, "m") or not module:
             return None
-        return flat_name(module), ""
+        return flat_name(module), m.group("fragment") or ""
     prefix = f"{kind}:" if kind in ("t", "c") else ""
     anchor = f"{prefix}{name}/{m.group('arity')}"
     if m.group("fragment"):  # a heading of the function's doc: ExDoc's `insert/2-upserts`
