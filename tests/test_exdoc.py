@@ -496,3 +496,22 @@ def test_an_auto_link_names_its_registry_entry() -> None:
     assert method_key("m:Ecto.Query") == "ecto.query"
     assert method_key("t:Ecto.Changeset.t/0") == "ecto.changeset.t"
     assert method_key("toctree:maxdepth") == "toctree:maxdepth"  # (a Sphinx option stays)
+
+
+def test_a_local_auto_link_may_name_kernel(tmp_path: Path) -> None:
+    """Elixir's own pages link `` [`is_nil/1`](`is_nil/1`) `` from any module: not found in
+    the page's module, it is Kernel's (imported everywhere), as ExDoc resolves it."""
+    lib = tmp_path / "proj" / "lib"
+    lib.mkdir(parents=True)
+    (lib / "kernel.ex").write_text(
+        'defmodule Kernel do\n  @moduledoc "The default imports."\n\n'
+        '  @doc "Whether `term` is nil."\n  def is_nil(term), do: term == nil\nend\n'
+    )
+    (lib / "my_lib.ex").write_text(
+        'defmodule MyLib do\n  @moduledoc """\n  Checks with [`is_nil/1`](`is_nil/1`) first,\n'
+        '  then [`check/1`](`check/1`).\n  """\n\n  @doc "Checks."\n  def check(x), do: x\nend\n'
+    )
+    out = tmp_path / "idx"
+    built = run_docsmcp("build", "--docs-dir", tmp_path / "proj", "--out", out, "--json")
+    refs = json.loads(built.stdout)["references"]
+    assert refs["found"] == 2 and refs["resolved"] == 2, refs

@@ -170,12 +170,7 @@ class _Resolver:
             href = href[1:]  # Zola's internal link: a path from the content folder
         # `Ecto.Repo.insert/2` (the markdown reader writes its backticks as %60)
         if self.flat and (auto := autolink(unquote(href) if "%60" in href else href)):
-            k = self.flat.get(auto[0]) if auto[0] else None
-            return (
-                self._anchor(source if not auto[0] else self.files[k], auto[1])
-                if (k is not None or not auto[0])
-                else None
-            )
+            return self._autolink(*auto, source)
         path, _, anchor = href.partition("#")
         path = path.partition("?")[0]
         # (unquote only where there is something to unquote: two calls a link were ~10 % here)
@@ -206,6 +201,19 @@ class _Resolver:
                 return IGNORED  # a source file, image or PDF: not a page of the bundle
             return None
         return self._anchor(self.files[target], anchor)
+
+    def _autolink(self, module: str, anchor: str, source: FileRefs) -> int | None:
+        """The row an ExDoc auto-link names: `module`'s page (a flat name) at `anchor`; without
+        a module the linking page's own entry, else Kernel's or Kernel.SpecialForms' (imported
+        everywhere: Elixir's pages write `in/2`, `<<>>/1`), as ExDoc resolves them."""
+        if module:
+            k = self.flat.get(module)
+            return None if k is None else self._anchor(self.files[k], anchor)
+        row = self._anchor(source, anchor)
+        for imported in ("kernel", "kernel.specialforms"):
+            if row is None and anchor and (k := self.flat.get(imported)) is not None:
+                row = self._anchor(self.files[k], anchor)
+        return row
 
     def _resolve_path(self, path: str, source: FileRefs) -> int | None:
         if source.path != self._source:  # links come file by file
