@@ -144,6 +144,12 @@ def test_roles_from_frontmatter_and_structure() -> None:
     assert classify("src/pages/releases.mdx", None, {}, policy) == "reference"
     assert classify("CHANGES.md", None, {}, "# 1.2.0\n\n- Fixed.\n") == "changelog"
     assert classify("HISTORY.rst", None, {}, "Release History\n===============\n") == "changelog"
+    # ... or that it is about releases as a thing to build (Phoenix's `releases.md`)
+    deploy = "# Deploying with Releases\n\nPackage your app with `mix release`.\n"
+    assert classify("guides/deployment/releases.md", None, {}, deploy) == "guide"
+    listed = "# Project releases\n\n## v1.7.0\n\n- Fixed.\n"
+    assert classify("RELEASES.md", None, {}, listed) == "changelog"
+    assert classify("NEWS.md", None, {}, "# News\n\nWe moved.\n") == "changelog"
     # A reST page's title is the text over its first adornment line (NumPy's release notes).
     notes = ".. currentmodule:: numpy\n\n===========\nNumPy 1.19.0 Release Notes\n====\n\nText.\n"
     assert classify("release/numpy-1.19.rst", None, {}, notes) == "changelog"

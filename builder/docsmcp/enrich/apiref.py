@@ -461,7 +461,16 @@ def extract_api(parsed: ParsedFile, chunks: list[Chunk]) -> list[ApiEntry]:
     if described:
         locate = _chunk_locator(chunks)
         objects = [replace(e, chunk_id=locate(e.line_start, e.line_end)) for e in described]
-        return sorted([*_from_headings(parsed, chunks), *objects], key=lambda e: e.line_start)
+        # A heading that titles a described object (an Elixir module page's `# Ecto.UUID`)
+        # is that object, not a second entry.
+        names = {e.name for e in described}
+        starts = {e.line_start for e in described}
+        headed = [
+            e
+            for e in _from_headings(parsed, chunks)
+            if e.name not in names and e.line_start not in starts
+        ]
+        return sorted([*headed, *objects], key=lambda e: e.line_start)
     return _from_headings(parsed, chunks)
 
 

@@ -90,6 +90,22 @@ _CHANGE_WORDS = re.compile(
     r"\b|^\W*v?\d+(?:\.\d+)+",  # (or a version: `# 1.2.0` opens a CHANGES.md)
     re.I,
 )
+# A title's words besides the change words, and a heading naming a version (`## v1.7.0`).
+_OTHER_WORDS = re.compile(r"\b(?!(?:and|of|the|notes?|log|all|latest|recent)\b)[a-z]{3,}", re.I)
+_VERSION_HEADING = re.compile(r"(?m)^#{1,3}[ \t]+\W*v?\d+\.\d+")
+
+
+def _lists_changes(title: str, head: str) -> bool:
+    """Whether a page with a bare changelog name (RELEASES, NEWS) titled `title` lists
+    changes: its title says so, and it is nothing but change words (`Release History`), or
+    names a version, or versions head the page's sections. Phoenix's `releases.md`,
+    "Deploying with Releases", is a guide to Elixir releases."""
+    if not _CHANGE_WORDS.search(title):
+        return False
+    rest = _OTHER_WORDS.findall(_CHANGE_WORDS.sub(" ", title))
+    return not rest or bool(re.search(r"\d", title)) or bool(_VERSION_HEADING.search(head))
+
+
 # A move from another tool or language, not from an older version: a guide ("Migrating from
 # JavaScript", TypeScript's handbook; "Coming from Pandas" in Polars' `migration/` folder).
 _FROM_ELSEWHERE = re.compile(
@@ -222,7 +238,7 @@ def classify(path: str, title: str | None, frontmatter: Mapping, body: str) -> s
     title = (title or "").strip()
     if _FROM_ELSEWHERE.match(title) or _FROM_ELSEWHERE.match(stem):
         pass  # (a guide: the rules below)
-    elif _BARE_STEM.match(stem) and title and not _CHANGE_WORDS.search(title):
+    elif _BARE_STEM.match(stem) and title and not _lists_changes(title, head):
         pass  # `releases.mdx` titled "Sequelize Versioning Policy": its support tables
     elif _VERB_STEM.match(stem) and title and not _CHANGE_TITLE_WORDS.search(title):
         pass

@@ -143,6 +143,9 @@ class FileRefs:
     # the URL paths the page's frontmatter gives it (Jekyll `permalink`, Docusaurus `slug`,
     # Hugo `url`), without their slashes at either end: what other pages link to
     routes: tuple[str, ...] = ()
+    # the modules an Elixir page documents (`Ecto.Repo`): ExDoc publishes each as a page of
+    # that name, which links name (exdoc_links.py)
+    modules: tuple[str, ...] = ()
 
 
 class _FileIndex:
@@ -449,6 +452,11 @@ def extract_refs(parsed: ParsedFile, chunks: list[Chunk], first_row: int) -> Fil
         refs=tuple(refs),
         texts=tuple(f.texts),
         routes=page_routes(parsed.source),
+        modules=tuple(
+            e.name
+            for e in parsed.source.api
+            if e.name == e.category and e.signature.startswith(("defmodule ", "defprotocol "))
+        ),
     )
 
 

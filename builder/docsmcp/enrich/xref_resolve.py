@@ -8,6 +8,7 @@ import posixpath
 from collections.abc import Iterable, Iterator, Sequence
 from urllib.parse import unquote
 
+from docsmcp.enrich.exdoc_links import autolink, flat_name
 from docsmcp.enrich.roles import ORDER_PREFIX
 from docsmcp.enrich.section_ids import GRAMMAR_ANCHOR_PREFIX, RULE_ANCHOR_PREFIXES
 from docsmcp.enrich.xref import (
@@ -85,6 +86,13 @@ class _Resolver:
         # a path without its segments' ordering prefixes (Nuxt's `1.getting-started/
         # 02.installation.md` is the route `getting-started/installation`) -> file
         self.by_route: dict[str, int] = {}
+        # ExDoc's flat names (exdoc_links.py): a page's file name, a module's name -> file;
+        # None where two pages share one. Filled only where an Elixir module page is built.
+        self.flat: dict[str, int | None] = {}
+        if any(f.modules for f in files):
+            for k, f in enumerate(files):
+                for key in (flat_name(f.path), *(flat_name(m) for m in f.modules)):
+                    self.flat[key] = None if key in self.flat and self.flat[key] != k else k
         for k, f in enumerate(files):
             for route in f.routes:
                 self.routes.setdefault(route, k)
@@ -185,6 +193,9 @@ class _Resolver:
             return IGNORED  # a template value (`{{ site.repository }}/issues/7`), no page
         if href.startswith("@/"):
             href = href[1:]  # Zola's internal link: a path from the content folder
+        # `Ecto.Repo.insert/2` (the markdown reader writes its backticks as %60)
+        if self.flat and (auto := autolink(unquote(href) if "%60" in href else href)):
+            return self._autolink(*auto, source)
         path, _, anchor = href.partition("#")
         path = path.partition("?")[0]
         # (unquote only where there is something to unquote: two calls a link were ~10 % here)
@@ -204,6 +215,8 @@ class _Resolver:
                 row = self.rmd_anchors.get(_norm(anchor))
             return row
         target = self._resolve_path(path, source)
+        if target is None and self.flat and "/" not in path:  # ExDoc's `installation.html`
+            target = self.flat.get(flat_name(path))
         if target is None:
             if "/" not in path and not anchor:
                 # mdBook-spec: a bare rule id or grammar production as link destination
@@ -231,6 +244,19 @@ class _Resolver:
                     for key, found in f.anchors.items():
                         self.md_anchors.setdefault(key, found)
         return self.md_anchors.get(_norm(anchor))
+
+    def _autolink(self, module: str, anchor: str, source: FileRefs) -> int | None:
+        """The row an ExDoc auto-link names: `module`'s page (a flat name) at `anchor`; without
+        a module the linking page's own entry, else Kernel's or Kernel.SpecialForms' (imported
+        everywhere: Elixir's pages write `in/2`, `<<>>/1`), as ExDoc resolves them."""
+        if module:
+            k = self.flat.get(module)
+            return None if k is None else self._anchor(self.files[k], anchor)
+        row = self._anchor(source, anchor)
+        for imported in ("kernel", "kernel.specialforms"):
+            if row is None and anchor and (k := self.flat.get(imported)) is not None:
+                row = self._anchor(self.files[k], anchor)
+        return row
 
     def _resolve_path(self, path: str, source: FileRefs) -> int | None:
         if source.path != self._source:  # links come file by file

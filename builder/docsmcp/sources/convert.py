@@ -17,6 +17,7 @@ from docsmcp.model.api import ApiEntry
 from docsmcp.model.source import SourceFile
 from docsmcp.sources.discover import (
     ASCIIDOC_SUFFIXES,
+    ELIXIR_SUFFIXES,
     HTML_SUFFIXES,
     NOTEBOOK_SUFFIXES,
     RD_SUFFIXES,
@@ -77,12 +78,20 @@ def _rd(path: str, text: str) -> Converted:
     return Converted(done.text, done.title, (), done.line_map, done.api, (), done.description)
 
 
+def _elixir(path: str, text: str) -> Converted:
+    from docsmcp.sources.formats.exdoc import elixir_to_markdown
+
+    done = elixir_to_markdown(path, text)
+    return Converted(done.text, done.title, done.anchors, done.line_map, done.api)
+
+
 CONVERTERS: dict[str, Callable[[str, str], Converted]] = {
     **{suffix: _html for suffix in HTML_SUFFIXES},
     **{suffix: _rst for suffix in RST_SUFFIXES},
     **{suffix: _notebook for suffix in NOTEBOOK_SUFFIXES},
     **{suffix: _asciidoc for suffix in ASCIIDOC_SUFFIXES},
     **{suffix: _rd for suffix in RD_SUFFIXES},
+    **{suffix: _elixir for suffix in ELIXIR_SUFFIXES},
 }
 
 

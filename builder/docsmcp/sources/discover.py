@@ -24,8 +24,8 @@ log = logging.getLogger(__name__)
 
 MANIFEST_NAME = ".docs-mcp.json"
 # .markdown: Jekyll's; .qmd: Quarto's; .mdoc: Markdoc's; .rmd, .rmarkdown: R Markdown's
-# (formats/rmarkdown.py)
-MARKDOWN_SUFFIXES = (".md", ".mdx", ".markdown", ".qmd", ".mdoc", ".rmd", ".rmarkdown")
+# (formats/rmarkdown.py); .cheatmd: ExDoc's cheat sheets (markdown, `{: .col-2}`)
+MARKDOWN_SUFFIXES = (".md", ".mdx", ".markdown", ".qmd", ".mdoc", ".rmd", ".rmarkdown", ".cheatmd")
 # PDF manuals are sources too (pdf/ turns them into markdown-like text); listed with markdown.
 PDF_SUFFIXES = (".pdf",)
 # Pages converted to markdown before parsing (convert.py). HTML pages are read only from a folder
@@ -37,8 +37,10 @@ NOTEBOOK_SUFFIXES = (".ipynb",)  # Jupyter notebooks, read as the page a site sh
 # AsciiDoc (Asciidoctor, Antora); `.asc` is not one: it is as often a PGP signature.
 ASCIIDOC_SUFFIXES = (".adoc", ".asciidoc")
 RD_SUFFIXES = (".rd",)  # R documentation (`man/*.Rd`): an R package's reference (formats/rd.py)
+# Elixir modules: their @moduledoc/@doc heredocs are the API pages ExDoc publishes (exdoc.py)
+ELIXIR_SUFFIXES = (".ex",)
 CONVERTED_SUFFIXES = HTML_SUFFIXES + RST_SUFFIXES + NOTEBOOK_SUFFIXES + ASCIIDOC_SUFFIXES
-CONVERTED_SUFFIXES += RD_SUFFIXES
+CONVERTED_SUFFIXES += RD_SUFFIXES + ELIXIR_SUFFIXES
 # Every file the builder reads as a page.
 SOURCE_SUFFIXES = MARKDOWN_SUFFIXES + PDF_SUFFIXES + CONVERTED_SUFFIXES
 # A concatenation of pages (`llms-full.txt`, `NAME.llms-full.txt`): read as markdown, then split

@@ -22,7 +22,7 @@ from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from docsmcp.sources import antora, documenter_make, quarto, r_nav, rspress_nav
+from docsmcp.sources import antora, documenter_make, exdoc_site, quarto, r_nav, rspress_nav
 from docsmcp.sources.jsliteral import exported_literal
 from docsmcp.sources.site_config import mkdocs_configs, read_json, read_text, read_yaml
 
@@ -499,6 +499,10 @@ def read_nav(docs_dir: Path, roots: Sequence[Path], paths: Sequence[str]) -> Nav
         take(pkgdown, lambda f=pkgdown: r_nav.pkgdown(f, docs_dir, paths))
     book = docs_dir / r_nav.BOOKDOWN_CONFIG
     take(book, lambda: r_nav.bookdown(book, paths))
+    mix_project = exdoc_site.project(docs_dir)
+    if mix_project is not None:  # an ExDoc project's `extras`, in mix.exs
+        mix = mix_project / exdoc_site.MIX_FILE
+        take(mix, lambda f=mix: exdoc_site.nav_entries(f, read_text(f)))
     folders = _page_folders(docs_dir, paths)
     for root in _nextra_roots(folders):
         meta = next(root / n for n in (*NEXTRA_GLOBAL, *NEXTRA_META) if (root / n).is_file())
@@ -540,6 +544,12 @@ def summary_line(nav: Nav, docs_dir: Path) -> str | None:
         return f"navigation: {files} (titles and order of {pages})"
     if nav.outside:
         found = nav.outside[0]
+        if found.name == exdoc_site.MIX_FILE and (found.parent / "lib").is_dir():
+            # an ExDoc project's guides: its module pages (the API reference) are in lib/
+            return (
+                f"navigation: {found} would title and order the pages, and its lib/ holds "
+                f"the API reference hexdocs shows: build the project, --docs-dir {found.parent}"
+            )
         return (
             f"navigation: {found} would title and order the pages; it is outside the source "
             f"roots: add --source-root {found.parent}"

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from docsmcp.sources import docusaurus_site, hugo_site, navfiles
+from docsmcp.sources import docusaurus_site, exdoc_site, hugo_site, navfiles
 from docsmcp.sources.site_config import (
     QUARTO_CONFIG,
     QUARTO_EXCLUDES,
@@ -26,9 +26,10 @@ def unbuilt(
     """(the rule, its globs) of what the site's own build leaves out of its pages: mkdocs'
     `exclude_docs`, a Quarto project's `_` files (quarto.py), what a Hugo site's configuration
     never renders (hugo_site.py), docsify's `_sidebar.md`, `_navbar.md` and `_coverpage.md`,
-    a sidebar page (Laravel's `documentation.md`: navfiles.is_sidebar), a Docusaurus site's
-    `static/`; ("", ()) when none. `paths`: the docs folder's files (a Hugo section's
-    `_index.md` among them may make the pages below it headless)."""
+    a sidebar page (Laravel's `documentation.md`: navfiles.is_sidebar), what an ExDoc project
+    does not publish (exdoc_site.py), a Docusaurus site's `static/`; ("", ()) when none.
+    `paths`: the docs folder's files (a Hugo section's `_index.md` among them may make the
+    pages below it headless; an ExDoc project's pages not in its `extras`)."""
     globs = mkdocs_excludes(docs_dir, roots)
     if globs:
         return "mkdocs exclude_docs", globs
@@ -49,6 +50,11 @@ def unbuilt(
     # A Docusaurus site's `static/` is copied as files, never rendered: Ionic's 8,927 code
     # fragments there (imported into pages as props) were pages, 81% of the chunks. Nor is
     # markdown outside its content folders (docusaurus_site.py: Agenta's design notes).
+    # An ExDoc project publishes its `extras` and its modules' pages, not CONTRIBUTING.md, its
+    # installer's package or `usage-rules/` (Phoenix: 37 such pages).
+    # (the docs folder's own mix.exs: the docs folder is a source root)
+    if globs := exdoc_site.unpublished(read_text(docs_dir / exdoc_site.MIX_FILE), paths):
+        return "what the ExDoc project does not publish (mix.exs `extras`, lib/)", globs
     sites = docusaurus_site.sites(docs_dir)
     if sites:
         globs = [f"{f}/static/**".lstrip("/") for f, _ in sites]

@@ -60,6 +60,9 @@ _TITLES = (
         (name, "title", re.compile(r"""^title\s*=\s*['"]([^'"\n]+)['"]""", re.M))
         for name in ("config.toml", "hugo.toml", "zola.toml")
     ),
+    # An ExDoc project's `name: "Phoenix"` in its mix.exs `project` (the first one: `docs:`
+    # search entries, deeper, have names too)
+    ("mix.exs", "name", re.compile(r'^[ \t]{2,6}name:[ \t]*"([^"\n]+)"', re.M)),
     # An Antora component's title (`title: Asciidoctor PDF`), top-level in antora.yml
     ("antora.yml", "title", re.compile(r"""^title:[ \t]*['"]?([^'"\n]+?)['"]?[ \t]*$""", re.M)),
     (QUARTO_CONFIG, "title", re.compile(r"""^\s{2}title\s*:\s*['"]?([^'"\n]+?)['"]?\s*$""", re.M)),

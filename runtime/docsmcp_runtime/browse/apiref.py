@@ -17,14 +17,21 @@ _IDENT = re.compile(r"[^0-9a-z_.:$@-]+")
 # `toctree:maxdepth`.
 _QUALIFIER = re.compile(r"::|[.:]")
 _SIGILS = ".:$@-"
+# An Elixir name/arity (`Ecto.Repo.insert/2`, `c:init/2`, `t:t/0`, as ExDoc auto-links write
+# them): found by its name too, every arity of it.
+_ARITY = re.compile(r"^([^\s/]+)/[0-9]{1,3}$")
+# ExDoc's kind prefix of an auto-link: `c:GenServer.init/1`, `t:Ecto.Changeset.t/0`,
+# `m:Ecto.Query` name the entry without it.
+_KIND = re.compile(r"^[mtc]:(?=[A-Z][\w.]*(?:[^\s/]*/[0-9]{1,3})?$)")
 
 
 def method_key(text: str) -> str:
     """How a method is looked up: lower case, no backticks, call parentheses or spaces
-    (`Links.create()` → `links.create`); a leading `.`, `$`, `@`, `--` or `::` stays
-    (`.Call`, `$.getJSON`, `--verbose`)."""
-    text = text.strip().strip("`").lower()
+    (`Links.create()` → `links.create`, `Ecto.Repo.insert/2` → `ecto.repo.insert`); a leading
+    `.`, `$`, `@`, `--` or `::` stays (`.Call`, `$.getJSON`, `--verbose`)."""
+    text = _KIND.sub("", text.strip().strip("`")).lower()
     text = re.sub(r"\(.*\)$", "", text)
+    text = _ARITY.sub(r"\1", text)
     return _IDENT.sub("", text)
 
 
@@ -82,8 +89,15 @@ class ApiRegistry:
 
     def lookup(self, method: str) -> list[int]:
         """Entries named `method`: exactly, qualified by their category, or by its last part
-        (`dub.links.create` → `links.create`)."""
-        key = method_key(method)
+        (`dub.links.create` → `links.create`); of an Elixir name/arity, that arity first."""
+        found = self._lookup(method_key(method))
+        arity = _ARITY.match(_KIND.sub("", method.strip().strip("`")))
+        if len(found) > 1 and arity:  # `aggregate/4` before `aggregate/3`
+            asked = method.strip().strip("`").rpartition("/")[2]
+            return sorted(found, key=lambda i: self.names[i].rpartition("/")[2] != asked)
+        return found
+
+    def _lookup(self, key: str) -> list[int]:
         found = self._keys.get(key)
         if found:
             return found

@@ -26,7 +26,8 @@ in either:
   of their own are removed; abbreviation definitions `*[HTML]: Hyper Text…` become `HTML: Hyper
   Text…`; reference-style links show their URL (reflinks.py);
 - GitHub alerts (`> [!NOTE]`, `> [!WARNING]`, ...) become their label (`> Note:`), as GitHub
-  shows a titled callout; the comment idiom `[//]: # 'text'` leaves nothing.
+  shows a titled callout, and so do ExDoc's (`> #### Title {: .info}`: exdoc_admonitions.py);
+  the comment idiom `[//]: # 'text'` leaves nothing.
 
 Lines inside fenced code blocks are never touched, but for NestJS's `@@filename`/`@@switch`
 markers (nestjs.py); React Router's mode badges (mode_badges.py).
@@ -41,6 +42,7 @@ from typing import TYPE_CHECKING
 
 from docsmcp.model.chunk import Tab
 from docsmcp.sources.formats import docsify, emoji, mdc, mode_badges, nestjs, reflinks
+from docsmcp.sources.formats.exdoc_admonitions import admonition_line
 from docsmcp.sources.formats.fences import fenced_lines
 from docsmcp.sources.formats.hugo import SHORTCODE, block_end, read_line, shortcode_blocks
 from docsmcp.sources.formats.tab_languages import language_sets, tab_language
@@ -388,6 +390,8 @@ def _inline_cleanup(line: str, defined: dict[str, str]) -> str:
     if "[!" in line and (m := _ALERT.match(line)):
         title = f" {m.group(3)}" if m.group(3) else ""  # `> [!NOTE] Check your work`
         return f"{m.group(1)}{m.group(2).capitalize()}:{title}"
+    if "{:" in line and (label := admonition_line(line)) is not None:
+        return label  # ExDoc's `> #### Title {: .info}`
     if "]:" in line and _COMMENT_DEFINITION.match(line):
         return ""
     if line.strip().lower() == "[[toc]]":
