@@ -165,6 +165,28 @@ def test_oversize_section_splits_at_finer_headings_then_blocks(tmp_path: Path) -
     assert all(len(c.text) <= 700 for c in chunks)
 
 
+def test_an_oversize_section_of_no_text_of_its_own_joins_its_first_subsection(
+    tmp_path: Path,
+) -> None:
+    """A section split at finer headings whose only block is its heading is no chunk of its
+    own (Ant Design's 49 `## Examples` chunks, React Router's titles over a mode badge: each an
+    11-character hit); its heading opens its first subsection's chunk."""
+    para = "word " * 60
+    text = (
+        f"# Button\n\nIntro.\n\n## Examples\n\n### Basic\n\n{para}\n\n{para}\n\n"
+        f"### Sizes\n\n{para}\n\n{para}\n\n## API\n\nProps.\n"
+    )
+    chunks = chunks_of(tmp_path, text, max_chunk_size=700)
+    assert ids(chunks) == [
+        "page.md#button",
+        "page.md#button/examples/basic",
+        "page.md#button/examples/sizes",
+        "page.md#button/api",
+    ]
+    assert chunks[1].text.startswith("## Examples\n\n### Basic\n\nword")
+    assert chunks[1].breadcrumb == "page.md > Button > Examples > Basic"
+
+
 def test_code_blocks_and_list_items_are_never_cut(tmp_path: Path) -> None:
     code = "\n".join(f"line_{i} = {i}" for i in range(100))  # ~1300 characters
     items = "\n".join(f"- item {i} " + "x" * 80 for i in range(12))

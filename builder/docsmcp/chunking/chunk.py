@@ -236,7 +236,7 @@ class _FileChunker:
                 head.append(b)
             else:
                 current.blocks.append(b)
-        if any(b.search.strip() for b in head):
+        if any(b.search.strip() for b in head[own:]):  # (text besides its own heading)
             subs.insert(0, _Section(sec.id, sec.heading, sec.level, sec.trail, head, sec.shallow))
         elif head and subs:  # a bare heading joins the first subsection
             subs[0].blocks = head + subs[0].blocks
