@@ -349,6 +349,18 @@ def test_markdown_syntax_in_prose_is_escaped() -> None:
     ]
 
 
+def test_a_link_inside_another_links_text_leaves_no_marker() -> None:
+    """Found by the fuzz below: a link whose text holds `)` let a later link's text, found
+    inside it, nest a second marker there, which outlived the first one's resolution (a NUL
+    and `#1` in the page's text)."""
+    lines = [
+        Line("Intro", 72, 720, 10, False, False),
+        Line("see a) b c here", 72, 700, 10, False, False),
+    ]
+    links = [[Link("a) b c", 695, 712, 0, None), Link("b c", 695, 712, 0, None)]]
+    assert assemble([lines], [], links).text == "Intro\n\nsee a) b c here\n"
+
+
 _line = st.builds(
     Line,
     text=st.text(max_size=40),

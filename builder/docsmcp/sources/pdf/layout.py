@@ -318,9 +318,12 @@ def _mark_link(text: str, link: Link, targets: list[tuple[int, float | None]]) -
     if len(label) < 2 or not _LINKABLE.match(label):
         return text
     at = text.find(label)
-    if at < 0 or "\x00" in text[at : at + len(label)]:
+    if at < 0:
         return text
-    if text.rfind("](#\x00", 0, at) > text.rfind(")", 0, at):  # inside another link
+    end = at + len(label)
+    # (not within another link's marker, its text included: a text that holds `)` once let a
+    # later link nest inside it, and the nested marker outlived the outer's resolution)
+    if any(m.start() < end and at < m.end() for m in _MARKER.finditer(text)):
         return text
     targets.append((link.page, link.y))
     marker = f"[{label}](#\x00{len(targets) - 1}\x00)"
