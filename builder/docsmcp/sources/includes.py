@@ -178,7 +178,7 @@ def expand(
                 f"{path}: includes make the page over {MAX_FILE_BYTES:,} bytes; "
                 "they were left unresolved",
             )
-    if reader.block is not None:  # an unclosed `--8<--` block: not one
+    if reader.block is not None or reader.tag is not None:  # an unclosed block or tag: none
         return Expanded(body, (), None)
     return _finish(path, body, lines, out, line_map, failures, reader)
 
@@ -407,12 +407,16 @@ class _Reader:
             elif "://" not in line and (m := include_tags.DOCSIFY.match(line)):
                 tag = include_tags.Tag(m.group(1), m.group(3), m.group(2))
             elif m := include_tags.OPEN.match(line):
-                self.tag = include_tags.Tag(m.group(1), m.group(2) or "")
+                self.tag = include_tags.Tag(m.group(1), m.group(2) or "", held=(line,))
                 return []
             else:
                 return None
         elif not include_tags.CLOSE.match(line):
-            self.tag.path = self.tag.path or line.strip()
+            if self.tag.path:  # a second line before `</include>`: no tag, its lines are text
+                held, self.tag = self.tag.held, None
+                return [*held, line]
+            self.tag.path = line.strip()
+            self.tag.held += (line,)
             return []
         else:
             tag, self.tag = self.tag, None
