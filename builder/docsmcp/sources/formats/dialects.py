@@ -63,7 +63,9 @@ _ATTR_LIST = re.compile(
 _INLINE_ATTR_LIST = re.compile(
     r"(?<=[)\]`])\{:?[ \t]*" + _ATTR_WORD + r"(?:[ \t]+" + _ATTR_WORD + r")*[ \t]*\}"
 )
-_ATTR_ID = re.compile(r"(?:^|[\s{:])#([\w:-]+)")
+# The id in a list: `#id`, or kramdown's and Writerside's `id="id"` (`## Install {id="install"}`:
+# ktor's 947 ids, which its links name, were lost and the heading's slug taken).
+_ATTR_ID = re.compile(r"""(?:^|[\s{:])(?:#([\w:-]+)|id=["']?([\w:.-]+))""")
 HEADING = re.compile(r"^[ ]{0,3}#{1,6}[ \t]")
 # ... with its level's marks and its text (closing `#`s aside).
 ATX = re.compile(r"^[ ]{0,3}(#{1,6})[ \t]+(.+?)[ \t#]*$")
@@ -118,6 +120,10 @@ _ABBREVIATION = re.compile(r"^\*\[([^\]\n]+)\]:[ \t]*(.*)$")
 _COMMENT_DEFINITION = re.compile(
     r"^[ ]{0,3}\[(?://|comment|_comment|_|#)\]:[ \t]*(?:#|<>)(?:[ \t].*)?$", re.IGNORECASE
 )
+# Writerside's title of a markdown topic, the comment idiom on its first line: `[//]: # (title:
+# Cookies)`. The site shows it as the page's H1 (ktor: 142 pages were titled by their first
+# section or file name).
+_WRITERSIDE_TITLE = re.compile(r"^\[//\]:[ \t]*#[ \t]*\(title:[ \t]*(.+?)[ \t]*\)[ \t]*$")
 # GitHub's alerts: the marker alone on the first line of a blockquote.
 _ALERT = re.compile(
     r"^([ \t]*(?:>[ \t]*)+)\[!(note|tip|important|warning|caution)\][ \t]*(.*?)[ \t]*$",
@@ -217,7 +223,7 @@ def _inline_cleanup(line: str, defined: dict[str, str]) -> str:
         title = f" {m.group(3)}" if m.group(3) else ""  # `> [!NOTE] Check your work`
         return f"{m.group(1)}{m.group(2).capitalize()}:{title}"
     if "]:" in line and _COMMENT_DEFINITION.match(line):
-        return ""
+        return f"# {m.group(1)}" if (m := _WRITERSIDE_TITLE.match(line)) else ""
     if line.strip().lower() == "[[toc]]":
         return ""  # (markdown-it-toc's marker: the table of contents, no words of the page)
     if "[#" in line and HEADING.match(line) and (m := _BRACKET_ID.search(line)):
@@ -270,7 +276,8 @@ def _inline_cleanup(line: str, defined: dict[str, str]) -> str:
             # A heading keeps its id in the `{#id}` form every dialect shares (xref reads it
             # as the heading's anchor, and today's chunk ids include it).
             anchor = _ATTR_ID.search(attrs.group(0)) if HEADING.match(line) else None
-            line = line[: attrs.start()] + (f" {{#{anchor.group(1)}}}" if anchor else "")
+            anchor_id = anchor and (anchor.group(1) or anchor.group(2))
+            line = line[: attrs.start()] + (f" {{#{anchor_id}}}" if anchor_id else "")
         if "){" in line or "]{" in line or "`{" in line:
             # after a link, an image or a code span within the line (mkdocs-material's
             # buttons: `[Get started](x.md){ .md-button } or …`, MDC's `` `x`{lang="ts"} ``,
