@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from docsmcp.common.limits import MAX_FILE_BYTES
 from docsmcp.sources.formats import apidoc
 from docsmcp.sources.type_tables import OUTSIDE
 
@@ -131,3 +132,60 @@ class Unresolved:
     def log(self) -> None:
         for line in self.lines():
             log.warning("%s", line)
+
+
+@dataclass(frozen=True)
+class Found:
+    """What a page's includes read: its bytes, the API objects and type tables not found, the
+    MDX partials inlined."""
+
+    size: int
+    api_missing: tuple[str, ...]
+    partials: tuple[str, ...]
+    types_missing: tuple[str, ...]
+
+
+class Failures:
+    """What a page's includes could not read (its warning line and the build's summary)."""
+
+    def __init__(self) -> None:
+        self.count = 0
+        self.first = ""
+        self.missing: list[str] = []
+        self.outside: list[tuple[str, str]] = []
+
+    def add(self, what: str) -> None:
+        self.count += 1
+        self.first = self.first or what
+
+
+def finish(
+    path: str,
+    body: str,
+    lines: list[str],
+    out: list[str],
+    line_map: list[int],
+    failures: Failures,
+    found: Found,
+) -> Expanded:
+    """The Expanded page of lines `out` (and their page lines: `body` is the page, `lines` its
+    lines), with what failed (`found`: what the reader read)."""
+    if found.size > MAX_FILE_BYTES:
+        return Expanded(
+            body,
+            (),
+            f"{path}: includes make the page over {MAX_FILE_BYTES:,} bytes; "
+            "they were left unresolved",
+        )
+    warnings = []
+    if failures.count:
+        more = f" ({failures.count} includes left as written)" if failures.count > 1 else ""
+        warnings.append(f"{path}: include not resolved: {failures.first}{more}")
+    missing, outside = tuple(failures.missing), tuple(failures.outside)
+    api, partials = found.api_missing, found.partials
+    types = found.types_missing
+    warning = "\n".join(warnings) or None
+    if out == lines:
+        return Expanded(body, (), warning, missing, outside, api, (), types)
+    joined = "\n".join(out)
+    return Expanded(joined, tuple(line_map), warning, missing, outside, api, partials, types)

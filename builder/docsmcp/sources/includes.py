@@ -61,7 +61,7 @@ from docsmcp.sources.discover import ASCIIDOC_SUFFIXES, RST_SUFFIXES, Refused, r
 from docsmcp.sources.formats import apidoc, autodoc
 from docsmcp.sources.formats.fences import fenced_lines
 from docsmcp.sources.include_ranges import SNIPPET_SECTION
-from docsmcp.sources.include_report import Expanded, Unresolved
+from docsmcp.sources.include_report import Expanded, Failures, Found, Unresolved, finish
 from docsmcp.sources.site_config import snippet_bases
 from docsmcp.sources.snippet_includes import (
     FASTAPI,
@@ -84,18 +84,6 @@ MAX_DEPTH = 5
 
 # markdown-include's `{!path!}` (SQLModel, Typer): the file's text where it stands.
 _MD_INCLUDE = re.compile(r"\{!\s*([^!{}\n]+?)\s*!\}")
-
-
-class _Failures:
-    def __init__(self) -> None:
-        self.count = 0
-        self.first = ""
-        self.missing: list[str] = []
-        self.outside: list[tuple[str, str]] = []
-
-    def add(self, what: str) -> None:
-        self.count += 1
-        self.first = self.first or what
 
 
 def has_directive(body: str) -> bool:
@@ -124,7 +112,7 @@ def expand(
     asciidoc = path.lower().endswith(ASCIIDOC_SUFFIXES)  # (its component's attributes: always)
     if not has_directive(body) and not asciidoc:
         return Expanded(body, (), None)
-    failures = _Failures()
+    failures = Failures()
     reader = _Reader(docs_dir, roots, failures)
     reader.shared = shared
     lines = body.split("\n")
@@ -133,10 +121,10 @@ def expand(
         if ".. auto" in body or any(".. auto" in x for x in out):
             out, inner = autodoc.expand(out, reader.sources(), reader.api_missing)
             line_map = [line_map[k] for k in inner]
-        return _finish(path, body, lines, out, line_map, failures, reader)
+        return finish(path, body, lines, out, line_map, failures, reader.found())
     if asciidoc:
         out, line_map = reader.asciidoc(path, lines)
-        return _finish(path, body, lines, out, line_map, failures, reader)
+        return finish(path, body, lines, out, line_map, failures, reader.found())
     code = fenced_lines(lines)  # a `::: object` shown in a code block is an example
     # A page that closes containers (a bare `:::` line: VitePress, Docusaurus) writes `::: tabs`
     # for a container, not for mkdocstrings' `::: module` (vitest's docs warned of "tabs").
@@ -180,43 +168,11 @@ def expand(
             )
     if reader.block is not None or reader.tag is not None:  # an unclosed block or tag: none
         return Expanded(body, (), None)
-    return _finish(path, body, lines, out, line_map, failures, reader)
-
-
-def _finish(
-    path: str,
-    body: str,
-    lines: list[str],
-    out: list[str],
-    line_map: list[int],
-    failures: _Failures,
-    reader: _Reader,
-) -> Expanded:
-    """The Expanded page of lines `out` (and their page lines: `body` is the page, `lines` its
-    lines), with what failed."""
-    if reader.size > MAX_FILE_BYTES:
-        return Expanded(
-            body,
-            (),
-            f"{path}: includes make the page over {MAX_FILE_BYTES:,} bytes; "
-            "they were left unresolved",
-        )
-    warnings = []
-    if failures.count:
-        more = f" ({failures.count} includes left as written)" if failures.count > 1 else ""
-        warnings.append(f"{path}: include not resolved: {failures.first}{more}")
-    missing, outside = tuple(failures.missing), tuple(failures.outside)
-    api, partials = tuple(reader.api_missing), tuple(reader.partials)
-    types = tuple(reader.types_missing)
-    warning = "\n".join(warnings) or None
-    if out == lines:
-        return Expanded(body, (), warning, missing, outside, api, (), types)
-    joined = "\n".join(out)
-    return Expanded(joined, tuple(line_map), warning, missing, outside, api, partials, types)
+    return finish(path, body, lines, out, line_map, failures, reader.found())
 
 
 class _Reader:
-    def __init__(self, docs_dir: Path, roots: Sequence[Path], failures: _Failures) -> None:
+    def __init__(self, docs_dir: Path, roots: Sequence[Path], failures: Failures) -> None:
         self.docs_dir = docs_dir
         self.roots = roots
         self.failures = failures
@@ -236,6 +192,15 @@ class _Reader:
         self._quarto: bool | None = None  # the docs are a Quarto project (found on first use)
         self._hugo: tuple[hugo_site.Site | None] | None = None  # the Hugo site around the docs
         self.types_missing: list[str] = []  # why `<auto-type-table>` tags showed no table
+
+    def found(self) -> Found:
+        """What the page's includes came to, for include_report.finish."""
+        return Found(
+            self.size,
+            tuple(self.api_missing),
+            tuple(self.partials),
+            tuple(self.types_missing),
+        )
 
     @property
     def files(self) -> Files:
@@ -481,7 +446,12 @@ class _Reader:
             found.update(type_tables.tags(lines, code))
         return found
 
-    def span(self, page: str, tag: mdx_partials.CodeTag | type_tables.Tag, depth: int) -> list[str]:
+    def span(
+        self,
+        page: str,
+        tag: mdx_partials.CodeTag | type_tables.Tag,
+        depth: int,
+    ) -> list[str]:
         """What a tag of `spanning` stands for."""
         if isinstance(tag, mdx_partials.CodeTag):
             return self.code_tag(page, tag, depth)
