@@ -56,6 +56,7 @@ from docsmcp.sources import (
     quarto,
     rst_includes,
     type_tables,
+    writerside,
 )
 from docsmcp.sources.discover import ASCIIDOC_SUFFIXES, RST_SUFFIXES, Refused, read_file
 from docsmcp.sources.formats import apidoc, autodoc
@@ -110,7 +111,8 @@ def expand(
     """`body` of the page at `path` (relative to docs_dir) with its includes resolved, but for
     the MDX partials in `shared` (left as written)."""
     asciidoc = path.lower().endswith(ASCIIDOC_SUFFIXES)  # (its component's attributes: always)
-    if not has_directive(body) and not asciidoc:
+    wants_project = writerside.may_need(body)  # (its variables and code files: writerside.py)
+    if not has_directive(body) and not asciidoc and not wants_project:
         return Expanded(body, (), None)
     failures = Failures()
     reader = _Reader(docs_dir, roots, failures)
@@ -125,6 +127,10 @@ def expand(
     if asciidoc:
         out, line_map = reader.asciidoc(path, lines)
         return finish(path, body, lines, out, line_map, failures, reader.found())
+    written = lines
+    if wants_project and (project := writerside.find(docs_dir, list(roots))) is not None:
+        reader.writerside = project
+        lines = writerside.substituted(lines, project.variables)
     code = fenced_lines(lines)  # a `::: object` shown in a code block is an example
     # A page that closes containers (a bare `:::` line: VitePress, Docusaurus) writes `::: tabs`
     # for a container, not for mkdocstrings' `::: module` (vitest's docs warned of "tabs").
@@ -168,7 +174,7 @@ def expand(
             )
     if reader.block is not None or reader.tag is not None:  # an unclosed block or tag: none
         return Expanded(body, (), None)
-    return finish(path, body, lines, out, line_map, failures, reader.found())
+    return finish(path, body, written, out, line_map, failures, reader.found())
 
 
 class _Reader:
@@ -192,6 +198,7 @@ class _Reader:
         self._quarto: bool | None = None  # the docs are a Quarto project (found on first use)
         self._hugo: tuple[hugo_site.Site | None] | None = None  # the Hugo site around the docs
         self.types_missing: list[str] = []  # why `<auto-type-table>` tags showed no table
+        self.writerside: writerside.Project | None = None  # the page's Writerside project
 
     def found(self) -> Found:
         """What the page's includes came to, for include_report.finish."""
@@ -434,27 +441,34 @@ class _Reader:
 
     def spanning(
         self, body: str, lines: list[str], code: list[bool] | None
-    ) -> dict[int, mdx_partials.CodeTag | type_tables.Tag]:
+    ) -> dict[int, mdx_partials.CodeTag | type_tables.Tag | writerside.CodeRef]:
         """The tags of `lines` that span lines and stand for what they name, by first line:
         components whose `code` prop names imports, Fumadocs' `<auto-type-table>`."""
         if code is None:
             return {}
-        found: dict[int, mdx_partials.CodeTag | type_tables.Tag] = {}
+        found: dict[int, mdx_partials.CodeTag | type_tables.Tag | writerside.CodeRef] = {}
         if self.names:
             found.update(mdx_partials.code_tags(lines, code, self.names))
         if type_tables.TAG_START in body:
             found.update(type_tables.tags(lines, code))
+        if self.writerside is not None and "{src=" in body:
+            found.update(writerside.code_refs(lines))
         return found
 
     def span(
         self,
         page: str,
-        tag: mdx_partials.CodeTag | type_tables.Tag,
+        tag: mdx_partials.CodeTag | type_tables.Tag | writerside.CodeRef,
         depth: int,
     ) -> list[str]:
         """What a tag of `spanning` stands for."""
         if isinstance(tag, mdx_partials.CodeTag):
             return self.code_tag(page, tag, depth)
+        if isinstance(tag, writerside.CodeRef) and self.writerside is not None:
+            relative = lambda p: os.path.relpath(p, self.docs_dir)  # noqa: E731
+            found = writerside.snippet_candidates(self.writerside, tag.src, relative)
+            text = self._read_first(found, tag.src) if found else None
+            return writerside.block(tag, text, self.writerside.variables)
         files = type_tables.Files(self.docs_dir, tuple(self.roots))
         lines, why = type_tables.render(page, tag, files)
         self.size += sum(len(x) + 1 for x in lines)
