@@ -6,15 +6,21 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from conftest import FUZZ
 from docsmcp.chunking.chunk import chunk_file
+from docsmcp.sources.convert import convert_source
 from docsmcp.sources.corpus import load_corpus
+from docsmcp.sources.formats.writerside_xml import render_element, render_topic
+from docsmcp.sources.writerside import CodeRef, Project, block, topic
+from hypothesis import given
+from hypothesis import strategies as st
 
 
 def _chunks(docs: Path, path: str) -> list:
     corpus = load_corpus(docs)
     assert not corpus.problems, corpus.problems
     (sf,) = [f for f in corpus.files if f.path == path]
-    return chunk_file(sf)
+    return chunk_file(convert_source(sf))
 
 
 def test_title_comment_and_attribute_ids(tmp_path: Path) -> None:
@@ -86,3 +92,133 @@ def test_code_blocks_from_the_snippets_folder_and_variables(tmp_path: Path) -> N
     assert install.count("fun other() = 1") == 1 and "{src=" not in install
     assert 'ktor-client-core:3.5.2"' in install
     assert install.rstrip().endswith("```kotlin\n```")  # a file not found: the block as written
+
+
+def test_xml_topics_are_pages_with_their_includes(tmp_path: Path) -> None:
+    """ktor's 23 `.topic` pages (its tutorials, server configuration) were no pages at all; the
+    `<snippet>`s that 414 `<include from="lib.topic" element-id=…/>` name were lost."""
+    root = _project(tmp_path)
+    (root / "topics" / "lib.topic").write_text(
+        '<?xml version="1.0" encoding="UTF-8"?>\n<!DOCTYPE topic SYSTEM "x.dtd">\n'
+        '<topic id="lib" title="Library">\n    <snippet id="add_artifact">\n'
+        "        <p>To use <code>%plugin_name%</code>, add <code>%artifact_name%</code>:</p>\n"
+        '        <tabs>\n            <tab title="Gradle (Kotlin)">\n'
+        '                <code-block lang="Kotlin">\n'
+        '                    implementation("io.ktor:%artifact_name%:$ktor_version")\n'
+        "                </code-block>\n            </tab>\n        </tabs>\n"
+        "    </snippet>\n</topic>\n"
+    )
+    (root / "topics" / "server-config.topic").write_text(
+        '<?xml version="1.0" encoding="UTF-8"?>\n'
+        '<!DOCTYPE topic SYSTEM "https://resources.jetbrains.com/writerside/1.0/html-entities.dtd">\n'
+        '<topic title="Configuration in a file" id="server-config">\n'
+        '    <show-structure for="chapter" depth="2"/>\n'
+        "    <link-summary>Learn how to configure a server.</link-summary>\n"
+        "    <p>Ktor&nbsp;%ktor_version% reads <path>application.conf</path>, see\n"
+        '        <a href="server-modules.md" anchor="load">modules</a>.</p>\n'
+        '    <chapter title="Basic configuration" id="config-basic">\n'
+        "        <list>\n            <li>HOCON</li>\n            <li><p>YAML</p>\n"
+        "                <note><p>Needs <code>ktor-server-config-yaml</code>.</p></note></li>\n"
+        "        </list>\n"
+        '        <code-block lang="kotlin"\n'
+        '                    src="snippets/cookies/src/Application.kt" include-symbol="other"/>\n'
+        '        <var name="plugin_name" value="CORS"/>\n'
+        '        <var name="artifact_name" value="ktor-cors"/>\n'
+        '        <include from="lib.topic" element-id="add_artifact"/>\n'
+        '        <procedure title="Run it" id="run">\n'
+        "            <step>Open <control>Run</control>.</step>\n"
+        "            <step>Click <emphasis>OK</emphasis>.</step>\n        </procedure>\n"
+        "    </chapter>\n</topic>\n"
+    )
+    chunks = {c.id: c for c in _chunks(root, "topics/server-config.topic")}
+    assert set(chunks) == {
+        "topics/server-config.topic#configuration-in-a-file",
+        "topics/server-config.topic#configuration-in-a-file/config-basic",
+    }
+    intro = chunks["topics/server-config.topic#configuration-in-a-file"]
+    assert intro.text == (
+        "# Configuration in a file\n\n"
+        "Ktor\xa03.5.2 reads `application.conf`, see [modules](server-modules.md#load)."
+    )
+    basic = chunks["topics/server-config.topic#configuration-in-a-file/config-basic"]
+    assert basic.heading == "Basic configuration"
+    for shown in (
+        "- HOCON\n- YAML\n\n  > Note: Needs `ktor-server-config-yaml`.\n",
+        "```kotlin\nfun other() = 1\n```",
+        "To use `CORS`, add `ktor-cors`:\n\nGradle (Kotlin):\n\n```kotlin\n"
+        'implementation("io.ktor:ktor-cors:$ktor_version")\n```',
+        "**Run it**\n\n1. Open **Run**.\n2. Click *OK*.",
+    ):
+        assert shown in basic.text
+    assert "<" not in basic.text and "%" not in basic.text
+
+
+def test_markdown_pages_include_elements_of_xml_topics(tmp_path: Path) -> None:
+    """`<include from element-id/>` in a markdown topic shows the element, with the page's
+    `<var>`s in its `%name%`s."""
+    root = _project(tmp_path)
+    (root / "topics" / "lib.topic").write_text(
+        '<topic id="lib" title="Library">\n<snippet id="install">\n'
+        "<p>Install <code>%plugin_name%</code> with <code>install</code>.</p>\n"
+        "</snippet>\n</topic>\n"
+    )
+    (root / "topics" / "server-cors.md").write_text(
+        '[//]: # (title: CORS)\n\n<var name="plugin_name" value="CORS"/>\n\n## Install\n\n'
+        '<include from="lib.topic" element-id="install"/>\n\nThen configure it.\n'
+    )
+    chunks = {c.id: c for c in _chunks(root, "topics/server-cors.md")}
+    text = chunks["topics/server-cors.md#cors/install"].text
+    assert "Install `CORS` with `install`.\n\nThen configure it." in text
+    assert "<include" not in text
+
+
+# Pieces of Writerside's syntax, with text between them.
+_PIECES = st.sampled_from(
+    [
+        '<topic title="T" id="t">',
+        "</topic>",
+        '<chapter title="C" id="c">',
+        "</chapter>",
+        "<p>",
+        "</p>",
+        "<list>",
+        "<li>",
+        "</li>",
+        "</list>",
+        '<code-block lang="kotlin">',
+        "</code-block>",
+        "<![CDATA[",
+        "]]>",
+        "<note>",
+        "</note>",
+        '<tab title="A">',
+        "</tab>",
+        '<a href="x.md" anchor="y">',
+        "</a>",
+        '<a href="x.md"/>',
+        "&nbsp;",
+        "&bogus;",
+        "%ktor_version%",
+        '<include from="lib.topic" element-id="s"/>',
+        '<code-block src="snippets/x.kt" include-lines="2-1,x"/>',
+        '<var name="v" value="w"/>',
+        "<table><tr><td>",
+        "\n",
+    ]
+)
+_XML = st.lists(st.one_of(_PIECES, st.text(max_size=8)), max_size=40).map("".join)
+
+
+@FUZZ
+@given(_XML, st.text(max_size=40))
+def test_any_topic_text_renders_with_a_line_map_and_raises_nothing(text: str, other: str) -> None:
+    done = render_topic(text)
+    assert len(done.lines) == len(done.line_map)
+    assert all(0 <= n < max(1, text.count("\n") + 1) for n in done.line_map)
+    assert render_element(text, "s") is None or isinstance(render_element(text, "s"), list)
+    project = Project(Path("."), None, {"ktor_version": "3"})
+    lines, line_map = topic(text.split("\n"), project, lambda kind, name: other)
+    assert len(lines) == len(line_map) and all(0 <= n <= text.count("\n") for n in line_map)
+    ref = CodeRef(0, 0, "", "kotlin", "x.kt", {"include-symbol": other[:5] or "x"})
+    shown = block(ref, text, {})
+    assert shown[0].startswith("```kotlin") and shown[-1].strip("`") == ""

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import logging
 from collections.abc import Callable
 
 from docsmcp.model.api import ApiEntry
@@ -20,9 +21,12 @@ from docsmcp.sources.discover import (
     HTML_SUFFIXES,
     NOTEBOOK_SUFFIXES,
     RST_SUFFIXES,
+    WRITERSIDE_SUFFIXES,
 )
 from docsmcp.sources.formats.linemap import SOURCE_LINES
 from docsmcp.sources.formats.link_titles import LINK_TITLES
+
+log = logging.getLogger("docsmcp.sources.convert")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -69,11 +73,21 @@ def _notebook(path: str, text: str) -> Converted:
     return Converted(done.text, None, (), done.line_map)
 
 
+def _writerside(path: str, text: str) -> Converted:
+    from docsmcp.sources.formats.writerside_xml import render_topic
+
+    done = render_topic(text)
+    if done.error:
+        log.warning("%s: %s; read as its text", path, done.error)
+    return Converted("\n".join(done.lines), done.title, (), tuple(done.line_map))
+
+
 CONVERTERS: dict[str, Callable[[str, str], Converted]] = {
     **{suffix: _html for suffix in HTML_SUFFIXES},
     **{suffix: _rst for suffix in RST_SUFFIXES},
     **{suffix: _notebook for suffix in NOTEBOOK_SUFFIXES},
     **{suffix: _asciidoc for suffix in ASCIIDOC_SUFFIXES},
+    **{suffix: _writerside for suffix in WRITERSIDE_SUFFIXES},
 }
 
 

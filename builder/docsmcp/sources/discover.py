@@ -39,7 +39,10 @@ RST_SUFFIXES = (".rst",)
 NOTEBOOK_SUFFIXES = (".ipynb",)  # Jupyter notebooks, read as the page a site shows
 # AsciiDoc (Asciidoctor, Antora); `.asc` is not one: it is as often a PGP signature.
 ASCIIDOC_SUFFIXES = (".adoc", ".asciidoc")
-CONVERTED_SUFFIXES = HTML_SUFFIXES + RST_SUFFIXES + NOTEBOOK_SUFFIXES + ASCIIDOC_SUFFIXES
+WRITERSIDE_SUFFIXES = (".topic",)  # JetBrains Writerside's XML topics (formats/writerside_xml.py)
+CONVERTED_SUFFIXES = (
+    HTML_SUFFIXES + RST_SUFFIXES + NOTEBOOK_SUFFIXES + ASCIIDOC_SUFFIXES + WRITERSIDE_SUFFIXES
+)
 # Every file the builder reads as a page.
 SOURCE_SUFFIXES = MARKDOWN_SUFFIXES + PDF_SUFFIXES + CONVERTED_SUFFIXES
 # A concatenation of pages (`llms-full.txt`, `NAME.llms-full.txt`): read as markdown, then split

@@ -111,7 +111,7 @@ def expand(
     """`body` of the page at `path` (relative to docs_dir) with its includes resolved, but for
     the MDX partials in `shared` (left as written)."""
     asciidoc = path.lower().endswith(ASCIIDOC_SUFFIXES)  # (its component's attributes: always)
-    wants_project = writerside.may_need(body)  # (its variables and code files: writerside.py)
+    wants_project = writerside.may_need(path, body)  # (its variables and code files: writerside.py)
     if not has_directive(body) and not asciidoc and not wants_project:
         return Expanded(body, (), None)
     failures = Failures()
@@ -130,7 +130,12 @@ def expand(
     written = lines
     if wants_project and (project := writerside.find(docs_dir, list(roots))) is not None:
         reader.writerside = project
-        lines = writerside.substituted(lines, project.variables)
+        if path.lower().endswith(writerside.TOPIC):
+            read = writerside.reader(project, path, docs_dir, reader._read_first)
+            out, line_map = writerside.topic(lines, project, read)
+            return finish(path, body, lines, out, line_map, failures, reader.found())
+        lines, scopes = writerside.substituted(lines, project.variables)
+        reader.writerside_refs = writerside.element_refs(lines, scopes) if scopes else {}
     code = fenced_lines(lines)  # a `::: object` shown in a code block is an example
     # A page that closes containers (a bare `:::` line: VitePress, Docusaurus) writes `::: tabs`
     # for a container, not for mkdocstrings' `::: module` (vitest's docs warned of "tabs").
@@ -177,6 +182,10 @@ def expand(
     return finish(path, body, written, out, line_map, failures, reader.found())
 
 
+# A tag standing for what it names over lines of its own (`_Reader.spanning`).
+_Spanning = mdx_partials.CodeTag | type_tables.Tag | writerside.CodeRef | writerside.ElementRef
+
+
 class _Reader:
     def __init__(self, docs_dir: Path, roots: Sequence[Path], failures: Failures) -> None:
         self.docs_dir = docs_dir
@@ -199,6 +208,7 @@ class _Reader:
         self._hugo: tuple[hugo_site.Site | None] | None = None  # the Hugo site around the docs
         self.types_missing: list[str] = []  # why `<auto-type-table>` tags showed no table
         self.writerside: writerside.Project | None = None  # the page's Writerside project
+        self.writerside_refs: dict[int, writerside.ElementRef] = {}  # its element includes
 
     def found(self) -> Found:
         """What the page's includes came to, for include_report.finish."""
@@ -441,40 +451,49 @@ class _Reader:
 
     def spanning(
         self, body: str, lines: list[str], code: list[bool] | None
-    ) -> dict[int, mdx_partials.CodeTag | type_tables.Tag | writerside.CodeRef]:
+    ) -> dict[int, _Spanning]:
         """The tags of `lines` that span lines and stand for what they name, by first line:
         components whose `code` prop names imports, Fumadocs' `<auto-type-table>`."""
         if code is None:
             return {}
-        found: dict[int, mdx_partials.CodeTag | type_tables.Tag | writerside.CodeRef] = {}
+        found: dict[int, _Spanning] = {}
         if self.names:
             found.update(mdx_partials.code_tags(lines, code, self.names))
         if type_tables.TAG_START in body:
             found.update(type_tables.tags(lines, code))
         if self.writerside is not None and "{src=" in body:
             found.update(writerside.code_refs(lines))
+        found.update(self.writerside_refs)
         return found
 
     def span(
         self,
         page: str,
-        tag: mdx_partials.CodeTag | type_tables.Tag | writerside.CodeRef,
+        tag: _Spanning,
         depth: int,
     ) -> list[str]:
         """What a tag of `spanning` stands for."""
         if isinstance(tag, mdx_partials.CodeTag):
             return self.code_tag(page, tag, depth)
-        if isinstance(tag, writerside.CodeRef) and self.writerside is not None:
-            relative = lambda p: os.path.relpath(p, self.docs_dir)  # noqa: E731
-            found = writerside.snippet_candidates(self.writerside, tag.src, relative)
-            text = self._read_first(found, tag.src) if found else None
-            return writerside.block(tag, text, self.writerside.variables)
+        if isinstance(tag, writerside.CodeRef | writerside.ElementRef) and self.writerside:
+            return self._writerside(page, tag, depth)
         files = type_tables.Files(self.docs_dir, tuple(self.roots))
         lines, why = type_tables.render(page, tag, files)
         self.size += sum(len(x) + 1 for x in lines)
         if why:
             self.types_missing.append(why)
         return lines
+
+    def _writerside(
+        self, page: str, tag: writerside.CodeRef | writerside.ElementRef, depth: int
+    ) -> list[str]:
+        """A Writerside code block's file, or the element another topic includes."""
+        assert self.writerside is not None
+        read = writerside.reader(self.writerside, page, self.docs_dir, self._read_first)
+        if isinstance(tag, writerside.CodeRef):
+            return writerside.block(tag, read("snippet", tag.src), self.writerside.variables)
+        lines = writerside.element(tag, read("topic", tag.source))
+        return self._inline(self._found, lines, depth) if lines else []
 
     def code_tag(self, page: str, tag: mdx_partials.CodeTag, depth: int) -> list[str]:
         """The imported files a component's `code` prop names (mdx_partials.examples)."""

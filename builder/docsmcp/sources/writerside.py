@@ -17,6 +17,8 @@ src="ktor.tree"/>`), found at or above the docs folder (site_config.config_above
 from __future__ import annotations
 
 import logging
+import os
+import posixpath
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -24,6 +26,7 @@ from pathlib import Path
 from xml.etree import ElementTree
 
 from docsmcp.sources.formats.fences import code_block, fenced_lines
+from docsmcp.sources.formats.writerside_xml import render_element
 from docsmcp.sources.site_config import config_above
 
 log = logging.getLogger("docsmcp.sources.writerside")
@@ -46,6 +49,7 @@ class Project:
     root: Path  # the folder of its project file
     snippets: Path | None = None
     variables: Mapping[str, str] = field(default_factory=dict)
+    topics: Path | None = None  # where `<include from="lib.topic">` names files
 
 
 def find(docs_dir: Path, roots: Sequence[Path]) -> Project | None:
@@ -64,10 +68,12 @@ def find(docs_dir: Path, roots: Sequence[Path]) -> Project | None:
     root = found.parent
     snippets = ihp.find("snippets")
     vars_file = ihp.find("vars")
+    topics = ihp.find("topics")
     return Project(
         root,
         root / snippets.get("src", "") if snippets is not None and snippets.get("src") else None,
         _variables(root / vars_file.get("src", "")) if vars_file is not None else {},
+        root / topics.get("dir", "") if topics is not None and topics.get("dir") else None,
     )
 
 
@@ -81,9 +87,15 @@ def _variables(path: Path) -> dict[str, str]:
     return {v.get("name", ""): v.get("value", "") for v in tree.iter("var") if v.get("name")}
 
 
-def may_need(body: str) -> bool:
-    """Whether a page may use its project: a `{src=…}` block or a `%name%`."""
-    return '{src="' in body or ("%" in body and VARIABLE.search(body) is not None)
+def may_need(path: str, body: str) -> bool:
+    """Whether a page may use its project: an XML topic, a `{src=…}` block, an `<include
+    from=…>` or a `%name%`."""
+    return (
+        path.lower().endswith(TOPIC)
+        or '{src="' in body
+        or "<include from=" in body
+        or ("%" in body and VARIABLE.search(body) is not None)
+    )
 
 
 # A page's own variable, `<var name="artifact_name" value="ktor-client-auth"/>` (ktor: 351): from
@@ -91,16 +103,22 @@ def may_need(body: str) -> bool:
 LOCAL_VARIABLE = re.compile(r'<var[ \t]+name="([^"\n]+)"[ \t]+value="([^"\n]*)"[ \t]*/>')
 
 
-def substituted(lines: list[str], variables: Mapping[str, str]) -> list[str]:
+def substituted(
+    lines: list[str], variables: Mapping[str, str]
+) -> tuple[list[str], dict[int, dict[str, str]]]:
     """`lines` with the project's variables and the page's own (`<var …/>`, from their line
-    on) in place of `%name%`."""
+    on) in place of `%name%`; and the variables at each line that includes an element (what
+    the element's own `%name%` are)."""
     scope = dict(variables)
     out = []
-    for line in lines:
+    scopes: dict[int, dict[str, str]] = {}
+    for i, line in enumerate(lines):
         if "<var" in line:
             scope.update(LOCAL_VARIABLE.findall(line))
+        if "<include" in line:
+            scopes[i] = dict(scope)
         out.append(substitute(line, scope))
-    return out
+    return out, scopes
 
 
 def substitute(line: str, variables: Mapping[str, str]) -> str:
@@ -205,8 +223,159 @@ def block(ref: CodeRef, text: str | None, variables: Mapping[str, str]) -> list[
     return code_block(ref.indent, ref.language, [ref.indent + x if x else x for x in lines])
 
 
-def snippet_candidates(project: Project, src: str, relative: Callable[[Path], str]) -> list[str]:
-    """Where a block's `src` is, relative to docs_dir (`relative`): the snippets folder's."""
-    if "://" in src or project.snippets is None:
+def reader(
+    project: Project,
+    page: str,
+    docs_dir: Path,
+    read_first: Callable[[list[str], str], str | None],
+) -> Callable[[str, str], str | None]:
+    """The text of a topic (`kind` "topic") or snippet file `name` that `page` names, through
+    `read_first` (the includes' reading: source roots, limits, failures counted): a topic
+    beside the page or in the topics folder, a snippet in the snippets folder."""
+
+    def relative(path: Path) -> str:
+        return os.path.relpath(path, docs_dir)
+
+    def read(kind: str, name: str) -> str | None:
+        if kind == "topic":
+            found = [posixpath.normpath(posixpath.join(posixpath.dirname(page), name))]
+            if project.topics is not None:
+                found.append(relative(project.topics / name))
+        elif "://" in name or project.snippets is None:
+            return None
+        else:  # (`/snippets/x`: ktor, 31)
+            found = [relative(project.snippets / name.lstrip("/"))]
+        return read_first(found, name)
+
+    return read
+
+
+TOPIC = ".topic"
+# `<include from="lib.topic" element-id="download_example"/>` (ktor: 414 in markdown pages).
+INCLUDE = re.compile(
+    r'^([ \t]*)<include[ \t]+from="([^"\n]+)"[ \t]+element-id="([^"\n]+)"[^<>\n]*/>[ \t]*$'
+)
+
+
+@dataclass(frozen=True)
+class ElementRef:
+    """A markdown line including an element of another topic, and the variables there."""
+
+    start: int
+    end: int
+    indent: str
+    source: str
+    element_id: str
+    scope: Mapping[str, str]
+
+
+def element_refs(
+    lines: list[str], scopes: Mapping[int, Mapping[str, str]]
+) -> dict[int, ElementRef]:
+    """The `<include from element-id/>` lines of a markdown page, by line."""
+    found: dict[int, ElementRef] = {}
+    code = fenced_lines(lines)
+    for i, scope in scopes.items():
+        if not code[i] and (m := INCLUDE.match(lines[i])):
+            found[i] = ElementRef(i, i, m.group(1), m.group(2), m.group(3), scope)
+    return found
+
+
+def element(ref: ElementRef, text: str | None) -> list[str]:
+    """The markdown of the element an `<include>` names (nothing if it is not found, as
+    Writerside's build refuses such a page)."""
+    if text is None:
         return []
-    return [relative(project.snippets / src.lstrip("/"))]  # (`/snippets/x`: ktor, 31)
+    lines, _ = substituted(text.split("\n"), ref.scope)
+    found = render_element("\n".join(lines), ref.element_id)
+    return [ref.indent + x if x else x for x in found or []]
+
+
+# In an XML topic: an element included from another topic, a code block's file.
+_XML_PIECE = re.compile(
+    r'<include\s+from="(?P<source>[^"]+)"\s+element-id="(?P<id>[^"]+)"[^<>]*/>'
+    r'|<code-block\b(?P<attrs>[^<>]*?\bsrc="[^"]+"[^<>]*?)(?:/>|>\s*</code-block>)'
+)
+# Included topics include others in turn, to this depth (includes.MAX_DEPTH's).
+MAX_TOPIC_DEPTH = 5
+
+
+def topic(
+    lines: list[str],
+    project: Project,
+    read: Callable[[str, str], str | None],
+    depth: int = 0,
+) -> tuple[list[str], list[int]]:
+    """An XML topic's lines with its `<include from element-id/>` replaced by the element's XML
+    and its `<code-block src=…/>` holding their file (`read(kind, name)`: the text of a topic
+    or snippet file, None if not found), and for each line its line in `lines`."""
+    lines, scopes = substituted(lines, project.variables)
+    text = "\n".join(lines)
+    pieces: list[tuple[int, int, str]] = []
+    for m in _XML_PIECE.finditer(text):
+        if m.group("source"):
+            found = read("topic", m.group("source"))
+            raw = _raw_element(found, m.group("id")) if found is not None else None
+            if raw:  # (its `%name%`s: the variables where it is included)
+                scope = scopes.get(text.count("\n", 0, m.start()), project.variables)
+                raw = "\n".join(substituted(raw.split("\n"), scope)[0])
+            if raw and depth + 1 < MAX_TOPIC_DEPTH and _XML_PIECE.search(raw):
+                raw = "\n".join(topic(raw.split("\n"), project, read, depth + 1)[0])
+            pieces.append((m.start(), m.end(), raw or ""))
+        else:
+            attrs = dict(_ATTR.findall(m.group("attrs")))
+            ref = CodeRef(0, 0, "", "", attrs.pop("src", ""), attrs)
+            found = read("snippet", ref.src)
+            kept = " ".join(f'{k}="{v}"' for k, v in attrs.items() if k == "lang")
+            body = "\n".join(selected(found, ref)) if found is not None else ""
+            if attrs.get("interpolate-variables") == "true":
+                body = substitute(body, project.variables)
+            cdata = body.replace("]]>", "]]]]><![CDATA[>")
+            pieces.append(
+                (m.start(), m.end(), f"<code-block {kept}><![CDATA[{cdata}]]></code-block>")
+            )
+    return _splice(text, pieces)
+
+
+def _splice(text: str, pieces: list[tuple[int, int, str]]) -> tuple[list[str], list[int]]:
+    """`text` with each (start, end, replacement) made, as lines with their line in `text` (a
+    replacement's lines all map to where it started)."""
+    out: list[str] = []
+    line_map = [0]
+    src = pos = 0
+    for start, end, replacement in pieces:
+        kept = text[pos:start]
+        for _ in range(kept.count("\n")):
+            src += 1
+            line_map.append(src)
+        line_map.extend([src] * replacement.count("\n"))
+        out += [kept, replacement]
+        src += text.count("\n", start, end)
+        pos = end
+    rest = text[pos:]
+    for _ in range(rest.count("\n")):
+        src += 1
+        line_map.append(src)
+    out.append(rest)
+    return "".join(out).split("\n"), line_map
+
+
+def _raw_element(text: str, element_id: str) -> str | None:
+    """The XML of the element `element_id` of a topic: a `<snippet>`'s content, another
+    element whole."""
+    start = re.search(r'<([\w-]+)\b[^<>]*\bid="' + re.escape(element_id) + r'"[^<>]*?(/?)>', text)
+    if start is None:
+        return None
+    if start.group(2):
+        return ""
+    name = start.group(1)
+    depth = 1
+    for m in re.finditer(r"<(/?)" + re.escape(name) + r"\b[^<>]*?(/?)>", text[start.end() :]):
+        if m.group(2):
+            continue
+        depth += -1 if m.group(1) else 1
+        if depth == 0:
+            if name == "snippet":
+                return text[start.end() : start.end() + m.start()]
+            return text[start.start() : start.end() + m.end()]
+    return None
