@@ -222,3 +222,43 @@ def test_any_topic_text_renders_with_a_line_map_and_raises_nothing(text: str, ot
     ref = CodeRef(0, 0, "", "kotlin", "x.kt", {"include-symbol": other[:5] or "x"})
     shown = block(ref, text, {})
     assert shown[0].startswith("```kotlin") and shown[-1].strip("`") == ""
+
+
+def test_writerside_elements_in_markdown_read_as_shown(tmp_path: Path) -> None:
+    """ktor's markdown topics wrap markdown in Writerside's elements: `<tldr>` (109),
+    `<tabs>`/`<tab title>` (176), `<show-structure/>` (103), `<link-summary>` (69),
+    `<primary-label/>`, `<deflist>`/`<def title>`, `<compare>`, blockquotes styled as notes
+    (95): the tags were indexed as text and the tab titles lost."""
+    root = _project(tmp_path)
+    (root / "topics" / "server-run.md").write_text(
+        '[//]: # (title: Run)\n\n<show-structure for="chapter" depth="2"/>\n'
+        '<primary-label ref="server-plugin"/>\n\n<tldr>\n'
+        "<p><b>Code example</b>: <path>run.kt</path></p>\n</tldr>\n\n"
+        "<link-summary>\nLearn how to run.\n</link-summary>\n\n"
+        "Start the server.\n\n> It listens on port 8080.\n>\n"
+        '{style="note"}\n\n<tabs group="os">\n<tab title="Linux/macOS" group-key="unix">\n\n'
+        "```shell\n./gradlew run\n```\n\n</tab>\n"
+        '<tab title="Windows" group-key="windows">\n\n```shell\ngradlew.bat run\n```\n\n'
+        "</tab>\n</tabs>\n\n<deflist>\n"
+        '<def title="HxRequestHeaders.Target">ID of the <emphasis>target</emphasis></def>\n'
+        '</deflist>\n\n<tabs group="languages">\n    <tab title="Maven" group-key="maven">\n'
+        '        <code-block lang="XML">\n        <![CDATA[\n            <dependency>\n'
+        "                <version>%ktor_version%</version>\n            </dependency>\n"
+        "        ]]>\n      </code-block>\n    </tab>\n</tabs>\n\n<deflist>\n<def>\n"
+        "<title><code>Mode.All</code></title>\nCompresses both.\n</def>\n</deflist>\n"
+    )
+    (chunk,) = _chunks(root, "topics/server-run.md")
+    text = chunk.text
+    prose = text.split("```xml")[0] + text.split("</dependency>")[-1]
+    assert "<" not in prose and "{style" not in text and "Learn how to run" not in text
+    for shown in (
+        "**Code example**: `run.kt`",
+        "> Note: It listens on port 8080.",
+        "Linux/macOS:\n\n```shell\n./gradlew run\n```",
+        "Windows:\n\n```shell\ngradlew.bat run\n```",
+        "HxRequestHeaders.Target: ID of the *target*",
+        # (the CDATA markers' lines stay, blank: a page keeps its lines)
+        "Maven:\n```xml\n\n<dependency>\n    <version>3.5.2</version>\n</dependency>\n\n```",
+        "`Mode.All`:\nCompresses both.",
+    ):
+        assert shown in text

@@ -135,6 +135,7 @@ def expand(
             out, line_map = writerside.topic(lines, project, read)
             return finish(path, body, lines, out, line_map, failures, reader.found())
         lines, scopes = writerside.substituted(lines, project.variables)
+        lines = writerside.markdown_lines(lines)
         reader.writerside_refs = writerside.element_refs(lines, scopes) if scopes else {}
     code = fenced_lines(lines)  # a `::: object` shown in a code block is an example
     # A page that closes containers (a bare `:::` line: VitePress, Docusaurus) writes `::: tabs`
