@@ -128,7 +128,10 @@ def test_xml_topics_are_pages_with_their_includes(tmp_path: Path) -> None:
         '        <procedure title="Run it" id="run">\n'
         "            <step>Open <control>Run</control>.</step>\n"
         "            <step>Click <emphasis>OK</emphasis>.</step>\n        </procedure>\n"
-        "    </chapter>\n</topic>\n"
+        "        <table><tr><td>Express</td><td>Ktor</td></tr>\n"
+        '            <tr><td><code-block lang="js">app.listen(3000)</code-block></td>\n'
+        '            <td><code-block lang="kotlin">embeddedServer(Netty)</code-block></td></tr>\n'
+        "        </table>\n    </chapter>\n</topic>\n"
     )
     chunks = {c.id: c for c in _chunks(root, "topics/server-config.topic")}
     assert set(chunks) == {
@@ -148,6 +151,7 @@ def test_xml_topics_are_pages_with_their_includes(tmp_path: Path) -> None:
         "To use `CORS`, add `ktor-cors`:\n\nGradle (Kotlin):\n\n```kotlin\n"
         'implementation("io.ktor:ktor-cors:$ktor_version")\n```',
         "**Run it**\n\n1. Open **Run**.\n2. Click *OK*.",
+        "Express:\n\n```js\napp.listen(3000)\n```\n\nKtor:\n\n```kotlin\nembeddedServer(Netty)\n```",
     ):
         assert shown in basic.text
     assert "<" not in basic.text and "%" not in basic.text
@@ -245,7 +249,8 @@ def test_writerside_elements_in_markdown_read_as_shown(tmp_path: Path) -> None:
         '        <code-block lang="XML">\n        <![CDATA[\n            <dependency>\n'
         "                <version>%ktor_version%</version>\n            </dependency>\n"
         "        ]]>\n      </code-block>\n    </tab>\n</tabs>\n\n<deflist>\n<def>\n"
-        "<title><code>Mode.All</code></title>\nCompresses both.\n</def>\n</deflist>\n"
+        "<title><code>Mode.All</code></title>\nCompresses both.\n</def>\n</deflist>\n\n"
+        "<warning>\n<p>\nUse 2048-bit keys.\n</p>\n</warning>\n"
     )
     (chunk,) = _chunks(root, "topics/server-run.md")
     text = chunk.text
@@ -260,5 +265,6 @@ def test_writerside_elements_in_markdown_read_as_shown(tmp_path: Path) -> None:
         # (the CDATA markers' lines stay, blank: a page keeps its lines)
         "Maven:\n```xml\n\n<dependency>\n    <version>3.5.2</version>\n</dependency>\n\n```",
         "`Mode.All`:\nCompresses both.",
+        "Warning:\n\nUse 2048-bit keys.",
     ):
         assert shown in text

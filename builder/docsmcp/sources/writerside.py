@@ -396,8 +396,8 @@ _HIDDEN_LINE = re.compile(
     r"^[ \t]*<(?:show-structure|primary-label|secondary-label|var|seealso|img)\b[^<>]*/>[ \t]*$"
 )
 _WRAPPER_LINE = re.compile(
-    r"^[ \t]*</?(?:tldr|tabs|tab|compare|deflist|def|snippet|procedure|step|list|chapter|p)\b"
-    r"[^<>]*>[ \t]*$"
+    r"^[ \t]*(?:</?(?:tldr|tabs|tab|compare|deflist|def|snippet|procedure|step|list|chapter|p)"
+    r"|</(?:note|tip|warning))\b[^<>]*>[ \t]*$"
 )
 _SUMMARY_OPEN = re.compile(r"^[ \t]*<(link-summary|web-summary|card-summary)\b[^<>]*>")
 # A titled element opening a line: its title is a label over what it holds.
@@ -417,6 +417,7 @@ _CODE_OPEN = re.compile(
 )
 _CODE_CLOSE = re.compile(r"^[ \t]*</code-block>[ \t]*$")
 _CDATA_LINE = re.compile(r"^[ \t]*(?:<!\[CDATA\[|\]\]>)[ \t]*$")
+_CALLOUT_LINE = re.compile(r"^([ \t]*)<(note|tip|warning)>[ \t]*$")
 _TITLE_LINE = re.compile(r"^([ \t]*)<title>(.*)</title>[ \t]*$")
 # `{style="note"}` under a blockquote: a callout (ktor: 95).
 _STYLE = re.compile(r'^[ \t]*\{style="(note|tip|warning)"[^{}\n]*\}[ \t]*$')
@@ -467,6 +468,8 @@ def markdown_lines(lines: list[str]) -> list[str]:
             )
         elif m := _COMPARE.match(line):
             out[i] = f"{_kept(m.group(1))}{m.group(2)} / {m.group(3)}:"
+        elif m := _CALLOUT_LINE.match(line):  # (its text follows: `<p>`, closed by `</note>`)
+            out[i] = f"{_kept(m.group(1))}{m.group(2).capitalize()}:"
         elif m := _TITLE_LINE.match(line):
             out[i] = f"{_kept(m.group(1))}{_inline(m.group(2))}:"
         elif _WRAPPER_LINE.match(line):

@@ -284,8 +284,22 @@ def _code(node: Node, out: _Out, prefix: str) -> None:
     out.blank()
 
 
-def _table(node: Node, out: _Out, prefix: str) -> None:
+def _table(node: Node, out: _Out, prefix: str, level: int = 3) -> None:
     rows = [c for c in _descendants(node, 0) if c.tag == "tr"]
+    cells = [[c for c in r.children if isinstance(c, Node) and c.tag in ("td", "th")] for r in rows]
+    if any(
+        not _is_inline(c) and c.tag != "p" for row in cells for cell in row for c in cell.children
+    ):
+        # Cells holding code or tabs (ktor's Express-to-Ktor comparison): each cell's blocks
+        # under its column's title, row by row (pipe rows would run the code together).
+        titles = [_plain(c) for c in cells[0]] if cells else []
+        for row in cells[1:]:
+            for k, cell in enumerate(row):
+                if k < len(titles) and titles[k]:
+                    out.add(f"{prefix}{titles[k]}:", cell.line)
+                    out.blank()
+                _blocks(cell, out, level, prefix)
+        return
     for k, row in enumerate(rows):
         cells = [
             _inline_all(c.children).replace("\n", " ").replace("|", "\\|").strip()
