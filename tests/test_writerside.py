@@ -11,6 +11,7 @@ from docsmcp.chunking.chunk import chunk_file
 from docsmcp.sources.convert import convert_source
 from docsmcp.sources.corpus import load_corpus
 from docsmcp.sources.formats.writerside_xml import render_element, render_topic
+from docsmcp.sources.navfiles import read_nav
 from docsmcp.sources.writerside import CodeRef, Project, block, topic
 from hypothesis import given
 from hypothesis import strategies as st
@@ -268,3 +269,44 @@ def test_writerside_elements_in_markdown_read_as_shown(tmp_path: Path) -> None:
         "Warning:\n\nUse 2048-bit keys.",
     ):
         assert shown in text
+
+
+def test_the_tree_titles_orders_and_decides_the_pages(tmp_path: Path) -> None:
+    """A Writerside project builds the topics its instance tree names: ktor's 166 code-sample
+    READMEs, its own README and `lib.topic` (the library of included snippets) were pages,
+    and its pages had no order; the tree's `toc-title` is the page's name in the sidebar."""
+    root = _project(tmp_path)
+    (root / "ktor.tree").write_text(
+        '<?xml version="1.0" encoding="UTF-8"?>\n'
+        '<!DOCTYPE instance-profile SYSTEM "https://x/product-profile.dtd">\n'
+        '<instance-profile id="ktor" name="Ktor" start-page="welcome.topic">\n'
+        '    <toc-element topic="welcome.topic"/>\n'
+        '    <toc-element toc-title="Ktor Server">\n'
+        '        <toc-element topic="server-run.md" toc-title="Run it"/>\n'
+        '        <toc-element topic="client-cookies.md"/>\n    </toc-element>\n'
+        "</instance-profile>\n"
+    )
+    topics = root / "topics"
+    (topics / "welcome.topic").write_text('<topic title="Welcome" id="welcome"><p>Hi.</p></topic>')
+    (topics / "lib.topic").write_text('<topic title="Library" id="lib"><snippet id="s"/></topic>')
+    (topics / "client-cookies.md").write_text("[//]: # (title: Cookies)\n\nKept.\n")
+    (topics / "server-run.md").write_text("[//]: # (title: Running)\n\nRun.\n")
+    (topics / "orphan.md").write_text("[//]: # (title: Orphan)\n\nNot in the tree.\n")
+    sample = root / "codeSnippets" / "snippets" / "cookies"
+    (sample / "README.md").write_text("# Client cookies\n\nA sample.\n")
+    (root / "README.md").write_text("# Ktor Documentation\n")
+    corpus = load_corpus(root)
+    paths = [f.path for f in corpus.files]
+    assert sorted(paths) == [
+        "topics/client-cookies.md",
+        "topics/server-run.md",
+        "topics/welcome.topic",
+    ]
+    assert "Writerside" in corpus.site_rule
+    nav = read_nav(root, [root], paths)
+    assert nav.order == {
+        "topics/welcome.topic": 0,
+        "topics/server-run.md": 1,
+        "topics/client-cookies.md": 2,
+    }
+    assert nav.titles == {"topics/server-run.md": "Run it"}

@@ -20,7 +20,7 @@ import logging
 import os
 import posixpath
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from xml.etree import ElementTree
@@ -50,6 +50,7 @@ class Project:
     snippets: Path | None = None
     variables: Mapping[str, str] = field(default_factory=dict)
     topics: Path | None = None  # where `<include from="lib.topic">` names files
+    trees: tuple[Path, ...] = ()  # the instances' `.tree` files: navigation, what is built
 
 
 def find(docs_dir: Path, roots: Sequence[Path]) -> Project | None:
@@ -74,6 +75,7 @@ def find(docs_dir: Path, roots: Sequence[Path]) -> Project | None:
         root / snippets.get("src", "") if snippets is not None and snippets.get("src") else None,
         _variables(root / vars_file.get("src", "")) if vars_file is not None else {},
         root / topics.get("dir", "") if topics is not None and topics.get("dir") else None,
+        tuple(root / i.get("src", "") for i in ihp.iter("instance") if i.get("src")),
     )
 
 
@@ -498,3 +500,69 @@ def _inline(line: str) -> str:
     line = _INLINE_CODE.sub(lambda m: f"`{m.group(2)}`", line)
     line = _INLINE_BOLD.sub(lambda m: f"**{m.group(2)}**", line)
     return _INLINE_ITALIC.sub(lambda m: f"*{m.group(2)}*", line)
+
+
+# -- the instance trees: navigation and what is built -----------------------------------------
+
+
+def tree(project: Project) -> list[tuple[str, str]]:
+    """(topic file name, its `toc-title` or "") of every `<toc-element topic>` of the
+    project's trees, in their order (a tree that does not parse gives nothing, with a line)."""
+    out: list[tuple[str, str]] = []
+    for path in project.trees:
+        try:
+            root = ElementTree.fromstring(path.read_bytes())
+        except (OSError, ElementTree.ParseError) as exc:
+            log.warning("%s: Writerside tree not read (%s)", path, exc)
+            continue
+        out += [
+            (e.get("topic", ""), e.get("toc-title", ""))
+            for e in root.iter("toc-element")
+            if e.get("topic")
+        ]
+    return out
+
+
+def _by_name(project: Project, docs_dir: Path, paths: Sequence[str]) -> dict[str, str]:
+    """The pages of the topics folder by file name (Writerside names a topic by its name)."""
+    try:
+        topics = project.topics.resolve().relative_to(docs_dir.resolve()).as_posix()
+    except (AttributeError, ValueError):
+        return {}
+    prefix = "" if topics == "." else topics + "/"
+    found: dict[str, str] = {}
+    for p in paths:
+        if p.startswith(prefix):
+            found.setdefault(posixpath.basename(p), p)
+    return found
+
+
+def nav_entries(
+    project: Project, docs_dir: Path, paths: Sequence[str]
+) -> Iterator[tuple[Path, str]]:
+    """The tree's pages (navfiles' entries: the page's file, its title in the tree)."""
+    pages = _by_name(project, docs_dir, paths)
+    for name, title in tree(project):
+        if name in pages:
+            yield docs_dir / pages[name], title
+
+
+def unbuilt(project: Project, docs_dir: Path, paths: Sequence[str]) -> tuple[str, ...]:
+    """Globs of what the project does not build: files outside its topics folder (ktor's 166
+    code-sample READMEs, its own README), and topics no tree names (`lib.topic`, the library of
+    included snippets); () when the trees name none of the pages."""
+    pages = _by_name(project, docs_dir, paths)
+    named = {pages[n] for n, _ in tree(project) if n in pages}
+    if not named:
+        return ()
+    topics = next(iter(named)).rsplit("/", 1)[0] + "/" if "/" in next(iter(named)) else ""
+    globs: set[str] = set()
+    for p in paths:
+        if p in named:
+            continue
+        if topics and not p.startswith(topics):
+            top, _, rest = p.partition("/")
+            globs.add(f"{top}/**" if rest and not topics.startswith(top + "/") else f"/{p}")
+        else:
+            globs.add(p if "/" in p else f"/{p}")
+    return tuple(sorted(globs))
