@@ -59,7 +59,7 @@ from docsmcp.sources import (
     writerside,
 )
 from docsmcp.sources.discover import ASCIIDOC_SUFFIXES, RST_SUFFIXES, Refused, read_file
-from docsmcp.sources.formats import apidoc, autodoc
+from docsmcp.sources.formats import apidoc, autodoc, writerside_md
 from docsmcp.sources.formats.fences import fenced_lines
 from docsmcp.sources.include_ranges import SNIPPET_SECTION
 from docsmcp.sources.include_report import Expanded, Failures, Found, Unresolved, finish
@@ -135,7 +135,7 @@ def expand(
             out, line_map = writerside.topic(lines, project, read)
             return finish(path, body, lines, out, line_map, failures, reader.found())
         lines, scopes = writerside.substituted(lines, project.variables)
-        lines = writerside.markdown_lines(lines)
+        lines = writerside_md.markdown_lines(lines)
         reader.writerside_refs = writerside.element_refs(lines, scopes) if scopes else {}
     code = fenced_lines(lines)  # a `::: object` shown in a code block is an example
     # A page that closes containers (a bare `:::` line: VitePress, Docusaurus) writes `::: tabs`
