@@ -40,7 +40,7 @@ from functools import cache
 from typing import TYPE_CHECKING
 
 from docsmcp.model.chunk import Tab
-from docsmcp.sources.formats import docsify, emoji, mdc, nestjs, reflinks
+from docsmcp.sources.formats import docfx, docsify, emoji, mdc, nestjs, reflinks
 from docsmcp.sources.formats.content_tabs import (
     dedent_line,
     docusaurus_tabs,
@@ -357,6 +357,9 @@ def rewrite(lines: list[str]) -> Rewritten:
         code = fenced_lines(lines)
     if "{{" in text or "{%" in text:
         lines = _template_blocks(lines, code)
+    if docfx.may_hold(text):  # (before `:::` containers are labelled: `:::row:::` is none)
+        lines = docfx.read(lines, code)
+        code = fenced_lines(lines)  # (a column's fence, dedented, is one now)
     if "\n::" in text or "\n ::" in text:
         lines = mdc.settings_blocks(lines, code)
     if "<a " in text:

@@ -1,0 +1,37 @@
+"""DocFX-flavored markdown (docfx's own docs, Microsoft Learn's Win32 docs): layout markers,
+images, `no-loc`, includes, code snippets, the table of contents."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from docsmcp.chunking.chunk import chunk_file
+from docsmcp.sources.corpus import load_corpus
+
+
+def _chunks(docs: Path, path: str) -> list:
+    corpus = load_corpus(docs)
+    assert not corpus.problems, corpus.problems
+    (sf,) = [f for f in corpus.files if f.path == path]
+    return chunk_file(sf)
+
+
+def test_rows_columns_images_and_no_loc_read_as_shown(tmp_path: Path) -> None:
+    """The Win32 docs' `:::row:::`/`:::column:::` (52 rows) left their markers and read the
+    columns' indented text as code; `:::image … alt-text=…:::` read "Image: type=…";
+    `:::no-loc text="open":::` (126) kept its markup."""
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "odl.md").write_text(
+        "# ODL attributes\n\n:::row:::\n    :::column:::\n        [**appobject**](appobject.md)\n"
+        "    :::column-end:::\n    :::column:::\n        [**bindable**](bindable.md)\n"
+        "    :::column-end:::\n:::row-end:::\n\n"
+        ':::image type="content" source="images/keys.png" alt-text="Diagram of a keyboard.":::\n\n'
+        'Verbs such as :::no-loc text="open"::: are shown.\n\n'
+        '> [!div class="nextstepaction"]\n> [Next step](next.md)\n'
+    )
+    (chunk,) = _chunks(docs, "odl.md")
+    assert ":::" not in chunk.text and "[!div" not in chunk.text
+    assert "[**appobject**](appobject.md)\n\n\n[**bindable**](bindable.md)" in chunk.text
+    assert "Diagram of a keyboard." in chunk.text and "Verbs such as open are shown." in chunk.text
+    assert "```" not in chunk.text  # (no column read as indented code)
