@@ -28,10 +28,13 @@ def test_rows_columns_images_and_no_loc_read_as_shown(tmp_path: Path) -> None:
         "    :::column-end:::\n:::row-end:::\n\n"
         ':::image type="content" source="images/keys.png" alt-text="Diagram of a keyboard.":::\n\n'
         'Verbs such as :::no-loc text="open"::: are shown.\n\n'
+        "| Value | Meaning |\n|---|---|\n"
+        '| IDC_ARROW | :::image type="icon" source="./images/IDC_ARROW.png"::: Normal select |\n\n'
         '> [!div class="nextstepaction"]\n> [Next step](next.md)\n'
     )
     (chunk,) = _chunks(docs, "odl.md")
     assert ":::" not in chunk.text and "[!div" not in chunk.text
     assert "[**appobject**](appobject.md)\n\n\n[**bindable**](bindable.md)" in chunk.text
     assert "Diagram of a keyboard." in chunk.text and "Verbs such as open are shown." in chunk.text
+    assert "| IDC_ARROW | Normal select |" in chunk.text
     assert "```" not in chunk.text  # (no column read as indented code)

@@ -29,6 +29,9 @@ _MARKER = re.compile(
 _IMAGE = re.compile(r"^([ \t]*):::[ \t]*image\b([^\n]*?)(?::::)?[ \t]*$")
 _ATTR = re.compile(r'([\w-]+)="([^"\n]*)"')
 _NO_LOC = re.compile(r':::no-loc[ \t]+text="([^"\n]*)":::')
+# An image within a line (the Win32 docs' icons in table cells: `:::image type="icon"
+# source="./images/IDC_ARROW.png":::`).
+_INLINE_IMAGE = re.compile(r":::image\b((?:[ \t]+[\w-]+=\"[^\"\n]*\")*)[ \t]*:::[ \t]?")
 _DIV = re.compile(r"^[ \t]*>[ \t]*\[!div\b[^\]\n]*\][ \t]*$", re.IGNORECASE)
 
 
@@ -55,7 +58,7 @@ def read(lines: list[str], code: list[bool]) -> list[str]:
                 dedent.clear()
             out[i] = ""
             continue
-        if ":::" in line and (m := _IMAGE.match(line)):
+        if ":::" in line and (m := _IMAGE.match(line)) and not _INLINE_IMAGE.search(line[1:]):
             attrs = dict(_ATTR.findall(m.group(2)))
             alt = attrs.get("alt-text", "")
             out[i] = f"{m.group(1)}![{alt}]({attrs.get('source', '')})" if alt else ""
@@ -63,8 +66,17 @@ def read(lines: list[str], code: list[bool]) -> list[str]:
         if dedent and line.strip():
             width = min(dedent[-1], len(line) - len(line.lstrip(" ")))
             line = out[i] = line[width:]
+        if ":::image" in line:
+            line = out[i] = _INLINE_IMAGE.sub(_image, line)
         if ":::no-loc" in line:
             out[i] = _NO_LOC.sub(lambda m: m.group(1), line)
         elif "[!div" in line and _DIV.match(line):
             out[i] = ""
     return out
+
+
+def _image(m: re.Match[str]) -> str:
+    attrs = dict(_ATTR.findall(m.group(1)))
+    alt = attrs.get("alt-text", "")
+    space = " " if m.group(0).endswith((" ", "\t")) else ""
+    return f"![{alt}]({attrs.get('source', '')}){space}" if alt else ""
