@@ -384,25 +384,9 @@ class _Reader:
     def _include_tag(self, page: str, line: str, depth: int) -> list[str] | None:
         """Fumadocs' `<include>` (include_tags.py): on one line, or the path and closing tag
         of one opened on an earlier line."""
-        if self.tag is None:
-            if m := include_tags.ONE_LINE.match(line):
-                tag = include_tags.Tag(m.group(1), m.group(2) or "", m.group(3))
-            elif "://" not in line and (m := include_tags.DOCSIFY.match(line)):
-                tag = include_tags.Tag(m.group(1), m.group(3), m.group(2))
-            elif m := include_tags.OPEN.match(line):
-                self.tag = include_tags.Tag(m.group(1), m.group(2) or "", held=(line,))
-                return []
-            else:
-                return None
-        elif not include_tags.CLOSE.match(line):
-            if self.tag.path:  # a second line before `</include>`: no tag, its lines are text
-                held, self.tag = self.tag.held, None
-                return [*held, line]
-            self.tag.path = line.strip()
-            self.tag.held += (line,)
-            return []
-        else:
-            tag, self.tag = self.tag, None
+        self.tag, tag = include_tags.step(self.tag, line)
+        if not isinstance(tag, include_tags.Tag):
+            return tag
         text = self._read_first(include_tags.candidates(page, tag, self.docs_dir), tag.path)
         if text is None:
             return []
