@@ -38,3 +38,38 @@ def test_rows_columns_images_and_no_loc_read_as_shown(tmp_path: Path) -> None:
     assert "Diagram of a keyboard." in chunk.text and "Verbs such as open are shown." in chunk.text
     assert "| IDC_ARROW | Normal select |" in chunk.text
     assert "```" not in chunk.text  # (no column read as indented code)
+
+
+def test_includes_and_code_snippets_from_files(tmp_path: Path) -> None:
+    """`[!INCLUDE [t](path)]` (the Win32 docs' 7, docfx's own pages) read as markup, the
+    included text lost; `[!code-csharp[](file.cs#region)]` and `:::code source=…:::` showed no
+    code."""
+    docs = tmp_path / "docs"
+    (docs / "includes").mkdir(parents=True)
+    (docs / "guide").mkdir()
+    (docs / "docfx.json").write_text('{"build": {}}\n')
+    (docs / "includes" / "os-reqs.md").write_text(
+        "---\nms.topic: include\n---\n**Applies to:** Windows 11 or later\n"
+    )
+    (docs / "guide" / "Program.cs").write_text(
+        "using System;\n\nclass Program\n{\n    #region Main\n    static void Main()\n"
+        '    {\n        Console.WriteLine("Hi");\n    }\n    #endregion\n\n'
+        "    // <helper>\n    static int Helper() => 1;\n    // </helper>\n}\n"
+    )
+    (docs / "guide" / "enclaves.md").write_text(
+        "# VBS enclaves\n\n[!INCLUDE [os-reqs](../includes/os-reqs.md)]\n\n"
+        "Also see [!INCLUDE [reqs](~/includes/os-reqs.md)] here.\n\n"
+        "[!code-csharp[](Program.cs#Main)]\n\n"
+        ':::code language="csharp" source="Program.cs" id="helper":::\n\n'
+        "[!code-csharp[](Program.cs?range=1-1)]\n\n[!INCLUDE [gone](../includes/none.md)]\n"
+    )
+    (chunk,) = _chunks(docs, "guide/enclaves.md")
+    text = chunk.text
+    assert "# VBS enclaves\n\n**Applies to:** Windows 11 or later\n" in text
+    assert "Also see **Applies to:** Windows 11 or later here." in text
+    main = 'static void Main()\n{\n    Console.WriteLine("Hi");\n}'
+    assert f"```csharp\n{main}\n```" in text
+    assert "```csharp\nstatic int Helper() => 1;\n```" in text
+    assert "```csharp\nusing System;\n```" in text
+    assert "ms.topic" not in text and "[!code" not in text and ":::" not in text
+    assert "[!INCLUDE [gone](../includes/none.md)]" in text  # (not found: as written)

@@ -48,6 +48,7 @@ from typing import TYPE_CHECKING
 from docsmcp.common.limits import MAX_FILE_BYTES
 from docsmcp.sources import (
     asciidoc_includes,
+    docfx_includes,
     hugo_includes,
     hugo_site,
     include_tags,
@@ -63,7 +64,7 @@ from docsmcp.sources.formats import apidoc, autodoc, writerside_md
 from docsmcp.sources.formats.fences import fenced_lines
 from docsmcp.sources.include_ranges import SNIPPET_SECTION
 from docsmcp.sources.include_report import Expanded, Failures, Found, Unresolved, finish
-from docsmcp.sources.site_config import snippet_bases
+from docsmcp.sources.site_config import config_above, snippet_bases
 from docsmcp.sources.snippet_includes import (
     FASTAPI,
     MDBOOK,
@@ -102,6 +103,7 @@ def has_directive(body: str) -> bool:
         or ":include" in body  # (docsify's embeds)
         or ".. auto" in body  # (reST pages only: autodoc.py)
         or mdx_partials.may_import(body)
+        or docfx_includes.may_hold(body)
     )
 
 
@@ -266,6 +268,12 @@ class _Reader:
             return myst_includes.included(
                 pending, text, lambda lines: self._inline(self._found, lines, depth)
             )
+        if (
+            not in_code
+            and ("[!" in line or ":::code" in line)
+            and (docfx := docfx_includes.directive(line)) is not None
+        ):
+            return self._docfx(page, docfx, depth)
         if self.tag is not None or (not in_code and ("<include" in line or ":include" in line)):
             return self._include_tag(page, line, depth)
         if self.names and not in_code and (use := mdx_partials.use(line, self.names)):
@@ -395,6 +403,16 @@ class _Reader:
             return block
         lines = include_tags.section(tag, text.rstrip("\n").split("\n"))
         return self._inline(self._found, lines, depth)
+
+    def _docfx(self, page: str, d: docfx_includes.Directive, depth: int) -> list[str] | None:
+        """A DocFX include (docfx_includes.py); a file not found leaves the line as written."""
+        project = config_above(self.docs_dir, self.roots, ("docfx.json",))
+        base = os.path.relpath(project.parent, self.docs_dir) if project else None
+        found = docfx_includes.candidates(page, d.path, base, self._candidates)
+        text = self._read_first(found, d.path)
+        if text is None:
+            return None
+        return docfx_includes.render(d, text, lambda x: self._inline(self._found, x, depth))
 
     def sources(self) -> apidoc.Sources:
         """The Python sources of the source roots (mkdocstrings, autodoc), made on first use."""
