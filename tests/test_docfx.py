@@ -7,6 +7,7 @@ from pathlib import Path
 
 from docsmcp.chunking.chunk import chunk_file
 from docsmcp.sources.corpus import load_corpus
+from docsmcp.sources.navfiles import read_nav
 
 
 def _chunks(docs: Path, path: str) -> list:
@@ -73,3 +74,40 @@ def test_includes_and_code_snippets_from_files(tmp_path: Path) -> None:
     assert "```csharp\nusing System;\n```" in text
     assert "ms.topic" not in text and "[!code" not in text and ":::" not in text
     assert "[!INCLUDE [gone](../includes/none.md)]" in text  # (not found: as written)
+
+
+def test_toc_yml_titles_and_orders_the_pages(tmp_path: Path) -> None:
+    """docfx's `toc.yml` beside `docfx.json` (and the ones it names, by file or folder) was
+    not read: docfx's own 34 pages came in path order."""
+    docs = tmp_path / "docs"
+    (docs / "docs").mkdir(parents=True)
+    (docs / "reference" / "cli").mkdir(parents=True)
+    (docs / "docfx.json").write_text('{"build": {}}\n')
+    (docs / "toc.yml").write_text(
+        "\ufeff- name: Docs\n  href: docs/\n- name: Home\n  href: index.md\n"
+        "- name: Site\n  href: https://example.com\n"
+    )
+    (docs / "docs" / "toc.yml").write_text(
+        "- name: Get started\n- href: basic-concepts.md\n- href: ../index.md\n"
+        "- name: Commandline Reference\n  href: ../reference/cli/toc.yml\n"
+        "- name: Archive\n  items:\n  - name: Templates\n    href: ../reference/templates.md\n"
+    )
+    (docs / "reference" / "cli" / "toc.yml").write_text(
+        "- name: docfx build\n  href: docfx-build.md\n- href: ../../docs/toc.yml\n"
+    )
+    for page in ("index.md", "docs/basic-concepts.md", "reference/templates.md"):
+        (docs / page).write_text(f"# {page}\n\nText.\n")
+    (docs / "reference" / "cli" / "docfx-build.md").write_text("# docfx build\n\nBuild.\n")
+    paths = [f.path for f in load_corpus(docs).files]
+    nav = read_nav(docs, [docs], paths)
+    assert nav.order == {
+        "docs/basic-concepts.md": 0,
+        "index.md": 1,
+        "reference/cli/docfx-build.md": 2,
+        "reference/templates.md": 3,
+    }
+    assert nav.titles == {
+        "index.md": "Home",  # (untitled where first named: the first title given)
+        "reference/cli/docfx-build.md": "docfx build",
+        "reference/templates.md": "Templates",
+    }

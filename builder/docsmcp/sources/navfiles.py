@@ -1,8 +1,8 @@
 """Titles from the navigation files a docs site already has: mkdocs `nav` (mkdocs.yml), mdBook
 `SUMMARY.md`, Laravel's `documentation.md` sidebar, Quarto's `_quarto.yml` sidebar, Jupyter
 Book's `myst.yml` and `_toc.yml`, Mintlify `docs.json`, Fumadocs' `meta.json`, Nextra's `_meta`
-files, Docusaurus `sidebars.json`, an Antora component's `nav.adoc` files (antora.py) and a
-Writerside project's instance trees (writerside.py). They
+files, Docusaurus `sidebars.json`, an Antora component's `nav.adoc` files (antora.py), a
+Writerside project's instance trees (writerside.py) and docfx's `toc.yml` (docfx_toc.py). They
 name pages as the site's sidebar shows them ("Tutorial - User Guide" > "First Steps"), words a
 reader searches with that the page itself may not use; they feed each page's `page` field
 (indexing/pagefield.py). Their order is the site's: `list_sections` lists pages that way
@@ -22,7 +22,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from docsmcp.sources import antora, quarto, writerside
+from docsmcp.sources import antora, docfx_toc, quarto, writerside
 from docsmcp.sources.jsliteral import exported_literal
 from docsmcp.sources.site_config import mkdocs_configs, read_json, read_text, read_yaml
 
@@ -493,6 +493,9 @@ def read_nav(docs_dir: Path, roots: Sequence[Path], paths: Sequence[str]) -> Nav
     components = antora.read_components(docs_dir, paths)
     for nav in antora.nav_files(components, paths) if components else ():
         take(docs_dir / nav, lambda n=nav: _antora(docs_dir, n))
+    if (docs_dir / "docfx.json").is_file():  # docfx: the `toc.yml` beside it, those it names
+        toc, budget = docs_dir / docfx_toc.NAME, [MAX_NAV_NODES]
+        take(toc, lambda: docfx_toc.entries(toc, MAX_NAV_DEPTH, budget))
     if (project := writerside.find(docs_dir, roots)) is not None and project.trees:
         take(project.trees[0], lambda p=project: writerside.nav_entries(p, docs_dir, paths))
     configs = [(docs_dir / "docs.json", docs_dir)]
