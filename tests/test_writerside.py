@@ -8,6 +8,7 @@ from pathlib import Path
 
 from conftest import FUZZ
 from docsmcp.chunking.chunk import chunk_file
+from docsmcp.commands.init import propose
 from docsmcp.sources.convert import convert_source
 from docsmcp.sources.corpus import load_corpus
 from docsmcp.sources.formats.writerside_xml import render_element, render_topic
@@ -310,3 +311,9 @@ def test_the_tree_titles_orders_and_decides_the_pages(tmp_path: Path) -> None:
         "topics/client-cookies.md": 2,
     }
     assert nav.titles == {"topics/server-run.md": "Run it"}
+    report = propose(root).report()  # init proposes the same, saying why
+    assert "site: excludes what the Writerside project does not build (topics its trees name)" in (
+        report
+    )
+    for line in ("exclude codeSnippets/**: 1 files", "exclude topics/lib.topic: 1 files"):
+        assert line in report

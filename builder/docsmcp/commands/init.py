@@ -140,6 +140,7 @@ class Proposal:
     default: tuple[str, str] = ("", "")  # a variant key and its default with why (variants.py)
     translations: str = ""  # the translations left out, for the report (sources/translations.py)
     unreadable: dict[str, str] = field(default_factory=dict)  # exclude glob -> why
+    site: str = ""  # the site's own rule of what it builds, when it leaves pages out
 
     def text(self) -> str:
         """The manifest as written: sorted keys, two-space indent, final newline."""
@@ -147,6 +148,8 @@ class Proposal:
 
     def report(self) -> list[str]:
         lines = [f"{self.files} files"]
+        if self.site:  # (why the excludes below that are the site's own: site_build.unbuilt)
+            lines.append(f"site: excludes {self.site}")
         for glob, count in sorted(self.excluded.items()):
             why = self.unreadable.get(glob)
             lines.append(
@@ -421,6 +424,7 @@ def propose(docs_dir: Path, roots: Sequence[Path] = ()) -> Proposal:
         if variants.key in taxonomy
         else ("", ""),
         translations=translations.line(),
+        site=unbuilt(docs_dir, (docs_dir, *roots), tree.paths)[0] if excluded else "",
         unreadable={_glob_escape(p): m for p, m in unreadable.items()},
     )
 
