@@ -111,3 +111,20 @@ def test_toc_yml_titles_and_orders_the_pages(tmp_path: Path) -> None:
         "reference/cli/docfx-build.md": "docfx build",
         "reference/templates.md": "Templates",
     }
+
+
+def test_tab_groups_are_labels_not_headings(tmp_path: Path) -> None:
+    """docfx's tab groups, `# [Modern Template](#tab/modern)` … `---`: read as H1s they cut
+    docfx's template.md into pages of their own and put the next section under the last tab."""
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "template.md").write_text(
+        "# Template\n\n## Metadata\n\nPredefined metadata:\n\n# [Modern](#tab/modern)\n\n"
+        "`_appTitle` is appended.\n\n# [Default](#tab/default)\n\n`_appName` is shown.\n\n"
+        "---\n\n## Custom Template\n\nWrite your own.\n"
+    )
+    chunks = {c.id: c for c in _chunks(docs, "template.md")}
+    assert set(chunks) == {"template.md#template/metadata", "template.md#template/custom-template"}
+    text = chunks["template.md#template/metadata"].text
+    assert "Modern:\n\n`_appTitle` is appended.\n\nDefault:\n\n`_appName` is shown." in text
+    assert "#tab/" not in text and "---" not in text

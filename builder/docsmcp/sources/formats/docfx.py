@@ -10,7 +10,9 @@ line for line (dialects.rewrite calls it before `:::` containers are labelled):
 - `:::no-loc text="open":::` within a line is its text (126 in the Win32 docs);
 - `:::zone pivot="x":::`, `:::moniker range="…":::` and their `-end` markers leave nothing,
   their content stays;
-- `> [!div class="nextstepaction"]` (a blockquote's styling) leaves nothing.
+- `> [!div class="nextstepaction"]` (a blockquote's styling) leaves nothing;
+- a tab group's tabs, `# [Linux](#tab/linux)`, are their label (`Linux:`), no headings, and
+  the `---` ending the group leaves nothing.
 
 `[!INCLUDE [title](file.md)]`, `[!code-csharp[](file.cs#region)]` and `:::code
 source=…:::` read other files: docfx_includes.py.
@@ -32,12 +34,18 @@ _NO_LOC = re.compile(r':::no-loc[ \t]+text="([^"\n]*)":::')
 # An image within a line (the Win32 docs' icons in table cells: `:::image type="icon"
 # source="./images/IDC_ARROW.png":::`).
 _INLINE_IMAGE = re.compile(r":::image\b((?:[ \t]+[\w-]+=\"[^\"\n]*\")*)[ \t]*:::[ \t]?")
+# A tab of a tab group: a heading holding only a link to `#tab/id` (`# [Linux](#tab/linux)`);
+# the group ends at a `---` line. Read as headings, the tabs cut the page into sections and
+# nested what follows the group under its last tab (docfx's template.md: "Custom Template"
+# under "Default Template").
+_TAB = re.compile(r"^[ ]{0,3}#{1,6}[ \t]+\[([^\]\n]+)\]\(#tab/[^)\s]+\)[ \t]*$")
+_GROUP_END = re.compile(r"^[ ]{0,3}-{3,}[ \t]*$")
 _DIV = re.compile(r"^[ \t]*>[ \t]*\[!div\b[^\]\n]*\][ \t]*$", re.IGNORECASE)
 
 
 def may_hold(text: str) -> bool:
     """Whether `text` may hold DocFX-flavored markdown this module reads."""
-    return ":::" in text or "[!div" in text
+    return ":::" in text or "[!div" in text or "](#tab/" in text
 
 
 def read(lines: list[str], code: list[bool]) -> list[str]:
@@ -45,8 +53,15 @@ def read(lines: list[str], code: list[bool]) -> list[str]:
     docstring); as many lines."""
     out = list(lines)
     dedent: list[int] = []  # the indents of the open columns, innermost last
+    tabs = False  # inside a tab group
     for i, line in enumerate(lines):
         if code[i] and not dedent:
+            continue
+        if "](#tab/" in line and (m := _TAB.match(line)):
+            out[i], tabs = f"{m.group(1)}:", True
+            continue
+        if tabs and _GROUP_END.match(line):
+            out[i], tabs = "", False
             continue
         if m := _MARKER.match(line):
             kind = m.group(2)
