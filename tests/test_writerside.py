@@ -83,6 +83,8 @@ def test_code_blocks_from_the_snippets_folder_and_variables(tmp_path: Path) -> N
         '   {src="snippets/cookies/src/Application.kt" include-symbol="main"}\n\n'
         '```kotlin\n```\n{src="/snippets/cookies/src/Application.kt" include-symbol="other"}\n\n'
         '```groovy\nimplementation "io.ktor:ktor-client-core:%ktor_version%"\n```\n\n'
+        '```kotlin\n```\n{src="https://raw.githubusercontent.com/x/EngineMainTest.kt"\n'
+        'include-lines="18-26"}\n\n'
         '```kotlin\n```\n{src="snippets/none/Missing.kt"}\n'
     )
     chunks = {c.id: c for c in _chunks(root, "topics/client-cookies.md")}
@@ -92,6 +94,7 @@ def test_code_blocks_from_the_snippets_folder_and_variables(tmp_path: Path) -> N
     assert "```kotlin\nval client = HttpClient(CIO) {\n    install(HttpCookies)\n}\n```" in install
     assert "   ```kotlin\n   fun main() {\n       val client" in install
     assert install.count("fun other() = 1") == 1 and "{src=" not in install
+    assert "include-lines" not in install  # (a list over two lines, a URL: no file to show)
     assert 'ktor-client-core:3.5.2"' in install
     assert install.rstrip().endswith("```kotlin\n```")  # a file not found: the block as written
 

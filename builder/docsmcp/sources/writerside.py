@@ -165,7 +165,12 @@ def code_refs(lines: list[str]) -> dict[int, CodeRef]:
     code = fenced_lines(lines)
     found: dict[int, CodeRef] = {}
     for i, line in enumerate(lines):
-        if "{src=" not in line or code[i] or not (m := SRC_LINE.match(line)):
+        if "{src=" not in line or code[i]:
+            continue
+        last = i  # (the list may go on over the next lines: ktor's migration pages)
+        while not lines[last].rstrip().endswith("}") and last + 1 < min(len(lines), i + 4):
+            last += 1
+        if not (m := SRC_LINE.match(" ".join(lines[i : last + 1]))):
             continue
         close = i - 1
         while close >= 0 and not lines[close].strip():
@@ -179,7 +184,7 @@ def code_refs(lines: list[str]) -> dict[int, CodeRef]:
         if fence is None or start in found:
             continue
         attrs = dict(_ATTR.findall(m.group(3)))
-        found[start] = CodeRef(start, i, fence.group(1), fence.group(3), m.group(2), attrs)
+        found[start] = CodeRef(start, last, fence.group(1), fence.group(3), m.group(2), attrs)
     return found
 
 
