@@ -96,7 +96,7 @@ def test_code_blocks_from_the_snippets_folder_and_variables(tmp_path: Path) -> N
     assert install.count("fun other() = 1") == 1 and "{src=" not in install
     assert "include-lines" not in install  # (a list over two lines, a URL: no file to show)
     assert 'ktor-client-core:3.5.2"' in install
-    assert install.rstrip().endswith("```kotlin\n```")  # a file not found: the block as written
+    assert install.rstrip().endswith('3.5.2"\n```')  # a file not found, a URL: no empty block
 
 
 def test_xml_topics_are_pages_with_their_includes(tmp_path: Path) -> None:

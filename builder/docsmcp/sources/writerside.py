@@ -239,9 +239,9 @@ def _dedented(lines: list[str]) -> list[str]:
 
 def block(ref: CodeRef, text: str | None, variables: Mapping[str, str]) -> list[str]:
     """What the block shows: the file's selected lines in a fence of the block's language (a
-    file not found: the empty block, as written)."""
+    file not found, or a URL: nothing; an empty block is no code a reader sees)."""
     if text is None:
-        return [f"{ref.indent}```{ref.language}", f"{ref.indent}```"]
+        return []
     lines = selected(text, ref)
     if ref.attrs.get("interpolate-variables") == "true":
         lines = [substitute(x, variables) for x in lines]
