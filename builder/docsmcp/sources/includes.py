@@ -20,7 +20,9 @@
 - MyST: ```` ```{include} path ```` and `{literalinclude}` with their options (myst_includes.py);
 - Fumadocs: `<include>path</include>`, a page (or its `#section`) or a code file
   (include_tags.py); `<auto-type-table path name />`, a type's props table (type_tables.py);
-- AsciiDoc: `include::path[tag=x]`, Antora's `include::partial$x.adoc[]` (asciidoc_includes.py).
+- AsciiDoc: `include::path[tag=x]`, Antora's `include::partial$x.adoc[]` (asciidoc_includes.py);
+- Writerside: `{src=…}` code blocks, `<include from element-id/>`, `%var%` (writerside.py);
+- DocFX: `[!INCLUDE [t](path)]`, `[!code-lang[](file#region)]`, `:::code:::` (docfx_includes.py).
 
 Every file is read through `discover.read_file`, so only inside the source roots: a path outside
 them, missing or unreadable leaves the directive as it was. An unreadable file gets its page one
