@@ -11,7 +11,8 @@ import pytest
 from conftest import EXAMPLE_DOCS, build_bundle, run_docsmcp
 from docsmcp.chunking.chunk import chunk_file
 from docsmcp.sources.corpus import load_corpus
-from docsmcp.sources.formats.dialects import rewrite, tab_language
+from docsmcp.sources.formats.dialects import rewrite
+from docsmcp.sources.formats.tab_languages import tab_language
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from mcp_client import McpSession

@@ -51,6 +51,8 @@ def test_pages_that_only_redirect_are_left_out(tmp_path: Path) -> None:
             "url=../../cli/pip_show/\n\nThis page has moved\n===================\n\nSee "
             ":doc:`../cli/pip_show`.\n",
             "old.md": "---\nredirect_to: /new/\n---\n# Old\n",
+            # docfx's own docs: 13 `redirect_url` stubs, empty pages
+            "tutorial/intro_toc.md": "---\nredirect_url: ../docs/table-of-contents.html\n---\n",
             "moved.md": '<meta http-equiv="refresh" content="0; url=/x/">\n\n# Moved\n',
             "refresh.md": "# Refresh tokens\n\nA token to refresh a session.\n",
         },
@@ -58,6 +60,6 @@ def test_pages_that_only_redirect_are_left_out(tmp_path: Path) -> None:
     summary = _build(docs, tmp_path / "idx")
     assert summary["files"] == 2  # cli/pip_show.rst, refresh.md
     assert summary["unpublished"] == (
-        "redirects: 3 pages that only send the reader to another (a refresh or `redirect_to`) "
-        "left out (moved.md, old.md, reference/pip_show.rst)"
+        "redirects: 4 pages that only send the reader to another (a refresh, `redirect_to` or "
+        "`redirect_url`) left out (moved.md, old.md, reference/pip_show.rst, ...)"
     )

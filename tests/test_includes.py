@@ -432,3 +432,23 @@ def test_file_fences_are_read_from_any_lines(lines: list[str]) -> None:
         assert start < fence.end < len(lines)
         assert fence.lines == tuple(lines[start : fence.end + 1])
         assert not any(x.strip() for x in lines[start + 1 : fence.end])
+
+
+def test_self_closing_include_element_is_no_fumadocs_tag(tmp_path: Path) -> None:
+    """Writerside's `<include from="lib.topic" element-id="x"/>` was read as an opening
+    Fumadocs tag waiting for its path and `</include>`: the rest of the page went (28 of ktor's
+    142 markdown pages had no chunk). An opening tag whose next two lines are no path and
+    closing tag is text too."""
+    docs = tmp_path / "topics"
+    docs.mkdir()
+    page = (
+        "[//]: # (title: Cookies)\n\n<tldr>\n"
+        '<include from="lib.topic" element-id="download_example"/>\n</tldr>\n\n'
+        "The client keeps cookies.\n\n## Add dependencies\n\nNo artifact needed.\n"
+    )
+    expanded = expand(docs, "client-cookies.md", page, [docs.resolve()])
+    assert "The client keeps cookies." in expanded.body and "No artifact needed." in expanded.body
+    unclosed = "# Page\n\n<include>\nnot a path\nstill prose\n\nMore.\n"
+    expanded = expand(docs, "unclosed.md", unclosed, [docs.resolve()])
+    assert "still prose" in expanded.body and "More." in expanded.body
+    assert len(expanded.line_map) == expanded.body.count("\n") + 1

@@ -846,3 +846,19 @@ def test_remembered_link_paths_resolve_as_from_each_folder(
     # (no c/x.md: `x.md` from c/ is the route fallback, the root page)
     assert r.targets("c/one.md#c-one") == ["x.md#root-x", "a/x.md#a-x"]
     assert r.x.stats["link"] == (15, 12)
+
+
+def test_docfx_xrefs_reach_the_page_of_their_uid(tmp_path: Path) -> None:
+    # docfx names pages by the `uid` of their front matter: `<xref:file1>`, `[text](xref:file1)`
+    # (a query such as `?displayProperty=name` aside) reach that page; one naming no page of the
+    # docs (a .NET type of Microsoft's xrefmap) counts for nothing, as an intersphinx object.
+    r = refs(
+        tmp_path,
+        {
+            "file1.md": "---\nuid: Guide.File1\n---\n# File one\n\nText.\n",
+            "links.md": "# Links\n\nSee <xref:Guide.File1>, [it](xref:guide.file1?title=One) "
+            "and <xref:System.String>.\n",
+        },
+    )
+    assert r.targets("links.md#links") == ["file1.md#file-one"]
+    assert r.x.stats["object"] == (2, 2)

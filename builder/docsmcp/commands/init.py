@@ -150,7 +150,8 @@ class Proposal:
     translations: str = ""  # the translations left out, for the report (sources/translations.py)
     unreadable: dict[str, str] = field(default_factory=dict)  # exclude glob -> why
     demos: int = 0  # dumi's demo descriptions, read with their demos (no pages)
-    site: str = ""  # what kind of R site the docs are (sources/r_nav.py), "" for others
+    r_site: str = ""  # what kind of R site the docs are (sources/r_nav.py), "" for others
+    site_rule: str = ""  # the site's own rule of what it builds, when it leaves pages out
 
     def text(self) -> str:
         """The manifest as written: sorted keys, two-space indent, final newline."""
@@ -158,8 +159,10 @@ class Proposal:
 
     def report(self) -> list[str]:
         lines = [f"{self.files} files"]
-        if self.site:
-            lines.append(self.site)
+        if self.r_site:
+            lines.append(self.r_site)
+        if self.site_rule:  # (why the excludes below that are the site's own: site_build.unbuilt)
+            lines.append(f"site: excludes {self.site_rule}")
         for glob, count in sorted(self.excluded.items()):
             why = self.unreadable.get(glob)
             lines.append(
@@ -453,9 +456,10 @@ def propose(docs_dir: Path, roots: Sequence[Path] = ()) -> Proposal:
         if variants.key in taxonomy
         else ("", ""),
         translations=translations.line(),
+        site_rule=unbuilt(docs_dir, (docs_dir, *roots), tree.paths)[0] if excluded else "",
         unreadable={_glob_escape(p): m for p, m in unreadable.items()},
         demos=len(demos),
-        site=r_nav.describe(docs_dir, kept.paths),
+        r_site=r_nav.describe(docs_dir, kept.paths),
     )
 
 

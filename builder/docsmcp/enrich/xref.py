@@ -336,10 +336,15 @@ class _FileIndex:
                 continue
             if kind == "inline":
                 content = t.content
-                if "[" in content or "href" in content:
+                if "[" in content or "href" in content or XREF in content:
                     for offset, href, text in _inline_links(t):
                         source = self.row_at(t.map[0] + offset)
-                        if source is not None and not _external(href):
+                        if source is not None and href.startswith(XREF):
+                            # docfx's `<xref:uid>`, `[text](xref:uid)`: the page of that uid
+                            uid = unquote(href[len(XREF) :].partition("?")[0].partition("#")[0])
+                            out.append(("object", source, XREF + uid.lower()))
+                            self.texts.append(text)
+                        elif source is not None and not _external(href):
                             out.append(("link", source, href))
                             self.texts.append(text)
                 if texty and not heading and _has_text_ref(content):
@@ -462,14 +467,21 @@ def extract_refs(parsed: ParsedFile, chunks: list[Chunk], first_row: int) -> Fil
 
 # Frontmatter keys that give a page its URL path.
 _ROUTE_KEYS = ("permalink", "slug", "url")
+# docfx's cross reference scheme: a link to `xref:uid` is to the page whose front matter says
+# `uid: uid` (a page's routes hold `xref:` + its uid); one naming no page of the corpus (a .NET
+# type of Microsoft's xrefmap) counts for nothing, as another project's object does.
+XREF = "xref:"
 
 
 def page_routes(source: SourceFile) -> tuple[str, ...]:
     """The URL paths a page's frontmatter gives it: `permalink: /docs/installation/`
     (Jekyll) is `docs/installation`; a Docusaurus `slug` without a leading `/` is relative to
     the page's folder."""
-    data = source.frontmatter_with(*_ROUTE_KEYS, "id")
+    data = source.frontmatter_with(*_ROUTE_KEYS, "id", "uid")
     out = []
+    uid = data.get("uid")
+    if isinstance(uid, str) and uid.strip() and len(uid) <= _MAX_ROUTE:
+        out.append(XREF + uid.strip().lower())  # docfx's `uid: file1`, what `xref:file1` names
     keys: tuple[str, ...] = _ROUTE_KEYS
     if "slug" not in data and isinstance(data.get("id"), str):
         # A Docusaurus doc's `id` names it in its folder's route (`x.api.mdx` with `id: x`)

@@ -423,6 +423,8 @@ def resolve_refs(
                 target = res._anchor(f, payload)
                 if target is None:
                     target = res.rst_anchors.get(_norm(payload))
+                if target is None and (k := res.routes.get(payload)) is not None:
+                    target = res.files[k].first_row  # (docfx's `xref:uid`: xref.XREF)
                 if target is None:
                     continue  # a builtin, another project's object (intersphinx)
             else:

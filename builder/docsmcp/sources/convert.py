@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import logging
 from collections.abc import Callable
 
 from docsmcp.model.api import ApiEntry
@@ -22,9 +23,12 @@ from docsmcp.sources.discover import (
     NOTEBOOK_SUFFIXES,
     RD_SUFFIXES,
     RST_SUFFIXES,
+    WRITERSIDE_SUFFIXES,
 )
 from docsmcp.sources.formats.linemap import SOURCE_LINES
 from docsmcp.sources.formats.link_titles import LINK_TITLES
+
+log = logging.getLogger("docsmcp.sources.convert")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -85,6 +89,15 @@ def _elixir(path: str, text: str) -> Converted:
     return Converted(done.text, done.title, done.anchors, done.line_map, done.api)
 
 
+def _writerside(path: str, text: str) -> Converted:
+    from docsmcp.sources.formats.writerside_xml import render_topic
+
+    done = render_topic(text)
+    if done.error:
+        log.warning("%s: %s; read as its text", path, done.error)
+    return Converted("\n".join(done.lines), done.title, (), tuple(done.line_map))
+
+
 CONVERTERS: dict[str, Callable[[str, str], Converted]] = {
     **{suffix: _html for suffix in HTML_SUFFIXES},
     **{suffix: _rst for suffix in RST_SUFFIXES},
@@ -92,6 +105,7 @@ CONVERTERS: dict[str, Callable[[str, str], Converted]] = {
     **{suffix: _asciidoc for suffix in ASCIIDOC_SUFFIXES},
     **{suffix: _rd for suffix in RD_SUFFIXES},
     **{suffix: _elixir for suffix in ELIXIR_SUFFIXES},
+    **{suffix: _writerside for suffix in WRITERSIDE_SUFFIXES},
 }
 
 

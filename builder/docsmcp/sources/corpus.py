@@ -87,7 +87,7 @@ class Corpus:
         if self.redirects:
             lines.append(
                 f"redirects: {len(self.redirects)} pages that only send the reader to another "
-                f"(a refresh or `redirect_to`) left out ({_first(self.redirects)})"
+                f"(a refresh, `redirect_to` or `redirect_url`) left out ({_first(self.redirects)})"
             )
         if self.site_excluded:
             lines.append(
@@ -262,8 +262,8 @@ _REFRESH = re.compile(r":http-equiv=refresh:|<meta[^>]*http-equiv=[\"']?refresh"
 def _redirects(source: SourceFile) -> bool:
     """Whether the page only sends its reader to another: a Sphinx stub's `.. meta::` refresh
     (pip's 15 "This page has moved" pages answered queries), an HTML refresh, Jekyll's
-    `redirect_to`."""
-    if "redirect_to" in source.frontmatter:
+    `redirect_to`, docfx's `redirect_url` (docfx's own docs: 13 stubs)."""
+    if "redirect_to" in source.frontmatter or "redirect_url" in source.frontmatter:
         return True
     head = source.body[:2000]
     return "refresh" in head.lower() and _REFRESH.search(head) is not None

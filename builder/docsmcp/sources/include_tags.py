@@ -31,7 +31,9 @@ DOCSIFY = re.compile(
     r"""['"]([^'"\n]*:include\b[^'"\n]*)['"]\)[ \t]*$"""
 )
 ONE_LINE = re.compile(r"^([ \t]*)<include(\s[^<>]*)?>[ \t]*([^<>\s]+)[ \t]*</include>[ \t]*$")
-OPEN = re.compile(r"^([ \t]*)<include(\s[^<>]*)?>[ \t]*$")
+# (not self-closing: Writerside's `<include from="lib.topic" element-id="x"/>` is no Fumadocs
+# tag; read as one, it waited for a closing tag and took the rest of the page: 28 ktor pages)
+OPEN = re.compile(r"^([ \t]*)<include(\s[^<>]*?)?(?<!/)>[ \t]*$")
 CLOSE = re.compile(r"^[ \t]*</include>[ \t]*$")
 _TITLE = re.compile(r"""title=["']([^"'\n]+)["']""")
 _MARKDOWN = (".md", ".mdx")
@@ -43,6 +45,27 @@ class Tag:
     indent: str
     attrs: str
     path: str = ""
+    held: tuple[str, ...] = ()  # the lines read of a three-line tag, given back if it is none
+
+
+def step(open_tag: Tag | None, line: str) -> tuple[Tag | None, Tag | list[str] | None]:
+    """One line read for the tags (`open_tag`: one opened on an earlier line): (the tag still
+    open, then a whole tag to resolve, or the lines `line` becomes, or None: itself)."""
+    if open_tag is None:
+        if m := ONE_LINE.match(line):
+            return None, Tag(m.group(1), m.group(2) or "", m.group(3))
+        if "://" not in line and (m := DOCSIFY.match(line)):
+            return None, Tag(m.group(1), m.group(3), m.group(2))
+        if m := OPEN.match(line):
+            return Tag(m.group(1), m.group(2) or "", held=(line,)), []
+        return None, None
+    if CLOSE.match(line):
+        return None, open_tag
+    if open_tag.path:  # a second line before `</include>`: no tag, its lines are text
+        return None, [*open_tag.held, line]
+    open_tag.path = line.strip()
+    open_tag.held += (line,)
+    return open_tag, []
 
 
 def candidates(page: str, tag: Tag, docs_dir: Path) -> list[str]:

@@ -22,7 +22,9 @@
   (include_tags.py); `<auto-type-table path name />`, a type's props table (type_tables.py);
 - AsciiDoc: `include::path[tag=x]`, Antora's `include::partial$x.adoc[]` (asciidoc_includes.py);
 - Markdoc: `{% partial file="x.md" /%}` on a line of its own (markdoc_partials.py);
-- Rspress: an empty code block naming a file, ```` ```ts file="./x.ts" ```` (file_fences.py).
+- Rspress: an empty code block naming a file, ```` ```ts file="./x.ts" ```` (file_fences.py);
+- Writerside: `{src=…}` code blocks, `<include from element-id/>`, `%var%` (writerside.py);
+- DocFX: `[!INCLUDE [t](path)]`, `[!code-lang[](file#region)]`, `:::code:::` (docfx_includes.py).
 
 Every file is read through `discover.read_file`, so only inside the source roots: a path outside
 them, missing or unreadable leaves the directive as it was. An unreadable file gets its page one
@@ -39,6 +41,7 @@ chunks still report source line ranges of the file itself.
 from __future__ import annotations
 
 import logging
+import os
 import re
 from collections.abc import Callable, Sequence, Set
 from dataclasses import replace
@@ -48,6 +51,7 @@ from typing import TYPE_CHECKING
 from docsmcp.common.limits import MAX_FILE_BYTES
 from docsmcp.sources import (
     asciidoc_includes,
+    docfx_includes,
     documenter,
     dumi_demos,
     file_fences,
@@ -61,13 +65,15 @@ from docsmcp.sources import (
     quarto,
     rst_includes,
     type_tables,
+    writerside,
 )
 from docsmcp.sources.discover import ASCIIDOC_SUFFIXES, RST_SUFFIXES
-from docsmcp.sources.formats import apidoc, autodoc
+from docsmcp.sources.formats import apidoc, autodoc, writerside_md
 from docsmcp.sources.formats.fences import fenced_lines
 from docsmcp.sources.include_files import FileReading
 from docsmcp.sources.include_ranges import SNIPPET_SECTION
 from docsmcp.sources.include_report import Expanded, Failures, Unresolved, finished
+from docsmcp.sources.site_config import config_above
 from docsmcp.sources.snippet_includes import (
     FASTAPI,
     MDBOOK,
@@ -86,7 +92,14 @@ if TYPE_CHECKING:
 log = logging.getLogger("docsmcp.sources.includes")
 
 # A tag `_Reader.spanning` finds.
-_Span = mdx_partials.CodeTag | type_tables.Tag | dumi_demos.Demo | file_fences.FileFence
+_Span = (
+    mdx_partials.CodeTag
+    | type_tables.Tag
+    | dumi_demos.Demo
+    | file_fences.FileFence
+    | writerside.CodeRef
+    | writerside.ElementRef
+)
 
 MAX_DEPTH = 5
 
@@ -112,6 +125,7 @@ def has_directive(body: str) -> bool:
         or markdoc_partials.may_hold(body)
         or file_fences.may_hold(body)
         or dumi_demos.may_hold(body)
+        or docfx_includes.may_hold(body)
     )
 
 
@@ -124,7 +138,8 @@ def expand(
     julia = not path.lower().endswith((*RST_SUFFIXES, *ASCIIDOC_SUFFIXES)) and (
         documenter.may_hold(body)
     )
-    if not has_directive(body) and not asciidoc and not julia:
+    wants_project = writerside.may_need(path, body)  # (its variables and code files: writerside.py)
+    if not has_directive(body) and not asciidoc and not julia and not wants_project:
         return Expanded(body, (), None)
     failures = Failures()
     reader = _Reader(docs_dir, roots, failures)
@@ -142,6 +157,17 @@ def expand(
     if asciidoc:
         out, line_map = reader.asciidoc(path, lines)
         return _finish(path, body, lines, out, line_map, failures, reader)
+    if wants_project and (project := writerside.find(docs_dir, list(roots))) is not None:
+        reader.writerside = project
+        if path.lower().endswith(writerside.TOPIC):
+            read = writerside.reader(project, path, docs_dir, reader._read_first)
+            out, line_map = writerside.topic(lines, project, read)
+            if shown is not None:
+                line_map = [shown[k] for k in line_map]
+            return _finish(path, body, page, out, line_map, failures, reader)
+        lines, scopes = writerside.substituted(lines, project.variables)
+        lines = writerside_md.markdown_lines(lines)
+        reader.writerside_refs = writerside.element_refs(lines, scopes) if scopes else {}
     code = fenced_lines(lines)  # a `::: object` shown in a code block is an example
     # A page that closes containers (a bare `:::` line: VitePress, Docusaurus) writes `::: tabs`
     # for a container, not for mkdocstrings' `::: module` (vitest's docs warned of "tabs").
@@ -158,7 +184,8 @@ def expand(
     }
     out: list[str] = []
     line_map: list[int] = []
-    tags = reader.spanning(body, lines, code)
+    # (the page's Writerside element includes: lines of this page, none of an included file)
+    tags = {**reader.spanning(body, lines, code), **reader.writerside_refs}
     last = -1  # the last line of a tag read
     for number, line in enumerate(lines):
         if number <= last:
@@ -183,7 +210,7 @@ def expand(
                 f"{path}: includes make the page over {MAX_FILE_BYTES:,} bytes; "
                 "they were left unresolved",
             )
-    if reader.block is not None:  # an unclosed `--8<--` block: not one
+    if reader.block is not None or reader.tag is not None:  # an unclosed block or tag: none
         return Expanded(body, (), None)
     if shown is not None:
         line_map = [shown[k] for k in line_map]
@@ -221,6 +248,8 @@ class _Reader(FileReading):
         self._quarto: bool | None = None  # the docs are a Quarto project (found on first use)
         self._hugo: tuple[hugo_site.Site | None] | None = None  # the Hugo site around the docs
         self.types_missing: list[str] = []  # why `<auto-type-table>` tags showed no table
+        self.writerside: writerside.Project | None = None  # the page's Writerside project
+        self.writerside_refs: dict[int, writerside.ElementRef] = {}  # its element includes
 
     @property
     def files(self) -> Files:
@@ -268,6 +297,12 @@ class _Reader(FileReading):
             return myst_includes.included(
                 pending, text, lambda lines: self._inline(self._found, lines, depth)
             )
+        if (
+            not in_code
+            and ("[!" in line or ":::code" in line)
+            and (docfx := docfx_includes.directive(line)) is not None
+        ):
+            return self._docfx(page, docfx, depth)
         if self.tag is not None or (not in_code and ("<include" in line or ":include" in line)):
             return self._include_tag(page, line, depth)
         if self.names and not in_code and (use := mdx_partials.use(line, self.names)):
@@ -393,21 +428,9 @@ class _Reader(FileReading):
     def _include_tag(self, page: str, line: str, depth: int) -> list[str] | None:
         """Fumadocs' `<include>` (include_tags.py): on one line, or the path and closing tag
         of one opened on an earlier line."""
-        if self.tag is None:
-            if m := include_tags.ONE_LINE.match(line):
-                tag = include_tags.Tag(m.group(1), m.group(2) or "", m.group(3))
-            elif "://" not in line and (m := include_tags.DOCSIFY.match(line)):
-                tag = include_tags.Tag(m.group(1), m.group(3), m.group(2))
-            elif m := include_tags.OPEN.match(line):
-                self.tag = include_tags.Tag(m.group(1), m.group(2) or "")
-                return []
-            else:
-                return None
-        elif not include_tags.CLOSE.match(line):
-            self.tag.path = self.tag.path or line.strip()
-            return []
-        else:
-            tag, self.tag = self.tag, None
+        self.tag, tag = include_tags.step(self.tag, line)
+        if not isinstance(tag, include_tags.Tag):
+            return tag
         text = self._read_first(include_tags.candidates(page, tag, self.docs_dir), tag.path)
         if text is None:
             return []
@@ -416,6 +439,16 @@ class _Reader(FileReading):
             return block
         lines = include_tags.section(tag, text.rstrip("\n").split("\n"))
         return self._inline(self._found, lines, depth)
+
+    def _docfx(self, page: str, d: docfx_includes.Directive, depth: int) -> list[str] | None:
+        """A DocFX include (docfx_includes.py); a file not found leaves the line as written."""
+        project = config_above(self.docs_dir, self.roots, ("docfx.json",))
+        base = os.path.relpath(project.parent, self.docs_dir) if project else None
+        found = docfx_includes.candidates(page, d.path, base, self._candidates)
+        text = self._read_first(found, d.path)
+        if text is None:
+            return None
+        return docfx_includes.render(d, text, lambda x: self._inline(self._found, x, depth))
 
     def sources(self) -> apidoc.Sources:
         """The Python sources of the source roots (mkdocstrings, autodoc), made on first use."""
@@ -465,7 +498,7 @@ class _Reader(FileReading):
         """The tags of `lines` that span lines and stand for what they name, by first line:
         components whose `code` prop names imports, Fumadocs' `<auto-type-table>`, Rspress'
         code blocks of a file, dumi's demos (which take one line, but the level of the heading
-        above)."""
+        above), Writerside's code blocks of a file (`{src=…}` under an empty fence)."""
         if code is None:
             return {}
         found: dict[int, _Span] = {}
@@ -477,6 +510,8 @@ class _Reader(FileReading):
             found.update(type_tables.tags(lines, code))
         if dumi_demos.may_hold(body):
             found.update(dumi_demos.tags(lines, code))
+        if self.writerside is not None and "{src=" in body:
+            found.update(writerside.code_refs(lines))
         return found
 
     def span(self, page: str, tag: _Span, depth: int) -> list[str]:
@@ -485,6 +520,8 @@ class _Reader(FileReading):
             return self.code_tag(page, tag, depth)
         if isinstance(tag, dumi_demos.Demo):
             return self.demo(page, tag, depth)
+        if isinstance(tag, writerside.CodeRef | writerside.ElementRef) and self.writerside:
+            return self._writerside(page, tag, depth)
         if isinstance(tag, file_fences.FileFence):
             found = file_fences.candidates(page, tag.path, self.docs_dir, self.roots)
             text = self._read_first(found, tag.path)
@@ -512,6 +549,17 @@ class _Reader(FileReading):
             about = None if described is None else (beside, described)
         inline = lambda path, lines: self._inline(path, lines, depth)  # noqa: E731
         return dumi_demos.render(page, demo, (found, text), about, inline)
+
+    def _writerside(
+        self, page: str, tag: writerside.CodeRef | writerside.ElementRef, depth: int
+    ) -> list[str]:
+        """A Writerside code block's file, or the element another topic includes."""
+        assert self.writerside is not None
+        read = writerside.reader(self.writerside, page, self.docs_dir, self._read_first)
+        if isinstance(tag, writerside.CodeRef):
+            return writerside.block(tag, read("snippet", tag.src), self.writerside.variables)
+        lines = writerside.element(tag, read("topic", tag.source))
+        return self._inline(self._found, lines, depth) if lines else []
 
     def code_tag(self, page: str, tag: mdx_partials.CodeTag, depth: int) -> list[str]:
         """The imported files a component's `code` prop names (mdx_partials.examples)."""

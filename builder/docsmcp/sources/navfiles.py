@@ -2,7 +2,8 @@
 `SUMMARY.md`, Documenter.jl's `make.jl` `pages` (documenter_make.py), Laravel's
 `documentation.md` sidebar, Quarto's `_quarto.yml` sidebar, Jupyter Book's `myst.yml` and
 `_toc.yml`, Mintlify `docs.json`, Fumadocs' `meta.json`, Nextra's and Rspress' `_meta` files,
-Docusaurus `sidebars.json`, an Antora component's `nav.adoc` files (antora.py), and the order of
+Docusaurus `sidebars.json`, an Antora component's `nav.adoc` files (antora.py), a Writerside
+project's instance trees (writerside.py), docfx's `toc.yml` (docfx_toc.py), and the order of
 pkgdown's `_pkgdown.yml` and bookdown's `_bookdown.yml` (r_nav.py). They name pages as the
 site's sidebar shows them ("Tutorial - User Guide" > "First Steps"), words a reader searches with
 that the page itself may not use; they feed each page's `page` field (indexing/pagefield.py).
@@ -22,7 +23,16 @@ from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from docsmcp.sources import antora, documenter_make, exdoc_site, quarto, r_nav, rspress_nav
+from docsmcp.sources import (
+    antora,
+    docfx_toc,
+    documenter_make,
+    exdoc_site,
+    quarto,
+    r_nav,
+    rspress_nav,
+    writerside,
+)
 from docsmcp.sources.jsliteral import exported_literal
 from docsmcp.sources.site_config import mkdocs_configs, read_json, read_text, read_yaml
 
@@ -510,6 +520,11 @@ def read_nav(docs_dir: Path, roots: Sequence[Path], paths: Sequence[str]) -> Nav
     components = antora.read_components(docs_dir, paths)
     for nav in antora.nav_files(components, paths) if components else ():
         take(docs_dir / nav, lambda n=nav: _antora(docs_dir, n))
+    if (docs_dir / "docfx.json").is_file():  # docfx: the `toc.yml` beside it, those it names
+        toc, budget = docs_dir / docfx_toc.NAME, [MAX_NAV_NODES]
+        take(toc, lambda: docfx_toc.entries(toc, MAX_NAV_DEPTH, budget))
+    if (project := writerside.find(docs_dir, roots)) is not None and project.trees:
+        take(project.trees[0], lambda p=project: writerside.nav_entries(p, docs_dir, paths))
     configs = [(docs_dir / "docs.json", docs_dir)]
     for name in SIDEBARS:  # a Docusaurus site, or its docs/ folder
         configs += [(docs_dir / name, docs_dir / "docs"), (docs_dir.parent / name, docs_dir)]

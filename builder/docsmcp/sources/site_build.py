@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from docsmcp.sources import docusaurus_site, exdoc_site, hugo_site, navfiles
+from docsmcp.sources import docusaurus_site, exdoc_site, hugo_site, navfiles, writerside
 from docsmcp.sources.site_config import (
     QUARTO_CONFIG,
     QUARTO_EXCLUDES,
@@ -47,6 +47,9 @@ def unbuilt(
         # Laravel's `documentation.md`: its links to every page outranked the pages, and it
         # titles and orders them (navfiles.py)
         return "the site's sidebar page", sidebars
+    project = writerside.find(docs_dir, roots)
+    if project is not None and (globs := writerside.unbuilt(project, docs_dir, paths)):
+        return "what the Writerside project does not build (topics its trees name)", globs
     # A Docusaurus site's `static/` is copied as files, never rendered: Ionic's 8,927 code
     # fragments there (imported into pages as props) were pages, 81% of the chunks. Nor is
     # markdown outside its content folders (docusaurus_site.py: Agenta's design notes).

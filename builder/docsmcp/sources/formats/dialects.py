@@ -41,38 +41,22 @@ from functools import cache
 from typing import TYPE_CHECKING
 
 from docsmcp.model.chunk import Tab
-from docsmcp.sources.formats import docsify, emoji, mdc, mode_badges, nestjs, reflinks
+from docsmcp.sources.formats import docfx, docsify, emoji, mdc, mode_badges, nestjs, reflinks
+from docsmcp.sources.formats.content_tabs import (
+    dedent_line,
+    docusaurus_tabs,
+    material_tabs,
+    relabel,
+    width,
+)
 from docsmcp.sources.formats.exdoc_admonitions import admonition_line
 from docsmcp.sources.formats.fences import fenced_lines
 from docsmcp.sources.formats.hugo import SHORTCODE, block_end, read_line, shortcode_blocks
-from docsmcp.sources.formats.tab_languages import language_sets, tab_language
-from docsmcp.sources.jsliteral import exported_literal
+from docsmcp.sources.formats.tab_languages import language_sets
 
 if TYPE_CHECKING:
     from markdown_it import MarkdownIt
 
-# `=== "Label"`, `===+ "Label"` (selected), `===! "Label"` (starts a new tab set).
-_MATERIAL_TAB = re.compile(r'^([ \t]*)===([+!]?)[ \t]+"([^"\n]*)"[ \t]*$')
-# `<Tabs>` or a site's own wrapper around it (`<CodeTabs>`, `<LanguageTabs>`, `<SDKTabs>`).
-_TABS_OPEN = re.compile(r"^[ \t]*<((?:[A-Z]\w*)?Tabs)(?=[\s/>]|$)")
-_TABS_CLOSE = re.compile(r"^[ \t]*</((?:[A-Z]\w*)?Tabs)>[ \t]*$")
-# `values={[{label: 'Python', value: 'py'}, ...]}` of older Docusaurus tab sets.
-_VALUES_ENTRY = re.compile(
-    r"""\{\s*label:\s*(["'])(.*?)\1\s*,\s*value:\s*(["'])(.*?)\3\s*,?\s*\}"""
-    r"""|\{\s*value:\s*(["'])(.*?)\5\s*,\s*label:\s*(["'])(.*?)\7\s*,?\s*\}"""
-)
-# A tab of a set: Docusaurus `<TabItem value label>`, and the `<TabPanel id label>` /
-# `<Tab title>` of sites' own components (Supabase, Mintlify), Nextra's `<Tabs.Tab>`. Alone on
-# its line, or followed by the tab's text (`<TabItem …>pip install x`).
-_TAB_TAG = r"(?:TabItem|TabPanel|Tabs\.Tab|Tab)"
-# Nextra's and Fumadocs' labels, in the set's tag: `<Tabs items={['npm', 'yarn']}>`, by position.
-_ITEMS = re.compile(r"\bitems=\{\s*(\[.*?\])\s*\}", re.DOTALL)
-_TABITEM_OPEN = re.compile(r"^[ \t]*<" + _TAB_TAG + r"\b([^>]*)>[ \t]*(.*?)[ \t]*$")
-_TABITEM_CLOSE = re.compile(r"^[ \t]*</" + _TAB_TAG + r">[ \t]*$")
-# The closing tag ending a line of the tab's text (`…text</TabItem>`).
-_TABITEM_CLOSE_END = re.compile(r"[ \t]*</" + _TAB_TAG + r">[ \t]*$")
-# JSX string props: `name="v"`, `name='v'`, `name={"v"}`, `name={'v'}`.
-_PROP = re.compile(r"""([A-Za-z_][\w-]*)=(?:"([^"]*)"|'([^']*)'|\{["']([^"'{}]*)["']\})""")
 # Attribute list: `{ #id .class key=value }` or `{: … }`, every word an attribute (`-`: pandoc's
 # `.unnumbered`, bookdown's `# Preface {-}`).
 _ATTR_WORD = r"""(?:-|[#.][\w:-]+|[\w-]+=(?:"[^"\n]*"|'[^'\n]*'|[^\s}]+))"""
@@ -82,7 +66,9 @@ _ATTR_LIST = re.compile(
 _INLINE_ATTR_LIST = re.compile(
     r"(?<=[)\]`])\{:?[ \t]*" + _ATTR_WORD + r"(?:[ \t]+" + _ATTR_WORD + r")*[ \t]*\}"
 )
-_ATTR_ID = re.compile(r"(?:^|[\s{:])#([\w:-]+)")
+# The id in a list: `#id`, or kramdown's and Writerside's `id="id"` (`## Install {id="install"}`:
+# ktor's 947 ids, which its links name, were lost and the heading's slug taken).
+_ATTR_ID = re.compile(r"""(?:^|[\s{:])(?:#([\w:-]+)|id=["']?([\w:.-]+))""")
 HEADING = re.compile(r"^[ ]{0,3}#{1,6}[ \t]")
 # ... with its level's marks and its text (closing `#`s aside).
 ATX = re.compile(r"^[ ]{0,3}(#{1,6})[ \t]+(.+?)[ \t#]*$")
@@ -138,6 +124,10 @@ _ABBREVIATION = re.compile(r"^\*\[([^\]\n]+)\]:[ \t]*(.*)$")
 _COMMENT_DEFINITION = re.compile(
     r"^[ ]{0,3}\[(?://|comment|_comment|_|#)\]:[ \t]*(?:#|<>)(?:[ \t].*)?$", re.IGNORECASE
 )
+# Writerside's title of a markdown topic, the comment idiom on its first line: `[//]: # (title:
+# Cookies)`. The site shows it as the page's H1 (ktor: 142 pages were titled by their first
+# section or file name).
+_WRITERSIDE_TITLE = re.compile(r"^\[//\]:[ \t]*#[ \t]*\(title:[ \t]*(.+?)[ \t]*\)[ \t]*$")
 # GitHub's alerts: the marker alone on the first line of a blockquote.
 _ALERT = re.compile(
     r"^([ \t]*(?:>[ \t]*)+)\[!(note|tip|important|warning|caution)\][ \t]*(.*?)[ \t]*$",
@@ -150,162 +140,6 @@ class Rewritten:
     display: list[str]  # what chunks show
     parse: list[str]  # what markdown-it parses
     tabs: tuple[Tab, ...]  # in file order
-
-
-def _width(line: str) -> int:
-    """Columns of leading whitespace (a tab counts to the next multiple of four)."""
-    expanded = line.expandtabs(4)
-    return len(expanded) - len(expanded.lstrip(" "))
-
-
-def _dedent(line: str, columns: int) -> str:
-    """`line` without up to `columns` columns of leading whitespace (tabs in it expanded)."""
-    if not line.strip():
-        return ""
-    body = line.lstrip(" \t")
-    lead = line[: len(line) - len(body)].expandtabs(4)
-    return lead[min(columns, len(lead)) :] + body
-
-
-def _relabel(marker: str, columns: int, label: str) -> str:
-    """`label` in place of a marker line, at the marker's indent once dedented by `columns`
-    (`_dedent` leaves spaces only, so the width is the slice)."""
-    line = _dedent(marker, columns)
-    return line[: _width(line)] + label
-
-
-def _material_tabs(
-    lines: list[str], code: list[bool], first_group: int
-) -> tuple[list[Tab], list[int]]:
-    """pymdownx tabs: (tabs, columns to dedent each line by)."""
-    dedent = [0] * len(lines)
-    tabs: list[Tab] = []
-    group = first_group - 1
-    last: tuple[int, int] | None = None  # (indent, end) of the previous tab
-    for i, line in enumerate(lines):
-        m = _MATERIAL_TAB.match(line) if not code[i] and "===" in line else None
-        if m is None:
-            continue
-        indent = _width(line)
-        j = i + 1
-        end = i + 1
-        while j < len(lines) and (not lines[j].strip() or _width(lines[j]) >= indent + 4):
-            if lines[j].strip():
-                end = j + 1
-            j += 1
-        for k in range(i + 1, end):
-            dedent[k] += 4
-        joined = (
-            last is not None
-            and last[0] == indent
-            and m.group(2) != "!"
-            and not any(s.strip() for s in lines[last[1] : i])
-        )
-        if not joined:
-            group += 1
-        label = m.group(3).strip()
-        tabs.append(Tab(group, i, end, label, tab_language(label)))
-        last = (indent, end)
-    return tabs, dedent
-
-
-def _props(text: str) -> dict[str, str]:
-    return {
-        m.group(1): next(g for g in m.groups()[1:] if g is not None) for m in _PROP.finditer(text)
-    }
-
-
-def _items(tag: str) -> list[str]:
-    """The labels a tab set's `items={[...]}` gives its tabs by position (JSX as its text)."""
-    m = _ITEMS.search(tag)
-    found = exported_literal(f"export default {m.group(1)}", loose=True) if m else None
-    return [i if isinstance(i, str) else "" for i in found] if isinstance(found, list) else []
-
-
-def _docusaurus_tabs(
-    lines: list[str], code: list[bool], first_group: int
-) -> tuple[list[Tab], set[int], dict[int, str], dict[int, str]]:
-    """Docusaurus tabs: (tabs, lines to blank, label lines, tab text lines without tags)."""
-    tabs: list[Tab] = []
-    blank: set[int] = set()
-    labels: dict[int, str] = {}
-    texts: dict[int, str] = {}
-    group = first_group - 1
-    group_id = ""
-    set_labels: dict[str, str] = {}
-    items: list[str] = []  # the set's `items`, and how many of its tabs opened so far
-    opened = 0
-    open_item: tuple[int, str, str] | None = None  # (line, label, language)
-    depth = 0
-    i = 0
-    while i < len(lines):
-        line = lines[i]
-        if code[i] or "Tab" not in line:
-            i += 1
-            continue
-        if _TABS_OPEN.match(line):
-            # The opening tag may span lines (`<Tabs\n  groupId="x"\n  values={[...]}>`).
-            j = i
-            while j + 1 < len(lines) and not lines[j].rstrip().endswith(">") and j - i < 50:
-                j += 1
-            tag = " ".join(lines[i : j + 1])
-            if tag.rstrip().endswith("/>"):
-                # self-closing: no set of tabs but a component of its own (Tauri's
-                # `<CommandTabs npm=… />`, left to readable.py)
-                i = j + 1
-                continue
-            if depth == 0:
-                group += 1
-                group_id = _props(tag).get("groupId", "") or _TABS_OPEN.match(line).group(1)
-                set_labels = {
-                    (m.group(4) or m.group(6)): (m.group(2) or m.group(8))
-                    for m in _VALUES_ENTRY.finditer(tag)
-                }
-                items = _items(tag)
-                opened = 0
-            depth += 1
-            blank.update(range(i, j + 1))
-            i = j + 1
-            continue
-        if depth and _TABS_CLOSE.match(line):
-            depth -= 1
-            blank.add(i)
-        elif depth == 1 and (m := _TABITEM_OPEN.match(line)):
-            props = _props(m.group(1))
-            value = props.get("value", "")
-            label = (
-                props.get("label", "")
-                or props.get("title", "")
-                or set_labels.get(value, "")
-                or value
-                or (items[opened] if opened < len(items) else "")
-            )
-            opened += 1
-            open_item = (i, label, tab_language(label, value, group_id))
-            text = m.group(2)
-            closed = _TABITEM_CLOSE_END.search(text)
-            if closed:
-                text = text[: closed.start()]
-            if text:  # text on the tag's own line follows the label there (no line is added)
-                texts[i] = f"{label}: {text}" if label else text
-            else:
-                labels[i] = label
-            if closed:
-                tabs.append(Tab(group, i, i + 1, label, open_item[2]))
-                open_item = None
-        elif depth == 1 and _TABITEM_CLOSE.match(line):
-            blank.add(i)
-            if open_item is not None:
-                start, label, language = open_item
-                tabs.append(Tab(group, start, i + 1, label, language))
-                open_item = None
-        elif depth == 1 and open_item is not None and (closed := _TABITEM_CLOSE_END.search(line)):
-            texts[i] = line[: closed.start()]
-            start, label, language = open_item
-            tabs.append(Tab(group, start, i + 1, label, language))
-            open_item = None
-        i += 1
-    return tabs, blank, labels, texts
 
 
 def _admonitions(lines: list[str]) -> tuple[dict[int, str], list[int]]:
@@ -334,7 +168,9 @@ def _admonitions(lines: list[str]) -> tuple[dict[int, str], list[int]]:
         labels[start] = label
         # The body, one level in: its own admonitions (skipped above: they start before
         # `covered`) are found in it, dedented.
-        inner_labels, inner_dedent = _admonitions([_dedent(x, 4) for x in lines[start + 1 : end]])
+        inner_labels, inner_dedent = _admonitions(
+            [dedent_line(x, 4) for x in lines[start + 1 : end]]
+        )
         for offset, label in inner_labels.items():
             labels[start + 1 + offset] = label
         for offset, columns in enumerate(inner_dedent):
@@ -345,12 +181,12 @@ def _admonitions(lines: list[str]) -> tuple[dict[int, str], list[int]]:
 def _admonition_end(lines: list[str], start: int) -> int:
     """One past the last line of the admonition opened at `start`: the lines after it that are
     indented four columns more than its marker, with the blank lines between them."""
-    need = _width(lines[start]) + 4
+    need = width(lines[start]) + 4
     end = start + 1
     for i in range(start + 1, len(lines)):
         if not lines[i].strip():
             continue
-        if _width(lines[i]) < need:
+        if width(lines[i]) < need:
             break
         end = i + 1
     return end
@@ -393,7 +229,7 @@ def _inline_cleanup(line: str, defined: dict[str, str]) -> str:
     if "{:" in line and (label := admonition_line(line)) is not None:
         return label  # ExDoc's `> #### Title {: .info}`
     if "]:" in line and _COMMENT_DEFINITION.match(line):
-        return ""
+        return f"# {m.group(1)}" if (m := _WRITERSIDE_TITLE.match(line)) else ""
     if line.strip().lower() == "[[toc]]":
         return ""  # (markdown-it-toc's marker: the table of contents, no words of the page)
     if "[#" in line and HEADING.match(line) and (m := _BRACKET_ID.search(line)):
@@ -450,7 +286,8 @@ def _inline_cleanup(line: str, defined: dict[str, str]) -> str:
             # A heading keeps its id in the `{#id}` form every dialect shares (xref reads it
             # as the heading's anchor, and today's chunk ids include it).
             anchor = _ATTR_ID.search(attrs.group(0)) if HEADING.match(line) else None
-            line = line[: attrs.start()] + (f" {{#{anchor.group(1)}}}" if anchor else "")
+            anchor_id = anchor and (anchor.group(1) or anchor.group(2))
+            line = line[: attrs.start()] + (f" {{#{anchor_id}}}" if anchor_id else "")
         if "){" in line or "]{" in line or "`{" in line:
             # after a link, an image or a code span within the line (mkdocs-material's
             # buttons: `[Get started](x.md){ .md-button } or …`, MDC's `` `x`{lang="ts"} ``,
@@ -532,27 +369,30 @@ def rewrite(lines: list[str]) -> Rewritten:
         lines = mode_badges.read(lines, code)
     if "{{" in text or "{%" in text:
         lines = _template_blocks(lines, code)
+    if docfx.may_hold(text):  # (before `:::` containers are labelled: `:::row:::` is none)
+        lines = docfx.read(lines, code)
+        code = fenced_lines(lines)  # (a column's fence, dedented, is one now)
     if "\n::" in text or "\n ::" in text:
         lines = mdc.settings_blocks(lines, code)
     if "<a " in text:
         lines = _named_anchors(lines, code)
     if _ICON.search(text):
         lines = _without_icons(lines, code)
-    material, dedent_tabs = _material_tabs(lines, code, 0)
+    material, dedent_tabs = material_tabs(lines, code, 0)
     groups = max((t.group for t in material), default=-1) + 1
-    docusaurus, blank, tab_labels, tab_texts = _docusaurus_tabs(lines, code, groups)
+    docusaurus, blank, tab_labels, tab_texts = docusaurus_tabs(lines, code, groups)
     for tab in docusaurus:
         # A JSX tab's body may be indented as deep as its author likes (MDX reads no indented
         # code: Nextra's `<Tabs.Tab>` bodies hold fences at four columns): dedented as one.
         body = [i for i in range(tab.start + 1, tab.end) if i not in blank and lines[i].strip()]
-        columns = min((_width(lines[i]) for i in body), default=0)
+        columns = min((width(lines[i]) for i in body), default=0)
         for i in body if columns and not any(dedent_tabs[i] for i in body) else ():
             dedent_tabs[i] = columns
     out = list(lines)
     for tab in material:
         # The label keeps the marker's indent (less its own tab's): a tab inside a list item
         # stays in it, with its body (pydantic's validators.md; else the body read as code).
-        tab_labels[tab.start] = _relabel(lines[tab.start], dedent_tabs[tab.start], tab.label)
+        tab_labels[tab.start] = relabel(lines[tab.start], dedent_tabs[tab.start], tab.label)
     for i in range(len(out)) if blank or tab_labels or tab_texts or any(dedent_tabs) else ():
         if i in blank:
             out[i] = ""
@@ -561,7 +401,7 @@ def rewrite(lines: list[str]) -> Rewritten:
         elif i in tab_texts:
             out[i] = tab_texts[i]
         elif dedent_tabs[i]:
-            out[i] = _dedent(out[i], dedent_tabs[i])
+            out[i] = dedent_line(out[i], dedent_tabs[i])
     # Admonitions are found after the tab bodies are dedented, so those inside tabs count too.
     labels, dedent_admon = _admonitions(out)
     if out != lines:  # (most files have no tabs: the same lines, the same fences)
@@ -581,9 +421,9 @@ def rewrite(lines: list[str]) -> Rewritten:
         return Rewritten(out, parse, tabs)
     for i in range(len(out)):
         if i in labels:  # at the marker's indent, as the tab labels are
-            out[i] = _relabel(out[i], dedent_admon[i], labels[i])
+            out[i] = relabel(out[i], dedent_admon[i], labels[i])
         elif dedent_admon[i]:
-            out[i] = _dedent(out[i], dedent_admon[i])
+            out[i] = dedent_line(out[i], dedent_admon[i])
         if not code[i] and i not in labels and _may_clean(out[i], defined):
             out[i] = _inline_cleanup(out[i], defined)
         parse[i] = out[i]
