@@ -85,9 +85,11 @@ def _string(token: str) -> str | None:
 def _list(
     tokens: list[str], i: int, found: list[tuple[str, str]], budget: list[int], depth: int
 ) -> int:
-    """Reads the list opened by tokens[i] (`[`); the index after its `]`."""
+    """Reads the entries of the list (`[`) or call (`hide(`) opened by tokens[i]; the index
+    after its closing `]` or `)`."""
+    closing = "]" if tokens[i] == "[" else ")"
     i += 1
-    while i < len(tokens) and tokens[i] != "]":
+    while i < len(tokens) and tokens[i] != closing:
         budget[0] -= 1
         if budget[0] < 0 or depth > MAX_DEPTH:
             return len(tokens)
@@ -105,9 +107,8 @@ def _entry(
     if token == "[":
         return _list(tokens, i, found, budget, depth + 1)
     if token in ("Any", "hide") and i + 1 < len(tokens) and tokens[i + 1] in "[(":
-        if token == "Any":
-            return _list(tokens, i + 1, found, budget, depth + 1)
-        return _call(tokens, i + 1, found, budget, depth + 1)  # hide(...): its pages, in order
+        # (Any[...], and hide(...): its pages, in order)
+        return _list(tokens, i + 1, found, budget, depth + 1)
     text = _string(token)
     if i + 2 < len(tokens) and tokens[i + 1] == "=>":
         value = tokens[i + 2]
@@ -122,21 +123,6 @@ def _entry(
         found.append((text, ""))
         return i + 1
     return _skip(tokens, i)
-
-
-def _call(
-    tokens: list[str], i: int, found: list[tuple[str, str]], budget: list[int], depth: int
-) -> int:
-    """Reads the arguments of `hide(` at tokens[i] as entries; the index after its `)`."""
-    i += 1
-    while i < len(tokens) and tokens[i] != ")":
-        budget[0] -= 1
-        if budget[0] < 0 or depth > MAX_DEPTH:
-            return len(tokens)
-        i = _entry(tokens, i, found, budget, depth)
-        if i < len(tokens) and tokens[i] == ",":
-            i += 1
-    return i + 1
 
 
 def _skip(tokens: list[str], i: int) -> int:

@@ -25,6 +25,7 @@ from dataclasses import dataclass
 
 from docsmcp.common.logs import warn_once
 from docsmcp.model.api import ApiEntry, Example, Parameter
+from docsmcp.model.text import split_top
 from docsmcp.sources.formats.linemap import strip_mark_char, take_lines
 from docsmcp.sources.formats.rd_parse import Macro, Node, Text, parse, plain
 from docsmcp.sources.formats.rd_render import BLOCKS as _BLOCKS
@@ -159,23 +160,8 @@ def _parameters(sections: dict[str, list[Macro]]) -> dict[str, str]:
 
 def _split_args(inner: str) -> list[str]:
     """The argument names of a call's text between its parentheses (top-level commas)."""
-    names: list[str] = []
-    depth, start, quote = 0, 0, ""
-    for k, ch in enumerate(inner + ","):
-        if quote:
-            quote = "" if ch == quote else quote
-        elif ch in "\"'`":
-            quote = ch
-        elif ch in "([{":
-            depth += 1
-        elif ch in ")]}":
-            depth -= 1
-        elif ch == "," and depth == 0:
-            part = inner[start:k].split("=", 1)[0].strip()
-            if part:
-                names.append(part)
-            start = k + 1
-    return names
+    parts = (part.split("=", 1)[0].strip() for part in split_top(inner, quotes="\"'`"))
+    return [part for part in parts if part]
 
 
 def _calls(usage: str) -> list[tuple[str, str, list[str]]]:

@@ -34,6 +34,7 @@ import posixpath
 import re
 from collections.abc import Iterable
 
+from docsmcp.model.text import split_top
 from docsmcp.sources.formats.dialects import ATX
 from docsmcp.sources.formats.fences import code_span, fenced_lines
 
@@ -97,21 +98,7 @@ def not_pages(paths: Iterable[str]) -> frozenset[str]:
 
 def _split_options(text: str) -> list[str]:
     """A chunk header's options at top-level commas (quotes and brackets kept whole)."""
-    parts: list[str] = []
-    depth, start, quote = 0, 0, ""
-    for k, ch in enumerate(text + ","):
-        if quote:
-            quote = "" if ch == quote else quote
-        elif ch in "\"'":
-            quote = ch
-        elif ch in "([{":
-            depth += 1
-        elif ch in ")]}":
-            depth -= 1
-        elif ch == "," and depth <= 0:
-            parts.append(text[start:k].strip())
-            start = k + 1
-    return [p for p in parts if p]
+    return [part.strip() for part in split_top(text) if part.strip()]
 
 
 def _options(header: str, body: list[str]) -> dict[str, str]:

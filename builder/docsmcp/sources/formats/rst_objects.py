@@ -33,7 +33,7 @@ from docsmcp.enrich.api_fields import (
     MAX_SIGNATURE_CHARS,
 )
 from docsmcp.model.api import OBJECT_ANCHOR, ApiEntry, Example, Parameter
-from docsmcp.model.text import truncate
+from docsmcp.model.text import split_top, truncate
 
 # Parameters read from one signature or field list, at most (a hostile signature of 100,000
 # commas makes 64, not 100,000).
@@ -151,31 +151,6 @@ _C_NAME = re.compile(r"(@?~?[A-Za-z_]\w*(?:(?:::|\.)@?~?[A-Za-z_]\w*)*(?:::opera
 _OPTION_NAME = re.compile(r"^([-+/]{0,2}[\w$@.:-]+)")
 
 
-def _split_top(text: str, sep: str = ",") -> list[str]:
-    """`text` cut at `sep` outside brackets and quotes (at most MAX_PARAMETERS parts)."""
-    out: list[str] = []
-    depth = 0
-    quote = ""
-    start = 0
-    for i, ch in enumerate(text):
-        if quote:
-            if ch == quote:
-                quote = ""
-        elif ch in "'\"":
-            quote = ch
-        elif ch in "([{<":
-            depth += 1
-        elif ch in ")]}>":
-            depth = max(depth - 1, 0)
-        elif ch == sep and depth == 0:
-            out.append(text[start:i])
-            start = i + 1
-            if len(out) >= MAX_PARAMETERS:
-                return out
-    out.append(text[start:])
-    return out
-
-
 def _paren(text: str) -> tuple[int, int]:
     """(offset of the first top-level `(`, offset of its matching `)`), or (-1, -1)."""
     open_at = text.find("(")
@@ -278,7 +253,9 @@ def signature_parameters(domain: str, signature: str) -> list[Parameter]:
     optional_from = inner.find("[") if domain != "cpp" and domain != "c" else -1
     out: list[Parameter] = []
     offset = 0
-    for raw in _split_top(inner.replace("[", "").replace("]", "")):
+    for raw in split_top(
+        inner.replace("[", "").replace("]", ""), brackets=("([{<", ")]}>"), most=MAX_PARAMETERS
+    ):
         part = raw.strip()
         optional = 0 <= optional_from <= offset and domain not in ("c", "cpp")
         offset += len(raw) + 1
