@@ -278,7 +278,7 @@ def _answers(command: Command, sandbox: Sandbox) -> None:
 def _check(command: Command, output: str) -> None:
     text = command.text
     if text.startswith("docsmcp diff ./idx-yellow-0.5 ./idx-yellow-next --limit 3"):
-        assert "\n425 added, 1 removed, 7 changed, 31 moved, 548 unchanged\n" in output, output
+        assert "\n422 added, 1 removed, 7 changed, 28 moved, 520 unchanged\n" in output, output
     elif text.startswith("docsmcp-runtime config --client claude-code"):
         registers = r"claude mcp add \S+ -- docsmcp-runtime --bundle /\S+/idx\n"
         assert re.match(registers, output), output
