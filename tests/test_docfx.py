@@ -128,3 +128,19 @@ def test_tab_groups_are_labels_not_headings(tmp_path: Path) -> None:
     text = chunks["template.md#template/metadata"].text
     assert "Modern:\n\n`_appTitle` is appended.\n\nDefault:\n\n`_appName` is shown." in text
     assert "#tab/" not in text and "---" not in text
+
+
+def test_xref_tags_read_as_links(tmp_path: Path) -> None:
+    """docfx's cross reference tags, `<xref href="uid?alt=Name"/>` and `<a href="xref:uid"/>`,
+    show the text docfx gives them (its `text`, else `alt`, else the uid) as a link to that
+    uid; before, the first showed as markup and the second as nothing. A code span keeps them."""
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "links.md").write_text(
+        "# Links\n\n"
+        'Tag ``<xref href="A.B?alt=Bee"/>`` reads as <xref href="A.B`1?alt=Bee"/>.\n'
+        'Also <xref href="C.D" displayProperty="name"/> and <a href="xref:E.F?text=eff"/>.\n'
+    )
+    (chunk,) = _chunks(docs, "links.md")
+    assert '``<xref href="A.B?alt=Bee"/>`` reads as [Bee](xref:A.B`1?alt=Bee).' in chunk.text
+    assert "Also [C.D](xref:C.D) and [eff](xref:E.F?text=eff)." in chunk.text

@@ -48,10 +48,10 @@ def test_partials_of_docusaurus_mintlify_and_astro_sites_are_inlined(tmp_path) -
             "docs/snippets/note.mdx": "Note: works offline.\n",
             "docs/shared.mdx": "# Shared\n\nA page other pages import too.\n",
             "docs/other.mdx": "import Shared from './shared.mdx';\n\n# Other\n\n<Shared />\n",
-            # A partial several pages inline is template text: found once, as its own page.
-            "docs/a.mdx": "import Steps from './_steps.mdx';\n\n# A\n\nAlpha.\n\n<Steps />\n",
-            "docs/b.mdx": "import Steps from './_steps.mdx';\n\n# B\n\nBeta.\n\n<Steps />\n",
-            "docs/_steps.mdx": "Apply the migrations with `kit migrate`.\n",
+            # A page several pages inline is template text: found once, as its own page.
+            "docs/a.mdx": "import Steps from './steps.mdx';\n\n# A\n\nAlpha.\n\n<Steps />\n",
+            "docs/b.mdx": "import Steps from './steps.mdx';\n\n# B\n\nBeta.\n\n<Steps />\n",
+            "docs/steps.mdx": "Apply the migrations with `kit migrate`.\n",
         },
     )
     docs = site / "docs"
@@ -70,9 +70,9 @@ def test_partials_of_docusaurus_mintlify_and_astro_sites_are_inlined(tmp_path) -
     assert "sidebar_label" not in text and "import " not in text
     assert "```mdx\n<Install />\n```" in text  # code is never touched
     # Partials are no pages; a page that is also imported stays one.
-    assert _pages(out) == {"setup.mdx", "shared.mdx", "other.mdx", "a.mdx", "b.mdx", "_steps.mdx"}
+    assert _pages(out) == {"setup.mdx", "shared.mdx", "other.mdx", "a.mdx", "b.mdx", "steps.mdx"}
     assert "migrate" not in _page_text(out, "a.mdx") + _page_text(out, "b.mdx")
-    assert "Apply the migrations" in _page_text(out, "_steps.mdx")
+    assert "Apply the migrations" in _page_text(out, "steps.mdx")
     assert "A page other pages import too." in _page_text(out, "other.mdx")
     # Hits name the page's own lines: an inlined line is its tag's.
     lines = pq.read_table(out / "chunks.parquet", columns=["id", "line_start", "line_end"])
@@ -179,3 +179,41 @@ def test_code_props_show_their_imported_examples_labelled_by_key(tmp_path) -> No
     assert "Done." in text and "notImported" not in text
     assert _pages(out) == {"docs/api/toast.md", "docs/api/tab-bar.md"}  # static/: no pages
     assert "Hello from JavaScript" in _page_text(out, "docs/api/tab-bar.md")
+
+
+def test_fragments_an_rspress_site_never_routes_show_where_imported(tmp_path) -> None:
+    """Rspress routes no file its `route.exclude` globs or `_` names (`excludeConvention`):
+    such a fragment, imported by two pages, is no page and both show its text. Before, it was
+    a page of its own the site never serves, and its importers' section was empty (Rspress'
+    docs: "Routing convention" in two pages). A routed page others import stays a page."""
+    site = write_tree(
+        tmp_path / "website",
+        {
+            "rspress.config.ts": "import { defineConfig } from '@rspress/core';\n\n"
+            "export default defineConfig({\n  root: path.join(__dirname, 'docs'),\n"
+            "  route: {\n    cleanUrls: true,\n    exclude: ['**/fragments/**'],\n  },\n"
+            "  themeConfig: { footer: { message: 'x' } },\n});\n",
+            "docs/en/fragments/route-convention.mdx": "Name files after their routes.\n",
+            "docs/en/guide/_button.mdx": "Press **Save** to keep it.\n",
+            "docs/en/guide/shared.mdx": "# Shared\n\nRouted text others import.\n",
+            "docs/en/guide/routes.mdx": "import Convention from "
+            "'../fragments/route-convention.mdx';\nimport Button from './_button.mdx';\n"
+            "import Shared from './shared.mdx';\n\n# Routes\n\n## Routing convention\n\n"
+            "<Convention />\n\n<Button />\n\n<Shared />\n",
+            "docs/en/guide/components.mdx": "import Convention from "
+            "'../fragments/route-convention.mdx';\nimport Button from './_button.mdx';\n"
+            "import Shared from './shared.mdx';\n\n# Components\n\n## Routing convention\n\n"
+            "<Convention />\n\n<Button />\n\n<Shared />\n",
+        },
+    )
+    out = build_bundle(site, tmp_path / "idx")
+    assert _pages(out) == {
+        "docs/en/guide/routes.mdx",
+        "docs/en/guide/components.mdx",
+        "docs/en/guide/shared.mdx",
+    }
+    for page in ("docs/en/guide/routes.mdx", "docs/en/guide/components.mdx"):
+        text = _page_text(out, page)
+        assert "Name files after their routes." in text
+        assert "Press **Save** to keep it." in text
+        assert "Routed text others import." not in text  # (found once, on its own page)

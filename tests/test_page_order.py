@@ -457,3 +457,52 @@ def test_rspress_meta_arrays_title_and_order_the_pages(tmp_path: Path) -> None:
         "docs/en/guide/start/index.md": "Getting Started",
         "docs/en/guide/basic/zeta.mdx": "Z",
     }
+
+
+def test_drizzle_meta_pairs_title_and_order_the_pages(tmp_path: Path) -> None:
+    """Drizzle's `_meta.json` is an array of group headers (strings, `---` a separator) and
+    `[name, title]` pairs, one per page in the sidebar's order; a dialect folder's own file
+    orders its copies (drizzle-orm-docs: 522 pages came in file-name order, untitled)."""
+    site = _site(
+        tmp_path / "docs",
+        {
+            "_meta.json": json.dumps(
+                [
+                    "meet drizzle",
+                    ["overview", "Why Drizzle?"],
+                    "Fundamentals",
+                    ["column-types", "Data types"],
+                    "---",
+                    ["zod", "zod"],
+                ]
+            ),
+            "overview.mdx": "# Overview\n",
+            "zod.mdx": "# zod\n",
+            "fundamentals.mdx": "# Fundamentals page\n",
+            "column-types/_meta.json": '[["pg", "PostgreSQL"], ["mysql", "MySQL"]]',
+            "column-types/mysql.mdx": "# MySQL column types\n",
+            "column-types/pg.mdx": "# PostgreSQL column types\n",
+            "pg/_meta.json": '["Access your data", ["select", "Select"], ["operators", "Filters"]]',
+            "pg/operators.mdx": "# Filters\n",
+            "pg/select.mdx": "# SQL Select\n",
+        },
+    )
+    paths = sorted(p.relative_to(site).as_posix() for p in site.rglob("*.mdx"))
+    nav = read_nav(site, [site], paths)
+    assert sorted(nav.order, key=nav.order.get) == [
+        "overview.mdx",
+        "column-types/pg.mdx",
+        "column-types/mysql.mdx",
+        "zod.mdx",
+        "fundamentals.mdx",
+        "pg/select.mdx",
+        "pg/operators.mdx",
+    ]
+    assert nav.titles == {
+        "overview.mdx": "Why Drizzle?",
+        "column-types/pg.mdx": "PostgreSQL",
+        "column-types/mysql.mdx": "MySQL",
+        "zod.mdx": "zod",
+        "pg/select.mdx": "Select",
+        "pg/operators.mdx": "Filters",
+    }

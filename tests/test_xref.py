@@ -862,3 +862,27 @@ def test_docfx_xrefs_reach_the_page_of_their_uid(tmp_path: Path) -> None:
     )
     assert r.targets("links.md#links") == ["file1.md#file-one"]
     assert r.x.stats["object"] == (2, 2)
+
+
+def test_docfx_shorthand_and_xref_tags_reach_the_page_of_their_uid(tmp_path: Path) -> None:
+    # docfx's other two forms of `<xref:uid>`: the shorthand `@uid` (or `@"uid"`, a query such
+    # as `?text=x` aside) and the HTML tag `<xref href="uid"/>`. Like `xref:`, one naming no
+    # page (a .NET type) counts for nothing: before, the tag was a link to a file of that name
+    # that no page is (docfx's own docs: 2 of its 7 "links to no page").
+    r = refs(
+        tmp_path,
+        {
+            "file1.md": "---\nuid: Guide.File1\n---\n# File one\n\nText.\n",
+            "links.md": "# Links\n\nSee @Guide.File1. Mail me@example.com, `@file1` is code.\n\n"
+            '## Tag\n\nUse <xref href="guide.file1?alt=One"/> and '
+            '<xref href="System.Collections.Immutable.ImmutableArray`1" altProperty="name"/>.\n\n'
+            '## Quoted\n\nAs @"Guide.File1?text=file one" shows, or @System.String.\n\n'
+            '## Block\n\n<xref href="Guide.File1"/>\n',
+        },
+    )
+    assert r.targets("links.md#links") == ["file1.md#file-one"]
+    assert r.targets("links.md#links/tag") == ["file1.md#file-one"]
+    assert r.targets("links.md#links/quoted") == ["file1.md#file-one"]
+    assert r.targets("links.md#links/block") == ["file1.md#file-one"]
+    assert r.x.stats["object"] == (4, 4)
+    assert r.x.stats["link"] == (0, 0)

@@ -82,6 +82,16 @@ _HTML_ANCHOR = re.compile(
     r"<[A-Za-z][\w-]{0,30}\s[^<>\n]{0,200}?\b(?:name|id)\s*=\s*[\"']([^\"'<>\n]{1,200})[\"']"
 )
 _HTML_HREF = re.compile(r"\bhref\s*=\s*[\"']([^\"'<>\n]{1,2000})[\"']")
+# docfx's HTML form of `<xref:uid>`: `<xref href="uid" displayProperty="name"/>` (its href is a
+# uid, no file: docfx's own docs counted two as links to no page).
+_XREF_TAG = re.compile(r"<xref\s[^<>\n]{0,200}?\bhref\s*=\s*[\"']([^\"'<>\n]{1,2000})[\"']", re.I)
+# docfx's shorthand `@uid`: a letter after `@` (not within a word: `me@example.com`), up to
+# white space or punctuation before white space or the end, or two punctuation marks; or a
+# quoted uid, `@"System.String?text=string"`.
+_XREF_SHORT = re.compile(
+    r"(?<![\w@`])@(?:\"([^\"\n]{1,500})\"|'([^'\n]{1,500})'|"
+    r"([A-Za-z][^\s]{0,500}?)(?=[.,;:!?`~]?(?:\s|$)|[.,;:!?`~]{2}))"
+)
 _FILE_EXT = re.compile(r"\.[a-z0-9]{1,8}")
 _MAX_ROUTE = 1000  # characters of a frontmatter route, at most
 _MAX_HREF = 4096
@@ -336,13 +346,12 @@ class _FileIndex:
                 continue
             if kind == "inline":
                 content = t.content
-                if "[" in content or "href" in content or XREF in content:
+                if "[" in content or "href" in content or XREF in content or "@" in content:
                     for offset, href, text in _inline_links(t):
                         source = self.row_at(t.map[0] + offset)
                         if source is not None and href.startswith(XREF):
-                            # docfx's `<xref:uid>`, `[text](xref:uid)`: the page of that uid
-                            uid = unquote(href[len(XREF) :].partition("?")[0].partition("#")[0])
-                            out.append(("object", source, XREF + uid.lower()))
+                            # docfx's `<xref:uid>`, `[text](xref:uid)`, `@uid`, `<xref href=…/>`
+                            out.append(("object", source, _uid_ref(href)))
                             self.texts.append(text)
                         elif source is not None and not _external(href):
                             out.append(("link", source, href))
@@ -365,10 +374,13 @@ class _FileIndex:
                 heading = False
             elif kind == "html_block" and "href" in t.content:
                 at = _Lines(t.content, t.map[0])
-                for m in _HTML_HREF.finditer(t.content):
-                    source = self.row_at(at.at(m.start()))
-                    if source is not None and not _external(m.group(1)):
-                        out.append(("link", source, m.group(1)))
+                for start, href in _html_hrefs(t.content):
+                    source = self.row_at(at.at(start))
+                    if source is not None and href.startswith(XREF):
+                        out.append(("object", source, _uid_ref(href)))
+                        self.texts.append("")
+                    elif source is not None and not _external(href):
+                        out.append(("link", source, href))
                         self.texts.append("")
         for line, key, href in self.parsed.markup:  # links of tags reduced to their text
             source = self.row_at(line) if key == "href" else None
@@ -537,15 +549,35 @@ def _inline_links(token: Token) -> Iterator[tuple[int, str, str]]:
                 yield open_at[0], open_at[1], _link_text(words)
             open_at = None
         elif kind == "html_inline" and "href" in child.content:
-            for m in _HTML_HREF.finditer(child.content):
-                yield offset, m.group(1), ""
+            for _, href in _html_hrefs(child.content):
+                yield offset, href, ""
         elif kind == "text" or kind == "code_inline":
             if open_at is not None:
                 words.append(child.content)
+            elif kind == "text" and "@" in child.content:
+                for m in _XREF_SHORT.finditer(child.content):
+                    uid = next(g for g in m.groups() if g is not None)
+                    yield offset + child.content.count("\n", 0, m.start()), XREF + uid, ""
             if "\n" in child.content:
                 offset += child.content.count("\n")
     if open_at is not None:
         yield open_at[0], open_at[1], _link_text(words)
+
+
+def _uid_ref(href: str) -> str:
+    """The reference `xref:uid…` names: its uid, lower case, without a query (`?text=x`) or
+    fragment (what a page's routes hold: page_routes)."""
+    uid = unquote(href[len(XREF) :].partition("?")[0].partition("#")[0])
+    return XREF + uid.lower()
+
+
+def _html_hrefs(html: str) -> Iterator[tuple[int, str]]:
+    """(offset, href) of each `href` in `html`; a docfx `<xref href="uid"/>` tag's as `xref:uid`
+    (what `<xref:uid>` names)."""
+    tags = {m.start(1): m.group(1) for m in _XREF_TAG.finditer(html)} if "<xref" in html else {}
+    for m in _HTML_HREF.finditer(html):
+        uid = tags.get(m.start(1))
+        yield m.start(), m.group(1) if uid is None else XREF + uid
 
 
 # At most this many characters of one link's text are kept as anchor text.

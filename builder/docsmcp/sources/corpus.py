@@ -342,12 +342,16 @@ def _with_partials(
     roots: Sequence[Path],
     unresolved: includes.Unresolved,
     unexpanded: Mapping[str, SourceFile],
+    unserved: Set[str] = frozenset(),
 ) -> list[SourceFile]:
     """`files` once MDX partials are settled (mdx_partials.py). A partial one page inlines is
     part of that page, and no page of its own (is_partial_page). One that several pages inline
     is template text (Drizzle's 50 get-started pages each inlined the same "apply changes" steps,
     which took the first five hits from the migrations guide): it stays a page of its own, found
-    once, and those pages are read again without it."""
+    once, and those pages are read again without it. But a fragment among the docs that is no
+    page (`unserved`: the docs' `_` files, what site_build.unbuilt or a manifest leaves out,
+    Rspress' `fragments/`) is shown where it is imported, however many pages do: its text is
+    no page's else (Rspress' "Routing convention" section was empty in both its pages)."""
     partials = unresolved.partials
     # A partial page inlined by at most one page that stays is dropped; the pages it inlines
     # into count no more (a partial's own partial is its importer's). To a fixpoint: dropping
@@ -355,12 +359,14 @@ def _with_partials(
     dropped: set[str] = set()
     while (
         grown := {
-            p for p, pages in partials.items() if is_partial_page(p) and len(pages - dropped) <= 1
+            p
+            for p, pages in partials.items()
+            if p in unserved or (is_partial_page(p) and len(pages - dropped) <= 1)
         }
         - dropped
     ):
         dropped |= grown
-    shared = {p for p, pages in partials.items() if len(pages - dropped) > 1}
+    shared = {p for p, pages in partials.items() if p not in unserved and len(pages - dropped) > 1}
     again = {page for p in shared for page in partials[p]} - dropped
     quiet = includes.Unresolved(docs_dir)  # (what they miss was said the first time)
     return [
@@ -493,7 +499,11 @@ def load_corpus(
             if source.path in unresolved.importers:
                 unexpanded[source.path] = source
     unresolved.log()
-    files = _with_partials(docs_dir, files, roots, unresolved, unexpanded)
+    # Fragments among the docs that are no pages (the site never serves them, a manifest
+    # leaves them out, `_` files): shown where they are imported (_with_partials).
+    kept = {f.path for f in files}
+    unserved = {p for p in paths if p not in kept or is_partial_page(p)}
+    files = _with_partials(docs_dir, files, roots, unresolved, unexpanded, unserved)
 
     def reread(path: str) -> SourceFile | None:
         configured = versioned.manifest(_governing(manifests, path), path)

@@ -26,7 +26,9 @@ own that the site never serves.
   is no page of its own (`is_partial_page`). One that several pages inline is template text
   (Drizzle's "apply changes" steps on 50 get-started pages took the first five hits for
   "generate and apply migrations" from the migrations guide): it is left as written in them and
-  stays a page of its own, found once (corpus._with_partials).
+  stays a page of its own, found once (corpus._with_partials). But a fragment among the docs
+  that is no page (a `_` file, what the site never serves: Rspress' `route.exclude`) shows its
+  text in every page that imports it, as the site does (its text is in no other page).
 """
 
 from __future__ import annotations

@@ -20,6 +20,7 @@ from __future__ import annotations
 import json
 from collections.abc import Collection
 from pathlib import Path
+from typing import TypeGuard
 
 from docsmcp.sources.site_config import read_text
 
@@ -33,9 +34,12 @@ def meta(items: list[object], folder: Path, allowed: Collection[Path]) -> dict[s
     """The Nextra-shaped `_meta` object (name -> title, in order) of an Rspress array in
     `folder`; `i18n.json` is looked for in the `allowed` folders above it (inside the roots)."""
     texts, languages = _i18n(folder, allowed)
+    pairs = any(_pair(item) for item in items[:MAX_ITEMS])  # (Drizzle's shape)
     out: dict[str, object] = {}
     for item in items[:MAX_ITEMS]:
-        if isinstance(item, str):
+        if _pair(item):
+            name, label = item
+        elif isinstance(item, str) and not pairs:
             name, label = item, ""
         elif isinstance(item, dict) and item.get("type", "file") in _PAGES:
             name = item.get("name") if isinstance(item.get("name"), str) else ""
@@ -47,6 +51,11 @@ def meta(items: list[object], folder: Path, allowed: Collection[Path]) -> dict[s
         if name:
             out.setdefault(name, _translated(label, texts, languages))
     return out
+
+
+def _pair(item: object) -> TypeGuard[list[str]]:
+    """Whether `item` is Drizzle's `[name, title]` page entry."""
+    return isinstance(item, list) and len(item) == 2 and all(isinstance(x, str) for x in item)
 
 
 def _translated(label: str, texts: dict[str, object], languages: tuple[str, ...]) -> str:

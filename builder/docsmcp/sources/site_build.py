@@ -10,7 +10,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from docsmcp.sources import docusaurus_site, exdoc_site, hugo_site, navfiles, writerside
+from docsmcp.sources import (
+    docusaurus_site,
+    exdoc_site,
+    hugo_site,
+    navfiles,
+    rspress_site,
+    writerside,
+)
 from docsmcp.sources.site_config import (
     QUARTO_CONFIG,
     QUARTO_EXCLUDES,
@@ -27,7 +34,8 @@ def unbuilt(
     `exclude_docs`, a Quarto project's `_` files (quarto.py), what a Hugo site's configuration
     never renders (hugo_site.py), docsify's `_sidebar.md`, `_navbar.md` and `_coverpage.md`,
     a sidebar page (Laravel's `documentation.md`: navfiles.is_sidebar), what an ExDoc project
-    does not publish (exdoc_site.py), a Docusaurus site's `static/`; ("", ()) when none.
+    does not publish (exdoc_site.py), what an Rspress site never routes (rspress_site.py), a
+    Docusaurus site's `static/`; ("", ()) when none.
     `paths`: the docs folder's files (a Hugo section's `_index.md` among them may make the
     pages below it headless; an ExDoc project's pages not in its `extras`)."""
     globs = mkdocs_excludes(docs_dir, roots)
@@ -58,6 +66,9 @@ def unbuilt(
     # (the docs folder's own mix.exs: the docs folder is a source root)
     if globs := exdoc_site.unpublished(read_text(docs_dir / exdoc_site.MIX_FILE), paths):
         return "what the ExDoc project does not publish (mix.exs `extras`, lib/)", globs
+    if globs := rspress_site.unrouted(docs_dir, roots):
+        # Rspress' own docs: 7 fragments in `fragments/` and `_` files were pages of their own
+        return "what the Rspress site never routes (`route.exclude`, `_` files)", globs
     sites = docusaurus_site.sites(docs_dir)
     if sites:
         globs = [f"{f}/static/**".lstrip("/") for f, _ in sites]

@@ -12,7 +12,10 @@ line for line (dialects.rewrite calls it before `:::` containers are labelled):
   their content stays;
 - `> [!div class="nextstepaction"]` (a blockquote's styling) leaves nothing;
 - a tab group's tabs, `# [Linux](#tab/linux)`, are their label (`Linux:`), no headings, and
-  the `---` ending the group leaves nothing.
+  the `---` ending the group leaves nothing;
+- a cross reference tag, `<xref href="System.String?text=string"/>` or `<a href="xref:uid"/>`,
+  is the link `[string](xref:System.String)` (its `text`, else its `alt`, else the uid; enrich/
+  xref.py resolves it as `<xref:uid>`); before, the tag showed as written, or nothing.
 
 `[!INCLUDE [title](file.md)]`, `[!code-csharp[](file.cs#region)]` and `:::code
 source=…:::` read other files: docfx_includes.py.
@@ -21,6 +24,7 @@ source=…:::` read other files: docfx_includes.py.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 # A layout or scoping marker alone on its line: `:::row:::`, `:::column span="2":::`,
 # `:::zone pivot="windows":::`, `:::moniker-end:::`.
@@ -41,11 +45,22 @@ _INLINE_IMAGE = re.compile(r":::image\b((?:[ \t]+[\w-]+=\"[^\"\n]*\")*)[ \t]*:::
 _TAB = re.compile(r"^[ ]{0,3}#{1,6}[ \t]+\[([^\]\n]+)\]\(#tab/[^)\s]+\)[ \t]*$")
 _GROUP_END = re.compile(r"^[ ]{0,3}-{3,}[ \t]*$")
 _DIV = re.compile(r"^[ \t]*>[ \t]*\[!div\b[^\]\n]*\][ \t]*$", re.IGNORECASE)
+# A cross reference tag with no text of its own: `<xref href="uid" …/>`, `<a href="xref:uid"/>`.
+_XREF_TAG = re.compile(
+    r"<(?:xref\b([^<>\n]*?)\bhref=\"([^\"\n]+)\"([^<>\n]*?)/?>(?:</xref>)?"
+    r"|a\b([^<>\n]*?)\bhref=\"xref:([^\"\n]+)\"([^<>\n]*?)/>)",
+    re.IGNORECASE,
+)
+_CODE_SPAN = re.compile(r"(`+)[^\n]*?(?<!`)\1(?!`)")
 
 
 def may_hold(text: str) -> bool:
     """Whether `text` may hold DocFX-flavored markdown this module reads."""
-    return ":::" in text or "[!div" in text or "](#tab/" in text
+    return ":::" in text or "[!div" in text or "](#tab/" in text or _has_xref_tag(text)
+
+
+def _has_xref_tag(text: str) -> bool:
+    return "<xref " in text or "<XREF " in text or 'href="xref:' in text
 
 
 def read(lines: list[str], code: list[bool]) -> list[str]:
@@ -84,8 +99,10 @@ def read(lines: list[str], code: list[bool]) -> list[str]:
         if ":::image" in line:
             line = out[i] = _INLINE_IMAGE.sub(_image, line)
         if ":::no-loc" in line:
-            out[i] = _NO_LOC.sub(lambda m: m.group(1), line)
-        elif "[!div" in line and _DIV.match(line):
+            line = out[i] = _NO_LOC.sub(lambda m: m.group(1), line)
+        if not code[i] and _has_xref_tag(line):
+            out[i] = _outside_code_spans(line, lambda t: _XREF_TAG.sub(_xref_link, t))
+        if "[!div" in line and _DIV.match(line):
             out[i] = ""
     return out
 
@@ -95,3 +112,25 @@ def _image(m: re.Match[str]) -> str:
     alt = attrs.get("alt-text", "")
     space = " " if m.group(0).endswith((" ", "\t")) else ""
     return f"![{alt}]({attrs.get('source', '')}){space}" if alt else ""
+
+
+def _xref_link(m: re.Match[str]) -> str:
+    """The markdown link a cross reference tag stands for (see the module docstring)."""
+    xref = m.group(2) is not None
+    href = m.group(2) if xref else m.group(5)
+    attrs = dict(_ATTR.findall((m.group(1) or "") + (m.group(3) or "") if xref else m.group(4)))
+    uid, _, query = href.partition("?")
+    params = dict(p.partition("=")[::2] for p in query.split("&") if "=" in p)
+    text = params.get("text") or attrs.get("text") or params.get("alt") or attrs.get("alt") or uid
+    target = f"xref:{href}"
+    return f"[{text}]({f'<{target}>' if ' ' in target else target})"
+
+
+def _outside_code_spans(line: str, rewrite: Callable[[str], str]) -> str:
+    """`line` with `rewrite` applied to its text outside code spans."""
+    out, at = [], 0
+    for m in _CODE_SPAN.finditer(line):
+        out += [rewrite(line[at : m.start()]), m.group(0)]
+        at = m.end()
+    out.append(rewrite(line[at:]))
+    return "".join(out)
