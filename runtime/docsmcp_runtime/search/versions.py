@@ -12,8 +12,9 @@ whose taxonomy records a default value for the key (bundle-spec.md, *Versions an
 - A query that names values ("2025-03-26 HTTP+SSE transport", `intent.named_versions`; "useQuery
   in vue", a word that is a value): those values and the rows without one.
 - A filter on the key: the filter alone decides (engine.mask), as in any bundle.
-The same section under other values (its chunk id with the value's folder taken out) is listed
-in the hit's `also_in` instead of taking a place of its own, and a note says what was assumed.
+The same section under other values (its chunk id with the value's folder taken out: `copy_id`)
+is listed in the hit's `also_in` instead of taking a place of its own, and a note says what was
+assumed.
 A key without a recorded default is searched as before: every value, no note.
 """
 
@@ -83,6 +84,19 @@ def unversioned_id(chunk_id: str, value: str) -> str:
                 parts[i - 1] = _VERSIONED.sub("", parts[i - 1])
             break
     return "/".join(parts) + hash_ + anchor
+
+
+def copy_id(chunk_id: str, value: str, folders: tuple[str, ...]) -> str:
+    """`chunk_id` without the folder holding its value `value`, among the `folders` the bundle
+    records for that value (the deepest that holds it: Jest's `next` is `docs/`, its 30.4
+    `website/versioned_docs/version-30.4/`; an Antora checkout `asciidoctor-main/` is 2.1),
+    else without the folder named as the value (`unversioned_id`: bundles that record no
+    folders, and a value set on a page outside them), so one section's copies share it."""
+    path = chunk_id.partition("#")[0]
+    held = [f for f in folders if path.startswith(f + "/")]
+    if not held:
+        return unversioned_id(chunk_id, value)
+    return chunk_id[len(max(held, key=len)) + 1 :]
 
 
 # Names a query gives a variant that its folder spells otherwise (Drizzle's `pg/` for
@@ -159,10 +173,12 @@ class _Key:
             return
         by_id: dict[str, list[int]] = {}
         codes = self.column().tolist()
-        values = self.entry.values
+        values, folders = self.entry.values, self.entry.folders
         for row, chunk_id in enumerate(self.bundle.chunk_ids()):
             if codes[row]:
-                by_id.setdefault(unversioned_id(chunk_id, values[codes[row] - 1]), []).append(row)
+                value = values[codes[row] - 1]
+                copy = copy_id(chunk_id, value, folders.get(value, ()))
+                by_id.setdefault(copy, []).append(row)
         groups = np.arange(self.bundle.n_chunks, dtype=np.int64)
         copies: dict[int, list[int]] = {}
         for rows in by_id.values():
