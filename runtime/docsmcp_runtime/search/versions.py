@@ -21,7 +21,7 @@ A key without a recorded default is searched as before: every value, no note.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 import numpy as np
@@ -86,17 +86,35 @@ def unversioned_id(chunk_id: str, value: str) -> str:
     return "/".join(parts) + hash_ + anchor
 
 
-def copy_id(chunk_id: str, value: str, folders: tuple[str, ...]) -> str:
-    """`chunk_id` without the folder holding its value `value`, among the `folders` the bundle
-    records for that value (the deepest that holds it: Jest's `next` is `docs/`, its 30.4
-    `website/versioned_docs/version-30.4/`; an Antora checkout `asciidoctor-main/` is 2.1),
-    else without the folder named as the value (`unversioned_id`: bundles that record no
-    folders, and a value set on a page outside them), so one section's copies share it."""
+def copy_id(chunk_id: str, value: str, folders: Mapping[str, str]) -> str:
+    """`chunk_id` with the folder holding its value `value` put in its place (`folders`: the
+    value's recorded folders, each to its place: `folder_places`), the deepest that holds it
+    (Jest's `next` is `docs/`, its 30.4 `website/versioned_docs/version-30.4/`; an Antora
+    checkout `asciidoctor-main/` is 2.1), else without the folder named as the value
+    (`unversioned_id`: bundles that record no folders, and a value set on a page outside
+    them), so one section's copies share it."""
     path = chunk_id.partition("#")[0]
     held = [f for f in folders if path.startswith(f + "/")]
     if not held:
         return unversioned_id(chunk_id, value)
-    return chunk_id[len(max(held, key=len)) + 1 :]
+    folder = max(held, key=len)
+    place = folders[folder]
+    rest = chunk_id[len(folder) + 1 :]
+    return f"{place}/{rest}" if place else rest
+
+
+def folder_places(folders: Mapping[str, tuple[str, ...]]) -> dict[str, dict[str, str]]:
+    """value -> its recorded folders, each to the place its pages take in a copy's id: one
+    place for all when each value has one folder (Jest's `docs` and
+    `website/versioned_docs/version-30.4`), else each folder less the part named as the value
+    (Express: `api/4x` and `api/5x` are `api`, `docs/en/4x` and `docs/en/5x` are `docs/en`:
+    the API and the guides are not copies of each other)."""
+    if all(len(held) == 1 for held in folders.values()):
+        return {value: {held[0]: ""} for value, held in folders.items()}
+    return {
+        value: {f: unversioned_id(f + "/_", value).rpartition("/")[0] for f in held}
+        for value, held in folders.items()
+    }
 
 
 # Names a query gives a variant that its folder spells otherwise (Drizzle's `pg/` for
@@ -173,7 +191,7 @@ class _Key:
             return
         by_id: dict[str, list[int]] = {}
         codes = self.column().tolist()
-        values, folders = self.entry.values, self.entry.folders
+        values, folders = self.entry.values, folder_places(self.entry.folders)
         for row, chunk_id in enumerate(self.bundle.chunk_ids()):
             if codes[row]:
                 value = values[codes[row] - 1]
