@@ -17,7 +17,7 @@ from conftest import build_bundle, run_docsmcp, write_tree
 from docsmcp_runtime.bundle.reader import open_bundle
 from docsmcp_runtime.format import TaxonomyKey
 from docsmcp_runtime.format.jsonread import MetadataError
-from docsmcp_runtime.search.versions import copy_id, folder_places
+from docsmcp_runtime.search.versions import copy_id, folder_places, orders_by_prefix
 from docsmcp_runtime.tools.app import DocsApp
 
 PAGE = (
@@ -164,3 +164,52 @@ def test_a_forged_bundle_is_refused_in_one_line(jest: Path, tmp_path: Path) -> N
     assert out.returncode != 0
     assert len(out.stderr.strip().splitlines()) == 1, out.stderr
     assert "taxonomy/version/folders/next/0: must be a relative folder path" in out.stderr
+
+
+# Next.js' shape: the App and Pages routers' docs in folders ordered by a number (`02-app/`,
+# `03-pages/`), one page under other numbers in each (`05-next-config-js/` and
+# `03-next-config-js/`), the routers a variant key a manifest declares.
+NEXT = {
+    "02-app/01-guides/01-intro.mdx": "# Intro\n\nThe App Router.\n",
+    "02-app/02-api/05-next-config-js/redirects.mdx": (
+        "# redirects\n\nRedirect an incoming request path to another destination path.\n"
+    ),
+    "03-pages/02-api/03-next-config-js/redirects.mdx": (
+        "# redirects\n\nRedirect an incoming request path to another destination path.\n"
+    ),
+    ".docs-mcp.json": json.dumps(
+        {
+            "version": "1",
+            "taxonomy": {"router": {"default": "app"}},
+            "overrides": [
+                {"pattern": "02-app/**", "metadata": {"router": "app"}},
+                {"pattern": "03-pages/**", "metadata": {"router": "pages"}},
+            ],
+        }
+    ),
+}
+
+
+def test_copies_in_folders_ordered_by_number_fold_once_their_numbers_are_dropped(
+    tmp_path: Path,
+) -> None:
+    bundle = build_bundle(write_tree(tmp_path / "docs", NEXT), tmp_path / "idx")
+    entry = json.loads((bundle / "metadata.json").read_text())["taxonomy"]["router"]
+    assert entry["folders"] == {"app": ["02-app"], "pages": ["03-pages"]}
+    app = DocsApp(open_bundle(bundle))
+    found = app.call_tool("search_docs", {"query": "redirect a request path", "limit": 3})
+    hits = found["structuredContent"]["hits"]
+    assert hits[0]["chunk_id"] == "02-app/02-api/05-next-config-js/redirects.mdx#redirects"
+    assert hits[0]["also_in"] == {"router": ["pages"]}
+    assert all(not h["chunk_id"].startswith("03-pages/") for h in hits)  # shown once
+
+
+def test_ordering_prefixes() -> None:
+    nextjs = {"app": ("docs/02-app",), "pages": ("docs/03-pages",)}
+    assert orders_by_prefix(nextjs)
+    assert not orders_by_prefix({"a": ("docs/2025-06-18",), "b": ("docs/2024-11-05",)})  # dates
+    assert not orders_by_prefix({"next": ("docs",), "1.0": ("versioned_docs/version-1.0",)})
+    page = "docs/03-pages/02-api/03-next-config-js/redirects.mdx#01-step"
+    assert copy_id(page, "pages", {"docs/03-pages": ""}, True) == (
+        "api/next-config-js/redirects.mdx#01-step"  # (an anchor keeps its number)
+    )
