@@ -426,6 +426,25 @@ def test_a_component_in_several_versions_is_the_version_taxonomy(tmp_path: Path)
     assert found["structuredContent"]["hits"][0]["chunk_id"].startswith("lantern-main/")
 
 
+def test_a_section_of_one_checkout_lists_the_other_checkouts_version(tmp_path: Path) -> None:
+    """No checkout folder is named as its version (`lantern-main/` is 2.5): the bundle records
+    each version's folder, so a hit lists its copy in the other version (it listed none)."""
+    docs = tmp_path / "docs"
+    _component(docs / "lantern-2.4", "2.4")
+    _component(docs / "lantern-main", "2.5", "\nprerelease: true")
+    for manifest in (False, True):  # the build's own detection, then init's manifest
+        if manifest:
+            run_docsmcp("init", "--docs-dir", docs, "--write")
+        idx = build_bundle(docs, tmp_path / f"idx-{manifest}")
+        version = json.loads((idx / "metadata.json").read_text())["taxonomy"]["version"]
+        assert version["folders"] == {"2.4": ["lantern-2.4"], "2.5": ["lantern-main"]}
+        app = DocsApp(open_bundle(idx))
+        found = app.call_tool("search_docs", {"query": "install lantern", "limit": 3})
+        top = found["structuredContent"]["hits"][0]
+        assert top["chunk_id"].startswith("lantern-2.4/")
+        assert top["also_in"] == {"version": ["2.5"]}
+
+
 def test_components_of_one_version_each_are_no_version_filter(tmp_path: Path) -> None:
     docs = tmp_path / "docs"
     _component(docs / "lantern", "2.4")

@@ -38,6 +38,10 @@ class TaxonomyKey:
     latest: str | None = None
     # Any other key: the value searched by default (sources/variants.py); None = not declared.
     default: str | None = None
+    # folder -> value: the folders the build gave a value of this key (a version layout,
+    # variant folders, a manifest's `FOLDER/**` overrides), the bundle's record of each value's
+    # folders once the pages agree (sources/value_folders.py). Never read from a manifest.
+    folders: Mapping[str, str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)

@@ -38,6 +38,7 @@ from docsmcp.model.source import DEFAULT_AUTO_INCLUDE, Problem
 from docsmcp.pipeline.known_files import KnownFiles
 from docsmcp.pipeline.parse_cache import ParseCache, file_key, pack
 from docsmcp.pipeline.workers import Bodies, default_workers, process, process_all
+from docsmcp.sources import value_folders
 from docsmcp.sources.convert import converter_for
 from docsmcp.sources.corpus import Corpus, load_corpus
 from docsmcp.sources.discover import source_roots
@@ -373,12 +374,17 @@ def taxonomy_of(corpus: Corpus, facets: list[Facets], problems: list[Problem]) -
                 Problem(".", None, f"taxonomy {key!r}: default {default!r} occurs in no file")
             )
             default = None
+        folders = {}
+        if cfg and cfg.folders and (latest is not None or default is not None):
+            pages = ((f.path, dict(f.metadata).get(key)) for f in corpus.files)
+            folders = value_folders.recorded(cfg.folders, pages)
         out[key] = TaxonomyKey(
             description=cfg.description if cfg and cfg.description else _default_description(key),
             vector_collapse=bool(cfg and cfg.vector_collapse),
             values=tuple(sorted(values[key], key=str.encode)),
             latest=latest,
             default=default,
+            folders={v: f for v, f in folders.items() if v in values[key]},
         )
     for key, entry in out.items():
         declared = corpus.taxonomy.get(key)

@@ -21,6 +21,7 @@ from docsmcp.sources import (
     includes,
     ref_pages,
     router_pages,
+    value_folders,
 )
 from docsmcp.sources.discover import (
     Entry,
@@ -522,6 +523,14 @@ def load_corpus(
         taxonomy[VERSION_KEY] = TaxonomyKey(VERSION_DESCRIPTION, latest=layout.latest)
     if variants.key is not None and variants.key in taxonomy:
         taxonomy[variants.key] = TaxonomyKey(variants.description(), default=variants.default)
+    for key, entry in taxonomy.items():  # (the folders holding each value of these keys)
+        if entry.latest is not None or entry.default is not None:
+            found = {
+                **(layout.folders if key == VERSION_KEY else {}),
+                **(variants.folders if key == variants.key else {}),
+                **value_folders.from_manifests(manifests.values(), key),
+            }
+            taxonomy[key] = replace(entry, folders=found)
     # Stable sort: a file's problems stay in the order they were found within one line.
     problems.sort(key=lambda p: (p.path, p.line or 0))
     return Corpus(

@@ -70,6 +70,12 @@ def known_requires(data: Mapping[str, Any]) -> tuple[str, ...]:
 # Taxonomy keys and values (as in manifests): keys are filters, so they stay identifier-like.
 TAXONOMY_KEY = re.compile(r"[A-Za-z0-9_.-]{1,64}")
 MAX_VALUE_CHARS = 128
+# A taxonomy entry's `folders` (bundle-spec.md, *Versions and variants*): the folders holding
+# each value, at most this many per value (a version's docs and its API folder: Express's
+# `api/4x/` and `docs/en/4x/`), each a relative POSIX path of at most MAX_FOLDER_CHARS.
+MAX_VALUE_FOLDERS = 64
+MAX_FOLDER_CHARS = 1024
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
 
 
 # -- sections -------------------------------------------------------------------------------------
@@ -140,6 +146,10 @@ class TaxonomyKey:
     # Another key's value searched by default, other values folded into `also_in` (a
     # framework's or platform's variant folders: search/versions.py).
     default: str | None = None
+    # value -> the folders holding it (Jest's `next`: `docs`; 30.4:
+    # `website/versioned_docs/version-30.4`), so search finds one section's copies across
+    # values whose folders are not named as the value (search/versions.py).
+    folders: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
 
     def code(self, value: str) -> int:
         """The facet code of `value` (1-based; 0 means no value); ValueError if unknown."""
@@ -159,6 +169,9 @@ class TaxonomyKey:
             out["latest"] = self.latest
         if self.default is not None:
             out["default"] = self.default
+        if self.folders:
+            ordered = sorted(self.folders, key=str.encode)
+            out["folders"] = {v: list(self.folders[v]) for v in ordered}
         return out
 
     @classmethod
@@ -198,7 +211,47 @@ class TaxonomyKey:
             ),
             latest=latest,
             default=default,
+            folders=_folders(data.get("folders", {}), j.join(path, "folders"), values),
         )
+
+
+def is_value_folder(folder: str) -> bool:
+    """Whether `folder` may be recorded as a value's folder: a relative POSIX path of 1 to
+    MAX_FOLDER_CHARS characters, no empty, `.` or `..` part, no backslash or control character."""
+    return not (
+        len(folder) > MAX_FOLDER_CHARS
+        or "\\" in folder
+        or _CONTROL.search(folder)
+        or any(p in ("", ".", "..") for p in folder.split("/"))
+    )
+
+
+def _folders(value: object, path: str, values: tuple[str, ...]) -> dict[str, tuple[str, ...]]:
+    """A taxonomy entry's `folders`: value -> its folders, each value one of `values`, each
+    folder a relative POSIX path (no empty, `.` or `..` part, no backslash or control
+    character) listed under one value only; MetadataError naming the first fault."""
+    data = j.obj(value, path)
+    out: dict[str, tuple[str, ...]] = {}
+    owner: dict[str, str] = {}
+    for name, given in data.items():
+        where = j.join(path, name)
+        if name not in values:
+            raise MetadataError(where, "must be one of the key's values")
+        folders = j.sorted_unique(j.strings(given, where), where)
+        if not folders or len(folders) > MAX_VALUE_FOLDERS:
+            raise MetadataError(where, f"must list 1 to {MAX_VALUE_FOLDERS} folders")
+        for i, folder in enumerate(folders):
+            if not is_value_folder(folder):
+                raise MetadataError(
+                    j.join(where, i),
+                    f"must be a relative folder path of 1 to {MAX_FOLDER_CHARS} characters "
+                    "(no empty, '.' or '..' part, backslash or control character)",
+                )
+            if folder in owner:
+                raise MetadataError(j.join(where, i), f"is also a folder of {owner[folder]!r}")
+            owner[folder] = name
+        out[name] = folders
+    return out
 
 
 @dataclass(frozen=True)

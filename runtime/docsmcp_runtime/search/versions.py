@@ -12,15 +12,16 @@ whose taxonomy records a default value for the key (bundle-spec.md, *Versions an
 - A query that names values ("2025-03-26 HTTP+SSE transport", `intent.named_versions`; "useQuery
   in vue", a word that is a value): those values and the rows without one.
 - A filter on the key: the filter alone decides (engine.mask), as in any bundle.
-The same section under other values (its chunk id with the value's folder taken out) is listed
-in the hit's `also_in` instead of taking a place of its own, and a note says what was assumed.
+The same section under other values (its chunk id with the value's folder taken out: `copy_id`)
+is listed in the hit's `also_in` instead of taking a place of its own, and a note says what was
+assumed.
 A key without a recorded default is searched as before: every value, no note.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 import numpy as np
@@ -40,6 +41,9 @@ OTHER_VARIANT = 0.8
 _VERSION_PREFIX = re.compile(r"^version[-_]?", re.IGNORECASE)
 _VERSIONED = re.compile(r"^versioned[-_]")
 _WORD = re.compile(r"[\w.+#-]+")
+# An ordering prefix of a file or folder name (Next.js: `02-app/`, `05-next-config-js.mdx`);
+# a date (`2025-06-18/`) has none.
+_ORDER = re.compile(r"^\d+-(?=[^\W\d])")
 
 
 @dataclass(frozen=True)
@@ -83,6 +87,49 @@ def unversioned_id(chunk_id: str, value: str) -> str:
                 parts[i - 1] = _VERSIONED.sub("", parts[i - 1])
             break
     return "/".join(parts) + hash_ + anchor
+
+
+def copy_id(chunk_id: str, value: str, folders: Mapping[str, str], ordered: bool = False) -> str:
+    """`chunk_id` with the folder holding its value `value` put in its place (`folders`: the
+    value's recorded folders, each to its place: `folder_places`), the deepest that holds it
+    (Jest's `next` is `docs/`, its 30.4 `website/versioned_docs/version-30.4/`; an Antora
+    checkout `asciidoctor-main/` is 2.1), else without the folder named as the value
+    (`unversioned_id`: bundles that record no folders, and a value set on a page outside
+    them), so one section's copies share it. `ordered` (`orders_by_prefix`): the ordering
+    prefixes of the path below the folder are dropped too (Next.js' `02-app/…/05-next-config-js/`
+    and `03-pages/…/03-next-config-js/` hold one page)."""
+    path = chunk_id.partition("#")[0]
+    held = [f for f in folders if path.startswith(f + "/")]
+    if not held:
+        return unversioned_id(chunk_id, value)
+    folder = max(held, key=len)
+    place = folders[folder]
+    rest = chunk_id[len(folder) + 1 :]
+    if ordered:
+        below, hash_, anchor = rest.partition("#")
+        rest = "/".join(_ORDER.sub("", part) for part in below.split("/")) + hash_ + anchor
+    return f"{place}/{rest}" if place else rest
+
+
+def orders_by_prefix(folders: Mapping[str, tuple[str, ...]]) -> bool:
+    """Whether the recorded folders say the site orders its pages by a number before the name:
+    every folder's own name has one (Next.js: `docs/02-app`, `docs/03-pages`)."""
+    names = [f.rpartition("/")[2] for held in folders.values() for f in held]
+    return bool(names) and all(_ORDER.match(n) for n in names)
+
+
+def folder_places(folders: Mapping[str, tuple[str, ...]]) -> dict[str, dict[str, str]]:
+    """value -> its recorded folders, each to the place its pages take in a copy's id: one
+    place for all when each value has one folder (Jest's `docs` and
+    `website/versioned_docs/version-30.4`), else each folder less the part named as the value
+    (Express: `api/4x` and `api/5x` are `api`, `docs/en/4x` and `docs/en/5x` are `docs/en`:
+    the API and the guides are not copies of each other)."""
+    if all(len(held) == 1 for held in folders.values()):
+        return {value: {held[0]: ""} for value, held in folders.items()}
+    return {
+        value: {f: unversioned_id(f + "/_", value).rpartition("/")[0] for f in held}
+        for value, held in folders.items()
+    }
 
 
 # Names a query gives a variant that its folder spells otherwise (Drizzle's `pg/` for
@@ -159,10 +206,13 @@ class _Key:
             return
         by_id: dict[str, list[int]] = {}
         codes = self.column().tolist()
-        values = self.entry.values
+        values, folders = self.entry.values, folder_places(self.entry.folders)
+        ordered = orders_by_prefix(self.entry.folders)
         for row, chunk_id in enumerate(self.bundle.chunk_ids()):
             if codes[row]:
-                by_id.setdefault(unversioned_id(chunk_id, values[codes[row] - 1]), []).append(row)
+                value = values[codes[row] - 1]
+                copy = copy_id(chunk_id, value, folders.get(value, {}), ordered)
+                by_id.setdefault(copy, []).append(row)
         groups = np.arange(self.bundle.n_chunks, dtype=np.int64)
         copies: dict[int, list[int]] = {}
         for rows in by_id.values():
