@@ -56,11 +56,30 @@ def test_a_page_shows_its_routers_parts_and_a_source_page_shows_its_source(tmp_p
     assert "03-pages/02-api-reference/01-components/gone.mdx" not in texts
 
 
+def test_built_from_the_repository_root_a_source_page_shows_its_source(tmp_path) -> None:
+    """`--docs-dir` the repository, the pages under `docs/`: 89 Pages Router pages had no text
+    (the router was read from the first folder, `docs`)."""
+    docs = write_tree(
+        tmp_path / "next.js",
+        {
+            "docs/02-app/02-api-reference/01-components/image.mdx": _IMAGE,
+            "docs/03-pages/02-api-reference/01-components/image.mdx": _SHOWN,
+        },
+    )
+    texts = page_texts(build_bundle(docs, tmp_path / "idx"))
+    pages = texts["docs/03-pages/02-api-reference/01-components/image.mdx"]
+    assert "getStaticProps" in pages and "Server Component" not in pages
+
+
 def test_routers_routes_and_parts() -> None:
     assert router("02-app/01-x/page.mdx") == "app"
     assert router("03-pages/page.mdx") == "pages"
     assert router("05-community/guide.mdx") is None and router("index.mdx") is None
     assert route("02-app/01-building/index.mdx") == "app/building"
+    # built from the repository's root: `docs/` above the routers
+    assert router("docs/02-app/01-x/page.mdx") == "app"
+    assert route("docs/03-pages/01-building/index.mdx") == "pages/building"
+    assert router("docs/guides/x.mdx") is None and route("docs/guides/x.mdx") == "docs/guides/x"
     assert route("02-app/02-api-reference/04-functions/revalidatePath.mdx") == (
         "app/api-reference/functions/revalidatePath"
     )

@@ -44,16 +44,28 @@ _COMMENT = re.compile(r"\{/\*.*?\*/\}|<!--.*?-->", re.DOTALL)
 _MDX = (".mdx", ".md")
 
 
+def _in_docs(path: str) -> str:
+    """`path` below the repository's `docs/` folder when the docs are built from the
+    repository's root (`docs/01-app/x.mdx`: its Pages Router pages showed no text)."""
+    below = path.removeprefix("docs/")
+    return below if below != path and _first(below) in _TAGS else path
+
+
+def _first(path: str) -> str:
+    return ORDER_PREFIX.sub("", path.split("/", 1)[0]) if "/" in path else ""
+
+
 def router(path: str) -> str | None:
     """`app` or `pages`: the router a page at `path` documents (None: neither)."""
-    first = ORDER_PREFIX.sub("", path.split("/", 1)[0]) if "/" in path else ""
+    first = _first(_in_docs(path))
     return first if first in _TAGS else None
 
 
 def route(path: str) -> str:
     """The route of a page at `path`: its folders and stem without ordering prefixes, and
-    without a last `index` (`02-app/01-x/index.mdx` is `app/x`)."""
-    stem = posixpath.splitext(path)[0]
+    without a last `index` (`02-app/01-x/index.mdx` is `app/x`; `docs/` above the routers
+    is no part of it, as a `source:` names no `docs/`)."""
+    stem = posixpath.splitext(_in_docs(path))[0]
     parts = [ORDER_PREFIX.sub("", part) for part in stem.split("/")]
     if len(parts) > 1 and parts[-1] == "index":
         parts.pop()
