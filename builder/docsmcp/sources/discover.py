@@ -40,8 +40,9 @@ RD_SUFFIXES = (".rd",)  # R documentation (`man/*.Rd`): an R package's reference
 # Elixir modules: their @moduledoc/@doc heredocs are the API pages ExDoc publishes (exdoc.py)
 ELIXIR_SUFFIXES = (".ex",)
 WRITERSIDE_SUFFIXES = (".topic",)  # JetBrains Writerside's XML topics (formats/writerside_xml.py)
+TEXINFO_SUFFIXES = (".texi", ".texinfo", ".txi")  # GNU manuals (formats/texinfo.py)
 CONVERTED_SUFFIXES = HTML_SUFFIXES + RST_SUFFIXES + NOTEBOOK_SUFFIXES + ASCIIDOC_SUFFIXES
-CONVERTED_SUFFIXES += RD_SUFFIXES + ELIXIR_SUFFIXES + WRITERSIDE_SUFFIXES
+CONVERTED_SUFFIXES += RD_SUFFIXES + ELIXIR_SUFFIXES + WRITERSIDE_SUFFIXES + TEXINFO_SUFFIXES
 # Every file the builder reads as a page.
 SOURCE_SUFFIXES = MARKDOWN_SUFFIXES + PDF_SUFFIXES + CONVERTED_SUFFIXES
 # A concatenation of pages (`llms-full.txt`, `NAME.llms-full.txt`): read as markdown, then split

@@ -1,0 +1,224 @@
+"""GNU Texinfo manuals (`.texi`, formats/texinfo.py): a manual, with the files it `@include`s,
+reads as one page as the HTML manual shows it; its nodes are headings whose anchors the
+`@xref`s link to; `@deffn` definitions are entries of the API registry. The fixture is a few
+lines in the shape of the GNU Make and Bash manuals."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from conftest import FUZZ, run_docsmcp
+from docsmcp.sources.formats.texinfo import texinfo_to_markdown
+from docsmcp.sources.formats.texinfo_inline import inline, node_id
+from docsmcp_runtime.bundle.reader import open_bundle
+from docsmcp_runtime.tools.app import DocsApp
+from hypothesis import given
+from hypothesis import strategies as st
+
+MANUAL = r"""\input texinfo                @c -*-texinfo-*-
+@setfilename tent.info
+@include version.texi
+@settitle Tent Manual
+
+@copying
+This manual is for Tent, version @value{VERSION}.
+@end copying
+
+@titlepage
+@title Tent
+@end titlepage
+
+@ifnottex
+@node Top
+@top Tent
+
+@insertcopying
+@end ifnottex
+
+@menu
+* Pitching::   How to pitch.
+@end menu
+
+@node Pitching
+@chapter Pitching the Tent
+@cindex pitching
+
+Read @ref{Pegs} first, and @pxref{Guy Lines, , Tightening the lines}.
+Use @code{tent pitch @var{site}} with @samp{--fast}; see @uref{https://example.org, the site}.
+@iftex
+Only the printed manual says this.
+@end iftex
+@c a comment nobody sees
+
+@example
+@group
+tent pitch --site=@var{meadow} @{ stakes @}
+@end group
+@end example
+
+@node Pegs
+@section Pegs and Stakes
+
+@table @code
+@item --stakes=@var{n}
+@itemx -s @var{n}
+@btindex stakes
+Drive @var{n} stakes.
+
+@item --deep
+Drive them deep.
+@end table
+
+@itemize @bullet
+@item
+First peg.
+@item
+Second peg.
+@end itemize
+
+@deffn Command fold-tent name @var{size}
+Folds the tent called @var{name} to @var{size}.
+@end deffn
+
+@node Guy Lines
+@subsection Guy Lines
+
+@multitable @columnfractions .5 .5
+@headitem Line @tab Tension
+@item main @tab high
+@end multitable
+
+@bye
+"""
+
+
+def _manual(tmp_path: Path) -> Path:
+    docs = tmp_path / "doc"
+    docs.mkdir()
+    (docs / "tent.texi").write_text(MANUAL)
+    (docs / "version.texi").write_text("@set VERSION 4.2\n@set UPDATED 1 May 2024\n")
+    return docs
+
+
+def _get(app: DocsApp, path: str) -> str:
+    result = app.call_tool("get_page", {"path": path})
+    assert not result["isError"], result
+    return str(result["structuredContent"]["text"])
+
+
+def test_a_manual_builds_as_one_page_with_its_includes(tmp_path: Path) -> None:
+    docs = _manual(tmp_path)
+    out = tmp_path / "idx"
+    proc = run_docsmcp("build", "--docs-dir", docs, "--out", out)
+    assert proc.returncode == 0, proc.stderr
+    assert "cross references resolved (100.0%)" in proc.stdout + proc.stderr
+    meta = json.loads((out / "metadata.json").read_text())
+    assert meta["stats"]["files"] == 1  # version.texi reads in the manual
+    app = DocsApp(open_bundle(out))
+    page = _get(app, "tent.texi")
+    assert "This manual is for Tent, version 4.2." in page  # @insertcopying, @value
+    assert "## Pitching the Tent" in page
+    assert "[Pegs](#Pegs)" in page
+    assert "see [Tightening the lines](#Guy-Lines)" in page
+    assert "`tent pitch site`" in page and "`--fast`" in page
+    assert "[the site](https://example.org)" in page
+    assert "tent pitch --site=meadow { stakes }" in page  # a code block, @{ @} read
+    for hidden in ("printed manual", "comment nobody", "@", "pitching\n", "How to pitch"):
+        assert hidden not in page
+    assert "- `--stakes=n`, `-s n`" in page
+    assert "| Line | Tension |" in page
+    hits = app.call_tool("search_docs", {"query": "drive stakes deep", "limit": 3})
+    assert hits["structuredContent"]["hits"][0]["chunk_id"].startswith("tent.texi#")
+    api = app.call_tool("get_api_reference", {"method": "fold-tent"})
+    assert not api["isError"], api
+    assert "Folds the tent" in json.dumps(api["structuredContent"])
+
+
+def test_headings_lists_and_definitions() -> None:
+    done = texinfo_to_markdown("tent.texi", MANUAL)
+    assert done.title == "Tent"
+    headings = [x for x in done.text.split("\n") if x.startswith("#")]
+    assert headings == [
+        "# Tent",
+        "## Pitching the Tent",
+        "### Pegs and Stakes",
+        "#### Guy Lines",
+    ]
+    assert {a for _, a in done.anchors} == {"Top", "Pitching", "Pegs", "Guy-Lines"}
+    assert "- First peg.\n\n- Second peg." in done.text
+    assert "**Command:** `fold-tent name size`" in done.text
+    (entry,) = done.api
+    assert (entry.name, entry.kind, entry.signature) == (
+        "fold-tent",
+        "method",
+        "fold-tent name size",
+    )
+    assert entry.description.startswith("Folds the tent called")
+    assert len(done.line_map) == done.text.count("\n") + 1
+
+
+def test_inline_commands_and_node_ids() -> None:
+    assert inline("@code{a@@b} @emph{x} @strong{y} ``q'' a---b", {})[0] == "`a@b` *x* **y** “q” a—b"
+    assert (
+        inline("@xref{Make Manual, , , make, GNU Make}", {})[0] == "See *Make Manual* in *GNU Make*"
+    )
+    assert inline("@code{@{unclosed", {})[1] == "{unclosed"
+    assert node_id("Rule Syntax") == "Rule-Syntax"
+    assert node_id("$(...)") == "_0024_0028_002e_002e_002e_0029"
+
+
+PIECES = st.sampled_from(
+    [
+        "@node A\n",
+        "@chapter B\n",
+        "@section C\n",
+        "@example\n",
+        "@end example\n",
+        "@table @code\n",
+        "@item x\n",
+        "@itemx y\n",
+        "@end table\n",
+        "@itemize\n",
+        "@end itemize\n",
+        "@enumerate\n",
+        "@end enumerate\n",
+        "@multitable .5 .5\n",
+        "@tab",
+        "@end multitable\n",
+        "@deffn Command f a\n",
+        "@deffnx Command g\n",
+        "@end deffn\n",
+        "@ignore\n",
+        "@end ignore\n",
+        "@ifset X\n",
+        "@end ifset\n",
+        "@set X 1\n",
+        "@value{X}",
+        "@code{",
+        "@xref{",
+        "}",
+        "{",
+        ",",
+        "@@",
+        "@{",
+        "@",
+        "@insertcopying\n",
+        "@copying\n",
+        "@end copying\n",
+        "@end\n",
+        "@c x\n",
+        "\n",
+        "",
+    ]
+)
+TEXT = st.lists(st.one_of(PIECES, st.text(max_size=10)), max_size=40).map("".join)
+
+
+@FUZZ
+@given(TEXT)
+def test_any_text_converts_in_bounds(text: str) -> None:
+    done = texinfo_to_markdown("x.texi", text)
+    assert len(done.line_map) == done.text.count("\n") + 1
+    assert all(0 <= n <= max(text.count("\n"), 0) for n in done.line_map)
+    assert "\x00" not in done.text and "\x01" not in done.text
