@@ -20,6 +20,7 @@ MANUAL = r"""\input texinfo                @c -*-texinfo-*-
 @setfilename tent.info
 @include version.texi
 @settitle Tent Manual
+@defcodeindex bt
 
 @copying
 This manual is for Tent, version @value{VERSION}.
@@ -68,6 +69,16 @@ Drive @var{n} stakes.
 
 @item --deep
 Drive them deep.
+@end table
+
+@table @code
+@item unpack    @r{(a verb)}
+@btindex unpack
+@example
+unpack [-a] @var{bag}
+@end example
+
+Takes the tent out of @var{bag}.
 @end table
 
 @itemize @bullet
@@ -148,13 +159,16 @@ def test_headings_lists_and_definitions() -> None:
     assert {a for _, a in done.anchors} == {"Top", "Pitching", "Pegs", "Guy-Lines"}
     assert "- First peg.\n\n- Second peg." in done.text
     assert "**Command:** `fold-tent name size`" in done.text
-    (entry,) = done.api
-    assert (entry.name, entry.kind, entry.signature) == (
-        "fold-tent",
-        "method",
-        "fold-tent name size",
-    )
+    entries = {e.name: e for e in done.api}
+    assert entries.keys() == {"fold-tent", "stakes", "unpack"}
+    entry = entries["fold-tent"]
+    assert (entry.kind, entry.signature) == ("method", "fold-tent name size")
     assert entry.description.startswith("Folds the tent called")
+    # a table item a code index names (Bash's builtins): its example's first line the signature
+    unpack = entries["unpack"]
+    assert (unpack.signature, unpack.category) == ("unpack [-a] bag", "Pegs and Stakes")
+    assert unpack.description == "Takes the tent out of *bag*."
+    assert "- `unpack` (a verb)" in done.text
     assert len(done.line_map) == done.text.count("\n") + 1
 
 

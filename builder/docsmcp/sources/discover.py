@@ -91,10 +91,19 @@ class Listing:
     def _not_pages(self) -> frozenset[str]:
         return not_pages(e.path for e in self.markdown)
 
+    @cached_property
+    def _texinfo(self) -> frozenset[str]:
+        """The Texinfo manuals, without suffix (`doc/bashref`)."""
+        found = (e.path for e in self.markdown if e.path.lower().endswith(TEXINFO_SUFFIXES))
+        return frozenset(p.rpartition(".")[0] for p in found)
+
     def unread(self, path: str) -> bool:
         """Whether the build leaves `path` unread: an HTML file beside sources (unread_html),
-        or an R Markdown file that is no page (`README.Rmd` beside the `README.md` knitted from
-        it, roxygen2's fragments in `man/`: rmarkdown.not_pages)."""
+        an R Markdown file that is no page (`README.Rmd` beside the `README.md` knitted from
+        it, roxygen2's fragments in `man/`: rmarkdown.not_pages), or the PDF of a Texinfo
+        manual beside it (Bash's `doc/bashref.pdf` beside `bashref.texi`: the same text)."""
+        if self._texinfo and path.lower().endswith(PDF_SUFFIXES):
+            return path.rpartition(".")[0] in self._texinfo
         return self.unread_html(path) or path in self._not_pages
 
 

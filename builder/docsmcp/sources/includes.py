@@ -158,8 +158,9 @@ def expand(
             line_map = [line_map[k] for k in inner]
         return _finish(path, body, lines, out, line_map, failures, reader)
     if texinfo:  # (Texinfo's `@include`: texinfo_includes.py)
-        found = lambda: reader._found  # noqa: E731
-        out, line_map = texinfo_includes.expand(path, lines, MAX_DEPTH, reader._read_first, found)
+        read, found = reader._read_first, lambda: reader._found
+        at = reader._candidates
+        out, line_map = texinfo_includes.expand(path, lines, MAX_DEPTH, read, found, at)
         return _finish(path, body, lines, out, line_map, failures, reader)
     if asciidoc:
         out, line_map = reader.asciidoc(path, lines)

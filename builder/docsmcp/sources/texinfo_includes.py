@@ -1,7 +1,8 @@
 """Texinfo's `@include file.texi` (a line of its own), resolved as includes.py resolves every
 dialect's: through its reader, so inside the source roots, one depth bound, one size bound.
 
-The file is looked up beside the including file (as makeinfo does, its `-I` folders aside); an
+The file is looked up beside the including file (as makeinfo does), then where every include
+looks (the docs folder, each source root: makeinfo's `-I` folders are the Makefile's); an
 included Texinfo file's own includes are resolved in turn, up to the depth bound. A file not
 found leaves the line as written (texinfo.py shows nothing for it). A `.texi` file another
 manual of the docs includes is no page of its own (`no_pages`): it reads in that manual.
@@ -24,7 +25,12 @@ Read = Callable[[list[str], str], str | None]
 
 
 def expand(
-    page: str, lines: list[str], max_depth: int, read: Read, found: Callable[[], str]
+    page: str,
+    lines: list[str],
+    max_depth: int,
+    read: Read,
+    found: Callable[[], str],
+    candidates: Callable[[str, str], list[str]],
 ) -> tuple[list[str], list[int]]:
     """`lines` of the manual at `page` with its includes resolved, and each line's line of
     `lines` (an included line: its directive's). Iterative: a stack of the files being read."""
@@ -43,7 +49,7 @@ def expand(
         text = None
         if m is not None and len(stack) < max_depth:
             name = m.group(1)
-            text = read([posixpath.normpath(posixpath.join(posixpath.dirname(path), name))], name)
+            text = read(candidates(path, name), name)
         if text is None:
             out.append(line)
             line_map.append(where)

@@ -101,6 +101,9 @@ class _Open:
     count: int = 0  # items so far
     rows: list[list[str]] = field(default_factory=list)  # a multitable's rows
     start: int = 0  # its first markdown line (a definition's entry)
+    # a table item's names in a code index (`@item break` `@btindex break`), its signature
+    # and first markdown line: an entry of the API registry (_close_item)
+    entry: tuple[tuple[str, ...], str, int] | None = None
 
 
 class _Writer:
@@ -138,6 +141,8 @@ class _Parser:
         self.term: list[str] = []  # a table item's terms (`@item`, `@itemx`)
         self.marker: tuple[str, str, int] | None = None  # a list item's, before its text
         self.api: list[ApiEntry] = []
+        self.code_indexes = {"findex"}  # indexes of functions (`@defcodeindex bt`: btindex)
+        self.names: list[str] = []  # the code index entries of the table item being read
 
     # -- lines ---------------------------------------------------------------------------
 
@@ -245,7 +250,11 @@ class _Parser:
         elif name == "anchor" or line.startswith("@anchor{"):
             self.out.anchors.append((len(self.out.lines), node_id(_braced(line))))
         elif name in _QUIET or name.endswith("index"):
-            return  # (an index entry or a layout command: a paragraph goes on around it)
+            # (an index entry or a layout command: a paragraph goes on around it)
+            if name == "defcodeindex" and arg.split():
+                self.code_indexes.add(arg.split()[0] + "index")
+            elif name in self.code_indexes and self.term:
+                self.names.append(inline(arg, self.values)[1].strip())
         elif name in ("item", "itemx", "headitem") and self.stack and self.stack[-1].name in _LISTS:
             self._item(name, arg, number)
         elif name in _LISTS or _DEF.match(name):
@@ -368,9 +377,12 @@ class _Parser:
             self.term.append(arg)
             return
         self._flush()
+        self._close_item(block)
         block.count += 1
         if block.name in ("table", "ftable", "vtable"):
             self.term = [arg]
+            if block.name == "ftable" and arg.split():
+                self.names.append(inline(arg, self.values)[1].split()[0])
             self.para_line = number
             block.indent = ""
             return
@@ -390,8 +402,18 @@ class _Parser:
         cmd = fmt[0] if fmt else "asis"
         terms = []
         for t in self.term:
+            # (`@item : @r{(a colon)}`: the roman part is no code)
+            t, roman, rest = t.partition("@r{")
             source = t if cmd in ("asis", "") else f"@{cmd}{{{t.strip()}}}"
-            terms.append(inline(source, self.values)[0].strip())
+            terms.append(inline(source + (" " + roman + rest if roman else ""), self.values)[0])
+        if self.names:
+            plain = ", ".join(inline(t, self.values)[1].strip() for t in self.term)
+            block.entry = (
+                tuple(dict.fromkeys(x for x in self.names if x)),
+                plain,
+                len(self.out.lines),
+            )
+            self.names = []
         base = self._outer_indent()
         self.out.blank()
         self.out.add(self.para_line, [f"- {', '.join(x for x in terms if x)}"], base)
@@ -406,6 +428,7 @@ class _Parser:
             return  # (an `@end` of nothing open)
         while self.stack:
             block = self.stack.pop()
+            self._close_item(block)
             if block.name == "multitable":
                 self._table(block)
             elif _DEF.match(block.name) and block.arg.startswith("\x01"):
@@ -424,6 +447,41 @@ class _Parser:
         lines = ["| " + " | ".join(cells[0]) + " |", "|" + " --- |" * width]
         lines += ["| " + " | ".join(r) + " |" for r in cells[1:]]
         self.out.add(block.line, lines, block.indent)
+
+    def _close_item(self, block: _Open) -> None:
+        """The registry entries of a table item whose names a code index holds (Bash's
+        builtins, Make's functions): its signature the first line of the example that opens
+        its text, else its term."""
+        if block.entry is None:
+            return
+        names, signature, start = block.entry
+        block.entry = None
+        rows = [_strip_marks(x).strip() for x in self.out.lines[start + 1 :]]
+        text, code, first = [], False, ""
+        for row in rows:
+            if row.startswith("```"):
+                code = not code
+            elif code:
+                first = first or (row if not text else "")
+            elif row:
+                text.append(row)
+        for name in names:
+            self.api.append(
+                ApiEntry(
+                    name=name,
+                    category=self.heading,
+                    kind="method",
+                    signature=first or signature,
+                    description=" ".join(text)[:_MAX_DESCRIPTION],
+                    parameters=(),
+                    returns="",
+                    examples=(),
+                    chunk_id="",
+                    path=self.path,
+                    line_start=start + 1,
+                    line_end=max(start + 1, len(self.out.lines)),
+                )
+            )
 
     def _entry(self, block: _Open, number: int) -> None:
         category, signature = block.arg[1:].split("\x02", 1)
