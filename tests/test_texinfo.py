@@ -109,6 +109,8 @@ def _manual(tmp_path: Path) -> Path:
     docs.mkdir()
     (docs / "tent.texi").write_text(MANUAL)
     (docs / "version.texi").write_text("@set VERSION 4.2\n@set UPDATED 1 May 2024\n")
+    (docs / "tent.pdf").write_bytes(b"%PDF-1.4\n")  # (the printed manual: the same text)
+    (docs / "tent.html").write_text("<h1>Tent</h1>")  # (makeinfo --html: the same text)
     return docs
 
 
@@ -125,7 +127,7 @@ def test_a_manual_builds_as_one_page_with_its_includes(tmp_path: Path) -> None:
     assert proc.returncode == 0, proc.stderr
     assert "cross references resolved (100.0%)" in proc.stdout + proc.stderr
     meta = json.loads((out / "metadata.json").read_text())
-    assert meta["stats"]["files"] == 1  # version.texi reads in the manual
+    assert meta["stats"]["files"] == 1  # version.texi reads in the manual; PDF, HTML unread
     app = DocsApp(open_bundle(out))
     page = _get(app, "tent.texi")
     assert "This manual is for Tent, version 4.2." in page  # @insertcopying, @value
