@@ -97,8 +97,10 @@ Folds the tent called @var{name} to @var{size}.
 
 @multitable @columnfractions .5 .5
 @headitem Line @tab Tension
-@item main @tab high
+@item main
+@tab high
 @end multitable
+Knots follow @sc{posix}.
 
 @bye
 """
@@ -140,7 +142,8 @@ def test_a_manual_builds_as_one_page_with_its_includes(tmp_path: Path) -> None:
     for hidden in ("printed manual", "comment nobody", "@", "pitching\n", "How to pitch"):
         assert hidden not in page
     assert "- `--stakes=n`, `-s n`" in page
-    assert "| Line | Tension |" in page
+    assert "| Line | Tension |\n| --- | --- |\n| main | high |" in page  # (`@tab` on its line)
+    assert "Knots follow POSIX." in page
     hits = app.call_tool("search_docs", {"query": "drive stakes deep", "limit": 3})
     assert hits["structuredContent"]["hits"][0]["chunk_id"].startswith("tent.texi#")
     api = app.call_tool("get_api_reference", {"method": "fold-tent"})

@@ -226,12 +226,14 @@ class _Parser:
             self.out.blank()
 
     def _line(self, name: str, arg: str, line: str, number: int) -> None:
+        top = self.stack[-1] if self.stack else None
+        going_on = name not in ("item", "headitem", "node", *_LEVELS) and line.strip()
+        if top is not None and top.name == "multitable" and top.rows and going_on:
+            top.rows[-1][0] += " " + line.strip()  # (a row goes on: `@tab b` on its line)
+            return
         if not name:
             if not line.strip():
                 self._flush()
-            elif self.stack and self.stack[-1].name == "multitable":
-                if self.stack[-1].rows:
-                    self.stack[-1].rows[-1][-1] += " " + line.strip()
             else:
                 self._text(line, number)
             return
@@ -370,8 +372,7 @@ class _Parser:
     def _item(self, name: str, arg: str, number: int) -> None:
         block = self.stack[-1]
         if block.name == "multitable":
-            cells = [inline(c, self.values)[0].strip() for c in arg.split("@tab")]
-            block.rows.append(cells)
+            block.rows.append([arg])  # (its cells are split at `@tab` once it is read: _table)
             return
         if name == "itemx" and self.term:
             self.term.append(arg)
@@ -438,7 +439,10 @@ class _Parser:
         self.out.blank()
 
     def _table(self, block: _Open) -> None:
-        rows = [r for r in block.rows if any(c.strip() for c in r)]
+        split = [
+            [inline(c, self.values)[0].strip() for c in r[0].split("@tab")] for r in block.rows
+        ]
+        rows = [r for r in split if any(c.strip() for c in r)]
         if not rows:
             return
         width = max(len(r) for r in rows)

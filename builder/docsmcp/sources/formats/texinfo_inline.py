@@ -167,6 +167,8 @@ def _render(frame: _Frame, values: Mapping[str, str], code: bool) -> tuple[str, 
         return f"*{md.strip()}*", plain
     if name in _STRONG and md.strip() and not code:
         return f"**{md.strip()}**", plain
+    if name == "sc":  # (small caps, which makeinfo's HTML writes as capitals)
+        return md.upper(), plain.upper()
     if name == "footnote":
         return f" ({md.strip()})", f" ({plain.strip()})"
     if name in ("uref", "url"):
@@ -184,7 +186,7 @@ def _render(frame: _Frame, values: Mapping[str, str], code: bool) -> tuple[str, 
     if name in ("acronym", "abbr"):
         word = args[0][0]
         return (f"{word} ({args[1][0]})" if len(args) > 1 and args[1][0] else word), args[0][1]
-    return md, plain  # (`@r`, `@w`, `@sc`, `@math`, accents and unknown commands: their text)
+    return md, plain  # (`@r`, `@w`, `@math`, accents and unknown commands: their text)
 
 
 def _xref(name: str, args: list[tuple[str, str]], code: bool) -> tuple[str, str]:
