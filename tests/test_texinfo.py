@@ -183,6 +183,7 @@ def test_inline_commands_and_node_ids() -> None:
         inline("@xref{Make Manual, , , make, GNU Make}", {})[0] == "See *Make Manual* in *GNU Make*"
     )
     assert inline("@code{@{unclosed", {})[1] == "{unclosed"
+    assert inline("$@{!@var{prefix}*@}", {})[0] == "${!*prefix*\\*}"  # (a `*` of prose)
     assert node_id("Rule Syntax") == "Rule-Syntax"
     assert node_id("$(...)") == "_0024_0028_002e_002e_002e_0029"
 

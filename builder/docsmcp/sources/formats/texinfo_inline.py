@@ -129,9 +129,10 @@ def inline(text: str, values: Mapping[str, str], code: bool = False) -> tuple[st
 def _words(stack: list[_Frame], text: str, code: bool) -> None:
     """Adds text outside commands: in prose, ``` ``quoted'' ``` and dashes as makeinfo's HTML
     shows them."""
-    if not code and any(c in text for c in "`'-") and not any(f.name in _CODE for f in stack):
-        shown = text.replace("``", "“").replace("''", "”").replace("---", "—")
-        stack[-1].add(shown.replace("--", "–"), shown.replace("--", "–"))
+    if not code and any(c in text for c in "`'-*") and not any(f.name in _CODE for f in stack):
+        shown = text.replace("``", "“").replace("''", "”").replace("---", "—").replace("--", "–")
+        # (a literal `*` in prose, `$@{!@var{prefix}*@}`, is no emphasis)
+        stack[-1].add(shown.replace("*", "\\*"), shown)
     else:
         stack[-1].add(text, text)
 
