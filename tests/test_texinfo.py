@@ -242,3 +242,9 @@ def test_any_text_converts_in_bounds(text: str) -> None:
     assert len(done.line_map) == done.text.count("\n") + 1
     assert all(0 <= n <= max(text.count("\n"), 0) for n in done.line_map)
     assert "\x00" not in done.text and "\x01" not in done.text
+
+
+def test_init_counts_the_manual_alone(tmp_path: Path) -> None:
+    """init's report counts the pages the build reads: the manual, not its version.texi."""
+    proc = run_docsmcp("init", "--docs-dir", _manual(tmp_path))
+    assert "\n1 files\n" in "\n" + proc.stdout + proc.stderr
