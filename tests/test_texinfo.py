@@ -92,6 +92,14 @@ Second peg.
 Folds the tent called @var{name} to @var{size}.
 @end deffn
 
+@deftypefun int tent_count (const char *@var{field})
+Counts the tents in @var{field}.
+@end deftypefun
+
+@deftypevar {char *} tent_name
+The tent's name.
+@end deftypevar
+
 @node Guy Lines
 @subsection Guy Lines
 
@@ -165,7 +173,15 @@ def test_headings_lists_and_definitions() -> None:
     assert "- First peg.\n\n- Second peg." in done.text
     assert "**Command:** `fold-tent name size`" in done.text
     entries = {e.name: e for e in done.api}
-    assert entries.keys() == {"fold-tent", "stakes", "unpack"}
+    assert entries.keys() == {"fold-tent", "stakes", "unpack", "tent_count", "tent_name"}
+    # typed definitions (Readline's): the name after the type
+    count, name = entries["tent_count"], entries["tent_name"]
+    assert (count.kind, count.signature) == ("method", "int tent_count (const char *field)")
+    assert (name.kind, name.signature, name.description) == (
+        "type",
+        "char * tent_name",
+        "The tent's name.",
+    )
     entry = entries["fold-tent"]
     assert (entry.kind, entry.signature) == ("method", "fold-tent name size")
     assert entry.description.startswith("Folds the tent called")

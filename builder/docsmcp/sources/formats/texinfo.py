@@ -358,16 +358,20 @@ class _Parser:
         }.get(group or "", "")
         if not category and words:
             category = words.pop(0)
-        typed = name.startswith("deftype") and group not in ("var",) and len(words) > 1
-        type_ = words.pop(0) if typed else ""
-        text = " ".join(([type_] if type_ else []) + words)
-        plain = inline(text, self.values)[1].strip()
+        if group in ("op", "cv", "method", "ivar") and len(words) > 1:
+            words.pop(0)  # (the class: `@defop Operation Window resize args`)
+        # (the type: `@deftypefun int rl_bind_key (...)`)
+        type_ = words.pop(0) if name.startswith("deftype") and len(words) > 1 else ""
+        ident = inline(words[0], self.values)[1].strip() if words else ""
+        plain = inline(" ".join(([type_] if type_ else []) + words), self.values)[1].strip()
         cat = inline(category, self.values)[1].strip()
         if not block.arg.startswith("\x01"):
-            block.arg = "\x01" + "\x02".join([cat, plain])
+            block.arg = "\x01" + "\x02".join([cat, ident, plain])
+            block.start = len(self.out.lines)
         self.out.blank()
         self.out.add(number, [f"**{cat}:** `{plain}`" if cat else f"`{plain}`"], block.indent)
         self.out.blank()
+        block.count = len(self.out.lines)  # (its text starts here)
 
     def _item(self, name: str, arg: str, number: int) -> None:
         block = self.stack[-1]
@@ -460,15 +464,7 @@ class _Parser:
             return
         names, signature, start = block.entry
         block.entry = None
-        rows = [_strip_marks(x).strip() for x in self.out.lines[start + 1 :]]
-        text, code, first = [], False, ""
-        for row in rows:
-            if row.startswith("```"):
-                code = not code
-            elif code:
-                first = first or (row if not text else "")
-            elif row:
-                text.append(row)
+        first, text = _prose(self.out.lines[start + 1 :])
         for name in names:
             self.api.append(
                 ApiEntry(
@@ -476,7 +472,7 @@ class _Parser:
                     category=self.heading,
                     kind="method",
                     signature=first or signature,
-                    description=" ".join(text)[:_MAX_DESCRIPTION],
+                    description=text[:_MAX_DESCRIPTION],
                     parameters=(),
                     returns="",
                     examples=(),
@@ -488,20 +484,18 @@ class _Parser:
             )
 
     def _entry(self, block: _Open, number: int) -> None:
-        category, signature = block.arg[1:].split("\x02", 1)
-        name = signature.split()[0] if signature.split() else ""
+        category, name, signature = block.arg[1:].split("\x02", 2)
         if not name:
             return
-        text = self.out.lines[block.start + 1 :]
-        words = " ".join(x.strip() for x in text if x.strip() and not x.lstrip().startswith("`"))
+        words = _prose(self.out.lines[block.count :])[1]
         kind = "type" if re.search(r"variable|option|type|constant", category, re.I) else "method"
         self.api.append(
             ApiEntry(
-                name=name if kind == "method" or not name.startswith("(") else signature,
+                name=name,
                 category=self.heading or category,
                 kind=kind,
                 signature=signature,
-                description=_strip_marks(words)[:_MAX_DESCRIPTION],
+                description=words[:_MAX_DESCRIPTION],
                 parameters=(),
                 returns="",
                 examples=(),
@@ -511,6 +505,20 @@ class _Parser:
                 line_end=max(block.start + 1, len(self.out.lines)),
             )
         )
+
+
+def _prose(lines: list[str]) -> tuple[str, str]:
+    """The first line of the code block that opens `lines` (markdown), and their prose."""
+    text: list[str] = []
+    code, first = False, ""
+    for row in (_strip_marks(x).strip() for x in lines):
+        if row.startswith("```"):
+            code = not code
+        elif code:
+            first = first or (row if not text else "")
+        elif row:
+            text.append(row)
+    return first, " ".join(text)
 
 
 def _in_code_quiet(m: re.Match[str]) -> bool:
