@@ -103,6 +103,8 @@ The tent's name.
 @node Guy Lines
 @subsection Guy Lines
 
+@anchor{Tent poles}Poles hold it up; see @ref{Tent poles}.
+
 @multitable @columnfractions .5 .5
 @headitem Line @tab Tension
 @item main
@@ -152,6 +154,7 @@ def test_a_manual_builds_as_one_page_with_its_includes(tmp_path: Path) -> None:
     assert "- `--stakes=n`, `-s n`" in page
     assert "| Line | Tension |\n| --- | --- |\n| main | high |" in page  # (`@tab` on its line)
     assert "Knots follow POSIX." in page
+    assert "Poles hold it up; see [Tent poles](#Tent-poles)." in page  # (an @anchor's link)
     hits = app.call_tool("search_docs", {"query": "drive stakes deep", "limit": 3})
     assert hits["structuredContent"]["hits"][0]["chunk_id"].startswith("tent.texi#")
     api = app.call_tool("get_api_reference", {"method": "fold-tent"})
@@ -169,7 +172,7 @@ def test_headings_lists_and_definitions() -> None:
         "### Pegs and Stakes",
         "#### Guy Lines",
     ]
-    assert {a for _, a in done.anchors} == {"Top", "Pitching", "Pegs", "Guy-Lines"}
+    assert {a for _, a in done.anchors} == {"Top", "Pitching", "Pegs", "Guy-Lines", "Tent-poles"}
     assert "- First peg.\n\n- Second peg." in done.text
     assert "**Command:** `fold-tent name size`" in done.text
     entries = {e.name: e for e in done.api}

@@ -231,6 +231,11 @@ class _Parser:
         if top is not None and top.name == "multitable" and top.rows and going_on:
             top.rows[-1][0] += " " + line.strip()  # (a row goes on: `@tab b` on its line)
             return
+        if line.startswith("@anchor{"):  # (the text after it goes on)
+            self.out.anchors.append((len(self.out.lines), node_id(_braced(line))))
+            line = line.partition("}")[2]
+            if not line.strip():
+                return  # (alone on its line: a paragraph goes on around it)
         if not name:
             if not line.strip():
                 self._flush()
@@ -249,8 +254,6 @@ class _Parser:
             self.values[key] = value.strip()
         elif name == "clear":
             self.values.pop(arg.strip(), None)
-        elif name == "anchor" or line.startswith("@anchor{"):
-            self.out.anchors.append((len(self.out.lines), node_id(_braced(line))))
         elif name in _QUIET or name.endswith("index"):
             # (an index entry or a layout command: a paragraph goes on around it)
             if name == "defcodeindex" and arg.split():
