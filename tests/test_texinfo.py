@@ -203,6 +203,9 @@ def test_inline_commands_and_node_ids() -> None:
     )
     assert inline("@code{@{unclosed", {})[1] == "{unclosed"
     assert inline("$@{!@var{prefix}*@}", {})[0] == "${!*prefix*\\*}"  # (a `*` of prose)
+    # a value holding commands reads as them (sed's `@set SSED GNU @command{sed}`)
+    assert inline("@value{SSED} edits", {"SSED": "GNU @command{sed}"})[0] == "GNU `sed` edits"
+    assert inline("an --option", {}) == ("an –option", "an --option")  # (names keep `--`)
     assert node_id("Rule Syntax") == "Rule-Syntax"
     assert node_id("$(...)") == "_0024_0028_002e_002e_002e_0029"
 

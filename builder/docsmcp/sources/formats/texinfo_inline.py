@@ -60,6 +60,7 @@ _MULTI = frozenset("xref pxref ref inforef uref url email acronym abbr".split())
 _CHAR = {"@": "@", "{": "{", "}": "}", ",": ",", "*": "\n", "-": "", "/": "", ":": ""}
 _CHAR |= {".": ".", "!": "!", "?": "?", " ": " ", "\t": " ", "\n": " ", "&": "&", "=": "", "'": ""}
 _CHAR |= {'"': "", "^": "", "`": "", "~": ""}
+_VALUE = re.compile(r"@value\{([^{}\s]+)\}")
 _TOKEN = re.compile(r"@([A-Za-z][A-Za-z0-9]*|.|\n)|[{},]", re.DOTALL)
 
 
@@ -86,6 +87,12 @@ def node_id(name: str) -> str:
 def inline(text: str, values: Mapping[str, str], code: bool = False) -> tuple[str, str]:
     """`text` with its inline commands read: (markdown, plain text). In `code` (an example)
     the markdown is the plain text."""
+    # `@value{name}` is text put in place first, as makeinfo does: a value may hold commands
+    # (sed's `@set SSED GNU @command{sed}`); a value naming values is read a few times at most.
+    for _ in range(4):
+        if "@value{" not in text:
+            break
+        text = _VALUE.sub(lambda m: values.get(m.group(1), ""), text)
     stack = [_Frame("")]
     pos = 0
     named = ""  # a command just read whose brace comes next
@@ -132,7 +139,7 @@ def _words(stack: list[_Frame], text: str, code: bool) -> None:
     if not code and any(c in text for c in "`'-*") and not any(f.name in _CODE for f in stack):
         shown = text.replace("``", "“").replace("''", "”").replace("---", "—").replace("--", "–")
         # (a literal `*` in prose, `$@{!@var{prefix}*@}`, is no emphasis)
-        stack[-1].add(shown.replace("*", "\\*"), shown)
+        stack[-1].add(shown.replace("*", "\\*"), text)  # (plain text keeps `--`: options)
     else:
         stack[-1].add(text, text)
 
