@@ -270,3 +270,23 @@ def test_init_counts_the_manual_alone(tmp_path: Path) -> None:
     """init's report counts the pages the build reads: the manual, not its version.texi."""
     proc = run_docsmcp("init", "--docs-dir", _manual(tmp_path))
     assert "\n1 files\n" in "\n" + proc.stdout + proc.stderr
+
+
+def test_includes_stay_in_the_source_roots_and_the_depth_bound(tmp_path: Path) -> None:
+    """`@include` reads only inside the source roots (Bash's Readline chapters need
+    `--source-root`), and a manual that includes itself stops at the depth bound."""
+    docs = tmp_path / "doc"
+    docs.mkdir()
+    (tmp_path / "lib").mkdir()
+    (tmp_path / "lib" / "keys.texi").write_text("@node Keys\n@section Keys\n\nPress the key.\n")
+    (docs / "shell.texi").write_text(
+        "@settitle Shell\n@node Top\n@top Shell\n\n@include shell.texi\n\n@include keys.texi\n"
+    )
+    out = tmp_path / "idx"
+    proc = run_docsmcp("build", "--docs-dir", docs, "--out", out)
+    assert "keys.texi" in proc.stdout + proc.stderr  # (named in the summary of missing files)
+    page = _get(DocsApp(open_bundle(out)), "shell.texi")
+    assert "Press the key." not in page and page.count("# Shell") <= 5
+    out2 = tmp_path / "idx2"
+    run_docsmcp("build", "--docs-dir", docs, "--source-root", tmp_path / "lib", "--out", out2)
+    assert "Press the key." in _get(DocsApp(open_bundle(out2)), "shell.texi")
