@@ -105,6 +105,9 @@ The tent's name.
 
 @anchor{Tent poles}Poles hold it up; see @ref{Tent poles}.
 
+@node Knots
+Knots come undone; see @ref{Knots}.
+
 @multitable @columnfractions .5 .5
 @headitem Line @tab Tension
 @item main
@@ -172,7 +175,14 @@ def test_headings_lists_and_definitions() -> None:
         "### Pegs and Stakes",
         "#### Guy Lines",
     ]
-    assert {a for _, a in done.anchors} == {"Top", "Pitching", "Pegs", "Guy-Lines", "Tent-poles"}
+    assert {a for _, a in done.anchors} == {
+        "Top",
+        "Pitching",
+        "Pegs",
+        "Guy-Lines",
+        "Tent-poles",
+        "Knots",
+    }
     assert "- First peg.\n\n- Second peg." in done.text
     assert "**Command:** `fold-tent name size`" in done.text
     entries = {e.name: e for e in done.api}

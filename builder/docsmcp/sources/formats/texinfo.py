@@ -244,6 +244,7 @@ class _Parser:
             return
         if name == "node":
             self._flush()
+            self._node_here()
             self.node = arg.split(",")[0].strip()
         elif name in _LEVELS:
             self._heading(_LEVELS[name], arg, number)
@@ -274,7 +275,14 @@ class _Parser:
         else:
             self._text(line, number)
 
+    def _node_here(self) -> None:
+        """The anchor of a `@node` no heading follows, where its text starts."""
+        if self.node:
+            self.out.anchors.append((len(self.out.lines), node_id(self.node)))
+            self.node = None
+
     def _text(self, line: str, number: int) -> None:
+        self._node_here()
         if not self.para:
             self.para_line = number
         self.para.append(line)
