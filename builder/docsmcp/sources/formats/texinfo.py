@@ -27,6 +27,7 @@ from docsmcp.common.logs import warn_once
 from docsmcp.model.api import ApiEntry
 from docsmcp.sources.formats.fences import code_block
 from docsmcp.sources.formats.linemap import line_mark, strip_mark_char, take_lines
+from docsmcp.sources.formats.texinfo_defs import DEF, entry, kind_of, parts, prose
 from docsmcp.sources.formats.texinfo_inline import inline, node_id
 
 _LEVELS = {
@@ -64,7 +65,6 @@ _SHOWN = frozenset(
     " format smallformat flushleft flushright raggedright center".split()
 )
 _LISTS = frozenset("itemize enumerate table ftable vtable multitable".split())
-_DEF = re.compile(r"^def(?:type)?(fn|un|mac|spec|vr|var|opt|op|method|ivar|cv|tp|typefun)?x?$")
 # Line commands that show nothing (their line is dropped).
 _QUIET = frozenset(
     "setfilename settitle setchapternewpage paragraphindent firstparagraphindent footnotestyle"
@@ -80,7 +80,6 @@ _QUIET = frozenset(
 )
 _LINE = re.compile(r"^@([A-Za-z]+)(?:[ \t]+(.*?))?[ \t]*$")
 _COMMENT = re.compile(r"(?:^|(?<=[^@]))@(?:c|comment)(?:[ \t].*)?$")
-_MAX_DESCRIPTION = 500
 
 
 @dataclass(frozen=True)
@@ -263,7 +262,7 @@ class _Parser:
                 self.names.append(inline(arg, self.values)[1].strip())
         elif name in ("item", "itemx", "headitem") and self.stack and self.stack[-1].name in _LISTS:
             self._item(name, arg, number)
-        elif name in _LISTS or _DEF.match(name):
+        elif name in _LISTS or DEF.match(name):
             self._open(name, arg, number)
         elif name in _SHOWN:
             self._flush()
@@ -345,34 +344,18 @@ class _Parser:
         self._marker()
         indent = self._indent()
         top = self.stack[-1] if self.stack else None
-        if _DEF.match(name) and name.endswith("x") and top is not None and top.name == name[:-1]:
+        if DEF.match(name) and name.endswith("x") and top is not None and top.name == name[:-1]:
             self._definition(top, name, arg, number)  # (`@deffnx`: one more line)
             return
         opened = _Open(name, number, arg, indent, start=len(self.out.lines))
         self.stack.append(opened)
-        if _DEF.match(name):
+        if DEF.match(name):
             self._definition(opened, name, arg, number)
 
     def _definition(self, block: _Open, name: str, arg: str, number: int) -> None:
         """The line of a `@deffn`-like definition: its category in bold, then the name and
         arguments as code (makeinfo's `Command: make args`)."""
-        words = _def_words(arg)
-        kind = _DEF.match(name)
-        group = kind.group(1) if kind else None
-        category = {
-            "un": "Function",
-            "mac": "Macro",
-            "spec": "Special Form",
-            "var": "Variable",
-            "opt": "User Option",
-            "typefun": "Function",
-        }.get(group or "", "")
-        if not category and words:
-            category = words.pop(0)
-        if group in ("op", "cv", "method", "ivar") and len(words) > 1:
-            words.pop(0)  # (the class: `@defop Operation Window resize args`)
-        # (the type: `@deftypefun int rl_bind_key (...)`)
-        type_ = words.pop(0) if name.startswith("deftype") and len(words) > 1 else ""
+        category, type_, words = parts(name, arg)
         ident = inline(words[0], self.values)[1].strip() if words else ""
         plain = inline(" ".join(([type_] if type_ else []) + words), self.values)[1].strip()
         cat = inline(category, self.values)[1].strip()
@@ -447,7 +430,7 @@ class _Parser:
             self._close_item(block)
             if block.name == "multitable":
                 self._table(block)
-            elif _DEF.match(block.name) and block.arg.startswith("\x01"):
+            elif DEF.match(block.name) and block.arg.startswith("\x01"):
                 self._entry(block, number)
             if block.name == name:
                 break
@@ -475,61 +458,23 @@ class _Parser:
             return
         names, signature, start = block.entry
         block.entry = None
-        first, text = _prose(self.out.lines[start + 1 :])
         for name in names:
+            lines = self.out.lines[start + 1 :]
+            # (its signature: the example's first line, else the term)
+            signature = prose(lines)[0] or signature
+            span = (start, len(self.out.lines))
             self.api.append(
-                ApiEntry(
-                    name=name,
-                    category=self.heading,
-                    kind="method",
-                    signature=first or signature,
-                    description=text[:_MAX_DESCRIPTION],
-                    parameters=(),
-                    returns="",
-                    examples=(),
-                    chunk_id="",
-                    path=self.path,
-                    line_start=start + 1,
-                    line_end=max(start + 1, len(self.out.lines)),
-                )
+                entry(self.path, name, (self.heading, "method"), signature, lines, span)
             )
 
     def _entry(self, block: _Open, number: int) -> None:
         category, name, signature = block.arg[1:].split("\x02", 2)
         if not name:
             return
-        words = _prose(self.out.lines[block.count :])[1]
-        kind = "type" if re.search(r"variable|option|type|constant", category, re.I) else "method"
-        self.api.append(
-            ApiEntry(
-                name=name,
-                category=self.heading or category,
-                kind=kind,
-                signature=signature,
-                description=words[:_MAX_DESCRIPTION],
-                parameters=(),
-                returns="",
-                examples=(),
-                chunk_id="",
-                path=self.path,
-                line_start=block.start + 1,
-                line_end=max(block.start + 1, len(self.out.lines)),
-            )
-        )
-
-
-def _prose(lines: list[str]) -> tuple[str, str]:
-    """The first line of the code block that opens `lines` (markdown), and their prose."""
-    text: list[str] = []
-    code, first = False, ""
-    for row in (_strip_marks(x).strip() for x in lines):
-        if row.startswith("```"):
-            code = not code
-        elif code:
-            first = first or (row if not text else "")
-        elif row:
-            text.append(row)
-    return first, " ".join(text)
+        lines = self.out.lines[block.count :]
+        where = (self.heading or category, kind_of(category))
+        span = (block.start, len(self.out.lines))
+        self.api.append(entry(self.path, name, where, signature, lines, span))
 
 
 def _in_code_quiet(m: re.Match[str]) -> bool:
@@ -539,18 +484,6 @@ def _in_code_quiet(m: re.Match[str]) -> bool:
         or name.endswith("index")
         or (name == "end" and arg.strip() == "group")
     )
-
-
-def _strip_marks(text: str) -> str:
-    return re.sub("\x01[0-9]+\x01|\x00[^\x00]*\x00", "", text)
-
-
-def _def_words(arg: str) -> list[str]:
-    """The words of a definition line: `{a b}` groups stay one word."""
-    out: list[str] = []
-    for m in re.finditer(r"\{((?:[^{}]|\{[^{}]*\})*)\}|(\S+)", arg):
-        out.append(m.group(1) if m.group(1) is not None else m.group(2))
-    return out
 
 
 def _braced(line: str) -> str:
