@@ -237,7 +237,7 @@ def test_empty_docs_dir_is_a_problem(tmp_path: Path) -> None:
     proc = run_docsmcp("validate", "--docs-dir", tmp_path / "docs", check=False)
     assert proc.returncode == 1
     assert proc.stderr.splitlines()[0] == (
-        "no .md, .mdx, .rst, .adoc, .Rd, .Rmd, .html, .ipynb or .pdf files found in "
+        "no .md, .mdx, .rst, .adoc, .Rd, .Rmd, .texi, .html, .ipynb or .pdf files found in "
         f"{tmp_path / 'docs'}"
     )
     assert "--include" not in proc.stderr  # no advice about flags that were not given
@@ -256,7 +256,7 @@ def test_a_folder_of_files_not_read_says_what_to_do_with_them(tmp_path: Path) ->
     proc = run_docsmcp("validate", "--docs-dir", docs, check=False)
     assert proc.returncode == 1
     assert proc.stderr.splitlines()[0] == (
-        "no .md, .mdx, .rst, .adoc, .Rd, .Rmd, .html, .ipynb or .pdf files found in "
+        "no .md, .mdx, .rst, .adoc, .Rd, .Rmd, .texi, .html, .ipynb or .pdf files found in "
         f"{docs}; it holds 2 .tex files "
         "(LaTeX is not read: build the PDF and point --docs-dir at it)"
     )
@@ -267,7 +267,7 @@ def test_a_folder_of_files_not_read_says_what_to_do_with_them(tmp_path: Path) ->
     # the files at its top: "it holds 1 .yml file")
     proc = run_docsmcp("init", "--docs-dir", docs, check=False)
     assert (
-        "no .md, .mdx, .rst, .adoc, .Rd, .Rmd, .html, .ipynb or .pdf files found in "
+        "no .md, .mdx, .rst, .adoc, .Rd, .Rmd, .texi, .html, .ipynb or .pdf files found in "
         f"{docs}; it holds 2 .tex " in proc.stderr
     )
     assert "docsmcp-init-" not in proc.stderr

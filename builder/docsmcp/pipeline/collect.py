@@ -95,7 +95,7 @@ def nothing_found(docs_dir: Path, filtered: bool) -> Problem:
     return Problem(
         "",
         None,
-        f"no .md, .mdx, .rst, .adoc, .Rd, .Rmd, .html, .ipynb or .pdf files found in "
+        f"no .md, .mdx, .rst, .adoc, .Rd, .Rmd, .texi, .html, .ipynb or .pdf files found in "
         f"{docs_dir}{hint}",
     )
 

@@ -23,6 +23,7 @@ from docsmcp.sources.discover import (
     NOTEBOOK_SUFFIXES,
     RD_SUFFIXES,
     RST_SUFFIXES,
+    TEXINFO_SUFFIXES,
     WRITERSIDE_SUFFIXES,
 )
 from docsmcp.sources.formats.linemap import SOURCE_LINES
@@ -98,6 +99,13 @@ def _writerside(path: str, text: str) -> Converted:
     return Converted("\n".join(done.lines), done.title, (), tuple(done.line_map))
 
 
+def _texinfo(path: str, text: str) -> Converted:
+    from docsmcp.sources.formats.texinfo import texinfo_to_markdown
+
+    done = texinfo_to_markdown(path, text)
+    return Converted(done.text, done.title, done.anchors, done.line_map, done.api)
+
+
 CONVERTERS: dict[str, Callable[[str, str], Converted]] = {
     **{suffix: _html for suffix in HTML_SUFFIXES},
     **{suffix: _rst for suffix in RST_SUFFIXES},
@@ -106,6 +114,7 @@ CONVERTERS: dict[str, Callable[[str, str], Converted]] = {
     **{suffix: _rd for suffix in RD_SUFFIXES},
     **{suffix: _elixir for suffix in ELIXIR_SUFFIXES},
     **{suffix: _writerside for suffix in WRITERSIDE_SUFFIXES},
+    **{suffix: _texinfo for suffix in TEXINFO_SUFFIXES},
 }
 
 

@@ -21,6 +21,7 @@ from docsmcp.sources import (
     includes,
     ref_pages,
     router_pages,
+    texinfo_includes,
     value_folders,
 )
 from docsmcp.sources.discover import (
@@ -425,6 +426,7 @@ def load_corpus(
     parts = asciidoc_includes.no_pages(docs_dir, roots, [e.path for e in listing.markdown])
     # A dumi demo's description (`demo/basic.md` beside `demo/basic.tsx`) is read with its demo.
     parts |= dumi_demos.descriptions(docs_dir, (e.path for e in listing.markdown))
+    parts |= texinfo_includes.no_pages(docs_dir, roots, [e.path for e in listing.markdown])
     titles = nav.titles
     layout = Layout()
     paths = [

@@ -40,8 +40,9 @@ RD_SUFFIXES = (".rd",)  # R documentation (`man/*.Rd`): an R package's reference
 # Elixir modules: their @moduledoc/@doc heredocs are the API pages ExDoc publishes (exdoc.py)
 ELIXIR_SUFFIXES = (".ex",)
 WRITERSIDE_SUFFIXES = (".topic",)  # JetBrains Writerside's XML topics (formats/writerside_xml.py)
+TEXINFO_SUFFIXES = (".texi", ".texinfo", ".txi")  # GNU manuals (formats/texinfo.py)
 CONVERTED_SUFFIXES = HTML_SUFFIXES + RST_SUFFIXES + NOTEBOOK_SUFFIXES + ASCIIDOC_SUFFIXES
-CONVERTED_SUFFIXES += RD_SUFFIXES + ELIXIR_SUFFIXES + WRITERSIDE_SUFFIXES
+CONVERTED_SUFFIXES += RD_SUFFIXES + ELIXIR_SUFFIXES + WRITERSIDE_SUFFIXES + TEXINFO_SUFFIXES
 # Every file the builder reads as a page.
 SOURCE_SUFFIXES = MARKDOWN_SUFFIXES + PDF_SUFFIXES + CONVERTED_SUFFIXES
 # A concatenation of pages (`llms-full.txt`, `NAME.llms-full.txt`): read as markdown, then split
@@ -90,10 +91,19 @@ class Listing:
     def _not_pages(self) -> frozenset[str]:
         return not_pages(e.path for e in self.markdown)
 
+    @cached_property
+    def _texinfo(self) -> frozenset[str]:
+        """The Texinfo manuals, without suffix (`doc/bashref`)."""
+        found = (e.path for e in self.markdown if e.path.lower().endswith(TEXINFO_SUFFIXES))
+        return frozenset(p.rpartition(".")[0] for p in found)
+
     def unread(self, path: str) -> bool:
         """Whether the build leaves `path` unread: an HTML file beside sources (unread_html),
-        or an R Markdown file that is no page (`README.Rmd` beside the `README.md` knitted from
-        it, roxygen2's fragments in `man/`: rmarkdown.not_pages)."""
+        an R Markdown file that is no page (`README.Rmd` beside the `README.md` knitted from
+        it, roxygen2's fragments in `man/`: rmarkdown.not_pages), or the PDF of a Texinfo
+        manual beside it (Bash's `doc/bashref.pdf` beside `bashref.texi`: the same text)."""
+        if self._texinfo and path.lower().endswith(PDF_SUFFIXES):
+            return path.rpartition(".")[0] in self._texinfo
         return self.unread_html(path) or path in self._not_pages
 
 

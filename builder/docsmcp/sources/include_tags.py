@@ -16,6 +16,7 @@ import posixpath
 import re
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from docsmcp_runtime.search.languages import normalise_language
 
@@ -109,3 +110,22 @@ def code_block(tag: Tag, text: str) -> list[str] | None:
     title = _TITLE.search(tag.attrs)
     info = language + (f' title="{title.group(1)}"' if title else "")
     return fenced_block(tag.indent, info, text.rstrip("\n").split("\n"))
+
+
+def resolve(
+    reader: Any, pending: Tag | None, page: str, line: str, depth: int
+) -> tuple[Tag | None, list[str] | None]:
+    """The tag still open and what `line` becomes (None: itself): an `<include>` on one line,
+    or the path and closing tag of one opened on an earlier line (`pending`), read through
+    includes._Reader `reader` (its files, its depth bound)."""
+    pending, tag = step(pending, line)
+    if not isinstance(tag, Tag):
+        return pending, tag
+    text = reader._read_first(candidates(page, tag, reader.docs_dir), tag.path)
+    if text is None:
+        return pending, []
+    block = code_block(tag, text)
+    if block is not None:
+        return pending, block
+    lines = section(tag, text.rstrip("\n").split("\n"))
+    return pending, reader._inline(reader._found, lines, depth)

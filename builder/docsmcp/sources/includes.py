@@ -24,7 +24,8 @@
 - Markdoc: `{% partial file="x.md" /%}` on a line of its own (markdoc_partials.py);
 - Rspress: an empty code block naming a file, ```` ```ts file="./x.ts" ```` (file_fences.py);
 - Writerside: `{src=…}` code blocks, `<include from element-id/>`, `%var%` (writerside.py);
-- DocFX: `[!INCLUDE [t](path)]`, `[!code-lang[](file#region)]`, `:::code:::` (docfx_includes.py).
+- DocFX: `[!INCLUDE [t](path)]`, `[!code-lang[](file#region)]`, `:::code:::` (docfx_includes.py);
+- Texinfo: `@include file.texi` on a line of its own (texinfo_includes.py).
 
 Every file is read through `discover.read_file`, so only inside the source roots: a path outside
 them, missing or unreadable leaves the directive as it was. An unreadable file gets its page one
@@ -64,10 +65,11 @@ from docsmcp.sources import (
     myst_includes,
     quarto,
     rst_includes,
+    texinfo_includes,
     type_tables,
     writerside,
 )
-from docsmcp.sources.discover import ASCIIDOC_SUFFIXES, RST_SUFFIXES
+from docsmcp.sources.discover import ASCIIDOC_SUFFIXES, RST_SUFFIXES, TEXINFO_SUFFIXES
 from docsmcp.sources.formats import apidoc, autodoc, writerside_md
 from docsmcp.sources.formats.fences import fenced_lines
 from docsmcp.sources.include_files import FileReading
@@ -139,7 +141,8 @@ def expand(
         documenter.may_hold(body)
     )
     wants_project = writerside.may_need(path, body)  # (its variables and code files: writerside.py)
-    if not has_directive(body) and not asciidoc and not julia and not wants_project:
+    texinfo = path.lower().endswith(TEXINFO_SUFFIXES) and "@include" in body
+    if not (has_directive(body) or asciidoc or julia or wants_project or texinfo):
         return Expanded(body, (), None)
     failures = Failures()
     reader = _Reader(docs_dir, roots, failures)
@@ -153,6 +156,11 @@ def expand(
         if ".. auto" in body or any(".. auto" in x for x in out):
             out, inner = autodoc.expand(out, reader.sources(), reader.api_missing)
             line_map = [line_map[k] for k in inner]
+        return _finish(path, body, lines, out, line_map, failures, reader)
+    if texinfo:  # (Texinfo's `@include`: texinfo_includes.py)
+        read, found = reader._read_first, lambda: reader._found
+        at = reader._candidates
+        out, line_map = texinfo_includes.expand(path, lines, MAX_DEPTH, read, found, at)
         return _finish(path, body, lines, out, line_map, failures, reader)
     if asciidoc:
         out, line_map = reader.asciidoc(path, lines)
@@ -304,7 +312,8 @@ class _Reader(FileReading):
         ):
             return self._docfx(page, docfx, depth)
         if self.tag is not None or (not in_code and ("<include" in line or ":include" in line)):
-            return self._include_tag(page, line, depth)
+            self.tag, lines = include_tags.resolve(self, self.tag, page, line, depth)
+            return lines
         if self.names and not in_code and (use := mdx_partials.use(line, self.names)):
             return self._partial(page, *use, depth)
         if "{%" in line and not in_code and (call := markdoc_partials.call(line)):
@@ -424,21 +433,6 @@ class _Reader(FileReading):
                 self.names = saved
 
         return nested
-
-    def _include_tag(self, page: str, line: str, depth: int) -> list[str] | None:
-        """Fumadocs' `<include>` (include_tags.py): on one line, or the path and closing tag
-        of one opened on an earlier line."""
-        self.tag, tag = include_tags.step(self.tag, line)
-        if not isinstance(tag, include_tags.Tag):
-            return tag
-        text = self._read_first(include_tags.candidates(page, tag, self.docs_dir), tag.path)
-        if text is None:
-            return []
-        block = include_tags.code_block(tag, text)
-        if block is not None:
-            return block
-        lines = include_tags.section(tag, text.rstrip("\n").split("\n"))
-        return self._inline(self._found, lines, depth)
 
     def _docfx(self, page: str, d: docfx_includes.Directive, depth: int) -> list[str] | None:
         """A DocFX include (docfx_includes.py); a file not found leaves the line as written."""
