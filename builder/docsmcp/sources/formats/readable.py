@@ -23,7 +23,7 @@ decoded in the display lines only (decoded in the parse lines, `&lt;T&gt;` would
   and nested elements (hidden_elements.py).
 - JSX expressions `{...}` in `.mdx` text go, except a string literal (`{' '}`, `{"x"}`).
 - Lines inside a component are dedented relative to its outermost tag: MDX does not read
-  indentation as code, markdown-it would.
+  indentation as code, markdown-it would (component_indent.py).
 - pymdownx blocks: `/// note | Title` becomes the label `Note: Title` (as `!!! note` does in
   dialects.py), `/// tab | Python 3.10+` the label `Python 3.10+`; `///` closers and the block's
   indented option lines (`    type: warning`) become blank.
@@ -41,6 +41,7 @@ from dataclasses import dataclass
 from functools import cache
 from itertools import accumulate
 
+from docsmcp.sources.formats.component_indent import dedent_components, width
 from docsmcp.sources.formats.component_props import HTML_ELEMENTS, props_text
 from docsmcp.sources.formats.dialects import EXPLICIT_ID, HEADING
 from docsmcp.sources.formats.fences import fenced_lines
@@ -353,17 +354,6 @@ class _Scan:
         return end
 
 
-def _dedent(line: str, columns: int) -> str:
-    body = line.lstrip(" \t")
-    lead = line[: len(line) - len(body)].expandtabs(4)
-    return lead[min(columns, len(lead)) :] + body
-
-
-def _width(line: str) -> int:
-    expanded = line.expandtabs(4)
-    return len(expanded) - len(expanded.lstrip(" "))
-
-
 def _finish(line: str, display: bool) -> str:
     """A reduced line's breaks: newlines in a display line (a space in a table row and in the
     parse lines), blank runs collapsed; entities decoded in display lines."""
@@ -523,7 +513,7 @@ def _reduce(lines: list[str], mdx: bool) -> _Reduced:
             read.append((i, j))
         i = j
     if depth_at:
-        _dedent_components(lines, out, code, depth_at, tag_lines)
+        dedent_components(lines, out, code, depth_at, tag_lines)
         read = [(0, n)]  # dedented lines may be anywhere
     finish: list[int] = []
     for k in (k for a, b in read for k in range(a, b)):
@@ -531,7 +521,7 @@ def _reduce(lines: list[str], mdx: bool) -> _Reduced:
         if code[k] or (line == lines[k] and "&" not in line):
             continue
         if line != lines[k]:
-            if k in tag_lines and (k in depth_at or _width(lines[k]) < 4):
+            if k in tag_lines and (k in depth_at or width(lines[k]) < 4):
                 line = line.lstrip(" \t")  # what stood in a tag's place starts the line
             if "`" not in line:
                 line = _SPACES.sub(" ", line)  # where dropped markup stood between words
@@ -553,34 +543,3 @@ def _custom_closed(text: str) -> frozenset[str]:
 
 def _may_reduce(text: str, mdx: bool) -> bool:
     return "<" in text or "&" in text or (mdx and "{" in text)
-
-
-def _dedent_components(
-    lines: list[str],
-    out: list[str],
-    code: list[bool],
-    depth_at: dict[int, int],
-    tag_lines: set[int],
-) -> None:
-    """Dedent each run of lines inside a component (between its tag lines) by its indentation
-    beyond the outermost open tag's: `<Steps>` / `  <Step>` / `    text` reads as `text`."""
-    k = 0
-    n = len(out)
-    while k < n:
-        if k not in depth_at or k in tag_lines:
-            k += 1
-            continue
-        base = _width(lines[depth_at[k]])
-        run = k
-        while run < n and run in depth_at and run not in tag_lines:
-            run += 1
-        widths = [
-            _width(out[x])
-            for x in range(k, run)
-            if out[x].strip() and (not code[x] or (x == 0 or not code[x - 1]))
-        ]
-        cut = min(widths, default=0) - base
-        if cut > 0:
-            for x in range(k, run):
-                out[x] = _dedent(out[x], cut) if out[x].strip() else out[x]
-        k = run
