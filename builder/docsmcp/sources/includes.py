@@ -17,6 +17,8 @@
 - Quarto: `{{< include _file.qmd >}}` on a line of its own (quarto.py);
 - Hugo: `{{% include "file.md" %}}`, looked up as the site's include shortcode does, from the
   page up its sections (hugo_includes.py);
+- markdown-include: `{!path!}` on a line of its own, the file's text where it stands
+  (these three double-brace lines: shortcode_includes.py);
 - MyST: ```` ```{include} path ```` and `{literalinclude}` with their options (myst_includes.py);
 - Fumadocs: `<include>path</include>`, a page (or its `#section`) or a code file
   (include_tags.py); `<auto-type-table path name />`, a type's props table (type_tables.py);
@@ -42,7 +44,6 @@ from __future__ import annotations
 
 import logging
 import os
-import re
 from collections.abc import Callable, Sequence, Set
 from dataclasses import replace
 from pathlib import Path
@@ -55,15 +56,13 @@ from docsmcp.sources import (
     documenter,
     dumi_demos,
     file_fences,
-    hugo_includes,
-    hugo_site,
     include_tags,
     julia_source,
     markdoc_partials,
     mdx_partials,
     myst_includes,
-    quarto,
     rst_includes,
+    shortcode_includes,
     type_tables,
     writerside,
 )
@@ -81,7 +80,6 @@ from docsmcp.sources.snippet_includes import (
     SNIPPET_BLOCK,
     Files,
     fastapi,
-    indented,
     mdbook,
     snippet,
 )
@@ -102,9 +100,6 @@ _Span = (
 )
 
 MAX_DEPTH = 5
-
-# markdown-include's `{!path!}` (SQLModel, Typer): the file's text where it stands.
-_MD_INCLUDE = re.compile(r"\{!\s*([^!{}\n]+?)\s*!\}")
 
 
 def has_directive(body: str) -> bool:
@@ -245,8 +240,7 @@ class _Reader(FileReading):
         self.shared: Set[str] = frozenset()  # partials left as written (resolve)
         self.myst: myst_includes.Pending | None = None  # a MyST include directive being read
         self.tag: include_tags.Tag | None = None  # a three-line `<include>` being read
-        self._quarto: bool | None = None  # the docs are a Quarto project (found on first use)
-        self._hugo: tuple[hugo_site.Site | None] | None = None  # the Hugo site around the docs
+        self._sites = shortcode_includes.Sites(docs_dir, roots)  # Quarto's, Hugo's (first use)
         self.types_missing: list[str] = []  # why `<auto-type-table>` tags showed no table
         self.writerside: writerside.Project | None = None  # the page's Writerside project
         self.writerside_refs: dict[int, writerside.ElementRef] = {}  # its element includes
@@ -255,7 +249,7 @@ class _Reader(FileReading):
     def files(self) -> Files:
         """This reader's way to files for snippet_includes (made per call: kept, it would tie
         the reader into a reference cycle, which the build's collection leaves uncollected)."""
-        return Files(self._read_first, self._candidates, self._inline)
+        return Files(self._read_first, self._candidates, self._inline, lambda: self._found)
 
     # -- one line of a page -----------------------------------------------------------------
 
@@ -332,36 +326,9 @@ class _Reader(FileReading):
             return fastapi(self.files, page, m.group(2), m.group(3), m.group(1))
         if "{{#" in line and MDBOOK.search(line):
             return mdbook(self.files, page, line, depth)
-        if ("{{%" in line or "{{<" in line) and (call := self._hugo_call(line)) is not None:
-            text = self._read_first(self._hugo_candidates(page, call.path), call.path)
-            if text is not None:
-                included = self._inline(self._found, hugo_includes.included(call, text), depth)
-                return indented(call.indent, included)
-            return None  # (the summary names the missing file; the line reads as nothing)
-        if "{{<" in line and (m := quarto.INCLUDE.match(line)):
-            found = quarto.include_candidates(page, m.group(2), self.docs_dir, self.roots)
-            text = self._read_first(found, m.group(2))
-            if text is not None:
-                lines = indented(m.group(1), text.rstrip("\n").split("\n"))
-                return self._inline(self._found, lines, depth)
-        if "{!" in line and (m := _MD_INCLUDE.fullmatch(line.strip())):
-            text = self._read_first(self._candidates(page, m.group(1)), m.group(1))
-            if text is not None:
-                indent = line[: len(line) - len(line.lstrip())]
-                return indented(indent, text.rstrip("\n").split("\n"))
+        if shortcode_includes.may_hold(line):  # (Hugo's, Quarto's, markdown-include's)
+            return shortcode_includes.line(self.files, self._sites, page, line, depth)
         return None
-
-    def _hugo_call(self, line: str) -> hugo_includes.Call | None:
-        """Hugo's include shortcode on `line`; a `{{< include >}}` of a Quarto project is
-        Quarto's."""
-        if self._quarto is None:
-            self._quarto = quarto.project(self.docs_dir, self.roots) is not None
-        return None if self._quarto and "{{<" in line else hugo_includes.call(line)
-
-    def _hugo_candidates(self, page: str, spec: str) -> list[str]:
-        if self._hugo is None:
-            self._hugo = (hugo_site.find(self.docs_dir, self.roots),)
-        return hugo_includes.candidates(page, spec, self.docs_dir, self._hugo[0])
 
     # -- reST --------------------------------------------------------------------------------
 
