@@ -28,6 +28,10 @@
 - Writerside: `{src=…}` code blocks, `<include from element-id/>`, `%var%` (writerside.py);
 - DocFX: `[!INCLUDE [t](path)]`, `[!code-lang[](file#region)]`, `:::code:::` (docfx_includes.py).
 
+The tags among these that span lines (a component's `code` prop, `<auto-type-table>`, Rspress'
+file fences, dumi's demos, Writerside's `{src=…}` blocks) are found and, but for the type
+tables, read by include_spans.py, before the page's line-by-line pass.
+
 Every file is read through `discover.read_file`, so only inside the source roots: a path outside
 them, missing or unreadable leaves the directive as it was. An unreadable file gets its page one
 warning line naming the first such path and how many there were; missing files and files
@@ -56,6 +60,7 @@ from docsmcp.sources import (
     documenter,
     dumi_demos,
     file_fences,
+    include_spans,
     include_tags,
     julia_source,
     markdoc_partials,
@@ -88,16 +93,6 @@ if TYPE_CHECKING:
     from docsmcp.model.source import SourceFile
 
 log = logging.getLogger("docsmcp.sources.includes")
-
-# A tag `_Reader.spanning` finds.
-_Span = (
-    mdx_partials.CodeTag
-    | type_tables.Tag
-    | dumi_demos.Demo
-    | file_fences.FileFence
-    | writerside.CodeRef
-    | writerside.ElementRef
-)
 
 MAX_DEPTH = 5
 
@@ -180,7 +175,10 @@ def expand(
     out: list[str] = []
     line_map: list[int] = []
     # (the page's Writerside element includes: lines of this page, none of an included file)
-    tags = {**reader.spanning(body, lines, code), **reader.writerside_refs}
+    tags = {
+        **include_spans.spanning(body, lines, code, reader.names, reader.writerside),
+        **reader.writerside_refs,
+    }
     last = -1  # the last line of a tag read
     for number, line in enumerate(lines):
         if number <= last:
@@ -446,7 +444,8 @@ class _Reader(FileReading):
         out: list[str] = []
         spans = any(type_tables.TAG_START in x or dumi_demos.TAG_START in x for x in lines)
         code = fenced_lines(lines) if self.names or spans else None
-        tags = self.spanning("\n".join(lines) if spans else "", lines, code)
+        joined = "\n".join(lines) if spans else ""
+        tags = include_spans.spanning(joined, lines, code, self.names, self.writerside)
         last = -1  # the last line of a tag read
         for k, line in enumerate(lines):
             if k <= last:
@@ -461,83 +460,24 @@ class _Reader(FileReading):
             out.extend([line] if pieces is None else pieces)
         return out
 
-    def spanning(self, body: str, lines: list[str], code: list[bool] | None) -> dict[int, _Span]:
-        """The tags of `lines` that span lines and stand for what they name, by first line:
-        components whose `code` prop names imports, Fumadocs' `<auto-type-table>`, Rspress'
-        code blocks of a file, dumi's demos (which take one line, but the level of the heading
-        above), Writerside's code blocks of a file (`{src=…}` under an empty fence)."""
-        if code is None:
-            return {}
-        found: dict[int, _Span] = {}
-        if file_fences.may_hold(body):
-            found.update(file_fences.fences(lines))
-        if self.names:
-            found.update(mdx_partials.code_tags(lines, code, self.names))
-        if type_tables.TAG_START in body:
-            found.update(type_tables.tags(lines, code))
-        if dumi_demos.may_hold(body):
-            found.update(dumi_demos.tags(lines, code))
-        if self.writerside is not None and "{src=" in body:
-            found.update(writerside.code_refs(lines))
-        return found
-
-    def span(self, page: str, tag: _Span, depth: int) -> list[str]:
-        """What a tag of `spanning` stands for."""
+    def span(self, page: str, tag: include_spans.Span, depth: int) -> list[str]:
+        """What a tag of include_spans.spanning stands for (include_spans.py reads all but
+        Fumadocs' type tables)."""
+        files, docs = self.files, self.docs_dir
         if isinstance(tag, mdx_partials.CodeTag):
-            return self.code_tag(page, tag, depth)
+            nested = self._imported(depth) if depth + 1 < MAX_DEPTH else None
+            return include_spans.code_tag(files, docs, self.roots, self.names, page, tag, nested)
         if isinstance(tag, dumi_demos.Demo):
-            return self.demo(page, tag, depth)
+            return include_spans.demo(files, docs, page, tag, depth)
         if isinstance(tag, writerside.CodeRef | writerside.ElementRef) and self.writerside:
-            return self._writerside(page, tag, depth)
+            return include_spans.writerside_tag(files, self.writerside, docs, page, tag, depth)
         if isinstance(tag, file_fences.FileFence):
-            found = file_fences.candidates(page, tag.path, self.docs_dir, self.roots)
-            text = self._read_first(found, tag.path)
-            return list(tag.lines) if text is None else file_fences.block(tag, text)
-        files = type_tables.Files(self.docs_dir, tuple(self.roots))
-        lines, why = type_tables.render(page, tag, files)
+            return include_spans.file_fence(files, docs, self.roots, page, tag)
+        lines, why = type_tables.render(page, tag, type_tables.Files(docs, tuple(self.roots)))
         self.size += sum(len(x) + 1 for x in lines)
         if why:
             self.types_missing.append(why)
         return lines
-
-    def demo(self, page: str, demo: dumi_demos.Demo, depth: int) -> list[str]:
-        """A dumi demo's title, description and code (dumi_demos.py); its tag as written when
-        its file is missing."""
-        if demo.hidden:
-            return []
-        text = self._read_first(dumi_demos.candidates(page, demo.src), demo.src)
-        if text is None:
-            return [demo.line]
-        found = self._found
-        beside = dumi_demos.description_path(found)
-        about = None
-        if beside != found and (self.docs_dir / beside).is_file():
-            described = self._read_first([beside], beside)
-            about = None if described is None else (beside, described)
-        inline = lambda path, lines: self._inline(path, lines, depth)  # noqa: E731
-        return dumi_demos.render(page, demo, (found, text), about, inline)
-
-    def _writerside(
-        self, page: str, tag: writerside.CodeRef | writerside.ElementRef, depth: int
-    ) -> list[str]:
-        """A Writerside code block's file, or the element another topic includes."""
-        assert self.writerside is not None
-        read = writerside.reader(self.writerside, page, self.docs_dir, self._read_first)
-        if isinstance(tag, writerside.CodeRef):
-            return writerside.block(tag, read("snippet", tag.src), self.writerside.variables)
-        lines = writerside.element(tag, read("topic", tag.source))
-        return self._inline(self._found, lines, depth) if lines else []
-
-    def code_tag(self, page: str, tag: mdx_partials.CodeTag, depth: int) -> list[str]:
-        """The imported files a component's `code` prop names (mdx_partials.examples)."""
-
-        def read(spec: str) -> tuple[str, str] | None:
-            found = mdx_partials.candidates(page, spec, self.docs_dir, list(self.roots))
-            text = self._read_first(found, spec)
-            return None if text is None else (self._found, text)
-
-        nested = self._imported(depth) if depth + 1 < MAX_DEPTH else None
-        return mdx_partials.examples(tag, self.names, read, nested)
 
 
 def resolve(
