@@ -28,8 +28,8 @@ Headings finer than the chunks still count: a reference to one lands on the chun
 Nothing here raises on odd input: a reference that cannot be resolved only counts as unresolved.
 
 Here: finding references per file (`extract_refs`); section numbers and rule markers are read
-by section_ids.py, summaries by summary.py, and references resolved across files by
-xref_resolve.py.
+by section_ids.py, summaries by summary.py, the links of a markdown inline token by
+inline_links.py, and references resolved across files by xref_resolve.py.
 """
 
 from __future__ import annotations
@@ -38,11 +38,11 @@ import bisect
 import dataclasses
 import posixpath
 import re
-from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 from urllib.parse import unquote
 
+from docsmcp.enrich.inline_links import HTML_HREF, Lines, inline_links
 from docsmcp.enrich.section_ids import (
     _TEXT_REF,
     GRAMMAR_ANCHOR_PREFIX,
@@ -58,8 +58,6 @@ from docsmcp.model.chunk import Chunk, ParsedFile
 from docsmcp.sources.formats.fences import fenced_lines
 
 if TYPE_CHECKING:
-    from markdown_it.token import Token
-
     from docsmcp.model.source import SourceFile
 
 _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.\-]*:")
@@ -81,7 +79,6 @@ _INDEX_NAMES = (
 _HTML_ANCHOR = re.compile(
     r"<[A-Za-z][\w-]{0,30}\s[^<>\n]{0,200}?\b(?:name|id)\s*=\s*[\"']([^\"'<>\n]{1,200})[\"']"
 )
-_HTML_HREF = re.compile(r"\bhref\s*=\s*[\"']([^\"'<>\n]{1,2000})[\"']")
 _FILE_EXT = re.compile(r"\.[a-z0-9]{1,8}")
 _MAX_ROUTE = 1000  # characters of a frontmatter route, at most
 _MAX_HREF = 4096
@@ -254,7 +251,7 @@ class _FileIndex:
         code = fenced_lines(lines)
         heading_lines = {b.start for b in self.parsed.blocks if b.kind == "heading"}
         rule_lines: dict[int, str] = {}
-        at = _Lines(text, 0)
+        at = Lines(text, 0)
         for m in matches:
             line = at.at(m.start())
             if not code[line]:
@@ -302,13 +299,13 @@ class _FileIndex:
                 continue
             if t.type in ("html_block", "inline"):
                 if html and ("id=" in t.content or "name=" in t.content):
-                    at = _Lines(t.content, t.map[0])
+                    at = Lines(t.content, t.map[0])
                     for m in _HTML_ANCHOR.finditer(t.content):
                         row = self.row_from(at.at(m.start()))
                         if row is not None:
                             self.anchors.setdefault(_norm(unquote(m.group(1))), row)
             elif t.type == "fence" and grammar and t.info.strip().startswith(GRAMMAR_FENCE):
-                at = _Lines(t.content, t.map[0] + 1)
+                at = Lines(t.content, t.map[0] + 1)
                 for m in GRAMMAR_LINE.finditer(t.content):
                     row = self.row_from(at.at(m.start()))
                     if row is not None:
@@ -337,7 +334,7 @@ class _FileIndex:
             if kind == "inline":
                 content = t.content
                 if "[" in content or "href" in content or XREF in content:
-                    for offset, href, text in _inline_links(t):
+                    for offset, href, text in inline_links(t):
                         source = self.row_at(t.map[0] + offset)
                         if source is not None and href.startswith(XREF):
                             # docfx's `<xref:uid>`, `[text](xref:uid)`: the page of that uid
@@ -348,7 +345,7 @@ class _FileIndex:
                             out.append(("link", source, href))
                             self.texts.append(text)
                 if texty and not heading and _has_text_ref(content):
-                    at = _Lines(content, t.map[0])
+                    at = Lines(content, t.map[0])
                     for m in _TEXT_REF.finditer(content):
                         source = self.row_at(at.at(m.start()))
                         if source is None:
@@ -364,8 +361,8 @@ class _FileIndex:
                         self.texts.append("")
                 heading = False
             elif kind == "html_block" and "href" in t.content:
-                at = _Lines(t.content, t.map[0])
-                for m in _HTML_HREF.finditer(t.content):
+                at = Lines(t.content, t.map[0])
+                for m in HTML_HREF.finditer(t.content):
                     source = self.row_at(at.at(m.start()))
                     if source is not None and not _external(m.group(1)):
                         out.append(("link", source, m.group(1)))
@@ -497,63 +494,6 @@ def page_routes(source: SourceFile) -> tuple[str, ...]:
         if route:
             out.append(route)
     return tuple(dict.fromkeys(out))
-
-
-class _Lines:
-    """Line of an offset in a text, for offsets visited in increasing order (linear overall,
-    where counting newlines from the start for each match would be quadratic)."""
-
-    def __init__(self, text: str, first: int) -> None:
-        self.text = text
-        self.pos = 0
-        self.line = first
-
-    def at(self, pos: int) -> int:
-        if pos > self.pos:
-            self.line += self.text.count("\n", self.pos, pos)
-            self.pos = pos
-        return self.line
-
-
-def _inline_links(token: Token) -> Iterator[tuple[int, str, str]]:
-    """(line offset in the block, href, link text) of each link in an inline token (the text
-    of an HTML link is "")."""
-    offset = 0
-    open_at: tuple[int, str] | None = None  # the markdown link being read: (offset, href)
-    words: list[str] = []
-    for child in token.children or ():
-        kind = child.type
-        if kind == "softbreak" or kind == "hardbreak":
-            offset += 1
-            words.append(" ")
-        elif kind == "link_open":
-            href = child.attrs.get("href")
-            if open_at is not None:  # nested (invalid in markdown): the outer one ends here
-                yield open_at[0], open_at[1], _link_text(words)
-            open_at = (offset, href) if isinstance(href, str) else None
-            words = []
-        elif kind == "link_close":
-            if open_at is not None:
-                yield open_at[0], open_at[1], _link_text(words)
-            open_at = None
-        elif kind == "html_inline" and "href" in child.content:
-            for m in _HTML_HREF.finditer(child.content):
-                yield offset, m.group(1), ""
-        elif kind == "text" or kind == "code_inline":
-            if open_at is not None:
-                words.append(child.content)
-            if "\n" in child.content:
-                offset += child.content.count("\n")
-    if open_at is not None:
-        yield open_at[0], open_at[1], _link_text(words)
-
-
-# At most this many characters of one link's text are kept as anchor text.
-MAX_ANCHOR_CHARS = 200
-
-
-def _link_text(words: list[str]) -> str:
-    return " ".join("".join(words).split())[:MAX_ANCHOR_CHARS]
 
 
 def _is_doc_name(doc: str) -> bool:
