@@ -10,7 +10,7 @@ The proposal is made from names and structure only, never from a list of known p
   a code repository: Prettier's root holds 400 markdown fixtures) and coding agents'
   instruction files (`AGENTS.md`, `CLAUDE.md`, `GEMINI.md`, `copilot-instructions.md`), and an
   mdBook's table of contents (`SUMMARY.md`, read for the pages' titles and order), each only
-  when such files exist.
+  when such files exist (init_excludes.py).
   Files the build cannot read (over the size limit, not UTF-8, too many lines or table cells)
   are excluded one by one, each with the reason in the report, so the proposal builds; the
   user mends such a file and drops its exclude.
@@ -71,6 +71,7 @@ from docsmcp_runtime.distribution.swap import replace_file
 from docsmcp_runtime.search.languages import SDK_LANGUAGES as _SDK_LANGUAGES
 from docsmcp_runtime.search.languages import normalise_language
 
+from docsmcp.commands.init_excludes import excludes, glob_escape
 from docsmcp.commands.init_strategy import (
     DEEPER_GAIN,
     LEVELS,
@@ -91,7 +92,7 @@ from docsmcp.sources.discover import (
     source_roots,
 )
 from docsmcp.sources.manifest import MAX_METADATA_VALUE
-from docsmcp.sources.navfiles import read_nav, summary_line, tables_of_contents
+from docsmcp.sources.navfiles import read_nav, summary_line
 from docsmcp.sources.pdf.extract import is_pdf
 from docsmcp.sources.pdf.source import load_pdf
 from docsmcp.sources.settings import load_file
@@ -103,28 +104,8 @@ from docsmcp.sources.versions import detect as detect_versions
 
 # Parts of a folder name that say "an SDK" rather than name a product.
 _GENERIC = frozenset({"sdk", "sdks", "client", "clients", "lib", "libs", "library", "api", "docs"})
-# (and Sphinx's `_templates/`: Jinja templates, `.. automodule:: {{ fullname }}`, NumPy's 7)
-_VENDOR_FOLDERS = frozenset(
-    {"node_modules", "bower_components", "vendor", "site-packages", "__pycache__", "_build"}
-    | {"_templates"}
-)
-# Test code's folders, never documentation: its markdown is a formatter's or parser's fixtures
-# (Prettier's `tests/format/markdown/` holds 400 pages, some with frontmatter no build accepts).
-_TEST_FOLDERS = frozenset({"__tests__", "__snapshots__", "__fixtures__"})
-# ... and, at the top of a code repository only, its test suite (Deno's docs have a `test/`
-# folder of pages about testing, deeper down).
-_TOP_TEST_FOLDERS = frozenset({"test", "tests", "fixtures", "testdata"})
-_REPOSITORY_FILES = (
-    "package.json", "pyproject.toml", "setup.py", "Cargo.toml", "go.mod", "pom.xml",
-    "build.gradle", "Gemfile", "composer.json",
-)  # fmt: skip
 # A folder of change entries, whose subfolders sort them (by language, by kind).
 _CHANGES = re.compile(r"changelog|changes|release", re.IGNORECASE)
-# Instructions for the coding agents that work on the repository (Claude Code, Codex, Gemini,
-# Copilot), not documentation for its users: Jest's `packages/jest-mock/CLAUDE.md` answered
-# "replace a whole module with a fake" above the docs' page on mocking modules.
-_AGENT_FILES = ("AGENTS.md", "CLAUDE.md", "GEMINI.md", "copilot-instructions.md")
-
 DESCRIPTIONS = {
     "language": "Programming language of the SDK the page documents (from folder names).",
     "product": "Product or library the page documents (from the top folder's name).",
@@ -271,44 +252,6 @@ class _Tree:
         return out
 
 
-def _glob_escape(text: str) -> str:
-    """``text`` matched literally by a glob (discover.py's backslash escapes)."""
-    return re.sub(r"([][*?{}\\])", r"\\\1", text)
-
-
-def _excludes(
-    tree: _Tree, bodies: Mapping[str, str], docs_dir: Path, roots: Sequence[Path]
-) -> dict[str, list[str]]:
-    """exclude glob -> the files it leaves out, for vendored folders, test suites, coding
-    agents' instruction files, an mdBook's table of contents and what the site's own build
-    leaves out (site_build.unbuilt)."""
-    found: dict[str, list[str]] = {}
-    # The build reads SUMMARY.md for the pages' titles and order; as a page of its own, its
-    # links to every chapter outranked the chapters (mdBook: "preprocessor vs alternative
-    # backend").
-    for name in tables_of_contents(bodies):
-        found[_glob_escape(name)] = [name]
-    for name in sorted(_VENDOR_FOLDERS | _TEST_FOLDERS):
-        hits = [p for p in tree.paths if name in p.split("/")[:-1]]
-        if hits:
-            found[f"**/{name}/**"] = hits
-    if any((docs_dir / name).is_file() for name in _REPOSITORY_FILES):
-        for name in sorted(_TOP_TEST_FOLDERS):
-            hits = [p for p in tree.paths if p.startswith(name + "/")]
-            if hits:
-                found[f"{name}/**"] = hits
-    for name in _AGENT_FILES:
-        hits = [p for p in tree.paths if p.rsplit("/", 1)[-1] == name]
-        if hits:
-            found[f"**/{name}"] = hits
-    taken = {p for paths in found.values() for p in paths}
-    for glob in unbuilt(docs_dir, roots, tree.paths)[1]:  # what the site's own build leaves out
-        hits = [p for p in tree.paths if matches_any([glob], p) and p not in taken]
-        if hits:
-            found.setdefault(glob, hits)
-    return found
-
-
 def _language_folders(tree: _Tree) -> dict[str, tuple[str, str]]:
     """folder path -> (language, rest of its name), at the shallowest depth where sibling
     folders name at least two languages."""
@@ -367,10 +310,10 @@ def propose(docs_dir: Path, roots: Sequence[Path] = ()) -> Proposal:
     roots beside it (--source-root, --api-source), where site configuration is read too."""
     docs_dir = Path(docs_dir)
     tree, bodies, unreadable = _read_tree(docs_dir)
-    excluded = _excludes(tree, bodies, docs_dir, (docs_dir, *roots))
+    excluded = excludes(tree.paths, bodies, docs_dir, (docs_dir, *roots))
     # Each file the build cannot read, by itself, unless a glob above leaves it out already.
     unreadable = {p: m for p, m in unreadable.items() if not matches_any(excluded, p)}
-    excluded.update({_glob_escape(p): [p] for p in unreadable})
+    excluded.update({glob_escape(p): [p] for p in unreadable})
     left_out = {p for paths in excluded.values() for p in paths}
     translations = detect_translations(p for p in tree.paths if p not in left_out)
     excluded.update({glob: list(paths) for glob, paths in translations.globs.items()})
@@ -438,7 +381,7 @@ def propose(docs_dir: Path, roots: Sequence[Path] = ()) -> Proposal:
         manifest["taxonomy"] = taxonomy
     if ordered:
         manifest["overrides"] = [
-            {"pattern": f"{_glob_escape(folder)}/**", "metadata": dict(sorted(metadata.items()))}
+            {"pattern": f"{glob_escape(folder)}/**", "metadata": dict(sorted(metadata.items()))}
             for folder, metadata in ordered
         ]
     nested = [m for m in tree.manifests if m != MANIFEST_NAME]
@@ -459,7 +402,7 @@ def propose(docs_dir: Path, roots: Sequence[Path] = ()) -> Proposal:
         else ("", ""),
         translations=translations.line(),
         site_rule=unbuilt(docs_dir, (docs_dir, *roots), tree.paths)[0] if excluded else "",
-        unreadable={_glob_escape(p): m for p, m in unreadable.items()},
+        unreadable={glob_escape(p): m for p, m in unreadable.items()},
         demos=len(demos),
         r_site=r_nav.describe(docs_dir, kept.paths),
     )

@@ -22,7 +22,8 @@ from pathlib import Path
 from typing import BinaryIO
 
 from docsmcp_runtime.bundle.reader import open_bundle
-from docsmcp_runtime.distribution.archive import (
+from docsmcp_runtime.distribution.archive import is_oci_layout, sidecar_path
+from docsmcp_runtime.distribution.oci_layout import (
     ANNOTATION_BUNDLE_ID,
     ANNOTATION_FORMAT_VERSION,
     ARTIFACT_TYPE,
@@ -35,8 +36,6 @@ from docsmcp_runtime.distribution.archive import (
     OCI_MANIFEST_MEDIA_TYPE,
     OCI_REF_NAME,
     OCI_TITLE,
-    is_oci_layout,
-    sidecar_path,
 )
 from docsmcp_runtime.distribution.registry import EMPTY_CONFIG, TAG_PATTERN
 from docsmcp_runtime.distribution.specs import OCI_LAYOUT_FILE

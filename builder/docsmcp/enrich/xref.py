@@ -28,8 +28,8 @@ Headings finer than the chunks still count: a reference to one lands on the chun
 Nothing here raises on odd input: a reference that cannot be resolved only counts as unresolved.
 
 Here: finding references per file (`extract_refs`); section numbers and rule markers are read
-by section_ids.py, summaries by summary.py, and references resolved across files by
-xref_resolve.py.
+by section_ids.py, summaries by summary.py, the links of a markdown inline token by
+inline_links.py, and references resolved across files by xref_resolve.py.
 """
 
 from __future__ import annotations
@@ -38,11 +38,11 @@ import bisect
 import dataclasses
 import posixpath
 import re
-from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 from urllib.parse import unquote
 
+from docsmcp.enrich.inline_links import XREF, Lines, html_hrefs, inline_links
 from docsmcp.enrich.section_ids import (
     _TEXT_REF,
     GRAMMAR_ANCHOR_PREFIX,
@@ -58,8 +58,6 @@ from docsmcp.model.chunk import Chunk, ParsedFile
 from docsmcp.sources.formats.fences import fenced_lines
 
 if TYPE_CHECKING:
-    from markdown_it.token import Token
-
     from docsmcp.model.source import SourceFile
 
 _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.\-]*:")
@@ -80,17 +78,6 @@ _INDEX_NAMES = (
 )
 _HTML_ANCHOR = re.compile(
     r"<[A-Za-z][\w-]{0,30}\s[^<>\n]{0,200}?\b(?:name|id)\s*=\s*[\"']([^\"'<>\n]{1,200})[\"']"
-)
-_HTML_HREF = re.compile(r"\bhref\s*=\s*[\"']([^\"'<>\n]{1,2000})[\"']")
-# docfx's HTML form of `<xref:uid>`: `<xref href="uid" displayProperty="name"/>` (its href is a
-# uid, no file: docfx's own docs counted two as links to no page).
-_XREF_TAG = re.compile(r"<xref\s[^<>\n]{0,200}?\bhref\s*=\s*[\"']([^\"'<>\n]{1,2000})[\"']", re.I)
-# docfx's shorthand `@uid`: a letter after `@` (not within a word: `me@example.com`), up to
-# white space or punctuation before white space or the end, or two punctuation marks; or a
-# quoted uid, `@"System.String?text=string"`.
-_XREF_SHORT = re.compile(
-    r"(?<![\w@`])@(?:\"([^\"\n]{1,500})\"|'([^'\n]{1,500})'|"
-    r"([A-Za-z][^\s]{0,500}?)(?=[.,;:!?`~]?(?:\s|$)|[.,;:!?`~]{2}))"
 )
 _FILE_EXT = re.compile(r"\.[a-z0-9]{1,8}")
 _MAX_ROUTE = 1000  # characters of a frontmatter route, at most
@@ -264,7 +251,7 @@ class _FileIndex:
         code = fenced_lines(lines)
         heading_lines = {b.start for b in self.parsed.blocks if b.kind == "heading"}
         rule_lines: dict[int, str] = {}
-        at = _Lines(text, 0)
+        at = Lines(text, 0)
         for m in matches:
             line = at.at(m.start())
             if not code[line]:
@@ -312,13 +299,13 @@ class _FileIndex:
                 continue
             if t.type in ("html_block", "inline"):
                 if html and ("id=" in t.content or "name=" in t.content):
-                    at = _Lines(t.content, t.map[0])
+                    at = Lines(t.content, t.map[0])
                     for m in _HTML_ANCHOR.finditer(t.content):
                         row = self.row_from(at.at(m.start()))
                         if row is not None:
                             self.anchors.setdefault(_norm(unquote(m.group(1))), row)
             elif t.type == "fence" and grammar and t.info.strip().startswith(GRAMMAR_FENCE):
-                at = _Lines(t.content, t.map[0] + 1)
+                at = Lines(t.content, t.map[0] + 1)
                 for m in GRAMMAR_LINE.finditer(t.content):
                     row = self.row_from(at.at(m.start()))
                     if row is not None:
@@ -347,7 +334,7 @@ class _FileIndex:
             if kind == "inline":
                 content = t.content
                 if "[" in content or "href" in content or XREF in content or "@" in content:
-                    for offset, href, text in _inline_links(t):
+                    for offset, href, text in inline_links(t):
                         source = self.row_at(t.map[0] + offset)
                         if source is not None and href.startswith(XREF):
                             # docfx's `<xref:uid>`, `[text](xref:uid)`, `@uid`, `<xref href=…/>`
@@ -357,7 +344,7 @@ class _FileIndex:
                             out.append(("link", source, href))
                             self.texts.append(text)
                 if texty and not heading and _has_text_ref(content):
-                    at = _Lines(content, t.map[0])
+                    at = Lines(content, t.map[0])
                     for m in _TEXT_REF.finditer(content):
                         source = self.row_at(at.at(m.start()))
                         if source is None:
@@ -373,8 +360,8 @@ class _FileIndex:
                         self.texts.append("")
                 heading = False
             elif kind == "html_block" and "href" in t.content:
-                at = _Lines(t.content, t.map[0])
-                for start, href in _html_hrefs(t.content):
+                at = Lines(t.content, t.map[0])
+                for start, href in html_hrefs(t.content):
                     source = self.row_at(at.at(start))
                     if source is not None and href.startswith(XREF):
                         out.append(("object", source, _uid_ref(href)))
@@ -479,10 +466,6 @@ def extract_refs(parsed: ParsedFile, chunks: list[Chunk], first_row: int) -> Fil
 
 # Frontmatter keys that give a page its URL path.
 _ROUTE_KEYS = ("permalink", "slug", "url")
-# docfx's cross reference scheme: a link to `xref:uid` is to the page whose front matter says
-# `uid: uid` (a page's routes hold `xref:` + its uid); one naming no page of the corpus (a .NET
-# type of Microsoft's xrefmap) counts for nothing, as another project's object does.
-XREF = "xref:"
 
 
 def page_routes(source: SourceFile) -> tuple[str, ...]:
@@ -511,81 +494,11 @@ def page_routes(source: SourceFile) -> tuple[str, ...]:
     return tuple(dict.fromkeys(out))
 
 
-class _Lines:
-    """Line of an offset in a text, for offsets visited in increasing order (linear overall,
-    where counting newlines from the start for each match would be quadratic)."""
-
-    def __init__(self, text: str, first: int) -> None:
-        self.text = text
-        self.pos = 0
-        self.line = first
-
-    def at(self, pos: int) -> int:
-        if pos > self.pos:
-            self.line += self.text.count("\n", self.pos, pos)
-            self.pos = pos
-        return self.line
-
-
-def _inline_links(token: Token) -> Iterator[tuple[int, str, str]]:
-    """(line offset in the block, href, link text) of each link in an inline token (the text
-    of an HTML link is "")."""
-    offset = 0
-    open_at: tuple[int, str] | None = None  # the markdown link being read: (offset, href)
-    words: list[str] = []
-    for child in token.children or ():
-        kind = child.type
-        if kind == "softbreak" or kind == "hardbreak":
-            offset += 1
-            words.append(" ")
-        elif kind == "link_open":
-            href = child.attrs.get("href")
-            if open_at is not None:  # nested (invalid in markdown): the outer one ends here
-                yield open_at[0], open_at[1], _link_text(words)
-            open_at = (offset, href) if isinstance(href, str) else None
-            words = []
-        elif kind == "link_close":
-            if open_at is not None:
-                yield open_at[0], open_at[1], _link_text(words)
-            open_at = None
-        elif kind == "html_inline" and "href" in child.content:
-            for _, href in _html_hrefs(child.content):
-                yield offset, href, ""
-        elif kind == "text" or kind == "code_inline":
-            if open_at is not None:
-                words.append(child.content)
-            elif kind == "text" and "@" in child.content:
-                for m in _XREF_SHORT.finditer(child.content):
-                    uid = next(g for g in m.groups() if g is not None)
-                    yield offset + child.content.count("\n", 0, m.start()), XREF + uid, ""
-            if "\n" in child.content:
-                offset += child.content.count("\n")
-    if open_at is not None:
-        yield open_at[0], open_at[1], _link_text(words)
-
-
 def _uid_ref(href: str) -> str:
     """The reference `xref:uid…` names: its uid, lower case, without a query (`?text=x`) or
     fragment (what a page's routes hold: page_routes)."""
     uid = unquote(href[len(XREF) :].partition("?")[0].partition("#")[0])
     return XREF + uid.lower()
-
-
-def _html_hrefs(html: str) -> Iterator[tuple[int, str]]:
-    """(offset, href) of each `href` in `html`; a docfx `<xref href="uid"/>` tag's as `xref:uid`
-    (what `<xref:uid>` names)."""
-    tags = {m.start(1): m.group(1) for m in _XREF_TAG.finditer(html)} if "<xref" in html else {}
-    for m in _HTML_HREF.finditer(html):
-        uid = tags.get(m.start(1))
-        yield m.start(), m.group(1) if uid is None else XREF + uid
-
-
-# At most this many characters of one link's text are kept as anchor text.
-MAX_ANCHOR_CHARS = 200
-
-
-def _link_text(words: list[str]) -> str:
-    return " ".join("".join(words).split())[:MAX_ANCHOR_CHARS]
 
 
 def _is_doc_name(doc: str) -> bool:

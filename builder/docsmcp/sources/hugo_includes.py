@@ -1,6 +1,6 @@
 """Hugo's include shortcode, `{{% include "file.md" %}}` or `{{< include file >}}` on a line of
-its own: the file's markdown where it stands (includes.py reads it through `_Reader._inline`,
-so what it includes in turn is read too).
+its own: the file's markdown where it stands (shortcode_includes.py reads it for includes.py,
+through `_Reader._inline`, so what it includes in turn is read too).
 
 Hugo has no include shortcode of its own: a site defines it in
 `layouts/shortcodes/include.html` (or `layouts/_shortcodes/`). The common form, OpenTelemetry's

@@ -17,6 +17,8 @@
 - Quarto: `{{< include _file.qmd >}}` on a line of its own (quarto.py);
 - Hugo: `{{% include "file.md" %}}`, looked up as the site's include shortcode does, from the
   page up its sections (hugo_includes.py);
+- markdown-include: `{!path!}` on a line of its own, the file's text where it stands
+  (these three double-brace lines: shortcode_includes.py);
 - MyST: ```` ```{include} path ```` and `{literalinclude}` with their options (myst_includes.py);
 - Fumadocs: `<include>path</include>`, a page (or its `#section`) or a code file
   (include_tags.py); `<auto-type-table path name />`, a type's props table (type_tables.py);
@@ -26,6 +28,10 @@
 - Writerside: `{src=…}` code blocks, `<include from element-id/>`, `%var%` (writerside.py);
 - DocFX: `[!INCLUDE [t](path)]`, `[!code-lang[](file#region)]`, `:::code:::` (docfx_includes.py);
 - Texinfo: `@include file.texi` on a line of its own (texinfo_includes.py).
+
+The tags among these that span lines (a component's `code` prop, `<auto-type-table>`, Rspress'
+file fences, dumi's demos, Writerside's `{src=…}` blocks) are found and, but for the type
+tables, read by include_spans.py, before the page's line-by-line pass.
 
 Every file is read through `discover.read_file`, so only inside the source roots: a path outside
 them, missing or unreadable leaves the directive as it was. An unreadable file gets its page one
@@ -43,7 +49,6 @@ from __future__ import annotations
 
 import logging
 import os
-import re
 from collections.abc import Callable, Sequence, Set
 from dataclasses import replace
 from pathlib import Path
@@ -56,15 +61,14 @@ from docsmcp.sources import (
     documenter,
     dumi_demos,
     file_fences,
-    hugo_includes,
-    hugo_site,
+    include_spans,
     include_tags,
     julia_source,
     markdoc_partials,
     mdx_partials,
     myst_includes,
-    quarto,
     rst_includes,
+    shortcode_includes,
     texinfo_includes,
     type_tables,
     writerside,
@@ -83,7 +87,6 @@ from docsmcp.sources.snippet_includes import (
     SNIPPET_BLOCK,
     Files,
     fastapi,
-    indented,
     mdbook,
     snippet,
 )
@@ -93,20 +96,7 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("docsmcp.sources.includes")
 
-# A tag `_Reader.spanning` finds.
-_Span = (
-    mdx_partials.CodeTag
-    | type_tables.Tag
-    | dumi_demos.Demo
-    | file_fences.FileFence
-    | writerside.CodeRef
-    | writerside.ElementRef
-)
-
 MAX_DEPTH = 5
-
-# markdown-include's `{!path!}` (SQLModel, Typer): the file's text where it stands.
-_MD_INCLUDE = re.compile(r"\{!\s*([^!{}\n]+?)\s*!\}")
 
 
 def has_directive(body: str) -> bool:
@@ -193,7 +183,10 @@ def expand(
     out: list[str] = []
     line_map: list[int] = []
     # (the page's Writerside element includes: lines of this page, none of an included file)
-    tags = {**reader.spanning(body, lines, code), **reader.writerside_refs}
+    tags = {
+        **include_spans.spanning(body, lines, code, reader.names, reader.writerside),
+        **reader.writerside_refs,
+    }
     last = -1  # the last line of a tag read
     for number, line in enumerate(lines):
         if number <= last:
@@ -253,8 +246,7 @@ class _Reader(FileReading):
         self.shared: Set[str] = frozenset()  # partials left as written (resolve)
         self.myst: myst_includes.Pending | None = None  # a MyST include directive being read
         self.tag: include_tags.Tag | None = None  # a three-line `<include>` being read
-        self._quarto: bool | None = None  # the docs are a Quarto project (found on first use)
-        self._hugo: tuple[hugo_site.Site | None] | None = None  # the Hugo site around the docs
+        self._sites = shortcode_includes.Sites(docs_dir, roots)  # Quarto's, Hugo's (first use)
         self.types_missing: list[str] = []  # why `<auto-type-table>` tags showed no table
         self.writerside: writerside.Project | None = None  # the page's Writerside project
         self.writerside_refs: dict[int, writerside.ElementRef] = {}  # its element includes
@@ -263,7 +255,7 @@ class _Reader(FileReading):
     def files(self) -> Files:
         """This reader's way to files for snippet_includes (made per call: kept, it would tie
         the reader into a reference cycle, which the build's collection leaves uncollected)."""
-        return Files(self._read_first, self._candidates, self._inline)
+        return Files(self._read_first, self._candidates, self._inline, lambda: self._found)
 
     # -- one line of a page -----------------------------------------------------------------
 
@@ -341,36 +333,9 @@ class _Reader(FileReading):
             return fastapi(self.files, page, m.group(2), m.group(3), m.group(1))
         if "{{#" in line and MDBOOK.search(line):
             return mdbook(self.files, page, line, depth)
-        if ("{{%" in line or "{{<" in line) and (call := self._hugo_call(line)) is not None:
-            text = self._read_first(self._hugo_candidates(page, call.path), call.path)
-            if text is not None:
-                included = self._inline(self._found, hugo_includes.included(call, text), depth)
-                return indented(call.indent, included)
-            return None  # (the summary names the missing file; the line reads as nothing)
-        if "{{<" in line and (m := quarto.INCLUDE.match(line)):
-            found = quarto.include_candidates(page, m.group(2), self.docs_dir, self.roots)
-            text = self._read_first(found, m.group(2))
-            if text is not None:
-                lines = indented(m.group(1), text.rstrip("\n").split("\n"))
-                return self._inline(self._found, lines, depth)
-        if "{!" in line and (m := _MD_INCLUDE.fullmatch(line.strip())):
-            text = self._read_first(self._candidates(page, m.group(1)), m.group(1))
-            if text is not None:
-                indent = line[: len(line) - len(line.lstrip())]
-                return indented(indent, text.rstrip("\n").split("\n"))
+        if shortcode_includes.may_hold(line):  # (Hugo's, Quarto's, markdown-include's)
+            return shortcode_includes.line(self.files, self._sites, page, line, depth)
         return None
-
-    def _hugo_call(self, line: str) -> hugo_includes.Call | None:
-        """Hugo's include shortcode on `line`; a `{{< include >}}` of a Quarto project is
-        Quarto's."""
-        if self._quarto is None:
-            self._quarto = quarto.project(self.docs_dir, self.roots) is not None
-        return None if self._quarto and "{{<" in line else hugo_includes.call(line)
-
-    def _hugo_candidates(self, page: str, spec: str) -> list[str]:
-        if self._hugo is None:
-            self._hugo = (hugo_site.find(self.docs_dir, self.roots),)
-        return hugo_includes.candidates(page, spec, self.docs_dir, self._hugo[0])
 
     # -- reST --------------------------------------------------------------------------------
 
@@ -473,7 +438,8 @@ class _Reader(FileReading):
         out: list[str] = []
         spans = any(type_tables.TAG_START in x or dumi_demos.TAG_START in x for x in lines)
         code = fenced_lines(lines) if self.names or spans else None
-        tags = self.spanning("\n".join(lines) if spans else "", lines, code)
+        joined = "\n".join(lines) if spans else ""
+        tags = include_spans.spanning(joined, lines, code, self.names, self.writerside)
         last = -1  # the last line of a tag read
         for k, line in enumerate(lines):
             if k <= last:
@@ -488,83 +454,24 @@ class _Reader(FileReading):
             out.extend([line] if pieces is None else pieces)
         return out
 
-    def spanning(self, body: str, lines: list[str], code: list[bool] | None) -> dict[int, _Span]:
-        """The tags of `lines` that span lines and stand for what they name, by first line:
-        components whose `code` prop names imports, Fumadocs' `<auto-type-table>`, Rspress'
-        code blocks of a file, dumi's demos (which take one line, but the level of the heading
-        above), Writerside's code blocks of a file (`{src=…}` under an empty fence)."""
-        if code is None:
-            return {}
-        found: dict[int, _Span] = {}
-        if file_fences.may_hold(body):
-            found.update(file_fences.fences(lines))
-        if self.names:
-            found.update(mdx_partials.code_tags(lines, code, self.names))
-        if type_tables.TAG_START in body:
-            found.update(type_tables.tags(lines, code))
-        if dumi_demos.may_hold(body):
-            found.update(dumi_demos.tags(lines, code))
-        if self.writerside is not None and "{src=" in body:
-            found.update(writerside.code_refs(lines))
-        return found
-
-    def span(self, page: str, tag: _Span, depth: int) -> list[str]:
-        """What a tag of `spanning` stands for."""
+    def span(self, page: str, tag: include_spans.Span, depth: int) -> list[str]:
+        """What a tag of include_spans.spanning stands for (include_spans.py reads all but
+        Fumadocs' type tables)."""
+        files, docs = self.files, self.docs_dir
         if isinstance(tag, mdx_partials.CodeTag):
-            return self.code_tag(page, tag, depth)
+            nested = self._imported(depth) if depth + 1 < MAX_DEPTH else None
+            return include_spans.code_tag(files, docs, self.roots, self.names, page, tag, nested)
         if isinstance(tag, dumi_demos.Demo):
-            return self.demo(page, tag, depth)
+            return include_spans.demo(files, docs, page, tag, depth)
         if isinstance(tag, writerside.CodeRef | writerside.ElementRef) and self.writerside:
-            return self._writerside(page, tag, depth)
+            return include_spans.writerside_tag(files, self.writerside, docs, page, tag, depth)
         if isinstance(tag, file_fences.FileFence):
-            found = file_fences.candidates(page, tag.path, self.docs_dir, self.roots)
-            text = self._read_first(found, tag.path)
-            return list(tag.lines) if text is None else file_fences.block(tag, text)
-        files = type_tables.Files(self.docs_dir, tuple(self.roots))
-        lines, why = type_tables.render(page, tag, files)
+            return include_spans.file_fence(files, docs, self.roots, page, tag)
+        lines, why = type_tables.render(page, tag, type_tables.Files(docs, tuple(self.roots)))
         self.size += sum(len(x) + 1 for x in lines)
         if why:
             self.types_missing.append(why)
         return lines
-
-    def demo(self, page: str, demo: dumi_demos.Demo, depth: int) -> list[str]:
-        """A dumi demo's title, description and code (dumi_demos.py); its tag as written when
-        its file is missing."""
-        if demo.hidden:
-            return []
-        text = self._read_first(dumi_demos.candidates(page, demo.src), demo.src)
-        if text is None:
-            return [demo.line]
-        found = self._found
-        beside = dumi_demos.description_path(found)
-        about = None
-        if beside != found and (self.docs_dir / beside).is_file():
-            described = self._read_first([beside], beside)
-            about = None if described is None else (beside, described)
-        inline = lambda path, lines: self._inline(path, lines, depth)  # noqa: E731
-        return dumi_demos.render(page, demo, (found, text), about, inline)
-
-    def _writerside(
-        self, page: str, tag: writerside.CodeRef | writerside.ElementRef, depth: int
-    ) -> list[str]:
-        """A Writerside code block's file, or the element another topic includes."""
-        assert self.writerside is not None
-        read = writerside.reader(self.writerside, page, self.docs_dir, self._read_first)
-        if isinstance(tag, writerside.CodeRef):
-            return writerside.block(tag, read("snippet", tag.src), self.writerside.variables)
-        lines = writerside.element(tag, read("topic", tag.source))
-        return self._inline(self._found, lines, depth) if lines else []
-
-    def code_tag(self, page: str, tag: mdx_partials.CodeTag, depth: int) -> list[str]:
-        """The imported files a component's `code` prop names (mdx_partials.examples)."""
-
-        def read(spec: str) -> tuple[str, str] | None:
-            found = mdx_partials.candidates(page, spec, self.docs_dir, list(self.roots))
-            text = self._read_first(found, spec)
-            return None if text is None else (self._found, text)
-
-        nested = self._imported(depth) if depth + 1 < MAX_DEPTH else None
-        return mdx_partials.examples(tag, self.names, read, nested)
 
 
 def resolve(

@@ -1,10 +1,11 @@
 """Titles from the navigation files a docs site already has: mkdocs `nav` (mkdocs.yml), mdBook
 `SUMMARY.md`, Documenter.jl's `make.jl` `pages` (documenter_make.py), Laravel's
 `documentation.md` sidebar, Quarto's `_quarto.yml` sidebar, Jupyter Book's `myst.yml` and
-`_toc.yml`, Mintlify `docs.json`, Fumadocs' `meta.json`, Nextra's and Rspress' `_meta` files,
-Docusaurus `sidebars.json`, an Antora component's `nav.adoc` files (antora.py), a Writerside
-project's instance trees (writerside.py), docfx's `toc.yml` (docfx_toc.py), and the order of
-pkgdown's `_pkgdown.yml` and bookdown's `_bookdown.yml` (r_nav.py). They name pages as the
+`_toc.yml`, Mintlify `docs.json`, Fumadocs' `meta.json` and Nextra's and Rspress' `_meta` files
+(read folder by folder: meta_navs.py), Docusaurus `sidebars.json`, an Antora component's
+`nav.adoc` files (antora.py), a Writerside project's instance trees (writerside.py), docfx's
+`toc.yml` (docfx_toc.py), and the order of pkgdown's `_pkgdown.yml` and bookdown's
+`_bookdown.yml` (r_nav.py). Every reader stays within nav_bounds' bounds. They name pages as the
 site's sidebar shows them ("Tutorial - User Guide" > "First Steps"), words a reader searches with
 that the page itself may not use; they feed each page's `page` field (indexing/pagefield.py).
 Their order is the site's: `list_sections` lists pages that way (page_order.bin, bundle-spec.md).
@@ -19,7 +20,7 @@ from __future__ import annotations
 import json
 import logging
 import re
-from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -28,13 +29,14 @@ from docsmcp.sources import (
     docfx_toc,
     documenter_make,
     exdoc_site,
+    meta_navs,
     quarto,
     r_nav,
-    rspress_nav,
     writerside,
 )
 from docsmcp.sources.jsliteral import exported_literal
-from docsmcp.sources.site_config import mkdocs_configs, read_json, read_text, read_yaml
+from docsmcp.sources.nav_bounds import MAX_NAV_DEPTH, MAX_NAV_NODES, Budget
+from docsmcp.sources.site_config import mkdocs_configs, read_text, read_yaml
 
 log = logging.getLogger(__name__)
 
@@ -56,24 +58,6 @@ SIDEBAR_PAGES = ("documentation.md",)
 _LIST_ITEM = re.compile(r"^[ \t]*[-*+][ \t]")
 
 
-# A nav file is read this deep and this far at most: real ones nest a few levels and name at
-# most thousands of pages; a hostile one (10,000 levels, YAML aliases repeating a list a
-# billion times over) is cut there, what was read so far kept.
-MAX_NAV_DEPTH = 32
-MAX_NAV_NODES = 100_000
-
-
-class _Budget:
-    """Nodes of one nav file still to be visited."""
-
-    def __init__(self) -> None:
-        self.left = MAX_NAV_NODES
-
-    def take(self) -> bool:
-        self.left -= 1
-        return self.left >= 0
-
-
 def _inside(path: Path, roots: Sequence[Path]) -> bool:
     real = path.resolve()
     return any(real == r or r in real.parents for r in (root.resolve() for root in roots))
@@ -87,7 +71,7 @@ def _mkdocs(config: Path) -> Iterator[tuple[Path, str]]:
     docs = data.get("docs_dir") if isinstance(data.get("docs_dir"), str) else "docs"
     base = config.parent / docs
 
-    budget = _Budget()
+    budget = Budget()
 
     def walk(items: object, depth: int) -> Iterator[tuple[Path, str]]:
         if depth > MAX_NAV_DEPTH:
@@ -115,7 +99,7 @@ def _quarto(config: Path) -> Iterator[tuple[Path, str]]:
     data = read_yaml(config)
     website = data.get("website") if isinstance(data, dict) else None
     sidebars = website.get("sidebar") if isinstance(website, dict) else None
-    budget = _Budget()
+    budget = Budget()
 
     def page(href: str) -> Path:
         return config.parent / (href + "index.qmd" if href.endswith("/") else href)
@@ -150,7 +134,7 @@ def _book_toc(config: Path) -> Iterator[tuple[Path, str]]:
     if entries is None:  # Jupyter Book 1
         root = data.get("root")
         entries = [{"file": root}, data] if isinstance(root, str) else [data]
-    budget = _Budget()
+    budget = Budget()
 
     def walk(items: object, depth: int) -> Iterator[tuple[Path, str]]:
         if depth > MAX_NAV_DEPTH:
@@ -217,158 +201,6 @@ def tables_of_contents(texts: Mapping[str, str]) -> list[str]:
     ] + [n for n in SIDEBAR_PAGES if is_sidebar(texts.get(n, ""))]
 
 
-def _fumadocs(root_meta: Path) -> Iterator[tuple[Path, str]]:
-    """(page file, group label) of each page Fumadocs' `meta.json` files order: a folder's
-    `pages` lists its pages and folders by name (`index`, `(framework)`), `---Label---` opens a
-    group, `...` is the rest in name order, `...folder` a folder's pages in place, `!name`
-    leaves one out; a folder without its own `meta.json` lists its pages in name order."""
-    budget = _Budget()
-
-    def names(folder: Path) -> list[str]:
-        found = {p.stem for p in folder.glob("*.md*") if p.suffix in (".md", ".mdx")}
-        found |= {p.name for p in folder.iterdir() if p.is_dir() and not p.name.startswith(".")}
-        return (["index"] if "index" in found else []) + sorted(found - {"index"})
-
-    def walk(folder: Path, group: str, depth: int, titled: bool) -> Iterator[tuple[Path, str]]:
-        """The pages of `folder`; `titled`: its `meta.json` title, if any, is their group."""
-        if depth > MAX_NAV_DEPTH:
-            return
-        meta = read_json(folder / "meta.json")
-        title = meta.get("title") if titled and isinstance(meta, dict) else None
-        group = title if isinstance(title, str) else group
-        pages = meta.get("pages") if isinstance(meta, dict) else None
-        entries = [p for p in pages if isinstance(p, str)] if isinstance(pages, list) else ["..."]
-        taken = {e.lstrip("!.") for e in entries if not e.startswith("---")}
-        for entry in entries:
-            if not budget.take():
-                return
-            if entry.startswith("---") and entry.endswith("---"):
-                group = entry.strip("-").strip()
-                continue
-            if entry.startswith("!") or "](" in entry or ".." in entry.lstrip("."):
-                continue  # (a link; nothing above the docs folder is read)
-            if entry in ("...", "z...a"):
-                rest = [n for n in names(folder) if n not in taken]
-                for name in reversed(rest) if entry == "z...a" else rest:
-                    yield from one(folder, name, group, depth)
-            elif entry.startswith("..."):  # (extracted in place: no group of its own)
-                yield from walk(folder / entry[3:], group, depth + 1, False)
-            else:
-                yield from one(folder, entry, group, depth)
-
-    def one(folder: Path, name: str, group: str, depth: int) -> Iterator[tuple[Path, str]]:
-        if (folder / name).is_dir():
-            yield from walk(folder / name, group, depth + 1, True)
-        else:
-            for suffix in (".mdx", ".md"):
-                if (folder / (name + suffix)).is_file():
-                    yield folder / (name + suffix), group
-                    break
-
-    yield from walk(root_meta.parent, "", 0, False)
-
-
-# Nextra's navigation: a `_meta` file in a folder (Nextra 2's `_meta.json`, 3 and 4's JavaScript
-# or TypeScript), or one `_meta.global` file for the whole tree (Nextra 4).
-NEXTRA_SUFFIXES = (".json", ".js", ".jsx", ".ts", ".tsx", ".mjs", ".cjs")
-NEXTRA_META = tuple(f"_meta{s}" for s in NEXTRA_SUFFIXES)
-NEXTRA_GLOBAL = tuple(f"_meta.global{s}" for s in NEXTRA_SUFFIXES)
-# A Nextra page: `name.mdx` (pages/ and content/ folders), or a folder's `page.mdx` (app/
-# routes) or `index.mdx`.
-_NEXTRA_PAGE = (".mdx", ".md")
-
-
-def _nextra_meta(
-    folder: Path, names: Sequence[str], allowed: Collection[Path] = ()
-) -> dict[str, object] | None:
-    """The object of a folder's first Nextra `_meta` file among `names`, None when it has none
-    or its file gives no object (a file whose keys are made by code); Rspress' `_meta.json`
-    array as that object (rspress_nav.py)."""
-    for name in names:
-        path = folder / name
-        if not path.is_file():
-            continue
-        text = read_text(path)
-        data: object
-        if path.suffix == ".json":
-            try:
-                data = json.loads(text)
-            except (ValueError, RecursionError):
-                data = None
-        else:
-            data = exported_literal(text, loose=True)
-        if isinstance(data, dict):
-            return data
-        if isinstance(data, list) and path.suffix == ".json":
-            return rspress_nav.meta(data, folder, allowed)
-        log.info("%s: not read as Nextra navigation (no object literal of data)", path)
-        return None
-    return None
-
-
-def _nextra(root: Path, folders: frozenset[Path]) -> Iterator[tuple[Path, str]]:
-    """(page file, title, "" for the page's own) of the pages Nextra's `_meta` files order below
-    `root`, in the sidebar's order: a folder's keys name its pages and folders in display order
-    (`index` is the folder's own page), a string value or `title` is the sidebar's title; keys
-    of separators, links (`href`) and `*` defaults are no pages; a folder's pages its `_meta`
-    leaves out follow in name order. `_meta.global` holds the folders' keys under `items`.
-    Route groups (`(docs)/`) are no level of the sidebar; `_` folders are private (no route).
-    Only `folders` (those holding the build's pages, and the folders above them) are looked in."""
-    budget = _Budget()
-
-    def children(folder: Path, depth: int = 0) -> list[Path]:
-        """The folders and files that may be pages of `folder`, route groups looked into."""
-        found: list[Path] = []
-        for entry in sorted(folder.iterdir()) if folder.is_dir() else []:
-            if entry.name.startswith((".", "_")):
-                continue
-            if entry.is_dir() and entry not in folders:
-                continue
-            if entry.is_dir() and entry.name.startswith("(") and entry.name.endswith(")"):
-                found += children(entry, depth + 1) if depth < MAX_NAV_DEPTH else []
-            elif entry.is_dir() or entry.suffix in _NEXTRA_PAGE:
-                found.append(entry)
-        return found
-
-    def own_page(folder: Path) -> Path | None:
-        for stem in ("page", "index"):
-            for suffix in _NEXTRA_PAGE:
-                if (folder / (stem + suffix)).is_file():
-                    return folder / (stem + suffix)
-        return None
-
-    def walk(folder: Path, meta: object, depth: int) -> Iterator[tuple[Path, str]]:
-        if depth > MAX_NAV_DEPTH:
-            return
-        if not isinstance(meta, dict):
-            meta = _nextra_meta(folder, NEXTRA_META, folders) or {}
-        # A name is a page (`a.mdx`), a folder (`a/`), or both: `a.mdx` is then the folder's page.
-        entries: dict[str, list[Path]] = {}
-        for entry in children(folder):
-            name = entry.stem if entry.is_file() else entry.name
-            entries.setdefault("index" if name == "page" else name, []).append(entry)
-        keys = [k for k in meta if k in entries]
-        rest = sorted(set(entries) - set(keys), key=lambda k: (k != "index", k))
-        for key in [*keys, *rest]:
-            if not budget.take():
-                return
-            value = meta.get(key, "")
-            title = value if isinstance(value, str) else ""
-            if isinstance(value, dict):
-                if "href" in value or value.get("type") == "separator":
-                    continue  # (a link or a label: no page)
-                title = value.get("title") if isinstance(value.get("title"), str) else ""
-            found = sorted(entries[key], key=Path.is_dir)  # (the page, then the folder)
-            page = found[0] if found[0].is_file() else own_page(found[0])
-            if page is not None:
-                yield page, title
-            if found[-1].is_dir():
-                items = value.get("items") if isinstance(value, dict) else None
-                yield from walk(found[-1], items, depth + 1)
-
-    yield from walk(root, _nextra_meta(root, NEXTRA_GLOBAL), 0)
-
-
 def _page_folders(docs_dir: Path, paths: Sequence[str]) -> frozenset[Path]:
     """The folders holding the pages at `paths` (relative to docs_dir), and those above them."""
     folders: set[Path] = set()
@@ -376,18 +208,6 @@ def _page_folders(docs_dir: Path, paths: Sequence[str]) -> frozenset[Path]:
         parts = path.split("/")[:-1]
         folders.update(docs_dir.joinpath(*parts[:i]) for i in range(len(parts) + 1))
     return frozenset(folders)
-
-
-def _nextra_roots(folders: frozenset[Path]) -> list[Path]:
-    """The top folders of Nextra navigation among `folders`: each holding a `_meta` file (or
-    `_meta.global`) that no folder above it among them holds."""
-    roots: list[Path] = []
-    for path in sorted(folders, key=lambda f: (len(f.parts), f)):
-        if any(r in path.parents for r in roots):
-            continue
-        if any((path / n).is_file() for n in (*NEXTRA_GLOBAL, *NEXTRA_META)):
-            roots.append(path)
-    return roots
 
 
 def _data_nav(config: Path, base: Path) -> Iterator[tuple[Path, str]]:
@@ -409,7 +229,7 @@ def _data_nav(config: Path, base: Path) -> Iterator[tuple[Path, str]]:
             log.info("%s: its sidebars are made by code; they give no titles", config)
             return
 
-    budget = _Budget()
+    budget = Budget()
 
     def walk(node: object, group: str, listed: bool, depth: int) -> Iterator[tuple[Path, str]]:
         if depth > MAX_NAV_DEPTH or not budget.take():
@@ -503,7 +323,7 @@ def read_nav(docs_dir: Path, roots: Sequence[Path], paths: Sequence[str]) -> Nav
     for name in SIDEBAR_PAGES:
         if is_sidebar(read_text(docs_dir / name)):
             take(docs_dir / name, lambda f=docs_dir / name: _summary(f))
-    take(docs_dir / "meta.json", lambda f=docs_dir / "meta.json": _fumadocs(f))
+    take(docs_dir / "meta.json", lambda f=docs_dir / "meta.json": meta_navs.fumadocs(f))
     pkgdown = r_nav.pkgdown_config(docs_dir)  # an R package's site (r_nav.py)
     if pkgdown is not None:
         take(pkgdown, lambda f=pkgdown: r_nav.pkgdown(f, docs_dir, paths))
@@ -514,9 +334,10 @@ def read_nav(docs_dir: Path, roots: Sequence[Path], paths: Sequence[str]) -> Nav
         mix = mix_project / exdoc_site.MIX_FILE
         take(mix, lambda f=mix: exdoc_site.nav_entries(f, read_text(f)))
     folders = _page_folders(docs_dir, paths)
-    for root in _nextra_roots(folders):
-        meta = next(root / n for n in (*NEXTRA_GLOBAL, *NEXTRA_META) if (root / n).is_file())
-        take(meta, lambda r=root: _nextra(r, folders))
+    for root in meta_navs.nextra_roots(folders):
+        names = (*meta_navs.NEXTRA_GLOBAL, *meta_navs.NEXTRA_META)
+        meta = next(root / n for n in names if (root / n).is_file())
+        take(meta, lambda r=root: meta_navs.nextra(r, folders))
     components = antora.read_components(docs_dir, paths)
     for nav in antora.nav_files(components, paths) if components else ():
         take(docs_dir / nav, lambda n=nav: _antora(docs_dir, n))

@@ -3,7 +3,7 @@ of them beyond their markdown.
 
 - `{{< include _file.qmd >}}` on a line of its own inserts the file where it stands, relative to
   the page, or to the project (the folder of `_quarto.yml`) for `/docs/x.qmd` (Quarto's own
-  docs: 388 includes). includes.py reads it like any include.
+  docs: 388 includes). shortcode_includes.py reads it like any include.
 - Files and folders whose name starts with `_` are never rendered (Quarto uses them for
   includes and metadata): no pages (`EXCLUDES`, applied by a build without a manifest and
   proposed by init when the docs are a Quarto project).

@@ -1,5 +1,5 @@
 """Rspress' `_meta.json`: a folder's sidebar as a JSON array, read as the Nextra `_meta` object
-navfiles.py walks (the same file name; Nextra 2 writes an object, Rspress an array).
+meta_navs.py walks (the same file name; Nextra 2 writes an object, Rspress an array).
 
     ["introduction", {"type": "file", "name": "index", "label": "apiOverview"},
      {"type": "dir", "name": "config", "label": "Config"},

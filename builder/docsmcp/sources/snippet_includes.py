@@ -38,6 +38,7 @@ class Files:
     read_first: Callable[[list[str], str], str | None]  # candidates, spec -> text or None
     candidates: Callable[[str, str], list[str]]  # page, name -> paths to try
     inline: Callable[[str, list[str], int], list[str]]  # included markdown, read as a page
+    found: Callable[[], str]  # the path read_first read last
 
 
 def snippet(files: Files, page: str, spec: str, indent: str, depth: int) -> list[str]:

@@ -3,14 +3,14 @@
 
 An archive is checked against its digest, unpacked once into a cache keyed by that digest and
 reused by every later start (`resolve_bundle`, in resolve.py, picks this module for archives and
-layouts). Standard library only: the runtime depends on numpy and pyarrow and nothing else.
+layouts). An OCI layout's media types, manifests and blob checks are oci_layout.py's. Standard
+library only: the runtime depends on numpy and pyarrow and nothing else.
 """
 
 from __future__ import annotations
 
 import contextlib
 import hashlib
-import json
 import logging
 import os
 import re
@@ -33,6 +33,15 @@ from ..format import (
 )
 from ..format.files import file_entry
 from ..format.jsonread import loads
+from .oci_layout import (
+    HEX64,
+    OCI_INDEX_FILE,
+    OCI_LAYOUT_VERSION,
+    bundle_layer,
+    checked_blob,
+    pick_manifest,
+    read_json,
+)
 from .specs import MAX_BUNDLES, OCI_LAYOUT_FILE, is_remote
 from .swap import remove_stale_temporaries, staged_files
 
@@ -41,24 +50,9 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-OCI_INDEX_FILE = "index.json"
-OCI_LAYOUT_VERSION = "1.0.0"
-OCI_INDEX_MEDIA_TYPE = "application/vnd.oci.image.index.v1+json"
-OCI_MANIFEST_MEDIA_TYPE = "application/vnd.oci.image.manifest.v1+json"
-OCI_EMPTY_MEDIA_TYPE = "application/vnd.oci.empty.v1+json"
-OCI_REF_NAME = "org.opencontainers.image.ref.name"
-OCI_TITLE = "org.opencontainers.image.title"
-ARTIFACT_TYPE = "application/vnd.docsmcp.bundle.v1"
-LAYER_MEDIA_TYPE = "application/vnd.docsmcp.bundle.layer.v1.tar+gzip"
-LAYER_TITLE = "bundle.tar.gz"
-ANNOTATION_BUNDLE_ID = "dev.docsmcp.bundle_id"
-ANNOTATION_FORMAT_VERSION = "dev.docsmcp.format_version"
-
 # Anything far beyond a bundle's files is not a bundle; refusing early bounds the work a hostile
 # archive can cause.
 MAX_MEMBERS = MAX_FILES
-# Manifests and index.json are a few hundred bytes; never read a huge "JSON" blob into memory.
-MAX_JSON_BYTES = 1 << 20
 
 # What an archive may expand to: bundles built here unpack to 1.4-2.1 times their .tar.gz
 # (float16 vectors and zstd tables barely compress), so more than MAX_EXPANSION times, beyond
@@ -66,9 +60,6 @@ MAX_JSON_BYTES = 1 << 20
 # refused before anything is written.
 MAX_EXPANSION = 16
 EXPANSION_FLOOR = 16 << 20
-# A sha256 in hex: archive digests, pins, cache entry names (one home for registry.py and
-# remote.py too).
-HEX64 = re.compile(r"[0-9a-f]{64}")
 # A bundle member is a plain file name: no directories, no hidden or special names.
 _MEMBER_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]*")
 
@@ -181,129 +172,24 @@ def parse_sha256sum(text: str) -> str | None:
     return value if HEX64.fullmatch(value) else None
 
 
-def _read_json(path: Path, what: str) -> dict:
-    try:
-        if path.stat().st_size > MAX_JSON_BYTES:
-            raise BundleError(f"{path}: {what} is implausibly large")
-        data = json.loads(path.read_bytes())
-    except FileNotFoundError:
-        raise BundleError(f"{path}: {what} is missing") from None
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise BundleError(f"{path}: unreadable {what} ({exc})") from None
-    if not isinstance(data, dict):
-        raise BundleError(f"{path}: {what} is not a JSON object")
-    return data
-
-
-def _blob_path(layout: Path, descriptor: object, what: str) -> tuple[Path, str, int]:
-    """(blob file, hex digest, size) of a descriptor, after checking its shape."""
-    digest, size = _descriptor(descriptor, str(layout), what)
-    hexdigest = digest.removeprefix("sha256:")
-    return layout / "blobs" / "sha256" / hexdigest, hexdigest, size
-
-
-def _checked_blob(layout: Path, descriptor: object, what: str) -> tuple[Path, str]:
-    blob, hexdigest, size = _blob_path(layout, descriptor, what)
-    if not blob.is_file():
-        raise BundleError(f"{blob}: {what} blob is missing from the OCI layout")
-    actual_size = blob.stat().st_size
-    if actual_size != size:
-        raise BundleError(
-            f"{blob}: {what} blob has {actual_size} bytes, its descriptor says {size}"
-        )
-    actual = sha256_file(blob)
-    if actual != hexdigest:
-        raise BundleError(
-            f"{blob}: {what} blob sha256 is {actual}, its descriptor says {hexdigest} "
-            "(corrupt or altered)"
-        )
-    return blob, hexdigest
-
-
 def _locate_oci(layout: Path, tag: str | None) -> ArchiveSource:
-    marker = _read_json(layout / OCI_LAYOUT_FILE, "oci-layout file")
+    marker = read_json(layout / OCI_LAYOUT_FILE, "oci-layout file")
     if marker.get("imageLayoutVersion") != OCI_LAYOUT_VERSION:
         raise BundleError(
             f"{layout / OCI_LAYOUT_FILE}: unsupported imageLayoutVersion "
             f"{marker.get('imageLayoutVersion')!r}"
         )
-    index = _read_json(layout / OCI_INDEX_FILE, "OCI index")
+    index = read_json(layout / OCI_INDEX_FILE, "OCI index")
     manifests = index.get("manifests")
     if not isinstance(manifests, list) or not manifests:
         raise BundleError(f"{layout / OCI_INDEX_FILE}: lists no manifests")
-    descriptor = _pick_manifest(layout, manifests, tag)
+    descriptor = pick_manifest(layout, manifests, tag)
     label = f"{layout}:{tag}" if tag else str(layout)
-    manifest_blob, _ = _checked_blob(layout, descriptor, "manifest")
-    manifest = _read_json(manifest_blob, "manifest")
+    manifest_blob, _ = checked_blob(layout, descriptor, "manifest")
+    manifest = read_json(manifest_blob, "manifest")
     _, layer = bundle_layer(manifest, label)
-    blob, hexdigest = _checked_blob(layout, layer, "layer")
+    blob, hexdigest = checked_blob(layout, layer, "layer")
     return ArchiveSource(blob, hexdigest, label)
-
-
-def _descriptor(descriptor: object, label: str, what: str) -> tuple[str, int]:
-    """("sha256:<hex>", size) of a descriptor, after checking its shape."""
-    if not isinstance(descriptor, dict):
-        raise BundleError(f"{label}: malformed {what} descriptor")
-    digest, size = descriptor.get("digest"), descriptor.get("size")
-    if not isinstance(digest, str) or not isinstance(size, int) or size < 0:
-        raise BundleError(f"{label}: {what} descriptor lacks a digest or size")
-    algo, _, hexdigest = digest.partition(":")
-    if algo != "sha256" or not HEX64.fullmatch(hexdigest):
-        raise BundleError(f"{label}: unsupported {what} digest {digest!r} (need sha256)")
-    return digest, size
-
-
-def bundle_layer(manifest: object, label: str) -> tuple[tuple[str, int], dict]:
-    """((config digest, size), layer descriptor) of a docsmcp bundle manifest (from an OCI
-    layout or a registry); BundleError when it is not one."""
-    if not isinstance(manifest, dict):
-        raise BundleError(f"{label}: the manifest is not a JSON object")
-    if manifest.get("mediaType", OCI_MANIFEST_MEDIA_TYPE) != OCI_MANIFEST_MEDIA_TYPE:
-        raise BundleError(f"{label}: manifest is not an OCI image manifest")
-    if manifest.get("artifactType") != ARTIFACT_TYPE:
-        raise BundleError(
-            f"{label}: artifactType is {manifest.get('artifactType')!r}, "
-            f"not a docsmcp bundle ({ARTIFACT_TYPE})"
-        )
-    config = _descriptor(manifest.get("config"), label, "config")
-    layers = manifest.get("layers")
-    ours = [
-        layer
-        for layer in (layers if isinstance(layers, list) else [])
-        if isinstance(layer, dict) and layer.get("mediaType") == LAYER_MEDIA_TYPE
-    ]
-    if len(ours) != 1:
-        raise BundleError(
-            f"{label}: manifest must have exactly one layer of type {LAYER_MEDIA_TYPE} "
-            f"(found {len(ours)})"
-        )
-    _descriptor(ours[0], label, "layer")
-    return config, ours[0]
-
-
-def _pick_manifest(layout: Path, manifests: list, tag: str | None) -> object:
-    def ref(d: object) -> str | None:
-        annotations = d.get("annotations") if isinstance(d, dict) else None
-        return annotations.get(OCI_REF_NAME) if isinstance(annotations, dict) else None
-
-    if tag is not None:
-        tagged = [d for d in manifests if ref(d) == tag]
-        if not tagged:
-            known = sorted(str(ref(d)) for d in manifests if ref(d))
-            raise BundleError(
-                f"{layout}: no manifest tagged {tag!r} (tags: {', '.join(known) or 'none'})"
-            )
-        return tagged[0]
-    if len(manifests) == 1:
-        return manifests[0]
-    latest = [d for d in manifests if ref(d) == "latest"]
-    if latest:
-        return latest[0]
-    known = sorted(str(ref(d)) for d in manifests if ref(d))
-    raise BundleError(
-        f"{layout}: holds {len(manifests)} manifests; pick one as {layout}:TAG "
-        f"(tags: {', '.join(known) or 'none'})"
-    )
 
 
 def check_room(label: str, folder: Path, needed: int, doing: str) -> None:

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from email.message import Message
 from typing import BinaryIO
 
-from .archive import OCI_MANIFEST_MEDIA_TYPE as MANIFEST_MEDIA_TYPE
+from .oci_layout import OCI_MANIFEST_MEDIA_TYPE as MANIFEST_MEDIA_TYPE
 from .registry import (
     CREDENTIALS_HINT,
     DEFAULT_TIMEOUT,

@@ -15,7 +15,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import BundleError
-from .archive import HEX64, ArchiveSource, bundle_layer, cached_bundle, check_room, unpack_to_cache
+from .archive import ArchiveSource, cached_bundle, check_room, unpack_to_cache
+from .oci_layout import HEX64, bundle_layer
 from .registry import (
     _DIGEST,
     EMPTY_CONFIG,

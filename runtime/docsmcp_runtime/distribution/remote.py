@@ -29,7 +29,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 from .. import __version__
 from ..search.options import parse_flag
-from .archive import HEX64
+from .oci_layout import HEX64
 from .specs import (
     DEFAULT_MAX_BYTES,
     DEFAULT_TIMEOUT,

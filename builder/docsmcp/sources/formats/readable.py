@@ -18,12 +18,13 @@ decoded in the display lines only (decoded in the parse lines, `&lt;T&gt;` would
   `id (string, required)`,
   `<Param name="options" type="Object" optional>` -> `options (Object, optional)`);
   `className`, `style`, `href` and other attribute soup go. `<script>`, `<style>` and `<svg>`
-  go with their content, comments (`<!-- -->`, `{/* */}`) too. Elements a rendered page hides
+  go with their content, comments (`<!-- -->`, `{/* */}`) too (where they end: raw_blocks.py,
+  CommonMark's raw HTML blocks over blank lines included). Elements a rendered page hides
   (`hidden`, `aria-hidden="true"`, `display: none`: hiding.py) go first, with their content
   and nested elements (hidden_elements.py).
 - JSX expressions `{...}` in `.mdx` text go, except a string literal (`{' '}`, `{"x"}`).
 - Lines inside a component are dedented relative to its outermost tag: MDX does not read
-  indentation as code, markdown-it would.
+  indentation as code, markdown-it would (component_indent.py).
 - pymdownx blocks: `/// note | Title` becomes the label `Note: Title` (as `!!! note` does in
   dialects.py), `/// tab | Python 3.10+` the label `Python 3.10+`; `///` closers and the block's
   indented option lines (`    type: warning`) become blank.
@@ -38,9 +39,9 @@ import bisect
 import html
 import re
 from dataclasses import dataclass
-from functools import cache
 from itertools import accumulate
 
+from docsmcp.sources.formats.component_indent import dedent_components, width
 from docsmcp.sources.formats.component_props import HTML_ELEMENTS, props_text
 from docsmcp.sources.formats.dialects import EXPLICIT_ID, HEADING
 from docsmcp.sources.formats.fences import fenced_lines
@@ -50,6 +51,7 @@ from docsmcp.sources.formats.html_table import TAGS as TABLE_TAGS
 from docsmcp.sources.formats.html_table import Rows
 from docsmcp.sources.formats.inline_tags import MAX_SPAN, STRING_EXPR, close_brace, parse_tag
 from docsmcp.sources.formats.pymdownx_blocks import block_labels
+from docsmcp.sources.formats.raw_blocks import RAW_BLOCK, closing_tag, raw_block_end
 
 _FAIL_BUDGET = 1_000_000  # characters failed searches may read in a file (beyond 4 per char)
 _BREAK = "\x1e"  # a line break the markup asks for, inside one line (a newline at the end)
@@ -64,12 +66,6 @@ _CUSTOM_CLOSE = re.compile(r"</([a-z][a-z0-9]*(?:-[a-z0-9]*)+|[A-Z][A-Za-z0-9]*)
 _BLANK_LINE = re.compile(r"\n[ \t]*\n")
 _HEADING_AT = re.compile(r"[ ]{0,3}#{1,6}[ \t]")
 _HEADING_SPACES = re.compile(r"([ ]{0,3}#{1,6})[ \t]{2,}")
-# CommonMark's HTML blocks of type 1 whose content no reader sees (hiding.UNSEEN_CONTENT).
-# ... and type 2, a comment, which runs to its `-->` (React Router's generated pages open with
-# a ten-line comment, blank lines inside: it was shown and indexed).
-# ... and type 3, a processing instruction (`<?code-excerpt path-base="x"?>`: OpenTelemetry's
-# code sync tool, 168 lines shown), to its `?>`.
-_RAW_BLOCK = re.compile(r"^[ ]{0,3}<(script|style|!--|\?)(?=[\s>]|$|(?<=--|.\?))", re.IGNORECASE)
 _SPACES = re.compile(r"(?<=\S)[ \t]{2,}(?=\S)")
 
 _VOID = frozenset("area base br col embed hr img input link meta source track wbr".split())
@@ -305,7 +301,7 @@ class _Scan:
             self.tag_lines.add(self.line)
         unseen = name in UNSEEN_CONTENT and not _rendered_template(name, props or {})
         if unseen and not closing and not self_closing:
-            close = _closer(name).search(s, end, i + MAX_SPAN)
+            close = closing_tag(name).search(s, end, i + MAX_SPAN)
             if close is not None:
                 self.emit_skipped(i, close.end())
                 return close.end()
@@ -353,17 +349,6 @@ class _Scan:
         return end
 
 
-def _dedent(line: str, columns: int) -> str:
-    body = line.lstrip(" \t")
-    lead = line[: len(line) - len(body)].expandtabs(4)
-    return lead[min(columns, len(lead)) :] + body
-
-
-def _width(line: str) -> int:
-    expanded = line.expandtabs(4)
-    return len(expanded) - len(expanded.lstrip(" "))
-
-
 def _finish(line: str, display: bool) -> str:
     """A reduced line's breaks: newlines in a display line (a space in a table row and in the
     parse lines), blank runs collapsed; entities decoded in display lines."""
@@ -395,33 +380,6 @@ def _is_row(part: str) -> bool:
     """Whether a display line's part is a pipe row of a table (html_table.py writes `| a | b |`)."""
     stripped = part.strip()
     return len(stripped) > 1 and stripped[0] == "|" and stripped[-1] == "|"
-
-
-@cache
-def _closer(name: str) -> re.Pattern[str]:
-    """The closing tag of element `name`, any case, blanks before its `>` (`-->` for `!--`,
-    a comment)."""
-    if name == "!--":
-        return re.compile("-->")
-    if name == "?":
-        return re.compile(r"\?>")
-    return re.compile(r"</" + re.escape(name) + r"\s*>", re.IGNORECASE)
-
-
-def _raw_block_end(lines: list[str], code: list[bool], i: int, name: str, j: int) -> int:
-    """One past the line closing the `<script>`/`<style>` block or comment opened at line `i`,
-    if it closes within MAX_SPAN characters and, but in a comment, no code line comes first;
-    else `j` (the paragraph's end). A comment runs to its `-->` over fences too, as CommonMark
-    reads it (Electron's API pages comment out a fenced YAML block of each method's history)."""
-    close = _closer(name)
-    read = 0
-    for k in range(i, len(lines)):
-        if (code[k] and name != "!--") or read > MAX_SPAN:
-            return j
-        if close.search(lines[k], lines[k].lower().find("<" + name) + 1 if k == i else 0):
-            return max(j, k + 1)
-        read += len(lines[k]) + 1
-    return j
 
 
 def reduce(
@@ -509,8 +467,8 @@ def _reduce(lines: list[str], mdx: bool) -> _Reduced:
             # (VitePress' `<script setup>` holds a page's imports and code; a comment), also
             # one opening within the paragraph (OpenTelemetry's benchmark pages: two
             # `<script src>` lines, then a 6 KB script shown as text)
-            if out[k].lstrip(" ")[:1] == "<" and (m := _RAW_BLOCK.match(out[k])):
-                j = _raw_block_end(out, code, k, m.group(1).lower(), j)
+            if out[k].lstrip(" ")[:1] == "<" and (m := RAW_BLOCK.match(out[k])):
+                j = raw_block_end(out, code, k, m.group(1).lower(), j)
             k += 1
         run = "\n".join(out[i:j])
         if stack or _may_reduce(run, mdx):
@@ -523,7 +481,7 @@ def _reduce(lines: list[str], mdx: bool) -> _Reduced:
             read.append((i, j))
         i = j
     if depth_at:
-        _dedent_components(lines, out, code, depth_at, tag_lines)
+        dedent_components(lines, out, code, depth_at, tag_lines)
         read = [(0, n)]  # dedented lines may be anywhere
     finish: list[int] = []
     for k in (k for a, b in read for k in range(a, b)):
@@ -531,7 +489,7 @@ def _reduce(lines: list[str], mdx: bool) -> _Reduced:
         if code[k] or (line == lines[k] and "&" not in line):
             continue
         if line != lines[k]:
-            if k in tag_lines and (k in depth_at or _width(lines[k]) < 4):
+            if k in tag_lines and (k in depth_at or width(lines[k]) < 4):
                 line = line.lstrip(" \t")  # what stood in a tag's place starts the line
             if "`" not in line:
                 line = _SPACES.sub(" ", line)  # where dropped markup stood between words
@@ -553,34 +511,3 @@ def _custom_closed(text: str) -> frozenset[str]:
 
 def _may_reduce(text: str, mdx: bool) -> bool:
     return "<" in text or "&" in text or (mdx and "{" in text)
-
-
-def _dedent_components(
-    lines: list[str],
-    out: list[str],
-    code: list[bool],
-    depth_at: dict[int, int],
-    tag_lines: set[int],
-) -> None:
-    """Dedent each run of lines inside a component (between its tag lines) by its indentation
-    beyond the outermost open tag's: `<Steps>` / `  <Step>` / `    text` reads as `text`."""
-    k = 0
-    n = len(out)
-    while k < n:
-        if k not in depth_at or k in tag_lines:
-            k += 1
-            continue
-        base = _width(lines[depth_at[k]])
-        run = k
-        while run < n and run in depth_at and run not in tag_lines:
-            run += 1
-        widths = [
-            _width(out[x])
-            for x in range(k, run)
-            if out[x].strip() and (not code[x] or (x == 0 or not code[x - 1]))
-        ]
-        cut = min(widths, default=0) - base
-        if cut > 0:
-            for x in range(k, run):
-                out[x] = _dedent(out[x], cut) if out[x].strip() else out[x]
-        k = run

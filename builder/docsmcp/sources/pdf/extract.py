@@ -4,10 +4,11 @@
 markdown-like text of `pdf_layout.assemble`, the first markdown line of each page (chunks get
 their page range from it), the section numbers of its headings and the document metadata.
 
-- The pages are read in worker processes, in ranges of `PAGES_PER_TASK`, on up to `workers`
-  cores (one file of 2,415 pages uses both cores); results come back in page order, so the
-  text is the same whatever the number of workers. A worker that crashes (a PDF that breaks the
-  library) or a file that takes longer than `time_limit` is one Problem, never a hang.
+- The pages are read in worker processes (their lines here, their links to other pages in
+  links.py), in ranges of `PAGES_PER_TASK`, on up to `workers` cores (one file of 2,415 pages
+  uses both cores); results come back in page order, so the text is the same whatever the
+  number of workers. A worker that crashes (a PDF that breaks the library) or a file that
+  takes longer than `time_limit` is one Problem, never a hang.
 - The result is cached by the sha256 of the file and this code's version (cached.py); a bundle
   never depends on the cache.
 - Bad input (not a PDF, encrypted with a password, damaged) is a `PdfError` whose message is one
@@ -38,6 +39,7 @@ from docsmcp.common.limits import PARSE_MEMORY_ENV
 from docsmcp.common.progress import Reporter
 from docsmcp.sources.discover import PDF_SUFFIXES
 from docsmcp.sources.pdf.library_log import named
+from docsmcp.sources.pdf.links import page_links
 
 if TYPE_CHECKING:  # imported when a PDF is read: a corpus without PDFs never needs it
     from docsmcp.sources.pdf.model import Line, Markdown, OutlineEntry
@@ -58,10 +60,6 @@ MAX_COLUMNS = 3
 CELL_GAP = 1.5
 MAX_CELL_GAPS = 40
 MAX_CELLS = 12
-# Link annotations read per page at most.
-MAX_LINKS_PER_PAGE = 500
-# Characters of a link's text read at most (a longer text is not found in its line anyway).
-MAX_LINK_TEXT = 300
 # Seconds a PDF may take to read, per 1,000 pages and per MB of file (the lesser), with a floor.
 # fullrefman.pdf (6.5 MB, 2,415 pages) reads in 14 s on one core of a slow machine: 2.2 s per
 # MB. By pages alone a 16 MB file of 99,999 near-empty pages had 8 hours.
@@ -139,7 +137,7 @@ def is_pdf(path: str) -> bool:
 def extractor_version() -> str:
     """Hash of the code that makes the text: a change starts a new cache entry."""
     digest = hashlib.sha256()
-    for name in ("extract.py", "visible.py", "model.py", "reading.py", "layout.py"):
+    for name in ("extract.py", "links.py", "visible.py", "model.py", "reading.py", "layout.py"):
         digest.update((Path(__file__).parent / name).read_bytes())
     try:
         import pypdfium2
@@ -211,53 +209,11 @@ def _read_page(doc, index: int) -> tuple[tuple[tuple, ...], tuple[tuple, ...]]:
         tp = page.get_textpage()
         try:
             lines = _page_lines(tp, page)
-            return lines, (_page_links(doc, page, tp) if lines else ())
+            return lines, (page_links(doc, page, tp) if lines else ())
         finally:
             tp.close()
     finally:
         page.close()
-
-
-def _page_links(doc, page, tp) -> tuple[tuple, ...]:
-    import pypdfium2.raw as raw
-
-    out = []
-    pos = ctypes.c_int(0)
-    link = raw.FPDF_LINK()
-    text_buf = (ctypes.c_ushort * (MAX_LINK_TEXT + 1))()
-    while len(out) < MAX_LINKS_PER_PAGE and raw.FPDFLink_Enumerate(
-        page.raw, ctypes.byref(pos), ctypes.byref(link)
-    ):
-        dest = raw.FPDFLink_GetDest(doc.raw, link)
-        if not dest:
-            action = raw.FPDFLink_GetAction(link)
-            if not action or raw.FPDFAction_GetType(action) != raw.PDFACTION_GOTO:
-                continue  # a URL or another file: not a reference inside the bundle
-            dest = raw.FPDFAction_GetDest(doc.raw, action)
-        if not dest:
-            continue
-        target = raw.FPDFDest_GetDestPageIndex(doc.raw, dest)
-        if target < 0:
-            continue
-        has = [ctypes.c_int() for _ in range(3)]
-        xyz = [ctypes.c_float() for _ in range(3)]
-        y = None
-        if raw.FPDFDest_GetLocationInPage(dest, *map(ctypes.byref, has + xyz)) and has[1].value:
-            y = float(xyz[1].value)
-        rect = raw.FS_RECTF()
-        if not raw.FPDFLink_GetAnnotRect(link, ctypes.byref(rect)):
-            continue
-        # one call with a buffer for the longest link text kept (longer ones are cut)
-        got = raw.FPDFText_GetBoundedText(
-            tp.raw, rect.left, rect.top, rect.right, rect.bottom, text_buf, MAX_LINK_TEXT
-        )
-        if got <= 0:
-            continue
-        text = bytes(text_buf)[: 2 * min(got, MAX_LINK_TEXT)].decode("utf-16-le", "replace")
-        text = text.replace("\x00", "").replace("\r\n", " ")
-        low, high = sorted((float(rect.bottom), float(rect.top)))
-        out.append((text, low, high, int(target), y))
-    return tuple(out)
 
 
 def _page_lines(tp, page) -> tuple[tuple, ...]:
