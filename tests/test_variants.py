@@ -88,10 +88,20 @@ def test_mirrored_framework_folders_are_variants_and_the_fullest_is_the_default(
         (
             {
                 **{f"framework/react/{g}.md": "x" for g in GUIDES},
+                **{f"framework/tooling/{g}.md": "x" for g in GUIDES},
+                **{f"framework/tooling/own-{i}.md": "x" for i in range(27)},
+            },
+            None,  # tooling (no framework's name) shares 3 of its 30 pages: one variant is none
+        ),
+        # a framework's folder under `framework/` shares a few of its pages (TanStack Table's
+        # react/, its generated reference one folder deeper): its name and its parent's say it
+        (
+            {
+                **{f"framework/react/{g}.md": "x" for g in GUIDES},
                 **{f"framework/vue/{g}.md": "x" for g in GUIDES},
                 **{f"framework/vue/own-{i}.md": "x" for i in range(27)},
             },
-            None,  # vue shares 3 of its 30 pages: not a variant, and one variant is none
+            "framework",
         ),
         # too few pages in common: two different products, not variants of one
         (
@@ -125,6 +135,7 @@ def test_mirrored_framework_folders_are_variants_and_the_fullest_is_the_default(
         "one-named",
         "integrations",
         "mostly-own",
+        "named-framework-mostly-own",
         "too-few-shared",
         "not-an-axis",
         "mirrors",

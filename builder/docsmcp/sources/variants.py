@@ -49,7 +49,9 @@ DATABASES = frozenset(
     {"pg", "postgres", "postgresql", "mysql", "mariadb", "sqlite", "libsql", "mssql", "sqlserver"}
     | {"cockroach", "cockroachdb", "singlestore", "mongodb", "oracle", "duckdb", "clickhouse"}
 )
-# Pages a variant shares with another variant, at least (and SHARED_PART of its pages).
+# Pages a variant shares with another variant, at least (and SHARED_PART of its pages, unless
+# both its name and its parent's say the axis: TanStack Table's `framework/react/` shares 27 of
+# its 92 pages, its generated reference one folder deeper than the other frameworks').
 MIN_SHARED = 3
 SHARED_PART = 1 / 3
 # Sibling folders of any names are variants when they mirror each other nearly page for page
@@ -147,6 +149,8 @@ def detect(
             least, part = (
                 (MIN_MIRRORED, MIRRORED_PART) if axis == MIRROR_KEY else (MIN_SHARED, SHARED_PART)
             )
+            if parent and axis_of(parent.rsplit("/", 1)[-1]) == axis and named_axis(name) == axis:
+                part = 0.0  # (a framework's folder under `framework/`: its name says it, below)
             if shared >= least and shared >= part * len(own):
                 found[folder] = name
         if len(found) >= 2:
