@@ -20,6 +20,7 @@ from docsmcp_runtime.format import TaxonomyKey
 from docsmcp_runtime.format.jsonread import MetadataError
 from docsmcp_runtime.search.engine import Searcher
 from docsmcp_runtime.search.explain import explain
+from docsmcp_runtime.search.versions import without_name
 from docsmcp_runtime.tools.app import DocsApp
 from mcp_client import McpSession
 
@@ -242,6 +243,33 @@ def test_a_variant_named_by_another_name_is_reached(tmp_path: Path) -> None:
         shown = inserts[0]["filepath"].split("/")[0]
         others = sorted({"pg", "mysql", "sqlite"} - {shown})
         assert inserts[0]["also_in"] == {"database": others}
+
+
+def test_copies_whose_titles_name_their_framework_fold(tmp_path: Path) -> None:
+    """TanStack Table titles each framework's guide by it ("Sorting (React) Guide"): the
+    section ids differ by that word alone, and the copies are one section."""
+    files = {
+        f"framework/{f}/guide/{g}.md": f"# {g.title()} ({f.title()}) Guide\n\n## {g} state\n\n"
+        f"The {g} state of a table in {f}.\n\n## {f.title()} tips\n\nOnly {f} has {g} tips.\n"
+        for f in ("react", "vue", "solid")
+        for g in ("sorting", *GUIDES)
+    }
+    out = build_bundle(write_tree(tmp_path / "docs", files), tmp_path / "idx")
+    with McpSession(out) as session:
+        hits = session.search(query="sorting state of a table")["hits"]
+        states = [h for h in hits if h["chunk_id"].endswith("/sorting-state")]
+        assert len(states) == 1, [h["chunk_id"] for h in hits]
+        shown = states[0]["filepath"].split("/")[1]
+        assert states[0]["also_in"] == {"framework": sorted({"react", "vue", "solid"} - {shown})}
+
+
+def test_a_copy_id_less_the_variants_name() -> None:
+    assert without_name("guide/sorting.md#sorting-react-guide/x", "react") == (
+        "guide/sorting.md#sorting-guide/x"
+    )
+    assert without_name("a.md#use-vue-table", "vue") == "a.md#use-table"
+    assert without_name("a.md#reactivity", "react") == "a.md#reactivity"  # a word, not a part
+    assert without_name("pg-core.md#pg", "pg") == "core.md#pg"
 
 
 def test_explain_says_a_variant_was_not_searched(tmp_path: Path) -> None:

@@ -111,6 +111,20 @@ def copy_id(chunk_id: str, value: str, folders: Mapping[str, str], ordered: bool
     return f"{place}/{rest}" if place else rest
 
 
+def without_name(copy: str, value: str) -> str:
+    """A copy's id without the variant's name as a word of its file names and headings
+    (TanStack Table: `sorting.md#sorting-react-guide/…` and `#sorting-alpine-guide/…`, each
+    page's title naming its framework, are one section)."""
+    if len(value) < 2 or value.lower() not in copy.lower():
+        return copy
+    return re.sub(
+        rf"(?<![A-Za-z0-9]){re.escape(value)}-|-{re.escape(value)}(?![A-Za-z0-9])",
+        "",
+        copy,
+        flags=re.IGNORECASE,
+    )
+
+
 def orders_by_prefix(folders: Mapping[str, tuple[str, ...]]) -> bool:
     """Whether the recorded folders say the site orders its pages by a number before the name:
     every folder's own name has one (Next.js: `docs/02-app`, `docs/03-pages`)."""
@@ -204,7 +218,7 @@ class _Key:
         that folds."""
         if self._copies is not None:
             return
-        by_id: dict[str, list[int]] = {}
+        by_id: dict[str, list[tuple[int, str, str]]] = {}
         codes = self.column().tolist()
         values, folders = self.entry.values, folder_places(self.entry.folders)
         ordered = orders_by_prefix(self.entry.folders)
@@ -212,13 +226,23 @@ class _Key:
             if codes[row]:
                 value = values[codes[row] - 1]
                 copy = copy_id(chunk_id, value, folders.get(value, {}), ordered)
-                by_id.setdefault(copy, []).append(row)
+                key = copy if self.key == VERSION_KEY else without_name(copy, value)
+                by_id.setdefault(key, []).append((row, value, copy))
         groups = np.arange(self.bundle.n_chunks, dtype=np.int64)
         copies: dict[int, list[int]] = {}
-        for rows in by_id.values():
-            if len(rows) > 1:
-                groups[rows] = rows[0]
-                copies.update(dict.fromkeys(rows, rows))
+        for found in by_id.values():
+            if len({value for _, value, _ in found}) < len(found):  # (two of one value: not
+                # copies of one section once the name is out; grouped by their ids alone)
+                alike: dict[str, list[int]] = {}
+                for row, _, copy in found:
+                    alike.setdefault(copy, []).append(row)
+                groupings = list(alike.values())
+            else:
+                groupings = [[row for row, _, _ in found]]
+            for rows in groupings:
+                if len(rows) > 1:
+                    groups[rows] = rows[0]
+                    copies.update(dict.fromkeys(rows, rows))
         self._copies, self._groups = copies, groups
 
     def listed(self, row: int, also: dict[str, list[str]]) -> dict[str, list[str]]:
