@@ -31,6 +31,9 @@ log = logging.getLogger(__name__)
 REMEMBERED = 64
 
 
+_UNSET = object()  # (a remembered result may be None)
+
+
 class Memo:
     """Results remembered by key, at most `most` of them (the oldest dropped first): a bundle
     never changes under a server. HTTP serves calls from several threads."""
@@ -41,8 +44,8 @@ class Memo:
         self._lock = threading.Lock()
 
     def get(self, key: Hashable, compute: Callable[[], Any]) -> Any:
-        value = self._items.get(key)
-        if value is None:
+        value = self._items.get(key, _UNSET)
+        if value is _UNSET:
             value = compute()
             with self._lock:
                 if len(self._items) >= self.most:

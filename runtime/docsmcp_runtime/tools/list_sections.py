@@ -202,15 +202,14 @@ def _shown_version(context: DocsContext, root: str, filters: dict[str, str]) -> 
         return None
     latest = info.latest
 
-    def shown() -> tuple[str | None]:  # remembered with the listings (a gather over pages;
-        # a tuple, as the memo takes None for "not yet")
+    def shown() -> str | None:  # (remembered with the listings: a gather over the pages)
         indices = list(context.pages.under(root))
         if not indices:
-            return (None,)
+            return None
         present = set(np.unique(_version_codes(context, indices)).tolist()) - {0}
-        return (latest if len(present) > 1 and info.code(latest) in present else None,)
+        return latest if len(present) > 1 and info.code(latest) in present else None
 
-    return context.memo.get((NAME, "shown-version", root), shown)[0]
+    return context.memo.get((NAME, "shown-version", root), shown)
 
 
 def _tree(
