@@ -11,12 +11,48 @@ import os
 import posixpath
 import re
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 from docsmcp.common.limits import MAX_FILE_BYTES
 from docsmcp.sources.discover import Refused, read_file
 from docsmcp.sources.include_report import Failures
 from docsmcp.sources.site_config import snippet_bases
+
+
+@dataclass(frozen=True)
+class FirstFile:
+    """What reading the first of several candidate files found: the path read and its text,
+    else why none was (a file that could not be read, or one outside the source roots)."""
+
+    rel: str | None = None  # the candidate read (docs_dir-relative)
+    text: str = ""  # its text, newlines normalised
+    reason: str | None = None  # why the last unreadable candidate could not be read
+    outside: str | None = None  # the real path of the first candidate outside the roots
+
+
+def read_first_file(docs_dir: Path, roots: Sequence[Path], candidates: list[str]) -> FirstFile:
+    """The first of `candidates` (docs_dir-relative) that is a file, read only inside the
+    source roots and within MAX_FILE_BYTES: the one home of that reading for every include
+    dialect and type_tables.py."""
+    reason = outside = None
+    for rel in dict.fromkeys(candidates):
+        if not os.path.isfile(os.path.join(docs_dir, rel)):
+            continue
+        try:
+            raw = read_file(docs_dir, rel, roots, MAX_FILE_BYTES)
+        except Refused as exc:
+            if "outside" in str(exc):
+                outside = outside or os.path.realpath(os.path.join(docs_dir, rel))
+            else:
+                reason = str(exc)
+            continue
+        except OSError as exc:
+            reason = exc.strerror or "cannot be read"
+            continue
+        text = raw.decode("utf-8", errors="replace").replace("\r\n", "\n").replace("\r", "\n")
+        return FirstFile(rel, text)
+    return FirstFile(reason=reason, outside=outside)
 
 
 class FileReading:
@@ -48,31 +84,17 @@ class FileReading:
         return list(dict.fromkeys(posixpath.normpath(c) for c in out))
 
     def _read_first(self, candidates: list[str], spec: str) -> str | None:
-        """The text of the first candidate (paths relative to docs_dir) that exists."""
-        reason = None
-        outside = None
-        for rel in dict.fromkeys(candidates):
-            if not os.path.exists(os.path.join(self.docs_dir, rel)):
-                continue
-            try:
-                raw = read_file(self.docs_dir, rel, self.roots, MAX_FILE_BYTES)
-            except Refused as exc:
-                if "outside" in str(exc):
-                    outside = outside or os.path.realpath(os.path.join(self.docs_dir, rel))
-                else:
-                    reason = str(exc)
-                continue
-            except OSError as exc:
-                reason = exc.strerror or "cannot be read"
-                continue
-            text = raw.decode("utf-8", errors="replace").replace("\r\n", "\n").replace("\r", "\n")
-            self.size += len(text)
-            self._found = rel
-            return text
-        if reason is not None:  # a file that exists and cannot be read: said for its page
-            self.failures.add(f"{spec} ({reason})")
-        elif outside is not None:
-            self.failures.outside.append((spec, outside))
+        """The text of the first candidate (paths relative to docs_dir) that is a file; what
+        could not be read is kept for the page's warning."""
+        got = read_first_file(self.docs_dir, self.roots, candidates)
+        if got.rel is not None:
+            self.size += len(got.text)
+            self._found = got.rel
+            return got.text
+        if got.reason is not None:  # a file that exists and cannot be read: said for its page
+            self.failures.add(f"{spec} ({got.reason})")
+        elif got.outside is not None:
+            self.failures.outside.append((spec, got.outside))
         else:
             self.failures.missing.append(spec)
         return None

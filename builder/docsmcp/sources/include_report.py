@@ -15,9 +15,11 @@ from pathlib import Path
 
 from docsmcp.common.limits import MAX_FILE_BYTES
 from docsmcp.sources.formats import apidoc
-from docsmcp.sources.type_tables import OUTSIDE
 
 log = logging.getLogger("docsmcp.sources.includes")
+
+# How type_tables.py says a file it needed was outside the source roots (counted here).
+OUTSIDE = "is outside the source roots"
 
 
 @dataclass(frozen=True)

@@ -31,16 +31,15 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from docsmcp.common.limits import MAX_FILE_BYTES
 from docsmcp.sources import include_tags
-from docsmcp.sources.discover import Refused, read_file
+from docsmcp.sources.include_files import read_first_file
+from docsmcp.sources.include_report import OUTSIDE
 from docsmcp.sources.mdx_partials import tag_end
 
 TAG_START = "<auto-type-table"
 MAX_TAG_LINES = 60  # lines a tag may span (a `type` prop holding a declaration)
 MAX_HOPS = 16  # files read for one table (imports and re-exports followed)
 MAX_MEMBERS = 200
-OUTSIDE = "is outside the source roots"  # (the build summary counts these: include_report)
 NO_MODULE = "is in no source root (a workspace package? give its repository with --source-root)"
 _PACKAGE_DEPTH = 2  # folders below a source root searched for workspace packages
 
@@ -63,21 +62,12 @@ class Files:
 def read_first(files: Files, candidates: list[str]) -> tuple[str, str] | str:
     """(the path read, its text) of the first candidate (docs_dir-relative) that is a file,
     else why none was read (said in the build summary with the table, not as an include)."""
-    why = "not found"
-    for rel in dict.fromkeys(candidates):
-        if not os.path.isfile(os.path.join(files.docs_dir, rel)):
-            continue
-        try:
-            raw = read_file(files.docs_dir, rel, files.roots, MAX_FILE_BYTES)
-        except Refused as exc:
-            real = os.path.realpath(os.path.join(files.docs_dir, rel))
-            why = f"{real} {OUTSIDE}" if "outside" in str(exc) else str(exc)
-            continue
-        except OSError as exc:
-            why = exc.strerror or "cannot be read"
-            continue
-        return rel, raw.decode("utf-8", errors="replace").replace("\r\n", "\n")
-    return why
+    got = read_first_file(files.docs_dir, files.roots, candidates)
+    if got.rel is not None:
+        return got.rel, got.text
+    if got.reason is not None:
+        return got.reason
+    return f"{got.outside} {OUTSIDE}" if got.outside is not None else "not found"
 
 
 @dataclass(frozen=True)
