@@ -23,6 +23,7 @@ from collections.abc import Iterable, Mapping
 from docsmcp_runtime.format.metadata import MAX_VALUE_FOLDERS, is_value_folder
 
 from docsmcp.model.source import Manifest
+from docsmcp.sources.versions import holding_folder
 
 log = logging.getLogger(__name__)
 
@@ -55,10 +56,8 @@ def recorded(
     candidates = {f: v for f, v in candidates.items() if is_value_folder(f)}
     agrees: dict[str, bool] = {}
     for path, value in pages:
-        folder = path.rpartition("/")[0]
-        while folder and folder not in candidates:
-            folder = folder.rpartition("/")[0]
-        if folder and value is not None:
+        folder = holding_folder(candidates, path)
+        if folder is not None and value is not None:
             agrees[folder] = agrees.get(folder, True) and value == candidates[folder]
     out: dict[str, list[str]] = defaultdict(list)
     for folder, agreed in agrees.items():

@@ -95,10 +95,17 @@ class Layout:
 def folder_value(folders: Mapping[str, str], path: str) -> str | None:
     """The value of the deepest of `folders` (folder path -> value) holding the file at
     `path`, else None (variants.py's folders too)."""
+    folder = holding_folder(folders, path)
+    return None if folder is None else folders[folder]
+
+
+def holding_folder(folders: Mapping[str, object], path: str) -> str | None:
+    """The deepest of `folders` holding the file at `path`, else None: a dictionary look-up
+    per folder level, deepest first."""
     folder = path.rpartition("/")[0]
-    while folder:  # a dictionary look-up per folder level, deepest first
+    while folder:
         if folder in folders:
-            return folders[folder]
+            return folder
         folder = folder.rpartition("/")[0]
     return None
 
