@@ -26,6 +26,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from docsmcp.common.brackets import closing
 from docsmcp.common.limits import MAX_FILE_BYTES
 from docsmcp.sources.discover import Refused, read_file
 
@@ -496,10 +497,5 @@ def _declared(definition: str, kind: str) -> str:
 
 def _balanced(text: str) -> str:
     """`text` up to the parenthesis closing the one opened before it."""
-    depth = 1
-    for k, ch in enumerate(text):
-        depth += ch == "("
-        depth -= ch == ")"
-        if depth == 0:
-            return text[:k]
-    return text
+    k = closing("(" + text, 0)
+    return text if k < 0 else text[: k - 1]

@@ -31,6 +31,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from docsmcp.common.brackets import closing
 from docsmcp.sources import include_tags
 from docsmcp.sources.include_files import read_first_file
 from docsmcp.sources.include_report import OUTSIDE
@@ -372,23 +373,14 @@ def _member(text: str, doc: str) -> list[Member]:
         return []  # an index signature `[key: string]: T`, a call signature
     name, optional, rest = m.group(1).strip("'\""), bool(m.group(2)), m.group(3).strip()
     if rest.startswith("("):  # a method: `name(args): result`
-        close = _close_paren(rest)
+        close = closing(rest, 0)
+        close = len(rest) - 1 if close < 0 else close
         result = rest[close + 1 :].lstrip().removeprefix(":").strip()
         kind = f"{rest[: close + 1]} => {result or 'void'}"
     else:
         kind = rest[1:].strip()
     description, default = _jsdoc(doc)
     return [Member(name, optional, " ".join(kind.split()), default, description)]
-
-
-def _close_paren(text: str) -> int:
-    depth = 0
-    for k, c in enumerate(text):
-        depth += c == "("
-        depth -= c == ")"
-        if depth == 0:
-            return k
-    return len(text) - 1
 
 
 def _jsdoc(doc: str) -> tuple[str, str]:

@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from docsmcp_runtime.search.languages import normalise_language
 from docutils import nodes
 
+from docsmcp.common.brackets import closing
 from docsmcp.enrich.api_fields import (
     MAX_DESCRIPTION_CHARS,
     MAX_EXAMPLE_CHARS,
@@ -152,19 +153,13 @@ _OPTION_NAME = re.compile(r"^([-+/]{0,2}[\w$@.:-]+)")
 
 
 def _paren(text: str) -> tuple[int, int]:
-    """(offset of the first top-level `(`, offset of its matching `)`), or (-1, -1)."""
+    """(offset of the first top-level `(`, offset of its matching `)`, or the text's length
+    when unclosed), or (-1, -1)."""
     open_at = text.find("(")
     if open_at < 0:
         return -1, -1
-    depth = 0
-    for i in range(open_at, len(text)):
-        if text[i] == "(":
-            depth += 1
-        elif text[i] == ")":
-            depth -= 1
-            if depth == 0:
-                return open_at, i
-    return open_at, len(text)
+    close_at = closing(text, open_at)
+    return open_at, len(text) if close_at < 0 else close_at
 
 
 def object_name(domain: str, objtype: str, signature: str) -> str:
