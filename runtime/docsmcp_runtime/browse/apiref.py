@@ -101,11 +101,12 @@ class ApiRegistry:
         found = self._keys.get(key)
         if found:
             return found
-        parts = key.split(".")
-        for start in range(1, len(parts) - 1):
-            found = self._keys.get(".".join(parts[start:]))
-            if found:
-                return found
+        for sep in (".", "::"):  # (`axum::Router::nest`, re-exported: `Router::nest`)
+            parts = key.split(sep)
+            for start in range(1, len(parts) - 1):
+                found = self._keys.get(sep.join(parts[start:]))
+                if found:
+                    return found
         return []
 
     def known_names(self) -> list[str]:
