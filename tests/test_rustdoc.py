@@ -71,7 +71,7 @@ pub enum Error {
 }
 """
 
-ROUTING_RS = '''//! Routing between handlers.
+ROUTING_RS = """//! Routing between handlers.
 
 use crate::Json;
 
@@ -124,7 +124,7 @@ pub trait Handler<T>: Clone {
     /// Call the handler.
     fn call(self, req: Request) -> Response;
 }
-'''
+"""
 
 JSON_RS = """/// JSON extractor and response.
 ///
