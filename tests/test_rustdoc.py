@@ -238,6 +238,7 @@ def test_crate_reads_as_docs_rs_shows_it(tmp_path: Path) -> None:
         "webkit::Json",  # (defined in the private `json` module, re-exported at the root)
     } <= names
     assert not {n for n in names if "private_helper" in n or "secret" in n or "test_it" in n}
+    assert "webkit::json" not in names  # (a private module: no page on docs.rs)
     nest = api.spec(api.lookup("Router::nest")[0])
     assert nest["name"] == "webkit::routing::Router::nest"
     assert nest["signature"] == "pub fn nest(self, path: &str, router: Self) -> Self"
@@ -305,3 +306,24 @@ def test_hostile_nesting_ends(tmp_path: Path) -> None:
     assert isinstance(page.text, str)
     comments = "/*" * 20000 + "*/" * 19999
     rust_to_markdown("src/lib.rs", comments)
+
+
+def test_included_file_keeps_its_indent() -> None:
+    # rust_crate.expand writes an included file's lines as `//! line`: the space goes, the
+    # file's own indent stays (clap's tutorials include example code inside a ```rust block).
+    text = (
+        header("c", ["_tutorial"], ["_tutorial"])
+        + "\n"
+        + "\n".join(
+            [
+                "//! Tutorial:",
+                "//! ```rust",
+                "//! fn main() {",
+                "//!     run();",
+                "//! }",
+                "//! ```",
+            ]
+        )
+    )
+    page = rust_to_markdown("src/_tutorial.rs", text)
+    assert "Tutorial:\n```rust\nfn main() {\n    run();\n}\n```" in page.text

@@ -210,7 +210,9 @@ def expand(docs_dir: Path, path: str, body: str, roots: Sequence[Path]) -> Expan
             line_map.append(k)
             continue
         size += len(included)
-        prefix = m.group(1) + ("//!" if m.group(2) else "///")
+        # `/// ` and a space: rustdoc takes a doc comment's space off, never an included
+        # file's indent (its fragments are unindented so)
+        prefix = m.group(1) + ("//! " if m.group(2) else "/// ")
         for text in included.split("\n"):
             out.append(prefix + text)
             line_map.append(k)

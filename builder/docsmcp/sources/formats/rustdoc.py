@@ -26,6 +26,7 @@ nearest public module, which re-exports them (`mod json; pub use json::Json;`: `
 
 from __future__ import annotations
 
+import posixpath
 import re
 from dataclasses import dataclass, field
 
@@ -386,7 +387,7 @@ def rust_to_markdown(path: str, text: str) -> RustPage:
     if scope.hidden:
         return RustPage("", None, (), (), (), ())
     _merge_impls(scope.items)
-    page = _Page(path)
+    page = _Page(path, crate, module)
     title = module
     page.add(0, f"# {title}")
     if module == public:  # (a private module has no docs.rs page: nothing links to it)
@@ -398,10 +399,11 @@ def rust_to_markdown(path: str, text: str) -> RustPage:
         return RustPage("", None, (), (), (), ())
     for item in scope.items:
         page.item(item, 2)
-    doc = doc_markdown(scope.inner, 0)[0]
-    kind = "Crate" if crate == module else "Module"
-    sig = f"crate {crate}" if crate == module else f"pub mod {module.rsplit('::', 1)[-1]}"
-    page.entries.insert(0, _api_entry(path, module, kind, sig, doc, 0, len(page.out) - 1))
+    if module == public:  # (a private module is no entry: docs.rs has no page of it)
+        doc = doc_markdown(scope.inner, 0)[0]
+        kind = "Crate" if crate == module else "Module"
+        sig = f"crate {crate}" if crate == module else f"pub mod {module.rsplit('::', 1)[-1]}"
+        page.entries.insert(0, _api_entry(path, module, kind, sig, doc, 0, len(page.out) - 1))
     return page.result(title)
 
 
@@ -438,8 +440,16 @@ def _merge_impls(items: list[_Item]) -> None:
 
 
 class _Page:
-    def __init__(self, path: str) -> None:
+    def __init__(self, path: str, crate: str, module: str) -> None:
         self.path = path
+        self.crate = crate
+        self.module = module
+        # (the crate's root page, `src/lib.rs` of the folder above the page's `src/`)
+        root = ("/" + path).rfind("/src/")
+        lib = path[:root] + ("/" if root > 0 else "") + "src/lib.rs"
+        self.crate_page = (
+            posixpath.relpath(lib, posixpath.dirname(path) or ".") if root >= 0 else ""
+        )
         self.out: list[tuple[int, str]] = []
         self.anchors: list[tuple[int, str]] = []
         self.refs: list[tuple[int, str]] = []
@@ -450,11 +460,11 @@ class _Page:
 
     def doc(self, doc: list[str], line: int, shift: int) -> list[str]:
         """Adds the doc's markdown (headings `shift` down) and its links; returns its lines."""
-        converted, links = doc_markdown(doc, shift)
+        converted, links = doc_markdown(doc, shift, self.crate_page)
         base = len(self.out)
         for text in converted:
             self.out.append((line, text))
-        self.refs += [(base + link.line, _target(link)) for link in links]
+        self.refs += [(base + link.line, _target(link, self.crate, self.module)) for link in links]
         return converted
 
     def item(self, item: _Item, level: int) -> None:
@@ -487,6 +497,10 @@ class _Page:
                 self.add(item.line, f"{label}:")
                 self.add(item.line, "")
                 for name, summary, line in item.fields:
+                    # (`ArgAction::Append` links to its variant's line)
+                    at_field = len(self.out)
+                    tails = _tails(f"{item.path}::{name}")[:-1]  # (not the bare name)
+                    self.anchors += [(at_field, OBJECT_ANCHOR + t) for t in tails]
                     self.add(line, f"- `{name}`" + (f": {summary}" if summary else ""))
         sub = level + 1 if item.kind != "Module" else level
         for member in item.members:
@@ -512,10 +526,17 @@ class _Page:
         )
 
 
-def _target(link: Link) -> str:
+def _target(link: Link, crate: str, module: str) -> str:
     """The name an intra-doc link is resolved by: its path without `crate::`, `self::`,
-    `super::` or `Self::` (the `object:` anchors hold every tail of an item's path)."""
-    parts = [p for p in link.target.split("::") if p not in ("crate", "self", "super", "Self")]
+    `super::`, `Self::` or the page's own crate name (the `object:` anchors hold every tail of
+    an item's path: `axum::extract::State` on an axum page is `extract::State`, wherever it is
+    defined); `crate` alone is the crate, `self` the module."""
+    parts = link.target.split("::")
+    if parts == ["crate"] or parts == ["self"]:
+        return crate if parts[0] == "crate" else module
+    if len(parts) > 1 and parts[0] == crate:
+        parts = parts[1:]
+    parts = [p for p in parts if p not in ("crate", "self", "super", "Self")]
     return "::".join(parts)  # (xref.py puts OBJECT_ANCHOR before it)
 
 

@@ -40,6 +40,7 @@ _INLINE = re.compile(r"\[((?:[^\[\]\n]|\[[^\[\]\n]*\])+)\]\(\s*<?([^()\s<>]+)>?\
 _REFERENCE = re.compile(r"\[((?:[^\[\]\n]|\[[^\[\]\n]*\])+)\]\[([^\[\]\n]*)\]")
 _SHORTCUT = re.compile(r"(?<![\]\\])\[([^\[\]\n]+)\](?![\[(:])")
 _DEFINITION = re.compile(r"^[ ]{0,3}\[([^\[\]\n]+)\]:[ \t]*<?(\S+?)>?(?:[ \t]+.*)?$")
+_FRAGMENT = re.compile(r"^(crate|self)#([\w.-]+)$")  # a heading of the crate's page, this one's
 _MAX_LINKS = 2000  # per doc comment, at most (a hostile file of brackets stays linear)
 
 
@@ -76,9 +77,13 @@ def unindent(lines: list[str]) -> list[str]:
     return [x[cut:] if x.strip() else "" for x in lines]
 
 
-def doc_markdown(lines: list[str], shift: int) -> tuple[list[str], list[Link]]:
+def doc_markdown(
+    lines: list[str], shift: int, crate_page: str = ""
+) -> tuple[list[str], list[Link]]:
     """The markdown docs.rs shows of a doc comment's `lines` (already without their `///`),
-    its headings `shift` levels down, and the intra-doc links in it."""
+    its headings `shift` levels down, and the intra-doc links in it. `crate_page`: the link
+    from this page to the crate's root page, which `crate#heading` links go to (`self#x` goes
+    to this page's heading)."""
     out: list[str] = []
     rust: bool | None = None  # inside a code block: whether it is Rust; None outside
     fence = ""
@@ -114,21 +119,32 @@ def doc_markdown(lines: list[str], shift: int) -> tuple[list[str], list[Link]]:
             continue
         if (d := _DEFINITION.match(line)) and d.group(1).strip().lower() in definitions:
             continue  # (a definition the links read: no text of the page)
+        if d and (f := _FRAGMENT.match(d.group(2))):
+            line = line.replace(d.group(2), _page_link(f, crate_page), 1)
         if (h := ATX.match(line)) and shift:
             line = "#" * min(6, len(h.group(1)) + shift) + " " + h.group(2)
-        line, found = _links(line, definitions, len(links))
+        line, found = _links(line, definitions, len(links), crate_page)
         links += [Link(len(out), t) for t in found]
         out.append(line)
     return out, links
 
 
-def _links(line: str, definitions: dict[str, str], count: int) -> tuple[str, list[str]]:
-    """`line` with its intra-doc links as their text, and the paths they name."""
+def _page_link(m: re.Match[str], crate_page: str) -> str:
+    return (crate_page if m.group(1) == "crate" else "") + "#" + m.group(2)
+
+
+def _links(
+    line: str, definitions: dict[str, str], count: int, crate_page: str = ""
+) -> tuple[str, list[str]]:
+    """`line` with its intra-doc links as their text, and the paths they name (a link to a
+    heading of the crate's page or this one, `crate#x`, stays a link, to that page)."""
     if "[" not in line or count >= _MAX_LINKS:
         return line, []
     found: list[str] = []
 
     def inline(m: re.Match[str]) -> str:
+        if fragment := _FRAGMENT.match(m.group(2)):
+            return f"[{m.group(1)}]({_page_link(fragment, crate_page)})"
         path = rust_path(m.group(2))
         if path is None:
             return m.group()
