@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pyarrow.parquet as pq
 from conftest import FUZZ, build_bundle, page_texts, run_docsmcp
+from docsmcp.sources import rust_crate
 from docsmcp.sources.formats.rust_lex import tokens
 from docsmcp.sources.formats.rustdoc import header, rust_to_markdown
 from docsmcp.sources.formats.rustdoc_text import doc_markdown
@@ -24,6 +25,8 @@ CARGO = """[package]
 name = "webkit-core"
 version = "0.1.0"
 edition = "2021"
+description = "A web framework"
+license = "MIT"
 """
 
 LIB_RS = """//! `webkit` is a web framework.
@@ -187,6 +190,15 @@ def _crate(root: Path) -> Path:
     (crate / "examples/tutorial/01_quick.rs").write_text('fn main() {\n    println!("hi");\n}\n')
     (crate / "examples/demo.rs").write_text("/// An example, no page.\npub fn demo() {}\n")
     (crate / "src/main.rs").write_text("//! A binary.\nfn main() {}\n")
+    # A workspace's example crate (publish = false) and a book's listing (no description):
+    # code, no docs.rs pages.
+    for folder, toml in (
+        ("examples/chat", '[package]\nname = "chat"\npublish = false\ndescription = "x"\n'),
+        ("listings/ch01", '[package]\nname = "hello"\nversion = "0.1.0"\n'),
+    ):
+        (root / folder / "src").mkdir(parents=True)
+        (root / folder / "Cargo.toml").write_text(toml)
+        (root / folder / "src/lib.rs").write_text("//! Example code.\n/// Run.\npub fn run() {}\n")
     return root
 
 
@@ -207,7 +219,7 @@ def test_crate_reads_as_docs_rs_shows_it(tmp_path: Path) -> None:
     assert "Read the [guide](https://example.com)." in lib  # (include_str! inlined)
     assert "pub async fn serve(app: Router, port: u16) -> Result<(), Error>" in lib
     assert "Make a route from a handler." in lib and "internal" not in lib
-    assert "`Bind`: The port was taken." in lib and "`Panic`: The handler panicked." in lib
+    assert "### Error::Bind\n\n```rust\nBind(std::io::Error)\n```\n\nThe port was taken." in lib
     routing = texts["webkit/src/routing/mod.rs"]
     assert "Nest a `Router` at some path." in routing  # (the method's include_str!)
     assert 'let app = Router::new().nest("/api", Router::new());' in routing
@@ -236,6 +248,7 @@ def test_crate_reads_as_docs_rs_shows_it(tmp_path: Path) -> None:
         "webkit::route",
         "webkit::Error",
         "webkit::Json",  # (defined in the private `json` module, re-exported at the root)
+        "webkit::Error::Panic",
     } <= names
     assert not {n for n in names if "private_helper" in n or "secret" in n or "test_it" in n}
     assert "webkit::json" not in names  # (a private module: no page on docs.rs)
@@ -327,3 +340,19 @@ def test_included_file_keeps_its_indent() -> None:
     )
     page = rust_to_markdown("src/_tutorial.rs", text)
     assert "Tutorial:\n```rust\nfn main() {\n    run();\n}\n```" in page.text
+
+
+def test_the_docs_folder_as_a_crate_is_read_without_a_description(tmp_path: Path) -> None:
+    # A user's own crate (never published: no description) is what they asked to read.
+    crate = tmp_path / "mycrate"
+    (crate / "src").mkdir(parents=True)
+    (crate / "Cargo.toml").write_text('[package]\nname = "my-crate"\nversion = "0.1.0"\n')
+    (crate / "src/lib.rs").write_text("//! My crate.\n\n/// Add two numbers.\npub fn add() {}\n")
+    b = open_bundle(build_bundle(crate, tmp_path / "idx"))
+    assert ApiRegistry(b).names == ["my_crate", "my_crate::add"]
+
+
+@FUZZ
+@given(st.text(alphabet='#[]()pubmodcfgtestdochidden;{}! \n/*"', max_size=300))
+def test_module_declarations_never_fail(text: str) -> None:
+    assert isinstance(rust_crate._declared(text), dict)

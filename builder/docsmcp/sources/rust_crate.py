@@ -9,7 +9,11 @@ a `lib.rs` (cargo's default library root), its module path being its path below 
 `cfg_net! { pub mod net; }`) without `#[cfg(test)]` or `#[doc(hidden)]`. Every other `.rs` file
 (`examples/`, `tests/`, `benches/`, `build.rs`, code a docs folder includes, a module no `mod`
 declares) is code, no page. A workspace is many crates: each `src/lib.rs` is one, named by its
-`Cargo.toml` (`[lib] name`, else `[package] name`, `-` read as `_`), else by its folder.
+`Cargo.toml` (`[lib] name`, else `[package] name`, `-` read as `_`), else by its folder; but
+for the crate that is the docs folder itself, a crate is read only when docs.rs could show it
+(`published`: a description, not `publish = false`), so a workspace's examples, a book's
+listings (the Rust book's 300 `listings/*/src/lib.rs`) and an application's internal crates
+(Zola's `components/`) stay code.
 
 A module declared `mod x;` (not `pub`) has no page on docs.rs: the items it defines are shown
 where its parent re-exports them, so they are named under the nearest public module
@@ -48,6 +52,8 @@ _INCLUDE = re.compile(
     r"\s*\)\s*\)?\s*\]\s*$"
 )
 _NAME = re.compile(r'^\s*name\s*=\s*"([^"\n]+)"', re.MULTILINE)
+_DESCRIPTION = re.compile(r"^\s*description\s*[=.]", re.MULTILINE)
+_UNPUBLISHED = re.compile(r"^\s*publish\s*=\s*false\b", re.MULTILINE)
 _SECTION = re.compile(r"^\s*\[([^\]\n]+)\]\s*$", re.MULTILINE)
 
 
@@ -144,6 +150,8 @@ def module_of(path: str, reader: _Reader, exists: Callable[[str], bool]) -> Modu
     if found is None:
         return None
     root, segments = found
+    if root and not published(reader.text(posixpath.join(root, "Cargo.toml")) or ""):
+        return None
     public: list[str] = []
     private = False
     parent = posixpath.join(root, "src/lib.rs")
@@ -160,16 +168,30 @@ def module_of(path: str, reader: _Reader, exists: Callable[[str], bool]) -> Modu
     return Module(root, segments, tuple(public), True)
 
 
+def _sections(text: str) -> dict[str, str]:
+    """The sections of a Cargo.toml (`package`, `lib`) -> their text (the first of each)."""
+    out: dict[str, str] = {}
+    bounds = [(m.group(1).strip(), m.start(), m.end()) for m in _SECTION.finditer(text)]
+    for k, (section, _, start) in enumerate(bounds):
+        stop = bounds[k + 1][1] if k + 1 < len(bounds) else len(text)
+        out.setdefault(section, text[start:stop])
+    return out
+
+
+def published(cargo_toml: str) -> bool:
+    """Whether a crate (not the docs folder itself) is one docs.rs could show: its `[package]`
+    has the `description` crates.io requires (or inherits it) and no `publish = false`. A
+    workspace's examples, benchmarks and test crates (`publish = false`), a book's listings
+    and an application's internal crates (no description) are code, no docs."""
+    package = _sections(cargo_toml).get("package", "")
+    return bool(_DESCRIPTION.search(package)) and not _UNPUBLISHED.search(package)
+
+
 def crate_name(root: str, reader: _Reader, docs_dir: Path) -> str:
     """The crate's name as code writes it: `[lib] name`, else `[package] name`, `-` as `_`;
     without a Cargo.toml, its folder's name."""
-    text = reader.text(posixpath.join(root, "Cargo.toml")) or ""
-    names: dict[str, str] = {}
-    bounds = [(m.group(1).strip(), m.end()) for m in _SECTION.finditer(text)]
-    for k, (section, start) in enumerate(bounds):
-        stop = bounds[k + 1][1] if k + 1 < len(bounds) else len(text)
-        if (m := _NAME.search(text, start, stop)) is not None:
-            names.setdefault(section, m.group(1))
+    sections = _sections(reader.text(posixpath.join(root, "Cargo.toml")) or "")
+    names = {k: m.group(1) for k, v in sections.items() if (m := _NAME.search(v))}
     name = names.get("lib") or names.get("package")
     if not name:
         name = posixpath.basename(root) if root else Path(os.path.realpath(docs_dir)).name

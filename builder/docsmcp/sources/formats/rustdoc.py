@@ -60,6 +60,12 @@ _KINDS = {
     "mod": "Module",
     "macro_rules": "Macro",
 }
+# docs.rs' anchor of a member: `variant.Set`, `method.nest`, `associatedtype.Output`
+_MEMBER_ANCHOR = {
+    "Variant": "variant",
+    "Associated Type": "associatedtype",
+    "Associated Constant": "associatedconstant",
+}
 _ANCHOR_KIND = {
     "Struct": "struct",
     "Union": "union",
@@ -248,9 +254,14 @@ class _Parser:
                     self.items(stop + 1, after - 1, inner)
                 item.members = inner.items
             elif word == "enum":
-                item.fields = self.fields(stop + 1, after - 1, variants=True)
+                # a variant is documented as a method is: `### ArgAction::Set`, its docs
+                for var, doc, k in self.variants(stop + 1, after - 1):
+                    var_item = _Item("Variant", var, f"{path}::{var}", "", doc, toks[k].line)
+                    var_item.owner = name
+                    var_item.signature = self.span(k, self.stop(k, after - 1, ",="))
+                    item.members.append(var_item)
             elif word in ("struct", "union"):
-                item.fields = self.fields(stop + 1, after - 1, variants=False)
+                item.fields = self.fields(stop + 1, after - 1)
         return after
 
     def add(
@@ -297,8 +308,35 @@ class _Parser:
             scope.items.append(holder)
         return after
 
-    def fields(self, i: int, end: int, variants: bool) -> list[tuple[str, str, int]]:
-        """A struct's public fields or an enum's variants: (name, first doc paragraph, line)."""
+    def variants(self, i: int, end: int) -> list[tuple[str, list[str], int]]:
+        """An enum's variants not hidden: (name, doc lines, token index)."""
+        toks = self.toks
+        out: list[tuple[str, list[str], int]] = []
+        docs: list[str] = []
+        hidden = False
+        while i < end:
+            t = toks[i]
+            if t.kind == "doc":
+                docs += t.text.split("\n")
+                i += 1
+                continue
+            if t.text == "#" and i + 1 < end and toks[i + 1].text == "[":
+                close = group_end(toks, i + 1)
+                what, value = attribute(toks[i + 2 : close - 1])
+                hidden |= what in ("hidden", "test")
+                docs += value.split("\n") if what == "doc" else []
+                i = close
+                continue
+            k = i
+            if t.kind == "ident" and not hidden and len(out) < MAX_ITEMS:
+                out.append((t.text, docs, k))
+            while k < end and toks[k].text != ",":  # to the next `,` at depth 0
+                k = group_end(toks, k) if toks[k].kind == "open" else k + 1
+            i, docs, hidden = k + 1, [], False
+        return out
+
+    def fields(self, i: int, end: int) -> list[tuple[str, str, int]]:
+        """A struct's public fields: (name, first doc paragraph, line)."""
         toks = self.toks
         out: list[tuple[str, str, int]] = []
         docs: list[str] = []
@@ -315,7 +353,7 @@ class _Parser:
                 i = close
                 continue
             public, k = _visibility(toks, i, end)
-            if k < end and toks[k].kind == "ident" and (public or variants) and not hidden:
+            if k < end and toks[k].kind == "ident" and public and not hidden:
                 out.append((toks[k].text, first_paragraph(doc_markdown(docs, 0)[0]), t.line))
             # to the next `,` at depth 0
             while k < end and toks[k].text != ",":
@@ -470,7 +508,7 @@ class _Page:
     def item(self, item: _Item, level: int) -> None:
         if item.kind == "impl":
             heading = f"impl {item.name}"
-        elif item.kind in ("Method", "Associated Type", "Associated Constant"):
+        elif item.kind in ("Method", "Associated Type", "Associated Constant", "Variant"):
             heading = f"{item.owner}::{item.name}"
         else:
             heading = f"{item.kind} {item.name}"
@@ -478,7 +516,7 @@ class _Page:
         at = len(self.out)
         self.add(item.line, f"{'#' * min(level, 6)} {heading}")
         if item.kind != "impl":
-            short = _ANCHOR_KIND.get(item.kind, "method")
+            short = _ANCHOR_KIND.get(item.kind) or _MEMBER_ANCHOR.get(item.kind, "method")
             own = f"{short}.{item.owner}.{item.name}" if item.owner else f"{short}.{item.name}"
             self.anchors.append((at, own))
             self.anchors += [(at, OBJECT_ANCHOR + t) for t in _tails(item.path)]
@@ -493,8 +531,7 @@ class _Page:
                 self.doc(item.doc, item.line, level)
             if item.fields:
                 self.add(item.line, "")
-                label = "Variants" if item.kind == "Enum" else "Fields"
-                self.add(item.line, f"{label}:")
+                self.add(item.line, "Fields:")
                 self.add(item.line, "")
                 for name, summary, line in item.fields:
                     # (`ArgAction::Append` links to its variant's line)
@@ -556,7 +593,8 @@ def _api_entry(
     shown = [
         Example(lang or "rust", truncate(code, MAX_EXAMPLE_CHARS)) for lang, code in examples(doc)
     ][:MAX_EXAMPLES]
-    category = name.rsplit("::", 2 if kind in ("Method", "Associated Type") else 1)[0]
+    members = ("Method", "Associated Type", "Associated Constant", "Variant")
+    category = name.rsplit("::", 2 if kind in members else 1)[0]
     return ApiEntry(
         name=name,
         category=category if "::" in name else name,
