@@ -122,6 +122,15 @@ impl<S> Clone for Router<S> {
     }
 }
 
+pub(crate) struct RouteId(usize);
+
+impl RouteId {
+    /// Not shown: the type is not public.
+    pub fn next(&self) -> Self {
+        todo!()
+    }
+}
+
 /// Handlers of requests.
 pub trait Handler<T>: Clone {
     /// Call the handler.
@@ -225,7 +234,7 @@ def test_crate_reads_as_docs_rs_shows_it(tmp_path: Path) -> None:
     assert 'let app = Router::new().nest("/api", Router::new());' in routing
     assert "# use webkit::Router;" not in routing  # a hidden line
     assert "private_helper" not in routing and "crate_only" not in routing
-    assert "Not shown" not in routing  # (a trait impl's method)
+    assert "Not shown" not in routing  # (a trait impl's method, a crate-private type's)
     assert "`prefix`: The prefix all routes share." in routing and "`inner`" not in routing
     json_page = texts["webkit/src/json.rs"]
     assert "let body = Json(42);" in json_page and "# not hidden: a `#` line" in json_page

@@ -107,6 +107,7 @@ class _Scope:
     owner: str = ""  # inside `impl Router` / `trait Handler`: the type's name
     in_trait: bool = False  # a trait's items are public whatever they say
     hidden: bool = False  # `#![doc(hidden)]`
+    private: set[str] = field(default_factory=set)  # types defined here that are not shown
 
 
 @dataclass(frozen=True)
@@ -177,6 +178,7 @@ class _Parser:
             public, i = _visibility(toks, i, end)
             i = self.item(start, i, end, scope, public and not hidden and not test, docs, export)
             docs, hidden, test, export = [], False, False, False
+        _merge_impls(scope.items, scope.private)
 
     def item(
         self,
@@ -239,6 +241,8 @@ class _Parser:
             stop = sig_end = self.stop(j, end, "{;")
         after = group_end(toks, stop) if stop < end and toks[stop].text == "{" else stop + 1
         if not shown or name == "_":
+            if word in ("struct", "union", "enum", "type", "trait"):
+                scope.private.add(name)  # (its impls' methods are not shown either)
             return after
         if scope.owner:
             kind = {"Function": "Method", "Type Alias": "Associated Type"}.get(kind, kind)
@@ -424,7 +428,6 @@ def rust_to_markdown(path: str, text: str) -> RustPage:
     parser.items(0, len(parser.toks), scope)
     if scope.hidden:
         return RustPage("", None, (), (), (), ())
-    _merge_impls(scope.items)
     page = _Page(path, crate, module)
     title = module
     page.add(0, f"# {title}")
@@ -462,18 +465,17 @@ def _first_doc_line(toks: list[Token], kind: str) -> int:
     return next((t.line for t in toks if t.kind == kind), 0)
 
 
-def _merge_impls(items: list[_Item]) -> None:
+def _merge_impls(items: list[_Item], private: set[str]) -> None:
     """Methods of `impl Router` join the type `Router` of the same scope, wherever the impl
-    stands; an impl of a type defined elsewhere stays a section of its own."""
+    stands; an impl of a type this scope does not show goes; an impl of a type defined
+    elsewhere stays a section of its own."""
     types = {x.name: x for x in items if x.kind in ("Struct", "Enum", "Union", "Type Alias")}
     keep = []
     for item in items:
         if item.kind == "impl" and item.name in types:
             types[item.name].members += item.members
-        else:
+        elif not (item.kind == "impl" and item.name in private):
             keep.append(item)
-        if item.kind == "Module":
-            _merge_impls(item.members)
     items[:] = keep
 
 
