@@ -54,6 +54,11 @@ pub async fn serve(app: Router, port: u16) -> Result<(), Error> {
     todo!()
 }
 
+cfg_json! {
+    /// Parse JSON (behind a feature, as tokio's `cfg_rt!` gates).
+    pub fn parse_json() {}
+}
+
 /// Make a route from a handler.
 #[macro_export]
 macro_rules! route {
@@ -260,6 +265,7 @@ def test_crate_reads_as_docs_rs_shows_it(tmp_path: Path) -> None:
         "webkit::Error",
         "webkit::Json",  # (defined in the private `json` module, re-exported at the root)
         "webkit::Error::Panic",
+        "webkit::parse_json",
     } <= names
     assert not {n for n in names if "private_helper" in n or "secret" in n or "test_it" in n}
     assert "webkit::json" not in names  # (a private module: no page on docs.rs)
@@ -328,6 +334,8 @@ def test_hostile_nesting_ends(tmp_path: Path) -> None:
     deep = "pub mod a {\n" * 5000 + "/// x\npub fn f() {}\n" + "}\n" * 5000
     page = rust_to_markdown("src/lib.rs", header("c", [], []) + "\n" + deep)
     assert isinstance(page.text, str)
+    gates = "cfg_x! {\n" * 5000 + "pub fn f() {}\n" + "}\n" * 5000
+    rust_to_markdown("src/lib.rs", header("c", [], []) + "\n" + gates)
     comments = "/*" * 20000 + "*/" * 19999
     rust_to_markdown("src/lib.rs", comments)
 

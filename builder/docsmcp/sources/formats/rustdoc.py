@@ -75,6 +75,7 @@ class _Parser:
         self.source = source
         self.toks = tokens(source)
         self.count = 0
+        self.gates = 0  # feature-gate macros (`cfg_rt! { … }`) being read, nested
 
     def span(self, a: int, b: int) -> str:
         """The source from token a up to (not with) token b, on one line."""
@@ -169,10 +170,17 @@ class _Parser:
                 self.add(scope, "Macro", name, f"{crate}::{name}", f"macro_rules! {name}", docs, j)
             return after
         if j + 1 < end and toks[j + 1].text == "!" and toks[j].kind == "ident":
-            k = j + 2  # a macro called among the items (`cfg_if! { … }`): what it makes is unknown
+            k = j + 2  # a macro called among the items: what it makes is unknown, but for
             if k < end and toks[k].kind == "ident":
                 k += 1
+            body = k
             k = group_end(toks, k) if k < end and toks[k].kind == "open" else k
+            # a feature gate (tokio's `cfg_rt! { pub fn spawn… }`), whose body is items
+            gate = toks[j].text.startswith("cfg_") and body < end and toks[body].text == "{"
+            if gate and self.gates < MAX_DEPTH:
+                self.gates += 1
+                self.items(body + 1, k - 1, scope)
+                self.gates -= 1
             return k + 1 if k < end and toks[k].text == ";" else k
         if word not in _KINDS or not name:
             return max(j, i) + 1
