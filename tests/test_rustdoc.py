@@ -275,6 +275,8 @@ def test_crate_reads_as_docs_rs_shows_it(tmp_path: Path) -> None:
     assert nest["parameters"][0]["name"] == "path"
     assert nest["examples"][0]["language"] == "rust"
     assert api.lookup("webkit::Router::nest") == api.lookup("Router::nest")
+    # re-exported at the crate's root (`pub use self::routing::Router`): the crate's own item
+    assert [api.names[i] for i in api.lookup("webkit::Router")] == ["webkit::routing::Router"]
 
     # The doc's own headings sit under the item's heading.
     chunks = pq.read_table(out / "chunks.parquet", columns=["path", "text"]).to_pylist()

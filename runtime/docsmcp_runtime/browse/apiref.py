@@ -61,6 +61,7 @@ class ApiRegistry:
             self.rows = np.zeros(0, dtype=np.int64)
             self._table = None
             self._keys: dict[str, list[int]] = {}
+            self._own: list[str] = []
             return
         self._table = table
         self.names = table.column("name").to_pylist()
@@ -83,6 +84,7 @@ class ApiRegistry:
             if len(found) > 1:
                 found.sort(key=lambda i, k=k: own[i] != k)
         self._keys = keys
+        self._own = own
 
     def __len__(self) -> int:
         return len(self.names)
@@ -107,6 +109,19 @@ class ApiRegistry:
                 found = self._keys.get(sep.join(parts[start:]))
                 if found:
                     return found
+        if "::" in key:
+            # A Rust path a crate re-exports (`tokio::spawn` is `tokio::task::spawn`): that
+            # crate's own entries of the name, the shortest path first.
+            parts = key.split("::")
+            crate = parts[0] + "::"
+            for start in range(1, len(parts)):
+                found = [
+                    i
+                    for i in self._keys.get("::".join(parts[start:]), ())
+                    if self._own[i].startswith(crate)
+                ]
+                if found:
+                    return sorted(found, key=lambda i: self._own[i].count("::"))
         return []
 
     def known_names(self) -> list[str]:
