@@ -59,6 +59,21 @@ cfg_json! {
     pub fn parse_json() {}
 }
 
+pin_project_lite::pin_project! {
+    /// A body read from a stream.
+    pub struct StreamBody<S> {
+        #[pin]
+        stream: S,
+    }
+}
+
+impl<S> StreamBody<S> {
+    /// Create a body.
+    pub fn new(stream: S) -> Self {
+        todo!()
+    }
+}
+
 /// Make a route from a handler.
 #[macro_export]
 macro_rules! route {
@@ -233,6 +248,7 @@ def test_crate_reads_as_docs_rs_shows_it(tmp_path: Path) -> None:
     assert "Read the [guide](https://example.com)." in lib  # (include_str! inlined)
     assert "pub async fn serve(app: Router, port: u16) -> Result<(), Error>" in lib
     assert "Make a route from a handler." in lib and "internal" not in lib
+    assert "## Struct StreamBody" in lib and "## impl StreamBody" not in lib
     assert "### Error::Bind\n\n```rust\nBind(std::io::Error)\n```\n\nThe port was taken." in lib
     routing = texts["webkit/src/routing/mod.rs"]
     assert "Nest a `Router` at some path." in routing  # (the method's include_str!)
@@ -266,6 +282,7 @@ def test_crate_reads_as_docs_rs_shows_it(tmp_path: Path) -> None:
         "webkit::Json",  # (defined in the private `json` module, re-exported at the root)
         "webkit::Error::Panic",
         "webkit::parse_json",
+        "webkit::StreamBody::new",
     } <= names
     assert not {n for n in names if "private_helper" in n or "secret" in n or "test_it" in n}
     assert "webkit::json" not in names  # (a private module: no page on docs.rs)

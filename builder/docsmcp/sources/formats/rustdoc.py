@@ -38,6 +38,7 @@ HEADER = "//@docsmcp-rust "  # crate=NAME module=a::b public=a (rust_crate.expan
 _HEADER = re.compile(r"^//@docsmcp-rust crate=(\w+) module=([\w:]*) public=([\w:]*)$")
 MAX_DEPTH = 16  # inline modules, impls and traits nested, at most
 MAX_ITEMS = 5000  # items read from one file, at most (a generated file stops there)
+_ITEM_MACROS = frozenset({"pin_project"})  # (pin-project-lite's: its body is the struct)
 _QUALIFIERS = frozenset({"default", "async", "unsafe", "extern", "auto", "safe"})
 _KINDS = {
     "struct": "Struct",
@@ -175,8 +176,10 @@ class _Parser:
                 k += 1
             body = k
             k = group_end(toks, k) if k < end and toks[k].kind == "open" else k
-            # a feature gate (tokio's `cfg_rt! { pub fn spawn… }`), whose body is items
-            gate = toks[j].text.startswith("cfg_") and body < end and toks[body].text == "{"
+            # a feature gate (tokio's `cfg_rt! { pub fn spawn… }`) or `pin_project! { pub
+            # struct … }` (axum's bodies), whose body is items
+            wraps = toks[j].text.startswith("cfg_") or toks[j].text in _ITEM_MACROS
+            gate = wraps and body < end and toks[body].text == "{"
             if gate and self.gates < MAX_DEPTH:
                 self.gates += 1
                 self.items(body + 1, k - 1, scope)
