@@ -84,7 +84,14 @@ from docsmcp.commands.init_strategy import (
     strategy,
 )
 from docsmcp.enrich.roles import CHANGELOG, classify
-from docsmcp.sources import asciidoc_includes, documenter_make, dumi_demos, r_nav, texinfo_includes
+from docsmcp.sources import (
+    asciidoc_includes,
+    documenter_make,
+    dumi_demos,
+    r_nav,
+    rust_crate,
+    texinfo_includes,
+)
 from docsmcp.sources.discover import (
     MANIFEST_NAME,
     matches_any,
@@ -323,6 +330,8 @@ def propose(docs_dir: Path, roots: Sequence[Path] = ()) -> Proposal:
     left_out |= asciidoc_includes.no_pages(docs_dir, source_roots(docs_dir, roots), tree.paths)
     # A Texinfo manual's included files (its chapters, version.texi): read in the manual.
     left_out |= texinfo_includes.no_pages(docs_dir, source_roots(docs_dir, roots), tree.paths)
+    # Rust files that are no library module; files a crate's docs include (rust_crate.py).
+    left_out |= rust_crate.no_pages(docs_dir, source_roots(docs_dir, roots), tree.paths)
     # dumi's demo descriptions: read into the pages that show their demos (dumi_demos.py).
     demos = dumi_demos.descriptions(docs_dir, (p for p in tree.paths if p not in left_out))
     left_out |= demos

@@ -96,7 +96,7 @@ class _Resolver:
         for k, f in enumerate(files):
             for route in f.routes:
                 self.routes.setdefault(route, k)
-            if f.path.lower().endswith(".rst"):
+            if f.path.lower().endswith((".rst", ".rs")):  # (rustdoc.py's `object:` anchors)
                 for key, row in f.anchors.items():
                     self.rst_anchors.setdefault(key, row)
             elif f.path.lower().endswith(_RMARKDOWN):

@@ -23,6 +23,7 @@ from docsmcp.sources.discover import (
     NOTEBOOK_SUFFIXES,
     RD_SUFFIXES,
     RST_SUFFIXES,
+    RUST_SUFFIXES,
     TEXINFO_SUFFIXES,
     WRITERSIDE_SUFFIXES,
 )
@@ -106,6 +107,13 @@ def _texinfo(path: str, text: str) -> Converted:
     return Converted(done.text, done.title, done.anchors, done.line_map, done.api)
 
 
+def _rust(path: str, text: str) -> Converted:
+    from docsmcp.sources.formats.rustdoc import rust_to_markdown
+
+    done = rust_to_markdown(path, text)
+    return Converted(done.text, done.title, done.anchors, done.line_map, done.api, done.refs)
+
+
 CONVERTERS: dict[str, Callable[[str, str], Converted]] = {
     **{suffix: _html for suffix in HTML_SUFFIXES},
     **{suffix: _rst for suffix in RST_SUFFIXES},
@@ -115,6 +123,7 @@ CONVERTERS: dict[str, Callable[[str, str], Converted]] = {
     **{suffix: _elixir for suffix in ELIXIR_SUFFIXES},
     **{suffix: _writerside for suffix in WRITERSIDE_SUFFIXES},
     **{suffix: _texinfo for suffix in TEXINFO_SUFFIXES},
+    **{suffix: _rust for suffix in RUST_SUFFIXES},
 }
 
 

@@ -21,6 +21,7 @@ from docsmcp.sources import (
     includes,
     ref_pages,
     router_pages,
+    rust_crate,
     texinfo_includes,
     value_folders,
 )
@@ -427,6 +428,8 @@ def load_corpus(
     # A dumi demo's description (`demo/basic.md` beside `demo/basic.tsx`) is read with its demo.
     parts |= dumi_demos.descriptions(docs_dir, (e.path for e in listing.markdown))
     parts |= texinfo_includes.no_pages(docs_dir, roots, [e.path for e in listing.markdown])
+    # Rust files that are no library module, and the files modules include (rust_crate.py).
+    parts |= rust_crate.no_pages(docs_dir, roots, [e.path for e in listing.markdown])
     titles = nav.titles
     layout = Layout()
     paths = [

@@ -43,6 +43,10 @@ WRITERSIDE_SUFFIXES = (".topic",)  # JetBrains Writerside's XML topics (formats/
 TEXINFO_SUFFIXES = (".texi", ".texinfo", ".txi")  # GNU manuals (formats/texinfo.py)
 CONVERTED_SUFFIXES = HTML_SUFFIXES + RST_SUFFIXES + NOTEBOOK_SUFFIXES + ASCIIDOC_SUFFIXES
 CONVERTED_SUFFIXES += RD_SUFFIXES + ELIXIR_SUFFIXES + WRITERSIDE_SUFFIXES + TEXINFO_SUFFIXES
+# Rust: a library crate's modules (`src/**/*.rs` beside `src/lib.rs`) are the pages docs.rs
+# shows (formats/rustdoc.py); every other `.rs` file is code, no page (rust_crate.no_pages).
+RUST_SUFFIXES = (".rs",)
+CONVERTED_SUFFIXES += RUST_SUFFIXES
 # Every file the builder reads as a page.
 SOURCE_SUFFIXES = MARKDOWN_SUFFIXES + PDF_SUFFIXES + CONVERTED_SUFFIXES
 # A concatenation of pages (`llms-full.txt`, `NAME.llms-full.txt`): read as markdown, then split

@@ -68,6 +68,7 @@ from docsmcp.sources import (
     mdx_partials,
     myst_includes,
     rst_includes,
+    rust_crate,
     shortcode_includes,
     texinfo_includes,
     type_tables,
@@ -126,6 +127,8 @@ def expand(
 ) -> Expanded:
     """`body` of the page at `path` (relative to docs_dir) with its includes resolved, but for
     the MDX partials in `shared` (left as written)."""
+    if path.endswith(rust_crate.RUST_SUFFIX):  # a crate's module: its context, include_str!
+        return rust_crate.expand(docs_dir, path, body, roots)
     asciidoc = path.lower().endswith(ASCIIDOC_SUFFIXES)  # (its component's attributes: always)
     julia = not path.lower().endswith((*RST_SUFFIXES, *ASCIIDOC_SUFFIXES)) and (
         documenter.may_hold(body)

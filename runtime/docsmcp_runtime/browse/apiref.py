@@ -61,6 +61,7 @@ class ApiRegistry:
             self.rows = np.zeros(0, dtype=np.int64)
             self._table = None
             self._keys: dict[str, list[int]] = {}
+            self._own: list[str] = []
             return
         self._table = table
         self.names = table.column("name").to_pylist()
@@ -83,6 +84,7 @@ class ApiRegistry:
             if len(found) > 1:
                 found.sort(key=lambda i, k=k: own[i] != k)
         self._keys = keys
+        self._own = own
 
     def __len__(self) -> int:
         return len(self.names)
@@ -101,11 +103,25 @@ class ApiRegistry:
         found = self._keys.get(key)
         if found:
             return found
-        parts = key.split(".")
-        for start in range(1, len(parts) - 1):
-            found = self._keys.get(".".join(parts[start:]))
-            if found:
-                return found
+        for sep in (".", "::"):  # (`axum::Router::nest`, re-exported: `Router::nest`)
+            parts = key.split(sep)
+            for start in range(1, len(parts) - 1):
+                found = self._keys.get(sep.join(parts[start:]))
+                if found:
+                    return found
+        if "::" in key:
+            # A Rust path a crate re-exports (`tokio::spawn` is `tokio::task::spawn`): that
+            # crate's own entries of the name, the shortest path first.
+            parts = key.split("::")
+            crate = parts[0] + "::"
+            for start in range(1, len(parts)):
+                found = [
+                    i
+                    for i in self._keys.get("::".join(parts[start:]), ())
+                    if self._own[i].startswith(crate)
+                ]
+                if found:
+                    return sorted(found, key=lambda i: self._own[i].count("::"))
         return []
 
     def known_names(self) -> list[str]:
