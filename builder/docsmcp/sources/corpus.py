@@ -22,6 +22,7 @@ from docsmcp.sources import (
     ref_pages,
     router_pages,
     texinfo_includes,
+    typescript_site,
     value_folders,
 )
 from docsmcp.sources.discover import (
@@ -427,6 +428,8 @@ def load_corpus(
     # A dumi demo's description (`demo/basic.md` beside `demo/basic.tsx`) is read with its demo.
     parts |= dumi_demos.descriptions(docs_dir, (e.path for e in listing.markdown))
     parts |= texinfo_includes.no_pages(docs_dir, roots, [e.path for e in listing.markdown])
+    # TypeScript that no package's entry points export (a site's components, tests, examples).
+    parts |= typescript_site.no_pages(docs_dir, roots, [e.path for e in listing.markdown])
     titles = nav.titles
     layout = Layout()
     paths = [
