@@ -391,21 +391,23 @@ def _members(r: _Reader, open_: int, close: int, kind: str) -> tuple[Member, ...
             continue
         mods = m.group("mods").split()
         name = m.group("name")
-        if "private" in mods or "protected" in mods or name.startswith("#"):
+        if "private" in mods or "protected" in mods or name.startswith(("#", "_")):
             line = _member_end(r, start, close, m) + 1
             continue
         nxt = m.group("next")
         static = "static" in mods
         end_line = _member_end(r, start, close, m)
         if nxt in ("(", "<"):
-            end, _ = header_end(code, start + m.end("name") - indent, close, True)
+            end, what = header_end(code, start + m.end("name") - indent, close, True)
             sig = r.text_of(start, end).rstrip(";")
             mkind = (
                 "constructor"
                 if name == "constructor"
                 else ("accessor" if m.group("accessor") else "method")
             )
-            if name in found:
+            if name in found and what == "{" and found[name].kind != "accessor":
+                pass  # an overloaded method's implementation: TypeDoc shows the overloads
+            elif name in found:
                 prev = found[name]
                 doc = prev.doc or doc
                 sigs = prev.signatures + (sig,)
