@@ -118,6 +118,12 @@ export interface ChatCompletionCreateParamsBase {
    * Whether to stream back partial progress.
    */
   stream?: boolean | null;
+
+  /**
+   * @deprecated This feature is in Beta. If specified, our system will make a best
+   * effort to sample deterministically.
+   */
+  seed?: number | null;
 }
 
 export declare namespace Completions {
@@ -177,9 +183,14 @@ def test_a_class_shows_its_public_members_and_overloads() -> None:
     assert [(p.name, p.type, p.required) for p in params] == [
         ("model", "string", True),
         ("stream", "boolean | null", False),
+        ("seed", "number | null", False),
     ]
     assert params[0].description == "ID of the model to use."
     assert "- `messages: MessagesAPI.Messages`" in page.text.split("\n")
+    # each entry starts at its heading (a member's text of several lines is one list line)
+    lines = page.text.split("\n")
+    assert all(lines[e.line_start - 1].startswith("#") for e in page.api)
+    assert len(page.line_map) == len(lines)
 
 
 def test_a_file_without_exports_is_no_page() -> None:
@@ -327,6 +338,7 @@ _PARTS = [
     "  p?: string;\n",
     "/** doc {@link X} @param a - text @returns r @example x */\n",
     "/**\n * @deprecated\n * ```ts\n * code\n */\n",
+    "/**\n * @deprecated two\n * lines\n * @returns two\n * lines\n */\n",
     "'str{'",
     '"str}"',
     "`t${a}`",
@@ -346,8 +358,10 @@ def test_any_typescript_reads_without_error(parts: list[str]) -> None:
     for path in ("x.ts", "x.d.ts"):
         page = typescript_to_markdown(path, text)
         assert len(page.line_map) == (page.text.count("\n") + 1 if page.text else 0)
+        lines = page.text.split("\n")
         for entry in page.api:
             assert 1 <= entry.line_start <= entry.line_end <= len(page.line_map)
+            assert lines[entry.line_start - 1].startswith("#")
     scanned = blank(text)
     assert len(scanned.code) == len(text)
     assert scanned.code.count("\n") == text.count("\n")

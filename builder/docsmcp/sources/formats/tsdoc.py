@@ -177,9 +177,10 @@ class _Page:
         self.api: list[ApiEntry] = []
 
     def add(self, source_line: int, *lines: str) -> None:
-        for line in lines:
-            self.lines.append(line)
-            self.map.append(source_line)
+        for text in lines:
+            for line in text.split("\n"):  # (one markdown line each: entries count them)
+                self.lines.append(line)
+                self.map.append(source_line)
 
     def text_block(self, source_line: int, text: str, indent: str = "") -> None:
         for line in text.split("\n"):
@@ -243,7 +244,7 @@ def _member_lines(page: _Page, members: list[Member]) -> None:
             head = f"- `{m.signatures[0]}`" if m.signatures else f"- `{m.name}`"
         text = " ".join(comment.text.split("\n\n")[0].split()) if comment and comment.text else ""
         if comment and comment.deprecated is not None:
-            text = f"**Deprecated.** {comment.deprecated} {text}".strip()
+            text = " ".join(f"**Deprecated.** {comment.deprecated} {text}".split())
         page.add(m.line, f"{head}{': ' + text if text else ''}")
 
 
