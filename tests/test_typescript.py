@@ -11,7 +11,7 @@ import time
 from pathlib import Path
 
 import pyarrow.parquet as pq
-from conftest import FUZZ, build_bundle, page_texts
+from conftest import FUZZ, build_bundle, page_texts, run_docsmcp
 from docsmcp.sources import typescript_site
 from docsmcp.sources.formats.ts_scan import blank
 from docsmcp.sources.formats.tsdoc import module_name, typescript_to_markdown
@@ -265,6 +265,21 @@ def test_typedoc_entry_points_decide(tmp_path: Path) -> None:
     )
     out = build_bundle(root, tmp_path / "idx")
     assert set(page_texts(out)) == {"src/addDays/index.ts", "src/subDays/index.ts"}
+
+
+def test_init_and_build_say_where_the_api_is(tmp_path: Path) -> None:
+    root = _sdk(tmp_path / "acme")
+    (root / "typedoc.json").write_text('{"entryPoints": ["src/index.ts"]}')
+    proc = run_docsmcp("init", "--docs-dir", root)
+    assert "site: TypeScript package (typedoc.json names the entry points): 3 files" in (
+        proc.stderr
+    )
+    # the docs folder of the package: its API is read when the package's folder is built
+    proc = run_docsmcp("init", "--docs-dir", root / "docs")
+    assert f"(--docs-dir {root.resolve()})" in proc.stderr
+    assert "warning" not in proc.stderr
+    proc = run_docsmcp("build", "--docs-dir", root / "docs", "--out", tmp_path / "idx")
+    assert proc.stderr.count("is a TypeScript package's docs") == 1
 
 
 def test_a_site_without_a_package_reads_no_typescript(tmp_path: Path) -> None:

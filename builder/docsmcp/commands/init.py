@@ -296,7 +296,8 @@ def _read_tree(
     listing = scan(docs_dir)
     roots = source_roots(docs_dir, extra)
     # TypeScript no package exports is never read (typescript_site.py), here as in the build.
-    code = typescript_site.no_pages(docs_dir, roots, [e.path for e in listing.markdown])
+    listed = [e.path for e in listing.markdown]
+    code = typescript_site.no_pages(docs_dir, roots, listed, warn=False)
     bodies: dict[str, str] = {}
     unreadable: dict[str, str] = {}
     for entry in listing.markdown:
@@ -508,9 +509,13 @@ def run_init_cli(args) -> int:  # noqa: ANN001 - an argparse.Namespace
         nav = summary_line(read_nav(docs_dir, [docs_dir, *roots], paths), docs_dir)
         if nav:
             print(nav, file=report)
-        site = documenter_make.describe(docs_dir, roots)
-        if site:
-            print(site, file=report)
+        every = [e.path for e in scan(docs_dir).markdown]
+        for site in (
+            documenter_make.describe(docs_dir, roots),
+            typescript_site.describe(docs_dir, source_roots(docs_dir, roots), every),
+        ):
+            if site:
+                print(site, file=report)
     if not args.write:
         sys.stdout.write(proposal.text())
         return 1 if collected.problems else 0

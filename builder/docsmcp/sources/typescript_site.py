@@ -271,10 +271,52 @@ def api_files(docs_dir: Path, roots: Sequence[Path], paths: Iterable[str]) -> di
     return api
 
 
-def no_pages(docs_dir: Path, roots: Sequence[Path], paths: Iterable[str]) -> set[str]:
-    """The TypeScript files among `paths` that are no package's API: no pages."""
+def no_pages(
+    docs_dir: Path, roots: Sequence[Path], paths: Iterable[str], warn: bool = True
+) -> set[str]:
+    """The TypeScript files among `paths` that are no package's API: no pages. With `warn`,
+    one warning when none is and a TypeDoc project lies above the docs folder (`docs/` of a
+    package: its API is read when the package's folder is built)."""
     listed = [p for p in paths if is_typescript(p)]
-    if not listed:
-        return set()
-    api = api_files(docs_dir, roots, listed)
+    api = api_files(docs_dir, roots, listed) if listed else {}
+    if warn and not api and (above := typedoc_above(docs_dir)) is not None:
+        log.warning(
+            "%s is a TypeScript package's docs (%s): its API reference (TSDoc) is read when "
+            "the package's folder is built: --docs-dir %s",
+            docs_dir,
+            above,
+            above.parent,
+        )
     return {p for p in listed if p not in api}
+
+
+def typedoc_above(docs_dir: Path) -> Path | None:
+    """The TypeDoc configuration of a package one or two folders above `docs_dir`, or None
+    (only looked for: a file outside the source roots is never read)."""
+    here = Path(docs_dir).resolve()
+    for folder in (here.parent, here.parent.parent):
+        for name in ("typedoc.json", "typedoc.jsonc"):
+            # (a symlink is init's overlay of the folder above, whose own line says it)
+            if (folder / name).is_file() and not (folder / name).is_symlink():
+                return folder / name
+    return None
+
+
+def describe(docs_dir: Path, roots: Sequence[Path], paths: Iterable[str]) -> str | None:
+    """init's line on a TypeScript package: where its entry points come from and how many
+    files are read as its API pages, or which folder to build for them."""
+    listed = [p for p in paths if is_typescript(p)]
+    api = api_files(docs_dir, roots, listed) if listed else {}
+    if api:
+        where = ", ".join(sorted(set(api.values())))
+        return (
+            f"site: TypeScript package ({where} names the entry points): {len(api)} files "
+            "they export are read as TypeDoc's module pages and API entries; other .ts files "
+            "are no pages"
+        )
+    if (above := typedoc_above(docs_dir)) is not None:
+        return (
+            f"site: the docs of a TypeScript package ({above}): its API reference is read "
+            f"when the package's folder is built (--docs-dir {above.parent})"
+        )
+    return None
