@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pyarrow.parquet as pq
 from conftest import FUZZ, build_bundle, page_texts, run_docsmcp
+from docsmcp.enrich.roles import classify
 from docsmcp.sources import typescript_site
 from docsmcp.sources.formats.ts_scan import blank
 from docsmcp.sources.formats.tsdoc import module_name, typescript_to_markdown
@@ -191,6 +192,13 @@ def test_a_class_shows_its_public_members_and_overloads() -> None:
     lines = page.text.split("\n")
     assert all(lines[e.line_start - 1].startswith("#") for e in page.api)
     assert len(page.line_map) == len(lines)
+
+
+def test_a_module_page_is_generated_whatever_its_name() -> None:
+    # TypeDoc's listing of the API, as a Sphinx autodoc page: guides answer questions in words
+    # first, an identifier query leaves it at full weight (the runtime's prior)
+    assert classify("src/migration.ts", None, {}, "# migration\n") == "generated"
+    assert classify("src/client.ts", "client", {}, "") == "generated"
 
 
 def test_a_file_without_exports_is_no_page() -> None:
