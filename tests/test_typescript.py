@@ -290,6 +290,67 @@ def test_init_and_build_say_where_the_api_is(tmp_path: Path) -> None:
     assert proc.stderr.count("is a TypeScript package's docs") == 1
 
 
+SLUGIFY_D_TS = """/**
+ * Make a slug.
+ * @param input - the text
+ */
+declare function slugify(input: string, options?: slugify.Options): string;
+declare namespace slugify {
+  /** Options of {@link slugify}. */
+  interface Options {
+    /** The separator. */
+    separator?: string;
+  }
+}
+export = slugify;
+"""
+
+
+def test_a_hand_written_declaration_file_is_read(tmp_path: Path) -> None:
+    # a JavaScript package whose types are one `index.d.ts` in the CommonJS shape
+    page = typescript_to_markdown("index.d.ts", SLUGIFY_D_TS)
+    assert [e.name for e in page.api] == ["slugify", "slugify.Options"]
+    assert (
+        page.api[0].signature
+        == "function slugify(input: string, options?: slugify.Options): string"
+    )
+    assert page.api[1].parameters[0].name == "separator"
+    root = tmp_path / "slugify"
+    root.mkdir()
+    (root / "package.json").write_text(json.dumps({"main": "index.js", "types": "index.d.ts"}))
+    (root / "index.d.ts").write_text(SLUGIFY_D_TS)
+    (root / "README.md").write_text("# slugify\n\nSlugs.\n")
+    assert set(page_texts(build_bundle(root, tmp_path / "idx"))) == {"README.md", "index.d.ts"}
+
+
+def test_a_monorepo_reads_each_packages_entry_points(tmp_path: Path) -> None:
+    # TypeDoc's `packages` strategy: each package folder's own package.json or typedoc.json
+    root = tmp_path / "repo"
+    (root / "packages/core/src").mkdir(parents=True)
+    (root / "packages/react/src/hooks").mkdir(parents=True)
+    (root / "examples/app/src").mkdir(parents=True)
+    (root / "typedoc.json").write_text(
+        '{"entryPointStrategy": "packages", "entryPoints": ["packages/*"]}'
+    )
+    (root / "packages/core/package.json").write_text(json.dumps({"types": "dist/index.d.ts"}))
+    (root / "packages/core/src/index.ts").write_text(ADD_DAYS)
+    (root / "packages/react/typedoc.json").write_text(
+        '{"entryPointStrategy": "expand", "entryPoints": ["src/hooks"]}'
+    )
+    (root / "packages/react/package.json").write_text("{}")
+    (root / "packages/react/src/hooks/useDays.ts").write_text(
+        "/** A hook. */\nexport function useDays() {}\n"
+    )
+    (root / "packages/react/src/internal.ts").write_text("export function internal() {}\n")
+    (root / "examples/app/package.json").write_text(json.dumps({"types": "src/main.ts"}))
+    (root / "examples/app/src/main.ts").write_text("export function main() {}\n")
+    out = build_bundle(root, tmp_path / "idx")
+    assert set(page_texts(out)) == {
+        "packages/core/src/index.ts",
+        "packages/react/src/hooks/useDays.ts",
+    }
+
+
 def test_a_site_without_a_package_reads_no_typescript(tmp_path: Path) -> None:
     root = tmp_path / "site"
     (root / "src/components").mkdir(parents=True)

@@ -22,17 +22,18 @@ with comments, modules as text.
 
 from __future__ import annotations
 
-import fnmatch
 import json
 import logging
 import posixpath
 import re
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 from docsmcp.sources.discover import Refused, read_file
 from docsmcp.sources.formats.ts_scan import blank
 from docsmcp.sources.formats.tsdoc import TS_SUFFIXES
+from docsmcp.sources.globs import GlobError, compile_glob, glob_match
 from docsmcp.sources.settings import MAX_FILE_BYTES
 from docsmcp.sources.site_config import read_text
 
@@ -40,6 +41,7 @@ log = logging.getLogger(__name__)
 
 MAX_FILES = 5000  # API files followed from one package's entry points
 MAX_ENTRY_POINTS = 2000
+MAX_PACKAGES = 200  # packages of a monorepo (TypeDoc's `packages` strategy)
 _TEST = re.compile(
     r"(?:^|/)(?:__tests__|__mocks__|node_modules)/|\.(?:test|spec|bench)\.[mc]?tsx?$"
 )
@@ -90,20 +92,33 @@ def read_jsonc(path: Path) -> object:
         return None
 
 
-def _entry_points(folder: Path) -> tuple[list[str], str]:
-    """TypeDoc's entry points of the package in `folder` (as written) and where they came from."""
+@dataclass(frozen=True)
+class EntryPoints:
+    items: tuple[str, ...]  # as written (paths, globs, folders)
+    source: str  # the file naming them: `typedoc.json`, `package.json`, ...
+    strategy: str = "resolve"  # TypeDoc's entryPointStrategy: resolve, expand, packages
+
+
+def _typedoc(data: object, name: str) -> EntryPoints | None:
+    if isinstance(data, dict) and isinstance(data.get("entryPoints"), list):
+        items = tuple(e for e in data["entryPoints"] if isinstance(e, str))
+        strategy = data.get("entryPointStrategy")
+        return EntryPoints(items, name, strategy if isinstance(strategy, str) else "resolve")
+    return None
+
+
+def _entry_points(folder: Path) -> EntryPoints:
+    """TypeDoc's entry points of the package in `folder` and where they came from."""
     for name in ("typedoc.json", "typedoc.jsonc"):
-        data = read_jsonc(folder / name)
-        if isinstance(data, dict) and isinstance(data.get("entryPoints"), list):
-            return [e for e in data["entryPoints"] if isinstance(e, str)], name
+        if found := _typedoc(read_jsonc(folder / name), name):
+            return found
     for name in ("package.json", "tsconfig.json"):
         data = read_jsonc(folder / name)
-        options = data.get("typedocOptions") if isinstance(data, dict) else None
-        if isinstance(options, dict) and isinstance(options.get("entryPoints"), list):
-            return [e for e in options["entryPoints"] if isinstance(e, str)], name
+        if found := _typedoc(data.get("typedocOptions") if isinstance(data, dict) else None, name):
+            return found
     data = read_jsonc(folder / "package.json")
     if not isinstance(data, dict):
-        return [], ""
+        return EntryPoints((), "")
     found: list[str] = []
     for key in ("types", "typings"):
         if isinstance(data.get(key), str):
@@ -111,7 +126,7 @@ def _entry_points(folder: Path) -> tuple[list[str], str]:
     found.extend(_export_targets(data.get("exports")))
     if not found and isinstance(data.get("main"), str) and "types" not in data:
         found.append(data["main"])
-    return list(dict.fromkeys(found)), "package.json"
+    return EntryPoints(tuple(dict.fromkeys(found)), "package.json")
 
 
 def _export_targets(exports: object, depth: int = 0) -> list[str]:
@@ -223,13 +238,43 @@ def _package_folders(docs_dir: Path, roots: Sequence[Path]) -> list[str]:
     return folders
 
 
-def _expand(entry: str, folder: str, known: set[str], outdir: tuple[str, str]) -> list[str]:
-    """The files one `entryPoints` item names: a glob, a folder's index, a file."""
+def _expand(
+    entry: str, folder: str, known: set[str], outdir: tuple[str, str], strategy: str
+) -> list[str]:
+    """The files one `entryPoints` item names: a glob's files, a file, a folder's index (with
+    the `expand` strategy: every file under it)."""
     rel = posixpath.normpath(posixpath.join(folder, entry))
-    if any(c in entry for c in "*?["):
-        return sorted(p for p in known if fnmatch.fnmatchcase(p, rel) and not _TEST.search(p))
+    if any(c in entry for c in "*?[{"):
+        return sorted(p for p in known if _glob_match(rel, p))
+    if strategy == "expand" and any(p.startswith(rel + "/") for p in known):
+        return sorted(p for p in known if p.startswith(rel + "/"))
     found = _source_of(entry, folder, known, outdir)
     return [found] if found else []
+
+
+def _glob_match(pattern: str, path: str) -> bool:
+    """TypeDoc's (minimatch's) reading of an entry glob: `*` within a folder, `**` across."""
+    try:
+        return bool(compile_glob(pattern).fullmatch(path)) and glob_match(pattern, path)
+    except GlobError:
+        return False
+
+
+def _packages(items: Sequence[str], folder: str, known: set[str], base: Path) -> list[str]:
+    """The package folders a `packages` strategy names (globs of folders holding a
+    package.json), among the folders of the TypeScript files."""
+    folders = sorted({posixpath.dirname(p) for p in known} | set())
+    ancestors = sorted({"/".join(f.split("/")[:k]) for f in folders for k in range(1, 8)} - {""})
+    out = []
+    for item in items[:MAX_ENTRY_POINTS]:
+        pattern = posixpath.normpath(posixpath.join(folder, item))
+        depth = pattern.count("/")
+        for candidate in ancestors:
+            if "**" not in pattern and candidate.count("/") != depth:
+                continue
+            if _glob_match(pattern, candidate) and (base / candidate / "package.json").is_file():
+                out.append(candidate)
+    return list(dict.fromkeys(out))
 
 
 def api_files(docs_dir: Path, roots: Sequence[Path], paths: Iterable[str]) -> dict[str, str]:
@@ -239,9 +284,19 @@ def api_files(docs_dir: Path, roots: Sequence[Path], paths: Iterable[str]) -> di
     if not known:
         return {}
     api: dict[str, str] = {}
-    for folder in _package_folders(docs_dir, roots):
+    folders = _package_folders(docs_dir, roots)
+    done: set[str] = set()
+    while folders and len(done) < MAX_PACKAGES:
+        folder = folders.pop(0)
+        if folder in done:
+            continue
+        done.add(folder)
         base = docs_dir / folder if folder else docs_dir
-        entries, source = _entry_points(base)
+        points = _entry_points(base)
+        if points.strategy == "packages":  # a monorepo: each package's own entry points
+            folders.extend(_packages(points.items, folder, known, docs_dir))
+            continue
+        entries, source = points.items, points.source
         tsconfig = read_jsonc(base / "tsconfig.json")
         options = tsconfig.get("compilerOptions") if isinstance(tsconfig, dict) else None
         outdir = ("", "")
@@ -251,7 +306,7 @@ def api_files(docs_dir: Path, roots: Sequence[Path], paths: Iterable[str]) -> di
             outdir = (out, posixpath.normpath(root) if root else "")
         queue: list[str] = []
         for entry in entries[:MAX_ENTRY_POINTS]:
-            queue.extend(_expand(entry, folder, known, outdir))
+            queue.extend(_expand(entry, folder, known, outdir, points.strategy))
         where = posixpath.join(folder, source) if folder else source
         seen: set[str] = set(api)
         while queue and len(api) < MAX_FILES:

@@ -35,6 +35,8 @@ _MEMBER = re.compile(
 _ENUM_MEMBER = re.compile(r"(?P<name>[A-Za-z_$][\w$]*)\s*(?:=|,|$)")
 _EXPORT_LIST = re.compile(r"^\s*export\s+(?:type\s+)?\{([^}]*)\}\s*(?:;|$)", re.MULTILINE)
 _EXPORT_DEFAULT = re.compile(r"^\s*export\s+default\s+([A-Za-z_$][\w$]*)\s*;?\s*$", re.MULTILINE)
+_EXPORT_EQUALS = re.compile(r"^\s*export\s*=\s*([A-Za-z_$][\w$]*)\s*;?\s*$", re.MULTILINE)
+_HAS_EXPORT = re.compile(r"^\s*export\b", re.MULTILINE)
 _TYPE_START = set(":|&<(,=?")  # a `{` after these opens a type, not a body
 
 
@@ -68,6 +70,14 @@ _CLOSED = re.compile(r",?\s+([)\]])|,\s+(>)")
 def _squash(text: str) -> str:
     """A header on one line as Prettier prints a short one: `f<T>(a: A): R`, not `f< T, >(`."""
     return _CLOSED.sub(r"\1\2", _OPENED.sub(r"\1", " ".join(text.split())))
+
+
+_MODIFIERS = re.compile(r"^(?:(?:export|default|declare)\s+)+")
+
+
+def _shown(header: str) -> str:
+    """A header as TypeDoc shows it: without `export`, `default`, `declare`."""
+    return _MODIFIERS.sub("", header)
 
 
 def _skip_space(code: str, k: int, limit: int) -> int:
@@ -198,6 +208,7 @@ def _exported_names(code: str) -> set[str]:
             if local:
                 names.add(local)
     names.update(m.group(1) for m in _EXPORT_DEFAULT.finditer(code))
+    names.update(m.group(1) for m in _EXPORT_EQUALS.finditer(code))  # `export = foo` (CommonJS)
     return names
 
 
@@ -246,19 +257,15 @@ def _read_level(
                 continue
             close = closing(code, end, limit)
             inner_first, inner_last = _line_of(s, end) + 1, _line_of(s, close)
-            if exported and nesting < MAX_NESTING and not name.startswith(("'", '"')):
-                # `export declare namespace OpenAI { export { Chat } }`: its own `export`s
+            if exported and nesting < MAX_NESTING:
+                # `export declare namespace OpenAI { export { Chat } }`: its own `export`s; an
+                # ambient namespace (`declare namespace foo`) exports all it declares
                 body = code[end:close]
+                ambient = everything or ("declare" in m.group(0) and not _HAS_EXPORT.search(body))
+                inner = _exported_names(body)
+                inside = f"{prefix}{name}."
                 _read_level(
-                    r,
-                    inner_first,
-                    inner_last,
-                    depth + 1,
-                    f"{prefix}{name}.",
-                    _exported_names(body),
-                    False,
-                    out,
-                    nesting + 1,
+                    r, inner_first, inner_last, depth + 1, inside, inner, ambient, out, nesting + 1
                 )
             line = max(inner_last, line) + 1
             continue
@@ -289,11 +296,11 @@ def _declaration(
             last = _line_of(s, close)
         else:
             last = _line_of(s, end)
-        sig = r.text_of(start, end).removeprefix("export ").removeprefix("default ")
+        sig = _shown(r.text_of(start, end))
         return Declaration(name, "function", (sig,), doc, (), line, last), last + 1
     if kind in ("class", "interface", "enum"):
         end, what = header_end(code, after_name, limit, False)
-        sig = r.text_of(start, end).removeprefix("export ").removeprefix("default ")
+        sig = _shown(r.text_of(start, end))
         if what != "{":
             return Declaration(name, kind, (sig,), doc, (), line, line), line + 1
         close = closing(code, end, limit)
@@ -309,16 +316,16 @@ def _declaration(
             close = closing(code, value, limit)
             members = _members(r, value, close, "interface")
             last = _line_of(s, close)
-            sig = r.text_of(start, eq[0]).removeprefix("export ")
+            sig = _shown(r.text_of(start, eq[0]))
             return Declaration(name, "type", (sig,), doc, members, line, last), last + 1
         end = statement_end(code, value, limit)
         last = min(_line_of(s, end), line + MAX_STATEMENT_LINES)
         sig = r.text_of(start, min(end, s.line_starts[last] + r._len(last)))
-        sig = sig.removeprefix("export ")
+        sig = _shown(sig)
         return Declaration(name, "type", (sig,), doc, (), line, last), last + 1
     # const / let / var: a function when its value is an arrow function or function expression
     head, what = header_end(code, after_name, limit, True)
-    sig = r.text_of(start, head).removeprefix("export ").removeprefix("declare ")
+    sig = _shown(r.text_of(start, head))
     last = _line_of(s, head)
     if what == "=":
         value = _skip_space(code, head + 1, limit)
