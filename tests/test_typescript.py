@@ -351,6 +351,29 @@ def test_a_monorepo_reads_each_packages_entry_points(tmp_path: Path) -> None:
     }
 
 
+def test_api_source_names_the_package_inside_the_docs(tmp_path: Path) -> None:
+    # a repository whose SDK is one folder down: --api-source names it
+    repo = tmp_path / "repo"
+    _sdk(repo / "packages/sdk")
+    (repo / "package.json").write_text(json.dumps({"private": True, "workspaces": ["packages/*"]}))
+    (repo / "package.json").write_text(json.dumps({"private": True}))
+    plain = set(page_texts(build_bundle(repo, tmp_path / "idx")))
+    assert not any(p.endswith(".ts") for p in plain)
+    named = build_bundle(repo, tmp_path / "idx2", "--api-source", repo / "packages/sdk")
+    api = {"packages/sdk/src/client.ts", "packages/sdk/src/resources/chat/completions.ts"}
+    assert set(page_texts(named)) - plain == api
+    # a workspace root: each workspace package's entry points, as TypeDoc's `packages`
+    (repo / "examples/app/src").mkdir(parents=True)
+    (repo / "examples/app/package.json").write_text(
+        json.dumps({"private": True, "main": "src/main.ts"})
+    )
+    (repo / "examples/app/src/main.ts").write_text("export function main() {}\n")
+    (repo / "package.json").write_text(
+        json.dumps({"private": True, "workspaces": ["packages/*", "examples/*"]})
+    )
+    assert set(page_texts(build_bundle(repo, tmp_path / "idx3"))) - plain == api
+
+
 def test_a_site_without_a_package_reads_no_typescript(tmp_path: Path) -> None:
     root = tmp_path / "site"
     (root / "src/components").mkdir(parents=True)

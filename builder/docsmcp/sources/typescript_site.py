@@ -124,9 +124,23 @@ def _entry_points(folder: Path) -> EntryPoints:
         if isinstance(data.get(key), str):
             found.append(data[key])
     found.extend(_export_targets(data.get("exports")))
-    if not found and isinstance(data.get("main"), str) and "types" not in data:
+    # `main` names the API of a published package without types (its `.ts` source); a
+    # private one (an example app, a docs site) publishes nothing.
+    if not found and isinstance(data.get("main"), str) and data.get("private") is not True:
         found.append(data["main"])
+    if not found and (workspaces := _workspaces(data.get("workspaces"))):
+        # a monorepo's root: each workspace package's own entry points (TypeDoc's `packages`)
+        return EntryPoints(workspaces, "package.json", "packages")
     return EntryPoints(tuple(dict.fromkeys(found)), "package.json")
+
+
+def _workspaces(value: object) -> tuple[str, ...]:
+    """package.json's `workspaces` globs (an array, or Yarn's `{packages: [...]}`)."""
+    if isinstance(value, dict):
+        value = value.get("packages")
+    if isinstance(value, list):
+        return tuple(v for v in value[:MAX_ENTRY_POINTS] if isinstance(v, str))
+    return ()
 
 
 def _export_targets(exports: object, depth: int = 0) -> list[str]:
