@@ -91,6 +91,7 @@ from docsmcp.sources import (
     r_nav,
     rust_crate,
     texinfo_includes,
+    typescript_site,
 )
 from docsmcp.sources.discover import (
     MANIFEST_NAME,
@@ -289,16 +290,21 @@ def _products(tree: _Tree, languages: Mapping[str, tuple[str, str]]) -> dict[str
     return out if len(set(out.values())) >= 2 else {}
 
 
-def _read_tree(docs_dir: Path) -> tuple[_Tree, dict[str, str], dict[str, str]]:
+def _read_tree(
+    docs_dir: Path, extra: Sequence[Path] = ()
+) -> tuple[_Tree, dict[str, str], dict[str, str]]:
     """The pages, their text, and the files the build cannot read with the first reason."""
     listing = scan(docs_dir)
-    roots = source_roots(docs_dir)
+    roots = source_roots(docs_dir, extra)
+    # TypeScript no package exports is never read (typescript_site.py), here as in the build.
+    listed = [e.path for e in listing.markdown]
+    code = typescript_site.no_pages(docs_dir, roots, listed, warn=False)
     bodies: dict[str, str] = {}
     unreadable: dict[str, str] = {}
     for entry in listing.markdown:
         # (HTML as the build reads it: Sequelize's `static/v1..v5/` beside its markdown made
         # five version values of nothing)
-        if entry.refusal or entry.skip or listing.unread(entry.path):
+        if entry.refusal or entry.skip or listing.unread(entry.path) or entry.path in code:
             continue
         if is_pdf(entry.path):  # read as the build reads it (its text layer), not as UTF-8
             source, problems, _ = load_pdf(docs_dir, entry.path, None, roots, None)
@@ -316,7 +322,7 @@ def propose(docs_dir: Path, roots: Sequence[Path] = ()) -> Proposal:
     """The proposed manifest of ``docs_dir`` with what it is based on; `roots`: the source
     roots beside it (--source-root, --api-source), where site configuration is read too."""
     docs_dir = Path(docs_dir)
-    tree, bodies, unreadable = _read_tree(docs_dir)
+    tree, bodies, unreadable = _read_tree(docs_dir, roots)
     excluded = excludes(tree.paths, bodies, docs_dir, (docs_dir, *roots))
     # Each file the build cannot read, by itself, unless a glob above leaves it out already.
     unreadable = {p: m for p, m in unreadable.items() if not matches_any(excluded, p)}
@@ -506,9 +512,13 @@ def run_init_cli(args) -> int:  # noqa: ANN001 - an argparse.Namespace
         nav = summary_line(read_nav(docs_dir, [docs_dir, *roots], paths), docs_dir)
         if nav:
             print(nav, file=report)
-        site = documenter_make.describe(docs_dir, roots)
-        if site:
-            print(site, file=report)
+        every = [e.path for e in scan(docs_dir).markdown]
+        for site in (
+            documenter_make.describe(docs_dir, roots),
+            typescript_site.describe(docs_dir, source_roots(docs_dir, roots), every),
+        ):
+            if site:
+                print(site, file=report)
     if not args.write:
         sys.stdout.write(proposal.text())
         return 1 if collected.problems else 0

@@ -28,7 +28,8 @@ home of the vocabulary) can use it.
 |   |             | announcing-x); or frontmatter with a date and an author(s)                  |
 | 5 | `generated` | SDK model/type pages (docs/models/**, docs/errors/** as Speakeasy and other |
 |   |             | generators lay them out); or a "generated … do not edit" comment on top; or |
-|   |             | a Sphinx page of autodoc directives (one for every ten lines or more)       |
+|   |             | a Sphinx page of autodoc directives (one for every ten lines or more); a    |
+|   |             | TypeScript module's page (TypeDoc's, tsdoc.py), before rule 1               |
 | 6 | `concept`   | a folder concepts/, explanation(s)/, architecture/, background/, topics/;  |
 |   |             | a file name with "concept" or "architecture"; a title "Understanding …",    |
 |   |             | "What is …", "Introduction to …", "Architecture", "… concepts"              |
@@ -69,6 +70,9 @@ ROLE_DESCRIPTION = (
     "blog posts, proposals and generated pages rank lower unless the query asks for them."
 )
 
+# A TypeScript page is the listing TypeDoc generates from the package's TSDoc (as a Sphinx
+# autodoc page is), whatever its name (`src/migration.ts` is no migration guide).
+_TYPESCRIPT = (".ts", ".tsx", ".mts", ".cts")
 # CHANGES, HISTORY, NEWS, RELEASES only as the whole name ("history-design-future" is not one).
 _CHANGELOG_STEM = re.compile(
     r"^(?:changes|history|news|releases?)$|"
@@ -231,6 +235,8 @@ def classify(path: str, title: str | None, frontmatter: Mapping, body: str) -> s
     `title` (or None), parsed `frontmatter` and `body` (the text after the frontmatter)."""
     parts = [ORDER_PREFIX.sub("", part) for part in path.lower().split("/")]
     folders, name = parts[:-1], parts[-1]
+    if name.endswith(_TYPESCRIPT):  # TypeDoc's module page of a package's API (tsdoc.py)
+        return GENERATED
     stem = name.rsplit(".", 1)[0] if "." in name else name
     head = body[:_STRUCTURE_CHARS]
     if title is None and (h1 := (_RST_TITLE if name.endswith(".rst") else _H1).search(head)):

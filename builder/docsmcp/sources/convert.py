@@ -25,6 +25,7 @@ from docsmcp.sources.discover import (
     RST_SUFFIXES,
     RUST_SUFFIXES,
     TEXINFO_SUFFIXES,
+    TYPESCRIPT_SUFFIXES,
     WRITERSIDE_SUFFIXES,
 )
 from docsmcp.sources.formats.linemap import SOURCE_LINES
@@ -114,6 +115,13 @@ def _rust(path: str, text: str) -> Converted:
     return Converted(done.text, done.title, done.anchors, done.line_map, done.api, done.refs)
 
 
+def _typescript(path: str, text: str) -> Converted:
+    from docsmcp.sources.formats.tsdoc import typescript_to_markdown
+
+    done = typescript_to_markdown(path, text)
+    return Converted(done.text, done.title, (), done.line_map, done.api)
+
+
 CONVERTERS: dict[str, Callable[[str, str], Converted]] = {
     **{suffix: _html for suffix in HTML_SUFFIXES},
     **{suffix: _rst for suffix in RST_SUFFIXES},
@@ -124,6 +132,7 @@ CONVERTERS: dict[str, Callable[[str, str], Converted]] = {
     **{suffix: _writerside for suffix in WRITERSIDE_SUFFIXES},
     **{suffix: _texinfo for suffix in TEXINFO_SUFFIXES},
     **{suffix: _rust for suffix in RUST_SUFFIXES},
+    **{suffix: _typescript for suffix in TYPESCRIPT_SUFFIXES},
 }
 
 

@@ -23,6 +23,7 @@ from docsmcp.sources import (
     router_pages,
     rust_crate,
     texinfo_includes,
+    typescript_site,
     value_folders,
 )
 from docsmcp.sources.discover import (
@@ -430,6 +431,8 @@ def load_corpus(
     parts |= texinfo_includes.no_pages(docs_dir, roots, [e.path for e in listing.markdown])
     # Rust files that are no library module, and the files modules include (rust_crate.py).
     parts |= rust_crate.no_pages(docs_dir, roots, [e.path for e in listing.markdown])
+    # TypeScript that no package's entry points export (a site's components, tests, examples).
+    parts |= typescript_site.no_pages(docs_dir, roots, [e.path for e in listing.markdown])
     titles = nav.titles
     layout = Layout()
     paths = [

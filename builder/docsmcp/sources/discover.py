@@ -47,6 +47,10 @@ CONVERTED_SUFFIXES += RD_SUFFIXES + ELIXIR_SUFFIXES + WRITERSIDE_SUFFIXES + TEXI
 # shows (formats/rustdoc.py); every other `.rs` file is code, no page (rust_crate.no_pages).
 RUST_SUFFIXES = (".rs",)
 CONVERTED_SUFFIXES += RUST_SUFFIXES
+# TypeScript modules: the TSDoc of a package's API, the pages TypeDoc publishes (tsdoc.py); only
+# the files a package's entry points export are pages (typescript_site.py), never a site's code.
+TYPESCRIPT_SUFFIXES = (".ts", ".tsx", ".mts", ".cts")
+CONVERTED_SUFFIXES += TYPESCRIPT_SUFFIXES
 # Every file the builder reads as a page.
 SOURCE_SUFFIXES = MARKDOWN_SUFFIXES + PDF_SUFFIXES + CONVERTED_SUFFIXES
 # A concatenation of pages (`llms-full.txt`, `NAME.llms-full.txt`): read as markdown, then split
@@ -82,8 +86,12 @@ class Listing:
 
     @cached_property
     def has_sources(self) -> bool:
-        """Whether the listing holds markdown, reST or other pages than HTML."""
-        return any(not is_html(e.path) for e in self.markdown)
+        """Whether the listing holds markdown, reST or other pages than HTML (TypeScript is
+        code beside a saved site, not its source)."""
+        return any(
+            not is_html(e.path) and not e.path.lower().endswith(TYPESCRIPT_SUFFIXES)
+            for e in self.markdown
+        )
 
     def unread_html(self, path: str) -> bool:
         """Whether `path` is an HTML file the build leaves unread: a saved site is read only
