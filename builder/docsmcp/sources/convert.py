@@ -19,6 +19,7 @@ from docsmcp.model.source import SourceFile
 from docsmcp.sources.discover import (
     ASCIIDOC_SUFFIXES,
     ELIXIR_SUFFIXES,
+    GO_SUFFIXES,
     HTML_SUFFIXES,
     NOTEBOOK_SUFFIXES,
     RD_SUFFIXES,
@@ -90,6 +91,13 @@ def _elixir(path: str, text: str) -> Converted:
     return Converted(done.text, done.title, done.anchors, done.line_map, done.api)
 
 
+def _go(path: str, text: str) -> Converted:
+    from docsmcp.sources.formats.godoc import go_to_markdown
+
+    done = go_to_markdown(path, text)
+    return Converted(done.text, done.title, done.anchors, done.line_map, done.api)
+
+
 def _writerside(path: str, text: str) -> Converted:
     from docsmcp.sources.formats.writerside_xml import render_topic
 
@@ -115,6 +123,7 @@ CONVERTERS: dict[str, Callable[[str, str], Converted]] = {
     **{suffix: _elixir for suffix in ELIXIR_SUFFIXES},
     **{suffix: _writerside for suffix in WRITERSIDE_SUFFIXES},
     **{suffix: _texinfo for suffix in TEXINFO_SUFFIXES},
+    **{suffix: _go for suffix in GO_SUFFIXES},
 }
 
 

@@ -41,8 +41,12 @@ RD_SUFFIXES = (".rd",)  # R documentation (`man/*.Rd`): an R package's reference
 ELIXIR_SUFFIXES = (".ex",)
 WRITERSIDE_SUFFIXES = (".topic",)  # JetBrains Writerside's XML topics (formats/writerside_xml.py)
 TEXINFO_SUFFIXES = (".texi", ".texinfo", ".txi")  # GNU manuals (formats/texinfo.py)
+# Go source: a package's files read as the page pkg.go.dev shows, inside a module only
+# (go_source.py, formats/godoc.py)
+GO_SUFFIXES = (".go",)
 CONVERTED_SUFFIXES = HTML_SUFFIXES + RST_SUFFIXES + NOTEBOOK_SUFFIXES + ASCIIDOC_SUFFIXES
 CONVERTED_SUFFIXES += RD_SUFFIXES + ELIXIR_SUFFIXES + WRITERSIDE_SUFFIXES + TEXINFO_SUFFIXES
+CONVERTED_SUFFIXES += GO_SUFFIXES
 # Every file the builder reads as a page.
 SOURCE_SUFFIXES = MARKDOWN_SUFFIXES + PDF_SUFFIXES + CONVERTED_SUFFIXES
 # A concatenation of pages (`llms-full.txt`, `NAME.llms-full.txt`): read as markdown, then split

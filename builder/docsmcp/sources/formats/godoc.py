@@ -1,0 +1,568 @@
+"""A Go package read as the page pkg.go.dev shows for it, as markdown with API entries.
+
+go_source.py gathers a package's files into the text of its page file (a header naming the
+package's import path and the module's other packages, then each file after a marker line);
+this converter parses each file (godoc_parse.py) and writes, in pkg.go.dev's order:
+- `# IMPORT/PATH` and the package comment (its headings `##`), package examples;
+- `## Index`: a line per exported identifier, linking to its section;
+- `## Constants`, `## Variables`: the groups not of one of the package's types;
+- `## Functions`: `### func Name {#Name}`, declaration, doc, examples;
+- `## Types`: `### type T {#T}`, then the constants and variables of type T, the functions
+  returning a T (`NewRouter`), and T's methods `#### func (mx *Mux) Route {#Mux.Route}`.
+Each heading carries pkg.go.dev's anchor as its id, so `#Mux.Route` links resolve and chunk ids
+end in it. Functions, types and methods are sorted by name, constants and variables kept in
+file order, as go/doc does. Every exported func, method, type, const and var is an API entry
+named `pkg.Name` / `pkg.Type.Method` (the runtime finds `Type.Method` too).
+
+Examples are `Example*` functions of the package's `_test.go` files, shown under what their
+name documents (`ExampleMux_Route_sub`: Mux.Route, suffix `sub`), code then `// Output:`.
+
+What is left out, as go/doc leaves it: unexported names (struct fields and interface methods
+too, with pkg.go.dev's `// contains filtered or unexported fields`), methods of unexported
+types, declarations of generated files (`// Code generated ... DO NOT EDIT.`) without a doc
+comment; a name declared in several files under build constraints (`command_win.go`,
+`command_notwin.go`) is shown once, from the file without a constraint, else one for Linux,
+else the first by name.
+"""
+
+from __future__ import annotations
+
+import posixpath
+import re
+from dataclasses import dataclass, field
+
+from docsmcp.enrich.api_fields import (
+    MAX_DESCRIPTION_CHARS,
+    MAX_EXAMPLE_CHARS,
+    MAX_EXAMPLES,
+    MAX_RETURNS_CHARS,
+    MAX_SIGNATURE_CHARS,
+)
+from docsmcp.model.api import ApiEntry, Example, Parameter
+from docsmcp.model.text import truncate
+from docsmcp.sources.formats import godoc_comment
+from docsmcp.sources.formats.fences import code_block
+from docsmcp.sources.formats.godoc_parse import Decl, GoFile, exported, parse
+
+MARK = "\0go-"  # a header or file marker line (Go source holds no NUL: the compiler refuses it)
+MAX_ENTRIES = 5000  # API entries of one package, at most
+# Standard packages a doc link may name without the file importing them (`[io.Reader]`).
+STD = (
+    "bufio bytes context errors flag fmt io log math os path reflect regexp sort strconv "
+    "strings sync syscall testing time unicode net/http net/url encoding/json encoding/xml "
+    "io/fs os/exec path/filepath text/template html/template net crypto/tls database/sql "
+    "log/slog sync/atomic unicode/utf8 encoding/base64 mime/multipart net/http/httptest"
+).split()
+_STD = {p.rsplit("/", 1)[-1]: p for p in STD}
+_GOOS = re.compile(r"_(windows|darwin|freebsd|netbsd|openbsd|plan9|solaris|js|wasip1|aix)(_\w+)?$")
+
+
+@dataclass(frozen=True)
+class GoPage:
+    text: str
+    title: str | None
+    anchors: tuple[tuple[int, str], ...]
+    line_map: tuple[int, ...]
+    api: tuple[ApiEntry, ...]
+
+
+@dataclass(frozen=True)
+class _Source:
+    name: str  # file name
+    file: GoFile
+    offset: int  # line of the gathered text where the file's first line is
+    test: bool
+
+
+@dataclass
+class _Item:
+    decl: Decl
+    source: _Source
+    examples: list[_Example] = field(default_factory=list)
+
+    @property
+    def line(self) -> int:
+        return self.source.offset + self.decl.line
+
+    @property
+    def name(self) -> str:
+        return self.decl.names[0]
+
+
+@dataclass(frozen=True)
+class _Example:
+    suffix: str
+    doc: str
+    code: str
+    output: str
+    line: int
+
+
+@dataclass
+class _Type:
+    item: _Item
+    values: list[_Item] = field(default_factory=list)
+    funcs: list[_Item] = field(default_factory=list)
+    methods: list[_Item] = field(default_factory=list)
+
+
+def split(text: str) -> tuple[str, dict[str, str], list[_Source]]:
+    """The gathered text's import path, the module's packages (import path -> page path) and
+    its files."""
+    import_path = ""
+    local: dict[str, str] = {}
+    sources: list[_Source] = []
+    lines = text.split("\n")
+    marks = [k for k, x in enumerate(lines) if x.startswith(MARK)]
+    for n, k in enumerate(marks):
+        kind, _, rest = lines[k][len(MARK) :].partition(" ")
+        if kind == "package":
+            import_path = rest.strip()
+        elif kind == "local":
+            path, _, page = rest.strip().partition(" ")
+            local[path] = page
+        elif kind in ("file", "test"):
+            end = marks[n + 1] if n + 1 < len(marks) else len(lines)
+            body = "\n".join(lines[k + 1 : end])
+            sources.append(_Source(rest.strip(), parse(body), k + 1, kind == "test"))
+    return import_path, local, sources
+
+
+def _rank(source: _Source) -> tuple[int, str]:
+    """Which of several files declaring one name is shown: no build constraint, then one for
+    Linux (or not for Windows), then the rest; by name within each."""
+    stem = source.name.removesuffix(".go")
+    build = source.file.build
+    if not build and not _GOOS.search(stem):
+        return (0, source.name)
+    if "linux" in build or "unix" in build or "!windows" in build.replace(" ", ""):
+        return (1, source.name)
+    return (2, source.name)
+
+
+def _examples(sources: list[_Source], package: str) -> dict[str, list[_Example]]:
+    """`Example*` functions of the test files, by what they document (`` the package,
+    `F`, `T`, `T.M`)."""
+    out: dict[str, list[_Example]] = {}
+    for s in sources:
+        if not s.test or s.file.package not in (package, package + "_test"):
+            continue
+        for d in s.file.decls:
+            name = d.names[0]
+            if d.kind != "func" or not name.startswith("Example") or d.params or d.results:
+                continue
+            target, suffix = _example_target(name[len("Example") :])
+            if target is None:
+                continue
+            code, output = _example_code(d.body)
+            out.setdefault(target, []).append(
+                _Example(suffix, d.doc, code, output, s.offset + d.line)
+            )
+    return out
+
+
+def _example_target(rest: str) -> tuple[str | None, str]:
+    """`Mux_Route_sub` -> (`Mux.Route`, `sub`); `` -> (``, ``); `_foo` -> (``, `foo`)."""
+    if not rest:
+        return "", ""
+    if rest.startswith("_"):
+        return "", rest[1:]
+    parts = rest.split("_")
+    suffix = ""
+    if len(parts) > 1 and parts[-1][:1].islower():
+        suffix = parts.pop()
+    if not parts[0][:1].isupper() or len(parts) > 2:
+        return None, ""
+    return ".".join(parts), suffix
+
+
+def _example_code(body: str) -> tuple[str, str]:
+    """An example's code (its body, unindented) and its `// Output:` comment's text."""
+    lines = body.strip("\n").split("\n")
+    lines = [x[1:] if x.startswith("\t") else x for x in lines]
+    output: list[str] = []
+    for k, line in enumerate(lines):
+        m = re.match(r"^\s*// ?(?:Unordered output|Output):\s*(.*)$", line)
+        if m and all(x.strip().startswith("//") for x in lines[k + 1 :] if x.strip()):
+            output = [m.group(1)] if m.group(1).strip() else []
+            output += [re.sub(r"^\s*// ?", "", x) for x in lines[k + 1 :] if x.strip()]
+            lines = lines[:k]
+            break
+    while lines and not lines[-1].strip():
+        lines.pop()
+    return "\n".join(lines), "\n".join(output)
+
+
+class _Writer:
+    def __init__(self) -> None:
+        self.lines: list[str] = []
+        self.sources: list[int] = []
+        self.anchors: list[tuple[int, str]] = []
+
+    def add(self, line: int, text: str) -> None:
+        self.lines.append(text)
+        self.sources.append(line)
+
+    def blank(self) -> None:
+        if self.lines and self.lines[-1]:
+            self.add(self.sources[-1], "")
+
+    def block(self, rendered: list[tuple[int, str]]) -> None:
+        for n, text in rendered:
+            self.add(n, text)
+
+
+def go_to_markdown(path: str, text: str) -> GoPage:
+    """The pkg.go.dev page of the package gathered in `text` (see the module's docstring)."""
+    import_path, local, sources = split(text)
+    files = [s for s in sources if not s.test]
+    if not files:
+        return GoPage("", None, (), (), ())
+    package = files[0].file.package
+    main = next((s for s in files if s.file.doc), files[0])
+    doc_source = main
+    seen: set[tuple[str, str, str]] = set()
+    items: list[_Item] = []
+    for s in sorted(files, key=_rank):
+        for d in s.file.decls:
+            key = (d.kind, d.receiver, ",".join(d.names))
+            if key in seen:
+                continue
+            seen.add(key)
+            if not exported(d.names[0]) or (d.receiver and not exported(d.receiver)):
+                continue
+            if s.file.generated and not d.doc:
+                continue
+            items.append(_Item(d, s))
+    examples = _examples(sources, package)
+    types = {i.name: _Type(i) for i in items if i.decl.kind == "type"}
+    consts: list[_Item] = []
+    funcs: list[_Item] = []
+    for i in sorted(items, key=lambda i: (i.source.name, i.decl.line)):
+        d = i.decl
+        if d.kind in ("const", "var"):
+            if d.type_name in types:
+                types[d.type_name].values.append(i)
+            else:
+                consts.append(i)
+        elif d.kind == "method":
+            if d.receiver in types:
+                types[d.receiver].methods.append(i)
+        elif d.kind == "func":
+            owner = _constructs(d, types)
+            (types[owner].funcs if owner else funcs).append(i)
+    for i in items:
+        key = f"{i.decl.receiver}.{i.name}" if i.decl.receiver else i.name
+        if i.decl.kind != "const" and i.decl.kind != "var":
+            i.examples = examples.get(key, [])
+    if package == "main":  # a command: pkg.go.dev shows its documentation alone
+        types, consts, funcs = {}, [], []
+    page = _Page(path, import_path, package, local, doc_source, types, consts, funcs)
+    page.write(examples.get("", []))
+    if not page.has_text:
+        return GoPage("", None, (), (), ())
+    w = page.w
+    return GoPage(
+        "\n".join(w.lines) + "\n",
+        import_path or package,
+        tuple(w.anchors),
+        tuple(w.sources),
+        tuple(page.api),
+    )
+
+
+def _constructs(d: Decl, types: dict[str, _Type]) -> str:
+    """The type a function returns, which go/doc lists it under (`func NewRouter() *Mux`)."""
+    results = d.results.strip()
+    if results.startswith("("):
+        results = results[1:-1]
+    found = []
+    for part in results.split(","):
+        words = part.replace("*", " ").replace("[]", " [] ").split()
+        if words and words[-1] in types and "[]" not in words:
+            found.append(words[-1])
+    return found[0] if len(set(found)) == 1 else ""
+
+
+class _Page:
+    def __init__(
+        self,
+        path: str,
+        import_path: str,
+        package: str,
+        local: dict[str, str],
+        doc_source: _Source,
+        types: dict[str, _Type],
+        consts: list[_Item],
+        funcs: list[_Item],
+    ) -> None:
+        self.path = path
+        self.import_path = import_path
+        self.package = package
+        self.local = local
+        self.doc_source = doc_source
+        self.types = dict(sorted(types.items()))
+        self.values = [i for i in consts if i.decl.kind == "const"]
+        self.vars = [i for i in consts if i.decl.kind == "var"]
+        self.funcs = sorted(funcs, key=lambda i: i.name)
+        for t in self.types.values():
+            t.funcs.sort(key=lambda i: i.name)
+            t.methods.sort(key=lambda i: i.name)
+        self.w = _Writer()
+        self.api: list[ApiEntry] = []
+        self.has_text = False
+        self.names = self._names()
+
+    def _names(self) -> set[str]:
+        names: set[str] = set()
+        for t in self.types.values():
+            names.add(t.item.name)
+            for i in t.values + t.funcs:
+                names.update(i.decl.names)
+            names.update(f"{t.item.name}.{m.name}" for m in t.methods)
+        for i in self.values + self.vars + self.funcs:
+            names.update(i.decl.names)
+        return names
+
+    # --- links ---------------------------------------------------------------------------
+    def resolver(self, source: _Source) -> godoc_comment.Resolver:
+        imports = dict(source.file.imports)
+
+        def resolve(name: str) -> str | None:
+            name = name.lstrip("*")
+            if name in self.names:
+                return f"#{name}"
+            head, _, tail = name.partition(".")
+            if head in self.types and tail and "." not in tail:
+                return f"#{head}"  # a field of T: T's section
+            pkg, _, ident = name.rpartition(".") if "/" in name else (head, "", tail)
+            if not ident:
+                pkg, ident = name, ""
+            target = imports.get(pkg) or (pkg if "/" in pkg else None)
+            if target is None:
+                target = self._local_by_name(pkg) or _STD.get(pkg)
+            if target is None:
+                return None
+            anchor = f"#{ident}" if ident else ""
+            page = self.local.get(target)
+            if page is not None:
+                here = posixpath.dirname(self.path)
+                return posixpath.relpath(page, here or ".") + anchor
+            return f"https://pkg.go.dev/{target}{anchor}"
+
+        return resolve
+
+    def _local_by_name(self, name: str) -> str | None:
+        for path in self.local:
+            if path.rsplit("/", 1)[-1] == name:
+                return path
+        return None
+
+    # --- writing -------------------------------------------------------------------------
+    def doc(self, text: str, source: _Source, line: int, level: int | None) -> None:
+        if not text:
+            return
+        self.w.blank()
+        first = source.offset + line - text.count("\n") - 1
+        self.w.block(godoc_comment.render(text, first, self.resolver(source), level))
+        self.w.blank()
+
+    def heading(self, level: int, line: int, title: str, anchor: str) -> int:
+        """Writes a heading with pkg.go.dev's anchor as its id; gives its line."""
+        self.w.blank()
+        self.w.add(line, f"{'#' * level} {title} {{#{anchor}}}")
+        self.w.blank()
+        return len(self.w.lines) - 2
+
+    def write(self, package_examples: list[_Example]) -> None:
+        w = self.w
+        main = self.doc_source
+        title = self.import_path or self.package
+        w.add(main.offset + main.file.package_line, f"# {title}")
+        self.doc(main.file.doc, main, main.file.package_line, 2)
+        self.has_text = bool(main.file.doc)
+        self.examples(package_examples, 2, "")
+        entries = self.types or self.values or self.vars or self.funcs
+        if not entries:
+            return
+        self.has_text = True
+        self.index()
+        for kind, items in (("Constants", self.values), ("Variables", self.vars)):
+            if items:
+                self.heading(2, items[0].line, kind, f"pkg-{kind.lower()}")
+                for i in items:
+                    self.value(i, 3)
+        if self.funcs:
+            self.heading(2, self.funcs[0].line, "Functions", "pkg-functions")
+            for i in self.funcs:
+                self.func(i, 3)
+        if self.types:
+            first = next(iter(self.types.values()))
+            self.heading(2, first.item.line, "Types", "pkg-types")
+            for t in self.types.values():
+                self.type(t)
+
+    def index(self) -> None:
+        w = self.w
+        line = self.w.sources[-1]
+        self.heading(2, line, "Index", "pkg-index")
+        for i in self.values + self.vars:
+            w.add(i.line, f"- [{i.decl.kind} {', '.join(i.decl.names[:4])}](#{i.decl.names[0]})")
+        for i in self.funcs:
+            w.add(i.line, f"- [{_short(i.decl)}](#{i.name})")
+        for t in self.types.values():
+            w.add(t.item.line, f"- [type {t.item.name}](#{t.item.name})")
+            for i in t.funcs:
+                w.add(i.line, f"  - [{_short(i.decl)}](#{i.name})")
+            for i in t.methods:
+                w.add(i.line, f"  - [{_short(i.decl)}](#{t.item.name}.{i.name})")
+
+    def code(self, line: int, code: str) -> None:
+        self.w.blank()
+        for text in code_block("", "go", code.split("\n")):
+            self.w.add(line, text)
+        self.w.blank()
+
+    def value(self, i: _Item, level: int) -> None:
+        d = i.decl
+        names = ", ".join(d.names[:3]) + (", …" if len(d.names) > 3 else "")
+        start = self.heading(level, i.line, f"{d.kind} {names}", d.names[0])
+        for extra in d.names[1:]:
+            self.w.anchors.append((start, extra))
+        self.code(i.line, d.code)
+        self.doc(d.doc, i.source, d.line, None)
+        self.entries(i, start, [(n, n) for n in d.names])
+
+    def func(self, i: _Item, level: int, receiver: str = "") -> None:
+        d = i.decl
+        anchor = f"{receiver}.{i.name}" if receiver else i.name
+        start = self.heading(level, i.line, _short(d, full=False), anchor)
+        self.code(i.line, d.code)
+        self.doc(d.doc, i.source, d.line, None)
+        self.examples(i.examples, level + 1, anchor)
+        self.entries(i, start, [(anchor, anchor)])
+
+    def type(self, t: _Type) -> None:
+        i = t.item
+        start = self.heading(3, i.line, f"type {i.name}", i.name)
+        self.code(i.line, i.decl.code)
+        self.doc(i.decl.doc, i.source, i.decl.line, None)
+        self.examples(i.examples, 4, i.name)
+        self.entries(i, start, [(i.name, i.name)], own_end=len(self.w.lines))
+        for v in t.values:
+            self.value(v, 4)
+        for f in t.funcs:
+            self.func(f, 4)
+        for m in t.methods:
+            self.func(m, 4, receiver=i.name)
+
+    def examples(self, found: list[_Example], level: int, anchor: str) -> None:
+        for e in found:
+            title = f"Example ({e.suffix})" if e.suffix else "Example"
+            label = "-".join(x for x in ("example", anchor, e.suffix) if x)
+            self.heading(level, e.line, title, label)
+            if e.doc:
+                self.w.block([(e.line, godoc_comment.inline(" ".join(e.doc.split()), {}, _none))])
+                self.w.blank()
+            self.code(e.line, e.code)
+            if e.output:
+                self.w.add(e.line, "Output:")
+                self.w.blank()
+                for text in code_block("", "text", e.output.split("\n")):
+                    self.w.add(e.line, text)
+                self.w.blank()
+
+    def entries(
+        self, i: _Item, start: int, names: list[tuple[str, str]], own_end: int | None = None
+    ) -> None:
+        if len(self.api) >= MAX_ENTRIES:
+            return
+        d = i.decl
+        first = start
+        last = (own_end if own_end is not None else len(self.w.lines)) - 1
+        while last > first and not self.w.lines[last]:
+            last -= 1
+        params = tuple(_parameters(d.params)) if d.kind in ("func", "method") else ()
+        signature = " ".join(d.code.split("\n")[0].split()) if d.kind in ("type", "const", "var") else " ".join(d.code.split())
+        examples = tuple(
+            Example("go", truncate(e.code, MAX_EXAMPLE_CHARS)) for e in i.examples if e.code
+        )[:MAX_EXAMPLES]
+        for name, _ in names:
+            self.api.append(
+                ApiEntry(
+                    name=f"{self.package}.{name}",
+                    category=self.import_path or self.package,
+                    kind="method" if d.kind in ("func", "method") else "type",
+                    signature=truncate(signature, MAX_SIGNATURE_CHARS),
+                    description=truncate(_description(d.doc), MAX_DESCRIPTION_CHARS),
+                    parameters=params,
+                    returns=truncate(d.results, MAX_RETURNS_CHARS),
+                    examples=examples,
+                    chunk_id="",
+                    path=self.path,
+                    line_start=first + 1,
+                    line_end=last + 1,
+                )
+            )
+
+
+def _none(name: str) -> str | None:
+    return None
+
+
+def _short(d: Decl, full: bool = True) -> str:
+    """A func's heading as pkg.go.dev writes it, without parameters: `func (c *Command)
+    Execute`; in the index with them (`full`)."""
+    code = " ".join(d.code.split())
+    if d.kind == "type":
+        return f"type {d.names[0]}"
+    if full:
+        return code
+    m = re.match(r"func\s*(\([^)]*\))?\s*", code)
+    receiver = f"{m.group(1)} " if m and m.group(1) else ""
+    return f"func {receiver}{d.names[0]}"
+
+
+def _description(doc: str) -> str:
+    first = doc.strip().split("\n\n", 1)[0]
+    return " ".join(x.strip() for x in first.split("\n") if not x.startswith(("\t", "  ")))
+
+
+def _parameters(params: str) -> list[Parameter]:
+    """`a, b int, opts ...Option` -> a int, b int, opts ...Option (Go's grouped names)."""
+    parts = _split_top(params)
+    out: list[Parameter] = []
+    pending: list[str] = []
+    for part in parts:
+        words = part.split(None, 1)
+        if len(words) == 2 and re.fullmatch(r"[^\W\d]\w*", words[0]):
+            for name in pending:
+                out.append(Parameter(name, words[1], not words[1].startswith("..."), ""))
+            pending = []
+            out.append(Parameter(words[0], words[1], not words[1].startswith("..."), ""))
+        elif len(words) == 1 and re.fullmatch(r"[^\W\d]\w*", words[0]):
+            pending.append(words[0])
+        elif part:
+            out.append(Parameter("", part, not part.startswith("..."), ""))
+    # Names alone to the end were types (`func(int, string)`).
+    out.extend(Parameter("", t, True, "") for t in pending)
+    return out
+
+
+def _split_top(text: str) -> list[str]:
+    parts: list[str] = []
+    depth = 0
+    current: list[str] = []
+    for ch in text:
+        if ch in "([{":
+            depth += 1
+        elif ch in ")]}":
+            depth -= 1
+        if ch == "," and depth == 0:
+            parts.append("".join(current).strip())
+            current = []
+        else:
+            current.append(ch)
+    if "".join(current).strip():
+        parts.append("".join(current).strip())
+    return parts
