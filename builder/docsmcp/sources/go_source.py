@@ -13,7 +13,8 @@ that page). Here the build decides which files make which page:
   `//go:build ignore` generator declaring `package main` in a library folder is not read);
   its `_test.go` files are read for their `Example*` functions only;
 - the page is the package's file holding its package comment (`doc.go` by convention), else
-  its first file by name: its path is the page's (`doc.go#Command.Execute`); the package's
+  the file named for the package (`middleware.go`), else its first file by name: its path is
+  the page's (`doc.go#Command.Execute`); the package's
   other files are no pages. The page's text is the package's files gathered (a header line
   naming the import path and the module's other package pages, for doc links, then each file
   after a marker line), so a change to any of them changes the page's parse-cache key; every
@@ -196,5 +197,6 @@ def _package(
     )
     documented = [p for p in own if _has_doc(texts[p])]
     doc_go = [p for p in documented if posixpath.basename(p) == "doc.go"]
-    page = (doc_go or documented or own)[0]
+    named = [p for p in own if posixpath.basename(p) == f"{package}.go"]
+    page = (doc_go or documented or named or own)[0]
     return page, (page, *(p for p in own if p != page)), tests

@@ -95,7 +95,9 @@ class _Example:
     doc: str
     code: str
     output: str
-    line: int
+    line: int  # of the gathered text
+    source: _Source  # the test file
+    decl_line: int  # of the test file
 
 
 @dataclass
@@ -156,7 +158,7 @@ def _examples(sources: list[_Source], package: str) -> dict[str, list[_Example]]
                 continue
             code, output = _example_code(d.body)
             out.setdefault(target, []).append(
-                _Example(suffix, d.doc, code, output, s.offset + d.line)
+                _Example(suffix, d.doc, code, output, s.offset + d.line, s, d.line)
             )
     return out
 
@@ -335,9 +337,12 @@ class _Page:
             head, _, tail = name.partition(".")
             if head in self.types and tail and "." not in tail:
                 return f"#{head}"  # a field of T: T's section
-            pkg, _, ident = name.rpartition(".") if "/" in name else (head, "", tail)
-            if not ident:
-                pkg, ident = name, ""
+            if head == self.package and tail in self.names:
+                return f"#{tail}"  # (`[chi.URLParam]` in chi's own doc)
+            # `[encoding/json.Decoder.Decode]`: the path ends at the last slash's first dot.
+            folder, slash, last = name.rpartition("/")
+            element, _, ident = last.partition(".")
+            pkg = f"{folder}{slash}{element}"
             target = imports.get(pkg) or (pkg if "/" in pkg else None)
             if target is None:
                 target = self._local_by_name(pkg) or _STD.get(pkg)
@@ -378,7 +383,9 @@ class _Page:
         w = self.w
         main = self.doc_source
         title = self.import_path or self.package
-        w.add(main.offset + main.file.package_line, f"# {title}")
+        # (the package's name as the heading's id: chunk ids read `doc.go#cobra/pkg-types/...`)
+        w.add(main.offset + main.file.package_line, f"# {title} {{#{self.package}}}")
+        w.anchors.append((0, "pkg-overview"))
         self.doc(main.file.doc, main, main.file.package_line, 2)
         self.has_text = bool(main.file.doc)
         self.examples(package_examples, 2, "")
@@ -461,9 +468,7 @@ class _Page:
             title = f"Example ({e.suffix})" if e.suffix else "Example"
             label = "-".join(x for x in ("example", anchor, e.suffix) if x)
             self.heading(level, e.line, title, label)
-            if e.doc:
-                self.w.block([(e.line, godoc_comment.inline(" ".join(e.doc.split()), {}, _none))])
-                self.w.blank()
+            self.doc(e.doc, e.source, e.decl_line, None)
             self.code(e.line, e.code)
             if e.output:
                 self.w.add(e.line, "Output:")
@@ -504,10 +509,6 @@ class _Page:
                     line_end=last + 1,
                 )
             )
-
-
-def _none(name: str) -> str | None:
-    return None
 
 
 def _short(d: Decl, full: bool = True) -> str:

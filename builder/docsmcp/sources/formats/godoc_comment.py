@@ -28,11 +28,14 @@ _LIST_MARKER = re.compile(r"^([-*+•]|\d+[.)])[ \t]+")
 _HEADING = re.compile(r"^#[ \t]+(\S.*)$")
 _LINK_DEF = re.compile(r"^\[([^\]\n]+)\]:[ \t]*(\S+)[ \t]*$")
 # A doc link: `[Name]`, `[pkg.Name.Method]`, `[*T]`, `[encoding/json.Marshal]`.
-_DOC_LINK = re.compile(r"\[(\*?)((?:[\w.-]+/)*[\w.-]*[^\W\d_]\w*(?:\.\w+){0,2})\](?![(\[:])")
+_DOC_LINK = re.compile(r"\[(\*?)((?:[\w.-]+/)*[\w.-]*[^\W\d_]\w*(?:\.\w+){0,2})\]")
 _BACKQUOTED = re.compile(r"`[^`]+`")
 # Markdown's inline syntax, escaped in plain text; `_` only where it may start or end
-# emphasis (not inside `BASH_COMP_DEBUG_FILE`).
-_SPECIAL = re.compile(r"([\\*<>\[\]|~]|(?<!\w)_|_(?!\w))")
+# emphasis (not inside `BASH_COMP_DEBUG_FILE`), `<` where it may open a tag, `\\` before
+# punctuation, `]` before `(` or `[`: the rest reads as written.
+_SPECIAL = re.compile(
+    r"(\\(?=[!-/:-@\[-`{-~])|\*|<(?=[A-Za-z/!?])|(?<!\w)_|_(?!\w))"
+)
 _BLOCK_START = re.compile(r"^(#|>|[-+=]|\d+[.)])")
 _GO_CODE = re.compile(r":=|\bfunc\b|\bpackage\b|\breturn\b|\bimport\b|\w\([^)]*\)|^\s*//")
 
@@ -191,7 +194,8 @@ def inline(text: str, defs: dict[str, str], resolve: Resolver) -> str:
 def _links(text: str, defs: dict[str, str], resolve: Resolver) -> str:
     out: list[str] = []
     pos = 0
-    for m in re.finditer(r"\[([^\[\]\n]+)\](?![(\[:])", text):
+    # (`[Name]()`, as some write a call, is a doc link too; `[text](url)` is left as written)
+    for m in re.finditer(r"\[([^\[\]\n]+)\](?!\((?!\))|\[|:)", text):
         target = defs.get(m.group(1))
         title = m.group(1)
         if target is None and (doc := _DOC_LINK.fullmatch(m.group())) is not None:
