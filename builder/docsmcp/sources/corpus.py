@@ -429,7 +429,8 @@ def load_corpus(
     parts |= dumi_demos.descriptions(docs_dir, (e.path for e in listing.markdown))
     parts |= texinfo_includes.no_pages(docs_dir, roots, [e.path for e in listing.markdown])
     # A Go package is one page, its page file's; its other files are read with it (go_source.py).
-    go = go_source.scan(docs_dir, roots, (e.path for e in listing.markdown if not (e.refusal or e.skip)))
+    readable = [e.path for e in listing.markdown if not (e.refusal or e.skip)]
+    go = go_source.scan(docs_dir, roots, readable)
     parts |= go.not_pages
     titles = nav.titles
     layout = Layout()

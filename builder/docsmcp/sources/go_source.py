@@ -7,8 +7,9 @@ that page). Here the build decides which files make which page:
   folder or one inside it; the nearest one gives the module path). A docs folder whose `.go`
   files are snippets, without a `go.mod`, reads none of them;
 - a package is a folder of the module; what the go tool ignores is no package: folders named
-  `testdata`, or starting with `_` or `.`, and `vendor/` (other modules' code); `internal/`
-  folders are left out too, as no user of the module can import them;
+  `testdata`, or starting with `_` or `.` (chi's `_examples/`, modules of their own included),
+  and `vendor/` (other modules' code); `internal/` folders are left out too, as no user of the
+  module can import them;
 - the package's files are its `.go` files of the package name most of them declare (a
   `//go:build ignore` generator declaring `package main` in a library folder is not read);
   its `_test.go` files are read for their `Example*` functions only;
@@ -138,8 +139,8 @@ def scan(docs_dir: Path, roots: Sequence[Path], paths: Iterable[str]) -> GoTree:
         root = module_of(folder)
         if root is None:
             continue
-        inside = folder[len(root) :].strip("/") if root else folder
-        parts = inside.split("/") if inside else []
+        # (counted from the docs folder: a module inside `_examples/` is an example too)
+        parts = folder.split("/") if folder else []
         if any(p in SKIPPED_FOLDERS or p.startswith(("_", ".")) for p in parts):
             continue
         if root not in module_paths:
@@ -192,7 +193,9 @@ def _package(
     tests = tuple(
         p
         for p in files
-        if p.endswith("_test.go") and p in names and "func Example" in texts[p]
+        if p.endswith("_test.go")
+        and p in names
+        and "func Example" in texts[p]
         and names[p] in (package, package + "_test")
     )
     documented = [p for p in own if _has_doc(texts[p])]

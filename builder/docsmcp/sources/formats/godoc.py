@@ -42,10 +42,10 @@ from docsmcp.model.api import ApiEntry, Example, Parameter
 from docsmcp.model.text import truncate
 from docsmcp.sources.formats import godoc_comment
 from docsmcp.sources.formats.fences import code_block
-from docsmcp.sources.formats.godoc_parse import Decl, GoFile, exported, parse
+from docsmcp.sources.formats.godoc_parse import Decl, GoFile, default_name, exported, parse
 
 MARK = "\0go-"  # a header or file marker line (Go source holds no NUL: the compiler refuses it)
-MAX_ENTRIES = 5000  # API entries of one package, at most
+MAX_ENTRIES = 20_000  # API entries of one package, at most (stripe-go's root package: 5,122)
 # Standard packages a doc link may name without the file importing them (`[io.Reader]`).
 STD = (
     "bufio bytes context errors flag fmt io log math os path reflect regexp sort strconv "
@@ -265,7 +265,7 @@ def go_to_markdown(path: str, text: str) -> GoPage:
         return GoPage("", None, (), (), ())
     w = page.w
     return GoPage(
-        "\n".join(w.lines) + "\n",
+        "\n".join(w.lines),
         import_path or package,
         tuple(w.anchors),
         tuple(w.sources),
@@ -359,7 +359,7 @@ class _Page:
 
     def _local_by_name(self, name: str) -> str | None:
         for path in self.local:
-            if path.rsplit("/", 1)[-1] == name:
+            if default_name(path) == name:
                 return path
         return None
 
@@ -488,7 +488,11 @@ class _Page:
         while last > first and not self.w.lines[last]:
             last -= 1
         params = tuple(_parameters(d.params)) if d.kind in ("func", "method") else ()
-        signature = " ".join(d.code.split("\n")[0].split()) if d.kind in ("type", "const", "var") else " ".join(d.code.split())
+        signature = (
+            " ".join(d.code.split("\n")[0].split())
+            if d.kind in ("type", "const", "var")
+            else " ".join(d.code.split())
+        )
         examples = tuple(
             Example("go", truncate(e.code, MAX_EXAMPLE_CHARS)) for e in i.examples if e.code
         )[:MAX_EXAMPLES]

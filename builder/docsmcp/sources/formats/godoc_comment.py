@@ -33,9 +33,7 @@ _BACKQUOTED = re.compile(r"`[^`]+`")
 # Markdown's inline syntax, escaped in plain text; `_` only where it may start or end
 # emphasis (not inside `BASH_COMP_DEBUG_FILE`), `<` where it may open a tag, `\\` before
 # punctuation, `]` before `(` or `[`: the rest reads as written.
-_SPECIAL = re.compile(
-    r"(\\(?=[!-/:-@\[-`{-~])|\*|<(?=[A-Za-z/!?])|(?<!\w)_|_(?!\w))"
-)
+_SPECIAL = re.compile(r"(\\(?=[!-/:-@\[-`{-~])|\*|<(?=[A-Za-z/!?])|(?<!\w)_|_(?!\w))")
 _BLOCK_START = re.compile(r"^(#|>|[-+=]|\d+[.)])")
 _GO_CODE = re.compile(r":=|\bfunc\b|\bpackage\b|\breturn\b|\bimport\b|\w\([^)]*\)|^\s*//")
 

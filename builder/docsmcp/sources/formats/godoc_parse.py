@@ -447,10 +447,8 @@ def _exported_members(
     for k, (m, r) in enumerate(zip(m_lines, r_lines, strict=True)):
         inside = first + k in continued
         if not m.strip() and not inside:
-            if r.strip():
-                pending.append(r)
-            elif pending or (kept and kept[-1].strip()):
-                pending.append(r)
+            if r.strip() or pending or (kept and kept[-1].strip()):
+                pending.append(r)  # (a comment, or a blank line after something)
             continue
         if depths[k] == 0 and not inside:
             lead = m.lstrip()
