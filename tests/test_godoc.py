@@ -10,7 +10,7 @@ import time
 from pathlib import Path
 
 import pyarrow.parquet as pq
-from conftest import FUZZ, build_bundle, page_texts
+from conftest import FUZZ, build_bundle, page_texts, run_docsmcp
 from docsmcp.sources.formats.godoc import MARK, go_to_markdown
 from docsmcp.sources.formats.godoc_comment import render
 from docsmcp.sources.formats.godoc_parse import parse
@@ -425,3 +425,9 @@ def test_any_go_text_converts_without_error(files: list[list[str]]) -> None:
     assert len(page.line_map) == n
     assert all(0 <= line < text.count("\n") + 1 for line in page.line_map)
     assert all(1 <= e.line_start <= e.line_end <= n for e in page.api)
+
+
+def test_init_counts_the_package_pages(tmp_path: Path) -> None:
+    done = run_docsmcp("init", "--docs-dir", _module(tmp_path / "router"))
+    assert done.stderr.splitlines()[0] == "4 files"
+    assert "validate: ok: 4 files" in done.stderr

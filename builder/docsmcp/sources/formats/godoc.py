@@ -497,13 +497,14 @@ class _Page:
             Example("go", truncate(e.code, MAX_EXAMPLE_CHARS)) for e in i.examples if e.code
         )[:MAX_EXAMPLES]
         for name, _ in names:
+            own, said = _spec(d, name) if d.code.startswith(("const (", "var (")) else ("", "")
             self.api.append(
                 ApiEntry(
                     name=f"{self.package}.{name}",
                     category=self.import_path or self.package,
                     kind="method" if d.kind in ("func", "method") else "type",
-                    signature=truncate(signature, MAX_SIGNATURE_CHARS),
-                    description=truncate(_description(d.doc), MAX_DESCRIPTION_CHARS),
+                    signature=truncate(own or signature, MAX_SIGNATURE_CHARS),
+                    description=truncate(said or _description(d.doc), MAX_DESCRIPTION_CHARS),
                     parameters=params,
                     returns=truncate(d.results, MAX_RETURNS_CHARS),
                     examples=examples,
@@ -513,6 +514,22 @@ class _Page:
                     line_end=last + 1,
                 )
             )
+
+
+def _spec(d: Decl, name: str) -> tuple[str, str]:
+    """A name's own line in a const/var group (`const ShellCompDirectiveNoSpace`, with its type
+    and value when written there) and the comment above it, as go/doc shows them."""
+    lines = d.code.split("\n")
+    for k, line in enumerate(lines):
+        words = re.split(r"[\s,=]+", line.strip(), maxsplit=1)
+        if words and words[0] == name:
+            above: list[str] = []
+            for prior in reversed(lines[1:k]):
+                if not prior.strip().startswith("//"):
+                    break
+                above.insert(0, prior.strip()[2:].strip())
+            return f"{d.kind} {' '.join(line.split())}", " ".join(above)
+    return "", ""
 
 
 def _short(d: Decl, full: bool = True) -> str:
