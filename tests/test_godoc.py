@@ -225,7 +225,7 @@ def test_a_module_is_read_as_its_package_pages(tmp_path: Path) -> None:
     assert page.count("const Separator = ") == 1 and 'const Separator = "/"' in page
     assert "func (m Method) Valid() bool" in page and "String()" not in page
     # examples under what they document, code then output
-    route = page[page.index("#### func (mx *Mux) Route") :]
+    route = page[page.index("#### Mux.Route") :]
     assert 'r.Route("/api", func(api *router.Mux) {})' in route
     assert "Output:" in route and "true" in route and "TestRoute" not in page
     assert "Example shows the smallest program." in page and "hello" in page
@@ -250,11 +250,11 @@ def test_sections_are_ordered_and_identified_as_pkg_go_dev_does(tmp_path: Path) 
         "## Types",
         "### type Method",
         "#### const MethodGet, MethodPost",
-        "#### func (m Method) Valid",
+        "#### Method.Valid",
         "### type Mux",
         "#### func NewRouter",
-        "#### func (mx *Mux) Get",
-        "#### func (mx *Mux) Route",
+        "#### Mux.Get",
+        "#### Mux.Route",
     ]
     at = [headings.index(h) for h in order]
     assert at == sorted(at)

@@ -8,7 +8,10 @@ this converter parses each file (godoc_parse.py) and writes, in pkg.go.dev's ord
 - `## Constants`, `## Variables`: the groups not of one of the package's types;
 - `## Functions`: `### func Name {#Name}`, declaration, doc, examples;
 - `## Types`: `### type T {#T}`, then the constants and variables of type T, the functions
-  returning a T (`NewRouter`), and T's methods `#### func (mx *Mux) Route {#Mux.Route}`.
+  returning a T (`NewRouter`), and T's methods `#### Mux.Route {#Mux.Route}`: a method's
+  heading is its name as Go code calls it, pkg.go.dev's anchor (the declaration follows it),
+  so a search for `Mux.Route` meets it whole: headed `func (mx *Mux) Route`, `Mux.Routes`
+  ranked above it (the words of both headings are the same once stemmed).
 Each heading carries pkg.go.dev's anchor as its id, so `#Mux.Route` links resolve and chunk ids
 end in it. Functions, types and methods are sorted by name, constants and variables kept in
 file order, as go/doc does. Every exported func, method, type, const and var is an API entry
@@ -443,7 +446,7 @@ class _Page:
     def func(self, i: _Item, level: int, receiver: str = "") -> None:
         d = i.decl
         anchor = f"{receiver}.{i.name}" if receiver else i.name
-        start = self.heading(level, i.line, _short(d, full=False), anchor)
+        start = self.heading(level, i.line, anchor if receiver else _short(d, full=False), anchor)
         self.code(i.line, d.code)
         self.doc(d.doc, i.source, d.line, None)
         self.examples(i.examples, level + 1, anchor)
