@@ -431,3 +431,13 @@ def test_init_counts_the_package_pages(tmp_path: Path) -> None:
     done = run_docsmcp("init", "--docs-dir", _module(tmp_path / "router"))
     assert done.stderr.splitlines()[0] == "4 files"
     assert "validate: ok: 4 files" in done.stderr
+
+
+def test_a_section_maps_to_its_doc_comment_and_declaration() -> None:
+    text = _gathered(MUX_GO)
+    page = go_to_markdown("mux.go", text)
+    route = next(e for e in page.api if e.name == "router.Mux.Route")
+    source = text.split("\n")
+    first, last = page.line_map[route.line_start - 1], page.line_map[route.line_end - 1]
+    assert source[first] == "// Route mounts a sub-router along pattern."
+    assert source[last].startswith("func (mx *Mux) Route(")

@@ -91,6 +91,11 @@ class _Item:
     def name(self) -> str:
         return self.decl.names[0]
 
+    @property
+    def first(self) -> int:
+        """The line of the gathered text where its doc comment starts (else its own)."""
+        return self.line - (self.decl.doc.count("\n") + 1 if self.decl.doc else 0)
+
 
 @dataclass(frozen=True)
 class _Example:
@@ -367,12 +372,16 @@ class _Page:
         return None
 
     # --- writing -------------------------------------------------------------------------
-    def doc(self, text: str, source: _Source, line: int, level: int | None) -> None:
+    def doc(
+        self, text: str, source: _Source, line: int, level: int | None, at: int | None = None
+    ) -> None:
+        """The doc comment above `line` of `source`, each line given its own line, or `at`."""
         if not text:
             return
         self.w.blank()
         first = source.offset + line - text.count("\n") - 1
-        self.w.block(godoc_comment.render(text, first, self.resolver(source), level))
+        rendered = godoc_comment.render(text, first, self.resolver(source), level)
+        self.w.block([(n if at is None else at, x) for n, x in rendered])
         self.w.blank()
 
     def heading(self, level: int, line: int, title: str, anchor: str) -> int:
@@ -387,11 +396,16 @@ class _Page:
         main = self.doc_source
         title = self.import_path or self.package
         # (the package's name as the heading's id: chunk ids read `doc.go#cobra/pkg-types/...`)
-        w.add(main.offset + main.file.package_line, f"# {title} {{#{self.package}}}")
+        # Line map: a section's heading is the first line of its doc comment, the rest of it
+        # the declaration's line, so its range runs from the comment to the declaration (an
+        # example, from a test file, is shown at the line of what it documents).
+        clause = main.offset + main.file.package_line
+        doc = main.file.doc
+        w.add(clause - (doc.count("\n") + 1 if doc else 0), f"# {title} {{#{self.package}}}")
         w.anchors.append((0, "pkg-overview"))
-        self.doc(main.file.doc, main, main.file.package_line, 2)
-        self.has_text = bool(main.file.doc)
-        self.examples(package_examples, 2, "")
+        self.doc(doc, main, main.file.package_line, 2)
+        self.has_text = bool(doc)
+        self.examples(package_examples, 2, "", clause)
         entries = self.types or self.values or self.vars or self.funcs
         if not entries:
             return
@@ -399,33 +413,34 @@ class _Page:
         self.index()
         for kind, items in (("Constants", self.values), ("Variables", self.vars)):
             if items:
-                self.heading(2, items[0].line, kind, f"pkg-{kind.lower()}")
+                self.heading(2, items[0].first, kind, f"pkg-{kind.lower()}")
                 for i in items:
                     self.value(i, 3)
         if self.funcs:
-            self.heading(2, self.funcs[0].line, "Functions", "pkg-functions")
+            self.heading(2, self.funcs[0].first, "Functions", "pkg-functions")
             for i in self.funcs:
                 self.func(i, 3)
         if self.types:
             first = next(iter(self.types.values()))
-            self.heading(2, first.item.line, "Types", "pkg-types")
+            self.heading(2, first.item.first, "Types", "pkg-types")
             for t in self.types.values():
                 self.type(t)
 
     def index(self) -> None:
         w = self.w
-        line = self.w.sources[-1]
+        main = self.doc_source
+        line = main.offset + main.file.package_line  # (the Index is the package's)
         self.heading(2, line, "Index", "pkg-index")
         for i in self.values + self.vars:
-            w.add(i.line, f"- [{i.decl.kind} {', '.join(i.decl.names[:4])}](#{i.decl.names[0]})")
+            w.add(line, f"- [{i.decl.kind} {', '.join(i.decl.names[:4])}](#{i.decl.names[0]})")
         for i in self.funcs:
-            w.add(i.line, f"- [{_short(i.decl)}](#{i.name})")
+            w.add(line, f"- [{_short(i.decl)}](#{i.name})")
         for t in self.types.values():
-            w.add(t.item.line, f"- [type {t.item.name}](#{t.item.name})")
+            w.add(line, f"- [type {t.item.name}](#{t.item.name})")
             for i in t.funcs:
-                w.add(i.line, f"  - [{_short(i.decl)}](#{i.name})")
+                w.add(line, f"  - [{_short(i.decl)}](#{i.name})")
             for i in t.methods:
-                w.add(i.line, f"  - [{_short(i.decl)}](#{t.item.name}.{i.name})")
+                w.add(line, f"  - [{_short(i.decl)}](#{t.item.name}.{i.name})")
 
     def code(self, line: int, code: str) -> None:
         self.w.blank()
@@ -436,28 +451,28 @@ class _Page:
     def value(self, i: _Item, level: int) -> None:
         d = i.decl
         names = ", ".join(d.names[:3]) + (", …" if len(d.names) > 3 else "")
-        start = self.heading(level, i.line, f"{d.kind} {names}", d.names[0])
+        start = self.heading(level, i.first, f"{d.kind} {names}", d.names[0])
         for extra in d.names[1:]:
             self.w.anchors.append((start, extra))
         self.code(i.line, d.code)
-        self.doc(d.doc, i.source, d.line, None)
+        self.doc(d.doc, i.source, d.line, None, i.line)
         self.entries(i, start, [(n, n) for n in d.names])
 
     def func(self, i: _Item, level: int, receiver: str = "") -> None:
         d = i.decl
         anchor = f"{receiver}.{i.name}" if receiver else i.name
-        start = self.heading(level, i.line, anchor if receiver else _short(d, full=False), anchor)
+        start = self.heading(level, i.first, anchor if receiver else _short(d, full=False), anchor)
         self.code(i.line, d.code)
-        self.doc(d.doc, i.source, d.line, None)
-        self.examples(i.examples, level + 1, anchor)
+        self.doc(d.doc, i.source, d.line, None, i.line)
+        self.examples(i.examples, level + 1, anchor, i.line)
         self.entries(i, start, [(anchor, anchor)])
 
     def type(self, t: _Type) -> None:
         i = t.item
-        start = self.heading(3, i.line, f"type {i.name}", i.name)
+        start = self.heading(3, i.first, f"type {i.name}", i.name)
         self.code(i.line, i.decl.code)
-        self.doc(i.decl.doc, i.source, i.decl.line, None)
-        self.examples(i.examples, 4, i.name)
+        self.doc(i.decl.doc, i.source, i.decl.line, None, i.line)
+        self.examples(i.examples, 4, i.name, i.line)
         self.entries(i, start, [(i.name, i.name)], own_end=len(self.w.lines))
         for v in t.values:
             self.value(v, 4)
@@ -466,18 +481,18 @@ class _Page:
         for m in t.methods:
             self.func(m, 4, receiver=i.name)
 
-    def examples(self, found: list[_Example], level: int, anchor: str) -> None:
+    def examples(self, found: list[_Example], level: int, anchor: str, at: int) -> None:
         for e in found:
             title = f"Example ({e.suffix})" if e.suffix else "Example"
             label = "-".join(x for x in ("example", anchor, e.suffix) if x)
-            self.heading(level, e.line, title, label)
-            self.doc(e.doc, e.source, e.decl_line, None)
-            self.code(e.line, e.code)
+            self.heading(level, at, title, label)
+            self.doc(e.doc, e.source, e.decl_line, None, at)
+            self.code(at, e.code)
             if e.output:
-                self.w.add(e.line, "Output:")
+                self.w.add(at, "Output:")
                 self.w.blank()
                 for text in code_block("", "text", e.output.split("\n")):
-                    self.w.add(e.line, text)
+                    self.w.add(at, text)
                 self.w.blank()
 
     def entries(
