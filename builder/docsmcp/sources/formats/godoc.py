@@ -48,7 +48,7 @@ from docsmcp.sources.formats.fences import code_block
 from docsmcp.sources.formats.godoc_parse import Decl, GoFile, default_name, exported, parse
 
 MARK = "\0go-"  # a header or file marker line (Go source holds no NUL: the compiler refuses it)
-MAX_ENTRIES = 20_000  # API entries of one package, at most (stripe-go's root package: 5,122)
+MAX_ENTRIES = 50_000  # API entries of one package, at most (stripe-go's root package: 21,789)
 # Standard packages a doc link may name without the file importing them (`[io.Reader]`).
 STD = (
     "bufio bytes context errors flag fmt io log math os path reflect regexp sort strconv "
