@@ -36,7 +36,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from docsmcp.model.source import SourceFile
-from docsmcp.sources.formats.godoc import MARK
+from docsmcp.sources.formats.godoc_files import MARK
 from docsmcp.sources.settings import _read_text
 
 log = logging.getLogger("docsmcp.sources.go_source")

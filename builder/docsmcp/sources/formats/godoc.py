@@ -45,9 +45,10 @@ from docsmcp.model.api import ApiEntry, Example, Parameter
 from docsmcp.model.text import truncate
 from docsmcp.sources.formats import godoc_comment
 from docsmcp.sources.formats.fences import code_block
-from docsmcp.sources.formats.godoc_parse import Decl, GoFile, default_name, exported, parse
+from docsmcp.sources.formats.godoc_files import GoExample, GoSource, rank, split
+from docsmcp.sources.formats.godoc_files import examples as find_examples
+from docsmcp.sources.formats.godoc_parse import Decl, default_name, exported
 
-MARK = "\0go-"  # a header or file marker line (Go source holds no NUL: the compiler refuses it)
 MAX_ENTRIES = 50_000  # API entries of one package, at most (stripe-go's root package: 21,789)
 # Standard packages a doc link may name without the file importing them (`[io.Reader]`).
 STD = (
@@ -57,7 +58,6 @@ STD = (
     "log/slog sync/atomic unicode/utf8 encoding/base64 mime/multipart net/http/httptest"
 ).split()
 _STD = {p.rsplit("/", 1)[-1]: p for p in STD}
-_GOOS = re.compile(r"_(windows|darwin|freebsd|netbsd|openbsd|plan9|solaris|js|wasip1|aix)(_\w+)?$")
 
 
 @dataclass(frozen=True)
@@ -69,19 +69,11 @@ class GoPage:
     api: tuple[ApiEntry, ...]
 
 
-@dataclass(frozen=True)
-class _Source:
-    name: str  # file name
-    file: GoFile
-    offset: int  # line of the gathered text where the file's first line is
-    test: bool
-
-
 @dataclass
 class _Item:
     decl: Decl
-    source: _Source
-    examples: list[_Example] = field(default_factory=list)
+    source: GoSource
+    examples: list[GoExample] = field(default_factory=list)
 
     @property
     def line(self) -> int:
@@ -97,110 +89,12 @@ class _Item:
         return self.line - (self.decl.doc.count("\n") + 1 if self.decl.doc else 0)
 
 
-@dataclass(frozen=True)
-class _Example:
-    suffix: str
-    doc: str
-    code: str
-    output: str
-    line: int  # of the gathered text
-    source: _Source  # the test file
-    decl_line: int  # of the test file
-
-
 @dataclass
 class _Type:
     item: _Item
     values: list[_Item] = field(default_factory=list)
     funcs: list[_Item] = field(default_factory=list)
     methods: list[_Item] = field(default_factory=list)
-
-
-def split(text: str) -> tuple[str, dict[str, str], list[_Source]]:
-    """The gathered text's import path, the module's packages (import path -> page path) and
-    its files."""
-    import_path = ""
-    local: dict[str, str] = {}
-    sources: list[_Source] = []
-    lines = text.split("\n")
-    marks = [k for k, x in enumerate(lines) if x.startswith(MARK)]
-    for n, k in enumerate(marks):
-        kind, _, rest = lines[k][len(MARK) :].partition(" ")
-        if kind == "package":
-            import_path = rest.strip()
-        elif kind == "local":
-            path, _, page = rest.strip().partition(" ")
-            local[path] = page
-        elif kind in ("file", "test"):
-            end = marks[n + 1] if n + 1 < len(marks) else len(lines)
-            body = "\n".join(lines[k + 1 : end])
-            sources.append(_Source(rest.strip(), parse(body), k + 1, kind == "test"))
-    return import_path, local, sources
-
-
-def _rank(source: _Source) -> tuple[int, str]:
-    """Which of several files declaring one name is shown: no build constraint, then one for
-    Linux (or not for Windows), then the rest; by name within each."""
-    stem = source.name.removesuffix(".go")
-    build = source.file.build
-    if not build and not _GOOS.search(stem):
-        return (0, source.name)
-    if "linux" in build or "unix" in build or "!windows" in build.replace(" ", ""):
-        return (1, source.name)
-    return (2, source.name)
-
-
-def _examples(sources: list[_Source], package: str) -> dict[str, list[_Example]]:
-    """`Example*` functions of the test files, by what they document (`` the package,
-    `F`, `T`, `T.M`)."""
-    out: dict[str, list[_Example]] = {}
-    for s in sources:
-        if not s.test or s.file.package not in (package, package + "_test"):
-            continue
-        for d in s.file.decls:
-            name = d.names[0]
-            if d.kind != "func" or not name.startswith("Example") or d.params or d.results:
-                continue
-            target, suffix = _example_target(name[len("Example") :])
-            if target is None:
-                continue
-            code, output = _example_code(d.body)
-            out.setdefault(target, []).append(
-                _Example(suffix, d.doc, code, output, s.offset + d.line, s, d.line)
-            )
-    return out
-
-
-def _example_target(rest: str) -> tuple[str | None, str]:
-    """`Mux_Route_sub` -> (`Mux.Route`, `sub`); `` -> (``, ``); `_foo` -> (``, `foo`)."""
-    if not rest:
-        return "", ""
-    if rest.startswith("_"):
-        return "", rest[1:]
-    parts = rest.split("_")
-    suffix = ""
-    if len(parts) > 1 and parts[-1][:1].islower():
-        suffix = parts.pop()
-    if not parts[0][:1].isupper() or len(parts) > 2:
-        return None, ""
-    return ".".join(parts), suffix
-
-
-def _example_code(body: str) -> tuple[str, str]:
-    """An example's code (its body, unindented) and its `// Output:` comment's text."""
-    lines = body.strip("\n").split("\n")
-    lines = [x[1:] if x.startswith("\t") else x for x in lines]
-    output: list[str] = []
-    for k, line in enumerate(lines):
-        m = re.match(r"^\s*// ?(?:Unordered output|Output):\s*(.*)$", line)
-        if m and all(x.strip().startswith("//") for x in lines[k + 1 :] if x.strip()):
-            output = [m.group(1)] if m.group(1).strip() else []
-            output += [re.sub(r"^\s*// ?", "", x) for x in lines[k + 1 :] if x.strip()]
-            lines = lines[:k]
-            break
-    while lines and not lines[-1].strip():
-        lines.pop()
-    return "\n".join(lines), "\n".join(output)
 
 
 class _Writer:
@@ -233,7 +127,7 @@ def go_to_markdown(path: str, text: str) -> GoPage:
     doc_source = main
     seen: set[tuple[str, str, str]] = set()
     items: list[_Item] = []
-    for s in sorted(files, key=_rank):
+    for s in sorted(files, key=rank):
         for d in s.file.decls:
             key = (d.kind, d.receiver, ",".join(d.names))
             if key in seen:
@@ -244,7 +138,7 @@ def go_to_markdown(path: str, text: str) -> GoPage:
             if s.file.generated and not d.doc:
                 continue
             items.append(_Item(d, s))
-    examples = _examples(sources, package)
+    examples = find_examples(sources, package)
     types = {i.name: _Type(i) for i in items if i.decl.kind == "type"}
     consts: list[_Item] = []
     funcs: list[_Item] = []
@@ -301,7 +195,7 @@ class _Page:
         import_path: str,
         package: str,
         local: dict[str, str],
-        doc_source: _Source,
+        doc_source: GoSource,
         types: dict[str, _Type],
         consts: list[_Item],
         funcs: list[_Item],
@@ -335,7 +229,7 @@ class _Page:
         return names
 
     # --- links ---------------------------------------------------------------------------
-    def resolver(self, source: _Source) -> godoc_comment.Resolver:
+    def resolver(self, source: GoSource) -> godoc_comment.Resolver:
         imports = dict(source.file.imports)
 
         def resolve(name: str) -> str | None:
@@ -373,7 +267,7 @@ class _Page:
 
     # --- writing -------------------------------------------------------------------------
     def doc(
-        self, text: str, source: _Source, line: int, level: int | None, at: int | None = None
+        self, text: str, source: GoSource, line: int, level: int | None, at: int | None = None
     ) -> None:
         """The doc comment above `line` of `source`, each line given its own line, or `at`."""
         if not text:
@@ -391,7 +285,7 @@ class _Page:
         self.w.blank()
         return len(self.w.lines) - 2
 
-    def write(self, package_examples: list[_Example]) -> None:
+    def write(self, package_examples: list[GoExample]) -> None:
         w = self.w
         main = self.doc_source
         title = self.import_path or self.package
@@ -481,7 +375,7 @@ class _Page:
         for m in t.methods:
             self.func(m, 4, receiver=i.name)
 
-    def examples(self, found: list[_Example], level: int, anchor: str, at: int) -> None:
+    def examples(self, found: list[GoExample], level: int, anchor: str, at: int) -> None:
         for e in found:
             title = f"Example ({e.suffix})" if e.suffix else "Example"
             label = "-".join(x for x in ("example", anchor, e.suffix) if x)
