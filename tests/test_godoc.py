@@ -12,8 +12,8 @@ from pathlib import Path
 import pyarrow.parquet as pq
 from conftest import FUZZ, build_bundle, page_texts, run_docsmcp
 from docsmcp.sources.formats.godoc import go_to_markdown
-from docsmcp.sources.formats.godoc_files import MARK
 from docsmcp.sources.formats.godoc_comment import render
+from docsmcp.sources.formats.godoc_files import MARK
 from docsmcp.sources.formats.godoc_parse import parse
 from hypothesis import given
 from hypothesis import strategies as st
