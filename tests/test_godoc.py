@@ -442,3 +442,17 @@ def test_a_section_maps_to_its_doc_comment_and_declaration() -> None:
     first, last = page.line_map[route.line_start - 1], page.line_map[route.line_end - 1]
     assert source[first] == "// Route mounts a sub-router along pattern."
     assert source[last].startswith("func (mx *Mux) Route(")
+
+
+def test_a_go_mod_without_a_module_line_says_so_in_one_line(tmp_path: Path) -> None:
+    docs = tmp_path / "mod"
+    docs.mkdir()
+    (docs / "go.mod").write_text("go 1.22\n")
+    (docs / "x.go").write_text("// Package x does x.\npackage x\n\n// F is f.\nfunc F() {}\n")
+    (docs / "README.md").write_text("# X\n\nRead me.\n")
+    done = run_docsmcp("build", "--docs-dir", docs, "--out", tmp_path / "idx")
+    warned = [line for line in done.stderr.splitlines() if "go.mod" in line]
+    assert warned == [
+        "docsmcp: warning: go.mod: it has no `module` line; the Go files beside it are not read"
+    ]
+    assert set(page_texts(tmp_path / "idx")) == {"README.md"}

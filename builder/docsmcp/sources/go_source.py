@@ -98,8 +98,11 @@ def _package_line(text: str) -> int:
 
 def _module_path(docs_dir: Path, folder: str, roots: Sequence[Path]) -> str | None:
     path = posixpath.join(folder, GO_MOD) if folder else GO_MOD
-    text, _ = _read_text(docs_dir, path, roots)
+    text, problem = _read_text(docs_dir, path, roots)
     m = _MODULE.search(text or "")
+    if m is None:
+        why = problem.message if problem else "it has no `module` line"
+        log.warning("%s: %s; the Go files beside it are not read", path, why)
     return m.group(1) if m else None
 
 
