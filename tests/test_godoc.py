@@ -365,6 +365,8 @@ def test_hostile_input_ends_quickly() -> None:
         "package x\n" + "// [" * 50_000 + "\nfunc F() {}\n",
         "package x\n" + "type T struct {\n" * 20_000,
         "package x\n" + '"\\' * 100_000,
+        "package x\n// [" + "a" * 100_000 + ".]\nfunc F() {}\n",
+        "package x\nconst (\n" + "".join(f"\tA{k} = {k}\n" for k in range(50_000)) + ")\n",
     ]
     for text in hostile:
         started = time.monotonic()

@@ -408,8 +408,9 @@ class _Page:
         examples = tuple(
             Example("go", truncate(e.code, MAX_EXAMPLE_CHARS)) for e in i.examples if e.code
         )[:MAX_EXAMPLES]
+        specs = _specs(d) if d.code.startswith(("const (", "var (")) else {}
         for name, _ in names:
-            own, said = _spec(d, name) if d.code.startswith(("const (", "var (")) else ("", "")
+            own, said = specs.get(name, ("", ""))
             self.api.append(
                 ApiEntry(
                     name=f"{self.package}.{name}",
@@ -428,20 +429,21 @@ class _Page:
             )
 
 
-def _spec(d: Decl, name: str) -> tuple[str, str]:
-    """A name's own line in a const/var group (`const ShellCompDirectiveNoSpace`, with its type
-    and value when written there) and the comment above it, as go/doc shows them."""
-    lines = d.code.split("\n")
-    for k, line in enumerate(lines):
-        words = re.split(r"[\s,=]+", line.strip(), maxsplit=1)
-        if words and words[0] == name:
-            above: list[str] = []
-            for prior in reversed(lines[1:k]):
-                if not prior.strip().startswith("//"):
-                    break
-                above.insert(0, prior.strip()[2:].strip())
-            return f"{d.kind} {' '.join(line.split())}", " ".join(above)
-    return "", ""
+def _specs(d: Decl) -> dict[str, tuple[str, str]]:
+    """Each name's own line in a const/var group (`const ShellCompDirectiveNoSpace`, with its
+    type and value when written there) and the comment above it, as go/doc shows them."""
+    found: dict[str, tuple[str, str]] = {}
+    above: list[str] = []
+    for line in d.code.split("\n")[1:]:
+        stripped = line.strip()
+        if stripped.startswith("//"):
+            above.append(stripped[2:].strip())
+            continue
+        name = re.split(r"[\s,=]+", stripped, maxsplit=1)[0]
+        if name and name not in found:
+            found[name] = (f"{d.kind} {' '.join(line.split())}", " ".join(above))
+        above = []
+    return found
 
 
 def _short(d: Decl, full: bool = True) -> str:

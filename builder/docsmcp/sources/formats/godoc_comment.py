@@ -38,6 +38,9 @@ _BLOCK_START = re.compile(r"^(#|>|[-+=]|\d+[.)])")
 _GO_CODE = re.compile(r":=|\bfunc\b|\bpackage\b|\breturn\b|\bimport\b|\w\([^)]*\)|^\s*//")
 
 Resolver = Callable[[str], str | None]
+# Characters of a bracketed text read as a doc link, at most: `[encoding/json.Decoder.Decode]`
+# is 28; the pattern's overlapping parts take time growing with the square of a longer one.
+MAX_LINK_CHARS = 200
 
 
 def _unindent(lines: list[str]) -> list[str]:
@@ -196,7 +199,11 @@ def _links(text: str, defs: dict[str, str], resolve: Resolver) -> str:
     for m in re.finditer(r"\[([^\[\]\n]+)\](?!\((?!\))|\[|:)", text):
         target = defs.get(m.group(1))
         title = m.group(1)
-        if target is None and (doc := _DOC_LINK.fullmatch(m.group())) is not None:
+        if (
+            target is None
+            and len(title) <= MAX_LINK_CHARS
+            and (doc := _DOC_LINK.fullmatch(m.group()))
+        ):
             target = resolve(doc.group(2))
             title = doc.group(1) + doc.group(2)
         if target is None:
