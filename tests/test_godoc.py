@@ -6,6 +6,7 @@ in doc.go, a `middleware/` package, typed constants, a generated file, build-tag
 
 from __future__ import annotations
 
+import json
 import time
 from pathlib import Path
 
@@ -264,7 +265,11 @@ def test_sections_are_ordered_and_identified_as_pkg_go_dev_does(tmp_path: Path) 
 
 
 def test_the_api_reference_answers_for_each_exported_identifier(tmp_path: Path) -> None:
-    out = build_bundle(_module(tmp_path / "router"), tmp_path / "idx")
+    root = _module(tmp_path / "router")
+    # (small chunks, as a package of real size has: each method a chunk of its own)
+    manifest = {"version": "1", "strategy": {"chunk_by": "h3", "max_chunk_size": 400}}
+    (root / ".docs-mcp.json").write_text(json.dumps(manifest))
+    out = build_bundle(root, tmp_path / "idx")
     names = set(pq.read_table(out / "api.parquet").column("name").to_pylist())
     for name in (
         "router.Mux",
@@ -294,7 +299,10 @@ def test_the_api_reference_answers_for_each_exported_identifier(tmp_path: Path) 
         assert entry["returns"] == "*Mux"
         assert entry["description"] == "Route mounts a sub-router along pattern."
         assert entry["examples"][0]["code"].startswith("r := router.NewRouter()")
-        assert entry["chunk_id"].startswith("doc.go#router/")
+        assert entry["chunk_id"] == "doc.go#router/pkg-types/Mux/Mux.Route"
+        # pkg.go.dev's anchor reaches the section (`pkg.go.dev/...#Mux.Route`)
+        shown = s.call("get_doc", {"chunk_id": "doc.go#Mux.Route"})
+        assert not shown.is_error and "Route mounts a sub-router" in shown.content[0].text
         hits = s.search(query="mount a sub-router", limit=3)["hits"]
     assert hits[0]["chunk_id"].startswith("doc.go#")
 
