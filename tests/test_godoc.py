@@ -13,7 +13,7 @@ from pathlib import Path
 import pyarrow.parquet as pq
 from conftest import FUZZ, build_bundle, page_texts, run_docsmcp
 from docsmcp.sources.formats.godoc import go_to_markdown
-from docsmcp.sources.formats.godoc_comment import render
+from docsmcp.sources.formats.godoc_comment import inline, render
 from docsmcp.sources.formats.godoc_files import MARK
 from docsmcp.sources.formats.godoc_parse import parse
 from hypothesis import given
@@ -354,6 +354,10 @@ def test_doc_comment_syntax_renders_as_markdown() -> None:
     assert "1. first" in out and "2. second" in out
     code = out[out.index("```go") :]
     assert code[:5] == ["```go", "x := 1", "", "y := 2", "```"]
+    # a markdown link stays one when it names a web address; a site-relative one reads as
+    # written (stripe-go's generated comments), never a link to no page of the bundle
+    said = inline("[pay](/api/invoices/pay), [docs](https://x.dev/d)", {}, lambda n: None)
+    assert said == "[pay\\](/api/invoices/pay), [docs](https://x.dev/d)"
     # a heading inside a declaration's doc is bold, so it stays in its section
     assert "**Old Style Heading**" in [x for _, x in render(text, 0, lambda n: None, None)]
 

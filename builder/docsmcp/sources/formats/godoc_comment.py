@@ -32,8 +32,12 @@ _DOC_LINK = re.compile(r"\[(\*?)((?:[\w.-]+/)*[\w.-]*[^\W\d_]\w*(?:\.\w+){0,2})\
 _BACKQUOTED = re.compile(r"`[^`]+`")
 # Markdown's inline syntax, escaped in plain text; `_` only where it may start or end
 # emphasis (not inside `BASH_COMP_DEBUG_FILE`), `<` where it may open a tag, `\\` before
-# punctuation, `]` before `(` or `[`: the rest reads as written.
-_SPECIAL = re.compile(r"(\\(?=[!-/:-@\[-`{-~])|\*|<(?=[A-Za-z/!?])|(?<!\w)_|_(?!\w))")
+# punctuation: the rest reads as written. A markdown link some authors write stays a link when
+# it names a web address, and reads as written otherwise (stripe-go's `[pay](/api/invoices/pay)`
+# is relative to a site the comment does not name, as pkg.go.dev shows it).
+_SPECIAL = re.compile(
+    r"(\\(?=[!-/:-@\[-`{-~])|\*|<(?=[A-Za-z/!?])|(?<!\w)_|_(?!\w)|\](?=\((?!https?://)))"
+)
 _BLOCK_START = re.compile(r"^(#|>|[-+=]|\d+[.)])")
 _GO_CODE = re.compile(r":=|\bfunc\b|\bpackage\b|\breturn\b|\bimport\b|\w\([^)]*\)|^\s*//")
 
