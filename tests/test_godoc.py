@@ -96,6 +96,8 @@ func (mx *Mux) Route(pattern string, fn func(r *Mux)) *Mux {
 type node struct{}
 
 // Walk visits every route of r.
+//
+// Deprecated: use [Mux.Routes].
 func Walk(r *Mux, fn func(method, route string) error) error { return nil }
 """
 
@@ -300,6 +302,8 @@ def test_the_api_reference_answers_for_each_exported_identifier(tmp_path: Path) 
         assert entry["description"] == "Route mounts a sub-router along pattern."
         assert entry["examples"][0]["code"].startswith("r := router.NewRouter()")
         assert entry["chunk_id"] == "doc.go#router/pkg-types/Mux/Mux.Route"
+        walk = s.call("get_api_reference", {"method": "Walk"}).structured_content["entries"][0]
+        assert walk["description"] == "Deprecated: use [Mux.Routes]. Walk visits every route of r."
         # pkg.go.dev's anchor reaches the section (`pkg.go.dev/...#Mux.Route`)
         shown = s.call("get_doc", {"chunk_id": "doc.go#Mux.Route"})
         assert not shown.is_error and "Route mounts a sub-router" in shown.content[0].text

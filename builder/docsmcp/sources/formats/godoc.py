@@ -460,8 +460,16 @@ def _short(d: Decl, full: bool = True) -> str:
 
 
 def _description(doc: str) -> str:
-    first = doc.strip().split("\n\n", 1)[0]
-    return " ".join(x.strip() for x in first.split("\n") if not x.startswith(("\t", "  ")))
+    """The doc's first paragraph, after its `Deprecated:` paragraph when it has one (what
+    pkg.go.dev flags first: an agent choosing an API should see it before the 500 characters
+    are cut)."""
+    paragraphs = [
+        " ".join(x.strip() for x in p.split("\n") if not x.startswith(("\t", "  ")))
+        for p in doc.strip().split("\n\n")
+    ]
+    deprecated = next((p for p in paragraphs if p.startswith("Deprecated:")), "")
+    first = paragraphs[0] if paragraphs else ""
+    return f"{deprecated} {first}".strip() if deprecated and deprecated != first else first
 
 
 def _parameters(params: str) -> list[Parameter]:
