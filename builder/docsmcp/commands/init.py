@@ -99,6 +99,7 @@ from docsmcp.sources.discover import (
     scan,
     source_roots,
 )
+from docsmcp.sources.go_source import scan as scan_go
 from docsmcp.sources.manifest import MAX_METADATA_VALUE
 from docsmcp.sources.navfiles import read_nav, summary_line
 from docsmcp.sources.pdf.extract import is_pdf
@@ -341,6 +342,8 @@ def propose(docs_dir: Path, roots: Sequence[Path] = ()) -> Proposal:
     # dumi's demo descriptions: read into the pages that show their demos (dumi_demos.py).
     demos = dumi_demos.descriptions(docs_dir, (p for p in tree.paths if p not in left_out))
     left_out |= demos
+    # A Go package's files other than its page: read into its page (go_source.py).
+    left_out |= scan_go(docs_dir, source_roots(docs_dir, roots), tree.paths).not_pages
     kept = _Tree(tuple(p for p in tree.paths if p not in left_out), tree.manifests)
 
     languages = _language_folders(kept)

@@ -19,6 +19,7 @@ from docsmcp.model.source import SourceFile
 from docsmcp.sources.discover import (
     ASCIIDOC_SUFFIXES,
     ELIXIR_SUFFIXES,
+    GO_SUFFIXES,
     HTML_SUFFIXES,
     NOTEBOOK_SUFFIXES,
     RD_SUFFIXES,
@@ -92,6 +93,13 @@ def _elixir(path: str, text: str) -> Converted:
     return Converted(done.text, done.title, done.anchors, done.line_map, done.api)
 
 
+def _go(path: str, text: str) -> Converted:
+    from docsmcp.sources.formats.godoc import go_to_markdown
+
+    done = go_to_markdown(path, text)
+    return Converted(done.text, done.title, done.anchors, done.line_map, done.api)
+
+
 def _writerside(path: str, text: str) -> Converted:
     from docsmcp.sources.formats.writerside_xml import render_topic
 
@@ -133,6 +141,7 @@ CONVERTERS: dict[str, Callable[[str, str], Converted]] = {
     **{suffix: _texinfo for suffix in TEXINFO_SUFFIXES},
     **{suffix: _rust for suffix in RUST_SUFFIXES},
     **{suffix: _typescript for suffix in TYPESCRIPT_SUFFIXES},
+    **{suffix: _go for suffix in GO_SUFFIXES},
 }
 
 

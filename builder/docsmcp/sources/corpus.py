@@ -16,6 +16,7 @@ from docsmcp.sources import (
     asciidoc_includes,
     dumi_demos,
     dumi_tabs,
+    go_source,
     hugo_params,
     hugo_site,
     includes,
@@ -433,6 +434,10 @@ def load_corpus(
     parts |= rust_crate.no_pages(docs_dir, roots, [e.path for e in listing.markdown])
     # TypeScript that no package's entry points export (a site's components, tests, examples).
     parts |= typescript_site.no_pages(docs_dir, roots, [e.path for e in listing.markdown])
+    # A Go package is one page, its page file's; its other files are read with it (go_source.py).
+    readable = [e.path for e in listing.markdown if not (e.refusal or e.skip)]
+    go = go_source.scan(docs_dir, roots, readable)
+    parts |= go.not_pages
     titles = nav.titles
     layout = Layout()
     paths = [
@@ -504,6 +509,9 @@ def load_corpus(
             source = replace(source, manifest=None)  # the version came from no manifest
         if source is not None:
             source = replace(source, nav_title=title) if title else source
+            if source.path in go.packages:
+                files.append(go.gathered(source))
+                continue
             files.append(_finish(docs_dir, source, roots, unresolved))
             if source.path in unresolved.importers:
                 unexpanded[source.path] = source

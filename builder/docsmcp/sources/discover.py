@@ -41,16 +41,19 @@ RD_SUFFIXES = (".rd",)  # R documentation (`man/*.Rd`): an R package's reference
 ELIXIR_SUFFIXES = (".ex",)
 WRITERSIDE_SUFFIXES = (".topic",)  # JetBrains Writerside's XML topics (formats/writerside_xml.py)
 TEXINFO_SUFFIXES = (".texi", ".texinfo", ".txi")  # GNU manuals (formats/texinfo.py)
-CONVERTED_SUFFIXES = HTML_SUFFIXES + RST_SUFFIXES + NOTEBOOK_SUFFIXES + ASCIIDOC_SUFFIXES
-CONVERTED_SUFFIXES += RD_SUFFIXES + ELIXIR_SUFFIXES + WRITERSIDE_SUFFIXES + TEXINFO_SUFFIXES
+# Source code read as the API reference its ecosystem publishes, only where a package says so:
 # Rust: a library crate's modules (`src/**/*.rs` beside `src/lib.rs`) are the pages docs.rs
 # shows (formats/rustdoc.py); every other `.rs` file is code, no page (rust_crate.no_pages).
 RUST_SUFFIXES = (".rs",)
-CONVERTED_SUFFIXES += RUST_SUFFIXES
 # TypeScript modules: the TSDoc of a package's API, the pages TypeDoc publishes (tsdoc.py); only
 # the files a package's entry points export are pages (typescript_site.py), never a site's code.
 TYPESCRIPT_SUFFIXES = (".ts", ".tsx", ".mts", ".cts")
-CONVERTED_SUFFIXES += TYPESCRIPT_SUFFIXES
+# Go: a package's files read as the page pkg.go.dev shows, inside a module only (go_source.py,
+# formats/godoc.py).
+GO_SUFFIXES = (".go",)
+CONVERTED_SUFFIXES = HTML_SUFFIXES + RST_SUFFIXES + NOTEBOOK_SUFFIXES + ASCIIDOC_SUFFIXES
+CONVERTED_SUFFIXES += RD_SUFFIXES + ELIXIR_SUFFIXES + WRITERSIDE_SUFFIXES + TEXINFO_SUFFIXES
+CONVERTED_SUFFIXES += RUST_SUFFIXES + TYPESCRIPT_SUFFIXES + GO_SUFFIXES
 # Every file the builder reads as a page.
 SOURCE_SUFFIXES = MARKDOWN_SUFFIXES + PDF_SUFFIXES + CONVERTED_SUFFIXES
 # A concatenation of pages (`llms-full.txt`, `NAME.llms-full.txt`): read as markdown, then split
