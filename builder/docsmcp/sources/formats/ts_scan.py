@@ -15,6 +15,7 @@ else it is division: the rule tokenizers use when they cannot parse.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 # Characters after which `/` opens a regular expression (an operand is expected).
@@ -83,6 +84,11 @@ def doc_text(raw: str) -> str:
     return "\n".join(lines)
 
 
+# What may open a comment, string, template or regular expression, or change the brace depth.
+_SIGNIFICANT = re.compile(r"[/'\"`{}]")
+_STRUCTURE = re.compile(r"[{}\n]")
+
+
 def blank(text: str) -> Scanned:
     """`text` with strings, template literals (their `${}` code kept), regular expressions and
     comments blanked, and its doc comments; see the module's docstring."""
@@ -100,6 +106,11 @@ def blank(text: str) -> Scanned:
                 code[j] = " "
 
     while k < n:
+        # Only these characters change anything: jump to the next (the rest is copied as is).
+        m = _SIGNIFICANT.search(text, k)
+        if m is None:
+            break
+        k = m.start()
         ch = text[k]
         if ch == "/" and k + 1 < n and text[k + 1] == "*":
             end = text.find("*/", k + 2)
@@ -162,13 +173,14 @@ def blank(text: str) -> Scanned:
     line_starts = [0]
     depths = [0]
     depth = 0
-    for k, ch in enumerate(blanked):
+    for m in _STRUCTURE.finditer(blanked):
+        ch = m.group()
         if ch == "{":
             depth += 1
         elif ch == "}":
             depth = max(depth - 1, 0)
-        elif ch == "\n":
-            line_starts.append(k + 1)
+        else:
+            line_starts.append(m.end())
             depths.append(depth)
     return Scanned(blanked, tuple(docs), tuple(line_starts), tuple(depths))
 
