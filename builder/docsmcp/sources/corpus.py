@@ -18,6 +18,7 @@ from docsmcp.sources import (
     dumi_tabs,
     hugo_params,
     hugo_site,
+    hugo_terms,
     includes,
     ref_pages,
     router_pages,
@@ -518,6 +519,7 @@ def load_corpus(
     files = dumi_tabs.resolve(files)  # (a tab page is titled by its page)
     files = link_titles.resolve(sorted(files, key=lambda f: f.path))  # (in path order from here)
     files = hugo_params.resolve(files, docs_dir)
+    files = hugo_terms.resolve(files, docs_dir, roots)  # (glossary terms, `heading`: Kubernetes)
     ordered = sorted(manifests.values(), key=lambda m: m.path)
     taxonomy, found = _taxonomy(ordered, files)
     problems.extend(found)

@@ -10,9 +10,10 @@ ancestor sections; OpenTelemetry's puts `_includes/` before a path that starts w
 
 - starting with `/`: from the content root (hugo_site.py), then from the site's folder (a
   shortcode that calls `readFile`);
-- otherwise in the page's folder and each folder above it up to the content root, in each first
-  under `_includes/` (unless the path starts with `.`), then as written; then from the site's
-  folder; a path without a suffix as `x.md`, `x/index.md`, `x/_index.md` (Hugo's logical paths).
+- otherwise first in the content root's `includes/` bundle (Kubernetes' shortcode), then in the
+  page's folder and each folder above it up to the content root, in each first under
+  `_includes/` (unless the path starts with `.`), then as written; then from the site's folder;
+  a path without a suffix as `x.md`, `x/index.md`, `x/_index.md` (Hugo's logical paths).
 
 The included file's front matter goes. The other arguments replace `{{ $name }}` in its text
 (positional ones by their place, the path being `$0`: OpenTelemetry's `{{% include
@@ -91,6 +92,10 @@ def candidates(page: str, spec: str, docs_dir: Path, site: Site | None) -> list[
             folder = posixpath.normpath(posixpath.join(folder, ".."))
         names = [spec] if spec.startswith(".") else [f"_includes/{spec}", spec]
     out = [posixpath.normpath(posixpath.join(b, n)) for b in bases for n in names]
+    if not spec.startswith((".", "/")):
+        # Kubernetes' include shortcode looks first in the content root's `includes` bundle
+        # (`site.GetPage "includes"`, then `.Resources.GetMatch`): its 108 prerequisites notes.
+        out.insert(0, posixpath.normpath(posixpath.join(top, "includes", spec)))
     if site is not None:
         out.append(posixpath.normpath(os.path.relpath(site.root / spec.lstrip("/"), docs_dir)))
     if not _SUFFIX.search(spec):
@@ -116,3 +121,56 @@ def _kept(m: re.Match[str], args: dict[str, str]) -> str:
         return m.group(0)  # (OpenTelemetry's partial leaves a block of no argument as written)
     given = args[name] not in ("", "false")
     return m.group(3) if given != bool(m.group(1)) else ""
+
+
+# Shortcodes that show a file of the site as a code block, on a line of their own: Kubernetes'
+# `{{% code_sample file="pods/simple-pod.yaml" %}}` (`codenew` and `code` before it: 289 sample
+# manifests its pages showed as nothing), Docsy's `{{< readfile file="x.yaml" code="true"
+# lang="yaml" >}}` (without `code="true"`, the file's markdown where it stands).
+CODE = re.compile(
+    r"^([ \t]*)\{\{(?:(%)|<)-?[ \t]*(code_sample|codenew|code|readfile)[ \t]+([^\n]*?)"
+    r"[ \t]*/?[ \t]*-?(?(2)%|>)\}\}[ \t]*$"
+)
+_LANGUAGES = {"yml": "yaml", "sh": "shell", "txt": "", "md": "markdown"}
+
+
+@dataclass(frozen=True)
+class CodeCall:
+    indent: str
+    path: str
+    language: str  # the block's info string ("" none)
+    code: bool  # a code block (else readfile's markdown, read as the page's)
+
+
+def code_call(line: str) -> CodeCall | None:
+    """The file-showing shortcode `line` is (see CODE), or None."""
+    m = CODE.match(line)
+    if m is None:
+        return None
+    args = {
+        a.group(1): next((g for g in a.groups()[1:] if g is not None), "")
+        for a in _ARG.finditer(m.group(4))
+        if a.group(1)
+    }
+    path = args.get("file", "").strip()
+    if not path:
+        return None
+    suffix = _SUFFIX.search(path)
+    ext = suffix.group(0)[1:].lower() if suffix else ""
+    language = args.get("language") or args.get("lang") or _LANGUAGES.get(ext, ext)
+    code = m.group(3) != "readfile" or args.get("code", "").lower() == "true"
+    return CodeCall(m.group(1), path, language, code)
+
+
+def code_candidates(page: str, spec: str, docs_dir: Path, site: Site | None) -> list[str]:
+    """Where the file of a code shortcode of `page` may be, first first: beside the page (a
+    bundle's resource), the content root's `examples/` (Kubernetes' `/content/<lang>/examples/`),
+    the site's folder (Hugo's `readFile`)."""
+    content = site.content if site is not None else docs_dir
+    top = posixpath.normpath(os.path.relpath(content, docs_dir))
+    name = spec.lstrip("/")
+    out = [posixpath.normpath(posixpath.join(posixpath.dirname(page) or ".", name))]
+    out.append(posixpath.normpath(posixpath.join(top, "examples", name)))
+    if site is not None:
+        out.append(posixpath.normpath(os.path.relpath(site.root / name, docs_dir)))
+    return list(dict.fromkeys(out))
