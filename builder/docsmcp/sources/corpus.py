@@ -36,6 +36,7 @@ from docsmcp.sources.discover import (
     source_roots,
 )
 from docsmcp.sources.formats import home_page, link_titles, openapi, openapi_docs
+from docsmcp.sources.formats.fences import fenced_lines
 from docsmcp.sources.formats.llms_full import split_llms_full
 from docsmcp.sources.manifest import _governing, _quote, _relative_to, load_manifest
 from docsmcp.sources.mdx_partials import is_partial_page
@@ -260,6 +261,7 @@ def _first(paths: Sequence[str]) -> str:
 
 
 _REFRESH = re.compile(r":http-equiv=refresh:|<meta[^>]*http-equiv=[\"']?refresh", re.IGNORECASE)
+_CODE_SPAN = re.compile(r"(`+)[^`]+?\1")
 
 
 def _redirects(source: SourceFile) -> bool:
@@ -269,7 +271,13 @@ def _redirects(source: SourceFile) -> bool:
     if "redirect_to" in source.frontmatter or "redirect_url" in source.frontmatter:
         return True
     head = source.body[:2000]
-    return "refresh" in head.lower() and _REFRESH.search(head) is not None
+    if "refresh" not in head.lower() or _REFRESH.search(head) is None:
+        return False
+    # A tag shown as code is no refresh (MDN's pages on the Refresh header and the 511 status
+    # were left out): the lines outside fences, without their code spans.
+    lines = head.split("\n")
+    shown = (x for x, code in zip(lines, fenced_lines(lines), strict=True) if not code)
+    return _REFRESH.search(_CODE_SPAN.sub("", "\n".join(shown))) is not None
 
 
 def _is_draft(source: SourceFile) -> bool:
