@@ -32,6 +32,10 @@ SITE = {
         "apiVersion: v1\nkind: Pod\nmetadata:\n  name: nginx\n"
     ),
     "content/en/docs/reference/glossary/index.md": "---\ntitle: Glossary\n---\n",
+    "content/en/docs/concepts/included/completion-bash.md": (
+        "---\ntitle: bash auto-completion\nheadless: true\n---\n"
+        "Source the completion script in your `~/.bashrc` file.\n"
+    ),
     "content/en/docs/reference/glossary/node.md": (
         "---\ntitle: Node\nid: node\nshort_description: >\n  A node is a worker machine.\n"
         "---\n A node is a worker machine in Kubernetes.\n\n<!--more-->\n\n"
@@ -64,6 +68,9 @@ SITE = {
         "```shell\n"
         '# {{< glossary_tooltip term_id="node" >}} stays in code\n'
         "```\n\n"
+        '{{< tabs name="kubectl_autocompletion" >}}\n'
+        '{{< tab name="Bash" include="included/completion-bash.md" />}}\n'
+        "{{< /tabs >}}\n\n"
         '## {{% heading "whatsnext" %}}\n\n'
         "* Read about [Nodes](/docs/concepts/architecture/nodes/).\n"
     ),
@@ -84,9 +91,11 @@ def test_kubernetes_shortcodes_show_the_site_s_text(tmp_path: Path) -> None:
         "`pods/simple-pod.yaml`\n```yaml\napiVersion: v1\nkind: Pod\n",  # the example's file
         '# {{< glossary_tooltip term_id="node" >}} stays in code',
         "## What's next",
+        "Bash\n\nSource the completion script in your `~/.bashrc` file.",  # the tab's file
     ):
         assert shown in text, shown
     assert "glossary tooltip" not in text and "heading " not in text
+    assert "kubectl_autocompletion" not in text
     assert "{{<\n" not in text
     node = page_texts(bundle)["reference/glossary/node.md"]
     assert "It runs Pods and is managed" in node

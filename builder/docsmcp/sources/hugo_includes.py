@@ -174,3 +174,25 @@ def code_candidates(page: str, spec: str, docs_dir: Path, site: Site | None) -> 
     if site is not None:
         out.append(posixpath.normpath(os.path.relpath(site.root / name, docs_dir)))
     return list(dict.fromkeys(out))
+
+
+# Kubernetes' tab of a file: `{{< tab name="Bash" include="included/configs-bash.md" />}}` in a
+# `{{< tabs >}}` set (95 tabs: kubectl's shell completion, kubeadm's platforms) shows the file,
+# found from the page's folder; its name is the tab's label.
+TAB = re.compile(
+    r"^([ \t]*)\{\{<-?[ \t]*tab[ \t]+([^\n]*?\binclude=[^\n]*?)[ \t]*/?[ \t]*-?>\}\}[ \t]*$"
+)
+
+
+def tab_call(line: str) -> tuple[Call, str] | None:
+    """The tab-of-a-file shortcode `line` is (see TAB): the include, its label; or None."""
+    m = TAB.match(line)
+    if m is None:
+        return None
+    args = {
+        a.group(1): next((g for g in a.groups()[1:] if g is not None), "")
+        for a in _ARG.finditer(m.group(2))
+        if a.group(1)
+    }
+    path = args.get("include", "").strip()
+    return (Call(m.group(1), path, {"0": path}), args.get("name", "").strip()) if path else None

@@ -69,6 +69,13 @@ def line(files: Files, sites: Sites, page: str, text: str, depth: int) -> list[s
             included = files.inline(files.found(), hugo_includes.included(call, found), depth)
             return indented(call.indent, included)
         return None  # (the summary names the missing file; the line reads as nothing)
+    if "{{<" in text and (tab := hugo_includes.tab_call(text)) is not None:
+        call, label = tab
+        found = files.read_first(sites.hugo_candidates(page, call.path), call.path)
+        if found is None:
+            return None
+        included = files.inline(files.found(), hugo_includes.included(call, found), depth)
+        return indented(call.indent, [label, "", *included])
     if ("{{%" in text or "{{<" in text) and (code := hugo_includes.code_call(text)) is not None:
         found = files.read_first(sites.hugo_code_candidates(page, code.path), code.path)
         if found is None:
