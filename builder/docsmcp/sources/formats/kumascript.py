@@ -28,6 +28,7 @@ Line for line (the rewrite keeps the page's line count); lines of fenced code ar
 
 from __future__ import annotations
 
+import html
 import re
 from http import HTTPStatus
 
@@ -43,6 +44,14 @@ _DEFINITION = re.compile(r"^([ \t]*)- : ?")
 _HEADING = re.compile(r"^[ ]{0,3}(#{1,6})[ \t]")
 _TABLE_MACROS = frozenset({"compat", "specifications"})
 _DOCS = "/en-US/docs/"
+# The folders of MDN's JavaScript reference that hold no global object.
+_JS_REFERENCE_FOLDERS = frozenset(
+    {"global_objects", "statements", "operators", "functions", "classes", "errors",
+     "lexical_grammar", "iteration_protocols", "strict_mode", "template_literals",
+     "trailing_commas", "deprecated_and_obsolete_features", "regular_expressions"}
+)  # fmt: skip
+# CSS types named as a property is, whose pages MDN names `<type>_value` (`<color>`: color_value).
+_CSS_VALUE_TYPES = frozenset({"color", "flex", "position", "overflow", "url", "position-area"})
 
 # Badges MDN shows as a word after a name.
 _BADGES = {
@@ -103,27 +112,32 @@ def _args(text: str | None) -> list[str]:
     out = []
     for m in _ARG.finditer(text or ""):
         quoted = m.group(1) if m.group(1) is not None else m.group(2)
-        out.append(re.sub(r"\\(.)", r"\1", quoted) if quoted is not None else m.group(3))
+        text = re.sub(r"\\(.)", r"\1", quoted) if quoted is not None else m.group(3)
+        out.append(html.unescape(text))  # (`"&lt;length&gt;"`: `<length>`)
     return out
 
 
 def _slug(name: str, macro: str) -> str:
     """The page a cross-reference macro links, under its folder (as MDN's macros build it)."""
+    name = name.replace(" ", "_")  # (`{{domxref("Fetch API")}}`: Web/API/Fetch_API)
     if macro in ("jsxref", "domxref", "webextapiref"):
-        name = name.replace("()", "").replace(".prototype.", ".")
-        if "[" in name:  # `Array.prototype[Symbol.iterator]()`: Array/Symbol.iterator
-            head, _, rest = name.partition("[")
-            name = f"{head}/{rest.rstrip(']')}"
-        elif "/" not in name:
-            name = name.replace(".", "/")
-        if macro == "jsxref" and not name.startswith(("Global_Objects/", "Statements/")):
-            first = name.split("/")[0]
-            if first not in ("Operators", "Functions", "Classes", "Errors", "Lexical_grammar",
-                             "Iteration_protocols", "Strict_mode", "Template_literals",
-                             "Trailing_commas", "Deprecated_and_obsolete_features"):  # fmt: skip
-                name = f"Global_Objects/{name}"
-    elif macro == "glossary":
-        name = name.replace(" ", "_")
+        # A name with a `/` is a path (`Statements/for...of`); else an object and its member
+        # (`Array.prototype.map()`: Array/map). jsxref's is below Reference/ when it starts
+        # with one of its folders, else a global object's (MDN's macro tries both pages).
+        if "/" not in name:
+            name = name.replace("()", "").replace(".prototype.", ".").replace(".prototype[", "[")
+            if "[" in name:  # `Array.prototype[Symbol.iterator]()`: Array/Symbol.iterator
+                head, _, rest = name.partition("[")
+                name = f"{head}/{rest.rstrip(']')}"
+            else:
+                name = name.replace(".", "/")
+        if macro == "jsxref" and name.split("/")[0].lower() not in _JS_REFERENCE_FOLDERS:
+            name = f"Global_Objects/{name}"
+    elif macro == "cssxref":
+        name = name.replace("()", "")
+        if name.startswith("<") and name.endswith(">"):  # a type: `<length>`, `<color>`
+            name = name[1:-1]
+            name = f"{name}_value" if name in _CSS_VALUE_TYPES else name
     elif macro in ("htmlelement", "svgelement", "mathmlelement"):
         name = name.lower()
     return name
