@@ -16,7 +16,8 @@ from hypothesis import strategies as st
 
 SITE = {
     "hugo.toml": (
-        'title = "Kubernetes"\ncontentDir = "content/en"\n\n[languages]\n[languages.en]\n'
+        'title = "Kubernetes"\ncontentDir = "content/en"\n\n[params]\nlatest = "v1.31"\n'
+        'version = "v1.31"\n\n[languages]\n[languages.en]\n'
         'title = "Kubernetes"\ncontentDir = "content/en"\ni18nDir = "./data/i18n"\n'
     ),
     "data/i18n/en/en.toml": (
@@ -63,6 +64,10 @@ SITE = {
         '{{< glossary_definition term_id="etcd" length="all" prepend="etcd is a" >}}\n\n'
         "## Sidecars\n\n"
         '{{< feature-state feature_gate_name="SidecarContainers" >}}\n\n'
+        "A v{{< skew currentVersion >}} client works with v{{< skew currentVersionAddMinor -1 >}}"
+        ' (apt repository {{< param "version" >}}).\n\n'
+        "```shell\n"
+        "curl -LO https://dl.k8s.io/release/v{{< skew currentPatchVersion >}}/kubectl\n```\n\n"
         "An example Pod:\n\n"
         '{{% code_sample file="pods/simple-pod.yaml" %}}\n\n'
         "```shell\n"
@@ -91,6 +96,8 @@ def test_kubernetes_shortcodes_show_the_site_s_text(tmp_path: Path) -> None:
         "`pods/simple-pod.yaml`\n```yaml\napiVersion: v1\nkind: Pod\n",  # the example's file
         '# {{< glossary_tooltip term_id="node" >}} stays in code',
         "## What's next",
+        "A v1.31 client works with v1.30 (apt repository v1.31).",  # the site's params
+        "curl -LO https://dl.k8s.io/release/v1.31.0/kubectl",  # in code too: what is copied
         "Bash\n\nSource the completion script in your `~/.bashrc` file.",  # the tab's file
     ):
         assert shown in text, shown

@@ -526,7 +526,7 @@ def load_corpus(
     files = ref_pages.resolve(files, reread)  # (TanStack: a framework's page shows another's)
     files = dumi_tabs.resolve(files)  # (a tab page is titled by its page)
     files = link_titles.resolve(sorted(files, key=lambda f: f.path))  # (in path order from here)
-    files = hugo_params.resolve(files, docs_dir)
+    files = hugo_params.resolve(files, docs_dir, roots)
     files = hugo_terms.resolve(files, docs_dir, roots)  # (glossary terms, `heading`: Kubernetes)
     ordered = sorted(manifests.values(), key=lambda m: m.path)
     taxonomy, found = _taxonomy(ordered, files)

@@ -14,6 +14,9 @@ Kubernetes website's (and the sites built from its layouts), read once every pag
   "heading whatsnext", "heading prerequisites", ...
 - `{{< feature-state for_k8s_version="v1.29" state="beta" >}}` shows "FEATURE STATE: Kubernetes
   v1.29 [beta]" (with `feature_gate_name`, the gate page's last stage).
+- `{{< skew currentVersion >}}` shows the version the site's `version`/`latest` parameters
+  compute (`currentVersionAddMinor -1`: 1.30; the patch release as `.0`): 281 calls, in the
+  commands a reader copies too (`curl -LO https://dl.k8s.io/release/v1.31.0/...`).
 
 A glossary term is a page of the corpus whose folder is named `glossary` (its front matter's
 `title`); a term of no such page shows its id, words apart. Pages using these get a line map
@@ -32,14 +35,14 @@ from itertools import accumulate
 from pathlib import Path
 
 from docsmcp.model.source import SourceFile
-from docsmcp.sources import hugo_site
+from docsmcp.sources import hugo_params, hugo_site
 from docsmcp.sources.formats.fences import fenced_lines
 from docsmcp.sources.site_config import LANGUAGE, read_text
 
 # One of the shortcodes this module reads, over at most a few lines (group 1: its name, group 2:
 # its arguments).
 SHORTCODE = re.compile(
-    r"\{\{([<%])\s*(glossary_tooltip|glossary_definition|heading|feature-state)\b"
+    r"\{\{([<%])\s*(glossary_tooltip|glossary_definition|heading|feature-state|skew)\b"
     r"((?:[^{}<>%]|\n){0,400}?)[ \t]*/?[ \t]*[>%]\}\}"
 )
 _ARG = re.compile(r"""(?:([\w-]+)=)?(?:"((?:[^"\\]|\\.)*)"|'([^']*)'|([^\s"'=]+))""")
@@ -164,14 +167,36 @@ def _definition(term: _Term, args: Mapping[str, str]) -> str:
     return " ".join([first, *(_one_line(p) for p in paragraphs[1:])])
 
 
+def _skew(params: Mapping[str, object], args: Mapping[str, str]) -> str:
+    """Kubernetes' `{{< skew currentVersionAddMinor -1 >}}`: a version from the site's
+    `latest` and `version` parameters ("" for a name it does not compute)."""
+    which = args.get("0", "")
+    base = str(params.get("version" if which.startswith("current") else "latest", ""))
+    major, _, minor = base.lstrip("v").partition(".")
+    if not minor.isdigit():
+        return ""
+    if which in ("currentVersion", "latestVersion"):
+        return f"{major}.{minor}"
+    if which == "currentPatchVersion":
+        return f"{major}.{minor}.0"
+    step = {"nextMinorVersion": 1, "prevMinorVersion": -1, "oldestMinorVersion": -2}.get(which)
+    separator = "."
+    if which.endswith("AddMinor"):
+        step, separator = int(args.get("1", "0") or 0), args.get("2") or "."
+    return "" if step is None else f"{major}{separator}{int(minor) + step}"
+
+
 @dataclasses.dataclass(frozen=True)
 class _Site:
     terms: Mapping[str, _Term]
     gates: Mapping[str, str]
     translations: Mapping[str, str]
+    params: Mapping[str, object]  # the Hugo configuration's
 
     def shown(self, name: str, args: Mapping[str, str]) -> str:
         """What the shortcode `name` called with `args` shows."""
+        if name == "skew":
+            return _skew(self.params, args)
         if name == "heading":
             key = args.get("0", "")
             return self.translations.get(f"{key}_heading") or key.replace("_", " ").capitalize()
@@ -202,7 +227,9 @@ def resolve(
     users = [k for k, sf in enumerate(files) if "{{" in sf.body and SHORTCODE.search(sf.body)]
     if not users:
         return list(files)
-    site = _Site(_terms(files), _gates(files), _translations(hugo_site.find(docs_dir, roots)))
+    found = hugo_site.find(docs_dir, roots)
+    params = hugo_params.site_params(docs_dir, roots)
+    site = _Site(_terms(files), _gates(files), _translations(found), params)
     out = list(files)
 
     for k in users:
@@ -213,8 +240,10 @@ def resolve(
 
         def shown(m: re.Match[str], code: list[bool] = code, starts: list[int] = starts) -> str:
             row = bisect_right(starts, m.start()) - 1
-            if code[row]:
-                return m.group(0)  # (fenced: as written, where pages show the shortcodes)
+            if code[row] and m.group(2) != "skew":
+                # (fenced: as written, where pages show the shortcodes; a version in the
+                # commands a reader copies is the version)
+                return m.group(0)
             text = site.shown(m.group(2), _args(m.group(3)))
             return text + "\n" * m.group(0).count("\n")  # (the page keeps its lines)
 
