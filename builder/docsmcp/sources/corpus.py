@@ -20,6 +20,7 @@ from docsmcp.sources import (
     hugo_site,
     hugo_terms,
     includes,
+    mdn_api,
     ref_pages,
     router_pages,
     texinfo_includes,
@@ -528,6 +529,7 @@ def load_corpus(
     files = link_titles.resolve(sorted(files, key=lambda f: f.path))  # (in path order from here)
     files = hugo_params.resolve(files, docs_dir, roots)
     files = hugo_terms.resolve(files, docs_dir, roots)  # (glossary terms, `heading`: Kubernetes)
+    files = mdn_api.resolve(files)  # (MDN's reference pages: entries named by their titles)
     ordered = sorted(manifests.values(), key=lambda m: m.path)
     taxonomy, found = _taxonomy(ordered, files)
     problems.extend(found)
