@@ -23,7 +23,9 @@ SITE = {
     "data/i18n/en/en.toml": (
         '[whatsnext_heading]\nother = "What\'s next"\n\n'
         '[prerequisites_heading]\nother = "Before you begin"\n\n'
-        '[feature_state]\nother = "FEATURE STATE:"\n'
+        '[feature_state]\nother = "FEATURE STATE:"\n\n'
+        '[version_check_mustbeorlater]\nother = "Your Kubernetes server must be at or later than '
+        'version "\n'
     ),
     "content/en/includes/task-tutorial-prereqs.md": (
         "You need to have a Kubernetes cluster, and the kubectl command-line tool must\n"
@@ -53,13 +55,14 @@ SITE = {
         '  - stage: beta\n    fromVersion: "1.29"\n---\nAllow sidecars.\n'
     ),
     "content/en/docs/concepts/pods.md": (
-        "---\ntitle: Pods\ncontent_type: concept\nweight: 10\n---\n\n"
+        "---\ntitle: Pods\ncontent_type: concept\nweight: 10\n"
+        "min-kubernetes-server-version: v1.29\n---\n\n"
         "<!-- overview -->\n\n"
         'If a {{< glossary_tooltip term_id="node" >}} dies, its Pods go; a {{<\n'
         'glossary_tooltip text="control plane" term_id="control-plane" >}} decides.\n\n'
         '{{< feature-state for_k8s_version="v1.29" state="beta" >}}\n\n'
         '## {{% heading "prerequisites" %}}\n\n'
-        '{{< include "task-tutorial-prereqs.md" >}}\n\n'
+        '{{< include "task-tutorial-prereqs.md" >}} {{< version-check >}}\n\n'
         "## etcd\n\n"
         '{{< glossary_definition term_id="etcd" length="all" prepend="etcd is a" >}}\n\n'
         "## Sidecars\n\n"
@@ -96,6 +99,9 @@ def test_kubernetes_shortcodes_show_the_site_s_text(tmp_path: Path) -> None:
         "`pods/simple-pod.yaml`\n```yaml\napiVersion: v1\nkind: Pod\n",  # the example's file
         '# {{< glossary_tooltip term_id="node" >}} stays in code',
         "## What's next",
+        # (the i18n file's strings; the page's least version)
+        "Your Kubernetes server must be at or later than version v1.29. To check the version, "
+        "enter `kubectl version`.",
         "A v1.31 client works with v1.30 (apt repository v1.31).",  # the site's params
         "curl -LO https://dl.k8s.io/release/v1.31.0/kubectl",  # in code too: what is copied
         "Bash\n\nSource the completion script in your `~/.bashrc` file.",  # the tab's file

@@ -37,8 +37,11 @@ from docsmcp.sources.hugo_site import Site
 # `{{% include ... %}}`, `{{< include ... >}}`, with Hugo's `-` whitespace trims and `/` of a
 # self-closing call; its arguments (group 3) are read by `_ARG`.
 INCLUDE = re.compile(
-    r"^([ \t]*)\{\{(?:(%)|<)-?[ \t]*include[ \t]+([^\n]*?)[ \t]*/?[ \t]*-?(?(2)%|>)\}\}[ \t]*$"
+    r"^([ \t]*)\{\{(?:(%)|<)-?[ \t]*include[ \t]+((?:(?!\}\})[^\n])*?)[ \t]*/?[ \t]*-?(?(2)%|>)\}\}"
+    r"((?:[ \t]*\{\{[<%][^\n]*?[>%]\}\})*)[ \t]*$"
 )
+# (group 4: shortcodes after it on its line, Kubernetes' `{{< include "task-tutorial-prereqs.md"
+# >}} {{< version-check >}}` in 64 pages: the line after the included text.)
 # One argument: `name=value` or a value, quoted with "…", '…' or `…` (Go's raw string), or bare.
 _ARG = re.compile(r"""(?:([\w-]+)=)?(?:"((?:[^"\\]|\\.)*)"|'([^']*)'|`([^`]*)`|([^\s"'`]+))""")
 _PLACEHOLDER = re.compile(r"\{\{-?\s*\$([\w-]+)\s*-?\}\}")
@@ -54,6 +57,7 @@ class Call:
     indent: str
     path: str
     args: dict[str, str]  # positional ones by their place ("0" is the path), named by name
+    after: str = ""  # shortcodes after it on its line, read on a line of their own
 
 
 def call(line: str) -> Call | None:
@@ -71,7 +75,7 @@ def call(line: str) -> Call | None:
             args[str(place)] = value
             place += 1
     path = args.get("file") or args.get("0", "")
-    return Call(m.group(1), path, args) if path.strip() else None
+    return Call(m.group(1), path, args, m.group(4).strip()) if path.strip() else None
 
 
 def candidates(page: str, spec: str, docs_dir: Path, site: Site | None) -> list[str]:

@@ -14,6 +14,9 @@ Kubernetes website's (and the sites built from its layouts), read once every pag
   "heading whatsnext", "heading prerequisites", ...
 - `{{< feature-state for_k8s_version="v1.29" state="beta" >}}` shows "FEATURE STATE: Kubernetes
   v1.29 [beta]" (with `feature_gate_name`, the gate page's last stage).
+- `{{< version-check >}}` shows "Your Kubernetes server must be at or later than version v1.29.
+  To check the version, enter `kubectl version`." (the page's `min-kubernetes-server-version`;
+  87 prerequisites read "version check").
 - `{{< skew currentVersion >}}` shows the version the site's `version`/`latest` parameters
   compute (`currentVersionAddMinor -1`: 1.30; the patch release as `.0`): 281 calls, in the
   commands a reader copies too (`curl -LO https://dl.k8s.io/release/v1.31.0/...`).
@@ -42,7 +45,8 @@ from docsmcp.sources.site_config import LANGUAGE, read_text
 # One of the shortcodes this module reads, over at most a few lines (group 1: its name, group 2:
 # its arguments).
 SHORTCODE = re.compile(
-    r"\{\{([<%])\s*(glossary_tooltip|glossary_definition|heading|feature-state|skew)\b"
+    r"\{\{([<%])\s*(glossary_tooltip|glossary_definition|heading|feature-state|skew|"
+    r"version-check)\b"
     r"((?:[^{}<>%]|\n){0,400}?)[ \t]*/?[ \t]*[>%]\}\}"
 )
 _ARG = re.compile(r"""(?:([\w-]+)=)?(?:"((?:[^"\\]|\\.)*)"|'([^']*)'|([^\s"'=]+))""")
@@ -186,6 +190,14 @@ def _skew(params: Mapping[str, object], args: Mapping[str, str]) -> str:
     return "" if step is None else f"{major}{separator}{int(minor) + step}"
 
 
+# Kubernetes' English strings of its version check (the site's i18n file says them first).
+_VERSION_CHECK = {
+    "version_check_mustbe": "Your Kubernetes server must be version ",
+    "version_check_mustbeorlater": "Your Kubernetes server must be at or later than version ",
+    "tocheck": "To check the version, enter ",
+}
+
+
 @dataclasses.dataclass(frozen=True)
 class _Site:
     terms: Mapping[str, _Term]
@@ -193,10 +205,13 @@ class _Site:
     translations: Mapping[str, str]
     params: Mapping[str, object]  # the Hugo configuration's
 
-    def shown(self, name: str, args: Mapping[str, str]) -> str:
-        """What the shortcode `name` called with `args` shows."""
+    def shown(self, name: str, args: Mapping[str, str], front: Mapping | None = None) -> str:
+        """What the shortcode `name` called with `args` shows (`front`: the page's front
+        matter)."""
         if name == "skew":
             return _skew(self.params, args)
+        if name == "version-check":
+            return self._version_check(front or {})
         if name == "heading":
             key = args.get("0", "")
             return self.translations.get(f"{key}_heading") or key.replace("_", " ").capitalize()
@@ -213,6 +228,17 @@ class _Site:
         # glossary_definition: its definition, shortcodes in it read as well (one level deep)
         text = _definition(term, args) if term else ""
         return SHORTCODE.sub(lambda m: self._plain(m), text)
+
+    def _version_check(self, front: Mapping) -> str:
+        """Kubernetes' prerequisite line: the server version the page needs (its front matter's
+        `min-kubernetes-server-version`), and how to check it."""
+        least = str(front.get("min-kubernetes-server-version") or "")
+        exact = least == str(self.params.get("version", ""))
+        key = "version_check_mustbe" if exact else "version_check_mustbeorlater"
+        must = self.translations.get(key, _VERSION_CHECK[key])
+        needs = f"{must}{least}. " if least else ""
+        check = self.translations.get("version_check_tocheck", _VERSION_CHECK["tocheck"])
+        return f"{needs}{check}`kubectl version`."
 
     def _plain(self, m: re.Match[str]) -> str:
         return (
@@ -238,13 +264,20 @@ def resolve(
         code = fenced_lines(lines)
         starts = list(accumulate((len(x) + 1 for x in lines), initial=0))
 
-        def shown(m: re.Match[str], code: list[bool] = code, starts: list[int] = starts) -> str:
+        front = _front(sf)
+
+        def shown(
+            m: re.Match[str],
+            code: list[bool] = code,
+            starts: list[int] = starts,
+            front: dict = front,
+        ) -> str:
             row = bisect_right(starts, m.start()) - 1
             if code[row] and m.group(2) != "skew":
                 # (fenced: as written, where pages show the shortcodes; a version in the
                 # commands a reader copies is the version)
                 return m.group(0)
-            text = site.shown(m.group(2), _args(m.group(3)))
+            text = site.shown(m.group(2), _args(m.group(3)), front)
             return text + "\n" * m.group(0).count("\n")  # (the page keeps its lines)
 
         line_map = sf.line_map or tuple(range(sf.body.count("\n") + 1))

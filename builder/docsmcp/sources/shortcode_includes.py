@@ -67,7 +67,7 @@ def line(files: Files, sites: Sites, page: str, text: str, depth: int) -> list[s
         found = files.read_first(sites.hugo_candidates(page, call.path), call.path)
         if found is not None:
             included = files.inline(files.found(), hugo_includes.included(call, found), depth)
-            return indented(call.indent, included)
+            return indented(call.indent, included + ([call.after] if call.after else []))
         return None  # (the summary names the missing file; the line reads as nothing)
     if "{{<" in text and (tab := hugo_includes.tab_call(text)) is not None:
         call, label = tab
