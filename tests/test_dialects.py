@@ -620,12 +620,13 @@ def test_docsy_tabs_and_a_shortcode_closed_before_text() -> None:
         "docker pull x",
         "{{% /tab %}} {{% tab ghcr.io %}}",
         "{{< /tabpane >}}",
+        '{{< tabs name="kubectl_autocompletion" >}}',  # (Kubernetes': an id, no words)
         "{{% config_option",
         '  name="otel.exclude-methods" %}} Suppress',
         "instrumentation. {{% /config_option %}}",
     ]
     assert rewrite(lines).display == [
-        "DockerHub", "docker pull x", "ghcr.io", "", "otel.exclude-methods", "Suppress",
+        "DockerHub", "docker pull x", "ghcr.io", "", "", "otel.exclude-methods", "Suppress",
         "instrumentation. ",
     ]  # fmt: skip
 

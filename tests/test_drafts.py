@@ -55,10 +55,15 @@ def test_pages_that_only_redirect_are_left_out(tmp_path: Path) -> None:
             "tutorial/intro_toc.md": "---\nredirect_url: ../docs/table-of-contents.html\n---\n",
             "moved.md": '<meta http-equiv="refresh" content="0; url=/x/">\n\n# Moved\n',
             "refresh.md": "# Refresh tokens\n\nA token to refresh a session.\n",
+            # MDN's pages about the Refresh header and the 511 status show the tag as code
+            "headers/refresh/index.md": "---\ntitle: Refresh\n---\n\nThe **`Refresh`** header "
+            'is equivalent to [`<meta http-equiv="refresh" content="...">`](/meta) in HTML.\n',
+            "status/511/index.md": "---\ntitle: 511\n---\n\nA proxy answers:\n\n```http\n"
+            'HTTP/1.1 511\n\n<meta http-equiv="refresh" content="10; url=/login">\n```\n',
         },
     )
     summary = _build(docs, tmp_path / "idx")
-    assert summary["files"] == 2  # cli/pip_show.rst, refresh.md
+    assert summary["files"] == 4  # cli/pip_show.rst, refresh.md, MDN's two pages
     assert summary["unpublished"] == (
         "redirects: 4 pages that only send the reader to another (a refresh, `redirect_to` or "
         "`redirect_url`) left out (moved.md, old.md, reference/pip_show.rst, ...)"

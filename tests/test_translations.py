@@ -87,8 +87,15 @@ def test_translation_layouts(paths: list[str], globs: dict[str, int]) -> None:
         ["a.ja.mdx", "b.ja.mdx"],  # no default-language page beside them
         ["v1.2.md", "v1.2.0.md", "a.md"],  # versions, not languages
         ["cdktf/python/a.md", "cdktf/python/b.md", "c.md"],  # (a CDKTF project's own docs)
+        # MDN's `<th>` element: a folder of one page (and a sample) beside td/, tr/, ...
+        [
+            "web/html/element/index.md",
+            "web/html/element/th/index.md",
+            "web/html/element/th/column-row-span.html",
+            "web/html/element/td/index.md",
+        ],
     ],
-    ids=["lone-page", "id-folder", "no-default", "dotted-versions", "cdktf-docs"],
+    ids=["lone-page", "id-folder", "no-default", "dotted-versions", "cdktf-docs", "mdn-th"],
 )
 def test_pages_that_are_not_translations(paths: list[str]) -> None:
     found = detect(paths)

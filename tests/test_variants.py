@@ -125,6 +125,19 @@ def test_mirrored_framework_folders_are_variants_and_the_fullest_is_the_default(
             },
             None,
         ),
+        # interfaces whose methods share names, among many others (MDN's `web/api/`: FormData,
+        # Headers and URLSearchParams each have append/, get/, has/ ...): no copies
+        (
+            {
+                **{
+                    f"web/api/{i}/{m}": "x"
+                    for i in ("formdata", "headers", "urlsearchparams")
+                    for m in ("index.md", *(f"{c}/index.md" for c in COMPONENTS))
+                },
+                **{f"web/api/{i}/index.md": "x" for i in ("blob", "request", "response", "url")},
+            },
+            None,
+        ),
     ],
     ids=[
         "platforms",
@@ -141,6 +154,7 @@ def test_mirrored_framework_folders_are_variants_and_the_fullest_is_the_default(
         "not-an-axis",
         "mirrors",
         "mirrors-with-own-pages",
+        "interfaces-among-many",
     ],
 )
 def test_what_is_a_variant_folder(files: dict[str, str], key: str | None) -> None:

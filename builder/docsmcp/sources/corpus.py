@@ -19,7 +19,9 @@ from docsmcp.sources import (
     go_source,
     hugo_params,
     hugo_site,
+    hugo_terms,
     includes,
+    mdn_api,
     ref_pages,
     router_pages,
     rust_crate,
@@ -38,6 +40,7 @@ from docsmcp.sources.discover import (
     source_roots,
 )
 from docsmcp.sources.formats import home_page, link_titles, openapi, openapi_docs
+from docsmcp.sources.formats.fences import fenced_lines
 from docsmcp.sources.formats.llms_full import split_llms_full
 from docsmcp.sources.manifest import _governing, _quote, _relative_to, load_manifest
 from docsmcp.sources.mdx_partials import is_partial_page
@@ -262,6 +265,7 @@ def _first(paths: Sequence[str]) -> str:
 
 
 _REFRESH = re.compile(r":http-equiv=refresh:|<meta[^>]*http-equiv=[\"']?refresh", re.IGNORECASE)
+_CODE_SPAN = re.compile(r"(`+)[^`]+?\1")
 
 
 def _redirects(source: SourceFile) -> bool:
@@ -271,7 +275,13 @@ def _redirects(source: SourceFile) -> bool:
     if "redirect_to" in source.frontmatter or "redirect_url" in source.frontmatter:
         return True
     head = source.body[:2000]
-    return "refresh" in head.lower() and _REFRESH.search(head) is not None
+    if "refresh" not in head.lower() or _REFRESH.search(head) is None:
+        return False
+    # A tag shown as code is no refresh (MDN's pages on the Refresh header and the 511 status
+    # were left out): the lines outside fences, without their code spans.
+    lines = head.split("\n")
+    shown = (x for x, code in zip(lines, fenced_lines(lines), strict=True) if not code)
+    return _REFRESH.search(_CODE_SPAN.sub("", "\n".join(shown))) is not None
 
 
 def _is_draft(source: SourceFile) -> bool:
@@ -531,7 +541,9 @@ def load_corpus(
     files = ref_pages.resolve(files, reread)  # (TanStack: a framework's page shows another's)
     files = dumi_tabs.resolve(files)  # (a tab page is titled by its page)
     files = link_titles.resolve(sorted(files, key=lambda f: f.path))  # (in path order from here)
-    files = hugo_params.resolve(files, docs_dir)
+    files = hugo_params.resolve(files, docs_dir, roots)
+    files = hugo_terms.resolve(files, docs_dir, roots)  # (glossary terms, `heading`: Kubernetes)
+    files = mdn_api.resolve(files)  # (MDN's reference pages: entries named by their titles)
     ordered = sorted(manifests.values(), key=lambda m: m.path)
     taxonomy, found = _taxonomy(ordered, files)
     problems.extend(found)

@@ -10,9 +10,10 @@ ancestor sections; OpenTelemetry's puts `_includes/` before a path that starts w
 
 - starting with `/`: from the content root (hugo_site.py), then from the site's folder (a
   shortcode that calls `readFile`);
-- otherwise in the page's folder and each folder above it up to the content root, in each first
-  under `_includes/` (unless the path starts with `.`), then as written; then from the site's
-  folder; a path without a suffix as `x.md`, `x/index.md`, `x/_index.md` (Hugo's logical paths).
+- otherwise first in the content root's `includes/` bundle (Kubernetes' shortcode), then in the
+  page's folder and each folder above it up to the content root, in each first under
+  `_includes/` (unless the path starts with `.`), then as written; then from the site's folder;
+  a path without a suffix as `x.md`, `x/index.md`, `x/_index.md` (Hugo's logical paths).
 
 The included file's front matter goes. The other arguments replace `{{ $name }}` in its text
 (positional ones by their place, the path being `$0`: OpenTelemetry's `{{% include
@@ -36,8 +37,11 @@ from docsmcp.sources.hugo_site import Site
 # `{{% include ... %}}`, `{{< include ... >}}`, with Hugo's `-` whitespace trims and `/` of a
 # self-closing call; its arguments (group 3) are read by `_ARG`.
 INCLUDE = re.compile(
-    r"^([ \t]*)\{\{(?:(%)|<)-?[ \t]*include[ \t]+([^\n]*?)[ \t]*/?[ \t]*-?(?(2)%|>)\}\}[ \t]*$"
+    r"^([ \t]*)\{\{(?:(%)|<)-?[ \t]*include[ \t]+((?:(?!\}\})[^\n])*?)[ \t]*/?[ \t]*-?(?(2)%|>)\}\}"
+    r"((?:[ \t]*\{\{[<%][^\n]*?[>%]\}\})*)[ \t]*$"
 )
+# (group 4: shortcodes after it on its line, Kubernetes' `{{< include "task-tutorial-prereqs.md"
+# >}} {{< version-check >}}` in 64 pages: the line after the included text.)
 # One argument: `name=value` or a value, quoted with "…", '…' or `…` (Go's raw string), or bare.
 _ARG = re.compile(r"""(?:([\w-]+)=)?(?:"((?:[^"\\]|\\.)*)"|'([^']*)'|`([^`]*)`|([^\s"'`]+))""")
 _PLACEHOLDER = re.compile(r"\{\{-?\s*\$([\w-]+)\s*-?\}\}")
@@ -53,6 +57,7 @@ class Call:
     indent: str
     path: str
     args: dict[str, str]  # positional ones by their place ("0" is the path), named by name
+    after: str = ""  # shortcodes after it on its line, read on a line of their own
 
 
 def call(line: str) -> Call | None:
@@ -70,7 +75,7 @@ def call(line: str) -> Call | None:
             args[str(place)] = value
             place += 1
     path = args.get("file") or args.get("0", "")
-    return Call(m.group(1), path, args) if path.strip() else None
+    return Call(m.group(1), path, args, m.group(4).strip()) if path.strip() else None
 
 
 def candidates(page: str, spec: str, docs_dir: Path, site: Site | None) -> list[str]:
@@ -91,6 +96,10 @@ def candidates(page: str, spec: str, docs_dir: Path, site: Site | None) -> list[
             folder = posixpath.normpath(posixpath.join(folder, ".."))
         names = [spec] if spec.startswith(".") else [f"_includes/{spec}", spec]
     out = [posixpath.normpath(posixpath.join(b, n)) for b in bases for n in names]
+    if not spec.startswith((".", "/")):
+        # Kubernetes' include shortcode looks first in the content root's `includes` bundle
+        # (`site.GetPage "includes"`, then `.Resources.GetMatch`): its 108 prerequisites notes.
+        out.insert(0, posixpath.normpath(posixpath.join(top, "includes", spec)))
     if site is not None:
         out.append(posixpath.normpath(os.path.relpath(site.root / spec.lstrip("/"), docs_dir)))
     if not _SUFFIX.search(spec):
@@ -116,3 +125,78 @@ def _kept(m: re.Match[str], args: dict[str, str]) -> str:
         return m.group(0)  # (OpenTelemetry's partial leaves a block of no argument as written)
     given = args[name] not in ("", "false")
     return m.group(3) if given != bool(m.group(1)) else ""
+
+
+# Shortcodes that show a file of the site as a code block, on a line of their own: Kubernetes'
+# `{{% code_sample file="pods/simple-pod.yaml" %}}` (`codenew` and `code` before it: 289 sample
+# manifests its pages showed as nothing), Docsy's `{{< readfile file="x.yaml" code="true"
+# lang="yaml" >}}` (without `code="true"`, the file's markdown where it stands).
+CODE = re.compile(
+    r"^([ \t]*)\{\{(?:(%)|<)-?[ \t]*(code_sample|codenew|code|readfile)[ \t]+([^\n]*?)"
+    r"[ \t]*/?[ \t]*-?(?(2)%|>)\}\}[ \t]*$"
+)
+_LANGUAGES = {"yml": "yaml", "sh": "shell", "txt": "", "md": "markdown"}
+
+
+@dataclass(frozen=True)
+class CodeCall:
+    indent: str
+    path: str
+    language: str  # the block's info string ("" none)
+    code: bool  # a code block (else readfile's markdown, read as the page's)
+
+
+def code_call(line: str) -> CodeCall | None:
+    """The file-showing shortcode `line` is (see CODE), or None."""
+    m = CODE.match(line)
+    if m is None:
+        return None
+    args = {
+        a.group(1): next((g for g in a.groups()[1:] if g is not None), "")
+        for a in _ARG.finditer(m.group(4))
+        if a.group(1)
+    }
+    path = args.get("file", "").strip()
+    if not path:
+        return None
+    suffix = _SUFFIX.search(path)
+    ext = suffix.group(0)[1:].lower() if suffix else ""
+    language = args.get("language") or args.get("lang") or _LANGUAGES.get(ext, ext)
+    code = m.group(3) != "readfile" or args.get("code", "").lower() == "true"
+    return CodeCall(m.group(1), path, language, code)
+
+
+def code_candidates(page: str, spec: str, docs_dir: Path, site: Site | None) -> list[str]:
+    """Where the file of a code shortcode of `page` may be, first first: beside the page (a
+    bundle's resource), the content root's `examples/` (Kubernetes' `/content/<lang>/examples/`),
+    the site's folder (Hugo's `readFile`)."""
+    content = site.content if site is not None else docs_dir
+    top = posixpath.normpath(os.path.relpath(content, docs_dir))
+    name = spec.lstrip("/")
+    out = [posixpath.normpath(posixpath.join(posixpath.dirname(page) or ".", name))]
+    out.append(posixpath.normpath(posixpath.join(top, "examples", name)))
+    if site is not None:
+        out.append(posixpath.normpath(os.path.relpath(site.root / name, docs_dir)))
+    return list(dict.fromkeys(out))
+
+
+# Kubernetes' tab of a file: `{{< tab name="Bash" include="included/configs-bash.md" />}}` in a
+# `{{< tabs >}}` set (95 tabs: kubectl's shell completion, kubeadm's platforms) shows the file,
+# found from the page's folder; its name is the tab's label.
+TAB = re.compile(
+    r"^([ \t]*)\{\{<-?[ \t]*tab[ \t]+([^\n]*?\binclude=[^\n]*?)[ \t]*/?[ \t]*-?>\}\}[ \t]*$"
+)
+
+
+def tab_call(line: str) -> tuple[Call, str] | None:
+    """The tab-of-a-file shortcode `line` is (see TAB): the include, its label; or None."""
+    m = TAB.match(line)
+    if m is None:
+        return None
+    args = {
+        a.group(1): next((g for g in a.groups()[1:] if g is not None), "")
+        for a in _ARG.finditer(m.group(2))
+        if a.group(1)
+    }
+    path = args.get("include", "").strip()
+    return (Call(m.group(1), path, {"0": path}), args.get("name", "").strip()) if path else None

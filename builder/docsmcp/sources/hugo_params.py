@@ -5,12 +5,12 @@ name >}}` alike, with its folders' `_metadata.yml` (Quarto's docs: 82 `meta tool
 OpenTelemetry's Collector pages write `docker pull otel/opentelemetry-collector:{{% param vers
 %}}` with `cascade: {vers: 0.158.0}` in `collector/_index.md`: the commands a reader copies
 showed the shortcode (103 times in code, 100 in prose as "param vers"). A page's own value wins
-over a cascade, a nearer section's over a farther one; `a.b` looks into maps; names compare
-without case, as Hugo's do. A name found nowhere (a site parameter of the Hugo configuration,
-which is not read) is left as written. Done once every page is read (corpus.py), on the page's
-text before it is parsed, which keeps its lines; a page using it is read on every build
-(it gets a line map, which known_files.py does not record), since an ancestor's front matter
-may change.
+over a cascade, a nearer section's over a farther one, the site's `params` (of the content's
+language first) last (Kubernetes' `{{< param "version" >}}`: v1.31); `a.b` looks into maps;
+names compare without case, as Hugo's do. A name found nowhere is left as written. Done once
+every page is read (corpus.py), on the page's text before it is parsed, which keeps its lines;
+a page using it is read on every build (it gets a line map, which known_files.py does not
+record), since an ancestor's front matter may change.
 """
 
 from __future__ import annotations
@@ -23,6 +23,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from docsmcp.model.source import SourceFile
+from docsmcp.sources import hugo_site
 from docsmcp.sources.site_config import QUARTO_CONFIG, read_yaml
 
 # (Quarto's `{{< meta title >}}` reads the page's metadata alike.)
@@ -86,9 +87,26 @@ def _folder_metadata(docs_dir: Path | None, folder: str, cache: dict[str, dict])
     return cache[folder]
 
 
-def resolve(files: Sequence[SourceFile], docs_dir: Path | None = None) -> list[SourceFile]:
+def site_params(docs_dir: Path | None, roots: Sequence[Path]) -> dict:
+    """The Hugo configuration's `params` around `docs_dir` (those of the content's language
+    over the site's), keys in lower case; {} without a site within the source roots."""
+    site = hugo_site.find(docs_dir, roots) if docs_dir is not None else None
+    config = _lower(hugo_site._load(site.config)) if site is not None else None
+    if not isinstance(config, Mapping):
+        return {}
+    params = dict(config.get("params") or {})
+    language = (config.get("languages") or {}).get(site.content.name.lower())  # type: ignore[union-attr]
+    if isinstance(language, Mapping) and isinstance(language.get("params"), Mapping):
+        params.update(language["params"])
+    return params
+
+
+def resolve(
+    files: Sequence[SourceFile], docs_dir: Path | None = None, roots: Sequence[Path] = ()
+) -> list[SourceFile]:
     """`files` with the `param` (and Quarto `meta`) shortcodes of their bodies replaced by
-    their values; `docs_dir`: where a Quarto folder's `_metadata.yml` is read."""
+    their values; `docs_dir`: where a Quarto folder's `_metadata.yml` is read, and the Hugo
+    site's configuration (within `roots`) whose `params` come last."""
     users = [
         k
         for k, sf in enumerate(files)
@@ -103,6 +121,7 @@ def resolve(files: Sequence[SourceFile], docs_dir: Path | None = None) -> list[S
             cascades[folder] = _cascade(_front(sf))
     out = list(files)
     metadata: dict[str, dict] = {}
+    site = {"params": site_params(docs_dir, roots)}  # (Hugo's `.Param`: the site's last)
     for k in users:
         sf = files[k]
         scopes = [_front(sf)]
@@ -115,6 +134,7 @@ def resolve(files: Sequence[SourceFile], docs_dir: Path | None = None) -> list[S
             if not folder:
                 break
             folder = posixpath.dirname(folder)
+        scopes.append(site)
 
         def value(m: re.Match[str], scopes: list = scopes) -> str:
             found = _lookup(scopes, m.group(2))

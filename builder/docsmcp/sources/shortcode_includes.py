@@ -3,7 +3,8 @@ every include (`snippet_includes.Files`: the source roots only, included markdow
 `_Reader._inline`, the one depth bound):
 
 - Hugo's include shortcode, `{{% include "file.md" %}}`, found as the site's shortcode finds it
-  (hugo_includes.py, in the Hugo site around the docs: hugo_site.py);
+  (hugo_includes.py, in the Hugo site around the docs: hugo_site.py), and the shortcodes that
+  show a file as code (Kubernetes' `{{% code_sample file="x.yaml" %}}`, Docsy's `readfile`);
 - Quarto's `{{< include _file.qmd >}}` (quarto.py): in a Quarto project a `{{< include >}}`
   line is Quarto's, elsewhere Hugo's;
 - markdown-include's `{!path!}` (SQLModel, Typer): the file's text where it stands.
@@ -19,6 +20,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from docsmcp.sources import hugo_includes, hugo_site, quarto
+from docsmcp.sources.formats.fences import code_block
 from docsmcp.sources.snippet_includes import Files, indented
 
 # markdown-include's `{!path!}` (SQLModel, Typer): the file's text where it stands.
@@ -42,9 +44,15 @@ class Sites:
         return None if self._quarto and "{{<" in line else hugo_includes.call(line)
 
     def hugo_candidates(self, page: str, spec: str) -> list[str]:
+        return hugo_includes.candidates(page, spec, self.docs_dir, self._site())
+
+    def hugo_code_candidates(self, page: str, spec: str) -> list[str]:
+        return hugo_includes.code_candidates(page, spec, self.docs_dir, self._site())
+
+    def _site(self) -> hugo_site.Site | None:
         if self._hugo is None:
             self._hugo = (hugo_site.find(self.docs_dir, self.roots),)
-        return hugo_includes.candidates(page, spec, self.docs_dir, self._hugo[0])
+        return self._hugo[0]
 
 
 def may_hold(line: str) -> bool:
@@ -59,8 +67,24 @@ def line(files: Files, sites: Sites, page: str, text: str, depth: int) -> list[s
         found = files.read_first(sites.hugo_candidates(page, call.path), call.path)
         if found is not None:
             included = files.inline(files.found(), hugo_includes.included(call, found), depth)
-            return indented(call.indent, included)
+            return indented(call.indent, included + ([call.after] if call.after else []))
         return None  # (the summary names the missing file; the line reads as nothing)
+    if "{{<" in text and (tab := hugo_includes.tab_call(text)) is not None:
+        call, label = tab
+        found = files.read_first(sites.hugo_candidates(page, call.path), call.path)
+        if found is None:
+            return None
+        included = files.inline(files.found(), hugo_includes.included(call, found), depth)
+        return indented(call.indent, [label, "", *included])
+    if ("{{%" in text or "{{<" in text) and (code := hugo_includes.code_call(text)) is not None:
+        found = files.read_first(sites.hugo_code_candidates(page, code.path), code.path)
+        if found is None:
+            return None
+        lines = found.rstrip("\n").split("\n")
+        if not code.code:  # (readfile's markdown: read as the page's)
+            return indented(code.indent, files.inline(files.found(), lines, depth))
+        # The file's name over its block, as the site shows it (a download link).
+        return [f"{code.indent}`{code.path}`", *code_block(code.indent, code.language, lines)]
     if "{{<" in text and (m := quarto.INCLUDE.match(text)):
         candidates = quarto.include_candidates(page, m.group(2), sites.docs_dir, sites.roots)
         found = files.read_first(candidates, m.group(2))

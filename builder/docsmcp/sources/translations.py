@@ -137,7 +137,9 @@ def _by_folder(paths: list[str]) -> dict[str, list[str]]:
             pages = names[code]
             if default_pages is not None:
                 mirrored = sum(p in default_pages for p in pages)
-                if mirrored < MIRROR_SHARE * len(pages):
+                # (MDN's `web/html/element/th/`: the `<th>` element, its index.md the one
+                # page "mirrored", beside td/ and tr/, was left out as Thai)
+                if mirrored < MIN_PAGES or mirrored < MIRROR_SHARE * len(pages):
                     continue
             out[f"{prefix}{code}"] = [f"{prefix}{code}/{p}" for p in pages]
     return out

@@ -62,6 +62,7 @@ SHARED_PART = 1 / 3
 MIN_MIRRORED = 10
 MIRRORED_PART = 0.8
 MIRROR_KEY = "variant"  # the key of such folders, whose names say no axis
+MIRRORS_PART = 0.5  # of their parent's child folders, at least
 MAX_DEPTH = 2  # of a variant folder's parent (0: the docs folder)
 
 
@@ -158,7 +159,10 @@ def detect(
                 part = 0.0  # (a framework's folder under `framework/`: its name says it, below)
             if shared >= least and shared >= part * len(own):
                 found[folder] = name
-        if len(found) >= 2:
+        # Mirrors are a folder's way of splitting its pages: most of its children (MDN's
+        # `web/api/` holds a thousand interfaces, FormData's, Headers' and URLSearchParams'
+        # methods the same names, `append/`, `get/`, `has/` ...: no copies of one another).
+        if len(found) >= 2 and (axis != MIRROR_KEY or len(found) >= MIRRORS_PART * len(kids)):
             key = axis
             folders.update(found)
             for folder, name in found.items():

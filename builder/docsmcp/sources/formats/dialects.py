@@ -25,6 +25,8 @@ in either:
 - attribute lists (`{ #anchor .class key=value }`, `{: … }`) at the end of a line or on a line
   of their own are removed; abbreviation definitions `*[HTML]: Hyper Text…` become `HTML: Hyper
   Text…`; reference-style links show their URL (reflinks.py);
+- MDN's KumaScript macros (`{{jsxref("Array")}}`) read as the link or word MDN renders, its
+  definition lists (`- term` / `  - : definition`) as the term's item (kumascript.py);
 - GitHub alerts (`> [!NOTE]`, `> [!WARNING]`, ...) become their label (`> Note:`), as GitHub
   shows a titled callout, and so do ExDoc's (`> #### Title {: .info}`: exdoc_admonitions.py);
   the comment idiom `[//]: # 'text'` leaves nothing.
@@ -41,7 +43,16 @@ from functools import cache
 from typing import TYPE_CHECKING
 
 from docsmcp.model.chunk import Tab
-from docsmcp.sources.formats import docfx, docsify, emoji, mdc, mode_badges, nestjs, reflinks
+from docsmcp.sources.formats import (
+    docfx,
+    docsify,
+    emoji,
+    kumascript,
+    mdc,
+    mode_badges,
+    nestjs,
+    reflinks,
+)
 from docsmcp.sources.formats.content_tabs import (
     dedent_line,
     docusaurus_tabs,
@@ -367,6 +378,8 @@ def rewrite(lines: list[str]) -> Rewritten:
         code = fenced_lines(lines)
     if mode_badges.may_hold(text):
         lines = mode_badges.read(lines, code)
+    if kumascript.may_hold(text):  # (MDN's macros, before template lines leave nothing)
+        lines = kumascript.read(lines, code)
     if "{{" in text or "{%" in text:
         lines = _template_blocks(lines, code)
     if docfx.may_hold(text):  # (before `:::` containers are labelled: `:::row:::` is none)

@@ -41,7 +41,9 @@ def read_line(line: str) -> str:
     if whole is not None:
         opening, name, args = not whole.group(2), whole.group(3).lower(), _hugo_args(whole)
         titled = _hugo_title(args) or (args.get("0", "") if name in _LABELLED_BY_ARGUMENT else "")
-        if not opening or not (titled or name in _HUGO_ADMONITIONS):
+        # (a set of tabs shows its tabs' labels, not its own name: Kubernetes' `{{< tabs
+        # name="kubectl_autocompletion" >}}`, 109 lines of ids)
+        if not opening or name in _CONTAINERS or not (titled or name in _HUGO_ADMONITIONS):
             return ""
         return line[: len(line) - len(line.lstrip())] + (titled or name.capitalize())
 
