@@ -35,7 +35,7 @@ from spec_reader import inflection_stem
 
 CONFIG = AnalyzerConfig()
 PARAMS = LexicalParams()
-FIELDS = ("heading", "body", "context", "page", "lead", "anchors")
+FIELDS = ("heading", "trail", "body", "context", "page", "lead", "anchors")
 
 QUERIES = [
     "create widget",
@@ -73,13 +73,16 @@ def line_terms(text: str) -> list[str]:
 
 
 def field_texts(chunk, pages: dict[str, tuple[str, str]], anchors: list[str]) -> dict[str, str]:
-    """heading: the heading trail, one per line; body: the searchable text; context: the path
+    """heading: the last line of the heading trail; trail: the lines above it; body: the
+    searchable text; context: the path
     and then each metadata value on its own line; page and lead: the page's, the same on each
     of its chunks; anchors: the texts of links to the chunk, then the names of the API entries
     it defines, one per line (the tiny corpus has no links)."""
     values = [value for _, value in chunk.metadata]
+    lines = chunk.heading_text.split("\n")
     return {
-        "heading": chunk.heading_text,
+        "heading": lines[-1],
+        "trail": "\n".join(lines[:-1]),
         "body": chunk.search_text,
         "context": "\n".join([chunk.path, *values]),
         "page": pages.get(chunk.path, ("", ""))[0],

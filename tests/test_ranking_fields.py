@@ -73,6 +73,7 @@ def test_field_weights_are_recorded(fields_bundle: Path) -> None:
     weights = json.loads((fields_bundle / "metadata.json").read_text())["lexical"]["field_weights"]
     assert weights == {
         "heading": 3.0,
+        "trail": 3.0,
         "body": 1.0,
         "context": 0.5,
         "page": 1.5,
@@ -199,3 +200,34 @@ def test_a_query_of_stop_words_alone_searches_the_names_they_end(tmp_path: Path)
     # Elsewhere a stop word is only a stop word: a question, a longer query.
     assert searcher.searched("where is the function", {}) == (["function"], [])
     assert "collections.where" not in searcher.searched("where function in go templates", {})[0]
+
+
+def test_a_title_counts_whatever_heading_the_section_has(tmp_path: Path) -> None:
+    """A component library (shadcn/ui, Hono's middleware, Ant Design): every component page has
+    a `## Usage` and a `## API` section. Many pages repeat those headings, so they say little
+    (the heading discount), but the page's title above them says what the section is about:
+    "tooltip" weighs as much in *Tooltip > Usage* as "sidebar" in *Sidebar > Placement*, whose
+    heading no other page has. Before the `trail` field the discount fell on the whole
+    breadcrumb, and the title under a repeated heading weighed less: Hono's `bearerAuth` ranked
+    the Combine middleware's usage, which calls it three times, above Bearer Auth's own."""
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    body = "Import the component and render it where it belongs.\n"
+    for name in ("Accordion", "Popover", "Sheet", "Tabs", "Select", "Drawer", "Menu", "Tooltip"):
+        (docs / f"{name.lower()}.md").write_text(
+            f"# {name}\n\n## Usage\n\n{body}\n## API\n\nProps of the component.\n", encoding="utf-8"
+        )
+    (docs / "sidebar.md").write_text(
+        f"# Sidebar\n\n## Placement\n\n{body}\n## API\n\nProps of the component.\n",
+        encoding="utf-8",
+    )
+    b = open_bundle(build_bundle(docs, tmp_path / "idx"))
+    searcher = Searcher(b)
+
+    def score_of(query: str, chunk_id: str) -> float:
+        page = searcher.search(query, {}, 0, 10)
+        return dict(zip((b.id(r) for r in page.rows), page.scores, strict=True))[chunk_id]
+
+    usage = score_of("tooltip", "tooltip.md#tooltip/usage")
+    placement = score_of("sidebar", "sidebar.md#sidebar/placement")
+    assert usage == pytest.approx(placement, rel=0.02)

@@ -34,11 +34,14 @@ except ImportError:  # pragma: no cover
             counts[term] = counts.get(term, 0) + 1
 
 
-# `page`: the page's title and what its frontmatter says about it; `lead`: its lead paragraph;
-# both on every chunk of the page (pagefield.py). `anchors` (the texts of links from other
-# chunks to this one) is known only once references resolve across files, so it is analysed in
-# `build_index`, not with the other fields.
-FIELDS = ("heading", "body", "context", "page", "lead", "anchors")
+# `heading`: the chunk's own heading; `trail`: the headings above it (the page's title, the
+# sections it is in), apart so that the discount of a heading many pages repeat (heading_factors:
+# "Usage", "API", "Functions") weighs the own heading only, not the title above it. `page`: the
+# page's title and what its frontmatter says about it; `lead`: its lead paragraph; both on every
+# chunk of the page (pagefield.py). `anchors` (the texts of links from other chunks to this one)
+# is known only once references resolve across files, so it is analysed in `build_index`, not
+# with the other fields, and comes last.
+FIELDS = ("heading", "trail", "body", "context", "page", "lead", "anchors")
 
 __all__ = [
     "FIELDS",
@@ -100,13 +103,20 @@ def _line_terms(line: str, config: AnalyzerConfig) -> tuple[str, ...]:
     return _analyse_line(config)(line)
 
 
+def heading_fields(chunk: Chunk) -> tuple[str, str]:
+    """A chunk's `heading` and `trail` field texts: the last line of its heading trail (its own
+    heading, or the page's title for a page's first chunk) and the lines above it."""
+    trail, _, own = chunk.heading_text.rpartition("\n")
+    return own, trail
+
+
 def _field_terms(chunk: Chunk, config: AnalyzerConfig) -> list[list[str]]:
-    """The terms of a chunk's heading, body and context fields."""
+    """The terms of a chunk's heading, trail, body and context fields."""
     line_terms = _analyse_line(config)
     # Bigrams never cross a line: lines separate headings, cells, items and paragraphs.
     return [
-        list(chain.from_iterable(map(line_terms, text.split("\n"))))
-        for text in (chunk.heading_text, chunk.search_text, context_text(chunk))
+        list(chain.from_iterable(map(line_terms, text.split("\n")))) if text else []
+        for text in (*heading_fields(chunk), chunk.search_text, context_text(chunk))
     ]
 
 
@@ -384,6 +394,7 @@ class IndexBuilder:
         weights = np.array(
             [
                 params.heading_weight,
+                params.trail_weight,
                 params.body_weight,
                 params.context_weight,
                 params.page_weight,
