@@ -410,7 +410,9 @@ def _doc_href(target: str) -> str:
         rel = posixpath.relpath(path, posixpath.dirname(page) or ".")
     else:
         rel = target
-    return rel if rel.endswith(".rst") else rel + ".rst"
+    # (a project whose conf.py makes its pages `.txt`, Django's, links to `.txt` pages)
+    suffix = ".txt" if page.lower().endswith(".txt") else ".rst"
+    return rel if rel.endswith(suffix) else rel + suffix
 
 
 def shown_name(text: str) -> str:
