@@ -14,6 +14,7 @@ from pathlib import Path
 from docsmcp.model.source import Manifest, Problem, SourceFile, TaxonomyKey
 from docsmcp.sources import (
     asciidoc_includes,
+    autosummary_pages,
     dumi_demos,
     dumi_tabs,
     hugo_params,
@@ -501,6 +502,15 @@ def load_corpus(
             files.append(_finish(docs_dir, source, roots, unresolved))
             if source.path in unresolved.importers:
                 unexpanded[source.path] = source
+    # The pages Sphinx's autosummary generates from the source (NumPy's `generated/`)
+    for stub in autosummary_pages.stubs(files, docs_dir, roots):
+        if not _left_out(stub.path, manifests, include, exclude):
+            governing = _governing(manifests, stub.path)
+            source, found = configure_file(
+                stub.path, stub.text, governing, frontmatter=False, title=stub.title
+            )
+            problems.extend(found)
+            files.append(_finish(docs_dir, source, roots, unresolved))
     unresolved.log()
     # Fragments among the docs that are no pages (the site never serves them, a manifest
     # leaves them out, `_` files): shown where they are imported (_with_partials).

@@ -1,0 +1,144 @@
+"""The pages Sphinx's autosummary generates: one per object an `.. autosummary::` with
+`:toctree:` names, rendered from the Python source as autodoc would (formats/autodoc.py).
+
+NumPy's reference is 238 autosummary tables (`routines.linalg.rst`: `.. autosummary::
+:toctree: generated/` over `linalg.svd`, `einsum`, ...); Sphinx writes `generated/numpy.einsum.rst`
+for each name (`.. autofunction:: numpy.einsum`) and the docstring is the whole reference. Read as
+the page alone, the table was a list of names: "np.einsum" found three release notes and
+`get_api_reference("numpy.einsum")` nothing. Here each name whose source the source roots hold
+(`--api-source`) becomes that page, `FOLDER/FULLNAME.rst` beside the page naming it, titled by
+its full name, its text the `py:` description autodoc renders (an API entry like any other).
+Names qualify as Sphinx's autosummary does: by the page's `.. currentmodule::` first, else as
+written. Objects in no source root (NumPy's C functions, `ndarray` methods) get no page, as
+before; a name listed in several tables gets one page (the first).
+"""
+
+from __future__ import annotations
+
+import ast
+import posixpath
+import re
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from docsmcp.model.source import SourceFile
+from docsmcp.sources.formats import apidoc, autodoc
+from docsmcp.sources.sphinx_suffix import is_rst
+
+_AUTOSUMMARY = re.compile(r"^([ \t]*)\.\.[ \t]+autosummary::[ \t]*$")
+_OPTION = re.compile(r"^[ \t]+:([\w-]+):(?:[ \t]+(.*?))?[ \t]*$")
+_NAME = re.compile(r"^~?([A-Za-z_][\w.]*)")
+# Pages generated at most (NumPy: 1,150 of its 1,900 names have Python source).
+MAX_PAGES = 20_000
+
+
+@dataclass(frozen=True)
+class Stub:
+    """A page autosummary generates: its path, title (the full name) and reST text."""
+
+    path: str
+    title: str
+    text: str
+
+
+@dataclass(frozen=True)
+class _Listed:
+    folder: str  # the `:toctree:` folder, relative to the docs folder
+    module: str  # the page's current module where the table stands
+    name: str  # as written, without `~`
+
+
+def stubs(files: Sequence[SourceFile], docs_dir: Path, roots: Sequence[Path]) -> list[Stub]:
+    """The pages autosummary generates for the reST `files`, for names whose source is found;
+    none where no page has an autosummary table with `:toctree:` (nothing is read then)."""
+    listed = [x for f in files if is_rst(f.path) for x in _tables(f.path, f.body)]
+    if not listed:
+        return []
+    sources = apidoc.Sources(docs_dir, roots)
+    taken = {f.path for f in files}
+    out: list[Stub] = []
+    for item in listed:
+        found = _resolve(item, sources)
+        if found is None:
+            continue
+        full, kind, module = found
+        path = posixpath.normpath(posixpath.join(item.folder, full + ".rst"))
+        if path in taken or path.startswith("../"):
+            continue
+        # As NumPy's template: the object's module current, the object named in it, so its
+        # entry is `numpy.linalg.svd` (a method: `numpy.ma.MaskedArray.all`).
+        target = full[len(module) + 1 :] if kind != "module" else full
+        page = [full, "=" * len(full), "", f".. currentmodule:: {module}", ""]
+        page += [f".. auto{kind}:: {target}"]
+        lines, _ = autodoc.expand(page, sources, missing := [])
+        if missing:
+            continue
+        if kind == "method":  # (autodoc names a method by its own name, in its class)
+            short = target.rpartition(".")[2]
+            lines = [
+                x.replace(f".. py:method:: {short}", f".. py:method:: {target}", 1) for x in lines
+            ]
+        taken.add(path)
+        out.append(Stub(path, full, "\n".join(lines) + "\n"))
+        if len(out) >= MAX_PAGES:
+            break
+    return out
+
+
+def _tables(path: str, body: str) -> Iterator[_Listed]:
+    """The names of `body`'s autosummary tables that have a `:toctree:` option."""
+    if "autosummary::" not in body:
+        return
+    lines = body.split("\n")
+    folder_of_page = posixpath.dirname(path)
+    module = ""
+    i = 0
+    while i < len(lines):
+        if m := autodoc.MODULE.match(lines[i]):
+            module = "" if m.group(1) == "None" else m.group(1)
+        m = _AUTOSUMMARY.match(lines[i])
+        i += 1
+        if m is None:
+            continue
+        width = len(m.group(1).expandtabs())
+        options: dict[str, str] = {}
+        while i < len(lines) and (o := _OPTION.match(lines[i])):
+            options[o.group(1)] = o.group(2) or ""
+            i += 1
+        names: list[str] = []
+        while i < len(lines) and (
+            not lines[i].strip() or len(lines[i].expandtabs()) - len(lines[i].lstrip()) > width
+        ):
+            if n := _NAME.match(lines[i].strip()):
+                names.append(n.group(1))  # (Sphinx: the first word; NumPy's "x (Array API)")
+            i += 1
+        if "toctree" not in options:
+            continue
+        folder = posixpath.normpath(posixpath.join(folder_of_page, options["toctree"].strip()))
+        for name in names:
+            yield _Listed("" if folder == "." else folder, module, name)
+
+
+def _resolve(item: _Listed, sources: apidoc.Sources) -> tuple[str, str, str] | None:
+    """(full name, autodoc kind, module) of a listed name, qualified as Sphinx's autosummary
+    does: in the current module first, else as written."""
+    candidates = [f"{item.module}.{item.name}"] if item.module else []
+    candidates.append(item.name)
+    for full in candidates:
+        found = sources.find(full)
+        if found is None:
+            continue
+        _, node = found
+        parent = full.rpartition(".")[0]
+        if isinstance(node, ast.Module):
+            return full, "module", full
+        if isinstance(node, ast.ClassDef):
+            return full, "class", parent
+        if not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            return None
+        holder = sources.find(parent) if parent else None
+        if holder is not None and isinstance(holder[1], ast.ClassDef):
+            return full, "method", parent.rpartition(".")[0]
+        return full, "function", parent
+    return None
