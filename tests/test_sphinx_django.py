@@ -62,12 +62,64 @@ Cross Site Request Forgery protection
 The CSRF middleware checks the origin of unsafe requests against
 :setting:`CSRF_TRUSTED_ORIGINS`.
 """
+ADMIN = """==================================
+``django-admin`` and ``manage.py``
+==================================
+
+Getting runtime help
+--------------------
+
+.. django-admin:: help
+
+Run ``django-admin help`` to display usage information.
+
+Available commands
+==================
+
+``makemigrations``
+------------------
+
+.. django-admin:: makemigrations [app_label [app_label ...]]
+
+Creates new migrations based on the changes detected to your models.
+
+.. django-admin-option:: --noinput, --no-input
+
+Suppresses all user prompts.
+
+.. django-admin-option:: --empty
+
+Outputs an empty migration for the specified apps, for manual editing.
+
+Run it as:
+
+.. console::
+
+    $ django-admin makemigrations --empty yourappname
+"""
+BUILTINS = """==================================
+Built-in template tags and filters
+==================================
+
+Built-in tag reference
+======================
+
+.. templatetag:: csrf_token
+
+``csrf_token``
+--------------
+
+This tag is used for CSRF protection. See :ttag:`csrf_token` and
+:djadmin:`makemigrations`, :option:`makemigrations --empty`.
+"""
 FILES = {
     "docs/conf.py": CONF,
     "docs/contents.txt": "Django documentation contents\n=============================\n\n"
-    ".. toctree::\n\n   ref/settings\n   ref/csrf\n",
+    ".. toctree::\n\n   ref/settings\n   ref/csrf\n   ref/django-admin\n",
     "docs/ref/settings.txt": SETTINGS,
     "docs/ref/csrf.txt": CSRF,
+    "docs/ref/django-admin.txt": ADMIN,
+    "docs/ref/templates/builtins.txt": BUILTINS,
     "docs/requirements.txt": "pyenchant\nSphinx>=4.5.0\n",
     "docs/_theme/djangodocs/static/LICENSE.txt": "Font Awesome Free License\n",
     "docs/_ext/djangodocs.py": "def setup(app):\n    pass\n",
@@ -77,10 +129,11 @@ FILES = {
 def test_txt_pages_of_a_sphinx_project_are_read_as_rest(tmp_path: Path) -> None:
     """Django's 598 `.txt` pages were not read at all: the build said "5 files"."""
     docs = write_tree(tmp_path, FILES) / "docs"
-    assert discover(docs) == ["contents.txt", "ref/csrf.txt", "ref/settings.txt"]
+    pages = ["contents.txt", "ref/csrf.txt", "ref/django-admin.txt", "ref/settings.txt"]
+    assert discover(docs) == [*pages, "ref/templates/builtins.txt"]
     out = build_bundle(docs, tmp_path / "idx")
     texts = page_texts(out)
-    assert set(texts) == {"contents.txt", "ref/csrf.txt", "ref/settings.txt"}
+    assert set(texts) == {*pages, "ref/templates/builtins.txt"}
     settings = texts["ref/settings.txt"]
     assert "A list of trusted origins for unsafe requests" in settings
     assert "``CSRF_TRUSTED_ORIGINS``" not in settings and "========" not in settings
@@ -88,8 +141,40 @@ def test_txt_pages_of_a_sphinx_project_are_read_as_rest(tmp_path: Path) -> None:
         hit = s.search(query="CSRF_TRUSTED_ORIGINS", limit=1)["hits"][0]
         page = s.call("get_doc", {"chunk_id": hit["chunk_id"]}).content[0].text
     assert hit["chunk_id"].startswith("ref/settings.txt#")
+    assert any(r["id"].startswith("ref/csrf.txt#") for r in hit["references"])
     # `:doc:` to a `.txt` page resolves to it, as Sphinx's document names carry no suffix
     assert "[Cross Site Request Forgery protection](csrf.txt)" in page
+
+
+def test_commands_options_console_and_roles_read_as_djangos_site_shows_them(
+    tmp_path: Path,
+) -> None:
+    """Django's `django-admin` commands (12 of 35 were entries, none showed its usage line),
+    `django-admin-option`s (145, no entry), `console` blocks (148, read as paragraphs) and its
+    cross-reference roles (`:ttag:` read as plain text)."""
+    docs = write_tree(tmp_path, FILES) / "docs"
+    out = build_bundle(docs, tmp_path / "idx")
+    text = page_texts(out)["ref/django-admin.txt"]
+    assert "`django-admin makemigrations [app_label [app_label ...]]`\n\nCreates new" in text
+    assert "`django-admin help`\n\nRun `django-admin help`" in text
+    assert "```console\n$ django-admin makemigrations --empty yourappname\n```" in text
+    assert "`--empty`" in text
+    builtins = page_texts(out)["ref/templates/builtins.txt"]
+    assert "See `csrf_token` and\n`makemigrations`, `makemigrations --empty`." in builtins
+    with McpSession(out) as s:
+        entry = s.call("get_api_reference", {"method": "makemigrations"}).content[0].text
+        help_ = s.call("get_api_reference", {"method": "help"}).content[0].text
+        empty = s.call("get_api_reference", {"method": "makemigrations --empty"}).content[0].text
+        noinput = s.call("get_api_reference", {"method": "makemigrations --no-input"})
+        tag = s.search(query="csrf_token tag", limit=1)["hits"][0]
+    assert "django-admin makemigrations [app_label [app_label ...]]" in entry
+    assert "Creates new migrations" in entry and '"kind":"django-admin"' in entry.replace(" ", "")
+    assert "Run django-admin help to display usage information." in help_
+    assert "Outputs an empty migration" in empty and "Run it as" in empty
+    assert "Suppresses all user prompts." in noinput.content[0].text
+    # the roles are references to the declarations
+    ids = {r["id"].partition("#")[0] for r in tag["references"]}
+    assert "ref/django-admin.txt" in ids
 
 
 def test_without_conf_py_or_its_suffix_txt_files_are_no_pages(tmp_path: Path) -> None:

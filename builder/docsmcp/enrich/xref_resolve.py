@@ -150,8 +150,8 @@ class _Resolver:
             yield from _INDEX_NAMES
             return
         lower = trimmed.lower()
-        if lower.endswith(_DOC_EXTS) and not folder:
-            yield trimmed
+        if (lower.endswith(_DOC_EXTS) or is_rst(lower)) and not folder:
+            yield trimmed  # (`.txt`: a Sphinx page, sphinx_suffix.py; else no page, ignored)
             if lower.endswith(".rst"):  # Sphinx's `:doc:` of a MyST page (rst.py writes `.rst`)
                 yield trimmed[:-4] + ".md"
                 yield trimmed[:-4] + ".txt"  # (of a page conf.py's source_suffix makes `.txt`)

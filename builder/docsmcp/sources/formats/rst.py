@@ -39,7 +39,7 @@ from docsmcp.sources.formats.linemap import (
     take_lines,
     without_marks,
 )
-from docsmcp.sources.formats.rst_declarations import attach_declarations
+from docsmcp.sources.formats.rst_declarations import attach_declarations, describe_bare_options
 from docsmcp.sources.formats.rst_directives import (
     _ADMONITIONS,
     _EXPLICIT_LINE,
@@ -476,6 +476,7 @@ def _parse(path: str, text: str) -> nodes.document:
     document = new_document(path, settings)
     _PARSER.parse(text, document)
     attach_declarations(document)
+    describe_bare_options(document)
     return document
 
 

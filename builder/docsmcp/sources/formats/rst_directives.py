@@ -48,11 +48,12 @@ _PARSER = Parser()
 
 # Roles whose text is code (Sphinx's Python, C, JS domains and standard roles; the
 # cross-reference types Sphinx projects declare most, `setting` of Django, Scrapy and Celery,
-# `confval`, and Sphinx's `event`: Sphinx shows them as code linking to the declaration).
+# `confval`, Sphinx's `event`, Django's template tags, filters, lookups and commands: Sphinx
+# shows them as code linking to the declaration).
 _CODE_ROLES = frozenset(
     "func meth class mod attr data exc obj const var envvar option program file samp kbd "
     "command makevar mailheader regexp token keyword member macro type struct union enum "
-    "enumerator expr texpr cpp:func any setting confval event".split()
+    "enumerator expr texpr cpp:func any setting confval event ttag tfilter lookup djadmin".split()
 )
 _ADMONITIONS = {
     "attention": "Attention",
@@ -388,6 +389,10 @@ def _register() -> None:
     for name in ("namespace", "namespace-push", "namespace-pop"):
         for domain in ("c:", "cpp:"):
             directives.register_directive(domain + name, _Scope)
+    from docsmcp.sources.formats.rst_django import DIRECTIVES  # (it subclasses ours)
+
+    for name, directive in DIRECTIVES.items():
+        directives.register_directive(name, directive)
     for name in ("ref", "doc", "term", "abbr", "guilabel", "menuselection", "numref"):
         roles.register_local_role(name, _role)
     for name in _CODE_ROLES:
