@@ -111,6 +111,24 @@ Built-in tag reference
 
 This tag is used for CSRF protection. See :ttag:`csrf_token` and
 :djadmin:`makemigrations`, :option:`makemigrations --empty`.
+
+.. templatefilter:: language_name
+.. templatefilter:: language_name_local
+
+Language filters
+----------------
+
+There are also some filters available for convenience.
+
+.. fieldlookup:: exact
+    :noindex:
+
+.. templatetag:: get_flatpages
+
+Displaying ``registration_required`` flatpages
+----------------------------------------------
+
+By default, the :ttag:`get_flatpages` template tag will only show public flatpages.
 """
 FILES = {
     "docs/conf.py": CONF,
@@ -167,11 +185,19 @@ def test_commands_options_console_and_roles_read_as_djangos_site_shows_them(
         empty = s.call("get_api_reference", {"method": "makemigrations --empty"}).content[0].text
         noinput = s.call("get_api_reference", {"method": "makemigrations --no-input"})
         tag = s.search(query="csrf_token tag", limit=1)["hits"][0]
+        # declared before a section named otherwise, or in a stack: entries all the same
+        flatpages = s.call("get_api_reference", {"method": "get_flatpages"}).content[0].text
+        local = s.call("get_api_reference", {"method": "language_name_local"}).content[0].text
+        exact = s.call("get_api_reference", {"method": "exact"})
     assert "django-admin makemigrations [app_label [app_label ...]]" in entry
     assert "Creates new migrations" in entry and '"kind":"django-admin"' in entry.replace(" ", "")
     assert "Run django-admin help to display usage information." in help_
     assert "Outputs an empty migration" in empty and "Run it as" in empty
     assert "Suppresses all user prompts." in noinput.content[0].text
+    assert "will only show public flatpages" in flatpages and "templatetag" in flatpages
+    assert "There are also some filters" in local and "templatefilter" in local
+    assert exact.is_error or "not found" in exact.content[0].text.lower()  # (`:noindex:`)
+    assert ".. templatefilter::" not in builtins and "language_name_local" not in builtins
     # the roles are references to the declarations
     ids = {r["id"].partition("#")[0] for r in tag["references"]}
     assert "ref/django-admin.txt" in ids

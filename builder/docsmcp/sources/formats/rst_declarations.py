@@ -102,25 +102,38 @@ def _declared(box: nodes.Element) -> str:
 
 
 def _declare_in_place(box: nodes.Element) -> None:
-    """A declaration of a known kind in a section not named for it (Django's `.. django-admin::
-    help` under "Getting runtime help"): its entry there, its text the paragraphs after it, its
-    anchors on its usage line."""
+    """A declaration of a known kind in a section not named for it: Django's `.. django-admin::
+    help` under "Getting runtime help" (its text the paragraphs after it, its anchors on its
+    usage line), `.. templatetag:: get_flatpages` ending a section and `.. templatefilter::
+    language_name` stacked over "Template filters" (the next section's, anchors on its title),
+    as Sphinx makes each a target where it stands."""
     parent, declared = box.parent, _declared(box)
     at = parent.index(box)
     parent.remove(box)
     state = STATE.get()
     if state is None or len(state.found) >= MAX_OBJECTS:
         return
-    after = parent.children[at] if at < len(parent.children) else None
-    if isinstance(after, nodes.paragraph) and "signature" in after["classes"]:
-        after += Mark(anchor_marks(declared))
     line = (box.line or 0) - 1
-    category = ""
-    if isinstance(parent, nodes.section) and parent.children:
-        category = " ".join(parent[0].astext().split())
-    found = Found(declared, box["unknown"].lower(), box.get("signature") or declared, category,
+    found = Found(declared, box["unknown"].lower(), box.get("signature") or declared, "",
                   "", (), "", (), line, line)  # fmt: skip
-    _text_after(parent.children[at:], found)
+    after = parent.children[at:]
+    first = next((n for n in after if not isinstance(n, nodes.container)), None)
+    holder = parent
+    if first is None or isinstance(first, nodes.section):
+        following = first or next(
+            parent.findall(nodes.section, include_self=False, siblings=True, ascend=True), None
+        )
+        if following is not None and following.children:
+            following[0] += Mark(anchor_marks(declared))  # (its title)
+            found.description, end = _own_text(following)
+            found.line_end = max(line, end)
+            holder = following.parent
+    else:
+        if isinstance(after[0], nodes.paragraph):
+            after[0] += Mark(anchor_marks(declared))
+        _text_after(after, found)
+    if isinstance(holder, nodes.section) and holder.children:
+        found.category = " ".join(holder[0].astext().split())
     state.found.append(found)
 
 

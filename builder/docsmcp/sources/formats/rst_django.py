@@ -11,6 +11,10 @@
   `option` (the entry `makemigrations --empty`, the name `:option:` roles give); its text is
   the paragraphs after it (rst_declarations.describe_bare_options): 145 options, 0 entries.
 
+- `.. templatetag::`, `.. templatefilter::`, `.. fieldlookup::` declare an entry wherever they
+  stand (rst_declarations): on the section named for them, else in place (48 of 218 stood
+  before a section named otherwise, or in a stack over one, and were no entry).
+
 Django's cross-reference roles (`:ttag:`, `:tfilter:`, `:lookup:`, `:djadmin:`) are code roles
 (rst_directives._CODE_ROLES): Sphinx shows them as code linking to the declaration.
 """
@@ -41,6 +45,8 @@ class _DjangoAdmin(_Unknown):
 
     def run(self) -> list[nodes.Node]:
         usage = " ".join(self.arguments).strip()
+        noindex = bool({"noindex", "no-index"} & self.options.keys())
+        self.options = {}  # (read: the declaration is bare)
         command = usage.split()[0] if usage else ""
         state = STATE.get()
         if state is not None and command:
@@ -49,11 +55,28 @@ class _DjangoAdmin(_Unknown):
         out = super().run()
         if not command:
             return out
-        out[0]["declares"] = command
-        out[0]["signature"] = f"django-admin {usage}"
+        if noindex:  # (staticfiles' `runserver` again: its usage line, no second target)
+            out = []
+        else:
+            out[0]["declares"] = command
+            out[0]["signature"] = f"django-admin {usage}"
         line = nodes.paragraph(classes=["signature"])
         line += nodes.literal(f"django-admin {usage}", f"django-admin {usage}")
         return [*out, line]
+
+
+class _Declaration(_Unknown):
+    """`.. templatetag:: csrf_token` (`templatefilter`, `fieldlookup`): Django's cross-reference
+    types (`add_crossref_type`), a target and an entry wherever they stand; `:noindex:` ones
+    (GeoDjango's `exact` again) neither, as in Sphinx."""
+
+    def run(self) -> list[nodes.Node]:
+        if {"noindex", "no-index"} & self.options.keys():
+            return []
+        out = super().run()
+        if "bare" in out[0]["classes"]:
+            out[0]["declares"] = self.arguments[0]
+        return out
 
 
 class _DjangoAdminOption(_Described):
@@ -66,6 +89,9 @@ class _DjangoAdminOption(_Described):
 
 DIRECTIVES = {
     "console": _Console,
+    "templatetag": _Declaration,
+    "templatefilter": _Declaration,
+    "fieldlookup": _Declaration,
     "django-admin": _DjangoAdmin,
     "django-admin-option": _DjangoAdminOption,
 }
