@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from conftest import FUZZ, build_bundle, page_texts, write_tree
+from conftest import FUZZ, build_bundle, page_texts, run_docsmcp, write_tree
 from docsmcp.sources import autosummary_pages
 from hypothesis import given
 from hypothesis import strategies as st
@@ -56,15 +56,35 @@ Matrix and vector products
 """
 
 
+TEMPLATE = """{{ fullname | escape | underline}}
+
+.. automodule:: {{ fullname }}
+
+   {% block docstring %}
+   {% endblock %}
+"""
+
+
 def _repo(tmp_path: Path) -> Path:
     files = {"src/" + k: v for k, v in PACKAGE.items()}
-    return write_tree(tmp_path / "repo", {**files, "doc/source/reference/routines.rst": PAGE})
+    docs = {
+        "doc/source/reference/routines.rst": PAGE,
+        "doc/source/conf.py": "project = 'NumPy'\ntemplates_path = ['_templates']\n",
+        "doc/source/_templates/autosummary/minimal_module.rst": TEMPLATE,
+    }
+    return write_tree(tmp_path / "repo", {**files, **docs})
 
 
 def test_each_listed_object_with_source_is_a_page_and_an_entry(tmp_path: Path) -> None:
     repo = _repo(tmp_path)
-    out = build_bundle(repo / "doc/source", tmp_path / "idx", "--api-source", repo / "src")
+    proc = run_docsmcp(
+        "build", "--docs-dir", repo / "doc/source", "--out", tmp_path / "idx",
+        "--api-source", repo / "src",
+    )  # fmt: skip
+    assert "{{ fullname" not in proc.stderr  # (the templates folder holds no page: Sphinx's)
+    out = tmp_path / "idx"
     texts = page_texts(out)
+    assert not any(p.startswith("_templates/") for p in texts)
     generated = sorted(p for p in texts if "/generated/" in p)
     assert generated == [
         "reference/generated/numpy.einsum.rst",

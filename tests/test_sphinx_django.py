@@ -228,6 +228,9 @@ def test_source_suffix_in_each_shape_sphinx_accepts(tmp_path: Path) -> None:
     found = read("source_suffix = '.txt'\nexclude_patterns = ['_build', 'old/*']\n")
     assert found.admits("ref/settings.txt") and not found.admits("old/notes.txt")
     assert not found.admits("_static/LICENSE.txt") and not found.admits("llms-full.txt")
+    templated = read("templates_path = ['_templates', './more/']\n")
+    assert templated.skips("_templates") and templated.skips("more")
+    assert not templated.skips("reference") and templated.suffixes == ()
 
 
 @FUZZ

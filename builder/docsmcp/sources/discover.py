@@ -255,8 +255,11 @@ class _Walker:
                 self._symlink(path, entry)
                 return None
             if entry.is_dir(follow_symlinks=False):
-                # Hidden folders (.git, .github, .docusaurus) are never documentation.
-                if entry.name.startswith(".") or not self._first_visit(entry.stat()):
+                # Hidden folders (.git, .github, .docusaurus) are never documentation, nor a
+                # Sphinx project's templates (sphinx_suffix.py).
+                if entry.name.startswith(".") or self.sphinx.skips(path):
+                    return None
+                if not self._first_visit(entry.stat()):
                     return None
                 return path, entry.path
             kind = _kind(entry.name) or ("markdown" if self.sphinx.admits(path) else None)

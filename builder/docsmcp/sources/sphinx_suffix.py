@@ -1,4 +1,5 @@
-"""The suffixes a Sphinx project's `conf.py` names for its reST pages besides `.rst`.
+"""The suffixes a Sphinx project's `conf.py` names for its reST pages besides `.rst`, and the
+templates folders it reads no page from.
 
 Django writes its docs as `.txt` files (`source_suffix = ".txt"`): 598 pages, a million words,
 of which the builder read none (the build said "5 files", three of them diagrams in PDF). A
@@ -8,7 +9,10 @@ listing needs the project's word: `read` takes `source_suffix` and `exclude_patt
 docs folder's `conf.py` (as literals, with `ast`, never run), and `SphinxSuffixes.admits` says
 which `.txt` files are pages (Django's `requirements.txt` and `_theme/**/LICENSE.txt` are
 excluded by its patterns; a folder whose name starts with `_` or `.` never holds pages here, as
-Sphinx's `_build`, `_static`, `_templates` and `_theme` do not).
+Sphinx's `_build`, `_static`, `_templates` and `_theme` do not). Its `templates_path` folders
+hold no page of any suffix (Sphinx leaves them out): NumPy's `_templates/autosummary/*.rst` are
+Jinja templates and were read as 7 pages of `{{ fullname }}`, whose autodoc lines the build
+counted as objects without source.
 """
 
 from __future__ import annotations
@@ -35,6 +39,12 @@ class SphinxSuffixes:
 
     suffixes: tuple[str, ...] = ()
     excluded: tuple[str, ...] = ()
+    templates: tuple[str, ...] = ()  # `templates_path` folders: Sphinx reads no page there
+
+    def skips(self, folder: str) -> bool:
+        """Whether `folder` (POSIX, relative to the docs folder) is a templates folder, which
+        Sphinx never reads pages from (NumPy's `_templates/autosummary/*.rst` are Jinja)."""
+        return folder in self.templates
 
     def admits(self, path: str) -> bool:
         """Whether `path` (POSIX, relative to the docs folder) is a page of an extra suffix."""
@@ -65,14 +75,21 @@ def read(docs_dir: Path) -> SphinxSuffixes:
     except (OSError, SyntaxError, ValueError) as exc:
         log.debug("%s: not read for source_suffix: %s", conf, exc)
         return SphinxSuffixes()
-    values = _literals(tree, ("source_suffix", "exclude_patterns"))
+    values = _literals(tree, ("source_suffix", "exclude_patterns", "templates_path"))
     suffixes = tuple(
         s for s in _suffixes(values.get("source_suffix")) if s.lower() in EXTRA_RST_SUFFIXES
     )
     excluded = values.get("exclude_patterns")
     listed = excluded if isinstance(excluded, list | tuple) else ()
     patterns = tuple(p for p in listed if isinstance(p, str))
-    return SphinxSuffixes(tuple(dict.fromkeys(s.lower() for s in suffixes)), patterns)
+    paths = values.get("templates_path")
+    listed = paths if isinstance(paths, list | tuple) else ()
+    templates = tuple(p.strip("/").removeprefix("./") for p in listed if isinstance(p, str))
+    return SphinxSuffixes(
+        tuple(dict.fromkeys(s.lower() for s in suffixes)),
+        patterns,
+        tuple(t for t in templates if t),
+    )
 
 
 def _literals(tree: ast.Module, names: tuple[str, ...]) -> dict[str, object]:
