@@ -8,7 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from conftest import FUZZ, build_bundle, page_texts, write_tree
-from docsmcp.sources import sphinx_suffix
+from docsmcp.sources import sphinx_extlinks, sphinx_suffix
 from docsmcp.sources.discover import discover
 from hypothesis import given
 from hypothesis import strategies as st
@@ -22,6 +22,27 @@ extensions = ["djangodocs", "sphinx.ext.intersphinx"]
 source_suffix = ".txt"
 root_doc = "contents"
 exclude_patterns = ["_build", "_theme", "requirements.txt"]
+version = "5.2"
+extlinks = {
+    "cve": ("https://nvd.nist.gov/vuln/detail/CVE-%s", "CVE-%s"),
+    "ticket": ("https://code.djangoproject.com/ticket/%s", "#%s"),
+}
+"""
+RELEASE = """===========================
+Django 4.2.11 release notes
+===========================
+
+This release is for Django |version| users.
+
+CVE-2024-27351: Potential regular expression denial-of-service
+==============================================================
+
+A follow up to :cve:`2019-14232` and :cve:`2023-43665`, fixed in
+:ticket:`35020` (see :ticket:`the ticket <35021>`).
+
+Write it as::
+
+    :ticket:`12345`
 """
 SETTINGS = """========
 Settings
@@ -138,6 +159,7 @@ FILES = {
     "docs/ref/csrf.txt": CSRF,
     "docs/ref/django-admin.txt": ADMIN,
     "docs/ref/templates/builtins.txt": BUILTINS,
+    "docs/releases/4.2.11.txt": RELEASE,
     "docs/requirements.txt": "pyenchant\nSphinx>=4.5.0\n",
     "docs/_theme/djangodocs/static/LICENSE.txt": "Font Awesome Free License\n",
     "docs/_ext/djangodocs.py": "def setup(app):\n    pass\n",
@@ -148,10 +170,11 @@ def test_txt_pages_of_a_sphinx_project_are_read_as_rest(tmp_path: Path) -> None:
     """Django's 598 `.txt` pages were not read at all: the build said "5 files"."""
     docs = write_tree(tmp_path, FILES) / "docs"
     pages = ["contents.txt", "ref/csrf.txt", "ref/django-admin.txt", "ref/settings.txt"]
-    assert discover(docs) == [*pages, "ref/templates/builtins.txt"]
+    others = ["ref/templates/builtins.txt", "releases/4.2.11.txt"]
+    assert discover(docs) == [*pages, *others]
     out = build_bundle(docs, tmp_path / "idx")
     texts = page_texts(out)
-    assert set(texts) == {*pages, "ref/templates/builtins.txt"}
+    assert set(texts) == {*pages, *others}
     settings = texts["ref/settings.txt"]
     assert "A list of trusted origins for unsafe requests" in settings
     assert "``CSRF_TRUSTED_ORIGINS``" not in settings and "========" not in settings
@@ -203,6 +226,22 @@ def test_commands_options_console_and_roles_read_as_djangos_site_shows_them(
     assert "ref/django-admin.txt" in ids
 
 
+def test_extlinks_and_version_read_as_conf_py_makes_them(tmp_path: Path) -> None:
+    """Django's 1,042 `:ticket:` and 127 `:cve:` roles showed the bare number, and `|version|`
+    the word "version"."""
+    docs = write_tree(tmp_path, FILES) / "docs"
+    out = build_bundle(docs, tmp_path / "idx")
+    text = page_texts(out)["releases/4.2.11.txt"]
+    assert "This release is for Django 5.2 users." in text
+    assert "[CVE-2019-14232](https://nvd.nist.gov/vuln/detail/CVE-2019-14232)" in text
+    assert "[#35020](https://code.djangoproject.com/ticket/35020)" in text
+    assert "(see [the ticket](https://code.djangoproject.com/ticket/35021))" in text
+    assert "```\n:ticket:`12345`\n```" in text  # (code stays as written)
+    (docs / "conf.py").write_text(CONF.split("version =")[0])
+    plain = page_texts(build_bundle(docs, tmp_path / "idx2"))["releases/4.2.11.txt"]
+    assert "follow up to 2019-14232 and 2023-43665" in " ".join(plain.split())
+
+
 def test_without_conf_py_or_its_suffix_txt_files_are_no_pages(tmp_path: Path) -> None:
     docs = write_tree(tmp_path, {**FILES, "docs/conf.py": "project = 'x'\n"}) / "docs"
     assert discover(docs) == []
@@ -240,3 +279,12 @@ def test_any_conf_py_reads_without_error(tmp_path_factory, text: str) -> None:
     (folder / "conf.py").write_text(text, encoding="utf-8", errors="replace")
     found = sphinx_suffix.read(folder)
     assert all(s in sphinx_suffix.EXTRA_RST_SUFFIXES for s in found.suffixes)
+
+
+@FUZZ
+@given(st.text(max_size=80), st.sampled_from(["#%s", None, "prefix ", "%s%s"]))
+def test_any_extlink_text_expands_without_error(text: str, caption: str | None) -> None:
+    project = sphinx_extlinks.Project({"ticket": ("https://t/%s", caption)}, {})
+    found = sphinx_extlinks.expand(project, "ticket", text)
+    assert found is not None and found[1].startswith("https://t/")
+    assert sphinx_extlinks.expand(project, "other", text) is None

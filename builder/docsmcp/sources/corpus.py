@@ -22,6 +22,7 @@ from docsmcp.sources import (
     includes,
     ref_pages,
     router_pages,
+    sphinx_extlinks,
     texinfo_includes,
     value_folders,
 )
@@ -527,6 +528,7 @@ def load_corpus(
     files = ref_pages.resolve(files, reread)  # (TanStack: a framework's page shows another's)
     files = dumi_tabs.resolve(files)  # (a tab page is titled by its page)
     files = link_titles.resolve(sorted(files, key=lambda f: f.path))  # (in path order from here)
+    files = sphinx_extlinks.resolve(files, docs_dir)  # (conf.py's extlinks, |version|)
     files = hugo_params.resolve(files, docs_dir)
     ordered = sorted(manifests.values(), key=lambda m: m.path)
     taxonomy, found = _taxonomy(ordered, files)

@@ -67,15 +67,7 @@ def is_rst(path: str) -> bool:
 def read(docs_dir: Path) -> SphinxSuffixes:
     """What `docs_dir/conf.py` says of its suffixes; empty without one, or when it names only
     `.rst` and markdown."""
-    conf = Path(docs_dir) / "conf.py"
-    try:
-        if not conf.is_file() or conf.stat().st_size > MAX_CONF_BYTES:
-            return SphinxSuffixes()
-        tree = ast.parse(conf.read_text(encoding="utf-8", errors="replace"))
-    except (OSError, SyntaxError, ValueError) as exc:
-        log.debug("%s: not read for source_suffix: %s", conf, exc)
-        return SphinxSuffixes()
-    values = _literals(tree, ("source_suffix", "exclude_patterns", "templates_path"))
+    values = conf_values(docs_dir, ("source_suffix", "exclude_patterns", "templates_path"))
     suffixes = tuple(
         s for s in _suffixes(values.get("source_suffix")) if s.lower() in EXTRA_RST_SUFFIXES
     )
@@ -92,7 +84,21 @@ def read(docs_dir: Path) -> SphinxSuffixes:
     )
 
 
-def _literals(tree: ast.Module, names: tuple[str, ...]) -> dict[str, object]:
+def conf_values(docs_dir: Path, names: tuple[str, ...]) -> dict[str, object]:
+    """The literal values `docs_dir/conf.py` gives `names` at its top level (read with `ast`,
+    never run); empty without a conf.py, or one that does not parse."""
+    conf = Path(docs_dir) / "conf.py"
+    try:
+        if not conf.is_file() or conf.stat().st_size > MAX_CONF_BYTES:
+            return {}
+        tree = ast.parse(conf.read_text(encoding="utf-8", errors="replace"))
+    except (OSError, SyntaxError, ValueError, MemoryError, RecursionError) as exc:
+        log.debug("%s: not read: %s", conf, exc)
+        return {}
+    return literals(tree, names)
+
+
+def literals(tree: ast.Module, names: tuple[str, ...]) -> dict[str, object]:
     """The literal values top-level assignments give `names` (the last one wins, as run)."""
     found: dict[str, object] = {}
     for node in tree.body:

@@ -39,6 +39,7 @@ from docsmcp.sources.formats.linemap import (
     take_lines,
     without_marks,
 )
+from docsmcp.sources.formats.link_titles import title_of
 from docsmcp.sources.formats.rst_declarations import attach_declarations, describe_bare_options
 from docsmcp.sources.formats.rst_directives import (
     _ADMONITIONS,
@@ -318,6 +319,10 @@ class _Writer:
             return code_span(text) + mark
         if isinstance(node, nodes.math):
             return code_span(node.astext())
+        if isinstance(node, nodes.substitution_reference):  # (conf.py's `|version|`)
+            value = title_of("subst", node.get("refname", ""))
+            if value:
+                return value
         inner = "".join(self.inline(c) for c in node.children)
         if isinstance(node, nodes.strong) and inner.strip():
             return f"**{inner.strip()}**"

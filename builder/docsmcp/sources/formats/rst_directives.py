@@ -458,7 +458,11 @@ def _role(name, rawtext, text, lineno, inliner, options=None, content=None):
 
 
 def _generic_role(name, rawtext, text, lineno, inliner, options=None, content=None):
-    """A role docutils and this module do not know (`:issue:`, extlinks): its text."""
+    """A role docutils and this module do not know (`:issue:`): its text; an extlink of the
+    project's conf.py (`:ticket:`35020``): its caption, a link (sphinx_extlinks.py)."""
+    if found := title_of(f"extlink:{name}", unescape(text)):
+        caption, _, url = found.partition("\x1f")
+        return [nodes.reference(rawtext, caption, refuri=url)], []
     title, target = _explicit(unescape(text))
     return [nodes.Text(title or target)], []
 
