@@ -63,6 +63,13 @@ def svd(a, full_matrices=True, *args, **kwargs):
     """
 
 
+def join() -> list:
+    """join()
+
+    Wait for all crawlers.
+    """
+
+
 def eig(a):
     """
     Compute the eigenvalues of a square array.
@@ -85,6 +92,8 @@ PAGE = """Linear algebra
 .. autofunction:: svd
 
 .. autofunction:: eig
+
+.. autofunction:: join
 """
 
 
@@ -109,6 +118,7 @@ def test_sections_read_as_sphinx_shows_them(tmp_path: Path) -> None:
     assert "See also\n\n- `scipy.linalg.svd` – Similar function in SciPy.\n- `eig`, `eigh`" in text
     assert "Notes\n\nThe decomposition is performed" in text
     assert "Examples\n\n```pycon\n>>> U, S, Vh = np.linalg.svd(a, full_matrices=True)" in text
+    assert "`join() -> list`\n\nWait for all crawlers." in text  # (the code's return kept)
     assert "----------" not in text and "**a : (..., M, N) array_like**" not in text
 
 
@@ -120,6 +130,21 @@ def test_the_entry_holds_parameters_returns_and_the_written_signature(tmp_path: 
     assert "(..., M, N) array_like" in svd and "A real or complex array" in svd
     assert "Unitary array(s)." in svd
     assert "ndarray" in eig and "The eigenvalues." in eig
+
+
+def test_other_titled_sections_are_rubrics_in_an_object_headings_in_a_module() -> None:
+    """Scrapy's scheduler docstring titles "Start request order" (dropped inside the class's
+    description); Celery's `celery.states` module docstring has "States" and "Sets" headings
+    over subsections, which stay headings of the page."""
+    doc = ["Summary.", "", "Start request order", "-------------------", "", "Text."]
+    assert numpydoc.to_rest(doc) == ["Summary.", "", ".. rubric:: Start request order", "",
+                                     "Text."]  # fmt: skip
+    module = ["States", "------", "", "Text.", "", "Notes", "-----", "", "A note."]
+    assert numpydoc.to_rest(module, known_only=True) == [
+        "States", "------", "", "Text.", "", ".. rubric:: Notes", "", "A note.",
+    ]  # fmt: skip
+    raises = ["Raises", "------", "ImproperlyConfigured:", "    if pyArango is missing."]
+    assert numpydoc.to_rest(raises)[0] == ":raises ImproperlyConfigured:"
 
 
 def test_docstrings_without_sections_and_signatures_of_other_names_stay() -> None:

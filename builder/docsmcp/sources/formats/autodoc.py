@@ -145,7 +145,8 @@ def render(d: Directive, module: str, klass: str, sources: Sources) -> list[str]
     if d.kind == "module":
         if not isinstance(node, ast.Module):
             return None
-        out = [f".. py:module:: {target}", ""] + numpydoc.to_rest(docstring_lines(node))
+        out = [f".. py:module:: {target}", ""]
+        out += numpydoc.to_rest(docstring_lines(node), known_only=True)  # (its own headings)
         # Members with `:members:` (or the project's `autodoc_default_options`), as Sphinx:
         # Werkzeug's exceptions page got every class twice; NumPy's `:no-members:` pages, every
         # function under the docstring's last heading.
@@ -224,7 +225,10 @@ def _describe(node: ast.AST, name: str, method: bool, kind: str = "") -> list[st
     written, body = numpydoc.split_signature(docstring_lines(node), node.name)
     body = numpydoc.to_rest(body)
     if kind not in ("attribute", "property", "data"):
-        line += written or signature(node, drop_self=method or isinstance(node, ast.ClassDef))
+        code = signature(node, drop_self=method or isinstance(node, ast.ClassDef))
+        # (the code's return annotation stays: Scrapy's `join()` line over `-> Generator`)
+        returned = code[code.rindex(")") + 1 :] if written and ")" in code else ""
+        line += written + (returned if "->" not in written else "") if written else code
     typed = []
     if kind == "property" and isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
         typed = [f"{INDENT}:type: {ast.unparse(node.returns)}"] if node.returns else []

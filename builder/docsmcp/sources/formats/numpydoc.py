@@ -48,13 +48,17 @@ _SIGNATURE = re.compile(r"^([\w., ]+=)?\s*([\w.]+)\((.*)\)$")
 _INDENT = "   "
 
 
-def is_numpydoc(lines: list[str]) -> bool:
+# numpydoc's own sections (and napoleon's): a module docstring's other titled sections are
+# headings of the page (Celery's `celery.states`: "States", "Sets"), left as written.
+_KNOWN = _PARAMS | _RETURNS | _RAISES | _LISTS | _WARNINGS | {
+    _SEE_ALSO, "notes", "references", "examples", "example",
+}  # fmt: skip
+
+
+def is_numpydoc(lines: list[str], known_only: bool = False) -> bool:
     """Whether the docstring `lines` (dedented) hold a numpydoc section: a title line at the
-    left margin over a line of dashes."""
-    return any(
-        _UNDERLINE.match(lines[i + 1]) and _TITLE.match(lines[i]) and not lines[i].startswith(" ")
-        for i in range(len(lines) - 1)
-    )
+    left margin over a line of dashes (`known_only`: one of numpydoc's own titles)."""
+    return any(_is_title(lines, i, known_only) for i in range(len(lines) - 1))
 
 
 def split_signature(lines: list[str], name: str) -> tuple[str | None, list[str]]:
@@ -75,16 +79,19 @@ def split_signature(lines: list[str], name: str) -> tuple[str | None, list[str]]
     return f"({m.group(3)})", rest
 
 
-def to_rest(lines: list[str]) -> list[str]:
+def to_rest(lines: list[str], known_only: bool = False) -> list[str]:
     """The docstring `lines` with its numpydoc sections as the reST Sphinx renders; lines
     outside any section (the summary) as written. A docstring without sections is returned
-    as it is."""
-    if not is_numpydoc(lines):
+    as it is. An object's docstring is read inside its description, where docutils drops a
+    section title: another titled section there becomes a rubric (Scrapy's scheduler's "Start
+    request order"); a module's (`known_only`) stands at the page's top level, where its
+    sections are headings, and keeps them."""
+    if not is_numpydoc(lines, known_only):
         return lines
     out: list[str] = []
     i = 0
     while i < len(lines):
-        if i + 1 < len(lines) and _is_title(lines, i):
+        if i + 1 < len(lines) and _is_title(lines, i, known_only):
             title = lines[i].strip()
             j = i + 2
             while j < len(lines) and not (j + 1 < len(lines) and _is_title(lines, j)):
@@ -107,12 +114,13 @@ def to_rest(lines: list[str]) -> list[str]:
     return out
 
 
-def _is_title(lines: list[str], i: int) -> bool:
+def _is_title(lines: list[str], i: int, known_only: bool = False) -> bool:
     return (
         bool(_UNDERLINE.match(lines[i + 1]))
         and bool(_TITLE.match(lines[i]))
         and not lines[i].startswith((" ", "\t"))
         and (i == 0 or not lines[i - 1].strip())
+        and (not known_only or " ".join(lines[i].lower().split()) in _KNOWN)
     )
 
 
@@ -145,10 +153,10 @@ def _entries(body: list[str], typed_alone: bool = False) -> list[tuple[str, str,
             if " : " in head or head.endswith(" :"):
                 name, _, type_ = head.partition(" :")
                 found.append((name.strip(), type_.strip(), []))
-            elif typed_alone:
-                found.append(("", head, []))
+            elif typed_alone:  # (`LinAlgError`; Celery writes `ImproperlyConfigured:`)
+                found.append(("", head.rstrip(":").rstrip(), []))
             else:
-                found.append((head, "", []))
+                found.append((head.rstrip(":").rstrip(), "", []))
         elif found:
             found[-1][2].append(line)
     return [(n, t, _dedent(d)) for n, t, d in found]
