@@ -420,7 +420,7 @@ def load_corpus(
     drafts: list[str] = []
     redirects: list[str] = []
     pdfs: list[PdfSummary] = []
-    unresolved = includes.Unresolved(docs_dir)
+    unresolved = includes.Unresolved(docs_dir, roots)
     unexpanded: dict[str, SourceFile] = {}  # pages that inlined MDX partials, as read
     nav = read_nav(docs_dir, roots, [e.path for e in listing.markdown])
     # An Antora component's partials, examples and nav files, and AsciiDoc files other pages
