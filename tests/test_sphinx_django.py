@@ -163,6 +163,7 @@ FILES = {
     "docs/requirements.txt": "pyenchant\nSphinx>=4.5.0\n",
     "docs/_theme/djangodocs/static/LICENSE.txt": "Font Awesome Free License\n",
     "docs/_ext/djangodocs.py": "def setup(app):\n    pass\n",
+    "docs/topics/http/_images/middleware.pdf": "%PDF-1.4 (a figure)\n",
 }
 
 
@@ -247,7 +248,7 @@ def test_without_conf_py_or_its_suffix_txt_files_are_no_pages(tmp_path: Path) ->
     assert discover(docs) == []
     (docs / "conf.py").unlink()
     (docs / "index.md").write_text("# Hi\n")
-    assert discover(docs) == ["index.md"]
+    assert discover(docs) == ["index.md", "topics/http/_images/middleware.pdf"]  # (no Sphinx)
 
 
 def test_source_suffix_in_each_shape_sphinx_accepts(tmp_path: Path) -> None:

@@ -263,7 +263,7 @@ class _Walker:
                     return None
                 return path, entry.path
             kind = _kind(entry.name) or ("markdown" if self.sphinx.admits(path) else None)
-            if kind is not None:
+            if kind is not None and not self.sphinx.figure(path):
                 # is_file() answers from the listing itself; only an odd entry costs a stat.
                 regular = entry.is_file(follow_symlinks=False)
                 skip = None if regular else _special(entry.stat(follow_symlinks=False).st_mode)

@@ -40,6 +40,13 @@ class SphinxSuffixes:
     suffixes: tuple[str, ...] = ()
     excluded: tuple[str, ...] = ()
     templates: tuple[str, ...] = ()  # `templates_path` folders: Sphinx reads no page there
+    project: bool = False  # a conf.py was found: a Sphinx project, whose PDFs are no pages
+
+    def figure(self, path: str) -> bool:
+        """Whether `path` is a PDF of a Sphinx project: a figure or a download (Django's
+        `_images/middleware.pdf`, NumPy's `figures/dtype-hierarchy.pdf`), never a page Sphinx
+        reads; read as pages they were chunks of diagram labels ("stopped status")."""
+        return self.project and path.lower().endswith(".pdf")
 
     def skips(self, folder: str) -> bool:
         """Whether `folder` (POSIX, relative to the docs folder) is a templates folder, which
@@ -81,6 +88,7 @@ def read(docs_dir: Path) -> SphinxSuffixes:
         tuple(dict.fromkeys(s.lower() for s in suffixes)),
         patterns,
         tuple(t for t in templates if t),
+        (Path(docs_dir) / "conf.py").is_file(),
     )
 
 
