@@ -146,3 +146,19 @@ def test_without_the_source_or_a_toctree_no_page_is_made(tmp_path: Path) -> None
 def test_any_table_reads_without_error(lines: list[str]) -> None:
     for item in autosummary_pages._tables("p/q.rst", "\n".join(lines)):
         assert item.name and not item.folder.startswith("/")
+
+
+def test_c_enums_of_the_c_api_are_entries(tmp_path: Path) -> None:
+    """NumPy's C API declares `.. c:enum:: NPY_TYPES` (10 of them): an unknown directive."""
+    page = (
+        "Data type API\n=============\n\n.. c:enum:: NPY_TYPES\n\n"
+        "    There is a list of enumerated types defined providing the basic 25\n"
+        "    data types plus some useful generic names.\n\n"
+        "    .. c:enumerator:: NPY_BOOL\n\n        The enumeration value for the boolean type.\n"
+    )
+    docs = write_tree(tmp_path, {"docs/c-api/dtype.rst": page}) / "docs"
+    proc = run_docsmcp("build", "--docs-dir", docs, "--out", tmp_path / "idx")
+    assert "unknown reST directive" not in proc.stderr
+    with McpSession(tmp_path / "idx") as s:
+        types = s.call("get_api_reference", {"method": "NPY_TYPES"}).content[0].text
+    assert "enumerated types defined providing the basic 25" in types and '"type"' in types

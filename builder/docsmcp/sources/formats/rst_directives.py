@@ -355,7 +355,7 @@ _DESCRIBED = (
     "property type option envvar describe object cmdoption confval event setting "
     "autofunction autoclass automodule autoattribute automethod autodata autoexception "
     "autodecorator autoproperty autonewtypedata directive directive:option role struct union "
-    "var alias concept enumerator macro member"
+    "var alias concept enum enumerator macro member"
 ).split()
 _CONTAINERS = (
     "tabs tab group-tab code-tab tab-set tab-item grid grid-item grid-item-card card "
