@@ -93,6 +93,9 @@ def test_each_listed_object_with_source_is_a_page_and_an_entry(tmp_path: Path) -
     out = tmp_path / "idx"
     texts = page_texts(out)
     assert not any(p.startswith("_templates/") for p in texts)
+    # init validates through a folder of symlinks: the same pages (its templates were read)
+    init = run_docsmcp("init", "--docs-dir", repo / "doc/source", "--api-source", repo / "src")
+    assert f"validate: ok: {len(texts)} files" in init.stderr
     generated = sorted(p for p in texts if "/generated/" in p)
     assert generated == [
         "reference/generated/numpy.einsum.rst",

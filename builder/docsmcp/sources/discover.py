@@ -281,11 +281,11 @@ class _Walker:
         except OSError:
             st = None  # dangling: reading it reports why
         if st is not None and stat.S_ISDIR(st.st_mode):
-            if not entry.name.startswith("."):
+            if not entry.name.startswith(".") and not self.sphinx.skips(path):
                 self.links.append((path, target))
             return
         kind = _kind(entry.name) or ("markdown" if self.sphinx.admits(path) else None)
-        if kind is None:
+        if kind is None or self.sphinx.figure(path):  # (as a file: init's overlay links them)
             return
         if not _inside(target, self.roots):
             self._add(kind, path, refusal=_outside(target))
