@@ -104,6 +104,11 @@ def test_each_listed_object_with_source_is_a_page_and_an_entry(tmp_path: Path) -
         "reference/generated/numpy.ma.MaskedArray.rst",
     ]
     assert "Evaluates the Einstein summation" in texts["reference/generated/numpy.einsum.rst"]
+    # the table's names link to their pages, as on Sphinx's site; a C object's stays a name
+    table = texts["reference/routines.rst"]
+    assert "- [`einsum`](generated/numpy.einsum.rst)" in table
+    assert "- [`linalg.svd`](generated/numpy.linalg.svd.rst)" in table
+    assert "- `ufunc_written_in_c`\n" in table
     with McpSession(out) as s:
         svd = s.call("get_api_reference", {"method": "numpy.linalg.svd"}).content[0].text
         all_ = s.call("get_api_reference", {"method": "numpy.ma.MaskedArray.all"}).content[0].text

@@ -16,6 +16,7 @@ before; a name listed in several tables gets one page (the first).
 from __future__ import annotations
 
 import ast
+import dataclasses
 import posixpath
 import re
 from collections.abc import Iterator, Sequence
@@ -29,6 +30,8 @@ from docsmcp.sources.sphinx_suffix import is_rst
 _AUTOSUMMARY = re.compile(r"^([ \t]*)\.\.[ \t]+autosummary::[ \t]*$")
 _OPTION = re.compile(r"^[ \t]+:([\w-]+):(?:[ \t]+(.*?))?[ \t]*$")
 _NAME = re.compile(r"^~?([A-Za-z_][\w.]*)")
+# The key of a table name's generated page in the listing page's link titles.
+LINK = "autosummary"
 # Pages generated at most (NumPy: 1,150 of its 1,900 names have Python source).
 MAX_PAGES = 20_000
 
@@ -44,26 +47,40 @@ class Stub:
 
 @dataclass(frozen=True)
 class _Listed:
+    page: str  # the page whose table names it
     folder: str  # the `:toctree:` folder, relative to the docs folder
     module: str  # the page's current module where the table stands
     name: str  # as written, without `~`
 
 
-def stubs(files: Sequence[SourceFile], docs_dir: Path, roots: Sequence[Path]) -> list[Stub]:
+@dataclass(frozen=True)
+class Generated:
+    """The generated pages, and (listing page, name as written, page) for each table entry
+    that has one: the table's names link to them, as on Sphinx's site."""
+
+    stubs: list[Stub]
+    links: list[tuple[str, str, str]]
+
+
+def stubs(files: Sequence[SourceFile], docs_dir: Path, roots: Sequence[Path]) -> Generated:
     """The pages autosummary generates for the reST `files`, for names whose source is found;
     none where no page has an autosummary table with `:toctree:` (nothing is read then)."""
     listed = [x for f in files if is_rst(f.path) for x in _tables(f.path, f.body)]
     if not listed:
-        return []
+        return Generated([], [])
     sources = apidoc.Sources(docs_dir, roots)
     taken = {f.path for f in files}
     out: list[Stub] = []
+    made: set[str] = set()
+    links: list[tuple[str, str, str]] = []
     for item in listed:
         found = _resolve(item, sources)
         if found is None:
             continue
         full, kind, module = found
         path = posixpath.normpath(posixpath.join(item.folder, full + ".rst"))
+        if path in made:
+            links.append((item.page, item.name, path))
         if path in taken or path.startswith("../"):
             continue
         # As NumPy's template: the object's module current, the object named in it, so its
@@ -80,9 +97,31 @@ def stubs(files: Sequence[SourceFile], docs_dir: Path, roots: Sequence[Path]) ->
                 x.replace(f".. py:method:: {short}", f".. py:method:: {target}", 1) for x in lines
             ]
         taken.add(path)
+        made.add(path)
+        links.append((item.page, item.name, path))
         out.append(Stub(path, full, "\n".join(lines) + "\n"))
         if len(out) >= MAX_PAGES:
             break
+    return Generated(out, links)
+
+
+def with_links(
+    files: Sequence[SourceFile], links: Sequence[tuple[str, str, str]]
+) -> list[SourceFile]:
+    """`files` with each listing page's links to its generated pages in its link titles
+    (`autosummary:NAME` -> the page, relative to it), which the table reads
+    (rst_directives._Autosummary)."""
+    by_page: dict[str, dict[str, str]] = {}
+    for page, name, path in links:
+        href = posixpath.relpath(path, posixpath.dirname(page) or ".")
+        by_page.setdefault(page, {}).setdefault(f"{LINK}:{name}", href)
+    if not by_page:
+        return list(files)
+    out = []
+    for sf in files:
+        if (found := by_page.get(sf.path)) is not None:
+            sf = dataclasses.replace(sf, link_titles=tuple((dict(sf.link_titles) | found).items()))
+        out.append(sf)
     return out
 
 
@@ -117,7 +156,7 @@ def _tables(path: str, body: str) -> Iterator[_Listed]:
             continue
         folder = posixpath.normpath(posixpath.join(folder_of_page, options["toctree"].strip()))
         for name in names:
-            yield _Listed("" if folder == "." else folder, module, name)
+            yield _Listed(path, "" if folder == "." else folder, module, name)
 
 
 def _resolve(item: _Listed, sources: apidoc.Sources) -> tuple[str, str, str] | None:

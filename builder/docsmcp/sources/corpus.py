@@ -504,7 +504,8 @@ def load_corpus(
             if source.path in unresolved.importers:
                 unexpanded[source.path] = source
     # The pages Sphinx's autosummary generates from the source (NumPy's `generated/`)
-    for stub in autosummary_pages.stubs(files, docs_dir, roots):
+    generated = autosummary_pages.stubs(files, docs_dir, roots)
+    for stub in generated.stubs:
         if not _left_out(stub.path, manifests, include, exclude):
             governing = _governing(manifests, stub.path)
             source, found = configure_file(
@@ -529,6 +530,7 @@ def load_corpus(
     files = dumi_tabs.resolve(files)  # (a tab page is titled by its page)
     files = link_titles.resolve(sorted(files, key=lambda f: f.path))  # (in path order from here)
     files = sphinx_extlinks.resolve(files, docs_dir)  # (conf.py's extlinks, |version|)
+    files = autosummary_pages.with_links(files, generated.links)
     files = hugo_params.resolve(files, docs_dir)
     ordered = sorted(manifests.values(), key=lambda m: m.path)
     taxonomy, found = _taxonomy(ordered, files)

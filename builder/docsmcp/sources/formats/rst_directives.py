@@ -324,9 +324,13 @@ class _Autosummary(Directive):
         items = nodes.bullet_list()
         items.line = self.lineno
         for line in self.content:
-            name = line.strip().lstrip("~")
+            words = line.strip().split()  # (Sphinx: the first word; NumPy's "x (Array API)")
+            name = words[0].lstrip("~") if words else ""
             if name and not name.startswith(("..", ":")) and re.fullmatch(r"[\w.]+", name):
-                items += nodes.list_item("", nodes.paragraph("", "", nodes.literal(name, name)))
+                code: nodes.Node = nodes.literal(name, name)
+                if href := title_of("autosummary", name):  # its generated page
+                    code = nodes.reference("", "", code, refuri=href)
+                items += nodes.list_item("", nodes.paragraph("", "", code))
         return [items] if len(items) else []
 
 
