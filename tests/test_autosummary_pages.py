@@ -115,6 +115,8 @@ def test_each_listed_object_with_source_is_a_page_and_an_entry(tmp_path: Path) -
         hit = s.search(query="numpy.einsum", limit=1)["hits"][0]
         title = s.call("get_page", {"path": "reference/generated/numpy.einsum.rst"})
     assert "svd(a, full_matrices=True)" in svd and "Singular Value Decomposition." in svd
+    # the category: the section of the table that lists it, not the page's own title
+    assert '"category":"Matrix and vector products"' in svd
     assert "all(axis=None)" in all_ and "self" not in all_
     assert hit["chunk_id"].startswith("reference/generated/numpy.einsum.rst#")
     assert "numpy.einsum" in title.content[0].text.split("\n", 1)[0]

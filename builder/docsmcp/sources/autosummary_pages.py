@@ -25,11 +25,14 @@ from pathlib import Path
 
 from docsmcp.model.source import SourceFile
 from docsmcp.sources.formats import apidoc, autodoc
+from docsmcp.sources.formats.autodoc import INDENT
+from docsmcp.sources.formats.rst_objects import CATEGORY_OPTION
 from docsmcp.sources.sphinx_suffix import is_rst
 
 _AUTOSUMMARY = re.compile(r"^([ \t]*)\.\.[ \t]+autosummary::[ \t]*$")
 _OPTION = re.compile(r"^[ \t]+:([\w-]+):(?:[ \t]+(.*?))?[ \t]*$")
 _NAME = re.compile(r"^~?([A-Za-z_][\w.]*)")
+_UNDERLINES = frozenset("=-~^\"'`#*+_.:<>")
 # The key of a table name's generated page in the listing page's link titles.
 LINK = "autosummary"
 # Pages generated at most (NumPy: 1,150 of its 1,900 names have Python source).
@@ -51,6 +54,7 @@ class _Listed:
     folder: str  # the `:toctree:` folder, relative to the docs folder
     module: str  # the page's current module where the table stands
     name: str  # as written, without `~`
+    section: str = ""  # the title of the section holding the table (the entry's category)
 
 
 @dataclass(frozen=True)
@@ -91,6 +95,9 @@ def stubs(files: Sequence[SourceFile], docs_dir: Path, roots: Sequence[Path]) ->
         lines, _ = autodoc.expand(page, sources, missing := [])
         if missing:
             continue
+        at = next((k for k, x in enumerate(lines) if x.startswith(".. py:")), None)
+        if item.section and at is not None:  # (its category: the table's section, not its page)
+            lines.insert(at + 1, f"{INDENT}:{CATEGORY_OPTION}: {item.section}")
         if kind == "method":  # (autodoc names a method by its own name, in its class)
             short = target.rpartition(".")[2]
             lines = [
@@ -131,11 +138,13 @@ def _tables(path: str, body: str) -> Iterator[_Listed]:
         return
     lines = body.split("\n")
     folder_of_page = posixpath.dirname(path)
-    module = ""
+    module = section = ""
     i = 0
     while i < len(lines):
         if m := autodoc.MODULE.match(lines[i]):
             module = "" if m.group(1) == "None" else m.group(1)
+        if i + 1 < len(lines) and _is_heading(lines[i], lines[i + 1]):
+            section = lines[i].strip()
         m = _AUTOSUMMARY.match(lines[i])
         i += 1
         if m is None:
@@ -156,7 +165,20 @@ def _tables(path: str, body: str) -> Iterator[_Listed]:
             continue
         folder = posixpath.normpath(posixpath.join(folder_of_page, options["toctree"].strip()))
         for name in names:
-            yield _Listed(path, "" if folder == "." else folder, module, name)
+            yield _Listed(path, "" if folder == "." else folder, module, name, section)
+
+
+def _is_heading(text: str, under: str) -> bool:
+    """Whether `text` over `under` is a reST section title: text at the margin, underlined by
+    one punctuation character repeated at least as long."""
+    under = under.rstrip()
+    return (
+        bool(text.strip())
+        and not text[:1].isspace()
+        and len(under) >= max(len(text.rstrip()), 3)
+        and under[0] in _UNDERLINES
+        and under == under[0] * len(under)
+    )
 
 
 def _resolve(item: _Listed, sources: apidoc.Sources) -> tuple[str, str, str] | None:

@@ -18,6 +18,7 @@ from docsmcp.common.logs import warn_once
 from docsmcp.sources.formats.linemap import file_line
 from docsmcp.sources.formats.link_titles import title_of
 from docsmcp.sources.formats.rst_objects import (
+    CATEGORY_OPTION,
     MAX_SIGNATURES,
     MEMBER_HOLDERS,
     STATE,
@@ -276,7 +277,11 @@ class _Described(Directive):
                     state.classes[:], state.directive = saved
         if names:
             last = self.content_offset + len(self.content) - 1 if self.content else self.lineno
+            before = len(state.found) if state is not None else 0
             describe(domain, objtype, names, box, (self.lineno - 1, max(last, self.lineno - 1)))
+            if state is not None and (category := self.options.get(CATEGORY_OPTION)):
+                for found in state.found[before:]:
+                    found.category = category.strip()
         return [box]
 
 
