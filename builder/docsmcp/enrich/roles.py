@@ -65,6 +65,8 @@ from docsmcp_runtime.search.roles import (
     ROLES,
 )
 
+from docsmcp.sources.sphinx_suffix import is_rst
+
 ROLE_DESCRIPTION = (
     "Filter results by the kind of page: " + ", ".join(ROLES) + ". Without it, changelogs, "
     "blog posts, proposals and generated pages rank lower unless the query asks for them."
@@ -239,7 +241,7 @@ def classify(path: str, title: str | None, frontmatter: Mapping, body: str) -> s
         return GENERATED
     stem = name.rsplit(".", 1)[0] if "." in name else name
     head = body[:_STRUCTURE_CHARS]
-    if title is None and (h1 := (_RST_TITLE if name.endswith(".rst") else _H1).search(head)):
+    if title is None and (h1 := (_RST_TITLE if is_rst(name) else _H1).search(head)):
         title = h1.group(1)
     title = (title or "").strip()
     if _FROM_ELSEWHERE.match(title) or _FROM_ELSEWHERE.match(stem):

@@ -31,6 +31,7 @@ from docsmcp.enrich.xref import (
 from docsmcp.model.chunk import Chunk, ParsedFile
 from docsmcp.sources.formats.rmarkdown import RMARKDOWN_SUFFIXES as _RMARKDOWN
 from docsmcp.sources.site_config import LANGUAGE
+from docsmcp.sources.sphinx_suffix import is_rst
 from docsmcp.sources.translations import page_language
 
 
@@ -96,7 +97,7 @@ class _Resolver:
         for k, f in enumerate(files):
             for route in f.routes:
                 self.routes.setdefault(route, k)
-            if f.path.lower().endswith((".rst", ".rs")):  # (rustdoc.py's `object:` anchors)
+            if is_rst(f.path) or f.path.lower().endswith(".rs"):  # (rustdoc.py's `object:` anchors)
                 for key, row in f.anchors.items():
                     self.rst_anchors.setdefault(key, row)
             elif f.path.lower().endswith(_RMARKDOWN):
@@ -149,10 +150,11 @@ class _Resolver:
             yield from _INDEX_NAMES
             return
         lower = trimmed.lower()
-        if lower.endswith(_DOC_EXTS) and not folder:
-            yield trimmed
+        if (lower.endswith(_DOC_EXTS) or is_rst(lower)) and not folder:
+            yield trimmed  # (`.txt`: a Sphinx page, sphinx_suffix.py; else no page, ignored)
             if lower.endswith(".rst"):  # Sphinx's `:doc:` of a MyST page (rst.py writes `.rst`)
                 yield trimmed[:-4] + ".md"
+                yield trimmed[:-4] + ".txt"  # (of a page conf.py's source_suffix makes `.txt`)
             return
         if lower.endswith(_HTML_EXTS) and not folder:  # mdBook: `x.html` is `x.md`
             yield trimmed  # a page of a saved HTML site (convert.py)
@@ -209,7 +211,7 @@ class _Resolver:
             if not anchor:
                 return IGNORED
             row = self._anchor(source, anchor)
-            if row is None and source.path.lower().endswith(".rst"):
+            if row is None and is_rst(source.path):
                 row = self.rst_anchors.get(_norm(anchor))
             elif row is None and source.path.lower().endswith(_RMARKDOWN):
                 row = self.rmd_anchors.get(_norm(anchor))
@@ -240,7 +242,7 @@ class _Resolver:
         if self.md_anchors is None:
             self.md_anchors = {}
             for f in self.files:
-                if not f.path.lower().endswith(".rst"):
+                if not is_rst(f.path):
                     for key, found in f.anchors.items():
                         self.md_anchors.setdefault(key, found)
         return self.md_anchors.get(_norm(anchor))

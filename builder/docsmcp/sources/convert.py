@@ -31,6 +31,7 @@ from docsmcp.sources.discover import (
 )
 from docsmcp.sources.formats.linemap import SOURCE_LINES
 from docsmcp.sources.formats.link_titles import LINK_TITLES
+from docsmcp.sources.sphinx_suffix import is_rst
 
 log = logging.getLogger("docsmcp.sources.convert")
 
@@ -147,6 +148,8 @@ CONVERTERS: dict[str, Callable[[str, str], Converted]] = {
 
 def converter_for(path: str) -> Callable[[str, str], Converted] | None:
     lower = path.lower()
+    if is_rst(lower):  # (`.txt`: a page of a Sphinx project whose conf.py says so)
+        return _rst
     for suffix, convert in CONVERTERS.items():
         if lower.endswith(suffix):
             return convert

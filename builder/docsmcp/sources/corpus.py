@@ -14,6 +14,7 @@ from pathlib import Path
 from docsmcp.model.source import Manifest, Problem, SourceFile, TaxonomyKey
 from docsmcp.sources import (
     asciidoc_includes,
+    autosummary_pages,
     dumi_demos,
     dumi_tabs,
     go_source,
@@ -25,6 +26,7 @@ from docsmcp.sources import (
     ref_pages,
     router_pages,
     rust_crate,
+    sphinx_extlinks,
     texinfo_includes,
     typescript_site,
     value_folders,
@@ -431,7 +433,7 @@ def load_corpus(
     drafts: list[str] = []
     redirects: list[str] = []
     pdfs: list[PdfSummary] = []
-    unresolved = includes.Unresolved(docs_dir)
+    unresolved = includes.Unresolved(docs_dir, roots)
     unexpanded: dict[str, SourceFile] = {}  # pages that inlined MDX partials, as read
     nav = read_nav(docs_dir, roots, [e.path for e in listing.markdown])
     # An Antora component's partials, examples and nav files, and AsciiDoc files other pages
@@ -525,6 +527,16 @@ def load_corpus(
             files.append(_finish(docs_dir, source, roots, unresolved))
             if source.path in unresolved.importers:
                 unexpanded[source.path] = source
+    # The pages Sphinx's autosummary generates from the source (NumPy's `generated/`)
+    generated = autosummary_pages.stubs(files, docs_dir, roots)
+    for stub in generated.stubs:
+        if not _left_out(stub.path, manifests, include, exclude):
+            governing = _governing(manifests, stub.path)
+            source, found = configure_file(
+                stub.path, stub.text, governing, frontmatter=False, title=stub.title
+            )
+            problems.extend(found)
+            files.append(_finish(docs_dir, source, roots, unresolved))
     unresolved.log()
     # Fragments among the docs that are no pages (the site never serves them, a manifest
     # leaves them out, `_` files): shown where they are imported (_with_partials).
@@ -541,6 +553,8 @@ def load_corpus(
     files = ref_pages.resolve(files, reread)  # (TanStack: a framework's page shows another's)
     files = dumi_tabs.resolve(files)  # (a tab page is titled by its page)
     files = link_titles.resolve(sorted(files, key=lambda f: f.path))  # (in path order from here)
+    files = sphinx_extlinks.resolve(files, docs_dir)  # (conf.py's extlinks, |version|)
+    files = autosummary_pages.with_links(files, generated.links)
     files = hugo_params.resolve(files, docs_dir, roots)
     files = hugo_terms.resolve(files, docs_dir, roots)  # (glossary terms, `heading`: Kubernetes)
     files = mdn_api.resolve(files)  # (MDN's reference pages: entries named by their titles)

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
 
+from docsmcp.sources import sphinx_suffix
 from docsmcp.sources.formats.rmarkdown import not_pages
 from docsmcp.sources.globs import GlobError as GlobError
 from docsmcp.sources.globs import compile_glob as compile_glob
@@ -19,6 +20,7 @@ from docsmcp.sources.globs import glob_problem as glob_problem
 from docsmcp.sources.globs import glob_to_regex as glob_to_regex
 from docsmcp.sources.globs import matches_any as matches_any
 from docsmcp.sources.globs import selected
+from docsmcp.sources.sphinx_suffix import SphinxSuffixes
 
 log = logging.getLogger(__name__)
 
@@ -237,8 +239,10 @@ def _join(folder: str, name: str) -> str:
 class _Walker:
     """Collects the entries of the docs tree; see the comment above `Refused`."""
 
-    def __init__(self, roots: Sequence[Path]) -> None:
+    def __init__(self, roots: Sequence[Path], sphinx: SphinxSuffixes | None = None) -> None:
         self.roots = roots
+        # conf.py's own reST suffixes (Django's `.txt`): sphinx_suffix.py
+        self.sphinx = sphinx or SphinxSuffixes()
         self.visited: set[tuple[int, int]] = set()  # (device, inode) of every folder walked
         self.links: list[tuple[str, str]] = []  # symlinked folders met: (path, real path)
         self.entries: dict[str, list[Entry]] = {"markdown": [], "manifest": [], "folder": []}
@@ -266,12 +270,15 @@ class _Walker:
                 self._symlink(path, entry)
                 return None
             if entry.is_dir(follow_symlinks=False):
-                # Hidden folders (.git, .github, .docusaurus) are never documentation.
-                if entry.name.startswith(".") or not self._first_visit(entry.stat()):
+                # Hidden folders (.git, .github, .docusaurus) are never documentation, nor a
+                # Sphinx project's templates (sphinx_suffix.py).
+                if entry.name.startswith(".") or self.sphinx.skips(path):
+                    return None
+                if not self._first_visit(entry.stat()):
                     return None
                 return path, entry.path
-            kind = _kind(entry.name)
-            if kind is not None:
+            kind = _kind(entry.name) or ("markdown" if self.sphinx.admits(path) else None)
+            if kind is not None and not self.sphinx.figure(path):
                 # is_file() answers from the listing itself; only an odd entry costs a stat.
                 regular = entry.is_file(follow_symlinks=False)
                 skip = None if regular else _special(entry.stat(follow_symlinks=False).st_mode)
@@ -289,11 +296,11 @@ class _Walker:
         except OSError:
             st = None  # dangling: reading it reports why
         if st is not None and stat.S_ISDIR(st.st_mode):
-            if not entry.name.startswith("."):
+            if not entry.name.startswith(".") and not self.sphinx.skips(path):
                 self.links.append((path, target))
             return
-        kind = _kind(entry.name)
-        if kind is None:
+        kind = _kind(entry.name) or ("markdown" if self.sphinx.admits(path) else None)
+        if kind is None or self.sphinx.figure(path):  # (as a file: init's overlay links them)
             return
         if not _inside(target, self.roots):
             self._add(kind, path, refusal=_outside(target))
@@ -335,7 +342,7 @@ def scan(docs_dir: Path, extra_roots: Sequence[Path] = ()) -> Listing:
     """Every markdown file and manifest of ``docs_dir`` and of the folders linked into it."""
     roots = source_roots(docs_dir, extra_roots)
     top = os.path.realpath(docs_dir)
-    walker = _Walker(roots)
+    walker = _Walker(roots, sphinx_suffix.read(docs_dir))
     walker._first_visit(os.stat(top))
     walker.walk("", top)
     walker.follow_links()

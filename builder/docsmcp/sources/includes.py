@@ -74,7 +74,7 @@ from docsmcp.sources import (
     type_tables,
     writerside,
 )
-from docsmcp.sources.discover import ASCIIDOC_SUFFIXES, RST_SUFFIXES, TEXINFO_SUFFIXES
+from docsmcp.sources.discover import ASCIIDOC_SUFFIXES, TEXINFO_SUFFIXES
 from docsmcp.sources.formats import apidoc, autodoc, writerside_md
 from docsmcp.sources.formats.fences import fenced_lines
 from docsmcp.sources.include_files import FileReading
@@ -91,6 +91,7 @@ from docsmcp.sources.snippet_includes import (
     mdbook,
     snippet,
 )
+from docsmcp.sources.sphinx_suffix import is_rst
 
 if TYPE_CHECKING:
     from docsmcp.model.source import SourceFile
@@ -130,7 +131,7 @@ def expand(
     if path.endswith(rust_crate.RUST_SUFFIX):  # a crate's module: its context, include_str!
         return rust_crate.expand(docs_dir, path, body, roots)
     asciidoc = path.lower().endswith(ASCIIDOC_SUFFIXES)  # (its component's attributes: always)
-    julia = not path.lower().endswith((*RST_SUFFIXES, *ASCIIDOC_SUFFIXES)) and (
+    julia = not (is_rst(path) or path.lower().endswith(ASCIIDOC_SUFFIXES)) and (
         documenter.may_hold(body)
     )
     wants_project = writerside.may_need(path, body)  # (its variables and code files: writerside.py)
@@ -144,7 +145,7 @@ def expand(
     shown: list[int] | None = None  # Documenter's blocks read (documenter.py): their lines
     if julia:
         lines, shown = documenter.expand(lines, reader.julia, reader.api_missing)
-    if path.lower().endswith(RST_SUFFIXES):
+    if is_rst(path):
         out, line_map = reader.rst(path, lines, 0)
         if ".. auto" in body or any(".. auto" in x for x in out):
             out, inner = autodoc.expand(out, reader.sources(), reader.api_missing)

@@ -28,6 +28,7 @@ import ast
 import re
 from dataclasses import dataclass
 
+from docsmcp.sources.formats import numpydoc
 from docsmcp.sources.formats.apidoc import (
     Sources,
     all_names,
@@ -144,7 +145,8 @@ def render(d: Directive, module: str, klass: str, sources: Sources) -> list[str]
     if d.kind == "module":
         if not isinstance(node, ast.Module):
             return None
-        out = [f".. py:module:: {target}", ""] + docstring_lines(node)
+        out = [f".. py:module:: {target}", ""]
+        out += numpydoc.to_rest(docstring_lines(node), known_only=True)  # (its own headings)
         # Members with `:members:` (or the project's `autodoc_default_options`), as Sphinx:
         # Werkzeug's exceptions page got every class twice; NumPy's `:no-members:` pages, every
         # function under the docstring's last heading.
@@ -219,9 +221,14 @@ def _describe(node: ast.AST, name: str, method: bool, kind: str = "") -> list[st
         return []
     title = name or node.name
     line = f".. py:{kind}:: {title}"
+    # numpydoc's signature line and sections, as Sphinx renders them (numpydoc.py)
+    written, body = numpydoc.split_signature(docstring_lines(node), node.name)
+    body = numpydoc.to_rest(body)
     if kind not in ("attribute", "property", "data"):
-        line += signature(node, drop_self=method or isinstance(node, ast.ClassDef))
-    body = docstring_lines(node)
+        code = signature(node, drop_self=method or isinstance(node, ast.ClassDef))
+        # (the code's return annotation stays: Scrapy's `join()` line over `-> Generator`)
+        returned = code[code.rindex(")") + 1 :] if written and ")" in code else ""
+        line += written + (returned if "->" not in written else "") if written else code
     typed = []
     if kind == "property" and isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
         typed = [f"{INDENT}:type: {ast.unparse(node.returns)}"] if node.returns else []

@@ -23,6 +23,7 @@ from docsmcp.model.source import SourceFile
 from docsmcp.sources import antora
 from docsmcp.sources.formats.dialects import ATX
 from docsmcp.sources.formats.fences import fenced_lines
+from docsmcp.sources.sphinx_suffix import is_rst
 
 # The titles of what the page being converted names: `kind:target` (the role's text) -> title.
 LINK_TITLES: contextvars.ContextVar[Mapping[str, str] | None] = contextvars.ContextVar(
@@ -166,7 +167,7 @@ def takes_part(sf: SourceFile) -> bool:
     """Whether `sf` may define or name labels: a reST page, or markdown with MyST targets or
     roles."""
     low = sf.path.lower()
-    if low.endswith((".rst", *_ASCIIDOC)):
+    if is_rst(low) or low.endswith(_ASCIIDOC):
         return True
     return low.endswith((".md", ".markdown")) and (")=" in sf.body or "}`" in sf.body)
 
@@ -180,7 +181,7 @@ def defined(sf: SourceFile) -> tuple[tuple[str, str], ...]:
     if sf.path.lower().endswith(_ASCIIDOC):
         title = next((m.group(1) for x in lines[:200] if (m := _ADOC_TITLE.match(x))), None)
         return (("doc", title[:_MAX_TITLE]),) if title else ()
-    found = _rst(lines) if sf.path.lower().endswith(".rst") else _myst(lines, sf.title)
+    found = _rst(lines) if is_rst(sf.path) else _myst(lines, sf.title)
     return tuple(dict.fromkeys(found))
 
 
@@ -188,7 +189,7 @@ def _named(sf: SourceFile) -> list[tuple[str, str]]:
     """(kind, target) of each reference of `sf` without a title, in order, once."""
     if sf.path.lower().endswith(_ASCIIDOC):
         return list(dict.fromkeys(("doc", m) for m in _ADOC_XREF.findall(sf.body)))
-    pattern = _RST_REF if sf.path.lower().endswith(".rst") else _MYST_REF
+    pattern = _RST_REF if is_rst(sf.path) else _MYST_REF
     return list(dict.fromkeys((m[1], m[2].strip()) for m in pattern.finditer(sf.body)))
 
 
@@ -250,7 +251,7 @@ def resolve(files: Sequence[SourceFile]) -> list[SourceFile]:
                     title = next((docs[k] for k in _doc_keys(sf.path, target) if k in docs), None)
                 if title:
                     titles[f"{kind}:{target}"] = title
-            if not sf.path.lower().endswith((".rst", *_ASCIIDOC)) and "](" in sf.body:
+            if not (is_rst(sf.path) or sf.path.lower().endswith(_ASCIIDOC)) and "](" in sf.body:
                 # `[text](labels/line-length)`, `[text](#label)`: MyST's links to labels, as a
                 # path to the page and the label as its anchor (Black's 25 links to no page)
                 for target in dict.fromkeys(_MYST_LINK.findall(sf.body)):

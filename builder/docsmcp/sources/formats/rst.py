@@ -39,7 +39,8 @@ from docsmcp.sources.formats.linemap import (
     take_lines,
     without_marks,
 )
-from docsmcp.sources.formats.rst_declarations import attach_declarations
+from docsmcp.sources.formats.link_titles import title_of
+from docsmcp.sources.formats.rst_declarations import attach_declarations, describe_bare_options
 from docsmcp.sources.formats.rst_directives import (
     _ADMONITIONS,
     _EXPLICIT_LINE,
@@ -318,6 +319,10 @@ class _Writer:
             return code_span(text) + mark
         if isinstance(node, nodes.math):
             return code_span(node.astext())
+        if isinstance(node, nodes.substitution_reference):  # (conf.py's `|version|`)
+            value = title_of("subst", node.get("refname", ""))
+            if value:
+                return value
         inner = "".join(self.inline(c) for c in node.children)
         if isinstance(node, nodes.strong) and inner.strip():
             return f"**{inner.strip()}**"
@@ -400,7 +405,9 @@ def _info_fields(writer: _Writer, node: nodes.field_list, depth: int) -> list[st
         kind, ftype, arg = field_parts(field[0].astext())
         if kind not in _INFO_GROUPS and kind not in _INFO_TYPES:
             return None
-        fields.append((kind, ftype, arg, " ".join(writer.blocks(field[1], depth)).strip()))
+        # (a body of several blocks, numpydoc's paragraph then a list: a blank line apart)
+        blocks = [b.strip("\n") for b in writer.blocks(field[1], depth) if b.strip()]
+        fields.append((kind, ftype, arg, "\n\n".join(blocks).strip()))
     types = {arg: body for kind, _, arg, body in fields if kind in _INFO_TYPES and arg}
     returned = next((body for kind, _, _, body in fields if kind in ("rtype", "returntype")), "")
     groups: dict[str, list[str]] = {}
@@ -414,15 +421,18 @@ def _info_fields(writer: _Writer, node: nodes.field_list, depth: int) -> list[st
             continue
         typed = ftype or types.get(arg, "")
         name = f"**{arg}**" + (f" ({typed})" if typed else "")
+        body = body.replace("\n", "\n  ").replace("\n  \n", "\n\n")  # (the item's own blocks)
         groups.setdefault(group, []).append(f"- {name} – {body}" if body else f"- {name}")
     if returned and "Returns" not in groups:
         groups["Return type"] = [returned]
-    return [
-        f"{group}: {items[0]}"
-        if not items[0].startswith("- ")
-        else f"{group}:\n" + "\n".join(items)
-        for group, items in groups.items()
-    ]
+    out = []
+    for group, items in groups.items():
+        listed = without_marks(items[0]).startswith("- ")
+        if not listed and "\n\n" not in items[0]:
+            out.append(f"{group}: {items[0]}")
+        else:  # (a list, or blocks: numpydoc's several returns, its paragraphs)
+            out.append(f"{group}:\n" + ("" if listed else "\n") + "\n".join(items))
+    return out
 
 
 def _escape_run(m: re.Match[str]) -> str:
@@ -471,6 +481,7 @@ def _parse(path: str, text: str) -> nodes.document:
     document = new_document(path, settings)
     _PARSER.parse(text, document)
     attach_declarations(document)
+    describe_bare_options(document)
     return document
 
 

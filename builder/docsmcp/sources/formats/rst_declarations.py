@@ -37,13 +37,16 @@ def attach_declarations(document: nodes.document) -> None:
         if "bare" not in box["classes"]:
             continue
         following = _named_section(box)
+        if following is None and box.get("declares"):
+            _declare_in_place(box)
+            continue
         if following is None:
             if box.get("unknown"):
                 warn_unknown(box["unknown"], box.line or 0)
             continue
         box.parent.remove(box)
         title = following[0]
-        declared = " ".join(box.astext().split())
+        declared = _declared(box)
         # Its anchors go onto the heading's line; its text, the name again, goes.
         title.extend(list(box.findall(Mark)))
         state = STATE.get()
@@ -52,9 +55,9 @@ def attach_declarations(document: nodes.document) -> None:
         line = (box.line or 0) - 1
         if box.get("unknown") and len(state.found) < MAX_OBJECTS:
             title += Mark(anchor_marks(declared))
-            state.found.append(
-                Found(declared, box["unknown"].lower(), declared, "", "", (), "", (), line, line)
-            )
+            signature = box.get("signature") or declared  # (Django's usage line)
+            kind = box["unknown"].lower()
+            state.found.append(Found(declared, kind, signature, "", "", (), "", (), line, line))
         # Its registry entries' category: what encloses the section it declares (Scrapy's
         # "Built-in settings reference"), not the section before it; its description: the
         # section's text (Celery's 205 settings had none).
@@ -77,7 +80,7 @@ def _named_section(box: nodes.Element) -> nodes.section | None:
     parent = box.parent
     if not isinstance(parent, nodes.section):
         return None
-    declared = " ".join(box.astext().split())
+    declared = _declared(box)
     if _names(parent, declared):
         return parent
     # Text after it in its own section makes it that section's; subsections do not (the first
@@ -90,6 +93,84 @@ def _named_section(box: nodes.Element) -> nodes.section | None:
     # Only onto the section named for it: an autodoc stub (`.. autoclass:: Flask`, no content
     # either) ends the section it documents.
     return following if following is not None and _names(following, declared) else None
+
+
+def _declared(box: nodes.Element) -> str:
+    """The name `box` declares: its text, or what its directive said (Django's `django-admin`
+    declares the first word of its usage line)."""
+    return box.get("declares") or " ".join(box.astext().split())
+
+
+def _declare_in_place(box: nodes.Element) -> None:
+    """A declaration of a known kind in a section not named for it: Django's `.. django-admin::
+    help` under "Getting runtime help" (its text the paragraphs after it, its anchors on its
+    usage line), `.. templatetag:: get_flatpages` ending a section and `.. templatefilter::
+    language_name` stacked over "Template filters" (the next section's, anchors on its title),
+    as Sphinx makes each a target where it stands."""
+    parent, declared = box.parent, _declared(box)
+    at = parent.index(box)
+    parent.remove(box)
+    state = STATE.get()
+    if state is None or len(state.found) >= MAX_OBJECTS:
+        return
+    line = (box.line or 0) - 1
+    found = Found(declared, box["unknown"].lower(), box.get("signature") or declared, "",
+                  "", (), "", (), line, line)  # fmt: skip
+    after = parent.children[at:]
+    first = next((n for n in after if not isinstance(n, nodes.container)), None)
+    holder = parent
+    if first is None or isinstance(first, nodes.section):
+        following = first or next(
+            parent.findall(nodes.section, include_self=False, siblings=True, ascend=True), None
+        )
+        if following is not None and following.children:
+            following[0] += Mark(anchor_marks(declared))  # (its title)
+            found.description, end = _own_text(following)
+            found.line_end = max(line, end)
+            holder = following.parent
+    else:
+        if isinstance(after[0], nodes.paragraph):
+            after[0] += Mark(anchor_marks(declared))
+        _text_after(after, found)
+    if isinstance(holder, nodes.section) and holder.children:
+        found.category = " ".join(holder[0].astext().split())
+    state.found.append(found)
+
+
+def _text_after(siblings: list[nodes.Node], found: Found) -> None:
+    """`found`'s description: the paragraphs of `siblings` up to the next declaration or
+    section (and where they end)."""
+    parts: list[str] = []
+    for node in siblings:
+        if isinstance(node, nodes.section | nodes.container | nodes.title):
+            break
+        if isinstance(node, nodes.paragraph) and not _NOT_TEXT & set(node["classes"]):
+            parts.append(" ".join(node.astext().split()))
+            found.line_end = max(found.line_end, (node.line or 0) - 1)
+        if sum(len(p) + 1 for p in parts) >= MAX_DESCRIPTION_CHARS:
+            break
+    found.description = truncate(" ".join(parts), MAX_DESCRIPTION_CHARS)
+
+
+def describe_bare_options(document: nodes.document) -> None:
+    """An option declared without content (Django's `.. django-admin-option:: --empty`, then
+    unindented paragraphs) takes the paragraphs after it, up to the next declaration or
+    section, as its entry's description: Sphinx shows them under it."""
+    state = STATE.get()
+    if state is None or not state.found:
+        return
+    by_line: dict[int, list[Found]] = {}
+    for f in state.found:
+        if f.kind == "option" and not f.description:
+            by_line.setdefault(f.line_start, []).append(f)  # (`--noinput, --no-input`: two)
+    if not by_line:
+        return
+    for box in list(document.findall(nodes.container)):
+        if not {"described", "bare"} <= set(box["classes"]) or box.parent is None:
+            continue
+        siblings = box.parent.children[box.parent.index(box) + 1 :]
+        for found in by_line.get((box.line or 0) - 1, []):
+            _text_after(siblings, found)
 
 
 def _names(section: nodes.section, declared: str) -> bool:

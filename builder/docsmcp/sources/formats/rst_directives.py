@@ -18,6 +18,7 @@ from docsmcp.common.logs import warn_once
 from docsmcp.sources.formats.linemap import file_line
 from docsmcp.sources.formats.link_titles import title_of
 from docsmcp.sources.formats.rst_objects import (
+    CATEGORY_OPTION,
     MAX_SIGNATURES,
     MEMBER_HOLDERS,
     STATE,
@@ -48,11 +49,12 @@ _PARSER = Parser()
 
 # Roles whose text is code (Sphinx's Python, C, JS domains and standard roles; the
 # cross-reference types Sphinx projects declare most, `setting` of Django, Scrapy and Celery,
-# `confval`, and Sphinx's `event`: Sphinx shows them as code linking to the declaration).
+# `confval`, Sphinx's `event`, Django's template tags, filters, lookups and commands: Sphinx
+# shows them as code linking to the declaration).
 _CODE_ROLES = frozenset(
     "func meth class mod attr data exc obj const var envvar option program file samp kbd "
     "command makevar mailheader regexp token keyword member macro type struct union enum "
-    "enumerator expr texpr cpp:func any setting confval event".split()
+    "enumerator expr texpr cpp:func any setting confval event ttag tfilter lookup djadmin".split()
 )
 _ADMONITIONS = {
     "attention": "Attention",
@@ -275,7 +277,11 @@ class _Described(Directive):
                     state.classes[:], state.directive = saved
         if names:
             last = self.content_offset + len(self.content) - 1 if self.content else self.lineno
+            before = len(state.found) if state is not None else 0
             describe(domain, objtype, names, box, (self.lineno - 1, max(last, self.lineno - 1)))
+            if state is not None and (category := self.options.get(CATEGORY_OPTION)):
+                for found in state.found[before:]:
+                    found.category = category.strip()
         return [box]
 
 
@@ -323,9 +329,13 @@ class _Autosummary(Directive):
         items = nodes.bullet_list()
         items.line = self.lineno
         for line in self.content:
-            name = line.strip().lstrip("~")
+            words = line.strip().split()  # (Sphinx: the first word; NumPy's "x (Array API)")
+            name = words[0].lstrip("~") if words else ""
             if name and not name.startswith(("..", ":")) and re.fullmatch(r"[\w.]+", name):
-                items += nodes.list_item("", nodes.paragraph("", "", nodes.literal(name, name)))
+                code: nodes.Node = nodes.literal(name, name)
+                if href := title_of("autosummary", name):  # its generated page
+                    code = nodes.reference("", "", code, refuri=href)
+                items += nodes.list_item("", nodes.paragraph("", "", code))
         return [items] if len(items) else []
 
 
@@ -354,7 +364,7 @@ _DESCRIBED = (
     "property type option envvar describe object cmdoption confval event setting "
     "autofunction autoclass automodule autoattribute automethod autodata autoexception "
     "autodecorator autoproperty autonewtypedata directive directive:option role struct union "
-    "var alias concept enumerator macro member"
+    "var alias concept enum enumerator macro member"
 ).split()
 _CONTAINERS = (
     "tabs tab group-tab code-tab tab-set tab-item grid grid-item grid-item-card card "
@@ -388,6 +398,10 @@ def _register() -> None:
     for name in ("namespace", "namespace-push", "namespace-pop"):
         for domain in ("c:", "cpp:"):
             directives.register_directive(domain + name, _Scope)
+    from docsmcp.sources.formats.rst_django import DIRECTIVES  # (it subclasses ours)
+
+    for name, directive in DIRECTIVES.items():
+        directives.register_directive(name, directive)
     for name in ("ref", "doc", "term", "abbr", "guilabel", "menuselection", "numref"):
         roles.register_local_role(name, _role)
     for name in _CODE_ROLES:
@@ -410,7 +424,9 @@ def _doc_href(target: str) -> str:
         rel = posixpath.relpath(path, posixpath.dirname(page) or ".")
     else:
         rel = target
-    return rel if rel.endswith(".rst") else rel + ".rst"
+    # (a project whose conf.py makes its pages `.txt`, Django's, links to `.txt` pages)
+    suffix = ".txt" if page.lower().endswith(".txt") else ".rst"
+    return rel if rel.endswith(suffix) else rel + suffix
 
 
 def shown_name(text: str) -> str:
@@ -451,7 +467,11 @@ def _role(name, rawtext, text, lineno, inliner, options=None, content=None):
 
 
 def _generic_role(name, rawtext, text, lineno, inliner, options=None, content=None):
-    """A role docutils and this module do not know (`:issue:`, extlinks): its text."""
+    """A role docutils and this module do not know (`:issue:`): its text; an extlink of the
+    project's conf.py (`:ticket:`35020``): its caption, a link (sphinx_extlinks.py)."""
+    if found := title_of(f"extlink:{name}", unescape(text)):
+        caption, _, url = found.partition("\x1f")
+        return [nodes.reference(rawtext, caption, refuri=url)], []
     title, target = _explicit(unescape(text))
     return [nodes.Text(title or target)], []
 

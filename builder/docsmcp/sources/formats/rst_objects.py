@@ -41,6 +41,9 @@ from docsmcp.model.text import split_top, truncate
 MAX_PARAMETERS = 64
 # Signature lines of one directive, at most (overloads).
 MAX_SIGNATURES = 16
+# An option of a description giving its entry's category (autosummary_pages.py writes it on a
+# generated page: the section of the table listing the object); no Sphinx option.
+CATEGORY_OPTION = "docsmcp-category"
 # Objects registered from one page, at most.
 MAX_OBJECTS = 5000
 # A mark in the markdown (rst.py's `take_marks`): `\x00name\x00` an anchor, and with this
