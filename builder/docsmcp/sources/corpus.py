@@ -12,25 +12,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from docsmcp.model.source import Manifest, Problem, SourceFile, TaxonomyKey
-from docsmcp.sources import (
-    asciidoc_includes,
-    autosummary_pages,
-    dumi_demos,
-    dumi_tabs,
-    go_source,
-    hugo_params,
-    hugo_site,
-    hugo_terms,
-    includes,
-    mdn_api,
-    ref_pages,
-    router_pages,
-    rust_crate,
-    sphinx_extlinks,
-    texinfo_includes,
-    typescript_site,
-    value_folders,
-)
+from docsmcp.sources import autosummary_pages, hugo_site, includes, site_passes, value_folders
 from docsmcp.sources.discover import (
     Entry,
     glob_problem,
@@ -436,20 +418,9 @@ def load_corpus(
     unresolved = includes.Unresolved(docs_dir, roots)
     unexpanded: dict[str, SourceFile] = {}  # pages that inlined MDX partials, as read
     nav = read_nav(docs_dir, roots, [e.path for e in listing.markdown])
-    # An Antora component's partials, examples and nav files, and AsciiDoc files other pages
-    # include (without a title of their own) are no pages (asciidoc_includes.no_pages).
-    parts = asciidoc_includes.no_pages(docs_dir, roots, [e.path for e in listing.markdown])
-    # A dumi demo's description (`demo/basic.md` beside `demo/basic.tsx`) is read with its demo.
-    parts |= dumi_demos.descriptions(docs_dir, (e.path for e in listing.markdown))
-    parts |= texinfo_includes.no_pages(docs_dir, roots, [e.path for e in listing.markdown])
-    # Rust files that are no library module, and the files modules include (rust_crate.py).
-    parts |= rust_crate.no_pages(docs_dir, roots, [e.path for e in listing.markdown])
-    # TypeScript that no package's entry points export (a site's components, tests, examples).
-    parts |= typescript_site.no_pages(docs_dir, roots, [e.path for e in listing.markdown])
-    # A Go package is one page, its page file's; its other files are read with it (go_source.py).
-    readable = [e.path for e in listing.markdown if not (e.refusal or e.skip)]
-    go = go_source.scan(docs_dir, roots, readable)
-    parts |= go.not_pages
+    # The files that are no page of their own (a generator's partials, a package's other files).
+    no_pages = site_passes.parts(docs_dir, roots, listing.markdown)
+    parts, go = no_pages.paths, no_pages.go
     titles = nav.titles
     layout = Layout()
     paths = [
@@ -549,15 +520,7 @@ def load_corpus(
         source, _ = load_file(docs_dir, path, configured, roots)
         return None if source is None else _finish(docs_dir, source, roots, unresolved)
 
-    files = router_pages.resolve(files, reread)  # (Next.js: pages shown from another's text)
-    files = ref_pages.resolve(files, reread)  # (TanStack: a framework's page shows another's)
-    files = dumi_tabs.resolve(files)  # (a tab page is titled by its page)
-    files = link_titles.resolve(sorted(files, key=lambda f: f.path))  # (in path order from here)
-    files = sphinx_extlinks.resolve(files, docs_dir)  # (conf.py's extlinks, |version|)
-    files = autosummary_pages.with_links(files, generated.links)
-    files = hugo_params.resolve(files, docs_dir, roots)
-    files = hugo_terms.resolve(files, docs_dir, roots)  # (glossary terms, `heading`: Kubernetes)
-    files = mdn_api.resolve(files)  # (MDN's reference pages: entries named by their titles)
+    files = site_passes.after_reading(files, docs_dir, roots, reread, generated)
     ordered = sorted(manifests.values(), key=lambda m: m.path)
     taxonomy, found = _taxonomy(ordered, files)
     problems.extend(found)

@@ -1,0 +1,80 @@
+"""The site rules that look at the whole docs tree rather than one page, in the order the
+corpus applies them: before reading, the files that are no pages of their own (a generator's
+partials, a package's other files); after reading, the passes over every page read (a page
+showing another's text, titles from links, a site's terms and params, API entries named by
+titles). Each rule lives with its generator; this module only says which run and when, so
+corpus.py reads as the pipeline and a new rule is one line here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from docsmcp.model.source import SourceFile
+from docsmcp.sources import (
+    asciidoc_includes,
+    autosummary_pages,
+    dumi_demos,
+    dumi_tabs,
+    go_source,
+    hugo_params,
+    hugo_terms,
+    mdn_api,
+    ref_pages,
+    router_pages,
+    rust_crate,
+    sphinx_extlinks,
+    texinfo_includes,
+    typescript_site,
+)
+from docsmcp.sources.discover import Entry
+from docsmcp.sources.formats import link_titles
+
+
+@dataclass(frozen=True)
+class Parts:
+    """The files of a docs tree that are no page of their own, and the Go packages (whose page
+    file gathers the package's other files when it is read)."""
+
+    paths: frozenset[str]
+    go: go_source.GoTree
+
+
+def parts(docs_dir: Path, roots: Sequence[Path], entries: Sequence[Entry]) -> Parts:
+    """What no page is among `entries` (the listing's files)."""
+    listed = [e.path for e in entries]
+    # An Antora component's partials, examples and nav files, and AsciiDoc files other pages
+    # include (without a title of their own) are no pages.
+    out = set(asciidoc_includes.no_pages(docs_dir, roots, listed))
+    # A dumi demo's description (`demo/basic.md` beside `demo/basic.tsx`) is read with its demo.
+    out |= dumi_demos.descriptions(docs_dir, listed)
+    out |= texinfo_includes.no_pages(docs_dir, roots, listed)
+    # Rust files that are no library module, and the files modules include (rust_crate.py).
+    out |= rust_crate.no_pages(docs_dir, roots, listed)
+    # TypeScript that no package's entry points export (a site's components, tests, examples).
+    out |= typescript_site.no_pages(docs_dir, roots, listed)
+    # A Go package is one page, its page file's; its other files are read with it (go_source.py).
+    go = go_source.scan(docs_dir, roots, [e.path for e in entries if not (e.refusal or e.skip)])
+    out |= go.not_pages
+    return Parts(frozenset(out), go)
+
+
+def after_reading(
+    files: list[SourceFile],
+    docs_dir: Path,
+    roots: Sequence[Path],
+    reread: Callable[[str], SourceFile | None],
+    generated: autosummary_pages.Generated,
+) -> list[SourceFile]:
+    """Every page read, after the passes that need all of them, in path order."""
+    files = router_pages.resolve(files, reread)  # (Next.js: pages shown from another's text)
+    files = ref_pages.resolve(files, reread)  # (TanStack: a framework's page shows another's)
+    files = dumi_tabs.resolve(files)  # (a tab page is titled by its page)
+    files = link_titles.resolve(sorted(files, key=lambda f: f.path))  # (in path order from here)
+    files = sphinx_extlinks.resolve(files, docs_dir)  # (conf.py's extlinks, |version|)
+    files = autosummary_pages.with_links(files, generated.links)
+    files = hugo_params.resolve(files, docs_dir, roots)
+    files = hugo_terms.resolve(files, docs_dir, roots)  # (glossary terms, `heading`: Kubernetes)
+    return mdn_api.resolve(files)  # (MDN's reference pages: entries named by their titles)
