@@ -9,7 +9,7 @@ from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
-from docsmcp.chunking.levels import section_starts, structural_levels
+from docsmcp.chunking.levels import structural_levels
 from docsmcp.common.budget import TooSlow, memory_limit, parse_megabytes, parse_seconds, time_limit
 from docsmcp.sources.formats.fences import fenced_lines
 
@@ -64,24 +64,12 @@ def _headings(body: str) -> tuple[list[str], list[tuple[int, int]]]:
     return lines, [(i, lv) for (i, _), lv in zip(written, levels, strict=True)]
 
 
-@dataclass(frozen=True)
-class Page:
-    """A text the strategy measures: markdown, and the 0-based lines of its headings that
-    start the API entries its reader registered (a converted module page's `### put_flash/2`),
-    which the chunker cuts at whatever the level (chunking/levels.py)."""
-
-    text: str
-    entries: frozenset[int] = frozenset()
-
-
-def sections(body: str, level: int, entries: frozenset[int] = frozenset()) -> list[int]:
+def sections(body: str, level: int) -> list[int]:
     """Character sizes of the sections a file splits into at headings of ``level`` or
     shallower (outside code fences; their structural level, as the chunker splits:
-    chunking/levels.py) and at the headings of its API entries (``entries``, 0-based lines),
-    the text before the first one included."""
+    chunking/levels.py), the text before the first one included."""
     lines, headings = _headings(body)
-    cut = section_starts([lv for _, lv in headings], [i in entries for i, _ in headings], level)
-    starts = {i for (i, _), start in zip(headings, cut, strict=True) if start}
+    starts = {i for i, lv in headings if lv <= level}
     sizes: list[int] = []
     current = 0
     for i, line in enumerate(lines):
@@ -132,14 +120,13 @@ def _weighted(sizes: Sequence[int], share: float) -> int:
     return 0
 
 
-def strategy(bodies: Iterable[str | Page]) -> Choice:
+def strategy(bodies: Iterable[str]) -> Choice:
     """The chunking init proposes; see init.py's module docstring for the rule."""
-    pages = [b if isinstance(b, Page) else Page(b) for b in bodies]
-    texts = [p.text for p in pages]
+    texts = list(bodies)
     per_level: dict[str, list[int]] = {lv: [] for lv in LEVELS}
-    for page in pages:
+    for body in texts:
         for n, lv in enumerate(LEVELS, start=1):
-            per_level[lv].extend(sections(page.text, n, page.entries))
+            per_level[lv].extend(sections(body, n))
     for sizes in per_level.values():
         sizes.sort()
     typical = {lv: _weighted(sizes, 0.5) for lv, sizes in per_level.items()}
@@ -172,7 +159,18 @@ def strategy(bodies: Iterable[str | Page]) -> Choice:
     return Choice(level, typical, max_size, template)
 
 
-def as_markdown(bodies: Mapping[str, str]) -> list[Page]:
+@dataclass(frozen=True)
+class Measured:
+    """The texts the strategy measures, and the API entries their readers registered (an
+    ExDoc module's functions, a rustdoc struct's methods), on how many pages: each entry is a
+    chunk of its own whatever the level (chunking/levels.py), so the report says so."""
+
+    texts: list[str]
+    entries: int = 0
+    entry_pages: int = 0
+
+
+def as_markdown(bodies: Mapping[str, str]) -> Measured:
     """The texts the strategy measures: markdown as it is, and the other formats (reST, saved
     HTML) as the builder converts them, since their headings are not `#` lines (a Sphinx
     project was measured as one section per page and proposed h1). Converting costs ~35 ms a
@@ -180,18 +178,21 @@ def as_markdown(bodies: Mapping[str, str]) -> list[Page]:
     order, so the proposal is the same every run) is converted."""
     from docsmcp.sources.convert import converter_for
 
-    out = [Page(body) for path, body in bodies.items() if converter_for(path) is None]
+    out = [body for path, body in bodies.items() if converter_for(path) is None]
     other = sorted(path for path in bodies if converter_for(path) is not None)
     total = sum(len(bodies[path]) for path in other)
     step = max(1, math.ceil(total / CONVERT_SAMPLE_BYTES))
     seconds, megabytes = parse_seconds(), parse_megabytes()
+    entries = entry_pages = 0
     for path in other[::step]:
         convert = converter_for(path)
         assert convert is not None
         try:  # under the build's own budgets: a file past them is plain text there
             with time_limit(seconds), memory_limit(megabytes):
                 done = convert(path, bodies[path])
-            out.append(Page(done.text, frozenset(e.line_start - 1 for e in done.api)))
         except (TooSlow, MemoryError):
             continue
-    return out
+        out.append(done.text)
+        entries += len(done.api)
+        entry_pages += bool(done.api)
+    return Measured(out, entries * step, entry_pages * step)
