@@ -50,7 +50,9 @@ The proposal is made from names and structure only, never from a list of known p
   Terraform provider's Example Usage, Argument Reference, Import), a tenth of whose text lies
   in pages over 8,000 characters, start from h2 and take 8,000 as the ceiling: whole, the
   github provider's pages were hits of up to 15,020 characters and its queries ranked 0.811
-  MRR@5, 0.850 cut at h2.
+  MRR@5, 0.850 cut at h2. The API entries readers register (ExDoc functions, rustdoc methods)
+  are chunks of their own whatever the level (chunking/levels.py): the report counts them, and
+  the proposal is measured as before, so the guides keep their chunks.
 
 The proposal is then validated by the builder exactly as `docsmcp validate` does (through a
 temporary folder of symlinks holding the proposal as its root manifest).
