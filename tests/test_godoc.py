@@ -16,6 +16,7 @@ from docsmcp.sources.formats.godoc import go_to_markdown
 from docsmcp.sources.formats.godoc_comment import inline, render
 from docsmcp.sources.formats.godoc_files import MARK
 from docsmcp.sources.formats.godoc_parse import parse
+from docsmcp_runtime.bundle.reader import open_bundle
 from hypothesis import given
 from hypothesis import strategies as st
 from mcp_client import McpSession
@@ -263,7 +264,13 @@ def test_sections_are_ordered_and_identified_as_pkg_go_dev_does(tmp_path: Path) 
     at = [headings.index(h) for h in order]
     assert at == sorted(at)
     # ids under the package's name, pkg.go.dev's anchors below (`doc.go#router/pkg-types`)
-    assert all(i.startswith("doc.go#router") for i in ids) and "doc.go#router/pkg-types" in ids
+    # ids under the package's name, pkg.go.dev's anchors below, each entry a chunk of its own
+    # (`doc.go#router/pkg-types/Mux/Mux.Route`), reached by pkg.go.dev's anchor (`#Mux.Route`)
+    assert all(i.startswith("doc.go#router") for i in ids)
+    assert {"doc.go#router/pkg-types/Mux", "doc.go#router/pkg-types/Mux/Mux.Route"} <= set(ids)
+    b = open_bundle(out)
+    route = b.row_of_anchor("doc.go#Mux.Route")
+    assert route is not None and b.chunk_ids()[route] == "doc.go#router/pkg-types/Mux/Mux.Route"
 
 
 def test_the_api_reference_answers_for_each_exported_identifier(tmp_path: Path) -> None:

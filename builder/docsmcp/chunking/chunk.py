@@ -17,7 +17,7 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 from docsmcp.chunking.blocks import _blocks, _parser
-from docsmcp.chunking.levels import structural_levels
+from docsmcp.chunking.levels import section_starts, structural_levels
 from docsmcp.model.chunk import Block, Chunk, ParsedFile, Tab
 from docsmcp.model.source import SourceFile
 from docsmcp.model.text import slugify
@@ -123,10 +123,19 @@ class _FileChunker:
         current = _Section(first_id, self.sf.title or "", 0, (), [])
         out = [current]
         stack: list[tuple[int, str, str]] = []  # (level, id, text)
-        # Split where the page's structure puts a section, not where its markup says (levels.py).
-        structural = iter(structural_levels(b.level for b in blocks if b.kind == "heading"))
+        # Split where the page's structure puts a section, not where its markup says, and at
+        # each API entry the page's reader registered (levels.py).
+        headings = [b for b in blocks if b.kind == "heading"]
+        entry_lines = {e.line_start - 1 for e in self.sf.api}
+        starts = iter(
+            section_starts(
+                structural_levels(b.level for b in headings),
+                [b.start in entry_lines for b in headings],
+                split,
+            )
+        )
         for b in blocks:
-            if b.kind == "heading" and next(structural) <= split:
+            if b.kind == "heading" and next(starts):
                 while stack and stack[-1][0] >= b.level:
                     stack.pop()
                 if stack:

@@ -12,7 +12,7 @@ page that does not skip levels keeps its levels.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
 
 def structural_levels(levels: Iterable[int]) -> list[int]:
@@ -33,4 +33,34 @@ def structural_levels(levels: Iterable[int]) -> list[int]:
             enclosing.pop()
         out.append(min(level, 2 + len(enclosing)))
         enclosing.append(level)
+    return out
+
+
+def section_starts(levels: Sequence[int], entries: Sequence[bool], split: int) -> list[bool]:
+    """Which headings start a section, given their structural levels, whether each heads an API
+    entry the page's reader registered (`SourceFile.api`), and the split level (chunk_by; 0 is
+    the whole file).
+
+    A heading at the split level or shallower starts one, as always. So does an API entry's
+    heading deeper than that: each entry is a chunk of its own, however the site's guides are
+    cut (an ExDoc module's `## Functions` at h2 was one 9,400-character chunk of 25 entries,
+    holding every word of a question somewhere). An entry runs to the next heading of its level
+    or shallower, as apiref.py delimits entries: a heading after it that is no entry (rustdoc's
+    `### Trait Implementations` after the last method) starts a section too, so it does not
+    swell the last entry. Headings inside an entry (its Examples) stay in it."""
+    out: list[bool] = []
+    entry_level = 0  # the level of the entry the current section is, 0 when none
+    for level, entry in zip(levels, entries, strict=True):
+        if level <= split:
+            start = True
+            entry_level = 0
+        elif split and entry:
+            start = True
+            entry_level = level
+        elif entry_level and level <= entry_level:
+            start = True
+            entry_level = 0
+        else:
+            start = False
+        out.append(start)
     return out

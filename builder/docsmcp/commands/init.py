@@ -50,7 +50,9 @@ The proposal is made from names and structure only, never from a list of known p
   Terraform provider's Example Usage, Argument Reference, Import), a tenth of whose text lies
   in pages over 8,000 characters, start from h2 and take 8,000 as the ceiling: whole, the
   github provider's pages were hits of up to 15,020 characters and its queries ranked 0.811
-  MRR@5, 0.850 cut at h2.
+  MRR@5, 0.850 cut at h2. The API entries readers register (ExDoc functions, rustdoc methods)
+  are chunks of their own whatever the level (chunking/levels.py): the report counts them, and
+  the proposal is measured as before, so the guides keep their chunks.
 
 The proposal is then validated by the builder exactly as `docsmcp validate` does (through a
 temporary folder of symlinks holding the proposal as its root manifest).
@@ -134,6 +136,7 @@ class Proposal:
     medians: dict[str, int]  # level -> typical section size (characters: init_strategy.py)
     max_chunk_size: int
     template: float = 0.0  # the share of h2 headings of one template (init_strategy.py)
+    api: tuple[int, int] = (0, 0)  # API entries the readers register, and on how many pages
     nested: list[str] = field(default_factory=list)  # manifests below the root
     latest: str = ""  # the latest version and why, for the report ("" without versions)
     default: tuple[str, str] = ("", "")  # a variant key and its default with why (variants.py)
@@ -205,6 +208,12 @@ class Proposal:
             f"is in sections this small (rounded up, within {MAX_CHUNK_FLOOR:,}.."
             f"{ceiling:,})"
         )
+        if self.api[0]:
+            lines.append(
+                f"api: {self.api[0]:,} entries on {self.api[1]:,} pages (functions, types, "
+                "methods their readers register) are each a chunk of their own, whatever "
+                "chunk_by; chunk_by cuts their other sections and the guides"
+            )
         return lines + self._nested()
 
     def _nested(self) -> list[str]:
@@ -391,7 +400,8 @@ def propose(docs_dir: Path, roots: Sequence[Path] = ()) -> Proposal:
                 metadata.update(assigned)
         for key, value in metadata.items():
             values[key][value] += 1
-    choice = strategy(as_markdown({p: bodies[p] for p in kept.paths}))
+    measured = as_markdown({p: bodies[p] for p in kept.paths})
+    choice = strategy(measured.texts)
     manifest["strategy"] = {"chunk_by": choice.level, "max_chunk_size": choice.max_size}
     if excluded:
         manifest["exclude"] = sorted(excluded)
@@ -413,6 +423,7 @@ def propose(docs_dir: Path, roots: Sequence[Path] = ()) -> Proposal:
         medians=choice.typical,
         max_chunk_size=choice.max_size,
         template=choice.template,
+        api=(measured.entries, measured.entry_pages),
         nested=nested,
         latest=f"{layout.latest} ({layout.why})" if "version" in taxonomy and layout.latest else "",
         default=(variants.key, f"{variants.default} ({variants.why})")

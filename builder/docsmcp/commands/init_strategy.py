@@ -159,7 +159,18 @@ def strategy(bodies: Iterable[str]) -> Choice:
     return Choice(level, typical, max_size, template)
 
 
-def as_markdown(bodies: Mapping[str, str]) -> list[str]:
+@dataclass(frozen=True)
+class Measured:
+    """The texts the strategy measures, and the API entries their readers registered (an
+    ExDoc module's functions, a rustdoc struct's methods), on how many pages: each entry is a
+    chunk of its own whatever the level (chunking/levels.py), so the report says so."""
+
+    texts: list[str]
+    entries: int = 0
+    entry_pages: int = 0
+
+
+def as_markdown(bodies: Mapping[str, str]) -> Measured:
     """The texts the strategy measures: markdown as it is, and the other formats (reST, saved
     HTML) as the builder converts them, since their headings are not `#` lines (a Sphinx
     project was measured as one section per page and proposed h1). Converting costs ~35 ms a
@@ -172,12 +183,16 @@ def as_markdown(bodies: Mapping[str, str]) -> list[str]:
     total = sum(len(bodies[path]) for path in other)
     step = max(1, math.ceil(total / CONVERT_SAMPLE_BYTES))
     seconds, megabytes = parse_seconds(), parse_megabytes()
+    entries = entry_pages = 0
     for path in other[::step]:
         convert = converter_for(path)
         assert convert is not None
         try:  # under the build's own budgets: a file past them is plain text there
             with time_limit(seconds), memory_limit(megabytes):
-                out.append(convert(path, bodies[path]).text)
+                done = convert(path, bodies[path])
         except (TooSlow, MemoryError):
             continue
-    return out
+        out.append(done.text)
+        entries += len(done.api)
+        entry_pages += bool(done.api)
+    return Measured(out, entries * step, entry_pages * step)
