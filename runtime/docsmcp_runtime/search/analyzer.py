@@ -12,7 +12,10 @@ Terms:
 - runs of CJK characters yield overlapping character bigrams (a lone character yields itself);
 - words are NFKC-normalised and lower-cased, optionally plural-stemmed, optionally stop-filtered;
 - adjacent words also form bigram terms ``"a b"`` (a space never occurs inside a term), which
-  carry the phrase/proximity signal without positional postings.
+  carry the phrase/proximity signal without positional postings;
+- with `names` (bundles that say so), names the words alone lose are terms too: words joined by
+  an ellipsis (``for...in``, ``do...while``: MDN's statements, whose words are stop words) and
+  operators (``??=``, ``?.``, ``<<``, ``=>``), after the line's other terms, never in bigrams.
 """
 
 from __future__ import annotations
@@ -72,6 +75,30 @@ def _has_sigil(text: str) -> bool:
         if at == 0 or text[at - 1] not in _NOT_BEFORE_SIGIL:
             return True
     return False
+
+
+# Names (`AnalyzerConfig.names`): words joined by `...` (NFKC makes `…` three dots), or a run of
+# two or more operator characters and separators holding at least one operator character. A
+# lone `?` or `=` is prose or an assignment; `--` and `::` are sigils, `//` a path or comment.
+_OPERATOR = "!%&*+<=>?^|~"
+_OP_RUN = rf"[{re.escape(_OPERATOR)}.:/\-]*[{re.escape(_OPERATOR)}][{re.escape(_OPERATOR)}.:/\-]*"
+_ASCII_NAME = re.compile(rf"(?<![A-Za-z0-9_])[A-Za-z0-9_]+(?:\.\.\.[A-Za-z0-9_]+)+|{_OP_RUN}")
+_NAME_PATTERN = rf"(?<!{_W}){_W}+(?:\.\.\.{_W}+)+|{_OP_RUN}"
+_NAME_CHARS = re.compile(rf"[{re.escape(_OPERATOR)}]|\.\.\.")
+
+
+@lru_cache(maxsize=1)
+def _name() -> re.Pattern[str]:
+    """`_ASCII_NAME` over any text (compiled when first needed, as `_token`)."""
+    return re.compile(_NAME_PATTERN)
+
+
+def names(text: str) -> list[str]:
+    """The names in an (NFKC-normalised) line, lower-cased, in text order."""
+    if _NAME_CHARS.search(text) is None:  # most lines: one scan, no match objects
+        return []
+    pattern = _ASCII_NAME if text.isascii() else _name()
+    return [n.lower() for n in pattern.findall(text) if len(n) > 1]
 
 
 _SEPARATORS = re.compile(r"[.:/@\-]+")
@@ -161,7 +188,8 @@ def analyze(text: str, config: AnalyzerConfig) -> Analysis:
             terms += found
             sequence += words
     else:
-        for m in _token().finditer(unicodedata.normalize("NFKC", text)):
+        text = unicodedata.normalize("NFKC", text)
+        for m in _token().finditer(text):
             cjk = m.group("cjk")
             if cjk is not None:
                 grams = [cjk] if len(cjk) == 1 else [cjk[i : i + 2] for i in range(len(cjk) - 1)]
@@ -171,5 +199,7 @@ def analyze(text: str, config: AnalyzerConfig) -> Analysis:
             found, words = token(m.group("word"))
             terms += found
             sequence += words
+    if config.names:
+        terms += names(text)
     bigrams = [f"{a} {b}" for a, b in zip(sequence, sequence[1:], strict=False)]
     return Analysis(terms, bigrams)
