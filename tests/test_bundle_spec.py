@@ -243,6 +243,9 @@ def _configs() -> list[tuple[Analyzer, AnalyzerConfig]]:
         for stop in (list(DEFAULT_STOPWORDS), []):
             meta = {"name": "docsmcp-1", "stem": stem, "stopwords": stop}
             out.append((Analyzer.from_metadata(meta), AnalyzerConfig.from_json(meta)))
+    names = {"name": "docsmcp-1", "stem": True, "stopwords": list(DEFAULT_STOPWORDS)}
+    names["names"] = True  # what the builder writes now (step 7)
+    out.append((Analyzer.from_metadata(names), AnalyzerConfig.from_json(names)))
     return out
 
 
@@ -252,7 +255,8 @@ CONFIGS = _configs()
 def assert_same_analysis(text: str, spec: Analyzer, runtime: AnalyzerConfig) -> None:
     a = analyze(text, runtime)
     assert analyze_line(text, spec) == (a.terms, a.bigrams), text
-    assert query_terms(text, spec) == runtime_query_terms(text, runtime), text
+    # operators=True: the format's query terms; leaving `vs` out is the runtime's policy.
+    assert query_terms(text, spec) == runtime_query_terms(text, runtime, operators=True), text
 
 
 _IDENT_WORDS = [
@@ -275,6 +279,7 @@ _SPECIALS = [
     "\u00a0", "\u200b", "\u2028", "\ufeff", "\t", "\r",
 ]  # fmt: skip
 _PUNCT = list(" .:/@-_,;!?()[]{}'\"#*`~+=<>|\\$%&^") + ["..", "::", "--", "__", "._", "_."]
+_PUNCT += ["...", "…", "?.", "??=", "<<", "->", "=>", "!==", "...>", "/>", "＜＜"]
 
 identifier = st.lists(st.sampled_from(_IDENT_WORDS), min_size=1, max_size=4).flatmap(
     lambda words: st.lists(
