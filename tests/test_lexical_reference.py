@@ -33,7 +33,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from spec_reader import inflection_stem
 
-CONFIG = AnalyzerConfig()
+CONFIG = AnalyzerConfig(names=True)  # as the builder analyses (pipeline/collect.py)
+# A name (bundle-spec.md, *Terms*, step 7) holds one of these: no other term does.
+NAME = re.compile(r"[!%&*+<=>?^|~]|\.\.\.")
 PARAMS = LexicalParams()
 FIELDS = ("heading", "trail", "body", "context", "page", "lead", "anchors")
 
@@ -130,7 +132,8 @@ class ReferenceBM25F:
             lengths.append({})
             for name, text in field_texts(chunk, pages, anchors[row]).items():
                 terms = line_terms(text)
-                lengths[row][name] = len(terms)
+                # a field's length: its terms and bigrams, not its names
+                lengths[row][name] = sum(1 for t in terms if not NAME.search(t))
                 for term in terms:
                     per_field = counts.setdefault(term, {}).setdefault(row, {})
                     per_field[name] = per_field.get(name, 0) + 1

@@ -136,6 +136,17 @@ def test_a_bundle_built_before_names_is_searched_as_built(docs: Path, tmp_path: 
     assert "for...in" not in Searcher(open_bundle(tmp_path / "old")).searched("for...in", {})[0]
 
 
+def test_names_change_no_other_query(docs: Path, bundle: Path, tmp_path: Path) -> None:
+    # Names are left out of fields' lengths: a query without one ranks and scores every row
+    # as a bundle without names does, whatever operators the pages' code holds.
+    build(BuildOptions(docs_dir=docs, analyzer=AnalyzerConfig(), workers=1), tmp_path / "old")
+    old, new = open_bundle(tmp_path / "old"), open_bundle(bundle)
+    for query in ["loop over values", "statement syntax", "nullish operand", "object property"]:
+        a, b = Searcher(old).search(query, {}, 0, 20), Searcher(new).search(query, {}, 0, 20)
+        assert [old.id(r) for r in a.rows] == [new.id(r) for r in b.rows], query
+        assert a.scores == b.scores, query
+
+
 def test_analyzer_metadata_round_trips() -> None:
     base = {"name": "docsmcp-1", "stem": True, "stopwords": ["for", "in"]}
     assert AnalyzerConfig.from_json(base).names is False

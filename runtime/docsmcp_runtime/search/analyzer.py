@@ -157,6 +157,9 @@ def _expand(raw: str, do_stem: bool) -> tuple[tuple[str, ...], tuple[str, ...]]:
 class Analysis:
     terms: list[str]  # every unigram term, with repetition (term frequency counts)
     bigrams: list[str]  # adjacent-word pairs, with repetition
+    # How many of `terms` are names (the last ones): a field's length leaves them out, so
+    # adding them changes no other term's impact (bundle-spec.md, *Full-text index*).
+    n_names: int = 0
 
 
 Token = Callable[[str], tuple[tuple[str, ...], tuple[str, ...]]]
@@ -199,7 +202,7 @@ def analyze(text: str, config: AnalyzerConfig) -> Analysis:
             found, words = token(m.group("word"))
             terms += found
             sequence += words
-    if config.names:
-        terms += names(text)
+    found_names = names(text) if config.names else []
+    terms += found_names
     bigrams = [f"{a} {b}" for a, b in zip(sequence, sequence[1:], strict=False)]
-    return Analysis(terms, bigrams)
+    return Analysis(terms, bigrams, len(found_names))
