@@ -277,7 +277,7 @@ OPERATORS = frozenset("!%&*+<=>?^|~")
 
 
 def names(line: str) -> Iterator[str]:
-    """Step 7: ellipsis names and operator runs, left to right, as written."""
+    """Step 7: ellipsis names, left to right, then operator runs, left to right, as written."""
     i, n = 0, len(line)
     while i < n:
         if is_word(line[i]) and (i == 0 or not is_word(line[i - 1])):
@@ -287,15 +287,16 @@ def names(line: str) -> Iterator[str]:
                 k = _run_end(line, k + 3, is_word)
             if k > j:
                 yield line[i:k]
-                i = k
-                continue
-        run = _run_end(line, i, lambda c: c in OPERATORS or c in SEPARATORS - {"@"})
-        if run > i and any(c in OPERATORS for c in line[i:run]):
-            if run - i >= 2:
-                yield line[i:run]
-            i = run
-            continue
-        i += 1
+            i = k
+        else:
+            i += 1
+    run_chars = OPERATORS | (SEPARATORS - {"@"})
+    i = 0
+    while i < n:
+        j = _run_end(line, i, lambda c: c in run_chars)
+        if j - i >= 2 and any(c in OPERATORS for c in line[i:j]):
+            yield line[i:j]
+        i = max(j, i + 1)
 
 
 # -- *Stem variants*: Snowball English steps 0 to 1c, with the spec's list of its special cases --

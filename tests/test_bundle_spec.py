@@ -188,9 +188,11 @@ def test_spec_reader_ranks_every_eval_query_like_the_runtime(
     fixture = {"yellow-docs": "yellow_bundle", "speakeasy-sdks": "speakeasy_bundle"}
     bundle = request.getfixturevalue(fixture.get(corpus_name, "rust_bundle"))
     reader = SpecReader(bundle)
-    # The format's ranking: without the runtime's taxonomy boost, page-role prior and
-    # coordination (policies on top of it).
-    options = SearchOptions(name_boost=0.0, role_prior=False, coordination=False)
+    # The format's ranking: without the runtime's taxonomy boost, page-role prior,
+    # coordination and tie-break by headings (policies on top of it).
+    options = SearchOptions(
+        name_boost=0.0, role_prior=False, coordination=False, heading_ties=False
+    )
     app = DocsApp(open_bundle(bundle), options)
     cases = _eval_queries(corpus_name)
     assert cases, f"no eval cases for {corpus_name}"

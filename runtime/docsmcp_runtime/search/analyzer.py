@@ -77,28 +77,35 @@ def _has_sigil(text: str) -> bool:
     return False
 
 
-# Names (`AnalyzerConfig.names`): words joined by `...` (NFKC makes `…` three dots), or a run of
+# Names (`AnalyzerConfig.names`): words joined by `...` (NFKC makes `…` three dots), then runs of
 # two or more operator characters and separators holding at least one operator character. A
 # lone `?` or `=` is prose or an assignment; `--` and `::` are sigils, `//` a path or comment.
-_OPERATOR = "!%&*+<=>?^|~"
-_OP_RUN = rf"[{re.escape(_OPERATOR)}.:/\-]*[{re.escape(_OPERATOR)}][{re.escape(_OPERATOR)}.:/\-]*"
-_ASCII_NAME = re.compile(rf"(?<![A-Za-z0-9_])[A-Za-z0-9_]+(?:\.\.\.[A-Za-z0-9_]+)+|{_OP_RUN}")
-_NAME_PATTERN = rf"(?<!{_W}){_W}+(?:\.\.\.{_W}+)+|{_OP_RUN}"
-_NAME_CHARS = re.compile(rf"[{re.escape(_OPERATOR)}]|\.\.\.")
+# Two passes, each a plain scan: one pattern for both, tried at every position, tripled the
+# analysis time of speakeasy-sdks' lines (0.3 -> 0.9 s); these add ~20 %.
+_OPERATOR = frozenset("!%&*+<=>?^|~")
+_OPERATORS = re.escape("".join(sorted(_OPERATOR)))
+_HAS_OPERATOR = re.compile(rf"[{_OPERATORS}]")
+_RUN = re.compile(rf"[{_OPERATORS}.:/\-]{{2,}}")
+_ASCII_ELLIPSIS = re.compile(r"(?<![A-Za-z0-9_])[A-Za-z0-9_]+(?:\.\.\.[A-Za-z0-9_]+)+")
+_ELLIPSIS_PATTERN = rf"(?<!{_W}){_W}+(?:\.\.\.{_W}+)+"
 
 
 @lru_cache(maxsize=1)
-def _name() -> re.Pattern[str]:
-    """`_ASCII_NAME` over any text (compiled when first needed, as `_token`)."""
-    return re.compile(_NAME_PATTERN)
+def _ellipsis() -> re.Pattern[str]:
+    """`_ASCII_ELLIPSIS` over any text (compiled when first needed, as `_token`)."""
+    return re.compile(_ELLIPSIS_PATTERN)
 
 
 def names(text: str) -> list[str]:
-    """The names in an (NFKC-normalised) line, lower-cased, in text order."""
-    if _NAME_CHARS.search(text) is None:  # most lines: one scan, no match objects
-        return []
-    pattern = _ASCII_NAME if text.isascii() else _name()
-    return [n.lower() for n in pattern.findall(text) if len(n) > 1]
+    """The names in an (NFKC-normalised) line, lower-cased: its ellipsis names, then its
+    operator runs, each in text order."""
+    found: list[str] = []
+    if "..." in text:
+        pattern = _ASCII_ELLIPSIS if text.isascii() else _ellipsis()
+        found += [n.lower() for n in pattern.findall(text)]
+    if _HAS_OPERATOR.search(text) is not None:
+        found += [r for r in _RUN.findall(text) if not _OPERATOR.isdisjoint(r)]
+    return found
 
 
 _SEPARATORS = re.compile(r"[.:/@\-]+")

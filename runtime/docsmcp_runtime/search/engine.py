@@ -112,6 +112,7 @@ class Searcher:
         # Page roles (roles.py), reading the role column through _column.
         self.roles = RolePrior.of(bundle, self._column) if options.role_prior else None
         self.coordination = options.coordination
+        self.heading_ties = options.heading_ties
         # Sets: named_values asks whether a word is a value, several times a search.
         self._values = {k: frozenset(v.values) for k, v in self.taxonomy.items()}
         floor = options.similarity_floor
@@ -307,7 +308,10 @@ class Searcher:
             depth = self.rescorer.spec.depth if self.rescorer is not None else 0
             # Folded variants: room for every copy of the sections that can be shown.
             ranked, ranked_scores = topk(
-                rows, part, max(end, depth) * self.versions.room(scope), self.heading_lengths
+                rows,
+                part,
+                max(end, depth) * self.versions.room(scope),
+                self.heading_lengths if self.heading_ties else None,
             )
             also_in: list[dict[str, list[str]]] = [{} for _ in ranked]
             if scope.folded:
