@@ -9,12 +9,15 @@ import dataclasses
 import json
 from pathlib import Path
 
+import numpy as np
 import pytest
 from conftest import build_bundle
+from docsmcp.bundle.write import top_without_names
+from docsmcp.indexing.lexical import LexicalIndex
 from docsmcp.pipeline.build import build
 from docsmcp.pipeline.collect import BuildOptions
 from docsmcp_runtime.bundle.reader import open_bundle
-from docsmcp_runtime.search.analyzer import AnalyzerConfig, analyze
+from docsmcp_runtime.search.analyzer import NAME_MARK, AnalyzerConfig, analyze
 from docsmcp_runtime.search.engine import Searcher
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -54,6 +57,9 @@ PAGES = {
         "and iterate over them. For what it is worth, in most cases a map is the better choice."
         "\n"
     ),
+    # A name whose impact is the bundle's largest (its only word, repeated, on a page of its
+    # own): the impact codes' scale must not follow it.
+    f"{REF}/operators/elvis/index.md": "---\ntitle: ?:\n---\n\n`?:` `?:` `?:` `?:` `?:`\n",
     f"{REF}/statements/for/index.md": (
         "---\ntitle: for\n---\n\nThe **`for`** statement creates a loop that consists of three "
         "optional expressions.\n\n## Syntax\n\n```js\nfor (initialization; condition; "
@@ -141,6 +147,13 @@ def test_names_change_no_other_query(docs: Path, bundle: Path, tmp_path: Path) -
     # as a bundle without names does, whatever operators the pages' code holds.
     build(BuildOptions(docs_dir=docs, analyzer=AnalyzerConfig(), workers=1), tmp_path / "old")
     old, new = open_bundle(tmp_path / "old"), open_bundle(bundle)
+    # the codes' scale is the largest impact of a term that is not a name: here a name's is
+    # larger, and takes the last code
+    levels = "impact_levels.bin"
+    assert (tmp_path / "old" / levels).read_bytes() == (bundle / levels).read_bytes()
+    top = np.fromfile(bundle / levels, np.float32)[-1]
+    lexicon = Searcher(new).lexicon
+    assert lexicon.values([lexicon.postings(lexicon.lookup("?:"))[1]]).max() == top
     for query in ["loop over values", "statement syntax", "nullish operand", "object property"]:
         a, b = Searcher(old).search(query, {}, 0, 20), Searcher(new).search(query, {}, 0, 20)
         assert [old.id(r) for r in a.rows] == [new.id(r) for r in b.rows], query
@@ -171,3 +184,29 @@ def test_names_only_add_terms(text: str) -> None:
     assert named.terms[: len(plain.terms)] == plain.terms
     assert named.bigrams == plain.bigrams
     assert all(len(t) >= 2 and t == t.lower() for t in named.terms[len(plain.terms) :])
+
+
+@settings(max_examples=150, deadline=None, derandomize=True, database=None)
+@given(
+    st.lists(
+        st.tuples(
+            st.sampled_from(["a", "b", "??", "x...y", "c.d", "<<", "e f"]),
+            st.lists(st.integers(1, 60), min_size=1, max_size=4),
+        ),
+        max_size=8,
+    )
+)
+def test_top_without_names_is_the_largest_impact_of_other_terms(
+    entries: list[tuple[str, list[int]]],
+) -> None:
+    terms = sorted({t for t, _ in entries}, key=str.encode)
+    impacts = {t: next(i for s, i in entries if s == t) for t in terms}
+    blob = "".join(terms).encode()
+    offsets = np.cumsum([0, *(len(t.encode()) for t in terms)]).astype(np.uint64)
+    posting_offsets = np.cumsum([0, *(len(impacts[t]) for t in terms)]).astype(np.uint64)
+    values = np.array([v / 4 for t in terms for v in impacts[t]], np.float16)
+    index = LexicalIndex(blob, offsets, posting_offsets, np.zeros(len(values), np.uint32), values)
+    plain = [v / 4 for t in terms if not NAME_MARK.search(t.encode()) for v in impacts[t]]
+    names = len(plain) < len(values)
+    expected = float(np.float16(max(plain))) if plain and names else None
+    assert top_without_names(index) == expected

@@ -88,6 +88,9 @@ _HAS_OPERATOR = re.compile(rf"[{_OPERATORS}]")
 _RUN = re.compile(rf"[{_OPERATORS}.:/\-]{{2,}}")
 _ASCII_ELLIPSIS = re.compile(r"(?<![A-Za-z0-9_])[A-Za-z0-9_]+(?:\.\.\.[A-Za-z0-9_]+)+")
 _ELLIPSIS_PATTERN = rf"(?<!{_W}){_W}+(?:\.\.\.{_W}+)+"
+# What marks a name among a bundle's terms (UTF-8): no other term holds an operator character
+# or `...` (a word's separators come one at a time).
+NAME_MARK = re.compile(rb"[!%&*+<=>?^|~]|\.\.\.")
 
 
 @lru_cache(maxsize=1)
