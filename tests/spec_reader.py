@@ -100,6 +100,7 @@ def _run_end(s: str, i: int, member: Callable[[str], bool]) -> int:
 class Analyzer:
     stem: bool
     stopwords: frozenset[str]
+    names: bool = False
 
     @classmethod
     def from_metadata(cls, analyzer: dict) -> Analyzer:
@@ -120,7 +121,10 @@ class Analyzer:
             words = tuple(stop)
         else:
             raise ValueError(f"analyzer.stopwords must be a list of strings, not {stop!r}")
-        return cls(stem, frozenset(words))
+        names = analyzer.get("names", False)
+        if not isinstance(names, bool):
+            raise ValueError(f"analyzer.names must be a boolean, not {names!r}")
+        return cls(stem, frozenset(words), names)
 
 
 def tokens(line: str) -> Iterator[tuple[str, str]]:
@@ -263,8 +267,36 @@ def analyze_line(line: str, analyzer: Analyzer) -> tuple[list[str], list[str]]:
             if sub not in analyzer.stopwords:
                 terms.append(sub)
                 sequence.append(sub)
+    if analyzer.names:
+        terms.extend(n.lower() for n in names(line))
     bigrams = [f"{a} {b}" for a, b in zip(sequence, sequence[1:], strict=False)]
     return terms, bigrams
+
+
+OPERATORS = frozenset("!%&*+<=>?^|~")
+
+
+def names(line: str) -> Iterator[str]:
+    """Step 7: ellipsis names, left to right, then operator runs, left to right, as written."""
+    i, n = 0, len(line)
+    while i < n:
+        if is_word(line[i]) and (i == 0 or not is_word(line[i - 1])):
+            j = _run_end(line, i, is_word)
+            k = j
+            while line.startswith("...", k) and k + 3 < n and is_word(line[k + 3]):
+                k = _run_end(line, k + 3, is_word)
+            if k > j:
+                yield line[i:k]
+            i = k
+        else:
+            i += 1
+    run_chars = OPERATORS | (SEPARATORS - {"@"})
+    i = 0
+    while i < n:
+        j = _run_end(line, i, lambda c: c in run_chars)
+        if j - i >= 2 and any(c in OPERATORS for c in line[i:j]):
+            yield line[i:j]
+        i = max(j, i + 1)
 
 
 # -- *Stem variants*: Snowball English steps 0 to 1c, with the spec's list of its special cases --

@@ -188,9 +188,11 @@ def test_spec_reader_ranks_every_eval_query_like_the_runtime(
     fixture = {"yellow-docs": "yellow_bundle", "speakeasy-sdks": "speakeasy_bundle"}
     bundle = request.getfixturevalue(fixture.get(corpus_name, "rust_bundle"))
     reader = SpecReader(bundle)
-    # The format's ranking: without the runtime's taxonomy boost, page-role prior and
-    # coordination (policies on top of it).
-    options = SearchOptions(name_boost=0.0, role_prior=False, coordination=False)
+    # The format's ranking: without the runtime's taxonomy boost, page-role prior,
+    # coordination and tie-break by headings (policies on top of it).
+    options = SearchOptions(
+        name_boost=0.0, role_prior=False, coordination=False, heading_ties=False
+    )
     app = DocsApp(open_bundle(bundle), options)
     cases = _eval_queries(corpus_name)
     assert cases, f"no eval cases for {corpus_name}"
@@ -243,6 +245,9 @@ def _configs() -> list[tuple[Analyzer, AnalyzerConfig]]:
         for stop in (list(DEFAULT_STOPWORDS), []):
             meta = {"name": "docsmcp-1", "stem": stem, "stopwords": stop}
             out.append((Analyzer.from_metadata(meta), AnalyzerConfig.from_json(meta)))
+    names = {"name": "docsmcp-1", "stem": True, "stopwords": list(DEFAULT_STOPWORDS)}
+    names["names"] = True  # what the builder writes now (step 7)
+    out.append((Analyzer.from_metadata(names), AnalyzerConfig.from_json(names)))
     return out
 
 
@@ -252,7 +257,8 @@ CONFIGS = _configs()
 def assert_same_analysis(text: str, spec: Analyzer, runtime: AnalyzerConfig) -> None:
     a = analyze(text, runtime)
     assert analyze_line(text, spec) == (a.terms, a.bigrams), text
-    assert query_terms(text, spec) == runtime_query_terms(text, runtime), text
+    # operators=True: the format's query terms; leaving `vs` out is the runtime's policy.
+    assert query_terms(text, spec) == runtime_query_terms(text, runtime, operators=True), text
 
 
 _IDENT_WORDS = [
@@ -275,6 +281,7 @@ _SPECIALS = [
     "\u00a0", "\u200b", "\u2028", "\ufeff", "\t", "\r",
 ]  # fmt: skip
 _PUNCT = list(" .:/@-_,;!?()[]{}'\"#*`~+=<>|\\$%&^") + ["..", "::", "--", "__", "._", "_."]
+_PUNCT += ["...", "…", "?.", "??=", "<<", "->", "=>", "!==", "...>", "/>", "＜＜"]
 
 identifier = st.lists(st.sampled_from(_IDENT_WORDS), min_size=1, max_size=4).flatmap(
     lambda words: st.lists(

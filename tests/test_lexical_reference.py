@@ -33,7 +33,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from spec_reader import inflection_stem
 
-CONFIG = AnalyzerConfig()
+CONFIG = AnalyzerConfig(names=True)  # as the builder analyses (pipeline/collect.py)
+# A name (bundle-spec.md, *Terms*, step 7) holds one of these: no other term does.
+NAME = re.compile(r"[!%&*+<=>?^|~]|\.\.\.")
 PARAMS = LexicalParams()
 FIELDS = ("heading", "trail", "body", "context", "page", "lead", "anchors")
 
@@ -130,7 +132,8 @@ class ReferenceBM25F:
             lengths.append({})
             for name, text in field_texts(chunk, pages, anchors[row]).items():
                 terms = line_terms(text)
-                lengths[row][name] = len(terms)
+                # a field's length: its terms and bigrams, not its names
+                lengths[row][name] = sum(1 for t in terms if not NAME.search(t))
                 for term in terms:
                     per_field = counts.setdefault(term, {}).setdefault(row, {})
                     per_field[name] = per_field.get(name, 0) + 1
@@ -399,29 +402,35 @@ def test_ranking_is_by_reference_score_then_row(
 ) -> None:
     scores = reference.score32(query, PARAMS.phrase_weight, PARAMS.stem_weight)
     matching = [row for row in range(reference.n) if scores[row] > 0]
-    expected = sorted(matching, key=lambda row: (-scores[row], row))
+    expected = sorted(matching, key=lambda row: (-scores[row], headings(chunks[row]), row))
     rows, shown = search_rows(tiny_app, chunks, query)
     assert rows == expected
     assert shown == pytest.approx([float(scores[r]) for r in rows], abs=1e-5)
 
 
-def test_equal_scores_rank_in_row_order(
+def headings(chunk) -> int:  # type: ignore[no-untyped-def]
+    """The tie-break's key: the characters of the breadcrumb less the path (engine.py)."""
+    return len(chunk.breadcrumb.partition(" > ")[2])
+
+
+def test_equal_scores_rank_shorter_headings_then_row_order(
     tiny_app: DocsApp, chunks: list, reference: ReferenceBM25F
 ) -> None:
     # "global-guide" is only in the context field of the six guide chunks, whose contexts have
     # equal length (guides/errors.md, guides/sessions.md): six equal scores.
     rows, shown = search_rows(tiny_app, chunks, "global-guide")
     assert len(rows) == 6 and len(set(shown)) == 1
-    assert rows == sorted(rows)
+    assert rows == sorted(rows, key=lambda r: (headings(chunks[r]), r))
+    assert rows != sorted(rows)  # the tie-break moved some
     assert all(chunks[r].path.startswith("guides/") for r in rows)
     # "python": one chunk says it in its body, three more only in their context; those three
-    # tie below the first and keep row order
+    # tie below the first, shorter headings first, then in row order
     scores = reference.score32("python", PARAMS.phrase_weight, PARAMS.stem_weight)
     rows, _ = search_rows(tiny_app, chunks, "python")
     tied = [r for r in rows if sum(scores[x] == scores[r] for x in rows) > 1]
-    assert len(rows) == 4 and tied == rows[1:] == sorted(tied)
-    for a, b in zip(rows, rows[1:], strict=False):
-        assert scores[a] > scores[b] or (scores[a] == scores[b] and a < b)
+    assert len(rows) == 4 and tied == rows[1:]
+    key = [(-scores[r], headings(chunks[r]), r) for r in rows]
+    assert key == sorted(key)
 
 
 @settings(max_examples=200, deadline=None)

@@ -38,6 +38,7 @@ from docsmcp_runtime.format.impact_codes import impact_codes
 from docsmcp_runtime.format.jsonread import loads
 from docsmcp_runtime.format.layout import DISPLAY_ARRAYS, ArraySpec
 from docsmcp_runtime.format.schemas import CHUNK_SCHEMA, TABLES
+from docsmcp_runtime.search.analyzer import NAME_MARK
 from docsmcp_runtime.search.stems import stem_rings
 
 from docsmcp.bundle.display import write_display
@@ -301,7 +302,7 @@ def _write_contents(
     with open(tmp / CHUNKS_FILE, "wb") as dest:
         shutil.copyfileobj(chunks.file, dest, COPY_BUFFER)
     # Impacts as uint8 codes into 256 levels (bundle-spec.md, *Impact codes*).
-    codes, levels = impact_codes(index.postings_impacts)
+    codes, levels = impact_codes(index.postings_impacts, top_without_names(index))
     rings = stem_rings(_words(index))
     arrays = {
         "terms": np.frombuffer(index.terms, dtype=np.uint8),
@@ -353,6 +354,31 @@ def _write_contents(
         json.dumps(final.to_json(), indent=2, ensure_ascii=False) + "\n", encoding="utf-8"
     )
     return final
+
+
+def top_without_names(index: LexicalIndex) -> float | None:
+    """The largest impact of a term that is not a name (*Terms*, step 7), the impact codes'
+    top level: a name's larger impact takes the last code, so adding names changes no other
+    posting's code (bundle-spec.md, *Impact codes*). None when the index holds no name."""
+    offsets = index.term_offsets
+    marks = [m.start() for m in NAME_MARK.finditer(index.terms)]
+    if not marks:
+        return None
+    named = np.unique(np.searchsorted(offsets, np.array(marks, np.uint64), side="right") - 1)
+    starts = index.postings_offsets[:-1].astype(np.int64)
+    ends = index.postings_offsets[1:].astype(np.int64)
+    plain = np.ones(len(starts), bool)
+    plain[named] = False
+    plain &= ends > starts
+    if not plain.any():
+        return None
+    tops = np.maximum.reduceat(index.postings_impacts, starts[plain])
+    # reduceat runs each segment to the next start: cut at each term's own end instead when
+    # a name's postings follow it (a segment then holds the name's impacts too).
+    follows = np.r_[starts[plain][1:], len(index.postings_impacts)] != ends[plain]
+    for i in np.flatnonzero(follows):
+        tops[i] = index.postings_impacts[starts[plain][i] : ends[plain][i]].max()
+    return float(tops.max())
 
 
 def _words(index: LexicalIndex) -> Iterator[tuple[int, str]]:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import sys
 import tempfile
 from array import array
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from itertools import chain
@@ -86,9 +86,9 @@ def _analyse_line(config: AnalyzerConfig):  # type: ignore[no-untyped-def]
     if found is None:
 
         @lru_cache(maxsize=LINE_CACHE)
-        def found(line: str) -> tuple[str, ...]:
+        def found(line: str) -> tuple[tuple[str, ...], int]:
             a = analyze(line, config)
-            return (*a.terms, *a.bigrams)
+            return (*a.terms, *a.bigrams), a.n_names
 
         _LINE_ANALYSERS.clear()  # one build, one set of options
         _LINE_ANALYSERS[config] = found
@@ -100,7 +100,14 @@ _LINE_ANALYSERS: dict[AnalyzerConfig, object] = {}
 
 def _line_terms(line: str, config: AnalyzerConfig) -> tuple[str, ...]:
     """A line's terms then bigrams (remembered)."""
-    return _analyse_line(config)(line)
+    return _analyse_line(config)(line)[0]
+
+
+def _lines_terms(lines: Iterable[str], line_terms) -> tuple[list[str], int]:  # type: ignore[no-untyped-def]
+    """The terms then bigrams of each line, in order, and how many of them are names (not
+    counted in a field's length: bundle-spec.md, *Full-text index*)."""
+    found = list(map(line_terms, lines))
+    return list(chain.from_iterable(t for t, _ in found)), sum(n for _, n in found)
 
 
 def heading_fields(chunk: Chunk) -> tuple[str, str]:
@@ -110,12 +117,12 @@ def heading_fields(chunk: Chunk) -> tuple[str, str]:
     return own, trail
 
 
-def _field_terms(chunk: Chunk, config: AnalyzerConfig) -> list[list[str]]:
-    """The terms of a chunk's heading, trail, body and context fields."""
+def _field_terms(chunk: Chunk, config: AnalyzerConfig) -> list[tuple[list[str], int]]:
+    """The terms of a chunk's heading, trail, body and context fields, and their names."""
     line_terms = _analyse_line(config)
     # Bigrams never cross a line: lines separate headings, cells, items and paragraphs.
     return [
-        list(chain.from_iterable(map(line_terms, text.split("\n")))) if text else []
+        _lines_terms(text.split("\n"), line_terms) if text else ([], 0)
         for text in (*heading_fields(chunk), chunk.search_text, context_text(chunk))
     ]
 
@@ -132,13 +139,13 @@ _ARRAY_CODE = next(code for code in "IL" if array(code).itemsize == 4)
 _SWAP = sys.byteorder != "little"
 
 
-def _counted(terms: list[str]) -> tuple[str, bytes, int]:
+def _counted(terms: list[str], names: int = 0) -> tuple[str, bytes, int]:
     counts: dict[str, int] = {}
     _count_elements(counts, terms)  # what Counter(terms) does, without its Python layers
     tf = array(_ARRAY_CODE, counts.values())
     if _SWAP:
         tf.byteswap()
-    return "\n".join(counts), tf.tobytes(), len(terms)
+    return "\n".join(counts), tf.tobytes(), len(terms) - names
 
 
 def analyse_chunk(
@@ -147,26 +154,21 @@ def analyse_chunk(
     """What the index needs of one chunk's own fields (all but `anchors`), computable apart
     (in a worker, or from a cache); `page` and `lead` are the file's (`pagefield.page_field`,
     `pagefield.lead_text`)."""
-    own = tuple(_counted(terms) for terms in _field_terms(chunk, config))
+    own = tuple(_counted(terms, names) for terms, names in _field_terms(chunk, config))
     return (*own, _page_counted(page, config), _page_counted(lead, config))
 
 
 @lru_cache(maxsize=4)
 def _page_counted(page: str, config: AnalyzerConfig) -> tuple[str, bytes, int]:
     """The `page` or `lead` field, counted once per file (the same on each of its chunks)."""
-    line_terms = _analyse_line(config)
-    return _counted(list(chain.from_iterable(map(line_terms, page.split("\n")))))
+    return _counted(*_lines_terms(page.split("\n"), _analyse_line(config)))
 
 
 def analyse_anchors(texts: Sequence[str], config: AnalyzerConfig) -> tuple[str, bytes, int]:
     """The `anchors` field of one chunk: each link text analysed as a line of its own
     (remembered: link texts repeat, e.g. an error type's name linked from every method)."""
-    line_terms = _analyse_line(config)
-    terms: list[str] = []
-    for text in texts:
-        for line in text.split("\n"):
-            terms.extend(line_terms(line))
-    return _counted(terms)
+    lines = (line for text in texts for line in text.split("\n"))
+    return _counted(*_lines_terms(lines, _analyse_line(config)))
 
 
 # (term, chunk, field) entries mapped to term ids at a time: bounds the Python strings alive

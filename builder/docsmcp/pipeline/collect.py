@@ -57,6 +57,11 @@ TRIM_EVERY = 4096
 FREEZE_EVERY = 512
 
 
+# What the builder analyses with: the default stop words and stemming, and names (`for...in`,
+# `??=`: bundle-spec.md, *Terms*, step 7), which the bundle's `analyzer` records.
+BUILD_ANALYZER = AnalyzerConfig(names=True)
+
+
 @dataclass(frozen=True)
 class BuildOptions:
     docs_dir: Path
@@ -70,7 +75,7 @@ class BuildOptions:
     instructions: str | None = None
     search_description: str | None = None
     get_doc_description: str | None = None
-    analyzer: AnalyzerConfig = field(default_factory=AnalyzerConfig)
+    analyzer: AnalyzerConfig = BUILD_ANALYZER
     lexical: LexicalParams = field(default_factory=LexicalParams)
     embedding: EmbeddingOptions = field(default_factory=EmbeddingOptions)
     # The cache root (cache.py); default: $DOCSMCP_CACHE_DIR, else $XDG_CACHE_HOME/docsmcp,

@@ -28,9 +28,12 @@ def impact_levels(top: float) -> np.ndarray:
     return ((steps * np.sqrt(max(top, 0.0))) ** 2).astype(np.float32)
 
 
-def impact_codes(impacts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(uint8 codes, float32 levels) of float16 (or float32) impacts >= 0."""
-    top = float(impacts.max()) if len(impacts) else 0.0
+def impact_codes(impacts: np.ndarray, top: float | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """(uint8 codes, float32 levels) of float16 (or float32) impacts >= 0. `top`: the level of
+    the last code (default, or when not positive: the largest impact); a larger impact takes
+    the last code."""
+    if top is None or top <= 0:
+        top = float(impacts.max()) if len(impacts) else 0.0
     levels = impact_levels(top)
     codes = np.zeros(len(impacts), dtype=np.uint8)
     if top <= 0:

@@ -41,9 +41,16 @@ class AnalyzerConfig:
 
     stem: bool = True
     stopwords: tuple[str, ...] = DEFAULT_STOPWORDS  # sorted; () for none
+    # Names the words alone lose (bundle-spec.md, *Terms*, step 7): `for...in`, `??=`, `<<`.
+    # Off unless the bundle says so: a bundle built before them is searched as it was built.
+    # The builder turns them on (pipeline/collect.py, BUILD_ANALYZER).
+    names: bool = False
 
     def to_json(self) -> dict:
-        return {"name": ANALYZER_NAME, "stem": self.stem, "stopwords": list(self.stopwords)}
+        data = {"name": ANALYZER_NAME, "stem": self.stem, "stopwords": list(self.stopwords)}
+        if self.names:  # absent means false: an older bundle's bytes and meaning
+            data["names"] = True
+        return data
 
     @classmethod
     def from_json(cls, value: object, path: str = "analyzer") -> AnalyzerConfig:
@@ -59,7 +66,9 @@ class AnalyzerConfig:
             stopwords = DEFAULT_STOPWORDS if raw else ()
         else:
             stopwords = j.sorted_unique(j.field(data, "stopwords", path, j.strings), where)
-        return cls(stem=j.field(data, "stem", path, j.boolean), stopwords=stopwords)
+        names = j.field(data, "names", path, j.boolean) if "names" in data else False
+        stem = j.field(data, "stem", path, j.boolean)
+        return cls(stem=stem, stopwords=stopwords, names=names)
 
 
 @dataclass(frozen=True)

@@ -112,6 +112,7 @@ class Searcher:
         # Page roles (roles.py), reading the role column through _column.
         self.roles = RolePrior.of(bundle, self._column) if options.role_prior else None
         self.coordination = options.coordination
+        self.heading_ties = options.heading_ties
         # Sets: named_values asks whether a word is a value, several times a search.
         self._values = {k: frozenset(v.values) for k, v in self.taxonomy.items()}
         floor = options.similarity_floor
@@ -225,6 +226,18 @@ class Searcher:
             terms, bigrams = without_change_words(terms, bigrams)
         return terms, bigrams, []
 
+    def heading_lengths(self, rows: np.ndarray) -> np.ndarray:
+        """The characters of each row's headings (its breadcrumb less the path): among rows of
+        equal score, the one with shorter headings first. Impact codes give one code to impacts
+        ~1 % apart (bundle-spec.md, *Impact codes*), so shadcn's Dialog and Alert Dialog tied
+        for "dialog", and row (path) order put Alert Dialog first; the shorter title is what
+        their float impacts preferred (the trail field's length)."""
+        out = np.empty(len(rows), np.int64)
+        for i, row in enumerate(rows.tolist()):
+            crumb = self.bundle.shown(row).header["breadcrumb"]
+            out[i] = len(crumb.partition(" > ")[2])
+        return out
+
     def coordinated(
         self, query: str, out: np.ndarray | None = None
     ) -> tuple[np.ndarray, int] | None:
@@ -294,7 +307,12 @@ class Searcher:
             total = len(rows)
             depth = self.rescorer.spec.depth if self.rescorer is not None else 0
             # Folded variants: room for every copy of the sections that can be shown.
-            ranked, ranked_scores = topk(rows, part, max(end, depth) * self.versions.room(scope))
+            ranked, ranked_scores = topk(
+                rows,
+                part,
+                max(end, depth) * self.versions.room(scope),
+                self.heading_lengths if self.heading_ties else None,
+            )
             also_in: list[dict[str, list[str]]] = [{} for _ in ranked]
             if scope.folded:
                 ranked, ranked_scores, also_in = self.versions.fold_variants(

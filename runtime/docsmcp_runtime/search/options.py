@@ -56,6 +56,9 @@ class SearchOptions:
     # False: rows naming every word of a query of names or a choice do not gain, and `vs` is
     # searched as a word (lexical.coordination, intent.wants_every_word).
     coordination: bool = True
+    # Equal full-text scores rank shorter headings first (engine.Searcher.heading_lengths),
+    # not in row order alone.
+    heading_ties: bool = True
     # An OpenAI-compatible chat endpoint reranking the fused top (--rerank-url); None: off.
     rerank: RerankOptions | None = None
     # Lists an IVF search reads (--ivf-probe); None: the bundle's `index.probe`.

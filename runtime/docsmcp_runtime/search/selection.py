@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 
 # Many candidates per place asked for are first cut to those at least the k-th best of every
@@ -10,9 +12,19 @@ import numpy as np
 SAMPLE_EVERY = 16
 
 
-def topk(rows: np.ndarray, values: np.ndarray, k: int | None) -> tuple[np.ndarray, np.ndarray]:
+# Tied rows a tie-break orders at most: more (a term every page repeats alike) keep row order.
+MAX_TIED = 64
+
+
+def topk(
+    rows: np.ndarray,
+    values: np.ndarray,
+    k: int | None,
+    tiebreak: Callable[[np.ndarray], np.ndarray] | None = None,
+) -> tuple[np.ndarray, np.ndarray]:
     """The candidates (`rows`, `values`) ranked by value, highest first, equal values in row
-    order; at most `k` of them (all when `k` is None).
+    order, or by `tiebreak` (rows -> int keys, smaller first) then row order where at most
+    MAX_TIED rows share a value with another; at most `k` of them (all when `k` is None).
 
     Uses a partition first, so ranking the best 200 of a million candidates does not sort them
     all. Everything scoring at least the k-th best is kept until the final cut, ties included,
@@ -33,8 +45,28 @@ def topk(rows: np.ndarray, values: np.ndarray, k: int | None) -> tuple[np.ndarra
         threshold = np.partition(values, len(values) - k)[len(values) - k]
         keep = values >= threshold
         rows, values = rows[keep], values[keep]
-    order = np.lexsort((rows, -values))[:k]
+    keys = _tie_keys(rows, values, tiebreak) if tiebreak is not None else None
+    order = np.lexsort((rows, -values) if keys is None else (rows, keys, -values))[:k]
     return rows[order], values[order]
+
+
+def _tie_keys(
+    rows: np.ndarray, values: np.ndarray, tiebreak: Callable[[np.ndarray], np.ndarray]
+) -> np.ndarray | None:
+    """`tiebreak`'s keys for the rows whose value another row has (0 for the others), or None
+    when no value repeats or more than MAX_TIED rows would need a key."""
+    if len(values) < 2:
+        return None
+    ordered = np.sort(values)
+    repeated = ordered[1:][ordered[1:] == ordered[:-1]]
+    if not len(repeated):
+        return None
+    tied = np.flatnonzero(np.isin(values, repeated))
+    if len(tied) > MAX_TIED:
+        return None
+    keys = np.zeros(len(rows), np.int64)
+    keys[tied] = tiebreak(rows[tied])
+    return keys
 
 
 def rank(scores: np.ndarray, keep: np.ndarray, k: int | None) -> tuple[np.ndarray, np.ndarray]:
