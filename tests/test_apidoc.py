@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from conftest import build_bundle, run_docsmcp
-from docsmcp.sources.formats.apidoc import Sources, directive, render
+from docsmcp.sources.formats.source.apidoc import Sources, directive, render
 from docsmcp_runtime.bundle.reader import open_bundle
 from hypothesis import given, settings
 from hypothesis import strategies as st

@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 from conftest import FUZZ, build_bundle, run_docsmcp
 from docsmcp.commands.init import propose
-from docsmcp.sources.antora import not_a_page, resource
-from docsmcp.sources.formats.asciidoc import asciidoc_to_markdown
+from docsmcp.sources.formats.asciidoc.asciidoc import asciidoc_to_markdown
+from docsmcp.sources.sites.antora import not_a_page, resource
 from docsmcp_runtime.bundle.reader import open_bundle
 from docsmcp_runtime.tools.app import DocsApp
 from hypothesis import given

@@ -8,7 +8,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from conftest import FUZZ, build_bundle, run_docsmcp, write_tree
-from docsmcp.sources.formats import apidoc, autodoc
+from docsmcp.sources.formats.rst import autodoc
+from docsmcp.sources.formats.source import apidoc
 from hypothesis import given
 from hypothesis import strategies as st
 from mcp_client import McpSession

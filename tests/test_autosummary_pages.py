@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from conftest import FUZZ, build_bundle, page_texts, run_docsmcp, write_tree
-from docsmcp.sources import autosummary_pages
+from docsmcp.sources.sites import autosummary_pages
 from hypothesis import given
 from hypothesis import strategies as st
 from mcp_client import McpSession

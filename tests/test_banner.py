@@ -8,7 +8,7 @@ import json
 from pathlib import Path
 
 from conftest import build_bundle
-from docsmcp.sources.formats.banner import drop_banner
+from docsmcp.sources.formats.markdown.banner import drop_banner
 from mcp_client import McpSession
 
 DECORATORS = """<h1 align="center">Acme</h1>

@@ -11,8 +11,8 @@ import pytest
 from conftest import EXAMPLE_DOCS, build_bundle, run_docsmcp
 from docsmcp.chunking.chunk import chunk_file
 from docsmcp.sources.corpus import load_corpus
-from docsmcp.sources.formats.dialects import rewrite
-from docsmcp.sources.formats.tab_languages import tab_language
+from docsmcp.sources.formats.markdown.dialects import rewrite
+from docsmcp.sources.formats.markdown.tab_languages import tab_language
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from mcp_client import McpSession
@@ -923,7 +923,7 @@ _ESM_PIECES = st.sampled_from(
 @settings(max_examples=200, deadline=None)
 @given(st.lists(_ESM_PIECES, max_size=30))
 def test_esm_metadata_never_fails(pieces: list[str]) -> None:
-    from docsmcp.sources.formats.mdx import esm_metadata
+    from docsmcp.sources.formats.markdown.mdx import esm_metadata
 
     found = esm_metadata(pieces)
     assert set(found) <= {"title", "description"}
@@ -1076,7 +1076,7 @@ def test_an_anchor_before_a_heading_is_its_id() -> None:
 
 
 def test_mdx_code_block_fences_are_mdx() -> None:
-    from docsmcp.sources.formats.mdx import mdx_code_blocks
+    from docsmcp.sources.formats.markdown.mdx import mdx_code_blocks
 
     lines = ["````mdx-code-block", "<Tabs>", "```js", "x", "```", "</Tabs>", "````", "after"]
     assert mdx_code_blocks(lines) == ["", "<Tabs>", "```js", "x", "```", "</Tabs>", "", "after"]
@@ -1085,7 +1085,7 @@ def test_mdx_code_block_fences_are_mdx() -> None:
 def test_vuepress_code_tabs_and_inline_code_languages() -> None:
     """VuePress' `::: code-tabs#shell` / `@tab pnpm` (its install pages) were shown as written;
     rehype-pretty-code's `` `true{:js}` `` (Nextra) showed its language."""
-    from docsmcp.sources.formats.mdx import admonitions_to_text
+    from docsmcp.sources.formats.markdown.mdx import admonitions_to_text
 
     lines = ["::: code-tabs#shell", "@tab pnpm", "```bash", "pnpm add x", "```"]
     lines += ["@tab:active npm", "```bash", "npm i x", "```", ":::"]

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from docsmcp.chunking.chunk import chunk_file
 from docsmcp.sources.corpus import load_corpus
-from docsmcp.sources.navfiles import read_nav
+from docsmcp.sources.navigation.navfiles import read_nav
 
 
 def _chunks(docs: Path, path: str) -> list:

@@ -1,4 +1,4 @@
-"""Documenter.jl sites (Julia) read as the built site shows them (sources/documenter.py,
+"""Documenter.jl sites (Julia) read as the built site shows them (sources/sites/documenter.py,
 julia_source.py): `@docs` blocks show the docstrings of the package's source, `@ref` links
 resolve, Documenter's other blocks show their code or nothing. The fixtures are written in the
 shape of Documenter's own docs and of DataFrames.jl's (`docs/src/*.md`, `docs/make.jl`, the
@@ -12,8 +12,9 @@ from pathlib import Path
 import pyarrow.parquet as pq
 from conftest import FUZZ, build_bundle, run_docsmcp
 from docsmcp.enrich.xref import _norm
-from docsmcp.sources import documenter, documenter_make, julia_source
-from docsmcp.sources.navfiles import read_nav
+from docsmcp.sources.navigation import documenter_make
+from docsmcp.sources.navigation.navfiles import read_nav
+from docsmcp.sources.sites import documenter, julia_source
 from docsmcp_runtime.bundle.reader import open_bundle
 from hypothesis import given
 from hypothesis import strategies as st

@@ -14,10 +14,11 @@ from conftest import FUZZ, build_bundle, run_docsmcp, write_tree
 from docsmcp.chunking.chunk import chunk_file
 from docsmcp.commands.init import propose
 from docsmcp.model.source import SourceFile, Strategy
-from docsmcp.sources import dumi_demos, dumi_tabs
 from docsmcp.sources.corpus import load_corpus
-from docsmcp.sources.formats.fences import fenced_lines
-from docsmcp.sources.formats.mdx import admonitions_to_text
+from docsmcp.sources.formats.markdown.fences import fenced_lines
+from docsmcp.sources.formats.markdown.mdx import admonitions_to_text
+from docsmcp.sources.inclusion import dumi_demos
+from docsmcp.sources.sites import dumi_tabs
 from hypothesis import given
 from hypothesis import strategies as st
 

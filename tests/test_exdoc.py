@@ -10,10 +10,10 @@ from pathlib import Path
 import pyarrow.parquet as pq
 from conftest import FUZZ, build_bundle, run_docsmcp
 from docsmcp.enrich import exdoc_links
-from docsmcp.sources import exdoc_site
-from docsmcp.sources.formats.exdoc import elixir_to_markdown
-from docsmcp.sources.formats.exdoc_admonitions import admonition_line
+from docsmcp.sources.formats.markdown.exdoc_admonitions import admonition_line
+from docsmcp.sources.formats.source.exdoc import elixir_to_markdown
 from docsmcp.sources.site_config import CorpusName, corpus_name
+from docsmcp.sources.sites import exdoc_site
 from docsmcp_runtime.bundle.reader import open_bundle
 from hypothesis import given
 from hypothesis import strategies as st

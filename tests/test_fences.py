@@ -8,8 +8,8 @@ from pathlib import Path
 
 from conftest import build_bundle
 from docsmcp.commands.eval_cases import heading_lines
-from docsmcp.sources.formats.fences import _fenced_lines, fenced_lines
-from docsmcp.sources.formats.mdx import admonitions_to_text, drop_esm
+from docsmcp.sources.formats.markdown.fences import _fenced_lines, fenced_lines
+from docsmcp.sources.formats.markdown.mdx import admonitions_to_text, drop_esm
 from docsmcp.sources.frontmatter import find_inline_hints
 from docsmcp_runtime.bundle.reader import open_bundle
 from docsmcp_runtime.tools.app import DocsApp

@@ -12,10 +12,10 @@ from pathlib import Path
 
 import pyarrow.parquet as pq
 from conftest import FUZZ, build_bundle, page_texts, run_docsmcp
-from docsmcp.sources.formats.godoc import go_to_markdown
-from docsmcp.sources.formats.godoc_comment import inline, render
-from docsmcp.sources.formats.godoc_files import MARK
-from docsmcp.sources.formats.godoc_parse import parse
+from docsmcp.sources.formats.source.godoc import go_to_markdown
+from docsmcp.sources.formats.source.godoc_comment import inline, render
+from docsmcp.sources.formats.source.godoc_files import MARK
+from docsmcp.sources.formats.source.godoc_parse import parse
 from docsmcp_runtime.bundle.reader import open_bundle
 from hypothesis import given
 from hypothesis import strategies as st

@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 from conftest import FUZZ, build_bundle, run_docsmcp
-from docsmcp.sources.formats.html_tree import MAX_DEPTH
-from docsmcp.sources.formats.htmlpage import html_to_markdown
+from docsmcp.sources.formats.html.html_tree import MAX_DEPTH
+from docsmcp.sources.formats.html.htmlpage import html_to_markdown
 from hypothesis import given
 from hypothesis import strategies as st
 from mcp_client import McpSession, text_of

@@ -1,5 +1,5 @@
-"""Hugo's include shortcode (sources/hugo_includes.py) and the pages a Hugo site never renders
-(sources/hugo_site.py). OpenTelemetry's docs (Hugo + Docsy) write `{{% include
+"""Hugo's include shortcode (sources/inclusion/hugo_includes.py) and the pages a Hugo site never
+renders (sources/sites/hugo_site.py). OpenTelemetry's docs (Hugo + Docsy) write `{{% include
 "span-status-preamble.md" %}}` (44 in its docs folder), found in the nearest `_includes/` folder
 up the page's sections: the included text was lost, and the 16 fragments, which the site's
 configuration never renders (a `cascade` of `build: {render: never}` targeting

@@ -1,5 +1,5 @@
 """Shortcodes of the Kubernetes website (Hugo + Docsy) whose text is another page's or the
-site's (sources/hugo_terms.py, hugo_includes.py's code samples and `includes` bundle), in the
+site's (sources/sites/hugo_terms.py, hugo_includes.py's code samples and `includes` bundle), in the
 shape of kubernetes/website's `content/en/docs`: glossary terms in `reference/glossary/`,
 `{{% heading "whatsnext" %}}` from `data/i18n/en/en.toml`, `{{% code_sample %}}` from
 `content/en/examples/`, prerequisites from `content/en/includes/`."""
@@ -10,7 +10,7 @@ from pathlib import Path
 
 from conftest import FUZZ, build_bundle, page_texts, write_tree
 from docsmcp.model.source import SourceFile, Strategy
-from docsmcp.sources import hugo_terms
+from docsmcp.sources.sites import hugo_terms
 from hypothesis import given
 from hypothesis import strategies as st
 

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 from conftest import FUZZ, build_bundle, run_docsmcp, write_tree
-from docsmcp.sources.file_fences import fences
-from docsmcp.sources.includes import expand
+from docsmcp.sources.inclusion.file_fences import fences
+from docsmcp.sources.inclusion.includes import expand
 from docsmcp_runtime.bundle.reader import open_bundle
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -370,7 +370,7 @@ def test_docsify_embeds(tmp_path: Path) -> None:
 def test_pages_that_include_themselves_stop(tmp_path: Path) -> None:
     """A MyST page that includes itself recursed until Python's stack ran out (a traceback,
     the build lost); every dialect stops at includes.MAX_DEPTH levels."""
-    from docsmcp.sources.includes import MAX_DEPTH
+    from docsmcp.sources.inclusion.includes import MAX_DEPTH
 
     docs = tmp_path / "docs"
     docs.mkdir()

@@ -1,4 +1,4 @@
-"""MDN's KumaScript macros and definition lists (formats/kumascript.py), in the shape of
+"""MDN's KumaScript macros and definition lists (formats/markdown/kumascript.py), in the shape of
 mdn/content's `files/en-us` pages: front matter `title`/`slug`/`page-type`, `{{jsxref()}}`,
 `{{domxref()}}`, `{{HTTPHeader()}}`, badges, sidebars, `{{Compat}}`/`{{Specifications}}` under
 their headings, and `- term` / `  - : definition` lists."""
@@ -10,8 +10,8 @@ from pathlib import Path
 
 from conftest import FUZZ, build_bundle, page_texts, write_tree
 from docsmcp.model.source import SourceFile, Strategy
-from docsmcp.sources import mdn_api
-from docsmcp.sources.formats import dialects, kumascript
+from docsmcp.sources.formats.markdown import dialects, kumascript
+from docsmcp.sources.sites import mdn_api
 from hypothesis import given
 from hypothesis import strategies as st
 from mcp_client import McpSession

@@ -1,4 +1,4 @@
-"""References written without a title show what Sphinx shows (formats/link_titles.py): the
+"""References written without a title show what Sphinx shows (formats/markdown/link_titles.py): the
 heading a label marks, the title of the page a `:doc:` names; also from MyST pages, and after a
 rebuild that changed only the other page's title."""
 
@@ -13,7 +13,7 @@ import pyarrow.parquet as pq
 from conftest import build_bundle, bundle_differences, run_docsmcp, write_tree
 from docsmcp.model.source import SourceFile, Strategy
 from docsmcp.pipeline.known_files import RACY_NS
-from docsmcp.sources.formats.link_titles import defined
+from docsmcp.sources.formats.markdown.link_titles import defined
 
 PAGES = {
     "index.rst": (

@@ -1,15 +1,16 @@
-"""Markdoc pages (formats/markdoc.py, markdoc_partials.py), in the shapes of the Markdoc site's
-own docs (markdoc/docs: `# {% $markdoc.frontmatter.title %}` on 20 of 21 pages, list tables,
-callouts, partials from `markdoc/partials/`) and of `.mdoc` content folders (Astro, Keystatic)."""
+"""Markdoc pages (formats/markdown/markdoc.py, markdoc_partials.py), in the shapes of the Markdoc
+site's own docs (markdoc/docs: `# {% $markdoc.frontmatter.title %}` on 20 of 21 pages, list
+tables, callouts, partials from `markdoc/partials/`) and of `.mdoc` content folders (Astro,
+Keystatic)."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 from conftest import FUZZ, build_bundle, write_tree
-from docsmcp.sources.formats import markdoc
-from docsmcp.sources.formats.fences import fenced_lines
-from docsmcp.sources.markdoc_partials import call, included
+from docsmcp.sources.formats.markdown import markdoc
+from docsmcp.sources.formats.markdown.fences import fenced_lines
+from docsmcp.sources.inclusion.markdoc_partials import call, included
 from docsmcp_runtime.bundle.reader import open_bundle
 from hypothesis import given
 from hypothesis import strategies as st

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from conftest import corpus
 from docsmcp.chunking import blocks
-from docsmcp.sources.formats import mdfast
+from docsmcp.sources.formats.markdown import mdfast
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from markdown_it import MarkdownIt

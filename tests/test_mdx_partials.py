@@ -1,13 +1,14 @@
-"""MDX partials (sources/mdx_partials.py): a markdown file a page imports as a component is
-inlined where the component's tag stands, as Docusaurus, Mintlify and Astro sites render it, and
-is no page of its own. Before, the page showed nothing there (Drizzle's get-started pages, React
-Native's environment guide) and the partials were pages the site never serves."""
+"""MDX partials (sources/inclusion/mdx_partials.py): a markdown file a page imports as a
+component is inlined where the component's tag stands, as Docusaurus, Mintlify and Astro sites
+render it, and is no page of its own. Before, the page showed nothing there (Drizzle's
+get-started pages, React Native's environment guide) and the partials were pages the site never
+serves."""
 
 from __future__ import annotations
 
 import pyarrow.parquet as pq
 from conftest import build_bundle, run_docsmcp, write_tree
-from docsmcp.sources.includes import expand
+from docsmcp.sources.inclusion.includes import expand
 from docsmcp_runtime.bundle.reader import open_bundle
 
 

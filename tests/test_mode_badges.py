@@ -1,7 +1,7 @@
-"""React Router's mode badges (reactrouter.com, formats/mode_badges.py): `[MODES: framework,
-data]` under an API page's title is drawn as the icons of the modes it works in. It reads as
-`Modes: framework, data`, and a title whose section holds only it (and the generator's hidden
-comment) is no chunk of its own: 112 of the site's 892 chunks were such a stub, and
+"""React Router's mode badges (reactrouter.com, formats/markdown/mode_badges.py): `[MODES:
+framework, data]` under an API page's title is drawn as the icons of the modes it works in. It
+reads as `Modes: framework, data`, and a title whose section holds only it (and the generator's
+hidden comment) is no chunk of its own: 112 of the site's 892 chunks were such a stub, and
 "useFetcher" ranked one first."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from pathlib import Path
 
 from docsmcp.chunking.chunk import chunk_file
 from docsmcp.sources.corpus import load_corpus
-from docsmcp.sources.formats.dialects import rewrite
+from docsmcp.sources.formats.markdown.dialects import rewrite
 
 API_PAGE = """---
 title: useThing

@@ -1,6 +1,6 @@
 """MyST markdown (Sphinx projects, Jupyter Book) read as its reader sees it
-(sources/formats/myst.py): MyST-Parser's own docs showed 189 `:::{...}` fences, 39 roles and 13
-`(label)=` targets in get_doc text, and admonition bodies as code blocks."""
+(sources/formats/markdown/myst.py): MyST-Parser's own docs showed 189 `:::{...}` fences, 39 roles
+and 13 `(label)=` targets in get_doc text, and admonition bodies as code blocks."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from pathlib import Path
 from conftest import FUZZ
 from docsmcp.chunking.chunk import chunk_file
 from docsmcp.sources.corpus import load_corpus
-from docsmcp.sources.formats.myst import rewrite_myst
+from docsmcp.sources.formats.markdown.myst import rewrite_myst
 from hypothesis import given
 from hypothesis import strategies as st
 

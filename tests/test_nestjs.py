@@ -1,4 +1,4 @@
-"""NestJS's docs (docs.nestjs.com, formats/nestjs.py): its renderer shows a code block's
+"""NestJS's docs (docs.nestjs.com, formats/markdown/nestjs.py): its renderer shows a code block's
 `@@filename(x)` as the file's name and `@@switch` as a TS/JS toggle showing TypeScript, a quote's
 `> info **Hint**` as a box reading "Hint", and `{{ '{' }}` as a brace. 630 markers, 578 class
 words and 87 interpolations showed in the site's chunks."""
@@ -9,7 +9,7 @@ from pathlib import Path
 
 from docsmcp.chunking.chunk import chunk_file
 from docsmcp.sources.corpus import load_corpus
-from docsmcp.sources.formats.dialects import rewrite
+from docsmcp.sources.formats.markdown.dialects import rewrite
 
 PAGE = """### Controllers
 

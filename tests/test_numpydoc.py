@@ -8,7 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from conftest import FUZZ, build_bundle, page_texts, write_tree
-from docsmcp.sources.formats import numpydoc
+from docsmcp.sources.formats.rst import numpydoc
 from hypothesis import given
 from hypothesis import strategies as st
 from mcp_client import McpSession

@@ -142,7 +142,7 @@ def test_nav_file_titles_join_the_page_field(tmp_path: Path) -> None:
     pages in the page field; a page it lists bare keeps its own title; SUMMARY.md, docs.json
     and sidebars.json give titles and group labels (sidebars.js too, when it is data:
     tests/test_page_order.py)."""
-    from docsmcp.sources.navfiles import read_nav
+    from docsmcp.sources.navigation.navfiles import read_nav
 
     def nav_titles(*args: object) -> dict[str, str]:
         return read_nav(*args).titles
@@ -177,7 +177,7 @@ def test_nav_file_titles_join_the_page_field(tmp_path: Path) -> None:
 def test_nav_files_above_the_roots_are_not_read_and_missing_ones_say_nothing(
     tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
-    from docsmcp.sources.navfiles import read_nav
+    from docsmcp.sources.navigation.navfiles import read_nav
 
     def nav_titles(*args: object) -> dict[str, str]:
         return read_nav(*args).titles

@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 import pytest
 from conftest import EXAMPLE_DOCS, build_bundle, run_docsmcp
-from docsmcp.sources.navfiles import read_nav
+from docsmcp.sources.navigation.navfiles import read_nav
 from docsmcp_runtime.format import PAGE_UNORDERED, bundle_id, sha256_file
 from docsmcp_runtime.format.table_problems import page_order_problem
 from mcp_client import McpSession, text_of

@@ -322,7 +322,7 @@ def test_hostile_markdown_stays_text(tmp_path: Path) -> None:
             assert made == 0
             assert b.js("typeof window.pwned") == "undefined"
             text = b.js("document.getElementById('reader').textContent")
-            # The builder reduces markup to what a reader sees (formats/readable.py): the
+            # The builder reduces markup to what a reader sees (formats/markdown/readable.py): the
             # script and the image tag are gone from the text; what stays is shown as text.
             assert "window.pwned" not in text
             assert "<img src=x onerror=alert(1)>" in text

@@ -1,4 +1,4 @@
-"""Quarto projects (sources/quarto.py): `.qmd` pages are markdown, `{{< include >}}` inserts a
+"""Quarto projects (sources/sites/quarto.py): `.qmd` pages are markdown, `{{< include >}}` inserts a
 file, callouts read as their label (a first heading as their title), other fenced divs leave
 nothing, `_` files are no pages. Quarto's own docs (545 `.qmd` pages) gave an empty bundle."""
 

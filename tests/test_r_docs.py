@@ -9,11 +9,11 @@ import json
 from pathlib import Path
 
 from conftest import FUZZ, run_docsmcp
-from docsmcp.sources.formats.rd import rd_to_markdown
-from docsmcp.sources.formats.rd_parse import parse
-from docsmcp.sources.formats.rmarkdown import knit, not_pages
-from docsmcp.sources.navfiles import read_nav
-from docsmcp.sources.r_nav import describe
+from docsmcp.sources.formats.r.rd import rd_to_markdown
+from docsmcp.sources.formats.r.rd_parse import parse
+from docsmcp.sources.formats.r.rmarkdown import knit, not_pages
+from docsmcp.sources.navigation.navfiles import read_nav
+from docsmcp.sources.navigation.r_nav import describe
 from hypothesis import given
 from hypothesis import strategies as st
 from mcp_client import McpSession

@@ -16,7 +16,7 @@ import pytest
 from conftest import FUZZ, build_bundle, corpus, run_docsmcp
 from docsmcp.chunking.chunk import chunk_file
 from docsmcp.sources.corpus import load_corpus
-from docsmcp.sources.formats.readable import reduce
+from docsmcp.sources.formats.markdown.readable import reduce
 from hypothesis import given
 from hypothesis import strategies as st
 from mcp_client import McpSession, text_of

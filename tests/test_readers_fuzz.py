@@ -10,15 +10,15 @@ import json
 import zlib
 
 from conftest import FUZZ
-from docsmcp.sources import type_tables
-from docsmcp.sources.formats import emoji, nestjs
-from docsmcp.sources.formats.banner import drop_banner
-from docsmcp.sources.formats.fences import fenced_lines
-from docsmcp.sources.formats.home_page import home_lines
+from docsmcp.sources.formats.markdown import emoji, nestjs
+from docsmcp.sources.formats.markdown.banner import drop_banner
+from docsmcp.sources.formats.markdown.fences import fenced_lines
+from docsmcp.sources.formats.markdown.home_page import home_lines
 from docsmcp.sources.formats.openapi_docs import api_operation
-from docsmcp.sources.hugo_includes import Call, call, included
-from docsmcp.sources.ref_pages import shown_text
-from docsmcp.sources.router_pages import for_router
+from docsmcp.sources.inclusion import type_tables
+from docsmcp.sources.inclusion.hugo_includes import Call, call, included
+from docsmcp.sources.sites.ref_pages import shown_text
+from docsmcp.sources.sites.router_pages import for_router
 from hypothesis import given
 from hypothesis import strategies as st
 

@@ -1,7 +1,8 @@
-"""TanStack's documentation (sources/ref_pages.py): a framework's page whose front matter names
-another page (`ref:`) shows that page's text, with its `replace:` mapping applied and the parts
-between `[//]: # 'Name'` markers replaced by its own. Before, 156 of TanStack Query's 496 pages
-(the Vue, Solid, Svelte, Angular, Preact and Lit guides) showed their examples and no prose."""
+"""TanStack's documentation (sources/sites/ref_pages.py): a framework's page whose front matter
+names another page (`ref:`) shows that page's text, with its `replace:` mapping applied and the
+parts between `[//]: # 'Name'` markers replaced by its own. Before, 156 of TanStack Query's 496
+pages (the Vue, Solid, Svelte, Angular, Preact and Lit guides) showed their examples and no
+prose."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ import time
 
 from conftest import build_bundle, bundle_differences, page_texts, run_docsmcp, write_tree
 from docsmcp.pipeline.known_files import RACY_NS
-from docsmcp.sources.ref_pages import shown_text
+from docsmcp.sources.sites.ref_pages import shown_text
 
 _REACT = (
     "---\nid: queries\ntitle: Queries\n---\n\n## Query Basics\n\n"

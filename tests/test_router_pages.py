@@ -1,4 +1,4 @@
-"""Next.js' documentation (sources/router_pages.py): `<AppOnly>` / `<PagesOnly>` parts show on
+"""Next.js' documentation (sources/sites/router_pages.py): `<AppOnly>` / `<PagesOnly>` parts show on
 their router's pages only, and a Pages Router page whose front matter names a `source:` shows that
 page's text, read for its router. Before, 89 of Next.js' 326 pages had no text at all and every
 App Router page showed the Pages Router's parts too ("API EndpointsRoute Handlers")."""
@@ -10,7 +10,7 @@ import time
 
 from conftest import build_bundle, bundle_differences, page_texts, run_docsmcp, write_tree
 from docsmcp.pipeline.known_files import RACY_NS
-from docsmcp.sources.router_pages import for_router, route, router
+from docsmcp.sources.sites.router_pages import for_router, route, router
 
 _IMAGE = (
     "---\ntitle: <Image>\ndescription: Optimize images.\n---\n\n"

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from conftest import FUZZ, build_bundle, run_docsmcp
 from docsmcp.common.limits import MAX_RST_EXPLICIT_MARKUP
-from docsmcp.sources.formats.rst import rst_to_markdown
+from docsmcp.sources.formats.rst.rst import rst_to_markdown
 from hypothesis import given
 from hypothesis import strategies as st
 from mcp_client import McpSession

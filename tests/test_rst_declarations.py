@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 from conftest import build_bundle
-from docsmcp.sources.formats.rst import rst_to_markdown
+from docsmcp.sources.formats.rst.rst import rst_to_markdown
 from mcp_client import McpSession
 
 # Celery's shape (userguide/signals.rst, userguide/configuration.rst): the first declaration

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 from conftest import build_bundle, run_docsmcp
-from docsmcp.sources.formats.rst import rst_to_markdown
+from docsmcp.sources.formats.rst.rst import rst_to_markdown
 from docsmcp_runtime.search.analyzer import AnalyzerConfig, analyze
 from mcp_client import McpSession
 

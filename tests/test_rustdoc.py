@@ -12,10 +12,10 @@ from pathlib import Path
 
 import pyarrow.parquet as pq
 from conftest import FUZZ, build_bundle, page_texts, run_docsmcp
-from docsmcp.sources import rust_crate
-from docsmcp.sources.formats.rust_lex import tokens
-from docsmcp.sources.formats.rustdoc import header, rust_to_markdown
-from docsmcp.sources.formats.rustdoc_text import doc_markdown
+from docsmcp.sources.formats.source.rust_lex import tokens
+from docsmcp.sources.formats.source.rustdoc import header, rust_to_markdown
+from docsmcp.sources.formats.source.rustdoc_text import doc_markdown
+from docsmcp.sources.packages import rust_crate
 from docsmcp_runtime.browse.apiref import ApiRegistry
 from docsmcp_runtime.bundle.reader import open_bundle
 from hypothesis import given

@@ -14,9 +14,9 @@ from pathlib import Path
 import pyarrow.parquet as pq
 import pytest
 from conftest import FUZZ, build_bundle
-from docsmcp.sources.formats.htmlpage import html_to_markdown
+from docsmcp.sources.formats.html.htmlpage import html_to_markdown
 from docsmcp.sources.formats.linemap import line_mark, take_lines
-from docsmcp.sources.formats.rst import rst_to_markdown
+from docsmcp.sources.formats.rst.rst import rst_to_markdown
 from hypothesis import given
 from hypothesis import strategies as st
 from mcp_client import McpSession

@@ -8,8 +8,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from conftest import FUZZ, build_bundle, page_texts, write_tree
-from docsmcp.sources import sphinx_extlinks, sphinx_suffix
 from docsmcp.sources.discover import discover
+from docsmcp.sources.sites import sphinx_extlinks, sphinx_suffix
 from hypothesis import given
 from hypothesis import strategies as st
 from mcp_client import McpSession

@@ -1,7 +1,7 @@
-"""Tab sets whose labels live in the set's tag (Nextra's and Fumadocs' `<Tabs items={[...]}>`,
-by position), their indented bodies, and which sets are a choice of programming language
-(formats/dialects.py, formats/tab_languages.py): real builds of pages written in each site's
-shape."""
+"""Tab sets whose labels live in the set's tag (Nextra's and Fumadocs' `<Tabs items={[...]}>`, by
+position), their indented bodies, and which sets are a choice of programming language
+(formats/markdown/dialects.py, formats/markdown/tab_languages.py): real builds of pages written
+in each site's shape."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
-"""GNU Texinfo manuals (`.texi`, formats/texinfo.py): a manual, with the files it `@include`s,
-reads as one page as the HTML manual shows it; its nodes are headings whose anchors the
-`@xref`s link to; `@deffn` definitions are entries of the API registry. The fixture is a few
+"""GNU Texinfo manuals (`.texi`, formats/texinfo/texinfo.py): a manual, with the files it
+`@include`s, reads as one page as the HTML manual shows it; its nodes are headings whose anchors
+the `@xref`s link to; `@deffn` definitions are entries of the API registry. The fixture is a few
 lines in the shape of the GNU Make and Bash manuals."""
 
 from __future__ import annotations
@@ -9,8 +9,8 @@ import json
 from pathlib import Path
 
 from conftest import FUZZ, run_docsmcp
-from docsmcp.sources.formats.texinfo import texinfo_to_markdown
-from docsmcp.sources.formats.texinfo_inline import inline, node_id
+from docsmcp.sources.formats.texinfo.texinfo import texinfo_to_markdown
+from docsmcp.sources.formats.texinfo.texinfo_inline import inline, node_id
 from docsmcp_runtime.bundle.reader import open_bundle
 from docsmcp_runtime.tools.app import DocsApp
 from hypothesis import given

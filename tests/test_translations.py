@@ -1,7 +1,7 @@
-"""Translations as sites lay them out (sources/translations.py): `docsmcp init` proposes excluding
-them and `docsmcp build` without a manifest leaves them out and says so, so a search answers in
-the site's default language instead of returning one section once per language (SWR's site:
-`mutation.mdx`, `mutation.es.mdx`, `mutation.ru.mdx` were the top three)."""
+"""Translations as sites lay them out (sources/layout/translations.py): `docsmcp init` proposes
+excluding them and `docsmcp build` without a manifest leaves them out and says so, so a search
+answers in the site's default language instead of returning one section once per language (SWR's
+site: `mutation.mdx`, `mutation.es.mdx`, `mutation.ru.mdx` were the top three)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from conftest import FUZZ, run_docsmcp
 from docsmcp.commands.init import propose
-from docsmcp.sources.translations import detect
+from docsmcp.sources.layout.translations import detect
 from hypothesis import given
 from hypothesis import strategies as st
 from mcp_client import McpSession

@@ -10,7 +10,7 @@ from pathlib import Path
 from conftest import FUZZ, build_bundle
 from docsmcp.chunking.chunk import chunk_file
 from docsmcp.sources.corpus import load_corpus
-from docsmcp.sources.formats.twoslash import hide_twoslash
+from docsmcp.sources.formats.markdown.twoslash import hide_twoslash
 from hypothesis import given
 from hypothesis import strategies as st
 from mcp_client import McpSession

@@ -1,8 +1,8 @@
-"""Fumadocs' `<auto-type-table>` (sources/type_tables.py): the site builds a props table from a
-TypeScript type; before, the tag was indexed as markup (36 tags on Fumadocs' own docs) and the
-table a reader sees was nowhere. A type read shows as a table of its members; one that is not
-read (a derived type, a file outside the source roots) leaves a line naming it on the page and
-one line in the build's summary."""
+"""Fumadocs' `<auto-type-table>` (sources/inclusion/type_tables.py): the site builds a props
+table from a TypeScript type; before, the tag was indexed as markup (36 tags on Fumadocs' own
+docs) and the table a reader sees was nowhere. A type read shows as a table of its members; one
+that is not read (a derived type, a file outside the source roots) leaves a line naming it on the
+page and one line in the build's summary."""
 
 from __future__ import annotations
 

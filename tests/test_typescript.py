@@ -13,9 +13,9 @@ from pathlib import Path
 import pyarrow.parquet as pq
 from conftest import FUZZ, build_bundle, page_texts, run_docsmcp
 from docsmcp.enrich.roles import classify
-from docsmcp.sources import typescript_site
-from docsmcp.sources.formats.ts_scan import blank
-from docsmcp.sources.formats.tsdoc import module_name, typescript_to_markdown
+from docsmcp.sources.formats.source.ts_scan import blank
+from docsmcp.sources.formats.source.tsdoc import module_name, typescript_to_markdown
+from docsmcp.sources.packages import typescript_site
 from hypothesis import given
 from hypothesis import strategies as st
 from mcp_client import McpSession

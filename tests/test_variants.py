@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from conftest import build_bundle, run_docsmcp, write_tree
 from docsmcp.commands.init import propose
-from docsmcp.sources.variants import detect
+from docsmcp.sources.layout.variants import detect
 from docsmcp_runtime.bundle.reader import open_bundle
 from docsmcp_runtime.format import TaxonomyKey
 from docsmcp_runtime.format.jsonread import MetadataError

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from conftest import build_bundle, corpus, run_docsmcp, write_tree
 from docsmcp.commands.init import propose, validate_proposal
-from docsmcp.sources.versions import detect
+from docsmcp.sources.layout.versions import detect
 from docsmcp_runtime.search.intent import named_versions
 from mcp_client import McpSession
 

@@ -1,6 +1,7 @@
 """What a VuePress (or VitePress) reader sees that its markdown does not say as written: emoji
-shortcodes rendered by markdown-it-emoji (formats/emoji.py), and a home page whose text is all
-frontmatter (formats/home_page.py). Real builds of small sites in VuePress' shape."""
+shortcodes rendered by markdown-it-emoji (formats/markdown/emoji.py), and a home page whose text
+is all frontmatter (formats/markdown/home_page.py). Real builds of small sites in VuePress'
+shape."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from pathlib import Path
 
 from conftest import run_docsmcp
 from docsmcp.sources.corpus import load_corpus
-from docsmcp.sources.formats.emoji import shortcodes
+from docsmcp.sources.formats.markdown.emoji import shortcodes
 from mcp_client import McpSession, text_of
 
 HOME = """---

@@ -12,8 +12,8 @@ from docsmcp.commands.init import propose
 from docsmcp.sources.convert import convert_source
 from docsmcp.sources.corpus import load_corpus
 from docsmcp.sources.formats.writerside_xml import render_element, render_topic
-from docsmcp.sources.navfiles import read_nav
-from docsmcp.sources.writerside import CodeRef, Project, block, topic
+from docsmcp.sources.navigation.navfiles import read_nav
+from docsmcp.sources.sites.writerside import CodeRef, Project, block, topic
 from hypothesis import given
 from hypothesis import strategies as st
 

@@ -1,9 +1,9 @@
 """Issue 31 (prompt-injection hygiene): an element that a rendered markdown or MDX page hides
-(`hidden`, `aria-hidden="true"`, an inline `display: none` / `visibility: hidden`, in HTML or
-JSX spelling; a comment, over blank lines too) reaches neither what the agent reads (`get`) nor
-the index (`search`), nested elements and all; the rule is saved HTML pages'
-(formats/hiding.py). A tab panel, screen-reader text (`sr-only`, `visually-hidden`) and code
-that shows such markup stay."""
+(`hidden`, `aria-hidden="true"`, an inline `display: none` / `visibility: hidden`, in HTML or JSX
+spelling; a comment, over blank lines too) reaches neither what the agent reads (`get`) nor the
+index (`search`), nested elements and all; the rule is saved HTML pages'
+(formats/markdown/hiding.py). A tab panel, screen-reader text (`sr-only`, `visually-hidden`) and
+code that shows such markup stay."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ import time
 from pathlib import Path
 
 from conftest import build_bundle
-from docsmcp.sources.formats.readable import reduce
+from docsmcp.sources.formats.markdown.readable import reduce
 from hostile import write_tree
 
 GUIDE = """# Guide

@@ -9,7 +9,7 @@ from functools import cache
 from typing import TYPE_CHECKING
 
 from docsmcp.model.chunk import Block
-from docsmcp.sources.formats.dialects import EXPLICIT_ID
+from docsmcp.sources.formats.markdown.dialects import EXPLICIT_ID
 
 if TYPE_CHECKING:
     from markdown_it import MarkdownIt
@@ -30,7 +30,7 @@ def _parser() -> MarkdownIt:
     markdown-it."""
     from markdown_it import MarkdownIt
 
-    from docsmcp.sources.formats.mdfast import install as install_fast_paths
+    from docsmcp.sources.formats.markdown.mdfast import install as install_fast_paths
 
     return install_fast_paths(MarkdownIt("commonmark").enable(["table", "strikethrough"]))
 

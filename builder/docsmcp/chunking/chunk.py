@@ -21,12 +21,12 @@ from docsmcp.chunking.levels import section_starts, structural_levels
 from docsmcp.model.chunk import Block, Chunk, ParsedFile, Tab
 from docsmcp.model.source import SourceFile
 from docsmcp.model.text import slugify
-from docsmcp.sources.formats import markdoc
-from docsmcp.sources.formats.banner import drop_banner
-from docsmcp.sources.formats.dialects import rewrite
-from docsmcp.sources.formats.hidden_elements import drop_unseen
-from docsmcp.sources.formats.html_code import pre_blocks
-from docsmcp.sources.formats.mdx import (
+from docsmcp.sources.formats.html.html_code import pre_blocks
+from docsmcp.sources.formats.markdown import markdoc
+from docsmcp.sources.formats.markdown.banner import drop_banner
+from docsmcp.sources.formats.markdown.dialects import rewrite
+from docsmcp.sources.formats.markdown.hidden_elements import drop_unseen
+from docsmcp.sources.formats.markdown.mdx import (
     admonitions_to_text,
     code_block_components,
     drop_esm,
@@ -35,11 +35,11 @@ from docsmcp.sources.formats.mdx import (
     set_html_components,
     written_as_mdx,
 )
-from docsmcp.sources.formats.mode_badges import is_badge
-from docsmcp.sources.formats.myst import rewrite_myst
-from docsmcp.sources.formats.readable import reduce
-from docsmcp.sources.formats.rmarkdown import is_rmarkdown, knit
-from docsmcp.sources.formats.twoslash import hide_twoslash
+from docsmcp.sources.formats.markdown.mode_badges import is_badge
+from docsmcp.sources.formats.markdown.myst import rewrite_myst
+from docsmcp.sources.formats.markdown.readable import reduce
+from docsmcp.sources.formats.markdown.twoslash import hide_twoslash
+from docsmcp.sources.formats.r.rmarkdown import is_rmarkdown, knit
 
 if TYPE_CHECKING:
     pass

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from docsmcp.sources.formats.fences import fenced_lines
+from docsmcp.sources.formats.markdown.fences import fenced_lines
 
 DEFAULT_CATEGORY = "uncategorized"
 # A relevant entry's `grade` (page-level judging): 3 the canonical answer, 2 closely related,

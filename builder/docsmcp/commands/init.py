@@ -19,7 +19,7 @@ The proposal is made from names and structure only, never from a list of known p
   ranks them below other pages unless a query asks about changes; the report counts them.
   Translations (`page.ja.mdx` beside `page.mdx`, `es/` beside `en/`, `i18n/fr/`) are excluded,
   each language by one glob, so the bundle answers in the site's default language:
-  `docsmcp.sources.translations` (the rule `docsmcp build` applies too when the docs have no
+  `docsmcp.sources.layout.translations` (the rule `docsmcp build` applies too when the docs have no
   manifest).
 * **language**: among sibling folders at depth 1 (else depth 2), those whose name, or one
   `-`/`_`-separated part of it, is a programming language known to
@@ -34,7 +34,7 @@ The proposal is made from names and structure only, never from a list of known p
 * **version**: version folders as users lay them out (`v2`, `1.x`, `version-0.5.x`,
   `2025-11-25`, with `next`/`draft`/`current`/`latest` beside them; Docusaurus' `X/` as
   `current` beside `versioned_X/version-*/`; mike folders), and the latest release as the
-  key's `latest`: `docsmcp.sources.versions` (the rule `docsmcp build` applies too when no
+  key's `latest`: `docsmcp.sources.layout.versions` (the rule `docsmcp build` applies too when no
   manifest names `version`).
 * **strategy**: for h1, h2 and h3, every file is cut where the builder would cut it (a heading
   of that level or shallower, outside code fences; reST and saved HTML as the builder converts
@@ -86,32 +86,26 @@ from docsmcp.commands.init_strategy import (
     strategy,
 )
 from docsmcp.enrich.roles import CHANGELOG, classify
-from docsmcp.sources import (
-    asciidoc_includes,
-    documenter_make,
-    dumi_demos,
-    r_nav,
-    rust_crate,
-    texinfo_includes,
-    typescript_site,
-)
 from docsmcp.sources.discover import (
     MANIFEST_NAME,
     matches_any,
     scan,
     source_roots,
 )
-from docsmcp.sources.go_source import scan as scan_go
+from docsmcp.sources.inclusion import asciidoc_includes, dumi_demos, texinfo_includes
+from docsmcp.sources.layout.translations import detect as detect_translations
+from docsmcp.sources.layout.variants import detect as detect_variants
+from docsmcp.sources.layout.versions import DESCRIPTION as VERSION_DESCRIPTION
+from docsmcp.sources.layout.versions import detect as detect_versions
 from docsmcp.sources.manifest import MAX_METADATA_VALUE
-from docsmcp.sources.navfiles import read_nav, summary_line
+from docsmcp.sources.navigation import documenter_make, r_nav
+from docsmcp.sources.navigation.navfiles import read_nav, summary_line
+from docsmcp.sources.packages import rust_crate, typescript_site
+from docsmcp.sources.packages.go_source import scan as scan_go
 from docsmcp.sources.pdf.extract import is_pdf
 from docsmcp.sources.pdf.source import load_pdf
 from docsmcp.sources.settings import load_file
 from docsmcp.sources.site_build import unbuilt
-from docsmcp.sources.translations import detect as detect_translations
-from docsmcp.sources.variants import detect as detect_variants
-from docsmcp.sources.versions import DESCRIPTION as VERSION_DESCRIPTION
-from docsmcp.sources.versions import detect as detect_versions
 
 # Parts of a folder name that say "an SDK" rather than name a product.
 _GENERIC = frozenset({"sdk", "sdks", "client", "clients", "lib", "libs", "library", "api", "docs"})
@@ -140,10 +134,10 @@ class Proposal:
     nested: list[str] = field(default_factory=list)  # manifests below the root
     latest: str = ""  # the latest version and why, for the report ("" without versions)
     default: tuple[str, str] = ("", "")  # a variant key and its default with why (variants.py)
-    translations: str = ""  # the translations left out, for the report (sources/translations.py)
+    translations: str = ""  # the translations left out, for the report (layout/translations.py)
     unreadable: dict[str, str] = field(default_factory=dict)  # exclude glob -> why
     demos: int = 0  # dumi's demo descriptions, read with their demos (no pages)
-    r_site: str = ""  # what kind of R site the docs are (sources/r_nav.py), "" for others
+    r_site: str = ""  # what kind of R site the docs are (navigation/r_nav.py), "" for others
     site_rule: str = ""  # the site's own rule of what it builds, when it leaves pages out
 
     def text(self) -> str:

@@ -11,7 +11,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from docsmcp.sources.discover import matches_any
-from docsmcp.sources.navfiles import tables_of_contents
+from docsmcp.sources.navigation.navfiles import tables_of_contents
 from docsmcp.sources.site_build import unbuilt
 
 # Vendored and generated folders, never the site's own pages

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 from docsmcp.chunking.levels import structural_levels
 from docsmcp.common.budget import TooSlow, memory_limit, parse_megabytes, parse_seconds, time_limit
-from docsmcp.sources.formats.fences import fenced_lines
+from docsmcp.sources.formats.markdown.fences import fenced_lines
 
 # The typical section size init aims for, in characters (about 1,000 tokens): "half of the
 # text lies in sections of at most this size".

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 from docsmcp.enrich.section_ids import RULE_ID_LINE
 from docsmcp.model.text import truncate
-from docsmcp.sources.formats.fences import fenced_lines
+from docsmcp.sources.formats.markdown.fences import fenced_lines
 
 if TYPE_CHECKING:
     from docsmcp.model.chunk import ParsedFile

@@ -55,7 +55,7 @@ from docsmcp.enrich.section_ids import (
 from docsmcp.enrich.summary import page_description, summary
 from docsmcp.model.api import OBJECT_ANCHOR
 from docsmcp.model.chunk import Chunk, ParsedFile
-from docsmcp.sources.formats.fences import fenced_lines
+from docsmcp.sources.formats.markdown.fences import fenced_lines
 
 if TYPE_CHECKING:
     from docsmcp.model.source import SourceFile

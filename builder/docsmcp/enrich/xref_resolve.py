@@ -29,10 +29,10 @@ from docsmcp.enrich.xref import (
     extract_refs,
 )
 from docsmcp.model.chunk import Chunk, ParsedFile
-from docsmcp.sources.formats.rmarkdown import RMARKDOWN_SUFFIXES as _RMARKDOWN
+from docsmcp.sources.formats.r.rmarkdown import RMARKDOWN_SUFFIXES as _RMARKDOWN
+from docsmcp.sources.layout.translations import page_language
 from docsmcp.sources.site_config import LANGUAGE
-from docsmcp.sources.sphinx_suffix import is_rst
-from docsmcp.sources.translations import page_language
+from docsmcp.sources.sites.sphinx_suffix import is_rst
 
 
 def _unordered(path: str) -> str:
@@ -205,7 +205,7 @@ class _Resolver:
         anchor = (unquote(anchor) if "%" in anchor else anchor).strip()
         if path.count("/") > _MAX_PARTS or "\x00" in path:
             return None
-        if path == "@ref" and anchor:  # Documenter's cross reference (sources/documenter.py)
+        if path == "@ref" and anchor:  # Documenter's cross reference (sources/sites/documenter.py)
             return self._documenter(source, anchor)
         if not path:
             if not anchor:

@@ -34,13 +34,13 @@ class TaxonomyKey:
     vector_collapse: bool = False
     # Other key -> values kept visible when this key is filtered; None = not declared.
     auto_include: Mapping[str, tuple[str, ...]] | None = None
-    # `version` only: the latest released value (sources/versions.py); None = not declared.
+    # `version` only: the latest released value (sources/layout/versions.py); None = not declared.
     latest: str | None = None
-    # Any other key: the value searched by default (sources/variants.py); None = not declared.
+    # Any other key: the value searched by default (layout/variants.py); None = not declared.
     default: str | None = None
     # folder -> value: the folders the build gave a value of this key (a version layout,
     # variant folders, a manifest's `FOLDER/**` overrides), the bundle's record of each value's
-    # folders once the pages agree (sources/value_folders.py). Never read from a manifest.
+    # folders once the pages agree (sources/layout/value_folders.py). Never read from a manifest.
     folders: Mapping[str, str] = field(default_factory=dict)
 
 
@@ -87,7 +87,7 @@ class SourceFile:
     # The title (or group label) the site's navigation file gives the page (navfiles.py), "" when
     # none does: page-level evidence of the full-text index (indexing/pagefield.py).
     nav_title: str = ""
-    # Sphinx labels and the page's title as other pages name them (formats/link_titles.py):
+    # Sphinx labels and the page's title as other pages name them (formats/markdown/link_titles.py):
     # (`label:NAME` or `doc`, title); and the titles of what this page names without a title,
     # (`ref:label` or `doc:path` as written, title), set once every page is read.
     labels: tuple[tuple[str, str], ...] = ()

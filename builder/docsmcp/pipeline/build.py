@@ -39,7 +39,7 @@ from docsmcp.model.chunk import Chunk
 from docsmcp.pipeline.collect import BuildError, BuildOptions, Built, collect
 from docsmcp.pipeline.parse_cache import ParseCache
 from docsmcp.sources.corpus import Corpus
-from docsmcp.sources.navfiles import summary_line
+from docsmcp.sources.navigation.navfiles import summary_line
 from docsmcp.sources.site_config import CorpusName, corpus_name
 
 log = logging.getLogger(__name__)

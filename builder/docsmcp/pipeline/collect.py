@@ -38,10 +38,10 @@ from docsmcp.model.source import DEFAULT_AUTO_INCLUDE, Problem
 from docsmcp.pipeline.known_files import KnownFiles
 from docsmcp.pipeline.parse_cache import ParseCache, file_key, pack
 from docsmcp.pipeline.workers import Bodies, default_workers, process, process_all
-from docsmcp.sources import value_folders
 from docsmcp.sources.convert import converter_for
 from docsmcp.sources.corpus import Corpus, load_corpus
 from docsmcp.sources.discover import source_roots
+from docsmcp.sources.layout import value_folders
 from docsmcp.sources.pdf.extract import PdfOptions, PdfSummary
 from docsmcp.sources.unread import unread_hint
 
@@ -133,7 +133,7 @@ class Built:
     unread_files: int = 0  # of cached_files, those not even read (unchanged since last build)
     name_from: str = "--name"  # where the bundle's name comes from (site_config.corpus_name)
     navigation: str | None = None  # the summary's line on the nav files (pipeline/build.py)
-    translations: str = ""  # the summary's line on translations left out (sources/translations.py)
+    translations: str = ""  # the summary's line on translations left out (layout/translations.py)
     unresolved_links: tuple[tuple[str, str], ...] = ()  # (page, link): xref.CrossRefs.unresolved
     unpublished: str = ""  # the summary's lines on pages the site does not publish (corpus.py)
 

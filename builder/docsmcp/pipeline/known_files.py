@@ -37,9 +37,9 @@ from pathlib import Path
 
 from docsmcp.model.source import Manifest, SourceFile, Strategy
 from docsmcp.pipeline.parse_cache import ParseCache
-from docsmcp.sources import ref_pages, router_pages
-from docsmcp.sources.formats import link_titles
-from docsmcp.sources.includes import has_directive
+from docsmcp.sources.formats.markdown import link_titles
+from docsmcp.sources.inclusion.includes import has_directive
+from docsmcp.sources.sites import ref_pages, router_pages
 
 # A file whose mtime or ctime is this close to the moment it was seen may change again without
 # its signature changing (coarse timestamps: 2 s on FAT): it is read on the next build too.

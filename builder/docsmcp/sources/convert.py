@@ -30,8 +30,8 @@ from docsmcp.sources.discover import (
     WRITERSIDE_SUFFIXES,
 )
 from docsmcp.sources.formats.linemap import SOURCE_LINES
-from docsmcp.sources.formats.link_titles import LINK_TITLES
-from docsmcp.sources.sphinx_suffix import is_rst
+from docsmcp.sources.formats.markdown.link_titles import LINK_TITLES
+from docsmcp.sources.sites.sphinx_suffix import is_rst
 
 log = logging.getLogger("docsmcp.sources.convert")
 
@@ -51,21 +51,21 @@ class Converted:
 
 
 def _html(path: str, text: str) -> Converted:
-    from docsmcp.sources.formats.htmlpage import html_to_markdown
+    from docsmcp.sources.formats.html.htmlpage import html_to_markdown
 
     done = html_to_markdown(text)
     return Converted(done.text, done.title, done.anchors, done.line_map)
 
 
 def _rst(path: str, text: str) -> Converted:
-    from docsmcp.sources.formats.rst import rst_to_markdown
+    from docsmcp.sources.formats.rst.rst import rst_to_markdown
 
     done = rst_to_markdown(path, text)
     return Converted(done.text, done.title, done.anchors, done.line_map, done.api, done.refs)
 
 
 def _asciidoc(path: str, text: str) -> Converted:
-    from docsmcp.sources.formats.asciidoc import asciidoc_to_markdown
+    from docsmcp.sources.formats.asciidoc.asciidoc import asciidoc_to_markdown
 
     done = asciidoc_to_markdown(path, text)
     return Converted(
@@ -81,21 +81,21 @@ def _notebook(path: str, text: str) -> Converted:
 
 
 def _rd(path: str, text: str) -> Converted:
-    from docsmcp.sources.formats.rd import rd_to_markdown
+    from docsmcp.sources.formats.r.rd import rd_to_markdown
 
     done = rd_to_markdown(path, text)
     return Converted(done.text, done.title, (), done.line_map, done.api, (), done.description)
 
 
 def _elixir(path: str, text: str) -> Converted:
-    from docsmcp.sources.formats.exdoc import elixir_to_markdown
+    from docsmcp.sources.formats.source.exdoc import elixir_to_markdown
 
     done = elixir_to_markdown(path, text)
     return Converted(done.text, done.title, done.anchors, done.line_map, done.api)
 
 
 def _go(path: str, text: str) -> Converted:
-    from docsmcp.sources.formats.godoc import go_to_markdown
+    from docsmcp.sources.formats.source.godoc import go_to_markdown
 
     done = go_to_markdown(path, text)
     return Converted(done.text, done.title, done.anchors, done.line_map, done.api)
@@ -111,21 +111,21 @@ def _writerside(path: str, text: str) -> Converted:
 
 
 def _texinfo(path: str, text: str) -> Converted:
-    from docsmcp.sources.formats.texinfo import texinfo_to_markdown
+    from docsmcp.sources.formats.texinfo.texinfo import texinfo_to_markdown
 
     done = texinfo_to_markdown(path, text)
     return Converted(done.text, done.title, done.anchors, done.line_map, done.api)
 
 
 def _rust(path: str, text: str) -> Converted:
-    from docsmcp.sources.formats.rustdoc import rust_to_markdown
+    from docsmcp.sources.formats.source.rustdoc import rust_to_markdown
 
     done = rust_to_markdown(path, text)
     return Converted(done.text, done.title, done.anchors, done.line_map, done.api, done.refs)
 
 
 def _typescript(path: str, text: str) -> Converted:
-    from docsmcp.sources.formats.tsdoc import typescript_to_markdown
+    from docsmcp.sources.formats.source.tsdoc import typescript_to_markdown
 
     done = typescript_to_markdown(path, text)
     return Converted(done.text, done.title, (), done.line_map, done.api)

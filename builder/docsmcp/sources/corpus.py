@@ -12,7 +12,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from docsmcp.model.source import Manifest, Problem, SourceFile, TaxonomyKey
-from docsmcp.sources import autosummary_pages, hugo_site, includes, site_passes, value_folders
+from docsmcp.sources import site_passes
 from docsmcp.sources.discover import (
     Entry,
     glob_problem,
@@ -23,24 +23,28 @@ from docsmcp.sources.discover import (
     shown,
     source_roots,
 )
-from docsmcp.sources.formats import home_page, link_titles, openapi, openapi_docs
-from docsmcp.sources.formats.fences import fenced_lines
+from docsmcp.sources.formats import openapi, openapi_docs
 from docsmcp.sources.formats.llms_full import split_llms_full
+from docsmcp.sources.formats.markdown import home_page, link_titles
+from docsmcp.sources.formats.markdown.fences import fenced_lines
+from docsmcp.sources.inclusion import includes
+from docsmcp.sources.inclusion.mdx_partials import is_partial_page
+from docsmcp.sources.layout import value_folders
+from docsmcp.sources.layout.translations import Translations
+from docsmcp.sources.layout.translations import detect as detect_translations
+from docsmcp.sources.layout.variants import Variants
+from docsmcp.sources.layout.variants import detect as detect_variants
+from docsmcp.sources.layout.versions import DESCRIPTION as VERSION_DESCRIPTION
+from docsmcp.sources.layout.versions import KEY as VERSION_KEY
+from docsmcp.sources.layout.versions import Layout
+from docsmcp.sources.layout.versions import detect as detect_versions
 from docsmcp.sources.manifest import _governing, _quote, _relative_to, load_manifest
-from docsmcp.sources.mdx_partials import is_partial_page
-from docsmcp.sources.navfiles import Nav, read_nav
+from docsmcp.sources.navigation.navfiles import Nav, read_nav
 from docsmcp.sources.pdf.extract import PdfOptions, PdfSummary, is_pdf
 from docsmcp.sources.pdf.source import load_pdf
 from docsmcp.sources.settings import _read_text, configure_file, load_file
 from docsmcp.sources.site_build import unbuilt
-from docsmcp.sources.translations import Translations
-from docsmcp.sources.translations import detect as detect_translations
-from docsmcp.sources.variants import Variants
-from docsmcp.sources.variants import detect as detect_variants
-from docsmcp.sources.versions import DESCRIPTION as VERSION_DESCRIPTION
-from docsmcp.sources.versions import KEY as VERSION_KEY
-from docsmcp.sources.versions import Layout
-from docsmcp.sources.versions import detect as detect_versions
+from docsmcp.sources.sites import autosummary_pages, hugo_site
 
 log = logging.getLogger(__name__)
 
@@ -54,7 +58,7 @@ class Corpus:
     pdfs: tuple[PdfSummary, ...] = ()  # the PDFs read, for the build summary
     # What the site's navigation files say (navfiles.py): titles, order, files read and not.
     nav: Nav = field(default_factory=lambda: Nav({}, {}))
-    # Translated pages left out (docs without a manifest: sources/translations.py).
+    # Translated pages left out (docs without a manifest: sources/layout/translations.py).
     translations: Translations = field(default_factory=Translations)
     # Pages the site does not publish (frontmatter `draft: true` or `published: false`: Hugo,
     # Docusaurus, Starlight, Jekyll), left out: their paths.

@@ -11,8 +11,7 @@ from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
 
-from docsmcp.sources import sphinx_suffix
-from docsmcp.sources.formats.rmarkdown import not_pages
+from docsmcp.sources.formats.r.rmarkdown import not_pages
 from docsmcp.sources.globs import GlobError as GlobError
 from docsmcp.sources.globs import compile_glob as compile_glob
 from docsmcp.sources.globs import glob_match as glob_match
@@ -20,13 +19,14 @@ from docsmcp.sources.globs import glob_problem as glob_problem
 from docsmcp.sources.globs import glob_to_regex as glob_to_regex
 from docsmcp.sources.globs import matches_any as matches_any
 from docsmcp.sources.globs import selected
-from docsmcp.sources.sphinx_suffix import SphinxSuffixes
+from docsmcp.sources.sites import sphinx_suffix
+from docsmcp.sources.sites.sphinx_suffix import SphinxSuffixes
 
 log = logging.getLogger(__name__)
 
 MANIFEST_NAME = ".docs-mcp.json"
 # .markdown: Jekyll's; .qmd: Quarto's; .mdoc: Markdoc's; .rmd, .rmarkdown: R Markdown's
-# (formats/rmarkdown.py); .cheatmd: ExDoc's cheat sheets (markdown, `{: .col-2}`)
+# (formats/r/rmarkdown.py); .cheatmd: ExDoc's cheat sheets (markdown, `{: .col-2}`)
 MARKDOWN_SUFFIXES = (".md", ".mdx", ".markdown", ".qmd", ".mdoc", ".rmd", ".rmarkdown", ".cheatmd")
 # PDF manuals are sources too (pdf/ turns them into markdown-like text); listed with markdown.
 PDF_SUFFIXES = (".pdf",)
@@ -38,20 +38,20 @@ RST_SUFFIXES = (".rst",)
 NOTEBOOK_SUFFIXES = (".ipynb",)  # Jupyter notebooks, read as the page a site shows
 # AsciiDoc (Asciidoctor, Antora); `.asc` is not one: it is as often a PGP signature.
 ASCIIDOC_SUFFIXES = (".adoc", ".asciidoc")
-RD_SUFFIXES = (".rd",)  # R documentation (`man/*.Rd`): an R package's reference (formats/rd.py)
+RD_SUFFIXES = (".rd",)  # R documentation (`man/*.Rd`): an R package's reference (formats/r/rd.py)
 # Elixir modules: their @moduledoc/@doc heredocs are the API pages ExDoc publishes (exdoc.py)
 ELIXIR_SUFFIXES = (".ex",)
 WRITERSIDE_SUFFIXES = (".topic",)  # JetBrains Writerside's XML topics (formats/writerside_xml.py)
-TEXINFO_SUFFIXES = (".texi", ".texinfo", ".txi")  # GNU manuals (formats/texinfo.py)
+TEXINFO_SUFFIXES = (".texi", ".texinfo", ".txi")  # GNU manuals (formats/texinfo/texinfo.py)
 # Source code read as the API reference its ecosystem publishes, only where a package says so:
 # Rust: a library crate's modules (`src/**/*.rs` beside `src/lib.rs`) are the pages docs.rs
-# shows (formats/rustdoc.py); every other `.rs` file is code, no page (rust_crate.no_pages).
+# shows (formats/source/rustdoc.py); every other `.rs` file is code, no page (rust_crate.no_pages).
 RUST_SUFFIXES = (".rs",)
 # TypeScript modules: the TSDoc of a package's API, the pages TypeDoc publishes (tsdoc.py); only
 # the files a package's entry points export are pages (typescript_site.py), never a site's code.
 TYPESCRIPT_SUFFIXES = (".ts", ".tsx", ".mts", ".cts")
 # Go: a package's files read as the page pkg.go.dev shows, inside a module only (go_source.py,
-# formats/godoc.py).
+# formats/source/godoc.py).
 GO_SUFFIXES = (".go",)
 CONVERTED_SUFFIXES = HTML_SUFFIXES + RST_SUFFIXES + NOTEBOOK_SUFFIXES + ASCIIDOC_SUFFIXES
 CONVERTED_SUFFIXES += RD_SUFFIXES + ELIXIR_SUFFIXES + WRITERSIDE_SUFFIXES + TEXINFO_SUFFIXES

@@ -20,7 +20,7 @@ else:  # pragma: no cover (the requirement's marker installs tomli there)
     import tomli as tomllib
 
 from docsmcp.common.limits import MAX_YAML_DEPTH, MAX_YAML_NODES
-from docsmcp.sources.formats.fences import fenced_lines
+from docsmcp.sources.formats.markdown.fences import fenced_lines
 
 # An HTML comment, so renderers hide it; the payload is JSON, e.g. {"chunk_by": "h3"}. The
 # opener is a regex, the end a plain search for the first "-->" after it (see find_inline_hints).

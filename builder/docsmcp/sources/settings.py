@@ -31,6 +31,7 @@ from docsmcp.sources.discover import (
     source_roots,
 )
 from docsmcp.sources.frontmatter import Frontmatter, find_inline_hints, split_frontmatter
+from docsmcp.sources.layout.translations import localized
 from docsmcp.sources.manifest import (
     _BOM,
     CHUNK_BY_VALUES,
@@ -44,7 +45,6 @@ from docsmcp.sources.manifest import (
     load_json,
     schema_errors,
 )
-from docsmcp.sources.translations import localized
 
 
 def _chunk_by_from_hint(value: Any) -> tuple[str | None, str | None]:

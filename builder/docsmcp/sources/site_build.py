@@ -10,14 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from docsmcp.sources import (
-    docusaurus_site,
-    exdoc_site,
-    hugo_site,
-    navfiles,
-    rspress_site,
-    writerside,
-)
+from docsmcp.sources.navigation import navfiles
 from docsmcp.sources.site_config import (
     QUARTO_CONFIG,
     QUARTO_EXCLUDES,
@@ -25,6 +18,7 @@ from docsmcp.sources.site_config import (
     mkdocs_excludes,
     read_text,
 )
+from docsmcp.sources.sites import docusaurus_site, exdoc_site, hugo_site, rspress_site, writerside
 
 
 def unbuilt(

@@ -13,24 +13,20 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from docsmcp.model.source import SourceFile
-from docsmcp.sources import (
-    asciidoc_includes,
+from docsmcp.sources.discover import Entry
+from docsmcp.sources.formats.markdown import link_titles
+from docsmcp.sources.inclusion import asciidoc_includes, dumi_demos, texinfo_includes
+from docsmcp.sources.packages import go_source, rust_crate, typescript_site
+from docsmcp.sources.sites import (
     autosummary_pages,
-    dumi_demos,
     dumi_tabs,
-    go_source,
     hugo_params,
     hugo_terms,
     mdn_api,
     ref_pages,
     router_pages,
-    rust_crate,
     sphinx_extlinks,
-    texinfo_includes,
-    typescript_site,
 )
-from docsmcp.sources.discover import Entry
-from docsmcp.sources.formats import link_titles
 
 
 @dataclass(frozen=True)

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 from docsmcp.model.text import slugify
 from docsmcp.sources.discover import MARKDOWN_SUFFIXES, path_problem
-from docsmcp.sources.formats.fences import fenced_lines
+from docsmcp.sources.formats.markdown.fences import fenced_lines
 
 # The page the text before the first page heading becomes.
 LEAD_PAGE = "index.md"

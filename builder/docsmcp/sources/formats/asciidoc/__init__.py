@@ -1,0 +1,1 @@
+"""AsciiDoc (Asciidoctor, Antora) read into markdown."""

@@ -1,0 +1,1 @@
+"""Saved HTML sites (Sphinx, mkdocs builds): a page's main content as markdown."""

@@ -1,0 +1,1 @@
+"""R documentation: .Rd reference pages (pkgdown) and R Markdown."""

@@ -1,0 +1,3 @@
+"""Source code read as the API reference its ecosystem publishes: Python (mkdocstrings), Elixir
+(ExDoc), Rust (rustdoc), TypeScript (TypeDoc), Go (pkg.go.dev).
+"""

@@ -1,0 +1,1 @@
+"""GNU Texinfo manuals."""

@@ -1,0 +1,3 @@
+"""Packages whose source code is their documentation: which files of a Rust crate, a TypeScript
+package or a Go module are pages (their files' readers are in formats/source/).
+"""

@@ -1,0 +1,391 @@
+"""Which TypeScript files of a docs folder are a package's API, as TypeDoc would publish it.
+
+A `.ts` file in a docs tree is usually no documentation: a Docusaurus site's components, its
+`docusaurus.config.ts`, an example's code, a test. Reading each as a page would fill the
+bundle with code nobody looks up. So a TypeScript file is a page only when a package says it
+is part of its API, as TypeDoc decides what to document:
+- the package's folders: the docs folder itself and every `--api-source` (or
+  `--source-root`) folder inside it;
+- its entry points: TypeDoc's `entryPoints` (`typedoc.json`/`typedoc.jsonc`, else
+  `typedocOptions` in `package.json` or `tsconfig.json`; globs and folders as TypeDoc reads
+  them), else `package.json`'s `types`/`typings` and the `types` (else import/default) targets
+  of its `exports` (no `*` patterns), a built file (`dist/index.d.ts`) read as the source it
+  is built from (tsconfig's `outDir` -> `rootDir`, else `src/`) when it is not in the tree;
+- what the entry points export: followed through `export ... from './x'`, `export * as ns`,
+  and `export { A }` of a name imported from `./x` (Stainless SDKs re-export each resource's
+  class from a `namespace`), relative modules only, inside the docs folder, at most
+  MAX_FILES files. Tests (`*.test.ts`, `*.spec.ts`, `__tests__/`) and `node_modules/` never.
+Everything else with a TypeScript suffix is no page (`no_pages`), so a docs site without such
+a package builds exactly as before. Nothing is run: configuration files are read as JSON
+with comments, modules as text.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import posixpath
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from docsmcp.sources.discover import Refused, read_file
+from docsmcp.sources.formats.source.ts_scan import blank
+from docsmcp.sources.formats.source.tsdoc import TS_SUFFIXES
+from docsmcp.sources.globs import GlobError, compile_glob, glob_match
+from docsmcp.sources.settings import MAX_FILE_BYTES
+from docsmcp.sources.site_config import read_text
+
+log = logging.getLogger(__name__)
+
+MAX_FILES = 5000  # API files followed from one package's entry points
+MAX_ENTRY_POINTS = 2000
+MAX_PACKAGES = 200  # packages of a monorepo (TypeDoc's `packages` strategy)
+_TEST = re.compile(
+    r"(?:^|/)(?:__tests__|__mocks__|node_modules)/|\.(?:test|spec|bench)\.[mc]?tsx?$"
+)
+# Folders a build writes to, read as `src/` (the files a package.json names are built ones).
+_BUILT_FOLDERS = ("dist", "lib", "build", "out", "types", "esm", "cjs", "dist/esm", "dist/cjs")
+_SPEC = r"""['"]([^'"\n]+)['"]"""
+_FROM = re.compile(r"\bexport\s+(?:type\s+)?(?:\*(?:\s+as\s+[\w$]+)?|\{[^}]*\})\s*from\s*" + _SPEC)
+_IMPORT = re.compile(r"\bimport\s+(?:type\s+)?([^'\";]*?)\s*from\s*" + _SPEC)
+_LOCAL_EXPORT = re.compile(r"\bexport\s+(?:type\s+)?\{([^}]*)\}(?!\s*from)")
+_DEFAULT_EXPORT = re.compile(r"\bexport\s+default\s+([A-Za-z_$][\w$]*)\s*;?")
+_BUILT = re.compile(r"\.d\.([mc]?)ts$|\.([mc]?)js$|\.jsx$")
+
+
+def is_typescript(path: str) -> bool:
+    return path.lower().endswith(TS_SUFFIXES)
+
+
+def strip_jsonc(text: str) -> str:
+    """JSON with comments (`//`, `/* */`) and trailing commas as JSON: one pass, strings kept."""
+    out: list[str] = []
+    k, n = 0, len(text)
+    while k < n:
+        ch = text[k]
+        if ch == '"':
+            j = k + 1
+            while j < n and text[j] != '"' and text[j] != "\n":
+                j += 2 if text[j] == "\\" else 1
+            out.append(text[k : j + 1])
+            k = j + 1
+        elif text.startswith("//", k):
+            end = text.find("\n", k)
+            k = n if end < 0 else end
+        elif text.startswith("/*", k):
+            end = text.find("*/", k + 2)
+            k = n if end < 0 else end + 2
+        else:
+            out.append(ch)
+            k += 1
+    return re.sub(r",(\s*[}\]])", r"\1", "".join(out))
+
+
+def read_jsonc(path: Path) -> object:
+    """A JSON-with-comments configuration file (typedoc.json, tsconfig.json), or None."""
+    text = read_text(path)
+    try:
+        return json.loads(strip_jsonc(text)) if text else None
+    except (ValueError, RecursionError):
+        return None
+
+
+@dataclass(frozen=True)
+class EntryPoints:
+    items: tuple[str, ...]  # as written (paths, globs, folders)
+    source: str  # the file naming them: `typedoc.json`, `package.json`, ...
+    strategy: str = "resolve"  # TypeDoc's entryPointStrategy: resolve, expand, packages
+
+
+def _typedoc(data: object, name: str) -> EntryPoints | None:
+    if isinstance(data, dict) and isinstance(data.get("entryPoints"), list):
+        items = tuple(e for e in data["entryPoints"] if isinstance(e, str))
+        strategy = data.get("entryPointStrategy")
+        return EntryPoints(items, name, strategy if isinstance(strategy, str) else "resolve")
+    return None
+
+
+def _entry_points(folder: Path) -> EntryPoints:
+    """TypeDoc's entry points of the package in `folder` and where they came from."""
+    for name in ("typedoc.json", "typedoc.jsonc"):
+        if found := _typedoc(read_jsonc(folder / name), name):
+            return found
+    for name in ("package.json", "tsconfig.json"):
+        data = read_jsonc(folder / name)
+        if found := _typedoc(data.get("typedocOptions") if isinstance(data, dict) else None, name):
+            return found
+    data = read_jsonc(folder / "package.json")
+    if not isinstance(data, dict):
+        return EntryPoints((), "")
+    found: list[str] = []
+    for key in ("types", "typings"):
+        if isinstance(data.get(key), str):
+            found.append(data[key])
+    found.extend(_export_targets(data.get("exports")))
+    # `main` names the API of a published package without types (its `.ts` source); a
+    # private one (an example app, a docs site) publishes nothing.
+    if not found and isinstance(data.get("main"), str) and data.get("private") is not True:
+        found.append(data["main"])
+    if not found and (workspaces := _workspaces(data.get("workspaces"))):
+        # a monorepo's root: each workspace package's own entry points (TypeDoc's `packages`)
+        return EntryPoints(workspaces, "package.json", "packages")
+    return EntryPoints(tuple(dict.fromkeys(found)), "package.json")
+
+
+def _workspaces(value: object) -> tuple[str, ...]:
+    """package.json's `workspaces` globs (an array, or Yarn's `{packages: [...]}`)."""
+    if isinstance(value, dict):
+        value = value.get("packages")
+    if isinstance(value, list):
+        return tuple(v for v in value[:MAX_ENTRY_POINTS] if isinstance(v, str))
+    return ()
+
+
+def _export_targets(exports: object, depth: int = 0) -> list[str]:
+    """The files `exports` names, the `types` condition first where there is one."""
+    if depth > 6:
+        return []
+    if isinstance(exports, str):
+        return [] if "*" in exports else [exports]
+    if isinstance(exports, list):
+        return [t for e in exports[:50] for t in _export_targets(e, depth + 1)]
+    if not isinstance(exports, dict):
+        return []
+    out: list[str] = []
+    for key, value in list(exports.items())[:MAX_ENTRY_POINTS]:
+        if "*" in key or key.endswith(("package.json", ".css")):
+            continue
+        if key.startswith(".") and depth == 0 or not key.startswith("."):
+            if isinstance(value, dict) and isinstance(value.get("types"), str):
+                out.append(value["types"])
+            elif isinstance(value, dict) and "types" in value:
+                out.extend(_export_targets(value["types"], depth + 1))
+            else:
+                out.extend(_export_targets(value, depth + 1)[:1])
+    return out
+
+
+def _source_of(target: str, folder: str, known: set[str], outdir: tuple[str, str]) -> str | None:
+    """The TypeScript file in the tree that `target` (a path in the package) is, or is built
+    from: itself, its folder's index, `x.js` as `x.ts`, `dist/x.d.ts` as `src/x.ts`."""
+    rel = posixpath.normpath(posixpath.join(folder, target))
+    if rel.startswith("../"):
+        return None
+    stems = [rel]
+    if m := _BUILT.search(rel):
+        stem = rel[: m.start()]
+        stems = [stem]
+        out, root = outdir
+        for built in dict.fromkeys((out, *_BUILT_FOLDERS)):
+            prefix = posixpath.join(folder, built) + "/" if built else ""
+            if built and stem.startswith(prefix):
+                tail = stem[len(prefix) :]
+                src = root if built == out and root else "src"
+                stems.append(posixpath.join(folder, src, tail) if src else tail)
+    for stem in stems:
+        for candidate in (stem, *(stem + s for s in (".ts", ".tsx", ".d.ts", ".mts", ".cts"))):
+            if candidate in known:
+                return candidate
+        for index in ("index.ts", "index.tsx", "index.d.ts"):
+            if posixpath.join(stem, index) in known:
+                return posixpath.join(stem, index)
+    return None
+
+
+def _resolve(spec: str, importer: str, known: set[str]) -> str | None:
+    """The file a relative module specifier names from `importer`."""
+    if not spec.startswith("."):
+        return None
+    base = posixpath.normpath(posixpath.join(posixpath.dirname(importer), spec))
+    stem = re.sub(r"\.([mc]?)jsx?$", "", base)
+    for candidate in (base, *(stem + s for s in (".ts", ".tsx", ".d.ts", ".mts", ".cts"))):
+        if candidate in known:
+            return candidate
+    for index in ("index.ts", "index.tsx", "index.d.ts"):
+        if posixpath.join(base, index) in known:
+            return posixpath.join(base, index)
+    return None
+
+
+def exported_modules(text: str) -> list[str]:
+    """The module specifiers whose declarations `text` exports: `export … from`, and the
+    modules of imported names it exports again (`export { Chat }`, `export default X`)."""
+    code = blank(text).code
+    specs: list[str] = []
+    imported: dict[str, str] = {}
+    for regex in (_FROM, _IMPORT):
+        for m in regex.finditer(text):
+            if code[m.start()] == " ":  # (inside a comment or string)
+                continue
+            if regex is _FROM:
+                specs.append(m.group(1))
+                continue
+            for name in re.findall(r"(?:\bas\s+)?([A-Za-z_$][\w$]*)\s*(?:,|}|$)", m.group(1)):
+                imported[name] = m.group(2)
+            if star := re.search(r"\*\s+as\s+([A-Za-z_$][\w$]*)", m.group(1)):
+                imported[star.group(1)] = m.group(2)
+            if default := re.match(r"\s*([A-Za-z_$][\w$]*)\s*(?:,|$)", m.group(1)):
+                imported[default.group(1)] = m.group(2)
+    names: list[str] = []
+    for m in _LOCAL_EXPORT.finditer(code):
+        for part in m.group(1).split(","):
+            local = part.strip().removeprefix("type ").split(" as ")[0].strip()
+            names.append(local)
+    names.extend(m.group(1) for m in _DEFAULT_EXPORT.finditer(code))
+    specs.extend(imported[n] for n in names if n in imported)
+    return list(dict.fromkeys(specs))
+
+
+def _package_folders(docs_dir: Path, roots: Sequence[Path]) -> list[str]:
+    """The docs folder and every source root inside it (relative POSIX paths, "" the docs)."""
+    top = docs_dir.resolve()
+    folders = [""]
+    for root in roots:
+        try:
+            rel = root.resolve().relative_to(top).as_posix()
+        except ValueError:
+            continue
+        if rel != "." and rel not in folders:
+            folders.append(rel)
+    return folders
+
+
+def _expand(
+    entry: str, folder: str, known: set[str], outdir: tuple[str, str], strategy: str
+) -> list[str]:
+    """The files one `entryPoints` item names: a glob's files, a file, a folder's index (with
+    the `expand` strategy: every file under it)."""
+    rel = posixpath.normpath(posixpath.join(folder, entry))
+    if any(c in entry for c in "*?[{"):
+        return sorted(p for p in known if _glob_match(rel, p))
+    if strategy == "expand" and any(p.startswith(rel + "/") for p in known):
+        return sorted(p for p in known if p.startswith(rel + "/"))
+    found = _source_of(entry, folder, known, outdir)
+    return [found] if found else []
+
+
+def _glob_match(pattern: str, path: str) -> bool:
+    """TypeDoc's (minimatch's) reading of an entry glob: `*` within a folder, `**` across."""
+    try:
+        return bool(compile_glob(pattern).fullmatch(path)) and glob_match(pattern, path)
+    except GlobError:
+        return False
+
+
+def _packages(items: Sequence[str], folder: str, known: set[str], base: Path) -> list[str]:
+    """The package folders a `packages` strategy names (globs of folders holding a
+    package.json), among the folders of the TypeScript files."""
+    folders = sorted({posixpath.dirname(p) for p in known} | set())
+    ancestors = sorted({"/".join(f.split("/")[:k]) for f in folders for k in range(1, 8)} - {""})
+    out = []
+    for item in items[:MAX_ENTRY_POINTS]:
+        pattern = posixpath.normpath(posixpath.join(folder, item))
+        depth = pattern.count("/")
+        for candidate in ancestors:
+            if "**" not in pattern and candidate.count("/") != depth:
+                continue
+            if _glob_match(pattern, candidate) and (base / candidate / "package.json").is_file():
+                out.append(candidate)
+    return list(dict.fromkeys(out))
+
+
+def api_files(docs_dir: Path, roots: Sequence[Path], paths: Iterable[str]) -> dict[str, str]:
+    """The TypeScript files among `paths` that are a package's API: path -> where the
+    package's entry points are declared (`typedoc.json`, `package.json`)."""
+    known = {p for p in paths if is_typescript(p) and not _TEST.search(p)}
+    if not known:
+        return {}
+    api: dict[str, str] = {}
+    folders = _package_folders(docs_dir, roots)
+    done: set[str] = set()
+    while folders and len(done) < MAX_PACKAGES:
+        folder = folders.pop(0)
+        if folder in done:
+            continue
+        done.add(folder)
+        base = docs_dir / folder if folder else docs_dir
+        points = _entry_points(base)
+        if points.strategy == "packages":  # a monorepo: each package's own entry points
+            folders.extend(_packages(points.items, folder, known, docs_dir))
+            continue
+        entries, source = points.items, points.source
+        tsconfig = read_jsonc(base / "tsconfig.json")
+        options = tsconfig.get("compilerOptions") if isinstance(tsconfig, dict) else None
+        outdir = ("", "")
+        if isinstance(options, dict) and isinstance(options.get("outDir"), str):
+            root = options.get("rootDir") if isinstance(options.get("rootDir"), str) else ""
+            out = posixpath.normpath(options["outDir"])
+            outdir = (out, posixpath.normpath(root) if root else "")
+        queue: list[str] = []
+        for entry in entries[:MAX_ENTRY_POINTS]:
+            queue.extend(_expand(entry, folder, known, outdir, points.strategy))
+        where = posixpath.join(folder, source) if folder else source
+        seen: set[str] = set(api)
+        while queue and len(api) < MAX_FILES:
+            path = queue.pop(0)
+            if path in seen:
+                continue
+            seen.add(path)
+            api[path] = where
+            try:
+                text = read_file(docs_dir, path, roots, MAX_FILE_BYTES).decode("utf-8", "replace")
+            except (Refused, OSError):
+                continue
+            for spec in exported_modules(text):
+                target = _resolve(spec, path, known)
+                if target is not None and target not in seen:
+                    queue.append(target)
+    return api
+
+
+def no_pages(
+    docs_dir: Path, roots: Sequence[Path], paths: Iterable[str], warn: bool = True
+) -> set[str]:
+    """The TypeScript files among `paths` that are no package's API: no pages. With `warn`,
+    one warning when none is and a TypeDoc project lies above the docs folder (`docs/` of a
+    package: its API is read when the package's folder is built)."""
+    listed = [p for p in paths if is_typescript(p)]
+    api = api_files(docs_dir, roots, listed) if listed else {}
+    if warn and not api and (above := typedoc_above(docs_dir)) is not None:
+        log.warning(
+            "%s is a TypeScript package's docs (%s): its API reference (TSDoc) is read when "
+            "the package's folder is built: --docs-dir %s",
+            docs_dir,
+            above,
+            above.parent,
+        )
+    return {p for p in listed if p not in api}
+
+
+def typedoc_above(docs_dir: Path) -> Path | None:
+    """The TypeDoc configuration of a package one or two folders above `docs_dir`, or None
+    (only looked for: a file outside the source roots is never read)."""
+    here = Path(docs_dir).resolve()
+    for folder in (here.parent, here.parent.parent):
+        for name in ("typedoc.json", "typedoc.jsonc"):
+            # (a symlink is init's overlay of the folder above, whose own line says it)
+            if (folder / name).is_file() and not (folder / name).is_symlink():
+                return folder / name
+    return None
+
+
+def describe(docs_dir: Path, roots: Sequence[Path], paths: Iterable[str]) -> str | None:
+    """init's line on a TypeScript package: where its entry points come from and how many
+    files are read as its API pages, or which folder to build for them."""
+    listed = [p for p in paths if is_typescript(p)]
+    api = api_files(docs_dir, roots, listed) if listed else {}
+    if api:
+        where = ", ".join(sorted(set(api.values())))
+        return (
+            f"site: TypeScript package ({where} names the entry points): {len(api)} files "
+            "they export are read as TypeDoc's module pages and API entries; other .ts files "
+            "are no pages"
+        )
+    if (above := typedoc_above(docs_dir)) is not None:
+        return (
+            f"site: the docs of a TypeScript package ({above}): its API reference is read "
+            f"when the package's folder is built (--docs-dir {above.parent})"
+        )
+    return None
