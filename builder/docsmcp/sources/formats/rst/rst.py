@@ -40,6 +40,7 @@ from docsmcp.sources.formats.linemap import (
 )
 from docsmcp.sources.formats.markdown.fences import code_span
 from docsmcp.sources.formats.markdown.link_titles import title_of
+from docsmcp.sources.formats.rst import rst_django
 from docsmcp.sources.formats.rst.rst_declarations import attach_declarations, describe_bare_options
 from docsmcp.sources.formats.rst.rst_directives import (
     _ADMONITIONS,
@@ -468,6 +469,7 @@ def _fence(code: str, lang: str) -> str:
 
 
 _register()
+rst_django.register()
 
 
 def _parse(path: str, text: str) -> nodes.document:

@@ -398,10 +398,6 @@ def _register() -> None:
     for name in ("namespace", "namespace-push", "namespace-pop"):
         for domain in ("c:", "cpp:"):
             directives.register_directive(domain + name, _Scope)
-    from docsmcp.sources.formats.rst.rst_django import DIRECTIVES  # (it subclasses ours)
-
-    for name, directive in DIRECTIVES.items():
-        directives.register_directive(name, directive)
     for name in ("ref", "doc", "term", "abbr", "guilabel", "menuselection", "numref"):
         roles.register_local_role(name, _role)
     for name in _CODE_ROLES:

@@ -22,6 +22,7 @@ Django's cross-reference roles (`:ttag:`, `:tfilter:`, `:lookup:`, `:djadmin:`) 
 from __future__ import annotations
 
 from docutils import nodes
+from docutils.parsers.rst import directives
 
 from docsmcp.sources.formats.rst.rst_directives import _Code, _Described, _Unknown
 from docsmcp.sources.formats.rst.rst_objects import STATE
@@ -85,6 +86,13 @@ class _DjangoAdminOption(_Described):
     def run(self) -> list[nodes.Node]:
         self.name = "option"  # (Django's Cmdoption is Sphinx's `option`)
         return super().run()
+
+
+def register() -> None:
+    """Django's directives beside Sphinx's (rst.py calls it after rst_directives' own, whose
+    classes these subclass: registered here, not there, so neither module imports the other)."""
+    for name, directive in DIRECTIVES.items():
+        directives.register_directive(name, directive)
 
 
 DIRECTIVES = {
