@@ -128,19 +128,12 @@ def _entry_points(folder: Path) -> EntryPoints:
     # private one (an example app, a docs site) publishes nothing.
     if not found and isinstance(data.get("main"), str) and data.get("private") is not True:
         found.append(data["main"])
-    if not found and (workspaces := _workspaces(data.get("workspaces"))):
-        # a monorepo's root: each workspace package's own entry points (TypeDoc's `packages`)
-        return EntryPoints(workspaces, "package.json", "packages")
+    # A monorepo's root (`workspaces`, no entry points of its own) names no API by itself: its
+    # packages' TSDoc is read when a TypeDoc config says so (strategy `packages`) or
+    # `--api-source` names a package. Jest's repository, built for its website, read 158 module
+    # pages of its packages' internals, and `Matchers.toHaveBeenCalledWith` in `types.ts` took
+    # the first place from the Expect page; a monorepo's docs site is its reference.
     return EntryPoints(tuple(dict.fromkeys(found)), "package.json")
-
-
-def _workspaces(value: object) -> tuple[str, ...]:
-    """package.json's `workspaces` globs (an array, or Yarn's `{packages: [...]}`)."""
-    if isinstance(value, dict):
-        value = value.get("packages")
-    if isinstance(value, list):
-        return tuple(v for v in value[:MAX_ENTRY_POINTS] if isinstance(v, str))
-    return ()
 
 
 def _export_targets(exports: object, depth: int = 0) -> list[str]:
