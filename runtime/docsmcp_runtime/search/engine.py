@@ -50,6 +50,8 @@ FUSION_DEPTH = 200
 # Distinct terms (and, separately, distinct bigram terms) of one query that are scored; the rest
 # are dropped with a note. Each costs a dictionary lookup and a pass over its postings.
 MAX_QUERY_TERMS = 64
+# Rows whose heading length (the tie-break of equal scores) one opened bundle remembers.
+HEADING_CACHE = 65536
 
 
 def _check(deadline: float) -> None:
@@ -113,6 +115,9 @@ class Searcher:
         self.roles = RolePrior.of(bundle, self._column) if options.role_prior else None
         self.coordination = options.coordination
         self.heading_ties = options.heading_ties
+        # Row -> the characters of its headings (heading_lengths), up to HEADING_CACHE rows: a
+        # fact of the bundle, read from the display store once per row.
+        self._heading_lengths: dict[int, int] = {}
         # Sets: named_values asks whether a word is a value, several times a search.
         self._values = {k: frozenset(v.values) for k, v in self.taxonomy.items()}
         floor = options.similarity_floor
@@ -232,10 +237,15 @@ class Searcher:
         ~1 % apart (bundle-spec.md, *Impact codes*), so shadcn's Dialog and Alert Dialog tied
         for "dialog", and row (path) order put Alert Dialog first; the shorter title is what
         their float impacts preferred (the trail field's length)."""
+        known, shown = self._heading_lengths, self.bundle.shown
         out = np.empty(len(rows), np.int64)
         for i, row in enumerate(rows.tolist()):
-            crumb = self.bundle.shown(row).header["breadcrumb"]
-            out[i] = len(crumb.partition(" > ")[2])
+            length = known.get(row)
+            if length is None:
+                length = len(shown(row).header["breadcrumb"].partition(" > ")[2])
+                if len(known) < HEADING_CACHE:
+                    known[row] = length
+            out[i] = length
         return out
 
     def coordinated(
