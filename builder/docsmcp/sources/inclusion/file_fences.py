@@ -20,10 +20,10 @@ from pathlib import Path
 
 from docsmcp.sources.formats.markdown.fences import code_block
 from docsmcp.sources.site_config import config_above
+from docsmcp.sources.sites.rspress_site import CONFIGS
 
 _OPEN = re.compile(r"^([ \t]*)(`{3,}|~{3,})(.*)$")
 _FILE = re.compile(r"""(?:^|[ \t])file=(?:"([^"\n]+)"|'([^'\n]+)')""")
-CONFIGS = tuple(f"rspress.config.{x}" for x in ("ts", "js", "mjs", "mts", "cjs"))
 MAX_BLANK = 20  # blank lines an empty block may hold
 
 

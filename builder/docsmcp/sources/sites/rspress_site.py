@@ -16,9 +16,10 @@ import re
 from collections.abc import Sequence
 from pathlib import Path
 
-from docsmcp.sources.inclusion.file_fences import CONFIGS
 from docsmcp.sources.site_config import config_above, read_text
 
+# An Rspress site's config file names (file_fences.py finds its `root` through them too).
+CONFIGS = tuple(f"rspress.config.{x}" for x in ("ts", "js", "mjs", "mts", "cjs"))
 CONVENTION = ("**/_[!_]*",)  # Rspress' default `excludeConvention`, `**/_[^_]*`
 _ROUTE = re.compile(r"\broute\s*:\s*\{")
 _LIST = re.compile(r"\b(exclude|excludeConvention)\s*:\s*\[([^\]]{0,4000})\]")
