@@ -263,7 +263,6 @@ def test_sections_are_ordered_and_identified_as_pkg_go_dev_does(tmp_path: Path) 
     ]
     at = [headings.index(h) for h in order]
     assert at == sorted(at)
-    # ids under the package's name, pkg.go.dev's anchors below (`doc.go#router/pkg-types`)
     # ids under the package's name, pkg.go.dev's anchors below, each entry a chunk of its own
     # (`doc.go#router/pkg-types/Mux/Mux.Route`), reached by pkg.go.dev's anchor (`#Mux.Route`)
     assert all(i.startswith("doc.go#router") for i in ids)
@@ -271,6 +270,9 @@ def test_sections_are_ordered_and_identified_as_pkg_go_dev_does(tmp_path: Path) 
     b = open_bundle(out)
     route = b.row_of_anchor("doc.go#Mux.Route")
     assert route is not None and b.chunk_ids()[route] == "doc.go#router/pkg-types/Mux/Mux.Route"
+    # a section with no text of its own (`## Types`) is reached at its first chunk
+    types = b.row_of_anchor("doc.go#pkg-types")
+    assert types is not None and b.chunk_ids()[types] == "doc.go#router/pkg-types/Method"
 
 
 def test_the_api_reference_answers_for_each_exported_identifier(tmp_path: Path) -> None:

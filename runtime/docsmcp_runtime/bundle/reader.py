@@ -374,7 +374,21 @@ class Bundle:
                 if self._anchor_index is None:
                     self._anchor_index = index
         found = self._anchor_index.get(f"{path}#{anchor}")
+        if found is None:
+            found = self._row_below_section(path, anchor)
         return found if found is not None else self._row_holding_heading(path, anchor)
+
+    def _row_below_section(self, path: str, anchor: str) -> int | None:
+        """The first row of page `path` (in page order) whose id passes through `anchor`: a
+        section with no text of its own opens its first subsection's chunk, whose id holds the
+        section's anchor above its own (pkg.go.dev's `#pkg-types` over `…/pkg-types/Mux`; the
+        bare `## Types` heading is in that chunk's text, but its explicit id is not). Read on
+        a miss only."""
+        for row in self._page_rows(path) or ():
+            page, _, rest = self.cell(row, "id").partition("#")
+            if page == path and anchor in rest.split("/")[:-1]:
+                return row
+        return None
 
     def _row_holding_heading(self, path: str, anchor: str) -> int | None:
         """The row of page `path` whose text holds a heading slugged `anchor`: a section with no
