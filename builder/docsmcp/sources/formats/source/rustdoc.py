@@ -27,6 +27,7 @@ nearest public module, which re-exports them (`mod json; pub use json::Json;`: `
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from docsmcp.model.api import OBJECT_ANCHOR
@@ -273,16 +274,21 @@ class _Parser:
             scope.items.append(holder)
         return after
 
-    def variants(self, i: int, end: int) -> list[tuple[str, list[str], int]]:
-        """An enum's variants not hidden: (name, doc lines, token index)."""
+    def _members(self, i: int, end: int) -> Iterator[tuple[int, list[str], list[str], bool]]:
+        """The comma-separated members between toks[i] and toks[end] (an enum's variants, a
+        struct's fields): each one's first token's index, its docs (doc comments and
+        `#[doc = …]` text, in order), its doc comments alone, and whether an attribute hides
+        it (`#[doc(hidden)]`, `#[cfg(test)]`). The one walk variants and fields share."""
         toks = self.toks
-        out: list[tuple[str, list[str], int]] = []
         docs: list[str] = []
+        comments: list[str] = []
         hidden = False
         while i < end:
             t = toks[i]
             if t.kind == "doc":
-                docs += t.text.split("\n")
+                lines = t.text.split("\n")
+                docs += lines
+                comments += lines
                 i += 1
                 continue
             if t.text == "#" and i + 1 < end and toks[i + 1].text == "[":
@@ -292,38 +298,30 @@ class _Parser:
                 docs += value.split("\n") if what == "doc" else []
                 i = close
                 continue
+            yield i, docs, comments, hidden
             k = i
-            if t.kind == "ident" and not hidden and len(out) < MAX_ITEMS:
-                out.append((t.text, docs, k))
             while k < end and toks[k].text != ",":  # to the next `,` at depth 0
                 k = group_end(toks, k) if toks[k].kind == "open" else k + 1
-            i, docs, hidden = k + 1, [], False
+            i, docs, comments, hidden = k + 1, [], [], False
+
+    def variants(self, i: int, end: int) -> list[tuple[str, list[str], int]]:
+        """An enum's variants not hidden: (name, doc lines, token index)."""
+        out: list[tuple[str, list[str], int]] = []
+        for k, docs, _, hidden in self._members(i, end):
+            t = self.toks[k]
+            if t.kind == "ident" and not hidden and len(out) < MAX_ITEMS:
+                out.append((t.text, docs, k))
         return out
 
     def fields(self, i: int, end: int) -> list[tuple[str, str, int]]:
-        """A struct's public fields: (name, first doc paragraph, line)."""
+        """A struct's public fields: (name, first paragraph of its doc comments, line)."""
         toks = self.toks
         out: list[tuple[str, str, int]] = []
-        docs: list[str] = []
-        hidden = False
-        while i < end:
-            t = toks[i]
-            if t.kind == "doc":
-                docs += t.text.split("\n")
-                i += 1
-                continue
-            if t.text == "#" and i + 1 < end and toks[i + 1].text == "[":
-                close = group_end(toks, i + 1)
-                hidden |= attribute(toks[i + 2 : close - 1])[0] in ("hidden", "test")
-                i = close
-                continue
-            public, k = _visibility(toks, i, end)
-            if k < end and toks[k].kind == "ident" and public and not hidden:
-                out.append((toks[k].text, first_paragraph(doc_markdown(docs, 0)[0]), t.line))
-            # to the next `,` at depth 0
-            while k < end and toks[k].text != ",":
-                k = group_end(toks, k) if toks[k].kind == "open" else k + 1
-            i, docs, hidden = k + 1, [], False
+        for k, _, comments, hidden in self._members(i, end):
+            public, at = _visibility(toks, k, end)
+            if at < end and toks[at].kind == "ident" and public and not hidden:
+                paragraph = first_paragraph(doc_markdown(comments, 0)[0])
+                out.append((toks[at].text, paragraph, toks[k].line))
         return out
 
 
