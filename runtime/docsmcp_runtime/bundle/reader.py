@@ -360,10 +360,19 @@ class Bundle:
         path, sep, anchor = chunk_id.partition("#")
         if not sep or not anchor or "/" in anchor:
             return None
+        # A section with no text of its own opens its first subsection's chunk, whose id holds
+        # the section's anchor above its own (pkg.go.dev's `#pkg-types` over `…/pkg-types/Mux`:
+        # the bare `## Types` heading is in that chunk's text, its explicit id is not): that
+        # chunk, the first in page order, answers when no id ends in the anchor.
+        below = None
         for row in self._page_rows(path) or ():  # the first in page order
             page, _, rest = self.cell(row, "id").partition("#")
-            if rest and page == path and rest.rpartition("/")[2] == anchor:
-                return row
+            if rest and page == path:
+                parts = rest.split("/")
+                if parts[-1] == anchor:
+                    return row
+                if below is None and anchor in parts[:-1]:
+                    below = row
         if self._anchor_index is None:
             index: dict[str, int] = {}
             for i, cid in enumerate(self.chunk_ids()):
@@ -375,20 +384,8 @@ class Bundle:
                     self._anchor_index = index
         found = self._anchor_index.get(f"{path}#{anchor}")
         if found is None:
-            found = self._row_below_section(path, anchor)
+            found = below
         return found if found is not None else self._row_holding_heading(path, anchor)
-
-    def _row_below_section(self, path: str, anchor: str) -> int | None:
-        """The first row of page `path` (in page order) whose id passes through `anchor`: a
-        section with no text of its own opens its first subsection's chunk, whose id holds the
-        section's anchor above its own (pkg.go.dev's `#pkg-types` over `…/pkg-types/Mux`; the
-        bare `## Types` heading is in that chunk's text, but its explicit id is not). Read on
-        a miss only."""
-        for row in self._page_rows(path) or ():
-            page, _, rest = self.cell(row, "id").partition("#")
-            if page == path and anchor in rest.split("/")[:-1]:
-                return row
-        return None
 
     def _row_holding_heading(self, path: str, anchor: str) -> int | None:
         """The row of page `path` whose text holds a heading slugged `anchor`: a section with no
