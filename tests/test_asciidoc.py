@@ -15,7 +15,8 @@ import pytest
 from conftest import FUZZ, build_bundle, run_docsmcp
 from docsmcp.commands.init import propose
 from docsmcp.sources.formats.asciidoc.asciidoc import asciidoc_to_markdown
-from docsmcp.sources.sites.antora import not_a_page, resource
+from docsmcp.sources.formats.asciidoc.resource_ids import resource
+from docsmcp.sources.sites.antora import not_a_page
 from docsmcp_runtime.bundle.reader import open_bundle
 from docsmcp_runtime.tools.app import DocsApp
 from hypothesis import given

@@ -126,6 +126,32 @@ def test_no_module_over_the_size_limit(package: str) -> None:
     assert not over, f"modules over {MAX_LINES} lines (split them by concern): {over}"
 
 
+# A format's reader knows its syntax, never one generator's site rules, a package's layout, the
+# include pass or the folder layout: those sit above the readers and call them (issue 26).
+LOWER_FOLDERS = {
+    "docsmcp.sources.formats": (
+        "docsmcp.sources.sites",
+        "docsmcp.sources.packages",
+        "docsmcp.sources.inclusion",
+        "docsmcp.sources.layout",
+        "docsmcp.sources.navigation",
+    ),
+}
+
+
+@pytest.mark.parametrize("lower", sorted(LOWER_FOLDERS))
+def test_a_lower_folder_imports_nothing_above_it(lower: str) -> None:
+    known = _modules("docsmcp", PACKAGES["docsmcp"])
+    above = LOWER_FOLDERS[lower]
+    wrong = {
+        module: sorted(t for t in _imports(module, path, known) if t.startswith(above))
+        for module, path in known.items()
+        if module.startswith(lower + ".")
+    }
+    wrong = {module: targets for module, targets in wrong.items() if targets}
+    assert not wrong, f"{lower} imports folders above it: {wrong}"
+
+
 def test_the_rules_see_a_circle() -> None:
     """The circle finder itself: a loop of three, a self-standing pair, and a tree."""
     graph = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"e"}, "e": {"d"}, "f": {"a"}, "g": set()}

@@ -9,6 +9,7 @@ from pathlib import Path
 
 from conftest import FUZZ, build_bundle, page_texts, write_tree
 from docsmcp.sources.discover import discover
+from docsmcp.sources.formats.rst import rst_suffixes
 from docsmcp.sources.sites import sphinx_extlinks, sphinx_suffix
 from hypothesis import given
 from hypothesis import strategies as st
@@ -279,7 +280,7 @@ def test_any_conf_py_reads_without_error(tmp_path_factory, text: str) -> None:
     folder = tmp_path_factory.mktemp("conf")
     (folder / "conf.py").write_text(text, encoding="utf-8", errors="replace")
     found = sphinx_suffix.read(folder)
-    assert all(s in sphinx_suffix.EXTRA_RST_SUFFIXES for s in found.suffixes)
+    assert all(s in rst_suffixes.EXTRA_RST_SUFFIXES for s in found.suffixes)
 
 
 @FUZZ

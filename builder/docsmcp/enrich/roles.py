@@ -65,7 +65,7 @@ from docsmcp_runtime.search.roles import (
     ROLES,
 )
 
-from docsmcp.sources.sites.sphinx_suffix import is_rst
+from docsmcp.sources.formats.rst.rst_suffixes import is_rst
 
 ROLE_DESCRIPTION = (
     "Filter results by the kind of page: " + ", ".join(ROLES) + ". Without it, changelogs, "

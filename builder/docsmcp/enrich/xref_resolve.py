@@ -30,9 +30,9 @@ from docsmcp.enrich.xref import (
 )
 from docsmcp.model.chunk import Chunk, ParsedFile
 from docsmcp.sources.formats.r.rmarkdown import RMARKDOWN_SUFFIXES as _RMARKDOWN
+from docsmcp.sources.formats.rst.rst_suffixes import is_rst
 from docsmcp.sources.layout.translations import page_language
 from docsmcp.sources.site_config import LANGUAGE
-from docsmcp.sources.sites.sphinx_suffix import is_rst
 
 
 def _unordered(path: str) -> str:

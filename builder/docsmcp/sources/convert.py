@@ -31,7 +31,7 @@ from docsmcp.sources.discover import (
 )
 from docsmcp.sources.formats.linemap import SOURCE_LINES
 from docsmcp.sources.formats.markdown.link_titles import LINK_TITLES
-from docsmcp.sources.sites.sphinx_suffix import is_rst
+from docsmcp.sources.formats.rst.rst_suffixes import is_rst
 
 log = logging.getLogger("docsmcp.sources.convert")
 

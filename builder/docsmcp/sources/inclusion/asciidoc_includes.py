@@ -2,7 +2,7 @@
 dialect's (through its reader: inside the source roots, one depth bound, one size bound).
 
 A target is a path relative to the including file, or an Antora resource id
-(`partial$success.adoc`, `example$app.rb`, `install:partial$x.adoc`: antora.resource); `{name}`
+(`partial$success.adoc`, `example$app.rb`, `install:partial$x.adoc`: resource_ids.py); `{name}`
 references in it take the document's attributes (its entries above the directive and its
 component's `antora.yml`). Its attributes select what is included: `tag=name`, `tags=a;b`
 (`!name` leaves a region out, `*`/`**` as Asciidoctor reads them) keep the lines between
@@ -24,13 +24,8 @@ from pathlib import Path
 from docsmcp.common.limits import MAX_FILE_BYTES
 from docsmcp.sources.discover import Refused, read_file
 from docsmcp.sources.formats.asciidoc.asciidoc_inline import substitute
-from docsmcp.sources.sites.antora import (
-    component,
-    is_asciidoc,
-    non_pages,
-    place,
-    resource,
-)
+from docsmcp.sources.formats.asciidoc.resource_ids import place, resource
+from docsmcp.sources.sites.antora import component, is_asciidoc, non_pages
 
 DIRECTIVE = re.compile(r"^(\\)?include::([^\[\s][^\[]*)\[(.*)\][ \t]*$")
 _TAG = re.compile(r"\b(tag|end)::([\w.*-]+)\[\][ \t]*$")

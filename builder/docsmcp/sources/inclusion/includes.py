@@ -59,6 +59,7 @@ from docsmcp.sources.discover import ASCIIDOC_SUFFIXES, TEXINFO_SUFFIXES
 from docsmcp.sources.formats.markdown import writerside_md
 from docsmcp.sources.formats.markdown.fences import fenced_lines
 from docsmcp.sources.formats.rst import autodoc
+from docsmcp.sources.formats.rst.rst_suffixes import is_rst
 from docsmcp.sources.formats.source import apidoc
 from docsmcp.sources.inclusion import (
     asciidoc_includes,
@@ -91,7 +92,6 @@ from docsmcp.sources.inclusion.snippet_includes import (
 from docsmcp.sources.packages import rust_crate
 from docsmcp.sources.site_config import config_above
 from docsmcp.sources.sites import documenter, julia_source, writerside
-from docsmcp.sources.sites.sphinx_suffix import is_rst
 
 if TYPE_CHECKING:
     from docsmcp.model.source import SourceFile

@@ -1,16 +1,13 @@
 """Antora's layout of an AsciiDoc site, as far as the builder needs it: which `.adoc` files are
-pages, where a resource id points, and a component's descriptor (`antora.yml`).
+pages, a component's descriptor (`antora.yml`) and its navigation; where a resource id points is
+formats/asciidoc/resource_ids.py (the AsciiDoc reader resolves them on every page).
 
 An Antora component is a folder holding `antora.yml` (its `name`, `title`, `version`, `nav`
 files, AsciiDoc attributes) and `modules/<module>/<family>/…`: `pages/` holds the pages;
 `partials/`, `examples/`, `attachments/`, `images/` hold files pages include or show, never
 pages; `nav.adoc` files (and those `antora.yml` names under `nav:`) are navigation. Files and
-folders whose name starts with `_` are hidden (Antora publishes none). A resource id
-(`[version@][component:][module:][family$]relative`) in an `xref:` or `include::` names a file
-of this layout: `xref:install:upgrade.adoc` is `modules/install/pages/upgrade.adoc`,
-`include::partial$success.adoc[]` the page's module's `partials/success.adoc`. Outside that
-layout (a plain Asciidoctor folder) every `.adoc` is a page and a target is relative to the
-file naming it, as Asciidoctor reads it.
+folders whose name starts with `_` are hidden (Antora publishes none). Outside that layout (a
+plain Asciidoctor folder) every `.adoc` is a page.
 """
 
 from __future__ import annotations
@@ -23,36 +20,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from docsmcp.sources.discover import ASCIIDOC_SUFFIXES
+from docsmcp.sources.formats.asciidoc.resource_ids import place, resource
 
-FAMILIES = {
-    "page": "pages",
-    "partial": "partials",
-    "example": "examples",
-    "attachment": "attachments",
-    "image": "images",
-}
-_PLACE = re.compile(r"^(?:(.*)/)?modules/([^/]+)/([^/]+)/(.+)$")
 DESCRIPTOR = "antora.yml"
-
-
-@dataclass(frozen=True)
-class Place:
-    """Where a file sits in an Antora component: `root/modules/module/family/relative`."""
-
-    root: str  # the component's folder ("" at the docs folder)
-    module: str
-    family: str  # pages, partials, examples, ...
-    relative: str
-
-    def folder(self, module: str, family: str) -> str:
-        return posixpath.join(self.root, "modules", module, family)
-
-
-def place(path: str) -> Place | None:
-    m = _PLACE.match(path)
-    if m is None:
-        return None
-    return Place(m.group(1) or "", m.group(2), m.group(3), m.group(4))
 
 
 def is_asciidoc(path: str) -> bool:
@@ -73,36 +43,6 @@ def not_a_page(path: str, nav: frozenset[str] | set[str] = frozenset()) -> bool:
     if where.family != "pages":
         return True
     return any(part.startswith("_") for part in where.relative.split("/"))
-
-
-def resource(current: str, target: str, family: str) -> str | None:
-    """The docs-relative path of resource id `target` named in the file at `current`, of
-    `family` unless the id names its own (`partial$x.adoc`); None when it names another
-    component (or version) or leaves the docs folder."""
-    here = place(current)
-    version, _, rest = target.rpartition("@") if "@" in target.split("$")[0] else ("", "", target)
-    coordinates, _, relative = rest.rpartition(":") if ":" in rest.split("$")[0] else ("", "", rest)
-    family_name, _, relative = relative.rpartition("$") if "$" in relative else ("", "", relative)
-    if here is None or not (version or coordinates or family_name or family == "pages"):
-        joined = posixpath.normpath(posixpath.join(posixpath.dirname(current), target))
-        return None if joined.startswith("../") or joined == ".." else joined
-    if version or coordinates.count(":") > 0 or "/" in coordinates:
-        return None  # another component (or version): its folder is not known from here
-    module = coordinates or here.module
-    kind = FAMILIES.get(family_name, "") if family_name else family
-    if not kind or not relative:
-        return None
-    if kind == here.family and module == here.module and relative.startswith("./"):
-        base = posixpath.dirname(here.relative)  # (Antora 3: `./` is the page's own folder)
-        relative = posixpath.join(base, relative[2:])
-    joined = posixpath.normpath(posixpath.join(here.folder(module, kind), relative))
-    return None if joined.startswith("../") else joined
-
-
-def relative_href(current: str, target: str) -> str:
-    """The link from the file at `current` to the docs-relative `target` (a markdown link's
-    path, which xref resolves against the page's folder)."""
-    return posixpath.relpath(target, posixpath.dirname(current) or ".")
 
 
 @dataclass(frozen=True)

@@ -27,8 +27,8 @@ from docsmcp.model.source import SourceFile
 from docsmcp.sources.formats.rst import autodoc
 from docsmcp.sources.formats.rst.autodoc import INDENT
 from docsmcp.sources.formats.rst.rst_objects import CATEGORY_OPTION
+from docsmcp.sources.formats.rst.rst_suffixes import is_rst
 from docsmcp.sources.formats.source import apidoc
-from docsmcp.sources.sites.sphinx_suffix import is_rst
 
 _AUTOSUMMARY = re.compile(r"^([ \t]*)\.\.[ \t]+autosummary::[ \t]*$")
 _OPTION = re.compile(r"^[ \t]+:([\w-]+):(?:[ \t]+(.*?))?[ \t]*$")

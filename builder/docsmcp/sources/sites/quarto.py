@@ -7,9 +7,8 @@ of them beyond their markdown.
 - Files and folders whose name starts with `_` are never rendered (Quarto uses them for
   includes and metadata): no pages (`EXCLUDES`, applied by a build without a manifest and
   proposed by init when the docs are a Quarto project).
-- Pandoc's fenced divs, `::: {.callout-note}` … `:::`, are read by mdx.admonitions_to_text
-  (`div_label`): a callout's kind as its label, with its `title`; any other div (tabsets,
-  layout, conditional content) no line of its own.
+- Pandoc's fenced divs, `::: {.callout-note}` … `:::`, are markdown syntax of Quarto and
+  R Markdown alike: formats/markdown/fenced_divs.py reads them.
 """
 
 from __future__ import annotations
@@ -25,11 +24,6 @@ from docsmcp.sources.site_config import QUARTO_CONFIG, QUARTO_EXCLUDES, config_a
 CONFIG = QUARTO_CONFIG
 INCLUDE = re.compile(r"^([ \t]*)\{\{<[ \t]*include[ \t]+([^\s>]+)[ \t]*>\}\}[ \t]*$")
 EXCLUDES = QUARTO_EXCLUDES
-_DIV = re.compile(r"^[ ]{0,3}:{3,}[ \t]*(\{[^{}\n]*\}|[A-Za-z][\w-]*)[ \t]*$")
-_CLASS = re.compile(r"(?:^|[\s{])\.([\w-]+)")
-_TITLE = re.compile(r"""\btitle=(?:"([^"\n]*)"|'([^'\n]*)')""")
-_CALLOUTS = {"note": "Note", "tip": "Tip", "warning": "Warning", "caution": "Caution"}
-_CALLOUTS["important"] = "Important"
 
 
 def project(docs_dir: Path, roots: Sequence[Path] = ()) -> Path | None:
@@ -45,24 +39,3 @@ def include_candidates(page: str, spec: str, docs_dir: Path, roots: Sequence[Pat
         base = project(docs_dir, roots) or docs_dir
         return [posixpath.normpath(os.path.relpath(os.path.join(base, spec.lstrip("/")), docs_dir))]
     return [posixpath.normpath(posixpath.join(posixpath.dirname(page), spec))]
-
-
-def div_label(line: str) -> str | None:
-    """What a fenced div's opening line reads as: a callout's label (`Note`, `Tip: Title`), ""
-    for any other div, None when the line opens no div (`:::` closes one; `::: tip` is a
-    Docusaurus/VitePress admonition, read elsewhere)."""
-    m = _DIV.match(line)
-    if m is None:
-        return None
-    attrs = m.group(1)
-    if not attrs.startswith("{"):  # `::: callout-note`: pandoc's bare class
-        if not attrs.startswith("callout-"):
-            return None
-        attrs = "{." + attrs + "}"
-    for name in _CLASS.findall(attrs):
-        kind = name.removeprefix("callout-")
-        if name.startswith("callout-") and kind in _CALLOUTS:
-            title = _TITLE.search(attrs)
-            said = (title.group(1) or title.group(2) or "").strip() if title else ""
-            return _CALLOUTS[kind] + (f": {said}" if said else "")
-    return ""

@@ -20,7 +20,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from docsmcp.model.source import SourceFile
-from docsmcp.sources.sites.sphinx_suffix import conf_values, is_rst
+from docsmcp.sources.formats.rst.rst_suffixes import is_rst
+from docsmcp.sources.sites.sphinx_suffix import conf_values
 
 # The key of an extlink role's (caption, URL) in a page's link titles, and the separator.
 EXTLINK = "extlink"

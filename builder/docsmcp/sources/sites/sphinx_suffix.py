@@ -1,18 +1,17 @@
 """The suffixes a Sphinx project's `conf.py` names for its reST pages besides `.rst`, and the
 templates folders it reads no page from.
 
-Django writes its docs as `.txt` files (`source_suffix = ".txt"`): 598 pages, a million words,
-of which the builder read none (the build said "5 files", three of them diagrams in PDF). A
-`.txt` file is no page anywhere else (only `llms-full.txt`, split by formats/llms_full.py), so a
-`.txt` page the listing holds is reST wherever a path decides the format (`is_rst`), and only the
-listing needs the project's word: `read` takes `source_suffix` and `exclude_patterns` from the
-docs folder's `conf.py` (as literals, with `ast`, never run), and `SphinxSuffixes.admits` says
-which `.txt` files are pages (Django's `requirements.txt` and `_theme/**/LICENSE.txt` are
+Django writes its docs as `.txt` files (`source_suffix = ".txt"`): 598 pages, a million words, of
+which the builder read none (the build said "5 files", three of them diagrams in PDF). A `.txt`
+page the listing holds is reST wherever a path decides the format (formats/rst/rst_suffixes.py),
+and only the listing needs the project's word: `read` takes `source_suffix` and `exclude_patterns`
+from the docs folder's `conf.py` (as literals, with `ast`, never run), and `SphinxSuffixes.admits`
+says which `.txt` files are pages (Django's `requirements.txt` and `_theme/**/LICENSE.txt` are
 excluded by its patterns; a folder whose name starts with `_` or `.` never holds pages here, as
-Sphinx's `_build`, `_static`, `_templates` and `_theme` do not). Its `templates_path` folders
-hold no page of any suffix (Sphinx leaves them out): NumPy's `_templates/autosummary/*.rst` are
-Jinja templates and were read as 7 pages of `{{ fullname }}`, whose autodoc lines the build
-counted as objects without source.
+Sphinx's `_build`, `_static`, `_templates` and `_theme` do not). Its `templates_path` folders hold
+no page of any suffix (Sphinx leaves them out): NumPy's `_templates/autosummary/*.rst` are Jinja
+templates and were read as 7 pages of `{{ fullname }}`, whose autodoc lines the build counted as
+objects without source.
 """
 
 from __future__ import annotations
@@ -23,14 +22,12 @@ import logging
 from dataclasses import dataclass
 from pathlib import Path
 
+from docsmcp.sources.formats.rst.rst_suffixes import EXTRA_RST_SUFFIXES, is_llms_full
+
 log = logging.getLogger(__name__)
 
-# The suffixes besides `.rst` a conf.py may name for reST that the builder reads as reST.
-EXTRA_RST_SUFFIXES = (".txt", ".rest")
-RST_PAGE_SUFFIXES = (".rst", *EXTRA_RST_SUFFIXES)
 # A conf.py larger than this is not read for its suffixes (Django's: 12 kB).
 MAX_CONF_BYTES = 512 * 1024
-_LLMS_FULL = "llms-full.txt"
 
 
 @dataclass(frozen=True)
@@ -56,19 +53,12 @@ class SphinxSuffixes:
     def admits(self, path: str) -> bool:
         """Whether `path` (POSIX, relative to the docs folder) is a page of an extra suffix."""
         lower = path.lower()
-        if not self.suffixes or not lower.endswith(self.suffixes) or _is_llms_full(lower):
+        if not self.suffixes or not lower.endswith(self.suffixes) or is_llms_full(lower):
             return False
         parts = path.split("/")
         if any(p.startswith(("_", ".")) for p in parts[:-1]):
             return False
         return not any(_matches(path, pattern) for pattern in self.excluded)
-
-
-def is_rst(path: str) -> bool:
-    """Whether the listed page `path` is reST: `.rst`, or a suffix conf.py names (only such a
-    project's listing holds `.txt` pages; `llms-full.txt` is markdown)."""
-    lower = path.lower()
-    return lower.endswith(RST_PAGE_SUFFIXES) and not _is_llms_full(lower)
 
 
 def read(docs_dir: Path) -> SphinxSuffixes:
@@ -142,8 +132,3 @@ def _matches(path: str, pattern: str) -> bool:
     pattern = pattern.strip("/")
     parts = path.split("/")
     return any(fnmatch.fnmatchcase("/".join(parts[:n]), pattern) for n in range(1, len(parts) + 1))
-
-
-def _is_llms_full(lower: str) -> bool:
-    name = lower.rpartition("/")[2]
-    return name == _LLMS_FULL or name.endswith("." + _LLMS_FULL)

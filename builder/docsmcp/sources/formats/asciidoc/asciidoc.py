@@ -27,6 +27,7 @@ import re
 from dataclasses import dataclass, field
 
 from docsmcp.model.text import slugify
+from docsmcp.sources.discover import ASCIIDOC_SUFFIXES
 from docsmcp.sources.formats.asciidoc.asciidoc_inline import (
     CONTROL,
     Inline,
@@ -50,10 +51,10 @@ from docsmcp.sources.formats.asciidoc.asciidoc_lines import (
 )
 from docsmcp.sources.formats.asciidoc.asciidoc_lists import LIST_KINDS, ListReader
 from docsmcp.sources.formats.asciidoc.asciidoc_tables import table
+from docsmcp.sources.formats.asciidoc.resource_ids import place, relative_href, resource
 from docsmcp.sources.formats.html.htmlpage import take_marks
 from docsmcp.sources.formats.linemap import line_mark, strip_mark_char, take_lines
 from docsmcp.sources.formats.markdown.fences import fence_for
-from docsmcp.sources.sites.antora import ASCIIDOC_SUFFIXES, place, relative_href, resource
 
 Line = tuple[str, int]  # a line of the page and its 0-based line in the text converted
 

@@ -290,7 +290,7 @@ def _inline_cleanup(line: str, defined: dict[str, str]) -> str:
             _ATTR_LIST.search(line)
             if line.rstrip(" \t").endswith("}")
             and not mdc.PROPS_LINE.match(line)
-            and not line.lstrip().startswith(":::")  # a fenced div's own (quarto.div_label)
+            and not line.lstrip().startswith(":::")  # a fenced div's own (fenced_divs.div_label)
             else None
         )
         if attrs:

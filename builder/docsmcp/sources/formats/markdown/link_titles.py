@@ -20,10 +20,10 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 
 from docsmcp.model.source import SourceFile
+from docsmcp.sources.formats.asciidoc import resource_ids
 from docsmcp.sources.formats.markdown.dialects import ATX
 from docsmcp.sources.formats.markdown.fences import fenced_lines
-from docsmcp.sources.sites import antora
-from docsmcp.sources.sites.sphinx_suffix import is_rst
+from docsmcp.sources.formats.rst.rst_suffixes import is_rst
 
 # The titles of what the page being converted names: `kind:target` (the role's text) -> title.
 LINK_TITLES: contextvars.ContextVar[Mapping[str, str] | None] = contextvars.ContextVar(
@@ -245,7 +245,7 @@ def resolve(files: Sequence[SourceFile]) -> list[SourceFile]:
                 if kind == "ref":
                     title = labels.get("label:" + _norm_label(target))
                 elif sf.path.lower().endswith(_ASCIIDOC):
-                    page = antora.resource(sf.path, target, "pages")
+                    page = resource_ids.resource(sf.path, target, "pages")
                     title = docs.get(_stem(page)) if page else None
                 else:
                     title = next((docs[k] for k in _doc_keys(sf.path, target) if k in docs), None)

@@ -9,10 +9,9 @@ from __future__ import annotations
 import json
 import re
 
-from docsmcp.sources.formats.markdown import mdc
+from docsmcp.sources.formats.markdown import fenced_divs, mdc
 from docsmcp.sources.formats.markdown.dialects import ATX
 from docsmcp.sources.formats.markdown.fences import fenced_lines
-from docsmcp.sources.sites import quarto
 
 _ESM = re.compile(r"^(import|export)\b")
 # `:::kind`, then optionally `[title]` or whitespace and a title (see _admonition). The rest of
@@ -234,7 +233,7 @@ def admonitions_to_text(lines: list[str], hard_break: bool = True) -> list[str]:
             if line.lstrip().startswith(":"):
                 out[i] = mdc.block_line(line, out[i], hard_break)
             continue
-        div = quarto.div_label(line)
+        div = fenced_divs.div_label(line)
         if div is not None:  # Pandoc's fenced div (Quarto: `::: {.callout-note}`)
             heading = _first_heading(lines, code, i) if div and ":" not in div else None
             if heading is not None:  # a callout's first heading is its title, no section

@@ -10,7 +10,7 @@ opens a chunk, a line of backticks alone closes it. The page shows:
   (`#| echo: false`) shows nothing, or the figure's caption when `fig.cap` is a string.
   Options that are R expressions count as shown, but `knitr::is_latex_output()` (an HTML page).
 - `block`/`block2` chunks as pandoc divs (`type='rmdnote'` a Note callout, read by
-  quarto.div_label like `::: {.rmdnote}`), `asis` chunks as their markdown.
+  fenced_divs.div_label like `::: {.rmdnote}`), `asis` chunks as their markdown.
 - inline `` `r expr` ``: a string literal as its text (`` `r ''` `` nothing), any other
   expression as inline code (its value is computed; the expression is what the page is about).
 - bookdown: `\\@ref(label)` as the label (the page shows the number it gets; a section's a
