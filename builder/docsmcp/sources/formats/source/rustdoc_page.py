@@ -56,6 +56,7 @@ class Item:
     members: list[Item] = field(default_factory=list)
     fields: list[tuple[str, str, int]] = field(default_factory=list)  # (name, summary, line)
     owner: str = ""  # a method's type (`Router`)
+    aliases: list[str] = field(default_factory=list)  # other paths re-exports give it
 
 
 @dataclass(frozen=True)
@@ -110,7 +111,10 @@ class Page:
             short = ANCHOR_KIND.get(item.kind) or MEMBER_ANCHOR.get(item.kind, "method")
             own = f"{short}.{item.owner}.{item.name}" if item.owner else f"{short}.{item.name}"
             self.anchors.append((at, own))
-            self.anchors += [(at, OBJECT_ANCHOR + t) for t in tails(item.path)]
+            names = tails(item.path)
+            for alias in item.aliases:  # (`clap::Command` links to clap_builder's section)
+                names += [t for t in tails(alias) if t not in names]
+            self.anchors += [(at, OBJECT_ANCHOR + t) for t in names]
             if item.signature:
                 code = [item.signature]
                 fence = fence_for(code)
@@ -138,6 +142,8 @@ class Page:
             sig = item.signature
             last = len(self.out) - 1
             self.entries.append(api_entry(self.path, item.path, item.kind, sig, doc, at, last))
+            for alias in item.aliases:  # (the same section, under the path users type)
+                self.entries.append(api_entry(self.path, alias, item.kind, sig, doc, at, last))
 
     def result(self, title: str) -> RustPage:
         lines = [t for _, t in self.out]
