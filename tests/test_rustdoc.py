@@ -15,7 +15,7 @@ from conftest import FUZZ, build_bundle, page_texts, run_docsmcp
 from docsmcp.sources.formats.source.rust_lex import tokens
 from docsmcp.sources.formats.source.rust_uses import Use, scan
 from docsmcp.sources.formats.source.rustdoc import header, rust_to_markdown
-from docsmcp.sources.formats.source.rustdoc_text import doc_markdown
+from docsmcp.sources.formats.source.rustdoc_text import doc_markdown, html_path
 from docsmcp.sources.packages import rust_crate, rust_reexports
 from docsmcp_runtime.browse.apiref import ApiRegistry
 from docsmcp_runtime.bundle.reader import open_bundle
@@ -551,3 +551,40 @@ macro_rules! m { () => { pub use q::R; pub struct Q; } }
 def test_use_scan_never_fails(text: str) -> None:
     names = scan(text)
     assert all(u.path and (u.glob or u.name) for u in names.uses)
+
+
+def test_docs_rs_page_links_name_their_items() -> None:
+    # Links written before intra-doc links, to docs.rs' pages relative to the module's page
+    # (tokio's `../tokio/runtime/struct.Builder.html`), read as intra-doc links; a link to an
+    # item's page on docs.rs stays a link and names the item too; a heading stays a link.
+    lines, links = doc_markdown(
+        [
+            " A [Router](struct.Router.html), [spawn](../task/fn.spawn.html#examples) and",
+            " [build](../runtime/struct.Builder.html#method.build), the [net] module.",
+            " See [`State`] and [the guide](index.html#routing).",
+            "",
+            " [net]: ../net/index.html",
+            " [`State`]: https://docs.rs/axum/0.8/axum/extract/struct.State.html",
+        ],
+        0,
+        "",
+        "tokio::sync",
+    )
+    assert lines[0] == "A Router, spawn and"
+    assert lines[1] == "build, the net module."
+    assert lines[2] == "See [`State`] and [the guide](index.html#routing)."
+    assert "[`State`]: https://docs.rs/axum/0.8/axum/extract/struct.State.html" in lines
+    assert [link.target for link in links] == [
+        "tokio::sync::Router",
+        "tokio::task::spawn",
+        "tokio::runtime::Builder::build",
+        "tokio::net",
+        "axum::extract::State",
+    ]
+
+
+@FUZZ
+@given(st.text(alphabet="./#abcstruct.fnhtmlindex_:/docs.rs", max_size=120), st.text(max_size=20))
+def test_page_links_never_fail(target: str, module: str) -> None:
+    found = html_path(target, module)
+    assert found is None or (found[0] and not found[0].startswith("::"))

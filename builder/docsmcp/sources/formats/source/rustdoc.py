@@ -395,7 +395,7 @@ def rust_to_markdown(path: str, text: str) -> RustPage:
     _alias(scope.items, scope.uses)
     if scope.hidden:
         return RustPage("", None, (), (), (), ())
-    page = Page(path, crate, module)
+    page = Page(path, crate, module, public)
     title = module
     page.add(0, f"# {title}")
     if module == public:  # (a private module has no docs.rs page: nothing links to it)

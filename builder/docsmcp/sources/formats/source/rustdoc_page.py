@@ -70,10 +70,11 @@ class RustPage:
 
 
 class Page:
-    def __init__(self, path: str, crate: str, module: str) -> None:
+    def __init__(self, path: str, crate: str, module: str, public: str = "") -> None:
         self.path = path
         self.crate = crate
         self.module = module
+        self.public = public or module  # (the docs.rs page its items are on: `.html` links)
         # (the crate's root page, `src/lib.rs` of the folder above the page's `src/`)
         root = ("/" + path).rfind("/src/")
         lib = path[:root] + ("/" if root > 0 else "") + "src/lib.rs"
@@ -90,7 +91,7 @@ class Page:
 
     def doc(self, doc: list[str], line: int, shift: int) -> list[str]:
         """Adds the doc's markdown (headings `shift` down) and its links; returns its lines."""
-        converted, links = doc_markdown(doc, shift, self.crate_page)
+        converted, links = doc_markdown(doc, shift, self.crate_page, self.public)
         base = len(self.out)
         for text in converted:
             self.out.append((line, text))
