@@ -588,3 +588,39 @@ def test_docs_rs_page_links_name_their_items() -> None:
 def test_page_links_never_fail(target: str, module: str) -> None:
     found = html_path(target, module)
     assert found is None or (found[0] and not found[0].startswith("::"))
+
+
+def test_items_a_macro_body_declares_are_read() -> None:
+    # axum's `define_rejection!`/`composite_rejection!` bodies are items with their docs, as
+    # docs.rs shows the types they make; a macro of code or patterns stays unread.
+    text = "\n".join(
+        [
+            header("webkit", ["extract", "rejection"], ["extract", "rejection"]),
+            "define_rejection! {",
+            "    #[status = UNSUPPORTED_MEDIA_TYPE]",
+            '    #[body = "Expected `Content-Type: application/json`"]',
+            "    /// Rejection type used if the `Content-Type` header is missing.",
+            "    pub struct MissingJsonContentType;",
+            "}",
+            "composite_rejection! {",
+            "    /// Rejection used for `Json`.",
+            "    pub enum JsonRejection {",
+            "        JsonDataError,",
+            "        MissingJsonContentType,",
+            "    }",
+            "}",
+            "impl_service!(Router, Request);",
+            "some_macro! { $name:ident => { pub struct $name; } }",
+            "assert_impl! { pub_thing: u8 }",
+        ]
+    )
+    page = rust_to_markdown("src/extract/rejection.rs", text)
+    names = [e.name for e in page.api]
+    assert names == [
+        "webkit::extract::rejection",
+        "webkit::extract::rejection::MissingJsonContentType",
+        "webkit::extract::rejection::JsonRejection::JsonDataError",
+        "webkit::extract::rejection::JsonRejection::MissingJsonContentType",
+        "webkit::extract::rejection::JsonRejection",
+    ], names
+    assert "Rejection type used if the `Content-Type` header is missing." in page.text

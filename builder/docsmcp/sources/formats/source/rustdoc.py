@@ -44,6 +44,7 @@ MAX_DEPTH = 16  # inline modules, impls and traits nested, at most
 MAX_ITEMS = 5000  # items read from one file, at most (a generated file stops there)
 _ITEM_MACROS = frozenset({"pin_project"})  # (pin-project-lite's: its body is the struct)
 _QUALIFIERS = frozenset({"default", "async", "unsafe", "extern", "auto", "safe"})
+_PUBLIC_ITEMS = frozenset({"struct", "enum", "union", "trait", "fn", "type", "const", "async"})
 _KINDS = {
     "struct": "Struct",
     "union": "Union",
@@ -182,10 +183,13 @@ class _Parser:
                 k += 1
             body = k
             k = group_end(toks, k) if k < end and toks[k].kind == "open" else k
-            # a feature gate (tokio's `cfg_rt! { pub fn spawn… }`) or `pin_project! { pub
-            # struct … }` (axum's bodies), whose body is items
-            wraps = toks[j].text.startswith("cfg_") or toks[j].text in _ITEM_MACROS
-            gate = wraps and body < end and toks[body].text == "{"
+            # a feature gate (tokio's `cfg_rt! { pub fn spawn… }`), `pin_project! { pub
+            # struct … }` (axum's bodies), or any other macro whose body declares public
+            # items (axum's `define_rejection! { /// … pub struct MissingJsonContentType; }`,
+            # `composite_rejection!`, tokio's `feature!`): its body read as items
+            gate = body < end and toks[body].text == "{"
+            if gate and not (toks[j].text.startswith("cfg_") or toks[j].text in _ITEM_MACROS):
+                gate = _declares_items(toks, body + 1, k - 1)
             if gate and self.gates < MAX_DEPTH:
                 self.gates += 1
                 self.items(body + 1, k - 1, scope)
@@ -330,6 +334,20 @@ class _Parser:
                 paragraph = first_paragraph(doc_markdown(comments, 0)[0])
                 out.append((toks[at].text, paragraph, toks[k].line))
         return out
+
+
+def _declares_items(toks: list[Token], i: int, end: int) -> bool:
+    """Whether a macro's body declares public items at its top level (`pub struct X;`), and
+    is no pattern (`$name`)."""
+    found = False
+    while i < end:
+        t = toks[i]
+        if t.text == "$":
+            return False
+        if t.text == "pub" and i + 1 < end and toks[i + 1].text in _PUBLIC_ITEMS:
+            found = True
+        i = group_end(toks, i) if t.kind == "open" else i + 1
+    return found
 
 
 def _visibility(toks: list[Token], i: int, end: int) -> tuple[bool, int]:
