@@ -14,6 +14,7 @@ import pyarrow.parquet as pq
 from conftest import FUZZ, build_bundle, page_texts, run_docsmcp
 from docsmcp.sources.formats.source.godoc import go_to_markdown
 from docsmcp.sources.formats.source.godoc_comment import inline, render
+from docsmcp.sources.formats.source.godoc_fields import Field, struct_fields
 from docsmcp.sources.formats.source.godoc_files import MARK
 from docsmcp.sources.formats.source.godoc_parse import parse
 from docsmcp_runtime.bundle.reader import open_bundle
@@ -293,6 +294,8 @@ def test_the_api_reference_answers_for_each_exported_identifier(tmp_path: Path) 
         "router.Separator",
         "router.Method.Valid",
         "middleware.Logger",
+        "router.Mux.Prefix",  # a struct's exported fields (pkg.go.dev's `#Mux.Prefix`)
+        "router.Mux.Handler",  # (embedded: named by its type)
     ):
         assert name in names, name
     assert not {n for n in names if "handle" in n or "node" in n or "methodAny" in n}
@@ -483,3 +486,87 @@ def test_a_go_mod_without_a_module_line_says_so_in_one_line(tmp_path: Path) -> N
         "docsmcp: warning: go.mod: it has no `module` line; the Go files beside it are not read"
     ]
     assert set(page_texts(tmp_path / "idx")) == {"README.md"}
+
+
+COMMAND_GO = """package cobra
+
+// Command is just that, a command for your application.
+type Command struct {
+	// Use is the one-line usage message.
+	// Example: add [-F file]
+	Use string
+
+	Aliases []string // Aliases of the command.
+
+	// Flags of the command, two names on a line.
+	Short, Long string `json:"short"`
+	*Base
+	io.Writer
+	List[T]
+
+	// Hooks run around Run.
+	Hooks struct {
+		Pre  func()
+		Post func()
+	}
+	// After the hooks.
+	Run func(cmd *Command, args []string)
+	// contains filtered or unexported fields
+}
+"""
+
+
+def test_struct_fields_are_api_entries() -> None:
+    # cobra's `Command.Use`, as pkg.go.dev anchors it: an entry of the field's lines
+    page = go_to_markdown("command.go", _gathered(COMMAND_GO))
+    fields = {e.name: e for e in page.api if e.name.count(".") == 2}
+    assert list(fields) == [
+        "cobra.Command.Use",
+        "cobra.Command.Aliases",
+        "cobra.Command.Short",
+        "cobra.Command.Long",
+        "cobra.Command.Base",
+        "cobra.Command.Writer",
+        "cobra.Command.List",
+        "cobra.Command.Hooks",
+        "cobra.Command.Run",
+    ]
+    use = fields["cobra.Command.Use"]
+    assert use.signature == "Use string"
+    assert use.description == "Use is the one-line usage message. Example: add [-F file]"
+    lines = page.text.split("\n")
+    assert lines[use.line_start - 1].strip() == "// Use is the one-line usage message."
+    assert lines[use.line_end - 1].strip() == "Use string"
+    assert fields["cobra.Command.Aliases"].description == "Aliases of the command."
+    assert fields["cobra.Command.Long"].signature == "Short, Long string"
+    assert fields["cobra.Command.Hooks"].signature == "Hooks struct {…}"
+    assert fields["cobra.Command.Run"].description == "After the hooks."
+    assert not any(n.endswith((".Pre", ".Post")) for n in fields)
+    assert struct_fields("type Method int") == []
+
+
+@FUZZ
+@given(
+    st.lists(
+        st.sampled_from(
+            [
+                "\tA int",
+                '\tA, B string `json:"a"`',
+                "\t// doc",
+                "",
+                "\t*pkg.T",
+                "\tX struct {",
+                "\t}",
+                "}",
+                "\tY int // trailing",
+                "\t{",
+                "\tZ func() {",
+            ]
+        ),
+        max_size=30,
+    )
+)
+def test_struct_fields_never_fail(lines: list[str]) -> None:
+    fields = struct_fields("\n".join(["type T struct {", *lines]))
+    n = len(lines)
+    assert all(isinstance(f, Field) and 1 <= f.first <= f.line <= n for f in fields)

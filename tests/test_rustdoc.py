@@ -13,9 +13,10 @@ from pathlib import Path
 import pyarrow.parquet as pq
 from conftest import FUZZ, build_bundle, page_texts, run_docsmcp
 from docsmcp.sources.formats.source.rust_lex import tokens
+from docsmcp.sources.formats.source.rust_uses import Use, scan
 from docsmcp.sources.formats.source.rustdoc import header, rust_to_markdown
-from docsmcp.sources.formats.source.rustdoc_text import doc_markdown
-from docsmcp.sources.packages import rust_crate
+from docsmcp.sources.formats.source.rustdoc_text import doc_markdown, html_path
+from docsmcp.sources.packages import rust_crate, rust_reexports
 from docsmcp_runtime.browse.apiref import ApiRegistry
 from docsmcp_runtime.bundle.reader import open_bundle
 from hypothesis import given
@@ -292,8 +293,11 @@ def test_crate_reads_as_docs_rs_shows_it(tmp_path: Path) -> None:
     assert nest["parameters"][0]["name"] == "path"
     assert nest["examples"][0]["language"] == "rust"
     assert api.lookup("webkit::Router::nest") == api.lookup("Router::nest")
-    # re-exported at the crate's root (`pub use self::routing::Router`): the crate's own item
-    assert [api.names[i] for i in api.lookup("webkit::Router")] == ["webkit::routing::Router"]
+    # re-exported at the crate's root (`pub use self::routing::Router`): the path users type,
+    # one entry of the section (rust_reexports.py)
+    assert [api.names[i] for i in api.lookup("webkit::Router")] == ["webkit::Router"]
+    (router,) = api.lookup("Router")
+    assert api.rows[router] == api.rows[api.lookup("webkit::Router")[0]]
 
     # The doc's own headings sit under the item's heading.
     chunks = pq.read_table(out / "chunks.parquet", columns=["path", "text"]).to_pylist()
@@ -394,3 +398,229 @@ def test_the_docs_folder_as_a_crate_is_read_without_a_description(tmp_path: Path
 @given(st.text(alphabet='#[]()pubmodcfgtestdochidden;{}! \n/*"', max_size=300))
 def test_module_declarations_never_fail(text: str) -> None:
     assert isinstance(rust_crate._declared(text), dict)
+
+
+# A workspace in clap's and tokio's shape: a facade crate re-exporting its core crate with a
+# glob (`pub use clap_builder::*`), a type defined in a private module and re-exported by its
+# public parent and the crate root (`Command`), one whose module is `pub(crate)` re-exported a
+# level up (tokio's `net::TcpListener`), a function sharing its module's name re-exported behind
+# a feature gate (`tokio::spawn`).
+CORE = {
+    "Cargo.toml": '[package]\nname = "front-core"\ndescription = "The core"\n',
+    "src/lib.rs": """//! The core of front.
+pub mod builder;
+pub mod net;
+pub mod task;
+
+pub use crate::builder::Command;
+cfg_rt! {
+    pub use task::spawn;
+}
+#[doc(hidden)]
+pub use crate::builder::Command as HiddenCommand;
+""",
+    "src/builder/mod.rs": "//! Builders.\nmod command;\npub use command::Command;\n",
+    "src/builder/command.rs": """/// Build a command line; [`front::Command`] is the same.
+pub struct Command {
+    name: String,
+}
+
+impl Command {
+    /// Add an argument.
+    pub fn arg(self, name: &str) -> Self {
+        self
+    }
+}
+""",
+    "src/net/mod.rs": "//! Networking.\npub mod tcp;\npub use tcp::listener::TcpListener;\n",
+    "src/net/tcp/mod.rs": "//! TCP.\npub(crate) mod listener;\n/// A half.\npub struct ReadHalf;\n",
+    "src/net/tcp/listener.rs": """/// A TCP socket server.
+pub struct TcpListener;
+
+impl TcpListener {
+    /// Bind to an address.
+    pub async fn bind(addr: &str) -> TcpListener {
+        todo!()
+    }
+}
+""",
+    "src/task/mod.rs": "//! Tasks.\nmod spawn;\npub use spawn::spawn;\n",
+    "src/task/spawn.rs": "/// Spawn a task.\npub fn spawn() {}\n",
+}
+FRONT = {
+    "Cargo.toml": '[package]\nname = "front"\ndescription = "The facade"\n',
+    "src/lib.rs": "//! The front crate: start with [`Command`].\npub use front_core::*;\n",
+}
+
+
+def _workspace(root: Path) -> Path:
+    for folder, files in (("front-core", CORE), ("front", FRONT)):
+        for name, text in files.items():
+            (root / folder / name).parent.mkdir(parents=True, exist_ok=True)
+            (root / folder / name).write_text(text)
+    (root / "Cargo.toml").write_text('[workspace]\nmembers = ["front", "front-core"]\n')
+    return root
+
+
+def test_reexported_items_are_found_where_docs_rs_shows_them(tmp_path: Path) -> None:
+    out = build_bundle(_workspace(tmp_path / "ws"), tmp_path / "idx")
+    api = ApiRegistry(open_bundle(out))
+    names = set(api.names)
+    assert {
+        "front_core::builder::Command",  # (its page: the module re-exporting it)
+        "front_core::builder::Command::arg",
+        "front_core::Command",  # re-exported at the root
+        "front::Command",  # through the facade's glob: docs.rs inlines it in front
+        "front::Command::arg",
+        "front_core::net::TcpListener",  # not `net::tcp::TcpListener`: no such path
+        "front_core::net::TcpListener::bind",
+        "front_core::task::spawn",
+        "front_core::spawn",  # (behind the feature gate)
+        "front::spawn",
+    } <= names, sorted(names)
+    assert "front_core::net::tcp::TcpListener" not in names
+    assert "front_core::Command::arg" not in names  # (a Re-exports line of its own crate)
+    assert not {n for n in names if "HiddenCommand" in n}
+    for asked, named in (
+        ("front::Command", "front::Command"),
+        ("front::Command::arg", "front::Command::arg"),
+        ("Command::arg", "front_core::builder::Command::arg"),
+        ("front_core::net::TcpListener::bind", "front_core::net::TcpListener::bind"),
+        ("front::spawn", "front::spawn"),
+    ):
+        found = api.lookup(asked)
+        assert [api.names[i] for i in found][:1] == [named], asked
+    # one entry per section, whatever path finds it
+    assert len(api.lookup("Command")) == 1 and len(api.lookup("arg")) == 1
+    spec = api.spec(api.lookup("front::Command::arg")[0])
+    assert spec["description"] == "Add an argument."
+    # no page more: the facade's glob is no page of its items
+    texts = page_texts(out)
+    assert sum("Add an argument." in t for t in texts.values()) == 1
+    # the intra-doc link written by the re-export's path lands on the item's section
+    built = run_docsmcp("build", "--docs-dir", tmp_path / "ws", "--out", tmp_path / "i2", "--json")
+    refs = json.loads(built.stdout)["references"]
+    assert refs["resolved"] == refs["found"] == 2, refs
+
+
+def test_reexport_table_of_a_workspace(tmp_path: Path) -> None:
+    root = _workspace(tmp_path / "ws")
+    paths = [p.relative_to(root).as_posix() for p in root.rglob("*") if p.is_file()]
+    uses = rust_reexports.table(root, [root], paths)
+    assert uses["front-core/src/builder/command.rs"] == {
+        "Command": ("front_core::builder::Command", "front_core::Command", "front::Command")
+    }
+    assert uses["front-core/src/net/tcp/listener.rs"] == {
+        "TcpListener": ("front_core::net::TcpListener",)
+    }
+    assert uses["front-core/src/task/spawn.rs"] == {
+        "spawn": ("front_core::task::spawn", "front_core::spawn", "front::spawn")
+    }
+
+
+def test_use_trees() -> None:
+    names = scan(
+        """use std::fmt;
+pub use self::a::{b, c as d, e::*, f::{self, g}, h as _};
+pub(crate) use crate::x::Y;
+#[cfg(test)]
+pub use tests::T;
+pub struct S { field: u8 }
+pub fn f() { pub use inner::Z; }
+impl S { pub fn method(&self) {} }
+pub(crate) fn hidden() {}
+cfg_net! { pub mod net; pub use net::Tcp; }
+macro_rules! m { () => { pub use q::R; pub struct Q; } }
+"""
+    )
+    assert names.uses == (
+        Use(("std", "fmt"), "fmt", False, False),
+        Use(("self", "a", "b"), "b", False, True),
+        Use(("self", "a", "c"), "d", False, True),
+        Use(("self", "a", "e"), "", True, True),
+        Use(("self", "a", "f"), "f", False, True),
+        Use(("self", "a", "f", "g"), "g", False, True),
+        Use(("crate", "x", "Y"), "Y", False, False),
+        Use(("net", "Tcp"), "Tcp", False, True),
+    )
+    assert names.items == {"S", "f", "net"}
+
+
+@FUZZ
+@given(st.text(alphabet='pubusecrateself::{},*as;#[]()!cfg_rtmodstructfn \n/"', max_size=300))
+def test_use_scan_never_fails(text: str) -> None:
+    names = scan(text)
+    assert all(u.path and (u.glob or u.name) for u in names.uses)
+
+
+def test_docs_rs_page_links_name_their_items() -> None:
+    # Links written before intra-doc links, to docs.rs' pages relative to the module's page
+    # (tokio's `../tokio/runtime/struct.Builder.html`), read as intra-doc links; a link to an
+    # item's page on docs.rs stays a link and names the item too; a heading stays a link.
+    lines, links = doc_markdown(
+        [
+            " A [Router](struct.Router.html), [spawn](../task/fn.spawn.html#examples) and",
+            " [build](../runtime/struct.Builder.html#method.build), the [net] module.",
+            " See [`State`] and [the guide](index.html#routing).",
+            "",
+            " [net]: ../net/index.html",
+            " [`State`]: https://docs.rs/axum/0.8/axum/extract/struct.State.html",
+        ],
+        0,
+        "",
+        "tokio::sync",
+    )
+    assert lines[0] == "A Router, spawn and"
+    assert lines[1] == "build, the net module."
+    assert lines[2] == "See [`State`] and [the guide](index.html#routing)."
+    assert "[`State`]: https://docs.rs/axum/0.8/axum/extract/struct.State.html" in lines
+    assert [link.target for link in links] == [
+        "tokio::sync::Router",
+        "tokio::task::spawn",
+        "tokio::runtime::Builder::build",
+        "tokio::net",
+        "axum::extract::State",
+    ]
+
+
+@FUZZ
+@given(st.text(alphabet="./#abcstruct.fnhtmlindex_:/docs.rs", max_size=120), st.text(max_size=20))
+def test_page_links_never_fail(target: str, module: str) -> None:
+    found = html_path(target, module)
+    assert found is None or (found[0] and not found[0].startswith("::"))
+
+
+def test_items_a_macro_body_declares_are_read() -> None:
+    # axum's `define_rejection!`/`composite_rejection!` bodies are items with their docs, as
+    # docs.rs shows the types they make; a macro of code or patterns stays unread.
+    text = "\n".join(
+        [
+            header("webkit", ["extract", "rejection"], ["extract", "rejection"]),
+            "define_rejection! {",
+            "    #[status = UNSUPPORTED_MEDIA_TYPE]",
+            '    #[body = "Expected `Content-Type: application/json`"]',
+            "    /// Rejection type used if the `Content-Type` header is missing.",
+            "    pub struct MissingJsonContentType;",
+            "}",
+            "composite_rejection! {",
+            "    /// Rejection used for `Json`.",
+            "    pub enum JsonRejection {",
+            "        JsonDataError,",
+            "        MissingJsonContentType,",
+            "    }",
+            "}",
+            "impl_service!(Router, Request);",
+            "some_macro! { $name:ident => { pub struct $name; } }",
+            "assert_impl! { pub_thing: u8 }",
+        ]
+    )
+    page = rust_to_markdown("src/extract/rejection.rs", text)
+    names = [e.name for e in page.api]
+    assert names == [
+        "webkit::extract::rejection",
+        "webkit::extract::rejection::MissingJsonContentType",
+        "webkit::extract::rejection::JsonRejection::JsonDataError",
+        "webkit::extract::rejection::JsonRejection::MissingJsonContentType",
+        "webkit::extract::rejection::JsonRejection",
+    ], names
+    assert "Rejection type used if the `Content-Type` header is missing." in page.text

@@ -40,6 +40,7 @@ from docsmcp.sources.layout.versions import Layout
 from docsmcp.sources.layout.versions import detect as detect_versions
 from docsmcp.sources.manifest import _governing, _quote, _relative_to, load_manifest
 from docsmcp.sources.navigation.navfiles import Nav, read_nav
+from docsmcp.sources.packages import rust_reexports
 from docsmcp.sources.pdf.extract import PdfOptions, PdfSummary, is_pdf
 from docsmcp.sources.pdf.source import load_pdf
 from docsmcp.sources.settings import _read_text, configure_file, load_file
@@ -424,7 +425,7 @@ def load_corpus(
     nav = read_nav(docs_dir, roots, [e.path for e in listing.markdown])
     # The files that are no page of their own (a generator's partials, a package's other files).
     no_pages = site_passes.parts(docs_dir, roots, listing.markdown)
-    parts, go = no_pages.paths, no_pages.go
+    parts, go, rust = no_pages.paths, no_pages.go, no_pages.rust
     titles = nav.titles
     layout = Layout()
     paths = [
@@ -499,7 +500,8 @@ def load_corpus(
             if source.path in go.packages:
                 files.append(go.gathered(source))
                 continue
-            files.append(_finish(docs_dir, source, roots, unresolved))
+            source_read = _finish(docs_dir, source, roots, unresolved)
+            files.append(rust_reexports.with_uses(source_read, rust) if rust else source_read)
             if source.path in unresolved.importers:
                 unexpanded[source.path] = source
     # The pages Sphinx's autosummary generates from the source (NumPy's `generated/`)

@@ -16,7 +16,7 @@ from docsmcp.model.source import SourceFile
 from docsmcp.sources.discover import Entry
 from docsmcp.sources.formats.markdown import link_titles
 from docsmcp.sources.inclusion import asciidoc_includes, dumi_demos, texinfo_includes
-from docsmcp.sources.packages import go_source, rust_crate, typescript_site
+from docsmcp.sources.packages import go_source, rust_crate, rust_reexports, typescript_site
 from docsmcp.sources.sites import (
     autosummary_pages,
     dumi_tabs,
@@ -36,6 +36,8 @@ class Parts:
 
     paths: frozenset[str]
     go: go_source.GoTree
+    # Rust items re-exported: the paths docs.rs shows them at (rust_reexports.with_uses)
+    rust: rust_reexports.Uses
 
 
 def parts(docs_dir: Path, roots: Sequence[Path], entries: Sequence[Entry]) -> Parts:
@@ -54,7 +56,8 @@ def parts(docs_dir: Path, roots: Sequence[Path], entries: Sequence[Entry]) -> Pa
     # A Go package is one page, its page file's; its other files are read with it (go_source.py).
     go = go_source.scan(docs_dir, roots, [e.path for e in entries if not (e.refusal or e.skip)])
     out |= go.not_pages
-    return Parts(frozenset(out), go)
+    rust = rust_reexports.table(docs_dir, roots, listed)
+    return Parts(frozenset(out), go, rust)
 
 
 def after_reading(

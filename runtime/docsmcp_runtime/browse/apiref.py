@@ -60,10 +60,12 @@ class ApiRegistry:
             self.categories: list[str] = []
             self.rows = np.zeros(0, dtype=np.int64)
             self._table = None
+            self._starts: np.ndarray | None = None  # line_start, read on the first need
             self._keys: dict[str, list[int]] = {}
             self._own: list[str] = []
             return
         self._table = table
+        self._starts = None
         self.names = table.column("name").to_pylist()
         self.categories = table.column("category").to_pylist()
         self.kinds: list[str] = table.column("kind").to_pylist()
@@ -92,12 +94,29 @@ class ApiRegistry:
     def lookup(self, method: str) -> list[int]:
         """Entries named `method`: exactly, qualified by their category, or by its last part
         (`dub.links.create` → `links.create`); of an Elixir name/arity, that arity first."""
-        found = self._lookup(method_key(method))
+        found = self._distinct(self._lookup(method_key(method)))
         arity = _ARITY.match(_KIND.sub("", method.strip().strip("`")))
         if len(found) > 1 and arity:  # `aggregate/4` before `aggregate/3`
             asked = method.strip().strip("`").rpartition("/")[2]
             return sorted(found, key=lambda i: self.names[i].rpartition("/")[2] != asked)
         return found
+
+    def _distinct(self, found: list[int]) -> list[int]:
+        """One entry per section: a Rust item re-exported is registered under each path users
+        type (`clap::Command`, `clap_builder::builder::Command`), all of one section; the
+        first found (the one named as asked) stands for them."""
+        if len(found) < 2 or self._table is None:
+            return found
+        if self._starts is None:
+            self._starts = self._table.column("line_start").to_numpy()
+        seen: set[tuple[int, int]] = set()
+        out = []
+        for i in found:
+            key = (int(self.rows[i]), int(self._starts[i]))
+            if key not in seen:
+                seen.add(key)
+                out.append(i)
+        return out
 
     def _lookup(self, key: str) -> list[int]:
         found = self._keys.get(key)

@@ -20,6 +20,9 @@ named `pkg.Name` / `pkg.Type.Method` (the runtime finds `Type.Method` too).
 Examples are `Example*` functions of the package's `_test.go` files, shown under what their
 name documents (`ExampleMux_Route_sub`: Mux.Route, suffix `sub`), code then `// Output:`.
 
+A struct's exported fields are entries too (`cobra.Command.Use`, godoc_fields.py): its lines
+of the declaration, as pkg.go.dev's `#Command.Use` anchor points into it.
+
 What is left out, as go/doc leaves it: unexported names (struct fields and interface methods
 too, with pkg.go.dev's `// contains filtered or unexported fields`), methods of unexported
 types, declarations of generated files (`// Code generated ... DO NOT EDIT.`) without a doc
@@ -45,6 +48,7 @@ from docsmcp.model.api import ApiEntry, Example, Parameter
 from docsmcp.model.text import truncate
 from docsmcp.sources.formats.markdown.fences import code_block
 from docsmcp.sources.formats.source import godoc_comment
+from docsmcp.sources.formats.source.godoc_fields import struct_fields
 from docsmcp.sources.formats.source.godoc_files import GoExample, GoSource, rank, split
 from docsmcp.sources.formats.source.godoc_files import examples as find_examples
 from docsmcp.sources.formats.source.godoc_parse import Decl, default_name, exported
@@ -336,11 +340,14 @@ class _Page:
             for i in t.methods:
                 w.add(line, f"  - [{_short(i.decl)}](#{t.item.name}.{i.name})")
 
-    def code(self, line: int, code: str) -> None:
+    def code(self, line: int, code: str) -> int:
+        """Writes `code` as a block; gives the index of its first line."""
         self.w.blank()
+        first = len(self.w.lines) + 1
         for text in code_block("", "go", code.split("\n")):
             self.w.add(line, text)
         self.w.blank()
+        return first
 
     def value(self, i: _Item, level: int) -> None:
         d = i.decl
@@ -364,10 +371,11 @@ class _Page:
     def type(self, t: _Type) -> None:
         i = t.item
         start = self.heading(3, i.first, f"type {i.name}", i.name)
-        self.code(i.line, i.decl.code)
+        at = self.code(i.line, i.decl.code)
         self.doc(i.decl.doc, i.source, i.decl.line, None, i.line)
         self.examples(i.examples, 4, i.name, i.line)
         self.entries(i, start, [(i.name, i.name)], own_end=len(self.w.lines))
+        self.fields(i, at)
         for v in t.values:
             self.value(v, 4)
         for f in t.funcs:
@@ -388,6 +396,30 @@ class _Page:
                 for text in code_block("", "text", e.output.split("\n")):
                     self.w.add(at, text)
                 self.w.blank()
+
+    def fields(self, i: _Item, at: int) -> None:
+        """A struct's exported fields as entries (`cobra.Command.Use`), each its lines of the
+        declaration (its comment and its own line, at `at` on), found by `Command.Use` as
+        pkg.go.dev's `#Command.Use` anchor names it."""
+        for f in struct_fields(i.decl.code):
+            if len(self.api) >= MAX_ENTRIES:
+                return
+            self.api.append(
+                ApiEntry(
+                    name=f"{self.package}.{i.name}.{f.name}",
+                    category=self.import_path or self.package,
+                    kind="type",
+                    signature=truncate(" ".join(f.code.split()), MAX_SIGNATURE_CHARS),
+                    description=truncate(" ".join(f.doc.split()), MAX_DESCRIPTION_CHARS),
+                    parameters=(),
+                    returns="",
+                    examples=(),
+                    chunk_id="",
+                    path=self.path,
+                    line_start=at + f.first + 1,
+                    line_end=at + f.line + 1,
+                )
+            )
 
     def entries(
         self, i: _Item, start: int, names: list[tuple[str, str]], own_end: int | None = None

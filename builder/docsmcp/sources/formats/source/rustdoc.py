@@ -36,11 +36,15 @@ from docsmcp.sources.formats.source.rustdoc_page import Item, Page, RustPage, ap
 from docsmcp.sources.formats.source.rustdoc_text import doc_markdown, first_paragraph
 
 HEADER = "//@docsmcp-rust "  # crate=NAME module=a::b public=a (rust_crate.expand writes it)
+# NAME PRIMARY [ALIAS…]: where an item of the file is shown and the other paths re-exports give
+# it (packages/rust_reexports.py writes them under HEADER)
+USE_LINE = "//@docsmcp-rust-use "
 _HEADER = re.compile(r"^//@docsmcp-rust crate=(\w+) module=([\w:]*) public=([\w:]*)$")
 MAX_DEPTH = 16  # inline modules, impls and traits nested, at most
 MAX_ITEMS = 5000  # items read from one file, at most (a generated file stops there)
 _ITEM_MACROS = frozenset({"pin_project"})  # (pin-project-lite's: its body is the struct)
 _QUALIFIERS = frozenset({"default", "async", "unsafe", "extern", "auto", "safe"})
+_PUBLIC_ITEMS = frozenset({"struct", "enum", "union", "trait", "fn", "type", "const", "async"})
 _KINDS = {
     "struct": "Struct",
     "union": "Union",
@@ -70,6 +74,8 @@ class _Scope:
     in_trait: bool = False  # a trait's items are public whatever they say
     hidden: bool = False  # `#![doc(hidden)]`
     private: set[str] = field(default_factory=set)  # types defined here that are not shown
+    # the file's top-level items a re-export names (USE_LINE): name -> (path, aliases…)
+    uses: dict[str, tuple[str, ...]] = field(default_factory=dict)
 
 
 class _Parser:
@@ -177,10 +183,13 @@ class _Parser:
                 k += 1
             body = k
             k = group_end(toks, k) if k < end and toks[k].kind == "open" else k
-            # a feature gate (tokio's `cfg_rt! { pub fn spawn… }`) or `pin_project! { pub
-            # struct … }` (axum's bodies), whose body is items
-            wraps = toks[j].text.startswith("cfg_") or toks[j].text in _ITEM_MACROS
-            gate = wraps and body < end and toks[body].text == "{"
+            # a feature gate (tokio's `cfg_rt! { pub fn spawn… }`), `pin_project! { pub
+            # struct … }` (axum's bodies), or any other macro whose body declares public
+            # items (axum's `define_rejection! { /// … pub struct MissingJsonContentType; }`,
+            # `composite_rejection!`, tokio's `feature!`): its body read as items
+            gate = body < end and toks[body].text == "{"
+            if gate and not (toks[j].text.startswith("cfg_") or toks[j].text in _ITEM_MACROS):
+                gate = _declares_items(toks, body + 1, k - 1)
             if gate and self.gates < MAX_DEPTH:
                 self.gates += 1
                 self.items(body + 1, k - 1, scope)
@@ -209,13 +218,15 @@ class _Parser:
         if scope.owner:
             kind = {"Function": "Method", "Type Alias": "Associated Type"}.get(kind, kind)
             kind = "Associated Constant" if kind == "Constant" else kind
-            path = f"{scope.path}::{scope.owner}::{name}"
+            owner = scope.uses.get(scope.owner, (f"{scope.path}::{scope.owner}",))[0]
+            path = f"{owner}::{name}"
         else:
-            path = f"{scope.path}::{name}"
+            path = scope.uses.get(name, (f"{scope.path}::{name}",))[0]
         item = self.add(scope, kind, name, path, self.span(start, sig_end), docs, j)
         if item is not None and stop < end and toks[stop].text == "{":
             if word == "trait":
                 inner = _Scope(scope.path, scope.depth + 1, owner=name, in_trait=True)
+                inner.uses = scope.uses
                 if inner.depth <= MAX_DEPTH:
                     self.items(stop + 1, after - 1, inner)
                 item.members = inner.items
@@ -266,7 +277,7 @@ class _Parser:
         owner, trait_impl = _impl_type(toks[j + 1 : stop])
         if trait_impl or not owner or scope.depth + 1 > MAX_DEPTH:
             return after
-        inner = _Scope(scope.path, scope.depth + 1, owner=owner)
+        inner = _Scope(scope.path, scope.depth + 1, owner=owner, uses=scope.uses)
         self.items(stop + 1, after - 1, inner)
         if inner.items:
             holder = Item("impl", owner, f"{scope.path}::{owner}", "", [], toks[j].line)
@@ -323,6 +334,20 @@ class _Parser:
                 paragraph = first_paragraph(doc_markdown(comments, 0)[0])
                 out.append((toks[at].text, paragraph, toks[k].line))
         return out
+
+
+def _declares_items(toks: list[Token], i: int, end: int) -> bool:
+    """Whether a macro's body declares public items at its top level (`pub struct X;`), and
+    is no pattern (`$name`)."""
+    found = False
+    while i < end:
+        t = toks[i]
+        if t.text == "$":
+            return False
+        if t.text == "pub" and i + 1 < end and toks[i + 1].text in _PUBLIC_ITEMS:
+            found = True
+        i = group_end(toks, i) if t.kind == "open" else i + 1
+    return found
 
 
 def _visibility(toks: list[Token], i: int, end: int) -> tuple[bool, int]:
@@ -383,11 +408,12 @@ def rust_to_markdown(path: str, text: str) -> RustPage:
     lines = text.split("\n")
     crate, module, public = _context(path, lines[0] if lines else "")
     parser = _Parser(text)
-    scope = _Scope(public, 0)  # (items are named where they are published)
+    scope = _Scope(public, 0, uses=_uses(lines))  # (items are named where they are published)
     parser.items(0, len(parser.toks), scope)
+    _alias(scope.items, scope.uses)
     if scope.hidden:
         return RustPage("", None, (), (), (), ())
-    page = Page(path, crate, module)
+    page = Page(path, crate, module, public)
     title = module
     page.add(0, f"# {title}")
     if module == public:  # (a private module has no docs.rs page: nothing links to it)
@@ -418,6 +444,33 @@ def _context(path: str, first: str) -> tuple[str, str, str]:
     stem = path.rsplit("/", 1)[-1].removesuffix(".rs") or "crate"
     stem = re.sub(r"\W", "_", stem)
     return stem, stem, stem
+
+
+def _uses(lines: list[str]) -> dict[str, tuple[str, ...]]:
+    """The USE_LINEs under the header: item name -> (its path, its aliases…)."""
+    out: dict[str, tuple[str, ...]] = {}
+    for line in lines[1:]:
+        if not line.startswith(USE_LINE):
+            break
+        name, *paths = line[len(USE_LINE) :].split()
+        if paths:
+            out[name] = tuple(paths)
+    return out
+
+
+def _alias(items: list[Item], uses: dict[str, tuple[str, ...]]) -> None:
+    """The aliases of the re-exported top-level items, and of their members where another
+    crate re-exports them: docs.rs shows `clap::Command::arg` as a page of clap (a re-export
+    across crates is inlined), `axum::Router` as a line of axum's Re-exports (its methods are
+    `axum::routing::Router`'s)."""
+    for item in items:
+        aliases = uses.get(item.name, ())[1:] if item.kind != "impl" else ()
+        if aliases:
+            item.aliases = list(aliases)
+            crate = item.path.split("::", 1)[0]
+            inlined = [a for a in aliases if a.split("::", 1)[0] != crate]
+            for member in item.members:
+                member.aliases = [f"{a}::{member.name}" for a in inlined]
 
 
 def _first_doc_line(toks: list[Token], kind: str) -> int:

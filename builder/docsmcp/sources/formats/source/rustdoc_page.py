@@ -56,6 +56,7 @@ class Item:
     members: list[Item] = field(default_factory=list)
     fields: list[tuple[str, str, int]] = field(default_factory=list)  # (name, summary, line)
     owner: str = ""  # a method's type (`Router`)
+    aliases: list[str] = field(default_factory=list)  # other paths re-exports give it
 
 
 @dataclass(frozen=True)
@@ -69,10 +70,11 @@ class RustPage:
 
 
 class Page:
-    def __init__(self, path: str, crate: str, module: str) -> None:
+    def __init__(self, path: str, crate: str, module: str, public: str = "") -> None:
         self.path = path
         self.crate = crate
         self.module = module
+        self.public = public or module  # (the docs.rs page its items are on: `.html` links)
         # (the crate's root page, `src/lib.rs` of the folder above the page's `src/`)
         root = ("/" + path).rfind("/src/")
         lib = path[:root] + ("/" if root > 0 else "") + "src/lib.rs"
@@ -89,7 +91,7 @@ class Page:
 
     def doc(self, doc: list[str], line: int, shift: int) -> list[str]:
         """Adds the doc's markdown (headings `shift` down) and its links; returns its lines."""
-        converted, links = doc_markdown(doc, shift, self.crate_page)
+        converted, links = doc_markdown(doc, shift, self.crate_page, self.public)
         base = len(self.out)
         for text in converted:
             self.out.append((line, text))
@@ -110,7 +112,10 @@ class Page:
             short = ANCHOR_KIND.get(item.kind) or MEMBER_ANCHOR.get(item.kind, "method")
             own = f"{short}.{item.owner}.{item.name}" if item.owner else f"{short}.{item.name}"
             self.anchors.append((at, own))
-            self.anchors += [(at, OBJECT_ANCHOR + t) for t in tails(item.path)]
+            names = tails(item.path)
+            for alias in item.aliases:  # (`clap::Command` links to clap_builder's section)
+                names += [t for t in tails(alias) if t not in names]
+            self.anchors += [(at, OBJECT_ANCHOR + t) for t in names]
             if item.signature:
                 code = [item.signature]
                 fence = fence_for(code)
@@ -138,6 +143,8 @@ class Page:
             sig = item.signature
             last = len(self.out) - 1
             self.entries.append(api_entry(self.path, item.path, item.kind, sig, doc, at, last))
+            for alias in item.aliases:  # (the same section, under the path users type)
+                self.entries.append(api_entry(self.path, alias, item.kind, sig, doc, at, last))
 
     def result(self, title: str) -> RustPage:
         lines = [t for _, t in self.out]

@@ -9,7 +9,11 @@
 - intra-doc links (`` [`Router::nest`] ``, `[text](crate::routing::Router)`, `[text][Router]`,
   `[label]: crate::serve()` definitions) read as their text, and each names the item it links
   to (`Link.target`), for the build to resolve to the item's section (xref: the `object:`
-  anchors rustdoc.py gives every item). A link to a URL or page stays a link.
+  anchors rustdoc.py gives every item). So do the links docs.rs' pages had before intra-doc
+  links, relative to the module's page (`struct.Router.html`, `fn.spawn.html#examples`,
+  `../runtime/struct.Builder.html#method.build`, `../x/index.html`). A link to a URL or page
+  stays a link; one to an item's page on docs.rs (`https://docs.rs/axum/0.8/axum/extract/
+  struct.State.html`) also names the item, which resolves when its crate is in the tree.
 """
 
 from __future__ import annotations
@@ -41,6 +45,16 @@ _REFERENCE = re.compile(r"\[((?:[^\[\]\n]|\[[^\[\]\n]*\])+)\]\[([^\[\]\n]*)\]")
 _SHORTCUT = re.compile(r"(?<![\]\\])\[([^\[\]\n]+)\](?![\[(:])")
 _DEFINITION = re.compile(r"^[ ]{0,3}\[([^\[\]\n]+)\]:[ \t]*<?(\S+?)>?(?:[ \t]+.*)?$")
 _FRAGMENT = re.compile(r"^(crate|self)#([\w.-]+)$")  # a heading of the crate's page, this one's
+# An item's page as docs.rs names it: relative to the module's page (`../`, folders), or on
+# docs.rs (`https://docs.rs/NAME/VERSION/CRATE/…`); a member's anchor names the member.
+_HTML = re.compile(
+    r"^(?:https://docs\.rs/[\w-]+/[^/\s]+/(?P<crate>\w+)/|(?:\./)?(?P<up>(?:\.\./){0,16}))"
+    r"(?P<dirs>(?:\w+/){0,16})"
+    r"(?:(?:struct|enum|trait|fn|type|constant|static|union|macro|derive|attr|primitive)"
+    r"\.(?P<name>\w+)\.html|index\.html)"
+    r"(?:#(?:(?:method|tymethod|variant|structfield|associatedtype|associatedconstant)"
+    r"\.(?P<member>\w+)|(?P<heading>[\w.-]*)))?$"
+)
 _MAX_LINKS = 2000  # per doc comment, at most (a hostile file of brackets stays linear)
 
 
@@ -58,6 +72,23 @@ def rust_path(target: str) -> str | None:
         return None
     m = _PATH.match(target)
     return m.group(1) if m else None
+
+
+def html_path(target: str, module: str) -> tuple[str, bool] | None:
+    """The item a docs.rs page link names, from the module page `module` (`axum::routing`)
+    it is written on, and whether the link is absolute (docs.rs' own URL); None when it names
+    no item (a heading of a page, `index.html#x`, or anything else)."""
+    m = _HTML.match(target.strip()) if len(target) < 300 else None
+    if m is None or (m["heading"] is not None and m["name"] is None):
+        return None
+    if m["crate"]:
+        parts = [m["crate"]]
+    else:
+        parts = module.split("::") if module else []
+        parts = parts[: max(0, len(parts) - m["up"].count("../"))]
+    parts += [d for d in m["dirs"].split("/") if d]
+    parts += [x for x in (m["name"], m["member"]) if x]
+    return ("::".join(parts), bool(m["crate"])) if parts else None
 
 
 def _code_path(label: str) -> str | None:
@@ -78,21 +109,29 @@ def unindent(lines: list[str]) -> list[str]:
 
 
 def doc_markdown(
-    lines: list[str], shift: int, crate_page: str = ""
+    lines: list[str], shift: int, crate_page: str = "", module: str = ""
 ) -> tuple[list[str], list[Link]]:
     """The markdown docs.rs shows of a doc comment's `lines` (already without their `///`),
     its headings `shift` levels down, and the intra-doc links in it. `crate_page`: the link
     from this page to the crate's root page, which `crate#heading` links go to (`self#x` goes
-    to this page's heading)."""
+    to this page's heading); `module`: the module whose docs.rs page relative `.html` links
+    start from."""
     out: list[str] = []
     rust: bool | None = None  # inside a code block: whether it is Rust; None outside
     fence = ""
     lines = unindent(lines)
     code = fenced_lines(lines)
     definitions: dict[str, str] = {}
+    urls: dict[str, str] = {}  # a label defined as an item's docs.rs URL -> the item
     for k, line in enumerate(lines):
-        if not code[k] and (m := _DEFINITION.match(line)) and rust_path(m.group(2)):
+        if code[k] or not (m := _DEFINITION.match(line)):
+            continue
+        if rust_path(m.group(2)):
             definitions[m.group(1).strip().lower()] = m.group(2)
+        elif (html := html_path(m.group(2), module)) and html[1]:
+            urls[m.group(1).strip().lower()] = html[0]
+        elif html:
+            definitions[m.group(1).strip().lower()] = html[0]
     links: list[Link] = []
     for line in lines:
         m = _FENCE.match(line)
@@ -123,7 +162,7 @@ def doc_markdown(
             line = line.replace(d.group(2), _page_link(f, crate_page), 1)
         if (h := ATX.match(line)) and shift:
             line = "#" * min(6, len(h.group(1)) + shift) + " " + h.group(2)
-        line, found = _links(line, definitions, len(links), crate_page)
+        line, found = _links(line, definitions, len(links), crate_page, module, urls)
         links += [Link(len(out), t) for t in found]
         out.append(line)
     return out, links
@@ -134,25 +173,39 @@ def _page_link(m: re.Match[str], crate_page: str) -> str:
 
 
 def _links(
-    line: str, definitions: dict[str, str], count: int, crate_page: str = ""
+    line: str,
+    definitions: dict[str, str],
+    count: int,
+    crate_page: str = "",
+    module: str = "",
+    urls: dict[str, str] | None = None,
 ) -> tuple[str, list[str]]:
     """`line` with its intra-doc links as their text, and the paths they name (a link to a
-    heading of the crate's page or this one, `crate#x`, stays a link, to that page)."""
+    heading of the crate's page or this one, `crate#x`, stays a link, to that page; one to
+    docs.rs stays a link and names its item too)."""
     if "[" not in line or count >= _MAX_LINKS:
         return line, []
     found: list[str] = []
+    urls = urls or {}
 
     def inline(m: re.Match[str]) -> str:
         if fragment := _FRAGMENT.match(m.group(2)):
             return f"[{m.group(1)}]({_page_link(fragment, crate_page)})"
         path = rust_path(m.group(2))
         if path is None:
-            return m.group()
+            html = html_path(m.group(2), module) if ".html" in m.group(2) else None
+            if html is None:
+                return m.group()
+            found.append(html[0])
+            return m.group() if html[1] else m.group(1)
         found.append(path)
         return m.group(1)
 
     def reference(m: re.Match[str]) -> str:
         label = (m.group(2) or m.group(1)).strip()
+        if label.lower() in urls:
+            found.append(urls[label.lower()])
+            return m.group()
         target = definitions.get(label.lower())
         path = rust_path(target) if target else _code_path(label)
         if path is None:
@@ -162,6 +215,9 @@ def _links(
 
     def shortcut(m: re.Match[str]) -> str:
         label = m.group(1)
+        if label.strip().lower() in urls:
+            found.append(urls[label.strip().lower()])
+            return m.group()
         target = definitions.get(label.strip().lower())
         path = rust_path(target) if target else _code_path(label)
         if path is None:
