@@ -129,7 +129,7 @@ def expand(
     """`body` of the page at `path` (relative to docs_dir) with its includes resolved, but for
     the MDX partials in `shared` (left as written)."""
     if path.endswith(rust_crate.RUST_SUFFIX):  # a crate's module: its context, include_str!
-        return rust_crate.expand(docs_dir, path, body, roots)
+        return Expanded(*rust_crate.expand(docs_dir, path, body, roots))
     asciidoc = path.lower().endswith(ASCIIDOC_SUFFIXES)  # (its component's attributes: always)
     julia = not (is_rst(path) or path.lower().endswith(ASCIIDOC_SUFFIXES)) and (
         documenter.may_hold(body)

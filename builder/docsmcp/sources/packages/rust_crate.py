@@ -41,7 +41,6 @@ from docsmcp.common.limits import MAX_FILE_BYTES
 from docsmcp.sources.discover import Refused, read_file
 from docsmcp.sources.formats.source.rust_lex import tokens
 from docsmcp.sources.formats.source.rustdoc import attribute, header
-from docsmcp.sources.inclusion.include_report import Expanded
 
 log = logging.getLogger("docsmcp.sources.packages.rust_crate")
 
@@ -206,9 +205,13 @@ def _target(path: str, m: re.Match[str], root: str) -> str:
     return posixpath.normpath(posixpath.join(root, m.group(4).lstrip("/")))
 
 
-def expand(docs_dir: Path, path: str, body: str, roots: Sequence[Path]) -> Expanded:
+def expand(
+    docs_dir: Path, path: str, body: str, roots: Sequence[Path]
+) -> tuple[str, tuple[int, ...], str | None]:
     """The module file `body` with its context header and its included docs (see the module
-    docstring); a file that is no module of a crate stays as it is."""
+    docstring), the original line of each of its lines (() when unchanged) and a warning about
+    what could not be included; a file that is no module of a crate stays as it is. (The include
+    pass, inclusion/includes.py, makes its `Expanded` of them: packages/ sit below it.)"""
     reader = _Reader(docs_dir, roots)
 
     def exists(p: str) -> bool:
@@ -216,7 +219,7 @@ def expand(docs_dir: Path, path: str, body: str, roots: Sequence[Path]) -> Expan
 
     module = module_of(path, reader, exists)
     if module is None:
-        return Expanded(body, (), None)
+        return body, (), None
     crate = crate_name(module.root, reader, docs_dir)
     out = [header(crate, list(module.segments), list(module.public))]
     line_map = [0]
@@ -242,7 +245,7 @@ def expand(docs_dir: Path, path: str, body: str, roots: Sequence[Path]) -> Expan
     if missing:
         more = f" (and {len(missing) - 1} more)" if len(missing) > 1 else ""
         warning = f"{path}: include_str! not read: {missing[0]}{more}"
-    return Expanded("\n".join(out), tuple(line_map), warning)
+    return "\n".join(out), tuple(line_map), warning
 
 
 def no_pages(docs_dir: Path, roots: Sequence[Path], paths: Iterable[str]) -> set[str]:
