@@ -126,8 +126,9 @@ def test_no_module_over_the_size_limit(package: str) -> None:
     assert not over, f"modules over {MAX_LINES} lines (split them by concern): {over}"
 
 
-# A format's reader knows its syntax, never one generator's site rules, a package's layout, the
-# include pass or the folder layout: those sit above the readers and call them (issue 26).
+# The folders of sources/ in layers (issue 26): a format's reader knows its syntax, never one
+# generator's site rules, a package's layout, the include pass or the folder layout: those sit
+# above the readers and call them.
 LOWER_FOLDERS = {
     "docsmcp.sources.formats": (
         "docsmcp.sources.sites",
@@ -136,6 +137,15 @@ LOWER_FOLDERS = {
         "docsmcp.sources.layout",
         "docsmcp.sources.navigation",
     ),
+    # One generator's rules; the include pass, navigation and the folder layout call them.
+    "docsmcp.sources.sites": (
+        "docsmcp.sources.packages",
+        "docsmcp.sources.inclusion",
+        "docsmcp.sources.layout",
+        "docsmcp.sources.navigation",
+    ),
+    # Which files of a package are pages; the include pass calls them for `include_str!`.
+    "docsmcp.sources.packages": ("docsmcp.sources.inclusion", "docsmcp.sources.navigation"),
 }
 
 
