@@ -36,7 +36,13 @@ log = logging.getLogger("docsmcp.sources.packages.java_project")
 
 JAVA_SUFFIX = ".java"
 MAIN = "src/main/java"
-BUILD_FILES = ("pom.xml", "build.gradle", "build.gradle.kts", "settings.gradle", "settings.gradle.kts")
+BUILD_FILES = (
+    "pom.xml",
+    "build.gradle",
+    "build.gradle.kts",
+    "settings.gradle",
+    "settings.gradle.kts",
+)
 _NOT_LIBRARY = re.compile(
     r"(?:^|[-_.])(?:tests?|examples?|samples?|benchmarks?|jmh|demos?|integration-tests?)"
     r"(?:$|[-_.])",
@@ -80,7 +86,9 @@ class _Project:
             parent = posixpath.dirname(folder)
             poms.append(_text(docs_dir, roots, posixpath.join(parent, "pom.xml")) or "")
         for text in poms:
-            for m in _EXCLUDED.finditer(_COMMENTS.sub("", text.replace("<!--", "/*").replace("-->", "*/"))):
+            for m in _EXCLUDED.finditer(
+                _COMMENTS.sub("", text.replace("<!--", "/*").replace("-->", "*/"))
+            ):
                 for name in re.split(r"[:;,\s]+", m.group(1)):
                     if name.strip():
                         self.excluded.append(_package_glob(name.strip()))

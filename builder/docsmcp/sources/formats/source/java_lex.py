@@ -82,7 +82,7 @@ def _text_block_end(source: str, pos: int) -> int:
     """The offset after the `\"\"\"` closing the text block whose content starts at `pos` (a
     quote escaped by a backslash closes nothing), or the end of `source`."""
     while True:
-        close = source.find('\"\"\"', pos)
+        close = source.find('"""', pos)
         if close < 0:
             return len(source)
         slashes = 0

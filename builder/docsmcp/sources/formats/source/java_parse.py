@@ -227,6 +227,10 @@ class _Parser:
                     decl.doc_line = doc.line
                 else:
                     decl.doc_line = decl.line
+                if decl.kind == "field":  # (`int a, b;`: the others share its modifiers)
+                    for extra in decl.members:
+                        extra.modifiers, extra.annotations = decl.modifiers, decl.annotations
+                        extra.doc_line = decl.line
                 out.append(decl)
             doc = None
         return out
@@ -340,14 +344,12 @@ class _Parser:
 
     def params(self, a: int, b: int) -> tuple[tuple[str, str], ...]:
         """A parameter list's (type, name) pairs (tokens a..b, without the parentheses)."""
-        toks = self.toks
         out: list[tuple[str, str]] = []
         k = a
         while k < b:
             comma = min(self.scan_angles(k, b), b)
             part = self.shown(k, comma)
             part = [t for t in part if t.text != "final"]
-            part = [t for t in part if t.text != "@" or True]
             while part and part[0].text == "@":  # (an annotation on the parameter)
                 j = 2
                 while j + 1 < len(part) and part[j].text == "." and part[j + 1].kind == "ident":

@@ -145,7 +145,8 @@ class _Page:
         ref = ref.strip()
         cls, _, member = ref.partition("#")
         name, _, args = member.partition("(")
-        types = tuple(_simple(a) for a in args.rstrip(")").split(",") if a.strip())
+        # (`#of(int, int)`, `#Element(String tag)`: the types, without parameter names)
+        types = tuple(_simple(a.split()[0]) for a in args.rstrip(")").split(",") if a.strip())
         shown = label or _display(cls, member)
         anchor = self.local_anchor(cls, name, types, "(" in member)
         if anchor is not None:
@@ -155,9 +156,7 @@ class _Page:
             self.pending.append(target)
         return shown if label else code_span(shown)
 
-    def local_anchor(
-        self, cls: str, name: str, types: tuple[str, ...], typed: bool
-    ) -> str | None:
+    def local_anchor(self, cls: str, name: str, types: tuple[str, ...], typed: bool) -> str | None:
         page = self.owners[0] if self.owners else ""
         if cls:
             parts = cls.split(".")

@@ -191,9 +191,10 @@ class _Renderer:
     def ref_link(self, m: re.Match[str]) -> str:
         label, target = m.group(1), m.group(2)
         ref = (target or label).strip().strip("`")
-        if not _JAVA_REF.match(ref) or ("#" not in ref and "." not in ref and not target):
-            if not (target is None and ref[:1].isupper() and _JAVA_REF.match(ref)):
-                return m.group()
+        # (`[String]`, `[Shape#area()]`, `[java.util.List]`: not `[e.g.]` or `[x]`)
+        last = ref.partition("#")[0].rpartition(".")[2]
+        if not _JAVA_REF.match(ref) or not ("#" in ref or last[:1].isupper()):
+            return m.group()
         shown = label if target else ""
         return self.keep(self.link(ref, shown.strip("`") if shown else ""))
 
@@ -314,14 +315,18 @@ def _single_blanks(lines: list[str]) -> list[str]:
     """`lines` without a blank line after another (a code block kept apart by placeholders
     came with blank lines of its own), outside code blocks."""
     code = fenced_lines(lines)
-    return [x for k, x in enumerate(lines) if code[k] or x.strip() or k == 0 or lines[k - 1].strip()]
+    return [
+        x if code[k] else x[1:].rstrip() if x.startswith(" ") and x[1:2] != " " else x.rstrip()
+        for k, x in enumerate(lines)
+        if code[k] or x.strip() or k == 0 or lines[k - 1].strip()
+    ]
 
 
 def _reference(ref: str, label: str) -> tuple[str, str]:
     """A `{@link}` reference whose parameter list holds spaces (`#of(int, int)`) whole."""
     if "(" in ref and ")" not in ref and ")" in label:
         rest, _, label = label.partition(")")
-        ref = f"{ref} {rest})".replace(" ", "")
+        ref = f"{ref} {' '.join(rest.split())})"
         label = label.strip()
     return ref, label.strip()
 
