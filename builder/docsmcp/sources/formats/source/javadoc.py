@@ -49,6 +49,7 @@ from docsmcp.sources.formats.source.javadoc_text import LABELS, Doc, render
 MAX_ENTRIES = 20_000  # API entries of one file, at most
 _GENERATED = re.compile(r"\bDO NOT EDIT\b|\b[Gg]enerated by\b|@generated\b")
 _LINK = re.compile(r"\[([^\[\]\n]*)\]\([^()\s]*\)")  # (a description shows a link's text)
+_EXTENDS = re.compile(r"\bextends\s+([\w.]+)")
 _EXTERNAL = ("java.", "javax.", "jdk.", "sun.")
 
 
@@ -113,6 +114,7 @@ class _Page:
     local: dict[tuple[str, str], list[tuple[tuple[str, ...], str]]] = field(default_factory=dict)
     pending: list[str] = field(default_factory=list)  # refs of the doc being rendered
     owners: list[str] = field(default_factory=list)  # the type whose doc is being rendered
+    supers: dict[str, str] = field(default_factory=dict)  # type path -> the class it extends
 
     def add(self, line: int, text: str) -> None:
         self.out.append((line, text))
@@ -177,16 +179,19 @@ class _Page:
                 if exact:
                     return exact[0]
                 same = [a for t, a in found if len(t) == len(types)]
-                return (same or [found[0][1]])[0]
+                if same:
+                    return same[0]
+                continue  # (an overload the page does not show)
             return found[0][1]
         return None
 
     def target(self, cls: str, name: str) -> str:
         """The qualified name a link to another class is resolved by (its imports; a name not
         imported is found by its tail), "" for the JDK's."""
-        if not cls:
-            cls = ".".join(self.owners)
-            return ".".join(x for x in (self.qualified(self.owners), name) if x)
+        if not cls:  # (a member not on this page: inherited, javadoc finds it above)
+            cls = self.supers.get(".".join(self.owners), "")
+            if not cls:
+                return ".".join(x for x in (self.qualified(self.owners), name) if x)
         head, _, rest = cls.partition(".")
         qualified = self.unit.imports.get(head)
         if qualified is not None:
@@ -410,11 +415,17 @@ def java_to_markdown(path: str, text: str) -> JavaPage:
 
 
 def _index_all(page: _Page, decl: Decl, owners: list[str]) -> None:
-    page.index(decl, owners) if owners else None
+    """Records the anchors of the members the page shows (a link to another is no link)."""
+    if owners:
+        page.index(decl, owners)
     inner = [*owners, decl.name]
     if not owners:
         page.local.setdefault(("", ""), []).append(((), decl.name))
+    if decl.kind == "class" and (m := _EXTENDS.search(decl.declaration)) is not None:
+        page.supers[".".join(inner)] = m.group(1)
     for m in decl.members:
+        if not _visible(m, decl.kind) or _hidden(m):
+            continue
         if is_type(m):
             _index_all(page, m, inner)
         else:
