@@ -457,3 +457,12 @@ def test_hostile_input_ends() -> None:
     assert isinstance(java_to_markdown("src/main/java/A.java", deep).text, str)
     assert isinstance(java_to_markdown("src/main/java/A.java", "/**" + "{@code " * 20000).text, str)
     tokens("/*" * 20000 + '"""' * 5000)
+
+
+def test_docs_folder_of_a_java_project_says_where_its_javadoc_is(tmp_path: Path) -> None:
+    root = _project(tmp_path / "htmlkit")
+    write_tree(root, {"docs/guide.md": "# Guide\n\nParse with the parser.\n"})
+    built = run_docsmcp("build", "--docs-dir", root / "docs", "--out", tmp_path / "idx")
+    assert f"its Javadoc is read when the project's folder is built: --docs-dir {root.resolve()}" in (
+        built.stderr
+    )

@@ -343,7 +343,7 @@ def propose(docs_dir: Path, roots: Sequence[Path] = ()) -> Proposal:
     # Rust files that are no library module; files a crate's docs include (rust_crate.py).
     left_out |= rust_crate.no_pages(docs_dir, source_roots(docs_dir, roots), tree.paths)
     # Java that is no documented main source of a Maven/Gradle project (java_project.py).
-    left_out |= java_project.no_pages(docs_dir, source_roots(docs_dir, roots), tree.paths)
+    left_out |= java_project.no_pages(docs_dir, source_roots(docs_dir, roots), tree.paths, False)
     # dumi's demo descriptions: read into the pages that show their demos (dumi_demos.py).
     demos = dumi_demos.descriptions(docs_dir, (p for p in tree.paths if p not in left_out))
     left_out |= demos

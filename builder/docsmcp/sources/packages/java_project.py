@@ -152,11 +152,32 @@ def pages(docs_dir: Path, roots: Sequence[Path], paths: Iterable[str]) -> set[st
     return out
 
 
-def no_pages(docs_dir: Path, roots: Sequence[Path], paths: Iterable[str]) -> set[str]:
+def project_above(docs_dir: Path) -> Path | None:
+    """The Maven or Gradle project one or two folders above `docs_dir` that has main sources
+    (`docs/` of a library), or None (only looked for: nothing outside the roots is read)."""
+    here = Path(docs_dir).resolve()
+    for folder in (here.parent, here.parent.parent):
+        if (folder / MAIN).is_dir() and any((folder / n).is_file() for n in BUILD_FILES):
+            return folder
+    return None
+
+
+def no_pages(
+    docs_dir: Path, roots: Sequence[Path], paths: Iterable[str], warn: bool = True
+) -> set[str]:
     """The `.java` files of `paths` that are no pages: all but a project's documented main
-    sources."""
+    sources. With `warn`, one warning when there are none and the docs folder is a Java
+    project's `docs/` (its Javadoc is read when the project's folder is built)."""
     java = [p for p in paths if p.endswith(JAVA_SUFFIX)]
     if not java:
+        if warn and (above := project_above(docs_dir)) is not None:
+            log.warning(
+                "%s is a Java project's docs (%s): its Javadoc is read when the project's "
+                "folder is built: --docs-dir %s",
+                docs_dir,
+                above,
+                above,
+            )
         return set()
     shown = pages(Path(docs_dir), roots, java)
     return {p for p in java if p not in shown}
