@@ -146,6 +146,22 @@ public abstract class Node {
      * @return the text
      */
     public String text() { return ""; }
+
+    /** The node's name. */
+    public abstract String name();
+}
+"""
+
+ELEMENT = """package com.example.htmlkit.nodes;
+
+/** An element. */
+public class Element extends Node implements Comparable<Element> {
+    @Override
+    public String text() { return ""; }
+
+    /** {@inheritDoc} An element's is its tag's. */
+    @Override
+    public String name() { return "p"; }
 }
 """
 
@@ -178,6 +194,7 @@ def _project(root: Path) -> Path:
             "src/main/java/com/example/htmlkit/package-info.java": PACKAGE_INFO,
             "src/main/java/com/example/htmlkit/Parser.java": PARSER,
             "src/main/java/com/example/htmlkit/nodes/Node.java": NODE,
+            "src/main/java/com/example/htmlkit/nodes/Element.java": ELEMENT,
             "src/main/java/com/example/htmlkit/nodes/EntitiesData.java": GENERATED,
             "src/main/java/com/example/htmlkit/internal/StringUtil.java": INTERNAL,
             "src/main/java11/com/example/htmlkit/Http11.java": NODE.replace("nodes", "x"),
@@ -203,6 +220,7 @@ def test_project_reads_as_javadoc_shows_it(tmp_path: Path) -> None:
         main + "package-info.java",
         main + "Parser.java",
         main + "nodes/Node.java",
+        main + "nodes/Element.java",
     }
     text = pages[main + "Parser.java"]
     assert "# com.example.htmlkit.Parser" in text
@@ -228,6 +246,10 @@ def test_project_reads_as_javadoc_shows_it(tmp_path: Path) -> None:
     # What javadoc leaves out: private and package-private members and types.
     for hidden in ("errors", "packagePrivate", "helper", "packageHelper", "shouldNotShow"):
         assert hidden not in text
+    # A method overriding without a comment shows the overridden one's, as javadoc copies it.
+    element = pages[main + "nodes/Element.java"]
+    assert "*Description copied from `Node`:*\n\nThe node's text, and its children's." in element
+    assert "The node's name. An element's is its tag's." in element
     assert pages[main + "package-info.java"].strip().startswith("# com.example.htmlkit")
     assert "the **nodes** it makes" in pages[main + "package-info.java"]
 
@@ -257,6 +279,8 @@ def test_project_reads_as_javadoc_shows_it(tmp_path: Path) -> None:
     assert first["returns"] == "Node: the document's root node"
     assert first["chunk_id"] == main + "Parser.java#Parser/parse-String-"
     assert found[1]["description"].startswith("Deprecated. use `parse(String)`")
+    text_of = api.spec(api.lookup("Element.text")[0])
+    assert text_of["description"] == "The node's text, and its children's."
 
     # The pages are generated reference (like TypeDoc's); the README stays the guide.
     roles = {
@@ -463,6 +487,7 @@ def test_docs_folder_of_a_java_project_says_where_its_javadoc_is(tmp_path: Path)
     root = _project(tmp_path / "htmlkit")
     write_tree(root, {"docs/guide.md": "# Guide\n\nParse with the parser.\n"})
     built = run_docsmcp("build", "--docs-dir", root / "docs", "--out", tmp_path / "idx")
-    assert f"its Javadoc is read when the project's folder is built: --docs-dir {root.resolve()}" in (
-        built.stderr
+    assert (
+        f"its Javadoc is read when the project's folder is built: --docs-dir {root.resolve()}"
+        in (built.stderr)
     )

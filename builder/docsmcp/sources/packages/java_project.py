@@ -18,8 +18,13 @@ Within a project, what javadoc would not document is left out too:
   reads it);
 - `module-info.java` itself (no page: its exports are read here).
 
-Each page converts on its own (a class page or, `package-info.java`, the package's page):
-the reader needs nothing from the other files, so nothing is gathered.
+Each page converts on its own (a class page or, `package-info.java`, the package's page),
+but for one thing: a method overriding another without a comment of its own (or with
+`{@inheritDoc}`) shows the overridden method's, as javadoc copies it. So `expand` appends to
+such a page's text, after a marker line each (`SUPER`), the files of its supertypes found in
+the same project (`extends`/`implements` names, through the file's imports or its package, up
+to MAX_SUPERTYPES files), read through `discover.read_file`, so only inside the source roots;
+javadoc.py reads them for their comments only.
 """
 
 from __future__ import annotations
@@ -30,6 +35,11 @@ import re
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
+from docsmcp.common.limits import MAX_FILE_BYTES
+from docsmcp.sources.discover import Refused, read_file
+from docsmcp.sources.formats.source.java_parse import Unit, parse
+from docsmcp.sources.formats.source.javadoc import SUPER
+from docsmcp.sources.inclusion.include_report import Expanded
 from docsmcp.sources.settings import _read_text
 
 log = logging.getLogger("docsmcp.sources.packages.java_project")
@@ -52,6 +62,10 @@ _SKIPPED = re.compile(r"<maven\.(?:javadoc|deploy)\.skip>\s*true\s*</", re.I)
 _EXCLUDED = re.compile(r"<excludePackageNames>([^<]*)</excludePackageNames>", re.I)
 _EXPORTS = re.compile(r"^\s*exports\s+([\w.]+)\s*;", re.M)
 _COMMENTS = re.compile(r"//[^\n]*|/\*.*?\*/", re.S)
+MAX_SUPERTYPES = 8  # supertype files appended to one page, at most
+_SUPERTYPES = re.compile(r"\b(?:extends|implements)\s+(.*)$")
+_GENERICS = re.compile(r"<[^<>]*(?:<[^<>]*>[^<>]*)*>")
+_KEYWORDS = frozenset({"extends", "implements", "permits"})
 _OUTPUT = ("target", "build", "out", "bin", "generated", "generated-sources")
 
 
@@ -181,3 +195,67 @@ def no_pages(
         return set()
     shown = pages(Path(docs_dir), roots, java)
     return {p for p in java if p not in shown}
+
+
+def _supertypes(unit: Unit, bare_only: bool) -> list[str]:
+    """The supertypes (as written: `Node`, `org.x.Y`) of the unit's types; with `bare_only`,
+    only of those with a method overriding without a comment of its own."""
+    names: list[str] = []
+    for t in unit.types:
+        bare = any(
+            m.kind == "method"
+            and "Override" in m.annotations
+            and (not (m.doc or "").strip() or "{@inheritDoc}" in (m.doc or ""))
+            for m in t.members
+        )
+        m = _SUPERTYPES.search(t.declaration) if bare or not bare_only else None
+        if m is not None:
+            words = _GENERICS.sub("", m.group(1)).split(" permits ")[0]
+            names += [w for w in re.split(r"[\s,]+", words) if w and w not in _KEYWORDS]
+    return names
+
+
+def _source_of(name: str, unit: Unit, source_root: str) -> str:
+    """The path of the file defining the type `name` as `unit` names it (its imports, else
+    its own package), under `source_root` (`…/src/main/java`)."""
+    head = name.split(".")[0]
+    qualified = unit.imports.get(head) or (name if name[:1].islower() else "")
+    if not qualified:
+        qualified = f"{unit.package}.{head}" if unit.package else head
+    return posixpath.join(source_root, qualified.replace(".", "/") + JAVA_SUFFIX)
+
+
+def expand(docs_dir: Path, path: str, body: str, roots: Sequence[Path]) -> Expanded:
+    """`body` of the page `path` with its supertypes' files after it (see the module's
+    docstring); unchanged when none of its methods inherits a comment."""
+    found = _main_root(path) if "@Override" in body else None
+    unit = parse(body) if found is not None else None
+    names = _supertypes(unit, True) if unit is not None else []
+    if found is None or unit is None or not names:
+        return Expanded(body, (), None)
+    source_root = posixpath.join(found[0], MAIN) if found[0] else MAIN
+    seen = {path}
+    queue = [(n, unit) for n in names]
+    out = [body]
+    while queue and len(seen) <= MAX_SUPERTYPES:
+        name, named_in = queue.pop(0)
+        target = _source_of(name, named_in, source_root)
+        if target in seen or not (docs_dir / target).is_file():
+            continue
+        seen.add(target)
+        try:
+            raw = read_file(docs_dir, target, roots, MAX_FILE_BYTES)
+        except (Refused, OSError):
+            continue
+        text = raw.decode("utf-8", errors="replace").replace("\r\n", "\n")
+        out.append(f"{SUPER}{target}\n{text}")
+        read = parse(text)
+        queue += [(n, read) for n in _supertypes(read, False)]
+    if len(out) == 1:
+        return Expanded(body, (), None)
+    text = "\n".join(out)
+    own = body.count("\n") + 1
+    # (the supertypes' lines are never shown as theirs: a copied comment is shown at the line
+    # of the method that inherits it)
+    line_map = tuple(range(own)) + (own - 1,) * (text.count("\n") + 1 - own)
+    return Expanded(text, line_map, None)

@@ -44,11 +44,20 @@ from docsmcp.model.api import OBJECT_ANCHOR, ApiEntry, Parameter
 from docsmcp.model.text import truncate
 from docsmcp.sources.formats.markdown.fences import code_block, code_span
 from docsmcp.sources.formats.source.java_parse import Decl, Unit, is_type, parse
-from docsmcp.sources.formats.source.javadoc_text import LABELS, Doc, render
+from docsmcp.sources.formats.source.javadoc_text import (
+    LABELS,
+    Doc,
+    comment_lines,
+    render,
+    split_tags,
+)
 
+# The marker line java_project.expand writes before each supertype's file appended to a page.
+SUPER = "//@docsmcp-java-super "
 MAX_ENTRIES = 20_000  # API entries of one file, at most
 _GENERATED = re.compile(r"\bDO NOT EDIT\b|\b[Gg]enerated by\b|@generated\b")
 _LINK = re.compile(r"\[([^\[\]\n]*)\]\([^()\s]*\)")  # (a description shows a link's text)
+_COPIED = "*Description copied from "
 _EXTENDS = re.compile(r"\bextends\s+([\w.]+)")
 _EXTERNAL = ("java.", "javax.", "jdk.", "sun.")
 
@@ -115,6 +124,9 @@ class _Page:
     pending: list[str] = field(default_factory=list)  # refs of the doc being rendered
     owners: list[str] = field(default_factory=list)  # the type whose doc is being rendered
     supers: dict[str, str] = field(default_factory=dict)  # type path -> the class it extends
+    # method name -> (simple parameter types, the supertype's name, its comment) of the
+    # supertypes appended to the page (java_project.expand), for comments javadoc copies
+    inherited: dict[str, list[tuple[tuple[str, ...], str, Decl]]] = field(default_factory=dict)
 
     def add(self, line: int, text: str) -> None:
         self.out.append((line, text))
@@ -203,7 +215,27 @@ class _Page:
     # --- writing -----------------------------------------------------------------------
     def doc(self, decl: Decl, level: int, owners: list[str]) -> Doc:
         self.owners = owners
-        return render(decl.doc or "", decl.markdown, self.link, level)
+        raw, copied = decl.doc or "", ""
+        if decl.kind == "method" and (not raw.strip() or "{@inheritDoc}" in raw):
+            types = tuple(_simple(t) for t, _ in decl.params)
+            found = self.inherited.get(decl.name, [])
+            match = [f for f in found if f[0] == types] or [
+                f for f in found if len(f[0]) == len(types)
+            ]
+            if match:
+                _, copied, source = match[0]
+                if not raw.strip():
+                    raw = source.doc or ""
+                else:
+                    main = split_tags(
+                        comment_lines(source.doc or "", source.markdown), source.markdown
+                    )[0]
+                    raw = raw.replace("{@inheritDoc}", "\n".join(main))
+        doc = render(raw, decl.markdown, self.link, level)
+        if copied and not (decl.doc or "").strip():  # (as javadoc says it)
+            said = f"{_COPIED}{code_span(copied)}:*"
+            doc = Doc((said, "", *doc.lines), doc.tags)
+        return doc
 
     def lines(self, line: int, lines: list[str] | tuple[str, ...]) -> None:
         if any(x.strip() for x in lines):
@@ -366,6 +398,8 @@ def _description(doc: Doc) -> str:
             continue
         if line.startswith("```"):
             break
+        if line.startswith(_COPIED):
+            continue
         paragraph.append(line.strip())
     first = _LINK.sub(r"\1", " ".join(paragraph))
     deprecated = doc.first("deprecated")
@@ -384,10 +418,13 @@ def _generated(text: str, unit: Unit) -> bool:
 
 def java_to_markdown(path: str, text: str) -> JavaPage:
     """The Javadoc page of the Java file `text` (see the module's docstring)."""
+    text, _, appended = text.partition("\n" + SUPER)
     unit = parse(text)
     if _generated(text, unit):
         return EMPTY
     page = _Page(path, unit)
+    if appended:
+        _inherit(page, (SUPER + appended).split("\n" + SUPER))
     if posixpath.basename(path) == "package-info.java":
         if not unit.package or not (unit.package_doc or "").strip():
             return EMPTY
@@ -432,3 +469,15 @@ def _index_all(page: _Page, decl: Decl, owners: list[str]) -> None:
             page.index(m, inner)
             for extra in m.members:
                 page.index(extra, inner)
+
+
+def _inherit(page: _Page, files: list[str]) -> None:
+    """The methods of the supertypes' files (each after its marker line) whose comments a
+    method of the page may copy, nearest supertype first."""
+    for appended in files:
+        source = parse(appended.partition("\n")[2])
+        for t in source.types:
+            for m in t.members:
+                if m.kind == "method" and (m.doc or "").strip():
+                    types = tuple(_simple(x) for x, _ in m.params)
+                    page.inherited.setdefault(m.name, []).append((types, t.name, m))
