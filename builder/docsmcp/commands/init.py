@@ -100,7 +100,7 @@ from docsmcp.sources.layout.versions import detect as detect_versions
 from docsmcp.sources.manifest import MAX_METADATA_VALUE
 from docsmcp.sources.navigation import documenter_make, r_nav
 from docsmcp.sources.navigation.navfiles import read_nav, summary_line
-from docsmcp.sources.packages import rust_crate, typescript_site
+from docsmcp.sources.packages import java_project, rust_crate, typescript_site
 from docsmcp.sources.packages.go_source import scan as scan_go
 from docsmcp.sources.pdf.extract import is_pdf
 from docsmcp.sources.pdf.source import load_pdf
@@ -342,6 +342,8 @@ def propose(docs_dir: Path, roots: Sequence[Path] = ()) -> Proposal:
     left_out |= texinfo_includes.no_pages(docs_dir, source_roots(docs_dir, roots), tree.paths)
     # Rust files that are no library module; files a crate's docs include (rust_crate.py).
     left_out |= rust_crate.no_pages(docs_dir, source_roots(docs_dir, roots), tree.paths)
+    # Java that is no documented main source of a Maven/Gradle project (java_project.py).
+    left_out |= java_project.no_pages(docs_dir, source_roots(docs_dir, roots), tree.paths, False)
     # dumi's demo descriptions: read into the pages that show their demos (dumi_demos.py).
     demos = dumi_demos.descriptions(docs_dir, (p for p in tree.paths if p not in left_out))
     left_out |= demos

@@ -29,7 +29,8 @@ home of the vocabulary) can use it.
 | 5 | `generated` | SDK model/type pages (docs/models/**, docs/errors/** as Speakeasy and other |
 |   |             | generators lay them out); or a "generated … do not edit" comment on top; or |
 |   |             | a Sphinx page of autodoc directives (one for every ten lines or more); a    |
-|   |             | TypeScript module's page (TypeDoc's, tsdoc.py), before rule 1               |
+|   |             | TypeScript module's page (TypeDoc's, tsdoc.py) or a Java class's or        |
+|   |             | package's page (Javadoc's, javadoc.py), before rule 1                       |
 | 6 | `concept`   | a folder concepts/, explanation(s)/, architecture/, background/, topics/;  |
 |   |             | a file name with "concept" or "architecture"; a title "Understanding …",    |
 |   |             | "What is …", "Introduction to …", "Architecture", "… concepts"              |
@@ -74,7 +75,7 @@ ROLE_DESCRIPTION = (
 
 # A TypeScript page is the listing TypeDoc generates from the package's TSDoc (as a Sphinx
 # autodoc page is), whatever its name (`src/migration.ts` is no migration guide).
-_TYPESCRIPT = (".ts", ".tsx", ".mts", ".cts")
+_TYPESCRIPT = (".ts", ".tsx", ".mts", ".cts", ".java")  # (and Javadoc's pages: javadoc.py)
 # CHANGES, HISTORY, NEWS, RELEASES only as the whole name ("history-design-future" is not one).
 _CHANGELOG_STEM = re.compile(
     r"^(?:changes|history|news|releases?)$|"
@@ -237,7 +238,7 @@ def classify(path: str, title: str | None, frontmatter: Mapping, body: str) -> s
     `title` (or None), parsed `frontmatter` and `body` (the text after the frontmatter)."""
     parts = [ORDER_PREFIX.sub("", part) for part in path.lower().split("/")]
     folders, name = parts[:-1], parts[-1]
-    if name.endswith(_TYPESCRIPT):  # TypeDoc's module page of a package's API (tsdoc.py)
+    if name.endswith(_TYPESCRIPT):  # TypeDoc's module page (tsdoc.py), Javadoc's (javadoc.py)
         return GENERATED
     stem = name.rsplit(".", 1)[0] if "." in name else name
     head = body[:_STRUCTURE_CHARS]

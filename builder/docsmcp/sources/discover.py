@@ -53,9 +53,12 @@ TYPESCRIPT_SUFFIXES = (".ts", ".tsx", ".mts", ".cts")
 # Go: a package's files read as the page pkg.go.dev shows, inside a module only (go_source.py,
 # formats/source/godoc.py).
 GO_SUFFIXES = (".go",)
+# Java: a Maven/Gradle project's main sources read as the pages Javadoc publishes, a class's
+# or (package-info.java) a package's (java_project.py, formats/source/javadoc.py).
+JAVA_SUFFIXES = (".java",)
 CONVERTED_SUFFIXES = HTML_SUFFIXES + RST_SUFFIXES + NOTEBOOK_SUFFIXES + ASCIIDOC_SUFFIXES
 CONVERTED_SUFFIXES += RD_SUFFIXES + ELIXIR_SUFFIXES + WRITERSIDE_SUFFIXES + TEXINFO_SUFFIXES
-CONVERTED_SUFFIXES += RUST_SUFFIXES + TYPESCRIPT_SUFFIXES + GO_SUFFIXES
+CONVERTED_SUFFIXES += RUST_SUFFIXES + TYPESCRIPT_SUFFIXES + GO_SUFFIXES + JAVA_SUFFIXES
 # Every file the builder reads as a page.
 SOURCE_SUFFIXES = MARKDOWN_SUFFIXES + PDF_SUFFIXES + CONVERTED_SUFFIXES
 # A concatenation of pages (`llms-full.txt`, `NAME.llms-full.txt`): read as markdown, then split
@@ -91,10 +94,10 @@ class Listing:
 
     @cached_property
     def has_sources(self) -> bool:
-        """Whether the listing holds markdown, reST or other pages than HTML (TypeScript is
-        code beside a saved site, not its source)."""
+        """Whether the listing holds markdown, reST or other pages than HTML (TypeScript and
+        Java are code beside a saved site, not its source)."""
         return any(
-            not is_html(e.path) and not e.path.lower().endswith(TYPESCRIPT_SUFFIXES)
+            not is_html(e.path) and not e.path.lower().endswith(TYPESCRIPT_SUFFIXES + JAVA_SUFFIXES)
             for e in self.markdown
         )
 

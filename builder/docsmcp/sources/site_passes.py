@@ -16,7 +16,13 @@ from docsmcp.model.source import SourceFile
 from docsmcp.sources.discover import Entry
 from docsmcp.sources.formats.markdown import link_titles
 from docsmcp.sources.inclusion import asciidoc_includes, dumi_demos, texinfo_includes
-from docsmcp.sources.packages import go_source, rust_crate, rust_reexports, typescript_site
+from docsmcp.sources.packages import (
+    go_source,
+    java_project,
+    rust_crate,
+    rust_reexports,
+    typescript_site,
+)
 from docsmcp.sources.sites import (
     autosummary_pages,
     dumi_tabs,
@@ -53,6 +59,8 @@ def parts(docs_dir: Path, roots: Sequence[Path], entries: Sequence[Entry]) -> Pa
     out |= rust_crate.no_pages(docs_dir, roots, listed)
     # TypeScript that no package's entry points export (a site's components, tests, examples).
     out |= typescript_site.no_pages(docs_dir, roots, listed)
+    # Java that is no documented main source of a Maven/Gradle project (java_project.py).
+    out |= java_project.no_pages(docs_dir, roots, listed)
     # A Go package is one page, its page file's; its other files are read with it (go_source.py).
     go = go_source.scan(docs_dir, roots, [e.path for e in entries if not (e.refusal or e.skip)])
     out |= go.not_pages
