@@ -192,7 +192,7 @@ def header_to_markdown(path: str, text: str) -> HeaderPage:
     w.add(parsed.file_line, f"# {title}")
     w.add(parsed.file_line, "")
     if parsed.file_doc:
-        w.doc(parse(parsed.file_doc, links, aliases), parsed.file_line)
+        w.doc(parse(parsed.file_doc, links, aliases, w.lang), parsed.file_line)
 
     def keep(d: Decl, doc: Doc | None) -> bool:
         if doc is not None and doc.hidden:
@@ -205,7 +205,7 @@ def header_to_markdown(path: str, text: str) -> HeaderPage:
 
     def doc_of(d: Decl) -> Doc | None:
         if id(d) not in docs:
-            docs[id(d)] = parse(d.doc, links, aliases) if d.doc else None
+            docs[id(d)] = parse(d.doc, links, aliases, w.lang) if d.doc else None
         return docs[id(d)]
 
     # Which section each declaration goes under.
@@ -248,17 +248,18 @@ def header_to_markdown(path: str, text: str) -> HeaderPage:
         else:
             g = groups[name]
             w.heading(2, g.line, g.title, g.name)
-            gdoc = parse(g.doc, links, aliases) if g.doc.strip() else None
+            gdoc = parse(g.doc, links, aliases, w.lang) if g.doc.strip() else None
             if gdoc is not None:
                 w.doc(gdoc, g.line)
         _section_decls(w, found, doc_of, 3, name if not name.startswith("kind:") else "")
     for c in classes:
         doc = doc_of(c)
+        start = len(w.lines)
         w.heading(2, c.doc_line, c.name, c.name)
         w.code(c.line, c.code.split("{", 1)[0].strip() + " { … };")
         if doc is not None:
             w.doc(doc, c.doc_line)
-        _entry(w, c, doc, c.name, len(w.lines) - 1)
+        _entry(w, c, doc, c.name, start)
         members = [m for m in c.members if keep(m, doc_of(m))]
         _section_decls(w, members, doc_of, 3, c.name, member=True)
     if not w.api and not (parsed.file_doc or "").strip():
@@ -321,7 +322,7 @@ def _entry(w: _Writer, d: Decl, doc: Doc | None, category: str, start: int) -> N
         ApiEntry(
             name=d.name,
             category=category,
-            kind="method" if d.kind in ("function", "macro") and d.params else "type",
+            kind="method" if d.kind == "function" or (d.kind == "macro" and d.params) else "type",
             signature=truncate(" ".join(_declaration(d).split()), MAX_SIGNATURE_CHARS),
             description=truncate(doc.brief if doc else "", MAX_DESCRIPTION_CHARS),
             parameters=params,

@@ -152,7 +152,12 @@ class _Reader:
             doc = self._doc_for(prev_end, d.start)
             m = _DEFINE.match(d.text)
             after = self._after_doc(d.start, d.end)
-            if m:
+            guard = (
+                k > 0 and self.directives[self.dir_starts[k - 1]].text == f"#ifndef {m.group(1)}"
+                if m
+                else False
+            )
+            if m and not (guard and not m.group(3)) and m.group(1) not in self.hidden_words:
                 self.add(
                     Decl(
                         "macro",
@@ -361,7 +366,7 @@ class _Reader:
                 return
         code = _clean(text, self.hidden_words)
         kind, name, params = _named(words)
-        if not name or name in _KEYWORDS:
+        if not name or name in _KEYWORDS or name in self.hidden_words:
             return
         self.add(
             Decl(

@@ -26,6 +26,7 @@ _FENCE = re.compile(r"^\s*(`{3,}|~{3,})")
 _LABEL = re.compile(r"^(\s*)[@\\](\w+)\b[ \t]*(.*)$")
 _SPAN = re.compile(r"(`+)(.+?)\1")
 _HEADING_ID = re.compile(r"^(#{1,6})\s+(.*?)\s*\{#([\w:.-]+)\}\s*$")
+_BROKEN_REF = re.compile(r"([@\\]ref)[ \t]*$")
 _ANCHOR = re.compile(r"[@\\]anchor\s+(\w+)")
 
 
@@ -67,7 +68,13 @@ def rewrite(body: str, links: Links) -> str:
     """The page's text with Doxygen's commands as markdown, line for line."""
     out: list[str] = []
     fence = ""
-    for line in body.split("\n"):
+    lines = body.split("\n")
+    for k in range(len(lines) - 1):  # (`@ref` ending a line names what starts the next one)
+        m = _BROKEN_REF.search(lines[k])
+        if m and lines[k + 1].strip():
+            lines[k] = lines[k][: m.start()].rstrip()
+            lines[k + 1] = f"{m.group(1)} {lines[k + 1].lstrip()}"
+    for line in lines:
         if fence == "@endcode":
             closed = _CODE_END.match(line)
             out.append(f"{closed.group(1)}```" if closed else line)

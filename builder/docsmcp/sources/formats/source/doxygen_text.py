@@ -68,7 +68,8 @@ _REF = re.compile(
     _CMD + r'ref\s+([\w:.#~-]+?(?:\(\))?)(?=[\s,;:!?)\]]|\.(?:\s|$)|$)(?:\s+"([^"\n]*)")?'
 )
 _LINK = re.compile(_CMD + r"link\s+([\w:.#~-]+)\s+(.*?)\s*" + _CMD + r"endlink", re.S)
-_MD_REF = re.compile(r"\]\(\s*" + _CMD + r"ref\s+([\w:.#~-]+)\s*\)")
+# (`[text](@ref name)`; documenter.py, for Julia's Documenter, has written it `@ref#name`)
+_MD_REF = re.compile(r"\]\(\s*" + _CMD + r"ref(?:\s+|#)([\w:.#~-]+)\s*\)")
 _REF_BROKEN = re.compile(r"(" + _CMD + r"(?:ref|link))[ \t]*\n[ \t]*")
 _BREAK = re.compile(_CMD + r"n(?![a-zA-Z])")
 _CODE = re.compile(r"^\s*" + _CMD + r"code(?:\{\.?(\w+)\})?\s*$")
@@ -132,9 +133,11 @@ def inline(text: str, links: Links) -> str:
 
     def word(m: re.Match[str]) -> str:
         kind, w = m.group(1), m.group(2)
+        stop = "." if w.endswith(".") else ""  # (a sentence's full stop is no part of it)
+        w = w.removesuffix(".")
         if kind in ("p", "c"):
-            return f"`{w}`"
-        return f"**{w}**" if kind == "b" else f"*{w}*"
+            return f"`{w}`{stop}"
+        return (f"**{w}**" if kind == "b" else f"*{w}*") + stop
 
     def md_ref(m: re.Match[str]) -> str:
         target = links.get(m.group(1), ("", ""))[0]
@@ -148,7 +151,9 @@ def inline(text: str, links: Links) -> str:
     return _ESCAPED.sub(r"\1", text)
 
 
-def parse(text: str, links: Links, aliases: Mapping[str, str] | None = None) -> Doc:
+def parse(
+    text: str, links: Links, aliases: Mapping[str, str] | None = None, code_lang: str = ""
+) -> Doc:
     """The comment `text` (markers stripped) read as Doxygen reads it (module docstring)."""
     doc = Doc()
     text = expand_aliases(text, aliases or {})
@@ -172,7 +177,7 @@ def parse(text: str, links: Links, aliases: Mapping[str, str] | None = None) -> 
             continue
         m = _CODE.match(raw)
         if m or _VERB.match(raw):
-            lang = (m.group(1) or "").lower() if m else "text"
+            lang = (m.group(1) or code_lang).lower() if m else "text"
             lang = {"cpp": "cpp", "c": "c", "py": "python"}.get(lang, lang) if m else lang
             end_code = _CODE_END if m else _VERB_END
             code = []
