@@ -80,7 +80,8 @@ typedef struct LIBvidmode
 
 /*! @brief Creates a window and its associated context.
  *
- *  This function creates a window.  For the `share` parameter, see
+ *  This function creates a window.
+ *      Indented, as layout.  For the `share` parameter, see
  *  @ref context_sharing.  The size is set by @ref
  *  libSetWindowSize.
  *
@@ -131,6 +132,9 @@ libSetWindowSize.  Read the [keys](@ref keys).
 ## Context object sharing {#context_sharing}
 
 @note Sharing is optional.
+
+@anchor LIB_SHARE_hint
+__LIB_SHARE__ specifies whether to share; see [the hint](@ref LIB_SHARE_hint).
 
 @code{.c}
 LIBwindow* second = libCreateWindow(640, first);
@@ -256,6 +260,7 @@ def test_headers_a_doxyfile_names_are_pages_by_group(tmp_path: Path) -> None:
     assert "[Context object sharing](../../docs/context.md#context_sharing)" in page
     assert "```c\nLIBwindow* w = libCreateWindow(640, NULL);\n```" in page
     assert "**Since:** Added in version 3.0." in page
+    assert "\nIndented, as layout." in page
     assert "- `height` — The height, in screen coordinates." in page
     # EXTRACT_ALL: undocumented declarations listed; @internal never
     assert "#define LIB_KEY_B 66" in page and "int libUndocumented(int x);" in page
@@ -267,6 +272,8 @@ def test_headers_a_doxyfile_names_are_pages_by_group(tmp_path: Path) -> None:
     assert "[keys](../include/lib/lib.h#keys)" in guide
     assert "[TOC]" not in guide and "**Note:** Sharing is optional." in guide
     assert "```c\nLIBwindow* second" in guide and '`"\\n"` stays' in guide
+    # an `@anchor` marks a paragraph: links to it reach its section
+    assert "[the hint](#context_sharing)" in guide and "@anchor" not in guide
 
 
 def test_every_documented_symbol_is_an_api_entry(tmp_path: Path) -> None:

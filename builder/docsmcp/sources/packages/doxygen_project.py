@@ -106,7 +106,7 @@ def read_doxyfile(text: str) -> dict[str, list[str]]:
         m = re.match(r"([A-Z_][A-Z0-9_]*)\s*(\+?=)\s*(.*)$", line)
         if not m:
             continue
-        values = [a or b for a, b in re.findall(r'"([^"]*)"|(\S+)', m.group(3))]
+        values = [a or b for a, b in re.findall(r'"([^"]*)"|([^\s,]+)', m.group(3))]
         if m.group(2) == "+=":
             out.setdefault(m.group(1), []).extend(values)
         else:
@@ -124,7 +124,15 @@ def _headers(config: dict[str, list[str]], base: str, listed: Sequence[str]) -> 
     patterns = tuple(config.get("FILE_PATTERNS") or _DEFAULT_PATTERNS)
     excluded = [posixpath.normpath(posixpath.join(base, x)) for x in config.get("EXCLUDE", [])]
     exclude_patterns = config.get("EXCLUDE_PATTERNS", [])
-    inputs = config.get("INPUT") or ["."]
+    # An empty INPUT is the Doxyfile's folder, unless the Doxyfile is a template a build
+    # script fills (NumPy's `@ROOT_DIR/…` paths): then, as for an INPUT that is a variable,
+    # the public headers.
+    template = any(
+        _VARIABLE.match(v) or v.startswith("@")
+        for key in ("OUTPUT_DIRECTORY", "STRIP_FROM_PATH", "INPUT", "EXAMPLE_PATH")
+        for v in config.get(key, [])
+    )
+    inputs = config.get("INPUT") or (["@INPUT@"] if template else ["."])
     roots: list[tuple[str, bool]] = []  # (path, recursive)
     for value in inputs:
         m = _VARIABLE.match(value)
@@ -221,8 +229,8 @@ def _link_table(files: list[SourceFile], headers: frozenset[str], settings: Sett
                     short = "::".join(n.name.split("::")[-2:])
                     table.setdefault(short, (f"{f.path}#{n.name}", short))
         elif f.path.lower().endswith(_MD):
-            for name, title in doxygen_pages.names(f.path, f.body):
-                table.setdefault(name, (f"{f.path}#{name}", title))
+            for name, title, anchor in doxygen_pages.names(f.path, f.body):
+                table.setdefault(name, (f"{f.path}#{anchor}" if anchor else f.path, title))
     return table
 
 
@@ -232,7 +240,7 @@ def _relative(table: dict, page: str) -> dict[str, tuple[str, str]]:
     for name, (target, shown) in table.items():
         path, _, anchor = target.partition("#")
         rel = "" if path == page else posixpath.relpath(path, folder or ".")
-        out[name] = (f"{rel}#{anchor}", shown)
+        out[name] = (f"{rel}#{anchor}" if anchor else rel, shown)
     return out
 
 

@@ -28,27 +28,33 @@ _SPAN = re.compile(r"(`+)(.+?)\1")
 _HEADING_ID = re.compile(r"^(#{1,6})\s+(.*?)\s*\{#([\w:.-]+)\}\s*$")
 _BROKEN_REF = re.compile(r"([@\\]ref)[ \t]*$")
 _ANCHOR = re.compile(r"[@\\]anchor\s+(\w+)")
+_ANCHOR_LINE = re.compile(r"^\s*[@\\]anchor\s+\w+\s*$")
 
 
-def names(path: str, text: str) -> list[tuple[str, str]]:
-    """(name, title) of what `@ref` can name in a page: `{#id}` headings, `@page`,
-    `@section`s and `@anchor`s (the page's own name with the title "")."""
-    found: list[tuple[str, str]] = []
+def names(path: str, text: str) -> list[tuple[str, str, str]]:
+    """(name, title, anchor) of what `@ref` can name in a page: `{#id}` headings, `@page`,
+    `@section`s, and `@anchor`s, whose anchor is the section they stand in (an `@anchor`
+    marks a paragraph, which has no id of its own in the bundle: GLFW's window hints)."""
+    found: list[tuple[str, str, str]] = []
+    section = ""
     for line in text.split("\n"):
         m = _HEADING_ID.match(line)
         if m:
-            found.append((m.group(3), m.group(2)))
+            found.append((m.group(3), m.group(2), m.group(3)))
+            section = m.group(3)
             continue
         m = _PAGE.match(line)
         if m and m.group(1) == "page" and m.group(2):
-            found.append((m.group(2), m.group(3).strip() or m.group(2)))
+            found.append((m.group(2), m.group(3).strip() or m.group(2), m.group(2)))
+            section = m.group(2)
             continue
         m = _SECTION.match(line)
         if m:
-            found.append((m.group(2), m.group(3).strip() or m.group(2)))
+            found.append((m.group(2), m.group(3).strip() or m.group(2), m.group(2)))
+            section = m.group(2)
             continue
         for a in _ANCHOR.finditer(line):
-            found.append((a.group(1), a.group(1)))
+            found.append((a.group(1), a.group(1), section))
     return found
 
 
@@ -106,7 +112,7 @@ def rewrite(body: str, links: Links) -> str:
             level = "#" * _LEVEL[m.group(1)]
             out.append(f"{level} {m.group(3).strip() or m.group(2)} {{#{m.group(2)}}}")
             continue
-        if _TOC.match(line):
+        if _TOC.match(line) or _ANCHOR_LINE.match(line):
             out.append("")
             continue
         m = _LABEL.match(line)

@@ -76,6 +76,7 @@ _CODE = re.compile(r"^\s*" + _CMD + r"code(?:\{\.?(\w+)\})?\s*$")
 _CODE_END = re.compile(r"^\s*" + _CMD + r"endcode\b")
 _VERB = re.compile(r"^\s*" + _CMD + r"verbatim\s*$")
 _VERB_END = re.compile(r"^\s*" + _CMD + r"endverbatim\b")
+_MD_FENCE = re.compile(r"^\s*(`{3,}|~{3,})")
 _ESCAPED = re.compile(r"\\([@\\&$#<>%.|\"])")
 
 
@@ -167,7 +168,17 @@ def parse(
     end_code: re.Pattern[str] = _CODE_END
     lines = text.split("\n")
     brief: list[str] | None = None
+    fence = ""  # a markdown fence open in the comment (kept as written)
     for raw in lines:
+        if fence:
+            out.append(raw.rstrip())
+            fence = "" if raw.strip().startswith(fence) else fence
+            continue
+        if code is None and (opened := _MD_FENCE.match(raw)):
+            fence = opened.group(1)
+            out.append(raw.strip())
+            sink = brief = None
+            continue
         if code is not None:
             if end_code.match(raw):
                 out.extend(code_block("", lang, _dedent(code)))
@@ -246,7 +257,8 @@ def parse(
             continue
         if line in ("@{", "@}", "\\{", "\\}"):
             continue
-        out.append(inline(raw.rstrip(), links) if raw.startswith("    ") else inline(line, links))
+        # (indentation in a comment is layout, tinyxml2's tabs: no indented code blocks)
+        out.append(inline(line, links))
     if code is not None:  # (unclosed: to the comment's end)
         out.extend(code_block("", lang, _dedent(code)))
     doc.lines = _tidy(out)
