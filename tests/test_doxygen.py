@@ -348,6 +348,25 @@ def test_a_section_maps_to_its_doc_comment() -> None:
     assert "@brief Creates a window" in source[page.line_map[create.line_start - 1]]
 
 
+def test_hostile_input_ends_quickly() -> None:
+    import time
+
+    for text in (
+        "namespace a { " * 5000,
+        "class A { public: " * 3000 + "/** d */ void f(); " + "};" * 3000,
+        "/** x */ int f(" * 20000,
+        "/*" + "*" * 100_000,
+        "#define A \\\n" * 20_000,
+        '"' * 50_000 + "'" * 50_000,
+        "/// a\n" * 50_000 + "int x;",
+        "{" * 50_000 + "}" * 50_000,
+    ):
+        start = time.process_time()
+        page = header_to_markdown("x.hpp", header_line(Settings(extract_all=True)) + "\n" + text)
+        assert len(page.line_map) == (page.text.count("\n") + 1 if page.text else 0)
+        assert time.process_time() - start < 5, text[:40]
+
+
 @FUZZ
 @given(
     st.lists(

@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from docsmcp.sources.formats.source.c_lex import Comment, scan
 
 MAX_DECLS = 20_000  # declarations of one header, at most (a generated header can hold more)
+MAX_DEPTH = 32  # scopes (namespaces, classes) nested in one another, at most
 _TOKEN = re.compile(r"[A-Za-z_]\w*|::|->|\d[\w.']*|\S")
 _DEFINE = re.compile(r"#\s*define\s+([A-Za-z_]\w*)(\([^)]*\))?\s*(.*)")
 _KEYWORDS = frozenset(
@@ -187,8 +188,13 @@ class _Reader:
             d.group = self.group_stack[-1]
         (self.header.decls if into is None else into).append(d)
 
-    def statements(self, lo: int, hi: int, scope: str, into: list[Decl] | None, prev: int) -> None:
-        """Reads tokens[lo:hi] (a file or a scope's body) as statements under `scope`."""
+    def statements(
+        self, lo: int, hi: int, scope: str, into: list[Decl] | None, prev: int, nesting: int = 0
+    ) -> None:
+        """Reads tokens[lo:hi] (a file or a scope's body) as statements under `scope`; scopes
+        nested deeper than MAX_DEPTH are skipped (no header nests so, and recursion is bounded)."""
+        if nesting > MAX_DEPTH:
+            return
         toks = self.tokens
         k = lo
         access_private = False
@@ -232,12 +238,12 @@ class _Reader:
                 if kind == "namespace":
                     name = words[1] if len(words) > 1 and words[1] != "{" else ""
                     inner = f"{scope}{name}::" if name else scope
-                    self.statements(j + 1, close, inner, into, toks[j][0] + 1)
+                    self.statements(j + 1, close, inner, into, toks[j][0] + 1, nesting + 1)
                     prev_end = body_end + 1
                     k = close + 1
                     continue
                 if kind == "extern":
-                    self.statements(j + 1, close, scope, into, toks[j][0] + 1)
+                    self.statements(j + 1, close, scope, into, toks[j][0] + 1, nesting + 1)
                     prev_end = body_end + 1
                     k = close + 1
                     continue
@@ -263,7 +269,9 @@ class _Reader:
                         if kind == "enum":
                             self.enumerators(j + 1, close, scope, members)
                         else:
-                            self.statements(j + 1, close, qualified + "::", members, toks[j][0] + 1)
+                            self.statements(
+                                j + 1, close, qualified + "::", members, toks[j][0] + 1, nesting + 1
+                            )
                         d.members = members
                         self.add(d, into)
                     end = toks[tail][0] + 1 if tail < len(toks) else len(self.code)
