@@ -41,6 +41,13 @@ extern "C" {
  *  @brief The header of the Lib API.
  */
 
+/*! @mainpage Lib
+ *
+ *  @section lib_intro Introduction
+ *
+ *  Lib opens windows; start with @ref libCreateWindow.
+ */
+
 /*! @defgroup window Window reference
  *  @brief Functions and types related to windows.
  *
@@ -261,6 +268,9 @@ def test_headers_a_doxyfile_names_are_pages_by_group(tmp_path: Path) -> None:
     assert "```c\nLIBwindow* w = libCreateWindow(640, NULL);\n```" in page
     assert "**Since:** Added in version 3.0." in page
     assert "\nIndented, as layout." in page
+    # a `@mainpage` comment is a section of the header's page, its `@section`s below it
+    assert "## Lib\n" in page and "### Introduction" in page
+    assert "start with [libCreateWindow](#libCreateWindow)." in page
     assert "- `height` — The height, in screen coordinates." in page
     # EXTRACT_ALL: undocumented declarations listed; @internal never
     assert "#define LIB_KEY_B 66" in page and "int libUndocumented(int x);" in page

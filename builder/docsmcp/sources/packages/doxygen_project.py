@@ -223,6 +223,9 @@ def _link_table(files: list[SourceFile], headers: frozenset[str], settings: Sett
             parsed = read_header(f.text, settings.hidden)
             for g in parsed.groups:
                 table.setdefault(g.name, (f"{f.path}#{g.name}", g.title))
+            for text, _, _ in parsed.pages:
+                for name, title, anchor in doxygen_pages.names(f.path, text):
+                    table.setdefault(name, (f"{f.path}#{anchor}", title))
             for d in parsed.decls:
                 for n in (d, *d.members):
                     table.setdefault(n.name, (f"{f.path}#{n.name}", n.name.rsplit("::", 1)[-1]))

@@ -36,9 +36,11 @@ from docsmcp.enrich.api_fields import (
 )
 from docsmcp.model.api import ApiEntry, Parameter
 from docsmcp.model.text import truncate
+from docsmcp.sources.formats.markdown.dialects import ATX
 from docsmcp.sources.formats.markdown.fences import code_block
+from docsmcp.sources.formats.source import doxygen_pages
 from docsmcp.sources.formats.source.doxygen_decls import Decl, Group, read_header
-from docsmcp.sources.formats.source.doxygen_text import Doc, Links, parse
+from docsmcp.sources.formats.source.doxygen_text import Doc, Links, expand_aliases, parse
 
 log = logging.getLogger("docsmcp.sources.formats.source.doxygen")
 
@@ -193,6 +195,8 @@ def header_to_markdown(path: str, text: str) -> HeaderPage:
     w.add(parsed.file_line, "")
     if parsed.file_doc:
         w.doc(parse(parsed.file_doc, links, aliases, w.lang), parsed.file_line)
+    for text, _, line in parsed.pages:  # (a `@mainpage`/`@page` comment: a section of the page)
+        _page_comment(w, text, line, links)
 
     def keep(d: Decl, doc: Doc | None) -> bool:
         if doc is not None and doc.hidden:
@@ -265,6 +269,21 @@ def header_to_markdown(path: str, text: str) -> HeaderPage:
     if not w.api and not (parsed.file_doc or "").strip():
         return HeaderPage("", None, (), ())
     return HeaderPage("\n".join(w.lines), title, tuple(w.sources), tuple(w.api))
+
+
+def _page_comment(w: _Writer, text: str, line: int, links: Links) -> None:
+    """A `@page name Title` comment in a header, as a section (its `@section`s below it)."""
+    rendered = doxygen_pages.rewrite(expand_aliases(text, w.aliases), links).split("\n")
+    first = True
+    for x in rendered:
+        heading = ATX.match(x)
+        if heading and first:
+            x = "##" + x.lstrip("#")  # (the page: a section of the header's page)
+            first = False
+        elif heading:
+            x = "#" * min(6, len(heading.group(1)) + 1) + x.lstrip(" ")[len(heading.group(1)) :]
+        w.add(line, x)
+    w.blank(line)
 
 
 def _section_decls(
