@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 
-from docsmcp.sources.formats.source.doxygen_text import _PARAGRAPHS, Links, inline
+from docsmcp.sources.formats.source.doxygen_text import PARAGRAPHS, Links, inline
 
 _PAGE = re.compile(r"^\s*[@\\](page|mainpage)\b[ \t]*(\S*)[ \t]*(.*)$")
 _SECTION = re.compile(r"^\s*[@\\](section|subsection|subsubsection|paragraph)\s+(\S+)[ \t]*(.*)$")
@@ -116,8 +116,8 @@ def rewrite(body: str, links: Links) -> str:
             out.append("")
             continue
         m = _LABEL.match(line)
-        if m and (m.group(2) in _PARAGRAPHS or m.group(2) == "par"):
-            label = m.group(3) if m.group(2) == "par" else _PARAGRAPHS[m.group(2)]
+        if m and (m.group(2) in PARAGRAPHS or m.group(2) == "par"):
+            label = m.group(3) if m.group(2) == "par" else PARAGRAPHS[m.group(2)]
             rest = "" if m.group(2) == "par" else _outside_code(m.group(3), links)
             out.append(f"{m.group(1)}**{label}:** {rest}".rstrip())
             continue

@@ -28,7 +28,7 @@ from docsmcp.sources.formats.markdown.fences import code_block
 Links = Mapping[str, tuple[str, str]]
 
 _CMD = r"[@\\]"
-_PARAGRAPHS = {
+PARAGRAPHS = {
     "note": "Note",
     "warning": "Warning",
     "since": "Since",
@@ -238,8 +238,8 @@ def parse(
                 out.append(f"- {inline(rest, links)}")
                 sink = None
                 continue
-            if name == "par" or name in _PARAGRAPHS:
-                label = rest if name == "par" else _PARAGRAPHS[name]
+            if name == "par" or name in PARAGRAPHS:
+                label = rest if name == "par" else PARAGRAPHS[name]
                 shown = "" if name == "par" else inline(rest, links)
                 if name == "deprecated":
                     doc.deprecated = shown
