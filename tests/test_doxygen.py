@@ -358,6 +358,16 @@ def test_a_section_maps_to_its_doc_comment() -> None:
     assert "@brief Creates a window" in source[page.line_map[create.line_start - 1]]
 
 
+def test_parameters_come_from_the_declaration_without_param_commands() -> None:
+    page = header_to_markdown("tinyxml.h", header_line(Settings()) + "\n" + TINY_H)
+    entry = next(e for e in page.api if e.name == "tiny::XMLElement::Attribute")
+    assert [(p.name, p.type) for p in entry.parameters] == [
+        ("name", "const char*"),
+        ("value", "const char*"),
+    ]
+    assert entry.kind == "method" and entry.description.startswith("Given an attribute name")
+
+
 def test_hostile_input_ends_quickly() -> None:
     import time
 

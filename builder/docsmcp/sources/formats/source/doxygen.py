@@ -27,6 +27,7 @@ from __future__ import annotations
 import json
 import logging
 import posixpath
+import re
 from dataclasses import dataclass
 
 from docsmcp.enrich.api_fields import (
@@ -356,13 +357,33 @@ def _entry(w: _Writer, d: Decl, doc: Doc | None, category: str, start: int) -> N
 
 
 def _split_params(params: str) -> list[tuple[str, str]]:
-    out = []
-    for part in params.split(","):
-        words = part.replace("*", " * ").replace("&", " & ").split()
-        if not words or words == ["void"]:
+    """(type, name) of each parameter of a parameter list (tokens joined by spaces): split at
+    the commas outside brackets, a default value (`= static_cast<size_t>(-1)`) left off."""
+    parts: list[list[str]] = [[]]
+    depth = 0
+    for t in params.split():
+        if t in ("(", "[", "<", "{"):
+            depth += 1
+        elif t in (")", "]", ">", "}"):
+            depth -= 1
+        if t == "," and depth <= 0:
+            parts.append([])
             continue
-        name = words[-1] if len(words) > 1 else words[0]
-        out.append((" ".join(words[:-1]).replace(" *", "*").replace(" &", "&"), name))
+        parts[-1].append(t)
+    out = []
+    for words in parts:
+        if "=" in words:
+            words = words[: words.index("=")]
+        if not words or words == ["void"] or words == ["..."]:
+            continue
+        name = words[-1] if len(words) > 1 and re.fullmatch(r"[A-Za-z_]\w*", words[-1]) else ""
+        kind = " ".join(words[:-1] if name else words)
+        pointer = re.search(r"\( \* (\w+) \)", " ".join(words))  # (`int (*cb)(int)`)
+        if not name and pointer:
+            name, kind = pointer.group(1), " ".join(words).replace(f" {pointer.group(1)} ", " ")
+        kind = re.sub(r"\s+([*&,>\])])", r"\1", kind)
+        kind = re.sub(r"([<(\[])\s+", r"\1", kind).replace(" :: ", "::")
+        out.append((kind, name or f"arg{len(out) + 1}"))
     return out
 
 
