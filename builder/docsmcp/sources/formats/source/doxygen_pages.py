@@ -63,10 +63,10 @@ def _outside_code(line: str, links: Links) -> str:
     out: list[str] = []
     at = 0
     for m in _SPAN.finditer(line):
-        out.append(inline(line[at : m.start()], links))
+        out.append(inline(line[at : m.start()], links, escapes=False))
         out.append(m.group(0))
         at = m.end()
-    out.append(inline(line[at:], links))
+    out.append(inline(line[at:], links, escapes=False))
     return "".join(out)
 
 

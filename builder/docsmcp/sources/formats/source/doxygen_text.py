@@ -117,8 +117,9 @@ def expand_aliases(text: str, aliases: Mapping[str, str]) -> str:
     return re.sub(_CMD + r"(\w+)\b", sub, text)
 
 
-def inline(text: str, links: Links) -> str:
-    """A line's inline commands as markdown: refs and links, `\\p` words, escapes."""
+def inline(text: str, links: Links, escapes: bool = True) -> str:
+    """A line's inline commands as markdown: refs and links, `\\p` words, and (in a comment,
+    not in a markdown page, where `\\#` is markdown's own) Doxygen's escapes."""
 
     def ref(m: re.Match[str]) -> str:
         name = m.group(1).removesuffix("()")
@@ -149,7 +150,7 @@ def inline(text: str, links: Links) -> str:
     text = _REF.sub(ref, text)
     text = _WORD.sub(word, text)
     text = _BREAK.sub("  ", text)
-    return _ESCAPED.sub(r"\1", text)
+    return _ESCAPED.sub(r"\1", text) if escapes else text
 
 
 def parse(
