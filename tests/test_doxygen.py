@@ -112,6 +112,7 @@ LIBAPI LIBwindow* libCreateWindow(int width, LIBwindow* share);
 
 /// @brief Sets the size of the window.
 /// @param[in] window The window.
+/// @sa libCreateWindow
 /// @ingroup window
 LIBAPI void libSetWindowSize(LIBwindow* window, int width);
 
@@ -268,6 +269,7 @@ def test_headers_a_doxyfile_names_are_pages_by_group(tmp_path: Path) -> None:
     assert "```c\nLIBwindow* w = libCreateWindow(640, NULL);\n```" in page
     assert "**Since:** Added in version 3.0." in page
     assert "\nIndented, as layout." in page
+    assert "**See also:** [libCreateWindow](#libCreateWindow)" in page  # (a bare name links)
     # a `@mainpage` comment is a section of the header's page, its `@section`s below it
     assert "## Lib\n" in page and "### Introduction" in page
     assert "start with [libCreateWindow](#libCreateWindow)." in page

@@ -501,7 +501,8 @@ def _clean(text: str, hidden: frozenset[str]) -> str:
     if hidden:
         code = " ".join(w for w in code.split(" ") if w not in hidden)
     code = re.sub(r"\s+([,)])", r"\1", code)
-    return re.sub(r"\(\s+", "(", code).strip()
+    # (`extern` is linkage, which Doxygen's declarations leave out: SDL's every function)
+    return re.sub(r"\(\s+", "(", code).strip().removeprefix("extern ")
 
 
 def read_header(text: str, hidden_words: frozenset[str] = frozenset()) -> Header:

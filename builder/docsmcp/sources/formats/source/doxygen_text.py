@@ -242,6 +242,8 @@ def parse(
             if name == "par" or name in PARAGRAPHS:
                 label = rest if name == "par" else PARAGRAPHS[name]
                 shown = "" if name == "par" else inline(rest, links)
+                if name in ("sa", "see") and "](" not in shown:
+                    shown = _autolink(shown, links)
                 if name == "deprecated":
                     doc.deprecated = shown
                 out.append("")
@@ -273,6 +275,17 @@ def parse(
         doc.lines = doc.lines[len(para) :] if para else doc.lines
         doc.lines = _tidy(doc.lines)
     return doc
+
+
+def _autolink(text: str, links: Links) -> str:
+    """The names of a "See also" line that are the project's symbols as links, as Doxygen links
+    them without `@ref` (SDL's `\\sa SDL_DestroyWindow`)."""
+
+    def link(m: re.Match[str]) -> str:
+        target = links.get(m.group(1), ("", ""))[0]
+        return f"[{m.group(0)}]({target})" if target else m.group(0)
+
+    return re.sub(r"(?<![\w`\[#/.])([A-Za-z_][\w:]*)(\(\))?(?![\w`\]])", link, text)
 
 
 def _appender(doc: Doc, what: str, links: Links) -> Callable[[str], None]:
