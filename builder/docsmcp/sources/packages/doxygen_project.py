@@ -237,12 +237,20 @@ def _link_table(files: list[SourceFile], headers: frozenset[str], settings: Sett
     return table
 
 
-def _relative(table: dict, page: str) -> dict[str, tuple[str, str]]:
+def _relative(table: dict, page: str, text: str | None = None) -> dict[str, tuple[str, str]]:
+    """The link table as links from `page`; with `text`, only the names it holds (a header's
+    line carries its own links, not SDL's 3,925)."""
     folder = posixpath.dirname(page)
     out = {}
+    words = set(re.findall(r"[A-Za-z_]\w*", text)) if text is not None else None
+    relative: dict[str, str] = {page: ""}  # (relpath is slow: once per target page)
     for name, (target, shown) in table.items():
+        if words is not None and name.rsplit("::", 1)[-1] not in words:
+            continue
         path, _, anchor = target.partition("#")
-        rel = "" if path == page else posixpath.relpath(path, folder or ".")
+        if path not in relative:
+            relative[path] = posixpath.relpath(path, folder or ".")
+        rel = relative[path]
         out[name] = (f"{rel}#{anchor}" if anchor else rel, shown)
     return out
 
@@ -259,7 +267,7 @@ def resolve(files: list[SourceFile], docs_dir: Path, roots: Sequence[Path]) -> l
     out = []
     for f in files:
         if f.path in found.headers:
-            links = _relative(table, f.path)
+            links = _relative(table, f.path, f.text)
             settings = dataclasses.replace(
                 found.settings,
                 links=tuple(sorted((n, t, s) for n, (t, s) in links.items())),
@@ -277,7 +285,7 @@ def resolve(files: list[SourceFile], docs_dir: Path, roots: Sequence[Path]) -> l
         elif f.path.lower().endswith(_MD) and (
             "@" in f.body or "\\" in f.body or "[TOC]" in f.body
         ):
-            body = doxygen_pages.rewrite(f.body, _relative(table, f.path))
+            body = doxygen_pages.rewrite(f.body, _relative(table, f.path, f.body))
             if body == f.body:
                 out.append(f)
                 continue
