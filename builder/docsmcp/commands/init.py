@@ -100,7 +100,7 @@ from docsmcp.sources.layout.versions import detect as detect_versions
 from docsmcp.sources.manifest import MAX_METADATA_VALUE
 from docsmcp.sources.navigation import documenter_make, r_nav
 from docsmcp.sources.navigation.navfiles import read_nav, summary_line
-from docsmcp.sources.packages import java_project, rust_crate, typescript_site
+from docsmcp.sources.packages import doxygen_project, java_project, rust_crate, typescript_site
 from docsmcp.sources.packages.go_source import scan as scan_go
 from docsmcp.sources.pdf.extract import is_pdf
 from docsmcp.sources.pdf.source import load_pdf
@@ -349,6 +349,8 @@ def propose(docs_dir: Path, roots: Sequence[Path] = ()) -> Proposal:
     left_out |= demos
     # A Go package's files other than its page: read into its page (go_source.py).
     left_out |= scan_go(docs_dir, source_roots(docs_dir, roots), tree.paths).not_pages
+    # C/C++ headers no Doxyfile names: code, never pages (doxygen_project.py).
+    left_out |= doxygen_project.no_pages(docs_dir, source_roots(docs_dir, roots), tree.paths)
     kept = _Tree(tuple(p for p in tree.paths if p not in left_out), tree.manifests)
 
     languages = _language_folders(kept)

@@ -76,6 +76,7 @@ ROLE_DESCRIPTION = (
 # A TypeScript page is the listing TypeDoc generates from the package's TSDoc (as a Sphinx
 # autodoc page is), whatever its name (`src/migration.ts` is no migration guide).
 _TYPESCRIPT = (".ts", ".tsx", ".mts", ".cts", ".java")  # (and Javadoc's pages: javadoc.py)
+_C_HEADERS = (".h", ".hh", ".hpp", ".hxx", ".h++")
 # CHANGES, HISTORY, NEWS, RELEASES only as the whole name ("history-design-future" is not one).
 _CHANGELOG_STEM = re.compile(
     r"^(?:changes|history|news|releases?)$|"
@@ -239,6 +240,8 @@ def classify(path: str, title: str | None, frontmatter: Mapping, body: str) -> s
     parts = [ORDER_PREFIX.sub("", part) for part in path.lower().split("/")]
     folders, name = parts[:-1], parts[-1]
     if name.endswith(_TYPESCRIPT):  # TypeDoc's module page (tsdoc.py), Javadoc's (javadoc.py)
+        return GENERATED
+    if name.endswith(_C_HEADERS):  # Doxygen's page of a header (read only with a Doxyfile)
         return GENERATED
     stem = name.rsplit(".", 1)[0] if "." in name else name
     head = body[:_STRUCTURE_CHARS]

@@ -18,6 +18,7 @@ from docsmcp.model.api import ApiEntry
 from docsmcp.model.source import SourceFile
 from docsmcp.sources.discover import (
     ASCIIDOC_SUFFIXES,
+    C_HEADER_SUFFIXES,
     ELIXIR_SUFFIXES,
     GO_SUFFIXES,
     HTML_SUFFIXES,
@@ -139,6 +140,13 @@ def _java(path: str, text: str) -> Converted:
     return Converted(done.text, done.title, done.anchors, done.line_map, done.api, done.refs)
 
 
+def _c_header(path: str, text: str) -> Converted:
+    from docsmcp.sources.formats.source.doxygen import header_to_markdown
+
+    done = header_to_markdown(path, text)
+    return Converted(done.text, done.title, (), done.line_map, done.api)
+
+
 CONVERTERS: dict[str, Callable[[str, str], Converted]] = {
     **{suffix: _html for suffix in HTML_SUFFIXES},
     **{suffix: _rst for suffix in RST_SUFFIXES},
@@ -152,6 +160,7 @@ CONVERTERS: dict[str, Callable[[str, str], Converted]] = {
     **{suffix: _typescript for suffix in TYPESCRIPT_SUFFIXES},
     **{suffix: _go for suffix in GO_SUFFIXES},
     **{suffix: _java for suffix in JAVA_SUFFIXES},
+    **{suffix: _c_header for suffix in C_HEADER_SUFFIXES},  # (Doxygen's header pages)
 }
 
 

@@ -59,6 +59,10 @@ JAVA_SUFFIXES = (".java",)
 CONVERTED_SUFFIXES = HTML_SUFFIXES + RST_SUFFIXES + NOTEBOOK_SUFFIXES + ASCIIDOC_SUFFIXES
 CONVERTED_SUFFIXES += RD_SUFFIXES + ELIXIR_SUFFIXES + WRITERSIDE_SUFFIXES + TEXINFO_SUFFIXES
 CONVERTED_SUFFIXES += RUST_SUFFIXES + TYPESCRIPT_SUFFIXES + GO_SUFFIXES + JAVA_SUFFIXES
+# C and C++ headers: the pages Doxygen makes of them, only in a tree holding a Doxyfile that
+# names them (packages/doxygen_project.py, formats/source/doxygen.py); else code, no page.
+C_HEADER_SUFFIXES = (".h", ".hh", ".hpp", ".hxx", ".h++")
+CONVERTED_SUFFIXES += C_HEADER_SUFFIXES
 # Every file the builder reads as a page.
 SOURCE_SUFFIXES = MARKDOWN_SUFFIXES + PDF_SUFFIXES + CONVERTED_SUFFIXES
 # A concatenation of pages (`llms-full.txt`, `NAME.llms-full.txt`): read as markdown, then split

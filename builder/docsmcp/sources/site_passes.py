@@ -17,6 +17,7 @@ from docsmcp.sources.discover import Entry
 from docsmcp.sources.formats.markdown import link_titles
 from docsmcp.sources.inclusion import asciidoc_includes, dumi_demos, texinfo_includes
 from docsmcp.sources.packages import (
+    doxygen_project,
     go_source,
     java_project,
     rust_crate,
@@ -64,6 +65,8 @@ def parts(docs_dir: Path, roots: Sequence[Path], entries: Sequence[Entry]) -> Pa
     # A Go package is one page, its page file's; its other files are read with it (go_source.py).
     go = go_source.scan(docs_dir, roots, [e.path for e in entries if not (e.refusal or e.skip)])
     out |= go.not_pages
+    # C/C++ headers a Doxyfile does not name are code (doxygen_project.py).
+    out |= doxygen_project.no_pages(docs_dir, roots, listed)
     rust = rust_reexports.table(docs_dir, roots, listed)
     return Parts(frozenset(out), go, rust)
 
@@ -84,4 +87,5 @@ def after_reading(
     files = autosummary_pages.with_links(files, generated.links)
     files = hugo_params.resolve(files, docs_dir, roots)
     files = hugo_terms.resolve(files, docs_dir, roots)  # (glossary terms, `heading`: Kubernetes)
+    files = doxygen_project.resolve(files, docs_dir, roots)  # (Doxygen: headers' settings, @ref)
     return mdn_api.resolve(files)  # (MDN's reference pages: entries named by their titles)

@@ -1,0 +1,296 @@
+"""A C or C++ project documented with Doxygen: which headers are pages, and the project's
+markdown read with Doxygen's commands (formats/source/doxygen.py writes a header's page).
+
+A header (`.h`, `.hpp`, …) is a page only in a tree holding a Doxyfile: a file named
+`Doxyfile*` or `*.doxyfile`, or a file whose first line is Doxygen's `# Doxyfile 1.x` (tinyxml2's
+`dox`), in the docs folder or two folders below it (GLFW's `docs/Doxyfile.in`). Its settings are
+read as literals, never run: INPUT (paths from the Doxyfile's folder; a CMake `@VAR@/` or
+`${VAR}/` prefix is dropped and the rest tried from there and from the docs folder; an INPUT
+that is only a variable, as GLFW's `@GLFW_DOXYGEN_INPUT@`, means the headers under `include/`),
+FILE_PATTERNS, RECURSIVE, EXCLUDE, EXCLUDE_PATTERNS, EXCLUDE_SYMBOLS, PREDEFINED (a word
+defined empty, `GLFWAPI=`, is dropped from declarations), EXTRACT_ALL and ALIASES. Every other
+header is code, no page (none of a trial tree's headers is read without a Doxyfile).
+
+After every page is read (`resolve`), each header page gets a first line with those settings
+and the project's link table, and each markdown page its Doxygen commands rendered
+(doxygen_pages.py): `@ref name` links to the symbol's section on its header page, a group's
+section, or a page or section of the markdown.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import fnmatch
+import logging
+import os
+import posixpath
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from docsmcp.model.source import SourceFile
+from docsmcp.sources.formats.source import doxygen_pages
+from docsmcp.sources.formats.source.doxygen import (
+    HEADER_SUFFIXES,
+    Settings,
+    header_line,
+    header_title,
+)
+from docsmcp.sources.formats.source.doxygen_decls import read_header
+from docsmcp.sources.settings import _read_text
+
+log = logging.getLogger("docsmcp.sources.packages.doxygen_project")
+
+_SKIPPED = frozenset({"node_modules", "build", "third_party", "deps", "vendor", "external"})
+_FIRST_LINE = re.compile(rb"^\s*#\s*Doxyfile\s+\d")
+_VARIABLE = re.compile(r"^(?:@\w+@|\$\{\w+\}|\$\(\w+\))/?")
+_DEFAULT_PATTERNS = ("*.h", "*.hh", "*.hxx", "*.hpp", "*.h++", "*.md", "*.dox")
+_MD = (".md", ".markdown", ".dox")
+
+
+@dataclass(frozen=True)
+class Project:
+    doxyfile: str  # relative to the docs dir
+    headers: frozenset[str]  # the header pages
+    settings: Settings
+
+
+def _is_doxyfile(folder: Path, name: str) -> bool:
+    lower = name.lower()
+    if lower.startswith("doxyfile") or lower.endswith(".doxyfile"):
+        return True
+    if "." in name.strip(".") and not lower.endswith((".in", ".cfg", ".conf")):
+        return False
+    try:
+        with open(folder / name, "rb") as f:
+            return bool(_FIRST_LINE.match(f.read(200)))
+    except OSError:
+        return False
+
+
+def find_doxyfile(docs_dir: Path) -> str | None:
+    """The Doxyfile of the tree: in the docs dir, else one or two folders below (by name)."""
+    level = [""]
+    for _ in range(3):
+        found: list[str] = []
+        below: list[str] = []
+        for rel in level:
+            try:
+                entries = sorted(os.scandir(docs_dir / rel), key=lambda e: e.name)
+            except OSError:
+                continue
+            for e in entries:
+                if e.name.startswith(".") or e.is_symlink():
+                    continue
+                path = posixpath.join(rel, e.name) if rel else e.name
+                if e.is_file() and e.stat().st_size < 1_000_000:
+                    if _is_doxyfile(docs_dir / rel, e.name):
+                        found.append(path)
+                elif e.is_dir() and e.name not in _SKIPPED:
+                    below.append(path)
+        if found:
+            return sorted(found, key=lambda p: (not p.lower().endswith("doxyfile"), p))[0]
+        level = below
+    return None
+
+
+def read_doxyfile(text: str) -> dict[str, list[str]]:
+    """KEY -> its values (`+=` adds, `\\` continues, quotes group words)."""
+    out: dict[str, list[str]] = {}
+    joined = re.sub(r"\\[ \t]*\n", " ", text)
+    for line in joined.split("\n"):
+        line = line.strip()
+        if not line or line.startswith("#"):
+            continue
+        m = re.match(r"([A-Z_][A-Z0-9_]*)\s*(\+?=)\s*(.*)$", line)
+        if not m:
+            continue
+        values = [a or b for a, b in re.findall(r'"([^"]*)"|([^\s,]+)', m.group(3))]
+        if m.group(2) == "+=":
+            out.setdefault(m.group(1), []).extend(values)
+        else:
+            out[m.group(1)] = values
+    return out
+
+
+def _yes(values: list[str] | None) -> bool:
+    return bool(values) and values[0].upper() == "YES"
+
+
+def _headers(config: dict[str, list[str]], base: str, listed: Sequence[str]) -> set[str]:
+    """The headers INPUT names, among `listed` (see the module's docstring)."""
+    recursive = _yes(config.get("RECURSIVE"))
+    patterns = tuple(config.get("FILE_PATTERNS") or _DEFAULT_PATTERNS)
+    excluded = [posixpath.normpath(posixpath.join(base, x)) for x in config.get("EXCLUDE", [])]
+    exclude_patterns = config.get("EXCLUDE_PATTERNS", [])
+    # An empty INPUT is the Doxyfile's folder, unless the Doxyfile is a template a build
+    # script fills (NumPy's `@ROOT_DIR/…` paths): then, as for an INPUT that is a variable,
+    # the public headers.
+    template = any(
+        _VARIABLE.match(v) or v.startswith("@")
+        for key in ("OUTPUT_DIRECTORY", "STRIP_FROM_PATH", "INPUT", "EXAMPLE_PATH")
+        for v in config.get(key, [])
+    )
+    inputs = config.get("INPUT") or (["@INPUT@"] if template else ["."])
+    roots: list[tuple[str, bool]] = []  # (path, recursive)
+    for value in inputs:
+        m = _VARIABLE.match(value)
+        rest = value[m.end() :] if m else value
+        if m and not rest:  # (only a variable: the public headers)
+            roots.append(("include", True))
+            continue
+        candidates = [posixpath.normpath(posixpath.join(base, rest))]
+        if m:
+            candidates.append(posixpath.normpath(rest))
+        roots.extend((c.removeprefix("./") if c != "." else "", recursive) for c in candidates)
+    listed_set = set(listed)
+    out: set[str] = set()
+    headers = [p for p in listed if p.lower().endswith(HEADER_SUFFIXES)]
+    for root, deep in roots:
+        if root in listed_set:
+            out.add(root)
+            continue
+        prefix = f"{root}/" if root else ""
+        for p in headers:
+            if not p.startswith(prefix):
+                continue
+            rest = p[len(prefix) :]
+            if "/" in rest and not deep:
+                continue
+            name = posixpath.basename(p)
+            if not any(fnmatch.fnmatch(name, pat) for pat in patterns):
+                continue
+            out.add(p)
+    return {
+        p
+        for p in out
+        if p.lower().endswith(HEADER_SUFFIXES)
+        and not any(p == x or p.startswith(x + "/") for x in excluded)
+        and not any(
+            fnmatch.fnmatch(p, x) or fnmatch.fnmatch(posixpath.basename(p), x)
+            for x in exclude_patterns
+        )
+    }
+
+
+def _aliases(values: list[str]) -> tuple[tuple[str, str], ...]:
+    out = []
+    for v in values:
+        name, eq, value = v.partition("=")
+        if eq and re.fullmatch(r"\w+", name.strip()):
+            out.append((name.strip(), value))
+    return tuple(sorted(out))
+
+
+def project(docs_dir: Path, roots: Sequence[Path], listed: Iterable[str]) -> Project | None:
+    """The tree's Doxygen project, or None when it has no Doxyfile."""
+    listed = list(listed)
+    if not any(p.lower().endswith(HEADER_SUFFIXES) for p in listed):
+        return None
+    doxyfile = find_doxyfile(docs_dir)
+    if doxyfile is None:
+        return None
+    text, problem = _read_text(docs_dir, doxyfile, roots)
+    if text is None:
+        log.warning("%s", problem or f"{doxyfile}: unreadable; its headers are not read")
+        return None
+    config = read_doxyfile(text)
+    headers = _headers(config, posixpath.dirname(doxyfile), listed)
+    hidden = set(config.get("EXCLUDE_SYMBOLS", []))
+    hidden |= {v[:-1] for v in config.get("PREDEFINED", []) if v.endswith("=")}
+    settings = Settings(
+        extract_all=_yes(config.get("EXTRACT_ALL")),
+        hidden=frozenset(h for h in hidden if re.fullmatch(r"\w+", h)),
+        aliases=_aliases(config.get("ALIASES", [])),
+    )
+    return Project(doxyfile, frozenset(headers), settings)
+
+
+def no_pages(docs_dir: Path, roots: Sequence[Path], listed: Iterable[str]) -> set[str]:
+    """The headers of the listing that are no page (all of them without a Doxyfile)."""
+    listed = list(listed)
+    found = project(docs_dir, roots, listed)
+    pages = found.headers if found else frozenset()
+    return {p for p in listed if p.lower().endswith(HEADER_SUFFIXES) and p not in pages}
+
+
+def _link_table(files: list[SourceFile], headers: frozenset[str], settings: Settings) -> dict:
+    """name -> (path#anchor, shown text) for every symbol, group, page and section."""
+    table: dict[str, tuple[str, str]] = {}
+    for f in files:
+        if f.path in headers:
+            parsed = read_header(f.text, settings.hidden)
+            for g in parsed.groups:
+                table.setdefault(g.name, (f"{f.path}#{g.name}", g.title))
+            for text, _, _ in parsed.pages:
+                for name, title, anchor in doxygen_pages.names(f.path, text):
+                    table.setdefault(name, (f"{f.path}#{anchor}", title))
+            for d in parsed.decls:
+                for n in (d, *d.members):
+                    table.setdefault(n.name, (f"{f.path}#{n.name}", n.name.rsplit("::", 1)[-1]))
+                    short = "::".join(n.name.split("::")[-2:])
+                    table.setdefault(short, (f"{f.path}#{n.name}", short))
+        elif f.path.lower().endswith(_MD):
+            for name, title, anchor in doxygen_pages.names(f.path, f.body):
+                table.setdefault(name, (f"{f.path}#{anchor}" if anchor else f.path, title))
+    return table
+
+
+def _relative(table: dict, page: str, text: str | None = None) -> dict[str, tuple[str, str]]:
+    """The link table as links from `page`; with `text`, only the names it holds (a header's
+    line carries its own links, not SDL's 3,925)."""
+    folder = posixpath.dirname(page)
+    out = {}
+    words = set(re.findall(r"[A-Za-z_]\w*", text)) if text is not None else None
+    relative: dict[str, str] = {page: ""}  # (relpath is slow: once per target page)
+    for name, (target, shown) in table.items():
+        if words is not None and name.rsplit("::", 1)[-1] not in words:
+            continue
+        path, _, anchor = target.partition("#")
+        if path not in relative:
+            relative[path] = posixpath.relpath(path, folder or ".")
+        rel = relative[path]
+        out[name] = (f"{rel}#{anchor}" if anchor else rel, shown)
+    return out
+
+
+def resolve(files: list[SourceFile], docs_dir: Path, roots: Sequence[Path]) -> list[SourceFile]:
+    """Header pages with their settings line; markdown pages with Doxygen's commands read."""
+    headers = [f for f in files if f.path.lower().endswith(HEADER_SUFFIXES)]
+    if not headers:
+        return files
+    found = project(docs_dir, roots, [f.path for f in files])
+    if found is None:
+        return files
+    table = _link_table(files, found.headers, found.settings)
+    out = []
+    for f in files:
+        if f.path in found.headers:
+            links = _relative(table, f.path, f.text)
+            settings = dataclasses.replace(
+                found.settings,
+                links=tuple(sorted((n, t, s) for n, (t, s) in links.items())),
+                title=header_title(f.path),
+            )
+            body = f.body if f.line_map else f.text
+            own = f.line_map or tuple(range(body.count("\n") + 1))
+            out.append(
+                dataclasses.replace(
+                    f,
+                    body=header_line(settings) + "\n" + body,
+                    line_map=(own[0] if own else 0, *own),
+                )
+            )
+        elif f.path.lower().endswith(_MD) and (
+            "@" in f.body or "\\" in f.body or "[TOC]" in f.body
+        ):
+            body = doxygen_pages.rewrite(f.body, _relative(table, f.path, f.body))
+            if body == f.body:
+                out.append(f)
+                continue
+            line_map = f.line_map or tuple(range(body.count("\n") + 1))
+            out.append(dataclasses.replace(f, body=body, line_map=line_map))
+        else:
+            out.append(f)
+    return out
