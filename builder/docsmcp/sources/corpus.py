@@ -499,6 +499,8 @@ def load_corpus(
             if source.path in go.packages:
                 files.append(go.gathered(source))
                 continue
+            if source.path in no_pages.typescript.extra:  # (bases, referenced types)
+                source = no_pages.typescript.gathered(source)
             files.append(_finish(docs_dir, source, roots, unresolved))
             if source.path in unresolved.importers:
                 unexpanded[source.path] = source

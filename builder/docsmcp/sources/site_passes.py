@@ -17,6 +17,7 @@ from docsmcp.sources.discover import Entry
 from docsmcp.sources.formats.markdown import link_titles
 from docsmcp.sources.inclusion import asciidoc_includes, dumi_demos, texinfo_includes
 from docsmcp.sources.packages import go_source, rust_crate, typescript_site
+from docsmcp.sources.packages.typescript_links import TsTree
 from docsmcp.sources.sites import (
     autosummary_pages,
     dumi_tabs,
@@ -36,6 +37,8 @@ class Parts:
 
     paths: frozenset[str]
     go: go_source.GoTree
+    # TypeScript API pages read with other files' declarations (bases, referenced types)
+    typescript: TsTree = TsTree({})
 
 
 def parts(docs_dir: Path, roots: Sequence[Path], entries: Sequence[Entry]) -> Parts:
@@ -50,11 +53,12 @@ def parts(docs_dir: Path, roots: Sequence[Path], entries: Sequence[Entry]) -> Pa
     # Rust files that are no library module, and the files modules include (rust_crate.py).
     out |= rust_crate.no_pages(docs_dir, roots, listed)
     # TypeScript that no package's entry points export (a site's components, tests, examples).
-    out |= typescript_site.no_pages(docs_dir, roots, listed)
+    ts = typescript_site.scan(docs_dir, roots, listed)
+    out |= typescript_site.no_pages(docs_dir, roots, listed, scanned=ts)
     # A Go package is one page, its page file's; its other files are read with it (go_source.py).
     go = go_source.scan(docs_dir, roots, [e.path for e in entries if not (e.refusal or e.skip)])
     out |= go.not_pages
-    return Parts(frozenset(out), go)
+    return Parts(frozenset(out), go, ts.tree)
 
 
 def after_reading(

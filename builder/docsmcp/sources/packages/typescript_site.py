@@ -34,6 +34,12 @@ from docsmcp.sources.discover import Refused, read_file
 from docsmcp.sources.formats.source.ts_scan import blank
 from docsmcp.sources.formats.source.tsdoc import TS_SUFFIXES
 from docsmcp.sources.globs import GlobError, compile_glob, glob_match
+from docsmcp.sources.packages.typescript_links import (
+    Resolver,
+    TsTree,
+    gather,
+    referenced_modules,
+)
 from docsmcp.sources.settings import MAX_FILE_BYTES
 from docsmcp.sources.site_config import read_text
 
@@ -333,14 +339,51 @@ def api_files(docs_dir: Path, roots: Sequence[Path], paths: Iterable[str]) -> di
     return api
 
 
-def no_pages(
-    docs_dir: Path, roots: Sequence[Path], paths: Iterable[str], warn: bool = True
-) -> set[str]:
-    """The TypeScript files among `paths` that are no package's API: no pages. With `warn`,
-    one warning when none is and a TypeDoc project lies above the docs folder (`docs/` of a
-    package: its API is read when the package's folder is built)."""
+@dataclass(frozen=True)
+class Scan:
+    api: dict[str, str]  # path -> where its package's entry points are declared
+    referenced: dict[str, tuple[str, ...]]  # a module no entry exports -> the types it shows
+    tree: TsTree  # what each page is read with (typescript_links.py)
+
+
+def scan(docs_dir: Path, roots: Sequence[Path], paths: Iterable[str]) -> Scan:
+    """The API files among `paths`, the modules of types they name that none exports, and
+    what each of those pages shows from other files (bases, referenced types)."""
     listed = [p for p in paths if is_typescript(p)]
     api = api_files(docs_dir, roots, listed) if listed else {}
+    if not api:
+        return Scan({}, {}, TsTree({}))
+    texts: dict[str, str | None] = {}
+
+    def read(path: str) -> str | None:
+        if path not in texts:
+            try:
+                data = read_file(docs_dir, path, roots, MAX_FILE_BYTES)
+                texts[path] = data.decode("utf-8", "replace")
+            except (Refused, OSError):
+                texts[path] = None
+        return texts[path]
+
+    known = {p for p in listed if not _TEST.search(p)}
+    resolver = Resolver(known, read, _resolve)
+    referenced = referenced_modules(api, resolver)
+    return Scan(api, referenced, gather(api, referenced, resolver))
+
+
+def no_pages(
+    docs_dir: Path,
+    roots: Sequence[Path],
+    paths: Iterable[str],
+    warn: bool = True,
+    scanned: Scan | None = None,
+) -> set[str]:
+    """The TypeScript files among `paths` that are no package's API (nor a module of types
+    it names): no pages. With `warn`, one warning when none is and a TypeDoc project lies
+    above the docs folder (`docs/` of a package: its API is read when the package's folder is
+    built)."""
+    listed = [p for p in paths if is_typescript(p)]
+    found = scanned if scanned is not None else scan(docs_dir, roots, listed)
+    api = {**found.api, **dict.fromkeys(found.referenced, "")}
     if warn and not api and (above := typedoc_above(docs_dir)) is not None:
         log.warning(
             "%s is a TypeScript package's docs (%s): its API reference (TSDoc) is read when "
