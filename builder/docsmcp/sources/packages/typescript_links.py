@@ -24,7 +24,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from docsmcp.model.source import SourceFile
-from docsmcp.sources.formats.source.ts_decls import Declaration, declarations
+from docsmcp.sources.formats.source.ts_decls import Declaration, every_declaration
 from docsmcp.sources.formats.source.ts_scan import blank, closing
 from docsmcp.sources.formats.source.tsdoc_inherit import MARK
 
@@ -50,7 +50,8 @@ class _Module:
     decls: dict[str, Declaration]  # every top-level declaration (exported or not) by name
     imports: dict[str, tuple[str, str]]  # local name -> (specifier, name there or "*")
     reexports: tuple[tuple[str, str, str], ...]  # (exported name or "*", name there, spec)
-    exported: frozenset[str]  # the names its own `export`s declare
+    exported: tuple[Declaration, ...]  # what its own `export`s declare, in order (its page's)
+    inherits: bool  # it declares a class or interface that extends something
 
 
 def heritage(decl: Declaration) -> list[str]:
@@ -114,9 +115,11 @@ class Resolver:
         if text is None:
             return None
         decls: dict[str, Declaration] = {}
-        for d in declarations(text, ambient=True):
+        exported: list[Declaration] = []
+        for d, out in every_declaration(text):
             decls.setdefault(d.name, d)
-        exported = {d.name for d in declarations(text)}
+            if out:
+                exported.append(d)
         code = blank(text).code
         imports: dict[str, tuple[str, str]] = {}
         reexports: list[tuple[str, str, str]] = []
@@ -149,7 +152,8 @@ class Resolver:
                     reexports.append((words[2], words[0], spec))
                 elif len(words) == 1:
                     reexports.append((words[0], words[0], spec))
-        return _Module(decls, imports, tuple(reexports), frozenset(exported))
+        inherits = _HERITAGE.search(code) is not None
+        return _Module(decls, imports, tuple(reexports), tuple(exported), inherits)
 
     def find(self, path: str, name: str, depth: int = 0) -> Found | None:
         """The declaration `name` (`A` or `NS.A`) means in the file `path`, or None."""
@@ -236,10 +240,6 @@ def names_used(decls: list[Declaration]) -> set[str]:
     return words
 
 
-def may_inherit(text: str) -> bool:
-    return _HERITAGE.search(blank(text).code) is not None
-
-
 @dataclass(frozen=True)
 class TsTree:
     """For each API page: the blocks of other files' declarations its text is followed by."""
@@ -265,12 +265,12 @@ def gather(
     and interfaces' bases, and for a referenced module the names it shows."""
     extra: dict[str, tuple[str, ...]] = {}
     for path in [*api, *referenced]:
-        text = resolver.read(path)
-        if text is None or not may_inherit(text):
+        mod = resolver.module(path)
+        if mod is None or not mod.inherits:
             continue
         lines: list[str] = []
         shown = set(referenced.get(path, ()))
-        for d in declarations(text):
+        for d in mod.exported:
             if shown and d.name not in shown:
                 continue
             for child, base in resolver.bases(path, d):
@@ -294,9 +294,8 @@ def referenced_modules(api: dict[str, str], resolver: Resolver) -> dict[str, tup
     # (a module, the declarations of it whose names are looked up) still to read
     queue: list[tuple[str, list[Declaration]]] = []
     for path in api:
-        text = resolver.read(path)
-        if text is not None:
-            queue.append((path, declarations(text)))
+        if (mod := resolver.module(path)) is not None:
+            queue.append((path, list(mod.exported)))
     total = 0
     while queue and total < MAX_REFERENCED:
         path, decls = queue.pop(0)

@@ -215,9 +215,15 @@ def _exported_names(code: str) -> set[str]:
 def declarations(text: str, ambient: bool = False) -> list[Declaration]:
     """The exported declarations of the TypeScript file `text` in order; `ambient`: a `.d.ts`
     file, where a `declare module` body's declarations are exported without `export`."""
+    return [d for d, exported in every_declaration(text, ambient) if exported]
+
+
+def every_declaration(text: str, ambient: bool = False) -> list[tuple[Declaration, bool]]:
+    """Every declaration of `text` (a base class may be one the module keeps to itself), each
+    with whether the module exports it."""
     r = _Reader(text)
     listed = _exported_names(r.code)
-    out: list[Declaration] = []
+    out: list[tuple[Declaration, bool]] = []
     _read_level(r, 0, len(r.s.line_starts) - 1, 0, "", listed, ambient, out, 0)
     return out
 
@@ -230,7 +236,7 @@ def _read_level(
     prefix: str,
     listed: set[str],
     everything: bool,
-    out: list[Declaration],
+    out: list[tuple[Declaration, bool]],
     nesting: int,
 ) -> None:
     code, s = r.code, r.s
@@ -271,8 +277,8 @@ def _read_level(
             continue
         doc = r.doc_for(line, start)
         decl, next_line = _declaration(r, line, start, m, kind, prefix + name, doc, indent)
-        if exported and decl is not None:
-            out.append(decl)
+        if decl is not None:
+            out.append((decl, exported))
         line = max(next_line, line + 1)
 
 
