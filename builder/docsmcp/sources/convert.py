@@ -21,6 +21,7 @@ from docsmcp.sources.discover import (
     ELIXIR_SUFFIXES,
     GO_SUFFIXES,
     HTML_SUFFIXES,
+    JAVASCRIPT_SUFFIXES,
     NOTEBOOK_SUFFIXES,
     RD_SUFFIXES,
     RST_SUFFIXES,
@@ -142,6 +143,7 @@ CONVERTERS: dict[str, Callable[[str, str], Converted]] = {
     **{suffix: _texinfo for suffix in TEXINFO_SUFFIXES},
     **{suffix: _rust for suffix in RUST_SUFFIXES},
     **{suffix: _typescript for suffix in TYPESCRIPT_SUFFIXES},
+    **{suffix: _typescript for suffix in JAVASCRIPT_SUFFIXES},  # (JSDoc: jsdoc_cjs.py)
     **{suffix: _go for suffix in GO_SUFFIXES},
 }
 

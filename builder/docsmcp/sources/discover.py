@@ -50,12 +50,16 @@ RUST_SUFFIXES = (".rs",)
 # TypeScript modules: the TSDoc of a package's API, the pages TypeDoc publishes (tsdoc.py); only
 # the files a package's entry points export are pages (typescript_site.py), never a site's code.
 TYPESCRIPT_SUFFIXES = (".ts", ".tsx", ".mts", ".cts")
+# Plain JavaScript with JSDoc: read as TypeScript is, only the modules a published package
+# without types exports (typescript_site.py, formats/source/jsdoc_cjs.py): never a site's code.
+JAVASCRIPT_SUFFIXES = (".js", ".mjs", ".cjs")
 # Go: a package's files read as the page pkg.go.dev shows, inside a module only (go_source.py,
 # formats/source/godoc.py).
 GO_SUFFIXES = (".go",)
 CONVERTED_SUFFIXES = HTML_SUFFIXES + RST_SUFFIXES + NOTEBOOK_SUFFIXES + ASCIIDOC_SUFFIXES
 CONVERTED_SUFFIXES += RD_SUFFIXES + ELIXIR_SUFFIXES + WRITERSIDE_SUFFIXES + TEXINFO_SUFFIXES
 CONVERTED_SUFFIXES += RUST_SUFFIXES + TYPESCRIPT_SUFFIXES + GO_SUFFIXES
+CONVERTED_SUFFIXES += JAVASCRIPT_SUFFIXES
 # Every file the builder reads as a page.
 SOURCE_SUFFIXES = MARKDOWN_SUFFIXES + PDF_SUFFIXES + CONVERTED_SUFFIXES
 # A concatenation of pages (`llms-full.txt`, `NAME.llms-full.txt`): read as markdown, then split
@@ -92,9 +96,10 @@ class Listing:
     @cached_property
     def has_sources(self) -> bool:
         """Whether the listing holds markdown, reST or other pages than HTML (TypeScript is
-        code beside a saved site, not its source)."""
+        and JavaScript are code beside a saved site, not its source)."""
         return any(
-            not is_html(e.path) and not e.path.lower().endswith(TYPESCRIPT_SUFFIXES)
+            not is_html(e.path)
+            and not e.path.lower().endswith(TYPESCRIPT_SUFFIXES + JAVASCRIPT_SUFFIXES)
             for e in self.markdown
         )
 

@@ -33,6 +33,7 @@ from docsmcp.enrich.api_fields import (
 from docsmcp.model.api import ApiEntry, Example, Parameter
 from docsmcp.model.text import truncate
 from docsmcp.sources.formats.markdown.fences import fence_for
+from docsmcp.sources.formats.source.jsdoc_cjs import is_javascript, js_declarations
 from docsmcp.sources.formats.source.ts_decls import Declaration, Member, declarations
 from docsmcp.sources.formats.source.ts_scan import Doc, blank, closing
 from docsmcp.sources.formats.source.tsdoc_inherit import Context, inherited, split
@@ -65,7 +66,7 @@ class TsPage:
 def module_name(path: str) -> str:
     """TypeDoc's name of the module of several entry points: the path from the source folder,
     without extension or a final `index` (`src/addDays/index.ts` -> `addDays`)."""
-    stem = re.sub(r"(\.d)?\.[mc]?tsx?$", "", path, flags=re.IGNORECASE)
+    stem = re.sub(r"(\.d)?\.[mc]?tsx?$|\.[mc]?js$", "", path, flags=re.IGNORECASE)
     parts = stem.split("/")
     for top in ("src", "lib", "source", "types", "dist"):
         if top in parts[:-1]:
@@ -172,8 +173,9 @@ def _examples(comment: DocComment | None) -> tuple[Example, ...]:
 class _Page:
     """The markdown lines with the source line each comes from, and the registry entries."""
 
-    def __init__(self, path: str) -> None:
+    def __init__(self, path: str, language: str = "ts") -> None:
         self.path = path
+        self.language = language  # of the code blocks of signatures
         self.lines: list[str] = []
         self.map: list[int] = []
         self.api: list[ApiEntry] = []
@@ -190,7 +192,7 @@ class _Page:
 
     def code(self, source_line: int, lines: list[str]) -> None:
         fence = fence_for(lines)
-        self.add(source_line, "", f"{fence}ts", *lines, fence)
+        self.add(source_line, "", f"{fence}{self.language}", *lines, fence)
 
     def comment(self, line: int, comment: DocComment | None, signature: str, returns_type: str):
         """The comment's text, deprecation, parameters, returns, blocks and examples."""
@@ -369,7 +371,8 @@ def typescript_to_markdown(path: str, text: str) -> TsPage:
     a gathered page's text is followed by other files' declarations (tsdoc_inherit.py)."""
     text, context = split(text)
     ambient = bool(_DECLARATION_FILE.search(path)) and not _EXPORT.search(text)
-    found = declarations(text, ambient=ambient)
+    script = is_javascript(path)  # JSDoc of a plain JavaScript package (jsdoc_cjs.py)
+    found = js_declarations(text) if script else declarations(text, ambient=ambient)
     name, module_comment, module_line = _module_doc(text)
     shown = [d for d in found if not _hidden(_comment(d.doc))]
     if context.only is not None:  # a module of types the API names, no entry point exports
@@ -377,7 +380,7 @@ def typescript_to_markdown(path: str, text: str) -> TsPage:
     if not shown:
         return TsPage("", None, (), ())
     title = name or module_name(path)
-    page = _Page(path)
+    page = _Page(path, "js" if script else "ts")
     page.add(module_line, f"# {title}")
     if module_comment is not None and module_comment.text:
         page.add(module_line, "")
