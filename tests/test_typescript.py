@@ -647,3 +647,27 @@ def test_any_tree_of_bases_resolves_without_error(parts: list[str]) -> None:
     for path, extra in tree.extra.items():
         page = typescript_to_markdown(path, "\n".join([files[path], *extra]))
         assert len(page.line_map) == (page.text.count("\n") + 1 if page.text else 0)
+
+
+AMBIENT = """/** The types of a package published without its own (a DefinitelyTyped shape). */
+declare module "my-lib" {
+  /** Parse a string. */
+  export function parse(s: string): number;
+
+  /** Kept to the module. */
+  function hidden(): void;
+}
+
+declare module 'my-lib/other' {
+  /** The other entry's value. */
+  const value: number;
+  export default value;
+}
+"""
+
+
+def test_declare_module_blocks_read_as_the_modules_they_declare() -> None:
+    page = typescript_to_markdown("types/index.d.ts", AMBIENT)
+    # what the module exports, named as its importers name it; `export`-less ones left out
+    assert [e.name for e in page.api] == ["parse", "value"]
+    assert "Parse a string." in page.text and "hidden" not in page.text
