@@ -505,14 +505,23 @@ def typedoc_above(docs_dir: Path) -> Path | None:
 def describe(docs_dir: Path, roots: Sequence[Path], paths: Iterable[str]) -> str | None:
     """init's line on a TypeScript package: where its entry points come from and how many
     files are read as its API pages, or which folder to build for them."""
-    listed = [p for p in paths if is_typescript(p)]
-    api = api_files(docs_dir, roots, listed) if listed else {}
-    if api:
-        where = ", ".join(sorted(set(api.values())))
+    listed = [p for p in paths if is_typescript(p) or is_javascript(p)]
+    found = scan(docs_dir, roots, listed) if listed else Scan({}, {}, TsTree({}))
+    typed = [p for p in found.api if is_typescript(p)]
+    if typed:
+        where = ", ".join(sorted({found.api[p] for p in typed}))
+        also = f" (and {len(found.referenced)} of types they name)" if found.referenced else ""
         return (
-            f"site: TypeScript package ({where} names the entry points): {len(api)} files "
-            "they export are read as TypeDoc's module pages and API entries; other .ts files "
-            "are no pages"
+            f"site: TypeScript package ({where} names the entry points): {len(typed)} files "
+            f"they export{also} are read as TypeDoc's module pages and API entries; other .ts "
+            "files are no pages"
+        )
+    if found.api:
+        where = ", ".join(sorted(set(found.api.values())))
+        return (
+            f"site: JavaScript package ({where} names the entry points): {len(found.api)} "
+            "files it exports are read as jsdoc's pages and API entries; other .js files are "
+            "no pages"
         )
     if (above := typedoc_above(docs_dir)) is not None:
         return (
