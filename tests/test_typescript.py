@@ -671,3 +671,14 @@ def test_declare_module_blocks_read_as_the_modules_they_declare() -> None:
     # what the module exports, named as its importers name it; `export`-less ones left out
     assert [e.name for e in page.api] == ["parse", "value"]
     assert "Parse a string." in page.text and "hidden" not in page.text
+
+
+def test_a_rebuild_shows_a_bases_edit_under_the_child(tmp_path: Path) -> None:
+    # the child's page depends on another file: it is read again (known_files.py), and its
+    # parse-cache key holds the base's text
+    root = _inheriting_sdk(tmp_path / "acme")
+    build_bundle(root, tmp_path / "idx")
+    base = root / "src/base.ts"
+    base.write_text(base.read_text().replace("Why it failed, in words.", "Why, said anew."))
+    texts = page_texts(build_bundle(root, tmp_path / "idx"))
+    assert "Why, said anew." in texts["src/errors.ts"]
