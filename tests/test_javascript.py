@@ -198,6 +198,7 @@ def test_a_site_of_scripts_reads_as_before(tmp_path: Path) -> None:
     (root / "package.json").write_text(json.dumps({"name": "docs", "main": "src/index.js"}))
     (root / "src/index.js").write_text("/** A component. */\nmodule.exports = function A() {};\n")
     (root / "theme.js").write_text("/** The theme. */\nmodule.exports = {};\n")
+    (root / "vendor.min.js").write_text("/** Minified. */\nexport function v(){}\n")
     (root / "typed").mkdir()  # a package with types: its `.d.ts` is the API (not in the tree)
     (root / "typed/package.json").write_text(
         json.dumps({"name": "t", "version": "1.0.0", "types": "index.d.ts", "main": "index.js"})

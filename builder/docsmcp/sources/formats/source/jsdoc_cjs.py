@@ -50,7 +50,9 @@ _ASSIGNED = re.compile(
 
 
 def is_javascript(path: str) -> bool:
-    return path.lower().endswith(JS_SUFFIXES) and not path.lower().endswith(".min.js")
+    """Whether `path` has a JavaScript suffix (every such file is a page or none: a minified
+    one too, which typescript_site.py never reads)."""
+    return path.lower().endswith(JS_SUFFIXES)
 
 
 def commonjs_exports(code: str) -> set[str]:
