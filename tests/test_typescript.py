@@ -587,6 +587,9 @@ def test_inherited_members_show_under_the_child(tmp_path: Path) -> None:
     names = pq.read_table(out / "api.parquet").column("name").to_pylist()
     # an override is the child's own; an inherited method is an entry of the child
     assert names.count("CursorPage.hasNextPage") == 1
+    # an override without a comment of its own shows the base's, marked (TypeDoc)
+    assert "*Overrides `AbstractPage.hasNextPage`*" in pages
+    assert pages.count("Whether there is a next page.") == 2
     assert {"CursorPage.getNextPage", "RateLimitError.explain", "APIError.explain"} <= set(names)
     with McpSession(out) as s:
         found = s.call("get_api_reference", {"method": "CursorPage.getNextPage"})

@@ -36,7 +36,7 @@ from docsmcp.sources.formats.markdown.fences import fence_for
 from docsmcp.sources.formats.source.jsdoc_cjs import is_javascript, js_declarations
 from docsmcp.sources.formats.source.ts_decls import Declaration, Member, declarations
 from docsmcp.sources.formats.source.ts_scan import Doc, blank, closing
-from docsmcp.sources.formats.source.tsdoc_inherit import Context, inherited, split
+from docsmcp.sources.formats.source.tsdoc_inherit import Context, inherited, overridden, split
 from docsmcp.sources.formats.source.tsdoc_tags import DocComment, parse_comment
 
 MAX_OVERLOADS = 8  # signatures shown per function or method
@@ -302,8 +302,18 @@ def _declaration(page: _Page, title: str, d: Declaration, context: Context) -> N
     for m, base in inherited(d, context):
         origin[m.name] = base
         extra.append(dataclasses.replace(m, line=d.last_line))
+    overrides = overridden(d, context)
+    if overrides:  # an override without a comment shows the base's, as TypeDoc does
+        own = tuple(
+            dataclasses.replace(m, doc=overrides[m.name][0].doc)
+            if m.name in overrides and m.doc is None
+            else m
+            for m in d.members
+        )
+        d = dataclasses.replace(d, members=own)
     if extra:
         d = dataclasses.replace(d, members=d.members + tuple(extra))
+    over = {name: base for name, (_, base) in overrides.items()}
     first = len(page.lines) + 1
     page.add(d.doc and _doc_line(d) or d.line, "", f"## {d.name}", "")
     page.add(d.line, f"*{_KIND_LABEL[d.kind]}*")
@@ -333,14 +343,16 @@ def _declaration(page: _Page, title: str, d: Declaration, context: Context) -> N
     _entry(page, d.name, title, kind, signature, comment, params, returns, first)
     for m in members:
         if m.kind in ("method", "accessor", "constructor"):
-            _method(page, d, m, origin.get(m.name, ""))
+            _method(page, d, m, origin.get(m.name, ""), over.get(m.name, ""))
 
 
 def _doc_line(d: Declaration) -> int:
     return d.line
 
 
-def _method(page: _Page, owner: Declaration, m: Member, base: str = "") -> None:
+def _method(
+    page: _Page, owner: Declaration, m: Member, base: str = "", overrides: str = ""
+) -> None:
     comment = _comment(m.doc)
     name = f"{owner.name}.{m.name}"
     first = len(page.lines) + 1
@@ -349,6 +361,8 @@ def _method(page: _Page, owner: Declaration, m: Member, base: str = "") -> None:
     page.code(m.line, signatures)
     if base:
         page.add(m.line, "", f"*Inherited from `{base}.{m.name}`*")
+    elif overrides:
+        page.add(m.line, "", f"*Overrides `{overrides}.{m.name}`*")
     signature = signatures[0]
     _, returns = _param_list(signature)
     returns = (comment.returns_type if comment else "") or returns

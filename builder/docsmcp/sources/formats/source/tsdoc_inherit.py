@@ -55,17 +55,12 @@ def split(text: str) -> tuple[str, Context]:
     return own, Context(tuple(bases), only)
 
 
-def inherited(decl: Declaration, context: Context) -> list[tuple[Member, str]]:
-    """The members `decl` inherits that it does not declare itself, nearest base first, each
-    with the base declaring it (`APIError`); constructors are not inherited."""
-    if not context.bases:
-        return []
-    own = {m.name for m in decl.members}
+def _chain(decl: Declaration, context: Context) -> list[tuple[Member, str]]:
+    """Every member of `decl`'s bases, nearest base first, each with its base's name."""
     out: list[tuple[Member, str]] = []
-    seen: set[str] = set()
     queue = [decl.name]
     done: set[str] = set()
-    while queue and len(out) < MAX_INHERITED:
+    while queue and len(out) < MAX_INHERITED * 4:
         child = queue.pop(0).rsplit(".", 1)[-1]
         if child in done:
             continue
@@ -74,10 +69,35 @@ def inherited(decl: Declaration, context: Context) -> list[tuple[Member, str]]:
             if base.child.rsplit(".", 1)[-1] != child:
                 continue
             name = base.decl.name.rsplit(".", 1)[-1]
-            for m in base.decl.members:
-                if m.kind == "constructor" or m.name in own or m.name in seen:
-                    continue
-                seen.add(m.name)
-                out.append((m, name))
+            out.extend((m, name) for m in base.decl.members if m.kind != "constructor")
             queue.append(base.decl.name)
+    return out
+
+
+def inherited(decl: Declaration, context: Context) -> list[tuple[Member, str]]:
+    """The members `decl` inherits that it does not declare itself, nearest base first, each
+    with the base declaring it (`APIError`); constructors are not inherited."""
+    if not context.bases:
+        return []
+    own = {m.name for m in decl.members}
+    out: list[tuple[Member, str]] = []
+    seen: set[str] = set()
+    for m, name in _chain(decl, context):
+        if m.name not in own and m.name not in seen:
+            seen.add(m.name)
+            out.append((m, name))
     return out[:MAX_INHERITED]
+
+
+def overridden(decl: Declaration, context: Context) -> dict[str, tuple[Member, str]]:
+    """The members of `decl` a base declares too (an override): name -> the nearest base's
+    member and that base's name. TypeDoc marks them "Overrides" and, where the override has
+    no comment of its own, shows the base's."""
+    if not context.bases:
+        return {}
+    own = {m.name for m in decl.members if m.kind != "constructor"}
+    out: dict[str, tuple[Member, str]] = {}
+    for m, name in _chain(decl, context):
+        if m.name in own and m.name not in out:
+            out[m.name] = (m, name)
+    return out
