@@ -13,9 +13,16 @@ from pathlib import Path
 import pyarrow.parquet as pq
 from conftest import FUZZ, build_bundle, page_texts, run_docsmcp
 from docsmcp.enrich.roles import classify
+from docsmcp.sources.formats.source.ts_decls import declarations
 from docsmcp.sources.formats.source.ts_scan import blank
 from docsmcp.sources.formats.source.tsdoc import module_name, typescript_to_markdown
 from docsmcp.sources.packages import typescript_site
+from docsmcp.sources.packages.typescript_links import (
+    Resolver,
+    gather,
+    heritage,
+    referenced_modules,
+)
 from hypothesis import given
 from hypothesis import strategies as st
 from mcp_client import McpSession
@@ -486,3 +493,195 @@ def test_any_typescript_reads_without_error(parts: list[str]) -> None:
 def test_any_text_reads_without_error(text: str) -> None:
     typescript_to_markdown("x.ts", text)
     typescript_site.strip_jsonc(text)
+
+
+# --- what a page shows from other files: bases, referenced types (typescript_links.py) -------
+
+ERRORS = """import { OpenAIError } from './base';
+
+export class APIError<TStatus extends number = number> extends OpenAIError {
+  /** HTTP status for the response that caused the error */
+  readonly status: TStatus;
+
+  /** Make the error its status names. */
+  static generate(status: number): APIError {
+    return new APIError();
+  }
+}
+
+export class RateLimitError extends APIError<429> {}
+
+/** A loop a user wrote by mistake ends. */
+export class Loop extends Again {}
+class Again extends Loop {}
+"""
+
+PAGINATION = """import type { PageOptions } from './internal/options';
+
+export abstract class AbstractPage<Item> implements AsyncIterable<Item> {
+  protected options: PageOptions;
+
+  /** Whether there is a next page. */
+  hasNextPage(): boolean {
+    return true;
+  }
+
+  /**
+   * The next page.
+   * @returns the page after this one
+   */
+  async getNextPage(): Promise<this> {
+    return this;
+  }
+}
+
+export class CursorPage<Item extends { id: string }>
+  extends AbstractPage<Item>
+  implements AsyncIterable<Item>
+{
+  override hasNextPage(): boolean {
+    return false;
+  }
+
+  list(options?: PageOptions): Item[] {
+    return [];
+  }
+}
+"""
+
+
+def _inheriting_sdk(root: Path) -> Path:
+    """openai-node's shape: errors extend a base of a module no entry point exports, a page
+    class extends an abstract page, and a method names an options type kept internal."""
+    (root / "src/internal").mkdir(parents=True)
+    (root / "package.json").write_text(json.dumps({"name": "acme", "types": "dist/index.d.ts"}))
+    (root / "src/index.ts").write_text(
+        "export * from './errors';\nexport { CursorPage, AbstractPage } from './pagination';\n"
+    )
+    (root / "src/errors.ts").write_text(ERRORS)
+    (root / "src/base.ts").write_text(
+        "/** The base of the SDK's errors. */\nexport class OpenAIError extends Error {\n"
+        "  /** Why it failed, in words. */\n  explain(): string {\n    return '';\n  }\n}\n"
+    )
+    (root / "src/pagination.ts").write_text(PAGINATION)
+    (root / "src/internal/options.ts").write_text(
+        "import type { Headers } from './headers';\n\n/** How a page is requested. */\n"
+        "export interface PageOptions {\n  /** The page's size. */\n  limit?: number;\n"
+        "  headers?: Headers;\n}\n\n/** Not named by the API. */\nexport interface Unused {}\n"
+    )
+    (root / "src/internal/headers.ts").write_text(
+        "/** HTTP headers. */\nexport type Headers = Record<string, string>;\n"
+    )
+    return root
+
+
+def test_inherited_members_show_under_the_child(tmp_path: Path) -> None:
+    out = build_bundle(_inheriting_sdk(tmp_path / "acme"), tmp_path / "idx")
+    texts = page_texts(out)
+    errors = texts["src/errors.ts"]
+    assert "*(inherited from `APIError`)*" in errors  # status, listed under RateLimitError
+    assert "### RateLimitError.generate" in errors
+    assert "*Inherited from `OpenAIError.explain`*" in errors  # the base's base, another file
+    pages = texts["src/pagination.ts"]
+    assert "### CursorPage.getNextPage" in pages and "*Inherited from `AbstractPage." in pages
+    names = pq.read_table(out / "api.parquet").column("name").to_pylist()
+    # an override is the child's own; an inherited method is an entry of the child
+    assert names.count("CursorPage.hasNextPage") == 1
+    # an override without a comment of its own shows the base's, marked (TypeDoc)
+    assert "*Overrides `AbstractPage.hasNextPage`*" in pages
+    assert pages.count("Whether there is a next page.") == 2
+    assert {"CursorPage.getNextPage", "RateLimitError.explain", "APIError.explain"} <= set(names)
+    with McpSession(out) as s:
+        found = s.call("get_api_reference", {"method": "CursorPage.getNextPage"})
+        entry = found.structured_content["entries"][0]
+        assert entry["chunk_id"].startswith("src/pagination.ts#")
+        assert entry["description"] == "The next page."
+        assert entry["returns"].endswith("the page after this one")
+
+
+def test_types_the_api_names_but_no_entry_exports_are_shown(tmp_path: Path) -> None:
+    # TypeDoc with typedoc-plugin-missing-exports (date-fns' `Locale`): the module declaring
+    # a type a signature names is a page showing it and what it names in turn, nothing else
+    out = build_bundle(_inheriting_sdk(tmp_path / "acme"), tmp_path / "idx")
+    texts = page_texts(out)
+    assert "## PageOptions" in texts["src/internal/options.ts"]
+    assert "Unused" not in texts["src/internal/options.ts"]
+    assert "## Headers" in texts["src/internal/headers.ts"]
+    assert "## OpenAIError" in texts["src/base.ts"]  # a base named by `extends`
+    names = pq.read_table(out / "api.parquet").column("name").to_pylist()
+    assert {"PageOptions", "Headers", "OpenAIError"} <= set(names)
+
+
+def test_a_page_without_bases_in_the_tree_reads_as_before(tmp_path: Path) -> None:
+    root = _sdk(tmp_path / "acme")  # `extends APIResource` of a module not in the tree
+    texts = page_texts(build_bundle(root, tmp_path / "idx"))
+    assert "Inherited" not in texts["src/resources/chat/completions.ts"]
+
+
+def test_heritage_names_the_bases_only() -> None:
+    decls = {d.name: d for d in declarations(ERRORS + PAGINATION, ambient=True)}
+    assert heritage(decls["RateLimitError"]) == ["APIError"]
+    assert heritage(decls["CursorPage"]) == ["AbstractPage"]  # not `implements`
+    assert heritage(decls["AbstractPage"]) == []
+    (d,) = declarations("export interface A<T extends B> extends C.D<T>, E {}\n")
+    assert heritage(d) == ["C.D", "E"]
+    (d,) = declarations("export class M extends Mixin(Base) {}\n")
+    assert heritage(d) == []
+
+
+@FUZZ
+@given(
+    st.lists(
+        st.sampled_from(_PARTS + ["class A extends B ", "extends ", "implements "]), max_size=40
+    )
+)
+def test_any_tree_of_bases_resolves_without_error(parts: list[str]) -> None:
+    # two files of arbitrary text that import and extend each other: every lookup ends
+    text = "".join(parts)
+    files = {"a.ts": text + "\nimport { B } from './b';\n", "b.ts": "export * from './a';\n" + text}
+    resolver = Resolver(set(files), files.get, typescript_site._resolve)
+    for path, body in files.items():
+        for d in declarations(body):
+            for name in heritage(d):
+                assert name and " " not in name
+            resolver.bases(path, d)
+    referenced = referenced_modules({"a.ts": ""}, resolver)
+    tree = gather({"a.ts": ""}, referenced, resolver)
+    for path, extra in tree.extra.items():
+        page = typescript_to_markdown(path, "\n".join([files[path], *extra]))
+        assert len(page.line_map) == (page.text.count("\n") + 1 if page.text else 0)
+
+
+AMBIENT = """/** The types of a package published without its own (a DefinitelyTyped shape). */
+declare module "my-lib" {
+  /** Parse a string. */
+  export function parse(s: string): number;
+
+  /** Kept to the module. */
+  function hidden(): void;
+}
+
+declare module 'my-lib/other' {
+  /** The other entry's value. */
+  const value: number;
+  export default value;
+}
+"""
+
+
+def test_declare_module_blocks_read_as_the_modules_they_declare() -> None:
+    page = typescript_to_markdown("types/index.d.ts", AMBIENT)
+    # what the module exports, named as its importers name it; `export`-less ones left out
+    assert [e.name for e in page.api] == ["parse", "value"]
+    assert "Parse a string." in page.text and "hidden" not in page.text
+
+
+def test_a_rebuild_shows_a_bases_edit_under_the_child(tmp_path: Path) -> None:
+    # the child's page depends on another file: it is read again (known_files.py), and its
+    # parse-cache key holds the base's text
+    root = _inheriting_sdk(tmp_path / "acme")
+    build_bundle(root, tmp_path / "idx")
+    base = root / "src/base.ts"
+    base.write_text(base.read_text().replace("Why it failed, in words.", "Why, said anew."))
+    texts = page_texts(build_bundle(root, tmp_path / "idx"))
+    assert "Why, said anew." in texts["src/errors.ts"]

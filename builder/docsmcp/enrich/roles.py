@@ -75,7 +75,7 @@ ROLE_DESCRIPTION = (
 
 # A TypeScript page is the listing TypeDoc generates from the package's TSDoc (as a Sphinx
 # autodoc page is), whatever its name (`src/migration.ts` is no migration guide).
-_TYPESCRIPT = (".ts", ".tsx", ".mts", ".cts", ".java")  # (and Javadoc's pages: javadoc.py)
+_TYPESCRIPT = (".ts", ".tsx", ".mts", ".cts", ".js", ".mjs", ".cjs", ".java")  # (JSDoc, Javadoc)
 _C_HEADERS = (".h", ".hh", ".hpp", ".hxx", ".h++")
 # CHANGES, HISTORY, NEWS, RELEASES only as the whole name ("history-design-future" is not one).
 _CHANGELOG_STEM = re.compile(

@@ -23,6 +23,7 @@ from docsmcp.sources.discover import (
     GO_SUFFIXES,
     HTML_SUFFIXES,
     JAVA_SUFFIXES,
+    JAVASCRIPT_SUFFIXES,
     NOTEBOOK_SUFFIXES,
     RD_SUFFIXES,
     RST_SUFFIXES,
@@ -158,6 +159,7 @@ CONVERTERS: dict[str, Callable[[str, str], Converted]] = {
     **{suffix: _texinfo for suffix in TEXINFO_SUFFIXES},
     **{suffix: _rust for suffix in RUST_SUFFIXES},
     **{suffix: _typescript for suffix in TYPESCRIPT_SUFFIXES},
+    **{suffix: _typescript for suffix in JAVASCRIPT_SUFFIXES},  # (JSDoc: jsdoc_cjs.py)
     **{suffix: _go for suffix in GO_SUFFIXES},
     **{suffix: _java for suffix in JAVA_SUFFIXES},
     **{suffix: _c_header for suffix in C_HEADER_SUFFIXES},  # (Doxygen's header pages)

@@ -500,6 +500,8 @@ def load_corpus(
             if source.path in go.packages:
                 files.append(go.gathered(source))
                 continue
+            if source.path in no_pages.typescript.extra:  # (bases, referenced types)
+                source = no_pages.typescript.gathered(source)
             source_read = _finish(docs_dir, source, roots, unresolved)
             files.append(rust_reexports.with_uses(source_read, rust) if rust else source_read)
             if source.path in unresolved.importers:

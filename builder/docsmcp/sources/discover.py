@@ -50,6 +50,9 @@ RUST_SUFFIXES = (".rs",)
 # TypeScript modules: the TSDoc of a package's API, the pages TypeDoc publishes (tsdoc.py); only
 # the files a package's entry points export are pages (typescript_site.py), never a site's code.
 TYPESCRIPT_SUFFIXES = (".ts", ".tsx", ".mts", ".cts")
+# Plain JavaScript with JSDoc: read as TypeScript is, only the modules a published package
+# without types exports (typescript_site.py, formats/source/jsdoc_cjs.py): never a site's code.
+JAVASCRIPT_SUFFIXES = (".js", ".mjs", ".cjs")
 # Go: a package's files read as the page pkg.go.dev shows, inside a module only (go_source.py,
 # formats/source/godoc.py).
 GO_SUFFIXES = (".go",)
@@ -63,6 +66,9 @@ CONVERTED_SUFFIXES += RUST_SUFFIXES + TYPESCRIPT_SUFFIXES + GO_SUFFIXES + JAVA_S
 # names them (packages/doxygen_project.py, formats/source/doxygen.py); else code, no page.
 C_HEADER_SUFFIXES = (".h", ".hh", ".hpp", ".hxx", ".h++")
 CONVERTED_SUFFIXES += C_HEADER_SUFFIXES
+CONVERTED_SUFFIXES += JAVASCRIPT_SUFFIXES
+# Code that a saved HTML site may hold beside its pages: no sign of markdown sources.
+_CODE_BESIDE_A_SITE = TYPESCRIPT_SUFFIXES + JAVASCRIPT_SUFFIXES + JAVA_SUFFIXES
 # Every file the builder reads as a page.
 SOURCE_SUFFIXES = MARKDOWN_SUFFIXES + PDF_SUFFIXES + CONVERTED_SUFFIXES
 # A concatenation of pages (`llms-full.txt`, `NAME.llms-full.txt`): read as markdown, then split
@@ -98,10 +104,13 @@ class Listing:
 
     @cached_property
     def has_sources(self) -> bool:
-        """Whether the listing holds markdown, reST or other pages than HTML (TypeScript and
-        Java are code beside a saved site, not its source)."""
+        """Whether the listing holds markdown, reST or other pages than HTML (TypeScript,
+        JavaScript and Java are code beside a saved site, not its source)."""
         return any(
-            not is_html(e.path) and not e.path.lower().endswith(TYPESCRIPT_SUFFIXES + JAVA_SUFFIXES)
+            not is_html(e.path)
+            and not e.path.lower().endswith(
+                TYPESCRIPT_SUFFIXES + JAVASCRIPT_SUFFIXES + JAVA_SUFFIXES
+            )
             for e in self.markdown
         )
 

@@ -24,6 +24,7 @@ from docsmcp.sources.packages import (
     rust_reexports,
     typescript_site,
 )
+from docsmcp.sources.packages.typescript_links import TsTree
 from docsmcp.sources.sites import (
     autosummary_pages,
     dumi_tabs,
@@ -45,6 +46,8 @@ class Parts:
     go: go_source.GoTree
     # Rust items re-exported: the paths docs.rs shows them at (rust_reexports.with_uses)
     rust: rust_reexports.Uses
+    # TypeScript API pages read with other files' declarations (bases, referenced types)
+    typescript: TsTree = TsTree({})
 
 
 def parts(docs_dir: Path, roots: Sequence[Path], entries: Sequence[Entry]) -> Parts:
@@ -59,7 +62,8 @@ def parts(docs_dir: Path, roots: Sequence[Path], entries: Sequence[Entry]) -> Pa
     # Rust files that are no library module, and the files modules include (rust_crate.py).
     out |= rust_crate.no_pages(docs_dir, roots, listed)
     # TypeScript that no package's entry points export (a site's components, tests, examples).
-    out |= typescript_site.no_pages(docs_dir, roots, listed)
+    ts = typescript_site.scan(docs_dir, roots, listed)
+    out |= typescript_site.no_pages(docs_dir, roots, listed, scanned=ts)
     # Java that is no documented main source of a Maven/Gradle project (java_project.py).
     out |= java_project.no_pages(docs_dir, roots, listed)
     # A Go package is one page, its page file's; its other files are read with it (go_source.py).
@@ -68,7 +72,7 @@ def parts(docs_dir: Path, roots: Sequence[Path], entries: Sequence[Entry]) -> Pa
     # C/C++ headers a Doxyfile does not name are code (doxygen_project.py).
     out |= doxygen_project.no_pages(docs_dir, roots, listed)
     rust = rust_reexports.table(docs_dir, roots, listed)
-    return Parts(frozenset(out), go, rust)
+    return Parts(frozenset(out), go, rust, ts.tree)
 
 
 def after_reading(

@@ -31,9 +31,16 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from docsmcp.sources.discover import Refused, read_file
+from docsmcp.sources.formats.source.jsdoc_cjs import JS_SUFFIXES, is_javascript, required_exports
 from docsmcp.sources.formats.source.ts_scan import blank
 from docsmcp.sources.formats.source.tsdoc import TS_SUFFIXES
 from docsmcp.sources.globs import GlobError, compile_glob, glob_match
+from docsmcp.sources.packages.typescript_links import (
+    Resolver,
+    TsTree,
+    gather,
+    referenced_modules,
+)
 from docsmcp.sources.settings import MAX_FILE_BYTES
 from docsmcp.sources.site_config import read_text
 
@@ -46,6 +53,10 @@ _TEST = re.compile(
     r"(?:^|/)(?:__tests__|__mocks__|node_modules)/|\.(?:test|spec|bench)\.[mc]?tsx?$"
 )
 # Folders a build writes to, read as `src/` (the files a package.json names are built ones).
+_TEST_JS = re.compile(
+    r"(?:^|/)(?:__tests__|__mocks__|node_modules|tests?|examples?|benchmarks?|bench|scripts|"
+    r"dist|build|vendor|coverage)/|\.(?:test|spec|bench|config|min)\.[mc]?js$"
+)
 _BUILT_FOLDERS = ("dist", "lib", "build", "out", "types", "esm", "cjs", "dist/esm", "dist/cjs")
 _SPEC = r"""['"]([^'"\n]+)['"]"""
 _FROM = re.compile(r"\bexport\s+(?:type\s+)?(?:\*(?:\s+as\s+[\w$]+)?|\{[^}]*\})\s*from\s*" + _SPEC)
@@ -333,14 +344,141 @@ def api_files(docs_dir: Path, roots: Sequence[Path], paths: Iterable[str]) -> di
     return api
 
 
-def no_pages(
-    docs_dir: Path, roots: Sequence[Path], paths: Iterable[str], warn: bool = True
-) -> set[str]:
-    """The TypeScript files among `paths` that are no package's API: no pages. With `warn`,
-    one warning when none is and a TypeDoc project lies above the docs folder (`docs/` of a
-    package: its API is read when the package's folder is built)."""
-    listed = [p for p in paths if is_typescript(p)]
+def _resolve_js(spec: str, importer: str, known: set[str]) -> str | None:
+    """The JavaScript file a relative `require`/`import` names from `importer`."""
+    if not spec.startswith("."):
+        return None
+    base = posixpath.normpath(posixpath.join(posixpath.dirname(importer), spec))
+    for candidate in (base, *(base + s for s in JS_SUFFIXES)):
+        if candidate in known:
+            return candidate
+    for index in ("index.js", "index.mjs", "index.cjs"):
+        if posixpath.join(base, index) in known:
+            return posixpath.join(base, index)
+    return None
+
+
+def js_api_files(
+    docs_dir: Path, roots: Sequence[Path], paths: Iterable[str], typed: set[str]
+) -> dict[str, str]:
+    """The JavaScript files among `paths` a package without types publishes as its API, as
+    jsdoc (or TypeDoc with `allowJs`) reads them: a package.json that is not private, names
+    no `types`/`typings` and has no TypeScript API read (`typed`: the package folders that
+    have), whose `main` and `exports` targets are `.js`/`.mjs`/`.cjs` files of the tree;
+    then the modules they export again (`export … from`, `module.exports = require('./x')`,
+    a required name exported), relative only, at most MAX_FILES files. A site's own scripts
+    (its package is private, or names no such entry) are never read."""
+    known = {p for p in paths if is_javascript(p) and not _TEST_JS.search(p)}
+    if not known:
+        return {}
+    api: dict[str, str] = {}
+    for folder in _package_folders(docs_dir, roots):
+        if folder in typed:
+            continue
+        base = docs_dir / folder if folder else docs_dir
+        data = read_jsonc(base / "package.json")
+        # (npm publishes only a package with a name and a version)
+        if not isinstance(data, dict) or data.get("private") is True:
+            continue
+        if not all(isinstance(data.get(k), str) for k in ("name", "version")):
+            continue
+        if any(isinstance(data.get(k), str) for k in ("types", "typings")):
+            continue
+        targets = [data["main"]] if isinstance(data.get("main"), str) else []
+        targets += _js_export_targets(data.get("exports"))
+        if "main" not in data and "exports" not in data:
+            targets.append("index.js")  # Node's default entry point (Express)
+        queue: list[str] = []
+        for target in targets[:MAX_ENTRY_POINTS]:
+            rel = posixpath.normpath(posixpath.join(folder, target))
+            found = _resolve_js("./" + rel, "x", known) if not rel.startswith("../") else None
+            if found is not None:
+                queue.append(found)
+        where = posixpath.join(folder, "package.json") if folder else "package.json"
+        while queue and len(api) < MAX_FILES:
+            path = queue.pop(0)
+            if path in api:
+                continue
+            api[path] = where
+            try:
+                text = read_file(docs_dir, path, roots, MAX_FILE_BYTES).decode("utf-8", "replace")
+            except (Refused, OSError):
+                continue
+            for spec in [*exported_modules(text), *required_exports(text)]:
+                target = _resolve_js(spec, path, known)
+                if target is not None and target not in api:
+                    queue.append(target)
+    return api
+
+
+def _js_export_targets(exports: object, depth: int = 0) -> list[str]:
+    """Every JavaScript file `exports` names (each condition: `import`, `require`, `node`,
+    `default`; not `browser`, `types`, or `*` patterns)."""
+    if depth > 6:
+        return []
+    if isinstance(exports, str):
+        return [exports] if "*" not in exports and exports.endswith(JS_SUFFIXES) else []
+    if isinstance(exports, list):
+        return [t for e in exports[:50] for t in _js_export_targets(e, depth + 1)]
+    if not isinstance(exports, dict):
+        return []
+    out: list[str] = []
+    for key, value in list(exports.items())[:MAX_ENTRY_POINTS]:
+        if "*" in key or key in ("browser", "types", "deno", "react-native"):
+            continue
+        out.extend(_js_export_targets(value, depth + 1))
+    return out
+
+
+@dataclass(frozen=True)
+class Scan:
+    api: dict[str, str]  # path -> where its package's entry points are declared
+    referenced: dict[str, tuple[str, ...]]  # a module no entry exports -> the types it shows
+    tree: TsTree  # what each page is read with (typescript_links.py)
+
+
+def scan(docs_dir: Path, roots: Sequence[Path], paths: Iterable[str]) -> Scan:
+    """The API files among `paths`, the modules of types they name that none exports, and
+    what each of those pages shows from other files (bases, referenced types)."""
+    every = list(paths)
+    listed = [p for p in every if is_typescript(p)]
     api = api_files(docs_dir, roots, listed) if listed else {}
+    typed = {posixpath.dirname(where) for where in api.values()}
+    scripts = [p for p in every if is_javascript(p)]
+    js = js_api_files(docs_dir, roots, scripts, typed) if scripts else {}
+    if not api:
+        return Scan(js, {}, TsTree({}))
+    texts: dict[str, str | None] = {}
+
+    def read(path: str) -> str | None:
+        if path not in texts:
+            try:
+                data = read_file(docs_dir, path, roots, MAX_FILE_BYTES)
+                texts[path] = data.decode("utf-8", "replace")
+            except (Refused, OSError):
+                texts[path] = None
+        return texts[path]
+
+    known = {p for p in listed if not _TEST.search(p)}
+    resolver = Resolver(known, read, _resolve)
+    referenced = referenced_modules(api, resolver)
+    return Scan({**api, **js}, referenced, gather(api, referenced, resolver))
+
+
+def no_pages(
+    docs_dir: Path,
+    roots: Sequence[Path],
+    paths: Iterable[str],
+    warn: bool = True,
+    scanned: Scan | None = None,
+) -> set[str]:
+    """The TypeScript files among `paths` that are no package's API (nor a module of types
+    it names): no pages. With `warn`, one warning when none is and a TypeDoc project lies
+    above the docs folder (`docs/` of a package: its API is read when the package's folder is
+    built)."""
+    listed = [p for p in paths if is_typescript(p) or is_javascript(p)]
+    found = scanned if scanned is not None else scan(docs_dir, roots, listed)
+    api = {**found.api, **dict.fromkeys(found.referenced, "")}
     if warn and not api and (above := typedoc_above(docs_dir)) is not None:
         log.warning(
             "%s is a TypeScript package's docs (%s): its API reference (TSDoc) is read when "
@@ -367,14 +505,23 @@ def typedoc_above(docs_dir: Path) -> Path | None:
 def describe(docs_dir: Path, roots: Sequence[Path], paths: Iterable[str]) -> str | None:
     """init's line on a TypeScript package: where its entry points come from and how many
     files are read as its API pages, or which folder to build for them."""
-    listed = [p for p in paths if is_typescript(p)]
-    api = api_files(docs_dir, roots, listed) if listed else {}
-    if api:
-        where = ", ".join(sorted(set(api.values())))
+    listed = [p for p in paths if is_typescript(p) or is_javascript(p)]
+    found = scan(docs_dir, roots, listed) if listed else Scan({}, {}, TsTree({}))
+    typed = [p for p in found.api if is_typescript(p)]
+    if typed:
+        where = ", ".join(sorted({found.api[p] for p in typed}))
+        also = f" (and {len(found.referenced)} of types they name)" if found.referenced else ""
         return (
-            f"site: TypeScript package ({where} names the entry points): {len(api)} files "
-            "they export are read as TypeDoc's module pages and API entries; other .ts files "
-            "are no pages"
+            f"site: TypeScript package ({where} names the entry points): {len(typed)} files "
+            f"they export{also} are read as TypeDoc's module pages and API entries; other .ts "
+            "files are no pages"
+        )
+    if found.api:
+        where = ", ".join(sorted(set(found.api.values())))
+        return (
+            f"site: JavaScript package ({where} names the entry points): {len(found.api)} "
+            "files it exports are read as jsdoc's pages and API entries; other .js files are "
+            "no pages"
         )
     if (above := typedoc_above(docs_dir)) is not None:
         return (

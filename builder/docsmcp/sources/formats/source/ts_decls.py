@@ -32,6 +32,8 @@ _MEMBER = re.compile(
     r"|accessor)\s+)*)(?P<accessor>(?:get|set)\s+)?\*?(?P<name>#?[A-Za-z_$][\w$]*)"
     r"(?P<optional>\?)?!?\s*(?P<next>[(<:=;,]|$)"
 )
+# `declare module "x" { … }`: an ambient module of a declaration file (its name is a string)
+_AMBIENT_MODULE = re.compile(r"(?:export\s+)?declare\s+module\s+[\"']")
 _ENUM_MEMBER = re.compile(r"(?P<name>[A-Za-z_$][\w$]*)\s*(?:=|,|$)")
 _EXPORT_LIST = re.compile(r"^\s*export\s+(?:type\s+)?\{([^}]*)\}\s*(?:;|$)", re.MULTILINE)
 _EXPORT_DEFAULT = re.compile(r"^\s*export\s+default\s+([A-Za-z_$][\w$]*)\s*;?\s*$", re.MULTILINE)
@@ -215,9 +217,15 @@ def _exported_names(code: str) -> set[str]:
 def declarations(text: str, ambient: bool = False) -> list[Declaration]:
     """The exported declarations of the TypeScript file `text` in order; `ambient`: a `.d.ts`
     file, where a `declare module` body's declarations are exported without `export`."""
+    return [d for d, exported in every_declaration(text, ambient) if exported]
+
+
+def every_declaration(text: str, ambient: bool = False) -> list[tuple[Declaration, bool]]:
+    """Every declaration of `text` (a base class may be one the module keeps to itself), each
+    with whether the module exports it."""
     r = _Reader(text)
     listed = _exported_names(r.code)
-    out: list[Declaration] = []
+    out: list[tuple[Declaration, bool]] = []
     _read_level(r, 0, len(r.s.line_starts) - 1, 0, "", listed, ambient, out, 0)
     return out
 
@@ -230,7 +238,7 @@ def _read_level(
     prefix: str,
     listed: set[str],
     everything: bool,
-    out: list[Declaration],
+    out: list[tuple[Declaration, bool]],
     nesting: int,
 ) -> None:
     code, s = r.code, r.s
@@ -241,6 +249,21 @@ def _read_level(
             continue
         raw = r.line_text(line)
         indent = len(raw) - len(raw.lstrip())
+        if nesting < MAX_NESTING and (a := _AMBIENT_MODULE.match(raw, indent)):
+            # TypeDoc documents what the module declares (all of it, unless the body says
+            # `export`), under the names its importers use: no prefix
+            end, what = header_end(code, s.line_starts[line] + a.end() + 1, len(code), False)
+            if what == "{":
+                close = closing(code, end, len(code))
+                inner_first, inner_last = _line_of(s, end) + 1, _line_of(s, close)
+                body = code[end:close]
+                every = not _HAS_EXPORT.search(body)
+                inner = _exported_names(body)
+                _read_level(
+                    r, inner_first, inner_last, depth + 1, prefix, inner, every, out, nesting + 1
+                )
+                line = max(inner_last, line) + 1
+                continue
         m = _DECL.match(raw, indent)
         if m is None:
             line += 1
@@ -271,8 +294,8 @@ def _read_level(
             continue
         doc = r.doc_for(line, start)
         decl, next_line = _declaration(r, line, start, m, kind, prefix + name, doc, indent)
-        if exported and decl is not None:
-            out.append(decl)
+        if decl is not None:
+            out.append((decl, exported))
         line = max(next_line, line + 1)
 
 

@@ -18,6 +18,7 @@ typescript_site.py's decision.
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from dataclasses import dataclass
 
@@ -32,8 +33,10 @@ from docsmcp.enrich.api_fields import (
 from docsmcp.model.api import ApiEntry, Example, Parameter
 from docsmcp.model.text import truncate
 from docsmcp.sources.formats.markdown.fences import fence_for
+from docsmcp.sources.formats.source.jsdoc_cjs import is_javascript, js_declarations
 from docsmcp.sources.formats.source.ts_decls import Declaration, Member, declarations
 from docsmcp.sources.formats.source.ts_scan import Doc, blank, closing
+from docsmcp.sources.formats.source.tsdoc_inherit import Context, inherited, overridden, split
 from docsmcp.sources.formats.source.tsdoc_tags import DocComment, parse_comment
 
 MAX_OVERLOADS = 8  # signatures shown per function or method
@@ -63,7 +66,7 @@ class TsPage:
 def module_name(path: str) -> str:
     """TypeDoc's name of the module of several entry points: the path from the source folder,
     without extension or a final `index` (`src/addDays/index.ts` -> `addDays`)."""
-    stem = re.sub(r"(\.d)?\.[mc]?tsx?$", "", path, flags=re.IGNORECASE)
+    stem = re.sub(r"(\.d)?\.[mc]?tsx?$|\.[mc]?js$", "", path, flags=re.IGNORECASE)
     parts = stem.split("/")
     for top in ("src", "lib", "source", "types", "dist"):
         if top in parts[:-1]:
@@ -170,8 +173,9 @@ def _examples(comment: DocComment | None) -> tuple[Example, ...]:
 class _Page:
     """The markdown lines with the source line each comes from, and the registry entries."""
 
-    def __init__(self, path: str) -> None:
+    def __init__(self, path: str, language: str = "ts") -> None:
         self.path = path
+        self.language = language  # of the code blocks of signatures
         self.lines: list[str] = []
         self.map: list[int] = []
         self.api: list[ApiEntry] = []
@@ -188,7 +192,7 @@ class _Page:
 
     def code(self, source_line: int, lines: list[str]) -> None:
         fence = fence_for(lines)
-        self.add(source_line, "", f"{fence}ts", *lines, fence)
+        self.add(source_line, "", f"{fence}{self.language}", *lines, fence)
 
     def comment(self, line: int, comment: DocComment | None, signature: str, returns_type: str):
         """The comment's text, deprecation, parameters, returns, blocks and examples."""
@@ -231,8 +235,9 @@ def _hidden(comment: DocComment | None) -> bool:
     return comment is not None and comment.hidden
 
 
-def _member_lines(page: _Page, members: list[Member]) -> None:
-    """Properties as a list (TypeDoc's member rows), each with its comment's text."""
+def _member_lines(page: _Page, members: list[Member], origin: dict[str, str]) -> None:
+    """Properties as a list (TypeDoc's member rows), each with its comment's text and the
+    base it is inherited from (`origin`: member name -> base)."""
     page.add(members[0].line, "", "**Properties**", "")
     for m in members:
         comment = _comment(m.doc)
@@ -245,6 +250,8 @@ def _member_lines(page: _Page, members: list[Member]) -> None:
         text = " ".join(comment.text.split("\n\n")[0].split()) if comment and comment.text else ""
         if comment and comment.deprecated is not None:
             text = " ".join(f"**Deprecated.** {comment.deprecated} {text}".split())
+        if m.name in origin:
+            text = f"{text} *(inherited from `{origin[m.name]}`)*".strip()
         page.add(m.line, f"{head}{': ' + text if text else ''}")
 
 
@@ -284,10 +291,29 @@ def _entry(
     )
 
 
-def _declaration(page: _Page, title: str, d: Declaration) -> None:
+def _declaration(page: _Page, title: str, d: Declaration, context: Context) -> None:
     comment = _comment(d.doc)
     if _hidden(comment):
         return
+    # TypeDoc lists a class's or interface's inherited members with its own, marked "Inherited
+    # from": placed at the declaration's last line (the base's lines are another file's)
+    origin: dict[str, str] = {}
+    extra: list[Member] = []
+    for m, base in inherited(d, context):
+        origin[m.name] = base
+        extra.append(dataclasses.replace(m, line=d.last_line))
+    overrides = overridden(d, context)
+    if overrides:  # an override without a comment shows the base's, as TypeDoc does
+        own = tuple(
+            dataclasses.replace(m, doc=overrides[m.name][0].doc)
+            if m.name in overrides and m.doc is None
+            else m
+            for m in d.members
+        )
+        d = dataclasses.replace(d, members=own)
+    if extra:
+        d = dataclasses.replace(d, members=d.members + tuple(extra))
+    over = {name: base for name, (_, base) in overrides.items()}
     first = len(page.lines) + 1
     page.add(d.doc and _doc_line(d) or d.line, "", f"## {d.name}", "")
     page.add(d.line, f"*{_KIND_LABEL[d.kind]}*")
@@ -300,7 +326,7 @@ def _declaration(page: _Page, title: str, d: Declaration) -> None:
     members = [m for m in d.members if not _hidden(_comment(m.doc))]
     listed = [m for m in members if m.kind in ("property", "member")]
     if listed:
-        _member_lines(page, listed)
+        _member_lines(page, listed, origin)
     params: tuple[Parameter, ...] = ()
     if d.kind == "function":
         params = _parameters(signature, comment)
@@ -317,20 +343,26 @@ def _declaration(page: _Page, title: str, d: Declaration) -> None:
     _entry(page, d.name, title, kind, signature, comment, params, returns, first)
     for m in members:
         if m.kind in ("method", "accessor", "constructor"):
-            _method(page, d, m)
+            _method(page, d, m, origin.get(m.name, ""), over.get(m.name, ""))
 
 
 def _doc_line(d: Declaration) -> int:
     return d.line
 
 
-def _method(page: _Page, owner: Declaration, m: Member) -> None:
+def _method(
+    page: _Page, owner: Declaration, m: Member, base: str = "", overrides: str = ""
+) -> None:
     comment = _comment(m.doc)
     name = f"{owner.name}.{m.name}"
     first = len(page.lines) + 1
     page.add(m.line, "", f"### {name}", "")
     signatures = list(m.signatures[:MAX_OVERLOADS])
     page.code(m.line, signatures)
+    if base:
+        page.add(m.line, "", f"*Inherited from `{base}.{m.name}`*")
+    elif overrides:
+        page.add(m.line, "", f"*Overrides `{overrides}.{m.name}`*")
     signature = signatures[0]
     _, returns = _param_list(signature)
     returns = (comment.returns_type if comment else "") or returns
@@ -349,21 +381,26 @@ def _module_doc(text: str) -> tuple[str | None, DocComment | None, int]:
 
 
 def typescript_to_markdown(path: str, text: str) -> TsPage:
-    """The page TypeDoc would publish for the module in `text` (its exported declarations)."""
+    """The page TypeDoc would publish for the module in `text` (its exported declarations);
+    a gathered page's text is followed by other files' declarations (tsdoc_inherit.py)."""
+    text, context = split(text)
     ambient = bool(_DECLARATION_FILE.search(path)) and not _EXPORT.search(text)
-    found = declarations(text, ambient=ambient)
+    script = is_javascript(path)  # JSDoc of a plain JavaScript package (jsdoc_cjs.py)
+    found = js_declarations(text) if script else declarations(text, ambient=ambient)
     name, module_comment, module_line = _module_doc(text)
     shown = [d for d in found if not _hidden(_comment(d.doc))]
+    if context.only is not None:  # a module of types the API names, no entry point exports
+        shown = [d for d in shown if d.name in context.only]
     if not shown:
         return TsPage("", None, (), ())
     title = name or module_name(path)
-    page = _Page(path)
+    page = _Page(path, "js" if script else "ts")
     page.add(module_line, f"# {title}")
     if module_comment is not None and module_comment.text:
         page.add(module_line, "")
         page.text_block(module_line, module_comment.text)
     for d in shown:
-        _declaration(page, title, d)
+        _declaration(page, title, d, context)
     line_map = list(page.map)
     for k in range(1, len(line_map)):  # monotone, as every converted page's map
         line_map[k] = max(line_map[k], line_map[k - 1])

@@ -1,0 +1,157 @@
+"""A plain JavaScript module of a package's API read as jsdoc (or TypeDoc with `allowJs`)
+shows it: what it exports, in either module system, with its JSDoc comments.
+
+ES modules export as TypeScript does (ts_decls.py reads them). CommonJS exports by
+assignment, and its API is often written as functions assigned to an object's properties:
+- `module.exports = WebSocket` (ws), `var app = exports = module.exports = {}` (Express),
+  `module.exports = { a, b: c }`, `exports.name = name`: the names a module exports, so the
+  class or function declared under that name is exported;
+- `app.use = function use(fn) { … }` (Express's `app`, `res`, `req`), `Foo.prototype.bar =
+  function (…)`, `exports.parse = (s) => …`: a function named `app.use` (`Foo.bar`,
+  `parse`) when the object is one the module exports, read with the JSDoc comment above it.
+Only lines at brace depth 0 are read (a function defined inside another is no API).
+"""
+
+from __future__ import annotations
+
+import re
+
+from docsmcp.sources.formats.source.ts_decls import (
+    Declaration,
+    _line_of,
+    _Reader,
+    _squash,
+    every_declaration,
+    header_end,
+)
+from docsmcp.sources.formats.source.ts_scan import closing
+
+JS_SUFFIXES = (".js", ".mjs", ".cjs")
+# `var proto = require('./application')`: a module exported again, documented where it is
+_REQUIRED = re.compile(r"\s*(?:var|let|const)\s+[\w$]+\s*=\s*require\(")
+MAX_ASSIGNED = 3000  # functions assigned to properties, per file
+
+_NAME = r"[A-Za-z_$][\w$]*"
+# `module.exports = X`, `exports = module.exports = X`, `var app = exports = module.exports = {}`
+_MODULE_EXPORTS = re.compile(
+    rf"^(?:(?:var|let|const)\s+({_NAME})\s*=\s*)?(?:exports\s*=\s*)?module\.exports\s*=\s*"
+    rf"(?:exports\s*=\s*)?({_NAME}\b(?!\s*[.(\[])|\{{)",
+    re.MULTILINE,
+)
+_EXPORTS_PROPERTY = re.compile(
+    rf"^(?:module\.)?exports\.({_NAME})\s*=\s*({_NAME})\s*;?\s*$", re.MULTILINE
+)
+# `app.use = function use(fn) {`, `Foo.prototype.bar = async (a) =>`, `exports.parse = function`
+_ASSIGNED = re.compile(
+    rf"^(?P<target>(?:module\.)?exports|{_NAME})(?P<proto>\.prototype)?\.(?P<member>{_NAME})"
+    rf"\s*=\s*(?P<value>(?:async\s+)?function\b[\s*]*(?:{_NAME})?\s*\(|(?:async\s+)?"
+    rf"(?:\([^)\n]*\)|{_NAME})\s*=>)"
+)
+
+
+def is_javascript(path: str) -> bool:
+    """Whether `path` has a JavaScript suffix (every such file is a page or none: a minified
+    one too, which typescript_site.py never reads)."""
+    return path.lower().endswith(JS_SUFFIXES)
+
+
+def commonjs_exports(code: str) -> set[str]:
+    """The local names a CommonJS module's `module.exports`/`exports.x` assignments export
+    (`code`: blanked, ts_scan.blank)."""
+    names: set[str] = set()
+    for m in _MODULE_EXPORTS.finditer(code):
+        if m.group(1):
+            names.add(m.group(1))
+        if m.group(2) == "{":
+            brace = m.end() - 1
+            body = code[brace + 1 : closing(code, brace, len(code))]
+            for part in body.split(","):
+                value = part.split(":")[-1].strip()
+                if re.fullmatch(_NAME, value):
+                    names.add(value)
+        elif m.group(2) not in ("require", "function", "class", "new"):
+            names.add(m.group(2))
+    names.update(m.group(2) for m in _EXPORTS_PROPERTY.finditer(code))
+    return names
+
+
+def js_declarations(text: str) -> list[Declaration]:
+    """The declarations a JavaScript module exports, in order: ES `export`s, the classes and
+    functions CommonJS exports by name, and the functions assigned to an exported object's
+    properties (see the module's docstring)."""
+    r = _Reader(text)
+    exported = commonjs_exports(r.code)
+    found = [
+        d
+        for d, out in every_declaration(text)
+        if (out or d.name in exported) and not _REQUIRED.match(r.line_text(d.line), 0)
+    ]
+    lines = {d.line for d in found}
+    code, s = r.code, r.s
+    assigned: list[Declaration] = []
+    for line in range(len(s.line_starts)):
+        if len(assigned) >= MAX_ASSIGNED:
+            break
+        if s.depth[line] != 0 or line in lines:
+            continue
+        raw = r.line_text(line)
+        m = _ASSIGNED.match(raw)
+        if m is None:
+            continue
+        target, member = m.group("target"), m.group("member")
+        if target.endswith("exports"):
+            name = member
+        elif target in exported:
+            name = f"{target}.{member}"
+        else:
+            continue
+        start = s.line_starts[line]
+        value = start + m.start("value")
+        params = code.index("(", value) if "(" in m.group("value") else -1
+        if params >= 0:
+            end, what = header_end(code, closing(code, params, len(code)) + 1, len(code), True)
+            shown = f"{name}{_squash(text[params : closing(code, params, len(code)) + 1])}"
+        else:  # `x => …`
+            end, what = header_end(code, value, len(code), True)
+            shown = f"{name}({m.group('value').split('=>')[0].strip().removeprefix('async ')})"
+        last = _line_of(s, closing(code, end, len(code)) if what == "{" else end)
+        assigned.append(
+            Declaration(name, "function", (shown,), r.doc_for(line, start), (), line, last)
+        )
+    return sorted([*found, *assigned], key=lambda d: d.line)
+
+
+_REQUIRE = re.compile(r"""\brequire\(\s*['"]([^'"\n]+)['"]\s*\)""")
+_BOUND = re.compile(rf"\b(?:var|let|const)\s+({_NAME})\s*=\s*require\(\s*$")
+_PROPERTY_VALUE = re.compile(
+    rf"^(?:module\.)?(exports|{_NAME})(?:\.{_NAME})+\s*=\s*({_NAME})\s*;?\s*$", re.MULTILINE
+)
+
+
+def required_exports(text: str) -> list[str]:
+    """The module specifiers a CommonJS module exports again: `module.exports =
+    require('./x')`, `exports.y = require('./x')`, and a name bound by `const X =
+    require('./x')` that it exports (`module.exports = X`, `exports.y = X`, `WebSocket.Server
+    = X` on an exported object)."""
+    code = _Reader(text).code
+    exported = commonjs_exports(code)
+    attached = {
+        m.group(2)
+        for m in _PROPERTY_VALUE.finditer(code)
+        if m.group(1) == "exports" or m.group(1) in exported
+    }
+    specs: list[str] = []
+    for m in _REQUIRE.finditer(text):
+        if code[m.start()] == " ":  # (inside a comment or string)
+            continue
+        line_start = code.rfind("\n", 0, m.start()) + 1
+        before = code[line_start : m.start()]
+        bound = _BOUND.search(before + "require(")
+        if bound is not None:
+            if bound.group(1) in exported or bound.group(1) in attached:
+                specs.append(m.group(1))
+        elif re.match(rf"\s*(?:module\.)?exports\b|\s*(?:{_NAME})\.{_NAME}\s*=", before):
+            target = before.strip().split(".")[0].split("=")[0].strip()
+            if target in ("module", "exports") or target in exported:
+                specs.append(m.group(1))
+    return list(dict.fromkeys(specs))
