@@ -65,10 +65,9 @@ CONVERTED_SUFFIXES += RUST_SUFFIXES + TYPESCRIPT_SUFFIXES + GO_SUFFIXES + JAVA_S
 # C and C++ headers: the pages Doxygen makes of them, only in a tree holding a Doxyfile that
 # names them (packages/doxygen_project.py, formats/source/doxygen.py); else code, no page.
 C_HEADER_SUFFIXES = (".h", ".hh", ".hpp", ".hxx", ".h++")
-CONVERTED_SUFFIXES += C_HEADER_SUFFIXES
-CONVERTED_SUFFIXES += JAVASCRIPT_SUFFIXES
+CONVERTED_SUFFIXES += C_HEADER_SUFFIXES + JAVASCRIPT_SUFFIXES
 # Code that a saved HTML site may hold beside its pages: no sign of markdown sources.
-_CODE_BESIDE_A_SITE = TYPESCRIPT_SUFFIXES + JAVASCRIPT_SUFFIXES + JAVA_SUFFIXES
+_CODE_BESIDE_A_SITE = TYPESCRIPT_SUFFIXES + JAVASCRIPT_SUFFIXES + JAVA_SUFFIXES + C_HEADER_SUFFIXES
 # Every file the builder reads as a page.
 SOURCE_SUFFIXES = MARKDOWN_SUFFIXES + PDF_SUFFIXES + CONVERTED_SUFFIXES
 # A concatenation of pages (`llms-full.txt`, `NAME.llms-full.txt`): read as markdown, then split
@@ -105,7 +104,7 @@ class Listing:
     @cached_property
     def has_sources(self) -> bool:
         """Whether the listing holds markdown, reST or other pages than HTML (TypeScript,
-        JavaScript and Java are code beside a saved site, not its source)."""
+        JavaScript, Java and C headers are code beside a saved site, not its source)."""
         return any(
             not is_html(e.path)
             and not e.path.lower().endswith(
