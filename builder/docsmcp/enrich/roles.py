@@ -29,7 +29,8 @@ home of the vocabulary) can use it.
 | 5 | `generated` | SDK model/type pages (docs/models/**, docs/errors/** as Speakeasy and other |
 |   |             | generators lay them out); or a "generated … do not edit" comment on top; or |
 |   |             | a Sphinx page of autodoc directives (one for every ten lines or more); a    |
-|   |             | TypeScript module's page (TypeDoc's, tsdoc.py), before rule 1               |
+|   |             | TypeScript module's page (TypeDoc's, tsdoc.py) or Python module's (pdoc's,  |
+|   |             | pydoc.py), before rule 1                                                    |
 | 6 | `concept`   | a folder concepts/, explanation(s)/, architecture/, background/, topics/;  |
 |   |             | a file name with "concept" or "architecture"; a title "Understanding …",    |
 |   |             | "What is …", "Introduction to …", "Architecture", "… concepts"              |
@@ -75,6 +76,7 @@ ROLE_DESCRIPTION = (
 # A TypeScript page is the listing TypeDoc generates from the package's TSDoc (as a Sphinx
 # autodoc page is), whatever its name (`src/migration.ts` is no migration guide).
 _TYPESCRIPT = (".ts", ".tsx", ".mts", ".cts")
+_PYTHON = (".py",)  # pdoc's module page of a distribution's public module (pydoc.py)
 # CHANGES, HISTORY, NEWS, RELEASES only as the whole name ("history-design-future" is not one).
 _CHANGELOG_STEM = re.compile(
     r"^(?:changes|history|news|releases?)$|"
@@ -238,6 +240,8 @@ def classify(path: str, title: str | None, frontmatter: Mapping, body: str) -> s
     parts = [ORDER_PREFIX.sub("", part) for part in path.lower().split("/")]
     folders, name = parts[:-1], parts[-1]
     if name.endswith(_TYPESCRIPT):  # TypeDoc's module page of a package's API (tsdoc.py)
+        return GENERATED
+    if name.endswith(_PYTHON):  # pdoc's page of a Python module (pydoc.py)
         return GENERATED
     stem = name.rsplit(".", 1)[0] if "." in name else name
     head = body[:_STRUCTURE_CHARS]

@@ -22,6 +22,7 @@ from docsmcp.sources.discover import (
     GO_SUFFIXES,
     HTML_SUFFIXES,
     NOTEBOOK_SUFFIXES,
+    PYTHON_SUFFIXES,
     RD_SUFFIXES,
     RST_SUFFIXES,
     RUST_SUFFIXES,
@@ -131,6 +132,13 @@ def _typescript(path: str, text: str) -> Converted:
     return Converted(done.text, done.title, (), done.line_map, done.api)
 
 
+def _python(path: str, text: str) -> Converted:
+    from docsmcp.sources.formats.source.pydoc import python_to_markdown
+
+    done = python_to_markdown(path, text)
+    return Converted(done.text, done.title, done.anchors, done.line_map, done.api, done.refs)
+
+
 CONVERTERS: dict[str, Callable[[str, str], Converted]] = {
     **{suffix: _html for suffix in HTML_SUFFIXES},
     **{suffix: _rst for suffix in RST_SUFFIXES},
@@ -143,6 +151,7 @@ CONVERTERS: dict[str, Callable[[str, str], Converted]] = {
     **{suffix: _rust for suffix in RUST_SUFFIXES},
     **{suffix: _typescript for suffix in TYPESCRIPT_SUFFIXES},
     **{suffix: _go for suffix in GO_SUFFIXES},
+    **{suffix: _python for suffix in PYTHON_SUFFIXES},
 }
 
 

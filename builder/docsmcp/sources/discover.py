@@ -53,9 +53,13 @@ TYPESCRIPT_SUFFIXES = (".ts", ".tsx", ".mts", ".cts")
 # Go: a package's files read as the page pkg.go.dev shows, inside a module only (go_source.py,
 # formats/source/godoc.py).
 GO_SUFFIXES = (".go",)
+# Python: a distribution's public modules read as the pages pdoc shows, only when the docs
+# folder is the distribution (python_package.py, formats/source/pydoc.py); other `.py` is code.
+PYTHON_SUFFIXES = (".py",)
 CONVERTED_SUFFIXES = HTML_SUFFIXES + RST_SUFFIXES + NOTEBOOK_SUFFIXES + ASCIIDOC_SUFFIXES
 CONVERTED_SUFFIXES += RD_SUFFIXES + ELIXIR_SUFFIXES + WRITERSIDE_SUFFIXES + TEXINFO_SUFFIXES
 CONVERTED_SUFFIXES += RUST_SUFFIXES + TYPESCRIPT_SUFFIXES + GO_SUFFIXES
+CONVERTED_SUFFIXES += PYTHON_SUFFIXES
 # Every file the builder reads as a page.
 SOURCE_SUFFIXES = MARKDOWN_SUFFIXES + PDF_SUFFIXES + CONVERTED_SUFFIXES
 # A concatenation of pages (`llms-full.txt`, `NAME.llms-full.txt`): read as markdown, then split
@@ -83,6 +87,10 @@ class Entry:
     skip: str | None = None  # why it is left out (a warning): it is not a regular file
 
 
+# Code that may sit beside a saved HTML site without being its source.
+_CODE_BESIDE_SITES = TYPESCRIPT_SUFFIXES + PYTHON_SUFFIXES
+
+
 @dataclass(frozen=True)
 class Listing:
     markdown: tuple[Entry, ...]  # every .md/.mdx/.pdf file, sorted by path
@@ -94,7 +102,7 @@ class Listing:
         """Whether the listing holds markdown, reST or other pages than HTML (TypeScript is
         code beside a saved site, not its source)."""
         return any(
-            not is_html(e.path) and not e.path.lower().endswith(TYPESCRIPT_SUFFIXES)
+            not is_html(e.path) and not e.path.lower().endswith(_CODE_BESIDE_SITES)
             for e in self.markdown
         )
 

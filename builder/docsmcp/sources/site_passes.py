@@ -16,7 +16,7 @@ from docsmcp.model.source import SourceFile
 from docsmcp.sources.discover import Entry
 from docsmcp.sources.formats.markdown import link_titles
 from docsmcp.sources.inclusion import asciidoc_includes, dumi_demos, texinfo_includes
-from docsmcp.sources.packages import go_source, rust_crate, typescript_site
+from docsmcp.sources.packages import go_source, python_package, rust_crate, typescript_site
 from docsmcp.sources.sites import (
     autosummary_pages,
     dumi_tabs,
@@ -51,6 +51,8 @@ def parts(docs_dir: Path, roots: Sequence[Path], entries: Sequence[Entry]) -> Pa
     out |= rust_crate.no_pages(docs_dir, roots, listed)
     # TypeScript that no package's entry points export (a site's components, tests, examples).
     out |= typescript_site.no_pages(docs_dir, roots, listed)
+    # Python that is no public module of the docs folder's distribution (python_package.py).
+    out |= python_package.no_pages(docs_dir, roots, listed)
     # A Go package is one page, its page file's; its other files are read with it (go_source.py).
     go = go_source.scan(docs_dir, roots, [e.path for e in entries if not (e.refusal or e.skip)])
     out |= go.not_pages

@@ -88,7 +88,7 @@ from docsmcp.sources.inclusion.snippet_includes import (
     mdbook,
     snippet,
 )
-from docsmcp.sources.packages import rust_crate
+from docsmcp.sources.packages import python_package, rust_crate
 from docsmcp.sources.site_config import config_above
 from docsmcp.sources.sites import documenter, julia_source, writerside
 from docsmcp.sources.sites.sphinx_suffix import is_rst
@@ -130,6 +130,8 @@ def expand(
     the MDX partials in `shared` (left as written)."""
     if path.endswith(rust_crate.RUST_SUFFIX):  # a crate's module: its context, include_str!
         return rust_crate.expand(docs_dir, path, body, roots)
+    if path.endswith(python_package.PY_SUFFIX):  # a distribution's module: its name, re-exports
+        return python_package.expand(docs_dir, path, body, roots)
     asciidoc = path.lower().endswith(ASCIIDOC_SUFFIXES)  # (its component's attributes: always)
     julia = not (is_rst(path) or path.lower().endswith(ASCIIDOC_SUFFIXES)) and (
         documenter.may_hold(body)
