@@ -145,6 +145,14 @@ def _cfg(text: str | None) -> configparser.ConfigParser:
     return parser
 
 
+def _literal(node: ast.expr) -> object:
+    """A literal's value, None when it is none (setup.py is never run)."""
+    try:
+        return ast.literal_eval(node)
+    except (ValueError, TypeError, SyntaxError, RecursionError):
+        return None
+
+
 def _setup_py(text: str | None) -> dict[str, object]:
     """The literal keyword arguments of the `setup(...)` call of a setup.py (`packages`,
     `package_dir`, `py_modules`; `find_packages(...)` as {"find": its keywords})."""
@@ -155,32 +163,24 @@ def _setup_py(text: str | None) -> dict[str, object]:
     except (SyntaxError, ValueError, RecursionError):
         return {}
     for node in ast.walk(tree):
-        if not (isinstance(node, ast.Call) and getattr(node.func, "id", None) == "setup"):
-            if not (isinstance(node, ast.Call) and getattr(node.func, "attr", None) == "setup"):
-                continue
+        called = getattr(node, "func", None)
+        if not isinstance(node, ast.Call) or "setup" not in (
+            getattr(called, "id", None),
+            getattr(called, "attr", None),
+        ):
+            continue
         out: dict[str, object] = {}
         for kw in node.keywords:
             if kw.arg not in ("packages", "package_dir", "py_modules"):
                 continue
             value = kw.value
             if isinstance(value, ast.Call) and getattr(value.func, "id", "").startswith("find"):
-                found = {}
-                for k in value.keywords:
-                    try:
-                        found[k.arg] = ast.literal_eval(k.value)
-                    except (ValueError, SyntaxError, RecursionError):
-                        pass
+                found = {k.arg: _literal(k.value) for k in value.keywords if k.arg}
                 if value.args:
-                    try:
-                        found["where"] = ast.literal_eval(value.args[0])
-                    except (ValueError, SyntaxError, RecursionError):
-                        pass
-                out[kw.arg] = {"find": found}
-                continue
-            try:
-                out[kw.arg] = ast.literal_eval(value)
-            except (ValueError, SyntaxError, RecursionError):
-                pass
+                    found["where"] = _literal(value.args[0])
+                out[kw.arg] = {"find": {k: v for k, v in found.items() if v is not None}}
+            elif (literal := _literal(value)) is not None:
+                out[kw.arg] = literal
         return out
     return {}
 
@@ -239,9 +239,11 @@ def _explicit(
     elif cfg.has_option("options", "packages"):
         value = cfg.get("options", "packages").strip()
         if value.startswith("find"):
-            find = dict(cfg.items("options.packages.find")) if cfg.has_section(
-                "options.packages.find"
-            ) else {}
+            find = (
+                dict(cfg.items("options.packages.find"))
+                if cfg.has_section("options.packages.find")
+                else {}
+            )
         else:
             listed = _strings(value)
     modules = _strings(setuptools.get("py-modules") or setup.get("py_modules") or [])

@@ -79,6 +79,7 @@ def python_to_markdown(path: str, text: str) -> PyPage:
         tree = ast.parse(text)
     except (SyntaxError, ValueError, RecursionError, MemoryError) as exc:
         line = getattr(exc, "lineno", None)
+        line = line - 1 if line and m else line  # (the file's line, without the header)
         where = f" (line {line})" if line else ""
         log.warning("%s: not read as Python%s: %s; no page", path, where, type(exc).__name__)
         return _EMPTY
@@ -284,7 +285,13 @@ def _rest(
 
 
 def _assemble(
-    path: str, done, rest_map: list[int], starts: list[int], objects: list[_Object], module: str, last: int
+    path: str,
+    done,
+    rest_map: list[int],
+    starts: list[int],
+    objects: list[_Object],
+    module: str,
+    last: int,
 ) -> PyPage:
     """The markdown rst.py wrote, each object's signature line replaced by its heading and
     `python` block; anchors, references and entries moved with their lines."""
@@ -319,13 +326,15 @@ def _assemble(
         out_map.append(source)
     for k in range(1, len(out_map)):  # monotone, as every converted page's map
         out_map[k] = min(max(out_map[k], out_map[k - 1]), last)
+    while out and not out[-1].strip():
+        out.pop()
+        out_map.pop()
+    top = max(len(out) - 1, 0)
+    moved = [min(line, top) for line in moved]
     anchors = [(moved[line], name) for line, name in done.anchors if line < len(moved)]
     anchors += [(at, objects[k].qualname) for k, at in headings.items()]
     refs = tuple((moved[line], name) for line, name in done.refs if line < len(moved))
     api = _entries(done.api, moved, headings, objects, module, len(out), path)
-    while out and not out[-1].strip():
-        out.pop()
-        out_map.pop()
     return PyPage(
         "\n".join(out),
         done.title or module,
