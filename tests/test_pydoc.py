@@ -113,7 +113,7 @@ class Session:
         """Internal."""
 
 
-def session() -> Session:
+def new_session() -> Session:
     """Returns a Session for context-management."""
     return Session()
 '''
@@ -192,7 +192,7 @@ def test_a_repository_without_api_pages_gets_its_modules_as_pdoc_shows_them(
     assert "### Session.get\n\n```python\ndef get(self, url: str, **kwargs) -> 'Response'\n```" in (
         sessions
     )
-    for shown in ("## Session", "### Session.get", "### Session.cookies", "## session"):
+    for shown in ("## Session", "### Session.get", "### Session.cookies", "## new_session"):
         assert f"{shown}\n" in sessions, shown
     assert "```python\n@property\ndef cookies(self) -> dict\n```" in sessions
     assert "## DEFAULT_REDIRECT_LIMIT" in sessions and "How many redirects" in sessions
@@ -212,12 +212,27 @@ def test_a_repository_without_api_pages_gets_its_modules_as_pdoc_shows_them(
     with McpSession(out) as s:
         lookups = {
             name: s.call("get_api_reference", {"method": name}).structured_content["entries"][0]
-            for name in ("Session.get", "reqs.Session.get", "reqs.api.get", "reqs.Client.send")
+            for name in (
+                "Session.get",
+                "reqs.Session.get",
+                "reqs.sessions.Session.get",
+                "reqs.get",
+                "reqs.api.get",
+                "reqs.Client.send",
+                "reqs.new_session",
+                "reqs.sessions.new_session",
+            )
         }
         hit = s.search(query="Session.get", limit=1)["hits"][0]
-    assert lookups["Session.get"]["name"] == "reqs.sessions.Session.get"
-    assert lookups["reqs.Session.get"]["name"] == "reqs.sessions.Session.get"
-    assert lookups["Session.get"]["category"] == "reqs.sessions.Session"
+    # named as users call them: the package re-exports Session and get (`reqs.Session.get`,
+    # `reqs.get`); `new_session` it does not (`reqs.sessions.new_session`), found by the
+    # package's name all the same (apiref: a package's own entries of the name)
+    for name in ("Session.get", "reqs.Session.get", "reqs.sessions.Session.get"):
+        assert lookups[name]["name"] == "reqs.Session.get", name
+    assert lookups["Session.get"]["category"] == "reqs.Session"
+    assert lookups["reqs.get"]["name"] == lookups["reqs.api.get"]["name"] == "reqs.get"
+    for name in ("reqs.new_session", "reqs.sessions.new_session"):
+        assert lookups[name]["name"] == "reqs.sessions.new_session", name
     assert lookups["reqs.api.get"]["returns"].startswith("Response")
     assert [p["name"] for p in lookups["reqs.api.get"]["parameters"]] == [
         "url",

@@ -418,7 +418,9 @@ def expand(docs_dir: Path, path: str, body: str, roots: Sequence[Path]) -> Expan
             break
     if dotted is None:
         return Expanded(body, (), None)
-    lines = [f"{HEADER}module={dotted}", *body.split("\n")]
+    public = _published(reader, path, dotted)
+    names = ",".join(f"{name}:{where}" for name, where in sorted(public.items()))
+    lines = [f"{HEADER}module={dotted}" + (f" public={names}" if names else ""), *body.split("\n")]
     line_map = [0, *range(len(lines) - 1)]
     if path.endswith("/__init__.py") or path == "__init__.py":
         for origin, line, source in _reexported(reader, path, dotted, body):
@@ -428,6 +430,47 @@ def expand(docs_dir: Path, path: str, body: str, roots: Sequence[Path]) -> Expan
             lines += block
             line_map += [line] * len(block)
     return Expanded("\n".join(lines), tuple(line_map), None)
+
+
+def _published(reader: _Reader, path: str, dotted: str) -> dict[str, str]:
+    """name -> the package that publishes it, for the module's objects an ancestor package's
+    `__init__.py` imports under their own name (`from .std import tqdm` in tqdm's:
+    `tqdm.tqdm`; `from fire.core import Fire`: `fire.Fire`), the highest ancestor first, only
+    names in its `__all__` when it has one. What users call them by."""
+    parts = dotted.split(".")
+    folders = path.split("/")[:-1]
+    if path.endswith("/__init__.py"):
+        parts, folders = parts, folders[:-1]  # (a package: its ancestors are above it)
+    out: dict[str, str] = {}
+    depth = len(parts) - 1  # ancestors: parts[:1] … parts[:depth]
+    for k in range(1, depth + 1):
+        package = ".".join(parts[:k])
+        init = "/".join(folders[: len(folders) - (depth - k)] + ["__init__.py"])
+        text = reader.text(init) if reader.is_file(init) else None
+        try:
+            tree = ast.parse(text) if text else None
+        except (SyntaxError, ValueError, RecursionError):
+            tree = None
+        if tree is None:
+            continue
+        listed = all_names(tree)
+        for node in tree.body:
+            if not isinstance(node, ast.ImportFrom):
+                continue
+            if node.level:
+                base = package.split(".")[: len(package.split(".")) - (node.level - 1)]
+                source = ".".join([*base, *([node.module] if node.module else [])])
+            else:
+                source = node.module or ""
+            if source != dotted:
+                continue
+            for alias in node.names:
+                name = alias.name
+                if alias.asname not in (None, name) or name.startswith("_"):
+                    continue
+                if listed is None or name in listed:
+                    out.setdefault(name, package)
+    return out
 
 
 def _reexported(reader: _Reader, path: str, dotted: str, body: str) -> list[tuple[str, int, str]]:

@@ -15,9 +15,11 @@ the signature), the module as one reST page, and rst.py converts it, registering
 in the API registry (parameters and returns from the docstring's fields, examples from its
 code). This module then puts each object's heading and its `python` block where the
 description's signature line was. Docstrings written in markdown keep their fenced code
-(read as code blocks). Each entry is named by its module path (`requests.sessions.Session.get`;
-the registry finds `Session.get` and `requests.Session.get` by its tails) and spans its
-section; a method's category is its class.
+(read as code blocks). Each entry is named by the path users call it by: the package that
+publishes it when an ancestor package's `__init__.py` imports it (`tqdm.tqdm`, not
+`tqdm.std.tqdm`; `requests.Session.get`: python_package.py writes them in the header), else its
+module's (`requests.sessions.SessionRedirectMixin`); the registry finds `Session.get` by its
+tails. An entry spans its section; a method's category is its class.
 """
 
 from __future__ import annotations
@@ -41,7 +43,7 @@ log = logging.getLogger("docsmcp.sources.formats.source.pydoc")
 
 HEADER = "#@docsmcp-python "  # module=a.b (python_package.expand writes it)
 REEXPORT = "#@docsmcp-python-from "  # a private module's definitions follow (python_package.py)
-_HEADER = re.compile(r"^#@docsmcp-python module=([\w.]+)$")
+_HEADER = re.compile(r"^#@docsmcp-python module=([\w.]+)(?: public=([\w.:,]+))?$")
 _FENCE = re.compile(r"^([ \t]*)(`{3,}|~{3,})[ \t]*([\w+-]*)")
 MAX_OBJECTS = 3000  # objects shown from one module, at most
 MAX_VALUE_CHARS = 200  # a constant's value as shown
@@ -75,6 +77,10 @@ def python_to_markdown(path: str, text: str) -> PyPage:
     first = text.split("\n", 1)[0]
     m = _HEADER.match(first)
     module = m.group(1) if m else path.rsplit("/", 1)[-1].removesuffix(".py")
+    # (name -> the package publishing it: its entry's name, `tqdm.tqdm` for `tqdm.std.tqdm`)
+    public = (
+        dict(x.split(":", 1) for x in m.group(2).split(",") if ":" in x) if m and m.group(2) else {}
+    )
     try:
         tree = ast.parse(text)
     except (SyntaxError, ValueError, RecursionError, MemoryError) as exc:
@@ -93,7 +99,10 @@ def python_to_markdown(path: str, text: str) -> PyPage:
         done = rst_to_markdown(path, "\n".join(rest))
     finally:
         SOURCE_LINES.reset(token)
-    return _assemble(path, done, rest_map, starts, objects, module, text.count("\n"))
+    named = {
+        o.qualname: f"{public.get(o.qualname.split('.')[0], module)}.{o.qualname}" for o in objects
+    }
+    return _assemble(path, done, rest_map, starts, objects, named, text.count("\n"))
 
 
 def _objects(tree: ast.Module) -> list[_Object]:
@@ -290,7 +299,7 @@ def _assemble(
     rest_map: list[int],
     starts: list[int],
     objects: list[_Object],
-    module: str,
+    named: dict[str, str],
     last: int,
 ) -> PyPage:
     """The markdown rst.py wrote, each object's signature line replaced by its heading and
@@ -334,10 +343,10 @@ def _assemble(
     anchors = [(moved[line], name) for line, name in done.anchors if line < len(moved)]
     anchors += [(at, objects[k].qualname) for k, at in headings.items()]
     refs = tuple((moved[line], name) for line, name in done.refs if line < len(moved))
-    api = _entries(done.api, moved, headings, objects, module, len(out), path)
+    api = _entries(done.api, moved, headings, objects, named, len(out), path)
     return PyPage(
         "\n".join(out),
-        done.title or module,
+        done.title,
         tuple(sorted(anchors)),
         tuple(out_map) or (0,),
         api,
@@ -350,7 +359,7 @@ def _entries(
     moved: list[int],
     headings: dict[int, int],
     objects: list[_Object],
-    module: str,
+    named: dict[str, str],
     size: int,
     path: str,
 ) -> tuple[ApiEntry, ...]:
@@ -372,8 +381,8 @@ def _entries(
             if objects[by_line[later]].level <= obj.level:
                 end = later
                 break
-        name = f"{module}.{obj.qualname}"
-        category = f"{module}.{obj.qualname.rpartition('.')[0]}" if obj.kind == "method" else module
+        name = named[obj.qualname]
+        category = name.rpartition(".")[0]
         code = " ".join(x.strip() for x in obj.code if not x.startswith("@"))
         entry = registered.get(k)
         if entry is None:
