@@ -94,6 +94,11 @@ class Session:
         Read proxies from the environment.
     """
 
+    max_redirects: int = 30
+    """Redirects followed at most."""
+
+    cookie_policy = None
+
     def __init__(self, trust_env: bool = True):
         self.trust_env = trust_env
 
@@ -198,6 +203,9 @@ def test_a_repository_without_api_pages_gets_its_modules_as_pdoc_shows_them(
     assert "## DEFAULT_REDIRECT_LIMIT" in sessions and "How many redirects" in sessions
     assert "DEFAULT_REDIRECT_LIMIT = 30" in sessions
     assert "_rebuild_auth" not in sessions and "_internal_state" not in sessions
+    # a class's annotated or documented attributes (a dataclass's fields), not its others
+    assert "### Session.max_redirects\n\n```python\nmax_redirects: int = 30\n```" in sessions
+    assert "Redirects followed at most." in sessions and "cookie_policy" not in sessions
     # numpydoc and reST fields rendered as Sphinx shows them (autodoc's renderer)
     assert "- **trust_env** (bool) – Read proxies from the environment." in sessions
     assert "- **url** – URL for the new request." in sessions
@@ -398,8 +406,8 @@ def _modules(draw: st.DrawFn) -> str:
         if kind == "const":
             parts.append(f"{name.upper()} = {draw(st.integers())}\n{doc}\n")
         elif kind == "class":
-            parts.append(f"class {name}:\n    {doc or 'pass'}\n    def m(self, a=1):\n"
-                         f"        {doc or 'pass'}\n")  # fmt: skip
+            parts.append(f"class {name}:\n    {doc or 'pass'}\n    x: int = 1\n    {doc}\n"
+                         f"    def m(self, a=1):\n        {doc or 'pass'}\n")  # fmt: skip
         else:
             parts.append(f"{kind} {name}(a, *b, c: int = 2, **d) -> int:\n    {doc or 'pass'}\n")
     noise = draw(st.text(max_size=40))

@@ -26,8 +26,10 @@ from __future__ import annotations
 
 import ast
 import copy
+import inspect
 import logging
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 from docsmcp.enrich.api_fields import MAX_DESCRIPTION_CHARS, MAX_SIGNATURE_CHARS
@@ -47,6 +49,14 @@ _HEADER = re.compile(r"^#@docsmcp-python module=([\w.]+)(?: public=([\w.:,]+))?$
 _FENCE = re.compile(r"^([ \t]*)(`{3,}|~{3,})[ \t]*([\w+-]*)")
 MAX_OBJECTS = 3000  # objects shown from one module, at most
 MAX_VALUE_CHARS = 200  # a constant's value as shown
+# The registry's kind of each object (rst_objects.kind_of's words).
+_KINDS = {
+    "class": "type",
+    "function": "method",
+    "method": "method",
+    "data": "attribute",
+    "attribute": "attribute",
+}
 
 
 @dataclass(frozen=True)
@@ -67,6 +77,7 @@ class _Object:
     level: int  # its heading's level
     code: tuple[str, ...]  # the `python` block
     line: int  # 0-based line of the text
+    doc: str = ""  # a constant's or attribute's docstring (the string under it)
 
 
 _EMPTY = PyPage("", None, (), (0,), (), ())
@@ -113,7 +124,6 @@ def _objects(tree: ast.Module) -> list[_Object]:
         return name in listed if listed is not None else not name.startswith("_")
 
     out: list[_Object] = []
-    documented = _documented(tree.body)
     for node in defs(tree):
         if not public(node.name):
             continue
@@ -125,13 +135,32 @@ def _objects(tree: ast.Module) -> list[_Object]:
                 name = f"{node.name}.{member.name}"
                 code = _def_code(member)
                 out.append(_Object(name, member, "method", 3, code, _first(member)))
+            out += _values(node.body, f"{node.name}.", "attribute", 3, _public_name)
         else:
             out.append(_Object(node.name, node, "function", 2, _def_code(node), _first(node)))
-    for node in tree.body:
+    out += _values(tree.body, "", "data", 2, public)
+    out.sort(key=lambda o: o.line)
+    return out[:MAX_OBJECTS]
+
+
+def _public_name(name: str) -> bool:
+    return not name.startswith("_")
+
+
+def _values(
+    body: list[ast.stmt], prefix: str, kind: str, level: int, public: Callable[[str], bool]
+) -> list[_Object]:
+    """The public names a body assigns that pdoc shows with their value: module constants
+    (an UPPER_CASE name, an annotated one, or one with a docstring under it), a class's
+    annotated or documented attributes (a dataclass's or pydantic model's fields)."""
+    documented = _documented(body)
+    out: list[_Object] = []
+    for node in body:
         target, value, annotation = _assigned(node)
         if target is None or not public(target):
             continue
-        if not (target.isupper() or annotation or node in documented):
+        upper = target.isupper() and kind == "data"
+        if not (upper or annotation or node in documented):
             continue
         code = f"{target}: {annotation}" if annotation else target
         if value is not None:
@@ -140,9 +169,9 @@ def _objects(tree: ast.Module) -> list[_Object]:
             except (ValueError, RecursionError):
                 shown = "..."
             code += " = " + truncate(shown, MAX_VALUE_CHARS)
-        out.append(_Object(target, node, "data", 2, (code,), node.lineno - 1))
-    out.sort(key=lambda o: o.line)
-    return out[:MAX_OBJECTS]
+        doc = documented.get(node, "")
+        out.append(_Object(prefix + target, node, kind, level, (code,), node.lineno - 1, doc))
+    return out
 
 
 def _first(node: ast.AST) -> int:
@@ -269,17 +298,14 @@ def _rest(
         start = tree.body[0].lineno - 1 if tree.body else 0
         rest += [*lines, ""]
         rest_map += [start] * (len(lines) + 1)
-    documented = _documented(tree.body)
     starts: list[int] = []
     for obj in objects:
         node = _prepared(obj.node)
-        if obj.kind == "data":
-            lines = [f".. py:data:: {obj.qualname}"]
-            text = documented.get(obj.node)  # type: ignore[call-overload]
-            if text:
-                import inspect
-
-                lines += ["", *(INDENT + x if x else x for x in inspect.cleandoc(text).split("\n"))]
+        if obj.kind in ("data", "attribute"):
+            lines = [f".. py:{obj.kind}:: {obj.qualname}"]
+            if obj.doc:
+                doc = inspect.cleandoc(obj.doc).split("\n")
+                lines += ["", *(INDENT + x if x else x for x in doc)]
         else:
             method = obj.kind == "method"
             lines = _describe(node, obj.qualname if method else "", method=method)
@@ -389,7 +415,7 @@ def _entries(
             doc = ast.get_docstring(obj.node, clean=True) if hasattr(obj.node, "body") else None
             description = (doc or "").split("\n\n", 1)[0].replace("\n", " ")
             entry = ApiEntry(
-                name, category, "type" if obj.kind in ("class", "data") else "method",
+                name, category, _KINDS[obj.kind],
                 truncate(code, MAX_SIGNATURE_CHARS), truncate(description, MAX_DESCRIPTION_CHARS),
                 (), "", (), "", path, 0, 0,
             )  # fmt: skip
