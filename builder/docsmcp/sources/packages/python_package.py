@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import ast
 import configparser
+import functools
 import logging
 import os
 import posixpath
@@ -117,6 +118,7 @@ _TABLE = re.compile(r"^\[(project|tool\.poetry)\][ \t]*$", re.MULTILINE)
 _NAME = re.compile(r'^name[ \t]*=[ \t]*"([^"\n]+)"', re.MULTILINE)
 
 
+@functools.lru_cache(maxsize=8)
 def _toml(text: str | None) -> dict:
     if not text:
         return {}
@@ -447,10 +449,7 @@ def _published(reader: _Reader, path: str, dotted: str) -> dict[str, str]:
         package = ".".join(parts[:k])
         init = "/".join(folders[: len(folders) - (depth - k)] + ["__init__.py"])
         text = reader.text(init) if reader.is_file(init) else None
-        try:
-            tree = ast.parse(text) if text else None
-        except (SyntaxError, ValueError, RecursionError):
-            tree = None
+        tree = _parsed_text(text) if text else None
         if tree is None:
             continue
         listed = all_names(tree)
@@ -471,6 +470,16 @@ def _published(reader: _Reader, path: str, dotted: str) -> dict[str, str]:
                 if listed is None or name in listed:
                     out.setdefault(name, package)
     return out
+
+
+@functools.lru_cache(maxsize=32)
+def _parsed_text(text: str) -> ast.Module | None:
+    """`text` parsed, once per build for each package's `__init__.py` (every module of the
+    package looks at its ancestors'); None when it is not Python. Never mutated."""
+    try:
+        return ast.parse(text)
+    except (SyntaxError, ValueError, RecursionError):
+        return None
 
 
 def _reexported(reader: _Reader, path: str, dotted: str, body: str) -> list[tuple[str, int, str]]:
