@@ -100,7 +100,13 @@ from docsmcp.sources.layout.versions import detect as detect_versions
 from docsmcp.sources.manifest import MAX_METADATA_VALUE
 from docsmcp.sources.navigation import documenter_make, r_nav
 from docsmcp.sources.navigation.navfiles import read_nav, summary_line
-from docsmcp.sources.packages import doxygen_project, java_project, rust_crate, typescript_site
+from docsmcp.sources.packages import (
+    doxygen_project,
+    java_project,
+    python_package,
+    rust_crate,
+    typescript_site,
+)
 from docsmcp.sources.packages.go_source import scan as scan_go
 from docsmcp.sources.pdf.extract import is_pdf
 from docsmcp.sources.pdf.source import load_pdf
@@ -303,6 +309,7 @@ def _read_tree(
     # TypeScript no package exports is never read (typescript_site.py), here as in the build.
     listed = [e.path for e in listing.markdown]
     code = typescript_site.no_pages(docs_dir, roots, listed, warn=False)
+    code |= python_package.no_pages(docs_dir, roots, listed)  # (no public module: code)
     bodies: dict[str, str] = {}
     unreadable: dict[str, str] = {}
     for entry in listing.markdown:
@@ -344,6 +351,8 @@ def propose(docs_dir: Path, roots: Sequence[Path] = ()) -> Proposal:
     left_out |= rust_crate.no_pages(docs_dir, source_roots(docs_dir, roots), tree.paths)
     # Java that is no documented main source of a Maven/Gradle project (java_project.py).
     left_out |= java_project.no_pages(docs_dir, source_roots(docs_dir, roots), tree.paths, False)
+    # Python files that are no public module of the docs folder's distribution.
+    left_out |= python_package.no_pages(docs_dir, source_roots(docs_dir, roots), tree.paths)
     # dumi's demo descriptions: read into the pages that show their demos (dumi_demos.py).
     demos = dumi_demos.descriptions(docs_dir, (p for p in tree.paths if p not in left_out))
     left_out |= demos

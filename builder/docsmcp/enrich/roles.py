@@ -29,8 +29,9 @@ home of the vocabulary) can use it.
 | 5 | `generated` | SDK model/type pages (docs/models/**, docs/errors/** as Speakeasy and other |
 |   |             | generators lay them out); or a "generated … do not edit" comment on top; or |
 |   |             | a Sphinx page of autodoc directives (one for every ten lines or more); a    |
-|   |             | TypeScript module's page (TypeDoc's, tsdoc.py) or a Java class's or        |
-|   |             | package's page (Javadoc's, javadoc.py), before rule 1                       |
+|   |             | TypeScript module's page (TypeDoc's, tsdoc.py), a Java class's or           |
+|   |             | package's page (Javadoc's, javadoc.py), a Python module's (pdoc's,          |
+|   |             | pydoc.py) or a C/C++ header's (Doxygen's), before rule 1                    |
 | 6 | `concept`   | a folder concepts/, explanation(s)/, architecture/, background/, topics/;  |
 |   |             | a file name with "concept" or "architecture"; a title "Understanding …",    |
 |   |             | "What is …", "Introduction to …", "Architecture", "… concepts"              |
@@ -77,6 +78,7 @@ ROLE_DESCRIPTION = (
 # autodoc page is), whatever its name (`src/migration.ts` is no migration guide).
 _TYPESCRIPT = (".ts", ".tsx", ".mts", ".cts", ".js", ".mjs", ".cjs", ".java")  # (JSDoc, Javadoc)
 _C_HEADERS = (".h", ".hh", ".hpp", ".hxx", ".h++")
+_PYTHON = (".py",)  # pdoc's module page of a distribution's public module (pydoc.py)
 # CHANGES, HISTORY, NEWS, RELEASES only as the whole name ("history-design-future" is not one).
 _CHANGELOG_STEM = re.compile(
     r"^(?:changes|history|news|releases?)$|"
@@ -242,6 +244,8 @@ def classify(path: str, title: str | None, frontmatter: Mapping, body: str) -> s
     if name.endswith(_TYPESCRIPT):  # TypeDoc's module page (tsdoc.py), Javadoc's (javadoc.py)
         return GENERATED
     if name.endswith(_C_HEADERS):  # Doxygen's page of a header (read only with a Doxyfile)
+        return GENERATED
+    if name.endswith(_PYTHON):  # pdoc's page of a Python module (pydoc.py)
         return GENERATED
     stem = name.rsplit(".", 1)[0] if "." in name else name
     head = body[:_STRUCTURE_CHARS]

@@ -25,6 +25,7 @@ from docsmcp.sources.discover import (
     JAVA_SUFFIXES,
     JAVASCRIPT_SUFFIXES,
     NOTEBOOK_SUFFIXES,
+    PYTHON_SUFFIXES,
     RD_SUFFIXES,
     RST_SUFFIXES,
     RUST_SUFFIXES,
@@ -148,6 +149,13 @@ def _c_header(path: str, text: str) -> Converted:
     return Converted(done.text, done.title, (), done.line_map, done.api)
 
 
+def _python(path: str, text: str) -> Converted:
+    from docsmcp.sources.formats.source.pydoc import python_to_markdown
+
+    done = python_to_markdown(path, text)
+    return Converted(done.text, done.title, done.anchors, done.line_map, done.api, done.refs)
+
+
 CONVERTERS: dict[str, Callable[[str, str], Converted]] = {
     **{suffix: _html for suffix in HTML_SUFFIXES},
     **{suffix: _rst for suffix in RST_SUFFIXES},
@@ -163,6 +171,7 @@ CONVERTERS: dict[str, Callable[[str, str], Converted]] = {
     **{suffix: _go for suffix in GO_SUFFIXES},
     **{suffix: _java for suffix in JAVA_SUFFIXES},
     **{suffix: _c_header for suffix in C_HEADER_SUFFIXES},  # (Doxygen's header pages)
+    **{suffix: _python for suffix in PYTHON_SUFFIXES},
 }
 
 

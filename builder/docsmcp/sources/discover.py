@@ -56,6 +56,9 @@ JAVASCRIPT_SUFFIXES = (".js", ".mjs", ".cjs")
 # Go: a package's files read as the page pkg.go.dev shows, inside a module only (go_source.py,
 # formats/source/godoc.py).
 GO_SUFFIXES = (".go",)
+# Python: a distribution's public modules read as the pages pdoc shows, only when the docs
+# folder is the distribution (python_package.py, formats/source/pydoc.py); other `.py` is code.
+PYTHON_SUFFIXES = (".py",)
 # Java: a Maven/Gradle project's main sources read as the pages Javadoc publishes, a class's
 # or (package-info.java) a package's (java_project.py, formats/source/javadoc.py).
 JAVA_SUFFIXES = (".java",)
@@ -65,9 +68,7 @@ CONVERTED_SUFFIXES += RUST_SUFFIXES + TYPESCRIPT_SUFFIXES + GO_SUFFIXES + JAVA_S
 # C and C++ headers: the pages Doxygen makes of them, only in a tree holding a Doxyfile that
 # names them (packages/doxygen_project.py, formats/source/doxygen.py); else code, no page.
 C_HEADER_SUFFIXES = (".h", ".hh", ".hpp", ".hxx", ".h++")
-CONVERTED_SUFFIXES += C_HEADER_SUFFIXES + JAVASCRIPT_SUFFIXES
-# Code that a saved HTML site may hold beside its pages: no sign of markdown sources.
-_CODE_BESIDE_A_SITE = TYPESCRIPT_SUFFIXES + JAVASCRIPT_SUFFIXES + JAVA_SUFFIXES + C_HEADER_SUFFIXES
+CONVERTED_SUFFIXES += C_HEADER_SUFFIXES + JAVASCRIPT_SUFFIXES + PYTHON_SUFFIXES
 # Every file the builder reads as a page.
 SOURCE_SUFFIXES = MARKDOWN_SUFFIXES + PDF_SUFFIXES + CONVERTED_SUFFIXES
 # A concatenation of pages (`llms-full.txt`, `NAME.llms-full.txt`): read as markdown, then split
@@ -95,6 +96,11 @@ class Entry:
     skip: str | None = None  # why it is left out (a warning): it is not a regular file
 
 
+# Code that may sit beside a saved HTML site without being its source.
+_CODE_BESIDE_SITES = TYPESCRIPT_SUFFIXES + JAVASCRIPT_SUFFIXES + JAVA_SUFFIXES + PYTHON_SUFFIXES
+_CODE_BESIDE_SITES += C_HEADER_SUFFIXES
+
+
 @dataclass(frozen=True)
 class Listing:
     markdown: tuple[Entry, ...]  # every .md/.mdx/.pdf file, sorted by path
@@ -106,10 +112,7 @@ class Listing:
         """Whether the listing holds markdown, reST or other pages than HTML (TypeScript,
         JavaScript, Java and C headers are code beside a saved site, not its source)."""
         return any(
-            not is_html(e.path)
-            and not e.path.lower().endswith(
-                TYPESCRIPT_SUFFIXES + JAVASCRIPT_SUFFIXES + JAVA_SUFFIXES
-            )
+            not is_html(e.path) and not e.path.lower().endswith(_CODE_BESIDE_SITES)
             for e in self.markdown
         )
 

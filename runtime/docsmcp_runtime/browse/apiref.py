@@ -128,19 +128,22 @@ class ApiRegistry:
                 found = self._keys.get(sep.join(parts[start:]))
                 if found:
                     return found
-        if "::" in key:
-            # A Rust path a crate re-exports (`tokio::spawn` is `tokio::task::spawn`): that
-            # crate's own entries of the name, the shortest path first.
-            parts = key.split("::")
-            crate = parts[0] + "::"
+        for sep in ("::", "."):
+            if sep not in key:
+                continue
+            # A path a crate or package re-exports (`tokio::spawn` is `tokio::task::spawn`,
+            # Python's `tqdm.tqdm` is `tqdm.std.tqdm`, `fire.Fire` `fire.core.Fire`): that
+            # crate's or package's own entries of the name, the shortest path first.
+            parts = key.split(sep)
+            crate = parts[0] + sep
             for start in range(1, len(parts)):
                 found = [
                     i
-                    for i in self._keys.get("::".join(parts[start:]), ())
+                    for i in self._keys.get(sep.join(parts[start:]), ())
                     if self._own[i].startswith(crate)
                 ]
                 if found:
-                    return sorted(found, key=lambda i: self._own[i].count("::"))
+                    return sorted(found, key=lambda i: self._own[i].count(sep))
         return []
 
     def known_names(self) -> list[str]:
