@@ -28,7 +28,7 @@ import ast
 import re
 from dataclasses import dataclass
 
-from docsmcp.sources.formats.rst import numpydoc
+from docsmcp.sources.formats.rst import napoleon, numpydoc
 from docsmcp.sources.formats.source.apidoc import (
     Sources,
     all_names,
@@ -146,7 +146,8 @@ def render(d: Directive, module: str, klass: str, sources: Sources) -> list[str]
         if not isinstance(node, ast.Module):
             return None
         out = [f".. py:module:: {target}", ""]
-        out += numpydoc.to_rest(docstring_lines(node), known_only=True)  # (its own headings)
+        body = numpydoc.to_rest(docstring_lines(node), known_only=True)  # (its own headings)
+        out += napoleon.to_rest(body, google_settings(sources))
         # Members with `:members:` (or the project's `autodoc_default_options`), as Sphinx:
         # Werkzeug's exceptions page got every class twice; NumPy's `:no-members:` pages, every
         # function under the docstring's last heading.
@@ -154,14 +155,16 @@ def render(d: Directive, module: str, klass: str, sources: Sources) -> list[str]
         for member in (
             _members(node, d.options, True) if listed and "no-members" not in d.options else []
         ):
-            out += ["", *_describe(member, "", method=False)]
+            out += ["", *_describe(member, "", method=False, google=google_settings(sources))]
     else:
         in_class = d.kind in ("method", "attribute", "property")
         name = target.rsplit(".", 1)[-1] if in_class else target
-        out = _describe(node, name, method=d.kind in ("method", "property"), kind=d.kind)
+        google = google_settings(sources)
+        out = _describe(node, name, d.kind in ("method", "property"), d.kind, google)
         if isinstance(node, ast.ClassDef) and "members" in d.options:
             for member in _members(node, d.options, module=False):
-                out += ["", *(INDENT + x if x else x for x in _describe(member, "", method=True))]
+                described = _describe(member, "", method=True, google=google)
+                out += ["", *(INDENT + x if x else x for x in described)]
     if d.content:
         out += ["", *(INDENT + x if x else x for x in d.content)]
     return [d.indent + x if x else x for x in out]
@@ -207,8 +210,22 @@ def _members(node: ast.ClassDef | ast.Module, options: dict[str, str], module: b
     return [d for d in found if not d.name.startswith("_") and (keep or ast.get_docstring(d))]
 
 
-def _describe(node: ast.AST, name: str, method: bool, kind: str = "") -> list[str]:
-    """`.. py:KIND:: name(signature)` and the docstring, indented under it."""
+def google_settings(sources: Sources) -> napoleon.Settings:
+    """The project's napoleon settings (its `conf.py`), read once."""
+    if sources.napoleon is None:
+        sources.napoleon = napoleon.settings(sources.docs_dir)
+    return sources.napoleon
+
+
+def _describe(
+    node: ast.AST,
+    name: str,
+    method: bool,
+    kind: str = "",
+    google: napoleon.Settings | None = None,
+) -> list[str]:
+    """`.. py:KIND:: name(signature)` and the docstring (its NumPy- and Google-style sections
+    as numpydoc and napoleon render them, the latter as `google` says), indented under it."""
     if isinstance(node, ast.ClassDef):
         kind = kind if kind in ("class", "exception") else "class"
     elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
@@ -224,6 +241,7 @@ def _describe(node: ast.AST, name: str, method: bool, kind: str = "") -> list[st
     # numpydoc's signature line and sections, as Sphinx renders them (numpydoc.py)
     written, body = numpydoc.split_signature(docstring_lines(node), node.name)
     body = numpydoc.to_rest(body)
+    body = napoleon.to_rest(body, google) if google is not None else body
     if kind not in ("attribute", "property", "data"):
         code = signature(node, drop_self=method or isinstance(node, ast.ClassDef))
         # (the code's return annotation stays: Scrapy's `join()` line over `-> Generator`)

@@ -23,9 +23,11 @@ import os
 import re
 from collections.abc import Iterator, Sequence
 from pathlib import Path
+from typing import Any
 
 from docsmcp.common.limits import MAX_FILE_BYTES
 from docsmcp.sources.discover import Refused, read_file
+from docsmcp.sources.formats.source import docstring_md
 
 # `::: pydantic.networks`; a bare word may also be a Docusaurus admonition (`::: note`).
 DIRECTIVE = re.compile(r"^:::[ \t]+([A-Za-z_][\w]*(?:\.[A-Za-z_]\w*)*)[ \t]*$")
@@ -53,6 +55,8 @@ class Sources:
         self.roots = roots
         self._modules: dict[str, tuple[ast.Module, str] | None] = {}
         self.default_members: bool | None = None  # autodoc.default_members, read once
+        self.napoleon: Any = None  # conf.py's napoleon settings (autodoc), read once
+        self.mkdocstrings: Any = None  # mkdocs.yml's docstring options (docstring_md), once
 
     def module(self, dotted: str) -> tuple[ast.Module, str] | None:
         """(tree, file path) of module `dotted`, or None."""
@@ -180,28 +184,31 @@ def render(identifier: str, sources: Sources) -> list[str] | None:
     if found is None:
         return None
     _, node = found
+    if sources.mkdocstrings is None:  # (the site's docstring_style, read once)
+        sources.mkdocstrings = docstring_md.site_options(sources.docs_dir)
+    options = sources.mkdocstrings
     out: list[str] = []
     if isinstance(node, ast.Module):
         out += [f"## `{identifier}`", ""]
-        out += docstring_lines(node)
+        out += docstring_md.render(node, options)
         for member in _public(node, module=True):
-            out += _object(member, 3, identifier)
+            out += _object(member, 3, identifier, options)
             if isinstance(member, ast.ClassDef):  # its members too, as mkdocstrings shows
                 for method in _public(member, module=False):  # (Textual's `::: textual.app`)
-                    out += _object(method, 4, f"{identifier}.{member.name}")
+                    out += _object(method, 4, f"{identifier}.{member.name}", options)
     else:
-        out += _object(node, 2, identifier.rsplit(".", 1)[0])
+        out += _object(node, 2, identifier.rsplit(".", 1)[0], options)
         if isinstance(node, ast.ClassDef):
             for member in _public(node, module=False):
-                out += _object(member, 3, identifier)
+                out += _object(member, 3, identifier, options)
     return out
 
 
-def _object(node: ast.AST, level: int, parent: str) -> list[str]:
+def _object(node: ast.AST, level: int, parent: str, options: docstring_md.Options) -> list[str]:
     if not isinstance(node, _Def):
         return []
     out = [f"{'#' * level} `{parent}.{node.name}`", "", "```python", _signature(node), "```", ""]
-    return out + docstring_lines(node)
+    return out + docstring_md.render(node, options)
 
 
 def docstring_lines(node: ast.AST) -> list[str]:
