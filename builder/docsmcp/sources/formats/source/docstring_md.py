@@ -259,7 +259,7 @@ def _admonition(section: googledoc.Section) -> list[str]:
     kind = "-".join(section.title.lower().split())
     title = section.heading or section.title
     head = f"!!! {kind}" if title.lower() == kind else f'!!! {kind} "{title}"'
-    return [head, "", *("    " + x if x else "" for x in section.body)]
+    return [head, *("    " + x if x else "" for x in section.body)]
 
 
 def _examples(body: list[str]) -> list[str]:

@@ -67,7 +67,7 @@ _FENCE = re.compile(r"^[ \t]*(`{3,}|~{3,})")
 _TYPED = re.compile(r"^(.*?)\s*\((.*)\)$")
 # A returned value's type written bare: no space outside brackets but around `|` (`int`,
 # `dict[str, Any]`, `str | None`, `` :class:`Foo` ``).
-_BARE_TYPE = re.compile(r"^[\w.`~:*\-]+(?:\s*\|\s*[\w.`~:*\-]+)*$")
+_BARE_TYPE = re.compile(r"^[\w.`~:*\[\]-]+(?:\s*\|\s*[\w.`~:*\[\]-]+)*$")
 _ROLE = re.compile(r":[\w:.+-]+:`[^`]*`")
 MAX_LINES = 2000  # docstring lines read for sections, at most (the rest stays text)
 
@@ -276,7 +276,7 @@ def split_colon(line: str) -> tuple[str, str] | None:
             depth += 1
         elif ch in ")]}":
             depth = max(depth - 1, 0)
-        elif ch == ":" and depth == 0 and line[i + 1 : i + 2] != ":":
+        elif ch == ":" and depth == 0 and ":" not in (line[i + 1 : i + 2], line[i - 1 : i]):
             return line[:i].rstrip(), line[i + 1 :].strip()
         i += 1
     return None
