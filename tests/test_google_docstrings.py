@@ -179,3 +179,48 @@ def test_without_napoleon_sphinx_shows_the_docstring_as_written(tmp_path: Path) 
     bundle = _sphinx_site(tmp_path, 'extensions = ["sphinx.ext.autodoc"]\n')
     text = page_texts(bundle)["client.rst"]
     assert "Parameters:\n- **key**" not in text and "key: The key to read." in text
+
+
+APP_SOURCE = '''
+class App:
+    """The application."""
+
+    def __init__(self, debug: bool = False, max_body: int | None = 1000) -> None:
+        """Make an application.
+
+        Args:
+            debug: Whether to show tracebacks.
+            max_body: The largest request body, in bytes.
+        """
+
+    def run(self) -> None:
+        """Serve until stopped."""
+
+    def _private(self) -> None:
+        """Not shown."""
+'''
+
+
+def test_automodule_members_document_classes_members_and_init(tmp_path: Path) -> None:
+    """Litestar's `.. automodule:: litestar.app` with `:members:` and conf.py's
+    `special-members: __init__`: Sphinx shows `Litestar`'s methods and its `__init__`, whose
+    `Args:` are the application's parameters (the page had the class's summary only)."""
+    conf = 'extensions = ["sphinx.ext.autodoc", "sphinx.ext.napoleon"]\n'
+    conf += 'autodoc_default_options = {"special-members": "__init__", "members": True}\n'
+    repo = write_tree(
+        tmp_path / "repo",
+        {
+            "docs/conf.py": conf,
+            "docs/index.rst": "Acme\n====\n\n.. toctree::\n\n   app\n",
+            "docs/app.rst": "app\n===\n\n.. automodule:: acme.app\n    :members:\n",
+            "src/acme/__init__.py": "",
+            "src/acme/app.py": APP_SOURCE,
+        },
+    )
+    bundle = build_bundle(repo / "docs", tmp_path / "idx", "--api-source", repo / "src")
+    text = page_texts(bundle)["app.rst"]
+    assert "Serve until stopped." in text and "Not shown." not in text
+    assert "- **max_body** – The largest request body, in bytes." in text
+    with McpSession(bundle) as s:
+        init = s.call("get_api_reference", {"method": "acme.app.App.__init__"}).content[0].text
+    assert '"name":"max_body","type":"int | None"' in init and "largest request body" in init

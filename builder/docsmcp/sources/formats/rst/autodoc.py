@@ -152,17 +152,27 @@ def render(d: Directive, module: str, klass: str, sources: Sources) -> list[str]
         # Werkzeug's exceptions page got every class twice; NumPy's `:no-members:` pages, every
         # function under the docstring's last heading.
         listed = "members" in d.options or default_members(sources)
+        google = google_settings(sources)
+        special = special_members(sources, d.options)
         for member in (
             _members(node, d.options, True) if listed and "no-members" not in d.options else []
         ):
-            out += ["", *_describe(member, "", method=False, google=google_settings(sources))]
+            out += ["", *_describe(member, "", method=False, google=google)]
+            # A class's own members too when all members are asked for, as Sphinx passes the
+            # options on (Litestar's `automodule:: litestar.app` showed `Litestar` without its
+            # methods and the `__init__` whose `Args:` hold its parameters).
+            if isinstance(member, ast.ClassDef) and not d.options.get("members", "").strip():
+                for inner in _members(member, d.options, module=False, special=special):
+                    described = _describe(inner, "", method=True, google=google)
+                    out += ["", *(INDENT + x if x else x for x in described)]
     else:
         in_class = d.kind in ("method", "attribute", "property")
         name = target.rsplit(".", 1)[-1] if in_class else target
         google = google_settings(sources)
         out = _describe(node, name, d.kind in ("method", "property"), d.kind, google)
         if isinstance(node, ast.ClassDef) and "members" in d.options:
-            for member in _members(node, d.options, module=False):
+            special = special_members(sources, d.options)
+            for member in _members(node, d.options, module=False, special=special):
                 described = _describe(member, "", method=True, google=google)
                 out += ["", *(INDENT + x if x else x for x in described)]
     if d.content:
@@ -186,6 +196,27 @@ def default_members(sources: Sources) -> bool:
     return sources.default_members
 
 
+_SPECIAL_MEMBERS = re.compile(
+    r"autodoc_default_options\s*=\s*\{[^}]*['\"]special-members['\"]\s*:\s*(?:['\"]([^'\"]*)['\"]|True)"
+)
+
+
+def special_members(sources: Sources, options: dict[str, str]) -> frozenset[str] | None:
+    """The special members (`__init__`) to document: the directive's `:special-members:`, else
+    the project's `autodoc_default_options` (an empty set: all of them); None: none."""
+    if "special-members" in options:
+        return frozenset(x.strip() for x in options["special-members"].split(",") if x.strip())
+    if sources.special_members is None:  # (read once: a 1-tuple, its value None for none)
+        try:
+            text = (sources.docs_dir / "conf.py").read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            text = ""
+        m = _SPECIAL_MEMBERS.search(text[:200_000])
+        names = (m.group(1) or "").split(",") if m else []
+        sources.special_members = (frozenset(x.strip() for x in names if x.strip()) if m else None,)
+    return sources.special_members[0]
+
+
 def _prefixes(kind: str, target: str, module: str, klass: str) -> list[str]:
     """Where `target` may be: as written, in the current class (a member), in the module."""
     out = [""]
@@ -198,7 +229,12 @@ def _prefixes(kind: str, target: str, module: str, klass: str) -> list[str]:
     return out
 
 
-def _members(node: ast.ClassDef | ast.Module, options: dict[str, str], module: bool) -> list:
+def _members(
+    node: ast.ClassDef | ast.Module,
+    options: dict[str, str],
+    module: bool,
+    special: frozenset[str] | None = None,
+) -> list:
     listed = [m.strip() for m in options.get("members", "").split(",") if m.strip()]
     found = defs(node)
     if listed:
@@ -207,7 +243,18 @@ def _members(node: ast.ClassDef | ast.Module, options: dict[str, str], module: b
     if module and (names := all_names(node)) is not None:
         return [d for d in found if d.name in names]
     keep = "undoc-members" in options
-    return [d for d in found if not d.name.startswith("_") and (keep or ast.get_docstring(d))]
+    return [
+        d
+        for d in found
+        if (keep or ast.get_docstring(d))
+        and (not d.name.startswith("_") or _is_special(d.name, special))
+    ]
+
+
+def _is_special(name: str, special: frozenset[str] | None) -> bool:
+    """Whether `name` is a special member (`__init__`) that `special` asks for."""
+    dunder = len(name) > 4 and name.startswith("__") and name.endswith("__")
+    return dunder and special is not None and (not special or name in special)
 
 
 def google_settings(sources: Sources) -> napoleon.Settings:

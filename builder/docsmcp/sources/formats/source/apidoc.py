@@ -55,6 +55,7 @@ class Sources:
         self.roots = roots
         self._modules: dict[str, tuple[ast.Module, str] | None] = {}
         self.default_members: bool | None = None  # autodoc.default_members, read once
+        self.special_members: tuple[frozenset[str] | None] | None = None  # autodoc's, once
         self.napoleon: Any = None  # conf.py's napoleon settings (autodoc), read once
         self.mkdocstrings: Any = None  # mkdocs.yml's docstring options (docstring_md), once
 
