@@ -158,11 +158,13 @@ def render(d: Directive, module: str, klass: str, sources: Sources) -> list[str]
             _members(node, d.options, True) if listed and "no-members" not in d.options else []
         ):
             out += ["", *_describe(member, "", method=False, google=google)]
-            # A class's own members too when all members are asked for, as Sphinx passes the
-            # options on (Litestar's `automodule:: litestar.app` showed `Litestar` without its
+            # A class's own documented members too, as Sphinx documents a module's members
+            # with all of theirs (`generate(all_members=True)`), special ones as the options
+            # say (Litestar's `automodule:: litestar.app` showed `Litestar` without its
             # methods and the `__init__` whose `Args:` hold its parameters).
-            if isinstance(member, ast.ClassDef) and not d.options.get("members", "").strip():
-                for inner in _members(member, d.options, module=False, special=special):
+            if isinstance(member, ast.ClassDef):
+                inner_options = {k: v for k, v in d.options.items() if k != "members"}
+                for inner in _members(member, inner_options, module=False, special=special):
                     described = _describe(inner, "", method=True, google=google)
                     out += ["", *(INDENT + x if x else x for x in described)]
     else:
