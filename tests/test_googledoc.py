@@ -172,3 +172,18 @@ def test_any_docstring_parses_and_renders(lines: list[str], blank: bool, anyadm:
         for section_style in ("table", "list"):
             rendered = docstring_md.render(node, docstring_md.Options(style, section_style))
             assert all(isinstance(x, str) for x in rendered)
+
+
+def test_site_options_from_mkdocs_yml(tmp_path) -> None:
+    (tmp_path / "docs").mkdir()
+    config = tmp_path / "mkdocs.yml"
+    config.write_text(
+        "plugins:\n  - mkdocstrings:\n      handlers:\n        python:\n          options:\n"
+        "            docstring_style: numpy\n            docstring_section_style: list\n"
+    )
+    assert docstring_md.site_options(tmp_path / "docs") == docstring_md.Options("numpy", "list")
+    # a style of another type, an unknown one, a file that is no YAML: no error, no parsing
+    assert docstring_md.options_from({"docstring_style": ["google"]}).style == ""
+    assert docstring_md.options_from({"docstring_style": "restructured"}).style == ""
+    config.write_text("plugins: [\n")
+    assert docstring_md.site_options(tmp_path / "docs") == docstring_md.Options()

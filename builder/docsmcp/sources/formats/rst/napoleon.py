@@ -92,7 +92,7 @@ def _section(section: googledoc.Section, config: Settings) -> list[str]:
         return numpydoc.return_fields(_entries(section))
     if kind == googledoc.RAISES:
         return numpydoc.raise_fields(_entries(section))
-    if section.items or kind != googledoc.ADMONITION and kind != googledoc.EXAMPLES:
+    if section.items or kind not in (googledoc.ADMONITION, googledoc.EXAMPLES):
         return [f".. rubric:: {title}", "", *numpydoc.listed(_entries(section))]
     body = [_INDENT + x if x else "" for x in section.body]
     key = " ".join(title.lower().split())

@@ -80,7 +80,8 @@ def options_from(options: dict) -> Options:
     style = options.get("docstring_style", "google")
     section = options.get("docstring_section_style", "table")
     return Options(
-        style=style if style in STYLES else "",  # (null: no parsing, the text as written)
+        # (null: no parsing, the text as written; a value of another type is no style)
+        style=style if isinstance(style, str) and style in STYLES else "",
         section_style="list" if section == "list" else "table",
     )
 
