@@ -224,3 +224,20 @@ def test_automodule_members_document_classes_members_and_init(tmp_path: Path) ->
     with McpSession(bundle) as s:
         init = s.call("get_api_reference", {"method": "acme.app.App.__init__"}).content[0].text
     assert '"name":"max_body","type":"int | None"' in init and "largest request body" in init
+
+
+def test_merge_init_into_class_shows_init_in_the_class(tmp_path: Path) -> None:
+    """pydantic's mkdocs.yml: `merge_init_into_class: true` and `ignore_init_summary`: the
+    class shows its `__init__`'s docstring (less its summary line) and parameters, and no
+    `__init__` of its own; an `@overload` stub gives no type or default."""
+    stub = "    @overload\n    def __init__(self, debug: int = ...) -> None: ...\n\n"
+    source = APP_SOURCE.replace("    def __init__", stub + "    def __init__")
+    options = "          options:\n            merge_init_into_class: true\n"
+    options += "            docstring_options:\n              ignore_init_summary: true\n"
+    repo_text = page_texts(
+        _mkdocs_site(tmp_path, "from typing import overload\n" + source, options)
+    )
+    text = repo_text["api.md"]
+    assert "`acme.client.App.__init__`" not in text and "Make an application." not in text
+    assert "The application.\n\n**Parameters:**" in text
+    assert "| `debug` | `bool` | Whether to show tracebacks. | `False` |" in text

@@ -195,12 +195,12 @@ def render(identifier: str, sources: Sources) -> list[str] | None:
         for member in _public(node, module=True):
             out += _object(member, 3, identifier, options)
             if isinstance(member, ast.ClassDef):  # its members too, as mkdocstrings shows
-                for method in _public(member, module=False):  # (Textual's `::: textual.app`)
+                for method in _public(member, False, options.merge_init):  # (Textual's app)
                     out += _object(method, 4, f"{identifier}.{member.name}", options)
     else:
         out += _object(node, 2, identifier.rsplit(".", 1)[0], options)
         if isinstance(node, ast.ClassDef):
-            for member in _public(node, module=False):
+            for member in _public(node, False, options.merge_init):
                 out += _object(member, 3, identifier, options)
     return out
 
@@ -319,14 +319,16 @@ def decorated(node: ast.AST, *names: str) -> bool:
     return False
 
 
-def _public(node: ast.ClassDef | ast.Module, module: bool) -> list[_Def]:
+def _public(node: ast.ClassDef | ast.Module, module: bool, merged: bool = False) -> list[_Def]:
+    """The members mkdocstrings shows by default; a class's `__init__` unless `merged` into
+    the class (`merge_init_into_class`)."""
     found = defs(node)
     if module:
         listed = all_names(node)
         if listed is not None:
             return [d for d in found if d.name in listed]
         return [d for d in found if not d.name.startswith("_")]
-    return [d for d in found if not d.name.startswith("_") or d.name == "__init__"]
+    return [d for d in found if not d.name.startswith("_") or (d.name == "__init__" and not merged)]
 
 
 def all_names(node: ast.AST) -> set[str] | None:

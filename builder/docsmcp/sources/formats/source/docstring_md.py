@@ -58,6 +58,8 @@ class Options:
 
     style: str = "google"
     section_style: str = "table"
+    merge_init: bool = False  # merge_init_into_class: `__init__`'s docstring in its class's
+    ignore_init_summary: bool = False  # docstring_options: without `__init__`'s first line
 
 
 def site_options(docs_dir: Path) -> Options:
@@ -79,10 +81,14 @@ def options_from(options: dict) -> Options:
     """Options from a mapping of mkdocstrings' option names (a site's or a directive's)."""
     style = options.get("docstring_style", "google")
     section = options.get("docstring_section_style", "table")
+    parsing = options.get("docstring_options")
     return Options(
         # (null: no parsing, the text as written; a value of another type is no style)
         style=style if isinstance(style, str) and style in STYLES else "",
         section_style="list" if section == "list" else "table",
+        merge_init=options.get("merge_init_into_class") is True,
+        ignore_init_summary=isinstance(parsing, dict)
+        and parsing.get("ignore_init_summary") is True,
     )
 
 
@@ -90,7 +96,12 @@ def render(node: ast.AST, options: Options) -> list[str]:
     """The docstring of `node` as mkdocstrings shows it, as lines (and a blank line); []."""
     if not isinstance(node, (ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef, ast.Module)):
         return []
-    text = ast.get_docstring(node, clean=True)
+    text = ast.get_docstring(node, clean=True) or ""
+    init = init_of(node) if options.merge_init else None
+    if init is not None and (more := ast.get_docstring(init, clean=True)):
+        if options.ignore_init_summary:  # (griffe: the summary line and the blank after it)
+            more = "\n".join(more.split("\n")[2:])
+        text = f"{text}\n\n{more}".strip("\n")
     if not text:
         return []
     lines = text.split("\n")
@@ -283,15 +294,25 @@ def _examples(body: list[str]) -> list[str]:
     return out + (["```"] if in_example else [])
 
 
+def init_of(node: ast.AST) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
+    """A class's own `__init__` (its implementation, not a `@overload` stub: TypeAdapter's
+    stubs default every argument to `...`), else None."""
+    if not isinstance(node, ast.ClassDef):
+        return None
+    inits = [
+        d
+        for d in node.body
+        if isinstance(d, ast.FunctionDef | ast.AsyncFunctionDef) and d.name == "__init__"
+    ]
+    real = [d for d in inits if not any(_unparse(x).endswith("overload") for x in d.decorator_list)]
+    return (real or inits or [None])[-1]
+
+
 def _arguments(node: ast.AST) -> dict[str, tuple[str, str | None]]:
     """name -> (annotation, default or None) of a function's parameters, or of a class's
     `__init__` (what mkdocstrings fills a parameter's type and default from)."""
     if isinstance(node, ast.ClassDef):
-        node = next(
-            (d for d in node.body if isinstance(d, ast.FunctionDef | ast.AsyncFunctionDef)
-             and d.name == "__init__"),
-            None,
-        )  # fmt: skip
+        node = init_of(node)
     if not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
         return {}
     a = node.args
