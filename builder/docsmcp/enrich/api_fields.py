@@ -106,6 +106,8 @@ _FIELD_COLUMNS = {"field", "fields", "property", "properties", "prop", "attribut
 _METHOD_COLUMNS = {"parameter", "parameters", "param", "params", "argument", "arguments", "arg"}
 _TYPE_COLUMNS = {"type", "types", "data type", "datatype", "value type", "kind", "schema"}
 _REQUIRED_COLUMNS = {"required", "required?", "req", "req.", "optional", "optional?", "mandatory"}
+# mkdocstrings' "Default" column: *required*, or the default value (so the parameter is optional).
+_DEFAULT_COLUMNS = {"default", "default value", "defaults"}
 _DESCRIPTION_COLUMNS = {"description", "desc", "details", "meaning", "purpose", "notes", "summary"}
 _TRUE_MARKS = {"yes", "y", "true", "required", "✔", "✔️", "✓", "✅", "mandatory", "always"}
 _FALSE_MARKS = {
@@ -368,7 +370,7 @@ def _parse_table(lines: list[str], block: Block) -> _Table | None:
     if block.start >= len(lines):
         return None
     header = [_norm_word(c) for c in _cells(lines[block.start])]
-    name_col = type_col = req_col = desc_col = -1
+    name_col = type_col = req_col = desc_col = default_col = -1
     for k, h in enumerate(header):
         if name_col < 0 and h in _NAME_COLUMNS:
             name_col = k
@@ -378,6 +380,8 @@ def _parse_table(lines: list[str], block: Block) -> _Table | None:
             req_col = k
         elif desc_col < 0 and h in _DESCRIPTION_COLUMNS:
             desc_col = k
+        elif default_col < 0 and h in _DEFAULT_COLUMNS:
+            default_col = k
     if name_col < 0 or type_col < 0:
         return None
     negate = req_col >= 0 and header[req_col].startswith("optional")
@@ -403,6 +407,8 @@ def _parse_table(lines: list[str], block: Block) -> _Table | None:
             required = not required
         if required is None:
             required = _optional_hint(type_, desc)
+        if required is None and default_col >= 0 and (default := clean_inline(cell(default_col))):
+            required = default.lower().strip(" .") == "required"
         if required is None and name.endswith("?"):
             required = False
         params.append(Parameter(name, type_, required, desc))

@@ -28,7 +28,7 @@ import ast
 import re
 from dataclasses import dataclass
 
-from docsmcp.sources.formats.rst import numpydoc
+from docsmcp.sources.formats.rst import napoleon, numpydoc
 from docsmcp.sources.formats.source.apidoc import (
     Sources,
     all_names,
@@ -146,22 +146,37 @@ def render(d: Directive, module: str, klass: str, sources: Sources) -> list[str]
         if not isinstance(node, ast.Module):
             return None
         out = [f".. py:module:: {target}", ""]
-        out += numpydoc.to_rest(docstring_lines(node), known_only=True)  # (its own headings)
+        body = numpydoc.to_rest(docstring_lines(node), known_only=True)  # (its own headings)
+        out += napoleon.to_rest(body, google_settings(sources))
         # Members with `:members:` (or the project's `autodoc_default_options`), as Sphinx:
         # Werkzeug's exceptions page got every class twice; NumPy's `:no-members:` pages, every
         # function under the docstring's last heading.
         listed = "members" in d.options or default_members(sources)
+        google = google_settings(sources)
+        special = special_members(sources, d.options)
         for member in (
             _members(node, d.options, True) if listed and "no-members" not in d.options else []
         ):
-            out += ["", *_describe(member, "", method=False)]
+            out += ["", *_describe(member, "", method=False, google=google)]
+            # A class's own documented members too, as Sphinx documents a module's members
+            # with all of theirs (`generate(all_members=True)`), special ones as the options
+            # say (Litestar's `automodule:: litestar.app` showed `Litestar` without its
+            # methods and the `__init__` whose `Args:` hold its parameters).
+            if isinstance(member, ast.ClassDef):
+                inner_options = {k: v for k, v in d.options.items() if k != "members"}
+                for inner in _members(member, inner_options, module=False, special=special):
+                    described = _describe(inner, "", method=True, google=google)
+                    out += ["", *(INDENT + x if x else x for x in described)]
     else:
         in_class = d.kind in ("method", "attribute", "property")
         name = target.rsplit(".", 1)[-1] if in_class else target
-        out = _describe(node, name, method=d.kind in ("method", "property"), kind=d.kind)
+        google = google_settings(sources)
+        out = _describe(node, name, d.kind in ("method", "property"), d.kind, google)
         if isinstance(node, ast.ClassDef) and "members" in d.options:
-            for member in _members(node, d.options, module=False):
-                out += ["", *(INDENT + x if x else x for x in _describe(member, "", method=True))]
+            special = special_members(sources, d.options)
+            for member in _members(node, d.options, module=False, special=special):
+                described = _describe(member, "", method=True, google=google)
+                out += ["", *(INDENT + x if x else x for x in described)]
     if d.content:
         out += ["", *(INDENT + x if x else x for x in d.content)]
     return [d.indent + x if x else x for x in out]
@@ -183,6 +198,27 @@ def default_members(sources: Sources) -> bool:
     return sources.default_members
 
 
+_SPECIAL_MEMBERS = re.compile(
+    r"autodoc_default_options\s*=\s*\{[^}]*['\"]special-members['\"]\s*:\s*(?:['\"]([^'\"]*)['\"]|True)"
+)
+
+
+def special_members(sources: Sources, options: dict[str, str]) -> frozenset[str] | None:
+    """The special members (`__init__`) to document: the directive's `:special-members:`, else
+    the project's `autodoc_default_options` (an empty set: all of them); None: none."""
+    if "special-members" in options:
+        return frozenset(x.strip() for x in options["special-members"].split(",") if x.strip())
+    if sources.special_members is None:  # (read once: a 1-tuple, its value None for none)
+        try:
+            text = (sources.docs_dir / "conf.py").read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            text = ""
+        m = _SPECIAL_MEMBERS.search(text[:200_000])
+        names = (m.group(1) or "").split(",") if m else []
+        sources.special_members = (frozenset(x.strip() for x in names if x.strip()) if m else None,)
+    return sources.special_members[0]
+
+
 def _prefixes(kind: str, target: str, module: str, klass: str) -> list[str]:
     """Where `target` may be: as written, in the current class (a member), in the module."""
     out = [""]
@@ -195,7 +231,12 @@ def _prefixes(kind: str, target: str, module: str, klass: str) -> list[str]:
     return out
 
 
-def _members(node: ast.ClassDef | ast.Module, options: dict[str, str], module: bool) -> list:
+def _members(
+    node: ast.ClassDef | ast.Module,
+    options: dict[str, str],
+    module: bool,
+    special: frozenset[str] | None = None,
+) -> list:
     listed = [m.strip() for m in options.get("members", "").split(",") if m.strip()]
     found = defs(node)
     if listed:
@@ -204,11 +245,36 @@ def _members(node: ast.ClassDef | ast.Module, options: dict[str, str], module: b
     if module and (names := all_names(node)) is not None:
         return [d for d in found if d.name in names]
     keep = "undoc-members" in options
-    return [d for d in found if not d.name.startswith("_") and (keep or ast.get_docstring(d))]
+    return [
+        d
+        for d in found
+        if (keep or ast.get_docstring(d))
+        and (not d.name.startswith("_") or _is_special(d.name, special))
+    ]
 
 
-def _describe(node: ast.AST, name: str, method: bool, kind: str = "") -> list[str]:
-    """`.. py:KIND:: name(signature)` and the docstring, indented under it."""
+def _is_special(name: str, special: frozenset[str] | None) -> bool:
+    """Whether `name` is a special member (`__init__`) that `special` asks for."""
+    dunder = len(name) > 4 and name.startswith("__") and name.endswith("__")
+    return dunder and special is not None and (not special or name in special)
+
+
+def google_settings(sources: Sources) -> napoleon.Settings:
+    """The project's napoleon settings (its `conf.py`), read once."""
+    if sources.napoleon is None:
+        sources.napoleon = napoleon.settings(sources.docs_dir)
+    return sources.napoleon
+
+
+def _describe(
+    node: ast.AST,
+    name: str,
+    method: bool,
+    kind: str = "",
+    google: napoleon.Settings | None = None,
+) -> list[str]:
+    """`.. py:KIND:: name(signature)` and the docstring (its NumPy- and Google-style sections
+    as numpydoc and napoleon render them, the latter as `google` says), indented under it."""
     if isinstance(node, ast.ClassDef):
         kind = kind if kind in ("class", "exception") else "class"
     elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
@@ -224,6 +290,7 @@ def _describe(node: ast.AST, name: str, method: bool, kind: str = "") -> list[st
     # numpydoc's signature line and sections, as Sphinx renders them (numpydoc.py)
     written, body = numpydoc.split_signature(docstring_lines(node), node.name)
     body = numpydoc.to_rest(body)
+    body = napoleon.to_rest(body, google) if google is not None else body
     if kind not in ("attribute", "property", "data"):
         code = signature(node, drop_self=method or isinstance(node, ast.ClassDef))
         # (the code's return annotation stays: Scrapy's `join()` line over `-> Generator`)

@@ -58,7 +58,7 @@ _KNOWN = _PARAMS | _RETURNS | _RAISES | _LISTS | _WARNINGS | {
 def is_numpydoc(lines: list[str], known_only: bool = False) -> bool:
     """Whether the docstring `lines` (dedented) hold a numpydoc section: a title line at the
     left margin over a line of dashes (`known_only`: one of numpydoc's own titles)."""
-    return any(_is_title(lines, i, known_only) for i in range(len(lines) - 1))
+    return any(is_title(lines, i, known_only) for i in range(len(lines) - 1))
 
 
 def split_signature(lines: list[str], name: str) -> tuple[str | None, list[str]]:
@@ -91,10 +91,10 @@ def to_rest(lines: list[str], known_only: bool = False) -> list[str]:
     out: list[str] = []
     i = 0
     while i < len(lines):
-        if i + 1 < len(lines) and _is_title(lines, i, known_only):
+        if i + 1 < len(lines) and is_title(lines, i, known_only):
             title = lines[i].strip()
             j = i + 2
-            while j < len(lines) and not (j + 1 < len(lines) and _is_title(lines, j)):
+            while j < len(lines) and not (j + 1 < len(lines) and is_title(lines, j)):
                 j += 1
             body = lines[i + 2 : j]
             while body and not body[-1].strip():
@@ -114,7 +114,7 @@ def to_rest(lines: list[str], known_only: bool = False) -> list[str]:
     return out
 
 
-def _is_title(lines: list[str], i: int, known_only: bool = False) -> bool:
+def is_title(lines: list[str], i: int, known_only: bool = False) -> bool:
     return (
         bool(_UNDERLINE.match(lines[i + 1]))
         and bool(_TITLE.match(lines[i]))
@@ -127,22 +127,22 @@ def _is_title(lines: list[str], i: int, known_only: bool = False) -> bool:
 def _section(title: str, body: list[str]) -> list[str]:
     key = " ".join(title.lower().split())
     if key in _PARAMS:
-        return _params(_entries(body))
+        return param_fields(entries(body))
     if key in _RETURNS:
-        return _returns(_entries(body, typed_alone=True))
+        return return_fields(entries(body, typed_alone=True))
     if key in _RAISES:
-        return _raises(_entries(body, typed_alone=True))
+        return raise_fields(entries(body, typed_alone=True))
     if key == _SEE_ALSO:
         return _see_also(body)
     if key in _LISTS:
         typed_alone = key in ("yields", "yield", "receives", "warns")
-        return [f".. rubric:: {title}", "", *_listed(_entries(body, typed_alone))]
+        return [f".. rubric:: {title}", "", *listed(entries(body, typed_alone))]
     if key in _WARNINGS:
         return [".. warning::", "", *(_INDENT + x if x.strip() else "" for x in _dedent(body))]
     return [f".. rubric:: {title}", "", *_dedent(body)]
 
 
-def _entries(body: list[str], typed_alone: bool = False) -> list[tuple[str, str, list[str]]]:
+def entries(body: list[str], typed_alone: bool = False) -> list[tuple[str, str, list[str]]]:
     """(name, type, description lines) of each `name : type` line at the margin and the
     indented lines under it. `typed_alone`: a line without ` : ` is a type (Returns, Raises),
     else a name."""
@@ -174,7 +174,7 @@ def _escape(name: str) -> str:
     return name.replace("*", r"\*")
 
 
-def _params(entries: list[tuple[str, str, list[str]]]) -> list[str]:
+def param_fields(entries: list[tuple[str, str, list[str]]]) -> list[str]:
     out: list[str] = []
     for name, type_, desc in entries:
         field = _escape(name)
@@ -185,7 +185,7 @@ def _params(entries: list[tuple[str, str, list[str]]]) -> list[str]:
     return out
 
 
-def _returns(entries: list[tuple[str, str, list[str]]]) -> list[str]:
+def return_fields(entries: list[tuple[str, str, list[str]]]) -> list[str]:
     if len(entries) == 1:
         name, type_, desc = entries[0]
         head = f"**{_escape(name)}** – " if name else ""
@@ -195,10 +195,10 @@ def _returns(entries: list[tuple[str, str, list[str]]]) -> list[str]:
             out.append(_INDENT + (head + lines[0]).rstrip())
             out += [_INDENT + x if x else "" for x in lines[1:]]
         return out + ([f":rtype: {type_}"] if type_ else [])
-    return [":returns:", "", *(_INDENT + x if x else "" for x in _listed(entries))]
+    return [":returns:", "", *(_INDENT + x if x else "" for x in listed(entries))]
 
 
-def _raises(entries: list[tuple[str, str, list[str]]]) -> list[str]:
+def raise_fields(entries: list[tuple[str, str, list[str]]]) -> list[str]:
     out: list[str] = []
     for name, type_, desc in entries:
         for error in (name or type_).split(","):
@@ -208,7 +208,7 @@ def _raises(entries: list[tuple[str, str, list[str]]]) -> list[str]:
     return out
 
 
-def _listed(entries: list[tuple[str, str, list[str]]]) -> list[str]:
+def listed(entries: list[tuple[str, str, list[str]]]) -> list[str]:
     """A bullet list of `**name** (type) – text` items."""
     out: list[str] = []
     for name, type_, desc in entries:

@@ -23,9 +23,11 @@ import os
 import re
 from collections.abc import Iterator, Sequence
 from pathlib import Path
+from typing import Any
 
 from docsmcp.common.limits import MAX_FILE_BYTES
 from docsmcp.sources.discover import Refused, read_file
+from docsmcp.sources.formats.source import docstring_md
 
 # `::: pydantic.networks`; a bare word may also be a Docusaurus admonition (`::: note`).
 DIRECTIVE = re.compile(r"^:::[ \t]+([A-Za-z_][\w]*(?:\.[A-Za-z_]\w*)*)[ \t]*$")
@@ -53,6 +55,9 @@ class Sources:
         self.roots = roots
         self._modules: dict[str, tuple[ast.Module, str] | None] = {}
         self.default_members: bool | None = None  # autodoc.default_members, read once
+        self.special_members: tuple[frozenset[str] | None] | None = None  # autodoc's, once
+        self.napoleon: Any = None  # conf.py's napoleon settings (autodoc), read once
+        self.mkdocstrings: Any = None  # mkdocs.yml's docstring options (docstring_md), once
 
     def module(self, dotted: str) -> tuple[ast.Module, str] | None:
         """(tree, file path) of module `dotted`, or None."""
@@ -180,28 +185,31 @@ def render(identifier: str, sources: Sources) -> list[str] | None:
     if found is None:
         return None
     _, node = found
+    if sources.mkdocstrings is None:  # (the site's docstring_style, read once)
+        sources.mkdocstrings = docstring_md.site_options(sources.docs_dir)
+    options = sources.mkdocstrings
     out: list[str] = []
     if isinstance(node, ast.Module):
         out += [f"## `{identifier}`", ""]
-        out += docstring_lines(node)
+        out += docstring_md.render(node, options)
         for member in _public(node, module=True):
-            out += _object(member, 3, identifier)
+            out += _object(member, 3, identifier, options)
             if isinstance(member, ast.ClassDef):  # its members too, as mkdocstrings shows
-                for method in _public(member, module=False):  # (Textual's `::: textual.app`)
-                    out += _object(method, 4, f"{identifier}.{member.name}")
+                for method in _public(member, False, options.merge_init):  # (Textual's app)
+                    out += _object(method, 4, f"{identifier}.{member.name}", options)
     else:
-        out += _object(node, 2, identifier.rsplit(".", 1)[0])
+        out += _object(node, 2, identifier.rsplit(".", 1)[0], options)
         if isinstance(node, ast.ClassDef):
-            for member in _public(node, module=False):
-                out += _object(member, 3, identifier)
+            for member in _public(node, False, options.merge_init):
+                out += _object(member, 3, identifier, options)
     return out
 
 
-def _object(node: ast.AST, level: int, parent: str) -> list[str]:
+def _object(node: ast.AST, level: int, parent: str, options: docstring_md.Options) -> list[str]:
     if not isinstance(node, _Def):
         return []
     out = [f"{'#' * level} `{parent}.{node.name}`", "", "```python", _signature(node), "```", ""]
-    return out + docstring_lines(node)
+    return out + docstring_md.render(node, options)
 
 
 def docstring_lines(node: ast.AST) -> list[str]:
@@ -311,14 +319,16 @@ def decorated(node: ast.AST, *names: str) -> bool:
     return False
 
 
-def _public(node: ast.ClassDef | ast.Module, module: bool) -> list[_Def]:
+def _public(node: ast.ClassDef | ast.Module, module: bool, merged: bool = False) -> list[_Def]:
+    """The members mkdocstrings shows by default; a class's `__init__` unless `merged` into
+    the class (`merge_init_into_class`)."""
     found = defs(node)
     if module:
         listed = all_names(node)
         if listed is not None:
             return [d for d in found if d.name in listed]
         return [d for d in found if not d.name.startswith("_")]
-    return [d for d in found if not d.name.startswith("_") or d.name == "__init__"]
+    return [d for d in found if not d.name.startswith("_") or (d.name == "__init__" and not merged)]
 
 
 def all_names(node: ast.AST) -> set[str] | None:

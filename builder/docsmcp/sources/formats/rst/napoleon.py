@@ -1,0 +1,115 @@
+"""Google-style docstrings in Sphinx autodoc read as `sphinx.ext.napoleon` renders them.
+
+Litestar, and most projects whose `conf.py` lists napoleon, write `Args:` / `Returns:` /
+`Raises:` sections; without napoleon's rewrite docutils reads `Args:` and the indented lines
+under it as one definition, and the API entry got no parameter. Sections are read by
+googledoc.py and written in the reST numpydoc.py writes for the same fields, so both styles
+reach the registry alike:
+
+- Args, Arguments, Parameters, Keyword Args, Other Parameters: `:param name:` / `:type name:`
+  (the entry's parameters, "Parameters:" on the page);
+- Returns: `:returns:` / `:rtype:`; Raises: `:raises Error:` fields;
+- Yields, Receives, Warns, Attributes, Methods: a rubric and a `name (type) – text` list;
+- Examples: a rubric over its text (an "Example" box with `napoleon_use_admonition_for_examples`;
+  `>>>` lines are doctest blocks, code); Notes and References likewise
+  (`napoleon_use_admonition_for_notes`, `…_for_references`);
+- Note, Warning, Tip, Hint, Important, Attention, Caution, Danger, Error, Todo: that box;
+  See Also: a "See also" box.
+
+Whether to read them is the project's choice: `conf.py` naming `sphinx.ext.napoleon` (or
+`sphinxcontrib.napoleon`) without `napoleon_google_docstring = False`; a docs folder without
+a `conf.py` reads them too (the docstrings say what they are).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from docsmcp.sources.formats.rst import numpydoc
+from docsmcp.sources.formats.source import googledoc
+
+_INDENT = "   "
+_SETTING = re.compile(r"^napoleon_(\w+)\s*=\s*(True|False)\b", re.M)
+_ENABLED = re.compile(r"""['"](?:sphinx\.ext|sphinxcontrib)\.napoleon['"]""")
+_BOXES = frozenset(
+    "attention caution danger error hint important note tip warning".split()
+)  # (docutils' own admonitions)
+
+
+@dataclass(frozen=True)
+class Settings:
+    """What conf.py says of Google-style docstrings (napoleon's defaults otherwise)."""
+
+    google: bool = True
+    admonition_for_examples: bool = False
+    admonition_for_notes: bool = False
+    admonition_for_references: bool = False
+
+
+def settings(docs_dir: Path) -> Settings:
+    """The napoleon settings of the project whose `conf.py` is in `docs_dir`."""
+    try:
+        text = (docs_dir / "conf.py").read_text(encoding="utf-8", errors="replace")[:200_000]
+    except OSError:
+        return Settings()  # (no conf.py: the docstrings say what they are)
+    values = {m.group(1): m.group(2) == "True" for m in _SETTING.finditer(text)}
+    return Settings(
+        google=bool(_ENABLED.search(text)) and values.get("google_docstring", True),
+        admonition_for_examples=values.get("use_admonition_for_examples", False),
+        admonition_for_notes=values.get("use_admonition_for_notes", False),
+        admonition_for_references=values.get("use_admonition_for_references", False),
+    )
+
+
+def to_rest(lines: list[str], config: Settings) -> list[str]:
+    """The dedented docstring `lines` with its Google-style sections as napoleon's reST; a
+    docstring without one is returned as it is."""
+    if not config.google or not googledoc.has_sections(lines):
+        return lines
+    out: list[str] = []
+    for section in googledoc.parse(lines):
+        if section.kind == googledoc.TEXT:
+            out += section.body
+        else:
+            out += _section(section, config)
+        out.append("")
+    while out and not out[-1].strip():
+        out.pop()
+    return out
+
+
+def _entries(section: googledoc.Section) -> list[tuple[str, str, list[str]]]:
+    return [(i.name, i.type, list(i.description)) for i in section.items]
+
+
+def _section(section: googledoc.Section, config: Settings) -> list[str]:
+    kind, title = section.kind, section.title
+    if kind in (googledoc.PARAMS, googledoc.OTHER_PARAMS):
+        return numpydoc.param_fields(_entries(section))
+    if kind == googledoc.RETURNS:
+        return numpydoc.return_fields(_entries(section))
+    if kind == googledoc.RAISES:
+        return numpydoc.raise_fields(_entries(section))
+    if section.items or kind not in (googledoc.ADMONITION, googledoc.EXAMPLES):
+        return [f".. rubric:: {title}", "", *numpydoc.listed(_entries(section))]
+    body = [_INDENT + x if x else "" for x in section.body]
+    key = " ".join(title.lower().split())
+    boxed = {
+        "examples": config.admonition_for_examples,
+        "example": config.admonition_for_examples,
+        "notes": config.admonition_for_notes,
+        "references": config.admonition_for_references,
+    }
+    if key in boxed:
+        if boxed[key]:
+            return [f".. admonition:: {title}", "", *body]
+        return [f".. rubric:: {title}", "", *section.body]
+    if key in ("see also", "seealso"):
+        return [".. seealso::", "", *body]
+    if key == "warnings":
+        return [".. warning::", "", *body]
+    if key in _BOXES:
+        return [f".. {key}::", "", *body]
+    return [f".. admonition:: {title}", "", *body]  # (Todo: napoleon's `.. todo::`)
