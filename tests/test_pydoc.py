@@ -284,6 +284,60 @@ def test_a_docs_folder_that_is_no_distribution_reads_no_python(tmp_path: Path) -
     assert sorted(texts) == ["quickstart.md"]
 
 
+GOOGLE = '''"""Fire-like command lines.
+
+Example:
+    Call it from your main module::
+
+        fire.Fire(main)
+"""
+
+
+def Fire(component=None, command=None, name=None):
+    """Run a command line over `component`.
+
+    Args:
+      component: The initial target component.
+      command: Optional. The command to execute; if not
+        supplied, it is taken from sys.argv.
+      name: Optional. The name shown in help screens.
+
+    Returns:
+      The result of executing the command.
+
+    Raises:
+      ValueError: If the command is not a string or a list.
+    """
+'''
+
+
+def test_google_style_docstrings_read_as_pdoc_and_napoleon_show_them(tmp_path: Path) -> None:
+    """python-fire's shape: `Args:`/`Returns:`/`Raises:` sections are the entry's parameters,
+    returns and raises (they read as bold run-on text before), a module's `Example:` is code."""
+    repo = _write(
+        tmp_path / "fire",
+        {
+            "pyproject.toml": '[project]\nname = "fire"\n[tool.setuptools]\npackages = ["fire"]\n',
+            "README.md": "# Fire\n\nCommand lines from any object.\n",
+            "fire/__init__.py": '"""Fire."""\n\nfrom fire.core import Fire\n\n__all__ = ["Fire"]\n',
+            "fire/core.py": GOOGLE,
+        },
+    )
+    out = build_bundle(repo, tmp_path / "idx")
+    core = page_texts(out)["fire/core.py"]
+    assert "**Args:**" not in core and "Args:" not in core
+    assert "- **component** – The initial target component." in core
+    assert "- **ValueError** – If the command is not a string or a list." in core
+    with McpSession(out) as s:
+        entry = s.call("get_api_reference", {"method": "fire.Fire"}).structured_content["entries"][
+            0
+        ]
+    described = {p["name"]: p["description"] for p in entry["parameters"]}
+    assert described["component"] == "The initial target component."
+    assert described["command"].startswith("Optional. The command to execute; if not supplied")
+    assert entry["returns"].startswith("The result of executing the command.")
+
+
 def _write(root: Path, files: dict[str, str]) -> Path:
     for path, text in files.items():
         (root / path).parent.mkdir(parents=True, exist_ok=True)

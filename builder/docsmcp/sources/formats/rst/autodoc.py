@@ -157,7 +157,7 @@ def render(d: Directive, module: str, klass: str, sources: Sources) -> list[str]
         for member in (
             _members(node, d.options, True) if listed and "no-members" not in d.options else []
         ):
-            out += ["", *_describe(member, "", method=False, google=google)]
+            out += ["", *describe(member, "", method=False, google=google)]
             # A class's own documented members too, as Sphinx documents a module's members
             # with all of theirs (`generate(all_members=True)`), special ones as the options
             # say (Litestar's `automodule:: litestar.app` showed `Litestar` without its
@@ -165,17 +165,17 @@ def render(d: Directive, module: str, klass: str, sources: Sources) -> list[str]
             if isinstance(member, ast.ClassDef):
                 inner_options = {k: v for k, v in d.options.items() if k != "members"}
                 for inner in _members(member, inner_options, module=False, special=special):
-                    described = _describe(inner, "", method=True, google=google)
+                    described = describe(inner, "", method=True, google=google)
                     out += ["", *(INDENT + x if x else x for x in described)]
     else:
         in_class = d.kind in ("method", "attribute", "property")
         name = target.rsplit(".", 1)[-1] if in_class else target
         google = google_settings(sources)
-        out = _describe(node, name, d.kind in ("method", "property"), d.kind, google)
+        out = describe(node, name, d.kind in ("method", "property"), d.kind, google)
         if isinstance(node, ast.ClassDef) and "members" in d.options:
             special = special_members(sources, d.options)
             for member in _members(node, d.options, module=False, special=special):
-                described = _describe(member, "", method=True, google=google)
+                described = describe(member, "", method=True, google=google)
                 out += ["", *(INDENT + x if x else x for x in described)]
     if d.content:
         out += ["", *(INDENT + x if x else x for x in d.content)]
@@ -266,7 +266,7 @@ def google_settings(sources: Sources) -> napoleon.Settings:
     return sources.napoleon
 
 
-def _describe(
+def describe(
     node: ast.AST,
     name: str,
     method: bool,

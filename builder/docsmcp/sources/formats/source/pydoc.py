@@ -10,7 +10,7 @@ after a marker line), module constants (an UPPER_CASE name, an annotated one or 
 docstring under it), and a class's public methods and properties. Nothing is imported.
 
 The docstrings are rendered by the homes that render them on Sphinx pages: each object is
-written as the description autodoc writes (`autodoc._describe`: numpydoc and Google sections,
+written as the description autodoc writes (`autodoc.describe`: numpydoc and Google sections,
 the signature), the module as one reST page, and rst.py converts it, registering every object
 in the API registry (parameters and returns from the docstring's fields, examples from its
 code). This module then puts each object's heading and its `python` block where the
@@ -37,7 +37,8 @@ from docsmcp.model.api import ApiEntry
 from docsmcp.model.text import truncate
 from docsmcp.sources.formats.linemap import SOURCE_LINES
 from docsmcp.sources.formats.markdown.fences import fence_for
-from docsmcp.sources.formats.rst.autodoc import INDENT, _describe
+from docsmcp.sources.formats.rst import napoleon
+from docsmcp.sources.formats.rst.autodoc import INDENT, describe
 from docsmcp.sources.formats.rst.rst import rst_to_markdown
 from docsmcp.sources.formats.source.apidoc import all_names, decorated, defs
 
@@ -48,6 +49,10 @@ REEXPORT = "#@docsmcp-python-from "  # a private module's definitions follow (py
 _HEADER = re.compile(r"^#@docsmcp-python module=([\w.]+)(?: public=([\w.:,]+))?$")
 _FENCE = re.compile(r"^([ \t]*)(`{3,}|~{3,})[ \t]*([\w+-]*)")
 MAX_OBJECTS = 3000  # objects shown from one module, at most
+# Google-style sections (`Args:`, `Returns:`) read as pdoc and napoleon read them: a repository
+# without Sphinx has no conf.py to say otherwise, and a docstring without such a section is
+# unchanged (napoleon.py).
+_GOOGLE = napoleon.Settings()
 MAX_VALUE_CHARS = 200  # a constant's value as shown
 # The registry's kind of each object (rst_objects.kind_of's words).
 _KINDS = {
@@ -294,7 +299,7 @@ def _rest(
     if doc:
         from docsmcp.sources.formats.rst import numpydoc
 
-        lines = numpydoc.to_rest(doc.split("\n"), known_only=True)
+        lines = numpydoc.to_rest(napoleon.to_rest(doc.split("\n"), _GOOGLE), known_only=True)
         start = tree.body[0].lineno - 1 if tree.body else 0
         rest += [*lines, ""]
         rest_map += [start] * (len(lines) + 1)
@@ -308,7 +313,7 @@ def _rest(
                 lines += ["", *(INDENT + x if x else x for x in doc)]
         else:
             method = obj.kind == "method"
-            lines = _describe(node, obj.qualname if method else "", method=method)
+            lines = describe(node, obj.qualname if method else "", method=method, google=_GOOGLE)
         if not lines:
             lines = [f".. py:data:: {obj.qualname}"]
         starts.append(len(rest))
