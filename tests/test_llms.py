@@ -15,7 +15,7 @@ from pathlib import Path
 import pyarrow.parquet as pq
 import pytest
 from conftest import EXAMPLE_DOCS, FUZZ, REPO, build_bundle, run_docsmcp
-from docsmcp.sources.discover import path_problem
+from docsmcp.sources.files import path_problem
 from docsmcp.sources.formats.llms_full import split_llms_full
 from docsmcp_runtime.bundle.reader import open_bundle
 from docsmcp_runtime.format import CHUNKS_FILE, METADATA_FILE, PAGES_FILE, TABLE_FILES, bundle_id

@@ -11,7 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from conftest import FUZZ, build_bundle, page_texts, run_docsmcp
-from docsmcp.sources.discover import source_roots
+from docsmcp.sources.files import source_roots
 from docsmcp.sources.formats.source.pydoc import python_to_markdown
 from docsmcp.sources.packages.python_package import distribution, modules
 from docsmcp_runtime.bundle.reader import open_bundle

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 from docsmcp.pipeline.build import build
 from docsmcp.pipeline.collect import BuildOptions
-from docsmcp.sources.discover import shown
+from docsmcp.sources.files import shown
 from docsmcp_runtime.bundle.reader import open_bundle
 from docsmcp_runtime.tools.app import DocsApp
 from hostile import collect_docs, fuzz, problems_of, within, write_tree

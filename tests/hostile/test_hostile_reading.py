@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 from conftest import run_docsmcp
-from docsmcp.sources.discover import Refused, read_file, source_roots
+from docsmcp.sources.files import Refused, read_file, source_roots
 from hostile import Warnings, collect_docs, fuzz, problems_of, within, write_tree
 from hypothesis import given
 from hypothesis import strategies as st

@@ -66,7 +66,7 @@ from urllib.parse import quote
 from docsmcp_runtime.distribution.swap import pid_alive, replace_file
 
 from docsmcp.commands.console import _err
-from docsmcp.sources.discover import LLMS_FULL_NAME, MARKDOWN_SUFFIXES
+from docsmcp.sources.files import LLMS_FULL_NAME, MARKDOWN_SUFFIXES
 from docsmcp.sources.formats.llms_full import _SOURCE_START
 
 LLMS_TXT_NAME = "llms.txt"

@@ -86,12 +86,8 @@ from docsmcp.commands.init_strategy import (
     strategy,
 )
 from docsmcp.enrich.roles import CHANGELOG, classify
-from docsmcp.sources.discover import (
-    MANIFEST_NAME,
-    matches_any,
-    scan,
-    source_roots,
-)
+from docsmcp.sources.discover import matches_any, scan
+from docsmcp.sources.files import MANIFEST_NAME, source_roots
 from docsmcp.sources.inclusion import asciidoc_includes, dumi_demos, texinfo_includes
 from docsmcp.sources.layout.translations import detect as detect_translations
 from docsmcp.sources.layout.variants import detect as detect_variants

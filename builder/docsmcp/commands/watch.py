@@ -14,7 +14,7 @@ import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from docsmcp.sources.discover import MANIFEST_NAME
+from docsmcp.sources.files import MANIFEST_NAME
 
 # How often the docs are looked at (seconds), and how long they must stay unchanged before a
 # rebuild starts (an editor saving several files, a git checkout in progress).

@@ -40,7 +40,7 @@ from docsmcp.pipeline.parse_cache import ParseCache, file_key, pack
 from docsmcp.pipeline.workers import Bodies, default_workers, process, process_all
 from docsmcp.sources.convert import converter_for
 from docsmcp.sources.corpus import Corpus, load_corpus
-from docsmcp.sources.discover import source_roots
+from docsmcp.sources.files import source_roots
 from docsmcp.sources.layout import value_folders
 from docsmcp.sources.pdf.extract import PdfOptions, PdfSummary
 from docsmcp.sources.unread import unread_hint

@@ -16,7 +16,7 @@ from collections.abc import Callable
 
 from docsmcp.model.api import ApiEntry
 from docsmcp.model.source import SourceFile
-from docsmcp.sources.discover import (
+from docsmcp.sources.files import (
     ASCIIDOC_SUFFIXES,
     C_HEADER_SUFFIXES,
     ELIXIR_SUFFIXES,

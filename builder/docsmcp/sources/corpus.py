@@ -13,16 +13,8 @@ from pathlib import Path
 
 from docsmcp.model.source import Manifest, Problem, SourceFile, TaxonomyKey
 from docsmcp.sources import site_passes
-from docsmcp.sources.discover import (
-    Entry,
-    glob_problem,
-    is_llms_full,
-    matches_any,
-    scan,
-    selected,
-    shown,
-    source_roots,
-)
+from docsmcp.sources.discover import Entry, glob_problem, matches_any, scan, selected
+from docsmcp.sources.files import is_llms_full, shown, source_roots
 from docsmcp.sources.formats import openapi, openapi_docs
 from docsmcp.sources.formats.llms_full import split_llms_full
 from docsmcp.sources.formats.markdown import home_page, link_titles

@@ -28,13 +28,8 @@ from docsmcp.common.limits import (
 )
 from docsmcp.enrich.roles import role_problem
 from docsmcp.model.source import Manifest, Override, Problem, Strategy, TaxonomyKey
-from docsmcp.sources.discover import (
-    Refused,
-    glob_problem,
-    not_utf8,
-    read_file,
-    source_roots,
-)
+from docsmcp.sources.discover import glob_problem
+from docsmcp.sources.files import Refused, not_utf8, read_file, source_roots
 
 if TYPE_CHECKING:
     import jsonschema

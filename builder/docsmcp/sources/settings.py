@@ -21,15 +21,8 @@ from docsmcp.common.limits import (
 )
 from docsmcp.enrich.roles import ROLE_KEY, ROLES, classify
 from docsmcp.model.source import Manifest, Problem, SourceFile, Strategy
-from docsmcp.sources.discover import (
-    Refused,
-    glob_match,
-    is_html,
-    leave_out,
-    not_utf8,
-    read_file,
-    source_roots,
-)
+from docsmcp.sources.discover import glob_match
+from docsmcp.sources.files import Refused, is_html, leave_out, not_utf8, read_file, source_roots
 from docsmcp.sources.frontmatter import Frontmatter, find_inline_hints, split_frontmatter
 from docsmcp.sources.layout.translations import localized
 from docsmcp.sources.manifest import (

@@ -8,7 +8,7 @@ import re
 from dataclasses import dataclass
 
 from docsmcp.model.text import slugify
-from docsmcp.sources.discover import MARKDOWN_SUFFIXES, path_problem
+from docsmcp.sources.files import MARKDOWN_SUFFIXES, path_problem
 from docsmcp.sources.formats.markdown.fences import fenced_lines
 
 # The page the text before the first page heading becomes.

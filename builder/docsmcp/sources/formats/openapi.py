@@ -13,7 +13,7 @@ fields as dotted names. Local `$ref`s (`#/components/...`) are followed; everyth
 (MAX_DEPTH levels of nesting, MAX_FIELDS fields an operation). The document is found as named
 (relative to the docs folder, a leading `/` too), else through `docs.json`/`mint.json`'s
 `openapi` entries, else as `openapi.json`/`openapi.yaml` at the docs root; it is read through
-`discover.read_file`, inside the source roots only.
+`files.read_file`, inside the source roots only.
 """
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ import yaml
 from docsmcp.common.limits import MAX_FILE_BYTES
 from docsmcp.model.api import ApiEntry, Parameter
 from docsmcp.model.source import SourceFile
-from docsmcp.sources.discover import Refused, read_file
+from docsmcp.sources.files import Refused, read_file
 
 MAX_DEPTH = 3  # levels of nested object fields shown
 MAX_FIELDS = 200  # list items an operation renders, at most

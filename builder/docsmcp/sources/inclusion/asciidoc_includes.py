@@ -22,7 +22,7 @@ from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 
 from docsmcp.common.limits import MAX_FILE_BYTES
-from docsmcp.sources.discover import Refused, read_file
+from docsmcp.sources.files import Refused, read_file
 from docsmcp.sources.formats.asciidoc.asciidoc_inline import substitute
 from docsmcp.sources.formats.asciidoc.resource_ids import place, resource
 from docsmcp.sources.sites.antora import component, is_asciidoc, non_pages

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from docsmcp.common.limits import MAX_FILE_BYTES
-from docsmcp.sources.discover import Refused, read_file
+from docsmcp.sources.files import Refused, read_file
 from docsmcp.sources.inclusion.include_report import Failures
 from docsmcp.sources.site_config import snippet_bases
 

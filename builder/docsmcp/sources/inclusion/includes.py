@@ -33,7 +33,7 @@ The tags among these that span lines (a component's `code` prop, `<auto-type-tab
 file fences, dumi's demos, Writerside's `{src=…}` blocks) are found and, but for the type
 tables, read by include_spans.py, before the page's line-by-line pass.
 
-Every file is read through `discover.read_file`, so only inside the source roots: a path outside
+Every file is read through `files.read_file`, so only inside the source roots: a path outside
 them, missing or unreadable leaves the directive as it was. An unreadable file gets its page one
 warning line naming the first such path and how many there were; missing files and files
 outside the source roots are summed up for the whole build in one line each (`Unresolved`),
@@ -55,7 +55,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from docsmcp.common.limits import MAX_FILE_BYTES
-from docsmcp.sources.discover import ASCIIDOC_SUFFIXES, TEXINFO_SUFFIXES
+from docsmcp.sources.files import ASCIIDOC_SUFFIXES, TEXINFO_SUFFIXES
 from docsmcp.sources.formats.markdown import writerside_md
 from docsmcp.sources.formats.markdown.fences import fenced_lines
 from docsmcp.sources.formats.rst import autodoc

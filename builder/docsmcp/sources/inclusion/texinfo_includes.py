@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 
 from docsmcp.common.limits import MAX_FILE_BYTES
-from docsmcp.sources.discover import TEXINFO_SUFFIXES, Refused, read_file
+from docsmcp.sources.files import TEXINFO_SUFFIXES, Refused, read_file
 
 _INCLUDE = re.compile(r"^@include[ \t]+(\S[^\n]*?)[ \t]*$")
 

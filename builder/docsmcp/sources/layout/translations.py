@@ -30,7 +30,7 @@ from collections import defaultdict
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
-from docsmcp.sources.discover import MARKDOWN_SUFFIXES, RST_SUFFIXES
+from docsmcp.sources.files import MARKDOWN_SUFFIXES, RST_SUFFIXES
 from docsmcp.sources.site_config import LANGUAGE
 
 # Pages a language needs before its files count as translations.

@@ -23,7 +23,7 @@ but for one thing: a method overriding another without a comment of its own (or 
 `{@inheritDoc}`) shows the overridden method's, as javadoc copies it. So `expand` appends to
 such a page's text, after a marker line each (`SUPER`), the files of its supertypes found in
 the same project (`extends`/`implements` names, through the file's imports or its package, up
-to MAX_SUPERTYPES files), read through `discover.read_file`, so only inside the source roots;
+to MAX_SUPERTYPES files), read through `files.read_file`, so only inside the source roots;
 javadoc.py reads them for their comments only.
 """
 
@@ -36,7 +36,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from docsmcp.common.limits import MAX_FILE_BYTES
-from docsmcp.sources.discover import Refused, read_file
+from docsmcp.sources.files import Refused, read_file
 from docsmcp.sources.formats.source.java_parse import Unit, parse
 from docsmcp.sources.formats.source.javadoc import SUPER
 from docsmcp.sources.settings import _read_text

@@ -44,7 +44,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from docsmcp.common.limits import MAX_FILE_BYTES
-from docsmcp.sources.discover import Refused, read_file
+from docsmcp.sources.files import Refused, read_file
 from docsmcp.sources.formats.source.apidoc import all_names, defs
 from docsmcp.sources.formats.source.pydoc import HEADER, REEXPORT
 from docsmcp.sources.globs import glob_match

@@ -21,7 +21,7 @@ where its parent re-exports them, so they are named under the nearest public mod
 (rustdoc.HEADER) over the file's text, and replaces `#[doc = include_str!("path")]` (also
 `#![doc = …]`, `#![cfg_attr(docsrs, doc = include_str!(…))]` and the
 `concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")` form) by the file's lines as doc comments,
-read through `discover.read_file`, so only inside the source roots. A file so included is read
+read through `files.read_file`, so only inside the source roots. A file so included is read
 where it is included, not as a page of its own (`no_pages`): axum's `src/docs/*.md`, clap's
 `examples/*.md`, a README that is the crate's front page.
 """
@@ -38,7 +38,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from docsmcp.common.limits import MAX_FILE_BYTES
-from docsmcp.sources.discover import Refused, read_file
+from docsmcp.sources.files import Refused, read_file
 from docsmcp.sources.formats.source.rust_lex import tokens
 from docsmcp.sources.formats.source.rustdoc import attribute, header
 

@@ -30,7 +30,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from docsmcp.sources.discover import Refused, read_file
+from docsmcp.sources.files import Refused, read_file
 from docsmcp.sources.formats.source.jsdoc_cjs import JS_SUFFIXES, is_javascript, required_exports
 from docsmcp.sources.formats.source.ts_scan import blank
 from docsmcp.sources.formats.source.tsdoc import TS_SUFFIXES

@@ -37,7 +37,7 @@ from typing import TYPE_CHECKING
 from docsmcp.common.budget import memory_limit, parse_megabytes
 from docsmcp.common.limits import PARSE_MEMORY_ENV
 from docsmcp.common.progress import Reporter
-from docsmcp.sources.discover import PDF_SUFFIXES
+from docsmcp.sources.files import PDF_SUFFIXES
 from docsmcp.sources.pdf.library_log import named
 from docsmcp.sources.pdf.links import page_links
 

@@ -12,7 +12,7 @@ from pathlib import Path
 from docsmcp.common import limits
 from docsmcp.common.limits import MAX_PDF_BYTES, MAX_PDF_PAGES
 from docsmcp.model.source import Manifest, Problem, SourceFile
-from docsmcp.sources.discover import Refused, read_file, shown
+from docsmcp.sources.files import Refused, read_file, shown
 from docsmcp.sources.pdf.cached import PdfCache, extract
 from docsmcp.sources.pdf.extract import SPLIT_HINT, PdfError, PdfOptions, PdfSummary, frontmatter
 from docsmcp.sources.settings import configure_file

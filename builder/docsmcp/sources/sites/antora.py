@@ -19,7 +19,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from docsmcp.sources.discover import ASCIIDOC_SUFFIXES
+from docsmcp.sources.files import ASCIIDOC_SUFFIXES
 from docsmcp.sources.formats.asciidoc.resource_ids import place, resource
 
 DESCRIPTOR = "antora.yml"

@@ -12,7 +12,7 @@ docstring. The string is dedented and unescaped as Julia reads it (`\\$` is `$`)
 its text.
 
 Reading is bounded: at most MAX_FILES files, each at most limits.MAX_FILE_BYTES, through
-`discover.read_file`, so only inside the source roots.
+`files.read_file`, so only inside the source roots.
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ from pathlib import Path
 
 from docsmcp.common.brackets import closing
 from docsmcp.common.limits import MAX_FILE_BYTES
-from docsmcp.sources.discover import Refused, read_file
+from docsmcp.sources.files import Refused, read_file
 
 log = logging.getLogger("docsmcp.sources.sites.julia_source")
 

@@ -22,7 +22,8 @@ import logging
 from dataclasses import dataclass
 from pathlib import Path
 
-from docsmcp.sources.formats.rst.rst_suffixes import EXTRA_RST_SUFFIXES, is_llms_full
+from docsmcp.sources.files import is_llms_full
+from docsmcp.sources.formats.rst.rst_suffixes import EXTRA_RST_SUFFIXES
 
 log = logging.getLogger(__name__)
 

@@ -27,7 +27,7 @@ import re
 from dataclasses import dataclass, field
 
 from docsmcp.model.text import slugify
-from docsmcp.sources.discover import ASCIIDOC_SUFFIXES
+from docsmcp.sources.files import ASCIIDOC_SUFFIXES
 from docsmcp.sources.formats.asciidoc.asciidoc_inline import (
     CONTROL,
     Inline,

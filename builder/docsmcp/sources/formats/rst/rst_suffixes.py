@@ -9,10 +9,11 @@ word (sites/sphinx_suffix.py reads its conf.py). A `.txt` file is no page anywhe
 
 from __future__ import annotations
 
+from docsmcp.sources.files import is_llms_full
+
 # The suffixes besides `.rst` a conf.py may name for reST that the builder reads as reST.
 EXTRA_RST_SUFFIXES = (".txt", ".rest")
 RST_PAGE_SUFFIXES = (".rst", *EXTRA_RST_SUFFIXES)
-_LLMS_FULL = "llms-full.txt"
 
 
 def is_rst(path: str) -> bool:
@@ -20,9 +21,3 @@ def is_rst(path: str) -> bool:
     project's listing holds `.txt` pages; `llms-full.txt` is markdown)."""
     lower = path.lower()
     return lower.endswith(RST_PAGE_SUFFIXES) and not is_llms_full(lower)
-
-
-def is_llms_full(lower: str) -> bool:
-    """Whether the lower-cased path names an `llms-full.txt` (also `x.llms-full.txt`)."""
-    name = lower.rpartition("/")[2]
-    return name == _LLMS_FULL or name.endswith("." + _LLMS_FULL)

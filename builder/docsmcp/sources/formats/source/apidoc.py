@@ -5,7 +5,7 @@ object (the directive's object at level 2, its members at level 3), its signatur
 `python` block and its docstring. The source is parsed, never imported or run: the module is
 looked for in every source root (`--docs-dir`, `--source-root`, `--api-source`), as
 `a/b.py` or `a/b/__init__.py`, also under `src/` and `lib/`, and read through
-`discover.read_file`. An
+`files.read_file`. An
 object a package re-exports with `from .module import Name` is followed (a few levels), and
 so is one it imports lazily through a table such as pydantic's `_dynamic_imports`.
 
@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from docsmcp.common.limits import MAX_FILE_BYTES
-from docsmcp.sources.discover import Refused, read_file
+from docsmcp.sources.files import Refused, read_file
 from docsmcp.sources.formats.source import docstring_md
 
 # `::: pydantic.networks`; a bare word may also be a Docusaurus admonition (`::: note`).
