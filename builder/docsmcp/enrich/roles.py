@@ -30,6 +30,9 @@ home of the vocabulary) can use it.
 |   |             | generators lay them out); or a "generated … do not edit" comment on top; or |
 |   |             | a Sphinx page of autodoc directives (one for every ten lines or more); a    |
 |   |             | TypeScript module's page (TypeDoc's, tsdoc.py), before rule 1               |
+| 5b| the site's  | frontmatter `content_type` the Kubernetes website's layouts read:           |
+|   |             | `concept` a concept, `task` and `tutorial` a guide, `reference` and         |
+|   |             | `tool-reference` a reference (its other values go on to the rules below)    |
 | 6 | `concept`   | a folder concepts/, explanation(s)/, architecture/, background/, topics/;  |
 |   |             | a file name with "concept" or "architecture"; a title "Understanding …",    |
 |   |             | "What is …", "Introduction to …", "Architecture", "… concepts"              |
@@ -75,6 +78,16 @@ ROLE_DESCRIPTION = (
 # A TypeScript page is the listing TypeDoc generates from the package's TSDoc (as a Sphinx
 # autodoc page is), whatever its name (`src/migration.ts` is no migration guide).
 _TYPESCRIPT = (".ts", ".tsx", ".mts", ".cts")
+# The page types the Kubernetes website declares (`content_type`, which picks the page's
+# layout) that are roles: its tasks (how to do one thing) and tutorials read as guides; its
+# 228 concept pages were half `reference` by their folder and title alone.
+_CONTENT_TYPES = {
+    "concept": CONCEPT,
+    "task": GUIDE,
+    "tutorial": GUIDE,
+    "reference": REFERENCE,
+    "tool-reference": REFERENCE,
+}
 # CHANGES, HISTORY, NEWS, RELEASES only as the whole name ("history-design-future" is not one).
 _CHANGELOG_STEM = re.compile(
     r"^(?:changes|history|news|releases?)$|"
@@ -275,6 +288,8 @@ def classify(path: str, title: str | None, frontmatter: Mapping, body: str) -> s
         return BLOG
     if _generated(folders, body) or _GENERATED_COMMENT.search(head[:2000]) or _autodoc_page(body):
         return GENERATED
+    if declared := _CONTENT_TYPES.get(str(frontmatter.get("content_type", "")).strip().lower()):
+        return declared
     if (
         any(f in _CONCEPT_DIRS for f in folders)
         or "concept" in stem
