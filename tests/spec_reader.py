@@ -269,6 +269,9 @@ def analyze_line(line: str, analyzer: Analyzer) -> tuple[list[str], list[str]]:
                 sequence.append(sub)
     if analyzer.names:
         terms.extend(n.lower() for n in names(line))
+        alone = line.strip(" \t`*_").lower()
+        if len(line) <= 24 and alone in analyzer.stopwords and alone.isalpha():
+            terms.append(alone)  # (a stop word alone on its line: a name)
     bigrams = [f"{a} {b}" for a, b in zip(sequence, sequence[1:], strict=False)]
     return terms, bigrams
 

@@ -15,7 +15,9 @@ Terms:
   carry the phrase/proximity signal without positional postings;
 - with `names` (bundles that say so), names the words alone lose are terms too: words joined by
   an ellipsis (``for...in``, ``do...while``: MDN's statements, whose words are stop words) and
-  operators (``??=``, ``?.``, ``<<``, ``=>``), after the line's other terms, never in bigrams.
+  operators (``??=``, ``?.``, ``<<``, ``=>``), after the line's other terms, never in bigrams;
+  and a line that is one stop word alone (a title or heading ``this``, a link text `` `in` ``:
+  MDN's ``this``, ``in`` and ``with`` pages) gives that word.
 """
 
 from __future__ import annotations
@@ -109,6 +111,18 @@ def names(text: str) -> list[str]:
     if _HAS_OPERATOR.search(text) is not None:
         found += [r for r in _RUN.findall(text) if not _OPERATOR.isdisjoint(r)]
     return found
+
+
+# A stop word alone on its line, marks around it: a name (`analyze`).
+_ALONE_CHARS = 24
+_ALONE_MARKS = " \t`*_"
+
+
+def _alone(text: str, config: AnalyzerConfig) -> str:
+    """The stop word `text` is alone (besides white space, backticks and emphasis marks),
+    lower-cased; "" when it is anything else."""
+    word = text.strip(_ALONE_MARKS).lower()
+    return word if word in config.stopwords and word.isalpha() else ""
 
 
 _SEPARATORS = re.compile(r"[.:/@\-]+")
@@ -213,6 +227,8 @@ def analyze(text: str, config: AnalyzerConfig) -> Analysis:
             terms += found
             sequence += words
     found_names = names(text) if config.names else []
+    if config.names and len(text) <= _ALONE_CHARS and (alone := _alone(text, config)):
+        found_names.append(alone)
     terms += found_names
     bigrams = [f"{a} {b}" for a, b in zip(sequence, sequence[1:], strict=False)]
     return Analysis(terms, bigrams, len(found_names))
