@@ -335,8 +335,10 @@ def named_words(query: str, config: AnalyzerConfig) -> list[str]:
     not its pieces `r`, `eprintf`), distinct, in order; stopwords and the words that only ask
     to compare (`vs`, `which`) give none."""
     words: dict[str, None] = {}
+    stop = config.stopwords
     for word in query.split():
-        found = analyze(word, config).terms
+        # (a stop word alone is a name, analyzer.py, but no word to coordinate: "or", "for")
+        found = [t for t in analyze(word, config).terms if t not in stop]
         if found:
             words.setdefault(max(found, key=len))
     return [w for w in words if w not in CHOICE_WORDS][:MAX_COORDINATED]
