@@ -135,6 +135,9 @@ def test_stop_words_in_prose_stay_unsearchable(bundle: Path) -> None:
     assert "operators/this/index.md" not in _pages(bundle, "iterate over this object")
     config = AnalyzerConfig(names=True)
     assert analyze("`this`", config).terms == ["this"] and analyze("this", config).n_names == 1
+    # A `::` path is a name beside its parts (C++'s `std::vector`, Rust's `tokio::spawn`).
+    assert analyze("Use std::vector<int> here", config).terms[-1] == "std::vector"
+    assert analyze("::std::mem", config).n_names == 0
     assert analyze("Iterate over it for the values, in a loop", config).terms == [
         "iterate",
         "over",

@@ -14,8 +14,9 @@ Terms:
 - adjacent words also form bigram terms ``"a b"`` (a space never occurs inside a term), which
   carry the phrase/proximity signal without positional postings;
 - with `names` (bundles that say so), names the words alone lose are terms too: words joined by
-  an ellipsis (``for...in``, ``do...while``: MDN's statements, whose words are stop words) and
-  operators (``??=``, ``?.``, ``<<``, ``=>``), after the line's other terms, never in bigrams;
+  an ellipsis (``for...in``, ``do...while``: MDN's statements, whose words are stop words),
+  operators (``??=``, ``?.``, ``<<``, ``=>``) and ``::`` paths (``std::vector``, which the
+  words alone give as ``std``, ``vector``), after the line's other terms, never in bigrams;
   and a line that is one stop word alone (a title or heading ``this``, a link text `` `in` ``:
   MDN's ``this``, ``in`` and ``with`` pages) gives that word.
 """
@@ -92,7 +93,10 @@ _ASCII_ELLIPSIS = re.compile(r"(?<![A-Za-z0-9_])[A-Za-z0-9_]+(?:\.\.\.[A-Za-z0-9
 _ELLIPSIS_PATTERN = rf"(?<!{_W}){_W}+(?:\.\.\.{_W}+)+"
 # What marks a name among a bundle's terms (UTF-8): no other term holds an operator character
 # or `...` (a word's separators come one at a time).
-NAME_MARK = re.compile(rb"[!%&*+<=>?^|~]|\.\.\.")
+NAME_MARK = re.compile(rb"[!%&*+<=>?^|~]|\.\.\.|[A-Za-z0-9_]::[A-Za-z0-9_]")
+# A path of words joined by `::` (`std::vector`, `tokio::spawn`: C++, Rust, PHP, Ruby), a word
+# when it starts with a letter or `_` and no word character or `:` is just before it.
+_ASCII_PATH = re.compile(r"(?<![A-Za-z0-9_:])[A-Za-z_][A-Za-z0-9_]*(?:::[A-Za-z_][A-Za-z0-9_]*)+")
 
 
 @lru_cache(maxsize=1)
@@ -110,6 +114,8 @@ def names(text: str) -> list[str]:
         found += [n.lower() for n in pattern.findall(text)]
     if _HAS_OPERATOR.search(text) is not None:
         found += [r for r in _RUN.findall(text) if not _OPERATOR.isdisjoint(r)]
+    if "::" in text:
+        found += [p.lower() for p in _ASCII_PATH.findall(text)]
     return found
 
 
