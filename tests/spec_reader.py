@@ -269,6 +269,10 @@ def analyze_line(line: str, analyzer: Analyzer) -> tuple[list[str], list[str]]:
                 sequence.append(sub)
     if analyzer.names:
         terms.extend(n.lower() for n in names(line))
+        terms.extend(p.lower() for p in paths(line))
+        alone = line.strip(" \t`*_").lower()
+        if len(line) <= 24 and alone in analyzer.stopwords and alone.isalpha():
+            terms.append(alone)  # (a stop word alone on its line: a name)
     bigrams = [f"{a} {b}" for a, b in zip(sequence, sequence[1:], strict=False)]
     return terms, bigrams
 
@@ -297,6 +301,33 @@ def names(line: str) -> Iterator[str]:
         if j - i >= 2 and any(c in OPERATORS for c in line[i:j]):
             yield line[i:j]
         i = max(j, i + 1)
+
+
+def _ascii_word(c: str) -> bool:
+    return c == "_" or ("a" <= c.lower() <= "z") or "0" <= c <= "9"
+
+
+def paths(line: str) -> Iterator[str]:
+    """Step 7's paths: ASCII runs joined by `::`, each further run starting with a letter or
+    `_`, the first not preceded by an ASCII word character or `:`."""
+    i, n = 0, len(line)
+    while i < n:
+        c = line[i]
+        if (c == "_" or "a" <= c.lower() <= "z") and (
+            i == 0 or not (_ascii_word(line[i - 1]) or line[i - 1] == ":")
+        ):
+            j = _run_end(line, i, _ascii_word)
+            k = j
+            while line.startswith("::", k) and k + 2 < n:
+                d = line[k + 2]
+                if not (d == "_" or "a" <= d.lower() <= "z"):
+                    break
+                k = _run_end(line, k + 2, _ascii_word)
+            if k > j:
+                yield line[i:k]
+            i = max(k, i + 1)
+        else:
+            i += 1
 
 
 # -- *Stem variants*: Snowball English steps 0 to 1c, with the spec's list of its special cases --

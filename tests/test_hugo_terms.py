@@ -10,7 +10,7 @@ from pathlib import Path
 
 from conftest import FUZZ, build_bundle, page_texts, write_tree
 from docsmcp.model.source import SourceFile, Strategy
-from docsmcp.sources.sites import hugo_terms
+from docsmcp.sources.sites import hugo_gates, hugo_terms
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -114,6 +114,97 @@ def test_kubernetes_shortcodes_show_the_site_s_text(tmp_path: Path) -> None:
     assert "It runs Pods and is managed" in node
 
 
+_GATES = "content/en/docs/reference/command-line-tools-reference/feature-gates/"
+_NEVER = "_build:\n  list: never\n  render: false\n"
+MORE = {
+    "data/i18n/en/en.toml": SITE["data/i18n/en/en.toml"]
+    + '\n[note]\nother = "Note:"\n\n[thirdparty_message]\nother = """This section links to '
+    'third party projects. Read the <a href="/docs/contribute/style/content-guide/">content '
+    'guide</a> first. <a href="#third-party-content-disclaimer">More information.</a>"""\n\n'
+    '[thirdparty_message_single_item]\nother = """&#128711; This item links to a third party '
+    'project."""\n\n[feature_gate_stage_stable]\nother = "GA"\n',
+    "content/en/docs/concepts/addons.md": (
+        "---\ntitle: Addons\ncontent_type: concept\n---\n\n## Networking\n\n"
+        "{{% thirdparty-content %}}\n\n* Calico is a networking provider.\n"
+        '* Cilium {{% thirdparty-content single="true" %}} is another.\n\n'
+        'Read the {{< api-reference page="workload-resources/pod-v1" >}} reference, its '
+        '{{< api-reference page="workload-resources/pod-v1" anchor="PodSpec" >}} and the\n'
+        '{{< api-reference page="workload-resources/job-v1" text="Job API" >}}.\n'
+    ),
+    "content/en/docs/reference/kubernetes-api/workload-resources/pod-v1.md": (
+        '---\napi_metadata:\n  apiVersion: "v1"\n  kind: "Pod"\ntitle: "Pod"\n---\n\n'
+        "## PodSpec\n\nPodSpec is a description of a pod.\n"
+    ),
+    _GATES + "index.md": (
+        "---\ntitle: Feature Gates\n---\n\n### Feature gates for Alpha or Beta features\n\n"
+        '{{< feature-gate-table include="alpha,beta" caption="Alpha or Beta" >}}\n\n'
+        "### Feature gates for graduated or deprecated features\n\n"
+        '{{< feature-gate-table include="ga,deprecated" >}}\n\n## List of feature gates\n\n'
+        '{{< feature-gate-list include="alpha,beta,ga,deprecated" >}}\n\n'
+        '## Removed\n\n{{< feature-gate-table show-removed="true" >}}\n\n'
+        '```\n{{< feature-gate-list include="alpha" >}}\n```\n'
+        '{{< feature-gate-description name="DryRun" >}}\n'
+    ),
+    _GATES + "DryRun.md": (
+        f"---\ntitle: DryRun\ncontent_type: feature_gate\n{_NEVER}stages:\n"
+        '  - stage: beta\n    defaultValue: true\n    fromVersion: "1.13"\n    toVersion: "1.18"\n'
+        '  - stage: stable\n    defaultValue: true\n    fromVersion: "1.19"\n---\n'
+        'Enable server-side dry run\nrequests ({{< glossary_tooltip term_id="node" >}}).\n'
+    ),
+    _GATES + "Accelerators.md": (
+        f"---\ntitle: Accelerators\n{_NEVER}stages:\n  - stage: alpha\n"
+        '    defaultValue: false\n    fromVersion: "1.6"\n    toVersion: "1.10"\n'
+        "removed: true\n---\nAn early GPU plugin.\n"
+    ),
+    "content/en/docs/tasks/tools/included/verify-kubectl.md": (
+        "---\ntitle: verify kubectl install\nheadless: true\n_build:\n  list: never\n"
+        "  render: never\n  publishResources: false\n---\nRun `kubectl cluster-info`.\n"
+    ),
+    "content/en/docs/tasks/tools/install-kubectl.md": (
+        "---\ntitle: Install kubectl\ncontent_type: task\n---\n\n"
+        '{{< include "included/verify-kubectl.md" >}}\n'
+    ),
+    "content/en/docs/reference/demo/index.md": "---\nheadless: true\n---\nBundle.\n",
+    "content/en/docs/reference/demo/part.md": "---\ntitle: Part\n---\nA resource.\n",
+}
+
+
+def test_third_party_notes_api_links_and_feature_gates_read_as_the_site_shows_them(
+    tmp_path: Path,
+) -> None:
+    site = write_tree(tmp_path / "website", {**SITE, **MORE})
+    bundle = build_bundle(site / "content" / "en" / "docs", tmp_path / "idx", "--source-root", site)
+    texts = page_texts(bundle)
+    addons = texts["concepts/addons.md"]
+    for shown in (
+        "**Note:** This section links to third party projects. Read the [content guide]"
+        "(/docs/contribute/style/content-guide/) first.\n",  # (the foot's disclaimer: no link)
+        "* Cilium \U0001f6c7 This item links to a third party project. is another.",
+        "Read the [Pod](/docs/reference/kubernetes-api/workload-resources/pod-v1/) reference, "
+        "its [PodSpec](/docs/reference/kubernetes-api/workload-resources/pod-v1/#PodSpec) and",
+        "[Job API](/docs/reference/kubernetes-api/workload-resources/job-v1/).",
+    ):
+        assert shown in addons, shown
+    gates = texts["reference/command-line-tools-reference/feature-gates/index.md"]
+    for shown in (
+        "| Feature | Default | Stage | Since | Until |\n|---|---|---|---|---|\n"
+        "| `DryRun` | `true` | Beta | 1.13 | 1.18 |\n| `DryRun` | `true` | GA | 1.19 | – |",
+        "- `DryRun`: Enable server-side dry run requests (Node).",  # (its shortcodes read too)
+        "| Feature | Default | Stage | From | To |\n|---|---|---|---|---|\n"
+        "| `Accelerators` | `false` | Alpha | 1.6 | 1.10 |",
+        '```\n{{< feature-gate-list include="alpha" >}}\n```',  # (code: as written)
+        "`DryRun`: Enable server-side dry run requests (Node).",
+    ):
+        assert shown in gates, shown
+    # The alpha/beta table holds no graduated gate; the list no removed one.
+    alpha_beta = gates.split("### Feature gates for Alpha or Beta features")[1].split("###")[0]
+    assert "DryRun" not in alpha_beta and "- `Accelerators`" not in gates
+    # What Hugo never renders is no page: the gates, `included/`, a headless bundle.
+    assert not [p for p in texts if "feature-gates/" in p and not p.endswith("index.md")]
+    assert not [p for p in texts if p.startswith(("tasks/tools/included/", "reference/demo/"))]
+    assert "Run `kubectl cluster-info`." in texts["tasks/tools/install-kubectl.md"]
+
+
 def _page(path: str, body: str) -> SourceFile:
     return SourceFile(path, body, body, Strategy("h2", 4000), (), None, None)
 
@@ -139,3 +230,20 @@ def test_pages_keep_their_lines_and_never_raise(body: str) -> None:
     terms = _page("glossary/node.md", "A node.\n\nMore.")
     out = hugo_terms.resolve([terms, _page("a.md", body)], Path("/nonexistent"))[1]
     assert out.body.count("\n") == body.count("\n")
+
+
+_GATE_PIECES = st.sampled_from(
+    ["{{<", "{{%", ">}}", "%}}", " feature-gate-table", " feature-gate-list", "\n",
+     " feature-gate-description", ' include="alpha,ga"', ' show-removed="true"', ' name="A"',
+     "```", " ", "/", "x"]
+)  # fmt: skip
+
+
+@FUZZ
+@given(st.lists(_GATE_PIECES, max_size=30).map("".join))
+def test_gate_shortcodes_keep_a_line_map_and_never_raise(body: str) -> None:
+    stage = hugo_gates.Stage("beta", "true", "1.2", None)
+    known = {"A": hugo_gates.Gate("A", (stage,), False, "Does a.")}
+    out = hugo_gates.expand(_page("a.md", body), known, {}, hugo_terms._args)
+    assert len(out.line_map or range(body.count("\n") + 1)) == out.body.count("\n") + 1
+    assert set(out.line_map) <= set(range(body.count("\n") + 1))

@@ -11,7 +11,7 @@ from pathlib import Path
 from conftest import FUZZ, build_bundle, page_texts, write_tree
 from docsmcp.model.source import SourceFile, Strategy
 from docsmcp.sources.formats.markdown import dialects, kumascript
-from docsmcp.sources.sites import mdn_api
+from docsmcp.sources.sites import mdn_api, mdn_css
 from hypothesis import given
 from hypothesis import strategies as st
 from mcp_client import McpSession
@@ -183,6 +183,98 @@ def test_mdn_reference_pages_are_api_entries(tmp_path: Path) -> None:
     assert entry["chunk_id"].startswith("web/api/formdata/append/index.md#")
     assert allsettled.structured_content["entries"][0]["name"] == "Promise.allSettled()"
     assert promise.structured_content["entries"][0]["kind"] == "type"
+
+
+WRITE = """---
+title: "Document: write() method"
+slug: Web/API/Document/write
+page-type: web-api-instance-method
+---
+
+{{ApiRef("DOM")}}{{Deprecated_Header}}{{SecureContext_Header}}
+
+{{AvailableInWorkers("window_and_worker_except_service")}}
+
+The **`write()`** method of the {{domxref("Document")}} interface writes text.
+
+A {{cssxref("max")}} or {{cssxref("gradient/linear-gradient")}} of {{cssxref("length")}} and
+{{cssxref("@font-face/size-adjust")}} ({{cssxref("max", "the max")}}, {{cssxref("color")}}).
+
+```css
+/* {{cssxref("max")}} */
+```
+
+## Formal definition
+
+{{CSSInfo}}
+
+## Formal syntax
+
+{{CSSSyntax}}
+"""
+
+CSS_PAGES = {
+    "web/css/max/index.md": "---\ntitle: max()\nslug: Web/CSS/max\npage-type: css-function\n---\n",
+    "web/css/gradient/linear-gradient/index.md": (
+        "---\ntitle: linear-gradient()\nslug: Web/CSS/gradient/linear-gradient\n"
+        "page-type: css-function\n---\n"
+    ),
+    "web/css/length/index.md": (
+        "---\ntitle: <length>\nslug: Web/CSS/length\npage-type: css-type\n---\n"
+    ),
+    "web/css/color/index.md": (
+        "---\ntitle: color\nslug: Web/CSS/color\npage-type: css-property\n---\n"
+    ),
+}
+
+
+def test_banners_and_css_names_read_as_mdn_shows_them(tmp_path: Path) -> None:
+    """The banners above a page are a quote of their label and first sentence (the page's
+    description stays its first paragraph); a cssxref of a CSS function or type shows `max()`
+    or `<length>` as MDN's macro does, looking up the page's type; the formal definition and
+    syntax, filled from MDN's data, leave no empty heading."""
+    docs = write_tree(tmp_path / "en-us", {"web/api/document/write/index.md": WRITE, **CSS_PAGES})
+    bundle = build_bundle(docs, tmp_path / "idx")
+    text = page_texts(bundle)["web/api/document/write/index.md"]
+    for shown in (
+        "> Deprecated: This feature is no longer recommended. Secure context: This feature is "
+        "available only in secure contexts (HTTPS), in some or all supporting browsers.\n",
+        "> Note: This feature is available in [Web Workers](/en-US/docs/Web/API/Web_Workers_API),"
+        " except for [Service Workers](/en-US/docs/Web/API/Service_Worker_API).",
+        "A [`max()`](/en-US/docs/Web/CSS/max) or [`linear-gradient()`]"
+        "(/en-US/docs/Web/CSS/gradient/linear-gradient) of "
+        "[`<length>`](/en-US/docs/Web/CSS/length)",
+        "[`size-adjust`](/en-US/docs/Web/CSS/@font-face/size-adjust)",  # (a path's last part)
+        "([`the max`](/en-US/docs/Web/CSS/max), [`color`](/en-US/docs/Web/CSS/color)).",
+        '/* {{cssxref("max")}} */',  # (code as written)
+    ):
+        assert shown in text, shown
+    assert "Formal" not in text and "{{" not in text.replace('{{cssxref("max")}}', "")
+    with McpSession(bundle) as s:
+        entry = s.call("get_api_reference", {"method": "Document.write"})
+    described = entry.structured_content["entries"][0]["description"]
+    assert described.startswith("The write() method of the Document interface")
+
+
+_CSS_PIECES = st.sampled_from(
+    ['{{cssxref("', '{{CSSxRef(', "'", '"', "max", "length", "/", ")}}", "}}", ", ", '""',
+     "#a", "```", "\n", " ", "&lt;", "&gt;", "()", "{{"]
+)  # fmt: skip
+
+
+@FUZZ
+@given(st.lists(_CSS_PIECES, max_size=30).map("".join))
+def test_css_names_keep_the_lines_and_never_raise(body: str) -> None:
+    def page(path: str, text: str, front: str = "") -> SourceFile:
+        return SourceFile(path, text, text, Strategy("h2", 4000), (), None, None, front)
+
+    kinds = [
+        page("web/css/max/index.md", "", '{"slug": "Web/CSS/max", "page-type": "css-function"}'),
+        page("web/css/length/index.md", "", '{"slug": "Web/CSS/length", "page-type": "css-type"}'),
+    ]
+    out = mdn_css.resolve([*kinds, page("a/index.md", body)])[-1].body
+    assert out.count("\n") == body.count("\n")
+    kumascript.read(out.split("\n"))
 
 
 def test_other_sites_template_variables_are_not_mdn_macros() -> None:

@@ -60,6 +60,10 @@ PAGES = {
     # A name whose impact is the bundle's largest (its only word, repeated, on a page of its
     # own): the impact codes' scale must not follow it.
     f"{REF}/operators/elvis/index.md": "---\ntitle: ?:\n---\n\n`?:` `?:` `?:` `?:` `?:`\n",
+    f"{REF}/operators/this/index.md": (
+        "---\ntitle: this\n---\n\nThe **`this`** keyword refers to the context where a piece "
+        "of code, such as a function's body, is supposed to run.\n"
+    ),
     f"{REF}/statements/for/index.md": (
         "---\ntitle: for\n---\n\nThe **`for`** statement creates a loop that consists of three "
         "optional expressions.\n\n## Syntax\n\n```js\nfor (initialization; condition; "
@@ -107,6 +111,12 @@ def test_bundle_records_names(bundle: Path) -> None:
         ("??=", "operators/nullish_coalescing_assignment/index.md"),
         ("?.", "operators/optional_chaining/index.md"),
         ("optional chaining ?.", "operators/optional_chaining/index.md"),
+        # A title that is a stop word alone names its page: found by the word alone, in
+        # backticks, or before a kind of name.
+        ("this", "operators/this/index.md"),
+        ("`this`", "operators/this/index.md"),
+        ("this keyword", "operators/this/index.md"),
+        ("for statement", "statements/for/index.md"),
     ],
 )
 def test_a_name_of_stop_words_or_punctuation_finds_its_page(
@@ -121,7 +131,13 @@ def test_stop_words_in_prose_stay_unsearchable(bundle: Path) -> None:
     found = _pages(bundle, "for in")
     assert "global_objects/map/index.md" not in found
     assert found[0] == "statements/for...in/index.md"
+    # (nor a stop word in a longer query: "this" of "this object" is the pronoun)
+    assert "operators/this/index.md" not in _pages(bundle, "iterate over this object")
     config = AnalyzerConfig(names=True)
+    assert analyze("`this`", config).terms == ["this"] and analyze("this", config).n_names == 1
+    # A `::` path is a name beside its parts (C++'s `std::vector`, Rust's `tokio::spawn`).
+    assert analyze("Use std::vector<int> here", config).terms[-1] == "std::vector"
+    assert analyze("::std::mem", config).n_names == 0
     assert analyze("Iterate over it for the values, in a loop", config).terms == [
         "iterate",
         "over",
@@ -154,7 +170,10 @@ def test_names_change_no_other_query(docs: Path, bundle: Path, tmp_path: Path) -
     top = np.fromfile(bundle / levels, np.float32)[-1]
     lexicon = Searcher(new).lexicon
     assert lexicon.values([lexicon.postings(lexicon.lookup("?:"))[1]]).max() == top
-    for query in ["loop over values", "statement syntax", "nullish operand", "object property"]:
+    # (stop words in a longer query stay no words, also where a title gives one alone: `for`;
+    # a question between two things counts the words both sides name, lexical.coordination)
+    queries = ["loop over values", "statement syntax", "nullish operand", "object property"]
+    for query in [*queries, "loop or statement for values", "this object or property"]:
         a, b = Searcher(old).search(query, {}, 0, 20), Searcher(new).search(query, {}, 0, 20)
         assert [old.id(r) for r in a.rows] == [new.id(r) for r in b.rows], query
         assert a.scores == b.scores, query
@@ -190,7 +209,7 @@ def test_names_only_add_terms(text: str) -> None:
 @given(
     st.lists(
         st.tuples(
-            st.sampled_from(["a", "b", "??", "x...y", "c.d", "<<", "e f"]),
+            st.sampled_from(["a", "b", "??", "x...y", "c.d", "<<", "e f", "in", "this"]),
             st.lists(st.integers(1, 60), min_size=1, max_size=4),
         ),
         max_size=8,
@@ -206,7 +225,13 @@ def test_top_without_names_is_the_largest_impact_of_other_terms(
     posting_offsets = np.cumsum([0, *(len(impacts[t]) for t in terms)]).astype(np.uint64)
     values = np.array([v / 4 for t in terms for v in impacts[t]], np.float16)
     index = LexicalIndex(blob, offsets, posting_offsets, np.zeros(len(values), np.uint32), values)
-    plain = [v / 4 for t in terms if not NAME_MARK.search(t.encode()) for v in impacts[t]]
+    stop = ("in", "this")  # (a stop word is a term only as a name: a line of it alone)
+    plain = [
+        v / 4
+        for t in terms
+        if not NAME_MARK.search(t.encode()) and t not in stop
+        for v in impacts[t]
+    ]
     names = len(plain) < len(values)
     expected = float(np.float16(max(plain))) if plain and names else None
-    assert top_without_names(index) == expected
+    assert top_without_names(index, stop) == expected

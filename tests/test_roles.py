@@ -159,6 +159,22 @@ def test_roles_from_frontmatter_and_structure() -> None:
     assert classify("basic/index.mdx", None, {}, prose) == "reference"
 
 
+def test_kubernetes_content_type_is_the_role() -> None:
+    # The Kubernetes website declares each page's type (its layout): a task is a guide and a
+    # concept a concept whatever the folder or title says; other values are no role.
+    task = "Drain a node before maintenance.\n\n## Before you begin\n\nText.\n"
+    assert classify("tasks/x/safely-drain.md", "Drain", {"content_type": "task"}, task) == "guide"
+    seen = {"content_type": "concept "}
+    assert classify("reference/node/labels.md", "Node labels", seen, task) == "concept"
+    tutorial = {"content_type": "tutorial"}
+    assert classify("concepts/windows/user-guide.md", "Windows", tutorial, task) == "guide"
+    assert classify("x/y.md", "Pods", {"content_type": "feature_gate"}, task) == "reference"
+    # A declared task that upgrades a cluster is still an upgrade guide, and a generated page
+    # still generated: the more specific rules come first.
+    upgrade = {"content_type": "task"}
+    assert classify("tasks/cluster-upgrade.md", "Upgrade A Cluster", upgrade, task) == "changelog"
+
+
 def test_fixture_corpus_roles(tmp_path: Path) -> None:
     docs = write_tree(
         tmp_path / "docs",

@@ -302,7 +302,8 @@ def _write_contents(
     with open(tmp / CHUNKS_FILE, "wb") as dest:
         shutil.copyfileobj(chunks.file, dest, COPY_BUFFER)
     # Impacts as uint8 codes into 256 levels (bundle-spec.md, *Impact codes*).
-    codes, levels = impact_codes(index.postings_impacts, top_without_names(index))
+    stop = metadata.analyzer.stopwords if metadata.analyzer.names else ()
+    codes, levels = impact_codes(index.postings_impacts, top_without_names(index, stop))
     rings = stem_rings(_words(index))
     arrays = {
         "terms": np.frombuffer(index.terms, dtype=np.uint8),
@@ -356,12 +357,17 @@ def _write_contents(
     return final
 
 
-def top_without_names(index: LexicalIndex) -> float | None:
-    """The largest impact of a term that is not a name (*Terms*, step 7), the impact codes'
-    top level: a name's larger impact takes the last code, so adding names changes no other
-    posting's code (bundle-spec.md, *Impact codes*). None when the index holds no name."""
+def top_without_names(index: LexicalIndex, stopwords: Sequence[str] = ()) -> float | None:
+    """The largest impact of a term that is not a name (*Terms*, step 7: one holding an
+    operator or `...`, or one of `stopwords`, which only a stop word alone gives), the impact
+    codes' top level: a name's larger impact takes the last code, so adding names changes no
+    other posting's code (bundle-spec.md, *Impact codes*). None when the index holds no name."""
     offsets = index.term_offsets
     marks = [m.start() for m in NAME_MARK.finditer(index.terms)]
+    for word in stopwords:
+        at = _term_at(index, word.encode())
+        if at is not None:
+            marks.append(int(offsets[at]))
     if not marks:
         return None
     named = np.unique(np.searchsorted(offsets, np.array(marks, np.uint64), side="right") - 1)
@@ -379,6 +385,20 @@ def top_without_names(index: LexicalIndex) -> float | None:
     for i in np.flatnonzero(follows):
         tops[i] = index.postings_impacts[starts[plain][i] : ends[plain][i]].max()
     return float(tops.max())
+
+
+def _term_at(index: LexicalIndex, key: bytes) -> int | None:
+    """The id of `key` in the index's byte-ordered dictionary, or None."""
+    offsets, blob = index.term_offsets, index.terms
+    lo, hi = 0, len(offsets) - 1
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if blob[int(offsets[mid]) : int(offsets[mid + 1])] < key:
+            lo = mid + 1
+        else:
+            hi = mid
+    found = lo < len(offsets) - 1 and blob[int(offsets[lo]) : int(offsets[lo + 1])] == key
+    return lo if found else None
 
 
 def _words(index: LexicalIndex) -> Iterator[tuple[int, str]]:

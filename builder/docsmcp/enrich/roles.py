@@ -32,6 +32,9 @@ home of the vocabulary) can use it.
 |   |             | TypeScript module's page (TypeDoc's, tsdoc.py), a Java class's or           |
 |   |             | package's page (Javadoc's, javadoc.py), a Python module's (pdoc's,          |
 |   |             | pydoc.py) or a C/C++ header's (Doxygen's), before rule 1                    |
+| 5b| the site's  | frontmatter `content_type` the Kubernetes website's layouts read:           |
+|   |             | `concept` a concept, `task` and `tutorial` a guide, `reference` and         |
+|   |             | `tool-reference` a reference (its other values go on to the rules below)    |
 | 6 | `concept`   | a folder concepts/, explanation(s)/, architecture/, background/, topics/;  |
 |   |             | a file name with "concept" or "architecture"; a title "Understanding …",    |
 |   |             | "What is …", "Introduction to …", "Architecture", "… concepts"              |
@@ -79,6 +82,16 @@ ROLE_DESCRIPTION = (
 _TYPESCRIPT = (".ts", ".tsx", ".mts", ".cts", ".js", ".mjs", ".cjs", ".java")  # (JSDoc, Javadoc)
 _C_HEADERS = (".h", ".hh", ".hpp", ".hxx", ".h++")
 _PYTHON = (".py",)  # pdoc's module page of a distribution's public module (pydoc.py)
+# The page types the Kubernetes website declares (`content_type`, which picks the page's
+# layout) that are roles: its tasks (how to do one thing) and tutorials read as guides; its
+# 228 concept pages were half `reference` by their folder and title alone.
+_CONTENT_TYPES = {
+    "concept": CONCEPT,
+    "task": GUIDE,
+    "tutorial": GUIDE,
+    "reference": REFERENCE,
+    "tool-reference": REFERENCE,
+}
 # CHANGES, HISTORY, NEWS, RELEASES only as the whole name ("history-design-future" is not one).
 _CHANGELOG_STEM = re.compile(
     r"^(?:changes|history|news|releases?)$|"
@@ -283,6 +296,8 @@ def classify(path: str, title: str | None, frontmatter: Mapping, body: str) -> s
         return BLOG
     if _generated(folders, body) or _GENERATED_COMMENT.search(head[:2000]) or _autodoc_page(body):
         return GENERATED
+    if declared := _CONTENT_TYPES.get(str(frontmatter.get("content_type", "")).strip().lower()):
+        return declared
     if (
         any(f in _CONCEPT_DIRS for f in folders)
         or "concept" in stem

@@ -61,6 +61,8 @@ class Corpus:
     # Pages the site's own build leaves out (site_build.unbuilt), left out, and its rule.
     site_excluded: tuple[str, ...] = ()
     site_rule: str = ""
+    # Pages whose front matter says Hugo never renders them (hugo_site.unrendered), left out.
+    unrendered: tuple[str, ...] = ()
     # A Hugo configuration that would leave pages out, outside the source roots (hugo_site.py).
     unread_config: Path | None = None
 
@@ -82,6 +84,12 @@ class Corpus:
             lines.append(
                 f"{self.site_rule}: {len(self.site_excluded)} pages left out, as the site's "
                 f"build does ({_first(self.site_excluded)}); a manifest decides instead"
+            )
+        if self.unrendered:
+            lines.append(
+                f"Hugo's headless pages: {len(self.unrendered)} pages whose front matter says the"
+                " site never renders them (`_build: {render: never, list: never}`, a headless"
+                f" bundle) left out ({_first(self.unrendered)})"
             )
         if self.unread_config is not None:
             root = self.unread_config.parent
@@ -521,6 +529,10 @@ def load_corpus(
         return None if source is None else _finish(docs_dir, source, roots, unresolved)
 
     files = site_passes.after_reading(files, docs_dir, roots, reread, generated)
+    # Pages Hugo never renders by their own front matter, read until here for the shortcodes
+    # that show them (Kubernetes' feature gates): no pages.
+    unrendered = hugo_site.unrendered(files)
+    files = [f for f in files if f.path not in unrendered] if unrendered else files
     ordered = sorted(manifests.values(), key=lambda m: m.path)
     taxonomy, found = _taxonomy(ordered, files)
     problems.extend(found)
@@ -549,6 +561,7 @@ def load_corpus(
         drafts=tuple(sorted(drafts)),
         redirects=tuple(sorted(redirects)),
         site_excluded=tuple(sorted(unbuilt_paths)),
+        unrendered=tuple(sorted(unrendered)),
         site_rule=site_rule,
         unread_config=None if manifests or site_rule else hugo_site.outside_config(docs_dir, roots),
     )

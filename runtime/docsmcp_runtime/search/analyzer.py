@@ -14,8 +14,11 @@ Terms:
 - adjacent words also form bigram terms ``"a b"`` (a space never occurs inside a term), which
   carry the phrase/proximity signal without positional postings;
 - with `names` (bundles that say so), names the words alone lose are terms too: words joined by
-  an ellipsis (``for...in``, ``do...while``: MDN's statements, whose words are stop words) and
-  operators (``??=``, ``?.``, ``<<``, ``=>``), after the line's other terms, never in bigrams.
+  an ellipsis (``for...in``, ``do...while``: MDN's statements, whose words are stop words),
+  operators (``??=``, ``?.``, ``<<``, ``=>``) and ``::`` paths (``std::vector``, which the
+  words alone give as ``std``, ``vector``), after the line's other terms, never in bigrams;
+  and a line that is one stop word alone (a title or heading ``this``, a link text `` `in` ``:
+  MDN's ``this``, ``in`` and ``with`` pages) gives that word.
 """
 
 from __future__ import annotations
@@ -90,7 +93,10 @@ _ASCII_ELLIPSIS = re.compile(r"(?<![A-Za-z0-9_])[A-Za-z0-9_]+(?:\.\.\.[A-Za-z0-9
 _ELLIPSIS_PATTERN = rf"(?<!{_W}){_W}+(?:\.\.\.{_W}+)+"
 # What marks a name among a bundle's terms (UTF-8): no other term holds an operator character
 # or `...` (a word's separators come one at a time).
-NAME_MARK = re.compile(rb"[!%&*+<=>?^|~]|\.\.\.")
+NAME_MARK = re.compile(rb"[!%&*+<=>?^|~]|\.\.\.|[A-Za-z0-9_]::[A-Za-z0-9_]")
+# A path of words joined by `::` (`std::vector`, `tokio::spawn`: C++, Rust, PHP, Ruby), a word
+# when it starts with a letter or `_` and no word character or `:` is just before it.
+_ASCII_PATH = re.compile(r"(?<![A-Za-z0-9_:])[A-Za-z_][A-Za-z0-9_]*(?:::[A-Za-z_][A-Za-z0-9_]*)+")
 
 
 @lru_cache(maxsize=1)
@@ -108,7 +114,21 @@ def names(text: str) -> list[str]:
         found += [n.lower() for n in pattern.findall(text)]
     if _HAS_OPERATOR.search(text) is not None:
         found += [r for r in _RUN.findall(text) if not _OPERATOR.isdisjoint(r)]
+    if "::" in text:
+        found += [p.lower() for p in _ASCII_PATH.findall(text)]
     return found
+
+
+# A stop word alone on its line, marks around it: a name (`analyze`).
+_ALONE_CHARS = 24
+_ALONE_MARKS = " \t`*_"
+
+
+def _alone(text: str, config: AnalyzerConfig) -> str:
+    """The stop word `text` is alone (besides white space, backticks and emphasis marks),
+    lower-cased; "" when it is anything else."""
+    word = text.strip(_ALONE_MARKS).lower()
+    return word if word in config.stopwords and word.isalpha() else ""
 
 
 _SEPARATORS = re.compile(r"[.:/@\-]+")
@@ -213,6 +233,8 @@ def analyze(text: str, config: AnalyzerConfig) -> Analysis:
             terms += found
             sequence += words
     found_names = names(text) if config.names else []
+    if config.names and len(text) <= _ALONE_CHARS and (alone := _alone(text, config)):
+        found_names.append(alone)
     terms += found_names
     bigrams = [f"{a} {b}" for a, b in zip(sequence, sequence[1:], strict=False)]
     return Analysis(terms, bigrams, len(found_names))

@@ -215,10 +215,21 @@ class Searcher:
         """`searched`, and the query's stop words when they are all it has (else [])."""
         config = self.bundle.metadata.analyzer
         terms, bigrams = query_terms(query, config, operators=not self.coordination)
-        if not terms and not bigrams:
+        lexicon = self.lexicon
+        stop = config.stopwords
+        if not bigrams and all(t in stop for t in terms):
+            # Stop words alone: the names a stop word alone gives (a page titled `this`), where
+            # the bundle has them, and the qualified names they end.
             stops = stop_words(query, config)
-            return [t for w in stops for t in self.lexicon.qualified(w)], [], stops
-        named = [t for w in named_stop_words(query, config) for t in self.lexicon.qualified(w)]
+            alone = [t for t in terms if lexicon.lookup(t) is not None]
+            qualified = [t for w in stops for t in lexicon.qualified(w) if t not in alone]
+            return alone + qualified, [], [] if alone else stops
+        named = [
+            t
+            for w in named_stop_words(query, config)
+            for t in ([w] if config.names and lexicon.lookup(w) is not None else [])
+            + lexicon.qualified(w)
+        ]
         terms = terms + [t for t in dict.fromkeys(named) if t not in terms]
         terms, bigrams = without_left_behind(query, terms, bigrams, config)
         roles = self.roles

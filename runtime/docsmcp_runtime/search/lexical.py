@@ -201,15 +201,16 @@ def stop_words(query: str, config: AnalyzerConfig) -> list[str]:
 NAME_KINDS = frozenset(
     "function functions func method methods operator operators statement "
     "statements clause clauses filter filters tag tags directive directives expression "
-    "expressions macro macros command commands".split()
+    "expressions macro macros command commands keyword keywords".split()
 )
 NAMED_STOP_WORDS = 4
 
 
 def named_stop_words(query: str, config: AnalyzerConfig) -> list[str]:
     """The stop words `query` uses as names: in backticks (`` `where` ``), or before a kind of
-    name in a short query ("where function", "with statement"). Stop words are no terms, so
-    these search the qualified names ending in them (Lexicon.qualified)."""
+    name in a short query ("where function", "with statement", "this keyword"). Stop words are
+    no terms (but where a line gives one alone, a title `this`: analyzer.py), so these search
+    that name and the qualified names ending in them (Lexicon.qualified)."""
     stop, lower = config.stopwords, query.lower()
     quoted = [w for w in re.findall(r"`(\w+)`", lower) if w in stop] if "`" in lower else []
     words = lower.split(None, NAMED_STOP_WORDS)
@@ -334,8 +335,10 @@ def named_words(query: str, config: AnalyzerConfig) -> list[str]:
     not its pieces `r`, `eprintf`), distinct, in order; stopwords and the words that only ask
     to compare (`vs`, `which`) give none."""
     words: dict[str, None] = {}
+    stop = config.stopwords
     for word in query.split():
-        found = analyze(word, config).terms
+        # (a stop word alone is a name, analyzer.py, but no word to coordinate: "or", "for")
+        found = [t for t in analyze(word, config).terms if t not in stop]
         if found:
             words.setdefault(max(found, key=len))
     return [w for w in words if w not in CHOICE_WORDS][:MAX_COORDINATED]

@@ -14,6 +14,12 @@ configuration and sections make headless.
   gives them as globs of the docs folder (site_build.unbuilt: a build without a manifest
   leaves them out and says so; init proposes the same excludes). Pages that are not rendered
   but listed (Hugo's glossary terms, shown on the glossary's page) stay pages.
+- A page's own front matter may say the same (`_build: {render: never, list: never}`:
+  Kubernetes' 338 feature-gate pages, shown only in the feature-gates page's tables, and its
+  `included/` fragments), and a leaf bundle's `index.md` with `headless: true` makes the bundle
+  (the page and every file below its folder) headless. `unrendered` names these pages once they
+  are read (the shortcodes that show them need them first: hugo_gates.py); the build leaves
+  them out and says so.
 - A configuration is read only inside the source roots (it decides what is built); one with
   such a rule found above them (`outside_config`, up to site_config.MAX_LEVELS folders) gets the
   build summary's hint of the `--source-root` that reads it.
@@ -27,6 +33,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from docsmcp.model.source import SourceFile
 from docsmcp.sources.frontmatter import split_frontmatter
 from docsmcp.sources.site_config import (
     LANGUAGE,
@@ -110,6 +117,26 @@ def _headless(entry: object) -> object:
         return _NOTHING
     path = target.get("path") if isinstance(target, Mapping) else None
     return path if isinstance(path, str) and path.strip() else None
+
+
+def unrendered(files: Sequence[SourceFile]) -> frozenset[str]:
+    """The paths of `files` Hugo never renders by their own front matter: `build`/`_build`
+    with `render` and `list` never (or false), and the headless bundles' pages (see the module
+    docstring)."""
+    out = []
+    bundles = []
+    for sf in files:
+        front = sf.frontmatter_with("build", "_build", "headless")
+        if not front:
+            continue
+        if _headless({k: v for k, v in front.items() if k in ("build", "_build")}) is _NOTHING:
+            out.append(sf.path)
+        elif front.get("headless") is True and posixpath.basename(sf.path) == "index.md":
+            bundles.append(posixpath.dirname(sf.path))
+    for sf in files if bundles else ():
+        if any(b == "" or sf.path.startswith(b + "/") for b in bundles):
+            out.append(sf.path)
+    return frozenset(out)
 
 
 def _entries(cascade: object) -> list[object]:

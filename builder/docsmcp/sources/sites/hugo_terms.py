@@ -20,6 +20,14 @@ Kubernetes website's (and the sites built from its layouts), read once every pag
 - `{{< skew currentVersion >}}` shows the version the site's `version`/`latest` parameters
   compute (`currentVersionAddMinor -1`: 1.30; the patch release as `.0`): 281 calls, in the
   commands a reader copies too (`curl -LO https://dl.k8s.io/release/v1.31.0/...`).
+- `{{% thirdparty-content %}}` shows the site's note on third-party projects (its i18n strings,
+  `single="true"` the one on an item, `vendor="true"` on vendors) as markdown, its links kept
+  but the one to the disclaimer the layout adds at the page's foot: 40 calls showed nothing.
+- `{{< api-reference page="workload-resources/pod-v1" anchor="PodSpec" >}}` shows a link to
+  the API reference's page (`docs/reference/kubernetes-api/...` from the content root), read
+  as its `text`, else the anchor, else the kind the page documents (`api_metadata.kind`): 15
+  calls read "api reference" ("Read the api reference to understand the Deployment API").
+- The feature-gate table, list and description become the lines they show (hugo_gates.py).
 
 A glossary term is a page of the corpus whose folder is named `glossary` (its front matter's
 `title`); a term of no such page shows its id, words apart. Pages using these get a line map
@@ -29,6 +37,7 @@ A glossary term is a page of the corpus whose folder is named `glossary` (its fr
 from __future__ import annotations
 
 import dataclasses
+import html
 import json
 import posixpath
 import re
@@ -40,13 +49,13 @@ from pathlib import Path
 from docsmcp.model.source import SourceFile
 from docsmcp.sources.formats.markdown.fences import fenced_lines
 from docsmcp.sources.site_config import LANGUAGE, read_text
-from docsmcp.sources.sites import hugo_params, hugo_site
+from docsmcp.sources.sites import hugo_gates, hugo_params, hugo_site
 
 # One of the shortcodes this module reads, over at most a few lines (group 1: its name, group 2:
 # its arguments).
 SHORTCODE = re.compile(
     r"\{\{([<%])\s*(glossary_tooltip|glossary_definition|heading|feature-state|skew|"
-    r"version-check)\b"
+    r"version-check|thirdparty-content|api-reference)\b"
     r"((?:[^{}<>%]|\n){0,400}?)[ \t]*/?[ \t]*[>%]\}\}"
 )
 _ARG = re.compile(r"""(?:([\w-]+)=)?(?:"((?:[^"\\]|\\.)*)"|'([^']*)'|([^\s"'=]+))""")
@@ -92,23 +101,6 @@ def _terms(files: Sequence[SourceFile]) -> dict[str, _Term]:
         term = posixpath.splitext(name)[0]
         title = str(_front(sf).get("title") or sf.title or term)
         out.setdefault(term, _Term(title, sf.body))
-    return out
-
-
-def _gates(files: Sequence[SourceFile]) -> dict[str, str]:
-    """Feature gates' states by name, "Kubernetes v1.30 [stable]": pages under a folder named
-    `feature-gates` with `stages` in their front matter (the last is the current)."""
-    out: dict[str, str] = {}
-    for sf in files:
-        if "/feature-gates/" not in f"/{sf.path}" or "stages" not in sf.frontmatter:
-            continue
-        front = _front(sf)
-        stages = front.get("stages")
-        if isinstance(stages, list) and stages and isinstance(stages[-1], Mapping):
-            last = stages[-1]
-            out[str(front.get("title", ""))] = (
-                f"Kubernetes v{last.get('fromVersion', '')} [{last.get('stage', '')}]"
-            )
     return out
 
 
@@ -198,12 +190,69 @@ _VERSION_CHECK = {
 }
 
 
+# The site's English notes on third-party content (its i18n file says them first).
+_THIRDPARTY = (
+    "This section links to third party projects that provide functionality required by "
+    "Kubernetes. The Kubernetes project authors aren't responsible for these projects, which "
+    "are listed alphabetically."
+)
+_THIRDPARTY_SINGLE = "This item links to a third party project or product that is not part of "
+_THIRDPARTY_SINGLE += "Kubernetes itself."
+# Where `api-reference` finds its pages, from the content root.
+_API_BASE = "docs/reference/kubernetes-api"
+_LINK = re.compile(r"""<a\b[^>]*?\bhref=["']([^"']*)["'][^>]*>(.*?)</a>""", re.S)
+_TAG = re.compile(r"</?[a-zA-Z][^<>]*>")
+
+
+def _markdown(text: str) -> str:
+    """An i18n string's HTML as one line of markdown: a link as a link, other tags left out;
+    a link to a part of the page the layout adds (`#third-party-content-disclaimer`, at its
+    foot) is left out with its text."""
+
+    def link(m: re.Match[str]) -> str:
+        href, inner = m.group(1), _TAG.sub("", m.group(2)).strip()
+        return "" if href.startswith("#") else f"[{inner}]({href})"
+
+    text = _TAG.sub(" ", _LINK.sub(link, text))
+    return " ".join(html.unescape(text).split())
+
+
+def _api_kinds(files: Sequence[SourceFile], prefix: str) -> dict[str, str]:
+    """The kind (`api_metadata.kind`) each page of the API reference documents, by its path
+    from the content root (`prefix`: the docs folder's) without suffix."""
+    out: dict[str, str] = {}
+    for sf in files:
+        if "api_metadata" not in sf.frontmatter:
+            continue
+        meta = _front(sf).get("api_metadata")
+        if isinstance(meta, Mapping) and meta.get("kind"):
+            page = posixpath.splitext(posixpath.join(prefix, sf.path))[0]
+            if posixpath.basename(page) in ("index", "_index"):
+                page = posixpath.dirname(page)
+            out[page] = str(meta["kind"])
+    return out
+
+
+def _prefix(docs_dir: Path, site: hugo_site.Site | None) -> str:
+    """The docs folder's path from the site's content root ("docs"; "" at the top)."""
+    if site is None:
+        return ""
+    try:
+        prefix = docs_dir.resolve().relative_to(site.content.resolve()).as_posix()
+    except ValueError:
+        return ""
+    return "" if prefix == "." else prefix
+
+
 @dataclasses.dataclass(frozen=True)
 class _Site:
     terms: Mapping[str, _Term]
-    gates: Mapping[str, str]
+    gates: Mapping[str, hugo_gates.Gate]
     translations: Mapping[str, str]
     params: Mapping[str, object]  # the Hugo configuration's
+    # The API reference's pages by their path from the content root, without suffix
+    # ("docs/reference/kubernetes-api/workload-resources/pod-v1"): their kind ("Pod").
+    api_kinds: Mapping[str, str] = dataclasses.field(default_factory=dict)
 
     def shown(self, name: str, args: Mapping[str, str], front: Mapping | None = None) -> str:
         """What the shortcode `name` called with `args` shows (`front`: the page's front
@@ -212,13 +261,18 @@ class _Site:
             return _skew(self.params, args)
         if name == "version-check":
             return self._version_check(front or {})
+        if name == "thirdparty-content":
+            return self._thirdparty(args)
+        if name == "api-reference":
+            return self._api_reference(args)
         if name == "heading":
             key = args.get("0", "")
             return self.translations.get(f"{key}_heading") or key.replace("_", " ").capitalize()
         if name == "feature-state":
             label = self.translations.get("feature_state", "FEATURE STATE:")
             if gate := args.get("feature_gate_name"):
-                return f"{label} `{self.gates.get(gate, gate)}`"
+                known = self.gates.get(gate)
+                return f"{label} `{known.state() if known else gate}`"
             version, state = args.get("for_k8s_version", ""), args.get("state", "")
             return f"{label} `Kubernetes {version} [{state}]`" if state else ""
         term_id = args.get("term_id", "")
@@ -228,6 +282,25 @@ class _Site:
         # glossary_definition: its definition, shortcodes in it read as well (one level deep)
         text = _definition(term, args) if term else ""
         return SHORTCODE.sub(lambda m: self._plain(m), text)
+
+    def _thirdparty(self, args: Mapping[str, str]) -> str:
+        """Kubernetes' note above a list of third-party projects (`single="true"`: on one
+        item; `vendor="true"`: of vendors), the site's i18n strings as markdown."""
+        t = self.translations.get
+        if args.get("single") == "true":
+            return _markdown(t("thirdparty_message_single_item", _THIRDPARTY_SINGLE))
+        key = "thirdparty_message_vendor" if args.get("vendor") == "true" else "thirdparty_message"
+        message = _markdown(t(key, _THIRDPARTY))
+        return f"**{_markdown(t('note', 'Note:'))}** {message}"
+
+    def _api_reference(self, args: Mapping[str, str]) -> str:
+        """A link to a page of the API reference (`docs/reference/kubernetes-api/<page>`, at
+        `anchor`), read as its `text`, else the anchor, else the kind the page documents."""
+        page = posixpath.normpath(posixpath.join(_API_BASE, args.get("page", "").strip("/")))
+        anchor = args.get("anchor", "")
+        kind = self.api_kinds.get(page) or posixpath.basename(page)
+        text = args.get("text") or anchor or kind
+        return f"[{text}](/{page}/{'#' + anchor if anchor else ''})"
 
     def _version_check(self, front: Mapping) -> str:
         """Kubernetes' prerequisite line: the server version the page needs (its front matter's
@@ -250,16 +323,23 @@ def resolve(
     files: Sequence[SourceFile], docs_dir: Path, roots: Sequence[Path] = ()
 ) -> list[SourceFile]:
     """`files` with these shortcodes (see the module docstring) replaced by what they show."""
-    users = [k for k, sf in enumerate(files) if "{{" in sf.body and SHORTCODE.search(sf.body)]
+    users = [
+        k
+        for k, sf in enumerate(files)
+        if "{{" in sf.body and (SHORTCODE.search(sf.body) or "feature-gate-" in sf.body)
+    ]
     if not users:
         return list(files)
     found = hugo_site.find(docs_dir, roots)
     params = hugo_params.site_params(docs_dir, roots)
-    site = _Site(_terms(files), _gates(files), _translations(found), params)
+    strings = _translations(found)
+    kinds = _api_kinds(files, _prefix(docs_dir, found))
+    site = _Site(_terms(files), hugo_gates.gates(files), strings, params, kinds)
     out = list(files)
 
     for k in users:
-        sf = files[k]
+        # (a feature gate's table or list first: its descriptions' shortcodes read below)
+        sf = hugo_gates.expand(files[k], site.gates, strings, _args)
         lines = sf.body.split("\n")
         code = fenced_lines(lines)
         starts = list(accumulate((len(x) + 1 for x in lines), initial=0))

@@ -25,6 +25,7 @@ from docsmcp.model.source import SourceFile
 from docsmcp.model.text import truncate
 from docsmcp.sources.formats.markdown import kumascript
 from docsmcp.sources.formats.markdown.fences import fenced_lines
+from docsmcp.sources.sites import mdn_css
 
 # MDN's page types of an API object, and the registry's kind of each.
 _KINDS = {
@@ -82,12 +83,14 @@ def _sections(lines: list[str]) -> dict[str, tuple[int, int]]:
 
 
 def _paragraph(lines: list[str], start: int, end: int) -> str:
-    """The first paragraph of prose in lines start..end (macro-only lines passed over)."""
+    """The first paragraph of prose in lines start..end (macro-only lines and quotes, the
+    banners MDN sets above the text, passed over)."""
     words: list[str] = []
     code = fenced_lines(lines)
     for i in range(start, end):
         line = lines[i].strip()
-        if code[i] or line.startswith(("```", "#", "<", "|", "---")):
+        shown = kumascript.read_line(line) if "{{" in line else line  # (a banner: a quote)
+        if code[i] or shown.startswith(("```", "#", "<", "|", "---", ">")):
             if words:
                 break
             continue
@@ -156,7 +159,9 @@ def _entry(sf: SourceFile, front: dict) -> ApiEntry | None:
 
 
 def resolve(files: Sequence[SourceFile]) -> list[SourceFile]:
-    """`files` with an API entry on each MDN reference page (see the module docstring)."""
+    """`files` with an API entry on each MDN reference page (see the module docstring), and
+    their `{{cssxref}}` calls of CSS functions and types shown as MDN shows them (mdn_css.py)."""
+    files = mdn_css.resolve(files)
     out = list(files)
     for k, sf in enumerate(files):
         if "page-type" not in sf.frontmatter or sf.api:

@@ -6,8 +6,13 @@ double braces: `{{jsxref("Array.prototype.map()")}}`, `{{domxref("Window.fetch()
 `{{HTTPHeader("Accept")}}`, `{{Glossary("CORS")}}`. MDN renders each as a link whose text is
 the name (in code for an API, header, element or status) or the text given; badges
 (`{{optional_inline}}`, `{{ReadOnlyInline}}`, `{{deprecated_inline}}`) as their word; sidebars,
-banners, live samples and the data tables (`{{Compat}}`, `{{Specifications}}`, filled from
-browser-compat-data at render time) as nothing a page's text holds. Before, 56 % of MDN's
+live samples and the data tables (`{{Compat}}`, `{{Specifications}}`, filled from
+browser-compat-data at render time) as nothing a page's text holds; the banners above a page
+(`{{Deprecated_Header}}`, `{{SeeCompatTable}}`, `{{Non-standard_Header}}`,
+`{{SecureContext_Header}}`, `{{AvailableInWorkers("service")}}`) as their label and first
+sentence, a quote of them on their own line ("> Deprecated: This feature is no longer
+recommended."), so a reader (and a search for "deprecated") sees what MDN shows, and the
+page's description stays its first paragraph. Before, 56 % of MDN's
 chunks (JavaScript, HTTP and Fetch: 4,876 of 8,778) showed `{{jsxref(` and the like, and the
 names they link were no words of the page's prose for the index.
 
@@ -18,7 +23,9 @@ names they link were no words of the page's prose for the index.
   one without as nothing. A page is read so only when it calls a macro MDN defines (`KNOWN`):
   other sites' `{{ name }}` template variables are dialects.py's.
 - A heading whose section holds only `{{Compat}}` or `{{Specifications}}` leaves nothing (its
-  table is not in the source; 2,963 empty headings and 60 chunks of a heading alone).
+  table is not in the source; 2,963 empty headings and 60 chunks of a heading alone), nor one
+  of only `{{CSSSyntax}}`, `{{CSSInfo}}`, `{{svginfo}}` or `{{WebExtExamples}}` (formal syntax
+  and definitions, filled from webref's data: 526 chunks showed "## Formal definition" alone).
 - MDN's definition lists, `- term` then `  - : definition` (yari's extension, every parameter
   and property list: 4,440 in 975 pages), read as the term's list item with the definition
   under it: the `- : ` marker goes, its text stays at the item's indent.
@@ -42,7 +49,11 @@ MACRO = re.compile(
 _ARG = re.compile(r""""((?:[^"\\\n]|\\.)*)"|'((?:[^'\\\n]|\\.)*)'|([^\s,'"]+)""")
 _DEFINITION = re.compile(r"^([ \t]*)- : ?")
 _HEADING = re.compile(r"^[ ]{0,3}(#{1,6})[ \t]")
-_TABLE_MACROS = frozenset({"compat", "specifications"})
+# Tables and lists MDN fills from its data at render time (browser-compat-data, webref's formal
+# syntax and definitions, its list of example extensions): nothing of the page's text.
+_TABLE_MACROS = frozenset(
+    {"compat", "specifications", "csssyntax", "cssinfo", "svginfo", "webextexamples"}
+)
 _DOCS = "/en-US/docs/"
 # The folders of MDN's JavaScript reference that hold no global object.
 _JS_REFERENCE_FOLDERS = frozenset(
@@ -67,16 +78,50 @@ _BADGES = {
 _NOTHING = frozenset(
     {
         "compat", "specifications", "apiref", "jsref", "jssidebar", "httpsidebar", "cssref",
-        "htmlsidebar", "svgref", "mathmlref", "defaultapisidebar", "availableinworkers",
-        "seecompattable", "deprecated_header", "non-standard_header", "securecontext_header",
-        "embedinteractiveexample", "interactiveexample", "embedlivesample", "embedghlivesample",
+        "htmlsidebar", "svgref", "mathmlref", "defaultapisidebar", "embedinteractiveexample",
+        "interactiveexample", "embedlivesample", "embedghlivesample",
         "previousnext", "previous", "next", "previousmenunext", "previousmenu", "nextmenu",
         "inheritancediagram", "listsubpages", "listsubpagesforsidebar", "listgroups",
         "apilistalpha", "quicklinkswithsubpages", "subpageswithsummaries", "glossarysidebar",
         "learnsidebar", "addonsidebar", "gamessidebar", "firefoxsidebar", "mdnsidebar",
-        "webassemblysidebar", "httpref", "listexamplepages", "embedyoutube",
+        "webassemblysidebar", "httpref", "listexamplepages", "embedyoutube", "xsltref",
+        "csssyntax", "cssinfo", "svginfo", "webextexamples", "firefox_for_developers",
+        "jsfiddleembed", "glossarydisambiguation",
     }
 )  # fmt: skip
+_WORKERS = f"[Web Workers]({_DOCS}Web/API/Web_Workers_API)"
+_SERVICE = f"[Service Workers]({_DOCS}Web/API/Service_Worker_API)"
+_DEDICATED = f"[Dedicated Web Workers]({_DOCS}Web/API/DedicatedWorkerGlobalScope)"
+_SHARED = f"[Shared Web Workers]({_DOCS}Web/API/SharedWorkerGlobalScope)"
+# Banners MDN shows above a page's text, as their label and first sentence (MDN's notecards
+# say more: why, and where to look): `{{AvailableInWorkers}}` by its argument.
+_BANNERS = {
+    "deprecated_header": "Deprecated: This feature is no longer recommended.",
+    "seecompattable": "Experimental: This is an experimental technology.",
+    "non-standard_header": "Non-standard: This feature is not standardized.",
+    "securecontext_header": (
+        "Secure context: This feature is available only in secure contexts (HTTPS), in some or "
+        "all supporting browsers."
+    ),
+}
+_IN_WORKERS = {
+    "": f"This feature is available in {_WORKERS}.",
+    "worker": f"This feature is only available in {_WORKERS}.",
+    "window_and_worker_except_service": (
+        f"This feature is available in {_WORKERS}, except for {_SERVICE}."
+    ),
+    "window_and_worker_except_shared": (
+        f"This feature is available in {_WORKERS}, except for {_SHARED}."
+    ),
+    "worker_except_service": (
+        f"This feature is only available in {_WORKERS}, except for {_SERVICE}."
+    ),
+    "window_and_dedicated": f"This feature is available in {_DEDICATED}.",
+    "dedicated": f"This feature is only available in {_DEDICATED}.",
+    "window_and_service": f"This feature is available in {_SERVICE}.",
+    "service": f"This feature is only available in {_SERVICE}.",
+}
+_LINK = re.compile(r"\[([^\]]*)\]\([^)]*\)")
 # Cross-reference macros: the docs folder their names live in, and how the name shows.
 _XREF = {
     "jsxref": "Web/JavaScript/Reference/",
@@ -93,7 +138,10 @@ _XREF = {
     "webextapiref": "Mozilla/Add-ons/WebExtensions/API/",
     "glossary": "Glossary/",
 }
-KNOWN = frozenset({*_BADGES, *_NOTHING, *_XREF, "rfc", "js_property_attributes", "htmlattrxref"})
+KNOWN = frozenset(
+    {*_BADGES, *_NOTHING, *_XREF, *_BANNERS, "availableinworkers", "rfc", "js_property_attributes",
+     "htmlattrxref"}
+)  # fmt: skip
 _MAY_HOLD = re.compile(
     r"\{\{[ \t]*(?:"
     + "|".join(sorted((re.escape(k) for k in KNOWN), key=len, reverse=True))
@@ -156,6 +204,9 @@ def _shown(macro: str, args: list[str]) -> tuple[str, bool]:
             return f"{name} {HTTPStatus(int(name)).phrase}", True
         except ValueError:
             return name, True
+    if macro == "cssxref" and not display and "/" in name.rstrip("/"):
+        # (MDN's macro shows a path's last part: `@font-face/size-adjust`: `size-adjust`)
+        return name.rstrip("/").rsplit("/", 1)[-1], True
     plain = len(args) > 3 and args[3] not in ("", "0", "false")  # (jsxref's, domxref's 4th)
     return display or name, not plain
 
@@ -164,6 +215,9 @@ def _rendered(macro: str, args: list[str], linked: bool) -> str:
     """What the known or unknown `macro` called with `args` reads as."""
     if macro in _BADGES:
         return _BADGES[macro]
+    if macro in _BANNERS or macro == "availableinworkers":
+        text = _banner(macro, args)
+        return text if linked else _LINK.sub(r"\1", text)
     if macro in _NOTHING or macro.endswith("sidebar"):
         return ""
     if macro == "rfc" and args:
@@ -205,8 +259,32 @@ def _rendered(macro: str, args: list[str], linked: bool) -> str:
     )
 
 
+def _banner(macro: str, args: list[str]) -> str:
+    """A banner's label and sentence ("" for an `AvailableInWorkers` argument MDN rejects)."""
+    if macro in _BANNERS:
+        return _BANNERS[macro]
+    said = _IN_WORKERS.get(args[0] if args else "")
+    return f"Note: {said}" if said else ""
+
+
+def _banners_only(line: str) -> list[str] | None:
+    """The banners of a line of nothing but macros, at least one a banner (None: another)."""
+    found: list[str] = []
+    for m in MACRO.finditer(line):
+        name = m.group(1).lower()
+        if name in _BANNERS or name == "availableinworkers":
+            found.append(_banner(name, _args(m.group(2))))
+    if not found or MACRO.sub("", line).strip():
+        return None
+    return [b for b in found if b]
+
+
 def read_line(line: str) -> str:
-    """`line` with its macros as the text they render (links outside headings and code spans)."""
+    """`line` with its macros as the text they render (links outside headings and code spans);
+    a line of banners (with the sidebars beside them) is a quote of them, as MDN sets them
+    apart from the text (and a page's description is its first paragraph after them)."""
+    if (banners := _banners_only(line)) is not None:
+        return "> " + " ".join(banners) if banners else ""
     heading = _HEADING.match(line) is not None
 
     def render(m: re.Match[str]) -> str:
