@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 from conftest import CORPORA, FUZZ_EXAMPLES, build_bundle
 from docsmcp.chunking.chunk import chunk_parsed, parse_file
-from docsmcp.enrich.api_fields import clean_inline
 from docsmcp.enrich.apiref import extract_api
 from docsmcp.model.api import ApiEntry
+from docsmcp.model.api_fields import clean_inline
 from docsmcp.model.chunk import ParsedFile
 from docsmcp.model.source import SourceFile, Strategy
 from docsmcp.sources.corpus import load_corpus

@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pyarrow.parquet as pq
 from conftest import FUZZ, build_bundle, page_texts, run_docsmcp
-from docsmcp.enrich.roles import classify
 from docsmcp.sources.formats.source.c_lex import scan
 from docsmcp.sources.formats.source.doxygen import Settings, header_line, header_to_markdown
 from docsmcp.sources.formats.source.doxygen_text import parse
+from docsmcp.sources.roles import classify
 from hypothesis import given
 from hypothesis import strategies as st
 from mcp_client import McpSession

@@ -89,7 +89,7 @@ def test_defaults_without_manifest_and_hidden_skipped(tmp_path: Path) -> None:
     assert corpus.problems == ()
     a = corpus.files[0]
     assert a.strategy == Strategy("h2", None, 0)
-    # Every page gets its built-in page role (enrich/roles.py), even without a manifest.
+    # Every page gets its built-in page role (sources/roles.py), even without a manifest.
     assert (a.metadata, a.title, a.manifest) == ((("role", "reference"),), None, None)
     assert corpus.taxonomy == {"role": TaxonomyKey()} and corpus.instructions is None
 

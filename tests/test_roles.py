@@ -1,5 +1,5 @@
 """Page roles (bundle-spec.md, *Page roles*; issue 27): the builder gives every page a role
-(enrich/roles.py), stored as the built-in taxonomy key `role`; the runtime ranks changelogs,
+(sources/roles.py), stored as the built-in taxonomy key `role`; the runtime ranks changelogs,
 blog posts, proposals and generated pages lower unless the query asks for them
 (search/roles.py), and a `role` filter selects. On real corpus paths and real bundles."""
 
@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 from conftest import build_bundle, corpus, run_docsmcp, write_tree
-from docsmcp.enrich.roles import classify
 from docsmcp.sources.corpus import load_corpus
+from docsmcp.sources.roles import classify
 from docsmcp.sources.settings import load_file
 from docsmcp_runtime.bundle.reader import open_bundle
 from docsmcp_runtime.search.engine import Searcher

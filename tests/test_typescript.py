@@ -12,7 +12,6 @@ from pathlib import Path
 
 import pyarrow.parquet as pq
 from conftest import FUZZ, build_bundle, page_texts, run_docsmcp
-from docsmcp.enrich.roles import classify
 from docsmcp.sources.formats.source.ts_decls import declarations
 from docsmcp.sources.formats.source.ts_scan import blank
 from docsmcp.sources.formats.source.tsdoc import module_name, typescript_to_markdown
@@ -23,6 +22,7 @@ from docsmcp.sources.packages.typescript_links import (
     heritage,
     referenced_modules,
 )
+from docsmcp.sources.roles import classify
 from hypothesis import given
 from hypothesis import strategies as st
 from mcp_client import McpSession

@@ -15,7 +15,7 @@ The proposal is made from names and structure only, never from a list of known p
   are excluded one by one, each with the reason in the report, so the proposal builds; the
   user mends such a file and drops its exclude.
   Changelogs and release notes stay in (for a protocol spec the changelog *is*
-  documentation): the build gives them the page role `changelog` (enrich/roles.py), which
+  documentation): the build gives them the page role `changelog` (sources/roles.py), which
   ranks them below other pages unless a query asks about changes; the report counts them.
   Translations (`page.ja.mdx` beside `page.mdx`, `es/` beside `en/`, `i18n/fr/`) are excluded,
   each language by one glob, so the bundle answers in the site's default language:
@@ -85,7 +85,6 @@ from docsmcp.commands.init_strategy import (
     as_markdown,
     strategy,
 )
-from docsmcp.enrich.roles import CHANGELOG, classify
 from docsmcp.sources.discover import matches_any, scan
 from docsmcp.sources.files import MANIFEST_NAME, source_roots
 from docsmcp.sources.inclusion import asciidoc_includes, dumi_demos, texinfo_includes
@@ -106,6 +105,7 @@ from docsmcp.sources.packages import (
 from docsmcp.sources.packages.go_source import scan as scan_go
 from docsmcp.sources.pdf.extract import is_pdf
 from docsmcp.sources.pdf.source import load_pdf
+from docsmcp.sources.roles import CHANGELOG, classify
 from docsmcp.sources.settings import load_file
 from docsmcp.sources.site_build import unbuilt
 

@@ -1,5 +1,5 @@
 """Third stage: what the build extracts from the parsed pages beside their chunks: the API registry
-(`apiref`, with the field parsing of `api_fields`), section numbers and rule ids (`section_ids`),
-one-line summaries (`summary`), and cross references found per file (`xref`) then resolved across
-the corpus (`xref_resolve`).
+(`apiref`, reading fields with model/api_fields.py), section numbers and rule ids
+(`section_ids`), one-line summaries (`summary`), and cross references found per file (`xref`)
+then resolved across the corpus (`xref_resolve`).
 """

@@ -9,13 +9,13 @@ import re
 
 from docsmcp_runtime.search.languages import normalise_language
 
-from docsmcp.enrich.api_fields import (
+from docsmcp.model.api import Parameter
+from docsmcp.model.api_fields import (
     _DECL_PREFIX,
     _FENCE,
     MAX_PARAM_DESCRIPTION_CHARS,
     MAX_SIGNATURE_CHARS,
 )
-from docsmcp.model.api import Parameter
 from docsmcp.model.chunk import Block
 from docsmcp.model.text import truncate
 

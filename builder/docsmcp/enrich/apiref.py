@@ -45,7 +45,8 @@ from docsmcp.enrich.api_code import (
     _mentions,
     _text_declaration,
 )
-from docsmcp.enrich.api_fields import (
+from docsmcp.model.api import ApiEntry, Example, Parameter
+from docsmcp.model.api_fields import (
     _EXAMPLE,
     _FIELD_COLUMNS,
     _GROUP_HEADINGS,
@@ -81,7 +82,6 @@ from docsmcp.enrich.api_fields import (
     argument_names,
     clean_inline,
 )
-from docsmcp.model.api import ApiEntry, Example, Parameter
 from docsmcp.model.chunk import Block, Chunk, ParsedFile
 from docsmcp.model.text import truncate
 

@@ -9,7 +9,6 @@ from collections.abc import Iterable, Iterator, Sequence
 from urllib.parse import unquote
 
 from docsmcp.enrich.exdoc_links import autolink, flat_name
-from docsmcp.enrich.roles import ORDER_PREFIX
 from docsmcp.enrich.section_ids import GRAMMAR_ANCHOR_PREFIX, RULE_ANCHOR_PREFIXES
 from docsmcp.enrich.xref import (
     _DOC_EXTS,
@@ -32,6 +31,7 @@ from docsmcp.model.chunk import Chunk, ParsedFile
 from docsmcp.sources.formats.r.rmarkdown import RMARKDOWN_SUFFIXES as _RMARKDOWN
 from docsmcp.sources.formats.rst.rst_suffixes import is_rst
 from docsmcp.sources.layout.translations import page_language
+from docsmcp.sources.roles import ORDER_PREFIX
 from docsmcp.sources.site_config import LANGUAGE
 
 

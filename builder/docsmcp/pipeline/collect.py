@@ -29,7 +29,6 @@ from docsmcp.common.progress import Progress, Reporter
 from docsmcp.embeddings.embed import EmbeddingOptions, EmbeddingProvider
 from docsmcp.embeddings.rescore import RescoreOptions
 from docsmcp.embeddings.vectorize import IVF_THRESHOLD
-from docsmcp.enrich.roles import ROLE_DESCRIPTION, ROLE_KEY
 from docsmcp.indexing.lexical import IndexBuilder
 from docsmcp.indexing.pagefield import page_of
 from docsmcp.indexing.tables import TableBuilder
@@ -43,6 +42,7 @@ from docsmcp.sources.corpus import Corpus, load_corpus
 from docsmcp.sources.files import source_roots
 from docsmcp.sources.layout import value_folders
 from docsmcp.sources.pdf.extract import PdfOptions, PdfSummary
+from docsmcp.sources.roles import ROLE_DESCRIPTION, ROLE_KEY
 from docsmcp.sources.unread import unread_hint
 
 log = logging.getLogger(__name__)
@@ -343,7 +343,7 @@ def _copy(obj: T, **values: object) -> T:
 
 
 def _default_description(key: str) -> str:
-    # The built-in `role` key says what its values are and that they rank (enrich/roles.py).
+    # The built-in `role` key says what its values are and that they rank (sources/roles.py).
     return ROLE_DESCRIPTION if key == ROLE_KEY else f"Filter results by {key}."
 
 

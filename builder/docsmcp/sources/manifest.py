@@ -26,10 +26,10 @@ from docsmcp.common.limits import (
     MAX_JSON_INT_DIGITS,
     MAX_MANIFEST_BYTES,
 )
-from docsmcp.enrich.roles import role_problem
 from docsmcp.model.source import Manifest, Override, Problem, Strategy, TaxonomyKey
 from docsmcp.sources.discover import glob_problem
 from docsmcp.sources.files import Refused, not_utf8, read_file, source_roots
+from docsmcp.sources.roles import role_problem
 
 if TYPE_CHECKING:
     import jsonschema

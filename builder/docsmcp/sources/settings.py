@@ -19,7 +19,6 @@ from docsmcp.common.limits import (
     MAX_HTML_BYTES,
     MAX_TABLE_CELLS,
 )
-from docsmcp.enrich.roles import ROLE_KEY, ROLES, classify
 from docsmcp.model.source import Manifest, Problem, SourceFile, Strategy
 from docsmcp.sources.discover import glob_match
 from docsmcp.sources.files import Refused, is_html, leave_out, not_utf8, read_file, source_roots
@@ -38,6 +37,7 @@ from docsmcp.sources.manifest import (
     load_json,
     schema_errors,
 )
+from docsmcp.sources.roles import ROLE_KEY, ROLES, classify
 
 
 def _chunk_by_from_hint(value: Any) -> tuple[str | None, str | None]:

@@ -19,8 +19,8 @@ import json
 import re
 from collections.abc import Sequence
 
-from docsmcp.enrich.api_fields import MAX_DESCRIPTION_CHARS, MAX_RETURNS_CHARS, MAX_SIGNATURE_CHARS
 from docsmcp.model.api import ApiEntry, Parameter
+from docsmcp.model.api_fields import MAX_DESCRIPTION_CHARS, MAX_RETURNS_CHARS, MAX_SIGNATURE_CHARS
 from docsmcp.model.source import SourceFile
 from docsmcp.model.text import truncate
 from docsmcp.sources.formats.markdown import kumascript

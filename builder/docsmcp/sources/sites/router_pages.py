@@ -31,9 +31,9 @@ import re
 from collections.abc import Callable, Sequence
 from itertools import accumulate
 
-from docsmcp.enrich.roles import ORDER_PREFIX
 from docsmcp.model.source import SourceFile
 from docsmcp.sources.formats.markdown.fences import fenced_lines
+from docsmcp.sources.roles import ORDER_PREFIX
 
 log = logging.getLogger("docsmcp.sources.sites.router_pages")
 

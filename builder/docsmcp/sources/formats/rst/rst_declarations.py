@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from docutils import nodes
 
-from docsmcp.enrich.api_fields import MAX_DESCRIPTION_CHARS
+from docsmcp.model.api_fields import MAX_DESCRIPTION_CHARS
 from docsmcp.model.text import truncate
 from docsmcp.sources.formats.rst.rst_directives import warn_unknown
 from docsmcp.sources.formats.rst.rst_objects import MAX_OBJECTS, STATE, Found, Mark, anchor_marks

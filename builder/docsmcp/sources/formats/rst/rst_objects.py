@@ -25,7 +25,8 @@ from docsmcp_runtime.search.languages import normalise_language
 from docutils import nodes
 
 from docsmcp.common.brackets import closing
-from docsmcp.enrich.api_fields import (
+from docsmcp.model.api import OBJECT_ANCHOR, ApiEntry, Example, Parameter
+from docsmcp.model.api_fields import (
     MAX_DESCRIPTION_CHARS,
     MAX_EXAMPLE_CHARS,
     MAX_EXAMPLES,
@@ -33,7 +34,6 @@ from docsmcp.enrich.api_fields import (
     MAX_RETURNS_CHARS,
     MAX_SIGNATURE_CHARS,
 )
-from docsmcp.model.api import OBJECT_ANCHOR, ApiEntry, Example, Parameter
 from docsmcp.model.text import split_top, truncate
 
 # Parameters read from one signature or field list, at most (a hostile signature of 100,000

@@ -19,7 +19,7 @@ section (GLFW's key tokens). `@internal`/`@private` ones are left out always.
 
 Every declaration shown is an API entry named with its scope (`tinyxml2::XMLElement::Attribute`,
 found also as `XMLElement::Attribute`), with its signature, parameters and returns. Pages have
-the role `generated` (enrich/roles.py), as TypeDoc's module pages do.
+the role `generated` (sources/roles.py), as TypeDoc's module pages do.
 """
 
 from __future__ import annotations
@@ -30,12 +30,12 @@ import posixpath
 import re
 from dataclasses import dataclass
 
-from docsmcp.enrich.api_fields import (
+from docsmcp.model.api import ApiEntry, Parameter
+from docsmcp.model.api_fields import (
     MAX_DESCRIPTION_CHARS,
     MAX_RETURNS_CHARS,
     MAX_SIGNATURE_CHARS,
 )
-from docsmcp.model.api import ApiEntry, Parameter
 from docsmcp.model.text import truncate
 from docsmcp.sources.formats.markdown.dialects import ATX
 from docsmcp.sources.formats.markdown.fences import code_block

@@ -23,14 +23,14 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from docsmcp.enrich.api_fields import (
+from docsmcp.model.api import ApiEntry, Example, Parameter
+from docsmcp.model.api_fields import (
     MAX_DESCRIPTION_CHARS,
     MAX_EXAMPLE_CHARS,
     MAX_EXAMPLES,
     MAX_RETURNS_CHARS,
     MAX_SIGNATURE_CHARS,
 )
-from docsmcp.model.api import ApiEntry, Example, Parameter
 from docsmcp.model.text import truncate
 from docsmcp.sources.formats.markdown.fences import fence_for
 

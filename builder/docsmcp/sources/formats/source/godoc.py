@@ -37,14 +37,14 @@ import posixpath
 import re
 from dataclasses import dataclass, field
 
-from docsmcp.enrich.api_fields import (
+from docsmcp.model.api import ApiEntry, Example, Parameter
+from docsmcp.model.api_fields import (
     MAX_DESCRIPTION_CHARS,
     MAX_EXAMPLE_CHARS,
     MAX_EXAMPLES,
     MAX_RETURNS_CHARS,
     MAX_SIGNATURE_CHARS,
 )
-from docsmcp.model.api import ApiEntry, Example, Parameter
 from docsmcp.model.text import truncate
 from docsmcp.sources.formats.markdown.fences import code_block
 from docsmcp.sources.formats.source import godoc_comment

@@ -35,12 +35,12 @@ import posixpath
 import re
 from dataclasses import dataclass, field
 
-from docsmcp.enrich.api_fields import (
+from docsmcp.model.api import OBJECT_ANCHOR, ApiEntry, Parameter
+from docsmcp.model.api_fields import (
     MAX_DESCRIPTION_CHARS,
     MAX_RETURNS_CHARS,
     MAX_SIGNATURE_CHARS,
 )
-from docsmcp.model.api import OBJECT_ANCHOR, ApiEntry, Parameter
 from docsmcp.model.text import truncate
 from docsmcp.sources.formats.markdown.fences import code_block, code_span
 from docsmcp.sources.formats.source.java_parse import Decl, Unit, is_type, parse

@@ -32,8 +32,8 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 
-from docsmcp.enrich.api_fields import MAX_DESCRIPTION_CHARS, MAX_SIGNATURE_CHARS
 from docsmcp.model.api import ApiEntry
+from docsmcp.model.api_fields import MAX_DESCRIPTION_CHARS, MAX_SIGNATURE_CHARS
 from docsmcp.model.text import truncate
 from docsmcp.sources.formats.linemap import SOURCE_LINES
 from docsmcp.sources.formats.markdown.fences import fence_for

@@ -8,14 +8,14 @@ from __future__ import annotations
 import posixpath
 from dataclasses import dataclass, field
 
-from docsmcp.enrich.api_fields import (
+from docsmcp.model.api import OBJECT_ANCHOR, ApiEntry, Example, Parameter
+from docsmcp.model.api_fields import (
     MAX_DESCRIPTION_CHARS,
     MAX_EXAMPLE_CHARS,
     MAX_EXAMPLES,
     MAX_RETURNS_CHARS,
     MAX_SIGNATURE_CHARS,
 )
-from docsmcp.model.api import OBJECT_ANCHOR, ApiEntry, Example, Parameter
 from docsmcp.model.text import truncate
 from docsmcp.sources.formats.markdown.fences import fence_for
 from docsmcp.sources.formats.source.rustdoc_text import (

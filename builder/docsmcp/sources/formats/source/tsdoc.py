@@ -22,7 +22,8 @@ import dataclasses
 import re
 from dataclasses import dataclass
 
-from docsmcp.enrich.api_fields import (
+from docsmcp.model.api import ApiEntry, Example, Parameter
+from docsmcp.model.api_fields import (
     MAX_DESCRIPTION_CHARS,
     MAX_EXAMPLE_CHARS,
     MAX_EXAMPLES,
@@ -30,7 +31,6 @@ from docsmcp.enrich.api_fields import (
     MAX_RETURNS_CHARS,
     MAX_SIGNATURE_CHARS,
 )
-from docsmcp.model.api import ApiEntry, Example, Parameter
 from docsmcp.model.text import truncate
 from docsmcp.sources.formats.markdown.fences import fence_for
 from docsmcp.sources.formats.source.jsdoc_cjs import is_javascript, js_declarations

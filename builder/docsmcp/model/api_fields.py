@@ -1,5 +1,6 @@
 """The pieces of an API entry, read from its section's markdown: inline text cleaned for display,
-identifiers in headings, parameter tables and lists (used by apiref.py).
+identifiers in headings, parameter tables and lists (used by enrich/apiref.py, and by the
+readers of source code that write entries themselves: rustdoc, godoc, javadoc, tsdoc...).
 """
 
 from __future__ import annotations
