@@ -162,6 +162,32 @@ def test_a_lower_folder_imports_nothing_above_it(lower: str) -> None:
     assert not wrong, f"{lower} imports folders above it: {wrong}"
 
 
+def _folder(module: str) -> str:
+    """The folder a module belongs to for the folder rule: a subpackage of the package (and of
+    `sources`, whose folders are the readers' layers), or a module of its own at the top."""
+    parts = module.split(".")
+    depth = 3 if parts[1:2] == ["sources"] else 2
+    return ".".join(parts[:depth])
+
+
+@pytest.mark.parametrize("package", sorted(PACKAGES))
+def test_no_two_folders_import_each_other(package: str) -> None:
+    """A folder is a stage or a layer: what two folders both need lives below both of them."""
+    known = _modules(package, PACKAGES[package])
+    edges: dict[tuple[str, str], list[str]] = {}
+    for module, path in known.items():
+        for target in _imports(module, path, known):
+            pair = (_folder(module), _folder(target))
+            if pair[0] != pair[1]:
+                edges.setdefault(pair, []).append(f"{module} -> {target}")
+    both = sorted(
+        f"{a} <-> {b}: {edges[a, b][:3]} / {edges[b, a][:3]}"
+        for a, b in edges
+        if a < b and (b, a) in edges
+    )
+    assert not both, "folders that import each other:\n" + "\n".join(both)
+
+
 def test_the_rules_see_a_circle() -> None:
     """The circle finder itself: a loop of three, a self-standing pair, and a tree."""
     graph = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"e"}, "e": {"d"}, "f": {"a"}, "g": set()}
