@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 from conftest import corpus, run_docsmcp
-from docsmcp.chunking.blocks import _parser
+from docsmcp.chunking.blocks import markdown_parser
 from docsmcp.chunking.chunk import DEFAULT_MAX_CHUNK_SIZE, _FileChunker, _Section
 from docsmcp.common import limits
 from docsmcp.model.chunk import Block
@@ -175,7 +175,7 @@ _TABLE_PARTS = ["| a |", "| a | b |", "|---|", "|-|-|", ":-:|", "---", "x", "", 
 @given(st.lists(st.lists(st.sampled_from(_TABLE_PARTS), max_size=4).map("".join), max_size=12))
 def test_table_cell_count_is_an_upper_bound(lines: list[str]) -> None:
     """The pre-parse count never undercounts what the parser makes: the limit cannot be evaded."""
-    made = sum(t.type in ("th_open", "td_open") for t in _parser().parse("\n".join(lines)))
+    made = sum(t.type in ("th_open", "td_open") for t in markdown_parser().parse("\n".join(lines)))
     assert _table_cells(lines) >= made
     # The bound that lets most files skip the count (manifest._structure_problem).
     text = "\n".join(lines)

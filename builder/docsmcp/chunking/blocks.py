@@ -25,7 +25,7 @@ _TEXT_PROP = re.compile(
 
 
 @cache
-def _parser() -> MarkdownIt:
+def markdown_parser() -> MarkdownIt:
     """Made on first parse: a rebuild whose files all come from the parse cache never imports
     markdown-it."""
     from markdown_it import MarkdownIt

@@ -16,7 +16,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
-from docsmcp.chunking.blocks import _blocks, _parser
+from docsmcp.chunking.blocks import _blocks, markdown_parser
 from docsmcp.chunking.levels import section_starts, structural_levels
 from docsmcp.model.chunk import Block, Chunk, ParsedFile, Tab
 from docsmcp.model.source import SourceFile
@@ -469,7 +469,7 @@ def parse_file(sf: SourceFile) -> ParsedFile:
     if sf.path.endswith(".mdx") and "export " in sf.body:
         sf = _with_esm_metadata(sf)
     display, parse, tabs, markup = split_lines(sf)
-    tokens = _parser().parse("\n".join(parse))
+    tokens = markdown_parser().parse("\n".join(parse))
     return ParsedFile(sf, display, tokens, _blocks(tokens), tabs, markup)
 
 
@@ -490,7 +490,7 @@ def parse_plain(sf: SourceFile) -> ParsedFile:
         lines = knit(lines)
     if sf.path.lower().endswith(_MARKDOWN) and not sf.page_starts:
         lines = drop_unseen(hide_twoslash(lines), _is_mdx(sf, lines))
-    tokens = _parser().parse("\n".join(_INLINE_MARKUP.sub(" ", line) for line in lines))
+    tokens = markdown_parser().parse("\n".join(_INLINE_MARKUP.sub(" ", line) for line in lines))
     return ParsedFile(sf, lines, tokens, _blocks(tokens))
 
 

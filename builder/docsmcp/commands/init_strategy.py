@@ -190,7 +190,7 @@ def as_markdown(bodies: Mapping[str, str]) -> Measured:
         try:  # under the build's own budgets: a file past them is plain text there
             with time_limit(seconds), memory_limit(megabytes):
                 done = convert(path, bodies[path])
-        except (TooSlow, MemoryError):
+        except (TooSlow, MemoryError, SystemError):  # (SystemError: an allocation failed in C)
             continue
         out.append(done.text)
         entries += len(done.api)

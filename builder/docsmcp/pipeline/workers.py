@@ -24,6 +24,7 @@ from collections.abc import Iterator, Sequence
 
 from docsmcp_runtime.search.analyzer import AnalyzerConfig
 
+from docsmcp.chunking.blocks import markdown_parser
 from docsmcp.chunking.chunk import chunk_parsed, parse_file, parse_plain
 from docsmcp.common import logs
 from docsmcp.common.budget import (
@@ -116,6 +117,10 @@ def process(sf: SourceFile, default_max: int, analyzer: AnalyzerConfig) -> Proce
     conversion, parse and chunking run past the parse budget, of time or of memory, is indexed
     as plain text."""
     seconds, megabytes = parse_seconds(), parse_megabytes()
+    # markdown-it is imported and its parser made outside the budget: the plain-text fallback
+    # needs it, and an import cut short by the memory budget (re.compile of its patterns) could
+    # leave the worker without it.
+    markdown_parser()
     over = None
     try:
         with time_limit(seconds), memory_limit(megabytes):
@@ -123,7 +128,9 @@ def process(sf: SourceFile, default_max: int, analyzer: AnalyzerConfig) -> Proce
             chunks = chunk_parsed(parsed, default_max)
     except TooSlow:
         over = f"not parsed within {seconds:g} s (markup the parser is slow on)", PARSE_SECONDS_ENV
-    except MemoryError:
+    except (MemoryError, SystemError):
+        # (C code that fails an allocation does not always say MemoryError: re.compile under
+        # the budget raised "SystemError: error return without exception set")
         # Out of the handler before parsing again: its traceback holds what the parse built.
         over = f"needed over {megabytes:g} MiB to parse", PARSE_MEMORY_ENV
     if over is not None:

@@ -205,7 +205,7 @@ def _admonition_end(lines: list[str], start: int) -> int:
 
 @cache
 def _parser() -> MarkdownIt:
-    """Made on first use (see chunk._parser)."""
+    """Made on first use (see blocks.markdown_parser)."""
     from markdown_it import MarkdownIt
     from mdit_py_plugins.admon import admon_plugin
 
