@@ -35,7 +35,7 @@ def _tokens(md: MarkdownIt, text: str) -> list[dict]:
 
 def test_the_builder_parser_has_both_fast_paths() -> None:
     """If markdown-it-py changes shape the fast paths switch off; this says when that happens."""
-    md = blocks._parser()
+    md = blocks.markdown_parser()
     table = next(r for r in md.block.ruler.__rules__ if r.name == "table")
     assert table.fn.__globals__["escapedSplit"] is mdfast.escaped_split
     assert list(table.alt) == list(
@@ -66,9 +66,9 @@ def test_escaped_split_is_markdown_its(line: str) -> None:
 def test_fuzzed_documents_parse_the_same(lines: list[str]) -> None:
     text = "\n".join(lines)
     expected = _tokens(STOCK, text)
-    assert _tokens(blocks._parser(), text) == expected
+    assert _tokens(blocks.markdown_parser(), text) == expected
     # again: repeated contents come from the memo
-    assert _tokens(blocks._parser(), text) == expected
+    assert _tokens(blocks.markdown_parser(), text) == expected
 
 
 @settings(max_examples=200, deadline=None)
@@ -93,7 +93,7 @@ def test_copied_tokens_are_equal_and_share_nothing(lines: list[str]) -> None:
 )
 def test_fuzzed_tables_parse_the_same(header: str, rule: str, rows: list[str]) -> None:
     text = "\n".join([header, rule, *rows, "", "after"])
-    assert _tokens(blocks._parser(), text) == _tokens(STOCK, text)
+    assert _tokens(blocks.markdown_parser(), text) == _tokens(STOCK, text)
 
 
 # Lines opening every kind of block (and the indents that make code or continue items), so the
@@ -130,7 +130,7 @@ _BLOCK_LINE = st.tuples(
 @given(st.lists(_BLOCK_LINE, max_size=14))
 def test_fuzzed_block_structures_parse_the_same(lines: list[str]) -> None:
     text = "\n".join(lines)
-    assert _tokens(blocks._parser(), text) == _tokens(STOCK, text)
+    assert _tokens(blocks.markdown_parser(), text) == _tokens(STOCK, text)
 
 
 @pytest.mark.parametrize(
@@ -138,7 +138,7 @@ def test_fuzzed_block_structures_parse_the_same(lines: list[str]) -> None:
 )
 def test_fixtures_parse_the_same(path: Path) -> None:
     text = path.read_text(encoding="utf-8", errors="replace")
-    assert _tokens(blocks._parser(), text) == _tokens(STOCK, text)
+    assert _tokens(blocks.markdown_parser(), text) == _tokens(STOCK, text)
 
 
 @pytest.mark.corpus
@@ -147,7 +147,7 @@ def test_speakeasy_parses_the_same() -> None:
     assert len(files) > 4000
     for path in files[::7]:
         text = path.read_text(encoding="utf-8")
-        assert _tokens(blocks._parser(), text) == _tokens(STOCK, text), path
+        assert _tokens(blocks.markdown_parser(), text) == _tokens(STOCK, text), path
 
 
 def test_remembered_cells_are_fresh_tokens() -> None:
@@ -155,7 +155,7 @@ def test_remembered_cells_are_fresh_tokens() -> None:
     (core rules after `inline` edit tokens in place), and reference links are not remembered
     across documents that define them differently."""
     text = "| a | b |\n|---|---|\n| *x_y* | [r] |\n| *x_y* | [r] |\n\n*x_y* and `c`\n"
-    first, second = blocks._parser().parse(text), blocks._parser().parse(text)
+    first, second = blocks.markdown_parser().parse(text), blocks.markdown_parser().parse(text)
     assert [t.as_dict() for t in first] == [t.as_dict() for t in second] == _tokens(STOCK, text)
     cells = [t for t in second if t.type == "inline" and t.content == "*x_y*"]
     assert len(cells) == 2 and cells[0].children[0] is not cells[1].children[0]
@@ -163,4 +163,4 @@ def test_remembered_cells_are_fresh_tokens() -> None:
     assert cells[1].children[1].content == "x_y"
     for target in ("one", "two"):
         doc = f"[r] and [r][]\n\n[r]: https://example.com/{target}\n"
-        assert _tokens(blocks._parser(), doc) == _tokens(STOCK, doc)
+        assert _tokens(blocks.markdown_parser(), doc) == _tokens(STOCK, doc)

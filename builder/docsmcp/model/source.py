@@ -1,5 +1,6 @@
 """The records of the sources stage: a file's chunking `Strategy`, a taxonomy key, a `Manifest`
-with its overrides, a `SourceFile` ready to parse, and a `Problem` (one line an author can act on).
+with its overrides, a `SourceFile` ready to parse, the `Converted` page a reader makes of a
+file that is not markdown, and a `Problem` (one line an author can act on).
 """
 
 from __future__ import annotations
@@ -133,3 +134,20 @@ class Manifest:
     instructions: str | None = None
     include: tuple[str, ...] = ()
     exclude: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Converted:
+    """What a reader makes of a file that is not markdown (convert.py runs it): the markdown the
+    chunker reads and what the file itself says beside it."""
+
+    text: str  # markdown
+    title: str | None  # the page title found in the file, if any
+    anchors: tuple[tuple[int, str], ...] = ()  # (0-based line of `text`, element id)
+    # For each line of `text`, the 0-based line of the source file it comes from (linemap.py).
+    line_map: tuple[int, ...] = ()
+    api: tuple[ApiEntry, ...] = ()  # objects the page describes (lines of `text`)
+    refs: tuple[tuple[int, str], ...] = ()  # (0-based line of `text`, object a role names)
+    # The page's own description (AsciiDoc's `:description:`): joins the frontmatter JSON where
+    # it has none, where get_page and the page table read it (as MDX exports' does).
+    description: str | None = None

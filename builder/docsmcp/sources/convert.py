@@ -14,8 +14,7 @@ import json
 import logging
 from collections.abc import Callable
 
-from docsmcp.model.api import ApiEntry
-from docsmcp.model.source import SourceFile
+from docsmcp.model.source import Converted, SourceFile
 from docsmcp.sources.files import (
     ASCIIDOC_SUFFIXES,
     C_HEADER_SUFFIXES,
@@ -40,41 +39,22 @@ from docsmcp.sources.formats.rst.rst_suffixes import is_rst
 log = logging.getLogger("docsmcp.sources.convert")
 
 
-@dataclasses.dataclass(frozen=True)
-class Converted:
-    text: str  # markdown
-    title: str | None  # the page title found in the file, if any
-    anchors: tuple[tuple[int, str], ...] = ()  # (0-based line of `text`, element id)
-    # For each line of `text`, the 0-based line of the source file it comes from (linemap.py).
-    line_map: tuple[int, ...] = ()
-    api: tuple[ApiEntry, ...] = ()  # objects a reST page describes (lines of `text`)
-    refs: tuple[tuple[int, str], ...] = ()  # (0-based line of `text`, object a role names)
-    # The page's own description (AsciiDoc's `:description:`): joins the frontmatter JSON where
-    # it has none, where get_page and the page table read it (as MDX exports' does).
-    description: str | None = None
-
-
 def _html(path: str, text: str) -> Converted:
     from docsmcp.sources.formats.html.htmlpage import html_to_markdown
 
-    done = html_to_markdown(text)
-    return Converted(done.text, done.title, done.anchors, done.line_map)
+    return html_to_markdown(text)
 
 
 def _rst(path: str, text: str) -> Converted:
     from docsmcp.sources.formats.rst.rst import rst_to_markdown
 
-    done = rst_to_markdown(path, text)
-    return Converted(done.text, done.title, done.anchors, done.line_map, done.api, done.refs)
+    return rst_to_markdown(path, text)
 
 
 def _asciidoc(path: str, text: str) -> Converted:
     from docsmcp.sources.formats.asciidoc.asciidoc import asciidoc_to_markdown
 
-    done = asciidoc_to_markdown(path, text)
-    return Converted(
-        done.text, done.title, done.anchors, done.line_map, description=done.description
-    )
+    return asciidoc_to_markdown(path, text)
 
 
 def _notebook(path: str, text: str) -> Converted:
@@ -94,15 +74,13 @@ def _rd(path: str, text: str) -> Converted:
 def _elixir(path: str, text: str) -> Converted:
     from docsmcp.sources.formats.source.exdoc import elixir_to_markdown
 
-    done = elixir_to_markdown(path, text)
-    return Converted(done.text, done.title, done.anchors, done.line_map, done.api)
+    return elixir_to_markdown(path, text)
 
 
 def _go(path: str, text: str) -> Converted:
     from docsmcp.sources.formats.source.godoc import go_to_markdown
 
-    done = go_to_markdown(path, text)
-    return Converted(done.text, done.title, done.anchors, done.line_map, done.api)
+    return go_to_markdown(path, text)
 
 
 def _writerside(path: str, text: str) -> Converted:
@@ -117,15 +95,13 @@ def _writerside(path: str, text: str) -> Converted:
 def _texinfo(path: str, text: str) -> Converted:
     from docsmcp.sources.formats.texinfo.texinfo import texinfo_to_markdown
 
-    done = texinfo_to_markdown(path, text)
-    return Converted(done.text, done.title, done.anchors, done.line_map, done.api)
+    return texinfo_to_markdown(path, text)
 
 
 def _rust(path: str, text: str) -> Converted:
     from docsmcp.sources.formats.source.rustdoc import rust_to_markdown
 
-    done = rust_to_markdown(path, text)
-    return Converted(done.text, done.title, done.anchors, done.line_map, done.api, done.refs)
+    return rust_to_markdown(path, text)
 
 
 def _typescript(path: str, text: str) -> Converted:
@@ -138,8 +114,7 @@ def _typescript(path: str, text: str) -> Converted:
 def _java(path: str, text: str) -> Converted:
     from docsmcp.sources.formats.source.javadoc import java_to_markdown
 
-    done = java_to_markdown(path, text)
-    return Converted(done.text, done.title, done.anchors, done.line_map, done.api, done.refs)
+    return java_to_markdown(path, text)
 
 
 def _c_header(path: str, text: str) -> Converted:
@@ -152,8 +127,7 @@ def _c_header(path: str, text: str) -> Converted:
 def _python(path: str, text: str) -> Converted:
     from docsmcp.sources.formats.source.pydoc import python_to_markdown
 
-    done = python_to_markdown(path, text)
-    return Converted(done.text, done.title, done.anchors, done.line_map, done.api, done.refs)
+    return python_to_markdown(path, text)
 
 
 CONVERTERS: dict[str, Callable[[str, str], Converted]] = {

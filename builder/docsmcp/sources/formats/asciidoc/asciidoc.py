@@ -26,6 +26,7 @@ import posixpath
 import re
 from dataclasses import dataclass, field
 
+from docsmcp.model.source import Converted
 from docsmcp.model.text import slugify
 from docsmcp.sources.files import ASCIIDOC_SUFFIXES
 from docsmcp.sources.formats.asciidoc.asciidoc_inline import (
@@ -72,15 +73,6 @@ _MARKUP_START = re.compile(r"^([#>]|[-+*](?=\s)|\d{1,9}[.)](?=\s)|```|~~~|=+$|-+
 _DELIMITER_ROW = re.compile(r"[ \t]*[-:|][-:| \t]*")
 
 
-@dataclass(frozen=True)
-class Converted:
-    text: str
-    title: str | None
-    anchors: tuple[tuple[int, str], ...] = ()  # (0-based line of `text`, id)
-    line_map: tuple[int, ...] = ()  # per line of `text`: its 0-based line in the page
-    description: str | None = None  # the page's `:description:`
-
-
 @dataclass
 class _Meta:
     """What the lines above a block say of it: attributes, title, id."""
@@ -112,10 +104,10 @@ def asciidoc_to_markdown(path: str, text: str) -> Converted:
         blocks.append("\n".join(f"\\[{k}\\] {n}" for k, n in enumerate(reader.ctx.footnotes, 1)))
     described = " ".join(attributes.get("description", "").split()) or None
     if not blocks:
-        return Converted("", reader.title, (), (0,), described)
+        return Converted("", reader.title, (), (0,), description=described)
     body, line_map = take_lines("\n\n".join(blocks) + "\n", len(raw))
     body, anchors = take_marks(body)
-    return Converted(body, reader.title, anchors, line_map, described)
+    return Converted(body, reader.title, anchors, line_map, description=described)
 
 
 class _Reader(ListReader):

@@ -15,9 +15,9 @@ Deterministic: the same page always gives the same text.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 
 from docsmcp.common.limits import MAX_TABLE_CELLS
+from docsmcp.model.source import Converted
 from docsmcp.sources.formats.html.html_tree import _BLOCK, Node, _main_content, _walk, parse_html
 from docsmcp.sources.formats.linemap import (
     line_mark,
@@ -406,14 +406,6 @@ def take_marks(text: str) -> tuple[str, tuple[tuple[int, str], ...]]:
             anchors.extend((i, m.group(1)) for m in _MARK.finditer(line))
             lines[i] = _MARK.sub("", line).replace("\x00", "").rstrip()
     return "\n".join(lines), tuple(anchors)
-
-
-@dataclass(frozen=True)
-class Converted:
-    text: str  # markdown
-    title: str | None
-    anchors: tuple[tuple[int, str], ...] = ()  # (0-based line, element id)
-    line_map: tuple[int, ...] = ()  # per line of `text`: its 0-based line in the page
 
 
 def html_to_markdown(text: str) -> Converted:

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import logging
 import re
-from dataclasses import dataclass
 
 from docutils import nodes
 from docutils.frontend import get_default_settings
@@ -28,7 +27,7 @@ from docutils.parsers.rst import Parser
 from docutils.utils import new_document
 
 from docsmcp.common.limits import MAX_RST_EXPLICIT_MARKUP
-from docsmcp.model.api import ApiEntry
+from docsmcp.model.source import Converted
 from docsmcp.model.text import slugify
 from docsmcp.sources.formats.html.htmlpage import take_marks
 from docsmcp.sources.formats.linemap import (
@@ -66,18 +65,6 @@ from docsmcp.sources.formats.rst.rst_objects import (
 
 log = logging.getLogger(__name__)
 # --- writing markdown --------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Converted:
-    text: str
-    title: str | None
-    anchors: tuple[tuple[int, str], ...] = ()  # (0-based line, label)
-    line_map: tuple[int, ...] = ()  # per line of `text`: its 0-based line in the page
-    # Sphinx objects described on the page (rst_objects.py), lines of `text` (1-based).
-    api: tuple[ApiEntry, ...] = ()
-    # References made by code roles: (0-based line of `text`, object name).
-    refs: tuple[tuple[int, str], ...] = ()
 
 
 def _section_of(node: nodes.Node) -> nodes.section | None:

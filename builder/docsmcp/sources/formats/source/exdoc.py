@@ -31,6 +31,7 @@ from docsmcp.model.api_fields import (
     MAX_RETURNS_CHARS,
     MAX_SIGNATURE_CHARS,
 )
+from docsmcp.model.source import Converted
 from docsmcp.model.text import truncate
 from docsmcp.sources.formats.markdown.fences import fence_for
 
@@ -90,15 +91,6 @@ class _Module:
     entries: list[_Entry] = field(default_factory=list)
     seen: set[tuple[str, str, int]] = field(default_factory=set)
     specs: dict[str, str] = field(default_factory=dict)  # name/arity -> the @spec's result
-
-
-@dataclass(frozen=True)
-class ElixirPage:
-    text: str
-    title: str | None
-    anchors: tuple[tuple[int, str], ...]
-    line_map: tuple[int, ...]
-    api: tuple[ApiEntry, ...]
 
 
 def _heredoc(
@@ -410,7 +402,7 @@ def _examples(doc: list[tuple[int, str]]) -> tuple[Example, ...]:
     )[:MAX_EXAMPLES]
 
 
-def elixir_to_markdown(path: str, text: str) -> ElixirPage:
+def elixir_to_markdown(path: str, text: str) -> Converted:
     """The module pages ExDoc would publish from the `.ex` file `text`, as one markdown page."""
     out: list[tuple[int, str]] = []  # (source line, markdown line)
     anchors: list[tuple[int, str]] = []
@@ -454,12 +446,12 @@ def elixir_to_markdown(path: str, text: str) -> ElixirPage:
                         out.append((n, line if fenced else _unprefixed(line)))
                 found.append((mod, e, first, len(out) - 1))
     if not out:
-        return ElixirPage("", None, (), (), ())
+        return Converted("", None, (), (), ())
     lines = [t for _, t in out]
     line_map = [n for n, _ in out]
     for k in range(1, len(line_map)):  # monotone, as every converted page's map
         line_map[k] = max(line_map[k], line_map[k - 1])
-    return ElixirPage(
+    return Converted(
         "\n".join(lines),
         found[0][0].name,
         tuple(anchors),

@@ -45,6 +45,7 @@ from docsmcp.model.api_fields import (
     MAX_RETURNS_CHARS,
     MAX_SIGNATURE_CHARS,
 )
+from docsmcp.model.source import Converted
 from docsmcp.model.text import truncate
 from docsmcp.sources.formats.markdown.fences import code_block
 from docsmcp.sources.formats.source import godoc_comment
@@ -62,15 +63,6 @@ STD = (
     "log/slog sync/atomic unicode/utf8 encoding/base64 mime/multipart net/http/httptest"
 ).split()
 _STD = {p.rsplit("/", 1)[-1]: p for p in STD}
-
-
-@dataclass(frozen=True)
-class GoPage:
-    text: str
-    title: str | None
-    anchors: tuple[tuple[int, str], ...]
-    line_map: tuple[int, ...]
-    api: tuple[ApiEntry, ...]
 
 
 @dataclass
@@ -120,12 +112,12 @@ class _Writer:
             self.add(n, text)
 
 
-def go_to_markdown(path: str, text: str) -> GoPage:
+def go_to_markdown(path: str, text: str) -> Converted:
     """The pkg.go.dev page of the package gathered in `text` (see the module's docstring)."""
     import_path, local, sources = split(text)
     files = [s for s in sources if not s.test]
     if not files:
-        return GoPage("", None, (), (), ())
+        return Converted("", None, (), (), ())
     package = files[0].file.package
     main = next((s for s in files if s.file.doc), files[0])
     doc_source = main
@@ -168,9 +160,9 @@ def go_to_markdown(path: str, text: str) -> GoPage:
     page = _Page(path, import_path, package, local, doc_source, types, consts, funcs)
     page.write(examples.get("", []))
     if not page.has_text:
-        return GoPage("", None, (), (), ())
+        return Converted("", None, (), (), ())
     w = page.w
-    return GoPage(
+    return Converted(
         "\n".join(w.lines),
         import_path or package,
         tuple(w.anchors),

@@ -41,6 +41,7 @@ from docsmcp.model.api_fields import (
     MAX_RETURNS_CHARS,
     MAX_SIGNATURE_CHARS,
 )
+from docsmcp.model.source import Converted
 from docsmcp.model.text import truncate
 from docsmcp.sources.formats.markdown.fences import code_block, code_span
 from docsmcp.sources.formats.source.java_parse import Decl, Unit, is_type, parse
@@ -62,17 +63,7 @@ _EXTENDS = re.compile(r"\bextends\s+([\w.]+)")
 _EXTERNAL = ("java.", "javax.", "jdk.", "sun.")
 
 
-@dataclass(frozen=True)
-class JavaPage:
-    text: str
-    title: str | None
-    anchors: tuple[tuple[int, str], ...]
-    line_map: tuple[int, ...]
-    api: tuple[ApiEntry, ...]
-    refs: tuple[tuple[int, str], ...]
-
-
-EMPTY = JavaPage("", None, (), (), (), ())
+EMPTY = Converted("", None, (), (), (), ())
 
 
 def _simple(type_name: str) -> str:
@@ -352,12 +343,12 @@ class _Page:
             )
         )
 
-    def result(self, title: str) -> JavaPage:
+    def result(self, title: str) -> Converted:
         texts = [t for _, t in self.out]
         line_map = [n for n, _ in self.out]
         for k in range(1, len(line_map)):  # monotone, as every converted page's map
             line_map[k] = max(line_map[k], line_map[k - 1])
-        return JavaPage(
+        return Converted(
             "\n".join(texts),
             title,
             tuple(self.anchors),
@@ -416,7 +407,7 @@ def _generated(text: str, unit: Unit) -> bool:
     return _GENERATED.search("\n".join(head[:-1])[:8000]) is not None
 
 
-def java_to_markdown(path: str, text: str) -> JavaPage:
+def java_to_markdown(path: str, text: str) -> Converted:
     """The Javadoc page of the Java file `text` (see the module's docstring)."""
     text, _, appended = text.partition("\n" + SUPER)
     unit = parse(text)

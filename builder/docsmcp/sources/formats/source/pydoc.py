@@ -34,6 +34,7 @@ from dataclasses import dataclass, replace
 
 from docsmcp.model.api import ApiEntry
 from docsmcp.model.api_fields import MAX_DESCRIPTION_CHARS, MAX_SIGNATURE_CHARS
+from docsmcp.model.source import Converted
 from docsmcp.model.text import truncate
 from docsmcp.sources.formats.linemap import SOURCE_LINES
 from docsmcp.sources.formats.markdown.fences import fence_for
@@ -65,16 +66,6 @@ _KINDS = {
 
 
 @dataclass(frozen=True)
-class PyPage:
-    text: str
-    title: str | None
-    anchors: tuple[tuple[int, str], ...]
-    line_map: tuple[int, ...]
-    api: tuple[ApiEntry, ...]
-    refs: tuple[tuple[int, str], ...]
-
-
-@dataclass(frozen=True)
 class _Object:
     qualname: str  # `Session.get`
     node: ast.AST
@@ -85,10 +76,10 @@ class _Object:
     doc: str = ""  # a constant's or attribute's docstring (the string under it)
 
 
-_EMPTY = PyPage("", None, (), (0,), (), ())
+_EMPTY = Converted("", None, (), (0,), (), ())
 
 
-def python_to_markdown(path: str, text: str) -> PyPage:
+def python_to_markdown(path: str, text: str) -> Converted:
     """The page of the module file `text` (with python_package.py's header line)."""
     first = text.split("\n", 1)[0]
     m = _HEADER.match(first)
@@ -332,7 +323,7 @@ def _assemble(
     objects: list[_Object],
     named: dict[str, str],
     last: int,
-) -> PyPage:
+) -> Converted:
     """The markdown rst.py wrote, each object's signature line replaced by its heading and
     `python` block; anchors, references and entries moved with their lines."""
     lines = done.text.split("\n")
@@ -375,7 +366,7 @@ def _assemble(
     anchors += [(at, objects[k].qualname) for k, at in headings.items()]
     refs = tuple((moved[line], name) for line, name in done.refs if line < len(moved))
     api = _entries(done.api, moved, headings, objects, named, len(out), path)
-    return PyPage(
+    return Converted(
         "\n".join(out),
         done.title,
         tuple(sorted(anchors)),

@@ -31,8 +31,9 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from docsmcp.model.api import OBJECT_ANCHOR
+from docsmcp.model.source import Converted
 from docsmcp.sources.formats.source.rust_lex import Token, group_end, string_value, tokens
-from docsmcp.sources.formats.source.rustdoc_page import Item, Page, RustPage, api_entry, tails
+from docsmcp.sources.formats.source.rustdoc_page import Item, Page, api_entry, tails
 from docsmcp.sources.formats.source.rustdoc_text import doc_markdown, first_paragraph
 
 HEADER = "//@docsmcp-rust "  # crate=NAME module=a::b public=a (rust_crate.expand writes it)
@@ -403,7 +404,7 @@ def _impl_type(toks: list[Token]) -> tuple[str, bool]:
     return name, trait_impl
 
 
-def rust_to_markdown(path: str, text: str) -> RustPage:
+def rust_to_markdown(path: str, text: str) -> Converted:
     """The page docs.rs would show of the module file `text` (see the module docstring)."""
     lines = text.split("\n")
     crate, module, public = _context(path, lines[0] if lines else "")
@@ -412,7 +413,7 @@ def rust_to_markdown(path: str, text: str) -> RustPage:
     parser.items(0, len(parser.toks), scope)
     _alias(scope.items, scope.uses)
     if scope.hidden:
-        return RustPage("", None, (), (), (), ())
+        return Converted("", None, (), (), (), ())
     page = Page(path, crate, module, public)
     title = module
     page.add(0, f"# {title}")
@@ -422,7 +423,7 @@ def rust_to_markdown(path: str, text: str) -> RustPage:
         page.add(0, "")
         page.doc(scope.inner, _first_doc_line(parser.toks, "inner"), 1)
     if not any(x.strip() for x in scope.inner) and not scope.items:
-        return RustPage("", None, (), (), (), ())
+        return Converted("", None, (), (), (), ())
     for item in scope.items:
         page.item(item, 2)
     if module == public:  # (a private module is no entry: docs.rs has no page of it)

@@ -16,6 +16,7 @@ from docsmcp.model.api_fields import (
     MAX_RETURNS_CHARS,
     MAX_SIGNATURE_CHARS,
 )
+from docsmcp.model.source import Converted
 from docsmcp.model.text import truncate
 from docsmcp.sources.formats.markdown.fences import fence_for
 from docsmcp.sources.formats.source.rustdoc_text import (
@@ -57,16 +58,6 @@ class Item:
     fields: list[tuple[str, str, int]] = field(default_factory=list)  # (name, summary, line)
     owner: str = ""  # a method's type (`Router`)
     aliases: list[str] = field(default_factory=list)  # other paths re-exports give it
-
-
-@dataclass(frozen=True)
-class RustPage:
-    text: str
-    title: str | None
-    anchors: tuple[tuple[int, str], ...]
-    line_map: tuple[int, ...]
-    api: tuple[ApiEntry, ...]
-    refs: tuple[tuple[int, str], ...]
 
 
 class Page:
@@ -146,12 +137,12 @@ class Page:
             for alias in item.aliases:  # (the same section, under the path users type)
                 self.entries.append(api_entry(self.path, alias, item.kind, sig, doc, at, last))
 
-    def result(self, title: str) -> RustPage:
+    def result(self, title: str) -> Converted:
         lines = [t for _, t in self.out]
         line_map = [n for n, _ in self.out]
         for k in range(1, len(line_map)):  # monotone, as every converted page's map
             line_map[k] = max(line_map[k], line_map[k - 1])
-        return RustPage(
+        return Converted(
             "\n".join(lines),
             title,
             tuple(self.anchors),

@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 
 from docsmcp.common.logs import warn_once
 from docsmcp.model.api import ApiEntry
+from docsmcp.model.source import Converted
 from docsmcp.sources.formats.linemap import line_mark, strip_mark_char, take_lines
 from docsmcp.sources.formats.markdown.fences import code_block
 from docsmcp.sources.formats.texinfo.texinfo_defs import DEF, entry, kind_of, parts, prose
@@ -80,15 +81,6 @@ _QUIET = frozenset(
 )
 _LINE = re.compile(r"^@([A-Za-z]+)(?:[ \t]+(.*?))?[ \t]*$")
 _COMMENT = re.compile(r"(?:^|(?<=[^@]))@(?:c|comment)(?:[ \t].*)?$")
-
-
-@dataclass(frozen=True)
-class TexinfoPage:
-    text: str  # markdown
-    title: str | None
-    anchors: tuple[tuple[int, str], ...]
-    line_map: tuple[int, ...]
-    api: tuple[ApiEntry, ...]
 
 
 @dataclass
@@ -495,7 +487,7 @@ def _language(name: str) -> str:
     return "lisp" if "lisp" in name else ""
 
 
-def texinfo_to_markdown(path: str, raw: str) -> TexinfoPage:
+def texinfo_to_markdown(path: str, raw: str) -> Converted:
     source = strip_mark_char(raw).replace("\x00", "")
     lines = source.split("\n")
     if lines and lines[0].startswith("\\input"):
@@ -515,7 +507,7 @@ def texinfo_to_markdown(path: str, raw: str) -> TexinfoPage:
         text = "\n".join(rows)
     text, line_map = take_lines(text, len(lines))
     body, anchors = _take_anchors(text)
-    return TexinfoPage(body, title, anchors, line_map, tuple(parser.api))
+    return Converted(body, title, anchors, line_map, tuple(parser.api))
 
 
 def _take_anchors(text: str) -> tuple[str, tuple[tuple[int, str], ...]]:
