@@ -35,7 +35,7 @@ from docsmcp.sources.navigation.navfiles import Nav, read_nav
 from docsmcp.sources.packages import rust_reexports
 from docsmcp.sources.pdf.extract import PdfOptions, PdfSummary, is_pdf
 from docsmcp.sources.pdf.source import load_pdf
-from docsmcp.sources.settings import _read_text, configure_file, load_file
+from docsmcp.sources.settings import configure_file, load_file, read_page_text
 from docsmcp.sources.site_build import unbuilt
 from docsmcp.sources.sites import autosummary_pages, hugo_site
 
@@ -229,7 +229,7 @@ def _load_llms_full(
 ) -> tuple[list[SourceFile], list[Problem]]:
     """The pages of an llms-full.txt (read under the limits of any markdown file), each at
     ``path/NAME`` (formats/llms_full.py), configured like a file there and selected by the globs."""
-    text, problem = _read_text(docs_dir, path, roots)
+    text, problem = read_page_text(docs_dir, path, roots)
     if text is None:
         return [], [problem] if problem else []
     files, problems = [], []

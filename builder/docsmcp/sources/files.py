@@ -243,6 +243,17 @@ def read_file(docs_dir: Path, path: str, roots: Sequence[Path], limit: int) -> b
         os.close(fd)
 
 
+def read_file_text(docs_dir: Path, path: str, roots: Sequence[Path], limit: int) -> str | None:
+    """The text of the file at ``path`` (UTF-8, undecodable bytes replaced), or None where
+    `read_file` refuses it or cannot read it: what a reader that looks into other files (a
+    crate's `Cargo.toml`, a package's modules) takes as "not there"."""
+    try:
+        data = read_file(docs_dir, path, roots, limit)
+    except (OSError, Refused, ValueError):
+        return None
+    return data.decode("utf-8", "replace")
+
+
 def _real_path(fd: int, path: str) -> str:
     """The real path of the open file ``fd``: one readlink on Linux, else resolved again."""
     try:

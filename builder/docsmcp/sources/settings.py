@@ -63,9 +63,12 @@ _DATA_URI = re.compile(r"data:[\w.+-]+/[\w.+-]+(?:;[\w.+-]+=[\w.+-]+)*;base64,[A
 EMBEDDED_FACTOR = 8
 
 
-def _read_text(
+def read_page_text(
     docs_dir: Path, path: str, roots: Sequence[Path]
 ) -> tuple[str | None, Problem | None]:
+    """A page's text as the build reads it (UTF-8 without its BOM, or an HTML page's declared
+    encoding; newlines as `\n`; data URIs and invisible characters out), or the Problem that
+    says why it cannot be read (the package readers read their own files' text so too)."""
     limit = MAX_HTML_BYTES if is_html(path) else MAX_FILE_BYTES
     try:
         raw = read_file(docs_dir, path, roots, limit)
@@ -294,7 +297,7 @@ def load_file(
     """Read one markdown file (only inside ``roots``, default the docs dir) and resolve its
     strategy and metadata."""
     roots = source_roots(docs_dir) if roots is None else roots
-    text, problem = _read_text(docs_dir, path, roots)
+    text, problem = read_page_text(docs_dir, path, roots)
     if text is None:
         return None, [problem] if problem else []
     return configure_file(path, text, manifest)

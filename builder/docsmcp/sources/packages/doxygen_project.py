@@ -38,7 +38,7 @@ from docsmcp.sources.formats.source.doxygen import (
     header_title,
 )
 from docsmcp.sources.formats.source.doxygen_decls import read_header
-from docsmcp.sources.settings import _read_text
+from docsmcp.sources.settings import read_page_text
 
 log = logging.getLogger("docsmcp.sources.packages.doxygen_project")
 
@@ -191,7 +191,7 @@ def project(docs_dir: Path, roots: Sequence[Path], listed: Iterable[str]) -> Pro
     doxyfile = find_doxyfile(docs_dir)
     if doxyfile is None:
         return None
-    text, problem = _read_text(docs_dir, doxyfile, roots)
+    text, problem = read_page_text(docs_dir, doxyfile, roots)
     if text is None:
         log.warning("%s", problem or f"{doxyfile}: unreadable; its headers are not read")
         return None

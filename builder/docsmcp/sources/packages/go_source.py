@@ -37,7 +37,7 @@ from pathlib import Path
 
 from docsmcp.model.source import SourceFile
 from docsmcp.sources.formats.source.godoc_files import MARK
-from docsmcp.sources.settings import _read_text
+from docsmcp.sources.settings import read_page_text
 
 log = logging.getLogger("docsmcp.sources.packages.go_source")
 
@@ -98,7 +98,7 @@ def _package_line(text: str) -> int:
 
 def _module_path(docs_dir: Path, folder: str, roots: Sequence[Path]) -> str | None:
     path = posixpath.join(folder, GO_MOD) if folder else GO_MOD
-    text, problem = _read_text(docs_dir, path, roots)
+    text, problem = read_page_text(docs_dir, path, roots)
     m = _MODULE.search(text or "")
     if m is None:
         why = problem.message if problem else "it has no `module` line"
@@ -173,7 +173,7 @@ def _package(
     names: dict[str, str] = {}
     total = 0
     for path in files:
-        text, problem = _read_text(docs_dir, path, roots)
+        text, problem = read_page_text(docs_dir, path, roots)
         if text is None:
             if problem is not None:
                 log.warning("%s", problem)

@@ -36,10 +36,10 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from docsmcp.common.limits import MAX_FILE_BYTES
-from docsmcp.sources.files import Refused, read_file
+from docsmcp.sources.files import read_file_text
 from docsmcp.sources.formats.source.java_parse import Unit, parse
 from docsmcp.sources.formats.source.javadoc import SUPER
-from docsmcp.sources.settings import _read_text
+from docsmcp.sources.settings import read_page_text
 
 log = logging.getLogger("docsmcp.sources.packages.java_project")
 
@@ -129,7 +129,7 @@ def _package_glob(name: str) -> re.Pattern[str]:
 def _text(docs_dir: Path, roots: Sequence[Path], path: str) -> str | None:
     if not (docs_dir / path).is_file():
         return None
-    text, problem = _read_text(docs_dir, path, roots)
+    text, problem = read_page_text(docs_dir, path, roots)
     if problem is not None:
         log.warning("%s", problem)
     return text
@@ -245,11 +245,10 @@ def expand(
         if target in seen or not (docs_dir / target).is_file():
             continue
         seen.add(target)
-        try:
-            raw = read_file(docs_dir, target, roots, MAX_FILE_BYTES)
-        except (Refused, OSError):
+        text = read_file_text(docs_dir, target, roots, MAX_FILE_BYTES)
+        if text is None:
             continue
-        text = raw.decode("utf-8", errors="replace").replace("\r\n", "\n")
+        text = text.replace("\r\n", "\n")
         out.append(f"{SUPER}{target}\n{text}")
         read = parse(text)
         queue += [(n, read) for n in _supertypes(read, False)]

@@ -44,7 +44,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from docsmcp.common.limits import MAX_FILE_BYTES
-from docsmcp.sources.files import Refused, read_file
+from docsmcp.sources.files import read_file_text
 from docsmcp.sources.formats.source.apidoc import all_names, defs
 from docsmcp.sources.formats.source.pydoc import HEADER, REEXPORT
 from docsmcp.sources.globs import glob_match
@@ -93,11 +93,7 @@ class _Reader:
         self.roots = roots
 
     def text(self, path: str) -> str | None:
-        try:
-            data = read_file(self.docs_dir, path, self.roots, MAX_FILE_BYTES)
-        except (OSError, Refused, ValueError):
-            return None
-        return data.decode("utf-8", "replace")
+        return read_file_text(self.docs_dir, path, self.roots, MAX_FILE_BYTES)
 
     def is_file(self, path: str) -> bool:
         return os.path.isfile(os.path.join(self.docs_dir, path))

@@ -38,7 +38,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from docsmcp.common.limits import MAX_FILE_BYTES
-from docsmcp.sources.files import Refused, read_file
+from docsmcp.sources.files import read_file_text
 from docsmcp.sources.formats.source.rust_lex import tokens
 from docsmcp.sources.formats.source.rustdoc import attribute, header
 
@@ -136,11 +136,8 @@ class _Reader:
         self.roots = roots
 
     def text(self, path: str) -> str | None:
-        try:
-            data = read_file(self.docs_dir, path, self.roots, MAX_FILE_BYTES)
-        except (OSError, Refused, ValueError):
-            return None
-        return data.decode("utf-8", "replace").replace("\r\n", "\n")
+        text = read_file_text(self.docs_dir, path, self.roots, MAX_FILE_BYTES)
+        return text.replace("\r\n", "\n") if text is not None else None
 
 
 def module_of(path: str, reader: _Reader, exists: Callable[[str], bool]) -> Module | None:

@@ -30,7 +30,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from docsmcp.sources.files import Refused, read_file
+from docsmcp.sources.files import read_file_text
 from docsmcp.sources.formats.source.jsdoc_cjs import JS_SUFFIXES, is_javascript, required_exports
 from docsmcp.sources.formats.source.ts_scan import blank
 from docsmcp.sources.formats.source.tsdoc import TS_SUFFIXES
@@ -333,9 +333,8 @@ def api_files(docs_dir: Path, roots: Sequence[Path], paths: Iterable[str]) -> di
                 continue
             seen.add(path)
             api[path] = where
-            try:
-                text = read_file(docs_dir, path, roots, MAX_FILE_BYTES).decode("utf-8", "replace")
-            except (Refused, OSError):
+            text = read_file_text(docs_dir, path, roots, MAX_FILE_BYTES)
+            if text is None:
                 continue
             for spec in exported_modules(text):
                 target = _resolve(spec, path, known)
@@ -400,9 +399,8 @@ def js_api_files(
             if path in api:
                 continue
             api[path] = where
-            try:
-                text = read_file(docs_dir, path, roots, MAX_FILE_BYTES).decode("utf-8", "replace")
-            except (Refused, OSError):
+            text = read_file_text(docs_dir, path, roots, MAX_FILE_BYTES)
+            if text is None:
                 continue
             for spec in [*exported_modules(text), *required_exports(text)]:
                 target = _resolve_js(spec, path, known)
@@ -452,11 +450,7 @@ def scan(docs_dir: Path, roots: Sequence[Path], paths: Iterable[str]) -> Scan:
 
     def read(path: str) -> str | None:
         if path not in texts:
-            try:
-                data = read_file(docs_dir, path, roots, MAX_FILE_BYTES)
-                texts[path] = data.decode("utf-8", "replace")
-            except (Refused, OSError):
-                texts[path] = None
+            texts[path] = read_file_text(docs_dir, path, roots, MAX_FILE_BYTES)
         return texts[path]
 
     known = {p for p in listed if not _TEST.search(p)}
