@@ -29,6 +29,16 @@ SOURCE_LINES: contextvars.ContextVar[tuple[int, ...]] = contextvars.ContextVar(
 )
 
 
+def monotone(line_map: list[int]) -> tuple[int, ...]:
+    """`line_map` with no line before the one above it, as every converted page's map is (a
+    reader that writes a page's parts out of source order: a class's inherited members, a
+    re-exported item), so chunk and API line ranges stay ranges of the file."""
+    out = list(line_map)
+    for k in range(1, len(out)):
+        out[k] = max(out[k], out[k - 1])
+    return tuple(out)
+
+
 def file_line(line: int) -> int:
     """The 1-based line of the page's file that 1-based line `line` of the converted text
     comes from (itself without includes)."""

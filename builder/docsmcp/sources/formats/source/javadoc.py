@@ -43,6 +43,7 @@ from docsmcp.model.api_fields import (
 )
 from docsmcp.model.source import Converted
 from docsmcp.model.text import truncate
+from docsmcp.sources.formats.linemap import monotone
 from docsmcp.sources.formats.markdown.fences import code_block, code_span
 from docsmcp.sources.formats.source.java_parse import Decl, Unit, is_type, parse
 from docsmcp.sources.formats.source.javadoc_text import (
@@ -345,14 +346,11 @@ class _Page:
 
     def result(self, title: str) -> Converted:
         texts = [t for _, t in self.out]
-        line_map = [n for n, _ in self.out]
-        for k in range(1, len(line_map)):  # monotone, as every converted page's map
-            line_map[k] = max(line_map[k], line_map[k - 1])
         return Converted(
             "\n".join(texts),
             title,
             tuple(self.anchors),
-            tuple(line_map),
+            monotone([n for n, _ in self.out]),
             tuple(self.api),
             tuple(self.refs),
         )

@@ -18,6 +18,7 @@ from docsmcp.model.api_fields import (
 )
 from docsmcp.model.source import Converted
 from docsmcp.model.text import truncate
+from docsmcp.sources.formats.linemap import monotone
 from docsmcp.sources.formats.markdown.fences import fence_for
 from docsmcp.sources.formats.source.rustdoc_text import (
     Link,
@@ -139,14 +140,11 @@ class Page:
 
     def result(self, title: str) -> Converted:
         lines = [t for _, t in self.out]
-        line_map = [n for n, _ in self.out]
-        for k in range(1, len(line_map)):  # monotone, as every converted page's map
-            line_map[k] = max(line_map[k], line_map[k - 1])
         return Converted(
             "\n".join(lines),
             title,
             tuple(self.anchors),
-            tuple(line_map),
+            monotone([n for n, _ in self.out]),
             tuple(self.entries),
             tuple(self.refs),
         )

@@ -32,6 +32,7 @@ from docsmcp.model.api_fields import (
     MAX_SIGNATURE_CHARS,
 )
 from docsmcp.model.text import truncate
+from docsmcp.sources.formats.linemap import monotone
 from docsmcp.sources.formats.markdown.fences import fence_for
 from docsmcp.sources.formats.source.jsdoc_cjs import is_javascript, js_declarations
 from docsmcp.sources.formats.source.ts_decls import Declaration, Member, declarations
@@ -401,7 +402,4 @@ def typescript_to_markdown(path: str, text: str) -> TsPage:
         page.text_block(module_line, module_comment.text)
     for d in shown:
         _declaration(page, title, d, context)
-    line_map = list(page.map)
-    for k in range(1, len(line_map)):  # monotone, as every converted page's map
-        line_map[k] = max(line_map[k], line_map[k - 1])
-    return TsPage("\n".join(page.lines), title, tuple(line_map), tuple(page.api))
+    return TsPage("\n".join(page.lines), title, monotone(list(page.map)), tuple(page.api))
