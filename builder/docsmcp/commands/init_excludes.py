@@ -37,7 +37,7 @@ _AGENT_FILES = ("AGENTS.md", "CLAUDE.md", "GEMINI.md", "copilot-instructions.md"
 
 
 def glob_escape(text: str) -> str:
-    """``text`` matched literally by a glob (discover.py's backslash escapes)."""
+    """``text`` matched literally by a glob (globs.py's backslash escapes)."""
     return re.sub(r"([][*?{}\\])", r"\\\1", text)
 
 

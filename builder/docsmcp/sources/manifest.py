@@ -6,7 +6,7 @@ Precedence for one file, lowest first: defaults < governing manifest (the neares
 to bottom < the first inline ``<!-- mcp_chunking_hint: {...} -->`` outside code fences <
 frontmatter. Nothing here raises on bad input: every problem is collected, so an author sees
 all of them at once, and a build refuses when there is any. Files are read only inside the
-source roots and within the limits of limits.py (see discover.py).
+source roots and within the limits of limits.py (see files.read_file).
 """
 
 from __future__ import annotations

@@ -40,7 +40,7 @@ MIRROR_SHARE = 0.5
 _I18N_FOLDERS = frozenset({"i18n", "locales", "translations"})
 # The folder of CDK for Terraform translations in a Terraform provider's docs.
 _CDKTF = "cdktf"
-# The documents a page can be translated as (discover.py's markdown and reST suffixes).
+# The documents a page can be translated as (files.py's markdown and reST suffixes).
 _DOC_SUFFIXES = MARKDOWN_SUFFIXES + RST_SUFFIXES
 
 
