@@ -18,8 +18,9 @@ import pytest
 from conftest import TINY_DOCS, build_bundle
 from docsmcp_runtime.bundle.reader import open_bundle
 from docsmcp_runtime.format import FusionWeights
+from docsmcp_runtime.search.collapse import first_alike
 from docsmcp_runtime.search.embedding import HashEmbedder
-from docsmcp_runtime.search.engine import FUSION_DEPTH, Searcher, _first_alike
+from docsmcp_runtime.search.engine import FUSION_DEPTH, Searcher
 from docsmcp_runtime.search.fusion import CONVEX, FusionPolicy, convex
 from docsmcp_runtime.search.half import widen
 from docsmcp_runtime.search.intent import IDENTIFIER, QUERY_CLASSES, query_class
@@ -95,7 +96,7 @@ def test_each_row_leads_to_the_first_row_equal_to_it(signature: list[list[int]])
     """collapse's grouping: a row's leader is the first row (best ranked) with its signature."""
     array = np.array(signature, dtype=np.int64).reshape(len(signature), -1)
     want = [signature.index(row) for row in signature]
-    assert _first_alike(array).tolist() == want
+    assert first_alike(array).tolist() == want
 
 
 @pytest.fixture(scope="module")

@@ -14,6 +14,7 @@ from ..bundle.reader import Bundle
 from ..errors import SearchTimeout
 from ..format import Fusion
 from .additions import expand, pin
+from .collapse import collapse_variants
 from .embedding import EmbeddingError, QueryEmbedder
 from .fusion import CONVEX, RRF, FusionPolicy, convex, policy_for, rrf
 from .intent import QUERY_CLASSES, Named, named_values, query_class, wants_every_word
@@ -495,39 +496,12 @@ class Searcher:
         if not keys or not len(rows):
             return rows, scores, [{} for _ in rows]
         assert self.vectors is not None
-        key_cols = [self.keys.index(k) for k in keys]
-        other_cols = [i for i in range(len(self.keys)) if i not in key_cols]
-        facets = np.asarray(self.facets[rows], dtype=np.int64)
-        groups = np.asarray(self.bundle.arrays["collapse_groups"][rows], dtype=np.int64)
-        signature = np.column_stack([groups, facets[:, other_cols]])
-        leader = _first_alike(signature)  # position (in `rows`) of each row's leader
-        candidate = leader != np.arange(len(rows))
-        differs = np.any(facets[:, key_cols] != facets[leader][:, key_cols], axis=1)
-        folded = candidate & differs
-        if folded.any() and self.collapse_similarity > 0:
-            pos = np.flatnonzero(folded)
-            a = self.vectors.vectors_of(rows[pos])
-            b = self.vectors.vectors_of(rows[leader[pos]])
-            alike = np.einsum("ij,ij->i", a, b) >= self.collapse_similarity
-            folded[pos[~alike]] = False
-        kept = np.flatnonzero(~folded)
-        # Only leaders list other values: the rest get their own empty dict without a lookup.
-        also_in: list[dict[str, list[str]]] = [{} for _ in range(len(kept))]
-        folded_pos = np.flatnonzero(folded)
-        if len(folded_pos):
-            lead_pos = leader[folded_pos]
-            also: dict[int, dict[str, set[str]]] = {}
-            for col, key in zip(key_cols, keys, strict=True):
-                codes, lead_codes = facets[folded_pos, col], facets[lead_pos, col]
-                lists = (codes != 0) & (codes != lead_codes)  # a value the leader lacks
-                values = self.taxonomy[key].values
-                pairs = zip(lead_pos[lists].tolist(), codes[lists].tolist(), strict=True)
-                for lead, code in pairs:
-                    also.setdefault(lead, {}).setdefault(key, set()).add(values[code - 1])
-            slots = np.searchsorted(kept, list(also)).tolist()  # leaders are kept
-            for slot, found in zip(slots, also.values(), strict=True):
-                also_in[slot] = {k: sorted(v) for k, v in sorted(found.items())}
-        return rows[kept], scores[kept], also_in
+        groups = self.bundle.arrays["collapse_groups"]
+        taxonomy = {k: self.taxonomy[k].values for k in keys}
+        return collapse_variants(
+            rows, scores, keys, self.keys, self.facets, groups, self.vectors,
+            self.collapse_similarity, taxonomy,
+        )  # fmt: skip
 
     def _suggest(self, matched: np.ndarray, filters: dict[str, str]) -> dict[str, list[str]]:
         """For each active filter: the other values that would give matches, the rest kept."""
@@ -554,32 +528,3 @@ def _rescorer(bundle: Bundle) -> Rescorer | None:
     files = bundle.metadata.files
     digests = {name: files[name].sha256 for name in spec.files if name in files}
     return Rescorer(bundle.path, spec, vectors, digests)
-
-
-def _first_alike(signature: np.ndarray) -> np.ndarray:
-    """For each row of a non-negative int64 matrix, the position of the first row equal to it.
-
-    The columns are packed into one int64 key (mixed radix) when it fits: np.unique over rows
-    (axis=0) took ~150 µs of a hybrid search's 400 fused rows, over one key ~20 µs."""
-    key = signature[:, 0]
-    scale = int(key.max(initial=0)) + 1
-    for col in range(1, signature.shape[1]):
-        radix = int(signature[:, col].max(initial=0)) + 1
-        scale *= radix
-        if scale >= 1 << 62:  # would overflow: compare whole rows
-            _, first, inverse = np.unique(signature, axis=0, return_index=True, return_inverse=True)
-            return first[inverse.reshape(-1)]
-        key = key * radix + signature[:, col]
-    if not len(key):
-        return np.zeros(0, dtype=np.int64)
-    # np.unique(key, return_index=True, return_inverse=True), without the unique values and
-    # its bookkeeping (a third of the time): a stable sort puts each key's first position
-    # first among its equals.
-    order = np.argsort(key, kind="stable")
-    ordered = key[order]
-    starts = np.empty(len(key), dtype=bool)
-    starts[0] = True
-    np.not_equal(ordered[1:], ordered[:-1], out=starts[1:])
-    leader = np.empty(len(key), dtype=np.int64)
-    leader[order] = order[starts][np.cumsum(starts) - 1]
-    return leader
