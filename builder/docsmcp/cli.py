@@ -14,7 +14,7 @@ from docsmcp_runtime.format import (
 )
 
 from docsmcp import __version__
-from docsmcp.commands.build import _build_once, _git_source, _options
+from docsmcp.commands.build import _build_once, _git_source, _options, api_source_notes
 from docsmcp.commands.console import PROG, _err
 from docsmcp.commands.model_args import add_model_arguments
 from docsmcp.common import logs
@@ -461,6 +461,8 @@ def _run(args: argparse.Namespace) -> int:
         if not folder.is_dir():
             _err(f"error: {flag} {folder} is not a directory")
             return 2
+    for note in api_source_notes(args.docs_dir, getattr(args, "api_source", ())):
+        logs.warn_once(note, "%s", note)
     if args.command == "validate":
         collected = collect(_options(args))  # validate has no flags that can be malformed
         for problem in collected.problems:

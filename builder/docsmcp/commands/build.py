@@ -7,6 +7,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import json
+import logging
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -27,6 +28,19 @@ from docsmcp.pipeline.build import build
 from docsmcp.pipeline.collect import BuildError, BuildOptions, Built
 from docsmcp.sources.gitsource import Checkout, record_build, up_to_date
 from docsmcp.sources.pdf.extract import PdfSummary
+
+log = logging.getLogger(__name__)
+
+# Packages whose API pages the builder reads only from the docs folder that holds them
+# (sources/packages/): named with --api-source, their folder is only a place to read from.
+_PACKAGES = (
+    ("go.mod", "a Go module"),
+    ("Cargo.toml", "a Rust crate"),
+    ("pom.xml", "a Java project"),
+    ("build.gradle", "a Java project"),
+    ("build.gradle.kts", "a Java project"),
+    ("Doxyfile", "a Doxygen project"),
+)
 
 
 def _embedding_options(args: argparse.Namespace) -> EmbeddingOptions:
@@ -106,6 +120,28 @@ def _options(args: argparse.Namespace) -> BuildOptions:
         search_description=getattr(args, "tool_description_search", None),
         get_doc_description=getattr(args, "tool_description_get_doc", None),
     )
+
+
+def api_source_notes(docs_dir: Path, api_sources: Sequence[Path]) -> list[str]:
+    """One line for each `--api-source` outside the docs folder that is a package whose pages
+    are read only where the docs folder holds it (a Go module, a Rust crate, a Java project, a
+    Doxygen project): it would add nothing, silently (cobra's site built with `--api-source
+    cobra` had 0 API entries). `--api-source` serves mkdocstrings, autodoc, Documenter and
+    TypeScript packages."""
+    docs = docs_dir.resolve()
+    out = []
+    for folder in api_sources:
+        real = folder.resolve()
+        if real == docs or docs in real.parents:
+            continue
+        kind = next((k for name, k in _PACKAGES if (folder / name).is_file()), None)
+        if kind is not None:
+            out.append(
+                f"--api-source {folder}: {kind}, whose API pages are read only from the docs "
+                f"folder holding it; build --docs-dir {folder} (or a folder above both) to read "
+                "them (docs/sources.md)"
+            )
+    return out
 
 
 def _workers(value: int) -> int:
