@@ -91,22 +91,3 @@ def _text_block_end(source: str, pos: int) -> int:
         if slashes % 2 == 0:
             return close + 3
         pos = close + 1
-
-
-def group_end(toks: list[Token], i: int, limit: int | None = None) -> int:
-    """The index after the bracket that closes the one opening at `toks[i]` (any of `([{`
-    closes any of `)]}`: a stray bracket of broken code ends the group, not the file), or the
-    end (`limit`) when it is never closed."""
-    end = len(toks) if limit is None else limit
-    depth = 0
-    k = i
-    while k < end:
-        kind = toks[k].kind
-        if kind == "open":
-            depth += 1
-        elif kind == "close":
-            depth -= 1
-            if depth <= 0:
-                return k + 1
-        k += 1
-    return end

@@ -174,21 +174,6 @@ def _block_end(source: str, pos: int) -> int:
     return n
 
 
-def group_end(toks: list[Token], i: int) -> int:
-    """The index after the bracket group opened at toks[i] (any closer ends any opener: a
-    stray one still ends its group, so the walk goes on); len(toks) when it never closes."""
-    depth = 0
-    for k in range(i, len(toks)):
-        kind = toks[k].kind
-        if kind == "open":
-            depth += 1
-        elif kind == "close":
-            depth -= 1
-            if depth <= 0:
-                return k + 1
-    return len(toks)
-
-
 def string_value(token: Token) -> str:
     """The text a string literal token stands for (escapes read as Rust does, a line ending
     after `\\` skipped with the next line's indent); a raw string's text as written."""
