@@ -25,6 +25,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from docsmcp.common.brackets import closing
 from docsmcp.sources.formats.markdown.fences import code_block, code_span, fenced_lines
 
 MAX_NESTING = 8  # inline tags inside inline tags, at most
@@ -106,24 +107,6 @@ def split_tags(lines: list[str], markdown: bool) -> tuple[list[str], list[tuple[
     return main, [(name, "\n".join(text)) for name, text in tags]
 
 
-def _inline_end(text: str, start: int) -> int:
-    """The index of the `}` closing the inline tag whose content starts at `start` (braces
-    inside it balanced), or the end of `text`."""
-    depth = 1
-    k = start
-    n = len(text)
-    while k < n:
-        c = text[k]
-        if c == "{":
-            depth += 1
-        elif c == "}":
-            depth -= 1
-            if depth == 0:
-                return k
-        k += 1
-    return n
-
-
 class _Renderer:
     def __init__(self, link: Link, markdown: bool, shift: int) -> None:
         self.link = link
@@ -141,7 +124,9 @@ class _Renderer:
         pos = 0
         while (m := _INLINE_OPEN.search(text, pos)) is not None:
             out.append(text[pos : m.start()])
-            end = _inline_end(text, m.end())
+            # (the `{` opening the tag is m.start(); braces inside it balanced)
+            end = closing(text, m.start(), "{", "}")
+            end = end if end >= 0 else len(text)
             body = text[m.end() : end]
             body = body[1:] if body[:1] in (" ", "\t", "\n") else body
             out.append(self.inline(m.group(1), body, depth))
