@@ -338,6 +338,36 @@ def test_google_style_docstrings_read_as_pdoc_and_napoleon_show_them(tmp_path: P
     assert entry["returns"].startswith("The result of executing the command.")
 
 
+def test_a_bare_name_answers_the_entry_a_reader_means_first(tmp_path: Path) -> None:
+    """tqdm's `trange` answered `tqdm.auto.trange` before `tqdm.trange`, jsoup's `Elements`
+    `FormElement.elements` before the class (path order): the asked case, then the shallower
+    path, come first."""
+    repo = _write(
+        tmp_path / "tq",
+        {
+            "pyproject.toml": '[project]\nname = "tq"\n[tool.setuptools]\npackages = ["tq"]\n',
+            "tq/__init__.py": '"""Progress."""\nfrom tq.std import trange\n__all__ = ["trange"]\n',
+            "tq/auto.py": '"""Auto."""\n\n\ndef trange(n):\n    """Auto range."""\n\n\n'
+            'def elements(page):\n    """The elements of a page."""\n',
+            "tq/std.py": '"""Std."""\n\n\ndef trange(n):\n    """A range with a bar."""\n\n\n'
+            'class Elements:\n    """A list of elements."""\n',
+        },
+    )
+    out = build_bundle(repo, tmp_path / "idx")
+    with McpSession(out) as s:
+        names = {
+            asked: [
+                e["name"]
+                for e in s.call("get_api_reference", {"method": asked}).structured_content[
+                    "entries"
+                ]
+            ]
+            for asked in ("trange", "Elements")
+        }
+    assert names["trange"] == ["tq.trange", "tq.auto.trange"]
+    assert names["Elements"] == ["tq.std.Elements", "tq.auto.elements"]
+
+
 def _write(root: Path, files: dict[str, str]) -> Path:
     for path, text in files.items():
         (root / path).parent.mkdir(parents=True, exist_ok=True)

@@ -17,6 +17,9 @@ _IDENT = re.compile(r"[^0-9a-z_.:$@-]+")
 # `toctree:maxdepth`.
 _QUALIFIER = re.compile(r"::|[.:]")
 _SIGILS = ".:$@-"
+# What separates the parts of an API name as written (`tqdm.auto.trange`, `Router::nest`,
+# `Element#select`): its last part is what a reader typed.
+_TAIL = re.compile(r"::|[.#]")
 # An Elixir name/arity (`Ecto.Repo.insert/2`, `c:init/2`, `t:t/0`, as ExDoc auto-links write
 # them): found by its name too, every arity of it.
 _ARITY = re.compile(r"^([^\s/]+)/[0-9]{1,3}$")
@@ -94,12 +97,30 @@ class ApiRegistry:
     def lookup(self, method: str) -> list[int]:
         """Entries named `method`: exactly, qualified by their category, or by its last part
         (`dub.links.create` → `links.create`); of an Elixir name/arity, that arity first."""
-        found = self._distinct(self._lookup(method_key(method)))
+        key = method_key(method)
+        found = self._distinct(self._lookup(key))
+        if len(found) > 1:
+            found = self._ranked(found, key, method)
         arity = _ARITY.match(_KIND.sub("", method.strip().strip("`")))
         if len(found) > 1 and arity:  # `aggregate/4` before `aggregate/3`
             asked = method.strip().strip("`").rpartition("/")[2]
             return sorted(found, key=lambda i: self.names[i].rpartition("/")[2] != asked)
         return found
+
+    def _ranked(self, found: list[int], key: str, method: str) -> list[int]:
+        """Entries of one key in the order a reader wants them: named exactly as asked first,
+        then those whose last part has the asked case (`Elements` the class before
+        `FormElement.elements`), then the shallower path (`tqdm.trange` before
+        `tqdm.auto.trange`); found order (path order) breaks the rest."""
+        tail = _TAIL.split(method.strip().strip("`"))[-1]
+        tail = re.sub(r"\(.*\)$", "", tail)
+
+        def order(i: int) -> tuple[bool, bool, int]:
+            own = self._own[i]
+            name = _TAIL.split(self.names[i].strip())[-1]
+            return own != key, re.sub(r"\(.*\)$", "", name) != tail, len(_TAIL.findall(own))
+
+        return sorted(found, key=order)
 
     def _distinct(self, found: list[int]) -> list[int]:
         """One entry per section: a Rust item re-exported is registered under each path users
