@@ -329,6 +329,17 @@ def test_cpp_classes_members_and_namespaces(tmp_path: Path) -> None:
     assert "tiny::XMLElement" in names and "tiny::XMLAttribute::Grow" not in names
 
 
+def test_init_checks_its_proposal_with_the_header_pages(tmp_path: Path) -> None:
+    """`docsmcp init` validates its proposal on a folder of links to the docs folder's entries:
+    the Doxyfile behind a link was skipped, so GLFW's check said "19 files, 226 chunks" where
+    the build reads 21 files and 532 chunks."""
+    root = _glfw_like(tmp_path / "lib")
+    done = run_docsmcp("init", "--docs-dir", root)
+    lines = done.stderr.splitlines()
+    assert lines[0] == "3 files"
+    assert any(line.startswith("validate: ok: 3 files") for line in lines), lines
+
+
 def test_no_header_is_a_page_without_a_doxyfile(tmp_path: Path) -> None:
     root = _tiny_like(tmp_path / "tiny")
     (root / "dox").unlink()

@@ -30,6 +30,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from docsmcp.model.source import SourceFile
+from docsmcp.sources.files import inside_roots
 from docsmcp.sources.formats.source import doxygen_pages
 from docsmcp.sources.formats.source.doxygen import (
     HEADER_SUFFIXES,
@@ -69,8 +70,11 @@ def _is_doxyfile(folder: Path, name: str) -> bool:
         return False
 
 
-def find_doxyfile(docs_dir: Path) -> str | None:
-    """The Doxyfile of the tree: in the docs dir, else one or two folders below (by name)."""
+def find_doxyfile(docs_dir: Path, roots: Sequence[Path] = ()) -> str | None:
+    """The Doxyfile of the tree: in the docs dir, else one or two folders below (by name). A
+    symlink is followed where it stays inside the source roots (`docsmcp init` checks its
+    proposal on a folder of links to the docs folder's entries)."""
+    inside = [Path(r).resolve() for r in (docs_dir, *roots)]
     level = [""]
     for _ in range(3):
         found: list[str] = []
@@ -81,7 +85,9 @@ def find_doxyfile(docs_dir: Path) -> str | None:
             except OSError:
                 continue
             for e in entries:
-                if e.name.startswith(".") or e.is_symlink():
+                if e.name.startswith(".") or (
+                    e.is_symlink() and not inside_roots(os.path.realpath(e.path), inside)
+                ):
                     continue
                 path = posixpath.join(rel, e.name) if rel else e.name
                 if e.is_file() and e.stat().st_size < 1_000_000:
@@ -188,7 +194,7 @@ def project(docs_dir: Path, roots: Sequence[Path], listed: Iterable[str]) -> Pro
     listed = list(listed)
     if not any(p.lower().endswith(HEADER_SUFFIXES) for p in listed):
         return None
-    doxyfile = find_doxyfile(docs_dir)
+    doxyfile = find_doxyfile(docs_dir, roots)
     if doxyfile is None:
         return None
     text, problem = read_page_text(docs_dir, doxyfile, roots)
