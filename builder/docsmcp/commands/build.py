@@ -31,17 +31,6 @@ from docsmcp.sources.pdf.extract import PdfSummary
 
 log = logging.getLogger(__name__)
 
-# Packages whose API pages the builder reads only from the docs folder that holds them
-# (sources/packages/): named with --api-source, their folder is only a place to read from.
-_PACKAGES = (
-    ("go.mod", "a Go module"),
-    ("Cargo.toml", "a Rust crate"),
-    ("pom.xml", "a Java project"),
-    ("build.gradle", "a Java project"),
-    ("build.gradle.kts", "a Java project"),
-    ("Doxyfile", "a Doxygen project"),
-)
-
 
 def _embedding_options(args: argparse.Namespace) -> EmbeddingOptions:
     if not hasattr(args, "embedding_provider"):
@@ -128,13 +117,27 @@ def api_source_notes(docs_dir: Path, api_sources: Sequence[Path]) -> list[str]:
     Doxygen project): it would add nothing, silently (cobra's site built with `--api-source
     cobra` had 0 API entries). `--api-source` serves mkdocstrings, autodoc, Documenter and
     TypeScript packages."""
+    # (each package reader's own marker of a package; imported here, not at start-up)
+    from docsmcp.sources.packages import doxygen_project, go_source, java_project, rust_crate
+
+    def kind_of(folder: Path) -> str | None:
+        if (folder / go_source.GO_MOD).is_file():
+            return "a Go module"
+        if (folder / rust_crate.CARGO_TOML).is_file():
+            return "a Rust crate"
+        if any((folder / name).is_file() for name in java_project.BUILD_FILES):
+            return "a Java project"
+        if doxygen_project.find_doxyfile(folder) is not None:
+            return "a Doxygen project"
+        return None
+
     docs = docs_dir.resolve()
     out = []
     for folder in api_sources:
         real = folder.resolve()
         if real == docs or docs in real.parents:
             continue
-        kind = next((k for name, k in _PACKAGES if (folder / name).is_file()), None)
+        kind = kind_of(folder)
         if kind is not None:
             out.append(
                 f"--api-source {folder}: {kind}, whose API pages are read only from the docs "

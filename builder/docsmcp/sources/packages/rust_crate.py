@@ -42,6 +42,7 @@ from docsmcp.sources.files import read_file_text
 from docsmcp.sources.formats.source.rust_lex import tokens
 from docsmcp.sources.formats.source.rustdoc import attribute, header
 
+CARGO_TOML = "Cargo.toml"  # a crate's manifest: its name, whether it is published
 log = logging.getLogger("docsmcp.sources.packages.rust_crate")
 
 RUST_SUFFIX = ".rs"
@@ -146,7 +147,7 @@ def module_of(path: str, reader: _Reader, exists: Callable[[str], bool]) -> Modu
     if found is None:
         return None
     root, segments = found
-    if root and not published(reader.text(posixpath.join(root, "Cargo.toml")) or ""):
+    if root and not published(reader.text(posixpath.join(root, CARGO_TOML)) or ""):
         return None
     public: list[str] = []
     private = False
@@ -186,7 +187,7 @@ def published(cargo_toml: str) -> bool:
 def crate_name(root: str, reader: _Reader, docs_dir: Path) -> str:
     """The crate's name as code writes it: `[lib] name`, else `[package] name`, `-` as `_`;
     without a Cargo.toml, its folder's name."""
-    sections = _sections(reader.text(posixpath.join(root, "Cargo.toml")) or "")
+    sections = _sections(reader.text(posixpath.join(root, CARGO_TOML)) or "")
     names = {k: m.group(1) for k, v in sections.items() if (m := _NAME.search(v))}
     name = names.get("lib") or names.get("package")
     if not name:
