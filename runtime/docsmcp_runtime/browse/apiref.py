@@ -20,6 +20,7 @@ _SIGILS = ".:$@-"
 # What separates the parts of an API name as written (`tqdm.auto.trange`, `Router::nest`,
 # `Element#select`): its last part is what a reader typed.
 _TAIL = re.compile(r"::|[.#]")
+_CALL = re.compile(r"\(.*\)$")  # a call's parentheses after a name: `Links.create()`
 # An Elixir name/arity (`Ecto.Repo.insert/2`, `c:init/2`, `t:t/0`, as ExDoc auto-links write
 # them): found by its name too, every arity of it.
 _ARITY = re.compile(r"^([^\s/]+)/[0-9]{1,3}$")
@@ -33,7 +34,7 @@ def method_key(text: str) -> str:
     (`Links.create()` → `links.create`, `Ecto.Repo.insert/2` → `ecto.repo.insert`); a leading
     `.`, `$`, `@`, `--` or `::` stays (`.Call`, `$.getJSON`, `--verbose`)."""
     text = _KIND.sub("", text.strip().strip("`")).lower()
-    text = re.sub(r"\(.*\)$", "", text)
+    text = _CALL.sub("", text)
     text = _ARITY.sub(r"\1", text)
     return _IDENT.sub("", text)
 
@@ -47,6 +48,12 @@ def name_keys(key: str) -> set[str]:
             keys.add(key[m.end() :])
     keys.discard("")
     return keys
+
+
+def _last_part(name: str) -> str:
+    """The last part of an API name as written, without a call's parentheses (`Element#select()`
+    -> `select`), its case kept."""
+    return _CALL.sub("", _TAIL.split(name.strip())[-1])
 
 
 def category_key(category: str) -> str:
@@ -112,13 +119,11 @@ class ApiRegistry:
         then those whose last part has the asked case (`Elements` the class before
         `FormElement.elements`), then the shallower path (`tqdm.trange` before
         `tqdm.auto.trange`); found order (path order) breaks the rest."""
-        tail = _TAIL.split(method.strip().strip("`"))[-1]
-        tail = re.sub(r"\(.*\)$", "", tail)
+        tail = _last_part(method.strip().strip("`"))
 
         def order(i: int) -> tuple[bool, bool, int]:
             own = self._own[i]
-            name = _TAIL.split(self.names[i].strip())[-1]
-            return own != key, re.sub(r"\(.*\)$", "", name) != tail, len(_TAIL.findall(own))
+            return own != key, _last_part(self.names[i]) != tail, len(_TAIL.findall(own))
 
         return sorted(found, key=order)
 
