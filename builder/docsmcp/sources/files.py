@@ -68,17 +68,22 @@ PYTHON_SUFFIXES = (".py",)
 # or (package-info.java) a package's (java_project.py, formats/source/javadoc.py).
 JAVA_SUFFIXES = (".java",)
 
-CONVERTED_SUFFIXES = HTML_SUFFIXES + RST_SUFFIXES + NOTEBOOK_SUFFIXES + ASCIIDOC_SUFFIXES
-
-CONVERTED_SUFFIXES += RD_SUFFIXES + ELIXIR_SUFFIXES + WRITERSIDE_SUFFIXES + TEXINFO_SUFFIXES
-
-CONVERTED_SUFFIXES += RUST_SUFFIXES + TYPESCRIPT_SUFFIXES + GO_SUFFIXES + JAVA_SUFFIXES
-
 # C and C++ headers: the pages Doxygen makes of them, only in a tree holding a Doxyfile that
 # names them (packages/doxygen_project.py, formats/source/doxygen.py); else code, no page.
 C_HEADER_SUFFIXES = (".h", ".hh", ".hpp", ".hxx", ".h++")
 
-CONVERTED_SUFFIXES += C_HEADER_SUFFIXES + JAVASCRIPT_SUFFIXES + PYTHON_SUFFIXES
+# Pages converted to markdown by a reader (convert.py's CONVERTERS).
+CONVERTED_SUFFIXES = (
+    HTML_SUFFIXES + RST_SUFFIXES + NOTEBOOK_SUFFIXES + ASCIIDOC_SUFFIXES
+    + RD_SUFFIXES + ELIXIR_SUFFIXES + WRITERSIDE_SUFFIXES + TEXINFO_SUFFIXES
+    + RUST_SUFFIXES + TYPESCRIPT_SUFFIXES + GO_SUFFIXES + JAVA_SUFFIXES
+    + C_HEADER_SUFFIXES + JAVASCRIPT_SUFFIXES + PYTHON_SUFFIXES
+)  # fmt: skip
+
+# Code that may sit beside a saved HTML site without being its source.
+CODE_BESIDE_SITES = (
+    TYPESCRIPT_SUFFIXES + JAVASCRIPT_SUFFIXES + JAVA_SUFFIXES + PYTHON_SUFFIXES + C_HEADER_SUFFIXES
+)
 
 # Every file the builder reads as a page.
 SOURCE_SUFFIXES = MARKDOWN_SUFFIXES + PDF_SUFFIXES + CONVERTED_SUFFIXES
@@ -90,12 +95,6 @@ LLMS_FULL_NAME = "llms-full.txt"
 
 class Refused(Exception):
     """A file the builder must not read; the message says why, in one line."""
-
-
-# Code that may sit beside a saved HTML site without being its source.
-CODE_BESIDE_SITES = TYPESCRIPT_SUFFIXES + JAVASCRIPT_SUFFIXES + JAVA_SUFFIXES + PYTHON_SUFFIXES
-
-CODE_BESIDE_SITES += C_HEADER_SUFFIXES
 
 
 def source_roots(docs_dir: Path, extra: Sequence[Path] = ()) -> tuple[Path, ...]:
