@@ -70,6 +70,13 @@ from docsmcp_runtime.search.roles import (
     ROLES,
 )
 
+from docsmcp.sources.files import (
+    C_HEADER_SUFFIXES,
+    JAVA_SUFFIXES,
+    JAVASCRIPT_SUFFIXES,
+    PYTHON_SUFFIXES,
+    TYPESCRIPT_SUFFIXES,
+)
 from docsmcp.sources.formats.rst.rst_suffixes import is_rst
 
 ROLE_DESCRIPTION = (
@@ -79,9 +86,11 @@ ROLE_DESCRIPTION = (
 
 # A TypeScript page is the listing TypeDoc generates from the package's TSDoc (as a Sphinx
 # autodoc page is), whatever its name (`src/migration.ts` is no migration guide).
-_TYPESCRIPT = (".ts", ".tsx", ".mts", ".cts", ".js", ".mjs", ".cjs", ".java")  # (JSDoc, Javadoc)
-_C_HEADERS = (".h", ".hh", ".hpp", ".hxx", ".h++")
-_PYTHON = (".py",)  # pdoc's module page of a distribution's public module (pydoc.py)
+# Pages a reader makes of a package's code: TypeDoc's module pages (tsdoc.py, JSDoc's too),
+# Javadoc's (javadoc.py), Doxygen's of a header, pdoc's of a Python module (pydoc.py).
+_API_CODE = (
+    TYPESCRIPT_SUFFIXES + JAVASCRIPT_SUFFIXES + JAVA_SUFFIXES + C_HEADER_SUFFIXES + PYTHON_SUFFIXES
+)
 # The page types the Kubernetes website declares (`content_type`, which picks the page's
 # layout) that are roles: its tasks (how to do one thing) and tutorials read as guides; its
 # 228 concept pages were half `reference` by their folder and title alone.
@@ -254,11 +263,7 @@ def classify(path: str, title: str | None, frontmatter: Mapping, body: str) -> s
     `title` (or None), parsed `frontmatter` and `body` (the text after the frontmatter)."""
     parts = [ORDER_PREFIX.sub("", part) for part in path.lower().split("/")]
     folders, name = parts[:-1], parts[-1]
-    if name.endswith(_TYPESCRIPT):  # TypeDoc's module page (tsdoc.py), Javadoc's (javadoc.py)
-        return GENERATED
-    if name.endswith(_C_HEADERS):  # Doxygen's page of a header (read only with a Doxyfile)
-        return GENERATED
-    if name.endswith(_PYTHON):  # pdoc's page of a Python module (pydoc.py)
+    if name.endswith(_API_CODE):  # a page a reader makes of a package's code (read only there)
         return GENERATED
     stem = name.rsplit(".", 1)[0] if "." in name else name
     head = body[:_STRUCTURE_CHARS]

@@ -30,10 +30,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from docsmcp.model.source import SourceFile
-from docsmcp.sources.files import inside_roots
+from docsmcp.sources.files import C_HEADER_SUFFIXES, inside_roots
 from docsmcp.sources.formats.source import doxygen_pages
 from docsmcp.sources.formats.source.doxygen import (
-    HEADER_SUFFIXES,
     Settings,
     header_line,
     header_title,
@@ -152,7 +151,7 @@ def _headers(config: dict[str, list[str]], base: str, listed: Sequence[str]) -> 
         roots.extend((c.removeprefix("./") if c != "." else "", recursive) for c in candidates)
     listed_set = set(listed)
     out: set[str] = set()
-    headers = [p for p in listed if p.lower().endswith(HEADER_SUFFIXES)]
+    headers = [p for p in listed if p.lower().endswith(C_HEADER_SUFFIXES)]
     for root, deep in roots:
         if root in listed_set:
             out.add(root)
@@ -171,7 +170,7 @@ def _headers(config: dict[str, list[str]], base: str, listed: Sequence[str]) -> 
     return {
         p
         for p in out
-        if p.lower().endswith(HEADER_SUFFIXES)
+        if p.lower().endswith(C_HEADER_SUFFIXES)
         and not any(p == x or p.startswith(x + "/") for x in excluded)
         and not any(
             fnmatch.fnmatch(p, x) or fnmatch.fnmatch(posixpath.basename(p), x)
@@ -192,7 +191,7 @@ def _aliases(values: list[str]) -> tuple[tuple[str, str], ...]:
 def project(docs_dir: Path, roots: Sequence[Path], listed: Iterable[str]) -> Project | None:
     """The tree's Doxygen project, or None when it has no Doxyfile."""
     listed = list(listed)
-    if not any(p.lower().endswith(HEADER_SUFFIXES) for p in listed):
+    if not any(p.lower().endswith(C_HEADER_SUFFIXES) for p in listed):
         return None
     doxyfile = find_doxyfile(docs_dir, roots)
     if doxyfile is None:
@@ -218,7 +217,7 @@ def no_pages(docs_dir: Path, roots: Sequence[Path], listed: Iterable[str]) -> se
     listed = list(listed)
     found = project(docs_dir, roots, listed)
     pages = found.headers if found else frozenset()
-    return {p for p in listed if p.lower().endswith(HEADER_SUFFIXES) and p not in pages}
+    return {p for p in listed if p.lower().endswith(C_HEADER_SUFFIXES) and p not in pages}
 
 
 def _link_table(files: list[SourceFile], headers: frozenset[str], settings: Settings) -> dict:
@@ -263,7 +262,7 @@ def _relative(table: dict, page: str, text: str | None = None) -> dict[str, tupl
 
 def resolve(files: list[SourceFile], docs_dir: Path, roots: Sequence[Path]) -> list[SourceFile]:
     """Header pages with their settings line; markdown pages with Doxygen's commands read."""
-    headers = [f for f in files if f.path.lower().endswith(HEADER_SUFFIXES)]
+    headers = [f for f in files if f.path.lower().endswith(C_HEADER_SUFFIXES)]
     if not headers:
         return files
     found = project(docs_dir, roots, [f.path for f in files])

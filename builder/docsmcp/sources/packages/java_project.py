@@ -36,14 +36,14 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from docsmcp.common.limits import MAX_FILE_BYTES
-from docsmcp.sources.files import read_file_text
+from docsmcp.sources.files import JAVA_SUFFIXES, read_file_text
 from docsmcp.sources.formats.source.java_parse import Unit, parse
 from docsmcp.sources.formats.source.javadoc import SUPER
 from docsmcp.sources.settings import read_page_text
 
 log = logging.getLogger("docsmcp.sources.packages.java_project")
 
-JAVA_SUFFIX = ".java"
+JAVA_SUFFIX = JAVA_SUFFIXES[0]
 MAIN = "src/main/java"
 BUILD_FILES = (
     "pom.xml",

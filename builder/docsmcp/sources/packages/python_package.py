@@ -44,7 +44,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from docsmcp.common.limits import MAX_FILE_BYTES
-from docsmcp.sources.files import read_file_text
+from docsmcp.sources.files import PYTHON_SUFFIXES, read_file_text
 from docsmcp.sources.formats.source.apidoc import all_names, defs
 from docsmcp.sources.formats.source.pydoc import HEADER, REEXPORT
 from docsmcp.sources.globs import glob_match
@@ -56,7 +56,7 @@ except ImportError:  # Python 3.10: the tables are found, their keys not (auto-d
 
 log = logging.getLogger("docsmcp.sources.packages.python_package")
 
-PY_SUFFIX = ".py"
+PY_SUFFIX = PYTHON_SUFFIXES[0]
 # setuptools' FlatLayoutPackageFinder.DEFAULT_EXCLUDE and friends: top-level folders that are
 # no package of a flat layout.
 _FLAT_EXCLUDED = frozenset(

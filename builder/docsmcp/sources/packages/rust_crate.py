@@ -38,14 +38,14 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from docsmcp.common.limits import MAX_FILE_BYTES
-from docsmcp.sources.files import read_file_text
+from docsmcp.sources.files import RUST_SUFFIXES, read_file_text
 from docsmcp.sources.formats.source.rust_lex import tokens
 from docsmcp.sources.formats.source.rustdoc import attribute, header
 
 CARGO_TOML = "Cargo.toml"  # a crate's manifest: its name, whether it is published
 log = logging.getLogger("docsmcp.sources.packages.rust_crate")
 
-RUST_SUFFIX = ".rs"
+RUST_SUFFIX = RUST_SUFFIXES[0]
 _INCLUDE = re.compile(
     r'^(\s*)#(!?)\[\s*(?:cfg_attr\(\s*[\w\s(),="]*?,\s*)?doc\s*=\s*include_str!\(\s*'
     r'(?:"([^"\n]+)"|concat!\(\s*env!\(\s*"CARGO_MANIFEST_DIR"\s*\)\s*,\s*"([^"\n]+)"\s*\))'

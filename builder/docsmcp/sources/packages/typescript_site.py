@@ -30,10 +30,9 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from docsmcp.sources.files import read_file_text
-from docsmcp.sources.formats.source.jsdoc_cjs import JS_SUFFIXES, is_javascript, required_exports
+from docsmcp.sources.files import JAVASCRIPT_SUFFIXES, TYPESCRIPT_SUFFIXES, read_file_text
+from docsmcp.sources.formats.source.jsdoc_cjs import is_javascript, required_exports
 from docsmcp.sources.formats.source.ts_scan import blank
-from docsmcp.sources.formats.source.tsdoc import TS_SUFFIXES
 from docsmcp.sources.globs import GlobError, compile_glob, glob_match
 from docsmcp.sources.packages.typescript_links import (
     Resolver,
@@ -67,7 +66,7 @@ _BUILT = re.compile(r"\.d\.([mc]?)ts$|\.([mc]?)js$|\.jsx$")
 
 
 def is_typescript(path: str) -> bool:
-    return path.lower().endswith(TS_SUFFIXES)
+    return path.lower().endswith(TYPESCRIPT_SUFFIXES)
 
 
 def strip_jsonc(text: str) -> str:
@@ -348,7 +347,7 @@ def _resolve_js(spec: str, importer: str, known: set[str]) -> str | None:
     if not spec.startswith("."):
         return None
     base = posixpath.normpath(posixpath.join(posixpath.dirname(importer), spec))
-    for candidate in (base, *(base + s for s in JS_SUFFIXES)):
+    for candidate in (base, *(base + s for s in JAVASCRIPT_SUFFIXES)):
         if candidate in known:
             return candidate
     for index in ("index.js", "index.mjs", "index.cjs"):
@@ -415,7 +414,7 @@ def _js_export_targets(exports: object, depth: int = 0) -> list[str]:
     if depth > 6:
         return []
     if isinstance(exports, str):
-        return [exports] if "*" not in exports and exports.endswith(JS_SUFFIXES) else []
+        return [exports] if "*" not in exports and exports.endswith(JAVASCRIPT_SUFFIXES) else []
     if isinstance(exports, list):
         return [t for e in exports[:50] for t in _js_export_targets(e, depth + 1)]
     if not isinstance(exports, dict):

@@ -46,7 +46,6 @@ from docsmcp.sources.formats.source.doxygen_text import Doc, Links, expand_alias
 log = logging.getLogger("docsmcp.sources.formats.source.doxygen")
 
 HEADER = "//@docsmcp-doxygen "
-HEADER_SUFFIXES = (".h", ".hh", ".hpp", ".hxx", ".h++")
 MAX_ENTRIES = 20_000
 _KIND_SECTIONS = (
     ("function", "Functions"),

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import re
 
+from docsmcp.sources.files import JAVASCRIPT_SUFFIXES
 from docsmcp.sources.formats.source.ts_decls import (
     Declaration,
     _line_of,
@@ -26,7 +27,6 @@ from docsmcp.sources.formats.source.ts_decls import (
 )
 from docsmcp.sources.formats.source.ts_scan import closing
 
-JS_SUFFIXES = (".js", ".mjs", ".cjs")
 # `var proto = require('./application')`: a module exported again, documented where it is
 _REQUIRED = re.compile(r"\s*(?:var|let|const)\s+[\w$]+\s*=\s*require\(")
 MAX_ASSIGNED = 3000  # functions assigned to properties, per file
@@ -52,7 +52,7 @@ _ASSIGNED = re.compile(
 def is_javascript(path: str) -> bool:
     """Whether `path` has a JavaScript suffix (every such file is a page or none: a minified
     one too, which typescript_site.py never reads)."""
-    return path.lower().endswith(JS_SUFFIXES)
+    return path.lower().endswith(JAVASCRIPT_SUFFIXES)
 
 
 def commonjs_exports(code: str) -> set[str]:

@@ -42,7 +42,6 @@ from docsmcp.sources.formats.source.tsdoc_tags import DocComment, parse_comment
 
 MAX_OVERLOADS = 8  # signatures shown per function or method
 # Suffixes of the files read (`.d.ts` and friends end in `.ts`).
-TS_SUFFIXES = (".ts", ".tsx", ".mts", ".cts")
 _KIND_LABEL = {
     "function": "Function",
     "class": "Class",
