@@ -23,8 +23,16 @@ docs tree, every public path a `pub use` gives an item, so the reader registers 
   need no alias: their path below the module is a tail of the defining path, which the registry
   finds already (runtime browse/apiref.py). Crates outside the tree (std, serde) stay unresolved.
 
+An inherent `impl` of a type defined in another file (`impl RngSeed` in tokio's
+`util/rand/rt_unstable.rs`, the type in `util/rand.rs`; `impl Foo` in `foo/ops.rs`) names its
+methods by the type's path as docs.rs shows it (`tokio::runtime::RngSeed::from_bytes`, not
+`tokio::RngSeed::from_bytes`, the impl's nearest public module): the impl's type is resolved
+through its file's `use` declarations (`use super::RngSeed;`, `use super::*;` too) and given as
+a line of the table for the impl's file (`foreign_impls`).
+
 Only files holding a `pub use` are read for their declarations (and a glob's module for its
-items): tokio's 300 module files have 36. Resolution is bounded (MAX_HOPS, a cycle guard).
+items, a foreign impl's file for its `use`s): tokio's 300 module files have 36. Resolution is
+bounded (MAX_HOPS, a cycle guard).
 """
 
 from __future__ import annotations
@@ -46,6 +54,9 @@ log = logging.getLogger("docsmcp.sources.packages.rust_reexports")
 MAX_HOPS = 12  # `use` declarations followed to resolve one path, at most
 MAX_ALIASES = 8  # paths registered for one item besides its own, at most
 _PUB_USE = re.compile(r"^[ \t]*pub(?:\([^)\n]*\))?\s+use\b", re.MULTILINE)
+# an `impl` block's header, up to its `{` (`impl<T> Foo<T> where T: Clone {`)
+_IMPL = re.compile(r"^[ \t]*(?:unsafe[ \t]+)?impl\b([^{};]*)\{", re.MULTILINE)
+_GENERICS = re.compile(r"<[^<>]*>")
 
 ModKey = tuple[str, tuple[str, ...]]  # (crate folder, module segments)
 
@@ -220,7 +231,71 @@ def table(docs_dir: Path, roots: Sequence[Path], paths: Iterable[str]) -> Uses:
         else:
             primary, aliases = own, others
         out.setdefault(path, {})[item.name] = (primary, *aliases[:MAX_ALIASES])
+    foreign_impls(tree, out)
     return out
+
+
+def _inherent_owners(text: str) -> set[str]:
+    """The types the file's inherent `impl` blocks implement (not `impl Trait for T`), by
+    their last name, where the file does not define them."""
+    owners = set()
+    for m in _IMPL.finditer(text):
+        head = m.group(1)
+        while "<" in head and (shorter := _GENERICS.sub(" ", head)) != head:
+            head = shorter  # (generics out, the innermost first)
+        head = re.split(r"\bwhere\b", head, maxsplit=1)[0]
+        if re.search(r"\bfor\b", head):
+            continue  # a trait impl: docs.rs lists it apart
+        words = re.findall(r"\w+", head)
+        if words and words[-1] not in ("dyn", "mut", "const", "unsafe"):
+            owners.add(words[-1])
+    return {o for o in owners if not _defines(text, o)}
+
+
+def _defines(text: str, name: str, public: bool = False) -> bool:
+    """Whether the file defines the type `name` (`public`: `pub` to all, which docs.rs shows)."""
+    visibility = r"\bpub\s+" if public else r"\b"
+    kinds = r"(?:struct|enum|union|type)\s+"
+    return re.search(rf"{visibility}{kinds}{re.escape(name)}\b", text) is not None
+
+
+def foreign_impls(tree: _Tree, out: Uses) -> None:
+    """Adds to `out`, for each module file with an inherent impl of a type defined in another
+    module file of the tree, the type's name -> (the path docs.rs shows it at,), where that
+    path is not the one the impl's module would give it (see the module docstring)."""
+    for key, (path, module) in sorted(tree.modules.items()):
+        text = tree.reader.text(path)
+        if text is None or "impl" not in text:
+            continue
+        for name in sorted(_inherent_owners(text)):
+            found = _defining(tree, key, name)
+            if found is None:
+                continue
+            def_path, def_module = tree.modules[found.module]
+            crate = tree.names[found.module[0]]
+            shown = out.get(def_path, {}).get(name, ("::".join((crate, *def_module.public, name)),))
+            here = "::".join((tree.names[key[0]], *module.public, name))
+            if shown[0] != here:
+                out.setdefault(path, {}).setdefault(name, (shown[0],))
+
+
+def _defining(tree: _Tree, at: ModKey, name: str) -> _Item | None:
+    """The item `name` names in module `at` where another module file of the tree defines it:
+    through a `use` that binds it, else a glob `use` (`use super::*;`, private ones too)."""
+    found = tree.resolve(at, (name,), 0)
+    candidates = [found] if isinstance(found, _Item) and found.module != at else []
+    names = tree.declared(at, items=True)
+    for use in names.uses if names is not None and not candidates else ():
+        if use.glob:
+            module = tree.resolve(at, use.path, 1, module=True)
+            if isinstance(module, tuple) and module != at:
+                candidates.append(_Item(module, name))
+    for item in candidates:
+        defined = tree.modules.get(item.module)
+        text = tree.reader.text(defined[0]) if defined else None
+        if text is not None and _defines(text, name, public=True):
+            return item
+    return None
 
 
 def _order(path: str, crate: str) -> tuple[bool, int, str]:
