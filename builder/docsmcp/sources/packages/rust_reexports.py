@@ -45,8 +45,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from docsmcp.model.source import SourceFile
-from docsmcp.sources.formats.source.rust_uses import Names, scan
-from docsmcp.sources.formats.source.rustdoc import HEADER, USE_LINE
+from docsmcp.sources.formats.source.rust_uses import Names, Use, scan
+from docsmcp.sources.formats.source.rustdoc import HEADER, REEXPORT_LINE, USE_LINE
 from docsmcp.sources.packages.rust_crate import RUST_SUFFIX, Module, _Reader, crate_name, module_of
 
 log = logging.getLogger("docsmcp.sources.packages.rust_reexports")
@@ -177,7 +177,10 @@ class _Tree:
         return out
 
 
-Uses = dict[str, dict[str, tuple[str, ...]]]  # module file -> item name -> (path, aliases…)
+# module file -> item name -> (path, aliases…); and `pub use …` (a line of its Re-exports) ->
+# (the path its item is shown at, or "" for an item of a crate outside the tree,)
+Uses = dict[str, dict[str, tuple[str, ...]]]
+LISTED = "pub use "
 
 
 def table(docs_dir: Path, roots: Sequence[Path], paths: Iterable[str]) -> Uses:
@@ -198,7 +201,8 @@ def table(docs_dir: Path, roots: Sequence[Path], paths: Iterable[str]) -> Uses:
         crates.setdefault(name, root)
     tree = _Tree(reader, modules, crates, names)
     found: dict[_Item, set[str]] = {}
-    for key, (_, module) in sorted(modules.items()):
+    listed: list[tuple[str, ModKey, Use, ModKey | _Item | None]] = []  # (file, module, use, target)
+    for key, (file, module) in sorted(modules.items()):
         if module.public != module.segments:
             continue  # (a private module's re-exports are seen where they are published)
         names_here = tree.declared(key)
@@ -214,6 +218,8 @@ def table(docs_dir: Path, roots: Sequence[Path], paths: Iterable[str]) -> Uses:
                     found.setdefault(item, set()).add(f"{prefix}::{name}")
             elif isinstance(target, _Item):
                 found.setdefault(target, set()).add(f"{prefix}::{use.name}")
+            if not use.glob and use.inline != "inline":
+                listed.append((file, key, use, target))
     out: Uses = {}
     for item, paths_found in sorted(found.items(), key=lambda x: (x[0].module, x[0].name)):
         defined = modules.get(item.module)
@@ -232,7 +238,36 @@ def table(docs_dir: Path, roots: Sequence[Path], paths: Iterable[str]) -> Uses:
             primary, aliases = own, others
         out.setdefault(path, {})[item.name] = (primary, *aliases[:MAX_ALIASES])
     foreign_impls(tree, out)
+    for file, key, use, target in listed:
+        shown = _listed(tree, out, key, use, target)
+        if shown is not None:
+            written = "::".join(use.path)
+            written += f" as {use.name}" if use.name != use.path[-1] else ""
+            out.setdefault(file, {})[f"{LISTED}{written};"] = (shown,)
     return out
+
+
+def _listed(
+    tree: _Tree, out: Uses, at: ModKey, use: Use, target: ModKey | _Item | None
+) -> str | None:
+    """Whether docs.rs lists the re-export `use` of the public module `at` among the module's
+    Re-exports rather than showing its item there (rustdoc inlines an item of a private module
+    and one of another crate, unless `#[doc(no_inline)]`; `#[doc(inline)]` ones are left out
+    before): the path its item is shown at ("" for one outside the tree: `pub use http;`), or
+    None."""
+    if target is None:
+        external = use.path[0] not in ("crate", "self", "super")
+        return "" if external and (len(use.path) == 1 or use.inline == "no_inline") else None
+    if not isinstance(target, _Item) or target.module not in tree.modules:
+        return None
+    path, module = tree.modules[target.module]
+    crate = tree.names[target.module[0]]
+    own = "::".join((crate, *module.public, target.name))
+    shown = out.get(path, {}).get(target.name, (own,))[0]
+    here = "::".join((tree.names[at[0]], *at[1], use.name))
+    if target.module[0] != at[0] and use.inline != "no_inline":
+        return None  # (inlined: another crate's item is shown here)
+    return shown if shown != here else None
 
 
 def _inherent_owners(text: str) -> set[str]:
@@ -311,7 +346,12 @@ def with_uses(source: SourceFile, uses: Uses) -> SourceFile:
     if not found or not body.startswith(HEADER):
         return source
     head, _, rest = body.partition("\n")
-    lines = [f"{USE_LINE}{name} {' '.join(paths)}" for name, paths in sorted(found.items())]
+    lines = [
+        f"{REEXPORT_LINE}{paths[0] or '-'} {name.removeprefix(LISTED)}"
+        if name.startswith(LISTED)
+        else f"{USE_LINE}{name} {' '.join(paths)}"
+        for name, paths in sorted(found.items())
+    ]
     line_map = source.line_map or tuple(range(body.count("\n") + 1))
     line_map = (line_map[0],) * (len(lines) + 1) + line_map[1:]
     return dataclasses.replace(source, body="\n".join([head, *lines, rest]), line_map=line_map)

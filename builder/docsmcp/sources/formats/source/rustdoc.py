@@ -41,6 +41,9 @@ HEADER = "//@docsmcp-rust "  # crate=NAME module=a::b public=a (rust_crate.expan
 # NAME PRIMARY [ALIAS…]: where an item of the file is shown and the other paths re-exports give
 # it (packages/rust_reexports.py writes them under HEADER)
 USE_LINE = "//@docsmcp-rust-use "
+# PATH DECLARATION: a line of the module's Re-exports, as docs.rs lists a `pub use` it does not
+# inline (`pub use http;`, a public module's item), PATH where it is shown ("-": outside the tree)
+REEXPORT_LINE = "//@docsmcp-rust-reexport "
 _HEADER = re.compile(r"^//@docsmcp-rust crate=(\w+) module=([\w:]*) public=([\w:]*)$")
 MAX_DEPTH = 16  # inline modules, impls and traits nested, at most
 MAX_ITEMS = 5000  # items read from one file, at most (a generated file stops there)
@@ -410,7 +413,8 @@ def rust_to_markdown(path: str, text: str) -> Converted:
     lines = text.split("\n")
     crate, module, public = _context(path, lines[0] if lines else "")
     parser = _Parser(text)
-    scope = _Scope(public, 0, uses=_uses(lines))  # (items are named where they are published)
+    uses, reexports = _uses(lines)
+    scope = _Scope(public, 0, uses=uses)  # (items are named where they are published)
     parser.items(0, len(parser.toks), scope)
     _alias(scope.items, scope.uses)
     if scope.hidden:
@@ -423,8 +427,15 @@ def rust_to_markdown(path: str, text: str) -> Converted:
     if scope.inner:
         page.add(0, "")
         page.doc(scope.inner, _first_doc_line(parser.toks, "inner"), 1)
-    if not any(x.strip() for x in scope.inner) and not scope.items:
+    if not any(x.strip() for x in scope.inner) and not scope.items and not reexports:
         return Converted("", None, (), (), (), ())
+    if reexports:  # (docs.rs' first section of a module page)
+        page.add(0, "")
+        page.add(0, "## Re-exports")
+        page.add(0, "")
+        page.doc(
+            [f"- [`pub use {d}`]({p})" if p else f"- `pub use {d}`" for p, d in reexports], 0, 2
+        )
     for item in scope.items:
         page.item(item, 2)
     if module == public:  # (a private module is no entry: docs.rs has no page of it)
@@ -448,16 +459,22 @@ def _context(path: str, first: str) -> tuple[str, str, str]:
     return stem, stem, stem
 
 
-def _uses(lines: list[str]) -> dict[str, tuple[str, ...]]:
-    """The USE_LINEs under the header: item name -> (its path, its aliases…)."""
+def _uses(lines: list[str]) -> tuple[dict[str, tuple[str, ...]], list[tuple[str, str]]]:
+    """The USE_LINEs under the header: item name -> (its path, its aliases…); and the
+    REEXPORT_LINEs: (the item's path, "" outside the tree; the declaration)."""
     out: dict[str, tuple[str, ...]] = {}
+    listed: list[tuple[str, str]] = []
     for line in lines[1:]:
+        if line.startswith(REEXPORT_LINE):
+            path, _, declaration = line[len(REEXPORT_LINE) :].partition(" ")
+            listed.append(("" if path == "-" else path, declaration))
+            continue
         if not line.startswith(USE_LINE):
             break
         name, *paths = line[len(USE_LINE) :].split()
         if paths:
             out[name] = tuple(paths)
-    return out
+    return out, listed
 
 
 def _alias(items: list[Item], uses: dict[str, tuple[str, ...]]) -> None:

@@ -1,4 +1,5 @@
-"""Rust `impl` blocks of a type defined in another file, named as docs.rs shows them
+"""What docs.rs shows of a crate's re-exports beyond their paths (test_rustdoc.py): a module's
+*Re-exports* list, and `impl` blocks of a type defined in another file named by the type's path
 (rust_reexports.foreign_impls): tokio's `impl RngSeed` in `util/rand/rt_unstable.rs` (the type
 in `util/rand.rs`, re-exported as `tokio::runtime::RngSeed`) made `tokio::RngSeed::from_bytes`,
 a path that does not exist; tokio-util's `impl Either` in `net/mod.rs` made
@@ -6,9 +7,11 @@ a path that does not exist; tokio-util's `impl Either` in `net/mod.rs` made
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
-from conftest import FUZZ, build_bundle
+from conftest import FUZZ, build_bundle, page_texts, run_docsmcp
+from docsmcp.sources.formats.source.rust_uses import scan
 from docsmcp.sources.packages.rust_reexports import _inherent_owners
 from docsmcp_runtime.browse.apiref import ApiRegistry
 from docsmcp_runtime.bundle.reader import open_bundle
@@ -99,3 +102,60 @@ def test_inherent_impl_owners() -> None:
 @given(st.text(alphabet="impl<>{}; forwhere:&'a\nTFoo", max_size=200))
 def test_impl_owners_never_fail(text: str) -> None:
     assert all(o.isidentifier() for o in _inherent_owners(text))
+
+
+# axum's shape: `#[doc(no_inline)] pub use http;` (another crate, never inlined), an item of a
+# private module re-exported at the root (inlined: no line), `#[doc(inline)]` (no line), and a
+# public module's items re-exported by its parent (lines, as docs.rs lists axum::routing's `get`).
+WEB = {
+    "Cargo.toml": '[package]\nname = "web"\ndescription = "A web framework"\n',
+    "src/lib.rs": """//! A web framework.
+pub mod extract;
+mod json;
+pub mod routing;
+
+#[doc(no_inline)]
+pub use http;
+pub use self::json::Json;
+#[doc(inline)]
+pub use self::routing::Router;
+""",
+    "src/json.rs": "/// JSON extractor and response.\npub struct Json;\n",
+    "src/extract/mod.rs": "//! Extractors.\npub use crate::Json;\n",
+    "src/routing/mod.rs": """//! Routing.
+pub mod method_routing;
+
+pub use self::method_routing::{get, MethodRouter as Method};
+
+/// The router.
+pub struct Router;
+""",
+    "src/routing/method_routing.rs": "pub fn get() {}\n/// A router.\npub struct MethodRouter;\n",
+}
+
+
+def test_a_module_lists_the_re_exports_docs_rs_does_not_inline(tmp_path: Path) -> None:
+    root = tmp_path / "web"
+    for name, text in WEB.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(text)
+    texts = page_texts(build_bundle(root, tmp_path / "idx"))
+    lib = texts["src/lib.rs"]
+    assert "## Re-exports" in lib and "`pub use http;`" in lib
+    assert "pub use self::json::Json" not in lib and "pub use self::routing::Router" not in lib
+    routing = texts["src/routing/mod.rs"]
+    assert "`pub use self::method_routing::get;`" in routing
+    assert "`pub use self::method_routing::MethodRouter as Method;`" in routing
+    assert routing.index("## Re-exports") < routing.index("## Struct Router")
+    assert "`pub use crate::Json;`" in texts["src/extract/mod.rs"]
+    # each line links to its item's section
+    built = run_docsmcp("build", "--docs-dir", root, "--out", tmp_path / "i2", "--json")
+    refs = json.loads(built.stdout)["references"]
+    assert refs["resolved"] == refs["found"] == 3, refs
+
+
+def test_doc_inline_attributes_are_read() -> None:
+    uses = scan(
+        "#[doc(inline)]\npub use a::B;\n#[doc(no_inline)]\npub use c;\npub use d::E;\n"
+    ).uses
+    assert [(u.name, u.inline) for u in uses] == [("B", "inline"), ("c", "no_inline"), ("E", "")]
