@@ -32,6 +32,7 @@ from dataclasses import dataclass, field
 
 from docsmcp.model.api import OBJECT_ANCHOR
 from docsmcp.model.source import Converted
+from docsmcp.sources.formats.source import rust_macros
 from docsmcp.sources.formats.source.rust_lex import Token, string_value, tokens
 from docsmcp.sources.formats.source.rustdoc_page import Item, Page, api_entry, tails
 from docsmcp.sources.formats.source.rustdoc_text import doc_markdown, first_paragraph
@@ -89,6 +90,23 @@ class _Parser:
         self.toks = tokens(source)
         self.count = 0
         self.gates = 0  # feature-gate macros (`cfg_rt! { … }`) being read, nested
+        self._macros: rust_macros.Macros | None = None
+
+    def macros(self) -> rust_macros.Macros:
+        """The file's `macro_rules!` definitions (read once, when a call is first met)."""
+        if self._macros is None:
+            self._macros = rust_macros.definitions(self.toks)
+        return self._macros
+
+    def made(self, text: str, scope: _Scope, line: int) -> None:
+        """The items of a macro's expansion `text` into `scope`, at the call's `line`."""
+        sub = _Parser(text)
+        sub._macros, sub.gates, sub.count = self._macros, self.gates + 1, self.count
+        first = len(scope.items)
+        sub.items(0, len(sub.toks), scope)
+        self.count = sub.count
+        for item in scope.items[first:]:
+            _at_line(item, line)
 
     def span(self, a: int, b: int) -> str:
         """The source from token a up to (not with) token b, on one line."""
@@ -188,6 +206,12 @@ class _Parser:
                 k += 1
             body = k
             k = group_end(toks, k) if k < end and toks[k].kind == "open" else k
+            if toks[j].text in self.macros() and body < k and self.gates < MAX_DEPTH:
+                # a macro of this file: what it makes, read as items (rust_macros.py)
+                made = rust_macros.expand(self.macros(), toks[j].text, toks[body + 1 : k - 1])
+                if made is not None:
+                    self.made(made, scope, toks[j].line)
+                    return k + 1 if k < end and toks[k].text == ";" else k
             # a feature gate (tokio's `cfg_rt! { pub fn spawn… }`), `pin_project! { pub
             # struct … }` (axum's bodies), or any other macro whose body declares public
             # items (axum's `define_rejection! { /// … pub struct MissingJsonContentType; }`,
@@ -490,6 +514,14 @@ def _alias(items: list[Item], uses: dict[str, tuple[str, ...]]) -> None:
             inlined = [a for a in aliases if a.split("::", 1)[0] != crate]
             for member in item.members:
                 member.aliases = [f"{a}::{member.name}" for a in inlined]
+
+
+def _at_line(item: Item, line: int) -> None:
+    """`item` and its members placed at `line` (a macro call's)."""
+    item.line = line
+    for member in item.members:
+        _at_line(member, line)
+    item.fields = [(name, summary, line) for name, summary, _ in item.fields]
 
 
 def _first_doc_line(toks: list[Token], kind: str) -> int:
