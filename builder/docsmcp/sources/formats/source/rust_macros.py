@@ -206,8 +206,9 @@ def _fragment(call: Sequence[Token], c: int, kind: str, stop: Token | None) -> i
     return k if k > c else None
 
 
-def _transcribe(body: Sequence[Token], bound: Bound, index: int | None = None) -> list[str]:
-    """The body's tokens' texts, `$name` as what it matched (in a repetition, its index'th)."""
+def _transcribe(body: Sequence[Token], bound: Bound) -> list[str]:
+    """The body's tokens' texts, `$name` as what it matched; a repetition `$( … )` once per run
+    of the names it uses that were repeated, each run with those names' run."""
     out: list[str] = []
     k = 0
     while k < len(body):
@@ -218,23 +219,34 @@ def _transcribe(body: Sequence[Token], bound: Bound, index: int | None = None) -
                 close = group_end(body, k + 1)
                 sep, _ = _repetition(body, close, len(body))
                 inner = body[k + 2 : close - 1]
-                counts = [len(v) for n in _names(inner) if isinstance(v := bound.get(n), list)]
-                runs = [v for v in counts] or [0]
-                for i in range(min(runs)):
+                repeated = [n for n in _names(inner) if _runs(bound.get(n))]
+                runs = min((len(bound[n]) for n in repeated), default=0)
+                for i in range(runs):
                     if i and sep is not None:
                         out.append(sep.text)
-                    out += _transcribe(inner, bound, i)
+                    run = {**bound, **{n: bound[n][i] for n in repeated}}
+                    out += _transcribe(inner, run)  # type: ignore[arg-type]
                 k = close + (2 if sep is not None else 1)
                 continue
             if nxt.kind == "ident" and nxt.text in bound:
-                value = bound[nxt.text]
-                if value and isinstance(value[0], list):
-                    value = value[index] if index is not None and index < len(value) else []
-                out += [_text(x) for x in value]  # type: ignore[union-attr]
+                out += [_text(x) for x in _flat(bound[nxt.text])]
                 k += 2
                 continue
         out.append(_text(t))
         k += 1
+    return out
+
+
+def _runs(value: object) -> bool:
+    """Whether a bound value is a repetition's runs (lists), not one fragment's tokens."""
+    return isinstance(value, list) and bool(value) and isinstance(value[0], list)
+
+
+def _flat(value: list) -> list[Token]:  # type: ignore[type-arg]
+    """A fragment's tokens; a name used outside the repetitions it was matched in: all runs."""
+    out: list[Token] = []
+    for x in value:
+        out += _flat(x) if isinstance(x, list) else [x]
     return out
 
 
