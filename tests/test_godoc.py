@@ -570,23 +570,3 @@ def test_struct_fields_never_fail(lines: list[str]) -> None:
     fields = struct_fields("\n".join(["type T struct {", *lines]))
     n = len(lines)
     assert all(isinstance(f, Field) and 1 <= f.first <= f.line <= n for f in fields)
-
-
-def test_a_module_named_with_api_source_says_how_to_read_it(tmp_path: Path) -> None:
-    """cobra's site built with `--api-source cobra` had 0 API entries and no word why: a Go
-    module's pages are read only from the docs folder holding it."""
-    module = _module(tmp_path / "router")
-    docs = tmp_path / "site"
-    docs.mkdir()
-    (docs / "index.md").write_text("# Router\n\nRoutes requests.\n")
-    done = run_docsmcp(
-        "build", "--docs-dir", docs, "--api-source", module, "--out", tmp_path / "idx"
-    )
-    warned = [line for line in done.stderr.splitlines() if "--api-source" in line]
-    assert warned == [
-        f"docsmcp: warning: --api-source {module}: a Go module, whose API pages are read only "
-        f"from the docs folder holding it; build --docs-dir {module} (or a folder above both) "
-        "to read them (docs/sources.md)"
-    ]
-    done = run_docsmcp("build", "--docs-dir", module, "--out", tmp_path / "idx2")
-    assert "--api-source" not in done.stderr

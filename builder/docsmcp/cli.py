@@ -80,8 +80,9 @@ def _add_root_args(p: argparse.ArgumentParser) -> None:
         type=Path,
         metavar="DIR",
         help="folder holding the Python package that mkdocstrings pages (`::: pkg.module`) "
-        "document: their docstrings and signatures are read with ast, never imported "
-        "(repeatable; a source root too)",
+        "document: their docstrings and signatures are read with ast, never imported; a Go "
+        "module outside the docs folder is read as its package pages (repeatable; a source "
+        "root too)",
     )
 
 

@@ -103,6 +103,7 @@ def _options(args: argparse.Namespace) -> BuildOptions:
         include=tuple(args.include),
         exclude=tuple(args.exclude),
         source_roots=tuple(args.source_root) + tuple(getattr(args, "api_source", ())),
+        api_sources=tuple(getattr(args, "api_source", ())),
         name=getattr(args, "name", None),
         description=getattr(args, "description", None),
         instructions=getattr(args, "instructions", None),
@@ -113,16 +114,16 @@ def _options(args: argparse.Namespace) -> BuildOptions:
 
 def api_source_notes(docs_dir: Path, api_sources: Sequence[Path]) -> list[str]:
     """One line for each `--api-source` outside the docs folder that is a package whose pages
-    are read only where the docs folder holds it (a Go module, a Rust crate, a Java project, a
-    Doxygen project): it would add nothing, silently (cobra's site built with `--api-source
-    cobra` had 0 API entries). `--api-source` serves mkdocstrings, autodoc, Documenter and
-    TypeScript packages."""
+    are read only where the docs folder holds it (a Rust crate, a Java project, a Doxygen
+    project): it would add nothing, silently. `--api-source` serves mkdocstrings, autodoc,
+    Documenter and TypeScript packages, and a Go module outside the docs folder is read as pages
+    (go_source.with_api_sources)."""
     # (each package reader's own marker of a package; imported here, not at start-up)
     from docsmcp.sources.packages import doxygen_project, go_source, java_project, rust_crate
 
     def kind_of(folder: Path) -> str | None:
         if (folder / go_source.GO_MOD).is_file():
-            return "a Go module"
+            return None  # (read: go_source.with_api_sources)
         if (folder / rust_crate.CARGO_TOML).is_file():
             return "a Rust crate"
         if any((folder / name).is_file() for name in java_project.BUILD_FILES):

@@ -70,6 +70,9 @@ class BuildOptions:
     # Folders besides docs_dir that files may be read from (--source-root): symlinks into
     # them are followed; whatever leads outside every root is refused.
     source_roots: tuple[Path, ...] = ()
+    # Those of them --api-source named: a Go module among them outside docs_dir is read as
+    # pages too (sources/packages/go_source.py).
+    api_sources: tuple[Path, ...] = ()
     name: str | None = None
     description: str | None = None
     instructions: str | None = None
@@ -182,6 +185,7 @@ def collect(
         options.source_roots,
         pdf,
         known.reuse if known is not None else None,
+        options.api_sources,
     )
     counter = progress("parsing files", len(corpus.files)) if progress else None
     problems = list(corpus.problems)

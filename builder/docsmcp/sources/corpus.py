@@ -387,6 +387,7 @@ def load_corpus(
     extra_roots: Sequence[Path] = (),
     pdf: PdfOptions | None = None,
     reuse: Callable[[str, Manifest | None], SourceFile | None] | None = None,
+    api_sources: Sequence[Path] = (),
 ) -> Corpus:
     """Discover, read and configure every markdown file under ``docs_dir``.
 
@@ -394,8 +395,10 @@ def load_corpus(
     its text: known_files.py), which is then not read.
 
     ``include``/``exclude`` are globs relative to docs_dir. Files are read only inside the
-    source roots: docs_dir and ``extra_roots``. Raises FileNotFoundError only if docs_dir is
-    not a directory; everything else ends up in ``Corpus.problems``.
+    source roots: docs_dir and ``extra_roots``. ``api_sources`` (among ``extra_roots``) are the
+    folders `--api-source` names: a Go module among them is read as pages (go_source.py).
+    Raises FileNotFoundError only if docs_dir is not a directory; everything else ends up in
+    ``Corpus.problems``.
     """
     docs_dir = Path(docs_dir)
     if not docs_dir.is_dir():
@@ -424,7 +427,7 @@ def load_corpus(
     unexpanded: dict[str, SourceFile] = {}  # pages that inlined MDX partials, as read
     nav = read_nav(docs_dir, roots, [e.path for e in listing.markdown])
     # The files that are no page of their own (a generator's partials, a package's other files).
-    no_pages = site_passes.parts(docs_dir, roots, listing.markdown)
+    no_pages = site_passes.parts(docs_dir, roots, listing.markdown, api_sources)
     parts, go, rust = no_pages.paths, no_pages.go, no_pages.rust
     titles = nav.titles
     layout = Layout()
@@ -452,7 +455,8 @@ def load_corpus(
     if variants.key is not None and _names(manifests, variants.key):
         variants = Variants()  # the manifest decides
     versioned = _Versioned(layout, variants)
-    for entry in listing.markdown:
+    # (then the pages of Go modules outside the docs folder: go_source.with_api_sources)
+    for entry in (*listing.markdown, *(Entry(path) for path in go.outside)):
         if listing.unread(entry.path) or entry.path in parts:
             continue
         if _left_out(entry.path, manifests, include, exclude) or entry.path in not_built:
@@ -485,7 +489,10 @@ def load_corpus(
             else:
                 files.append(known)
             continue
-        source, found = load_file(docs_dir, entry.path, configured, roots)
+        if entry.path in go.packages:  # (read by the scan, with the package's other files)
+            source, found = go.page(entry.path, configured)
+        else:
+            source, found = load_file(docs_dir, entry.path, configured, roots)
         problems.extend(found)
         if source is not None and _is_draft(source):
             drafts.append(source.path)

@@ -51,8 +51,14 @@ class Parts:
     typescript: TsTree = TsTree({})
 
 
-def parts(docs_dir: Path, roots: Sequence[Path], entries: Sequence[Entry]) -> Parts:
-    """What no page is among `entries` (the listing's files)."""
+def parts(
+    docs_dir: Path,
+    roots: Sequence[Path],
+    entries: Sequence[Entry],
+    api_sources: Sequence[Path] = (),
+) -> Parts:
+    """What no page is among `entries` (the listing's files); `api_sources`: the folders
+    `--api-source` names (a Go module outside the docs folder is read as one inside it)."""
     listed = [e.path for e in entries]
     # An Antora component's partials, examples and nav files, and AsciiDoc files other pages
     # include (without a title of their own) are no pages.
@@ -72,6 +78,7 @@ def parts(docs_dir: Path, roots: Sequence[Path], entries: Sequence[Entry]) -> Pa
     # A Go package is one page, its page file's; its other files are read with it (go_source.py).
     go = go_source.scan(docs_dir, roots, [e.path for e in entries if not (e.refusal or e.skip)])
     out |= go.not_pages
+    go = go_source.with_api_sources(go, docs_dir, roots, api_sources, listed)
     # C/C++ headers a Doxyfile does not name are code (doxygen_project.py).
     out |= doxygen_project.no_pages(docs_dir, roots, listed)
     rust = rust_reexports.table(docs_dir, roots, listed)

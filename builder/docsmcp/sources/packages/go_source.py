@@ -20,7 +20,13 @@ that page). Here the build decides which files make which page:
   naming the import path and the module's other package pages, for doc links, then each file
   after a marker line), so a change to any of them changes the page's parse-cache key; every
   line from another file maps to the page file's package clause, and the page, having a line
-  map, is read on every build (known_files.py).
+  map, is read on every build (known_files.py); its text is the one the scan read (`page`),
+  not read again.
+
+A module outside the docs folder named with `--api-source` (cobra's repository beside the docs
+site built from its `site/content/`) is read the same way, as pkg.go.dev shows it
+(`with_api_sources`): its pages lie in a folder named as the module's folder (`cobra/doc.go`),
+which the docs folder does not hold; a docs folder inside the module is not read again.
 """
 
 from __future__ import annotations
@@ -35,9 +41,9 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from docsmcp.model.source import SourceFile
+from docsmcp.model.source import Manifest, Problem, SourceFile
 from docsmcp.sources.formats.source.godoc_files import MARK
-from docsmcp.sources.settings import read_page_text
+from docsmcp.sources.settings import configure_file, read_page_text
 
 log = logging.getLogger("docsmcp.sources.packages.go_source")
 
@@ -64,6 +70,12 @@ class GoTree:
     packages: dict[str, Package]  # page path -> package
     not_pages: frozenset[str]  # every other `.go` file of the listing
     texts: dict[str, str]  # the files read
+    # page paths of the modules `--api-source` names outside the docs folder, in order
+    outside: tuple[str, ...] = ()
+
+    def page(self, path: str, manifest: Manifest | None) -> tuple[SourceFile, list[Problem]]:
+        """The package page file `path` as load_file reads it, from the text the scan read."""
+        return configure_file(path, self.texts[path], manifest)
 
     def gathered(self, source: SourceFile) -> SourceFile:
         """The page file `source` with its package's files as its body (the module's
@@ -206,3 +218,67 @@ def _package(
     named = [p for p in own if posixpath.basename(p) == f"{package}.go"]
     page = (doc_go or documented or named or own)[0]
     return page, (page, *(p for p in own if p != page)), tests
+
+
+def with_api_sources(
+    tree: GoTree,
+    docs_dir: Path,
+    roots: Sequence[Path],
+    api_sources: Sequence[Path],
+    listed: Iterable[str],
+) -> GoTree:
+    """`tree` with the Go modules (a `go.mod` at the top) that `api_sources` name outside the
+    docs folder, each read as a module inside it is, its paths under a folder of the docs tree
+    that none of `listed` (the docs folder's files) is in: the module folder's name, else the
+    name with `-2`, `-3`... (see the module's docstring)."""
+    docs = Path(os.path.realpath(docs_dir))
+    taken = {p.split("/", 1)[0] for p in listed}
+    packages, texts, outside = dict(tree.packages), dict(tree.texts), list(tree.outside)
+    for folder in api_sources:
+        real = Path(os.path.realpath(folder))
+        if real == docs or docs in real.parents or not (real / GO_MOD).is_file():
+            continue  # inside the docs folder: read with it; no module: nothing to read
+        inside = docs.relative_to(real).as_posix() if real in docs.parents else None
+        found = scan(real, roots, _go_files(real, inside))
+        if not found.packages:
+            continue
+        name = real.name or "module"
+        prefix, n = name, 1
+        while prefix in taken:
+            n += 1
+            prefix = f"{name}-{n}"
+        taken.add(prefix)
+
+        def moved(path: str, prefix: str = prefix) -> str:
+            return f"{prefix}/{path}"
+
+        for page, package in sorted(found.packages.items()):
+            packages[moved(page)] = Package(
+                package.import_path,
+                moved(package.page),
+                tuple(map(moved, package.files)),
+                tuple(map(moved, package.tests)),
+            )
+            outside.append(moved(page))
+        texts.update((moved(path), text) for path, text in found.texts.items())
+    if len(outside) == len(tree.outside):
+        return tree
+    return GoTree(packages, tree.not_pages, texts, tuple(outside))
+
+
+def _go_files(top: Path, skip: str | None) -> list[str]:
+    """The `.go` files under `top` (relative to it), without the folders no package is in
+    (hidden, `_`, testdata, vendor, internal) nor `skip` (the docs folder, read as such)."""
+    out = []
+    for here, folders, names in os.walk(top):
+        rel = Path(here).relative_to(top).as_posix()
+        rel = "" if rel == "." else rel
+        folders[:] = sorted(
+            f
+            for f in folders
+            if f not in SKIPPED_FOLDERS
+            and not f.startswith(("_", "."))
+            and posixpath.join(rel, f) != skip
+        )
+        out += [posixpath.join(rel, n) for n in names if n.lower().endswith(".go")]
+    return sorted(out)

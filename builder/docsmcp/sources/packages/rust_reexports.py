@@ -23,8 +23,16 @@ docs tree, every public path a `pub use` gives an item, so the reader registers 
   need no alias: their path below the module is a tail of the defining path, which the registry
   finds already (runtime browse/apiref.py). Crates outside the tree (std, serde) stay unresolved.
 
+An inherent `impl` of a type defined in another file (`impl RngSeed` in tokio's
+`util/rand/rt_unstable.rs`, the type in `util/rand.rs`; `impl Foo` in `foo/ops.rs`) names its
+methods by the type's path as docs.rs shows it (`tokio::runtime::RngSeed::from_bytes`, not
+`tokio::RngSeed::from_bytes`, the impl's nearest public module): the impl's type is resolved
+through its file's `use` declarations (`use super::RngSeed;`, `use super::*;` too) and given as
+a line of the table for the impl's file (`foreign_impls`).
+
 Only files holding a `pub use` are read for their declarations (and a glob's module for its
-items): tokio's 300 module files have 36. Resolution is bounded (MAX_HOPS, a cycle guard).
+items, a foreign impl's file for its `use`s): tokio's 300 module files have 36. Resolution is
+bounded (MAX_HOPS, a cycle guard).
 """
 
 from __future__ import annotations
@@ -37,8 +45,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from docsmcp.model.source import SourceFile
-from docsmcp.sources.formats.source.rust_uses import Names, scan
-from docsmcp.sources.formats.source.rustdoc import HEADER, USE_LINE
+from docsmcp.sources.formats.source.rust_uses import Names, Use, scan
+from docsmcp.sources.formats.source.rustdoc import HEADER, REEXPORT_LINE, USE_LINE
 from docsmcp.sources.packages.rust_crate import RUST_SUFFIX, Module, _Reader, crate_name, module_of
 
 log = logging.getLogger("docsmcp.sources.packages.rust_reexports")
@@ -46,6 +54,9 @@ log = logging.getLogger("docsmcp.sources.packages.rust_reexports")
 MAX_HOPS = 12  # `use` declarations followed to resolve one path, at most
 MAX_ALIASES = 8  # paths registered for one item besides its own, at most
 _PUB_USE = re.compile(r"^[ \t]*pub(?:\([^)\n]*\))?\s+use\b", re.MULTILINE)
+# an `impl` block's header, up to its `{` (`impl<T> Foo<T> where T: Clone {`)
+_IMPL = re.compile(r"^[ \t]*(?:unsafe[ \t]+)?impl\b([^{};]*)\{", re.MULTILINE)
+_GENERICS = re.compile(r"<[^<>]*>")
 
 ModKey = tuple[str, tuple[str, ...]]  # (crate folder, module segments)
 
@@ -166,7 +177,10 @@ class _Tree:
         return out
 
 
-Uses = dict[str, dict[str, tuple[str, ...]]]  # module file -> item name -> (path, aliases…)
+# module file -> item name -> (path, aliases…); and `pub use …` (a line of its Re-exports) ->
+# (the path its item is shown at, or "" for an item of a crate outside the tree,)
+Uses = dict[str, dict[str, tuple[str, ...]]]
+LISTED = "pub use "
 
 
 def table(docs_dir: Path, roots: Sequence[Path], paths: Iterable[str]) -> Uses:
@@ -187,7 +201,8 @@ def table(docs_dir: Path, roots: Sequence[Path], paths: Iterable[str]) -> Uses:
         crates.setdefault(name, root)
     tree = _Tree(reader, modules, crates, names)
     found: dict[_Item, set[str]] = {}
-    for key, (_, module) in sorted(modules.items()):
+    listed: list[tuple[str, ModKey, Use, ModKey | _Item | None]] = []  # (file, module, use, target)
+    for key, (file, module) in sorted(modules.items()):
         if module.public != module.segments:
             continue  # (a private module's re-exports are seen where they are published)
         names_here = tree.declared(key)
@@ -203,6 +218,8 @@ def table(docs_dir: Path, roots: Sequence[Path], paths: Iterable[str]) -> Uses:
                     found.setdefault(item, set()).add(f"{prefix}::{name}")
             elif isinstance(target, _Item):
                 found.setdefault(target, set()).add(f"{prefix}::{use.name}")
+            if not use.glob and use.inline != "inline":
+                listed.append((file, key, use, target))
     out: Uses = {}
     for item, paths_found in sorted(found.items(), key=lambda x: (x[0].module, x[0].name)):
         defined = modules.get(item.module)
@@ -220,7 +237,100 @@ def table(docs_dir: Path, roots: Sequence[Path], paths: Iterable[str]) -> Uses:
         else:
             primary, aliases = own, others
         out.setdefault(path, {})[item.name] = (primary, *aliases[:MAX_ALIASES])
+    foreign_impls(tree, out)
+    for file, key, use, target in listed:
+        shown = _listed(tree, out, key, use, target)
+        if shown is not None:
+            written = "::".join(use.path)
+            written += f" as {use.name}" if use.name != use.path[-1] else ""
+            out.setdefault(file, {})[f"{LISTED}{written};"] = (shown,)
     return out
+
+
+def _listed(
+    tree: _Tree, out: Uses, at: ModKey, use: Use, target: ModKey | _Item | None
+) -> str | None:
+    """Whether docs.rs lists the re-export `use` of the public module `at` among the module's
+    Re-exports rather than showing its item there (rustdoc inlines an item of a private module
+    and one of another crate, unless `#[doc(no_inline)]`; `#[doc(inline)]` ones are left out
+    before): the path its item is shown at ("" for one outside the tree: `pub use http;`), or
+    None."""
+    if target is None:
+        external = use.path[0] not in ("crate", "self", "super")
+        return "" if external and (len(use.path) == 1 or use.inline == "no_inline") else None
+    if not isinstance(target, _Item) or target.module not in tree.modules:
+        return None
+    path, module = tree.modules[target.module]
+    crate = tree.names[target.module[0]]
+    own = "::".join((crate, *module.public, target.name))
+    shown = out.get(path, {}).get(target.name, (own,))[0]
+    here = "::".join((tree.names[at[0]], *at[1], use.name))
+    if target.module[0] != at[0] and use.inline != "no_inline":
+        return None  # (inlined: another crate's item is shown here)
+    return shown if shown != here else None
+
+
+def _inherent_owners(text: str) -> set[str]:
+    """The types the file's inherent `impl` blocks implement (not `impl Trait for T`), by
+    their last name, where the file does not define them."""
+    owners = set()
+    for m in _IMPL.finditer(text):
+        head = m.group(1)
+        while "<" in head and (shorter := _GENERICS.sub(" ", head)) != head:
+            head = shorter  # (generics out, the innermost first)
+        head = re.split(r"\bwhere\b", head, maxsplit=1)[0]
+        if re.search(r"\bfor\b", head):
+            continue  # a trait impl: docs.rs lists it apart
+        words = re.findall(r"\w+", head)
+        if words and words[-1] not in ("dyn", "mut", "const", "unsafe"):
+            owners.add(words[-1])
+    return {o for o in owners if not _defines(text, o)}
+
+
+def _defines(text: str, name: str, public: bool = False) -> bool:
+    """Whether the file defines the type `name` (`public`: `pub` to all, which docs.rs shows)."""
+    visibility = r"\bpub\s+" if public else r"\b"
+    kinds = r"(?:struct|enum|union|type)\s+"
+    return re.search(rf"{visibility}{kinds}{re.escape(name)}\b", text) is not None
+
+
+def foreign_impls(tree: _Tree, out: Uses) -> None:
+    """Adds to `out`, for each module file with an inherent impl of a type defined in another
+    module file of the tree, the type's name -> (the path docs.rs shows it at,), where that
+    path is not the one the impl's module would give it (see the module docstring)."""
+    for key, (path, module) in sorted(tree.modules.items()):
+        text = tree.reader.text(path)
+        if text is None or "impl" not in text:
+            continue
+        for name in sorted(_inherent_owners(text)):
+            found = _defining(tree, key, name)
+            if found is None:
+                continue
+            def_path, def_module = tree.modules[found.module]
+            crate = tree.names[found.module[0]]
+            shown = out.get(def_path, {}).get(name, ("::".join((crate, *def_module.public, name)),))
+            here = "::".join((tree.names[key[0]], *module.public, name))
+            if shown[0] != here:
+                out.setdefault(path, {}).setdefault(name, (shown[0],))
+
+
+def _defining(tree: _Tree, at: ModKey, name: str) -> _Item | None:
+    """The item `name` names in module `at` where another module file of the tree defines it:
+    through a `use` that binds it, else a glob `use` (`use super::*;`, private ones too)."""
+    found = tree.resolve(at, (name,), 0)
+    candidates = [found] if isinstance(found, _Item) and found.module != at else []
+    names = tree.declared(at, items=True)
+    for use in names.uses if names is not None and not candidates else ():
+        if use.glob:
+            module = tree.resolve(at, use.path, 1, module=True)
+            if isinstance(module, tuple) and module != at:
+                candidates.append(_Item(module, name))
+    for item in candidates:
+        defined = tree.modules.get(item.module)
+        text = tree.reader.text(defined[0]) if defined else None
+        if text is not None and _defines(text, name, public=True):
+            return item
+    return None
 
 
 def _order(path: str, crate: str) -> tuple[bool, int, str]:
@@ -236,7 +346,12 @@ def with_uses(source: SourceFile, uses: Uses) -> SourceFile:
     if not found or not body.startswith(HEADER):
         return source
     head, _, rest = body.partition("\n")
-    lines = [f"{USE_LINE}{name} {' '.join(paths)}" for name, paths in sorted(found.items())]
+    lines = [
+        f"{REEXPORT_LINE}{paths[0] or '-'} {name.removeprefix(LISTED)}"
+        if name.startswith(LISTED)
+        else f"{USE_LINE}{name} {' '.join(paths)}"
+        for name, paths in sorted(found.items())
+    ]
     line_map = source.line_map or tuple(range(body.count("\n") + 1))
     line_map = (line_map[0],) * (len(lines) + 1) + line_map[1:]
     return dataclasses.replace(source, body="\n".join([head, *lines, rest]), line_map=line_map)

@@ -13,6 +13,7 @@ groups at most MAX_DEPTH deep.
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 
 from docsmcp.sources.formats.source.rust_lex import Token, tokens
@@ -35,6 +36,9 @@ class Use:
     name: str
     glob: bool
     public: bool
+    # `#[doc(inline)]` / `#[doc(no_inline)]` over it ("inline", "no_inline"; "" without):
+    # whether docs.rs shows the item here or as a line of the module's Re-exports
+    inline: str = ""
 
 
 @dataclass(frozen=True)
@@ -56,6 +60,7 @@ def _walk(
     toks: list[Token], i: int, end: int, depth: int, uses: list[Use], items: set[str]
 ) -> None:
     hidden = False
+    inline = ""
     while i < end:
         t = toks[i]
         if t.text == "#" and t.kind == "punct":
@@ -64,6 +69,7 @@ def _walk(
                 close = min(group_end(toks, j), end)
                 what = attribute(toks[j + 1 : close - 1])[0]
                 hidden |= what in ("hidden", "test") and j == i + 1
+                inline = _inline(toks[j + 1 : close - 1]) or inline
                 i = close
                 continue
             i += 1
@@ -86,8 +92,11 @@ def _walk(
             while stop < end and toks[stop].text != ";" and toks[stop].kind != "close":
                 stop = group_end(toks, stop) if toks[stop].text == "{" else stop + 1
             if not hidden:
+                first = len(uses)
                 _tree(toks, i + 1, min(stop, end), (), public, uses, 0)
-            i, hidden = stop + 1, False
+                if inline:
+                    uses[first:] = [dataclasses.replace(u, inline=inline) for u in uses[first:]]
+            i, hidden, inline = stop + 1, False, ""
             continue
         if t.kind == "ident" and i + 1 < end and toks[i + 1].text == "!":
             k = i + 2  # a macro among the items: a body of items (`cfg_rt! { … }`) is read
@@ -99,7 +108,7 @@ def _walk(
                 if body and depth < MAX_DEPTH and not hidden:
                     _walk(toks, k + 1, after - 1, depth + 1, uses, items)
                 k = after
-            i, hidden = k, False
+            i, hidden, inline = k, False, ""
             continue
         j = i
         while j < end and toks[j].kind == "ident" and toks[j].text in _QUALIFIERS:
@@ -117,15 +126,22 @@ def _walk(
                 i = group_end(toks, i)  # (its body: fields, methods, an inline module's items)
             else:
                 i += 1
-            hidden = False
+            hidden, inline = False, ""
             continue
         if t.kind == "open":
             i = group_end(toks, i)  # an impl's or a function's body, an array
-            hidden = False
+            hidden, inline = False, ""
             continue
         if t.text == ";":
-            hidden = False
+            hidden, inline = False, ""
         i += 1
+
+
+def _inline(toks: list[Token]) -> str:
+    """ "inline" or "no_inline" for an attribute `doc(inline)` / `doc(no_inline)`, else ""."""
+    if len(toks) == 4 and toks[0].text == "doc" and toks[2].text in ("inline", "no_inline"):
+        return toks[2].text
+    return ""
 
 
 def _tree(

@@ -32,6 +32,7 @@ from dataclasses import dataclass, field
 
 from docsmcp.model.api import OBJECT_ANCHOR
 from docsmcp.model.source import Converted
+from docsmcp.sources.formats.source import rust_macros
 from docsmcp.sources.formats.source.rust_lex import Token, string_value, tokens
 from docsmcp.sources.formats.source.rustdoc_page import Item, Page, api_entry, tails
 from docsmcp.sources.formats.source.rustdoc_text import doc_markdown, first_paragraph
@@ -41,6 +42,9 @@ HEADER = "//@docsmcp-rust "  # crate=NAME module=a::b public=a (rust_crate.expan
 # NAME PRIMARY [ALIAS…]: where an item of the file is shown and the other paths re-exports give
 # it (packages/rust_reexports.py writes them under HEADER)
 USE_LINE = "//@docsmcp-rust-use "
+# PATH DECLARATION: a line of the module's Re-exports, as docs.rs lists a `pub use` it does not
+# inline (`pub use http;`, a public module's item), PATH where it is shown ("-": outside the tree)
+REEXPORT_LINE = "//@docsmcp-rust-reexport "
 _HEADER = re.compile(r"^//@docsmcp-rust crate=(\w+) module=([\w:]*) public=([\w:]*)$")
 MAX_DEPTH = 16  # inline modules, impls and traits nested, at most
 MAX_ITEMS = 5000  # items read from one file, at most (a generated file stops there)
@@ -86,6 +90,23 @@ class _Parser:
         self.toks = tokens(source)
         self.count = 0
         self.gates = 0  # feature-gate macros (`cfg_rt! { … }`) being read, nested
+        self._macros: rust_macros.Macros | None = None
+
+    def macros(self) -> rust_macros.Macros:
+        """The file's `macro_rules!` definitions (read once, when a call is first met)."""
+        if self._macros is None:
+            self._macros = rust_macros.definitions(self.toks)
+        return self._macros
+
+    def made(self, text: str, scope: _Scope, line: int) -> None:
+        """The items of a macro's expansion `text` into `scope`, at the call's `line`."""
+        sub = _Parser(text)
+        sub._macros, sub.gates, sub.count = self._macros, self.gates + 1, self.count
+        first = len(scope.items)
+        sub.items(0, len(sub.toks), scope)
+        self.count = sub.count
+        for item in scope.items[first:]:
+            _at_line(item, line)
 
     def span(self, a: int, b: int) -> str:
         """The source from token a up to (not with) token b, on one line."""
@@ -185,6 +206,12 @@ class _Parser:
                 k += 1
             body = k
             k = group_end(toks, k) if k < end and toks[k].kind == "open" else k
+            if toks[j].text in self.macros() and body < k and self.gates < MAX_DEPTH:
+                # a macro of this file: what it makes, read as items (rust_macros.py)
+                made = rust_macros.expand(self.macros(), toks[j].text, toks[body + 1 : k - 1])
+                if made is not None:
+                    self.made(made, scope, toks[j].line)
+                    return k + 1 if k < end and toks[k].text == ";" else k
             # a feature gate (tokio's `cfg_rt! { pub fn spawn… }`), `pin_project! { pub
             # struct … }` (axum's bodies), or any other macro whose body declares public
             # items (axum's `define_rejection! { /// … pub struct MissingJsonContentType; }`,
@@ -410,7 +437,8 @@ def rust_to_markdown(path: str, text: str) -> Converted:
     lines = text.split("\n")
     crate, module, public = _context(path, lines[0] if lines else "")
     parser = _Parser(text)
-    scope = _Scope(public, 0, uses=_uses(lines))  # (items are named where they are published)
+    uses, reexports = _uses(lines)
+    scope = _Scope(public, 0, uses=uses)  # (items are named where they are published)
     parser.items(0, len(parser.toks), scope)
     _alias(scope.items, scope.uses)
     if scope.hidden:
@@ -423,8 +451,15 @@ def rust_to_markdown(path: str, text: str) -> Converted:
     if scope.inner:
         page.add(0, "")
         page.doc(scope.inner, _first_doc_line(parser.toks, "inner"), 1)
-    if not any(x.strip() for x in scope.inner) and not scope.items:
+    if not any(x.strip() for x in scope.inner) and not scope.items and not reexports:
         return Converted("", None, (), (), (), ())
+    if reexports:  # (docs.rs' first section of a module page)
+        page.add(0, "")
+        page.add(0, "## Re-exports")
+        page.add(0, "")
+        page.doc(
+            [f"- [`pub use {d}`]({p})" if p else f"- `pub use {d}`" for p, d in reexports], 0, 2
+        )
     for item in scope.items:
         page.item(item, 2)
     if module == public:  # (a private module is no entry: docs.rs has no page of it)
@@ -448,16 +483,22 @@ def _context(path: str, first: str) -> tuple[str, str, str]:
     return stem, stem, stem
 
 
-def _uses(lines: list[str]) -> dict[str, tuple[str, ...]]:
-    """The USE_LINEs under the header: item name -> (its path, its aliases…)."""
+def _uses(lines: list[str]) -> tuple[dict[str, tuple[str, ...]], list[tuple[str, str]]]:
+    """The USE_LINEs under the header: item name -> (its path, its aliases…); and the
+    REEXPORT_LINEs: (the item's path, "" outside the tree; the declaration)."""
     out: dict[str, tuple[str, ...]] = {}
+    listed: list[tuple[str, str]] = []
     for line in lines[1:]:
+        if line.startswith(REEXPORT_LINE):
+            path, _, declaration = line[len(REEXPORT_LINE) :].partition(" ")
+            listed.append(("" if path == "-" else path, declaration))
+            continue
         if not line.startswith(USE_LINE):
             break
         name, *paths = line[len(USE_LINE) :].split()
         if paths:
             out[name] = tuple(paths)
-    return out
+    return out, listed
 
 
 def _alias(items: list[Item], uses: dict[str, tuple[str, ...]]) -> None:
@@ -473,6 +514,14 @@ def _alias(items: list[Item], uses: dict[str, tuple[str, ...]]) -> None:
             inlined = [a for a in aliases if a.split("::", 1)[0] != crate]
             for member in item.members:
                 member.aliases = [f"{a}::{member.name}" for a in inlined]
+
+
+def _at_line(item: Item, line: int) -> None:
+    """`item` and its members placed at `line` (a macro call's)."""
+    item.line = line
+    for member in item.members:
+        _at_line(member, line)
+    item.fields = [(name, summary, line) for name, summary, _ in item.fields]
 
 
 def _first_doc_line(toks: list[Token], kind: str) -> int:
