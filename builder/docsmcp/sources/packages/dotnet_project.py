@@ -253,21 +253,20 @@ def project(docs_dir: Path, roots: Sequence[Path], listed: Iterable[str]) -> Pro
 
 def no_pages(docs_dir: Path, roots: Sequence[Path], listed: Iterable[str]) -> set[str]:
     """The `.cs` files of the listing that are no page (see the module's docstring); one
-    warning when docfx.json names projects outside the docs folder."""
+    warning when the docs folder's docfx.json names projects outside it."""
     listed = list(listed)
     cs = [p for p in listed if p.lower().endswith(CS_SUFFIX)]
-    config = DOCFX_JSON if not cs and (docs_dir / DOCFX_JSON).is_file() else None
-    if config is not None:  # (no C# here: is the API outside the docs folder?)
-        found = _from_docfx(docs_dir, roots, config, listed)
-        if found.outside:
+    if (docs_dir / DOCFX_JSON).is_file():  # (Polly's `docs/`: is its API above it?)
+        found = _from_docfx(docs_dir, roots, DOCFX_JSON, listed)
+        if found.outside and not found.pages:
             log.warning(
                 "%s names %s outside the docs folder: its API pages are read when the folder "
                 "above is built (--docs-dir %s)",
-                config,
+                DOCFX_JSON,
                 ", ".join(found.outside[:3]),
-                os.path.normpath(docs_dir / posixpath.dirname(config) / ".."),
+                os.path.normpath(docs_dir / ".."),
             )
-        return set()
+        return {p for p in cs if p not in found.pages}
     if not cs:
         return set()
     found = project(docs_dir, roots, listed)
