@@ -139,7 +139,11 @@ class _Writer:
         if tag in ("para", "p"):
             return f"\n\n{inner.strip()}\n\n"
         if tag == "code":
-            return "\n\n" + "\n".join(_code(_plain(n), n.attrs.get("language", ""))) + "\n\n"
+            if not _plain(n).strip():  # (`<code source="…" region="…"/>`: another file's, unread)
+                title = n.attrs.get("title", "")
+                return f"\n\n*{title}*\n\n" if title else ""
+            lang = n.attrs.get("language") or n.attrs.get("lang", "")
+            return "\n\n" + "\n".join(_code(_plain(n), lang)) + "\n\n"
         if tag == "list":
             return "\n\n" + "\n".join(self.list_lines(n)) + "\n\n"
         return inner
