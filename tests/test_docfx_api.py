@@ -138,6 +138,13 @@ OPTIONS = """namespace Acme.Resilience
         public int MaxRetryAttempts { get; set; } = 3;
     }
 
+    /// <summary>What a call gave.</summary>
+    public readonly struct Outcome<TResult>
+    {
+        /// <summary>The result, when there is one.</summary>
+        public TResult? Result { get; }
+    }
+
     /// <summary>Something retries can observe.</summary>
     public interface IRetryObserver
     {
@@ -170,6 +177,11 @@ def _library(root: Path) -> Path:
             "src/Acme.Resilience/Acme.Resilience.csproj": '<Project Sdk="Microsoft.NET.Sdk" />\n',
             "src/Acme.Resilience/Policy.cs": POLICY,
             "src/Acme.Resilience/RetryOptions.cs": OPTIONS,
+            "src/Acme.Resilience/Policy.Async.cs": (
+                "namespace Acme.Resilience;\npublic sealed partial class Policy\n{\n"
+                "    /// <summary>Runs the call.</summary>\n"
+                "    public Task ExecuteAsync(Func<Task> call) => call();\n}\n"
+            ),
             "src/Acme.Resilience/obj/Debug/Acme.AssemblyInfo.cs": "public class X {}\n",
             "src/Acme.Resilience/Properties/Generated.g.cs": "public class G {}\n",
             "src/Legacy/Legacy.csproj": "<Project />\n",
@@ -186,7 +198,13 @@ def test_docfx_project_reads_as_docfx_shows_it(tmp_path: Path) -> None:
     src = "src/Acme.Resilience/"
     # The projects docfx.json names, without its excludes, tests, output folders or generated
     # files; the conceptual markdown as before.
-    assert set(pages) == {"README.md", "docs/retry.md", src + "Policy.cs", src + "RetryOptions.cs"}
+    assert set(pages) == {
+        "README.md",
+        "docs/retry.md",
+        src + "Policy.cs",
+        src + "Policy.Async.cs",
+        src + "RetryOptions.cs",
+    }
     text = pages[src + "Policy.cs"]
     assert "# Acme.Resilience.Policy" in text
     assert "```csharp\npublic sealed partial class Policy : IDisposable\n```" in text
@@ -249,6 +267,13 @@ def test_docfx_project_reads_as_docfx_shows_it(tmp_path: Path) -> None:
         "Acme.Resilience.IRetryObserver.OnRetry",
     } <= names
     assert not {n for n in names if "Old" in n or "Tests" in n or "Hidden" in n}
+    # A partial type is one entry (where it is documented); its other file's members are its.
+    assert api.names.count("Acme.Resilience.Policy") == 1
+    assert "Acme.Resilience.Policy.ExecuteAsync" in names
+    # A generic type's members are named with its type parameters, found without them.
+    assert [api.names[i] for i in api.lookup("Outcome.Result")] == [
+        "Acme.Resilience.Outcome<TResult>.Result"
+    ]
     # Found as code calls it, with or without its type parameters.
     found = [api.spec(i) for i in api.lookup("Policy.Handle")]
     assert [e["name"] for e in found] == ["Acme.Resilience.Policy.Handle<TException>"]

@@ -56,6 +56,7 @@ _ORDER = {
     "delegate": 6,
 }
 _KIND_WORD = {"record": "Record", "class": "Class", "struct": "Struct", "interface": "Interface"}
+_GENERIC = re.compile(r"<[^<>]*>")
 _LINK = re.compile(r"\[([^\[\]\n]*)\]\([^()\s]*\)")
 
 
@@ -70,8 +71,14 @@ def _simple(type_name: str) -> str:
 
 
 def _bare(name: str) -> str:
-    """A name without its type parameters: `Handle<TException>` -> `Handle`."""
-    return name.split("<", 1)[0]
+    """A name without its type parameters: `Handle<TException>` -> `Handle`,
+    `ResiliencePipeline<T>.Empty` -> `ResiliencePipeline.Empty`."""
+    while "<" in name:
+        shorter = _GENERIC.sub("", name)
+        if shorter == name:
+            return name.split("<", 1)[0]
+        name = shorter
+    return name
 
 
 def visible(decl: Decl, owner_kind: str) -> bool:
@@ -127,10 +134,14 @@ class _Page:
             self.pending.append(bare)
         return shown if label else code_span(shown)
 
-    def heading(self, level: int, line: int, title: str, anchor: str, qualified: str) -> int:
+    def heading(
+        self, level: int, line: int, title: str, anchor: str, qualified: str, named: bool = True
+    ) -> int:
         self.blank(line)
         at = len(self.out)
         self.add(line, f"{'#' * level} {title} {{#{anchor}}}")
+        if not named:
+            return at
         parts = _bare(qualified).split(".")
         self.anchors += [(at, OBJECT_ANCHOR + ".".join(parts[k:])) for k in range(len(parts))]
         return at
@@ -168,14 +179,14 @@ class _Page:
         self.planned[id(decl)] = anchor
         self.index(decl, owners, anchor)
         if is_type(decl):
-            inner = [*owners, decl.name if owners else _bare(decl.name).rsplit(".", 1)[-1]]
+            inner = [*owners, decl.name if owners else _own_name(decl.name)]
             for m in _members(decl):
                 self.plan(m, inner)
 
     def write(self, decl: Decl, owners: list[str], namespace: str, level: int) -> None:
         """A type or member: its heading, declaration, comment and entry; a type's members."""
         typed = is_type(decl) or decl.kind == "delegate"
-        short = _bare(decl.name).rsplit(".", 1)[-1] if not owners else decl.name
+        short = _own_name(decl.name) if not owners else decl.name
         if typed and not owners:
             qualified = decl.name
             title = decl.name
@@ -191,7 +202,9 @@ class _Page:
             else:
                 title = f"{_bare(own)}.{decl.name}" if own else decl.name
         anchor = self.planned.get(id(decl)) or self.anchor(decl, owners)
-        at = self.heading(level, decl.doc_line, title, anchor, qualified)
+        # (a partial type is named where it is documented: a link to it lands on that page)
+        named = not (typed and "partial" in decl.modifiers and not decl.doc.strip())
+        at = self.heading(level, decl.doc_line, title, anchor, qualified, named)
         line = decl.line
         self.blank(line)
         for text in code_block("", "csharp", [decl.declaration]):
@@ -206,7 +219,8 @@ class _Page:
         self.lines(decl.doc_line, doc.summary)
         self.tags(doc, decl)
         self.refs += [(at, target) for target in self.pending]
-        self.entry(decl, qualified, doc, at)
+        if named:
+            self.entry(decl, qualified, doc, at)
         if typed and decl.kind != "delegate":
             inner = [*owners, short] if owners else [short]
             for m in _members(decl):
@@ -331,6 +345,14 @@ def _first_paragraph(lines: tuple[str, ...]) -> list[str]:
             break
         out.append(line)
     return out
+
+
+def _own_name(name: str) -> str:
+    """A top-level type's name without its namespace, with its type parameters:
+    `Polly.ResiliencePipeline<T>` -> `ResiliencePipeline<T>`."""
+    bare = _bare(name)
+    namespace = bare.rsplit(".", 1)[0] if "." in bare else ""
+    return name[len(namespace) + 1 :] if namespace else name
 
 
 def _namespace_of(name: str) -> str:
