@@ -49,6 +49,11 @@ _NOT_PACKABLE = re.compile(r"<IsPackable>\s*false\s*</IsPackable>", re.I)
 _SLN_PROJECT = re.compile(r'"([^"]+\.csproj)"|Path="([^"]+\.csproj)"', re.I)
 _JSON_COMMENT = re.compile(r'"(?:[^"\\]|\\.)*"|//[^\n]*|/\*.*?\*/', re.S)
 _TRAILING_COMMA = re.compile(r",(\s*[\]}])")
+# A public type's declaration (modifiers between): a file without one shows nothing on docfx's
+# pages (internal helpers, a partial type's private half), so it is no page.
+_PUBLIC_TYPE = re.compile(
+    r"\bpublic\b[^;{}()=\n]*?\b(?:class|struct|interface|enum|record|delegate)\b"
+)
 
 
 @dataclass(frozen=True)
@@ -266,9 +271,19 @@ def no_pages(docs_dir: Path, roots: Sequence[Path], listed: Iterable[str]) -> se
                 ", ".join(found.outside[:3]),
                 os.path.normpath(docs_dir / ".."),
             )
-        return {p for p in cs if p not in found.pages}
+        return {p for p in cs if p not in _with_public_types(docs_dir, roots, found.pages)}
     if not cs:
         return set()
     found = project(docs_dir, roots, listed)
-    pages = found.pages if found else frozenset()
+    pages = _with_public_types(docs_dir, roots, found.pages) if found else set()
     return {p for p in cs if p not in pages}
+
+
+def _with_public_types(docs_dir: Path, roots: Sequence[Path], paths: Iterable[str]) -> set[str]:
+    """The files of `paths` that declare a public type (a cheap test on the text)."""
+    out = set()
+    for path in paths:
+        text, _ = read_page_text(docs_dir, path, roots)
+        if text is None or _PUBLIC_TYPE.search(text):
+            out.add(path)  # (unreadable: the read says why, once)
+    return out
