@@ -65,7 +65,7 @@ public sealed partial class Policy : IDisposable
     internal string Secret = "x";
 
     /// <summary>Creates a policy that handles nothing.</summary>
-    public Policy() { }
+    public Policy() : this(0) { }
 
     /// <summary>
     /// Specifies the type of exception this policy handles, when <paramref name="predicate"/>
@@ -211,6 +211,7 @@ def test_docfx_project_reads_as_docfx_shows_it(tmp_path: Path) -> None:
     assert "Builds a [`Policy`](#Policy) that retries the calls it wraps." in text
     assert "**Remarks:**" in text and "every `Handle` call returns a new one." in text
     assert "Thread-safe." in text
+    assert "```csharp\npublic Policy()\n```" in text  # (its `: this(0)` is no part of it)
     assert "```csharp\nvar policy = Policy.Handle<TimeoutException>()\n    .Retry(3);\n```" in text
     # A generic method as code calls it, its attribute on a type parameter left out.
     assert "## Policy.Handle<TException>(Func<TException, bool>)" in text

@@ -17,6 +17,7 @@ from docsmcp.sources.formats.source.csharp_decls import (
     Decl,
     Unit,
     code_words,
+    group,
     is_type,
     member,
     optional,
@@ -227,6 +228,9 @@ class _Reader:
         decl = member(head, modifiers, owner, line)
         if decl is None:
             return None, max(end, i + 1)
+        if decl.kind == "constructor":  # (`: base(…)`, `: this(…)` is the body's, not shown)
+            texts = [t.text for t in head]
+            head = head[: texts.index("(") + len(group(head, texts.index("(")))]
         if decl.kind == "field" and (self.at(j) == "{" or self.at(j + 1) == ">"):
             decl.kind = "event" if "event" in decl.modifiers else "property"
         if decl.params:
