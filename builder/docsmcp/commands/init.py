@@ -96,6 +96,7 @@ from docsmcp.sources.manifest import MAX_METADATA_VALUE
 from docsmcp.sources.navigation import documenter_make, r_nav
 from docsmcp.sources.navigation.navfiles import read_nav, summary_line
 from docsmcp.sources.packages import (
+    dotnet_project,
     doxygen_project,
     java_project,
     python_package,
@@ -356,6 +357,8 @@ def propose(docs_dir: Path, roots: Sequence[Path] = ()) -> Proposal:
     left_out |= scan_go(docs_dir, source_roots(docs_dir, roots), tree.paths).not_pages
     # C/C++ headers no Doxyfile names: code, never pages (doxygen_project.py).
     left_out |= doxygen_project.no_pages(docs_dir, source_roots(docs_dir, roots), tree.paths)
+    # C# no docfx.json or library `src/` project names: code, never pages (dotnet_project.py).
+    left_out |= dotnet_project.no_pages(docs_dir, source_roots(docs_dir, roots), tree.paths)
     kept = _Tree(tuple(p for p in tree.paths if p not in left_out), tree.manifests)
 
     languages = _language_folders(kept)

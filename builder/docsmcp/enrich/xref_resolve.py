@@ -30,6 +30,7 @@ from docsmcp.enrich.xref import (
 from docsmcp.model.chunk import Chunk, ParsedFile
 from docsmcp.sources.formats.r.rmarkdown import RMARKDOWN_SUFFIXES as _RMARKDOWN
 from docsmcp.sources.formats.rst.rst_suffixes import is_rst
+from docsmcp.sources.formats.source.xmldoc import uid_object
 from docsmcp.sources.layout.translations import page_language
 from docsmcp.sources.roles import ORDER_PREFIX
 from docsmcp.sources.site_config import LANGUAGE
@@ -98,7 +99,7 @@ class _Resolver:
             for route in f.routes:
                 self.routes.setdefault(route, k)
             # (rustdoc.py's and javadoc.py's `object:` anchors)
-            if is_rst(f.path) or f.path.lower().endswith((".rs", ".java")):
+            if is_rst(f.path) or f.path.lower().endswith((".rs", ".java", ".cs")):
                 for key, row in f.anchors.items():
                     self.rst_anchors.setdefault(key, row)
             elif f.path.lower().endswith(_RMARKDOWN):
@@ -428,6 +429,8 @@ def resolve_refs(
                     target = res.rst_anchors.get(_norm(payload))
                 if target is None and (k := res.routes.get(payload)) is not None:
                     target = res.files[k].first_row  # (docfx's `xref:uid`: xref.XREF)
+                if target is None and payload.startswith("xref:"):  # (a C# API's uid)
+                    target = res.rst_anchors.get(_norm(uid_object(payload)))
                 if target is None:
                     continue  # a builtin, another project's object (intersphinx)
             else:

@@ -18,6 +18,7 @@ from docsmcp.model.source import Converted, SourceFile
 from docsmcp.sources.files import (
     ASCIIDOC_SUFFIXES,
     C_HEADER_SUFFIXES,
+    CSHARP_SUFFIXES,
     ELIXIR_SUFFIXES,
     GO_SUFFIXES,
     HTML_SUFFIXES,
@@ -130,6 +131,12 @@ def _python(path: str, text: str) -> Converted:
     return python_to_markdown(path, text)
 
 
+def _csharp(path: str, text: str) -> Converted:
+    from docsmcp.sources.formats.source.csharpdoc import csharp_to_markdown
+
+    return csharp_to_markdown(path, text)
+
+
 CONVERTERS: dict[str, Callable[[str, str], Converted]] = {
     **{suffix: _html for suffix in HTML_SUFFIXES},
     **{suffix: _rst for suffix in RST_SUFFIXES},
@@ -146,6 +153,7 @@ CONVERTERS: dict[str, Callable[[str, str], Converted]] = {
     **{suffix: _java for suffix in JAVA_SUFFIXES},
     **{suffix: _c_header for suffix in C_HEADER_SUFFIXES},  # (Doxygen's header pages)
     **{suffix: _python for suffix in PYTHON_SUFFIXES},
+    **{suffix: _csharp for suffix in CSHARP_SUFFIXES},  # (docfx's pages: csharpdoc.py)
 }
 
 

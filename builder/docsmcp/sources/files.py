@@ -72,17 +72,27 @@ JAVA_SUFFIXES = (".java",)
 # names them (packages/doxygen_project.py, formats/source/doxygen.py); else code, no page.
 C_HEADER_SUFFIXES = (".h", ".hh", ".hpp", ".hxx", ".h++")
 
+# C#: a .NET library's source files read as the pages docfx publishes from their XML doc
+# comments, only those a docfx.json or the repository's `src/` projects name (dotnet_project.py,
+# formats/source/csharpdoc.py); other `.cs` is code, no page.
+CSHARP_SUFFIXES = (".cs",)
+
 # Pages converted to markdown by a reader (convert.py's CONVERTERS).
 CONVERTED_SUFFIXES = (
     HTML_SUFFIXES + RST_SUFFIXES + NOTEBOOK_SUFFIXES + ASCIIDOC_SUFFIXES
     + RD_SUFFIXES + ELIXIR_SUFFIXES + WRITERSIDE_SUFFIXES + TEXINFO_SUFFIXES
     + RUST_SUFFIXES + TYPESCRIPT_SUFFIXES + GO_SUFFIXES + JAVA_SUFFIXES
-    + C_HEADER_SUFFIXES + JAVASCRIPT_SUFFIXES + PYTHON_SUFFIXES
+    + C_HEADER_SUFFIXES + JAVASCRIPT_SUFFIXES + PYTHON_SUFFIXES + CSHARP_SUFFIXES
 )  # fmt: skip
 
 # Code that may sit beside a saved HTML site without being its source.
 CODE_BESIDE_SITES = (
-    TYPESCRIPT_SUFFIXES + JAVASCRIPT_SUFFIXES + JAVA_SUFFIXES + PYTHON_SUFFIXES + C_HEADER_SUFFIXES
+    TYPESCRIPT_SUFFIXES
+    + JAVASCRIPT_SUFFIXES
+    + JAVA_SUFFIXES
+    + PYTHON_SUFFIXES
+    + C_HEADER_SUFFIXES
+    + CSHARP_SUFFIXES
 )
 
 # Every file the builder reads as a page.

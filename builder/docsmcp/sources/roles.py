@@ -72,6 +72,7 @@ from docsmcp_runtime.search.roles import (
 
 from docsmcp.sources.files import (
     C_HEADER_SUFFIXES,
+    CSHARP_SUFFIXES,
     JAVA_SUFFIXES,
     JAVASCRIPT_SUFFIXES,
     PYTHON_SUFFIXES,
@@ -89,7 +90,12 @@ ROLE_DESCRIPTION = (
 # Pages a reader makes of a package's code: TypeDoc's module pages (tsdoc.py, JSDoc's too),
 # Javadoc's (javadoc.py), Doxygen's of a header, pdoc's of a Python module (pydoc.py).
 _API_CODE = (
-    TYPESCRIPT_SUFFIXES + JAVASCRIPT_SUFFIXES + JAVA_SUFFIXES + C_HEADER_SUFFIXES + PYTHON_SUFFIXES
+    TYPESCRIPT_SUFFIXES
+    + JAVASCRIPT_SUFFIXES
+    + JAVA_SUFFIXES
+    + C_HEADER_SUFFIXES
+    + PYTHON_SUFFIXES
+    + CSHARP_SUFFIXES
 )
 # The page types the Kubernetes website declares (`content_type`, which picks the page's
 # layout) that are roles: its tasks (how to do one thing) and tutorials read as guides; its

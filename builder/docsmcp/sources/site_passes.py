@@ -17,6 +17,7 @@ from docsmcp.sources.discover import Entry
 from docsmcp.sources.formats.markdown import link_titles
 from docsmcp.sources.inclusion import asciidoc_includes, dumi_demos, texinfo_includes
 from docsmcp.sources.packages import (
+    dotnet_project,
     doxygen_project,
     go_source,
     java_project,
@@ -81,6 +82,8 @@ def parts(
     go = go_source.with_api_sources(go, docs_dir, roots, api_sources, listed)
     # C/C++ headers a Doxyfile does not name are code (doxygen_project.py).
     out |= doxygen_project.no_pages(docs_dir, roots, listed)
+    # C# that no docfx.json or library `src/` project names is code (dotnet_project.py).
+    out |= dotnet_project.no_pages(docs_dir, roots, listed)
     rust = rust_reexports.table(docs_dir, roots, listed)
     return Parts(frozenset(out), go, rust, ts.tree)
 

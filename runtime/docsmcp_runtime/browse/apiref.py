@@ -21,6 +21,9 @@ _SIGILS = ".:$@-"
 # `Element#select`): its last part is what a reader typed.
 _TAIL = re.compile(r"::|[.#]")
 _CALL = re.compile(r"\(.*\)$")  # a call's parentheses after a name: `Links.create()`
+# A generic's type parameters after a name (`Policy.Handle<TException>`, C#'s and Java's;
+# nested once: `Dictionary<K, List<V>>`): a name is looked up without them.
+_GENERIC = re.compile(r"(?<=[\w$])<[^<>()]*(?:<[^<>()]*>[^<>()]*)*>")
 # An Elixir name/arity (`Ecto.Repo.insert/2`, `c:init/2`, `t:t/0`, as ExDoc auto-links write
 # them): found by its name too, every arity of it.
 _ARITY = re.compile(r"^([^\s/]+)/[0-9]{1,3}$")
@@ -35,6 +38,7 @@ def method_key(text: str) -> str:
     `.`, `$`, `@`, `--` or `::` stays (`.Call`, `$.getJSON`, `--verbose`)."""
     text = _KIND.sub("", text.strip().strip("`")).lower()
     text = _CALL.sub("", text)
+    text = _GENERIC.sub("", text)
     text = _ARITY.sub(r"\1", text)
     return _IDENT.sub("", text)
 
