@@ -100,6 +100,7 @@ from docsmcp.sources.packages import (
     java_project,
     python_package,
     rust_crate,
+    swift_package,
     typescript_site,
 )
 from docsmcp.sources.packages.go_source import scan as scan_go
@@ -356,6 +357,8 @@ def propose(docs_dir: Path, roots: Sequence[Path] = ()) -> Proposal:
     left_out |= scan_go(docs_dir, source_roots(docs_dir, roots), tree.paths).not_pages
     # C/C++ headers no Doxyfile names: code, never pages (doxygen_project.py).
     left_out |= doxygen_project.no_pages(docs_dir, source_roots(docs_dir, roots), tree.paths)
+    # Swift that is no library target's source, DocC extension files (swift_package.py).
+    left_out |= swift_package.no_pages(docs_dir, source_roots(docs_dir, roots), tree.paths)
     kept = _Tree(tuple(p for p in tree.paths if p not in left_out), tree.manifests)
 
     languages = _language_folders(kept)

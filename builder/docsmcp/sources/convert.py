@@ -18,6 +18,7 @@ from docsmcp.model.source import Converted, SourceFile
 from docsmcp.sources.files import (
     ASCIIDOC_SUFFIXES,
     C_HEADER_SUFFIXES,
+    DOCC_SUFFIXES,
     ELIXIR_SUFFIXES,
     GO_SUFFIXES,
     HTML_SUFFIXES,
@@ -28,6 +29,7 @@ from docsmcp.sources.files import (
     RD_SUFFIXES,
     RST_SUFFIXES,
     RUST_SUFFIXES,
+    SWIFT_SUFFIXES,
     TEXINFO_SUFFIXES,
     TYPESCRIPT_SUFFIXES,
     WRITERSIDE_SUFFIXES,
@@ -130,6 +132,18 @@ def _python(path: str, text: str) -> Converted:
     return python_to_markdown(path, text)
 
 
+def _swift(path: str, text: str) -> Converted:
+    from docsmcp.sources.formats.source.swiftdoc import swift_to_markdown
+
+    return swift_to_markdown(path, text)
+
+
+def _docc(path: str, text: str) -> Converted:
+    from docsmcp.sources.formats.markdown.docc import docc_to_markdown
+
+    return docc_to_markdown(path, text)
+
+
 CONVERTERS: dict[str, Callable[[str, str], Converted]] = {
     **{suffix: _html for suffix in HTML_SUFFIXES},
     **{suffix: _rst for suffix in RST_SUFFIXES},
@@ -146,6 +160,8 @@ CONVERTERS: dict[str, Callable[[str, str], Converted]] = {
     **{suffix: _java for suffix in JAVA_SUFFIXES},
     **{suffix: _c_header for suffix in C_HEADER_SUFFIXES},  # (Doxygen's header pages)
     **{suffix: _python for suffix in PYTHON_SUFFIXES},
+    **{suffix: _swift for suffix in SWIFT_SUFFIXES},  # (DocC's symbol pages: swiftdoc.py)
+    **{suffix: _docc for suffix in DOCC_SUFFIXES},
 }
 
 
@@ -153,6 +169,8 @@ def converter_for(path: str) -> Callable[[str, str], Converted] | None:
     lower = path.lower()
     if is_rst(lower):  # (`.txt`: a page of a Sphinx project whose conf.py says so)
         return _rst
+    if ".docc/" in lower and lower.endswith(".md"):  # (a DocC catalog's article: docc.py)
+        return _docc
     for suffix, convert in CONVERTERS.items():
         if lower.endswith(suffix):
             return convert

@@ -72,18 +72,26 @@ JAVA_SUFFIXES = (".java",)
 # names them (packages/doxygen_project.py, formats/source/doxygen.py); else code, no page.
 C_HEADER_SUFFIXES = (".h", ".hh", ".hpp", ".hxx", ".h++")
 
+# Swift: a package's library targets read as the symbol pages DocC publishes, only under a
+# `Package.swift`'s `Sources/` (swift_package.py, formats/source/swiftdoc.py); a DocC catalog's
+# tutorials (`.tutorial`), read with its articles (formats/markdown/docc.py).
+SWIFT_SUFFIXES = (".swift",)
+DOCC_SUFFIXES = (".tutorial",)
+
 # Pages converted to markdown by a reader (convert.py's CONVERTERS).
 CONVERTED_SUFFIXES = (
     HTML_SUFFIXES + RST_SUFFIXES + NOTEBOOK_SUFFIXES + ASCIIDOC_SUFFIXES
     + RD_SUFFIXES + ELIXIR_SUFFIXES + WRITERSIDE_SUFFIXES + TEXINFO_SUFFIXES
     + RUST_SUFFIXES + TYPESCRIPT_SUFFIXES + GO_SUFFIXES + JAVA_SUFFIXES
     + C_HEADER_SUFFIXES + JAVASCRIPT_SUFFIXES + PYTHON_SUFFIXES
+    + SWIFT_SUFFIXES + DOCC_SUFFIXES
 )  # fmt: skip
 
 # Code that may sit beside a saved HTML site without being its source.
 CODE_BESIDE_SITES = (
     TYPESCRIPT_SUFFIXES + JAVASCRIPT_SUFFIXES + JAVA_SUFFIXES + PYTHON_SUFFIXES + C_HEADER_SUFFIXES
-)
+    + SWIFT_SUFFIXES
+)  # fmt: skip
 
 # Every file the builder reads as a page.
 SOURCE_SUFFIXES = MARKDOWN_SUFFIXES + PDF_SUFFIXES + CONVERTED_SUFFIXES
