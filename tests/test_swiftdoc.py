@@ -322,6 +322,23 @@ def test_package_reads_as_docc_shows_it(tmp_path: Path) -> None:
     assert parse_spec["parameters"][0]["description"] == "The text to parse."
 
 
+def test_catalog_folder_built_on_its_own(tmp_path: Path) -> None:
+    # `docsmcp build --docs-dir Sources/Flags/Documentation.docc`: its pages read as DocC's,
+    # the extension file a page of its own (no Swift page to join), titled by its symbol.
+    root = _package(tmp_path / "swift-flags") / "Sources/Flags/Documentation.docc"
+    pages = page_texts(build_bundle(root, tmp_path / "idx"))
+    assert set(pages) == {
+        "Flags.md",
+        "Articles/GettingStarted.md",
+        "Extensions/Option.md",
+        "Tutorials/YourFirstCommand.tutorial",
+    }
+    assert "[Getting Started](Articles/GettingStarted.md)" in pages["Flags.md"]
+    leaks = ("``Parsable", "``Option", "``init", "<doc:", "@Metadata", "@Step", "@Column")
+    assert not any(leak in t for t in pages.values() for leak in leaks)
+    assert pages["Extensions/Option.md"].strip().startswith("# Option")
+
+
 def test_catalog_outside_a_package_reads_alone() -> None:
     # A `.docc` folder built on its own: the module is the catalog's name; links it cannot
     # resolve read as the article's name.

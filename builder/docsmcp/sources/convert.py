@@ -35,6 +35,7 @@ from docsmcp.sources.files import (
     WRITERSIDE_SUFFIXES,
 )
 from docsmcp.sources.formats.linemap import SOURCE_LINES
+from docsmcp.sources.formats.markdown.docc import HEADER as DOCC_HEADER
 from docsmcp.sources.formats.markdown.link_titles import LINK_TITLES
 from docsmcp.sources.formats.rst.rst_suffixes import is_rst
 
@@ -183,6 +184,8 @@ def convert_source(sf: SourceFile) -> SourceFile:
     file's own and `line_map` maps the markdown's lines to it, as after includes, so every line
     number the bundle stores for the page is a line of the file."""
     convert = converter_for(sf.path)
+    if convert is None and sf.line_map and sf.body.startswith(DOCC_HEADER):
+        convert = _docc  # (a page of a `.docc` folder built on its own: swift_package.resolve)
     if convert is None:
         return sf
     # A reST page whose includes were resolved (includes.py) is converted as expanded, and its

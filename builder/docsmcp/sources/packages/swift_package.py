@@ -192,10 +192,20 @@ def no_pages(docs_dir: Path, roots: Sequence[Path], listed: Iterable[str]) -> se
 def resolve(files: list[SourceFile], docs_dir: Path, roots: Sequence[Path]) -> list[SourceFile]:
     """Catalog and Swift pages with their link table above them; Swift pages with the
     documentation extensions DocC adds to their symbols after them."""
-    if not any(f.path.endswith(SWIFT_SUFFIX) or docc.in_catalog(f.path) for f in files):
+    # (a `.docc` folder built on its own: every page of it is the catalog's)
+    whole = Path(docs_dir).name.lower().endswith(".docc")
+    here = f"{Path(docs_dir).resolve().parent.name}/{Path(docs_dir).name}/" if whole else ""
+
+    def in_catalog(path: str) -> bool:
+        return docc.in_catalog(path) or (whole and path.lower().endswith(".md"))
+
+    def module_of(path: str) -> str:
+        return docc.module_of(here + path)
+
+    if not any(f.path.endswith(SWIFT_SUFFIX) or in_catalog(f.path) for f in files):
         return files
     listed = [f.path for f in files]
-    catalogs = [f for f in files if docc.in_catalog(f.path)]
+    catalogs = [f for f in files if in_catalog(f.path)]
     # (the merged extension files are no pages: listed again to know where they go)
     extra = sorted(
         _catalog_files(
@@ -206,7 +216,7 @@ def resolve(files: list[SourceFile], docs_dir: Path, roots: Sequence[Path]) -> l
     found = plan(docs_dir, roots, sorted(set(listed) | set(extra)))
     docs: dict[str, dict[str, tuple[str, str]]] = {}  # module -> article name -> (path, title)
     for f in catalogs:
-        module = docc.module_of(f.path)
+        module = module_of(f.path)
         title = docc.title_of(f.body) or posixpath.splitext(posixpath.basename(f.path))[0]
         stem = posixpath.splitext(posixpath.basename(f.path))[0]
         docs.setdefault(module, {}).setdefault(stem, (f.path, title))
@@ -216,10 +226,10 @@ def resolve(files: list[SourceFile], docs_dir: Path, roots: Sequence[Path]) -> l
     out = []
     for f in files:
         is_swift = f.path in found.pages
-        if not is_swift and not docc.in_catalog(f.path):
+        if not is_swift and not in_catalog(f.path):
             out.append(f)
             continue
-        module = docc.module_of(f.path) if not is_swift else (_split(f.path) or ("", "", ""))[1]
+        module = module_of(f.path) if not is_swift else (_split(f.path) or ("", "", ""))[1]
         table = {
             name: (posixpath.relpath(path, posixpath.dirname(f.path) or "."), title)
             for name, (path, title) in docs.get(module, {}).items()
