@@ -268,7 +268,7 @@ def test_package_reads_as_docc_shows_it(tmp_path: Path) -> None:
     assert "> Deprecated: Use init(name:help:) instead." in option
     assert "## Option.description" in option  # (an extension's member, on the type's page)
     assert "## ParsingStrategy" in option and "### ParsingStrategy.remaining(limit:)" in option
-    assert "### ParsingStrategy.parse(_:)" in option
+    assert "### ParsingStrategy.parse(\\_:)" in option  # (no emphasis)
     assert "**Throws:** `ValidationError` when it is empty." in option
     # What DocC leaves out: internal, underscored, unavailable declarations.
     for hidden in ("_parsed", "hiddenByDefault", "_internalHook", "notShown", "Helper", "init()"):
@@ -293,6 +293,9 @@ def test_package_reads_as_docc_shows_it(tmp_path: Path) -> None:
     assert "# Your first command" in tutorial and "## Declare the command" in tutorial
     assert "**Step 1.**" in tutorial and "**Step 2.**" in tutorial
     assert "Add a type conforming to `ParsableCommand`." in tutorial
+    # A step's code, as DocC shows it beside the step (found by name in the catalog); a file
+    # the catalog lacks is named.
+    assert "Code: `Count.swift`\n\n```swift\npublic struct Count {}\n```" in tutorial
     assert "Code: `Count.swift` (02-count.swift)" in tutorial
     assert "[Getting Started](../Articles/GettingStarted.md)" in tutorial
     assert "@Step" not in tutorial and "    Start from" not in tutorial

@@ -75,7 +75,6 @@ from docsmcp.sources.files import (
     JAVA_SUFFIXES,
     JAVASCRIPT_SUFFIXES,
     PYTHON_SUFFIXES,
-    SWIFT_SUFFIXES,
     TYPESCRIPT_SUFFIXES,
 )
 from docsmcp.sources.formats.rst.rst_suffixes import is_rst
@@ -88,12 +87,10 @@ ROLE_DESCRIPTION = (
 # A TypeScript page is the listing TypeDoc generates from the package's TSDoc (as a Sphinx
 # autodoc page is), whatever its name (`src/migration.ts` is no migration guide).
 # Pages a reader makes of a package's code: TypeDoc's module pages (tsdoc.py, JSDoc's too),
-# Javadoc's (javadoc.py), Doxygen's of a header, pdoc's of a Python module (pydoc.py), DocC's
-# of a Swift file (swiftdoc.py).
+# Javadoc's (javadoc.py), Doxygen's of a header, pdoc's of a Python module (pydoc.py).
 _API_CODE = (
     TYPESCRIPT_SUFFIXES + JAVASCRIPT_SUFFIXES + JAVA_SUFFIXES + C_HEADER_SUFFIXES + PYTHON_SUFFIXES
-    + SWIFT_SUFFIXES
-)  # fmt: skip
+)
 # The page types the Kubernetes website declares (`content_type`, which picks the page's
 # layout) that are roles: its tasks (how to do one thing) and tutorials read as guides; its
 # 228 concept pages were half `reference` by their folder and title alone.

@@ -236,7 +236,8 @@ def resolve(files: list[SourceFile], docs_dir: Path, roots: Sequence[Path]) -> l
         }
         body = f.body if f.line_map else f.text
         own = f.line_map or tuple(range(body.count("\n") + 1))
-        parts = [docc.header_line(docc.Links(module, table)), body]
+        code = _tutorial_code(docs_dir, roots, f.path, body) if f.path.endswith(".tutorial") else {}
+        parts = [docc.header_line(docc.Links(module, table, code)), body]
         for ext in appended.get(f.path, []) if is_swift else ():
             text = _text(docs_dir, roots, ext)
             if text is not None:
@@ -246,6 +247,37 @@ def resolve(files: list[SourceFile], docs_dir: Path, roots: Sequence[Path]) -> l
         line_map = (own[0] if own else 0, *own)
         line_map += (line_map[-1],) * (total - len(line_map))
         out.append(dataclasses.replace(f, body=text, line_map=line_map))
+    return out
+
+
+_CODE_FILE = re.compile(r"@Code\((?:[^()]|\([^()]*\))*?\bfile:\s*\"?([^\s,\")]+)", re.S)
+MAX_CODE_FILES = 200  # `@Code` files shown on one tutorial page, at most
+MAX_CODE_BYTES = 64_000  # one such file's text, at most
+
+
+def _tutorial_code(docs_dir: Path, roots: Sequence[Path], path: str, body: str) -> dict[str, str]:
+    """The text of the files a tutorial's `@Code(file:)` directives show, found by name in
+    its catalog (DocC's resources are named flat, as its articles are)."""
+    names = list(dict.fromkeys(_CODE_FILE.findall(body)))[:MAX_CODE_FILES]
+    folder = docc.catalog_folder(path) or posixpath.dirname(path)
+    if not names:
+        return {}
+    base = docs_dir / folder if folder else docs_dir
+    wanted = set(names)
+    found: dict[str, str] = {}
+    try:
+        for p in sorted(base.rglob("*")):
+            if p.name in wanted and p.name not in found and p.is_file():
+                found[p.name] = p.relative_to(docs_dir).as_posix()
+    except (OSError, ValueError):
+        return {}
+    out = {}
+    for name, rel in found.items():
+        if (docs_dir / rel).stat().st_size > MAX_CODE_BYTES:
+            continue
+        text = _text(docs_dir, roots, rel)
+        if text is not None:
+            out[name] = text.replace("\r\n", "\n")
     return out
 
 

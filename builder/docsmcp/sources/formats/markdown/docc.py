@@ -27,9 +27,10 @@ from __future__ import annotations
 import json
 import posixpath
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from docsmcp.model.source import Converted
+from docsmcp.sources.formats.markdown.fences import code_block
 
 # The line swift_package.resolve writes above a catalog page: its link table as JSON.
 HEADER = "<!-- docsmcp-docc "
@@ -64,10 +65,17 @@ class Links:
 
     module: str
     docs: dict[str, tuple[str, str]]
+    # a tutorial's `@Code(file:)` files (their name -> text), shown under their step as DocC does
+    code: dict[str, str] = field(default_factory=dict)
 
 
 def header_line(links: Links) -> str:
-    data = {"module": links.module, "docs": {k: list(v) for k, v in sorted(links.docs.items())}}
+    data: dict[str, object] = {
+        "module": links.module,
+        "docs": {k: list(v) for k, v in sorted(links.docs.items())},
+    }
+    if links.code:
+        data["code"] = dict(sorted(links.code.items()))
     return HEADER + json.dumps(data, ensure_ascii=False, sort_keys=True) + _HEADER_END
 
 
@@ -79,7 +87,8 @@ def read_header(text: str) -> tuple[Links | None, str, int]:
     try:
         data = json.loads(line[len(HEADER) : -len(_HEADER_END)])
         docs = {k: (str(v[0]), str(v[1])) for k, v in data.get("docs", {}).items()}
-        return Links(str(data.get("module", "")), docs), rest, 1
+        code = {str(k): str(v) for k, v in data.get("code", {}).items()}
+        return Links(str(data.get("module", "")), docs, code), rest, 1
     except (ValueError, TypeError, IndexError, AttributeError):
         return None, rest, 1
 
@@ -260,8 +269,17 @@ def docc_to_markdown(path: str, text: str) -> Converted:
         out.append(shown)
     if title is None:
         title = title_of(text) or None
-    line_map = tuple(range(skipped, skipped + len(out)))
-    return Converted("\n".join(out), title, (), line_map, (), tuple(refs))
+    # (a `@Code` line shows its file's code: more lines, each at the directive's line)
+    lines: list[str] = []
+    line_map: list[int] = []
+    moved: list[int] = []  # the first line of each item of `out`
+    for k, shown in enumerate(out):
+        moved.append(len(lines))
+        parts = shown.split("\n")
+        lines += parts
+        line_map += [skipped + k] * len(parts)
+    refs = [(moved[r], n) for r, n in refs]
+    return Converted("\n".join(lines), title, (), tuple(line_map), (), tuple(refs))
 
 
 @dataclass(frozen=True)
@@ -325,7 +343,13 @@ def _open(
         return f"**Step {steps}.**", title, steps
     if d.name == "Code":
         name, file = a.get("name", ""), a.get("file", "")
-        return (f"Code: `{name}` ({file})" if name else ""), title, steps
+        shown = f"Code: `{name}` ({file})" if name else ""
+        code = links.code.get(file) if links is not None else None
+        if code is not None:
+            language = posixpath.splitext(name or file)[1].lstrip(".") or "swift"
+            block = code_block("", language, code.rstrip("\n").split("\n"))
+            shown = "\n".join([f"Code: `{name or file}`", "", *block, ""])
+        return shown, title, steps
     if d.name in ("Image", "Video"):
         alt = a.get("alt", "")
         return alt, title, steps

@@ -169,7 +169,9 @@ class _Page:
             anchor = f"{base}-{k}"
         self.ids.add(anchor)
         at = len(self.out)
-        self.add(line, f"{'#' * level} {title} {{#{anchor}}}")
+        # (`init(_:label:)`: its underscores and stars are no emphasis)
+        shown = re.sub(r"([_*\\`])", r"\\\1", title)
+        self.add(line, f"{'#' * level} {shown} {{#{anchor}}}")
         parts = [self.module, *path]
         self.anchors += [(at, OBJECT_ANCHOR + ".".join(parts[k:])) for k in range(len(parts))]
         return at
