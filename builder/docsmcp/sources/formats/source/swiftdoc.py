@@ -79,11 +79,12 @@ class _Doc:
 def render_doc(text: str, module: str, owner: str) -> _Doc:
     """A doc comment as DocC renders it (see the module's docstring)."""
     doc = _Doc([], {}, "", "", [])
-    lines = text.split("\n")
     fence = ""
-    current: list[str] | None = None  # where continuation lines go (a callout's text)
+    # Where an indented line goes on: "aside", "returns", "throws", "param:NAME" or "" (the
+    # text); `- Parameters:` opens a list of `  - name: text` items.
+    target = ""
     in_parameters = False
-    for raw in lines:
+    for raw in text.split("\n"):
         if fence:
             doc.lines.append(raw)
             if raw.strip().startswith(fence):
@@ -91,52 +92,50 @@ def render_doc(text: str, module: str, owner: str) -> _Doc:
             continue
         if m := _FENCE.match(raw):
             fence = m.group(1)
-            current, in_parameters = None, False
+            target, in_parameters = "", False
             doc.lines.append(raw)
             continue
         line, names = docc.inline(raw, None, module, owner)
         doc.names += names
+        indented = line.startswith((" ", "\t")) and bool(line.strip())
         if m := _PARAMETER.match(line):
-            current = _put(doc.params, m.group(1), m.group(2))
-            in_parameters = False
+            doc.params[m.group(1)] = m.group(2).strip()
+            target, in_parameters = "param:" + m.group(1), False
             continue
-        if in_parameters and (m := _PARAM_ITEM.match(line)) and line.startswith((" ", "\t")):
-            current = _put(doc.params, m.group(1), m.group(2))
+        if in_parameters and indented and (m := _PARAM_ITEM.match(line)):
+            doc.params[m.group(1)] = m.group(2).strip()
+            target = "param:" + m.group(1)
             continue
         m = _CALLOUT.match(line)
-        if m and m.group(2).lower().replace(" ", "") in _ASIDES and not m.group(1):
+        if m and not m.group(1) and m.group(2).lower().replace(" ", "") in _ASIDES:
             kind = m.group(2).lower().replace(" ", "")
             in_parameters = kind == "parameters"
             if kind == "returns":
-                doc.returns = m.group(3)
-                current = None
+                doc.returns, target = m.group(3).strip(), "returns"
             elif kind == "throws":
-                doc.throws = m.group(3)
-                current = None
+                doc.throws, target = m.group(3).strip(), "throws"
             elif not in_parameters:
                 doc.lines.append(f"> {m.group(2).strip()}: {m.group(3)}")
-                current = doc.lines
+                target = "aside"
             continue
-        if current is not None and line.strip() and line.startswith((" ", "\t")):
-            if current is doc.lines:
-                doc.lines.append("> " + line.strip())
-            elif doc.params:
-                last = list(doc.params)[-1]
-                doc.params[last] += " " + line.strip()
+        if target and indented:
+            more = line.strip()
+            if target == "aside":
+                doc.lines.append("> " + more)
+            elif target == "returns":
+                doc.returns += " " + more
+            elif target == "throws":
+                doc.throws += " " + more
+            else:
+                name = target.removeprefix("param:")
+                doc.params[name] = f"{doc.params[name]} {more}".strip()
             continue
-        if line.strip() and current is None and (doc.returns or doc.throws) and not in_parameters:
-            pass
-        current = None if not line.strip() or not line.startswith((" ", "\t")) else current
-        in_parameters = in_parameters and bool(line.strip()) and line.startswith((" ", "\t"))
+        if not indented:
+            target, in_parameters = "", False
         doc.lines.append(line)
     while doc.lines and not doc.lines[-1].strip():
         doc.lines.pop()
     return doc
-
-
-def _put(params: dict[str, str], name: str, text: str) -> list[str]:
-    params[name] = text.strip()
-    return []  # (a marker: continuation lines go to the last parameter)
 
 
 @dataclass
@@ -387,12 +386,6 @@ def _group(
             _group(groups, (*path, m.name), m, "public" in m.modifiers or "open" in m.modifiers)
         elif m.kind != "extension":
             g.members.append(m)
-
-
-def _shift(e: ApiEntry, by: int) -> ApiEntry:
-    import dataclasses
-
-    return dataclasses.replace(e, line_start=e.line_start + by, line_end=e.line_end + by)
 
 
 def _module(path: str) -> str:
