@@ -448,3 +448,4 @@ def test_hostile_input_ends() -> None:
     tokens('"\\(' * 20000)
     tokens("/*" * 20000 + '"""' * 5000)
     assert isinstance(docc_to_markdown("M.docc/a.md", "@Row {\n" * 5000).text, str)
+    assert isinstance(docc_to_markdown("M.docc/a.md", "@Code(\n" + "(x\n" * 20000).text, str)

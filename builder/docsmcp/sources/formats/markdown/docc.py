@@ -45,6 +45,7 @@ _DISAMBIGUATION = re.compile(
     r"-(?:[0-9a-z]{4,6}|swift\.[\w.]+|struct|class|enum|protocol|func|property|init|case|method|typealias|var)$"
 )
 # Directives whose whole block shows nothing (but what they say about the page).
+MAX_ARGUMENT_LINES = 40  # lines one directive's arguments may take
 _HIDDEN = frozenset({"Metadata", "Options", "Comment", "Redirected", "XcodeRequirement"})
 _HEADINGS = {"Intro": 1, "Tutorials": 1, "Chapter": 2, "Section": 2, "Volume": 2}
 _LABELS = {
@@ -214,14 +215,20 @@ def docc_to_markdown(path: str, text: str) -> Converted:
     title: str | None = None
     owner = ""
     pending_args = ""  # a directive's arguments continued on the lines below
+    pending_lines = 0
     for i, raw in enumerate(lines):
-        hidden = any(b.hidden for b in stack)
+        hidden = bool(stack) and stack[-1].hidden  # (a block is hidden with its parent)
         cut = stack[-1].indent if stack else 0
         line = _dedent(raw, cut)
         if pending_args:
             pending_args += " " + raw.strip()
+            pending_lines += 1
             out.append("")
-            if pending_args.count("(") <= pending_args.count(")"):
+            # (arguments never closed end at MAX_ARGUMENT_LINES: no quadratic rescans)
+            if (
+                pending_args.count("(") <= pending_args.count(")")
+                or pending_lines >= MAX_ARGUMENT_LINES
+            ):
                 line = pending_args
                 pending_args = ""
                 d_line = _directive_line(line, stack, lines, i)
@@ -245,7 +252,7 @@ def docc_to_markdown(path: str, text: str) -> Converted:
         if d is not None:
             rest = d.group(3) or ""
             if rest.count("(") > rest.count(")"):
-                pending_args = line
+                pending_args, pending_lines = line, 0
                 out.append("")
                 continue
             d_line = _directive_line(line, stack, lines, i)
@@ -320,7 +327,7 @@ def _open(
     module: str,
 ) -> tuple[str, str | None, int]:
     """What a directive's line shows; opens its block."""
-    hidden = any(b.hidden for b in stack) or d.name in _HIDDEN
+    hidden = (bool(stack) and stack[-1].hidden) or d.name in _HIDDEN
     if d.opens and not d.closes:
         stack.append(_Block(d.name, d.body_indent, hidden))
     a = d.args
