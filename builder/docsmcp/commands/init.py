@@ -101,6 +101,7 @@ from docsmcp.sources.packages import (
     java_project,
     python_package,
     rust_crate,
+    swift_package,
     typescript_site,
 )
 from docsmcp.sources.packages.go_source import scan as scan_go
@@ -359,6 +360,8 @@ def propose(docs_dir: Path, roots: Sequence[Path] = ()) -> Proposal:
     left_out |= doxygen_project.no_pages(docs_dir, source_roots(docs_dir, roots), tree.paths)
     # C# no docfx.json or library `src/` project names: code, never pages (dotnet_project.py).
     left_out |= dotnet_project.no_pages(docs_dir, source_roots(docs_dir, roots), tree.paths)
+    # Swift that is no library target's source, DocC extension files (swift_package.py).
+    left_out |= swift_package.no_pages(docs_dir, source_roots(docs_dir, roots), tree.paths)
     kept = _Tree(tuple(p for p in tree.paths if p not in left_out), tree.manifests)
 
     languages = _language_folders(kept)

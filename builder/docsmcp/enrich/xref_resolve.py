@@ -99,7 +99,7 @@ class _Resolver:
             for route in f.routes:
                 self.routes.setdefault(route, k)
             # (rustdoc.py's and javadoc.py's `object:` anchors)
-            if is_rst(f.path) or f.path.lower().endswith((".rs", ".java", ".cs")):
+            if is_rst(f.path) or f.path.lower().endswith((".rs", ".java", ".cs", ".swift")):
                 for key, row in f.anchors.items():
                     self.rst_anchors.setdefault(key, row)
             elif f.path.lower().endswith(_RMARKDOWN):

@@ -19,6 +19,7 @@ from docsmcp.sources.files import (
     ASCIIDOC_SUFFIXES,
     C_HEADER_SUFFIXES,
     CSHARP_SUFFIXES,
+    DOCC_SUFFIXES,
     ELIXIR_SUFFIXES,
     GO_SUFFIXES,
     HTML_SUFFIXES,
@@ -29,11 +30,13 @@ from docsmcp.sources.files import (
     RD_SUFFIXES,
     RST_SUFFIXES,
     RUST_SUFFIXES,
+    SWIFT_SUFFIXES,
     TEXINFO_SUFFIXES,
     TYPESCRIPT_SUFFIXES,
     WRITERSIDE_SUFFIXES,
 )
 from docsmcp.sources.formats.linemap import SOURCE_LINES
+from docsmcp.sources.formats.markdown.docc import HEADER as DOCC_HEADER
 from docsmcp.sources.formats.markdown.link_titles import LINK_TITLES
 from docsmcp.sources.formats.rst.rst_suffixes import is_rst
 
@@ -137,6 +140,18 @@ def _csharp(path: str, text: str) -> Converted:
     return csharp_to_markdown(path, text)
 
 
+def _swift(path: str, text: str) -> Converted:
+    from docsmcp.sources.formats.source.swiftdoc import swift_to_markdown
+
+    return swift_to_markdown(path, text)
+
+
+def _docc(path: str, text: str) -> Converted:
+    from docsmcp.sources.formats.markdown.docc import docc_to_markdown
+
+    return docc_to_markdown(path, text)
+
+
 CONVERTERS: dict[str, Callable[[str, str], Converted]] = {
     **{suffix: _html for suffix in HTML_SUFFIXES},
     **{suffix: _rst for suffix in RST_SUFFIXES},
@@ -154,6 +169,8 @@ CONVERTERS: dict[str, Callable[[str, str], Converted]] = {
     **{suffix: _c_header for suffix in C_HEADER_SUFFIXES},  # (Doxygen's header pages)
     **{suffix: _python for suffix in PYTHON_SUFFIXES},
     **{suffix: _csharp for suffix in CSHARP_SUFFIXES},  # (docfx's pages: csharpdoc.py)
+    **{suffix: _swift for suffix in SWIFT_SUFFIXES},  # (DocC's symbol pages: swiftdoc.py)
+    **{suffix: _docc for suffix in DOCC_SUFFIXES},
 }
 
 
@@ -161,6 +178,8 @@ def converter_for(path: str) -> Callable[[str, str], Converted] | None:
     lower = path.lower()
     if is_rst(lower):  # (`.txt`: a page of a Sphinx project whose conf.py says so)
         return _rst
+    if ".docc/" in lower and lower.endswith(".md"):  # (a DocC catalog's article: docc.py)
+        return _docc
     for suffix, convert in CONVERTERS.items():
         if lower.endswith(suffix):
             return convert
@@ -173,6 +192,8 @@ def convert_source(sf: SourceFile) -> SourceFile:
     file's own and `line_map` maps the markdown's lines to it, as after includes, so every line
     number the bundle stores for the page is a line of the file."""
     convert = converter_for(sf.path)
+    if convert is None and sf.line_map and sf.body.startswith(DOCC_HEADER):
+        convert = _docc  # (a page of a `.docc` folder built on its own: swift_package.resolve)
     if convert is None:
         return sf
     # A reST page whose includes were resolved (includes.py) is converted as expanded, and its

@@ -77,12 +77,19 @@ C_HEADER_SUFFIXES = (".h", ".hh", ".hpp", ".hxx", ".h++")
 # formats/source/csharpdoc.py); other `.cs` is code, no page.
 CSHARP_SUFFIXES = (".cs",)
 
+# Swift: a package's library targets read as the symbol pages DocC publishes, only under a
+# `Package.swift`'s `Sources/` (swift_package.py, formats/source/swiftdoc.py); a DocC catalog's
+# tutorials (`.tutorial`), read with its articles (formats/markdown/docc.py).
+SWIFT_SUFFIXES = (".swift",)
+DOCC_SUFFIXES = (".tutorial",)
+
 # Pages converted to markdown by a reader (convert.py's CONVERTERS).
 CONVERTED_SUFFIXES = (
     HTML_SUFFIXES + RST_SUFFIXES + NOTEBOOK_SUFFIXES + ASCIIDOC_SUFFIXES
     + RD_SUFFIXES + ELIXIR_SUFFIXES + WRITERSIDE_SUFFIXES + TEXINFO_SUFFIXES
     + RUST_SUFFIXES + TYPESCRIPT_SUFFIXES + GO_SUFFIXES + JAVA_SUFFIXES
     + C_HEADER_SUFFIXES + JAVASCRIPT_SUFFIXES + PYTHON_SUFFIXES + CSHARP_SUFFIXES
+    + SWIFT_SUFFIXES + DOCC_SUFFIXES
 )  # fmt: skip
 
 # Code that may sit beside a saved HTML site without being its source.
@@ -93,6 +100,7 @@ CODE_BESIDE_SITES = (
     + PYTHON_SUFFIXES
     + C_HEADER_SUFFIXES
     + CSHARP_SUFFIXES
+    + SWIFT_SUFFIXES
 )
 
 # Every file the builder reads as a page.

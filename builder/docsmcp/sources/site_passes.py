@@ -24,6 +24,7 @@ from docsmcp.sources.packages import (
     python_package,
     rust_crate,
     rust_reexports,
+    swift_package,
     typescript_site,
 )
 from docsmcp.sources.packages.typescript_links import TsTree
@@ -84,6 +85,8 @@ def parts(
     out |= doxygen_project.no_pages(docs_dir, roots, listed)
     # C# that no docfx.json or library `src/` project names is code (dotnet_project.py).
     out |= dotnet_project.no_pages(docs_dir, roots, listed)
+    # Swift that is no library target's source; DocC extension files merged (swift_package.py).
+    out |= swift_package.no_pages(docs_dir, roots, listed)
     rust = rust_reexports.table(docs_dir, roots, listed)
     return Parts(frozenset(out), go, rust, ts.tree)
 
@@ -105,4 +108,5 @@ def after_reading(
     files = hugo_params.resolve(files, docs_dir, roots)
     files = hugo_terms.resolve(files, docs_dir, roots)  # (glossary terms, `heading`: Kubernetes)
     files = doxygen_project.resolve(files, docs_dir, roots)  # (Doxygen: headers' settings, @ref)
+    files = swift_package.resolve(files, docs_dir, roots)  # (DocC: <doc:> links, extensions)
     return mdn_api.resolve(files)  # (MDN's reference pages: entries named by their titles)

@@ -1,0 +1,234 @@
+"""Swift source text as tokens, for the DocC reader of Swift sources (swiftdoc.py): what hides
+brackets and keywords (string literals with their `\\(…)` interpolations, multi-line `\"\"\"`
+strings, raw strings `#"…"#`, regex literals `#/…/#`, nested block comments) is one token, so a
+declaration's braces are counted right; doc comments (a run of `///` lines, `/** */`) are tokens
+of their own; other comments go. Attributes are one token with their arguments
+(`@available(macOS 10.15, *)`), so their parentheses never read as a declaration's.
+
+Nothing is compiled or run. Every step consumes at least one character and every pattern is
+linear, so a hostile file ends in time proportional to its size; an unterminated string or
+comment runs to the end of the file, an interpolation nested deeper than MAX_DEPTH is read as
+text.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import NamedTuple
+
+MAX_DEPTH = 32  # string interpolations inside interpolations, at most
+# Kinds: word, punct, open, close, str, num, attr (`@name` and its parenthesised arguments),
+# doc (a doc comment: its text, without `///` or `/**`…`*/` and their margins).
+_FAST = re.compile(
+    r"(?P<space>[ \t\r\f\v]+)"
+    r"|(?P<word>`[^`\n]*`|[A-Za-z_$\u0080-\uffff][A-Za-z0-9_$\u0080-\uffff]*)"
+    r"|(?P<num>[0-9][0-9A-Za-z_.]*)"
+    r"|(?P<punct>->|\.\.\.|\.\.<|[^\sA-Za-z0-9_\"#/@])"
+)
+_KIND = {"(": "open", "[": "open", "{": "open", ")": "close", "]": "close", "}": "close"}
+_ATTR = re.compile(r"@[A-Za-z_][A-Za-z0-9_.]*")
+_DOC_MARGIN = re.compile(r"^[ \t]*\*?[ \t]?")
+
+
+class Token(NamedTuple):
+    kind: str
+    text: str
+    line: int  # 0-based line of the token's start
+    first: bool  # whether the token is the first of its line
+    start: int  # offset in the source (a doc token's: its first line's)
+
+
+def tokens(source: str) -> list[Token]:
+    """The tokens of `source` (see the module's docstring)."""
+    out: list[Token] = []
+    n = len(source)
+    pos = 0
+    line = 0
+    first = True  # no token yet on this line
+    doc: list[str] = []  # the `///` lines of the run being read
+    doc_line = doc_start = 0
+
+    def flush() -> None:
+        if doc:
+            out.append(Token("doc", "\n".join(doc), doc_line, True, doc_start))
+            doc.clear()
+
+    while pos < n:
+        c = source[pos]
+        if c == "\n":
+            line += 1
+            first = True
+            pos += 1
+            continue
+        m = _FAST.match(source, pos)
+        if m is not None and m.lastgroup == "space":
+            pos = m.end()
+            continue
+        if source.startswith("///", pos) and not source.startswith("////", pos):
+            end = source.find("\n", pos)
+            end = n if end < 0 else end
+            if not doc:
+                doc_line, doc_start = line, pos
+            text = source[pos + 3 : end]
+            doc.append(text[1:] if text.startswith(" ") else text)
+            pos = end
+            continue
+        if source.startswith("//", pos):
+            end = source.find("\n", pos)
+            pos = n if end < 0 else end
+            continue
+        if source.startswith("/*", pos):
+            end = _block_end(source, pos)
+            body = source[pos:end]
+            if body.startswith("/**") and not body.startswith("/***") and len(body) > 4:
+                flush()
+                inner = body[3:-2] if body.endswith("*/") else body[3:]
+                lines = [_DOC_MARGIN.sub("", x, count=1) for x in inner.split("\n")]
+                out.append(Token("doc", "\n".join(lines).strip("\n"), line, True, pos))
+            line += body.count("\n")
+            pos = end
+            continue
+        flush()
+        if m is not None:
+            kind = m.lastgroup or "punct"
+            text = m.group()
+            if kind == "punct":
+                kind = _KIND.get(text, "punct")
+            out.append(Token(kind, text, line, first, pos))
+            first = False
+            pos = m.end()
+            continue
+        if c == "@":
+            a = _ATTR.match(source, pos)
+            if a is None:
+                out.append(Token("punct", c, line, first, pos))
+                first, pos = False, pos + 1
+                continue
+            end = a.end()
+            if end < n and source[end] == "(":
+                end = _group_end(source, end)
+            text = source[pos:end]
+            out.append(Token("attr", text, line, first, pos))
+            first = False
+            line += text.count("\n")
+            pos = end
+            continue
+        if c == '"' or c == "#":
+            end = _string_end(source, pos, 0)
+            if end == pos:  # (`#if`, `#available`, a lone `#`: a word or punctuation)
+                w = re.compile(r"#[A-Za-z_]\w*").match(source, pos)
+                end = w.end() if w else pos + 1
+                out.append(Token("word" if w else "punct", source[pos:end], line, first, pos))
+            else:
+                out.append(Token("str", source[pos:end], line, first, pos))
+                line += source.count("\n", pos, end)
+            first = False
+            pos = end
+            continue
+        if c == "/":  # division (regex literals without `#` read as operators: harmless)
+            out.append(Token("punct", c, line, first, pos))
+            first, pos = False, pos + 1
+            continue
+        out.append(Token("punct", c, line, first, pos))  # (not reached: _FAST takes the rest)
+        first, pos = False, pos + 1
+    flush()
+    return out
+
+
+def _block_end(source: str, pos: int) -> int:
+    """The end of the block comment at `pos`: Swift's nest (`/* /* */ */`)."""
+    depth = 0
+    n = len(source)
+    while pos < n:
+        a = source.find("/*", pos)
+        b = source.find("*/", pos)
+        if b < 0:
+            return n
+        if 0 <= a < b:
+            depth += 1
+            pos = a + 2
+            continue
+        depth -= 1
+        pos = b + 2
+        if depth <= 0:
+            return pos
+    return n
+
+
+def _group_end(source: str, pos: int) -> int:
+    """The end of the parenthesised group opening at `pos` (an attribute's arguments), strings
+    inside read as strings."""
+    depth = 0
+    n = len(source)
+    while pos < n:
+        c = source[pos]
+        if c == '"' or c == "#":
+            end = _string_end(source, pos, 0)
+            if end > pos:
+                pos = end
+                continue
+        if c == "(":
+            depth += 1
+        elif c == ")":
+            depth -= 1
+            if depth == 0:
+                return pos + 1
+        elif c == "\n" and depth == 0:
+            return pos
+        pos += 1
+    return n
+
+
+_OPEN = re.compile(r'(#*)("""|"|/)')
+
+
+def _string_end(source: str, pos: int, depth: int) -> int:
+    """The end of the string (or `#/…/#` regex) literal at `pos`, or `pos` when none opens
+    there. `\\(…)` interpolations (`\\#(…)` in a raw string) are read through, with the strings
+    inside them, up to MAX_DEPTH deep."""
+    m = _OPEN.match(source, pos)
+    if m is None:
+        return pos
+    hashes, quote = m.group(1), m.group(2)
+    if quote == "/" and not hashes:
+        return pos
+    n = len(source)
+    close = quote + hashes
+    escape = "\\" + hashes
+    i = m.end()
+    while i < n:
+        c = source[i]
+        if c == "\n" and quote == '"':
+            return i  # (an unterminated single-line string ends with its line)
+        if source.startswith(close, i):
+            return i + len(close)
+        if c == "\\" and source.startswith(escape, i):
+            j = i + len(escape)
+            if j < n and source[j] == "(" and depth < MAX_DEPTH:
+                i = _interpolation_end(source, j, depth + 1)
+                continue
+            i = j + 1
+            continue
+        i += 1
+    return n
+
+
+def _interpolation_end(source: str, pos: int, depth: int) -> int:
+    """The end of the interpolation `(…)` at `pos`, the strings inside it read as strings."""
+    parens = 0
+    n = len(source)
+    while pos < n:
+        c = source[pos]
+        if c == '"' or c == "#":
+            end = _string_end(source, pos, depth)
+            if end > pos:
+                pos = end
+                continue
+        if c == "(":
+            parens += 1
+        elif c == ")":
+            parens -= 1
+            if parens == 0:
+                return pos + 1
+        pos += 1
+    return n
