@@ -74,6 +74,7 @@ from docsmcp.sources.files import (
     C_HEADER_SUFFIXES,
     JAVA_SUFFIXES,
     JAVASCRIPT_SUFFIXES,
+    KOTLIN_SUFFIXES,
     PYTHON_SUFFIXES,
     TYPESCRIPT_SUFFIXES,
 )
@@ -90,6 +91,7 @@ ROLE_DESCRIPTION = (
 # Javadoc's (javadoc.py), Doxygen's of a header, pdoc's of a Python module (pydoc.py).
 _API_CODE = (
     TYPESCRIPT_SUFFIXES + JAVASCRIPT_SUFFIXES + JAVA_SUFFIXES + C_HEADER_SUFFIXES + PYTHON_SUFFIXES
+    + KOTLIN_SUFFIXES  # (Dokka's, kdoc.py)
 )
 # The page types the Kubernetes website declares (`content_type`, which picks the page's
 # layout) that are roles: its tasks (how to do one thing) and tutorials read as guides; its
