@@ -48,10 +48,12 @@ from docsmcp.model.api_fields import (
 from docsmcp.model.source import Converted
 from docsmcp.model.text import truncate
 from docsmcp.sources.formats.linemap import monotone
-from docsmcp.sources.formats.markdown.fences import code_block, code_span
+from docsmcp.sources.formats.markdown.dialects import ATX
+from docsmcp.sources.formats.markdown.fences import code_block, code_span, fenced_lines
 from docsmcp.sources.formats.source.javadoc_text import Doc
 from docsmcp.sources.formats.source.kdoc_text import render, suppressed
-from docsmcp.sources.formats.source.kotlin_parse import Decl, Unit, is_type, parse
+from docsmcp.sources.formats.source.kotlin_parse import parse
+from docsmcp.sources.formats.source.kotlin_syntax import Decl, Unit, is_type
 
 MAX_ENTRIES = 20_000  # API entries of one file, at most
 _GENERATED = re.compile(r"\bDO NOT EDIT\b|\b[Gg]enerated by\b|@generated\b")
@@ -88,6 +90,9 @@ def _shown(decl: Decl) -> bool:
 def _receiver_name(receiver: str) -> str:
     """`String` of `String?`, `List` of `List<T>`, `Chain` of `Interceptor.Chain` (as an entry
     names an extension)."""
+    receiver = re.sub(r"<.*>", "", receiver.replace(" ", "")).rstrip("?")
+    if receiver.endswith(".Companion"):  # (`fun YearMonth.Companion.parse`: `YearMonth.parse`)
+        receiver = receiver.removesuffix(".Companion")
     return simple_type(receiver) if receiver else ""
 
 
@@ -103,6 +108,7 @@ class _Page:
     used: set[str] = field(default_factory=set)  # anchors given
     pending: list[str] = field(default_factory=list)  # refs of the doc being rendered
     scope: list[str] = field(default_factory=list)  # the path whose doc is being rendered
+    params: frozenset[str] = frozenset()  # the parameters of the declaration being rendered
 
     def add(self, line: int, text: str) -> None:
         self.out.append((line, text))
@@ -133,6 +139,8 @@ class _Page:
         """What a KDoc link `[target]` shows: a link to a section of this page, or the name in
         code (recorded for the build to resolve); None for a plain word not found (`[x]`)."""
         shown = label or target
+        if target in self.params:  # (`[timeout]`: a parameter, shown as code by Dokka)
+            return label or code_span(target)
         for k in range(len(self.scope), -1, -1):  # (the innermost scope first, as KDoc)
             anchor = self.local.get(".".join([*self.scope[:k], target]))
             if anchor is not None:
@@ -144,7 +152,7 @@ class _Page:
         elif head[:1].isupper() or "." in target:
             resolved = target if head[:1].islower() else self.qualified([target])
         else:
-            return None if not label else label
+            return label or None
         if not resolved.startswith(_EXTERNAL):
             self.pending.append(resolved)
         return label if label else code_span(shown)
@@ -206,8 +214,9 @@ class _Page:
                 return said
         return None
 
-    def section(self, decl: Decl, level: int, title: str, path: list[str], name: str,
-                owner_doc: Doc | None) -> None:
+    def section(
+        self, decl: Decl, level: int, title: str, path: list[str], name: str, owner_doc: Doc | None
+    ) -> None:
         anchor = self.local_anchor(decl, path)
         at = self.heading(level, decl.doc_line, title, anchor, name)
         line = decl.line
@@ -220,13 +229,16 @@ class _Page:
             self.add(line, text)
         self.pending = []
         self.scope = path if is_type(decl) else path[:-1]
+        self.params = frozenset(n for n, _, _ in decl.params) | frozenset(
+            n for m in decl.members if m.kind == "constructor" for n, _, _ in m.params
+        )
         doc = render(decl.doc or "", self.link)
         if not (decl.doc or "").strip() and owner_doc is not None:
             doc = _from_owner(decl, owner_doc)
         deprecated = self.deprecation(decl)
         if deprecated is not None:
             self.lines(line, [f"**Deprecated.** {deprecated}".rstrip()])
-        self.lines(decl.doc_line, doc.lines)
+        self.lines(decl.doc_line, _headings_below(doc.lines, level))
         self.write_tags(decl, doc, line)
         self.refs += [(at, target) for target in self.pending]
         self.entry(decl, name, doc, deprecated, at, len(self.out))
@@ -234,8 +246,9 @@ class _Page:
     def local_anchor(self, decl: Decl, path: list[str]) -> str:
         return self.local.get("\x00" + str(id(decl))) or self.anchor(decl, path)
 
-    def entry(self, decl: Decl, name: str, doc: Doc, deprecated: str | None, at: int,
-              end: int) -> None:
+    def entry(
+        self, decl: Decl, name: str, doc: Doc, deprecated: str | None, at: int, end: int
+    ) -> None:
         if len(self.api) >= MAX_ENTRIES:
             return
         last = end - 1
@@ -316,8 +329,9 @@ def _from_owner(decl: Decl, owner: Doc) -> Doc:
     return Doc((), ())
 
 
-def _walk(page: _Page, decl: Decl, owners: list[str], level: int, owner_doc: Doc | None,
-          index: bool) -> None:
+def _walk(
+    page: _Page, decl: Decl, owners: list[str], level: int, owner_doc: Doc | None, index: bool
+) -> None:
     """Indexes (`index`) or writes the declaration and its members."""
     if not _shown(decl):
         return
@@ -325,10 +339,10 @@ def _walk(page: _Page, decl: Decl, owners: list[str], level: int, owner_doc: Doc
         named = [o for o in owners if o != "\x00"]
         companion = "companion" in decl.modifiers
         path = [*named, decl.name]
-        title = ".".join(path)
         name = page.qualified(path)
+        title = name if level == 1 else ".".join(path)  # (the page's class: its full name)
         inner = [*named, "\x00"] if companion else path
-        if "object" == decl.kind and not companion:
+        if decl.kind == "object" and not companion:
             inner = [*path, "\x00"]  # (an object's members: `Object.member`, no instance)
         if index:
             anchor = page.anchor(decl, path)
@@ -340,16 +354,31 @@ def _walk(page: _Page, decl: Decl, owners: list[str], level: int, owner_doc: Doc
         for m in decl.members:
             _walk(page, m, inner, min(6, level + 1), doc, index)
         return
+    if decl.kind == "constructor" and not [o for o in owners if o != "\x00"]:
+        return  # (a constructor outside a class: broken code)
     path, title = _member_path(decl, owners)
     if index:
         anchor = page.anchor(decl, path)
         page.local["\x00" + str(id(decl))] = anchor
+        if decl.kind == "constructor":
+            return  # (`[YearMonth]` in a constructor's KDoc is its class)
         page.local.setdefault(".".join(path), anchor)
         named = [o for o in owners if o != "\x00"]
         page.local.setdefault(".".join([*named, decl.name]), anchor)  # (`[Foo.bar]` in Foo)
         return
     name = page.qualified(path)
     page.section(decl, level, title, path, name, owner_doc)
+
+
+def _headings_below(lines: tuple[str, ...], level: int) -> list[str]:
+    """A doc's markdown headings moved below its section's `level` (`## Shutdown` in a class's
+    KDoc is no member's section), code fences left as they are."""
+    code = fenced_lines(list(lines))
+    out: list[str] = []
+    for k, x in enumerate(lines):
+        m = ATX.match(x) if not code[k] else None
+        out.append(f"{'#' * min(6, len(m.group(1)) + level)} {m.group(2)}" if m else x)
+    return out
 
 
 def _one_line(text: str) -> str:

@@ -14,109 +14,23 @@ MAX_MEMBERS declarations are read: broken or hostile code ends in time, giving w
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
 from docsmcp.sources.formats.source.kotlin_lex import Token, tokens
+from docsmcp.sources.formats.source.kotlin_syntax import (
+    MODIFIERS,
+    VISIBILITY,
+    Decl,
+    Unit,
+    joined,
+    supertypes,
+)
 from docsmcp.sources.formats.source.token_groups import group_end
 
 MAX_DEPTH = 12  # types nested in types, at most
 MAX_MEMBERS = 5000  # declarations read from one file, at most
-MODIFIERS = frozenset(
-    "public protected private internal open final abstract sealed data inline value "
-    "annotation enum override lateinit const suspend operator infix tailrec external expect "
-    "actual companion inner noinline crossinline reified vararg".split()
-)
-VISIBILITY = ("public", "protected", "private", "internal")
 # A line ending in one of these goes on; a line starting with one of these continues the last.
 _GOES_ON = frozenset("= . , : + - * / % && || ?: ?. -> == != <= >= as is in ..".split())
-_CONTINUES = frozenset(". ?. ?: && || : , = -> as is ..".split()) | {"as?"}
+_CONTINUES = frozenset(". ?. ?: && || : , = -> as is .. where".split()) | {"as?"}
 _DECL_KEYWORDS = frozenset({"class", "interface", "object", "fun", "val", "var", "typealias"})
-_NO_SPACE_BEFORE = frozenset(")],.;?:")
-_NO_SPACE_AFTER = frozenset("([.@!")
-
-
-@dataclass
-class Decl:
-    # class, interface, object, enum, annotation, typealias; function, property, constructor, entry
-    kind: str
-    name: str
-    line: int  # 0-based line of the declaration's first token (an annotation, a modifier)
-    doc: str | None = None  # the KDoc comment's content
-    doc_line: int = 0  # 0-based line where the doc comment starts
-    modifiers: frozenset[str] = frozenset()
-    annotations: tuple[tuple[str, str], ...] = ()  # (name, its source: `@Deprecated("x")`)
-    declaration: str = ""  # one line, without body or initializer
-    receiver: str = ""  # an extension's receiver type (`String`, `List<T>`)
-    # (name, type, default) of a function's or constructor's parameters
-    params: tuple[tuple[str, str, str], ...] = ()
-    returns: str = ""  # a function's return type, a property's type
-    members: list[Decl] = field(default_factory=list)
-    supertypes: tuple[str, ...] = ()  # a class's, as written (`Call.Factory`, `Closeable`)
-    expression: str = ""  # the first word of a function's expression body (`apply`)
-    in_header: bool = False  # a property declared by a primary constructor's `val`/`var`
-
-
-@dataclass
-class Unit:
-    package: str = ""
-    package_line: int = 0
-    imports: dict[str, str] = field(default_factory=dict)  # simple name (or alias) -> qualified
-    declarations: list[Decl] = field(default_factory=list)
-    file_annotations: tuple[str, ...] = ()  # `@file:JvmName("Foo")`: the names
-
-
-def is_type(decl: Decl) -> bool:
-    return decl.kind in ("class", "interface", "object", "enum", "annotation")
-
-
-def joined(toks: list[Token]) -> str:
-    """Tokens as one line of Kotlin, spaced as people write it (`fun <T> List<T>.x(a: Int): T?`,
-    `class A : B()`)."""
-    out: list[str] = []
-    prev = ""
-    for k, t in enumerate(toks):
-        s = " ".join(t.text.split()) if t.kind == "str" else t.text
-        if s == "," and k + 1 < len(toks) and toks[k + 1].text in (")", "]", ">"):
-            continue  # (a trailing comma)
-        space = bool(out) and not (
-            s in _NO_SPACE_BEFORE
-            or prev in _NO_SPACE_AFTER
-            or (s == "(" and prev not in (",", "=", ":", "->") and not _keyword(prev))
-            or (s in "<>" and prev not in ("fun", ",", ":", "=", "->") and prev != ">")
-            or (prev == "<" and toks[k - 1].kind == "punct")
-            or s == "?."
-        )
-        if s == ":" and k > 0 and _type_colon(toks, k):
-            space = True  # (`class A : B`, `where T : X`: a supertype's colon is spaced)
-        if s == ">" and prev == "-":
-            space = False
-        out.append(" " if space else "")
-        out.append(s)
-        prev = s
-    return "".join(out)
-
-
-def _keyword(word: str) -> bool:
-    return word in ("if", "when", "while", "for", "catch", "init", "return")
-
-
-def _type_colon(toks: list[Token], k: int) -> bool:
-    """Whether the `:` at `toks[k]` introduces supertypes (after a class header's name or
-    parameters) rather than a type."""
-    depth = 0
-    for j in range(k - 1, -1, -1):
-        kind = toks[j].kind
-        if kind == "close":
-            depth += 1
-        elif kind == "open":
-            if depth == 0:
-                return False
-            depth -= 1
-        elif depth == 0 and toks[j].text in ("class", "interface", "object", "where"):
-            return True
-        elif depth == 0 and toks[j].text in ("fun", "val", "var", ","):
-            return False
-    return False
 
 
 class _Parser:
@@ -130,6 +44,12 @@ class _Parser:
         groups and lines that plainly go on, to a line break or a `;` at its level, or to a
         closer of an outer group (`end` at most)."""
         toks = self.toks
+        if (
+            0 < i < end
+            and toks[i].line > toks[i - 1].line  # (a line break right before it)
+            and not (toks[i - 1].text in _GOES_ON or toks[i].text in _CONTINUES)
+        ):
+            return i
         k = i
         while k < end:
             t = toks[k]
@@ -213,8 +133,11 @@ class _Parser:
                     name, after = self.annotation(i, end)
                     annotations.append((name, joined(toks[i:after])))
                     i = after
-                elif t.kind == "ident" and t.text in MODIFIERS and i + 1 < end and (
-                    toks[i + 1].kind == "ident" or toks[i + 1].text in ("@", "<")
+                elif (
+                    t.kind == "ident"
+                    and t.text in MODIFIERS
+                    and i + 1 < end
+                    and (toks[i + 1].kind == "ident" or toks[i + 1].text in ("@", "<"))
                 ):
                     modifiers.add(t.text)
                     i += 1
@@ -359,10 +282,19 @@ class _Parser:
         decl = Decl(kind, name, toks[first].line)
         if k < end and toks[k].text == "<":
             k = self.angle_end(k, end)
+        ctor_doc: Token | None = None
+        if k + 1 < end and toks[k].kind == "doc":  # (kotlinx': the constructor's own KDoc)
+            j = k + 1
+            while j < end and (toks[j].text in VISIBILITY or toks[j].text in MODIFIERS):
+                j += 1
+            if j < end and toks[j].text == "constructor":
+                ctor_doc, k = toks[k], k + 1
         head_end = k
         # the primary constructor: `internal constructor(…)`, `(val a: Int)`
-        while k < end and toks[k].kind == "ident" and (
-            toks[k].text in VISIBILITY or toks[k].text == "constructor"
+        while (
+            k < end
+            and toks[k].kind == "ident"
+            and (toks[k].text in VISIBILITY or toks[k].text in ("constructor", "actual", "expect"))
         ):
             k += 1
         while k < end and toks[k].text == "@":
@@ -378,6 +310,8 @@ class _Parser:
             shown = ", ".join(f"{n}: {t}" + (f" = {d}" if d else "") for n, t, d in ctor.params)
             ctor.declaration = f"constructor({shown})"
             ctor.doc_line = ctor.line
+            if ctor_doc is not None:
+                ctor.doc, ctor.doc_line = ctor_doc.text, ctor_doc.line
             decl.members.append(ctor)
             for pname, ptype, _, words in params:
                 if "val" in words or "var" in words:  # (a property declared in the header)
@@ -403,7 +337,7 @@ class _Parser:
             x += 1
         head_stop = body if body >= 0 else stop
         if k < head_stop and toks[k].text == ":":
-            decl.supertypes = _supertypes(toks[k + 1 : head_stop])
+            decl.supertypes = supertypes(toks[k + 1 : head_stop])
         decl.declaration = self.header(first, i, head_stop)
         if body < 0:
             return decl, max(head_stop, i + 1)
@@ -459,8 +393,12 @@ class _Parser:
             t = toks[x]
             if t.kind == "open" and t.text != "(":
                 break
-            if t.text == "(" and depth == 0 and x > k and toks[x - 1].kind == "ident" and (
-                x - 2 < k or toks[x - 2].text in (".", "fun") or x - 1 == k
+            if (
+                t.text == "("
+                and depth == 0
+                and x > k
+                and toks[x - 1].kind == "ident"
+                and (x - 2 < k or toks[x - 2].text in (".", "fun") or x - 1 == k)
             ):
                 break
             if t.kind == "open":
@@ -531,8 +469,14 @@ class _Parser:
         x = k
         init = stop
         while x < stop:
-            if toks[x].text in ("=", "by") or toks[x].text == "{" or (
-                toks[x].text in ("get", "set") and x + 1 < stop and toks[x + 1].text in ("(", "=")
+            if (
+                toks[x].text in ("=", "by")
+                or toks[x].text == "{"
+                or (
+                    toks[x].text in ("get", "set")
+                    and x + 1 < stop
+                    and toks[x + 1].text in ("(", "=")
+                )
             ):
                 init = x
                 break
@@ -557,8 +501,14 @@ class _Parser:
             k = i
             while k < end and (toks[k].text in MODIFIERS or toks[k].text == "@"):
                 k = self.annotation(k, end)[1] if toks[k].text == "@" else k + 1
-            if k < end and toks[k].text in ("get", "set") and (
-                k + 1 >= end or toks[k + 1].text in ("(", "=", "{") or toks[k + 1].line > toks[k].line
+            if (
+                k < end
+                and toks[k].text in ("get", "set")
+                and (
+                    k + 1 >= end
+                    or toks[k + 1].text in ("(", "=", "{")
+                    or toks[k + 1].line > toks[k].line
+                )
             ):
                 i = self.statement_end(k + 1, end) if k + 1 < end else end
                 if i < end and toks[i].text == "{":
@@ -594,31 +544,6 @@ class _Parser:
         return decl, max(stop, i + 1)
 
 
-def _supertypes(toks: list[Token]) -> tuple[str, ...]:
-    """`Call.Factory, WebSocket.Factory` of `: Call.Factory, WebSocket.Factory` (a call's
-    arguments and generics left out, `where` clauses too)."""
-    names: list[str] = []
-    current = ""
-    depth = 0
-    skip = False
-    for t in toks:
-        if t.text == "where" and depth == 0:
-            break
-        if t.text == "<":
-            depth += 1
-        elif t.text == ">":
-            depth -= 1
-        elif depth == 0 and t.text == ",":
-            names.append(current)
-            current, skip = "", False
-        elif depth == 0 and t.kind == "open":
-            skip = True
-        elif depth == 0 and not skip and (t.kind == "ident" or t.text == "."):
-            current += t.text
-    names.append(current)
-    return tuple(n for n in names if n and n != "by")
-
-
 def parse(source: str) -> Unit:
     """The declarations of the Kotlin file `source` (see the module's docstring)."""
     p = _Parser(source)
@@ -647,9 +572,8 @@ def parse(source: str) -> Unit:
                 alias = toks[j + 1].text
             if alias != "*":
                 unit.imports[alias] = ".".join(names)
-        elif t.text in _DECL_KEYWORDS and t.line > unit.package_line + 0 and unit.package:
-            if t.text != "fun" or k == 0 or toks[k - 1].text != "=":
-                break
+        elif t.text in _DECL_KEYWORDS:  # (no package or import comes after a declaration)
+            break
     unit.file_annotations = tuple(file_annotations)
     unit.declarations = p.body(0, len(toks), 0)
     return unit
