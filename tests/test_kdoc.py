@@ -325,6 +325,22 @@ public fun YearMonth.toJavaYearMonth(): java.time.YearMonth = TODO()
 """
 
 
+SAMPLES = """package kotlinx.clock.test.samples
+
+import kotlinx.clock.*
+import kotlin.test.*
+
+class YearMonthSamples {
+    @Test
+    fun simple() {
+        // Parsing and formatting YearMonth values
+        check(YearMonth.parse("2023-01") == YearMonth(2023, 1))
+        val text = "${'$'}{YearMonth(2023, 1)}"
+    }
+}
+"""
+
+
 def test_kotlinx_layout_expect_and_actual(tmp_path: Path) -> None:
     root = write_tree(
         tmp_path / "clock",
@@ -339,6 +355,7 @@ def test_kotlinx_layout_expect_and_actual(tmp_path: Path) -> None:
             "core/jvm/src/YearMonthJvm.kt": KOTLINX_JVM,
             "core/common/src/internal/Math.kt": "package kotlinx.clock.internal\n\nfun x() = 1\n",
             "core/common/test/YearMonthTest.kt": "package kotlinx.clock\n\nclass T\n",
+            "core/common/test/samples/YearMonthSamples.kt": SAMPLES,
             "benchmarks/build.gradle.kts": 'plugins { id("me.champeau.jmh") }\n',
             "benchmarks/src/jmh/kotlin/Bench.kt": "package kotlinx.clock\n\nclass Bench\n",
         },
@@ -352,11 +369,18 @@ def test_kotlinx_layout_expect_and_actual(tmp_path: Path) -> None:
     assert "Constructs a [`YearMonth`](#YearMonth) from the given year and month." in common
     assert "## YearMonth.year" in common and "### YearMonth.parse" in common
     assert "## YearMonth.orNull" in common
+    # `@sample` shows the sample function's body, as Dokka's samples do.
+    assert (
+        "**Samples:**\n\n```kotlin\n// Parsing and formatting YearMonth values\n"
+        'check(YearMonth.parse("2023-01") == YearMonth(2023, 1))\n' in common
+    )
     jvm = pages["core/jvm/src/YearMonthJvm.kt"]
     # An `actual` is documented by its `expect`: the JVM file shows its own API only.
     assert "## YearMonth.toJavaYearMonth" in jvm and "actual" not in jvm
     api = ApiRegistry(open_bundle(out))
     assert len(api.lookup("YearMonth.parse")) == 1
+    (year_month,) = [api.spec(i) for i in api.lookup("kotlinx.clock.YearMonth")]
+    assert year_month["examples"][0]["code"].startswith("// Parsing and formatting")
     assert api.spec(api.lookup("YearMonth.orNull")[0])["signature"].startswith(
         "public fun YearMonth.Companion.orNull("
     )
@@ -385,6 +409,8 @@ def test_kdoc_tags_and_links() -> None:
     doc = render(
         """
      * Sends [Request]s with [the client][OkWire.client]; `[NotALink]` and [a](b) stay.
+     * For [Response]: it is read.
+     * [ref]: https://example.com/ref
      *
      * ```
      * @param inFence stays code [NotALink]
@@ -399,6 +425,7 @@ def test_kdoc_tags_and_links() -> None:
         link,
     )
     assert doc.lines[0] == ("Sends <Request>s with <the client>; `[NotALink]` and [a](b) stay.")
+    assert doc.lines[1:3] == ("For <Response>: it is read.", "[ref]: https://example.com/ref")
     assert "@param inFence stays code [NotALink]" in doc.lines
     assert [(t.name, t.arg, t.text) for t in doc.tags] == [
         ("param", "name", "the name, see <Other>."),

@@ -132,8 +132,8 @@ def expand(
         return Expanded(*rust_crate.expand(docs_dir, path, body, roots))
     if path.endswith(java_project.JAVA_SUFFIX):  # a class: its supertypes' comments to copy
         return Expanded(*java_project.expand(docs_dir, path, body, roots))
-    if path.endswith(kotlin_project.KOTLIN_SUFFIX):  # (Kotlin is code: no markdown includes)
-        return Expanded(body, (), None)
+    if path.endswith(kotlin_project.KOTLIN_SUFFIX):  # its `@sample`s' files (no markdown includes)
+        return Expanded(*kotlin_project.expand(docs_dir, path, body, roots))
     if path.endswith(python_package.PY_SUFFIX):  # a distribution's module: its name, re-exports
         return Expanded(*python_package.expand(docs_dir, path, body, roots))
     asciidoc = path.lower().endswith(ASCIIDOC_SUFFIXES)  # (its component's attributes: always)

@@ -13,16 +13,24 @@ java_project.BUILD_FILES), in a source set that is no test:
   `testFixtures`, a `test/` folder); build output (`build/`, `generated`) and build logic
   (`buildSrc`, `build-logic`) never;
 - the module itself must publish an API as Java's rules say (java_project.module_shown: not a
-  test, example, sample, benchmark or demo module); and where some modules of the tree apply
-  publishing or Dokka in their build script (a `publish` or `dokka` in it) and others do not,
-  only those that do: okhttp's test support and its IDNA table generator are modules of its
-  build, not of its docs;
+  test, example, sample, benchmark or demo module), nor be a docs site's code snippet (ktor's
+  Writerside docs hold 175 Gradle projects under `codeSnippets/snippets/`); and where some
+  modules of the tree apply publishing or Dokka in their build script (a `publish` or `dokka`
+  in it) and others do not, only those that do: okhttp's test support and its IDNA table
+  generator are modules of its build, not of its docs;
 - a package Dokka's configuration suppresses is left out: `perPackageOption {
   matchingRegex.set(".*[.]internal([.].*)?"); suppress.set(true) }` (Dokka 1 and 2, `=` or
   `.set()`) in the module's build script, one above it, or a convention plugin of `buildSrc` or
   `build-logic`, matched against the file's `package` line.
 
 Every other `.kt` file is code, no page; `.kts` scripts are never read.
+
+Each page converts on its own but for one thing: Dokka shows a `@sample a.b.Samples.name`
+tag as that function's body (kotlinx-datetime's 400 samples live in `common/test/samples/`).
+So `expand` appends to a page naming samples, after a marker line each (kdoc.SAMPLE), the
+files of its module named like the samples' classes (`YearMonthSamples.kt`), at most
+MAX_SAMPLE_FILES, read through `files.read_file_text`, so only inside the source roots; kdoc.py
+reads them for those functions' bodies only.
 """
 
 from __future__ import annotations
@@ -35,6 +43,7 @@ from pathlib import Path
 
 from docsmcp.common.limits import MAX_FILE_BYTES
 from docsmcp.sources.files import KOTLIN_SUFFIXES, read_file_text
+from docsmcp.sources.formats.source.kdoc import SAMPLE
 from docsmcp.sources.packages import java_project
 
 log = logging.getLogger("docsmcp.sources.packages.kotlin_project")
@@ -42,7 +51,11 @@ log = logging.getLogger("docsmcp.sources.packages.kotlin_project")
 KOTLIN_SUFFIX = KOTLIN_SUFFIXES[0]
 SCRIPTS = ("build.gradle.kts", "build.gradle", "pom.xml")
 MAX_CONVENTION_SCRIPTS = 200  # build-logic scripts read for Dokka's options, at most
+MAX_SAMPLE_FILES = 8  # files of samples appended to one page, at most
+MAX_SCANNED = 20_000  # files of a module looked at for samples, at most
+_SAMPLE_TAG = re.compile(r"@sample\s+\[?([\w.]+)")
 _NOT_MAIN = re.compile(r"test|sample|benchmark|jmh|example|demo|fixture", re.I)
+_SNIPPETS = re.compile(r"snippet", re.I)  # (ktor's docs: `codeSnippets/snippets/<one>/`)
 _NOT_SOURCE = frozenset({"build", "out", "generated", "buildSrc", "build-logic", "bin"})
 _BUILD_LOGIC = ("buildSrc", "build-logic", "build-conventions", "gradle/plugins")
 _PUBLISHES = re.compile(r"publish|dokka", re.I)
@@ -148,9 +161,9 @@ def pages(docs_dir: Path, roots: Sequence[Path], paths: Iterable[str]) -> set[st
     for module in {m for _, m in candidates}:
         scripts[module] = _script(docs_dir, roots, module)
         parts = module.split("/") if module else []
-        shown[module] = not any(p in _NOT_SOURCE for p in parts) and java_project.module_shown(
-            docs_dir, roots, module
-        )
+        shown[module] = not any(
+            p in _NOT_SOURCE or _SNIPPETS.search(p) for p in parts
+        ) and java_project.module_shown(docs_dir, roots, module)
     if any(_PUBLISHES.search(s) for m, s in scripts.items() if shown[m]):
         for m in shown:
             shown[m] = shown[m] and _PUBLISHES.search(scripts[m]) is not None
@@ -188,3 +201,35 @@ def no_pages(docs_dir: Path, roots: Sequence[Path], paths: Iterable[str]) -> set
         return set()
     shown = pages(Path(docs_dir), roots, kotlin)
     return {p for p in kotlin if p not in shown}
+
+
+def expand(
+    docs_dir: Path, path: str, body: str, roots: Sequence[Path]
+) -> tuple[str, tuple[int, ...], str | None]:
+    """`body` of the page `path` with the files of its `@sample`s after it (see the module's
+    docstring), the original line of each line (() when unchanged) and no warning."""
+    names = _SAMPLE_TAG.findall(body) if "@sample" in body else []
+    classes = {n.split(".")[-2] for n in names if n.count(".") and n.split(".")[-2][:1].isupper()}
+    module = _module(Path(docs_dir), posixpath.dirname(path)) if classes else None
+    if module is None:
+        return body, (), None
+    base = Path(docs_dir) / module if module else Path(docs_dir)
+    found: list[str] = []
+    for k, file in enumerate(base.rglob("*" + KOTLIN_SUFFIX)):
+        if k >= MAX_SCANNED or len(found) >= MAX_SAMPLE_FILES:
+            break
+        if file.stem in classes:
+            relative = file.relative_to(docs_dir).as_posix()
+            if relative != path and not any(p in _NOT_SOURCE for p in relative.split("/")):
+                found.append(relative)
+    out = [body]
+    for target in sorted(found):
+        text = read_file_text(Path(docs_dir), target, roots, MAX_FILE_BYTES)
+        if text is not None:
+            out.append(f"{SAMPLE}{target}\n{text.replace(chr(13) + chr(10), chr(10))}")
+    if len(out) == 1:
+        return body, (), None
+    text = "\n".join(out)
+    own = body.count("\n") + 1
+    # (the samples' lines are never shown as theirs: a sample is shown at its tag's section)
+    return text, tuple(range(own)) + (own - 1,) * (text.count("\n") + 1 - own), None

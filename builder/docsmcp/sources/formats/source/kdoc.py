@@ -37,9 +37,10 @@ from __future__ import annotations
 
 import posixpath
 import re
+import textwrap
 from dataclasses import dataclass, field
 
-from docsmcp.model.api import OBJECT_ANCHOR, ApiEntry, Parameter
+from docsmcp.model.api import OBJECT_ANCHOR, ApiEntry, Example, Parameter
 from docsmcp.model.api_fields import (
     MAX_DESCRIPTION_CHARS,
     MAX_RETURNS_CHARS,
@@ -55,7 +56,10 @@ from docsmcp.sources.formats.source.kdoc_text import render, suppressed
 from docsmcp.sources.formats.source.kotlin_parse import parse
 from docsmcp.sources.formats.source.kotlin_syntax import Decl, Unit, is_type
 
+# The marker line kotlin_project.expand writes before each file of samples appended to a page.
+SAMPLE = "//@docsmcp-kotlin-sample "
 MAX_ENTRIES = 20_000  # API entries of one file, at most
+MAX_SAMPLE_LINES = 80  # lines of one sample's body shown, at most
 _GENERATED = re.compile(r"\bDO NOT EDIT\b|\b[Gg]enerated by\b|@generated\b")
 _MD_LINK = re.compile(r"\[([^\[\]\n]*)\]\([^()\s]*\)")  # (a description shows a link's text)
 _STRING = re.compile(r'"((?:[^"\\]|\\.)*)"')
@@ -109,6 +113,8 @@ class _Page:
     pending: list[str] = field(default_factory=list)  # refs of the doc being rendered
     scope: list[str] = field(default_factory=list)  # the path whose doc is being rendered
     params: frozenset[str] = frozenset()  # the parameters of the declaration being rendered
+    samples: dict[str, str] = field(default_factory=dict)  # qualified name -> body's code
+    examples: list[str] = field(default_factory=list)  # the samples of the section written
 
     def add(self, line: int, text: str) -> None:
         self.out.append((line, text))
@@ -192,10 +198,18 @@ class _Page:
         if (since := doc.first("since")) is not None and since.text:
             self.lines(line, [f"**Since:** {_one_line(since.text)}"])
         samples = [t.arg for t in tags if t.name == "sample" and t.arg]
+        self.examples = []
         if samples:
             self.lines(line, ["**Samples:**", ""])
             for s in samples:
-                self.add(line, f"- {code_span(s)}")
+                code = self.samples.get(s)
+                if code is None:
+                    self.add(line, f"- {code_span(s)}")
+                    continue
+                self.examples.append(code)
+                self.blank(line)
+                for x in code_block("", "kotlin", code.split("\n")):
+                    self.add(line, x)
         see = [t for t in tags if t.name == "see" and t.arg]
         if see:
             self.lines(line, ["**See also:**", ""])
@@ -273,7 +287,7 @@ class _Page:
                 description=truncate(_MD_LINK.sub(r"\1", description), MAX_DESCRIPTION_CHARS),
                 parameters=params,
                 returns=truncate(returns, MAX_RETURNS_CHARS),
-                examples=(),
+                examples=tuple(Example("kotlin", c) for c in self.examples),
                 chunk_id="",
                 path=self.path,
                 line_start=at + 1,
@@ -399,6 +413,27 @@ def _description(doc: Doc) -> str:
     return " ".join(paragraph)
 
 
+def _samples(files: list[str]) -> dict[str, str]:
+    """The functions of the sample files (each after its marker line) by qualified name: their
+    bodies' code, without the indent they share, as Dokka's samples show them."""
+    out: dict[str, str] = {}
+    for appended in files:
+        source = appended.partition("\n")[2]
+        unit = parse(source)
+        todo = [(d, [unit.package] if unit.package else []) for d in unit.declarations]
+        while todo:
+            decl, path = todo.pop()
+            if is_type(decl):
+                todo += [(m, [*path, decl.name]) for m in decl.members]
+            elif decl.kind == "function" and decl.body[1] > decl.body[0]:
+                lines = textwrap.dedent(source[decl.body[0] : decl.body[1]]).strip("\n")
+                out.setdefault(
+                    ".".join([*path, decl.name]),
+                    "\n".join(lines.split("\n")[:MAX_SAMPLE_LINES]).rstrip(),
+                )
+    return out
+
+
 def _generated(text: str, unit: Unit) -> bool:
     """Whether a generator wrote the file: its header (the lines above the package clause, or
     the first 40) says so."""
@@ -408,6 +443,7 @@ def _generated(text: str, unit: Unit) -> bool:
 
 def kotlin_to_markdown(path: str, text: str) -> Converted:
     """The Dokka pages of the Kotlin file `text`, as one page (see the module's docstring)."""
+    text, _, appended = text.partition("\n" + SAMPLE)
     unit = parse(text)
     if _generated(text, unit):
         return EMPTY
@@ -415,6 +451,8 @@ def kotlin_to_markdown(path: str, text: str) -> Converted:
     if not shown:
         return EMPTY
     page = _Page(path, unit)
+    if appended:
+        page.samples = _samples((SAMPLE + appended).split("\n" + SAMPLE))
     for d in shown:
         _walk(page, d, [], 2, None, True)
     types = [d for d in shown if is_type(d)]

@@ -22,7 +22,7 @@ from docsmcp.sources.formats.markdown.fences import fenced_lines
 from docsmcp.sources.formats.source.javadoc_text import Doc, Tag, comment_lines, split_tags
 
 # `[label][target]` or `[target]`, not `[a](b)`, `[a]: b`, `![img]`, nor `[a][b]`'s second part
-_LINK = re.compile(r"(?<![\]\\!])\[([^\[\]\n]+)\](?:\[([^\[\]\n]+)\])?(?![(:\[])")
+_LINK = re.compile(r"(?<![\]\\!])\[([^\[\]\n]+)\](?:\[([^\[\]\n]+)\])?(?![(\[])")
 _NAME = re.compile(r"^`?[A-Za-z_][\w]*`?(?:\.`?[A-Za-z_][\w]*`?)*$")
 _CODE_SPAN = re.compile(r"(`+)[^`]*?\1|`+")
 _TAGGED = frozenset({"param", "property", "throws", "exception"})
@@ -45,7 +45,8 @@ def _links(line: str, link: Link) -> str:
 def _one(m: re.Match[str], link: Link) -> str:
     label, target = m.group(1), m.group(2)
     ref = (target or label).strip()
-    if not _NAME.match(ref):
+    definition = m.string[m.end() : m.end() + 1] == ":" and not m.string[: m.start()].strip()
+    if not _NAME.match(ref) or definition:  # (`[a]: https://…` at a line's start)
         return m.group()
     done = link(ref.replace("`", ""), label.strip() if target else "")
     return m.group() if done is None else done

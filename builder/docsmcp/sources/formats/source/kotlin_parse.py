@@ -452,7 +452,9 @@ class _Parser:
         if body_at + 1 < stop and toks[body_at].text == "=":
             decl.expression = toks[body_at + 1].text
         if body_at < end and toks[body_at].text == "{":
-            return decl, group_end(toks, body_at, end)
+            close = group_end(toks, body_at, end)
+            decl.body = (toks[body_at].end, toks[close - 1].start if close - 1 > body_at else 0)
+            return decl, close
         return decl, max(stop, i + 1)
 
     def property(self, first: int, i: int, end: int) -> tuple[Decl | None, int]:

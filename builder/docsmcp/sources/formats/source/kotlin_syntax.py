@@ -38,6 +38,7 @@ class Decl:
     supertypes: tuple[str, ...] = ()  # a class's, as written (`Call.Factory`, `Closeable`)
     expression: str = ""  # the first word of a function's expression body (`apply`)
     in_header: bool = False  # a property declared by a primary constructor's `val`/`var`
+    body: tuple[int, int] = (0, 0)  # a function's block body: offsets inside its braces
 
 
 @dataclass
@@ -57,7 +58,7 @@ def joined(toks: list[Token]) -> str:
     """Tokens as one line of Kotlin, spaced as people write it (`fun <T> List<T>.x(a: Int): T?`,
     `class A : B()`)."""
     out: list[str] = []
-    prev = ""
+    prev = before = ""
     for k, t in enumerate(toks):
         s = " ".join(t.text.split()) if t.kind == "str" else t.text
         if s == "," and k + 1 < len(toks) and toks[k + 1].text in (")", "]", ">"):
@@ -72,11 +73,13 @@ def joined(toks: list[Token]) -> str:
         )
         if s == ":" and k > 0 and _type_colon(toks, k):
             space = True  # (`class A : B`, `where T : X`: a supertype's colon is spaced)
-        if s == ">" and prev == "-":
-            space = False
+        if (s == ">" and prev == "-") or (
+            prev in ("-", "+") and before in ("", "=", "(", "{", ",", ":", "return")
+        ):
+            space = False  # (`->`, a sign: `port: Int = -1`)
         out.append(" " if space else "")
         out.append(s)
-        prev = s
+        prev, before = s, prev
     return "".join(out)
 
 
