@@ -90,13 +90,9 @@ ROLE_DESCRIPTION = (
 # Pages a reader makes of a package's code: TypeDoc's module pages (tsdoc.py, JSDoc's too),
 # Javadoc's (javadoc.py), Doxygen's of a header, pdoc's of a Python module (pydoc.py).
 _API_CODE = (
-    TYPESCRIPT_SUFFIXES
-    + JAVASCRIPT_SUFFIXES
-    + JAVA_SUFFIXES
-    + C_HEADER_SUFFIXES
-    + PYTHON_SUFFIXES
+    TYPESCRIPT_SUFFIXES + JAVASCRIPT_SUFFIXES + JAVA_SUFFIXES + C_HEADER_SUFFIXES + PYTHON_SUFFIXES
     + KOTLIN_SUFFIXES  # (Dokka's, kdoc.py)
-)
+)  # fmt: skip
 # The page types the Kubernetes website declares (`content_type`, which picks the page's
 # layout) that are roles: its tasks (how to do one thing) and tutorials read as guides; its
 # 228 concept pages were half `reference` by their folder and title alone.
