@@ -99,6 +99,7 @@ from docsmcp.sources.packages import (
     dotnet_project,
     doxygen_project,
     java_project,
+    kotlin_project,
     python_package,
     rust_crate,
     swift_package,
@@ -349,6 +350,8 @@ def propose(docs_dir: Path, roots: Sequence[Path] = ()) -> Proposal:
     left_out |= rust_crate.no_pages(docs_dir, source_roots(docs_dir, roots), tree.paths)
     # Java that is no documented main source of a Maven/Gradle project (java_project.py).
     left_out |= java_project.no_pages(docs_dir, source_roots(docs_dir, roots), tree.paths, False)
+    # Kotlin that is no documented main source of a Gradle/Maven project (kotlin_project.py).
+    left_out |= kotlin_project.no_pages(docs_dir, source_roots(docs_dir, roots), tree.paths)
     # Python files that are no public module of the docs folder's distribution.
     left_out |= python_package.no_pages(docs_dir, source_roots(docs_dir, roots), tree.paths)
     # dumi's demo descriptions: read into the pages that show their demos (dumi_demos.py).

@@ -98,8 +98,9 @@ class _Resolver:
         for k, f in enumerate(files):
             for route in f.routes:
                 self.routes.setdefault(route, k)
-            # (rustdoc.py's and javadoc.py's `object:` anchors)
-            if is_rst(f.path) or f.path.lower().endswith((".rs", ".java", ".cs", ".swift")):
+            # (rustdoc.py's, javadoc.py's, kdoc.py's, csharpdoc.py's and swiftdoc.py's `object:`
+            # anchors)
+            if is_rst(f.path) or f.path.lower().endswith((".rs", ".java", ".kt", ".cs", ".swift")):
                 for key, row in f.anchors.items():
                     self.rst_anchors.setdefault(key, row)
             elif f.path.lower().endswith(_RMARKDOWN):

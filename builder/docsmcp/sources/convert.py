@@ -25,6 +25,7 @@ from docsmcp.sources.files import (
     HTML_SUFFIXES,
     JAVA_SUFFIXES,
     JAVASCRIPT_SUFFIXES,
+    KOTLIN_SUFFIXES,
     NOTEBOOK_SUFFIXES,
     PYTHON_SUFFIXES,
     RD_SUFFIXES,
@@ -121,6 +122,12 @@ def _java(path: str, text: str) -> Converted:
     return java_to_markdown(path, text)
 
 
+def _kotlin(path: str, text: str) -> Converted:
+    from docsmcp.sources.formats.source.kdoc import kotlin_to_markdown
+
+    return kotlin_to_markdown(path, text)
+
+
 def _c_header(path: str, text: str) -> Converted:
     from docsmcp.sources.formats.source.doxygen import header_to_markdown
 
@@ -166,6 +173,7 @@ CONVERTERS: dict[str, Callable[[str, str], Converted]] = {
     **{suffix: _typescript for suffix in JAVASCRIPT_SUFFIXES},  # (JSDoc: jsdoc_cjs.py)
     **{suffix: _go for suffix in GO_SUFFIXES},
     **{suffix: _java for suffix in JAVA_SUFFIXES},
+    **{suffix: _kotlin for suffix in KOTLIN_SUFFIXES},  # (Dokka's pages: kdoc.py)
     **{suffix: _c_header for suffix in C_HEADER_SUFFIXES},  # (Doxygen's header pages)
     **{suffix: _python for suffix in PYTHON_SUFFIXES},
     **{suffix: _csharp for suffix in CSHARP_SUFFIXES},  # (docfx's pages: csharpdoc.py)

@@ -68,6 +68,10 @@ PYTHON_SUFFIXES = (".py",)
 # or (package-info.java) a package's (java_project.py, formats/source/javadoc.py).
 JAVA_SUFFIXES = (".java",)
 
+# Kotlin: a Gradle/Maven project's main sources read as the pages Dokka publishes
+# (kotlin_project.py, formats/source/kdoc.py); tests, samples and build scripts are no pages.
+KOTLIN_SUFFIXES = (".kt",)
+
 # C and C++ headers: the pages Doxygen makes of them, only in a tree holding a Doxyfile that
 # names them (packages/doxygen_project.py, formats/source/doxygen.py); else code, no page.
 C_HEADER_SUFFIXES = (".h", ".hh", ".hpp", ".hxx", ".h++")
@@ -89,7 +93,7 @@ CONVERTED_SUFFIXES = (
     + RD_SUFFIXES + ELIXIR_SUFFIXES + WRITERSIDE_SUFFIXES + TEXINFO_SUFFIXES
     + RUST_SUFFIXES + TYPESCRIPT_SUFFIXES + GO_SUFFIXES + JAVA_SUFFIXES
     + C_HEADER_SUFFIXES + JAVASCRIPT_SUFFIXES + PYTHON_SUFFIXES + CSHARP_SUFFIXES
-    + SWIFT_SUFFIXES + DOCC_SUFFIXES
+    + SWIFT_SUFFIXES + DOCC_SUFFIXES + KOTLIN_SUFFIXES
 )  # fmt: skip
 
 # Code that may sit beside a saved HTML site without being its source.
@@ -101,6 +105,7 @@ CODE_BESIDE_SITES = (
     + C_HEADER_SUFFIXES
     + CSHARP_SUFFIXES
     + SWIFT_SUFFIXES
+    + KOTLIN_SUFFIXES
 )
 
 # Every file the builder reads as a page.

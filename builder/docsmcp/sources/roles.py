@@ -75,6 +75,7 @@ from docsmcp.sources.files import (
     CSHARP_SUFFIXES,
     JAVA_SUFFIXES,
     JAVASCRIPT_SUFFIXES,
+    KOTLIN_SUFFIXES,
     PYTHON_SUFFIXES,
     TYPESCRIPT_SUFFIXES,
 )
@@ -96,6 +97,7 @@ _API_CODE = (
     + C_HEADER_SUFFIXES
     + PYTHON_SUFFIXES
     + CSHARP_SUFFIXES
+    + KOTLIN_SUFFIXES  # (Dokka's, kdoc.py)
 )
 # The page types the Kubernetes website declares (`content_type`, which picks the page's
 # layout) that are roles: its tasks (how to do one thing) and tutorials read as guides; its

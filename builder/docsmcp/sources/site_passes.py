@@ -21,6 +21,7 @@ from docsmcp.sources.packages import (
     doxygen_project,
     go_source,
     java_project,
+    kotlin_project,
     python_package,
     rust_crate,
     rust_reexports,
@@ -75,6 +76,8 @@ def parts(
     out |= typescript_site.no_pages(docs_dir, roots, listed, scanned=ts)
     # Java that is no documented main source of a Maven/Gradle project (java_project.py).
     out |= java_project.no_pages(docs_dir, roots, listed)
+    # Kotlin that is no documented main source of a Gradle/Maven project (kotlin_project.py).
+    out |= kotlin_project.no_pages(docs_dir, roots, listed)
     # Python that is no public module of the docs folder's distribution (python_package.py).
     out |= python_package.no_pages(docs_dir, roots, listed)
     # A Go package is one page, its page file's; its other files are read with it (go_source.py).

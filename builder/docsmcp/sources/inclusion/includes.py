@@ -89,7 +89,7 @@ from docsmcp.sources.inclusion.snippet_includes import (
     mdbook,
     snippet,
 )
-from docsmcp.sources.packages import java_project, python_package, rust_crate
+from docsmcp.sources.packages import java_project, kotlin_project, python_package, rust_crate
 from docsmcp.sources.site_config import config_above
 from docsmcp.sources.sites import documenter, julia_source, writerside
 
@@ -132,6 +132,8 @@ def expand(
         return Expanded(*rust_crate.expand(docs_dir, path, body, roots))
     if path.endswith(java_project.JAVA_SUFFIX):  # a class: its supertypes' comments to copy
         return Expanded(*java_project.expand(docs_dir, path, body, roots))
+    if path.endswith(kotlin_project.KOTLIN_SUFFIX):  # its `@sample`s' files (no markdown includes)
+        return Expanded(*kotlin_project.expand(docs_dir, path, body, roots))
     if path.endswith(python_package.PY_SUFFIX):  # a distribution's module: its name, re-exports
         return Expanded(*python_package.expand(docs_dir, path, body, roots))
     asciidoc = path.lower().endswith(ASCIIDOC_SUFFIXES)  # (its component's attributes: always)

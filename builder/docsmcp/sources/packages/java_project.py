@@ -145,6 +145,12 @@ def _has_build(docs_dir: Path, folder: str) -> bool:
         folder = posixpath.dirname(folder)
 
 
+def module_shown(docs_dir: Path, roots: Sequence[Path], folder: str) -> bool:
+    """Whether the module at `folder` publishes an API by the rules above (not a test, sample
+    or output folder, no pom skipping javadoc): kotlin_project.py asks it too."""
+    return _Project(docs_dir, roots, folder).shown
+
+
 def pages(docs_dir: Path, roots: Sequence[Path], paths: Iterable[str]) -> set[str]:
     """The `.java` files of `paths` that are Javadoc's pages (see the module's docstring)."""
     projects: dict[str, _Project | None] = {}
