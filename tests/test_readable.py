@@ -336,6 +336,23 @@ def test_explicit_anchor_is_the_id_and_get_doc_reaches_it(tmp_path: Path) -> Non
         assert "not found" in error
 
 
+def test_badges_in_a_heading_are_pictures_not_its_words(tmp_path: Path) -> None:
+    """A README's title with status badges (`# Serilog [![Build status](…)](…)`, python-fire's
+    `# Python Fire [![PyPI](…)](…)`) reads as GitHub shows it: the badges are pictures, so the
+    heading, its id and every breadcrumb below it are the title's words; a heading that is
+    only an image keeps its alt text."""
+    readme = (
+        "# Serilog [![Build status](https://ci.test/b.svg)](https://ci.test) "
+        "[![NuGet Version](https://n.test/v.svg)](https://n.test/p)\n\n"
+        "Flexible, structured events.\n\n## Get started ![new](new.png) today\n\nInstall it.\n"
+    )
+    docs = _write(tmp_path, {"README.md": readme, "logo.md": "# ![Acme logo](logo.png)\n\nText.\n"})
+    chunks = _chunks(docs, "README.md")
+    assert [c.id for c in chunks] == ["README.md#serilog", "README.md#serilog/get-started-today"]
+    assert chunks[1].breadcrumb == "README.md > Serilog > Get started today"
+    assert [c.heading for c in _chunks(docs, "logo.md")] == ["Acme logo"]
+
+
 REACT_MD = """---
 title: Rendering Lists
 ---

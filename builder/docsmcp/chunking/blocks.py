@@ -56,6 +56,20 @@ def _inline_text(token: Token) -> str:
     return "".join(out)
 
 
+def _heading_text(token: Token) -> str:
+    """A heading's inline text as a reader sees it: images (a README's status badges,
+    `# Serilog [![Build status](…)](…)`) show as pictures, not as their alt text, so they are
+    left out when the heading has words of its own; a heading that is only an image keeps its
+    alt text."""
+    children = token.children or []
+    if any(c.type == "image" for c in children):
+        kept = [c for c in children if c.type != "image"]
+        words = "".join(c.content for c in kept if c.type in ("text", "code_inline"))
+        if words.strip():  # (the spaces around a badge close up)
+            return " ".join(_inline_text(token.copy(children=kept)).split())
+    return _inline_text(token).strip()
+
+
 def _strip_tags(html: str) -> str:
     """`html` with every `<...>` replaced by a space. Only the text up to the last `>` can hold a
     tag: after it, each `<` would make the regex scan to the end in vain (quadratic in a block
@@ -111,7 +125,7 @@ def _blocks(tokens: list[Token]) -> list[Block]:
             continue
         start, end = t.map
         if t.type == "heading_open":
-            title = _inline_text(group[1]).strip()
+            title = _heading_text(group[1])
             explicit = EXPLICIT_ID.search(title)
             anchor = explicit.group(1) if explicit else ""
             title = title[: explicit.start()] if explicit else title
