@@ -21,7 +21,7 @@ import ast
 import copy
 import os
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -331,16 +331,94 @@ def _public(node: ast.ClassDef | ast.Module, module: bool, merged: bool = False)
     return [d for d in found if not d.name.startswith("_") or (d.name == "__init__" and not merged)]
 
 
-def all_names(node: ast.AST) -> set[str] | None:
-    """A module's `__all__`, when it is a literal list of names."""
+def all_names(
+    node: ast.AST, resolve: Callable[[str], set[str] | None] | None = None
+) -> set[str] | None:
+    """A module's `__all__`, read as far as it is static: literal lists and tuples of names,
+    joined with `+`, grown by `__all__ += [...]`, `.extend([...])`, `.append("x")`, a module
+    level name bound to such a list, and `other.__all__` (the names `resolve(other)` gives,
+    none without it: another module's names are no definition of this one). None when there is
+    no `__all__` or a part of it is computed (`[x for x in dir()]`): the no-`_` rule then."""
+    names: list[str] | None = None
+    lists: dict[str, list[str]] = {}  # module-level names bound to a static list of names
     for child in getattr(node, "body", []):
-        if isinstance(child, ast.Assign) and any(
-            isinstance(t, ast.Name) and t.id == "__all__" for t in child.targets
+        if isinstance(child, ast.Assign) and len(child.targets) == 1:
+            target = child.targets[0]
+            if not isinstance(target, ast.Name):
+                continue
+            value = _static_names(child.value, names, lists, resolve)
+            if target.id == "__all__":
+                if value is None:
+                    return None
+                names = value
+            elif value is not None and isinstance(child.value, ast.List | ast.Tuple | ast.BinOp):
+                lists[target.id] = value
+        elif (
+            isinstance(child, ast.AugAssign)
+            and isinstance(child.target, ast.Name)
+            and child.target.id == "__all__"
+            and names is not None
         ):
-            try:
-                value = ast.literal_eval(child.value)
-            except (ValueError, SyntaxError, RecursionError):
+            more = _static_names(child.value, names, lists, resolve)
+            if more is None or not isinstance(child.op, ast.Add):
                 return None
-            if isinstance(value, (list, tuple)) and all(isinstance(v, str) for v in value):
-                return set(value)
+            names = names + more
+        elif (
+            names is not None
+            and isinstance(child, ast.Expr)
+            and isinstance(call := child.value, ast.Call)
+            and isinstance(call.func, ast.Attribute)
+            and isinstance(call.func.value, ast.Name)
+            and call.func.value.id == "__all__"
+            and len(call.args) == 1
+        ):
+            arg = call.args[0]
+            if call.func.attr == "append" and isinstance(arg, ast.Constant):
+                if not isinstance(arg.value, str):
+                    return None
+                names = [*names, arg.value]
+            elif call.func.attr == "extend":
+                more = _static_names(arg, names, lists, resolve)
+                if more is None:
+                    return None
+                names = names + more
+    return set(names) if names is not None else None
+
+
+def _static_names(
+    node: ast.expr,
+    current: list[str] | None,
+    lists: dict[str, list[str]],
+    resolve: Callable[[str], set[str] | None] | None,
+    depth: int = 0,
+) -> list[str] | None:
+    """The names a static `__all__` expression holds (all_names), None when it is computed."""
+    if depth > 50:
+        return None
+    if isinstance(node, ast.List | ast.Tuple):
+        out: list[str] = []
+        for elt in node.elts:
+            if not (isinstance(elt, ast.Constant) and isinstance(elt.value, str)):
+                return None
+            out.append(elt.value)
+        return out
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+        left = _static_names(node.left, current, lists, resolve, depth + 1)
+        right = _static_names(node.right, current, lists, resolve, depth + 1)
+        return None if left is None or right is None else left + right
+    if isinstance(node, ast.Name):
+        if node.id == "__all__":
+            return current
+        return lists.get(node.id)
+    if (
+        isinstance(node, ast.Attribute)
+        and node.attr == "__all__"
+        and isinstance(node.value, ast.Name | ast.Attribute)
+    ):
+        try:
+            other = ast.unparse(node.value)
+        except (ValueError, RecursionError):
+            return None
+        found = resolve(other) if resolve is not None else None
+        return sorted(found) if found else []
     return None

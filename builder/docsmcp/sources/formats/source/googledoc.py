@@ -147,6 +147,36 @@ def parse(
     return out
 
 
+def split_off(
+    lines: list[str], kind: str, blank_above: bool = False
+) -> tuple[list[str], list[Section]]:
+    """The dedented docstring `lines` without its sections of `kind` (as `parse` finds them),
+    and those sections: pdoc's page shows a class's `Attributes:` items as members of their
+    own (pydoc.py), as napoleon shows them as attribute objects."""
+    kept: list[str] = []
+    found: list[Section] = []
+    fence = ""
+    i = 0
+    while i < len(lines):
+        line = lines[i]
+        if m := _FENCE.match(line):
+            fence = "" if fence and m.group(1)[0] == fence[0] else fence or m.group(1)
+        header = None if fence or i >= MAX_LINES else _header(lines, i, blank_above, False)
+        if header is None or header[0] != kind:
+            kept.append(line)
+            i += 1
+            continue
+        end = i + 1
+        while end < len(lines) and (not lines[end].strip() or lines[end][:1] in (" ", "\t")):
+            end += 1
+        items = tuple(_items(kind, _dedent(lines[i + 1 : end])))
+        found.append(Section(kind, header[1], items=items))
+        i = end
+    while kept and not kept[-1].strip():
+        kept.pop()
+    return kept, found
+
+
 def has_sections(lines: list[str], blank_above: bool = False) -> bool:
     """Whether the docstring `lines` hold a section napoleon or griffe would read (a known
     title: a plain `Usage:` paragraph does not make a docstring Google-style)."""
