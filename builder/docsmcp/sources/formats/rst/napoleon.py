@@ -9,7 +9,14 @@ reach the registry alike:
 - Args, Arguments, Parameters, Keyword Args, Other Parameters: `:param name:` / `:type name:`
   (the entry's parameters, "Parameters:" on the page);
 - Returns: `:returns:` / `:rtype:`; Raises: `:raises Error:` fields;
-- Yields, Receives, Warns, Attributes, Methods: a rubric and a `name (type) – text` list;
+- Attributes: an `.. attribute::` object per item (its `:type:` and text), which the page
+  reads as the class's attribute entries (`Class.name`), as napoleon writes them; with
+  `napoleon_use_ivar = True`, `:ivar name:` / `:vartype name:` fields;
+- Yields, Receives, Warns, Methods: a rubric and a `name (type) – text` list;
+- the project's own titles (`napoleon_custom_sections`): a name alone is a rubric over its
+  text; `(name, "params_style")` and `(name, "returns_style")` a rubric over a list read as
+  parameters or returned values; `(name, "Parameters")` (any title napoleon knows, or another
+  custom one) is read as that section, under its own title;
 - Examples: a rubric over its text (an "Example" box with `napoleon_use_admonition_for_examples`;
   `>>>` lines are doctest blocks, code); Notes and References likewise
   (`napoleon_use_admonition_for_notes`, `…_for_references`);
@@ -23,6 +30,7 @@ a `conf.py` reads them too (the docstrings say what they are).
 
 from __future__ import annotations
 
+import ast
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -33,6 +41,7 @@ from docsmcp.sources.formats.source import googledoc
 _INDENT = "   "
 _SETTING = re.compile(r"^napoleon_(\w+)\s*=\s*(True|False)\b", re.M)
 _ENABLED = re.compile(r"""['"](?:sphinx\.ext|sphinxcontrib)\.napoleon['"]""")
+MAX_CUSTOM = 100  # custom sections read from conf.py, at most
 _BOXES = frozenset(
     "attention caution danger error hint important note tip warning".split()
 )  # (docutils' own admonitions)
@@ -46,6 +55,8 @@ class Settings:
     admonition_for_examples: bool = False
     admonition_for_notes: bool = False
     admonition_for_references: bool = False
+    use_ivar: bool = False
+    custom: tuple[tuple[str, str], ...] = ()  # lowercased title -> googledoc kind
 
 
 def settings(docs_dir: Path) -> Settings:
@@ -60,16 +71,62 @@ def settings(docs_dir: Path) -> Settings:
         admonition_for_examples=values.get("use_admonition_for_examples", False),
         admonition_for_notes=values.get("use_admonition_for_notes", False),
         admonition_for_references=values.get("use_admonition_for_references", False),
+        use_ivar=values.get("use_ivar", False),
+        custom=custom_sections(text),
     )
+
+
+def custom_sections(conf: str) -> tuple[tuple[str, str], ...]:
+    """conf.py's `napoleon_custom_sections` as (lowercased title, googledoc kind) pairs: a
+    string is a generic section, `(name, "params_style")` / `(name, "returns_style")` a list
+    of that style, `(name, "Other Title")` the kind of that title (napoleon's or an earlier
+    custom one; a generic section when neither). Read with `ast`, never run."""
+    if "napoleon_custom_sections" not in conf:
+        return ()
+    try:
+        tree = ast.parse(conf)
+    except (SyntaxError, ValueError, RecursionError):
+        return ()
+    value: object = None
+    for node in tree.body:
+        if (
+            isinstance(node, ast.Assign)
+            and len(node.targets) == 1
+            and isinstance(node.targets[0], ast.Name)
+            and node.targets[0].id == "napoleon_custom_sections"
+        ):
+            try:
+                value = ast.literal_eval(node.value)
+            except (ValueError, TypeError, SyntaxError, RecursionError):
+                value = None
+    if not isinstance(value, list | tuple):
+        return ()
+    out: dict[str, str] = {}
+    for entry in value[:MAX_CUSTOM]:
+        if isinstance(entry, str) and entry.strip():
+            out[" ".join(entry.lower().split())] = googledoc.GENERIC
+        elif (
+            isinstance(entry, list | tuple)
+            and len(entry) == 2
+            and all(isinstance(x, str) and x.strip() for x in entry)
+        ):
+            name, style = " ".join(entry[0].lower().split()), entry[1]
+            if style in (googledoc.PARAMS_STYLE, googledoc.RETURNS_STYLE):
+                out[name] = style
+            else:
+                key = " ".join(style.lower().split())
+                out[name] = out.get(key) or googledoc.kind_of(style) or googledoc.GENERIC
+    return tuple(out.items())
 
 
 def to_rest(lines: list[str], config: Settings) -> list[str]:
     """The dedented docstring `lines` with its Google-style sections as napoleon's reST; a
     docstring without one is returned as it is."""
-    if not config.google or not googledoc.has_sections(lines):
+    custom = dict(config.custom) if config.custom else None
+    if not config.google or not googledoc.has_sections(lines, custom=custom):
         return lines
     out: list[str] = []
-    for section in googledoc.parse(lines):
+    for section in googledoc.parse(lines, custom=custom):
         if section.kind == googledoc.TEXT:
             out += section.body
         else:
@@ -92,6 +149,10 @@ def _section(section: googledoc.Section, config: Settings) -> list[str]:
         return numpydoc.return_fields(_entries(section))
     if kind == googledoc.RAISES:
         return numpydoc.raise_fields(_entries(section))
+    if kind == googledoc.ATTRIBUTES:
+        return _attributes(section, config.use_ivar)
+    if kind == googledoc.GENERIC:
+        return [f".. rubric:: {title}", "", *section.body]
     if section.items or kind not in (googledoc.ADMONITION, googledoc.EXAMPLES):
         return [f".. rubric:: {title}", "", *numpydoc.listed(_entries(section))]
     body = [_INDENT + x if x else "" for x in section.body]
@@ -113,3 +174,27 @@ def _section(section: googledoc.Section, config: Settings) -> list[str]:
     if key in _BOXES:
         return [f".. {key}::", "", *body]
     return [f".. admonition:: {title}", "", *body]  # (Todo: napoleon's `.. todo::`)
+
+
+def _attributes(section: googledoc.Section, use_ivar: bool) -> list[str]:
+    """An Attributes section as napoleon writes it: an `.. attribute::` per item (nested in
+    the class's description, the page's reader names it `Class.name`), or `:ivar:` fields."""
+    out: list[str] = []
+    for item in section.items:
+        text = list(item.description)
+        if use_ivar:
+            first, *more = text or [""]
+            out.append(f":ivar {item.name}: {first}".rstrip())
+            out += [_INDENT + x if x else "" for x in more]
+            if item.type:
+                out.append(f":vartype {item.name}: {item.type}")
+            continue
+        out.append(f".. py:attribute:: {item.name}")
+        if item.type:
+            out.append(f"{_INDENT}:type: {item.type}")
+        out.append("")
+        out += [_INDENT + x if x else "" for x in text]
+        out.append("")
+    while out and not out[-1].strip():
+        out.pop()
+    return out
