@@ -7,6 +7,14 @@ literal `packages=`, `package_dir=`, `py_modules=`), else the `src/` layout, els
 layout (top-level folders with an `__init__.py`, less setuptools' excluded names: tests,
 docs, examples, scripts, benchmarks, ...). Nothing is imported or run; setup.py is read with
 `ast` for literals only.
+
+Namespace packages (PEP 420: a folder without `__init__.py`, `acme/widgets/__init__.py` under
+a bare `acme/`) are packages where the configuration says so: `packages.find` with
+`namespaces` (pyproject's default), setup.cfg's `find_namespace:`, setup.py's
+`find_namespace_packages(...)`, a listed `acme.widgets`, hatch's `packages = ["src/acme"]`,
+poetry's `include = "acme/widgets"`, flit's module `acme.widgets`, and the `src/` layout
+(setuptools' discovery finds them there). Such a folder counts when a regular package lies
+below it, so a data folder is never one.
 """
 
 from __future__ import annotations
@@ -219,33 +227,46 @@ def _explicit(
         for top in reader.folders("" if where in (".", "") else where):
             folder = posixpath.normpath(posixpath.join(where, top))
             if not reader.is_file(posixpath.join(folder, "__init__.py")):
+                # (a namespace package: matched by its own name or a package's below it)
+                if find.get("namespaces") is not False and _namespace(reader, folder, top):
+                    names = [top, *(f"{top}.{c}" for c in reader.folders(folder))]
+                    if any(glob_match(p, n) for p in include for n in names) and not any(
+                        glob_match(p, top) for p in exclude
+                    ):
+                        out.setdefault(top, folder)
                 continue
             if any(glob_match(p, top) for p in include) and not any(
                 glob_match(p, top) for p in exclude
             ):
                 out.setdefault(top, folder)
     for package in listed:
-        top = package.split(".")[0]
+        top, *below = package.split(".")
         where = package_dir.get(top) if isinstance(package_dir, dict) else None
         folder = where or posixpath.join(base, top) if base else where or top
         if reader.is_file(posixpath.join(folder, "__init__.py")):
             out.setdefault(top, posixpath.normpath(folder))
+        elif below and reader.is_file(posixpath.join(folder, *below, "__init__.py")):
+            out.setdefault(top, posixpath.normpath(folder))  # (`acme.widgets`, bare `acme/`)
     for module in modules:
         path = posixpath.join(base, module + PY_SUFFIX) if base else module + PY_SUFFIX
         if reader.is_file(path):
             out.setdefault(module, path)
     for entry in (poetry or {}).get("packages") or []:
         if isinstance(entry, dict) and isinstance(entry.get("include"), str):
-            top = entry["include"].split("/")[0].removesuffix(PY_SUFFIX)
+            top, *below = entry["include"].strip("/").split("/")
+            top = top.removesuffix(PY_SUFFIX)
             folder = posixpath.join(str(entry.get("from") or ""), entry["include"]).lstrip("/")
             if reader.is_file(posixpath.join(folder, "__init__.py")) or reader.is_file(folder):
+                if below:  # (`acme/widgets`: the namespace package `acme` holds it)
+                    folder = posixpath.join(str(entry.get("from") or ""), top).lstrip("/")
                 out.setdefault(top, posixpath.normpath(folder))
     hatch = tool.get("hatch", {}) if isinstance(tool.get("hatch"), dict) else {}
     wheel = hatch.get("build", {}).get("targets", {}).get("wheel", {}) if hatch else {}
     for folder in _strings(wheel.get("packages") if isinstance(wheel, dict) else []):
         folder = posixpath.normpath(folder)
-        if reader.is_file(posixpath.join(folder, "__init__.py")):
-            out.setdefault(posixpath.basename(folder), folder)
+        top = posixpath.basename(folder)
+        if reader.is_file(posixpath.join(folder, "__init__.py")) or _namespace(reader, folder, top):
+            out.setdefault(top, folder)
     flit = tool.get("flit", {}) if isinstance(tool.get("flit"), dict) else {}
     module = flit.get("module", {}).get("name") if isinstance(flit.get("module"), dict) else None
     if isinstance(module, str):
@@ -255,7 +276,16 @@ def _explicit(
 
 
 def _named(reader: Reader, name: str) -> dict[str, str]:
-    """The package named `name` (`-` read as `_`), at the top or under `src/`."""
+    """The package named `name` (`-` read as `_`), at the top or under `src/`; a dotted
+    name (flit's `acme.widgets`) is a package of the namespace package `acme`."""
+    if "." in name and all(p.isidentifier() for p in name.split(".")):
+        top, *below = name.split(".")
+        for base in ("src", ""):
+            folder = posixpath.join(base, top) if base else top
+            if reader.is_file(posixpath.join(folder, *below, "__init__.py")) or reader.is_file(
+                posixpath.join(folder, *below) + PY_SUFFIX
+            ):
+                return {top: folder}
     top = re.sub(r"[-.]+", "_", name).lower()
     for base in ("src", ""):
         folder = posixpath.join(base, top) if base else top
@@ -277,8 +307,37 @@ def _discovered(reader: Reader, name: str, tool: dict) -> dict[str, str]:
             folder = posixpath.join(base, top) if base else top
             if not top.isidentifier() or top.startswith(("_", ".")) or top in _FLAT_EXCLUDED:
                 continue
-            if reader.is_file(posixpath.join(folder, "__init__.py")):
+            # (a namespace package, PEP 420, only under `src/`: the flat layout's bare folders
+            # are data as often)
+            regular = reader.is_file(posixpath.join(folder, "__init__.py"))
+            if regular or (base and _namespace(reader, folder, top)):
                 out[top] = folder
         if out:
             return out
     return _named(reader, name) if name else {}
+
+
+MAX_NAMESPACE_DEPTH = 3  # folders of a namespace package looked through for a package
+
+
+def _namespace(reader: Reader, folder: str, name: str, depth: int = 0) -> bool:
+    """Whether `folder` (no `__init__.py`) may be a namespace package: its name is one, no
+    folder setuptools leaves out, and a regular package lies below it."""
+    if depth > MAX_NAMESPACE_DEPTH or not name.isidentifier() or name in _FLAT_EXCLUDED:
+        return False
+    for child in reader.folders(folder):
+        below = posixpath.join(folder, child)
+        if not child.isidentifier() or child in _FLAT_EXCLUDED:
+            continue
+        if reader.is_file(posixpath.join(below, "__init__.py")):
+            return True
+        if _namespace(reader, below, child, depth + 1):
+            return True
+    return False
+
+
+def is_namespace(reader: Reader, folder: str) -> bool:
+    """Whether a folder of the namespace portion of a package (python_package's module names)
+    may be passed without an `__init__.py`: a name, no folder setuptools leaves out."""
+    name = posixpath.basename(folder)
+    return name.isidentifier() and name not in _FLAT_EXCLUDED

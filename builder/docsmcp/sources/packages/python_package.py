@@ -30,14 +30,14 @@ import functools
 import logging
 import posixpath
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from docsmcp.sources.files import PYTHON_SUFFIXES
 from docsmcp.sources.formats.source.apidoc import all_names, defs
 from docsmcp.sources.formats.source.pydoc import HEADER, REEXPORT
-from docsmcp.sources.packages.python_layout import Reader, distribution
+from docsmcp.sources.packages.python_layout import Reader, distribution, is_namespace
 
 log = logging.getLogger("docsmcp.sources.packages.python_package")
 
@@ -121,9 +121,15 @@ def _dotted(path: str, top: str, where: str, reader: Reader) -> str | None:
         return None
     rest = path[len(where) + 1 : -len(PY_SUFFIX)].split("/")
     folder = where
+    # (a namespace package, PEP 420: its folders hold no `__init__.py` down to a regular one)
+    namespace = not reader.is_file(posixpath.join(where, "__init__.py"))
     for part in rest[:-1]:
         folder = posixpath.join(folder, part)
-        if not part.isidentifier() or not reader.is_file(posixpath.join(folder, "__init__.py")):
+        if not part.isidentifier():
+            return None
+        if reader.is_file(posixpath.join(folder, "__init__.py")):
+            namespace = False
+        elif not (namespace and is_namespace(reader, folder)):
             return None
     if not rest[-1].isidentifier():
         return None
@@ -188,7 +194,7 @@ def _published(reader: Reader, path: str, dotted: str) -> dict[str, str]:
         tree = _parsed_text(text) if text else None
         if tree is None:
             continue
-        listed = all_names(tree)
+        listed = all_names(tree, _sibling_names(reader, posixpath.dirname(init)))
         for node in tree.body:
             if not isinstance(node, ast.ImportFrom):
                 continue
@@ -206,6 +212,25 @@ def _published(reader: Reader, path: str, dotted: str) -> dict[str, str]:
                 if listed is None or name in listed:
                     out.setdefault(name, package)
     return out
+
+
+def _sibling_names(reader: Reader, folder: str) -> Callable[[str], set[str] | None]:
+    """For `__all__ = [...] + std.__all__` in the package at `folder`: the static `__all__`
+    of its module `std` (one level: that module's own `other.__all__` parts are not read)."""
+
+    def names(module: str) -> set[str] | None:
+        parts = module.split(".")
+        if not all(p.isidentifier() for p in parts):
+            return None
+        for candidate in (posixpath.join(folder, parts[-1]) + PY_SUFFIX,
+                          posixpath.join(folder, parts[-1], "__init__.py")):  # fmt: skip
+            text = reader.text(candidate) if reader.is_file(candidate) else None
+            tree = _parsed_text(text) if text else None
+            if tree is not None:
+                return all_names(tree)
+        return None
+
+    return names
 
 
 @functools.lru_cache(maxsize=32)
@@ -226,8 +251,8 @@ def _reexported(reader: Reader, path: str, dotted: str, body: str) -> list[tuple
         tree = ast.parse(body)
     except (SyntaxError, ValueError, RecursionError):
         return []
-    listed = all_names(tree)
     folder = posixpath.dirname(path)
+    listed = all_names(tree, _sibling_names(reader, folder))
     out: list[tuple[str, int, str]] = []
     cache: dict[str, tuple[str, ast.Module] | None] = {}
     for node in tree.body:
