@@ -148,6 +148,7 @@ def _setup_py(text: str | None) -> dict[str, object]:
                 found = {k.arg: _literal(k.value) for k in value.keywords if k.arg}
                 if value.args:
                     found["where"] = _literal(value.args[0])
+                found["namespaces"] = "namespace" in getattr(value.func, "id", "")
                 out[kw.arg] = {"find": {k: v for k, v in found.items() if v is not None}}
             elif (literal := _literal(value)) is not None:
                 out[kw.arg] = literal
@@ -214,6 +215,7 @@ def _explicit(
                 if cfg.has_section("options.packages.find")
                 else {}
             )
+            find["namespaces"] = value.startswith("find_namespace")
         else:
             listed = _strings(value)
     modules = _strings(setuptools.get("py-modules") or setup.get("py_modules") or [])
