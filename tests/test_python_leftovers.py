@@ -109,7 +109,7 @@ def test_pdoc_instance_attributes_and_attributes_sections_are_members(tmp_path: 
     text = page_texts(out)["acme/widgets.py"]
     assert "### Widget.color" in text and "### Widget.size" in text
     assert "The widget's color name." in text.split("### Widget.color")[1]
-    assert "`_cache`" in text and "Private state." in text  # (left in the class's text)
+    assert "**\\_cache** – Private state." in text  # (left in the class's text, a list)
     assert text.index("### Widget.color") < text.index("### Widget.draw")
 
 

@@ -55,7 +55,9 @@ class Settings:
     admonition_for_examples: bool = False
     admonition_for_notes: bool = False
     admonition_for_references: bool = False
-    use_ivar: bool = False
+    # Attributes: "objects" (napoleon's `.. attribute::`), "ivar" (`napoleon_use_ivar`: fields)
+    # or "list" (a rubric over a list: pdoc's pages, whose public attributes are members)
+    attributes: str = "objects"
     custom: tuple[tuple[str, str], ...] = ()  # lowercased title -> googledoc kind
 
 
@@ -71,7 +73,7 @@ def settings(docs_dir: Path) -> Settings:
         admonition_for_examples=values.get("use_admonition_for_examples", False),
         admonition_for_notes=values.get("use_admonition_for_notes", False),
         admonition_for_references=values.get("use_admonition_for_references", False),
-        use_ivar=values.get("use_ivar", False),
+        attributes="ivar" if values.get("use_ivar", False) else "objects",
         custom=custom_sections(text),
     )
 
@@ -149,8 +151,8 @@ def _section(section: googledoc.Section, config: Settings) -> list[str]:
         return numpydoc.return_fields(_entries(section))
     if kind == googledoc.RAISES:
         return numpydoc.raise_fields(_entries(section))
-    if kind == googledoc.ATTRIBUTES:
-        return _attributes(section, config.use_ivar)
+    if kind == googledoc.ATTRIBUTES and config.attributes != "list":
+        return _attributes(section, config.attributes == "ivar")
     if kind == googledoc.GENERIC:
         return [f".. rubric:: {title}", "", *section.body]
     if section.items or kind not in (googledoc.ADMONITION, googledoc.EXAMPLES):

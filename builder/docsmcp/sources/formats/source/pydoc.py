@@ -53,8 +53,9 @@ _FENCE = re.compile(r"^([ \t]*)(`{3,}|~{3,})[ \t]*([\w+-]*)")
 MAX_OBJECTS = 3000  # objects shown from one module, at most
 # Google-style sections (`Args:`, `Returns:`) read as pdoc and napoleon read them: a repository
 # without Sphinx has no conf.py to say otherwise, and a docstring without such a section is
-# unchanged (napoleon.py).
-_GOOGLE = napoleon.Settings()
+# unchanged (napoleon.py). A class's public `Attributes:` items are members of their own here
+# (`_listed_attributes`); what stays (private items, a module's) is a list, as pdoc shows it.
+_GOOGLE = napoleon.Settings(attributes="list")
 MAX_VALUE_CHARS = 200  # a constant's value as shown
 # The registry's kind of each object (rst_objects.kind_of's words).
 _KINDS = {
