@@ -23,6 +23,7 @@ import inspect
 import os
 import re
 from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -217,7 +218,9 @@ def render(
         for member in _chosen(node, chosen, module=True):
             out += _object(member, level + 1, identifier, options, node)
             if isinstance(member, ast.ClassDef):  # its members too, as mkdocstrings shows
-                for method in _public(member, False, options.merge_init):  # (Textual's app)
+                # (`members` is the root's alone; `filters` hold at every level)
+                below = replace(chosen, members=None)
+                for method in _chosen(member, below, module=False, merged=options.merge_init):
                     out += _object(method, level + 2, f"{identifier}.{member.name}", options)
     else:
         out += _object(node, level, identifier.rsplit(".", 1)[0], options)
