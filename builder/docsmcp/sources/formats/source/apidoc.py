@@ -250,6 +250,9 @@ def _chosen(
         for d in found
         if mkdocstrings_options.keep(d.name, chosen.filters)
         and not (merged and d.name == "__init__")
+        # (`show_if_no_docstring: false`, the handler's default: a filtered member without
+        # a docstring is not shown; pydantic's `__eq__` passes its `!^from_field$` filters)
+        and (chosen.undocumented or ast.get_docstring(d) is not None)
     ]
 
 

@@ -17,6 +17,8 @@ for that directive. apidoc.py honours what changes which objects are shown and h
   `true`: the default selection. Only the root's, as the handler applies it.
 - `filters`: regular expressions on member names, `!` to exclude (`["!^_[^_]"]` is the
   handler's default), or `public`; ignored where `members` lists names, as the handler does.
+  Where filters choose, a member without a docstring is shown only with
+  `show_if_no_docstring: true` (without filters the members stay those shown before);
 - `heading_level`: the root object's heading level (2 by default), its members one below.
 - `docstring_style`, `docstring_section_style`, `merge_init_into_class`,
   `docstring_options` (docstring_md.options_from).
@@ -60,6 +62,7 @@ class Selection:
     members: tuple[str, ...] | None = None  # None: the default selection; (): none
     filters: tuple[tuple[str, bool], ...] | None = None  # None: apidoc's default rule
     public_only: bool = False  # filters: public
+    undocumented: bool = False  # show_if_no_docstring (where filters choose the members)
 
 
 def block(lines: list[str], start: int) -> tuple[int, Mapping[str, object]] | None:
@@ -127,7 +130,8 @@ def selection(options: Mapping[str, object]) -> Selection:
                 continue
             pairs.append((pattern, exclude))
         filters = tuple(pairs)
-    return Selection(min(max(level, 1), _MAX_LEVEL), members, filters, public_only)
+    undocumented = options.get("show_if_no_docstring") is True
+    return Selection(min(max(level, 1), _MAX_LEVEL), members, filters, public_only, undocumented)
 
 
 def keep(name: str, filters: tuple[tuple[str, bool], ...]) -> bool:
