@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import ast
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from docsmcp.sources.formats.rst import numpydoc
@@ -121,9 +121,11 @@ def custom_sections(conf: str) -> tuple[tuple[str, str], ...]:
     return tuple(out.items())
 
 
-def to_rest(lines: list[str], config: Settings) -> list[str]:
+def to_rest(lines: list[str], config: Settings, members: frozenset[str] = frozenset()) -> list[str]:
     """The dedented docstring `lines` with its Google-style sections as napoleon's reST; a
-    docstring without one is returned as it is."""
+    docstring without one is returned as it is. `members`: the names the class defines as
+    methods or properties (autodoc describes those; an `Attributes:` item of the same name
+    stays in the list, so the class has one entry of the name, the documented one)."""
     custom = dict(config.custom) if config.custom else None
     if not config.google or not googledoc.has_sections(lines, custom=custom):
         return lines
@@ -132,7 +134,7 @@ def to_rest(lines: list[str], config: Settings) -> list[str]:
         if section.kind == googledoc.TEXT:
             out += section.body
         else:
-            out += _section(section, config)
+            out += _section(section, config, members)
         out.append("")
     while out and not out[-1].strip():
         out.pop()
@@ -143,7 +145,9 @@ def _entries(section: googledoc.Section) -> list[tuple[str, str, list[str]]]:
     return [(i.name, i.type, list(i.description)) for i in section.items]
 
 
-def _section(section: googledoc.Section, config: Settings) -> list[str]:
+def _section(
+    section: googledoc.Section, config: Settings, members: frozenset[str] = frozenset()
+) -> list[str]:
     kind, title = section.kind, section.title
     if kind in (googledoc.PARAMS, googledoc.OTHER_PARAMS):
         return numpydoc.param_fields(_entries(section))
@@ -152,7 +156,13 @@ def _section(section: googledoc.Section, config: Settings) -> list[str]:
     if kind == googledoc.RAISES:
         return numpydoc.raise_fields(_entries(section))
     if kind == googledoc.ATTRIBUTES and config.attributes != "list":
-        return _attributes(section, config.attributes == "ivar")
+        objects = [i for i in section.items if i.name not in members]
+        listed = [i for i in section.items if i.name in members]
+        out = _attributes(replace(section, items=tuple(objects)), config.attributes == "ivar")
+        if listed:
+            rest = _entries(replace(section, items=tuple(listed)))
+            out += ["", f".. rubric:: {title}", "", *numpydoc.listed(rest)]
+        return out
     if kind == googledoc.GENERIC:
         return [f".. rubric:: {title}", "", *section.body]
     if section.items or kind not in (googledoc.ADMONITION, googledoc.EXAMPLES):

@@ -250,7 +250,12 @@ def _attribute_items(node: ast.ClassDef) -> tuple[str | None, list[googledoc.Ite
     if not sections:
         return None, []
     items = [i for s in sections for i in s.items]
-    public = [i for i in items if i.name.isidentifier() and not i.name.startswith("_")]
+    defined = {d.name for d in defs(node)}  # (a property documented there keeps its section)
+    public = [
+        i
+        for i in items
+        if i.name.isidentifier() and not i.name.startswith("_") and i.name not in defined
+    ]
     if not public:
         return None, []
     private = [i for i in items if i not in public]
