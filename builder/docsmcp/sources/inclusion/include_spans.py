@@ -8,7 +8,9 @@ type_tables.py):
 - dumi's demos, `<code src="./demo.tsx">`, one line but the level of the heading above
   (dumi_demos.py);
 - Writerside's code blocks of a file (`{src=…}` under an empty fence) and the elements another
-  topic includes (writerside.py).
+  topic includes (writerside.py);
+- a mkdocstrings directive followed by its own indented `options:` block
+  (mkdocstrings_options.py), rendered with those options by `_Reader._api`.
 
 Each file is found and read as every include is (`snippet_includes.Files`: the source roots
 only), included markdown through `_Reader._inline` (the one depth bound).
@@ -19,6 +21,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
+from docsmcp.sources.formats.source import apidoc, mkdocstrings_options
 from docsmcp.sources.inclusion import dumi_demos, file_fences, mdx_partials, type_tables
 from docsmcp.sources.inclusion.snippet_includes import Files
 from docsmcp.sources.sites import writerside
@@ -31,6 +34,7 @@ Span = (
     | file_fences.FileFence
     | writerside.CodeRef
     | writerside.ElementRef
+    | mkdocstrings_options.Directive
 )
 
 
@@ -59,6 +63,8 @@ def spanning(
         found.update(dumi_demos.tags(lines, code))
     if project is not None and "{src=" in body:
         found.update(writerside.code_refs(lines))
+    if ":::" in body:  # (a mkdocstrings directive with its own `options:` block)
+        found.update(apidoc.directives(lines, code))
     return found
 
 

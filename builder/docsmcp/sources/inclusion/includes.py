@@ -49,7 +49,7 @@ from __future__ import annotations
 
 import logging
 import os
-from collections.abc import Callable, Sequence, Set
+from collections.abc import Callable, Mapping, Sequence, Set
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -60,7 +60,7 @@ from docsmcp.sources.formats.markdown import writerside_md
 from docsmcp.sources.formats.markdown.fences import fenced_lines
 from docsmcp.sources.formats.rst import autodoc
 from docsmcp.sources.formats.rst.rst_suffixes import is_rst
-from docsmcp.sources.formats.source import apidoc
+from docsmcp.sources.formats.source import apidoc, mkdocstrings_options
 from docsmcp.sources.inclusion import (
     asciidoc_includes,
     docfx_includes,
@@ -431,8 +431,8 @@ class _Reader(FileReading):
             self._julia = julia_source.load(self.docs_dir, self.roots)
         return self._julia
 
-    def _api(self, identifier: str) -> list[str]:
-        lines = apidoc.render(identifier, self.sources())
+    def _api(self, identifier: str, options: Mapping[str, object] | None = None) -> list[str]:
+        lines = apidoc.render(identifier, self.sources(), options)
         if lines is None:
             self.api_missing.append(f"::: {identifier}")
             return [f"API reference of `{identifier}` (generated from its source by mkdocstrings)."]
@@ -446,7 +446,10 @@ class _Reader(FileReading):
 
     def _nested(self, page: str, lines: list[str], depth: int) -> list[str]:
         out: list[str] = []
-        spans = any(type_tables.TAG_START in x or dumi_demos.TAG_START in x for x in lines)
+        spans = any(
+            type_tables.TAG_START in x or dumi_demos.TAG_START in x or x.startswith(":::")
+            for x in lines
+        )
         code = fenced_lines(lines) if self.names or spans else None
         joined = "\n".join(lines) if spans else ""
         tags = include_spans.spanning(joined, lines, code, self.names, self.writerside)
@@ -477,6 +480,10 @@ class _Reader(FileReading):
             return include_spans.writerside_tag(files, self.writerside, docs, page, tag, depth)
         if isinstance(tag, file_fences.FileFence):
             return include_spans.file_fence(files, docs, self.roots, page, tag)
+        if isinstance(tag, mkdocstrings_options.Directive):  # (`::: x` + its `options:`)
+            if self.containers and "." not in tag.identifier:
+                return list(tag.lines)
+            return self._api(tag.identifier, tag.options)
         lines, why = type_tables.render(page, tag, type_tables.Files(docs, tuple(self.roots)))
         self.size += sum(len(x) + 1 for x in lines)
         if why:

@@ -290,7 +290,9 @@ def describe(
     # numpydoc's signature line and sections, as Sphinx renders them (numpydoc.py)
     written, body = numpydoc.split_signature(docstring_lines(node), node.name)
     body = numpydoc.to_rest(body)
-    body = napoleon.to_rest(body, google) if google is not None else body
+    if google is not None:  # (a class's own methods and properties: napoleon.to_rest)
+        defined = frozenset(d.name for d in defs(node)) if isinstance(node, ast.ClassDef) else None
+        body = napoleon.to_rest(body, google, defined or frozenset())
     if kind not in ("attribute", "property", "data"):
         code = signature(node, drop_self=method or isinstance(node, ast.ClassDef))
         # (the code's return annotation stays: Scrapy's `join()` line over `-> Generator`)

@@ -9,7 +9,14 @@ reach the registry alike:
 - Args, Arguments, Parameters, Keyword Args, Other Parameters: `:param name:` / `:type name:`
   (the entry's parameters, "Parameters:" on the page);
 - Returns: `:returns:` / `:rtype:`; Raises: `:raises Error:` fields;
-- Yields, Receives, Warns, Attributes, Methods: a rubric and a `name (type) – text` list;
+- Attributes: an `.. attribute::` object per item (its `:type:` and text), which the page
+  reads as the class's attribute entries (`Class.name`), as napoleon writes them; with
+  `napoleon_use_ivar = True`, `:ivar name:` / `:vartype name:` fields;
+- Yields, Receives, Warns, Methods: a rubric and a `name (type) – text` list;
+- the project's own titles (`napoleon_custom_sections`): a name alone is a rubric over its
+  text; `(name, "params_style")` and `(name, "returns_style")` a rubric over a list read as
+  parameters or returned values; `(name, "Parameters")` (any title napoleon knows, or another
+  custom one) is read as that section, under its own title;
 - Examples: a rubric over its text (an "Example" box with `napoleon_use_admonition_for_examples`;
   `>>>` lines are doctest blocks, code); Notes and References likewise
   (`napoleon_use_admonition_for_notes`, `…_for_references`);
@@ -23,8 +30,9 @@ a `conf.py` reads them too (the docstrings say what they are).
 
 from __future__ import annotations
 
+import ast
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from docsmcp.sources.formats.rst import numpydoc
@@ -33,6 +41,7 @@ from docsmcp.sources.formats.source import googledoc
 _INDENT = "   "
 _SETTING = re.compile(r"^napoleon_(\w+)\s*=\s*(True|False)\b", re.M)
 _ENABLED = re.compile(r"""['"](?:sphinx\.ext|sphinxcontrib)\.napoleon['"]""")
+MAX_CUSTOM = 100  # custom sections read from conf.py, at most
 _BOXES = frozenset(
     "attention caution danger error hint important note tip warning".split()
 )  # (docutils' own admonitions)
@@ -46,6 +55,10 @@ class Settings:
     admonition_for_examples: bool = False
     admonition_for_notes: bool = False
     admonition_for_references: bool = False
+    # Attributes: "objects" (napoleon's `.. attribute::`), "ivar" (`napoleon_use_ivar`: fields)
+    # or "list" (a rubric over a list: pdoc's pages, whose public attributes are members)
+    attributes: str = "objects"
+    custom: tuple[tuple[str, str], ...] = ()  # lowercased title -> googledoc kind
 
 
 def settings(docs_dir: Path) -> Settings:
@@ -60,20 +73,68 @@ def settings(docs_dir: Path) -> Settings:
         admonition_for_examples=values.get("use_admonition_for_examples", False),
         admonition_for_notes=values.get("use_admonition_for_notes", False),
         admonition_for_references=values.get("use_admonition_for_references", False),
+        attributes="ivar" if values.get("use_ivar", False) else "objects",
+        custom=custom_sections(text),
     )
 
 
-def to_rest(lines: list[str], config: Settings) -> list[str]:
+def custom_sections(conf: str) -> tuple[tuple[str, str], ...]:
+    """conf.py's `napoleon_custom_sections` as (lowercased title, googledoc kind) pairs: a
+    string is a generic section, `(name, "params_style")` / `(name, "returns_style")` a list
+    of that style, `(name, "Other Title")` the kind of that title (napoleon's or an earlier
+    custom one; a generic section when neither). Read with `ast`, never run."""
+    if "napoleon_custom_sections" not in conf:
+        return ()
+    try:
+        tree = ast.parse(conf)
+    except (SyntaxError, ValueError, RecursionError):
+        return ()
+    value: object = None
+    for node in tree.body:
+        if (
+            isinstance(node, ast.Assign)
+            and len(node.targets) == 1
+            and isinstance(node.targets[0], ast.Name)
+            and node.targets[0].id == "napoleon_custom_sections"
+        ):
+            try:
+                value = ast.literal_eval(node.value)
+            except (ValueError, TypeError, SyntaxError, RecursionError):
+                value = None
+    if not isinstance(value, list | tuple):
+        return ()
+    out: dict[str, str] = {}
+    for entry in value[:MAX_CUSTOM]:
+        if isinstance(entry, str) and entry.strip():
+            out[" ".join(entry.lower().split())] = googledoc.GENERIC
+        elif (
+            isinstance(entry, list | tuple)
+            and len(entry) == 2
+            and all(isinstance(x, str) and x.strip() for x in entry)
+        ):
+            name, style = " ".join(entry[0].lower().split()), entry[1]
+            if style in (googledoc.PARAMS_STYLE, googledoc.RETURNS_STYLE):
+                out[name] = style
+            else:
+                key = " ".join(style.lower().split())
+                out[name] = out.get(key) or googledoc.kind_of(style) or googledoc.GENERIC
+    return tuple(out.items())
+
+
+def to_rest(lines: list[str], config: Settings, members: frozenset[str] = frozenset()) -> list[str]:
     """The dedented docstring `lines` with its Google-style sections as napoleon's reST; a
-    docstring without one is returned as it is."""
-    if not config.google or not googledoc.has_sections(lines):
+    docstring without one is returned as it is. `members`: the names the class defines as
+    methods or properties (autodoc describes those; an `Attributes:` item of the same name
+    stays in the list, so the class has one entry of the name, the documented one)."""
+    custom = dict(config.custom) if config.custom else None
+    if not config.google or not googledoc.has_sections(lines, custom=custom):
         return lines
     out: list[str] = []
-    for section in googledoc.parse(lines):
+    for section in googledoc.parse(lines, custom=custom):
         if section.kind == googledoc.TEXT:
             out += section.body
         else:
-            out += _section(section, config)
+            out += _section(section, config, members)
         out.append("")
     while out and not out[-1].strip():
         out.pop()
@@ -84,7 +145,9 @@ def _entries(section: googledoc.Section) -> list[tuple[str, str, list[str]]]:
     return [(i.name, i.type, list(i.description)) for i in section.items]
 
 
-def _section(section: googledoc.Section, config: Settings) -> list[str]:
+def _section(
+    section: googledoc.Section, config: Settings, members: frozenset[str] = frozenset()
+) -> list[str]:
     kind, title = section.kind, section.title
     if kind in (googledoc.PARAMS, googledoc.OTHER_PARAMS):
         return numpydoc.param_fields(_entries(section))
@@ -92,6 +155,16 @@ def _section(section: googledoc.Section, config: Settings) -> list[str]:
         return numpydoc.return_fields(_entries(section))
     if kind == googledoc.RAISES:
         return numpydoc.raise_fields(_entries(section))
+    if kind == googledoc.ATTRIBUTES and config.attributes != "list":
+        objects = [i for i in section.items if i.name not in members]
+        listed = [i for i in section.items if i.name in members]
+        out = _attributes(replace(section, items=tuple(objects)), config.attributes == "ivar")
+        if listed:
+            rest = _entries(replace(section, items=tuple(listed)))
+            out += ["", f".. rubric:: {title}", "", *numpydoc.listed(rest)]
+        return out
+    if kind == googledoc.GENERIC:
+        return [f".. rubric:: {title}", "", *section.body]
     if section.items or kind not in (googledoc.ADMONITION, googledoc.EXAMPLES):
         return [f".. rubric:: {title}", "", *numpydoc.listed(_entries(section))]
     body = [_INDENT + x if x else "" for x in section.body]
@@ -113,3 +186,27 @@ def _section(section: googledoc.Section, config: Settings) -> list[str]:
     if key in _BOXES:
         return [f".. {key}::", "", *body]
     return [f".. admonition:: {title}", "", *body]  # (Todo: napoleon's `.. todo::`)
+
+
+def _attributes(section: googledoc.Section, use_ivar: bool) -> list[str]:
+    """An Attributes section as napoleon writes it: an `.. attribute::` per item (nested in
+    the class's description, the page's reader names it `Class.name`), or `:ivar:` fields."""
+    out: list[str] = []
+    for item in section.items:
+        text = list(item.description)
+        if use_ivar:
+            first, *more = text or [""]
+            out.append(f":ivar {item.name}: {first}".rstrip())
+            out += [_INDENT + x if x else "" for x in more]
+            if item.type:
+                out.append(f":vartype {item.name}: {item.type}")
+            continue
+        out.append(f".. py:attribute:: {item.name}")
+        if item.type:
+            out.append(f"{_INDENT}:type: {item.type}")
+        out.append("")
+        out += [_INDENT + x if x else "" for x in text]
+        out.append("")
+    while out and not out[-1].strip():
+        out.pop()
+    return out

@@ -19,15 +19,18 @@ from __future__ import annotations
 
 import ast
 import copy
+import inspect
 import os
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from docsmcp.common.limits import MAX_FILE_BYTES
 from docsmcp.sources.files import Refused, read_file
-from docsmcp.sources.formats.source import docstring_md
+from docsmcp.sources.formats.source import docstring_md, mkdocstrings_options
+from docsmcp.sources.formats.source.mkdocstrings_options import Directive, Selection
 
 # `::: pydantic.networks`; a bare word may also be a Docusaurus admonition (`::: note`).
 DIRECTIVE = re.compile(r"^:::[ \t]+([A-Za-z_][\w]*(?:\.[A-Za-z_]\w*)*)[ \t]*$")
@@ -45,6 +48,20 @@ def directive(line: str) -> str | None:
     if m is None or ("." not in m.group(1) and m.group(1).lower() in _ADMONITION_KINDS):
         return None
     return m.group(1)
+
+
+def directives(lines: list[str], code: list[bool]) -> dict[int, Directive]:
+    """The mkdocstrings directives of a page's `lines` (outside code: `code`) followed by an
+    indented options block, by line (mkdocstrings_options.py reads the block)."""
+    out: dict[int, Directive] = {}
+    for i, line in enumerate(lines):
+        if not line.startswith(":::") or code[i] or (identifier := directive(line)) is None:
+            continue
+        found = mkdocstrings_options.block(lines, i)
+        if found is not None:
+            end, options = found
+            out[i] = Directive(identifier, options, end, tuple(lines[i : end + 1]))
+    return out
 
 
 class Sources:
@@ -179,37 +196,127 @@ def _lazy_target(node: ast.Module, name: str) -> str | None:
     return None
 
 
-def render(identifier: str, sources: Sources) -> list[str] | None:
-    """Markdown lines for `::: identifier`, or None when its source is not found."""
+def render(
+    identifier: str, sources: Sources, directive: Mapping[str, object] | None = None
+) -> list[str] | None:
+    """Markdown lines for `::: identifier` (with the `directive`'s own options over the
+    site's, mkdocstrings_options.py), or None when its source is not found."""
     found = sources.find(identifier)
     if found is None:
         return None
     _, node = found
-    if sources.mkdocstrings is None:  # (the site's docstring_style, read once)
-        sources.mkdocstrings = docstring_md.site_options(sources.docs_dir)
-    options = sources.mkdocstrings
+    if sources.mkdocstrings is None:  # (the site's handler options, read once)
+        sources.mkdocstrings = docstring_md.site_mapping(sources.docs_dir)
+    merged = {**sources.mkdocstrings, **(directive or {})}
+    options = docstring_md.options_from(merged)
+    chosen = mkdocstrings_options.selection(merged)
+    level = chosen.heading_level
     out: list[str] = []
     if isinstance(node, ast.Module):
-        out += [f"## `{identifier}`", ""]
+        out += [f"{'#' * level} `{identifier}`", ""]
         out += docstring_md.render(node, options)
-        for member in _public(node, module=True):
-            out += _object(member, 3, identifier, options)
+        for member in _chosen(node, chosen, module=True):
+            out += _object(member, level + 1, identifier, options, node)
             if isinstance(member, ast.ClassDef):  # its members too, as mkdocstrings shows
-                for method in _public(member, False, options.merge_init):  # (Textual's app)
-                    out += _object(method, 4, f"{identifier}.{member.name}", options)
+                # (`members` is the root's alone; `filters` hold at every level)
+                below = replace(chosen, members=None)
+                for method in _chosen(member, below, module=False, merged=options.merge_init):
+                    out += _object(method, level + 2, f"{identifier}.{member.name}", options)
     else:
-        out += _object(node, 2, identifier.rsplit(".", 1)[0], options)
+        out += _object(node, level, identifier.rsplit(".", 1)[0], options)
         if isinstance(node, ast.ClassDef):
-            for member in _public(node, False, options.merge_init):
-                out += _object(member, 3, identifier, options)
+            for member in _chosen(node, chosen, module=False, merged=options.merge_init):
+                out += _object(member, level + 1, identifier, options, node)
     return out
 
 
-def _object(node: ast.AST, level: int, parent: str, options: docstring_md.Options) -> list[str]:
+def _chosen(
+    node: ast.ClassDef | ast.Module, chosen: Selection, module: bool, merged: bool = False
+) -> list[ast.AST]:
+    """The root object's members a directive shows: its `members` list (in that order, any
+    name, attributes too), else its `filters`, else the default (`_public`)."""
+    if chosen.members is not None:
+        by_name: dict[str, ast.AST] = {d.name: d for d in defs(node)}
+        for name, statement in _attributes(node).items():
+            by_name.setdefault(name, statement)
+        return [by_name[n] for n in chosen.members if n in by_name]
+    if chosen.filters is None or chosen.public_only:
+        return list(_public(node, module, merged))
+    found = defs(node)
+    if module and (listed := all_names(node)) is not None:
+        found = [d for d in found if d.name in listed]
+    return [
+        d
+        for d in found
+        if mkdocstrings_options.keep(d.name, chosen.filters)
+        and not (merged and d.name == "__init__")
+        # (`show_if_no_docstring: false`, the handler's default: a filtered member without
+        # a docstring is not shown; pydantic's `__eq__` passes its `!^from_field$` filters)
+        and (chosen.undocumented or ast.get_docstring(d) is not None)
+    ]
+
+
+def _attributes(node: ast.AST) -> dict[str, ast.stmt]:
+    """name -> the statement assigning it, of a class's or module's body (`x: int = 0`)."""
+    out: dict[str, ast.stmt] = {}
+    for child in getattr(node, "body", []):
+        target = (
+            child.targets[0]
+            if isinstance(child, ast.Assign) and len(child.targets) == 1
+            else child.target
+            if isinstance(child, ast.AnnAssign)
+            else None
+        )
+        if isinstance(target, ast.Name):
+            out.setdefault(target.id, child)
+    return out
+
+
+def _object(
+    node: ast.AST,
+    level: int,
+    parent: str,
+    options: docstring_md.Options,
+    holder: ast.AST | None = None,
+) -> list[str]:
+    level = min(level, 6)
+    if isinstance(node, ast.Assign | ast.AnnAssign) and holder is not None:
+        return _attribute(node, level, parent, holder)
     if not isinstance(node, _Def):
         return []
     out = [f"{'#' * level} `{parent}.{node.name}`", "", "```python", _signature(node), "```", ""]
     return out + docstring_md.render(node, options)
+
+
+def _attribute(
+    node: ast.Assign | ast.AnnAssign, level: int, parent: str, holder: ast.AST
+) -> list[str]:
+    """An attribute a directive's `members` names: its heading, `name: T = value` and the
+    docstring under it, as mkdocstrings shows one."""
+    target = node.targets[0] if isinstance(node, ast.Assign) else node.target
+    name = target.id if isinstance(target, ast.Name) else ""
+    try:
+        code = name + (
+            f": {ast.unparse(node.annotation)}" if isinstance(node, ast.AnnAssign) else ""
+        )
+        if node.value is not None:
+            code += " = " + ast.unparse(node.value).replace("\n", " ")
+    except (ValueError, RecursionError):
+        code = name
+    if len(code) > 300:
+        code = code[:297] + "..."
+    out = [f"{'#' * level} `{parent}.{name}`", "", "```python", code, "```", ""]
+    body = getattr(holder, "body", [])
+    at = next((k for k, x in enumerate(body) if x is node), -1)
+    after = body[at + 1] if 0 <= at < len(body) - 1 else None
+    doc = (
+        after.value.value
+        if isinstance(after, ast.Expr) and isinstance(after.value, ast.Constant)
+        else None
+    )
+    if isinstance(doc, str):
+        out += [*inspect.cleandoc(doc).split("\n"), ""]
+    return out
 
 
 def docstring_lines(node: ast.AST) -> list[str]:
@@ -331,16 +438,94 @@ def _public(node: ast.ClassDef | ast.Module, module: bool, merged: bool = False)
     return [d for d in found if not d.name.startswith("_") or (d.name == "__init__" and not merged)]
 
 
-def all_names(node: ast.AST) -> set[str] | None:
-    """A module's `__all__`, when it is a literal list of names."""
+def all_names(
+    node: ast.AST, resolve: Callable[[str], set[str] | None] | None = None
+) -> set[str] | None:
+    """A module's `__all__`, read as far as it is static: literal lists and tuples of names,
+    joined with `+`, grown by `__all__ += [...]`, `.extend([...])`, `.append("x")`, a module
+    level name bound to such a list, and `other.__all__` (the names `resolve(other)` gives,
+    none without it: another module's names are no definition of this one). None when there is
+    no `__all__` or a part of it is computed (`[x for x in dir()]`): the no-`_` rule then."""
+    names: list[str] | None = None
+    lists: dict[str, list[str]] = {}  # module-level names bound to a static list of names
     for child in getattr(node, "body", []):
-        if isinstance(child, ast.Assign) and any(
-            isinstance(t, ast.Name) and t.id == "__all__" for t in child.targets
+        if isinstance(child, ast.Assign) and len(child.targets) == 1:
+            target = child.targets[0]
+            if not isinstance(target, ast.Name):
+                continue
+            value = _static_names(child.value, names, lists, resolve)
+            if target.id == "__all__":
+                if value is None:
+                    return None
+                names = value
+            elif value is not None and isinstance(child.value, ast.List | ast.Tuple | ast.BinOp):
+                lists[target.id] = value
+        elif (
+            isinstance(child, ast.AugAssign)
+            and isinstance(child.target, ast.Name)
+            and child.target.id == "__all__"
+            and names is not None
         ):
-            try:
-                value = ast.literal_eval(child.value)
-            except (ValueError, SyntaxError, RecursionError):
+            more = _static_names(child.value, names, lists, resolve)
+            if more is None or not isinstance(child.op, ast.Add):
                 return None
-            if isinstance(value, (list, tuple)) and all(isinstance(v, str) for v in value):
-                return set(value)
+            names = names + more
+        elif (
+            names is not None
+            and isinstance(child, ast.Expr)
+            and isinstance(call := child.value, ast.Call)
+            and isinstance(call.func, ast.Attribute)
+            and isinstance(call.func.value, ast.Name)
+            and call.func.value.id == "__all__"
+            and len(call.args) == 1
+        ):
+            arg = call.args[0]
+            if call.func.attr == "append" and isinstance(arg, ast.Constant):
+                if not isinstance(arg.value, str):
+                    return None
+                names = [*names, arg.value]
+            elif call.func.attr == "extend":
+                more = _static_names(arg, names, lists, resolve)
+                if more is None:
+                    return None
+                names = names + more
+    return set(names) if names is not None else None
+
+
+def _static_names(
+    node: ast.expr,
+    current: list[str] | None,
+    lists: dict[str, list[str]],
+    resolve: Callable[[str], set[str] | None] | None,
+    depth: int = 0,
+) -> list[str] | None:
+    """The names a static `__all__` expression holds (all_names), None when it is computed."""
+    if depth > 50:
+        return None
+    if isinstance(node, ast.List | ast.Tuple):
+        out: list[str] = []
+        for elt in node.elts:
+            if not (isinstance(elt, ast.Constant) and isinstance(elt.value, str)):
+                return None
+            out.append(elt.value)
+        return out
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+        left = _static_names(node.left, current, lists, resolve, depth + 1)
+        right = _static_names(node.right, current, lists, resolve, depth + 1)
+        return None if left is None or right is None else left + right
+    if isinstance(node, ast.Name):
+        if node.id == "__all__":
+            return current
+        return lists.get(node.id)
+    if (
+        isinstance(node, ast.Attribute)
+        and node.attr == "__all__"
+        and isinstance(node.value, ast.Name | ast.Attribute)
+    ):
+        try:
+            other = ast.unparse(node.value)
+        except (ValueError, RecursionError):
+            return None
+        found = resolve(other) if resolve is not None else None
+        return sorted(found) if found else []
     return None

@@ -64,6 +64,12 @@ class Options:
 
 def site_options(docs_dir: Path) -> Options:
     """The Python handler's options in the site's mkdocs.yml (defaults without one)."""
+    return options_from(site_mapping(docs_dir))
+
+
+def site_mapping(docs_dir: Path) -> dict:
+    """The Python handler's options in the site's mkdocs.yml as written ({} without one): a
+    directive's own options go over them (mkdocstrings_options.py)."""
     for config in mkdocs_configs(docs_dir):
         data = read_yaml(config)
         plugins = data.get("plugins") if isinstance(data, dict) else None
@@ -73,8 +79,8 @@ def site_options(docs_dir: Path) -> Options:
             python = handlers.get("python") if isinstance(handlers, dict) else None
             options = python.get("options") if isinstance(python, dict) else None
             if isinstance(options, dict):
-                return options_from(options)
-    return Options()
+                return options
+    return {}
 
 
 def options_from(options: dict) -> Options:

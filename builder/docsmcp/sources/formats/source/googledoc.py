@@ -23,12 +23,16 @@ never read for titles. Everything else is text, as written.
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 # Section kinds.
 PARAMS, OTHER_PARAMS, RETURNS, YIELDS, RECEIVES = "params", "other", "returns", "yields", "recv"
 RAISES, WARNS, ATTRIBUTES, METHODS = "raises", "warns", "attributes", "methods"
 EXAMPLES, ADMONITION, TEXT = "examples", "admonition", "text"
+# A project's own titles (napoleon_custom_sections): a body under a rubric, or a list read as
+# parameters or as returned values but shown under the section's own title.
+GENERIC, PARAMS_STYLE, RETURNS_STYLE = "generic", "params_style", "returns_style"
 
 KINDS: dict[str, str] = {
     **dict.fromkeys(("args", "arguments", "params", "parameters"), PARAMS),
@@ -58,7 +62,8 @@ ADMONITIONS = frozenset(
     "references seealso".split()
 ) | {"see also"}
 _LISTS = frozenset((PARAMS, OTHER_PARAMS, RETURNS, YIELDS, RECEIVES, RAISES, WARNS, ATTRIBUTES,
-                    METHODS))  # fmt: skip
+                    METHODS, PARAMS_STYLE, RETURNS_STYLE))  # fmt: skip
+_RETURNED = (RETURNS, YIELDS, RECEIVES, RETURNS_STYLE)  # (items read as returned values)
 
 # `Args:`, `Keyword Arguments:`, `Note: A title` (a title after the colon: griffe's admonitions).
 _HEADER = re.compile(r"^([A-Za-z][\w -]{0,40}?)[ \t]*:(?:[ \t]+(\S.*?))?[ \t]*$")
@@ -93,10 +98,15 @@ class Section:
     heading: str = ""  # a title after the colon (`Note: Beware`), for an admonition
 
 
-def kind_of(title: str, any_admonition: bool = False) -> str | None:
+def kind_of(
+    title: str, any_admonition: bool = False, custom: Mapping[str, str] | None = None
+) -> str | None:
     """The section kind of a title (`Args` -> PARAMS), ADMONITION for a note-like one (any
-    other word with `any_admonition`, as griffe reads one), else None."""
+    other word with `any_admonition`, as griffe reads one), a project's own title's kind
+    (`custom`: lowercased title -> kind, napoleon_custom_sections), else None."""
     key = " ".join(title.lower().split())
+    if custom and key in custom:
+        return custom[key]
     if key in KINDS:
         return KINDS[key]
     if key in ADMONITIONS or (any_admonition and key.replace(" ", "").isalpha()):
@@ -105,11 +115,15 @@ def kind_of(title: str, any_admonition: bool = False) -> str | None:
 
 
 def parse(
-    lines: list[str], blank_above: bool = False, any_admonition: bool = False
+    lines: list[str],
+    blank_above: bool = False,
+    any_admonition: bool = False,
+    custom: Mapping[str, str] | None = None,
 ) -> list[Section]:
     """The sections of the dedented docstring `lines`, in order (text between them as TEXT
     sections). `blank_above`: a title needs a blank line or the start above it (griffe);
-    `any_admonition`: any other `Word:` over an indented block is an admonition (griffe)."""
+    `any_admonition`: any other `Word:` over an indented block is an admonition (griffe);
+    `custom`: a project's own titles (kind_of)."""
     out: list[Section] = []
     text: list[str] = []
     fence = ""
@@ -119,7 +133,7 @@ def parse(
         line = lines[i]
         if m := _FENCE.match(line):
             fence = "" if fence and m.group(1)[0] == fence[0] else fence or m.group(1)
-        header = None if fence else _header(lines, i, blank_above, any_admonition)
+        header = None if fence else _header(lines, i, blank_above, any_admonition, custom)
         if header is None:
             text.append(line)
             i += 1
@@ -147,17 +161,53 @@ def parse(
     return out
 
 
-def has_sections(lines: list[str], blank_above: bool = False) -> bool:
+def split_off(
+    lines: list[str], kind: str, blank_above: bool = False
+) -> tuple[list[str], list[Section]]:
+    """The dedented docstring `lines` without its sections of `kind` (as `parse` finds them),
+    and those sections: pdoc's page shows a class's `Attributes:` items as members of their
+    own (pydoc.py), as napoleon shows them as attribute objects."""
+    kept: list[str] = []
+    found: list[Section] = []
+    fence = ""
+    i = 0
+    while i < len(lines):
+        line = lines[i]
+        if m := _FENCE.match(line):
+            fence = "" if fence and m.group(1)[0] == fence[0] else fence or m.group(1)
+        header = None if fence or i >= MAX_LINES else _header(lines, i, blank_above, False)
+        if header is None or header[0] != kind:
+            kept.append(line)
+            i += 1
+            continue
+        end = i + 1
+        while end < len(lines) and (not lines[end].strip() or lines[end][:1] in (" ", "\t")):
+            end += 1
+        items = tuple(_items(kind, _dedent(lines[i + 1 : end])))
+        found.append(Section(kind, header[1], items=items))
+        i = end
+    while kept and not kept[-1].strip():
+        kept.pop()
+    return kept, found
+
+
+def has_sections(
+    lines: list[str], blank_above: bool = False, custom: Mapping[str, str] | None = None
+) -> bool:
     """Whether the docstring `lines` hold a section napoleon or griffe would read (a known
     title: a plain `Usage:` paragraph does not make a docstring Google-style)."""
     return any(
-        (h := _header(lines, i, blank_above, False)) is not None and h[0] != ADMONITION
+        (h := _header(lines, i, blank_above, False, custom)) is not None and h[0] != ADMONITION
         for i in range(min(len(lines), MAX_LINES))
     )
 
 
 def _header(
-    lines: list[str], i: int, blank_above: bool, any_admonition: bool
+    lines: list[str],
+    i: int,
+    blank_above: bool,
+    any_admonition: bool,
+    custom: Mapping[str, str] | None = None,
 ) -> tuple[str, str, str] | None:
     line = lines[i]
     if not line or line[0] in " \t" or ":" not in line:
@@ -170,7 +220,7 @@ def _header(
         return None
     if blank_above and i > 0 and lines[i - 1].strip():
         return None
-    kind = kind_of(m.group(1), any_admonition)
+    kind = kind_of(m.group(1), any_admonition, custom)
     if kind is None or (m.group(2) and kind != ADMONITION):
         return None
     return kind, m.group(1), m.group(2) or ""
@@ -190,7 +240,7 @@ def _items(kind: str, body: list[str]) -> list[Item]:
     found: list[tuple[str, str, list[str]]] = []
     for line in body:
         starts = line.strip() and not line[:1].isspace()
-        if starts and kind in (RETURNS, YIELDS, RECEIVES) and found:
+        if starts and kind in _RETURNED and found:
             starts = _returned(line) is not None  # (else its text goes on)
         if starts:
             found.append(_head(kind, line.strip()))
@@ -211,7 +261,7 @@ def _description(lines: list[str]) -> list[str]:
 
 def _head(kind: str, line: str) -> tuple[str, str, list[str]]:
     """(name, type, [first line of text]) of an item's first line."""
-    if kind in (RETURNS, YIELDS, RECEIVES):
+    if kind in _RETURNED:
         name, type_, text = _returned(line) or ("", "", line)
         return name, type_, [text] if text else []
     parts = split_colon(line)

@@ -41,6 +41,7 @@ from docsmcp.sources.formats.markdown.fences import fence_for
 from docsmcp.sources.formats.rst import napoleon
 from docsmcp.sources.formats.rst.autodoc import INDENT, describe
 from docsmcp.sources.formats.rst.rst import rst_to_markdown
+from docsmcp.sources.formats.source import googledoc
 from docsmcp.sources.formats.source.apidoc import all_names, decorated, defs
 
 log = logging.getLogger("docsmcp.sources.formats.source.pydoc")
@@ -52,8 +53,9 @@ _FENCE = re.compile(r"^([ \t]*)(`{3,}|~{3,})[ \t]*([\w+-]*)")
 MAX_OBJECTS = 3000  # objects shown from one module, at most
 # Google-style sections (`Args:`, `Returns:`) read as pdoc and napoleon read them: a repository
 # without Sphinx has no conf.py to say otherwise, and a docstring without such a section is
-# unchanged (napoleon.py).
-_GOOGLE = napoleon.Settings()
+# unchanged (napoleon.py). A class's public `Attributes:` items are members of their own here
+# (`_listed_attributes`); what stays (private items, a module's) is a list, as pdoc shows it.
+_GOOGLE = napoleon.Settings(attributes="list")
 MAX_VALUE_CHARS = 200  # a constant's value as shown
 # The registry's kind of each object (rst_objects.kind_of's words).
 _KINDS = {
@@ -74,6 +76,7 @@ class _Object:
     code: tuple[str, ...]  # the `python` block
     line: int  # 0-based line of the text
     doc: str = ""  # a constant's or attribute's docstring (the string under it)
+    type: str = ""  # an attribute's type from its class's `Attributes:` section
 
 
 _EMPTY = Converted("", None, (), (0,), (), ())
@@ -131,7 +134,9 @@ def _objects(tree: ast.Module) -> list[_Object]:
                 name = f"{node.name}.{member.name}"
                 code = _def_code(member)
                 out.append(_Object(name, member, "method", 3, code, _first(member)))
-            out += _values(node.body, f"{node.name}.", "attribute", 3, _public_name)
+            values = _values(node.body, f"{node.name}.", "attribute", 3, _public_name)
+            values += _instance_values(node, {v.qualname for v in values})
+            out += _listed_attributes(node, values)
         else:
             out.append(_Object(node.name, node, "function", 2, _def_code(node), _first(node)))
     out += _values(tree.body, "", "data", 2, public)
@@ -168,6 +173,135 @@ def _values(
         doc = documented.get(node, "")
         out.append(_Object(prefix + target, node, kind, level, (code,), node.lineno - 1, doc))
     return out
+
+
+def _instance_values(node: ast.ClassDef, known: set[str]) -> list[_Object]:
+    """The instance attributes pdoc shows: those `__init__` assigns to `self` with an
+    annotation (`self.total: int = 0`) or a docstring under them, public and not already a
+    class attribute."""
+    init = next((d for d in defs(node) if d.name == "__init__"), None)
+    if not isinstance(init, ast.FunctionDef | ast.AsyncFunctionDef):
+        return []
+    positional = [*init.args.posonlyargs, *init.args.args]
+    if not positional:
+        return []
+    this = positional[0].arg
+    body = list(_flat(init.body))
+    documented = _documented(body)
+    out: list[_Object] = []
+    seen = set(known)
+    for stmt in body:
+        target = (
+            stmt.targets[0]
+            if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1
+            else stmt.target
+            if isinstance(stmt, ast.AnnAssign)
+            else None
+        )
+        if not (
+            isinstance(target, ast.Attribute)
+            and isinstance(target.value, ast.Name)
+            and target.value.id == this
+        ):
+            continue
+        qualname = f"{node.name}.{target.attr}"
+        annotation = _unparsed(stmt.annotation) if isinstance(stmt, ast.AnnAssign) else ""
+        if target.attr.startswith("_") or qualname in seen:
+            continue
+        if not (annotation or stmt in documented):
+            continue
+        seen.add(qualname)
+        code = f"{target.attr}: {annotation}" if annotation else target.attr
+        doc = documented.get(stmt, "")
+        out.append(_Object(qualname, stmt, "attribute", 3, (code,), stmt.lineno - 1, doc))
+    return out
+
+
+def _flat(body: list[ast.stmt]) -> list[ast.stmt]:
+    """The statements of a function body in order, those under `if`, `try` and `with` too (an
+    attribute set on one branch is still the instance's), not inside nested definitions."""
+    out: list[ast.stmt] = []
+    stack = list(reversed(body))
+    while stack and len(out) < MAX_OBJECTS:
+        node = stack.pop()
+        nested: list[ast.stmt] = []
+        if isinstance(node, ast.If | ast.For | ast.While):
+            nested = [*node.body, *node.orelse]
+        elif isinstance(node, ast.With | ast.AsyncWith):
+            nested = list(node.body)
+        elif isinstance(node, ast.Try):
+            nested = [*node.body, *(x for h in node.handlers for x in h.body)]
+            nested += [*node.orelse, *node.finalbody]
+        if nested:
+            stack.extend(reversed(nested))
+        else:
+            out.append(node)
+    return out
+
+
+def _attribute_items(node: ast.ClassDef) -> tuple[str | None, list[googledoc.Item]]:
+    """The class docstring without the public items of its `Attributes:` sections (pdoc's
+    page shows them as the class's members; a private item stays in the text), and those
+    items; (None, []) when it has none."""
+    text = ast.get_docstring(node, clean=True)
+    if not text or "ttributes:" not in text:
+        return None, []
+    kept, sections = googledoc.split_off(text.split("\n"), googledoc.ATTRIBUTES)
+    if not sections:
+        return None, []
+    items = [i for s in sections for i in s.items]
+    defined = {d.name for d in defs(node)}  # (a property documented there keeps its section)
+    public = [
+        i
+        for i in items
+        if i.name.isidentifier() and not i.name.startswith("_") and i.name not in defined
+    ]
+    if not public:
+        return None, []
+    private = [i for i in items if i not in public]
+    if private:
+        kept += ["", "Attributes:"]
+        for item in private:
+            head = f"{item.name} ({item.type})" if item.type else item.name
+            first, *more = item.description or ("",)
+            kept.append(f"    {head}: {first}".rstrip())
+            kept += [f"        {x}" if x else "" for x in more]
+    return "\n".join(kept), public
+
+
+def _listed_attributes(node: ast.ClassDef, values: list[_Object]) -> list[_Object]:
+    """`values` with the public items of the class's `Attributes:` section: an item's text
+    and type given to the attribute of its name, the others attributes of their own (at the
+    docstring's line), as napoleon writes `.. attribute::` objects for them."""
+    _, items = _attribute_items(node)
+    if not items:
+        return values
+    by_name = {v.qualname.rpartition(".")[2]: k for k, v in enumerate(values)}
+    out = list(values)
+    doc_node = node.body[0]
+    for item in items:
+        text = "\n".join(item.description)
+        k = by_name.get(item.name)
+        if k is not None:
+            found = out[k]
+            out[k] = replace(found, doc=found.doc or text, type=found.type or item.type)
+            continue
+        code = f"{item.name}: {item.type}" if item.type else item.name
+        qualname = f"{node.name}.{item.name}"
+        out.append(
+            _Object(
+                qualname, doc_node, "attribute", 3, (code,), doc_node.lineno - 1, text, item.type
+            )
+        )
+        by_name[item.name] = len(out) - 1
+    return out
+
+
+def _unparsed(node: ast.AST) -> str:
+    try:
+        return ast.unparse(node).replace("\n", " ")
+    except (ValueError, RecursionError):
+        return ""
 
 
 def _first(node: ast.AST) -> int:
@@ -243,6 +377,8 @@ def _prepared(node: ast.AST) -> ast.AST:
         return node
     text = ast.get_docstring(node, clean=True) or ""
     if isinstance(node, ast.ClassDef):
+        without, _ = _attribute_items(node)
+        text = text if without is None else without
         init = next((d for d in defs(node) if d.name == "__init__"), None)
         more = ast.get_docstring(init, clean=True) if init is not None else None
         text = f"{text}\n\n{more}" if text and more else text or more or ""
@@ -299,6 +435,8 @@ def _rest(
         node = _prepared(obj.node)
         if obj.kind in ("data", "attribute"):
             lines = [f".. py:{obj.kind}:: {obj.qualname}"]
+            if obj.type:
+                lines.append(f"{INDENT}:type: {obj.type}")
             if obj.doc:
                 doc = inspect.cleandoc(obj.doc).split("\n")
                 lines += ["", *(INDENT + x if x else x for x in doc)]
