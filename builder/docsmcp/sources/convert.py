@@ -18,6 +18,7 @@ from docsmcp.model.source import Converted, SourceFile
 from docsmcp.sources.files import (
     ASCIIDOC_SUFFIXES,
     C_HEADER_SUFFIXES,
+    DOXYGEN_PAGE_SUFFIXES,
     ELIXIR_SUFFIXES,
     GO_SUFFIXES,
     HTML_SUFFIXES,
@@ -145,6 +146,7 @@ CONVERTERS: dict[str, Callable[[str, str], Converted]] = {
     **{suffix: _go for suffix in GO_SUFFIXES},
     **{suffix: _java for suffix in JAVA_SUFFIXES},
     **{suffix: _c_header for suffix in C_HEADER_SUFFIXES},  # (Doxygen's header pages)
+    **{suffix: _c_header for suffix in DOXYGEN_PAGE_SUFFIXES},  # (its `.dox` pages)
     **{suffix: _python for suffix in PYTHON_SUFFIXES},
 }
 

@@ -71,13 +71,16 @@ JAVA_SUFFIXES = (".java",)
 # C and C++ headers: the pages Doxygen makes of them, only in a tree holding a Doxyfile that
 # names them (packages/doxygen_project.py, formats/source/doxygen.py); else code, no page.
 C_HEADER_SUFFIXES = (".h", ".hh", ".hpp", ".hxx", ".h++")
+# Doxygen's pages written as C comments (`/*! @mainpage … */`: JsonCpp's `doc/jsoncpp.dox`),
+# pages only where a Doxyfile names them, as headers.
+DOXYGEN_PAGE_SUFFIXES = (".dox",)
 
 # Pages converted to markdown by a reader (convert.py's CONVERTERS).
 CONVERTED_SUFFIXES = (
     HTML_SUFFIXES + RST_SUFFIXES + NOTEBOOK_SUFFIXES + ASCIIDOC_SUFFIXES
     + RD_SUFFIXES + ELIXIR_SUFFIXES + WRITERSIDE_SUFFIXES + TEXINFO_SUFFIXES
     + RUST_SUFFIXES + TYPESCRIPT_SUFFIXES + GO_SUFFIXES + JAVA_SUFFIXES
-    + C_HEADER_SUFFIXES + JAVASCRIPT_SUFFIXES + PYTHON_SUFFIXES
+    + C_HEADER_SUFFIXES + JAVASCRIPT_SUFFIXES + PYTHON_SUFFIXES + DOXYGEN_PAGE_SUFFIXES
 )  # fmt: skip
 
 # Code that may sit beside a saved HTML site without being its source.

@@ -30,12 +30,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from docsmcp.model.source import SourceFile
-from docsmcp.sources.files import C_HEADER_SUFFIXES, inside_roots
+from docsmcp.sources.files import C_HEADER_SUFFIXES, DOXYGEN_PAGE_SUFFIXES, inside_roots
 from docsmcp.sources.formats.source import doxygen_pages
 from docsmcp.sources.formats.source.doxygen import (
     Settings,
     header_line,
     header_title,
+    is_dox,
 )
 from docsmcp.sources.formats.source.doxygen_decls import read_header
 from docsmcp.sources.settings import read_page_text
@@ -46,7 +47,9 @@ _SKIPPED = frozenset({"node_modules", "build", "third_party", "deps", "vendor", 
 _FIRST_LINE = re.compile(rb"^\s*#\s*Doxyfile\s+\d")
 _VARIABLE = re.compile(r"^(?:@\w+@|\$\{\w+\}|\$\(\w+\))/?")
 _DEFAULT_PATTERNS = ("*.h", "*.hh", "*.hxx", "*.hpp", "*.h++", "*.md", "*.dox")
-_MD = (".md", ".markdown", ".dox")
+_MD = (".md", ".markdown")
+# The files read as Doxygen reads them, pages where the Doxyfile names them: headers, `.dox`.
+_READ = C_HEADER_SUFFIXES + DOXYGEN_PAGE_SUFFIXES
 
 
 @dataclass(frozen=True)
@@ -151,7 +154,7 @@ def _headers(config: dict[str, list[str]], base: str, listed: Sequence[str]) -> 
         roots.extend((c.removeprefix("./") if c != "." else "", recursive) for c in candidates)
     listed_set = set(listed)
     out: set[str] = set()
-    headers = [p for p in listed if p.lower().endswith(C_HEADER_SUFFIXES)]
+    headers = [p for p in listed if p.lower().endswith(_READ)]
     for root, deep in roots:
         if root in listed_set:
             out.add(root)
@@ -170,7 +173,7 @@ def _headers(config: dict[str, list[str]], base: str, listed: Sequence[str]) -> 
     return {
         p
         for p in out
-        if p.lower().endswith(C_HEADER_SUFFIXES)
+        if p.lower().endswith(_READ)
         and not any(p == x or p.startswith(x + "/") for x in excluded)
         and not any(
             fnmatch.fnmatch(p, x) or fnmatch.fnmatch(posixpath.basename(p), x)
@@ -188,10 +191,15 @@ def _aliases(values: list[str]) -> tuple[tuple[str, str], ...]:
     return tuple(sorted(out))
 
 
+def _project_name(values: list[str]) -> str:
+    name = " ".join(values).strip()
+    return "" if re.search(r"[@$]", name) else name  # (`@PROJECT_NAME@`: CMake fills it in)
+
+
 def project(docs_dir: Path, roots: Sequence[Path], listed: Iterable[str]) -> Project | None:
     """The tree's Doxygen project, or None when it has no Doxyfile."""
     listed = list(listed)
-    if not any(p.lower().endswith(C_HEADER_SUFFIXES) for p in listed):
+    if not any(p.lower().endswith(_READ) for p in listed):
         return None
     doxyfile = find_doxyfile(docs_dir, roots)
     if doxyfile is None:
@@ -208,6 +216,7 @@ def project(docs_dir: Path, roots: Sequence[Path], listed: Iterable[str]) -> Pro
         extract_all=_yes(config.get("EXTRACT_ALL")),
         hidden=frozenset(h for h in hidden if re.fullmatch(r"\w+", h)),
         aliases=_aliases(config.get("ALIASES", [])),
+        project=_project_name(config.get("PROJECT_NAME", [])),
     )
     return Project(doxyfile, frozenset(headers), settings)
 
@@ -217,7 +226,7 @@ def no_pages(docs_dir: Path, roots: Sequence[Path], listed: Iterable[str]) -> se
     listed = list(listed)
     found = project(docs_dir, roots, listed)
     pages = found.headers if found else frozenset()
-    return {p for p in listed if p.lower().endswith(C_HEADER_SUFFIXES) and p not in pages}
+    return {p for p in listed if p.lower().endswith(_READ) and p not in pages}
 
 
 def _link_table(files: list[SourceFile], headers: frozenset[str], settings: Settings) -> dict:
@@ -225,7 +234,7 @@ def _link_table(files: list[SourceFile], headers: frozenset[str], settings: Sett
     table: dict[str, tuple[str, str]] = {}
     for f in files:
         if f.path in headers:
-            parsed = read_header(f.text, settings.hidden)
+            parsed = read_header(f.text, settings.hidden, is_dox(f.path))
             for g in parsed.groups:
                 table.setdefault(g.name, (f"{f.path}#{g.name}", g.title))
             for text, _, _ in parsed.pages:
@@ -262,7 +271,7 @@ def _relative(table: dict, page: str, text: str | None = None) -> dict[str, tupl
 
 def resolve(files: list[SourceFile], docs_dir: Path, roots: Sequence[Path]) -> list[SourceFile]:
     """Header pages with their settings line; markdown pages with Doxygen's commands read."""
-    headers = [f for f in files if f.path.lower().endswith(C_HEADER_SUFFIXES)]
+    headers = [f for f in files if f.path.lower().endswith(_READ)]
     if not headers:
         return files
     found = project(docs_dir, roots, [f.path for f in files])

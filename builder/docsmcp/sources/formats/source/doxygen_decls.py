@@ -69,8 +69,9 @@ class Header:
 
 
 class _Reader:
-    def __init__(self, text: str, hidden_words: frozenset[str]) -> None:
-        s = scan(text)
+    def __init__(self, text: str, hidden_words: frozenset[str], pages_only: bool = False) -> None:
+        s = scan(text, nested=pages_only)
+        self.pages_only = pages_only
         self.text = text
         self.code = s.code
         self.hidden_words = hidden_words
@@ -131,7 +132,16 @@ class _Reader:
         return bool(m or f or p or (opens and not text.strip("@\\{} \n")) or closes)
 
     def read(self) -> Header:
-        self.statements(0, len(self.tokens), "", None, 0)
+        if not self.pages_only:
+            self.statements(0, len(self.tokens), "", None, 0)
+        # Comments no declaration follows (a header of pages only, mbedtls'
+        # `doxygen/input/doc_mainpage.h`; a `@page` after the last declaration) are read for
+        # their pages and groups too, then everything is put back in the file's order.
+        for c in self.docs:
+            if c.start not in self.used and not c.after:
+                self.structural(c)
+        self.header.pages.sort(key=lambda page: page[2])
+        self.header.groups.sort(key=lambda group: group.line)
         return self.header
 
     def _doc_for(self, prev_end: int, start: int) -> Comment | None:
@@ -505,6 +515,10 @@ def _clean(text: str, hidden: frozenset[str]) -> str:
     return re.sub(r"\(\s+", "(", code).strip().removeprefix("extern ")
 
 
-def read_header(text: str, hidden_words: frozenset[str] = frozenset()) -> Header:
-    """The declarations, groups and file comment of a header (see the module's docstring)."""
-    return _Reader(text, hidden_words).read()
+def read_header(
+    text: str, hidden_words: frozenset[str] = frozenset(), pages_only: bool = False
+) -> Header:
+    """The declarations, groups and file comment of a header (see the module's docstring);
+    `pages_only`: a `.dox` file, comments that nest and no code (Doxygen reads no declarations
+    there)."""
+    return _Reader(text, hidden_words, pages_only).read()

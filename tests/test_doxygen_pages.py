@@ -1,0 +1,225 @@
+"""Doxygen's pages written as C comments (formats/source/doxygen.py, doxygen_decls.py,
+packages/doxygen_project.py): `.dox` files (JsonCpp's `doc/jsoncpp.dox`), headers that hold
+pages and groups only (mbedtls' `doxygen/input/doc_*.h`, SFML's `doc/mainpage.hpp`). Fixtures
+written in those projects' shapes."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pyarrow.parquet as pq
+from conftest import FUZZ, build_bundle, page_texts, run_docsmcp
+from docsmcp.sources.formats.source.c_lex import scan
+from docsmcp.sources.formats.source.doxygen import Settings, header_line, header_to_markdown
+from hypothesis import given
+from hypothesis import strategies as st
+
+# JsonCpp's shape: the Doxyfile in doc/, INPUT naming the headers and the doc folder itself.
+DOXYFILE = """# Doxyfile 1.8.5
+PROJECT_NAME           = "JsonLib"
+INPUT                  = ../include \\
+                         .
+FILE_PATTERNS          = *.h \\
+                         *.dox
+RECURSIVE              = YES
+EXTRACT_ALL            = YES
+"""
+
+MAIN_DOX = """/**
+\\mainpage
+\\section _intro Introduction
+
+JsonLib reads and writes JSON, see \\ref roadmap.
+
+\\verbatim
+{
+    "indent" : { /*embedded comment*/ "length" : 3 }
+}
+\\endverbatim
+
+\\section _example Code example
+\\code
+Json::Value root;
+reader.parse(text, root);
+\\endcode
+*/
+"""
+
+ROADMAP_DOX = """/*! \\page roadmap JsonLib roadmap
+  Moved to the wiki.
+*/
+"""
+
+VALUE_H = """#ifndef JSONLIB_VALUE_H
+#define JSONLIB_VALUE_H
+namespace Json {
+/** \\brief Represents a JSON value. See the \\ref _intro. */
+class Value {
+public:
+  /// Returns the member named key.
+  Value get(const char* key) const;
+};
+}
+#endif
+"""
+
+
+def _jsonlib(root: Path) -> Path:
+    files = {
+        "doc/doxyfile.in": DOXYFILE,
+        "doc/jsonlib.dox": MAIN_DOX,
+        "doc/roadmap.dox": ROADMAP_DOX,
+        "include/json/value.h": VALUE_H,
+        "README.md": "# JsonLib\n\nA JSON library.\n",
+    }
+    for name, text in files.items():
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+    return root
+
+
+# mbedtls' shape: pages and a group's text in headers of their own under doxygen/input.
+MAINPAGE_H = """/**
+ * \\file doc_mainpage.h
+ *
+ * \\brief Main page documentation file.
+ */
+/*
+ *  Copyright The Lib Contributors
+ */
+
+/**
+ * @mainpage Lib v1.0 API Documentation
+ *
+ * This documentation describes the API of Lib.
+ *
+ * ## Main entry points
+ *
+ * Start with the SSL module.
+ */
+"""
+
+GROUP_H = """/**
+ * \\file doc_ssl.h
+ *
+ * \\brief SSL module documentation file.
+ */
+
+/**
+ * @addtogroup ssl_module SSL module
+ *
+ * The SSL module provides the means to create an SSL channel.
+ */
+"""
+
+SSL_H = """/**
+ * \\file ssl.h
+ * \\brief SSL functions.
+ */
+#ifndef LIB_SSL_H
+#define LIB_SSL_H
+
+/**
+ * \\brief Initialise an SSL context.
+ * \\param ctx The context.
+ */
+void lib_ssl_init(int *ctx);
+
+#endif
+
+/// \\page ssl_notes SSL notes
+/// A page after the last declaration.
+"""
+
+
+def _mbed_like(root: Path) -> Path:
+    files = {
+        "doxygen/lib.doxyfile": (
+            "PROJECT_NAME = Lib\nINPUT = ../include input\nFILE_PATTERNS = *.h\nRECURSIVE = YES\n"
+        ),
+        "doxygen/input/doc_mainpage.h": MAINPAGE_H,
+        "doxygen/input/doc_ssl.h": GROUP_H,
+        "include/lib/ssl.h": SSL_H,
+        "README.md": "# Lib\n\nA TLS library.\n",
+    }
+    for name, text in files.items():
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+    return root
+
+
+def test_dox_files_the_doxyfile_names_are_pages(tmp_path: Path) -> None:
+    out = build_bundle(_jsonlib(tmp_path / "jsonlib"), tmp_path / "idx")
+    texts = page_texts(out)
+    assert {"doc/jsonlib.dox", "doc/roadmap.dox", "include/json/value.h"} <= set(texts)
+    main = texts["doc/jsonlib.dox"]
+    # `\mainpage` without a title: Doxygen's "PROJECT_NAME Documentation"
+    assert "# JsonLib Documentation" in main and "## Introduction" in main
+    assert "## Code example" in main and "```\nJson::Value root;" in main
+    # a comment nests in a `.dox` file, as Doxygen reads it: the example stays whole
+    assert '{ /*embedded comment*/ "length" : 3 }' in main and "```\n{" in main
+    assert "[JsonLib roadmap](roadmap.dox#roadmap)" in main
+    assert "# JsonLib roadmap" in texts["doc/roadmap.dox"]
+    pages = {r["path"]: r["title"] for r in pq.read_table(out / "pages.parquet").to_pylist()}
+    assert pages["doc/jsonlib.dox"] == "JsonLib Documentation"
+    assert pages["doc/roadmap.dox"] == "JsonLib roadmap"
+    # a `.dox` file declares nothing: the code of its examples is no API entry
+    names = set(pq.read_table(out / "api.parquet").column("name").to_pylist())
+    assert names == {"Json::Value", "Json::Value::get"}
+    assert "[Introduction](../../doc/jsonlib.dox#_intro)" in texts["include/json/value.h"]
+
+
+def test_headers_of_pages_and_groups_only(tmp_path: Path) -> None:
+    out = build_bundle(_mbed_like(tmp_path / "lib"), tmp_path / "idx")
+    texts = page_texts(out)
+    main = texts["doxygen/input/doc_mainpage.h"]
+    assert "# Lib v1.0 API Documentation" in main and "## Main entry points" in main
+    assert "Main page documentation file." not in main  # (the file's brief: its file page)
+    group = texts["doxygen/input/doc_ssl.h"]
+    assert "## SSL module" in group and "create an SSL channel" in group
+    # a page after the header's last declaration is read too
+    assert "## SSL notes" in texts["include/lib/ssl.h"] and "after the last" in texts[
+        "include/lib/ssl.h"
+    ]
+    pages = {r["path"]: r["title"] for r in pq.read_table(out / "pages.parquet").to_pylist()}
+    assert pages["doxygen/input/doc_mainpage.h"] == "Lib v1.0 API Documentation"
+
+
+def test_no_dox_file_is_a_page_without_a_doxyfile(tmp_path: Path) -> None:
+    root = _jsonlib(tmp_path / "jsonlib")
+    (root / "doc" / "doxyfile.in").unlink()
+    done = run_docsmcp("init", "--docs-dir", root)
+    assert done.stderr.splitlines()[0] == "1 files"
+    assert set(page_texts(build_bundle(root, tmp_path / "idx"))) == {"README.md"}
+
+
+def test_init_counts_the_dox_pages(tmp_path: Path) -> None:
+    done = run_docsmcp("init", "--docs-dir", _jsonlib(tmp_path / "jsonlib"))
+    lines = done.stderr.splitlines()
+    assert lines[0] == "4 files"
+    assert any(line.startswith("validate: ok: 4 files") for line in lines), lines
+
+
+@FUZZ
+@given(
+    st.lists(
+        st.sampled_from(
+            ["/**", "/*", "*/", "/*!", "\\mainpage", "\\page p P", "\\section s S", "\\verbatim"]
+            + ["\\endverbatim", "\\code", "\\endcode", "@{", "@}", "\\defgroup g G", "\n", " "]
+        )
+        | st.text(max_size=8),
+        max_size=60,
+    )
+)
+def test_any_dox_text_converts_without_error(parts: list[str]) -> None:
+    text = " ".join(parts)
+    s = scan(text, nested=True)
+    assert len(s.code) == len(text) and s.code.count("\n") == text.count("\n")
+    ends = [(c.start, c.end) for c in s.comments]
+    assert all(a < b <= c for (a, b), (c, _) in zip(ends, ends[1:], strict=False))
+    page = header_to_markdown("doc/x.dox", header_line(Settings(project="P")) + "\n" + text)
+    n = page.text.count("\n") + 1 if page.text else 0
+    assert len(page.line_map) == n and not page.api
+    assert all(0 <= line <= text.count("\n") + 1 for line in page.line_map)
