@@ -180,9 +180,10 @@ def test_headers_of_pages_and_groups_only(tmp_path: Path) -> None:
     group = texts["doxygen/input/doc_ssl.h"]
     assert "## SSL module" in group and "create an SSL channel" in group
     # a page after the header's last declaration is read too
-    assert "## SSL notes" in texts["include/lib/ssl.h"] and "after the last" in texts[
-        "include/lib/ssl.h"
-    ]
+    assert (
+        "## SSL notes" in texts["include/lib/ssl.h"]
+        and "after the last" in texts["include/lib/ssl.h"]
+    )
     pages = {r["path"]: r["title"] for r in pq.read_table(out / "pages.parquet").to_pylist()}
     assert pages["doxygen/input/doc_mainpage.h"] == "Lib v1.0 API Documentation"
 
