@@ -224,3 +224,84 @@ def test_any_dox_text_converts_without_error(parts: list[str]) -> None:
     n = page.text.count("\n") + 1 if page.text else 0
     assert len(page.line_map) == n and not page.api
     assert all(0 <= line <= text.count("\n") + 1 for line in page.line_map)
+
+
+# SFML's shape: a class in one header, the class deriving from it in another, which declares
+# the base ahead (`class Window;`) as SFML's headers do.
+BASE_H = """namespace lib
+{
+class GlResource;
+
+/// \\brief Window that serves as a target for OpenGL rendering.
+class LIB_API Window : public WindowBase, GlResource
+{
+public:
+    /// \\brief Default constructor
+    Window();
+    /// \\brief Destructor
+    virtual ~Window();
+    /// \\brief Close the window
+    void close();
+    /// \\brief Tell whether the window is open
+    bool isOpen() const;
+    int undocumented();
+};
+
+/// \\brief The base of every window.
+class LIB_API WindowBase
+{
+public:
+    /// \\brief Change the title of the window
+    void setTitle(const char* title);
+};
+}
+"""
+
+RENDER_H = """namespace lib
+{
+class Window;
+
+/// \\brief Window that can serve as a target for 2D drawing
+class LIB_API RenderWindow : public Window, private Detail
+{
+public:
+    /// \\brief Draw something (hides nothing)
+    void draw();
+    /// \\brief Close, as the window does
+    void close();
+};
+}
+"""
+
+
+def test_a_class_lists_what_it_inherits(tmp_path: Path) -> None:
+    root = tmp_path / "lib"
+    files = {
+        "doc/Doxyfile": "INPUT = ../include\nRECURSIVE = YES\n",
+        "include/lib/Window.hpp": BASE_H,
+        "include/lib/RenderWindow.hpp": RENDER_H,
+    }
+    for name, text in files.items():
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+    out = build_bundle(root, tmp_path / "idx")
+    page = page_texts(out)["include/lib/RenderWindow.hpp"]
+    # (the base's own page; its members' sections; the class's own `close` and the base's
+    # constructor, destructor and undocumented member left out)
+    assert (
+        "**Inherited from [lib::Window](Window.hpp#lib::Window):** "
+        "[isOpen](Window.hpp#lib::Window::isOpen)\n" in page
+    )
+    # a base's base, found from the base's own scope
+    assert (
+        "**Inherited from [lib::WindowBase](Window.hpp#lib::WindowBase):** "
+        "[setTitle](Window.hpp#lib::WindowBase::setTitle)" in page
+    )
+    assert "Detail" not in page.split("```")[-1]  # (a private base: nothing inherited)
+    # the list stands in the class's own section, before its members
+    assert page.index("Inherited from") < page.index("### RenderWindow::draw")
+    # a forward declaration is no declaration: no `class Window;` among the variables
+    assert "## Variables" not in page and "class Window;" not in page
+    names = pq.read_table(out / "api.parquet").column("name").to_pylist()
+    assert names.count("lib::Window") == 1 and "lib::GlResource" not in names

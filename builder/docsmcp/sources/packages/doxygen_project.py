@@ -25,7 +25,7 @@ import logging
 import os
 import posixpath
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -38,7 +38,8 @@ from docsmcp.sources.formats.source.doxygen import (
     header_title,
     is_dox,
 )
-from docsmcp.sources.formats.source.doxygen_decls import read_header
+from docsmcp.sources.formats.source.doxygen_decls import Header, read_header
+from docsmcp.sources.packages import doxygen_inherit
 from docsmcp.sources.settings import read_page_text
 
 log = logging.getLogger("docsmcp.sources.packages.doxygen_project")
@@ -229,12 +230,12 @@ def no_pages(docs_dir: Path, roots: Sequence[Path], listed: Iterable[str]) -> se
     return {p for p in listed if p.lower().endswith(_READ) and p not in pages}
 
 
-def _link_table(files: list[SourceFile], headers: frozenset[str], settings: Settings) -> dict:
+def _link_table(files: list[SourceFile], headers: Mapping[str, Header]) -> dict:
     """name -> (path#anchor, shown text) for every symbol, group, page and section."""
     table: dict[str, tuple[str, str]] = {}
     for f in files:
-        if f.path in headers:
-            parsed = read_header(f.text, settings.hidden, is_dox(f.path))
+        parsed = headers.get(f.path)
+        if parsed is not None:
             for g in parsed.groups:
                 table.setdefault(g.name, (f"{f.path}#{g.name}", g.title))
             for text, _, _ in parsed.pages:
@@ -251,15 +252,17 @@ def _link_table(files: list[SourceFile], headers: frozenset[str], settings: Sett
     return table
 
 
-def _relative(table: dict, page: str, text: str | None = None) -> dict[str, tuple[str, str]]:
+def _relative(
+    table: dict, page: str, text: str | None = None, also: frozenset[str] = frozenset()
+) -> dict[str, tuple[str, str]]:
     """The link table as links from `page`; with `text`, only the names it holds (a header's
-    line carries its own links, not SDL's 3,925)."""
+    line carries its own links, not SDL's 3,925) and those in `also`."""
     folder = posixpath.dirname(page)
     out = {}
     words = set(re.findall(r"[A-Za-z_]\w*", text)) if text is not None else None
     relative: dict[str, str] = {page: ""}  # (relpath is slow: once per target page)
     for name, (target, shown) in table.items():
-        if words is not None and name.rsplit("::", 1)[-1] not in words:
+        if words is not None and name.rsplit("::", 1)[-1] not in words and name not in also:
             continue
         path, _, anchor = target.partition("#")
         if path not in relative:
@@ -277,15 +280,38 @@ def resolve(files: list[SourceFile], docs_dir: Path, roots: Sequence[Path]) -> l
     found = project(docs_dir, roots, [f.path for f in files])
     if found is None:
         return files
-    table = _link_table(files, found.headers, found.settings)
+    parsed = {
+        f.path: read_header(f.text, found.settings.hidden, is_dox(f.path))
+        for f in files
+        if f.path in found.headers
+    }
+    table = _link_table(files, parsed)
+    inherits = doxygen_inherit.inherited(parsed, found.settings.extract_all)
+    if inherits:  # (an undocumented member has no section: its link is its class's)
+        with_doc = doxygen_inherit.documented(parsed)
+        for bases in inherits.values():
+            for base, members in bases:
+                for m in members:
+                    if m not in with_doc and base in table:
+                        table[m] = table[base]
     out = []
     for f in files:
         if f.path in found.headers:
-            links = _relative(table, f.path, f.text)
+            classes = dict.fromkeys(
+                d.name for d in parsed[f.path].decls if d.kind in ("class", "struct")
+            )
+            inherited = tuple(
+                (name, base, members)
+                for name in classes
+                for base, members in inherits.get(name, ())
+            )
+            also = frozenset(n for _, base, members in inherited for n in (base, *members))
+            links = _relative(table, f.path, f.text, also)
             settings = dataclasses.replace(
                 found.settings,
                 links=tuple(sorted((n, t, s) for n, (t, s) in links.items())),
                 title=header_title(f.path),
+                inherited=inherited,
             )
             body = f.body if f.line_map else f.text
             own = f.line_map or tuple(range(body.count("\n") + 1))

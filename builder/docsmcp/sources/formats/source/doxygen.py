@@ -68,6 +68,8 @@ class Settings:
     links: tuple[tuple[str, str, str], ...] = ()  # (name, target, text)
     title: str = ""
     project: str = ""  # PROJECT_NAME (the title of a `@mainpage` that gives none)
+    # (class, base, the base's members it inherits), qualified (doxygen_inherit.py)
+    inherited: tuple[tuple[str, str, tuple[str, ...]], ...] = ()
 
 
 def header_line(settings: Settings) -> str:
@@ -78,6 +80,11 @@ def header_line(settings: Settings) -> str:
         "links": [list(x) for x in settings.links],
         "title": settings.title,
         **({"project": settings.project} if settings.project else {}),
+        **(
+            {"inherited": [[c, b, list(m)] for c, b, m in settings.inherited]}
+            if settings.inherited
+            else {}
+        ),
     }
     return HEADER + json.dumps(data, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
 
@@ -99,6 +106,11 @@ def _settings(text: str) -> tuple[Settings, int]:
             tuple(tuple(x) for x in data.get("links", ())),  # type: ignore[misc]
             str(data.get("title", "")),
             str(data.get("project", "")),
+            tuple(
+                (str(c), str(b), tuple(str(x) for x in m))
+                for c, b, m in data.get("inherited", ())
+                if isinstance(m, list)
+            ),
         ),
         1,
     )
@@ -279,12 +291,25 @@ def header_to_markdown(path: str, text: str) -> HeaderPage:
         w.code(c.line, c.code.split("{", 1)[0].strip() + " { … };")
         if doc is not None:
             w.doc(doc, c.doc_line)
+        _inherited(w, c, [(b, m) for name, b, m in settings.inherited if name == c.name])
         _entry(w, c, doc, c.name, start)
         members = [m for m in c.members if keep(m, doc_of(m))]
         _section_decls(w, members, doc_of, 3, c.name, member=True)
     if not w.api and not (parsed.file_doc or "").strip() and not parsed.pages and not placed:
         return HeaderPage("", None, (), ())
     return HeaderPage("\n".join(w.lines), title, tuple(w.sources), tuple(w.api))
+
+
+def _inherited(w: _Writer, c: Decl, bases: list[tuple[str, tuple[str, ...]]]) -> None:
+    """What the class inherits, a line per base listing its members as links (Doxygen's
+    "Public Member Functions inherited from sf::Window"), in the class's own section."""
+    for base, members in bases:
+        shown = w.links.get(base, (f"#{base}", base))[0]
+        names = ", ".join(
+            f"[{m.rsplit('::', 1)[-1]}]({w.links.get(m, (f'#{m}', ''))[0]})" for m in members
+        )
+        w.add(c.line, f"**Inherited from [{base}]({shown}):** {names}")
+        w.add(c.line, "")
 
 
 def _documents(parsed: Header, extract_all: bool) -> bool:

@@ -49,6 +49,7 @@ class Decl:
     group: str = ""  # the member group (`@{`) it stands in
     members: list[Decl] = field(default_factory=list)  # enumerators, a class's members
     params: str = ""  # the text between the parameter list's parentheses
+    bases: tuple[str, ...] = ()  # a class's public base classes, as written (`sf::Window`)
 
 
 @dataclass(frozen=True)
@@ -283,6 +284,8 @@ class _Reader:
                                 j + 1, close, qualified + "::", members, toks[j][0] + 1, nesting + 1
                             )
                         d.members = members
+                        if kind in ("class", "struct"):
+                            d.bases = _bases(words, kind)
                         self.add(d, into)
                     end = toks[tail][0] + 1 if tail < len(toks) else len(self.code)
                     prev_end = end
@@ -382,6 +385,8 @@ class _Reader:
             words = words[k:]
             if not words:
                 return
+        if _forward(words):
+            return
         code = _clean(text, self.hidden_words)
         kind, name, params = _named(words)
         if not name or name in _KEYWORDS or name in self.hidden_words:
@@ -437,6 +442,42 @@ def _type_name(words: list[str], trailing: list[str]) -> str:
         if after and w == ":":
             break
     return ""
+
+
+def _forward(words: list[str]) -> bool:
+    """`class Window;`, `struct GlContext;`: a forward declaration, which Doxygen documents as
+    nothing (the class is where it is defined)."""
+    tags = ("class", "struct", "union", "enum")
+    return words[0] in tags and len([w for w in words if w not in tags and w != ":"]) <= 1
+
+
+def _bases(words: list[str], kind: str) -> tuple[str, ...]:
+    """The public base classes of `class X : public A, private B, C` (a struct's bases are
+    public unless said otherwise, a class's private), without template arguments."""
+    try:
+        colon = words.index(":")
+    except ValueError:
+        return ()
+    out: list[str] = []
+    depth = 0
+    access = "public" if kind == "struct" else "private"
+    name: list[str] = []
+    for w in [*words[colon + 1 :], ","]:
+        if w == "<":
+            depth += 1
+        elif w == ">":
+            depth -= 1
+        elif depth > 0:
+            continue
+        elif w == ",":
+            if name and access == "public":
+                out.append("".join(name))
+            access, name = ("public" if kind == "struct" else "private"), []
+        elif w in ("public", "protected", "private"):
+            access = w
+        elif w != "virtual" and (w == "::" or re.fullmatch(r"[A-Za-z_]\w*", w)):
+            name.append(w)
+    return tuple(out)
 
 
 def _named(words: list[str]) -> tuple[str, str, str]:
