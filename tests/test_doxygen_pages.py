@@ -305,3 +305,19 @@ def test_a_class_lists_what_it_inherits(tmp_path: Path) -> None:
     assert "## Variables" not in page and "class Window;" not in page
     names = pq.read_table(out / "api.parquet").column("name").to_pylist()
     assert names.count("lib::Window") == 1 and "lib::GlResource" not in names
+
+
+def test_links_to_header_and_dox_pages_are_references(tmp_path: Path) -> None:
+    """A link to a header's page (`@ref` of a symbol from a guide, GLFW's 449) was ignored as
+    one to a source file: neither counted nor a reference of the page it names."""
+    root = _jsonlib(tmp_path / "jsonlib")
+    (root / "doc" / "guide.md").write_text("# Guide\n\nRead a value with @ref Json::Value::get.\n")
+    done = run_docsmcp("build", "--docs-dir", root, "--out", tmp_path / "idx")
+    assert "3 of 3 cross references resolved" in done.stdout + done.stderr
+    chunks = pq.read_table(tmp_path / "idx" / "chunks.parquet", columns=["id"]).column("id")
+    sections = pq.read_table(tmp_path / "idx" / "sections.parquet").column("references")
+    by_id = dict(zip(chunks.to_pylist(), sections.to_pylist(), strict=True))
+    ids = chunks.to_pylist()
+    guide = next(i for i in ids if i.startswith("doc/guide.md"))
+    target = ids[by_id[guide][0]]
+    assert target.startswith("include/json/value.h") and target.endswith("Json::Value::get")
