@@ -321,3 +321,16 @@ def test_links_to_header_and_dox_pages_are_references(tmp_path: Path) -> None:
     guide = next(i for i in ids if i.startswith("doc/guide.md"))
     target = ids[by_id[guide][0]]
     assert target.startswith("include/json/value.h") and target.endswith("Json::Value::get")
+
+
+def test_init_leaves_a_big_header_that_is_no_page_alone(tmp_path: Path) -> None:
+    """A header past the build's size limit that no Doxyfile names (SFML's 4 MB vendored
+    `extlibs/headers/miniaudio/miniaudio.h`) is code the build never reads: init proposed an
+    exclude for it, "the build cannot read it", and the build read the tree without one."""
+    root = _jsonlib(tmp_path / "jsonlib")
+    big = root / "extlibs" / "headers" / "big.h"
+    big.parent.mkdir(parents=True)
+    big.write_text("/* vendored */\n" + "int x;\n" * 330_000)  # (2.3 MB)
+    done = run_docsmcp("init", "--docs-dir", root)
+    assert "exclude" not in done.stderr and "big.h" not in done.stdout, done.stderr
+    assert "validate: ok: 4 files" in done.stderr

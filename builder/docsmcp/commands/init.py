@@ -334,8 +334,12 @@ def propose(docs_dir: Path, roots: Sequence[Path] = ()) -> Proposal:
     docs_dir = Path(docs_dir)
     tree, bodies, unreadable = _read_tree(docs_dir, roots)
     excluded = excludes(tree.paths, bodies, docs_dir, (docs_dir, *roots))
-    # Each file the build cannot read, by itself, unless a glob above leaves it out already.
-    unreadable = {p: m for p, m in unreadable.items() if not matches_any(excluded, p)}
+    # Each file the build cannot read, by itself, unless a glob above leaves it out already or
+    # the build reads it as no page (a header no Doxyfile names: SFML's 4 MB miniaudio.h).
+    code = doxygen_project.no_pages(docs_dir, source_roots(docs_dir, roots), list(unreadable))
+    unreadable = {
+        p: m for p, m in unreadable.items() if not matches_any(excluded, p) and p not in code
+    }
     excluded.update({glob_escape(p): [p] for p in unreadable})
     left_out = {p for paths in excluded.values() for p in paths}
     translations = detect_translations(p for p in tree.paths if p not in left_out)
