@@ -334,3 +334,36 @@ def test_init_leaves_a_big_header_that_is_no_page_alone(tmp_path: Path) -> None:
     done = run_docsmcp("init", "--docs-dir", root)
     assert "exclude" not in done.stderr and "big.h" not in done.stdout, done.stderr
     assert "validate: ok: 4 files" in done.stderr
+
+
+@FUZZ
+@given(
+    st.lists(
+        st.tuples(
+            st.sampled_from("ABCD"),
+            st.lists(st.sampled_from(["A", "B", "C", "D", "n::A", "X"]), max_size=3),
+            st.sampled_from(["public", "private", ""]),
+        ),
+        max_size=8,
+    )
+)
+def test_inheritance_of_any_class_graph_ends(classes: list) -> None:
+    """Cycles (`A : B`, `B : A`), a class its own base, bases named nowhere: each class lists a
+    base once at most and never itself."""
+    from docsmcp.sources.formats.source.doxygen_decls import read_header
+    from docsmcp.sources.packages.doxygen_inherit import inherited
+
+    text = (
+        "namespace n {\n"
+        + "".join(
+            f"/// {name}.\nclass {name}"
+            + (" : " + ", ".join(f"{access} {b}".strip() for b in bases) if bases else "")
+            + f" {{ public:\n/// m{name}.\nvoid m{name}();\n}};\n"
+            for name, bases, access in classes
+        )
+        + "}\n"
+    )
+    found = inherited({"a.h": read_header(text)}, extract_all=True)
+    for name, bases in found.items():
+        listed = [b for b, _ in bases]
+        assert name not in listed and len(listed) == len(set(listed))
