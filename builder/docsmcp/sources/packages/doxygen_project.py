@@ -14,7 +14,8 @@ header is code, no page (none of a trial tree's headers is read without a Doxyfi
 After every page is read (`resolve`), each header page gets a first line with those settings
 and the project's link table, and each markdown page its Doxygen commands rendered
 (doxygen_pages.py): `@ref name` links to the symbol's section on its header page, a group's
-section, or a page or section of the markdown.
+section, or a page or section of the markdown. A `.dox` file `INPUT` names is a page too (its
+comments only), and each class's header line lists what it inherits (doxygen_inherit.py).
 """
 
 from __future__ import annotations
