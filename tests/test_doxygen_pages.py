@@ -367,3 +367,13 @@ def test_inheritance_of_any_class_graph_ends(classes: list) -> None:
     for name, bases in found.items():
         listed = [b for b, _ in bases]
         assert name not in listed and len(listed) == len(set(listed))
+
+
+def test_hostile_dox_input_ends_quickly() -> None:
+    import time
+
+    for text in ("/*" * 100_000, "/** @page p P\n */" * 20_000, "/*!" + "/* x */" * 50_000):
+        start = time.process_time()
+        page = header_to_markdown("doc/x.dox", header_line(Settings()) + "\n" + text)
+        assert len(page.line_map) == (page.text.count("\n") + 1 if page.text else 0)
+        assert time.process_time() - start < 5, text[:40]
