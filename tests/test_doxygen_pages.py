@@ -305,6 +305,8 @@ def test_a_class_lists_what_it_inherits(tmp_path: Path) -> None:
     assert "## Variables" not in page and "class Window;" not in page
     names = pq.read_table(out / "api.parquet").column("name").to_pylist()
     assert names.count("lib::Window") == 1 and "lib::GlResource" not in names
+    # a destructor is named as C++ names it (it was `lib::Window::~`)
+    assert "lib::Window::~Window" in names and "lib::Window::~" not in names
 
 
 def test_links_to_header_and_dox_pages_are_references(tmp_path: Path) -> None:

@@ -497,20 +497,14 @@ def _named(words: list[str]) -> tuple[str, str, str]:
         # `operator()`, `operator==`: the operator's name.
         if "operator" in words[: k + 1]:
             at = words.index("operator")
-            name = "operator" + "".join(words[at + 1 : k])
-            if words[at + 1 : at + 2] == ["("]:
-                name = "operator()"
+            if words[at + 1 : at + 2] == ["("]:  # (`operator()(…)`: its own parameter list)
                 k = words.index("(", at + 3)
             return "function", _qualified(words, at), _params(words, k + 1)
         if k > 0 and re.fullmatch(r"~?[A-Za-z_]\w*", words[k - 1]):
-            name = words[k - 1]
-            if k > 1 and words[k - 2] == "~":
-                name = "~" + name
-            return (
-                "function",
-                _qualified(words, k - 1 - (name.startswith("~"))),
-                _params(words, k + 1),
-            )
+            if k > 1 and words[k - 2] == "~":  # (a destructor: `~` and the name are two tokens)
+                scope = _qualified(words, k - 2)[:-1]  # (`Window::` of `Window::~Window`)
+                return "function", f"{scope}~{words[k - 1]}", _params(words, k + 1)
+            return "function", _qualified(words, k - 1), _params(words, k + 1)
         return "", "", ""
     stop = len(words)
     for k, w in enumerate(words):
