@@ -494,7 +494,7 @@ def _named(words: list[str]) -> tuple[str, str, str]:
                 return ("typedef" if typedef else "variable"), words[j], params
     if "(" in words and not typedef:
         k = words.index("(")
-        # `operator()`, `operator==`: the operator's name.
+        # `operator()`, `operator==`: named `operator` (overloads of it, `Class::operator-2`).
         if "operator" in words[: k + 1]:
             at = words.index("operator")
             if words[at + 1 : at + 2] == ["("]:  # (`operator()(…)`: its own parameter list)
