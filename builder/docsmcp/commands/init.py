@@ -66,7 +66,7 @@ import re
 import tempfile
 from collections import Counter, defaultdict
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from docsmcp_runtime.distribution.swap import replace_file
@@ -135,7 +135,10 @@ class Proposal:
     medians: dict[str, int]  # level -> typical section size (characters: init_strategy.py)
     max_chunk_size: int
     template: float = 0.0  # the share of h2 headings of one template (init_strategy.py)
-    api: tuple[int, int] = (0, 0)  # API entries the readers register, and on how many pages
+    # API entries the build registers, and on how many pages: set from init's validation run
+    # (`validate_proposal`), which reads every file as the build does (a Doxygen project's
+    # settings, a crate's re-exports are after-reading passes no sample of pages sees).
+    api: tuple[int, int] = (0, 0)
     nested: list[str] = field(default_factory=list)  # manifests below the root
     latest: str = ""  # the latest version and why, for the report ("" without versions)
     default: tuple[str, str] = ("", "")  # a variant key and its default with why (variants.py)
@@ -334,8 +337,12 @@ def propose(docs_dir: Path, roots: Sequence[Path] = ()) -> Proposal:
     docs_dir = Path(docs_dir)
     tree, bodies, unreadable = _read_tree(docs_dir, roots)
     excluded = excludes(tree.paths, bodies, docs_dir, (docs_dir, *roots))
-    # Each file the build cannot read, by itself, unless a glob above leaves it out already.
-    unreadable = {p: m for p, m in unreadable.items() if not matches_any(excluded, p)}
+    # Each file the build cannot read, by itself, unless a glob above leaves it out already or
+    # the build reads it as no page (a header no Doxyfile names: SFML's 4 MB miniaudio.h).
+    code = doxygen_project.no_pages(docs_dir, source_roots(docs_dir, roots), list(unreadable))
+    unreadable = {
+        p: m for p, m in unreadable.items() if not matches_any(excluded, p) and p not in code
+    }
     excluded.update({glob_escape(p): [p] for p in unreadable})
     left_out = {p for paths in excluded.values() for p in paths}
     translations = detect_translations(p for p in tree.paths if p not in left_out)
@@ -412,8 +419,7 @@ def propose(docs_dir: Path, roots: Sequence[Path] = ()) -> Proposal:
                 metadata.update(assigned)
         for key, value in metadata.items():
             values[key][value] += 1
-    measured = as_markdown({p: bodies[p] for p in kept.paths})
-    choice = strategy(measured.texts)
+    choice = strategy(as_markdown({p: bodies[p] for p in kept.paths}))
     manifest["strategy"] = {"chunk_by": choice.level, "max_chunk_size": choice.max_size}
     if excluded:
         manifest["exclude"] = sorted(excluded)
@@ -435,7 +441,6 @@ def propose(docs_dir: Path, roots: Sequence[Path] = ()) -> Proposal:
         medians=choice.typical,
         max_chunk_size=choice.max_size,
         template=choice.template,
-        api=(measured.entries, measured.entry_pages),
         nested=nested,
         latest=f"{layout.latest} ({layout.why})" if "version" in taxonomy and layout.latest else "",
         default=(variants.key, f"{variants.default} ({variants.why})")
@@ -461,8 +466,6 @@ def validate_proposal(  # noqa: ANN201
     The builder reads manifests from disk and the docs may be read-only, so the check runs on a
     temporary folder holding the proposal and a symlink to every entry of ``docs_dir`` (which
     is given as a source root, so the links are followed)."""
-    from dataclasses import replace
-
     from docsmcp.pipeline.collect import BuildOptions, collect, nothing_found
 
     docs_dir = Path(docs_dir)
@@ -514,6 +517,7 @@ def run_init_cli(args) -> int:  # noqa: ANN001 - an argparse.Namespace
     roots = (*getattr(args, "source_root", ()), *getattr(args, "api_source", ()))
     proposal = propose(docs_dir, roots)
     collected = validate_proposal(docs_dir, proposal, roots=roots)
+    proposal = replace(proposal, api=collected.tables.api_counts())
     if args.write and not collected.problems:
         # Written before anything is printed: a reader that goes away (`| head`) loses only
         # the report, never the file.

@@ -159,23 +159,13 @@ def strategy(bodies: Iterable[str]) -> Choice:
     return Choice(level, typical, max_size, template)
 
 
-@dataclass(frozen=True)
-class Measured:
-    """The texts the strategy measures, and the API entries their readers registered (an
-    ExDoc module's functions, a rustdoc struct's methods), on how many pages: each entry is a
-    chunk of its own whatever the level (chunking/levels.py), so the report says so."""
-
-    texts: list[str]
-    entries: int = 0
-    entry_pages: int = 0
-
-
-def as_markdown(bodies: Mapping[str, str]) -> Measured:
+def as_markdown(bodies: Mapping[str, str]) -> list[str]:
     """The texts the strategy measures: markdown as it is, and the other formats (reST, saved
     HTML) as the builder converts them, since their headings are not `#` lines (a Sphinx
     project was measured as one section per page and proposed h1). Converting costs ~35 ms a
     reST page: past CONVERT_SAMPLE_BYTES of such files, an evenly spaced sample of them (in path
-    order, so the proposal is the same every run) is converted."""
+    order, so the proposal is the same every run) is converted. (The API entries init reports
+    are counted in its validation run, which reads every file as the build does.)"""
     from docsmcp.sources.convert import converter_for
 
     out = [body for path, body in bodies.items() if converter_for(path) is None]
@@ -183,7 +173,6 @@ def as_markdown(bodies: Mapping[str, str]) -> Measured:
     total = sum(len(bodies[path]) for path in other)
     step = max(1, math.ceil(total / CONVERT_SAMPLE_BYTES))
     seconds, megabytes = parse_seconds(), parse_megabytes()
-    entries = entry_pages = 0
     for path in other[::step]:
         convert = converter_for(path)
         assert convert is not None
@@ -193,6 +182,4 @@ def as_markdown(bodies: Mapping[str, str]) -> Measured:
         except (TooSlow, MemoryError, SystemError):  # (SystemError: an allocation failed in C)
             continue
         out.append(done.text)
-        entries += len(done.api)
-        entry_pages += bool(done.api)
-    return Measured(out, entries * step, entry_pages * step)
+    return out

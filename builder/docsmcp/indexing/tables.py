@@ -151,6 +151,7 @@ class TableBuilder:
         self._api: list[tuple[ApiEntry, int]] = []
         self._code: list[tuple[int, str, int, int, int, int, int]] = []
         self._refs = RefSpill()
+        self._api_counts = (0, 0)  # entries and the pages holding any (`api_counts`)
 
     def add(self, records: FileRecords) -> None:
         first = self._rows
@@ -161,7 +162,14 @@ class TableBuilder:
         path, title, description, frontmatter, count, lines = records.page
         self._pages.append((path, title, description, frontmatter, first, count, lines))
         self._api.extend((entry, first + row) for entry, row in records.api)
+        entries, pages = self._api_counts
+        self._api_counts = (entries + len(records.api), pages + bool(records.api))
         self._code.extend((first + row, *rest) for row, *rest in records.code)
+
+    def api_counts(self) -> tuple[int, int]:
+        """The API entries added, and on how many pages: what the bundle's registry holds
+        (init reports it from its validation run, so its count is the build's)."""
+        return self._api_counts
 
     def finish(self) -> Tables:
         try:

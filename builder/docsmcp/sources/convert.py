@@ -20,6 +20,7 @@ from docsmcp.sources.files import (
     C_HEADER_SUFFIXES,
     CSHARP_SUFFIXES,
     DOCC_SUFFIXES,
+    DOXYGEN_PAGE_SUFFIXES,
     ELIXIR_SUFFIXES,
     GO_SUFFIXES,
     HTML_SUFFIXES,
@@ -175,6 +176,7 @@ CONVERTERS: dict[str, Callable[[str, str], Converted]] = {
     **{suffix: _java for suffix in JAVA_SUFFIXES},
     **{suffix: _kotlin for suffix in KOTLIN_SUFFIXES},  # (Dokka's pages: kdoc.py)
     **{suffix: _c_header for suffix in C_HEADER_SUFFIXES},  # (Doxygen's header pages)
+    **{suffix: _c_header for suffix in DOXYGEN_PAGE_SUFFIXES},  # (its `.dox` pages)
     **{suffix: _python for suffix in PYTHON_SUFFIXES},
     **{suffix: _csharp for suffix in CSHARP_SUFFIXES},  # (docfx's pages: csharpdoc.py)
     **{suffix: _swift for suffix in SWIFT_SUFFIXES},  # (DocC's symbol pages: swiftdoc.py)

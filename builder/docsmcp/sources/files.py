@@ -75,6 +75,9 @@ KOTLIN_SUFFIXES = (".kt",)
 # C and C++ headers: the pages Doxygen makes of them, only in a tree holding a Doxyfile that
 # names them (packages/doxygen_project.py, formats/source/doxygen.py); else code, no page.
 C_HEADER_SUFFIXES = (".h", ".hh", ".hpp", ".hxx", ".h++")
+# Doxygen's pages written as C comments (`/*! @mainpage … */`: JsonCpp's `doc/jsoncpp.dox`),
+# pages only where a Doxyfile names them, as headers.
+DOXYGEN_PAGE_SUFFIXES = (".dox",)
 
 # C#: a .NET library's source files read as the pages docfx publishes from their XML doc
 # comments, only those a docfx.json or the repository's `src/` projects name (dotnet_project.py,
@@ -92,8 +95,8 @@ CONVERTED_SUFFIXES = (
     HTML_SUFFIXES + RST_SUFFIXES + NOTEBOOK_SUFFIXES + ASCIIDOC_SUFFIXES
     + RD_SUFFIXES + ELIXIR_SUFFIXES + WRITERSIDE_SUFFIXES + TEXINFO_SUFFIXES
     + RUST_SUFFIXES + TYPESCRIPT_SUFFIXES + GO_SUFFIXES + JAVA_SUFFIXES
-    + C_HEADER_SUFFIXES + JAVASCRIPT_SUFFIXES + PYTHON_SUFFIXES + CSHARP_SUFFIXES
-    + SWIFT_SUFFIXES + DOCC_SUFFIXES + KOTLIN_SUFFIXES
+    + C_HEADER_SUFFIXES + DOXYGEN_PAGE_SUFFIXES + JAVASCRIPT_SUFFIXES + PYTHON_SUFFIXES
+    + CSHARP_SUFFIXES + SWIFT_SUFFIXES + DOCC_SUFFIXES + KOTLIN_SUFFIXES
 )  # fmt: skip
 
 # Code that may sit beside a saved HTML site without being its source.

@@ -14,7 +14,8 @@ header is code, no page (none of a trial tree's headers is read without a Doxyfi
 After every page is read (`resolve`), each header page gets a first line with those settings
 and the project's link table, and each markdown page its Doxygen commands rendered
 (doxygen_pages.py): `@ref name` links to the symbol's section on its header page, a group's
-section, or a page or section of the markdown.
+section, or a page or section of the markdown. A `.dox` file `INPUT` names is a page too (its
+comments only), and each class's header line lists what it inherits (doxygen_inherit.py).
 """
 
 from __future__ import annotations
@@ -25,19 +26,21 @@ import logging
 import os
 import posixpath
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from docsmcp.model.source import SourceFile
-from docsmcp.sources.files import C_HEADER_SUFFIXES, inside_roots
+from docsmcp.sources.files import C_HEADER_SUFFIXES, DOXYGEN_PAGE_SUFFIXES, inside_roots
 from docsmcp.sources.formats.source import doxygen_pages
 from docsmcp.sources.formats.source.doxygen import (
     Settings,
     header_line,
     header_title,
+    is_dox,
 )
-from docsmcp.sources.formats.source.doxygen_decls import read_header
+from docsmcp.sources.formats.source.doxygen_decls import Header, read_header
+from docsmcp.sources.packages import doxygen_inherit
 from docsmcp.sources.settings import read_page_text
 
 log = logging.getLogger("docsmcp.sources.packages.doxygen_project")
@@ -46,7 +49,9 @@ _SKIPPED = frozenset({"node_modules", "build", "third_party", "deps", "vendor", 
 _FIRST_LINE = re.compile(rb"^\s*#\s*Doxyfile\s+\d")
 _VARIABLE = re.compile(r"^(?:@\w+@|\$\{\w+\}|\$\(\w+\))/?")
 _DEFAULT_PATTERNS = ("*.h", "*.hh", "*.hxx", "*.hpp", "*.h++", "*.md", "*.dox")
-_MD = (".md", ".markdown", ".dox")
+_MD = (".md", ".markdown")
+# The files read as Doxygen reads them, pages where the Doxyfile names them: headers, `.dox`.
+_READ = C_HEADER_SUFFIXES + DOXYGEN_PAGE_SUFFIXES
 
 
 @dataclass(frozen=True)
@@ -151,7 +156,7 @@ def _headers(config: dict[str, list[str]], base: str, listed: Sequence[str]) -> 
         roots.extend((c.removeprefix("./") if c != "." else "", recursive) for c in candidates)
     listed_set = set(listed)
     out: set[str] = set()
-    headers = [p for p in listed if p.lower().endswith(C_HEADER_SUFFIXES)]
+    headers = [p for p in listed if p.lower().endswith(_READ)]
     for root, deep in roots:
         if root in listed_set:
             out.add(root)
@@ -170,7 +175,7 @@ def _headers(config: dict[str, list[str]], base: str, listed: Sequence[str]) -> 
     return {
         p
         for p in out
-        if p.lower().endswith(C_HEADER_SUFFIXES)
+        if p.lower().endswith(_READ)
         and not any(p == x or p.startswith(x + "/") for x in excluded)
         and not any(
             fnmatch.fnmatch(p, x) or fnmatch.fnmatch(posixpath.basename(p), x)
@@ -188,10 +193,15 @@ def _aliases(values: list[str]) -> tuple[tuple[str, str], ...]:
     return tuple(sorted(out))
 
 
+def _project_name(values: list[str]) -> str:
+    name = " ".join(values).strip()
+    return "" if re.search(r"[@$]", name) else name  # (`@PROJECT_NAME@`: CMake fills it in)
+
+
 def project(docs_dir: Path, roots: Sequence[Path], listed: Iterable[str]) -> Project | None:
     """The tree's Doxygen project, or None when it has no Doxyfile."""
     listed = list(listed)
-    if not any(p.lower().endswith(C_HEADER_SUFFIXES) for p in listed):
+    if not any(p.lower().endswith(_READ) for p in listed):
         return None
     doxyfile = find_doxyfile(docs_dir, roots)
     if doxyfile is None:
@@ -208,6 +218,7 @@ def project(docs_dir: Path, roots: Sequence[Path], listed: Iterable[str]) -> Pro
         extract_all=_yes(config.get("EXTRACT_ALL")),
         hidden=frozenset(h for h in hidden if re.fullmatch(r"\w+", h)),
         aliases=_aliases(config.get("ALIASES", [])),
+        project=_project_name(config.get("PROJECT_NAME", [])),
     )
     return Project(doxyfile, frozenset(headers), settings)
 
@@ -217,15 +228,15 @@ def no_pages(docs_dir: Path, roots: Sequence[Path], listed: Iterable[str]) -> se
     listed = list(listed)
     found = project(docs_dir, roots, listed)
     pages = found.headers if found else frozenset()
-    return {p for p in listed if p.lower().endswith(C_HEADER_SUFFIXES) and p not in pages}
+    return {p for p in listed if p.lower().endswith(_READ) and p not in pages}
 
 
-def _link_table(files: list[SourceFile], headers: frozenset[str], settings: Settings) -> dict:
+def _link_table(files: list[SourceFile], headers: Mapping[str, Header]) -> dict:
     """name -> (path#anchor, shown text) for every symbol, group, page and section."""
     table: dict[str, tuple[str, str]] = {}
     for f in files:
-        if f.path in headers:
-            parsed = read_header(f.text, settings.hidden)
+        parsed = headers.get(f.path)
+        if parsed is not None:
             for g in parsed.groups:
                 table.setdefault(g.name, (f"{f.path}#{g.name}", g.title))
             for text, _, _ in parsed.pages:
@@ -242,15 +253,17 @@ def _link_table(files: list[SourceFile], headers: frozenset[str], settings: Sett
     return table
 
 
-def _relative(table: dict, page: str, text: str | None = None) -> dict[str, tuple[str, str]]:
+def _relative(
+    table: dict, page: str, text: str | None = None, also: frozenset[str] = frozenset()
+) -> dict[str, tuple[str, str]]:
     """The link table as links from `page`; with `text`, only the names it holds (a header's
-    line carries its own links, not SDL's 3,925)."""
+    line carries its own links, not SDL's 3,925) and those in `also`."""
     folder = posixpath.dirname(page)
     out = {}
     words = set(re.findall(r"[A-Za-z_]\w*", text)) if text is not None else None
     relative: dict[str, str] = {page: ""}  # (relpath is slow: once per target page)
     for name, (target, shown) in table.items():
-        if words is not None and name.rsplit("::", 1)[-1] not in words:
+        if words is not None and name.rsplit("::", 1)[-1] not in words and name not in also:
             continue
         path, _, anchor = target.partition("#")
         if path not in relative:
@@ -262,21 +275,44 @@ def _relative(table: dict, page: str, text: str | None = None) -> dict[str, tupl
 
 def resolve(files: list[SourceFile], docs_dir: Path, roots: Sequence[Path]) -> list[SourceFile]:
     """Header pages with their settings line; markdown pages with Doxygen's commands read."""
-    headers = [f for f in files if f.path.lower().endswith(C_HEADER_SUFFIXES)]
+    headers = [f for f in files if f.path.lower().endswith(_READ)]
     if not headers:
         return files
     found = project(docs_dir, roots, [f.path for f in files])
     if found is None:
         return files
-    table = _link_table(files, found.headers, found.settings)
+    parsed = {
+        f.path: read_header(f.text, found.settings.hidden, is_dox(f.path))
+        for f in files
+        if f.path in found.headers
+    }
+    table = _link_table(files, parsed)
+    inherits = doxygen_inherit.inherited(parsed, found.settings.extract_all)
+    if inherits:  # (an undocumented member has no section: its link is its class's)
+        with_doc = doxygen_inherit.documented(parsed)
+        for bases in inherits.values():
+            for base, members in bases:
+                for m in members:
+                    if m not in with_doc and base in table:
+                        table[m] = table[base]
     out = []
     for f in files:
         if f.path in found.headers:
-            links = _relative(table, f.path, f.text)
+            classes = dict.fromkeys(
+                d.name for d in parsed[f.path].decls if d.kind in ("class", "struct")
+            )
+            inherited = tuple(
+                (name, base, members)
+                for name in classes
+                for base, members in inherits.get(name, ())
+            )
+            also = frozenset(n for _, base, members in inherited for n in (base, *members))
+            links = _relative(table, f.path, f.text, also)
             settings = dataclasses.replace(
                 found.settings,
                 links=tuple(sorted((n, t, s) for n, (t, s) in links.items())),
                 title=header_title(f.path),
+                inherited=inherited,
             )
             body = f.body if f.line_map else f.text
             own = f.line_map or tuple(range(body.count("\n") + 1))

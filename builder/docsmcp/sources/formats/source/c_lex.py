@@ -20,6 +20,7 @@ from dataclasses import dataclass
 # The next character that can open something other than code.
 _SPECIAL = re.compile(r"[\"'/#\n]")
 _RAW_STRING = re.compile(r'R"([^()\\\s"]{0,16})\(')
+_NESTING = re.compile(r"/\*|\*/")
 
 
 @dataclass(frozen=True)
@@ -83,8 +84,21 @@ def _quoted_end(text: str, k: int, quote: str) -> int:
     return n
 
 
-def scan(text: str) -> Scanned:
-    """`text` split into code, comments and preprocessor lines (see the module's docstring)."""
+def _nested_close(text: str, k: int) -> int:
+    """The offset of the `*/` closing a comment whose body starts at k, with `/* … */` inside
+    it nested (-1 when unclosed)."""
+    depth = 1
+    for m in _NESTING.finditer(text, k):
+        depth += 1 if m.group() == "/*" else -1
+        if depth == 0:
+            return m.start()
+    return -1
+
+
+def scan(text: str, nested: bool = False) -> Scanned:
+    """`text` split into code, comments and preprocessor lines (see the module's docstring);
+    `nested`: a `/* … */` inside a comment nests, as Doxygen reads a `.dox` file (JsonCpp's
+    main page shows a JSON example holding `/*embedded comment*/`)."""
     chars = list(text)
     comments: list[Comment] = []
     directives: list[Directive] = []
@@ -128,7 +142,7 @@ def scan(text: str) -> Scanned:
             _blank(chars, j, end)
             k = end
         elif c == "/" and text.startswith("/*", j):
-            close = text.find("*/", j + 2)
+            close = _nested_close(text, j + 2) if nested else text.find("*/", j + 2)
             end = n if close < 0 else close + 2
             body = text[j + 2 : end - 2 if close >= 0 else n]
             doc = (body.startswith("*") and not body.startswith("**")) or body.startswith("!")

@@ -37,10 +37,11 @@ from docsmcp.model.api_fields import (
     MAX_SIGNATURE_CHARS,
 )
 from docsmcp.model.text import truncate
+from docsmcp.sources.files import DOXYGEN_PAGE_SUFFIXES
 from docsmcp.sources.formats.markdown.dialects import ATX
 from docsmcp.sources.formats.markdown.fences import code_block
 from docsmcp.sources.formats.source import doxygen_pages
-from docsmcp.sources.formats.source.doxygen_decls import Decl, Group, read_header
+from docsmcp.sources.formats.source.doxygen_decls import Decl, Group, Header, read_header
 from docsmcp.sources.formats.source.doxygen_text import Doc, Links, expand_aliases, parse
 
 log = logging.getLogger("docsmcp.sources.formats.source.doxygen")
@@ -66,6 +67,9 @@ class Settings:
     aliases: tuple[tuple[str, str], ...] = ()
     links: tuple[tuple[str, str, str], ...] = ()  # (name, target, text)
     title: str = ""
+    project: str = ""  # PROJECT_NAME (the title of a `@mainpage` that gives none)
+    # (class, base, the base's members it inherits), qualified (doxygen_inherit.py)
+    inherited: tuple[tuple[str, str, tuple[str, ...]], ...] = ()
 
 
 def header_line(settings: Settings) -> str:
@@ -75,6 +79,12 @@ def header_line(settings: Settings) -> str:
         "aliases": dict(settings.aliases),
         "links": [list(x) for x in settings.links],
         "title": settings.title,
+        **({"project": settings.project} if settings.project else {}),
+        **(
+            {"inherited": [[c, b, list(m)] for c, b, m in settings.inherited]}
+            if settings.inherited
+            else {}
+        ),
     }
     return HEADER + json.dumps(data, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
 
@@ -95,6 +105,12 @@ def _settings(text: str) -> tuple[Settings, int]:
             tuple(sorted(data.get("aliases", {}).items())),
             tuple(tuple(x) for x in data.get("links", ())),  # type: ignore[misc]
             str(data.get("title", "")),
+            str(data.get("project", "")),
+            tuple(
+                (str(c), str(b), tuple(str(x) for x in m))
+                for c, b, m in data.get("inherited", ())
+                if isinstance(m, list)
+            ),
         ),
         1,
     )
@@ -109,8 +125,11 @@ class HeaderPage:
 
 
 class _Writer:
-    def __init__(self, path: str, offset: int, cpp: bool, links: Links, aliases: dict) -> None:
+    def __init__(
+        self, path: str, offset: int, cpp: bool, links: Links, aliases: dict, project: str = ""
+    ) -> None:
         self.path = path
+        self.project = project
         self.offset = offset  # lines of the header line above the file's own
         self.lang = "cpp" if cpp else "c"
         self.links = links
@@ -185,11 +204,17 @@ def header_to_markdown(path: str, text: str) -> HeaderPage:
     own = text.split("\n", skip)[-1] if skip else text
     links: Links = {name: (target, shown) for name, target, shown in settings.links}
     aliases = dict(settings.aliases)
-    parsed = read_header(own, settings.hidden)
+    parsed = read_header(own, settings.hidden, is_dox(path))
     cpp = not path.lower().endswith(".h") or any(
         d.kind == "class" or "::" in d.name for d in parsed.decls
     )
-    w = _Writer(path, skip, cpp, links, aliases)
+    w = _Writer(path, skip, cpp, links, aliases, settings.project)
+    if len(parsed.pages) == 1 and not _documents(parsed, settings.extract_all):
+        # A file of one page (a `.dox` file, mbedtls' `doc_mainpage.h`): the page is the
+        # file's, its title the page's, as Doxygen shows it among the related pages.
+        _page_comment(w, parsed.pages[0][0], parsed.pages[0][2], links, top=True)
+        title = next((x[2:].split(" {#")[0] for x in w.lines if x.startswith("# ")), None)
+        return HeaderPage("\n".join(w.lines), title or settings.title or path, tuple(w.sources), ())
     title = settings.title or path
     w.add(parsed.file_line, f"# {title}")
     w.add(parsed.file_line, "")
@@ -243,9 +268,12 @@ def header_to_markdown(path: str, text: str) -> HeaderPage:
             if group not in order:
                 order.append(group)
         placed.setdefault(group, []).append(d)
+    for g in parsed.groups:  # (a group documented here whose members are elsewhere)
+        if g.name not in placed and g.doc.strip() and g.name in groups:
+            placed[g.name] = []
     for name in order:
-        found = placed.get(name, [])
-        if not found:
+        found = placed.get(name)
+        if found is None:
             continue
         if name.startswith("kind:"):
             w.heading(2, found[0].line, name[5:], name[5:].lower())
@@ -263,21 +291,47 @@ def header_to_markdown(path: str, text: str) -> HeaderPage:
         w.code(c.line, c.code.split("{", 1)[0].strip() + " { … };")
         if doc is not None:
             w.doc(doc, c.doc_line)
+        _inherited(w, c, [(b, m) for name, b, m in settings.inherited if name == c.name])
         _entry(w, c, doc, c.name, start)
         members = [m for m in c.members if keep(m, doc_of(m))]
         _section_decls(w, members, doc_of, 3, c.name, member=True)
-    if not w.api and not (parsed.file_doc or "").strip():
+    if not w.api and not (parsed.file_doc or "").strip() and not parsed.pages and not placed:
         return HeaderPage("", None, (), ())
     return HeaderPage("\n".join(w.lines), title, tuple(w.sources), tuple(w.api))
 
 
-def _page_comment(w: _Writer, text: str, line: int, links: Links) -> None:
-    """A `@page name Title` comment in a header, as a section (its `@section`s below it)."""
+def _inherited(w: _Writer, c: Decl, bases: list[tuple[str, tuple[str, ...]]]) -> None:
+    """What the class inherits, a line per base listing its members as links (Doxygen's
+    "Public Member Functions inherited from sf::Window"), in the class's own section."""
+    for base, members in bases:
+        shown = w.links.get(base, (f"#{base}", base))[0]
+        names = ", ".join(
+            f"[{m.rsplit('::', 1)[-1]}]({w.links.get(m, (f'#{m}', ''))[0]})" for m in members
+        )
+        w.add(c.line, f"**Inherited from [{base}]({shown}):** {names}")
+        w.add(c.line, "")
+
+
+def _documents(parsed: Header, extract_all: bool) -> bool:
+    """Whether a header documents any declaration or group (else it holds pages only)."""
+    return any(g.doc.strip() for g in parsed.groups) or any(
+        extract_all or d.doc or any(m.doc for m in d.members) for d in parsed.decls
+    )
+
+
+def _page_comment(w: _Writer, text: str, line: int, links: Links, top: bool = False) -> None:
+    """A `@page name Title` comment in a header, as a section (its `@section`s below it);
+    `top`: as the page itself (a file of one page), its headings as written."""
     rendered = doxygen_pages.rewrite(expand_aliases(text, w.aliases), links).split("\n")
     first = True
     for x in rendered:
         heading = ATX.match(x)
-        if heading and first:
+        if top:
+            if not w.lines and not x.strip():
+                continue  # (the comment's first lines, before its `@page` line)
+            if x == "# ":  # (`@mainpage` without a title: Doxygen's "PROJECT Documentation")
+                x = f"# {w.project} Documentation".replace("#  ", "# ")
+        elif heading and first:
             x = "##" + x.lstrip("#")  # (the page: a section of the header's page)
             first = False
         elif heading:
@@ -391,6 +445,11 @@ def _param_type(params: str, name: str) -> str:
         if pname == name:
             return kind
     return ""
+
+
+def is_dox(path: str) -> bool:
+    """A `.dox` file: Doxygen's pages as comments, no code."""
+    return path.lower().endswith(DOXYGEN_PAGE_SUFFIXES)
 
 
 def header_title(path: str) -> str:

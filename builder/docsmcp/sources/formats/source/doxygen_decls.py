@@ -49,6 +49,7 @@ class Decl:
     group: str = ""  # the member group (`@{`) it stands in
     members: list[Decl] = field(default_factory=list)  # enumerators, a class's members
     params: str = ""  # the text between the parameter list's parentheses
+    bases: tuple[str, ...] = ()  # a class's public base classes, as written (`sf::Window`)
 
 
 @dataclass(frozen=True)
@@ -69,8 +70,9 @@ class Header:
 
 
 class _Reader:
-    def __init__(self, text: str, hidden_words: frozenset[str]) -> None:
-        s = scan(text)
+    def __init__(self, text: str, hidden_words: frozenset[str], pages_only: bool = False) -> None:
+        s = scan(text, nested=pages_only)
+        self.pages_only = pages_only
         self.text = text
         self.code = s.code
         self.hidden_words = hidden_words
@@ -131,7 +133,16 @@ class _Reader:
         return bool(m or f or p or (opens and not text.strip("@\\{} \n")) or closes)
 
     def read(self) -> Header:
-        self.statements(0, len(self.tokens), "", None, 0)
+        if not self.pages_only:
+            self.statements(0, len(self.tokens), "", None, 0)
+        # Comments no declaration follows (a header of pages only, mbedtls'
+        # `doxygen/input/doc_mainpage.h`; a `@page` after the last declaration) are read for
+        # their pages and groups too, then everything is put back in the file's order.
+        for c in self.docs:
+            if c.start not in self.used and not c.after:
+                self.structural(c)
+        self.header.pages.sort(key=lambda page: page[2])
+        self.header.groups.sort(key=lambda group: group.line)
         return self.header
 
     def _doc_for(self, prev_end: int, start: int) -> Comment | None:
@@ -273,6 +284,8 @@ class _Reader:
                                 j + 1, close, qualified + "::", members, toks[j][0] + 1, nesting + 1
                             )
                         d.members = members
+                        if kind in ("class", "struct"):
+                            d.bases = _bases(words, kind)
                         self.add(d, into)
                     end = toks[tail][0] + 1 if tail < len(toks) else len(self.code)
                     prev_end = end
@@ -372,6 +385,8 @@ class _Reader:
             words = words[k:]
             if not words:
                 return
+        if _forward(words):
+            return
         code = _clean(text, self.hidden_words)
         kind, name, params = _named(words)
         if not name or name in _KEYWORDS or name in self.hidden_words:
@@ -429,6 +444,42 @@ def _type_name(words: list[str], trailing: list[str]) -> str:
     return ""
 
 
+def _forward(words: list[str]) -> bool:
+    """`class Window;`, `struct GlContext;`: a forward declaration, which Doxygen documents as
+    nothing (the class is where it is defined)."""
+    tags = ("class", "struct", "union", "enum")
+    return words[0] in tags and len([w for w in words if w not in tags and w != ":"]) <= 1
+
+
+def _bases(words: list[str], kind: str) -> tuple[str, ...]:
+    """The public base classes of `class X : public A, private B, C` (a struct's bases are
+    public unless said otherwise, a class's private), without template arguments."""
+    try:
+        colon = words.index(":")
+    except ValueError:
+        return ()
+    out: list[str] = []
+    depth = 0
+    access = "public" if kind == "struct" else "private"
+    name: list[str] = []
+    for w in [*words[colon + 1 :], ","]:
+        if w == "<":
+            depth += 1
+        elif w == ">":
+            depth -= 1
+        elif depth > 0:
+            continue
+        elif w == ",":
+            if name and access == "public":
+                out.append("".join(name))
+            access, name = ("public" if kind == "struct" else "private"), []
+        elif w in ("public", "protected", "private"):
+            access = w
+        elif w != "virtual" and (w == "::" or re.fullmatch(r"[A-Za-z_]\w*", w)):
+            name.append(w)
+    return tuple(out)
+
+
 def _named(words: list[str]) -> tuple[str, str, str]:
     """(kind, name, parameters) of a declaration's words."""
     typedef = words[0] == "typedef"
@@ -443,23 +494,17 @@ def _named(words: list[str]) -> tuple[str, str, str]:
                 return ("typedef" if typedef else "variable"), words[j], params
     if "(" in words and not typedef:
         k = words.index("(")
-        # `operator()`, `operator==`: the operator's name.
+        # `operator()`, `operator==`: named `operator` (overloads of it, `Class::operator-2`).
         if "operator" in words[: k + 1]:
             at = words.index("operator")
-            name = "operator" + "".join(words[at + 1 : k])
-            if words[at + 1 : at + 2] == ["("]:
-                name = "operator()"
+            if words[at + 1 : at + 2] == ["("]:  # (`operator()(…)`: its own parameter list)
                 k = words.index("(", at + 3)
             return "function", _qualified(words, at), _params(words, k + 1)
         if k > 0 and re.fullmatch(r"~?[A-Za-z_]\w*", words[k - 1]):
-            name = words[k - 1]
-            if k > 1 and words[k - 2] == "~":
-                name = "~" + name
-            return (
-                "function",
-                _qualified(words, k - 1 - (name.startswith("~"))),
-                _params(words, k + 1),
-            )
+            if k > 1 and words[k - 2] == "~":  # (a destructor: `~` and the name are two tokens)
+                scope = _qualified(words, k - 2)[:-1]  # (`Window::` of `Window::~Window`)
+                return "function", f"{scope}~{words[k - 1]}", _params(words, k + 1)
+            return "function", _qualified(words, k - 1), _params(words, k + 1)
         return "", "", ""
     stop = len(words)
     for k, w in enumerate(words):
@@ -505,6 +550,10 @@ def _clean(text: str, hidden: frozenset[str]) -> str:
     return re.sub(r"\(\s+", "(", code).strip().removeprefix("extern ")
 
 
-def read_header(text: str, hidden_words: frozenset[str] = frozenset()) -> Header:
-    """The declarations, groups and file comment of a header (see the module's docstring)."""
-    return _Reader(text, hidden_words).read()
+def read_header(
+    text: str, hidden_words: frozenset[str] = frozenset(), pages_only: bool = False
+) -> Header:
+    """The declarations, groups and file comment of a header (see the module's docstring);
+    `pages_only`: a `.dox` file, comments that nest and no code (Doxygen reads no declarations
+    there)."""
+    return _Reader(text, hidden_words, pages_only).read()

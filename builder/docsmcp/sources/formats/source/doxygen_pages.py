@@ -4,10 +4,10 @@ applies this to the `.md` pages of a tree whose Doxyfile it found).
 Doxygen reads markdown with its own commands inside: `@page name Title` (`@mainpage`) is the
 page's title and `name` its anchor, `@section`/`@subsection`/`@subsubsection name Title` are
 headings with that anchor, `[TOC]` is Doxygen's table of contents (dropped: the index has its
-own), `@code{.c}` … `@endcode` a code block, `@note`/`@warning`/`@par` … a labelled paragraph,
-and `@ref name` / `[text](@ref name)` links to a symbol, a group, a page or a section, by the
-project's link table. Every line stays a line (the page's line map is unchanged); code blocks
-and code spans are left as written.
+own), `@code{.c}` … `@endcode` (and `@verbatim` … `@endverbatim`) a code block,
+`@note`/`@warning`/`@par` … a labelled paragraph, and `@ref name` / `[text](@ref name)` links
+to a symbol, a group, a page or a section, by the project's link table. Every line stays a
+line (the page's line map is unchanged); code blocks and code spans are left as written.
 """
 
 from __future__ import annotations
@@ -22,6 +22,8 @@ _LEVEL = {"section": 2, "subsection": 3, "subsubsection": 4, "paragraph": 5}
 _TOC = re.compile(r"^\s*(?:\[TOC\]|[@\\]tableofcontents\b.*)\s*$")
 _CODE = re.compile(r"^(\s*)[@\\]code(?:\{\.?(\w+)\})?\s*$")
 _CODE_END = re.compile(r"^(\s*)[@\\]endcode\s*$")
+_VERBATIM = re.compile(r"^(\s*)[@\\]verbatim\s*$")
+_VERBATIM_END = re.compile(r"^(\s*)[@\\]endverbatim\s*$")
 _FENCE = re.compile(r"^\s*(`{3,}|~{3,})")
 _LABEL = re.compile(r"^(\s*)[@\\](\w+)\b[ \t]*(.*)$")
 _SPAN = re.compile(r"(`+)(.+?)\1")
@@ -81,8 +83,8 @@ def rewrite(body: str, links: Links) -> str:
             lines[k] = lines[k][: m.start()].rstrip()
             lines[k + 1] = f"{m.group(1)} {lines[k + 1].lstrip()}"
     for line in lines:
-        if fence == "@endcode":
-            closed = _CODE_END.match(line)
+        if fence in ("@endcode", "@endverbatim"):
+            closed = (_CODE_END if fence == "@endcode" else _VERBATIM_END).match(line)
             out.append(f"{closed.group(1)}```" if closed else line)
             fence = "" if closed else fence
             continue
@@ -100,6 +102,11 @@ def rewrite(body: str, links: Links) -> str:
         if m:
             out.append(f"{m.group(1)}```{(m.group(2) or '').lower()}")
             fence = "@endcode"
+            continue
+        m = _VERBATIM.match(line)
+        if m:
+            out.append(f"{m.group(1)}```")
+            fence = "@endverbatim"
             continue
         m = _PAGE.match(line)
         if m:

@@ -65,7 +65,11 @@ _HIDDEN = frozenset(
 _LINE_CMD = re.compile(_CMD + r"([a-zA-Z]+)(\[[^\]\n]*\])?(?=[\s{]|$)")
 _WORD = re.compile(_CMD + r"(p|a|c|e|em|b)\s+([^\s,;:!?()]+(?:\([^\s)]*\))?)")
 _REF = re.compile(
-    _CMD + r'ref\s+([\w:.#~-]+?(?:\(\))?)(?=[\s,;:!?)\]]|\.(?:\s|$)|$)(?:\s+"([^"\n]*)")?'
+    _CMD
+    + r"ref\s+([\w:.#~-]+?(?:\(\))?)"
+    # (ends before a space, punctuation, a sentence's full stop; a `:` but not a `::`)
+    + r"(?=[\s,;!?)\]]|(?<!:):(?!:)|\.(?:\s|$)|$)"
+    + r'(?:\s+"([^"\n]*)")?'
 )
 _LINK = re.compile(_CMD + r"link\s+([\w:.#~-]+)\s+(.*?)\s*" + _CMD + r"endlink", re.S)
 # (`[text](@ref name)`; documenter.py, for Julia's Documenter, has written it `@ref#name`)
