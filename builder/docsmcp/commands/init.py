@@ -85,9 +85,10 @@ from docsmcp.commands.init_strategy import (
     as_markdown,
     strategy,
 )
+from docsmcp.sources import site_passes
 from docsmcp.sources.discover import matches_any, scan
 from docsmcp.sources.files import MANIFEST_NAME, source_roots
-from docsmcp.sources.inclusion import asciidoc_includes, dumi_demos, texinfo_includes
+from docsmcp.sources.inclusion import dumi_demos
 from docsmcp.sources.layout.translations import detect as detect_translations
 from docsmcp.sources.layout.variants import detect as detect_variants
 from docsmcp.sources.layout.versions import DESCRIPTION as VERSION_DESCRIPTION
@@ -96,13 +97,8 @@ from docsmcp.sources.manifest import MAX_METADATA_VALUE
 from docsmcp.sources.navigation import documenter_make, r_nav
 from docsmcp.sources.navigation.navfiles import read_nav, summary_line
 from docsmcp.sources.packages import (
-    dotnet_project,
     doxygen_project,
-    java_project,
-    kotlin_project,
     python_package,
-    rust_crate,
-    swift_package,
     typescript_site,
 )
 from docsmcp.sources.packages.go_source import scan as scan_go
@@ -348,30 +344,16 @@ def propose(docs_dir: Path, roots: Sequence[Path] = ()) -> Proposal:
     translations = detect_translations(p for p in tree.paths if p not in left_out)
     excluded.update({glob: list(paths) for glob, paths in translations.globs.items()})
     left_out |= translations.files
-    # An Antora module's partials, examples and nav files, AsciiDoc files other pages include:
-    # the build never reads them as pages.
-    left_out |= asciidoc_includes.no_pages(docs_dir, source_roots(docs_dir, roots), tree.paths)
-    # A Texinfo manual's included files (its chapters, version.texi): read in the manual.
-    left_out |= texinfo_includes.no_pages(docs_dir, source_roots(docs_dir, roots), tree.paths)
-    # Rust files that are no library module; files a crate's docs include (rust_crate.py).
-    left_out |= rust_crate.no_pages(docs_dir, source_roots(docs_dir, roots), tree.paths)
-    # Java that is no documented main source of a Maven/Gradle project (java_project.py).
-    left_out |= java_project.no_pages(docs_dir, source_roots(docs_dir, roots), tree.paths, False)
-    # Kotlin that is no documented main source of a Gradle/Maven project (kotlin_project.py).
-    left_out |= kotlin_project.no_pages(docs_dir, source_roots(docs_dir, roots), tree.paths)
-    # Python files that are no public module of the docs folder's distribution.
-    left_out |= python_package.no_pages(docs_dir, source_roots(docs_dir, roots), tree.paths)
+    # What the build reads into other pages or as code, never as pages (site_passes.no_pages:
+    # the same rules): a crate's, a Java/Kotlin/C#/Swift project's or a distribution's other
+    # files, headers no Doxyfile names, an Antora module's partials, a manual's chapters.
+    real_roots = source_roots(docs_dir, roots)
+    left_out |= site_passes.no_pages(docs_dir, real_roots, tree.paths, warn=False)
     # dumi's demo descriptions: read into the pages that show their demos (dumi_demos.py).
     demos = dumi_demos.descriptions(docs_dir, (p for p in tree.paths if p not in left_out))
     left_out |= demos
     # A Go package's files other than its page: read into its page (go_source.py).
-    left_out |= scan_go(docs_dir, source_roots(docs_dir, roots), tree.paths).not_pages
-    # C/C++ headers no Doxyfile names: code, never pages (doxygen_project.py).
-    left_out |= doxygen_project.no_pages(docs_dir, source_roots(docs_dir, roots), tree.paths)
-    # C# no docfx.json or library `src/` project names: code, never pages (dotnet_project.py).
-    left_out |= dotnet_project.no_pages(docs_dir, source_roots(docs_dir, roots), tree.paths)
-    # Swift that is no library target's source, DocC extension files (swift_package.py).
-    left_out |= swift_package.no_pages(docs_dir, source_roots(docs_dir, roots), tree.paths)
+    left_out |= scan_go(docs_dir, real_roots, tree.paths).not_pages
     kept = _Tree(tuple(p for p in tree.paths if p not in left_out), tree.manifests)
 
     languages = _language_folders(kept)

@@ -63,35 +63,47 @@ def parts(
     """What no page is among `entries` (the listing's files); `api_sources`: the folders
     `--api-source` names (a Go module outside the docs folder is read as one inside it)."""
     listed = [e.path for e in entries]
-    # An Antora component's partials, examples and nav files, and AsciiDoc files other pages
-    # include (without a title of their own) are no pages.
-    out = set(asciidoc_includes.no_pages(docs_dir, roots, listed))
+    out = no_pages(docs_dir, roots, listed)
     # A dumi demo's description (`demo/basic.md` beside `demo/basic.tsx`) is read with its demo.
     out |= dumi_demos.descriptions(docs_dir, listed)
-    out |= texinfo_includes.no_pages(docs_dir, roots, listed)
-    # Rust files that are no library module, and the files modules include (rust_crate.py).
-    out |= rust_crate.no_pages(docs_dir, roots, listed)
     # TypeScript that no package's entry points export (a site's components, tests, examples).
     ts = typescript_site.scan(docs_dir, roots, listed)
     out |= typescript_site.no_pages(docs_dir, roots, listed, scanned=ts)
-    # Java that is no documented main source of a Maven/Gradle project (java_project.py).
-    out |= java_project.no_pages(docs_dir, roots, listed)
-    # Kotlin that is no documented main source of a Gradle/Maven project (kotlin_project.py).
-    out |= kotlin_project.no_pages(docs_dir, roots, listed)
-    # Python that is no public module of the docs folder's distribution (python_package.py).
-    out |= python_package.no_pages(docs_dir, roots, listed)
     # A Go package is one page, its page file's; its other files are read with it (go_source.py).
     go = go_source.scan(docs_dir, roots, [e.path for e in entries if not (e.refusal or e.skip)])
     out |= go.not_pages
     go = go_source.with_api_sources(go, docs_dir, roots, api_sources, listed)
+    rust = rust_reexports.table(docs_dir, roots, listed)
+    return Parts(frozenset(out), go, rust, ts.tree)
+
+
+def no_pages(
+    docs_dir: Path, roots: Sequence[Path], listed: Sequence[str], warn: bool = True
+) -> set[str]:
+    """The files of `listed` that a generator's or a package's rules read into other pages or
+    as code, never as pages of their own: the one list the build (`parts`) and `docsmcp init`'s
+    proposal both apply (TypeScript, Go and dumi's demos each take a step of their own there).
+    `warn`: whether a rule may log what it left out (init's proposal says it otherwise)."""
+    # An Antora component's partials, examples and nav files, and AsciiDoc files other pages
+    # include (without a title of their own) are no pages.
+    out = set(asciidoc_includes.no_pages(docs_dir, roots, listed))
+    # A Texinfo manual's included files (its chapters, version.texi): read in the manual.
+    out |= texinfo_includes.no_pages(docs_dir, roots, listed)
+    # Rust files that are no library module, and the files modules include (rust_crate.py).
+    out |= rust_crate.no_pages(docs_dir, roots, listed)
+    # Java that is no documented main source of a Maven/Gradle project (java_project.py).
+    out |= java_project.no_pages(docs_dir, roots, listed, warn)
+    # Kotlin that is no documented main source of a Gradle/Maven project (kotlin_project.py).
+    out |= kotlin_project.no_pages(docs_dir, roots, listed)
+    # Python that is no public module of the docs folder's distribution (python_package.py).
+    out |= python_package.no_pages(docs_dir, roots, listed)
     # C/C++ headers a Doxyfile does not name are code (doxygen_project.py).
     out |= doxygen_project.no_pages(docs_dir, roots, listed)
     # C# that no docfx.json or library `src/` project names is code (dotnet_project.py).
     out |= dotnet_project.no_pages(docs_dir, roots, listed)
     # Swift that is no library target's source; DocC extension files merged (swift_package.py).
     out |= swift_package.no_pages(docs_dir, roots, listed)
-    rust = rust_reexports.table(docs_dir, roots, listed)
-    return Parts(frozenset(out), go, rust, ts.tree)
+    return out
 
 
 def after_reading(
