@@ -312,6 +312,25 @@ def test_crate_reads_as_docs_rs_shows_it(tmp_path: Path) -> None:
     assert refs["resolved"] >= 6, refs
 
 
+def test_a_link_to_a_module_file_is_a_reference_to_its_page(tmp_path: Path) -> None:
+    """A guide's link to a code file that the bundle shows as a page (openai-node's api.md
+    links each type to `./src/resources/completions.ts`, 81 links) is a reference to that page;
+    it was ignored as a link to a source file. A link to code that is no page stays ignored,
+    neither a reference nor a broken link."""
+    root = _crate(tmp_path / "ws")
+    (root / "README.md").write_text(
+        "# webkit workspace\n\nThe [JSON extractor](webkit/src/json.rs) and an "
+        "[example](webkit/examples/demo.rs).\n"
+    )
+    out = tmp_path / "idx"
+    done = run_docsmcp("build", "--docs-dir", root, "--out", out)
+    assert "demo.rs" not in done.stdout + done.stderr  # (code: no broken link reported)
+    ids = pq.read_table(out / "chunks.parquet", columns=["id"]).column("id").to_pylist()
+    refs = pq.read_table(out / "sections.parquet").column("references").to_pylist()
+    readme = [r for i, r in zip(ids, refs, strict=True) if i.startswith("README.md")]
+    assert [ids[r].split("#")[0] for r in readme[0]] == ["webkit/src/json.rs"]
+
+
 def test_hidden_lines_and_links() -> None:
     lines, links = doc_markdown(
         [

@@ -28,15 +28,13 @@ from docsmcp.enrich.xref import (
     extract_refs,
 )
 from docsmcp.model.chunk import Chunk, ParsedFile
-from docsmcp.sources.files import C_HEADER_SUFFIXES, DOXYGEN_PAGE_SUFFIXES
+from docsmcp.sources.files import CODE_PAGE_SUFFIXES
 from docsmcp.sources.formats.r.rmarkdown import RMARKDOWN_SUFFIXES as _RMARKDOWN
 from docsmcp.sources.formats.rst.rst_suffixes import is_rst
 from docsmcp.sources.formats.source.xmldoc import uid_object
 from docsmcp.sources.layout.translations import page_language
 from docsmcp.sources.roles import ORDER_PREFIX
 from docsmcp.sources.site_config import LANGUAGE
-
-_DOXYGEN_PAGES = C_HEADER_SUFFIXES + DOXYGEN_PAGE_SUFFIXES  # (pages only where a Doxyfile says)
 
 
 def _unordered(path: str) -> str:
@@ -162,9 +160,10 @@ class _Resolver:
                 yield trimmed[:-4] + ".md"
                 yield trimmed[:-4] + ".txt"  # (of a page conf.py's source_suffix makes `.txt`)
             return
-        if lower.endswith(_DOXYGEN_PAGES) and not folder:
-            # A header's page (Doxygen's `@ref glfwCreateWindow` from a guide): a link to it was
-            # ignored as one to a source file (GLFW: 957 of its guides' links).
+        if lower.endswith(CODE_PAGE_SUFFIXES) and not folder:
+            # A code file's page (Doxygen's `@ref glfwCreateWindow` from a guide, a crate's
+            # `src/router.rs`): a link to it was ignored as one to a source file (GLFW: 957 of its
+            # guides' links).
             yield trimmed
             return
         if lower.endswith(_HTML_EXTS) and not folder:  # mdBook: `x.html` is `x.md`

@@ -99,6 +99,24 @@ CONVERTED_SUFFIXES = (
     + CSHARP_SUFFIXES + SWIFT_SUFFIXES + DOCC_SUFFIXES + KOTLIN_SUFFIXES
 )  # fmt: skip
 
+# Code a reader may make a page of (a crate's module, a header a Doxyfile names, a project's
+# class, a distribution's module): a link to such a file is a link to its page where the bundle
+# has one (enrich/xref_resolve.py).
+CODE_PAGE_SUFFIXES = (
+    C_HEADER_SUFFIXES
+    + DOXYGEN_PAGE_SUFFIXES
+    + RUST_SUFFIXES
+    + TYPESCRIPT_SUFFIXES
+    + JAVASCRIPT_SUFFIXES
+    + GO_SUFFIXES
+    + PYTHON_SUFFIXES
+    + JAVA_SUFFIXES
+    + KOTLIN_SUFFIXES
+    + CSHARP_SUFFIXES
+    + SWIFT_SUFFIXES
+    + ELIXIR_SUFFIXES
+)
+
 # Code that may sit beside a saved HTML site without being its source.
 CODE_BESIDE_SITES = (
     TYPESCRIPT_SUFFIXES
