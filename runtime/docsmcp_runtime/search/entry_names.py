@@ -33,7 +33,11 @@ _WORDY = re.compile(r"\w")
 def _bare(name: str) -> str:
     """`name` without backticks, call parentheses or arity: as a reader types it."""
     name = name.strip().strip("`").strip()
-    return _ARITY.sub("", _CALL.sub("", name)).strip()
+    if name.endswith(")"):  # (the patterns only where they can match: a query's cost)
+        name = _CALL.sub("", name)
+    if "/" in name:
+        name = _ARITY.sub("", name)
+    return name.strip()
 
 
 def _is_name(text: str) -> bool:
@@ -62,7 +66,10 @@ def entry_terms(name: str) -> list[str]:
 def query_term(query: str) -> str | None:
     """The entry-name term a query searches when it is one name (`JsonReader`,
     `` `Element.select()` ``, `tokio::spawn`), else None."""
-    bare = _bare(query)
+    text = query.strip()
+    if " " in text and not text.endswith(")"):  # words (most queries): no name, at once
+        return None
+    bare = _bare(text)
     return MARK + bare if _is_name(bare) else None
 
 
