@@ -10,7 +10,7 @@ import numpy as np
 
 from ..errors import SearchTimeout
 from .analyzer import AnalyzerConfig, analyze
-from .entry_names import MARK, is_entry_term
+from .entry_names import is_entry_term
 from .half import widen
 from .intent import CHOICE_WORDS, OPERATORS, left_behind
 from .stems import StemRings
@@ -24,8 +24,6 @@ from .stems import StemRings
 # 30-50 of them). The list costs 1/32 of the dictionary's terms (~3,500 short bytes objects
 # there), made on the first lookup.
 SAMPLE_STRIDE = 32
-# The first byte of an entry-name term (entry_names.MARK).
-ENTRY_MARK = ord(MARK)
 
 
 # Postings fewer than this (a query's, together) take numpy's own float16 cast, within the
@@ -142,12 +140,7 @@ class Lexicon:
         offsets, found = self._offsets, []
         for m in needle.finditer(self._blob):
             i = bisect.bisect_left(offsets, m.end())  # the term ending where the match does
-            if (
-                i <= self.n_terms
-                and offsets[i] == m.end()
-                and offsets[i - 1] <= m.start()
-                and self._blob[offsets[i - 1]] != ENTRY_MARK  # a name, not an entry-name term
-            ):
+            if i <= self.n_terms and offsets[i] == m.end() and offsets[i - 1] <= m.start():
                 found.append(self.term(i - 1))
                 if len(found) > MAX_QUALIFIED:
                     return []
