@@ -333,15 +333,16 @@ def page_fields(docs_dir: Path) -> dict[str, tuple[str, str]]:
 
 
 def defined_names(bundle: Path, n_rows: int) -> list[list[str]]:
-    """Per chunk row, the names of the API entries it defines (`api.parquet`, in table order):
-    what the `anchors` field holds besides link texts (bundle-spec.md, *Full-text index*)."""
+    """Per chunk row, the names of the API entries it defines (`api.parquet`, in table order),
+    each followed by its entry-name terms: what the `anchors` field holds besides link texts
+    (bundle-spec.md, *Full-text index*)."""
     import pyarrow.parquet as pq
+    from docsmcp_runtime.search.entry_names import entry_terms
 
     table = pq.read_table(bundle / "api.parquet", columns=["name", "row"])
     out: list[list[str]] = [[] for _ in range(n_rows)]
     for name, row in zip(table["name"].to_pylist(), table["row"].to_pylist(), strict=True):
-        if name not in out[row]:
-            out[row].append(name)
+        out[row].extend(t for t in (name, *entry_terms(name)) if t not in out[row])
     return out
 
 

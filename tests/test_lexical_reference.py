@@ -35,7 +35,10 @@ from spec_reader import inflection_stem
 
 CONFIG = AnalyzerConfig(names=True)  # as the builder analyses (pipeline/collect.py)
 # A name (bundle-spec.md, *Terms*, step 7) holds one of these: no other term does.
-NAME = re.compile(r"[!%&*+<=>?^|~]|\.\.\.")
+NAME = re.compile(r"[!%&*+<=>?^|~]|\.\.\.|\x01")
+# What an entry-name term starts with (*Full-text index*): the names a reader types for an API
+# entry the chunk defines, added to its anchors field as they are.
+ENTRY = "\x01"
 PARAMS = LexicalParams()
 FIELDS = ("heading", "trail", "body", "context", "page", "lead", "anchors")
 
@@ -68,6 +71,9 @@ def line_terms(text: str) -> list[str]:
     then its bigram terms (so bigrams never span two lines)."""
     out: list[str] = []
     for line in text.split("\n"):
+        if line.startswith(ENTRY):  # an entry-name term: a term as it is
+            out.append(line)
+            continue
         analysis = analyze(line, CONFIG)
         out.extend(analysis.terms)
         out.extend(analysis.bigrams)
@@ -152,8 +158,12 @@ class ReferenceBM25F:
                 self.impacts.setdefault(term, {})[row] = impact
         self.counts = counts
         # the largest stored (float16) impact, the top of the impact levels
+        # (of the terms that are not names: a name's larger impact takes the last code)
         self.top = max(
-            float(np.float16(i)) for rows in self.impacts.values() for i in rows.values()
+            float(np.float16(i))
+            for term, rows in self.impacts.items()
+            if not NAME.search(term)
+            for i in rows.values()
         )
 
     def query(self, text: str) -> tuple[list[str], list[str]]:
@@ -174,7 +184,7 @@ class ReferenceBM25F:
         """bundle-spec.md, *Impact codes*: the level of the impact's code, `top` the largest
         float16 impact, code = rint(sqrt(x) * (255 / sqrt(top))), at least 1."""
         x, top = float(np.float16(impact)), self.top
-        code = max(1, int(np.rint(math.sqrt(x) * (255 / math.sqrt(top)))))
+        code = min(255, max(1, int(np.rint(math.sqrt(x) * (255 / math.sqrt(top))))))
         return np.float32((code / 255 * math.sqrt(top)) ** 2)
 
     def sum32(self, terms: list[str], coded: bool = False) -> np.ndarray:

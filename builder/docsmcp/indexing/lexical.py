@@ -20,6 +20,7 @@ import numpy as np
 import pyarrow as pa
 from docsmcp_runtime.format import LexicalParams
 from docsmcp_runtime.search.analyzer import AnalyzerConfig, analyze
+from docsmcp_runtime.search.entry_names import is_entry_term
 
 from docsmcp.common.memtrim import release_free_memory
 from docsmcp.indexing.pagefield import PAGE_KEYS, heading_factors, heading_key, page_of, page_text
@@ -166,9 +167,13 @@ def _page_counted(page: str, config: AnalyzerConfig) -> tuple[str, bytes, int]:
 
 def analyse_anchors(texts: Sequence[str], config: AnalyzerConfig) -> tuple[str, bytes, int]:
     """The `anchors` field of one chunk: each link text analysed as a line of its own
-    (remembered: link texts repeat, e.g. an error type's name linked from every method)."""
-    lines = (line for text in texts for line in text.split("\n"))
-    return _counted(*_lines_terms(lines, _analyse_line(config)))
+    (remembered: link texts repeat, e.g. an error type's name linked from every method). An
+    entry-name term (`entry_names.MARK` + a name the chunk's API entry is typed by,
+    tables._name_definitions) is a term as it is, a name: not counted in the field's length."""
+    marked = [text for text in texts if is_entry_term(text)]
+    lines = (line for text in texts if not is_entry_term(text) for line in text.split("\n"))
+    terms, names = _lines_terms(lines, _analyse_line(config))
+    return _counted(terms + marked, names + len(marked))
 
 
 # (term, chunk, field) entries mapped to term ids at a time: bounds the Python strings alive

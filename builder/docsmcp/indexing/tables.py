@@ -19,6 +19,7 @@ import numpy as np
 import pyarrow as pa
 from docsmcp_runtime.format import API_FILE, CODE_FILE, PAGE_UNORDERED, PAGES_FILE, SECTIONS_FILE
 from docsmcp_runtime.format.schemas import API_SCHEMA, CODE_SCHEMA, PAGES_SCHEMA, SECTIONS_SCHEMA
+from docsmcp_runtime.search.entry_names import entry_terms
 from docsmcp_runtime.search.languages import normalise_language
 
 from docsmcp.enrich.apiref import extract_api
@@ -204,10 +205,16 @@ def _name_definitions(anchors: list[tuple[str, ...]], api: list[tuple[ApiEntry, 
     section of many definitions (Sphinx's `.. confval::` entries of one configuration section)
     is otherwise outranked by a short one that only mentions the name (sphinx-doc's
     `autodoc_mock_imports`: autosummary's *Generating stub pages* first, the definition 4th).
-    Dev sets: one dev-cases-nl case up, none down (bundle-spec.md, *Full-text index*)."""
+    Dev sets: one dev-cases-nl case up, none down (bundle-spec.md, *Full-text index*). Then
+    its entry-name terms (entry_names.entry_terms): what a query that is exactly the entry's
+    name (`JsonReader`, `Element.select`) searches besides its words, so the class ranks first
+    for its name, not its members, whose headings and trails hold that name too."""
     for entry, row in api:
-        if row < len(anchors) and entry.name not in anchors[row]:
-            anchors[row] = (*anchors[row], entry.name)
+        if row >= len(anchors):
+            continue
+        named = [t for t in (entry.name, *entry_terms(entry.name)) if t not in anchors[row]]
+        if named:
+            anchors[row] = (*anchors[row], *named)
 
 
 def _table(rows: list[tuple], schema: pa.Schema) -> pa.Table:

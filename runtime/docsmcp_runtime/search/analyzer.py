@@ -92,8 +92,9 @@ _RUN = re.compile(rf"[{_OPERATORS}.:/\-]{{2,}}")
 _ASCII_ELLIPSIS = re.compile(r"(?<![A-Za-z0-9_])[A-Za-z0-9_]+(?:\.\.\.[A-Za-z0-9_]+)+")
 _ELLIPSIS_PATTERN = rf"(?<!{_W}){_W}+(?:\.\.\.{_W}+)+"
 # What marks a name among a bundle's terms (UTF-8): no other term holds an operator character
-# or `...` (a word's separators come one at a time).
-NAME_MARK = re.compile(rb"[!%&*+<=>?^|~]|\.\.\.|[A-Za-z0-9_]::[A-Za-z0-9_]")
+# or `...` (a word's separators come one at a time); an entry-name term starts with \x01
+# (entry_names.MARK).
+NAME_MARK = re.compile(rb"[!%&*+<=>?^|~]|\.\.\.|[A-Za-z0-9_]::[A-Za-z0-9_]|\x01")
 # A path of words joined by `::` (`std::vector`, `tokio::spawn`: C++, Rust, PHP, Ruby), a word
 # when it starts with a letter or `_` and no word character or `:` is just before it.
 _ASCII_PATH = re.compile(r"(?<![A-Za-z0-9_:])[A-Za-z_][A-Za-z0-9_]*(?:::[A-Za-z_][A-Za-z0-9_]*)+")

@@ -16,6 +16,7 @@ from ..format import Fusion
 from .additions import expand, pin
 from .collapse import collapse_variants
 from .embedding import EmbeddingError, QueryEmbedder
+from .entry_names import query_term
 from .fusion import CONVEX, RRF, FusionPolicy, convex, policy_for, rrf
 from .intent import QUERY_CLASSES, Named, named_values, query_class, wants_every_word
 from .lexical import (
@@ -243,6 +244,13 @@ class Searcher:
             terms, bigrams = without_change_words(terms, bigrams)
         return terms, bigrams, []
 
+    def entry_named(self, query: str) -> list[str]:
+        """The entry-name term of a query that is one name (`JsonReader`, `Element.select`),
+        where the bundle has it (entry_names.py): searched besides the query's words, so the
+        entry named so gains its impact (none for other queries, and in older bundles)."""
+        term = query_term(query)
+        return [term] if term is not None and self.lexicon.lookup(term) is not None else []
+
     def heading_lengths(self, rows: np.ndarray) -> np.ndarray:
         """The characters of each row's headings (its breadcrumb less the path): among rows of
         equal score, the one with shorter headings first. Impact codes give one code to impacts
@@ -287,6 +295,7 @@ class Searcher:
         deadline = time.monotonic() + self.time_budget
         terms, bigrams, stops = self._searched(query, filters)
         notes = [stop_words_note(stops, terms)] if stops else []
+        terms = terms + self.entry_named(query)
         if len(terms) > MAX_QUERY_TERMS or len(bigrams) > MAX_QUERY_TERMS:
             notes.append(
                 f"Only the first {MAX_QUERY_TERMS} distinct words of the query were searched."

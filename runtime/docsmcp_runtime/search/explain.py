@@ -20,6 +20,7 @@ import numpy as np
 
 from .analyzer import analyze
 from .engine import FUSION_DEPTH, Searcher
+from .entry_names import is_entry_term
 from .fusion import CONVEX
 from .intent import query_class
 from .lexical import score
@@ -83,6 +84,9 @@ def _typed(query: str, config: object, terms: list[str], bigrams: list[str]) -> 
     words = [(w, analyze(w, config)) for w in query.split()]  # type: ignore[arg-type]
     out: dict[str, str] = {}
     for term in terms:
+        if is_entry_term(term):  # the entry the whole query names (entry_names.py)
+            out[term] = query.strip()
+            continue
         out[term] = next((w for w, a in words if term in a.terms), term)
     for pair in bigrams:
         inside = next((w for w, a in words if pair in a.bigrams), None)
@@ -102,6 +106,7 @@ def _typed(query: str, config: object, terms: list[str], bigrams: list[str]) -> 
 def explain(searcher: Searcher, query: str, filters: dict[str, str], rows: list[int]) -> list[dict]:
     """The parts of each row's score for `query` under `filters` (see the module docstring)."""
     terms, bigrams = searcher.searched(query, filters)  # as the engine searches them
+    terms = terms + searcher.entry_named(query)  # the entry the query names (entry_names.py)
     n = searcher.bundle.n_chunks
     raw = score(searcher.lexicon, n, terms, stem_weight=searcher.stem_weight)
     coordinated = searcher.coordinated(query)  # as the engine: the rows naming every word gain

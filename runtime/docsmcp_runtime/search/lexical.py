@@ -10,6 +10,7 @@ import numpy as np
 
 from ..errors import SearchTimeout
 from .analyzer import AnalyzerConfig, analyze
+from .entry_names import is_entry_term
 from .half import widen
 from .intent import CHOICE_WORDS, OPERATORS, left_behind
 from .stems import StemRings
@@ -274,7 +275,7 @@ def score(
         if deadline is not None and time.monotonic() > deadline:
             raise SearchTimeout
         tid = lexicon.lookup(term)
-        if stem_weight > 0:
+        if stem_weight > 0 and not is_entry_term(term):
             others.extend(map(lexicon.postings, lexicon.variants(term)))
         if tid is None:
             continue

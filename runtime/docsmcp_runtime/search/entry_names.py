@@ -1,0 +1,88 @@
+"""Entry names: the terms that say which chunk defines the API entry a query names exactly.
+
+BM25F cannot tell the chunk that defines `JsonReader` from the chunks of its members: every
+member's heading (`JsonReader.peek`), trail and name hold the class's name too, and a short
+member chunk saturates it sooner than the class's long one, so a search for "JsonReader" put the
+constructor and 19 methods above the class. The builder therefore adds to the `anchors` field of
+each chunk that defines an entry one term per name a reader may type for it (`entry_terms`):
+the entry's full name (`com.google.gson.stream.JsonReader`), its last two parts
+(`JsonReader.peek`, `Router::nest`) and its last part (`JsonReader`, `peek`), case kept, call
+parentheses and an Elixir arity dropped, each as MARK, a byte no analysed term holds, and
+a digest of the name (`_term`: 9 bytes where `com.google.gson.stream.JsonReader` took 33; the
+keys were 7 % of jsoup's bundle written out) (bundle-spec.md, *Full-text index*, entry-name
+terms). A query that is one such name
+(`query_term`: one word, backticks and `()` allowed around it) also searches that term, so the
+entry it names gains its impact; any other query searches exactly what it did before.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import re
+
+# Before every entry-name term: a control character, which the analyzer never puts in a term,
+# so no word of a page or a query can be one.
+MARK = "\x01"
+
+# What separates the parts of an API name as written (apiref's `_TAIL`): kept by the split.
+_PARTS = re.compile(r"(::|[.#])")
+_CALL = re.compile(r"\(.*\)$")  # `Links.create()`, `JsonReader(Reader in)`
+_ARITY = re.compile(r"/[0-9]{1,3}$")  # `Ecto.Repo.insert/2`
+_SPACE = re.compile(r"\s")
+# A name holds a letter, a digit or `_` (a query of punctuation alone names nothing).
+_WORDY = re.compile(r"\w")
+
+
+def _bare(name: str) -> str:
+    """`name` without backticks, call parentheses or arity: as a reader types it."""
+    name = name.strip().strip("`").strip()
+    if name.endswith(")"):  # (the patterns only where they can match: a query's cost)
+        name = _CALL.sub("", name)
+    if "/" in name:
+        name = _ARITY.sub("", name)
+    return name.strip()
+
+
+def _term(key: str) -> str:
+    """The term of a name: MARK, then the BLAKE2b digest of its UTF-8 bytes with a digest size
+    of 6 bytes, in base64url (8 characters; no `.` or `:`, so no qualified name ends in one)."""
+    digest = hashlib.blake2b(key.encode(), digest_size=6).digest()
+    return MARK + base64.urlsafe_b64encode(digest).decode()
+
+
+def _is_name(text: str) -> bool:
+    """One word of at least two characters, a letter, digit or `_` among them."""
+    return len(text) >= 2 and not _SPACE.search(text) and _WORDY.search(text) is not None
+
+
+def entry_terms(name: str) -> list[str]:
+    """The entry-name terms of an API entry named `name` (MARK + each name a reader may type):
+    the full name, its last two parts and its last part; none for a name with a space (no query
+    of one word types it). A constructor (`JsonReader.JsonReader`) is not named by its last
+    part: that is its class's name."""
+    bare = _bare(name)
+    if not _is_name(bare):
+        return []
+    keys = [bare]
+    parts = _PARTS.split(bare)  # [part, separator, part, ...]
+    if len(parts) >= 3:
+        last, parent = parts[-1], parts[-3]
+        keys.append("".join(parts[-3:]))
+        if last != parent:
+            keys.append(last)
+    return [_term(key) for key in dict.fromkeys(keys) if _is_name(key) and _bare(key) == key]
+
+
+def query_term(query: str) -> str | None:
+    """The entry-name term a query searches when it is one name (`JsonReader`,
+    `` `Element.select()` ``, `tokio::spawn`), else None."""
+    text = query.strip()
+    if " " in text and not text.endswith(")"):  # words (most queries): no name, at once
+        return None
+    bare = _bare(text)
+    return _term(bare) if _is_name(bare) and _bare(bare) == bare else None
+
+
+def is_entry_term(term: str) -> bool:
+    return term.startswith(MARK)
