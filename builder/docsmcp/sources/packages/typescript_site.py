@@ -34,6 +34,7 @@ from docsmcp.sources.files import JAVASCRIPT_SUFFIXES, TYPESCRIPT_SUFFIXES, read
 from docsmcp.sources.formats.source.jsdoc_cjs import is_javascript, required_exports
 from docsmcp.sources.formats.source.ts_scan import blank
 from docsmcp.sources.globs import GlobError, compile_glob, glob_match
+from docsmcp.sources.layout.versions import value_of_name
 from docsmcp.sources.packages.typescript_links import (
     Resolver,
     TsTree,
@@ -161,13 +162,33 @@ def _export_targets(exports: object, depth: int = 0) -> list[str]:
         if "*" in key or key.endswith(("package.json", ".css")):
             continue
         if key.startswith(".") and depth == 0 or not key.startswith("."):
-            if isinstance(value, dict) and isinstance(value.get("types"), str):
+            if source := _source_condition(value):
+                out.append(source)
+            elif isinstance(value, dict) and isinstance(value.get("types"), str):
                 out.append(value["types"])
             elif isinstance(value, dict) and "types" in value:
                 out.extend(_export_targets(value["types"], depth + 1))
             else:
                 out.extend(_export_targets(value, depth + 1)[:1])
     return out
+
+
+def _source_condition(value: object) -> str | None:
+    """The TypeScript source a condition of an `exports` entry names, where one does: zod's
+    `"@zod/source": "./src/index.ts"` beside `"types": "./index.d.cts"` (a build's output,
+    not in the repository). A declaration file (`.d.ts`) is no source."""
+    if not isinstance(value, dict):
+        return None
+    for target in value.values():
+        if isinstance(target, str) and "*" not in target and _is_source(target):
+            return target
+    return None
+
+
+def _is_source(target: str) -> bool:
+    return target.endswith((".ts", ".tsx", ".mts", ".cts")) and not re.search(
+        r"\.d\.[mc]?ts$", target
+    )
 
 
 def _source_of(target: str, folder: str, known: set[str], outdir: tuple[str, str]) -> str | None:
@@ -249,10 +270,22 @@ def _package_folders(docs_dir: Path, roots: Sequence[Path]) -> list[str]:
         try:
             rel = root.resolve().relative_to(top).as_posix()
         except ValueError:
-            continue
+            rel = _linked(docs_dir, root.resolve())
+            if rel is None:
+                continue
         if rel != "." and rel not in folders:
             folders.append(rel)
     return folders
+
+
+def _linked(docs_dir: Path, real: Path) -> str | None:
+    """`real`'s path in `docs_dir` through a link at its top (init validates a proposal on a
+    folder of links to the docs folder's entries: `packages -> …/zod/packages`), else None."""
+    for above in (real, *real.parents):
+        link = docs_dir / above.name
+        if above.name and link.is_symlink() and link.resolve() == above:
+            return (Path(above.name) / real.relative_to(above)).as_posix()
+    return None
 
 
 def _expand(
@@ -340,6 +373,33 @@ def api_files(docs_dir: Path, roots: Sequence[Path], paths: Iterable[str]) -> di
                 if target is not None and target not in seen:
                     queue.append(target)
     return api
+
+
+def version_folders(docs_dir: Path, roots: Sequence[Path], paths: Iterable[str]) -> dict[str, str]:
+    """The version folders a TypeScript package names in its `exports`: a subpath named as a
+    version (zod's `"./v3"`, `"./v4"`) whose entry is a folder's index (`src/v3/index.ts`)
+    makes that folder the version, as users import it (`zod/v3`). Only where two versions or
+    more are named; a subpath of another name (`./v4-mini`, `./mini`) is none."""
+    known = {p for p in paths if is_typescript(p) and not _TEST.search(p)}
+    out: dict[str, str] = {}
+    for folder in _package_folders(docs_dir, roots) if known else []:
+        data = read_jsonc((docs_dir / folder if folder else docs_dir) / "package.json")
+        exports = data.get("exports") if isinstance(data, dict) else None
+        if not isinstance(exports, dict):
+            continue
+        found: dict[str, str] = {}
+        for key, value in list(exports.items())[:MAX_ENTRY_POINTS]:
+            version = value_of_name(key.rpartition("/")[2]) if key.startswith("./") else None
+            if version is None or "*" in key:
+                continue
+            for target in _export_targets({key: value}):
+                source = _source_of(target, folder, known, ("", ""))
+                if source is not None and posixpath.basename(source).startswith("index."):
+                    found[posixpath.dirname(source)] = version
+                    break
+        if len(set(found.values())) >= 2:
+            out.update(found)
+    return out
 
 
 def _resolve_js(spec: str, importer: str, known: set[str]) -> str | None:

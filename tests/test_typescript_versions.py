@@ -1,0 +1,118 @@
+"""A TypeScript package shipping older majors beside the current one, in zod's shape: its
+`package.json` names the built files (`./index.d.cts`, not in the repository) and, under a
+condition of its own, the sources (`"@zed/source": "./src/index.ts"`); its `exports` name
+`./v3` and `./v4` (each a folder's index) and `./v4-mini` (a flavour of v4, no version). The
+repository is a workspace whose docs site is one package and the library another."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from conftest import build_bundle, page_texts, run_docsmcp
+from docsmcp.sources.layout.versions import value_of_name
+from mcp_client import McpSession
+
+V4_SCHEMAS = """/** The base of every schema. */
+export interface ZodType {
+  /** Parses `data`, throwing on failure. */
+  parse(data: unknown): unknown;
+}
+
+/** An object schema. */
+export interface ZodObject extends ZodType {
+  /** The object's keys. */
+  shape: Record<string, ZodType>;
+}
+
+/** An object schema of `shape`. */
+export function object(shape: Record<string, ZodType>): ZodObject {
+  return null as never;
+}
+"""
+
+V3_TYPES = """/** The base of every Zod 3 schema. */
+export abstract class ZodType {
+  /** Parses `data` (Zod 3). */
+  parse(data: unknown): unknown {
+    return data;
+  }
+}
+"""
+
+
+def _exports(path: str) -> dict[str, str]:
+    stem = path.removeprefix("./src/").removesuffix(".ts")
+    return {"@zed/source": path, "types": f"./{stem}.d.cts", "import": f"./{stem}.js"}
+
+
+def _zed(repo: Path) -> Path:
+    """A workspace holding a docs site and the library `packages/zed` (zod's layout)."""
+    (repo / "packages/docs/content").mkdir(parents=True)
+    (repo / "packages/docs/content/api.mdx").write_text("# Defining schemas\n\nUse objects.\n")
+    (repo / "package.json").write_text(json.dumps({"private": True, "workspaces": ["packages/*"]}))
+    lib = repo / "packages/zed"
+    files = {
+        "src/index.ts": 'export * from "./v4/classic/external.js";\n',
+        "src/v4/index.ts": 'export * from "./classic/external.js";\n',
+        "src/v4/classic/external.ts": 'export * from "./schemas.js";\n',
+        "src/v4/classic/schemas.ts": V4_SCHEMAS,
+        "src/v4-mini/index.ts": 'export * from "../v4/mini/external.js";\n',
+        "src/v4/mini/external.ts": "/** A mini object. */\nexport function object() {}\n",
+        "src/v3/index.ts": 'export * from "./types.js";\n',
+        "src/v3/types.ts": V3_TYPES,
+    }
+    for name, text in files.items():
+        (lib / name).parent.mkdir(parents=True, exist_ok=True)
+        (lib / name).write_text(text)
+    exports = {
+        ".": _exports("./src/index.ts"),
+        "./v3": _exports("./src/v3/index.ts"),
+        "./v4": _exports("./src/v4/index.ts"),
+        "./v4-mini": _exports("./src/v4-mini/index.ts"),
+        "./package.json": "./package.json",
+    }
+    package = {"name": "zed", "version": "4.2.0", "types": "./index.d.cts", "exports": exports}
+    (lib / "package.json").write_text(json.dumps(package))
+    return repo
+
+
+def _versions(bundle: Path) -> dict:
+    return json.loads((bundle / "metadata.json").read_text())["taxonomy"]["version"]
+
+
+def test_the_source_condition_names_the_api_and_the_version_subpaths_its_versions(
+    tmp_path: Path,
+) -> None:
+    repo = _zed(tmp_path / "zed")
+    out = build_bundle(repo, tmp_path / "idx", "--api-source", repo / "packages/zed")
+    texts = page_texts(out)
+    assert {"packages/zed/src/v4/classic/schemas.ts", "packages/zed/src/v3/types.ts"} <= set(texts)
+    versions = _versions(out)
+    assert versions["latest"] == "v4" and set(versions["values"]) == {"v3", "v4"}
+    with McpSession(out) as s:
+        # the current major answers; Zod 3's class of the same name only when asked for
+        found = s.call("get_api_reference", {"method": "ZodType"}).structured_content
+        assert [e["chunk_id"].split("#")[0] for e in found["entries"]] == [
+            "packages/zed/src/v4/classic/schemas.ts"
+        ]
+        hits = s.search(query="parse data", limit=10)["hits"]
+        assert hits and not any("/v3/" in h["chunk_id"] for h in hits)
+    # init proposes the same, and its check reads the package through --api-source
+    proc = run_docsmcp("init", "--docs-dir", repo, "--api-source", repo / "packages/zed")
+    assert "version: 2 values: v3 (2), v4 (4)" in proc.stderr
+    assert "validate: ok: 9 files" in proc.stderr
+
+
+def test_the_package_folder_built_alone_has_the_same_versions(tmp_path: Path) -> None:
+    lib = _zed(tmp_path / "zed") / "packages/zed"
+    out = build_bundle(lib, tmp_path / "idx")
+    assert _versions(out)["latest"] == "v4"
+    assert "src/v4/mini/external.ts" in page_texts(out)
+
+
+def test_a_word_after_the_number_is_a_version_only_as_a_pre_release_mark() -> None:
+    assert value_of_name("v4-mini") is None and value_of_name("2.x-legacy") is None
+    assert value_of_name("v4") == "v4" and value_of_name("0.5.1-beta") == "0.5.1-beta"
+    assert value_of_name("v1alpha1") == "v1alpha1" and value_of_name("1.0-SNAPSHOT")
+    assert value_of_name("version-0.5.x") == "0.5.x" and value_of_name("4x") == "4x"
