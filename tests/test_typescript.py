@@ -171,13 +171,18 @@ def test_a_class_shows_its_public_members_and_overloads() -> None:
     page = typescript_to_markdown("src/resources/chat/completions/completions.ts", COMPLETIONS)
     assert page.title == "resources/chat/completions/completions"
     names = [e.name for e in page.api]
+    # (a property is an entry of its row: test_typescript_members.py)
     assert names == [
         "Completions",
+        "Completions.messages",
         "Completions.create",
         "Completions.legacy",
         "ChatCompletionCreateParamsBase",
+        "ChatCompletionCreateParamsBase.model",
+        "ChatCompletionCreateParamsBase.stream",
+        "ChatCompletionCreateParamsBase.seed",
     ]
-    create = page.api[1]
+    create = page.api[2]
     assert create.returns == "APIPromise<ChatCompletion>"
     assert create.examples[0].code.startswith("const chatCompletion = await client.chat")
     # the overloads are shown, not the implementation's signature (as TypeDoc)
@@ -185,9 +190,9 @@ def test_a_class_shows_its_public_members_and_overloads() -> None:
     assert "create(body: ParamsStreaming, options?: RequestOptions)" in page.text
     assert "create(body: Params," not in page.text
     assert "**Deprecated.** Use `Completions.create` instead." in page.text
-    assert page.api[2].description.startswith("Deprecated.")
+    assert page.api[3].description.startswith("Deprecated.")
     assert "secret" not in page.text and "_internal" not in page.text
-    params = page.api[3].parameters
+    params = page.api[4].parameters
     assert [(p.name, p.type, p.required) for p in params] == [
         ("model", "string", True),
         ("stream", "boolean | null", False),
@@ -197,7 +202,7 @@ def test_a_class_shows_its_public_members_and_overloads() -> None:
     assert "- `messages: MessagesAPI.Messages`" in page.text.split("\n")
     # each entry starts at its heading (a member's text of several lines is one list line)
     lines = page.text.split("\n")
-    assert all(lines[e.line_start - 1].startswith("#") for e in page.api)
+    assert all(lines[e.line_start - 1].startswith(("#", "- `")) for e in page.api)
     assert len(page.line_map) == len(lines)
 
 
@@ -316,7 +321,7 @@ export = slugify;
 def test_a_hand_written_declaration_file_is_read(tmp_path: Path) -> None:
     # a JavaScript package whose types are one `index.d.ts` in the CommonJS shape
     page = typescript_to_markdown("index.d.ts", SLUGIFY_D_TS)
-    assert [e.name for e in page.api] == ["slugify", "slugify.Options"]
+    assert [e.name for e in page.api] == ["slugify", "slugify.Options", "slugify.Options.separator"]
     assert (
         page.api[0].signature
         == "function slugify(input: string, options?: slugify.Options): string"

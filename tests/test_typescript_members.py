@@ -1,0 +1,88 @@
+"""A class's and an interface's properties are API entries, as TypeDoc gives each its anchor
+(`ChatCompletionCreateParams.html#temperature`): fixtures in the shape of openai-node's request
+params (an interface of documented properties, a streaming variant extending it) and errors (a
+class property inherited from the base class)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pyarrow.parquet as pq
+from conftest import build_bundle, write_tree
+from docsmcp.sources.formats.source.tsdoc import typescript_to_markdown
+from mcp_client import McpSession
+
+COMPLETIONS = """export interface ChatCompletionCreateParamsBase {
+  /**
+   * What sampling temperature to use, between 0 and 2.
+   */
+  temperature?: number | null;
+
+  /** ID of the model to use. */
+  model: string;
+}
+
+export interface ChatCompletionCreateParamsStreaming extends ChatCompletionCreateParamsBase {
+  /** If set, partial message deltas will be sent. */
+  stream: true;
+}
+
+/** Red, green or blue. */
+export enum Color {
+  Red = "red",
+}
+
+export type Options = { timeout?: number };
+"""
+
+ERRORS = """export class APIError<TStatus extends number | undefined = number> extends Error {
+  /** HTTP status for the response that caused the error */
+  readonly status: TStatus;
+  private secret: string;
+}
+
+export class RateLimitError extends APIError<429> {}
+"""
+
+
+def test_properties_are_entries_of_their_rows(tmp_path: Path) -> None:
+    root = write_tree(
+        tmp_path / "sdk",
+        {
+            "README.md": "# SDK\n",
+            "package.json": json.dumps(
+                {"name": "sdk", "version": "1.0.0", "types": "src/index.ts"}
+            ),
+            "src/index.ts": 'export * from "./completions";\nexport * from "./error";\n',
+            "src/completions.ts": COMPLETIONS,
+            "src/error.ts": ERRORS,
+        },
+    )
+    out = build_bundle(root, tmp_path / "idx")
+    names = set(pq.read_table(out / "api.parquet").column("name").to_pylist())
+    assert {
+        "ChatCompletionCreateParamsBase.temperature",
+        "ChatCompletionCreateParamsStreaming.temperature",  # inherited, as TypeDoc lists it
+        "ChatCompletionCreateParamsStreaming.stream",
+        "APIError.status",
+        "RateLimitError.status",
+    } <= names
+    # private members, enum members and an object type's members are no entries of their own
+    assert not {"APIError.secret", "Color.Red", "Options.timeout"} & names
+    with McpSession(out) as s:
+        found = s.call(
+            "get_api_reference", {"method": "ChatCompletionCreateParamsBase.temperature"}
+        )
+        entry = found.structured_content["entries"][0]
+        assert entry["chunk_id"].startswith("src/completions.ts#")
+        assert entry["signature"] == "temperature?: number | null"
+        assert entry["description"] == "What sampling temperature to use, between 0 and 2."
+
+
+def test_a_property_entry_is_its_row_of_the_page() -> None:
+    page = typescript_to_markdown("src/completions.ts", COMPLETIONS)
+    lines = page.text.split("\n")
+    entry = next(e for e in page.api if e.name == "ChatCompletionCreateParamsBase.model")
+    assert entry.line_start == entry.line_end
+    assert lines[entry.line_start - 1].startswith("- `model: string`")
