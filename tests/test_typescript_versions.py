@@ -9,8 +9,11 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from conftest import build_bundle, page_texts, run_docsmcp
+from conftest import FUZZ, build_bundle, page_texts, run_docsmcp, write_tree
 from docsmcp.sources.layout.versions import value_of_name
+from docsmcp.sources.packages import typescript_site
+from hypothesis import given
+from hypothesis import strategies as st
 from mcp_client import McpSession
 
 V4_SCHEMAS = """/** The base of every schema. */
@@ -116,3 +119,68 @@ def test_a_word_after_the_number_is_a_version_only_as_a_pre_release_mark() -> No
     assert value_of_name("v4") == "v4" and value_of_name("0.5.1-beta") == "0.5.1-beta"
     assert value_of_name("v1alpha1") == "v1alpha1" and value_of_name("1.0-SNAPSHOT")
     assert value_of_name("version-0.5.x") == "0.5.x" and value_of_name("4x") == "4x"
+
+
+def test_tsconfig_paths_of_the_packages_own_name_are_its_sources(tmp_path: Path) -> None:
+    # zustand's shape: package.json names built files at its root (`./index.d.ts`, not in the
+    # repository, no `src/` mapping), and tsconfig maps the package's name to its sources
+    root = write_tree(
+        tmp_path / "store",
+        {
+            "docs/index.md": "# Store\n",
+            "package.json": json.dumps(
+                {
+                    "name": "store",
+                    "private": True,
+                    "version": "5.0.1",
+                    "main": "./index.js",
+                    "types": "./index.d.ts",
+                    "exports": {".": {"types": "./index.d.ts"}, "./*": {"types": "./*.d.ts"}},
+                }
+            ),
+            "tsconfig.json": '{"compilerOptions": {"paths": {\n'
+            '  "store": ["./src/index.ts"], // the entry\n'
+            '  "store/*": ["./src/*.ts"]}}}\n',
+            "src/index.ts": 'export * from "./vanilla.ts";\n',
+            "src/vanilla.ts": "/** Creates a store. */\nexport function createStore() {}\n",
+            "src/middleware.ts": 'export * from "./middleware/persist.ts";\n',
+            "src/middleware/persist.ts": "/** Persists a store. */\nexport function persist() {}\n",
+            "tests/basic.test.ts": "export function notApi() {}\n",
+            "examples/app/src/main.ts": "export function notApiEither() {}\n",
+        },
+    )
+    texts = page_texts(build_bundle(root, tmp_path / "idx"))
+    assert set(texts) == {"docs/index.md", "src/vanilla.ts", "src/middleware/persist.ts"}
+    proc = run_docsmcp("init", "--docs-dir", root)
+    assert "site: TypeScript package (tsconfig.json names the entry points)" in proc.stderr
+
+
+_JSON = st.recursive(
+    st.none() | st.booleans() | st.sampled_from(["./src/v3/index.ts", "./src/*.ts", "./x.d.cts"]),
+    lambda inner: (
+        st.lists(inner, max_size=3)
+        | st.dictionaries(
+            st.sampled_from([".", "./v3", "./v4", "./*", "types", "@s", "store"]), inner
+        )
+    ),
+    max_leaves=12,
+)
+
+
+@FUZZ
+@given(exports=_JSON, paths=_JSON, name=st.sampled_from(["store", "", "x/y"]))
+def test_any_package_and_tsconfig_give_files_of_the_tree(exports, paths, name) -> None:
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp)
+        package = {"name": name, "version": "1.0.0", "types": "./x.d.ts", "exports": exports}
+        (root / "package.json").write_text(json.dumps(package))
+        (root / "tsconfig.json").write_text(json.dumps({"compilerOptions": {"paths": paths}}))
+        known = ["src/index.ts", "src/v3/index.ts", "src/v4/index.ts", "src/a/b.ts"]
+        for rel in known:
+            (root / rel).parent.mkdir(parents=True, exist_ok=True)
+            (root / rel).write_text("export const a = 1;\n")
+        assert set(typescript_site.api_files(root, (), known)) <= set(known)
+        folders = typescript_site.version_folders(root, (), known)
+        assert set(folders) <= {"src/v3", "src/v4"}

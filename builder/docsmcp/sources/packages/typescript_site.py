@@ -302,6 +302,34 @@ def _expand(
     return [found] if found else []
 
 
+def _own_paths(base: Path, options: object, folder: str, known: set[str]) -> list[str]:
+    """The files tsconfig's `compilerOptions.paths` map the package's own name to: `name`'s
+    targets, and `name/*`'s with `*` read as TypeScript does (any text, folders too), among
+    the TypeScript files of the tree."""
+    data = read_jsonc(base / "package.json")
+    name = data.get("name") if isinstance(data, dict) else None
+    paths = options.get("paths") if isinstance(options, dict) else None
+    if not isinstance(name, str) or not isinstance(paths, dict):
+        return []
+    out: list[str] = []
+    for key in (name, name + "/*"):
+        targets = paths.get(key)
+        for target in targets[:50] if isinstance(targets, list) else ():
+            if not isinstance(target, str) or target.count("*") > 1:
+                continue
+            rel = posixpath.normpath(posixpath.join(folder, target))
+            if rel.startswith("../"):
+                continue
+            if "*" not in rel:
+                out.extend(p for p in (_source_of(target, folder, known, ("", "")),) if p)
+                continue
+            head, _, tail = rel.partition("*")
+            out.extend(
+                sorted(p for p in known if p.startswith(head) and p.endswith(tail) and p != head)
+            )
+    return list(dict.fromkeys(out))[:MAX_FILES]
+
+
 def _glob_match(pattern: str, path: str) -> bool:
     """TypeDoc's (minimatch's) reading of an entry glob: `*` within a folder, `**` across."""
     try:
@@ -357,6 +385,12 @@ def api_files(docs_dir: Path, roots: Sequence[Path], paths: Iterable[str]) -> di
         queue: list[str] = []
         for entry in entries[:MAX_ENTRY_POINTS]:
             queue.extend(_expand(entry, folder, known, outdir, points.strategy))
+        if not queue and source == "package.json" and entries:
+            # The built files it names are not in the tree and no folder maps to the sources:
+            # the tsconfig `paths` that give the package's own name are its sources (zustand:
+            # `"zustand": ["./src/index.ts"], "zustand/*": ["./src/*.ts"]`).
+            queue = _own_paths(base, options, folder, known)
+            source = "tsconfig.json" if queue else source
         where = posixpath.join(folder, source) if folder else source
         seen: set[str] = set(api)
         while queue and len(api) < MAX_FILES:
