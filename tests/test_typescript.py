@@ -15,7 +15,7 @@ from conftest import FUZZ, build_bundle, page_texts, run_docsmcp
 from docsmcp.sources.formats.source.ts_decls import declarations
 from docsmcp.sources.formats.source.ts_scan import blank
 from docsmcp.sources.formats.source.tsdoc import module_name, typescript_to_markdown
-from docsmcp.sources.packages import typescript_site
+from docsmcp.sources.packages import typescript_entries, typescript_site
 from docsmcp.sources.packages.typescript_links import (
     Resolver,
     gather,
@@ -417,7 +417,7 @@ def test_exports_followed_are_relative_and_in_code() -> None:
     )
     assert typescript_site.exported_modules(text) == ["./a.js", "./b", "./c", "external", "./f"]
     jsonc = '{"a": "//x", /* c */ "b": [1,],}'
-    assert typescript_site.strip_jsonc(jsonc) == '{"a": "//x",  "b": [1]}'
+    assert typescript_entries.strip_jsonc(jsonc) == '{"a": "//x",  "b": [1]}'
 
 
 HOSTILE = [
@@ -497,7 +497,7 @@ def test_any_typescript_reads_without_error(parts: list[str]) -> None:
 @given(st.text(max_size=300))
 def test_any_text_reads_without_error(text: str) -> None:
     typescript_to_markdown("x.ts", text)
-    typescript_site.strip_jsonc(text)
+    typescript_entries.strip_jsonc(text)
 
 
 # --- what a page shows from other files: bases, referenced types (typescript_links.py) -------
@@ -644,7 +644,7 @@ def test_any_tree_of_bases_resolves_without_error(parts: list[str]) -> None:
     # two files of arbitrary text that import and extend each other: every lookup ends
     text = "".join(parts)
     files = {"a.ts": text + "\nimport { B } from './b';\n", "b.ts": "export * from './a';\n" + text}
-    resolver = Resolver(set(files), files.get, typescript_site._resolve)
+    resolver = Resolver(set(files), files.get, typescript_entries.resolve_spec)
     for path, body in files.items():
         for d in declarations(body):
             for name in heritage(d):
