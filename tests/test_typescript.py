@@ -20,6 +20,7 @@ from docsmcp.sources.packages.typescript_links import (
     Resolver,
     gather,
     heritage,
+    namespaces,
     referenced_modules,
 )
 from docsmcp.sources.roles import classify
@@ -637,21 +638,29 @@ def test_heritage_names_the_bases_only() -> None:
 @FUZZ
 @given(
     st.lists(
-        st.sampled_from(_PARTS + ["class A extends B ", "extends ", "implements "]), max_size=40
+        st.sampled_from(
+            _PARTS
+            + ["class A extends B ", "extends ", "implements "]
+            + ["import * as z from './b';\n", "export { z };\n", "export * as n from './a';\n"]
+        ),
+        max_size=40,
     )
 )
 def test_any_tree_of_bases_resolves_without_error(parts: list[str]) -> None:
-    # two files of arbitrary text that import and extend each other: every lookup ends
+    # two files of arbitrary text that import, extend and export each other (as namespaces
+    # too): every lookup ends
     text = "".join(parts)
     files = {"a.ts": text + "\nimport { B } from './b';\n", "b.ts": "export * from './a';\n" + text}
     resolver = Resolver(set(files), files.get, typescript_entries.resolve_spec)
+    spaces = namespaces(dict.fromkeys(files, ""), resolver)
+    assert all(0 < len(found) <= 4 for found in spaces.values())
     for path, body in files.items():
         for d in declarations(body):
             for name in heritage(d):
                 assert name and " " not in name
             resolver.bases(path, d)
     referenced = referenced_modules({"a.ts": ""}, resolver)
-    tree = gather({"a.ts": ""}, referenced, resolver)
+    tree = gather({"a.ts": ""}, referenced, resolver, spaces)
     for path, extra in tree.extra.items():
         page = typescript_to_markdown(path, "\n".join([files[path], *extra]))
         assert len(page.line_map) == (page.text.count("\n") + 1 if page.text else 0)

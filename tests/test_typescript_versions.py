@@ -56,9 +56,12 @@ def _zed(repo: Path) -> Path:
     (repo / "package.json").write_text(json.dumps({"private": True, "workspaces": ["packages/*"]}))
     lib = repo / "packages/zed"
     files = {
-        "src/index.ts": 'export * from "./v4/classic/external.js";\n',
+        "src/index.ts": 'import * as z from "./v4/classic/external.js";\n'
+        'export * from "./v4/classic/external.js";\nexport { z, z as default };\n',
         "src/v4/index.ts": 'export * from "./classic/external.js";\n',
-        "src/v4/classic/external.ts": 'export * from "./schemas.js";\n',
+        "src/v4/classic/external.ts": 'export * from "./schemas.js";\n'
+        'export * as coerce from "./coerce.js";\n',
+        "src/v4/classic/coerce.ts": "/** Coerces. */\nexport function string() {}\n",
         "src/v4/classic/schemas.ts": V4_SCHEMAS,
         "src/v4-mini/index.ts": 'export * from "../v4/mini/external.js";\n',
         "src/v4/mini/external.ts": "/** A mini object. */\nexport function object() {}\n",
@@ -99,12 +102,18 @@ def test_the_source_condition_names_the_api_and_the_version_subpaths_its_version
         assert [e["chunk_id"].split("#")[0] for e in found["entries"]] == [
             "packages/zed/src/v4/classic/schemas.ts"
         ]
+        # what a namespace export (`export { z }` of `import * as z`) holds is found by the
+        # name users call it by, and `export * as coerce` inside it nests
+        found = s.call("get_api_reference", {"method": "z.object"}).structured_content
+        assert found["entries"][0]["chunk_id"].startswith("packages/zed/src/v4/classic/schemas.ts#")
+        found = s.call("get_api_reference", {"method": "z.coerce.string"}).structured_content
+        assert found["entries"][0]["chunk_id"].startswith("packages/zed/src/v4/classic/coerce.ts#")
         hits = s.search(query="parse data", limit=10)["hits"]
         assert hits and not any("/v3/" in h["chunk_id"] for h in hits)
     # init proposes the same, and its check reads the package through --api-source
     proc = run_docsmcp("init", "--docs-dir", repo, "--api-source", repo / "packages/zed")
-    assert "version: 2 values: v3 (2), v4 (4)" in proc.stderr
-    assert "validate: ok: 9 files" in proc.stderr
+    assert "version: 2 values: v3 (2), v4 (5)" in proc.stderr
+    assert "validate: ok: 10 files" in proc.stderr
 
 
 def test_the_package_folder_built_alone_has_the_same_versions(tmp_path: Path) -> None:

@@ -51,6 +51,7 @@ from docsmcp.sources.packages.typescript_links import (
     Resolver,
     TsTree,
     gather,
+    namespaces,
     referenced_modules,
 )
 from docsmcp.sources.settings import MAX_FILE_BYTES
@@ -300,7 +301,8 @@ def scan(docs_dir: Path, roots: Sequence[Path], paths: Iterable[str]) -> Scan:
     known = {p for p in listed if not _TEST.search(p)}
     resolver = Resolver(known, read, resolve_spec)
     referenced = referenced_modules(api, resolver)
-    return Scan({**api, **js}, referenced, gather(api, referenced, resolver))
+    spaces = namespaces(api, resolver)  # (zod's `z`: `z.object`)
+    return Scan({**api, **js}, referenced, gather(api, referenced, resolver, spaces))
 
 
 def no_pages(

@@ -413,4 +413,13 @@ def typescript_to_markdown(path: str, text: str) -> TsPage:
         page.text_block(module_line, module_comment.text)
     for d in shown:
         _declaration(page, title, d, context)
+    # A declaration exported in a namespace is also an entry of the name users call it by
+    # (`z.object`, `z.coerce.string`): the same section, found by the runtime as one.
+    top = {d.name for d in shown}
+    page.api.extend(
+        dataclasses.replace(e, name=f"{space}.{e.name}")
+        for space in context.namespaces
+        for e in list(page.api)
+        if e.name in top
+    )
     return TsPage("\n".join(page.lines), title, monotone(list(page.map)), tuple(page.api))

@@ -25,6 +25,8 @@ class Base:
 class Context:
     bases: tuple[Base, ...]
     only: frozenset[str] | None  # the declarations a referenced module's page shows
+    # namespaces its declarations are exported under (`z`: `z.object` names `object`)
+    namespaces: tuple[str, ...] = ()
 
 
 def split(text: str) -> tuple[str, Context]:
@@ -35,6 +37,7 @@ def split(text: str) -> tuple[str, Context]:
     own, rest = text[:cut], text[cut + 1 :].split("\n")
     bases: list[Base] = []
     only: frozenset[str] | None = None
+    spaces: tuple[str, ...] = ()
     k = 0
     while k < len(rest):
         line = rest[k]
@@ -44,6 +47,8 @@ def split(text: str) -> tuple[str, Context]:
         words = line[len(MARK) :].split(" ") if line.startswith(MARK) else []
         if words[:1] == ["only"]:
             only = frozenset(words[1:])
+        elif words[:1] == ["namespace"]:
+            spaces = tuple(w for w in words[1:] if w)
         elif words[:1] == ["base"] and len(words) >= 4:
             child, name, path = words[1], words[2], " ".join(words[3:])
             found = declarations("\n".join(rest[k + 1 : j]), ambient=True)
@@ -52,7 +57,7 @@ def split(text: str) -> tuple[str, Context]:
             if decl is not None:
                 bases.append(Base(child, decl, path))
         k = j
-    return own, Context(tuple(bases), only)
+    return own, Context(tuple(bases), only, spaces)
 
 
 def _chain(decl: Declaration, context: Context) -> list[tuple[Member, str]]:
