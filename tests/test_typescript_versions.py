@@ -10,6 +10,7 @@ import json
 from pathlib import Path
 
 from conftest import FUZZ, build_bundle, page_texts, run_docsmcp, write_tree
+from docsmcp.sources.layout import versions
 from docsmcp.sources.layout.versions import value_of_name
 from docsmcp.sources.packages import typescript_site
 from hypothesis import given
@@ -53,6 +54,8 @@ def _zed(repo: Path) -> Path:
     """A workspace holding a docs site and the library `packages/zed` (zod's layout)."""
     (repo / "packages/docs/content").mkdir(parents=True)
     (repo / "packages/docs/content/api.mdx").write_text("# Defining schemas\n\nUse objects.\n")
+    (repo / "packages/docs-v3").mkdir()  # the Zod 3 docs, beside the current site
+    (repo / "packages/docs-v3/home.md").write_text("# Zod 3\n\nDefining schemas in Zod 3.\n")
     (repo / "package.json").write_text(json.dumps({"private": True, "workspaces": ["packages/*"]}))
     lib = repo / "packages/zed"
     files = {
@@ -110,10 +113,13 @@ def test_the_source_condition_names_the_api_and_the_version_subpaths_its_version
         assert found["entries"][0]["chunk_id"].startswith("packages/zed/src/v4/classic/coerce.ts#")
         hits = s.search(query="parse data", limit=10)["hits"]
         assert hits and not any("/v3/" in h["chunk_id"] for h in hits)
+        hits = s.search(query="defining schemas", limit=10)["hits"]
+        assert hits[0]["chunk_id"].startswith("packages/docs/content/api.mdx")
+        assert not any("docs-v3" in h["chunk_id"] for h in hits)
     # init proposes the same, and its check reads the package through --api-source
     proc = run_docsmcp("init", "--docs-dir", repo, "--api-source", repo / "packages/zed")
-    assert "version: 2 values: v3 (2), v4 (5)" in proc.stderr
-    assert "validate: ok: 10 files" in proc.stderr
+    assert "version: 2 values: v3 (3), v4 (5)" in proc.stderr
+    assert "validate: ok: 11 files" in proc.stderr
 
 
 def test_the_package_folder_built_alone_has_the_same_versions(tmp_path: Path) -> None:
@@ -121,6 +127,14 @@ def test_the_package_folder_built_alone_has_the_same_versions(tmp_path: Path) ->
     out = build_bundle(lib, tmp_path / "idx")
     assert _versions(out)["latest"] == "v4"
     assert "src/v4/mini/external.ts" in page_texts(out)
+
+
+def test_a_folder_named_for_a_version_the_tree_has_is_that_version() -> None:
+    layout = versions.detect(None, ["v3/a.md", "v4/b.md", "docs-v3/c.md", "v4/x-v3/d.md"])
+    assert dict(layout.folders) == {"v3": "v3", "v4": "v4", "docs-v3": "v3"}
+    # a tree without versions has none (Android's resource folders)
+    assert not versions.detect(None, ["res/drawable-v24/a.md", "res/drawable/b.md"]).folders
+    assert "docs-v5" not in versions.detect(None, ["v3/a.md", "v4/b.md", "docs-v5/c.md"]).folders
 
 
 def test_a_word_after_the_number_is_a_version_only_as_a_pre_release_mark() -> None:

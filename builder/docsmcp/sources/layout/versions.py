@@ -355,6 +355,28 @@ def antora(docs_dir: Path, paths: Iterable[str]) -> Layout:
     return Layout(dict(sorted(out.items())), latest, f"antora.yml: the highest version{said}")
 
 
+_SUFFIXED = re.compile(r"[\w.-]+?[-_](v\d+(?:\.(?:\d+|x))*|\d+\.(?:\d+|x)(?:\.(?:\d+|x))*)")
+
+
+def _suffixed(paths: list[str], found: Mapping[str, str]) -> dict[str, str]:
+    """Folders named for one of the versions `found` after a name (zod's `packages/docs-v3/`,
+    the Zod 3 docs beside the `v3` its package exports), outside every version folder: that
+    version. Only a value the tree already has (Android's `drawable-v24` is no version)."""
+    values = set(found.values())
+    out: dict[str, str] = {}
+    for path in paths:
+        parts = path.split("/")[:-1]
+        for k, name in enumerate(parts[:MAX_DEPTH]):
+            m = _SUFFIXED.fullmatch(name)
+            if m is None or m.group(1) not in values:
+                continue
+            folder = "/".join(parts[: k + 1])
+            if folder not in out and folder_value(found, folder + "/x") is None:
+                out[folder] = m.group(1)
+            break
+    return out
+
+
 def detect(
     docs_dir: Path | None, paths: Iterable[str], declared: Mapping[str, str] | None = None
 ) -> Layout:
@@ -375,6 +397,7 @@ def detect(
             found = dict(sorted(declared.items()))
     if not found:
         return Layout()
+    found.update(_suffixed(paths, found))
     latest, why = latest_of(found.values(), docs_dir, sites(found))
     log.debug("version folders %s; latest %s (%s)", sorted(found), latest, why)
     return Layout(dict(sorted(found.items())), latest, why)
