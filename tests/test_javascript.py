@@ -226,6 +226,72 @@ def test_commonjs_exports_are_read_as_written() -> None:
     assert [e.name for e in page.api] == ["res", "res.status"]  # `@private` hides
 
 
+# Express 5's `lib/request.js` and `lib/application.js` shapes: getters defined through a
+# helper of the module, and the HTTP verbs' methods assigned in a loop.
+REQUEST = """'use strict';
+var req = Object.create(http.IncomingMessage.prototype);
+module.exports = req;
+var app = exports = module.exports = {};
+
+/**
+ * Parse the query string of `req.url`.
+ *
+ * @return {Object}
+ * @public
+ */
+
+defineGetter(req, 'query', function query(){
+  return this.app.get('query parser fn')(this.url);
+});
+
+Object.defineProperty(req, 'secure', {
+  get: function () { return this.protocol === 'https'; }
+});
+
+defineGetter(other, 'hidden', function () {});
+notADefiner(req, 'plain', function () {});
+
+/**
+ * Delegate `.VERB(...)` calls to `router.VERB(...)`.
+ */
+
+methods.forEach(function (method) {
+  app[method] = function (path) {
+    return this;
+  };
+});
+
+['lock', 'unlock'].forEach((verb) => {
+  app[verb] = function (path, fn) {};
+});
+
+function defineGetter(obj, name, getter) {
+  Object.defineProperty(obj, name, { configurable: true, enumerable: true, get: getter });
+}
+
+function notADefiner(obj, name, fn) {}
+"""
+
+
+def test_getters_and_methods_assigned_in_a_loop_are_entries() -> None:
+    page = typescript_to_markdown("lib/request.js", REQUEST)
+    assert [e.name for e in page.api] == [
+        "req",
+        "app",
+        "req.query",
+        "req.secure",
+        "app.METHOD",  # (Express's reference: `app.METHOD(path, callback)`)
+        "app.lock",
+        "app.unlock",
+    ]
+    query = page.api[2]
+    assert query.description == "Parse the query string of `req.url`." and query.returns == "Object"
+    assert "## req.query\n\n*Property*" in page.text
+    assert page.api[4].signature == "app.METHOD(path)" and page.api[6].signature.endswith(
+        "(path, fn)"
+    )
+
+
 _PARTS = [
     "module.exports = ",
     "exports.a = ",
@@ -248,6 +314,11 @@ _PARTS = [
     "=>",
     "(",
     ")",
+    "defineGetter(app, 'q', function q() {",
+    "Object.defineProperty(app, 'p', {",
+    "list.forEach(function (m) {",
+    "['a', 'b'].forEach((m) => {",
+    "app[m] = function (x) {",
 ]
 
 

@@ -49,6 +49,7 @@ _KIND_LABEL = {
     "type": "Type alias",
     "enum": "Enumeration",
     "variable": "Variable",
+    "accessor": "Property",  # (a JavaScript getter defined on an exported object)
 }
 _FENCE = re.compile(r"^\s*(```|~~~)\s*(\w*)")
 _DECLARATION_FILE = re.compile(r"\.d\.[mc]?ts$", re.IGNORECASE)
