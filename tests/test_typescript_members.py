@@ -80,6 +80,20 @@ def test_properties_are_entries_of_their_rows(tmp_path: Path) -> None:
         assert entry["description"] == "What sampling temperature to use, between 0 and 2."
 
 
+def test_properties_without_semicolons_are_one_each() -> None:
+    # zustand's `StoreApi`: no `;`, a line ending in a generic's `>`
+    text = (
+        "export interface StoreApi<T> {\n  setState: SetStateInternal<T>\n"
+        "  getState: () => T\n  subscribe: (listener: (state: T) => void) => () => void\n}\n"
+    )
+    page = typescript_to_markdown("src/vanilla.ts", text)
+    assert [(e.name, e.signature) for e in page.api][1:] == [
+        ("StoreApi.setState", "setState: SetStateInternal<T>"),
+        ("StoreApi.getState", "getState: () => T"),
+        ("StoreApi.subscribe", "subscribe: (listener: (state: T) => void) => () => void"),
+    ]
+
+
 def test_a_property_entry_is_its_row_of_the_page() -> None:
     page = typescript_to_markdown("src/completions.ts", COMPLETIONS)
     lines = page.text.split("\n")
