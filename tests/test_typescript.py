@@ -640,7 +640,7 @@ def test_heritage_names_the_bases_only() -> None:
     st.lists(
         st.sampled_from(
             _PARTS
-            + ["class A extends B ", "extends ", "implements "]
+            + ["class A extends B ", "extends ", "implements ", "extends B<", "<T = ", ">"]
             + ["import * as z from './b';\n", "export { z };\n", "export * as n from './a';\n"]
         ),
         max_size=40,

@@ -6,9 +6,12 @@ exports, which of its declarations the page shows (the types the API names).
 
 from __future__ import annotations
 
+import dataclasses
+import re
 from dataclasses import dataclass
 
 from docsmcp.sources.formats.source.ts_decls import Declaration, Member, declarations
+from docsmcp.sources.formats.source.ts_scan import blank, closing
 
 MARK = "\0ts-"  # a marker line of a gathered page (TypeScript source holds no NUL)
 MAX_INHERITED = 400  # members one declaration inherits
@@ -60,13 +63,92 @@ def split(text: str) -> tuple[str, Context]:
     return own, Context(tuple(bases), only, spaces)
 
 
+def _top_split(text: str) -> list[str]:
+    """`text` split at commas outside brackets (a type list)."""
+    code = blank(text).code
+    out, k, start = [], 0, 0
+    while k < len(code):
+        if code[k] in "([{<" and not (code[k] == "<" and code[k - 1 : k] == "="):
+            k = closing(code, k, len(code)) + 1
+            continue
+        if code[k] == ",":
+            out.append(text[start:k])
+            start = k + 1
+        k += 1
+    out.append(text[start:])
+    return [p.strip() for p in out if p.strip()]
+
+
+def _angle(sig: str, at: int) -> str | None:
+    """The text inside the `<…>` opening at `at` of `sig`, or None."""
+    if sig[at : at + 1] != "<":
+        return None
+    end = closing(blank(sig).code, at, len(sig))
+    return sig[at + 1 : end] if end < len(sig) else None
+
+
+def _type_params(decl: Declaration) -> list[tuple[str, str]]:
+    """A class's or interface's type parameters: (name, default or "")."""
+    sig = decl.signatures[0] if decl.signatures else ""
+    m = re.search(r"\b(?:class|interface)\s+[\w$]+\s*", sig)
+    inner = _angle(sig, m.end()) if m else None
+    out = []
+    for part in _top_split(inner or ""):
+        name = re.match(r"(?:in\s+|out\s+|const\s+)*([\w$]+)", part)
+        default = _top_split(part.replace("=", ",", 1))[1:] if "=" in part else []
+        if name:
+            out.append((name.group(1), default[0] if default else ""))
+    return out
+
+
+def _arguments(child: Declaration, base: str) -> list[str]:
+    """The type arguments `child`'s `extends` gives `base` (`APIError<429, Headers>`)."""
+    sig = child.signatures[0] if child.signatures else ""
+    for m in re.finditer(rf"(?<![\w$.])(?:[\w$]+\.)*{re.escape(base)}\s*(?=<)", sig):
+        if "extends" in sig[: m.start()]:
+            return _top_split(_angle(sig, m.end()) or "")
+    return []
+
+
+def _substitute(text: str, bound: dict[str, str]) -> str:
+    if not bound or not text:
+        return text
+    names = "|".join(re.escape(n) for n in sorted(bound, key=len, reverse=True))
+    return re.sub(rf"(?<![\w$.])({names})(?![\w$])", lambda m: bound[m.group(1)], text)
+
+
+def _bound(child: Declaration, base: Declaration, outer: dict[str, str]) -> dict[str, str]:
+    """What `base`'s type parameters stand for under `child` (its `extends` arguments, else
+    their defaults), written in the page's terms (`outer`: the child's own bindings):
+    `RateLimitError extends APIError<429, Headers>` gives `TStatus` 429, as TypeDoc shows."""
+    given = _arguments(child, base.name.rsplit(".", 1)[-1])
+    out: dict[str, str] = {}
+    for k, (name, default) in enumerate(_type_params(base)):
+        value = given[k] if k < len(given) else _substitute(default, out)
+        if value:
+            out[name] = _substitute(value, outer)
+    return out
+
+
+def _in_terms(m: Member, bound: dict[str, str]) -> Member:
+    if not bound:
+        return m
+    return dataclasses.replace(
+        m,
+        type=_substitute(m.type, bound),
+        signatures=tuple(_substitute(s, bound) for s in m.signatures),
+    )
+
+
 def _chain(decl: Declaration, context: Context) -> list[tuple[Member, str]]:
-    """Every member of `decl`'s bases, nearest base first, each with its base's name."""
+    """Every member of `decl`'s bases, nearest base first, each with its base's name, its
+    types written with the type arguments the `extends` clauses give."""
     out: list[tuple[Member, str]] = []
-    queue = [decl.name]
+    queue: list[tuple[Declaration, dict[str, str]]] = [(decl, {})]
     done: set[str] = set()
     while queue and len(out) < MAX_INHERITED * 4:
-        child = queue.pop(0).rsplit(".", 1)[-1]
+        child_decl, outer = queue.pop(0)
+        child = child_decl.name.rsplit(".", 1)[-1]
         if child in done:
             continue
         done.add(child)
@@ -74,8 +156,10 @@ def _chain(decl: Declaration, context: Context) -> list[tuple[Member, str]]:
             if base.child.rsplit(".", 1)[-1] != child:
                 continue
             name = base.decl.name.rsplit(".", 1)[-1]
-            out.extend((m, name) for m in base.decl.members if m.kind != "constructor")
-            queue.append(base.decl.name)
+            bound = _bound(child_decl, base.decl, outer)
+            members = (m for m in base.decl.members if m.kind != "constructor")
+            out.extend((_in_terms(m, bound), name) for m in members)
+            queue.append((base.decl, bound))
     return out
 
 
