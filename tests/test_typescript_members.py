@@ -11,6 +11,8 @@ from pathlib import Path
 import pyarrow.parquet as pq
 from conftest import build_bundle, write_tree
 from docsmcp.sources.formats.source.tsdoc import typescript_to_markdown
+from docsmcp.sources.packages.typescript_entries import resolve_spec
+from docsmcp.sources.packages.typescript_links import Resolver, gather
 from mcp_client import McpSession
 
 COMPLETIONS = """export interface ChatCompletionCreateParamsBase {
@@ -70,6 +72,11 @@ def test_properties_are_entries_of_their_rows(tmp_path: Path) -> None:
     } <= names
     # private members, enum members and an object type's members are no entries of their own
     assert not {"APIError.secret", "Color.Red", "Options.timeout"} & names
+    api = pq.read_table(out / "api.parquet").to_pylist()
+    signatures = {e["name"]: e["signature"] for e in api}
+    # the base's type parameters read as the child's `extends` gives them (TypeDoc: `429`)
+    assert signatures["RateLimitError.status"] == "status: 429"
+    assert signatures["APIError.status"] == "status: TStatus"
     with McpSession(out) as s:
         found = s.call(
             "get_api_reference", {"method": "ChatCompletionCreateParamsBase.temperature"}
@@ -92,6 +99,35 @@ def test_properties_without_semicolons_are_one_each() -> None:
         ("StoreApi.getState", "getState: () => T"),
         ("StoreApi.subscribe", "subscribe: (listener: (state: T) => void) => () => void"),
     ]
+
+
+CHAIN = """export class Page<Item, Raw = Item[]> {
+  /** The items. */
+  items: Item[];
+  raw: Raw;
+  /** The next page. */
+  next(after: Item): Promise<Page<Item>> { return null as never; }
+}
+
+export class CursorPage<T extends { id: string }> extends Page<T> {}
+
+/** Pages of models. */
+export class ModelsPage extends CursorPage<Model> {}
+"""
+
+
+def test_type_arguments_read_through_a_chain_of_bases() -> None:
+    files = {"src/pagination.ts": CHAIN}
+    resolver = Resolver(set(files), files.get, resolve_spec)
+    extra = gather(dict.fromkeys(files, ""), {}, resolver).extra["src/pagination.ts"]
+    text = typescript_to_markdown("src/pagination.ts", "\n".join([CHAIN, *extra])).text
+    models = text[text.index("## ModelsPage") :]
+    # `Item` is `T` under CursorPage and `Model` under ModelsPage; `Raw` its default
+    assert "- `items: Model[]`: The items. *(inherited from `Page`)*" in models
+    assert "- `raw: Model[]`" in models
+    assert "next(after: Model): Promise<Page<Model>>" in models
+    cursor = text[text.index("## CursorPage") : text.index("## ModelsPage")]
+    assert "- `items: T[]`" in cursor
 
 
 def test_a_property_entry_is_its_row_of_the_page() -> None:
