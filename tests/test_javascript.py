@@ -10,7 +10,7 @@ import json
 from pathlib import Path
 
 import pyarrow.parquet as pq
-from conftest import FUZZ, build_bundle, page_texts
+from conftest import FUZZ, build_bundle, page_texts, write_tree
 from docsmcp.sources.formats.source.jsdoc_cjs import (
     commonjs_exports,
     js_declarations,
@@ -189,6 +189,66 @@ def test_the_modules_a_package_exports_are_its_pages(tmp_path: Path) -> None:
         send = s.call("get_api_reference", {"method": "Socket.send"}).structured_content
         params = [p["name"] for p in send["entries"][0]["parameters"]]
         assert params == ["data", "options", "options.binary"]
+
+
+TRANSPORT = """'use strict';
+
+/** A way to send messages. */
+class Transport {
+  /**
+   * Send a message.
+   *
+   * @param {string} message The text
+   */
+  send(message) {}
+}
+
+module.exports = Transport;
+"""
+
+HTTP = """'use strict';
+
+const EventEmitter = require('events');
+const Transport = require('./transport');
+const { Agent: Pool } = require('./pool');
+
+/** Sends over HTTP. */
+class HttpTransport extends Transport {
+  /** Open the connection. */
+  open() {}
+}
+
+/** A pool of sockets. */
+class Sockets extends Pool {}
+
+class Emitter extends EventEmitter {}
+
+module.exports = { HttpTransport, Sockets, Emitter };
+"""
+
+
+def test_a_javascript_class_shows_its_bases_members(tmp_path: Path) -> None:
+    # a CommonJS package (ws's and nodemailer's shape): classes extending a class another
+    # module of the package exports, required by name or as the module itself
+    root = write_tree(
+        tmp_path / "pkg",
+        {
+            "README.md": "# Mailer\n",
+            "package.json": json.dumps({"name": "mailer", "version": "1.0.0", "main": "index.js"}),
+            "index.js": "module.exports = require('./lib/http');\n",
+            "lib/http.js": HTTP,
+            "lib/transport.js": TRANSPORT,
+            "lib/pool.js": "class Agent {\n  /** Take a socket. */\n  take() {}\n}\n"
+            "module.exports = { Agent };\n",
+        },
+    )
+    out = build_bundle(root, tmp_path / "idx")
+    http = page_texts(out)["lib/http.js"]
+    assert "### HttpTransport.send" in http and "*Inherited from `Transport.send`*" in http
+    assert "### Sockets.take" in http
+    names = set(pq.read_table(out / "api.parquet").column("name").to_pylist())
+    assert {"HttpTransport.send", "HttpTransport.open", "Sockets.take"} <= names
+    assert not any(n.startswith("Emitter.") for n in names)  # (a base outside the package)
 
 
 def test_a_site_of_scripts_reads_as_before(tmp_path: Path) -> None:

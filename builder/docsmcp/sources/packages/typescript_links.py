@@ -24,6 +24,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from docsmcp.model.source import SourceFile
+from docsmcp.sources.formats.source.jsdoc_cjs import commonjs_exports, is_javascript
 from docsmcp.sources.formats.source.ts_decls import Declaration, every_declaration
 from docsmcp.sources.formats.source.ts_scan import blank, closing
 from docsmcp.sources.formats.source.tsdoc_inherit import MARK
@@ -35,6 +36,11 @@ _IMPORT = re.compile(r"\bimport\s+(type\s+)?([^'\";]*?)\s*from\s*['\"]([^'\"\n]+
 _REEXPORT = re.compile(
     r"\bexport\s+(?:type\s+)?(\*(?:\s+as\s+[\w$]+)?|\{[^}]*\})\s*from\s*['\"]([^'\"\n]+)['\"]"
 )
+_REQUIRE_BOUND = re.compile(
+    r"\b(?:const|let|var)\s+(?:(?P<one>[\w$]+)|\{(?P<some>[^}]*)\})\s*=\s*"
+    r"require\(\s*['\"](?P<spec>[^'\"\n]*)['\"]\s*\)"
+)
+_MODULE_EXPORTS = re.compile(r"^module\.exports\s*=\s*([\w$]+)\s*;?\s*$", re.MULTILINE)
 _LOCAL_EXPORT = re.compile(r"\bexport\s+(?:type\s+)?\{([^}]*)\}(?!\s*from)")
 MAX_NAMESPACES = 4  # namespace paths one module is shown under (`z`, `z.core`, `core`)
 _HERITAGE = re.compile(r"\b(class|interface)\s+[\w$]+[^{;]*?\bextends\b")
@@ -164,6 +170,25 @@ class Resolver:
                     local.append((words[2], words[0]))
                 elif len(words) == 1:
                     local.append((words[0], words[0]))
+        for m in _REQUIRE_BOUND.finditer(code):  # CommonJS: `const Base = require('./base')`
+            spec = text[m.start("spec") : m.end("spec")]
+            bound: list[tuple[str, str]] = [(m.group("one"), "default")] if m.group("one") else []
+            for part in (m.group("some") or "").split(","):
+                words = part.replace(":", " as ").split()
+                if len(words) == 3 and words[1] == "as":
+                    bound.append((words[2], words[0]))
+                elif len(words) == 1:
+                    bound.append((words[0], words[0]))
+            for local, there in bound:
+                imports.setdefault(local, (spec, there))
+                if local in decls and decls[local].kind == "variable":
+                    del decls[local]  # (the binding is the import, not a declaration)
+        if (m := _MODULE_EXPORTS.search(code)) and m.group(1) in decls:
+            decls.setdefault("default", decls[m.group(1)])  # `module.exports = Base`
+        if is_javascript(path):  # (what CommonJS exports by assignment is the page's too)
+            names = commonjs_exports(code)
+            shown = {d.name for d in exported}
+            exported += [d for n, d in decls.items() if n in names and d.name not in shown]
         inherits = _HERITAGE.search(code) is not None
         return _Module(decls, imports, tuple(reexports), tuple(exported), inherits, tuple(local))
 

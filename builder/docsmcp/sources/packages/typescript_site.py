@@ -289,8 +289,6 @@ def scan(docs_dir: Path, roots: Sequence[Path], paths: Iterable[str]) -> Scan:
     typed = {posixpath.dirname(where) for where in api.values()}
     scripts = [p for p in every if is_javascript(p)]
     js = js_api_files(docs_dir, roots, scripts, typed) if scripts else {}
-    if not api:
-        return Scan(js, {}, TsTree({}))
     texts: dict[str, str | None] = {}
 
     def read(path: str) -> str | None:
@@ -298,11 +296,18 @@ def scan(docs_dir: Path, roots: Sequence[Path], paths: Iterable[str]) -> Scan:
             texts[path] = read_file_text(docs_dir, path, roots, MAX_FILE_BYTES)
         return texts[path]
 
+    # A JavaScript class's bases in the package (`class A extends B`, B required or
+    # imported from `./b`) are shown under it as a TypeScript class's are.
+    scripts_known = {p for p in scripts if not _TEST_JS.search(p)}
+    js_tree = gather(js, {}, Resolver(scripts_known, read, _resolve_js)) if js else TsTree({})
+    if not api:
+        return Scan(js, {}, js_tree)
     known = {p for p in listed if not _TEST.search(p)}
     resolver = Resolver(known, read, resolve_spec)
     referenced = referenced_modules(api, resolver)
     spaces = namespaces(api, resolver)  # (zod's `z`: `z.object`)
-    return Scan({**api, **js}, referenced, gather(api, referenced, resolver, spaces))
+    tree = gather(api, referenced, resolver, spaces)
+    return Scan({**api, **js}, referenced, TsTree({**js_tree.extra, **tree.extra}))
 
 
 def no_pages(
