@@ -351,13 +351,17 @@ def gather(
             continue
         lines: list[str] = []
         shown = set(referenced.get(path, ()))
+        written: set[str] = set()  # (zod: 158 schemas share a few bases)
         for d in mod.exported:
             if shown and d.name not in shown:
                 continue
             for child, base in resolver.bases(path, d):
-                base_text = resolver.read(base.path) or ""
-                lines.append(f"{MARK}base {child} {base.decl.name} {base.path}")
-                lines.extend(block(base_text, base.decl))
+                mark = f"{MARK}base {child} {base.decl.name} {base.path}"
+                if mark in written:
+                    continue
+                written.add(mark)
+                lines.append(mark)
+                lines.extend(block(resolver.read(base.path) or "", base.decl))
         # (every page that may inherit is gathered, bases found or not: its text alone does
         # not say what it shows, so it is read on every build, as known_files.py decides)
         extra[path] = tuple(lines)

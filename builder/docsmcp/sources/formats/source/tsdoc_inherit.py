@@ -140,10 +140,10 @@ def _in_terms(m: Member, bound: dict[str, str]) -> Member:
     )
 
 
-def _chain(decl: Declaration, context: Context) -> list[tuple[Member, str]]:
-    """Every member of `decl`'s bases, nearest base first, each with its base's name, its
-    types written with the type arguments the `extends` clauses give."""
-    out: list[tuple[Member, str]] = []
+def _chain(decl: Declaration, context: Context) -> list[tuple[Member, str, dict[str, str]]]:
+    """Every member of `decl`'s bases, nearest base first, each with its base's name and what
+    that base's type parameters stand for under `decl` (`_in_terms` writes them so)."""
+    out: list[tuple[Member, str, dict[str, str]]] = []
     queue: list[tuple[Declaration, dict[str, str]]] = [(decl, {})]
     done: set[str] = set()
     while queue and len(out) < MAX_INHERITED * 4:
@@ -152,13 +152,14 @@ def _chain(decl: Declaration, context: Context) -> list[tuple[Member, str]]:
         if child in done:
             continue
         done.add(child)
+        bases: set[str] = set()  # (a base recorded for several declarations of the page)
         for base in context.bases:
-            if base.child.rsplit(".", 1)[-1] != child:
-                continue
             name = base.decl.name.rsplit(".", 1)[-1]
+            if base.child.rsplit(".", 1)[-1] != child or name in bases:
+                continue
+            bases.add(name)
             bound = _bound(child_decl, base.decl, outer)
-            members = (m for m in base.decl.members if m.kind != "constructor")
-            out.extend((_in_terms(m, bound), name) for m in members)
+            out.extend((m, name, bound) for m in base.decl.members if m.kind != "constructor")
             queue.append((base.decl, bound))
     return out
 
@@ -171,11 +172,11 @@ def inherited(decl: Declaration, context: Context) -> list[tuple[Member, str]]:
     own = {m.name for m in decl.members}
     out: list[tuple[Member, str]] = []
     seen: set[str] = set()
-    for m, name in _chain(decl, context):
-        if m.name not in own and m.name not in seen:
+    for m, name, bound in _chain(decl, context):
+        if m.name not in own and m.name not in seen and len(out) < MAX_INHERITED:
             seen.add(m.name)
-            out.append((m, name))
-    return out[:MAX_INHERITED]
+            out.append((_in_terms(m, bound), name))
+    return out
 
 
 def overridden(decl: Declaration, context: Context) -> dict[str, tuple[Member, str]]:
@@ -186,7 +187,7 @@ def overridden(decl: Declaration, context: Context) -> dict[str, tuple[Member, s
         return {}
     own = {m.name for m in decl.members if m.kind != "constructor"}
     out: dict[str, tuple[Member, str]] = {}
-    for m, name in _chain(decl, context):
+    for m, name, bound in _chain(decl, context):
         if m.name in own and m.name not in out:
-            out[m.name] = (m, name)
+            out[m.name] = (_in_terms(m, bound), name)
     return out
