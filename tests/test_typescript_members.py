@@ -136,3 +136,18 @@ def test_a_property_entry_is_its_row_of_the_page() -> None:
     entry = next(e for e in page.api if e.name == "ChatCompletionCreateParamsBase.model")
     assert entry.line_start == entry.line_end
     assert lines[entry.line_start - 1].startswith("- `model: string`")
+
+
+def test_bases_of_one_name_in_namespaces_are_both_read() -> None:
+    # zod's `StandardSchemaWithJSONProps extends StandardSchemaV1.Props, StandardJSONSchemaV1.Props`
+    text = (
+        "export namespace A {\n  export interface Props {\n    a: string;\n  }\n}\n"
+        "export namespace B {\n  export interface Props {\n    b: number;\n  }\n}\n"
+        "export interface Both extends A.Props, B.Props {}\n"
+        "export interface Other extends A.Props {}\n"
+    )
+    files = {"src/schema.ts": text}
+    resolver = Resolver(set(files), files.get, resolve_spec)
+    extra = gather(dict.fromkeys(files, ""), {}, resolver).extra["src/schema.ts"]
+    names = [e.name for e in typescript_to_markdown("src/schema.ts", "\n".join([text, *extra])).api]
+    assert {"Both.a", "Both.b", "Other.a"} <= set(names) and "Other.b" not in names

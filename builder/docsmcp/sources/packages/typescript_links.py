@@ -351,15 +351,15 @@ def gather(
             continue
         lines: list[str] = []
         shown = set(referenced.get(path, ()))
-        written: set[str] = set()  # (zod: 158 schemas share a few bases)
+        written: set[tuple[str, int]] = set()  # (zod: 158 schemas share a few bases)
         for d in mod.exported:
             if shown and d.name not in shown:
                 continue
             for child, base in resolver.bases(path, d):
                 mark = f"{MARK}base {child} {base.decl.name} {base.path}"
-                if mark in written:
+                if (mark, base.decl.line) in written:  # (two `Props` of one file: namespaces)
                     continue
-                written.add(mark)
+                written.add((mark, base.decl.line))
                 lines.append(mark)
                 lines.extend(block(resolver.read(base.path) or "", base.decl))
         # (every page that may inherit is gathered, bases found or not: its text alone does

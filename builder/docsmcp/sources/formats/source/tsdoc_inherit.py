@@ -152,12 +152,14 @@ def _chain(decl: Declaration, context: Context) -> list[tuple[Member, str, dict[
         if child in done:
             continue
         done.add(child)
-        bases: set[str] = set()  # (a base recorded for several declarations of the page)
+        bases: set[tuple] = set()  # (a base recorded for several declarations of the page)
         for base in context.bases:
             name = base.decl.name.rsplit(".", 1)[-1]
-            if base.child.rsplit(".", 1)[-1] != child or name in bases:
+            # (two bases of one name and file: `StandardSchemaV1.Props`, `…JSONSchemaV1.Props`)
+            key = (base.path, base.decl.signatures, tuple(m.name for m in base.decl.members))
+            if base.child.rsplit(".", 1)[-1] != child or key in bases:
                 continue
-            bases.add(name)
+            bases.add(key)
             bound = _bound(child_decl, base.decl, outer)
             out.extend((m, name, bound) for m in base.decl.members if m.kind != "constructor")
             queue.append((base.decl, bound))
