@@ -84,7 +84,7 @@ module.exports = res;
  * Set the HTTP status code for the response.
  *
  * @param {number} code - The HTTP status code to set.
- * @return {ServerResponse} Returns itself for chaining methods.
+ * @return {ServerResponse} - Returns itself for chaining methods.
  * @public
  */
 res.status = function status(code) {
@@ -185,7 +185,7 @@ def test_the_modules_a_package_exports_are_its_pages(tmp_path: Path) -> None:
         assert entry["chunk_id"].startswith("express/lib/response.js#")
         assert entry["signature"] == "res.status(code)"
         assert [(p["name"], p["type"]) for p in entry["parameters"]] == [("code", "number")]
-        assert entry["returns"].startswith("ServerResponse")
+        assert entry["returns"] == "ServerResponse: Returns itself for chaining methods."
         send = s.call("get_api_reference", {"method": "Socket.send"}).structured_content
         params = [p["name"] for p in send["entries"][0]["parameters"]]
         assert params == ["data", "options", "options.binary"]
