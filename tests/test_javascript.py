@@ -10,7 +10,7 @@ import json
 from pathlib import Path
 
 import pyarrow.parquet as pq
-from conftest import FUZZ, build_bundle, page_texts
+from conftest import FUZZ, build_bundle, page_texts, write_tree
 from docsmcp.sources.formats.source.jsdoc_cjs import (
     commonjs_exports,
     js_declarations,
@@ -84,7 +84,7 @@ module.exports = res;
  * Set the HTTP status code for the response.
  *
  * @param {number} code - The HTTP status code to set.
- * @return {ServerResponse} Returns itself for chaining methods.
+ * @return {ServerResponse} - Returns itself for chaining methods.
  * @public
  */
 res.status = function status(code) {
@@ -185,10 +185,70 @@ def test_the_modules_a_package_exports_are_its_pages(tmp_path: Path) -> None:
         assert entry["chunk_id"].startswith("express/lib/response.js#")
         assert entry["signature"] == "res.status(code)"
         assert [(p["name"], p["type"]) for p in entry["parameters"]] == [("code", "number")]
-        assert entry["returns"].startswith("ServerResponse")
+        assert entry["returns"] == "ServerResponse: Returns itself for chaining methods."
         send = s.call("get_api_reference", {"method": "Socket.send"}).structured_content
         params = [p["name"] for p in send["entries"][0]["parameters"]]
         assert params == ["data", "options", "options.binary"]
+
+
+TRANSPORT = """'use strict';
+
+/** A way to send messages. */
+class Transport {
+  /**
+   * Send a message.
+   *
+   * @param {string} message The text
+   */
+  send(message) {}
+}
+
+module.exports = Transport;
+"""
+
+HTTP = """'use strict';
+
+const EventEmitter = require('events');
+const Transport = require('./transport');
+const { Agent: Pool } = require('./pool');
+
+/** Sends over HTTP. */
+class HttpTransport extends Transport {
+  /** Open the connection. */
+  open() {}
+}
+
+/** A pool of sockets. */
+class Sockets extends Pool {}
+
+class Emitter extends EventEmitter {}
+
+module.exports = { HttpTransport, Sockets, Emitter };
+"""
+
+
+def test_a_javascript_class_shows_its_bases_members(tmp_path: Path) -> None:
+    # a CommonJS package (ws's and nodemailer's shape): classes extending a class another
+    # module of the package exports, required by name or as the module itself
+    root = write_tree(
+        tmp_path / "pkg",
+        {
+            "README.md": "# Mailer\n",
+            "package.json": json.dumps({"name": "mailer", "version": "1.0.0", "main": "index.js"}),
+            "index.js": "module.exports = require('./lib/http');\n",
+            "lib/http.js": HTTP,
+            "lib/transport.js": TRANSPORT,
+            "lib/pool.js": "class Agent {\n  /** Take a socket. */\n  take() {}\n}\n"
+            "module.exports = { Agent };\n",
+        },
+    )
+    out = build_bundle(root, tmp_path / "idx")
+    http = page_texts(out)["lib/http.js"]
+    assert "### HttpTransport.send" in http and "*Inherited from `Transport.send`*" in http
+    assert "### Sockets.take" in http
+    names = set(pq.read_table(out / "api.parquet").column("name").to_pylist())
+    assert {"HttpTransport.send", "HttpTransport.open", "Sockets.take"} <= names
+    assert not any(n.startswith("Emitter.") for n in names)  # (a base outside the package)
 
 
 def test_a_site_of_scripts_reads_as_before(tmp_path: Path) -> None:
@@ -226,6 +286,72 @@ def test_commonjs_exports_are_read_as_written() -> None:
     assert [e.name for e in page.api] == ["res", "res.status"]  # `@private` hides
 
 
+# Express 5's `lib/request.js` and `lib/application.js` shapes: getters defined through a
+# helper of the module, and the HTTP verbs' methods assigned in a loop.
+REQUEST = """'use strict';
+var req = Object.create(http.IncomingMessage.prototype);
+module.exports = req;
+var app = exports = module.exports = {};
+
+/**
+ * Parse the query string of `req.url`.
+ *
+ * @return {Object}
+ * @public
+ */
+
+defineGetter(req, 'query', function query(){
+  return this.app.get('query parser fn')(this.url);
+});
+
+Object.defineProperty(req, 'secure', {
+  get: function () { return this.protocol === 'https'; }
+});
+
+defineGetter(other, 'hidden', function () {});
+notADefiner(req, 'plain', function () {});
+
+/**
+ * Delegate `.VERB(...)` calls to `router.VERB(...)`.
+ */
+
+methods.forEach(function (method) {
+  app[method] = function (path) {
+    return this;
+  };
+});
+
+['lock', 'unlock'].forEach((verb) => {
+  app[verb] = function (path, fn) {};
+});
+
+function defineGetter(obj, name, getter) {
+  Object.defineProperty(obj, name, { configurable: true, enumerable: true, get: getter });
+}
+
+function notADefiner(obj, name, fn) {}
+"""
+
+
+def test_getters_and_methods_assigned_in_a_loop_are_entries() -> None:
+    page = typescript_to_markdown("lib/request.js", REQUEST)
+    assert [e.name for e in page.api] == [
+        "req",
+        "app",
+        "req.query",
+        "req.secure",
+        "app.METHOD",  # (Express's reference: `app.METHOD(path, callback)`)
+        "app.lock",
+        "app.unlock",
+    ]
+    query = page.api[2]
+    assert query.description == "Parse the query string of `req.url`." and query.returns == "Object"
+    assert "## req.query\n\n*Property*" in page.text
+    assert page.api[4].signature == "app.METHOD(path)" and page.api[6].signature.endswith(
+        "(path, fn)"
+    )
+
+
 _PARTS = [
     "module.exports = ",
     "exports.a = ",
@@ -248,6 +374,11 @@ _PARTS = [
     "=>",
     "(",
     ")",
+    "defineGetter(app, 'q', function q() {",
+    "Object.defineProperty(app, 'p', {",
+    "list.forEach(function (m) {",
+    "['a', 'b'].forEach((m) => {",
+    "app[m] = function (x) {",
 ]
 
 

@@ -15,11 +15,12 @@ from conftest import FUZZ, build_bundle, page_texts, run_docsmcp
 from docsmcp.sources.formats.source.ts_decls import declarations
 from docsmcp.sources.formats.source.ts_scan import blank
 from docsmcp.sources.formats.source.tsdoc import module_name, typescript_to_markdown
-from docsmcp.sources.packages import typescript_site
+from docsmcp.sources.packages import typescript_entries, typescript_site
 from docsmcp.sources.packages.typescript_links import (
     Resolver,
     gather,
     heritage,
+    namespaces,
     referenced_modules,
 )
 from docsmcp.sources.roles import classify
@@ -171,13 +172,18 @@ def test_a_class_shows_its_public_members_and_overloads() -> None:
     page = typescript_to_markdown("src/resources/chat/completions/completions.ts", COMPLETIONS)
     assert page.title == "resources/chat/completions/completions"
     names = [e.name for e in page.api]
+    # (a property is an entry of its row: test_typescript_members.py)
     assert names == [
         "Completions",
+        "Completions.messages",
         "Completions.create",
         "Completions.legacy",
         "ChatCompletionCreateParamsBase",
+        "ChatCompletionCreateParamsBase.model",
+        "ChatCompletionCreateParamsBase.stream",
+        "ChatCompletionCreateParamsBase.seed",
     ]
-    create = page.api[1]
+    create = page.api[2]
     assert create.returns == "APIPromise<ChatCompletion>"
     assert create.examples[0].code.startswith("const chatCompletion = await client.chat")
     # the overloads are shown, not the implementation's signature (as TypeDoc)
@@ -185,9 +191,9 @@ def test_a_class_shows_its_public_members_and_overloads() -> None:
     assert "create(body: ParamsStreaming, options?: RequestOptions)" in page.text
     assert "create(body: Params," not in page.text
     assert "**Deprecated.** Use `Completions.create` instead." in page.text
-    assert page.api[2].description.startswith("Deprecated.")
+    assert page.api[3].description.startswith("Deprecated.")
     assert "secret" not in page.text and "_internal" not in page.text
-    params = page.api[3].parameters
+    params = page.api[4].parameters
     assert [(p.name, p.type, p.required) for p in params] == [
         ("model", "string", True),
         ("stream", "boolean | null", False),
@@ -197,7 +203,7 @@ def test_a_class_shows_its_public_members_and_overloads() -> None:
     assert "- `messages: MessagesAPI.Messages`" in page.text.split("\n")
     # each entry starts at its heading (a member's text of several lines is one list line)
     lines = page.text.split("\n")
-    assert all(lines[e.line_start - 1].startswith("#") for e in page.api)
+    assert all(lines[e.line_start - 1].startswith(("#", "- `")) for e in page.api)
     assert len(page.line_map) == len(lines)
 
 
@@ -316,7 +322,7 @@ export = slugify;
 def test_a_hand_written_declaration_file_is_read(tmp_path: Path) -> None:
     # a JavaScript package whose types are one `index.d.ts` in the CommonJS shape
     page = typescript_to_markdown("index.d.ts", SLUGIFY_D_TS)
-    assert [e.name for e in page.api] == ["slugify", "slugify.Options"]
+    assert [e.name for e in page.api] == ["slugify", "slugify.Options", "slugify.Options.separator"]
     assert (
         page.api[0].signature
         == "function slugify(input: string, options?: slugify.Options): string"
@@ -412,7 +418,7 @@ def test_exports_followed_are_relative_and_in_code() -> None:
     )
     assert typescript_site.exported_modules(text) == ["./a.js", "./b", "./c", "external", "./f"]
     jsonc = '{"a": "//x", /* c */ "b": [1,],}'
-    assert typescript_site.strip_jsonc(jsonc) == '{"a": "//x",  "b": [1]}'
+    assert typescript_entries.strip_jsonc(jsonc) == '{"a": "//x",  "b": [1]}'
 
 
 HOSTILE = [
@@ -492,7 +498,7 @@ def test_any_typescript_reads_without_error(parts: list[str]) -> None:
 @given(st.text(max_size=300))
 def test_any_text_reads_without_error(text: str) -> None:
     typescript_to_markdown("x.ts", text)
-    typescript_site.strip_jsonc(text)
+    typescript_entries.strip_jsonc(text)
 
 
 # --- what a page shows from other files: bases, referenced types (typescript_links.py) -------
@@ -632,21 +638,29 @@ def test_heritage_names_the_bases_only() -> None:
 @FUZZ
 @given(
     st.lists(
-        st.sampled_from(_PARTS + ["class A extends B ", "extends ", "implements "]), max_size=40
+        st.sampled_from(
+            _PARTS
+            + ["class A extends B ", "extends ", "implements ", "extends B<", "<T = ", ">"]
+            + ["import * as z from './b';\n", "export { z };\n", "export * as n from './a';\n"]
+        ),
+        max_size=40,
     )
 )
 def test_any_tree_of_bases_resolves_without_error(parts: list[str]) -> None:
-    # two files of arbitrary text that import and extend each other: every lookup ends
+    # two files of arbitrary text that import, extend and export each other (as namespaces
+    # too): every lookup ends
     text = "".join(parts)
     files = {"a.ts": text + "\nimport { B } from './b';\n", "b.ts": "export * from './a';\n" + text}
-    resolver = Resolver(set(files), files.get, typescript_site._resolve)
+    resolver = Resolver(set(files), files.get, typescript_entries.resolve_spec)
+    spaces = namespaces(dict.fromkeys(files, ""), resolver)
+    assert all(0 < len(found) <= 4 for found in spaces.values())
     for path, body in files.items():
         for d in declarations(body):
             for name in heritage(d):
                 assert name and " " not in name
             resolver.bases(path, d)
     referenced = referenced_modules({"a.ts": ""}, resolver)
-    tree = gather({"a.ts": ""}, referenced, resolver)
+    tree = gather({"a.ts": ""}, referenced, resolver, spaces)
     for path, extra in tree.extra.items():
         page = typescript_to_markdown(path, "\n".join([files[path], *extra]))
         assert len(page.line_map) == (page.text.count("\n") + 1 if page.text else 0)

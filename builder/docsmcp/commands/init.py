@@ -358,7 +358,8 @@ def propose(docs_dir: Path, roots: Sequence[Path] = ()) -> Proposal:
 
     languages = _language_folders(kept)
     products = _products(kept, languages)
-    layout = detect_versions(docs_dir, kept.paths)
+    declared = typescript_site.version_folders(docs_dir, source_roots(docs_dir, roots), kept.paths)
+    layout = detect_versions(docs_dir, kept.paths, declared)  # (zod's `exports` `./v3`, `./v4`)
     versions = dict(layout.folders)
     variants = detect_variants(
         kept.paths, lambda p: len(bodies[p]), [*versions, *languages, *products, *DESCRIPTIONS]

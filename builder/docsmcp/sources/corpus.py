@@ -445,7 +445,8 @@ def load_corpus(
     )
     not_built = translations.files | unbuilt_paths
     if not _names(manifests, VERSION_KEY):  # version folders as users lay them out
-        layout = detect_versions(docs_dir, (p for p in selected_paths if p not in not_built))
+        built = (p for p in selected_paths if p not in not_built)
+        layout = detect_versions(docs_dir, built, no_pages.versions)
     variants = detect_variants(
         (p for p in selected_paths if p not in not_built),
         _size(docs_dir),

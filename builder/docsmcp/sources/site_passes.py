@@ -8,8 +8,8 @@ corpus.py reads as the pipeline and a new rule is one line here.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from docsmcp.model.source import SourceFile
@@ -52,6 +52,8 @@ class Parts:
     rust: rust_reexports.Uses
     # TypeScript API pages read with other files' declarations (bases, referenced types)
     typescript: TsTree = TsTree({})
+    # Version folders a package names itself (zod's `exports` `./v3`, `./v4`: versions.detect)
+    versions: Mapping[str, str] = field(default_factory=dict)
 
 
 def parts(
@@ -74,7 +76,8 @@ def parts(
     out |= go.not_pages
     go = go_source.with_api_sources(go, docs_dir, roots, api_sources, listed)
     rust = rust_reexports.table(docs_dir, roots, listed)
-    return Parts(frozenset(out), go, rust, ts.tree)
+    versions = typescript_site.version_folders(docs_dir, roots, listed)
+    return Parts(frozenset(out), go, rust, ts.tree, versions)
 
 
 def no_pages(

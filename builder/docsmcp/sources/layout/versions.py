@@ -51,10 +51,14 @@ log = logging.getLogger(__name__)
 KEY = "version"
 DESCRIPTION = "Docs version the page belongs to (from versioned folder names)."
 MAX_DEPTH = 3
+# A word after the numbers is a pre-release mark (`0.5.1-beta`, `v1alpha1`, `1.0-SNAPSHOT`):
+# any other word names a flavour of the version, not another one (zod's `src/v4-mini/` beside
+# `src/v4/`, read as a version, was the "latest" and held no page).
+_MARK = r"(?:[-.]?(?:rc|beta|alpha|a|b|dev|pre|preview|snapshot|canary|nightly|next|lts)\d*)?"
 _NUMBERED = re.compile(
-    r"(?:version[-_]?|v)\d+(?:\.(?:\d+|x|\*))*(?:[-.]?[a-z]+\d*)?"  # v2, version-0.5.x
-    r"|\d+(?:\.(?:\d+|x|\*))+(?:[-.]?[a-z]+\d*)?"  # 1.x, 2.0, 0.5.1-beta
-    r"|\d+x",  # Express: `4x/`, `5x/` (a major version's line, read as `4.x`)
+    r"(?:version[-_]?|v)\d+(?:\.(?:\d+|x|\*))*" + _MARK + "|"  # v2, version-0.5.x
+    r"\d+(?:\.(?:\d+|x|\*))+" + _MARK + "|"  # 1.x, 2.0, 0.5.1-beta
+    r"\d+x",  # Express: `4x/`, `5x/` (a major version's line, read as `4.x`)
     re.IGNORECASE,
 )
 _DATED = re.compile(r"\d{4}-\d{2}-\d{2}")
@@ -351,17 +355,49 @@ def antora(docs_dir: Path, paths: Iterable[str]) -> Layout:
     return Layout(dict(sorted(out.items())), latest, f"antora.yml: the highest version{said}")
 
 
-def detect(docs_dir: Path | None, paths: Iterable[str]) -> Layout:
+_SUFFIXED = re.compile(r"[\w.-]+?[-_](v\d+(?:\.(?:\d+|x))*|\d+\.(?:\d+|x)(?:\.(?:\d+|x))*)")
+
+
+def _suffixed(paths: list[str], found: Mapping[str, str]) -> dict[str, str]:
+    """Folders named for one of the versions `found` after a name (zod's `packages/docs-v3/`,
+    the Zod 3 docs beside the `v3` its package exports), outside every version folder: that
+    version. Only a value the tree already has (Android's `drawable-v24` is no version)."""
+    values = set(found.values())
+    out: dict[str, str] = {}
+    for path in paths:
+        parts = path.split("/")[:-1]
+        for k, name in enumerate(parts[:MAX_DEPTH]):
+            m = _SUFFIXED.fullmatch(name)
+            if m is None or m.group(1) not in values:
+                continue
+            folder = "/".join(parts[: k + 1])
+            if folder not in out and folder_value(found, folder + "/x") is None:
+                out[folder] = m.group(1)
+            break
+    return out
+
+
+def detect(
+    docs_dir: Path | None, paths: Iterable[str], declared: Mapping[str, str] | None = None
+) -> Layout:
     """The version layout of the files at `paths` (relative to `docs_dir`, whose site
     configuration may name the latest release). An Antora component's own versions
-    (antora.yml) are what its site publishes and names: they win over folder names."""
+    (antora.yml) are what its site publishes and names: they win over folder names.
+    `declared` (folder -> version) are the version folders a package names itself, deeper
+    than folder names are looked for (a TypeScript package's `exports`: zod's `./v3` and
+    `./v4` in `packages/zod/src/`): they count where no folder name gives versions."""
     paths = list(paths)
     if docs_dir is not None and (components := antora(docs_dir, paths)).folders:
         log.debug("antora versions %s; latest %s", dict(components.folders), components.latest)
         return components
     found = folders(paths, docs_dir)
+    if not found and declared:
+        held = {v for f, v in declared.items() if any(p.startswith(f + "/") for p in paths)}
+        if len(held) >= 2:  # (a single version is no choice)
+            found = dict(sorted(declared.items()))
     if not found:
         return Layout()
+    found.update(_suffixed(paths, found))
     latest, why = latest_of(found.values(), docs_dir, sites(found))
     log.debug("version folders %s; latest %s (%s)", sorted(found), latest, why)
     return Layout(dict(sorted(found.items())), latest, why)

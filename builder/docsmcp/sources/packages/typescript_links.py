@@ -24,6 +24,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from docsmcp.model.source import SourceFile
+from docsmcp.sources.formats.source.jsdoc_cjs import commonjs_exports, is_javascript
 from docsmcp.sources.formats.source.ts_decls import Declaration, every_declaration
 from docsmcp.sources.formats.source.ts_scan import blank, closing
 from docsmcp.sources.formats.source.tsdoc_inherit import MARK
@@ -35,6 +36,13 @@ _IMPORT = re.compile(r"\bimport\s+(type\s+)?([^'\";]*?)\s*from\s*['\"]([^'\"\n]+
 _REEXPORT = re.compile(
     r"\bexport\s+(?:type\s+)?(\*(?:\s+as\s+[\w$]+)?|\{[^}]*\})\s*from\s*['\"]([^'\"\n]+)['\"]"
 )
+_REQUIRE_BOUND = re.compile(
+    r"\b(?:const|let|var)\s+(?:(?P<one>[\w$]+)|\{(?P<some>[^}]*)\})\s*=\s*"
+    r"require\(\s*['\"](?P<spec>[^'\"\n]*)['\"]\s*\)"
+)
+_MODULE_EXPORTS = re.compile(r"^module\.exports\s*=\s*([\w$]+)\s*;?\s*$", re.MULTILINE)
+_LOCAL_EXPORT = re.compile(r"\bexport\s+(?:type\s+)?\{([^}]*)\}(?!\s*from)")
+MAX_NAMESPACES = 4  # namespace paths one module is shown under (`z`, `z.core`, `core`)
 _HERITAGE = re.compile(r"\b(class|interface)\s+[\w$]+[^{;]*?\bextends\b")
 _WORD = re.compile(r"[A-Za-z_$][\w$]*")
 
@@ -52,6 +60,8 @@ class _Module:
     reexports: tuple[tuple[str, str, str], ...]  # (exported name or "*", name there, spec)
     exported: tuple[Declaration, ...]  # what its own `export`s declare, in order (its page's)
     inherits: bool  # it declares a class or interface that extends something
+    # `export { z, z as default }` (no `from`): (exported name, local name)
+    local_exports: tuple[tuple[str, str], ...] = ()
 
 
 def heritage(decl: Declaration) -> list[str]:
@@ -152,8 +162,35 @@ class Resolver:
                     reexports.append((words[2], words[0], spec))
                 elif len(words) == 1:
                     reexports.append((words[0], words[0], spec))
+        local: list[tuple[str, str]] = []
+        for m in _LOCAL_EXPORT.finditer(code):
+            for part in m.group(1).split(","):
+                words = part.replace("type ", " ").split()
+                if len(words) == 3 and words[1] == "as":
+                    local.append((words[2], words[0]))
+                elif len(words) == 1:
+                    local.append((words[0], words[0]))
+        for m in _REQUIRE_BOUND.finditer(code):  # CommonJS: `const Base = require('./base')`
+            spec = text[m.start("spec") : m.end("spec")]
+            bound: list[tuple[str, str]] = [(m.group("one"), "default")] if m.group("one") else []
+            for part in (m.group("some") or "").split(","):
+                words = part.replace(":", " as ").split()
+                if len(words) == 3 and words[1] == "as":
+                    bound.append((words[2], words[0]))
+                elif len(words) == 1:
+                    bound.append((words[0], words[0]))
+            for local, there in bound:
+                imports.setdefault(local, (spec, there))
+                if local in decls and decls[local].kind == "variable":
+                    del decls[local]  # (the binding is the import, not a declaration)
+        if (m := _MODULE_EXPORTS.search(code)) and m.group(1) in decls:
+            decls.setdefault("default", decls[m.group(1)])  # `module.exports = Base`
+        if is_javascript(path):  # (what CommonJS exports by assignment is the page's too)
+            names = commonjs_exports(code)
+            shown = {d.name for d in exported}
+            exported += [d for n, d in decls.items() if n in names and d.name not in shown]
         inherits = _HERITAGE.search(code) is not None
-        return _Module(decls, imports, tuple(reexports), tuple(exported), inherits)
+        return _Module(decls, imports, tuple(reexports), tuple(exported), inherits, tuple(local))
 
     def find(self, path: str, name: str, depth: int = 0) -> Found | None:
         """The declaration `name` (`A` or `NS.A`) means in the file `path`, or None."""
@@ -256,13 +293,57 @@ class TsTree:
         return dataclasses.replace(source, body=body, line_map=line_map)
 
 
+def namespaces(api: dict[str, str], resolver: Resolver) -> dict[str, tuple[str, ...]]:
+    """The namespaces each API module's declarations are exported under, as users call them:
+    zod's `import * as z from "./v4/classic/external.js"; export { z }` makes what
+    `external.ts` exports (and the modules it re-exports with `export *`) `z.object`,
+    `z.string`; `export * as coerce from` there makes `z.coerce.string`. Followed from the
+    modules no other API module re-exports (the entry points), at most MAX_DEPTH namespaces
+    deep and MAX_NAMESPACES per module; the default export is no namespace name."""
+    edges: dict[str, list[tuple[str, str]]] = {}  # module -> (target, namespace added or "")
+    for path in api:
+        mod = resolver.module(path)
+        if mod is None:
+            continue
+        found: list[tuple[str, str]] = []
+        for alias, there, spec in mod.reexports:
+            if there == "*" and (target := resolver.resolve_spec(spec, path, resolver.known)):
+                found.append((target, "" if alias == "*" else alias))
+        for alias, local in mod.local_exports:
+            spec, there = mod.imports.get(local, ("", ""))
+            target = resolver.resolve_spec(spec, path, resolver.known) if there == "*" else None
+            if target is not None and alias != "default":
+                found.append((target, alias))
+        edges[path] = found
+    reached = {t for found in edges.values() for t, _ in found}
+    queue = [(path, "") for path in api if path not in reached]
+    seen = set(queue)
+    out: dict[str, list[str]] = {}
+    while queue and len(seen) < 20 * len(api) + 100:
+        path, prefix = queue.pop(0)
+        for target, name in edges.get(path, ()):
+            inner = f"{prefix}.{name}".strip(".") if name else prefix
+            if inner.count(".") >= MAX_DEPTH or (target, inner) in seen:
+                continue
+            seen.add((target, inner))
+            if inner:
+                held = out.setdefault(target, [])
+                if len(held) >= MAX_NAMESPACES:
+                    continue
+                held.append(inner)
+            queue.append((target, inner))
+    return {path: tuple(found) for path, found in out.items() if path in api}
+
+
 def gather(
     api: dict[str, str],
     referenced: dict[str, tuple[str, ...]],
     resolver: Resolver,
+    spaces: dict[str, tuple[str, ...]] | None = None,
 ) -> TsTree:
     """The blocks each page of `api` (and each referenced module) is read with: its classes'
-    and interfaces' bases, and for a referenced module the names it shows."""
+    and interfaces' bases, for a referenced module the names it shows, and the namespaces its
+    declarations are exported under (`namespaces`)."""
     extra: dict[str, tuple[str, ...]] = {}
     for path in [*api, *referenced]:
         mod = resolver.module(path)
@@ -270,18 +351,24 @@ def gather(
             continue
         lines: list[str] = []
         shown = set(referenced.get(path, ()))
+        written: set[tuple[str, int]] = set()  # (zod: 158 schemas share a few bases)
         for d in mod.exported:
             if shown and d.name not in shown:
                 continue
             for child, base in resolver.bases(path, d):
-                base_text = resolver.read(base.path) or ""
-                lines.append(f"{MARK}base {child} {base.decl.name} {base.path}")
-                lines.extend(block(base_text, base.decl))
+                mark = f"{MARK}base {child} {base.decl.name} {base.path}"
+                if (mark, base.decl.line) in written:  # (two `Props` of one file: namespaces)
+                    continue
+                written.add((mark, base.decl.line))
+                lines.append(mark)
+                lines.extend(block(resolver.read(base.path) or "", base.decl))
         # (every page that may inherit is gathered, bases found or not: its text alone does
         # not say what it shows, so it is read on every build, as known_files.py decides)
         extra[path] = tuple(lines)
     for path, names in referenced.items():
         extra[path] = (f"{MARK}only {' '.join(names)}", *extra.get(path, ()))
+    for path, found in (spaces or {}).items():
+        extra[path] = (f"{MARK}namespace {' '.join(found)}", *extra.get(path, ()))
     return TsTree(extra)
 
 

@@ -10,7 +10,8 @@ is part of its API, as TypeDoc decides what to document:
   `typedocOptions` in `package.json` or `tsconfig.json`; globs and folders as TypeDoc reads
   them), else `package.json`'s `types`/`typings` and the `types` (else import/default) targets
   of its `exports` (no `*` patterns), a built file (`dist/index.d.ts`) read as the source it
-  is built from (tsconfig's `outDir` -> `rootDir`, else `src/`) when it is not in the tree;
+  is built from (tsconfig's `outDir` -> `rootDir`, else `src/`) when it is not in the tree
+  (typescript_entries.py);
 - what the entry points export: followed through `export ... from './x'`, `export * as ns`,
   and `export { A }` of a name imported from `./x` (Stainless SDKs re-export each resource's
   class from a `namespace`), relative modules only, inside the docs folder, at most
@@ -22,7 +23,6 @@ with comments, modules as text.
 
 from __future__ import annotations
 
-import json
 import logging
 import posixpath
 import re
@@ -33,20 +33,31 @@ from pathlib import Path
 from docsmcp.sources.files import JAVASCRIPT_SUFFIXES, TYPESCRIPT_SUFFIXES, read_file_text
 from docsmcp.sources.formats.source.jsdoc_cjs import is_javascript, required_exports
 from docsmcp.sources.formats.source.ts_scan import blank
-from docsmcp.sources.globs import GlobError, compile_glob, glob_match
+from docsmcp.sources.layout.versions import value_of_name
+from docsmcp.sources.packages.typescript_entries import (
+    MAX_ENTRY_POINTS,
+    MAX_FILES,
+    entry_points,
+    expand,
+    export_targets,
+    own_paths,
+    package_folders,
+    read_jsonc,
+    resolve_spec,
+    source_of,
+    workspace_packages,
+)
 from docsmcp.sources.packages.typescript_links import (
     Resolver,
     TsTree,
     gather,
+    namespaces,
     referenced_modules,
 )
 from docsmcp.sources.settings import MAX_FILE_BYTES
-from docsmcp.sources.site_config import read_text
 
 log = logging.getLogger(__name__)
 
-MAX_FILES = 5000  # API files followed from one package's entry points
-MAX_ENTRY_POINTS = 2000
 MAX_PACKAGES = 200  # packages of a monorepo (TypeDoc's `packages` strategy)
 _TEST = re.compile(
     r"(?:^|/)(?:__tests__|__mocks__|node_modules)/|\.(?:test|spec|bench)\.[mc]?tsx?$"
@@ -56,160 +67,15 @@ _TEST_JS = re.compile(
     r"(?:^|/)(?:__tests__|__mocks__|node_modules|tests?|examples?|benchmarks?|bench|scripts|"
     r"dist|build|vendor|coverage)/|\.(?:test|spec|bench|config|min)\.[mc]?js$"
 )
-_BUILT_FOLDERS = ("dist", "lib", "build", "out", "types", "esm", "cjs", "dist/esm", "dist/cjs")
 _SPEC = r"""['"]([^'"\n]+)['"]"""
 _FROM = re.compile(r"\bexport\s+(?:type\s+)?(?:\*(?:\s+as\s+[\w$]+)?|\{[^}]*\})\s*from\s*" + _SPEC)
 _IMPORT = re.compile(r"\bimport\s+(?:type\s+)?([^'\";]*?)\s*from\s*" + _SPEC)
 _LOCAL_EXPORT = re.compile(r"\bexport\s+(?:type\s+)?\{([^}]*)\}(?!\s*from)")
 _DEFAULT_EXPORT = re.compile(r"\bexport\s+default\s+([A-Za-z_$][\w$]*)\s*;?")
-_BUILT = re.compile(r"\.d\.([mc]?)ts$|\.([mc]?)js$|\.jsx$")
 
 
 def is_typescript(path: str) -> bool:
     return path.lower().endswith(TYPESCRIPT_SUFFIXES)
-
-
-def strip_jsonc(text: str) -> str:
-    """JSON with comments (`//`, `/* */`) and trailing commas as JSON: one pass, strings kept."""
-    out: list[str] = []
-    k, n = 0, len(text)
-    while k < n:
-        ch = text[k]
-        if ch == '"':
-            j = k + 1
-            while j < n and text[j] != '"' and text[j] != "\n":
-                j += 2 if text[j] == "\\" else 1
-            out.append(text[k : j + 1])
-            k = j + 1
-        elif text.startswith("//", k):
-            end = text.find("\n", k)
-            k = n if end < 0 else end
-        elif text.startswith("/*", k):
-            end = text.find("*/", k + 2)
-            k = n if end < 0 else end + 2
-        else:
-            out.append(ch)
-            k += 1
-    return re.sub(r",(\s*[}\]])", r"\1", "".join(out))
-
-
-def read_jsonc(path: Path) -> object:
-    """A JSON-with-comments configuration file (typedoc.json, tsconfig.json), or None."""
-    text = read_text(path)
-    try:
-        return json.loads(strip_jsonc(text)) if text else None
-    except (ValueError, RecursionError):
-        return None
-
-
-@dataclass(frozen=True)
-class EntryPoints:
-    items: tuple[str, ...]  # as written (paths, globs, folders)
-    source: str  # the file naming them: `typedoc.json`, `package.json`, ...
-    strategy: str = "resolve"  # TypeDoc's entryPointStrategy: resolve, expand, packages
-
-
-def _typedoc(data: object, name: str) -> EntryPoints | None:
-    if isinstance(data, dict) and isinstance(data.get("entryPoints"), list):
-        items = tuple(e for e in data["entryPoints"] if isinstance(e, str))
-        strategy = data.get("entryPointStrategy")
-        return EntryPoints(items, name, strategy if isinstance(strategy, str) else "resolve")
-    return None
-
-
-def _entry_points(folder: Path) -> EntryPoints:
-    """TypeDoc's entry points of the package in `folder` and where they came from."""
-    for name in ("typedoc.json", "typedoc.jsonc"):
-        if found := _typedoc(read_jsonc(folder / name), name):
-            return found
-    for name in ("package.json", "tsconfig.json"):
-        data = read_jsonc(folder / name)
-        if found := _typedoc(data.get("typedocOptions") if isinstance(data, dict) else None, name):
-            return found
-    data = read_jsonc(folder / "package.json")
-    if not isinstance(data, dict):
-        return EntryPoints((), "")
-    found: list[str] = []
-    for key in ("types", "typings"):
-        if isinstance(data.get(key), str):
-            found.append(data[key])
-    found.extend(_export_targets(data.get("exports")))
-    # `main` names the API of a published package without types (its `.ts` source); a
-    # private one (an example app, a docs site) publishes nothing.
-    if not found and isinstance(data.get("main"), str) and data.get("private") is not True:
-        found.append(data["main"])
-    # A monorepo's root (`workspaces`, no entry points of its own) names no API by itself: its
-    # packages' TSDoc is read when a TypeDoc config says so (strategy `packages`) or
-    # `--api-source` names a package. Jest's repository, built for its website, read 158 module
-    # pages of its packages' internals, and `Matchers.toHaveBeenCalledWith` in `types.ts` took
-    # the first place from the Expect page; a monorepo's docs site is its reference.
-    return EntryPoints(tuple(dict.fromkeys(found)), "package.json")
-
-
-def _export_targets(exports: object, depth: int = 0) -> list[str]:
-    """The files `exports` names, the `types` condition first where there is one."""
-    if depth > 6:
-        return []
-    if isinstance(exports, str):
-        return [] if "*" in exports else [exports]
-    if isinstance(exports, list):
-        return [t for e in exports[:50] for t in _export_targets(e, depth + 1)]
-    if not isinstance(exports, dict):
-        return []
-    out: list[str] = []
-    for key, value in list(exports.items())[:MAX_ENTRY_POINTS]:
-        if "*" in key or key.endswith(("package.json", ".css")):
-            continue
-        if key.startswith(".") and depth == 0 or not key.startswith("."):
-            if isinstance(value, dict) and isinstance(value.get("types"), str):
-                out.append(value["types"])
-            elif isinstance(value, dict) and "types" in value:
-                out.extend(_export_targets(value["types"], depth + 1))
-            else:
-                out.extend(_export_targets(value, depth + 1)[:1])
-    return out
-
-
-def _source_of(target: str, folder: str, known: set[str], outdir: tuple[str, str]) -> str | None:
-    """The TypeScript file in the tree that `target` (a path in the package) is, or is built
-    from: itself, its folder's index, `x.js` as `x.ts`, `dist/x.d.ts` as `src/x.ts`."""
-    rel = posixpath.normpath(posixpath.join(folder, target))
-    if rel.startswith("../"):
-        return None
-    stems = [rel]
-    if m := _BUILT.search(rel):
-        stem = rel[: m.start()]
-        stems = [stem]
-        out, root = outdir
-        for built in dict.fromkeys((out, *_BUILT_FOLDERS)):
-            prefix = posixpath.join(folder, built) + "/" if built else ""
-            if built and stem.startswith(prefix):
-                tail = stem[len(prefix) :]
-                src = root if built == out and root else "src"
-                stems.append(posixpath.join(folder, src, tail) if src else tail)
-    for stem in stems:
-        for candidate in (stem, *(stem + s for s in (".ts", ".tsx", ".d.ts", ".mts", ".cts"))):
-            if candidate in known:
-                return candidate
-        for index in ("index.ts", "index.tsx", "index.d.ts"):
-            if posixpath.join(stem, index) in known:
-                return posixpath.join(stem, index)
-    return None
-
-
-def _resolve(spec: str, importer: str, known: set[str]) -> str | None:
-    """The file a relative module specifier names from `importer`."""
-    if not spec.startswith("."):
-        return None
-    base = posixpath.normpath(posixpath.join(posixpath.dirname(importer), spec))
-    stem = re.sub(r"\.([mc]?)jsx?$", "", base)
-    for candidate in (base, *(stem + s for s in (".ts", ".tsx", ".d.ts", ".mts", ".cts"))):
-        if candidate in known:
-            return candidate
-    for index in ("index.ts", "index.tsx", "index.d.ts"):
-        if posixpath.join(base, index) in known:
-            return posixpath.join(base, index)
-    return None
 
 
 def exported_modules(text: str) -> list[str]:
@@ -241,59 +107,6 @@ def exported_modules(text: str) -> list[str]:
     return list(dict.fromkeys(specs))
 
 
-def _package_folders(docs_dir: Path, roots: Sequence[Path]) -> list[str]:
-    """The docs folder and every source root inside it (relative POSIX paths, "" the docs)."""
-    top = docs_dir.resolve()
-    folders = [""]
-    for root in roots:
-        try:
-            rel = root.resolve().relative_to(top).as_posix()
-        except ValueError:
-            continue
-        if rel != "." and rel not in folders:
-            folders.append(rel)
-    return folders
-
-
-def _expand(
-    entry: str, folder: str, known: set[str], outdir: tuple[str, str], strategy: str
-) -> list[str]:
-    """The files one `entryPoints` item names: a glob's files, a file, a folder's index (with
-    the `expand` strategy: every file under it)."""
-    rel = posixpath.normpath(posixpath.join(folder, entry))
-    if any(c in entry for c in "*?[{"):
-        return sorted(p for p in known if _glob_match(rel, p))
-    if strategy == "expand" and any(p.startswith(rel + "/") for p in known):
-        return sorted(p for p in known if p.startswith(rel + "/"))
-    found = _source_of(entry, folder, known, outdir)
-    return [found] if found else []
-
-
-def _glob_match(pattern: str, path: str) -> bool:
-    """TypeDoc's (minimatch's) reading of an entry glob: `*` within a folder, `**` across."""
-    try:
-        return bool(compile_glob(pattern).fullmatch(path)) and glob_match(pattern, path)
-    except GlobError:
-        return False
-
-
-def _packages(items: Sequence[str], folder: str, known: set[str], base: Path) -> list[str]:
-    """The package folders a `packages` strategy names (globs of folders holding a
-    package.json), among the folders of the TypeScript files."""
-    folders = sorted({posixpath.dirname(p) for p in known} | set())
-    ancestors = sorted({"/".join(f.split("/")[:k]) for f in folders for k in range(1, 8)} - {""})
-    out = []
-    for item in items[:MAX_ENTRY_POINTS]:
-        pattern = posixpath.normpath(posixpath.join(folder, item))
-        depth = pattern.count("/")
-        for candidate in ancestors:
-            if "**" not in pattern and candidate.count("/") != depth:
-                continue
-            if _glob_match(pattern, candidate) and (base / candidate / "package.json").is_file():
-                out.append(candidate)
-    return list(dict.fromkeys(out))
-
-
 def api_files(docs_dir: Path, roots: Sequence[Path], paths: Iterable[str]) -> dict[str, str]:
     """The TypeScript files among `paths` that are a package's API: path -> where the
     package's entry points are declared (`typedoc.json`, `package.json`)."""
@@ -301,7 +114,7 @@ def api_files(docs_dir: Path, roots: Sequence[Path], paths: Iterable[str]) -> di
     if not known:
         return {}
     api: dict[str, str] = {}
-    folders = _package_folders(docs_dir, roots)
+    folders = package_folders(docs_dir, roots)
     done: set[str] = set()
     while folders and len(done) < MAX_PACKAGES:
         folder = folders.pop(0)
@@ -309,9 +122,9 @@ def api_files(docs_dir: Path, roots: Sequence[Path], paths: Iterable[str]) -> di
             continue
         done.add(folder)
         base = docs_dir / folder if folder else docs_dir
-        points = _entry_points(base)
+        points = entry_points(base)
         if points.strategy == "packages":  # a monorepo: each package's own entry points
-            folders.extend(_packages(points.items, folder, known, docs_dir))
+            folders.extend(workspace_packages(points.items, folder, known, docs_dir))
             continue
         entries, source = points.items, points.source
         tsconfig = read_jsonc(base / "tsconfig.json")
@@ -323,7 +136,13 @@ def api_files(docs_dir: Path, roots: Sequence[Path], paths: Iterable[str]) -> di
             outdir = (out, posixpath.normpath(root) if root else "")
         queue: list[str] = []
         for entry in entries[:MAX_ENTRY_POINTS]:
-            queue.extend(_expand(entry, folder, known, outdir, points.strategy))
+            queue.extend(expand(entry, folder, known, outdir, points.strategy))
+        if not queue and source == "package.json" and entries:
+            # The built files it names are not in the tree and no folder maps to the sources:
+            # the tsconfig `paths` that give the package's own name are its sources (zustand:
+            # `"zustand": ["./src/index.ts"], "zustand/*": ["./src/*.ts"]`).
+            queue = own_paths(base, options, folder, known)
+            source = "tsconfig.json" if queue else source
         where = posixpath.join(folder, source) if folder else source
         seen: set[str] = set(api)
         while queue and len(api) < MAX_FILES:
@@ -336,10 +155,37 @@ def api_files(docs_dir: Path, roots: Sequence[Path], paths: Iterable[str]) -> di
             if text is None:
                 continue
             for spec in exported_modules(text):
-                target = _resolve(spec, path, known)
+                target = resolve_spec(spec, path, known)
                 if target is not None and target not in seen:
                     queue.append(target)
     return api
+
+
+def version_folders(docs_dir: Path, roots: Sequence[Path], paths: Iterable[str]) -> dict[str, str]:
+    """The version folders a TypeScript package names in its `exports`: a subpath named as a
+    version (zod's `"./v3"`, `"./v4"`) whose entry is a folder's index (`src/v3/index.ts`)
+    makes that folder the version, as users import it (`zod/v3`). Only where two versions or
+    more are named; a subpath of another name (`./v4-mini`, `./mini`) is none."""
+    known = {p for p in paths if is_typescript(p) and not _TEST.search(p)}
+    out: dict[str, str] = {}
+    for folder in package_folders(docs_dir, roots) if known else []:
+        data = read_jsonc((docs_dir / folder if folder else docs_dir) / "package.json")
+        exports = data.get("exports") if isinstance(data, dict) else None
+        if not isinstance(exports, dict):
+            continue
+        found: dict[str, str] = {}
+        for key, value in list(exports.items())[:MAX_ENTRY_POINTS]:
+            version = value_of_name(key.rpartition("/")[2]) if key.startswith("./") else None
+            if version is None or "*" in key:
+                continue
+            for target in export_targets({key: value}):
+                source = source_of(target, folder, known, ("", ""))
+                if source is not None and posixpath.basename(source).startswith("index."):
+                    found[posixpath.dirname(source)] = version
+                    break
+        if len(set(found.values())) >= 2:
+            out.update(found)
+    return out
 
 
 def _resolve_js(spec: str, importer: str, known: set[str]) -> str | None:
@@ -370,7 +216,7 @@ def js_api_files(
     if not known:
         return {}
     api: dict[str, str] = {}
-    for folder in _package_folders(docs_dir, roots):
+    for folder in package_folders(docs_dir, roots):
         if folder in typed:
             continue
         base = docs_dir / folder if folder else docs_dir
@@ -443,8 +289,6 @@ def scan(docs_dir: Path, roots: Sequence[Path], paths: Iterable[str]) -> Scan:
     typed = {posixpath.dirname(where) for where in api.values()}
     scripts = [p for p in every if is_javascript(p)]
     js = js_api_files(docs_dir, roots, scripts, typed) if scripts else {}
-    if not api:
-        return Scan(js, {}, TsTree({}))
     texts: dict[str, str | None] = {}
 
     def read(path: str) -> str | None:
@@ -452,10 +296,18 @@ def scan(docs_dir: Path, roots: Sequence[Path], paths: Iterable[str]) -> Scan:
             texts[path] = read_file_text(docs_dir, path, roots, MAX_FILE_BYTES)
         return texts[path]
 
+    # A JavaScript class's bases in the package (`class A extends B`, B required or
+    # imported from `./b`) are shown under it as a TypeScript class's are.
+    scripts_known = {p for p in scripts if not _TEST_JS.search(p)}
+    js_tree = gather(js, {}, Resolver(scripts_known, read, _resolve_js)) if js else TsTree({})
+    if not api:
+        return Scan(js, {}, js_tree)
     known = {p for p in listed if not _TEST.search(p)}
-    resolver = Resolver(known, read, _resolve)
+    resolver = Resolver(known, read, resolve_spec)
     referenced = referenced_modules(api, resolver)
-    return Scan({**api, **js}, referenced, gather(api, referenced, resolver))
+    spaces = namespaces(api, resolver)  # (zod's `z`: `z.object`)
+    tree = gather(api, referenced, resolver, spaces)
+    return Scan({**api, **js}, referenced, TsTree({**js_tree.extra, **tree.extra}))
 
 
 def no_pages(

@@ -49,6 +49,19 @@ _ASSIGNED = re.compile(
 )
 
 
+# `defineGetter(req, 'query', function query() {` (a helper of the module calling
+# `Object.defineProperty`: Express) and `Object.defineProperty(req, 'ip', {`: a property
+_GETTER = re.compile(
+    rf"^(?P<helper>{_NAME}|Object\.defineProperty)\(\s*(?P<target>{_NAME})\s*,\s*"
+    rf"(?P<q>['\"])(?P<member>{_NAME})(?P=q)\s*,\s*(?P<value>\{{|(?:async\s+)?function\b|\()"
+)
+# `methods.forEach(function (method) {` / `['get', 'put'].forEach((verb) => {`
+_LOOP = re.compile(
+    rf"^(?P<list>{_NAME}(?:\.{_NAME})*|\[[^\]\n]*\])\.forEach\(\s*(?:function\s*(?:{_NAME})?"
+    rf"\s*\(\s*(?P<var>{_NAME})\s*\)|\(?\s*(?P<arrow>{_NAME})\s*\)?\s*=>)"
+)
+
+
 def is_javascript(path: str) -> bool:
     """Whether `path` has a JavaScript suffix (every such file is a page or none: a minified
     one too, which typescript_site.py never reads)."""
@@ -97,6 +110,7 @@ def js_declarations(text: str) -> list[Declaration]:
         raw = r.line_text(line)
         m = _ASSIGNED.match(raw)
         if m is None:
+            assigned.extend(_defined(r, line, exported))
             continue
         target, member = m.group("target"), m.group("member")
         if target.endswith("exports"):
@@ -119,6 +133,70 @@ def js_declarations(text: str) -> list[Declaration]:
             Declaration(name, "function", (shown,), r.doc_for(line, start), (), line, last)
         )
     return sorted([*found, *assigned], key=lambda d: d.line)
+
+
+def _defines_property(code: str, helper: str) -> bool:
+    """Whether the module's function `helper` calls `Object.defineProperty` (Express's
+    `defineGetter(obj, name, getter)`)."""
+    m = re.search(rf"\bfunction\s+{re.escape(helper)}\s*\(", code)
+    if m is None or (brace := code.find("{", m.end())) < 0:
+        return False
+    return "Object.defineProperty(" in code[brace : closing(code, brace, len(code))]
+
+
+def _defined(r: _Reader, line: int, exported: set[str]) -> list[Declaration]:
+    """What a line at depth 0 defines on an exported object besides assignments: a property
+    (`defineGetter(req, 'query', function query() {…})`: `req.query`, as Express documents
+    it), or the functions a loop assigns (`methods.forEach(function (method) { app[method] =
+    function (path) {…} })`: `app.METHOD`, as Express's reference names it; each name where
+    the list is written out, `['get', 'put'].forEach(…)`)."""
+    code, s = r.code, r.s
+    start = s.line_starts[line]
+    raw = r.line_text(line)
+    call = raw.find("(")
+    if call < 0:
+        return []
+    end = closing(code, start + call, len(code))
+    last = _line_of(s, end)
+    doc = r.doc_for(line, start)
+    if (m := _GETTER.match(r.text[start : start + len(raw)])) is not None:
+        helper, target = m.group("helper"), m.group("target")
+        if target not in exported or not (
+            helper == "Object.defineProperty" or _defines_property(code, helper)
+        ):
+            return []
+        name = f"{target}.{m.group('member')}"
+        return [Declaration(name, "accessor", (name,), doc, (), line, last)]
+    if (m := _LOOP.match(raw)) is None:
+        return []
+    var = m.group("var") or m.group("arrow")
+    body = code[start + m.end() : end]
+    found = re.search(
+        rf"(?:^|[;{{\s])({_NAME})\[{var}\]\s*=\s*(?:async\s+)?(?:function\b[\s*]*(?:{_NAME})?\s*)?\(",
+        body,
+    )
+    if found is None or found.group(1) not in exported:
+        return []
+    params = start + m.end() + found.end() - 1
+    shown = _squash(r.text[params : closing(code, params, len(code)) + 1])
+    listed = m.group("list")
+    members = (
+        re.findall(rf"""['"]({_NAME})['"]""", r.text[start : start + len(listed)])
+        if listed.startswith("[")
+        else [var.upper()]
+    )
+    return [
+        Declaration(
+            f"{found.group(1)}.{member}",
+            "function",
+            (f"{found.group(1)}.{member}{shown}",),
+            doc,
+            (),
+            line,
+            last,
+        )
+        for member in members[:50]
+    ]
 
 
 _REQUIRE = re.compile(r"""\brequire\(\s*['"]([^'"\n]+)['"]\s*\)""")

@@ -122,10 +122,15 @@ def header_end(code: str, start: int, limit: int, stop_at_newline: bool) -> tupl
         if ch == "\n" and stop_at_newline:
             nxt = _skip_space(code, k, limit)
             prev = _prev_char(code, k)
-            if nxt >= limit or (code[nxt] not in "|&?:.=>)" and prev not in ",|&:?=(<=>"):
+            # (a line ending in a generic's `>` ends there: zustand's `setState: Set<T>`
+            # followed by `getState: () => T` on the next line, no `;` between)
+            if nxt >= limit or (code[nxt] not in "|&?:.=>)" and prev not in _CONTINUED):
                 return k, "\n"
         k += 1
     return limit, ""
+
+
+_CONTINUED = (",", "|", "&", ":", "?", "=", "(", "<", "=>")  # a line ending so goes on
 
 
 def statement_end(code: str, start: int, limit: int) -> int:
@@ -143,7 +148,9 @@ def statement_end(code: str, start: int, limit: int) -> int:
         if ch == "\n":
             nxt = _skip_space(code, k, limit)
             prev = _prev_char(code, k)
-            if nxt >= limit or (code[nxt] not in "|&?:.=>)" and prev not in ",|&:?=(<=>"):
+            # (a line ending in a generic's `>` ends there: zustand's `setState: Set<T>`
+            # followed by `getState: () => T` on the next line, no `;` between)
+            if nxt >= limit or (code[nxt] not in "|&?:.=>)" and prev not in _CONTINUED):
                 return k
         k += 1
     return limit

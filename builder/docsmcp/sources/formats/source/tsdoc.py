@@ -49,6 +49,7 @@ _KIND_LABEL = {
     "type": "Type alias",
     "enum": "Enumeration",
     "variable": "Variable",
+    "accessor": "Property",  # (a JavaScript getter defined on an exported object)
 }
 _FENCE = re.compile(r"^\s*(```|~~~)\s*(\w*)")
 _DECLARATION_FILE = re.compile(r"\.d\.[mc]?ts$", re.IGNORECASE)
@@ -235,9 +236,13 @@ def _hidden(comment: DocComment | None) -> bool:
     return comment is not None and comment.hidden
 
 
-def _member_lines(page: _Page, members: list[Member], origin: dict[str, str]) -> None:
+def _member_lines(
+    page: _Page, owner: Declaration, members: list[Member], origin: dict[str, str]
+) -> None:
     """Properties as a list (TypeDoc's member rows), each with its comment's text and the
-    base it is inherited from (`origin`: member name -> base)."""
+    base it is inherited from (`origin`: member name -> base). A class's or interface's
+    property is an entry of its row (`ChatCompletionCreateParams.temperature`), as TypeDoc's
+    `#temperature` anchor points into the declaration's page."""
     page.add(members[0].line, "", "**Properties**", "")
     for m in members:
         comment = _comment(m.doc)
@@ -253,6 +258,12 @@ def _member_lines(page: _Page, members: list[Member], origin: dict[str, str]) ->
         if m.name in origin:
             text = f"{text} *(inherited from `{origin[m.name]}`)*".strip()
         page.add(m.line, f"{head}{': ' + text if text else ''}")
+        if m.kind == "property" and owner.kind in ("class", "interface"):
+            signature = f"{static}{m.name}{opt}: {m.type}" if m.type else f"{m.name}{opt}"
+            row = len(page.lines) - 1
+            _entry(
+                page, f"{owner.name}.{m.name}", owner.name, "type", signature, comment, (), "", row
+            )
 
 
 def _entry(
@@ -325,8 +336,9 @@ def _declaration(page: _Page, title: str, d: Declaration, context: Context) -> N
     page.comment(d.line, comment, signature if d.kind == "function" else "", returns)
     members = [m for m in d.members if not _hidden(_comment(m.doc))]
     listed = [m for m in members if m.kind in ("property", "member")]
+    own_entry = len(page.api)  # (the declaration's entry comes before its properties')
     if listed:
-        _member_lines(page, listed, origin)
+        _member_lines(page, d, listed, origin)
     params: tuple[Parameter, ...] = ()
     if d.kind == "function":
         params = _parameters(signature, comment)
@@ -341,6 +353,7 @@ def _declaration(page: _Page, title: str, d: Declaration, context: Context) -> N
         params = _parameters(ctor.signatures[-1], _comment(ctor.doc))
     kind = "method" if d.kind == "function" else "type"
     _entry(page, d.name, title, kind, signature, comment, params, returns, first)
+    page.api.insert(own_entry, page.api.pop())
     for m in members:
         if m.kind in ("method", "accessor", "constructor"):
             _method(page, d, m, origin.get(m.name, ""), over.get(m.name, ""))
@@ -401,4 +414,13 @@ def typescript_to_markdown(path: str, text: str) -> TsPage:
         page.text_block(module_line, module_comment.text)
     for d in shown:
         _declaration(page, title, d, context)
+    # A declaration exported in a namespace is also an entry of the name users call it by
+    # (`z.object`, `z.coerce.string`): the same section, found by the runtime as one.
+    top = {d.name for d in shown}
+    page.api.extend(
+        dataclasses.replace(e, name=f"{space}.{e.name}")
+        for space in context.namespaces
+        for e in list(page.api)
+        if e.name in top
+    )
     return TsPage("\n".join(page.lines), title, monotone(list(page.map)), tuple(page.api))

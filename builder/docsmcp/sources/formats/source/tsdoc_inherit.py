@@ -6,9 +6,12 @@ exports, which of its declarations the page shows (the types the API names).
 
 from __future__ import annotations
 
+import dataclasses
+import re
 from dataclasses import dataclass
 
 from docsmcp.sources.formats.source.ts_decls import Declaration, Member, declarations
+from docsmcp.sources.formats.source.ts_scan import blank, closing
 
 MARK = "\0ts-"  # a marker line of a gathered page (TypeScript source holds no NUL)
 MAX_INHERITED = 400  # members one declaration inherits
@@ -25,6 +28,8 @@ class Base:
 class Context:
     bases: tuple[Base, ...]
     only: frozenset[str] | None  # the declarations a referenced module's page shows
+    # namespaces its declarations are exported under (`z`: `z.object` names `object`)
+    namespaces: tuple[str, ...] = ()
 
 
 def split(text: str) -> tuple[str, Context]:
@@ -35,6 +40,7 @@ def split(text: str) -> tuple[str, Context]:
     own, rest = text[:cut], text[cut + 1 :].split("\n")
     bases: list[Base] = []
     only: frozenset[str] | None = None
+    spaces: tuple[str, ...] = ()
     k = 0
     while k < len(rest):
         line = rest[k]
@@ -44,6 +50,8 @@ def split(text: str) -> tuple[str, Context]:
         words = line[len(MARK) :].split(" ") if line.startswith(MARK) else []
         if words[:1] == ["only"]:
             only = frozenset(words[1:])
+        elif words[:1] == ["namespace"]:
+            spaces = tuple(w for w in words[1:] if w)
         elif words[:1] == ["base"] and len(words) >= 4:
             child, name, path = words[1], words[2], " ".join(words[3:])
             found = declarations("\n".join(rest[k + 1 : j]), ambient=True)
@@ -52,25 +60,109 @@ def split(text: str) -> tuple[str, Context]:
             if decl is not None:
                 bases.append(Base(child, decl, path))
         k = j
-    return own, Context(tuple(bases), only)
+    return own, Context(tuple(bases), only, spaces)
 
 
-def _chain(decl: Declaration, context: Context) -> list[tuple[Member, str]]:
-    """Every member of `decl`'s bases, nearest base first, each with its base's name."""
-    out: list[tuple[Member, str]] = []
-    queue = [decl.name]
+def _top_split(text: str) -> list[str]:
+    """`text` split at commas outside brackets (a type list)."""
+    code = blank(text).code
+    out, k, start = [], 0, 0
+    while k < len(code):
+        if code[k] in "([{<" and not (code[k] == "<" and code[k - 1 : k] == "="):
+            k = closing(code, k, len(code)) + 1
+            continue
+        if code[k] == ",":
+            out.append(text[start:k])
+            start = k + 1
+        k += 1
+    out.append(text[start:])
+    return [p.strip() for p in out if p.strip()]
+
+
+def _angle(sig: str, at: int) -> str | None:
+    """The text inside the `<…>` opening at `at` of `sig`, or None."""
+    if sig[at : at + 1] != "<":
+        return None
+    end = closing(blank(sig).code, at, len(sig))
+    return sig[at + 1 : end] if end < len(sig) else None
+
+
+def _type_params(decl: Declaration) -> list[tuple[str, str]]:
+    """A class's or interface's type parameters: (name, default or "")."""
+    sig = decl.signatures[0] if decl.signatures else ""
+    m = re.search(r"\b(?:class|interface)\s+[\w$]+\s*", sig)
+    inner = _angle(sig, m.end()) if m else None
+    out = []
+    for part in _top_split(inner or ""):
+        name = re.match(r"(?:in\s+|out\s+|const\s+)*([\w$]+)", part)
+        default = _top_split(part.replace("=", ",", 1))[1:] if "=" in part else []
+        if name:
+            out.append((name.group(1), default[0] if default else ""))
+    return out
+
+
+def _arguments(child: Declaration, base: str) -> list[str]:
+    """The type arguments `child`'s `extends` gives `base` (`APIError<429, Headers>`)."""
+    sig = child.signatures[0] if child.signatures else ""
+    for m in re.finditer(rf"(?<![\w$.])(?:[\w$]+\.)*{re.escape(base)}\s*(?=<)", sig):
+        if "extends" in sig[: m.start()]:
+            return _top_split(_angle(sig, m.end()) or "")
+    return []
+
+
+def _substitute(text: str, bound: dict[str, str]) -> str:
+    if not bound or not text:
+        return text
+    names = "|".join(re.escape(n) for n in sorted(bound, key=len, reverse=True))
+    return re.sub(rf"(?<![\w$.])({names})(?![\w$])", lambda m: bound[m.group(1)], text)
+
+
+def _bound(child: Declaration, base: Declaration, outer: dict[str, str]) -> dict[str, str]:
+    """What `base`'s type parameters stand for under `child` (its `extends` arguments, else
+    their defaults), written in the page's terms (`outer`: the child's own bindings):
+    `RateLimitError extends APIError<429, Headers>` gives `TStatus` 429, as TypeDoc shows."""
+    given = _arguments(child, base.name.rsplit(".", 1)[-1])
+    out: dict[str, str] = {}
+    for k, (name, default) in enumerate(_type_params(base)):
+        value = given[k] if k < len(given) else _substitute(default, out)
+        if value:
+            out[name] = _substitute(value, outer)
+    return out
+
+
+def _in_terms(m: Member, bound: dict[str, str]) -> Member:
+    if not bound:
+        return m
+    return dataclasses.replace(
+        m,
+        type=_substitute(m.type, bound),
+        signatures=tuple(_substitute(s, bound) for s in m.signatures),
+    )
+
+
+def _chain(decl: Declaration, context: Context) -> list[tuple[Member, str, dict[str, str]]]:
+    """Every member of `decl`'s bases, nearest base first, each with its base's name and what
+    that base's type parameters stand for under `decl` (`_in_terms` writes them so)."""
+    out: list[tuple[Member, str, dict[str, str]]] = []
+    queue: list[tuple[Declaration, dict[str, str]]] = [(decl, {})]
     done: set[str] = set()
     while queue and len(out) < MAX_INHERITED * 4:
-        child = queue.pop(0).rsplit(".", 1)[-1]
+        child_decl, outer = queue.pop(0)
+        child = child_decl.name.rsplit(".", 1)[-1]
         if child in done:
             continue
         done.add(child)
+        bases: set[tuple] = set()  # (a base recorded for several declarations of the page)
         for base in context.bases:
-            if base.child.rsplit(".", 1)[-1] != child:
-                continue
             name = base.decl.name.rsplit(".", 1)[-1]
-            out.extend((m, name) for m in base.decl.members if m.kind != "constructor")
-            queue.append(base.decl.name)
+            # (two bases of one name and file: `StandardSchemaV1.Props`, `…JSONSchemaV1.Props`)
+            key = (base.path, base.decl.signatures, tuple(m.name for m in base.decl.members))
+            if base.child.rsplit(".", 1)[-1] != child or key in bases:
+                continue
+            bases.add(key)
+            bound = _bound(child_decl, base.decl, outer)
+            out.extend((m, name, bound) for m in base.decl.members if m.kind != "constructor")
+            queue.append((base.decl, bound))
     return out
 
 
@@ -82,11 +174,11 @@ def inherited(decl: Declaration, context: Context) -> list[tuple[Member, str]]:
     own = {m.name for m in decl.members}
     out: list[tuple[Member, str]] = []
     seen: set[str] = set()
-    for m, name in _chain(decl, context):
-        if m.name not in own and m.name not in seen:
+    for m, name, bound in _chain(decl, context):
+        if m.name not in own and m.name not in seen and len(out) < MAX_INHERITED:
             seen.add(m.name)
-            out.append((m, name))
-    return out[:MAX_INHERITED]
+            out.append((_in_terms(m, bound), name))
+    return out
 
 
 def overridden(decl: Declaration, context: Context) -> dict[str, tuple[Member, str]]:
@@ -97,7 +189,7 @@ def overridden(decl: Declaration, context: Context) -> dict[str, tuple[Member, s
         return {}
     own = {m.name for m in decl.members if m.kind != "constructor"}
     out: dict[str, tuple[Member, str]] = {}
-    for m, name in _chain(decl, context):
+    for m, name, bound in _chain(decl, context):
         if m.name in own and m.name not in out:
-            out[m.name] = (m, name)
+            out[m.name] = (_in_terms(m, bound), name)
     return out

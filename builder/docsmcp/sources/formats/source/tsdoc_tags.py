@@ -166,7 +166,8 @@ def parse_comment(text: str) -> DocComment:
         elif tag in ("returns", "return"):
             if m := _RETURNS_TYPE.match(value.strip()):
                 returns_type, value = m.group(1).strip(), m.group(2)
-            returns = inline(value.strip())
+            # (`@return {ServerResponse} - Returns itself`: the hyphen is JSDoc's separator)
+            returns = inline(re.sub(r"^-\s+", "", value.strip()))
         elif tag == "example":
             if shown := _example(value):
                 examples.append(shown)
