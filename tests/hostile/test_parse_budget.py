@@ -154,6 +154,49 @@ def test_a_file_past_the_memory_budget_is_indexed_as_plain_text(
     assert "fine.md#fine-page" in _search(tmp_path / "idx", "details guide")
 
 
+# The build with a reader that fails on every reStructuredText file (fault injection into our
+# own converter, as a reader's defect on one input would): the forked workers inherit it.
+_FAILING_READER = (
+    "import sys\n"
+    "from docsmcp.sources.formats.rst import rst\n"
+    "def fail(*args, **kwargs):\n"
+    "    raise RecursionError('maximum recursion depth exceeded')\n"
+    "rst.rst_to_markdown = fail\n"
+    "from docsmcp.cli import main\n"
+    "sys.exit(main(sys.argv[1:]))\n"
+)
+
+
+@pytest.mark.parametrize("workers", ["1", "2"])
+def test_a_file_its_reader_fails_on_is_indexed_as_plain_text(tmp_path: Path, workers: str) -> None:
+    """A reader's defect on one file (session 17: a Rust macro's nested repetition ended
+    tokio's whole build with a traceback) costs that file its structure, not the build: one
+    warning names the file and the error, and its words are still found."""
+    pages = {
+        "broken.rst": "Broken page\n===========\n\nSome searchable words.\n",
+        "fine.md": OK_BODY,
+    }
+    pages.update({f"more/page{n}.md": f"# Page {n}\n\nFiller text {n}.\n" for n in range(64)})
+    docs = write_tree(tmp_path / "docs", pages)
+    out = tmp_path / "idx"
+    proc = subprocess.run(
+        [sys.executable, "-c", _FAILING_READER, "build", "--docs-dir", docs, "--out", out]
+        + ["--workers", workers],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert "Traceback" not in proc.stderr
+    warnings = [line for line in proc.stderr.splitlines() if "warning" in line]
+    assert warnings == [
+        "docsmcp: warning: broken.rst: the reader failed (RecursionError: maximum recursion "
+        "depth exceeded); indexed as plain text. Please report it"
+    ]
+    assert "broken.rst" in _search(out, "searchable words")
+    assert "fine.md#fine-page" in _search(out, "details guide")
+
+
 def test_the_memory_budget_fails_allocations_and_gives_the_limit_back() -> None:
     import resource
 

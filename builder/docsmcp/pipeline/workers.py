@@ -114,34 +114,39 @@ def default_workers() -> int:
 
 def process(sf: SourceFile, default_max: int, analyzer: AnalyzerConfig) -> Processed:
     """One file's chunks, table records and analysed chunk fields (for the index). A file whose
-    conversion, parse and chunking run past the parse budget, of time or of memory, is indexed
-    as plain text."""
+    conversion, parse and chunking run past the parse budget, of time or of memory, or fail, is
+    indexed as plain text."""
     seconds, megabytes = parse_seconds(), parse_megabytes()
     # markdown-it is imported and its parser made outside the budget: the plain-text fallback
     # needs it, and an import cut short by the memory budget (re.compile of its patterns) could
     # leave the worker without it.
     markdown_parser()
-    over = None
+    why = None  # why the file is indexed as plain text
     try:
         with time_limit(seconds), memory_limit(megabytes):
             parsed = parse_file(convert_source(sf))
             chunks = chunk_parsed(parsed, default_max)
     except TooSlow:
-        over = f"not parsed within {seconds:g} s (markup the parser is slow on)", PARSE_SECONDS_ENV
+        why = (
+            f"not parsed within {seconds:g} s (markup the parser is slow on); indexed as plain "
+            f"text. Raise {PARSE_SECONDS_ENV} to parse it fully"
+        )
     except (MemoryError, SystemError):
         # (C code that fails an allocation does not always say MemoryError: re.compile under
         # the budget raised "SystemError: error return without exception set")
         # Out of the handler before parsing again: its traceback holds what the parse built.
-        over = f"needed over {megabytes:g} MiB to parse", PARSE_MEMORY_ENV
-    if over is not None:
-        why, env = over
-        logs.warn_once(
-            f"budget:{sf.path}",
-            "%s: %s; indexed as plain text. Raise %s to parse it fully",
-            sf.path,
-            why,
-            env,
+        why = (
+            f"needed over {megabytes:g} MiB to parse; indexed as plain text. Raise "
+            f"{PARSE_MEMORY_ENV} to parse it fully"
         )
+    except Exception as exc:  # noqa: BLE001 - one file's reader must not end the build
+        # A reader's defect on one file (session 17 crashed tokio's whole build on a nested
+        # macro repetition before it was fixed) costs that file its structure, not the bundle:
+        # the file is indexed as its plain text and the warning names it, for a bug report.
+        error = f"{type(exc).__name__}: {exc}"[:300]
+        why = f"the reader failed ({error}); indexed as plain text. Please report it"
+    if why is not None:
+        logs.warn_once(f"plain:{sf.path}", "%s: %s", sf.path, why)
         parsed = parse_plain(sf)
         chunks = chunk_parsed(parsed, default_max)
     records = file_records(parsed, chunks)
