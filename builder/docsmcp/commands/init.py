@@ -98,7 +98,6 @@ from docsmcp.sources.navigation import documenter_make, r_nav
 from docsmcp.sources.navigation.navfiles import read_nav, summary_line
 from docsmcp.sources.packages import (
     doxygen_project,
-    python_package,
     typescript_site,
 )
 from docsmcp.sources.packages.go_source import scan as scan_go
@@ -304,10 +303,11 @@ def _read_tree(
     """The pages, their text, and the files the build cannot read with the first reason."""
     listing = scan(docs_dir)
     roots = source_roots(docs_dir, extra)
-    # TypeScript no package exports is never read (typescript_site.py), here as in the build.
+    # Code that is no page (TypeScript no package exports, a crate's tests, a distribution's
+    # private modules: site_passes.code_files) is never read, here as in the build.
     listed = [e.path for e in listing.markdown]
     code = typescript_site.no_pages(docs_dir, roots, listed, warn=False)
-    code |= python_package.no_pages(docs_dir, roots, listed)  # (no public module: code)
+    code |= site_passes.code_files(docs_dir, roots, listed, warn=False)
     bodies: dict[str, str] = {}
     unreadable: dict[str, str] = {}
     for entry in listing.markdown:
@@ -344,11 +344,11 @@ def propose(docs_dir: Path, roots: Sequence[Path] = ()) -> Proposal:
     translations = detect_translations(p for p in tree.paths if p not in left_out)
     excluded.update({glob: list(paths) for glob, paths in translations.globs.items()})
     left_out |= translations.files
-    # What the build reads into other pages or as code, never as pages (site_passes.no_pages:
-    # the same rules): a crate's, a Java/Kotlin/C#/Swift project's or a distribution's other
-    # files, headers no Doxyfile names, an Antora module's partials, a manual's chapters.
+    # What the build reads into other pages, never as pages (site_passes.included: the same
+    # rules): an Antora module's partials, a manual's chapters. (Code that is no page was never
+    # read: _read_tree.)
     real_roots = source_roots(docs_dir, roots)
-    left_out |= site_passes.no_pages(docs_dir, real_roots, tree.paths, warn=False)
+    left_out |= site_passes.included(docs_dir, real_roots, tree.paths)
     # dumi's demo descriptions: read into the pages that show their demos (dumi_demos.py).
     demos = dumi_demos.descriptions(docs_dir, (p for p in tree.paths if p not in left_out))
     left_out |= demos

@@ -87,13 +87,27 @@ def no_pages(
     as code, never as pages of their own: the one list the build (`parts`) and `docsmcp init`'s
     proposal both apply (TypeScript, Go and dumi's demos each take a step of their own there).
     `warn`: whether a rule may log what it left out (init's proposal says it otherwise)."""
+    return included(docs_dir, roots, listed) | code_files(docs_dir, roots, listed, warn)
+
+
+def included(docs_dir: Path, roots: Sequence[Path], listed: Sequence[str]) -> set[str]:
+    """Pages of a manual or a component that other pages include, no pages of their own."""
     # An Antora component's partials, examples and nav files, and AsciiDoc files other pages
     # include (without a title of their own) are no pages.
     out = set(asciidoc_includes.no_pages(docs_dir, roots, listed))
     # A Texinfo manual's included files (its chapters, version.texi): read in the manual.
     out |= texinfo_includes.no_pages(docs_dir, roots, listed)
+    return out
+
+
+def code_files(
+    docs_dir: Path, roots: Sequence[Path], listed: Sequence[str], warn: bool = True
+) -> set[str]:
+    """The code of `listed` that no package reader makes a page of (tests, samples, private
+    modules, sources no build file or Doxyfile names), and the files a crate's docs include;
+    `init` never reads them, the build reads them as no pages."""
     # Rust files that are no library module, and the files modules include (rust_crate.py).
-    out |= rust_crate.no_pages(docs_dir, roots, listed)
+    out = set(rust_crate.no_pages(docs_dir, roots, listed))
     # Java that is no documented main source of a Maven/Gradle project (java_project.py).
     out |= java_project.no_pages(docs_dir, roots, listed, warn)
     # Kotlin that is no documented main source of a Gradle/Maven project (kotlin_project.py).
