@@ -215,12 +215,13 @@ def test_fuzz_any_rst_converts_deterministically(parts: list[str]) -> None:
 @pytest.mark.slow  # ~3 s alone
 def test_many_references_convert_in_linear_time() -> None:
     """docutils' reference and substitution transforms are quadratic (20,000 `name_`
-    references: 13 s); the converter parses without them."""
+    references: 13 s); the converter parses without them. CPU time, not the clock: CI's
+    machine shared with other work took 8 s of wall time for a linear conversion."""
     for unit in ("a_ ", "|x| ", ":func:`x` "):
         text = "\n".join(textwrap.wrap(unit * 20_000, 80))
-        started = time.perf_counter()
+        started = time.process_time()
         out = rst_to_markdown("p.rst", text)
-        assert time.perf_counter() - started < 5, unit
+        assert time.process_time() - started < 5, unit
         assert out.text.count("x" if unit != "a_ " else "a") >= 20_000
 
 
