@@ -21,6 +21,7 @@ from docsmcp.sources.packages import (
     doxygen_project,
     go_source,
     java_project,
+    kotlin_merge,
     kotlin_project,
     python_package,
     rust_crate,
@@ -127,4 +128,5 @@ def after_reading(
     files = hugo_terms.resolve(files, docs_dir, roots)  # (glossary terms, `heading`: Kubernetes)
     files = doxygen_project.resolve(files, docs_dir, roots)  # (Doxygen: headers' settings, @ref)
     files = swift_package.resolve(files, docs_dir, roots)  # (DocC: <doc:> links, extensions)
+    files = kotlin_merge.resolve(files, docs_dir, roots)  # (Dokka: platform copies, overrides)
     return mdn_api.resolve(files)  # (MDN's reference pages: entries named by their titles)
