@@ -94,7 +94,8 @@ def _tree(tmp_path: Path) -> Path:
         {
             "settings.gradle.kts": 'include(":kin-core")\n',
             "projects/core/kin-core/build.gradle.kts": (
-                'kotlin {\n  jvm()\n  js()\n}\napply(from = file("../../gradle/publish.gradle.kts"))\n'
+                "kotlin {\n  jvm()\n  js()\n}\n"
+                'apply(from = file("../../gradle/publish.gradle.kts"))\n'
             ),
             f"{core}/commonMain/kotlin/org/kin/core/context/KinContext.kt": CONTEXT,
             f"{core}/jvmMain/kotlin/org/kin/core/context/GlobalContext.kt": GLOBAL % EXTRA,
@@ -142,7 +143,9 @@ def test_one_platform_module_is_unchanged(tmp_path: Path) -> None:
         tmp_path / "one",
         {
             "build.gradle.kts": 'plugins { kotlin("jvm") }\n',
-            "src/main/kotlin/org/kin/Kin.kt": "package org.kin\n\n/** The container. */\nclass Kin\n",
+            "src/main/kotlin/org/kin/Kin.kt": (
+                "package org.kin\n\n/** The container. */\nclass Kin\n"
+            ),
         },
     )
     out = build_bundle(root, tmp_path / "idx")
