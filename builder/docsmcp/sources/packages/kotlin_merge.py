@@ -8,9 +8,9 @@ Kotlin page of the tree (site_passes.after_reading).
   per platform. Here the copy with the most members, else the one in the first source set
   (`common…` first, then by name), is shown, with a *Platforms* line naming every set that
   declares it; the other copies are hidden (a file left with nothing to show is no page). Two
-  copies in one source set are different declarations (other imports) and stay. A copy whose type holds members the
-  shown copy lacks keeps its type's section, so those members stay reachable. A shown copy
-  without KDoc takes the first other copy's (an `actual`'s included).
+  copies in one source set are different declarations (other imports) and stay. A copy whose
+  type holds members the shown copy lacks keeps its type's section, so those members stay
+  reachable. A shown copy without KDoc takes the first other copy's (an `actual`'s included).
 - **Overrides.** An `override` without KDoc shows the overridden member's text, as Dokka
   does: the supertypes named by its class are looked up through the file's imports and
   package among the tree's Kotlin pages (a member of the same name and number of
