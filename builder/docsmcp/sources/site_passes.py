@@ -17,6 +17,7 @@ from docsmcp.sources.discover import Entry
 from docsmcp.sources.formats.markdown import link_titles
 from docsmcp.sources.inclusion import asciidoc_includes, dumi_demos, texinfo_includes
 from docsmcp.sources.packages import (
+    dotnet_merge,
     dotnet_project,
     doxygen_project,
     go_source,
@@ -129,4 +130,5 @@ def after_reading(
     files = doxygen_project.resolve(files, docs_dir, roots)  # (Doxygen: headers' settings, @ref)
     files = swift_package.resolve(files, docs_dir, roots)  # (DocC: <doc:> links, extensions)
     files = kotlin_merge.resolve(files, docs_dir, roots)  # (Dokka: platform copies, overrides)
+    files = dotnet_merge.resolve(files, docs_dir, roots)  # (docfx: <inheritdoc/>, code regions)
     return mdn_api.resolve(files)  # (MDN's reference pages: entries named by their titles)
