@@ -27,6 +27,7 @@ from docsmcp.sources.packages import (
     python_package,
     rust_crate,
     rust_reexports,
+    swift_extensions,
     swift_package,
     typescript_site,
 )
@@ -129,6 +130,7 @@ def after_reading(
     files = hugo_terms.resolve(files, docs_dir, roots)  # (glossary terms, `heading`: Kubernetes)
     files = doxygen_project.resolve(files, docs_dir, roots)  # (Doxygen: headers' settings, @ref)
     files = swift_package.resolve(files, docs_dir, roots)  # (DocC: <doc:> links, extensions)
+    files = swift_extensions.resolve(files, docs_dir, roots)  # (DocC: a type over several files)
     files = kotlin_merge.resolve(files, docs_dir, roots)  # (Dokka: platform copies, overrides)
     files = dotnet_merge.resolve(files, docs_dir, roots)  # (docfx: <inheritdoc/>, code regions)
     return mdn_api.resolve(files)  # (MDN's reference pages: entries named by their titles)
