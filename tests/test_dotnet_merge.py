@@ -212,3 +212,29 @@ def test_merge_line_round_trips_and_bases_never_fail(a: str, b: str) -> None:
     assert body == "class A {}" and read == merge
     bases(a)
     split(a)
+
+
+def test_hostile_trees_end(tmp_path: Path) -> None:
+    """Base types naming each other in a ring, each member `<inheritdoc/>`, and a region
+    that never ends: the pass ends."""
+    ring = "\n".join(
+        f"/// <inheritdoc/>\npublic class C{k} : C{(k + 1) % 50}, C{(k + 7) % 50}\n{{\n"
+        "    /// <inheritdoc/>\n    public void Run() { }\n}"
+        for k in range(50)
+    )
+    root = write_tree(
+        tmp_path / "ring",
+        {
+            "src/Ring/Ring.csproj": "<Project />\n",
+            "src/Ring/Ring.cs": "namespace Ring;\n\n" + ring + "\n",
+            "src/Ring/Open.cs": (
+                "namespace Ring;\n\n/// <summary>S.</summary>\n"
+                '/// <example><code source="Region.txt" region="R"/></example>\n'
+                "public class Open { }\n"
+            ),
+            "src/Ring/Region.txt": "#region R\n" + "x\n" * 5000,
+        },
+    )
+    out = build_bundle(root, tmp_path / "idx")
+    page = page_texts(out)["src/Ring/Open.cs"]
+    assert page.count("\nx") == 200  # (MAX_REGION_LINES)

@@ -159,3 +159,29 @@ def test_merge_line_round_trips_and_never_fails(text: str) -> None:
     body, read = split("class A\n" + merge.encode())
     assert body == "class A" and read == merge
     split(text)  # (any text: no error)
+
+
+def test_hostile_trees_end(tmp_path: Path) -> None:
+    """Supertypes naming each other in a ring, 40 supertypes each, and 3,000 members written
+    in two platforms: the pass ends, each type looked at once."""
+    ring = "\n".join(
+        f"interface I{k} : {', '.join(f'I{(k + j) % 40}' for j in range(1, 40))} {{\n"
+        "    fun f(): Int\n}"
+        for k in range(40)
+    )
+    members = "\n".join(f"    fun m{k}(): Int = {k}" for k in range(3000))
+    core = "src"
+    root = write_tree(
+        tmp_path / "ring",
+        {
+            "build.gradle.kts": "kotlin { jvm(); js() }\n",
+            f"{core}/commonMain/kotlin/r/Ring.kt": "package r\n\n"
+            + ring
+            + "\n\nclass C : I0 {\n    override fun f(): Int = 1\n}\n",
+            f"{core}/jvmMain/kotlin/r/Big.kt": f"package r\n\nobject Big {{\n{members}\n}}\n",
+            f"{core}/jsMain/kotlin/r/Big.kt": f"package r\n\nobject Big {{\n{members}\n}}\n",
+        },
+    )
+    out = build_bundle(root, tmp_path / "idx")
+    pages = page_texts(out)
+    assert sum(p.endswith("Big.kt") for p in pages) == 1

@@ -125,3 +125,15 @@ def test_merge_line_round_trips_and_never_fails(a: str, b: str) -> None:
     body, read = split("struct A {}\n" + merge.encode())
     assert body == "struct A {}" and read == merge
     split(a)
+
+
+def test_many_extension_files_end(tmp_path: Path) -> None:
+    """200 files extending one type: one entry of it, a line per file."""
+    files = {"Package.swift": PACKAGE, "Sources/OrderedSets/T.swift": "public struct T {}\n"}
+    for k in range(200):
+        members = "\n".join(f"  public func f{k}_{j}() {{}}" for j in range(5))
+        files[f"Sources/OrderedSets/T+{k}.swift"] = f"extension T {{\n{members}\n}}\n"
+    out = build_bundle(write_tree(tmp_path / "many", files), tmp_path / "idx")
+    api = ApiRegistry(open_bundle(out))
+    assert len(api.lookup("T")) == 1
+    assert page_texts(out)["Sources/OrderedSets/T.swift"].count("- [T+") == 200

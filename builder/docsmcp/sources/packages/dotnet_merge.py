@@ -262,10 +262,13 @@ def resolve(files: list[SourceFile], docs_dir: Path, roots: Sequence[Path]) -> l
     types = _types(units)
     cache: dict[str, str | None] = {}
     merged: dict[str, csharp_merge.Merge] = {}
+    by_unit: dict[int, list[_Type]] = {}
+    for ts in types.values():
+        for t in ts:
+            by_unit.setdefault(id(t.unit), []).append(t)
     for f in wants:
         docs: dict[str, str] = {}
-        owners = {id(t.decl): t for ts in types.values() for t in ts if t.unit is units[f.path]}
-        for owner in owners.values():
+        for owner in by_unit.get(id(units[f.path]), []):
             for decl in [owner.decl, *owner.decl.members]:
                 if "<inheritdoc" not in decl.doc or (is_type(decl) and decl is not owner.decl):
                     continue

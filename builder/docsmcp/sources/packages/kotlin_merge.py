@@ -38,6 +38,7 @@ from docsmcp.sources.packages.kotlin_project import KOTLIN_SUFFIX, module_of
 
 log = logging.getLogger("docsmcp.sources.packages.kotlin_merge")
 
+_NOT_SHOWN = frozenset({"actual", "private", "internal", "protected"})  # (kdoc.py's rule)
 MAX_DEPTH = 6  # supertypes followed up for an override's comment, at most
 MAX_FILES = 20_000  # Kotlin pages merged, at most (a bigger tree is left as read)
 
@@ -83,9 +84,16 @@ def _walk(unit: Unit, path: str) -> list[_Found]:
     return out
 
 
-def _below(key: str, found: list[_Found]) -> set[str]:
-    """The keys of the members (at any depth) of the type `key` among `found`."""
-    return {f.key for f in found if f.key.startswith(key + ".") and f.key != key}
+def _below(found: list[_Found]) -> dict[str, set[str]]:
+    """The keys of the members (at any depth) of each type of a file, by the type's key."""
+    out: dict[str, set[str]] = {}
+    parent = {f.key: f.owner for f in found}  # (a type's key -> its owner's, "" at the top)
+    for f in found:
+        owner, depth = f.owner, 0
+        while owner and depth < 64:  # (types nest 12 deep at most: kotlin_parse.MAX_DEPTH)
+            out.setdefault(owner, set()).add(f.key)
+            owner, depth = parent.get(owner, ""), depth + 1
+    return out
 
 
 def resolve(files: list[SourceFile], docs_dir: Path, roots: Sequence[Path]) -> list[SourceFile]:
@@ -106,6 +114,7 @@ def resolve(files: list[SourceFile], docs_dir: Path, roots: Sequence[Path]) -> l
         sets[f.path] = source_set(relative) if module is not None else ""
         own = f.body.partition("\n" + SAMPLE)[0]
         found[f.path] = _walk(parse(own), f.path)
+    below = {path: _below(items) for path, items in found.items()}
     hide: dict[str, set[str]] = {}
     platforms: dict[str, dict[str, tuple[str, ...]]] = {}
     docs: dict[str, dict[str, str]] = {}
@@ -121,10 +130,10 @@ def resolve(files: list[SourceFile], docs_dir: Path, roots: Sequence[Path]) -> l
         # (a member in its type's file shown, else the copy with the most members: the others'
         # are then all shown on it)
         shown = sorted(
-            (c for c in copies if "actual" not in c.decl.modifiers),
+            (c for c in copies if not c.decl.modifiers & _NOT_SHOWN),
             key=lambda c: (
                 chosen.get((module, c.owner), c.path) != c.path,
-                -len(_below(c.key, found[c.path])),
+                -len(below[c.path].get(c.key, ())),
                 _rank(c, sets),
             ),
         )
@@ -147,7 +156,7 @@ def resolve(files: list[SourceFile], docs_dir: Path, roots: Sequence[Path]) -> l
         for c in shown[1:]:
             if c.path == first.path:
                 continue
-            if is_type(c.decl) and not _below(c.key, found[c.path]) <= primary_keys:
+            if is_type(c.decl) and not below[c.path].get(c.key, set()) <= primary_keys:
                 continue  # (members the first copy lacks: its type's section stays)
             hide.setdefault(c.path, set()).add(c.key)
     for path, named in platforms.items():  # (a member on its type's platforms: said once)
@@ -185,7 +194,7 @@ def _overrides(found: dict[str, list[_Found]], docs: dict[str, dict[str, str]]) 
             if item.key in docs.get(path, {}):
                 continue
             owner = types.get(item.owner)
-            text = _inherited(decl, owner, types, 0) if owner is not None else None
+            text = _inherited(decl, owner, types) if owner is not None else None
             if text:
                 docs.setdefault(path, {})[item.key] = text
 
@@ -205,25 +214,23 @@ def _supertype(name: str, owner: _Found, types: dict[str, _Found]) -> _Found | N
     return next((types[t] for t in tried if t in types), None)
 
 
-def _inherited(decl: Decl, owner: _Found, types: dict[str, _Found], depth: int) -> str | None:
-    if depth >= MAX_DEPTH:
-        return None
-    for name in owner.decl.supertypes:
-        parent = _supertype(name, owner, types)
-        if parent is None or parent is owner:
+def _inherited(decl: Decl, owner: _Found, types: dict[str, _Found]) -> str | None:
+    """The KDoc of the member `decl` of `owner` overrides: the first documented one of the same
+    name, kind, receiver and number of parameters up its supertypes (breadth first, each type
+    once, MAX_DEPTH up)."""
+    queue, seen = [(owner, 0)], {owner.key}
+    while queue:
+        current, depth = queue.pop(0)
+        if depth >= MAX_DEPTH:
             continue
-        same = [
-            m
-            for m in parent.decl.members
-            if m.name == decl.name
-            and m.kind == decl.kind
-            and len(m.params) == len(decl.params)
-            and m.receiver == decl.receiver
-        ]
-        for m in same:
-            if (m.doc or "").strip():
-                return m.doc
-        text = _inherited(decl, parent, types, depth + 1)
-        if text:
-            return text
+        for name in current.decl.supertypes:
+            parent = _supertype(name, current, types)
+            if parent is None or parent.key in seen:
+                continue
+            seen.add(parent.key)
+            for m in parent.decl.members:
+                same = m.name == decl.name and m.kind == decl.kind and m.receiver == decl.receiver
+                if same and len(m.params) == len(decl.params) and (m.doc or "").strip():
+                    return m.doc
+            queue.append((parent, depth + 1))
     return None
