@@ -17,14 +17,17 @@ from docsmcp.sources.discover import Entry
 from docsmcp.sources.formats.markdown import link_titles
 from docsmcp.sources.inclusion import asciidoc_includes, dumi_demos, texinfo_includes
 from docsmcp.sources.packages import (
+    dotnet_merge,
     dotnet_project,
     doxygen_project,
     go_source,
     java_project,
+    kotlin_merge,
     kotlin_project,
     python_package,
     rust_crate,
     rust_reexports,
+    swift_extensions,
     swift_package,
     typescript_site,
 )
@@ -141,4 +144,7 @@ def after_reading(
     files = hugo_terms.resolve(files, docs_dir, roots)  # (glossary terms, `heading`: Kubernetes)
     files = doxygen_project.resolve(files, docs_dir, roots)  # (Doxygen: headers' settings, @ref)
     files = swift_package.resolve(files, docs_dir, roots)  # (DocC: <doc:> links, extensions)
+    files = swift_extensions.resolve(files, docs_dir, roots)  # (DocC: a type over several files)
+    files = kotlin_merge.resolve(files, docs_dir, roots)  # (Dokka: platform copies, overrides)
+    files = dotnet_merge.resolve(files, docs_dir, roots)  # (docfx: <inheritdoc/>, code regions)
     return mdn_api.resolve(files)  # (MDN's reference pages: entries named by their titles)

@@ -78,6 +78,11 @@ def _module(docs_dir: Path, folder: str) -> str | None:
         folder = posixpath.dirname(folder)
 
 
+def module_of(docs_dir: Path, folder: str) -> str | None:
+    """The module (folder of the nearest build file) of the files in `folder`, None if none."""
+    return _module(docs_dir, folder)
+
+
 def _main_source(relative: str) -> bool:
     """Whether the file at `relative` (below its module) is in a main source set."""
     parts = relative.split("/")[:-1]

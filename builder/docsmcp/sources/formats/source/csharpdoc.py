@@ -36,7 +36,7 @@ from docsmcp.model.source import Converted
 from docsmcp.model.text import truncate
 from docsmcp.sources.formats.linemap import monotone
 from docsmcp.sources.formats.markdown.fences import code_block, code_span
-from docsmcp.sources.formats.source import xmldoc
+from docsmcp.sources.formats.source import csharp_merge, xmldoc
 from docsmcp.sources.formats.source.csharp_parse import Decl, is_type, parse
 
 MAX_ENTRIES = 20_000
@@ -103,6 +103,7 @@ class _Page:
     used: set[str] = field(default_factory=set)
     planned: dict[int, str] = field(default_factory=dict)  # id(decl) -> its anchor
     pending: list[str] = field(default_factory=list)
+    merge: csharp_merge.Merge = field(default_factory=csharp_merge.Merge)  # (the build's line)
 
     def add(self, line: int, text: str) -> None:
         self.out.append((line, text))
@@ -210,7 +211,15 @@ class _Page:
         for text in code_block("", "csharp", [decl.declaration]):
             self.add(line, text)
         self.pending = []
-        doc = xmldoc.read(decl.doc, self.link)
+        doc = xmldoc.read(decl.doc, self.link, self.merge.regions)
+        base = self.merge.docs.get(csharp_merge.key(decl))
+        if doc.inheritdoc is not None and base is not None:  # (docfx copies the base's text)
+            names = {n for _, n in decl.params} | set(
+                re.findall(r"\w+", decl.name.partition("<")[2])
+            )
+            doc = csharp_merge.inherited(
+                doc, xmldoc.read(base, self.link, self.merge.regions), frozenset(names)
+            )
         if decl.obsolete:
             self.lines(line, ["**Obsolete.**"])
         if doc.inheritdoc is not None and not doc.summary:
@@ -361,13 +370,14 @@ def _namespace_of(name: str) -> str:
 
 def csharp_to_markdown(path: str, text: str) -> Converted:
     """The docfx pages of the C# file `text` (see the module's docstring)."""
+    text, merge = csharp_merge.split(text)  # (the tree-wide pass's line: dotnet_merge.py)
     if path.lower().endswith(_GENERATED_NAMES) or _GENERATED.search(text[:2000]):
         return EMPTY
     unit = parse(text)
     shown = [t for t in unit.types if "public" in t.modifiers]
     if not shown:
         return EMPTY
-    page = _Page(path)
+    page = _Page(path, merge=merge)
     for t in shown:
         page.plan(t, [])
     for k, t in enumerate(shown):

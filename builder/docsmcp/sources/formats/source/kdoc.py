@@ -53,6 +53,7 @@ from docsmcp.sources.formats.markdown.dialects import ATX
 from docsmcp.sources.formats.markdown.fences import code_block, code_span, fenced_lines
 from docsmcp.sources.formats.source.javadoc_text import Doc
 from docsmcp.sources.formats.source.kdoc_text import render, suppressed
+from docsmcp.sources.formats.source.kotlin_merge import keys, split
 from docsmcp.sources.formats.source.kotlin_parse import parse
 from docsmcp.sources.formats.source.kotlin_syntax import Decl, Unit, is_type
 
@@ -115,6 +116,8 @@ class _Page:
     params: frozenset[str] = frozenset()  # the parameters of the declaration being rendered
     samples: dict[str, str] = field(default_factory=dict)  # qualified name -> body's code
     examples: list[str] = field(default_factory=list)  # the samples of the section written
+    hidden: set[int] = field(default_factory=set)  # (ids of) declarations another page shows
+    platforms: dict[int, tuple[str, ...]] = field(default_factory=dict)  # (id) -> source sets
 
     def add(self, line: int, text: str) -> None:
         self.out.append((line, text))
@@ -241,6 +244,8 @@ class _Page:
             decl.declaration += f": {decl.returns}"
         for text in code_block("", "kotlin", [decl.declaration]):
             self.add(line, text)
+        if id(decl) in self.platforms:  # (Dokka's platform tabs: kotlin_merge.py)
+            self.lines(line, [f"**Platforms:** {', '.join(self.platforms[id(decl)])}"])
         self.pending = []
         self.scope = path if is_type(decl) else path[:-1]
         self.params = frozenset(n for n, _, _ in decl.params) | frozenset(
@@ -347,7 +352,7 @@ def _walk(
     page: _Page, decl: Decl, owners: list[str], level: int, owner_doc: Doc | None, index: bool
 ) -> None:
     """Indexes (`index`) or writes the declaration and its members."""
-    if not _shown(decl):
+    if not _shown(decl) or id(decl) in page.hidden:
         return
     if is_type(decl):
         named = [o for o in owners if o != "\x00"]
@@ -443,14 +448,23 @@ def _generated(text: str, unit: Unit) -> bool:
 
 def kotlin_to_markdown(path: str, text: str) -> Converted:
     """The Dokka pages of the Kotlin file `text`, as one page (see the module's docstring)."""
+    text, merge = split(text)  # (the tree-wide pass's line, last: kotlin_merge.py)
     text, _, appended = text.partition("\n" + SAMPLE)
     unit = parse(text)
     if _generated(text, unit):
         return EMPTY
-    shown = [d for d in unit.declarations if _shown(d)]
+    page = _Page(path, unit)
+    if merge:
+        named = keys(unit)
+        for decl_id, key in named.items():
+            if key in merge.hide:
+                page.hidden.add(decl_id)
+            if key in merge.platforms:
+                page.platforms[decl_id] = merge.platforms[key]
+        _fill_docs(unit.declarations, merge.docs, named)
+    shown = [d for d in unit.declarations if _shown(d) and id(d) not in page.hidden]
     if not shown:
         return EMPTY
-    page = _Page(path, unit)
     if appended:
         page.samples = _samples((SAMPLE + appended).split("\n" + SAMPLE))
     for d in shown:
@@ -472,6 +486,18 @@ def kotlin_to_markdown(path: str, text: str) -> Converted:
     for d in shown:
         _walk_written(page, d, 2)
     return page.result(title)
+
+
+def _fill_docs(decls: list[Decl], docs: dict[str, str], named: dict[int, str]) -> None:
+    """Gives a declaration without KDoc the text the pass found for it (a platform copy's, or
+    the overridden member's)."""
+    todo = list(decls)
+    while todo:
+        decl = todo.pop()
+        todo += decl.members
+        text = docs.get(named.get(id(decl), ""))
+        if text is not None and not (decl.doc or "").strip():
+            decl.doc = text
 
 
 def _walk_written(page: _Page, decl: Decl, level: int) -> None:

@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from urllib.parse import quote
 
 from docsmcp.model.api import OBJECT_ANCHOR, ApiEntry, Parameter
 from docsmcp.model.api_fields import MAX_DESCRIPTION_CHARS, MAX_RETURNS_CHARS, MAX_SIGNATURE_CHARS
@@ -41,6 +42,7 @@ from docsmcp.model.text import truncate
 from docsmcp.sources.formats.linemap import monotone
 from docsmcp.sources.formats.markdown import docc
 from docsmcp.sources.formats.markdown.fences import code_block
+from docsmcp.sources.formats.source.swift_merge import Merge, split
 from docsmcp.sources.formats.source.swift_parse import TYPE_KEYWORDS, Decl, parse
 
 # The marker line swift_package.resolve writes before each documentation extension it appends.
@@ -149,6 +151,7 @@ class _Page:
     ids: set[str] = field(default_factory=set)
     extensions: dict[str, list[str]] = field(default_factory=dict)  # type path -> its text
     links: docc.Links | None = None
+    merged: Merge = field(default_factory=Merge)  # (other files' parts: swift_merge.py)
 
     def add(self, line: int, text: str) -> None:
         self.out.append((line, text))
@@ -157,7 +160,9 @@ class _Page:
         if self.out and self.out[-1][1]:
             self.add(line, "")
 
-    def heading(self, level: int, line: int, title: str, path: list[str]) -> int:
+    def heading(
+        self, level: int, line: int, title: str, path: list[str], named: bool = True
+    ) -> int:
         self.blank(line)
         # (the id as Javadoc's are written: `Option.init-name-help-`; `(`, `:` and operators
         # are no id characters)
@@ -171,6 +176,8 @@ class _Page:
         # (`init(_:label:)`: its underscores and stars are no emphasis)
         shown = re.sub(r"([_*\\`])", r"\\\1", title)
         self.add(line, f"{'#' * level} {shown} {{#{anchor}}}")
+        if not named:  # (an extension of a type another file declares: no link target of it)
+            return at
         parts = [self.module, *path]
         self.anchors += [(at, OBJECT_ANCHOR + ".".join(parts[k:])) for k in range(len(parts))]
         return at
@@ -179,11 +186,17 @@ class _Page:
         title = (
             ".".join(path) if decl.kind in TYPE_KEYWORDS or len(path) < 3 else ".".join(path[-2:])
         )
-        at = self.heading(level, decl.line, title, path)
+        declared = self.merged.declared.get(".".join(path))
+        if declared is not None:  # (no second symbol of the type: its extension, as written)
+            title = f"extension {'.'.join(path)}"
+        at = self.heading(level, decl.line, title, path, declared is None)
         shown = declaration(decl)
         self.blank(decl.line)
         for text in code_block("", "swift", [shown]):
             self.add(decl.line, text)
+        if declared is not None:  # (DocC shows these members on the type's page)
+            self.blank(decl.line)
+            self.add(decl.line, f"Extends [`{'.'.join(path)}`]({_href(declared)}).")
         doc = render_doc(decl.doc or "", self.module, ".".join(owner))
         for a in decl.attributes:
             if m := _DEPRECATED.search(a):
@@ -219,7 +232,22 @@ class _Page:
                 self.add(decl.line, f"**{label}:** {text}")
         if extension:
             self.merge(extension, level, decl.line, ".".join(path))
-        self.entry(decl, path, doc, at)
+        self.extended(decl, path, level)
+        if declared is None:
+            self.entry(decl, path, doc, at)
+
+    def extended(self, decl: Decl, path: list[str], level: int) -> None:
+        """The members other files' extensions add to the type `path`, a line per file, under
+        a heading of their own (as DocC's Topics group a page's members)."""
+        files = self.merged.extended.get(".".join(path))
+        if not files:
+            return
+        title = "Extensions in other files"
+        self.heading(min(6, level + 1), decl.line, title, [*path, "extensions"], False)
+        self.blank(decl.line)
+        for file, names in files:
+            shown = ", ".join(f"`{n}`" for n in dict.fromkeys(names))
+            self.add(decl.line, f"- [{file.rsplit('/', 1)[-1]}]({_href(file)}): {shown}")
 
     def merge(self, text: list[str], level: int, line: int, owner: str) -> None:
         """A documentation extension's text below its symbol's heading (its own title gone)."""
@@ -317,10 +345,11 @@ def _description(lines: list[str]) -> str:
 
 def swift_to_markdown(path: str, text: str) -> Converted:
     """The DocC symbol pages of the Swift file `text` (see the module's docstring)."""
+    text, merged = split(text)  # (the tree-wide pass's line, last: swift_merge.py)
     links, text, skipped = docc.read_header(text)
     text, _, appended = text.partition("\n" + EXTENSION)
     module = links.module if links is not None and links.module else _module(path)
-    page = _Page(path, module, links=links)
+    page = _Page(path, module, links=links, merged=merged)
     if appended:
         for part in (EXTENSION + appended).split("\n" + EXTENSION):
             body = part.split("\n", 1)[1] if "\n" in part else ""
@@ -329,18 +358,9 @@ def swift_to_markdown(path: str, text: str) -> Converted:
             if m is not None:
                 target = docc.symbol_name(m.group(1), module).split(".", 1)[-1]
                 page.extensions[target] = body.lstrip().split("\n")[1:]
-    shown = [d for d in parse(text) if _top_shown(d)]
-    if not shown:
+    groups = _groups(text)
+    if not groups:
         return Converted("", None, (), (), (), ())
-    groups: dict[tuple[str, ...], _Group] = {}
-    for d in shown:
-        path = tuple(d.name.split("."))
-        if d.kind == "extension":
-            _group(groups, path, d, "public" in d.modifiers)
-        elif d.kind in TYPE_KEYWORDS:
-            _group(groups, path, d, "public" in d.modifiers or "open" in d.modifiers)
-        else:
-            groups.setdefault((), _Group(None, [])).members.append(d)
     first = next(iter(groups))
     top = first[0] if first else ""
     for path, g in groups.items():
@@ -357,11 +377,52 @@ def swift_to_markdown(path: str, text: str) -> Converted:
     for target, extension in list(page.extensions.items()):  # (its symbol not shown here)
         page.merge(extension, 2, page.out[-1][0] if page.out else 0, target)
     title = top or module
+    if top and top in merged.declared:
+        title = f"extension {top}"
     lines = [t for _, t in page.out]
     line_map = monotone([n + skipped for n, _ in page.out])
     return Converted(
         "\n".join(lines), title, tuple(page.anchors), line_map, tuple(page.api), tuple(page.refs)
     )
+
+
+def _href(relative: str) -> str:
+    return quote(relative, safe="/+-._~")
+
+
+def _groups(text: str) -> dict[tuple[str, ...], _Group]:
+    """The file's sections: each type path (() for top-level functions) with its members."""
+    groups: dict[tuple[str, ...], _Group] = {}
+    for d in parse(text):
+        if not _top_shown(d):
+            continue
+        path = tuple(d.name.split("."))
+        if d.kind == "extension":
+            _group(groups, path, d, "public" in d.modifiers)
+        elif d.kind in TYPE_KEYWORDS:
+            _group(groups, path, d, "public" in d.modifiers or "open" in d.modifiers)
+        else:
+            groups.setdefault((), _Group(None, [])).members.append(d)
+    return groups
+
+
+def types_of(text: str) -> tuple[str, list[tuple[str, bool, list[str]]]]:
+    """For the tree-wide pass (packages/swift_extensions.py): the module a page's header names
+    ("" when none), and its type sections: (type path, whether the file declares the type,
+    the names of the members it shows)."""
+    text, _ = split(text)
+    links, text, _ = docc.read_header(text)
+    text = text.partition("\n" + EXTENSION)[0]
+    module = links.module if links is not None else ""
+    return module, [
+        (
+            ".".join(path),
+            g.decl is not None and g.decl.kind != "extension",
+            [m.name for m in g.members],
+        )
+        for path, g in _groups(text).items()
+        if path
+    ]
 
 
 @dataclass
@@ -386,6 +447,11 @@ def _group(
             _group(groups, (*path, m.name), m, "public" in m.modifiers or "open" in m.modifiers)
         elif m.kind != "extension":
             g.members.append(m)
+
+
+def module_of_path(path: str) -> str:
+    """The module of a target's file when no header names it (see `_module`)."""
+    return _module(path)
 
 
 def _module(path: str) -> str:

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import html
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
 from docsmcp.model.api import OBJECT_ANCHOR
@@ -102,6 +102,8 @@ def uid_object(xref: str) -> str:
 @dataclass
 class _Writer:
     link: Callable[[str, str], str]  # (cref, label) -> markdown
+    # `<code source region>`'s code, by "source#region" as written (packages/dotnet_merge.py)
+    regions: Mapping[str, str] = field(default_factory=dict)
 
     def inline(self, nodes: list[Node]) -> str:
         out: list[str] = []
@@ -139,10 +141,14 @@ class _Writer:
         if tag in ("para", "p"):
             return f"\n\n{inner.strip()}\n\n"
         if tag == "code":
-            if not _plain(n).strip():  # (`<code source="…" region="…"/>`: another file's, unread)
-                title = n.attrs.get("title", "")
-                return f"\n\n*{title}*\n\n" if title else ""
             lang = n.attrs.get("language") or n.attrs.get("lang", "")
+            if not _plain(n).strip():  # (`<code source="…" region="…"/>`: another file's)
+                title = n.attrs.get("title", "")
+                said = f"\n\n*{title}*\n\n" if title else ""
+                region = f"{n.attrs.get('source', '')}#{n.attrs.get('region', '')}"
+                if region in self.regions:  # (the file's region, read by the build)
+                    return said + "\n".join(_code(self.regions[region], lang)) + "\n\n"
+                return said
             return "\n\n" + "\n".join(_code(_plain(n), lang)) + "\n\n"
         if tag == "list":
             return "\n\n" + "\n".join(self.list_lines(n)) + "\n\n"
@@ -196,10 +202,13 @@ class _Writer:
         return tuple(lines)
 
 
-def read(text: str, link: Callable[[str, str], str]) -> XmlDoc:
-    """The sections of the doc comment `text`; `link(cref, label)` writes a cref's link."""
+def read(
+    text: str, link: Callable[[str, str], str], regions: Mapping[str, str] | None = None
+) -> XmlDoc:
+    """The sections of the doc comment `text`; `link(cref, label)` writes a cref's link;
+    `regions`: the code of the `<code source region>` files the build read."""
     root = parse_tags(text)
-    w = _Writer(link)
+    w = _Writer(link, regions or {})
     summary: list[str] = []
     remarks: tuple[str, ...] = ()
     returns = value = ""

@@ -1,0 +1,93 @@
+"""One Kotlin declaration, one section: what the tree-wide pass (packages/kotlin_merge.py) tells
+the KDoc reader (kdoc.py) about a page's declarations that other files also hold.
+
+Dokka documents a declaration once: a multiplatform module's `expect` with its platforms'
+`actual`s, or a declaration written again in each platform's source set (koin's
+`object GlobalContext` in `jvmMain`, `jsMain`, `wasmJsMain` and `nativeMain`), is one page with
+its platforms named. And an `override` without KDoc shows the overridden member's. The reader
+converts one file at a time, so the pass appends one line to a page, after a marker
+(`MERGE`): a JSON object with the keys of the declarations another page shows (`hide`), the
+platforms of those this page shows for all (`platforms`), and the KDoc text a declaration
+without any takes from its platform copies or from the member it overrides (`docs`).
+
+A key names a declaration as both sides read it: the package, the path of types, an
+extension's receiver and the name, a function's parameter types (`org.koin.core.context.
+GlobalContext.startKoin(KoinApplication)`).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from dataclasses import dataclass, field
+
+from docsmcp.sources.formats.source.kotlin_syntax import Decl, Unit, is_type
+
+log = logging.getLogger("docsmcp.sources.formats.source.kotlin_merge")
+
+MERGE = "//@docsmcp-kotlin-merge "  # the marker of the line the pass appends to a page
+
+
+@dataclass(frozen=True)
+class Merge:
+    """What a page learns from the others (see the module's docstring)."""
+
+    hide: frozenset[str] = frozenset()
+    platforms: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    docs: dict[str, str] = field(default_factory=dict)
+
+    def encode(self) -> str:
+        data = {
+            "hide": sorted(self.hide),
+            "platforms": {k: list(v) for k, v in sorted(self.platforms.items())},
+            "docs": dict(sorted(self.docs.items())),
+        }
+        return MERGE + json.dumps(data, ensure_ascii=False, sort_keys=True)
+
+    def __bool__(self) -> bool:
+        return bool(self.hide or self.platforms or self.docs)
+
+
+def split(text: str) -> tuple[str, Merge]:
+    """`text` without the pass's line, and what the line says (nothing when none or broken)."""
+    head, found, line = text.rpartition("\n" + MERGE)
+    if not found:
+        return text, Merge()
+    try:
+        data = json.loads(line)
+        return head, Merge(
+            frozenset(str(k) for k in data.get("hide", ())),
+            {str(k): tuple(str(p) for p in v) for k, v in data.get("platforms", {}).items()},
+            {str(k): str(v) for k, v in data.get("docs", {}).items()},
+        )
+    except (ValueError, AttributeError, TypeError):
+        log.debug("a broken merge line is ignored")
+        return head, Merge()
+
+
+def _type_text(kotlin_type: str) -> str:
+    return "".join(kotlin_type.split())
+
+
+def declaration_key(decl: Decl, owner: str) -> str:
+    """The key of `decl` declared in `owner` (the package, or the key of its type)."""
+    name = decl.name
+    if decl.receiver:
+        name = f"{_type_text(decl.receiver)}.{name}"
+    key = f"{owner}.{name}" if owner else name
+    if decl.kind in ("function", "constructor"):
+        key += "(" + ",".join(_type_text(t) for _, t, _ in decl.params) + ")"
+    return key
+
+
+def keys(unit: Unit) -> dict[int, str]:
+    """Every declaration of `unit` (by `id`) to its key."""
+    out: dict[int, str] = {}
+    todo = [(d, unit.package) for d in unit.declarations]
+    while todo:
+        decl, owner = todo.pop()
+        key = declaration_key(decl, owner)
+        out[id(decl)] = key
+        if is_type(decl):
+            todo += [(m, key) for m in decl.members]
+    return out

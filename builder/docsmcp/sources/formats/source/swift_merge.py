@@ -1,0 +1,58 @@
+"""One Swift type, one symbol: what the tree-wide pass (packages/swift_extensions.py) tells the
+DocC reader (swiftdoc.py) about a type declared in one file and extended in others.
+
+DocC shows one page per symbol, an extension's members on its type's page. Here each file is
+a page (its lines stay its own), so the pass appends one line to a page, after a marker
+(`MERGE`): a JSON object of `declared` (a type path this file only extends, to the file that
+declares it, relative to this one) and `extended` (a type path this file declares, to the files
+that extend it and the members each adds). The extending file's section then says where the
+type is and is no API entry or link target of the type (its members still are, named by the
+type: `OrderedSet.append(_:)`); the declaring file's section lists the members the extensions
+add, with a link to each file.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from dataclasses import dataclass, field
+
+log = logging.getLogger("docsmcp.sources.formats.source.swift_merge")
+
+MERGE = "//@docsmcp-swift-merge "  # the marker of the line the pass appends to a page
+
+
+@dataclass(frozen=True)
+class Merge:
+    declared: dict[str, str] = field(default_factory=dict)  # type path -> declaring file
+    # type path -> ((extending file, (member names …)) …)
+    extended: dict[str, tuple[tuple[str, tuple[str, ...]], ...]] = field(default_factory=dict)
+
+    def encode(self) -> str:
+        data = {
+            "declared": dict(sorted(self.declared.items())),
+            "extended": {k: [[f, list(m)] for f, m in v] for k, v in sorted(self.extended.items())},
+        }
+        return MERGE + json.dumps(data, ensure_ascii=False, sort_keys=True)
+
+    def __bool__(self) -> bool:
+        return bool(self.declared or self.extended)
+
+
+def split(text: str) -> tuple[str, Merge]:
+    """`text` without the pass's line, and what the line says (nothing when none or broken)."""
+    head, found, line = text.rpartition("\n" + MERGE)
+    if not found:
+        return text, Merge()
+    try:
+        data = json.loads(line)
+        return head, Merge(
+            {str(k): str(v) for k, v in data.get("declared", {}).items()},
+            {
+                str(k): tuple((str(f), tuple(str(x) for x in m)) for f, m in v)
+                for k, v in data.get("extended", {}).items()
+            },
+        )
+    except (ValueError, AttributeError, TypeError):
+        log.debug("a broken merge line is ignored")
+        return head, Merge()

@@ -1,0 +1,72 @@
+"""A Swift type declared in one file and extended in others, as DocC shows it: one symbol.
+
+swift-collections declares `OrderedSet` in `OrderedSet.swift` and extends it in 28 files
+(`OrderedSet+Partial RangeReplaceableCollection.swift` adds `append(_:)`); each file is a page,
+and each had a section and an API entry for `OrderedSet`. This after-reading pass
+(site_passes.after_reading, after swift_package.resolve) finds, per module, the file that
+declares each type (the first by path when several do) and appends a line to the pages
+concerned (formats/source/swift_merge.py): an extending file's section links to the type and is
+no entry or link target of it; the declaring file's section lists the members each extending
+file adds, with a link to it. No text moves between files, so every line keeps its source line.
+An extension of a type no page declares (`extension Array`) stays as it was.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import posixpath
+from collections.abc import Sequence
+from pathlib import Path
+
+from docsmcp.model.source import SourceFile
+from docsmcp.sources.files import SWIFT_SUFFIXES
+from docsmcp.sources.formats.source.swift_merge import Merge
+from docsmcp.sources.formats.source.swiftdoc import module_of_path, types_of
+
+MAX_FILES = 20_000  # Swift pages read by the pass, at most
+MAX_MEMBERS = 60  # member names one extending file lists on the type's section, at most
+
+
+def resolve(files: list[SourceFile], docs_dir: Path, roots: Sequence[Path]) -> list[SourceFile]:
+    """The Swift pages with their types' other files named (see the module's docstring)."""
+    pages = [f for f in files if f.path.endswith(SWIFT_SUFFIXES)]
+    if len(pages) < 2 or len(pages) > MAX_FILES:
+        return files
+    read: dict[str, tuple[str, list[tuple[str, bool, list[str]]]]] = {}
+    declared_at: dict[tuple[str, str], str] = {}
+    for f in sorted(pages, key=lambda f: f.path):
+        module, types = types_of(f.body)
+        module = module or module_of_path(f.path)
+        read[f.path] = (module, types)
+        for name, declares, _ in types:
+            if declares:
+                declared_at.setdefault((module, name), f.path)
+    declared: dict[str, dict[str, str]] = {}
+    extended: dict[str, dict[str, list[tuple[str, tuple[str, ...]]]]] = {}
+    for path, (module, types) in sorted(read.items()):
+        for name, declares, members in types:
+            home = declared_at.get((module, name))
+            if declares or home is None or home == path:
+                continue
+            declared.setdefault(path, {})[name] = _relative(home, path)
+            if members:
+                extended.setdefault(home, {}).setdefault(name, []).append(
+                    (_relative(path, home), tuple(members[:MAX_MEMBERS]))
+                )
+    out: list[SourceFile] = []
+    for f in files:
+        merge = Merge(
+            declared.get(f.path, {}),
+            {k: tuple(v) for k, v in extended.get(f.path, {}).items()},
+        )
+        if not merge:
+            out.append(f)
+            continue
+        body = f.body + "\n" + merge.encode()
+        own = f.line_map or tuple(range(f.body.count("\n") + 1))
+        out.append(dataclasses.replace(f, body=body, line_map=(*own, own[-1])))
+    return out
+
+
+def _relative(target: str, page: str) -> str:
+    return posixpath.relpath(target, posixpath.dirname(page) or ".")
