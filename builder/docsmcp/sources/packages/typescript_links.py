@@ -362,6 +362,8 @@ def gather(
                 written.add((mark, base.decl.line))
                 lines.append(mark)
                 lines.extend(block(resolver.read(base.path) or "", base.decl))
+                if base.path != path and _shown(base, api, referenced, resolver):
+                    lines.append(f"{MARK}shown {base.decl.name} {base.path}")
         # (every page that may inherit is gathered, bases found or not: its text alone does
         # not say what it shows, so it is read on every build, as known_files.py decides)
         extra[path] = tuple(lines)
@@ -370,6 +372,17 @@ def gather(
     for path, found in (spaces or {}).items():
         extra[path] = (f"{MARK}namespace {' '.join(found)}", *extra.get(path, ()))
     return TsTree(extra)
+
+
+def _shown(
+    base: Found, api: dict[str, str], referenced: dict[str, tuple[str, ...]], resolver: Resolver
+) -> bool:
+    """Whether another page shows `base` (an API module exporting it, or a referenced module
+    listing it): its members have sections there, which the child's page links to."""
+    if base.decl.name in referenced.get(base.path, ()):
+        return True
+    mod = resolver.module(base.path) if base.path in api else None
+    return mod is not None and any(d.name == base.decl.name for d in mod.exported)
 
 
 def referenced_modules(api: dict[str, str], resolver: Resolver) -> dict[str, tuple[str, ...]]:
