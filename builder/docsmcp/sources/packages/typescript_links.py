@@ -8,7 +8,8 @@ each after a marker line no TypeScript holds (a NUL):
   declared (the same file, a relative module imported by name or as a namespace, followed
   through `export … from` re-exports), and their bases in turn (at most MAX_BASES, each once,
   so `class A extends B`/`class B extends A` ends); the page shows their public members under
-  the child marked "Inherited from", as TypeDoc does;
+  the child marked "Inherited from", as TypeDoc does: a base another page shows is marked so
+  (`shown`), and the child's methods of it are links to that page's sections (tsdoc.py);
 - types a page's exported declarations name that are imported from a module no entry point
   exports (date-fns' `Locale`, openai-node's `RequestOptions`): as TypeDoc's
   `typedoc-plugin-missing-exports` does, the module declaring them becomes a page showing only

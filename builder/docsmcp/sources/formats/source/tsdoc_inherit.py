@@ -1,6 +1,7 @@
 """The other files' declarations a TypeScript page is read with (packages/typescript_links.py
 gathers them after marker lines): its classes' and interfaces' bases, whose public members the
-page shows under the child as TypeDoc's "Inherited from", and, for a module no entry point
+page shows under the child as TypeDoc's "Inherited from" (which bases another page shows: their
+methods are links there, tsdoc.py), and, for a module no entry point
 exports, which of its declarations the page shows (the types the API names).
 """
 
