@@ -537,3 +537,31 @@ def test_a_class_lists_the_methods_it_inherits(tmp_path: Path) -> None:
     assert refs["resolved"] >= 3 and refs["resolved"] == refs["found"], refs
     # a class whose supertypes are the JDK's lists nothing
     assert "Inherited" not in page_texts(out)[nodes + "Node.java"]
+
+
+@FUZZ
+@given(
+    st.lists(
+        st.tuples(
+            st.sampled_from("ABCD"),
+            st.lists(st.sampled_from(["A", "B<T>", "C", "D", "x.D", "<", ">", ","]), max_size=4),
+        ),
+        max_size=6,
+    )
+)
+def test_any_graph_of_supertypes_lists_each_once(classes: list) -> None:
+    # classes extending each other (cycles, generics, junk): each supertype once, each name
+    # once, and the search ends
+    from docsmcp.sources.formats.source.javadoc_inherit import Supertype, inherited
+
+    supertypes: dict[str, Supertype] = {}
+    for name, supers in classes:
+        written = " ".join(supers) or "Object"
+        text = f"public class {name} extends {written} {{ public void m{name}() {{}} }}"
+        for t in parse(text).types:
+            supertypes.setdefault(t.name, Supertype(f"p.{t.name}", t))
+    for t in [s.decl for s in supertypes.values()]:
+        found = inherited(t, supertypes)
+        names = [m.name for _, methods in found for m in methods]
+        assert len(names) == len(set(names))
+        assert len({s.qualified for s, _ in found}) == len(found) <= 8
