@@ -13,6 +13,7 @@ from docsmcp.sources.formats.source.c_lex import scan
 from docsmcp.sources.formats.source.doxygen import Settings, header_line, header_to_markdown
 from hypothesis import given
 from hypothesis import strategies as st
+from mcp_client import McpSession
 
 # JsonCpp's shape: the Doxyfile in doc/, INPUT naming the headers and the doc folder itself.
 DOXYFILE = """# Doxyfile 1.8.5
@@ -303,6 +304,25 @@ def test_a_class_lists_what_it_inherits(tmp_path: Path) -> None:
     assert page.index("Inherited from") < page.index("### RenderWindow::draw")
     # a forward declaration is no declaration: no `class Window;` among the variables
     assert "## Variables" not in page and "class Window;" not in page
+    # each inherited member is an entry named as the class's, with the base's declaration and
+    # brief, whose section is the class's line (`RenderWindow::isOpen` found, not another
+    # class's `isOpen` by its last part)
+    with McpSession(out) as s:
+        found = s.call("get_api_reference", {"method": "lib::RenderWindow::isOpen"})
+        entry = found.structured_content["entries"][0]
+        assert entry["name"] == "lib::RenderWindow::isOpen"
+        assert entry["signature"] == "bool isOpen() const;"
+        assert entry["description"] == "Tell whether the window is open"
+        assert (
+            entry["chunk_id"] == "include/lib/RenderWindow.hpp#librenderwindowhpp/lib::RenderWindow"
+        )
+        found = s.call("get_api_reference", {"method": "RenderWindow::setTitle"})
+        assert found.structured_content["entries"][0]["name"] == "lib::RenderWindow::setTitle"
+        # its own `close` is its own entry, once
+        found = s.call("get_api_reference", {"method": "RenderWindow::close"})
+        assert [e["name"] for e in found.structured_content["entries"]] == [
+            "lib::RenderWindow::close"
+        ]
     names = pq.read_table(out / "api.parquet").column("name").to_pylist()
     assert names.count("lib::Window") == 1 and "lib::GlResource" not in names
     # a destructor is named as C++ names it (it was `lib::Window::~`)

@@ -491,3 +491,77 @@ def test_docs_folder_of_a_java_project_says_where_its_javadoc_is(tmp_path: Path)
         f"its Javadoc is read when the project's folder is built: --docs-dir {root.resolve()}"
         in (built.stderr)
     )
+
+
+def test_a_class_lists_the_methods_it_inherits(tmp_path: Path) -> None:
+    # jsoup's shape: Document extends Element extends Node; Javadoc's "Methods inherited from
+    # class org.jsoup.nodes.Element: …" is a line per supertype in the class's section, each
+    # name a reference to its section, and an entry named as the child's
+    nodes = "src/main/java/org/jsoup/nodes/"
+    root = write_tree(
+        tmp_path / "jsoup",
+        {
+            "pom.xml": POM,
+            nodes + "Node.java": "package org.jsoup.nodes;\n\n/** A node. */\n"
+            "public abstract class Node {\n    /** Remove the node from the tree. */\n"
+            "    public void remove() {}\n\n    /** The node's text. */\n"
+            '    public String text() { return ""; }\n\n    void packagePrivate() {}\n}\n',
+            nodes + "Element.java": "package org.jsoup.nodes;\n\n/** An element. */\n"
+            "public class Element extends Node {\n"
+            "    /**\n     * Find elements matching the query.\n"
+            "     * @param cssQuery a CSS selector\n     * @return the matches\n     */\n"
+            "    public Elements select(String cssQuery) { return null; }\n\n"
+            '    @Override\n    public String text() { return ""; }\n}\n',
+            nodes + "Document.java": "package org.jsoup.nodes;\n\n/** A document. */\n"
+            "public class Document extends Element implements Cloneable {\n"
+            '    /** The title. */\n    public String title() { return ""; }\n}\n',
+            nodes + "Elements.java": "package org.jsoup.nodes;\n\n/** A list. */\n"
+            "public class Elements {}\n",
+        },
+    )
+    out = build_bundle(root, tmp_path / "idx")
+    document = page_texts(out)[nodes + "Document.java"]
+    # nearest supertype first; a name a nearer one declares is listed there only
+    assert "**Inherited from `Element`:** `select`, `text`" in document
+    assert "**Inherited from `Node`:** `remove`" in document
+    assert "packagePrivate" not in document and "## Document.select" not in document
+    api = ApiRegistry(open_bundle(out))
+    (found,) = [api.spec(i) for i in api.lookup("Document.select")]
+    assert found["name"] == "org.jsoup.nodes.Document.select"
+    assert found["signature"] == "public Elements select(String cssQuery)"
+    assert found["description"] == "Find elements matching the query."
+    assert found["chunk_id"] == nodes + "Document.java#Document"
+    # the names are references to the supertypes' sections
+    built = run_docsmcp("build", "--docs-dir", root, "--out", tmp_path / "idx2", "--json")
+    refs = json.loads(built.stdout)["references"]
+    assert refs["resolved"] >= 3 and refs["resolved"] == refs["found"], refs
+    # a class whose supertypes are the JDK's lists nothing
+    assert "Inherited" not in page_texts(out)[nodes + "Node.java"]
+
+
+@FUZZ
+@given(
+    st.lists(
+        st.tuples(
+            st.sampled_from("ABCD"),
+            st.lists(st.sampled_from(["A", "B<T>", "C", "D", "x.D", "<", ">", ","]), max_size=4),
+        ),
+        max_size=6,
+    )
+)
+def test_any_graph_of_supertypes_lists_each_once(classes: list) -> None:
+    # classes extending each other (cycles, generics, junk): each supertype once, each name
+    # once, and the search ends
+    from docsmcp.sources.formats.source.javadoc_inherit import Supertype, inherited
+
+    supertypes: dict[str, Supertype] = {}
+    for name, supers in classes:
+        written = " ".join(supers) or "Object"
+        text = f"public class {name} extends {written} {{ public void m{name}() {{}} }}"
+        for t in parse(text).types:
+            supertypes.setdefault(t.name, Supertype(f"p.{t.name}", t))
+    for t in [s.decl for s in supertypes.values()]:
+        found = inherited(t, supertypes)
+        names = [m.name for _, methods in found for m in methods]
+        assert len(names) == len(set(names))
+        assert len({s.qualified for s, _ in found}) == len(found) <= 8

@@ -586,10 +586,15 @@ def test_inherited_members_show_under_the_child(tmp_path: Path) -> None:
     texts = page_texts(out)
     errors = texts["src/errors.ts"]
     assert "*(inherited from `APIError`)*" in errors  # status, listed under RateLimitError
-    assert "### RateLimitError.generate" in errors
-    assert "*Inherited from `OpenAIError.explain`*" in errors  # the base's base, another file
+    # a method inherited is a link to the base's section, on this page or another
+    # (test_typescript_inherit.py), not a copy
+    assert "### RateLimitError.generate" not in errors
+    assert "**Inherited from [APIError](#apierror):** [generate](#apierrorgenerate)" in errors
+    # the base's base, another file
+    assert "**Inherited from [OpenAIError](base.ts#openaierror):** [explain](" in errors
     pages = texts["src/pagination.ts"]
-    assert "### CursorPage.getNextPage" in pages and "*Inherited from `AbstractPage." in pages
+    assert "### CursorPage.getNextPage" not in pages
+    assert "[getNextPage](#abstractpagegetnextpage)" in pages
     names = pq.read_table(out / "api.parquet").column("name").to_pylist()
     # an override is the child's own; an inherited method is an entry of the child
     assert names.count("CursorPage.hasNextPage") == 1
@@ -600,7 +605,9 @@ def test_inherited_members_show_under_the_child(tmp_path: Path) -> None:
     with McpSession(out) as s:
         found = s.call("get_api_reference", {"method": "CursorPage.getNextPage"})
         entry = found.structured_content["entries"][0]
-        assert entry["chunk_id"].startswith("src/pagination.ts#")
+        assert (
+            entry["chunk_id"] == "src/pagination.ts#pagination/abstractpage/abstractpagegetnextpage"
+        )
         assert entry["description"] == "The next page."
         assert entry["returns"].endswith("the page after this one")
 
@@ -690,12 +697,19 @@ def test_declare_module_blocks_read_as_the_modules_they_declare() -> None:
     assert "Parse a string." in page.text and "hidden" not in page.text
 
 
+def _described(out: Path, name: str) -> str:
+    api = pq.read_table(out / "api.parquet").to_pylist()
+    return next(e["description"] for e in api if e["name"] == name)
+
+
 def test_a_rebuild_shows_a_bases_edit_under_the_child(tmp_path: Path) -> None:
     # the child's page depends on another file: it is read again (known_files.py), and its
-    # parse-cache key holds the base's text
+    # parse-cache key holds the base's text (the child's entry of the inherited method, whose
+    # section is the base's page, reads the base's comment)
     root = _inheriting_sdk(tmp_path / "acme")
-    build_bundle(root, tmp_path / "idx")
+    out = build_bundle(root, tmp_path / "idx")
+    assert _described(out, "RateLimitError.explain") == "Why it failed, in words."
     base = root / "src/base.ts"
     base.write_text(base.read_text().replace("Why it failed, in words.", "Why, said anew."))
-    texts = page_texts(build_bundle(root, tmp_path / "idx"))
-    assert "Why, said anew." in texts["src/errors.ts"]
+    out = build_bundle(root, tmp_path / "idx")
+    assert _described(out, "RateLimitError.explain") == "Why, said anew."

@@ -120,12 +120,16 @@ def test_type_arguments_read_through_a_chain_of_bases() -> None:
     files = {"src/pagination.ts": CHAIN}
     resolver = Resolver(set(files), files.get, resolve_spec)
     extra = gather(dict.fromkeys(files, ""), {}, resolver).extra["src/pagination.ts"]
-    text = typescript_to_markdown("src/pagination.ts", "\n".join([CHAIN, *extra])).text
+    page = typescript_to_markdown("src/pagination.ts", "\n".join([CHAIN, *extra]))
+    text = page.text
     models = text[text.index("## ModelsPage") :]
     # `Item` is `T` under CursorPage and `Model` under ModelsPage; `Raw` its default
     assert "- `items: Model[]`: The items. *(inherited from `Page`)*" in models
     assert "- `raw: Model[]`" in models
-    assert "next(after: Model): Promise<Page<Model>>" in models
+    # a method is a link to Page's section; its entry has the child's signature
+    assert "**Inherited from [Page](#page):** [next](#pagenext)" in models
+    entry = next(e for e in page.api if e.name == "ModelsPage.next")
+    assert entry.signature == "next(after: Model): Promise<Page<Model>>"
     cursor = text[text.index("## CursorPage") : text.index("## ModelsPage")]
     assert "- `items: T[]`" in cursor
 

@@ -130,7 +130,7 @@ def expand(
     the MDX partials in `shared` (left as written)."""
     if path.endswith(rust_crate.RUST_SUFFIX):  # a crate's module: its context, include_str!
         return Expanded(*rust_crate.expand(docs_dir, path, body, roots))
-    if path.endswith(java_project.JAVA_SUFFIX):  # a class: its supertypes' comments to copy
+    if path.endswith(java_project.JAVA_SUFFIX):  # a class: its supertypes (comments, methods)
         return Expanded(*java_project.expand(docs_dir, path, body, roots))
     if path.endswith(kotlin_project.KOTLIN_SUFFIX):  # its `@sample`s' files (no markdown includes)
         return Expanded(*kotlin_project.expand(docs_dir, path, body, roots))

@@ -3,7 +3,8 @@ Functions inherited from sf::Window"): for each class of a Doxygen project with 
 classes, each base (found by name across the project's headers, then its own bases in turn)
 with the public members it shows that the class does not declare again. Constructors,
 destructors and assignment are not inherited. doxygen_project.py writes the result into the
-header line of the class's page, and formats/source/doxygen.py lists them there as links.
+header line of the class's page, with the members' declarations (`members`), and
+formats/source/doxygen.py lists them there as links, each an API entry named as the class's.
 """
 
 from __future__ import annotations
@@ -92,3 +93,15 @@ def documented(parsed: Mapping[str, Header]) -> set[str]:
         for m in d.members
         if m.doc is not None
     }
+
+
+def members(parsed: Mapping[str, Header]) -> dict[str, Decl]:
+    """Qualified name -> a class member's declaration (the first of its overloads): what the
+    entry of an inherited member shows (its signature and comment)."""
+    out: dict[str, Decl] = {}
+    for header in parsed.values():
+        for d in header.decls:
+            if d.kind in ("class", "struct"):
+                for m in d.members:
+                    out.setdefault(m.name, m)
+    return out

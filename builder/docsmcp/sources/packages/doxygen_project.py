@@ -288,6 +288,7 @@ def resolve(files: list[SourceFile], docs_dir: Path, roots: Sequence[Path]) -> l
     }
     table = _link_table(files, parsed)
     inherits = doxygen_inherit.inherited(parsed, found.settings.extract_all)
+    member_decls = doxygen_inherit.members(parsed) if inherits else {}
     if inherits:  # (an undocumented member has no section: its link is its class's)
         with_doc = doxygen_inherit.documented(parsed)
         for bases in inherits.values():
@@ -308,11 +309,17 @@ def resolve(files: list[SourceFile], docs_dir: Path, roots: Sequence[Path]) -> l
             )
             also = frozenset(n for _, base, members in inherited for n in (base, *members))
             links = _relative(table, f.path, f.text, also)
+            listed = dict.fromkeys(n for _, _, members in inherited for n in members)
             settings = dataclasses.replace(
                 found.settings,
                 links=tuple(sorted((n, t, s) for n, (t, s) in links.items())),
                 title=header_title(f.path),
                 inherited=inherited,
+                inherited_decls=tuple(
+                    (n, d.kind, d.code, d.doc or "", d.params)
+                    for n in listed
+                    if (d := member_decls.get(n)) is not None
+                ),
             )
             body = f.body if f.line_map else f.text
             own = f.line_map or tuple(range(body.count("\n") + 1))

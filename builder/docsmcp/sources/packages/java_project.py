@@ -19,12 +19,14 @@ Within a project, what javadoc would not document is left out too:
 - `module-info.java` itself (no page: its exports are read here).
 
 Each page converts on its own (a class page or, `package-info.java`, the package's page),
-but for one thing: a method overriding another without a comment of its own (or with
-`{@inheritDoc}`) shows the overridden method's, as javadoc copies it. So `expand` appends to
-such a page's text, after a marker line each (`SUPER`), the files of its supertypes found in
-the same project (`extends`/`implements` names, through the file's imports or its package, up
-to MAX_SUPERTYPES files), read through `files.read_file`, so only inside the source roots;
-javadoc.py reads them for their comments only.
+but for two things: a method overriding another without a comment of its own (or with
+`{@inheritDoc}`) shows the overridden method's, as javadoc copies it, and a class lists the
+methods it inherits ("Methods inherited from class …", javadoc_inherit.py). So `expand`
+appends to a page whose types extend or implement anything, after a marker line each
+(`SUPER`), the files of its supertypes found in the same project (`extends`/`implements`
+names, through the file's imports or its package, up to MAX_SUPERTYPES files), read through
+`files.read_file`, so only inside the source roots; javadoc.py reads them for their comments
+and their methods' declarations, never as text of the page.
 """
 
 from __future__ import annotations
@@ -39,6 +41,7 @@ from docsmcp.common.limits import MAX_FILE_BYTES
 from docsmcp.sources.files import JAVA_SUFFIXES, read_file_text
 from docsmcp.sources.formats.source.java_parse import Unit, parse
 from docsmcp.sources.formats.source.javadoc import SUPER
+from docsmcp.sources.formats.source.javadoc_inherit import written
 from docsmcp.sources.settings import read_page_text
 
 log = logging.getLogger("docsmcp.sources.packages.java_project")
@@ -62,9 +65,7 @@ _EXCLUDED = re.compile(r"<excludePackageNames>([^<]*)</excludePackageNames>", re
 _EXPORTS = re.compile(r"^\s*exports\s+([\w.]+)\s*;", re.M)
 _COMMENTS = re.compile(r"//[^\n]*|/\*.*?\*/", re.S)
 MAX_SUPERTYPES = 8  # supertype files appended to one page, at most
-_SUPERTYPES = re.compile(r"\b(?:extends|implements)\s+(.*)$")
-_GENERICS = re.compile(r"<[^<>]*(?:<[^<>]*>[^<>]*)*>")
-_KEYWORDS = frozenset({"extends", "implements", "permits"})
+_INHERITS = re.compile(r"\b(?:extends|implements)\b")
 _OUTPUT = ("target", "build", "out", "bin", "generated", "generated-sources")
 
 
@@ -202,22 +203,9 @@ def no_pages(
     return {p for p in java if p not in shown}
 
 
-def _supertypes(unit: Unit, bare_only: bool) -> list[str]:
-    """The supertypes (as written: `Node`, `org.x.Y`) of the unit's types; with `bare_only`,
-    only of those with a method overriding without a comment of its own."""
-    names: list[str] = []
-    for t in unit.types:
-        bare = any(
-            m.kind == "method"
-            and "Override" in m.annotations
-            and (not (m.doc or "").strip() or "{@inheritDoc}" in (m.doc or ""))
-            for m in t.members
-        )
-        m = _SUPERTYPES.search(t.declaration) if bare or not bare_only else None
-        if m is not None:
-            words = _GENERICS.sub("", m.group(1)).split(" permits ")[0]
-            names += [w for w in re.split(r"[\s,]+", words) if w and w not in _KEYWORDS]
-    return names
+def _supertypes(unit: Unit) -> list[str]:
+    """The supertypes (as written: `Node`, `org.x.Y`) of the unit's types."""
+    return [name for t in unit.types for name in written(t)]
 
 
 def _source_of(name: str, unit: Unit, source_root: str) -> str:
@@ -235,10 +223,10 @@ def expand(
 ) -> tuple[str, tuple[int, ...], str | None]:
     """`body` of the page `path` with its supertypes' files after it (see the module's
     docstring), the original line of each line (() when unchanged) and no warning; unchanged
-    when none of its methods inherits a comment. (inclusion/includes.py makes the `Expanded`.)"""
-    found = _main_root(path) if "@Override" in body else None
+    when it has no supertype in the project. (inclusion/includes.py makes the `Expanded`.)"""
+    found = _main_root(path) if _INHERITS.search(body) else None
     unit = parse(body) if found is not None else None
-    names = _supertypes(unit, True) if unit is not None else []
+    names = _supertypes(unit) if unit is not None else []
     if found is None or unit is None or not names:
         return body, (), None
     source_root = posixpath.join(found[0], MAIN) if found[0] else MAIN
@@ -257,7 +245,7 @@ def expand(
         text = text.replace("\r\n", "\n")
         out.append(f"{SUPER}{target}\n{text}")
         read = parse(text)
-        queue += [(n, read) for n in _supertypes(read, False)]
+        queue += [(n, read) for n in _supertypes(read)]
     if len(out) == 1:
         return body, (), None
     text = "\n".join(out)

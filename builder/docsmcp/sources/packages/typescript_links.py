@@ -8,7 +8,8 @@ each after a marker line no TypeScript holds (a NUL):
   declared (the same file, a relative module imported by name or as a namespace, followed
   through `export … from` re-exports), and their bases in turn (at most MAX_BASES, each once,
   so `class A extends B`/`class B extends A` ends); the page shows their public members under
-  the child marked "Inherited from", as TypeDoc does;
+  the child marked "Inherited from", as TypeDoc does: a base another page shows is marked so
+  (`shown`), and the child's methods of it are links to that page's sections (tsdoc.py);
 - types a page's exported declarations name that are imported from a module no entry point
   exports (date-fns' `Locale`, openai-node's `RequestOptions`): as TypeDoc's
   `typedoc-plugin-missing-exports` does, the module declaring them becomes a page showing only
@@ -362,6 +363,8 @@ def gather(
                 written.add((mark, base.decl.line))
                 lines.append(mark)
                 lines.extend(block(resolver.read(base.path) or "", base.decl))
+                if base.path != path and _shown(base, api, referenced, resolver):
+                    lines.append(f"{MARK}shown {base.decl.name} {base.path}")
         # (every page that may inherit is gathered, bases found or not: its text alone does
         # not say what it shows, so it is read on every build, as known_files.py decides)
         extra[path] = tuple(lines)
@@ -370,6 +373,17 @@ def gather(
     for path, found in (spaces or {}).items():
         extra[path] = (f"{MARK}namespace {' '.join(found)}", *extra.get(path, ()))
     return TsTree(extra)
+
+
+def _shown(
+    base: Found, api: dict[str, str], referenced: dict[str, tuple[str, ...]], resolver: Resolver
+) -> bool:
+    """Whether another page shows `base` (an API module exporting it, or a referenced module
+    listing it): its members have sections there, which the child's page links to."""
+    if base.decl.name in referenced.get(base.path, ()):
+        return True
+    mod = resolver.module(base.path) if base.path in api else None
+    return mod is not None and any(d.name == base.decl.name for d in mod.exported)
 
 
 def referenced_modules(api: dict[str, str], resolver: Resolver) -> dict[str, tuple[str, ...]]:

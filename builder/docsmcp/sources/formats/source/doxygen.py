@@ -24,10 +24,12 @@ the role `generated` (sources/roles.py), as TypeDoc's module pages do.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import logging
 import posixpath
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from docsmcp.model.api import ApiEntry, Parameter
@@ -70,6 +72,8 @@ class Settings:
     project: str = ""  # PROJECT_NAME (the title of a `@mainpage` that gives none)
     # (class, base, the base's members it inherits), qualified (doxygen_inherit.py)
     inherited: tuple[tuple[str, str, tuple[str, ...]], ...] = ()
+    # those members as declared: (name, kind, code, doc or "", params), for their entries
+    inherited_decls: tuple[tuple[str, str, str, str, str], ...] = ()
 
 
 def header_line(settings: Settings) -> str:
@@ -83,6 +87,11 @@ def header_line(settings: Settings) -> str:
         **(
             {"inherited": [[c, b, list(m)] for c, b, m in settings.inherited]}
             if settings.inherited
+            else {}
+        ),
+        **(
+            {"inherited_decls": [list(x) for x in settings.inherited_decls]}
+            if settings.inherited_decls
             else {}
         ),
     }
@@ -110,6 +119,11 @@ def _settings(text: str) -> tuple[Settings, int]:
                 (str(c), str(b), tuple(str(x) for x in m))
                 for c, b, m in data.get("inherited", ())
                 if isinstance(m, list)
+            ),
+            tuple(
+                tuple(str(v) for v in x)  # type: ignore[misc]
+                for x in data.get("inherited_decls", ())
+                if isinstance(x, list) and len(x) == 5
             ),
         ),
         1,
@@ -291,7 +305,8 @@ def header_to_markdown(path: str, text: str) -> HeaderPage:
         w.code(c.line, c.code.split("{", 1)[0].strip() + " { … };")
         if doc is not None:
             w.doc(doc, c.doc_line)
-        _inherited(w, c, [(b, m) for name, b, m in settings.inherited if name == c.name])
+        bases = [(b, m) for name, b, m in settings.inherited if name == c.name]
+        _inherited(w, c, bases, settings, doc_of)
         _entry(w, c, doc, c.name, start)
         members = [m for m in c.members if keep(m, doc_of(m))]
         _section_decls(w, members, doc_of, 3, c.name, member=True)
@@ -300,15 +315,31 @@ def header_to_markdown(path: str, text: str) -> HeaderPage:
     return HeaderPage("\n".join(w.lines), title, tuple(w.sources), tuple(w.api))
 
 
-def _inherited(w: _Writer, c: Decl, bases: list[tuple[str, tuple[str, ...]]]) -> None:
+def _inherited(
+    w: _Writer,
+    c: Decl,
+    bases: list[tuple[str, tuple[str, ...]]],
+    settings: Settings,
+    doc_of: Callable[[Decl], Doc | None],
+) -> None:
     """What the class inherits, a line per base listing its members as links (Doxygen's
-    "Public Member Functions inherited from sf::Window"), in the class's own section."""
+    "Public Member Functions inherited from sf::Window"), in the class's own section; each
+    member an API entry named as the class's (`sf::RenderWindow::close`) with the base's
+    declaration and comment, whose section is the line (as TypeScript's and Java's are)."""
+    declared = {x[0]: x for x in settings.inherited_decls}
     for base, members in bases:
         shown = w.links.get(base, (f"#{base}", base))[0]
         names = ", ".join(
             f"[{m.rsplit('::', 1)[-1]}]({w.links.get(m, (f'#{m}', ''))[0]})" for m in members
         )
         w.add(c.line, f"**Inherited from [{base}]({shown}):** {names}")
+        row = len(w.lines) - 1
+        for m in members:
+            if m in declared:
+                _, kind, code, doc, params = declared[m]
+                d = Decl(kind, m, code, c.line, doc or None, c.line, params=params)
+                name = f"{c.name}::{m.rsplit('::', 1)[-1]}"
+                _entry(w, dataclasses.replace(d, name=name), doc_of(d), c.name, row)
         w.add(c.line, "")
 
 

@@ -46,6 +46,7 @@ from docsmcp.model.text import truncate
 from docsmcp.sources.formats.linemap import monotone
 from docsmcp.sources.formats.markdown.fences import code_block, code_span
 from docsmcp.sources.formats.source.java_parse import Decl, Unit, is_type, parse
+from docsmcp.sources.formats.source.javadoc_inherit import Supertype, inherited
 from docsmcp.sources.formats.source.javadoc_text import (
     LABELS,
     Doc,
@@ -119,6 +120,8 @@ class _Page:
     # method name -> (simple parameter types, the supertype's name, its comment) of the
     # supertypes appended to the page (java_project.expand), for comments javadoc copies
     inherited: dict[str, list[tuple[tuple[str, ...], str, Decl]]] = field(default_factory=dict)
+    # simple name -> a top-level type of those files (javadoc_inherit.py: what a type inherits)
+    supertypes: dict[str, Supertype] = field(default_factory=dict)
 
     def add(self, line: int, text: str) -> None:
         self.out.append((line, text))
@@ -436,6 +439,7 @@ def java_to_markdown(path: str, text: str) -> Converted:
         at = page.heading(1 if k == 0 else 2, t.doc_line, qualified, t.name, qualified)
         doc, end = page.body(t, [t.name], at)
         page.entry(t, qualified, doc, at, end)
+        _inherited_methods(page, t, qualified)
         page.members(t, [t.name], 2)
     return page.result(page.qualified([first.name]))
 
@@ -460,12 +464,34 @@ def _index_all(page: _Page, decl: Decl, owners: list[str]) -> None:
                 page.index(extra, inner)
 
 
+def _inherited_methods(page: _Page, t: Decl, qualified: str) -> None:
+    """What `t` inherits, in its own section: a line per supertype naming its methods, each a
+    reference to the supertype's section (Javadoc's "Methods inherited from class …", the
+    line TypeScript's and Doxygen's pages give too), and each method an API entry named as the
+    child's (`org.jsoup.nodes.Document.select`) with the supertype's declaration and comment,
+    whose section is the line (the supertype's is another page's)."""
+    for sup, methods in inherited(t, page.supertypes):
+        names = list(dict.fromkeys(m.name for m in methods))
+        page.blank(t.line)
+        at = len(page.out)
+        shown = ", ".join(code_span(n) for n in names)
+        page.add(t.line, f"**Inherited from {code_span(sup.decl.name)}:** {shown}")
+        if sup.decl.modifiers & {"public", "protected"}:  # (a class javadoc shows)
+            page.refs += [(at, f"{sup.qualified}.{n}") for n in names]
+        for m in methods:
+            doc = page.doc(m, 3, [sup.decl.name])
+            page.pending = []
+            page.entry(m, f"{qualified}.{m.name}", doc, at, at + 1)
+
+
 def _inherit(page: _Page, files: list[str]) -> None:
     """The methods of the supertypes' files (each after its marker line) whose comments a
-    method of the page may copy, nearest supertype first."""
+    method of the page may copy, nearest supertype first; and their types (`supertypes`)."""
     for appended in files:
         source = parse(appended.partition("\n")[2])
         for t in source.types:
+            name = f"{source.package}.{t.name}" if source.package else t.name
+            page.supertypes.setdefault(t.name, Supertype(name, t))
             for m in t.members:
                 if m.kind == "method" and (m.doc or "").strip():
                     types = tuple(_simple(x) for x, _ in m.params)

@@ -19,8 +19,11 @@ typescript_site.py's decision.
 from __future__ import annotations
 
 import dataclasses
+import posixpath
 import re
 from dataclasses import dataclass
+
+from docsmcp_runtime.format.slugs import slugify
 
 from docsmcp.model.api import ApiEntry, Example, Parameter
 from docsmcp.model.api_fields import (
@@ -37,7 +40,13 @@ from docsmcp.sources.formats.markdown.fences import fence_for
 from docsmcp.sources.formats.source.jsdoc_cjs import is_javascript, js_declarations
 from docsmcp.sources.formats.source.ts_decls import Declaration, Member, declarations
 from docsmcp.sources.formats.source.ts_scan import Doc, blank, closing
-from docsmcp.sources.formats.source.tsdoc_inherit import Context, inherited, overridden, split
+from docsmcp.sources.formats.source.tsdoc_inherit import (
+    Context,
+    base_path,
+    inherited,
+    overridden,
+    split,
+)
 from docsmcp.sources.formats.source.tsdoc_tags import DocComment, parse_comment
 
 MAX_OVERLOADS = 8  # signatures shown per function or method
@@ -180,6 +189,8 @@ class _Page:
         self.lines: list[str] = []
         self.map: list[int] = []
         self.api: list[ApiEntry] = []
+        # an inherited method's entry (by id) -> the entry of the base's section on this page
+        self.aliases: dict[int, str] = {}
 
     def add(self, source_line: int, *lines: str) -> None:
         for text in lines:
@@ -302,15 +313,80 @@ def _entry(
     )
 
 
-def _declaration(page: _Page, title: str, d: Declaration, context: Context) -> None:
+def _base_link(page: _Page, base: str, context: Context, here: frozenset[str]) -> str | None:
+    """Where the section of the base `base` is: `#zodtype` on this page, `../x.ts#abstractpage`
+    on another page showing it, None where no page does (its members are then copied)."""
+    where = base_path(context, base)
+    if where == page.path and base in here:
+        return ""
+    if where and (where, base) in context.elsewhere:
+        return posixpath.relpath(where, posixpath.dirname(page.path) or ".")
+    return None
+
+
+def _linked(page: _Page, owner: Declaration, linked: list[tuple[Member, str, str]]) -> None:
+    """The methods `owner` inherits from bases whose sections a page shows: a line per base,
+    each method a link to the base's section (as Doxygen's and Javadoc's lists of inherited
+    members), and each an entry named as the child's (`ZodString.parse`) with the signature in
+    the child's terms; on this page that entry is the base's section (`_resolve_aliases`),
+    else this line. The 158 schemas of zod inheriting ZodType's 47 methods are no copies."""
+    groups: dict[tuple[str, str], list[Member]] = {}
+    for m, base, where in linked:
+        groups.setdefault((base, where), []).append(m)
+    for (base, where), members in groups.items():
+        names = ", ".join(f"[{m.name}]({where}#{slugify(f'{base}.{m.name}')})" for m in members)
+        page.add(
+            owner.last_line, "", f"**Inherited from [{base}]({where}#{slugify(base)}):** {names}"
+        )
+        row = len(page.lines) - 1
+        for m in members:
+            comment = _comment(m.doc)
+            signature = m.signatures[0] if m.signatures else m.name
+            _, returns = _param_list(signature)
+            returns = (comment.returns_type if comment else "") or returns
+            params = _parameters(signature, comment)
+            name = f"{owner.name}.{m.name}"
+            _entry(page, name, owner.name, "method", signature, comment, params, returns, row)
+            if not where:
+                page.aliases[id(page.api[-1])] = f"{base}.{m.name}"
+
+
+def _resolve_aliases(page: _Page) -> None:
+    """Each inherited method's entry of a base on this page takes the lines of the base's own
+    section (`ZodString.parse` is `ZodType.parse`'s section): one section, found by each name."""
+    if not page.aliases:
+        return
+    sections: dict[str, ApiEntry] = {}
+    for e in page.api:
+        sections.setdefault(e.name, e)
+    for k, e in enumerate(page.api):
+        target = sections.get(page.aliases.get(id(e), ""))
+        if target is not None:
+            page.api[k] = dataclasses.replace(
+                e, line_start=target.line_start, line_end=target.line_end
+            )
+
+
+def _declaration(
+    page: _Page, title: str, d: Declaration, context: Context, here: frozenset[str] = frozenset()
+) -> None:
     comment = _comment(d.doc)
     if _hidden(comment):
         return
     # TypeDoc lists a class's or interface's inherited members with its own, marked "Inherited
-    # from": placed at the declaration's last line (the base's lines are another file's)
+    # from": placed at the declaration's last line (the base's lines are another file's). A
+    # property is a row of the list; a method whose base a page shows is a link to its section
+    # (`_linked`), else (the base shown nowhere) a section of the child's
     origin: dict[str, str] = {}
     extra: list[Member] = []
+    linked: list[tuple[Member, str, str]] = []
     for m, base in inherited(d, context):
+        if m.kind in ("method", "accessor"):
+            where = _base_link(page, base, context, here)
+            if where is not None:
+                if not _hidden(_comment(m.doc)):
+                    linked.append((m, base, where))
+                continue
         origin[m.name] = base
         extra.append(dataclasses.replace(m, line=d.last_line))
     overrides = overridden(d, context)
@@ -339,6 +415,8 @@ def _declaration(page: _Page, title: str, d: Declaration, context: Context) -> N
     own_entry = len(page.api)  # (the declaration's entry comes before its properties')
     if listed:
         _member_lines(page, d, listed, origin)
+    if linked:
+        _linked(page, d, linked)
     params: tuple[Parameter, ...] = ()
     if d.kind == "function":
         params = _parameters(signature, comment)
@@ -412,8 +490,10 @@ def typescript_to_markdown(path: str, text: str) -> TsPage:
     if module_comment is not None and module_comment.text:
         page.add(module_line, "")
         page.text_block(module_line, module_comment.text)
+    here = frozenset(d.name for d in shown)
     for d in shown:
-        _declaration(page, title, d, context)
+        _declaration(page, title, d, context, here)
+    _resolve_aliases(page)
     # A declaration exported in a namespace is also an entry of the name users call it by
     # (`z.object`, `z.coerce.string`): the same section, found by the runtime as one.
     top = {d.name for d in shown}

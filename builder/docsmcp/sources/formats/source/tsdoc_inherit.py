@@ -1,6 +1,7 @@
 """The other files' declarations a TypeScript page is read with (packages/typescript_links.py
 gathers them after marker lines): its classes' and interfaces' bases, whose public members the
-page shows under the child as TypeDoc's "Inherited from", and, for a module no entry point
+page shows under the child as TypeDoc's "Inherited from" (which bases another page shows: their
+methods are links there, tsdoc.py), and, for a module no entry point
 exports, which of its declarations the page shows (the types the API names).
 """
 
@@ -30,6 +31,8 @@ class Context:
     only: frozenset[str] | None  # the declarations a referenced module's page shows
     # namespaces its declarations are exported under (`z`: `z.object` names `object`)
     namespaces: tuple[str, ...] = ()
+    # (path, name) of the bases another page shows: their members have sections there
+    elsewhere: frozenset[tuple[str, str]] = frozenset()
 
 
 def split(text: str) -> tuple[str, Context]:
@@ -41,6 +44,7 @@ def split(text: str) -> tuple[str, Context]:
     bases: list[Base] = []
     only: frozenset[str] | None = None
     spaces: tuple[str, ...] = ()
+    elsewhere: set[tuple[str, str]] = set()
     k = 0
     while k < len(rest):
         line = rest[k]
@@ -52,6 +56,8 @@ def split(text: str) -> tuple[str, Context]:
             only = frozenset(words[1:])
         elif words[:1] == ["namespace"]:
             spaces = tuple(w for w in words[1:] if w)
+        elif words[:1] == ["shown"] and len(words) >= 3:
+            elsewhere.add((" ".join(words[2:]), words[1]))
         elif words[:1] == ["base"] and len(words) >= 4:
             child, name, path = words[1], words[2], " ".join(words[3:])
             found = declarations("\n".join(rest[k + 1 : j]), ambient=True)
@@ -60,7 +66,7 @@ def split(text: str) -> tuple[str, Context]:
             if decl is not None:
                 bases.append(Base(child, decl, path))
         k = j
-    return own, Context(tuple(bases), only, spaces)
+    return own, Context(tuple(bases), only, spaces, frozenset(elsewhere))
 
 
 def _top_split(text: str) -> list[str]:
@@ -166,10 +172,22 @@ def _chain(decl: Declaration, context: Context) -> list[tuple[Member, str, dict[
     return out
 
 
+def _inherits(decl: Declaration, context: Context) -> bool:
+    """Whether `decl` can have bases: a class or an interface (zod's `const ZodString`, beside
+    `interface ZodString`, is a variable of that name, which inherits nothing)."""
+    return bool(context.bases) and decl.kind in ("class", "interface")
+
+
+def base_path(context: Context, name: str) -> str:
+    """The file declaring the base `name` (as `inherited` names it), or ""."""
+    short = name.rsplit(".", 1)[-1]
+    return next((b.path for b in context.bases if b.decl.name.rsplit(".", 1)[-1] == short), "")
+
+
 def inherited(decl: Declaration, context: Context) -> list[tuple[Member, str]]:
     """The members `decl` inherits that it does not declare itself, nearest base first, each
     with the base declaring it (`APIError`); constructors are not inherited."""
-    if not context.bases:
+    if not _inherits(decl, context):
         return []
     own = {m.name for m in decl.members}
     out: list[tuple[Member, str]] = []
@@ -185,7 +203,7 @@ def overridden(decl: Declaration, context: Context) -> dict[str, tuple[Member, s
     """The members of `decl` a base declares too (an override): name -> the nearest base's
     member and that base's name. TypeDoc marks them "Overrides" and, where the override has
     no comment of its own, shows the base's."""
-    if not context.bases:
+    if not _inherits(decl, context):
         return {}
     own = {m.name for m in decl.members if m.kind != "constructor"}
     out: dict[str, tuple[Member, str]] = {}
