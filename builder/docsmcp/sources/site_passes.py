@@ -22,6 +22,7 @@ from docsmcp.sources.packages import (
     go_source,
     java_project,
     kotlin_project,
+    php_package,
     python_package,
     rust_crate,
     rust_reexports,
@@ -106,6 +107,8 @@ def no_pages(
     out |= dotnet_project.no_pages(docs_dir, roots, listed)
     # Swift that is no library target's source; DocC extension files merged (swift_package.py).
     out |= swift_package.no_pages(docs_dir, roots, listed)
+    # PHP outside the source folders phpdoc.xml or composer.json's autoload names (php_package.py).
+    out |= php_package.no_pages(docs_dir, roots, listed)
     return out
 
 
