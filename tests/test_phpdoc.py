@@ -369,6 +369,15 @@ def test_php_without_a_library_is_no_page(tmp_path: Path) -> None:
     assert set(page_texts(tmp_path / "i2")) == {"index.md"}
 
 
+def test_folder_of_php_alone_says_what_reads_it(tmp_path: Path) -> None:
+    docs = write_tree(tmp_path / "d", {"ex/a.php": "<?php\n/** E. */\nclass Example {}\n"})
+    built = run_docsmcp("build", "--docs-dir", docs, "--out", tmp_path / "i", check=False)
+    assert built.returncode != 0 and "Traceback" not in built.stderr
+    assert "it holds 1 .php file (PHP is read as a library's API where a composer.json" in (
+        built.stderr
+    )
+
+
 def test_lexer_reads_php_as_php_does() -> None:
     source = (
         "<h1>title { </h1><?php\n"
