@@ -304,6 +304,13 @@ def test_library_reads_as_phpdocumentor_shows_it(tmp_path: Path) -> None:
     assert "src/Log/Level.php#Level" in linked["src/Log/Logger.php#Logger/method_log"]
 
 
+def test_init_proposes_no_exclude_for_php_that_is_no_page(tmp_path: Path) -> None:
+    # The tests' and scripts' PHP is no page (php_package.no_pages), so init needs no glob
+    # for it (monolog's proposal said `exclude tests/**: 94 files`).
+    proposed = run_docsmcp("init", "--docs-dir", _library(tmp_path / "acme"), "--stdout")
+    assert "tests/**" not in proposed.stdout and "bin/**" not in proposed.stdout
+
+
 def test_phpdoc_xml_names_the_sources(tmp_path: Path) -> None:
     # PHPMailer's phpDocumentor 2 file, and phpDocumentor 3's `<source><path>` with an ignore.
     v2 = """<?xml version="1.0" encoding="UTF-8" ?>

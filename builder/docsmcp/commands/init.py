@@ -98,6 +98,7 @@ from docsmcp.sources.navigation import documenter_make, r_nav
 from docsmcp.sources.navigation.navfiles import read_nav, summary_line
 from docsmcp.sources.packages import (
     doxygen_project,
+    php_package,
     python_package,
     typescript_site,
 )
@@ -308,6 +309,8 @@ def _read_tree(
     listed = [e.path for e in listing.markdown]
     code = typescript_site.no_pages(docs_dir, roots, listed, warn=False)
     code |= python_package.no_pages(docs_dir, roots, listed)  # (no public module: code)
+    code |= php_package.no_pages(docs_dir, roots, listed)  # (no library source: code)
+    code |= php_package.no_pages(docs_dir, roots, listed)  # (no library source: code)
     bodies: dict[str, str] = {}
     unreadable: dict[str, str] = {}
     for entry in listing.markdown:

@@ -70,6 +70,7 @@ class _Page:
     used: set[str] = field(default_factory=set)
     pending: list[str] = field(default_factory=list)
     owner: str = ""  # the qualified name of the type being written
+    parents: tuple[str, ...] = ()  # what it extends and implements, as written
 
     def add(self, line: int, text: str) -> None:
         self.out.append((line, text))
@@ -151,6 +152,7 @@ class _Page:
 
     def write_type(self, decl: Decl, first: bool) -> None:
         self.owner = decl.name
+        self.parents = decl.extends + decl.implements
         short = decl.name.rsplit("\\", 1)[-1]
         doc = phpdoc_tags.read(decl.doc, self.link)
         members = self.plan(decl, doc, "" if first else f"{short}-")
@@ -241,7 +243,7 @@ class _Page:
     # -- a file of functions -------------------------------------------------------------------
 
     def write_functions(self, functions: list[Decl], first: bool) -> None:
-        self.owner = ""
+        self.owner, self.parents = "", ()
         title = f"Functions in {self.namespace}" if self.namespace else "Functions"
         if first:
             self.heading(1, functions[0].doc_line, title, self.new_anchor("functions"), [])
@@ -275,7 +277,9 @@ class _Page:
         line = decl.doc_line
         summary = doc.summary or (doc.var.text if doc.var else "")
         if doc.inherit and not summary:
-            self.lines(line, ["*Documented where it is declared first (`{@inheritDoc}`).*"])
+            parents = ", ".join(self.link(n, "") for n in self.parents)
+            said = f": {parents}" if parents and decl.kind != "class" else ""
+            self.lines(line, [f"*Inherits its documentation (`{{@inheritDoc}}`){said}.*"])
         self.lines(line, [summary])
         self.lines(line, list(doc.description))
         if doc.deprecated is not None:

@@ -24,7 +24,8 @@ from dataclasses import dataclass
 from docsmcp.sources.formats.markdown.fences import code_span
 
 _MARGIN = re.compile(r"^[ \t]*\*(?: ?)", re.M)
-_TAG = re.compile(r"^@([\w-]+)(?:\s+|$)(.*)$", re.S)
+# (`@Event("…")`: a Doctrine annotation is a tag too, one phpDocumentor shows no text for)
+_TAG = re.compile(r"^@([\w-]+)(?:\s+|$|(?=\())(.*)$", re.S)
 _INLINE = re.compile(r"\{@(link|see|inheritDoc|inheritdoc|internal)\b\s*([^}]*)\}", re.I)
 _TYPE = re.compile(r"^(\S*?(?:<[^>]*>|\{[^}]*\}|\([^)]*\))?\S*)(?:\s+|$)(.*)$", re.S)
 _VAR = re.compile(r"^(&?\.{0,3}\$\w+)(?:\s+|$)(.*)$", re.S)
