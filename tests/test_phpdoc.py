@@ -234,6 +234,7 @@ def test_library_reads_as_phpdocumentor_shows_it(tmp_path: Path) -> None:
     assert "**Deprecated.** Use Level::Debug" in text
     assert "```php\nprotected array $handlers = []\n```" in text
     assert "The handler stack" in text
+    assert "**Type:** `list<HandlerInterface>`" in text  # (`@var` says more than `array`)
     assert "```php\nprotected string $name\n```" in text  # (a promoted parameter)
     assert "```php\npublic function pushHandler(HandlerInterface $handler): self\n```" in text
     assert "- `$handler` `HandlerInterface` - The handler; see [`Logger::popHandler()`]" in text
@@ -360,6 +361,28 @@ def test_phpdoc_xml_names_the_sources(tmp_path: Path) -> None:
     assert set(page_texts(build_bundle(root, tmp_path / "i2"))) == {"lib/Mailer.php"}
 
 
+def test_doctum_configuration_names_the_sources(tmp_path: Path) -> None:
+    # Doctum's configuration is PHP building a Finder: its `in` folders less its `exclude`s.
+    doctum = (
+        "<?php\nuse Doctum\\Doctum;\nuse Symfony\\Component\\Finder\\Finder;\n\n"
+        "$iterator = Finder::create()\n    ->files()\n    ->name('*.php')\n"
+        "    ->exclude('Legacy')\n    ->in(__DIR__ . '/../lib');\n\n"
+        "return new Doctum($iterator, ['title' => 'Acme']);\n"
+    )
+    cls = "<?php\nnamespace A;\n/** A thing. */\nclass Thing {}\n"
+    root = write_tree(
+        tmp_path / "a",
+        {
+            "scripts/doctum-config.php": doctum,
+            "composer.json": '{"autoload": {"psr-4": {"A\\\\": "src/"}}}',
+            "lib/Thing.php": cls,
+            "lib/Legacy/Old.php": cls.replace("Thing", "Old"),
+            "src/Other.php": cls.replace("Thing", "Other"),
+        },
+    )
+    assert set(page_texts(build_bundle(root, tmp_path / "i"))) == {"lib/Thing.php"}
+
+
 def test_php_without_a_library_is_no_page(tmp_path: Path) -> None:
     # A docs site's PHP snippets, and a composer.json that is no JSON: one line, no pages.
     docs = write_tree(
@@ -447,7 +470,8 @@ def test_declarations_and_docblocks() -> None:
         "/**\n * Summary line ends here.\n * More text.\n *\n * <code>\n * $a = 1;\n"
         " * </code>\n * @param array<string, int> $map The map,\n *   continued.\n"
         " * @psalm-param non-empty-array $map\n * @return static A copy {@inheritDoc}\n"
-        " * @author Someone\n * @link http://x.test/y\n * @see Other::m()\n */",
+        " * @author Someone\n * @link http://x.test/y\n * @see Other::m()\n"
+        ' * RFC {@see https://x.test/rfc}\n * @Event("a.b")\n */',
         lambda target, label: f"<{target}>",
     )
     assert doc.summary == "Summary line ends here."
@@ -455,7 +479,10 @@ def test_declarations_and_docblocks() -> None:
     assert doc.params[0] == phpdoc_tags.Named("array<string, int>", "$map", "The map, continued.")
     assert doc.returns == ("static", "A copy")
     assert doc.inherit
-    assert doc.see == ("[http://x.test/y](http://x.test/y)", "<Other::m()>")
+    assert doc.see == (
+        "[http://x.test/y](http://x.test/y)",
+        "<Other::m()> RFC [https://x.test/rfc](https://x.test/rfc)",
+    )
 
 
 def test_files_without_declarations_convert_to_nothing() -> None:

@@ -7,6 +7,10 @@ A `.php` file is a page only where the library says which folders are its source
   `<version><api><source dsn="."><path>src</path></source>` and its `<ignore><path>`, or
   phpDocumentor 2's `<files><directory>src</directory><file>…</file>` and `<ignore>`
   (PHPMailer's), paths from the file's folder.
+- **Else a Doctum configuration** (`doctum.php`, `doctum.conf.php`, `.doctum.php`,
+  `doctum-config.php`, at the top or in `config/`, `scripts/`, `docs/` or `doc/`: PHP that
+  builds a Symfony Finder): its `->in(…)` folders (`'src'`, `['src']`, `__DIR__ . '/../src'`)
+  less its `->exclude(…)` folders.
 - **Else composer.json** in the docs folder: its `autoload`'s `psr-4` and `psr-0` folders,
   `classmap` folders and files, and `files` (Guzzle's `src/functions.php`), less
   `exclude-from-classmap` (Symfony's `/Tests/`); a component whose `psr-4` folder is `""` is
@@ -22,6 +26,7 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 import posixpath
 import re
 from collections.abc import Iterable, Sequence
@@ -47,6 +52,10 @@ _DECLARES = re.compile(
 _COMMENT = re.compile(r"<!--.*?-->", re.S)
 _BLOCK = re.compile(r"<(files|source|ignore)\b[^>]*>(.*?)</\1\s*>", re.S | re.I)
 _ITEM = re.compile(r"<(directory|file|path)\b[^>]*>([^<]*)</\1\s*>", re.I)
+_DOCTUM_NAME = re.compile(r"^\.?doctum[\w.-]*\.php$", re.I)
+_DOCTUM_FOLDERS = ("", "config", "scripts", "docs", "doc")
+_FINDER_CALL = re.compile(r"->\s*(in|exclude)\s*\(\s*(.*?)\)\s*(?=->|;|\)|$)", re.S)
+_PHP_STRING = re.compile(r"(__DIR__\s*\.\s*)?(?:'([^']*)'|\"([^\"]*)\")|(__DIR__)")
 _DSN = re.compile(r"<source\b[^>]*\bdsn\s*=\s*\"([^\"]*)\"", re.I)
 
 
@@ -122,6 +131,39 @@ def from_phpdoc(text: str, config: str) -> Sources:
     return Sources(config, tuple(folders), tuple(files), tuple(excluded))
 
 
+def from_doctum(text: str, config: str) -> Sources:
+    """The folders a Doctum configuration's Finder reads: `->in(…)` less `->exclude(…)`. A
+    path with `__DIR__` is from the file's folder, a bare one from the docs folder (where
+    Doctum is run)."""
+    base = posixpath.dirname(config)
+    folders: list[str] = []
+    excluded: list[str] = []
+    for call in _FINDER_CALL.finditer(text):
+        for m in _PHP_STRING.finditer(call.group(2)):
+            value = m.group(2) if m.group(2) is not None else (m.group(3) or "")
+            if call.group(1) == "exclude":
+                excluded.append(value)
+                continue
+            path = _norm(base if (m.group(1) or m.group(4)) else "", value)
+            if path is None:
+                log.warning("%s names %s outside the docs folder; it is not read", config, value)
+            else:
+                folders.append(path)
+    return Sources(config, tuple(dict.fromkeys(folders)), (), tuple(excluded))
+
+
+def _doctum_config(docs_dir: Path) -> str | None:
+    for folder in _DOCTUM_FOLDERS:
+        try:
+            names = sorted(e.name for e in os.scandir(docs_dir / folder) if e.is_file())
+        except OSError:
+            continue
+        for name in names:
+            if _DOCTUM_NAME.match(name):
+                return posixpath.join(folder, name) if folder else name
+    return None
+
+
 def from_composer(text: str, config: str) -> Sources | None:
     """The folders composer.json's `autoload` names; None when it is no JSON object."""
     try:
@@ -153,8 +195,10 @@ def from_composer(text: str, config: str) -> Sources | None:
 
 
 def sources(docs_dir: Path, roots: Sequence[Path]) -> Sources | None:
-    """The library's source as its docs folder's phpdoc.xml, else composer.json, names it."""
-    for name in (*PHPDOC_FILES, COMPOSER_JSON):
+    """The library's source as its docs folder's phpdoc.xml, else its Doctum configuration,
+    else composer.json, names it."""
+    doctum = _doctum_config(docs_dir)
+    for name in (*PHPDOC_FILES, *([doctum] if doctum else []), COMPOSER_JSON):
         if not (docs_dir / name).is_file():
             continue
         text, problem = read_page_text(docs_dir, name, roots)
@@ -163,7 +207,7 @@ def sources(docs_dir: Path, roots: Sequence[Path]) -> Sources | None:
             continue
         if name == COMPOSER_JSON:
             return from_composer(text, name)
-        found = from_phpdoc(text, name)
+        found = from_doctum(text, name) if name == doctum else from_phpdoc(text, name)
         if found.folders or found.files:
             return found
     return None

@@ -319,8 +319,11 @@ class _Page:
                 self.lines(
                     line, [f"**Returns:** {code_span(shown)}{tail}".replace(":**  -", ":** -")]
                 )
-        elif decl.kind == "property" and decl.type:
-            self.type_refs(decl.type)
+        elif decl.kind in ("property", "const"):
+            said_type = doc.var.type if doc.var else ""
+            self.type_refs(f"{decl.type} {said_type}")
+            if said_type and decl.type and said_type != decl.type:  # (`@var list<T>` over `array`)
+                self.lines(line, [f"**Type:** {code_span(said_type)}"])
         if doc.throws:
             self.lines(line, ["**Throws:**", ""])
             for t, text in doc.throws:

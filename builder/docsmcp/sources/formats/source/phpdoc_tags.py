@@ -112,7 +112,7 @@ def read(comment: str, link: Callable[[str, str], str]) -> DocBlock:
             if kind == "internal":
                 return ""
             target, _, label = rest.partition(" ")
-            if kind == "link" and _URL.match(target):
+            if _URL.match(target):  # (`{@see https://…}` as `{@link}`: Monolog's Level)
                 return f"[{label.strip() or target}]({target})"
             return link(target, label.strip())
 
