@@ -36,6 +36,9 @@ from docsmcp.sources.layout.translations import page_language
 from docsmcp.sources.roles import ORDER_PREFIX
 from docsmcp.sources.site_config import LANGUAGE
 
+# Pages whose `object:` anchors name the API objects they define (rustdoc.py's … phpdoc.py's).
+_OBJECT_PAGES = (".rs", ".java", ".kt", ".cs", ".swift", ".php")
+
 
 def _unordered(path: str) -> str:
     """`path` without the ordering prefix of each of its segments (roles.ORDER_PREFIX), and
@@ -99,9 +102,9 @@ class _Resolver:
         for k, f in enumerate(files):
             for route in f.routes:
                 self.routes.setdefault(route, k)
-            # (rustdoc.py's, javadoc.py's, kdoc.py's, csharpdoc.py's and swiftdoc.py's `object:`
-            # anchors)
-            if is_rst(f.path) or f.path.lower().endswith((".rs", ".java", ".kt", ".cs", ".swift")):
+            # (rustdoc.py's, javadoc.py's, kdoc.py's, csharpdoc.py's, swiftdoc.py's and
+            # phpdoc.py's `object:` anchors)
+            if is_rst(f.path) or f.path.lower().endswith(_OBJECT_PAGES):
                 for key, row in f.anchors.items():
                     self.rst_anchors.setdefault(key, row)
             elif f.path.lower().endswith(_RMARKDOWN):

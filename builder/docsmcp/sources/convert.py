@@ -28,6 +28,7 @@ from docsmcp.sources.files import (
     JAVASCRIPT_SUFFIXES,
     KOTLIN_SUFFIXES,
     NOTEBOOK_SUFFIXES,
+    PHP_SUFFIXES,
     PYTHON_SUFFIXES,
     RD_SUFFIXES,
     RST_SUFFIXES,
@@ -154,6 +155,12 @@ def _swift(path: str, text: str) -> Converted:
     return swift_to_markdown(path, text)
 
 
+def _php(path: str, text: str) -> Converted:
+    from docsmcp.sources.formats.source.phpdoc import php_to_markdown
+
+    return php_to_markdown(path, text)
+
+
 def _docc(path: str, text: str) -> Converted:
     from docsmcp.sources.formats.markdown.docc import docc_to_markdown
 
@@ -181,6 +188,7 @@ CONVERTERS: dict[str, Callable[[str, str], Converted]] = {
     **{suffix: _csharp for suffix in CSHARP_SUFFIXES},  # (docfx's pages: csharpdoc.py)
     **{suffix: _swift for suffix in SWIFT_SUFFIXES},  # (DocC's symbol pages: swiftdoc.py)
     **{suffix: _docc for suffix in DOCC_SUFFIXES},
+    **{suffix: _php for suffix in PHP_SUFFIXES},  # (phpDocumentor's pages: phpdoc.py)
 }
 
 

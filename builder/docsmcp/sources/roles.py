@@ -76,6 +76,7 @@ from docsmcp.sources.files import (
     JAVA_SUFFIXES,
     JAVASCRIPT_SUFFIXES,
     KOTLIN_SUFFIXES,
+    PHP_SUFFIXES,
     PYTHON_SUFFIXES,
     TYPESCRIPT_SUFFIXES,
 )
@@ -98,6 +99,7 @@ _API_CODE = (
     + PYTHON_SUFFIXES
     + CSHARP_SUFFIXES
     + KOTLIN_SUFFIXES  # (Dokka's, kdoc.py)
+    + PHP_SUFFIXES  # (phpDocumentor's, phpdoc.py)
 )
 # The page types the Kubernetes website declares (`content_type`, which picks the page's
 # layout) that are roles: its tasks (how to do one thing) and tutorials read as guides; its

@@ -24,6 +24,7 @@ from docsmcp.sources.packages import (
     java_project,
     kotlin_merge,
     kotlin_project,
+    php_package,
     python_package,
     rust_crate,
     rust_reexports,
@@ -123,6 +124,8 @@ def code_files(
     out |= dotnet_project.no_pages(docs_dir, roots, listed)
     # Swift that is no library target's source; DocC extension files merged (swift_package.py).
     out |= swift_package.no_pages(docs_dir, roots, listed)
+    # PHP outside the source folders phpdoc.xml or composer.json's autoload names (php_package.py).
+    out |= php_package.no_pages(docs_dir, roots, listed)
     return out
 
 

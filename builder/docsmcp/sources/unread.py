@@ -15,6 +15,9 @@ MAX_ENTRIES = 20_000
 ADVICE = {
     ".tex": "LaTeX is not read: build the PDF and point --docs-dir at it",
     ".txt": "plain text is not read: name reST files .rst and markdown files .md",
+    # (php_package.py: a library's classes are pages only where it names its source folders)
+    ".php": "PHP is read as a library's API where a composer.json autoload or phpdoc.xml in "
+    "--docs-dir names its source folders",
 }
 
 

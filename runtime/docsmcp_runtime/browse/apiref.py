@@ -19,7 +19,7 @@ _QUALIFIER = re.compile(r"::|[.:]")
 _SIGILS = ".:$@-"
 # What separates the parts of an API name as written (`tqdm.auto.trange`, `Router::nest`,
 # `Element#select`): its last part is what a reader typed.
-_TAIL = re.compile(r"::|[.#]")
+_TAIL = re.compile(r"::|[.#\\]")  # (`\`: PHP's `Monolog\Logger`)
 _CALL = re.compile(r"\(.*\)$")  # a call's parentheses after a name: `Links.create()`
 # A generic's type parameters after a name (`Policy.Handle<TException>`, C#'s and Java's;
 # nested once: `Dictionary<K, List<V>>`): a name is looked up without them.
@@ -34,9 +34,12 @@ _KIND = re.compile(r"^[mtc]:(?=[A-Z][\w.]*(?:[^\s/]*/[0-9]{1,3})?$)")
 
 def method_key(text: str) -> str:
     """How a method is looked up: lower case, no backticks, call parentheses or spaces
-    (`Links.create()` → `links.create`, `Ecto.Repo.insert/2` → `ecto.repo.insert`); a leading
+    (`Links.create()` → `links.create`, `Ecto.Repo.insert/2` → `ecto.repo.insert`,
+    `GuzzleHttp\\Client::request` → `guzzlehttp.client::request`); a leading
     `.`, `$`, `@`, `--` or `::` stays (`.Call`, `$.getJSON`, `--verbose`)."""
     text = _KIND.sub("", text.strip().strip("`")).lower()
+    if "\\" in text:  # a PHP namespace (`\GuzzleHttp\Client::request`): its parts as dots
+        text = text.lstrip("\\").replace("\\", ".")
     text = _CALL.sub("", text)
     text = _GENERIC.sub("", text)
     text = _ARITY.sub(r"\1", text)

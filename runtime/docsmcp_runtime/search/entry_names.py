@@ -26,7 +26,7 @@ import re
 MARK = "\x01"
 
 # What separates the parts of an API name as written (apiref's `_TAIL`): kept by the split.
-_PARTS = re.compile(r"(::|[.#])")
+_PARTS = re.compile(r"(::|[.#\\])")  # (`\`: PHP's, `GuzzleHttp\Client::request`)
 _CALL = re.compile(r"\(.*\)$")  # `Links.create()`, `JsonReader(Reader in)`
 _ARITY = re.compile(r"/[0-9]{1,3}$")  # `Ecto.Repo.insert/2`
 _SPACE = re.compile(r"\s")
