@@ -57,6 +57,9 @@ def _locale_root(path: str) -> str:
     return ""
 
 
+# Pages whose `object:` anchors name API objects (reST's, and the code readers' sections)
+_OBJECT_PAGES = (".rs", ".java", ".kt", ".cs", ".swift", ".rb")
+
 # Link paths whose file the resolver remembers at a time (bounded: ~150 bytes each).
 MAX_REMEMBERED_PATHS = 1 << 17
 
@@ -99,9 +102,9 @@ class _Resolver:
         for k, f in enumerate(files):
             for route in f.routes:
                 self.routes.setdefault(route, k)
-            # (rustdoc.py's, javadoc.py's, kdoc.py's, csharpdoc.py's and swiftdoc.py's `object:`
-            # anchors)
-            if is_rst(f.path) or f.path.lower().endswith((".rs", ".java", ".kt", ".cs", ".swift")):
+            # (rustdoc.py's, javadoc.py's, kdoc.py's, csharpdoc.py's, swiftdoc.py's and yard.py's
+            # `object:` anchors)
+            if is_rst(f.path) or f.path.lower().endswith(_OBJECT_PAGES):
                 for key, row in f.anchors.items():
                     self.rst_anchors.setdefault(key, row)
             elif f.path.lower().endswith(_RMARKDOWN):

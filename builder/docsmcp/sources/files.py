@@ -90,6 +90,13 @@ CSHARP_SUFFIXES = (".cs",)
 SWIFT_SUFFIXES = (".swift",)
 DOCC_SUFFIXES = (".tutorial",)
 
+# Ruby: a gem's library files (a `*.gemspec` folder's `lib/`, or what its `.yardopts` names)
+# read as the pages YARD publishes on rubydoc.info (packages/ruby_gem.py,
+# formats/source/yard.py); other `.rb` is code. RDoc pages (`README.rdoc`, Rack's `SPEC.rdoc`)
+# are read as RDoc renders them (yard_tags.py's markup).
+RUBY_SUFFIXES = (".rb",)
+RDOC_SUFFIXES = (".rdoc",)
+
 # Pages converted to markdown by a reader (convert.py's CONVERTERS).
 CONVERTED_SUFFIXES = (
     HTML_SUFFIXES + RST_SUFFIXES + NOTEBOOK_SUFFIXES + ASCIIDOC_SUFFIXES
@@ -97,6 +104,7 @@ CONVERTED_SUFFIXES = (
     + RUST_SUFFIXES + TYPESCRIPT_SUFFIXES + GO_SUFFIXES + JAVA_SUFFIXES
     + C_HEADER_SUFFIXES + DOXYGEN_PAGE_SUFFIXES + JAVASCRIPT_SUFFIXES + PYTHON_SUFFIXES
     + CSHARP_SUFFIXES + SWIFT_SUFFIXES + DOCC_SUFFIXES + KOTLIN_SUFFIXES
+    + RUBY_SUFFIXES + RDOC_SUFFIXES
 )  # fmt: skip
 
 # Code a reader may make a page of (a crate's module, a header a Doxyfile names, a project's
@@ -115,6 +123,7 @@ CODE_PAGE_SUFFIXES = (
     + CSHARP_SUFFIXES
     + SWIFT_SUFFIXES
     + ELIXIR_SUFFIXES
+    + RUBY_SUFFIXES
 )
 
 # Code that may sit beside a saved HTML site without being its source.
@@ -127,6 +136,7 @@ CODE_BESIDE_SITES = (
     + CSHARP_SUFFIXES
     + SWIFT_SUFFIXES
     + KOTLIN_SUFFIXES
+    + RUBY_SUFFIXES
 )
 
 # Every file the builder reads as a page.

@@ -23,6 +23,7 @@ from docsmcp.sources.packages import (
     java_project,
     kotlin_project,
     python_package,
+    ruby_gem,
     rust_crate,
     rust_reexports,
     swift_package,
@@ -106,6 +107,8 @@ def no_pages(
     out |= dotnet_project.no_pages(docs_dir, roots, listed)
     # Swift that is no library target's source; DocC extension files merged (swift_package.py).
     out |= swift_package.no_pages(docs_dir, roots, listed)
+    # Ruby that is no gem's library file (YARD's sources: ruby_gem.py).
+    out |= ruby_gem.no_pages(docs_dir, roots, listed)
     return out
 
 
