@@ -86,7 +86,7 @@ def lex(text: str) -> list[Line]:
             started_literal = bool(stack) and isinstance(stack[-1], _Str)
             at_line_start = False
         if i >= n or text[i] == "\n":
-            out.append(Line("".join(code), comment, started_literal))
+            out.append(Line("".join(code).rstrip(), comment, started_literal))
             code, comment = [], None
             interp.clear()
             at_line_start = True

@@ -41,6 +41,10 @@ _DIRECTIVE = re.compile(r"^\s*@!(method|attribute)\b\s*(?:\[(\w+)\])?\s*(.*)$")
 _MAGIC = re.compile(
     r"^\s*(?:frozen_string_literal:|encoding:|coding[:=]|-\*-|rubocop:|typed:|warn_indent:)"
 )
+# Methods Ruby makes private whatever the section says (`initialize` YARD shows: the constructor)
+_ALWAYS_PRIVATE = frozenset(
+    "initialize_copy initialize_dup initialize_clone respond_to_missing? method_missing".split()
+)
 _OPENERS = frozenset({"do", "begin", "case"})
 _LEADING = frozenset({"if", "unless", "while", "until", "for"})
 _LOOPS = frozenset({"while", "until", "for"})
@@ -80,6 +84,12 @@ class _Frame:
     hidden: bool = False
 
 
+def _comment(text: str) -> str:
+    """A comment's text as YARD reads it: without the further `#`s of `## text` (a `# # Title`
+    keeps its heading)."""
+    return text.lstrip("#")
+
+
 def _hidden_doc(doc: list[tuple[int, str]]) -> bool:
     for _, text in doc:
         s = text.strip()
@@ -107,9 +117,9 @@ def parse(lines: list[Line]) -> list[RubyObject]:
                     pass  # (no text of the block it sits in)
                 elif blank:  # (a comment block after a blank line: a new block)
                     _directives(pending, stack, objects)
-                    pending, blank = [(i, line.comment)], False
+                    pending, blank = [(i, _comment(line.comment))], False
                 else:
-                    pending.append((i, line.comment))
+                    pending.append((i, _comment(line.comment)))
             elif blank or line.literal:  # (two blank lines: the block belongs to nothing)
                 _directives(pending, stack, objects)
                 pending, blank = [], False
@@ -239,6 +249,7 @@ def _def(
     singleton = bool(receiver) or (top is not None and top.kind == "sclass")
     frame = top if top is not None and top.kind == "sclass" else ns
     private = frame.visibility != "public" or modifier in ("private", "protected")
+    private = private or name in _ALWAYS_PRIVATE
     if modifier == "private_class_method":
         private = True
     signature = "def " + code[len(modifier or "") :].strip().removeprefix("def ").strip()

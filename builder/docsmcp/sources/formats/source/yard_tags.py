@@ -22,6 +22,10 @@ _TAG = re.compile(r"^@(\w+)(?:\s+(.*))?$")
 _TYPES = re.compile(r"^\[([^\]]*)\]\s*")
 _NAME = re.compile(r"^([&*]{0,2}[A-Za-z_]\w*[?!]?)\s*")
 _OPTION_KEY = re.compile(r"^(:?[\w\[\]:]+)\s*(?:\(([^)]*)\))?\s*")
+# RDoc's inline HTML: `<tt>x</tt>`, `<code>`, `<b>`, `<em>`/`<i>`
+_HTML_CODE = re.compile(r"<(?:tt|code)>([^<>`]+)</(?:tt|code)>")
+_HTML_BOLD = re.compile(r"<(?:b|strong)>([^<>]+)</(?:b|strong)>")
+_HTML_EM = re.compile(r"<(?:em|i)>([^<>]+)</(?:em|i)>")
 _CODE_PLUS = re.compile(r"(?<![\w+`])\+([\w.:#@$?!=\[\]/-]+)\+(?![\w+])")
 _RDOC_HEADING = re.compile(r"^(={1,6})\s+(\S.*)$")
 _LABEL = re.compile(r"^\[([^\]]+)\]\s+(.*)$")
@@ -68,6 +72,7 @@ def inline(text: str, names: list[str], links: bool = True) -> str:
     parts = text.split("`")
     for k in range(0, len(parts), 2):  # (even parts are outside code spans)
         part = _RDOC_LINK.sub(_rdoc_link, _CODE_PLUS.sub(r"`\1`", parts[k]))
+        part = _HTML_CODE.sub(r"`\1`", _HTML_BOLD.sub(r"**\1**", _HTML_EM.sub(r"*\1*", part)))
         parts[k] = _LINK.sub(lambda m: _link(m, names), part) if links else part
     return "`".join(parts)
 
@@ -109,7 +114,7 @@ def _param(text: str) -> Param:
 def parse_doc(lines: list[tuple[int, str]], depth: int = 0) -> Doc:
     """The docstring of comment `lines` ((source line, text after `#`))."""
     doc = Doc()
-    lines = [(n, t) for n, t in _dedent(lines) if not t.strip().startswith("@!")]
+    lines = [(n, t) for n, t in _dedent(_visible(lines)) if not t.strip().startswith("@!")]
     names: list[str] = []
     k = 0
     body: list[tuple[int, str]] = []
@@ -132,6 +137,18 @@ def parse_doc(lines: list[tuple[int, str]], depth: int = 0) -> Doc:
     doc.summary = _summary(doc.text)
     doc.names += [(lines[0][0] if lines else 0, name) for name in names]
     return doc
+
+
+def _visible(lines: list[tuple[int, str]]) -> list[tuple[int, str]]:
+    """`lines` without RDoc's hidden parts: from a `--` line up to a `++` line (or the end)."""
+    out: list[tuple[int, str]] = []
+    hidden = False
+    for n, t in lines:
+        if t.strip() in ("--", "++"):
+            hidden = t.strip() == "--"
+        elif not hidden:
+            out.append((n, t))
+    return out
 
 
 def _summary(text: list[tuple[int, str]]) -> str:
@@ -240,13 +257,16 @@ def _markup(
     out: list[tuple[int, str]] = []
     fence: str | None = None
     verbatim: list[tuple[int, str]] = []
-    in_list = False
+    in_list = 0  # the indent of the open list item's text (0: none)
 
     def flush() -> None:
         if verbatim:
             while verbatim and not verbatim[-1][1].strip():
                 verbatim.pop()
             block = _dedent(verbatim)
+            verbatim.clear()
+            if not block:
+                return
             mark = fence_for([t for _, t in block])
             out.append((block[0][0], mark + "ruby"))
             out.extend(block)
@@ -264,20 +284,23 @@ def _markup(
             fence = m.group(1)
             out.append((n, t))
             continue
-        indented = t[:2] in ("  ", "\t ") or t[:1] == "\t"
+        indent = len(t) - len(t.lstrip())
+        indented = bool(t.strip()) and (indent >= 2 or t[:1] == "\t")
         if verbatim and (indented or not t.strip()):
             verbatim.append((n, t))
             continue
-        # RDoc's verbatim text: indented below a paragraph (a list item's continuation is no
-        # code, nor is a list item)
-        if indented and not _ITEM.match(t) and not in_list:
+        # RDoc's verbatim text: indented below a paragraph; a list item's continuation (as
+        # indented as the item's text) is no code, nor is a list item
+        if indented and not _ITEM.match(t) and not (in_list and indent >= in_list):
             verbatim.append((n, t))
             continue
         flush()
         if t.strip():
-            in_list = bool(_ITEM.match(t) or _LABEL.match(t) or _LABEL_COLONS.match(t)) or (
-                in_list and indented
-            )
+            item = _ITEM.match(t) or _LABEL.match(t) or _LABEL_COLONS.match(t)
+            if item is not None:  # (the column its text starts at)
+                in_list = item.start(2) if item.re is not _ITEM else item.end()
+            elif not indented:
+                in_list = 0
         if m := _RDOC_HEADING.match(t):
             out.append((n, "#" * len(m.group(1)) + " " + inline(m.group(2), names, links)))
         elif (m := _LABEL.match(t)) or (m := _LABEL_COLONS.match(t)):
