@@ -6,8 +6,9 @@ A gem is a folder holding a `*.gemspec`. Its pages are the `.rb` files its `.yar
 patterns match (YARD's are regular expressions); without a `.yardopts`, the files under the
 gemspec's `require_paths` (`lib` unless it says otherwise), which is what YARD reads by
 default (`lib/**/*.rb`). Every other `.rb` file (specs, examples, a Rakefile's helpers, a
-script beside no gemspec) is code, no page. The `.yardopts` extra files (after `-`, or
-`--files`) are pages already when they are markdown, RDoc or text of the docs tree.
+script beside no gemspec, a gem under `examples/` or `spec/`) is code, no page. The
+`.yardopts` extra files (after `-`, or `--files`) are pages already when they are markdown,
+RDoc or text of the docs tree.
 """
 
 from __future__ import annotations
@@ -34,6 +35,12 @@ _WITH_ARGUMENT = frozenset(
     --po-dir --db -b --charset --format -f --default-return --api --hide-api""".split()
 )
 _REQUIRE_PATHS = re.compile(r"require_paths\s*=\s*(?:\[([^\]]*)\]|%w[\[(]([^\])]*)[\])])")
+# A gemspec in one of these folders is an example's or a test's fixture, no published gem
+# (Sidekiq's `examples/webui-ext/`).
+_NOT_GEMS = frozenset(
+    """example examples sample samples spec specs test tests fixtures benchmark benchmarks
+    vendor""".split()
+)
 MAX_GEMS = 200  # gemspec folders looked at in one tree (a monorepo of gems has tens)
 
 
@@ -119,6 +126,8 @@ def gems(docs_dir: Path, roots: Sequence[Path], listed: Iterable[str]) -> dict[s
     for folder in sorted(folders, key=lambda f: (f.count("/"), f)):
         if len(out) >= MAX_GEMS:
             break
+        if _NOT_GEMS & set(folder.lower().split("/")):
+            continue
         spec = _gemspec(docs_dir, folder)
         if spec is not None:
             out[folder] = _gem(docs_dir, roots, folder, spec)
