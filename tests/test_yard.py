@@ -323,4 +323,6 @@ def test_hostile_input_ends() -> None:
     assert isinstance(ruby_to_markdown("lib/a.rb", deep).text, str)
     lex('"#{' * 20000)
     lex("<<~A\n" * 5000)
+    many = "class A\n" + "  def x; end\n  private :x\n" * 20000 + "end\n"
+    assert ruby_to_markdown("lib/a.rb", many).text.count("## A#x") <= 1  # (one object)
     assert isinstance(ruby_to_markdown("lib/a.rb", "module A\n  def f(\n" * 5000).text, str)

@@ -107,6 +107,8 @@ def parse(lines: list[Line]) -> list[RubyObject]:
     stack: list[_Frame] = []
     pending: list[tuple[int, str]] = []
     blank = False
+    index: dict[tuple[str, str], list[RubyObject]] = {}
+    indexed = 0  # objects[:indexed] are in `index`
     i = 0
     while i < len(lines) and len(objects) < MAX_OBJECTS:
         line = lines[i]
@@ -139,7 +141,12 @@ def parse(lines: list[Line]) -> list[RubyObject]:
                 end += 1
                 code += " " + lines[end].code.strip()
         for k, statement in enumerate(code.split(";")):
-            _statement(statement.strip(), doc if k == 0 else [], i, stack, objects, namespaces)
+            _statement(
+                statement.strip(), doc if k == 0 else [], i, stack, objects, namespaces, index
+            )
+            for obj in objects[indexed:]:  # (the latest definition of each name: `private :x`)
+                index[(obj.namespace, obj.name)] = [obj]
+            indexed = len(objects)
         i = end + 1
     return objects
 
@@ -196,6 +203,7 @@ def _statement(
     stack: list[_Frame],
     objects: list[RubyObject],
     namespaces: dict[str, RubyObject],
+    index: dict[tuple[str, str], list[RubyObject]],
 ) -> None:
     if not code:
         return
@@ -227,7 +235,7 @@ def _statement(
             stack.append(_Frame("def"))
         code, skip = rest, 0
     elif in_body and ns is not None:
-        _body_statement(code, doc, line, stack, ns, objects)
+        _body_statement(code, doc, line, stack, ns, objects, index)
     if len(stack) > MAX_DEPTH:
         del stack[MAX_DEPTH:]
     _count(code, skip, stack)
@@ -278,6 +286,7 @@ def _body_statement(
     stack: list[_Frame],
     ns: _Frame,
     objects: list[RubyObject],
+    index: dict[tuple[str, str], list[RubyObject]],
 ) -> None:
     """`attr_*`, `private`/`protected`/`public`/`module_function`, constants."""
     frame = stack[-1]
@@ -294,16 +303,19 @@ def _body_statement(
         if not rest:
             if word == "module_function":
                 frame.module_function = True
-            else:
+            elif word in ("private", "protected", "public"):
                 frame.visibility = word
-        elif names and word in ("private", "protected", "private_class_method"):
-            for obj in objects:
-                if obj.namespace == ns.name and obj.name in names and obj.kind != "constant":
-                    obj.hidden = True
-        elif names and word == "module_function":
-            for obj in objects:
-                if obj.namespace == ns.name and obj.name in names:
-                    obj.scope = "class"
+        # (the objects named, by an index: a file of many `private :x` stays linear)
+        named = [o for n in sorted(names) for o in index.get((ns.name, n), ())]
+        if word in ("private", "protected", "private_class_method"):
+            for obj in named:
+                obj.hidden = obj.hidden or obj.kind != "constant"
+        elif word == "private_constant":
+            for obj in named:
+                obj.hidden = obj.hidden or obj.kind == "constant"
+        elif word == "module_function":
+            for obj in named:
+                obj.scope = "class"
         return
     if doc and frame.kind == "ns" and (m := _CONSTANT.match(code)):
         objects.append(RubyObject("constant", m.group(1), ns.name, "class", code[:200], doc,

@@ -198,10 +198,18 @@ def ruby_to_markdown(path: str, text: str) -> Converted:
     for o in objects:  # (a signature with literals is shown as written: `def f(a = "x")`)
         if o.kind in ("method", "constant") and _BLANKED.search(o.signature) and o.line < len(raw):
             o.signature = _as_written(o, raw, lexed)
-    members: dict[str, list[RubyObject]] = {}
+    # (a method defined twice is one object, as YARD's: the later definition, the text of the
+    # last one that has text)
+    latest: dict[tuple[str, str], RubyObject] = {}
     for o in objects:
         if o.namespace:
-            members.setdefault(o.namespace, []).append(o)
+            before = latest.pop((o.kind, o.path), None)
+            if before is not None and not o.doc:
+                o.doc = before.doc
+            latest[(o.kind, o.path)] = o
+    members: dict[str, list[RubyObject]] = {}
+    for o in latest.values():
+        members.setdefault(o.namespace, []).append(o)
     namespaces = [o for o in objects if not o.namespace and (o.doc or members.get(o.name))]
     if not namespaces:
         return Converted("", None)
