@@ -253,6 +253,13 @@ def test_yardopts_and_rdoc() -> None:
         [],
         ["a.md", "b.md"],
     )
+    # RDoc's verbatim text follows a blank line or a line ending in `:`; markdown's hanging
+    # indent is text
+    text = "# Use it like so:\n#   Hoop.start(url)\n# Options\n#   @return [Hash] x\n"
+    text += "module Hoop; end\n"
+    shown = ruby_to_markdown("lib/hoop.rb", text).text
+    assert "Use it like so:\n```ruby\nHoop.start(url)\n```" in shown
+    assert "Options\n  @return [Hash] x" in shown
     done = rdoc_to_markdown("README.rdoc", "= Title\n:include: other.rdoc\n\nUse <tt>x</tt>.\n")
     assert done.title == "Title" and "Use `x`." in done.text and ":include:" not in done.text
 
@@ -280,13 +287,14 @@ def test_lexer_reads_literals_whole() -> None:
 
 def test_names_as_ruby_calls_them() -> None:
     text = (
-        "module A\n  module_function\n  def f; end\nend\n"
+        "module A\n  class << self\n    attr_accessor :root\n  end\n  module_function\n"
+        "  def f; end\nend\n"
         "class A::B\n  def self.c; end\n  def ==(o) = true\n  def []=(k, v); end\n"
         "  private def p; end\n  def q?; end\n  private :q?\nend\n"
     )
     objs = parse(lex(text))
     shown = {o.path for o in objs if not o.hidden}
-    assert shown == {"A", "A.f", "A::B", "A::B.c", "A::B#==", "A::B#[]="}
+    assert shown == {"A", "A.root", "A.f", "A::B", "A::B.c", "A::B#==", "A::B#[]="}
 
 
 @FUZZ

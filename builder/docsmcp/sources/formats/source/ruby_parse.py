@@ -293,8 +293,9 @@ def _body_statement(
     if m := _ATTR.match(code):
         access = {"reader": "r", "writer": "w", "accessor": "rw"}[m.group(1)]
         hidden = ns.hidden or frame.visibility != "public" or _hidden_doc(doc)
+        scope = "class" if frame.kind == "sclass" else "instance"  # (`class << self`)
         for name in _SYMBOLS.findall(m.group(2)):
-            objects.append(RubyObject("attribute", name, ns.name, "instance", "", doc, line,
+            objects.append(RubyObject("attribute", name, ns.name, scope, "", doc, line,
                                       access=access, hidden=hidden))  # fmt: skip
         return
     if m := _VISIBILITY.match(code):

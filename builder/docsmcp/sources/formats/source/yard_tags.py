@@ -235,7 +235,12 @@ def _tag(
         doc.sections += inner.text
         doc.params += inner.params
         doc.options += inner.options
-        doc.returns += inner.returns
+        for m, r in inner.returns:  # (under its overload, as YARD shows them)
+            types = f"`{r.types}`" if r.types else ""
+            label = "Returns" if r.name == "return" else "Block returns"
+            doc.sections.append(
+                (m, f"**{label}:** {types}{' — ' if types and r.text else ''}{r.text}")
+            )
         doc.sections += inner.sections
         doc.names += inner.names
     elif tag in ("api", "private", "author", "abstract", "attr", "visibility"):
@@ -289,9 +294,11 @@ def _markup(
         if verbatim and (indented or not t.strip()):
             verbatim.append((n, t))
             continue
-        # RDoc's verbatim text: indented below a paragraph; a list item's continuation (as
-        # indented as the item's text) is no code, nor is a list item
-        if indented and not _ITEM.match(t) and not (in_list and indent >= in_list):
+        # RDoc's verbatim text: indented after a blank line or below a line ending in `:`
+        # ("For a query:"); a list item's continuation (as indented as the item's text) is no
+        # code, nor is a list item, nor a paragraph's hanging indent (markdown's)
+        after = not out or not out[-1][1].strip() or out[-1][1].rstrip().endswith(":")
+        if indented and after and not _ITEM.match(t) and not (in_list and indent >= in_list):
             verbatim.append((n, t))
             continue
         flush()
