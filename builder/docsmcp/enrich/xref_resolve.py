@@ -36,8 +36,8 @@ from docsmcp.sources.layout.translations import page_language
 from docsmcp.sources.roles import ORDER_PREFIX
 from docsmcp.sources.site_config import LANGUAGE
 
-# Pages whose `object:` anchors name the API objects they define (rustdoc.py's … phpdoc.py's).
-_OBJECT_PAGES = (".rs", ".java", ".kt", ".cs", ".swift", ".php")
+# Pages whose `object:` anchors name the API objects they define (rustdoc.py's … yard.py's).
+_OBJECT_PAGES = (".rs", ".java", ".kt", ".cs", ".swift", ".php", ".rb")
 
 
 def _unordered(path: str) -> str:
@@ -102,8 +102,7 @@ class _Resolver:
         for k, f in enumerate(files):
             for route in f.routes:
                 self.routes.setdefault(route, k)
-            # (rustdoc.py's, javadoc.py's, kdoc.py's, csharpdoc.py's, swiftdoc.py's and
-            # phpdoc.py's `object:` anchors)
+            # (the code readers' `object:` anchors: _OBJECT_PAGES)
             if is_rst(f.path) or f.path.lower().endswith(_OBJECT_PAGES):
                 for key, row in f.anchors.items():
                     self.rst_anchors.setdefault(key, row)

@@ -31,7 +31,9 @@ from docsmcp.sources.files import (
     PHP_SUFFIXES,
     PYTHON_SUFFIXES,
     RD_SUFFIXES,
+    RDOC_SUFFIXES,
     RST_SUFFIXES,
+    RUBY_SUFFIXES,
     RUST_SUFFIXES,
     SWIFT_SUFFIXES,
     TEXINFO_SUFFIXES,
@@ -167,6 +169,18 @@ def _docc(path: str, text: str) -> Converted:
     return docc_to_markdown(path, text)
 
 
+def _ruby(path: str, text: str) -> Converted:
+    from docsmcp.sources.formats.source.yard import ruby_to_markdown
+
+    return ruby_to_markdown(path, text)
+
+
+def _rdoc(path: str, text: str) -> Converted:
+    from docsmcp.sources.formats.source.yard import rdoc_to_markdown
+
+    return rdoc_to_markdown(path, text)
+
+
 CONVERTERS: dict[str, Callable[[str, str], Converted]] = {
     **{suffix: _html for suffix in HTML_SUFFIXES},
     **{suffix: _rst for suffix in RST_SUFFIXES},
@@ -189,6 +203,8 @@ CONVERTERS: dict[str, Callable[[str, str], Converted]] = {
     **{suffix: _swift for suffix in SWIFT_SUFFIXES},  # (DocC's symbol pages: swiftdoc.py)
     **{suffix: _docc for suffix in DOCC_SUFFIXES},
     **{suffix: _php for suffix in PHP_SUFFIXES},  # (phpDocumentor's pages: phpdoc.py)
+    **{suffix: _ruby for suffix in RUBY_SUFFIXES},  # (YARD's pages: yard.py)
+    **{suffix: _rdoc for suffix in RDOC_SUFFIXES},
 }
 
 

@@ -94,6 +94,12 @@ DOCC_SUFFIXES = (".tutorial",)
 # the source folders its phpdoc.xml or composer.json's autoload names (php_package.py,
 # formats/source/phpdoc.py); tests, vendor/ and every other `.php` are code, no page.
 PHP_SUFFIXES = (".php",)
+# Ruby: a gem's library files (a `*.gemspec` folder's `lib/`, or what its `.yardopts` names)
+# read as the pages YARD publishes on rubydoc.info (packages/ruby_gem.py,
+# formats/source/yard.py); other `.rb` is code. RDoc pages (`README.rdoc`, Rack's `SPEC.rdoc`)
+# are read as RDoc renders them (yard_tags.py's markup).
+RUBY_SUFFIXES = (".rb",)
+RDOC_SUFFIXES = (".rdoc",)
 
 # Pages converted to markdown by a reader (convert.py's CONVERTERS).
 CONVERTED_SUFFIXES = (
@@ -103,6 +109,7 @@ CONVERTED_SUFFIXES = (
     + C_HEADER_SUFFIXES + DOXYGEN_PAGE_SUFFIXES + JAVASCRIPT_SUFFIXES + PYTHON_SUFFIXES
     + CSHARP_SUFFIXES + SWIFT_SUFFIXES + DOCC_SUFFIXES + KOTLIN_SUFFIXES
     + PHP_SUFFIXES
+    + RUBY_SUFFIXES + RDOC_SUFFIXES
 )  # fmt: skip
 
 # Code a reader may make a page of (a crate's module, a header a Doxyfile names, a project's
@@ -122,6 +129,7 @@ CODE_PAGE_SUFFIXES = (
     + SWIFT_SUFFIXES
     + ELIXIR_SUFFIXES
     + PHP_SUFFIXES
+    + RUBY_SUFFIXES
 )
 
 # Code that may sit beside a saved HTML site without being its source.
@@ -135,6 +143,7 @@ CODE_BESIDE_SITES = (
     + SWIFT_SUFFIXES
     + KOTLIN_SUFFIXES
     + PHP_SUFFIXES  # (a PHP site's templates)
+    + RUBY_SUFFIXES
 )
 
 # Every file the builder reads as a page.

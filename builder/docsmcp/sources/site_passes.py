@@ -26,6 +26,7 @@ from docsmcp.sources.packages import (
     kotlin_project,
     php_package,
     python_package,
+    ruby_gem,
     rust_crate,
     rust_reexports,
     swift_extensions,
@@ -126,6 +127,8 @@ def code_files(
     out |= swift_package.no_pages(docs_dir, roots, listed)
     # PHP outside the source folders phpdoc.xml or composer.json's autoload names (php_package.py).
     out |= php_package.no_pages(docs_dir, roots, listed)
+    # Ruby that is no gem's library file (YARD's sources: ruby_gem.py).
+    out |= ruby_gem.no_pages(docs_dir, roots, listed)
     return out
 
 
