@@ -101,7 +101,9 @@ class _Resolver:
                 self.routes.setdefault(route, k)
             # (rustdoc.py's, javadoc.py's, kdoc.py's, csharpdoc.py's and swiftdoc.py's `object:`
             # anchors)
-            if is_rst(f.path) or f.path.lower().endswith((".rs", ".java", ".kt", ".cs", ".swift")):
+            if is_rst(f.path) or f.path.lower().endswith(
+                (".rs", ".java", ".kt", ".cs", ".swift", ".dart")
+            ):
                 for key, row in f.anchors.items():
                     self.rst_anchors.setdefault(key, row)
             elif f.path.lower().endswith(_RMARKDOWN):

@@ -19,6 +19,7 @@ from docsmcp.sources.files import (
     ASCIIDOC_SUFFIXES,
     C_HEADER_SUFFIXES,
     CSHARP_SUFFIXES,
+    DART_SUFFIXES,
     DOCC_SUFFIXES,
     DOXYGEN_PAGE_SUFFIXES,
     ELIXIR_SUFFIXES,
@@ -154,6 +155,12 @@ def _swift(path: str, text: str) -> Converted:
     return swift_to_markdown(path, text)
 
 
+def _dart(path: str, text: str) -> Converted:
+    from docsmcp.sources.formats.source.dartdoc import dart_to_markdown
+
+    return dart_to_markdown(path, text)
+
+
 def _docc(path: str, text: str) -> Converted:
     from docsmcp.sources.formats.markdown.docc import docc_to_markdown
 
@@ -181,6 +188,7 @@ CONVERTERS: dict[str, Callable[[str, str], Converted]] = {
     **{suffix: _csharp for suffix in CSHARP_SUFFIXES},  # (docfx's pages: csharpdoc.py)
     **{suffix: _swift for suffix in SWIFT_SUFFIXES},  # (DocC's symbol pages: swiftdoc.py)
     **{suffix: _docc for suffix in DOCC_SUFFIXES},
+    **{suffix: _dart for suffix in DART_SUFFIXES},  # (dartdoc's library pages: dartdoc.py)
 }
 
 

@@ -90,6 +90,11 @@ CSHARP_SUFFIXES = (".cs",)
 SWIFT_SUFFIXES = (".swift",)
 DOCC_SUFFIXES = (".tutorial",)
 
+# Dart: a package's public libraries (`lib/*.dart`, with what they export from `lib/src/`) read
+# as the pages dartdoc publishes (dart_package.py, formats/source/dartdoc.py); other `.dart` is
+# code, no page.
+DART_SUFFIXES = (".dart",)
+
 # Pages converted to markdown by a reader (convert.py's CONVERTERS).
 CONVERTED_SUFFIXES = (
     HTML_SUFFIXES + RST_SUFFIXES + NOTEBOOK_SUFFIXES + ASCIIDOC_SUFFIXES
@@ -97,6 +102,7 @@ CONVERTED_SUFFIXES = (
     + RUST_SUFFIXES + TYPESCRIPT_SUFFIXES + GO_SUFFIXES + JAVA_SUFFIXES
     + C_HEADER_SUFFIXES + DOXYGEN_PAGE_SUFFIXES + JAVASCRIPT_SUFFIXES + PYTHON_SUFFIXES
     + CSHARP_SUFFIXES + SWIFT_SUFFIXES + DOCC_SUFFIXES + KOTLIN_SUFFIXES
+    + DART_SUFFIXES
 )  # fmt: skip
 
 # Code a reader may make a page of (a crate's module, a header a Doxyfile names, a project's
@@ -115,6 +121,7 @@ CODE_PAGE_SUFFIXES = (
     + CSHARP_SUFFIXES
     + SWIFT_SUFFIXES
     + ELIXIR_SUFFIXES
+    + DART_SUFFIXES
 )
 
 # Code that may sit beside a saved HTML site without being its source.
@@ -127,6 +134,7 @@ CODE_BESIDE_SITES = (
     + CSHARP_SUFFIXES
     + SWIFT_SUFFIXES
     + KOTLIN_SUFFIXES
+    + DART_SUFFIXES
 )
 
 # Every file the builder reads as a page.

@@ -17,6 +17,7 @@ from docsmcp.sources.discover import Entry
 from docsmcp.sources.formats.markdown import link_titles
 from docsmcp.sources.inclusion import asciidoc_includes, dumi_demos, texinfo_includes
 from docsmcp.sources.packages import (
+    dart_package,
     dotnet_project,
     doxygen_project,
     go_source,
@@ -106,6 +107,8 @@ def no_pages(
     out |= dotnet_project.no_pages(docs_dir, roots, listed)
     # Swift that is no library target's source; DocC extension files merged (swift_package.py).
     out |= swift_package.no_pages(docs_dir, roots, listed)
+    # Dart that is no public library of a package (lib/src/, tests, examples: dart_package.py).
+    out |= dart_package.no_pages(docs_dir, roots, listed)
     return out
 
 
@@ -127,4 +130,5 @@ def after_reading(
     files = hugo_terms.resolve(files, docs_dir, roots)  # (glossary terms, `heading`: Kubernetes)
     files = doxygen_project.resolve(files, docs_dir, roots)  # (Doxygen: headers' settings, @ref)
     files = swift_package.resolve(files, docs_dir, roots)  # (DocC: <doc:> links, extensions)
+    files = dart_package.resolve(files, docs_dir, roots)  # (dartdoc: a library's exports)
     return mdn_api.resolve(files)  # (MDN's reference pages: entries named by their titles)
