@@ -167,6 +167,7 @@ class _Parser:
     def _to(self, i: int, n: int, stop: str) -> int:
         """The index of `stop` at depth 0 from `i` (`n` when none)."""
         depth = 0
+        n = min(n, len(self.t))
         while i < n:
             tok = self.t[i]
             if tok.kind == "open":
@@ -183,6 +184,7 @@ class _Parser:
     def _close(self, i: int, n: int) -> int:
         """The index just after the bracket group opening at `i`."""
         depth = 0
+        n = min(n, len(self.t))
         while i < n:
             kind = self.t[i].kind
             if kind == "open":
@@ -409,7 +411,8 @@ class _Parser:
         if not owner and len(prefix) >= 2 and prefix[-1] == ".":
             return None  # (an extension type's or class's constructor outside it: malformed)
         kind = "method" if owner else "function"
-        return Decl(kind, name, signature, doc, tuple(annots), params, self._type_of(head[:k]), line,
+        returns = self._type_of(head[:k])
+        return Decl(kind, name, signature, doc, tuple(annots), params, returns, line,
                     static=static)  # fmt: skip
 
     def _type_of(self, toks: list[Token]) -> str:

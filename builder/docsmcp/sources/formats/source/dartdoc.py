@@ -139,6 +139,7 @@ class _Page:
     table: dict[str, str]  # templates
     symbols: dict[str, str] = field(default_factory=dict)  # name -> anchor
     supers: dict[str, list[str]] = field(default_factory=dict)  # type -> its supertypes
+    types: dict[str, str] = field(default_factory=dict)  # `Type.field` -> the field's type
     out: list[tuple[int, str]] = field(default_factory=list)
     anchors: list[tuple[int, str]] = field(default_factory=list)
     refs: list[tuple[int, str]] = field(default_factory=list)
@@ -204,15 +205,31 @@ class _Page:
             self.refs += [(start, n) for n in refs if n not in names]
         self.entry(d, parts, lines, at)
 
+    def field_type(self, owner: str, name: str) -> str:
+        """The type of the field an initializing parameter (`this.x`, `super.x`) names: the
+        owner's, else a supertype's on the page."""
+        seen: set[str] = set()
+        todo = [owner] if owner else []
+        while todo and len(seen) < MAX_SUPERS:
+            t = todo.pop(0)
+            if t in seen:
+                continue
+            seen.add(t)
+            if f"{t}.{name}" in self.types:
+                return self.types[f"{t}.{name}"]
+            todo += self.supers.get(t, [])
+        return ""
+
     def entry(self, d: Decl, parts: list[str], lines: list[str], at: int) -> None:
         if len(self.api) >= MAX_ENTRIES:
             return
         name = ".".join([self.library, *parts] if self.library else parts)
         doc = dartdoc_text.expand(d.doc or "", self.table)
+        owner = parts[0] if d.kind == "constructor" else ""
         params = tuple(
             Parameter(
                 p.name,
-                p.type + ({"optional": " [optional]", "named": " {named}"}.get(p.kind, "")),
+                p.type or self.field_type(owner, p.name),
                 p.required,
                 dartdoc_text.sentence_about(doc, p.name),
             )
@@ -237,7 +254,11 @@ class _Page:
         )
 
 
+_LINKED = re.compile(r"\[(`[^`\n]+`)\]\(#[^)\s]*\)")
+
+
 def _description(lines: list[str]) -> str:
+    """The comment's first paragraph, its references as code without their links."""
     para: list[str] = []
     for line in lines:
         if not line.strip():
@@ -248,7 +269,7 @@ def _description(lines: list[str]) -> str:
             if para:
                 break
             continue
-        para.append(line.strip())
+        para.append(_LINKED.sub(r"\1", line.strip()))
     return " ".join(para)
 
 
@@ -301,6 +322,9 @@ def dart_to_markdown(path: str, text: str) -> Converted:
         page.supers[d.name] = _supertypes(d.signature)
         for m in _members(d):
             page.symbols[f"{d.name}.{_member_name(m)}"] = _anchor(f"{d.name}.{_member_name(m)}")
+        for m in d.members:  # (private fields too: `this._x` parameters are rare, `this.x` not)
+            if m.kind in ("field", "getter") and m.returns:
+                page.types.setdefault(f"{d.name}.{m.name}", m.returns)
     title = f"{library} library"
     page.add(0, f"# {title}")
     if own.library_doc:
