@@ -32,6 +32,7 @@ export 'package:other_pkg/other.dart' show MediaType;
 export 'src/client.dart' hide zoneClient;
 export 'src/response.dart' show Response;
 export 'src/platform_stub.dart' if (dart.library.io) 'src/platform_io.dart';
+export 'retry.dart';
 
 /// Sends an HTTP GET request with the given headers to the given URL.
 ///
@@ -219,6 +220,8 @@ def test_package_reads_as_dartdoc_shows_it(tmp_path: Path) -> None:
     assert "### Response.operator ==" in lib
     # A conditional export: its default (first) URI; another package's export: left out.
     assert "## platform" in lib and "'io'" not in lib and "MediaType" not in lib
+    # Another public library it exports: named with a link, its declarations on its own page.
+    assert "Exports the library [retry](retry.dart)." in lib and "## RetryClient" not in lib
     retry = pages["lib/retry.dart"]
     assert "# retry library" in retry and "A wrapper that retries failing requests." in retry
     # A template defined in another file of the package (not exported) still expands.

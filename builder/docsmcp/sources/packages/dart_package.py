@@ -166,10 +166,11 @@ def resolve(files: list[SourceFile], docs_dir: Path, roots: Sequence[Path]) -> l
         package = names.setdefault(folder, _package_name(docs_dir, folder))
         body = f.body if f.line_map else f.text
         own = f.line_map or tuple(range(body.count("\n") + 1))
-        appended = _exported(docs_dir, roots, f.path, body, folder, package)
+        appended, libs = _exported(docs_dir, roots, f.path, body, folder, package, set(pages))
         text = "\n".join(
             [dartdoc.header_line("", package), body]
             + [dartdoc.export_line(p, e.show, e.hide) + "\n" + t for p, e, t in appended]
+            + [dartdoc.LIBRARY + posixpath.relpath(p, posixpath.dirname(f.path)) for p in libs]
         )
         wanted = set(_MACRO.findall(text)) - set(_TEMPLATE.findall(text))
         if wanted:
@@ -187,11 +188,20 @@ def resolve(files: list[SourceFile], docs_dir: Path, roots: Sequence[Path]) -> l
 
 
 def _exported(
-    docs_dir: Path, roots: Sequence[Path], path: str, body: str, folder: str, package: str
-) -> list[tuple[str, Export, str]]:
+    docs_dir: Path,
+    roots: Sequence[Path],
+    path: str,
+    body: str,
+    folder: str,
+    package: str,
+    public: set[str],
+) -> tuple[list[tuple[str, Export, str]], list[str]]:
     """The files a library's page shows after its own text: its parts and its exports,
-    followed through their exports, each once (the first route's `show`/`hide`)."""
+    followed through their exports, each once (the first route's `show`/`hide`); and the
+    other public libraries it exports (`public`: named, not copied, as their own pages show
+    their declarations)."""
     out: list[tuple[str, Export, str]] = []
+    libs: list[str] = []
     seen = {path}
     todo: list[tuple[str, Export, int, str]] = []  # (path, combinators, depth, exporter)
     unit = parse(body)
@@ -205,6 +215,9 @@ def _exported(
         if target is None or target in seen:
             continue
         seen.add(target)
+        if target in public:
+            libs.append(target)
+            continue
         text = _text(docs_dir, roots, target)
         if text is None:
             log.info("%s: exported file %s not found", path, target)
@@ -224,7 +237,7 @@ def _exported(
             if e.show and not show:
                 continue  # (nothing the outer `show` lets through)
             todo.append((sub.uri, Export(sub.uri, show, e.hide + sub.hide), depth + 1, target))
-    return out
+    return out, libs
 
 
 def _templates(docs_dir: Path, roots: Sequence[Path], folder: str) -> dict[str, str]:

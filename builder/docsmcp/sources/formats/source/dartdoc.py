@@ -43,6 +43,7 @@ from docsmcp.sources.formats.source.dart_parse import TYPE_KINDS, Decl, Unit, pa
 HEADER = "// docsmcp:dartdoc "
 EXPORT = "// docsmcp:dart-export "
 TEMPLATES = "// docsmcp:dart-templates "
+LIBRARY = "// docsmcp:dart-library "  # another public library this one exports (its path)
 MAX_ENTRIES = 20_000
 MAX_SUPERS = 32  # types searched for an inherited member a reference names, at most
 _SUPER_CLAUSE = re.compile(r"\b(?:extends|with|implements|on)\b(.*)", re.S)
@@ -76,9 +77,11 @@ def export_line(path: str, show: tuple[str, ...], hide: tuple[str, ...]) -> str:
     return f"{EXPORT}{path} show={','.join(show)} hide={','.join(hide)}"
 
 
-def split(path: str, body: str) -> tuple[str, list[Segment]]:
-    """The library name and the segments of a page body (see the module's docstring)."""
+def split(path: str, body: str) -> tuple[str, list[Segment], list[str]]:
+    """The library name, the segments of a page body and the other libraries it exports (see
+    the module's docstring)."""
     library = ""
+    libraries: list[str] = []
     lines = body.split("\n")
     start = 0
     if lines and lines[0].startswith(HEADER):
@@ -92,6 +95,9 @@ def split(path: str, body: str) -> tuple[str, list[Segment]]:
     buf: list[str] = []
     for k in range(start, len(lines)):
         line = lines[k]
+        if line.startswith(LIBRARY):
+            libraries.append(line[len(LIBRARY) :].strip())
+            continue
         if line.startswith((EXPORT, TEMPLATES)):
             segments.append(Segment(cur.path, "\n".join(buf), cur.first_line, cur.show,
                                     cur.hide, cur.templates_only))  # fmt: skip
@@ -107,7 +113,7 @@ def split(path: str, body: str) -> tuple[str, list[Segment]]:
         buf.append(line)
     segments.append(Segment(cur.path, "\n".join(buf), cur.first_line, cur.show, cur.hide,
                             cur.templates_only))  # fmt: skip
-    return library, segments
+    return library, segments, libraries
 
 
 def _names(text: str) -> frozenset[str]:
@@ -296,7 +302,7 @@ def _members(d: Decl) -> list[Decl]:
 
 def dart_to_markdown(path: str, text: str) -> Converted:
     """The dartdoc page of the library `text` (see the module's docstring)."""
-    library, segments = split(path, text.replace("\r\n", "\n"))
+    library, segments, exported = split(path, text.replace("\r\n", "\n"))
     units = [(seg, parse(seg.text)) for seg in segments]
     own = units[0][1]
     library = library or library_name(path, own)
@@ -315,7 +321,7 @@ def dart_to_markdown(path: str, text: str) -> Converted:
                 decls.append((seg, d))
     # (in the order of dartdoc's library page: types, then properties, functions, typedefs)
     decls.sort(key=lambda sd: _TOP_RANK.get(sd[1].kind, 9))
-    if not decls and not own.library_doc:
+    if not decls and not own.library_doc and not exported:
         return Converted("", None, (), (), (), ())
     for _, d in decls:
         page.symbols[d.name] = _anchor(d.name)
@@ -332,6 +338,13 @@ def dart_to_markdown(path: str, text: str) -> Converted:
         page.blank(0)
         for line in lines:
             page.add(0, line)
+    if exported:  # (dartdoc lists their declarations on this page too; their pages show them)
+        names = ", ".join(
+            f"[{posixpath.splitext(posixpath.basename(p))[0]}]({p})" for p in exported
+        )
+        page.blank(0)
+        page.add(0, f"Exports the libraries {names}." if len(exported) > 1 else
+                 f"Exports the library {names}.")  # fmt: skip
     for seg, d in decls:
         first = seg.first_line
         page.declaration(d, [d.name], 2, first, "")
