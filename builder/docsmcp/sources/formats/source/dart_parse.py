@@ -351,7 +351,10 @@ class _Parser:
         # function type's (`void Function(int) f`)
         angle = 0
         paren = None
+        skip = words.index("operator") + 2 if "operator" in words else 0  # (`operator <(…)`)
         for k, x in enumerate(head):
+            if k < skip:
+                continue
             if x.text == "<":
                 angle += 1
             elif x.text == ">" and angle:
