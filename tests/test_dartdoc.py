@@ -184,8 +184,17 @@ def _package(root: Path) -> Path:
 def test_package_reads_as_dartdoc_shows_it(tmp_path: Path) -> None:
     out = build_bundle(_package(tmp_path / "webby"), tmp_path / "idx")
     pages = page_texts(out)
-    # The public libraries only: lib/src/, tests, examples (and their app), tools are no pages.
-    assert set(pages) == {"README.md", "CHANGELOG.md", "lib/webby.dart", "lib/retry.dart"}
+    # The public libraries, and the example pub.dev's Example tab shows; lib/src/, tests, the
+    # example's other files (its app's lib/), tools are no pages.
+    assert set(pages) == {
+        "README.md",
+        "CHANGELOG.md",
+        "lib/webby.dart",
+        "lib/retry.dart",
+        "example/main.dart",
+    }
+    assert "# webby example" in pages["example/main.dart"]
+    assert "```dart\n/// An example.\nvoid main() {}\n```" in pages["example/main.dart"]
     lib = pages["lib/webby.dart"]
     assert "# webby library" in lib
     assert "A composable, `Future`-based library for making HTTP requests." in lib

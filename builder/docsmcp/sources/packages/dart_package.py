@@ -110,6 +110,37 @@ def libraries(
     return out
 
 
+# pub.dev's Example tab: the first of these a package has (a markdown one is a page already)
+_EXAMPLE_PAGES = ("example/example.md", "example/README.md", "example/readme.md")
+_EXAMPLES = (
+    "example/lib/main.dart",
+    "example/main.dart",
+    "example/lib/{name}.dart",
+    "example/{name}.dart",
+    "example/lib/{name}_example.dart",
+    "example/{name}_example.dart",
+    "example/lib/example.dart",
+    "example/example.dart",
+)
+
+
+def examples(docs_dir: Path, listed: Iterable[str]) -> dict[str, str]:
+    """The example file pub.dev shows of each package (without a markdown one): path ->
+    package name."""
+    listed = set(listed)
+    out: dict[str, str] = {}
+    for folder in sorted(packages(docs_dir, listed)):
+        base = f"{folder}/" if folder else ""
+        if any(base + m in listed for m in _EXAMPLE_PAGES):
+            continue
+        name = _package_name(docs_dir, folder)
+        found = next((base + c.format(name=name) for c in _EXAMPLES
+                      if base + c.format(name=name) in listed), None)  # fmt: skip
+        if found is not None:
+            out[found] = name
+    return out
+
+
 def _code_head(text: str) -> str:
     """The text before the first declaration-looking line (where directives are)."""
     return "\n".join(x for x in text.split("\n")[:400] if not x.lstrip().startswith("//"))
@@ -120,7 +151,7 @@ def no_pages(docs_dir: Path, roots: Sequence[Path], listed: Iterable[str]) -> se
     listed = list(listed)
     if not any(p.endswith(DART_SUFFIX) for p in listed):
         return set()
-    pages = libraries(docs_dir, roots, listed)
+    pages = set(libraries(docs_dir, roots, listed)) | set(examples(docs_dir, listed))
     return {p for p in listed if p.endswith(DART_SUFFIX) and p not in pages}
 
 
@@ -153,13 +184,20 @@ def resolve(files: list[SourceFile], docs_dir: Path, roots: Sequence[Path]) -> l
     if not any(f.path.endswith(DART_SUFFIX) for f in files):
         return files
     pages = libraries(docs_dir, roots, [f.path for f in files])
-    if not pages:
+    shown = examples(docs_dir, [f.path for f in files])
+    if not pages and not shown:
         return files
     names: dict[str, str] = {}
     templates: dict[str, dict[str, str]] = {}  # package folder -> template name -> file
     out = []
     for f in files:
         folder = pages.get(f.path)
+        if f.path in shown:  # (the example's code, as pub.dev's Example tab shows it)
+            body = f.body if f.line_map else f.text
+            own = f.line_map or tuple(range(body.count("\n") + 1))
+            text = dartdoc.header_line("", shown[f.path], example=True) + "\n" + body
+            out.append(dataclasses.replace(f, body=text, line_map=(own[0] if own else 0, *own)))
+            continue
         if folder is None:
             out.append(f)
             continue

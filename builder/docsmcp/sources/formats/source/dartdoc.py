@@ -69,8 +69,28 @@ class Segment:
     templates_only: bool = False
 
 
-def header_line(library: str, package: str) -> str:
-    return HEADER + json.dumps({"library": library, "package": package}, sort_keys=True)
+def header_line(library: str, package: str, example: bool = False) -> str:
+    data: dict[str, object] = {"library": library, "package": package}
+    if example:
+        data["example"] = True
+    return HEADER + json.dumps(data, sort_keys=True)
+
+
+def _example(text: str) -> Converted | None:
+    """The page of a package's example file (the header says so): its code, as pub.dev's
+    Example tab shows it."""
+    head, _, body = text.partition("\n")
+    try:
+        data = json.loads(head[len(HEADER) :])
+    except ValueError:
+        return None
+    if not isinstance(data, dict) or not data.get("example"):
+        return None
+    title = f"{data.get('package') or 'package'} example"
+    code = body.rstrip("\n").split("\n")
+    lines = [f"# {title}", "", *code_block("", "dart", code)]
+    line_map = (0, 0, 0, *range(1, len(code) + 1), len(code))  # (line 0: the header)
+    return Converted("\n".join(lines), title, (), tuple(line_map), (), ())
 
 
 def export_line(path: str, show: tuple[str, ...], hide: tuple[str, ...]) -> str:
@@ -302,7 +322,10 @@ def _members(d: Decl) -> list[Decl]:
 
 def dart_to_markdown(path: str, text: str) -> Converted:
     """The dartdoc page of the library `text` (see the module's docstring)."""
-    library, segments, exported = split(path, text.replace("\r\n", "\n"))
+    text = text.replace("\r\n", "\n")
+    if text.startswith(HEADER) and (example := _example(text)) is not None:
+        return example
+    library, segments, exported = split(path, text)
     units = [(seg, parse(seg.text)) for seg in segments]
     own = units[0][1]
     library = library or library_name(path, own)
