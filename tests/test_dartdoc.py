@@ -47,6 +47,7 @@ CLIENT = r"""import 'response.dart';
 
 part 'client_base.dart';
 
+/// {@category Core}
 /// {@template client}
 /// The interface for HTTP clients that take care of maintaining persistent
 /// connections across multiple requests to the same server.
@@ -164,6 +165,10 @@ def _package(root: Path) -> Path:
             "pubspec.yaml": "name: webby\nversion: 1.0.0\n",
             "README.md": "# webby\n\nA composable HTTP library.\n",
             "CHANGELOG.md": "## 1.0.0\n\n- First release.\n",
+            "dartdoc_options.yaml": (
+                'dartdoc:\n  categories:\n    "Core":\n      markdown: doc/core.md\n'
+            ),
+            "doc/core.md": "The objects most programs use.\n",
             "lib/webby.dart": LIBRARY,
             "lib/retry.dart": RETRY,
             "lib/src/client.dart": CLIENT,
@@ -188,6 +193,7 @@ def test_package_reads_as_dartdoc_shows_it(tmp_path: Path) -> None:
     # example's other files (its app's lib/), tools are no pages.
     assert set(pages) == {
         "README.md",
+        "doc/core.md",
         "CHANGELOG.md",
         "lib/webby.dart",
         "lib/retry.dart",
@@ -229,6 +235,12 @@ def test_package_reads_as_dartdoc_shows_it(tmp_path: Path) -> None:
     assert "### Response.operator ==" in lib
     # A conditional export: its default (first) URI; another package's export: left out.
     assert "## platform" in lib and "'io'" not in lib and "MediaType" not in lib
+    # dartdoc_options.yaml's category page: its text, then the declarations `{@category Core}`
+    # puts in it, linked to their sections, with their first sentence.
+    core = pages["doc/core.md"]
+    assert "The objects most programs use." in core and "## Classes" in core
+    assert "- [`Client`](../lib/webby.dart#Client): The interface for HTTP clients" in core
+    assert "{@category" not in lib
     # Another public library it exports: named with a link, its declarations on its own page.
     assert "Exports the library [retry](retry.dart)." in lib and "## RetryClient" not in lib
     retry = pages["lib/retry.dart"]

@@ -29,6 +29,7 @@ from docsmcp.model.source import SourceFile
 from docsmcp.sources.files import DART_SUFFIXES
 from docsmcp.sources.formats.source import dartdoc
 from docsmcp.sources.formats.source.dart_parse import Export, parse
+from docsmcp.sources.packages import dart_categories
 from docsmcp.sources.settings import read_page_text
 
 log = logging.getLogger("docsmcp.sources.packages.dart_package")
@@ -189,6 +190,8 @@ def resolve(files: list[SourceFile], docs_dir: Path, roots: Sequence[Path]) -> l
         return files
     names: dict[str, str] = {}
     templates: dict[str, dict[str, str]] = {}  # package folder -> template name -> file
+    # package folder -> library page -> its files (path, text, show, hide): for categories
+    shows: dict[str, dict[str, list[tuple[str, str, tuple[str, ...], tuple[str, ...]]]]] = {}
     out = []
     for f in files:
         folder = pages.get(f.path)
@@ -205,6 +208,9 @@ def resolve(files: list[SourceFile], docs_dir: Path, roots: Sequence[Path]) -> l
         body = f.body if f.line_map else f.text
         own = f.line_map or tuple(range(body.count("\n") + 1))
         appended, libs = _exported(docs_dir, roots, f.path, body, folder, package, set(pages))
+        shows.setdefault(folder, {})[f.path] = [(f.path, body, (), ())] + [
+            (p, t, e.show, e.hide) for p, e, t in appended
+        ]
         text = "\n".join(
             [dartdoc.header_line("", package), body]
             + [dartdoc.export_line(p, e.show, e.hide) + "\n" + t for p, e, t in appended]
@@ -222,6 +228,40 @@ def resolve(files: list[SourceFile], docs_dir: Path, roots: Sequence[Path]) -> l
         line_map = (own[0] if own else 0, *own)
         line_map += (line_map[-1],) * (total - len(line_map))
         out.append(dataclasses.replace(f, body=text, line_map=line_map[:total]))
+    return _with_categories(out, docs_dir, shows)
+
+
+def _with_categories(
+    files: list[SourceFile],
+    docs_dir: Path,
+    shows: dict[str, dict[str, list[tuple[str, str, tuple[str, ...], tuple[str, ...]]]]],
+) -> list[SourceFile]:
+    """The category pages `dartdoc_options.yaml` names, with their lists of declarations."""
+    wanted: dict[str, str] = {}  # markdown page -> category
+    found: dict[str, list[dart_categories.Listed]] = {}
+    for folder, libs in sorted(shows.items()):
+        named = dart_categories.pages(docs_dir, folder)
+        if not named:
+            continue
+        listed = dart_categories.members(libs)
+        for category, page in named.items():
+            if listed.get(category):
+                wanted[page] = category
+                found[page] = listed[category]
+    if not wanted:
+        return files
+    out = []
+    for f in files:
+        if f.path not in wanted:
+            out.append(f)
+            continue
+        body = f.body if f.line_map else f.text
+        own = f.line_map or tuple(range(body.count("\n") + 1))
+        text = body.rstrip("\n") + "\n" + dart_categories.lists(f.path, found[f.path]) + "\n"
+        total = text.count("\n") + 1
+        line_map = (tuple(own) + (own[-1] if own else 0,) * total)[:total]
+        title = f.nav_title or wanted[f.path]  # (dartdoc titles the page by its category)
+        out.append(dataclasses.replace(f, body=text, line_map=line_map, nav_title=title))
     return out
 
 

@@ -347,10 +347,10 @@ def dart_to_markdown(path: str, text: str) -> Converted:
     if not decls and not own.library_doc and not exported:
         return Converted("", None, (), (), (), ())
     for _, d in decls:
-        page.symbols[d.name] = _anchor(d.name)
+        page.symbols[d.name] = anchor(d.name)
         page.supers[d.name] = _supertypes(d.signature)
         for m in _members(d):
-            page.symbols[f"{d.name}.{_member_name(m)}"] = _anchor(f"{d.name}.{_member_name(m)}")
+            page.symbols[f"{d.name}.{_member_name(m)}"] = anchor(f"{d.name}.{_member_name(m)}")
         for m in d.members:  # (private fields too: `this._x` parameters are rare, `this.x` not)
             if m.kind in ("field", "getter") and m.returns:
                 page.types.setdefault(f"{d.name}.{m.name}", m.returns)
@@ -400,7 +400,7 @@ def _member_name(m: Decl) -> str:
     return m.name.split(".", 1)[1] if m.kind == "constructor" else m.name
 
 
-def _anchor(name: str) -> str:
+def anchor(name: str) -> str:
     """The id of a symbol's section (`Client.get`, `Client.operator--`): as dartdoc's files
     are named, characters that are no id characters made `-`."""
     return re.sub(r"[^\w.-]", "-", name)
