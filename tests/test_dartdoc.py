@@ -437,3 +437,42 @@ def test_hostile_input_ends() -> None:
     assert isinstance(dart_to_markdown("lib/a.dart", many).text, str)
     loop = "/// {@template a}\n/// {@macro a}\n/// {@endtemplate}\nclass A {}\n"
     assert "A" in dart_to_markdown("lib/a.dart", loop).text
+
+
+def test_flutter_directives_read_as_dartdoc_renders_them() -> None:
+    # Flutter's comments: a sample between tool markers, a video, injected HTML, a template
+    # defined in the same file and used by another declaration.
+    source = (
+        "/// A widget that shows [child].\n"
+        "///\n"
+        "/// {@youtube 560 315 https://www.youtube.com/watch?v=x}\n"
+        "///\n"
+        "/// {@tool snippet}\n"
+        "/// This sample shows a padded box.\n"
+        "///\n"
+        "/// ```dart\n"
+        "/// const Padded(child: Text('[not a reference]'))\n"
+        "/// ```\n"
+        "/// {@end-tool}\n"
+        "///\n"
+        "/// {@inject-html}\n"
+        "/// <div>diagram</div>\n"
+        "/// {@end-inject-html}\n"
+        "///\n"
+        "/// {@template flutter.widgets.Padded.child}\n"
+        "/// The widget below this widget in the tree.\n"
+        "/// {@endtemplate}\n"
+        "class Padded {\n"
+        "  /// {@macro flutter.widgets.Padded.child}\n"
+        "  final Widget child;\n"
+        "  /// {@macro flutter.widgets.missing}\n"
+        "  const Padded({required this.child});\n"
+        "}\n"
+    )
+    page = dart_to_markdown("lib/widgets.dart", source)
+    assert "A widget that shows [`child`](#Padded.child)." in page.text
+    assert "This sample shows a padded box." in page.text
+    assert "const Padded(child: Text('[not a reference]'))" in page.text
+    assert "youtube" not in page.text and "diagram" not in page.text and "{@" not in page.text
+    child = page.text.split("### Padded.child", 1)[1]
+    assert child.split("###")[0].count("The widget below this widget in the tree.") == 1
