@@ -13,6 +13,7 @@ declarations a file and MAX_NESTING levels of braces are read.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from docsmcp.sources.formats.source.dart_lex import Token, tokens
@@ -28,6 +29,9 @@ _MEMBER_MODIFIERS = frozenset(
     {"static", "final", "const", "late", "external", "abstract", "covariant", "factory", "var"}
 )
 _DIRECTIVES = frozenset({"import", "export", "library", "part"})
+_LOOSE = re.compile(r"[(\[{] |\s[)\]}]|,[)\]}]")
+_INNER_SPACE = re.compile(r"([(\[{])\s+|\s+(?=[)\]}])()")
+_TRAILING_COMMA = re.compile(r",\s*([)\]}])")
 
 
 @dataclass(frozen=True)
@@ -197,9 +201,14 @@ class _Parser:
         return n
 
     def _text(self, a: int, b: int) -> str:
+        """The source of tokens `a`..`b` on one line, as dartdoc shows a declaration: no space
+        inside brackets, no trailing comma (`on<E>(EventHandler<E, State> handler, {…})`)."""
         if a >= b:
             return ""
-        return " ".join(self.src[self.t[a].start : self.t[b - 1].end].split())
+        text = " ".join(self.src[self.t[a].start : self.t[b - 1].end].split())
+        if not _LOOSE.search(text):
+            return text
+        return _TRAILING_COMMA.sub(r"\1", _INNER_SPACE.sub(r"\1\2", text))
 
     def _decl(
         self, i: int, n: int, doc: str | None, annots: list[str], owner: str, out: list[Decl]
