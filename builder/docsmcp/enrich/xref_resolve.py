@@ -99,8 +99,8 @@ class _Resolver:
         for k, f in enumerate(files):
             for route in f.routes:
                 self.routes.setdefault(route, k)
-            # (rustdoc.py's, javadoc.py's, kdoc.py's, csharpdoc.py's and swiftdoc.py's `object:`
-            # anchors)
+            # (rustdoc.py's, javadoc.py's, kdoc.py's, csharpdoc.py's, swiftdoc.py's and
+            # dartdoc.py's `object:` anchors)
             if is_rst(f.path) or f.path.lower().endswith(
                 (".rs", ".java", ".kt", ".cs", ".swift", ".dart")
             ):
