@@ -19,6 +19,7 @@ from docsmcp.sources.files import (
     ASCIIDOC_SUFFIXES,
     C_HEADER_SUFFIXES,
     CSHARP_SUFFIXES,
+    DART_SUFFIXES,
     DOCC_SUFFIXES,
     DOXYGEN_PAGE_SUFFIXES,
     ELIXIR_SUFFIXES,
@@ -163,6 +164,12 @@ def _php(path: str, text: str) -> Converted:
     return php_to_markdown(path, text)
 
 
+def _dart(path: str, text: str) -> Converted:
+    from docsmcp.sources.formats.source.dartdoc import dart_to_markdown
+
+    return dart_to_markdown(path, text)
+
+
 def _docc(path: str, text: str) -> Converted:
     from docsmcp.sources.formats.markdown.docc import docc_to_markdown
 
@@ -205,6 +212,7 @@ CONVERTERS: dict[str, Callable[[str, str], Converted]] = {
     **{suffix: _php for suffix in PHP_SUFFIXES},  # (phpDocumentor's pages: phpdoc.py)
     **{suffix: _ruby for suffix in RUBY_SUFFIXES},  # (YARD's pages: yard.py)
     **{suffix: _rdoc for suffix in RDOC_SUFFIXES},
+    **{suffix: _dart for suffix in DART_SUFFIXES},  # (dartdoc's library pages: dartdoc.py)
 }
 
 

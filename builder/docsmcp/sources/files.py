@@ -100,6 +100,10 @@ PHP_SUFFIXES = (".php",)
 # are read as RDoc renders them (yard_tags.py's markup).
 RUBY_SUFFIXES = (".rb",)
 RDOC_SUFFIXES = (".rdoc",)
+# Dart: a package's public libraries (`lib/*.dart`, with what they export from `lib/src/`) read
+# as the pages dartdoc publishes (dart_package.py, formats/source/dartdoc.py); other `.dart` is
+# code, no page.
+DART_SUFFIXES = (".dart",)
 
 # Pages converted to markdown by a reader (convert.py's CONVERTERS).
 CONVERTED_SUFFIXES = (
@@ -109,7 +113,7 @@ CONVERTED_SUFFIXES = (
     + C_HEADER_SUFFIXES + DOXYGEN_PAGE_SUFFIXES + JAVASCRIPT_SUFFIXES + PYTHON_SUFFIXES
     + CSHARP_SUFFIXES + SWIFT_SUFFIXES + DOCC_SUFFIXES + KOTLIN_SUFFIXES
     + PHP_SUFFIXES
-    + RUBY_SUFFIXES + RDOC_SUFFIXES
+    + RUBY_SUFFIXES + RDOC_SUFFIXES + DART_SUFFIXES
 )  # fmt: skip
 
 # Code a reader may make a page of (a crate's module, a header a Doxyfile names, a project's
@@ -130,6 +134,7 @@ CODE_PAGE_SUFFIXES = (
     + ELIXIR_SUFFIXES
     + PHP_SUFFIXES
     + RUBY_SUFFIXES
+    + DART_SUFFIXES
 )
 
 # Code that may sit beside a saved HTML site without being its source.
@@ -144,6 +149,7 @@ CODE_BESIDE_SITES = (
     + KOTLIN_SUFFIXES
     + PHP_SUFFIXES  # (a PHP site's templates)
     + RUBY_SUFFIXES
+    + DART_SUFFIXES
 )
 
 # Every file the builder reads as a page.

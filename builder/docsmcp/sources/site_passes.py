@@ -17,6 +17,7 @@ from docsmcp.sources.discover import Entry
 from docsmcp.sources.formats.markdown import link_titles
 from docsmcp.sources.inclusion import asciidoc_includes, dumi_demos, texinfo_includes
 from docsmcp.sources.packages import (
+    dart_package,
     dotnet_merge,
     dotnet_project,
     doxygen_project,
@@ -129,6 +130,8 @@ def code_files(
     out |= php_package.no_pages(docs_dir, roots, listed)
     # Ruby that is no gem's library file (YARD's sources: ruby_gem.py).
     out |= ruby_gem.no_pages(docs_dir, roots, listed)
+    # Dart that is no public library of a package (lib/src/, tests, examples: dart_package.py).
+    out |= dart_package.no_pages(docs_dir, roots, listed)
     return out
 
 
@@ -153,4 +156,5 @@ def after_reading(
     files = swift_extensions.resolve(files, docs_dir, roots)  # (DocC: a type over several files)
     files = kotlin_merge.resolve(files, docs_dir, roots)  # (Dokka: platform copies, overrides)
     files = dotnet_merge.resolve(files, docs_dir, roots)  # (docfx: <inheritdoc/>, code regions)
+    files = dart_package.resolve(files, docs_dir, roots)  # (dartdoc: a library's exports)
     return mdn_api.resolve(files)  # (MDN's reference pages: entries named by their titles)
