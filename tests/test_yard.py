@@ -7,9 +7,10 @@ with a module file and a class file, specs, examples)."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
-from conftest import FUZZ, build_bundle, page_texts, write_tree
+from conftest import FUZZ, build_bundle, page_texts, run_docsmcp, write_tree
 from docsmcp.sources.formats.source.ruby_lex import lex
 from docsmcp.sources.formats.source.ruby_parse import parse
 from docsmcp.sources.formats.source.yard import rdoc_to_markdown, ruby_to_markdown
@@ -222,6 +223,18 @@ def test_gem_reads_as_yard_shows_it(tmp_path: Path) -> None:
         ("options", "Hash"),
         ("options[:timeout]", "Integer"),
     ]
+
+
+def test_init_checks_the_files_the_build_reads(tmp_path: Path) -> None:
+    """init validates its proposal on a copy of the docs folder; it left hidden entries out, so
+    a gem's `.yardopts` (which names the pages) was missing there: faraday's init said 70 files
+    and 323 API entries where the build reads 68 and registers 298."""
+    root = _gem(tmp_path / "hoop")
+    init = run_docsmcp("init", "--docs-dir", root, "--write")
+    build = run_docsmcp("build", "--docs-dir", root, "--out", tmp_path / "idx")
+    files = re.search(r"built \S+: (\d+) files, (\d+) chunks", build.stdout + build.stderr)
+    assert files is not None, build.stderr
+    assert f"validate: ok: {files[1]} files, {files[2]} chunks" in init.stdout + init.stderr
 
 
 def test_object_links_are_references(tmp_path: Path) -> None:

@@ -465,8 +465,10 @@ def validate_proposal(  # noqa: ANN201
                     os.symlink(parent / name, Path(tmp) / name)
         (overlay / MANIFEST_NAME).write_text(proposal.text(), encoding="utf-8")
         for name in sorted(os.listdir(docs_dir)):
-            if name == MANIFEST_NAME or name.startswith("."):
-                continue  # hidden entries are never documentation
+            if name in (MANIFEST_NAME, ".git"):
+                continue
+            # (hidden entries too: no page, but configuration the build reads, as a gem's
+            # `.yardopts` naming its pages or VitePress' `.vitepress/config`)
             os.symlink(os.path.abspath(docs_dir / name), overlay / name)
         options = BuildOptions(docs_dir=overlay, source_roots=(docs_dir, *roots), workers=workers)
         collected = collect(options)
