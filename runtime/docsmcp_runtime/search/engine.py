@@ -16,7 +16,7 @@ from ..format import Fusion
 from .additions import expand, pin
 from .collapse import collapse_variants
 from .embedding import EmbeddingError, QueryEmbedder
-from .entry_names import query_term
+from .entry_names import named_terms
 from .fusion import CONVEX, RRF, FusionPolicy, convex, policy_for, rrf
 from .intent import QUERY_CLASSES, Named, named_values, query_class, wants_every_word
 from .lexical import (
@@ -245,11 +245,12 @@ class Searcher:
         return terms, bigrams, []
 
     def entry_named(self, query: str) -> list[str]:
-        """The entry-name term of a query that is one name (`JsonReader`, `Element.select`),
-        where the bundle has it (entry_names.py): searched besides the query's words, so the
-        entry named so gains its impact (none for other queries, and in older bundles)."""
-        term = query_term(query)
-        return [term] if term is not None and self.lexicon.lookup(term) is not None else []
+        """The entry-name terms of a query that names an entry (`JsonReader`, `Element.select`,
+        "JsonReader class", "Flag inversion" for `FlagInversion`) that the bundle holds
+        (entry_names.named_terms): searched besides the query's words, so the entry named so
+        gains its impact (none for other queries, and in older bundles)."""
+        lookup = self.lexicon.lookup
+        return [t for t in named_terms(query) if lookup(t) is not None]
 
     def heading_lengths(self, rows: np.ndarray) -> np.ndarray:
         """The characters of each row's headings (its breadcrumb less the path): among rows of

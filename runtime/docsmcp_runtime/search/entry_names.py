@@ -84,5 +84,54 @@ def query_term(query: str) -> str | None:
     return _term(bare) if _is_name(bare) and _bare(bare) == bare else None
 
 
+# Words that say what kind of thing a name is ("JsonReader class", "the Router struct",
+# "useState hook"): a query of one name and such words names the entry as the name alone does.
+KIND_WORDS = frozenset(
+    "class struct structure enum enumeration type typedef trait interface protocol hook "
+    "function func fn method macro module package namespace constant const property field "
+    "variable attribute annotation decorator component object record union extension "
+    "constructor exception".split()
+)
+# Words before a name and its kind ("the Router struct") that name nothing.
+_ARTICLES = frozenset(("the", "a", "an"))
+# A query of words that may be one name written apart ("Flag inversion" for `FlagInversion`,
+# "add days" for `addDays`): two or three plain words.
+_PLAIN = re.compile(r"[A-Za-z][A-Za-z0-9]*")
+MAX_JOINED = 3
+
+
+def _joined(words: list[str]) -> list[str]:
+    """The names `words` may be written apart from, in camel case: UpperCamel (`FlagInversion`)
+    and lowerCamel (`addDays`), the other words' first letters made capitals, as typed after."""
+    rest = "".join(w[:1].upper() + w[1:] for w in words[1:])
+    first = words[0]
+    return list(
+        dict.fromkeys((first[:1].upper() + first[1:] + rest, first[:1].lower() + first[1:] + rest))
+    )
+
+
+def named_terms(query: str) -> list[str]:
+    """The entry-name terms a query searches: the name's (query_term) when it is one name, or
+    one name and kind words ("JsonReader class", "the Router struct"); for two or three plain
+    words, the camel-case names they may be written apart from (`_joined`). Only those the
+    bundle holds are searched (engine.Searcher.entry_named), so a query of words that names no
+    entry scores as it did."""
+    one = query_term(query)
+    if one is not None:
+        return [one]
+    words = query.split()
+    if not 2 <= len(words) <= MAX_JOINED + 1:  # (most questions: at once)
+        return []
+    if words[0].lower() in _ARTICLES:
+        words = words[1:]
+    named = [w for w in words if w.lower() not in KIND_WORDS]
+    if len(named) == 1 and len(words) > 1:
+        term = query_term(named[0])
+        return [term] if term is not None else []
+    if 2 <= len(words) <= MAX_JOINED and all(_PLAIN.fullmatch(w) for w in words):
+        return [_term(key) for key in _joined(words)]
+    return []
+
+
 def is_entry_term(term: str) -> bool:
     return term.startswith(MARK)
