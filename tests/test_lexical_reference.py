@@ -25,6 +25,7 @@ from docsmcp.indexing.lexical import LexicalIndex, LexicalParams, build_index
 from docsmcp.pipeline.collect import BuildOptions, collect
 from docsmcp_runtime.bundle.reader import open_bundle
 from docsmcp_runtime.search.analyzer import AnalyzerConfig, analyze
+from docsmcp_runtime.search.entry_names import named_terms
 from docsmcp_runtime.search.intent import CHOICE_WORDS, wants_every_word
 from docsmcp_runtime.search.lexical import Lexicon, query_terms, score
 from docsmcp_runtime.search.options import SearchOptions
@@ -243,6 +244,9 @@ class ReferenceBM25F:
         """A bundle's full-text score of each row (its impacts coded): the terms' impacts, then
         their variants' at `stem_weight`, in float32."""
         terms, bigrams = self.query(query)
+        # and the entry-name terms of the entry the query names, where the bundle has them
+        # (*Full-text index*: one name, a name and kind words, plain words written apart)
+        terms = terms + [t for t in named_terms(query) if t in self.impacts]
         lexical = self.sum32(terms, coded=True)
         if stem_weight:
             w = np.float32(stem_weight)

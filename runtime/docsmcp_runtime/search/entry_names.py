@@ -56,11 +56,19 @@ def _is_name(text: str) -> bool:
     return len(text) >= 2 and not _SPACE.search(text) and _WORDY.search(text) is not None
 
 
-def entry_terms(name: str) -> list[str]:
+def top_level(name: str) -> str | None:
+    """`name` as a reader types it when it has one part (`OpenAI`, `glfwInit`), else None."""
+    bare = _bare(name)
+    return bare if _is_name(bare) and len(_PARTS.split(bare)) == 1 else None
+
+
+def entry_terms(name: str, top: frozenset[str] = frozenset()) -> list[str]:
     """The entry-name terms of an API entry named `name` (MARK + each name a reader may type):
     the full name, its last two parts and its last part; none for a name with a space (no query
     of one word types it). A constructor (`JsonReader.JsonReader`) is not named by its last
-    part: that is its class's name."""
+    part: that is its class's name; nor is a member whose last part is the name of an entry of
+    one part (`top`): openai-node's clients each have a static `OpenAI` (`AzureOpenAI.OpenAI`),
+    and "OpenAI" names the class `OpenAI`."""
     bare = _bare(name)
     if not _is_name(bare):
         return []
@@ -69,7 +77,7 @@ def entry_terms(name: str) -> list[str]:
     if len(parts) >= 3:
         last, parent = parts[-1], parts[-3]
         keys.append("".join(parts[-3:]))
-        if last != parent:
+        if last != parent and last not in top:
             keys.append(last)
     return [_term(key) for key in dict.fromkeys(keys) if _is_name(key) and _bare(key) == key]
 
@@ -128,7 +136,7 @@ def named_terms(query: str) -> list[str]:
     if len(named) == 1 and len(words) > 1:
         term = query_term(named[0])
         return [term] if term is not None else []
-    if 2 <= len(words) <= MAX_JOINED and all(_PLAIN.fullmatch(w) for w in words):
+    if len(named) == len(words) <= MAX_JOINED and all(_PLAIN.fullmatch(w) for w in words):
         return [_term(key) for key in _joined(words)]
     return []
 
