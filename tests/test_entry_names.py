@@ -208,6 +208,7 @@ def test_named_terms() -> None:
     assert named_terms("Logger.Level enum") == named("Logger.Level")
     assert named_terms("Flag inversion") == named("FlagInversion", "flagInversion")
     assert named_terms("add days") == named("AddDays", "addDays")
+    assert named_terms("the Router") == named("Router")
     assert named_terms("class struct") == []  # kind words alone name nothing
     assert named_terms("select elements with CSS selector") == []
     assert named_terms("how to add days") == []

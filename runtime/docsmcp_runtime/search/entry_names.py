@@ -12,7 +12,10 @@ a digest of the name (`_term`: 9 bytes where `com.google.gson.stream.JsonReader`
 keys were 7 % of jsoup's bundle written out) (bundle-spec.md, *Full-text index*, entry-name
 terms). A query that is one such name
 (`query_term`: one word, backticks and `()` allowed around it) also searches that term, so the
-entry it names gains its impact; any other query searches exactly what it did before.
+entry it names gains its impact; so does a name with kind words ("JsonReader class", "the
+Router struct") and two or three plain words that join to a name in camel case ("Flag
+inversion" for `FlagInversion`, "add days" for `addDays`) where the bundle holds that name
+(`named_terms`); any other query searches exactly what it did before.
 """
 
 from __future__ import annotations
@@ -133,7 +136,7 @@ def named_terms(query: str) -> list[str]:
     if words[0].lower() in _ARTICLES:
         words = words[1:]
     named = [w for w in words if w.lower() not in KIND_WORDS]
-    if len(named) == 1 and len(words) > 1:
+    if len(named) == 1:
         term = query_term(named[0])
         return [term] if term is not None else []
     if len(named) == len(words) <= MAX_JOINED and all(_PLAIN.fullmatch(w) for w in words):
