@@ -121,25 +121,40 @@ def _joined(words: list[str]) -> list[str]:
     )
 
 
+def _words(query: str) -> list[str]:
+    """The words of a query that may name an entry, less a first article; none for a query of
+    one word or of more than MAX_JOINED + 1 (most questions: at once)."""
+    words = query.split()
+    if not 2 <= len(words) <= MAX_JOINED + 1:
+        return []
+    return words[1:] if words[0].lower() in _ARTICLES else words
+
+
+def kind_named(query: str) -> str | None:
+    """The name a query of one name and kind words types ("JsonReader class", "the Router
+    struct", "`useState` hook": `JsonReader`, `Router`, `` `useState` ``), else None."""
+    words = _words(query)
+    named = [w for w in words if w.lower() not in KIND_WORDS]
+    return named[0] if len(named) == 1 and query_term(named[0]) is not None else None
+
+
 def named_terms(query: str) -> list[str]:
     """The entry-name terms a query searches: the name's (query_term) when it is one name, or
-    one name and kind words ("JsonReader class", "the Router struct"); for two or three plain
-    words, the camel-case names they may be written apart from (`_joined`). Only those the
-    bundle holds are searched (engine.Searcher.entry_named), so a query of words that names no
-    entry scores as it did."""
+    one name and kind words (kind_named); for two or three plain words, the camel-case names
+    they may be written apart from (`_joined`). Only those the bundle holds are searched
+    (engine.Searcher.entry_named), so a query of words that names no entry scores as it did."""
     one = query_term(query)
     if one is not None:
         return [one]
-    words = query.split()
-    if not 2 <= len(words) <= MAX_JOINED + 1:  # (most questions: at once)
-        return []
-    if words[0].lower() in _ARTICLES:
-        words = words[1:]
-    named = [w for w in words if w.lower() not in KIND_WORDS]
-    if len(named) == 1:
-        term = query_term(named[0])
-        return [term] if term is not None else []
-    if len(named) == len(words) <= MAX_JOINED and all(_PLAIN.fullmatch(w) for w in words):
+    name = kind_named(query)
+    if name is not None:
+        return [_term(_bare(name))]
+    words = _words(query)
+    if (
+        2 <= len(words) <= MAX_JOINED
+        and all(_PLAIN.fullmatch(w) for w in words)
+        and not any(w.lower() in KIND_WORDS for w in words)
+    ):
         return [_term(key) for key in _joined(words)]
     return []
 
