@@ -83,6 +83,41 @@ public class TokenReader {{
 }}
 """
 
+# gson's FieldAttributes: a short class comment, and members about classes
+ATTRIBUTES = """package com.example.tokens;
+
+import java.lang.reflect.Field;
+
+/**
+ * A data object that stores attributes of a field.
+ */
+public final class TokenAttributes {
+    private final Field field;
+
+    /**
+     * Constructs a Field Attributes object from the {@code f}.
+     */
+    public TokenAttributes(Field f) {
+        this.field = f;
+    }
+
+    /**
+     * Returns the {@code Class} object that was declared for this field of the class.
+     */
+    public Class<?> getDeclaringClass() {
+        return field.getDeclaringClass();
+    }
+
+    /**
+     * Returns the {@code Class} object of the declared type of this field: for a field
+     * {@code String name}, the class {@code String.class}.
+     */
+    public Class<?> getDeclaredClass() {
+        return field.getType();
+    }
+}
+"""
+
 README = """# tokens
 
 A streaming JSON library.
@@ -103,6 +138,7 @@ def app(tmp_path_factory: pytest.TempPathFactory) -> DocsApp:
             "pom.xml": POM,
             "README.md": README,
             "src/main/java/com/example/tokens/stream/TokenReader.java": READER,
+            "src/main/java/com/example/tokens/TokenAttributes.java": ATTRIBUTES,
         },
     )
     return DocsApp(open_bundle(build_bundle(docs, root / "bundle")))
@@ -187,6 +223,16 @@ def test_a_name_with_a_kind_word_finds_the_entry_as_the_bare_name_does(app: Docs
     for query in ("TokenReader class", "the TokenReader class", "class TokenReader"):
         assert first_heading(app, query) == "com.example.tokens.stream.TokenReader", query
     assert first_heading(app, "TokenReader.peek method") == "TokenReader.peek"
+    # ranked as the bare name is: the kind word is not searched where the name names an entry
+    # (in gson, guides and members whose text says "class" came first: "FieldNamingStrategy
+    # class" found `Gson.fieldNamingStrategy`)
+    assert first_heading(app, "TokenAttributes class") == "com.example.tokens.TokenAttributes"
+    bare = app.searcher.search("TokenAttributes", {}, 0, 10)
+    for query in ("TokenAttributes class", "the TokenAttributes class", "class TokenAttributes"):
+        hits = app.searcher.search(query, {}, 0, 10)
+        assert (hits.rows, hits.scores) == (bare.rows, bare.scores), query
+    # a name no entry has keeps its kind word
+    assert app.searcher.without_kind_words("NoSuchName class") == "NoSuchName class"
 
 
 def test_a_name_written_apart_finds_the_entry(app: DocsApp) -> None:
@@ -209,6 +255,8 @@ def test_named_terms() -> None:
     assert named_terms("Flag inversion") == named("FlagInversion", "flagInversion")
     assert named_terms("add days") == named("AddDays", "addDays")
     assert named_terms("the Router") == named("Router")
+    assert named_terms("Struct Router") == named("Router")
+    assert named_terms("Attribute class") == named("Attribute")  # jsoup's class Attribute
     assert named_terms("class struct") == []  # kind words alone name nothing
     assert named_terms("select elements with CSS selector") == []
     assert named_terms("how to add days") == []

@@ -216,7 +216,6 @@ class Searcher:
     ) -> tuple[list[str], list[str], list[str]]:
         """`searched`, and the query's stop words when they are all it has (else [])."""
         config = self.bundle.metadata.analyzer
-        query = self.without_kind_words(query)
         terms, bigrams = query_terms(query, config, operators=not self.coordination)
         lexicon = self.lexicon
         stop = config.stopwords
@@ -308,6 +307,7 @@ class Searcher:
         # Every array of one value per chunk comes from `work` (workspace.py) and is used only
         # within this call: the Page holds plain lists.
         deadline = time.monotonic() + self.time_budget
+        query = self.without_kind_words(query)
         terms, bigrams, stops = self._searched(query, filters)
         notes = [stop_words_note(stops, terms)] if stops else []
         terms = terms + self.entry_named(query)

@@ -133,8 +133,11 @@ def _words(query: str) -> list[str]:
 def kind_named(query: str) -> str | None:
     """The name a query of one name and kind words types ("JsonReader class", "the Router
     struct", "`useState` hook": `JsonReader`, `Router`, `` `useState` ``), else None."""
-    words = _words(query)
-    named = [w for w in words if w.lower() not in KIND_WORDS]
+    # A kind word in lower case is one; a capital one ("Struct Router") only beside a name, as
+    # a type may be named by one (jsoup's `Attribute`: "Attribute class").
+    named = [w for w in _words(query) if w not in KIND_WORDS]
+    if len(named) > 1:
+        named = [w for w in named if w.lower() not in KIND_WORDS]
     return named[0] if len(named) == 1 and query_term(named[0]) is not None else None
 
 
