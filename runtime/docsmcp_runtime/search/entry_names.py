@@ -23,6 +23,7 @@ from __future__ import annotations
 import base64
 import hashlib
 import re
+from collections.abc import Callable
 
 # Before every entry-name term: a control character, which the analyzer never puts in a term,
 # so no word of a page or a query can be one.
@@ -130,36 +131,59 @@ def _words(query: str) -> list[str]:
     return words[1:] if words[0].lower() in _ARTICLES else words
 
 
-def kind_named(query: str) -> str | None:
-    """The name a query of one name and kind words types ("JsonReader class", "the Router
-    struct", "`useState` hook": `JsonReader`, `Router`, `` `useState` ``), else None."""
-    # A kind word in lower case is one; a capital one ("Struct Router") only beside a name, as
-    # a type may be named by one (jsoup's `Attribute`: "Attribute class").
-    named = [w for w in _words(query) if w not in KIND_WORDS]
+def _kind_named(words: list[str]) -> str | None:
+    """The name `words` type with kind words ("JsonReader class", "`useState` hook"), else
+    None. A kind word in lower case is one; a capital one ("Struct Router") only beside a name,
+    as a type may be named by one (jsoup's `Attribute`: "Attribute class")."""
+    named = [w for w in words if w not in KIND_WORDS]
     if len(named) > 1:
         named = [w for w in named if w.lower() not in KIND_WORDS]
     return named[0] if len(named) == 1 and query_term(named[0]) is not None else None
 
 
-def named_terms(query: str) -> list[str]:
-    """The entry-name terms a query searches: the name's (query_term) when it is one name, or
-    one name and kind words (kind_named); for two or three plain words, the camel-case names
-    they may be written apart from (`_joined`). Only those the bundle holds are searched
-    (engine.Searcher.entry_named), so a query of words that names no entry scores as it did."""
-    one = query_term(query)
-    if one is not None:
-        return [one]
-    name = kind_named(query)
-    if name is not None:
-        return [_term(_bare(name))]
-    words = _words(query)
-    if (
+def _joinable(words: list[str]) -> bool:
+    return (
         2 <= len(words) <= MAX_JOINED
         and all(_PLAIN.fullmatch(w) for w in words)
         and not any(w.lower() in KIND_WORDS for w in words)
-    ):
-        return [_term(key) for key in _joined(words)]
-    return []
+    )
+
+
+def entry_query(query: str, held: Callable[[str], bool]) -> tuple[str, list[str]]:
+    """The query whose words are searched and the entry-name terms searched besides them, of
+    the terms `held` says the bundle holds: for one name (query_term), its term; for one name
+    and kind words ("JsonReader class", "the Router struct"), the name's term, the name alone
+    searched where it is held (its entry ranks as for the bare name: the kind word is in most
+    reference chunks of its language); for two or three plain words, the camel-case names they
+    join to (`_joined`: "Flag inversion" `FlagInversion`), looked up only when the bundle holds
+    the joined word as a term (`flaginversion`, which a name's whole gives): one lookup, not
+    two digests and two, for a query of words that names nothing. Any other query: itself and
+    none, so it scores as it did."""
+    one = query_term(query)
+    if one is not None:
+        return query, [one] if held(one) else []
+    words = _words(query)
+    if not words:
+        return query, []
+    name = _kind_named(words)
+    if name is not None:
+        term = _term(_bare(name))
+        return (name, [term]) if held(term) else (query, [])
+    if _joinable(words):
+        keys = _joined(words)
+        if held(keys[0].lower()):
+            return query, [t for t in map(_term, keys) if held(t)]
+    return query, []
+
+
+def kind_named(query: str) -> str | None:
+    """The name a query of one name and kind words types ("the Router struct": `Router`)."""
+    return _kind_named(_words(query))
+
+
+def named_terms(query: str) -> list[str]:
+    """The entry-name terms `query` searches where the bundle holds them all (entry_query)."""
+    return entry_query(query, lambda _: True)[1]
 
 
 def is_entry_term(term: str) -> bool:
