@@ -337,12 +337,14 @@ def defined_names(bundle: Path, n_rows: int) -> list[list[str]]:
     each followed by its entry-name terms: what the `anchors` field holds besides link texts
     (bundle-spec.md, *Full-text index*)."""
     import pyarrow.parquet as pq
-    from docsmcp_runtime.search.entry_names import entry_terms
+    from docsmcp_runtime.search.entry_names import entry_terms, top_level
 
     table = pq.read_table(bundle / "api.parquet", columns=["name", "row"])
     out: list[list[str]] = [[] for _ in range(n_rows)]
-    for name, row in zip(table["name"].to_pylist(), table["row"].to_pylist(), strict=True):
-        out[row].extend(t for t in (name, *entry_terms(name)) if t not in out[row])
+    names = table["name"].to_pylist()
+    top = frozenset(filter(None, map(top_level, names)))
+    for name, row in zip(names, table["row"].to_pylist(), strict=True):
+        out[row].extend(t for t in (name, *entry_terms(name, top)) if t not in out[row])
     return out
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 from conftest import FUZZ, build_bundle, write_tree
 from docsmcp_runtime.bundle.reader import open_bundle
-from docsmcp_runtime.search.entry_names import MARK, entry_terms, query_term
+from docsmcp_runtime.search.entry_names import MARK, entry_terms, named_terms, query_term
 from docsmcp_runtime.tools.app import DocsApp
 from hypothesis import given
 from hypothesis import strategies as st
@@ -83,6 +83,41 @@ public class TokenReader {{
 }}
 """
 
+# gson's FieldAttributes: a short class comment, and members about classes
+ATTRIBUTES = """package com.example.tokens;
+
+import java.lang.reflect.Field;
+
+/**
+ * A data object that stores attributes of a field.
+ */
+public final class TokenAttributes {
+    private final Field field;
+
+    /**
+     * Constructs a Field Attributes object from the {@code f}.
+     */
+    public TokenAttributes(Field f) {
+        this.field = f;
+    }
+
+    /**
+     * Returns the {@code Class} object that was declared for this field of the class.
+     */
+    public Class<?> getDeclaringClass() {
+        return field.getDeclaringClass();
+    }
+
+    /**
+     * Returns the {@code Class} object of the declared type of this field: for a field
+     * {@code String name}, the class {@code String.class}.
+     */
+    public Class<?> getDeclaredClass() {
+        return field.getType();
+    }
+}
+"""
+
 README = """# tokens
 
 A streaming JSON library.
@@ -103,6 +138,7 @@ def app(tmp_path_factory: pytest.TempPathFactory) -> DocsApp:
             "pom.xml": POM,
             "README.md": README,
             "src/main/java/com/example/tokens/stream/TokenReader.java": READER,
+            "src/main/java/com/example/tokens/TokenAttributes.java": ATTRIBUTES,
         },
     )
     return DocsApp(open_bundle(build_bundle(docs, root / "bundle")))
@@ -154,6 +190,12 @@ def test_entry_terms() -> None:
     assert entry_terms("Ecto.Repo.insert/2") == named("Ecto.Repo.insert", "Repo.insert", "insert")
     assert entry_terms("Links.create()") == named("Links.create", "create")
     assert entry_terms("glfwCreateWindow") == named("glfwCreateWindow")
+    # a member named as an entry of one part is not named by that part (openai-node's static
+    # `AzureOpenAI.OpenAI` and the class `OpenAI`)
+    assert entry_terms("AzureOpenAI.OpenAI", frozenset({"OpenAI"})) == named("AzureOpenAI.OpenAI")
+    assert entry_terms("AzureOpenAI.chat", frozenset({"OpenAI"})) == named(
+        "AzureOpenAI.chat", "chat"
+    )
     assert entry_terms("makemigrations --empty") == []  # no one-word query types it
     assert query_term("`Element.select()`") == query_term("Element.select")
     assert query_term("Element.select") != query_term("element.select")  # case kept
@@ -173,3 +215,168 @@ def test_entry_terms_are_one_marked_word(name: str) -> None:
     found = query_term(name)
     # a name as its reader types it finds the entry's own term
     assert found is None or not terms or found in terms
+
+
+def test_a_name_with_a_kind_word_finds_the_entry_as_the_bare_name_does(app: DocsApp) -> None:
+    # "JsonReader class", "the Router struct": the kind word is a word of the query, the name
+    # names the entry
+    for query in ("TokenReader class", "the TokenReader class", "class TokenReader"):
+        assert first_heading(app, query) == "com.example.tokens.stream.TokenReader", query
+    assert first_heading(app, "TokenReader.peek method") == "TokenReader.peek"
+    # ranked as the bare name is: the kind word is not searched where the name names an entry
+    # (in gson, guides and members whose text says "class" came first: "FieldNamingStrategy
+    # class" found `Gson.fieldNamingStrategy`)
+    assert first_heading(app, "TokenAttributes class") == "com.example.tokens.TokenAttributes"
+    bare = app.searcher.search("TokenAttributes", {}, 0, 10)
+    for query in ("TokenAttributes class", "the TokenAttributes class", "class TokenAttributes"):
+        hits = app.searcher.search(query, {}, 0, 10)
+        assert (hits.rows, hits.scores) == (bare.rows, bare.scores), query
+    # a name no entry has keeps its kind word
+    assert app.searcher.without_kind_words("NoSuchName class") == "NoSuchName class"
+
+
+def test_a_name_written_apart_finds_the_entry(app: DocsApp) -> None:
+    # swift-argument-parser's "Flag inversion" for `FlagInversion`, date-fns' "add days" for
+    # `addDays`: the camel-case name the words join to, where the bundle holds it
+    assert first_heading(app, "Token reader") == "com.example.tokens.stream.TokenReader"
+    assert first_heading(app, "next name") == "TokenReader.nextName"
+    searcher = app.searcher
+    assert searcher.entry_named("Token reader") == [query_term("TokenReader")]
+    assert searcher.entry_named("skip value") == [query_term("skipValue")]
+    assert searcher.entry_named("read a token stream") == []  # four words: a question
+
+
+def test_named_terms() -> None:
+    assert named_terms("JsonReader") == named("JsonReader")
+    assert named_terms("JsonReader class") == named("JsonReader")
+    assert named_terms("the Router struct") == named("Router")
+    assert named_terms("useState hook") == named("useState")
+    assert named_terms("Logger.Level enum") == named("Logger.Level")
+    assert named_terms("Flag inversion") == named("FlagInversion", "flagInversion")
+    assert named_terms("add days") == named("AddDays", "addDays")
+    assert named_terms("the Router") == named("Router")
+    assert named_terms("Struct Router") == named("Router")
+    assert named_terms("Attribute class") == named("Attribute")  # jsoup's class Attribute
+    assert named_terms("class struct") == []  # kind words alone name nothing
+    assert named_terms("select elements with CSS selector") == []
+    assert named_terms("how to add days") == []
+    assert named_terms("user's guide") == []  # no plain words
+
+
+@FUZZ
+@given(st.text(max_size=60))
+def test_named_terms_are_marked_words(query: str) -> None:
+    terms = named_terms(query)
+    assert len(terms) <= 2
+    for term in terms:
+        assert term.startswith(MARK) and len(term) == 9
+
+
+CLIENT = """/**
+ * API Client for interfacing with the Acme API.
+ */
+export class Acme {
+  apiKey: string;
+  baseURL: string;
+
+  /**
+   * API Client for interfacing with the Acme API.
+   *
+   * @param {string} [opts.apiKey=process.env['ACME_API_KEY'] ?? undefined]
+   * @param {string} [opts.baseURL=process.env['ACME_BASE_URL'] ?? https://api.acme.com/v1]
+   */
+  constructor({ apiKey, baseURL }: { apiKey?: string; baseURL?: string } = {}) {
+    this.apiKey = apiKey ?? '';
+    this.baseURL = baseURL ?? 'https://api.acme.com/v1';
+  }
+
+  /** Send a request. */
+  request(path: string): Promise<unknown> {
+    return fetch(this.baseURL + path);
+  }
+
+  /** Query parameters sent with every request, from the client's options. */
+  protected defaultQuery(opts: Record<string, unknown>): Record<string, string> {
+    return {};
+  }
+
+  /** Checks that the headers hold an API key or an authorization token. */
+  protected validateHeaders(opts: Record<string, unknown>): Record<string, string> {
+    return {};
+  }
+
+  /** The headers that authenticate a request with the client's API key. */
+  protected authHeaders(opts: Record<string, unknown>): Record<string, string> {
+    return {};
+  }
+
+  /** The query string of a request's parameters, arrays as repeated keys. */
+  protected stringifyQuery(opts: Record<string, unknown>): Record<string, string> {
+    return {};
+  }
+
+  /** The error of a response's status: a rate limit, a bad request, a timeout. */
+  protected makeStatusError(opts: Record<string, unknown>): Record<string, string> {
+    return {};
+  }
+
+  /** The URL of a path and query, under the client's base URL. */
+  protected buildURL(opts: Record<string, unknown>): Record<string, string> {
+    return {};
+  }
+
+  /** The headers of one request: defaults, then the options' own, then idempotency. */
+  protected buildHeaders(opts: Record<string, unknown>): Record<string, string> {
+    return {};
+  }
+
+  static Acme = this;
+  static DEFAULT_TIMEOUT = 600000; // 10 minutes
+}
+"""
+
+AZURE = """import { Acme } from './client';
+
+/** API Client for interfacing with the Azure Acme API. */
+export class AzureAcme extends Acme {
+  deployment: string | undefined;
+}
+"""
+
+CLOUD = """import { Acme } from './client';
+
+/** API Client for interfacing with Acme on the cloud. */
+export class CloudAcme extends Acme {
+  region: string;
+}
+"""
+
+
+def test_a_class_name_finds_the_class_not_the_static_its_subclasses_inherit(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> None:
+    # openai-node: each client has a static `OpenAI = this`, and the subclasses AzureOpenAI and
+    # BedrockOpenAI inherit it (entries `AzureOpenAI.OpenAI`, on their class's row), so "OpenAI"
+    # named three classes and ranked AzureOpenAI's first
+    root = tmp_path_factory.mktemp("acme")
+    docs = write_tree(
+        root / "src",
+        {
+            "README.md": "# Acme\n\nThe Acme client: `new Acme()`, or `AzureAcme` on Azure.\n",
+            "package.json": '{"name": "acme", "version": "1.0.0", "types": "src/index.ts"}',
+            "src/index.ts": 'export { Acme } from "./client";\nexport * from "./azure";\n'
+            'export * from "./cloud";\n',
+            "src/client.ts": CLIENT,
+            "src/azure.ts": AZURE,
+            "src/cloud.ts": CLOUD,
+        },
+    )
+    app = DocsApp(open_bundle(build_bundle(docs, root / "bundle")))
+    lexicon = app.searcher.lexicon
+    term = lexicon.lookup(query_term("Acme") or "")
+    assert term is not None
+    rows = lexicon.postings(term)[0].tolist()
+    assert [app.bundle.shown(r).header["heading"] for r in rows] == ["Acme"]
+    assert first_heading(app, "Acme") == "Acme"
+    assert first_heading(app, "Acme class") == "Acme"
+    assert first_heading(app, "AzureAcme") == "AzureAcme"

@@ -25,6 +25,7 @@ from docsmcp.indexing.lexical import LexicalIndex, LexicalParams, build_index
 from docsmcp.pipeline.collect import BuildOptions, collect
 from docsmcp_runtime.bundle.reader import open_bundle
 from docsmcp_runtime.search.analyzer import AnalyzerConfig, analyze
+from docsmcp_runtime.search.entry_names import kind_named, named_terms
 from docsmcp_runtime.search.intent import CHOICE_WORDS, wants_every_word
 from docsmcp_runtime.search.lexical import Lexicon, query_terms, score
 from docsmcp_runtime.search.options import SearchOptions
@@ -44,6 +45,7 @@ FIELDS = ("heading", "trail", "body", "context", "page", "lead", "anchors")
 
 QUERIES = [
     "create widget",
+    "the createWidget function",
     "createWidget retryPolicy",
     "client.widgets.create_widget",
     "会话密钥",
@@ -242,7 +244,13 @@ class ReferenceBM25F:
     def score32(self, query: str, phrase_weight: float, stem_weight: float = 0.0) -> np.ndarray:
         """A bundle's full-text score of each row (its impacts coded): the terms' impacts, then
         their variants' at `stem_weight`, in float32."""
-        terms, bigrams = self.query(query)
+        named = [t for t in named_terms(query) if t in self.impacts]
+        name = kind_named(query)
+        # a name with kind words, where the bundle names an entry so: the name's words alone
+        terms, bigrams = self.query(name if name is not None and named else query)
+        # and the entry-name terms of the entry the query names, where the bundle has them
+        # (*Full-text index*: one name, a name and kind words, plain words written apart)
+        terms = terms + named
         lexical = self.sum32(terms, coded=True)
         if stem_weight:
             w = np.float32(stem_weight)

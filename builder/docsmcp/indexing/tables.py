@@ -19,7 +19,7 @@ import numpy as np
 import pyarrow as pa
 from docsmcp_runtime.format import API_FILE, CODE_FILE, PAGE_UNORDERED, PAGES_FILE, SECTIONS_FILE
 from docsmcp_runtime.format.schemas import API_SCHEMA, CODE_SCHEMA, PAGES_SCHEMA, SECTIONS_SCHEMA
-from docsmcp_runtime.search.entry_names import entry_terms
+from docsmcp_runtime.search.entry_names import entry_terms, top_level
 from docsmcp_runtime.search.languages import normalise_language
 
 from docsmcp.enrich.apiref import extract_api
@@ -209,10 +209,12 @@ def _name_definitions(anchors: list[tuple[str, ...]], api: list[tuple[ApiEntry, 
     its entry-name terms (entry_names.entry_terms): what a query that is exactly the entry's
     name (`JsonReader`, `Element.select`) searches besides its words, so the class ranks first
     for its name, not its members, whose headings and trails hold that name too."""
+    top = frozenset(filter(None, (top_level(entry.name) for entry, _ in api)))
     for entry, row in api:
         if row >= len(anchors):
             continue
-        named = [t for t in (entry.name, *entry_terms(entry.name)) if t not in anchors[row]]
+        terms = entry_terms(entry.name, top)
+        named = [t for t in (entry.name, *terms) if t not in anchors[row]]
         if named:
             anchors[row] = (*anchors[row], *named)
 

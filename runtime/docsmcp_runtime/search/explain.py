@@ -105,8 +105,9 @@ def _typed(query: str, config: object, terms: list[str], bigrams: list[str]) -> 
 
 def explain(searcher: Searcher, query: str, filters: dict[str, str], rows: list[int]) -> list[dict]:
     """The parts of each row's score for `query` under `filters` (see the module docstring)."""
+    query, named = searcher.entry_query(query)  # as the engine searches it (entry_names.py)
     terms, bigrams = searcher.searched(query, filters)  # as the engine searches them
-    terms = terms + searcher.entry_named(query)  # the entry the query names (entry_names.py)
+    terms = terms + named  # the entry the query names
     n = searcher.bundle.n_chunks
     raw = score(searcher.lexicon, n, terms, stem_weight=searcher.stem_weight)
     coordinated = searcher.coordinated(query)  # as the engine: the rows naming every word gain
