@@ -114,23 +114,12 @@ def _options(args: argparse.Namespace) -> BuildOptions:
 
 def api_source_notes(docs_dir: Path, api_sources: Sequence[Path]) -> list[str]:
     """One line for each `--api-source` outside the docs folder that is a package whose pages
-    are read only where the docs folder holds it (a Rust crate, a Java project, a Doxygen
-    project): it would add nothing, silently. `--api-source` serves mkdocstrings, autodoc,
-    Documenter and TypeScript packages, and a Go module outside the docs folder is read as pages
-    (go_source.with_api_sources)."""
+    are read only where the docs folder holds it (a Swift package: DocC's pass reads the whole
+    docs tree): it would add nothing, silently. A Go module, a Rust crate, a Java, Kotlin, C#
+    or Doxygen project outside the docs folder is read as pages (packages/api_sources.py), and
+    `--api-source` serves mkdocstrings, autodoc, Documenter and TypeScript packages."""
     # (each package reader's own marker of a package; imported here, not at start-up)
-    from docsmcp.sources.packages import doxygen_project, go_source, java_project, rust_crate
-
-    def kind_of(folder: Path) -> str | None:
-        if (folder / go_source.GO_MOD).is_file():
-            return None  # (read: go_source.with_api_sources)
-        if (folder / rust_crate.CARGO_TOML).is_file():
-            return "a Rust crate"
-        if any((folder / name).is_file() for name in java_project.BUILD_FILES):
-            return "a Java project"
-        if doxygen_project.find_doxyfile(folder) is not None:
-            return "a Doxygen project"
-        return None
+    from docsmcp.sources.packages import swift_package
 
     docs = docs_dir.resolve()
     out = []
@@ -138,12 +127,11 @@ def api_source_notes(docs_dir: Path, api_sources: Sequence[Path]) -> list[str]:
         real = folder.resolve()
         if real == docs or docs in real.parents:
             continue
-        kind = kind_of(folder)
-        if kind is not None:
+        if (folder / swift_package.PACKAGE).is_file():
             out.append(
-                f"--api-source {folder}: {kind}, whose API pages are read only from the docs "
-                f"folder holding it; build --docs-dir {folder} (or a folder above both) to read "
-                "them (docs/sources.md)"
+                f"--api-source {folder}: a Swift package, whose API pages are read only from the "
+                f"docs folder holding it; build --docs-dir {folder} (or a folder above both) to "
+                "read them (docs/sources.md)"
             )
     return out
 

@@ -514,6 +514,19 @@ def load_corpus(
             files.append(rust_reexports.with_uses(source_read, rust) if rust else source_read)
             if source.path in unresolved.importers:
                 unexpanded[source.path] = source
+    # The API pages of packages --api-source names outside the docs folder (api_sources.py)
+    if no_pages.api.pages:
+        outside, found = no_pages.api.read(
+            roots,
+            lambda p: (
+                versioned.manifest(_governing(manifests, p), p),
+                _governing(manifests, p) is not None,
+            ),
+            lambda p: not _left_out(p, manifests, include, exclude),
+            lambda top, source: _finish(top, source, roots, unresolved),
+        )
+        files += outside
+        problems += found
     # The pages Sphinx's autosummary generates from the source (NumPy's `generated/`)
     generated = autosummary_pages.stubs(files, docs_dir, roots)
     for stub in generated.stubs:

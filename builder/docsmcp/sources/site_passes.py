@@ -16,6 +16,7 @@ from docsmcp.model.source import SourceFile
 from docsmcp.sources.discover import Entry
 from docsmcp.sources.formats.markdown import link_titles
 from docsmcp.sources.inclusion import asciidoc_includes, dumi_demos, texinfo_includes
+from docsmcp.sources.packages import api_sources as outside
 from docsmcp.sources.packages import (
     dotnet_project,
     doxygen_project,
@@ -54,6 +55,9 @@ class Parts:
     typescript: TsTree = TsTree({})
     # Version folders a package names itself (zod's `exports` `./v3`, `./v4`: versions.detect)
     versions: Mapping[str, str] = field(default_factory=dict)
+    # Packages --api-source names outside the docs folder, and their API pages (api_sources.py)
+    mounts: tuple[outside.Mount, ...] = ()
+    api: outside.Outside = field(default_factory=lambda: outside.Outside({}, {}))
 
 
 def parts(
@@ -74,10 +78,14 @@ def parts(
     # A Go package is one page, its page file's; its other files are read with it (go_source.py).
     go = go_source.scan(docs_dir, roots, [e.path for e in entries if not (e.refusal or e.skip)])
     out |= go.not_pages
-    go = go_source.with_api_sources(go, docs_dir, roots, api_sources, listed)
+    # Packages --api-source names outside the docs folder: read as if it held them (Go modules
+    # by go_source, crates and projects by api_sources.scan, with no_pages' rules).
+    mounts = outside.mounts(docs_dir, api_sources, listed)
+    go = go_source.with_api_sources(go, roots, mounts)
+    api = outside.scan(roots, mounts, lambda top, r, found: no_pages(top, r, found, warn=False))
     rust = rust_reexports.table(docs_dir, roots, listed)
     versions = typescript_site.version_folders(docs_dir, roots, listed)
-    return Parts(frozenset(out), go, rust, ts.tree, versions)
+    return Parts(frozenset(out), go, rust, ts.tree, versions, mounts, api)
 
 
 def no_pages(
