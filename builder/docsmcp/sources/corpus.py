@@ -65,6 +65,9 @@ class Corpus:
     unrendered: tuple[str, ...] = ()
     # A Hugo configuration that would leave pages out, outside the source roots (hugo_site.py).
     unread_config: Path | None = None
+    # Pages read outside the docs folder (--api-source): their folder -> its path from the docs
+    # folder, for --source-url's `{path}` (api_sources.url_paths)
+    url_paths: tuple[tuple[str, str | None], ...] = ()
 
     def unpublished_line(self) -> str:
         """The build summary's lines on the pages left out as the site does not publish them
@@ -585,4 +588,5 @@ def load_corpus(
         unrendered=tuple(sorted(unrendered)),
         site_rule=site_rule,
         unread_config=None if manifests or site_rule else hugo_site.outside_config(docs_dir, roots),
+        url_paths=no_pages.url_paths(f.path for f in files) if no_pages.mounts else (),
     )

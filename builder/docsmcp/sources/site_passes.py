@@ -8,7 +8,7 @@ corpus.py reads as the pipeline and a new rule is one line here.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -58,6 +58,12 @@ class Parts:
     # Packages --api-source names outside the docs folder, and their API pages (api_sources.py)
     mounts: tuple[outside.Mount, ...] = ()
     api: outside.Outside = field(default_factory=lambda: outside.Outside({}, {}))
+
+    def url_paths(self, paths: Iterable[str]) -> tuple[tuple[str, str | None], ...]:
+        """The bundle's `source.paths` for the mounts some of `paths` (the pages) lie in."""
+        used = {p.split("/", 1)[0] for p in paths}
+        found = outside.url_paths([m for m in self.mounts if m.prefix in used])
+        return tuple(sorted(found.items()))
 
 
 def parts(
