@@ -75,7 +75,9 @@ def parts(
     """What no page is among `entries` (the listing's files); `api_sources`: the folders
     `--api-source` names (a Go module outside the docs folder is read as one inside it)."""
     listed = [e.path for e in entries]
-    out = no_pages(docs_dir, roots, listed)
+    mounts = outside.mounts(docs_dir, api_sources, listed)
+    # (a package holding the docs folder, named by --api-source, is read: no warning about it)
+    out = no_pages(docs_dir, roots, listed, warn=not any(m.skip for m in mounts))
     # A dumi demo's description (`demo/basic.md` beside `demo/basic.tsx`) is read with its demo.
     out |= dumi_demos.descriptions(docs_dir, listed)
     # TypeScript that no package's entry points export (a site's components, tests, examples).
@@ -86,7 +88,6 @@ def parts(
     out |= go.not_pages
     # Packages --api-source names outside the docs folder: read as if it held them (Go modules
     # by go_source, crates and projects by api_sources.scan, with no_pages' rules).
-    mounts = outside.mounts(docs_dir, api_sources, listed)
     go = go_source.with_api_sources(go, roots, mounts)
     api = outside.scan(roots, mounts, lambda top, r, found: no_pages(top, r, found, warn=False))
     rust = rust_reexports.table(docs_dir, roots, listed)
