@@ -89,7 +89,7 @@ def mounts(docs_dir: Path, api_sources: Sequence[Path], listed: Iterable[str]) -
             continue  # inside the docs folder: read with it
         if any(m.root == real for m in out):
             continue
-        name = real.name or "package"
+        name = real.name.lstrip(".") or "package"  # (no hidden folder: ids would be refused)
         prefix, n = name, 1
         while prefix in taken:
             n += 1
