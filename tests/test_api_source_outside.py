@@ -248,6 +248,25 @@ def test_a_doxygen_project_beside_the_docs_folder_is_read(tmp_path: Path) -> Non
     assert "lib_open" in _names(out)
 
 
+def test_the_guides_of_a_doxygen_project_link_to_its_headers(tmp_path: Path) -> None:
+    """GLFW's shape: `docs/` holds the Doxyfile (INPUT = ../include) and the guides, whose
+    `@ref`s name the headers' symbols; built with `--docs-dir docs --api-source .`."""
+    repo = write_tree(
+        tmp_path / "glfw",
+        {
+            "docs/Doxyfile": "PROJECT_NAME = Lib\nINPUT = ../include\nRECURSIVE = YES\n",
+            "docs/window.md": "# Window guide\n\nOpen one with @ref lib_open.\n",
+            "include/lib.h": LIB_H,
+        },
+    )
+    out = tmp_path / "idx"
+    _build(repo / "docs", out, "--api-source", repo)
+    texts = page_texts(out)
+    assert set(texts) == {"window.md", "glfw/include/lib.h"}
+    # (before: "@ref lib_open" as written, and no header page at all)
+    assert "[lib_open](glfw/include/lib.h#lib_open)" in texts["window.md"]
+
+
 def test_init_counts_the_entries_of_a_package_outside_the_docs_folder(tmp_path: Path) -> None:
     repo = _rocket(tmp_path / "Rocket")
     done = run_docsmcp("init", "--docs-dir", repo / "site/guide", "--api-source", repo / "core/lib")

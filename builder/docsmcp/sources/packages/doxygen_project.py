@@ -34,6 +34,7 @@ from docsmcp.model.source import SourceFile
 from docsmcp.sources.files import C_HEADER_SUFFIXES, DOXYGEN_PAGE_SUFFIXES, inside_roots
 from docsmcp.sources.formats.source import doxygen_pages
 from docsmcp.sources.formats.source.doxygen import (
+    HEADER,
     Settings,
     header_line,
     header_title,
@@ -285,6 +286,13 @@ def resolve(files: list[SourceFile], docs_dir: Path, roots: Sequence[Path]) -> l
         f.path: read_header(f.text, found.settings.hidden, is_dox(f.path))
         for f in files
         if f.path in found.headers
+    }
+    # Headers of a project outside the docs folder (api_sources.py) come with their settings
+    # line, read in its folder: the docs' pages link to their symbols (GLFW's `@ref glfwInit`).
+    parsed |= {
+        f.path: read_header(f.text, found.settings.hidden, is_dox(f.path))
+        for f in headers
+        if f.path not in found.headers and f.body.startswith(HEADER)
     }
     table = _link_table(files, parsed)
     inherits = doxygen_inherit.inherited(parsed, found.settings.extract_all)
