@@ -267,6 +267,49 @@ def test_the_guides_of_a_doxygen_project_link_to_its_headers(tmp_path: Path) -> 
     assert "[lib_open](glfw/include/lib.h#lib_open)" in texts["window.md"]
 
 
+SWIFT_PACKAGE = """// swift-tools-version:5.9
+import PackageDescription
+
+let package = Package(
+  name: "vapor",
+  products: [.library(name: "Vapor", targets: ["Vapor"])],
+  targets: [
+    .target(name: "Vapor"),
+    .testTarget(name: "VaporTests", dependencies: ["Vapor"]),
+  ]
+)
+"""
+
+ROUTES_SWIFT = """\
+/// Registers routes.
+public struct Routes {
+    /// Adds a route for the given path.
+    /// - Parameter path: The path to match.
+    public func add(_ path: String) {}
+}
+"""
+
+
+def test_a_swift_package_in_another_repository_is_read_but_its_articles(tmp_path: Path) -> None:
+    """Vapor's shape: the docs site (`vapor/docs`) and the package are two repositories; the
+    package's symbols are read, its DocC catalog's articles are named in one warning."""
+    package = write_tree(
+        tmp_path / "vapor",
+        {
+            "Package.swift": SWIFT_PACKAGE,
+            "Sources/Vapor/Routing/Routes.swift": ROUTES_SWIFT,
+            "Sources/Vapor/Docs.docc/index.md": "# ``Vapor``\n\nA web framework.\n",
+            "Tests/VaporTests/RoutesTests.swift": "import XCTest\n",
+        },
+    )
+    docs = write_tree(tmp_path / "docs", {"index.md": "# Vapor\n\nRoutes are registered.\n"})
+    out = tmp_path / "idx"
+    stderr = _build(docs, out, "--api-source", package)
+    assert set(page_texts(out)) == {"index.md", "vapor/Sources/Vapor/Routing/Routes.swift"}
+    assert {"Vapor.Routes", "Vapor.Routes.add(_:)"} <= _names(out)
+    assert "DocC catalog articles (Sources/Vapor/Docs.docc)" in stderr
+
+
 def test_init_counts_the_entries_of_a_package_outside_the_docs_folder(tmp_path: Path) -> None:
     repo = _rocket(tmp_path / "Rocket")
     done = run_docsmcp("init", "--docs-dir", repo / "site/guide", "--api-source", repo / "core/lib")

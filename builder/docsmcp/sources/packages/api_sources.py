@@ -43,17 +43,18 @@ from docsmcp.sources.files import (
     JAVA_SUFFIXES,
     KOTLIN_SUFFIXES,
     RUST_SUFFIXES,
+    SWIFT_SUFFIXES,
 )
-from docsmcp.sources.packages import doxygen_project, rust_reexports
+from docsmcp.sources.packages import doxygen_project, rust_reexports, swift_package
 from docsmcp.sources.settings import load_file
 
 log = logging.getLogger("docsmcp.sources.packages.api_sources")
 
 # The files of a package outside the docs folder that may be pages: those a package reader
 # makes API pages of. Go has its own scan (go_source); Python and TypeScript packages named by
-# --api-source are read where pages name their objects (mkdocstrings, autodoc, typescript_site);
-# Swift's DocC pass (swift_package.resolve) reads the whole docs tree, so a package outside it is
-# not read yet.
+# --api-source are read where pages name their objects (mkdocstrings, autodoc, typescript_site).
+# A Swift package's symbols are read with the extension files of its DocC catalogs; the
+# catalogs' articles are not (the docs' own pass would read them as the docs folder's).
 PAGE_SUFFIXES = (
     RUST_SUFFIXES
     + JAVA_SUFFIXES
@@ -61,6 +62,7 @@ PAGE_SUFFIXES = (
     + C_HEADER_SUFFIXES
     + DOXYGEN_PAGE_SUFFIXES
     + CSHARP_SUFFIXES
+    + SWIFT_SUFFIXES
 )
 
 
@@ -165,8 +167,10 @@ class Outside:
             )
         files: list[SourceFile] = []
         for mount, read in by_mount.items():
-            # (Doxygen's settings and @ref links, read in the project's own folder)
-            for f in doxygen_project.resolve(read, mount.root, roots):
+            # (Doxygen's settings and @ref links, DocC's extension files, read in the
+            # package's own folder)
+            read = doxygen_project.resolve(read, mount.root, roots)
+            for f in swift_package.resolve(read, mount.root, roots):
                 shown = f"{mount.prefix}/{f.path}"
                 manifest = None if shown in ungoverned else f.manifest
                 files.append(dataclasses.replace(f, path=shown, manifest=manifest))
