@@ -310,6 +310,28 @@ def test_a_swift_package_in_another_repository_is_read_but_its_articles(tmp_path
     assert "DocC catalog articles (Sources/Vapor/Docs.docc)" in stderr
 
 
+def test_a_dotnet_library_holding_the_docs_folder_is_read(tmp_path: Path) -> None:
+    """Polly's shape: `docs/docfx.json` names `../src`'s projects; with `--api-source .` they
+    are read, and the warning that they are outside the docs folder is not given."""
+    repo = write_tree(
+        tmp_path / "Polly",
+        {
+            "docs/docfx.json": '{"metadata": [{"src": [{"src": "../src", "files": '
+            '["**/*.csproj"]}], "dest": "api"}]}',
+            "docs/index.md": "# Polly\n\nRetry with `Retry.Execute`.\n",
+            "src/Polly/Polly.csproj": '<Project Sdk="Microsoft.NET.Sdk"></Project>\n',
+            "src/Polly/Retry.cs": "namespace Polly;\n\n/// <summary>Retries an action.</summary>\n"
+            "public class Retry\n{\n    /// <summary>Runs it.</summary>\n"
+            "    public void Execute(int times) { }\n}\n",
+        },
+    )
+    out = tmp_path / "idx"
+    stderr = _build(repo / "docs", out, "--api-source", repo)
+    assert "warning" not in stderr
+    assert set(page_texts(out)) == {"index.md", "Polly/src/Polly/Retry.cs"}
+    assert any(n.endswith("Retry.Execute") or "Retry.Execute(" in n for n in _names(out))
+
+
 def test_init_counts_the_entries_of_a_package_outside_the_docs_folder(tmp_path: Path) -> None:
     repo = _rocket(tmp_path / "Rocket")
     done = run_docsmcp("init", "--docs-dir", repo / "site/guide", "--api-source", repo / "core/lib")

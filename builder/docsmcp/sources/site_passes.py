@@ -118,7 +118,7 @@ def no_pages(
     # C/C++ headers a Doxyfile does not name are code (doxygen_project.py).
     out |= doxygen_project.no_pages(docs_dir, roots, listed)
     # C# that no docfx.json or library `src/` project names is code (dotnet_project.py).
-    out |= dotnet_project.no_pages(docs_dir, roots, listed)
+    out |= dotnet_project.no_pages(docs_dir, roots, listed, warn)
     # Swift that is no library target's source; DocC extension files merged (swift_package.py).
     out |= swift_package.no_pages(docs_dir, roots, listed)
     return out
