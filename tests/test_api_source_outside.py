@@ -255,8 +255,8 @@ def test_the_guides_of_a_doxygen_project_link_to_its_headers(tmp_path: Path) -> 
         tmp_path / "glfw",
         {
             "docs/Doxyfile": "PROJECT_NAME = Lib\nINPUT = ../include\nRECURSIVE = YES\n",
-            "docs/window.md": "# Window guide\n\nOpen one with @ref lib_open.\n",
-            "include/lib.h": LIB_H,
+            "docs/window.md": "# Window guide {#window_guide}\n\nOpen one with @ref lib_open.\n",
+            "include/lib.h": LIB_H.replace("@return 1 on success.", "@sa @ref window_guide"),
         },
     )
     out = tmp_path / "idx"
@@ -265,6 +265,8 @@ def test_the_guides_of_a_doxygen_project_link_to_its_headers(tmp_path: Path) -> 
     assert set(texts) == {"window.md", "glfw/include/lib.h"}
     # (before: "@ref lib_open" as written, and no header page at all)
     assert "[lib_open](glfw/include/lib.h#lib_open)" in texts["window.md"]
+    # and the header's references to the guide are links to its page
+    assert "[Window guide](../../window.md#window_guide)" in texts["glfw/include/lib.h"]
 
 
 SWIFT_PACKAGE = """// swift-tools-version:5.9

@@ -521,6 +521,7 @@ def load_corpus(
     if no_pages.api.pages:
         outside, found = no_pages.api.read(
             roots,
+            files,
             lambda p: (
                 versioned.manifest(_governing(manifests, p), p),
                 _governing(manifests, p) is not None,

@@ -139,12 +139,14 @@ class Outside:
     def read(
         self,
         roots: Sequence[Path],
+        docs: Sequence[SourceFile],
         manifest_of: Callable[[str], tuple[Manifest | None, bool]],
         keep: Callable[[str], bool],
         finish: Callable[[Path, SourceFile], SourceFile],
     ) -> tuple[list[SourceFile], list[Problem]]:
         """The pages `keep` keeps, each read inside its package's folder (`finish`: the
-        corpus's includes and passes, given that folder), then named by its mount.
+        corpus's includes and passes, given that folder), then named by its mount. `docs`: the
+        docs folder's pages (a Doxygen project's headers link to its guides).
         `manifest_of(shown path)`: the manifest configuring the page, and whether one governs
         it (else the page names none, as the corpus's own pages)."""
         problems: list[Problem] = []
@@ -167,13 +169,17 @@ class Outside:
             )
         files: list[SourceFile] = []
         for mount, read in by_mount.items():
-            # (Doxygen's settings and @ref links, DocC's extension files, read in the
-            # package's own folder)
-            read = doxygen_project.resolve(read, mount.root, roots)
-            for f in swift_package.resolve(read, mount.root, roots):
-                shown = f"{mount.prefix}/{f.path}"
+            # (DocC's extension files, read in the package's own folder)
+            read = swift_package.resolve(read, mount.root, roots)
+            prefix = f"{mount.prefix}/"
+            moved = []
+            for f in read:
+                shown = prefix + f.path
                 manifest = None if shown in ungoverned else f.manifest
-                files.append(dataclasses.replace(f, path=shown, manifest=manifest))
+                moved.append(dataclasses.replace(f, path=shown, manifest=manifest))
+            # (Doxygen's settings and @ref links, with the docs' guides: only its own pages)
+            done = doxygen_project.resolve([*docs, *moved], mount.root, roots, prefix)
+            files += [f for f in done if f.path.startswith(prefix)]
         return files, problems
 
 

@@ -274,14 +274,22 @@ def _relative(
     return out
 
 
-def resolve(files: list[SourceFile], docs_dir: Path, roots: Sequence[Path]) -> list[SourceFile]:
-    """Header pages with their settings line; markdown pages with Doxygen's commands read."""
+def resolve(
+    files: list[SourceFile], docs_dir: Path, roots: Sequence[Path], prefix: str = ""
+) -> list[SourceFile]:
+    """Header pages with their settings line; markdown pages with Doxygen's commands read.
+    `prefix`: the folder the project's pages lie in, `docs_dir` being the project's folder (a
+    project outside the docs folder, api_sources.py; the docs' pages among `files` link to it
+    and it to them)."""
     headers = [f for f in files if f.path.lower().endswith(_READ)]
     if not headers:
         return files
-    found = project(docs_dir, roots, [f.path for f in files])
+    own = [f.path.removeprefix(prefix) for f in files if f.path.startswith(prefix)]
+    found = project(docs_dir, roots, own)
     if found is None:
         return files
+    if prefix:
+        found = dataclasses.replace(found, headers=frozenset(prefix + h for h in found.headers))
     parsed = {
         f.path: read_header(f.text, found.settings.hidden, is_dox(f.path))
         for f in files
