@@ -109,6 +109,18 @@ def test_the_repository_as_api_source_skips_the_docs_folder_inside_it(tmp_path: 
     }
 
 
+def test_a_package_inside_another_is_read_once_under_its_own_name(tmp_path: Path) -> None:
+    repo = _rocket(tmp_path / "Rocket")
+    out = tmp_path / "idx"
+    _build(repo / "site/guide", out, "--api-source", repo, "--api-source", repo / "core/lib")
+    assert set(page_texts(out)) == {
+        "index.md",
+        "requests.md",
+        "lib/src/lib.rs",
+        "lib/src/request/mod.rs",
+    }
+
+
 def _git(folder: Path) -> None:
     for args in (
         ["init", "-q"],

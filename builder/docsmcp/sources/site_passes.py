@@ -77,7 +77,7 @@ def parts(
     listed = [e.path for e in entries]
     mounts = outside.mounts(docs_dir, api_sources, listed)
     # (a package holding the docs folder, named by --api-source, is read: no warning about it)
-    out = no_pages(docs_dir, roots, listed, warn=not any(m.skip for m in mounts))
+    out = no_pages(docs_dir, roots, listed, warn=not any(m.holds_docs for m in mounts))
     # A dumi demo's description (`demo/basic.md` beside `demo/basic.tsx`) is read with its demo.
     out |= dumi_demos.descriptions(docs_dir, listed)
     # TypeScript that no package's entry points export (a site's components, tests, examples).

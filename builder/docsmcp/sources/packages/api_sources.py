@@ -73,7 +73,10 @@ class Mount:
     prefix: str  # the folder of the docs tree its pages lie in (`lib`, `cobra-2`)
     given: str  # the folder as --api-source spells it (for messages)
     root: Path  # its real path
-    skip: str | None  # the docs folder, relative to `root`, when the package holds it
+    # folders not walked, relative to `root`: the docs folder when the package holds it, and
+    # the packages --api-source names inside it (each read once, under its own name)
+    skip: tuple[str, ...]
+    holds_docs: bool  # whether the docs folder is inside it
     # `{path}` of its pages for --source-url: the mount's path from the docs folder (`../..`),
     # or None when the package is in another repository than the docs (no link)
     from_docs: str | None = None
@@ -84,21 +87,24 @@ def mounts(docs_dir: Path, api_sources: Sequence[Path], listed: Iterable[str]) -
     folders of `listed` (the docs folder's files) and from each other, in order."""
     docs = Path(os.path.realpath(docs_dir))
     taken = {p.split("/", 1)[0] for p in listed}
-    out: list[Mount] = []
+    found: dict[Path, str] = {}  # real folder -> as given
     for folder in api_sources:
         real = Path(os.path.realpath(folder))
-        if real == docs or docs in real.parents or not real.is_dir():
+        if real == docs or docs in real.parents or not real.is_dir() or real in found:
             continue  # inside the docs folder: read with it
-        if any(m.root == real for m in out):
-            continue
+        found[real] = str(folder)
+    out: list[Mount] = []
+    for real, given in found.items():
         name = real.name.lstrip(".") or "package"  # (no hidden folder: ids would be refused)
         prefix, n = name, 1
         while prefix in taken:
             n += 1
             prefix = f"{name}-{n}"
         taken.add(prefix)
-        skip = docs.relative_to(real).as_posix() if real in docs.parents else None
-        out.append(Mount(prefix, str(folder), real, skip, _from_docs(docs, real)))
+        inner = [p for p in (docs, *found) if real in p.parents]
+        skip = tuple(sorted(p.relative_to(real).as_posix() for p in inner))
+        holds = real in docs.parents
+        out.append(Mount(prefix, given, real, skip, holds, _from_docs(docs, real)))
     return tuple(out)
 
 
@@ -194,7 +200,7 @@ def scan(
     rust: dict[str, rust_reexports.Uses] = {}
     for mount in found:
         listing = scan_folder(mount.root, roots)
-        skip = f"{mount.skip}/" if mount.skip else None
+        skip = tuple(f"{folder}/" for folder in mount.skip)
         listed = [
             e.path
             for e in listing.markdown

@@ -251,9 +251,10 @@ def with_api_sources(tree: GoTree, roots: Sequence[Path], mounts: Sequence[Mount
     return GoTree(packages, tree.not_pages, texts, tuple(outside))
 
 
-def _go_files(top: Path, skip: str | None) -> list[str]:
+def _go_files(top: Path, skip: Sequence[str]) -> list[str]:
     """The `.go` files under `top` (relative to it), without the folders no package is in
-    (hidden, `_`, testdata, vendor, internal) nor `skip` (the docs folder, read as such)."""
+    (hidden, `_`, testdata, vendor, internal) nor `skip` (the docs folder, read as such, and
+    the packages named apart inside it)."""
     out = []
     for here, folders, names in os.walk(top):
         rel = Path(here).relative_to(top).as_posix()
@@ -263,7 +264,7 @@ def _go_files(top: Path, skip: str | None) -> list[str]:
             for f in folders
             if f not in SKIPPED_FOLDERS
             and not f.startswith(("_", "."))
-            and posixpath.join(rel, f) != skip
+            and posixpath.join(rel, f) not in skip
         )
         out += [posixpath.join(rel, n) for n in names if n.lower().endswith(".go")]
     return sorted(out)
