@@ -65,8 +65,7 @@ class Corpus:
     unrendered: tuple[str, ...] = ()
     # A Hugo configuration that would leave pages out, outside the source roots (hugo_site.py).
     unread_config: Path | None = None
-    # Pages read outside the docs folder (--api-source): their folder -> its path from the docs
-    # folder, for --source-url's `{path}` (api_sources.url_paths)
+    # Pages read outside the docs folder: folder -> its path from the docs (api_sources.url_paths)
     url_paths: tuple[tuple[str, str | None], ...] = ()
 
     def unpublished_line(self) -> str:
@@ -518,19 +517,15 @@ def load_corpus(
             if source.path in unresolved.importers:
                 unexpanded[source.path] = source
     # The API pages of packages --api-source names outside the docs folder (api_sources.py)
-    if no_pages.api.pages:
-        outside, found = no_pages.api.read(
-            roots,
-            files,
-            lambda p: (
-                versioned.manifest(_governing(manifests, p), p),
-                _governing(manifests, p) is not None,
-            ),
-            lambda p: not _left_out(p, manifests, include, exclude),
-            lambda top, source: _finish(top, source, roots, unresolved),
-        )
-        files += outside
-        problems += found
+    files += no_pages.api.read(
+        roots,
+        files,
+        problems,
+        lambda p: _governing(manifests, p),
+        versioned.manifest,
+        lambda p: not _left_out(p, manifests, include, exclude),
+        lambda top, source: _finish(top, source, roots, unresolved),
+    )
     # The pages Sphinx's autosummary generates from the source (NumPy's `generated/`)
     generated = autosummary_pages.stubs(files, docs_dir, roots)
     for stub in generated.stubs:

@@ -146,27 +146,31 @@ class Outside:
         self,
         roots: Sequence[Path],
         docs: Sequence[SourceFile],
-        manifest_of: Callable[[str], tuple[Manifest | None, bool]],
+        problems: list[Problem],
+        governing: Callable[[str], Manifest | None],
+        configure: Callable[[Manifest | None, str], Manifest | None],
         keep: Callable[[str], bool],
         finish: Callable[[Path, SourceFile], SourceFile],
-    ) -> tuple[list[SourceFile], list[Problem]]:
+    ) -> list[SourceFile]:
         """The pages `keep` keeps, each read inside its package's folder (`finish`: the
-        corpus's includes and passes, given that folder), then named by its mount. `docs`: the
-        docs folder's pages (a Doxygen project's headers link to its guides).
-        `manifest_of(shown path)`: the manifest configuring the page, and whether one governs
-        it (else the page names none, as the corpus's own pages)."""
-        problems: list[Problem] = []
+        corpus's includes and passes, given that folder), then named by its mount; their
+        problems are added to `problems`. `docs`: the docs folder's pages (a Doxygen project's
+        headers link to its guides). `governing(shown path)`: the manifest governing a page,
+        `configure(it, path)` the one configuring it (a page no manifest governs names none,
+        as the corpus's own pages)."""
+        if not self.pages:
+            return []
         by_mount: dict[Mount, list[SourceFile]] = {}
         ungoverned: set[str] = set()
         for shown, (mount, path) in sorted(self.pages.items()):
             if not keep(shown):
                 continue
-            manifest, governed = manifest_of(shown)
-            source, found = load_file(mount.root, path, manifest, roots)
+            governed = governing(shown)
+            source, found = load_file(mount.root, path, configure(governed, shown), roots)
             problems += [dataclasses.replace(p, path=shown) for p in found]
             if source is None:
                 continue
-            if not governed:
+            if governed is None:
                 ungoverned.add(shown)
             source = finish(mount.root, source)
             uses = self.rust.get(mount.prefix)
@@ -186,7 +190,7 @@ class Outside:
             # (Doxygen's settings and @ref links, with the docs' guides: only its own pages)
             done = doxygen_project.resolve([*docs, *moved], mount.root, roots, prefix)
             files += [f for f in done if f.path.startswith(prefix)]
-        return files, problems
+        return files
 
 
 def scan(
