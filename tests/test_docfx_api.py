@@ -364,7 +364,8 @@ def test_docs_folder_whose_docfx_json_names_sources_above(tmp_path: Path) -> Non
     built = run_docsmcp("build", "--docs-dir", root / "docs", "--out", tmp_path / "idx")
     assert "docfx.json names ../src/**/**.csproj outside the docs folder" in built.stderr
     assert (
-        f"(--docs-dir {root.resolve()})" in built.stderr or f"(--docs-dir {root})" in built.stderr
+        f"(--docs-dir {root.resolve()}, or --api-source {root.resolve()})" in built.stderr
+        or f"(--docs-dir {root}, or --api-source {root})" in built.stderr
     )
 
 

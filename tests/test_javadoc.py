@@ -488,8 +488,8 @@ def test_docs_folder_of_a_java_project_says_where_its_javadoc_is(tmp_path: Path)
     write_tree(root, {"docs/guide.md": "# Guide\n\nParse with the parser.\n"})
     built = run_docsmcp("build", "--docs-dir", root / "docs", "--out", tmp_path / "idx")
     assert (
-        f"its Javadoc is read when the project's folder is built: --docs-dir {root.resolve()}"
-        in (built.stderr)
+        "its Javadoc is read when the project's folder is built or named: "
+        f"--docs-dir {root.resolve()}, or --api-source {root.resolve()}" in built.stderr
     )
 
 

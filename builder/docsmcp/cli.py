@@ -81,7 +81,8 @@ def _add_root_args(p: argparse.ArgumentParser) -> None:
         metavar="DIR",
         help="folder holding the Python package that mkdocstrings pages (`::: pkg.module`) "
         "document: their docstrings and signatures are read with ast, never imported; a Go "
-        "module outside the docs folder is read as its package pages (repeatable; a source "
+        "module, Rust crate, Java, Kotlin, C#, Swift or Doxygen project outside the docs folder is "
+        "read as its API pages, in a folder named as the package's (repeatable; a source "
         "root too)",
     )
 

@@ -113,36 +113,32 @@ def _options(args: argparse.Namespace) -> BuildOptions:
 
 
 def api_source_notes(docs_dir: Path, api_sources: Sequence[Path]) -> list[str]:
-    """One line for each `--api-source` outside the docs folder that is a package whose pages
-    are read only where the docs folder holds it (a Rust crate, a Java project, a Doxygen
-    project): it would add nothing, silently. `--api-source` serves mkdocstrings, autodoc,
-    Documenter and TypeScript packages, and a Go module outside the docs folder is read as pages
-    (go_source.with_api_sources)."""
+    """One line for each `--api-source` outside the docs folder holding what is read only where
+    the docs folder holds it: a Swift package's DocC catalog articles (DocC's pass reads the
+    whole docs tree; its symbols are read). A Go module, a Rust crate, a Java, Kotlin, C#,
+    Swift or Doxygen project outside the docs folder is read as pages
+    (packages/api_sources.py), and `--api-source` serves mkdocstrings, autodoc, Documenter and
+    TypeScript packages."""
     # (each package reader's own marker of a package; imported here, not at start-up)
-    from docsmcp.sources.packages import doxygen_project, go_source, java_project, rust_crate
-
-    def kind_of(folder: Path) -> str | None:
-        if (folder / go_source.GO_MOD).is_file():
-            return None  # (read: go_source.with_api_sources)
-        if (folder / rust_crate.CARGO_TOML).is_file():
-            return "a Rust crate"
-        if any((folder / name).is_file() for name in java_project.BUILD_FILES):
-            return "a Java project"
-        if doxygen_project.find_doxyfile(folder) is not None:
-            return "a Doxygen project"
-        return None
+    from docsmcp.sources.packages import swift_package
 
     docs = docs_dir.resolve()
     out = []
     for folder in api_sources:
         real = folder.resolve()
-        if real == docs or docs in real.parents:
+        if real == docs or docs in real.parents or not (folder / swift_package.PACKAGE).is_file():
             continue
-        kind = kind_of(folder)
-        if kind is not None:
+        catalogs = sorted(
+            p.relative_to(folder).as_posix()
+            for p in folder.glob("Sources/*/*.docc")
+            if p.is_dir() and any(p.rglob("*.md"))
+        )
+        if catalogs:
+            more = f" and {len(catalogs) - 1} more" if len(catalogs) > 1 else ""
             out.append(
-                f"--api-source {folder}: {kind}, whose API pages are read only from the docs "
-                f"folder holding it; build --docs-dir {folder} (or a folder above both) to read "
+                f"--api-source {folder}: a Swift package whose DocC catalog articles "
+                f"({catalogs[0]}{more}) are read only from the docs folder holding them (its "
+                f"symbols are read); build --docs-dir {folder} (or a folder above both) to read "
                 "them (docs/sources.md)"
             )
     return out

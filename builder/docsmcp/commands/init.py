@@ -441,10 +441,16 @@ def propose(docs_dir: Path, roots: Sequence[Path] = ()) -> Proposal:
 
 
 def validate_proposal(  # noqa: ANN201
-    docs_dir: Path, proposal: Proposal, workers: int = 0, roots: Sequence[Path] = ()
+    docs_dir: Path,
+    proposal: Proposal,
+    workers: int = 0,
+    roots: Sequence[Path] = (),
+    api_sources: Sequence[Path] = (),
 ):
     """`docsmcp validate`'s Collected for ``docs_dir`` with the proposal as its root manifest,
-    reading files under `roots` too (--source-root, --api-source).
+    reading files under `roots` too (--source-root, --api-source); `api_sources` (among them):
+    the packages --api-source names, read as the build reads them (outside the docs folder
+    too: packages/api_sources.py).
 
     The builder reads manifests from disk and the docs may be read-only, so the check runs on a
     temporary folder holding the proposal and a symlink to every entry of ``docs_dir`` (which
@@ -470,7 +476,12 @@ def validate_proposal(  # noqa: ANN201
             # (hidden entries too: no page, but configuration the build reads, as a gem's
             # `.yardopts` naming its pages or VitePress' `.vitepress/config`)
             os.symlink(os.path.abspath(docs_dir / name), overlay / name)
-        options = BuildOptions(docs_dir=overlay, source_roots=(docs_dir, *roots), workers=workers)
+        options = BuildOptions(
+            docs_dir=overlay,
+            source_roots=(docs_dir, *roots),
+            api_sources=tuple(api_sources),
+            workers=workers,
+        )
         collected = collect(options)
         if collected.corpus.files:
             return collected
@@ -501,7 +512,8 @@ def run_init_cli(args) -> int:  # noqa: ANN001 - an argparse.Namespace
         return 2
     roots = (*getattr(args, "source_root", ()), *getattr(args, "api_source", ()))
     proposal = propose(docs_dir, roots)
-    collected = validate_proposal(docs_dir, proposal, roots=roots)
+    api_sources = tuple(getattr(args, "api_source", ()))
+    collected = validate_proposal(docs_dir, proposal, roots=roots, api_sources=api_sources)
     proposal = replace(proposal, api=collected.tables.api_counts())
     if args.write and not collected.problems:
         # Written before anything is printed: a reader that goes away (`| head`) loses only

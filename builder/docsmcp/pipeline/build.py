@@ -166,7 +166,11 @@ def _build(
         lexical=options.lexical,
         embedding=embedding,
         rescore=rescore,
-        source=Source(*source_commit(options.docs_dir), url=options.source_url),
+        source=Source(
+            *source_commit(options.docs_dir),
+            url=options.source_url,
+            paths=corpus.url_paths if options.source_url else (),
+        ),
         version=options.corpus_version,
         builder=f"docsmcp {__version__}",
         stats=Stats(

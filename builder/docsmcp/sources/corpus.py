@@ -65,6 +65,8 @@ class Corpus:
     unrendered: tuple[str, ...] = ()
     # A Hugo configuration that would leave pages out, outside the source roots (hugo_site.py).
     unread_config: Path | None = None
+    # Pages read outside the docs folder: folder -> its path from the docs (api_sources.url_paths)
+    url_paths: tuple[tuple[str, str | None], ...] = ()
 
     def unpublished_line(self) -> str:
         """The build summary's lines on the pages left out as the site does not publish them
@@ -514,6 +516,16 @@ def load_corpus(
             files.append(rust_reexports.with_uses(source_read, rust) if rust else source_read)
             if source.path in unresolved.importers:
                 unexpanded[source.path] = source
+    # The API pages of packages --api-source names outside the docs folder (api_sources.py)
+    files += no_pages.api.read(
+        roots,
+        files,
+        problems,
+        lambda p: _governing(manifests, p),
+        versioned.manifest,
+        lambda p: not _left_out(p, manifests, include, exclude),
+        lambda top, source: _finish(top, source, roots, unresolved),
+    )
     # The pages Sphinx's autosummary generates from the source (NumPy's `generated/`)
     generated = autosummary_pages.stubs(files, docs_dir, roots)
     for stub in generated.stubs:
@@ -572,4 +584,5 @@ def load_corpus(
         unrendered=tuple(sorted(unrendered)),
         site_rule=site_rule,
         unread_config=None if manifests or site_rule else hugo_site.outside_config(docs_dir, roots),
+        url_paths=no_pages.url_paths(f.path for f in files) if no_pages.mounts else (),
     )

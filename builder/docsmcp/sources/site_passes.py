@@ -8,7 +8,7 @@ corpus.py reads as the pipeline and a new rule is one line here.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -16,6 +16,7 @@ from docsmcp.model.source import SourceFile
 from docsmcp.sources.discover import Entry
 from docsmcp.sources.formats.markdown import link_titles
 from docsmcp.sources.inclusion import asciidoc_includes, dumi_demos, texinfo_includes
+from docsmcp.sources.packages import api_sources as outside
 from docsmcp.sources.packages import (
     dart_package,
     dotnet_merge,
@@ -60,6 +61,15 @@ class Parts:
     typescript: TsTree = TsTree({})
     # Version folders a package names itself (zod's `exports` `./v3`, `./v4`: versions.detect)
     versions: Mapping[str, str] = field(default_factory=dict)
+    # Packages --api-source names outside the docs folder, and their API pages (api_sources.py)
+    mounts: tuple[outside.Mount, ...] = ()
+    api: outside.Outside = field(default_factory=lambda: outside.Outside({}, {}))
+
+    def url_paths(self, paths: Iterable[str]) -> tuple[tuple[str, str | None], ...]:
+        """The bundle's `source.paths` for the mounts some of `paths` (the pages) lie in."""
+        used = {p.split("/", 1)[0] for p in paths}
+        found = outside.url_paths([m for m in self.mounts if m.prefix in used])
+        return tuple(sorted(found.items()))
 
 
 def parts(
@@ -71,7 +81,9 @@ def parts(
     """What no page is among `entries` (the listing's files); `api_sources`: the folders
     `--api-source` names (a Go module outside the docs folder is read as one inside it)."""
     listed = [e.path for e in entries]
-    out = no_pages(docs_dir, roots, listed)
+    mounts = outside.mounts(docs_dir, api_sources, listed)
+    # (a package holding the docs folder, named by --api-source, is read: no warning about it)
+    out = no_pages(docs_dir, roots, listed, warn=not any(m.holds_docs for m in mounts))
     # A dumi demo's description (`demo/basic.md` beside `demo/basic.tsx`) is read with its demo.
     out |= dumi_demos.descriptions(docs_dir, listed)
     # TypeScript that no package's entry points export (a site's components, tests, examples).
@@ -80,10 +92,13 @@ def parts(
     # A Go package is one page, its page file's; its other files are read with it (go_source.py).
     go = go_source.scan(docs_dir, roots, [e.path for e in entries if not (e.refusal or e.skip)])
     out |= go.not_pages
-    go = go_source.with_api_sources(go, docs_dir, roots, api_sources, listed)
+    # Packages --api-source names outside the docs folder: read as if it held them (Go modules
+    # by go_source, crates and projects by api_sources.scan, with no_pages' rules).
+    go = go_source.with_api_sources(go, roots, mounts)
+    api = outside.scan(roots, mounts, lambda top, r, found: no_pages(top, r, found, warn=False))
     rust = rust_reexports.table(docs_dir, roots, listed)
     versions = typescript_site.version_folders(docs_dir, roots, listed)
-    return Parts(frozenset(out), go, rust, ts.tree, versions)
+    return Parts(frozenset(out), go, rust, ts.tree, versions, mounts, api)
 
 
 def no_pages(
@@ -123,7 +138,7 @@ def code_files(
     # C/C++ headers a Doxyfile does not name are code (doxygen_project.py).
     out |= doxygen_project.no_pages(docs_dir, roots, listed)
     # C# that no docfx.json or library `src/` project names is code (dotnet_project.py).
-    out |= dotnet_project.no_pages(docs_dir, roots, listed)
+    out |= dotnet_project.no_pages(docs_dir, roots, listed, warn)
     # Swift that is no library target's source; DocC extension files merged (swift_package.py).
     out |= swift_package.no_pages(docs_dir, roots, listed)
     # PHP outside the source folders phpdoc.xml or composer.json's autoload names (php_package.py).

@@ -14,7 +14,7 @@ import re
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field, fields
 from typing import TYPE_CHECKING, Any
-from urllib.parse import quote
+from urllib.parse import quote, urlsplit, urlunsplit
 
 from . import jsonread as j
 from .features import AUTO_INCLUDE, IMPACT_CODES, INCLUDE_UNSET, KNOWN_FEATURES, NARROW_INDEX
@@ -292,14 +292,21 @@ def check_url_template(template: str) -> str:
 @dataclass(frozen=True)
 class Source:
     """`source`: where the docs came from. `commit` and `commit_date` come from git at build
-    time (never the clock); `url` is a template a hit's link is made from."""
+    time (never the clock); `url` is a template a hit's link is made from. `paths`: for pages
+    the build read outside the docs folder (a package `--api-source` names), their folder in
+    the bundle (`lib/`) -> its path from the docs folder (`../../core/lib/`), or None where
+    the package is in another repository (no link); `{path}` of such a page is the path from
+    the docs folder, the link's dot segments removed (`…/site/guide/../../core/lib/x.rs` is
+    `…/core/lib/x.rs`)."""
 
     commit: str | None = None
     commit_date: str | None = None  # ISO 8601 committer date of `commit`
     url: str | None = None
+    paths: tuple[tuple[str, str | None], ...] = ()
 
     def to_json(self) -> dict:
-        return {"commit": self.commit, "commit_date": self.commit_date, "url": self.url}
+        out = {"commit": self.commit, "commit_date": self.commit_date, "url": self.url}
+        return {**out, "paths": dict(self.paths)} if self.paths else out
 
     @classmethod
     def from_json(cls, value: object, path: str = "source") -> Source:
@@ -310,17 +317,31 @@ class Source:
                 check_url_template(url)
             except ValueError as exc:
                 raise MetadataError(j.join(path, "url"), str(exc)) from None
+        paths = j.optional(data, "paths", path, j.obj, {})
+        for key, to in paths.items():
+            where = j.join(j.join(path, "paths"), key)
+            if not key.endswith("/") or "/" in key[:-1] or key.startswith("."):
+                raise MetadataError(where, "must be one folder name followed by /")
+            if to is not None and (not isinstance(to, str) or not to.endswith("/")):
+                raise MetadataError(where, "must be a path ending in / or null")
         return cls(
             commit=j.field(data, "commit", path, j.string_or_null),
             commit_date=j.optional(data, "commit_date", path, j.string_or_null, None),
             url=url,
+            paths=tuple(sorted(paths.items())),
         )
 
     def link(self, file: str, line_start: int, line_end: int, anchor: str) -> str | None:
         """The URL of one place in the docs, or None without a template (or without the commit
-        a template asks for)."""
+        a template asks for, or for a page of a package in another repository)."""
         if self.url is None or ("{commit}" in self.url and self.commit is None):
             return None
+        prefix = next((p for p, _ in self.paths if file.startswith(p)), None)
+        if prefix is not None:
+            to = dict(self.paths)[prefix]
+            if to is None:
+                return None
+            file = to + file[len(prefix) :]
         stem = file.rsplit(".", 1)[0] if "." in file.rsplit("/", 1)[-1] else file
         values = {
             "commit": self.commit or "",
@@ -330,7 +351,29 @@ class Source:
             "line_end": str(line_end),
             "anchor": quote(anchor, safe=""),
         }
-        return _PLACEHOLDER.sub(lambda m: values[m.group(1)], self.url)
+        url = _PLACEHOLDER.sub(lambda m: values[m.group(1)], self.url)
+        return url if prefix is None else without_dot_segments(url)
+
+
+def without_dot_segments(url: str) -> str:
+    """`url` with the `.` and `..` segments of its path removed (RFC 3986, 5.2.4); a `..` above
+    the top is dropped."""
+    parts = urlsplit(url)
+    out: list[str] = []
+    segments = parts.path.split("/")
+    for k, segment in enumerate(segments):
+        last = k == len(segments) - 1
+        if segment == "..":
+            if len(out) > 1:
+                out.pop()
+            if last:
+                out.append("")
+        elif segment == ".":
+            if last:
+                out.append("")
+        else:
+            out.append(segment)
+    return urlunsplit(parts._replace(path="/".join(out)))
 
 
 # -- the whole file -----------------------------------------------------------------------------

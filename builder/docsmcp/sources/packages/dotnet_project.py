@@ -256,19 +256,22 @@ def project(docs_dir: Path, roots: Sequence[Path], listed: Iterable[str]) -> Pro
     return _from_repository(docs_dir, roots, listed)
 
 
-def no_pages(docs_dir: Path, roots: Sequence[Path], listed: Iterable[str]) -> set[str]:
-    """The `.cs` files of the listing that are no page (see the module's docstring); one
-    warning when the docs folder's docfx.json names projects outside it."""
+def no_pages(
+    docs_dir: Path, roots: Sequence[Path], listed: Iterable[str], warn: bool = True
+) -> set[str]:
+    """The `.cs` files of the listing that are no page (see the module's docstring); with
+    `warn`, one warning when the docs folder's docfx.json names projects outside it."""
     listed = list(listed)
     cs = [p for p in listed if p.lower().endswith(CS_SUFFIX)]
     if (docs_dir / DOCFX_JSON).is_file():  # (Polly's `docs/`: is its API above it?)
         found = _from_docfx(docs_dir, roots, DOCFX_JSON, listed)
-        if found.outside and not found.pages:
+        if warn and found.outside and not found.pages:
             log.warning(
                 "%s names %s outside the docs folder: its API pages are read when the folder "
-                "above is built (--docs-dir %s)",
+                "above is built or named (--docs-dir %s, or --api-source %s)",
                 DOCFX_JSON,
                 ", ".join(found.outside[:3]),
+                os.path.normpath(docs_dir / ".."),
                 os.path.normpath(docs_dir / ".."),
             )
         return {p for p in cs if p not in _with_public_types(docs_dir, roots, found.pages)}

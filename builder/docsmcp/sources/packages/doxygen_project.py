@@ -34,6 +34,7 @@ from docsmcp.model.source import SourceFile
 from docsmcp.sources.files import C_HEADER_SUFFIXES, DOXYGEN_PAGE_SUFFIXES, inside_roots
 from docsmcp.sources.formats.source import doxygen_pages
 from docsmcp.sources.formats.source.doxygen import (
+    HEADER,
     Settings,
     header_line,
     header_title,
@@ -273,18 +274,33 @@ def _relative(
     return out
 
 
-def resolve(files: list[SourceFile], docs_dir: Path, roots: Sequence[Path]) -> list[SourceFile]:
-    """Header pages with their settings line; markdown pages with Doxygen's commands read."""
+def resolve(
+    files: list[SourceFile], docs_dir: Path, roots: Sequence[Path], prefix: str = ""
+) -> list[SourceFile]:
+    """Header pages with their settings line; markdown pages with Doxygen's commands read.
+    `prefix`: the folder the project's pages lie in, `docs_dir` being the project's folder (a
+    project outside the docs folder, api_sources.py; the docs' pages among `files` link to it
+    and it to them)."""
     headers = [f for f in files if f.path.lower().endswith(_READ)]
     if not headers:
         return files
-    found = project(docs_dir, roots, [f.path for f in files])
+    own = [f.path.removeprefix(prefix) for f in files if f.path.startswith(prefix)]
+    found = project(docs_dir, roots, own)
     if found is None:
         return files
+    if prefix:
+        found = dataclasses.replace(found, headers=frozenset(prefix + h for h in found.headers))
     parsed = {
         f.path: read_header(f.text, found.settings.hidden, is_dox(f.path))
         for f in files
         if f.path in found.headers
+    }
+    # Headers of a project outside the docs folder (api_sources.py) come with their settings
+    # line, read in its folder: the docs' pages link to their symbols (GLFW's `@ref glfwInit`).
+    parsed |= {
+        f.path: read_header(f.text, found.settings.hidden, is_dox(f.path))
+        for f in headers
+        if f.path not in found.headers and f.body.startswith(HEADER)
     }
     table = _link_table(files, parsed)
     inherits = doxygen_inherit.inherited(parsed, found.settings.extract_all)

@@ -26,7 +26,8 @@ that page). Here the build decides which files make which page:
 A module outside the docs folder named with `--api-source` (cobra's repository beside the docs
 site built from its `site/content/`) is read the same way, as pkg.go.dev shows it
 (`with_api_sources`): its pages lie in a folder named as the module's folder (`cobra/doc.go`),
-which the docs folder does not hold; a docs folder inside the module is not read again.
+which the docs folder does not hold (api_sources.mounts, which names every package so named);
+a docs folder inside the module is not read again.
 """
 
 from __future__ import annotations
@@ -43,6 +44,7 @@ from pathlib import Path
 
 from docsmcp.model.source import Manifest, Problem, SourceFile
 from docsmcp.sources.formats.source.godoc_files import MARK
+from docsmcp.sources.packages.api_sources import Mount
 from docsmcp.sources.settings import configure_file, read_page_text
 
 log = logging.getLogger("docsmcp.sources.packages.go_source")
@@ -220,36 +222,19 @@ def _package(
     return page, (page, *(p for p in own if p != page)), tests
 
 
-def with_api_sources(
-    tree: GoTree,
-    docs_dir: Path,
-    roots: Sequence[Path],
-    api_sources: Sequence[Path],
-    listed: Iterable[str],
-) -> GoTree:
-    """`tree` with the Go modules (a `go.mod` at the top) that `api_sources` name outside the
-    docs folder, each read as a module inside it is, its paths under a folder of the docs tree
-    that none of `listed` (the docs folder's files) is in: the module folder's name, else the
-    name with `-2`, `-3`... (see the module's docstring)."""
-    docs = Path(os.path.realpath(docs_dir))
-    taken = {p.split("/", 1)[0] for p in listed}
+def with_api_sources(tree: GoTree, roots: Sequence[Path], mounts: Sequence[Mount]) -> GoTree:
+    """`tree` with the Go modules (a `go.mod` at the top) of `mounts` (the folders
+    `--api-source` names outside the docs folder, api_sources.mounts), each read as a module
+    inside it is, its paths under the mount's folder (see the module's docstring)."""
     packages, texts, outside = dict(tree.packages), dict(tree.texts), list(tree.outside)
-    for folder in api_sources:
-        real = Path(os.path.realpath(folder))
-        if real == docs or docs in real.parents or not (real / GO_MOD).is_file():
-            continue  # inside the docs folder: read with it; no module: nothing to read
-        inside = docs.relative_to(real).as_posix() if real in docs.parents else None
-        found = scan(real, roots, _go_files(real, inside))
+    for mount in mounts:
+        if not (mount.root / GO_MOD).is_file():
+            continue  # no module: nothing to read
+        found = scan(mount.root, roots, _go_files(mount.root, mount.skip))
         if not found.packages:
             continue
-        name = real.name or "module"
-        prefix, n = name, 1
-        while prefix in taken:
-            n += 1
-            prefix = f"{name}-{n}"
-        taken.add(prefix)
 
-        def moved(path: str, prefix: str = prefix) -> str:
+        def moved(path: str, prefix: str = mount.prefix) -> str:
             return f"{prefix}/{path}"
 
         for page, package in sorted(found.packages.items()):
@@ -266,9 +251,10 @@ def with_api_sources(
     return GoTree(packages, tree.not_pages, texts, tuple(outside))
 
 
-def _go_files(top: Path, skip: str | None) -> list[str]:
+def _go_files(top: Path, skip: Sequence[str]) -> list[str]:
     """The `.go` files under `top` (relative to it), without the folders no package is in
-    (hidden, `_`, testdata, vendor, internal) nor `skip` (the docs folder, read as such)."""
+    (hidden, `_`, testdata, vendor, internal) nor `skip` (the docs folder, read as such, and
+    the packages named apart inside it)."""
     out = []
     for here, folders, names in os.walk(top):
         rel = Path(here).relative_to(top).as_posix()
@@ -278,7 +264,7 @@ def _go_files(top: Path, skip: str | None) -> list[str]:
             for f in folders
             if f not in SKIPPED_FOLDERS
             and not f.startswith(("_", "."))
-            and posixpath.join(rel, f) != skip
+            and posixpath.join(rel, f) not in skip
         )
         out += [posixpath.join(rel, n) for n in names if n.lower().endswith(".go")]
     return sorted(out)

@@ -193,8 +193,9 @@ def no_pages(
         if warn and (above := project_above(docs_dir)) is not None:
             log.warning(
                 "%s is a Java project's docs (%s): its Javadoc is read when the project's "
-                "folder is built: --docs-dir %s",
+                "folder is built or named: --docs-dir %s, or --api-source %s",
                 docs_dir,
+                above,
                 above,
                 above,
             )
