@@ -21,12 +21,10 @@ from docsmcp.sources.formats.markdown import home_page, link_titles
 from docsmcp.sources.formats.markdown.fences import fenced_lines
 from docsmcp.sources.inclusion import includes
 from docsmcp.sources.inclusion.mdx_partials import is_partial_page
-from docsmcp.sources.layout import value_folders
 from docsmcp.sources.layout.translations import Translations
 from docsmcp.sources.layout.translations import detect as detect_translations
 from docsmcp.sources.layout.variants import Variants
 from docsmcp.sources.layout.variants import detect as detect_variants
-from docsmcp.sources.layout.versions import DESCRIPTION as VERSION_DESCRIPTION
 from docsmcp.sources.layout.versions import KEY as VERSION_KEY
 from docsmcp.sources.layout.versions import Layout
 from docsmcp.sources.layout.versions import detect as detect_versions
@@ -38,6 +36,7 @@ from docsmcp.sources.pdf.source import load_pdf
 from docsmcp.sources.settings import configure_file, load_file, read_page_text
 from docsmcp.sources.site_build import unbuilt
 from docsmcp.sources.sites import autosummary_pages, hugo_site
+from docsmcp.sources.taxonomy_keys import corpus_taxonomy
 
 log = logging.getLogger(__name__)
 
@@ -104,67 +103,6 @@ class Corpus:
 
 
 # --- corpus ----------------------------------------------------------------------------------
-
-
-def _taxonomy(
-    manifests: Sequence[Manifest], files: Sequence[SourceFile]
-) -> tuple[dict[str, TaxonomyKey], list[Problem]]:
-    merged: dict[str, TaxonomyKey] = {}
-    described_in: dict[str, str] = {}  # key -> manifest that gave its description
-    problems = []
-    for manifest in manifests:
-        for key, cfg in manifest.taxonomy.items():
-            prev = merged.get(key, TaxonomyKey())
-            description = prev.description
-            if cfg.description is not None:
-                if description is None:
-                    description = cfg.description
-                    described_in[key] = manifest.path
-                elif cfg.description != description:
-                    problems.append(
-                        Problem(
-                            manifest.path,
-                            None,
-                            f"taxonomy key {key!r}: description {_quote(cfg.description)} "
-                            f"conflicts with {_quote(description)} in {described_in[key]}",
-                        )
-                    )
-            include = prev.auto_include
-            if cfg.auto_include is not None:  # declarations merge, value lists included
-                include = dict(include or {})
-                for other, values in cfg.auto_include.items():
-                    include[other] = tuple(dict.fromkeys((*include.get(other, ()), *values)))
-            one = {
-                name: _one_value(key, name, getattr(prev, name), getattr(cfg, name), manifest)
-                for name in ("latest", "default")
-            }
-            problems.extend(p for _, p in one.values() if p is not None)
-            merged[key] = TaxonomyKey(
-                description,
-                prev.vector_collapse or cfg.vector_collapse,
-                include,
-                one["latest"][0],
-                one["default"][0],
-            )
-    for source in files:
-        for key, _ in source.metadata:
-            merged.setdefault(key, TaxonomyKey())
-    return dict(sorted(merged.items())), problems
-
-
-def _one_value(
-    key: str, name: str, before: str | None, given: str | None, manifest: Manifest
-) -> tuple[str | None, Problem | None]:
-    """A key's `latest` or `default` across manifests: the first one given, and a problem when
-    another manifest gives a different one."""
-    if given is not None and before is not None and given != before:
-        return before, Problem(
-            manifest.path,
-            None,
-            f"taxonomy key {key!r}: {name} {_quote(given)} conflicts with {_quote(before)} "
-            "in another manifest",
-        )
-    return (before if before is not None else given), None
 
 
 def _refuse(entry: Entry, problems: list[Problem]) -> None:
@@ -554,20 +492,8 @@ def load_corpus(
     unrendered = hugo_site.unrendered(files)
     files = [f for f in files if f.path not in unrendered] if unrendered else files
     ordered = sorted(manifests.values(), key=lambda m: m.path)
-    taxonomy, found = _taxonomy(ordered, files)
+    taxonomy, found = corpus_taxonomy(ordered, files, layout, variants)
     problems.extend(found)
-    if layout.folders and VERSION_KEY in taxonomy:
-        taxonomy[VERSION_KEY] = TaxonomyKey(VERSION_DESCRIPTION, latest=layout.latest)
-    if variants.key is not None and variants.key in taxonomy:
-        taxonomy[variants.key] = TaxonomyKey(variants.description(), default=variants.default)
-    for key, entry in taxonomy.items():  # (the folders holding each value of these keys)
-        if entry.latest is not None or entry.default is not None:
-            found = {
-                **(layout.folders if key == VERSION_KEY else {}),
-                **(variants.folders if key == variants.key else {}),
-                **value_folders.from_manifests(manifests.values(), key),
-            }
-            taxonomy[key] = replace(entry, folders=found)
     # Stable sort: a file's problems stay in the order they were found within one line.
     problems.sort(key=lambda p: (p.path, p.line or 0))
     return Corpus(
