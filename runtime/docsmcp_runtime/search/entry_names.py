@@ -50,8 +50,9 @@ def _bare(name: str) -> str:
 
 def _term(key: str) -> str:
     """The term of a name: MARK, then the BLAKE2b digest of its UTF-8 bytes with a digest size
-    of 6 bytes, in base64url (8 characters; no `.` or `:`, so no qualified name ends in one)."""
-    digest = hashlib.blake2b(key.encode(), digest_size=6).digest()
+    of 6 bytes, in base64url (8 characters; no `.` or `:`, so no qualified name ends in one). A
+    lone surrogate (a hostile query's `\ud800`) is encoded as its three bytes, never an error."""
+    digest = hashlib.blake2b(key.encode("utf-8", "surrogatepass"), digest_size=6).digest()
     return MARK + base64.urlsafe_b64encode(digest).decode()
 
 
