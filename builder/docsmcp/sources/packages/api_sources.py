@@ -5,9 +5,10 @@ repository whose crate is `core/lib/`, serde's book in a repository of its own b
 crate's, cobra's Hugo site in `site/content/` of the Go module. `--api-source DIR` names the
 package; its API pages are then read as they are when the docs folder holds the package: a Rust
 crate's modules, a Java or Kotlin project's main sources, the headers a Doxyfile names, the C#
-a library project compiles (the same rules, `site_passes.no_pages`, applied to the package's
-folder as if it were the docs folder). Go modules are read by go_source.with_api_sources, with
-the same folder names (`mounts`).
+a library project compiles, a gem's library files (YARD's), a PHP library's autoloaded classes,
+a Dart package's public libraries with what they export (the same rules,
+`site_passes.no_pages`, applied to the package's folder as if it were the docs folder). Go
+modules are read by go_source.with_api_sources, with the same folder names (`mounts`).
 
 Each package is a *mount*: its pages lie in a folder of the docs tree named as the package's
 folder (`lib/src/request/mod.rs` for `--api-source core/lib`), or that name with `-2`, `-3`...
@@ -39,13 +40,16 @@ from docsmcp.sources.discover import scan as scan_folder
 from docsmcp.sources.files import (
     C_HEADER_SUFFIXES,
     CSHARP_SUFFIXES,
+    DART_SUFFIXES,
     DOXYGEN_PAGE_SUFFIXES,
     JAVA_SUFFIXES,
     KOTLIN_SUFFIXES,
+    PHP_SUFFIXES,
+    RUBY_SUFFIXES,
     RUST_SUFFIXES,
     SWIFT_SUFFIXES,
 )
-from docsmcp.sources.packages import doxygen_project, rust_reexports, swift_package
+from docsmcp.sources.packages import dart_package, doxygen_project, rust_reexports, swift_package
 from docsmcp.sources.settings import load_file
 
 log = logging.getLogger("docsmcp.sources.packages.api_sources")
@@ -63,6 +67,11 @@ PAGE_SUFFIXES = (
     + DOXYGEN_PAGE_SUFFIXES
     + CSHARP_SUFFIXES
     + SWIFT_SUFFIXES
+    # (a gem's library files, a PHP library's autoloaded classes, a Dart package's public
+    # libraries: ruby_gem, php_package and dart_package say which, as in the docs folder)
+    + RUBY_SUFFIXES
+    + PHP_SUFFIXES
+    + DART_SUFFIXES
 )
 
 
@@ -181,6 +190,8 @@ class Outside:
         for mount, read in by_mount.items():
             # (DocC's extension files, read in the package's own folder)
             read = swift_package.resolve(read, mount.root, roots)
+            # (dartdoc: a library's exports, its categories, read in the package's folder)
+            read = dart_package.resolve(read, mount.root, roots)
             prefix = f"{mount.prefix}/"
             moved = []
             for f in read:
