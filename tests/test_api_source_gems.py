@@ -154,3 +154,116 @@ def test_a_dart_package_beside_the_docs_site_is_read_as_dartdoc_shows_it(tmp_pat
     assert set(texts) == {"src/content/docs/index.md", "bloc/lib/bloc.dart"}
     assert "Notifies the bloc of a new" in texts["bloc/lib/bloc.dart"]
     assert any(n.endswith("Bloc.add") for n in _names(out))
+
+
+SWIFT_PACKAGE = """// swift-tools-version:5.9
+import PackageDescription
+
+let package = Package(
+  name: "vapor",
+  products: [.library(name: "Vapor", targets: ["Vapor"])],
+  targets: [.target(name: "Vapor"), .testTarget(name: "VaporTests", dependencies: ["Vapor"])]
+)
+"""
+
+ROUTES_SWIFT = """\
+/// A collection of routes.
+public final class Routes {
+    /// Adds a route for the given path.
+    public func add(_ path: String) {}
+}
+"""
+
+
+def test_a_swift_packages_catalog_articles_link_to_its_symbols_from_outside(
+    tmp_path: Path,
+) -> None:
+    """Vapor's shape (docs and package in two repositories), with a catalog in the docs folder
+    too: the package's article links ``Routes`` to its page, read in the package's folder, and
+    the docs' own DocC pass does not head it again with the docs' tables."""
+    package = write_tree(
+        tmp_path / "vapor",
+        {
+            "Package.swift": SWIFT_PACKAGE,
+            "Sources/Vapor/Routing/Routes.swift": ROUTES_SWIFT,
+            "Sources/Vapor/Docs.docc/Vapor.md": "# ``Vapor``\n\nA web framework.\n\n"
+            "## Topics\n\n- ``Routes``\n- <doc:Routing>\n",
+            "Sources/Vapor/Docs.docc/Routing.md": "# Routing\n\nRegister with ``Routes``.\n",
+        },
+    )
+    docs = write_tree(
+        tmp_path / "docs",
+        {
+            "index.md": "# Vapor\n\nRoutes are registered.\n",
+            "Guides.docc/Routing.md": "# Routing in the guides\n\nSee the package.\n",
+        },
+    )
+    out = tmp_path / "idx"
+    stderr = _build(docs, out, "--api-source", package)
+    assert "warning" not in stderr
+    texts = page_texts(out)
+    assert {
+        "vapor/Sources/Vapor/Docs.docc/Vapor.md",
+        "vapor/Sources/Vapor/Docs.docc/Routing.md",
+        "Guides.docc/Routing.md",
+    } <= set(texts)
+    article = texts["vapor/Sources/Vapor/Docs.docc/Vapor.md"]
+    # as built alone: its <doc:> link to its own article, its header read (never shown)
+    assert "# Vapor\n\nA web framework." in article  # (headed twice: "# `Vapor`")
+    assert "[Routing](Routing.md)" in article
+    assert "docsmcp-docc" not in article
+    assert "`Routes`" in article
+    assert "Register with `Routes`." in texts["vapor/Sources/Vapor/Docs.docc/Routing.md"]
+
+
+CLIENT_TS = """\
+/**
+ * API Client for interfacing with the OpenAI API.
+ */
+export class OpenAI {
+  /**
+   * Creates a chat completion.
+   */
+  create(body: string): Promise<string> {
+    return Promise.resolve(body);
+  }
+}
+"""
+
+
+def test_a_typescript_package_holding_its_docs_folder_is_read_as_its_entry_points(
+    tmp_path: Path,
+) -> None:
+    """openai-node's shape: `docs/` of the package, whose package.json names built files and
+    whose tsconfig `paths` give its own name to `src/index.ts`; tests are no pages."""
+    repo = write_tree(
+        tmp_path / "openai-node",
+        {
+            "package.json": '{"name": "openai", "main": "dist/index.js", '
+            '"types": "dist/index.d.ts"}\n',
+            "tsconfig.json": '{"include": ["src", "tests"], "compilerOptions": {"paths": '
+            '{"openai/*": ["./src/*"], "openai": ["./src/index.ts"]}, "noEmit": true}}\n',
+            "src/index.ts": "export { OpenAI } from './client';\n",
+            "src/client.ts": CLIENT_TS,
+            "tests/client.test.ts": "import { OpenAI } from 'openai';\ntest('x', () => {});\n",
+            "docs/streaming.md": "# Streaming\n\nStream a response from `OpenAI`.\n",
+        },
+    )
+    out = tmp_path / "idx"
+    stderr = _build(repo / "docs", out, "--api-source", repo)
+    assert "warning" not in stderr
+    texts = page_texts(out)
+    # (index.ts only re-exports: no text of its own, as when the package's folder is built)
+    assert set(texts) == {"streaming.md", "openai-node/src/client.ts"}
+    assert "Creates a chat completion." in texts["openai-node/src/client.ts"]
+    assert any(n.endswith("OpenAI.create") for n in _names(out))
+
+
+def test_a_folder_holding_no_package_is_named_in_one_warning(tmp_path: Path) -> None:
+    """What still is not read: an `--api-source` outside the docs folder with no source of a
+    package docsmcp reads (here a folder of shell scripts)."""
+    tools = write_tree(tmp_path / "tools", {"install.sh": "#!/bin/sh\necho hi\n"})
+    docs = write_tree(tmp_path / "docs", {"index.md": "# Tools\n\nRun install.sh.\n"})
+    stderr = _build(docs, tmp_path / "idx", "--api-source", tools)
+    assert stderr.count("warning") == 1
+    assert f"--api-source {tools}: no package docsmcp reads is in it" in stderr
