@@ -113,34 +113,26 @@ def _options(args: argparse.Namespace) -> BuildOptions:
 
 
 def api_source_notes(docs_dir: Path, api_sources: Sequence[Path]) -> list[str]:
-    """One line for each `--api-source` outside the docs folder holding what is read only where
-    the docs folder holds it: a Swift package's DocC catalog articles (DocC's pass reads the
-    whole docs tree; its symbols are read). A Go module, a Rust crate, a Java, Kotlin, C#,
-    Swift or Doxygen project outside the docs folder is read as pages
-    (packages/api_sources.py), and `--api-source` serves mkdocstrings, autodoc, Documenter and
-    TypeScript packages."""
-    # (each package reader's own marker of a package; imported here, not at start-up)
-    from docsmcp.sources.packages import swift_package
+    """One line for each `--api-source` outside the docs folder that holds no file of a
+    package docsmcp reads: a Go module, a Rust crate, a Java, Kotlin, C#, Swift (with its DocC
+    catalogs' articles), Doxygen, Ruby, PHP, Dart or TypeScript package is read as pages
+    (packages/api_sources.py), and Python, Julia, Elixir and R sources serve the pages naming
+    their objects (mkdocstrings, autodoc, Documenter). Before session 17 a Swift package's DocC
+    articles were named here; they are read now."""
+    # (imported here, not at start-up)
+    from docsmcp.sources.packages import api_sources as outside
 
     docs = docs_dir.resolve()
     out = []
     for folder in api_sources:
         real = folder.resolve()
-        if real == docs or docs in real.parents or not (folder / swift_package.PACKAGE).is_file():
+        if real == docs or docs in real.parents or outside.holds_sources(real):
             continue
-        catalogs = sorted(
-            p.relative_to(folder).as_posix()
-            for p in folder.glob("Sources/*/*.docc")
-            if p.is_dir() and any(p.rglob("*.md"))
+        out.append(
+            f"--api-source {folder}: no package docsmcp reads is in it (no Rust, Go, Java, "
+            "Kotlin, C#, Swift, C/C++ header, Ruby, PHP, Dart, TypeScript, JavaScript, Python, "
+            "Julia, Elixir or R file); nothing of it is read (docs/sources.md)"
         )
-        if catalogs:
-            more = f" and {len(catalogs) - 1} more" if len(catalogs) > 1 else ""
-            out.append(
-                f"--api-source {folder}: a Swift package whose DocC catalog articles "
-                f"({catalogs[0]}{more}) are read only from the docs folder holding them (its "
-                f"symbols are read); build --docs-dir {folder} (or a folder above both) to read "
-                "them (docs/sources.md)"
-            )
     return out
 
 

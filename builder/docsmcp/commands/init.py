@@ -440,6 +440,12 @@ def propose(docs_dir: Path, roots: Sequence[Path] = ()) -> Proposal:
 # --- validation -----------------------------------------------------------------------------
 
 
+def _inside(folder: Path, docs_dir: Path) -> bool:
+    """Whether `folder` is the docs folder or inside it (real paths)."""
+    real, docs = Path(os.path.realpath(folder)), Path(os.path.realpath(docs_dir))
+    return real == docs or docs in real.parents
+
+
 def validate_proposal(  # noqa: ANN201
     docs_dir: Path,
     proposal: Proposal,
@@ -479,7 +485,9 @@ def validate_proposal(  # noqa: ANN201
         options = BuildOptions(
             docs_dir=overlay,
             source_roots=(docs_dir, *roots),
-            api_sources=tuple(api_sources),
+            # (a package inside the docs folder is read through the overlay's links, as the
+            # build reads it; named as a mount it would be read twice: zod's packages/zod)
+            api_sources=tuple(a for a in api_sources if not _inside(a, docs_dir)),
             workers=workers,
         )
         collected = collect(options)

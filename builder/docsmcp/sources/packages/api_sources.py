@@ -5,9 +5,10 @@ repository whose crate is `core/lib/`, serde's book in a repository of its own b
 crate's, cobra's Hugo site in `site/content/` of the Go module. `--api-source DIR` names the
 package; its API pages are then read as they are when the docs folder holds the package: a Rust
 crate's modules, a Java or Kotlin project's main sources, the headers a Doxyfile names, the C#
-a library project compiles (the same rules, `site_passes.no_pages`, applied to the package's
-folder as if it were the docs folder). Go modules are read by go_source.with_api_sources, with
-the same folder names (`mounts`).
+a library project compiles, a gem's library files (YARD's), a PHP library's autoloaded classes,
+a Dart package's public libraries with what they export (the same rules,
+`site_passes.no_pages`, applied to the package's folder as if it were the docs folder). Go
+modules are read by go_source.with_api_sources, with the same folder names (`mounts`).
 
 Each package is a *mount*: its pages lie in a folder of the docs tree named as the package's
 folder (`lib/src/request/mod.rs` for `--api-source core/lib`), or that name with `-2`, `-3`...
@@ -39,22 +40,36 @@ from docsmcp.sources.discover import scan as scan_folder
 from docsmcp.sources.files import (
     C_HEADER_SUFFIXES,
     CSHARP_SUFFIXES,
+    DART_SUFFIXES,
     DOXYGEN_PAGE_SUFFIXES,
     JAVA_SUFFIXES,
+    JAVASCRIPT_SUFFIXES,
     KOTLIN_SUFFIXES,
+    PHP_SUFFIXES,
+    RUBY_SUFFIXES,
     RUST_SUFFIXES,
     SWIFT_SUFFIXES,
+    TYPESCRIPT_SUFFIXES,
 )
-from docsmcp.sources.packages import doxygen_project, rust_reexports, swift_package
+from docsmcp.sources.formats.markdown import docc
+from docsmcp.sources.packages import (
+    dart_package,
+    doxygen_project,
+    rust_reexports,
+    swift_package,
+    typescript_site,
+)
+from docsmcp.sources.packages.typescript_links import TsTree
 from docsmcp.sources.settings import load_file
 
 log = logging.getLogger("docsmcp.sources.packages.api_sources")
 
 # The files of a package outside the docs folder that may be pages: those a package reader
-# makes API pages of. Go has its own scan (go_source); Python and TypeScript packages named by
-# --api-source are read where pages name their objects (mkdocstrings, autodoc, typescript_site).
-# A Swift package's symbols are read with the extension files of its DocC catalogs; the
-# catalogs' articles are not (the docs' own pass would read them as the docs folder's).
+# makes API pages of. Go has its own scan (go_source); TypeScript's is typescript_site's
+# (SCRIPT_SUFFIXES); Python packages named by --api-source are read where pages name their
+# objects (mkdocstrings, autodoc).
+# A Swift package's symbols are read with the extension files of its DocC catalogs, and the
+# catalogs' articles and tutorials (scan) with its own link tables.
 PAGE_SUFFIXES = (
     RUST_SUFFIXES
     + JAVA_SUFFIXES
@@ -63,7 +78,15 @@ PAGE_SUFFIXES = (
     + DOXYGEN_PAGE_SUFFIXES
     + CSHARP_SUFFIXES
     + SWIFT_SUFFIXES
+    # (a gem's library files, a PHP library's autoloaded classes, a Dart package's public
+    # libraries: ruby_gem, php_package and dart_package say which, as in the docs folder)
+    + RUBY_SUFFIXES
+    + PHP_SUFFIXES
+    + DART_SUFFIXES
 )
+# TypeScript and JavaScript: the files a package's entry points export (typescript_site.scan),
+# each read with the other files' declarations it shows (bases, referenced types)
+SCRIPT_SUFFIXES = TYPESCRIPT_SUFFIXES + JAVASCRIPT_SUFFIXES
 
 
 @dataclass(frozen=True)
@@ -141,6 +164,8 @@ class Outside:
 
     pages: Mapping[str, tuple[Mount, str]]
     rust: Mapping[str, rust_reexports.Uses]  # mount prefix -> its crates' re-exports
+    # mount prefix -> what its TypeScript pages are read with (typescript_site.scan)
+    typescript: Mapping[str, TsTree] = dataclasses.field(default_factory=dict)
 
     def read(
         self,
@@ -172,6 +197,9 @@ class Outside:
                 continue
             if governed is None:
                 ungoverned.add(shown)
+            tree = self.typescript.get(mount.prefix)
+            if tree is not None and source.path in tree.extra:
+                source = tree.gathered(source)
             source = finish(mount.root, source)
             uses = self.rust.get(mount.prefix)
             by_mount.setdefault(mount, []).append(
@@ -181,6 +209,8 @@ class Outside:
         for mount, read in by_mount.items():
             # (DocC's extension files, read in the package's own folder)
             read = swift_package.resolve(read, mount.root, roots)
+            # (dartdoc: a library's exports, its categories, read in the package's folder)
+            read = dart_package.resolve(read, mount.root, roots)
             prefix = f"{mount.prefix}/"
             moved = []
             for f in read:
@@ -193,6 +223,27 @@ class Outside:
         return files
 
 
+# What else a package named by --api-source is read from: Go (go_source); Python, Julia,
+# Elixir and R (the pages naming their objects: mkdocstrings, autodoc, Documenter)
+_OTHER_SOURCES = (".go", ".py", ".jl", ".ex", ".r", ".rd")
+MAX_LOOKED_AT = 50_000  # files looked at for one; past it the folder is taken to hold some
+
+
+def holds_sources(folder: Path) -> bool:
+    """Whether `folder` holds a file of a kind some package reader reads (hidden folders and
+    `node_modules` aside): build's one warning names an `--api-source` that holds none."""
+    suffixes = PAGE_SUFFIXES + SCRIPT_SUFFIXES + _OTHER_SOURCES
+    seen = 0
+    for _top, dirs, names in os.walk(folder):
+        dirs[:] = [d for d in dirs if not d.startswith(".") and d != "node_modules"]
+        seen += len(names)
+        if seen > MAX_LOOKED_AT or any(n.lower().endswith(suffixes) for n in names):
+            return True
+        if any(n.lower().endswith(".docc") for n in dirs):
+            return True
+    return False
+
+
 def scan(
     roots: Sequence[Path],
     found: Sequence[Mount],
@@ -202,6 +253,7 @@ def scan(
     folder's rules, given the mount's folder and listing) leaves pages."""
     pages: dict[str, tuple[Mount, str]] = {}
     rust: dict[str, rust_reexports.Uses] = {}
+    typescript: dict[str, TsTree] = {}
     for mount in found:
         listing = scan_folder(mount.root, roots)
         skip = tuple(f"{folder}/" for folder in mount.skip)
@@ -210,11 +262,20 @@ def scan(
             for e in listing.markdown
             if not (e.refusal or e.skip) and not (skip and e.path.startswith(skip))
         ]
-        code = [p for p in listed if p.lower().endswith(PAGE_SUFFIXES)]
-        if not code:
+        # (a Swift package's DocC catalog articles and tutorials too: swift_package.resolve
+        # heads them in the package's folder, with its modules' link tables)
+        code = [p for p in listed if p.lower().endswith(PAGE_SUFFIXES) or docc.in_catalog(p)]
+        scripts = [p for p in listed if p.lower().endswith(SCRIPT_SUFFIXES)]
+        if not code and not scripts:
             continue
-        left = no_pages(mount.root, roots, listed)
+        left = no_pages(mount.root, roots, listed) if code else set()
         kept = [p for p in code if p not in left]
+        if scripts:
+            ts = typescript_site.scan(mount.root, roots, scripts)
+            left = typescript_site.no_pages(mount.root, roots, scripts, warn=False, scanned=ts)
+            kept += [p for p in scripts if p not in left]
+            if ts.tree.extra:
+                typescript[mount.prefix] = ts.tree
         if not kept:
             continue
         log.info("--api-source %s: %d API pages, under %s/", mount.given, len(kept), mount.prefix)
@@ -222,4 +283,4 @@ def scan(
         table = rust_reexports.table(mount.root, roots, listed)
         if table:
             rust[mount.prefix] = table
-    return Outside(pages, rust)
+    return Outside(pages, rust, typescript)

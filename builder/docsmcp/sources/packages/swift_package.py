@@ -204,8 +204,11 @@ def resolve(files: list[SourceFile], docs_dir: Path, roots: Sequence[Path]) -> l
 
     if not any(f.path.endswith(SWIFT_SUFFIX) or in_catalog(f.path) for f in files):
         return files
+    # (pages headed already: a package's outside the docs folder, resolved in its own folder
+    # by api_sources, keep their table and are no article of the docs' modules)
+    headed = {f.path for f in files if (f.body if f.line_map else f.text).startswith(docc.HEADER)}
     listed = [f.path for f in files]
-    catalogs = [f for f in files if in_catalog(f.path)]
+    catalogs = [f for f in files if in_catalog(f.path) and f.path not in headed]
     # (the merged extension files are no pages: listed again to know where they go)
     extra = sorted(
         _catalog_files(
@@ -226,7 +229,7 @@ def resolve(files: list[SourceFile], docs_dir: Path, roots: Sequence[Path]) -> l
     out = []
     for f in files:
         is_swift = f.path in found.pages
-        if not is_swift and not in_catalog(f.path):
+        if f.path in headed or (not is_swift and not in_catalog(f.path)):
             out.append(f)
             continue
         module = module_of(f.path) if not is_swift else (_split(f.path) or ("", "", ""))[1]
