@@ -17,6 +17,14 @@ from __future__ import annotations
 import re
 from typing import NamedTuple
 
+from docsmcp.sources.formats.source.c_comments import (
+    BRACKET_KIND,
+    block_doc_text,
+    is_slash_doc,
+    nested_comment_end,
+    slash_doc_line,
+)
+
 MAX_DEPTH = 32  # string interpolations inside interpolations, at most
 # Kinds: word, num, punct, open, close, str, annot (`@name` and its parenthesised arguments),
 # doc (a doc comment: its text, without `///` or `/**`…`*/` and their margins).
@@ -26,9 +34,7 @@ _FAST = re.compile(
     r"|(?P<num>[0-9][0-9A-Za-z_.]*)"
     r"|(?P<punct>=>|\.\.\.|\.\.|\?\.|\?\?=|\?\?|==|!=|<=|[^\sA-Za-z0-9_$\"'/@])"
 )
-_KIND = {"(": "open", "[": "open", "{": "open", ")": "close", "]": "close", "}": "close"}
 _ANNOT = re.compile(r"@[A-Za-z_$][A-Za-z0-9_$]*(?:\s*\.\s*[A-Za-z_$][A-Za-z0-9_$]*)*")
-_DOC_MARGIN = re.compile(r"^[ \t]*\*?[ \t]?")
 _QUOTE = re.compile(r"r?('''|\"\"\"|'|\")")
 
 
@@ -71,14 +77,12 @@ def tokens(source: str) -> list[Token]:
         if m is not None and m.lastgroup == "space":
             pos = m.end()
             continue
-        if source.startswith("///", pos) and not source.startswith("////", pos):
-            end = source.find("\n", pos)
-            end = n if end < 0 else end
+        if is_slash_doc(source, pos):
+            text, end = slash_doc_line(source, pos)
             if not doc:
                 doc_line, doc_start = line, pos
             doc_end = end
-            text = source[pos + 3 : end]
-            doc.append(text[1:] if text.startswith(" ") else text)
+            doc.append(text)
             pos = end
             continue
         if source.startswith("//", pos):
@@ -86,13 +90,12 @@ def tokens(source: str) -> list[Token]:
             pos = n if end < 0 else end
             continue
         if source.startswith("/*", pos):
-            end = block_end(source, pos)
+            end = nested_comment_end(source, pos)
             body = source[pos:end]
-            if body.startswith("/**") and not body.startswith("/***") and len(body) > 4:
+            doc_text = block_doc_text(body)
+            if doc_text is not None:
                 flush()
-                inner = body[3:-2] if body.endswith("*/") else body[3:]
-                lines = [_DOC_MARGIN.sub("", x, count=1) for x in inner.split("\n")]
-                out.append(Token("doc", "\n".join(lines).strip("\n"), line, pos, end))
+                out.append(Token("doc", doc_text, line, pos, end))
             line += body.count("\n")
             pos = end
             continue
@@ -101,7 +104,7 @@ def tokens(source: str) -> list[Token]:
             kind = m.lastgroup or "punct"
             text = m.group()
             if kind == "punct":
-                kind = _KIND.get(text, "punct")
+                kind = BRACKET_KIND.get(text, "punct")
             out.append(Token(kind, text, line, pos, m.end()))
             pos = m.end()
             continue
@@ -126,26 +129,6 @@ def tokens(source: str) -> list[Token]:
         pos += 1
     flush()
     return out
-
-
-def block_end(source: str, pos: int) -> int:
-    """The end of the block comment at `pos`: Dart's nest (`/* /* */ */`)."""
-    depth = 0
-    n = len(source)
-    while pos < n:
-        a = source.find("/*", pos)
-        b = source.find("*/", pos)
-        if b < 0:
-            return n
-        if 0 <= a < b:
-            depth += 1
-            pos = a + 2
-            continue
-        depth -= 1
-        pos = b + 2
-        if depth <= 0:
-            return pos
-    return n
 
 
 def string_end(source: str, pos: int, depth: int) -> int:

@@ -1,0 +1,63 @@
+"""Comments as the C family of languages writes them, shared by the lexers of the languages
+whose doc comments are `/** … */` blocks and runs of `///` lines (Dart, Swift, Kotlin, Java):
+one home for how far a nesting block comment runs, what a doc comment's text is and which
+bracket a character is, so the readers cannot drift apart on the same rule.
+
+Every function consumes its input left to right with linear patterns: a hostile file ends in
+time proportional to its size; an unclosed comment runs to the end of the source.
+"""
+
+from __future__ import annotations
+
+import re
+
+# A bracket's token kind; any other punctuation is "punct".
+BRACKET_KIND = {"(": "open", "[": "open", "{": "open", ")": "close", "]": "close", "}": "close"}
+_COMMENT_MARK = re.compile(r"/\*|\*/")
+# A `/** */` line's margin: its indentation, one `*` and one space after it.
+_DOC_MARGIN = re.compile(r"^[ \t]*\*?[ \t]?")
+
+
+def nested_comment_end(source: str, start: int) -> int:
+    """The offset after the `*/` closing the block comment whose `/*` is at `start`, a
+    `/* … */` inside it nesting (Dart, Swift and Kotlin read them so), or the end of `source`.
+    The marks are taken left to right without overlap, so in `/*/` the `/*` opens and the
+    `*/` that shares its star closes nothing."""
+    depth = 1
+    for m in _COMMENT_MARK.finditer(source, start + 2):
+        depth += 1 if m.group() == "/*" else -1
+        if depth == 0:
+            return m.end()
+    return len(source)
+
+
+def is_slash_doc(source: str, pos: int) -> bool:
+    """Whether a `///` doc line starts at `pos` (`////` is a plain comment, as dartdoc and
+    DocC read it)."""
+    return source.startswith("///", pos) and not source.startswith("////", pos)
+
+
+def slash_doc_line(source: str, pos: int) -> tuple[str, int]:
+    """The text of the `///` line at `pos` (without the `///` and one space after it) and
+    the offset of its end (its newline, or the end of `source`)."""
+    end = source.find("\n", pos)
+    end = len(source) if end < 0 else end
+    text = source[pos + 3 : end]
+    return (text[1:] if text.startswith(" ") else text), end
+
+
+def block_doc_text(body: str) -> str | None:
+    """The text of a `/** … */` doc comment whose whole source is `body`, each line's margin
+    (indentation, a `*`, a space) gone; None when `body` is no doc comment (`/*`, `/**/`, or a
+    `/***` banner)."""
+    if not (body.startswith("/**") and not body.startswith("/***") and len(body) > 4):
+        return None
+    inner = body[3:-2] if body.endswith("*/") else body[3:]
+    lines = [_DOC_MARGIN.sub("", x, count=1) for x in inner.split("\n")]
+    return "\n".join(lines).strip("\n")
+
+
+def doc_content(text: str) -> str:
+    """A `/** … */` comment's content without its delimiters (an unclosed one: without the
+    `/**`); Java and Kotlin leave its margins to their doc readers."""
+    return text[3:-2] if text.endswith("*/") and len(text) >= 5 else text[3:]
