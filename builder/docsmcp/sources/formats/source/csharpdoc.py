@@ -27,17 +27,12 @@ import re
 from dataclasses import dataclass, field
 
 from docsmcp.model.api import OBJECT_ANCHOR, ApiEntry, Parameter
-from docsmcp.model.api_fields import (
-    MAX_DESCRIPTION_CHARS,
-    MAX_RETURNS_CHARS,
-    MAX_SIGNATURE_CHARS,
-)
 from docsmcp.model.source import Converted
-from docsmcp.model.text import truncate
 from docsmcp.sources.formats.linemap import monotone
 from docsmcp.sources.formats.markdown.fences import code_block, code_span
 from docsmcp.sources.formats.source import csharp_merge, xmldoc
 from docsmcp.sources.formats.source.csharp_parse import Decl, is_type, parse
+from docsmcp.sources.formats.source.doc_entries import source_entry
 
 MAX_ENTRIES = 20_000
 EMPTY = Converted("", None, (), (), (), ())
@@ -282,16 +277,14 @@ class _Page:
             description = f"Obsolete. {description}".strip()
         method = decl.kind in ("method", "constructor", "operator", "delegate", "indexer")
         self.api.append(
-            ApiEntry(
+            source_entry(
                 name=name,
                 category=".".join(_bare(name).split(".")[:-1]) or name,
                 kind="method" if method else "type",
-                signature=truncate(decl.declaration, MAX_SIGNATURE_CHARS),
-                description=truncate(description, MAX_DESCRIPTION_CHARS),
+                signature=decl.declaration,
+                description=description,
                 parameters=params,
-                returns=truncate(returns, MAX_RETURNS_CHARS),
-                examples=(),
-                chunk_id="",
+                returns=returns,
                 path=self.path,
                 line_start=at + 1,
                 line_end=max(at, end) + 1,

@@ -32,13 +32,12 @@ import re
 from dataclasses import dataclass, field
 
 from docsmcp.model.api import OBJECT_ANCHOR, ApiEntry, Parameter
-from docsmcp.model.api_fields import MAX_DESCRIPTION_CHARS, MAX_RETURNS_CHARS, MAX_SIGNATURE_CHARS
 from docsmcp.model.source import Converted
-from docsmcp.model.text import truncate
 from docsmcp.sources.formats.linemap import monotone
 from docsmcp.sources.formats.markdown.fences import code_block
 from docsmcp.sources.formats.source import dartdoc_text
 from docsmcp.sources.formats.source.dart_parse import TYPE_KINDS, Decl, Unit, parse
+from docsmcp.sources.formats.source.doc_entries import dotted_category, source_entry, summary_lines
 
 HEADER = "// docsmcp:dartdoc "
 EXPORT = "// docsmcp:dart-export "
@@ -263,16 +262,14 @@ class _Page:
         )
         kind = "method" if d.kind in _CALLABLE else "property" if d.kind in _PROPERTY else "type"
         self.api.append(
-            ApiEntry(
+            source_entry(
                 name=name,
-                category=".".join(name.split(".")[:-1]) or name,
+                category=dotted_category(name),
                 kind=kind,
-                signature=truncate(d.signature, MAX_SIGNATURE_CHARS),
-                description=truncate(_description(lines), MAX_DESCRIPTION_CHARS),
+                signature=d.signature,
+                description=_description(lines),
                 parameters=params,
-                returns=truncate(d.returns, MAX_RETURNS_CHARS),
-                examples=(),
-                chunk_id="",
+                returns=d.returns,
                 path=self.path,
                 line_start=at + 1,
                 line_end=len(self.out),
@@ -285,18 +282,7 @@ _LINKED = re.compile(r"\[(`[^`\n]+`)\]\(#[^)\s]*\)")
 
 def _description(lines: list[str]) -> str:
     """The comment's first paragraph, its references as code without their links."""
-    para: list[str] = []
-    for line in lines:
-        if not line.strip():
-            if para:
-                break
-            continue
-        if line.lstrip().startswith(("```", "~~~", ">", "#")):
-            if para:
-                break
-            continue
-        para.append(_LINKED.sub(r"\1", line.strip()))
-    return " ".join(para)
+    return " ".join(_LINKED.sub(r"\1", x) for x in summary_lines(lines))
 
 
 def _filtered(unit: Unit, seg: Segment) -> list[Decl]:

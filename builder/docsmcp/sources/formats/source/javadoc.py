@@ -36,15 +36,10 @@ import re
 from dataclasses import dataclass, field
 
 from docsmcp.model.api import OBJECT_ANCHOR, ApiEntry, Parameter
-from docsmcp.model.api_fields import (
-    MAX_DESCRIPTION_CHARS,
-    MAX_RETURNS_CHARS,
-    MAX_SIGNATURE_CHARS,
-)
 from docsmcp.model.source import Converted
-from docsmcp.model.text import truncate
 from docsmcp.sources.formats.linemap import monotone
 from docsmcp.sources.formats.markdown.fences import code_block, code_span
+from docsmcp.sources.formats.source.doc_entries import dotted_category, source_entry
 from docsmcp.sources.formats.source.java_parse import Decl, Unit, is_type, parse
 from docsmcp.sources.formats.source.javadoc_inherit import Supertype, inherited
 from docsmcp.sources.formats.source.javadoc_text import (
@@ -331,16 +326,14 @@ class _Page:
         description = _description(doc)
         method = decl.kind in ("method", "constructor")
         self.api.append(
-            ApiEntry(
+            source_entry(
                 name=name,
-                category=".".join(name.split(".")[:-1]) or name,
+                category=dotted_category(name),
                 kind="method" if method else "type",
-                signature=truncate(decl.declaration, MAX_SIGNATURE_CHARS),
-                description=truncate(description, MAX_DESCRIPTION_CHARS),
+                signature=decl.declaration,
+                description=description,
                 parameters=params,
-                returns=truncate(returns, MAX_RETURNS_CHARS),
-                examples=(),
-                chunk_id="",
+                returns=returns,
                 path=self.path,
                 line_start=at + 1,
                 line_end=max(at, last) + 1,

@@ -41,16 +41,11 @@ import textwrap
 from dataclasses import dataclass, field
 
 from docsmcp.model.api import OBJECT_ANCHOR, ApiEntry, Example, Parameter
-from docsmcp.model.api_fields import (
-    MAX_DESCRIPTION_CHARS,
-    MAX_RETURNS_CHARS,
-    MAX_SIGNATURE_CHARS,
-)
 from docsmcp.model.source import Converted
-from docsmcp.model.text import truncate
 from docsmcp.sources.formats.linemap import monotone
 from docsmcp.sources.formats.markdown.dialects import ATX
 from docsmcp.sources.formats.markdown.fences import code_block, code_span, fenced_lines
+from docsmcp.sources.formats.source.doc_entries import dotted_category, source_entry
 from docsmcp.sources.formats.source.javadoc_text import Doc
 from docsmcp.sources.formats.source.kdoc_text import render, suppressed
 from docsmcp.sources.formats.source.kotlin_merge import keys, split
@@ -284,16 +279,15 @@ class _Page:
             description = f"Deprecated. {deprecated} {description}".strip()
         method = decl.kind in ("function", "constructor")
         self.api.append(
-            ApiEntry(
+            source_entry(
                 name=name,
-                category=".".join(name.split(".")[:-1]) or name,
+                category=dotted_category(name),
                 kind="method" if method else "type",
-                signature=truncate(decl.declaration, MAX_SIGNATURE_CHARS),
-                description=truncate(_MD_LINK.sub(r"\1", description), MAX_DESCRIPTION_CHARS),
+                signature=decl.declaration,
+                description=_MD_LINK.sub(r"\1", description),
                 parameters=params,
-                returns=truncate(returns, MAX_RETURNS_CHARS),
+                returns=returns,
                 examples=tuple(Example("kotlin", c) for c in self.examples),
-                chunk_id="",
                 path=self.path,
                 line_start=at + 1,
                 line_end=max(at, last) + 1,

@@ -28,12 +28,11 @@ import re
 from dataclasses import dataclass, field
 
 from docsmcp.model.api import OBJECT_ANCHOR, ApiEntry, Parameter
-from docsmcp.model.api_fields import MAX_DESCRIPTION_CHARS, MAX_RETURNS_CHARS, MAX_SIGNATURE_CHARS
 from docsmcp.model.source import Converted
-from docsmcp.model.text import truncate
 from docsmcp.sources.formats.linemap import monotone
 from docsmcp.sources.formats.markdown.fences import code_block, code_span
 from docsmcp.sources.formats.source import phpdoc_tags
+from docsmcp.sources.formats.source.doc_entries import source_entry
 from docsmcp.sources.formats.source.php_parse import TYPE_KINDS, Decl, Param, Unit, parse
 
 MAX_ENTRIES = 20_000
@@ -365,16 +364,14 @@ class _Page:
         if doc.deprecated is not None:
             description = f"Deprecated. {description}".strip()
         self.api.append(
-            ApiEntry(
+            source_entry(
                 name=name,
                 category=name.rsplit("::", 1)[0] if "::" in name else name.rsplit("\\", 1)[0],
                 kind=kind,
-                signature=truncate(signature, MAX_SIGNATURE_CHARS),
-                description=truncate(description, MAX_DESCRIPTION_CHARS),
+                signature=signature,
+                description=description,
                 parameters=parameters,
-                returns=truncate(returns, MAX_RETURNS_CHARS),
-                examples=(),
-                chunk_id="",
+                returns=returns,
                 path=self.path,
                 line_start=at + 1,
                 line_end=max(at, end) + 1,

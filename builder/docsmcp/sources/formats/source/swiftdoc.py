@@ -36,12 +36,11 @@ from dataclasses import dataclass, field
 from urllib.parse import quote
 
 from docsmcp.model.api import OBJECT_ANCHOR, ApiEntry, Parameter
-from docsmcp.model.api_fields import MAX_DESCRIPTION_CHARS, MAX_RETURNS_CHARS, MAX_SIGNATURE_CHARS
 from docsmcp.model.source import Converted
-from docsmcp.model.text import truncate
 from docsmcp.sources.formats.linemap import monotone
 from docsmcp.sources.formats.markdown import docc
 from docsmcp.sources.formats.markdown.fences import code_block
+from docsmcp.sources.formats.source.doc_entries import dotted_category, source_entry, summary_lines
 from docsmcp.sources.formats.source.swift_merge import Merge, split
 from docsmcp.sources.formats.source.swift_parse import TYPE_KEYWORDS, Decl, parse
 
@@ -284,16 +283,14 @@ class _Page:
             returns = f"{returns}: {doc.returns}" if returns else doc.returns
         description = _description(doc.lines)
         self.api.append(
-            ApiEntry(
+            source_entry(
                 name=name,
-                category=".".join(name.split(".")[:-1]) or name,
+                category=dotted_category(name),
                 kind="method" if decl.kind in _METHODS else "type",
-                signature=truncate(declaration(decl), MAX_SIGNATURE_CHARS),
-                description=truncate(description, MAX_DESCRIPTION_CHARS),
+                signature=declaration(decl),
+                description=description,
                 parameters=params,
-                returns=truncate(returns, MAX_RETURNS_CHARS),
-                examples=(),
-                chunk_id="",
+                returns=returns,
                 path=self.path,
                 line_start=at + 1,
                 line_end=len(self.out),
@@ -329,18 +326,8 @@ def _top_shown(d: Decl) -> bool:
 
 
 def _description(lines: list[str]) -> str:
-    para: list[str] = []
-    for line in lines:
-        if not line.strip():
-            if para:
-                break
-            continue
-        if line.lstrip().startswith(("```", "~~~", ">", "#")):
-            if para:
-                break
-            continue
-        para.append(line.strip())
-    return " ".join(para)
+    """The comment's first paragraph on one line."""
+    return " ".join(summary_lines(lines))
 
 
 def swift_to_markdown(path: str, text: str) -> Converted:

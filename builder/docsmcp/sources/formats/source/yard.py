@@ -20,11 +20,10 @@ import re
 from dataclasses import dataclass, field
 
 from docsmcp.model.api import OBJECT_ANCHOR, ApiEntry, Parameter
-from docsmcp.model.api_fields import MAX_DESCRIPTION_CHARS, MAX_RETURNS_CHARS, MAX_SIGNATURE_CHARS
 from docsmcp.model.source import Converted
-from docsmcp.model.text import truncate
 from docsmcp.sources.formats.linemap import monotone
 from docsmcp.sources.formats.markdown.fences import code_block
+from docsmcp.sources.formats.source.doc_entries import source_entry
 from docsmcp.sources.formats.source.ruby_lex import Line, lex
 from docsmcp.sources.formats.source.ruby_parse import RubyObject, open_parens, parse
 from docsmcp.sources.formats.source.yard_tags import Doc, parse_doc, rdoc_markup
@@ -126,16 +125,14 @@ class _Page:
         if not returns and obj.kind == "attribute":
             returns = ""
         self.api.append(
-            ApiEntry(
+            source_entry(
                 name=obj.path,
                 category=obj.namespace or obj.path,
                 kind="type" if obj.kind in ("class", "module") else "method",
-                signature=truncate(_declaration(obj), MAX_SIGNATURE_CHARS),
-                description=truncate(doc.summary, MAX_DESCRIPTION_CHARS),
+                signature=_declaration(obj),
+                description=doc.summary,
                 parameters=params,
-                returns=truncate(returns, MAX_RETURNS_CHARS),
-                examples=(),
-                chunk_id="",
+                returns=returns,
                 path=self.path,
                 line_start=at + 1,
                 line_end=len(self.out),
