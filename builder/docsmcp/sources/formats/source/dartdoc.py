@@ -193,17 +193,8 @@ class _Page:
                 return None
             # a member of the type or of a type it extends, mixes in or implements (inherited,
             # as dartdoc links it), else a name of the library
-            seen: set[str] = set()
-            todo = [owner] if owner else []
-            while todo and len(seen) < MAX_SUPERS:
-                t = todo.pop(0)
-                if t in seen:
-                    continue
-                seen.add(t)
-                if f"{t}.{name}" in self.symbols:
-                    return self.symbols[f"{t}.{name}"]
-                todo += self.supers.get(t, [])
-            return self.symbols.get(name)
+            found = self.inherited(owner, name, self.symbols)
+            return found if found is not None else self.symbols.get(name)
 
         return resolve
 
@@ -233,6 +224,13 @@ class _Page:
     def field_type(self, owner: str, name: str) -> str:
         """The type of the field an initializing parameter (`this.x`, `super.x`) names: the
         owner's, else a supertype's on the page."""
+        found = self.inherited(owner, name, self.types)
+        return found if found is not None else ""
+
+    def inherited(self, owner: str, name: str, table: dict[str, str]) -> str | None:
+        """`table`'s value for the member `name` of `owner` or of the nearest type it extends,
+        mixes in or implements (breadth first, at most MAX_SUPERS types); None when none has
+        it."""
         seen: set[str] = set()
         todo = [owner] if owner else []
         while todo and len(seen) < MAX_SUPERS:
@@ -240,10 +238,10 @@ class _Page:
             if t in seen:
                 continue
             seen.add(t)
-            if f"{t}.{name}" in self.types:
-                return self.types[f"{t}.{name}"]
+            if f"{t}.{name}" in table:
+                return table[f"{t}.{name}"]
             todo += self.supers.get(t, [])
-        return ""
+        return None
 
     def entry(self, d: Decl, parts: list[str], lines: list[str], at: int) -> None:
         if len(self.api) >= MAX_ENTRIES:
