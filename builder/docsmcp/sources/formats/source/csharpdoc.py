@@ -26,13 +26,14 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from docsmcp.model.api import OBJECT_ANCHOR, ApiEntry, Parameter
+from docsmcp.model.api import ApiEntry, Parameter
 from docsmcp.model.source import Converted
 from docsmcp.sources.formats.linemap import monotone
 from docsmcp.sources.formats.markdown.fences import code_block, code_span
 from docsmcp.sources.formats.source import csharp_merge, xmldoc
 from docsmcp.sources.formats.source.csharp_parse import Decl, is_type, parse
 from docsmcp.sources.formats.source.doc_entries import source_entry
+from docsmcp.sources.formats.source.page_text import PageText, object_anchors
 
 MAX_ENTRIES = 20_000
 EMPTY = Converted("", None, (), (), (), ())
@@ -88,7 +89,7 @@ def visible(decl: Decl, owner_kind: str) -> bool:
 
 
 @dataclass
-class _Page:
+class _Page(PageText):
     path: str
     out: list[tuple[int, str]] = field(default_factory=list)
     anchors: list[tuple[int, str]] = field(default_factory=list)
@@ -99,19 +100,6 @@ class _Page:
     planned: dict[int, str] = field(default_factory=dict)  # id(decl) -> its anchor
     pending: list[str] = field(default_factory=list)
     merge: csharp_merge.Merge = field(default_factory=csharp_merge.Merge)  # (the build's line)
-
-    def add(self, line: int, text: str) -> None:
-        self.out.append((line, text))
-
-    def blank(self, line: int) -> None:
-        if self.out and self.out[-1][1]:
-            self.add(line, "")
-
-    def lines(self, line: int, lines: tuple[str, ...] | list[str]) -> None:
-        if any(x.strip() for x in lines):
-            self.blank(line)
-            for x in lines:
-                self.add(line, x)
 
     def link(self, cref: str, label: str) -> str:
         """A cref as docfx shows it: a link to this page's section, else its name, recorded
@@ -139,7 +127,7 @@ class _Page:
         if not named:
             return at
         parts = _bare(qualified).split(".")
-        self.anchors += [(at, OBJECT_ANCHOR + ".".join(parts[k:])) for k in range(len(parts))]
+        self.anchors += object_anchors(at, parts)
         return at
 
     def anchor(self, decl: Decl, owners: list[str]) -> str:

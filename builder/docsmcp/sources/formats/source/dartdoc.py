@@ -31,13 +31,14 @@ import posixpath
 import re
 from dataclasses import dataclass, field
 
-from docsmcp.model.api import OBJECT_ANCHOR, ApiEntry, Parameter
+from docsmcp.model.api import ApiEntry, Parameter
 from docsmcp.model.source import Converted
 from docsmcp.sources.formats.linemap import monotone
 from docsmcp.sources.formats.markdown.fences import code_block
 from docsmcp.sources.formats.source import dartdoc_text
 from docsmcp.sources.formats.source.dart_parse import TYPE_KINDS, Decl, Unit, parse
 from docsmcp.sources.formats.source.doc_entries import dotted_category, source_entry, summary_lines
+from docsmcp.sources.formats.source.page_text import PageText, object_anchors
 
 HEADER = "// docsmcp:dartdoc "
 EXPORT = "// docsmcp:dart-export "
@@ -158,7 +159,7 @@ def shown(d: Decl) -> bool:
 
 
 @dataclass
-class _Page:
+class _Page(PageText):
     path: str
     library: str
     table: dict[str, str]  # templates
@@ -170,13 +171,6 @@ class _Page:
     refs: list[tuple[int, str]] = field(default_factory=list)
     api: list[ApiEntry] = field(default_factory=list)
 
-    def add(self, line: int, text: str) -> None:
-        self.out.append((line, text))
-
-    def blank(self, line: int) -> None:
-        if self.out and self.out[-1][1]:
-            self.add(line, "")
-
     def heading(self, level: int, line: int, title: str, parts: list[str]) -> int:
         self.blank(line)
         at = len(self.out)
@@ -184,7 +178,7 @@ class _Page:
         shown_title = re.sub(r"([_*\\`<>\[\]])", r"\\\1", title)
         self.add(line, f"{'#' * level} {shown_title}" + (f" {{#{anchor}}}" if anchor else ""))
         full = [self.library, *parts] if self.library else parts
-        self.anchors += [(at, OBJECT_ANCHOR + ".".join(full[k:])) for k in range(len(full))]
+        self.anchors += object_anchors(at, full)
         return at
 
     def link(self, owner: str, params: frozenset[str]) -> object:

@@ -40,7 +40,7 @@ import re
 import textwrap
 from dataclasses import dataclass, field
 
-from docsmcp.model.api import OBJECT_ANCHOR, ApiEntry, Example, Parameter
+from docsmcp.model.api import ApiEntry, Example, Parameter
 from docsmcp.model.source import Converted
 from docsmcp.sources.formats.linemap import monotone
 from docsmcp.sources.formats.markdown.dialects import ATX
@@ -51,6 +51,7 @@ from docsmcp.sources.formats.source.kdoc_text import render, suppressed
 from docsmcp.sources.formats.source.kotlin_merge import keys, split
 from docsmcp.sources.formats.source.kotlin_parse import parse
 from docsmcp.sources.formats.source.kotlin_syntax import Decl, Unit, is_type
+from docsmcp.sources.formats.source.page_text import PageText, object_anchors
 
 # The marker line kotlin_project.expand writes before each file of samples appended to a page.
 SAMPLE = "//@docsmcp-kotlin-sample "
@@ -97,7 +98,7 @@ def _receiver_name(receiver: str) -> str:
 
 
 @dataclass
-class _Page:
+class _Page(PageText):
     path: str
     unit: Unit
     out: list[tuple[int, str]] = field(default_factory=list)
@@ -113,13 +114,6 @@ class _Page:
     examples: list[str] = field(default_factory=list)  # the samples of the section written
     hidden: set[int] = field(default_factory=set)  # (ids of) declarations another page shows
     platforms: dict[int, tuple[str, ...]] = field(default_factory=dict)  # (id) -> source sets
-
-    def add(self, line: int, text: str) -> None:
-        self.out.append((line, text))
-
-    def blank(self, line: int) -> None:
-        if self.out and self.out[-1][1]:
-            self.add(line, "")
 
     def qualified(self, path: list[str]) -> str:
         package = self.unit.package
@@ -167,14 +161,8 @@ class _Page:
         at = len(self.out)
         self.add(line, f"{'#' * level} {title} {{#{anchor}}}")
         parts = qualified.split(".")
-        self.anchors += [(at, OBJECT_ANCHOR + ".".join(parts[k:])) for k in range(len(parts))]
+        self.anchors += object_anchors(at, parts)
         return at
-
-    def lines(self, line: int, lines: list[str] | tuple[str, ...]) -> None:
-        if any(x.strip() for x in lines):
-            self.blank(line)
-            for x in lines:
-                self.add(line, x)
 
     def items(self, line: int, label: str, items: list[tuple[str, str]]) -> None:
         if items:

@@ -33,6 +33,7 @@ from docsmcp.sources.formats.linemap import monotone
 from docsmcp.sources.formats.markdown.fences import code_block, code_span
 from docsmcp.sources.formats.source import phpdoc_tags
 from docsmcp.sources.formats.source.doc_entries import source_entry
+from docsmcp.sources.formats.source.page_text import PageText
 from docsmcp.sources.formats.source.php_parse import TYPE_KINDS, Decl, Param, Unit, parse
 
 MAX_ENTRIES = 20_000
@@ -57,7 +58,7 @@ def _visible(decl: Decl) -> bool:
 
 
 @dataclass
-class _Page:
+class _Page(PageText):
     path: str
     unit: Unit
     namespace: str = ""
@@ -70,19 +71,6 @@ class _Page:
     pending: list[str] = field(default_factory=list)
     owner: str = ""  # the qualified name of the type being written
     parents: tuple[str, ...] = ()  # what it extends and implements, as written
-
-    def add(self, line: int, text: str) -> None:
-        self.out.append((line, text))
-
-    def blank(self, line: int) -> None:
-        if self.out and self.out[-1][1]:
-            self.add(line, "")
-
-    def lines(self, line: int, lines: list[str] | tuple[str, ...]) -> None:
-        if any(x.strip() for x in lines):
-            self.blank(line)
-            for x in lines:
-                self.add(line, x)
 
     def resolve(self, name: str) -> str:
         """A class name as PHP resolves it in this file: `\\A\\B` as written, `self`/`static`

@@ -35,12 +35,13 @@ import re
 from dataclasses import dataclass, field
 from urllib.parse import quote
 
-from docsmcp.model.api import OBJECT_ANCHOR, ApiEntry, Parameter
+from docsmcp.model.api import ApiEntry, Parameter
 from docsmcp.model.source import Converted
 from docsmcp.sources.formats.linemap import monotone
 from docsmcp.sources.formats.markdown import docc
 from docsmcp.sources.formats.markdown.fences import code_block
 from docsmcp.sources.formats.source.doc_entries import dotted_category, source_entry, summary_lines
+from docsmcp.sources.formats.source.page_text import PageText, object_anchors
 from docsmcp.sources.formats.source.swift_merge import Merge, split
 from docsmcp.sources.formats.source.swift_parse import TYPE_KEYWORDS, Decl, parse
 
@@ -140,7 +141,7 @@ def render_doc(text: str, module: str, owner: str) -> _Doc:
 
 
 @dataclass
-class _Page:
+class _Page(PageText):
     path: str
     module: str
     out: list[tuple[int, str]] = field(default_factory=list)
@@ -151,13 +152,6 @@ class _Page:
     extensions: dict[str, list[str]] = field(default_factory=dict)  # type path -> its text
     links: docc.Links | None = None
     merged: Merge = field(default_factory=Merge)  # (other files' parts: swift_merge.py)
-
-    def add(self, line: int, text: str) -> None:
-        self.out.append((line, text))
-
-    def blank(self, line: int) -> None:
-        if self.out and self.out[-1][1]:
-            self.add(line, "")
 
     def heading(
         self, level: int, line: int, title: str, path: list[str], named: bool = True
@@ -178,7 +172,7 @@ class _Page:
         if not named:  # (an extension of a type another file declares: no link target of it)
             return at
         parts = [self.module, *path]
-        self.anchors += [(at, OBJECT_ANCHOR + ".".join(parts[k:])) for k in range(len(parts))]
+        self.anchors += object_anchors(at, parts)
         return at
 
     def symbol(self, decl: Decl, path: list[str], level: int, owner: list[str]) -> None:

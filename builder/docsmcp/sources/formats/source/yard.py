@@ -24,6 +24,7 @@ from docsmcp.model.source import Converted
 from docsmcp.sources.formats.linemap import monotone
 from docsmcp.sources.formats.markdown.fences import code_block
 from docsmcp.sources.formats.source.doc_entries import source_entry
+from docsmcp.sources.formats.source.page_text import PageText
 from docsmcp.sources.formats.source.ruby_lex import Line, lex
 from docsmcp.sources.formats.source.ruby_parse import RubyObject, open_parens, parse
 from docsmcp.sources.formats.source.yard_tags import Doc, parse_doc, rdoc_markup
@@ -37,7 +38,7 @@ _BLANKED = re.compile(r"\"\"|''|%\w?\W\W|//|\?c\b|``")
 
 
 @dataclass
-class _Page:
+class _Page(PageText):
     path: str
     out: list[tuple[int, str]] = field(default_factory=list)
     anchors: list[tuple[int, str]] = field(default_factory=list)
@@ -49,10 +50,6 @@ class _Page:
         if not text and self.out and not self.out[-1][1]:
             return  # (one blank line between blocks: dropped directives left runs of them)
         self.out.append((line, text))
-
-    def blank(self, line: int) -> None:
-        if self.out and self.out[-1][1]:
-            self.add(line, "")
 
     def heading(self, level: int, line: int, obj: RubyObject) -> int:
         self.blank(line)
