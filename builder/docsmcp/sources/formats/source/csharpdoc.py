@@ -33,7 +33,7 @@ from docsmcp.sources.formats.markdown.fences import code_block, code_span
 from docsmcp.sources.formats.source import csharp_merge, xmldoc
 from docsmcp.sources.formats.source.csharp_parse import Decl, is_type, parse
 from docsmcp.sources.formats.source.doc_entries import source_entry
-from docsmcp.sources.formats.source.page_text import PageText, object_anchors
+from docsmcp.sources.formats.source.page_text import PageText, object_anchors, unique_anchor
 
 MAX_ENTRIES = 20_000
 EMPTY = Converted("", None, (), (), (), ())
@@ -145,11 +145,7 @@ class _Page(PageText):
             base = _bare(decl.name).rsplit(".", 1)[-1]
         text = f"{prefix}.{base}" if prefix else base
         text = re.sub(r"[^\w.:\-]", "", text) or "member"
-        unique, k = text, 2
-        while unique in self.used:
-            unique, k = f"{text}-{k}", k + 1
-        self.used.add(unique)
-        return unique
+        return unique_anchor(text, self.used)
 
     def index(self, decl: Decl, owners: list[str], anchor: str) -> None:
         last = "#ctor" if decl.kind == "constructor" else _bare(decl.name)

@@ -51,7 +51,7 @@ from docsmcp.sources.formats.source.kdoc_text import render, suppressed
 from docsmcp.sources.formats.source.kotlin_merge import keys, split
 from docsmcp.sources.formats.source.kotlin_parse import parse
 from docsmcp.sources.formats.source.kotlin_syntax import Decl, Unit, is_type
-from docsmcp.sources.formats.source.page_text import PageText, object_anchors
+from docsmcp.sources.formats.source.page_text import PageText, object_anchors, unique_anchor
 
 # The marker line kotlin_project.expand writes before each file of samples appended to a page.
 SAMPLE = "//@docsmcp-kotlin-sample "
@@ -127,11 +127,7 @@ class _Page(PageText):
         if decl.kind in ("function", "constructor"):
             base += "-" + "".join(f"{simple_type(t)}-" for _, t, _ in decl.params)
         base = re.sub(r"[^\w.:-]", "", base) or "declaration"
-        anchor, k = base, 2
-        while anchor in self.used:
-            anchor, k = f"{base}-{k}", k + 1
-        self.used.add(anchor)
-        return anchor
+        return unique_anchor(base, self.used)
 
     def link(self, target: str, label: str) -> str | None:
         """What a KDoc link `[target]` shows: a link to a section of this page, or the name in

@@ -37,3 +37,13 @@ def object_anchors(at: int, parts: list[str]) -> list[tuple[int, str]]:
     name's pieces): each dotted tail (`a.B.c`, `B.c`, `c`), so a reference finds the
     declaration however much of its name it writes."""
     return [(at, OBJECT_ANCHOR + ".".join(parts[k:])) for k in range(len(parts))]
+
+
+def unique_anchor(base: str, used: set[str]) -> str:
+    """`base`, or where the page already has it `base-2`, `base-3`… (overloads, a name in two
+    scopes), recorded in `used`."""
+    anchor, k = base, 2
+    while anchor in used:
+        anchor, k = f"{base}-{k}", k + 1
+    used.add(anchor)
+    return anchor

@@ -33,7 +33,7 @@ from docsmcp.sources.formats.linemap import monotone
 from docsmcp.sources.formats.markdown.fences import code_block, code_span
 from docsmcp.sources.formats.source import phpdoc_tags
 from docsmcp.sources.formats.source.doc_entries import source_entry
-from docsmcp.sources.formats.source.page_text import PageText
+from docsmcp.sources.formats.source.page_text import PageText, unique_anchor
 from docsmcp.sources.formats.source.php_parse import TYPE_KINDS, Decl, Param, Unit, parse
 
 MAX_ENTRIES = 20_000
@@ -122,11 +122,7 @@ class _Page(PageText):
 
     def new_anchor(self, text: str) -> str:
         text = re.sub(r"[^\w.:\-]", "", text) or "member"
-        unique, k = text, 2
-        while unique in self.used:
-            unique, k = f"{text}-{k}", k + 1
-        self.used.add(unique)
-        return unique
+        return unique_anchor(text, self.used)
 
     def heading(self, level: int, line: int, title: str, anchor: str, names: list[str]) -> int:
         self.blank(line)

@@ -41,7 +41,7 @@ from docsmcp.sources.formats.linemap import monotone
 from docsmcp.sources.formats.markdown import docc
 from docsmcp.sources.formats.markdown.fences import code_block
 from docsmcp.sources.formats.source.doc_entries import dotted_category, source_entry, summary_lines
-from docsmcp.sources.formats.source.page_text import PageText, object_anchors
+from docsmcp.sources.formats.source.page_text import PageText, object_anchors, unique_anchor
 from docsmcp.sources.formats.source.swift_merge import Merge, split
 from docsmcp.sources.formats.source.swift_parse import TYPE_KEYWORDS, Decl, parse
 
@@ -160,11 +160,7 @@ class _Page(PageText):
         # (the id as Javadoc's are written: `Option.init-name-help-`; `(`, `:` and operators
         # are no id characters)
         anchor = re.sub(r"[^\w.-]", "-", ".".join(path) or self.module)
-        base, k = anchor, 1
-        while anchor in self.ids:
-            k += 1
-            anchor = f"{base}-{k}"
-        self.ids.add(anchor)
+        anchor = unique_anchor(anchor, self.ids)
         at = len(self.out)
         # (`init(_:label:)`: its underscores and stars are no emphasis)
         shown = re.sub(r"([_*\\`])", r"\\\1", title)

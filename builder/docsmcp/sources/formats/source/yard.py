@@ -24,7 +24,7 @@ from docsmcp.model.source import Converted
 from docsmcp.sources.formats.linemap import monotone
 from docsmcp.sources.formats.markdown.fences import code_block
 from docsmcp.sources.formats.source.doc_entries import source_entry
-from docsmcp.sources.formats.source.page_text import PageText
+from docsmcp.sources.formats.source.page_text import PageText, unique_anchor
 from docsmcp.sources.formats.source.ruby_lex import Line, lex
 from docsmcp.sources.formats.source.ruby_parse import RubyObject, open_parens, parse
 from docsmcp.sources.formats.source.yard_tags import Doc, parse_doc, rdoc_markup
@@ -54,11 +54,7 @@ class _Page(PageText):
     def heading(self, level: int, line: int, obj: RubyObject) -> int:
         self.blank(line)
         anchor = re.sub(r"[^\w.-]+", "-", obj.path).strip("-") or "object"
-        base, k = anchor, 1
-        while anchor in self.ids:
-            k += 1
-            anchor = f"{base}-{k}"
-        self.ids.add(anchor)
+        anchor = unique_anchor(anchor, self.ids)
         at = len(self.out)
         shown = re.sub(r"([_*\\`\[\]<>])", r"\\\1", obj.path)
         self.add(line, f"{'#' * level} {shown} {{#{anchor}}}")
