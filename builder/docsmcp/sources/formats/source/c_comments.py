@@ -10,6 +10,7 @@ time proportional to its size; an unclosed comment runs to the end of the source
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass, field
 
 # A bracket's token kind; any other punctuation is "punct".
 BRACKET_KIND = {"(": "open", "[": "open", "{": "open", ")": "close", "]": "close", "}": "close"}
@@ -44,6 +45,35 @@ def slash_doc_line(source: str, pos: int) -> tuple[str, int]:
     end = len(source) if end < 0 else end
     text = source[pos + 3 : end]
     return (text[1:] if text.startswith(" ") else text), end
+
+
+@dataclass
+class DocRun:
+    """A run of `///` lines being read, which is one doc comment: its lines, and where it
+    starts and ends. (Mutable: a lexer fills it line by line and takes it when code follows.)"""
+
+    lines: list[str] = field(default_factory=list)
+    line: int = 0  # 0-based line of its first `///`
+    start: int = 0  # offset of its first `///`
+    end: int = 0  # offset of its last line's end
+
+    def add(self, source: str, pos: int, line: int) -> int:
+        """Reads the `///` line at `pos` (0-based line `line`) into the run; its end."""
+        text, end = slash_doc_line(source, pos)
+        if not self.lines:
+            self.line, self.start = line, pos
+        self.end = end
+        self.lines.append(text)
+        return end
+
+    def take(self) -> str | None:
+        """The run's text, its lines joined (None when it has none), leaving it empty; its
+        `line`, `start` and `end` stay for the token made of it."""
+        if not self.lines:
+            return None
+        text = "\n".join(self.lines)
+        self.lines.clear()
+        return text
 
 
 def block_doc_text(body: str) -> str | None:

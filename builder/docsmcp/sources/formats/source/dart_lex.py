@@ -19,10 +19,10 @@ from typing import NamedTuple
 
 from docsmcp.sources.formats.source.c_comments import (
     BRACKET_KIND,
+    DocRun,
     block_doc_text,
     is_slash_doc,
     nested_comment_end,
-    slash_doc_line,
 )
 
 MAX_DEPTH = 32  # string interpolations inside interpolations, at most
@@ -52,13 +52,12 @@ def tokens(source: str) -> list[Token]:
     n = len(source)
     pos = 0
     line = 0
-    doc: list[str] = []  # the `///` lines of the run being read
-    doc_line = doc_start = doc_end = 0
+    run = DocRun()  # the `///` lines being read
 
     def flush() -> None:
-        if doc:
-            out.append(Token("doc", "\n".join(doc), doc_line, doc_start, doc_end))
-            doc.clear()
+        text = run.take()
+        if text is not None:
+            out.append(Token("doc", text, run.line, run.start, run.end))
 
     while pos < n:
         c = source[pos]
@@ -78,12 +77,7 @@ def tokens(source: str) -> list[Token]:
             pos = m.end()
             continue
         if is_slash_doc(source, pos):
-            text, end = slash_doc_line(source, pos)
-            if not doc:
-                doc_line, doc_start = line, pos
-            doc_end = end
-            doc.append(text)
-            pos = end
+            pos = run.add(source, pos, line)
             continue
         if source.startswith("//", pos):
             end = source.find("\n", pos)

@@ -18,10 +18,10 @@ from typing import NamedTuple
 
 from docsmcp.sources.formats.source.c_comments import (
     BRACKET_KIND,
+    DocRun,
     block_doc_text,
     is_slash_doc,
     nested_comment_end,
-    slash_doc_line,
 )
 
 MAX_DEPTH = 32  # string interpolations inside interpolations, at most
@@ -51,13 +51,12 @@ def tokens(source: str) -> list[Token]:
     pos = 0
     line = 0
     first = True  # no token yet on this line
-    doc: list[str] = []  # the `///` lines of the run being read
-    doc_line = doc_start = 0
+    run = DocRun()  # the `///` lines being read
 
     def flush() -> None:
-        if doc:
-            out.append(Token("doc", "\n".join(doc), doc_line, True, doc_start))
-            doc.clear()
+        text = run.take()
+        if text is not None:
+            out.append(Token("doc", text, run.line, True, run.start))
 
     while pos < n:
         c = source[pos]
@@ -71,11 +70,7 @@ def tokens(source: str) -> list[Token]:
             pos = m.end()
             continue
         if is_slash_doc(source, pos):
-            text, end = slash_doc_line(source, pos)
-            if not doc:
-                doc_line, doc_start = line, pos
-            doc.append(text)
-            pos = end
+            pos = run.add(source, pos, line)
             continue
         if source.startswith("//", pos):
             end = source.find("\n", pos)
