@@ -10,6 +10,7 @@ from conftest import FUZZ
 from docsmcp.sources.formats.source.c_comments import (
     DocRun,
     block_doc_text,
+    comment_at,
     doc_content,
     is_slash_doc,
     nested_comment_end,
@@ -61,6 +62,15 @@ def test_doc_comments_and_plain_ones() -> None:
     assert block_doc_text("/* plain */") is None
     assert doc_content("/** Reads. */") == " Reads. "
     assert doc_content("/** unclosed") == " unclosed"
+
+
+def test_a_comment_at_a_position() -> None:
+    source = "x = 1 // one\n/** Two. */ y /* a /* b */ c */ z"
+    assert comment_at(source, 0) is None
+    assert comment_at(source, 6) == (12, None)
+    assert comment_at(source, 13) == (24, "Two. ")  # (margins go, not spaces at the end)
+    start = source.index("/* a")
+    assert comment_at(source, start) == (len(source) - 2, None)
 
 
 def test_a_run_of_slash_lines_is_one_doc_comment() -> None:

@@ -32,6 +32,20 @@ def nested_comment_end(source: str, start: int) -> int:
     return len(source)
 
 
+def comment_at(source: str, pos: int) -> tuple[int, str | None] | None:
+    """The comment starting at `pos` (a `//` line, whose end is its newline, or a nesting
+    `/* */` block): its end and, for a `/** */` doc comment, its text (block_doc_text); None
+    when no comment starts there. A `///` doc line is read as a `//` comment here: lexers
+    that keep those ask is_slash_doc first."""
+    if source.startswith("//", pos):
+        end = source.find("\n", pos)
+        return (len(source) if end < 0 else end), None
+    if source.startswith("/*", pos):
+        end = nested_comment_end(source, pos)
+        return end, block_doc_text(source[pos:end])
+    return None
+
+
 def is_slash_doc(source: str, pos: int) -> bool:
     """Whether a `///` doc line starts at `pos` (`////` is a plain comment, as dartdoc and
     DocC read it)."""

@@ -20,9 +20,8 @@ from typing import NamedTuple
 from docsmcp.sources.formats.source.c_comments import (
     BRACKET_KIND,
     DocRun,
-    block_doc_text,
+    comment_at,
     is_slash_doc,
-    nested_comment_end,
 )
 
 MAX_DEPTH = 32  # string interpolations inside interpolations, at most
@@ -79,18 +78,13 @@ def tokens(source: str) -> list[Token]:
         if is_slash_doc(source, pos):
             pos = run.add(source, pos, line)
             continue
-        if source.startswith("//", pos):
-            end = source.find("\n", pos)
-            pos = n if end < 0 else end
-            continue
-        if source.startswith("/*", pos):
-            end = nested_comment_end(source, pos)
-            body = source[pos:end]
-            doc_text = block_doc_text(body)
+        comment = comment_at(source, pos)
+        if comment is not None:
+            end, doc_text = comment
             if doc_text is not None:
                 flush()
                 out.append(Token("doc", doc_text, line, pos, end))
-            line += body.count("\n")
+            line += source.count("\n", pos, end)
             pos = end
             continue
         flush()
