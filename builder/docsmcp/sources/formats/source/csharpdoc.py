@@ -26,18 +26,14 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from docsmcp.model.api import OBJECT_ANCHOR, ApiEntry, Parameter
-from docsmcp.model.api_fields import (
-    MAX_DESCRIPTION_CHARS,
-    MAX_RETURNS_CHARS,
-    MAX_SIGNATURE_CHARS,
-)
+from docsmcp.model.api import ApiEntry, Parameter
 from docsmcp.model.source import Converted
-from docsmcp.model.text import truncate
 from docsmcp.sources.formats.linemap import monotone
 from docsmcp.sources.formats.markdown.fences import code_block, code_span
 from docsmcp.sources.formats.source import csharp_merge, xmldoc
 from docsmcp.sources.formats.source.csharp_parse import Decl, is_type, parse
+from docsmcp.sources.formats.source.doc_entries import source_entry
+from docsmcp.sources.formats.source.page_text import PageText, object_anchors, unique_anchor
 
 MAX_ENTRIES = 20_000
 EMPTY = Converted("", None, (), (), (), ())
@@ -93,7 +89,7 @@ def visible(decl: Decl, owner_kind: str) -> bool:
 
 
 @dataclass
-class _Page:
+class _Page(PageText):
     path: str
     out: list[tuple[int, str]] = field(default_factory=list)
     anchors: list[tuple[int, str]] = field(default_factory=list)
@@ -104,19 +100,6 @@ class _Page:
     planned: dict[int, str] = field(default_factory=dict)  # id(decl) -> its anchor
     pending: list[str] = field(default_factory=list)
     merge: csharp_merge.Merge = field(default_factory=csharp_merge.Merge)  # (the build's line)
-
-    def add(self, line: int, text: str) -> None:
-        self.out.append((line, text))
-
-    def blank(self, line: int) -> None:
-        if self.out and self.out[-1][1]:
-            self.add(line, "")
-
-    def lines(self, line: int, lines: tuple[str, ...] | list[str]) -> None:
-        if any(x.strip() for x in lines):
-            self.blank(line)
-            for x in lines:
-                self.add(line, x)
 
     def link(self, cref: str, label: str) -> str:
         """A cref as docfx shows it: a link to this page's section, else its name, recorded
@@ -144,7 +127,7 @@ class _Page:
         if not named:
             return at
         parts = _bare(qualified).split(".")
-        self.anchors += [(at, OBJECT_ANCHOR + ".".join(parts[k:])) for k in range(len(parts))]
+        self.anchors += object_anchors(at, parts)
         return at
 
     def anchor(self, decl: Decl, owners: list[str]) -> str:
@@ -162,11 +145,7 @@ class _Page:
             base = _bare(decl.name).rsplit(".", 1)[-1]
         text = f"{prefix}.{base}" if prefix else base
         text = re.sub(r"[^\w.:\-]", "", text) or "member"
-        unique, k = text, 2
-        while unique in self.used:
-            unique, k = f"{text}-{k}", k + 1
-        self.used.add(unique)
-        return unique
+        return unique_anchor(text, self.used)
 
     def index(self, decl: Decl, owners: list[str], anchor: str) -> None:
         last = "#ctor" if decl.kind == "constructor" else _bare(decl.name)
@@ -282,16 +261,14 @@ class _Page:
             description = f"Obsolete. {description}".strip()
         method = decl.kind in ("method", "constructor", "operator", "delegate", "indexer")
         self.api.append(
-            ApiEntry(
+            source_entry(
                 name=name,
                 category=".".join(_bare(name).split(".")[:-1]) or name,
                 kind="method" if method else "type",
-                signature=truncate(decl.declaration, MAX_SIGNATURE_CHARS),
-                description=truncate(description, MAX_DESCRIPTION_CHARS),
+                signature=decl.declaration,
+                description=description,
                 parameters=params,
-                returns=truncate(returns, MAX_RETURNS_CHARS),
-                examples=(),
-                chunk_id="",
+                returns=returns,
                 path=self.path,
                 line_start=at + 1,
                 line_end=max(at, end) + 1,

@@ -17,6 +17,13 @@ from __future__ import annotations
 import re
 from typing import NamedTuple
 
+from docsmcp.sources.formats.source.c_comments import (
+    BRACKET_KIND,
+    DocRun,
+    comment_at,
+    is_slash_doc,
+)
+
 MAX_DEPTH = 32  # string interpolations inside interpolations, at most
 # Kinds: word, num, punct, open, close, str, annot (`@name` and its parenthesised arguments),
 # doc (a doc comment: its text, without `///` or `/**`…`*/` and their margins).
@@ -26,9 +33,7 @@ _FAST = re.compile(
     r"|(?P<num>[0-9][0-9A-Za-z_.]*)"
     r"|(?P<punct>=>|\.\.\.|\.\.|\?\.|\?\?=|\?\?|==|!=|<=|[^\sA-Za-z0-9_$\"'/@])"
 )
-_KIND = {"(": "open", "[": "open", "{": "open", ")": "close", "]": "close", "}": "close"}
 _ANNOT = re.compile(r"@[A-Za-z_$][A-Za-z0-9_$]*(?:\s*\.\s*[A-Za-z_$][A-Za-z0-9_$]*)*")
-_DOC_MARGIN = re.compile(r"^[ \t]*\*?[ \t]?")
 _QUOTE = re.compile(r"r?('''|\"\"\"|'|\")")
 
 
@@ -46,13 +51,12 @@ def tokens(source: str) -> list[Token]:
     n = len(source)
     pos = 0
     line = 0
-    doc: list[str] = []  # the `///` lines of the run being read
-    doc_line = doc_start = doc_end = 0
+    run = DocRun()  # the `///` lines being read
 
     def flush() -> None:
-        if doc:
-            out.append(Token("doc", "\n".join(doc), doc_line, doc_start, doc_end))
-            doc.clear()
+        text = run.take()
+        if text is not None:
+            out.append(Token("doc", text, run.line, run.start, run.end))
 
     while pos < n:
         c = source[pos]
@@ -71,29 +75,16 @@ def tokens(source: str) -> list[Token]:
         if m is not None and m.lastgroup == "space":
             pos = m.end()
             continue
-        if source.startswith("///", pos) and not source.startswith("////", pos):
-            end = source.find("\n", pos)
-            end = n if end < 0 else end
-            if not doc:
-                doc_line, doc_start = line, pos
-            doc_end = end
-            text = source[pos + 3 : end]
-            doc.append(text[1:] if text.startswith(" ") else text)
-            pos = end
+        if is_slash_doc(source, pos):
+            pos = run.add(source, pos, line)
             continue
-        if source.startswith("//", pos):
-            end = source.find("\n", pos)
-            pos = n if end < 0 else end
-            continue
-        if source.startswith("/*", pos):
-            end = block_end(source, pos)
-            body = source[pos:end]
-            if body.startswith("/**") and not body.startswith("/***") and len(body) > 4:
+        comment = comment_at(source, pos)
+        if comment is not None:
+            end, doc_text = comment
+            if doc_text is not None:
                 flush()
-                inner = body[3:-2] if body.endswith("*/") else body[3:]
-                lines = [_DOC_MARGIN.sub("", x, count=1) for x in inner.split("\n")]
-                out.append(Token("doc", "\n".join(lines).strip("\n"), line, pos, end))
-            line += body.count("\n")
+                out.append(Token("doc", doc_text, line, pos, end))
+            line += source.count("\n", pos, end)
             pos = end
             continue
         flush()
@@ -101,7 +92,7 @@ def tokens(source: str) -> list[Token]:
             kind = m.lastgroup or "punct"
             text = m.group()
             if kind == "punct":
-                kind = _KIND.get(text, "punct")
+                kind = BRACKET_KIND.get(text, "punct")
             out.append(Token(kind, text, line, pos, m.end()))
             pos = m.end()
             continue
@@ -126,26 +117,6 @@ def tokens(source: str) -> list[Token]:
         pos += 1
     flush()
     return out
-
-
-def block_end(source: str, pos: int) -> int:
-    """The end of the block comment at `pos`: Dart's nest (`/* /* */ */`)."""
-    depth = 0
-    n = len(source)
-    while pos < n:
-        a = source.find("/*", pos)
-        b = source.find("*/", pos)
-        if b < 0:
-            return n
-        if 0 <= a < b:
-            depth += 1
-            pos = a + 2
-            continue
-        depth -= 1
-        pos = b + 2
-        if depth <= 0:
-            return pos
-    return n
 
 
 def string_end(source: str, pos: int, depth: int) -> int:

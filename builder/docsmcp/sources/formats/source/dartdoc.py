@@ -31,14 +31,14 @@ import posixpath
 import re
 from dataclasses import dataclass, field
 
-from docsmcp.model.api import OBJECT_ANCHOR, ApiEntry, Parameter
-from docsmcp.model.api_fields import MAX_DESCRIPTION_CHARS, MAX_RETURNS_CHARS, MAX_SIGNATURE_CHARS
+from docsmcp.model.api import ApiEntry, Parameter
 from docsmcp.model.source import Converted
-from docsmcp.model.text import truncate
 from docsmcp.sources.formats.linemap import monotone
 from docsmcp.sources.formats.markdown.fences import code_block
 from docsmcp.sources.formats.source import dartdoc_text
 from docsmcp.sources.formats.source.dart_parse import TYPE_KINDS, Decl, Unit, parse
+from docsmcp.sources.formats.source.doc_entries import dotted_category, source_entry, summary_lines
+from docsmcp.sources.formats.source.page_text import PageText, object_anchors
 
 HEADER = "// docsmcp:dartdoc "
 EXPORT = "// docsmcp:dart-export "
@@ -159,7 +159,7 @@ def shown(d: Decl) -> bool:
 
 
 @dataclass
-class _Page:
+class _Page(PageText):
     path: str
     library: str
     table: dict[str, str]  # templates
@@ -171,13 +171,6 @@ class _Page:
     refs: list[tuple[int, str]] = field(default_factory=list)
     api: list[ApiEntry] = field(default_factory=list)
 
-    def add(self, line: int, text: str) -> None:
-        self.out.append((line, text))
-
-    def blank(self, line: int) -> None:
-        if self.out and self.out[-1][1]:
-            self.add(line, "")
-
     def heading(self, level: int, line: int, title: str, parts: list[str]) -> int:
         self.blank(line)
         at = len(self.out)
@@ -185,7 +178,7 @@ class _Page:
         shown_title = re.sub(r"([_*\\`<>\[\]])", r"\\\1", title)
         self.add(line, f"{'#' * level} {shown_title}" + (f" {{#{anchor}}}" if anchor else ""))
         full = [self.library, *parts] if self.library else parts
-        self.anchors += [(at, OBJECT_ANCHOR + ".".join(full[k:])) for k in range(len(full))]
+        self.anchors += object_anchors(at, full)
         return at
 
     def link(self, owner: str, params: frozenset[str]) -> object:
@@ -194,17 +187,8 @@ class _Page:
                 return None
             # a member of the type or of a type it extends, mixes in or implements (inherited,
             # as dartdoc links it), else a name of the library
-            seen: set[str] = set()
-            todo = [owner] if owner else []
-            while todo and len(seen) < MAX_SUPERS:
-                t = todo.pop(0)
-                if t in seen:
-                    continue
-                seen.add(t)
-                if f"{t}.{name}" in self.symbols:
-                    return self.symbols[f"{t}.{name}"]
-                todo += self.supers.get(t, [])
-            return self.symbols.get(name)
+            found = self.inherited(owner, name, self.symbols)
+            return found if found is not None else self.symbols.get(name)
 
         return resolve
 
@@ -234,6 +218,13 @@ class _Page:
     def field_type(self, owner: str, name: str) -> str:
         """The type of the field an initializing parameter (`this.x`, `super.x`) names: the
         owner's, else a supertype's on the page."""
+        found = self.inherited(owner, name, self.types)
+        return found if found is not None else ""
+
+    def inherited(self, owner: str, name: str, table: dict[str, str]) -> str | None:
+        """`table`'s value for the member `name` of `owner` or of the nearest type it extends,
+        mixes in or implements (breadth first, at most MAX_SUPERS types); None when none has
+        it."""
         seen: set[str] = set()
         todo = [owner] if owner else []
         while todo and len(seen) < MAX_SUPERS:
@@ -241,10 +232,10 @@ class _Page:
             if t in seen:
                 continue
             seen.add(t)
-            if f"{t}.{name}" in self.types:
-                return self.types[f"{t}.{name}"]
+            if f"{t}.{name}" in table:
+                return table[f"{t}.{name}"]
             todo += self.supers.get(t, [])
-        return ""
+        return None
 
     def entry(self, d: Decl, parts: list[str], lines: list[str], at: int) -> None:
         if len(self.api) >= MAX_ENTRIES:
@@ -263,16 +254,14 @@ class _Page:
         )
         kind = "method" if d.kind in _CALLABLE else "property" if d.kind in _PROPERTY else "type"
         self.api.append(
-            ApiEntry(
+            source_entry(
                 name=name,
-                category=".".join(name.split(".")[:-1]) or name,
+                category=dotted_category(name),
                 kind=kind,
-                signature=truncate(d.signature, MAX_SIGNATURE_CHARS),
-                description=truncate(_description(lines), MAX_DESCRIPTION_CHARS),
+                signature=d.signature,
+                description=_description(lines),
                 parameters=params,
-                returns=truncate(d.returns, MAX_RETURNS_CHARS),
-                examples=(),
-                chunk_id="",
+                returns=d.returns,
                 path=self.path,
                 line_start=at + 1,
                 line_end=len(self.out),
@@ -285,18 +274,7 @@ _LINKED = re.compile(r"\[(`[^`\n]+`)\]\(#[^)\s]*\)")
 
 def _description(lines: list[str]) -> str:
     """The comment's first paragraph, its references as code without their links."""
-    para: list[str] = []
-    for line in lines:
-        if not line.strip():
-            if para:
-                break
-            continue
-        if line.lstrip().startswith(("```", "~~~", ">", "#")):
-            if para:
-                break
-            continue
-        para.append(_LINKED.sub(r"\1", line.strip()))
-    return " ".join(para)
+    return " ".join(_LINKED.sub(r"\1", x) for x in summary_lines(lines))
 
 
 def _filtered(unit: Unit, seg: Segment) -> list[Decl]:

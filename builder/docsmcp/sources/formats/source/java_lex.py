@@ -17,6 +17,11 @@ from __future__ import annotations
 import re
 from typing import NamedTuple
 
+from docsmcp.sources.formats.source.c_comments import (
+    BRACKET_KIND,
+    doc_content,
+)
+
 # Kinds: ident, num, str (a string literal, a text block or a character literal: its source
 # text), punct (one character, or `...`/`::`/`->`), open, close, doc (a `/** */` comment: its
 # content without the delimiters), mdoc (a run of `///` lines: its lines without `///`).
@@ -32,7 +37,6 @@ _TOKEN = re.compile(
     r'|(?P<str>"[^"\\\n]*(?:\\.[^"\\\n]*)*"?|\'[^\'\\\n]*(?:\\.[^\'\\\n]*)*\'?)'
     r"|(?P<punct>\.\.\.|::|->|[^\s\w$])"
 )
-_KIND = {"(": "open", "[": "open", "{": "open", ")": "close", "]": "close", "}": "close"}
 _MDOC_PREFIX = re.compile(r"^[ \t]*///", re.M)
 
 
@@ -64,13 +68,13 @@ def tokens(source: str) -> list[Token]:
         if kind not in ("space", "line", "block"):
             text = source[pos:end]
             if kind == "doc":
-                text = text[3:-2] if text.endswith("*/") and len(text) >= 5 else text[3:]
+                text = doc_content(text)
             elif kind == "mdoc":
                 text = _MDOC_PREFIX.sub("", text)
             elif kind == "text":
                 kind = "str"
             elif kind == "punct":
-                kind = _KIND.get(text, "punct")
+                kind = BRACKET_KIND.get(text, "punct")
             lines += count("\n", counted, pos)
             counted = pos
             append(Token(kind, text, pos, end, lines))

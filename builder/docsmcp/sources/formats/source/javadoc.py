@@ -35,16 +35,11 @@ import posixpath
 import re
 from dataclasses import dataclass, field
 
-from docsmcp.model.api import OBJECT_ANCHOR, ApiEntry, Parameter
-from docsmcp.model.api_fields import (
-    MAX_DESCRIPTION_CHARS,
-    MAX_RETURNS_CHARS,
-    MAX_SIGNATURE_CHARS,
-)
+from docsmcp.model.api import ApiEntry, Parameter
 from docsmcp.model.source import Converted
-from docsmcp.model.text import truncate
 from docsmcp.sources.formats.linemap import monotone
 from docsmcp.sources.formats.markdown.fences import code_block, code_span
+from docsmcp.sources.formats.source.doc_entries import dotted_category, source_entry
 from docsmcp.sources.formats.source.java_parse import Decl, Unit, is_type, parse
 from docsmcp.sources.formats.source.javadoc_inherit import Supertype, inherited
 from docsmcp.sources.formats.source.javadoc_text import (
@@ -54,6 +49,7 @@ from docsmcp.sources.formats.source.javadoc_text import (
     render,
     split_tags,
 )
+from docsmcp.sources.formats.source.page_text import PageText, object_anchors
 
 # The marker line java_project.expand writes before each supertype's file appended to a page.
 SUPER = "//@docsmcp-java-super "
@@ -105,7 +101,7 @@ def _hidden(decl: Decl) -> bool:
 
 
 @dataclass
-class _Page:
+class _Page(PageText):
     path: str
     unit: Unit
     out: list[tuple[int, str]] = field(default_factory=list)
@@ -122,13 +118,6 @@ class _Page:
     inherited: dict[str, list[tuple[tuple[str, ...], str, Decl]]] = field(default_factory=dict)
     # simple name -> a top-level type of those files (javadoc_inherit.py: what a type inherits)
     supertypes: dict[str, Supertype] = field(default_factory=dict)
-
-    def add(self, line: int, text: str) -> None:
-        self.out.append((line, text))
-
-    def blank(self, line: int) -> None:
-        if self.out and self.out[-1][1]:
-            self.add(line, "")
 
     def qualified(self, owners: list[str]) -> str:
         package = self.unit.package
@@ -232,12 +221,6 @@ class _Page:
             doc = Doc((said, "", *doc.lines), doc.tags)
         return doc
 
-    def lines(self, line: int, lines: list[str] | tuple[str, ...]) -> None:
-        if any(x.strip() for x in lines):
-            self.blank(line)
-            for x in lines:
-                self.add(line, x)
-
     def write_tags(self, decl: Decl, doc: Doc, line: int) -> None:
         params = [t for t in doc.tags if t.name == "param"]
         if params:
@@ -270,7 +253,7 @@ class _Page:
         at = len(self.out)
         self.add(line, f"{'#' * level} {title} {{#{anchor}}}")
         parts = qualified.split(".")
-        self.anchors += [(at, OBJECT_ANCHOR + ".".join(parts[k:])) for k in range(len(parts))]
+        self.anchors += object_anchors(at, parts)
         return at
 
     def member(self, decl: Decl, owners: list[str], owner_kind: str, level: int) -> None:
@@ -331,16 +314,14 @@ class _Page:
         description = _description(doc)
         method = decl.kind in ("method", "constructor")
         self.api.append(
-            ApiEntry(
+            source_entry(
                 name=name,
-                category=".".join(name.split(".")[:-1]) or name,
+                category=dotted_category(name),
                 kind="method" if method else "type",
-                signature=truncate(decl.declaration, MAX_SIGNATURE_CHARS),
-                description=truncate(description, MAX_DESCRIPTION_CHARS),
+                signature=decl.declaration,
+                description=description,
                 parameters=params,
-                returns=truncate(returns, MAX_RETURNS_CHARS),
-                examples=(),
-                chunk_id="",
+                returns=returns,
                 path=self.path,
                 line_start=at + 1,
                 line_end=max(at, last) + 1,

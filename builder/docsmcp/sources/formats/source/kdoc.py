@@ -40,22 +40,18 @@ import re
 import textwrap
 from dataclasses import dataclass, field
 
-from docsmcp.model.api import OBJECT_ANCHOR, ApiEntry, Example, Parameter
-from docsmcp.model.api_fields import (
-    MAX_DESCRIPTION_CHARS,
-    MAX_RETURNS_CHARS,
-    MAX_SIGNATURE_CHARS,
-)
+from docsmcp.model.api import ApiEntry, Example, Parameter
 from docsmcp.model.source import Converted
-from docsmcp.model.text import truncate
 from docsmcp.sources.formats.linemap import monotone
 from docsmcp.sources.formats.markdown.dialects import ATX
 from docsmcp.sources.formats.markdown.fences import code_block, code_span, fenced_lines
+from docsmcp.sources.formats.source.doc_entries import dotted_category, source_entry
 from docsmcp.sources.formats.source.javadoc_text import Doc
 from docsmcp.sources.formats.source.kdoc_text import render, suppressed
 from docsmcp.sources.formats.source.kotlin_merge import keys, split
 from docsmcp.sources.formats.source.kotlin_parse import parse
 from docsmcp.sources.formats.source.kotlin_syntax import Decl, Unit, is_type
+from docsmcp.sources.formats.source.page_text import PageText, object_anchors, unique_anchor
 
 # The marker line kotlin_project.expand writes before each file of samples appended to a page.
 SAMPLE = "//@docsmcp-kotlin-sample "
@@ -102,7 +98,7 @@ def _receiver_name(receiver: str) -> str:
 
 
 @dataclass
-class _Page:
+class _Page(PageText):
     path: str
     unit: Unit
     out: list[tuple[int, str]] = field(default_factory=list)
@@ -119,13 +115,6 @@ class _Page:
     hidden: set[int] = field(default_factory=set)  # (ids of) declarations another page shows
     platforms: dict[int, tuple[str, ...]] = field(default_factory=dict)  # (id) -> source sets
 
-    def add(self, line: int, text: str) -> None:
-        self.out.append((line, text))
-
-    def blank(self, line: int) -> None:
-        if self.out and self.out[-1][1]:
-            self.add(line, "")
-
     def qualified(self, path: list[str]) -> str:
         package = self.unit.package
         return ".".join([package, *path] if package else path)
@@ -138,11 +127,7 @@ class _Page:
         if decl.kind in ("function", "constructor"):
             base += "-" + "".join(f"{simple_type(t)}-" for _, t, _ in decl.params)
         base = re.sub(r"[^\w.:-]", "", base) or "declaration"
-        anchor, k = base, 2
-        while anchor in self.used:
-            anchor, k = f"{base}-{k}", k + 1
-        self.used.add(anchor)
-        return anchor
+        return unique_anchor(base, self.used)
 
     def link(self, target: str, label: str) -> str | None:
         """What a KDoc link `[target]` shows: a link to a section of this page, or the name in
@@ -172,14 +157,8 @@ class _Page:
         at = len(self.out)
         self.add(line, f"{'#' * level} {title} {{#{anchor}}}")
         parts = qualified.split(".")
-        self.anchors += [(at, OBJECT_ANCHOR + ".".join(parts[k:])) for k in range(len(parts))]
+        self.anchors += object_anchors(at, parts)
         return at
-
-    def lines(self, line: int, lines: list[str] | tuple[str, ...]) -> None:
-        if any(x.strip() for x in lines):
-            self.blank(line)
-            for x in lines:
-                self.add(line, x)
 
     def items(self, line: int, label: str, items: list[tuple[str, str]]) -> None:
         if items:
@@ -284,16 +263,15 @@ class _Page:
             description = f"Deprecated. {deprecated} {description}".strip()
         method = decl.kind in ("function", "constructor")
         self.api.append(
-            ApiEntry(
+            source_entry(
                 name=name,
-                category=".".join(name.split(".")[:-1]) or name,
+                category=dotted_category(name),
                 kind="method" if method else "type",
-                signature=truncate(decl.declaration, MAX_SIGNATURE_CHARS),
-                description=truncate(_MD_LINK.sub(r"\1", description), MAX_DESCRIPTION_CHARS),
+                signature=decl.declaration,
+                description=_MD_LINK.sub(r"\1", description),
                 parameters=params,
-                returns=truncate(returns, MAX_RETURNS_CHARS),
+                returns=returns,
                 examples=tuple(Example("kotlin", c) for c in self.examples),
-                chunk_id="",
                 path=self.path,
                 line_start=at + 1,
                 line_end=max(at, last) + 1,

@@ -19,6 +19,12 @@ from __future__ import annotations
 import re
 from typing import NamedTuple
 
+from docsmcp.sources.formats.source.c_comments import (
+    BRACKET_KIND,
+    doc_content,
+    nested_comment_end,
+)
+
 MAX_NESTING = 8  # string templates inside string templates, at most
 # Kinds: ident, num, str (a string or character literal: its source text), punct (one
 # character, or `->`/`::`/`?.`/`?:`/`..`), open, close, doc (a `/** */` comment's content).
@@ -34,8 +40,6 @@ _TOKEN = re.compile(
     r"|(?P<char>'(?:\\.|[^'\\\n])*'?)"
     r"|(?P<punct>->|::|\?\.|\?:|\.\.|[^\s\w])"
 )
-_KIND = {"(": "open", "[": "open", "{": "open", ")": "close", "]": "close", "}": "close"}
-_COMMENT_MARK = re.compile(r"/\*|\*/")
 _PLAIN_STOP = re.compile(r'["\\$\n]')
 _RAW_STOP = re.compile(r'"""|\$')
 
@@ -46,17 +50,6 @@ class Token(NamedTuple):
     start: int  # offset in the source
     end: int
     line: int  # 0-based line of `start`
-
-
-def _comment_end(source: str, pos: int) -> int:
-    """The offset after the `*/` closing the comment whose content starts at `pos` (comments
-    nest), or the end of `source`."""
-    depth = 1
-    for m in _COMMENT_MARK.finditer(source, pos):
-        depth += 1 if m.group() == "/*" else -1
-        if depth == 0:
-            return m.end()
-    return len(source)
 
 
 def _string_end(source: str, pos: int, raw: bool, nesting: int) -> int:
@@ -99,7 +92,7 @@ def _template_end(source: str, pos: int, nesting: int) -> int:
             continue
         kind, end = m.lastgroup, m.end()
         if kind in ("doc", "block"):
-            end = _comment_end(source, end)
+            end = nested_comment_end(source, pos)
         elif kind in ("raw", "str"):
             end = _string_end(source, end, kind == "raw", nesting)
         elif kind == "punct":
@@ -126,19 +119,19 @@ def tokens(source: str) -> list[Token]:
             continue
         kind, end = m.lastgroup or "punct", m.end()
         if kind in ("doc", "block"):
-            end = _comment_end(source, end)
+            end = nested_comment_end(source, pos)
         elif kind in ("raw", "str"):
             end = _string_end(source, end, kind == "raw", 0)
         if kind not in ("space", "line", "block"):
             text = source[pos:end]
             if kind == "doc":
-                text = text[3:-2] if text.endswith("*/") and len(text) >= 5 else text[3:]
+                text = doc_content(text)
             elif kind in ("raw", "char"):
                 kind = "str"
             elif kind == "ident" and text.startswith("`"):
                 text = text[1:-1]
             elif kind == "punct":
-                kind = _KIND.get(text, "punct")
+                kind = BRACKET_KIND.get(text, "punct")
             lines += count("\n", counted, pos)
             counted = pos
             append(Token(kind, text, pos, end, lines))

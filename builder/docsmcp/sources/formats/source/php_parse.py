@@ -76,6 +76,15 @@ def clean(text: str) -> str:
     return _SPACE.sub(" ", text).strip()
 
 
+def _variable(
+    kind: str, name: Token, doc: Token | None, mods: tuple[str, ...], type_: str, value: str
+) -> Decl:
+    """A constant, case or property named by the token `name`: its type and value as written,
+    the comment above its statement (each of `const A = 1, B = 2;` shares it)."""
+    doc_text, doc_line = (doc.text, doc.line) if doc else ("", name.line)
+    return Decl(kind, name.text, name.line, doc_text, doc_line, mods, type=type_, value=value)
+
+
 class _Parser:
     def __init__(self, text: str) -> None:
         self.text = text
@@ -347,18 +356,7 @@ class _Parser:
                 value = self.source(at, self.until(",;"))
             if words:
                 name = words[-1]
-                out.append(
-                    Decl(
-                        kind,
-                        name.text,
-                        name.line,
-                        doc.text if doc else "",
-                        doc.line if doc else name.line,
-                        mods,
-                        type=type_,
-                        value=value,
-                    )
-                )
+                out.append(_variable(kind, name, doc, mods, type_, value))
             if not self.is_op(","):
                 break
             self.i += 1
@@ -383,18 +381,7 @@ class _Parser:
                 self.i += 1
                 at = self.i
                 value = self.source(at, self.until(",;{"))
-            out.append(
-                Decl(
-                    "property",
-                    t.text,
-                    t.line,
-                    doc.text if doc else "",
-                    doc.line if doc else t.line,
-                    mods,
-                    type=type_,
-                    value=value,
-                )
-            )
+            out.append(_variable("property", t, doc, mods, type_, value))
             if not self.is_op(","):
                 break
             self.i += 1

@@ -28,12 +28,12 @@ import re
 from dataclasses import dataclass, field
 
 from docsmcp.model.api import OBJECT_ANCHOR, ApiEntry, Parameter
-from docsmcp.model.api_fields import MAX_DESCRIPTION_CHARS, MAX_RETURNS_CHARS, MAX_SIGNATURE_CHARS
 from docsmcp.model.source import Converted
-from docsmcp.model.text import truncate
 from docsmcp.sources.formats.linemap import monotone
 from docsmcp.sources.formats.markdown.fences import code_block, code_span
 from docsmcp.sources.formats.source import phpdoc_tags
+from docsmcp.sources.formats.source.doc_entries import source_entry
+from docsmcp.sources.formats.source.page_text import PageText, unique_anchor
 from docsmcp.sources.formats.source.php_parse import TYPE_KINDS, Decl, Param, Unit, parse
 
 MAX_ENTRIES = 20_000
@@ -58,7 +58,7 @@ def _visible(decl: Decl) -> bool:
 
 
 @dataclass
-class _Page:
+class _Page(PageText):
     path: str
     unit: Unit
     namespace: str = ""
@@ -71,19 +71,6 @@ class _Page:
     pending: list[str] = field(default_factory=list)
     owner: str = ""  # the qualified name of the type being written
     parents: tuple[str, ...] = ()  # what it extends and implements, as written
-
-    def add(self, line: int, text: str) -> None:
-        self.out.append((line, text))
-
-    def blank(self, line: int) -> None:
-        if self.out and self.out[-1][1]:
-            self.add(line, "")
-
-    def lines(self, line: int, lines: list[str] | tuple[str, ...]) -> None:
-        if any(x.strip() for x in lines):
-            self.blank(line)
-            for x in lines:
-                self.add(line, x)
 
     def resolve(self, name: str) -> str:
         """A class name as PHP resolves it in this file: `\\A\\B` as written, `self`/`static`
@@ -135,11 +122,7 @@ class _Page:
 
     def new_anchor(self, text: str) -> str:
         text = re.sub(r"[^\w.:\-]", "", text) or "member"
-        unique, k = text, 2
-        while unique in self.used:
-            unique, k = f"{text}-{k}", k + 1
-        self.used.add(unique)
-        return unique
+        return unique_anchor(text, self.used)
 
     def heading(self, level: int, line: int, title: str, anchor: str, names: list[str]) -> int:
         self.blank(line)
@@ -365,16 +348,14 @@ class _Page:
         if doc.deprecated is not None:
             description = f"Deprecated. {description}".strip()
         self.api.append(
-            ApiEntry(
+            source_entry(
                 name=name,
                 category=name.rsplit("::", 1)[0] if "::" in name else name.rsplit("\\", 1)[0],
                 kind=kind,
-                signature=truncate(signature, MAX_SIGNATURE_CHARS),
-                description=truncate(description, MAX_DESCRIPTION_CHARS),
+                signature=signature,
+                description=description,
                 parameters=parameters,
-                returns=truncate(returns, MAX_RETURNS_CHARS),
-                examples=(),
-                chunk_id="",
+                returns=returns,
                 path=self.path,
                 line_start=at + 1,
                 line_end=max(at, end) + 1,

@@ -35,13 +35,13 @@ import re
 from dataclasses import dataclass, field
 from urllib.parse import quote
 
-from docsmcp.model.api import OBJECT_ANCHOR, ApiEntry, Parameter
-from docsmcp.model.api_fields import MAX_DESCRIPTION_CHARS, MAX_RETURNS_CHARS, MAX_SIGNATURE_CHARS
+from docsmcp.model.api import ApiEntry, Parameter
 from docsmcp.model.source import Converted
-from docsmcp.model.text import truncate
 from docsmcp.sources.formats.linemap import monotone
 from docsmcp.sources.formats.markdown import docc
 from docsmcp.sources.formats.markdown.fences import code_block
+from docsmcp.sources.formats.source.doc_entries import dotted_category, source_entry, summary_lines
+from docsmcp.sources.formats.source.page_text import PageText, object_anchors, unique_anchor
 from docsmcp.sources.formats.source.swift_merge import Merge, split
 from docsmcp.sources.formats.source.swift_parse import TYPE_KEYWORDS, Decl, parse
 
@@ -141,7 +141,7 @@ def render_doc(text: str, module: str, owner: str) -> _Doc:
 
 
 @dataclass
-class _Page:
+class _Page(PageText):
     path: str
     module: str
     out: list[tuple[int, str]] = field(default_factory=list)
@@ -153,13 +153,6 @@ class _Page:
     links: docc.Links | None = None
     merged: Merge = field(default_factory=Merge)  # (other files' parts: swift_merge.py)
 
-    def add(self, line: int, text: str) -> None:
-        self.out.append((line, text))
-
-    def blank(self, line: int) -> None:
-        if self.out and self.out[-1][1]:
-            self.add(line, "")
-
     def heading(
         self, level: int, line: int, title: str, path: list[str], named: bool = True
     ) -> int:
@@ -167,11 +160,7 @@ class _Page:
         # (the id as Javadoc's are written: `Option.init-name-help-`; `(`, `:` and operators
         # are no id characters)
         anchor = re.sub(r"[^\w.-]", "-", ".".join(path) or self.module)
-        base, k = anchor, 1
-        while anchor in self.ids:
-            k += 1
-            anchor = f"{base}-{k}"
-        self.ids.add(anchor)
+        anchor = unique_anchor(anchor, self.ids)
         at = len(self.out)
         # (`init(_:label:)`: its underscores and stars are no emphasis)
         shown = re.sub(r"([_*\\`])", r"\\\1", title)
@@ -179,7 +168,7 @@ class _Page:
         if not named:  # (an extension of a type another file declares: no link target of it)
             return at
         parts = [self.module, *path]
-        self.anchors += [(at, OBJECT_ANCHOR + ".".join(parts[k:])) for k in range(len(parts))]
+        self.anchors += object_anchors(at, parts)
         return at
 
     def symbol(self, decl: Decl, path: list[str], level: int, owner: list[str]) -> None:
@@ -284,16 +273,14 @@ class _Page:
             returns = f"{returns}: {doc.returns}" if returns else doc.returns
         description = _description(doc.lines)
         self.api.append(
-            ApiEntry(
+            source_entry(
                 name=name,
-                category=".".join(name.split(".")[:-1]) or name,
+                category=dotted_category(name),
                 kind="method" if decl.kind in _METHODS else "type",
-                signature=truncate(declaration(decl), MAX_SIGNATURE_CHARS),
-                description=truncate(description, MAX_DESCRIPTION_CHARS),
+                signature=declaration(decl),
+                description=description,
                 parameters=params,
-                returns=truncate(returns, MAX_RETURNS_CHARS),
-                examples=(),
-                chunk_id="",
+                returns=returns,
                 path=self.path,
                 line_start=at + 1,
                 line_end=len(self.out),
@@ -329,18 +316,8 @@ def _top_shown(d: Decl) -> bool:
 
 
 def _description(lines: list[str]) -> str:
-    para: list[str] = []
-    for line in lines:
-        if not line.strip():
-            if para:
-                break
-            continue
-        if line.lstrip().startswith(("```", "~~~", ">", "#")):
-            if para:
-                break
-            continue
-        para.append(line.strip())
-    return " ".join(para)
+    """The comment's first paragraph on one line."""
+    return " ".join(summary_lines(lines))
 
 
 def swift_to_markdown(path: str, text: str) -> Converted:

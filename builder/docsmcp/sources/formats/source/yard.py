@@ -20,11 +20,11 @@ import re
 from dataclasses import dataclass, field
 
 from docsmcp.model.api import OBJECT_ANCHOR, ApiEntry, Parameter
-from docsmcp.model.api_fields import MAX_DESCRIPTION_CHARS, MAX_RETURNS_CHARS, MAX_SIGNATURE_CHARS
 from docsmcp.model.source import Converted
-from docsmcp.model.text import truncate
 from docsmcp.sources.formats.linemap import monotone
 from docsmcp.sources.formats.markdown.fences import code_block
+from docsmcp.sources.formats.source.doc_entries import source_entry
+from docsmcp.sources.formats.source.page_text import PageText, unique_anchor
 from docsmcp.sources.formats.source.ruby_lex import Line, lex
 from docsmcp.sources.formats.source.ruby_parse import RubyObject, open_parens, parse
 from docsmcp.sources.formats.source.yard_tags import Doc, parse_doc, rdoc_markup
@@ -38,7 +38,7 @@ _BLANKED = re.compile(r"\"\"|''|%\w?\W\W|//|\?c\b|``")
 
 
 @dataclass
-class _Page:
+class _Page(PageText):
     path: str
     out: list[tuple[int, str]] = field(default_factory=list)
     anchors: list[tuple[int, str]] = field(default_factory=list)
@@ -51,18 +51,10 @@ class _Page:
             return  # (one blank line between blocks: dropped directives left runs of them)
         self.out.append((line, text))
 
-    def blank(self, line: int) -> None:
-        if self.out and self.out[-1][1]:
-            self.add(line, "")
-
     def heading(self, level: int, line: int, obj: RubyObject) -> int:
         self.blank(line)
         anchor = re.sub(r"[^\w.-]+", "-", obj.path).strip("-") or "object"
-        base, k = anchor, 1
-        while anchor in self.ids:
-            k += 1
-            anchor = f"{base}-{k}"
-        self.ids.add(anchor)
+        anchor = unique_anchor(anchor, self.ids)
         at = len(self.out)
         shown = re.sub(r"([_*\\`\[\]<>])", r"\\\1", obj.path)
         self.add(line, f"{'#' * level} {shown} {{#{anchor}}}")
@@ -126,16 +118,14 @@ class _Page:
         if not returns and obj.kind == "attribute":
             returns = ""
         self.api.append(
-            ApiEntry(
+            source_entry(
                 name=obj.path,
                 category=obj.namespace or obj.path,
                 kind="type" if obj.kind in ("class", "module") else "method",
-                signature=truncate(_declaration(obj), MAX_SIGNATURE_CHARS),
-                description=truncate(doc.summary, MAX_DESCRIPTION_CHARS),
+                signature=_declaration(obj),
+                description=doc.summary,
                 parameters=params,
-                returns=truncate(returns, MAX_RETURNS_CHARS),
-                examples=(),
-                chunk_id="",
+                returns=returns,
                 path=self.path,
                 line_start=at + 1,
                 line_end=len(self.out),

@@ -1,0 +1,49 @@
+"""The markdown a reader of source code writes for one page (javadoc, kdoc, swiftdoc, dartdoc,
+csharpdoc, phpdoc, yard): its lines, each with the 0-based source line it came from (the page's
+line map), and the object anchors of its headings. One home for how a block is set apart by a
+blank line, so the readers' pages cannot drift apart on it.
+"""
+
+from __future__ import annotations
+
+from docsmcp.model.api import OBJECT_ANCHOR
+
+
+class PageText:
+    """What a reader's `_Page` dataclass shares: `out`, a field of each page, holds the
+    written lines with their source lines."""
+
+    out: list[tuple[int, str]]
+
+    def add(self, line: int, text: str) -> None:
+        self.out.append((line, text))
+
+    def blank(self, line: int) -> None:
+        """One blank line before a block, none where the page already ends with one (or is
+        empty)."""
+        if self.out and self.out[-1][1]:
+            self.add(line, "")
+
+    def lines(self, line: int, lines: list[str] | tuple[str, ...]) -> None:
+        """`lines` as a block of their own, nothing when they are all blank."""
+        if any(x.strip() for x in lines):
+            self.blank(line)
+            for x in lines:
+                self.add(line, x)
+
+
+def object_anchors(at: int, parts: list[str]) -> list[tuple[int, str]]:
+    """The object anchors of the heading at output line `at` that names `parts` (a qualified
+    name's pieces): each dotted tail (`a.B.c`, `B.c`, `c`), so a reference finds the
+    declaration however much of its name it writes."""
+    return [(at, OBJECT_ANCHOR + ".".join(parts[k:])) for k in range(len(parts))]
+
+
+def unique_anchor(base: str, used: set[str]) -> str:
+    """`base`, or where the page already has it `base-2`, `base-3`… (overloads, a name in two
+    scopes), recorded in `used`."""
+    anchor, k = base, 2
+    while anchor in used:
+        anchor, k = f"{base}-{k}", k + 1
+    used.add(anchor)
+    return anchor
