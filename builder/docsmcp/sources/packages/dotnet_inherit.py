@@ -41,9 +41,11 @@ def inherits(
     resolve: Callable[[str, Any], list[Any]],
     bases: Callable[[str], list[str]],
     path_of: dict[int, str],
+    partials: Callable[[Any], list[Any]],
 ) -> dict[str, list[dict[str, Any]]]:
     """For each type of one page (dotnet_merge._Type) inheriting something: its bases' members
-    (the base's qualified name, simple name, page and members), by the type's key."""
+    (the base's qualified name, simple name, page and members), by the type's key. What a
+    partial type declares in any of its files (`partials`) is its own."""
     out: dict[str, list[dict[str, Any]]] = {}
     for t in page_types:
         decl = t.decl
@@ -62,7 +64,7 @@ def inherits(
 
         found = nearest_first(
             written,
-            {_bare(m.name) for m in decl.members},
+            {_bare(m.name) for part in partials(t) for m in part.decl.members},
             lambda name, seen_from, t=t: next(iter(resolve(name, seen_from or t)), None),
             lambda base: bases(base.decl.declaration),
             members,

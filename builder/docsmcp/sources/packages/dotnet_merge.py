@@ -276,6 +276,10 @@ def resolve(files: list[SourceFile], docs_dir: Path, roots: Sequence[Path]) -> l
             lambda name, seen_from: _resolve(name, seen_from, types),
             bases,
             path_of,
+            lambda t: (
+                [x for x in types.get((t.name.rpartition(".")[2], t.arity), []) if x.name == t.name]
+                or [t]
+            ),
         )
         if found:
             merged[f.path] = csharp_merge.Merge(inherits=found)

@@ -220,7 +220,7 @@ class _Page:
         self.refs += [(at, target) for target in self.pending]
         if named:
             self.entry(decl, qualified, doc, at)
-        if typed and csharp_merge.key(decl) in self.merge.inherits:
+        if named and typed and csharp_merge.key(decl) in self.merge.inherits:
             csharp_inherit.write(self, decl, qualified, self.merge.inherits[csharp_merge.key(decl)])
         if typed and decl.kind != "delegate":
             inner = [*owners, short] if owners else [short]
