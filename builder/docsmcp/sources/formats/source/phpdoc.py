@@ -33,7 +33,7 @@ from docsmcp.model.source import Converted
 from docsmcp.model.text import truncate
 from docsmcp.sources.formats.linemap import monotone
 from docsmcp.sources.formats.markdown.fences import code_block, code_span
-from docsmcp.sources.formats.source import phpdoc_tags
+from docsmcp.sources.formats.source import php_inherit, phpdoc_tags
 from docsmcp.sources.formats.source.php_parse import TYPE_KINDS, Decl, Param, Unit, parse
 
 MAX_ENTRIES = 20_000
@@ -71,6 +71,8 @@ class _Page:
     pending: list[str] = field(default_factory=list)
     owner: str = ""  # the qualified name of the type being written
     parents: tuple[str, ...] = ()  # what it extends and implements, as written
+    inherits: dict[str, list] = field(default_factory=dict)  # (php_inherit: the pass's line)
+    aliases: list[tuple[str, str, dict, int]] = field(default_factory=list)  # (php_inherit)
 
     def add(self, line: int, text: str) -> None:
         self.out.append((line, text))
@@ -170,6 +172,8 @@ class _Page:
         self.see(decl.doc_line, doc)
         self.refs += [(at, t) for t in dict.fromkeys(self.pending)]
         self.entry(decl.name, "type", _type_declaration(decl, short), doc, at, (), "")
+        if decl.name in self.inherits:  # (a line per parent of the tree: php_inherit.py)
+            php_inherit.write(self, decl, self.inherits[decl.name])
         level = 2 if first else 3
         for m, mdoc, m_anchor in members:
             self.write_member(m, mdoc, m_anchor, short, level)
@@ -226,7 +230,7 @@ class _Page:
         title = f"{short}::{m.name}{call}"
         full = f"{self.owner}::{m.name}"
         at = self.heading(level, m.doc_line, title, anchor, [full, f"{short}::{m.name}"])
-        signature = _member_declaration(m, doc)
+        signature = member_declaration(m, doc)
         self.declaration(m.line, signature)
         if any(x.startswith("magic") for x in m.modifiers):
             self.lines(m.line, [_magic_note(m)])
@@ -257,7 +261,7 @@ class _Page:
             doc = phpdoc_tags.read(f.doc, self.link)
             short = f.name.rsplit("\\", 1)[-1]
             at = self.heading(2, f.doc_line, f"{short}()", anchor, [f.name])
-            signature = _member_declaration(f, doc)
+            signature = member_declaration(f, doc)
             self.declaration(f.line, signature)
             self.prose(f, doc)
             self.signature_parts(f, doc)
@@ -444,7 +448,7 @@ def _param(p: Param) -> str:
     return f"{text} = {_value(p.default)}" if p.default else text
 
 
-def _member_declaration(m: Decl, doc: phpdoc_tags.DocBlock) -> str:
+def member_declaration(m: Decl, doc: phpdoc_tags.DocBlock) -> str:
     mods = [x for x in m.modifiers if not x.startswith("magic") and x != "var"]
     if any(x.startswith("magic") for x in m.modifiers):
         mods = ["public", *(["static"] if "static" in m.modifiers else [])]
@@ -472,6 +476,7 @@ def _member_declaration(m: Decl, doc: phpdoc_tags.DocBlock) -> str:
 
 def php_to_markdown(path: str, text: str) -> Converted:
     """The phpDocumentor pages of the PHP file `text` (see the module's docstring)."""
+    text, inherits = php_inherit.split(text)  # (the tree-wide pass's line, last)
     unit = parse(text)
     shown: list[Decl] = []
     functions: list[Decl] = []
@@ -481,7 +486,7 @@ def php_to_markdown(path: str, text: str) -> Converted:
         (shown if d.kind in TYPE_KINDS else functions).append(d)
     if not shown and not functions:
         return EMPTY
-    page = _Page(path, unit)
+    page = _Page(path, unit, inherits=inherits)
     first = True
     for t in shown:
         page.namespace = t.name.rsplit("\\", 1)[0] if "\\" in t.name else ""
@@ -490,6 +495,7 @@ def php_to_markdown(path: str, text: str) -> Converted:
     if functions:
         page.namespace = functions[0].name.rsplit("\\", 1)[0] if "\\" in functions[0].name else ""
         page.write_functions(functions, first)
+    php_inherit.entries(page)
     title = shown[0].name if shown else page.out[0][1].lstrip("# ").split(" {#")[0]
     return Converted(
         "\n".join(t for _, t in page.out),
