@@ -132,7 +132,7 @@ def test_a_class_lists_what_it_inherits_as_references(tmp_path: Path) -> None:
 def test_the_line_refers_to_the_parents_sections(tmp_path: Path) -> None:
     built = run_docsmcp("build", "--docs-dir", _tree(tmp_path), "--out", tmp_path / "i", "--json")
     refs = json.loads(built.stdout)["references"]
-    # (the two `extends`, and StreamHandler's four names on the other page)
+    # (the `extends` lines, and the names StreamHandler's page inherits from the other)
     assert refs["resolved"] == 6 and refs["resolved"] == refs["found"], refs
 
 
