@@ -26,6 +26,7 @@ from docsmcp.sources.packages import (
     java_project,
     kotlin_merge,
     kotlin_project,
+    php_inherit,
     php_package,
     python_package,
     ruby_gem,
@@ -172,4 +173,5 @@ def after_reading(
     files = kotlin_merge.resolve(files, docs_dir, roots)  # (Dokka: platform copies, overrides)
     files = dotnet_merge.resolve(files, docs_dir, roots)  # (docfx: <inheritdoc/>, code regions)
     files = dart_package.resolve(files, docs_dir, roots)  # (dartdoc: a library's exports)
+    files = php_inherit.resolve(files, docs_dir, roots)  # (phpDocumentor: inherited members)
     return mdn_api.resolve(files)  # (MDN's reference pages: entries named by their titles)

@@ -33,6 +33,7 @@ from docsmcp.sources.formats.source import csharp_merge
 from docsmcp.sources.formats.source.csharp_decls import Decl, Unit, is_type
 from docsmcp.sources.formats.source.csharp_parse import parse
 from docsmcp.sources.formats.source.xmldoc import cref_name
+from docsmcp.sources.packages.dotnet_inherit import inherits
 
 log = logging.getLogger("docsmcp.sources.packages.dotnet_merge")
 
@@ -40,6 +41,7 @@ MAX_DEPTH = 8  # base types followed up for an `<inheritdoc/>`, at most
 MAX_REGION_LINES = 200  # lines of one `<code region>` shown, at most
 MAX_FILES = 20_000  # C# pages read by the pass, at most (a bigger tree is left as read)
 _CODE = re.compile(r"<code\b[^>]*?\bsource\s*=\s*\"([^\"]+)\"[^>]*?\bregion\s*=\s*\"([^\"]+)\"")
+_BASE_LIST = re.compile(r"\b(?:class|interface|struct|record)\b[^{;]*?[^:]:[^:]")
 _CODE_REVERSED = re.compile(
     r"<code\b[^>]*?\bregion\s*=\s*\"([^\"]+)\"[^>]*?\bsource\s*=\s*\"([^\"]+)\""
 )
@@ -256,7 +258,8 @@ def resolve(files: list[SourceFile], docs_dir: Path, roots: Sequence[Path]) -> l
     if not pages or len(pages) > MAX_FILES:
         return files
     wants = [f for f in pages if "<inheritdoc" in f.body or "region=" in f.body]
-    if not wants:
+    based = [f for f in pages if _BASE_LIST.search(f.body)]  # (a page that may inherit)
+    if not wants and not based:
         return files
     units = {f.path: parse(f.body) for f in pages}
     types = _types(units)
@@ -266,6 +269,20 @@ def resolve(files: list[SourceFile], docs_dir: Path, roots: Sequence[Path]) -> l
     for ts in types.values():
         for t in ts:
             by_unit.setdefault(id(t.unit), []).append(t)
+    path_of = {id(u): p for p, u in units.items()}
+    for f in based:  # (what each type inherits: dotnet_inherit.py)
+        found = inherits(
+            by_unit.get(id(units[f.path]), []),
+            lambda name, seen_from: _resolve(name, seen_from, types),
+            bases,
+            path_of,
+            lambda t: (
+                [x for x in types.get((t.name.rpartition(".")[2], t.arity), []) if x.name == t.name]
+                or [t]
+            ),
+        )
+        if found:
+            merged[f.path] = csharp_merge.Merge(inherits=found)
     for f in wants:
         docs: dict[str, str] = {}
         for owner in by_unit.get(id(units[f.path]), []):
@@ -281,7 +298,7 @@ def resolve(files: list[SourceFile], docs_dir: Path, roots: Sequence[Path]) -> l
                 if text is not None:
                     docs[csharp_merge.key(decl)] = text
         regions = _regions(f.path, f.body, docs_dir, roots, cache) if "region=" in f.body else {}
-        merge = csharp_merge.Merge(docs, regions)
+        merge = csharp_merge.Merge(docs, regions, merged.get(f.path, csharp_merge.Merge()).inherits)
         if merge:
             merged[f.path] = merge
     if not merged:

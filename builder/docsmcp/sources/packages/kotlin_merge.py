@@ -34,6 +34,7 @@ from docsmcp.sources.formats.source.kdoc import SAMPLE
 from docsmcp.sources.formats.source.kotlin_merge import Merge, declaration_key
 from docsmcp.sources.formats.source.kotlin_parse import parse
 from docsmcp.sources.formats.source.kotlin_syntax import Decl, Unit, is_type
+from docsmcp.sources.packages.kotlin_inherit import inherits
 from docsmcp.sources.packages.kotlin_project import KOTLIN_SUFFIX, module_of
 
 log = logging.getLogger("docsmcp.sources.packages.kotlin_merge")
@@ -163,11 +164,15 @@ def resolve(files: list[SourceFile], docs_dir: Path, roots: Sequence[Path]) -> l
         owners = {f.key: f.owner for f in found[path]}
         for key in [k for k, v in named.items() if named.get(owners.get(k, "")) == v]:
             del named[key]
-    _overrides(found, docs)
+    types = _types(found)
+    _overrides(found, docs, types)
     out: list[SourceFile] = []
     for f in files:
         merge = Merge(
-            frozenset(hide.get(f.path, ())), platforms.get(f.path, {}), docs.get(f.path, {})
+            frozenset(hide.get(f.path, ())),
+            platforms.get(f.path, {}),
+            docs.get(f.path, {}),
+            inherits(found.get(f.path, []), types, _supertype),
         )
         if not merge:
             out.append(f)
@@ -178,14 +183,21 @@ def resolve(files: list[SourceFile], docs_dir: Path, roots: Sequence[Path]) -> l
     return out
 
 
-def _overrides(found: dict[str, list[_Found]], docs: dict[str, dict[str, str]]) -> None:
-    """The comment of each `override` without one (nor a platform copy's): the overridden
-    member's, found through its class's supertypes."""
+def _types(found: dict[str, list[_Found]]) -> dict[str, _Found]:
+    """The tree's types by key (the first copy of each)."""
     types: dict[str, _Found] = {}
     for items in found.values():
         for item in items:
             if is_type(item.decl):
                 types.setdefault(item.key, item)
+    return types
+
+
+def _overrides(
+    found: dict[str, list[_Found]], docs: dict[str, dict[str, str]], types: dict[str, _Found]
+) -> None:
+    """The comment of each `override` without one (nor a platform copy's): the overridden
+    member's, found through its class's supertypes."""
     for path, items in found.items():
         for item in items:
             decl = item.decl

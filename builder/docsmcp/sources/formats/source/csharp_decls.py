@@ -6,6 +6,7 @@ shown as one line of code (`render`).
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 from docsmcp.sources.formats.source.csharp_lex import Token
@@ -269,3 +270,17 @@ def member(head: list[Token], modifiers: list[str], owner: Decl | None, line: in
             Decl(kind, extra[-1].text.lstrip("@"), line, decl.modifiers, returns=ret)
         )
     return decl
+
+
+_GENERIC = re.compile(r"<[^<>]*>")
+
+
+def bare_name(name: str) -> str:
+    """A name without its type parameters: `Handle<TException>` -> `Handle`,
+    `ResiliencePipeline<T>.Empty` -> `ResiliencePipeline.Empty`."""
+    while "<" in name:
+        shorter = _GENERIC.sub("", name)
+        if shorter == name:
+            return name.split("<", 1)[0]
+        name = shorter
+    return name

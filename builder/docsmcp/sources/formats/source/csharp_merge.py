@@ -13,6 +13,7 @@ import dataclasses
 import json
 import logging
 from dataclasses import dataclass, field
+from typing import Any
 
 from docsmcp.sources.formats.source.csharp_decls import Decl
 from docsmcp.sources.formats.source.xmldoc import XmlDoc
@@ -26,16 +27,21 @@ MERGE = "//@docsmcp-csharp-merge "  # the marker of the line the pass appends to
 class Merge:
     docs: dict[str, str] = field(default_factory=dict)
     regions: dict[str, str] = field(default_factory=dict)
+    # a type's key -> its bases of the tree and what it inherits of each, nearest first
+    # (packages/dotnet_inherit.py; written by csharp_inherit.py)
+    inherits: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
 
     def encode(self) -> str:
-        data = {
+        data: dict[str, Any] = {
             "docs": dict(sorted(self.docs.items())),
             "regions": dict(sorted(self.regions.items())),
         }
+        if self.inherits:  # (only then: a page without bases reads as before)
+            data["inherits"] = dict(sorted(self.inherits.items()))
         return MERGE + json.dumps(data, ensure_ascii=False, sort_keys=True)
 
     def __bool__(self) -> bool:
-        return bool(self.docs or self.regions)
+        return bool(self.docs or self.regions or self.inherits)
 
 
 def key(decl: Decl) -> str:
@@ -53,6 +59,7 @@ def split(text: str) -> tuple[str, Merge]:
         return head, Merge(
             {str(k): str(v) for k, v in data.get("docs", {}).items()},
             {str(k): str(v) for k, v in data.get("regions", {}).items()},
+            {str(k): list(v) for k, v in data.get("inherits", {}).items()},
         )
     except (ValueError, AttributeError, TypeError):
         log.debug("a broken merge line is ignored")

@@ -30,7 +30,8 @@ from docsmcp.model.api import ApiEntry, Parameter
 from docsmcp.model.source import Converted
 from docsmcp.sources.formats.linemap import monotone
 from docsmcp.sources.formats.markdown.fences import code_block, code_span
-from docsmcp.sources.formats.source import csharp_merge, xmldoc
+from docsmcp.sources.formats.source import csharp_inherit, csharp_merge, xmldoc
+from docsmcp.sources.formats.source.csharp_decls import bare_name as _bare
 from docsmcp.sources.formats.source.csharp_parse import Decl, is_type, parse
 from docsmcp.sources.formats.source.doc_entries import source_entry
 from docsmcp.sources.formats.source.page_text import PageText, object_anchors, unique_anchor
@@ -52,7 +53,6 @@ _ORDER = {
     "delegate": 6,
 }
 _KIND_WORD = {"record": "Record", "class": "Class", "struct": "Struct", "interface": "Interface"}
-_GENERIC = re.compile(r"<[^<>]*>")
 _LINK = re.compile(r"\[([^\[\]\n]*)\]\([^()\s]*\)")
 
 
@@ -64,17 +64,6 @@ def _simple(type_name: str) -> str:
     dims = t.count("[]")
     t = t.replace("[]", "").replace("?", "").rpartition(".")[2].strip()
     return t + ":A" * dims
-
-
-def _bare(name: str) -> str:
-    """A name without its type parameters: `Handle<TException>` -> `Handle`,
-    `ResiliencePipeline<T>.Empty` -> `ResiliencePipeline.Empty`."""
-    while "<" in name:
-        shorter = _GENERIC.sub("", name)
-        if shorter == name:
-            return name.split("<", 1)[0]
-        name = shorter
-    return name
 
 
 def visible(decl: Decl, owner_kind: str) -> bool:
@@ -100,6 +89,7 @@ class _Page(PageText):
     planned: dict[int, str] = field(default_factory=dict)  # id(decl) -> its anchor
     pending: list[str] = field(default_factory=list)
     merge: csharp_merge.Merge = field(default_factory=csharp_merge.Merge)  # (the build's line)
+    aliases: list[tuple[str, str, Decl, int]] = field(default_factory=list)  # (csharp_inherit)
 
     def link(self, cref: str, label: str) -> str:
         """A cref as docfx shows it: a link to this page's section, else its name, recorded
@@ -209,6 +199,8 @@ class _Page(PageText):
         self.refs += [(at, target) for target in self.pending]
         if named:
             self.entry(decl, qualified, doc, at)
+        if named and typed and csharp_merge.key(decl) in self.merge.inherits:
+            csharp_inherit.write(self, decl, qualified, self.merge.inherits[csharp_merge.key(decl)])
         if typed and decl.kind != "delegate":
             inner = [*owners, short] if owners else [short]
             for m in _members(decl):
@@ -360,6 +352,7 @@ def csharp_to_markdown(path: str, text: str) -> Converted:
     for k, t in enumerate(shown):
         namespace = _namespace_of(_bare(t.name))
         page.write(t, [], namespace, 1 if k == 0 else 2)
+    csharp_inherit.resolve(page)
     texts = [t for _, t in page.out]
     return Converted(
         "\n".join(texts),

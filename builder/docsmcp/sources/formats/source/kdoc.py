@@ -39,12 +39,14 @@ import posixpath
 import re
 import textwrap
 from dataclasses import dataclass, field
+from typing import Any
 
 from docsmcp.model.api import ApiEntry, Example, Parameter
 from docsmcp.model.source import Converted
 from docsmcp.sources.formats.linemap import monotone
 from docsmcp.sources.formats.markdown.dialects import ATX
 from docsmcp.sources.formats.markdown.fences import code_block, code_span, fenced_lines
+from docsmcp.sources.formats.source import kotlin_inherit
 from docsmcp.sources.formats.source.doc_entries import dotted_category, source_entry
 from docsmcp.sources.formats.source.javadoc_text import Doc
 from docsmcp.sources.formats.source.kdoc_text import render, suppressed
@@ -114,6 +116,8 @@ class _Page(PageText):
     examples: list[str] = field(default_factory=list)  # the samples of the section written
     hidden: set[int] = field(default_factory=set)  # (ids of) declarations another page shows
     platforms: dict[int, tuple[str, ...]] = field(default_factory=dict)  # (id) -> source sets
+    inherits: dict[int, list[Any]] = field(default_factory=dict)  # (id) -> bases: kotlin_inherit
+    aliases: list[tuple[str, str, Decl, int]] = field(default_factory=list)  # (kotlin_inherit)
 
     def qualified(self, path: list[str]) -> str:
         package = self.unit.package
@@ -279,6 +283,7 @@ class _Page(PageText):
         )
 
     def result(self, title: str) -> Converted:
+        kotlin_inherit.resolve(self)
         return Converted(
             "\n".join(t for _, t in self.out),
             title,
@@ -347,6 +352,8 @@ def _walk(
             page.local.setdefault(".".join(path), anchor)
         else:
             page.section(decl, level, title, path, name, None)
+            if id(decl) in page.inherits:
+                kotlin_inherit.write(page, decl, name, page.inherits[id(decl)])
         doc = render(decl.doc or "", lambda t, lbl: None) if not index else None
         for m in decl.members:
             _walk(page, m, inner, min(6, level + 1), doc, index)
@@ -439,6 +446,8 @@ def kotlin_to_markdown(path: str, text: str) -> Converted:
                 page.hidden.add(decl_id)
             if key in merge.platforms:
                 page.platforms[decl_id] = merge.platforms[key]
+            if key in merge.inherits:
+                page.inherits[decl_id] = merge.inherits[key]
         _fill_docs(unit.declarations, merge.docs, named)
     shown = [d for d in unit.declarations if _shown(d) and id(d) not in page.hidden]
     if not shown:

@@ -20,6 +20,7 @@ from __future__ import annotations
 import json
 import logging
 from dataclasses import dataclass, field
+from typing import Any
 
 from docsmcp.sources.formats.source.kotlin_syntax import Decl, Unit, is_type
 
@@ -35,17 +36,22 @@ class Merge:
     hide: frozenset[str] = frozenset()
     platforms: dict[str, tuple[str, ...]] = field(default_factory=dict)
     docs: dict[str, str] = field(default_factory=dict)
+    # a type's key -> its bases of the tree and what it inherits of each, nearest first
+    # (packages/kotlin_inherit.py; written by kotlin_inherit.py here)
+    inherits: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
 
     def encode(self) -> str:
-        data = {
+        data: dict[str, Any] = {
             "hide": sorted(self.hide),
             "platforms": {k: list(v) for k, v in sorted(self.platforms.items())},
             "docs": dict(sorted(self.docs.items())),
         }
+        if self.inherits:  # (only then: a page without bases reads as before)
+            data["inherits"] = dict(sorted(self.inherits.items()))
         return MERGE + json.dumps(data, ensure_ascii=False, sort_keys=True)
 
     def __bool__(self) -> bool:
-        return bool(self.hide or self.platforms or self.docs)
+        return bool(self.hide or self.platforms or self.docs or self.inherits)
 
 
 def split(text: str) -> tuple[str, Merge]:
@@ -59,6 +65,7 @@ def split(text: str) -> tuple[str, Merge]:
             frozenset(str(k) for k in data.get("hide", ())),
             {str(k): tuple(str(p) for p in v) for k, v in data.get("platforms", {}).items()},
             {str(k): str(v) for k, v in data.get("docs", {}).items()},
+            {str(k): list(v) for k, v in data.get("inherits", {}).items()},
         )
     except (ValueError, AttributeError, TypeError):
         log.debug("a broken merge line is ignored")

@@ -31,7 +31,7 @@ from docsmcp.model.api import OBJECT_ANCHOR, ApiEntry, Parameter
 from docsmcp.model.source import Converted
 from docsmcp.sources.formats.linemap import monotone
 from docsmcp.sources.formats.markdown.fences import code_block, code_span
-from docsmcp.sources.formats.source import phpdoc_tags
+from docsmcp.sources.formats.source import php_inherit, phpdoc_tags
 from docsmcp.sources.formats.source.doc_entries import source_entry
 from docsmcp.sources.formats.source.page_text import PageText, unique_anchor
 from docsmcp.sources.formats.source.php_parse import TYPE_KINDS, Decl, Param, Unit, parse
@@ -71,6 +71,8 @@ class _Page(PageText):
     pending: list[str] = field(default_factory=list)
     owner: str = ""  # the qualified name of the type being written
     parents: tuple[str, ...] = ()  # what it extends and implements, as written
+    inherits: dict[str, list] = field(default_factory=dict)  # (php_inherit: the pass's line)
+    aliases: list[tuple[str, str, dict, int]] = field(default_factory=list)  # (php_inherit)
 
     def resolve(self, name: str) -> str:
         """A class name as PHP resolves it in this file: `\\A\\B` as written, `self`/`static`
@@ -153,6 +155,8 @@ class _Page(PageText):
         self.see(decl.doc_line, doc)
         self.refs += [(at, t) for t in dict.fromkeys(self.pending)]
         self.entry(decl.name, "type", _type_declaration(decl, short), doc, at, (), "")
+        if decl.name in self.inherits:  # (a line per parent of the tree: php_inherit.py)
+            php_inherit.write(self, decl, self.inherits[decl.name])
         level = 2 if first else 3
         for m, mdoc, m_anchor in members:
             self.write_member(m, mdoc, m_anchor, short, level)
@@ -209,7 +213,7 @@ class _Page(PageText):
         title = f"{short}::{m.name}{call}"
         full = f"{self.owner}::{m.name}"
         at = self.heading(level, m.doc_line, title, anchor, [full, f"{short}::{m.name}"])
-        signature = _member_declaration(m, doc)
+        signature = member_declaration(m, doc)
         self.declaration(m.line, signature)
         if any(x.startswith("magic") for x in m.modifiers):
             self.lines(m.line, [_magic_note(m)])
@@ -240,7 +244,7 @@ class _Page(PageText):
             doc = phpdoc_tags.read(f.doc, self.link)
             short = f.name.rsplit("\\", 1)[-1]
             at = self.heading(2, f.doc_line, f"{short}()", anchor, [f.name])
-            signature = _member_declaration(f, doc)
+            signature = member_declaration(f, doc)
             self.declaration(f.line, signature)
             self.prose(f, doc)
             self.signature_parts(f, doc)
@@ -425,7 +429,7 @@ def _param(p: Param) -> str:
     return f"{text} = {_value(p.default)}" if p.default else text
 
 
-def _member_declaration(m: Decl, doc: phpdoc_tags.DocBlock) -> str:
+def member_declaration(m: Decl, doc: phpdoc_tags.DocBlock) -> str:
     mods = [x for x in m.modifiers if not x.startswith("magic") and x != "var"]
     if any(x.startswith("magic") for x in m.modifiers):
         mods = ["public", *(["static"] if "static" in m.modifiers else [])]
@@ -453,6 +457,7 @@ def _member_declaration(m: Decl, doc: phpdoc_tags.DocBlock) -> str:
 
 def php_to_markdown(path: str, text: str) -> Converted:
     """The phpDocumentor pages of the PHP file `text` (see the module's docstring)."""
+    text, inherits = php_inherit.split(text)  # (the tree-wide pass's line, last)
     unit = parse(text)
     shown: list[Decl] = []
     functions: list[Decl] = []
@@ -462,7 +467,7 @@ def php_to_markdown(path: str, text: str) -> Converted:
         (shown if d.kind in TYPE_KINDS else functions).append(d)
     if not shown and not functions:
         return EMPTY
-    page = _Page(path, unit)
+    page = _Page(path, unit, inherits=inherits)
     first = True
     for t in shown:
         page.namespace = t.name.rsplit("\\", 1)[0] if "\\" in t.name else ""
@@ -471,6 +476,7 @@ def php_to_markdown(path: str, text: str) -> Converted:
     if functions:
         page.namespace = functions[0].name.rsplit("\\", 1)[0] if "\\" in functions[0].name else ""
         page.write_functions(functions, first)
+    php_inherit.entries(page)
     title = shown[0].name if shown else page.out[0][1].lstrip("# ").split(" {#")[0]
     return Converted(
         "\n".join(t for _, t in page.out),
