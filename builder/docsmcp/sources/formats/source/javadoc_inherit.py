@@ -11,9 +11,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from docsmcp.sources.formats.source.inherit_walk import nearest_first
 from docsmcp.sources.formats.source.java_parse import Decl
 
-MAX_SUPERTYPES = 8  # supertypes followed from one type (java_project appends at most 8 files)
 _SUPERTYPES = re.compile(r"\b(?:extends|implements)\s+(.*)$")
 _GENERICS = re.compile(r"<[^<>]*(?:<[^<>]*>[^<>]*)*>")
 _KEYWORDS = frozenset({"extends", "implements", "permits"})
@@ -45,21 +45,20 @@ def _shown(m: Decl, owner_kind: str) -> bool:
 
 def inherited(decl: Decl, supertypes: dict[str, Supertype]) -> list[tuple[Supertype, list[Decl]]]:
     """(supertype, the methods of it `decl` inherits, each overload) nearest first; a name
-    `decl` or a nearer supertype declares is theirs (Javadoc lists each name once)."""
-    own = {m.name for m in decl.members if m.kind == "method"}
-    out: list[tuple[Supertype, list[Decl]]] = []
-    queue = written(decl)
-    seen: set[str] = set()
-    while queue and len(seen) < MAX_SUPERTYPES:
-        name = queue.pop(0).rpartition(".")[2]
-        found = supertypes.get(name)
-        if found is None or name in seen or found.decl is decl:
-            continue
-        seen.add(name)
-        methods = [m for m in found.decl.members if _shown(m, found.decl.kind)]
-        methods = [m for m in methods if m.name not in own]
-        own |= {m.name for m in methods}
-        if methods:
-            out.append((found, methods))
-        queue += written(found.decl)
-    return out
+    `decl` or a nearer supertype declares is theirs (Javadoc lists each name once): the walk
+    the Kotlin and C# readers share (inherit_walk.nearest_first), supertypes found by their
+    simple name among the files java_project appends."""
+
+    def lookup(name: str, _seen_from: Supertype | None) -> Supertype | None:
+        found = supertypes.get(name.rpartition(".")[2])
+        return None if found is None or found.decl is decl else found
+
+    return nearest_first(
+        written(decl),
+        {m.name for m in decl.members if m.kind == "method"},
+        lookup,
+        lambda s: written(s.decl),
+        lambda s: [m for m in s.decl.members if _shown(m, s.decl.kind)],
+        lambda m: m.name,
+        lambda s: s.qualified,
+    )
