@@ -197,6 +197,49 @@ def test_a_file_its_reader_fails_on_is_indexed_as_plain_text(tmp_path: Path, wor
     assert "fine.md#fine-page" in _search(out, "details guide")
 
 
+# The build with two rules over the whole tree failing (fault injection into our own code): a
+# package's no-page rule and a pass over every page read.
+_FAILING_RULES = (
+    "import sys\n"
+    "from docsmcp.sources.formats.markdown import link_titles\n"
+    "from docsmcp.sources.packages import rust_crate\n"
+    "def resolve(*args, **kwargs):\n"
+    "    raise RuntimeError('boom')\n"
+    "def no_pages(*args, **kwargs):\n"
+    "    raise RuntimeError('boom')\n"
+    "resolve.__module__, no_pages.__module__ = link_titles.__name__, rust_crate.__name__\n"
+    "link_titles.resolve, rust_crate.no_pages = resolve, no_pages\n"
+    "from docsmcp.cli import main\n"
+    "sys.exit(main(sys.argv[1:]))\n"
+)
+
+
+def test_a_rule_over_the_whole_tree_that_fails_costs_that_rule(tmp_path: Path) -> None:
+    """A rule that looks at the whole tree (which files of a package are pages, a pass over
+    every page read) failing on something in it ended the build with a traceback: the build
+    goes on without it, one warning naming it."""
+    docs = write_tree(
+        tmp_path / "docs", {"fine.md": OK_BODY, "guide.md": "# Guide\n\nThe guide.\n"}
+    )
+    out = tmp_path / "idx"
+    proc = subprocess.run(
+        [sys.executable, "-c", _FAILING_RULES, "build", "--docs-dir", docs, "--out", out],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert "Traceback" not in proc.stderr
+    warnings = sorted(line for line in proc.stderr.splitlines() if "warning" in line)
+    assert warnings == [
+        "docsmcp: warning: link_titles.resolve failed (RuntimeError: boom); the docs are read "
+        "without it. Please report it",
+        "docsmcp: warning: rust_crate.no_pages failed (RuntimeError: boom); the docs are read "
+        "without it. Please report it",
+    ]
+    assert "fine.md#fine-page" in _search(out, "details guide")
+
+
 def test_the_memory_budget_fails_allocations_and_gives_the_limit_back() -> None:
     import resource
 

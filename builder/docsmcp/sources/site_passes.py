@@ -11,7 +11,9 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any, TypeVar
 
+from docsmcp.common import logs
 from docsmcp.model.source import SourceFile
 from docsmcp.sources.discover import Entry
 from docsmcp.sources.formats.markdown import link_titles
@@ -47,6 +49,27 @@ from docsmcp.sources.sites import (
     router_pages,
     sphinx_extlinks,
 )
+
+T = TypeVar("T")
+
+
+def _guarded(fallback: T, rule: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+    """`rule(*args, **kwargs)`, or `fallback` when it raises. A rule over the whole tree (which
+    files of a package are pages, a pass over every page read) that fails on something in the
+    tree is a defect of docsmcp's: it costs the build that rule, not the build, and one warning
+    names it (a reader failing on one file costs that file its structure: workers.process)."""
+    try:
+        return rule(*args, **kwargs)
+    except Exception as exc:  # noqa: BLE001 - one rule must not end the build
+        where = f"{rule.__module__.rpartition('.')[2]}.{rule.__name__}"
+        error = f"{type(exc).__name__}: {exc}"[:300]
+        logs.warn_once(
+            f"rule:{where}",
+            "%s failed (%s); the docs are read without it. Please report it",
+            where,
+            error,
+        )
+        return fallback
 
 
 @dataclass(frozen=True)
@@ -89,7 +112,7 @@ def parts(
     out |= dumi_demos.descriptions(docs_dir, listed)
     # TypeScript that no package's entry points export (a site's components, tests, examples).
     ts = typescript_site.scan(docs_dir, roots, listed)
-    out |= typescript_site.no_pages(docs_dir, roots, listed, scanned=ts)
+    out |= _guarded(set(), typescript_site.no_pages, docs_dir, roots, listed, scanned=ts)
     # A Go package is one page, its page file's; its other files are read with it (go_source.py).
     go = go_source.scan(docs_dir, roots, [e.path for e in entries if not (e.refusal or e.skip)])
     out |= go.not_pages
@@ -116,9 +139,9 @@ def included(docs_dir: Path, roots: Sequence[Path], listed: Sequence[str]) -> se
     """Pages of a manual or a component that other pages include, no pages of their own."""
     # An Antora component's partials, examples and nav files, and AsciiDoc files other pages
     # include (without a title of their own) are no pages.
-    out = set(asciidoc_includes.no_pages(docs_dir, roots, listed))
+    out = _guarded(set(), asciidoc_includes.no_pages, docs_dir, roots, listed)
     # A Texinfo manual's included files (its chapters, version.texi): read in the manual.
-    out |= texinfo_includes.no_pages(docs_dir, roots, listed)
+    out |= _guarded(set(), texinfo_includes.no_pages, docs_dir, roots, listed)
     return out
 
 
@@ -129,25 +152,25 @@ def code_files(
     modules, sources no build file or Doxyfile names), and the files a crate's docs include;
     `init` never reads them, the build reads them as no pages."""
     # Rust files that are no library module, and the files modules include (rust_crate.py).
-    out = set(rust_crate.no_pages(docs_dir, roots, listed))
+    out = _guarded(set(), rust_crate.no_pages, docs_dir, roots, listed)
     # Java that is no documented main source of a Maven/Gradle project (java_project.py).
-    out |= java_project.no_pages(docs_dir, roots, listed, warn)
+    out |= _guarded(set(), java_project.no_pages, docs_dir, roots, listed, warn)
     # Kotlin that is no documented main source of a Gradle/Maven project (kotlin_project.py).
-    out |= kotlin_project.no_pages(docs_dir, roots, listed)
+    out |= _guarded(set(), kotlin_project.no_pages, docs_dir, roots, listed)
     # Python that is no public module of the docs folder's distribution (python_package.py).
-    out |= python_package.no_pages(docs_dir, roots, listed)
+    out |= _guarded(set(), python_package.no_pages, docs_dir, roots, listed)
     # C/C++ headers a Doxyfile does not name are code (doxygen_project.py).
-    out |= doxygen_project.no_pages(docs_dir, roots, listed)
+    out |= _guarded(set(), doxygen_project.no_pages, docs_dir, roots, listed)
     # C# that no docfx.json or library `src/` project names is code (dotnet_project.py).
-    out |= dotnet_project.no_pages(docs_dir, roots, listed, warn)
+    out |= _guarded(set(), dotnet_project.no_pages, docs_dir, roots, listed, warn)
     # Swift that is no library target's source; DocC extension files merged (swift_package.py).
-    out |= swift_package.no_pages(docs_dir, roots, listed)
+    out |= _guarded(set(), swift_package.no_pages, docs_dir, roots, listed)
     # PHP outside the source folders phpdoc.xml or composer.json's autoload names (php_package.py).
-    out |= php_package.no_pages(docs_dir, roots, listed)
+    out |= _guarded(set(), php_package.no_pages, docs_dir, roots, listed)
     # Ruby that is no gem's library file (YARD's sources: ruby_gem.py).
-    out |= ruby_gem.no_pages(docs_dir, roots, listed)
+    out |= _guarded(set(), ruby_gem.no_pages, docs_dir, roots, listed)
     # Dart that is no public library of a package (lib/src/, tests, examples: dart_package.py).
-    out |= dart_package.no_pages(docs_dir, roots, listed)
+    out |= _guarded(set(), dart_package.no_pages, docs_dir, roots, listed)
     return out
 
 
@@ -158,20 +181,29 @@ def after_reading(
     reread: Callable[[str], SourceFile | None],
     generated: autosummary_pages.Generated,
 ) -> list[SourceFile]:
-    """Every page read, after the passes that need all of them, in path order."""
-    files = router_pages.resolve(files, reread)  # (Next.js: pages shown from another's text)
-    files = ref_pages.resolve(files, reread)  # (TanStack: a framework's page shows another's)
-    files = dumi_tabs.resolve(files)  # (a tab page is titled by its page)
-    files = link_titles.resolve(sorted(files, key=lambda f: f.path))  # (in path order from here)
-    files = sphinx_extlinks.resolve(files, docs_dir)  # (conf.py's extlinks, |version|)
-    files = autosummary_pages.with_links(files, generated.links)
-    files = hugo_params.resolve(files, docs_dir, roots)
-    files = hugo_terms.resolve(files, docs_dir, roots)  # (glossary terms, `heading`: Kubernetes)
-    files = doxygen_project.resolve(files, docs_dir, roots)  # (Doxygen: headers' settings, @ref)
-    files = swift_package.resolve(files, docs_dir, roots)  # (DocC: <doc:> links, extensions)
-    files = swift_extensions.resolve(files, docs_dir, roots)  # (DocC: a type over several files)
-    files = kotlin_merge.resolve(files, docs_dir, roots)  # (Dokka: platform copies, overrides)
-    files = dotnet_merge.resolve(files, docs_dir, roots)  # (docfx: <inheritdoc/>, code regions)
-    files = dart_package.resolve(files, docs_dir, roots)  # (dartdoc: a library's exports)
-    files = php_inherit.resolve(files, docs_dir, roots)  # (phpDocumentor: inherited members)
-    return mdn_api.resolve(files)  # (MDN's reference pages: entries named by their titles)
+    """Every page read, after the passes that need all of them, in path order. A pass that
+    fails is left out with one warning (_guarded)."""
+    for rule, *args in (
+        (router_pages.resolve, reread),  # (Next.js: pages shown from another's text)
+        (ref_pages.resolve, reread),  # (TanStack: a framework's page shows another's)
+        (dumi_tabs.resolve,),  # (a tab page is titled by its page)
+    ):
+        files = _guarded(files, rule, files, *args)
+    files = sorted(files, key=lambda f: f.path)  # (in path order from here)
+    for rule, *args in (
+        (link_titles.resolve,),  # (a link's text titles a page that has none)
+        (sphinx_extlinks.resolve, docs_dir),  # (conf.py's extlinks, |version|)
+        (autosummary_pages.with_links, generated.links),
+        (hugo_params.resolve, docs_dir, roots),
+        (hugo_terms.resolve, docs_dir, roots),  # (glossary terms, `heading`: Kubernetes)
+        (doxygen_project.resolve, docs_dir, roots),  # (Doxygen: headers' settings, @ref)
+        (swift_package.resolve, docs_dir, roots),  # (DocC: <doc:> links, extensions)
+        (swift_extensions.resolve, docs_dir, roots),  # (DocC: a type over several files)
+        (kotlin_merge.resolve, docs_dir, roots),  # (Dokka: platform copies, overrides)
+        (dotnet_merge.resolve, docs_dir, roots),  # (docfx: <inheritdoc/>, code regions)
+        (dart_package.resolve, docs_dir, roots),  # (dartdoc: a library's exports)
+        (php_inherit.resolve, docs_dir, roots),  # (phpDocumentor: inherited members)
+        (mdn_api.resolve,),  # (MDN's reference pages: entries named by their titles)
+    ):
+        files = _guarded(files, rule, files, *args)
+    return files
