@@ -12,13 +12,13 @@ merge line.
 
 from __future__ import annotations
 
-import dataclasses
 from typing import Any, Protocol
 
 from docsmcp.sources.formats.markdown.fences import code_span
 from docsmcp.sources.formats.source import xmldoc
 from docsmcp.sources.formats.source.csharp_decls import Decl
 from docsmcp.sources.formats.source.csharp_decls import bare_name as _bare
+from docsmcp.sources.formats.source.inherit_walk import alias_entries, inherited_line, linked
 
 
 class _Page(Protocol):
@@ -68,15 +68,12 @@ def write(page: _Page, decl: Decl, name: str, bases: list[Any]) -> None:
         targets: list[str] = []
         for m in dict.fromkeys(m.name for m in members):
             anchor = page.local.get(f"{simple}.{m}") if here else None
-            shown.append(f"[{code_span(m)}](#{anchor})" if anchor else code_span(m))
+            shown.append(linked(code_span(m), anchor))
             if anchor is None and base.get("shown"):
                 targets.append(f"{key}.{m}")
         if not shown:
             continue
-        page.blank(decl.line)
-        at = len(page.out)
-        page.add(decl.line, f"**Inherited from {code_span(simple)}:** {', '.join(shown)}")
-        page.refs += [(at, t) for t in targets]
+        at = inherited_line(page, decl.line, code_span(simple), shown, targets)
         for m in members:
             page.aliases.append((f"{name}.{m.name}", f"{key}.{m.name}", m, at))
 
@@ -85,19 +82,9 @@ def resolve(page: _Page) -> None:
     """The entries of the inherited members, once the page is written (a base may come after
     its child): the base member's own entries under the child's name where the page shows
     them, else an entry at the line."""
-    own: dict[str, list[Any]] = {}
-    for e in page.api:
-        own.setdefault(_bare(e.name), []).append(e)
-    done: set[str] = set()
-    for child, base, m, at in page.aliases:
-        found = own.get(base)
-        if found:
-            if child not in done:
-                page.api += [dataclasses.replace(e, name=child) for e in found]
-            done.add(child)
-            continue
-        count = len(page.api)
-        page.entry(m, child, xmldoc.read(m.doc, _plain, {}), at)
-        if len(page.api) > count:  # (entry() ends a section at the page's last line: the line's)
-            page.api[-1] = dataclasses.replace(page.api[-1], line_end=at + 1)
-    page.aliases = []
+    alias_entries(
+        page,
+        _bare,
+        lambda m, child, at: page.entry(m, child, xmldoc.read(m.doc, _plain, {}), at),
+        ends_at_line=True,
+    )

@@ -3,12 +3,15 @@ them (helper i's rule, session 17): each base the type names, then the bases tho
 once, at most MAX_BASES; a name the type or a nearer base declares is theirs (a line lists each
 name once, as javadoc's "Methods inherited from" does). The language decides what a base is
 called (`lookup`), which bases a type writes (`bases`) and which members it shows (`members`).
+The line the readers write and the entries of the members it names are one code too
+(`inherited_line`, `linked`, `alias_entries`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from typing import TypeVar
+from dataclasses import replace
+from typing import Any, TypeVar
 
 MAX_BASES = 8  # bases followed from one type, at most
 
@@ -44,3 +47,51 @@ def nearest_first(
             out.append((found, shown))
         queue += [(w, found) for w in bases(found)]
     return out
+
+
+def inherited_line(page: Any, line: int, label: str, shown: list[str], targets: list[str]) -> int:
+    """Write `**Inherited from LABEL:** a, b, …` on `page` (a reader's page: `out`, `refs`,
+    `add`, `blank`) at source `line`, after a blank line, with a reference to each of
+    `targets` on it; its place in `page.out`, which the inherited members' entries point at.
+    `shown`: the members as the line names them (`linked`), at least one."""
+    page.blank(line)
+    at = len(page.out)
+    page.add(line, f"**Inherited from {label}:** {', '.join(shown)}")
+    page.refs += [(at, t) for t in targets]
+    return at
+
+
+def linked(text: str, anchor: str | None) -> str:
+    """A member on the line: a link to its section where the page has it, else its name."""
+    return f"[{text}](#{anchor})" if anchor else text
+
+
+def alias_entries(
+    page: Any,
+    own_name: Callable[[str], str],
+    new_entry: Callable[[Any, str, int], None],
+    first_only: bool = False,
+    ends_at_line: bool = False,
+) -> None:
+    """The entries of the inherited members `page.aliases` holds ((child's name, base's name,
+    member, line)), once the page is written (a base may come after its child): the base
+    member's own entries (`first_only`: its first) under the child's name where the page shows
+    them (by `own_name` of an entry's name), each child once; else `new_entry(member, child,
+    line)`, whose section is the line when `ends_at_line` (a reader's entry ends a section at
+    the page's last line)."""
+    own: dict[str, list[Any]] = {}
+    for e in page.api:
+        own.setdefault(own_name(e.name), []).append(e)
+    done: set[str] = set()
+    for child, base, member, at in page.aliases:
+        found = own.get(base)
+        if found:
+            if child not in done:
+                page.api += [replace(e, name=child) for e in (found[:1] if first_only else found)]
+            done.add(child)
+            continue
+        count = len(page.api)
+        new_entry(member, child, at)
+        if ends_at_line and len(page.api) > count:
+            page.api[-1] = replace(page.api[-1], line_end=at + 1)
+    page.aliases = []

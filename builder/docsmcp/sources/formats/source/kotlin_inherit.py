@@ -11,10 +11,10 @@ more), else the line. Never a copy of the text. The tree-wide pass found the mem
 
 from __future__ import annotations
 
-import dataclasses
 from typing import Any, Protocol
 
 from docsmcp.sources.formats.markdown.fences import code_span
+from docsmcp.sources.formats.source.inherit_walk import alias_entries, inherited_line, linked
 from docsmcp.sources.formats.source.javadoc_text import Doc
 from docsmcp.sources.formats.source.kdoc_text import render
 from docsmcp.sources.formats.source.kotlin_syntax import Decl, Unit
@@ -73,18 +73,15 @@ def write(page: _Page, decl: Decl, name: str, bases: list[dict[str, Any]]) -> No
         targets: list[str] = []
         for m in dict.fromkeys(m.name for m in members):
             anchor = page.local.get(f"{below}.{m}") if here else None
-            shown.append(f"[{code_span(m)}](#{anchor})" if anchor else code_span(m))
+            shown.append(linked(code_span(m), anchor))
             if anchor is None and base.get("shown"):
                 targets.append(f"{key}.{m}")
         if not shown:
             continue
-        page.blank(decl.line)
-        at = len(page.out)
         label = code_span(str(base.get("name", below)))
-        page.add(decl.line, f"**Inherited from {label}:** {', '.join(shown)}")
-        page.refs += [(at, t) for t in targets]
+        at = inherited_line(page, decl.line, label, shown, targets)
+        page.pending = []
         for m in members:
-            page.pending = []
             page.aliases.append((f"{name}.{m.name}", f"{key}.{m.name}", m, at))
 
 
@@ -92,17 +89,9 @@ def resolve(page: _Page) -> None:
     """The entries of the inherited members, once the page is written (a base may come after
     its child): the base member's own entry under the child's name where the page shows it,
     else an entry at the line."""
-    own: dict[str, list[Any]] = {}
-    for e in page.api:
-        own.setdefault(e.name, []).append(e)
-    done: set[str] = set()
-    for child, base, m, at in page.aliases:
-        found = own.get(base)
-        if found:
-            if child not in done:
-                page.api += [dataclasses.replace(e, name=child) for e in found]
-            done.add(child)
-            continue
+
+    def new_entry(m: Decl, child: str, at: int) -> None:
         page.examples = []
         page.entry(m, child, render(m.doc or "", _plain), None, at, at + 1)
-    page.aliases = []
+
+    alias_entries(page, lambda name: name, new_entry)

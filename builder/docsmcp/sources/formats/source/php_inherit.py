@@ -20,6 +20,7 @@ from typing import Any
 
 from docsmcp.sources.formats.markdown.fences import code_span
 from docsmcp.sources.formats.source import phpdoc_tags
+from docsmcp.sources.formats.source.inherit_walk import alias_entries, inherited_line, linked
 from docsmcp.sources.formats.source.php_parse import Param
 
 log = logging.getLogger("docsmcp.sources.formats.source.php_inherit")
@@ -59,18 +60,12 @@ def write(page: Any, decl: Any, bases: list[Any]) -> None:
             name = str(m["name"])
             label = code_span(name + ("()" if m.get("kind") == "method" else ""))
             anchor = page.local.get(f"{key}::{name}")
-            shown.append(f"[{label}](#{anchor})" if anchor else label)
+            shown.append(linked(label, anchor))
             if anchor is None:
                 targets.append(f"{key}::{name}")
         if not shown:
             continue
-        page.blank(decl.line)
-        at = len(page.out)
-        page.add(
-            decl.line,
-            f"**Inherited from {code_span(str(base.get('name', key)))}:** " + ", ".join(shown),
-        )
-        page.refs += [(at, t) for t in targets]
+        at = inherited_line(page, decl.line, code_span(str(base.get("name", key))), shown, targets)
         for m in members:
             page.aliases.append((f"{decl.name}::{m['name']}", f"{key}::{m['name']}", m, at))
 
@@ -78,15 +73,8 @@ def write(page: Any, decl: Any, bases: list[Any]) -> None:
 def entries(page: Any) -> None:
     """The inherited members' entries: the parent member's own under the child's name where
     the page shows it, else one at the line."""
-    own: dict[str, list[Any]] = {}
-    for e in page.api:
-        own.setdefault(e.name, []).append(e)
-    for child, base, m, at in page.aliases:
-        found = own.get(base)
-        if found:
-            page.api += [dataclasses.replace(e, name=child) for e in found[:1]]
-            continue
-        count = len(page.api)
+
+    def new_entry(m: dict[str, Any], child: str, at: int) -> None:
         params = tuple(
             Param(**{k: v for k, v in p.items() if k in _PARAM_FIELDS})
             for p in m.get("params", ())
@@ -97,6 +85,5 @@ def entries(page: Any) -> None:
         page.entry(
             child, kind, str(m.get("signature", "")), doc, at, params, str(m.get("returns", ""))
         )
-        if len(page.api) > count:  # (entry() ends a section at the page's last line: the line's)
-            page.api[-1] = dataclasses.replace(page.api[-1], line_end=at + 1)
-    page.aliases = []
+
+    alias_entries(page, lambda name: name, new_entry, first_only=True, ends_at_line=True)
