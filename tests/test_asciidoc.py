@@ -380,9 +380,9 @@ def test_fuzz_any_asciidoc_converts_deterministically(parts: list[str]) -> None:
 def test_hostile_pages_convert_in_bounded_time() -> None:
     for unit in ("*a", "_a ", "`a", "+a", "<<a,", "xref:a[", "|", "* ", "====\n", "[x]\n", "{a}"):
         text = unit * 50_000
-        started = time.perf_counter()
+        started = time.process_time()
         asciidoc_to_markdown("p.adoc", text)
-        assert time.perf_counter() - started < 5, unit
+        assert time.process_time() - started < 5, unit
     nested = "".join(f"{'=' * (4 + k)}\n" for k in range(300))
     asciidoc_to_markdown("p.adoc", nested + "x\n" + nested)
 

@@ -397,9 +397,9 @@ def test_hostile_input_ends_quickly() -> None:
         "package x\nconst (\n" + "".join(f"\tA{k} = {k}\n" for k in range(50_000)) + ")\n",
     ]
     for text in hostile:
-        started = time.monotonic()
+        started = time.process_time()
         page = go_to_markdown("x.go", _gathered(text))
-        assert time.monotonic() - started < 10
+        assert time.process_time() - started < 10
         assert len(page.line_map) == (page.text.count("\n") + 1 if page.text else 0)
 
 

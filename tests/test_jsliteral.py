@@ -112,10 +112,10 @@ def test_code_gives_nothing(text: str) -> None:
 
 def test_a_large_literal_reads_in_linear_time() -> None:
     big = "module.exports = {" + "".join(f"k{i}: 'v{i}', " for i in range(100_000)) + "}"
-    started = time.monotonic()
+    started = time.process_time()
     assert len(exported_literal(big) or {}) == 100_000
     assert exported_literal("module.exports = " + "/*" * 200_000) is None
-    assert time.monotonic() - started < 10
+    assert time.process_time() - started < 10
 
 
 _KEYS = st.text(st.characters(categories=["Lu", "Ll", "Nd"]), min_size=1, max_size=8).filter(
@@ -200,8 +200,8 @@ def test_a_loose_literal_reads_jsx_as_text_names_as_their_literal_and_code_as_nu
         "x": {"a": None}
     }
     levels = "".join(f"const N{i} = [{', '.join([f'N{i + 1}'] * 20)}]\n" for i in range(8))
-    started = time.monotonic()
+    started = time.process_time()
     grown = exported_literal(levels + "const N8 = ['x']\nexport default N0", loose=True)
     assert isinstance(grown, list) and len(json.dumps(grown)) <= NAMES_GROWTH * 2000
-    assert time.monotonic() - started < 5
+    assert time.process_time() - started < 5
     assert exported_literal("export default { a: <b>unclosed, c: 1 }", loose=True) is None

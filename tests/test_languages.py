@@ -91,7 +91,7 @@ def test_a_huge_info_string_costs_what_a_short_one_does() -> None:
     pattern, quadratic in the string; the language is read from its first 256 characters)"""
     import time
 
-    started = time.perf_counter()
+    started = time.process_time()
     assert normalise_language("x" * 200_000) == "x" * 256
     assert normalise_language("python " + "y" * 200_000) == "python"
-    assert time.perf_counter() - started < 1  # (milliseconds; 5 s for 50 KB before)
+    assert time.process_time() - started < 1  # (milliseconds; 5 s for 50 KB before)

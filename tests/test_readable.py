@@ -525,9 +525,9 @@ def test_long_unclosed_soup_is_linear() -> None:
     """Each unclosed `{`, `<x a={` or comment is a bounded search, and a file's failed searches
     share one budget: 200,000 of them take about a second, not hours."""
     for soup in ("{" * 200_000, "<a b={" * 40_000, "<!--" * 50_000, "<svg>" * 40_000):
-        started = time.perf_counter()
+        started = time.process_time()
         display, _, _ = reduce([soup], [soup], True)
-        assert time.perf_counter() - started < 20
+        assert time.process_time() - started < 20
         assert len(display[0]) <= len(soup)
 
 

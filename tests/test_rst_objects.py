@@ -145,7 +145,7 @@ def test_code_roles_resolve_to_objects_of_the_corpus(tmp_path: Path) -> None:
 def test_hostile_object_markup_stays_bounded() -> None:
     params = ", ".join(f"p{i}=None" for i in range(20_000))
     huge = f"Title\n=====\n\n.. function:: f({params})\n\n   Body.\n"
-    start = time.perf_counter()
+    start = time.process_time()
     out = rst_to_markdown("huge.rst", huge)
     (e,) = out.api
     assert len(e.parameters) <= 64 and len(e.signature) <= 300
@@ -155,7 +155,7 @@ def test_hostile_object_markup_stays_bounded() -> None:
     assert len(names) <= 60 and (not names or names[0] == "C0")
     if len(names) > 1:
         assert names[1] == "C0.C1"
-    assert time.perf_counter() - start < 20
+    assert time.process_time() - start < 20
 
 
 def test_identifiers_keep_their_leading_punctuation() -> None:

@@ -436,10 +436,10 @@ HOSTILE = [
 
 def test_hostile_text_reads_quickly() -> None:
     for text in HOSTILE:
-        start = time.perf_counter()
+        start = time.process_time()
         typescript_to_markdown("x.ts", text)
         typescript_site.exported_modules(text)
-        assert time.perf_counter() - start < 5, text[:40]
+        assert time.process_time() - start < 5, text[:40]
 
 
 _PARTS = [

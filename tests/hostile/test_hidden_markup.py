@@ -156,8 +156,8 @@ def test_unclosed_hidden_tags_cost_linear_time() -> None:
         ("<x-a hidden>evil</x-a> " * 90_000, False),
     ):
         lines = body.split("\n")
-        start = time.perf_counter()
+        start = time.process_time()
         shown, parsed, _ = reduce(lines, list(lines), mdx)
-        assert time.perf_counter() - start < 5, body[:30]
+        assert time.process_time() - start < 5, body[:30]
         assert "evil" not in "".join(shown) + "".join(parsed), body[:30]
         assert len(shown) == len(lines)

@@ -240,6 +240,71 @@ def test_a_rule_over_the_whole_tree_that_fails_costs_that_rule(tmp_path: Path) -
     assert "fine.md#fine-page" in _search(out, "details guide")
 
 
+# Every scan over the whole tree that hands structured results on failing (fault injection):
+# TypeScript's and Go's package scans, the --api-source mounts, Rust's re-export table, the
+# version folders a package declares.
+_FAILING_SCANS = (
+    "import sys\n"
+    "from docsmcp.sources.packages import api_sources, go_source, rust_reexports, typescript_site\n"
+    "def boom(*args, **kwargs):\n"
+    "    raise RuntimeError('boom')\n"
+    "for module, name in [(typescript_site, 'scan'), (typescript_site, 'version_folders'),\n"
+    "                     (go_source, 'scan'), (rust_reexports, 'table'), (api_sources, 'mounts')]:\n"
+    "    def fail(*args, _name=name, **kwargs):\n"
+    "        raise RuntimeError('boom')\n"
+    "    fail.__name__, fail.__module__ = name, module.__name__\n"
+    "    setattr(module, name, fail)\n"
+    "from docsmcp.cli import main\n"
+    "sys.exit(main(sys.argv[1:]))\n"
+)
+
+
+@pytest.mark.parametrize("command", ["build", "init"])
+def test_a_scan_of_the_whole_tree_that_fails_costs_that_scan(tmp_path: Path, command: str) -> None:
+    """The scans whose results later stages use (which TypeScript modules a package exports,
+    which Go files make a package, the mounts of --api-source, Rust's re-exports) failing
+    ended the build with a traceback: each is left out with one warning naming it, and the
+    code it would have read is no page (never shown as a page of raw code)."""
+    docs = write_tree(
+        tmp_path / "docs",
+        {
+            "fine.md": OK_BODY,
+            "guide.md": "# Guide\n\nThe guide.\n",
+            "go.mod": "module example.com/m\n",
+            "m.go": "// Package m says hello.\npackage m\n",
+            "package.json": '{"name": "p", "types": "index.d.ts"}\n',
+            "index.d.ts": "/** Greets. */\nexport declare function greet(): void;\n",
+            "Cargo.toml": '[package]\nname = "c"\n',
+            "src/lib.rs": "//! The crate.\npub use inner::Thing;\nmod inner { pub struct Thing; }\n",
+        },
+    )
+    api = tmp_path / "api"
+    write_tree(api, {"go.mod": "module example.com/api\n", "a.go": "package api\n"})
+    out = tmp_path / "idx"
+    args = [command, "--docs-dir", docs] + ([] if command == "init" else ["--out", out])
+    proc = subprocess.run(
+        [sys.executable, "-c", _FAILING_SCANS, *map(str, args), "--api-source", str(api)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert "Traceback" not in proc.stderr
+    warnings = {line for line in proc.stderr.splitlines() if "warning" in line}
+    failed = {"typescript_site.scan", "typescript_site.version_folders", "go_source.scan"}
+    if command == "build":
+        failed |= {"rust_reexports.table", "api_sources.mounts"}
+    for rule in failed:
+        assert (
+            f"docsmcp: warning: {rule} failed (RuntimeError: boom); the docs are read without "
+            "it. Please report it"
+        ) in warnings, proc.stderr
+    if command == "build":
+        assert "fine.md#fine-page" in _search(out, "details guide")
+        found = _search(out, "greet hello")
+        assert "m.go" not in found and "index.d.ts" not in found
+
+
 def test_the_memory_budget_fails_allocations_and_gives_the_limit_back() -> None:
     import resource
 

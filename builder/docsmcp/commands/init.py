@@ -100,7 +100,6 @@ from docsmcp.sources.packages import (
     doxygen_project,
     typescript_site,
 )
-from docsmcp.sources.packages.go_source import scan as scan_go
 from docsmcp.sources.pdf.extract import is_pdf
 from docsmcp.sources.pdf.source import load_pdf
 from docsmcp.sources.roles import CHANGELOG, classify
@@ -306,7 +305,7 @@ def _read_tree(
     # Code that is no page (TypeScript no package exports, a crate's tests, a distribution's
     # private modules: site_passes.code_files) is never read, here as in the build.
     listed = [e.path for e in listing.markdown]
-    code = typescript_site.no_pages(docs_dir, roots, listed, warn=False)
+    code = site_passes.typescript_code(docs_dir, roots, listed, warn=False)
     code |= site_passes.code_files(docs_dir, roots, listed, warn=False)
     bodies: dict[str, str] = {}
     unreadable: dict[str, str] = {}
@@ -350,15 +349,19 @@ def propose(docs_dir: Path, roots: Sequence[Path] = ()) -> Proposal:
     real_roots = source_roots(docs_dir, roots)
     left_out |= site_passes.included(docs_dir, real_roots, tree.paths)
     # dumi's demo descriptions: read into the pages that show their demos (dumi_demos.py).
-    demos = dumi_demos.descriptions(docs_dir, (p for p in tree.paths if p not in left_out))
+    demos = site_passes.guarded(
+        set(), dumi_demos.descriptions, docs_dir, [p for p in tree.paths if p not in left_out]
+    )
     left_out |= demos
     # A Go package's files other than its page: read into its page (go_source.py).
-    left_out |= scan_go(docs_dir, real_roots, tree.paths).not_pages
+    left_out |= site_passes.go_packages(docs_dir, real_roots, tree.paths).not_pages
     kept = _Tree(tuple(p for p in tree.paths if p not in left_out), tree.manifests)
 
     languages = _language_folders(kept)
     products = _products(kept, languages)
-    declared = typescript_site.version_folders(docs_dir, source_roots(docs_dir, roots), kept.paths)
+    declared = site_passes.guarded(
+        {}, typescript_site.version_folders, docs_dir, real_roots, kept.paths
+    )
     layout = detect_versions(docs_dir, kept.paths, declared)  # (zod's `exports` `./v3`, `./v4`)
     versions = dict(layout.folders)
     variants = detect_variants(
@@ -550,7 +553,9 @@ def run_init_cli(args) -> int:  # noqa: ANN001 - an argparse.Namespace
         every = [e.path for e in scan(docs_dir).markdown]
         for site in (
             documenter_make.describe(docs_dir, roots),
-            typescript_site.describe(docs_dir, source_roots(docs_dir, roots), every),
+            site_passes.guarded(
+                None, typescript_site.describe, docs_dir, source_roots(docs_dir, roots), every
+            ),
         ):
             if site:
                 print(site, file=report)

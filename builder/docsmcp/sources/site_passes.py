@@ -53,7 +53,7 @@ from docsmcp.sources.sites import (
 T = TypeVar("T")
 
 
-def _guarded(fallback: T, rule: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+def guarded(fallback: T, rule: Callable[..., T], *args: Any, **kwargs: Any) -> T:
     """`rule(*args, **kwargs)`, or `fallback` when it raises. A rule over the whole tree (which
     files of a package are pages, a pass over every page read) that fails on something in the
     tree is a defect of docsmcp's: it costs the build that rule, not the build, and one warning
@@ -96,6 +96,33 @@ class Parts:
         return tuple(sorted(found.items()))
 
 
+# What a failed scan leaves: no TypeScript module a package's API, every `.go` file no page.
+_NO_TYPESCRIPT = typescript_site.Scan({}, {}, TsTree({}))
+
+
+def go_packages(docs_dir: Path, roots: Sequence[Path], paths: Sequence[str]) -> go_source.GoTree:
+    """The Go packages among `paths` (go_source.scan); where the scan fails, none: every
+    `.go` file is then no page (build and init alike)."""
+    fallback = frozenset(p for p in paths if p.lower().endswith(".go"))
+    return guarded(go_source.GoTree({}, fallback, {}), go_source.scan, docs_dir, roots, paths)
+
+
+def typescript_code(
+    docs_dir: Path,
+    roots: Sequence[Path],
+    listed: Sequence[str],
+    warn: bool = True,
+    scanned: typescript_site.Scan | None = None,
+) -> set[str]:
+    """The TypeScript and JavaScript files of `listed` no package's API (typescript_site's
+    no_pages); where that fails, all of them (build and init alike)."""
+    code = {
+        p for p in listed if typescript_site.is_typescript(p) or typescript_site.is_javascript(p)
+    }
+    rule = typescript_site.no_pages
+    return guarded(code, rule, docs_dir, roots, listed, warn=warn, scanned=scanned)
+
+
 def parts(
     docs_dir: Path,
     roots: Sequence[Path],
@@ -105,23 +132,32 @@ def parts(
     """What no page is among `entries` (the listing's files); `api_sources`: the folders
     `--api-source` names (a Go module outside the docs folder is read as one inside it)."""
     listed = [e.path for e in entries]
-    mounts = outside.mounts(docs_dir, api_sources, listed)
+    # Each scan below hands on what it found; one that fails is left out with one warning
+    # (guarded), its fallback the safe reading: no mounts, no package's code a page.
+    mounts = guarded((), outside.mounts, docs_dir, api_sources, listed)
     # (a package holding the docs folder, named by --api-source, is read: no warning about it)
     out = no_pages(docs_dir, roots, listed, warn=not any(m.holds_docs for m in mounts))
     # A dumi demo's description (`demo/basic.md` beside `demo/basic.tsx`) is read with its demo.
-    out |= dumi_demos.descriptions(docs_dir, listed)
+    out |= guarded(set(), dumi_demos.descriptions, docs_dir, listed)
     # TypeScript that no package's entry points export (a site's components, tests, examples).
-    ts = typescript_site.scan(docs_dir, roots, listed)
-    out |= _guarded(set(), typescript_site.no_pages, docs_dir, roots, listed, scanned=ts)
+    ts = guarded(_NO_TYPESCRIPT, typescript_site.scan, docs_dir, roots, listed)
+    out |= typescript_code(docs_dir, roots, listed, scanned=ts)
     # A Go package is one page, its page file's; its other files are read with it (go_source.py).
-    go = go_source.scan(docs_dir, roots, [e.path for e in entries if not (e.refusal or e.skip)])
+    read = [e.path for e in entries if not (e.refusal or e.skip)]
+    go = go_packages(docs_dir, roots, read)
     out |= go.not_pages
     # Packages --api-source names outside the docs folder: read as if it held them (Go modules
     # by go_source, crates and projects by api_sources.scan, with no_pages' rules).
-    go = go_source.with_api_sources(go, roots, mounts)
-    api = outside.scan(roots, mounts, lambda top, r, found: no_pages(top, r, found, warn=False))
-    rust = rust_reexports.table(docs_dir, roots, listed)
-    versions = typescript_site.version_folders(docs_dir, roots, listed)
+    go = guarded(go, go_source.with_api_sources, go, roots, mounts)
+    api = guarded(
+        outside.Outside({}, {}),
+        outside.scan,
+        roots,
+        mounts,
+        lambda top, r, found: no_pages(top, r, found, warn=False),
+    )
+    rust = guarded({}, rust_reexports.table, docs_dir, roots, listed)
+    versions = guarded({}, typescript_site.version_folders, docs_dir, roots, listed)
     return Parts(frozenset(out), go, rust, ts.tree, versions, mounts, api)
 
 
@@ -139,9 +175,9 @@ def included(docs_dir: Path, roots: Sequence[Path], listed: Sequence[str]) -> se
     """Pages of a manual or a component that other pages include, no pages of their own."""
     # An Antora component's partials, examples and nav files, and AsciiDoc files other pages
     # include (without a title of their own) are no pages.
-    out = _guarded(set(), asciidoc_includes.no_pages, docs_dir, roots, listed)
+    out = guarded(set(), asciidoc_includes.no_pages, docs_dir, roots, listed)
     # A Texinfo manual's included files (its chapters, version.texi): read in the manual.
-    out |= _guarded(set(), texinfo_includes.no_pages, docs_dir, roots, listed)
+    out |= guarded(set(), texinfo_includes.no_pages, docs_dir, roots, listed)
     return out
 
 
@@ -152,25 +188,25 @@ def code_files(
     modules, sources no build file or Doxyfile names), and the files a crate's docs include;
     `init` never reads them, the build reads them as no pages."""
     # Rust files that are no library module, and the files modules include (rust_crate.py).
-    out = _guarded(set(), rust_crate.no_pages, docs_dir, roots, listed)
+    out = guarded(set(), rust_crate.no_pages, docs_dir, roots, listed)
     # Java that is no documented main source of a Maven/Gradle project (java_project.py).
-    out |= _guarded(set(), java_project.no_pages, docs_dir, roots, listed, warn)
+    out |= guarded(set(), java_project.no_pages, docs_dir, roots, listed, warn)
     # Kotlin that is no documented main source of a Gradle/Maven project (kotlin_project.py).
-    out |= _guarded(set(), kotlin_project.no_pages, docs_dir, roots, listed)
+    out |= guarded(set(), kotlin_project.no_pages, docs_dir, roots, listed)
     # Python that is no public module of the docs folder's distribution (python_package.py).
-    out |= _guarded(set(), python_package.no_pages, docs_dir, roots, listed)
+    out |= guarded(set(), python_package.no_pages, docs_dir, roots, listed)
     # C/C++ headers a Doxyfile does not name are code (doxygen_project.py).
-    out |= _guarded(set(), doxygen_project.no_pages, docs_dir, roots, listed)
+    out |= guarded(set(), doxygen_project.no_pages, docs_dir, roots, listed)
     # C# that no docfx.json or library `src/` project names is code (dotnet_project.py).
-    out |= _guarded(set(), dotnet_project.no_pages, docs_dir, roots, listed, warn)
+    out |= guarded(set(), dotnet_project.no_pages, docs_dir, roots, listed, warn)
     # Swift that is no library target's source; DocC extension files merged (swift_package.py).
-    out |= _guarded(set(), swift_package.no_pages, docs_dir, roots, listed)
+    out |= guarded(set(), swift_package.no_pages, docs_dir, roots, listed)
     # PHP outside the source folders phpdoc.xml or composer.json's autoload names (php_package.py).
-    out |= _guarded(set(), php_package.no_pages, docs_dir, roots, listed)
+    out |= guarded(set(), php_package.no_pages, docs_dir, roots, listed)
     # Ruby that is no gem's library file (YARD's sources: ruby_gem.py).
-    out |= _guarded(set(), ruby_gem.no_pages, docs_dir, roots, listed)
+    out |= guarded(set(), ruby_gem.no_pages, docs_dir, roots, listed)
     # Dart that is no public library of a package (lib/src/, tests, examples: dart_package.py).
-    out |= _guarded(set(), dart_package.no_pages, docs_dir, roots, listed)
+    out |= guarded(set(), dart_package.no_pages, docs_dir, roots, listed)
     return out
 
 
@@ -182,13 +218,13 @@ def after_reading(
     generated: autosummary_pages.Generated,
 ) -> list[SourceFile]:
     """Every page read, after the passes that need all of them, in path order. A pass that
-    fails is left out with one warning (_guarded)."""
+    fails is left out with one warning (guarded)."""
     for rule, *args in (
         (router_pages.resolve, reread),  # (Next.js: pages shown from another's text)
         (ref_pages.resolve, reread),  # (TanStack: a framework's page shows another's)
         (dumi_tabs.resolve,),  # (a tab page is titled by its page)
     ):
-        files = _guarded(files, rule, files, *args)
+        files = guarded(files, rule, files, *args)
     files = sorted(files, key=lambda f: f.path)  # (in path order from here)
     for rule, *args in (
         (link_titles.resolve,),  # (a link's text titles a page that has none)
@@ -205,5 +241,5 @@ def after_reading(
         (php_inherit.resolve, docs_dir, roots),  # (phpDocumentor: inherited members)
         (mdn_api.resolve,),  # (MDN's reference pages: entries named by their titles)
     ):
-        files = _guarded(files, rule, files, *args)
+        files = guarded(files, rule, files, *args)
     return files
