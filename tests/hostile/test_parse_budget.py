@@ -246,11 +246,9 @@ def test_a_rule_over_the_whole_tree_that_fails_costs_that_rule(tmp_path: Path) -
 _FAILING_SCANS = (
     "import sys\n"
     "from docsmcp.sources.packages import api_sources, go_source, rust_reexports, typescript_site\n"
-    "def boom(*args, **kwargs):\n"
-    "    raise RuntimeError('boom')\n"
     "for module, name in [(typescript_site, 'scan'), (typescript_site, 'version_folders'),\n"
-    "                     (go_source, 'scan'), (rust_reexports, 'table'), (api_sources, 'mounts')]:\n"
-    "    def fail(*args, _name=name, **kwargs):\n"
+    "        (go_source, 'scan'), (rust_reexports, 'table'), (api_sources, 'mounts')]:\n"
+    "    def fail(*args, **kwargs):\n"
     "        raise RuntimeError('boom')\n"
     "    fail.__name__, fail.__module__ = name, module.__name__\n"
     "    setattr(module, name, fail)\n"
@@ -275,7 +273,7 @@ def test_a_scan_of_the_whole_tree_that_fails_costs_that_scan(tmp_path: Path, com
             "package.json": '{"name": "p", "types": "index.d.ts"}\n',
             "index.d.ts": "/** Greets. */\nexport declare function greet(): void;\n",
             "Cargo.toml": '[package]\nname = "c"\n',
-            "src/lib.rs": "//! The crate.\npub use inner::Thing;\nmod inner { pub struct Thing; }\n",
+            "src/lib.rs": "//! The crate.\npub use inner::Thing;\nmod inner {pub struct Thing;}\n",
         },
     )
     api = tmp_path / "api"
