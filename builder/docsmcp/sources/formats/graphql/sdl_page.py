@@ -73,10 +73,12 @@ def title_for(path: str) -> str:
 def merged(defs: list[Definition]) -> tuple[Definition | None, list[Definition]]:
     """The schema definition and the named definitions, each name once: `extend` definitions
     joined to their type's (their fields, values, members, interfaces and directives after
-    its own); a name only extended here is its first extension."""
+    its own); a name only extended here is its first extension. Linear in the definitions
+    and their members, however many extensions a type has."""
     schema: Definition | None = None
-    by_name: dict[str, Definition] = {}
+    by_name: dict[str, int] = {}  # name -> its place in `order`
     order: list[Definition] = []
+    seen: list[set[str]] = []  # the member names each of `order` holds
     for d in defs:
         if d.kind == "schema":
             if schema is None:
@@ -85,26 +87,43 @@ def merged(defs: list[Definition]) -> tuple[Definition | None, list[Definition]]
                 schema.operations.update(d.operations)
                 schema.description = schema.description or d.description
             continue
-        base = by_name.get(d.name)
-        if base is None:
-            by_name[d.name] = d
+        k = by_name.get(d.name)
+        if k is None:
+            by_name[d.name] = len(order)
             order.append(d)
+            seen.append(_members(d))
             continue
+        base = order[k]
         if base.extension and not d.extension:  # (the definition after its extension)
-            d, base = base, d
-            by_name[d.name] = base
-            order[order.index(d)] = base
-        _join(base, d)
+            order[k], d = d, base
+            seen[k] = _members(order[k])
+        _join(order[k], d, seen[k])
     return schema, order
 
 
-def _join(base: Definition, ext: Definition) -> None:
-    seen = {f.name for f in base.fields}
-    base.fields += [f for f in ext.fields if f.name not in seen]
-    seen = {f.name for f in base.inputs}
-    base.inputs += [f for f in ext.inputs if f.name not in seen]
-    base.members += [m for m in ext.members if m not in base.members]
-    base.interfaces += [m for m in ext.interfaces if m not in base.interfaces]
+def _members(d: Definition) -> set[str]:
+    # (interfaces with a `&` before, as no member name can start)
+    names = {f.name for f in d.fields} | {f.name for f in d.inputs} | set(d.members)
+    return names | {"&" + i for i in d.interfaces}
+
+
+def _join(base: Definition, ext: Definition, seen: set[str]) -> None:
+    for f in ext.fields:
+        if f.name not in seen:
+            seen.add(f.name)
+            base.fields.append(f)
+    for v in ext.inputs:
+        if v.name not in seen:
+            seen.add(v.name)
+            base.inputs.append(v)
+    for m in ext.members:
+        if m not in seen:
+            seen.add(m)
+            base.members.append(m)
+    for i in ext.interfaces:
+        if "&" + i not in seen:
+            seen.add("&" + i)
+            base.interfaces.append(i)
     base.directives += ext.directives
     base.description = base.description or ext.description
 
@@ -235,7 +254,7 @@ class _Writer:
         self.defs = {d.name: d for d in defs}
         self.implementers: dict[str, list[str]] = {}
         for d in defs:
-            for i in d.interfaces:
+            for i in dict.fromkeys(d.interfaces):
                 self.implementers.setdefault(i, []).append(d.name)
 
     def item(self, line: int, code: str, doc: str | None, reason: str | None, indent: str,
