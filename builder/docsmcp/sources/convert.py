@@ -24,6 +24,7 @@ from docsmcp.sources.files import (
     DOXYGEN_PAGE_SUFFIXES,
     ELIXIR_SUFFIXES,
     GO_SUFFIXES,
+    GRAPHQL_SUFFIXES,
     HTML_SUFFIXES,
     JAVA_SUFFIXES,
     JAVASCRIPT_SUFFIXES,
@@ -188,6 +189,12 @@ def _rdoc(path: str, text: str) -> Converted:
     return rdoc_to_markdown(path, text)
 
 
+def _graphql(path: str, text: str) -> Converted:
+    from docsmcp.sources.formats.graphql.sdl_page import graphql_to_markdown
+
+    return graphql_to_markdown(path, text)
+
+
 CONVERTERS: dict[str, Callable[[str, str], Converted]] = {
     **{suffix: _html for suffix in HTML_SUFFIXES},
     **{suffix: _rst for suffix in RST_SUFFIXES},
@@ -213,6 +220,7 @@ CONVERTERS: dict[str, Callable[[str, str], Converted]] = {
     **{suffix: _ruby for suffix in RUBY_SUFFIXES},  # (YARD's pages: yard.py)
     **{suffix: _rdoc for suffix in RDOC_SUFFIXES},
     **{suffix: _dart for suffix in DART_SUFFIXES},  # (dartdoc's library pages: dartdoc.py)
+    **{suffix: _graphql for suffix in GRAPHQL_SUFFIXES},  # (a schema's reference: graphql/)
 }
 
 

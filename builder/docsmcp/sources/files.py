@@ -104,6 +104,10 @@ RDOC_SUFFIXES = (".rdoc",)
 # as the pages dartdoc publishes (dart_package.py, formats/source/dartdoc.py); other `.dart` is
 # code, no page.
 DART_SUFFIXES = (".dart",)
+# GraphQL: a schema file (type-system definitions) read as the reference a GraphQL docs explorer
+# shows (formats/graphql/); a file of queries and fragments only is client code, no page
+# (packages/graphql_schema.py).
+GRAPHQL_SUFFIXES = (".graphql", ".graphqls", ".gql")
 
 # Pages converted to markdown by a reader (convert.py's CONVERTERS).
 CONVERTED_SUFFIXES = (
@@ -113,7 +117,7 @@ CONVERTED_SUFFIXES = (
     + C_HEADER_SUFFIXES + DOXYGEN_PAGE_SUFFIXES + JAVASCRIPT_SUFFIXES + PYTHON_SUFFIXES
     + CSHARP_SUFFIXES + SWIFT_SUFFIXES + DOCC_SUFFIXES + KOTLIN_SUFFIXES
     + PHP_SUFFIXES
-    + RUBY_SUFFIXES + RDOC_SUFFIXES + DART_SUFFIXES
+    + RUBY_SUFFIXES + RDOC_SUFFIXES + DART_SUFFIXES + GRAPHQL_SUFFIXES
 )  # fmt: skip
 
 # Code a reader may make a page of (a crate's module, a header a Doxyfile names, a project's
@@ -135,6 +139,7 @@ CODE_PAGE_SUFFIXES = (
     + PHP_SUFFIXES
     + RUBY_SUFFIXES
     + DART_SUFFIXES
+    + GRAPHQL_SUFFIXES
 )
 
 # Code that may sit beside a saved HTML site without being its source.

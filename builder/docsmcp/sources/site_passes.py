@@ -25,6 +25,7 @@ from docsmcp.sources.packages import (
     dotnet_project,
     doxygen_project,
     go_source,
+    graphql_schema,
     java_project,
     kotlin_merge,
     kotlin_project,
@@ -207,6 +208,8 @@ def code_files(
     out |= guarded(set(), ruby_gem.no_pages, docs_dir, roots, listed)
     # Dart that is no public library of a package (lib/src/, tests, examples: dart_package.py).
     out |= guarded(set(), dart_package.no_pages, docs_dir, roots, listed)
+    # GraphQL that holds no schema: a client's queries and fragments, tests (graphql_schema.py).
+    out |= guarded(set(), graphql_schema.no_pages, docs_dir, roots, listed)
     return out
 
 
