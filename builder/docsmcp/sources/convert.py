@@ -24,6 +24,7 @@ from docsmcp.sources.files import (
     DOXYGEN_PAGE_SUFFIXES,
     ELIXIR_SUFFIXES,
     GO_SUFFIXES,
+    HASKELL_SUFFIXES,
     HTML_SUFFIXES,
     JAVA_SUFFIXES,
     JAVASCRIPT_SUFFIXES,
@@ -170,6 +171,12 @@ def _dart(path: str, text: str) -> Converted:
     return dart_to_markdown(path, text)
 
 
+def _haskell(path: str, text: str) -> Converted:
+    from docsmcp.sources.formats.source.haddock import haskell_to_markdown
+
+    return haskell_to_markdown(path, text)
+
+
 def _docc(path: str, text: str) -> Converted:
     from docsmcp.sources.formats.markdown.docc import docc_to_markdown
 
@@ -213,6 +220,7 @@ CONVERTERS: dict[str, Callable[[str, str], Converted]] = {
     **{suffix: _ruby for suffix in RUBY_SUFFIXES},  # (YARD's pages: yard.py)
     **{suffix: _rdoc for suffix in RDOC_SUFFIXES},
     **{suffix: _dart for suffix in DART_SUFFIXES},  # (dartdoc's library pages: dartdoc.py)
+    **{suffix: _haskell for suffix in HASKELL_SUFFIXES},  # (Haddock's module pages: haddock.py)
 }
 
 

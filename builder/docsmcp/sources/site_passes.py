@@ -25,6 +25,7 @@ from docsmcp.sources.packages import (
     dotnet_project,
     doxygen_project,
     go_source,
+    haskell_package,
     java_project,
     kotlin_merge,
     kotlin_project,
@@ -171,6 +172,8 @@ def code_files(
     out |= _guarded(set(), ruby_gem.no_pages, docs_dir, roots, listed)
     # Dart that is no public library of a package (lib/src/, tests, examples: dart_package.py).
     out |= _guarded(set(), dart_package.no_pages, docs_dir, roots, listed)
+    # Haskell that is no exposed module of a cabal library (Haddock's: haskell_package.py).
+    out |= _guarded(set(), haskell_package.no_pages, docs_dir, roots, listed)
     return out
 
 
@@ -203,6 +206,7 @@ def after_reading(
         (dotnet_merge.resolve, docs_dir, roots),  # (docfx: <inheritdoc/>, code regions)
         (dart_package.resolve, docs_dir, roots),  # (dartdoc: a library's exports)
         (php_inherit.resolve, docs_dir, roots),  # (phpDocumentor: inherited members)
+        (haskell_package.resolve, docs_dir, roots),  # (Haddock: re-exported names)
         (mdn_api.resolve,),  # (MDN's reference pages: entries named by their titles)
     ):
         files = _guarded(files, rule, files, *args)
