@@ -25,6 +25,7 @@ from docsmcp.sources.files import (
     ELIXIR_SUFFIXES,
     GO_SUFFIXES,
     GRAPHQL_SUFFIXES,
+    HASKELL_SUFFIXES,
     HTML_SUFFIXES,
     JAVA_SUFFIXES,
     JAVASCRIPT_SUFFIXES,
@@ -171,6 +172,12 @@ def _dart(path: str, text: str) -> Converted:
     return dart_to_markdown(path, text)
 
 
+def _haskell(path: str, text: str) -> Converted:
+    from docsmcp.sources.formats.source.haddock import haskell_to_markdown
+
+    return haskell_to_markdown(path, text)
+
+
 def _docc(path: str, text: str) -> Converted:
     from docsmcp.sources.formats.markdown.docc import docc_to_markdown
 
@@ -221,6 +228,7 @@ CONVERTERS: dict[str, Callable[[str, str], Converted]] = {
     **{suffix: _rdoc for suffix in RDOC_SUFFIXES},
     **{suffix: _dart for suffix in DART_SUFFIXES},  # (dartdoc's library pages: dartdoc.py)
     **{suffix: _graphql for suffix in GRAPHQL_SUFFIXES},  # (a schema's reference: graphql/)
+    **{suffix: _haskell for suffix in HASKELL_SUFFIXES},  # (Haddock's module pages: haddock.py)
 }
 
 

@@ -108,6 +108,10 @@ DART_SUFFIXES = (".dart",)
 # shows (formats/graphql/); a file of queries and fragments only is client code, no page
 # (packages/graphql_schema.py).
 GRAPHQL_SUFFIXES = (".graphql", ".graphqls", ".gql")
+# Haskell: a cabal (or hpack) library's exposed modules read as the pages Haddock publishes on
+# Hackage (haskell_package.py, formats/source/haddock.py); literate `.lhs` through `unlit`;
+# other-modules, tests, benchmarks, executables and `Setup.hs` are code, no page.
+HASKELL_SUFFIXES = (".hs", ".lhs")
 
 # Pages converted to markdown by a reader (convert.py's CONVERTERS).
 CONVERTED_SUFFIXES = (
@@ -117,7 +121,7 @@ CONVERTED_SUFFIXES = (
     + C_HEADER_SUFFIXES + DOXYGEN_PAGE_SUFFIXES + JAVASCRIPT_SUFFIXES + PYTHON_SUFFIXES
     + CSHARP_SUFFIXES + SWIFT_SUFFIXES + DOCC_SUFFIXES + KOTLIN_SUFFIXES
     + PHP_SUFFIXES
-    + RUBY_SUFFIXES + RDOC_SUFFIXES + DART_SUFFIXES + GRAPHQL_SUFFIXES
+    + RUBY_SUFFIXES + RDOC_SUFFIXES + DART_SUFFIXES + GRAPHQL_SUFFIXES + HASKELL_SUFFIXES
 )  # fmt: skip
 
 # Code a reader may make a page of (a crate's module, a header a Doxyfile names, a project's
@@ -140,6 +144,7 @@ CODE_PAGE_SUFFIXES = (
     + RUBY_SUFFIXES
     + DART_SUFFIXES
     + GRAPHQL_SUFFIXES
+    + HASKELL_SUFFIXES
 )
 
 # Code that may sit beside a saved HTML site without being its source.
@@ -155,6 +160,7 @@ CODE_BESIDE_SITES = (
     + PHP_SUFFIXES  # (a PHP site's templates)
     + RUBY_SUFFIXES
     + DART_SUFFIXES
+    + HASKELL_SUFFIXES
 )
 
 # Every file the builder reads as a page.

@@ -26,6 +26,7 @@ from docsmcp.sources.packages import (
     doxygen_project,
     go_source,
     graphql_schema,
+    haskell_package,
     java_project,
     kotlin_merge,
     kotlin_project,
@@ -210,6 +211,8 @@ def code_files(
     out |= guarded(set(), dart_package.no_pages, docs_dir, roots, listed)
     # GraphQL that holds no schema: a client's queries and fragments, tests (graphql_schema.py).
     out |= guarded(set(), graphql_schema.no_pages, docs_dir, roots, listed)
+    # Haskell that is no exposed module of a cabal library (Haddock's: haskell_package.py).
+    out |= guarded(set(), haskell_package.no_pages, docs_dir, roots, listed)
     return out
 
 
@@ -242,6 +245,7 @@ def after_reading(
         (dotnet_merge.resolve, docs_dir, roots),  # (docfx: <inheritdoc/>, code regions)
         (dart_package.resolve, docs_dir, roots),  # (dartdoc: a library's exports)
         (php_inherit.resolve, docs_dir, roots),  # (phpDocumentor: inherited members)
+        (haskell_package.resolve, docs_dir, roots),  # (Haddock: re-exported names)
         (mdn_api.resolve,),  # (MDN's reference pages: entries named by their titles)
     ):
         files = guarded(files, rule, files, *args)

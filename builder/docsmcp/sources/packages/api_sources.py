@@ -42,6 +42,7 @@ from docsmcp.sources.files import (
     CSHARP_SUFFIXES,
     DART_SUFFIXES,
     DOXYGEN_PAGE_SUFFIXES,
+    HASKELL_SUFFIXES,
     JAVA_SUFFIXES,
     JAVASCRIPT_SUFFIXES,
     KOTLIN_SUFFIXES,
@@ -55,6 +56,7 @@ from docsmcp.sources.formats.markdown import docc
 from docsmcp.sources.packages import (
     dart_package,
     doxygen_project,
+    haskell_package,
     rust_reexports,
     swift_package,
     typescript_site,
@@ -83,6 +85,7 @@ PAGE_SUFFIXES = (
     + RUBY_SUFFIXES
     + PHP_SUFFIXES
     + DART_SUFFIXES
+    + HASKELL_SUFFIXES  # (a cabal library's exposed modules: haskell_package)
 )
 # TypeScript and JavaScript: the files a package's entry points export (typescript_site.scan),
 # each read with the other files' declarations it shows (bases, referenced types)
@@ -211,6 +214,8 @@ class Outside:
             read = swift_package.resolve(read, mount.root, roots)
             # (dartdoc: a library's exports, its categories, read in the package's folder)
             read = dart_package.resolve(read, mount.root, roots)
+            # (Haddock: the package's modules a page re-exports from, in the package's folder)
+            read = haskell_package.resolve(read, mount.root, roots)
             prefix = f"{mount.prefix}/"
             moved = []
             for f in read:
