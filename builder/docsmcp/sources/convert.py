@@ -30,6 +30,7 @@ from docsmcp.sources.files import (
     KOTLIN_SUFFIXES,
     NOTEBOOK_SUFFIXES,
     PHP_SUFFIXES,
+    PROTO_SUFFIXES,
     PYTHON_SUFFIXES,
     RD_SUFFIXES,
     RDOC_SUFFIXES,
@@ -170,6 +171,12 @@ def _dart(path: str, text: str) -> Converted:
     return dart_to_markdown(path, text)
 
 
+def _proto(path: str, text: str) -> Converted:
+    from docsmcp.sources.formats.source.protodoc import proto_to_markdown
+
+    return proto_to_markdown(path, text)
+
+
 def _docc(path: str, text: str) -> Converted:
     from docsmcp.sources.formats.markdown.docc import docc_to_markdown
 
@@ -213,6 +220,7 @@ CONVERTERS: dict[str, Callable[[str, str], Converted]] = {
     **{suffix: _ruby for suffix in RUBY_SUFFIXES},  # (YARD's pages: yard.py)
     **{suffix: _rdoc for suffix in RDOC_SUFFIXES},
     **{suffix: _dart for suffix in DART_SUFFIXES},  # (dartdoc's library pages: dartdoc.py)
+    **{suffix: _proto for suffix in PROTO_SUFFIXES},  # (protoc-gen-doc's pages: protodoc.py)
 }
 
 

@@ -30,6 +30,7 @@ from docsmcp.sources.packages import (
     kotlin_project,
     php_inherit,
     php_package,
+    proto_project,
     python_package,
     ruby_gem,
     rust_crate,
@@ -171,6 +172,8 @@ def code_files(
     out |= _guarded(set(), ruby_gem.no_pages, docs_dir, roots, listed)
     # Dart that is no public library of a package (lib/src/, tests, examples: dart_package.py).
     out |= _guarded(set(), dart_package.no_pages, docs_dir, roots, listed)
+    # .proto outside the buf modules, or in third_party/, tests, examples (proto_project.py).
+    out |= _guarded(set(), proto_project.no_pages, docs_dir, roots, listed)
     return out
 
 
