@@ -25,7 +25,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from docsmcp.model.api import ApiEntry, Parameter
+from docsmcp.model.api import OBJECT_ANCHOR, ApiEntry, Parameter
 from docsmcp.model.api_fields import MAX_PARAM_DESCRIPTION_CHARS
 from docsmcp.model.source import Converted
 from docsmcp.model.text import truncate
@@ -51,6 +51,15 @@ MAX_OPTION_LINES = 30  # an RPC's option lines shown, at most
 _ANNOTATION = re.compile(r"\[#([\w-]+):([^\]\n]*)\]")
 _TITLE = re.compile(r"^[ \t]*//[ \t]*\[#protodoc-title:[ \t]*([^\]\n]*)\]", re.MULTILINE)
 _HIDDEN = "not-implemented-hide"
+# Envoy's RST cross references (`:ref:`Thresholds <envoy_v3_api_msg_config.cluster.v3.X>``):
+# shown as their text, and an API object's (`envoy_v3_api_{msg,enum,field,enum_value}_NAME`)
+# a reference to `envoy.NAME`.
+_RST_REF = re.compile(r":ref:`([^`<]*)(?:<([^`<>]*)>)?`")
+_ENVOY_API = re.compile(r"envoy_v3_api_(?:msg|enum|field|enum_value)_([\w.]+)$")
+# googleapis' cross references (`[Topic][google.pubsub.v1.Topic]`): shown as `Topic`, a
+# reference to the object; and its documentation domain (`{$universe…}`) as cloud.google.com.
+_GOOGLE_REF = re.compile(r"\[([^\[\]\n]+)\]\[([A-Za-z_][\w.]*)\]")
+_UNIVERSE = re.compile(r"(?:https://)?\{\$universe\.dns_names\.final_documentation_domain\}")
 # A comment line that markdown would read as a heading, a rule or a setext underline.
 _MARKDOWN_LINE = re.compile(r"^(#{1,6}(?:\s|$)|=+\s*$|-{3,}\s*$)")
 
@@ -59,6 +68,8 @@ def _shown(doc: str) -> str:
     """A comment's text as shown: protodoc's annotations out, `@exclude` handled by the
     caller, lines markdown would read as structure escaped."""
     out = []
+    doc = _RST_REF.sub(lambda m: (m.group(1) or m.group(2) or "").strip(), doc)
+    doc = _GOOGLE_REF.sub(r"\1", _UNIVERSE.sub("https://cloud.google.com", doc))
     for line in _ANNOTATION.sub(_annotation, doc).split("\n"):
         out.append("\\" + line if _MARKDOWN_LINE.match(line) else line.rstrip())
     return "\n".join(out).strip("\n")
@@ -69,6 +80,16 @@ def _annotation(m: re.Match[str]) -> str:
     every other annotation is dropped."""
     name, value = m.group(1), m.group(2).strip()
     return f"Extension: `{value}`" if name == "extension" and value else ""
+
+
+def _cited(doc: str) -> list[str]:
+    """The API objects a comment's cross references name (Envoy's `:ref:`, googleapis'
+    `[text][name]`)."""
+    out = [m.group(2) for m in _GOOGLE_REF.finditer(doc)]
+    for m in _RST_REF.finditer(doc):
+        if m.group(2) and (api := _ENVOY_API.match(m.group(2).strip())):
+            out.append("envoy." + api.group(1))
+    return out
 
 
 def _hidden(doc: str) -> bool:
@@ -149,6 +170,12 @@ class _Page(PageText):
         if "." in written:
             self.refs.append((at, written))
 
+    def cite(self, at: int, *docs: str) -> None:
+        """The objects comments name, as references from output line `at`."""
+        for doc in docs:
+            if doc and not _hidden(doc):
+                self.refs += [(at, name) for name in _cited(doc)]
+
     def entry(self, **kw: object) -> None:
         if len(self.api) < MAX_ENTRIES:
             self.api.append(source_entry(path=self.path, **kw))  # type: ignore[arg-type]
@@ -172,6 +199,7 @@ class _Page(PageText):
         text = _text(d.doc, d.trailing)
         if text:
             self.blank(d.line)
+            self.cite(len(self.out), d.doc, d.trailing)
             self.paragraphs(d.line, text)
         full = self.full(local)
         params: list[Parameter] = []
@@ -242,6 +270,9 @@ class _Page(PageText):
                 head += " **Deprecated.**"
             text = _text(f.doc, f.trailing)
             at = self.item(f.line, head, text, code=False)
+            self.cite(at, f.doc, f.trailing)
+            # (Envoy's `envoy_v3_api_field_…` and googleapis' `[x][pkg.Message.field]`)
+            self.anchors.append((at, OBJECT_ANCHOR + f"{scope}.{f.name}"))
             for t in f.types:
                 self.refer(at, scope, t)
             name = f"{scope}.{f.name}"
@@ -286,6 +317,8 @@ class _Page(PageText):
             head = code_span(decl) + (" **Deprecated.**" if v.deprecated else "")
             text = _text(v.doc, v.trailing)
             at = self.item(v.line, head, text, code=False)
+            self.cite(at, v.doc, v.trailing)
+            self.anchors.append((at, OBJECT_ANCHOR + f"{scope}.{v.name}"))
             self.entry(
                 name=f"{scope}.{v.name}",
                 category=scope,
@@ -329,6 +362,7 @@ class _Page(PageText):
         text = _text(r.doc, r.trailing)
         if text:
             self.blank(r.line)
+            self.cite(len(self.out), r.doc, r.trailing)
             self.paragraphs(r.line, text)
         full = self.full(local)
         self.entry(
@@ -415,6 +449,7 @@ def proto_to_markdown(path: str, text: str) -> Converted:
     doc = _text(proto.doc, "")
     if doc:
         page.blank(0)
+        page.cite(len(page.out), proto.doc)
         page.paragraphs(0, doc)
     for d in proto.decls:
         page.decl(d, 2, "")
