@@ -8,8 +8,8 @@ crate's modules, a Java or Kotlin project's main sources, the headers a Doxyfile
 a library project compiles, a gem's library files (YARD's), a PHP library's autoloaded classes,
 a Dart package's public libraries with what they export, a protobuf API's `.proto` files (the
 same rules, `site_passes.no_pages`, applied to the package's folder as if it were the docs
-folder). Go
-modules are read by go_source.with_api_sources, with the same folder names (`mounts`).
+folder). Go modules are read by go_source.with_api_sources, with the same folder names
+(`mounts`).
 
 Each package is a *mount*: its pages lie in a folder of the docs tree named as the package's
 folder (`lib/src/request/mod.rs` for `--api-source core/lib`), or that name with `-2`, `-3`...
