@@ -115,7 +115,7 @@ def _options(args: argparse.Namespace) -> BuildOptions:
 def api_source_notes(docs_dir: Path, api_sources: Sequence[Path]) -> list[str]:
     """One line for each `--api-source` outside the docs folder that holds no file of a
     package docsmcp reads: a Go module, a Rust crate, a Java, Kotlin, C#, Swift (with its DocC
-    catalogs' articles), Doxygen, Ruby, PHP, Dart or TypeScript package is read as pages
+    catalogs' articles), Doxygen, Ruby, PHP, Dart, TypeScript or protobuf package is read as pages
     (packages/api_sources.py), and Python, Julia, Elixir and R sources serve the pages naming
     their objects (mkdocstrings, autodoc, Documenter). Before session 17 a Swift package's DocC
     articles were named here; they are read now."""
@@ -130,8 +130,8 @@ def api_source_notes(docs_dir: Path, api_sources: Sequence[Path]) -> list[str]:
             continue
         out.append(
             f"--api-source {folder}: no package docsmcp reads is in it (no Rust, Go, Java, "
-            "Kotlin, C#, Swift, C/C++ header, Ruby, PHP, Dart, TypeScript, JavaScript, Python, "
-            "Julia, Elixir or R file); nothing of it is read (docs/sources.md)"
+            "Kotlin, C#, Swift, C/C++ header, Ruby, PHP, Dart, TypeScript, JavaScript, .proto, "
+            "Python, Julia, Elixir or R file); nothing of it is read (docs/sources.md)"
         )
     return out
 

@@ -37,9 +37,9 @@ from docsmcp.sources.roles import ORDER_PREFIX
 from docsmcp.sources.site_config import LANGUAGE
 
 # Pages whose `object:` anchors name the API objects they define (rustdoc.py's … yard.py's,
-# a GraphQL schema's types: another schema file's types are named in signatures).
+# a GraphQL schema's types: another schema file's types are named in signatures; protodoc.py's).
 _OBJECT_PAGES = (".rs", ".java", ".kt", ".cs", ".swift", ".php", ".rb", ".dart", ".graphql",
-                 ".graphqls", ".gql")  # fmt: skip
+                 ".graphqls", ".gql", ".proto")  # fmt: skip
 
 
 def _unordered(path: str) -> str:

@@ -32,6 +32,7 @@ from docsmcp.sources.files import (
     KOTLIN_SUFFIXES,
     NOTEBOOK_SUFFIXES,
     PHP_SUFFIXES,
+    PROTO_SUFFIXES,
     PYTHON_SUFFIXES,
     RD_SUFFIXES,
     RDOC_SUFFIXES,
@@ -176,6 +177,10 @@ def _haskell(path: str, text: str) -> Converted:
     from docsmcp.sources.formats.source.haddock import haskell_to_markdown
 
     return haskell_to_markdown(path, text)
+def _proto(path: str, text: str) -> Converted:
+    from docsmcp.sources.formats.source.protodoc import proto_to_markdown
+
+    return proto_to_markdown(path, text)
 
 
 def _docc(path: str, text: str) -> Converted:
@@ -229,6 +234,7 @@ CONVERTERS: dict[str, Callable[[str, str], Converted]] = {
     **{suffix: _dart for suffix in DART_SUFFIXES},  # (dartdoc's library pages: dartdoc.py)
     **{suffix: _graphql for suffix in GRAPHQL_SUFFIXES},  # (a schema's reference: graphql/)
     **{suffix: _haskell for suffix in HASKELL_SUFFIXES},  # (Haddock's module pages: haddock.py)
+    **{suffix: _proto for suffix in PROTO_SUFFIXES},  # (protoc-gen-doc's pages: protodoc.py)
 }
 
 

@@ -112,6 +112,11 @@ GRAPHQL_SUFFIXES = (".graphql", ".graphqls", ".gql")
 # Hackage (haskell_package.py, formats/source/haddock.py); literate `.lhs` through `unlit`;
 # other-modules, tests, benchmarks, executables and `Setup.hs` are code, no page.
 HASKELL_SUFFIXES = (".hs", ".lhs")
+# Protocol Buffers: a gRPC or protobuf API's `.proto` files read as the pages protoc-gen-doc or
+# the Buf Schema Registry publishes (proto_project.py says which: a buf module's, or the docs
+# folder's, less third_party/, vendor/, tests, examples and copied well-known types;
+# formats/source/protodoc.py).
+PROTO_SUFFIXES = (".proto",)
 
 # Pages converted to markdown by a reader (convert.py's CONVERTERS).
 CONVERTED_SUFFIXES = (
@@ -121,7 +126,8 @@ CONVERTED_SUFFIXES = (
     + C_HEADER_SUFFIXES + DOXYGEN_PAGE_SUFFIXES + JAVASCRIPT_SUFFIXES + PYTHON_SUFFIXES
     + CSHARP_SUFFIXES + SWIFT_SUFFIXES + DOCC_SUFFIXES + KOTLIN_SUFFIXES
     + PHP_SUFFIXES
-    + RUBY_SUFFIXES + RDOC_SUFFIXES + DART_SUFFIXES + GRAPHQL_SUFFIXES + HASKELL_SUFFIXES
+    + RUBY_SUFFIXES + RDOC_SUFFIXES + DART_SUFFIXES
+    + GRAPHQL_SUFFIXES + HASKELL_SUFFIXES + PROTO_SUFFIXES
 )  # fmt: skip
 
 # Code a reader may make a page of (a crate's module, a header a Doxyfile names, a project's
@@ -145,6 +151,7 @@ CODE_PAGE_SUFFIXES = (
     + DART_SUFFIXES
     + GRAPHQL_SUFFIXES
     + HASKELL_SUFFIXES
+    + PROTO_SUFFIXES
 )
 
 # Code that may sit beside a saved HTML site without being its source.

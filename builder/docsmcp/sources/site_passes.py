@@ -32,6 +32,7 @@ from docsmcp.sources.packages import (
     kotlin_project,
     php_inherit,
     php_package,
+    proto_project,
     python_package,
     ruby_gem,
     rust_crate,
@@ -213,6 +214,8 @@ def code_files(
     out |= guarded(set(), graphql_schema.no_pages, docs_dir, roots, listed)
     # Haskell that is no exposed module of a cabal library (Haddock's: haskell_package.py).
     out |= guarded(set(), haskell_package.no_pages, docs_dir, roots, listed)
+    # .proto outside the buf modules, or in third_party/, tests, examples (proto_project.py).
+    out |= guarded(set(), proto_project.no_pages, docs_dir, roots, listed)
     return out
 
 

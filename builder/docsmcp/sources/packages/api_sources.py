@@ -6,9 +6,10 @@ crate's, cobra's Hugo site in `site/content/` of the Go module. `--api-source DI
 package; its API pages are then read as they are when the docs folder holds the package: a Rust
 crate's modules, a Java or Kotlin project's main sources, the headers a Doxyfile names, the C#
 a library project compiles, a gem's library files (YARD's), a PHP library's autoloaded classes,
-a Dart package's public libraries with what they export (the same rules,
-`site_passes.no_pages`, applied to the package's folder as if it were the docs folder). Go
-modules are read by go_source.with_api_sources, with the same folder names (`mounts`).
+a Dart package's public libraries with what they export, a protobuf API's `.proto` files (the
+same rules, `site_passes.no_pages`, applied to the package's folder as if it were the docs
+folder). Go modules are read by go_source.with_api_sources, with the same folder names
+(`mounts`).
 
 Each package is a *mount*: its pages lie in a folder of the docs tree named as the package's
 folder (`lib/src/request/mod.rs` for `--api-source core/lib`), or that name with `-2`, `-3`...
@@ -47,6 +48,7 @@ from docsmcp.sources.files import (
     JAVASCRIPT_SUFFIXES,
     KOTLIN_SUFFIXES,
     PHP_SUFFIXES,
+    PROTO_SUFFIXES,
     RUBY_SUFFIXES,
     RUST_SUFFIXES,
     SWIFT_SUFFIXES,
@@ -86,6 +88,8 @@ PAGE_SUFFIXES = (
     + PHP_SUFFIXES
     + DART_SUFFIXES
     + HASKELL_SUFFIXES  # (a cabal library's exposed modules: haskell_package)
+    # (a protobuf API's `.proto` files: proto_project says which, as in the docs folder)
+    + PROTO_SUFFIXES
 )
 # TypeScript and JavaScript: the files a package's entry points export (typescript_site.scan),
 # each read with the other files' declarations it shows (bases, referenced types)
