@@ -177,6 +177,8 @@ def _haskell(path: str, text: str) -> Converted:
     from docsmcp.sources.formats.source.haddock import haskell_to_markdown
 
     return haskell_to_markdown(path, text)
+
+
 def _proto(path: str, text: str) -> Converted:
     from docsmcp.sources.formats.source.protodoc import proto_to_markdown
 
