@@ -11,13 +11,13 @@ import bisect
 import json
 import re
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
 from pathlib import PurePosixPath
 
 import numpy as np
 
 from ..bundle.reader import Bundle
 from ..format import PAGES_FILE
+from ..records import record
 
 _EXTENSIONS = (".md", ".mdx", ".markdown", ".pdf")
 # Folder pages that stand for their folder (`docs/guide/` is `docs/guide/index.md`).
@@ -29,7 +29,7 @@ _PATH_LIKE = re.compile(r"/|\.(?:md|mdx|markdown|rst|txt|html?|pdf|ipynb)$", re.
 _WORD = re.compile(r"[0-9a-z]+")
 
 
-@dataclass(frozen=True)
+@record
 class PageMatch:
     index: int | None  # the page found, or None
     matched_by: str  # "path", "path-suffix", "title" or "search"

@@ -4,13 +4,13 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from functools import cached_property
 
 import numpy as np
 
 from ..bundle.reader import Bundle
 from ..format import SECTIONS_FILE
+from ..records import record
 
 # A rule id may be given in its source form, `r[items.fn.generics]`.
 _RULE_FORM = re.compile(r"^r\[(.+)\]$")
@@ -166,7 +166,7 @@ class SectionIndex:
         return out
 
 
-@dataclass(frozen=True)
+@record
 class _Sections:
     """sections.parquet's columns as the index uses them (offsets from 0 into the values)."""
 

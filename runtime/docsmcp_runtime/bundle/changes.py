@@ -37,12 +37,12 @@ from __future__ import annotations
 import dataclasses
 import os
 from collections import Counter
-from dataclasses import dataclass
 from typing import Any
 
 import pyarrow as pa
 
 from ..errors import BundleError
+from ..records import record
 from .reader import Bundle, open_bundle
 
 SCHEMA = "docsmcp-diff/1"
@@ -59,7 +59,7 @@ class DiffError(Exception):
     """A bundle cannot be read; the message is one line."""
 
 
-@dataclass(frozen=True)
+@record
 class Section:
     """One chunk of a bundle, as the diff sees it."""
 
@@ -72,7 +72,7 @@ class Section:
     text: str
 
 
-@dataclass(frozen=True)
+@record
 class Side:
     """One bundle: where it is, what it is called, its sections in bundle order."""
 
@@ -90,7 +90,7 @@ class Side:
         }
 
 
-@dataclass(frozen=True)
+@record
 class Match:
     old: int  # row in the old bundle
     new: int  # row in the new bundle
@@ -98,7 +98,7 @@ class Match:
     similarity: float
 
 
-@dataclass(frozen=True)
+@record
 class Entry:
     kind: str  # KINDS
     old: Section | None
@@ -131,7 +131,7 @@ class Entry:
         }
 
 
-@dataclass(frozen=True)
+@record
 class PageMove:
     old_path: str
     new_path: str
@@ -141,7 +141,7 @@ class PageMove:
         return {"old_path": self.old_path, "new_path": self.new_path, "sections": self.sections}
 
 
-@dataclass(frozen=True)
+@record
 class Report:
     old: Side
     new: Side

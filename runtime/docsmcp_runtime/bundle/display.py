@@ -14,7 +14,6 @@ from __future__ import annotations
 import threading
 import zlib
 from collections import OrderedDict
-from dataclasses import dataclass
 from json.decoder import scanstring
 from pathlib import Path
 from typing import Any
@@ -24,6 +23,7 @@ import numpy as np
 from ..errors import BundleError
 from ..format import DISPLAY_ARRAYS, DISPLAY_BLOCK_ROWS
 from ..format.display import MAX_INFLATED_BLOCK, block_bounds, split_record
+from ..records import record
 
 # Record bytes of the parsed rows kept. The server's memory is the budget (issue 30): with
 # speakeasy-sdks, 8 MB of rows is ~3,500 hits; a miss inflates one block (~50 µs).
@@ -34,7 +34,7 @@ _FILE = DISPLAY_ARRAYS["display"].file
 _ID_KEY = b'"id":"'
 
 
-@dataclass(frozen=True)
+@record
 class Shown:
     """One chunk as a hit shows it: the chunk table's columns but `text` (`metadata` as the
     object its JSON holds) and the sections table's fields, under the spec's names."""
@@ -43,7 +43,7 @@ class Shown:
     text: str
 
 
-@dataclass(frozen=True)
+@record
 class _Block:
     """An inflated block: its bytes, where its records start, their m + 1 boundaries."""
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 import json
 import threading
 from collections import OrderedDict
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -32,6 +32,7 @@ from ..format import (
     Inspection,
     Metadata,
 )
+from ..records import record
 from .arrow import arrow
 from .display import DisplayStore, Shown, open_display
 from .integrity import BackgroundCheck, lazy_bytes, open_chunk_table
@@ -55,7 +56,7 @@ _SHOWN_COLUMNS = ("id", "path", "heading", "breadcrumb", "line_start", "line_end
 _INT_COLUMNS = ("position", "file_chunk_count", "line_start", "line_end")
 
 
-@dataclass
+@record(frozen=False)
 class Bundle:
     path: Path
     metadata: Metadata

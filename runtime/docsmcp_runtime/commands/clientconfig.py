@@ -21,12 +21,12 @@ from __future__ import annotations
 
 import json
 import os
-from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlsplit
 
 from ..distribution.specs import is_remote
 from ..format.layout import METADATA_FILE
+from ..records import record
 from .parser import CLIENTS, PROG
 
 # metadata.json is small; a name is looked up only in its first this many bytes.
@@ -37,7 +37,7 @@ class ConfigError(ValueError):
     """A one-line reason the snippet cannot be made."""
 
 
-@dataclass(frozen=True)
+@record
 class ClientConfig:
     client: str
     name: str

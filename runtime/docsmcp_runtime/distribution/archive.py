@@ -17,7 +17,6 @@ import re
 import stat
 import zlib
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -33,6 +32,7 @@ from ..format import (
 )
 from ..format.files import file_entry
 from ..format.jsonread import loads
+from ..records import record
 from .oci_layout import (
     HEX64,
     OCI_INDEX_FILE,
@@ -64,7 +64,7 @@ EXPANSION_FLOOR = 16 << 20
 _MEMBER_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]*")
 
 
-@dataclass(frozen=True)
+@record
 class ArchiveSource:
     """A bundle archive whose bytes match `digest` (hex sha256), ready to unpack."""
 

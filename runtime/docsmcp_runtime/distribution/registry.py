@@ -23,11 +23,12 @@ import json
 import os
 import re
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import BinaryIO
 
 from ..errors import BundleError
+from ..records import record
 from .specs import OCI_SCHEME as SCHEME
 
 ENV_USERNAME = "DOCSMCP_REGISTRY_USERNAME"
@@ -75,7 +76,7 @@ class Unreachable(RegistryError):
 # -- references --------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
+@record
 class Reference:
     """`REGISTRY/REPOSITORY[:TAG][@sha256:HEX]`; with neither tag nor digest the tag is latest."""
 
@@ -159,7 +160,7 @@ def scheme_for(registry: str) -> str:
 # -- WWW-Authenticate --------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
+@record
 class Challenge:
     scheme: str  # lowercased
     params: Mapping[str, str] = field(default_factory=dict)  # names lowercased
@@ -227,7 +228,7 @@ def _param_value(header: str, i: int) -> tuple[str, int]:
 # -- credentials -------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
+@record
 class Credentials:
     username: str
     password: str

@@ -18,10 +18,10 @@ import urllib.error
 import urllib.parse
 import urllib.request
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass
 from email.message import Message
 from typing import BinaryIO
 
+from ..records import record
 from .oci_layout import OCI_MANIFEST_MEDIA_TYPE as MANIFEST_MEDIA_TYPE
 from .registry import (
     CREDENTIALS_HINT,
@@ -45,7 +45,7 @@ from .registry import (
 READ_PIECE = 1 << 16
 
 
-@dataclass
+@record(frozen=False)
 class Response:
     status: int
     headers: Message

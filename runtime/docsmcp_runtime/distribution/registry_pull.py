@@ -11,10 +11,10 @@ import json
 import logging
 import os
 import tempfile
-from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import BundleError
+from ..records import record
 from .archive import ArchiveSource, cached_bundle, check_room, unpack_to_cache
 from .oci_layout import HEX64, bundle_layer
 from .registry import (
@@ -35,7 +35,7 @@ from .swap import remove_stale_temporaries, replace_file
 _log = logging.getLogger(__name__)
 
 
-@dataclass(frozen=True)
+@record
 class Record:
     """What a reference resolved to when it was last pulled (CACHE/oci/<key>.json)."""
 

@@ -24,10 +24,10 @@ import ipaddress
 import os
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from urllib.parse import urlsplit, urlunsplit
 
 from .. import __version__
+from ..records import record
 from ..search.options import parse_flag
 from .oci_layout import HEX64
 from .specs import (
@@ -53,7 +53,7 @@ _CONTENT_RANGE = re.compile(r"bytes\s+(\d{1,19})-(\d{1,19})/(\d{1,19}|\*)", re.I
 _REDIRECTS = (301, 302, 303, 307, 308)
 
 
-@dataclass(frozen=True)
+@record
 class FetchOptions:
     """Bounds and policy of downloads (CLI flags, else DOCSMCP_BUNDLE_* variables)."""
 
@@ -100,7 +100,7 @@ class FetchOptions:
         )
 
 
-@dataclass(frozen=True)
+@record
 class RemoteRef:
     """A checked release-asset reference: the URL to fetch and the optional sha256 pin."""
 

@@ -12,12 +12,12 @@ import logging
 import os
 import time
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..errors import BundleError
 from ..format import sha256_file
+from ..records import record
 from .archive import ArchiveSource, cached_bundle, check_room, parse_sha256sum, unpack_to_cache
 from .remote import (
     _REDIRECTS,
@@ -134,7 +134,7 @@ def _fetch_sidecar(opener: urllib.request.OpenerDirector, ref: RemoteRef, timeou
     return digest
 
 
-@dataclass(frozen=True)
+@record
 class _Partial:
     """Where a download stands: the part file and what it was started with."""
 

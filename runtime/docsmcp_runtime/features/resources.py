@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 from urllib.parse import quote, unquote
 
@@ -35,6 +34,7 @@ from ..bundle.shown import shown
 from ..errors import INVALID_PARAMS, ProtocolError
 from ..protocol.cursor import CursorError, cursor_secret, decode_cursor, encode_cursor
 from ..protocol.dispatcher import RESOURCE_NOT_FOUND
+from ..records import record
 
 SCHEME = "docs"
 MIME_TYPE = "text/markdown"
@@ -59,7 +59,7 @@ def invalid(message: str, data: object | None = None) -> ProtocolError:
     return ProtocolError(INVALID_PARAMS, f"Invalid params: {message}", data)
 
 
-@dataclass(frozen=True)
+@record
 class _Pages:
     """The pages of a bundle, in bundle order (sorted by path)."""
 

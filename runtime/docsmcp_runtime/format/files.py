@@ -6,17 +6,17 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
+from ..records import record
 from . import jsonread as j
 from .jsonread import MetadataError
 from .layout import ARRAY_BY_FILE, MAX_FILES, REQUIRED_FILES, ArraySpec, is_plain_name
 
 
-@dataclass(frozen=True)
+@record
 class FileEntry:
     """One entry of `files`: size and sha256, plus dtype and shape for raw arrays."""
 

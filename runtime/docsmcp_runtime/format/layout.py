@@ -7,8 +7,9 @@ import hashlib
 import os
 import threading
 from collections.abc import Mapping
-from dataclasses import dataclass
 from pathlib import Path
+
+from ..records import record
 
 FORMAT = "docsmcp-bundle"
 FORMAT_VERSION = 1
@@ -30,7 +31,7 @@ TABLE_FILES = (PAGES_FILE, SECTIONS_FILE, API_FILE, CODE_FILE)
 TABLE_ROW_GROUP_SIZE = 4096
 
 
-@dataclass(frozen=True)
+@record
 class ArraySpec:
     """A raw little-endian array file: its name, NumPy dtype string and number of dimensions;
     `narrow`, a smaller dtype the file may have instead where its values fit (bundle-spec.md,

@@ -12,10 +12,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from dataclasses import asdict, dataclass, field, fields
+from dataclasses import asdict, field, fields
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote, urlsplit, urlunsplit
 
+from ..records import record
 from . import jsonread as j
 from .features import AUTO_INCLUDE, IMPACT_CODES, INCLUDE_UNSET, KNOWN_FEATURES, NARROW_INDEX
 from .files import FileEntry, coded_files, narrow_files, parse_files
@@ -81,7 +82,7 @@ _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
 # -- sections -------------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
+@record
 class ToolTexts:
     """`tools`: the description of each tool, by tool name."""
 
@@ -126,7 +127,7 @@ class ToolTexts:
         return cls(out)
 
 
-@dataclass(frozen=True)
+@record
 class TaxonomyKey:
     """One filterable metadata key.
 
@@ -254,7 +255,7 @@ def _folders(value: object, path: str, values: tuple[str, ...]) -> dict[str, tup
     return out
 
 
-@dataclass(frozen=True)
+@record
 class Stats:
     files: int = 0
     chunks: int = 0
@@ -289,7 +290,7 @@ def check_url_template(template: str) -> str:
     return template
 
 
-@dataclass(frozen=True)
+@record
 class Source:
     """`source`: where the docs came from. `commit` and `commit_date` come from git at build
     time (never the clock); `url` is a template a hit's link is made from. `paths`: for pages
@@ -379,7 +380,7 @@ def without_dot_segments(url: str) -> str:
 # -- the whole file -----------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
+@record
 class Metadata:
     """The parsed `metadata.json`. The builder fills `bundle_id` and `files` last (write.py)."""
 

@@ -7,16 +7,16 @@ from __future__ import annotations
 
 import hashlib
 import mmap
-from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
+from ..records import record
 from .jsonread import MetadataError, loads
 from .layout import ARRAYS, MAX_METADATA_DEPTH
 
 
-@dataclass(frozen=True)
+@record
 class Problem:
     """One reason a bundle is not what the spec says; `file` names the bundle file concerned."""
 

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Any, Protocol
 
+from ..records import record
 from . import jsonread as j
 from .jsonread import MetadataError
 
@@ -34,7 +34,7 @@ class _NoFiles:
         return ()
 
 
-@dataclass(frozen=True)
+@record
 class RawOptions(_NoFiles):
     """Options of a provider this reader does not know (kept, never interpreted)."""
 
@@ -44,7 +44,7 @@ class RawOptions(_NoFiles):
         return dict(self.data)
 
 
-@dataclass(frozen=True)
+@record
 class NoOptions(_NoFiles):
     """`hash`: the vectors need nothing beyond `dimensions`."""
 
@@ -57,7 +57,7 @@ class NoOptions(_NoFiles):
         return cls()
 
 
-@dataclass(frozen=True)
+@record
 class TokenizerOptions:
     """The static provider's BERT WordPiece settings (bundle-spec.md, *Static embeddings*)."""
 
@@ -99,7 +99,7 @@ STATIC_SCALE_DTYPE = "<f4"
 STATIC_ENCODINGS = tuple(STATIC_ROW_DTYPES)
 
 
-@dataclass(frozen=True)
+@record
 class StaticOptions:
     encoding: str
     table_sha256: str
@@ -145,7 +145,7 @@ class StaticOptions:
         return (self.vocab_file, self.table_file)
 
 
-@dataclass(frozen=True)
+@record
 class OpenAIOptions(_NoFiles):
     base_url: str
     model: str
@@ -177,7 +177,7 @@ class OpenAIOptions(_NoFiles):
         )
 
 
-@dataclass(frozen=True)
+@record
 class SentenceTransformersOptions(_NoFiles):
     """The model is named by content, not location: the same docs built from two checkouts give
     the same bundle, and the runtime finds the model by $DOCSMCP_ST_MODEL or the packaged one."""
@@ -208,7 +208,7 @@ class SentenceTransformersOptions(_NoFiles):
         )
 
 
-@dataclass(frozen=True)
+@record
 class GgufOptions(_NoFiles):
     """`gguf`: one GGUF file run by llama.cpp, named by content (the file's sha256) like
     `sentence-transformers`; the runtime finds it by $DOCSMCP_GGUF_MODEL and checks the digest.
@@ -244,7 +244,7 @@ class GgufOptions(_NoFiles):
         )
 
 
-@dataclass(frozen=True)
+@record
 class SearchDefaults:
     """Hybrid-search settings calibrated per provider, written into the bundle at build time."""
 
@@ -253,7 +253,7 @@ class SearchDefaults:
     vector_weight: float  # the vector list's RRF weight
 
 
-@dataclass(frozen=True)
+@record
 class ProviderInfo:
     name: str
     summary: str  # for --help

@@ -4,9 +4,10 @@ of `metadata.json` (bundle-spec.md), with their defaults.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
+from ..records import record
 from . import jsonread as j
 from .jsonread import MetadataError
 
@@ -35,7 +36,7 @@ MAX_WEIGHT = 1e6
 EMBEDDING_INPUT = "Document: {headings}. Content: {text}"
 
 
-@dataclass(frozen=True)
+@record
 class AnalyzerConfig:
     """`analyzer`: options that change which terms text yields (bundle-spec.md, *Terms*)."""
 
@@ -71,7 +72,7 @@ class AnalyzerConfig:
         return cls(stem=stem, stopwords=stopwords, names=names)
 
 
-@dataclass(frozen=True)
+@record
 class LexicalParams:
     """`lexical`: how impacts were computed, and the query-time weight of bigram terms."""
 
@@ -176,7 +177,7 @@ class LexicalParams:
 FUSION_LISTS = ("lexical", "proximity", "vector")
 
 
-@dataclass(frozen=True)
+@record
 class FusionWeights:
     """Weights given on a command line or in the environment (`lexical=1,vector=0.5`); None
     keeps the bundle's (runtime) or the provider's default (builder)."""
@@ -211,7 +212,7 @@ class FusionWeights:
         return {n: getattr(self, n) for n in FUSION_LISTS if getattr(self, n) is not None}
 
 
-@dataclass(frozen=True)
+@record
 class Fusion:
     """`embedding.fusion`: weighted Reciprocal Rank Fusion of the three ranked lists."""
 
@@ -247,7 +248,7 @@ class Fusion:
         return cls(k=k, **read)
 
 
-@dataclass(frozen=True)
+@record
 class VectorIndexSpec:
     """`embedding.index`: exact search, or IVF lists of which `probe` are read per query."""
 
@@ -277,7 +278,7 @@ class VectorIndexSpec:
         return cls("ivf", lists, probe)
 
 
-@dataclass(frozen=True)
+@record
 class Embedding:
     """`embedding`: how chunks were embedded and how the runtime searches the vectors."""
 

@@ -14,8 +14,9 @@ a missing `encoder/model`, where naming the feature tells the user to upgrade.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
 
+from ..records import record
 from . import jsonread as j
 from .features import RESCORE_GGUF
 from .jsonread import MetadataError
@@ -39,7 +40,7 @@ MAX_DEPTH = 1000
 MAX_DIMENSIONS = 65536
 
 
-@dataclass(frozen=True)
+@record
 class RescoreModel:
     """What embedded the documents; queries must be embedded the same way."""
 
@@ -76,7 +77,7 @@ class RescoreModel:
         )
 
 
-@dataclass(frozen=True)
+@record
 class RescoreEncoder:
     """The query side as ONNX: `model` maps (input_ids, attention_mask[, token_type_ids]) of one
     tokenised query to the model's pooled, normalised vector, the graph output `output`."""
@@ -119,7 +120,7 @@ class RescoreEncoder:
         )
 
 
-@dataclass(frozen=True)
+@record
 class GgufEncoder:
     """The query side as a GGUF file run by llama.cpp (search/gguf_model.py), the same file that
     embedded the documents. The weights stay out of the bundle (hundreds of MB a user already
@@ -142,7 +143,7 @@ class GgufEncoder:
         return cls(file=name, sha256=j.field(data, "sha256", path, j.sha256_hex))
 
 
-@dataclass(frozen=True)
+@record
 class Rescore:
     model: RescoreModel
     encoder: RescoreEncoder | GgufEncoder

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
 
 from ..errors import (
@@ -16,6 +16,7 @@ from ..errors import (
     UNSUPPORTED_PROTOCOL_VERSION,
 )
 from ..protocol.dispatcher import SUPPORTED_VERSIONS, encode, error_response
+from ..records import record
 
 Headers = Mapping[str, list[str]]  # lower-case name → every value sent under it
 
@@ -37,7 +38,7 @@ LEGACY_STATUS = {
 }
 
 
-@dataclass(frozen=True, eq=False)
+@record(eq=False)
 class Reply:
     status: int
     body: bytes = b""

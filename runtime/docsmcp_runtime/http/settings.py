@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import ipaddress
 import os
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from .. import __version__, logs
+from ..records import record
 from ..search.options import (
     EXPAND_ENV,
     MAX_TOKENS_ENV,
@@ -51,7 +51,7 @@ if TYPE_CHECKING:
 SERVER_HEADER = f"docsmcp-runtime/{__version__}"
 
 
-@dataclass(frozen=True)
+@record
 class HttpSettings:
     """Everything the ASGI app needs; the CLI and `create_app` fill it from flags or env."""
 
@@ -81,7 +81,7 @@ class HttpSettings:
     fetch: FetchOptions | None = None
 
 
-@dataclass(frozen=True)
+@record
 class ConnectionLimits:
     """Bounds on slow and excess clients, enforced by the HTTP protocol (not the ASGI app):
     `docsmcp-runtime --transport http` always, plain uvicorn with

@@ -7,7 +7,6 @@ import logging
 import os
 import threading
 from collections.abc import Callable
-from dataclasses import dataclass
 
 from .. import __version__, logs
 from ..bundle.reader import Bundle
@@ -16,10 +15,11 @@ from ..format import MAX_FILES, METADATA_FILE
 from ..libraries.app import LibraryApp
 from ..libraries.serving import open_bundles, serving_app
 from ..protocol.dispatcher import Dispatcher
+from ..records import record
 from .settings import HttpSettings
 
 
-@dataclass(frozen=True)
+@record
 class Served:
     """One opened bundle and what answering from it needs. Replaced whole by --watch."""
 
@@ -100,7 +100,7 @@ def _health_body(bundle: Bundle, with_commit: bool) -> bytes:
     return json.dumps(doc, ensure_ascii=False).encode()
 
 
-@dataclass(frozen=True)
+@record
 class Signature:
     """What changes when PATH changes: its resolved target, and the identity, size and mtime of
     every file in it (a bundle holds a dozen), so a copy still in progress is looked at again

@@ -6,11 +6,11 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
+from ..records import record
 from ..tools.app import DocsApp
 from ..tools.arguments import SearchCall
 from ..tools.hits import search_page
@@ -25,7 +25,7 @@ FUSION_K = 60
 DENSITY_SCALE = 10.0
 
 
-@dataclass(frozen=True)
+@record
 class Fused:
     shown: list[tuple[DocsApp, Any, int, float]]  # (app, its page, index in page, fused score)
     total: int

@@ -6,13 +6,13 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 from ..bundle.reader import Bundle
 from ..bundle.versions import order_key
 from ..bundle.versions import resolve as resolve_version
 from ..errors import BundleError
 from ..format import TaxonomyKey
+from ..records import record
 from ..tools.app import DocsApp
 
 LIBRARY_ARG = "library"
@@ -21,7 +21,7 @@ LIBRARY_ARG = "library"
 _PREFIX_SEP = ":"
 
 
-@dataclass(frozen=True)
+@record
 class Library:
     """The bundles of one name, oldest version first (unversioned ones before versioned)."""
 

@@ -26,7 +26,7 @@ from __future__ import annotations
 import json
 import logging
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any, Protocol
 
 from ..errors import (
@@ -39,6 +39,7 @@ from ..errors import (
     BundleError,
     ProtocolError,
 )
+from ..records import record
 
 MODERN_VERSION = "2026-07-28"
 LATEST_LEGACY_VERSION = "2025-11-25"
@@ -355,7 +356,7 @@ _MODERN_METHODS: dict[str, _Handler] = {"server/discover": _discover, **_SHARED_
 _MODERN_ONLY = frozenset(_MODERN_METHODS) - frozenset(_LEGACY_METHODS)
 
 
-@dataclass(frozen=True)
+@record
 class Message:
     """One incoming JSON-RPC message, classified: what it is, and for a request, which protocol
     era and version serve it. Both transports use this, so they never disagree.

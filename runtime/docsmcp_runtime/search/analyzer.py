@@ -26,10 +26,10 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections.abc import Callable
-from dataclasses import dataclass
 from functools import lru_cache
 
 from ..format import AnalyzerConfig
+from ..records import record
 
 __all__ = ["AnalyzerConfig", "Analysis", "analyze", "stem"]
 
@@ -184,7 +184,7 @@ def _expand(raw: str, do_stem: bool) -> tuple[tuple[str, ...], tuple[str, ...]]:
     return tuple(wholes), tuple(words)
 
 
-@dataclass(frozen=True)
+@record
 class Analysis:
     terms: list[str]  # every unigram term, with repetition (term frequency counts)
     bigrams: list[str]  # adjacent-word pairs, with repetition

@@ -5,7 +5,7 @@ from __future__ import annotations
 import functools
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -13,6 +13,7 @@ import numpy as np
 from ..bundle.reader import Bundle
 from ..errors import SearchTimeout
 from ..format import Fusion
+from ..records import record
 from .additions import expand, pin
 from .collapse import collapse_variants
 from .embedding import EmbeddingError, QueryEmbedder
@@ -61,7 +62,7 @@ def _check(deadline: float) -> None:
         raise SearchTimeout
 
 
-@dataclass(frozen=True)
+@record
 class Page:
     rows: list[int]
     scores: list[float]

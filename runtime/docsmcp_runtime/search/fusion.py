@@ -15,16 +15,17 @@ others use DEFAULT_POLICY.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
 
 import numpy as np
 
+from ..records import record
 from .intent import IDENTIFIER, MIXED, QUESTION
 
 RRF, CONVEX = "rrf", "convex"
 
 
-@dataclass(frozen=True)
+@record
 class FusionPolicy:
     method: str = CONVEX
     # Vector share per query class: α for `convex`, the vector list's weight for `rrf`.

@@ -23,9 +23,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
 
 from ..bundle.versions import resolve
+from ..records import record
 from .languages import LANGUAGE_ALIASES
 
 # Query spellings of a language that fences do not use (fence aliases are in LANGUAGE_ALIASES).
@@ -124,7 +124,7 @@ IDENTIFIER, MIXED, QUESTION = "identifier", "mixed", "question"
 QUERY_CLASSES = (IDENTIFIER, MIXED, QUESTION)
 
 
-@dataclass(frozen=True)
+@record
 class Named:
     """A taxonomy value the query names, and the words that named it."""
 

@@ -19,12 +19,12 @@ import logging
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
 import numpy as np
 
+from ..records import record
 from .embedding import EmbeddingError
 
 log = logging.getLogger(__name__)
@@ -34,7 +34,7 @@ TOKEN_INPUTS = ("input_ids", "attention_mask", "token_type_ids")
 EXTRA_HINT = "pip install 'docsmcp-runtime[onnx]'"
 
 
-@dataclass(frozen=True)
+@record
 class EncoderSpec:
     query_prompt: str  # prepended to the query text before tokenising ("" for none)
     max_tokens: int  # tokenizer truncation, special tokens included

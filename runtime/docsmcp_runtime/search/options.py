@@ -4,10 +4,10 @@ naming its flag."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ..format import FusionWeights
+from ..records import record
 from .budget import MAX_TOKENS, MIN_TOKENS
 
 if TYPE_CHECKING:
@@ -37,7 +37,7 @@ CLI_NAMES = (
 TRUE_WORDS = ("1", "true", "yes", "on")
 
 
-@dataclass(frozen=True)
+@record
 class SearchOptions:
     """Runtime overrides of the bundle's hybrid-search settings (flags or environment)."""
 

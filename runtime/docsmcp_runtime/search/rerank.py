@@ -17,7 +17,9 @@ import os
 import re
 import threading
 from collections import OrderedDict
-from dataclasses import dataclass, replace
+from dataclasses import replace
+
+from ..records import record
 
 log = logging.getLogger(__name__)
 
@@ -37,7 +39,7 @@ SYSTEM_PROMPT = (
 _NUMBER = re.compile(r"\d+")
 
 
-@dataclass(frozen=True)
+@record
 class RerankOptions:
     base_url: str  # e.g. http://localhost:8080/v1
     model: str = "gpt-4o-mini"
@@ -46,7 +48,7 @@ class RerankOptions:
     timeout: float = DEFAULT_TIMEOUT  # seconds for the whole request
 
 
-@dataclass(frozen=True)
+@record
 class Candidate:
     row: int
     title: str  # the heading trail

@@ -20,13 +20,13 @@ import os
 import threading
 import weakref
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
 from ..format.layout import sha256_file
 from ..format.rescore import GgufEncoder, Rescore
+from ..records import record
 from .embedding import EmbeddingError
 from .gguf_model import RESCORE_MODEL_ENV, GgufQueryEncoder
 from .intent import query_class
@@ -50,7 +50,7 @@ NOT_READY = "The rescoring model is still loading; these results are the first s
 MAX_RECALL_VALUES = 1 << 28
 
 
-@dataclass(frozen=True)
+@record
 class Reordered:
     """The new head of the ranking: `rows` (the first `replaced` hits of the first stage, plus
     any the model recalled) best first, their fused `scores`, and the factor that puts the other

@@ -10,9 +10,9 @@ matches are found with `str.find` over the lower-cased text, one pass per word, 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 
 from ..format import DEFAULT_STOPWORDS
+from ..records import record
 
 # Characters a snippet shows (about 60 before the first matched word).
 SNIPPET_CHARS = 240
@@ -43,7 +43,7 @@ def _stems(words: list[str]) -> tuple[str, ...]:
     return tuple(w[:-1] if len(w) > 4 else w for w in words)
 
 
-@dataclass(frozen=True)
+@record
 class SnippetPattern:
     """What snippets of one query match: its words' stems (group k + 1 of `regex` is stem k)."""
 

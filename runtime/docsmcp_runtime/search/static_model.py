@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
@@ -37,6 +36,7 @@ from ..format.providers import (
     STATIC_TABLE_FILE,
     STATIC_VOCAB_FILE,
 )
+from ..records import record
 from .embedding import EmbeddingError
 
 VOCAB_FILE = STATIC_VOCAB_FILE
@@ -175,7 +175,7 @@ class WordPieceTokenizer:
         return [i for word in self.words(text) for i in word_ids(word)]
 
 
-@dataclass(frozen=True)
+@record
 class StaticTable:
     rows: np.ndarray  # [vocab, dims]: float16, or int8 with `scales`
     scales: np.ndarray | None  # float32 [vocab] for int8 rows, else None

@@ -22,13 +22,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 
 import numpy as np
 
 from ..bundle.reader import Bundle
 from ..bundle.versions import VERSION_KEY
 from ..format import TaxonomyKey
+from ..records import record
 from .intent import Named, named_versions
 from .selection import sorted_unique
 
@@ -46,7 +46,7 @@ _WORD = re.compile(r"[\w.+#-]+")
 _ORDER = re.compile(r"^\d+-(?=[^\W\d])")
 
 
-@dataclass(frozen=True)
+@record
 class Scoped:
     """The values of one key a search reaches besides the rows without a value for it."""
 
@@ -56,7 +56,7 @@ class Scoped:
     note: str  # what a search says of it (one of Scope.notes)
 
 
-@dataclass(frozen=True)
+@record
 class Scope:
     """What one search reaches, key by key (empty: all), and what the notes say of it."""
 

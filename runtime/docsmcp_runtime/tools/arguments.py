@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -14,6 +13,7 @@ import numpy as np
 from ..bundle.versions import VERSION_KEY
 from ..bundle.versions import resolve as resolve_version
 from ..protocol.cursor import CursorError, decode_cursor, encode_cursor
+from ..records import record
 from ..search.budget import DEFAULT_MAX_TOKENS, MAX_TOKENS, MIN_TOKENS
 
 if TYPE_CHECKING:
@@ -148,7 +148,7 @@ def search_offset(
         raise ToolInputError(str(exc)) from None
 
 
-@dataclass(frozen=True)
+@record
 class SearchCall:
     """The arguments of a search: what is searched and which page, whether one bundle answers
     (search_docs) or several (libraries/)."""

@@ -12,11 +12,11 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ..bundle.versions import order_key
 from ..bundle.versions import resolve as resolve_version
+from ..records import record
 from .arguments import ToolInputError, check_fields, int_arg, str_arg
 from .context import DocsContext
 from .results import json_result
@@ -102,7 +102,7 @@ def definition(versions: Mapping[str, tuple[str, ...]]) -> dict:
     return tool_definition(NAME, TITLE, description, arguments, [], OUTPUT)
 
 
-@dataclass(frozen=True)
+@record
 class CompareRequest:
     """One compare_versions call: the library, its two versions resolved to their bundles."""
 

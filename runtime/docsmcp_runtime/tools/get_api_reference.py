@@ -3,9 +3,9 @@ return type, description, examples); without `method`, every entry grouped by ca
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
+from ..records import record
 from ..search.budget import budget_note, fit_entries
 from .arguments import (
     DEFAULT_LIMIT,
@@ -97,7 +97,7 @@ def definition(description: str, taxonomy: dict) -> dict:
     return tool_definition(NAME, TITLE, description, ARGUMENTS, [], OUTPUT, taxonomy)
 
 
-@dataclass(frozen=True)
+@record
 class ApiRequest:
     """One get_api_reference call: the entries it names (all of them without `method`, within
     the filters), and the page of them asked for."""

@@ -3,10 +3,10 @@ around them, optionally in one language (aliases such as ts, py, sh accepted).""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
 from ..errors import SearchTimeout
+from ..records import record
 from ..search.budget import fit_entries
 from ..search.languages import DIAGRAM_LANGUAGES, normalise_language
 from .arguments import ToolInputError, filter_args, limit_arg, max_tokens_arg, query_arg, str_arg
@@ -82,7 +82,7 @@ def definition(description: str, taxonomy: dict) -> dict:
     return tool_definition(NAME, TITLE, description, ARGUMENTS, [], OUTPUT, taxonomy)
 
 
-@dataclass(frozen=True)
+@record
 class CodeRequest:
     """One get_code_examples call."""
 

@@ -4,9 +4,8 @@ cursor, and a query trims a long section to its best passage. The docs-mcp tool 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from ..bundle.shown import shown
+from ..records import record
 from ..search.budget import approx_tokens, cut_point
 from ..search.passage import PASSAGE_CHARS, best_passage, passage_pattern
 from .arguments import (
@@ -74,7 +73,7 @@ def definition(description: str, taxonomy: dict) -> dict:
     return tool_definition(NAME, TITLE, description, ARGUMENTS, [], None)
 
 
-@dataclass(frozen=True)
+@record
 class DocRequest:
     """One get_doc call: the row of the section it names, and how much around it to read."""
 

@@ -3,12 +3,12 @@ miss matched by search with the runners-up listed; a long page continues with a 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
 from ..browse.pages import PageMatch
 from ..bundle.shown import shown
 from ..errors import SearchTimeout
+from ..records import record
 from ..search.budget import CHARS_PER_TOKEN
 from .arguments import check_fields, cursor_arg, max_tokens_arg, str_arg
 from .context import DocsContext
@@ -59,7 +59,7 @@ def definition(description: str, taxonomy: dict) -> dict:
     return tool_definition(NAME, TITLE, description, ARGUMENTS, ["path"], OUTPUT)
 
 
-@dataclass(frozen=True)
+@record
 class PageRequest:
     """One get_page call: the page found (`match.index`), and how much of it to read."""
 

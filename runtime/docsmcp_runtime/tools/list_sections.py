@@ -4,13 +4,13 @@ whole tree also counts the pages per category."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from ..browse.pages import tree
 from ..bundle.versions import VERSION_KEY
+from ..records import record
 from ..search.budget import budget_note, fit_entries
 from ..search.roles import ROLE_KEY
 from .arguments import (
@@ -84,7 +84,7 @@ def definition(description: str, taxonomy: dict) -> dict:
     return tool_definition(NAME, TITLE, description, ARGUMENTS, [], OUTPUT, taxonomy)
 
 
-@dataclass(frozen=True)
+@record
 class ListRequest:
     """One list_sections call: the folder listed (`root`, "" for the whole tree), how it was
     named, the filters, and the page of entries asked for."""

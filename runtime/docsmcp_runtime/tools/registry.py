@@ -13,9 +13,10 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Mapping
-from dataclasses import dataclass
 from types import ModuleType
 from typing import TYPE_CHECKING
+
+from ..records import record
 
 if TYPE_CHECKING:
     from ..format import TaxonomyKey
@@ -65,7 +66,7 @@ def answer(context: DocsContext, name: str, args: dict) -> dict:
     return module.run(context, request)
 
 
-@dataclass(frozen=True)
+@record
 class ToolSelection:
     """Which tools a server exposes (`--tools`) and under which prefix (`--tool-prefix`), so two
     docs servers can sit side by side in one client."""

@@ -4,12 +4,12 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from ..protocol.cursor import encode_cursor
+from ..records import record
 from .arguments import (
     MAX_EXCLUDE,
     SearchCall,
@@ -94,7 +94,7 @@ def definition(description: str, taxonomy: dict) -> dict:
     return tool_definition(NAME, TITLE, description, ARGUMENTS, ["query"], OUTPUT, taxonomy)
 
 
-@dataclass(frozen=True, eq=False)
+@record(eq=False)
 class SearchRequest:
     """One search_docs call over one bundle: what is searched, from which offset (the cursor's),
     and how much is shown."""
