@@ -29,7 +29,10 @@ from docsmcp.sources.files import (
     JAVASCRIPT_SUFFIXES,
     KOTLIN_SUFFIXES,
     NOTEBOOK_SUFFIXES,
+    PERL_MODULE_SUFFIXES,
+    PERL_SCRIPT_SUFFIXES,
     PHP_SUFFIXES,
+    POD_SUFFIXES,
     PYTHON_SUFFIXES,
     RD_SUFFIXES,
     RDOC_SUFFIXES,
@@ -176,6 +179,12 @@ def _docc(path: str, text: str) -> Converted:
     return docc_to_markdown(path, text)
 
 
+def _pod(path: str, text: str) -> Converted:
+    from docsmcp.sources.formats.source.pod import pod_to_markdown
+
+    return pod_to_markdown(path, text)
+
+
 def _ruby(path: str, text: str) -> Converted:
     from docsmcp.sources.formats.source.yard import ruby_to_markdown
 
@@ -213,6 +222,9 @@ CONVERTERS: dict[str, Callable[[str, str], Converted]] = {
     **{suffix: _ruby for suffix in RUBY_SUFFIXES},  # (YARD's pages: yard.py)
     **{suffix: _rdoc for suffix in RDOC_SUFFIXES},
     **{suffix: _dart for suffix in DART_SUFFIXES},  # (dartdoc's library pages: dartdoc.py)
+    **{suffix: _pod for suffix in POD_SUFFIXES},  # (perldoc's and metacpan's pages: pod.py)
+    **{suffix: _pod for suffix in PERL_MODULE_SUFFIXES},
+    **{suffix: _pod for suffix in PERL_SCRIPT_SUFFIXES},
 }
 
 

@@ -104,6 +104,12 @@ RDOC_SUFFIXES = (".rdoc",)
 # as the pages dartdoc publishes (dart_package.py, formats/source/dartdoc.py); other `.dart` is
 # code, no page.
 DART_SUFFIXES = (".dart",)
+# Perl: POD (`.pod` files, and the POD of a distribution's `lib/` modules and `bin/` scripts)
+# read as perldoc and metacpan render it (packages/perl_dist.py, formats/source/pod.py); other
+# `.pm`/`.pl` is code, and a module without POD no page.
+POD_SUFFIXES = (".pod",)
+PERL_MODULE_SUFFIXES = (".pm",)
+PERL_SCRIPT_SUFFIXES = (".pl",)
 
 # Pages converted to markdown by a reader (convert.py's CONVERTERS).
 CONVERTED_SUFFIXES = (
@@ -114,6 +120,7 @@ CONVERTED_SUFFIXES = (
     + CSHARP_SUFFIXES + SWIFT_SUFFIXES + DOCC_SUFFIXES + KOTLIN_SUFFIXES
     + PHP_SUFFIXES
     + RUBY_SUFFIXES + RDOC_SUFFIXES + DART_SUFFIXES
+    + POD_SUFFIXES + PERL_MODULE_SUFFIXES + PERL_SCRIPT_SUFFIXES
 )  # fmt: skip
 
 # Code a reader may make a page of (a crate's module, a header a Doxyfile names, a project's
@@ -135,6 +142,9 @@ CODE_PAGE_SUFFIXES = (
     + PHP_SUFFIXES
     + RUBY_SUFFIXES
     + DART_SUFFIXES
+    + POD_SUFFIXES
+    + PERL_MODULE_SUFFIXES
+    + PERL_SCRIPT_SUFFIXES
 )
 
 # Code that may sit beside a saved HTML site without being its source.
@@ -150,6 +160,8 @@ CODE_BESIDE_SITES = (
     + PHP_SUFFIXES  # (a PHP site's templates)
     + RUBY_SUFFIXES
     + DART_SUFFIXES
+    + PERL_MODULE_SUFFIXES
+    + PERL_SCRIPT_SUFFIXES
 )
 
 # Every file the builder reads as a page.

@@ -28,6 +28,7 @@ from docsmcp.sources.packages import (
     java_project,
     kotlin_merge,
     kotlin_project,
+    perl_dist,
     php_inherit,
     php_package,
     python_package,
@@ -171,6 +172,8 @@ def code_files(
     out |= _guarded(set(), ruby_gem.no_pages, docs_dir, roots, listed)
     # Dart that is no public library of a package (lib/src/, tests, examples: dart_package.py).
     out |= _guarded(set(), dart_package.no_pages, docs_dir, roots, listed)
+    # Perl that is no distribution's module, script or POD (t/, examples: perl_dist.py).
+    out |= _guarded(set(), perl_dist.no_pages, docs_dir, roots, listed)
     return out
 
 

@@ -45,7 +45,10 @@ from docsmcp.sources.files import (
     JAVA_SUFFIXES,
     JAVASCRIPT_SUFFIXES,
     KOTLIN_SUFFIXES,
+    PERL_MODULE_SUFFIXES,
+    PERL_SCRIPT_SUFFIXES,
     PHP_SUFFIXES,
+    POD_SUFFIXES,
     RUBY_SUFFIXES,
     RUST_SUFFIXES,
     SWIFT_SUFFIXES,
@@ -83,6 +86,10 @@ PAGE_SUFFIXES = (
     + RUBY_SUFFIXES
     + PHP_SUFFIXES
     + DART_SUFFIXES
+    # (a Perl distribution's modules, POD and scripts: perl_dist says which)
+    + PERL_MODULE_SUFFIXES
+    + POD_SUFFIXES
+    + PERL_SCRIPT_SUFFIXES
 )
 # TypeScript and JavaScript: the files a package's entry points export (typescript_site.scan),
 # each read with the other files' declarations it shows (bases, referenced types)
