@@ -17,6 +17,7 @@ from conftest import FUZZ, build_bundle, page_texts, write_tree
 from docsmcp.sources.formats.source.pod import entry_name, pod_to_markdown
 from docsmcp.sources.formats.source.pod_codes import render
 from docsmcp.sources.formats.source.pod_parse import paragraphs
+from docsmcp.sources.packages import perl_dist
 from docsmcp_runtime.browse.apiref import ApiRegistry
 from docsmcp_runtime.bundle.reader import open_bundle
 from docsmcp_runtime.tools.app import DocsApp
@@ -303,6 +304,43 @@ def test_the_same_tree_builds_the_same_bundle(tmp_path: Path) -> None:
         json.loads((a / meta).read_text())["bundle_id"]
         == json.loads((b / meta).read_text())["bundle_id"]
     )
+
+
+def test_which_perl_files_are_pages(tmp_path: Path) -> None:
+    """A distribution's lib/ modules, bin/ and script/ commands and .pod files; in a tree
+    without a distribution only a lib/ folder's modules (a C project's Perl is build code)."""
+    files = [
+        "dist/lib/A.pm",
+        "dist/lib/A/Guide.pod",
+        "dist/bin/a.pl",
+        "dist/script/b.pl",
+        "dist/bin/sub/c.pl",
+        "dist/t/lib/T.pm",
+        "dist/xt/x.pod",
+        "dist/local/lib/perl5/L.pm",
+        "dist/blib/lib/A.pm",
+        "dist/examples/e.pl",
+        "dist/share/skel/lib/S.pm",
+        "tools/lib/Gen.pm",
+        "tools/gen.pl",
+        "tools/Util.pm",
+        "doc/openssl.pod",
+    ]
+    write_tree(tmp_path, {"dist/dist.ini": "name = A\n", **{f: "" for f in files}})
+    pages = set(files) - perl_dist.no_pages(tmp_path, [tmp_path], files)
+    assert pages == {
+        "dist/lib/A.pm",
+        "dist/lib/A/Guide.pod",
+        "dist/bin/a.pl",
+        "dist/script/b.pl",
+        "doc/openssl.pod",
+    }
+    lib = write_tree(tmp_path / "lib", {"A.pm": "", "A/B.pm": "", "t/T.pm": ""})
+    listed = ["A.pm", "A/B.pm", "t/T.pm"]
+    assert perl_dist.no_pages(lib, [lib], listed) == {"t/T.pm"}
+    other = write_tree(tmp_path / "c", {"scripts/x.pl": "", "Tool.pm": "", "lib/M.pm": ""})
+    listed = ["scripts/x.pl", "Tool.pm", "lib/M.pm"]
+    assert perl_dist.no_pages(other, [other], listed) == {"scripts/x.pl", "Tool.pm"}
 
 
 def test_formatting_codes() -> None:

@@ -7,8 +7,9 @@ commands the `.pl` scripts under `bin/`, `script/` or `scripts/`; a `.pod` file 
 documentation (Moose's `CONTRIBUTING.pod`). Tests and what the build makes or vendors
 (`t/`, `xt/`, `inc/`, `blib/`, `local/`, `_build/`) are no pages, and neither is any other
 `.pm`/`.pl` (examples, a skeleton's templates under `share/`, benchmarks, author tools).
-In a tree without a distribution (a `lib/` folder built on its own) every `.pm` outside those
-folders is a module. A page of a module without POD is no page: pod.py writes nothing.
+In a tree without a distribution, the `.pm` files of a `lib/` folder (or of a docs folder
+that is one: `--docs-dir lib`) are modules; other Perl there (a C project's build scripts) is
+code. A page of a module without POD is no page: pod.py writes nothing.
 """
 
 from __future__ import annotations
@@ -39,7 +40,9 @@ def _dists(docs_dir: Path, perl: list[str]) -> set[str]:
     return out
 
 
-def is_page(path: str, dists: set[str]) -> bool:
+def is_page(path: str, dists: set[str], loose: bool = False) -> bool:
+    """Whether `path` is a page, given the tree's distributions; `loose`: the docs folder is a
+    `lib/` folder itself."""
     parts = path.split("/")
     if NOT_PAGES & set(parts[:-1]):
         return False
@@ -51,8 +54,8 @@ def is_page(path: str, dists: set[str]) -> bool:
             if path.endswith(PERL_MODULE_SUFFIXES):
                 return inner[:1] == ["lib"]
             return inner[:1] in (["bin"], ["script"], ["scripts"]) and len(inner) == 1
-    # (no distribution: a folder of modules built on its own)
-    return not dists and path.endswith(PERL_MODULE_SUFFIXES)
+    # (no distribution: a `lib/` folder of modules built on its own, `--docs-dir lib`)
+    return not dists and path.endswith(PERL_MODULE_SUFFIXES) and (loose or "lib" in parts[:-1])
 
 
 def no_pages(docs_dir: Path, roots: Sequence[Path], listed: Iterable[str]) -> set[str]:
@@ -61,4 +64,5 @@ def no_pages(docs_dir: Path, roots: Sequence[Path], listed: Iterable[str]) -> se
     if not perl:
         return set()
     dists = _dists(Path(docs_dir), perl)
-    return {p for p in perl if not is_page(p, dists)}
+    loose = Path(docs_dir).name == "lib"
+    return {p for p in perl if not is_page(p, dists, loose)}
