@@ -295,6 +295,15 @@ def test_distribution_reads_as_metacpan_shows_it(tmp_path: Path) -> None:
     assert refs == ["lib/Hoop/UserAgent.pm#Hoop-UserAgent", entry["chunk_id"]]
 
 
+def test_a_distribution_beside_the_docs_is_read_with_api_source(tmp_path: Path) -> None:
+    dist = _dist(tmp_path / "Hoop")
+    site = write_tree(tmp_path / "site", {"index.md": "# Hoop's site\n\nSee the agent.\n"})
+    out = build_bundle(site, tmp_path / "idx", "--api-source", str(dist))
+    assert "Hoop/lib/Hoop/UserAgent.pm" in page_texts(out)
+    api = ApiRegistry(open_bundle(out))
+    assert api.names[api.lookup("Hoop::UserAgent->get")[0]] == "Hoop::UserAgent::get"
+
+
 def test_the_same_tree_builds_the_same_bundle(tmp_path: Path) -> None:
     root = _dist(tmp_path / "Hoop")
     a = build_bundle(root, tmp_path / "a")
