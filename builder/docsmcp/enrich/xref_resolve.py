@@ -40,6 +40,7 @@ from docsmcp.sources.site_config import LANGUAGE
 # a GraphQL schema's types: another schema file's types are named in signatures; protodoc.py's).
 _OBJECT_PAGES = (".rs", ".java", ".kt", ".cs", ".swift", ".php", ".rb", ".dart", ".graphql",
                  ".graphqls", ".gql", ".proto")  # fmt: skip
+_OBJECT_PAGES += (".pm", ".pod", ".pl")  # (Perl's POD: pod.py)
 
 
 def _unordered(path: str) -> str:

@@ -31,7 +31,10 @@ from docsmcp.sources.files import (
     JAVASCRIPT_SUFFIXES,
     KOTLIN_SUFFIXES,
     NOTEBOOK_SUFFIXES,
+    PERL_MODULE_SUFFIXES,
+    PERL_SCRIPT_SUFFIXES,
     PHP_SUFFIXES,
+    POD_SUFFIXES,
     PROTO_SUFFIXES,
     PYTHON_SUFFIXES,
     RD_SUFFIXES,
@@ -191,6 +194,12 @@ def _docc(path: str, text: str) -> Converted:
     return docc_to_markdown(path, text)
 
 
+def _pod(path: str, text: str) -> Converted:
+    from docsmcp.sources.formats.source.pod import pod_to_markdown
+
+    return pod_to_markdown(path, text)
+
+
 def _ruby(path: str, text: str) -> Converted:
     from docsmcp.sources.formats.source.yard import ruby_to_markdown
 
@@ -237,6 +246,9 @@ CONVERTERS: dict[str, Callable[[str, str], Converted]] = {
     **{suffix: _graphql for suffix in GRAPHQL_SUFFIXES},  # (a schema's reference: graphql/)
     **{suffix: _haskell for suffix in HASKELL_SUFFIXES},  # (Haddock's module pages: haddock.py)
     **{suffix: _proto for suffix in PROTO_SUFFIXES},  # (protoc-gen-doc's pages: protodoc.py)
+    **{suffix: _pod for suffix in POD_SUFFIXES},  # (perldoc's and metacpan's pages: pod.py)
+    **{suffix: _pod for suffix in PERL_MODULE_SUFFIXES},
+    **{suffix: _pod for suffix in PERL_SCRIPT_SUFFIXES},
 }
 
 

@@ -117,6 +117,12 @@ HASKELL_SUFFIXES = (".hs", ".lhs")
 # folder's, less third_party/, vendor/, tests, examples and copied well-known types;
 # formats/source/protodoc.py).
 PROTO_SUFFIXES = (".proto",)
+# Perl: POD (`.pod` files, and the POD of a distribution's `lib/` modules and `bin/` scripts)
+# read as perldoc and metacpan render it (packages/perl_dist.py, formats/source/pod.py); other
+# `.pm`/`.pl` is code, and a module without POD no page.
+POD_SUFFIXES = (".pod",)
+PERL_MODULE_SUFFIXES = (".pm",)
+PERL_SCRIPT_SUFFIXES = (".pl",)
 
 # Pages converted to markdown by a reader (convert.py's CONVERTERS).
 CONVERTED_SUFFIXES = (
@@ -128,6 +134,7 @@ CONVERTED_SUFFIXES = (
     + PHP_SUFFIXES
     + RUBY_SUFFIXES + RDOC_SUFFIXES + DART_SUFFIXES
     + GRAPHQL_SUFFIXES + HASKELL_SUFFIXES + PROTO_SUFFIXES
+    + POD_SUFFIXES + PERL_MODULE_SUFFIXES + PERL_SCRIPT_SUFFIXES
 )  # fmt: skip
 
 # Code a reader may make a page of (a crate's module, a header a Doxyfile names, a project's
@@ -152,6 +159,9 @@ CODE_PAGE_SUFFIXES = (
     + GRAPHQL_SUFFIXES
     + HASKELL_SUFFIXES
     + PROTO_SUFFIXES
+    + POD_SUFFIXES
+    + PERL_MODULE_SUFFIXES
+    + PERL_SCRIPT_SUFFIXES
 )
 
 # Code that may sit beside a saved HTML site without being its source.
@@ -168,6 +178,8 @@ CODE_BESIDE_SITES = (
     + RUBY_SUFFIXES
     + DART_SUFFIXES
     + HASKELL_SUFFIXES
+    + PERL_MODULE_SUFFIXES
+    + PERL_SCRIPT_SUFFIXES
 )
 
 # Every file the builder reads as a page.

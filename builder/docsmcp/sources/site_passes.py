@@ -30,6 +30,7 @@ from docsmcp.sources.packages import (
     java_project,
     kotlin_merge,
     kotlin_project,
+    perl_dist,
     php_inherit,
     php_package,
     proto_project,
@@ -216,6 +217,8 @@ def code_files(
     out |= guarded(set(), haskell_package.no_pages, docs_dir, roots, listed)
     # .proto outside the buf modules, or in third_party/, tests, examples (proto_project.py).
     out |= guarded(set(), proto_project.no_pages, docs_dir, roots, listed)
+    # Perl that is no distribution's module, script or POD (t/, examples: perl_dist.py).
+    out |= guarded(set(), perl_dist.no_pages, docs_dir, roots, listed)
     return out
 
 

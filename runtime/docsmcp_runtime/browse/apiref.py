@@ -35,9 +35,12 @@ _KIND = re.compile(r"^[mtc]:(?=[A-Z][\w.]*(?:[^\s/]*/[0-9]{1,3})?$)")
 def method_key(text: str) -> str:
     """How a method is looked up: lower case, no backticks, call parentheses or spaces
     (`Links.create()` → `links.create`, `Ecto.Repo.insert/2` → `ecto.repo.insert`,
-    `GuzzleHttp\\Client::request` → `guzzlehttp.client::request`); a leading
-    `.`, `$`, `@`, `--` or `::` stays (`.Call`, `$.getJSON`, `--verbose`)."""
+    `GuzzleHttp\\Client::request` → `guzzlehttp.client::request`, Perl's
+    `Mojo::UserAgent->get` → `mojo::useragent::get`); a leading `.`, `$`, `@`, `--` or `::`
+    stays (`.Call`, `$.getJSON`, `--verbose`)."""
     text = _KIND.sub("", text.strip().strip("`")).lower()
+    if "->" in text:  # (Perl's method call: the sub `Class::method`)
+        text = text.replace("->", "::")
     if "\\" in text:  # a PHP namespace (`\GuzzleHttp\Client::request`): its parts as dots
         text = text.lstrip("\\").replace("\\", ".")
     text = _CALL.sub("", text)

@@ -39,8 +39,11 @@ _WORDY = re.compile(r"\w")
 
 
 def _bare(name: str) -> str:
-    """`name` without backticks, call parentheses or arity: as a reader types it."""
+    """`name` without backticks, call parentheses or arity, a Perl `->` as `::`: as a reader
+    types it."""
     name = name.strip().strip("`").strip()
+    if "->" in name:  # (Perl's `Mojo::UserAgent->get` calls the sub `Mojo::UserAgent::get`)
+        name = name.replace("->", "::")
     if name.endswith(")"):  # (the patterns only where they can match: a query's cost)
         name = _CALL.sub("", name)
     if "/" in name:

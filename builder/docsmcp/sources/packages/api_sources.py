@@ -47,7 +47,10 @@ from docsmcp.sources.files import (
     JAVA_SUFFIXES,
     JAVASCRIPT_SUFFIXES,
     KOTLIN_SUFFIXES,
+    PERL_MODULE_SUFFIXES,
+    PERL_SCRIPT_SUFFIXES,
     PHP_SUFFIXES,
+    POD_SUFFIXES,
     PROTO_SUFFIXES,
     RUBY_SUFFIXES,
     RUST_SUFFIXES,
@@ -90,6 +93,10 @@ PAGE_SUFFIXES = (
     + HASKELL_SUFFIXES  # (a cabal library's exposed modules: haskell_package)
     # (a protobuf API's `.proto` files: proto_project says which, as in the docs folder)
     + PROTO_SUFFIXES
+    # (a Perl distribution's modules, POD and scripts: perl_dist says which)
+    + PERL_MODULE_SUFFIXES
+    + POD_SUFFIXES
+    + PERL_SCRIPT_SUFFIXES
 )
 # TypeScript and JavaScript: the files a package's entry points export (typescript_site.scan),
 # each read with the other files' declarations it shows (bases, referenced types)
