@@ -36,6 +36,22 @@ public abstract class PipelineProvider<TKey>
     /// <param name="pipeline">The pipeline if found, <see langword="null"/> otherwise.</param>
     /// <returns><see langword="true"/> if the pipeline was found.</returns>
     public abstract bool TryGetPipeline(TKey key, out Pipeline? pipeline);
+
+    /// <summary>
+    /// Tries to get a generic resilience pipeline from the provider using the specified key.
+    /// </summary>
+    public abstract bool TryGetPipeline<TResult>(TKey key, out Pipeline<TResult>? pipeline);
+
+    /// <summary>Writes a number.</summary>
+    public virtual void Write(int value) { }
+
+    /// <summary>Writes a text.</summary>
+    public virtual void Write(string value) { }
+
+    /// <summary>
+    /// Logs as <see cref="M:Acme.Registry.PipelineProvider`1.Write(System.String)"/>.
+    /// </summary>
+    public void Log(string value) { }
 }
 """
 
@@ -55,6 +71,19 @@ public sealed partial class PipelineRegistry<TKey> : PipelineProvider<TKey>, IDi
         pipeline = null;
         return false;
     }
+
+    /// <inheritdoc/>
+    public override bool TryGetPipeline<TResult>(TKey key, out Pipeline<TResult>? pipeline)
+    {
+        pipeline = null;
+        return false;
+    }
+
+    /// <inheritdoc/>
+    public override void Write(string value) { }
+
+    /// <inheritdoc cref="PipelineProvider{TKey}.Write(int)"/>
+    public void WriteNumber(int value) { }
 
     /// <inheritdoc/>
     public void Dispose() { }
@@ -165,8 +194,18 @@ def test_inheritdoc_copies_the_base_members_text(tmp_path: Path) -> None:
     assert "Represents the options used to configure a retry strategy." in options
     assert "TResult" not in options.replace("RetryOptions<object>", "")
     api = ApiRegistry(open_bundle(out))
-    (entry,) = [api.spec(i) for i in api.lookup("PipelineRegistry.TryGetPipeline")]
+    entry, generic = [api.spec(i) for i in api.lookup("PipelineRegistry.TryGetPipeline")]
     assert entry["description"].startswith("Tries to get a resilience pipeline")
+    # An overload of as many parameters of other types is another member: the generic
+    # override takes the generic overload's text (Polly's took the first overload's).
+    assert generic["description"].startswith("Tries to get a generic resilience pipeline")
+    (write,) = [api.spec(i) for i in api.lookup("PipelineRegistry.Write")]
+    assert write["description"] == "Writes a text."  # (`string`, not the first: `int`)
+    (number,) = [api.spec(i) for i in api.lookup("PipelineRegistry.WriteNumber")]
+    assert number["description"] == "Writes a number."  # (the cref's `(int)` overload)
+    # A cref naming an overload's types (`M:…Write(System.String)`) links to that overload.
+    provider = pages["src/Acme/Registry/PipelineProvider.cs"]
+    assert "[`PipelineProvider.Write`](#Write-string-)" in provider
 
 
 def test_code_source_region_shows_the_files_region(tmp_path: Path) -> None:

@@ -382,6 +382,8 @@ public record Point(int x, @Nullable Integer y) implements Shape {
         ("field", "BRACE"),
         ("method", "group"),
     ]
+    assert point.members[2].declaration == "public static final String TEXT"  # (a text block)
+    assert point.members[3].declaration == "public static final char BRACE = '{'"
     group = point.members[-1]
     assert group.declaration == (
         "public static <K, V extends Comparable<? super V>> Map<K, List<V>> group(Map<K, V> in, "
@@ -511,6 +513,10 @@ def test_a_class_lists_the_methods_it_inherits(tmp_path: Path) -> None:
             "    /**\n     * Find elements matching the query.\n"
             "     * @param cssQuery a CSS selector\n     * @return the matches\n     */\n"
             "    public Elements select(String cssQuery) { return null; }\n\n"
+            "    /** Find elements matching the evaluator. */\n"
+            "    public Elements select(Evaluator evaluator) { return null; }\n\n"
+            "    /** The largest depth walked, as javadoc's Field Summary lists it. */\n"
+            "    public static final int MAX_DEPTH = 256, MIN_DEPTH = -1;\n\n"
             '    @Override\n    public String text() { return ""; }\n}\n',
             nodes + "Document.java": "package org.jsoup.nodes;\n\n/** A document. */\n"
             "public class Document extends Element implements Cloneable {\n"
@@ -526,11 +532,19 @@ def test_a_class_lists_the_methods_it_inherits(tmp_path: Path) -> None:
     assert "**Inherited from `Node`:** `remove`" in document
     assert "packagePrivate" not in document and "## Document.select" not in document
     api = ApiRegistry(open_bundle(out))
-    (found,) = [api.spec(i) for i in api.lookup("Document.select")]
+    # each overload on the one line is answered (not only the first)
+    found, other = [api.spec(i) for i in api.lookup("Document.select")]
     assert found["name"] == "org.jsoup.nodes.Document.select"
     assert found["signature"] == "public Elements select(String cssQuery)"
     assert found["description"] == "Find elements matching the query."
     assert found["chunk_id"] == nodes + "Document.java#Document"
+    assert other["signature"] == "public Elements select(Evaluator evaluator)"
+    assert other["chunk_id"] == found["chunk_id"]
+    # a constant shows its value; each of `int a = 1, b = 2;` has the comment, as javadoc's
+    for name, value in (("MAX_DEPTH", "256"), ("MIN_DEPTH", "-1")):
+        (field,) = [api.spec(i) for i in api.lookup(f"Element.{name}")]
+        assert field["signature"] == f"public static final int {name} = {value}"
+        assert field["description"].startswith("The largest depth walked")
     # the names are references to the supertypes' sections
     built = run_docsmcp("build", "--docs-dir", root, "--out", tmp_path / "idx2", "--json")
     refs = json.loads(built.stdout)["references"]

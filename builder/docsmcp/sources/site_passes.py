@@ -21,6 +21,7 @@ from docsmcp.sources.inclusion import asciidoc_includes, dumi_demos, texinfo_inc
 from docsmcp.sources.packages import api_sources as outside
 from docsmcp.sources.packages import (
     dart_package,
+    dokka_includes,
     dotnet_merge,
     dotnet_project,
     doxygen_project,
@@ -247,6 +248,7 @@ def after_reading(
         (doxygen_project.resolve, docs_dir, roots),  # (Doxygen: headers' settings, @ref)
         (swift_package.resolve, docs_dir, roots),  # (DocC: <doc:> links, extensions)
         (swift_extensions.resolve, docs_dir, roots),  # (DocC: a type over several files)
+        (dokka_includes.resolve, docs_dir, roots),  # (Dokka: Module.md's module, packages)
         (kotlin_merge.resolve, docs_dir, roots),  # (Dokka: platform copies, overrides)
         (dotnet_merge.resolve, docs_dir, roots),  # (docfx: <inheritdoc/>, code regions)
         (dart_package.resolve, docs_dir, roots),  # (dartdoc: a library's exports)

@@ -138,17 +138,23 @@ class ApiRegistry:
         return sorted(found, key=order)
 
     def _distinct(self, found: list[int]) -> list[int]:
-        """One entry per section: a Rust item re-exported is registered under each path users
-        type (`clap::Command`, `clap_builder::builder::Command`), all of one section; the
-        first found (the one named as asked) stands for them."""
+        """One entry per section and declaration: a Rust item re-exported is registered under
+        each path users type (`clap::Command`, `clap_builder::builder::Command`), all of one
+        section; the first found (the one named as asked) stands for them. Overloads a line
+        holds (Java's inherited `Document.select(String)` and `select(Evaluator)`, both on
+        the *Inherited from* line) are different declarations: each is answered."""
         if len(found) < 2 or self._table is None:
             return found
         if self._starts is None:
             self._starts = self._table.column("line_start").to_numpy()
-        seen: set[tuple[int, int]] = set()
+        places = [(int(self.rows[i]), int(self._starts[i])) for i in found]
+        if len(set(places)) == len(places):
+            return found
+        signatures = self._table.column("signature")
+        seen: set[tuple[int, int, str]] = set()
         out = []
-        for i in found:
-            key = (int(self.rows[i]), int(self._starts[i]))
+        for i, place in zip(found, places, strict=True):
+            key = (*place, str(signatures[i]))
             if key not in seen:
                 seen.add(key)
                 out.append(i)

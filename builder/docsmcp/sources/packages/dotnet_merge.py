@@ -6,10 +6,13 @@ appends (formats/source/csharp_merge.py).
   overrides or implements. Here the bases a type's declaration names (`: ResiliencePipeline-
   Provider<TKey>, IDisposable`) are found among the tree's C# pages by name and number of type
   parameters (the file's namespace first, then its `using`s), and their bases in turn, up to
-  MAX_DEPTH: the first member of the same name, kind and number of parameters with a comment
-  of its own gives its text (a type's `<inheritdoc/>` takes its base type's). `<inheritdoc
-  cref="T.M"/>` names the member to copy. A base outside the tree (`System.Exception`) is
-  not read: the page says *Inherited from …* as before.
+  MAX_DEPTH: the member of the same name, kind and parameter types (`string` is
+  `System.String`; a base's type parameter stands for any type) gives its text when it has
+  its own (a type's `<inheritdoc/>` takes its base type's); an overload with as many
+  parameters of other types is another member, never its text. `<inheritdoc cref="T.M"/>`
+  names the member to copy, `cref="T.M(string)"` or `M:T.M(System.String)` the overload.
+  A base outside the tree (`System.Exception`) is not read: the page says *Inherited from …*
+  as before.
 - **`<code source="…" region="…"/>`.** docfx shows the region (`#region NAME` … `#endregion`)
   of the file named. The path is read from the comment's folder, then from each folder above
   it (Newtonsoft's `..\\Src\\Newtonsoft.Json.Tests\\…` is written from its `Doc/` folder),
@@ -29,7 +32,7 @@ from pathlib import Path
 from docsmcp.common.limits import MAX_FILE_BYTES
 from docsmcp.model.source import SourceFile
 from docsmcp.sources.files import CSHARP_SUFFIXES, read_file_text
-from docsmcp.sources.formats.source import csharp_merge
+from docsmcp.sources.formats.source import csharp_merge, xmldoc
 from docsmcp.sources.formats.source.csharp_decls import Decl, Unit, is_type
 from docsmcp.sources.formats.source.csharp_parse import parse
 from docsmcp.sources.formats.source.xmldoc import cref_name
@@ -149,8 +152,30 @@ def _own_doc(doc: str) -> bool:
     return bool(doc.strip()) and "<inheritdoc" not in doc
 
 
-def _same(a: Decl, b: Decl) -> bool:
-    return _bare(a.name) == _bare(b.name) and a.kind == b.kind and len(a.params) == len(b.params)
+def _type_parameters(name: str) -> frozenset[str]:
+    inner = name[name.find("<") + 1 : name.rfind(">")] if "<" in name else ""
+    return frozenset(w for w in re.findall(r"\w+", inner) if w not in ("in", "out"))
+
+
+def _overload(
+    members: list[Decl], decl: Decl, base: Decl, types: tuple[str, ...] | None = None
+) -> Decl | None:
+    """The member of `base` that `decl` overrides or implements (or a cref's parameter
+    `types` name): of those of its name, kind and number of parameters, the one whose
+    parameter types are `decl`'s, a type parameter of the base or the member standing for
+    any (`Execute(TState)` for `Execute(string)`); the only one when none is (a type argument
+    the base list gives it), else none: an overload of the same count is another member."""
+    wanted = types if types is not None else tuple(xmldoc.type_key(t) for t, _ in decl.params)
+    same = [m for m in members if _bare(m.name) == _bare(decl.name)]
+    if types is None:
+        same = [m for m in same if m.kind == decl.kind]
+    same = [m for m in same if len(m.params) == len(wanted)]
+    wild = _type_parameters(base.name)
+    for m in same:
+        own = tuple(xmldoc.type_key(t) for t, _ in m.params)
+        if xmldoc.types_match(own, wanted, wild | _type_parameters(m.name)):
+            return m
+    return same[0] if len(same) == 1 else None
 
 
 def _inherited(decl: Decl, owner: _Type, types: dict[tuple[str, int], list[_Type]]) -> str | None:
@@ -170,9 +195,9 @@ def _inherited(decl: Decl, owner: _Type, types: dict[tuple[str, int], list[_Type
                     if _own_doc(base.decl.doc):
                         return base.decl.doc
                 else:
-                    for m in base.decl.members:
-                        if _same(m, decl) and _own_doc(m.doc):
-                            return m.doc
+                    m = _overload(base.decl.members, decl, base.decl)
+                    if m is not None and _own_doc(m.doc):
+                        return m.doc
                 queue.append((base, depth + 1))
     return None
 
@@ -181,11 +206,19 @@ def _by_cref(cref: str, owner: _Type, types: dict[tuple[str, int], list[_Type]])
     """The comment `<inheritdoc cref="…"/>` names: a type's, or a member's of a type."""
     name = cref_name(cref)
     name = re.sub(r"\(.*\)$", "", name)
-    for t in _resolve(name, owner, types):
-        if _own_doc(t.decl.doc):
-            return t.decl.doc
+    params = xmldoc.cref_params(cref)
+    if params is None:
+        for t in _resolve(name, owner, types):
+            if _own_doc(t.decl.doc):
+                return t.decl.doc
     head, _, member = name.rpartition(".")
     for t in _resolve(head, owner, types) if head else [owner]:
+        if params is not None:  # (`<inheritdoc cref="Write(string)"/>`: that overload)
+            probe = Decl("method", member, 0)
+            m = _overload(t.decl.members, probe, t.decl, params)
+            if m is not None and _own_doc(m.doc):
+                return m.doc
+            continue
         for m in t.decl.members:
             if _bare(m.name) == _bare(member) and _own_doc(m.doc):
                 return m.doc

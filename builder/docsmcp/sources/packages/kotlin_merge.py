@@ -11,6 +11,12 @@ Kotlin page of the tree (site_passes.after_reading).
   copies in one source set are different declarations (other imports) and stay. A copy whose
   type holds members the shown copy lacks keeps its type's section, so those members stay
   reachable. A shown copy without KDoc takes the first other copy's (an `actual`'s included).
+  An `actual` is shown only where no `expect` or plain copy is a page of the tree (the module
+  read alone), or, for a type, when it declares public members the shown copy lacks (okhttp's
+  Android `OkHttp.initialize`): then, as Dokka's platform tab, with the `expect`'s KDoc when it
+  has none.
+- **Options.** The module's Dokka options (kotlin_project.module_options): the visibilities it
+  documents, `skipDeprecated`, and `suppressInheritedMembers` (no inherited lines).
 - **Overrides.** An `override` without KDoc shows the overridden member's text, as Dokka
   does: the supertypes named by its class are looked up through the file's imports and
   package among the tree's Kotlin pages (a member of the same name and number of
@@ -30,16 +36,22 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from docsmcp.model.source import SourceFile
-from docsmcp.sources.formats.source.kdoc import SAMPLE
+from docsmcp.sources.formats.source.kdoc import SAMPLE, hidden_by_doc
 from docsmcp.sources.formats.source.kotlin_merge import Merge, declaration_key
 from docsmcp.sources.formats.source.kotlin_parse import parse
 from docsmcp.sources.formats.source.kotlin_syntax import Decl, Unit, is_type
 from docsmcp.sources.packages.kotlin_inherit import inherits
-from docsmcp.sources.packages.kotlin_project import KOTLIN_SUFFIX, module_of
+from docsmcp.sources.packages.kotlin_project import (
+    KOTLIN_SUFFIX,
+    conventions,
+    module_of,
+    module_options,
+)
 
 log = logging.getLogger("docsmcp.sources.packages.kotlin_merge")
 
 _NOT_SHOWN = frozenset({"actual", "private", "internal", "protected"})  # (kdoc.py's rule)
+_HIDDEN = frozenset({"private", "internal", "protected"})
 MAX_DEPTH = 6  # supertypes followed up for an override's comment, at most
 MAX_FILES = 20_000  # Kotlin pages merged, at most (a bigger tree is left as read)
 
@@ -100,7 +112,7 @@ def _below(found: list[_Found]) -> dict[str, set[str]]:
 def resolve(files: list[SourceFile], docs_dir: Path, roots: Sequence[Path]) -> list[SourceFile]:
     """The Kotlin pages with what they show of the others (see the module's docstring)."""
     kotlin = [f for f in files if f.path.endswith(KOTLIN_SUFFIX)]
-    if len(kotlin) < 2 or len(kotlin) > MAX_FILES:
+    if not kotlin or len(kotlin) > MAX_FILES:
         return files
     folders: dict[str, str | None] = {}
     sets: dict[str, str] = {}
@@ -119,6 +131,7 @@ def resolve(files: list[SourceFile], docs_dir: Path, roots: Sequence[Path]) -> l
     hide: dict[str, set[str]] = {}
     platforms: dict[str, dict[str, tuple[str, ...]]] = {}
     docs: dict[str, dict[str, str]] = {}
+    show: dict[str, set[str]] = {}  # (the `actual`s shown, by page)
     # (platforms: the copies of one key in one module's source sets)
     groups: dict[tuple[str | None, str], list[_Found]] = {}
     for path, items in found.items():
@@ -131,8 +144,9 @@ def resolve(files: list[SourceFile], docs_dir: Path, roots: Sequence[Path]) -> l
         # (a member in its type's file shown, else the copy with the most members: the others'
         # are then all shown on it)
         shown = sorted(
-            (c for c in copies if not c.decl.modifiers & _NOT_SHOWN),
+            (c for c in copies if not c.decl.modifiers & _HIDDEN),
             key=lambda c: (
+                "actual" in c.decl.modifiers,  # (an `actual` only where no `expect` or copy is)
                 chosen.get((module, c.owner), c.path) != c.path,
                 -len(below[c.path].get(c.key, ())),
                 _rank(c, sets),
@@ -142,9 +156,12 @@ def resolve(files: list[SourceFile], docs_dir: Path, roots: Sequence[Path]) -> l
             continue  # (two in one source set: different declarations, e.g. of other imports)
         if shown:
             chosen[(module, key)] = shown[0].path
+            if "actual" in shown[0].decl.modifiers and _owner_shown(shown[0], found, show):
+                show.setdefault(shown[0].path, set()).add(key)
         if not shown or len({c.path for c in copies}) < 2:
             continue
         first = shown[0]
+        _actual_types(first, shown[1:], found, show, docs)
         names = sorted({sets[c.path] for c in copies}, key=lambda n: (n != "common", n))
         if len(names) > 1:
             platforms.setdefault(first.path, {})[first.key] = tuple(names)
@@ -155,8 +172,8 @@ def resolve(files: list[SourceFile], docs_dir: Path, roots: Sequence[Path]) -> l
                 docs.setdefault(first.path, {})[first.key] = text
         primary_keys = {f.key for f in found[first.path]}
         for c in shown[1:]:
-            if c.path == first.path:
-                continue
+            if c.path == first.path or "actual" in c.decl.modifiers:
+                continue  # (an `actual` not shown: the reader hides it)
             if is_type(c.decl) and not below[c.path].get(c.key, set()) <= primary_keys:
                 continue  # (members the first copy lacks: its type's section stays)
             hide.setdefault(c.path, set()).add(c.key)
@@ -166,13 +183,23 @@ def resolve(files: list[SourceFile], docs_dir: Path, roots: Sequence[Path]) -> l
             del named[key]
     types = _types(found)
     _overrides(found, docs, types)
+    shared = conventions(Path(docs_dir), roots)
+    options = {
+        m: module_options(Path(docs_dir), roots, m, shared)
+        for m in sorted({m for m in modules.values() if m is not None})
+    }
     out: list[SourceFile] = []
     for f in files:
+        module = modules.get(f.path)
+        told = dict(options.get(module, {})) if module is not None else {}
+        no_inherited = told.pop("no_inherited", False)
         merge = Merge(
             frozenset(hide.get(f.path, ())),
             platforms.get(f.path, {}),
             docs.get(f.path, {}),
-            inherits(found.get(f.path, []), types, _supertype),
+            {} if no_inherited else inherits(found.get(f.path, []), types, _supertype),
+            frozenset(show.get(f.path, ())),
+            told,
         )
         if not merge:
             out.append(f)
@@ -181,6 +208,47 @@ def resolve(files: list[SourceFile], docs_dir: Path, roots: Sequence[Path]) -> l
         own = f.line_map or tuple(range(f.body.count("\n") + 1))
         out.append(dataclasses.replace(f, body=body, line_map=(*own, own[-1])))
     return out
+
+
+def _owner_shown(item: _Found, found: dict[str, list[_Found]], show: dict[str, set[str]]) -> bool:
+    """Whether the type holding `item` (at the top: none) is shown: an `actual` one only when
+    the pass shows it."""
+    if not item.owner:
+        return True
+    owner = next((f for f in found[item.path] if f.key == item.owner), None)
+    if owner is None or owner.decl.modifiers & _HIDDEN:
+        return False
+    return "actual" not in owner.decl.modifiers or item.owner in show.get(item.path, ())
+
+
+def _actual_types(
+    first: _Found,
+    others: list[_Found],
+    found: dict[str, list[_Found]],
+    show: dict[str, set[str]],
+    docs: dict[str, dict[str, str]],
+) -> None:
+    """Shows an `actual` type of `others` declaring public members the shown copy `first`
+    lacks (okhttp's Android `OkHttp.initialize`), as Dokka's platform tab does, with the
+    `expect`'s KDoc when it has none."""
+    primary = {f.key for f in found[first.path]}
+    for c in others:
+        if "actual" not in c.decl.modifiers or not is_type(c.decl):
+            continue
+        extra = [  # (its own members only: a nested `actual` type is left hidden)
+            f
+            for f in found[c.path]
+            if f.owner == c.key
+            and f.key not in primary
+            and not f.decl.modifiers & (_NOT_SHOWN | {"override"})
+            and f.decl.kind in ("function", "property")
+            and not hidden_by_doc(f.decl)
+        ]
+        if not extra or not _owner_shown(c, found, show):
+            continue
+        show.setdefault(c.path, set()).add(c.key)
+        if not (c.decl.doc or "").strip() and (first.decl.doc or "").strip():
+            docs.setdefault(c.path, {})[c.key] = first.decl.doc or ""
 
 
 def _types(found: dict[str, list[_Found]]) -> dict[str, _Found]:

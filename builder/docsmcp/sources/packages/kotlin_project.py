@@ -129,6 +129,56 @@ def suppressed_packages(text: str) -> list[re.Pattern[str]]:
     return out
 
 
+_SKIP_DEPRECATED = re.compile(r"\bskipDeprecated(?:\.set\(\s*|\s*=\s*)true\b")
+_NO_INHERITED = re.compile(r"\bsuppressInheritedMembers(?:\.set\(\s*|\s*=\s*)true\b")
+_VISIBLE = re.compile(r"\bdocumentedVisibilities\s*(?:\.set\s*\(|=|\()")
+_VISIBILITY = re.compile(r"\b(?:Visibility|VisibilityModifier)\.(\w+)")
+
+
+def dokka_options(text: str) -> dict[str, object]:
+    """The options of Dokka's source-set configuration in the build scripts `text` that differ
+    from its defaults: `visibilities` (documentedVisibilities: `Public`, `Protected`…, Dokka 1's
+    `PUBLIC`…), `skip_deprecated` (skipDeprecated) and `no_inherited`
+    (suppressInheritedMembers)."""
+    text = _COMMENTS.sub("", text)
+    out: dict[str, object] = {}
+    m = _VISIBLE.search(text)
+    if m is not None:
+        depth, k = 1, m.end()
+        while k < len(text) and depth and k - m.end() < 2000:
+            depth += {"(": 1, ")": -1}.get(text[k], 0)
+            k += 1
+        named = {v.lower() for v in _VISIBILITY.findall(text[m.end() : k])}
+        shown = sorted(named & {"public", "protected", "internal", "private"})
+        if shown and shown != ["public"]:
+            out["visibilities"] = shown
+    if _SKIP_DEPRECATED.search(text):
+        out["skip_deprecated"] = True
+    if _NO_INHERITED.search(text):
+        out["no_inherited"] = True
+    return out
+
+
+def module_options(
+    docs_dir: Path, roots: Sequence[Path], module: str, conventions: str
+) -> dict[str, object]:
+    """Dokka's options for the module at `module`: its script's, those above it, then the
+    convention plugins' (`conventions`: _conventions' text)."""
+    texts = [conventions]
+    folder = module
+    while True:
+        texts.append(_script(docs_dir, roots, folder))
+        if not folder:
+            break
+        folder = posixpath.dirname(folder)
+    return dokka_options("\n".join(texts))
+
+
+def conventions(docs_dir: Path, roots: Sequence[Path]) -> str:
+    """The text of the build-logic scripts (convention plugins) of the tree."""
+    return _conventions(docs_dir, roots)
+
+
 def _conventions(docs_dir: Path, roots: Sequence[Path]) -> str:
     """The text of the build-logic scripts (convention plugins) of the tree."""
     texts: list[str] = []

@@ -100,8 +100,11 @@ class _Page(PageText):
         shown = label or name.rsplit(".", 1)[-1]
         if len(parts) > 1 and parts[-1][:1].isupper() and parts[-2][:1].isupper():
             shown = label or ".".join(name.split(".")[-2:])  # (`Type.Member`, as written)
+        params = xmldoc.cref_params(cref)
+        typed = f"({','.join(params)})" if params is not None else None
         for k in range(len(parts)):
-            anchor = self.local.get(".".join(parts[k:]))
+            anchor = self.local.get(".".join(parts[k:]) + typed) if typed else None
+            anchor = anchor or self.local.get(".".join(parts[k:]))  # (`Write(string)`: that one)
             if anchor is not None:
                 return f"[{shown if label else code_span(shown)}](#{anchor})"
         if bare and not bare.startswith("System."):
@@ -140,8 +143,11 @@ class _Page(PageText):
     def index(self, decl: Decl, owners: list[str], anchor: str) -> None:
         last = "#ctor" if decl.kind == "constructor" else _bare(decl.name)
         names = ".".join([*(_bare(o) for o in owners), last]).split(".")
+        typed = "(" + ",".join(xmldoc.type_key(t) for t, _ in decl.params) + ")"
         for k in range(len(names)):
             self.local.setdefault(".".join(names[k:]), anchor)
+            if decl.kind in ("method", "constructor", "operator", "indexer"):
+                self.local.setdefault(".".join(names[k:]) + typed, anchor)
 
     def plan(self, decl: Decl, owners: list[str]) -> None:
         """Gives `decl` and the members the page shows their anchors (links may point ahead)."""

@@ -228,10 +228,11 @@ class _Parser:
                     decl.doc_line = doc.line
                 else:
                     decl.doc_line = decl.line
-                if decl.kind == "field":  # (`int a, b;`: the others share its modifiers)
-                    for extra in decl.members:
+                if decl.kind == "field":  # (`int a, b;`: the others share its modifiers
+                    for extra in decl.members:  # and, as javadoc copies it, its comment)
                         extra.modifiers, extra.annotations = decl.modifiers, decl.annotations
-                        extra.doc_line = decl.line
+                        extra.doc, extra.markdown = decl.doc, decl.markdown
+                        extra.doc_line = decl.doc_line
                 out.append(decl)
             doc = None
         return out
@@ -312,17 +313,46 @@ class _Parser:
             decl = Decl("field", names[0][0], line)
             decl.returns = joined(self.shown(i, type_end))
             base = joined(self.shown(start, type_end))
-            decl.declaration = f"{base} {names[0][0]}"
+            words = set(base.split())
+            constant = owner in ("interface", "annotation") or {"static", "final"} <= words
+            decl.declaration = f"{base} {names[0][0]}" + (
+                self.constant_value(names[0][1], semi) if constant else ""
+            )
             out = decl
             # (`int a, b;`: javadoc shows each: the others are returned as the decl's members)
-            for other, _ in names[1:]:
-                extra = Decl("field", other, line, declaration=f"{base} {other}")
+            for other, at in names[1:]:
+                value = self.constant_value(at, semi) if constant else ""
+                extra = Decl("field", other, line, declaration=f"{base} {other}{value}")
                 extra.returns = decl.returns
                 out.members.append(extra)
             return out, semi + 1
         if s == "{":  # a record's compact constructor (`public Point { … }`), or broken code
             return None, group_end(toks, stop, end)
         return None, stop + 1
+
+    def constant_value(self, name_at: int, semi: int) -> str:
+        """` = 10` of a constant whose initializer after the name at `name_at` is one literal
+        (a number, a string, a character, `true`/`false`, a negative number), as javadoc's
+        Constant Field Values page shows it; "" for any other initializer."""
+        toks = self.toks
+        k = name_at + 1
+        if k >= semi or toks[k].text != "=":
+            return ""
+        value = toks[k + 1 : min(k + 3, semi)]
+        if value and value[0].text == "-" and len(value) > 1 and value[1].kind == "num":
+            value = value[:2]
+        else:
+            value = value[:1]
+        after = k + 1 + len(value)
+        if not value or (after < semi and toks[after].text != ","):
+            return ""
+        last = value[-1]
+        shown = "".join(t.text for t in value)
+        if len(shown) > 200 or "\n" in shown or shown.startswith('"""'):
+            return ""  # (a text block or a long string: javadoc's value page, not a signature)
+        if last.kind in ("num", "str") or last.text in ("true", "false"):
+            return " = " + shown
+        return ""
 
     def declarators(self, i: int, stop: int, semi: int) -> list[tuple[str, int]]:
         """The names a field declaration declares, with the index of the first one's name."""

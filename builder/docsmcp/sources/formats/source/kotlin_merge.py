@@ -8,7 +8,10 @@ its platforms named. And an `override` without KDoc shows the overridden member'
 converts one file at a time, so the pass appends one line to a page, after a marker
 (`MERGE`): a JSON object with the keys of the declarations another page shows (`hide`), the
 platforms of those this page shows for all (`platforms`), and the KDoc text a declaration
-without any takes from its platform copies or from the member it overrides (`docs`).
+without any takes from its platform copies or from the member it overrides (`docs`), the
+`actual` declarations the page shows (`show`: its `expect` is no page of the tree, or its type
+holds members the `expect` lacks) and the module's Dokka options that differ from Dokka's
+defaults (`options`: `visibilities`, the visibilities documented; `skip_deprecated`).
 
 A key names a declaration as both sides read it: the package, the path of types, an
 extension's receiver and the name, a function's parameter types (`org.koin.core.context.
@@ -39,6 +42,8 @@ class Merge:
     # a type's key -> its bases of the tree and what it inherits of each, nearest first
     # (packages/kotlin_inherit.py; written by kotlin_inherit.py here)
     inherits: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
+    show: frozenset[str] = frozenset()  # (`actual`s shown: the reader hides them by default)
+    options: dict[str, Any] = field(default_factory=dict)  # (kotlin_project.dokka_options)
 
     def encode(self) -> str:
         data: dict[str, Any] = {
@@ -48,10 +53,16 @@ class Merge:
         }
         if self.inherits:  # (only then: a page without bases reads as before)
             data["inherits"] = dict(sorted(self.inherits.items()))
+        if self.show:
+            data["show"] = sorted(self.show)
+        if self.options:
+            data["options"] = dict(sorted(self.options.items()))
         return MERGE + json.dumps(data, ensure_ascii=False, sort_keys=True)
 
     def __bool__(self) -> bool:
-        return bool(self.hide or self.platforms or self.docs or self.inherits)
+        return bool(
+            self.hide or self.platforms or self.docs or self.inherits or self.show or self.options
+        )
 
 
 def split(text: str) -> tuple[str, Merge]:
@@ -66,6 +77,8 @@ def split(text: str) -> tuple[str, Merge]:
             {str(k): tuple(str(p) for p in v) for k, v in data.get("platforms", {}).items()},
             {str(k): str(v) for k, v in data.get("docs", {}).items()},
             {str(k): list(v) for k, v in data.get("inherits", {}).items()},
+            frozenset(str(k) for k in data.get("show", ())),
+            {str(k): v for k, v in data.get("options", {}).items()},
         )
     except (ValueError, AttributeError, TypeError):
         log.debug("a broken merge line is ignored")

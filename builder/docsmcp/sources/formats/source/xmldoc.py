@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import html
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from docsmcp.model.api import OBJECT_ANCHOR
@@ -90,6 +90,63 @@ def cref_name(cref: str) -> str:
     name = name.split("(", 1)[0]
     name = re.sub(r"``?\d+", "", name)
     return name.replace("{", "<").replace("}", ">")
+
+
+_ALIASES = {
+    "string": "String", "int": "Int32", "bool": "Boolean", "object": "Object", "long": "Int64",
+    "short": "Int16", "byte": "Byte", "sbyte": "SByte", "uint": "UInt32", "ulong": "UInt64",
+    "ushort": "UInt16", "double": "Double", "float": "Single", "decimal": "Decimal",
+    "char": "Char", "void": "Void", "nint": "IntPtr", "nuint": "UIntPtr",
+}  # fmt: skip
+_MODIFIERS = re.compile(r"^(?:(?:this|ref|out|in|params|scoped|readonly)\s+)+")
+
+
+def type_key(type_name: str) -> str:
+    """A parameter type as both a declaration and a cref write it, to compare them:
+    simple names, C# keywords as their System types, no nullable marks, `ref`/`@` gone
+    (`System.String` and `string?` -> `String`; `IDictionary{TKey,TValue}` ->
+    `IDictionary<TKey,TValue>`; a cref's method type parameter ``` ``0 ``` -> `*`)."""
+    t = _MODIFIERS.sub("", type_name.strip()[:300]).replace("global::", "")
+    t = t.replace("{", "<").replace("}", ">").replace("?", "").replace("@", "")
+    t = re.sub(r"``?\d+", "*", "".join(t.split()))
+    return re.sub(r"[\w.]+", _simple_name, t)
+
+
+def _simple_name(m: re.Match[str]) -> str:
+    word = m.group().rpartition(".")[2]
+    return _ALIASES.get(word, word)
+
+
+def cref_params(cref: str) -> tuple[str, ...] | None:
+    """The parameter types a cref names (`M:X.Write(System.String,System.Int32)`), as
+    `type_key`s; None when it names none (no parentheses)."""
+    if "(" not in cref or not cref.rstrip().endswith(")"):
+        return None
+    inner = cref[cref.index("(") + 1 : cref.rstrip().rindex(")")]
+    parts, depth, current = [], 0, []
+    for ch in inner[:2000]:
+        depth += {"{": 1, "<": 1, "}": -1, ">": -1}.get(ch, 0)
+        if ch == "," and depth == 0:
+            parts.append("".join(current))
+            current = []
+        else:
+            current.append(ch)
+    parts.append("".join(current))
+    return tuple(type_key(p) for p in parts if p.strip())
+
+
+def types_match(a: Sequence[str], b: Sequence[str], wild: frozenset[str] = frozenset()) -> bool:
+    """Whether two parameter lists of `type_key`s name the same types; a type parameter of
+    `wild` (or a cref's `*`) stands for any one name."""
+    if len(a) != len(b):
+        return False
+    for x, y in zip(a, b, strict=True):
+        tx, ty = re.findall(r"\w+|\S", x), re.findall(r"\w+|\S", y)
+        if len(tx) != len(ty) or not all(
+            p == q or p in wild or q in wild or "*" in (p, q) for p, q in zip(tx, ty, strict=True)
+        ):
+            return False
+    return True
 
 
 def uid_object(xref: str) -> str:
