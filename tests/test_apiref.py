@@ -713,9 +713,9 @@ def _extract(name: str) -> tuple[list[ApiEntry], float]:
     for sf in corpus.files:
         parsed = parse_file(sf)
         chunks = chunk_parsed(parsed)
-        t0 = time.perf_counter()
+        t0 = time.process_time()
         entries.extend(extract_api(parsed, chunks))
-        spent += time.perf_counter() - t0
+        spent += time.process_time() - t0
     return entries, spent
 
 
@@ -814,7 +814,7 @@ def test_corpus_counts_and_speed() -> None:
     assert len(methods) > 500 and len(entries) > 4000
     for e in methods:
         assert "/sdks/" in e.path or e.path.endswith("/option.md"), e
-    assert spent < 5.0  # ~0.5 s on a busy 2-core machine; generous for CI
+    assert spent < 5.0  # CPU seconds (~0.5 s); the clock is not the code's on a loaded machine
     rust, _ = _extract("rust-reference")
     assert sum(e.kind == "method" for e in rust) == 0
     assert len(rust) <= 3
