@@ -37,7 +37,7 @@ from docsmcp.sources.roles import ORDER_PREFIX
 from docsmcp.sources.site_config import LANGUAGE
 
 # Pages whose `object:` anchors name the API objects they define (rustdoc.py's … yard.py's).
-_OBJECT_PAGES = (".rs", ".java", ".kt", ".cs", ".swift", ".php", ".rb", ".dart")
+_OBJECT_PAGES = (".rs", ".java", ".kt", ".cs", ".swift", ".php", ".rb", ".dart", ".scala")
 
 
 def _unordered(path: str) -> str:

@@ -36,6 +36,7 @@ from docsmcp.sources.files import (
     RST_SUFFIXES,
     RUBY_SUFFIXES,
     RUST_SUFFIXES,
+    SCALA_SUFFIXES,
     SWIFT_SUFFIXES,
     TEXINFO_SUFFIXES,
     TYPESCRIPT_SUFFIXES,
@@ -164,6 +165,12 @@ def _php(path: str, text: str) -> Converted:
     return php_to_markdown(path, text)
 
 
+def _scala(path: str, text: str) -> Converted:
+    from docsmcp.sources.formats.source.scaladoc import scala_to_markdown
+
+    return scala_to_markdown(path, text)
+
+
 def _dart(path: str, text: str) -> Converted:
     from docsmcp.sources.formats.source.dartdoc import dart_to_markdown
 
@@ -213,6 +220,7 @@ CONVERTERS: dict[str, Callable[[str, str], Converted]] = {
     **{suffix: _ruby for suffix in RUBY_SUFFIXES},  # (YARD's pages: yard.py)
     **{suffix: _rdoc for suffix in RDOC_SUFFIXES},
     **{suffix: _dart for suffix in DART_SUFFIXES},  # (dartdoc's library pages: dartdoc.py)
+    **{suffix: _scala for suffix in SCALA_SUFFIXES},  # (Scaladoc's pages: scaladoc.py)
 }
 
 

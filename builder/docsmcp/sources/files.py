@@ -104,6 +104,10 @@ RDOC_SUFFIXES = (".rdoc",)
 # as the pages dartdoc publishes (dart_package.py, formats/source/dartdoc.py); other `.dart` is
 # code, no page.
 DART_SUFFIXES = (".dart",)
+# Scala: an sbt, Mill or scala-cli project's published main sources read as the pages Scaladoc
+# publishes (scala_project.py, formats/source/scaladoc.py); tests, benchmarks, examples and
+# build code are no pages.
+SCALA_SUFFIXES = (".scala",)
 
 # Pages converted to markdown by a reader (convert.py's CONVERTERS).
 CONVERTED_SUFFIXES = (
@@ -113,7 +117,7 @@ CONVERTED_SUFFIXES = (
     + C_HEADER_SUFFIXES + DOXYGEN_PAGE_SUFFIXES + JAVASCRIPT_SUFFIXES + PYTHON_SUFFIXES
     + CSHARP_SUFFIXES + SWIFT_SUFFIXES + DOCC_SUFFIXES + KOTLIN_SUFFIXES
     + PHP_SUFFIXES
-    + RUBY_SUFFIXES + RDOC_SUFFIXES + DART_SUFFIXES
+    + RUBY_SUFFIXES + RDOC_SUFFIXES + DART_SUFFIXES + SCALA_SUFFIXES
 )  # fmt: skip
 
 # Code a reader may make a page of (a crate's module, a header a Doxyfile names, a project's
@@ -135,6 +139,7 @@ CODE_PAGE_SUFFIXES = (
     + PHP_SUFFIXES
     + RUBY_SUFFIXES
     + DART_SUFFIXES
+    + SCALA_SUFFIXES
 )
 
 # Code that may sit beside a saved HTML site without being its source.
@@ -150,6 +155,7 @@ CODE_BESIDE_SITES = (
     + PHP_SUFFIXES  # (a PHP site's templates)
     + RUBY_SUFFIXES
     + DART_SUFFIXES
+    + SCALA_SUFFIXES
 )
 
 # Every file the builder reads as a page.

@@ -34,6 +34,7 @@ from docsmcp.sources.packages import (
     ruby_gem,
     rust_crate,
     rust_reexports,
+    scala_project,
     swift_extensions,
     swift_package,
     typescript_site,
@@ -171,6 +172,8 @@ def code_files(
     out |= _guarded(set(), ruby_gem.no_pages, docs_dir, roots, listed)
     # Dart that is no public library of a package (lib/src/, tests, examples: dart_package.py).
     out |= _guarded(set(), dart_package.no_pages, docs_dir, roots, listed)
+    # Scala that is no published main source of an sbt, Mill or scala-cli build (scala_project.py).
+    out |= _guarded(set(), scala_project.no_pages, docs_dir, roots, listed)
     return out
 
 

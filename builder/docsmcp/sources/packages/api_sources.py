@@ -48,6 +48,7 @@ from docsmcp.sources.files import (
     PHP_SUFFIXES,
     RUBY_SUFFIXES,
     RUST_SUFFIXES,
+    SCALA_SUFFIXES,
     SWIFT_SUFFIXES,
     TYPESCRIPT_SUFFIXES,
 )
@@ -83,6 +84,7 @@ PAGE_SUFFIXES = (
     + RUBY_SUFFIXES
     + PHP_SUFFIXES
     + DART_SUFFIXES
+    + SCALA_SUFFIXES  # (an sbt/Mill build's published main sources: scala_project)
 )
 # TypeScript and JavaScript: the files a package's entry points export (typescript_site.scan),
 # each read with the other files' declarations it shows (bases, referenced types)
