@@ -59,6 +59,8 @@ trait Functor[F[_]] extends Invariant[F] { self =>
   final def void[A](fa: F[A]): F[Unit] =
     map(fa)(_ => ())
 
+  override def composeFunctor: Int = 1
+
   private def secret: Int = 1
   private[cats] def internal: Int = 2
   protected[this] def mine: Int = 3
@@ -77,6 +79,9 @@ package cats
 trait Invariant[F[_]] {
   /** Transform an `F[A]` into an `F[B]` given two functions. */
   def imap[A, B](fa: F[A])(f: A => B)(g: B => A): F[B]
+
+  /** Composes two invariant functors. */
+  def composeFunctor: Int = 0
 }
 """
 
@@ -171,6 +176,10 @@ def test_project_reads_as_scaladoc_shows_it(tmp_path: Path) -> None:
     assert "Summons the instance." in functor
     for hidden in ("secret", "internal", "mine"):
         assert hidden not in functor, hidden
+    # What it inherits from a type of another page: a line naming each member (a reference),
+    # and an override without a comment shows its parent's.
+    assert "**Inherited from `Invariant`:** `imap`" in functor
+    assert "```scala\noverride def composeFunctor: Int\n```\n\nComposes two invariant" in functor
     # Not a body: the declaration ends where its body starts.
     assert "final def void[A](fa: F[A]): F[Unit]\n```" in functor
     scala3 = pages["modules/core/shared/src/main/scala-3/io/circe/derivation/Configuration.scala"]
@@ -188,6 +197,7 @@ def test_project_reads_as_scaladoc_shows_it(tmp_path: Path) -> None:
         "cats.Functor.lift",
         "cats.Functor.apply",
         "cats.Invariant.imap",
+        "cats.Functor.imap",  # (inherited)
         "io.circe.derivation.Naming.Snake",
         "io.circe.derivation.Configuration.withSnakeCaseMemberNames",
         "io.circe.derivation.Configuration.default",

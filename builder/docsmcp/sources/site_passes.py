@@ -34,6 +34,7 @@ from docsmcp.sources.packages import (
     ruby_gem,
     rust_crate,
     rust_reexports,
+    scala_inherit,
     scala_project,
     swift_extensions,
     swift_package,
@@ -206,6 +207,7 @@ def after_reading(
         (dotnet_merge.resolve, docs_dir, roots),  # (docfx: <inheritdoc/>, code regions)
         (dart_package.resolve, docs_dir, roots),  # (dartdoc: a library's exports)
         (php_inherit.resolve, docs_dir, roots),  # (phpDocumentor: inherited members)
+        (scala_inherit.resolve, docs_dir, roots),  # (Scaladoc: inherited members, comments)
         (mdn_api.resolve,),  # (MDN's reference pages: entries named by their titles)
     ):
         files = _guarded(files, rule, files, *args)

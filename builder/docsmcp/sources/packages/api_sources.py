@@ -57,6 +57,7 @@ from docsmcp.sources.packages import (
     dart_package,
     doxygen_project,
     rust_reexports,
+    scala_inherit,
     swift_package,
     typescript_site,
 )
@@ -213,6 +214,8 @@ class Outside:
             read = swift_package.resolve(read, mount.root, roots)
             # (dartdoc: a library's exports, its categories, read in the package's folder)
             read = dart_package.resolve(read, mount.root, roots)
+            # (Scaladoc: what a type inherits from the package's own types)
+            read = scala_inherit.resolve(read, mount.root, roots)
             prefix = f"{mount.prefix}/"
             moved = []
             for f in read:

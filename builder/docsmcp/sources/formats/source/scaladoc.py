@@ -30,6 +30,7 @@ from __future__ import annotations
 import posixpath
 import re
 from dataclasses import dataclass, field
+from typing import Any
 
 from docsmcp.model.api import ApiEntry, Example, Parameter
 from docsmcp.model.source import Converted
@@ -40,6 +41,7 @@ from docsmcp.sources.formats.source.doc_entries import (
     source_entry,
     summary_lines,
 )
+from docsmcp.sources.formats.source import scala_inherit
 from docsmcp.sources.formats.source.page_text import PageText, object_anchors, unique_anchor
 from docsmcp.sources.formats.source.scala_parse import Decl, Unit, parse
 from docsmcp.sources.formats.source.scaladoc_text import Doc, defines, render
@@ -79,6 +81,8 @@ class _Page(PageText):
     scope: list[str] = field(default_factory=list)
     params: frozenset[str] = frozenset()
     docs: dict[str, str] = field(default_factory=dict)  # `Type.member` -> its comment
+    inherits: dict[str, Any] = field(default_factory=dict)  # (scala_inherit's line)
+    aliases: list[tuple[str, str, Any, int]] = field(default_factory=list)  # (scala_inherit)
 
     def qualified(self, package: str, path: list[str]) -> str:
         return ".".join([package, *path] if package else path)
@@ -172,7 +176,19 @@ class _Page(PageText):
             self.entry(d, qualified, doc, deprecated, examples, at)
 
     def inherited_doc(self, path: list[str]) -> str:
-        return self.docs.get(".".join(path[-2:]) + "\x00inherited", "")
+        """The comment a member without one takes from a parent: one on the page, else one
+        the tree-wide pass found."""
+        found = self.docs.get(".".join(path[-2:]) + "\x00inherited")
+        return found or self.docs.get(".".join(path) + "\x00tree", "")
+
+    def inherited_entry(self, m: dict[str, Any], child: str, at: int) -> None:
+        """The entry of an inherited member the page does not show (at its line)."""
+        raw = str(m.get("doc") or "")
+        doc = render(raw, lambda target, label: label or code_span(target), {}, 3)
+        line = self.out[at][0] if at < len(self.out) else 0
+        decl = Decl(str(m.get("kind") or "def"), child.rsplit(".", 1)[-1],
+                    str(m.get("signature") or ""), line, 0)  # fmt: skip
+        self.entry(decl, child, doc, None, [], at)
 
     def entry(self, d: Decl, name: str, doc: Doc, deprecated: str | None,
               examples: list[str], at: int) -> None:  # fmt: skip
@@ -330,6 +346,7 @@ def _walk(page: _Page, decls: list[Decl], level: int, package: str, path: list[s
         own = 1 if d is main else level
         title = page.qualified(package, here) if d is main else ""
         page.section(d, own, package, here, inner, title=title)
+        scala_inherit.write(page, ".".join(here), page.qualified(package, here), d.line)
         _walk(page, _members(d), own + 1, package, here, inner)
         if companion is not None:
             cdefs = dict(inner)
@@ -342,14 +359,16 @@ def _walk(page: _Page, decls: list[Decl], level: int, package: str, path: list[s
 
 def scala_to_markdown(path: str, text: str) -> Converted:
     """The Scaladoc page of the Scala file `text` (see the module's docstring)."""
-    text = text.replace("\r\n", "\n")
+    text, inherits = scala_inherit.split(text.replace("\r\n", "\n"))
     unit = parse(text)
     shown = _shown(unit.decls)
     if not shown:
         return EMPTY
-    page = _Page(path, unit)
+    page = _Page(path, unit, inherits=inherits)
     _assign(page, shown, [])
     _parent_docs(page, shown)
+    for key, doc in scala_inherit.docs(inherits).items():
+        page.docs[key + "\x00tree"] = doc
     names = {d.name for d in shown}
     stem = posixpath.basename(path).rsplit(".", 1)[0]
     main = None
@@ -365,6 +384,7 @@ def scala_to_markdown(path: str, text: str) -> Converted:
         line = unit.package_line if unit.package else shown[0].line
         page.heading(1, line, title, unique_anchor("package", page.used), unit.package or stem)
         _walk(page, shown, 2, unit.package, [], {})
+    scala_inherit.entries(page, page.inherited_entry)
     return Converted(
         "\n".join(t for _, t in page.out),
         title,
