@@ -36,12 +36,12 @@ from docsmcp.model.api import ApiEntry, Example, Parameter
 from docsmcp.model.source import Converted
 from docsmcp.sources.formats.linemap import monotone
 from docsmcp.sources.formats.markdown.fences import code_block, code_span
+from docsmcp.sources.formats.source import scala_inherit
 from docsmcp.sources.formats.source.doc_entries import (
     dotted_category,
     source_entry,
     summary_lines,
 )
-from docsmcp.sources.formats.source import scala_inherit
 from docsmcp.sources.formats.source.page_text import PageText, object_anchors, unique_anchor
 from docsmcp.sources.formats.source.scala_parse import Decl, Unit, parse
 from docsmcp.sources.formats.source.scaladoc_text import Doc, defines, render
