@@ -321,5 +321,10 @@ def test_hostile_input_ends() -> None:
     tokenize('s"${' * 20000)
     tokenize('s"""' + "${}" * 20000)
     tokenize("/*" * 20000)
+    for chained in ("package a.b\n" * 3000, "package x {\n" * 3000, "class A:\n" * 3000):
+        assert isinstance(scala_to_markdown("src/main/scala/A.scala", chained).text, str)
+    # (one name declared over and over: anchors -2, -3… counted, not searched from -2)
+    same = scala_to_markdown("src/main/scala/A.scala", "object A:\n" + "  def f = 1\n" * 3000)
+    assert "{#A.f-3000}" in same.text
     many = "".join(f"/** $m{k} [[x{k}]] '''b''' */\ndef f{k} = 1\n" for k in range(3000))
     assert isinstance(scala_to_markdown("src/main/scala/A.scala", many).text, str)

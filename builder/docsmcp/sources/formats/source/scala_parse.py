@@ -154,9 +154,9 @@ class _Parser:
             t = toks[k]
             word = t.text
             if word == "package" and t.kind == "kw":
-                k = self.package(k, end, package, depth, out)
-                if k < 0:  # (a `package a.b` clause: the rest of the scope is in it)
-                    return out
+                k, clause = self.package(k, end, package, depth, out)
+                if clause is not None:  # (a `package a.b` clause: the rest of the scope is in it)
+                    package = clause
                 continue
             if word == "case" and k + 1 < end and toks[k + 1].text in ("class", "object"):
                 modifiers.append("case")
@@ -209,14 +209,18 @@ class _Parser:
             return nxt.kind in ("id", "open") or nxt.text == "["
         return nxt.kind == "id"
 
-    def package(self, k: int, end: int, package: str, depth: int, out: list[Decl]) -> int:
+    def package(
+        self, k: int, end: int, package: str, depth: int, out: list[Decl]
+    ) -> tuple[int, str | None]:
+        """Reads the package object, `package a { … }` block or `package a.b` clause at `k`:
+        where the scope goes on, and for a clause the package the rest of the scope is in."""
         toks = self.toks
         if k + 1 < end and toks[k + 1].text == "object":
             decl, j = self.type_decl(k + 1, end, toks[k].col, package, depth, is_package=True)
             if decl is not None:
                 decl.doc, decl.doc_line = toks[k].doc, toks[k].doc_line
                 out.append(decl)
-            return j
+            return j, None
         j = k + 1
         names: list[str] = []
         while j < end and toks[j].kind in ("id", "kw"):
@@ -228,18 +232,19 @@ class _Parser:
             break
         inner = ".".join([p for p in (package, ".".join(names)) if p])
         if j < end and toks[j].text == "{":
-            close = self.match[j]
-            out += self.scope(j + 1, min(close, end), inner, depth + 1)
-            return close + 1
+            close = min(self.match[j], end)
+            if depth < MAX_DEPTH:
+                out += self.scope(j + 1, close, inner, depth + 1)
+            return close + 1, None
         if j < end and toks[j].text == ":" and j + 1 < end and toks[j + 1].first:
             stop = self.skip_expr(j + 1, end, toks[k].col)
-            out += self.scope(j + 1, stop, inner, depth + 1)
-            return stop
+            if depth < MAX_DEPTH:
+                out += self.scope(j + 1, stop, inner, depth + 1)
+            return stop, None
         if not self.unit.package or package == self.unit.package:
             self.unit.package = inner
             self.unit.package_line = toks[k].line
-        out += self.scope(j, end, inner, depth)
-        return -1
+        return max(j, k + 1), inner
 
     # --- declarations -----------------------------------------------------------------
     def header_end(self, k: int, end: int, col: int, stops: frozenset[str],

@@ -42,7 +42,7 @@ from docsmcp.sources.formats.source.doc_entries import (
     source_entry,
     summary_lines,
 )
-from docsmcp.sources.formats.source.page_text import PageText, object_anchors, unique_anchor
+from docsmcp.sources.formats.source.page_text import PageText, object_anchors
 from docsmcp.sources.formats.source.scala_parse import Decl, Unit, parse
 from docsmcp.sources.formats.source.scaladoc_text import Doc, defines, render
 
@@ -81,8 +81,23 @@ class _Page(PageText):
     scope: list[str] = field(default_factory=list)
     params: frozenset[str] = frozenset()
     docs: dict[str, str] = field(default_factory=dict)  # `Type.member` -> its comment
+    counts: dict[str, int] = field(default_factory=dict)  # anchor -> the next suffix tried
     inherits: dict[str, Any] = field(default_factory=dict)  # (scala_inherit's line)
     aliases: list[tuple[str, str, Any, int]] = field(default_factory=list)  # (scala_inherit)
+
+    def unique(self, base: str) -> str:
+        """`base`, or `base-2`, `base-3`… (overloads) as page_text.unique_anchor names them,
+        counting from the last one given (50,000 overloads of one name stay linear)."""
+        start = self.counts.get(base, 2)
+        if base not in self.used:
+            self.used.add(base)
+            return base
+        k = start
+        while f"{base}-{k}" in self.used:
+            k += 1
+        self.counts[base] = k + 1
+        self.used.add(f"{base}-{k}")
+        return f"{base}-{k}"
 
     def qualified(self, package: str, path: list[str]) -> str:
         return ".".join([package, *path] if package else path)
@@ -147,9 +162,7 @@ class _Page(PageText):
     def section(self, d: Decl, level: int, package: str, path: list[str], defs: dict[str, str],
                 title: str = "", entry: bool = True) -> None:  # fmt: skip
         qualified = self.qualified(package, path)
-        anchor = self.local.get("\x00" + str(id(d))) or unique_anchor(
-            anchor_part(".".join(path)), self.used
-        )
+        anchor = self.local.get("\x00" + str(id(d))) or self.unique(anchor_part(".".join(path)))
         line = d.doc_line if d.doc else d.line
         at = self.heading(level, line, title or ".".join(path), anchor, qualified)
         self.blank(d.line)
@@ -295,7 +308,7 @@ def _assign(page: _Page, decls: list[Decl], path: list[str]) -> None:
         here = [*path, d.name] if d.kind != "package" else []
         if d.kind != "package":
             key = ".".join(here)
-            anchor = unique_anchor(anchor_part(key), page.used)
+            anchor = page.unique(anchor_part(key))
             page.local.setdefault(key, anchor)
             page.local["\x00" + str(id(d))] = anchor
         members = _members(d) + (_shown(companion.members) if companion else [])
@@ -382,7 +395,7 @@ def scala_to_markdown(path: str, text: str) -> Converted:
     else:
         title = f"{unit.package or '(root)'} ({posixpath.basename(path)})"
         line = unit.package_line if unit.package else shown[0].line
-        page.heading(1, line, title, unique_anchor("package", page.used), unit.package or stem)
+        page.heading(1, line, title, page.unique("package"), unit.package or stem)
         _walk(page, shown, 2, unit.package, [], {})
     scala_inherit.entries(page, page.inherited_entry)
     return Converted(

@@ -169,7 +169,9 @@ def _ends_line(main: list[str], tags: list[tuple[str, str, list[str]]]) -> bool:
 
 
 def _inline(line: str, link: Link) -> str:
-    """One prose line's wiki markup as markdown, code spans left as they are."""
+    """One prose line's wiki markup as markdown, code spans left as they are (an entity
+    link's label may be one: `[[Functor `Functor`]]`)."""
+    line = _ENTITY.sub(lambda m: _entity(m.group(1), link), line)
     out: list[str] = []
     pos = 0
     for m in _CODE_SPAN.finditer(line):
@@ -181,7 +183,6 @@ def _inline(line: str, link: Link) -> str:
 
 
 def _markup(text: str, link: Link) -> str:
-    text = _ENTITY.sub(lambda m: _entity(m.group(1), link), text)
     text = _BOLD.sub(r"**\1**", text)
     text = _ITALIC.sub(r"*\1*", text)
     text = _UNDERLINE.sub(r"*\1*", text)
