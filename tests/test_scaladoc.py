@@ -133,6 +133,14 @@ def _project(root: Path) -> Path:
             "project/Build.scala": "object Build { /** Build code. */ def x = 1 }\n",
             "core/src/main/scala/cats/Functor.scala": _FUNCTOR,
             "core/src/main/scala/cats/Invariant.scala": _INVARIANT,
+            # (a package object inheriting a trait: `cats.syntax.all` as users import it)
+            "core/src/main/scala/cats/syntax/package.scala": (
+                "package cats\n\n/** Syntax. */\npackage object syntax extends AllSyntax\n"
+            ),
+            "core/src/main/scala/cats/AllSyntax.scala": (
+                "package cats\n\ntrait AllSyntax {\n  /** Shows anything. */\n"
+                "  def show(x: Any): String = x.toString\n}\n"
+            ),
             "core/src/test/scala/cats/FunctorSuite.scala": "/** Tests. */\nclass FunctorSuite\n",
             # (one file in two version folders: the newest Scala's is the page)
             "modules/core/shared/src/main/scala-3/io/circe/derivation/Configuration.scala": (
@@ -156,6 +164,8 @@ def test_project_reads_as_scaladoc_shows_it(tmp_path: Path) -> None:
         "README.md",
         "core/src/main/scala/cats/Functor.scala",
         "core/src/main/scala/cats/Invariant.scala",
+        "core/src/main/scala/cats/syntax/package.scala",
+        "core/src/main/scala/cats/AllSyntax.scala",
         "modules/core/shared/src/main/scala-3/io/circe/derivation/Configuration.scala",
     }
     functor = pages["core/src/main/scala/cats/Functor.scala"]
@@ -182,6 +192,8 @@ def test_project_reads_as_scaladoc_shows_it(tmp_path: Path) -> None:
     assert "```scala\noverride def composeFunctor: Int\n```\n\nComposes two invariant" in functor
     # Not a body: the declaration ends where its body starts.
     assert "final def void[A](fa: F[A]): F[Unit]\n```" in functor
+    syntax = pages["core/src/main/scala/cats/syntax/package.scala"]
+    assert "# package cats.syntax" in syntax and "**Inherited from `AllSyntax`:** `show`" in syntax
     scala3 = pages["modules/core/shared/src/main/scala-3/io/circe/derivation/Configuration.scala"]
     assert "Scala 2's" not in scala3
     assert "case Snake" in scala3 and "As written." in scala3
@@ -198,6 +210,7 @@ def test_project_reads_as_scaladoc_shows_it(tmp_path: Path) -> None:
         "cats.Functor.apply",
         "cats.Invariant.imap",
         "cats.Functor.imap",  # (inherited)
+        "cats.syntax.show",  # (a package object's, inherited)
         "io.circe.derivation.Naming.Snake",
         "io.circe.derivation.Configuration.withSnakeCaseMemberNames",
         "io.circe.derivation.Configuration.default",

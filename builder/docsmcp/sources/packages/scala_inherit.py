@@ -26,6 +26,7 @@ from docsmcp.sources.formats.source.inherit_walk import MAX_BASES, nearest_first
 from docsmcp.sources.formats.source.scala_parse import Decl, Unit, parse
 
 MAX_FILES = 20_000  # Scala pages read by the pass, at most (a bigger tree is left as read)
+PACKAGE = "package "  # (the key of a package object's line: its package, not a path)
 _MEMBER_KINDS = frozenset({"def", "val", "var", "type", "given"})
 
 # qualified name -> (declaration, its file's unit, its page, its path below the package)
@@ -37,8 +38,9 @@ def _types(decls: list[Decl], unit: Unit, path: str, package: str, below: str,
     for d in decls:
         if d.hidden or not d.is_type:
             continue
-        if d.kind == "package":
+        if d.kind == "package":  # (a package object: its package inherits, `io.circe.parser`)
             pkg = ".".join(p for p in (package, d.name) if p)
+            out.setdefault(pkg, (d, unit, path, PACKAGE + pkg))
             _types(d.members, unit, path, pkg, "", out)
             continue
         here = f"{below}.{d.name}" if below else d.name

@@ -353,6 +353,7 @@ def _walk(page: _Page, decls: list[Decl], level: int, package: str, path: list[s
             pkg = ".".join(p for p in (package, d.name) if p)
             page.section(d, level if d is not main else 1, package, [d.name],
                          inner, title=f"package {pkg}", entry=False)  # fmt: skip
+            scala_inherit.write(page, "package " + pkg, pkg, d.line)
             _walk(page, d.members, (level if d is not main else 1) + 1, pkg, [], inner)
             continue
         here = [*path, d.name]
