@@ -42,6 +42,7 @@ from docsmcp.sources.files import (
     RST_SUFFIXES,
     RUBY_SUFFIXES,
     RUST_SUFFIXES,
+    SCALA_SUFFIXES,
     SWIFT_SUFFIXES,
     TEXINFO_SUFFIXES,
     TYPESCRIPT_SUFFIXES,
@@ -170,6 +171,12 @@ def _php(path: str, text: str) -> Converted:
     return php_to_markdown(path, text)
 
 
+def _scala(path: str, text: str) -> Converted:
+    from docsmcp.sources.formats.source.scaladoc import scala_to_markdown
+
+    return scala_to_markdown(path, text)
+
+
 def _dart(path: str, text: str) -> Converted:
     from docsmcp.sources.formats.source.dartdoc import dart_to_markdown
 
@@ -249,6 +256,7 @@ CONVERTERS: dict[str, Callable[[str, str], Converted]] = {
     **{suffix: _pod for suffix in POD_SUFFIXES},  # (perldoc's and metacpan's pages: pod.py)
     **{suffix: _pod for suffix in PERL_MODULE_SUFFIXES},
     **{suffix: _pod for suffix in PERL_SCRIPT_SUFFIXES},
+    **{suffix: _scala for suffix in SCALA_SUFFIXES},  # (Scaladoc's pages: scaladoc.py)
 }
 
 

@@ -123,6 +123,10 @@ PROTO_SUFFIXES = (".proto",)
 POD_SUFFIXES = (".pod",)
 PERL_MODULE_SUFFIXES = (".pm",)
 PERL_SCRIPT_SUFFIXES = (".pl",)
+# Scala: an sbt, Mill or scala-cli project's published main sources read as the pages Scaladoc
+# publishes (scala_project.py, formats/source/scaladoc.py); tests, benchmarks, examples and
+# build code are no pages.
+SCALA_SUFFIXES = (".scala",)
 
 # Pages converted to markdown by a reader (convert.py's CONVERTERS).
 CONVERTED_SUFFIXES = (
@@ -134,7 +138,7 @@ CONVERTED_SUFFIXES = (
     + PHP_SUFFIXES
     + RUBY_SUFFIXES + RDOC_SUFFIXES + DART_SUFFIXES
     + GRAPHQL_SUFFIXES + HASKELL_SUFFIXES + PROTO_SUFFIXES
-    + POD_SUFFIXES + PERL_MODULE_SUFFIXES + PERL_SCRIPT_SUFFIXES
+    + POD_SUFFIXES + PERL_MODULE_SUFFIXES + PERL_SCRIPT_SUFFIXES + SCALA_SUFFIXES
 )  # fmt: skip
 
 # Code a reader may make a page of (a crate's module, a header a Doxyfile names, a project's
@@ -162,6 +166,7 @@ CODE_PAGE_SUFFIXES = (
     + POD_SUFFIXES
     + PERL_MODULE_SUFFIXES
     + PERL_SCRIPT_SUFFIXES
+    + SCALA_SUFFIXES
 )
 
 # Code that may sit beside a saved HTML site without being its source.
@@ -180,6 +185,7 @@ CODE_BESIDE_SITES = (
     + HASKELL_SUFFIXES
     + PERL_MODULE_SUFFIXES
     + PERL_SCRIPT_SUFFIXES
+    + SCALA_SUFFIXES
 )
 
 # Every file the builder reads as a page.

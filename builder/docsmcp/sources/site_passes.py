@@ -39,6 +39,8 @@ from docsmcp.sources.packages import (
     ruby_gem,
     rust_crate,
     rust_reexports,
+    scala_inherit,
+    scala_project,
     swift_extensions,
     swift_package,
     typescript_site,
@@ -220,6 +222,8 @@ def code_files(
     out |= guarded(set(), proto_project.no_pages, docs_dir, roots, listed)
     # Perl that is no distribution's module, script or POD (t/, examples: perl_dist.py).
     out |= guarded(set(), perl_dist.no_pages, docs_dir, roots, listed)
+    # Scala that is no published main source of an sbt, Mill or scala-cli build (scala_project.py).
+    out |= guarded(set(), scala_project.no_pages, docs_dir, roots, listed)
     return out
 
 
@@ -254,6 +258,7 @@ def after_reading(
         (dart_package.resolve, docs_dir, roots),  # (dartdoc: a library's exports)
         (php_inherit.resolve, docs_dir, roots),  # (phpDocumentor: inherited members)
         (haskell_package.resolve, docs_dir, roots),  # (Haddock: re-exported names)
+        (scala_inherit.resolve, docs_dir, roots),  # (Scaladoc: inherited members, comments)
         (mdn_api.resolve,),  # (MDN's reference pages: entries named by their titles)
     ):
         files = guarded(files, rule, files, *args)

@@ -54,6 +54,7 @@ from docsmcp.sources.files import (
     PROTO_SUFFIXES,
     RUBY_SUFFIXES,
     RUST_SUFFIXES,
+    SCALA_SUFFIXES,
     SWIFT_SUFFIXES,
     TYPESCRIPT_SUFFIXES,
 )
@@ -63,6 +64,7 @@ from docsmcp.sources.packages import (
     doxygen_project,
     haskell_package,
     rust_reexports,
+    scala_inherit,
     swift_package,
     typescript_site,
 )
@@ -97,6 +99,7 @@ PAGE_SUFFIXES = (
     + PERL_MODULE_SUFFIXES
     + POD_SUFFIXES
     + PERL_SCRIPT_SUFFIXES
+    + SCALA_SUFFIXES  # (an sbt/Mill build's published main sources: scala_project)
 )
 # TypeScript and JavaScript: the files a package's entry points export (typescript_site.scan),
 # each read with the other files' declarations it shows (bases, referenced types)
@@ -227,6 +230,8 @@ class Outside:
             read = dart_package.resolve(read, mount.root, roots)
             # (Haddock: the package's modules a page re-exports from, in the package's folder)
             read = haskell_package.resolve(read, mount.root, roots)
+            # (Scaladoc: what a type inherits from the package's own types)
+            read = scala_inherit.resolve(read, mount.root, roots)
             prefix = f"{mount.prefix}/"
             moved = []
             for f in read:
