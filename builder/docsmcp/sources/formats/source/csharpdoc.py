@@ -34,7 +34,12 @@ from docsmcp.sources.formats.source import csharp_inherit, csharp_merge, xmldoc
 from docsmcp.sources.formats.source.csharp_decls import bare_name as _bare
 from docsmcp.sources.formats.source.csharp_parse import Decl, is_type, parse
 from docsmcp.sources.formats.source.doc_entries import source_entry
-from docsmcp.sources.formats.source.page_text import PageText, object_anchors, unique_anchor
+from docsmcp.sources.formats.source.page_text import (
+    Anchors,
+    PageText,
+    object_anchors,
+    unique_anchor,
+)
 
 MAX_ENTRIES = 20_000
 EMPTY = Converted("", None, (), (), (), ())
@@ -85,7 +90,7 @@ class _Page(PageText):
     refs: list[tuple[int, str]] = field(default_factory=list)
     api: list[ApiEntry] = field(default_factory=list)
     local: dict[str, str] = field(default_factory=dict)  # name (bare, qualified tails) -> anchor
-    used: set[str] = field(default_factory=set)
+    used: Anchors = field(default_factory=Anchors)
     planned: dict[int, str] = field(default_factory=dict)  # id(decl) -> its anchor
     pending: list[str] = field(default_factory=list)
     merge: csharp_merge.Merge = field(default_factory=csharp_merge.Merge)  # (the build's line)

@@ -39,7 +39,12 @@ from docsmcp.sources.formats.source import haddock_markup as markup
 from docsmcp.sources.formats.source.doc_entries import source_entry
 from docsmcp.sources.formats.source.haskell_lex import unlit
 from docsmcp.sources.formats.source.haskell_parse import Decl, Export, Module, parse
-from docsmcp.sources.formats.source.page_text import PageText, object_anchors, unique_anchor
+from docsmcp.sources.formats.source.page_text import (
+    Anchors,
+    PageText,
+    object_anchors,
+    unique_anchor,
+)
 
 MODULE = "-- docsmcp:haddock-module "
 MAX_ENTRIES = 20_000
@@ -112,7 +117,7 @@ class _Page(PageText):
     anchors: list[tuple[int, str]] = field(default_factory=list)
     api: list[ApiEntry] = field(default_factory=list)
     refs: list[tuple[int, str]] = field(default_factory=list)
-    ids: set[str] = field(default_factory=set)
+    ids: Anchors = field(default_factory=Anchors)
     done: set[tuple[str, str]] = field(default_factory=set)
 
     def doc(self, doc: tuple[int, str] | None, level: int, at: int | None = None) -> None:

@@ -56,7 +56,12 @@ from docsmcp.sources.formats.source.kdoc_text import render, suppressed
 from docsmcp.sources.formats.source.kotlin_merge import keys, split
 from docsmcp.sources.formats.source.kotlin_parse import parse
 from docsmcp.sources.formats.source.kotlin_syntax import Decl, Unit, is_type
-from docsmcp.sources.formats.source.page_text import PageText, object_anchors, unique_anchor
+from docsmcp.sources.formats.source.page_text import (
+    Anchors,
+    PageText,
+    object_anchors,
+    unique_anchor,
+)
 
 # The marker line kotlin_project.expand writes before each file of samples appended to a page.
 SAMPLE = "//@docsmcp-kotlin-sample "
@@ -99,7 +104,7 @@ class _Page(PageText):
     refs: list[tuple[int, str]] = field(default_factory=list)
     api: list[ApiEntry] = field(default_factory=list)
     local: dict[str, str] = field(default_factory=dict)  # name below the package -> anchor
-    used: set[str] = field(default_factory=set)  # anchors given
+    used: Anchors = field(default_factory=Anchors)  # anchors given
     pending: list[str] = field(default_factory=list)  # refs of the doc being rendered
     scope: list[str] = field(default_factory=list)  # the path whose doc is being rendered
     params: frozenset[str] = frozenset()  # the parameters of the declaration being rendered

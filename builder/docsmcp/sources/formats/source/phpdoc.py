@@ -33,7 +33,7 @@ from docsmcp.sources.formats.linemap import monotone
 from docsmcp.sources.formats.markdown.fences import code_block, code_span
 from docsmcp.sources.formats.source import php_inherit, phpdoc_tags
 from docsmcp.sources.formats.source.doc_entries import source_entry
-from docsmcp.sources.formats.source.page_text import PageText, unique_anchor
+from docsmcp.sources.formats.source.page_text import Anchors, PageText, unique_anchor
 from docsmcp.sources.formats.source.php_parse import TYPE_KINDS, Decl, Param, Unit, parse
 
 MAX_ENTRIES = 20_000
@@ -67,7 +67,7 @@ class _Page(PageText):
     refs: list[tuple[int, str]] = field(default_factory=list)
     api: list[ApiEntry] = field(default_factory=list)
     local: dict[str, str] = field(default_factory=dict)  # qualified name -> anchor
-    used: set[str] = field(default_factory=set)
+    used: Anchors = field(default_factory=Anchors)
     pending: list[str] = field(default_factory=list)
     owner: str = ""  # the qualified name of the type being written
     parents: tuple[str, ...] = ()  # what it extends and implements, as written

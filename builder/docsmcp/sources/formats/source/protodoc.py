@@ -32,7 +32,12 @@ from docsmcp.model.text import truncate
 from docsmcp.sources.formats.linemap import monotone
 from docsmcp.sources.formats.markdown.fences import code_block, code_span
 from docsmcp.sources.formats.source.doc_entries import dotted_category, source_entry
-from docsmcp.sources.formats.source.page_text import PageText, object_anchors, unique_anchor
+from docsmcp.sources.formats.source.page_text import (
+    Anchors,
+    PageText,
+    object_anchors,
+    unique_anchor,
+)
 from docsmcp.sources.formats.source.proto_parse import (
     SCALARS,
     Decl,
@@ -123,7 +128,7 @@ class _Page(PageText):
     anchors: list[tuple[int, str]] = field(default_factory=list)
     api: list[ApiEntry] = field(default_factory=list)
     refs: list[tuple[int, str]] = field(default_factory=list)
-    ids: set[str] = field(default_factory=set)
+    ids: Anchors = field(default_factory=Anchors)
 
     def full(self, name: str) -> str:
         return f"{self.package}.{name}" if self.package else name

@@ -42,7 +42,12 @@ from docsmcp.sources.formats.source.doc_entries import (
     source_entry,
     summary_lines,
 )
-from docsmcp.sources.formats.source.page_text import PageText, object_anchors
+from docsmcp.sources.formats.source.page_text import (
+    Anchors,
+    PageText,
+    object_anchors,
+    unique_anchor,
+)
 from docsmcp.sources.formats.source.scala_parse import Decl, Unit, parse
 from docsmcp.sources.formats.source.scaladoc_text import Doc, defines, render
 
@@ -76,28 +81,17 @@ class _Page(PageText):
     refs: list[tuple[int, str]] = field(default_factory=list)
     api: list[ApiEntry] = field(default_factory=list)
     local: dict[str, str] = field(default_factory=dict)  # path below the package -> anchor
-    used: set[str] = field(default_factory=set)
+    used: Anchors = field(default_factory=Anchors)
     pending: list[str] = field(default_factory=list)
     scope: list[str] = field(default_factory=list)
     params: frozenset[str] = frozenset()
     docs: dict[str, str] = field(default_factory=dict)  # `Type.member` -> its comment
-    counts: dict[str, int] = field(default_factory=dict)  # anchor -> the next suffix tried
     inherits: dict[str, Any] = field(default_factory=dict)  # (scala_inherit's line)
     aliases: list[tuple[str, str, Any, int]] = field(default_factory=list)  # (scala_inherit)
 
     def unique(self, base: str) -> str:
-        """`base`, or `base-2`, `base-3`… (overloads) as page_text.unique_anchor names them,
-        counting from the last one given (50,000 overloads of one name stay linear)."""
-        start = self.counts.get(base, 2)
-        if base not in self.used:
-            self.used.add(base)
-            return base
-        k = start
-        while f"{base}-{k}" in self.used:
-            k += 1
-        self.counts[base] = k + 1
-        self.used.add(f"{base}-{k}")
-        return f"{base}-{k}"
+        """`base`, or `base-2`, `base-3`… (overloads): page_text.unique_anchor."""
+        return unique_anchor(base, self.used)
 
     def qualified(self, package: str, path: list[str]) -> str:
         return ".".join([package, *path] if package else path)

@@ -41,7 +41,12 @@ from docsmcp.sources.formats.linemap import monotone
 from docsmcp.sources.formats.markdown import docc
 from docsmcp.sources.formats.markdown.fences import code_block
 from docsmcp.sources.formats.source.doc_entries import dotted_category, source_entry, summary_lines
-from docsmcp.sources.formats.source.page_text import PageText, object_anchors, unique_anchor
+from docsmcp.sources.formats.source.page_text import (
+    Anchors,
+    PageText,
+    object_anchors,
+    unique_anchor,
+)
 from docsmcp.sources.formats.source.swift_merge import Merge, split
 from docsmcp.sources.formats.source.swift_parse import TYPE_KEYWORDS, Decl, parse
 
@@ -148,7 +153,7 @@ class _Page(PageText):
     anchors: list[tuple[int, str]] = field(default_factory=list)
     refs: list[tuple[int, str]] = field(default_factory=list)
     api: list[ApiEntry] = field(default_factory=list)
-    ids: set[str] = field(default_factory=set)
+    ids: Anchors = field(default_factory=Anchors)
     extensions: dict[str, list[str]] = field(default_factory=dict)  # type path -> its text
     links: docc.Links | None = None
     merged: Merge = field(default_factory=Merge)  # (other files' parts: swift_merge.py)

@@ -24,7 +24,7 @@ from docsmcp.model.source import Converted
 from docsmcp.sources.formats.linemap import monotone
 from docsmcp.sources.formats.markdown.fences import code_block
 from docsmcp.sources.formats.source.doc_entries import source_entry
-from docsmcp.sources.formats.source.page_text import PageText, unique_anchor
+from docsmcp.sources.formats.source.page_text import Anchors, PageText, unique_anchor
 from docsmcp.sources.formats.source.ruby_lex import Line, lex
 from docsmcp.sources.formats.source.ruby_parse import RubyObject, open_parens, parse
 from docsmcp.sources.formats.source.yard_tags import Doc, parse_doc, rdoc_markup
@@ -44,7 +44,7 @@ class _Page(PageText):
     anchors: list[tuple[int, str]] = field(default_factory=list)
     api: list[ApiEntry] = field(default_factory=list)
     refs: list[tuple[int, str]] = field(default_factory=list)
-    ids: set[str] = field(default_factory=set)
+    ids: Anchors = field(default_factory=Anchors)
 
     def add(self, line: int, text: str) -> None:
         if not text and self.out and not self.out[-1][1]:
