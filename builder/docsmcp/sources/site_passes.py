@@ -32,6 +32,7 @@ from docsmcp.sources.packages import (
     php_package,
     python_package,
     ruby_gem,
+    ruby_inherit,
     rust_crate,
     rust_reexports,
     swift_extensions,
@@ -203,6 +204,7 @@ def after_reading(
         (dotnet_merge.resolve, docs_dir, roots),  # (docfx: <inheritdoc/>, code regions)
         (dart_package.resolve, docs_dir, roots),  # (dartdoc: a library's exports)
         (php_inherit.resolve, docs_dir, roots),  # (phpDocumentor: inherited members)
+        (ruby_inherit.resolve, docs_dir, roots),  # (YARD: included and inherited methods)
         (mdn_api.resolve,),  # (MDN's reference pages: entries named by their titles)
     ):
         files = _guarded(files, rule, files, *args)
