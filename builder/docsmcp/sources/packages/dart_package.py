@@ -29,7 +29,7 @@ from docsmcp.model.source import SourceFile
 from docsmcp.sources.files import DART_SUFFIXES
 from docsmcp.sources.formats.source import dartdoc
 from docsmcp.sources.formats.source.dart_parse import Export, parse
-from docsmcp.sources.packages import dart_categories
+from docsmcp.sources.packages import dart_categories, dart_inherit
 from docsmcp.sources.settings import read_page_text
 
 log = logging.getLogger("docsmcp.sources.packages.dart_package")
@@ -228,6 +228,7 @@ def resolve(files: list[SourceFile], docs_dir: Path, roots: Sequence[Path]) -> l
         line_map = (own[0] if own else 0, *own)
         line_map += (line_map[-1],) * (total - len(line_map))
         out.append(dataclasses.replace(f, body=text, line_map=line_map[:total]))
+    out = dart_inherit.with_supers(out, shows, names)  # (supertypes other pages show)
     return _with_categories(out, docs_dir, shows)
 
 

@@ -35,7 +35,7 @@ from docsmcp.model.api import ApiEntry, Parameter
 from docsmcp.model.source import Converted
 from docsmcp.sources.formats.linemap import monotone
 from docsmcp.sources.formats.markdown.fences import code_block
-from docsmcp.sources.formats.source import dartdoc_text
+from docsmcp.sources.formats.source import dartdoc_inherit, dartdoc_text
 from docsmcp.sources.formats.source.dart_parse import TYPE_KINDS, Decl, Unit, parse
 from docsmcp.sources.formats.source.doc_entries import dotted_category, source_entry, summary_lines
 from docsmcp.sources.formats.source.page_text import PageText, object_anchors
@@ -170,6 +170,8 @@ class _Page(PageText):
     anchors: list[tuple[int, str]] = field(default_factory=list)
     refs: list[tuple[int, str]] = field(default_factory=list)
     api: list[ApiEntry] = field(default_factory=list)
+    # (child's name, supertype member's name, member, line): dartdoc_inherit.entries
+    aliases: list[tuple[str, str, Decl, int]] = field(default_factory=list)
 
     def heading(self, level: int, line: int, title: str, parts: list[str]) -> int:
         self.blank(line)
@@ -303,6 +305,7 @@ def dart_to_markdown(path: str, text: str) -> Converted:
     text = text.replace("\r\n", "\n")
     if text.startswith(HEADER) and (example := _example(text)) is not None:
         return example
+    text, external = dartdoc_inherit.split(text)  # (the pass's supertypes of other pages)
     library, segments, exported = split(path, text)
     units = [(seg, parse(seg.text)) for seg in segments]
     own = units[0][1]
@@ -346,9 +349,14 @@ def dart_to_markdown(path: str, text: str) -> Converted:
         page.blank(0)
         page.add(0, f"Exports the libraries {names}." if len(exported) > 1 else
                  f"Exports the library {names}.")  # fmt: skip
+    types = {d.name: d for _, d in decls if d.kind in dartdoc_inherit.INHERITING}
     for seg, d in decls:
         first = seg.first_line
         page.declaration(d, [d.name], 2, first, "")
+        if (
+            d.kind in dartdoc_inherit.INHERITING
+        ):  # (dartdoc's inherited members: a line per supertype)
+            dartdoc_inherit.write(page, d, types, external, _members, _member_name, first + d.line)
         setters = {m.name: m for m in d.members if m.kind == "setter" and shown(m)}
         for m in _members(d):
             extra = (
@@ -357,6 +365,7 @@ def dart_to_markdown(path: str, text: str) -> Converted:
                 else ""
             )
             page.declaration(m, [d.name, _member_name(m)], 3, first, extra)
+    dartdoc_inherit.entries(page)
     lines = [t for _, t in page.out]
     line_map = monotone([n for n, _ in page.out])
     return Converted(
