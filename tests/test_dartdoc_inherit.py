@@ -4,7 +4,8 @@ interfaces) linking its sections, an API entry per member named as the child's; 
 A supertype another library of the package shows comes from the pass, as references
 (formats/source/dartdoc_inherit.py, packages/dart_inherit.py). The fixture is in the shape of
 dart-lang/http (`IOClient` in `io_client.dart` extends `BaseClient`, which `http.dart`
-exports with the `Client` interface it implements)."""
+exports with the `Client` interface it implements). A library exporting another package's
+library names what it gives, without copying it (riverpod's `flutter_riverpod`)."""
 
 from __future__ import annotations
 
@@ -106,6 +107,29 @@ def test_the_lines_refer_to_the_supertypes_sections(tmp_path: Path) -> None:
     refs = json.loads(built.stdout)["references"]
     # (all resolve: IOClient's line, which names BaseClient's `get` on webby's page, and links)
     assert refs["resolved"] == refs["found"] == 4, refs
+
+
+def test_another_packages_library_is_named_not_copied(tmp_path: Path) -> None:
+    root = tmp_path / "mono"
+    _package(root / "packages" / "webby")
+    write_tree(
+        root / "packages" / "webby_flutter",
+        {
+            "pubspec.yaml": "name: webby_flutter\n",
+            "lib/webby_flutter.dart": (
+                "/// Webby for Flutter.\nlibrary;\n\n"
+                "export 'package:meta/meta.dart' show immutable;\n"
+                "export 'package:webby/webby.dart' hide Client;\n"
+            ),
+        },
+    )
+    built = run_docsmcp("build", "--docs-dir", root, "--out", tmp_path / "i", "--json")
+    page = page_texts(tmp_path / "i")["packages/webby_flutter/lib/webby_flutter.dart"]
+    assert "**Re-exports from package `meta`** (`package:meta/meta.dart`): `immutable`" in page
+    said = "**Re-exports from package `webby`** (`package:webby/webby.dart`): `BaseClient`"
+    assert said in page and "Sends an HTTP request" not in page
+    refs = json.loads(built.stdout)["references"]
+    assert refs["resolved"] == refs["found"], refs  # (`BaseClient`: webby's section)
 
 
 def test_supertypes_are_read_nearest_first() -> None:
