@@ -127,6 +127,14 @@ trait ProcessableHandlerTrait
     {
         return $this;
     }
+
+    /**
+     * @inheritDoc
+     */
+    public function popProcessor(): callable
+    {
+        return fn () => null;
+    }
 }
 """
 
@@ -154,6 +162,11 @@ interface HandlerInterface
      * Closes the handler.
      */
     public function close(): void;
+
+    /**
+     * Removes the processor on top of the stack and returns it.
+     */
+    public function popProcessor(): callable;
 }
 """
 
@@ -205,7 +218,7 @@ def test_the_line_refers_to_the_parents_sections(tmp_path: Path) -> None:
     refs = json.loads(built.stdout)["references"]
     # (the `extends`/`implements` lines, the names StreamHandler's page inherits from the
     # other pages, and where its inherited docblocks come from)
-    assert refs["resolved"] == 13 and refs["resolved"] == refs["found"], refs
+    assert refs["resolved"] == 15 and refs["resolved"] == refs["found"], refs
 
 
 def test_a_traits_members_are_listed_in_each_class_that_uses_it(tmp_path: Path) -> None:
@@ -217,12 +230,15 @@ def test_a_traits_members_are_listed_in_each_class_that_uses_it(tmp_path: Path) 
         in pages["src/Handler/AbstractHandler.php"]
     )
     stream = pages["src/Handler/StreamHandler.php"]
-    assert "**From trait `ProcessableHandlerTrait`:** `pushProcessor()`" in stream
+    assert "**From trait `ProcessableHandlerTrait`:** `pushProcessor()`, `popProcessor()`" in stream
     assert "Adds a processor in the stack." not in stream
     api = ApiRegistry(open_bundle(out))
     (found,) = [api.spec(i) for i in api.lookup("StreamHandler::pushProcessor")]
     assert found["name"] == "Acme\\Log\\Handler\\StreamHandler::pushProcessor"
     assert found["description"] == "Adds a processor in the stack."
+    # (the trait's `@inheritDoc` names no interface; the class implements the one it means)
+    (pop,) = [api.spec(i) for i in api.lookup("StreamHandler::popProcessor")]
+    assert pop["description"] == "Removes the processor on top of the stack and returns it."
 
 
 def test_inherit_doc_shows_the_parents_text(tmp_path: Path) -> None:

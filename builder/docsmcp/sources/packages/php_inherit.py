@@ -78,13 +78,13 @@ def _inherits_doc(m: Decl) -> bool:
     )
 
 
-def _member(m: Decl) -> dict[str, Any]:
+def _member(m: Decl, docs: dict[str, str]) -> dict[str, Any]:
     doc = phpdoc_tags.read(m.doc, lambda t, label: label or t)
     return {
         "name": m.name,
         "kind": m.kind,
         "signature": member_declaration(m, doc),
-        "doc": m.doc,
+        "doc": docs.get(m.name, m.doc) if _inherits_doc(m) else m.doc,
         "params": [dataclasses.asdict(p) for p in m.params],
         "returns": m.returns or m.type,
     }
@@ -164,17 +164,31 @@ def _inherits(
             continue
         found = _walk(d, unit, types, _parents, _members, {m.name for m in d.members})
         if found:
+            # (a member that inherits its docblock: the text the type sees through its
+            # interfaces too, for the entry: a trait's `{@inheritDoc}` names no interface)
+            docs = {m.name: m.doc for _, ms in _texts(d, unit, types) for m in ms}
             out[d.name] = [
                 {
                     "key": qualified,
                     "name": qualified.rsplit("\\", 1)[-1],
                     "path": path,
-                    "members": [_member(m) for m in ms],
+                    "members": [_member(m, docs) for m in ms],
                     **({"trait": True} if decl.kind == "trait" else {}),
                 }
                 for (qualified, (decl, _, path)), ms in found
             ]
     return out
+
+
+def _texts(
+    d: Decl, unit: Unit, types: dict[str, tuple[Decl, Unit, str]]
+) -> list[tuple[tuple[str, tuple[Decl, Unit, str]], list[Decl]]]:
+    """The members with text `d`'s parents, traits and interfaces have, nearest first."""
+
+    def parents(decl: Decl) -> tuple[str, ...]:
+        return decl.traits + decl.extends + decl.implements
+
+    return _walk(d, unit, types, parents, _documented, set(), MAX_DOC_PARENTS)
 
 
 def _docs(
@@ -188,10 +202,7 @@ def _docs(
         if d.kind not in TYPE_KINDS or not wanting:
             continue
 
-        def parents(decl: Decl) -> tuple[str, ...]:
-            return decl.traits + decl.extends + decl.implements
-
-        found = _walk(d, unit, types, parents, _documented, set(), MAX_DOC_PARENTS)
+        found = _texts(d, unit, types)
         docs = {
             m.name: {"from": f"{qualified}::{m.name}", "doc": m.doc}
             for (qualified, _), ms in found
