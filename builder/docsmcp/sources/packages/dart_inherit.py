@@ -14,6 +14,7 @@ its header, return type and first paragraph). Another package's types add nothin
 from __future__ import annotations
 
 import dataclasses
+import re
 from typing import Any
 
 from docsmcp.model.source import SourceFile
@@ -31,7 +32,31 @@ def _member(m: Decl) -> dict[str, Any]:
             "returns": m.returns, "summary": summary}  # fmt: skip
 
 
-def _inheritable(d: Decl, table: dict[str, tuple[str, Decl]]) -> list[dict[str, Any]]:
+_HEADER = re.compile(
+    r"^[ \t]*(?:(?:abstract|base|final|sealed|interface|mixin)\s+)*(class|mixin|enum)\s+"
+    r"([A-Za-z_$][\w$]*)([^{;]*)",
+    re.M,
+)
+
+
+@dataclasses.dataclass
+class _Table:
+    """The package's types by name, each with the library whose page shows it first: found by
+    their headers, read (parsed) only when a page needs one."""
+
+    found: dict[str, tuple[str, str, str]] = dataclasses.field(default_factory=dict)
+    units: dict[str, Unit] = dataclasses.field(default_factory=dict)  # (path, text, library)
+
+    def get(self, name: str) -> tuple[str, Decl] | None:
+        if name not in self.found:
+            return None
+        path, text, library = self.found[name]
+        unit = self.units.setdefault(path, parse(text))
+        d = next((d for d in unit.decls if d.name == name and dartdoc.shown(d)), None)
+        return (library, d) if d is not None else None
+
+
+def _inheritable(d: Decl, table: _Table) -> list[dict[str, Any]]:
     members = [m for m in d.members if dartdoc.shown(m) and m.kind != "constructor"]
     getters = {m.name for m in members if m.kind in ("getter", "field")}
     out = []
@@ -45,15 +70,16 @@ def _inheritable(d: Decl, table: dict[str, tuple[str, Decl]]) -> list[dict[str, 
     return out
 
 
-def _overridden(d: Decl, name: str, table: dict[str, tuple[str, Decl]]) -> str:
+def _overridden(d: Decl, name: str, table: _Table) -> str:
     """The first paragraph of the nearest supertype member `name` that has text."""
     todo, seen = dartdoc_inherit.supertypes(d.signature), {d.name}
     while todo and len(seen) < MAX_SUPERS:
         t = todo.pop(0)
-        if t in seen or t not in table:
+        found = table.get(t) if t not in seen else None
+        if found is None:
             continue
         seen.add(t)
-        base = table[t][1]
+        base = found[1]
         said = next((_member(m)["summary"] for m in base.members if m.name == name), "")
         if said:
             return said
@@ -66,34 +92,32 @@ def with_supers(
 ) -> list[SourceFile]:
     """`files` with each library page's missing supertypes appended (see the docstring);
     `packages`: package folder -> its name."""
-    units: dict[str, Unit] = {}
     wanted: dict[str, dict[str, Any]] = {}  # page -> the types to append
     for folder, libs in sorted(shows.items()):
-        table: dict[str, tuple[str, Decl]] = {}  # type -> (its library, it)
-        on_page: dict[str, set[str]] = {}
+        table = _Table()
+        on_page: dict[str, dict[str, str]] = {}  # page -> its types -> their headers
         main = [p for p in libs if p.rsplit("/", 1)[-1] == f"{packages.get(folder, '')}.dart"]
         for page in main + sorted(p for p in libs if p not in main):
             segments = libs[page]
-            library = dartdoc.library_name(page, units.setdefault(page, parse(segments[0][1])))
-            names = on_page.setdefault(page, set())
+            own = table.units.setdefault(page, parse(segments[0][1]))
+            library = dartdoc.library_name(page, own)
+            names = on_page.setdefault(page, {})
             for path, text, show, hide in segments:
-                for d in units.setdefault(path, parse(text)).decls:
-                    if d.kind not in dartdoc_inherit.INHERITING or not dartdoc.shown(d):
+                for m in _HEADER.finditer(text):
+                    name = m.group(2)
+                    if name.startswith("_") or (show and name not in show) or name in hide:
                         continue
-                    if (show and d.name not in show) or d.name in hide:
-                        continue
-                    names.add(d.name)
-                    table.setdefault(d.name, (library, d))
+                    names.setdefault(name, " ".join(m.group(1, 2, 3)))
+                    table.found.setdefault(name, (path, text, library))
         for page, names in on_page.items():
-            todo = [
-                s for n in sorted(names) for s in dartdoc_inherit.supertypes(table[n][1].signature)
-            ]
+            todo = [s for n in sorted(names) for s in dartdoc_inherit.supertypes(names[n])]
             found: dict[str, Any] = {}
             while todo and len(found) < MAX_SUPERS:
                 name = todo.pop(0)
-                if name in names or name in found or name not in table:
+                got = table.get(name) if name not in names and name not in found else None
+                if got is None:
                     continue
-                library, d = table[name]
+                library, d = got
                 found[name] = {"library": library, "kind": d.kind, "signature": d.signature,
                                "members": _inheritable(d, table)}  # fmt: skip
                 todo += dartdoc_inherit.supertypes(d.signature)
