@@ -233,8 +233,9 @@ def test_package_reads_as_dartdoc_shows_it(tmp_path: Path) -> None:
     # A getter and its setter are one property; an operator keeps its name.
     assert "### Response.body\n\n```dart\nString get body\nset body(String value)\n```" in lib
     assert "### Response.operator ==" in lib
-    # A conditional export: its default (first) URI; another package's export: left out.
-    assert "## platform" in lib and "'io'" not in lib and "MediaType" not in lib
+    # A conditional export: its default (first) URI; another package's export: named only.
+    assert "## platform" in lib and "'io'" not in lib and "## MediaType" not in lib
+    assert "**Re-exports from package `other_pkg`** (`package:other_pkg/other.dart`)" in lib
     # dartdoc_options.yaml's category page: its text, then the declarations `{@category Core}`
     # puts in it, linked to their sections, with their first sentence.
     core = pages["doc/core.md"]

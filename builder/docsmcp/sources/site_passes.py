@@ -37,6 +37,7 @@ from docsmcp.sources.packages import (
     proto_project,
     python_package,
     ruby_gem,
+    ruby_inherit,
     rust_crate,
     rust_reexports,
     scala_inherit,
@@ -259,6 +260,7 @@ def after_reading(
         (php_inherit.resolve, docs_dir, roots),  # (phpDocumentor: inherited members)
         (haskell_package.resolve, docs_dir, roots),  # (Haddock: re-exported names)
         (scala_inherit.resolve, docs_dir, roots),  # (Scaladoc: inherited members, comments)
+        (ruby_inherit.resolve, docs_dir, roots),  # (YARD: included and inherited methods)
         (mdn_api.resolve,),  # (MDN's reference pages: entries named by their titles)
     ):
         files = guarded(files, rule, files, *args)

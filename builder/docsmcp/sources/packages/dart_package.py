@@ -29,7 +29,7 @@ from docsmcp.model.source import SourceFile
 from docsmcp.sources.files import DART_SUFFIXES
 from docsmcp.sources.formats.source import dartdoc
 from docsmcp.sources.formats.source.dart_parse import Export, parse
-from docsmcp.sources.packages import dart_categories
+from docsmcp.sources.packages import dart_categories, dart_inherit
 from docsmcp.sources.settings import read_page_text
 
 log = logging.getLogger("docsmcp.sources.packages.dart_package")
@@ -189,6 +189,8 @@ def resolve(files: list[SourceFile], docs_dir: Path, roots: Sequence[Path]) -> l
     if not pages and not shown:
         return files
     names: dict[str, str] = {}
+    folders = {_package_name(docs_dir, p): p for p in sorted(set(pages.values()), reverse=True)}
+    reexported: dict[str, list[str]] = {}  # (another package's library: the names it shows)
     templates: dict[str, dict[str, str]] = {}  # package folder -> template name -> file
     # package folder -> library page -> its files (path, text, show, hide): for categories
     shows: dict[str, dict[str, list[tuple[str, str, tuple[str, ...], tuple[str, ...]]]]] = {}
@@ -207,7 +209,9 @@ def resolve(files: list[SourceFile], docs_dir: Path, roots: Sequence[Path]) -> l
         package = names.setdefault(folder, _package_name(docs_dir, folder))
         body = f.body if f.line_map else f.text
         own = f.line_map or tuple(range(body.count("\n") + 1))
-        appended, libs = _exported(docs_dir, roots, f.path, body, folder, package, set(pages))
+        appended, libs, others = _exported(
+            docs_dir, roots, f.path, body, folder, package, set(pages)
+        )
         shows.setdefault(folder, {})[f.path] = [(f.path, body, (), ())] + [
             (p, t, e.show, e.hide) for p, e, t in appended
         ]
@@ -215,6 +219,7 @@ def resolve(files: list[SourceFile], docs_dir: Path, roots: Sequence[Path]) -> l
             [dartdoc.header_line("", package), body]
             + [dartdoc.export_line(p, e.show, e.hide) + "\n" + t for p, e, t in appended]
             + [dartdoc.LIBRARY + posixpath.relpath(p, posixpath.dirname(f.path)) for p in libs]
+            + [_reexport(docs_dir, roots, e, folders, reexported) for e in others]
         )
         wanted = set(_MACRO.findall(text)) - set(_TEMPLATE.findall(text))
         if wanted:
@@ -228,6 +233,7 @@ def resolve(files: list[SourceFile], docs_dir: Path, roots: Sequence[Path]) -> l
         line_map = (own[0] if own else 0, *own)
         line_map += (line_map[-1],) * (total - len(line_map))
         out.append(dataclasses.replace(f, body=text, line_map=line_map[:total]))
+    out = dart_inherit.with_supers(out, shows, names)  # (supertypes other pages show)
     return _with_categories(out, docs_dir, shows)
 
 
@@ -273,13 +279,15 @@ def _exported(
     folder: str,
     package: str,
     public: set[str],
-) -> tuple[list[tuple[str, Export, str]], list[str]]:
+) -> tuple[list[tuple[str, Export, str]], list[str], list[Export]]:
     """The files a library's page shows after its own text: its parts and its exports,
-    followed through their exports, each once (the first route's `show`/`hide`); and the
+    followed through their exports, each once (the first route's `show`/`hide`); the
     other public libraries it exports (`public`: named, not copied, as their own pages show
-    their declarations)."""
+    their declarations); and the other packages' libraries it exports (with the route's
+    `show`/`hide`)."""
     out: list[tuple[str, Export, str]] = []
     libs: list[str] = []
+    others: list[Export] = []
     seen = {path}
     todo: list[tuple[str, Export, int, str]] = []  # (path, combinators, depth, exporter)
     unit = parse(body)
@@ -290,6 +298,8 @@ def _exported(
     while todo and len(out) < MAX_EXPORTED:
         uri, e, depth, here = todo.pop(0)
         target = _target(uri, here, folder, package)
+        if target is None and uri.startswith("package:") and uri not in {x.uri for x in others}:
+            others.append(Export(uri, e.show, e.hide))  # (another package's: named, not read)
         if target is None or target in seen:
             continue
         seen.add(target)
@@ -315,7 +325,38 @@ def _exported(
             if e.show and not show:
                 continue  # (nothing the outer `show` lets through)
             todo.append((sub.uri, Export(sub.uri, show, e.hide + sub.hide), depth + 1, target))
-    return out, libs
+    return out, libs, others
+
+
+def _reexport(
+    docs_dir: Path,
+    roots: Sequence[Path],
+    e: Export,
+    folders: dict[str, str],
+    cache: dict[str, list[str]],
+) -> str:
+    """The line naming what another package's library `e` gives this one: the names its
+    `show` lets through; for a package of the tree, the names that library shows (its own
+    and its exports', `hide` applied), referring to that package's main library."""
+    name, _, rest = e.uri[len("package:") :].partition("/")
+    folder = folders.get(name)
+    if folder is None or not rest:
+        return dartdoc.reexport_line(name, e.uri, list(e.show), "")
+    if e.uri not in cache:
+        path = posixpath.join(f"{folder}/lib" if folder else "lib", rest)
+        text = _text(docs_dir, roots, path)
+        found: list[str] = []
+        if text is not None:
+            appended, _, _ = _exported(docs_dir, roots, path, text, folder, name, set())
+            for target_text, show, hide in [(text, (), ())] + [
+                (t, x.show, x.hide) for _, x, t in appended
+            ]:
+                for d in parse(target_text).decls:
+                    if dartdoc.shown(d) and (not show or d.name in show) and d.name not in hide:
+                        found.append(d.name)
+        cache[e.uri] = list(dict.fromkeys(found))
+    shown = [n for n in cache[e.uri] if (not e.show or n in e.show) and n not in e.hide]
+    return dartdoc.reexport_line(name, e.uri, shown, name)
 
 
 def _templates(docs_dir: Path, roots: Sequence[Path], folder: str) -> dict[str, str]:

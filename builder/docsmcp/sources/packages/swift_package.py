@@ -240,6 +240,8 @@ def resolve(files: list[SourceFile], docs_dir: Path, roots: Sequence[Path]) -> l
         body = f.body if f.line_map else f.text
         own = f.line_map or tuple(range(body.count("\n") + 1))
         code = _tutorial_code(docs_dir, roots, f.path, body) if f.path.endswith(".tutorial") else {}
+        if "@Snippet" in body:  # (DocC's `@Snippet(path:)`: the package's `Snippets/` file)
+            code = {**code, **_snippets(docs_dir, roots, f.path, body)}
         parts = [docc.header_line(docc.Links(module, table, code)), body]
         for ext in appended.get(f.path, []) if is_swift else ():
             text = _text(docs_dir, roots, ext)
@@ -282,6 +284,55 @@ def _tutorial_code(docs_dir: Path, roots: Sequence[Path], path: str, body: str) 
         if text is not None:
             out[name] = text.replace("\r\n", "\n")
     return out
+
+
+_SNIPPET = re.compile(r"@Snippet\(([^()]*)\)")
+_ARG = re.compile(r"\b(path|slice):\s*\"([^\"\n]*)\"")
+_MARK = re.compile(r"^\s*//\s*snippet\.(\w+)\s*$")
+
+
+def _snippets(docs_dir: Path, roots: Sequence[Path], path: str, body: str) -> dict[str, str]:
+    """The code each `@Snippet(path: "Package/Snippets/Name", slice: "s")` shows, keyed
+    `snippet:PATH` (`#SLICE`): the package's `Snippets/Name.swift` (the package: the folder
+    above the page's `Sources/`, else the docs folder), as DocC shows it: `// snippet.hide`
+    … `// snippet.show` left out, a slice the lines between `// snippet.s` and `// snippet.end`,
+    the marker lines gone."""
+    root = path.split("/Sources/", 1)[0] if "/Sources/" in "/" + path else ""
+    root = "" if root == path or path.startswith("Sources/") else root
+    out: dict[str, str] = {}
+    for m in list(_SNIPPET.finditer(body))[:MAX_CODE_FILES]:
+        args = dict(_ARG.findall(m.group(1)))
+        named = args.get("path", "")
+        if "/Snippets/" not in named:
+            continue
+        rel = posixpath.normpath(posixpath.join(root, "Snippets", named.split("/Snippets/", 1)[1]))
+        rel = rel if rel.endswith(SWIFT_SUFFIX) else rel + SWIFT_SUFFIX
+        if rel.startswith("../") or not (docs_dir / rel).is_file():
+            continue
+        if (docs_dir / rel).stat().st_size > MAX_CODE_BYTES:
+            continue
+        text = _text(docs_dir, roots, rel)
+        if text is not None:
+            key = f"snippet:{named}" + (f"#{args['slice']}" if args.get("slice") else "")
+            out[key] = _snippet_code(text.replace("\r\n", "\n"), args.get("slice", ""))
+    return out
+
+
+def _snippet_code(text: str, slice_name: str) -> str:
+    shown: list[str] = []
+    hidden, inside = False, not slice_name
+    for line in text.split("\n"):
+        m = _MARK.match(line)
+        if m is None:
+            if inside and not hidden:
+                shown.append(line)
+            continue
+        word = m.group(1)
+        if word in ("hide", "show"):
+            hidden = word == "hide"
+        elif slice_name:
+            inside = word == slice_name or (inside and word != "end")
+    return "\n".join(shown).strip("\n")
 
 
 def _catalogs_of(files: list[SourceFile], docs_dir: Path) -> set[str]:

@@ -375,8 +375,18 @@ def _open(
         url = a.get("destination") or a.get("url") or ""
         text = a.get("purpose") or a.get("label") or url
         return (f"[{text}]({url})" if url else ""), title, steps
-    if d.name == "Snippet":
-        return (f"Snippet: `{a.get('path', '')}`" if a.get("path") else ""), title, steps
+    if d.name == "Snippet":  # (the file's code, where the build found it: swift_package)
+        path = a.get("path", "")
+        key = f"snippet:{path}" + (f"#{a['slice']}" if a.get("slice") else "")
+        code = links.code.get(key) if links is not None else None
+        if code is not None:
+            block = code_block("", "swift", code.split("\n"))
+            return (
+                "\n".join([f"Snippet: `{path.rsplit('/', 1)[-1]}`", "", *block, ""]),
+                title,
+                steps,
+            )
+        return (f"Snippet: `{path}`" if path else ""), title, steps
     return "", title, steps
 
 

@@ -35,7 +35,7 @@ from docsmcp.model.api import ApiEntry, Parameter
 from docsmcp.model.source import Converted
 from docsmcp.sources.formats.linemap import monotone
 from docsmcp.sources.formats.markdown.fences import code_block
-from docsmcp.sources.formats.source import dartdoc_text
+from docsmcp.sources.formats.source import dartdoc_inherit, dartdoc_text
 from docsmcp.sources.formats.source.dart_parse import TYPE_KINDS, Decl, Unit, parse
 from docsmcp.sources.formats.source.doc_entries import dotted_category, source_entry, summary_lines
 from docsmcp.sources.formats.source.page_text import PageText, object_anchors
@@ -44,6 +44,8 @@ HEADER = "// docsmcp:dartdoc "
 EXPORT = "// docsmcp:dart-export "
 TEMPLATES = "// docsmcp:dart-templates "
 LIBRARY = "// docsmcp:dart-library "  # another public library this one exports (its path)
+# another package's library this one exports: JSON {package, uri, names, library}
+REEXPORT = "// docsmcp:dart-reexport "
 MAX_ENTRIES = 20_000
 MAX_SUPERS = 32  # types searched for an inherited member a reference names, at most
 _SUPER_CLAUSE = re.compile(r"\b(?:extends|with|implements|on)\b(.*)", re.S)
@@ -97,11 +99,12 @@ def export_line(path: str, show: tuple[str, ...], hide: tuple[str, ...]) -> str:
     return f"{EXPORT}{path} show={','.join(show)} hide={','.join(hide)}"
 
 
-def split(path: str, body: str) -> tuple[str, list[Segment], list[str]]:
-    """The library name, the segments of a page body and the other libraries it exports (see
-    the module's docstring)."""
+def split(path: str, body: str) -> tuple[str, list[Segment], list[str], list[dict]]:
+    """The library name, the segments of a page body, the other libraries it exports and the
+    other packages' (see the module's docstring)."""
     library = ""
     libraries: list[str] = []
+    packages: list[dict] = []
     lines = body.split("\n")
     start = 0
     if lines and lines[0].startswith(HEADER):
@@ -118,6 +121,13 @@ def split(path: str, body: str) -> tuple[str, list[Segment], list[str]]:
         if line.startswith(LIBRARY):
             libraries.append(line[len(LIBRARY) :].strip())
             continue
+        if line.startswith(REEXPORT):
+            try:
+                said = json.loads(line[len(REEXPORT) :])
+                packages += [said] if isinstance(said, dict) else []
+            except ValueError:
+                pass
+            continue
         if line.startswith((EXPORT, TEMPLATES)):
             segments.append(Segment(cur.path, "\n".join(buf), cur.first_line, cur.show,
                                     cur.hide, cur.templates_only))  # fmt: skip
@@ -133,7 +143,12 @@ def split(path: str, body: str) -> tuple[str, list[Segment], list[str]]:
         buf.append(line)
     segments.append(Segment(cur.path, "\n".join(buf), cur.first_line, cur.show, cur.hide,
                             cur.templates_only))  # fmt: skip
-    return library, segments, libraries
+    return library, segments, libraries, packages
+
+
+def reexport_line(package: str, uri: str, names: list[str], library: str) -> str:
+    said = {"package": package, "uri": uri, "names": names, "library": library}
+    return REEXPORT + json.dumps(said, ensure_ascii=False, sort_keys=True)
 
 
 def _names(text: str) -> frozenset[str]:
@@ -170,6 +185,8 @@ class _Page(PageText):
     anchors: list[tuple[int, str]] = field(default_factory=list)
     refs: list[tuple[int, str]] = field(default_factory=list)
     api: list[ApiEntry] = field(default_factory=list)
+    # (child's name, supertype member's name, member, line): dartdoc_inherit.entries
+    aliases: list[tuple[str, str, Decl, int]] = field(default_factory=list)
 
     def heading(self, level: int, line: int, title: str, parts: list[str]) -> int:
         self.blank(line)
@@ -303,7 +320,8 @@ def dart_to_markdown(path: str, text: str) -> Converted:
     text = text.replace("\r\n", "\n")
     if text.startswith(HEADER) and (example := _example(text)) is not None:
         return example
-    library, segments, exported = split(path, text)
+    text, external = dartdoc_inherit.split(text)  # (the pass's supertypes of other pages)
+    library, segments, exported, packages = split(path, text)
     units = [(seg, parse(seg.text)) for seg in segments]
     own = units[0][1]
     library = library or library_name(path, own)
@@ -322,7 +340,7 @@ def dart_to_markdown(path: str, text: str) -> Converted:
                 decls.append((seg, d))
     # (in the order of dartdoc's library page: types, then properties, functions, typedefs)
     decls.sort(key=lambda sd: _TOP_RANK.get(sd[1].kind, 9))
-    if not decls and not own.library_doc and not exported:
+    if not decls and not own.library_doc and not exported and not packages:
         return Converted("", None, (), (), (), ())
     for _, d in decls:
         page.symbols[d.name] = anchor(d.name)
@@ -346,9 +364,16 @@ def dart_to_markdown(path: str, text: str) -> Converted:
         page.blank(0)
         page.add(0, f"Exports the libraries {names}." if len(exported) > 1 else
                  f"Exports the library {names}.")  # fmt: skip
+    for said in packages:  # (dartdoc lists them here; their package's pages show them)
+        _reexport(page, said)
+    types = {d.name: d for _, d in decls if d.kind in dartdoc_inherit.INHERITING}
     for seg, d in decls:
         first = seg.first_line
         page.declaration(d, [d.name], 2, first, "")
+        if (
+            d.kind in dartdoc_inherit.INHERITING
+        ):  # (dartdoc's inherited members: a line per supertype)
+            dartdoc_inherit.write(page, d, types, external, _members, _member_name, first + d.line)
         setters = {m.name: m for m in d.members if m.kind == "setter" and shown(m)}
         for m in _members(d):
             extra = (
@@ -357,11 +382,25 @@ def dart_to_markdown(path: str, text: str) -> Converted:
                 else ""
             )
             page.declaration(m, [d.name, _member_name(m)], 3, first, extra)
+    dartdoc_inherit.entries(page)
     lines = [t for _, t in page.out]
     line_map = monotone([n for n, _ in page.out])
     return Converted(
         "\n".join(lines), title, tuple(page.anchors), line_map, tuple(page.api), tuple(page.refs)
     )
+
+
+def _reexport(page: _Page, said: dict) -> None:
+    """`**Re-exports from package `riverpod`:** `Provider`, …`: each name, where the package is
+    of the tree, a reference to its section on that package's page; never a copy."""
+    names = [str(n) for n in said.get("names", ()) if isinstance(n, str) and n]
+    uri, home = str(said.get("uri", "")), str(said.get("library", ""))
+    label = f"**Re-exports from package `{said.get('package', '')}`** (`{uri}`)"
+    page.blank(0)
+    at = len(page.out)
+    page.add(0, f"{label}: {', '.join(f'`{n}`' for n in names)}" if names else f"{label}.")
+    if home:
+        page.refs += [(at, n) for n in names]  # (the name: the library showing it may be any)
 
 
 def _supertypes(signature: str) -> list[str]:

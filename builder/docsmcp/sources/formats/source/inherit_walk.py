@@ -27,15 +27,17 @@ def nearest_first(
     members: Callable[[B], list[M]],
     name: Callable[[M], str],
     key: Callable[[B], str],
+    limit: int = MAX_BASES,
 ) -> list[tuple[B, list[M]]]:
     """(base, the members of it the type inherits) nearest first. `written` are the bases the
     type names; `lookup(name, seen_from)` finds one (None: outside the tree), seen from the type
-    (None) or from the base that names it; `own` the names the type declares itself."""
+    (None) or from the base that names it; `own` the names the type declares itself; at most
+    `limit` bases."""
     names = set(own)
     out: list[tuple[B, list[M]]] = []
     queue: list[tuple[str, B | None]] = [(w, None) for w in written]
     seen: set[str] = set()
-    while queue and len(seen) < MAX_BASES:
+    while queue and len(seen) < limit:
         written_name, seen_from = queue.pop(0)
         found = lookup(written_name, seen_from)
         if found is None or key(found) in seen:
@@ -49,14 +51,22 @@ def nearest_first(
     return out
 
 
-def inherited_line(page: Any, line: int, label: str, shown: list[str], targets: list[str]) -> int:
+def inherited_line(
+    page: Any,
+    line: int,
+    label: str,
+    shown: list[str],
+    targets: list[str],
+    word: str = "Inherited from",
+) -> int:
     """Write `**Inherited from LABEL:** a, b, …` on `page` (a reader's page: `out`, `refs`,
     `add`, `blank`) at source `line`, after a blank line, with a reference to each of
     `targets` on it; its place in `page.out`, which the inherited members' entries point at.
-    `shown`: the members as the line names them (`linked`), at least one."""
+    `shown`: the members as the line names them (`linked`), at least one; `word`: what the
+    line says of them (a mixin's or trait's: `Included from`, `From trait`)."""
     page.blank(line)
     at = len(page.out)
-    page.add(line, f"**Inherited from {label}:** {', '.join(shown)}")
+    page.add(line, f"**{word} {label}:** {', '.join(shown)}")
     page.refs += [(at, t) for t in targets]
     return at
 

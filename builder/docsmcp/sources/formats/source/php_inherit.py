@@ -7,8 +7,17 @@ each an API entry named as the child's (`Monolog\\Handler\\StreamHandler::setFor
 the parent's declaration and summary, whose section is the parent member's own when that is on
 the page, else the line. Never a copy of the text.
 
+A trait's members are listed the same way in each type that `use`s it (`**From trait
+`ProcessableHandlerTrait`:** …`), as phpDocumentor lists them with the class's own.
+
+A member without a docblock, or whose docblock says `{@inheritDoc}`, shows the nearest parent
+member's text, as phpDocumentor inherits it (`inherited`): the whole docblock where the member
+has none or only the tag; else the tag's place in its text takes the parent's description, and
+parameters, return and exceptions the member does not document are the parent's.
+
 The page converts alone, so a tree-wide pass (packages/php_inherit.py) appends one line after
-a marker (`MARKER`): a JSON object of each type's parents and their members.
+a marker (`MARKER`): a JSON object of each type's parents and their members (`bases`), and of
+the docblocks its members inherit (`docs`).
 """
 
 from __future__ import annotations
@@ -16,6 +25,8 @@ from __future__ import annotations
 import dataclasses
 import json
 import logging
+import re
+from collections.abc import Callable
 from typing import Any
 
 from docsmcp.sources.formats.markdown.fences import code_span
@@ -29,21 +40,65 @@ MARKER = "\n//@docsmcp-php-inherit "  # the line the pass appends to a page
 _PARAM_FIELDS = frozenset(f.name for f in dataclasses.fields(Param))
 
 
-def encode(inherits: dict[str, list[dict[str, Any]]]) -> str:
-    return MARKER + json.dumps(dict(sorted(inherits.items())), ensure_ascii=False, sort_keys=True)
+def encode(inherits: dict[str, list[dict[str, Any]]], docs: dict[str, Any]) -> str:
+    data = {"bases": dict(sorted(inherits.items())), "docs": dict(sorted(docs.items()))}
+    return MARKER + json.dumps(data, ensure_ascii=False, sort_keys=True)
 
 
-def split(text: str) -> tuple[str, dict[str, list[Any]]]:
-    """`text` without the pass's line, and what it says (nothing when none or broken)."""
+def split(text: str) -> tuple[str, dict[str, list[Any]], dict[str, dict[str, Any]]]:
+    """`text` without the pass's line, and what it says: each type's parents, and the
+    docblocks its members inherit (nothing when none or broken)."""
     head, found, line = text.rpartition(MARKER)
     if not found:
-        return text, {}
+        return text, {}, {}
     try:
         data = json.loads(line)
-        return head, {str(k): list(v) for k, v in data.items()}
+        bases = {str(k): list(v) for k, v in data.get("bases", {}).items()}
+        docs = {str(k): dict(v) for k, v in data.get("docs", {}).items()}
+        return head, bases, docs
     except (ValueError, AttributeError, TypeError):
         log.debug("a broken inherit line is ignored")
-        return head, {}
+        return head, {}, {}
+
+
+_TAG = re.compile(r"\{@inheritdoc\}", re.I)
+_MARK = "\ue000"  # (where the tag stood, while the member's own docblock is read)
+
+
+def inherited(
+    own: str, said: dict[str, Any], link: Callable[[str, str], str]
+) -> tuple[phpdoc_tags.DocBlock, str]:
+    """The docblock a member shows when it inherits (`said`: the pass's `doc` and `from`),
+    and the member it comes from; its own when what the pass said is broken."""
+    parent_text, source = said.get("doc"), said.get("from")
+    if not isinstance(parent_text, str) or not isinstance(source, str):
+        return phpdoc_tags.read(own, link), ""
+    parent = phpdoc_tags.read(parent_text, link)
+    mine = phpdoc_tags.read(_TAG.sub(_MARK, own.replace(_MARK, "")), link)
+    summary = mine.summary.replace(_MARK, "").strip()
+    description: list[str] = []
+    if not summary:  # (no text of its own before the tag: the parent's summary and text)
+        summary = parent.summary
+        description += parent.description
+        if mine.description:
+            description.append("")
+    for x in mine.description:
+        if x.strip() == _MARK:
+            description += parent.description
+        else:
+            description.append(x.replace(_MARK, " ".join(parent.description)).rstrip())
+    names = {p.name for p in mine.params}
+    doc = dataclasses.replace(
+        mine,
+        summary=summary,
+        description=tuple(description),
+        params=mine.params + tuple(p for p in parent.params if p.name not in names),
+        returns=mine.returns or parent.returns,
+        throws=mine.throws or parent.throws,
+        var=mine.var or parent.var,
+        inherit=False,
+    )
+    return doc, source
 
 
 def write(page: Any, decl: Any, bases: list[Any]) -> None:
@@ -65,7 +120,9 @@ def write(page: Any, decl: Any, bases: list[Any]) -> None:
                 targets.append(f"{key}::{name}")
         if not shown:
             continue
-        at = inherited_line(page, decl.line, code_span(str(base.get("name", key))), shown, targets)
+        word = "From trait" if base.get("trait") else "Inherited from"
+        label = code_span(str(base.get("name", key)))
+        at = inherited_line(page, decl.line, label, shown, targets, word)
         for m in members:
             page.aliases.append((f"{decl.name}::{m['name']}", f"{key}::{m['name']}", m, at))
 

@@ -72,6 +72,7 @@ class _Page(PageText):
     owner: str = ""  # the qualified name of the type being written
     parents: tuple[str, ...] = ()  # what it extends and implements, as written
     inherits: dict[str, list] = field(default_factory=dict)  # (php_inherit: the pass's line)
+    docs: dict[str, dict] = field(default_factory=dict)  # (php_inherit: inherited docblocks)
     aliases: list[tuple[str, str, dict, int]] = field(default_factory=list)  # (php_inherit)
 
     def resolve(self, name: str) -> str:
@@ -209,6 +210,10 @@ class _Page(PageText):
     ) -> None:
         self.pending = []
         doc = phpdoc_tags.read(m.doc, self.link) if m.doc else plain
+        source = ""
+        said = self.docs.get(self.owner, {}).get(m.name)
+        if isinstance(said, dict) and not any(x.startswith("magic") for x in m.modifiers):
+            doc, source = php_inherit.inherited(m.doc, said, self.link)
         call = "()" if m.kind == "method" else ""
         title = f"{short}::{m.name}{call}"
         full = f"{self.owner}::{m.name}"
@@ -217,6 +222,10 @@ class _Page(PageText):
         self.declaration(m.line, signature)
         if any(x.startswith("magic") for x in m.modifiers):
             self.lines(m.line, [_magic_note(m)])
+        if source:  # (phpDocumentor's inherited docblock: where it comes from)
+            shown = source.rsplit("\\", 1)[-1] + ("()" if m.kind == "method" else "")
+            origin = self.link("\\" + source, code_span(shown))
+            self.lines(m.doc_line, [f"*Documentation from {origin}.*"])
         self.prose(m, doc)
         self.signature_parts(m, doc)
         self.see(m.doc_line, doc)
@@ -457,7 +466,7 @@ def member_declaration(m: Decl, doc: phpdoc_tags.DocBlock) -> str:
 
 def php_to_markdown(path: str, text: str) -> Converted:
     """The phpDocumentor pages of the PHP file `text` (see the module's docstring)."""
-    text, inherits = php_inherit.split(text)  # (the tree-wide pass's line, last)
+    text, inherits, docs = php_inherit.split(text)  # (the tree-wide pass's line, last)
     unit = parse(text)
     shown: list[Decl] = []
     functions: list[Decl] = []
@@ -467,7 +476,7 @@ def php_to_markdown(path: str, text: str) -> Converted:
         (shown if d.kind in TYPE_KINDS else functions).append(d)
     if not shown and not functions:
         return EMPTY
-    page = _Page(path, unit, inherits=inherits)
+    page = _Page(path, unit, inherits=inherits, docs=docs)
     first = True
     for t in shown:
         page.namespace = t.name.rsplit("\\", 1)[0] if "\\" in t.name else ""

@@ -36,6 +36,12 @@ _VISIBILITY = re.compile(
     r"^(private|protected|public|module_function|private_class_method)\b\s*(.*)$"
 )
 _CONSTANT = re.compile(r"^([A-Z][A-Z0-9_]*)\s*=[^=~]")
+_MIXIN = re.compile(r"^(include|extend)\s*\(?\s*((?:::)?[A-Z][\w:]*(?:\s*,\s*(?:::)?[A-Z][\w:]*)*)")
+_METHOD_NAME = r"[A-Za-z_]\w*[?!=]?|\[\]=?|===?|=~|<=>|<<|[-+*/%<>!~^&|]+@?"
+_ALIAS = re.compile(rf"^alias\s+:?({_METHOD_NAME})\s+:?({_METHOD_NAME})\s*$")
+_ALIAS_METHOD = re.compile(
+    rf"^alias_method\s*\(?\s*:({_METHOD_NAME})\s*,\s*:({_METHOD_NAME})\s*\)?\s*$"
+)
 _DIRECTIVE = re.compile(r"^\s*@!(method|attribute)\b\s*(?:\[(\w+)\])?\s*(.*)$")
 # Magic comments and linters' directives: no documentation.
 _MAGIC = re.compile(
@@ -64,6 +70,10 @@ class RubyObject:
     superclass: str = ""
     access: str = ""  # an attribute's "r", "w" or "rw"
     hidden: bool = False
+    # A namespace's mixins as written, in order (`include Helpers`, `extend Registry`)
+    includes: list[str] = field(default_factory=list)
+    extends: list[str] = field(default_factory=list)
+    alias_of: str = ""  # a method `alias`/`alias_method` names: the method it is another name of
 
     @property
     def path(self) -> str:
@@ -236,6 +246,10 @@ def _statement(
         code, skip = rest, 0
     elif in_body and ns is not None:
         _body_statement(code, doc, line, stack, ns, objects, index)
+        if stack[-1].kind == "ns" and (m := _MIXIN.match(code)) and ns.name in namespaces:
+            names = [n.strip() for n in m.group(2).split(",")]
+            found = namespaces[ns.name]
+            (found.includes if m.group(1) == "include" else found.extends).extend(names)
     if len(stack) > MAX_DEPTH:
         del stack[MAX_DEPTH:]
     _count(code, skip, stack)
@@ -317,6 +331,14 @@ def _body_statement(
         elif word == "module_function":
             for obj in named:
                 obj.scope = "class"
+        return
+    if m := _ALIAS.match(code) or _ALIAS_METHOD.match(code):
+        scope = "class" if frame.kind == "sclass" else "instance"
+        word = "alias" if code.startswith("alias ") else "alias_method"
+        sig = f"alias {m.group(1)} {m.group(2)}" if word == "alias" else code[:200]
+        objects.append(RubyObject("method", m.group(1), ns.name, scope, sig, doc, line,
+                                  hidden=ns.hidden or frame.visibility != "public",
+                                  alias_of=m.group(2)))  # fmt: skip
         return
     if doc and frame.kind == "ns" and (m := _CONSTANT.match(code)):
         objects.append(RubyObject("constant", m.group(1), ns.name, "class", code[:200], doc,

@@ -27,16 +27,26 @@ class Merge:
     declared: dict[str, str] = field(default_factory=dict)  # type path -> declaring file
     # type path -> ((extending file, (member names …)) …)
     extended: dict[str, tuple[tuple[str, tuple[str, ...]], ...]] = field(default_factory=dict)
+    # type path -> ((base path, its kind, ((member, declaration, summary) …)) …), nearest first:
+    # what the type gets from its superclass and protocols' extensions (swift_inherit.py)
+    inherited: dict[str, tuple[tuple[str, str, tuple[tuple[str, str, str], ...]], ...]] = field(
+        default_factory=dict
+    )
 
     def encode(self) -> str:
-        data = {
+        data: dict[str, object] = {
             "declared": dict(sorted(self.declared.items())),
             "extended": {k: [[f, list(m)] for f, m in v] for k, v in sorted(self.extended.items())},
         }
+        if self.inherited:  # (absent otherwise: the lines of pages without it stay as they were)
+            data["inherited"] = {
+                k: [[b, kind, [list(m) for m in ms]] for b, kind, ms in v]
+                for k, v in sorted(self.inherited.items())
+            }
         return MERGE + json.dumps(data, ensure_ascii=False, sort_keys=True)
 
     def __bool__(self) -> bool:
-        return bool(self.declared or self.extended)
+        return bool(self.declared or self.extended or self.inherited)
 
 
 def split(text: str) -> tuple[str, Merge]:
@@ -51,6 +61,13 @@ def split(text: str) -> tuple[str, Merge]:
             {
                 str(k): tuple((str(f), tuple(str(x) for x in m)) for f, m in v)
                 for k, v in data.get("extended", {}).items()
+            },
+            {
+                str(k): tuple(
+                    (str(b), str(kind), tuple(tuple(str(x) for x in m[:3]) for m in ms))
+                    for b, kind, ms in v
+                )
+                for k, v in data.get("inherited", {}).items()
             },
         )
     except (ValueError, AttributeError, TypeError):

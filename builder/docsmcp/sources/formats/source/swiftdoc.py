@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from typing import Any
 from urllib.parse import quote
 
 from docsmcp.model.api import ApiEntry, Parameter
@@ -40,6 +41,7 @@ from docsmcp.model.source import Converted
 from docsmcp.sources.formats.linemap import monotone
 from docsmcp.sources.formats.markdown import docc
 from docsmcp.sources.formats.markdown.fences import code_block
+from docsmcp.sources.formats.source import swift_inherit
 from docsmcp.sources.formats.source.doc_entries import dotted_category, source_entry, summary_lines
 from docsmcp.sources.formats.source.page_text import (
     Anchors,
@@ -157,6 +159,7 @@ class _Page(PageText):
     extensions: dict[str, list[str]] = field(default_factory=dict)  # type path -> its text
     links: docc.Links | None = None
     merged: Merge = field(default_factory=Merge)  # (other files' parts: swift_merge.py)
+    aliases: list[tuple[str, str, Any, int]] = field(default_factory=list)  # (swift_inherit)
 
     def heading(
         self, level: int, line: int, title: str, path: list[str], named: bool = True
@@ -226,6 +229,8 @@ class _Page(PageText):
                 self.add(decl.line, f"**{label}:** {text}")
         if extension:
             self.merge(extension, level, decl.line, ".".join(path))
+        if declared is None:  # (its superclass's and protocols' members: a line per base)
+            swift_inherit.write(self, path, decl.line)
         self.extended(decl, path, level)
         if declared is None:
             self.entry(decl, path, doc, at)
@@ -358,6 +363,7 @@ def swift_to_markdown(path: str, text: str) -> Converted:
             page.symbol(m, [*path, m.name], min(6, level + 1), list(path))
     for target, extension in list(page.extensions.items()):  # (its symbol not shown here)
         page.merge(extension, 2, page.out[-1][0] if page.out else 0, target)
+    swift_inherit.entries(page)
     title = top or module
     if top and top in merged.declared:
         title = f"extension {top}"
@@ -405,6 +411,33 @@ def types_of(text: str) -> tuple[str, list[tuple[str, bool, list[str]]]]:
         for path, g in _groups(text).items()
         if path
     ]
+
+
+def type_facts(text: str) -> list[tuple[str, str, list[str], list[swift_inherit.Member]]]:
+    """For the tree-wide pass: each type declaration and extension of a page (nested types
+    too): its path, kind, the bases it names and the members it shows (swift_inherit.py)."""
+    text, _ = split(text)
+    links, text, _ = docc.read_header(text)
+    text = text.partition("\n" + EXTENSION)[0]
+    module = links.module if links is not None and links.module else ""
+    out: list[tuple[str, str, list[str], list[swift_inherit.Member]]] = []
+    todo = [(d, d.name, "public" in d.modifiers or "open" in d.modifiers) for d in parse(text)]
+    while todo and len(out) < MAX_ENTRIES:
+        d, path, public = todo.pop(0)
+        if d.kind not in TYPE_KEYWORDS or d.name.startswith("_"):
+            continue
+        members = []
+        for m in d.members:
+            if not _shown(m, d, public):
+                continue
+            if m.kind in TYPE_KEYWORDS:
+                todo.append((m, f"{path}.{m.name}", "public" in m.modifiers or public))
+                continue
+            doc = render_doc(m.doc or "", module, path)
+            members.append(swift_inherit.Member(m.name, declaration(m), _description(doc.lines),
+                                                d.kind == "extension"))  # fmt: skip
+        out.append((path, d.kind, swift_inherit.bases(d.declaration, d.kind), members))
+    return out
 
 
 @dataclass

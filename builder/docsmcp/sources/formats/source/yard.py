@@ -18,11 +18,13 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from typing import Any
 
 from docsmcp.model.api import OBJECT_ANCHOR, ApiEntry, Parameter
 from docsmcp.model.source import Converted
 from docsmcp.sources.formats.linemap import monotone
 from docsmcp.sources.formats.markdown.fences import code_block
+from docsmcp.sources.formats.source import yard_inherit
 from docsmcp.sources.formats.source.doc_entries import source_entry
 from docsmcp.sources.formats.source.page_text import Anchors, PageText, unique_anchor
 from docsmcp.sources.formats.source.ruby_lex import Line, lex
@@ -45,6 +47,10 @@ class _Page(PageText):
     api: list[ApiEntry] = field(default_factory=list)
     refs: list[tuple[int, str]] = field(default_factory=list)
     ids: Anchors = field(default_factory=Anchors)
+    local: dict[str, str] = field(default_factory=dict)  # an object's path -> its anchor
+    # (child's name, giver's name, member or None for an `alias`, line): yard_inherit.entries
+    aliases: list[tuple[str, str, Any, int]] = field(default_factory=list)
+    also: dict[str, list[str]] = field(default_factory=dict)  # a method's path -> its aliases
 
     def add(self, line: int, text: str) -> None:
         if not text and self.out and not self.out[-1][1]:
@@ -55,6 +61,7 @@ class _Page(PageText):
         self.blank(line)
         anchor = re.sub(r"[^\w.-]+", "-", obj.path).strip("-") or "object"
         anchor = unique_anchor(anchor, self.ids)
+        self.local.setdefault(obj.path, anchor)
         at = len(self.out)
         shown = re.sub(r"([_*\\`\[\]<>])", r"\\\1", obj.path)
         self.add(line, f"{'#' * level} {shown} {{#{anchor}}}")
@@ -66,7 +73,7 @@ class _Page(PageText):
     def section(self, level: int, obj: RubyObject, namespace: str) -> None:
         at = self.heading(level, obj.line, obj)
         line = obj.line
-        for text in code_block("", "ruby", [_declaration(obj)]):
+        for text in code_block("", "ruby", [declaration(obj)]):
             self.add(line, text)
         doc = parse_doc(obj.doc)
         if doc.deprecated is not None:
@@ -99,6 +106,9 @@ class _Page(PageText):
             if text.startswith("**"):
                 self.blank(n)
             self.add(n, text)
+        if obj.path in self.also:  # (YARD's "Also known as": the names `alias` gives it)
+            self.blank(line)
+            self.add(line, f"**Also known as:** {', '.join(self.also[obj.path])}")
         self.entry(obj, doc, at)
 
     def entry(self, obj: RubyObject, doc: Doc, at: int) -> None:
@@ -122,7 +132,7 @@ class _Page(PageText):
                 name=obj.path,
                 category=obj.namespace or obj.path,
                 kind="type" if obj.kind in ("class", "module") else "method",
-                signature=_declaration(obj),
+                signature=declaration(obj),
                 description=doc.summary,
                 parameters=params,
                 returns=returns,
@@ -149,7 +159,7 @@ def _qualify(name: str, namespace: str) -> str:
     return namespace + name if name[:1] in "#." and namespace else name
 
 
-def _declaration(obj: RubyObject) -> str:
+def declaration(obj: RubyObject) -> str:
     if obj.kind in ("class", "module"):
         sup = f" < {obj.superclass}" if obj.superclass else ""
         return f"{obj.kind} {obj.name}{sup}"
@@ -182,6 +192,7 @@ def _as_written(obj: RubyObject, raw: list[str], lexed: list[Line]) -> str:
 def ruby_to_markdown(path: str, text: str) -> Converted:
     """The YARD page of a Ruby file (see the module docstring); no text when it documents
     nothing YARD would show."""
+    text, inherits = yard_inherit.split(text)  # (the tree-wide pass's line, last)
     lexed = lex(text)
     raw = text.split("\n")
     objects = [o for o in parse(lexed) if not o.hidden]
@@ -197,25 +208,38 @@ def ruby_to_markdown(path: str, text: str) -> Converted:
             if before is not None and not o.doc:
                 o.doc = before.doc
             latest[(o.kind, o.path)] = o
+    page = _Page(path)
     members: dict[str, list[RubyObject]] = {}
     for o in latest.values():
-        members.setdefault(o.namespace, []).append(o)
-    namespaces = [o for o in objects if not o.namespace and (o.doc or members.get(o.name))]
+        if not o.alias_of:
+            members.setdefault(o.namespace, []).append(o)
+    for o in latest.values():  # (an alias of a method the page shows: another name of it)
+        original = latest.get(("method", o.path[: -len(o.name)] + o.alias_of))
+        if o.alias_of and original is not None and not original.alias_of:
+            page.also.setdefault(original.path, []).append(f"`{o.path[len(o.namespace) :]}`")
+            page.aliases.append((o.path, original.path, None, -1))
+    namespaces = [
+        o
+        for o in objects
+        if not o.namespace and (o.doc or members.get(o.name) or inherits.get(o.name))
+    ]
     if not namespaces:
         return Converted("", None)
     stem = path.rsplit("/", 1)[-1].removesuffix(".rb").replace("_", "")
     main = next(
         (o for o in namespaces if o.name.rsplit("::", 1)[-1].lower() == stem), namespaces[0]
     )
-    page = _Page(path)
     order = [main, *(o for o in namespaces if o is not main)]
     for ns in order:
         level = 1 if ns is main else 2
         page.section(level, ns, ns.name)
+        if ns.name in inherits:  # (a line per module or superclass of the tree)
+            yard_inherit.write(page, ns.name, ns.line, inherits[ns.name])
         for kind in ("constant", "attribute", "method"):
             for m in members.get(ns.name, []):
                 if m.kind == kind:
                     page.section(level + 1, m, ns.name)
+    yard_inherit.entries(page)
     return Converted(
         "\n".join(t for _, t in page.out),
         main.name,
