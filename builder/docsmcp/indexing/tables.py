@@ -208,13 +208,17 @@ def _name_definitions(anchors: list[tuple[str, ...]], api: list[tuple[ApiEntry, 
     Dev sets: one dev-cases-nl case up, none down (bundle-spec.md, *Full-text index*). Then
     its entry-name terms (entry_names.entry_terms): what a query that is exactly the entry's
     name (`JsonReader`, `Element.select`) searches besides its words, so the class ranks first
-    for its name, not its members, whose headings and trails hold that name too."""
+    for its name, not its members, whose headings and trails hold that name too. An inherited
+    member (`ZodEffects.brand`, `Document.select`) defines nothing: its chunk is named by its
+    full and two-part names' terms only, so "brand" finds `ZodType.brand`, not its copies in
+    every schema (zod: 150 sections; a Java class's line of inherited methods, one chunk)."""
     top = frozenset(filter(None, (top_level(entry.name) for entry, _ in api)))
     for entry, row in api:
         if row >= len(anchors):
             continue
-        terms = entry_terms(entry.name, top)
-        named = [t for t in (entry.name, *terms) if t not in anchors[row]]
+        own = not entry.inherited
+        terms = entry_terms(entry.name, top, last=own)
+        named = [t for t in ((entry.name,) if own else ()) + (*terms,) if t not in anchors[row]]
         if named:
             anchors[row] = (*anchors[row], *named)
 
