@@ -151,6 +151,22 @@ def test_the_member_is_found_by_the_childs_name_and_once_by_its_own(tmp_path: Pa
         assert not [h for h in hits if h["chunk_id"].endswith("safeparse")][1:]
 
 
+def test_a_bare_name_finds_the_definition_not_the_childs_line(tmp_path: Path) -> None:
+    # the child's line of links inherits `safeParse`; it is no definition, so the bare name
+    # does not name it (it did: the line ranked second, as zod's 150 copies crowded "brand");
+    # a base no page shows leaves its copies the only sections of the name, which keep it
+    out = build_bundle(_zod(tmp_path / "zod") / ".", tmp_path / "idx")
+    with McpSession(out) as s:
+        hits = [h["chunk_id"] for h in s.search(query="safeParse", limit=10)["hits"]]
+        assert hits[0].endswith("/zodtypesafeparse")
+        assert "src/classic/coerce.ts#classiccoerce/zodcoercedstring" not in hits[:5]
+        # the child's own name still finds its line
+        hits = [h["chunk_id"] for h in s.search(query="ZodCoercedString.safeParse")["hits"]]
+        assert hits[0] == "src/classic/coerce.ts#classiccoerce/zodcoercedstring"
+        hits = [h["chunk_id"] for h in s.search(query="run", limit=3)["hits"]]
+        assert hits[0].startswith("src/classic/hidden.ts#")
+
+
 def test_a_base_on_another_page_is_linked_there(tmp_path: Path) -> None:
     out = build_bundle(_zod(tmp_path / "zod") / ".", tmp_path / "idx")
     texts = page_texts(out)

@@ -208,15 +208,30 @@ def _name_definitions(anchors: list[tuple[str, ...]], api: list[tuple[ApiEntry, 
     Dev sets: one dev-cases-nl case up, none down (bundle-spec.md, *Full-text index*). Then
     its entry-name terms (entry_names.entry_terms): what a query that is exactly the entry's
     name (`JsonReader`, `Element.select`) searches besides its words, so the class ranks first
-    for its name, not its members, whose headings and trails hold that name too."""
+    for its name, not its members, whose headings and trails hold that name too. An inherited
+    member (`ZodEffects.brand`, `Document.select`) defines nothing: its chunk is named by its
+    full and two-part names' terms only, so "brand" finds `ZodType.brand`, not its copies in
+    every schema (zod: 150 sections; a Java class's line of inherited methods, one chunk);
+    where no entry of its own has that last part (a base no page shows: TypeScript's copies of
+    an unexported class's methods), the copies keep it, as they are all a reader finds."""
     top = frozenset(filter(None, (top_level(entry.name) for entry, _ in api)))
+    defined = frozenset(_last_part(entry.name) for entry, _ in api if not entry.inherited)
     for entry, row in api:
         if row >= len(anchors):
             continue
-        terms = entry_terms(entry.name, top)
-        named = [t for t in (entry.name, *terms) if t not in anchors[row]]
+        own = not entry.inherited
+        terms = entry_terms(entry.name, top, last=own or _last_part(entry.name) not in defined)
+        named = [t for t in ((entry.name,) if own else ()) + (*terms,) if t not in anchors[row]]
         if named:
             anchors[row] = (*anchors[row], *named)
+
+
+def _last_part(name: str) -> str:
+    """`ZodType.brand` -> `brand` (`::`, `#` and `\\` separate parts too: entry_names)."""
+    return _LAST_PART.split(name.strip())[-1]
+
+
+_LAST_PART = re.compile(r"::|[.#\\]")
 
 
 def _table(rows: list[tuple], schema: pa.Schema) -> pa.Table:

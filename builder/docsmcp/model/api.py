@@ -40,3 +40,7 @@ class ApiEntry:
     path: str
     line_start: int  # 1-based, inclusive: the heading line
     line_end: int  # 1-based, inclusive: the end of the section
+    # A member the type inherits, named as the child's (`ZodEffects.brand`, `Document.select`):
+    # a copy of the base's entry, not a definition. It is found by its full and two-part
+    # names, not by its last part, which names the definition (tables._name_definitions).
+    inherited: bool = False

@@ -70,23 +70,24 @@ def top_level(name: str) -> str | None:
     return bare if _is_name(bare) and len(_PARTS.split(bare)) == 1 else None
 
 
-def entry_terms(name: str, top: frozenset[str] = frozenset()) -> list[str]:
+def entry_terms(name: str, top: frozenset[str] = frozenset(), last: bool = True) -> list[str]:
     """The entry-name terms of an API entry named `name` (MARK + each name a reader may type):
     the full name, its last two parts and its last part; none for a name with a space (no query
     of one word types it). A constructor (`JsonReader.JsonReader`) is not named by its last
     part: that is its class's name; nor is a member whose last part is the name of an entry of
     one part (`top`): openai-node's clients each have a static `OpenAI` (`AzureOpenAI.OpenAI`),
-    and "OpenAI" names the class `OpenAI`."""
+    and "OpenAI" names the class `OpenAI`. Without `last`, none names the last part (an
+    inherited member, `ZodEffects.brand`: "brand" names the base's `ZodType.brand`)."""
     bare = _bare(name)
     if not _is_name(bare):
         return []
     keys = [bare]
     parts = _PARTS.split(bare)  # [part, separator, part, ...]
     if len(parts) >= 3:
-        last, parent = parts[-1], parts[-3]
+        parent = parts[-3]
         keys.append("".join(parts[-3:]))
-        if last != parent and last not in top:
-            keys.append(last)
+        if last and parts[-1] != parent and parts[-1] not in top:
+            keys.append(parts[-1])
     return [_term(key) for key in dict.fromkeys(keys) if _is_name(key) and _bare(key) == key]
 
 

@@ -29,6 +29,7 @@ def source_entry(
     line_start: int,
     line_end: int,
     examples: tuple[Example, ...] = (),
+    inherited: bool = False,
 ) -> ApiEntry:
     """An entry whose signature, description and returns are cut to the registry's limits;
     the chunk is found by the build (chunk_id empty here)."""
@@ -45,6 +46,7 @@ def source_entry(
         path=path,
         line_start=line_start,
         line_end=line_end,
+        inherited=inherited,
     )
 
 

@@ -88,7 +88,7 @@ def alias_entries(
     member's own entries (`first_only`: its first) under the child's name where the page shows
     them (by `own_name` of an entry's name), each child once; else `new_entry(member, child,
     line)`, whose section is the line when `ends_at_line` (a reader's entry ends a section at
-    the page's last line)."""
+    the page's last line). Each is marked `inherited` (model/api.py)."""
     own: dict[str, list[Any]] = {}
     for e in page.api:
         own.setdefault(own_name(e.name), []).append(e)
@@ -97,11 +97,15 @@ def alias_entries(
         found = own.get(base)
         if found:
             if child not in done:
-                page.api += [replace(e, name=child) for e in (found[:1] if first_only else found)]
+                page.api += [
+                    replace(e, name=child, inherited=True)
+                    for e in (found[:1] if first_only else found)
+                ]
             done.add(child)
             continue
         count = len(page.api)
         new_entry(member, child, at)
-        if ends_at_line and len(page.api) > count:
-            page.api[-1] = replace(page.api[-1], line_end=at + 1)
+        if len(page.api) > count:  # (a copy: named by its last part only as the base's)
+            end = at + 1 if ends_at_line else page.api[-1].line_end
+            page.api[-1] = replace(page.api[-1], line_end=end, inherited=True)
     page.aliases = []

@@ -299,7 +299,9 @@ class _Page(PageText):
         self.refs += [(at, target) for target in self.pending]
         return doc, len(self.out)
 
-    def entry(self, decl: Decl, name: str, doc: Doc, at: int, end: int) -> None:
+    def entry(
+        self, decl: Decl, name: str, doc: Doc, at: int, end: int, inherited: bool = False
+    ) -> None:
         if len(self.api) >= MAX_ENTRIES:
             return
         last = end - 1
@@ -325,6 +327,7 @@ class _Page(PageText):
                 path=self.path,
                 line_start=at + 1,
                 line_end=max(at, last) + 1,
+                inherited=inherited,
             )
         )
 
@@ -462,7 +465,7 @@ def _inherited_methods(page: _Page, t: Decl, qualified: str) -> None:
         for m in methods:
             doc = page.doc(m, 3, [sup.decl.name])
             page.pending = []
-            page.entry(m, f"{qualified}.{m.name}", doc, at, at + 1)
+            page.entry(m, f"{qualified}.{m.name}", doc, at, at + 1, inherited=True)
 
 
 def _inherit(page: _Page, files: list[str]) -> None:

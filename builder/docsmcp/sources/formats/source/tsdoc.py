@@ -287,6 +287,7 @@ def _entry(
     params: tuple[Parameter, ...],
     returns: str,
     first: int,
+    inherited: bool = False,
 ) -> None:
     described = ""
     if comment is not None:
@@ -309,6 +310,7 @@ def _entry(
             path=page.path,
             line_start=first + 1,
             line_end=len(page.lines),
+            inherited=inherited,
         )
     )
 
@@ -346,7 +348,7 @@ def _linked(page: _Page, owner: Declaration, linked: list[tuple[Member, str, str
             returns = (comment.returns_type if comment else "") or returns
             params = _parameters(signature, comment)
             name = f"{owner.name}.{m.name}"
-            _entry(page, name, owner.name, "method", signature, comment, params, returns, row)
+            _entry(page, name, owner.name, "method", signature, comment, params, returns, row, True)
             if not where:
                 page.aliases[id(page.api[-1])] = f"{base}.{m.name}"
 
@@ -459,7 +461,7 @@ def _method(
     returns = (comment.returns_type if comment else "") or returns
     page.comment(m.line, comment, signature, returns)
     params = _parameters(signature, comment)
-    _entry(page, name, owner.name, "method", signature, comment, params, returns, first)
+    _entry(page, name, owner.name, "method", signature, comment, params, returns, first, bool(base))
 
 
 def _module_doc(text: str) -> tuple[str | None, DocComment | None, int]:
