@@ -150,13 +150,21 @@ class ApiRegistry:
         places = [(int(self.rows[i]), int(self._starts[i])) for i in found]
         if len(set(places)) == len(places):
             return found
-        signatures = self._table.column("signature")
-        seen: set[tuple[int, int, str]] = set()
+        names, signatures = self._table.column("name"), self._table.column("signature")
+        # place -> the names answered there and their signatures: another name at a place
+        # answered is the same declaration (a re-export, a child's alias of its base's member:
+        # zod's `ZodString.safeParse` on `ZodType.safeParse`'s section); the same name with
+        # another signature is an overload.
+        kept: dict[tuple[int, int], dict[str, set[str]]] = {}
         out = []
         for i, place in zip(found, places, strict=True):
-            key = (*place, str(signatures[i]))
-            if key not in seen:
-                seen.add(key)
+            name, signature = str(names[i]), str(signatures[i])
+            at = kept.get(place)
+            if at is None:
+                kept[place] = {name: {signature}}
+                out.append(i)
+            elif name in at and signature not in at[name]:
+                at[name].add(signature)
                 out.append(i)
         return out
 
