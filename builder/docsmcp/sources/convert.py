@@ -39,6 +39,7 @@ from docsmcp.sources.files import (
     RST_SUFFIXES,
     RUBY_SUFFIXES,
     RUST_SUFFIXES,
+    SOLIDITY_SUFFIXES,
     SWIFT_SUFFIXES,
     TEXINFO_SUFFIXES,
     TYPESCRIPT_SUFFIXES,
@@ -185,6 +186,12 @@ def _proto(path: str, text: str) -> Converted:
     return proto_to_markdown(path, text)
 
 
+def _solidity(path: str, text: str) -> Converted:
+    from docsmcp.sources.formats.source.soldoc import sol_to_markdown
+
+    return sol_to_markdown(path, text)
+
+
 def _docc(path: str, text: str) -> Converted:
     from docsmcp.sources.formats.markdown.docc import docc_to_markdown
 
@@ -237,6 +244,7 @@ CONVERTERS: dict[str, Callable[[str, str], Converted]] = {
     **{suffix: _graphql for suffix in GRAPHQL_SUFFIXES},  # (a schema's reference: graphql/)
     **{suffix: _haskell for suffix in HASKELL_SUFFIXES},  # (Haddock's module pages: haddock.py)
     **{suffix: _proto for suffix in PROTO_SUFFIXES},  # (protoc-gen-doc's pages: protodoc.py)
+    **{suffix: _solidity for suffix in SOLIDITY_SUFFIXES},  # (forge doc's pages: soldoc.py)
 }
 
 

@@ -117,6 +117,10 @@ HASKELL_SUFFIXES = (".hs", ".lhs")
 # folder's, less third_party/, vendor/, tests, examples and copied well-known types;
 # formats/source/protodoc.py).
 PROTO_SUFFIXES = (".proto",)
+# Solidity: a Foundry, Hardhat or Truffle project's contracts read as the pages forge doc and
+# solidity-docgen publish from their NatSpec (solidity_project.py says which: the configured
+# source folder's, less tests, scripts, `lib/` dependencies and mocks; formats/source/soldoc.py).
+SOLIDITY_SUFFIXES = (".sol",)
 
 # Pages converted to markdown by a reader (convert.py's CONVERTERS).
 CONVERTED_SUFFIXES = (
@@ -127,7 +131,7 @@ CONVERTED_SUFFIXES = (
     + CSHARP_SUFFIXES + SWIFT_SUFFIXES + DOCC_SUFFIXES + KOTLIN_SUFFIXES
     + PHP_SUFFIXES
     + RUBY_SUFFIXES + RDOC_SUFFIXES + DART_SUFFIXES
-    + GRAPHQL_SUFFIXES + HASKELL_SUFFIXES + PROTO_SUFFIXES
+    + GRAPHQL_SUFFIXES + HASKELL_SUFFIXES + PROTO_SUFFIXES + SOLIDITY_SUFFIXES
 )  # fmt: skip
 
 # Code a reader may make a page of (a crate's module, a header a Doxyfile names, a project's
@@ -152,6 +156,7 @@ CODE_PAGE_SUFFIXES = (
     + GRAPHQL_SUFFIXES
     + HASKELL_SUFFIXES
     + PROTO_SUFFIXES
+    + SOLIDITY_SUFFIXES
 )
 
 # Code that may sit beside a saved HTML site without being its source.

@@ -37,6 +37,8 @@ from docsmcp.sources.packages import (
     ruby_gem,
     rust_crate,
     rust_reexports,
+    solidity_inherit,
+    solidity_project,
     swift_extensions,
     swift_package,
     typescript_site,
@@ -216,6 +218,9 @@ def code_files(
     out |= guarded(set(), haskell_package.no_pages, docs_dir, roots, listed)
     # .proto outside the buf modules, or in third_party/, tests, examples (proto_project.py).
     out |= guarded(set(), proto_project.no_pages, docs_dir, roots, listed)
+    # Solidity outside the Foundry/Hardhat sources, or tests, scripts, lib/, mocks
+    # (solidity_project.py).
+    out |= guarded(set(), solidity_project.no_pages, docs_dir, roots, listed)
     return out
 
 
@@ -249,6 +254,7 @@ def after_reading(
         (dart_package.resolve, docs_dir, roots),  # (dartdoc: a library's exports)
         (php_inherit.resolve, docs_dir, roots),  # (phpDocumentor: inherited members)
         (haskell_package.resolve, docs_dir, roots),  # (Haddock: re-exported names)
+        (solidity_inherit.resolve, docs_dir, roots),  # (docgen: inherited, @inheritdoc)
         (mdn_api.resolve,),  # (MDN's reference pages: entries named by their titles)
     ):
         files = guarded(files, rule, files, *args)

@@ -51,6 +51,7 @@ from docsmcp.sources.files import (
     PROTO_SUFFIXES,
     RUBY_SUFFIXES,
     RUST_SUFFIXES,
+    SOLIDITY_SUFFIXES,
     SWIFT_SUFFIXES,
     TYPESCRIPT_SUFFIXES,
 )
@@ -90,6 +91,8 @@ PAGE_SUFFIXES = (
     + HASKELL_SUFFIXES  # (a cabal library's exposed modules: haskell_package)
     # (a protobuf API's `.proto` files: proto_project says which, as in the docs folder)
     + PROTO_SUFFIXES
+    # (a Solidity project's contracts: solidity_project says which, as in the docs folder)
+    + SOLIDITY_SUFFIXES
 )
 # TypeScript and JavaScript: the files a package's entry points export (typescript_site.scan),
 # each read with the other files' declarations it shows (bases, referenced types)
