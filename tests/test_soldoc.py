@@ -298,6 +298,8 @@ def test_solidity_project_reads_as_docgen_shows_it(tmp_path: Path) -> None:
     assert error["kind"] == "error" and error["parameters"][0]["name"] == "account"
     assert entries("Ownable.onlyOwner")[0]["kind"] == "modifier"
     assert entries("Ownable.Role")[0]["kind"] == "struct"
+    (holder,) = entries("Ownable.Role.holder")  # (a field: the struct's row)
+    assert holder["kind"] == "field" and holder["description"] == "Who holds it."
     assert entries("ERC20._mint")[0]["kind"] == "function"
     (allowances,) = entries("ERC20.allowances")
     assert "external view returns (uint256)" in allowances["signature"]
@@ -427,6 +429,10 @@ def test_signatures_and_getters() -> None:
     ]
     assert members["hook"].kind == "variable" and members["hook"].visibility == "public"
     assert {"fallback", "receive"} <= set(members)
+    # A file of one declaration is titled by it (v4-core's `PoolKey.sol`: one struct).
+    one = sol_to_markdown("t/PoolKey.sol", "/// @notice A key\nstruct PoolKey { uint24 fee; }\n")
+    assert one.title == "PoolKey" and one.text.startswith("# PoolKey {#PoolKey}")
+    assert [e.name for e in one.api] == ["PoolKey", "PoolKey.fee"]
 
 
 @FUZZ

@@ -90,6 +90,16 @@ def _value(text: str) -> str:
     return text if len(text) <= MAX_VALUE_CHARS else text[: MAX_VALUE_CHARS - 1] + "…"
 
 
+def _field_text(doc: str | None) -> str:
+    """What a struct field's own comment says (its `@notice`/`@dev`, or its text)."""
+    said = natspec.read(doc)
+    return _join_text(said.notice, said.dev)
+
+
+def _join_text(a: str, b: str) -> str:
+    return f"{a}\n\n{b}" if a and b else a or b
+
+
 def _returns(m: Member, doc: natspec.NatSpec) -> list[tuple[str, str]]:
     """Each return variable as written, with its `@return` text (solc: a named one's text
     starts with its name, which is not shown twice)."""
@@ -309,6 +319,10 @@ class _Page(PageText):
             returns = f"{returns}: {said}"
         kind = "constant" if "constant" in m.flags else m.kind
         self.entry(full, kind, signature, doc.summary, at, params, returns)
+        for p, said in m.fields:  # (a struct's fields, looked up as `PoolKey.fee`: its rows)
+            if p.name:
+                text = doc.param(p.name) or _field_text(said)
+                self.entry(f"{full}.{p.name}", "field", p.written(), text, at, (), p.type)
 
     # -- parts ---------------------------------------------------------------------------------
 
@@ -342,7 +356,7 @@ class _Page(PageText):
         elif doc.returns and m.kind == "variable":
             self.lines(line, ["**Returns:** " + " ".join(doc.returns)])
         if m.fields:
-            rows = [(p.written(), doc.param(p.name) or (f or "")) for p, f in m.fields]
+            rows = [(p.written(), doc.param(p.name) or _field_text(f)) for p, f in m.fields]
             self.bullets(line, "Fields", rows)
         if m.values:
             self.bullets(line, "Values", [(v, doc.param(v) or (d or "")) for v, d in m.values])
@@ -403,6 +417,9 @@ def sol_to_markdown(path: str, text: str) -> Converted:
     if len(contracts) == 1 and not free:
         page.write_contract(contracts[0], 1)
         title = contracts[0].name
+    elif len(free) == 1 and not contracts:  # (v4-core's `PoolKey.sol`: one struct)
+        page.write_member(free[0], None, 1)
+        title = free[0].name
     else:
         title = path.rsplit("/", 1)[-1]
         first = min([c.line for c in contracts] + [m.line for m in free])
