@@ -115,10 +115,10 @@ def _options(args: argparse.Namespace) -> BuildOptions:
 def api_source_notes(docs_dir: Path, api_sources: Sequence[Path]) -> list[str]:
     """One line for each `--api-source` outside the docs folder that holds no file of a
     package docsmcp reads: a Go module, a Rust crate, a Java, Kotlin, C#, Swift (with its DocC
-    catalogs' articles), Doxygen, Ruby, PHP, Dart, TypeScript or protobuf package is read as pages
-    (packages/api_sources.py), and Python, Julia, Elixir and R sources serve the pages naming
-    their objects (mkdocstrings, autodoc, Documenter). Before session 17 a Swift package's DocC
-    articles were named here; they are read now."""
+    catalogs' articles), Doxygen, Ruby, PHP, Dart, TypeScript, protobuf or Solidity package is
+    read as pages (packages/api_sources.py), and Python, Julia, Elixir and R sources serve the
+    pages naming their objects (mkdocstrings, autodoc, Documenter). Before session 17 a Swift
+    package's DocC articles were named here; they are read now."""
     # (imported here, not at start-up)
     from docsmcp.sources.packages import api_sources as outside
 
@@ -131,7 +131,7 @@ def api_source_notes(docs_dir: Path, api_sources: Sequence[Path]) -> list[str]:
         out.append(
             f"--api-source {folder}: no package docsmcp reads is in it (no Rust, Go, Java, "
             "Kotlin, C#, Swift, C/C++ header, Ruby, PHP, Dart, TypeScript, JavaScript, .proto, "
-            "Python, Julia, Elixir or R file); nothing of it is read (docs/sources.md)"
+            ".sol, Python, Julia, Elixir or R file); nothing of it is read (docs/sources.md)"
         )
     return out
 

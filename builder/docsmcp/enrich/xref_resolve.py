@@ -39,7 +39,7 @@ from docsmcp.sources.site_config import LANGUAGE
 # Pages whose `object:` anchors name the API objects they define (rustdoc.py's … yard.py's,
 # a GraphQL schema's types: another schema file's types are named in signatures; protodoc.py's).
 _OBJECT_PAGES = (".rs", ".java", ".kt", ".cs", ".swift", ".php", ".rb", ".dart", ".scala",
-                 ".graphql", ".graphqls", ".gql", ".proto")  # fmt: skip
+                 ".graphql", ".graphqls", ".gql", ".proto", ".sol")  # fmt: skip
 _OBJECT_PAGES += (".pm", ".pod", ".pl")  # (Perl's POD: pod.py)
 
 

@@ -43,6 +43,7 @@ from docsmcp.sources.files import (
     RUBY_SUFFIXES,
     RUST_SUFFIXES,
     SCALA_SUFFIXES,
+    SOLIDITY_SUFFIXES,
     SWIFT_SUFFIXES,
     TEXINFO_SUFFIXES,
     TYPESCRIPT_SUFFIXES,
@@ -195,6 +196,12 @@ def _proto(path: str, text: str) -> Converted:
     return proto_to_markdown(path, text)
 
 
+def _solidity(path: str, text: str) -> Converted:
+    from docsmcp.sources.formats.source.soldoc import sol_to_markdown
+
+    return sol_to_markdown(path, text)
+
+
 def _docc(path: str, text: str) -> Converted:
     from docsmcp.sources.formats.markdown.docc import docc_to_markdown
 
@@ -257,6 +264,7 @@ CONVERTERS: dict[str, Callable[[str, str], Converted]] = {
     **{suffix: _pod for suffix in PERL_MODULE_SUFFIXES},
     **{suffix: _pod for suffix in PERL_SCRIPT_SUFFIXES},
     **{suffix: _scala for suffix in SCALA_SUFFIXES},  # (Scaladoc's pages: scaladoc.py)
+    **{suffix: _solidity for suffix in SOLIDITY_SUFFIXES},  # (forge doc's pages: soldoc.py)
 }
 
 

@@ -127,6 +127,10 @@ PERL_SCRIPT_SUFFIXES = (".pl",)
 # publishes (scala_project.py, formats/source/scaladoc.py); tests, benchmarks, examples and
 # build code are no pages.
 SCALA_SUFFIXES = (".scala",)
+# Solidity: a Foundry, Hardhat or Truffle project's contracts read as the pages forge doc and
+# solidity-docgen publish from their NatSpec (solidity_project.py says which: the configured
+# source folder's, less tests, scripts, `lib/` dependencies and mocks; formats/source/soldoc.py).
+SOLIDITY_SUFFIXES = (".sol",)
 
 # Pages converted to markdown by a reader (convert.py's CONVERTERS).
 CONVERTED_SUFFIXES = (
@@ -138,7 +142,7 @@ CONVERTED_SUFFIXES = (
     + PHP_SUFFIXES
     + RUBY_SUFFIXES + RDOC_SUFFIXES + DART_SUFFIXES
     + GRAPHQL_SUFFIXES + HASKELL_SUFFIXES + PROTO_SUFFIXES
-    + POD_SUFFIXES + PERL_MODULE_SUFFIXES + PERL_SCRIPT_SUFFIXES + SCALA_SUFFIXES
+    + POD_SUFFIXES + PERL_MODULE_SUFFIXES + PERL_SCRIPT_SUFFIXES + SCALA_SUFFIXES + SOLIDITY_SUFFIXES
 )  # fmt: skip
 
 # Code a reader may make a page of (a crate's module, a header a Doxyfile names, a project's
@@ -167,6 +171,7 @@ CODE_PAGE_SUFFIXES = (
     + PERL_MODULE_SUFFIXES
     + PERL_SCRIPT_SUFFIXES
     + SCALA_SUFFIXES
+    + SOLIDITY_SUFFIXES
 )
 
 # Code that may sit beside a saved HTML site without being its source.

@@ -42,6 +42,8 @@ from docsmcp.sources.packages import (
     rust_reexports,
     scala_inherit,
     scala_project,
+    solidity_inherit,
+    solidity_project,
     swift_extensions,
     swift_package,
     typescript_site,
@@ -225,6 +227,9 @@ def code_files(
     out |= guarded(set(), perl_dist.no_pages, docs_dir, roots, listed)
     # Scala that is no published main source of an sbt, Mill or scala-cli build (scala_project.py).
     out |= guarded(set(), scala_project.no_pages, docs_dir, roots, listed)
+    # Solidity outside the Foundry/Hardhat sources, or tests, scripts, lib/, mocks
+    # (solidity_project.py).
+    out |= guarded(set(), solidity_project.no_pages, docs_dir, roots, listed)
     return out
 
 
@@ -261,6 +266,7 @@ def after_reading(
         (haskell_package.resolve, docs_dir, roots),  # (Haddock: re-exported names)
         (scala_inherit.resolve, docs_dir, roots),  # (Scaladoc: inherited members, comments)
         (ruby_inherit.resolve, docs_dir, roots),  # (YARD: included and inherited methods)
+        (solidity_inherit.resolve, docs_dir, roots),  # (docgen: inherited, @inheritdoc)
         (mdn_api.resolve,),  # (MDN's reference pages: entries named by their titles)
     ):
         files = guarded(files, rule, files, *args)

@@ -55,6 +55,7 @@ from docsmcp.sources.files import (
     RUBY_SUFFIXES,
     RUST_SUFFIXES,
     SCALA_SUFFIXES,
+    SOLIDITY_SUFFIXES,
     SWIFT_SUFFIXES,
     TYPESCRIPT_SUFFIXES,
 )
@@ -100,6 +101,8 @@ PAGE_SUFFIXES = (
     + POD_SUFFIXES
     + PERL_SCRIPT_SUFFIXES
     + SCALA_SUFFIXES  # (an sbt/Mill build's published main sources: scala_project)
+    # (a Solidity project's contracts: solidity_project says which, as in the docs folder)
+    + SOLIDITY_SUFFIXES
 )
 # TypeScript and JavaScript: the files a package's entry points export (typescript_site.scan),
 # each read with the other files' declarations it shows (bases, referenced types)
