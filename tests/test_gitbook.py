@@ -196,13 +196,13 @@ def test_the_summary_titles_and_orders_and_init_proposes_the_space(tmp_path: Pat
     docs = repo / "docs"
     space = gitbook_site.find(repo, [repo])
     assert space is not None and space.root == docs.resolve()
-    paths = ["README.md", "docs/intro.md", "docs/toc.md", "docs/guides/client.md"]
-    assert unbuilt(repo, [repo], paths)[1] == ("docs/toc.md", "README.md")
+    paths = ["README.md", "docs/README.md", "docs/intro.md", "docs/toc.md", "docs/x/y.md"]
+    assert unbuilt(repo, [repo], paths)[1] == ("docs/toc.md", "/README.md")
     nav = read_nav(repo, [repo], ["docs/guides/client.md", "docs/intro.md"])
     assert nav.titles["docs/guides/client.md"] == "Parcels API"
     assert nav.order == {"docs/intro.md": 0, "docs/guides/client.md": 1}
     proc = run_docsmcp("init", "--docs-dir", repo)
-    assert '"docs/toc.md"' in proc.stdout and '"README.md"' in proc.stdout
+    assert '"docs/toc.md"' in proc.stdout and '"/README.md"' in proc.stdout
     # The docs folder alone, its .gitbook.yaml outside the roots: SUMMARY.md as mdBook's.
     assert gitbook_site.find(docs, [docs]) is None
 

@@ -68,7 +68,9 @@ def find(docs_dir: Path, roots: Sequence[Path]) -> Space | None:
 
 
 def _glob_escape(text: str) -> str:
-    return re.sub(r"([][*?{}\\])", r"\\\1", text)
+    """`text` matched literally, from the docs folder (a glob without `/` is at any depth)."""
+    escaped = re.sub(r"([][*?{}\\])", r"\\\1", text)
+    return escaped if "/" in escaped else "/" + escaped
 
 
 def unbuilt(space: Space, docs_dir: Path, paths: Sequence[str]) -> tuple[str, ...]:
