@@ -22,9 +22,10 @@ from docsmcp.model.chunk import Block, Chunk, ParsedFile, Tab
 from docsmcp.model.source import SourceFile
 from docsmcp.model.text import slugify
 from docsmcp.sources.formats.html.html_code import pre_blocks
-from docsmcp.sources.formats.markdown import markdoc
+from docsmcp.sources.formats.markdown import gitbook, markdoc
 from docsmcp.sources.formats.markdown.banner import drop_banner
 from docsmcp.sources.formats.markdown.dialects import rewrite
+from docsmcp.sources.formats.markdown.fences import fenced_lines
 from docsmcp.sources.formats.markdown.hidden_elements import drop_unseen
 from docsmcp.sources.formats.markdown.mdx import (
     admonitions_to_text,
@@ -455,6 +456,8 @@ def split_lines(
         lines = rewrite_myst(lines, dict(sf.link_titles))
         if markdoc.is_markdoc(sf.path, sf.body):  # (before the template rules take its tags)
             lines = markdoc.read(lines, sf.frontmatter)
+        elif gitbook.may_hold(sf.body):  # (GitBook's blocks, before the template rules too)
+            lines = gitbook.read(lines, fenced_lines(lines), dict(sf.link_titles))
     dialect = rewrite(lines)
     display = admonitions_to_text(dialect.display, hard_break=False)
     parse = admonitions_to_text(dialect.parse)

@@ -18,7 +18,14 @@ from docsmcp.sources.site_config import (
     mkdocs_excludes,
     read_text,
 )
-from docsmcp.sources.sites import docusaurus_site, exdoc_site, hugo_site, rspress_site, writerside
+from docsmcp.sources.sites import (
+    docusaurus_site,
+    exdoc_site,
+    gitbook_site,
+    hugo_site,
+    rspress_site,
+    writerside,
+)
 
 
 def unbuilt(
@@ -27,7 +34,8 @@ def unbuilt(
     """(the rule, its globs) of what the site's own build leaves out of its pages: mkdocs'
     `exclude_docs`, a Quarto project's `_` files (quarto.py), what a Hugo site's configuration
     never renders (hugo_site.py), docsify's `_sidebar.md`, `_navbar.md` and `_coverpage.md`,
-    a sidebar page (Laravel's `documentation.md`: navfiles.is_sidebar), what an ExDoc project
+    a sidebar page (Laravel's `documentation.md`: navfiles.is_sidebar), a GitBook space's
+    summary and what lies outside its root (gitbook_site.py), what an ExDoc project
     does not publish (exdoc_site.py), what an Rspress site never routes (rspress_site.py), a
     Docusaurus site's `static/`; ("", ()) when none.
     `paths`: the docs folder's files (a Hugo section's `_index.md` among them may make the
@@ -52,6 +60,10 @@ def unbuilt(
     project = writerside.find(docs_dir, roots)
     if project is not None and (globs := writerside.unbuilt(project, docs_dir, paths)):
         return "what the Writerside project does not build (topics its trees name)", globs
+    space = gitbook_site.find(docs_dir, roots)
+    if space is not None and (globs := gitbook_site.unbuilt(space, docs_dir, paths)):
+        # its summary is the sidebar (navfiles reads it), and what lies outside its `root`
+        return "what the GitBook space does not publish (.gitbook.yaml: summary, root)", globs
     # A Docusaurus site's `static/` is copied as files, never rendered: Ionic's 8,927 code
     # fragments there (imported into pages as props) were pages, 81% of the chunks. Nor is
     # markdown outside its content folders (docusaurus_site.py: Agenta's design notes).

@@ -1,14 +1,16 @@
 """Titles from the navigation files a docs site already has: mkdocs `nav` (mkdocs.yml), mdBook
-`SUMMARY.md`, Documenter.jl's `make.jl` `pages` (documenter_make.py), Laravel's
+`SUMMARY.md` (and a GitBook space's summary, whatever `.gitbook.yaml` names it:
+gitbook_site.py), Documenter.jl's `make.jl` `pages` (documenter_make.py), Laravel's
 `documentation.md` sidebar, Quarto's `_quarto.yml` sidebar, Jupyter Book's `myst.yml` and
 `_toc.yml`, Mintlify `docs.json`, Fumadocs' `meta.json` and Nextra's and Rspress' `_meta` files
 (read folder by folder: meta_navs.py), Docusaurus `sidebars.json`, an Antora component's
 `nav.adoc` files (antora.py), a Writerside project's instance trees (writerside.py), docfx's
 `toc.yml` (docfx_toc.py), and the order of pkgdown's `_pkgdown.yml` and bookdown's
 `_bookdown.yml` (r_nav.py). Every reader stays within nav_bounds' bounds. They name pages as the
-site's sidebar shows them ("Tutorial - User Guide" > "First Steps"), words a reader searches with
-that the page itself may not use; they feed each page's `page` field (indexing/pagefield.py).
-Their order is the site's: `list_sections` lists pages that way (page_order.bin, bundle-spec.md).
+site's sidebar shows them ("Tutorial - User Guide" > "First Steps"), words a reader searches
+with that the page itself may not use; they feed each page's `page` field
+(indexing/pagefield.py). Their order is the site's: `list_sections` lists pages that way
+(page_order.bin, bundle-spec.md).
 
 Only what parses as data is read: a Docusaurus `sidebars.js`/`.ts` is code, never run; the
 object literal it exports is read when it holds only data (jsliteral.py), as most do. A nav file
@@ -28,7 +30,7 @@ from docsmcp.sources.jsliteral import exported_literal
 from docsmcp.sources.navigation import docfx_toc, documenter_make, meta_navs, r_nav
 from docsmcp.sources.navigation.nav_bounds import MAX_NAV_DEPTH, MAX_NAV_NODES, Budget
 from docsmcp.sources.site_config import mkdocs_configs, read_text, read_yaml
-from docsmcp.sources.sites import antora, exdoc_site, quarto, writerside
+from docsmcp.sources.sites import antora, exdoc_site, gitbook_site, quarto, writerside
 
 log = logging.getLogger(__name__)
 
@@ -312,6 +314,10 @@ def read_nav(docs_dir: Path, roots: Sequence[Path], paths: Sequence[str]) -> Nav
         if name not in SUMMARY_FILES and len(_summary_links(read_text(summary))) < CONTENTS_LINKS:
             continue  # a page of a folder that summarises, no table of contents
         take(summary, lambda f=summary: _summary(f))
+    space = gitbook_site.find(docs_dir, roots)
+    named = gitbook_site.summary_file(space) if space is not None else None
+    if named is not None:  # (`.gitbook.yaml`'s `structure.summary: toc.md`)
+        take(named, lambda f=named: _summary(f))
     for name in SIDEBAR_PAGES:
         if is_sidebar(read_text(docs_dir / name)):
             take(docs_dir / name, lambda f=docs_dir / name: _summary(f))

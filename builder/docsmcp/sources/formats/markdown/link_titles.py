@@ -21,6 +21,7 @@ from collections.abc import Iterable, Mapping, Sequence
 
 from docsmcp.model.source import SourceFile
 from docsmcp.sources.formats.asciidoc import resource_ids
+from docsmcp.sources.formats.markdown import gitbook
 from docsmcp.sources.formats.markdown.dialects import ATX
 from docsmcp.sources.formats.markdown.fences import fenced_lines
 from docsmcp.sources.formats.rst.rst_suffixes import is_rst
@@ -196,7 +197,29 @@ def _named(sf: SourceFile) -> list[tuple[str, str]]:
 def names_others(sf: SourceFile) -> bool:
     """Whether `sf` names a label or page without a title: what it shows depends on other
     pages (a rebuild reads it again: known_files.py)."""
-    return takes_part(sf) and bool(_named(sf))
+    return (takes_part(sf) and bool(_named(sf))) or bool(_gitbook_named(sf))
+
+
+def _gitbook_named(sf: SourceFile) -> list[tuple[str, str]]:
+    """(target, page) of each GitBook content-ref and page-ref card of a markdown page."""
+    if not sf.path.lower().endswith((".md", ".markdown")) or "-ref" not in sf.body:
+        return []
+    return gitbook.named_pages(sf.path, sf.body)
+
+
+def _gitbook_titles(files: Sequence[SourceFile]) -> dict[str, dict[str, str]]:
+    """page -> (`gitbook:TARGET` -> the title of the page it names) for each page holding
+    GitBook cards (gitbook.py: a card shows the page's title, where GitBook wrote its file
+    name); the titles of only the pages named are read."""
+    named = {sf.path: found for sf in files if (found := _gitbook_named(sf))}
+    if not named:
+        return {}
+    wanted = {page for found in named.values() for _, page in found}
+    shown = {sf.path: gitbook.page_title(sf.title, sf.body) for sf in files if sf.path in wanted}
+    return {
+        path: {f"gitbook:{target}": shown[page] for target, page in found if shown.get(page)}
+        for path, found in named.items()
+    }
 
 
 def _doc_keys(page: str, target: str) -> Iterable[str]:
@@ -235,12 +258,17 @@ def resolve(files: Sequence[SourceFile]) -> list[SourceFile]:
             else:
                 labels.setdefault(key, title)
                 pages.setdefault(key, sf.path)
-    if not labels and not docs:
+    cards = _gitbook_titles(files)
+    if not labels and not docs and not cards:
         return list(files)
     out = []
     for sf in files:
-        titles: dict[str, str] = {}
-        if sf.body and (takes_part(sf) or ((pages or docs) and "](" in sf.body)):
+        titles: dict[str, str] = dict(cards.get(sf.path, {}))
+        if (
+            sf.body
+            and (takes_part(sf) or ((pages or docs) and "](" in sf.body))
+            and (labels or docs)
+        ):
             for kind, target in _named(sf) if takes_part(sf) else ():
                 if kind == "ref":
                     title = labels.get("label:" + _norm_label(target))
