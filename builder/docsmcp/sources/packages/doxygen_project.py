@@ -41,7 +41,7 @@ from docsmcp.sources.formats.source.doxygen import (
     is_dox,
 )
 from docsmcp.sources.formats.source.doxygen_decls import Header, read_header
-from docsmcp.sources.packages import doxygen_inherit
+from docsmcp.sources.packages import c_headers, doxygen_inherit
 from docsmcp.sources.settings import read_page_text
 
 log = logging.getLogger("docsmcp.sources.packages.doxygen_project")
@@ -225,11 +225,24 @@ def project(docs_dir: Path, roots: Sequence[Path], listed: Iterable[str]) -> Pro
 
 
 def no_pages(docs_dir: Path, roots: Sequence[Path], listed: Iterable[str]) -> set[str]:
-    """The headers of the listing that are no page (all of them without a Doxyfile)."""
+    """The headers of the listing that are no page: those the Doxyfile does not name, or
+    without one, all but a C library's documented public headers (c_headers.py)."""
     listed = list(listed)
+    if not any(p.lower().endswith(_READ) for p in listed):
+        return set()
     found = project(docs_dir, roots, listed)
-    pages = found.headers if found else frozenset()
+    pages = found.headers if found else c_headers.pages(docs_dir, roots, listed)
     return {p for p in listed if p.lower().endswith(_READ) and p not in pages}
+
+
+def _plain(f: SourceFile) -> SourceFile:
+    """A header documented in plain comments, with its settings line (doxygen.Settings.plain)."""
+    if f.body.startswith(HEADER) or not f.path.lower().endswith(C_HEADER_SUFFIXES):
+        return f
+    line = header_line(Settings(title=header_title(f.path), plain=True))
+    body = f.body if f.line_map else f.text
+    own = f.line_map or tuple(range(body.count("\n") + 1))
+    return dataclasses.replace(f, body=line + "\n" + body, line_map=(own[0] if own else 0, *own))
 
 
 def _link_table(files: list[SourceFile], headers: Mapping[str, Header]) -> dict:
@@ -286,8 +299,8 @@ def resolve(
         return files
     own = [f.path.removeprefix(prefix) for f in files if f.path.startswith(prefix)]
     found = project(docs_dir, roots, own)
-    if found is None:
-        return files
+    if found is None:  # (the public headers of a library without a Doxyfile: c_headers.py)
+        return [_plain(f) if f.path.startswith(prefix) else f for f in files]
     if prefix:
         found = dataclasses.replace(found, headers=frozenset(prefix + h for h in found.headers))
     parsed = {

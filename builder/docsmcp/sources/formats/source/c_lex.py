@@ -10,6 +10,12 @@ string ends at the end of the text (a header cut short still reads).
 Doc comments are Doxygen's four forms: `/** … */`, `/*! … */`, `///` and `//!` (a run of such
 line comments is one comment); `/**<`, `///<`, `//!<` and `/*!<` document the member before
 them. `/***` (a banner) and `////` are no doc comments, as Doxygen reads them.
+
+`plain`: a header documented without Doxygen (c_headers.py: raylib, zlib, sqlite, cJSON, stb)
+writes its documentation in ordinary comments, so every comment is one, and a comment after
+code on its line (`InitWindow(…);  // Initialize window`, `#define SQLITE_OK 0 /* … */`)
+documents what precedes it; a run of `//` lines is one comment; its text loses sqlite's `**`
+margin, rule lines (`//------`) and the indentation its lines share (zlib's five spaces).
 """
 
 from __future__ import annotations
@@ -21,6 +27,7 @@ from dataclasses import dataclass
 _SPECIAL = re.compile(r"[\"'/#\n]")
 _RAW_STRING = re.compile(r'R"([^()\\\s"]{0,16})\(')
 _NESTING = re.compile(r"/\*|\*/")
+_RULE = re.compile(r"[-=*/_#~+ \t]*")  # (a line of a banner: `//-----`, `*****`)
 
 
 @dataclass(frozen=True)
@@ -95,10 +102,28 @@ def _nested_close(text: str, k: int) -> int:
     return -1
 
 
-def scan(text: str, nested: bool = False) -> Scanned:
+def plain_text(text: str) -> str:
+    """A plain comment's text (see the module's docstring): without a second `*` margin, rule
+    lines, and the indentation its lines share."""
+    lines = text.split("\n")
+    starred = [x for x in lines if x.strip()]
+    if starred and all(x.startswith("*") for x in starred):
+        lines = [x[1:].removeprefix(" ") if x.startswith("*") else x for x in lines]
+    lines = ["" if _RULE.fullmatch(x) else x.rstrip() for x in lines]
+    margins = [len(x) - len(x.lstrip(" \t")) for x in lines[1:] if x.strip()]
+    cut = min(margins) if margins else 0
+    if cut:
+        lines = [lines[0].strip(), *(x[cut:] for x in lines[1:])]
+    # (`#define STB_IMAGE_IMPLEMENTATION` in a usage note is no heading of the page)
+    lines = [re.sub(r"^([ \t]*)#", r"\1\\#", x) for x in lines]
+    return "\n".join(lines).strip("\n")
+
+
+def scan(text: str, nested: bool = False, plain: bool = False) -> Scanned:
     """`text` split into code, comments and preprocessor lines (see the module's docstring);
     `nested`: a `/* … */` inside a comment nests, as Doxygen reads a `.dox` file (JsonCpp's
-    main page shows a JSON example holding `/*embedded comment*/`)."""
+    main page shows a JSON example holding `/*embedded comment*/`); `plain`: every comment a
+    doc comment (see the module's docstring)."""
     chars = list(text)
     comments: list[Comment] = []
     directives: list[Directive] = []
@@ -130,14 +155,14 @@ def scan(text: str, nested: bool = False) -> Scanned:
                 break
             raw = text[j:end]
             # Comments inside the directive are comments of their own (a trailing `/**<`).
-            inner = scan(raw[1:]) if ("/*" in raw or "//" in raw) else None
-            plain = inner.code if inner is not None else raw[1:]
+            inner = scan(raw[1:], plain=plain) if ("/*" in raw or "//" in raw) else None
+            blanked = inner.code if inner is not None else raw[1:]
             if inner is not None:
                 comments.extend(
-                    Comment(c.start + j + 1, c.end + j + 1, c.text, c.doc, c.after)
+                    Comment(c.start + j + 1, c.end + j + 1, c.text, c.doc, c.after or plain)
                     for c in inner.comments
                 )
-            joined = re.sub(r"\\\n", " ", "#" + plain)
+            joined = re.sub(r"\\\n", " ", "#" + blanked)
             directives.append(Directive(j, end, " ".join(joined.split())))
             _blank(chars, j, end)
             k = end
@@ -149,7 +174,11 @@ def scan(text: str, nested: bool = False) -> Scanned:
             doc = doc and body not in ("*", "!")  # (`/**/` is empty)
             after = doc and body[1:2] == "<"
             inner_text = body[2:] if after else body[1:] if doc else body
-            comments.append(Comment(j, end, _block_text(inner_text), doc, after))
+            if plain:
+                said = plain_text(_block_text(inner_text))
+                comments.append(Comment(j, end, said, bool(said.strip()), after or not line_start))
+            else:
+                comments.append(Comment(j, end, _block_text(inner_text), doc, after))
             _blank(chars, j, end)
             k = end
         elif c == "/" and text.startswith("//", j):
@@ -160,11 +189,15 @@ def scan(text: str, nested: bool = False) -> Scanned:
             kind = text[j + 2 : j + 3]
             doc = kind in ("/", "!") and text[j + 3 : j + 4] != "/"
             after = doc and text[j + 3 : j + 4] == "<"
+            skip = 4 if after else 3 if doc else 2  # (the markers before the text)
+            if plain:  # (every `//` comment; one after code on its line documents that code)
+                kind = "" if not doc else kind
+                doc, after = True, after or not line_start
             while True:
                 nl = text.find("\n", end)
                 nl = n if nl < 0 else nl
                 line = text[end:nl]
-                pieces.append(line[4 if after else 3 if doc else 2 :])
+                pieces.append(line[skip:])
                 _blank(chars, end, nl)
                 end = nl
                 if not doc or after:
@@ -173,11 +206,15 @@ def scan(text: str, nested: bool = False) -> Scanned:
                 stripped = text[nxt : nxt + 200].lstrip(" \t")
                 if not stripped.startswith("//" + kind) or stripped.startswith("//" + kind + "<"):
                     break
-                if stripped.startswith("////"):
+                if stripped.startswith("////") and not plain:
                     break
                 end = nxt + (len(text[nxt : nxt + 200]) - len(stripped))
             lines = [p[1:] if p.startswith(" ") else p for p in pieces]
-            comments.append(Comment(first, end, "\n".join(x.rstrip() for x in lines), doc, after))
+            said = "\n".join(x.rstrip() for x in lines)
+            if plain:
+                said = plain_text(said)
+                doc = bool(said.strip())
+            comments.append(Comment(first, end, said, doc, after))
             k = end
         elif c in "\"'":
             if c == '"' and j > 0 and text[j - 1] == "R":

@@ -74,6 +74,8 @@ class Settings:
     inherited: tuple[tuple[str, str, tuple[str, ...]], ...] = ()
     # those members as declared: (name, kind, code, doc or "", params), for their entries
     inherited_decls: tuple[tuple[str, str, str, str, str], ...] = ()
+    # A header documented in plain comments, without a Doxyfile (packages/c_headers.py)
+    plain: bool = False
 
 
 def header_line(settings: Settings) -> str:
@@ -94,6 +96,7 @@ def header_line(settings: Settings) -> str:
             if settings.inherited_decls
             else {}
         ),
+        **({"plain": True} if settings.plain else {}),
     }
     return HEADER + json.dumps(data, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
 
@@ -125,6 +128,7 @@ def _settings(text: str) -> tuple[Settings, int]:
                 for x in data.get("inherited_decls", ())
                 if isinstance(x, list) and len(x) == 5
             ),
+            bool(data.get("plain")),
         ),
         1,
     )
@@ -144,6 +148,7 @@ class _Writer:
     ) -> None:
         self.path = path
         self.project = project
+        self.plain = False  # (a header documented in plain comments: enumerators are entries)
         self.offset = offset  # lines of the header line above the file's own
         self.lang = "cpp" if cpp else "c"
         self.links = links
@@ -218,11 +223,12 @@ def header_to_markdown(path: str, text: str) -> HeaderPage:
     own = text.split("\n", skip)[-1] if skip else text
     links: Links = {name: (target, shown) for name, target, shown in settings.links}
     aliases = dict(settings.aliases)
-    parsed = read_header(own, settings.hidden, is_dox(path))
+    parsed = read_header(own, settings.hidden, is_dox(path), plain=settings.plain)
     cpp = not path.lower().endswith(".h") or any(
         d.kind == "class" or "::" in d.name for d in parsed.decls
     )
     w = _Writer(path, skip, cpp, links, aliases, settings.project)
+    w.plain = settings.plain
     if len(parsed.pages) == 1 and not _documents(parsed, settings.extract_all):
         # A file of one page (a `.dox` file, mbedtls' `doc_mainpage.h`): the page is the
         # file's, its title the page's, as Doxygen shows it among the related pages.
@@ -242,7 +248,9 @@ def header_to_markdown(path: str, text: str) -> HeaderPage:
             return False
         if d.name.rsplit("::", 1)[-1].startswith("_") and doc is None:
             return False
-        return doc is not None or settings.extract_all
+        # (plain: a public header's declarations are its API, as EXTRACT_ALL shows them;
+        # sqlite's `CAPI3REF:` comment documents the declarations of its group)
+        return doc is not None or settings.extract_all or settings.plain
 
     docs: dict[int, Doc | None] = {}
 
@@ -289,6 +297,7 @@ def header_to_markdown(path: str, text: str) -> HeaderPage:
         found = placed.get(name)
         if found is None:
             continue
+        summary = ""
         if name.startswith("kind:"):
             w.heading(2, found[0].line, name[5:], name[5:].lower())
         else:
@@ -297,7 +306,11 @@ def header_to_markdown(path: str, text: str) -> HeaderPage:
             gdoc = parse(g.doc, links, aliases, w.lang) if g.doc.strip() else None
             if gdoc is not None:
                 w.doc(gdoc, g.line)
-        _section_decls(w, found, doc_of, 3, name if not name.startswith("kind:") else "")
+            if settings.plain and gdoc is not None:  # (sqlite: the group's text is theirs)
+                summary = gdoc.brief
+        _section_decls(
+            w, found, doc_of, 3, name if not name.startswith("kind:") else "", summary=summary
+        )
     for c in classes:
         doc = doc_of(c)
         start = len(w.lines)
@@ -372,8 +385,16 @@ def _page_comment(w: _Writer, text: str, line: int, links: Links, top: bool = Fa
 
 
 def _section_decls(
-    w: _Writer, decls: list[Decl], doc_of, level: int, category: str, member: bool = False
+    w: _Writer,
+    decls: list[Decl],
+    doc_of,
+    level: int,
+    category: str,
+    member: bool = False,
+    summary: str = "",
 ) -> None:
+    """The sections of `decls`; `summary`: the description of the undocumented ones' entries
+    (a plain header's group text)."""
     undocumented = [d for d in decls if doc_of(d) is None]
     for d in decls:
         doc = doc_of(d)
@@ -395,11 +416,15 @@ def _section_decls(
                 w.add(m.line, f"- `{m.name.rsplit('::', 1)[-1]}` — {said}".rstrip(" —"))
             w.add(d.line, "")
         _entry(w, d, doc, category, start)
+        if w.plain:  # (raylib's `KEY_SPACE`: found by its name, in its enum's section)
+            for m in values:
+                if m.kind == "enumerator":
+                    _entry(w, m, doc_of(m), category, start)
     if undocumented:
         start = len(w.lines)
         w.code(undocumented[0].line, "\n".join(_declaration(d) for d in undocumented))
         for d in undocumented:
-            _entry(w, d, None, category, start)
+            _entry(w, d, None, category, start, summary)
 
 
 def _declaration(d: Decl) -> str:
@@ -409,7 +434,9 @@ def _declaration(d: Decl) -> str:
     return code if code.endswith(("}", ";", "};")) else code + ";"
 
 
-def _entry(w: _Writer, d: Decl, doc: Doc | None, category: str, start: int) -> None:
+def _entry(
+    w: _Writer, d: Decl, doc: Doc | None, category: str, start: int, summary: str = ""
+) -> None:
     if len(w.api) >= MAX_ENTRIES:
         return
     last = len(w.lines) - 1
@@ -428,7 +455,7 @@ def _entry(w: _Writer, d: Decl, doc: Doc | None, category: str, start: int) -> N
             category=category,
             kind="method" if d.kind == "function" or (d.kind == "macro" and d.params) else "type",
             signature=truncate(" ".join(_declaration(d).split()), MAX_SIGNATURE_CHARS),
-            description=truncate(doc.brief if doc else "", MAX_DESCRIPTION_CHARS),
+            description=truncate(doc.brief if doc else summary, MAX_DESCRIPTION_CHARS),
             parameters=params,
             returns=truncate(returns, MAX_RETURNS_CHARS),
             examples=(),

@@ -15,6 +15,17 @@ declarations up to the matching `@}` belong to (Doxygen's member groups); a decl
 written (comments and the `GLFWAPI`-like words the Doxyfile's EXCLUDE_SYMBOLS or PREDEFINED
 empty out removed), its name the identifier before its parameter list, its `[`, `=`, `:`,
 or its end.
+
+`plain` (a header documented without Doxygen, packages/c_headers.py): every comment documents
+(c_lex.py), attached as such headers attach them: a comment after the declaration on its line
+(raylib), else the comments right above it (no blank line between: cJSON), else a comment
+starting on the next line and followed by a blank line (zlib's comment after each prototype).
+A prototype written at the top of a comment (zlib's `deflateInit`, a macro) is that
+function's declaration. sqlite's `CAPI3REF: Title` comment opens a group (its text the
+group's) holding the declarations up to the next one. The comments above the first
+declaration, less licenses, are the file's comment (stb's and raylib's documentation). The
+header is read up to its implementation (`#ifdef STB_IMAGE_IMPLEMENTATION`); an export macro
+around the return type (`CJSON_PUBLIC(cJSON *) cJSON_Parse(…)`) is not the name.
 """
 
 from __future__ import annotations
@@ -24,16 +35,30 @@ import re
 from dataclasses import dataclass, field
 
 from docsmcp.sources.formats.source.c_lex import Comment, scan
+from docsmcp.sources.formats.source.c_words import (
+    KEYWORDS,
+    TOKEN,
+    bases,
+    brace_kind,
+    clean,
+    forward,
+    named,
+    type_name,
+)
+from docsmcp.sources.formats.source.doxygen_plain import (
+    prototype,
+    sqlite_text,
+    unwrapped,
+    without_implementation,
+    without_license,
+)
 
 MAX_DECLS = 20_000  # declarations of one header, at most (a generated header can hold more)
 MAX_DEPTH = 32  # scopes (namespaces, classes) nested in one another, at most
-_TOKEN = re.compile(r"[A-Za-z_]\w*|::|->|\d[\w.']*|\S")
 _DEFINE = re.compile(r"#\s*define\s+([A-Za-z_]\w*)(\([^)]*\))?\s*(.*)")
-_KEYWORDS = frozenset(
-    "if else for while do switch return sizeof typeof decltype alignof static_assert "
-    "operator template typename".split()
-)
 _ACCESS = re.compile(r"\b(public|private|protected)\s*:(?!:)")
+_CAPI = re.compile(r"CAPI3REF:[ \t]*([^\n]*)")
+_CAPI_FIELDS = re.compile(r"^(?:KEYWORDS|METHOD|METHODS|CONSTRUCTOR|DESTRUCTOR):.*\n?", re.M)
 
 
 @dataclass
@@ -70,8 +95,18 @@ class Header:
 
 
 class _Reader:
-    def __init__(self, text: str, hidden_words: frozenset[str], pages_only: bool = False) -> None:
-        s = scan(text, nested=pages_only)
+    def __init__(
+        self,
+        text: str,
+        hidden_words: frozenset[str],
+        pages_only: bool = False,
+        plain: bool = False,
+    ) -> None:
+        if plain:
+            text = without_implementation(text)
+        s = scan(text, nested=pages_only, plain=plain)
+        self.plain = plain
+        self.attached: set[int] = set()  # (plain: comments that document a declaration)
         self.pages_only = pages_only
         self.text = text
         self.code = s.code
@@ -79,9 +114,10 @@ class _Reader:
         self.line_starts = [0] + [m.end() for m in re.finditer("\n", text)]
         self.docs = [c for c in s.comments if c.doc]
         self.doc_ends = [c.end for c in self.docs]
+        self.doc_starts = [c.start for c in self.docs]
         self.directives = {d.start: d for d in s.directives}
         self.dir_starts = sorted(self.directives)
-        self.tokens = [(m.start(), m.group()) for m in _TOKEN.finditer(s.code)]
+        self.tokens = [(m.start(), m.group()) for m in TOKEN.finditer(s.code)]
         self.used: set[int] = set()  # doc comments read
         self.used_structural: dict[int, bool] = {}
         self.header = Header([], [], None, 0, [])
@@ -106,6 +142,16 @@ class _Reader:
         return found
 
     def _structural(self, c: Comment, text: str) -> bool:
+        capi = _CAPI.match(text) if self.plain else None
+        if capi:  # (sqlite: a group up to the next such comment)
+            if self.group_stack:
+                self.group_stack.pop()
+            title = capi.group(1).strip() or "API"
+            name = re.sub(r"[^A-Za-z0-9]+", "-", title).strip("-").lower() or "api"
+            rest = sqlite_text(_CAPI_FIELDS.sub("", text[capi.end() :].lstrip("\n")))
+            self.header.groups.append(Group(name, title, rest.strip("\n"), self.line(c.start)))
+            self.group_stack.append(name)
+            return True
         m = re.search(r"[@\\](defgroup|addtogroup|weakgroup)\s+(\w+)[ \t]*([^\n]*)", text)
         opens = re.search(r"[@\\]\{", text) is not None
         closes = re.search(r"[@\\]\}", text) is not None
@@ -141,11 +187,111 @@ class _Reader:
         for c in self.docs:
             if c.start not in self.used and not c.after:
                 self.structural(c)
+        if self.plain:
+            self._plain_extras()
         self.header.pages.sort(key=lambda page: page[2])
         self.header.groups.sort(key=lambda group: group.line)
         return self.header
 
+    def _plain_extras(self) -> None:
+        """Prototypes written in comments, and the file's comment (see the module's docstring)."""
+        # (the file's comment may follow the version macros: zlib's)
+        first = min(
+            (d.line for d in self.header.decls if d.kind != "macro"),
+            default=len(self.line_starts),
+        )
+        intro: list[str] = []
+        found: list[Decl] = []
+        names = {d.name: d for d in self.header.decls}
+        replaced: set[int] = set()  # (the undocumented macro a commented prototype shows)
+        for c in self.docs:
+            if c.after or c.start in self.attached or self.used_structural.get(c.start):
+                continue
+            proto = prototype(c.text)
+            known = names.get(proto[1]) if proto is not None else None
+            if known is not None and not known.doc:
+                replaced.add(id(known))
+                known = None
+            if proto is not None and known is None:
+                code, name, params, doc = proto
+                line = self.line(c.start)
+                group = next((g.name for g in reversed(self.header.groups) if g.line <= line), "")
+                found.append(
+                    Decl("function", name, code, line, doc or None, line, group, params=params)
+                )
+                names[name] = found[-1]
+            elif self.line(c.start) < first and self.header.file_doc is None:
+                said = without_license(c.text)
+                if said.count("\n") >= 2:
+                    intro.append(said)
+        for d in self.header.decls:  # (a struct whose fields are documented: zlib's z_stream)
+            if not d.doc and any(m.doc for m in d.members):
+                d.doc = " "
+        if found:
+            kept = [d for d in self.header.decls if id(d) not in replaced]
+            self.header.decls = sorted([*kept, *found], key=lambda d: d.line)
+        if intro and self.header.file_doc is None:
+            self.header.file_doc = "\n\n".join(intro)
+            self.header.file_line = 0
+
+    def _heading(self, c: Comment) -> Comment | None:
+        """raylib's `// Window-related functions` above prototypes that carry their own
+        comments: a group's title, up to the next such line (None: it documents nothing)."""
+        title = c.text.strip()
+        if "\n" in title or len(title) > 80:
+            return c
+        if self.group_stack and self.group_stack[-1].startswith("heading:"):
+            self.group_stack.pop()
+        slug = re.sub(r"[^A-Za-z0-9]+", "-", title).strip("-").lower() or "functions"
+        self.header.groups.append(Group(slug, title, "", self.line(c.start)))
+        self.group_stack.append("heading:" + slug)
+        return None
+
+    def _plain_doc(self, prev_end: int, start: int, attach: bool = True) -> Comment | None:
+        """The comments right above the declaration at `start` (no blank line between);
+        `attach`: whether they document it (else only their groups are read)."""
+        run: list[Comment] = []
+        for c in self.docs_between(prev_end, start):
+            if c.after or self.structural(c):
+                run = []
+                continue
+            if run and self.line(c.start) > self.line(run[-1].end - 1) + 1:
+                run = []
+            run.append(c)
+        if not attach or not run or self.line(run[-1].end - 1) + 1 < self.line(start):
+            return None
+        if self.code[run[-1].end : start].count("\n") > 1:
+            return None
+        self.attached.update(c.start for c in run)
+        if len(run) == 1:
+            return run[0]
+        return Comment(run[0].start, run[-1].end, "\n".join(c.text for c in run), True, False)
+
+    def _trailing_doc(self, end: int) -> Comment | None:
+        """zlib's comment after a prototype: starting on the line after the declaration's `;`
+        at `end` and followed by a blank line (else it is the next declaration's)."""
+        k = bisect.bisect_right(self.doc_starts, end)
+        if k >= len(self.docs):
+            return None
+        c = self.docs[k]
+        if c.after or self.text[end + 1 : c.start].strip():
+            return None
+        if self.text.count("\n", end, c.start) != 1:
+            return None
+        nl = self.text.find("\n", c.end)
+        if nl >= 0:
+            nxt = self.text.find("\n", nl + 1)
+            following = self.text[nl + 1 : nxt if nxt >= 0 else len(self.text)].strip()
+            if following and not following.startswith(("#", "}")):
+                return None
+        if self.structural(c):
+            return None
+        self.attached.add(c.start)
+        return c
+
     def _doc_for(self, prev_end: int, start: int) -> Comment | None:
+        if self.plain:
+            return self._plain_doc(prev_end, start)
         found = None
         for c in self.docs_between(prev_end, start):
             if c.after:
@@ -161,15 +307,19 @@ class _Reader:
         k = bisect.bisect_left(self.dir_starts, lo)
         while k < len(self.dir_starts) and self.dir_starts[k] < hi:
             d = self.directives[self.dir_starts[k]]
-            doc = self._doc_for(prev_end, d.start)
             m = _DEFINE.match(d.text)
-            after = self._after_doc(d.start, d.end)
             guard = (
                 k > 0 and self.directives[self.dir_starts[k - 1]].text == f"#ifndef {m.group(1)}"
                 if m
                 else False
             )
-            if m and not (guard and not m.group(3)) and m.group(1) not in self.hidden_words:
+            shown = m and not (guard and not m.group(3)) and m.group(1) not in self.hidden_words
+            if self.plain:  # (a comment above `#include` or a guard documents nothing)
+                doc = self._plain_doc(prev_end, d.start, attach=bool(shown))
+            else:
+                doc = self._doc_for(prev_end, d.start)
+            after = self._after_doc(d.start, d.end)
+            if m and shown:
                 self.add(
                     Decl(
                         "macro",
@@ -196,7 +346,7 @@ class _Reader:
         if len(self.header.decls) >= MAX_DECLS:
             return
         if not d.group and self.group_stack:
-            d.group = self.group_stack[-1]
+            d.group = self.group_stack[-1].removeprefix("heading:")
         (self.header.decls if into is None else into).append(d)
 
     def statements(
@@ -245,7 +395,7 @@ class _Reader:
             if end_char == "{":
                 close = self._match(j, hi)
                 body_end = toks[close][0] if close < len(toks) else len(self.code)
-                kind = _brace_kind(words)
+                kind = brace_kind(words)
                 if kind == "namespace":
                     name = words[1] if len(words) > 1 and words[1] != "{" else ""
                     inner = f"{scope}{name}::" if name else scope
@@ -264,7 +414,7 @@ class _Reader:
                     while tail < hi and toks[tail][1] != ";":
                         tail += 1
                     trailing = [t for _, t in toks[close + 1 : tail]]
-                    name = _type_name(words, trailing)
+                    name = type_name(words, trailing)
                     if name and not (into is not None and access_private):
                         members: list[Decl] = []
                         qualified = scope + name
@@ -285,7 +435,7 @@ class _Reader:
                             )
                         d.members = members
                         if kind in ("class", "struct"):
-                            d.bases = _bases(words, kind)
+                            d.bases = bases(words, kind)
                         self.add(d, into)
                     end = toks[tail][0] + 1 if tail < len(toks) else len(self.code)
                     prev_end = end
@@ -301,6 +451,10 @@ class _Reader:
                 continue
             if not (into is not None and access_private):
                 after = self._after_doc(toks[j][0], self._line_end(toks[j][0]))
+                if self.plain and after is None and doc is None:
+                    after = self._trailing_doc(toks[j][0])
+                elif self.plain and after is not None and doc is not None and into is None:
+                    doc = self._heading(doc)
                 self.declaration(words, decl_text, start, after or doc, scope, into)
             prev_end = toks[j][0] + 1
             k = j + 1
@@ -385,11 +539,11 @@ class _Reader:
             words = words[k:]
             if not words:
                 return
-        if _forward(words):
+        if forward(words):
             return
-        code = _clean(text, self.hidden_words)
-        kind, name, params = _named(words)
-        if not name or name in _KEYWORDS or name in self.hidden_words:
+        code = clean(text, self.hidden_words)
+        kind, name, params = named(unwrapped(words) if self.plain else words)
+        if not name or name in KEYWORDS or name in self.hidden_words:
             return
         self.add(
             Decl(
@@ -405,155 +559,13 @@ class _Reader:
         )
 
 
-def _brace_kind(words: list[str]) -> str:
-    if not words:
-        return "block"
-    if words[0] == "namespace" or (words[0] == "inline" and words[1:2] == ["namespace"]):
-        return "namespace"
-    if words[0] == "extern" and all(w in ('"', "'") for w in words[1:]):  # extern "C" {
-        return "extern"
-    if "(" in words:
-        return "function"
-    for w in words:
-        if w in ("class", "struct", "union", "enum"):
-            return w
-    return "block"
-
-
-def _type_name(words: list[str], trailing: list[str]) -> str:
-    """The name of `struct X {`, `typedef struct X {…} Y;` (Y), `enum class E : int {`."""
-    if words and words[0] == "typedef" and trailing:
-        names = [t for t in trailing if re.fullmatch(r"[A-Za-z_]\w*", t)]
-        if names:
-            return names[-1]
-    after = False
-    for k, w in enumerate(words):
-        if w in ("class", "struct", "union", "enum"):
-            after = True
-            continue
-        if after and w in ("class", "struct"):
-            continue
-        if after and re.fullmatch(r"[A-Za-z_]\w*", w) and w not in ("final", "alignas"):
-            # (`class API_EXPORT Name`: the last identifier before `:` or the end)
-            rest = words[k + 1 :]
-            if rest and re.fullmatch(r"[A-Za-z_]\w*", rest[0]) and rest[0] != "final":
-                continue
-            return w
-        if after and w == ":":
-            break
-    return ""
-
-
-def _forward(words: list[str]) -> bool:
-    """`class Window;`, `struct GlContext;`: a forward declaration, which Doxygen documents as
-    nothing (the class is where it is defined)."""
-    tags = ("class", "struct", "union", "enum")
-    return words[0] in tags and len([w for w in words if w not in tags and w != ":"]) <= 1
-
-
-def _bases(words: list[str], kind: str) -> tuple[str, ...]:
-    """The public base classes of `class X : public A, private B, C` (a struct's bases are
-    public unless said otherwise, a class's private), without template arguments."""
-    try:
-        colon = words.index(":")
-    except ValueError:
-        return ()
-    out: list[str] = []
-    depth = 0
-    access = "public" if kind == "struct" else "private"
-    name: list[str] = []
-    for w in [*words[colon + 1 :], ","]:
-        if w == "<":
-            depth += 1
-        elif w == ">":
-            depth -= 1
-        elif depth > 0:
-            continue
-        elif w == ",":
-            if name and access == "public":
-                out.append("".join(name))
-            access, name = ("public" if kind == "struct" else "private"), []
-        elif w in ("public", "protected", "private"):
-            access = w
-        elif w != "virtual" and (w == "::" or re.fullmatch(r"[A-Za-z_]\w*", w)):
-            name.append(w)
-    return tuple(out)
-
-
-def _named(words: list[str]) -> tuple[str, str, str]:
-    """(kind, name, parameters) of a declaration's words."""
-    typedef = words[0] == "typedef"
-    # A function pointer: `typedef void (* GLFWerrorfun)(int, const char*)`.
-    for k in range(len(words) - 2):
-        if words[k] == "(" and words[k + 1] in ("*", "&", "^"):
-            j = k + 2
-            while j < len(words) and words[j] in ("*", "const"):
-                j += 1
-            if j < len(words) and re.fullmatch(r"[A-Za-z_]\w*", words[j]):
-                params = _params(words, j + 2)
-                return ("typedef" if typedef else "variable"), words[j], params
-    if "(" in words and not typedef:
-        k = words.index("(")
-        # `operator()`, `operator==`: named `operator` (overloads of it, `Class::operator-2`).
-        if "operator" in words[: k + 1]:
-            at = words.index("operator")
-            if words[at + 1 : at + 2] == ["("]:  # (`operator()(…)`: its own parameter list)
-                k = words.index("(", at + 3)
-            return "function", _qualified(words, at), _params(words, k + 1)
-        if k > 0 and re.fullmatch(r"~?[A-Za-z_]\w*", words[k - 1]):
-            if k > 1 and words[k - 2] == "~":  # (a destructor: `~` and the name are two tokens)
-                scope = _qualified(words, k - 2)[:-1]  # (`Window::` of `Window::~Window`)
-                return "function", f"{scope}~{words[k - 1]}", _params(words, k + 1)
-            return "function", _qualified(words, k - 1), _params(words, k + 1)
-        return "", "", ""
-    stop = len(words)
-    for k, w in enumerate(words):
-        if w in ("[", "=", ":", ","):
-            stop = k
-            break
-    names = [w for w in words[:stop] if re.fullmatch(r"[A-Za-z_]\w*", w)]
-    if len(names) < 2 and not typedef:
-        return "", "", ""
-    return ("typedef" if typedef else "variable"), names[-1] if names else "", ""
-
-
-def _qualified(words: list[str], k: int) -> str:
-    """The name ending at words[k] with the `A::B::` written before it."""
-    name = words[k]
-    while k >= 2 and words[k - 1] == "::" and re.fullmatch(r"[A-Za-z_]\w*", words[k - 2]):
-        name = f"{words[k - 2]}::{name}"
-        k -= 2
-    return name
-
-
-def _params(words: list[str], k: int) -> str:
-    depth = 1
-    out: list[str] = []
-    while k < len(words):
-        w = words[k]
-        depth += w == "("
-        depth -= w == ")"
-        if depth == 0:
-            break
-        out.append(w)
-        k += 1
-    return " ".join(out)
-
-
-def _clean(text: str, hidden: frozenset[str]) -> str:
-    lines = [" ".join(x.split()) for x in text.split("\n")]
-    code = " ".join(x for x in lines if x)
-    if hidden:
-        code = " ".join(w for w in code.split(" ") if w not in hidden)
-    code = re.sub(r"\s+([,)])", r"\1", code)
-    # (`extern` is linkage, which Doxygen's declarations leave out: SDL's every function)
-    return re.sub(r"\(\s+", "(", code).strip().removeprefix("extern ")
-
-
 def read_header(
-    text: str, hidden_words: frozenset[str] = frozenset(), pages_only: bool = False
+    text: str,
+    hidden_words: frozenset[str] = frozenset(),
+    pages_only: bool = False,
+    plain: bool = False,
 ) -> Header:
     """The declarations, groups and file comment of a header (see the module's docstring);
     `pages_only`: a `.dox` file, comments that nest and no code (Doxygen reads no declarations
-    there)."""
-    return _Reader(text, hidden_words, pages_only).read()
+    there); `plain`: a header documented in plain comments."""
+    return _Reader(text, hidden_words, pages_only, plain).read()

@@ -1,0 +1,418 @@
+"""C libraries whose public headers are their API reference, without a Doxyfile
+(packages/c_headers.py, the plain mode of formats/source/doxygen_decls.py and c_lex.py):
+fixtures written in raylib's, zlib's, sqlite's and stb's shapes."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pyarrow.parquet as pq
+from conftest import FUZZ, build_bundle, page_texts, run_docsmcp
+from docsmcp.sources.formats.source.doxygen import Settings, header_line, header_to_markdown
+from docsmcp.sources.packages import c_headers
+from hypothesis import given
+from hypothesis import strategies as st
+from mcp_client import McpSession
+
+RAY_H = """/**********************************************************************
+*
+*   ray v1.0 - A simple library to draw windows and shapes
+*
+*   FEATURES:
+*       - No external dependencies
+*       - Windows, shapes and keys
+*
+*   NOTES:
+*       - One default font is loaded on OpenWindow()
+*
+*   LICENSE: zlib/libpng
+*
+*   Copyright (c) 2013 Someone
+*
+**********************************************************************/
+
+#ifndef RAY_H
+#define RAY_H
+
+#define RAY_VERSION "1.0"
+
+#ifndef RAYAPI
+    #define RAYAPI       // Functions defined as 'extern' by default
+#endif
+
+#define LIGHTGRAY  (Color){ 200, 200, 200, 255 }   // Light Gray
+
+//----------------------------------------------------------------------
+// Types and Structures Definition
+//----------------------------------------------------------------------
+// Color, 4 components, R8G8B8A8 (32bit)
+typedef struct Color {
+    unsigned char r;        // Color red value
+    unsigned char a;        // Color alpha value
+} Color;
+
+// Keyboard keys
+typedef enum {
+    KEY_NULL  = 0,          // Key: NULL, used for no key pressed
+    KEY_SPACE = 32,         // Key: Space
+} KeyboardKey;
+
+#if defined(__cplusplus)
+extern "C" {            // Prevents name mangling of functions
+#endif
+
+// Window-related functions
+RAYAPI void OpenWindow(int w, int h, const char *title); // Initialize window and GL context
+RAYAPI void CloseWindow(void);                           // Close window and unload OpenGL context
+RAYAPI bool IsKeyPressed(int key);                       // Check if a key has been pressed once
+RAYAPI void DrawRectangle(int x, int y, int w, int h, Color c); // Draw a color-filled rectangle
+
+#if defined(__cplusplus)
+}
+#endif
+
+#endif // RAY_H
+"""
+
+ZZ_H = """/* zz.h -- interface of the 'zz' compression library
+  version 1.0
+
+  Copyright (C) 1995-2024 Someone
+
+  This software is provided 'as-is', without any express or implied
+  warranty.
+*/
+
+#ifndef ZZ_H
+#define ZZ_H
+
+#define ZZ_VERSION "1.0"
+
+/*
+    The 'zz' compression library provides in-memory compression and
+  decompression functions, including integrity checks of the uncompressed data.
+  This version of the library supports only one compression method.
+*/
+
+#define Z_OK            0
+#define Z_STREAM_END    1
+/* Return codes for the compression/decompression functions. */
+
+                        /* basic functions */
+
+ZEXTERN const char * ZEXPORT zzVersion(void);
+/* The application can compare zzVersion and ZZ_VERSION for consistency.
+   If the first character differs, the library code actually used is not
+   compatible with the zz.h header file used by the application.
+ */
+
+/*
+ZEXTERN int ZEXPORT zzDeflateInit(zz_streamp strm, int level);
+
+     Initializes the internal stream state for compression.  The fields
+   zalloc, zfree and opaque must be initialized before by the caller.
+*/
+
+ZEXTERN int ZEXPORT zzDeflate(zz_streamp strm, int flush);
+/*
+    zzDeflate compresses as much data as possible, and stops when the input
+  buffer becomes empty or the output buffer becomes full.
+*/
+
+#define zzDeflateInit(strm, level) zzDeflateInit_((strm), ZZ_VERSION)
+
+#endif /* ZZ_H */
+"""
+
+LITE3_H = """/*
+** 2001-09-15
+**
+** The author disclaims copyright to this source code.
+**
+*************************************************************************
+** This header file defines the interface that the Lite library
+** presents to client programs.
+*/
+#ifndef LITE3_H
+#define LITE3_H
+
+/*
+** CAPI3REF: Result Codes
+** KEYWORDS: {result code definitions}
+**
+** Many Lite functions return an integer result code from the set shown
+** here in order to indicate success or failure.
+*/
+#define LITE_OK           0   /* Successful result */
+#define LITE_ERROR        1   /* Generic error */
+
+/*
+** CAPI3REF: Compiling An SQL Statement
+** METHOD: lite3
+**
+** To execute an SQL statement, it must first be compiled into a byte-code
+** program using one of these routines.
+**
+** ^The preferred routine to use is [lite3_prepare_v2()].  The
+** [lite3_prepare()] interface is legacy, see [prepared statement | statements].
+*/
+LITE_API int lite3_prepare(
+  lite3 *db,            /* Database handle */
+  const char *zSql,     /* SQL statement, UTF-8 encoded */
+  lite3_stmt **ppStmt   /* OUT: Statement handle */
+);
+LITE_API int lite3_prepare_v2(
+  lite3 *db,            /* Database handle */
+  const char *zSql,     /* SQL statement, UTF-8 encoded */
+  lite3_stmt **ppStmt   /* OUT: Statement handle */
+);
+
+/*
+** CAPI3REF: Closing A Database Connection
+**
+** ^The lite3_close() routine is the destructor for the lite3 object.
+*/
+LITE_API int lite3_close(lite3*);
+
+#endif
+"""
+
+STB_H = """/* stb_thing - v1.0 - public domain thing loader
+
+   Do this:
+      #define STB_THING_IMPLEMENTATION
+   before you include this file in *one* C or C++ file to create the implementation.
+
+   QUICK NOTES:
+      Primarily of interest to game developers
+      Loads things from files and memory
+      No dependencies
+
+   Basic usage:
+      int x;
+      unsigned char *data = stbt_load(filename, &x);
+      stbt_free(data);
+
+   The return value is NULL on an allocation failure.
+
+   LICENSE
+
+     See end of file for license information.
+
+   More notes:
+      Loads quickly from memory
+*/
+#ifdef STB_THING_IMPLEMENTATION
+   // #define your own types before including to override these (stb_truetype's shape)
+   #include <stdint.h>
+#endif
+
+#ifndef STB_THING_H
+#define STB_THING_H
+extern unsigned char *stbt_load(char const *filename, int *x);
+extern void stbt_free(void *data);
+#endif
+
+#ifdef STB_THING_IMPLEMENTATION
+// internal helper, never a page's
+static int stbt__helper(int a) { return a; }
+#endif
+"""
+
+BARE_H = """#ifndef BARE_H
+#define BARE_H
+int bare_open(const char *path);
+int bare_read(int fd, void *buf, int n);
+int bare_close(int fd);
+#endif
+"""
+
+
+def _tree(root: Path) -> Path:
+    """Four libraries side by side, each with its build file; what no user reads beside them."""
+    (root / "ray" / "src" / "external").mkdir(parents=True)
+    (root / "ray" / "examples").mkdir()
+    (root / "ray" / "CMakeLists.txt").write_text("project(ray)\nadd_subdirectory(src)\n")
+    (root / "ray" / "src" / "CMakeLists.txt").write_text(
+        "set(ray_public_headers\n    ray.h\n)\n"
+        'set_target_properties(ray PROPERTIES PUBLIC_HEADER "${ray_public_headers}")\n'
+    )
+    (root / "ray" / "src" / "ray.h").write_text(RAY_H)
+    (root / "ray" / "src" / "rinternal.h").write_text(RAY_H.replace("RAY_H", "RINT_H"))
+    (root / "ray" / "src" / "external" / "stb_thing.h").write_text(STB_H)
+    (root / "ray" / "examples" / "ex.h").write_text(RAY_H.replace("RAY_H", "EX_H"))
+    (root / "zz").mkdir()
+    (root / "zz" / "CMakeLists.txt").write_text(
+        "project(zz C)\nset(ZZ_PUBLIC_HDRS\n    ${CMAKE_CURRENT_BINARY_DIR}/zzconf.h\n    zz.h\n)\n"
+        "set(ZZ_PRIVATE_HDRS zzutil.h)\n"
+        'install(FILES ${ZZ_PUBLIC_HDRS} DESTINATION "${INSTALL_INC_DIR}")\n'
+    )
+    (root / "zz" / "zz.h").write_text(ZZ_H)
+    (root / "zz" / "zzutil.h").write_text(ZZ_H.replace("ZZ_H", "ZZUTIL_H"))
+    (root / "lite").mkdir()
+    (root / "lite" / "CMakeLists.txt").write_text("project(Lite VERSION 3.1 LANGUAGES C)\n")
+    (root / "lite" / "lite3.h").write_text(LITE3_H)
+    (root / "bare" / "include").mkdir(parents=True)
+    (root / "bare" / "Makefile").write_text("install:\n\tcp include/bare.h $(includedir)\n")
+    (root / "bare" / "include" / "bare.h").write_text(BARE_H)
+    (root / "stb_thing.h").write_text(STB_H)
+    (root / "README.md").write_text("# Libraries\n\nFour small C libraries.\n")
+    return root
+
+
+def test_public_documented_headers_are_pages(tmp_path: Path) -> None:
+    root = _tree(tmp_path / "libs")
+    listed = [p.relative_to(root).as_posix() for p in root.rglob("*") if p.is_file()]
+    assert c_headers.pages(root, [root], listed) == {
+        "ray/src/ray.h",  # (PUBLIC_HEADER)
+        "zz/zz.h",  # (install(FILES ${ZZ_PUBLIC_HDRS}))
+        "lite/lite3.h",  # (the project's name)
+        "stb_thing.h",  # (a single-header library)
+    }
+    # never: not installed, an example's, a vendored copy, a header of bare prototypes
+    texts = page_texts(build_bundle(root, tmp_path / "idx"))
+    assert set(texts) == {"README.md", "ray/src/ray.h", "zz/zz.h", "lite/lite3.h", "stb_thing.h"}
+    ray = texts["ray/src/ray.h"]
+    assert ray.lstrip().startswith("# ray.h") and "ray v1.0 - A simple library" in ray
+    assert "LICENSE" not in ray and "Copyright" not in ray
+    assert "RAYAPI void OpenWindow(int w, int h, const char *title);" in ray
+    # (the line above prototypes that carry their own comments titles their section)
+    assert "## Window-related functions" in ray and "### OpenWindow" in ray
+    assert "- `r` — Color red value" in ray and "- `KEY_SPACE` — Key: Space" in ray
+    assert "Color, 4 components, R8G8B8A8 (32bit)" in ray
+    stb = texts["stb_thing.h"]
+    assert "Primarily of interest to game developers" in stb and "stbt__helper" not in stb
+    # (the license paragraph left out, what follows it kept; the declarations below a first,
+    # small implementation block read)
+    assert "Loads quickly from memory" in stb and "See end of file" not in stb
+    assert "stbt_load(char const *filename, int *x);" in stb and "stdint" not in stb
+    lite = texts["lite/lite3.h"]
+    assert "## Compiling An SQL Statement" in lite and "METHOD:" not in lite
+    # sqlite's markup as sqlite.org shows it
+    assert "The preferred routine to use is `lite3_prepare_v2()`." in lite
+    assert "see statements." in lite and "^" not in lite
+    zz = texts["zz/zz.h"]
+    assert "The 'zz' compression library provides in-memory compression" in zz
+    assert "This software is provided" not in zz
+
+
+def test_entries_named_as_users_write_them(tmp_path: Path) -> None:
+    out = build_bundle(_tree(tmp_path / "libs"), tmp_path / "idx")
+    names = set(pq.read_table(out / "api.parquet").column("name").to_pylist())
+    assert {
+        "OpenWindow",
+        "Color",
+        "KeyboardKey",
+        "LIGHTGRAY",
+        "zzDeflate",
+        "zzDeflateInit",
+    } <= names
+    assert {"lite3_prepare_v2", "lite3_close", "LITE_OK", "stbt_load"} <= names
+    assert "bare_open" not in names and "stbt__helper" not in names
+    with McpSession(out) as s:
+        got = {}
+        for name in (
+            "OpenWindow",
+            "KEY_SPACE",
+            "zzDeflate",
+            "zzDeflateInit",
+            "lite3_prepare_v2",
+            "LITE_OK",
+        ):
+            found = s.call("get_api_reference", {"method": name})
+            assert not found.is_error, name
+            got[name] = found.structured_content["entries"][0]
+        hit = s.search(query="initialize window and GL context", limit=3)["hits"][0]
+        sqlite_hit = s.search(query="compiling an SQL statement", limit=3)["hits"][0]
+    assert got["OpenWindow"]["description"] == "Initialize window and GL context"
+    assert [p["name"] for p in got["OpenWindow"]["parameters"]] == ["w", "h", "title"]
+    assert got["KEY_SPACE"]["description"] == "Key: Space"  # (an enumerator, in its enum)
+    # zlib: the comment after the prototype; a prototype written in a comment (a macro's)
+    assert got["zzDeflate"]["description"].startswith("zzDeflate compresses as much data")
+    assert got["zzDeflateInit"]["description"].startswith("Initializes the internal stream")
+    assert got["zzDeflateInit"]["signature"].endswith("zzDeflateInit(zz_streamp strm, int level);")
+    # sqlite: the CAPI3REF comment is the group's, and describes its declarations
+    assert got["lite3_prepare_v2"]["description"].startswith("To execute an SQL statement")
+    assert got["LITE_OK"]["description"] == "Successful result"
+    assert hit["chunk_id"].startswith("ray/src/ray.h#")
+    assert sqlite_hit["chunk_id"].startswith("lite/lite3.h#")
+
+
+def test_a_header_that_documents_nothing_stays_code(tmp_path: Path) -> None:
+    root = tmp_path / "bare"
+    (root / "include" / "bare").mkdir(parents=True)
+    (root / "CMakeLists.txt").write_text("project(bare)\ninstall(FILES include/bare/bare.h)\n")
+    (root / "include" / "bare" / "bare.h").write_text(BARE_H)
+    (root / "README.md").write_text("# Bare\n\nA bare library.\n")
+    assert c_headers.pages(root, [root], ["CMakeLists.txt", "include/bare/bare.h"]) == set()
+    done = run_docsmcp("init", "--docs-dir", root)
+    assert done.stderr.splitlines()[0] == "1 files"  # (init never reads it)
+    assert set(page_texts(build_bundle(root, tmp_path / "idx"))) == {"README.md"}
+
+
+def test_a_doxyfile_still_decides(tmp_path: Path) -> None:
+    """A tree with a Doxyfile reads the headers its INPUT names, as before: a documented
+    public header it leaves out stays code."""
+    root = _tree(tmp_path / "libs")
+    (root / "Doxyfile").write_text("INPUT = zz\nFILE_PATTERNS = *.h\n")
+    (root / "zz" / "zzdoc.h").write_text("/** Opens a stream. */\nint zz_open(void);\n")
+    texts = page_texts(build_bundle(root, tmp_path / "idx"))
+    # (zz.h's plain comments are no Doxygen comments: Doxygen shows nothing of it)
+    assert set(texts) == {"README.md", "zz/zzdoc.h"}
+    assert "Opens a stream." in texts["zz/zzdoc.h"]
+
+
+@FUZZ
+@given(
+    st.lists(
+        st.sampled_from(
+            [
+                "/*",
+                "*/",
+                "**",
+                "//",
+                "// ---",
+                "** CAPI3REF: T",
+                "KEYWORDS: {x}",
+                "[a()]",
+                "[a | b]",
+                "^",
+                "#define A 1 /* a */",
+                "#ifdef X_IMPLEMENTATION",
+                "#endif",
+                "LIBAPI(int)",
+                "ZEXTERN int ZEXPORT f(int a);",
+                "int f(int a);",
+                "typedef struct S {",
+                "} S;",
+                "enum {",
+                "LICENSE",
+                "{",
+                "}",
+                "(",
+                ")",
+                ";",
+                ",",
+                "\n",
+                "\n\n",
+                " ",
+            ]
+        )
+        | st.text(max_size=8),
+        max_size=60,
+    )
+)
+def test_any_plain_header_converts_without_error(parts: list[str]) -> None:
+    text = " ".join(parts)
+    page = header_to_markdown("x.h", header_line(Settings(plain=True)) + "\n" + text)
+    assert len(page.line_map) == len(page.text.split("\n")) or not page.text
+    c_headers.documents(text)
+
+
+def test_plain_reading_is_linear_on_long_lines() -> None:
+    import time
+
+    for text in ("/*" + "*" * 200_000, "int f(" + "a," * 50_000, "// x\n" * 40_000):
+        start = time.process_time()
+        header_to_markdown("x.h", header_line(Settings(plain=True)) + "\n" + text)
+        assert time.process_time() - start < 5, text[:20]
