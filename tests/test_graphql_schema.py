@@ -251,9 +251,8 @@ def test_schema_reads_as_a_docs_explorer_shows_it(tmp_path: Path) -> None:
     assert "- `labelLimit: Int = 10` — How many labels, at most." in page
     assert '@specifiedBy(url: "https://tools.ietf.org/html/rfc3339")' in page
     assert "### @preview" in page and "on SCALAR | OBJECT | FIELD_DEFINITION" in page
-    # Another file's extension of Query is its own section there, said to extend it.
-    reviews = pages["src/main/resources/schema/reviews.graphqls"]
-    assert "### reviews" in reviews and "Reviews of a repository, newest first." in reviews
+    # Another file's extension of Query is shown in Query's section (one type, all fields).
+    assert "### reviews" in page and "Reviews of a repository, newest first." in page
 
     app = DocsApp(open_bundle(out))
 
@@ -281,7 +280,8 @@ def test_schema_reads_as_a_docs_explorer_shows_it(tmp_path: Path) -> None:
     assert entry("IssueState.OPEN")["kind"] == "enum value"
     assert entry("CreateIssueInput.title")["kind"] == "input field"
     assert entry("@preview")["kind"] == "directive"
-    assert entry("Query.reviews")["chunk_id"].startswith("src/main/resources/schema/reviews")
+    # (another file's extension of Query answers on Query's own page: graphql_extend)
+    assert entry("Query.reviews")["chunk_id"].startswith("src/main/resources/schema/hubby")
     hidden = app.call_tool("get_api_reference", {"method": "TestOnly"})
     assert hidden.get("isError") or not hidden["structuredContent"].get("entries")
 
@@ -354,3 +354,100 @@ def test_hostile_input_ends_in_linear_time() -> None:
         assert isinstance(graphql_to_markdown("s.graphql", text).text, str)
         defines_types(text)
     assert time.process_time() - started < 20
+
+
+CATALOG = """type Query {
+  "A book by its ISBN."
+  book(isbn: ID!): Book
+}
+
+"A book of the catalog."
+type Book {
+  isbn: ID!
+  title: String!
+}
+"""
+
+AUTHORS = """type Author {
+  "The author's full name."
+  name: String!
+}
+
+extend type Query {
+  "Authors whose name starts with the prefix, for autocompletion."
+  authorsByPrefix(prefix: String!): [Author!]!
+}
+
+extend type Book {
+  "Who wrote the book."
+  writtenBy: [Author!]!
+}
+"""
+
+
+def test_extensions_in_other_files_show_in_their_types_section(tmp_path: Path) -> None:
+    """A schema split per feature (`type Query` in one file, `extend type Query` in each
+    feature's file): the explorer's one type with all its fields, on the defining page."""
+    root = write_tree(
+        tmp_path / "books",
+        {
+            "README.md": "# Books\n\nA catalog service.\n",
+            "schema/catalog.graphqls": CATALOG,
+            "schema/authors/authors.graphqls": AUTHORS,
+        },
+    )
+    out = build_bundle(root, tmp_path / "idx")
+    pages = page_texts(out)
+    catalog = pages["schema/catalog.graphqls"]
+    assert "### authorsByPrefix" in catalog and "for autocompletion" in catalog
+    assert "- `writtenBy: [Author!]!` — Who wrote the book." in catalog
+    assert catalog.count("Extended in `schema/authors/authors.graphqls`.") == 2
+    authors = pages["schema/authors/authors.graphqls"]
+    assert "### Author" in authors and "### authorsByPrefix" not in authors
+    assert (
+        "`extend type Query` adds `authorsByPrefix` to `Query`, shown with its other fields "
+        "in `schema/catalog.graphqls`." in authors
+    )
+    app = DocsApp(open_bundle(out))
+
+    def entries(name: str) -> list[dict]:
+        found = app.call_tool("get_api_reference", {"method": name})
+        return [] if found.get("isError") else found["structuredContent"]["entries"]
+
+    (op,) = entries("Query.authorsByPrefix")
+    assert op["kind"] == "query" and op["chunk_id"].startswith("schema/catalog")
+    (field,) = entries("Book.writtenBy")
+    assert field["chunk_id"] == entries("Book")[0]["chunk_id"]
+    assert entries("Author")[0]["chunk_id"].startswith("schema/authors/")
+    hits = app.call_tool("search_docs", {"query": "authors by prefix autocompletion"})
+    assert hits["structuredContent"]["hits"][0]["heading"] == "authorsByPrefix"
+
+
+def test_api_source_reads_a_schema_outside_the_docs(tmp_path: Path) -> None:
+    """`--api-source .` of a service whose docs/ are guides and whose schema lies in
+    src/main/resources/schema/: the schema reads as it does inside the docs folder."""
+    root = write_tree(
+        tmp_path / "books",
+        {
+            "docs/index.md": "# Books\n\nHow to run the catalog service.\n",
+            "src/main/resources/schema/catalog.graphqls": CATALOG,
+            "src/main/resources/schema/authors.graphqls": AUTHORS,
+            "src/test/resources/schema/test.graphqls": "type TestOnly { x: Int }\n",
+        },
+    )
+    out = build_bundle(root / "docs", tmp_path / "idx", "--api-source", str(root))
+    pages = page_texts(out)
+    assert set(pages) == {
+        "index.md",
+        "books/src/main/resources/schema/catalog.graphqls",
+        "books/src/main/resources/schema/authors.graphqls",
+    }
+    app = DocsApp(open_bundle(out))
+    found = app.call_tool("get_api_reference", {"method": "Query.authorsByPrefix"})
+    (op,) = found["structuredContent"]["entries"]
+    assert op["chunk_id"].startswith("books/src/main/resources/schema/catalog")
+    # (the pages name each other by their paths in the bundle)
+    assert (
+        "Extended in `books/src/main/resources/schema/authors.graphqls`."
+        in pages["books/src/main/resources/schema/catalog.graphqls"]
+    )

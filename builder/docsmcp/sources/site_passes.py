@@ -26,6 +26,7 @@ from docsmcp.sources.packages import (
     dotnet_project,
     doxygen_project,
     go_source,
+    graphql_extend,
     graphql_schema,
     haskell_package,
     java_project,
@@ -267,6 +268,7 @@ def after_reading(
         (scala_inherit.resolve, docs_dir, roots),  # (Scaladoc: inherited members, comments)
         (ruby_inherit.resolve, docs_dir, roots),  # (YARD: included and inherited methods)
         (solidity_inherit.resolve, docs_dir, roots),  # (docgen: inherited, @inheritdoc)
+        (graphql_extend.resolve, docs_dir, roots),  # (GraphiQL: a type over several files)
         (mdn_api.resolve,),  # (MDN's reference pages: entries named by their titles)
     ):
         files = guarded(files, rule, files, *args)

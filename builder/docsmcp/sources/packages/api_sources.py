@@ -6,7 +6,8 @@ crate's, cobra's Hugo site in `site/content/` of the Go module. `--api-source DI
 package; its API pages are then read as they are when the docs folder holds the package: a Rust
 crate's modules, a Java or Kotlin project's main sources, the headers a Doxyfile names, the C#
 a library project compiles, a gem's library files (YARD's), a PHP library's autoloaded classes,
-a Dart package's public libraries with what they export, a protobuf API's `.proto` files (the
+a Dart package's public libraries with what they export, a protobuf API's `.proto` files, a
+GraphQL service's schema files (the
 same rules, `site_passes.no_pages`, applied to the package's folder as if it were the docs
 folder). Go modules are read by go_source.with_api_sources, with the same folder names
 (`mounts`).
@@ -43,6 +44,7 @@ from docsmcp.sources.files import (
     CSHARP_SUFFIXES,
     DART_SUFFIXES,
     DOXYGEN_PAGE_SUFFIXES,
+    GRAPHQL_SUFFIXES,
     HASKELL_SUFFIXES,
     JAVA_SUFFIXES,
     JAVASCRIPT_SUFFIXES,
@@ -63,6 +65,7 @@ from docsmcp.sources.formats.markdown import docc
 from docsmcp.sources.packages import (
     dart_package,
     doxygen_project,
+    graphql_extend,
     haskell_package,
     rust_reexports,
     scala_inherit,
@@ -103,6 +106,8 @@ PAGE_SUFFIXES = (
     + SCALA_SUFFIXES  # (an sbt/Mill build's published main sources: scala_project)
     # (a Solidity project's contracts: solidity_project says which, as in the docs folder)
     + SOLIDITY_SUFFIXES
+    # (a GraphQL service's schema files: graphql_schema says which, as in the docs folder)
+    + GRAPHQL_SUFFIXES
 )
 # TypeScript and JavaScript: the files a package's entry points export (typescript_site.scan),
 # each read with the other files' declarations it shows (bases, referenced types)
@@ -241,6 +246,9 @@ class Outside:
                 shown = prefix + f.path
                 manifest = None if shown in ungoverned else f.manifest
                 moved.append(dataclasses.replace(f, path=shown, manifest=manifest))
+            # (GraphiQL: a type's extensions in other schema files, on its own page; after
+            # the renaming, so the pages name each other as the bundle does)
+            moved = graphql_extend.resolve(moved, mount.root, roots)
             # (Doxygen's settings and @ref links, with the docs' guides: only its own pages)
             done = doxygen_project.resolve([*docs, *moved], mount.root, roots, prefix)
             files += [f for f in done if f.path.startswith(prefix)]

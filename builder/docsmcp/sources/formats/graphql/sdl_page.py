@@ -10,8 +10,10 @@ objects, Scalars and Directives, each definition a `###` section: its SDL header
 Repository implements Node & …`, directives applied), description, what implements an
 interface, and its fields, arguments, enum values or input fields as a list, each with its type,
 default, description and deprecation (`@deprecated(reason:)`). `extend type X` in the file is
-merged into `X`; an extension of a type defined in another file is a section of its own,
-titled by the type and said to extend it.
+merged into `X`; an extension of a type defined in another page is merged into its section
+there (packages/graphql_extend.py's line), which names the files extending it, and the extending
+page says what it adds and where in its Extensions; an extension of a type no page defines is a
+section of its own, titled by the type and said to extend it.
 
 Every section heads a chunk, so a hit is the type or operation that answers. Entries, named as
 users name them: `Repository` (kind `object`), `Repository.issues` (`field`), `Query.repository`
@@ -24,6 +26,7 @@ where it has no description.
 
 from __future__ import annotations
 
+import dataclasses
 import posixpath
 import re
 from collections.abc import Iterable
@@ -31,6 +34,7 @@ from dataclasses import dataclass, field
 
 from docsmcp.model.api import OBJECT_ANCHOR, ApiEntry, Parameter
 from docsmcp.model.source import Converted
+from docsmcp.sources.formats.graphql.sdl_extend import split
 from docsmcp.sources.formats.graphql.sdl_parse import (
     BUILTIN_SCALARS,
     Definition,
@@ -126,6 +130,19 @@ def _join(base: Definition, ext: Definition, seen: set[str]) -> None:
             base.interfaces.append(i)
     base.directives += ext.directives
     base.description = base.description or ext.description
+
+
+def _placed(d: Definition, line: int) -> Definition:
+    """Another page's extension `d`, its lines its type's here (the line map is this file's)."""
+
+    def at(v: InputValue) -> InputValue:
+        return dataclasses.replace(v, line=line)
+
+    d.line = line
+    d.fields = [dataclasses.replace(f, line=line, arguments=tuple(at(a) for a in f.arguments))
+                for f in d.fields]  # fmt: skip
+    d.inputs = [at(v) for v in d.inputs]
+    return d
 
 
 @dataclass
@@ -249,9 +266,11 @@ def _params(args: tuple[InputValue, ...] | list[InputValue]) -> tuple[Parameter,
 
 
 class _Writer:
-    def __init__(self, path: str, defs: list[Definition], schema: Definition | None) -> None:
+    def __init__(self, path: str, defs: list[Definition], schema: Definition | None,
+                 extended_in: dict[str, list[str]]) -> None:  # fmt: skip
         self.page = _Page(path)
         self.defs = {d.name: d for d in defs}
+        self.extended_in = extended_in  # type name -> the other pages extending it
         self.implementers: dict[str, list[str]] = {}
         for d in defs:
             for i in dict.fromkeys(d.interfaces):
@@ -325,6 +344,7 @@ class _Writer:
             page.blank(d.line)
             page.add(d.line, f"Extends `{d.name}`, defined in another file.")
             page.ref(len(page.out) - 1, [d.name])
+        self.also(d)
         reason = deprecation(d.directives)
         if reason is not None:
             page.lines(d.line, [f"> Deprecated: {' '.join(reason.split())}"])
@@ -375,6 +395,28 @@ class _Writer:
         page.entry(f"{root.name}.{f.name}", kind, group, signature(f), f.description, at,
                    _params(f.arguments), f.type)  # fmt: skip
 
+    def also(self, d: Definition) -> None:
+        """The line naming the other pages whose `extend` added to `d` (merged here)."""
+        paths = self.extended_in.get(d.name)
+        if paths:
+            self.page.blank(d.line)
+            self.page.add(d.line, "Extended in " + ", ".join(f"`{p}`" for p in paths) + ".")
+
+    def away(self, defs: list[Definition], homes: dict[str, str]) -> None:
+        """This page's extensions of types defined on other pages (shown there): a line each
+        saying what it adds and where, so a search for the feature still finds its file."""
+        if not defs:
+            return
+        page = self.page
+        page.heading(2, defs[0].line, "Extensions")
+        for d in defs:
+            names = [f.name for f in d.fields] + [v.name for v in d.inputs] + d.members
+            adds = ", ".join(f"`{n}`" for n in names) or "directives"
+            page.blank(d.line)
+            page.add(d.line, f"`extend {d.kind} {d.name}` adds {adds} to `{d.name}`, shown "
+                             f"with its other fields in `{homes[d.name]}`.")  # fmt: skip
+            page.ref(len(page.out) - 1, [d.name])
+
     def listing(self, line: int, label: str, type_name: str, names: list[str]) -> None:
         page = self.page
         page.blank(line)
@@ -384,10 +426,22 @@ class _Writer:
 
 def graphql_to_markdown(path: str, text: str) -> Converted:
     """The reference page of the schema file `text` (see the module's docstring)."""
-    schema, defs = merged(parse(text.replace("\r\n", "\n")))
-    if not defs and (schema is None or not schema.description):
+    text, ext, homes = split(text.replace("\r\n", "\n"))
+    parsed = parse(text)
+    away = [d for d in parsed if d.extension and d.name in homes]
+    parsed = [d for d in parsed if not (d.extension and d.name in homes)]
+    line_of = {d.name: d.line for d in parsed if d.name and not d.extension}
+    extended_in: dict[str, list[str]] = {}
+    for where, sdl in ext:  # (other pages' extensions of this page's types)
+        for d in parse(sdl):
+            if d.extension and d.name in line_of:
+                parsed.append(_placed(d, line_of[d.name]))
+                if where not in extended_in.setdefault(d.name, []):
+                    extended_in[d.name].append(where)
+    schema, defs = merged(parsed)
+    if not defs and not away and (schema is None or not schema.description):
         return Converted("", None, (), (), (), ())
-    w = _Writer(path, defs, schema)
+    w = _Writer(path, defs, schema, extended_in)
     page = w.page
     title = title_for(path)
     page.add(0, f"# {title}")
@@ -403,6 +457,7 @@ def graphql_to_markdown(path: str, text: str) -> Converted:
         roots.add(name)
         at = page.heading(2, root.line, group, name)
         page.description(root.line, root.description, 2)
+        w.also(root)
         page.entry(name, "object", group, header(root), root.description, at)
         for f in root.fields:
             w.operation(root, f, group, op)
@@ -413,6 +468,7 @@ def graphql_to_markdown(path: str, text: str) -> Converted:
         page.heading(2, shown[0].line, group)
         for d in shown:
             w.definition(d, group, entry_kind)
+    w.away(away, homes)
     lines = [t for _, t in page.out]
     # Sections are in the explorer's order, not the file's (Queries first), so each section's
     # lines are made monotone on their own: a chunk's and an entry's range is its definition's.

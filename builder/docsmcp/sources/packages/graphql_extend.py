@@ -1,0 +1,67 @@
+"""A GraphQL type extended in other schema files than its own, shown whole on its own page, as
+GraphiQL's docs pane shows one type with all its fields: an after-reading pass
+(site_passes.after_reading), which alone sees every page.
+
+A schema split per feature (a DGS or Apollo service's `schema.graphqls` holding `type Query`,
+each feature's file `extend type Query { … }`) would otherwise show Query's fields in as many
+places as files, and `Query.reviews` on the feature's page as if Query were defined there. The
+type's home is the first page (in path order) defining it without `extend`; each other page's
+extension of it is appended to the home's text as one marker line (formats/graphql/sdl_page.py
+merges it into the type's section and says which files extend it), and the extending page gets
+a marker naming the home, where its section becomes a line saying what it adds and where. An
+extension of a type no page defines (a federated subgraph's `extend type Query` of the gateway's)
+stays a section of its own page. A tree without such an extension is unchanged.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Sequence
+from pathlib import Path
+
+from docsmcp.model.source import SourceFile
+from docsmcp.sources.files import GRAPHQL_SUFFIXES
+from docsmcp.sources.formats.graphql.sdl_extend import encode
+from docsmcp.sources.formats.graphql.sdl_parse import parse
+
+MAX_FILES = 20_000  # GraphQL pages read by the pass, at most (a bigger tree is left as read)
+
+
+def resolve(files: list[SourceFile], docs_dir: Path, roots: Sequence[Path]) -> list[SourceFile]:
+    """The GraphQL pages with their types' extensions in other files moved to the types' own
+    pages (see the module's docstring)."""
+    pages = sorted(
+        (f for f in files if f.path.lower().endswith(GRAPHQL_SUFFIXES)), key=lambda f: f.path
+    )
+    if len(pages) < 2 or len(pages) > MAX_FILES or not any("extend" in f.body for f in pages):
+        return files
+    parsed = {f.path: parse(f.body.replace("\r\n", "\n")) for f in pages}
+    home: dict[str, str] = {}  # type name -> the first page defining it
+    for path, defs in parsed.items():
+        for d in defs:
+            if d.name and d.kind != "schema" and not d.extension:
+                home.setdefault(d.name, path)
+    moved: dict[str, list[list[object]]] = {}  # home page -> [extending page, its SDL]
+    homes: dict[str, dict[str, str]] = {}  # extending page -> {type name: its home page}
+    for f in pages:
+        defs = parsed[f.path]
+        own = {d.name for d in defs if not d.extension}
+        lines = f.body.replace("\r\n", "\n").split("\n")
+        for k, d in enumerate(defs):
+            where = home.get(d.name)
+            if not d.extension or where is None or where == f.path or d.name in own:
+                continue
+            end = defs[k + 1].line if k + 1 < len(defs) else len(lines)
+            moved.setdefault(where, []).append([f.path, "\n".join(lines[d.line : end])])
+            homes.setdefault(f.path, {})[d.name] = where
+    if not moved:
+        return files
+    out: list[SourceFile] = []
+    for f in files:
+        if f.path not in moved and f.path not in homes:
+            out.append(f)
+            continue
+        own = f.line_map or tuple(range(f.body.count("\n") + 1))
+        body = f.body + encode(moved.get(f.path, []), homes.get(f.path, {}))
+        out.append(dataclasses.replace(f, body=body, line_map=(*own, own[-1] if own else 0)))
+    return out
