@@ -406,3 +406,33 @@ def test_reader_never_fails_on_any_text(text: str) -> None:
     assert len(done.line_map) in (0, done.text.count("\n") + 1)
     assert all(e.line_start <= e.line_end for e in done.api)
     assert isinstance(render(text).md, str)
+
+
+def test_suffixless_command_of_a_distribution_is_its_page(tmp_path: Path) -> None:
+    """Mojolicious's `script/mojo` and Dancer2's `script/dancer2` have no suffix; metacpan shows
+    their POD as the command's page. Only such a file of a distribution's `bin/`/`script/` with
+    a Perl shebang and POD is read: a shell script there, one without POD, and a suffixless
+    file elsewhere (or in a tree without a distribution) stay unread."""
+    command = (
+        "#!/usr/bin/env perl\nuse strict;\nrun();\n\n=head1 NAME\n\n"
+        "hoop - The Hoop command system\n\n=head1 SYNOPSIS\n\n  $ hoop fetch URL\n\n"
+        "=head1 DESCRIPTION\n\nFetches a page with the hoopla engine.\n\n=cut\n"
+    )
+    files = {
+        "Makefile.PL": "use ExtUtils::MakeMaker;\n",
+        "lib/Hoop.pm": "package Hoop;\n1;\n\n=head1 NAME\n\nHoop - client\n\n=cut\n",
+        "script/hoop": command,
+        "script/plain": "#!/usr/bin/env perl\nprint 1;\n",
+        "bin/setup": "#!/bin/sh\n: <<'=cut'\n=head1 NAME\n\nsetup\n\n=cut\n",
+        "tools/hoop": command,
+    }
+    out = build_bundle(write_tree(tmp_path / "dist", files), tmp_path / "idx")
+    pages = page_texts(out)
+    assert set(pages) == {"lib/Hoop.pm", "script/hoop"}
+    assert "# hoop - The Hoop command system" in pages["script/hoop"]
+    hits = DocsApp(open_bundle(out)).call_tool("search_docs", {"query": "hoopla engine"})
+    assert hits["structuredContent"]["hits"][0]["filepath"] == "script/hoop"
+    # no distribution: the same file is no page
+    files.pop("Makefile.PL")
+    out = build_bundle(write_tree(tmp_path / "loose", files), tmp_path / "idx2")
+    assert "script/hoop" not in page_texts(out)

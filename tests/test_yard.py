@@ -347,3 +347,64 @@ def test_hostile_input_ends() -> None:
     many = "class A\n" + "  def x; end\n  private :x\n" * 20000 + "end\n"
     assert ruby_to_markdown("lib/a.rb", many).text.count("## A#x") <= 1  # (one object)
     assert isinstance(ruby_to_markdown("lib/a.rb", "module A\n  def f(\n" * 5000).text, str)
+
+
+STRUCTS = """# frozen_string_literal: true
+
+module Hoop
+  # A request to send.
+  #
+  # @!attribute verb
+  #   @return [Symbol] the HTTP verb
+  Call = Struct.new(:verb, :path, :params) do
+    # Builds a call.
+    #
+    # @return [Call]
+    def self.create(verb)
+      new(verb)
+    end
+
+    # Replaces the params.
+    def params=(hash)
+      self[:params] = hash
+    end
+  end
+
+  # A point.
+  Point = Data.define(:x, :y)
+
+  # Raised when a call fails.
+  Failed = Class.new(StandardError) do
+    # The call that failed.
+    def call; end
+  end
+end
+"""
+
+
+def test_struct_new_is_a_class_as_yard_shows_it(tmp_path: Path) -> None:
+    """faraday's `Request = Struct.new(:http_method, :path, …) do … end` is the class
+    `Faraday::Request` with those attributes and the block's methods (as YARD shows it), not
+    members `Faraday#http_method` of the enclosing module."""
+    root = _gem(tmp_path / "hoop")
+    (root / "lib/hoop/call.rb").write_text(STRUCTS)
+    out = build_bundle(root, tmp_path / "idx")
+    api = ApiRegistry(open_bundle(out))
+    names = set(api.names)
+    assert {
+        "Hoop::Call",
+        "Hoop::Call#verb",
+        "Hoop::Call#path",
+        "Hoop::Call#params",
+        "Hoop::Call.create",
+        "Hoop::Call#params=",
+        "Hoop::Point",
+        "Hoop::Point#x",
+        "Hoop::Failed",
+        "Hoop::Failed#call",
+    } <= names
+    assert not {"Hoop#verb", "Hoop#path", "Hoop.create", "Hoop#call"} & names
+    assert api.spec(api.lookup("Hoop::Call")[0])["description"] == "A request to send."
+    page = page_texts(out)["lib/hoop/call.rb"]
+    assert "class Hoop::Call < Struct" in page and "class Hoop::Failed < StandardError" in page
+    assert "the HTTP verb" in page

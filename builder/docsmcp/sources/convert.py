@@ -277,6 +277,9 @@ def converter_for(path: str) -> Callable[[str, str], Converted] | None:
     for suffix, convert in CONVERTERS.items():
         if lower.endswith(suffix):
             return convert
+    folder, _, name = lower.rpartition("/")
+    if "." not in name and folder.rpartition("/")[2] in ("bin", "script", "scripts"):
+        return _pod  # (a Perl distribution's command, admitted by discover: perl_command.py)
     return None
 
 

@@ -36,6 +36,7 @@ from docsmcp.sources.globs import glob_problem as glob_problem
 from docsmcp.sources.globs import glob_to_regex as glob_to_regex
 from docsmcp.sources.globs import matches_any as matches_any
 from docsmcp.sources.globs import selected
+from docsmcp.sources.perl_command import is_command
 from docsmcp.sources.sites import sphinx_suffix
 from docsmcp.sources.sites.sphinx_suffix import SphinxSuffixes
 
@@ -153,6 +154,8 @@ class _Walker:
                     return None
                 return path, entry.path
             kind = _kind(entry.name) or ("markdown" if self.sphinx.admits(path) else None)
+            if kind is None and is_command(entry.path, entry.name, os.path.dirname(entry.path)):
+                kind = "markdown"  # (a Perl distribution's command: perl_command.py)
             if kind is not None and not self.sphinx.figure(path):
                 # is_file() answers from the listing itself; only an odd entry costs a stat.
                 regular = entry.is_file(follow_symlinks=False)

@@ -18,10 +18,9 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from docsmcp.sources.files import PERL_MODULE_SUFFIXES, PERL_SCRIPT_SUFFIXES, POD_SUFFIXES
+from docsmcp.sources.perl_command import MARKERS as MARKERS
 
-MARKERS = ("Makefile.PL", "Build.PL", "dist.ini", "cpanfile", "META.json", "META.yml")
 NOT_PAGES = frozenset(("t", "xt", "inc", "blib", "local", "_build", ".build"))
-_SCRIPTS = ("bin", "script", "scripts")
 _PERL = POD_SUFFIXES + PERL_MODULE_SUFFIXES + PERL_SCRIPT_SUFFIXES
 MAX_FOLDERS = 2000  # folders looked at for a distribution's marker in one tree
 

@@ -36,6 +36,12 @@ _VISIBILITY = re.compile(
     r"^(private|protected|public|module_function|private_class_method)\b\s*(.*)$"
 )
 _CONSTANT = re.compile(r"^([A-Z][A-Z0-9_]*)\s*=[^=~]")
+# `Request = Struct.new(:a, :b) do … end`, `Point = Data.define(:x)`, `Error = Class.new(Base)`:
+# a class YARD names `Outer::Request` (superclass Struct/Data/Base, the members its attributes,
+# the block its body), not members of the enclosing namespace.
+_CLASS_CALL = re.compile(
+    r"^([A-Z]\w*)\s*=\s*(?:::)?(Struct\.new|Data\.define|Class\.new)\b\s*(?:\(\s*(?:::)?([A-Z][\w:]*)?)?"
+)
 _MIXIN = re.compile(r"^(include|extend)\s*\(?\s*((?:::)?[A-Z][\w:]*(?:\s*,\s*(?:::)?[A-Z][\w:]*)*)")
 _METHOD_NAME = r"[A-Za-z_]\w*[?!=]?|\[\]=?|===?|=~|<=>|<<|[-+*/%<>!~^&|]+@?"
 _ALIAS = re.compile(rf"^alias\s+:?({_METHOD_NAME})\s+:?({_METHOD_NAME})\s*$")
@@ -140,13 +146,14 @@ def parse(lines: list[Line]) -> list[RubyObject]:
             i += 1
             continue
         blank = False
-        doc = _directives(pending, stack, objects)
+        made = _CLASS_CALL.match(code) if _in_body(stack) else None
+        doc = _directives(pending, stack, objects, _made_name(made, stack))
         pending = []
         if line.comment is not None and ":nodoc:" in line.comment:
             doc = [*doc, (i, ":nodoc:")]
         # a `def` whose parameters run over lines: read them as one statement
         end = i
-        if re.match(r"^(?:\w+\s+)?def\b", code):
+        if made or re.match(r"^(?:\w+\s+)?def\b", code):
             while end + 1 < len(lines) and end - i < MAX_SIGNATURE_LINES and open_parens(code):
                 end += 1
                 code += " " + lines[end].code.strip()
@@ -173,15 +180,33 @@ def _namespace(stack: list[_Frame]) -> _Frame | None:
     return None
 
 
+def _in_body(stack: list[_Frame]) -> bool:
+    return not stack or stack[-1].kind in ("ns", "sclass")
+
+
+def _made_name(m: re.Match[str] | None, stack: list[_Frame]) -> str | None:
+    """The full name of the class a `Name = Struct.new(…)` statement makes."""
+    if m is None:
+        return None
+    ns = _namespace(stack)
+    return f"{ns.name}::{m.group(1)}" if ns else m.group(1)
+
+
 def _directives(
-    doc: list[tuple[int, str]], stack: list[_Frame], objects: list[RubyObject]
+    doc: list[tuple[int, str]],
+    stack: list[_Frame],
+    objects: list[RubyObject],
+    into: str | None = None,
 ) -> list[tuple[int, str]]:
     """`doc` less its `@!method`/`@!attribute` directives, each made an object of the current
-    namespace with the text that follows it (up to the next directive)."""
+    namespace (or of `into`, the class the statement makes) with the text that follows it (up to
+    the next directive)."""
     starts = [k for k, (_, text) in enumerate(doc) if _DIRECTIVE.match(text)]
     if not starts:
         return doc
     ns = _namespace(stack)
+    if into is not None:
+        ns = _Frame("ns", into, hidden=bool(ns and ns.hidden))
     for n, k in enumerate(starts):
         part = doc[k : starts[n + 1] if n + 1 < len(starts) else len(doc)]
         m = _DIRECTIVE.match(part[0][1])
@@ -237,6 +262,8 @@ def _statement(
         obj.hidden = obj.hidden or hidden
         stack.append(_Frame("ns", name, hidden=hidden))
         skip = 2
+    elif in_body and (m := _CLASS_CALL.match(code)):
+        code, skip = _class_call(code, m, doc, line, stack, objects, namespaces), 0
     elif in_body and (m := _DEF.match(code)):
         _def(code, m, doc, line, stack, objects)
         rest = code[m.end() :]
@@ -253,6 +280,43 @@ def _statement(
     if len(stack) > MAX_DEPTH:
         del stack[MAX_DEPTH:]
     _count(code, skip, stack)
+
+
+def _class_call(
+    code: str,
+    m: re.Match[str],
+    doc: list[tuple[int, str]],
+    line: int,
+    stack: list[_Frame],
+    objects: list[RubyObject],
+    namespaces: dict[str, RubyObject],
+) -> str:
+    """Makes the class of `Name = Struct.new(:a, :b) do`; returns the code left to count (after
+    the block's `do`, whose frame is the class's body)."""
+    ns = _namespace(stack)
+    name = _made_name(m, stack) or m.group(1)
+    call = m.group(2)
+    hidden = bool(ns and ns.hidden) or _hidden_doc(doc)
+    superclass = {"Struct.new": "Struct", "Data.define": "Data"}.get(call) or m.group(3) or ""
+    obj = namespaces.get(name)
+    if obj is None:
+        obj = RubyObject("class", name, "", line=line, superclass=superclass, doc=doc)
+        namespaces[name] = obj
+        objects.append(obj)
+    obj.hidden = obj.hidden or hidden
+    block = re.search(r"\bdo\s*(\|[^|]*\|)?\s*$", code)
+    args = code[m.end() : block.start() if block else len(code)]
+    if call != "Class.new":  # (the members: Struct's accessors, Data's readers)
+        have = {(o.namespace, o.name) for o in objects[-MAX_OBJECTS:] if o.kind == "attribute"}
+        for member in _SYMBOLS.findall(args):
+            if (name, member) not in have and len(objects) < MAX_OBJECTS:
+                access = "r" if call == "Data.define" else "rw"
+                objects.append(RubyObject("attribute", member, name, "instance", "", [], line,
+                                          access=access, hidden=hidden))  # fmt: skip
+    if block is None:
+        return ""
+    stack.append(_Frame("ns", name, hidden=hidden))
+    return code[block.end() :]
 
 
 def _def(
