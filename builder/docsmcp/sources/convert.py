@@ -30,6 +30,7 @@ from docsmcp.sources.files import (
     JAVA_SUFFIXES,
     JAVASCRIPT_SUFFIXES,
     KOTLIN_SUFFIXES,
+    MAN_SUFFIXES,
     NOTEBOOK_SUFFIXES,
     PHP_SUFFIXES,
     PROTO_SUFFIXES,
@@ -209,6 +210,12 @@ def _graphql(path: str, text: str) -> Converted:
     return graphql_to_markdown(path, text)
 
 
+def _man(path: str, text: str) -> Converted:
+    from docsmcp.sources.formats.roff.manpage import man_to_markdown
+
+    return man_to_markdown(path, text)
+
+
 CONVERTERS: dict[str, Callable[[str, str], Converted]] = {
     **{suffix: _html for suffix in HTML_SUFFIXES},
     **{suffix: _rst for suffix in RST_SUFFIXES},
@@ -237,6 +244,7 @@ CONVERTERS: dict[str, Callable[[str, str], Converted]] = {
     **{suffix: _graphql for suffix in GRAPHQL_SUFFIXES},  # (a schema's reference: graphql/)
     **{suffix: _haskell for suffix in HASKELL_SUFFIXES},  # (Haddock's module pages: haddock.py)
     **{suffix: _proto for suffix in PROTO_SUFFIXES},  # (protoc-gen-doc's pages: protodoc.py)
+    **{suffix: _man for suffix in MAN_SUFFIXES},  # (manual pages: roff/manpage.py)
 }
 
 

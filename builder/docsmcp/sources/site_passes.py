@@ -30,6 +30,7 @@ from docsmcp.sources.packages import (
     java_project,
     kotlin_merge,
     kotlin_project,
+    man_pages,
     php_inherit,
     php_package,
     proto_project,
@@ -216,6 +217,9 @@ def code_files(
     out |= guarded(set(), haskell_package.no_pages, docs_dir, roots, listed)
     # .proto outside the buf modules, or in third_party/, tests, examples (proto_project.py).
     out |= guarded(set(), proto_project.no_pages, docs_dir, roots, listed)
+    # Files named like manual pages that are none (`sig/v1.5`, `test.1`), aliases (`.so`), and
+    # pages built from a source read beside them (`rsync.1` of `rsync.1.md`: man_pages.py).
+    out |= guarded(set(), man_pages.no_pages, docs_dir, roots, listed)
     return out
 
 
