@@ -42,6 +42,9 @@ from docsmcp.sources.formats.roff.roff_text import (
 from docsmcp.sources.formats.source.page_text import PageText
 
 MAX_SOURCE_CHARS = 3_000_000
+# Lists and `.RS` blocks open at once, at most: one past it is read as the text of the one it is
+# in (and its `.El`/`.RE` ends nothing), so a page of 20,000 `.Bl` reads in linear time.
+MAX_FRAMES = 32
 _ALTERNATING = {"BR": "BR", "BI": "BI", "IB": "IB", "IR": "IR", "RB": "RB", "RI": "RI"}
 _PARAGRAPH = frozenset({"PP", "LP", "P", "Pp", "Lp", "HP", "sp", "br", "PD_"})
 _LITERAL_BD = ("-literal", "-unfilled", "-centered")
@@ -85,6 +88,7 @@ class _Page(PageText):
     title_name: str = ""
     description: str = ""
     name_text: list[str] = field(default_factory=list)
+    skipped: int = 0  # lists and `.RS` blocks not opened (MAX_FRAMES): their ends end nothing
 
     # -- where lines go -------------------------------------------------------------
 
@@ -169,14 +173,23 @@ class _Page(PageText):
 
     # -- lists -----------------------------------------------------------------------
 
+    def depth(self, frame: _Frame) -> int:
+        """How many lists hold `frame`'s items, itself included (`.RS` blocks not counted)."""
+        if frame in self.frames:
+            upto = self.frames[: self.frames.index(frame) + 1]
+        else:
+            upto = [*self.frames, frame]
+        return sum(1 for f in upto if f.kind != "rs")
+
     def close_item(self, frame: _Frame, at: int) -> None:
+        depth = self.depth(frame)
         item, frame.item = frame.item, None
         if item is None:
             return
         if self.tag_next or self.head_open:
             self.tag_next, self.head_open = 0, False
             self.write_head(at, item)
-        self.api += entries_for(self.path, item, len(self.out), len(self.frames))
+        self.api += entries_for(self.path, item, len(self.out), depth)
 
     def close_frame(self, at: int) -> None:
         frame = self.frames.pop()
@@ -198,12 +211,20 @@ class _Page(PageText):
             self.close_frame(at)
 
     def new_item(
-        self, at: int, frame: _Frame, head: list[str], tagged: bool, open_head: bool = False
+        self,
+        at: int,
+        frame: _Frame,
+        head: list[str],
+        tagged: bool,
+        open_head: bool = False,
+        tag_lines: int = 0,
     ) -> None:
-        """A list item; with `open_head` its tag goes on to `.Xc` (mdoc's `.It Xo`)."""
+        """A list item; with `open_head` its tag goes on to `.Xc` (mdoc's `.It Xo`), with
+        `tag_lines` it is the next lines (`.TP`'s)."""
         self.end_code(at)
         self.close_item(frame, at)
         self.head_open = open_head
+        self.tag_next = tag_lines
         frame.count += 1
         if frame.style == "-enum":
             marker = f"{frame.count}. "
@@ -352,9 +373,7 @@ def _request(page: _Page, ln: Line, rest: list[Line], k: int) -> int:
         if name == "TQ" and frame.item is not None:
             page.tag_next = 1
             return k + 1
-        page.new_item(at, frame, [], True)
-        page.tag_next = 1
-        page.head_open = False
+        page.new_item(at, frame, [], True, tag_lines=1)
     elif name == "IP":
         tag = _inline(page, args[0]) if args else ""
         if not tag.strip():
@@ -367,10 +386,16 @@ def _request(page: _Page, ln: Line, rest: list[Line], k: int) -> int:
         page.new_item(at, frame, [] if bullet else [tag], not bullet)
     elif name == "RS":
         page.end_code(at)
-        page.frames.append(_Frame("rs", page.indent()))
+        if len(page.frames) >= MAX_FRAMES:
+            page.skipped += 1
+        else:
+            page.frames.append(_Frame("rs", page.indent()))
         page.paragraph()
     elif name == "RE":
         page.end_code(at)
+        if page.skipped:
+            page.skipped -= 1
+            return k + 1
         while page.frames:
             kind = page.frames[-1].kind
             page.close_frame(at)
@@ -398,7 +423,10 @@ def _request(page: _Page, ln: Line, rest: list[Line], k: int) -> int:
         page.end_code(at)
         style = next((a for a in args if a in (*_TAGGED, "-bullet", "-dash", "-hyphen", "-item",
                                                 "-enum", "-column")), "-tag")  # fmt: skip
-        page.frames.append(_Frame("list", page.indent(), style))
+        if len(page.frames) >= MAX_FRAMES:
+            page.skipped += 1
+        else:
+            page.frames.append(_Frame("list", page.indent(), style))
         page.paragraph()
     elif name == "It":
         frame = next((f for f in reversed(page.frames) if f.kind == "list"), None)
@@ -435,6 +463,9 @@ def _request(page: _Page, ln: Line, rest: list[Line], k: int) -> int:
             frame.item.macro = next((a for a in args if a != "Xo"), "")
     elif name == "El":
         page.end_code(at)
+        if page.skipped:
+            page.skipped -= 1
+            return k + 1
         while page.frames:
             kind = page.frames[-1].kind
             page.close_frame(at)
@@ -532,7 +563,7 @@ def man_to_markdown(path: str, text: str) -> Converted:
     if len(text) > MAX_SOURCE_CHARS:
         return Converted(text, None)
     page = _Page(path)
-    read = lines(text)
+    read, page.strings = lines(text)
     # The page's name first: `.Nm` without arguments shows it wherever it stands.
     for ln in read:
         if ln.name == "Nm" and ln.args:
@@ -542,6 +573,7 @@ def man_to_markdown(path: str, text: str) -> Converted:
         (plain(ln.args[0]).lower() for ln in read if ln.name == "TH" and ln.args), ""
     )
     page.add(0, "")  # (the title's line, written when the NAME section has been read)
+    page.add(0, "")
     k = 0
     while k < len(read):
         ln = read[k]

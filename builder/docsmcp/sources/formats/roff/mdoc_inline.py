@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from docsmcp.sources.formats.roff.roff_text import Fonts, markdown, runs
 
 Run = tuple[str, str]
+MAX_NESTING = 32
 
 _OPENING = frozenset({"(", "["})
 _CLOSING = frozenset({".", ",", ":", ";", ")", "]", "?", "!"})
@@ -60,6 +61,7 @@ class MdocState:
     spacing: bool = True
     joined: bool = False  # the last macro line was read with spacing off (the next one joins it)
     in_function: int = 0  # after `.Fo`: 1, after its first `.Fa`: 2 (commas between)
+    nesting: int = 0  # enclosing macros being read (`.Op Op Op …`): at most MAX_NESTING
 
 
 def _text(word: str) -> list[Run]:
@@ -105,6 +107,9 @@ def _parse(
     nospace = False
     while i < len(words):
         w = words[i]
+        if state.nesting > MAX_NESTING and w in _ENCLOSE:
+            i += 1  # (nested past the bound: the enclosing macro's name is dropped)
+            continue
         if w in CALLABLE and (i == 0 or not stop or w in _CLOSE):
             if stop and out:
                 break
@@ -149,7 +154,9 @@ def _macro(m: str, words: list[str], i: int, state: MdocState) -> tuple[list[Ato
             args, i = _args(words, i)
             shown = [Atom(_font(" ".join(args), "C"))] if args else []
             return [Atom([("", left)]), *_glued(shown), Atom([("", right)], False)], i
+        state.nesting += 1
         inner, i = _parse(words, i, state)
+        state.nesting -= 1
         trailing: list[Atom] = []
         while inner and inner[-1].runs and "".join(t for _, t in inner[-1].runs) in _CLOSING:
             trailing.insert(0, inner.pop())

@@ -29,6 +29,8 @@ _NOT_ENTRIES = frozenset({
 _MARKED_REF = re.compile(r"(?:\*\*|\*)([A-Za-z0-9][\w.:+-]*)(?:\*\*|\*)\\?\(([0-9][a-z]*)\\?\)")
 _PLAIN_REF = re.compile(r"(?<![\w.-])([A-Za-z0-9][\w.:+-]*)\\?\(([0-9][a-z]*)\\?\)")
 MAX_NAMES = 4
+# mdoc macros that name an option, command, keyword or variable when a tag starts with one.
+_NAMING = frozenset({"Fl", "Cm", "Ic", "Ev", "Va", "Dv", "Er", "Sy", "Li", "Nm", "Fn", "Fo"})
 
 
 @dataclass
@@ -75,7 +77,8 @@ def entries_for(path: str, item: Item, end: int, depth: int) -> list[ApiEntry]:
     tag = " ".join(" ".join(item.head_plain).split()).replace(" , ", ", ")
     head = " ".join(item.head).strip()
     # A name is written in a font or by a macro (bold, italic, code), or is an option.
-    if not tag or not (tag.startswith("-") or head.startswith(("*", "`"))):
+    named = tag.startswith("-") or head.startswith(("*", "`")) or item.macro in _NAMING
+    if not tag or not named:
         return []
     description = " ".join(" ".join(item.body).split())
     return [

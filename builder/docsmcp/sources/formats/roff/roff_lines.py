@@ -4,9 +4,10 @@ definitions applied.
 Comments (`.\\"`, `\\"` to the end of a line, `\\#`) and continuation lines (`\\` at a line's end)
 go first. Conditionals (`.if`, `.ie`/`.el`, their `\\{ … \\}` blocks) are decided as nroff
 decides them for a terminal (`n` true, `t` false; what cannot be decided is false), so a page's
-typesetter-only branches are skipped. `.de`/`.am` define macros the page then calls: a call
-runs the body with its arguments (`\\$1`, `\\$*`, `\\$@`), at most 8 deep and within a budget of
-lines proportional to the file, so a page's macros cannot make the reading non-linear; `.ig`
+typesetter-only branches are skipped (blocks 16 deep at most). `.de`/`.am` define macros the
+page then calls: a call runs the body with its arguments (`\\$1`, `\\$*`, `\\$@`), at most 8
+deep and within a budget of lines proportional to the file, so a page's macros cannot make the
+reading non-linear; `.ig`
 blocks are skipped; `.ds`/`.as` define strings. Lines between `.TS` and `.TE` pass as text.
 """
 
@@ -18,6 +19,8 @@ from dataclasses import dataclass
 from docsmcp.sources.formats.roff.roff_text import plain
 
 MAX_DEPTH = 8
+# Conditional blocks read inside one another at most (each level reads its block's lines once).
+MAX_NEST = 16
 # Requests that change nothing a reader sees (page layout, hyphenation, traps, registers).
 IGNORED = frozenset(
     "ad na hy nh ne ta ll in ti fl ps vs bp so pl po ns rs ch wh it nr rr cc c2 ec eo lf "
@@ -83,25 +86,29 @@ def _uncomment(text: str) -> str:
 
 
 def physical_lines(text: str) -> list[tuple[int, str]]:
-    """The file's lines, comments removed and continuation lines joined, with their line."""
+    """The file's lines, comments removed and continuation lines joined, with their line. Each
+    line is scanned once (a continued line's parts are joined when it ends)."""
     out: list[tuple[int, str]] = []
-    pending: tuple[int, str] | None = None
+    pending: list[str] = []
+    start = 0
     for at, raw in enumerate(text.split("\n")):
         raw = raw.rstrip("\r")
-        if pending is not None:
-            at, raw = pending[0], pending[1] + raw
-            pending = None
-        if raw.startswith(('.\\"', "'\\\"", '\\"')) or raw in (".", "'"):
-            continue
+        if not pending:
+            start = at
+            if raw.startswith(('.\\"', "'\\\"", '\\"')) or raw in (".", "'"):
+                continue
         line = _uncomment(raw)
-        if line.endswith("\\") and not line.endswith("\\\\"):
-            pending = (at, line[:-1])
+        if line.endswith("\\") and (len(line) - len(line.rstrip("\\"))) % 2 == 1:
+            pending.append(line[:-1])
             continue
-        if line != raw and not line.strip() and raw.lstrip()[:1] in (".", "'"):
+        if pending:
+            pending.append(line)
+            line, pending = "".join(pending), []
+        elif line != raw and not line.strip() and raw.lstrip()[:1] in (".", "'"):
             continue
-        out.append((at, line))
-    if pending is not None:
-        out.append(pending)
+        out.append((start, line))
+    if pending:
+        out.append((start, "".join(pending)))
     return out
 
 
@@ -170,13 +177,14 @@ def _block(body: str, source: Iterator[tuple[int, str]], at: int) -> list[tuple[
         current_at, current = nxt
 
 
-def lines(text: str) -> list[Line]:
-    """The page's requests and text lines, definitions applied (see the module docstring)."""
+def lines(text: str) -> tuple[list[Line], dict[str, str]]:
+    """The page's requests and text lines, definitions applied (see the module docstring), and
+    the strings it defines (`.ds`), decoded."""
     physical = physical_lines(text)
     state = _State({}, {}, budget=4 * len(physical) + 20_000)
     out: list[Line] = []
     _run(iter(physical), state, out, 0, ())
-    return out
+    return out, state.strings
 
 
 def _run(
@@ -185,6 +193,7 @@ def _run(
     out: list[Line],
     depth: int,
     args: tuple[str, ...],
+    nest: int = 0,
 ) -> None:
     in_table = False
     for at, line in source:
@@ -244,15 +253,15 @@ def _run(
                 if name == "ie":
                     state.last_if = holds
             block = _block(rest, source, at)
-            if holds and block:
-                _run(iter(block), state, out, depth, args)
+            if holds and block and nest < MAX_NEST:
+                _run(iter(block), state, out, depth, args, nest + 1)
             continue
         if name in state.macros:
             if depth < MAX_DEPTH:
                 body_lines = state.macros[name]
                 state.budget -= len(body_lines)
                 call = split_args(rest)
-                _run(iter([(at, x) for x in body_lines]), state, out, depth + 1, call)
+                _run(iter([(at, x) for x in body_lines]), state, out, depth + 1, call, nest)
             continue
         if name in IGNORED:
             continue
