@@ -32,12 +32,13 @@ from docsmcp.sources.formats.roff.roff_lines import Line, lines
 from docsmcp.sources.formats.roff.roff_tbl import table
 from docsmcp.sources.formats.roff.roff_text import (
     Fonts,
+    alternate,
     escape_md,
-    font_of,
     guard_line,
     markdown,
     plain,
     runs,
+    unmark,
 )
 from docsmcp.sources.formats.source.page_text import PageText
 
@@ -107,10 +108,10 @@ class _Page(PageText):
             if item is not None:
                 if attach and item.head:
                     item.head[-1] += md
-                    item.head_plain[-1] += _unmark(md)
+                    item.head_plain[-1] += unmark(md)
                 else:
                     item.head.append(md)
-                    item.head_plain.append(_unmark(md))
+                    item.head_plain.append(unmark(md))
                 if self.tag_next:
                     self.tag_next -= 1
                     if not self.tag_next:
@@ -138,7 +139,7 @@ class _Page(PageText):
         self.para = True
         item = self.open_item()
         if item is not None and len(item.body) < 4:
-            item.body.append(_unmark(md))
+            item.body.append(unmark(md))
 
     def collect_refs(self, at: int, md: str) -> None:
         for name in ref_names(md, self.section == "SEE ALSO"):
@@ -237,7 +238,7 @@ class _Page(PageText):
         self.para = False
         if tagged:
             item.head.extend(x for x in head if x)
-            item.head_plain.extend(_unmark(x) for x in head if x)
+            item.head_plain.extend(unmark(x) for x in head if x)
             if not self.tag_next and not self.head_open:
                 self.write_head(at, item)
         else:
@@ -297,23 +298,8 @@ class _Page(PageText):
         self.para = False
 
 
-def _unmark(md: str) -> str:
-    """Markdown text as the plain text a summary holds."""
-    return re.sub(r"\\(.)", r"\1", md.replace("**", "").replace("`", "")).replace("*", "")
-
-
 def _inline(page: _Page, text: str) -> str:
     return markdown(runs(text, page.fonts, page.strings))
-
-
-def _alternate(page: _Page, name: str, args: tuple[str, ...]) -> str:
-    """`.BR`, `.IR`…: the arguments in two fonts in turn, without spaces between."""
-    fonts = (name[0], name[1])
-    parts: list[tuple[str, str]] = []
-    for k, a in enumerate(args):
-        f = font_of(fonts[k % 2], "", "")
-        parts += [(f or font, t) for font, t in runs(a, Fonts(), page.strings)]
-    return markdown(parts)
 
 
 def _code_line(page: _Page, ln: Line) -> str | None:
@@ -452,7 +438,7 @@ def _request(page: _Page, ln: Line, rest: list[Line], k: int) -> int:
             # its head is written again with both)
             del page.out[item.line :]
             item.head.append(", " + head)
-            item.head_plain.append(", " + _unmark(head))
+            item.head_plain.append(", " + unmark(head))
             page.head_open = "Xo" in args and "Xc" not in args
             if not page.head_open:
                 page.write_head(at, item)
@@ -489,7 +475,7 @@ def _request(page: _Page, ln: Line, rest: list[Line], k: int) -> int:
         parts = [(font or f, t) for f, t in runs(text, Fonts(), page.strings)]
         page.text_line(at, markdown(parts))
     elif name in _ALTERNATING:
-        page.text_line(at, _alternate(page, name, args))
+        page.text_line(at, alternate(name, args, page.strings))
     elif name == "OP":
         inner = [("B", plain(args[0], page.strings))] if args else []
         if len(args) > 1:
@@ -547,7 +533,7 @@ def _title(page: _Page) -> tuple[str, str, str]:
     names = page.names
     desc = page.description
     if not names and page.name_text:  # (man(7): `name, other \- what it is`)
-        joined = " ".join(_unmark(x) for x in page.name_text)
+        joined = " ".join(unmark(x) for x in page.name_text)
         parts = re.split(r"\s(?:-|—|–)\s", joined, maxsplit=1)
         names = [n.strip() for n in parts[0].split(",") if n.strip()]
         desc = desc or (parts[1].strip() if len(parts) > 1 else "")

@@ -234,3 +234,19 @@ def markdown(parts: list[tuple[str, str]], heading: bool = False) -> str:
             shown = escape_md(core)
         out.append(lead + shown + trail)
     return "".join(out).replace("\t", " ")
+
+
+def alternate(name: str, args: tuple[str, ...], strings: dict[str, str]) -> str:
+    """man(7)'s `.BR`, `.IR`, `.RB`…: the arguments in the macro's two fonts in turn, without
+    spaces between them."""
+    fonts = (name[0], name[1])
+    parts: list[tuple[str, str]] = []
+    for k, a in enumerate(args):
+        f = font_of(fonts[k % 2], "", "")
+        parts += [(f or font, t) for font, t in runs(a, Fonts(), strings)]
+    return markdown(parts)
+
+
+def unmark(md: str) -> str:
+    """Markdown text as the plain text a summary holds."""
+    return re.sub(r"\\(.)", r"\1", md.replace("**", "").replace("`", "")).replace("*", "")
