@@ -28,7 +28,7 @@ from docsmcp.enrich.xref import (
     extract_refs,
 )
 from docsmcp.model.chunk import Chunk, ParsedFile
-from docsmcp.sources.files import CODE_PAGE_SUFFIXES
+from docsmcp.sources.files import CODE_PAGE_SUFFIXES, MAN_SUFFIXES
 from docsmcp.sources.formats.r.rmarkdown import RMARKDOWN_SUFFIXES as _RMARKDOWN
 from docsmcp.sources.formats.rst.rst_suffixes import is_rst
 from docsmcp.sources.formats.source.xmldoc import uid_object
@@ -37,9 +37,10 @@ from docsmcp.sources.roles import ORDER_PREFIX
 from docsmcp.sources.site_config import LANGUAGE
 
 # Pages whose `object:` anchors name the API objects they define (rustdoc.py's … yard.py's,
-# a GraphQL schema's types: another schema file's types are named in signatures; protodoc.py's).
+# a GraphQL schema's types: another schema file's types are named in signatures; protodoc.py's;
+# a manual page's `name(N)`, which `.Xr` names: roff/manpage.py).
 _OBJECT_PAGES = (".rs", ".java", ".kt", ".cs", ".swift", ".php", ".rb", ".dart", ".scala",
-                 ".graphql", ".graphqls", ".gql", ".proto", ".sol")  # fmt: skip
+                 ".graphql", ".graphqls", ".gql", ".proto", ".sol", *MAN_SUFFIXES)  # fmt: skip
 _OBJECT_PAGES += (".pm", ".pod", ".pl")  # (Perl's POD: pod.py)
 
 

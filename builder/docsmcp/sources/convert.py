@@ -30,6 +30,7 @@ from docsmcp.sources.files import (
     JAVA_SUFFIXES,
     JAVASCRIPT_SUFFIXES,
     KOTLIN_SUFFIXES,
+    MAN_SUFFIXES,
     NOTEBOOK_SUFFIXES,
     PERL_MODULE_SUFFIXES,
     PERL_SCRIPT_SUFFIXES,
@@ -232,6 +233,12 @@ def _graphql(path: str, text: str) -> Converted:
     return graphql_to_markdown(path, text)
 
 
+def _man(path: str, text: str) -> Converted:
+    from docsmcp.sources.formats.roff.manpage import man_to_markdown
+
+    return man_to_markdown(path, text)
+
+
 CONVERTERS: dict[str, Callable[[str, str], Converted]] = {
     **{suffix: _html for suffix in HTML_SUFFIXES},
     **{suffix: _rst for suffix in RST_SUFFIXES},
@@ -265,6 +272,7 @@ CONVERTERS: dict[str, Callable[[str, str], Converted]] = {
     **{suffix: _pod for suffix in PERL_SCRIPT_SUFFIXES},
     **{suffix: _scala for suffix in SCALA_SUFFIXES},  # (Scaladoc's pages: scaladoc.py)
     **{suffix: _solidity for suffix in SOLIDITY_SUFFIXES},  # (forge doc's pages: soldoc.py)
+    **{suffix: _man for suffix in MAN_SUFFIXES},  # (manual pages: roff/manpage.py)
 }
 
 

@@ -131,6 +131,14 @@ SCALA_SUFFIXES = (".scala",)
 # solidity-docgen publish from their NatSpec (solidity_project.py says which: the configured
 # source folder's, less tests, scripts, `lib/` dependencies and mocks; formats/source/soldoc.py).
 SOLIDITY_SUFFIXES = (".sol",)
+# Unix manual pages in roff, man(7) or mdoc(7) (formats/roff/): `NAME.SECTION` (`tmux.1`,
+# `ssh_config.5`, `SSL_read.3ssl`), `.man`, a configure template (`htop.1.in`) and jq's
+# `jq.1.prebuilt`. A suffix says little (`v1.5`, `test.1` are often no page):
+# packages/man_pages.py keeps only files whose first requests are a page's.
+MAN_SUFFIXES = (
+    *(f".{n}{x}" for n in "123456789" for x in ("", "p", "x", "ssl", "pm", ".in", ".prebuilt")),
+    ".man",
+)
 
 # Pages converted to markdown by a reader (convert.py's CONVERTERS).
 CONVERTED_SUFFIXES = (
@@ -141,7 +149,7 @@ CONVERTED_SUFFIXES = (
     + CSHARP_SUFFIXES + SWIFT_SUFFIXES + DOCC_SUFFIXES + KOTLIN_SUFFIXES
     + PHP_SUFFIXES
     + RUBY_SUFFIXES + RDOC_SUFFIXES + DART_SUFFIXES
-    + GRAPHQL_SUFFIXES + HASKELL_SUFFIXES + PROTO_SUFFIXES
+    + GRAPHQL_SUFFIXES + HASKELL_SUFFIXES + PROTO_SUFFIXES + MAN_SUFFIXES
     + POD_SUFFIXES + PERL_MODULE_SUFFIXES + PERL_SCRIPT_SUFFIXES
     + SCALA_SUFFIXES + SOLIDITY_SUFFIXES
 )  # fmt: skip

@@ -32,6 +32,7 @@ from docsmcp.sources.packages import (
     java_project,
     kotlin_merge,
     kotlin_project,
+    man_pages,
     perl_dist,
     php_inherit,
     php_package,
@@ -231,6 +232,9 @@ def code_files(
     # Solidity outside the Foundry/Hardhat sources, or tests, scripts, lib/, mocks
     # (solidity_project.py).
     out |= guarded(set(), solidity_project.no_pages, docs_dir, roots, listed)
+    # Files named like manual pages that are none (`sig/v1.5`, `test.1`), aliases (`.so`), and
+    # pages built from a source read beside them (`rsync.1` of `rsync.1.md`: man_pages.py).
+    out |= guarded(set(), man_pages.no_pages, docs_dir, roots, listed)
     return out
 
 

@@ -21,6 +21,9 @@ _SIGILS = ".:$@-"
 # `Element#select`): its last part is what a reader typed.
 _TAIL = re.compile(r"::|[.#\\]")  # (`\`: PHP's `Monolog\Logger`)
 _CALL = re.compile(r"\(.*\)$")  # a call's parentheses after a name: `Links.create()`
+# Kinds of entry named with their program (`python -m`, `tmux new-session`), found by their own
+# last word too.
+_PROGRAM_KINDS = frozenset({"option", "command"})
 # A generic's type parameters after a name (`Policy.Handle<TException>`, C#'s and Java's;
 # nested once: `Dictionary<K, List<V>>`): a name is looked up without them.
 _GENERIC = re.compile(r"(?<=[\w$])<[^<>()]*(?:<[^<>()]*>[^<>()]*)*>")
@@ -96,8 +99,9 @@ class ApiRegistry:
             # `create` under "Links" is also `links.create`; `sdk.links.create` ends with it;
             # `pathlib.Path.read_text` is also `Path.read_text` and `read_text`.
             found = name_keys(key) | {f"{category_key(category)}.{key}"}
-            if self.kinds[i] == "option" and " " in self.names[i].strip():
-                # a program's option (`python -m`, as Sphinx names it) is also its own `-m`
+            if self.kinds[i] in _PROGRAM_KINDS and " " in self.names[i].strip():
+                # a program's option (`python -m`, as Sphinx names it) is also its own `-m`,
+                # a manual page's command (`tmux new-session`) its own `new-session`
                 found.add(method_key(self.names[i].strip().rpartition(" ")[2]))
             for k in sorted(found):
                 keys.setdefault(k, []).append(i)

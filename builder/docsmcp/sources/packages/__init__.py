@@ -1,4 +1,5 @@
 """Packages whose source code is their documentation: which files of a Rust crate, a TypeScript
-package or a Go module are pages (their files' readers are in formats/source/), and which GraphQL
-files are schemas (formats/graphql/).
+package or a Go module are pages (their files' readers are in formats/source/), which GraphQL
+files are schemas (formats/graphql/), and which files named like manual pages are pages
+(man_pages; formats/roff/).
 """
