@@ -109,3 +109,13 @@ def test_replace_and_pickle_keep_working() -> None:
     moved = dataclasses.replace(point, x=5)
     assert (moved.x, moved.y, moved.tags) == (5, "a", ["t"])
     assert pickle.loads(pickle.dumps(point)) == point
+
+
+def test_a_class_without_a_docstring_is_described_by_its_fields() -> None:
+    @record
+    class Plain:
+        a: int
+        b: str = "x"
+
+    assert Plain.__doc__ == "Plain(a, b)"  # (dataclasses would ask inspect.signature: slow)
+    assert Point.__doc__ == "A value with defaults of both kinds."
