@@ -14,7 +14,7 @@ from ..distribution import specs
 from ..format import FUSION_LISTS
 from ..search.options import DEFAULT_TIME_BUDGET, EXPAND_ENV, MAX_TOKENS_ENV, TIME_BUDGET_ENV
 from ..tools.registry import TOOL_NAMES, TOOL_PREFIX_ENV, TOOLS_ENV, VERSION_TOOLS
-from .argparsing import OneLineParser
+from .argparsing import OneLineParser, RawDescriptionHelpFormatter
 
 PROG = "docsmcp-runtime"
 # The MCP clients `docsmcp-runtime config` writes for (clientconfig.py).
@@ -41,7 +41,7 @@ def _parser() -> argparse.ArgumentParser:
               docsmcp-runtime --bundle ./idx search "links upsert" --language python
             """
         ),
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        formatter_class=RawDescriptionHelpFormatter,
     )
     p.add_argument(
         "--bundle",
@@ -194,7 +194,7 @@ def _parser() -> argparse.ArgumentParser:
             help=help_,
             description=description,
             epilog="examples:\n" + textwrap.indent(textwrap.dedent(examples).strip(), "  "),
-            formatter_class=argparse.RawDescriptionHelpFormatter,
+            formatter_class=RawDescriptionHelpFormatter,
         )
         # --bundle is accepted after the command too (`search "x" --bundle ./idx`).
         c.add_argument(
