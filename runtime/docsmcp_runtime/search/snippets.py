@@ -3,8 +3,9 @@
 Query words are matched by prefix at word starts (`link` finds "links" and "linksUpsert"), case
 aside. A hit list builds ten snippets, and matching was most of `search_docs`' time (a regex
 alternation with IGNORECASE over each whole text, ~55 µs a speakeasy-sdks chunk): the same
-matches are found with `str.find` over the lower-cased text, one pass per word, for ASCII texts
-(most of any corpus); the regex is the reference (tests) and matches every other text.
+matches are found with `bytes.find` over the text lower-cased as ASCII bytes, one pass per word,
+for ASCII query words (other characters are a `?` there); the regex is the reference (tests)
+and matches what case rules beyond ASCII decide (`ı`, `ſ`, `İ`, query words not in ASCII).
 """
 
 from __future__ import annotations
