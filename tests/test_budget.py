@@ -18,6 +18,7 @@ from docsmcp_runtime.search.budget import (
     approx_tokens,
     cut_point,
     hit_tokens,
+    pack_encoded,
     pack_hits,
 )
 from hypothesis import given
@@ -94,6 +95,58 @@ def test_packed_hits_are_a_ranked_prefix_within_the_budget(hits: list[dict], bud
         assert kept[-1]["chunk_id"] == hits[len(kept) - 1]["chunk_id"]
     assert used == sum(hit_tokens(h) for h in kept)
     assert used <= budget or len(kept) == 1  # only a lone first hit may overrun
+
+
+def _dumps(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
+UNICODE_HIT = st.fixed_dictionaries(
+    {
+        "chunk_id": st.text(min_size=1, max_size=40),
+        "score": st.floats(0, 100),
+        "snippet": st.text(max_size=400),  # quotes, backslashes, control and non-ASCII
+        "metadata": st.dictionaries(st.text(max_size=8), st.text(max_size=8), max_size=2),
+        "source": st.just({"file": "a.md", "lines": [1, 2]}),
+    }
+)
+
+
+@FUZZ
+@given(st.lists(UNICODE_HIT, max_size=12), st.integers(50, 3000), st.booleans())
+def test_hits_encoded_once_are_the_json_users_got_before(
+    hits: list[dict], budget: int, with_notes: bool
+) -> None:
+    """search_docs encodes each hit once (to count its tokens) and splices those texts into its
+    result: the text is byte for byte json.dumps' of the whole result, as before."""
+    from docsmcp_runtime.tools.hits import hits_json
+    from docsmcp_runtime.tools.results import json_result
+
+    kept, texts, used, shortened = pack_encoded(iter(hits), budget)
+    assert (kept, used, shortened) == pack_hits(hits, budget)
+    assert texts == [_dumps(h) for h in kept]
+    result = {"hits": kept, "next_cursor": None, "hint": {"message": 'é "x"', "n": [1.5]}}
+    notes = ["a note ✔️"] if with_notes else None
+    answer = json_result(result, notes, {"hits": hits_json(texts)})
+    assert answer["structuredContent"] is result
+    assert answer["content"][0]["text"] == _dumps(result)
+
+
+def test_search_text_is_the_json_of_its_structured_content(budget_bundle: Path) -> None:
+    """Through the runtime, whole hits and a shortened one: the text a client without
+    structuredContent reads is json.dumps of structuredContent, byte for byte."""
+    from docsmcp_runtime.bundle.reader import open_bundle
+    from docsmcp_runtime.tools.app import DocsApp
+
+    app = DocsApp(open_bundle(budget_bundle))
+    full = app.call_tool("search_docs", {"query": "payment", "limit": 10})["structuredContent"]
+    room = sum(hit_tokens(h) for h in full["hits"][:3]) - 20
+    for args in ({}, {"max_tokens": room}, {"max_tokens": 50}, {"expand_references": True}):
+        answer = app.call_tool("search_docs", {"query": "payment", "limit": 10, **args})
+        structured = answer["structuredContent"]
+        assert answer["content"][0]["text"] == _dumps(structured)
+        assert structured["hits"]
+    assert structured["hits"][0]["chunk_id"] == full["hits"][0]["chunk_id"]
 
 
 # --------------------------------------------------------------------------- search_docs

@@ -42,7 +42,7 @@ def test_word_hits_of_ascii_text_are_the_regex_matches(text: str, words: list[st
 
 
 @given(
-    st.text(alphabet="abcAB019_ .-/:\n✔️➖éÉßıſİK", max_size=300),
+    st.text(alphabet="abcAB019_ .-/:?\n✔️➖éÉßıſİK😀", max_size=300),
     st.lists(st.text(alphabet="abcAB01_", min_size=1, max_size=5), min_size=1, max_size=6),
 )
 def test_word_hits_of_ascii_words_in_any_text_are_the_regex_matches(
@@ -63,6 +63,8 @@ def test_word_hits_where_lower_case_is_not_enough() -> None:
         ("ok", "OK"),
         ("✔️ ın", "in"),
         ("ſet ➖", "set"),
+        ("éab ?ab ✔️ab ßab _ab", "ab"),  # a `?` of the text, and ones of _ascii_lower
+        ("😀ab 😀 ab", "ab"),  # a character outside the BMP is one `?`
     ]:
         assert word_hits(text, snippet_pattern(query)) == _reference(text, query), text
         assert _reference(text, query), text

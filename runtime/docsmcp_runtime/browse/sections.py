@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 from functools import cached_property
+from typing import Any
 
 import numpy as np
 
@@ -128,12 +129,14 @@ class SectionIndex:
         assert self._by_id is not None
         return list(self._by_id)
 
-    def hit_fields(self, row: int) -> dict:
-        """`section_id`, `rule_ids` and `references` of a hit, each only when it has any."""
+    def hit_fields(self, row: int, header: dict[str, Any] | None = None) -> dict:
+        """`section_id`, `rule_ids` and `references` of a hit, each only when it has any.
+        `header`: the row's display record, when the caller has read it (Bundle.shown)."""
         if not self.available:
             return {}
         if self._display is not None:  # one record holds the three
-            header = self._display.row(row).header
+            if header is None:
+                header = self._display.row(row).header
             sid, rules = header.get("section_id"), header.get("rule_ids", ())
             refs = header.get("references", ())[:MAX_REFERENCES_SHOWN]
         else:

@@ -23,7 +23,7 @@ import functools
 import hashlib
 import json
 import logging
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 import numpy as np
@@ -57,7 +57,7 @@ from ..tools.arguments import (
     search_offset,
 )
 from ..tools.context import Memo
-from ..tools.hits import fit_hits, hit
+from ..tools.hits import fit_hits, hit, hits_json
 from ..tools.registry import TOOL_NAMES, VERSION_TOOLS, ToolSelection, answer, definitions
 from ..tools.results import json_result, text_result
 from ..tools.search_docs import degraded_message, search_hint
@@ -313,12 +313,14 @@ class LibraryApp(LibraryRouter, CompareVersions, LibraryResources):
         fused = fuse_search(parts, call, offset, excluded)
         notes.extend(fused.notes)
         pattern = snippet_pattern(call.query)
-        hits = []
-        for app, page, i, score in fused.shown:
-            one = hit(app, page.rows[i], score, pattern, page, i)
-            one[LIBRARY_ARG] = app.bundle.metadata.name
-            hits.append(one)
-        hits = fit_hits(hits, budget, notes)
+
+        def made() -> Iterator[dict]:  # lazily: no snippet for a hit the budget leaves out
+            for app, page, i, score in fused.shown:
+                one = hit(app, page.rows[i], score, pattern, page, i)
+                one[LIBRARY_ARG] = app.bundle.metadata.name
+                yield one
+
+        hits, texts = fit_hits(made(), len(fused.shown), budget, notes)
         next_offset = offset + len(hits)
         next_cursor = None
         if hits and next_offset < fused.total:
@@ -329,7 +331,7 @@ class LibraryApp(LibraryRouter, CompareVersions, LibraryResources):
         result: dict[str, Any] = {"hits": hits, "next_cursor": next_cursor, "hint": hint}
         if fused.degraded:
             result["degraded"] = degraded_message(fused.degraded)
-        return json_result(result, notes)
+        return json_result(result, notes, {"hits": hits_json(texts)})
 
     # -- the tools that address one library -------------------------------------------------------
 

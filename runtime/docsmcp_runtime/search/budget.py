@@ -9,6 +9,7 @@ are approximate by design; the result always says when something was left out.
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 
 CHARS_PER_TOKEN = 4
 MIN_TOKENS = 50
@@ -24,13 +25,22 @@ MIN_PASSAGE_TOKENS = 40
 _ESSENTIAL = ("chunk_id", "score", "heading", "breadcrumb", "filepath", "metadata", "source")
 
 
+# Compact JSON, non-ASCII kept: the text of a tool's result, and what a hit costs. One encoder
+# for every call (json.dumps with options builds one per call), without the circular-reference
+# check (a result is a tree of fresh dicts and lists): the same text as
+# json.dumps(..., ensure_ascii=False, separators=(",", ":")).
+encode_json = json.JSONEncoder(
+    ensure_ascii=False, separators=(",", ":"), check_circular=False
+).encode
+
+
 def approx_tokens(text: str) -> int:
     return (len(text) + CHARS_PER_TOKEN - 1) // CHARS_PER_TOKEN
 
 
 def hit_tokens(hit: dict) -> int:
     """What one hit costs: its compact JSON."""
-    return approx_tokens(json.dumps(hit, ensure_ascii=False, separators=(",", ":")))
+    return approx_tokens(encode_json(hit))
 
 
 def cut_point(text: str, start: int, tokens: int) -> int:
@@ -47,27 +57,40 @@ def cut_point(text: str, start: int, tokens: int) -> int:
     return max(limit, start + 1)
 
 
-def pack_hits(hits: list[dict], budget: int) -> tuple[list[dict], int, bool]:
+def pack_hits(hits: Iterable[dict], budget: int) -> tuple[list[dict], int, bool]:
     """The best hits that fit `budget` tokens: whole hits in rank order, then the next one
     shortened (its snippet cut, references dropped) if enough remains. Returns (hits kept, tokens
     used, whether the last kept hit was shortened). At least one hit is always kept."""
+    kept, _, used, shortened = pack_encoded(hits, budget)
+    return kept, used, shortened
+
+
+def pack_encoded(hits: Iterable[dict], budget: int) -> tuple[list[dict], list[str], int, bool]:
+    """pack_hits, with each kept hit's JSON (encode_json), the text the result is made of: a
+    hit is encoded once. `hits` is consumed only up to the first that does not fit whole, so
+    a lazy sequence builds no hit (and no snippet) past it."""
     kept: list[dict] = []
+    texts: list[str] = []
     used = 0
     for hit in hits:
-        cost = hit_tokens(hit)
+        text = encode_json(hit)
+        cost = approx_tokens(text)
         if used + cost <= budget:
             kept.append(hit)
+            texts.append(text)
             used += cost
             continue
         remaining = budget - used
         if remaining >= MIN_PASSAGE_TOKENS or not kept:
             short = _shorten(hit, remaining)
-            cost = hit_tokens(short)
+            text = encode_json(short)
+            cost = approx_tokens(text)
             if used + cost <= budget or not kept:
                 kept.append(short)
-                return kept, used + cost, True
+                texts.append(text)
+                return kept, texts, used + cost, True
         break
-    return kept, used, False
+    return kept, texts, used, False
 
 
 def _shorten(hit: dict, tokens: int) -> dict:

@@ -3,8 +3,9 @@
 Query words are matched by prefix at word starts (`link` finds "links" and "linksUpsert"), case
 aside. A hit list builds ten snippets, and matching was most of `search_docs`' time (a regex
 alternation with IGNORECASE over each whole text, ~55 µs a speakeasy-sdks chunk): the same
-matches are found with `str.find` over the lower-cased text, one pass per word, for ASCII texts
-(most of any corpus); the regex is the reference (tests) and matches every other text.
+matches are found with `bytes.find` over the text lower-cased as ASCII bytes, one pass per word,
+for ASCII query words (other characters are a `?` there); the regex is the reference (tests)
+and matches what case rules beyond ASCII decide (`ı`, `ſ`, `İ`, query words not in ASCII).
 """
 
 from __future__ import annotations
@@ -45,10 +46,13 @@ def _stems(words: list[str]) -> tuple[str, ...]:
 
 @record
 class SnippetPattern:
-    """What snippets of one query match: its words' stems (group k + 1 of `regex` is stem k)."""
+    """What snippets of one query match: its words' stems (group k + 1 of `regex` is stem k),
+    their lengths, and each as UTF-8 bytes (what word_hits finds)."""
 
     stems: tuple[str, ...]
     regex: re.Pattern[str]
+    lengths: tuple[int, ...]
+    keys: tuple[bytes, ...]
 
 
 def snippet_pattern(query: str) -> SnippetPattern | None:
@@ -56,50 +60,69 @@ def snippet_pattern(query: str) -> SnippetPattern | None:
     words = query_words(query)
     words = [w for w in words if w not in _STOPWORDS] or words
     regex = word_regex(words)
-    return SnippetPattern(_stems(words), regex) if regex is not None else None
+    if regex is None:
+        return None
+    stems = _stems(words)
+    return SnippetPattern(
+        stems, regex, tuple(len(s) for s in stems), tuple(s.encode() for s in stems)
+    )
 
 
 def word_hits(text: str, pattern: SnippetPattern) -> list[tuple[int, int]]:
     """(position, group number) of each match of `pattern.regex` in `text`, as `finditer`
     finds them (leftmost; the first of the stems matching there; never overlapping)."""
-    low = text.lower()
-    if not text.isascii() and not _lower_is_enough(text, low, pattern.stems):
+    low = _ascii_lower(text, pattern.stems)
+    if low is None:
         # Unicode case rules are more than lower(): `Σ` lower-cases to `ς` at a word's end,
         # `İ` to two characters, IGNORECASE matches `ı` with `i`. The regex knows them.
         return [(m.start(), m.lastindex or 0) for m in pattern.regex.finditer(text)]
     found: list[tuple[int, int]] = []
-    for k, stem in enumerate(pattern.stems, start=1):
-        at = low.find(stem)
+    find = low.find
+    for k, stem in enumerate(pattern.keys, start=1):
+        at = find(stem)
         while at >= 0:
-            before = low[at - 1] if at else " "
-            if not (before.isalnum() or before == "_"):  # `\b`: no word character before
+            # `\b`: no word character before (a `?` may stand for any other character).
+            if not at or (
+                low[at - 1] not in _WORD_BYTES
+                if low[at - 1] != _REPLACED
+                else not (text[at - 1].isalnum() or text[at - 1] == "_")
+            ):
                 found.append((at, k))
-            at = low.find(stem, at + 1)
+            at = find(stem, at + 1)
     found.sort()
     out: list[tuple[int, int]] = []
     end = 0
+    lengths = pattern.lengths
     for at, k in found:
         if at >= end:
             out.append((at, k))
-            end = at + len(pattern.stems[k - 1])
+            end = at + lengths[k - 1]
     return out
 
 
+# ASCII word characters (`\w`), as bytes of _ascii_lower's text, and its `?`.
+_WORD_BYTES = frozenset(b for b in range(128) if chr(b).isalnum() or b == ord("_"))
+_REPLACED = ord("?")
 # Characters IGNORECASE matches with an ASCII letter that lower() leaves apart (Python's sre:
-# `ı` with `i`, `ſ` with `s`); the Kelvin sign lower-cases to `k` itself.
-_FOLDED_TO_ASCII = ("\u0131", "\u017f")
+# `ı` with `i`, `ſ` with `s`), and `İ`, whose lower case is two characters (`i` and a dot).
+_REGEX_ONLY = ("\u0131", "\u017f", "\u0130")
+# The Kelvin sign: the one other character whose lower case is ASCII (`k`).
+_KELVIN = "\u212a"
 
 
-def _lower_is_enough(text: str, low: str, stems: tuple[str, ...]) -> bool:
-    """Whether str.find in `low` finds what the regex finds in non-ASCII `text`: ASCII stems,
-    a lower case of the same length (positions kept), and no character IGNORECASE equates with
-    an ASCII letter that lower() does not. Docs with emoji or accents (speakeasy-sdks' ✔️ and ➖
-    columns) then take the fast path too."""
-    return (
-        len(low) == len(text)
-        and all(s.isascii() for s in stems)
-        and not any(c in text for c in _FOLDED_TO_ASCII)
-    )
+def _ascii_lower(text: str, stems: tuple[str, ...]) -> bytes | None:
+    """`text` lower-cased as ASCII bytes, one a character, in which bytes.find finds what the
+    regex finds in `text`, at the same positions; None where only the regex knows (non-ASCII
+    stems, `ı`, `ſ`, `İ`). ASCII stems match ASCII letters only, so every other character is
+    a `?` (word_hits asks the text whether one is a word character): lower() of a text with
+    speakeasy-sdks' ✔️ and ➖ columns did a Unicode lookup per character (~40 µs for 5,000
+    characters), the encoding copies (issue 30)."""
+    if not text.isascii():
+        if not all(s.isascii() for s in stems) or any(c in text for c in _REGEX_ONLY):
+            return None
+        if _KELVIN in text:
+            text = text.lower()
+    return text.encode("ascii", "replace").lower()
 
 
 def snippet(text: str, pattern: SnippetPattern | None, width: int = SNIPPET_CHARS) -> str:

@@ -6,13 +6,14 @@ answers with them, as does a server of several bundles (libraries/)."""
 from __future__ import annotations
 
 import logging
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 import numpy as np
 
 from ..browse.sections import SectionIndex, section_query
 from ..errors import BundleError, SearchTimeout
-from ..search.budget import pack_hits
+from ..search.budget import pack_encoded
 from ..search.engine import Page, Searcher
 from ..search.snippets import snippet, snippet_pattern
 from .arguments import ToolInputError
@@ -153,14 +154,15 @@ def _section_pins(context: DocsContext, query: str, sections: SectionIndex | Non
     return [r for r in rows if first <= r < end][:MAX_PINNED]
 
 
-def page_hits(context: DocsContext, page: Page, query: str) -> list[dict]:
-    """The hits of one page of a search for `query`."""
+def page_hits(context: DocsContext, page: Page, query: str) -> Iterator[dict]:
+    """The hits of one page of a search for `query`, made as they are consumed (fit_hits
+    stops at the first that does not fit: no snippet is made for a hit not shown)."""
     pattern = snippet_pattern(query)
     context.bundle.prefetch(page.rows)
-    return [
+    return (
         hit(context, row, score, pattern, page, i)
         for i, (row, score) in enumerate(zip(page.rows, page.scores, strict=True))
-    ]
+    )
 
 
 def hit(context: DocsContext, row: int, score: float, pattern: Any, page: Page, i: int) -> dict:
@@ -183,7 +185,7 @@ def hit(context: DocsContext, row: int, score: float, pattern: Any, page: Page, 
         out["also_in"] = page.also_in[i]
     sections = context.sections_or_none
     if sections is not None:
-        out.update(sections.hit_fields(row))
+        out.update(sections.hit_fields(row, fields))
     if row in page.reached_by:
         out["reached_by_reference"] = bundle.id(page.reached_by[row])
     return out
@@ -218,17 +220,22 @@ def page_range(context: DocsContext, row: int) -> tuple[int, int] | None:
     return None
 
 
-def fit_hits(hits: list[dict], budget: int, notes: list[str]) -> list[dict]:
-    """The hits that fit `max_tokens` (whole hits first, then the best passage of the next),
-    with a note saying what was left out."""
-    if not hits:
-        return hits
-    shown = len(hits)
-    hits, used, shortened = pack_hits(hits, budget)
-    if len(hits) < shown or shortened:
+def fit_hits(
+    hits: Iterable[dict], shown: int, budget: int, notes: list[str]
+) -> tuple[list[dict], list[str]]:
+    """The hits that fit `max_tokens` (whole hits first, then the best passage of the next) and
+    the JSON of each (json_result's `encoded`), with a note saying what was left out. `shown`:
+    how many hits `hits` holds (it may be made lazily: page_hits)."""
+    kept, texts, used, shortened = pack_encoded(hits, budget)
+    if len(kept) < shown or shortened:
         notes.append(
-            f"max_tokens {budget}: {len(hits)} of {shown} hits fit (~{used} tokens"
+            f"max_tokens {budget}: {len(kept)} of {shown} hits fit (~{used} tokens"
             + ("; the last one shortened" if shortened else "")
             + "). Continue with next_cursor, or raise max_tokens."
         )
-    return hits
+    return kept, texts
+
+
+def hits_json(texts: list[str]) -> str:
+    """The JSON array of hits encoded by fit_hits."""
+    return "[" + ",".join(texts) + "]"

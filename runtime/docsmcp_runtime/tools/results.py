@@ -3,10 +3,10 @@ the closest matches."""
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable
 from typing import Any
 
+from ..search.budget import encode_json
 from .arguments import ToolInputError
 
 # Names offered when an argument names nothing that exists.
@@ -17,13 +17,27 @@ def text_result(text: str, is_error: bool = False) -> dict:
     return {"content": [{"type": "text", "text": text}], "isError": is_error}
 
 
-def json_result(result: dict[str, Any], notes: list[str] | None = None) -> dict:
+def json_result(
+    result: dict[str, Any], notes: list[str] | None = None, encoded: dict[str, str] | None = None
+) -> dict:
     """A structured result: the same object as JSON text (for clients without
     structuredContent) and as structuredContent. The text is compact JSON: fewer tokens for the
-    model, and the C encoder (`indent` takes json's pure-Python path: ~20 % of a search)."""
+    model, and the C encoder (`indent` takes json's pure-Python path: ~20 % of a search).
+    `encoded`: the JSON of some of the result's values, already made (search_docs' hits, each
+    encoded once to count its tokens); the text is the same as if encoded here."""
     if notes:
         result["notes"] = notes
-    text = json.dumps(result, ensure_ascii=False, separators=(",", ":"))
+    if encoded:
+        text = (
+            "{"
+            + ",".join(
+                f"{encode_json(key)}:{encoded[key] if key in encoded else encode_json(value)}"
+                for key, value in result.items()
+            )
+            + "}"
+        )
+    else:
+        text = encode_json(result)
     return {
         "content": [{"type": "text", "text": text}],
         "structuredContent": result,

@@ -20,7 +20,7 @@ from .arguments import (
     search_offset,
 )
 from .context import DocsContext
-from .hits import HIT_SCHEMA, fit_hits, page_hits, search_page
+from .hits import HIT_SCHEMA, fit_hits, hits_json, page_hits, search_page
 from .results import json_result
 from .schemas import LIMIT, MAX_TOKENS_ARG, NOTES, tool_definition
 
@@ -133,8 +133,9 @@ def run(context: DocsContext, request: SearchRequest) -> dict:
         context, call.query, call.limit, call.expand, filters, offset, request.exclude
     )
     notes.extend(page.notes)
-    hits = page_hits(context, page, call.query)
-    hits = fit_hits(hits, request.max_tokens, notes)
+    hits, texts = fit_hits(
+        page_hits(context, page, call.query), len(page.rows), request.max_tokens, notes
+    )
     next_offset = offset + len(hits)
     next_cursor = None
     if hits and next_offset < page.total:
@@ -148,7 +149,7 @@ def run(context: DocsContext, request: SearchRequest) -> dict:
     if page.degraded:
         context.warn_degraded(page.degraded)
         result["degraded"] = degraded_message(page.degraded)
-    return json_result(result, notes)
+    return json_result(result, notes, {"hits": hits_json(texts)})
 
 
 def degraded_message(reason: str) -> str:
