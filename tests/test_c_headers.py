@@ -9,6 +9,7 @@ from pathlib import Path
 import pyarrow.parquet as pq
 from conftest import FUZZ, build_bundle, page_texts, run_docsmcp
 from docsmcp.sources.formats.source.doxygen import Settings, header_line, header_to_markdown
+from docsmcp.sources.formats.source.doxygen_plain import without_exports
 from docsmcp.sources.packages import c_headers
 from hypothesis import given
 from hypothesis import strategies as st
@@ -488,3 +489,11 @@ def test_a_common_return_type_is_no_export_macro() -> None:
     line = header_line(Settings(title="win.h", plain=True))
     page = header_to_markdown("win.h", line + "\n" + WIN_H).text
     assert "BOOL ShowIt(HWND w);" in page and "BOOL MoveIt(HWND w, int x, int y);" in page
+    # (sqlite's functions taking a callback: their head runs to the first parenthesis)
+    api, wrap = frozenset({"SQLITE_API"}), frozenset({"CJ_PUBLIC"})
+    code = "SQLITE_API int sqlite3_exec(sqlite3*, int (*callback)(void*), void*);"
+    assert without_exports(code, "callback", api, wrap) == code.removeprefix("SQLITE_API ")
+    assert without_exports("SQLITE_API void (*xFn)(int);", "xFn", api, wrap) == "void (*xFn)(int);"
+    assert without_exports("CJ_PUBLIC(void) cj_On(void (*cb)(int));", "cb", api, wrap) == (
+        "void cj_On(void (*cb)(int));"
+    )

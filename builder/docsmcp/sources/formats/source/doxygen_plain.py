@@ -203,18 +203,30 @@ def without_exports(code: str, name: str, words: frozenset[str], wrappers: froze
     left (`BOOL Foo(…)` keeps its `BOOL` however common); anything else unchanged."""
     if not words and not wrappers:
         return code
+    wrapped = _wrapper(code)
+    if wrapped is not None and wrapped[0] in wrappers and wrapped[1]:
+        code = wrapped[1] + " " + code[wrapped[2] :].lstrip()
     at = _head(code, name)
     if at < 0:  # (a variable: the name is the last word before `;`, `[` or `=`)
         m = re.search(r"(?<!\w)" + re.escape(name.rsplit("::", 1)[-1]) + r"\s*(?:[\[;=]|$)", code)
-        if m is None:
+        at = m.start() if m else -1
+    if at < 0:  # (named after a function pointer: sqlite3_exec's `int (*callback)(…)`, whose
+        # head runs to its first parenthesis, its name the head's last word)
+        at = code.find("(")
+        if at < 0:
             return code
-        at = m.start()
+        head = code[:at]
+        new = " ".join(w for w in head.split() if w not in words)
+        spacer = " " if head[-1:].isspace() else ""
+        return f"{new}{spacer}{code[at:]}" if _typed(new) else code
     head, rest = code[:at], code[at:]
-    wrapped = _wrapper(head)
-    if wrapped is not None and wrapped[0] in wrappers and wrapped[1]:
-        head = wrapped[1] + " " + head[wrapped[2] :].lstrip()
     new = " ".join(w for w in head.split() if w not in words)
-    if not any(w not in _QUALIFIERS for w in _IDENT.findall(new)):
+    if not _typed(new):
         return code  # (no type would be left)
     # (`cJSON *` + `cJSON_Parse(…)` as written together; `cJSON*` keeps its space)
     return f"{new}{rest}" if re.search(r"\s\*+$", new) else f"{new} {rest}"
+
+
+def _typed(head: str) -> bool:
+    """Whether what is left before a name still holds a type (not only qualifiers)."""
+    return any(w not in _QUALIFIERS for w in _IDENT.findall(head))
