@@ -9,6 +9,7 @@ from pathlib import Path
 import pyarrow.parquet as pq
 from conftest import FUZZ, build_bundle, page_texts, run_docsmcp
 from docsmcp.sources.formats.source.doxygen import Settings, header_line, header_to_markdown
+from docsmcp.sources.formats.source.doxygen_plain import without_exports
 from docsmcp.sources.packages import c_headers
 from hypothesis import given
 from hypothesis import strategies as st
@@ -275,7 +276,8 @@ def test_public_documented_headers_are_pages(tmp_path: Path) -> None:
     ray = texts["ray/src/ray.h"]
     assert ray.lstrip().startswith("# ray.h") and "ray v1.0 - A simple library" in ray
     assert "LICENSE" not in ray and "Copyright" not in ray
-    assert "RAYAPI void OpenWindow(int w, int h, const char *title);" in ray
+    # (the export macro left out, as raylib's cheatsheet shows the function)
+    assert "void OpenWindow(int w, int h, const char *title);" in ray and "RAYAPI void" not in ray
     # (the line above prototypes that carry their own comments titles their section)
     assert "## Window-related functions" in ray and "### OpenWindow" in ray
     assert "- `r` — Color red value" in ray and "- `KEY_SPACE` — Key: Space" in ray
@@ -416,3 +418,82 @@ def test_plain_reading_is_linear_on_long_lines() -> None:
         start = time.process_time()
         header_to_markdown("x.h", header_line(Settings(plain=True)) + "\n" + text)
         assert time.process_time() - start < 5, text[:20]
+
+
+CJ_H = """/* cj - a tiny JSON parser. */
+#ifndef CJ_H
+#define CJ_H
+
+#if defined(_WIN32)
+#define CJ_PUBLIC(type) __declspec(dllexport) type
+#else
+#define CJ_PUBLIC(type) __attribute__((visibility("default"))) type
+#endif
+
+/* An item of a parsed JSON text. */
+typedef struct cj { struct cj *next; int type; } cj;
+
+/* Parse a JSON text into a tree of items. */
+CJ_PUBLIC(cj *) cj_Parse(const char *value);
+/* Delete an item and its children. */
+CJ_PUBLIC(void) cj_Delete(cj *item);
+
+CJ_PUBLIC(cj*) cj_AddStringToObject(cj * const object, const char * const name);
+CJ_PUBLIC(cj*) cj_AddNumberToObject(cj * const object, const double number);
+CJ_PUBLIC(int) cj_GetArraySize(const cj *array);
+
+#endif
+"""
+
+WIN_H = """/* win - window functions, every one returning BOOL. */
+#ifndef WIN_H
+#define WIN_H
+/* Show a window. */
+BOOL ShowIt(HWND w);
+/* Hide a window. */
+BOOL HideIt(HWND w);
+/* Move a window. */
+BOOL MoveIt(HWND w, int x, int y);
+#endif
+"""
+
+
+def test_undocumented_declarations_are_sections_of_their_own(tmp_path: Path) -> None:
+    """cJSON's undocumented functions after a documented one: each its own section (its hit
+    named after it, not after the documented one above), the export macro left out of every
+    signature and its own `#define` no entry; a return type however common stays."""
+    root = tmp_path / "cj"
+    root.mkdir()
+    (root / "CMakeLists.txt").write_text("project(cj C)\ninstall(FILES cj.h DESTINATION include)\n")
+    (root / "cj.h").write_text(CJ_H)
+    (root / "README.md").write_text("# cj\n\nA tiny JSON parser.\n")
+    out = build_bundle(root, tmp_path / "idx")
+    page = page_texts(out)["cj.h"]
+    assert "CJ_PUBLIC" not in page and "__declspec" not in page
+    assert "cj *cj_Parse(const char *value);" in page
+    assert "### cj_AddStringToObject" in page and "### cj_GetArraySize" in page
+    names = set(pq.read_table(out / "api.parquet").column("name").to_pylist())
+    assert {"cj_Parse", "cj_AddNumberToObject", "cj_GetArraySize"} <= names
+    assert "CJ_PUBLIC" not in names
+    with McpSession(out) as s:
+        hit = s.search(query="cj_AddNumberToObject", limit=3)["hits"][0]
+        entry = s.call("get_api_reference", {"method": "cj_AddNumberToObject"})
+    assert hit["heading"] == "cj_AddNumberToObject"
+    assert hit["chunk_id"].endswith("/cj_AddNumberToObject")
+    got = entry.structured_content["entries"][0]
+    assert got["signature"] == "cj* cj_AddNumberToObject(cj * const object, const double number);"
+    assert got["chunk_id"] == hit["chunk_id"]
+
+
+def test_a_common_return_type_is_no_export_macro() -> None:
+    line = header_line(Settings(title="win.h", plain=True))
+    page = header_to_markdown("win.h", line + "\n" + WIN_H).text
+    assert "BOOL ShowIt(HWND w);" in page and "BOOL MoveIt(HWND w, int x, int y);" in page
+    # (sqlite's functions taking a callback: their head runs to the first parenthesis)
+    api, wrap = frozenset({"SQLITE_API"}), frozenset({"CJ_PUBLIC"})
+    code = "SQLITE_API int sqlite3_exec(sqlite3*, int (*callback)(void*), void*);"
+    assert without_exports(code, "callback", api, wrap) == code.removeprefix("SQLITE_API ")
+    assert without_exports("SQLITE_API void (*xFn)(int);", "xFn", api, wrap) == "void (*xFn)(int);"
+    assert without_exports("CJ_PUBLIC(void) cj_On(void (*cb)(int));", "cb", api, wrap) == (
+        "void cj_On(void (*cb)(int));"
+    )

@@ -243,7 +243,14 @@ def test_a_name_written_apart_finds_the_entry(app: DocsApp) -> None:
     searcher = app.searcher
     assert searcher.entry_named("Token reader") == [query_term("TokenReader")]
     assert searcher.entry_named("skip value") == [query_term("skipValue")]
-    assert searcher.entry_named("read a token stream") == []  # four words: a question
+    assert searcher.entry_named("read a token stream") == []  # a name no entry has
+    # articles name nothing; a verb and its object, named object first (Saleor's and
+    # Shopify's `productCreate`), in lower camel case only where the forward name is no entry
+    assert searcher.entry_named("skip a value") == [query_term("skipValue")]
+    assert first_heading(app, "skip a value") == "TokenReader.skipValue"
+    assert searcher.entry_named("value skip") == [query_term("skipValue")]
+    assert searcher.entry_named("name next") == [query_term("nextName")]
+    assert searcher.entry_named("reader token") == []  # (only lower camel case, two words)
 
 
 def test_named_terms() -> None:
@@ -254,6 +261,10 @@ def test_named_terms() -> None:
     assert named_terms("Logger.Level enum") == named("Logger.Level")
     assert named_terms("Flag inversion") == named("FlagInversion", "flagInversion")
     assert named_terms("add days") == named("AddDays", "addDays")
+    # articles name nothing (GitHub's `createIssue`, `mergePullRequest`)
+    assert named_terms("create an issue") == named("CreateIssue", "createIssue")
+    assert named_terms("merge a pull request") == named("MergePullRequest", "mergePullRequest")
+    assert named_terms("a an the") == []
     assert named_terms("the Router") == named("Router")
     assert named_terms("Struct Router") == named("Router")
     assert named_terms("Attribute class") == named("Attribute")  # jsoup's class Attribute

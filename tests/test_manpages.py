@@ -99,6 +99,8 @@ GROVE_CONF_5 = r""".\"	$OpenBSD: grove.conf.5 $
 reads
 .Pa ~/.grove.conf
 first.
+Its variables are in
+.Sx ENVIRONMENT .
 The keywords are:
 .Bl -tag -width Ds
 .It Cm ProxyHost Ar host
@@ -167,8 +169,14 @@ def test_pages_entries_and_references(tmp_path: Path) -> None:
     assert "grove keeps a tree of folders in shape." in grove  # (a `.ds` string)
     assert "Use it with care — pruning cannot be undone." in grove
     assert "The quote 'saplings' stays, and \\\\ is a backslash." in grove
-    assert "- **-v**, **--verbose**" in grove and "  Print every folder as it is visited." in grove
-    assert "\n  - **--nested**" in grove  # (nested by .RS inside the item)
+    # An option closing its section heads its own (mandoc's anchor `-v` → `v`), its text
+    # below it; what is nested in it stays its list.
+    shown = man_to_markdown("man/grove.1", GROVE_1).text
+    assert "### -v, --verbose {#v}\n\nPrint every folder as it is visited." in shown
+    assert "### --depth n {#depth}" in shown
+    assert "\n- **--nested**" in shown  # (nested by .RS inside the item)
+    # A paragraph after the list is its section's again, not `serve`'s.
+    assert "### serve {#serve}\n\nServe the tree over HTTP.\n### COMMANDS\nExample:" in shown
     assert "```\n$ grove serve --port 8080\n$ grove prune old\n```" in grove
     assert "| Name | Meaning |" in grove and "| birch | another tree |" in grove
     assert "the grove site ⟨URL: https://grove.example ⟩." in grove  # (the page's own macro)
@@ -177,10 +185,11 @@ def test_pages_entries_and_references(tmp_path: Path) -> None:
     assert "# grove.conf(5) — grove configuration file" in conf
     words = " ".join(conf.split())
     assert "**grove**(1) reads *~/.grove.conf* first." in words
-    assert "- **ProxyHost** *host*" in conf
+    assert "### ProxyHost host {#ProxyHost}" in man_to_markdown("x.5", GROVE_CONF_5).text
+    assert "Its variables are in [*ENVIRONMENT*](#environment)." in words  # (`.Sx`)
     assert "given as [*user*@]*host*[:*port*] or “none”." in words
-    assert "- **Prune** [**yes** | **no**]" in conf
-    assert "  ```\n  Prune yes\n  ```" in conf
+    assert "### Prune [yes | no]" in conf
+    assert "\n```\nPrune yes\n```" in conf
     assert "| **Keyword** | **Default** |" in conf and "| **Prune** | no |" in conf
     assert "### Columns" in conf
 
@@ -213,9 +222,20 @@ def test_pages_entries_and_references(tmp_path: Path) -> None:
     # `.Xr grove 1` and `\fBgrove.conf\fR(5)` are references to the pages of the bundle.
     hit = first("ProxyHost connect through host")
     assert hit["filepath"] == "man/grove.conf.5"
-    assert any(r["id"].startswith("man/grove.1#") for r in hit["references"]), hit["references"]
     doc = app.call_tool("get_doc", {"chunk_id": hit["chunk_id"]})
-    assert not doc["isError"] and "- **ProxyHost** *host*" in doc["content"][0]["text"]
+    assert not doc["isError"] and "### ProxyHost host" in doc["content"][0]["text"]
+    # A hit on an option is headed by it, its id mandoc's anchor.
+    assert hit["heading"] == "ProxyHost host"
+    assert hit["chunk_id"].endswith("/description/ProxyHost")
+    verbose_hit = first("grove --verbose")
+    assert (verbose_hit["heading"], verbose_hit["chunk_id"][-2:]) == ("-v, --verbose", "/v")
+    assert entry("--verbose")["chunk_id"] == verbose_hit["chunk_id"]
+    # `.Sx ENVIRONMENT` is a reference to that section of the page.
+    intro = first("grove.conf variables ENVIRONMENT keywords")
+    assert intro["chunk_id"].endswith("/description"), intro["chunk_id"]
+    # (the ENVIRONMENT heading has no text of its own: its first chunk is GROVE_HOME's)
+    assert any("/environment" in r["id"] for r in intro["references"]), intro["references"]
+    assert any(r["id"].startswith("man/grove.1#") for r in intro["references"]), intro
 
 
 def test_which_files_are_pages() -> None:

@@ -14,8 +14,9 @@ terms). A query that is one such name
 (`query_term`: one word, backticks and `()` allowed around it) also searches that term, so the
 entry it names gains its impact; so does a name with kind words ("JsonReader class", "the
 Router struct") and two or three plain words that join to a name in camel case ("Flag
-inversion" for `FlagInversion`, "add days" for `addDays`) where the bundle holds that name
-(`named_terms`); any other query searches exactly what it did before.
+inversion" for `FlagInversion`, "add days" for `addDays`, "create an issue" for `createIssue`:
+articles name nothing) where the bundle holds that name (`named_terms`); any other query
+searches exactly what it did before.
 """
 
 from __future__ import annotations
@@ -174,10 +175,18 @@ def entry_query(query: str, held: Callable[[str], bool]) -> tuple[str, list[str]
     if name is not None:
         term = _term(_bare(name))
         return (name, [term]) if held(term) else (query, [])
+    # (articles name nothing: "create an issue" is GitHub's `createIssue`, "merge a pull
+    # request" its `mergePullRequest`, as "create issue" is)
+    words = [w for w in words if w.lower() not in _ARTICLES]
     if _joinable(words):
         keys = _joined(words)
         if held(keys[0].lower()):
             return query, [t for t in map(_term, keys) if held(t)]
+        if len(words) == 2:  # (a verb and its object named object first, in lower camel case:
+            # Shopify's and Saleor's mutations, "create a product" `productCreate`)
+            key = words[1][:1].lower() + words[1][1:] + words[0][:1].upper() + words[0][1:]
+            if held(key.lower()) and held(term := _term(key)):
+                return query, [term]
     return query, []
 
 

@@ -34,7 +34,7 @@ from dataclasses import dataclass, field
 
 from docsmcp.model.api import OBJECT_ANCHOR, ApiEntry, Parameter
 from docsmcp.model.source import Converted
-from docsmcp.sources.formats.graphql.sdl_extend import split
+from docsmcp.sources.formats.graphql.sdl_extend import Fields, split
 from docsmcp.sources.formats.graphql.sdl_parse import (
     BUILTIN_SCALARS,
     Definition,
@@ -267,9 +267,10 @@ def _params(args: tuple[InputValue, ...] | list[InputValue]) -> tuple[Parameter,
 
 class _Writer:
     def __init__(self, path: str, defs: list[Definition], schema: Definition | None,
-                 extended_in: dict[str, list[str]]) -> None:  # fmt: skip
+                 extended_in: dict[str, list[str]], foreign: Fields) -> None:  # fmt: skip
         self.page = _Page(path)
         self.defs = {d.name: d for d in defs}
+        self.foreign = foreign  # other pages' types the operations name: (kind, field names)
         self.extended_in = extended_in  # type name -> the other pages extending it
         self.implementers: dict[str, list[str]] = {}
         for d in defs:
@@ -385,15 +386,24 @@ class _Writer:
             for a in f.arguments:
                 self.item(a.line, _arg(a), a.description, deprecation(a.directives), "",
                           [a.type_name])  # fmt: skip
-        named = [a.type_name for a in f.arguments if a.type_name in self.defs]
-        if len(named) == 1 and self.defs[named[0]].kind == "input" and self.defs[named[0]].inputs:
-            self.listing(f.line, "Input fields", named[0],
-                         [v.name for v in self.defs[named[0]].inputs])  # fmt: skip
-        ret = self.defs.get(f.type_name)
-        if kind == "mutation" and ret is not None and ret.kind == "type" and ret.fields:
-            self.listing(f.line, "Return fields", ret.name, [x.name for x in ret.fields])
+        named = [a.type_name for a in f.arguments if self.members(a.type_name) is not None]
+        given = self.members(named[0]) if len(named) == 1 else None
+        if given is not None and given[0] == "input" and given[1]:
+            self.listing(f.line, "Input fields", named[0], given[1])
+        ret = self.members(f.type_name)
+        if kind == "mutation" and ret is not None and ret[0] == "type" and ret[1]:
+            self.listing(f.line, "Return fields", f.type_name, ret[1])
         page.entry(f"{root.name}.{f.name}", kind, group, signature(f), f.description, at,
                    _params(f.arguments), f.type)  # fmt: skip
+
+    def members(self, name: str) -> tuple[str, list[str]] | None:
+        """(kind, field names) of the type `name`: this page's, else another page's (the pass's
+        line: a schema of one file per type), else None."""
+        d = self.defs.get(name)
+        if d is not None:
+            names = [v.name for v in d.inputs] if d.kind == "input" else [x.name for x in d.fields]
+            return d.kind, names
+        return self.foreign.get(name)
 
     def also(self, d: Definition) -> None:
         """The line naming the other pages whose `extend` added to `d` (merged here)."""
@@ -426,7 +436,7 @@ class _Writer:
 
 def graphql_to_markdown(path: str, text: str) -> Converted:
     """The reference page of the schema file `text` (see the module's docstring)."""
-    text, ext, homes = split(text.replace("\r\n", "\n"))
+    text, ext, homes, foreign = split(text.replace("\r\n", "\n"))
     parsed = parse(text)
     away = [d for d in parsed if d.extension and d.name in homes]
     parsed = [d for d in parsed if not (d.extension and d.name in homes)]
@@ -441,7 +451,7 @@ def graphql_to_markdown(path: str, text: str) -> Converted:
     schema, defs = merged(parsed)
     if not defs and not away and (schema is None or not schema.description):
         return Converted("", None, (), (), (), ())
-    w = _Writer(path, defs, schema, extended_in)
+    w = _Writer(path, defs, schema, extended_in, foreign)
     page = w.page
     title = title_for(path)
     page.add(0, f"# {title}")

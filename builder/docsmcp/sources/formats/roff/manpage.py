@@ -18,7 +18,6 @@ object reference; each page has the anchors `object:name(N)` of its names.
 
 from __future__ import annotations
 
-import dataclasses
 import re
 from dataclasses import dataclass, field
 
@@ -27,7 +26,8 @@ from docsmcp.model.source import Converted
 from docsmcp.sources.formats.linemap import monotone
 from docsmcp.sources.formats.markdown.fences import fence_for
 from docsmcp.sources.formats.roff.mdoc_inline import CALLABLE, MdocState, macro_line
-from docsmcp.sources.formats.roff.roff_entries import Item, entries_for, ref_names
+from docsmcp.sources.formats.roff.roff_entries import Item, entries_for, named_with, ref_names
+from docsmcp.sources.formats.roff.roff_heads import Head, head_of, headed
 from docsmcp.sources.formats.roff.roff_lines import Line, lines
 from docsmcp.sources.formats.roff.roff_tbl import table
 from docsmcp.sources.formats.roff.roff_text import (
@@ -90,6 +90,7 @@ class _Page(PageText):
     description: str = ""
     name_text: list[str] = field(default_factory=list)
     skipped: int = 0  # lists and `.RS` blocks not opened (MAX_FRAMES): their ends end nothing
+    heads: list[Head] = field(default_factory=list)  # this section's entry items (roff_heads)
 
     # -- where lines go -------------------------------------------------------------
 
@@ -159,6 +160,7 @@ class _Page(PageText):
 
     def heading(self, at: int, level: int, text: str) -> None:
         self.close_all(at)
+        self.heads = headed(self.out, self.heads)
         title = " ".join(text.split())
         if level == 2:
             self.section, self.subsection = title.upper(), ""
@@ -190,7 +192,10 @@ class _Page(PageText):
         if self.tag_next or self.head_open:
             self.tag_next, self.head_open = 0, False
             self.write_head(at, item)
-        self.api += entries_for(self.path, item, len(self.out), depth)
+        found = entries_for(self.path, item, len(self.out), depth)
+        self.api += found
+        if found and not frame.indent:  # (an item that may head its own section: roff_heads)
+            self.heads.append(head_of(item, found[0].name, len(self.out), self.level))
 
     def close_frame(self, at: int) -> None:
         frame = self.frames.pop()
@@ -570,13 +575,14 @@ def man_to_markdown(path: str, text: str) -> Converted:
             k += 1
     end = read[-1].at if read else 0
     page.close_all(end)
+    headed(page.out, page.heads)
     title, program, desc = _title(page)
     page.out[0] = (0, "# " + escape_md(title))
     for name in dict.fromkeys([*page.names, program, page.mdoc.name]):
         if name and page.sec:
             page.anchors.append((0, f"{OBJECT_ANCHOR}{name}({page.sec})"))
     page.description = desc
-    api = tuple(_named(e, program) for e in page.api)
+    api = tuple(named_with(e, program) for e in page.api)
     return Converted(
         "\n".join(t for _, t in page.out),
         title,
@@ -586,10 +592,3 @@ def man_to_markdown(path: str, text: str) -> Converted:
         tuple(page.refs),
         description=page.description or None,
     )
-
-
-def _named(entry: ApiEntry, program: str) -> ApiEntry:
-    """An entry named with the page's program, as users write it (`ssh -L`)."""
-    if not program:
-        return entry
-    return dataclasses.replace(entry, name=f"{program} {entry.name}", category=program)

@@ -1,14 +1,16 @@
 """mdoc(7)'s inline macros as mandoc prints them: a macro line's words, each callable macro
 formatting the arguments after it (`.Op Fl c Ar shell-command` → `[-c shell-command]`), quotes
 and brackets enclosing the rest of the line, delimiters (`.` `,` `)` …) attached without a space.
-What a reader needs beside the text: the pages `.Xr` names (`ssh(1)`).
+What a reader needs beside the text: the pages `.Xr` names (`ssh(1)`); `.Sx` names a section of
+the page, a link to its heading.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from docsmcp.sources.formats.roff.roff_text import Fonts, markdown, runs
+from docsmcp.model.text import slugify
+from docsmcp.sources.formats.roff.roff_text import Fonts, escape_md, markdown, runs
 
 Run = tuple[str, str]
 MAX_NESTING = 32
@@ -195,6 +197,13 @@ def _macro(m: str, words: list[str], i: int, state: MdocState) -> tuple[list[Ato
         label = " ".join(_plain(a) for a in args[1:] if a not in _CLOSING) or url
         closing = [Atom(_text(a), False) for a in args[1:] if a in _CLOSING]
         return [Atom([("L", f"[{label}]({url})")]), *closing], i
+    if m == "Sx":  # (a section of this page: a link to its heading, as mandoc's HTML has it)
+        args, i = _args(words, i)
+        title = " ".join(_plain(a) for a in args if a not in _CLOSING)
+        closing = [Atom(_text(a), False) for a in args if a in _CLOSING]
+        if not title:
+            return closing, i
+        return [Atom([("L", f"[*{escape_md(title)}*](#{slugify(title)})")]), *closing], i
     if m == "Fn":
         args, i = _args(words, i)
         if not args:

@@ -12,6 +12,7 @@ configuration keywords and environment variables).
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from dataclasses import dataclass, field
 
@@ -106,3 +107,10 @@ def ref_names(md: str, see_also: bool) -> list[str]:
     if see_also:
         found += [f"{m.group(1)}({m.group(2)})" for m in _PLAIN_REF.finditer(md)]
     return list(dict.fromkeys(found))
+
+
+def named_with(entry: ApiEntry, program: str) -> ApiEntry:
+    """An entry named with the page's program, as users write it (`ssh -L`)."""
+    if not program:
+        return entry
+    return dataclasses.replace(entry, name=f"{program} {entry.name}", category=program)

@@ -15,7 +15,9 @@ values as lists. A class or struct with member functions is a section of its own
 (`## tinyxml2::XMLElement`), its public documented members under it (`### XMLElement::Attribute`);
 a struct with fields only lists them in its section; an enum its enumerators. With EXTRACT_ALL,
 undocumented declarations are kept, as one code block of their declarations under their
-section (GLFW's key tokens). `@internal`/`@private` ones are left out always.
+section (GLFW's key tokens); in a plain header (no Doxyfile) each is a section of its own, under
+its name, unless a sqlite group's text describes them. `@internal`/`@private` ones are left out
+always.
 
 Every declaration shown is an API entry named with its scope (`tinyxml2::XMLElement::Attribute`,
 found also as `XMLElement::Attribute`), with its signature, parameters and returns. Pages have
@@ -395,15 +397,22 @@ def _section_decls(
 ) -> None:
     """The sections of `decls`; `summary`: the description of the undocumented ones' entries
     (a plain header's group text)."""
-    undocumented = [d for d in decls if doc_of(d) is None]
+    # (plain, outside a group whose text describes them: an undocumented declaration is a
+    # section of its own, as Doxygen's EXTRACT_ALL gives each member its heading, so its hit
+    # is named after it, not after the documented one above it)
+    own = w.plain and not summary
+    undocumented = [] if own else [d for d in decls if doc_of(d) is None]
     for d in decls:
         doc = doc_of(d)
-        if doc is None:
+        if doc is None and not own:
             continue
         shown = _short(d.name) if member else d.name
         start = len(w.lines)
         w.heading(level, d.doc_line, shown, d.name)
         w.code(d.line, _declaration(d))
+        if doc is None:
+            _entry(w, d, None, category, start)
+            continue
         w.doc(doc, d.doc_line)
         values = [m for m in d.members if m.kind == "enumerator" or m.kind == "variable"]
         if values:

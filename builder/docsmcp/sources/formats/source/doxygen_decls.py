@@ -25,7 +25,8 @@ function's declaration. sqlite's `CAPI3REF: Title` comment opens a group (its te
 group's) holding the declarations up to the next one. The comments above the first
 declaration, less licenses, are the file's comment (stb's and raylib's documentation). The
 header is read up to its implementation (`#ifdef STB_IMAGE_IMPLEMENTATION`); an export macro
-around the return type (`CJSON_PUBLIC(cJSON *) cJSON_Parse(…)`) is not the name.
+around the return type (`CJSON_PUBLIC(cJSON *) cJSON_Parse(…)`) is not the name, and the export
+macros most functions carry (doxygen_plain.export_macros) are left out of the code shown.
 """
 
 from __future__ import annotations
@@ -46,9 +47,11 @@ from docsmcp.sources.formats.source.c_words import (
     type_name,
 )
 from docsmcp.sources.formats.source.doxygen_plain import (
+    export_macros,
     prototype,
     sqlite_text,
     unwrapped,
+    without_exports,
     without_implementation,
     without_license,
 )
@@ -233,6 +236,15 @@ class _Reader:
         if intro and self.header.file_doc is None:
             self.header.file_doc = "\n\n".join(intro)
             self.header.file_line = 0
+        # (the export macros shown as the generators show them: `int sqlite3_open(…)`)
+        decls = self.header.decls
+        words, wrappers = export_macros([(d.code, d.name) for d in decls if d.kind == "function"])
+        for d in decls if words or wrappers else ():
+            if d.kind in ("function", "variable"):
+                d.code = without_exports(d.code, d.name, words, wrappers)
+        if words or wrappers:  # (their own `#define`s are the build's plumbing, not the API)
+            hidden = words | wrappers
+            self.header.decls = [d for d in decls if d.kind != "macro" or d.name not in hidden]
 
     def _heading(self, c: Comment) -> Comment | None:
         """raylib's `// Window-related functions` above prototypes that carry their own

@@ -140,3 +140,93 @@ def prototype(text: str) -> tuple[str, str, str, str] | None:
     if kind != "function" or not name or name in KEYWORDS:
         return None
     return clean(code, frozenset()), name, params, text[end + 1 :].strip("\n")
+
+
+# An export macro's name: capitals, digits and `_`, three characters at least (`RLAPI`,
+# `SQLITE_API`, `ZEXTERN`, `CJSON_PUBLIC`).
+_EXPORT_WORD = re.compile(r"[A-Z][A-Z0-9_]{2,}")
+_IDENT = re.compile(r"[A-Za-z_]\w*")
+# A word is an export macro when this many of the header's functions, and half of them at
+# least, carry it before their name: a return type (`FILE`, `BOOL`) is seldom that common, and
+# one that is stays (the declaration keeps a type, `_head_without`).
+MIN_EXPORTED = 3
+_QUALIFIERS = frozenset(("const", "volatile", "static", "inline", "extern"))
+
+
+def _head(d_code: str, name: str) -> int:
+    """Where the declared name starts in a function's code (-1: not found): the text before it
+    is the return type and what decorates it."""
+    short = name.rsplit("::", 1)[-1]
+    m = re.search(r"(?<![\w~])" + re.escape(short) + r"\s*\(", d_code)
+    return m.start() if m else -1
+
+
+def _wrapper(head: str) -> tuple[str, str, int] | None:
+    """(macro, what it wraps, where the wrapper ends) of a head `CJSON_PUBLIC(cJSON *) `."""
+    m = re.match(r"\s*([A-Z][A-Z0-9_]{2,})\s*\(", head)
+    if m is None:
+        return None
+    close = head.find(")", m.end())
+    if close < 0 or "(" in head[m.end() : close]:
+        return None
+    return m.group(1), head[m.end() : close].strip(), close + 1
+
+
+def export_macros(functions: list[tuple[str, str]]) -> tuple[frozenset[str], frozenset[str]]:
+    """The words and the wrappers (`CJSON_PUBLIC(type)`) a header writes before its functions'
+    names to export them, as the generators hide them (sqlite.org shows `int
+    sqlite3_open(…)`, zlib's manual `int deflate(…)`, raylib's cheatsheet `void
+    InitWindow(…)`): of (code, name) pairs, those on at least MIN_EXPORTED and half of them."""
+    words: dict[str, int] = {}
+    wrappers: dict[str, int] = {}
+    for code, name in functions:
+        at = _head(code, name)
+        if at < 0:
+            continue
+        head = code[:at]
+        wrapped = _wrapper(head)
+        if wrapped is not None:
+            wrappers[wrapped[0]] = wrappers.get(wrapped[0], 0) + 1
+            head = head[wrapped[2] :]
+        for word in dict.fromkeys(_IDENT.findall(head)):
+            if _EXPORT_WORD.fullmatch(word):
+                words[word] = words.get(word, 0) + 1
+    least = max(MIN_EXPORTED, (len(functions) + 1) // 2)
+    return (
+        frozenset(w for w, n in words.items() if n >= least),
+        frozenset(w for w, n in wrappers.items() if n >= least),
+    )
+
+
+def without_exports(code: str, name: str, words: frozenset[str], wrappers: frozenset[str]) -> str:
+    """A declaration's code without the export macros before its name, as long as a type is
+    left (`BOOL Foo(…)` keeps its `BOOL` however common); anything else unchanged."""
+    if not words and not wrappers:
+        return code
+    wrapped = _wrapper(code)
+    if wrapped is not None and wrapped[0] in wrappers and wrapped[1]:
+        code = wrapped[1] + " " + code[wrapped[2] :].lstrip()
+    at = _head(code, name)
+    if at < 0:  # (a variable: the name is the last word before `;`, `[` or `=`)
+        m = re.search(r"(?<!\w)" + re.escape(name.rsplit("::", 1)[-1]) + r"\s*(?:[\[;=]|$)", code)
+        at = m.start() if m else -1
+    if at < 0:  # (named after a function pointer: sqlite3_exec's `int (*callback)(…)`, whose
+        # head runs to its first parenthesis, its name the head's last word)
+        at = code.find("(")
+        if at < 0:
+            return code
+        head = code[:at]
+        new = " ".join(w for w in head.split() if w not in words)
+        spacer = " " if head[-1:].isspace() else ""
+        return f"{new}{spacer}{code[at:]}" if _typed(new) else code
+    head, rest = code[:at], code[at:]
+    new = " ".join(w for w in head.split() if w not in words)
+    if not _typed(new):
+        return code  # (no type would be left)
+    # (`cJSON *` + `cJSON_Parse(…)` as written together; `cJSON*` keeps its space)
+    return f"{new}{rest}" if re.search(r"\s\*+$", new) else f"{new} {rest}"
+
+
+def _typed(head: str) -> bool:
+    """Whether what is left before a name still holds a type (not only qualifiers)."""
+    return any(w not in _QUALIFIERS for w in _IDENT.findall(head))
