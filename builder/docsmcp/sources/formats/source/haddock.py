@@ -31,7 +31,7 @@ import json
 import re
 from dataclasses import dataclass, field
 
-from docsmcp.model.api import ApiEntry, Parameter
+from docsmcp.model.api import Parameter
 from docsmcp.model.source import Converted
 from docsmcp.sources.formats.linemap import monotone
 from docsmcp.sources.formats.markdown.fences import code_block
@@ -111,12 +111,7 @@ def _shown(name: str) -> str:
 
 @dataclass
 class _Page(PageText):
-    path: str
     module: str
-    out: list[tuple[int, str]] = field(default_factory=list)
-    anchors: list[tuple[int, str]] = field(default_factory=list)
-    api: list[ApiEntry] = field(default_factory=list)
-    refs: list[tuple[int, str]] = field(default_factory=list)
     ids: Anchors = field(default_factory=Anchors)
     done: set[tuple[str, str]] = field(default_factory=set)
 

@@ -44,7 +44,7 @@ import textwrap
 from dataclasses import dataclass, field
 from typing import Any
 
-from docsmcp.model.api import ApiEntry, Example, Parameter
+from docsmcp.model.api import Example, Parameter
 from docsmcp.model.source import Converted
 from docsmcp.sources.formats.linemap import monotone
 from docsmcp.sources.formats.markdown.dialects import ATX
@@ -97,12 +97,7 @@ def _receiver_name(receiver: str) -> str:
 
 @dataclass
 class _Page(PageText):
-    path: str
     unit: Unit
-    out: list[tuple[int, str]] = field(default_factory=list)
-    anchors: list[tuple[int, str]] = field(default_factory=list)
-    refs: list[tuple[int, str]] = field(default_factory=list)
-    api: list[ApiEntry] = field(default_factory=list)
     local: dict[str, str] = field(default_factory=dict)  # name below the package -> anchor
     used: Anchors = field(default_factory=Anchors)  # anchors given
     pending: list[str] = field(default_factory=list)  # refs of the doc being rendered

@@ -25,7 +25,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from docsmcp.model.api import OBJECT_ANCHOR, ApiEntry, Parameter
+from docsmcp.model.api import OBJECT_ANCHOR, Parameter
 from docsmcp.model.api_fields import MAX_PARAM_DESCRIPTION_CHARS
 from docsmcp.model.source import Converted
 from docsmcp.model.text import truncate
@@ -120,14 +120,9 @@ def _text(doc: str, trailing: str) -> str:
 
 @dataclass
 class _Page(PageText):
-    path: str
     source: str
     package: str
     names: set[str]  # the full names of the file's messages and enums
-    out: list[tuple[int, str]] = field(default_factory=list)
-    anchors: list[tuple[int, str]] = field(default_factory=list)
-    api: list[ApiEntry] = field(default_factory=list)
-    refs: list[tuple[int, str]] = field(default_factory=list)
     ids: Anchors = field(default_factory=Anchors)
 
     def full(self, name: str) -> str:

@@ -32,7 +32,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from docsmcp.model.api import ApiEntry, Example, Parameter
+from docsmcp.model.api import Example, Parameter
 from docsmcp.model.source import Converted
 from docsmcp.sources.formats.linemap import monotone
 from docsmcp.sources.formats.markdown.fences import code_block, code_span
@@ -74,12 +74,7 @@ def anchor_part(name: str) -> str:
 
 @dataclass
 class _Page(PageText):
-    path: str
     unit: Unit
-    out: list[tuple[int, str]] = field(default_factory=list)
-    anchors: list[tuple[int, str]] = field(default_factory=list)
-    refs: list[tuple[int, str]] = field(default_factory=list)
-    api: list[ApiEntry] = field(default_factory=list)
     local: dict[str, str] = field(default_factory=dict)  # path below the package -> anchor
     used: Anchors = field(default_factory=Anchors)
     pending: list[str] = field(default_factory=list)
