@@ -1,8 +1,8 @@
 """The markdown a reader of source code writes for one page (javadoc, kdoc, swiftdoc, dartdoc,
 csharpdoc, phpdoc, yard, scaladoc, haddock, pod, protodoc, soldoc; GraphQL's SDL pages and
 manual pages too): its lines, each with the 0-based source line it came from (the page's line
-map), its anchors, references and API entries, and the object anchors of its headings. One home for how a block is set apart by a
-blank line, so the readers' pages cannot drift apart on it.
+map), its anchors, references and API entries, and the object anchors of its headings. One home
+for how a block is set apart by a blank line, so the readers' pages cannot drift apart on it.
 """
 
 from __future__ import annotations
