@@ -7,28 +7,23 @@ The page converts alone, so the tree-wide pass hands it what it needs in one mar
 
 from __future__ import annotations
 
-import json
-import logging
+from typing import Any
 
-log = logging.getLogger("docsmcp.sources.formats.graphql.sdl_extend")
+from docsmcp.sources.formats.source import pass_line
 
 MARKER = "\n#@docsmcp-graphql-extend "  # (a comment to GraphQL: the page without it still parses)
 
 
 def encode(moved: list[list[object]], homes: dict[str, str]) -> str:
-    return MARKER + json.dumps({"ext": moved, "home": homes}, ensure_ascii=False, sort_keys=True)
+    return pass_line.encode(MARKER, {"ext": moved, "home": homes})
 
 
 def split(text: str) -> tuple[str, list[tuple[str, str]], dict[str, str]]:
     """`text` without the pass's line; the extensions (extending page, SDL) and homes it names."""
-    head, found, line = text.rpartition(MARKER)
-    if not found:
-        return text, [], {}
-    try:
-        data = json.loads(line)
-        ext = [(str(p), str(t)) for p, t in data.get("ext", [])]
-        homes = {str(k): str(v) for k, v in data.get("home", {}).items()}
-        return head, ext, homes
-    except (ValueError, AttributeError, TypeError):
-        log.debug("a broken extension line is ignored")
-        return head, [], {}
+    head, (ext, homes) = pass_line.split(text, MARKER, _read, lambda: ([], {}))
+    return head, ext, homes
+
+
+def _read(data: Any) -> tuple[list[tuple[str, str]], dict[str, str]]:
+    ext = [(str(p), str(t)) for p, t in data.get("ext", [])]
+    return ext, {str(k): str(v) for k, v in data.get("home", {}).items()}
