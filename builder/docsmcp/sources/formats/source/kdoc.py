@@ -46,7 +46,6 @@ from typing import Any
 
 from docsmcp.model.api import Example, Parameter
 from docsmcp.model.source import Converted
-from docsmcp.sources.formats.linemap import monotone
 from docsmcp.sources.formats.markdown.dialects import ATX
 from docsmcp.sources.formats.markdown.fences import code_block, code_span, fenced_lines
 from docsmcp.sources.formats.source import kotlin_inherit
@@ -278,14 +277,7 @@ class _Page(PageText):
 
     def result(self, title: str) -> Converted:
         kotlin_inherit.resolve(self)
-        return Converted(
-            "\n".join(t for _, t in self.out),
-            title,
-            tuple(self.anchors),
-            monotone([n for n, _ in self.out]),
-            tuple(self.api),
-            tuple(self.refs),
-        )
+        return self.converted(title)
 
 
 _VISIBILITIES = ("private", "internal", "protected")

@@ -11,6 +11,8 @@ from collections.abc import Iterable
 from dataclasses import KW_ONLY, dataclass, field
 
 from docsmcp.model.api import OBJECT_ANCHOR, ApiEntry
+from docsmcp.model.source import Converted
+from docsmcp.sources.formats.linemap import monotone
 
 
 @dataclass
@@ -29,6 +31,19 @@ class PageText:
 
     def add(self, line: int, text: str) -> None:
         self.out.append((line, text))
+
+    def converted(self, title: str | None, description: str | None = None) -> Converted:
+        """The page as the build takes it: its lines, `title`, its anchors, its line map (the
+        source lines, made monotone), its API entries and references."""
+        return Converted(
+            "\n".join(t for _, t in self.out),
+            title,
+            tuple(self.anchors),
+            monotone([n for n, _ in self.out]),
+            tuple(self.api),
+            tuple(self.refs),
+            description=description,
+        )
 
     def blank(self, line: int) -> None:
         """One blank line before a block, none where the page already ends with one (or is

@@ -29,7 +29,6 @@ from dataclasses import dataclass, field
 
 from docsmcp.model.api import OBJECT_ANCHOR, Parameter
 from docsmcp.model.source import Converted
-from docsmcp.sources.formats.linemap import monotone
 from docsmcp.sources.formats.markdown.fences import code_block, code_span
 from docsmcp.sources.formats.source import php_inherit, phpdoc_tags
 from docsmcp.sources.formats.source.doc_entries import source_entry
@@ -482,11 +481,4 @@ def php_to_markdown(path: str, text: str) -> Converted:
         page.write_functions(functions, first)
     php_inherit.entries(page)
     title = shown[0].name if shown else page.out[0][1].lstrip("# ").split(" {#")[0]
-    return Converted(
-        "\n".join(t for _, t in page.out),
-        title,
-        tuple(page.anchors),
-        monotone([n for n, _ in page.out]),
-        tuple(page.api),
-        tuple(page.refs),
-    )
+    return page.converted(title)

@@ -34,7 +34,6 @@ from typing import Any
 
 from docsmcp.model.api import Example, Parameter
 from docsmcp.model.source import Converted
-from docsmcp.sources.formats.linemap import monotone
 from docsmcp.sources.formats.markdown.fences import code_block, code_span
 from docsmcp.sources.formats.source import scala_inherit
 from docsmcp.sources.formats.source.doc_entries import (
@@ -388,11 +387,4 @@ def scala_to_markdown(path: str, text: str) -> Converted:
         page.heading(1, line, title, page.unique("package"), unit.package or stem)
         _walk(page, shown, 2, unit.package, [], {})
     scala_inherit.entries(page, page.inherited_entry)
-    return Converted(
-        "\n".join(t for _, t in page.out),
-        title,
-        tuple(page.anchors),
-        monotone([n for n, _ in page.out]),
-        tuple(page.api),
-        tuple(page.refs),
-    )
+    return page.converted(title)

@@ -235,14 +235,7 @@ def ruby_to_markdown(path: str, text: str) -> Converted:
                 if m.kind == kind:
                     page.section(level + 1, m, ns.name)
     yard_inherit.entries(page)
-    return Converted(
-        "\n".join(t for _, t in page.out),
-        main.name,
-        tuple(page.anchors),
-        monotone([n for n, _ in page.out]),
-        tuple(page.api),
-        tuple(page.refs),
-    )
+    return page.converted(main.name)
 
 
 def rdoc_to_markdown(path: str, text: str) -> Converted:
