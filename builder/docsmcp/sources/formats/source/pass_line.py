@@ -1,17 +1,20 @@
 """The line a tree-wide pass appends to a page for its reader: a page converts alone, so what
 the pass found in other files (a type's members declared elsewhere, what it inherits, the
 extensions of a GraphQL type) travels after a marker as one JSON object. One home for how that
-line is written and read, for every reader that takes one (csharp_merge, kotlin_merge,
-swift_merge, dartdoc_inherit, php_inherit, scala_inherit, sol_inherit, yard_inherit and
-GraphQL's sdl_extend).
+line is written, appended to the file and read, for every pass and reader that use one
+(the C#, Kotlin and Swift merges; the Dart, PHP, Scala, Solidity and Ruby inherit lines;
+GraphQL's extensions).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import logging
 from collections.abc import Callable
 from typing import Any, TypeVar
+
+from docsmcp.model.source import SourceFile
 
 log = logging.getLogger(__name__)
 
@@ -22,6 +25,13 @@ def encode(marker: str, data: object) -> str:
     """`data` as the pass's line: `marker`, then the JSON (sorted keys, so the page's text and
     the bundle do not depend on the order the pass found things in)."""
     return marker + json.dumps(data, ensure_ascii=False, sort_keys=True)
+
+
+def appended(f: SourceFile, line: str) -> SourceFile:
+    """`f` with the pass's `line` (from its newline on) after its body: the one more line maps
+    to the file's last source line, so the page's line map still covers every line."""
+    own = f.line_map or tuple(range(f.body.count("\n") + 1))
+    return dataclasses.replace(f, body=f.body + line, line_map=(*own, own[-1]))
 
 
 def split(
