@@ -88,7 +88,6 @@ from docsmcp.commands.init_strategy import (
 from docsmcp.sources import site_passes
 from docsmcp.sources.discover import matches_any, scan
 from docsmcp.sources.files import MANIFEST_NAME, source_roots
-from docsmcp.sources.inclusion import dumi_demos
 from docsmcp.sources.layout.translations import detect as detect_translations
 from docsmcp.sources.layout.variants import detect as detect_variants
 from docsmcp.sources.layout.versions import DESCRIPTION as VERSION_DESCRIPTION
@@ -348,10 +347,7 @@ def propose(docs_dir: Path, roots: Sequence[Path] = ()) -> Proposal:
     # read: _read_tree.)
     real_roots = source_roots(docs_dir, roots)
     left_out |= site_passes.included(docs_dir, real_roots, tree.paths)
-    # dumi's demo descriptions: read into the pages that show their demos (dumi_demos.py).
-    demos = site_passes.guarded(
-        set(), dumi_demos.descriptions, docs_dir, [p for p in tree.paths if p not in left_out]
-    )
+    demos = site_passes.demo_descriptions(docs_dir, [p for p in tree.paths if p not in left_out])
     left_out |= demos
     # A Go package's files other than its page: read into its page (go_source.py).
     left_out |= site_passes.go_packages(docs_dir, real_roots, tree.paths).not_pages

@@ -149,8 +149,7 @@ def parts(
     mounts = guarded((), outside.mounts, docs_dir, api_sources, listed)
     # (a package holding the docs folder, named by --api-source, is read: no warning about it)
     out = no_pages(docs_dir, roots, listed, warn=not any(m.holds_docs for m in mounts))
-    # A dumi demo's description (`demo/basic.md` beside `demo/basic.tsx`) is read with its demo.
-    out |= guarded(set(), dumi_demos.descriptions, docs_dir, listed)
+    out |= demo_descriptions(docs_dir, listed)
     # TypeScript that no package's entry points export (a site's components, tests, examples).
     ts = guarded(_NO_TYPESCRIPT, typescript_site.scan, docs_dir, roots, listed)
     out |= typescript_code(docs_dir, roots, listed, scanned=ts)
@@ -181,6 +180,12 @@ def no_pages(
     proposal both apply (TypeScript, Go and dumi's demos each take a step of their own there).
     `warn`: whether a rule may log what it left out (init's proposal says it otherwise)."""
     return included(docs_dir, roots, listed) | code_files(docs_dir, roots, listed, warn)
+
+
+def demo_descriptions(docs_dir: Path, listed: Sequence[str]) -> set[str]:
+    """dumi's demo descriptions among `listed` (`demo/basic.md` beside `demo/basic.tsx`): each
+    is read with its demo into the pages that show it, no page of its own (build and init)."""
+    return guarded(set(), dumi_demos.descriptions, docs_dir, listed)
 
 
 def included(docs_dir: Path, roots: Sequence[Path], listed: Sequence[str]) -> set[str]:

@@ -38,6 +38,7 @@ from pathlib import Path
 from docsmcp.sources.files import C_HEADER_SUFFIXES
 from docsmcp.sources.formats.source.doxygen_decls import read_header
 from docsmcp.sources.formats.source.doxygen_plain import implementation_blocks, without_license
+from docsmcp.sources.packages.project_files import folders_above
 from docsmcp.sources.settings import read_page_text
 
 log = logging.getLogger("docsmcp.sources.packages.c_headers")
@@ -126,14 +127,8 @@ def _installed(text: str, name: str) -> list[str]:
 def _build_files(docs_dir: Path, headers: Sequence[str]) -> dict[str, list[str]]:
     """folder -> its build files, for the folders holding a header and those above them
     (build files are no pages: the listing has none, so the folders are read)."""
-    wanted: set[str] = {""}
-    for p in headers:
-        folder = posixpath.dirname(p)
-        while folder and folder not in wanted:
-            wanted.add(folder)
-            folder = posixpath.dirname(folder)
     out: dict[str, list[str]] = {}
-    for folder in sorted(wanted):
+    for folder in sorted({"", *folders_above(headers)}):
         if not _public_place(folder + "/x"):
             continue
         try:

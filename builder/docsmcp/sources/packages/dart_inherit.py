@@ -18,7 +18,7 @@ import re
 from typing import Any
 
 from docsmcp.model.source import SourceFile
-from docsmcp.sources.formats.source import dartdoc, dartdoc_inherit
+from docsmcp.sources.formats.source import dartdoc, dartdoc_inherit, pass_line
 from docsmcp.sources.formats.source.dart_parse import Decl, Unit, parse
 
 MAX_SUPERS = 32  # types appended to one page, at most
@@ -130,7 +130,5 @@ def with_supers(
         if f.path not in wanted:
             out.append(f)
             continue
-        body = f.body + dartdoc_inherit.encode(wanted[f.path])
-        own = f.line_map or tuple(range(f.body.count("\n") + 1))
-        out.append(dataclasses.replace(f, body=body, line_map=(*own, own[-1])))
+        out.append(pass_line.appended(f, dartdoc_inherit.encode(wanted[f.path])))
     return out

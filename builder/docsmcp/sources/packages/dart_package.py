@@ -30,7 +30,7 @@ from docsmcp.sources.files import DART_SUFFIXES
 from docsmcp.sources.formats.source import dartdoc
 from docsmcp.sources.formats.source.dart_parse import Export, parse
 from docsmcp.sources.packages import dart_categories, dart_inherit
-from docsmcp.sources.settings import read_page_text
+from docsmcp.sources.packages.project_files import read_project_file
 
 log = logging.getLogger("docsmcp.sources.packages.dart_package")
 
@@ -47,15 +47,6 @@ _NAME = re.compile(r"^name:\s*['\"]?([\w]+)", re.M)
 _PART_OF = re.compile(r"^\s*part\s+of\b", re.M)
 _MACRO = re.compile(r"\{@macro\s+([^\s}]+)\s*\}")
 _TEMPLATE = re.compile(r"\{@template\s+([^\s}]+)\s*\}")
-
-
-def _text(docs_dir: Path, roots: Sequence[Path], path: str) -> str | None:
-    if not (docs_dir / path).is_file():
-        return None
-    text, problem = read_page_text(docs_dir, path, roots)
-    if problem is not None:
-        log.warning("%s", problem)
-    return None if text is None else text.replace("\r\n", "\n")
 
 
 def package_of(path: str, packages: Iterable[str]) -> str | None:
@@ -104,7 +95,7 @@ def libraries(
         below = path[len(f"{folder}/lib/") if folder else len("lib/") :]
         if below.startswith("src/"):
             continue
-        text = _text(docs_dir, roots, path) or ""
+        text = read_project_file(docs_dir, roots, path) or ""
         if _PART_OF.search(_code_head(text)):
             continue  # (a part of another library: read in it)
         out[path] = folder
@@ -226,7 +217,7 @@ def resolve(files: list[SourceFile], docs_dir: Path, roots: Sequence[Path]) -> l
             if folder not in templates:
                 templates[folder] = _templates(docs_dir, roots, folder)
             for path in sorted({templates[folder][w] for w in wanted if w in templates[folder]}):
-                found = _text(docs_dir, roots, path)
+                found = read_project_file(docs_dir, roots, path)
                 if found is not None:
                     text += "\n" + dartdoc.TEMPLATES + path + "\n" + found
         total = text.count("\n") + 1
@@ -306,7 +297,7 @@ def _exported(
         if target in public:
             libs.append(target)
             continue
-        text = _text(docs_dir, roots, target)
+        text = read_project_file(docs_dir, roots, target)
         if text is None:
             log.info("%s: exported file %s not found", path, target)
             continue
@@ -344,7 +335,7 @@ def _reexport(
         return dartdoc.reexport_line(name, e.uri, list(e.show), "")
     if e.uri not in cache:
         path = posixpath.join(f"{folder}/lib" if folder else "lib", rest)
-        text = _text(docs_dir, roots, path)
+        text = read_project_file(docs_dir, roots, path)
         found: list[str] = []
         if text is not None:
             appended, _, _ = _exported(docs_dir, roots, path, text, folder, name, set())
@@ -369,7 +360,7 @@ def _templates(docs_dir: Path, roots: Sequence[Path], folder: str) -> dict[str, 
         return out
     for p in found[:5_000]:
         rel = p.relative_to(docs_dir).as_posix()
-        text = _text(docs_dir, roots, rel) or ""
+        text = read_project_file(docs_dir, roots, rel) or ""
         if "{@template" in text:
             for name in _TEMPLATE.findall(text):
                 out.setdefault(name, rel)

@@ -30,6 +30,7 @@ from docsmcp.model.source import SourceFile
 from docsmcp.sources.files import KOTLIN_SUFFIXES, read_file_text
 from docsmcp.sources.formats.markdown.fences import fenced_lines
 from docsmcp.sources.packages import java_project
+from docsmcp.sources.packages.project_files import folders_above
 
 _CONVENTIONAL = frozenset({"module.md", "packages.md"})
 _SCRIPTS = ("build.gradle.kts", "build.gradle")
@@ -67,19 +68,14 @@ def _includes(files: list[SourceFile], docs_dir: Path, roots: Sequence[Path]) ->
     """The markdown pages of `files` that are Dokka includes (see the module's docstring)."""
     pages = {f.path for f in files if f.path.lower().endswith(".md")}
     out: set[str] = set()
-    folders: set[str] = set()
     for path in pages:
         folder = posixpath.dirname(path)
         if posixpath.basename(path).lower() in _CONVENTIONAL and any(
             (docs_dir / folder / n).is_file() for n in java_project.BUILD_FILES
         ):
             out.add(path)
-        while folder not in folders:  # (a script names files below its folder)
-            folders.add(folder)
-            if not folder:
-                break
-            folder = posixpath.dirname(folder)
-    for folder in sorted(folders)[:MAX_SCRIPTS]:
+    # (a script names files below its folder)
+    for folder in sorted(folders_above(pages))[:MAX_SCRIPTS]:
         for name in _SCRIPTS:
             script = posixpath.join(folder, name)
             if not (docs_dir / script).is_file():

@@ -21,7 +21,6 @@ appends (formats/source/csharp_merge.py).
 
 from __future__ import annotations
 
-import dataclasses
 import logging
 import posixpath
 import re
@@ -32,7 +31,7 @@ from pathlib import Path
 from docsmcp.common.limits import MAX_FILE_BYTES
 from docsmcp.model.source import SourceFile
 from docsmcp.sources.files import CSHARP_SUFFIXES, read_file_text
-from docsmcp.sources.formats.source import csharp_merge, xmldoc
+from docsmcp.sources.formats.source import csharp_merge, pass_line, xmldoc
 from docsmcp.sources.formats.source.csharp_decls import Decl, Unit, is_type
 from docsmcp.sources.formats.source.csharp_parse import parse
 from docsmcp.sources.formats.source.xmldoc import cref_name
@@ -342,7 +341,5 @@ def resolve(files: list[SourceFile], docs_dir: Path, roots: Sequence[Path]) -> l
         if merge is None:
             out.append(f)
             continue
-        body = f.body + "\n" + merge.encode()
-        own = f.line_map or tuple(range(f.body.count("\n") + 1))
-        out.append(dataclasses.replace(f, body=body, line_map=(*own, own[-1])))
+        out.append(pass_line.appended(f, "\n" + merge.encode()))
     return out

@@ -45,6 +45,7 @@ from pathlib import Path
 from docsmcp.model.source import Manifest, Problem, SourceFile
 from docsmcp.sources.formats.source.godoc_files import MARK
 from docsmcp.sources.packages.api_sources import Mount
+from docsmcp.sources.packages.project_files import marked_folder
 from docsmcp.sources.settings import configure_file, read_page_text
 
 log = logging.getLogger("docsmcp.sources.packages.go_source")
@@ -138,16 +139,7 @@ def scan(docs_dir: Path, roots: Sequence[Path], paths: Iterable[str]) -> GoTree:
     modules: dict[str, str | None] = {}  # folder -> its module folder, None outside one
 
     def module_of(folder: str) -> str | None:
-        if folder in modules:
-            return modules[folder]
-        if os.path.isfile(docs_dir / folder / GO_MOD):
-            found: str | None = folder
-        elif folder:
-            found = module_of(posixpath.dirname(folder))
-        else:
-            found = None
-        modules[folder] = found
-        return found
+        return marked_folder(docs_dir, folder, (GO_MOD,), modules)
 
     folders: dict[str, list[str]] = {}
     module_paths: dict[str, str | None] = {}

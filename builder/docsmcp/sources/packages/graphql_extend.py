@@ -21,7 +21,6 @@ is unchanged.
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -29,6 +28,7 @@ from docsmcp.model.source import SourceFile
 from docsmcp.sources.files import GRAPHQL_SUFFIXES
 from docsmcp.sources.formats.graphql.sdl_extend import Fields, encode
 from docsmcp.sources.formats.graphql.sdl_parse import Definition, parse
+from docsmcp.sources.formats.source import pass_line
 
 MAX_FILES = 20_000  # GraphQL pages read by the pass, at most (a bigger tree is left as read)
 
@@ -69,9 +69,8 @@ def resolve(files: list[SourceFile], docs_dir: Path, roots: Sequence[Path]) -> l
         if f.path not in moved and f.path not in homes and f.path not in fields:
             out.append(f)
             continue
-        own = f.line_map or tuple(range(f.body.count("\n") + 1))
-        body = f.body + encode(moved.get(f.path, []), homes.get(f.path, {}), fields.get(f.path))
-        out.append(dataclasses.replace(f, body=body, line_map=(*own, own[-1] if own else 0)))
+        line = encode(moved.get(f.path, []), homes.get(f.path, {}), fields.get(f.path))
+        out.append(pass_line.appended(f, line))
     return out
 
 

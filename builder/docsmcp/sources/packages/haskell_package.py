@@ -21,7 +21,6 @@
 from __future__ import annotations
 
 import dataclasses
-import logging
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -30,9 +29,7 @@ from pathlib import Path
 from docsmcp.model.source import SourceFile
 from docsmcp.sources.files import HASKELL_SUFFIXES
 from docsmcp.sources.formats.source import haddock
-from docsmcp.sources.settings import read_page_text
-
-log = logging.getLogger("docsmcp.sources.packages.haskell_package")
+from docsmcp.sources.packages.project_files import folders_above, nearest_folder, read_project_file
 
 MAX_PACKAGES = 200
 MAX_DEPTH = 4  # imports followed through imports, at most
@@ -53,15 +50,6 @@ class Package:
     exposed: frozenset[str]  # module names; empty with `every`: all but `hidden`
     hidden: frozenset[str]
     every: bool = False  # hpack without exposed-modules
-
-
-def _text(docs_dir: Path, roots: Sequence[Path], path: str) -> str | None:
-    if not (docs_dir / path).is_file():
-        return None
-    text, problem = read_page_text(docs_dir, path, roots)
-    if problem is not None:
-        log.warning("%s", problem)
-    return None if text is None else text.replace("\r\n", "\n")
 
 
 def _stanzas(text: str) -> list[tuple[str, str, dict[str, list[str]]]]:
@@ -144,13 +132,8 @@ def _hpack(text: str, folder: str) -> Package | None:
 
 def packages(docs_dir: Path, roots: Sequence[Path], listed: Iterable[str]) -> dict[str, Package]:
     """The packages of the tree holding a Haskell file of `listed`, by folder."""
-    folders: set[str] = set()
-    for p in listed:
-        if p.endswith(HASKELL_SUFFIXES):
-            parts = p.split("/")[:-1]
-            folders.update("/".join(parts[:k]) for k in range(len(parts) + 1))
     out: dict[str, Package] = {}
-    for folder in sorted(folders, key=lambda f: (f.count("/"), f)):
+    for folder in folders_above(p for p in listed if p.endswith(HASKELL_SUFFIXES)):
         if len(out) >= MAX_PACKAGES:
             break
         if any(_NOT_PACKAGE.match(p) for p in folder.split("/") if p):
@@ -163,9 +146,11 @@ def packages(docs_dir: Path, roots: Sequence[Path], listed: Iterable[str]) -> di
             cabals = []
         package = None
         if cabals:
-            package = _cabal(_text(docs_dir, roots, prefix + cabals[0]) or "", folder)
+            package = _cabal(read_project_file(docs_dir, roots, prefix + cabals[0]) or "", folder)
         elif (base / "package.yaml").is_file():
-            package = _hpack(_text(docs_dir, roots, prefix + "package.yaml") or "", folder)
+            package = _hpack(
+                read_project_file(docs_dir, roots, prefix + "package.yaml") or "", folder
+            )
         if package is not None:
             out[folder] = package
     return out
@@ -185,15 +170,6 @@ def module_of(path: str, package: Package) -> str | None:
     return None
 
 
-def _package_of(path: str, found: dict[str, Package]) -> Package | None:
-    parts = path.split("/")[:-1]
-    for k in range(len(parts), -1, -1):
-        package = found.get("/".join(parts[:k]))
-        if package is not None:
-            return package
-    return None
-
-
 def is_exposed(module: str, package: Package) -> bool:
     if package.every:
         return module not in package.hidden and not module.startswith("Paths_")
@@ -208,9 +184,10 @@ def pages(docs_dir: Path, roots: Sequence[Path], listed: Iterable[str]) -> dict[
     for p in listed:
         if not p.endswith(HASKELL_SUFFIXES):
             continue
-        package = _package_of(p, found)
-        if package is None:
+        at = nearest_folder(p, found)
+        if at is None:
             continue
+        package = found[at]
         module = module_of(p, package)
         if module is not None and is_exposed(module, package):
             out[p] = package
@@ -257,7 +234,7 @@ def resolve(files: list[SourceFile], docs_dir: Path, roots: Sequence[Path]) -> l
 
     def read(path: str) -> str | None:
         if path not in texts:
-            texts[path] = _text(docs_dir, roots, path)
+            texts[path] = read_project_file(docs_dir, roots, path)
         return texts[path]
 
     out = []

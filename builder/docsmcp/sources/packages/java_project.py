@@ -42,7 +42,7 @@ from docsmcp.sources.files import JAVA_SUFFIXES, read_file_text
 from docsmcp.sources.formats.source.java_parse import Unit, parse
 from docsmcp.sources.formats.source.javadoc import SUPER
 from docsmcp.sources.formats.source.javadoc_inherit import written
-from docsmcp.sources.settings import read_page_text
+from docsmcp.sources.packages.project_files import marked_folder, read_project_file
 
 log = logging.getLogger("docsmcp.sources.packages.java_project")
 
@@ -91,14 +91,14 @@ class _Project:
         if any(_NOT_LIBRARY.search(p) for p in parts) or any(p in _OUTPUT for p in parts):
             self.shown = False
             return
-        pom = _text(docs_dir, roots, posixpath.join(folder, "pom.xml"))
+        pom = read_project_file(docs_dir, roots, posixpath.join(folder, "pom.xml"))
         if pom and _SKIPPED.search(pom):
             self.shown = False
             return
         poms = [pom or ""]
         if folder:  # (a parent pom one folder up configures its modules' javadoc too)
             parent = posixpath.dirname(folder)
-            poms.append(_text(docs_dir, roots, posixpath.join(parent, "pom.xml")) or "")
+            poms.append(read_project_file(docs_dir, roots, posixpath.join(parent, "pom.xml")) or "")
         for text in poms:
             for m in _EXCLUDED.finditer(
                 _COMMENTS.sub("", text.replace("<!--", "/*").replace("-->", "*/"))
@@ -106,7 +106,7 @@ class _Project:
                 for name in re.split(r"[:;,\s]+", m.group(1)):
                     if name.strip():
                         self.excluded.append(_package_glob(name.strip()))
-        info = _text(docs_dir, roots, posixpath.join(folder, MAIN, "module-info.java"))
+        info = read_project_file(docs_dir, roots, posixpath.join(folder, MAIN, "module-info.java"))
         if info:
             self.exported = frozenset(_EXPORTS.findall(_COMMENTS.sub("", info)))
 
@@ -127,25 +127,6 @@ def _package_glob(name: str) -> re.Pattern[str]:
     return re.compile(re.escape(name).replace(r"\*", r"[\w.]*"))
 
 
-def _text(docs_dir: Path, roots: Sequence[Path], path: str) -> str | None:
-    if not (docs_dir / path).is_file():
-        return None
-    text, problem = read_page_text(docs_dir, path, roots)
-    if problem is not None:
-        log.warning("%s", problem)
-    return text
-
-
-def _has_build(docs_dir: Path, folder: str) -> bool:
-    """Whether `folder` or one above it (inside the docs folder) holds a build file."""
-    while True:
-        if any((docs_dir / folder / name).is_file() for name in BUILD_FILES):
-            return True
-        if not folder:
-            return False
-        folder = posixpath.dirname(folder)
-
-
 def module_shown(docs_dir: Path, roots: Sequence[Path], folder: str) -> bool:
     """Whether the module at `folder` publishes an API by the rules above (not a test, sample
     or output folder, no pom skipping javadoc): kotlin_project.py asks it too."""
@@ -164,7 +145,7 @@ def pages(docs_dir: Path, roots: Sequence[Path], paths: Iterable[str]) -> set[st
             continue
         folder, package_folder = found
         if folder not in projects:
-            build = _has_build(docs_dir, folder)
+            build = marked_folder(docs_dir, folder, BUILD_FILES) is not None
             projects[folder] = _Project(docs_dir, roots, folder) if build else None
         project = projects[folder]
         if project is not None and project.documents(package_folder.replace("/", ".")):

@@ -28,7 +28,6 @@ a page the pass has nothing to say about is unchanged.
 
 from __future__ import annotations
 
-import dataclasses
 import logging
 import posixpath
 from collections.abc import Sequence
@@ -36,6 +35,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from docsmcp.model.source import SourceFile
+from docsmcp.sources.formats.source import pass_line
 from docsmcp.sources.formats.source.kdoc import SAMPLE, hidden_by_doc
 from docsmcp.sources.formats.source.kotlin_merge import Merge, declaration_key
 from docsmcp.sources.formats.source.kotlin_parse import parse
@@ -204,9 +204,7 @@ def resolve(files: list[SourceFile], docs_dir: Path, roots: Sequence[Path]) -> l
         if not merge:
             out.append(f)
             continue
-        body = f.body + "\n" + merge.encode()
-        own = f.line_map or tuple(range(f.body.count("\n") + 1))
-        out.append(dataclasses.replace(f, body=body, line_map=(*own, own[-1])))
+        out.append(pass_line.appended(f, "\n" + merge.encode()))
     return out
 
 

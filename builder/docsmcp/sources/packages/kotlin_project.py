@@ -45,6 +45,7 @@ from docsmcp.common.limits import MAX_FILE_BYTES
 from docsmcp.sources.files import KOTLIN_SUFFIXES, read_file_text
 from docsmcp.sources.formats.source.kdoc import SAMPLE
 from docsmcp.sources.packages import java_project
+from docsmcp.sources.packages.project_files import marked_folder
 
 log = logging.getLogger("docsmcp.sources.packages.kotlin_project")
 
@@ -68,19 +69,9 @@ _PACKAGE = re.compile(r"^[ \t]*package[ \t]+([\w.`]+)", re.M)
 _COMMENTS = re.compile(r"//[^\n]*|/\*.*?\*/", re.S)
 
 
-def _module(docs_dir: Path, folder: str) -> str | None:
-    """The nearest folder from `folder` up holding a build file (inside the docs folder)."""
-    while True:
-        if any((docs_dir / folder / name).is_file() for name in java_project.BUILD_FILES):
-            return folder
-        if not folder:
-            return None
-        folder = posixpath.dirname(folder)
-
-
-def module_of(docs_dir: Path, folder: str) -> str | None:
+def module_of(docs_dir: Path, folder: str, seen: dict[str, str | None] | None = None) -> str | None:
     """The module (folder of the nearest build file) of the files in `folder`, None if none."""
-    return _module(docs_dir, folder)
+    return marked_folder(docs_dir, folder, java_project.BUILD_FILES, seen)
 
 
 def _main_source(relative: str) -> bool:
@@ -200,10 +191,7 @@ def pages(docs_dir: Path, roots: Sequence[Path], paths: Iterable[str]) -> set[st
     for path in paths:
         if not path.endswith(KOTLIN_SUFFIX):
             continue
-        folder = posixpath.dirname(path)
-        if folder not in modules:
-            modules[folder] = _module(docs_dir, folder)
-        module = modules[folder]
+        module = module_of(docs_dir, posixpath.dirname(path), modules)
         if module is None:
             continue
         relative = path[len(module) + 1 :] if module else path
@@ -265,7 +253,7 @@ def expand(
     docstring), the original line of each line (() when unchanged) and no warning."""
     names = _SAMPLE_TAG.findall(body) if "@sample" in body else []
     classes = {n.split(".")[-2] for n in names if n.count(".") and n.split(".")[-2][:1].isupper()}
-    module = _module(Path(docs_dir), posixpath.dirname(path)) if classes else None
+    module = module_of(Path(docs_dir), posixpath.dirname(path)) if classes else None
     if module is None:
         return body, (), None
     base = Path(docs_dir) / module if module else Path(docs_dir)

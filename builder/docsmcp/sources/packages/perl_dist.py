@@ -18,6 +18,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from docsmcp.sources.files import PERL_MODULE_SUFFIXES, PERL_SCRIPT_SUFFIXES, POD_SUFFIXES
+from docsmcp.sources.packages.project_files import folders_above, nearest_folder
 from docsmcp.sources.perl_command import MARKERS as MARKERS
 
 NOT_PAGES = frozenset(("t", "xt", "inc", "blib", "local", "_build", ".build"))
@@ -27,12 +28,8 @@ MAX_FOLDERS = 2000  # folders looked at for a distribution's marker in one tree
 
 def _dists(docs_dir: Path, perl: list[str]) -> set[str]:
     """The folders of the tree (relative, "" for the docs dir) that hold a distribution."""
-    folders: set[str] = set()
-    for p in perl:
-        parts = p.split("/")[:-1]
-        folders.update("/".join(parts[:k]) for k in range(len(parts) + 1))
     out: set[str] = set()
-    for folder in sorted(folders, key=lambda f: (f.count("/"), f))[:MAX_FOLDERS]:
+    for folder in folders_above(perl)[:MAX_FOLDERS]:
         base = docs_dir / folder if folder else docs_dir
         if any((base / m).is_file() for m in MARKERS):
             out.add(folder)
@@ -47,12 +44,12 @@ def is_page(path: str, dists: set[str], loose: bool = False) -> bool:
         return False
     if path.endswith(POD_SUFFIXES):
         return True
-    for k in range(len(parts) - 1, -1, -1):
-        if "/".join(parts[:k]) in dists:
-            inner = parts[k:-1]
-            if path.endswith(PERL_MODULE_SUFFIXES):
-                return inner[:1] == ["lib"]
-            return inner[:1] in (["bin"], ["script"], ["scripts"]) and len(inner) == 1
+    dist = nearest_folder(path, dists)
+    if dist is not None:
+        inner = parts[len(dist.split("/")) if dist else 0 : -1]
+        if path.endswith(PERL_MODULE_SUFFIXES):
+            return inner[:1] == ["lib"]
+        return inner[:1] in (["bin"], ["script"], ["scripts"]) and len(inner) == 1
     # (no distribution: a `lib/` folder of modules built on its own, `--docs-dir lib`)
     return not dists and path.endswith(PERL_MODULE_SUFFIXES) and (loose or "lib" in parts[:-1])
 

@@ -26,7 +26,7 @@ from typing import Any
 
 from docsmcp.model.source import SourceFile
 from docsmcp.sources.files import PHP_SUFFIXES
-from docsmcp.sources.formats.source import php_inherit, phpdoc_tags
+from docsmcp.sources.formats.source import pass_line, php_inherit, phpdoc_tags
 from docsmcp.sources.formats.source.inherit_walk import MAX_BASES, nearest_first
 from docsmcp.sources.formats.source.php_parse import TYPE_KINDS, Decl, Unit, parse
 from docsmcp.sources.formats.source.phpdoc import member_declaration
@@ -110,9 +110,7 @@ def resolve(files: list[SourceFile], docs_dir: Path, roots: Sequence[Path]) -> l
         if not found and not docs:
             out.append(f)
             continue
-        own = f.line_map or tuple(range(f.body.count("\n") + 1))
-        body = f.body + php_inherit.encode(found, docs)
-        out.append(dataclasses.replace(f, body=body, line_map=(*own, own[-1])))
+        out.append(pass_line.appended(f, php_inherit.encode(found, docs)))
     return out
 
 

@@ -18,6 +18,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from docsmcp.sources.files import PROTO_SUFFIXES
+from docsmcp.sources.packages.project_files import folders_above
 from docsmcp.sources.settings import read_page_text
 
 log = logging.getLogger(__name__)
@@ -63,12 +64,8 @@ def _clean(folder: str, path: str) -> str:
 def _configs(docs_dir: Path, protos: Sequence[str], name: str) -> list[str]:
     """The `name` files (buf.yaml, buf.work.yaml) in the docs folder and the folders above its
     `.proto` files, shallowest first."""
-    folders: set[str] = set()
-    for p in protos:
-        parts = p.split("/")[:-1]
-        folders.update("/".join(parts[:k]) for k in range(len(parts) + 1))
     found = []
-    for folder in sorted(folders, key=lambda f: (f.count("/"), f)):
+    for folder in folders_above(protos):
         path = f"{folder}/{name}" if folder else name
         if (docs_dir / path).is_file():
             found.append(path)

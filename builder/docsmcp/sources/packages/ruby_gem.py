@@ -13,7 +13,6 @@ RDoc or text of the docs tree.
 
 from __future__ import annotations
 
-import logging
 import re
 import shlex
 from collections.abc import Iterable, Sequence
@@ -22,9 +21,7 @@ from pathlib import Path
 
 from docsmcp.sources.files import RUBY_SUFFIXES
 from docsmcp.sources.globs import glob_match
-from docsmcp.sources.settings import read_page_text
-
-log = logging.getLogger(__name__)
+from docsmcp.sources.packages.project_files import folders_above, nearest_folder, read_project_file
 
 YARDOPTS = ".yardopts"
 # `.yardopts` options that take an argument (the argument is no source glob)
@@ -49,15 +46,6 @@ class Gem:
     folder: str  # relative to the docs dir, "" for the docs dir itself
     sources: tuple[str, ...]  # globs of the files YARD reads, relative to the folder
     excludes: tuple[str, ...]  # `--exclude` regular expressions
-
-
-def _text(docs_dir: Path, roots: Sequence[Path], path: str) -> str | None:
-    if not (docs_dir / path).is_file():
-        return None
-    text, problem = read_page_text(docs_dir, path, roots)
-    if problem is not None:
-        log.warning("%s", problem)
-    return text
 
 
 def _gemspec(docs_dir: Path, folder: str) -> Path | None:
@@ -99,14 +87,14 @@ def yardopts(text: str) -> tuple[list[str], list[str], list[str]]:
 
 def _gem(docs_dir: Path, roots: Sequence[Path], folder: str, spec: Path) -> Gem:
     prefix = folder + "/" if folder else ""
-    opts = _text(docs_dir, roots, prefix + YARDOPTS)
+    opts = read_project_file(docs_dir, roots, prefix + YARDOPTS)
     sources: list[str] = []
     excludes: list[str] = []
     if opts is not None:
         sources, excludes, _ = yardopts(opts)
         sources = [s for s in sources if s.endswith(".rb") or s.endswith("*")]
     if not sources:
-        spec_text = _text(docs_dir, roots, prefix + spec.name) or ""
+        spec_text = read_project_file(docs_dir, roots, prefix + spec.name) or ""
         m = _REQUIRE_PATHS.search(spec_text)
         paths = re.findall(r"[\w./-]+", (m.group(1) or m.group(2) or "")) if m else []
         paths = [p.strip("./") for p in paths if p not in ("'", '"')] or ["lib"]
@@ -117,13 +105,8 @@ def _gem(docs_dir: Path, roots: Sequence[Path], folder: str, spec: Path) -> Gem:
 def gems(docs_dir: Path, roots: Sequence[Path], listed: Iterable[str]) -> dict[str, Gem]:
     """The gems of the tree that hold `.rb` files of `listed`, by folder."""
     docs_dir = Path(docs_dir)
-    folders: set[str] = set()
-    for p in listed:
-        if p.endswith(RUBY_SUFFIXES):
-            parts = p.split("/")[:-1]
-            folders.update("/".join(parts[:k]) for k in range(len(parts) + 1))
     out: dict[str, Gem] = {}
-    for folder in sorted(folders, key=lambda f: (f.count("/"), f)):
+    for folder in folders_above(p for p in listed if p.endswith(RUBY_SUFFIXES)):
         if len(out) >= MAX_GEMS:
             break
         if _NOT_GEMS & set(folder.lower().split("/")):
@@ -132,15 +115,6 @@ def gems(docs_dir: Path, roots: Sequence[Path], listed: Iterable[str]) -> dict[s
         if spec is not None:
             out[folder] = _gem(docs_dir, roots, folder, spec)
     return out
-
-
-def _gem_of(path: str, found: dict[str, Gem]) -> Gem | None:
-    parts = path.split("/")[:-1]
-    for k in range(len(parts), -1, -1):
-        gem = found.get("/".join(parts[:k]))
-        if gem is not None:
-            return gem
-    return None
 
 
 def is_page(path: str, gem: Gem) -> bool:
@@ -163,8 +137,8 @@ def pages(docs_dir: Path, roots: Sequence[Path], listed: Iterable[str]) -> set[s
     out: set[str] = set()
     for p in listed:
         if p.endswith(RUBY_SUFFIXES):
-            gem = _gem_of(p, found)
-            if gem is not None and is_page(p, gem):
+            at = nearest_folder(p, found)
+            if at is not None and is_page(p, found[at]):
                 out.add(p)
     return out
 

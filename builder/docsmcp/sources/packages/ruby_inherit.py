@@ -22,7 +22,7 @@ from typing import Any
 
 from docsmcp.model.source import SourceFile
 from docsmcp.sources.files import RUBY_SUFFIXES
-from docsmcp.sources.formats.source import yard_inherit
+from docsmcp.sources.formats.source import pass_line, yard_inherit
 from docsmcp.sources.formats.source.inherit_walk import nearest_first
 from docsmcp.sources.formats.source.ruby_lex import lex
 from docsmcp.sources.formats.source.ruby_parse import RubyObject, parse
@@ -78,9 +78,7 @@ def resolve(files: list[SourceFile], docs_dir: Path, roots: Sequence[Path]) -> l
         if not found:
             out.append(f)
             continue
-        own = f.line_map or tuple(range(f.body.count("\n") + 1))
-        body = f.body + yard_inherit.encode(found)
-        out.append(dataclasses.replace(f, body=body, line_map=(*own, own[-1])))
+        out.append(pass_line.appended(f, yard_inherit.encode(found)))
     return out
 
 

@@ -14,14 +14,13 @@ such parent is unchanged.
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from docsmcp.model.source import SourceFile
 from docsmcp.sources.files import SCALA_SUFFIXES
-from docsmcp.sources.formats.source import scala_inherit
+from docsmcp.sources.formats.source import pass_line, scala_inherit
 from docsmcp.sources.formats.source.inherit_walk import MAX_BASES, nearest_first
 from docsmcp.sources.formats.source.scala_parse import Decl, Unit, parse
 
@@ -87,9 +86,7 @@ def resolve(files: list[SourceFile], docs_dir: Path, roots: Sequence[Path]) -> l
         if not found:
             out.append(f)
             continue
-        own = f.line_map or tuple(range(f.body.count("\n") + 1))
-        body = f.body + scala_inherit.encode(found)
-        out.append(dataclasses.replace(f, body=body, line_map=(*own, own[-1] if own else 0)))
+        out.append(pass_line.appended(f, scala_inherit.encode(found)))
     return out
 
 

@@ -30,6 +30,7 @@ from pathlib import Path
 
 from docsmcp.common.limits import MAX_FILE_BYTES
 from docsmcp.sources.files import SCALA_SUFFIXES, read_file_text
+from docsmcp.sources.packages.project_files import marked_folder
 
 SCALA_SUFFIX = SCALA_SUFFIXES[0]
 BUILDS = ("build.sbt", "build.mill", "build.sc", "project.scala")
@@ -49,27 +50,6 @@ _FIRST_STRING = re.compile(r"""\s*\w+\(\s*"([^"\n]+)\"""")
 _NO_PUBLISH = re.compile(
     r"NoPublishPlugin|noPublishSettings|publish\s*/\s*skip\s*:=\s*true|publishArtifact\s*:=\s*false"
 )
-
-
-def _root(folder: str, roots: dict[str, str | None], docs_dir: Path) -> str | None:
-    """The nearest folder from `folder` up holding a build file."""
-    chain: list[str] = []
-    found: str | None = None
-    while True:
-        if folder in roots:
-            found = roots[folder]
-            break
-        chain.append(folder)
-        base = (docs_dir / folder) if folder else docs_dir
-        if any((base / name).is_file() for name in BUILDS):
-            found = folder
-            break
-        if not folder:
-            break
-        folder = posixpath.dirname(folder)
-    for f in chain:
-        roots[f] = found
-    return found
 
 
 def _version_rank(name: str) -> tuple[int, ...]:
@@ -154,7 +134,7 @@ def pages(docs_dir: Path, roots: Sequence[Path], listed: Iterable[str]) -> set[s
     for path in sorted(listed):
         if not path.endswith(SCALA_SUFFIX):
             continue
-        root = _root(posixpath.dirname(path), builds, docs_dir)
+        root = marked_folder(docs_dir, posixpath.dirname(path), BUILDS, builds)
         if root is None:
             continue
         if any(_NOT_MAIN.search(p) for p in root.split("/") if p):

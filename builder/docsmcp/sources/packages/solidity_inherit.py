@@ -14,7 +14,6 @@ A page without such a base and without an `@inheritdoc` of another file is uncha
 
 from __future__ import annotations
 
-import dataclasses
 import posixpath
 import re
 from collections.abc import Sequence
@@ -23,7 +22,7 @@ from typing import Any
 
 from docsmcp.model.source import SourceFile
 from docsmcp.sources.files import SOLIDITY_SUFFIXES
-from docsmcp.sources.formats.source import sol_inherit
+from docsmcp.sources.formats.source import pass_line, sol_inherit
 from docsmcp.sources.formats.source.inherit_walk import nearest_first
 from docsmcp.sources.formats.source.soldoc import type_string
 from docsmcp.sources.formats.source.solidity_parse import Contract, Member, Unit, parse
@@ -153,7 +152,5 @@ def resolve(files: list[SourceFile], docs_dir: Path, roots: Sequence[Path]) -> l
         if not inherits and not docs:
             out.append(f)
             continue
-        own = f.line_map or tuple(range(f.body.count("\n") + 1))
-        body = f.body + sol_inherit.encode(inherits, docs)
-        out.append(dataclasses.replace(f, body=body, line_map=(*own, own[-1])))
+        out.append(pass_line.appended(f, sol_inherit.encode(inherits, docs)))
     return out

@@ -25,6 +25,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from docsmcp.sources.files import SOLIDITY_SUFFIXES
+from docsmcp.sources.packages.project_files import folders_above
 from docsmcp.sources.settings import read_page_text
 
 log = logging.getLogger(__name__)
@@ -65,12 +66,8 @@ def _clean(folder: str, path: str) -> str | None:
 
 def _configs(docs_dir: Path, sols: Sequence[str]) -> list[str]:
     """The configuration files in the docs folder and the folders above its `.sol` files."""
-    folders: set[str] = set()
-    for p in sols:
-        parts = p.split("/")[:-1]
-        folders.update("/".join(parts[:k]) for k in range(len(parts) + 1))
     found = []
-    for folder in sorted(folders, key=lambda f: (f.count("/"), f)):
+    for folder in folders_above(sols):
         for name in (FOUNDRY, *HARDHAT, *TRUFFLE):
             path = f"{folder}/{name}" if folder else name
             if (docs_dir / path).is_file():

@@ -27,6 +27,7 @@ from pathlib import Path
 
 from docsmcp.model.source import SourceFile
 from docsmcp.sources.files import SWIFT_SUFFIXES
+from docsmcp.sources.formats.source import pass_line
 from docsmcp.sources.formats.source.inherit_walk import nearest_first
 from docsmcp.sources.formats.source.swift_inherit import Member
 from docsmcp.sources.formats.source.swift_merge import Merge
@@ -73,9 +74,7 @@ def resolve(files: list[SourceFile], docs_dir: Path, roots: Sequence[Path]) -> l
         if not merge:
             out.append(f)
             continue
-        body = f.body + "\n" + merge.encode()
-        own = f.line_map or tuple(range(f.body.count("\n") + 1))
-        out.append(dataclasses.replace(f, body=body, line_map=(*own, own[-1])))
+        out.append(pass_line.appended(f, "\n" + merge.encode()))
     return out
 
 

@@ -22,7 +22,6 @@ catalog files are added to a symbol's page, and the link table above each page.
 from __future__ import annotations
 
 import dataclasses
-import logging
 import posixpath
 import re
 from collections.abc import Iterable, Sequence
@@ -33,9 +32,7 @@ from docsmcp.model.source import SourceFile
 from docsmcp.sources.files import SWIFT_SUFFIXES
 from docsmcp.sources.formats.markdown import docc
 from docsmcp.sources.formats.source.swiftdoc import EXTENSION
-from docsmcp.sources.settings import read_page_text
-
-log = logging.getLogger("docsmcp.sources.packages.swift_package")
+from docsmcp.sources.packages.project_files import read_project_file
 
 SWIFT_SUFFIX = SWIFT_SUFFIXES[0]
 PACKAGE = "Package.swift"
@@ -72,15 +69,6 @@ def _split(path: str) -> tuple[str, str, str] | None:
     return None
 
 
-def _text(docs_dir: Path, roots: Sequence[Path], path: str) -> str | None:
-    if not (docs_dir / path).is_file():
-        return None
-    text, problem = read_page_text(docs_dir, path, roots)
-    if problem is not None:
-        log.warning("%s", problem)
-    return text
-
-
 def _manifest(docs_dir: Path, folder: str) -> Path | None:
     base = docs_dir / folder if folder else docs_dir
     if (base / PACKAGE).is_file():
@@ -114,7 +102,9 @@ def plan(docs_dir: Path, roots: Sequence[Path], listed: Iterable[str]) -> Plan:
             if manifest is None:
                 skipped[folder] = None
             else:
-                text = _text(docs_dir, roots, posixpath.join(folder, manifest.name)) or ""
+                text = (
+                    read_project_file(docs_dir, roots, posixpath.join(folder, manifest.name)) or ""
+                )
                 skipped[folder] = frozenset(_NOT_LIBRARY_TARGET.findall(text))
                 products[folder] = frozenset(
                     n for m in _LIBRARY.finditer(text) for n in re.findall(r'"([^"]+)"', m.group(1))
@@ -140,7 +130,7 @@ def plan(docs_dir: Path, roots: Sequence[Path], listed: Iterable[str]) -> Plan:
             continue
         folder = docc.catalog_folder(path)
         module = modules.setdefault(folder, docc.module_of(path))
-        text = _text(docs_dir, roots, path) or ""
+        text = read_project_file(docs_dir, roots, path) or ""
         first = next(
             (x for x in text.split("\n", _MAX_FIRST_LINES)[:_MAX_FIRST_LINES] if x.strip()), ""
         )
@@ -170,7 +160,7 @@ def _declaring(
     later = None
     for path in candidates:
         if path not in texts:
-            texts[path] = _text(docs_dir, roots, path) or ""
+            texts[path] = read_project_file(docs_dir, roots, path) or ""
         text = texts[path]
         if declares.search(text):
             return path
@@ -244,7 +234,7 @@ def resolve(files: list[SourceFile], docs_dir: Path, roots: Sequence[Path]) -> l
             code = {**code, **_snippets(docs_dir, roots, f.path, body)}
         parts = [docc.header_line(docc.Links(module, table, code)), body]
         for ext in appended.get(f.path, []) if is_swift else ():
-            text = _text(docs_dir, roots, ext)
+            text = read_project_file(docs_dir, roots, ext)
             if text is not None:
                 parts.append(EXTENSION + ext + "\n" + text.replace("\r\n", "\n"))
         text = "\n".join(parts)
@@ -280,7 +270,7 @@ def _tutorial_code(docs_dir: Path, roots: Sequence[Path], path: str, body: str) 
     for name, rel in found.items():
         if (docs_dir / rel).stat().st_size > MAX_CODE_BYTES:
             continue
-        text = _text(docs_dir, roots, rel)
+        text = read_project_file(docs_dir, roots, rel)
         if text is not None:
             out[name] = text.replace("\r\n", "\n")
     return out
@@ -311,7 +301,7 @@ def _snippets(docs_dir: Path, roots: Sequence[Path], path: str, body: str) -> di
             continue
         if (docs_dir / rel).stat().st_size > MAX_CODE_BYTES:
             continue
-        text = _text(docs_dir, roots, rel)
+        text = read_project_file(docs_dir, roots, rel)
         if text is not None:
             key = f"snippet:{named}" + (f"#{args['slice']}" if args.get("slice") else "")
             out[key] = _snippet_code(text.replace("\r\n", "\n"), args.get("slice", ""))

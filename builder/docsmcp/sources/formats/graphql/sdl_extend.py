@@ -9,10 +9,9 @@ The page converts alone, so the tree-wide pass hands it what it needs in one mar
 
 from __future__ import annotations
 
-import json
-import logging
+from typing import Any
 
-log = logging.getLogger("docsmcp.sources.formats.graphql.sdl_extend")
+from docsmcp.sources.formats.source import pass_line
 
 MARKER = "\n#@docsmcp-graphql-extend "  # (a comment to GraphQL: the page without it still parses)
 
@@ -25,24 +24,21 @@ def encode(moved: list[list[object]], homes: dict[str, str], fields: Fields | No
     data: dict[str, object] = {"ext": moved, "home": homes}
     if fields:  # (written only when some type is another page's: earlier lines unchanged)
         data["fields"] = {k: [kind, names] for k, (kind, names) in fields.items()}
-    return MARKER + json.dumps(data, ensure_ascii=False, sort_keys=True)
+    return pass_line.encode(MARKER, data)
 
 
 def split(text: str) -> tuple[str, list[tuple[str, str]], dict[str, str], Fields]:
     """`text` without the pass's line; the extensions (extending page, SDL), homes and other
     pages' types' fields it names."""
-    head, found, line = text.rpartition(MARKER)
-    if not found:
-        return text, [], {}, {}
-    try:
-        data = json.loads(line)
-        ext = [(str(p), str(t)) for p, t in data.get("ext", [])]
-        homes = {str(k): str(v) for k, v in data.get("home", {}).items()}
-        fields = {
-            str(k): (str(kind), [str(n) for n in names])
-            for k, (kind, names) in data.get("fields", {}).items()
-        }
-        return head, ext, homes, fields
-    except (ValueError, AttributeError, TypeError):
-        log.debug("a broken extension line is ignored")
-        return head, [], {}, {}
+    head, (ext, homes, fields) = pass_line.split(text, MARKER, _read, lambda: ([], {}, {}))
+    return head, ext, homes, fields
+
+
+def _read(data: Any) -> tuple[list[tuple[str, str]], dict[str, str], Fields]:
+    ext = [(str(p), str(t)) for p, t in data.get("ext", [])]
+    homes = {str(k): str(v) for k, v in data.get("home", {}).items()}
+    fields = {
+        str(k): (str(kind), [str(n) for n in names])
+        for k, (kind, names) in data.get("fields", {}).items()
+    }
+    return ext, homes, fields

@@ -32,7 +32,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from docsmcp.model.api import OBJECT_ANCHOR, ApiEntry, Parameter
+from docsmcp.model.api import OBJECT_ANCHOR, Parameter
 from docsmcp.model.source import Converted
 from docsmcp.sources.formats.graphql.sdl_extend import Fields, split
 from docsmcp.sources.formats.graphql.sdl_parse import (
@@ -147,12 +147,7 @@ def _placed(d: Definition, line: int) -> Definition:
 
 @dataclass
 class _Page(PageText):
-    path: str
-    out: list[tuple[int, str]] = field(default_factory=list)
     cuts: list[int] = field(default_factory=list)  # where each section starts (its heading)
-    anchors: list[tuple[int, str]] = field(default_factory=list)
-    refs: list[tuple[int, str]] = field(default_factory=list)
-    api: list[ApiEntry] = field(default_factory=list)
 
     def heading(self, level: int, line: int, title: str, anchor: str = "") -> int:
         self.blank(line)

@@ -64,14 +64,9 @@ class _Frame:
 
 @dataclass
 class _Page(PageText):
-    path: str
     mdoc: MdocState = field(default_factory=MdocState)
     fonts: Fonts = field(default_factory=Fonts)
     strings: dict[str, str] = field(default_factory=dict)
-    out: list[tuple[int, str]] = field(default_factory=list)
-    anchors: list[tuple[int, str]] = field(default_factory=list)
-    api: list[ApiEntry] = field(default_factory=list)
-    refs: list[tuple[int, str]] = field(default_factory=list)
     frames: list[_Frame] = field(default_factory=list)
     section: str = ""
     subsection: str = ""

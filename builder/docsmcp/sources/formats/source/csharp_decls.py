@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from docsmcp.sources.formats.source.csharp_lex import Token
+from docsmcp.sources.formats.source.token_groups import Token
 
 TYPE_KINDS = frozenset({"class", "struct", "interface", "enum", "record", "delegate"})
 _NO_SPACE_BEFORE = frozenset(",;)]>.?[(<")

@@ -18,7 +18,8 @@ the file, a regular string or character literal to the end of its line.
 from __future__ import annotations
 
 import re
-from typing import NamedTuple
+
+from docsmcp.sources.formats.source.token_groups import Token
 
 # Kinds: ident (`@class` is `class` the identifier: its text keeps the `@`), num, str (any
 # string or character literal: its source text), pp (a preprocessor line), punct (one
@@ -37,14 +38,6 @@ _TOKEN = re.compile(
 _DOC_MARGIN = re.compile(r"^[ \t]*/// ?", re.M)
 _BLOCK_MARGIN = re.compile(r"^[ \t]*\* ?", re.M)
 MAX_DEPTH = 32  # interpolation holes inside holes, at most
-
-
-class Token(NamedTuple):
-    kind: str
-    text: str  # a doc token's text is its content: without `///` or `/**`…`*/`
-    start: int  # offset in the source
-    end: int
-    line: int  # 0-based line of `start`
 
 
 def tokens(source: str) -> list[Token]:

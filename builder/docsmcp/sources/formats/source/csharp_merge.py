@@ -10,15 +10,12 @@ and `regions` ("source#region" as written to the region's code).
 from __future__ import annotations
 
 import dataclasses
-import json
-import logging
 from dataclasses import dataclass, field
 from typing import Any
 
+from docsmcp.sources.formats.source import pass_line
 from docsmcp.sources.formats.source.csharp_decls import Decl
 from docsmcp.sources.formats.source.xmldoc import XmlDoc
-
-log = logging.getLogger("docsmcp.sources.formats.source.csharp_merge")
 
 MERGE = "//@docsmcp-csharp-merge "  # the marker of the line the pass appends to a page
 
@@ -38,7 +35,7 @@ class Merge:
         }
         if self.inherits:  # (only then: a page without bases reads as before)
             data["inherits"] = dict(sorted(self.inherits.items()))
-        return MERGE + json.dumps(data, ensure_ascii=False, sort_keys=True)
+        return pass_line.encode(MERGE, data)
 
     def __bool__(self) -> bool:
         return bool(self.docs or self.regions or self.inherits)
@@ -51,19 +48,15 @@ def key(decl: Decl) -> str:
 
 def split(text: str) -> tuple[str, Merge]:
     """`text` without the pass's line, and what the line says (nothing when none or broken)."""
-    head, found, line = text.rpartition("\n" + MERGE)
-    if not found:
-        return text, Merge()
-    try:
-        data = json.loads(line)
-        return head, Merge(
-            {str(k): str(v) for k, v in data.get("docs", {}).items()},
-            {str(k): str(v) for k, v in data.get("regions", {}).items()},
-            {str(k): list(v) for k, v in data.get("inherits", {}).items()},
-        )
-    except (ValueError, AttributeError, TypeError):
-        log.debug("a broken merge line is ignored")
-        return head, Merge()
+    return pass_line.split(text, "\n" + MERGE, _read, Merge)
+
+
+def _read(data: Any) -> Merge:
+    return Merge(
+        {str(k): str(v) for k, v in data.get("docs", {}).items()},
+        {str(k): str(v) for k, v in data.get("regions", {}).items()},
+        {str(k): list(v) for k, v in data.get("inherits", {}).items()},
+    )
 
 
 def inherited(own: XmlDoc, base: XmlDoc, names: frozenset[str]) -> XmlDoc:

@@ -24,7 +24,8 @@ from docsmcp.sources.formats.source.csharp_decls import (
     read_params,
     render,
 )
-from docsmcp.sources.formats.source.csharp_lex import Token, tokens
+from docsmcp.sources.formats.source.csharp_lex import tokens
+from docsmcp.sources.formats.source.token_groups import Token
 
 __all__ = ["Decl", "Unit", "is_type", "parse", "render"]
 

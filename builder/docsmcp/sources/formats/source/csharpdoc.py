@@ -26,7 +26,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from docsmcp.model.api import ApiEntry, Parameter
+from docsmcp.model.api import Parameter
 from docsmcp.model.source import Converted
 from docsmcp.sources.formats.linemap import monotone
 from docsmcp.sources.formats.markdown.fences import code_block, code_span
@@ -84,11 +84,6 @@ def visible(decl: Decl, owner_kind: str) -> bool:
 
 @dataclass
 class _Page(PageText):
-    path: str
-    out: list[tuple[int, str]] = field(default_factory=list)
-    anchors: list[tuple[int, str]] = field(default_factory=list)
-    refs: list[tuple[int, str]] = field(default_factory=list)
-    api: list[ApiEntry] = field(default_factory=list)
     local: dict[str, str] = field(default_factory=dict)  # name (bare, qualified tails) -> anchor
     used: Anchors = field(default_factory=Anchors)
     planned: dict[int, str] = field(default_factory=dict)  # id(decl) -> its anchor

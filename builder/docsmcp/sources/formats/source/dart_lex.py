@@ -15,7 +15,6 @@ nested deeper than MAX_DEPTH is read as text.
 from __future__ import annotations
 
 import re
-from typing import NamedTuple
 
 from docsmcp.sources.formats.source.c_comments import (
     BRACKET_KIND,
@@ -23,6 +22,7 @@ from docsmcp.sources.formats.source.c_comments import (
     comment_at,
     is_slash_doc,
 )
+from docsmcp.sources.formats.source.token_groups import Token
 
 MAX_DEPTH = 32  # string interpolations inside interpolations, at most
 # Kinds: word, num, punct, open, close, str, annot (`@name` and its parenthesised arguments),
@@ -37,14 +37,6 @@ _ANNOT = re.compile(r"@[A-Za-z_$][A-Za-z0-9_$]*(?:\s*\.\s*[A-Za-z_$][A-Za-z0-9_$
 _QUOTE = re.compile(r"r?('''|\"\"\"|'|\")")
 
 
-class Token(NamedTuple):
-    kind: str
-    text: str
-    line: int  # 0-based line of the token's start
-    start: int  # offset in the source (a doc token's: its first line's)
-    end: int  # offset just after the token
-
-
 def tokens(source: str) -> list[Token]:
     """The tokens of `source` (see the module's docstring)."""
     out: list[Token] = []
@@ -56,7 +48,7 @@ def tokens(source: str) -> list[Token]:
     def flush() -> None:
         text = run.take()
         if text is not None:
-            out.append(Token("doc", text, run.line, run.start, run.end))
+            out.append(Token("doc", text, run.start, run.end, run.line))
 
     while pos < n:
         c = source[pos]
@@ -67,7 +59,7 @@ def tokens(source: str) -> list[Token]:
         if c in "'\"" or (c == "r" and source.startswith(("'", '"'), pos + 1)):
             flush()
             end = string_end(source, pos, 0)
-            out.append(Token("str", source[pos:end], line, pos, end))
+            out.append(Token("str", source[pos:end], pos, end, line))
             line += source.count("\n", pos, end)
             pos = end
             continue
@@ -83,7 +75,7 @@ def tokens(source: str) -> list[Token]:
             end, doc_text = comment
             if doc_text is not None:
                 flush()
-                out.append(Token("doc", doc_text, line, pos, end))
+                out.append(Token("doc", doc_text, pos, end, line))
             line += source.count("\n", pos, end)
             pos = end
             continue
@@ -93,13 +85,13 @@ def tokens(source: str) -> list[Token]:
             text = m.group()
             if kind == "punct":
                 kind = BRACKET_KIND.get(text, "punct")
-            out.append(Token(kind, text, line, pos, m.end()))
+            out.append(Token(kind, text, pos, m.end(), line))
             pos = m.end()
             continue
         if c == "@":
             a = _ANNOT.match(source, pos)
             if a is None:
-                out.append(Token("punct", c, line, pos, pos + 1))
+                out.append(Token("punct", c, pos, pos + 1, line))
                 pos += 1
                 continue
             end = a.end()
@@ -109,11 +101,11 @@ def tokens(source: str) -> list[Token]:
             if at < n and source[at] == "(":
                 end = _group_end(source, at)
             text = source[pos:end]
-            out.append(Token("annot", text, line, pos, end))
+            out.append(Token("annot", text, pos, end, line))
             line += text.count("\n")
             pos = end
             continue
-        out.append(Token("punct", c, line, pos, pos + 1))  # (`/`, a stray character)
+        out.append(Token("punct", c, pos, pos + 1, line))  # (`/`, a stray character)
         pos += 1
     flush()
     return out

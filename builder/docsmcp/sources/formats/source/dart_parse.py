@@ -16,7 +16,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from docsmcp.sources.formats.source.dart_lex import Token, tokens
+from docsmcp.sources.formats.source.dart_lex import tokens
+from docsmcp.sources.formats.source.token_groups import Token
 
 MAX_DECLS = 5_000
 MAX_NESTING = 64  # bracket depth at which a declaration's text stops being read

@@ -31,7 +31,7 @@ import posixpath
 import re
 from dataclasses import dataclass, field
 
-from docsmcp.model.api import ApiEntry, Parameter
+from docsmcp.model.api import Parameter
 from docsmcp.model.source import Converted
 from docsmcp.sources.formats.linemap import monotone
 from docsmcp.sources.formats.markdown.fences import code_block
@@ -175,16 +175,11 @@ def shown(d: Decl) -> bool:
 
 @dataclass
 class _Page(PageText):
-    path: str
     library: str
     table: dict[str, str]  # templates
     symbols: dict[str, str] = field(default_factory=dict)  # name -> anchor
     supers: dict[str, list[str]] = field(default_factory=dict)  # type -> its supertypes
     types: dict[str, str] = field(default_factory=dict)  # `Type.field` -> the field's type
-    out: list[tuple[int, str]] = field(default_factory=list)
-    anchors: list[tuple[int, str]] = field(default_factory=list)
-    refs: list[tuple[int, str]] = field(default_factory=list)
-    api: list[ApiEntry] = field(default_factory=list)
     # (child's name, supertype member's name, member, line): dartdoc_inherit.entries
     aliases: list[tuple[str, str, Decl, int]] = field(default_factory=list)
 

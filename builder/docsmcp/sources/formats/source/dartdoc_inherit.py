@@ -17,13 +17,12 @@ declares is theirs.
 
 from __future__ import annotations
 
-import json
-import logging
 import re
 from collections.abc import Callable
 from typing import Any
 
 from docsmcp.sources.formats.markdown.fences import code_span
+from docsmcp.sources.formats.source import pass_line
 from docsmcp.sources.formats.source.dart_parse import Decl
 from docsmcp.sources.formats.source.doc_entries import dotted_category, source_entry
 from docsmcp.sources.formats.source.inherit_walk import (
@@ -32,8 +31,6 @@ from docsmcp.sources.formats.source.inherit_walk import (
     linked,
     nearest_first,
 )
-
-log = logging.getLogger("docsmcp.sources.formats.source.dartdoc_inherit")
 
 SUPERS = "\n// docsmcp:dart-supers "  # the line the pass appends to a page
 INHERITING = frozenset({"class", "mixin", "enum"})  # (kinds whose members others inherit)
@@ -58,20 +55,17 @@ def supertypes(signature: str) -> list[str]:
 
 
 def encode(types: dict[str, Any]) -> str:
-    return SUPERS + json.dumps(dict(sorted(types.items())), ensure_ascii=False, sort_keys=True)
+    return pass_line.encode(SUPERS, dict(sorted(types.items())))
 
 
 def split(text: str) -> tuple[str, dict[str, dict[str, Any]]]:
     """`text` without the pass's line, and the types it holds (nothing when none or broken)."""
-    head, found, line = text.rpartition(SUPERS)
-    if not found:
-        return text, {}
-    try:
-        data = json.loads(line)
-        return head, {str(k): dict(v) for k, v in data.items() if isinstance(v, dict)}
-    except (ValueError, AttributeError, TypeError):
-        log.debug("a broken supertypes line is ignored")
-        return head, {}
+    return pass_line.split(
+        text,
+        SUPERS,
+        lambda data: {str(k): dict(v) for k, v in data.items() if isinstance(v, dict)},
+        dict,
+    )
 
 
 def _external(name: str, said: dict[str, Any]) -> Decl:

@@ -31,9 +31,8 @@ import json
 import re
 from dataclasses import dataclass, field
 
-from docsmcp.model.api import ApiEntry, Parameter
+from docsmcp.model.api import Parameter
 from docsmcp.model.source import Converted
-from docsmcp.sources.formats.linemap import monotone
 from docsmcp.sources.formats.markdown.fences import code_block
 from docsmcp.sources.formats.source import haddock_markup as markup
 from docsmcp.sources.formats.source.doc_entries import source_entry
@@ -111,12 +110,7 @@ def _shown(name: str) -> str:
 
 @dataclass
 class _Page(PageText):
-    path: str
     module: str
-    out: list[tuple[int, str]] = field(default_factory=list)
-    anchors: list[tuple[int, str]] = field(default_factory=list)
-    api: list[ApiEntry] = field(default_factory=list)
-    refs: list[tuple[int, str]] = field(default_factory=list)
     ids: Anchors = field(default_factory=Anchors)
     done: set[tuple[str, str]] = field(default_factory=set)
 
@@ -359,15 +353,7 @@ def haskell_to_markdown(path: str, text: str) -> Converted:
             page.section(2, d)
     else:
         _exports(page, mod, others)
-    return Converted(
-        "\n".join(t for _, t in page.out),
-        name,
-        tuple(page.anchors),
-        monotone([n for n, _ in page.out]),
-        tuple(page.api),
-        tuple(page.refs),
-        description=description or None,
-    )
+    return page.converted(name, description=description or None)
 
 
 def _exports(page: _Page, mod: Module, others: dict[str, Other]) -> None:

@@ -15,12 +15,12 @@ Generics need no token of their own: `<` and `>` are single punctuation tokens (
 from __future__ import annotations
 
 import re
-from typing import NamedTuple
 
 from docsmcp.sources.formats.source.c_comments import (
     BRACKET_KIND,
     doc_content,
 )
+from docsmcp.sources.formats.source.token_groups import Token
 
 # Kinds: ident, num, str (a string literal, a text block or a character literal: its source
 # text), punct (one character, or `...`/`::`/`->`), open, close, doc (a `/** */` comment: its
@@ -38,14 +38,6 @@ _TOKEN = re.compile(
     r"|(?P<punct>\.\.\.|::|->|[^\s\w$])"
 )
 _MDOC_PREFIX = re.compile(r"^[ \t]*///", re.M)
-
-
-class Token(NamedTuple):
-    kind: str
-    text: str  # a doc token's text is its content: without `/**`…`*/`, or the `///`
-    start: int  # offset in the source
-    end: int
-    line: int  # 0-based line of `start`
 
 
 def tokens(source: str) -> list[Token]:

@@ -13,8 +13,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from docsmcp.sources.formats.source.java_lex import Token, tokens
-from docsmcp.sources.formats.source.token_groups import group_end
+from docsmcp.sources.formats.source.java_lex import tokens
+from docsmcp.sources.formats.source.token_groups import Token, group_end
 
 MAX_DEPTH = 12  # types nested in types, at most
 MAX_MEMBERS = 5000  # declarations read from one file, at most

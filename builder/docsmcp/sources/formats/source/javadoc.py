@@ -35,7 +35,7 @@ import posixpath
 import re
 from dataclasses import dataclass, field
 
-from docsmcp.model.api import ApiEntry, Parameter
+from docsmcp.model.api import Parameter
 from docsmcp.model.source import Converted
 from docsmcp.sources.formats.linemap import monotone
 from docsmcp.sources.formats.markdown.fences import code_block, code_span
@@ -102,12 +102,7 @@ def _hidden(decl: Decl) -> bool:
 
 @dataclass
 class _Page(PageText):
-    path: str
     unit: Unit
-    out: list[tuple[int, str]] = field(default_factory=list)
-    anchors: list[tuple[int, str]] = field(default_factory=list)
-    refs: list[tuple[int, str]] = field(default_factory=list)
-    api: list[ApiEntry] = field(default_factory=list)
     # (type path below the page's class, member name) -> [(simple parameter types, anchor)]
     local: dict[tuple[str, str], list[tuple[tuple[str, ...], str]]] = field(default_factory=dict)
     pending: list[str] = field(default_factory=list)  # refs of the doc being rendered

@@ -44,9 +44,8 @@ import textwrap
 from dataclasses import dataclass, field
 from typing import Any
 
-from docsmcp.model.api import ApiEntry, Example, Parameter
+from docsmcp.model.api import Example, Parameter
 from docsmcp.model.source import Converted
-from docsmcp.sources.formats.linemap import monotone
 from docsmcp.sources.formats.markdown.dialects import ATX
 from docsmcp.sources.formats.markdown.fences import code_block, code_span, fenced_lines
 from docsmcp.sources.formats.source import kotlin_inherit
@@ -97,12 +96,7 @@ def _receiver_name(receiver: str) -> str:
 
 @dataclass
 class _Page(PageText):
-    path: str
     unit: Unit
-    out: list[tuple[int, str]] = field(default_factory=list)
-    anchors: list[tuple[int, str]] = field(default_factory=list)
-    refs: list[tuple[int, str]] = field(default_factory=list)
-    api: list[ApiEntry] = field(default_factory=list)
     local: dict[str, str] = field(default_factory=dict)  # name below the package -> anchor
     used: Anchors = field(default_factory=Anchors)  # anchors given
     pending: list[str] = field(default_factory=list)  # refs of the doc being rendered
@@ -283,14 +277,7 @@ class _Page(PageText):
 
     def result(self, title: str) -> Converted:
         kotlin_inherit.resolve(self)
-        return Converted(
-            "\n".join(t for _, t in self.out),
-            title,
-            tuple(self.anchors),
-            monotone([n for n, _ in self.out]),
-            tuple(self.api),
-            tuple(self.refs),
-        )
+        return self.converted(title)
 
 
 _VISIBILITIES = ("private", "internal", "protected")

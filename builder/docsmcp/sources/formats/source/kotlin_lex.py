@@ -17,13 +17,13 @@ comment or raw string runs to the end of the file, a plain string to the end of 
 from __future__ import annotations
 
 import re
-from typing import NamedTuple
 
 from docsmcp.sources.formats.source.c_comments import (
     BRACKET_KIND,
     doc_content,
     nested_comment_end,
 )
+from docsmcp.sources.formats.source.token_groups import Token
 
 MAX_NESTING = 8  # string templates inside string templates, at most
 # Kinds: ident, num, str (a string or character literal: its source text), punct (one
@@ -42,14 +42,6 @@ _TOKEN = re.compile(
 )
 _PLAIN_STOP = re.compile(r'["\\$\n]')
 _RAW_STOP = re.compile(r'"""|\$')
-
-
-class Token(NamedTuple):
-    kind: str
-    text: str  # a doc token's text is its content, without `/**` and `*/`
-    start: int  # offset in the source
-    end: int
-    line: int  # 0-based line of `start`
 
 
 def _string_end(source: str, pos: int, raw: bool, nesting: int) -> int:

@@ -20,14 +20,11 @@ GlobalContext.startKoin(KoinApplication)`).
 
 from __future__ import annotations
 
-import json
-import logging
 from dataclasses import dataclass, field
 from typing import Any
 
+from docsmcp.sources.formats.source import pass_line
 from docsmcp.sources.formats.source.kotlin_syntax import Decl, Unit, is_type
-
-log = logging.getLogger("docsmcp.sources.formats.source.kotlin_merge")
 
 MERGE = "//@docsmcp-kotlin-merge "  # the marker of the line the pass appends to a page
 
@@ -57,7 +54,7 @@ class Merge:
             data["show"] = sorted(self.show)
         if self.options:
             data["options"] = dict(sorted(self.options.items()))
-        return MERGE + json.dumps(data, ensure_ascii=False, sort_keys=True)
+        return pass_line.encode(MERGE, data)
 
     def __bool__(self) -> bool:
         return bool(
@@ -67,22 +64,18 @@ class Merge:
 
 def split(text: str) -> tuple[str, Merge]:
     """`text` without the pass's line, and what the line says (nothing when none or broken)."""
-    head, found, line = text.rpartition("\n" + MERGE)
-    if not found:
-        return text, Merge()
-    try:
-        data = json.loads(line)
-        return head, Merge(
-            frozenset(str(k) for k in data.get("hide", ())),
-            {str(k): tuple(str(p) for p in v) for k, v in data.get("platforms", {}).items()},
-            {str(k): str(v) for k, v in data.get("docs", {}).items()},
-            {str(k): list(v) for k, v in data.get("inherits", {}).items()},
-            frozenset(str(k) for k in data.get("show", ())),
-            {str(k): v for k, v in data.get("options", {}).items()},
-        )
-    except (ValueError, AttributeError, TypeError):
-        log.debug("a broken merge line is ignored")
-        return head, Merge()
+    return pass_line.split(text, "\n" + MERGE, _read, Merge)
+
+
+def _read(data: Any) -> Merge:
+    return Merge(
+        frozenset(str(k) for k in data.get("hide", ())),
+        {str(k): tuple(str(p) for p in v) for k, v in data.get("platforms", {}).items()},
+        {str(k): str(v) for k, v in data.get("docs", {}).items()},
+        {str(k): list(v) for k, v in data.get("inherits", {}).items()},
+        frozenset(str(k) for k in data.get("show", ())),
+        {str(k): v for k, v in data.get("options", {}).items()},
+    )
 
 
 def _type_text(kotlin_type: str) -> str:

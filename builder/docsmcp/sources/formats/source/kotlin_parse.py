@@ -14,7 +14,7 @@ MAX_MEMBERS declarations are read: broken or hostile code ends in time, giving w
 
 from __future__ import annotations
 
-from docsmcp.sources.formats.source.kotlin_lex import Token, tokens
+from docsmcp.sources.formats.source.kotlin_lex import tokens
 from docsmcp.sources.formats.source.kotlin_syntax import (
     MODIFIERS,
     VISIBILITY,
@@ -23,7 +23,7 @@ from docsmcp.sources.formats.source.kotlin_syntax import (
     joined,
     supertypes,
 )
-from docsmcp.sources.formats.source.token_groups import group_end
+from docsmcp.sources.formats.source.token_groups import Token, group_end
 
 MAX_DEPTH = 12  # types nested in types, at most
 MAX_MEMBERS = 5000  # declarations read from one file, at most

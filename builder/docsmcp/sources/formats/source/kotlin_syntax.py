@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from docsmcp.sources.formats.source.kotlin_lex import Token
+from docsmcp.sources.formats.source.token_groups import Token
 
 MODIFIERS = frozenset(
     "public protected private internal open final abstract sealed data inline value "

@@ -1,24 +1,49 @@
 """The markdown a reader of source code writes for one page (javadoc, kdoc, swiftdoc, dartdoc,
-csharpdoc, phpdoc, yard): its lines, each with the 0-based source line it came from (the page's
-line map), and the object anchors of its headings. One home for how a block is set apart by a
-blank line, so the readers' pages cannot drift apart on it.
+csharpdoc, phpdoc, yard, scaladoc, haddock, pod, protodoc, soldoc; GraphQL's SDL pages and
+manual pages too): its lines, each with the 0-based source line it came from (the page's line
+map), its anchors, references and API entries, and the object anchors of its headings. One home
+for how a block is set apart by a blank line, so the readers' pages cannot drift apart on it.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import KW_ONLY, dataclass, field
 
-from docsmcp.model.api import OBJECT_ANCHOR
+from docsmcp.model.api import OBJECT_ANCHOR, ApiEntry
+from docsmcp.model.source import Converted
+from docsmcp.sources.formats.linemap import monotone
 
 
+@dataclass
 class PageText:
-    """What a reader's `_Page` dataclass shares: `out`, a field of each page, holds the
-    written lines with their source lines."""
+    """What every reader's `_Page` dataclass holds: the page's path, the written lines with
+    their source lines (`out`), its headings' anchors and the references written (each at an
+    output line), and its API entries. A reader's own fields follow `path` (those after
+    `KW_ONLY` here are keywords only, so a page's own fields without a default may follow)."""
 
-    out: list[tuple[int, str]]
+    path: str
+    _: KW_ONLY
+    out: list[tuple[int, str]] = field(default_factory=list)
+    anchors: list[tuple[int, str]] = field(default_factory=list)
+    refs: list[tuple[int, str]] = field(default_factory=list)
+    api: list[ApiEntry] = field(default_factory=list)
 
     def add(self, line: int, text: str) -> None:
         self.out.append((line, text))
+
+    def converted(self, title: str | None, description: str | None = None) -> Converted:
+        """The page as the build takes it: its lines, `title`, its anchors, its line map (the
+        source lines, made monotone), its API entries and references."""
+        return Converted(
+            "\n".join(t for _, t in self.out),
+            title,
+            tuple(self.anchors),
+            monotone([n for n, _ in self.out]),
+            tuple(self.api),
+            tuple(self.refs),
+            description=description,
+        )
 
     def blank(self, line: int) -> None:
         """One blank line before a block, none where the page already ends with one (or is

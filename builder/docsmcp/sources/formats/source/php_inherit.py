@@ -23,18 +23,14 @@ the docblocks its members inherit (`docs`).
 from __future__ import annotations
 
 import dataclasses
-import json
-import logging
 import re
 from collections.abc import Callable
 from typing import Any
 
 from docsmcp.sources.formats.markdown.fences import code_span
-from docsmcp.sources.formats.source import phpdoc_tags
+from docsmcp.sources.formats.source import pass_line, phpdoc_tags
 from docsmcp.sources.formats.source.inherit_walk import alias_entries, inherited_line, linked
 from docsmcp.sources.formats.source.php_parse import Param
-
-log = logging.getLogger("docsmcp.sources.formats.source.php_inherit")
 
 MARKER = "\n//@docsmcp-php-inherit "  # the line the pass appends to a page
 _PARAM_FIELDS = frozenset(f.name for f in dataclasses.fields(Param))
@@ -42,23 +38,19 @@ _PARAM_FIELDS = frozenset(f.name for f in dataclasses.fields(Param))
 
 def encode(inherits: dict[str, list[dict[str, Any]]], docs: dict[str, Any]) -> str:
     data = {"bases": dict(sorted(inherits.items())), "docs": dict(sorted(docs.items()))}
-    return MARKER + json.dumps(data, ensure_ascii=False, sort_keys=True)
+    return pass_line.encode(MARKER, data)
 
 
 def split(text: str) -> tuple[str, dict[str, list[Any]], dict[str, dict[str, Any]]]:
     """`text` without the pass's line, and what it says: each type's parents, and the
     docblocks its members inherit (nothing when none or broken)."""
-    head, found, line = text.rpartition(MARKER)
-    if not found:
-        return text, {}, {}
-    try:
-        data = json.loads(line)
-        bases = {str(k): list(v) for k, v in data.get("bases", {}).items()}
-        docs = {str(k): dict(v) for k, v in data.get("docs", {}).items()}
-        return head, bases, docs
-    except (ValueError, AttributeError, TypeError):
-        log.debug("a broken inherit line is ignored")
-        return head, {}, {}
+    head, (bases, docs) = pass_line.split(text, MARKER, _read, lambda: ({}, {}))
+    return head, bases, docs
+
+
+def _read(data: Any) -> tuple[dict[str, list[Any]], dict[str, dict[str, Any]]]:
+    bases = {str(k): list(v) for k, v in data.get("bases", {}).items()}
+    return bases, {str(k): dict(v) for k, v in data.get("docs", {}).items()}
 
 
 _TAG = re.compile(r"\{@inheritdoc\}", re.I)

@@ -27,9 +27,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from docsmcp.model.api import OBJECT_ANCHOR, ApiEntry, Parameter
+from docsmcp.model.api import OBJECT_ANCHOR, Parameter
 from docsmcp.model.source import Converted
-from docsmcp.sources.formats.linemap import monotone
 from docsmcp.sources.formats.markdown.fences import code_block, code_span
 from docsmcp.sources.formats.source import php_inherit, phpdoc_tags
 from docsmcp.sources.formats.source.doc_entries import source_entry
@@ -59,13 +58,8 @@ def _visible(decl: Decl) -> bool:
 
 @dataclass
 class _Page(PageText):
-    path: str
     unit: Unit
     namespace: str = ""
-    out: list[tuple[int, str]] = field(default_factory=list)
-    anchors: list[tuple[int, str]] = field(default_factory=list)
-    refs: list[tuple[int, str]] = field(default_factory=list)
-    api: list[ApiEntry] = field(default_factory=list)
     local: dict[str, str] = field(default_factory=dict)  # qualified name -> anchor
     used: Anchors = field(default_factory=Anchors)
     pending: list[str] = field(default_factory=list)
@@ -487,11 +481,4 @@ def php_to_markdown(path: str, text: str) -> Converted:
         page.write_functions(functions, first)
     php_inherit.entries(page)
     title = shown[0].name if shown else page.out[0][1].lstrip("# ").split(" {#")[0]
-    return Converted(
-        "\n".join(t for _, t in page.out),
-        title,
-        tuple(page.anchors),
-        monotone([n for n, _ in page.out]),
-        tuple(page.api),
-        tuple(page.refs),
-    )
+    return page.converted(title)

@@ -79,12 +79,7 @@ class _List:
 
 @dataclass
 class _Page(PageText):
-    path: str
     module: str
-    out: list[tuple[int, str]] = field(default_factory=list)
-    anchors: list[tuple[int, str]] = field(default_factory=list)
-    api: list[ApiEntry] = field(default_factory=list)
-    refs: list[tuple[int, str]] = field(default_factory=list)
     lists: list[_List] = field(default_factory=list)
     marker: str = ""  # an item's marker, written before its first block
     deep: int = 0  # `=over`s open past MAX_LISTS

@@ -25,11 +25,10 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from docsmcp.model.api import OBJECT_ANCHOR, ApiEntry, Parameter
+from docsmcp.model.api import OBJECT_ANCHOR, Parameter
 from docsmcp.model.api_fields import MAX_PARAM_DESCRIPTION_CHARS
 from docsmcp.model.source import Converted
 from docsmcp.model.text import truncate
-from docsmcp.sources.formats.linemap import monotone
 from docsmcp.sources.formats.markdown.fences import code_block, code_span
 from docsmcp.sources.formats.source.doc_entries import dotted_category, source_entry
 from docsmcp.sources.formats.source.page_text import (
@@ -120,14 +119,9 @@ def _text(doc: str, trailing: str) -> str:
 
 @dataclass
 class _Page(PageText):
-    path: str
     source: str
     package: str
     names: set[str]  # the full names of the file's messages and enums
-    out: list[tuple[int, str]] = field(default_factory=list)
-    anchors: list[tuple[int, str]] = field(default_factory=list)
-    api: list[ApiEntry] = field(default_factory=list)
-    refs: list[tuple[int, str]] = field(default_factory=list)
     ids: Anchors = field(default_factory=Anchors)
 
     def full(self, name: str) -> str:
@@ -458,11 +452,4 @@ def proto_to_markdown(path: str, text: str) -> Converted:
         page.paragraphs(0, doc)
     for d in proto.decls:
         page.decl(d, 2, "")
-    return Converted(
-        "\n".join(t for _, t in page.out),
-        title,
-        tuple(page.anchors),
-        monotone([n for n, _ in page.out]),
-        tuple(page.api),
-        tuple(page.refs),
-    )
+    return page.converted(title)

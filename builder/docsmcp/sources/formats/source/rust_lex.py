@@ -11,7 +11,8 @@ unterminated string or comment runs to the end of the file.
 from __future__ import annotations
 
 import re
-from typing import NamedTuple
+
+from docsmcp.sources.formats.source.token_groups import Token
 
 # Kinds: ident, punct, open, close, str, raw (a raw string: its text), char, lifetime, num,
 # doc (an outer doc comment), inner (an inner one).
@@ -38,14 +39,6 @@ _FAST = re.compile(
     r"|(?P<punct>::|->|=>|[^\sA-Za-z0-9_/\"'])"
 )
 _KIND = {**{c: "open" for c in _OPENERS}, **{c: "close" for c in _CLOSERS}}
-
-
-class Token(NamedTuple):
-    kind: str
-    text: str  # a doc token's text is its content: without `///`/`//!` or `/**`…`*/`
-    start: int  # offset in the source
-    end: int
-    line: int  # 0-based line of `start`
 
 
 def tokens(source: str) -> list[Token]:

@@ -24,8 +24,8 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from docsmcp.sources.formats.source.rust_lex import Token, string_value, tokens
-from docsmcp.sources.formats.source.token_groups import group_end
+from docsmcp.sources.formats.source.rust_lex import string_value, tokens
+from docsmcp.sources.formats.source.token_groups import Token, group_end
 
 MAX_DEPTH = 8  # calls expanded inside an expansion, nested, at most
 MAX_TEXT = 200_000  # characters one call expands to, at most

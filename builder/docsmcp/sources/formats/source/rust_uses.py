@@ -16,9 +16,9 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass
 
-from docsmcp.sources.formats.source.rust_lex import Token, tokens
+from docsmcp.sources.formats.source.rust_lex import tokens
 from docsmcp.sources.formats.source.rustdoc import attribute
-from docsmcp.sources.formats.source.token_groups import group_end
+from docsmcp.sources.formats.source.token_groups import Token, group_end
 
 MAX_DEPTH = 16
 MAX_USES = 5000  # names bound by one file's `use` declarations, at most

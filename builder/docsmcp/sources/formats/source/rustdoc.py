@@ -33,10 +33,10 @@ from dataclasses import dataclass, field
 from docsmcp.model.api import OBJECT_ANCHOR
 from docsmcp.model.source import Converted
 from docsmcp.sources.formats.source import rust_macros
-from docsmcp.sources.formats.source.rust_lex import Token, string_value, tokens
+from docsmcp.sources.formats.source.rust_lex import string_value, tokens
 from docsmcp.sources.formats.source.rustdoc_page import Item, Page, api_entry, tails
 from docsmcp.sources.formats.source.rustdoc_text import doc_markdown, first_paragraph
-from docsmcp.sources.formats.source.token_groups import group_end
+from docsmcp.sources.formats.source.token_groups import Token, group_end
 
 HEADER = "//@docsmcp-rust "  # crate=NAME module=a::b public=a (rust_crate.expand writes it)
 # NAME PRIMARY [ALIAS…]: where an item of the file is shown and the other paths re-exports give

@@ -13,33 +13,24 @@ a marker (`MARKER`): a JSON object of each type's parents, their members and the
 
 from __future__ import annotations
 
-import json
-import logging
 from typing import Any
 
 from docsmcp.sources.formats.markdown.fences import code_span
+from docsmcp.sources.formats.source import pass_line
 from docsmcp.sources.formats.source.inherit_walk import alias_entries, inherited_line, linked
-
-log = logging.getLogger("docsmcp.sources.formats.source.scala_inherit")
 
 MARKER = "\n//@docsmcp-scala-inherit "  # the line the pass appends to a page
 
 
 def encode(inherits: dict[str, Any]) -> str:
-    return MARKER + json.dumps(dict(sorted(inherits.items())), ensure_ascii=False, sort_keys=True)
+    return pass_line.encode(MARKER, dict(sorted(inherits.items())))
 
 
 def split(text: str) -> tuple[str, dict[str, Any]]:
     """`text` without the pass's line, and what it says (nothing when none or broken)."""
-    head, found, line = text.rpartition(MARKER)
-    if not found:
-        return text, {}
-    try:
-        data = json.loads(line)
-        return head, {str(k): v for k, v in data.items() if isinstance(v, dict)}
-    except (ValueError, AttributeError, TypeError):
-        log.debug("a broken inherit line is ignored")
-        return head, {}
+    return pass_line.split(
+        text, MARKER, lambda data: {str(k): v for k, v in data.items() if isinstance(v, dict)}, dict
+    )
 
 
 def docs(data: dict[str, Any]) -> dict[str, str]:

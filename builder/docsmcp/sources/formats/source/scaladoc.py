@@ -32,9 +32,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from docsmcp.model.api import ApiEntry, Example, Parameter
+from docsmcp.model.api import Example, Parameter
 from docsmcp.model.source import Converted
-from docsmcp.sources.formats.linemap import monotone
 from docsmcp.sources.formats.markdown.fences import code_block, code_span
 from docsmcp.sources.formats.source import scala_inherit
 from docsmcp.sources.formats.source.doc_entries import (
@@ -74,12 +73,7 @@ def anchor_part(name: str) -> str:
 
 @dataclass
 class _Page(PageText):
-    path: str
     unit: Unit
-    out: list[tuple[int, str]] = field(default_factory=list)
-    anchors: list[tuple[int, str]] = field(default_factory=list)
-    refs: list[tuple[int, str]] = field(default_factory=list)
-    api: list[ApiEntry] = field(default_factory=list)
     local: dict[str, str] = field(default_factory=dict)  # path below the package -> anchor
     used: Anchors = field(default_factory=Anchors)
     pending: list[str] = field(default_factory=list)
@@ -393,11 +387,4 @@ def scala_to_markdown(path: str, text: str) -> Converted:
         page.heading(1, line, title, page.unique("package"), unit.package or stem)
         _walk(page, shown, 2, unit.package, [], {})
     scala_inherit.entries(page, page.inherited_entry)
-    return Converted(
-        "\n".join(t for _, t in page.out),
-        title,
-        tuple(page.anchors),
-        monotone([n for n, _ in page.out]),
-        tuple(page.api),
-        tuple(page.refs),
-    )
+    return page.converted(title)

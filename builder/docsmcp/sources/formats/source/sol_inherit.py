@@ -14,38 +14,30 @@ after a marker (`MARKER`): a JSON object of each contract's bases and their memb
 
 from __future__ import annotations
 
-import json
-import logging
 from typing import Any
 
 from docsmcp.model.api import Parameter
 from docsmcp.sources.formats.markdown.fences import code_span
-from docsmcp.sources.formats.source import natspec
+from docsmcp.sources.formats.source import natspec, pass_line
 from docsmcp.sources.formats.source.inherit_walk import alias_entries, inherited_line, linked
-
-log = logging.getLogger(__name__)
 
 MARKER = "\n//@docsmcp-sol-inherit "  # the line the pass appends to a page
 
 
 def encode(inherits: dict[str, list[Any]], docs: dict[str, dict[str, list[Any]]]) -> str:
     data = {"docs": docs, "inherits": inherits}
-    return MARKER + json.dumps(data, ensure_ascii=False, sort_keys=True)
+    return pass_line.encode(MARKER, data)
 
 
 def split(text: str) -> tuple[str, dict[str, list[Any]], dict[str, dict[str, list[Any]]]]:
     """`text` without the pass's line, and what it says (nothing when none or broken)."""
-    head, found, line = text.rpartition(MARKER)
-    if not found:
-        return text, {}, {}
-    try:
-        data = json.loads(line)
-        inherits = {str(k): list(v) for k, v in data.get("inherits", {}).items()}
-        docs = {str(k): dict(v) for k, v in data.get("docs", {}).items()}
-        return head, inherits, docs
-    except (ValueError, AttributeError, TypeError):
-        log.debug("a broken inherit line is ignored")
-        return head, {}, {}
+    head, (inherits, docs) = pass_line.split(text, MARKER, _read, lambda: ({}, {}))
+    return head, inherits, docs
+
+
+def _read(data: Any) -> tuple[dict[str, list[Any]], dict[str, dict[str, list[Any]]]]:
+    inherits = {str(k): list(v) for k, v in data.get("inherits", {}).items()}
+    return inherits, {str(k): dict(v) for k, v in data.get("docs", {}).items()}
 
 
 def member_names(bases: list[Any]) -> dict[str, str]:

@@ -28,7 +28,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from docsmcp.model.api import OBJECT_ANCHOR, ApiEntry, Parameter
+from docsmcp.model.api import OBJECT_ANCHOR, Parameter
 from docsmcp.model.source import Converted
 from docsmcp.sources.formats.linemap import monotone
 from docsmcp.sources.formats.markdown.fences import code_block, code_span
@@ -143,14 +143,9 @@ def getter(m: Member) -> str:
 
 @dataclass
 class _Page(PageText):
-    path: str
     unit: Unit
     inherits: dict[str, list[Any]] = field(default_factory=dict)
     docs: dict[str, dict[str, list[Any]]] = field(default_factory=dict)
-    out: list[tuple[int, str]] = field(default_factory=list)
-    anchors: list[tuple[int, str]] = field(default_factory=list)
-    refs: list[tuple[int, str]] = field(default_factory=list)
-    api: list[ApiEntry] = field(default_factory=list)
     local: dict[str, str] = field(default_factory=dict)  # qualified name -> anchor
     used: set[str] = field(default_factory=set)
     pending: list[str] = field(default_factory=list)

@@ -13,11 +13,10 @@ add, with a link to each file.
 
 from __future__ import annotations
 
-import json
-import logging
 from dataclasses import dataclass, field
+from typing import Any
 
-log = logging.getLogger("docsmcp.sources.formats.source.swift_merge")
+from docsmcp.sources.formats.source import pass_line
 
 MERGE = "//@docsmcp-swift-merge "  # the marker of the line the pass appends to a page
 
@@ -43,7 +42,7 @@ class Merge:
                 k: [[b, kind, [list(m) for m in ms]] for b, kind, ms in v]
                 for k, v in sorted(self.inherited.items())
             }
-        return MERGE + json.dumps(data, ensure_ascii=False, sort_keys=True)
+        return pass_line.encode(MERGE, data)
 
     def __bool__(self) -> bool:
         return bool(self.declared or self.extended or self.inherited)
@@ -51,25 +50,21 @@ class Merge:
 
 def split(text: str) -> tuple[str, Merge]:
     """`text` without the pass's line, and what the line says (nothing when none or broken)."""
-    head, found, line = text.rpartition("\n" + MERGE)
-    if not found:
-        return text, Merge()
-    try:
-        data = json.loads(line)
-        return head, Merge(
-            {str(k): str(v) for k, v in data.get("declared", {}).items()},
-            {
-                str(k): tuple((str(f), tuple(str(x) for x in m)) for f, m in v)
-                for k, v in data.get("extended", {}).items()
-            },
-            {
-                str(k): tuple(
-                    (str(b), str(kind), tuple(tuple(str(x) for x in m[:3]) for m in ms))
-                    for b, kind, ms in v
-                )
-                for k, v in data.get("inherited", {}).items()
-            },
-        )
-    except (ValueError, AttributeError, TypeError):
-        log.debug("a broken merge line is ignored")
-        return head, Merge()
+    return pass_line.split(text, "\n" + MERGE, _read, Merge)
+
+
+def _read(data: Any) -> Merge:
+    return Merge(
+        {str(k): str(v) for k, v in data.get("declared", {}).items()},
+        {
+            str(k): tuple((str(f), tuple(str(x) for x in m)) for f, m in v)
+            for k, v in data.get("extended", {}).items()
+        },
+        {
+            str(k): tuple(
+                (str(b), str(kind), tuple(tuple(str(x) for x in m[:3]) for m in ms))
+                for b, kind, ms in v
+            )
+            for k, v in data.get("inherited", {}).items()
+        },
+    )

@@ -36,7 +36,7 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import quote
 
-from docsmcp.model.api import ApiEntry, Parameter
+from docsmcp.model.api import Parameter
 from docsmcp.model.source import Converted
 from docsmcp.sources.formats.linemap import monotone
 from docsmcp.sources.formats.markdown import docc
@@ -149,12 +149,7 @@ def render_doc(text: str, module: str, owner: str) -> _Doc:
 
 @dataclass
 class _Page(PageText):
-    path: str
     module: str
-    out: list[tuple[int, str]] = field(default_factory=list)
-    anchors: list[tuple[int, str]] = field(default_factory=list)
-    refs: list[tuple[int, str]] = field(default_factory=list)
-    api: list[ApiEntry] = field(default_factory=list)
     ids: Anchors = field(default_factory=Anchors)
     extensions: dict[str, list[str]] = field(default_factory=dict)  # type path -> its text
     links: docc.Links | None = None

@@ -1,10 +1,19 @@
-"""The bracket groups of a hand lexer's tokens (rust_lex.py, java_lex.py): tokens whose `kind` is
-"open" for `(`, `[`, `{` and "close" for their closers."""
+"""The tokens of the hand lexers of C-family code (rust_lex.py, java_lex.py, kotlin_lex.py,
+csharp_lex.py, dart_lex.py: one `Token` for all five) and their bracket groups: tokens whose
+`kind` is "open" for `(`, `[`, `{` and "close" for their closers."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Protocol
+from typing import NamedTuple, Protocol
+
+
+class Token(NamedTuple):
+    kind: str
+    text: str  # a doc token's text is its content, without `///`, `//!` or `/**`…`*/`
+    start: int  # offset in the source (a run of `///` lines: its first line's)
+    end: int
+    line: int  # 0-based line of `start`
 
 
 class Kinded(Protocol):

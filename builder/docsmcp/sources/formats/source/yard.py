@@ -20,7 +20,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from docsmcp.model.api import OBJECT_ANCHOR, ApiEntry, Parameter
+from docsmcp.model.api import OBJECT_ANCHOR, Parameter
 from docsmcp.model.source import Converted
 from docsmcp.sources.formats.linemap import monotone
 from docsmcp.sources.formats.markdown.fences import code_block
@@ -41,11 +41,6 @@ _BLANKED = re.compile(r"\"\"|''|%\w?\W\W|//|\?c\b|``")
 
 @dataclass
 class _Page(PageText):
-    path: str
-    out: list[tuple[int, str]] = field(default_factory=list)
-    anchors: list[tuple[int, str]] = field(default_factory=list)
-    api: list[ApiEntry] = field(default_factory=list)
-    refs: list[tuple[int, str]] = field(default_factory=list)
     ids: Anchors = field(default_factory=Anchors)
     local: dict[str, str] = field(default_factory=dict)  # an object's path -> its anchor
     # (child's name, giver's name, member or None for an `alias`, line): yard_inherit.entries
@@ -240,14 +235,7 @@ def ruby_to_markdown(path: str, text: str) -> Converted:
                 if m.kind == kind:
                     page.section(level + 1, m, ns.name)
     yard_inherit.entries(page)
-    return Converted(
-        "\n".join(t for _, t in page.out),
-        main.name,
-        tuple(page.anchors),
-        monotone([n for n, _ in page.out]),
-        tuple(page.api),
-        tuple(page.refs),
-    )
+    return page.converted(main.name)
 
 
 def rdoc_to_markdown(path: str, text: str) -> Converted:

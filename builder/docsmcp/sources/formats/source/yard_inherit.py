@@ -15,35 +15,26 @@ marker (`MARKER`): a JSON object of each namespace's givers and their members.
 
 from __future__ import annotations
 
-import json
-import logging
 from typing import Any
 
 from docsmcp.sources.formats.markdown.fences import code_span
+from docsmcp.sources.formats.source import pass_line
 from docsmcp.sources.formats.source.doc_entries import source_entry
 from docsmcp.sources.formats.source.inherit_walk import alias_entries, inherited_line, linked
-
-log = logging.getLogger("docsmcp.sources.formats.source.yard_inherit")
 
 MARKER = "\n#@docsmcp-ruby-inherit "  # the line the pass appends to a page
 WORDS = {"include": "Included from", "extend": "Extended by", "superclass": "Inherited from"}
 
 
 def encode(inherits: dict[str, list[dict[str, Any]]]) -> str:
-    return MARKER + json.dumps(dict(sorted(inherits.items())), ensure_ascii=False, sort_keys=True)
+    return pass_line.encode(MARKER, dict(sorted(inherits.items())))
 
 
 def split(text: str) -> tuple[str, dict[str, list[Any]]]:
     """`text` without the pass's line, and what it says (nothing when none or broken)."""
-    head, found, line = text.rpartition(MARKER)
-    if not found:
-        return text, {}
-    try:
-        data = json.loads(line)
-        return head, {str(k): list(v) for k, v in data.items()}
-    except (ValueError, AttributeError, TypeError):
-        log.debug("a broken inherit line is ignored")
-        return head, {}
+    return pass_line.split(
+        text, MARKER, lambda data: {str(k): list(v) for k, v in data.items()}, dict
+    )
 
 
 def write(page: Any, name: str, line: int, bases: list[Any]) -> None:
