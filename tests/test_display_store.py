@@ -430,3 +430,29 @@ def test_a_wrong_dictionary_fails_the_request_in_one_line(big_bundle: Path, tmp_
     assert len(problems) == 1 and problems[0].startswith(
         f"display.bin: block 0 (rows 0..{ROWS_PER_BLOCK - 1}) is unreadable: "
     ), problems
+
+
+def test_the_runtime_inflater_checks_what_it_does_not_checksum() -> None:
+    """BlockInflater skips the Adler-32s (the file's sha256 covers them) but still refuses what
+    is not one whole zlib stream of the bundle's dictionary, in one line."""
+    from docsmcp_runtime.format.display import BlockInflater
+
+    preset, raw = b"shared words " * 40, b"shared words and more shared words" * 20
+    squeeze = zlib.compressobj(9, zdict=preset)
+    with_dict = squeeze.compress(raw) + squeeze.flush()
+    plain = zlib.compress(raw, 9)
+    assert BlockInflater(preset)(with_dict, 1 << 20) == raw
+    assert BlockInflater(None)(plain, 1 << 20) == raw == BlockInflater(preset)(plain, 1 << 20)
+    cases = [
+        (BlockInflater(None), with_dict, "deflated with a preset dictionary the bundle does"),
+        (BlockInflater(b"other"), with_dict, "deflated with a preset dictionary the bundle"),
+        (BlockInflater(preset), with_dict[:-6], "not one whole zlib stream"),
+        (BlockInflater(preset), with_dict + b"tail", "not one whole zlib stream"),
+        (BlockInflater(preset), b"\xff" + with_dict[1:], "no zlib stream header"),
+        (BlockInflater(preset), with_dict[:4], "4 bytes, too short for a zlib stream"),
+    ]
+    for inflate, stream, message in cases:
+        with pytest.raises(ValueError, match=message):
+            inflate(stream, 1 << 20)
+    with pytest.raises(ValueError, match="inflates past"):
+        BlockInflater(preset)(with_dict, 100)

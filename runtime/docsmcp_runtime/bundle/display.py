@@ -23,7 +23,7 @@ import numpy as np
 
 from ..errors import BundleError
 from ..format import DISPLAY_ARRAYS, DISPLAY_BLOCK_ROWS
-from ..format.display import MAX_INFLATED_BLOCK, block_bounds, inflater, split_record
+from ..format.display import MAX_INFLATED_BLOCK, BlockInflater, block_bounds, split_record
 from ..records import record
 
 # Record bytes of the parsed rows kept. The server's memory is the budget (issue 30): with
@@ -65,7 +65,8 @@ class DisplayStore:
         self.path = root / _FILE
         self._data = data
         self._offsets = offsets
-        self._preset = preset  # the preset zlib dictionary every block was deflated with
+        # Blocks inflate with the preset zlib dictionary they were deflated with, if any.
+        self._inflate = BlockInflater(preset)
         self.n_chunks = n_chunks
         self._rows: OrderedDict[int, tuple[Shown, int]] = OrderedDict()  # row -> (shown, bytes)
         self._row_bytes = 0
@@ -149,12 +150,7 @@ class DisplayStore:
         rows = min(DISPLAY_BLOCK_ROWS, self.n_chunks - k * DISPLAY_BLOCK_ROWS)
         start, end = int(self._offsets[k]), int(self._offsets[k + 1])
         try:
-            inflate = inflater(self._preset)
-            raw = inflate.decompress(self._data[start:end], MAX_INFLATED_BLOCK)
-            if inflate.unconsumed_tail:
-                raise BundleError(
-                    f"{self.path}: block {k} inflates past {MAX_INFLATED_BLOCK >> 20} MiB"
-                )
+            raw = self._inflate(self._data[start:end], MAX_INFLATED_BLOCK)
             at, bounds = block_bounds(raw, rows)
         except (zlib.error, ValueError) as exc:
             raise BundleError(f"{self.path}: block {k} does not decompress ({exc})") from None
