@@ -261,15 +261,17 @@ def bundle_differences(a: Path, b: Path) -> list[str]:
 
 def without_display_store(bundle: Path, out: Path) -> Path:
     """A copy of `bundle` as a builder before the display store wrote it (bundle-spec.md,
-    *Display store*): the two files gone from disk and from metadata.json, the id resealed. The
-    runtime then reads what hits show from the Parquet tables."""
-    from docsmcp_runtime.format import DISPLAY_ARRAYS, METADATA_FILE, bundle_id
+    *Display store*): its files (the preset dictionary too, and its feature) gone from disk and
+    from metadata.json, the id resealed. The runtime then reads what hits show from the Parquet
+    tables."""
+    from docsmcp_runtime.format import DICTIONARY_ARRAYS, DISPLAY_ARRAYS, METADATA_FILE, bundle_id
 
     shutil.copytree(bundle, out)
     meta = json.loads((out / METADATA_FILE).read_text(encoding="utf-8"))
-    for spec in DISPLAY_ARRAYS.values():
-        del meta["files"][spec.file]
-        (out / spec.file).unlink()
+    for spec in (*DISPLAY_ARRAYS.values(), *DICTIONARY_ARRAYS.values()):
+        if meta["files"].pop(spec.file, None) is not None:
+            (out / spec.file).unlink()
+    meta["requires"] = [f for f in meta.get("requires", []) if f != "display-dictionary"]
     meta["bundle_id"] = bundle_id({n: e["sha256"] for n, e in meta["files"].items()})
     (out / METADATA_FILE).write_text(json.dumps(meta, indent=2), encoding="utf-8")
     return out

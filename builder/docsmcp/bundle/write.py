@@ -36,7 +36,7 @@ from docsmcp_runtime.format import (
 )
 from docsmcp_runtime.format.impact_codes import impact_codes
 from docsmcp_runtime.format.jsonread import loads
-from docsmcp_runtime.format.layout import DISPLAY_ARRAYS, ArraySpec
+from docsmcp_runtime.format.layout import ArraySpec
 from docsmcp_runtime.format.schemas import CHUNK_SCHEMA, TABLES
 from docsmcp_runtime.search.analyzer import NAME_MARK
 from docsmcp_runtime.search.stems import stem_rings
@@ -329,7 +329,8 @@ def _write_contents(
     # Every bundle gets the display store (bundle-spec.md, *Display store*), derived from the
     # chunk table just copied and the sections table written below.
     shapes = write_display(tmp, tmp / CHUNKS_FILE, tables.get(SECTIONS_FILE))
-    for spec, size in zip(DISPLAY_ARRAYS.values(), shapes, strict=True):
+    for name, size in shapes.items():
+        spec = ALL_ARRAYS[name]
         files[spec.file] = _entry(tmp / spec.file, spec.dtype, (size,))
     for filename, data in extra_files.items():
         (tmp / filename).write_bytes(data)

@@ -1,5 +1,6 @@
 """Reading the display store (bundle-spec.md, *Display store*): what a hit shows of each chunk,
-in zlib blocks of DISPLAY_BLOCK_ROWS rows over two memory-mapped arrays. With it a search answers
+in zlib blocks of DISPLAY_BLOCK_ROWS rows over two memory-mapped arrays (and the blocks' preset
+dictionary, where the bundle has one). With it a search answers
 with numpy and the standard library; the chunk table (pyarrow) is read only by tools that need
 whole columns or a Parquet table.
 
@@ -22,7 +23,7 @@ import numpy as np
 
 from ..errors import BundleError
 from ..format import DISPLAY_ARRAYS, DISPLAY_BLOCK_ROWS
-from ..format.display import MAX_INFLATED_BLOCK, block_bounds, split_record
+from ..format.display import MAX_INFLATED_BLOCK, BlockInflater, block_bounds, split_record
 from ..records import record
 
 # Record bytes of the parsed rows kept. The server's memory is the budget (issue 30): with
@@ -53,10 +54,19 @@ class _Block:
 
 
 class DisplayStore:
-    def __init__(self, root: Path, data: np.ndarray, offsets: np.ndarray, n_chunks: int) -> None:
+    def __init__(
+        self,
+        root: Path,
+        data: np.ndarray,
+        offsets: np.ndarray,
+        n_chunks: int,
+        preset: bytes | None = None,
+    ) -> None:
         self.path = root / _FILE
         self._data = data
         self._offsets = offsets
+        # Blocks inflate with the preset zlib dictionary they were deflated with, if any.
+        self._inflate = BlockInflater(preset)
         self.n_chunks = n_chunks
         self._rows: OrderedDict[int, tuple[Shown, int]] = OrderedDict()  # row -> (shown, bytes)
         self._row_bytes = 0
@@ -140,12 +150,7 @@ class DisplayStore:
         rows = min(DISPLAY_BLOCK_ROWS, self.n_chunks - k * DISPLAY_BLOCK_ROWS)
         start, end = int(self._offsets[k]), int(self._offsets[k + 1])
         try:
-            inflate = zlib.decompressobj()
-            raw = inflate.decompress(self._data[start:end], MAX_INFLATED_BLOCK)
-            if inflate.unconsumed_tail:
-                raise BundleError(
-                    f"{self.path}: block {k} inflates past {MAX_INFLATED_BLOCK >> 20} MiB"
-                )
+            raw = self._inflate(self._data[start:end], MAX_INFLATED_BLOCK)
             at, bounds = block_bounds(raw, rows)
         except (zlib.error, ValueError) as exc:
             raise BundleError(f"{self.path}: block {k} does not decompress ({exc})") from None
@@ -157,4 +162,5 @@ def open_display(root: Path, arrays: dict[str, np.ndarray], n_chunks: int) -> Di
     data, offsets = arrays.get("display"), arrays.get("display_offsets")
     if data is None or offsets is None:
         return None
-    return DisplayStore(root, data, offsets, n_chunks)
+    preset = arrays.get("display_dictionary")  # 32 KiB at most (checked at open)
+    return DisplayStore(root, data, offsets, n_chunks, None if preset is None else preset.tobytes())

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from .deep import DeepChecks
-from .display import offsets_problem
+from .display import dictionary_problem, offsets_problem
 from .files import FileEntry, check_file_count, file_entry
 from .jsonread import MetadataError, loads
 from .layout import (
@@ -28,6 +28,7 @@ from .layout import (
     ARRAY_BY_FILE,
     ARRAYS,
     CHUNKS_FILE,
+    DICTIONARY_ARRAYS,
     DISPLAY_ARRAYS,
     FORMAT,
     FORMAT_VERSION,
@@ -405,8 +406,14 @@ class Inspection(DeepChecks):
         ceil(n_chunks / DISPLAY_BLOCK_ROWS) blocks: a reader slices blocks with them unchecked,
         so they are checked here (decoding a block is the reader's; every record is `verify
         --deep`'s)."""
+        dictionary = DICTIONARY_ARRAYS["display_dictionary"].file
         if not (yield from self._pair([s.file for s in DISPLAY_ARRAYS.values()])):
+            if dictionary in self.entries:
+                yield Problem(METADATA_FILE, f"lists {dictionary} without the display store")
             return
+        preset = self.arrays.get("display_dictionary")
+        if preset is not None and (problem := dictionary_problem(len(preset))) is not None:
+            yield Problem(dictionary, problem)
         display, offsets = (self.arrays.get(k) for k in DISPLAY_ARRAYS)
         if display is None or offsets is None or self.n_chunks is None:
             return

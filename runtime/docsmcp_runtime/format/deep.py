@@ -12,7 +12,15 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from .display import decode_block, header, n_blocks, offsets_problem, record, split_record
+from .display import (
+    decode_block,
+    header,
+    inflater,
+    n_blocks,
+    offsets_problem,
+    record,
+    split_record,
+)
 from .layout import (
     CHUNK_COMPRESSION,
     CHUNKS_FILE,
@@ -321,6 +329,8 @@ class DeepChecks:
             if sections.num_rows != n:
                 return  # so does this
         name = DISPLAY_ARRAYS["display"].file
+        dictionary = self.arrays.get("display_dictionary")
+        preset = None if dictionary is None else dictionary.tobytes()
         parsed: dict[str, Any] = {}
         for k in range(n_blocks(n)):
             lo, hi = k * DISPLAY_BLOCK_ROWS, min(n, (k + 1) * DISPLAY_BLOCK_ROWS)
@@ -337,7 +347,7 @@ class DeepChecks:
                 heads.append(header(row, parsed[text], secs[i] if secs is not None else None))
             expected = [record(h, row["text"]) for h, row in zip(heads, rows, strict=True)]
             limit = 4 * (len(rows) + 1) + sum(len(r) for r in expected)
-            inflate = zlib.decompressobj()
+            inflate = inflater(preset)
             try:
                 raw = inflate.decompress(display[int(offsets[k]) : int(offsets[k + 1])], limit + 1)
                 if len(raw) > limit or not inflate.eof or inflate.unused_data:

@@ -13,7 +13,12 @@ INCLUDE_UNSET = "include-unset"
 NARROW_INDEX = "narrow-index"
 # Postings' impacts stored as uint8 codes into impact_levels.bin (layout.ArraySpec.codes).
 IMPACT_CODES = "impact-codes"
+# The display store's blocks are deflated with display_dictionary.bin as a preset dictionary
+# (layout.DICTIONARY_ARRAYS): a reader without it cannot inflate one.
+DISPLAY_DICTIONARY = "display-dictionary"
 # The rescoring model's query encoder is a GGUF file outside the bundle (rescore.py).
 RESCORE_GGUF = "rescore-gguf"
 
-KNOWN_FEATURES = frozenset({AUTO_INCLUDE, INCLUDE_UNSET, NARROW_INDEX, IMPACT_CODES, RESCORE_GGUF})
+KNOWN_FEATURES = frozenset(
+    {AUTO_INCLUDE, INCLUDE_UNSET, NARROW_INDEX, IMPACT_CODES, DISPLAY_DICTIONARY, RESCORE_GGUF}
+)

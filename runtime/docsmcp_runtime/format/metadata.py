@@ -18,10 +18,18 @@ from urllib.parse import quote, urlsplit, urlunsplit
 
 from ..records import record
 from . import jsonread as j
-from .features import AUTO_INCLUDE, IMPACT_CODES, INCLUDE_UNSET, KNOWN_FEATURES, NARROW_INDEX
+from .features import (
+    AUTO_INCLUDE,
+    DISPLAY_DICTIONARY,
+    IMPACT_CODES,
+    INCLUDE_UNSET,
+    KNOWN_FEATURES,
+    NARROW_INDEX,
+)
 from .files import FileEntry, coded_files, narrow_files, parse_files
 from .jsonread import MetadataError
 from .layout import (
+    DICTIONARY_ARRAYS,
     FORMAT,
     FORMAT_VERSION,
     IMPACT_ARRAYS,
@@ -413,6 +421,8 @@ class Metadata:
             features.add(NARROW_INDEX)
         if coded_files(self.files):
             features.add(IMPACT_CODES)
+        if DICTIONARY_ARRAYS["display_dictionary"].file in self.files:
+            features.add(DISPLAY_DICTIONARY)
         if self.rescore is not None:
             features.update(self.rescore.required_features)
         return tuple(sorted(features))
@@ -466,6 +476,11 @@ class Metadata:
         levels = IMPACT_ARRAYS["impact_levels"].file
         if coded and levels not in files:
             raise MetadataError("files", f"{coded[0]} holds codes, but {levels} is missing")
+        dictionary = DICTIONARY_ARRAYS["display_dictionary"].file
+        if dictionary in files and DISPLAY_DICTIONARY not in requires:
+            raise MetadataError(
+                "requires", f"lists {dictionary}, which needs {DISPLAY_DICTIONARY!r} in requires"
+            )
         build = j.field(data, "build", "", j.obj)
         meta = cls(
             requires=requires,
