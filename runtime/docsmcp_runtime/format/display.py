@@ -14,9 +14,10 @@ import numpy as np
 
 from .layout import DISPLAY_BLOCK_ROWS, DISPLAY_BOUNDS_DTYPE, MAX_DISPLAY_DICTIONARY
 
-# zlib level of each block (RFC 1950 stream). 9 rather than 6: with the preset dictionary,
-# speakeasy-sdks' display.bin 1.83 -> 1.75 MB; inflating costs the same at any level.
-DISPLAY_LEVEL = 9
+# zlib level of each block (RFC 1950 stream). 6, not 9: with the preset dictionary 9 gives
+# speakeasy-sdks' display.bin 1.75 MB instead of 1.83, for 1.4 s more of the build's CPU
+# (0.86 -> 2.26 s, one thread); inflating costs the same at any level.
+DISPLAY_LEVEL = 6
 # The preset dictionary (bundle-spec.md, *Display store*): the first DICTIONARY_PIECE bytes of
 # DICTIONARY_SAMPLES records spread evenly over the rows (`dictionary_rows`), so it holds the
 # header keys, the corpus's paths and metadata and how its texts start. Measured on
