@@ -183,7 +183,7 @@ def named_values(query: str, taxonomy: Mapping[str, Iterable[str]]) -> list[Name
             value = None
             if named_key and low in present:
                 value = low
-            else:
+            elif candidates[i]:  # (most words name no language: no list built for them)
                 langs = [c for c in candidates[i] if c in present]
                 if langs and (low not in WORDLIKE or _as_name(words, lows, i)):
                     value = langs[0]
