@@ -50,7 +50,7 @@ def _plain_boost(searcher: Searcher, named, rows: np.ndarray) -> np.ndarray:
     return factor
 
 
-def _gathered(self: Searcher, scores, keep, matched, total, k, named, query, filters):
+def _gathered(self: Searcher, scores, keep, filtered, k, named, query, filters):
     """Searcher._best as the gather of every candidate (the computation before it)."""
     rows = np.flatnonzero(keep)
     part = scores[rows]

@@ -348,6 +348,7 @@ class Searcher:
             # Folded variants: room for every copy of the sections that can be shown.
             k = max(end, depth) * self.versions.room(scope)
             total = int(np.count_nonzero(keep))
+            corpus = int(np.count_nonzero(matched))
             if scope.folded or total < 4 * SAMPLE_EVERY * k:
                 # Few candidates (or all of them counted by section): named values and page
                 # roles weigh only those rows (the same float32 products, row by row, as over
@@ -357,8 +358,8 @@ class Searcher:
                 if named:
                     np.multiply(part, self.boost_factor(named, rows), out=part)
                 weigh(part, self.roles, query, filters, rows)
-            else:
-                rows, part = self._best(scores, keep, matched, total, k, named, query, filters)
+            else:  # (keep is a subset of matched: as many rows are the same rows)
+                rows, part = self._best(scores, keep, total != corpus, k, named, query, filters)
             ranked, ranked_scores = topk(
                 rows, part, k, self.heading_lengths if self.heading_ties else None
             )
@@ -380,6 +381,7 @@ class Searcher:
             matched |= proximity > 0
             total = len(ranked)
             ranked_set = None  # the ranked rows, made below only when references need it
+            corpus = int(np.count_nonzero(matched))
         if self.rescorer is not None:
             before = len(ranked)
             ranked, ranked_scores, also_in = self._rescore(
@@ -410,7 +412,7 @@ class Searcher:
             scores=np.asarray(ranked_scores[offset:end], dtype=np.float64).tolist(),
             total=total,
             suggested_filters=suggested,
-            corpus_matches=int(np.count_nonzero(matched)),
+            corpus_matches=corpus,
             also_in=self.versions.fold(scope, ranked[offset:end], also_in[offset:end]),
             degraded=degraded,
             notes=notes,
@@ -421,14 +423,14 @@ class Searcher:
         self,
         scores: np.ndarray,
         keep: np.ndarray,
-        matched: np.ndarray,
-        total: int,
+        filtered: bool,
         k: int,
         named: Sequence[Named],
         query: str,
         filters: dict[str, str],
     ) -> tuple[np.ndarray, np.ndarray]:
-        """The rows of `keep` (`total` of them) that can be among the best `k` and their scores,
+        """The rows of `keep` that can be among the best `k` and their scores (`filtered`: keep
+        is not every matched row),
         ascending by row, `scores` weighed in place by named values and page roles over every
         row of the bundle (a vector product each, where gathering thousands of candidates'
         scores, facet codes and role weights was ~a fifth of a speakeasy-sdks ranking's
@@ -436,8 +438,7 @@ class Searcher:
         if named:
             np.multiply(scores, self.boost_factor(named), out=scores)
         weigh(scores, self.roles, query, filters)
-        # keep is a subset of matched: as many rows means the same rows
-        return best_rows(scores, keep, k, total != np.count_nonzero(matched))
+        return best_rows(scores, keep, k, filtered)
 
     def _rescore(
         self,
