@@ -40,7 +40,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from .intent import IDENTIFIER, query_class
+from .intent import IDENTIFIER, holds_any, query_class
 
 if TYPE_CHECKING:
     from ..bundle.reader import Bundle
@@ -128,9 +128,18 @@ _PROPOSAL = re.compile(
 CHANGE_WORDS = frozenset({"change", "changed"})
 
 
+# Words one of which every match of a pattern above holds (intent.holds_any: a query without
+# any of them skips the pattern's pass).
+_CHANGES_WORDS = ("chang", "release", "new", "breaking")
+_CHANGE_TOPIC_WORDS = ("deprecat", "migrat", "upgrad", "release", "history")
+_VERSION_WORDS = tuple("0123456789")
+_BLOG_WORDS = ("blog", "announc")
+_PROPOSAL_WORDS = ("sep", "rfc", "pep", "adr", "propos", "planned", "roadmap")
+
+
 def asks_what_changed(query: str) -> bool:
     """Whether `query` asks what changed (changelogs are lifted for it)."""
-    return _CHANGES.search(query) is not None
+    return holds_any(query, _CHANGES_WORDS) and _CHANGES.search(query) is not None
 
 
 def without_change_words(terms: list[str], bigrams: list[str]) -> tuple[list[str], list[str]]:
@@ -148,14 +157,14 @@ def weights(query: str, present: Collection[str] = ROLES) -> dict[str, float]:
         if asks_what_changed(query):
             out[CHANGELOG] = LIFTED
             out[BLOG] = NEUTRAL  # a release's announcement says what is new in it too
-        elif _CHANGE_TOPIC.search(query):
+        elif holds_any(query, _CHANGE_TOPIC_WORDS) and _CHANGE_TOPIC.search(query):
             out[CHANGELOG] = NEUTRAL
-        if _VERSION.search(query):
+        if holds_any(query, _VERSION_WORDS) and _VERSION.search(query):
             out[CHANGELOG] = max(out[CHANGELOG], NEUTRAL)
             out[BLOG] = NEUTRAL
-    if BLOG in present and _BLOG.search(query):
+    if BLOG in present and holds_any(query, _BLOG_WORDS) and _BLOG.search(query):
         out[BLOG] = LIFTED
-    if PROPOSAL in present and _PROPOSAL.search(query):
+    if PROPOSAL in present and holds_any(query, _PROPOSAL_WORDS) and _PROPOSAL.search(query):
         out[PROPOSAL] = LIFTED
     if GENERATED in present and query_class(query) == IDENTIFIER:
         out[GENERATED] = NEUTRAL

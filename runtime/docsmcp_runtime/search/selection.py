@@ -84,6 +84,30 @@ def _tie_keys(
     return keys
 
 
+def best_rows(
+    scores: np.ndarray, keep: np.ndarray, k: int, filtered: bool
+) -> tuple[np.ndarray, np.ndarray]:
+    """The rows where `keep` that can be among the best `k` by `scores` (one per row of the
+    bundle, final), ascending, and their scores: every candidate scoring at least the k-th
+    best, so topk of them is topk of all candidates. `filtered`: some rows of positive score
+    are not kept; their scores are set to 0 here (x * 1 is x for the others).
+
+    A sample of every SAMPLE_EVERY-th row gives a floor at most the k-th best score (as in
+    topk), and only rows at least that high are gathered, where gathering every candidate's
+    score was an index of thousands per search; rows not kept score 0 or less, so a positive
+    floor leaves only candidates (else every kept row is taken)."""
+    if filtered:
+        np.multiply(scores, keep, out=scores)
+    sample = scores[::SAMPLE_EVERY]
+    floor = 0.0
+    if len(sample) > k:
+        sample = np.partition(sample, len(sample) - k)
+        # (a NaN, which partition puts above every value, would raise the floor)
+        floor = 0.0 if np.isnan(sample[-k:]).any() else sample[len(sample) - k]
+    rows = np.flatnonzero(scores >= floor) if floor > 0 else np.flatnonzero(keep)
+    return rows, scores[rows]
+
+
 def rank(scores: np.ndarray, keep: np.ndarray, k: int | None) -> tuple[np.ndarray, np.ndarray]:
     """Rows where `keep`, ranked by `scores[row]` (see topk)."""
     rows = np.flatnonzero(keep)
