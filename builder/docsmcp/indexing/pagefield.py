@@ -154,10 +154,11 @@ def member_headings(chunks: list[Chunk], api: tuple) -> dict[int, str]:
     fields above every member (discounted: shared_factors); in each heading it gave all of
     `Selector`'s members `selector` at heading weight, and `Element.cssSelector` the bigram
     "element css" of "select elements with CSS selector" (session 18). `api`: the file's
-    records' (entry, row) pairs."""
+    records' (entry, row) pairs. A nested type keeps its heading (`Http2Connection.Listener`):
+    it is named so, and its members' trails hold that name too."""
     out: dict[int, str] = {}
     for entry, row in api:
-        if row in out or not 0 <= row < len(chunks) or entry.inherited:
+        if row in out or not 0 <= row < len(chunks) or entry.inherited or entry.kind == "type":
             continue
         chunk = chunks[row]
         heading = chunk.heading.strip()

@@ -226,13 +226,27 @@ def _name_definitions(anchors: list[tuple[str, ...]], api: list[tuple[ApiEntry, 
         # (`org.jsoup.nodes.Element.`) is on every member of its type, and gave each the
         # type's words at anchor weight and `Element.cssSelector` the bigram "element css"
         # (pagefield.member_headings). Its full name is still an entry-name term.
-        code = is_code_page(entry.path)
+        code = is_code_page(entry.path) and entry.kind != "type"  # (members: member_headings)
         plain = _last_part(entry.name) if code else entry.name
         if code and own:  # links whose text is the qualified name (`Element.cssSelector()`)
             anchors[row] = tuple(_unqualified(t, entry.name) for t in anchors[row])
+            # Its heading's words no longer name it (`Interceptor.Chain.request`): each tail
+            # of three parts or more is an entry-name term, as the full and two-part ones are.
+            terms = [*terms, *_tails(entry.name, top)]
         named = [t for t in ((plain,) if own else ()) + (*terms,) if t not in anchors[row]]
         if named:
             anchors[row] = (*anchors[row], *named)
+
+
+def _tails(name: str, top: frozenset[str]) -> list[str]:
+    """The entry-name terms of a qualified name's tails between the full name and the last two
+    parts (`okhttp3.Interceptor.Chain.request` -> `Interceptor.Chain.request`)."""
+    parts = _SEPARATED.split(name.strip())  # [part, separator, part, ...]
+    tails = ("".join(parts[i:]) for i in range(2, len(parts) - 4, 2))
+    return [t for tail in tails for t in entry_terms(tail, top, last=False)[:1]]
+
+
+_SEPARATED = re.compile(r"(::|[.#\\])")
 
 
 def _unqualified(text: str, name: str) -> str:
