@@ -23,7 +23,14 @@ from docsmcp_runtime.search.analyzer import AnalyzerConfig, analyze
 from docsmcp_runtime.search.entry_names import is_entry_term
 
 from docsmcp.common.memtrim import release_free_memory
-from docsmcp.indexing.pagefield import PAGE_KEYS, heading_factors, heading_key, page_of, page_text
+from docsmcp.indexing.pagefield import (
+    PAGE_KEYS,
+    heading_factors,
+    heading_key,
+    page_of,
+    page_text,
+    shared_factors,
+)
 from docsmcp.model.chunk import Chunk
 
 try:  # the C counting loop behind Counter (CPython); the same counts either way
@@ -118,13 +125,23 @@ def heading_fields(chunk: Chunk) -> tuple[str, str]:
     return own, trail
 
 
-def _field_terms(chunk: Chunk, config: AnalyzerConfig) -> list[tuple[list[str], int]]:
-    """The terms of a chunk's heading, trail, body and context fields, and their names."""
+def _field_terms(
+    chunk: Chunk, config: AnalyzerConfig, heading: str | None = None
+) -> list[tuple[list[str], int]]:
+    """The terms of a chunk's heading, trail, body and context fields, and their names;
+    `heading` replaces the own heading (an API member's name: pagefield.member_headings)."""
     line_terms = _analyse_line(config)
+    own, trail = heading_fields(chunk)
+    body = chunk.search_text
+    if heading is not None:
+        # The body's first line repeats the heading: the member's name there too.
+        first, nl, rest = body.partition("\n")
+        body = heading + nl + rest if first.strip() == own.strip() else body
+        own = heading
     # Bigrams never cross a line: lines separate headings, cells, items and paragraphs.
     return [
         _lines_terms(text.split("\n"), line_terms) if text else ([], 0)
-        for text in (*heading_fields(chunk), chunk.search_text, context_text(chunk))
+        for text in (own, trail, body, context_text(chunk))
     ]
 
 
@@ -150,12 +167,17 @@ def _counted(terms: list[str], names: int = 0) -> tuple[str, bytes, int]:
 
 
 def analyse_chunk(
-    chunk: Chunk, config: AnalyzerConfig, page: str = "", lead: str = ""
+    chunk: Chunk,
+    config: AnalyzerConfig,
+    page: str = "",
+    lead: str = "",
+    heading: str | None = None,
 ) -> FieldCounts:
     """What the index needs of one chunk's own fields (all but `anchors`), computable apart
     (in a worker, or from a cache); `page` and `lead` are the file's (`pagefield.page_field`,
-    `pagefield.lead_text`)."""
-    own = tuple(_counted(terms, names) for terms, names in _field_terms(chunk, config))
+    `pagefield.lead_text`); `heading`, when given, is indexed as the own heading
+    (`pagefield.member_headings`)."""
+    own = tuple(_counted(t, names) for t, names in _field_terms(chunk, config, heading))
     return (*own, _page_counted(page, config), _page_counted(lead, config))
 
 
@@ -221,6 +243,9 @@ class IndexBuilder:
         # Per chunk, the `heading_key` of its own heading and of its page (heading_factors).
         self._heading_keys = array("q")
         self._pages = array("q")
+        # Per chunk, the `heading_key` of what an API member shares with its type's other
+        # members (`pagefield.member_key`; 0 for other chunks: shared_factors).
+        self._members = array("q")
         self._joined: list[str] = []
         self._counts: list[bytes] = []
         self._slots: list[int] = []  # chunk row * len(FIELDS) + field of each joined string
@@ -228,13 +253,15 @@ class IndexBuilder:
         self._docs = 0
         self._first_docs: list[int] = []  # the first chunk row of each spilled block
 
-    def add(self, fields: FieldCounts, heading: str = "", page: str = "") -> None:
+    def add(self, fields: FieldCounts, heading: str = "", page: str = "", member: str = "") -> None:
         """The next chunk's analysed fields (`analyse_chunk`: all but `anchors`, which `finish`
         adds once references have resolved), its own heading and its page (`pagefield.page_of`:
-        how many pages share a heading weighs it)."""
+        how many pages share a heading weighs it), and for an API member what it shares with
+        its type's other members (`pagefield.member_key`)."""
         row = self._docs * len(FIELDS)
         self._heading_keys.append(heading_key(heading))
         self._pages.append(heading_key(page))
+        self._members.append(heading_key(member))
         self._docs += 1
         for f, (terms, tf, length) in enumerate(fields):
             self._lengths.append(length)
@@ -417,6 +444,12 @@ class IndexBuilder:
             self._heading_keys, self._pages, params.heading_informativeness
         )
         self._heading_keys, self._pages = array("q"), array("q")
+        # What every member of a type carries (its type's name, package and summary) weighs as
+        # little as a repeated heading does, the member's own heading and text as before.
+        shared = shared_factors(self._members, params.heading_informativeness)
+        for name in ("trail", "page", "lead"):
+            norm[FIELDS.index(name)] /= shared
+        self._members = array("q")
         df = np.zeros(n_terms, np.int64)
         postings = tempfile.TemporaryFile(dir=self._dir)  # noqa: SIM115 (closed below)
         sums: list[int] = []

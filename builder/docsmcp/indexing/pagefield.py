@@ -20,6 +20,7 @@ from array import array
 import numpy as np
 
 from docsmcp.model.chunk import Block, Chunk, ParsedFile
+from docsmcp.sources.files import CODE_PAGE_SUFFIXES
 
 # Frontmatter keys whose text describes a page (strings, or lists of strings).
 PAGE_KEYS = ("description", "keywords", "tags", "summary")
@@ -119,3 +120,64 @@ def heading_factors(keys: array, pages: array, alpha: float) -> np.ndarray:
     factor = 1.0 / (1.0 + alpha * np.log(n_pages))
     factor[key == 0] = 1.0
     return factor
+
+
+def shared_factors(keys: array, alpha: float) -> np.ndarray:
+    """Per chunk, the factor of its `trail`, `page` and `lead` fields: 1 / (1 + alpha · ln n),
+    n the chunks with the same key (`heading_key` of `member_key`; 0, never discounted, for a
+    chunk that is no API member). The words of a class's name, package and summary are on
+    every one of its members: on 117 of circe's `Decoder` members "decode … into … type class"
+    ranked them all above the guide, and `Selector`'s lead ("CSS-like element selector")
+    lifted each of its members above `Element.select` for "select elements with CSS selector".
+    They say which member answers as little as a heading on a hundred pages does
+    (heading_factors); the member's own heading and text keep their weight."""
+    n = len(keys)
+    if not n or alpha <= 0:
+        return np.ones(n, np.float64)
+    key = np.frombuffer(keys, np.int64) if keys.itemsize == 8 else np.asarray(keys, np.int64)
+    distinct, counts = np.unique(key, return_counts=True)
+    n_chunks = counts[np.searchsorted(distinct, key)].astype(np.float64)
+    factor = 1.0 / (1.0 + alpha * np.log(n_chunks))
+    factor[key == 0] = 1.0
+    return factor
+
+
+# The last separator of a qualified name as code readers write a member's heading
+# (`Element.select`, `sf::RenderWindow::close`, `Foo#bar`): what is before it names the type.
+_QUALIFIER = re.compile(r"^(.+?)(?:\.|::|#)([^.:#\s]+)$")
+
+
+def member_headings(chunks: list[Chunk], api: tuple) -> dict[int, str]:
+    """Per chunk row of a page a code reader made, the heading its `heading` field is indexed
+    with when it is an API member's (`Type.member`, the qualified entry name ending in it, with
+    headings above it): the member's own name alone. The type's name is in the trail and page
+    fields above every member (discounted: shared_factors); in each heading it gave all of
+    `Selector`'s members `selector` at heading weight, and `Element.cssSelector` the bigram
+    "element css" of "select elements with CSS selector" (session 18). `api`: the file's
+    records' (entry, row) pairs. A nested type keeps its heading (`Http2Connection.Listener`):
+    it is named so, and its members' trails hold that name too."""
+    out: dict[int, str] = {}
+    for entry, row in api:
+        if row in out or not 0 <= row < len(chunks) or entry.inherited or entry.kind == "type":
+            continue
+        chunk = chunks[row]
+        heading = chunk.heading.strip()
+        if "\n" not in chunk.heading_text or not (
+            entry.name == heading or entry.name.endswith(("." + heading, "::" + heading))
+        ):
+            continue
+        if m := _QUALIFIER.match(heading):
+            out[row] = m.group(2)
+    return out
+
+
+def member_key(page: str, trail: str) -> str:
+    """What an API member's chunk shares with the other members of its type: its page and the
+    headings above it (the type, its package); "" for a chunk with nothing above it."""
+    return f"{page}\n{trail}" if trail else ""
+
+
+def is_code_page(path: str) -> bool:
+    """Whether a page is one a reader of code made (a class's, a module's, a header's), whose
+    members' headings and shared fields are weighed as members' (member_headings, member_key)."""
+    return path.lower().endswith(CODE_PAGE_SUFFIXES)

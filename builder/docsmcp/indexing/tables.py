@@ -26,6 +26,7 @@ from docsmcp.enrich.apiref import extract_api
 from docsmcp.enrich.summary import page_description
 from docsmcp.enrich.xref import CrossRefs, FileRefs, extract_refs, shift_refs
 from docsmcp.enrich.xref_resolve import resolve_refs
+from docsmcp.indexing.pagefield import is_code_page
 from docsmcp.model.api import ApiEntry
 from docsmcp.model.chunk import Chunk, ParsedFile, file_line, in_file_lines
 
@@ -221,9 +222,45 @@ def _name_definitions(anchors: list[tuple[str, ...]], api: list[tuple[ApiEntry, 
             continue
         own = not entry.inherited
         terms = entry_terms(entry.name, top, last=own or _last_part(entry.name) not in defined)
-        named = [t for t in ((entry.name,) if own else ()) + (*terms,) if t not in anchors[row]]
+        # On a page a code reader made, a member's words are its own name's: the qualifier
+        # (`org.jsoup.nodes.Element.`) is on every member of its type, and gave each the
+        # type's words at anchor weight and `Element.cssSelector` the bigram "element css"
+        # (pagefield.member_headings). Its full name is still an entry-name term.
+        code = is_code_page(entry.path) and entry.kind != "type"  # (members: member_headings)
+        plain = _last_part(entry.name) if code else entry.name
+        if code and own:  # links whose text is the qualified name (`Element.cssSelector()`)
+            anchors[row] = tuple(_unqualified(t, entry.name) for t in anchors[row])
+            # Its heading's words no longer name it (`Interceptor.Chain.request`): each tail
+            # of three parts or more is an entry-name term, as the full and two-part ones are.
+            terms = [*terms, *_tails(entry.name, top)]
+        named = [t for t in ((plain,) if own else ()) + (*terms,) if t not in anchors[row]]
         if named:
             anchors[row] = (*anchors[row], *named)
+
+
+def _tails(name: str, top: frozenset[str]) -> list[str]:
+    """The entry-name terms of a qualified name's tails between the full name and the last two
+    parts (`okhttp3.Interceptor.Chain.request` -> `Interceptor.Chain.request`)."""
+    parts = _SEPARATED.split(name.strip())  # [part, separator, part, ...]
+    tails = ("".join(parts[i:]) for i in range(2, len(parts) - 4, 2))
+    return [t for tail in tails for t in entry_terms(tail, top, last=False)[:1]]
+
+
+_SEPARATED = re.compile(r"(::|[.#\\])")
+
+
+def _unqualified(text: str, name: str) -> str:
+    """A link's text that is the entry's qualified name or a tail of it (`Element.cssSelector()`,
+    `org.jsoup.nodes.Element.cssSelector`) as its last part (`cssSelector`); other texts as
+    they are."""
+    core = _CALL.sub("", text.strip().strip("`").strip())
+    if core != _last_part(core) and (name == core or name.endswith(("." + core, "::" + core))):
+        return _last_part(core)
+    return text
+
+
+# A call's or signature's parentheses after a name: `select(String)`, `cssSelector()`.
+_CALL = re.compile(r"\([^()]*\)$")
 
 
 def _last_part(name: str) -> str:

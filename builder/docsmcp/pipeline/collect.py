@@ -29,8 +29,8 @@ from docsmcp.common.progress import Progress, Reporter
 from docsmcp.embeddings.embed import EmbeddingOptions, EmbeddingProvider
 from docsmcp.embeddings.rescore import RescoreOptions
 from docsmcp.embeddings.vectorize import IVF_THRESHOLD
-from docsmcp.indexing.lexical import IndexBuilder
-from docsmcp.indexing.pagefield import page_of
+from docsmcp.indexing.lexical import IndexBuilder, heading_fields
+from docsmcp.indexing.pagefield import is_code_page, member_key, page_of
 from docsmcp.indexing.tables import TableBuilder
 from docsmcp.model.chunk import Chunk
 from docsmcp.model.source import DEFAULT_AUTO_INCLUDE, Problem
@@ -254,7 +254,10 @@ def collect(
                 cache.put(keys[i], packed or pack(entry))
         file_chunks, records, file_analysed = entry
         kept: list[Chunk] = []
-        for c, fields in zip(file_chunks, file_analysed, strict=True):
+        # An API member on a page a code reader made weighs what its type's members share
+        # (pagefield.shared_factors).
+        entry_rows = {row for _, row in records.api} if is_code_page(sf.path) else set()
+        for row, (c, fields) in enumerate(zip(file_chunks, file_analysed, strict=True)):
             if c.id in seen:
                 problems.append(
                     Problem(
@@ -265,7 +268,8 @@ def collect(
             seen[c.id] = sf.path
             kept.append(c)
             facets.append(c.metadata)
-            index.add(fields, c.heading, page_of(c))
+            member = member_key(page_of(c), heading_fields(c)[1]) if row in entry_rows else ""
+            index.add(fields, c.heading, page_of(c), member)
         if rows is not None:
             rows.add(kept)
         if not lean:

@@ -45,7 +45,7 @@ from docsmcp.model.source import SourceFile
 Entry = tuple[list[Chunk], FileRecords, list]  # chunks, records, analysed fields per chunk
 PARSED_MAX_BYTES = max_bytes("parsed")
 # Bump when the stored tuples change shape.
-CACHE_FORMAT = 10
+CACHE_FORMAT = 11
 # LZ4 (frame), not zlib: speakeasy-sdks' 53 MB of records decompress in 0.02 s instead of 0.17 s
 # (a rebuild reads them all) and compress in 0.06 s instead of 0.33 s, for 10.6 MB instead of
 # 8.3 MB on disk. pyarrow is a dependency of the builder already.

@@ -36,7 +36,7 @@ from docsmcp.common.budget import (
 )
 from docsmcp.common.limits import PARSE_MEMORY_ENV, PARSE_SECONDS_ENV
 from docsmcp.indexing.lexical import FieldCounts, analyse_chunk
-from docsmcp.indexing.pagefield import lead_text, page_field
+from docsmcp.indexing.pagefield import is_code_page, lead_text, member_headings, page_field
 from docsmcp.indexing.tables import FileRecords, file_records
 from docsmcp.model.chunk import Chunk, in_file_lines
 from docsmcp.model.source import SourceFile
@@ -152,7 +152,13 @@ def process(sf: SourceFile, default_max: int, analyzer: AnalyzerConfig) -> Proce
     records = file_records(parsed, chunks)
     chunks = [in_file_lines(c, parsed.source) for c in chunks]
     page, lead = page_field(parsed), lead_text(parsed.blocks)  # on every chunk of the page
-    return chunks, records, [analyse_chunk(c, analyzer, page, lead) for c in chunks]
+    # A member's heading without its type's name, on the pages code readers make.
+    own = member_headings(chunks, records.api) if is_code_page(sf.path) else {}
+    return (
+        chunks,
+        records,
+        [analyse_chunk(c, analyzer, page, lead, own.get(i)) for i, c in enumerate(chunks)],
+    )
 
 
 def _start_worker() -> None:

@@ -78,6 +78,7 @@ from docsmcp.sources.files import (
     KOTLIN_SUFFIXES,
     PHP_SUFFIXES,
     PYTHON_SUFFIXES,
+    SCALA_SUFFIXES,
     TYPESCRIPT_SUFFIXES,
 )
 from docsmcp.sources.formats.rst.rst_suffixes import is_rst
@@ -100,6 +101,7 @@ _API_CODE = (
     + CSHARP_SUFFIXES
     + KOTLIN_SUFFIXES  # (Dokka's, kdoc.py)
     + PHP_SUFFIXES  # (phpDocumentor's, phpdoc.py)
+    + SCALA_SUFFIXES  # (Scaladoc's, scaladoc.py)
 )
 # The page types the Kubernetes website declares (`content_type`, which picks the page's
 # layout) that are roles: its tasks (how to do one thing) and tutorials read as guides; its
