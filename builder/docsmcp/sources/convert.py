@@ -31,6 +31,7 @@ from docsmcp.sources.files import (
     JAVASCRIPT_SUFFIXES,
     KOTLIN_SUFFIXES,
     MAN_SUFFIXES,
+    MARKDOWN_SUFFIXES,
     NOTEBOOK_SUFFIXES,
     PERL_MODULE_SUFFIXES,
     PERL_SCRIPT_SUFFIXES,
@@ -53,9 +54,16 @@ from docsmcp.sources.files import (
 from docsmcp.sources.formats.linemap import SOURCE_LINES
 from docsmcp.sources.formats.markdown.docc import HEADER as DOCC_HEADER
 from docsmcp.sources.formats.markdown.link_titles import LINK_TITLES
+from docsmcp.sources.formats.markdown.myst_rst import may_hold
 from docsmcp.sources.formats.rst.rst_suffixes import is_rst
 
 log = logging.getLogger("docsmcp.sources.convert")
+
+
+def _myst(path: str, text: str) -> Converted | None:
+    from docsmcp.sources.formats.markdown.myst_rst import myst_to_markdown
+
+    return myst_to_markdown(path, text)
 
 
 def _html(path: str, text: str) -> Converted:
@@ -299,6 +307,8 @@ def convert_source(sf: SourceFile) -> SourceFile:
     convert = converter_for(sf.path)
     if convert is None and sf.line_map and sf.body.startswith(DOCC_HEADER):
         convert = _docc  # (a page of a `.docc` folder built on its own: swift_package.resolve)
+    if convert is None and sf.path.lower().endswith(MARKDOWN_SUFFIXES) and may_hold(sf.body):
+        convert = _myst  # (a MyST page's Sphinx API blocks: myst_rst.py; none: unchanged)
     if convert is None:
         return sf
     # A reST page whose includes were resolved (includes.py) is converted as expanded, and its
@@ -306,10 +316,12 @@ def convert_source(sf: SourceFile) -> SourceFile:
     token = SOURCE_LINES.set(sf.line_map)
     titles = LINK_TITLES.set(dict(sf.link_titles))
     try:
-        done = convert(sf.path, sf.body if sf.line_map else sf.text)
+        done = convert(sf.path, sf.body if sf.line_map or convert is _myst else sf.text)
     finally:
         LINK_TITLES.reset(titles)
         SOURCE_LINES.reset(token)
+    if done is None:
+        return sf
     line_map = done.line_map or (0,) * (done.text.count("\n") + 1)
     if sf.line_map:
         top = len(sf.line_map) - 1

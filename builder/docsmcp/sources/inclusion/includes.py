@@ -56,7 +56,7 @@ from typing import TYPE_CHECKING
 
 from docsmcp.common.limits import MAX_FILE_BYTES
 from docsmcp.sources.files import ASCIIDOC_SUFFIXES, TEXINFO_SUFFIXES
-from docsmcp.sources.formats.markdown import writerside_md
+from docsmcp.sources.formats.markdown import myst_rst, writerside_md
 from docsmcp.sources.formats.markdown.fences import fenced_lines
 from docsmcp.sources.formats.rst import autodoc
 from docsmcp.sources.formats.rst.rst_suffixes import is_rst
@@ -114,7 +114,8 @@ def has_directive(body: str) -> bool:
         or "<include" in body  # (Fumadocs)
         or type_tables.TAG_START in body  # (Fumadocs' props tables: type_tables.py)
         or ":include" in body  # (docsify's embeds)
-        or ".. auto" in body  # (reST pages only: autodoc.py)
+        or ".. auto" in body  # (reST pages, MyST's `eval-rst`: autodoc.py, myst_rst.py)
+        or "{auto" in body  # (MyST's ```{autofunction}: myst_rst.py)
         or mdx_partials.may_import(body)
         or markdoc_partials.may_hold(body)
         or file_fences.may_hold(body)
@@ -151,6 +152,8 @@ def expand(
     shown: list[int] | None = None  # Documenter's blocks read (documenter.py): their lines
     if julia:
         lines, shown = documenter.expand(lines, reader.julia, reader.api_missing)
+    elif not (asciidoc or is_rst(path)) and myst_rst.has_autodoc(body) and myst_rst.may_hold(body):
+        lines, shown = myst_rst.expand_autodoc(lines, reader.sources(), reader.api_missing)
     if is_rst(path):
         out, line_map = reader.rst(path, lines, 0)
         if ".. auto" in body or any(".. auto" in x for x in out):

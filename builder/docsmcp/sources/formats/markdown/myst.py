@@ -64,6 +64,11 @@ _LANGUAGES = {
 _NOTHING = {"toctree", "image", "include", "literalinclude", "raw", "contents", "bibliography"}
 
 
+def is_code_kind(kind: str) -> bool:
+    """Whether directive `kind` shows code (its body is no markup: an example stays one)."""
+    return kind in _CODE or kind in _CODE_NAMED or kind in _LANGUAGES or kind in _CODE_RUN
+
+
 def is_myst(text: str) -> bool:
     """Whether `text` may hold MyST syntax (a cheap test before reading it line by line)."""
     return "```{" in text or ":::{" in text or "}`" in text or ")=" in text
