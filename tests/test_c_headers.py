@@ -8,7 +8,9 @@ from pathlib import Path
 
 import pyarrow.parquet as pq
 from conftest import FUZZ, build_bundle, page_texts, run_docsmcp
+from docsmcp.sources.formats.source.c_words import named
 from docsmcp.sources.formats.source.doxygen import Settings, header_line, header_to_markdown
+from docsmcp.sources.formats.source.doxygen_decls import read_header
 from docsmcp.sources.formats.source.doxygen_plain import without_exports
 from docsmcp.sources.packages import c_headers
 from hypothesis import given
@@ -120,6 +122,12 @@ ZEXTERN int ZEXPORT zzDeflate(zz_streamp strm, int flush);
   buffer becomes empty or the output buffer becomes full.
 */
 
+ZEXTERN int ZEXPORTVA zzPrintf(zzFile file, const char *format, ...);
+/*
+     Converts, formats, and writes the arguments to the compressed file under
+   control of the format string, as in fprintf.
+*/
+
 #define zzDeflateInit(strm, level) zzDeflateInit_((strm), ZZ_VERSION)
 
 #endif /* ZZ_H */
@@ -174,6 +182,47 @@ LITE_API int lite3_prepare_v2(
 ** ^The lite3_close() routine is the destructor for the lite3 object.
 */
 LITE_API int lite3_close(lite3*);
+
+/*
+** CAPI3REF: One-Step Query Execution Interface
+**
+** The lite3_exec() interface runs zero or more SQL statements, calling the
+** callback once for each result row.
+*/
+LITE_API int lite3_exec(
+  lite3*,                                  /* An open database */
+  const char *sql,                         /* SQL to be evaluated */
+  int (*callback)(void*,int,char**,char**),  /* Callback function */
+  void *,                                  /* 1st argument to callback */
+  char **errmsg                            /* Error msg written here */
+);
+
+/*
+** CAPI3REF: Callback Type
+**
+** The type of the callback that lite3_exec() calls for each row.
+*/
+typedef int (*lite3_callback)(void*,int,char**, char**);
+
+/*
+** CAPI3REF: OS Interface File Virtual Methods Object
+**
+** Every file opened by the OS interface is described by these methods.
+*/
+typedef struct lite3_io_methods lite3_io_methods;
+struct lite3_io_methods {
+  int iVersion;
+  int (*xClose)(lite3_file*);
+  int (*xRead)(lite3_file*, void*, int iAmt, lite3_int64 iOfst);
+  void (*(*xDlSym)(lite3_vfs*,void*, const char *zSymbol))(void);
+};
+
+/*
+** CAPI3REF: Signal Handlers
+**
+** Installs a handler for a signal and returns the previous one.
+*/
+LITE_API void (*lite3_signal(int sig, void (*func)(int)))(int);
 
 #endif
 """
@@ -492,8 +541,52 @@ def test_a_common_return_type_is_no_export_macro() -> None:
     # (sqlite's functions taking a callback: their head runs to the first parenthesis)
     api, wrap = frozenset({"SQLITE_API"}), frozenset({"CJ_PUBLIC"})
     code = "SQLITE_API int sqlite3_exec(sqlite3*, int (*callback)(void*), void*);"
-    assert without_exports(code, "callback", api, wrap) == code.removeprefix("SQLITE_API ")
+    assert without_exports(code, "sqlite3_exec", api, wrap) == code.removeprefix("SQLITE_API ")
     assert without_exports("SQLITE_API void (*xFn)(int);", "xFn", api, wrap) == "void (*xFn)(int);"
-    assert without_exports("CJ_PUBLIC(void) cj_On(void (*cb)(int));", "cb", api, wrap) == (
+    assert without_exports("CJ_PUBLIC(void) cj_On(void (*cb)(int));", "cj_On", api, wrap) == (
         "void cj_On(void (*cb)(int));"
     )
+
+
+def test_callbacks_name_nothing_but_their_own_declarator(tmp_path: Path) -> None:
+    """A function taking a function pointer is named after itself (sqlite3_exec was an entry
+    `callback`), as are a function returning one, a typedef of one and the members of a
+    struct of them; zlib's `ZEXPORTVA`, on two functions only, is left out all the same."""
+    out = build_bundle(_tree(tmp_path / "libs"), tmp_path / "idx")
+    names = set(pq.read_table(out / "api.parquet").column("name").to_pylist())
+    assert {"lite3_exec", "lite3_callback", "lite3_signal", "zzPrintf"} <= names
+    assert not {"callback", "func", "sig", "zSymbol", "errmsg"} & names
+    # (a struct of function pointers: its members named after them, `xDlSym` the outermost)
+    struct = next(d for d in read_header(LITE3_H, plain=True).decls if d.kind == "struct")
+    assert [m.name.rsplit("::", 1)[-1] for m in struct.members] == [
+        "iVersion",
+        "xClose",
+        "xRead",
+        "xDlSym",
+    ]
+    with McpSession(out) as s:
+        got = {}
+        for name in ("lite3_exec", "lite3_callback", "lite3_signal", "zzPrintf"):
+            found = s.call("get_api_reference", {"method": name})
+            assert not found.is_error, name
+            got[name] = found.structured_content["entries"][0]
+        hit = s.search(query="lite3_exec", limit=3)["hits"][0]
+    assert got["lite3_exec"]["description"].startswith("The lite3_exec() interface runs")
+    assert "int (*callback)(void*,int,char**,char**)" in got["lite3_exec"]["signature"]
+    assert got["lite3_exec"]["signature"].startswith("int lite3_exec(")
+    assert got["lite3_signal"]["signature"] == (
+        "void (*lite3_signal(int sig, void (*func)(int)))(int);"
+    )
+    assert got["zzPrintf"]["signature"] == "int zzPrintf(zzFile file, const char *format, ...);"
+    assert hit["chunk_id"].startswith("lite/lite3.h#")
+
+
+_DECL_WORDS = ["int", "void", "f", "g", "T", "API", "(", ")", "*", "&", "^", ",", "[", "]"]
+
+
+@FUZZ
+@given(st.lists(st.sampled_from([*_DECL_WORDS, "typedef", "const", "__attribute__"]), max_size=40))
+def test_declarator_names_any_words(words: list[str]) -> None:
+    """The declarator parser ends on any words and names one of them or nothing."""
+    kind, name, _ = named(words) if words else ("", "", "")
+    assert name == "" or name in words or "::" in name or name.startswith("~")

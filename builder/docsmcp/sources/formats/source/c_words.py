@@ -89,19 +89,24 @@ def bases(words: list[str], kind: str) -> tuple[str, ...]:
 
 
 def named(words: list[str]) -> tuple[str, str, str]:
-    """(kind, name, parameters) of a declaration's words."""
+    """(kind, name, parameters) of a declaration's words: the name is the outermost
+    declarator's, so a function taking a callback (`int exec(…, int (*callback)(void*), …)`)
+    is named `exec`, not `callback`."""
     typedef = words[0] == "typedef"
-    # A function pointer: `typedef void (* GLFWerrorfun)(int, const char*)`.
-    for k in range(len(words) - 2):
-        if words[k] == "(" and words[k + 1] in ("*", "&", "^"):
-            j = k + 2
-            while j < len(words) and words[j] in ("*", "const"):
-                j += 1
-            if j < len(words) and re.fullmatch(r"[A-Za-z_]\w*", words[j]):
-                params = params_text(words, j + 2)
-                return ("typedef" if typedef else "variable"), words[j], params
-    if "(" in words and not typedef:
-        k = words.index("(")
+    k = _declarator_paren(words)
+    # A function pointer: `typedef void (* GLFWerrorfun)(int, const char*)`, a member
+    # `int (*xClose)(sqlite3_file*)`, or a function returning one (`void (*signal(int, …))(int)`).
+    pointer = _pointer(words, k) if k >= 0 else None
+    if pointer is not None:
+        name_at, function = pointer
+        if function:  # (`signal(…)` inside the group: its own parameter list)
+            kind = "typedef" if typedef else "function"
+            return kind, words[name_at], params_text(words, name_at + 2)
+        # (`(*name)(…)`'s parameters; `(*name[4])`, an array of them, keeps none)
+        closed = words[name_at + 1 : name_at + 2] == [")"]
+        params = params_text(words, name_at + 2) if closed else ""
+        return ("typedef" if typedef else "variable"), words[name_at], params
+    if k >= 0 and not typedef:
         # `operator()`, `operator==`: named `operator` (overloads of it, `Class::operator-2`).
         if "operator" in words[: k + 1]:
             at = words.index("operator")
@@ -123,6 +128,59 @@ def named(words: list[str]) -> tuple[str, str, str]:
     if len(names) < 2 and not typedef:
         return "", "", ""
     return ("typedef" if typedef else "variable"), names[-1] if names else "", ""
+
+
+# Words whose parenthesis is an attribute's, not the declarator's.
+_ATTRIBUTES = frozenset(("__attribute__", "__attribute", "__declspec", "alignas", "_Alignas"))
+_CALLING = re.compile(r"[A-Z][A-Z0-9_]+|__\w+")
+_POINTER_WORDS = frozenset(("*", "&", "^", "const", "volatile", "restrict", "__restrict"))
+
+
+def _declarator_paren(words: list[str]) -> int:
+    """The first `(` outside any other that is no attribute's (`__attribute__((…))`): the
+    parameter list of a function, or the group of a pointer declarator (-1: none)."""
+    k = 0
+    while k < len(words):
+        if words[k] != "(":
+            k += 1
+            continue
+        if k == 0 or words[k - 1] not in _ATTRIBUTES:
+            return k
+        depth = 0
+        while k < len(words):  # (past the attribute's parentheses)
+            depth += words[k] == "("
+            depth -= words[k] == ")"
+            k += 1
+            if depth == 0:
+                break
+    return -1
+
+
+def _pointer(words: list[str], k: int) -> tuple[int, bool] | None:
+    """(where the name is, whether it is a function's) of a pointer declarator group opening at
+    words[k]: `(*name)`, `(APIENTRY *name)`, `(*name[4])`, `(*name(…))`, or one nested in
+    another (`(*(*xDlSym)(…))`, the outermost group holding the name). Bounded: every step
+    moves forward."""
+    while True:
+        j = k + 1
+        # (a calling convention before the star, `(APIENTRY *name)(…)`; not a parameter's type,
+        # `f(FILE *fp)`, which no parameter list follows)
+        called = j + 1 < len(words) and bool(_CALLING.fullmatch(words[j])) and words[j + 1] == "*"
+        j += called
+        if j >= len(words) or words[j] not in ("*", "&", "^"):
+            return None
+        while j < len(words) and words[j] in _POINTER_WORDS:
+            j += 1
+        if j >= len(words):
+            return None
+        if words[j] == "(":  # (a group inside the group)
+            k = j
+            continue
+        if not re.fullmatch(r"[A-Za-z_]\w*", words[j]):
+            return None
+        if called and words[j + 1 : j + 3] != [")", "("]:
+            return None
+        return j, words[j + 1 : j + 2] == ["("]
 
 
 def qualified(words: list[str], k: int) -> str:

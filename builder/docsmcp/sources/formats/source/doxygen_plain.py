@@ -210,8 +210,8 @@ def without_exports(code: str, name: str, words: frozenset[str], wrappers: froze
     if at < 0:  # (a variable: the name is the last word before `;`, `[` or `=`)
         m = re.search(r"(?<!\w)" + re.escape(name.rsplit("::", 1)[-1]) + r"\s*(?:[\[;=]|$)", code)
         at = m.start() if m else -1
-    if at < 0:  # (named after a function pointer: sqlite3_exec's `int (*callback)(…)`, whose
-        # head runs to its first parenthesis, its name the head's last word)
+    if at < 0:  # (a function pointer, `SQLITE_API void (*xFn)(int);`, whose head runs to its
+        # first parenthesis)
         at = code.find("(")
         if at < 0:
             return code
@@ -220,11 +220,34 @@ def without_exports(code: str, name: str, words: frozenset[str], wrappers: froze
         spacer = " " if head[-1:].isspace() else ""
         return f"{new}{spacer}{code[at:]}" if _typed(new) else code
     head, rest = code[:at], code[at:]
-    new = " ".join(w for w in head.split() if w not in words)
+    kept = [w for w in head.split() if w not in words]
+    if _decoration(kept):  # (zlib's `int ZEXPORTVA gzprintf(`, on two functions only)
+        kept.pop()
+    new = " ".join(kept)
     if not _typed(new):
         return code  # (no type would be left)
     # (`cJSON *` + `cJSON_Parse(…)` as written together; `cJSON*` keeps its space)
-    return f"{new}{rest}" if re.search(r"\s\*+$", new) else f"{new} {rest}"
+    # (`void (*signal(…))(int)`: nothing between the group and the name)
+    together = re.search(r"\s\*+$", new) or not head[-1:].isspace()
+    return f"{new}{rest}" if together else f"{new} {rest}"
+
+
+# Words after which a capital word is still a type: `const FOO f(`, `struct FOO f(`.
+_BEFORE_TYPE = _QUALIFIERS | frozenset(
+    ("struct", "union", "enum", "unsigned", "signed", "long", "short")
+)
+
+
+def _decoration(head: list[str]) -> bool:
+    """Whether the head's last word is a macro between the return type and the name, however
+    rare (zlib's `int ZEXPORTVA gzprintf(`, Windows' `BOOL WINAPI Show(`): C puts no second
+    type after a type, so a capital word there decorates (a calling convention, an export)."""
+    return (
+        len(head) >= 2
+        and _EXPORT_WORD.fullmatch(head[-1]) is not None
+        and _IDENT.fullmatch(head[-2]) is not None
+        and head[-2] not in _BEFORE_TYPE
+    )
 
 
 def _typed(head: str) -> bool:
