@@ -307,3 +307,23 @@ def test_a_declaration_before_the_section_named_for_it_belongs_to_that_section(
         assert delay["category"] == "Settings"  # what encloses its section, not the one before
         assert "Flask" in s.get_doc("settings.rst#settings/application")
         assert "Flask" not in s.get_doc("settings.rst#settings/blueprints")
+
+
+def test_type_subscripts_are_kept_and_only_optional_brackets_dropped() -> None:
+    """`t.IO[t.Any]` was read `t.IOt.Any`: every bracket was taken for Sphinx's optional
+    marker (`a[, b]`)."""
+    from docsmcp.sources.formats.rst.rst_objects import signature_parameters
+
+    def shown(domain: str, signature: str) -> list[tuple[str, str, bool | None]]:
+        return [(p.name, p.type, p.required) for p in signature_parameters(domain, signature)]
+
+    assert shown("py", "echo(message: t.Any | None = None, file: t.IO[t.Any] | None = None)") == [
+        ("message", "t.Any | None", False),
+        ("file", "t.IO[t.Any] | None", False),
+    ]
+    assert shown("py", "g(x: dict[str, int], y=[1, 2])") == [
+        ("x", "dict[str, int]", True),
+        ("y", "", False),
+    ]
+    assert shown("js", "f(a[, b[, c]])") == [("a", "", True), ("b", "", False), ("c", "", False)]
+    assert shown("py", "f([a])") == [("a", "", False)]

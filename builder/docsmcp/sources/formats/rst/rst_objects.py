@@ -241,6 +241,24 @@ def set_scope(domain: str, directive: str, argument: str, state: PageState) -> N
 # -- parameters ---------------------------------------------------------------------------------
 
 
+def _optional_marks(inner: str) -> set[int]:
+    """The places of the brackets that mark optional parameters (`a[, b[, c]]`, `[a]`), not
+    the subscripts of a type (`file: t.IO[t.Any]`, `list[int]`) nor a default (`x=[]`): an
+    opening bracket at the start, after a comma or another bracket, or before a comma, and its
+    closing one. (All brackets were dropped: `t.IO[t.Any]` read `t.IOt.Any`.)"""
+    marks: set[int] = set()
+    opened: list[tuple[int, bool]] = []
+    for i, c in enumerate(inner):
+        if c == "[":
+            before, after = inner[:i].rstrip(), inner[i + 1 :].lstrip()
+            opened.append((i, not before or before[-1] in ",([" or after.startswith(",")))
+        elif c == "]" and opened:
+            at, optional = opened.pop()
+            if optional:
+                marks.update((at, i))
+    return marks
+
+
 def signature_parameters(domain: str, signature: str) -> list[Parameter]:
     """The parameters a signature lists: `name: type = default` (Python, JavaScript; `[, b]`
     optional), or `type name` (C, C++)."""
@@ -248,12 +266,14 @@ def signature_parameters(domain: str, signature: str) -> list[Parameter]:
     if open_at < 0:
         return []
     inner = signature[open_at + 1 : close_at]
-    optional_from = inner.find("[") if domain != "cpp" and domain != "c" else -1
+    optional_from = -1
+    if domain not in ("c", "cpp"):
+        marks = _optional_marks(inner)
+        optional_from = min(marks, default=-1)
+        inner = "".join(c for i, c in enumerate(inner) if i not in marks)
     out: list[Parameter] = []
     offset = 0
-    for raw in split_top(
-        inner.replace("[", "").replace("]", ""), brackets=("([{<", ")]}>"), most=MAX_PARAMETERS
-    ):
+    for raw in split_top(inner, brackets=("([{<", ")]}>"), most=MAX_PARAMETERS):
         part = raw.strip()
         optional = 0 <= optional_from <= offset and domain not in ("c", "cpp")
         offset += len(raw) + 1
