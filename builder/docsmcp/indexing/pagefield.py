@@ -109,17 +109,11 @@ def heading_factors(keys: array, pages: array, alpha: float) -> np.ndarray:
     """Per chunk, the factor of its `heading` field: 1 / (1 + alpha · ln n), n the number of
     distinct pages with a chunk of the same own heading (`keys`: `heading_key` of each chunk's
     heading; `pages`: of its `page_of`); 1 for chunks without a heading, or when alpha is 0."""
-    n = len(keys)
-    if not n or alpha <= 0:
-        return np.ones(n, np.float64)
-    key = np.frombuffer(keys, np.int64) if keys.itemsize == 8 else np.asarray(keys, np.int64)
-    page = np.asarray(pages, np.int64)
-    pairs = np.unique(np.stack([key, page], axis=1), axis=0)
-    distinct, counts = np.unique(pairs[:, 0], return_counts=True)
-    n_pages = counts[np.searchsorted(distinct, key)].astype(np.float64)
-    factor = 1.0 / (1.0 + alpha * np.log(n_pages))
-    factor[key == 0] = 1.0
-    return factor
+    key = _keys(keys)
+    if not len(key) or alpha <= 0:
+        return np.ones(len(key), np.float64)
+    pairs = np.unique(np.stack([key, np.asarray(pages, np.int64)], axis=1), axis=0)
+    return _discount(key, pairs[:, 0], alpha)
 
 
 def shared_factors(keys: array, alpha: float) -> np.ndarray:
@@ -131,13 +125,21 @@ def shared_factors(keys: array, alpha: float) -> np.ndarray:
     lifted each of its members above `Element.select` for "select elements with CSS selector".
     They say which member answers as little as a heading on a hundred pages does
     (heading_factors); the member's own heading and text keep their weight."""
-    n = len(keys)
-    if not n or alpha <= 0:
-        return np.ones(n, np.float64)
-    key = np.frombuffer(keys, np.int64) if keys.itemsize == 8 else np.asarray(keys, np.int64)
-    distinct, counts = np.unique(key, return_counts=True)
-    n_chunks = counts[np.searchsorted(distinct, key)].astype(np.float64)
-    factor = 1.0 / (1.0 + alpha * np.log(n_chunks))
+    key = _keys(keys)
+    if not len(key) or alpha <= 0:
+        return np.ones(len(key), np.float64)
+    return _discount(key, key, alpha)
+
+
+def _keys(keys: array) -> np.ndarray:
+    return np.frombuffer(keys, np.int64) if keys.itemsize == 8 else np.asarray(keys, np.int64)
+
+
+def _discount(key: np.ndarray, counted: np.ndarray, alpha: float) -> np.ndarray:
+    """1 / (1 + alpha · ln n) per `key`, n its occurrences in `counted`; 1 for key 0."""
+    distinct, counts = np.unique(counted, return_counts=True)
+    n = counts[np.searchsorted(distinct, key)].astype(np.float64)
+    factor = 1.0 / (1.0 + alpha * np.log(n))
     factor[key == 0] = 1.0
     return factor
 
