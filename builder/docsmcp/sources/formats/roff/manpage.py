@@ -192,6 +192,30 @@ class _Page(PageText):
         if found and not frame.indent:  # (an item that may head its own section: roff_heads)
             self.heads.append(head_of(item, found[0].name, len(self.out), self.level))
 
+    def open_frame(self, at: int, kind: str, style: str = "-tag") -> None:
+        """`.RS`, `.Bl`: a block or list opens, unless MAX_FRAMES are open (then its end will
+        end nothing)."""
+        self.end_code(at)
+        if len(self.frames) >= MAX_FRAMES:
+            self.skipped += 1
+        else:
+            self.frames.append(_Frame(kind, self.indent(), style))
+        self.paragraph()
+
+    def close_frames(self, at: int, kind: str) -> bool:
+        """`.RE`, `.El`: the frames up to the innermost of `kind` close; False, closing
+        nothing, when the block or list that ends was not opened (open_frame)."""
+        self.end_code(at)
+        if self.skipped:
+            self.skipped -= 1
+            return False
+        while self.frames:
+            last = self.frames[-1].kind
+            self.close_frame(at)
+            if last == kind:
+                break
+        return True
+
     def close_frame(self, at: int) -> None:
         frame = self.frames.pop()
         self.close_item(frame, at)
@@ -371,22 +395,10 @@ def _request(page: _Page, ln: Line, rest: list[Line], k: int) -> int:
             frame.style = "-bullet"
         page.new_item(at, frame, [] if bullet else [tag], not bullet)
     elif name == "RS":
-        page.end_code(at)
-        if len(page.frames) >= MAX_FRAMES:
-            page.skipped += 1
-        else:
-            page.frames.append(_Frame("rs", page.indent()))
-        page.paragraph()
+        page.open_frame(at, "rs")
     elif name == "RE":
-        page.end_code(at)
-        if page.skipped:
-            page.skipped -= 1
+        if not page.close_frames(at, "rs"):
             return k + 1
-        while page.frames:
-            kind = page.frames[-1].kind
-            page.close_frame(at)
-            if kind == "rs":
-                break
         page.paragraph()
     elif name in ("nf", "EX"):
         page.start_code(at, "fi" if name == "nf" else "EE")
@@ -406,14 +418,9 @@ def _request(page: _Page, ln: Line, rest: list[Line], k: int) -> int:
         page.text_line(at, macro_line("", args, page.mdoc)[0])
         page.paragraph()
     elif name == "Bl":
-        page.end_code(at)
         style = next((a for a in args if a in (*_TAGGED, "-bullet", "-dash", "-hyphen", "-item",
                                                 "-enum", "-column")), "-tag")  # fmt: skip
-        if len(page.frames) >= MAX_FRAMES:
-            page.skipped += 1
-        else:
-            page.frames.append(_Frame("list", page.indent(), style))
-        page.paragraph()
+        page.open_frame(at, "list", style)
     elif name == "It":
         frame = next((f for f in reversed(page.frames) if f.kind == "list"), None)
         if frame is None:
@@ -448,15 +455,8 @@ def _request(page: _Page, ln: Line, rest: list[Line], k: int) -> int:
         if frame.item is not None:
             frame.item.macro = next((a for a in args if a != "Xo"), "")
     elif name == "El":
-        page.end_code(at)
-        if page.skipped:
-            page.skipped -= 1
+        if not page.close_frames(at, "list"):
             return k + 1
-        while page.frames:
-            kind = page.frames[-1].kind
-            page.close_frame(at)
-            if kind == "list":
-                break
     elif name == "Xc" and page.head_open:
         page.head_open = False
         page.write_head(at)
