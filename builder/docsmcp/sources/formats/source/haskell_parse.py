@@ -13,6 +13,7 @@ definitions' bodies are passed over. Every loop moves forward over the tokens: l
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from docsmcp.sources.formats.source.haskell_lex import Token, tokens
@@ -219,6 +220,19 @@ def _export(item: list[Token]) -> Export | None:
                 subs.append(inner[j].text)
             j += 1
     return Export("name", name, line, tuple(subs), namespace=namespace)
+
+
+def _documented(rest: list[Token]) -> Iterator[tuple[list[Token], Doc | None]]:
+    """The groups of a `where` block (GADT constructors, a class's members), each with the
+    `-- |` comment above it (a `-- ^` or other comment between keeps the earlier one)."""
+    col = next((t.col for t in rest if t.kind != "doc"), 0)
+    pending: Doc | None = None
+    for sub in _groups(rest, col):
+        if sub[0].kind == "doc":
+            pending = (sub[0].line, sub[0].text) if sub[0].mark == "|" else pending
+            continue
+        yield sub, pending
+        pending = None
 
 
 def _groups(toks: list[Token], col: int) -> list[list[Token]]:
@@ -447,17 +461,10 @@ def _data(group: list[Token], doc: Doc | None) -> Decl:
         return d
     rest = group[eq + 1 :]
     if group[eq].text == "where":  # (GADT constructors: signatures in a block)
-        col = next((t.col for t in rest if t.kind != "doc"), 0)
-        pending: Doc | None = None
-        for sub in _groups(rest, col):
-            if sub[0].kind == "doc":
-                pending = (sub[0].line, sub[0].text) if sub[0].mark == "|" else pending
-                continue
+        for sub, pending in _documented(rest):
             if sub[0].text == "deriving":
                 break
-            for c in _signature(sub, pending, "constructor", ""):
-                d.children.append(c)
-            pending = None
+            d.children.extend(_signature(sub, pending, "constructor", ""))
         return d
     _constructors(d, rest)
     return d
@@ -572,20 +579,13 @@ def _class(group: list[Token], doc: Doc | None) -> Decl:
     where = next((j for j, t in enumerate(group) if t.text == "where"), -1)
     if where < 0:
         return d
-    rest = group[where + 1 :]
-    col = next((t.col for t in rest if t.kind != "doc"), 0)
-    pending: Doc | None = None
-    for sub in _groups(rest, col):
-        if sub[0].kind == "doc":
-            pending = (sub[0].line, sub[0].text) if sub[0].mark == "|" else pending
-            continue
+    for sub, pending in _documented(group[where + 1 :]):
         first = sub[0].text
         if first in ("type", "data"):
             words = sub[1:]
             if words and words[0].text in ("family", "instance"):
                 words = words[1:]
             if sub[1:2] and sub[1].text == "instance":
-                pending = None
                 continue
             kind = "type family" if first == "type" else "data family"
             d.children.append(Decl(kind, _head_name(words), _text(sub), sub[0].line, pending))
@@ -593,5 +593,4 @@ def _class(group: list[Token], doc: Doc | None) -> Decl:
             for m in _signature(sub, pending, "method", ""):
                 if m.kind == "method" and not any(c.name == m.name for c in d.children):
                     d.children.append(m)
-        pending = None
     return d
