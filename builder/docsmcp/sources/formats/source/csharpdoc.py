@@ -243,9 +243,7 @@ class _Page(PageText):
     def entry(self, decl: Decl, name: str, doc: xmldoc.XmlDoc, at: int) -> None:
         if len(self.api) >= MAX_ENTRIES:
             return
-        end = len(self.out) - 1
-        while end > at and not self.out[end][1]:
-            end -= 1
+        end = self.last_text(at)
         said = dict(doc.params)
         params = tuple(
             Parameter(n, _shown_type(t), n not in decl.optional, said.get(n, ""))

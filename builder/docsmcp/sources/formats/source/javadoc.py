@@ -299,9 +299,7 @@ class _Page(PageText):
     ) -> None:
         if len(self.api) >= MAX_ENTRIES:
             return
-        last = end - 1
-        while last > at and not self.out[last][1]:
-            last -= 1
+        last = self.last_text(at, end)
         said = {t.arg: _one_line(t.text) for t in doc.tags if t.name == "param"}
         params = tuple(Parameter(n, t, True, said.get(n, "")) for t, n in decl.params)
         returns = decl.returns

@@ -45,6 +45,14 @@ class PageText:
             description=description,
         )
 
+    def last_text(self, at: int, end: int | None = None) -> int:
+        """The last line written before `end` (default: every line written) that holds text,
+        or `at` when none after it does: where an entry written from line `at` ends."""
+        last = (len(self.out) if end is None else end) - 1
+        while last > at and not self.out[last][1]:
+            last -= 1
+        return last
+
     def blank(self, line: int) -> None:
         """One blank line before a block, none where the page already ends with one (or is
         empty)."""

@@ -336,9 +336,7 @@ class _Page(PageText):
     ) -> None:
         if len(self.api) >= MAX_ENTRIES:
             return
-        end = len(self.out) - 1
-        while end > at and not self.out[end][1]:
-            end -= 1
+        end = self.last_text(at)
         said = {p.name: p for p in doc.params}
         parameters = tuple(
             Parameter(

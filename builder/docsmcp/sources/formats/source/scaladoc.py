@@ -203,9 +203,7 @@ class _Page(PageText):
         description = " ".join(summary_lines(list(doc.lines)))
         if deprecated is not None:
             description = f"Deprecated. {deprecated} {description}".strip()
-        last = len(self.out) - 1
-        while last > at and not self.out[last][1]:
-            last -= 1
+        last = self.last_text(at)
         kind = ("type" if d.is_type else "property" if d.kind in ("val", "var", "case")
                 else "method")  # fmt: skip
         self.api.append(

@@ -377,9 +377,7 @@ class _Page(PageText):
     ) -> None:
         if len(self.api) >= MAX_ENTRIES:
             return
-        end = len(self.out) - 1
-        while end > at and not self.out[end][1]:
-            end -= 1
+        end = self.last_text(at)
         text = " ".join(
             natspec.markdown(summary, lambda c, m, label: label or ".".join(x for x in (c, m) if x))
         )
